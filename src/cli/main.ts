@@ -1,0 +1,1 @@
+console.log("cli ok", process.argv.slice(2))

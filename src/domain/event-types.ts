@@ -1,0 +1,35 @@
+/** The spec's EventType list: wire values, SNAKE_CASE uppercase. */
+export const EVENT_TYPES = [
+  "INSTALL",
+  "LOGIN",
+  "SIGN_UP",
+  "REGISTER",
+  "PURCHASE",
+  "ADD_TO_CART",
+  "ADD_TO_WISHLIST",
+  "INITIATE_CHECKOUT",
+  "START_TRIAL",
+  "SUBSCRIBE",
+  "LEVEL_START",
+  "LEVEL_COMPLETE",
+  "TUTORIAL_COMPLETE",
+  "SEARCH",
+  "VIEW_ITEM",
+  "VIEW_CONTENT",
+  "SHARE",
+  "CUSTOM",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Lower snake case: `levelComplete`, `Level Complete` and `LEVEL_COMPLETE` give `level_complete`. */
+export const toSnakeCase = (value: string): string =>
+  value
+    .trim()
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/[^A-Za-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .toLowerCase();
+
+/** The exported `event_name`: `service_<event>`, with a custom event's own name for CUSTOM. */
+export const exportEventName = (type: EventType, customName?: string | null): string =>
+  `service_${toSnakeCase(type === "CUSTOM" && customName ? customName : type)}`;

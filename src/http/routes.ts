@@ -1,0 +1,33 @@
+/**
+ * The route table: one row per endpoint. The CDK API and the embedded gateway are both built
+ * from it, so a route exists in both runtimes or in neither. Pure data: no handler imports.
+ */
+import type { Scope } from "../domain/keys.ts";
+
+export interface Route {
+  /** Names the handler: `lambdas/<id>.ts` on AWS, the same factory on the embedded runtime. */
+  readonly id: string;
+  readonly method: "GET" | "POST" | "DELETE";
+  /** API Gateway resource path; `{name}` marks a path parameter. */
+  readonly path: string;
+  readonly scope: Scope;
+  /** Streamed responses use Lambda response streaming on AWS. */
+  readonly streaming: boolean;
+  /** Lambda sizing on AWS. */
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+}
+
+export const ROUTES = [
+  {
+    id: "export",
+    method: "GET",
+    path: "/api/v1/export",
+    scope: "export",
+    streaming: true,
+    memoryMb: 512,
+    timeoutSeconds: 300,
+  },
+] as const satisfies readonly Route[];
+
+export type RouteId = (typeof ROUTES)[number]["id"];

@@ -1,0 +1,66 @@
+/**
+ * The export query, for both engines: events of one app since a time, each event once, joined
+ * with the latest attribution of its install, in export order. DuckDB and Athena (Trino) differ
+ * only in how a timestamp is written out and read in; everything else is shared SQL.
+ */
+import { EXPORT_COLUMNS } from "../record/columns.ts";
+
+export type Dialect = "duckdb" | "athena";
+
+export interface ExportQueryInput {
+  readonly dialect: Dialect;
+  readonly appId: string;
+  readonly since: Date;
+  /** SQL relations (table names or table functions) for the two lake tables. */
+  readonly sources: { readonly events: string; readonly attributions: string };
+  /** Adds `pos`, the 0-based row number in export order, as the first column. */
+  readonly withPosition?: boolean;
+}
+
+/** A SQL string literal; app ids are validated upstream, this keeps any value inert. */
+export const sqlString = (value: string): string => `'${value.replaceAll("'", "''")}'`;
+
+const isoTime: Record<Dialect, (expr: string) => string> = {
+  duckdb: (expr) => `strftime(${expr}, '%Y-%m-%dT%H:%M:%S.%gZ')`,
+  athena: (expr) => `format_datetime(${expr}, 'yyyy-MM-dd''T''HH:mm:ss.SSS''Z''')`,
+};
+
+const timestampLiteral: Record<Dialect, (iso: string) => string> = {
+  duckdb: (iso) => `TIMESTAMP ${sqlString(iso)}`,
+  athena: (iso) => `from_iso8601_timestamp(${sqlString(iso)})`,
+};
+
+const selectList = (dialect: Dialect): string =>
+  EXPORT_COLUMNS.map((c) => {
+    if (c.name === "event_time") return `${isoTime[dialect]("ev.event_time")} AS event_time`;
+    return `${c.source === "event" ? "ev" : "att"}.${c.name} AS ${c.name}`;
+  }).join(",\n  ");
+
+export const buildExportQuery = (input: ExportQueryInput): string => {
+  const { dialect, appId, since, sources } = input;
+  const sinceIso = since.toISOString();
+  // Timestamps are stored in UTC without zone; DuckDB reads the literal without its "Z".
+  const sinceLiteral = timestampLiteral[dialect](
+    dialect === "duckdb" ? sinceIso.replace("Z", "") : sinceIso,
+  );
+  const order = "ev.event_time, ev.event_id";
+  const position = input.withPosition ? `row_number() OVER (ORDER BY ${order}) - 1 AS pos,\n  ` : "";
+  return `WITH ev AS (
+  SELECT *, row_number() OVER (PARTITION BY event_id ORDER BY received_at) AS copy_no
+  FROM ${sources.events}
+  WHERE app_id = ${sqlString(appId)}
+    AND dt >= ${sqlString(sinceIso.slice(0, 10))}
+    AND event_time >= ${sinceLiteral}
+),
+att AS (
+  SELECT *, row_number() OVER (PARTITION BY service_id ORDER BY attributed_at DESC) AS version_no
+  FROM ${sources.attributions}
+  WHERE app_id = ${sqlString(appId)}
+)
+SELECT
+  ${position}${selectList(dialect)}
+FROM ev
+LEFT JOIN att ON att.service_id = ev.service_id AND att.version_no = 1
+WHERE ev.copy_no = 1
+ORDER BY ${order}`;
+};

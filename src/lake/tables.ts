@@ -1,0 +1,78 @@
+/**
+ * The lake's two tables, derived from the exported record. These are the Parquet contract:
+ * the Glue tables (which Firehose uses for Parquet conversion), the embedded stream's writer
+ * and the DuckDB views all read them from here.
+ */
+import { EXPORT_COLUMNS, type ExportType } from "../record/columns.ts";
+
+export type LakeType = "string" | "int" | "double" | "timestamp";
+
+export interface LakeColumn {
+  readonly name: string;
+  readonly type: LakeType;
+}
+
+export interface LakeTable {
+  readonly name: "events" | "attributions";
+  /** Data columns, stored in the Parquet files. */
+  readonly columns: readonly LakeColumn[];
+  /** The column whose UTC date is the `dt` partition. */
+  readonly dateColumn: string;
+}
+
+/**
+ * Hive-style partition keys, in path order: `app_id=<app>/dt=<yyyy-mm-dd>/`. They are not data
+ * columns (Glue forbids a column named like a partition key); readers take them from the path.
+ */
+export const PARTITION_KEYS: readonly LakeColumn[] = [
+  { name: "app_id", type: "string" },
+  { name: "dt", type: "string" },
+];
+
+const lakeTypeOf: Record<ExportType, LakeType> = {
+  string: "string",
+  integer: "int",
+  number: "double",
+};
+
+// event_time is a string in the export but a timestamp in the lake, so it sorts and prunes.
+const TIMESTAMP_COLUMNS = new Set(["event_time"]);
+
+const columnsFrom = (source: "event" | "attribution"): LakeColumn[] =>
+  EXPORT_COLUMNS.filter((c) => c.source === source && c.name !== "app_id").map((c) => ({
+    name: c.name,
+    type: TIMESTAMP_COLUMNS.has(c.name) ? "timestamp" : lakeTypeOf[c.type],
+  }));
+
+export const EVENTS_TABLE: LakeTable = {
+  name: "events",
+  columns: [...columnsFrom("event"), { name: "received_at", type: "timestamp" }],
+  dateColumn: "event_time",
+};
+
+export const ATTRIBUTIONS_TABLE: LakeTable = {
+  name: "attributions",
+  columns: [
+    { name: "service_id", type: "string" },
+    { name: "attributed_at", type: "timestamp" },
+    ...columnsFrom("attribution"),
+  ],
+  dateColumn: "attributed_at",
+};
+
+export const LAKE_TABLES = [EVENTS_TABLE, ATTRIBUTIONS_TABLE] as const;
+
+/**
+ * A record as it travels on a stream to the lake: JSON with timestamps as ISO 8601 strings
+ * and the partition key `app_id`; `dt` is derived from the table's date column on delivery.
+ */
+export type LakeRecord = Record<string, string | number | null> & { app_id: string };
+
+/** The `dt` partition value of a record: the UTC date of its date column. */
+export const partitionDate = (table: LakeTable, record: LakeRecord): string => {
+  const value = record[table.dateColumn];
+  if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}T/.test(value)) {
+    throw new TypeError(`${table.name}.${table.dateColumn} must be an ISO 8601 UTC timestamp`);
+  }
+  return value.slice(0, 10);
+};

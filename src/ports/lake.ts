@@ -1,0 +1,38 @@
+import type { ExportRecord } from "../record/columns.ts";
+import type { LakeRecord } from "../lake/tables.ts";
+
+/** Delivers records to one lake table (Firehose on AWS, a local delivery stream embedded). */
+export interface RecordStream {
+  /** Resolves once every record is durably accepted; rejects if any was not. */
+  put(records: readonly LakeRecord[]): Promise<void>;
+}
+
+/** Where a materialised export lives, as the query engine understands it. */
+export interface SnapshotLocation {
+  readonly location: string;
+  /** Rows in the snapshot, when the engine knows it cheaply. */
+  readonly rowCount?: number;
+}
+
+/**
+ * The lake's query engine (Athena on AWS, DuckDB embedded). An export is materialised once,
+ * sorted and de-duplicated, and each page is a slice of it.
+ */
+export interface LakeQueryEngine {
+  materialize(request: { appId: string; since: Date; snapshotId: string }): Promise<SnapshotLocation>;
+  readPage(snapshot: SnapshotLocation, offset: number, limit: number): AsyncIterable<ExportRecord>;
+}
+
+export interface SnapshotRef extends SnapshotLocation {
+  readonly appId: string;
+  readonly since: number;
+  readonly snapshotId: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+/** Remembers which snapshot serves an (app, timestamp) export while it is fresh. */
+export interface SnapshotCatalog {
+  get(appId: string, since: number): Promise<SnapshotRef | undefined>;
+  put(ref: SnapshotRef): Promise<void>;
+}
