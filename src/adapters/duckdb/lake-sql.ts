@@ -1,0 +1,42 @@
+/** How the lake tables read and write in DuckDB, derived from the table definitions. */
+import { sqlString } from "../../lake/export-query.ts";
+import { type LakeTable, type LakeType, PARTITION_KEYS } from "../../lake/tables.ts";
+
+export const DUCKDB_TYPES: Record<LakeType, string> = {
+  string: "VARCHAR",
+  int: "INTEGER",
+  double: "DOUBLE",
+  timestamp: "TIMESTAMP",
+};
+
+/** The folder of one table, laid out like the bucket: `<lake>/<table>/app_id=…/dt=…/`. */
+export const tableDir = (lakeDir: string, table: LakeTable): string => `${lakeDir}/${table.name}`;
+
+/** A typed relation with the table's columns and no rows, for an app with no files yet. */
+export const emptyRelation = (table: LakeTable): string => {
+  const columns = [...table.columns, ...PARTITION_KEYS].map(
+    (c) => `CAST(NULL AS ${DUCKDB_TYPES[c.type]}) AS ${c.name}`,
+  );
+  return `(SELECT ${columns.join(", ")} WHERE false)`;
+};
+
+/** The Parquet files of one app's partitions, with `app_id` and `dt` read from the path. */
+export const appFilesRelation = (lakeDir: string, table: LakeTable, appId: string): string =>
+  `read_parquet(${sqlString(`${tableDir(lakeDir, table)}/app_id=${appId}/*/*.parquet`)}, hive_partitioning = true, union_by_name = true)`;
+
+/**
+ * Turns newline-delimited JSON lake records into typed rows with their partition keys.
+ * Timestamps arrive as ISO 8601 UTC strings ("…Z") and are stored as UTC TIMESTAMPs.
+ */
+export const ndjsonToTableRows = (table: LakeTable, ndjsonPath: string): string => {
+  const readColumns = [...table.columns.map((c) => c.name), "app_id"]
+    .map((name) => `${sqlString(name)}: 'VARCHAR'`)
+    .join(", ");
+  const typed = table.columns.map((c) =>
+    c.type === "timestamp"
+      ? `CAST(rtrim(${c.name}, 'Z') AS TIMESTAMP) AS ${c.name}`
+      : `CAST(${c.name} AS ${DUCKDB_TYPES[c.type]}) AS ${c.name}`,
+  );
+  return `SELECT ${typed.join(", ")}, app_id, left(${table.dateColumn}, 10) AS dt
+FROM read_json(${sqlString(ndjsonPath)}, format = 'newline_delimited', columns = {${readColumns}})`;
+};

@@ -1,0 +1,142 @@
+/**
+ * App, key and snapshot stores on DynamoDB. The same code runs against AWS and against the
+ * embedded DynamoDB-compatible server, so it uses only single-item operations, queries on a
+ * GSI and conditional writes (no transactions, TTL or streams, which the local server lacks).
+ */
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  paginateScan,
+} from "@aws-sdk/lib-dynamodb";
+import { z } from "zod";
+import { SCOPES } from "../../domain/keys.ts";
+import { ConflictError } from "../../http/errors.ts";
+import { TABLE_DEFINITIONS, type TableNames } from "./tables.ts";
+import type { SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
+import { type App, type AppStore, type KeyStore, PLATFORMS, type StoredKey } from "../../ports/apps.ts";
+
+const KEYS_BY_APP_INDEX = TABLE_DEFINITIONS.keys.indexes[0].name;
+
+// Items are parsed on the way out, so a hand-edited or older item fails loudly, not silently.
+const appItem = z.object({
+  appId: z.string(),
+  name: z.string(),
+  platform: z.enum(PLATFORMS),
+  enabled: z.boolean(),
+  createdAt: z.string(),
+});
+
+const keyItem = z.object({
+  keyId: z.string(),
+  appId: z.string(),
+  kind: z.enum(["sdk", "server"]),
+  scopes: z.array(z.enum(SCOPES)),
+  hash: z.string(),
+  createdAt: z.string(),
+  revokedAt: z.string().optional(),
+});
+
+const snapshotItem = z.object({
+  snapshotKey: z.string(),
+  appId: z.string(),
+  since: z.number(),
+  snapshotId: z.string(),
+  location: z.string(),
+  rowCount: z.number().optional(),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+});
+
+const snapshotKey = (appId: string, since: number) => `${appId}#${since}`;
+
+export const createDynamoStores = (
+  doc: DynamoDBDocumentClient,
+  tables: TableNames,
+): { apps: AppStore; keys: KeyStore; snapshots: SnapshotCatalog } => {
+  const apps: AppStore = {
+    async create(app) {
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName: tables.apps,
+            Item: app,
+            ConditionExpression: "attribute_not_exists(appId)",
+          }),
+        );
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) {
+          throw new ConflictError(`App ${app.appId} already exists.`);
+        }
+        throw error;
+      }
+    },
+    async get(appId) {
+      const { Item } = await doc.send(new GetCommand({ TableName: tables.apps, Key: { appId } }));
+      return Item ? appItem.parse(Item) : undefined;
+    },
+    async list() {
+      const found: App[] = [];
+      for await (const page of paginateScan({ client: doc }, { TableName: tables.apps })) {
+        for (const item of page.Items ?? []) found.push(appItem.parse(item));
+      }
+      return found.sort((a, b) => a.appId.localeCompare(b.appId));
+    },
+  };
+
+  const keys: KeyStore = {
+    async put(key) {
+      await doc.send(new PutCommand({ TableName: tables.keys, Item: key }));
+    },
+    async get(keyId) {
+      const { Item } = await doc.send(new GetCommand({ TableName: tables.keys, Key: { keyId } }));
+      return Item ? keyItem.parse(Item) : undefined;
+    },
+    async listByApp(appId) {
+      const found: StoredKey[] = [];
+      let cursor: Record<string, unknown> | undefined;
+      do {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: tables.keys,
+            IndexName: KEYS_BY_APP_INDEX,
+            KeyConditionExpression: "appId = :appId",
+            ExpressionAttributeValues: { ":appId": appId },
+            ExclusiveStartKey: cursor,
+          }),
+        );
+        for (const item of page.Items ?? []) found.push(keyItem.parse(item));
+        cursor = page.LastEvaluatedKey;
+      } while (cursor);
+      return found;
+    },
+  };
+
+  const snapshots: SnapshotCatalog = {
+    async get(appId, since) {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: tables.snapshots, Key: { snapshotKey: snapshotKey(appId, since) } }),
+      );
+      if (!Item) return undefined;
+      const { snapshotKey: _key, ...ref } = snapshotItem.parse(Item);
+      return ref;
+    },
+    async put(ref: SnapshotRef) {
+      await doc.send(
+        new PutCommand({
+          TableName: tables.snapshots,
+          // expiresTtl lets DynamoDB's TTL reap old items on AWS; readers still check expiresAt.
+          Item: {
+            ...ref,
+            snapshotKey: snapshotKey(ref.appId, ref.since),
+            expiresTtl: Math.ceil(ref.expiresAt / 1000),
+          },
+        }),
+      );
+    },
+  };
+
+  return { apps, keys, snapshots };
+};

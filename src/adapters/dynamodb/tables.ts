@@ -1,0 +1,52 @@
+/**
+ * Key schemas of the service's DynamoDB tables, defined once: the CDK stack and the embedded
+ * runtime both create their tables from this list.
+ */
+import {
+  CreateTableCommand,
+  type DynamoDBClient,
+  ResourceInUseException,
+} from "@aws-sdk/client-dynamodb";
+
+export interface TableDefinition {
+  readonly partitionKey: string;
+  readonly indexes?: readonly { readonly name: string; readonly partitionKey: string }[];
+  /** Epoch-seconds attribute that DynamoDB's TTL reaps on AWS. */
+  readonly ttlAttribute?: string;
+}
+
+export const TABLE_DEFINITIONS = {
+  apps: { partitionKey: "appId" },
+  keys: { partitionKey: "keyId", indexes: [{ name: "byApp", partitionKey: "appId" }] },
+  snapshots: { partitionKey: "snapshotKey", ttlAttribute: "expiresTtl" },
+} as const satisfies Record<string, TableDefinition>;
+
+export type TableId = keyof typeof TABLE_DEFINITIONS;
+export type TableNames = Record<TableId, string>;
+
+/** Creates each table that does not exist yet (the embedded runtime; CDK does it on AWS). */
+export const ensureTables = async (client: DynamoDBClient, names: TableNames): Promise<void> => {
+  for (const [id, definition] of Object.entries(TABLE_DEFINITIONS) as [TableId, TableDefinition][]) {
+    const keys = [definition.partitionKey, ...(definition.indexes ?? []).map((i) => i.partitionKey)];
+    try {
+      await client.send(
+        new CreateTableCommand({
+          TableName: names[id],
+          BillingMode: "PAY_PER_REQUEST",
+          AttributeDefinitions: [...new Set(keys)].map((name) => ({
+            AttributeName: name,
+            AttributeType: "S",
+          })),
+          KeySchema: [{ AttributeName: definition.partitionKey, KeyType: "HASH" }],
+          GlobalSecondaryIndexes: definition.indexes?.map((index) => ({
+            IndexName: index.name,
+            KeySchema: [{ AttributeName: index.partitionKey, KeyType: "HASH" }],
+            Projection: { ProjectionType: "ALL" },
+          })),
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ResourceInUseException)) throw error;
+    }
+  }
+};
