@@ -1,1 +1,106 @@
-console.log("cli ok", process.argv.slice(2))
+/** The `attribution` command line: run the service, manage apps, load demo data, export. */
+import { readFileSync } from "node:fs";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { embeddedConfig } from "../config/embedded.ts";
+import { readRuntimeInfo } from "../embedded/data-dir.ts";
+import { EXPORT_FORMATS, type ExportFormat } from "../export/formats/index.ts";
+import { PLATFORMS, type Platform } from "../ports/apps.ts";
+import { createAppCommand, listAppsCommand } from "./commands/apps.ts";
+import { demoCommand } from "./commands/demo.ts";
+import { exportCommand, parseSince } from "./commands/export.ts";
+import { start } from "./commands/start.ts";
+
+const pkg: unknown = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+const version = typeof pkg === "object" && pkg && "version" in pkg ? String(pkg.version) : "0.0.0";
+
+const integer = (min: number, max: number) => (value: string) => {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    throw new InvalidArgumentError(`must be an integer from ${min} to ${max}.`);
+  }
+  return parsed;
+};
+
+const dataDirOption = () =>
+  new Option("--data-dir <path>", "data folder of the embedded service").env("ATTRIBUTION_DATA_DIR");
+const defaultDataDir = (dataDir?: string) => embeddedConfig(process.env, dataDir ? { dataDir } : {}).dataDir;
+
+const program = new Command("attribution")
+  .description("Mobile attribution service: ingestion, attribution and export.")
+  .version(version);
+
+program
+  .command("start")
+  .description("run the whole service on this machine")
+  .addOption(new Option("--port <port>", "port to listen on").argParser(integer(0, 65_535)).env("ATTRIBUTION_PORT"))
+  .addOption(new Option("--host <host>", "address to listen on").env("ATTRIBUTION_HOST"))
+  .addOption(dataDirOption())
+  .action(start);
+
+const apps = program.command("apps").description("register and list apps");
+apps
+  .command("create")
+  .description("register an app and print its SDK and server keys (shown once)")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .requiredOption("--name <name>", "human-readable app name")
+  .addOption(new Option("--platform <platform>", "app platform").choices(PLATFORMS).makeOptionMandatory())
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action((options: { appId: string; name: string; platform: Platform; json?: boolean; dataDir?: string }) =>
+    createAppCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  );
+apps
+  .command("list")
+  .description("list registered apps")
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action((options: { json?: boolean; dataDir?: string }) =>
+    listAppsCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  );
+
+program
+  .command("demo")
+  .description("fill the lake with realistic demo data for two apps")
+  .addOption(new Option("--days <n>", "days of history").argParser(integer(1, 365)).default(14))
+  .addOption(new Option("--installs <n>", "installs per app").argParser(integer(1, 1_000_000)).default(2_000))
+  .addOption(new Option("--seed <n>", "random seed").argParser(integer(0, 2 ** 31)).default(1))
+  .addOption(dataDirOption())
+  .action((options: { days: number; installs: number; seed: number; dataDir?: string }) =>
+    demoCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  );
+
+program
+  .command("export")
+  .description("page through an export window and write one file")
+  .requiredOption("--since <time>", "window start: a date (2026-11-01), an ISO 8601 time or Unix seconds")
+  .addOption(new Option("--format <format>", "output format").choices(EXPORT_FORMATS).default("json"))
+  .requiredOption("-o, --output <file>", "file to write")
+  .addOption(new Option("--key <key>", "server API key").env("ATTRIBUTION_API_KEY").makeOptionMandatory())
+  .addOption(new Option("--url <url>", "service base URL (default: the running embedded service)").env("ATTRIBUTION_URL"))
+  .addOption(new Option("--page-size <n>", "events per request").argParser(integer(1, 10_000)).default(10_000))
+  .option("--no-progress", "do not draw a progress bar")
+  .addOption(dataDirOption())
+  .action(
+    async (options: {
+      since: string;
+      format: ExportFormat;
+      output: string;
+      key: string;
+      url?: string;
+      pageSize: number;
+      progress: boolean;
+      dataDir?: string;
+    }) => {
+      const url =
+        options.url ??
+        (await readRuntimeInfo(defaultDataDir(options.dataDir)))?.url ??
+        "http://127.0.0.1:8787";
+      const count = await exportCommand({ ...options, url, since: parseSince(options.since) });
+      console.log(`Wrote ${count} events to ${options.output}.`);
+    },
+  );
+
+program.parseAsync().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+});

@@ -9,6 +9,7 @@
 import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
+import { APP_ID_PATTERN } from "../../domain/apps.ts";
 import { sqlString } from "../../lake/export-query.ts";
 import { type LakeRecord, type LakeTable, partitionDate } from "../../lake/tables.ts";
 import type { RecordStream } from "../../ports/lake.ts";
@@ -31,7 +32,6 @@ export interface LocalDeliveryStreamOptions {
   readonly bufferIntervalMs?: number;
 }
 
-const APP_ID = /^[A-Za-z0-9._-]{1,255}$/;
 
 const isAlive = (pid: number): boolean => {
   try {
@@ -111,7 +111,7 @@ export const createLocalDeliveryStream = async (
   return {
     async put(records) {
       const lines = records.map((record: LakeRecord) => {
-        if (!APP_ID.test(record.app_id)) throw new TypeError("app_id is not a valid app id");
+        if (!APP_ID_PATTERN.test(record.app_id)) throw new TypeError("app_id is not a valid app id");
         partitionDate(table, record);
         return `${JSON.stringify(record)}\n`;
       });

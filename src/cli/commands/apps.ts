@@ -1,0 +1,38 @@
+import { createApp } from "../../domain/apps.ts";
+import type { Platform } from "../../ports/apps.ts";
+import { withLocalStores } from "../local-data.ts";
+
+export const createAppCommand = async (options: {
+  appId: string;
+  name: string;
+  platform: Platform;
+  dataDir: string;
+  json?: boolean;
+}) => {
+  const created = await withLocalStores(options.dataDir, (stores) =>
+    createApp({ appId: options.appId, name: options.name, platform: options.platform }, stores),
+  );
+  if (options.json) {
+    console.log(JSON.stringify(created, null, 2));
+    return;
+  }
+  const { app, keys } = created;
+  console.log(`Created ${app.platform} app ${app.appId} ("${app.name}").`);
+  console.log("Its keys are shown once and cannot be shown again; keep them now:");
+  for (const key of keys) {
+    const use = key.kind === "sdk" ? "SDK key (embed in the app)" : "server key (export, server-to-server)";
+    console.log(`  ${use.padEnd(42)} ${key.key}`);
+  }
+};
+
+export const listAppsCommand = async (options: { dataDir: string; json?: boolean }) => {
+  const apps = await withLocalStores(options.dataDir, (stores) => stores.apps.list());
+  if (options.json) {
+    console.log(JSON.stringify(apps, null, 2));
+    return;
+  }
+  if (apps.length === 0) console.log("No apps yet: create one with `attribution apps create`.");
+  for (const app of apps) {
+    console.log(`${app.appId.padEnd(40)} ${app.platform.padEnd(8)} ${app.enabled ? "enabled " : "disabled"} ${app.name}`);
+  }
+};

@@ -1,0 +1,27 @@
+import { embeddedConfig } from "../../config/embedded.ts";
+import { startEmbeddedRuntime } from "../../embedded/runtime.ts";
+
+export const start = async (options: { port?: number; host?: string; dataDir?: string }) => {
+  const config = embeddedConfig(process.env, options);
+  const runtime = await startEmbeddedRuntime(config);
+  console.log(`Attribution service listening on ${runtime.url}`);
+  console.log(`Data folder: ${config.dataDir}`);
+  console.log(`Export:      GET ${runtime.url}/api/v1/export (Authorization: <server key>)`);
+  console.log("Press Ctrl-C to stop.");
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal} received: delivering buffered events and stopping…`);
+    runtime.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error("Stopped with an error:", error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+};

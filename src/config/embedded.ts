@@ -1,0 +1,36 @@
+/** Configuration of the embedded runtime, from the environment, parsed once at start-up. */
+import { resolve } from "node:path";
+import { z } from "zod";
+import { parseEnv } from "./aws-env.ts";
+
+const schema = z.object({
+  ATTRIBUTION_DATA_DIR: z.string().min(1).default(".data"),
+  ATTRIBUTION_HOST: z.string().min(1).default("127.0.0.1"),
+  ATTRIBUTION_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+  /** How long the pages of one export keep slicing the same snapshot. */
+  ATTRIBUTION_SNAPSHOT_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  /** The local delivery stream's buffering interval (Firehose's is at least 60 s). */
+  ATTRIBUTION_FLUSH_INTERVAL_MS: z.coerce.number().int().min(50).max(900_000).default(5_000),
+});
+
+export interface EmbeddedConfig {
+  readonly dataDir: string;
+  readonly host: string;
+  readonly port: number;
+  readonly snapshotTtlSeconds: number;
+  readonly flushIntervalMs: number;
+}
+
+export const embeddedConfig = (
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<EmbeddedConfig> = {},
+): EmbeddedConfig => {
+  const parsed = parseEnv(schema, env);
+  return {
+    dataDir: resolve(overrides.dataDir ?? parsed.ATTRIBUTION_DATA_DIR),
+    host: overrides.host ?? parsed.ATTRIBUTION_HOST,
+    port: overrides.port ?? parsed.ATTRIBUTION_PORT,
+    snapshotTtlSeconds: overrides.snapshotTtlSeconds ?? parsed.ATTRIBUTION_SNAPSHOT_TTL_SECONDS,
+    flushIntervalMs: overrides.flushIntervalMs ?? parsed.ATTRIBUTION_FLUSH_INTERVAL_MS,
+  };
+};

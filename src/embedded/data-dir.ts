@@ -1,0 +1,44 @@
+/**
+ * The data folder of the embedded runtime. Its layout mirrors the AWS resources:
+ * `dynamodb/` (the tables), `lake/` (laid out like the lake bucket), `wal/` (the delivery
+ * stream's write-ahead files), `snapshots/` (materialised exports), and `runtime.json`, which
+ * tells other processes (the CLI) where a running service listens.
+ */
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+
+export const dataPaths = (dataDir: string) => ({
+  dynamodb: join(dataDir, "dynamodb"),
+  lake: join(dataDir, "lake"),
+  wal: join(dataDir, "wal"),
+  snapshots: join(dataDir, "snapshots"),
+  runtimeFile: join(dataDir, "runtime.json"),
+});
+
+const runtimeInfo = z.object({
+  pid: z.number(),
+  url: z.string(),
+  dynamodbEndpoint: z.string(),
+});
+export type RuntimeInfo = z.infer<typeof runtimeInfo>;
+
+export const writeRuntimeInfo = (dataDir: string, info: RuntimeInfo) =>
+  writeFile(dataPaths(dataDir).runtimeFile, `${JSON.stringify(info, null, 2)}\n`);
+
+export const removeRuntimeInfo = (dataDir: string) =>
+  rm(dataPaths(dataDir).runtimeFile, { force: true });
+
+/** The running service of this data folder, if its process is still alive. */
+export const readRuntimeInfo = async (dataDir: string): Promise<RuntimeInfo | undefined> => {
+  const text = await readFile(dataPaths(dataDir).runtimeFile, "utf8").catch(() => undefined);
+  if (!text) return undefined;
+  const parsed = runtimeInfo.safeParse(JSON.parse(text));
+  if (!parsed.success) return undefined;
+  try {
+    process.kill(parsed.data.pid, 0);
+    return parsed.data;
+  } catch {
+    return undefined;
+  }
+};

@@ -1,0 +1,202 @@
+/**
+ * The embedded HTTP front door: what API Gateway does on AWS, built from the same route table.
+ * It runs the same authorizer and handlers with API Gateway-shaped events, and answers
+ * gateway errors (no route, no key, denied) with the same JSON bodies as the deployed API.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { pipeline } from "node:stream/promises";
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from "aws-lambda";
+import FindMyWay, { type HTTPVersion } from "find-my-way";
+import { type ErrorBody, statusName, toErrorResponse } from "../http/errors.ts";
+import type { HttpResponse } from "../http/middleware.ts";
+import { isAllowed, type PolicyDocument } from "../http/policy.ts";
+import type { Route } from "../http/routes.ts";
+
+export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
+export type Authorizer = (
+  event: APIGatewayTokenAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
+
+export interface GatewayOptions {
+  readonly routes: readonly { route: Route; handler: RouteHandler }[];
+  readonly authorizer: Authorizer;
+  /** API Gateway's payload limit. */
+  readonly maxBodyBytes?: number;
+}
+
+const API_ID = "embedded";
+const STAGE = "local";
+
+const sendError = (res: ServerResponse, statusCode: number, detail: string) => {
+  const body: ErrorBody = { error: statusName(statusCode), detail };
+  res.writeHead(statusCode, { "content-type": "application/json; charset=utf-8" });
+  res.end(JSON.stringify(body));
+};
+
+const lambdaContext = (functionName: string, timeoutSeconds: number): Context => {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  const requestId = randomUUID();
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: "$LATEST",
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: "512",
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: requestId,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+};
+
+const readBody = async (req: IncomingMessage, maxBytes: number): Promise<string | null> => {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > maxBytes) return Promise.reject(new RangeError("body too large"));
+    chunks.push(buffer);
+  }
+  return size === 0 ? null : Buffer.concat(chunks).toString("utf8");
+};
+
+const singleAndMulti = (entries: Iterable<[string, string]>) => {
+  const multi: Record<string, string[]> = {};
+  for (const [name, value] of entries) (multi[name] ??= []).push(value);
+  // API Gateway's single-value maps keep the last value of a repeated name.
+  const single = Object.fromEntries(Object.entries(multi).map(([k, v]) => [k, v.at(-1) ?? ""]));
+  return { single, multi };
+};
+
+export const createGateway = (options: GatewayOptions): Server => {
+  const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
+  const router = FindMyWay<HTTPVersion.V1>();
+  for (const entry of options.routes) {
+    // find-my-way writes path parameters as :name where API Gateway writes {name}.
+    const path = entry.route.path.replace(/\{([^}]+)\}/g, ":$1");
+    router.on(entry.route.method, path, () => undefined, entry);
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? "/", "http://gateway");
+    const method = req.method ?? "GET";
+    const found = router.find(method === "HEAD" ? "GET" : (method as "GET"), url.pathname);
+    if (!found?.store) {
+      sendError(res, 404, `No route for ${method} ${url.pathname}.`);
+      return;
+    }
+    const { route, handler } = found.store as GatewayOptions["routes"][number];
+    const methodArn = `arn:aws:execute-api:local:000000000000:${API_ID}/${STAGE}/${route.method}${url.pathname}`;
+
+    const token = req.headers.authorization;
+    if (!token) {
+      sendError(res, 401, "The Authorization header with an API key is required.");
+      return;
+    }
+    let authorizer: APIGatewayAuthorizerResult;
+    try {
+      authorizer = await options.authorizer(
+        { type: "TOKEN", authorizationToken: token, methodArn },
+        lambdaContext("authorizer", 10),
+      );
+    } catch {
+      sendError(res, 401, "The API key is not valid.");
+      return;
+    }
+    if (!isAllowed(authorizer.policyDocument as PolicyDocument, methodArn)) {
+      sendError(res, 401, "The API key is not allowed to call this endpoint.");
+      return;
+    }
+
+    let body: string | null;
+    try {
+      body = await readBody(req, maxBodyBytes);
+    } catch {
+      sendError(res, 413, `The request body is over ${maxBodyBytes} bytes.`);
+      return;
+    }
+    const headers = singleAndMulti(
+      Object.entries(req.headersDistinct).flatMap(([k, values]) => (values ?? []).map((v): [string, string] => [k, v])),
+    );
+    const query = singleAndMulti(url.searchParams.entries());
+    const event: APIGatewayProxyEvent = {
+      resource: route.path,
+      path: url.pathname,
+      httpMethod: route.method,
+      headers: headers.single,
+      multiValueHeaders: headers.multi,
+      queryStringParameters: url.search ? query.single : null,
+      multiValueQueryStringParameters: url.search ? query.multi : null,
+      pathParameters: Object.keys(found.params).length > 0 ? { ...found.params } : null,
+      stageVariables: null,
+      body,
+      isBase64Encoded: false,
+      requestContext: {
+        accountId: "000000000000",
+        apiId: API_ID,
+        stage: STAGE,
+        protocol: `HTTP/${req.httpVersion}`,
+        httpMethod: route.method,
+        path: `/${STAGE}${url.pathname}`,
+        resourcePath: route.path,
+        resourceId: route.id,
+        requestId: randomUUID(),
+        requestTimeEpoch: Date.now(),
+        authorizer: { ...authorizer.context, principalId: authorizer.principalId },
+        identity: {
+          sourceIp: req.socket.remoteAddress ?? "127.0.0.1",
+          userAgent: req.headers["user-agent"] ?? null,
+          accessKey: null,
+          accountId: null,
+          apiKey: null,
+          apiKeyId: null,
+          caller: null,
+          clientCert: null,
+          cognitoAuthenticationProvider: null,
+          cognitoAuthenticationType: null,
+          cognitoIdentityId: null,
+          cognitoIdentityPoolId: null,
+          principalOrgId: null,
+          user: null,
+          userArn: null,
+        },
+      },
+    };
+
+    const response = await handler(event, lambdaContext(route.id, route.timeoutSeconds));
+    res.writeHead(response.statusCode, response.headers);
+    if (method === "HEAD") {
+      res.end();
+      return;
+    }
+    if (typeof response.body === "string") {
+      res.end(response.body);
+      return;
+    }
+    await pipeline(response.body, res);
+  };
+
+  return createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        // Mid-stream failure: the only honest signal left is to cut the connection.
+        res.destroy(error instanceof Error ? error : undefined);
+        return;
+      }
+      const { statusCode, body } = toErrorResponse(error);
+      console.error(JSON.stringify({ level: "error", message: "gateway failure", error: String(error) }));
+      sendError(res, statusCode, body.detail);
+    });
+  });
+};

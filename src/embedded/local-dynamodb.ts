@@ -1,0 +1,61 @@
+/**
+ * The embedded DynamoDB: dynalite, a DynamoDB-compatible server in pure Node that keeps its
+ * tables on disk. It needs nothing installed beyond npm (DynamoDB Local needs Java), and the
+ * service reaches it with the same AWS SDK client code as on AWS.
+ */
+import type { AddressInfo } from "node:net";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import dynalite from "dynalite";
+import { ensureTables, type TableNames } from "../adapters/dynamodb/tables.ts";
+
+/** Table names on the embedded runtime; on AWS CloudFormation names them. */
+export const LOCAL_TABLE_NAMES: TableNames = {
+  apps: "attribution-apps",
+  keys: "attribution-keys",
+  snapshots: "attribution-snapshots",
+};
+
+export interface DynamoConnection {
+  readonly endpoint: string;
+  readonly client: DynamoDBClient;
+  readonly doc: DynamoDBDocumentClient;
+  close(): Promise<void>;
+}
+
+/** A client for a DynamoDB-compatible endpoint; the local server accepts any credentials. */
+export const connectDynamoDb = (endpoint: string): DynamoConnection => {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: "local",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
+  const doc = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return {
+    endpoint,
+    client,
+    doc,
+    close: async () => client.destroy(),
+  };
+};
+
+/** Starts the on-disk server on loopback and creates the service's tables. */
+export const startLocalDynamoDb = async (path: string, port = 0): Promise<DynamoConnection> => {
+  const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  const connection = connectDynamoDb(`http://127.0.0.1:${bound}`);
+  await ensureTables(connection.client, LOCAL_TABLE_NAMES);
+  return {
+    ...connection,
+    close: async () => {
+      await connection.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+};

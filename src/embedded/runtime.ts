@@ -1,0 +1,131 @@
+/**
+ * The whole service on one machine: the embedded gateway, DynamoDB-compatible store, delivery
+ * streams, lake folder and DuckDB, wired to the same handlers that run on AWS.
+ */
+import { mkdir } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { createDuckDbQueryEngine, type DuckDbQueryEngine } from "../adapters/duckdb/query-engine.ts";
+import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
+import {
+  createLocalDeliveryStream,
+  type LocalDeliveryStream,
+} from "../adapters/local-stream/delivery-stream.ts";
+import type { EmbeddedConfig } from "../config/embedded.ts";
+import { createAuthorizerHandler } from "../http/handlers/authorizer.ts";
+import { createExportHandler } from "../http/handlers/export.ts";
+import { ROUTES, type RouteId } from "../http/routes.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../lake/tables.ts";
+import type { AppStore, KeyStore } from "../ports/apps.ts";
+import type { SnapshotCatalog } from "../ports/lake.ts";
+import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
+import { createGateway, type RouteHandler } from "./gateway.ts";
+import { type DynamoConnection, LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./local-dynamodb.ts";
+
+export interface LakeStreams {
+  readonly events: LocalDeliveryStream;
+  readonly attributions: LocalDeliveryStream;
+}
+
+export interface EmbeddedRuntime {
+  readonly url: string;
+  readonly config: EmbeddedConfig;
+  readonly dynamodb: DynamoConnection;
+  readonly stores: { apps: AppStore; keys: KeyStore; snapshots: SnapshotCatalog };
+  readonly streams: LakeStreams;
+  readonly engine: DuckDbQueryEngine;
+  /** Delivers everything the streams accepted to the lake now. */
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The lake side alone (streams and DuckDB), for the service and for offline CLI commands. */
+export const openLake = async (config: EmbeddedConfig) => {
+  const paths = dataPaths(config.dataDir);
+  await mkdir(paths.lake, { recursive: true });
+  const duckdb = await DuckDBInstance.create(":memory:");
+  const streamOptions = {
+    duckdb,
+    lakeDir: paths.lake,
+    walDir: paths.wal,
+    bufferIntervalMs: config.flushIntervalMs,
+  };
+  const streams: LakeStreams = {
+    events: await createLocalDeliveryStream({ ...streamOptions, table: EVENTS_TABLE }),
+    attributions: await createLocalDeliveryStream({ ...streamOptions, table: ATTRIBUTIONS_TABLE }),
+  };
+  const engine = createDuckDbQueryEngine({
+    duckdb,
+    lakeDir: paths.lake,
+    snapshotDir: paths.snapshots,
+  });
+  return {
+    streams,
+    engine,
+    flush: async () => {
+      await Promise.all([streams.events.flush(), streams.attributions.flush()]);
+    },
+    close: async () => {
+      await Promise.all([streams.events.close(), streams.attributions.close()]);
+      duckdb.closeSync();
+    },
+  };
+};
+
+export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRuntime> => {
+  const paths = dataPaths(config.dataDir);
+  await mkdir(config.dataDir, { recursive: true });
+  const dynamodb = await startLocalDynamoDb(paths.dynamodb);
+  const stores = createDynamoStores(dynamodb.doc, LOCAL_TABLE_NAMES);
+  const lake = await openLake(config);
+
+  const handlers: Record<RouteId, RouteHandler> = {
+    export: createExportHandler({
+      engine: lake.engine,
+      catalog: stores.snapshots,
+      snapshotTtlSeconds: config.snapshotTtlSeconds,
+    }),
+  };
+  const server = createGateway({
+    routes: ROUTES.map((route) => ({ route, handler: handlers[route.id] })),
+    authorizer: createAuthorizerHandler(stores),
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host}:${port}`;
+  await writeRuntimeInfo(config.dataDir, {
+    pid: process.pid,
+    url,
+    dynamodbEndpoint: dynamodb.endpoint,
+  });
+
+  // Snapshots outlive their catalog entry by a grace period, for pages being streamed.
+  const pruner = setInterval(() => {
+    const cutoff = new Date(Date.now() - 2 * config.snapshotTtlSeconds * 1000);
+    lake.engine.prune(cutoff).catch((error: unknown) => console.error("snapshot prune failed", error));
+  }, 60_000);
+  pruner.unref();
+
+  return {
+    url,
+    config,
+    dynamodb,
+    stores,
+    streams: lake.streams,
+    engine: lake.engine,
+    flush: lake.flush,
+    async stop() {
+      clearInterval(pruner);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await lake.close();
+      await dynamodb.close();
+      await removeRuntimeInfo(config.dataDir);
+    },
+  };
+};

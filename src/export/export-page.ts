@@ -1,0 +1,80 @@
+/**
+ * One page of an export. The first request for an (app, timestamp) materialises the sorted
+ * result once; later pages slice that snapshot until it expires, so paging with a fixed
+ * timestamp neither repeats nor skips an event while new ones arrive.
+ */
+import { randomUUID } from "node:crypto";
+import type { LakeQueryEngine, SnapshotCatalog, SnapshotRef } from "../ports/lake.ts";
+import type { ExportRecord } from "../record/columns.ts";
+
+export interface ExportPageDeps {
+  readonly engine: LakeQueryEngine;
+  readonly catalog: SnapshotCatalog;
+  readonly snapshotTtlSeconds: number;
+  readonly now?: () => number;
+}
+
+export interface ExportPageRequest {
+  readonly appId: string;
+  /** Window start, Unix seconds. */
+  readonly since: number;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+export interface ExportPage {
+  readonly snapshot: SnapshotRef;
+  readonly rows: AsyncIterable<ExportRecord>;
+}
+
+// async function* () {} typed as a page of no rows.
+const noRows = async function* (): AsyncIterable<ExportRecord> {};
+
+export const createExportPages = (deps: ExportPageDeps) => {
+  const now = deps.now ?? Date.now;
+  // Concurrent first requests of one export share a single materialisation.
+  const inFlight = new Map<string, Promise<SnapshotRef>>();
+
+  const materialize = async (appId: string, since: number): Promise<SnapshotRef> => {
+    const snapshotId = randomUUID();
+    const createdAt = now();
+    const location = await deps.engine.materialize({
+      appId,
+      since: new Date(since * 1000),
+      snapshotId,
+    });
+    const ref: SnapshotRef = {
+      ...location,
+      appId,
+      since,
+      snapshotId,
+      createdAt,
+      expiresAt: createdAt + deps.snapshotTtlSeconds * 1000,
+    };
+    await deps.catalog.put(ref);
+    return ref;
+  };
+
+  const snapshotFor = async (appId: string, since: number): Promise<SnapshotRef> => {
+    const known = await deps.catalog.get(appId, since);
+    if (known && known.expiresAt > now()) return known;
+    const key = `${appId}#${since}`;
+    let pending = inFlight.get(key);
+    if (!pending) {
+      pending = materialize(appId, since).finally(() => inFlight.delete(key));
+      inFlight.set(key, pending);
+    }
+    return pending;
+  };
+
+  return {
+    async open(request: ExportPageRequest): Promise<ExportPage> {
+      const snapshot = await snapshotFor(request.appId, request.since);
+      const beyondEnd = snapshot.rowCount !== undefined && request.offset >= snapshot.rowCount;
+      const rows = beyondEnd
+        ? noRows()
+        : deps.engine.readPage(snapshot, request.offset, request.limit);
+      return { snapshot, rows };
+    },
+  };
+};

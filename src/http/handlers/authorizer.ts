@@ -1,0 +1,26 @@
+/** The API's Lambda authorizer (TOKEN type, on the Authorization header). */
+import middy from "@middy/core";
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from "aws-lambda";
+import { authenticate } from "../../domain/authenticate.ts";
+import type { AppStore, KeyStore } from "../../ports/apps.ts";
+import { policyFor } from "../policy.ts";
+import { toAuthorizerContext } from "../principal.ts";
+
+export interface AuthorizerDeps {
+  readonly apps: AppStore;
+  readonly keys: KeyStore;
+}
+
+/** API Gateway answers 401 only when the authorizer fails with exactly this message. */
+export const UNAUTHORIZED = "Unauthorized";
+
+export const createAuthorizerHandler = (deps: AuthorizerDeps) =>
+  middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>().handler(async (event) => {
+    const principal = await authenticate(event.authorizationToken, deps);
+    if (!principal) throw new Error(UNAUTHORIZED);
+    return {
+      principalId: principal.keyId,
+      policyDocument: policyFor(event.methodArn, principal.scopes),
+      context: toAuthorizerContext(principal),
+    };
+  });

@@ -1,0 +1,38 @@
+/**
+ * Middy middleware shared by the HTTP handlers: errors become `{ error, detail }` JSON, shown
+ * to the caller under 500 and hidden above it (as middy's http-error-handler does).
+ */
+import type { MiddlewareObj } from "@middy/core";
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import { toErrorResponse } from "./errors.ts";
+
+export interface HttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string | NodeJS.ReadableStream;
+}
+
+export const jsonResponse = (statusCode: number, body: unknown): HttpResponse => ({
+  statusCode,
+  headers: { "content-type": "application/json; charset=utf-8" },
+  body: JSON.stringify(body),
+});
+
+export const errorResponses = (): MiddlewareObj<APIGatewayProxyEvent, HttpResponse> => ({
+  onError: async (request) => {
+    const { statusCode, body } = toErrorResponse(request.error);
+    if (statusCode >= 500) {
+      // Logged for the operator with the request id, never returned to the caller.
+      console.error(
+        JSON.stringify({
+          level: "error",
+          message: "request failed",
+          requestId: request.event.requestContext?.requestId,
+          path: request.event.path,
+          error: request.error instanceof Error ? request.error.stack : String(request.error),
+        }),
+      );
+    }
+    request.response = jsonResponse(statusCode, body);
+  },
+});

@@ -1,0 +1,50 @@
+/**
+ * IAM policies of the Lambda authorizer. API Gateway caches a policy per key, so the policy
+ * allows every route the key's scopes reach, not only the route being called.
+ */
+import type { Scope } from "../domain/keys.ts";
+import { ROUTES } from "./routes.ts";
+
+export interface PolicyDocument {
+  Version: "2012-10-17";
+  Statement: { Action: "execute-api:Invoke"; Effect: "Allow" | "Deny"; Resource: string[] }[];
+}
+
+/** `arn:…:apiId/stage/METHOD/path` → `arn:…:apiId/stage`. */
+const apiStagePrefix = (methodArn: string): string => {
+  const [arnWithApiId, stage] = methodArn.split("/");
+  if (!arnWithApiId || !stage) throw new Error(`Unexpected method ARN: ${methodArn}`);
+  return `${arnWithApiId}/${stage}`;
+};
+
+export const routeArn = (methodArn: string, method: string, path: string): string =>
+  `${apiStagePrefix(methodArn)}/${method}${path.replace(/\{[^}]+\}/g, "*")}`;
+
+export const policyFor = (methodArn: string, scopes: readonly Scope[]): PolicyDocument => {
+  const allowed = ROUTES.filter((route) => scopes.includes(route.scope)).map((route) =>
+    routeArn(methodArn, route.method, route.path),
+  );
+  return {
+    Version: "2012-10-17",
+    Statement: [
+      allowed.length > 0
+        ? { Action: "execute-api:Invoke", Effect: "Allow", Resource: allowed }
+        : { Action: "execute-api:Invoke", Effect: "Deny", Resource: [`${apiStagePrefix(methodArn)}/*`] },
+    ],
+  };
+};
+
+const matches = (pattern: string, value: string): boolean => {
+  const regex = pattern
+    .split("*")
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".*");
+  return new RegExp(`^${regex}$`).test(value);
+};
+
+/** API Gateway's evaluation: an explicit Deny wins, then any Allow, else denied. */
+export const isAllowed = (policy: PolicyDocument, methodArn: string): boolean => {
+  const hit = (effect: "Allow" | "Deny") =>
+    policy.Statement.some((s) => s.Effect === effect && s.Resource.some((r) => matches(r, methodArn)));
+  return !hit("Deny") && hit("Allow");
+};

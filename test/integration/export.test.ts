@@ -1,0 +1,220 @@
+/**
+ * The export endpoint over HTTP against the embedded runtime: every rule of the spec's
+ * "Export endpoint", "Errors" and "Authentication" sections.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { COLUMN_NAMES, type ExportRecord } from "../../src/record/columns.ts";
+import { lakeAttribution, lakeEvent } from "../support/records.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+const APP = "com.example.game";
+const OTHER = "com.example.other";
+const T0 = Date.parse("2026-11-01T00:00:00Z");
+const iso = (ms: number) => new Date(ms).toISOString();
+const unix = (ms: number) => Math.floor(ms / 1000);
+
+type Page = { data: ExportRecord[]; total_count: number };
+
+describe("GET /api/v1/export", () => {
+  let rt: TestRuntime;
+  let keys: { sdkKey: string; serverKey: string };
+  let otherKeys: { sdkKey: string; serverKey: string };
+
+  const page = async (query: string, key = keys.serverKey): Promise<Page> => {
+    const response = await rt.get(`/api/v1/export?${query}`, key);
+    expect(response.status).toBe(200);
+    return (await response.json()) as Page;
+  };
+
+  beforeAll(async () => {
+    rt = await startTestRuntime();
+    keys = await rt.createApp(APP);
+    otherKeys = await rt.createApp(OTHER, "ios");
+    await rt.streams.events.put([
+      // Two events at the same instant: ties are ordered by event_id.
+      lakeEvent({ app_id: APP, event_id: "b-tie", service_id: "s1", event_time: iso(T0 + 3_000) }),
+      lakeEvent({ app_id: APP, event_id: "a-tie", service_id: "s1", event_time: iso(T0 + 3_000) }),
+      lakeEvent({ app_id: APP, event_id: "first", service_id: "s1", event_time: iso(T0 + 1_000), revenue: 9.99, currency: "EUR", revenue_usd: 11.5, customer_user_id: "u-1", maid: "38400000-8cf0-11bd-b23e-10b96e40000d", country: "DE" }),
+      lakeEvent({ app_id: APP, event_id: "no-attribution", service_id: "s9", event_time: iso(T0 + 5_000) }),
+      lakeEvent({ app_id: APP, event_id: "before-window", service_id: "s1", event_time: iso(T0 - 1_000) }),
+      lakeEvent({ app_id: OTHER, event_id: "other-app", service_id: "o1", event_time: iso(T0 + 2_000) }),
+    ]);
+    await rt.streams.events.flush();
+    // The lake holds "first" twice, as after an SDK retry.
+    await rt.streams.events.put([
+      lakeEvent({ app_id: APP, event_id: "first", service_id: "s1", event_time: iso(T0 + 1_000), revenue: 9.99, currency: "EUR", revenue_usd: 11.5, customer_user_id: "u-1", maid: "38400000-8cf0-11bd-b23e-10b96e40000d", country: "DE" }),
+    ]);
+    await rt.streams.attributions.put([
+      lakeAttribution({ app_id: APP, service_id: "s1", attributed_at: iso(T0 - 60_000), media_source: "organic" }),
+      lakeAttribution({ app_id: APP, service_id: "s1", attributed_at: iso(T0 - 30_000), media_source: "meta_ads", campaign_id: "c1", campaign_name: "Launch", adset_id: "as1", adset_name: "Broad", ad_id: "ad1", ad_name: "Video", matching_type: "network", click_to_first_open_hours: 2, confidence_score: "high" }),
+    ]);
+    await rt.flush();
+  });
+
+  afterAll(async () => {
+    await rt.dispose();
+  });
+
+  describe("authentication", () => {
+    it.each([
+      ["no Authorization header", undefined],
+      ["an unknown key", "srv_0123456789abcdef_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"],
+      ["a malformed key", "not-a-key"],
+    ])("answers 401 with the spec's body for %s", async (_case, key) => {
+      const response = await rt.get(`/api/v1/export?timestamp=${unix(T0)}`, key);
+      expect(response.status).toBe(401);
+      const body = await response.json();
+      expect(body).toEqual({ error: "Unauthorized", detail: expect.any(String) });
+      expect(body.detail.length).toBeGreaterThan(0);
+    });
+
+    it("answers 401 to a valid SDK key, which has no export scope", async () => {
+      const response = await rt.get(`/api/v1/export?timestamp=${unix(T0)}`, keys.sdkKey);
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ error: "Unauthorized" });
+    });
+
+    it("answers 401 to a key whose secret part was altered", async () => {
+      const altered = `${keys.serverKey.slice(0, -1)}${keys.serverKey.endsWith("A") ? "B" : "A"}`;
+      const response = await rt.get(`/api/v1/export?timestamp=${unix(T0)}`, altered);
+      expect(response.status).toBe(401);
+    });
+  });
+
+  describe("validation", () => {
+    it.each([
+      ["timestamp missing", "format=json", /timestamp/],
+      ["timestamp not an integer", "timestamp=yesterday", /timestamp/],
+      ["timestamp fractional", "timestamp=1.5", /timestamp/],
+      ["timestamp negative", "timestamp=-5", /timestamp/],
+      ["format unknown", `timestamp=${unix(T0)}&format=pdf`, /format/],
+      ["limit zero", `timestamp=${unix(T0)}&limit=0`, /limit/],
+      ["limit over 10000", `timestamp=${unix(T0)}&limit=10001`, /limit/],
+      ["limit not a number", `timestamp=${unix(T0)}&limit=ten`, /limit/],
+      ["offset negative", `timestamp=${unix(T0)}&offset=-1`, /offset/],
+      ["offset not an integer", `timestamp=${unix(T0)}&offset=2.5`, /offset/],
+    ])("answers 422 when %s", async (_case, query, detail) => {
+      const response = await rt.get(`/api/v1/export?${query}`, keys.serverKey);
+      expect(response.status).toBe(422);
+      const body = await response.json();
+      expect(body.error).toBe("Unprocessable Entity");
+      expect(body.detail).toMatch(detail);
+      expect(Object.keys(body).sort()).toEqual(["detail", "error"]);
+    });
+  });
+
+  it("returns the app's events since the timestamp, once each, ordered by time then id", async () => {
+    const { data, total_count } = await page(`timestamp=${unix(T0)}`);
+    expect(data.map((e) => e.event_id)).toEqual(["first", "a-tie", "b-tie", "no-attribution"]);
+    expect(total_count).toBe(4);
+  });
+
+  it("defaults to json without Content-Disposition", async () => {
+    const response = await rt.get(`/api/v1/export?timestamp=${unix(T0)}`, keys.serverKey);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(response.headers.get("content-disposition")).toBeNull();
+  });
+
+  it("gives every field of the record in the spec's order, with types and nulls", async () => {
+    const { data } = await page(`timestamp=${unix(T0)}`);
+    const [first] = data;
+    expect(Object.keys(first ?? {})).toEqual(COLUMN_NAMES);
+    expect(first).toMatchObject({
+      event_id: "first",
+      event_time: "2026-11-01T00:00:01.000Z",
+      app_id: APP,
+      revenue: 9.99,
+      currency: "EUR",
+      revenue_usd: 11.5,
+      customer_user_id: "u-1",
+      country: "DE",
+      idfv: null,
+    });
+  });
+
+  it("joins each event with its install's latest attribution, or nulls when there is none", async () => {
+    const { data } = await page(`timestamp=${unix(T0)}`);
+    expect(data[0]).toMatchObject({
+      media_source: "meta_ads",
+      campaign_id: "c1",
+      campaign_name: "Launch",
+      adset_id: "as1",
+      adset_name: "Broad",
+      ad_id: "ad1",
+      ad_name: "Video",
+      matching_type: "network",
+      click_to_first_open_hours: 2,
+      confidence_score: "high",
+    });
+    const unattributed = data.find((e) => e.event_id === "no-attribution");
+    for (const column of ["media_source", "campaign_id", "matching_type", "click_to_first_open_hours", "confidence_score", "install_type"] as const) {
+      expect(unattributed?.[column]).toBeNull();
+    }
+  });
+
+  it("returns only the events of the key's app", async () => {
+    const mine = await page(`timestamp=${unix(T0)}`);
+    const theirs = await page(`timestamp=${unix(T0)}`, otherKeys.serverKey);
+    expect(mine.data.every((e) => e.app_id === APP)).toBe(true);
+    expect(theirs.data.map((e) => e.event_id)).toEqual(["other-app"]);
+  });
+
+  it("streams ndjson one record a line, without Content-Disposition", async () => {
+    const response = await rt.get(`/api/v1/export?timestamp=${unix(T0)}&format=ndjson`, keys.serverKey);
+    expect(response.headers.get("content-type")).toMatch(/ndjson/);
+    expect(response.headers.get("content-disposition")).toBeNull();
+    const lines = (await response.text()).trimEnd().split("\n");
+    expect(lines.map((l) => JSON.parse(l).event_id)).toEqual(["first", "a-tie", "b-tie", "no-attribution"]);
+  });
+
+  it.each([
+    ["csv", "text/csv"],
+    ["tsv", "text/tab-separated-values"],
+    ["xml", "application/xml"],
+    ["xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"],
+    ["parquet", "application/vnd.apache.parquet"],
+  ])("sends %s as a download named for app, window and page", async (format, type) => {
+    const response = await rt.get(
+      `/api/v1/export?timestamp=${unix(T0)}&format=${format}&limit=500&offset=1000`,
+      keys.serverKey,
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain(type);
+    const disposition = response.headers.get("content-disposition") ?? "";
+    expect(disposition).toMatch(
+      new RegExp(`^attachment; filename="${APP.replaceAll(".", "\\.")}_events_20261101T000000Z-\\d{8}T\\d{6}Z_rows-1001-1500\\.${format}"$`),
+    );
+    await response.arrayBuffer();
+  });
+
+  it("pages with limit and offset; a short page is the last", async () => {
+    const first = await page(`timestamp=${unix(T0)}&limit=3&offset=0`);
+    const last = await page(`timestamp=${unix(T0)}&limit=3&offset=3`);
+    const beyond = await page(`timestamp=${unix(T0)}&limit=3&offset=6`);
+    expect(first.data.map((e) => e.event_id)).toEqual(["first", "a-tie", "b-tie"]);
+    expect(first.total_count).toBe(3);
+    expect(last.data.map((e) => e.event_id)).toEqual(["no-attribution"]);
+    expect(last.total_count).toBe(1);
+    expect(beyond).toEqual({ data: [], total_count: 0 });
+  });
+
+  it("answers an unexpected failure with 500 and no internals", async () => {
+    const broken = "com.example.broken";
+    const brokenKeys = await rt.createApp(broken);
+    const { mkdir, writeFile } = await import("node:fs/promises");
+    const dir = `${rt.config.dataDir}/lake/events/app_id=${broken}/dt=2026-11-01`;
+    await mkdir(dir, { recursive: true });
+    await writeFile(`${dir}/part-corrupt.parquet`, "this is not parquet");
+    const response = await rt.get(`/api/v1/export?timestamp=${unix(T0)}`, brokenKeys.serverKey);
+    expect(response.status).toBe(500);
+    const body = await response.json();
+    expect(body).toEqual({ error: "Internal Server Error", detail: expect.any(String) });
+    expect(body.detail).not.toMatch(/parquet|duckdb|\/|Error:/i);
+  });
+
+  it("answers an unknown route with 404 in the same body shape", async () => {
+    const response = await rt.get("/api/v2/export", keys.serverKey);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: "Not Found", detail: expect.any(String) });
+  });
+});
