@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import type { LakeQueryEngine, SnapshotCatalog, SnapshotRef } from "../ports/lake.ts";
+import type { ExportRecord } from "../record/columns.ts";
+import { createExportPages } from "./export-page.ts";
+
+// A counting engine: the snapshot logic under test decides when it is asked to materialise.
+const countingEngine = () => {
+  const calls = { materialize: 0, pages: [] as [string, number, number][] };
+  const engine: LakeQueryEngine = {
+    async materialize({ snapshotId }) {
+      calls.materialize += 1;
+      await new Promise((r) => setTimeout(r, 5));
+      return { location: snapshotId, rowCount: 25 };
+    },
+    async *readPage(snapshot, offset, limit) {
+      calls.pages.push([snapshot.location, offset, limit]);
+      yield* [] as ExportRecord[];
+    },
+  };
+  return { engine, calls };
+};
+
+const memoryCatalog = (): SnapshotCatalog => {
+  const refs = new Map<string, SnapshotRef>();
+  return {
+    get: async (appId, since) => refs.get(`${appId}#${since}`),
+    put: async (ref) => void refs.set(`${ref.appId}#${ref.since}`, ref),
+  };
+};
+
+describe("export pages", () => {
+  it("materialises once per app and timestamp while the snapshot is fresh", async () => {
+    let now = 1_000_000;
+    const { engine, calls } = countingEngine();
+    const pages = createExportPages({ engine, catalog: memoryCatalog(), snapshotTtlSeconds: 60, now: () => now });
+    const first = await pages.open({ appId: "a", since: 10, offset: 0, limit: 10 });
+    const second = await pages.open({ appId: "a", since: 10, offset: 10, limit: 10 });
+    expect(calls.materialize).toBe(1);
+    expect(second.snapshot.snapshotId).toBe(first.snapshot.snapshotId);
+    expect(first.snapshot.expiresAt).toBe(now + 60_000);
+
+    await pages.open({ appId: "a", since: 11, offset: 0, limit: 10 });
+    await pages.open({ appId: "b", since: 10, offset: 0, limit: 10 });
+    expect(calls.materialize).toBe(3);
+
+    now += 60_000;
+    const renewed = await pages.open({ appId: "a", since: 10, offset: 0, limit: 10 });
+    expect(calls.materialize).toBe(4);
+    expect(renewed.snapshot.snapshotId).not.toBe(first.snapshot.snapshotId);
+  });
+
+  it("shares one materialisation between concurrent first requests", async () => {
+    const { engine, calls } = countingEngine();
+    const pages = createExportPages({ engine, catalog: memoryCatalog(), snapshotTtlSeconds: 60 });
+    const opened = await Promise.all(
+      [0, 10, 20].map((offset) => pages.open({ appId: "a", since: 1, offset, limit: 10 })),
+    );
+    expect(calls.materialize).toBe(1);
+    expect(new Set(opened.map((p) => p.snapshot.snapshotId)).size).toBe(1);
+  });
+
+  it("slices the snapshot by offset and limit, and reads nothing past its end", async () => {
+    const { engine, calls } = countingEngine();
+    const pages = createExportPages({ engine, catalog: memoryCatalog(), snapshotTtlSeconds: 60 });
+    for await (const _ of (await pages.open({ appId: "a", since: 1, offset: 20, limit: 10 })).rows);
+    for await (const _ of (await pages.open({ appId: "a", since: 1, offset: 25, limit: 10 })).rows);
+    expect(calls.pages.map(([, offset, limit]) => [offset, limit])).toEqual([[20, 10]]);
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { exportParamsSchema } from "./params.ts";
+
+describe("export query parameters", () => {
+  it("applies the spec's defaults", () => {
+    expect(exportParamsSchema.parse({ timestamp: "1762000000" })).toEqual({
+      timestamp: 1_762_000_000,
+      format: "json",
+      limit: 10_000,
+      offset: 0,
+    });
+  });
+
+  it("accepts the limits' bounds", () => {
+    expect(exportParamsSchema.parse({ timestamp: "0", limit: "1", offset: "0" }).limit).toBe(1);
+    expect(exportParamsSchema.parse({ timestamp: "0", limit: "10000" }).limit).toBe(10_000);
+  });
+
+  it.each([
+    [{}, "timestamp"],
+    [{ timestamp: "" }, "timestamp"],
+    [{ timestamp: "1e9" }, "timestamp"],
+    [{ timestamp: "12", format: "JSON" }, "format"],
+    [{ timestamp: "12", limit: "10001" }, "limit"],
+    [{ timestamp: "12", limit: "-1" }, "limit"],
+    [{ timestamp: "12", offset: "0x10" }, "offset"],
+    [{ timestamp: "12", offset: "99999999999999999" }, "offset"],
+  ])("rejects %j with a detail naming %s", (query, name) => {
+    const result = exportParamsSchema.safeParse(query);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((i) => i.message).join(" ")).toContain(name);
+  });
+});

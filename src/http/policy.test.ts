@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { isAllowed, policyFor, routeArn } from "./policy.ts";
+
+const arn = "arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/api/v1/export";
+
+describe("authorizer policy", () => {
+  it("allows the routes of the key's scopes on the same API and stage", () => {
+    const policy = policyFor(arn, ["export"]);
+    expect(policy.Statement).toEqual([
+      {
+        Action: "execute-api:Invoke",
+        Effect: "Allow",
+        Resource: ["arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/api/v1/export"],
+      },
+    ]);
+    expect(isAllowed(policy, arn)).toBe(true);
+  });
+
+  it("denies everything to a key whose scopes reach no route", () => {
+    const policy = policyFor(arn, ["ingest"]);
+    expect(policy.Statement[0]?.Effect).toBe("Deny");
+    expect(isAllowed(policy, arn)).toBe(false);
+  });
+
+  it("does not allow another API, stage or method", () => {
+    const policy = policyFor(arn, ["export"]);
+    expect(isAllowed(policy, arn.replace("abc123", "zzz999"))).toBe(false);
+    expect(isAllowed(policy, arn.replace("/prod/", "/dev/"))).toBe(false);
+    expect(isAllowed(policy, arn.replace("/GET/", "/POST/"))).toBe(false);
+  });
+
+  it("writes path parameters as wildcards, and an explicit deny wins", () => {
+    expect(routeArn(arn, "DELETE", "/v1/installs/{service_id}")).toBe(
+      "arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/DELETE/v1/installs/*",
+    );
+    const both = {
+      Version: "2012-10-17" as const,
+      Statement: [
+        { Action: "execute-api:Invoke" as const, Effect: "Allow" as const, Resource: [`${arn.split("/GET")[0]}/*`] },
+        { Action: "execute-api:Invoke" as const, Effect: "Deny" as const, Resource: [arn] },
+      ],
+    };
+    expect(isAllowed(both, arn)).toBe(false);
+  });
+});
