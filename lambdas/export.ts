@@ -1,0 +1,31 @@
+/** `GET /api/v1/export` on AWS: Athena snapshots read from S3, streamed with Lambda response streaming. */
+import { executionModeStreamifyResponse } from "@middy/core/StreamifyResponse";
+import { createAthenaQueryEngine } from "../src/adapters/athena/query-engine.ts";
+import { createDynamoStores } from "../src/adapters/dynamodb/stores.ts";
+import { exportEnv, parseEnv } from "../src/config/aws-env.ts";
+import { createExportHandler } from "../src/http/handlers/export.ts";
+import { athena, dynamoDocument, s3 } from "./clients.ts";
+import { NOT_GRANTED_TABLE } from "./tables.ts";
+
+// At start-up, so a bad deployment fails on its first cold start, naming the variable.
+const env = parseEnv(exportEnv, process.env);
+
+const { snapshots } = createDynamoStores(dynamoDocument, {
+  snapshots: env.SNAPSHOTS_TABLE,
+  apps: NOT_GRANTED_TABLE,
+  keys: NOT_GRANTED_TABLE,
+});
+
+const engine = createAthenaQueryEngine({
+  athena,
+  s3,
+  workGroup: env.ATHENA_WORKGROUP,
+  database: env.GLUE_DATABASE,
+  // Pages are still served without checkpoints, only slower: worth a log line, not a failure.
+  onCheckpointError: (error) => console.warn("Export page checkpoints unavailable", error),
+});
+
+export const handler = createExportHandler(
+  { engine, catalog: snapshots, snapshotTtlSeconds: env.SNAPSHOT_TTL_SECONDS },
+  { executionMode: executionModeStreamifyResponse },
+);
