@@ -1,0 +1,176 @@
+/**
+ * Export benchmark: a 10,000-row page in each format through the embedded gateway, next to
+ * DuckDB's own COPY of the same rows (the reference), then the same with 10x more history
+ * outside the window. Prints figures; asserts nothing.
+ */
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { embeddedConfig } from "../src/config/embedded.ts";
+import { createApp } from "../src/domain/apps.ts";
+import { startEmbeddedRuntime } from "../src/embedded/runtime.ts";
+import { EXPORT_FORMATS } from "../src/export/formats/index.ts";
+import { sqlString } from "../src/lake/export-query.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeRecord } from "../src/lake/tables.ts";
+
+const APP = "com.bench.app";
+const PAGE = 10_000;
+const WINDOW_START = Date.parse("2026-11-10T00:00:00Z");
+const REPEATS = 3;
+
+const nulls = (columns: readonly { name: string }[]) =>
+  Object.fromEntries(columns.map((c) => [c.name, null]));
+
+const event = (i: number, time: number): LakeRecord => ({
+  ...nulls(EVENTS_TABLE.columns),
+  app_id: APP,
+  event_id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+  event_time: new Date(time).toISOString(),
+  event_name: i % 4 === 0 ? "service_purchase" : "service_level_complete",
+  service_id: `install-${i % 2_000}`,
+  country: ["US", "DE", "BR", "JP"][i % 4] ?? null,
+  os: "android",
+  app_name: "Bench App",
+  revenue: i % 4 === 0 ? 4.99 : null,
+  currency: i % 4 === 0 ? "EUR" : null,
+  revenue_usd: i % 4 === 0 ? 5.41 : null,
+  maid: `38400000-8cf0-11bd-b23e-${String(i % 2_000).padStart(12, "0")}`,
+  customer_user_id: i % 3 === 0 ? `user-${i % 2_000}` : null,
+  received_at: new Date(time + 1_500).toISOString(),
+});
+
+const attribution = (i: number): LakeRecord => ({
+  ...nulls(ATTRIBUTIONS_TABLE.columns),
+  app_id: APP,
+  service_id: `install-${i}`,
+  attributed_at: new Date(WINDOW_START - 86_400_000).toISOString(),
+  media_source: i % 3 === 0 ? "organic" : "meta_ads",
+  campaign_id: i % 3 === 0 ? null : `c-${i % 7}`,
+  campaign_name: i % 3 === 0 ? null : `Campaign ${i % 7}`,
+  matching_type: i % 3 === 0 ? null : "network",
+  confidence_score: i % 3 === 0 ? null : "high",
+  click_to_first_open_hours: i % 3 === 0 ? null : i % 48,
+});
+
+let peakRss = 0;
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+}, 5);
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const ms = (value: number) => `${value.toFixed(0)} ms`;
+
+const main = async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), "attribution-bench-"));
+  const runtime = await startEmbeddedRuntime(
+    embeddedConfig({}, { dataDir, port: 0, flushIntervalMs: 600_000 }),
+  );
+  try {
+    const { keys } = await createApp({ appId: APP, name: "Bench App", platform: "android" }, runtime.stores);
+    const serverKey = keys.find((k) => k.kind === "server")?.key ?? "";
+
+    await runtime.streams.events.put(Array.from({ length: PAGE }, (_, i) => event(i, WINDOW_START + i * 60_000)));
+    await runtime.streams.attributions.put(Array.from({ length: 2_000 }, (_, i) => attribution(i)));
+    await runtime.flush();
+
+    const fetchPage = async (timestamp: number, format: string) => {
+      const started = performance.now();
+      const response = await fetch(
+        `${runtime.url}/api/v1/export?timestamp=${timestamp}&format=${format}&limit=${PAGE}`,
+        { headers: { authorization: serverKey } },
+      );
+      if (!response.ok || !response.body) throw new Error(`${format}: ${response.status}`);
+      let firstByte = 0;
+      let bytes = 0;
+      for await (const chunk of response.body) {
+        if (bytes === 0) firstByte = performance.now() - started;
+        bytes += chunk.byteLength;
+      }
+      return { firstByte, lastByte: performance.now() - started, bytes };
+    };
+
+    /** DuckDB's own COPY of the page's rows from the same snapshot. */
+    const reference = async (snapshotFile: string, format: "csv" | "json" | "parquet") => {
+      const out = join(dataDir, `reference.${format}`);
+      const times: number[] = [];
+      const connection = await (await import("@duckdb/node-api")).DuckDBInstance.create(":memory:");
+      const db = await connection.connect();
+      for (let i = 0; i < REPEATS; i++) {
+        const started = performance.now();
+        await db.run(
+          `COPY (SELECT * EXCLUDE (pos) FROM read_parquet(${sqlString(snapshotFile)}) WHERE pos < ${PAGE} ORDER BY pos) TO ${sqlString(out)} (FORMAT ${format})`,
+        );
+        times.push(performance.now() - started);
+      }
+      db.closeSync();
+      connection.closeSync();
+      return { time: median(times), bytes: (await stat(out)).size };
+    };
+
+    const measure = async (label: string, timestamp: number) => {
+      const materializeStarted = performance.now();
+      await fetchPage(timestamp, "json");
+      const materialize = performance.now() - materializeStarted;
+      const snapshot = await runtime.stores.snapshots.get(APP, timestamp);
+      if (!snapshot) throw new Error("no snapshot");
+      const refs = {
+        csv: await reference(snapshot.location, "csv"),
+        json: await reference(snapshot.location, "json"),
+        parquet: await reference(snapshot.location, "parquet"),
+      };
+      const refFor: Record<string, keyof typeof refs> = {
+        json: "json",
+        ndjson: "json",
+        csv: "csv",
+        tsv: "csv",
+        xml: "csv",
+        xlsx: "csv",
+        parquet: "parquet",
+      };
+      console.log(`\n${label}: first request (materialises the snapshot) ${ms(materialize)}`);
+      console.log("format   first byte  last byte      bytes   reference (DuckDB COPY)   ratio");
+      const results: Record<string, number> = {};
+      for (const format of EXPORT_FORMATS) {
+        const runs = [];
+        for (let i = 0; i < REPEATS; i++) runs.push(await fetchPage(timestamp, format));
+        const lastByte = median(runs.map((r) => r.lastByte));
+        const firstByte = median(runs.map((r) => r.firstByte));
+        const ref = refs[refFor[format] ?? "csv"];
+        results[format] = lastByte;
+        console.log(
+          `${format.padEnd(8)} ${ms(firstByte).padStart(10)} ${ms(lastByte).padStart(10)} ${mb(runs[0]?.bytes ?? 0).padStart(10)}   ${refFor[format]?.padEnd(8)} ${ms(ref.time).padStart(7)} ${mb(ref.bytes).padStart(9)}   ${(lastByte / ref.time).toFixed(2)}x`,
+        );
+      }
+      return { materialize, results };
+    };
+
+    const since = WINDOW_START / 1000;
+    const base = await measure("Lake with the window only (10,000 events)", since);
+
+    // 10x history outside the window, in earlier days' partitions.
+    const history = 10 * PAGE;
+    for (let start = 0; start < history; start += 20_000) {
+      await runtime.streams.events.put(
+        Array.from({ length: 20_000 }, (_, i) => event(PAGE + start + i, WINDOW_START - 90 * 86_400_000 + (start + i) * 70_000)),
+      );
+    }
+    await runtime.flush();
+    // One second earlier holds no event, so the rows are the same but the snapshot is new.
+    const withHistory = await measure("Lake with 10x history outside the window (110,000 events)", since - 1);
+
+    console.log("\n10x history cost (with / without)");
+    console.log(`materialise ${(withHistory.materialize / base.materialize).toFixed(2)}x`);
+    for (const format of EXPORT_FORMATS) {
+      console.log(`${format.padEnd(8)} ${((withHistory.results[format] ?? 0) / (base.results[format] ?? 1)).toFixed(2)}x`);
+    }
+    console.log(`\nPeak memory of the process (RSS): ${mb(Math.max(peakRss, process.resourceUsage().maxRSS * 1024))}`);
+  } finally {
+    clearInterval(sampler);
+    await runtime.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+};
+
+await main();

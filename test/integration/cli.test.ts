@@ -1,0 +1,106 @@
+/**
+ * The README's flow with the real command line: `start` as its own process, `apps create`,
+ * `demo` and `export` from other processes, then a restart that keeps apps, keys and events.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const CLI = join(import.meta.dirname, "../../bin/attribution.js");
+
+const startService = async (dataDir: string): Promise<{ child: ChildProcess; url: string }> => {
+  const child = spawn(process.execPath, [CLI, "start", "--port", "0", "--data-dir", dataDir], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`service exited with ${code}: ${output}`)));
+  });
+  return { child, url };
+};
+
+const stopService = async (child: ChildProcess) => {
+  const exited = once(child, "exit");
+  child.kill("SIGINT");
+  const [code] = await exited;
+  return code;
+};
+
+const cli = async (dataDir: string, ...args: string[]) =>
+  (await run(process.execPath, [CLI, ...args, "--data-dir", dataDir])).stdout;
+
+describe("the attribution command line", () => {
+  let dataDir: string;
+  let service: { child: ChildProcess; url: string };
+  let serverKey: string;
+  let duckdb: DuckDBInstance;
+
+  const exportAll = async (format: string) => {
+    const output = join(dataDir, `export.${format}`);
+    const since = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+    const stdout = await cli(dataDir, "export", "--since", since, "--format", format, "-o", output, "--key", serverKey, "--page-size", "700", "--no-progress");
+    const count = Number(/Wrote (\d+) events/.exec(stdout)?.[1]);
+    return { output, count };
+  };
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "attribution-cli-"));
+    duckdb = await DuckDBInstance.create(":memory:");
+    service = await startService(dataDir);
+  });
+
+  afterAll(async () => {
+    duckdb.closeSync();
+    if (service.child.exitCode === null) await stopService(service.child);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("creates an app and prints its keys once", async () => {
+    const created = JSON.parse(
+      await cli(dataDir, "apps", "create", "--app-id", "com.example.game", "--name", "Example Game", "--platform", "android", "--json"),
+    );
+    expect(created.app).toMatchObject({ appId: "com.example.game", platform: "android", enabled: true });
+    serverKey = created.keys.find((k: { kind: string }) => k.kind === "server").key;
+    expect(serverKey).toMatch(/^srv_/);
+    await expect(
+      cli(dataDir, "apps", "create", "--app-id", "com.example.game", "--name", "Again", "--platform", "android"),
+    ).rejects.toThrow(/already exists/);
+  });
+
+  it("fills the lake with demo data through the delivery streams", async () => {
+    const stdout = await cli(dataDir, "demo", "--days", "2", "--installs", "60");
+    expect(stdout).toMatch(/Wrote \d+ events and \d+ attributions/);
+  });
+
+  it("exports the whole window to one parquet file, page by page", async () => {
+    const { output, count } = await exportAll("parquet");
+    expect(count).toBeGreaterThan(700);
+    const connection = await duckdb.connect();
+    const reader = await connection.runAndReadAll(
+      `SELECT count(*)::INTEGER AS n, count(DISTINCT event_id)::INTEGER AS ids, bool_and(app_id = 'com.example.game') AS mine FROM read_parquet('${output}')`,
+    );
+    connection.closeSync();
+    expect(reader.getRowObjectsJS()[0]).toEqual({ n: count, ids: count, mine: true });
+  });
+
+  it("stops cleanly on Ctrl-C and keeps every app, key and event across a restart", async () => {
+    const before = await exportAll("csv");
+    expect(await stopService(service.child)).toBe(0);
+    service = await startService(dataDir);
+    const apps = JSON.parse(await cli(dataDir, "apps", "list", "--json"));
+    expect(apps.map((a: { appId: string }) => a.appId)).toContain("com.example.game");
+    const after = await exportAll("csv");
+    expect(after.count).toBe(before.count);
+  });
+});
