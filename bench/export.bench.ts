@@ -58,7 +58,8 @@ const sampler = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
 }, 5);
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const ms = (value: number) => `${value.toFixed(0)} ms`;
 
@@ -68,10 +69,15 @@ const main = async () => {
     embeddedConfig({}, { dataDir, port: 0, flushIntervalMs: 600_000 }),
   );
   try {
-    const { keys } = await createApp({ appId: APP, name: "Bench App", platform: "android" }, runtime.stores);
+    const { keys } = await createApp(
+      { appId: APP, name: "Bench App", platform: "android" },
+      runtime.stores,
+    );
     const serverKey = keys.find((k) => k.kind === "server")?.key ?? "";
 
-    await runtime.streams.events.put(Array.from({ length: PAGE }, (_, i) => event(i, WINDOW_START + i * 60_000)));
+    await runtime.streams.events.put(
+      Array.from({ length: PAGE }, (_, i) => event(i, WINDOW_START + i * 60_000)),
+    );
     await runtime.streams.attributions.put(Array.from({ length: 2_000 }, (_, i) => attribution(i)));
     await runtime.flush();
 
@@ -153,19 +159,28 @@ const main = async () => {
     const history = 10 * PAGE;
     for (let start = 0; start < history; start += 20_000) {
       await runtime.streams.events.put(
-        Array.from({ length: 20_000 }, (_, i) => event(PAGE + start + i, WINDOW_START - 90 * 86_400_000 + (start + i) * 70_000)),
+        Array.from({ length: 20_000 }, (_, i) =>
+          event(PAGE + start + i, WINDOW_START - 90 * 86_400_000 + (start + i) * 70_000),
+        ),
       );
     }
     await runtime.flush();
     // One second earlier holds no event, so the rows are the same but the snapshot is new.
-    const withHistory = await measure("Lake with 10x history outside the window (110,000 events)", since - 1);
+    const withHistory = await measure(
+      "Lake with 10x history outside the window (110,000 events)",
+      since - 1,
+    );
 
     console.log("\n10x history cost (with / without)");
     console.log(`materialise ${(withHistory.materialize / base.materialize).toFixed(2)}x`);
     for (const format of EXPORT_FORMATS) {
-      console.log(`${format.padEnd(8)} ${((withHistory.results[format] ?? 0) / (base.results[format] ?? 1)).toFixed(2)}x`);
+      console.log(
+        `${format.padEnd(8)} ${((withHistory.results[format] ?? 0) / (base.results[format] ?? 1)).toFixed(2)}x`,
+      );
     }
-    console.log(`\nPeak memory of the process (RSS): ${mb(Math.max(peakRss, process.resourceUsage().maxRSS * 1024))}`);
+    console.log(
+      `\nPeak memory of the process (RSS): ${mb(Math.max(peakRss, process.resourceUsage().maxRSS * 1024))}`,
+    );
   } finally {
     clearInterval(sampler);
     await runtime.stop();

@@ -4,8 +4,12 @@
  * folder directly for the length of the command.
  */
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
-import { readRuntimeInfo, dataPaths } from "../embedded/data-dir.ts";
-import { connectDynamoDb, LOCAL_TABLE_NAMES, startLocalDynamoDb } from "../embedded/local-dynamodb.ts";
+import { dataPaths, readRuntimeInfo } from "../embedded/data-dir.ts";
+import {
+  connectDynamoDb,
+  LOCAL_TABLE_NAMES,
+  startLocalDynamoDb,
+} from "../embedded/local-dynamodb.ts";
 
 export const withLocalStores = async <T>(
   dataDir: string,

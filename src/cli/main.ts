@@ -10,7 +10,9 @@ import { demoCommand } from "./commands/demo.ts";
 import { exportCommand, parseSince } from "./commands/export.ts";
 import { start } from "./commands/start.ts";
 
-const pkg: unknown = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+const pkg: unknown = JSON.parse(
+  readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
+);
 const version = typeof pkg === "object" && pkg && "version" in pkg ? String(pkg.version) : "0.0.0";
 
 const integer = (min: number, max: number) => (value: string) => {
@@ -22,8 +24,11 @@ const integer = (min: number, max: number) => (value: string) => {
 };
 
 const dataDirOption = () =>
-  new Option("--data-dir <path>", "data folder of the embedded service").env("ATTRIBUTION_DATA_DIR");
-const defaultDataDir = (dataDir?: string) => embeddedConfig(process.env, dataDir ? { dataDir } : {}).dataDir;
+  new Option("--data-dir <path>", "data folder of the embedded service").env(
+    "ATTRIBUTION_DATA_DIR",
+  );
+const defaultDataDir = (dataDir?: string) =>
+  embeddedConfig(process.env, dataDir ? { dataDir } : {}).dataDir;
 
 const program = new Command("attribution")
   .description("Mobile attribution service: ingestion, attribution and export.")
@@ -32,7 +37,11 @@ const program = new Command("attribution")
 program
   .command("start")
   .description("run the whole service on this machine")
-  .addOption(new Option("--port <port>", "port to listen on").argParser(integer(0, 65_535)).env("ATTRIBUTION_PORT"))
+  .addOption(
+    new Option("--port <port>", "port to listen on")
+      .argParser(integer(0, 65_535))
+      .env("ATTRIBUTION_PORT"),
+  )
   .addOption(new Option("--host <host>", "address to listen on").env("ATTRIBUTION_HOST"))
   .addOption(dataDirOption())
   .action(start);
@@ -43,11 +52,19 @@ apps
   .description("register an app and print its SDK and server keys (shown once)")
   .requiredOption("--app-id <id>", "bundle identifier or package name")
   .requiredOption("--name <name>", "human-readable app name")
-  .addOption(new Option("--platform <platform>", "app platform").choices(PLATFORMS).makeOptionMandatory())
+  .addOption(
+    new Option("--platform <platform>", "app platform").choices(PLATFORMS).makeOptionMandatory(),
+  )
   .option("--json", "print JSON")
   .addOption(dataDirOption())
-  .action((options: { appId: string; name: string; platform: Platform; json?: boolean; dataDir?: string }) =>
-    createAppCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  .action(
+    (options: {
+      appId: string;
+      name: string;
+      platform: Platform;
+      json?: boolean;
+      dataDir?: string;
+    }) => createAppCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
   );
 apps
   .command("list")
@@ -62,7 +79,11 @@ program
   .command("demo")
   .description("fill the lake with realistic demo data for two apps")
   .addOption(new Option("--days <n>", "days of history").argParser(integer(1, 365)).default(14))
-  .addOption(new Option("--installs <n>", "installs per app").argParser(integer(1, 1_000_000)).default(2_000))
+  .addOption(
+    new Option("--installs <n>", "installs per app")
+      .argParser(integer(1, 1_000_000))
+      .default(2_000),
+  )
   .addOption(new Option("--seed <n>", "random seed").argParser(integer(0, 2 ** 31)).default(1))
   .addOption(dataDirOption())
   .action((options: { days: number; installs: number; seed: number; dataDir?: string }) =>
@@ -72,12 +93,27 @@ program
 program
   .command("export")
   .description("page through an export window and write one file")
-  .requiredOption("--since <time>", "window start: a date (2026-11-01), an ISO 8601 time or Unix seconds")
-  .addOption(new Option("--format <format>", "output format").choices(EXPORT_FORMATS).default("json"))
+  .requiredOption(
+    "--since <time>",
+    "window start: a date (2026-11-01), an ISO 8601 time or Unix seconds",
+  )
+  .addOption(
+    new Option("--format <format>", "output format").choices(EXPORT_FORMATS).default("json"),
+  )
   .requiredOption("-o, --output <file>", "file to write")
-  .addOption(new Option("--key <key>", "server API key").env("ATTRIBUTION_API_KEY").makeOptionMandatory())
-  .addOption(new Option("--url <url>", "service base URL (default: the running embedded service)").env("ATTRIBUTION_URL"))
-  .addOption(new Option("--page-size <n>", "events per request").argParser(integer(1, 10_000)).default(10_000))
+  .addOption(
+    new Option("--key <key>", "server API key").env("ATTRIBUTION_API_KEY").makeOptionMandatory(),
+  )
+  .addOption(
+    new Option("--url <url>", "service base URL (default: the running embedded service)").env(
+      "ATTRIBUTION_URL",
+    ),
+  )
+  .addOption(
+    new Option("--page-size <n>", "events per request")
+      .argParser(integer(1, 10_000))
+      .default(10_000),
+  )
   .option("--no-progress", "do not draw a progress bar")
   .addOption(dataDirOption())
   .action(

@@ -47,6 +47,9 @@ export const createApp = async (
 ): Promise<{ app: App; keys: IssuedKey[] }> => {
   const app: App = { ...newAppSchema.parse(input), enabled: true, createdAt: now.toISOString() };
   await stores.apps.create(app);
-  const keys = [await issueKey(app.appId, "sdk", stores.keys, now), await issueKey(app.appId, "server", stores.keys, now)];
+  const keys = [
+    await issueKey(app.appId, "sdk", stores.keys, now),
+    await issueKey(app.appId, "server", stores.keys, now),
+  ];
   return { app, keys };
 };

@@ -73,7 +73,7 @@ const readBody = async (req: IncomingMessage, maxBytes: number): Promise<string 
 
 const singleAndMulti = (entries: Iterable<[string, string]>) => {
   const multi: Record<string, string[]> = {};
-  for (const [name, value] of entries) (multi[name] ??= []).push(value);
+  for (const [name, value] of entries) multi[name] = [...(multi[name] ?? []), value];
   // API Gateway's single-value maps keep the last value of a repeated name.
   const single = Object.fromEntries(Object.entries(multi).map(([k, v]) => [k, v.at(-1) ?? ""]));
   return { single, multi };
@@ -127,7 +127,9 @@ export const createGateway = (options: GatewayOptions): Server => {
       return;
     }
     const headers = singleAndMulti(
-      Object.entries(req.headersDistinct).flatMap(([k, values]) => (values ?? []).map((v): [string, string] => [k, v])),
+      Object.entries(req.headersDistinct).flatMap(([k, values]) =>
+        (values ?? []).map((v): [string, string] => [k, v]),
+      ),
     );
     const query = singleAndMulti(url.searchParams.entries());
     const event: APIGatewayProxyEvent = {
@@ -195,7 +197,9 @@ export const createGateway = (options: GatewayOptions): Server => {
         return;
       }
       const { statusCode, body } = toErrorResponse(error);
-      console.error(JSON.stringify({ level: "error", message: "gateway failure", error: String(error) }));
+      console.error(
+        JSON.stringify({ level: "error", message: "gateway failure", error: String(error) }),
+      );
       sendError(res, statusCode, body.detail);
     });
   });

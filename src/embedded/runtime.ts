@@ -5,7 +5,10 @@
 import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { createDuckDbQueryEngine, type DuckDbQueryEngine } from "../adapters/duckdb/query-engine.ts";
+import {
+  createDuckDbQueryEngine,
+  type DuckDbQueryEngine,
+} from "../adapters/duckdb/query-engine.ts";
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import {
   createLocalDeliveryStream,
@@ -105,7 +108,9 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   // Snapshots outlive their catalog entry by a grace period, for pages being streamed.
   const pruner = setInterval(() => {
     const cutoff = new Date(Date.now() - 2 * config.snapshotTtlSeconds * 1000);
-    lake.engine.prune(cutoff).catch((error: unknown) => console.error("snapshot prune failed", error));
+    lake.engine
+      .prune(cutoff)
+      .catch((error: unknown) => console.error("snapshot prune failed", error));
   }, 60_000);
   pruner.unref();
 

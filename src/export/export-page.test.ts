@@ -32,7 +32,12 @@ describe("export pages", () => {
   it("materialises once per app and timestamp while the snapshot is fresh", async () => {
     let now = 1_000_000;
     const { engine, calls } = countingEngine();
-    const pages = createExportPages({ engine, catalog: memoryCatalog(), snapshotTtlSeconds: 60, now: () => now });
+    const pages = createExportPages({
+      engine,
+      catalog: memoryCatalog(),
+      snapshotTtlSeconds: 60,
+      now: () => now,
+    });
     const first = await pages.open({ appId: "a", since: 10, offset: 0, limit: 10 });
     const second = await pages.open({ appId: "a", since: 10, offset: 10, limit: 10 });
     expect(calls.materialize).toBe(1);

@@ -15,7 +15,11 @@ export const exportParamsSchema = z.object({
   timestamp: z
     .string({ error: "timestamp is required: the window's start in Unix seconds." })
     .pipe(integer("timestamp", "an integer number of Unix seconds, 0 or more"))
-    .pipe(z.number().min(0, { error: "timestamp must be an integer number of Unix seconds, 0 or more." })),
+    .pipe(
+      z
+        .number()
+        .min(0, { error: "timestamp must be an integer number of Unix seconds, 0 or more." }),
+    ),
   format: z
     .enum(EXPORT_FORMATS, { error: `format must be one of ${EXPORT_FORMATS.join(", ")}.` })
     .default("json"),

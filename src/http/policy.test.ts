@@ -36,7 +36,11 @@ describe("authorizer policy", () => {
     const both = {
       Version: "2012-10-17" as const,
       Statement: [
-        { Action: "execute-api:Invoke" as const, Effect: "Allow" as const, Resource: [`${arn.split("/GET")[0]}/*`] },
+        {
+          Action: "execute-api:Invoke" as const,
+          Effect: "Allow" as const,
+          Resource: [`${arn.split("/GET")[0]}/*`],
+        },
         { Action: "execute-api:Invoke" as const, Effect: "Deny" as const, Resource: [arn] },
       ],
     };

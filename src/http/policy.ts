@@ -29,7 +29,11 @@ export const policyFor = (methodArn: string, scopes: readonly Scope[]): PolicyDo
     Statement: [
       allowed.length > 0
         ? { Action: "execute-api:Invoke", Effect: "Allow", Resource: allowed }
-        : { Action: "execute-api:Invoke", Effect: "Deny", Resource: [`${apiStagePrefix(methodArn)}/*`] },
+        : {
+            Action: "execute-api:Invoke",
+            Effect: "Deny",
+            Resource: [`${apiStagePrefix(methodArn)}/*`],
+          },
     ],
   };
 };
@@ -45,6 +49,8 @@ const matches = (pattern: string, value: string): boolean => {
 /** API Gateway's evaluation: an explicit Deny wins, then any Allow, else denied. */
 export const isAllowed = (policy: PolicyDocument, methodArn: string): boolean => {
   const hit = (effect: "Allow" | "Deny") =>
-    policy.Statement.some((s) => s.Effect === effect && s.Resource.some((r) => matches(r, methodArn)));
+    policy.Statement.some(
+      (s) => s.Effect === effect && s.Resource.some((r) => matches(r, methodArn)),
+    );
   return !hit("Deny") && hit("Allow");
 };

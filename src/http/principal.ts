@@ -17,7 +17,10 @@ const contextSchema = z.object({
   keyId: z.string(),
   appId: z.string(),
   appName: z.string(),
-  scopes: z.string().transform((s) => s.split(" ").filter(Boolean)).pipe(z.array(z.enum(SCOPES))),
+  scopes: z
+    .string()
+    .transform((s) => s.split(" ").filter(Boolean))
+    .pipe(z.array(z.enum(SCOPES))),
 });
 
 export const toAuthorizerContext = (principal: Principal): Record<string, string> => ({

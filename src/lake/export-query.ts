@@ -44,7 +44,9 @@ export const buildExportQuery = (input: ExportQueryInput): string => {
     dialect === "duckdb" ? sinceIso.replace("Z", "") : sinceIso,
   );
   const order = "ev.event_time, ev.event_id";
-  const position = input.withPosition ? `row_number() OVER (ORDER BY ${order}) - 1 AS pos,\n  ` : "";
+  const position = input.withPosition
+    ? `row_number() OVER (ORDER BY ${order}) - 1 AS pos,\n  `
+    : "";
   return `WITH ev AS (
   SELECT *, row_number() OVER (PARTITION BY event_id ORDER BY received_at) AS copy_no
   FROM ${sources.events}

@@ -1,5 +1,5 @@
-import type { ExportRecord } from "../record/columns.ts";
 import type { LakeRecord } from "../lake/tables.ts";
+import type { ExportRecord } from "../record/columns.ts";
 
 /** Delivers records to one lake table (Firehose on AWS, a local delivery stream embedded). */
 export interface RecordStream {
@@ -19,7 +19,11 @@ export interface SnapshotLocation {
  * sorted and de-duplicated, and each page is a slice of it.
  */
 export interface LakeQueryEngine {
-  materialize(request: { appId: string; since: Date; snapshotId: string }): Promise<SnapshotLocation>;
+  materialize(request: {
+    appId: string;
+    since: Date;
+    snapshotId: string;
+  }): Promise<SnapshotLocation>;
   readPage(snapshot: SnapshotLocation, offset: number, limit: number): AsyncIterable<ExportRecord>;
 }
 

@@ -49,7 +49,21 @@ describe("the attribution command line", () => {
   const exportAll = async (format: string) => {
     const output = join(dataDir, `export.${format}`);
     const since = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
-    const stdout = await cli(dataDir, "export", "--since", since, "--format", format, "-o", output, "--key", serverKey, "--page-size", "700", "--no-progress");
+    const stdout = await cli(
+      dataDir,
+      "export",
+      "--since",
+      since,
+      "--format",
+      format,
+      "-o",
+      output,
+      "--key",
+      serverKey,
+      "--page-size",
+      "700",
+      "--no-progress",
+    );
     const count = Number(/Wrote (\d+) events/.exec(stdout)?.[1]);
     return { output, count };
   };
@@ -68,13 +82,38 @@ describe("the attribution command line", () => {
 
   it("creates an app and prints its keys once", async () => {
     const created = JSON.parse(
-      await cli(dataDir, "apps", "create", "--app-id", "com.example.game", "--name", "Example Game", "--platform", "android", "--json"),
+      await cli(
+        dataDir,
+        "apps",
+        "create",
+        "--app-id",
+        "com.example.game",
+        "--name",
+        "Example Game",
+        "--platform",
+        "android",
+        "--json",
+      ),
     );
-    expect(created.app).toMatchObject({ appId: "com.example.game", platform: "android", enabled: true });
+    expect(created.app).toMatchObject({
+      appId: "com.example.game",
+      platform: "android",
+      enabled: true,
+    });
     serverKey = created.keys.find((k: { kind: string }) => k.kind === "server").key;
     expect(serverKey).toMatch(/^srv_/);
     await expect(
-      cli(dataDir, "apps", "create", "--app-id", "com.example.game", "--name", "Again", "--platform", "android"),
+      cli(
+        dataDir,
+        "apps",
+        "create",
+        "--app-id",
+        "com.example.game",
+        "--name",
+        "Again",
+        "--platform",
+        "android",
+      ),
     ).rejects.toThrow(/already exists/);
   });
 

@@ -34,19 +34,75 @@ describe("GET /api/v1/export", () => {
       // Two events at the same instant: ties are ordered by event_id.
       lakeEvent({ app_id: APP, event_id: "b-tie", service_id: "s1", event_time: iso(T0 + 3_000) }),
       lakeEvent({ app_id: APP, event_id: "a-tie", service_id: "s1", event_time: iso(T0 + 3_000) }),
-      lakeEvent({ app_id: APP, event_id: "first", service_id: "s1", event_time: iso(T0 + 1_000), revenue: 9.99, currency: "EUR", revenue_usd: 11.5, customer_user_id: "u-1", maid: "38400000-8cf0-11bd-b23e-10b96e40000d", country: "DE" }),
-      lakeEvent({ app_id: APP, event_id: "no-attribution", service_id: "s9", event_time: iso(T0 + 5_000) }),
-      lakeEvent({ app_id: APP, event_id: "before-window", service_id: "s1", event_time: iso(T0 - 1_000) }),
-      lakeEvent({ app_id: OTHER, event_id: "other-app", service_id: "o1", event_time: iso(T0 + 2_000) }),
+      lakeEvent({
+        app_id: APP,
+        event_id: "first",
+        service_id: "s1",
+        event_time: iso(T0 + 1_000),
+        revenue: 9.99,
+        currency: "EUR",
+        revenue_usd: 11.5,
+        customer_user_id: "u-1",
+        maid: "38400000-8cf0-11bd-b23e-10b96e40000d",
+        country: "DE",
+      }),
+      lakeEvent({
+        app_id: APP,
+        event_id: "no-attribution",
+        service_id: "s9",
+        event_time: iso(T0 + 5_000),
+      }),
+      lakeEvent({
+        app_id: APP,
+        event_id: "before-window",
+        service_id: "s1",
+        event_time: iso(T0 - 1_000),
+      }),
+      lakeEvent({
+        app_id: OTHER,
+        event_id: "other-app",
+        service_id: "o1",
+        event_time: iso(T0 + 2_000),
+      }),
     ]);
     await rt.streams.events.flush();
     // The lake holds "first" twice, as after an SDK retry.
     await rt.streams.events.put([
-      lakeEvent({ app_id: APP, event_id: "first", service_id: "s1", event_time: iso(T0 + 1_000), revenue: 9.99, currency: "EUR", revenue_usd: 11.5, customer_user_id: "u-1", maid: "38400000-8cf0-11bd-b23e-10b96e40000d", country: "DE" }),
+      lakeEvent({
+        app_id: APP,
+        event_id: "first",
+        service_id: "s1",
+        event_time: iso(T0 + 1_000),
+        revenue: 9.99,
+        currency: "EUR",
+        revenue_usd: 11.5,
+        customer_user_id: "u-1",
+        maid: "38400000-8cf0-11bd-b23e-10b96e40000d",
+        country: "DE",
+      }),
     ]);
     await rt.streams.attributions.put([
-      lakeAttribution({ app_id: APP, service_id: "s1", attributed_at: iso(T0 - 60_000), media_source: "organic" }),
-      lakeAttribution({ app_id: APP, service_id: "s1", attributed_at: iso(T0 - 30_000), media_source: "meta_ads", campaign_id: "c1", campaign_name: "Launch", adset_id: "as1", adset_name: "Broad", ad_id: "ad1", ad_name: "Video", matching_type: "network", click_to_first_open_hours: 2, confidence_score: "high" }),
+      lakeAttribution({
+        app_id: APP,
+        service_id: "s1",
+        attributed_at: iso(T0 - 60_000),
+        media_source: "organic",
+      }),
+      lakeAttribution({
+        app_id: APP,
+        service_id: "s1",
+        attributed_at: iso(T0 - 30_000),
+        media_source: "meta_ads",
+        campaign_id: "c1",
+        campaign_name: "Launch",
+        adset_id: "as1",
+        adset_name: "Broad",
+        ad_id: "ad1",
+        ad_name: "Video",
+        matching_type: "network",
+        click_to_first_open_hours: 2,
+        confidence_score: "high",
+      }),
     ]);
     await rt.flush();
   });
@@ -63,7 +119,7 @@ describe("GET /api/v1/export", () => {
     ])("answers 401 with the spec's body for %s", async (_case, key) => {
       const response = await rt.get(`/api/v1/export?timestamp=${unix(T0)}`, key);
       expect(response.status).toBe(401);
-      const body = await response.json();
+      const body = (await response.json()) as { error: string; detail: string };
       expect(body).toEqual({ error: "Unauthorized", detail: expect.any(String) });
       expect(body.detail.length).toBeGreaterThan(0);
     });
@@ -96,7 +152,7 @@ describe("GET /api/v1/export", () => {
     ])("answers 422 when %s", async (_case, query, detail) => {
       const response = await rt.get(`/api/v1/export?${query}`, keys.serverKey);
       expect(response.status).toBe(422);
-      const body = await response.json();
+      const body = (await response.json()) as { error: string; detail: string };
       expect(body.error).toBe("Unprocessable Entity");
       expect(body.detail).toMatch(detail);
       expect(Object.keys(body).sort()).toEqual(["detail", "error"]);
@@ -147,7 +203,14 @@ describe("GET /api/v1/export", () => {
       confidence_score: "high",
     });
     const unattributed = data.find((e) => e.event_id === "no-attribution");
-    for (const column of ["media_source", "campaign_id", "matching_type", "click_to_first_open_hours", "confidence_score", "install_type"] as const) {
+    for (const column of [
+      "media_source",
+      "campaign_id",
+      "matching_type",
+      "click_to_first_open_hours",
+      "confidence_score",
+      "install_type",
+    ] as const) {
       expect(unattributed?.[column]).toBeNull();
     }
   });
@@ -160,11 +223,19 @@ describe("GET /api/v1/export", () => {
   });
 
   it("streams ndjson one record a line, without Content-Disposition", async () => {
-    const response = await rt.get(`/api/v1/export?timestamp=${unix(T0)}&format=ndjson`, keys.serverKey);
+    const response = await rt.get(
+      `/api/v1/export?timestamp=${unix(T0)}&format=ndjson`,
+      keys.serverKey,
+    );
     expect(response.headers.get("content-type")).toMatch(/ndjson/);
     expect(response.headers.get("content-disposition")).toBeNull();
     const lines = (await response.text()).trimEnd().split("\n");
-    expect(lines.map((l) => JSON.parse(l).event_id)).toEqual(["first", "a-tie", "b-tie", "no-attribution"]);
+    expect(lines.map((l) => JSON.parse(l).event_id)).toEqual([
+      "first",
+      "a-tie",
+      "b-tie",
+      "no-attribution",
+    ]);
   });
 
   it.each([
@@ -182,7 +253,9 @@ describe("GET /api/v1/export", () => {
     expect(response.headers.get("content-type")).toContain(type);
     const disposition = response.headers.get("content-disposition") ?? "";
     expect(disposition).toMatch(
-      new RegExp(`^attachment; filename="${APP.replaceAll(".", "\\.")}_events_20261101T000000Z-\\d{8}T\\d{6}Z_rows-1001-1500\\.${format}"$`),
+      new RegExp(
+        `^attachment; filename="${APP.replaceAll(".", "\\.")}_events_20261101T000000Z-\\d{8}T\\d{6}Z_rows-1001-1500\\.${format}"$`,
+      ),
     );
     await response.arrayBuffer();
   });
@@ -207,7 +280,7 @@ describe("GET /api/v1/export", () => {
     await writeFile(`${dir}/part-corrupt.parquet`, "this is not parquet");
     const response = await rt.get(`/api/v1/export?timestamp=${unix(T0)}`, brokenKeys.serverKey);
     expect(response.status).toBe(500);
-    const body = await response.json();
+    const body = (await response.json()) as { error: string; detail: string };
     expect(body).toEqual({ error: "Internal Server Error", detail: expect.any(String) });
     expect(body.detail).not.toMatch(/parquet|duckdb|\/|Error:/i);
   });

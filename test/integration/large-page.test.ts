@@ -37,7 +37,10 @@ describe("a 10,000-row page in every format", () => {
   let duckdb: DuckDBInstance;
 
   const download = async (format: string) => {
-    const response = await rt.get(`/api/v1/export?timestamp=${T0 / 1000}&format=${format}&limit=${ROWS}`, serverKey);
+    const response = await rt.get(
+      `/api/v1/export?timestamp=${T0 / 1000}&format=${format}&limit=${ROWS}`,
+      serverKey,
+    );
     expect(response.status).toBe(200);
     const path = join(dir, `page.${format}`);
     await writeFile(path, Buffer.from(await response.arrayBuffer()));
@@ -84,7 +87,7 @@ describe("a 10,000-row page in every format", () => {
           app_id: APP,
           service_id: `s-${i}`,
           media_source: i % 2 ? "organic" : "googleadwords_int",
-          campaign_name: i % 2 ? null : "Search, \"brand\"",
+          campaign_name: i % 2 ? null : 'Search, "brand"',
           click_to_first_open_hours: i % 2 ? null : i % 48,
           confidence_score: i % 2 ? null : "high",
         }),
@@ -157,7 +160,9 @@ describe("a 10,000-row page in every format", () => {
     });
     expect(rows).toEqual(reference);
     // Numbers are numeric cells, not text.
-    expect(typeof sheet?.getRow(2).getCell(COLUMN_NAMES.indexOf("revenue") + 1).value).toBe("number");
+    expect(typeof sheet?.getRow(2).getCell(COLUMN_NAMES.indexOf("revenue") + 1).value).toBe(
+      "number",
+    );
   });
 
   it("xml, read back by an XML parser, nulls as xsi:nil", async () => {
@@ -177,7 +182,10 @@ describe("a 10,000-row page in every format", () => {
         Object.fromEntries(
           COLUMN_NAMES.map((name) => {
             const value = e[name];
-            const isNil = typeof value === "object" && value !== null && (value as Record<string, string>)["@_xsi:nil"] === "true";
+            const isNil =
+              typeof value === "object" &&
+              value !== null &&
+              (value as Record<string, string>)["@_xsi:nil"] === "true";
             return [name, isNil ? null : value];
           }),
         ),

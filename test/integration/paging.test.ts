@@ -37,14 +37,25 @@ describe("paging one export", () => {
     const limit = 300;
     let late = 0;
     for (let offset = 0; ; offset += limit) {
-      const response = await rt.get(`/api/v1/export?timestamp=${since}&limit=${limit}&offset=${offset}`, serverKey);
+      const response = await rt.get(
+        `/api/v1/export?timestamp=${since}&limit=${limit}&offset=${offset}`,
+        serverKey,
+      );
       expect(response.status).toBe(200);
       const { data } = (await response.json()) as { data: ExportRecord[] };
       seen.push(...data);
       // Late events land inside the window, before and after the pages already read.
       await rt.streams.events.put([
-        lakeEvent({ app_id: APP, event_id: `late-${late++}`, event_time: new Date(T0 + 5).toISOString() }),
-        lakeEvent({ app_id: APP, event_id: `late-${late++}`, event_time: new Date(T0 + 3_000_000).toISOString() }),
+        lakeEvent({
+          app_id: APP,
+          event_id: `late-${late++}`,
+          event_time: new Date(T0 + 5).toISOString(),
+        }),
+        lakeEvent({
+          app_id: APP,
+          event_id: `late-${late++}`,
+          event_time: new Date(T0 + 3_000_000).toISOString(),
+        }),
       ]);
       await rt.flush();
       if (data.length < limit) break;

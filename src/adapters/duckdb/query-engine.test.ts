@@ -27,7 +27,12 @@ describe("DuckDB query engine over the local lake", () => {
     const lakeDir = join(dir, "lake");
     const walDir = join(dir, "wal");
     engine = createDuckDbQueryEngine({ duckdb, lakeDir, snapshotDir: join(dir, "snapshots") });
-    const events = await createLocalDeliveryStream({ table: EVENTS_TABLE, duckdb, lakeDir, walDir });
+    const events = await createLocalDeliveryStream({
+      table: EVENTS_TABLE,
+      duckdb,
+      lakeDir,
+      walDir,
+    });
     const attributions = await createLocalDeliveryStream({
       table: ATTRIBUTIONS_TABLE,
       duckdb,
@@ -36,19 +41,67 @@ describe("DuckDB query engine over the local lake", () => {
     });
     const app = "com.example.a";
     await events.put([
-      lakeEvent({ app_id: app, event_id: "e3", service_id: "s1", event_time: "2026-11-02T10:00:00.000Z" }),
-      lakeEvent({ app_id: app, event_id: "e1", service_id: "s1", event_time: "2026-11-01T10:00:00.000Z", revenue: 4.99, currency: "EUR", revenue_usd: 5.4 }),
-      lakeEvent({ app_id: app, event_id: "e2", service_id: "s2", event_time: "2026-11-01T10:00:00.000Z" }),
-      lakeEvent({ app_id: app, event_id: "e0", service_id: "s2", event_time: "2026-10-30T10:00:00.000Z" }),
-      lakeEvent({ app_id: "com.example.b", event_id: "b1", event_time: "2026-11-01T10:00:00.000Z" }),
+      lakeEvent({
+        app_id: app,
+        event_id: "e3",
+        service_id: "s1",
+        event_time: "2026-11-02T10:00:00.000Z",
+      }),
+      lakeEvent({
+        app_id: app,
+        event_id: "e1",
+        service_id: "s1",
+        event_time: "2026-11-01T10:00:00.000Z",
+        revenue: 4.99,
+        currency: "EUR",
+        revenue_usd: 5.4,
+      }),
+      lakeEvent({
+        app_id: app,
+        event_id: "e2",
+        service_id: "s2",
+        event_time: "2026-11-01T10:00:00.000Z",
+      }),
+      lakeEvent({
+        app_id: app,
+        event_id: "e0",
+        service_id: "s2",
+        event_time: "2026-10-30T10:00:00.000Z",
+      }),
+      lakeEvent({
+        app_id: "com.example.b",
+        event_id: "b1",
+        event_time: "2026-11-01T10:00:00.000Z",
+      }),
     ]);
     await events.flush();
     // The same event delivered twice (an SDK retry): it must come out once.
-    await events.put([lakeEvent({ app_id: app, event_id: "e3", service_id: "s1", event_time: "2026-11-02T10:00:00.000Z" })]);
+    await events.put([
+      lakeEvent({
+        app_id: app,
+        event_id: "e3",
+        service_id: "s1",
+        event_time: "2026-11-02T10:00:00.000Z",
+      }),
+    ]);
     await events.close();
     await attributions.put([
-      lakeAttribution({ app_id: app, service_id: "s1", media_source: "organic", attributed_at: "2026-11-01T09:00:00.000Z" }),
-      lakeAttribution({ app_id: app, service_id: "s1", media_source: "meta_ads", campaign_id: "c-9", click_to_first_open_hours: 3, matching_type: "network", confidence_score: "high", attributed_at: "2026-11-01T09:30:00.000Z" }),
+      lakeAttribution({
+        app_id: app,
+        service_id: "s1",
+        media_source: "organic",
+        attributed_at: "2026-11-01T09:00:00.000Z",
+      }),
+      lakeAttribution({
+        app_id: app,
+        service_id: "s1",
+        media_source: "meta_ads",
+        campaign_id: "c-9",
+        click_to_first_open_hours: 3,
+        matching_type: "network",
+        confidence_score: "high",
+        attributed_at: "2026-11-01T09:30:00.000Z",
+      }),
     ]);
     await attributions.close();
   });

@@ -8,15 +8,21 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   paginateScan,
+  QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
 import { SCOPES } from "../../domain/keys.ts";
 import { ConflictError } from "../../http/errors.ts";
-import { TABLE_DEFINITIONS, type TableNames } from "./tables.ts";
+import {
+  type App,
+  type AppStore,
+  type KeyStore,
+  PLATFORMS,
+  type StoredKey,
+} from "../../ports/apps.ts";
 import type { SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
-import { type App, type AppStore, type KeyStore, PLATFORMS, type StoredKey } from "../../ports/apps.ts";
+import { TABLE_DEFINITIONS, type TableNames } from "./tables.ts";
 
 const KEYS_BY_APP_INDEX = TABLE_DEFINITIONS.keys.indexes[0].name;
 
@@ -117,7 +123,10 @@ export const createDynamoStores = (
   const snapshots: SnapshotCatalog = {
     async get(appId, since) {
       const { Item } = await doc.send(
-        new GetCommand({ TableName: tables.snapshots, Key: { snapshotKey: snapshotKey(appId, since) } }),
+        new GetCommand({
+          TableName: tables.snapshots,
+          Key: { snapshotKey: snapshotKey(appId, since) },
+        }),
       );
       if (!Item) return undefined;
       const { snapshotKey: _key, ...ref } = snapshotItem.parse(Item);

@@ -26,8 +26,14 @@ export type TableNames = Record<TableId, string>;
 
 /** Creates each table that does not exist yet (the embedded runtime; CDK does it on AWS). */
 export const ensureTables = async (client: DynamoDBClient, names: TableNames): Promise<void> => {
-  for (const [id, definition] of Object.entries(TABLE_DEFINITIONS) as [TableId, TableDefinition][]) {
-    const keys = [definition.partitionKey, ...(definition.indexes ?? []).map((i) => i.partitionKey)];
+  for (const [id, definition] of Object.entries(TABLE_DEFINITIONS) as [
+    TableId,
+    TableDefinition,
+  ][]) {
+    const keys = [
+      definition.partitionKey,
+      ...(definition.indexes ?? []).map((i) => i.partitionKey),
+    ];
     try {
       await client.send(
         new CreateTableCommand({

@@ -32,7 +32,6 @@ export interface LocalDeliveryStreamOptions {
   readonly bufferIntervalMs?: number;
 }
 
-
 const isAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
@@ -111,7 +110,8 @@ export const createLocalDeliveryStream = async (
   return {
     async put(records) {
       const lines = records.map((record: LakeRecord) => {
-        if (!APP_ID_PATTERN.test(record.app_id)) throw new TypeError("app_id is not a valid app id");
+        if (!APP_ID_PATTERN.test(record.app_id))
+          throw new TypeError("app_id is not a valid app id");
         partitionDate(table, record);
         return `${JSON.stringify(record)}\n`;
       });

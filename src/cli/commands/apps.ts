@@ -20,7 +20,8 @@ export const createAppCommand = async (options: {
   console.log(`Created ${app.platform} app ${app.appId} ("${app.name}").`);
   console.log("Its keys are shown once and cannot be shown again; keep them now:");
   for (const key of keys) {
-    const use = key.kind === "sdk" ? "SDK key (embed in the app)" : "server key (export, server-to-server)";
+    const use =
+      key.kind === "sdk" ? "SDK key (embed in the app)" : "server key (export, server-to-server)";
     console.log(`  ${use.padEnd(42)} ${key.key}`);
   }
 };
@@ -33,6 +34,8 @@ export const listAppsCommand = async (options: { dataDir: string; json?: boolean
   }
   if (apps.length === 0) console.log("No apps yet: create one with `attribution apps create`.");
   for (const app of apps) {
-    console.log(`${app.appId.padEnd(40)} ${app.platform.padEnd(8)} ${app.enabled ? "enabled " : "disabled"} ${app.name}`);
+    console.log(
+      `${app.appId.padEnd(40)} ${app.platform.padEnd(8)} ${app.enabled ? "enabled " : "disabled"} ${app.name}`,
+    );
   }
 };

@@ -1,6 +1,6 @@
 /** Fills the lake with realistic demo data for two apps, through the lake's delivery streams. */
 import { embeddedConfig } from "../../config/embedded.ts";
-import { generateDemo, type DemoApp } from "../../demo/generate.ts";
+import { type DemoApp, generateDemo } from "../../demo/generate.ts";
 import { createApp } from "../../domain/apps.ts";
 import { openLake } from "../../embedded/runtime.ts";
 import { loadEcbRates } from "../../fx/ecb-rates.ts";
@@ -35,7 +35,10 @@ export const demoCommand = async (options: {
   const lake = await openLake(embeddedConfig(process.env, { dataDir: options.dataDir }));
   const counts = { events: 0, attributions: 0 };
   try {
-    const batches: Record<"events" | "attributions", LakeRecord[]> = { events: [], attributions: [] };
+    const batches: Record<"events" | "attributions", LakeRecord[]> = {
+      events: [],
+      attributions: [],
+    };
     const send = async (table: "events" | "attributions") => {
       await lake.streams[table].put(batches[table]);
       counts[table] += batches[table].length;

@@ -16,7 +16,8 @@ const pageSchema = z.object({ data: z.array(exportRecordSchema), total_count: z.
 export const parseSince = (value: string): number => {
   if (/^\d+$/.test(value)) return Number(value);
   const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(ms)) throw new Error(`--since must be a date, an ISO 8601 time or Unix seconds: ${value}`);
+  if (Number.isNaN(ms))
+    throw new Error(`--since must be a date, an ISO 8601 time or Unix seconds: ${value}`);
   return Math.floor(ms / 1000);
 };
 

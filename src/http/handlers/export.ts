@@ -1,5 +1,5 @@
 /** `GET /api/v1/export`: one page of the app's attributed events, streamed in the asked format. */
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import middy, { type PluginExecutionMode } from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { createExportPages, type ExportPageDeps } from "../../export/export-page.ts";
