@@ -1,0 +1,107 @@
+import ExcelJS from "exceljs";
+import { describe, expect, it } from "vitest";
+import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
+import {
+  ALL_SET,
+  CONTROL_CHARS,
+  CONTROL_CHARS_DROPPED,
+  collect,
+  probeStreaming,
+  RECORDS,
+  recordAt,
+  source,
+} from "./fixtures.test-support.ts";
+import { xlsx } from "./xlsx.ts";
+
+interface Sheet {
+  names: string[];
+  header: unknown[];
+  rows: Record<string, unknown>[];
+}
+
+/** Reads the workbook back with exceljs's own (non-streaming) reader. */
+async function read(bytes: Buffer): Promise<Sheet> {
+  const workbook = new ExcelJS.Workbook();
+  // exceljs types `load` with its own ArrayBuffer-shaped `Buffer`, which a Node Buffer does not match.
+  await workbook.xlsx.load(new Uint8Array(bytes).buffer);
+  const sheet = workbook.getWorksheet("events");
+  if (!sheet) throw new Error("no sheet named events");
+  const values = (rowNumber: number): unknown[] =>
+    COLUMN_NAMES.map((_, i) => sheet.getRow(rowNumber).getCell(i + 1).value ?? null);
+  const rows: Record<string, unknown>[] = [];
+  for (let r = 2; r <= sheet.rowCount; r++) {
+    const cells = values(r);
+    rows.push(Object.fromEntries(COLUMN_NAMES.map((name, i) => [name, cells[i]])));
+  }
+  return { names: workbook.worksheets.map((w) => w.name), header: values(1), rows };
+}
+
+// exceljs writes text cells as t="str", and its reader entity-decodes their text a second
+// time after the XML parser already has (so a literal "&amp;" reads back as "&"). This mirrors
+// that decode for the expected values; Excel itself reads the cells as written.
+const EXCELJS_SECOND_DECODE: Record<string, string> = {
+  "&lt;": "<",
+  "&gt;": ">",
+  "&amp;": "&",
+  "&apos;": "'",
+  "&quot;": '"',
+};
+
+/**
+ * A record as read back from the spreadsheet: XML parsers turn CR and CRLF into LF (exceljs
+ * cannot write CR as a character reference), and an empty string is an empty cell.
+ */
+function asReadBack(record: ExportRecord): Record<string, string | number | null> {
+  const out: Record<string, string | number | null> = {};
+  for (const [name, value] of Object.entries(record)) {
+    out[name] =
+      typeof value !== "string"
+        ? value
+        : value === ""
+          ? null
+          : value
+              .replace(/\r\n?/g, "\n")
+              .replace(/&[a-z]*;/g, (entity) => EXCELJS_SECOND_DECODE[entity] ?? entity);
+  }
+  return out;
+}
+
+describe("xlsx writer", () => {
+  it("round-trips every record: one sheet, header row, numbers as numbers, nulls empty", async () => {
+    const records = [...RECORDS, CONTROL_CHARS];
+    const sheet = await read(await collect(xlsx.write(source(records))));
+    expect(sheet.names).toEqual(["events"]);
+    expect(sheet.header).toEqual(COLUMN_NAMES);
+    expect(sheet.rows).toEqual([
+      ...RECORDS.map(asReadBack),
+      { ...CONTROL_CHARS, campaign_name: CONTROL_CHARS_DROPPED },
+    ]);
+  });
+
+  it("keeps formula-like text as text and drops characters XML cannot carry", async () => {
+    const record = {
+      ...ALL_SET,
+      ad_id: "=SUM(A1:A2)",
+      ad_name: "a\ud800b\uffffc\u0002d",
+      adset_name: "a & b < c > d",
+    };
+    const sheet = await read(await collect(xlsx.write(source([record]))));
+    expect(sheet.rows).toEqual([{ ...record, ad_name: "abcd" }]);
+  });
+
+  it("writes a workbook with only the header row for no rows", async () => {
+    const sheet = await read(await collect(xlsx.write(source([]))));
+    expect(sheet.header).toEqual(COLUMN_NAMES);
+    expect(sheet.rows).toEqual([]);
+  });
+
+  it("streams: output starts before the source ends and all rows parse back", async () => {
+    const empty = await collect(xlsx.write(source([])));
+    const probe = await probeStreaming(xlsx);
+    expect(probe.rowsBeforeFirstChunk).toBeLessThan(10_000);
+    // More than an empty workbook had arrived, so rows were encoded before the last was read.
+    expect(probe.bytesBeforeLastRow).toBeGreaterThan(empty.length);
+    const sheet = await read(probe.output);
+    expect(sheet.rows).toEqual(Array.from({ length: 10_000 }, (_, i) => recordAt(i)));
+  });
+});

@@ -1,0 +1,121 @@
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { describe, expect, it } from "vitest";
+import { COLUMN_NAMES, EXPORT_COLUMNS } from "../../record/columns.ts";
+import {
+  ALL_NULL,
+  ALL_SET,
+  CONTROL_CHARS,
+  CONTROL_CHARS_DROPPED,
+  collect,
+  probeStreaming,
+  RECORDS,
+  recordAt,
+  source,
+  TRICKY,
+} from "./fixtures.test-support.ts";
+import { escapeXmlText, stripInvalidXmlChars, xml } from "./xml.ts";
+
+const XSI = "http://www.w3.org/2001/XMLSchema-instance";
+const HEAD = `<?xml version="1.0" encoding="UTF-8"?>\n<events xmlns:xsi="${XSI}">\n`;
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: "@_",
+  ignoreDeclaration: true,
+  // Values are compared as written: no number guessing, no trimming.
+  parseTagValue: false,
+  trimValues: false,
+  // fast-xml-parser only decodes numeric character references (&#13;) with this on.
+  htmlEntities: true,
+  isArray: (_name, jpath) => jpath === "events.event",
+});
+
+/** Characters XML 1.0 does not allow (tab, LF and CR are allowed). */
+const isForbidden = (code: number): boolean =>
+  (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||
+  (code >= 0xd800 && code <= 0xdfff) ||
+  code === 0xfffe ||
+  code === 0xffff;
+
+/** Decodes the output strictly, checks it is well formed, and maps each <event> back to a record. */
+function parse(bytes: Buffer): Record<string, string | number | null>[] {
+  const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  expect(XMLValidator.validate(text)).toBe(true);
+  expect([...text].filter((char) => isForbidden(char.codePointAt(0) ?? 0))).toEqual([]);
+  const events: unknown[] = parser.parse(text).events.event ?? [];
+  return events.map((event) => {
+    expect(event).toBeTypeOf("object");
+    const fields = Object.entries(event ?? {});
+    expect(fields.map(([name]) => name)).toEqual(COLUMN_NAMES);
+    const record: Record<string, string | number | null> = {};
+    for (const [i, [name, value]] of fields.entries()) {
+      if (typeof value === "object") {
+        expect(value).toEqual({ "@_xsi:nil": "true" });
+        record[name] = null;
+      } else if (EXPORT_COLUMNS[i]?.type === "string") {
+        record[name] = String(value);
+      } else {
+        // Numbers are written as JavaScript prints them, so parsing returns the same value.
+        expect(String(Number(value))).toBe(value);
+        record[name] = Number(value);
+      }
+    }
+    return record;
+  });
+}
+
+describe("xml writer", () => {
+  it("round-trips every record, in column order, nulls as xsi:nil", async () => {
+    const records = [...RECORDS, CONTROL_CHARS];
+    const output = await collect(xml.write(source(records)));
+    expect(parse(output)).toEqual([
+      ...RECORDS,
+      { ...CONTROL_CHARS, campaign_name: CONTROL_CHARS_DROPPED },
+    ]);
+  });
+
+  it("writes the declaration, the root with the xsi namespace, nil elements and escapes", async () => {
+    const text = (await collect(xml.write(source([ALL_NULL, TRICKY])))).toString("utf8");
+    expect(
+      text.startsWith(`${HEAD}<event><event_id xsi:nil="true"/><event_time xsi:nil="true"/>`),
+    ).toBe(true);
+    expect(text.endsWith("</event>\n</events>\n")).toBe(true);
+    expect(text).toContain(
+      "<ad_name>&lt;tag attr=&quot;x&quot;&gt;&amp;amp; &apos;apostrophe&apos; &lt;/tag&gt;</ad_name>",
+    );
+    expect(text).toContain(
+      "<campaign_name>line one\nline two&#13;\nline three&#13;line four</campaign_name>",
+    );
+    expect(text).toContain("<matching_type></matching_type>");
+    expect(text).toContain("<click_to_first_open_hours>2147483647</click_to_first_open_hours>");
+  });
+
+  it("drops characters XML 1.0 cannot carry and keeps everything else", async () => {
+    const bad = "a\u0000b\u0001c\u0008d\u000be\u000cf\u001fg\ud800h\udc00i\ufffej\uffffk";
+    const kept = "tab\tnl\ncr\r 😀 \u{10ffff} \ufffd \u007f \u0085 end";
+    const output = await collect(
+      xml.write(source([{ ...ALL_SET, ad_name: bad, adset_name: kept }])),
+    );
+    expect(parse(output)).toEqual([{ ...ALL_SET, ad_name: "abcdefghijk", adset_name: kept }]);
+  });
+
+  it("escapes and strips in one pass, leaving clean strings untouched", () => {
+    expect(escapeXmlText("plain text 広告")).toBe("plain text 広告");
+    expect(escapeXmlText(`a&b<c>d"e'f\rg`)).toBe("a&amp;b&lt;c&gt;d&quot;e&apos;f&#13;g");
+    expect(escapeXmlText("\ud83d\ude00\ud83d")).toBe("\ud83d\ude00");
+    expect(stripInvalidXmlChars(`<&>\r\u0001\udc00`)).toBe("<&>\r");
+  });
+
+  it("writes an empty root for no rows", async () => {
+    const output = await collect(xml.write(source([])));
+    expect(output.toString("utf8")).toBe(`${HEAD}</events>\n`);
+    expect(parse(output)).toEqual([]);
+  });
+
+  it("streams: output starts before the source ends and all rows parse back", async () => {
+    const probe = await probeStreaming(xml);
+    expect(probe.rowsBeforeFirstChunk).toBeLessThan(10_000);
+    expect(probe.bytesBeforeLastRow).toBeGreaterThan(HEAD.length + "</events>\n".length);
+    expect(parse(probe.output)).toEqual(Array.from({ length: 10_000 }, (_, i) => recordAt(i)));
+  });
+});
