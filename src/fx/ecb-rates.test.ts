@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import { loadEcbRates, parseEcbRates, roundUsd } from "./ecb-rates.ts";
+
+// Newest first with a trailing empty column, as the ECB ships it. 2025-01-10 is a Friday.
+// XXX has a rate only on 2025-01-02, to show that an N/A cell is a missing day for that currency.
+const CSV = `Date,USD,JPY,GBP,XXX,
+2025-01-10,1.03,160,0.83,N/A,
+2025-01-09,1.04,161,0.84,N/A,
+2025-01-02,1.05,162,0.85,2,
+2024-12-20,1.04,163,0.82,N/A,
+`;
+
+const fx = parseEcbRates(CSV);
+
+describe("parseEcbRates", () => {
+  it("knows the table's dates and currencies", () => {
+    expect(fx.firstDate).toBe("2024-12-20");
+    expect(fx.lastDate).toBe("2025-01-10");
+    expect(fx.currencies).toEqual(["EUR", "GBP", "JPY", "USD", "XXX"]);
+  });
+
+  it("rejects a table it cannot trust", () => {
+    expect(() => parseEcbRates("Day,USD\n2025-01-10,1.03\n")).toThrow(/header/);
+    expect(() => parseEcbRates("Date,USD\n")).toThrow(/no rows/);
+    expect(() => parseEcbRates("Date,GBP\n2025-01-10,0.83\n")).toThrow(/USD/);
+    expect(() => parseEcbRates("Date,USD\n2025-01-10,abc\n")).toThrow(/bad rate/);
+    expect(() => parseEcbRates("Date,USD\n2025-13-10,1.03\n")).toThrow(/bad date/);
+    expect(() => parseEcbRates("Date,USD\n2025-01-10,1.03\n2025-01-10,1.04\n")).toThrow(
+      /duplicate/,
+    );
+  });
+});
+
+describe("toUsd", () => {
+  it("converts EUR through the USD column", () => {
+    expect(fx.toUsd(10, "EUR", "2025-01-10")).toBe(10.3);
+  });
+
+  it("returns USD amounts unchanged, whatever the date", () => {
+    expect(fx.toUsd(12.345_678_9, "USD", "2025-01-10")).toBe(12.345_678_9);
+    expect(fx.toUsd(5, "USD", "1990-01-01")).toBe(5);
+  });
+
+  it("crosses other currencies through the euro", () => {
+    expect(fx.toUsd(10, "GBP", "2025-01-10")).toBe(roundUsd((10 / 0.83) * 1.03));
+    expect(fx.toUsd(10, "GBP", "2025-01-10")).toBe(12.409_639);
+    expect(fx.toUsd(1000, "JPY", "2025-01-10")).toBe(6.4375);
+    expect(fx.toUsd(1, "JPY", "2025-01-09")).toBe(0.00646); // 0.006459627… to 6 decimals
+    expect(fx.toUsd(-10, "GBP", "2025-01-10")).toBe(-12.409_639);
+  });
+
+  it("treats currency codes case-insensitively", () => {
+    expect(fx.toUsd(10, "gbp", "2025-01-10")).toBe(12.409_639);
+    expect(fx.toUsd(10, " eur ", "2025-01-10")).toBe(10.3);
+  });
+
+  it("carries Friday's rate over the weekend", () => {
+    expect(fx.toUsd(10, "GBP", "2025-01-11")).toBe(12.409_639);
+    expect(fx.toUsd(10, "GBP", "2025-01-12")).toBe(12.409_639);
+  });
+
+  it("carries at most maxCarryDays (default 7) back", () => {
+    expect(fx.toUsd(10, "EUR", "2025-01-17")).toBe(10.3);
+    expect(fx.toUsd(10, "EUR", "2025-01-18")).toBeNull();
+    // 2024-12-20 to 2025-01-02 is a 13-day hole in this table.
+    expect(fx.toUsd(10, "EUR", "2024-12-27")).toBe(10.4);
+    expect(fx.toUsd(10, "EUR", "2024-12-28")).toBeNull();
+    expect(fx.toUsd(10, "EUR", "2024-12-28", { maxCarryDays: 14 })).toBe(10.4);
+    expect(fx.toUsd(10, "EUR", "2025-01-11", { maxCarryDays: 0 })).toBeNull();
+    expect(fx.toUsd(10, "EUR", "2030-06-01", { maxCarryDays: Number.POSITIVE_INFINITY })).toBe(
+      10.3,
+    );
+  });
+
+  it("treats an N/A cell as a missing day for that currency only", () => {
+    expect(fx.toUsd(2, "XXX", "2025-01-02")).toBe(1.05);
+    expect(fx.toUsd(2, "XXX", "2025-01-09")).toBe(1.04); // XXX carried 7 days, USD of the day
+    expect(fx.toUsd(2, "XXX", "2025-01-10")).toBeNull();
+  });
+
+  it("returns null for an unknown currency", () => {
+    expect(fx.toUsd(10, "ABC", "2025-01-10")).toBeNull();
+    expect(fx.toUsd(10, "", "2025-01-10")).toBeNull();
+  });
+
+  it("returns null before the first row, however far it may carry", () => {
+    expect(fx.toUsd(10, "EUR", "2024-12-19")).toBeNull();
+    expect(
+      fx.toUsd(10, "GBP", "2024-12-19", { maxCarryDays: Number.POSITIVE_INFINITY }),
+    ).toBeNull();
+  });
+
+  it("returns null for an amount that is not a number", () => {
+    expect(fx.toUsd(Number.NaN, "EUR", "2025-01-10")).toBeNull();
+    expect(fx.toUsd(Number.POSITIVE_INFINITY, "USD", "2025-01-10")).toBeNull();
+  });
+
+  it("rejects a date that is not yyyy-mm-dd", () => {
+    expect(() => fx.toUsd(10, "EUR", "2025-01-10T12:00:00Z")).toThrow(RangeError);
+    expect(() => fx.toUsd(10, "EUR", "2025-02-30")).toThrow(RangeError);
+  });
+});
+
+describe("roundUsd", () => {
+  it("keeps 6 decimals, half away from zero, without negative zero", () => {
+    expect(roundUsd(1.234_567_49)).toBe(1.234_567);
+    expect(roundUsd(1.234_567_51)).toBe(1.234_568);
+    expect(roundUsd(-1.234_567_51)).toBe(-1.234_568);
+    expect(Object.is(roundUsd(-0.000_000_1), 0)).toBe(true);
+  });
+});
+
+describe("the shipped ECB table", () => {
+  it("converts at the rate of a known date", async () => {
+    const shipped = await loadEcbRates();
+    expect(shipped.firstDate).toBe("1999-01-04");
+    expect(shipped.currencies).toEqual(
+      expect.arrayContaining(["EUR", "USD", "GBP", "JPY", "BRL", "INR"]),
+    );
+    // 2025-05-09: USD 1.1252 and GBP 0.8477 per EUR.
+    expect(shipped.toUsd(10, "GBP", "2025-05-09")).toBe(roundUsd((10 / 0.8477) * 1.1252));
+    expect(shipped.toUsd(10, "GBP", "2025-05-09")).toBeCloseTo(13.273_564, 6);
+    expect(shipped.toUsd(100, "EUR", "2025-05-09")).toBe(112.52);
+    expect(shipped.toUsd(1000, "JPY", "2025-05-09")).toBe(roundUsd((1000 / 163.36) * 1.1252));
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * USD conversion from the ECB euro foreign exchange reference rates (DESIGN, "Revenue in USD").
+ * The ECB publishes units of each currency per 1 EUR on business days only, so a day without a
+ * rate (weekend, TARGET holiday, or an `N/A` cell) carries the last earlier known rate — but only
+ * a bounded number of days back: past that the rate is unknown and the answer is null, never a
+ * guessed rate.
+ */
+import { readFile } from "node:fs/promises";
+import { parse } from "csv-parse/sync";
+
+export interface ToUsdOptions {
+  /**
+   * How many days back a missing day may carry the last known rate. Default 7: wide enough for
+   * the longest ECB closure (Christmas to New Year, Easter) with room to spare, short enough that
+   * a stale table is noticed (null) instead of silently converting at months-old rates.
+   */
+  readonly maxCarryDays?: number;
+}
+
+export interface FxRates {
+  /** Oldest and newest dates (yyyy-mm-dd) in the table. */
+  readonly firstDate: string;
+  readonly lastDate: string;
+  /** ISO 4217 codes that can be converted (EUR, the base, included), sorted. */
+  readonly currencies: readonly string[];
+  /**
+   * `amount` of `currency` in USD at the rate of `date` (yyyy-mm-dd, the event's UTC date).
+   * Null when no rate is known for that currency within `maxCarryDays` of the date, for an
+   * unknown currency, or for a non-finite amount. USD is returned unchanged (no rate involved).
+   * Other results are rounded to 6 decimal places (see `roundUsd`).
+   */
+  toUsd(amount: number, currency: string, date: string, options?: ToUsdOptions): number | null;
+}
+
+export const DEFAULT_MAX_CARRY_DAYS = 7;
+
+/** One currency's known rates, ascending by day; days without a rate are simply absent. */
+interface RateSeries {
+  readonly days: Int32Array;
+  readonly perEur: Float64Array;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Days since 1970-01-01 of a yyyy-mm-dd date, or null unless it is a real calendar date. */
+const epochDay = (date: string): number | null => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return null;
+  const ms = Date.UTC(
+    Number(date.slice(0, 4)),
+    Number(date.slice(5, 7)) - 1,
+    Number(date.slice(8, 10)),
+  );
+  // Date.UTC rolls 2025-02-30 over to March; a round trip rejects it.
+  return new Date(ms).toISOString().slice(0, 10) === date ? ms / DAY_MS : null;
+};
+
+const dateOfDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * Six decimals: the ECB publishes 4–6 significant digits, so more would be noise, while a
+ * micro-dollar still keeps sub-cent amounts (1 JPY ≈ 0.0069 USD) distinct and sums of many
+ * small events unbiased, which rounding to cents would not. It also makes the value identical
+ * in every export format. `toFixed` rounds half away from zero, symmetric for refunds.
+ */
+export const roundUsd = (value: number): number => {
+  const rounded = Number(value.toFixed(6));
+  return rounded === 0 ? 0 : rounded; // no "-0" in exports
+};
+
+/** Index of the last element <= day, or -1. */
+const lastAtOrBefore = (days: Int32Array, day: number): number => {
+  let lo = 0;
+  let hi = days.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((days[mid] ?? 0) <= day) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return found;
+};
+
+const perEurOn = (series: RateSeries, day: number, maxCarryDays: number): number | null => {
+  const index = lastAtOrBefore(series.days, day);
+  if (index < 0) return null;
+  const rateDay = series.days[index] ?? Number.NEGATIVE_INFINITY;
+  if (day - rateDay > maxCarryDays) return null;
+  return series.perEur[index] ?? null;
+};
+
+const parseRate = (cell: string, where: string): number | null => {
+  const text = cell.trim();
+  if (text === "" || text === "N/A") return null;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`ECB rates: bad rate "${cell}" ${where}`);
+  return value;
+};
+
+/** Parses the ECB history CSV (`Date,USD,JPY,…`, any row order). Throws on a malformed table. */
+export const parseEcbRates = (csvText: string): FxRates => {
+  const rows: string[][] = parse(csvText, { skip_empty_lines: true, relax_column_count: true });
+  const [header, ...body] = rows;
+  if (header?.[0]?.trim() !== "Date") throw new Error("ECB rates: header must start with Date");
+  if (body.length === 0) throw new Error("ECB rates: no rows");
+
+  // The ECB file ends every line with a comma, so the last header cell is empty: skip it.
+  const columns = header
+    .map((name, index) => ({ code: name.trim().toUpperCase(), index }))
+    .filter((c) => c.index > 0 && c.code !== "");
+
+  const byDay = new Map<number, string[]>();
+  for (const row of body) {
+    const date = row[0]?.trim() ?? "";
+    const day = epochDay(date);
+    if (day === null) throw new Error(`ECB rates: bad date "${date}"`);
+    if (byDay.has(day)) throw new Error(`ECB rates: duplicate date ${date}`);
+    byDay.set(day, row);
+  }
+  // The file is newest first; sort once so every lookup is a binary search.
+  const days = [...byDay.keys()].sort((a, b) => a - b);
+
+  const series = new Map<string, RateSeries>();
+  for (const { code, index } of columns) {
+    const known: { day: number; rate: number }[] = [];
+    for (const day of days) {
+      const row = byDay.get(day) ?? [];
+      const rate = parseRate(row[index] ?? "", `for ${code} on day ${day}`);
+      if (rate !== null) known.push({ day, rate });
+    }
+    if (known.length === 0) continue; // a column with no rate at all converts nothing
+    series.set(code, {
+      days: Int32Array.from(known, (k) => k.day),
+      perEur: Float64Array.from(known, (k) => k.rate),
+    });
+  }
+
+  const usd = series.get("USD");
+  if (!usd) throw new Error("ECB rates: no USD column");
+  const firstDay = days[0] ?? 0;
+  const lastDay = days[days.length - 1] ?? 0;
+
+  // Export pages are sorted by time, so consecutive calls nearly always ask for the same date.
+  let memoDate = "";
+  let memoDay: number | null = null;
+  const dayOfEvent = (date: string): number => {
+    if (date !== memoDate) {
+      memoDay = epochDay(date);
+      memoDate = date;
+    }
+    if (memoDay === null) throw new RangeError(`toUsd: date must be yyyy-mm-dd, got "${date}"`);
+    return memoDay;
+  };
+
+  return {
+    firstDate: dateOfDay(firstDay),
+    lastDate: dateOfDay(lastDay),
+    currencies: ["EUR", ...series.keys()].sort(),
+    toUsd(amount, currency, date, options) {
+      const day = dayOfEvent(date);
+      if (!Number.isFinite(amount)) return null;
+      const code = currency.trim().toUpperCase();
+      if (code === "USD") return amount;
+      const maxCarryDays = options?.maxCarryDays ?? DEFAULT_MAX_CARRY_DAYS;
+      const usdPerEur = perEurOn(usd, day, maxCarryDays);
+      if (usdPerEur === null) return null;
+      if (code === "EUR") return roundUsd(amount * usdPerEur);
+      const other = series.get(code);
+      const perEur = other ? perEurOn(other, day, maxCarryDays) : null;
+      if (perEur === null) return null;
+      // Cross rate through the euro: amount / (units per EUR) * (USD per EUR).
+      return roundUsd((amount / perEur) * usdPerEur);
+    },
+  };
+};
+
+export const SHIPPED_ECB_RATES = new URL("../../data/ecb-eurofxref-hist.csv", import.meta.url);
+
+/** Reads and parses the ECB table; by default the snapshot shipped with the service. */
+export const loadEcbRates = async (path: string | URL = SHIPPED_ECB_RATES): Promise<FxRates> =>
+  parseEcbRates(await readFile(path, "utf8"));
