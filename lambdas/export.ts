@@ -1,20 +1,15 @@
 /** `GET /api/v1/export` on AWS: Athena snapshots read from S3, streamed with Lambda response streaming. */
 import { executionModeStreamifyResponse } from "@middy/core/StreamifyResponse";
 import { createAthenaQueryEngine } from "../src/adapters/athena/query-engine.ts";
-import { createDynamoStores } from "../src/adapters/dynamodb/stores.ts";
+import { createSnapshotCatalog } from "../src/adapters/dynamodb/stores.ts";
 import { exportEnv, parseEnv } from "../src/config/aws-env.ts";
 import { createExportHandler } from "../src/http/handlers/export.ts";
 import { athena, dynamoDocument, s3 } from "./clients.ts";
-import { NOT_GRANTED_TABLE } from "./tables.ts";
 
 // At start-up, so a bad deployment fails on its first cold start, naming the variable.
 const env = parseEnv(exportEnv, process.env);
 
-const { snapshots } = createDynamoStores(dynamoDocument, {
-  snapshots: env.SNAPSHOTS_TABLE,
-  apps: NOT_GRANTED_TABLE,
-  keys: NOT_GRANTED_TABLE,
-});
+const snapshots = createSnapshotCatalog(dynamoDocument, env.SNAPSHOTS_TABLE);
 
 const engine = createAthenaQueryEngine({
   athena,

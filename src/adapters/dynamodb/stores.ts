@@ -58,94 +58,97 @@ const snapshotItem = z.object({
 
 const snapshotKey = (appId: string, since: number) => `${appId}#${since}`;
 
-export const createDynamoStores = (
-  doc: DynamoDBDocumentClient,
-  tables: TableNames,
-): { apps: AppStore; keys: KeyStore; snapshots: SnapshotCatalog } => {
-  const apps: AppStore = {
-    async create(app) {
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName: tables.apps,
-            Item: app,
-            ConditionExpression: "attribute_not_exists(appId)",
-          }),
-        );
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) {
-          throw new ConflictError(`App ${app.appId} already exists.`);
-        }
-        throw error;
-      }
-    },
-    async get(appId) {
-      const { Item } = await doc.send(new GetCommand({ TableName: tables.apps, Key: { appId } }));
-      return Item ? appItem.parse(Item) : undefined;
-    },
-    async list() {
-      const found: App[] = [];
-      for await (const page of paginateScan({ client: doc }, { TableName: tables.apps })) {
-        for (const item of page.Items ?? []) found.push(appItem.parse(item));
-      }
-      return found.sort((a, b) => a.appId.localeCompare(b.appId));
-    },
-  };
-
-  const keys: KeyStore = {
-    async put(key) {
-      await doc.send(new PutCommand({ TableName: tables.keys, Item: key }));
-    },
-    async get(keyId) {
-      const { Item } = await doc.send(new GetCommand({ TableName: tables.keys, Key: { keyId } }));
-      return Item ? keyItem.parse(Item) : undefined;
-    },
-    async listByApp(appId) {
-      const found: StoredKey[] = [];
-      let cursor: Record<string, unknown> | undefined;
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: tables.keys,
-            IndexName: KEYS_BY_APP_INDEX,
-            KeyConditionExpression: "appId = :appId",
-            ExpressionAttributeValues: { ":appId": appId },
-            ExclusiveStartKey: cursor,
-          }),
-        );
-        for (const item of page.Items ?? []) found.push(keyItem.parse(item));
-        cursor = page.LastEvaluatedKey;
-      } while (cursor);
-      return found;
-    },
-  };
-
-  const snapshots: SnapshotCatalog = {
-    async get(appId, since) {
-      const { Item } = await doc.send(
-        new GetCommand({
-          TableName: tables.snapshots,
-          Key: { snapshotKey: snapshotKey(appId, since) },
-        }),
-      );
-      if (!Item) return undefined;
-      const { snapshotKey: _key, ...ref } = snapshotItem.parse(Item);
-      return ref;
-    },
-    async put(ref: SnapshotRef) {
+export const createAppStore = (doc: DynamoDBDocumentClient, table: string): AppStore => ({
+  async create(app) {
+    try {
       await doc.send(
         new PutCommand({
-          TableName: tables.snapshots,
-          // expiresTtl lets DynamoDB's TTL reap old items on AWS; readers still check expiresAt.
-          Item: {
-            ...ref,
-            snapshotKey: snapshotKey(ref.appId, ref.since),
-            expiresTtl: Math.ceil(ref.expiresAt / 1000),
-          },
+          TableName: table,
+          Item: app,
+          ConditionExpression: "attribute_not_exists(appId)",
         }),
       );
-    },
-  };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ConflictError(`App ${app.appId} already exists.`);
+      }
+      throw error;
+    }
+  },
+  async get(appId) {
+    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { appId } }));
+    return Item ? appItem.parse(Item) : undefined;
+  },
+  async list() {
+    const found: App[] = [];
+    for await (const page of paginateScan({ client: doc }, { TableName: table })) {
+      for (const item of page.Items ?? []) found.push(appItem.parse(item));
+    }
+    return found.sort((a, b) => a.appId.localeCompare(b.appId));
+  },
+});
 
-  return { apps, keys, snapshots };
-};
+export const createKeyStore = (doc: DynamoDBDocumentClient, table: string): KeyStore => ({
+  async put(key) {
+    await doc.send(new PutCommand({ TableName: table, Item: key }));
+  },
+  async get(keyId) {
+    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { keyId } }));
+    return Item ? keyItem.parse(Item) : undefined;
+  },
+  async listByApp(appId) {
+    const found: StoredKey[] = [];
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await doc.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: KEYS_BY_APP_INDEX,
+          KeyConditionExpression: "appId = :appId",
+          ExpressionAttributeValues: { ":appId": appId },
+          ExclusiveStartKey: cursor,
+        }),
+      );
+      for (const item of page.Items ?? []) found.push(keyItem.parse(item));
+      cursor = page.LastEvaluatedKey;
+    } while (cursor);
+    return found;
+  },
+});
+
+export const createSnapshotCatalog = (
+  doc: DynamoDBDocumentClient,
+  table: string,
+): SnapshotCatalog => ({
+  async get(appId, since) {
+    const { Item } = await doc.send(
+      new GetCommand({
+        TableName: table,
+        Key: { snapshotKey: snapshotKey(appId, since) },
+      }),
+    );
+    if (!Item) return undefined;
+    const { snapshotKey: _key, ...ref } = snapshotItem.parse(Item);
+    return ref;
+  },
+  async put(ref: SnapshotRef) {
+    await doc.send(
+      new PutCommand({
+        TableName: table,
+        // expiresTtl lets DynamoDB's TTL reap old items on AWS; readers still check expiresAt.
+        Item: {
+          ...ref,
+          snapshotKey: snapshotKey(ref.appId, ref.since),
+          expiresTtl: Math.ceil(ref.expiresAt / 1000),
+        },
+      }),
+    );
+  },
+});
+
+/** Every store of the service, for the embedded runtime and the CLI. */
+export const createDynamoStores = (doc: DynamoDBDocumentClient, tables: TableNames) => ({
+  apps: createAppStore(doc, tables.apps),
+  keys: createKeyStore(doc, tables.keys),
+  snapshots: createSnapshotCatalog(doc, tables.snapshots),
+});
