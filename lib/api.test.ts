@@ -1,0 +1,225 @@
+import { STATUS_CODES } from "node:http";
+import { Match, type Template } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { authorizerEnv, exportEnv } from "../src/config/aws-env.ts";
+import { ROUTES } from "../src/http/routes.ts";
+import type { AttributionStack } from "./attribution-stack.ts";
+import { GATEWAY_ERRORS } from "./gateway-responses.ts";
+import {
+  actionsOf,
+  asArray,
+  isJson,
+  propertiesOf,
+  statementsOfRole,
+  synthAttributionStack,
+} from "./stack.test-support.ts";
+
+let stack: AttributionStack;
+let template: Template;
+
+beforeAll(() => {
+  ({ stack, template } = synthAttributionStack());
+});
+
+const functionOf = (id: string) => {
+  const fn = stack.api.routeFunctions[id];
+  if (!fn) throw new Error(`no function for route ${id}`);
+  return fn;
+};
+
+const resourceOf = (logicalRef: unknown) => {
+  const resolved = stack.resolve(logicalRef);
+  const id = isJson(resolved) ? (resolved.Ref ?? asArray(resolved["Fn::GetAtt"])[0]) : undefined;
+  if (typeof id !== "string") throw new Error("not a reference");
+  return template.toJSON().Resources[id];
+};
+
+describe.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))("route %s", (_, route) => {
+  it("is a method behind the API-key authorizer", () => {
+    template.hasResourceProperties("AWS::ApiGateway::Method", {
+      HttpMethod: route.method,
+      AuthorizationType: "CUSTOM",
+      AuthorizerId: Match.anyValue(),
+      OperationName: route.id,
+    });
+  });
+
+  it(`runs lambdas/${route.id}.ts on Node 22, arm64, sized as the route says`, () => {
+    expect(resourceOf(functionOf(route.id).function.functionArn).Properties).toMatchObject({
+      Runtime: "nodejs22.x",
+      Architectures: ["arm64"],
+      Handler: "index.handler",
+      MemorySize: route.memoryMb,
+      Timeout: route.timeoutSeconds,
+      TracingConfig: { Mode: "Active" },
+    });
+  });
+
+  it.runIf(route.streaming)("streams the Lambda response through the proxy integration", () => {
+    const method = Object.values(template.findResources("AWS::ApiGateway::Method")).find(
+      (m) => propertiesOf(m).OperationName === route.id,
+    );
+    const integration = propertiesOf(method).Integration;
+    expect(integration).toMatchObject({
+      Type: "AWS_PROXY",
+      ResponseTransferMode: "STREAM",
+      TimeoutInMillis: route.timeoutSeconds * 1000,
+    });
+    const uri = JSON.stringify(isJson(integration) ? integration.Uri : undefined);
+    expect(uri).toContain("lambda:path/2021-11-15/functions/");
+    expect(uri).toContain("/response-streaming-invocations");
+  });
+});
+
+describe("environment contract", () => {
+  const keysOf = (fn: ReturnType<typeof functionOf>) =>
+    Object.keys(resourceOf(fn.function.functionArn).Properties.Environment.Variables).sort();
+
+  it("gives the export function exactly the variables of exportEnv", () => {
+    expect(keysOf(functionOf("export"))).toEqual(Object.keys(exportEnv.shape).sort());
+  });
+
+  it("gives the authorizer exactly the variables of authorizerEnv", () => {
+    expect(keysOf(stack.api.authorizerFunction)).toEqual(Object.keys(authorizerEnv.shape).sort());
+  });
+
+  it("names resources by reference, not by literal", () => {
+    const variables = resourceOf(functionOf("export").function.functionArn).Properties.Environment
+      .Variables;
+    expect(variables).toMatchObject({
+      SNAPSHOTS_TABLE: stack.resolve(stack.tables.snapshots.tableName),
+      ATHENA_WORKGROUP: stack.queries.workGroupName,
+      GLUE_DATABASE: stack.lake.databaseName,
+      SNAPSHOT_TTL_SECONDS: "900",
+    });
+  });
+});
+
+describe("authorizer", () => {
+  it("is a TOKEN authorizer on the Authorization header, cached for 5 minutes", () => {
+    template.hasResourceProperties("AWS::ApiGateway::Authorizer", {
+      Type: "TOKEN",
+      IdentitySource: "method.request.header.Authorization",
+      AuthorizerResultTtlInSeconds: 300,
+    });
+  });
+});
+
+describe("gateway responses", () => {
+  const responses = () =>
+    Object.values(template.findResources("AWS::ApiGateway::GatewayResponse")).map(propertiesOf);
+
+  const bodyOf = (response: Record<string, unknown>) => {
+    const templates = response.ResponseTemplates;
+    const json = isJson(templates) ? templates["application/json"] : undefined;
+    if (typeof json !== "string") throw new Error("no JSON template");
+    // API Gateway substitutes a quoted JSON string for $context.error.messageString.
+    return JSON.parse(json.replaceAll("$context.error.messageString", '"a message"'));
+  };
+
+  it("answers a missing, invalid or unscoped key with 401 Unauthorized", () => {
+    for (const type of ["UNAUTHORIZED", "ACCESS_DENIED"]) {
+      const response = responses().find((r) => r.ResponseType === type);
+      expect(response?.StatusCode).toBe("401");
+      expect(bodyOf(response ?? {})).toEqual({ error: "Unauthorized", detail: expect.any(String) });
+    }
+  });
+
+  it("uses the {error, detail} body with the status name for every type", () => {
+    expect(responses()).toHaveLength(GATEWAY_ERRORS.length);
+    for (const response of responses()) {
+      const body = bodyOf(response);
+      expect(Object.keys(body).sort()).toEqual(["detail", "error"]);
+      expect(body.error).toBe(STATUS_CODES[Number(response.StatusCode)]);
+    }
+  });
+
+  it("covers DEFAULT_4XX and DEFAULT_5XX; no 5XX repeats API Gateway's message", () => {
+    const types = responses().map((r) => r.ResponseType);
+    expect(types).toEqual(expect.arrayContaining(["DEFAULT_4XX", "DEFAULT_5XX"]));
+    for (const response of responses().filter((r) => String(r.StatusCode).startsWith("5"))) {
+      expect(JSON.stringify(response.ResponseTemplates)).not.toContain("$context");
+      expect(bodyOf(response)).toEqual({
+        error: "Internal Server Error",
+        detail: expect.any(String),
+      });
+    }
+  });
+});
+
+describe("stage", () => {
+  it("logs access as JSON, traces, and logs errors without request data", () => {
+    template.hasResourceProperties("AWS::ApiGateway::Stage", {
+      TracingEnabled: true,
+      AccessLogSetting: {
+        DestinationArn: Match.anyValue(),
+        Format: Match.stringLikeRegexp("\\$context\\.requestId"),
+      },
+      MethodSettings: [
+        Match.objectLike({ LoggingLevel: "ERROR", DataTraceEnabled: false, MetricsEnabled: true }),
+      ],
+    });
+  });
+
+  it("is a regional endpoint (streams may idle 5 minutes there)", () => {
+    template.hasResourceProperties("AWS::ApiGateway::RestApi", {
+      EndpointConfiguration: { Types: ["REGIONAL"] },
+    });
+  });
+});
+
+describe("least privilege", () => {
+  const servicesOf = (statements: Record<string, unknown>[]) =>
+    new Set(statements.flatMap(actionsOf).map((a) => a.split(":")[0]));
+
+  it("lets the authorizer read apps and keys, and touch no lake, query or stream", () => {
+    const statements = statementsOfRole(template, stack.api.authorizerFunction.role);
+    expect([...servicesOf(statements)].sort()).toEqual(["dynamodb", "logs", "xray"]);
+    const dynamo = statements.filter((s) => actionsOf(s).some((a) => a.startsWith("dynamodb:")));
+    expect(dynamo.flatMap(actionsOf).sort()).toEqual(["dynamodb:BatchGetItem", "dynamodb:GetItem"]);
+    expect(dynamo.flatMap((s) => asArray(s.Resource))).toEqual([
+      stack.resolve(stack.tables.apps.tableArn),
+      stack.resolve(stack.tables.keys.tableArn),
+    ]);
+  });
+
+  it("scopes the export's Athena actions to its workgroup", () => {
+    const statements = statementsOfRole(template, functionOf("export").role);
+    const athena = statements.filter((s) => actionsOf(s).some((a) => a.startsWith("athena:")));
+    expect(athena).toHaveLength(1);
+    expect(athena[0]?.Resource).toEqual(stack.resolve(stack.queries.workGroupArn));
+    expect(actionsOf(athena[0] ?? {}).sort()).toEqual([
+      "athena:GetQueryExecution",
+      "athena:GetQueryResults",
+      "athena:StartQueryExecution",
+      "athena:StopQueryExecution",
+    ]);
+  });
+
+  it("lets the export read the lake but write only the results bucket", () => {
+    const statements = statementsOfRole(template, functionOf("export").role);
+    const lakeArn = JSON.stringify(stack.resolve(stack.lake.bucket.bucketArn));
+    const onLake = statements.filter((s) => JSON.stringify(s.Resource).includes(lakeArn));
+    expect(onLake.flatMap(actionsOf).sort()).toEqual([
+      "s3:GetBucketLocation",
+      "s3:GetObject",
+      "s3:ListBucket",
+    ]);
+    const dynamo = statements.filter((s) => actionsOf(s).some((a) => a.startsWith("dynamodb:")));
+    expect(dynamo.map((s) => s.Resource)).toEqual([stack.resolve(stack.tables.snapshots.tableArn)]);
+  });
+
+  it("attaches no AWS managed policy to a function role", () => {
+    for (const fn of [stack.api.authorizerFunction, functionOf("export")]) {
+      expect(resourceOf(fn.role.roleArn).Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it("grants no wildcard action anywhere", () => {
+    const statements = Object.values(template.findResources("AWS::IAM::Policy")).flatMap((p) => {
+      const document = propertiesOf(p).PolicyDocument;
+      return isJson(document) ? asArray(document.Statement).filter(isJson) : [];
+    });
+    expect(statements.flatMap(actionsOf).filter((a) => a.includes("*"))).toEqual([]);
+  });
+});

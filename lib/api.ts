@@ -1,0 +1,190 @@
+/**
+ * The REST API, built from the route table in src/http/routes.ts: one resource and method per
+ * route, each backed by `lambdas/<id>.ts`, every method behind the API-key TOKEN authorizer.
+ * Streaming routes use Lambda response streaming through the proxy integration
+ * (`responseTransferMode: STREAM`), which also lifts API Gateway's 29 s and 10 MB limits.
+ */
+import { Duration } from "aws-cdk-lib";
+import {
+  AccessLogField,
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  type LambdaIntegrationOptions,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  ResponseTransferMode,
+  RestApi,
+  TokenAuthorizer,
+} from "aws-cdk-lib/aws-apigateway";
+import type { IRole } from "aws-cdk-lib/aws-iam";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import { ROUTES, type Route, type RouteId } from "../src/http/routes.ts";
+import { addGatewayErrors } from "./gateway-responses.ts";
+import { acknowledge } from "./nag.ts";
+import { pascal } from "./naming.ts";
+import { type EntryResolver, ServiceFunction } from "./service-function.ts";
+
+/** What a function is given: its environment and its grants, nothing more. */
+export interface FunctionBinding {
+  readonly environment: Record<string, string>;
+  readonly grant: (role: IRole) => void;
+}
+
+/** API Gateway's limit for buffered integrations; streamed ones may run up to 15 minutes. */
+const BUFFERED_TIMEOUT_LIMIT = Duration.seconds(29);
+const STREAMED_TIMEOUT_LIMIT = Duration.minutes(15);
+
+export interface AttributionApiProps {
+  /** One binding per route id: adding a route to ROUTES without wiring it fails to compile. */
+  readonly routes: { readonly [K in RouteId]: FunctionBinding };
+  readonly authorizer: FunctionBinding;
+  /**
+   * How long API Gateway caches an authorizer decision per key. Longer saves DynamoDB reads
+   * and latency; a revoked key keeps working for up to this long.
+   */
+  readonly authorizerCacheTtl?: Duration;
+  /** Stage-wide request rate (per second) and burst, before any handler runs. */
+  readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly entryFor?: EntryResolver;
+  readonly logRetention?: RetentionDays;
+}
+
+export class AttributionApi extends Construct {
+  readonly api: RestApi;
+  readonly authorizerFunction: ServiceFunction;
+  readonly routeFunctions: Readonly<Record<string, ServiceFunction>>;
+
+  constructor(scope: Construct, id: string, props: AttributionApiProps) {
+    super(scope, id);
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+
+    const accessLogs = new LogGroup(this, "AccessLogs", { retention: logRetention });
+    this.api = new RestApi(this, "Api", {
+      description: "Attribution service API",
+      // Regional: a streamed response may idle 5 minutes (30 s on edge-optimized endpoints).
+      endpointTypes: [EndpointType.REGIONAL],
+      // The account-level role API Gateway needs to write execution logs.
+      cloudWatchRole: true,
+      deployOptions: {
+        throttlingRateLimit: props.throttle?.rateLimit ?? 100,
+        throttlingBurstLimit: props.throttle?.burstLimit ?? 200,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        // Full request logging would write API keys (the Authorization header) to the logs.
+        dataTraceEnabled: false,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: accessLogFormat(),
+      },
+    });
+    // The stack outputs the URL once, as ApiUrl, next to the other names the CLI reads.
+    this.api.node.tryRemoveChild("Endpoint");
+    addGatewayErrors(this.api);
+
+    this.authorizerFunction = new ServiceFunction(this, "Authorizer", {
+      name: "authorizer",
+      memoryMb: 256,
+      timeout: Duration.seconds(10),
+      environment: props.authorizer.environment,
+      entryFor: props.entryFor,
+      logRetention,
+    });
+    props.authorizer.grant(this.authorizerFunction.role);
+    const authorizer = new TokenAuthorizer(this, "KeyAuthorizer", {
+      handler: this.authorizerFunction.function,
+      // The spec's header: the API key itself, no scheme prefix.
+      identitySource: IdentitySource.header("Authorization"),
+      resultsCacheTtl: props.authorizerCacheTtl ?? Duration.minutes(5),
+    });
+
+    const functions: Record<string, ServiceFunction> = {};
+    for (const route of ROUTES) {
+      const binding = props.routes[route.id];
+      const fn = new ServiceFunction(this, `${pascal(route.id)}Route`, {
+        name: route.id,
+        memoryMb: route.memoryMb,
+        timeout: Duration.seconds(route.timeoutSeconds),
+        environment: binding.environment,
+        entryFor: props.entryFor,
+        logRetention,
+      });
+      binding.grant(fn.role);
+      functions[route.id] = fn;
+
+      const method = this.api.root
+        .resourceForPath(route.path)
+        .addMethod(route.method, new LambdaIntegration(fn.function, integrationOptions(route)), {
+          authorizer,
+          authorizationType: AuthorizationType.CUSTOM,
+          operationName: route.id,
+        });
+      acknowledge(
+        method,
+        "AwsSolutions-COG4",
+        "Callers authenticate with the spec's API keys, checked by the Lambda TOKEN authorizer; there are no Cognito users.",
+      );
+    }
+    this.routeFunctions = functions;
+
+    acknowledge(
+      this.api,
+      "AwsSolutions-APIG2",
+      "Requests are validated in the handlers with zod: the spec answers a bad query with 422 and the {error, detail} body, which API Gateway's validators cannot produce.",
+    );
+    acknowledge(
+      this.api.deploymentStage,
+      "AwsSolutions-APIG3",
+      "No WAF web ACL by default: every method requires an API key checked by the authorizer and the stage is throttled; attach a web ACL per deployment if needed.",
+    );
+    acknowledge(
+      this.api,
+      "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]",
+      "The AWS-documented policy for API Gateway's account-level CloudWatch role, which execution logging (APIG6) requires.",
+    );
+  }
+
+  /** The stage URL; routes hang below it (`<url>api/v1/export`). */
+  get url(): string {
+    return this.api.url;
+  }
+}
+
+const integrationOptions = (route: Route): LambdaIntegrationOptions => {
+  const timeout = Duration.seconds(route.timeoutSeconds);
+  const limit = route.streaming ? STREAMED_TIMEOUT_LIMIT : BUFFERED_TIMEOUT_LIMIT;
+  return {
+    proxy: true,
+    // Only the deployed stage may invoke the function, not console test calls.
+    allowTestInvoke: false,
+    responseTransferMode: route.streaming
+      ? ResponseTransferMode.STREAM
+      : ResponseTransferMode.BUFFERED,
+    timeout: timeout.toSeconds() > limit.toSeconds() ? limit : timeout,
+  };
+};
+
+/** JSON access logs: who called what, how it ended, and why API Gateway refused, if it did. */
+const accessLogFormat = (): AccessLogFormat =>
+  AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: AccessLogField.contextRequestId(),
+      requestTime: AccessLogField.contextRequestTime(),
+      ip: AccessLogField.contextIdentitySourceIp(),
+      userAgent: AccessLogField.contextIdentityUserAgent(),
+      method: AccessLogField.contextHttpMethod(),
+      path: AccessLogField.contextPath(),
+      status: AccessLogField.contextStatus(),
+      responseLength: AccessLogField.contextResponseLength(),
+      responseLatency: AccessLogField.contextResponseLatency(),
+      principal: AccessLogField.contextAuthorizerPrincipalId(),
+      authorizerStatus: AccessLogField.contextAuthorizeStatus(),
+      integrationStatus: AccessLogField.contextIntegrationStatus(),
+      errorType: AccessLogField.contextErrorResponseType(),
+      error: AccessLogField.contextErrorMessage(),
+      xrayTraceId: AccessLogField.contextXrayTraceId(),
+    }),
+  );

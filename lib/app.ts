@@ -1,0 +1,21 @@
+/**
+ * The CDK app, shared by bin/cdk.ts and the synth test. Account and region come from the
+ * CLI's environment (CDK_DEFAULT_*), so the same app deploys anywhere; without them it
+ * synthesizes an environment-agnostic template. cdk-nag 3 runs as a policy-validation plugin:
+ * an unacknowledged AwsSolutions finding fails synthesis.
+ */
+import { App, type AppProps, Validations } from "aws-cdk-lib";
+import { AwsSolutionsChecks } from "cdk-nag";
+import { AttributionStack } from "./attribution-stack.ts";
+
+export const STACK_ID = "AttributionService";
+
+export const createApp = (props: AppProps = {}): { app: App; stack: AttributionStack } => {
+  const app = new App(props);
+  const stack = new AttributionStack(app, STACK_ID, {
+    description: "Mobile attribution service: API, DynamoDB, Firehose to a Parquet lake, Athena",
+    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  return { app, stack };
+};

@@ -1,0 +1,35 @@
+import { Stack } from "aws-cdk-lib";
+import { describe, expect, it } from "vitest";
+import { exportEnv } from "../src/config/aws-env.ts";
+import { envFor } from "./env.ts";
+
+const valid = {
+  SNAPSHOTS_TABLE: "snapshots",
+  ATHENA_WORKGROUP: "exports",
+  GLUE_DATABASE: "lake",
+  SNAPSHOT_TTL_SECONDS: "900",
+};
+
+describe("envFor", () => {
+  it("returns the variables when they satisfy the function's schema", () => {
+    expect(envFor(exportEnv, valid)).toEqual(valid);
+  });
+
+  it("accepts unresolved tokens, which only CloudFormation resolves", () => {
+    const stack = new Stack();
+    expect(envFor(exportEnv, { ...valid, SNAPSHOTS_TABLE: stack.stackName })).toMatchObject({
+      SNAPSHOTS_TABLE: stack.stackName,
+    });
+  });
+
+  it("refuses a literal the function would refuse, naming it", () => {
+    expect(() => envFor(exportEnv, { ...valid, SNAPSHOT_TTL_SECONDS: "5" })).toThrow(
+      /SNAPSHOT_TTL_SECONDS/,
+    );
+  });
+
+  it("refuses a variable outside the contract", () => {
+    const extra = { ...valid, DEBUG: "1" };
+    expect(() => envFor(exportEnv, extra)).toThrow(/DEBUG/);
+  });
+});

@@ -1,0 +1,25 @@
+/**
+ * The stack's side of the environment contract in src/config/aws-env.ts: a function's
+ * environment is typed from its zod schema, so the stack sets exactly the names the function
+ * parses, and checked against that schema at synth, so a literal bad value fails here rather
+ * than at the function's first cold start.
+ */
+import type { z } from "zod";
+
+/** Every variable of a schema, each a string (CloudFormation values are strings or tokens). */
+export type EnvVars<S extends z.ZodObject> = { readonly [K in keyof z.output<S>]-?: string };
+
+export const envFor = <S extends z.ZodObject>(
+  schema: S,
+  vars: EnvVars<S>,
+): Record<string, string> => {
+  const extra = Object.keys(vars).filter((key) => !(key in schema.shape));
+  if (extra.length > 0) throw new Error(`Not in the environment contract: ${extra.join(", ")}`);
+  // Unresolved tokens are non-empty strings, so only literal values are really checked here.
+  const result = schema.safeParse(vars);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid function environment: ${problems.join("; ")}`);
+  }
+  return { ...vars };
+};

@@ -1,0 +1,165 @@
+import type { Stack } from "aws-cdk-lib";
+import { Match, Template } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { LAKE_TABLES, type LakeType, PARTITION_KEYS } from "../src/lake/tables.ts";
+import { Lake } from "./lake.ts";
+import { propertiesOf, testStack } from "./stack.test-support.ts";
+
+// Spelled out again here, so a wrong mapping in lake.ts is not also the expectation.
+const GLUE_TYPE: Record<LakeType, string> = {
+  string: "string",
+  int: "int",
+  double: "double",
+  timestamp: "timestamp",
+};
+
+let stack: Stack;
+let lake: Lake;
+let template: Template;
+
+beforeAll(() => {
+  stack = testStack();
+  lake = new Lake(stack, "Lake");
+  template = Template.fromStack(stack);
+});
+
+describe("lake buckets", () => {
+  it("encrypts, blocks public access and disables ACLs on every bucket", () => {
+    const buckets = Object.values(template.findResources("AWS::S3::Bucket"));
+    expect(buckets).toHaveLength(3);
+    for (const bucket of buckets) {
+      expect(propertiesOf(bucket)).toMatchObject({
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [
+            { ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } },
+          ],
+        },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        OwnershipControls: { Rules: [{ ObjectOwnership: "BucketOwnerEnforced" }] },
+      });
+    }
+  });
+
+  it("denies every request without TLS on every bucket", () => {
+    for (const bucket of [lake.bucket, lake.resultsBucket, lake.accessLogsBucket]) {
+      template.hasResourceProperties("AWS::S3::BucketPolicy", {
+        Bucket: stack.resolve(bucket.bucketName),
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: "Deny",
+              Action: "s3:*",
+              Condition: { Bool: { "aws:SecureTransport": "false" } },
+            }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it("keeps old lake versions for a bounded time and expires Firehose errors", () => {
+    template.hasResourceProperties("AWS::S3::Bucket", {
+      VersioningConfiguration: { Status: "Enabled" },
+      LoggingConfiguration: {
+        DestinationBucketName: stack.resolve(lake.accessLogsBucket.bucketName),
+      },
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 30 } }),
+          Match.objectLike({ Prefix: "firehose-errors/", ExpirationInDays: 30 }),
+        ]),
+      },
+    });
+  });
+
+  it("expires Athena results after a week", () => {
+    const results = template.findResources("AWS::S3::Bucket", {
+      Properties: {
+        LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 7 })] },
+      },
+    });
+    expect(Object.keys(results)).toEqual([stack.resolve(lake.resultsBucket.bucketName).Ref]);
+  });
+
+  it("keeps the buckets when the stack is deleted", () => {
+    for (const bucket of Object.values(template.findResources("AWS::S3::Bucket"))) {
+      expect(bucket).toMatchObject({ DeletionPolicy: "Retain" });
+    }
+  });
+});
+
+describe("Glue catalog", () => {
+  it("names the database the way Athena accepts", () => {
+    expect(lake.databaseName).toMatch(/^[a-z0-9_]{1,64}$/);
+    template.hasResourceProperties("AWS::Glue::Database", {
+      DatabaseInput: { Name: lake.databaseName },
+    });
+  });
+
+  describe.each(LAKE_TABLES.map((t) => [t.name, t] as const))("table %s", (name, table) => {
+    const tableInput = () => {
+      const found = Object.values(
+        template.findResources("AWS::Glue::Table", {
+          Properties: { TableInput: { Name: name } },
+        }),
+      );
+      expect(found).toHaveLength(1);
+      const input = propertiesOf(found[0]).TableInput;
+      if (typeof input !== "object" || input === null) throw new Error("no TableInput");
+      return input;
+    };
+
+    it("has exactly the columns of src/lake/tables.ts, in order", () => {
+      expect(tableInput()).toMatchObject({
+        StorageDescriptor: {
+          Columns: table.columns.map((c) => ({ Name: c.name, Type: GLUE_TYPE[c.type] })),
+        },
+      });
+    });
+
+    it("is partitioned by the lake's partition keys, which are not data columns", () => {
+      expect(tableInput()).toMatchObject({
+        PartitionKeys: PARTITION_KEYS.map((k) => ({ Name: k.name, Type: GLUE_TYPE[k.type] })),
+      });
+      const columns = new Set(table.columns.map((c) => c.name));
+      for (const key of PARTITION_KEYS) expect(columns.has(key.name)).toBe(false);
+    });
+
+    it("reads Parquet", () => {
+      expect(tableInput()).toMatchObject({
+        TableType: "EXTERNAL_TABLE",
+        StorageDescriptor: {
+          InputFormat: "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+          OutputFormat: "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+          SerdeInfo: {
+            SerializationLibrary: "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+          },
+          Location: stack.resolve(`s3://${lake.bucket.bucketName}/${name}/`),
+        },
+      });
+    });
+
+    it("projects partitions: app_id injected, dt a daily date", () => {
+      expect(tableInput()).toMatchObject({
+        Parameters: {
+          classification: "parquet",
+          "projection.enabled": "true",
+          "projection.app_id.type": "injected",
+          "projection.dt.type": "date",
+          "projection.dt.format": "yyyy-MM-dd",
+          "projection.dt.range": "2020-01-01,NOW",
+          "projection.dt.interval": "1",
+          "projection.dt.interval.unit": "DAYS",
+          "storage.location.template": stack.resolve(
+            `s3://${lake.bucket.bucketName}/${name}/app_id=\${app_id}/dt=\${dt}/`,
+          ),
+        },
+      });
+    });
+  });
+});

@@ -1,0 +1,285 @@
+/**
+ * The data lake: the bucket Firehose writes Parquet to, the bucket Athena writes results to,
+ * their access-log bucket, and the Glue catalog that describes the Parquet files. The Glue
+ * columns are derived from src/lake/tables.ts, the one Parquet contract, so Firehose's
+ * conversion, Athena and the embedded DuckDB views cannot drift apart.
+ *
+ * Encryption is S3-managed (SSE-S3), not KMS: the lake is read by Athena scans of many small
+ * objects, and SSE-KMS would add a KMS request per object (cost and throttling), a key policy
+ * that Firehose, Athena and the export function must all be wired into, and nothing a reader
+ * with S3 access could not already do here, since the same roles would hold kms:Decrypt.
+ * Server access logs also require SSE-S3 on their target bucket.
+ */
+import { Duration, Names, RemovalPolicy, Stack } from "aws-cdk-lib";
+import { CfnDatabase, CfnTable } from "aws-cdk-lib/aws-glue";
+import type { IRole } from "aws-cdk-lib/aws-iam";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
+import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from "aws-cdk-lib/cx-api";
+import { Construct } from "constructs";
+import {
+  LAKE_TABLES,
+  type LakeColumn,
+  type LakeTable,
+  type LakeType,
+  PARTITION_KEYS,
+} from "../src/lake/tables.ts";
+import { acknowledgeWildcardResource } from "./nag.ts";
+import { pascal } from "./naming.ts";
+
+export type LakeTableName = LakeTable["name"];
+
+const GLUE_TYPES: Record<LakeType, string> = {
+  string: "string",
+  int: "int",
+  double: "double",
+  timestamp: "timestamp",
+};
+
+/** Glue columns of a lake column list, in order. */
+export const glueColumns = (columns: readonly LakeColumn[]): CfnTable.ColumnProperty[] =>
+  columns.map((c) => ({ name: c.name, type: GLUE_TYPES[c.type] }));
+
+/**
+ * Partition projection per partition key: Athena computes partitions from these rules instead
+ * of listing them in Glue, so new app/day folders are queryable the moment Firehose writes
+ * them, with no crawler and no MSCK REPAIR. `app_id` is injected: every query names its app,
+ * which is also the tenant boundary.
+ */
+const PROJECTION: Record<string, Record<string, string>> = {
+  app_id: { type: "injected" },
+  dt: {
+    type: "date",
+    format: "yyyy-MM-dd",
+    range: "2020-01-01,NOW",
+    interval: "1",
+    "interval.unit": "DAYS",
+  },
+};
+
+/** `app_id=${app_id}/dt=${dt}/`: Hive layout in PARTITION_KEYS order, as Firehose writes it. */
+export const partitionPathTemplate = (): string =>
+  `${PARTITION_KEYS.map((k) => `${k.name}=\${${k.name}}`).join("/")}/`;
+
+export const projectionParameters = (location: string): Record<string, string> => {
+  const parameters: Record<string, string> = {
+    "projection.enabled": "true",
+    "storage.location.template": `${location}${partitionPathTemplate()}`,
+  };
+  for (const key of PARTITION_KEYS) {
+    const rules = PROJECTION[key.name];
+    if (!rules) throw new Error(`No partition projection rule for partition key ${key.name}`);
+    for (const [name, value] of Object.entries(rules)) {
+      parameters[`projection.${key.name}.${name}`] = value;
+    }
+  }
+  return parameters;
+};
+
+/** Where Firehose puts records it could not convert or deliver, per table. */
+export const errorPrefix = (table: LakeTableName): string => `firehose-errors/${table}/`;
+
+export interface LakeProps {
+  /** Athena results live only as long as an export snapshot may be paged (at most a day). */
+  readonly resultsExpiration?: Duration;
+  /** Bounds how long deleted or overwritten lake objects survive, e.g. after a data purge. */
+  readonly noncurrentVersionExpiration?: Duration;
+  readonly firehoseErrorExpiration?: Duration;
+  readonly accessLogExpiration?: Duration;
+}
+
+export class Lake extends Construct {
+  readonly bucket: Bucket;
+  readonly resultsBucket: Bucket;
+  readonly accessLogsBucket: Bucket;
+  readonly database: CfnDatabase;
+  readonly databaseName: string;
+  readonly tables: Readonly<Record<LakeTableName, CfnTable>>;
+
+  constructor(scope: Construct, id: string, props: LakeProps = {}) {
+    super(scope, id);
+    // Log delivery by bucket policy, not by ACL: ACLs stay disabled (BucketOwnerEnforced)
+    // whatever feature flags the app sets.
+    this.node.setContext(S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
+
+    const secure = {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    };
+
+    // The log target itself is not logged (that would loop); cdk-nag S1 accepts a log target.
+    this.accessLogsBucket = new Bucket(this, "AccessLogs", {
+      ...secure,
+      lifecycleRules: [{ expiration: props.accessLogExpiration ?? Duration.days(90) }],
+    });
+
+    this.bucket = new Bucket(this, "Bucket", {
+      ...secure,
+      // Versioning guards the lake against an accidental overwrite or delete; old versions
+      // expire so that purged data is really gone within a bounded time.
+      versioned: true,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: "lake/",
+      lifecycleRules: [
+        {
+          noncurrentVersionExpiration: props.noncurrentVersionExpiration ?? Duration.days(30),
+          abortIncompleteMultipartUploadAfter: Duration.days(7),
+          expiredObjectDeleteMarker: true,
+        },
+        {
+          prefix: "firehose-errors/",
+          expiration: props.firehoseErrorExpiration ?? Duration.days(30),
+        },
+      ],
+    });
+
+    this.resultsBucket = new Bucket(this, "Results", {
+      ...secure,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: "results/",
+      lifecycleRules: [
+        {
+          expiration: props.resultsExpiration ?? Duration.days(7),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
+    });
+
+    const account = Stack.of(this).account;
+    // Athena wants lower-case names made of letters, digits and underscores.
+    this.databaseName = Names.uniqueResourceName(this, { maxLength: 64, separator: "_" })
+      .toLowerCase()
+      .replace(/[^a-z0-9_]/g, "_");
+    this.database = new CfnDatabase(this, "Database", {
+      catalogId: account,
+      databaseInput: {
+        name: this.databaseName,
+        description: "Attribution lake: Parquet written by Firehose, read by Athena.",
+      },
+    });
+
+    const tables: Partial<Record<LakeTableName, CfnTable>> = {};
+    for (const table of LAKE_TABLES) tables[table.name] = this.glueTable(table);
+    this.tables = {
+      events: this.required(tables.events),
+      attributions: this.required(tables.attributions),
+    };
+  }
+
+  /** `s3://bucket/<table>/`, the table's location and its Firehose prefix root. */
+  tableLocation(table: LakeTableName): string {
+    return `s3://${this.bucket.bucketName}/${table}/`;
+  }
+
+  /** Read the lake tables' objects, as an Athena query issued by the role does. */
+  grantReadTables(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["s3:GetBucketLocation", "s3:ListBucket"],
+        resources: [this.bucket.bucketArn],
+      }),
+    );
+    const objects = LAKE_TABLES.map((t) => this.bucket.arnForObjects(`${t.name}/*`));
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ["s3:GetObject"], resources: objects }),
+    );
+    for (const resource of objects) {
+      acknowledgeWildcardResource(
+        role,
+        resource,
+        "Athena reads every Parquet object of a table's partitions; the grant is read-only and scoped to the table's prefix.",
+      );
+    }
+  }
+
+  /** Read and write query results and snapshots, as Athena does with the caller's rights. */
+  grantResults(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["s3:GetBucketLocation", "s3:ListBucket", "s3:ListBucketMultipartUploads"],
+        resources: [this.resultsBucket.bucketArn],
+      }),
+    );
+    const objects = this.resultsBucket.arnForObjects("*");
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [
+          "s3:GetObject",
+          "s3:PutObject",
+          "s3:DeleteObject",
+          "s3:AbortMultipartUpload",
+          "s3:ListMultipartUploadParts",
+        ],
+        resources: [objects],
+      }),
+    );
+    acknowledgeWildcardResource(
+      role,
+      objects,
+      "Athena names each result object after its query id; the results bucket holds nothing but query results and their page checkpoints, which expire.",
+    );
+  }
+
+  /** The Glue catalog, database and lake table ARNs (Glue checks all three). */
+  catalogArns(tables: readonly LakeTableName[] = LAKE_TABLES.map((t) => t.name)): string[] {
+    const stack = Stack.of(this);
+    const glueArn = (resource: string, resourceName?: string): string =>
+      stack.formatArn({ service: "glue", resource, resourceName });
+    return [
+      glueArn("catalog"),
+      glueArn("database", this.databaseName),
+      ...tables.map((t) => glueArn("table", `${this.databaseName}/${t}`)),
+    ];
+  }
+
+  /** Read the catalog entries of the lake, as Athena planning a query does. */
+  grantReadCatalog(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["glue:GetDatabase", "glue:GetTable", "glue:GetTables"],
+        resources: this.catalogArns(),
+      }),
+    );
+  }
+
+  private glueTable(table: LakeTable): CfnTable {
+    const location = this.tableLocation(table.name);
+    const glueTable = new CfnTable(this, `${pascal(table.name)}Table`, {
+      catalogId: Stack.of(this).account,
+      databaseName: this.databaseName,
+      tableInput: {
+        name: table.name,
+        tableType: "EXTERNAL_TABLE",
+        parameters: {
+          classification: "parquet",
+          EXTERNAL: "TRUE",
+          "parquet.compression": "SNAPPY",
+          ...projectionParameters(location),
+        },
+        partitionKeys: glueColumns(PARTITION_KEYS),
+        storageDescriptor: {
+          columns: glueColumns(table.columns),
+          location,
+          inputFormat: "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+          outputFormat: "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+          serdeInfo: {
+            serializationLibrary: "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+            parameters: { "serialization.format": "1" },
+          },
+          compressed: false,
+          storedAsSubDirectories: false,
+        },
+      },
+    });
+    glueTable.addResourceDependency(this.database);
+    return glueTable;
+  }
+
+  private required(table: CfnTable | undefined): CfnTable {
+    if (!table) throw new Error("LAKE_TABLES must define both events and attributions");
+    return table;
+  }
+}

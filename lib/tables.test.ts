@@ -1,0 +1,88 @@
+import type { Stack } from "aws-cdk-lib";
+import { Template } from "aws-cdk-lib/assertions";
+import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { beforeAll, describe, expect, it } from "vitest";
+import { TABLE_DEFINITIONS } from "../src/adapters/dynamodb/tables.ts";
+import { statementsOfRole, testStack } from "./stack.test-support.ts";
+import { ServiceTables } from "./tables.ts";
+
+let stack: Stack;
+let tables: ServiceTables;
+let authorizer: Role;
+let exporter: Role;
+let template: Template;
+
+beforeAll(() => {
+  stack = testStack();
+  tables = new ServiceTables(stack, "Tables");
+  const lambda = new ServicePrincipal("lambda.amazonaws.com");
+  authorizer = new Role(stack, "Authorizer", { assumedBy: lambda });
+  exporter = new Role(stack, "Exporter", { assumedBy: lambda });
+  tables.grantKeyLookup(authorizer);
+  tables.grantSnapshots(exporter);
+  template = Template.fromStack(stack);
+});
+
+const isTableId = (name: string): name is keyof typeof TABLE_DEFINITIONS =>
+  name in TABLE_DEFINITIONS;
+
+const resourceOf = (table: keyof typeof TABLE_DEFINITIONS) =>
+  template.toJSON().Resources[stack.resolve(tables[table].tableName).Ref];
+
+describe("DynamoDB tables", () => {
+  it.each(Object.keys(TABLE_DEFINITIONS).filter(isTableId))(
+    "%s: on demand, point-in-time recovery, encrypted, keyed as the adapters expect",
+    (name) => {
+      const definition = TABLE_DEFINITIONS[name];
+      expect(resourceOf(name).Properties).toMatchObject({
+        BillingMode: "PAY_PER_REQUEST",
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+        KeySchema: [{ AttributeName: definition.partitionKey, KeyType: "HASH" }],
+      });
+    },
+  );
+
+  it("indexes keys by app", () => {
+    expect(resourceOf("keys").Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: "byApp",
+        KeySchema: [{ AttributeName: "appId", KeyType: "HASH" }],
+        Projection: { ProjectionType: "ALL" },
+      },
+    ]);
+  });
+
+  it("lets DynamoDB expire snapshots", () => {
+    expect(resourceOf("snapshots").Properties.TimeToLiveSpecification).toEqual({
+      AttributeName: "expiresTtl",
+      Enabled: true,
+    });
+  });
+
+  it("keeps apps and keys when the stack goes; snapshots go with it", () => {
+    expect(resourceOf("apps")).toMatchObject({ DeletionPolicy: "Retain" });
+    expect(resourceOf("keys")).toMatchObject({ DeletionPolicy: "Retain" });
+    expect(resourceOf("apps").Properties.DeletionProtectionEnabled).toBe(true);
+    expect(resourceOf("snapshots")).toMatchObject({ DeletionPolicy: "Delete" });
+  });
+});
+
+describe("grants", () => {
+  it("lets an authorizer get apps and keys by id, and nothing else", () => {
+    expect(statementsOfRole(template, authorizer)).toEqual([
+      {
+        Effect: "Allow",
+        Action: ["dynamodb:GetItem", "dynamodb:BatchGetItem"],
+        Resource: [stack.resolve(tables.apps.tableArn), stack.resolve(tables.keys.tableArn)],
+      },
+    ]);
+  });
+
+  it("lets the export read and write snapshots only", () => {
+    const statements = statementsOfRole(template, exporter);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]?.Resource).toEqual(stack.resolve(tables.snapshots.tableArn));
+    expect(statements[0]?.Action).not.toContain("dynamodb:Scan");
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * The DynamoDB tables: apps, their API keys, and export snapshots. On demand (traffic is
+ * spiky: SDK launches and batch exports), point-in-time recovery on, encrypted with the AWS
+ * managed key (auditable in CloudTrail, no key policy to maintain). Apps and keys outlive the
+ * stack; snapshots are a short-lived cache and go with it.
+ */
+import { RemovalPolicy } from "aws-cdk-lib";
+import { AttributeType, BillingMode, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
+import type { IRole } from "aws-cdk-lib/aws-iam";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Construct } from "constructs";
+import { TABLE_DEFINITIONS, type TableDefinition } from "../src/adapters/dynamodb/tables.ts";
+
+export class ServiceTables extends Construct {
+  readonly apps: Table;
+  readonly keys: Table;
+  readonly snapshots: Table;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const common = {
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      encryption: TableEncryption.AWS_MANAGED,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    };
+
+    // Key schemas come from the adapters' definitions, which the embedded runtime also uses.
+    const table = (id: string, definition: TableDefinition, removalPolicy: RemovalPolicy) => {
+      const created = new Table(this, id, {
+        ...common,
+        partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
+        timeToLiveAttribute: definition.ttlAttribute,
+        removalPolicy,
+        deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+      });
+      for (const index of definition.indexes ?? []) {
+        created.addGlobalSecondaryIndex({
+          indexName: index.name,
+          partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        });
+      }
+      return created;
+    };
+
+    this.apps = table("Apps", TABLE_DEFINITIONS.apps, RemovalPolicy.RETAIN);
+    this.keys = table("Keys", TABLE_DEFINITIONS.keys, RemovalPolicy.RETAIN);
+    this.snapshots = table("Snapshots", TABLE_DEFINITIONS.snapshots, RemovalPolicy.DESTROY);
+  }
+
+  /**
+   * What an authorizer needs to check a key: get the key by id and its app by id. No index,
+   * no scan, no write: a leaked authorizer role cannot list keys or apps.
+   */
+  grantKeyLookup(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:GetItem", "dynamodb:BatchGetItem"],
+        resources: [this.apps.tableArn, this.keys.tableArn],
+      }),
+    );
+  }
+
+  /** Read and write export snapshot records (no index on this table). */
+  grantSnapshots(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [
+          "dynamodb:GetItem",
+          "dynamodb:PutItem",
+          "dynamodb:UpdateItem",
+          "dynamodb:DeleteItem",
+          "dynamodb:ConditionCheckItem",
+        ],
+        resources: [this.snapshots.tableArn],
+      }),
+    );
+  }
+}
