@@ -15,6 +15,20 @@ const unix = (ms: number) => Math.floor(ms / 1000);
 
 type Page = { data: ExportRecord[]; total_count: number };
 
+const firstEvent = () =>
+  lakeEvent({
+    app_id: APP,
+    event_id: "first",
+    service_id: "s1",
+    event_time: iso(T0 + 1_000),
+    revenue: 9.99,
+    currency: "EUR",
+    revenue_usd: 11.5,
+    customer_user_id: "u-1",
+    maid: "38400000-8cf0-11bd-b23e-10b96e40000d",
+    country: "DE",
+  });
+
 describe("GET /api/v1/export", () => {
   let rt: TestRuntime;
   let keys: { sdkKey: string; serverKey: string };
@@ -34,18 +48,7 @@ describe("GET /api/v1/export", () => {
       // Two events at the same instant: ties are ordered by event_id.
       lakeEvent({ app_id: APP, event_id: "b-tie", service_id: "s1", event_time: iso(T0 + 3_000) }),
       lakeEvent({ app_id: APP, event_id: "a-tie", service_id: "s1", event_time: iso(T0 + 3_000) }),
-      lakeEvent({
-        app_id: APP,
-        event_id: "first",
-        service_id: "s1",
-        event_time: iso(T0 + 1_000),
-        revenue: 9.99,
-        currency: "EUR",
-        revenue_usd: 11.5,
-        customer_user_id: "u-1",
-        maid: "38400000-8cf0-11bd-b23e-10b96e40000d",
-        country: "DE",
-      }),
+      firstEvent(),
       lakeEvent({
         app_id: APP,
         event_id: "no-attribution",
@@ -67,20 +70,7 @@ describe("GET /api/v1/export", () => {
     ]);
     await rt.streams.events.flush();
     // The lake holds "first" twice, as after an SDK retry.
-    await rt.streams.events.put([
-      lakeEvent({
-        app_id: APP,
-        event_id: "first",
-        service_id: "s1",
-        event_time: iso(T0 + 1_000),
-        revenue: 9.99,
-        currency: "EUR",
-        revenue_usd: 11.5,
-        customer_user_id: "u-1",
-        maid: "38400000-8cf0-11bd-b23e-10b96e40000d",
-        country: "DE",
-      }),
-    ]);
+    await rt.streams.events.put([firstEvent()]);
     await rt.streams.attributions.put([
       lakeAttribution({
         app_id: APP,

@@ -4,36 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { DuckDBInstance } from "@duckdb/node-api";
-import type { ExportRecord } from "../../record/columns.ts";
+import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
 import type { FormatWriter } from "./writer.ts";
 
-export const ALL_NULL: ExportRecord = {
-  event_id: null,
-  event_time: null,
-  event_name: null,
-  service_id: null,
-  media_source: null,
-  campaign_id: null,
-  campaign_name: null,
-  adset_id: null,
-  adset_name: null,
-  ad_id: null,
-  ad_name: null,
-  matching_type: null,
-  click_to_first_open_hours: null,
-  confidence_score: null,
-  country: null,
-  os: null,
-  app_id: null,
-  app_name: null,
-  install_type: null,
-  revenue: null,
-  currency: null,
-  idfv: null,
-  maid: null,
-  customer_user_id: null,
-  revenue_usd: null,
-};
+// Derived from the column list, so a new column is null here too. The cast is the derivation's:
+// Object.fromEntries cannot type each key.
+export const ALL_NULL = Object.fromEntries(
+  COLUMN_NAMES.map((name) => [name, null]),
+) as ExportRecord;
 
 export const ALL_SET: ExportRecord = {
   event_id: "0b6f4e8e-1c2d-4f5a-9b7c-3d2e1f0a9b8c",
