@@ -1,5 +1,4 @@
 /** `GET /api/v1/export` on AWS: Athena snapshots read from S3, streamed with Lambda response streaming. */
-import { executionModeStreamifyResponse } from "@middy/core/StreamifyResponse";
 import { createAthenaQueryEngine } from "../src/adapters/athena/query-engine.ts";
 import { createSnapshotCatalog } from "../src/adapters/dynamodb/stores.ts";
 import { exportEnv, parseEnv } from "../src/config/aws-env.ts";
@@ -22,5 +21,5 @@ const engine = createAthenaQueryEngine({
 
 export const handler = createExportHandler(
   { engine, catalog: snapshots, snapshotTtlSeconds: env.SNAPSHOT_TTL_SECONDS },
-  { executionMode: executionModeStreamifyResponse },
+  { streamifyResponse: true },
 );

@@ -1,6 +1,6 @@
 /** `GET /api/v1/export`: one page of the app's attributed events, streamed in the asked format. */
 import type { Readable } from "node:stream";
-import middy, { type PluginExecutionMode } from "@middy/core";
+import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { createExportPages, type ExportPageDeps } from "../../export/export-page.ts";
 import { exportFileName } from "../../export/file-name.ts";
@@ -27,7 +27,8 @@ const primed = async (rows: AsyncIterable<ExportRecord>): Promise<AsyncIterable<
 
 export const createExportHandler = (
   deps: ExportPageDeps,
-  options: { executionMode?: PluginExecutionMode } = {},
+  /** `streamifyResponse` on AWS: the route uses Lambda response streaming. */
+  options: { streamifyResponse?: boolean } = {},
 ) => {
   const pages = createExportPages(deps);
   return middy<APIGatewayProxyEvent, HttpResponse>(options)
