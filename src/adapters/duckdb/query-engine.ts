@@ -5,7 +5,7 @@
  */
 import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { DuckDBInstance } from "@duckdb/node-api";
+import type { DuckDBDataChunk, DuckDBInstance } from "@duckdb/node-api";
 import { buildExportQuery, sqlString } from "../../lake/export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../../lake/tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
@@ -69,6 +69,7 @@ export const createDuckDbQueryEngine = (options: {
 
     async *readPage(snapshot: SnapshotLocation, offset: number, limit: number) {
       const connection = await duckdb.connect();
+      let next: Promise<DuckDBDataChunk | null> | undefined;
       try {
         // Row groups carry min/max of pos, so DuckDB reads only the groups of this page. The
         // file is written in pos order and DuckDB preserves insertion order without ORDER BY,
@@ -79,12 +80,19 @@ export const createDuckDbQueryEngine = (options: {
              WHERE pos >= ${offset} AND pos < ${offset + limit}
            ) page`,
         );
-        for await (const chunk of result) {
+        // The next chunk is fetched while this one is encoded: DuckDB works on its own threads.
+        next = result.fetchChunk();
+        for (;;) {
+          const chunk = await next;
+          if (!chunk || chunk.rowCount === 0) break;
+          next = result.fetchChunk();
           for (const json of chunk.getColumnValues(0)) {
             if (typeof json === "string") yield parseRecord(json);
           }
         }
       } finally {
+        // A consumer that stops early leaves a fetch in flight; let it settle before closing.
+        await next?.catch(() => undefined);
         connection.closeSync();
       }
     },
