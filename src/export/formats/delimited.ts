@@ -8,27 +8,28 @@ import type { FormatWriter } from "./writer.ts";
 // fraction of the cost while the first rows still leave early.
 const BATCH_ROWS = 256;
 
+// Rows go in as arrays in column order: given objects, csv-stringify resolves every field by
+// key path, which costs a quarter of its time.
+const cells = (row: ExportRecord) => COLUMN_NAMES.map((name) => row[name]);
+
 async function* encode(
   rows: AsyncIterable<ExportRecord>,
   options: Options,
 ): AsyncGenerator<Buffer> {
-  let batch: ExportRecord[] = [];
-  let header = true;
+  // The header is the first row of the first batch, so an empty page is just the header.
+  let batch: unknown[][] = [[...COLUMN_NAMES]];
   for await (const row of rows) {
-    batch.push(row);
-    if (batch.length === BATCH_ROWS) {
-      yield Buffer.from(stringify(batch, { ...options, header }), "utf8");
-      header = false;
+    batch.push(cells(row));
+    if (batch.length >= BATCH_ROWS) {
+      yield Buffer.from(stringify(batch, options), "utf8");
       batch = [];
     }
   }
-  if (batch.length > 0 || header)
-    yield Buffer.from(stringify(batch, { ...options, header }), "utf8");
+  if (batch.length > 0) yield Buffer.from(stringify(batch, options), "utf8");
 }
 
 function delimited(delimiter: string, contentType: string, extension: string): FormatWriter {
   const options: Options = {
-    columns: [...COLUMN_NAMES],
     delimiter,
     // Passing record_delimiter turns quote_record_delimiter off by default, which would
     // leave a value holding a lone "\r" unquoted (readers take it as a line end).
