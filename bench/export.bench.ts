@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -128,8 +128,8 @@ const main = async () => {
       return { firstByte, lastByte: performance.now() - started, bytes };
     };
 
-    /** DuckDB's own COPY of the page's rows from the same snapshot. */
-    const reference = async (snapshotFile: string, format: "csv" | "json" | "parquet") => {
+    /** DuckDB's own COPY of the page's rows, read from a typed Parquet file of them. */
+    const reference = async (pageFile: string, format: "csv" | "json" | "parquet") => {
       const out = join(dataDir, `reference.${format}`);
       const times: number[] = [];
       const instance = await DuckDBInstance.create(":memory:");
@@ -137,7 +137,7 @@ const main = async () => {
       for (let i = 0; i < REPEATS; i++) {
         const started = performance.now();
         await db.run(
-          `COPY (SELECT * EXCLUDE (pos) FROM read_parquet(${sqlString(snapshotFile)}) WHERE pos < ${PAGE} ORDER BY pos) TO ${sqlString(out)} (FORMAT ${format})`,
+          `COPY (SELECT * FROM read_parquet(${sqlString(pageFile)})) TO ${sqlString(out)} (FORMAT ${format})`,
         );
         times.push(performance.now() - started);
       }
@@ -146,28 +146,26 @@ const main = async () => {
       return { time: median(times), bytes: (await stat(out)).size };
     };
 
-    const newestSnapshot = async () => {
-      const dir = join(dataDir, "snapshots");
-      const files = await Promise.all(
-        (await readdir(dir)).map(async (name) => ({
-          path: join(dir, name),
-          mtime: (await stat(join(dir, name))).mtimeMs,
-        })),
+    /** The page as the service's own typed Parquet, the reference's input. */
+    const savePage = async (timestamp: number) => {
+      const response = await fetch(
+        `${service.url}/api/v1/export?timestamp=${timestamp}&format=parquet&limit=${PAGE}`,
+        { headers: { authorization: serverKey } },
       );
-      const newest = files.sort((a, b) => b.mtime - a.mtime)[0];
-      if (!newest) throw new Error("no snapshot");
-      return newest.path;
+      const path = join(dataDir, "page.parquet");
+      await writeFile(path, Buffer.from(await response.arrayBuffer()));
+      return path;
     };
 
     const measure = async (label: string, timestamp: number) => {
       const materializeStarted = performance.now();
       await fetchPage(timestamp, "json");
       const materialize = performance.now() - materializeStarted;
-      const snapshot = await newestSnapshot();
+      const page = await savePage(timestamp);
       const refs = {
-        csv: await reference(snapshot, "csv"),
-        json: await reference(snapshot, "json"),
-        parquet: await reference(snapshot, "parquet"),
+        csv: await reference(page, "csv"),
+        json: await reference(page, "json"),
+        parquet: await reference(page, "parquet"),
       };
       const refFor: Record<string, keyof typeof refs> = {
         json: "json",

@@ -9,7 +9,7 @@ import type { DuckDBDataChunk, DuckDBInstance } from "@duckdb/node-api";
 import { buildExportQuery, sqlString } from "../../lake/export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../../lake/tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
-import type { ExportRecord } from "../../record/columns.ts";
+import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
 import { appFilesRelation, emptyRelation } from "./lake-sql.ts";
 
 export interface DuckDbQueryEngine extends LakeQueryEngine {
@@ -20,11 +20,15 @@ export interface DuckDbQueryEngine extends LakeQueryEngine {
 const SNAPSHOT_ROW_GROUP = 10_000;
 
 /**
- * Rows leave DuckDB as one JSON text each: converting 25 typed values per row in JS costs
- * several times more than DuckDB's to_json plus V8's JSON.parse. The JSON has the record's
- * keys in column order, typed numbers and explicit nulls, i.e. it is an ExportRecord.
+ * A snapshot stores each record as one JSON text, made once when it is materialised: reading
+ * 25 typed values per row into JS costs several times more than V8's JSON.parse of DuckDB's
+ * to_json. The JSON has the record's keys in column order, typed numbers and explicit nulls,
+ * i.e. it is an ExportRecord.
  */
+const RECORD_JSON = `to_json(struct_pack(${COLUMN_NAMES.map((name) => `${name} := ${name}`).join(", ")}))`;
+
 const parseRecord = (json: string): ExportRecord => JSON.parse(json);
+
 export const createDuckDbQueryEngine = (options: {
   duckdb: DuckDBInstance;
   lakeDir: string;
@@ -59,7 +63,8 @@ export const createDuckDbQueryEngine = (options: {
       const connection = await duckdb.connect();
       try {
         const result = await connection.run(
-          `COPY (${query}) TO ${sqlString(location)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
+          `COPY (SELECT pos, ${RECORD_JSON} AS record FROM (${query}) ORDER BY pos)
+           TO ${sqlString(location)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
         );
         return { location, rowCount: result.rowsChanged };
       } finally {
@@ -75,10 +80,8 @@ export const createDuckDbQueryEngine = (options: {
         // file is written in pos order and DuckDB preserves insertion order without ORDER BY,
         // which lets the first rows go out before the page is read whole.
         const result = await connection.stream(
-          `SELECT to_json(page) AS record FROM (
-             SELECT * EXCLUDE (pos) FROM read_parquet(${sqlString(snapshot.location)})
-             WHERE pos >= ${offset} AND pos < ${offset + limit}
-           ) page`,
+          `SELECT record FROM read_parquet(${sqlString(snapshot.location)})
+           WHERE pos >= ${offset} AND pos < ${offset + limit}`,
         );
         // The next chunk is fetched while this one is encoded: DuckDB works on its own threads.
         next = result.fetchChunk();
