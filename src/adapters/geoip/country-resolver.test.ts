@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { createCountryResolver } from "./country-resolver.ts";
+
+describe("country resolver", async () => {
+  const resolver = await createCountryResolver();
+  const of = (sourceIp: string | null, headers: Record<string, string> = {}) =>
+    resolver.countryOf({ sourceIp, headers });
+
+  it("finds the country of IPv4 and IPv6 addresses in the shipped database", () => {
+    expect(of("8.8.8.8")).toBe("US");
+    expect(of("81.2.69.160")).toBe("GB");
+    expect(of("::ffff:81.2.69.160")).toBe("GB");
+    expect(of("2a00:1450:4001:80b::200e")).toMatch(/^[A-Z]{2}$/);
+  });
+
+  it("trusts the edge's viewer-country header first", () => {
+    expect(of("8.8.8.8", { "cloudfront-viewer-country": "de" })).toBe("DE");
+  });
+
+  it("answers null for private, unknown or malformed addresses and non-country codes", () => {
+    expect(of("127.0.0.1")).toBeNull();
+    expect(of("10.1.2.3")).toBeNull();
+    expect(of("not an ip")).toBeNull();
+    expect(of(null)).toBeNull();
+    expect(of(null, { "cloudfront-viewer-country": "XX" })).toBeNull();
+  });
+});

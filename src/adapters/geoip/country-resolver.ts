@@ -1,0 +1,50 @@
+/**
+ * Country of a caller. An edge that already knows it (CloudFront's viewer-country header, set
+ * when the API sits behind a distribution) is trusted first; otherwise the caller's IP is
+ * looked up in a country database shipped inside a registry package (IPv4 and IPv6).
+ */
+
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { Reader } from "maxmind";
+import type { CountryResolver } from "../../ports/geo.ts";
+
+const VIEWER_COUNTRY = "cloudfront-viewer-country";
+const ISO_ALPHA2 = /^[A-Z]{2}$/;
+// Not countries: unknown (XX), anonymous proxies (A1, A2) and the EU/AP region codes.
+const NOT_A_COUNTRY = new Set(["XX", "ZZ", "A1", "A2", "O1", "EU", "AP"]);
+
+interface CountryRecord {
+  readonly country_code?: string;
+}
+
+/** The database that ships with the service: NRO whois, ASN and geofeed data (CC BY 4.0). */
+export const defaultCountryDatabase = (): string =>
+  createRequire(import.meta.url).resolve(
+    "@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb",
+  );
+
+const asCountry = (value: string | undefined): string | null => {
+  const code = value?.trim().toUpperCase();
+  return code && ISO_ALPHA2.test(code) && !NOT_A_COUNTRY.has(code) ? code : null;
+};
+
+export const createCountryResolver = async (
+  databasePath: string = defaultCountryDatabase(),
+): Promise<CountryResolver> => {
+  const reader = new Reader<CountryRecord>(await readFile(databasePath));
+  return {
+    countryOf({ sourceIp, headers }) {
+      const fromEdge = asCountry(headers[VIEWER_COUNTRY]);
+      if (fromEdge) return fromEdge;
+      if (!sourceIp) return null;
+      // IPv4 callers may appear as IPv4-mapped IPv6 on a dual-stack socket.
+      const ip = sourceIp.startsWith("::ffff:") ? sourceIp.slice(7) : sourceIp;
+      try {
+        return asCountry(reader.get(ip)?.country_code);
+      } catch {
+        return null; // not an IP address
+      }
+    },
+  };
+};

@@ -1,0 +1,47 @@
+/** Installs and the customer-user mapping, as the ingestion path stores and reads them. */
+
+export const OS_VALUES = ["android", "ios"] as const;
+export type Os = (typeof OS_VALUES)[number];
+
+/** What the service keeps of an install: its identity and the install-level event fields. */
+export interface Install {
+  readonly appId: string;
+  /** Generated on the device; unique within the app. */
+  readonly serviceId: string;
+  readonly os: Os;
+  readonly osVersion: string | null;
+  readonly deviceModel: string | null;
+  readonly appVersion: string | null;
+  readonly sdkPlatform: string;
+  readonly sdkVersion: string;
+  /** ISO 8601, from the device. */
+  readonly firstOpenTime: string;
+  readonly idfv: string | null;
+  readonly maid: string | null;
+  readonly installReferrer: {
+    readonly referrer: string;
+    readonly clickTimestamp: number | null;
+    readonly installBeginTimestamp: number | null;
+  } | null;
+  readonly customerUserId: string | null;
+  readonly locale: string | null;
+  readonly timezone: string | null;
+  /** Country of the caller at first open (ISO 3166-1 alpha-2), when known. */
+  readonly country: string | null;
+  /** ISO 8601, when the service first received it. */
+  readonly receivedAt: string;
+}
+
+export interface InstallStore {
+  /** Stores the install unless one with its id exists; returns the stored one either way. */
+  putIfAbsent(install: Install): Promise<{ install: Install; created: boolean }>;
+  get(appId: string, serviceId: string): Promise<Install | undefined>;
+  delete(appId: string, serviceId: string): Promise<void>;
+}
+
+/** Which install last sent events under a customer user id, for server-to-server events. */
+export interface CustomerUserMap {
+  put(appId: string, customerUserId: string, serviceId: string, seenAt: string): Promise<void>;
+  get(appId: string, customerUserId: string): Promise<string | undefined>;
+  deleteInstall(appId: string, serviceId: string): Promise<void>;
+}
