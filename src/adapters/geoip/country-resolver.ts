@@ -6,7 +6,8 @@
 
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { Reader } from "maxmind";
+import { Reader, type Response } from "maxmind";
+import { z } from "zod";
 import type { CountryResolver } from "../../ports/geo.ts";
 
 const VIEWER_COUNTRY = "cloudfront-viewer-country";
@@ -14,9 +15,8 @@ const ISO_ALPHA2 = /^[A-Z]{2}$/;
 // Not countries: unknown (XX), anonymous proxies (A1, A2) and the EU/AP region codes.
 const NOT_A_COUNTRY = new Set(["XX", "ZZ", "A1", "A2", "O1", "EU", "AP"]);
 
-interface CountryRecord {
-  readonly country_code?: string;
-}
+// The database's records are `{ country_code }`, a shape MaxMind's reader types do not name.
+const countryRecord = z.object({ country_code: z.string() });
 
 /** The database that ships with the service: NRO whois, ASN and geofeed data (CC BY 4.0). */
 export const defaultCountryDatabase = (): string =>
@@ -32,7 +32,7 @@ const asCountry = (value: string | undefined): string | null => {
 export const createCountryResolver = async (
   databasePath: string = defaultCountryDatabase(),
 ): Promise<CountryResolver> => {
-  const reader = new Reader<CountryRecord>(await readFile(databasePath));
+  const reader = new Reader<Response>(await readFile(databasePath));
   return {
     countryOf({ sourceIp, headers }) {
       const fromEdge = asCountry(headers[VIEWER_COUNTRY]);
@@ -41,7 +41,8 @@ export const createCountryResolver = async (
       // IPv4 callers may appear as IPv4-mapped IPv6 on a dual-stack socket.
       const ip = sourceIp.startsWith("::ffff:") ? sourceIp.slice(7) : sourceIp;
       try {
-        return asCountry(reader.get(ip)?.country_code);
+        const record: unknown = reader.get(ip);
+        return asCountry(countryRecord.safeParse(record).data?.country_code);
       } catch {
         return null; // not an IP address
       }
