@@ -1,5 +1,6 @@
 /**
- * The DynamoDB tables: apps, their API keys, and export snapshots. On demand (traffic is
+ * The DynamoDB tables: apps, their API keys, export snapshots, installs and the
+ * customer-user mapping. On demand (traffic is
  * spiky: SDK launches and batch exports), point-in-time recovery on, encrypted with the AWS
  * managed key (auditable in CloudTrail, no key policy to maintain). Apps and keys outlive the
  * stack; snapshots are a short-lived cache and go with it.
@@ -15,6 +16,8 @@ export class ServiceTables extends Construct {
   readonly apps: Table;
   readonly keys: Table;
   readonly snapshots: Table;
+  readonly installs: Table;
+  readonly customerUsers: Table;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -45,6 +48,12 @@ export class ServiceTables extends Construct {
     this.apps = table("Apps", TABLE_DEFINITIONS.apps, RemovalPolicy.RETAIN);
     this.keys = table("Keys", TABLE_DEFINITIONS.keys, RemovalPolicy.RETAIN);
     this.snapshots = table("Snapshots", TABLE_DEFINITIONS.snapshots, RemovalPolicy.DESTROY);
+    this.installs = table("Installs", TABLE_DEFINITIONS.installs, RemovalPolicy.RETAIN);
+    this.customerUsers = table(
+      "CustomerUsers",
+      TABLE_DEFINITIONS.customerUsers,
+      RemovalPolicy.RETAIN,
+    );
   }
 
   /**

@@ -14,6 +14,8 @@ export const LOCAL_TABLE_NAMES: TableNames = {
   apps: "attribution-apps",
   keys: "attribution-keys",
   snapshots: "attribution-snapshots",
+  installs: "attribution-installs",
+  customerUsers: "attribution-customer-users",
 };
 
 export interface DynamoConnection {

@@ -3,13 +3,28 @@ import type { KeyKind, Scope } from "../domain/keys.ts";
 export const PLATFORMS = ["android", "ios"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
+/** An app's key pair for values sealed on the device; the private key only ever wrapped. */
+export interface AppEncryptionKey {
+  readonly keyId: string;
+  /** base64url SPKI DER, published in the remote configuration. */
+  readonly publicKey: string;
+  /** The PKCS#8 private key, wrapped by KMS on AWS or the key file on the embedded runtime. */
+  readonly wrappedPrivateKey: string;
+  readonly createdAt: string;
+}
+
 export interface App {
   /** Bundle identifier or package name. */
   readonly appId: string;
   readonly name: string;
   readonly platform: Platform;
+  /** Remote configuration: a disabled app's SDKs switch themselves off. */
   readonly enabled: boolean;
   readonly createdAt: string;
+  /** Whether SDKs seal parameter values to the app's current key. */
+  readonly encryptionEnabled?: boolean;
+  /** Newest first; older keys stay so values sealed before a rotation still open. */
+  readonly encryptionKeys?: readonly AppEncryptionKey[];
 }
 
 export interface StoredKey {
@@ -27,10 +42,14 @@ export interface AppStore {
   create(app: App): Promise<void>;
   get(appId: string): Promise<App | undefined>;
   list(): Promise<App[]>;
+  /** Replaces an existing app; rejects with NotFoundError when there is none. */
+  save(app: App): Promise<void>;
 }
 
 export interface KeyStore {
   put(key: StoredKey): Promise<void>;
   get(keyId: string): Promise<StoredKey | undefined>;
   listByApp(appId: string): Promise<StoredKey[]>;
+  /** Marks the key revoked (once; a later call keeps the first time); undefined if unknown. */
+  revoke(keyId: string, at: string): Promise<StoredKey | undefined>;
 }

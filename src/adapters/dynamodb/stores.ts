@@ -10,10 +10,11 @@ import {
   PutCommand,
   paginateScan,
   QueryCommand,
+  UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { z } from "zod";
 import { SCOPES } from "../../domain/keys.ts";
-import { ConflictError } from "../../http/errors.ts";
+import { ConflictError, NotFoundError } from "../../http/errors.ts";
 import {
   type App,
   type AppStore,
@@ -33,6 +34,17 @@ const appItem = z.object({
   platform: z.enum(PLATFORMS),
   enabled: z.boolean(),
   createdAt: z.string(),
+  encryptionEnabled: z.boolean().optional(),
+  encryptionKeys: z
+    .array(
+      z.object({
+        keyId: z.string(),
+        publicKey: z.string(),
+        wrappedPrivateKey: z.string(),
+        createdAt: z.string(),
+      }),
+    )
+    .optional(),
 });
 
 const keyItem = z.object({
@@ -86,6 +98,22 @@ export const createAppStore = (doc: DynamoDBDocumentClient, table: string): AppS
     }
     return found.sort((a, b) => a.appId.localeCompare(b.appId));
   },
+  async save(app) {
+    try {
+      await doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: app,
+          ConditionExpression: "attribute_exists(appId)",
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new NotFoundError(`App ${app.appId} does not exist.`);
+      }
+      throw error;
+    }
+  },
 });
 
 export const createKeyStore = (doc: DynamoDBDocumentClient, table: string): KeyStore => ({
@@ -113,6 +141,24 @@ export const createKeyStore = (doc: DynamoDBDocumentClient, table: string): KeyS
       cursor = page.LastEvaluatedKey;
     } while (cursor);
     return found;
+  },
+  async revoke(keyId, at) {
+    try {
+      const { Attributes } = await doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { keyId },
+          UpdateExpression: "SET revokedAt = if_not_exists(revokedAt, :at)",
+          ConditionExpression: "attribute_exists(keyId)",
+          ExpressionAttributeValues: { ":at": at },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return Attributes ? keyItem.parse(Attributes) : undefined;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
   },
 });
 

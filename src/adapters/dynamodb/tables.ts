@@ -19,6 +19,11 @@ export const TABLE_DEFINITIONS = {
   apps: { partitionKey: "appId" },
   keys: { partitionKey: "keyId", indexes: [{ name: "byApp", partitionKey: "appId" }] },
   snapshots: { partitionKey: "snapshotKey", ttlAttribute: "expiresTtl" },
+  installs: { partitionKey: "installKey" },
+  customerUsers: {
+    partitionKey: "customerUserKey",
+    indexes: [{ name: "byInstall", partitionKey: "installKey" }],
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableId = keyof typeof TABLE_DEFINITIONS;

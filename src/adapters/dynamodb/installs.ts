@@ -1,0 +1,139 @@
+/**
+ * Installs and the customer-user mapping on DynamoDB. Both are keyed by app first, so a
+ * service id or customer user id of one app is unknown to every other.
+ */
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+} from "@aws-sdk/lib-dynamodb";
+import { z } from "zod";
+import {
+  type CustomerUserMap,
+  type Install,
+  type InstallStore,
+  OS_VALUES,
+} from "../../ports/installs.ts";
+import { TABLE_DEFINITIONS } from "./tables.ts";
+
+const installKey = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
+const customerUserKey = (appId: string, customerUserId: string) => `${appId}#${customerUserId}`;
+const BY_INSTALL_INDEX = TABLE_DEFINITIONS.customerUsers.indexes[0].name;
+
+const installItem = z.object({
+  appId: z.string(),
+  serviceId: z.string(),
+  os: z.enum(OS_VALUES),
+  osVersion: z.string().nullable(),
+  deviceModel: z.string().nullable(),
+  appVersion: z.string().nullable(),
+  sdkPlatform: z.string(),
+  sdkVersion: z.string(),
+  firstOpenTime: z.string(),
+  idfv: z.string().nullable(),
+  maid: z.string().nullable(),
+  installReferrer: z
+    .object({
+      referrer: z.string(),
+      clickTimestamp: z.number().nullable(),
+      installBeginTimestamp: z.number().nullable(),
+    })
+    .nullable(),
+  customerUserId: z.string().nullable(),
+  locale: z.string().nullable(),
+  timezone: z.string().nullable(),
+  country: z.string().nullable(),
+  receivedAt: z.string(),
+});
+
+const toInstall = (item: Record<string, unknown>): Install => installItem.parse(item);
+
+export const createInstallStore = (doc: DynamoDBDocumentClient, table: string): InstallStore => ({
+  async putIfAbsent(install) {
+    try {
+      await doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: { ...install, installKey: installKey(install.appId, install.serviceId) },
+          ConditionExpression: "attribute_not_exists(installKey)",
+        }),
+      );
+      return { install, created: true };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // A repeat (an SDK retry, or two first opens racing): the first one stands.
+      const stored = await this.get(install.appId, install.serviceId);
+      if (!stored) throw error;
+      return { install: stored, created: false };
+    }
+  },
+  async get(appId, serviceId) {
+    const { Item } = await doc.send(
+      new GetCommand({ TableName: table, Key: { installKey: installKey(appId, serviceId) } }),
+    );
+    return Item ? toInstall(Item) : undefined;
+  },
+  async delete(appId, serviceId) {
+    await doc.send(
+      new DeleteCommand({ TableName: table, Key: { installKey: installKey(appId, serviceId) } }),
+    );
+  },
+});
+
+export const createCustomerUserMap = (
+  doc: DynamoDBDocumentClient,
+  table: string,
+): CustomerUserMap => ({
+  async put(appId, customerUserId, serviceId, seenAt) {
+    // Last writer by event time wins, so a late retry does not move the id back.
+    try {
+      await doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: {
+            customerUserKey: customerUserKey(appId, customerUserId),
+            installKey: installKey(appId, serviceId),
+            serviceId,
+            seenAt,
+          },
+          ConditionExpression: "attribute_not_exists(customerUserKey) OR seenAt <= :seenAt",
+          ExpressionAttributeValues: { ":seenAt": seenAt },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  },
+  async get(appId, customerUserId) {
+    const { Item } = await doc.send(
+      new GetCommand({
+        TableName: table,
+        Key: { customerUserKey: customerUserKey(appId, customerUserId) },
+      }),
+    );
+    return z.object({ serviceId: z.string() }).optional().parse(Item)?.serviceId;
+  },
+  async deleteInstall(appId, serviceId) {
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await doc.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: BY_INSTALL_INDEX,
+          KeyConditionExpression: "installKey = :installKey",
+          ExpressionAttributeValues: { ":installKey": installKey(appId, serviceId) },
+          ExclusiveStartKey: cursor,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        await doc.send(
+          new DeleteCommand({ TableName: table, Key: { customerUserKey: item.customerUserKey } }),
+        );
+      }
+      cursor = page.LastEvaluatedKey;
+    } while (cursor);
+  },
+});

@@ -1,0 +1,111 @@
+/** The DynamoDB stores against a real DynamoDB-compatible server (dynalite on disk). */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type DynamoConnection,
+  LOCAL_TABLE_NAMES,
+  startLocalDynamoDb,
+} from "../../embedded/local-dynamodb.ts";
+import { ConflictError, NotFoundError } from "../../http/errors.ts";
+import type { Install } from "../../ports/installs.ts";
+import { createCustomerUserMap, createInstallStore } from "./installs.ts";
+import { createDynamoStores } from "./stores.ts";
+
+const install = (appId: string, serviceId: string, overrides: Partial<Install> = {}): Install => ({
+  appId,
+  serviceId,
+  os: "android",
+  osVersion: "14",
+  deviceModel: "Pixel 8",
+  appVersion: "1.2.3",
+  sdkPlatform: "kotlin",
+  sdkVersion: "1.11.0",
+  firstOpenTime: "2026-11-01T10:00:00.000Z",
+  idfv: null,
+  maid: "38400000-8cf0-11bd-b23e-10b96e40000d",
+  installReferrer: {
+    referrer: "utm_source=x&clickid=abc",
+    clickTimestamp: 1,
+    installBeginTimestamp: 2,
+  },
+  customerUserId: null,
+  locale: "de-DE",
+  timezone: "Europe/Berlin",
+  country: "DE",
+  receivedAt: "2026-11-01T10:00:01.000Z",
+  ...overrides,
+});
+
+describe("DynamoDB stores", () => {
+  let dir: string;
+  let dynamo: DynamoConnection;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "dynamo-"));
+    dynamo = await startLocalDynamoDb(dir);
+  });
+
+  afterAll(async () => {
+    await dynamo.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("creates an app once, and saves only an existing one", async () => {
+    const { apps } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const app = {
+      appId: "com.a",
+      name: "A",
+      platform: "ios" as const,
+      enabled: true,
+      createdAt: "t",
+    };
+    await apps.create(app);
+    await expect(apps.create(app)).rejects.toBeInstanceOf(ConflictError);
+    await apps.save({ ...app, enabled: false, encryptionEnabled: true });
+    expect(await apps.get("com.a")).toMatchObject({ enabled: false, encryptionEnabled: true });
+    await expect(apps.save({ ...app, appId: "com.none" })).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("revokes a key once and keeps the first revocation time", async () => {
+    const { keys } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    await keys.put({
+      keyId: "k1",
+      appId: "com.a",
+      kind: "sdk",
+      scopes: ["ingest"],
+      hash: "h",
+      createdAt: "t0",
+    });
+    expect((await keys.revoke("k1", "t1"))?.revokedAt).toBe("t1");
+    expect((await keys.revoke("k1", "t2"))?.revokedAt).toBe("t1");
+    expect(await keys.revoke("missing", "t1")).toBeUndefined();
+    expect((await keys.listByApp("com.a")).map((k) => k.keyId)).toEqual(["k1"]);
+  });
+
+  it("stores an install once per app and service id; a repeat returns the first", async () => {
+    const installs = createInstallStore(dynamo.doc, LOCAL_TABLE_NAMES.installs);
+    const first = await installs.putIfAbsent(install("com.a", "s1"));
+    const again = await installs.putIfAbsent(install("com.a", "s1", { osVersion: "15" }));
+    expect(first.created).toBe(true);
+    expect(again).toEqual({ install: install("com.a", "s1"), created: false });
+    expect(await installs.get("com.b", "s1")).toBeUndefined();
+    await installs.delete("com.a", "s1");
+    expect(await installs.get("com.a", "s1")).toBeUndefined();
+  });
+
+  it("maps a customer user id to the install that last used it, per app", async () => {
+    const users = createCustomerUserMap(dynamo.doc, LOCAL_TABLE_NAMES.customerUsers);
+    await users.put("com.a", "u1", "s1", "2026-11-01T10:00:00.000Z");
+    await users.put("com.a", "u1", "s2", "2026-11-02T10:00:00.000Z");
+    // A late retry of an older event does not move the id back.
+    await users.put("com.a", "u1", "s1", "2026-11-01T12:00:00.000Z");
+    expect(await users.get("com.a", "u1")).toBe("s2");
+    expect(await users.get("com.b", "u1")).toBeUndefined();
+    await users.put("com.a", "u2", "s2", "2026-11-02T10:00:00.000Z");
+    await users.deleteInstall("com.a", "s2");
+    expect(await users.get("com.a", "u1")).toBeUndefined();
+    expect(await users.get("com.a", "u2")).toBeUndefined();
+  });
+});
