@@ -2,12 +2,14 @@
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { embeddedConfig } from "../config/embedded.ts";
+import { KEY_KINDS, type KeyKind } from "../domain/keys.ts";
 import { readRuntimeInfo } from "../embedded/data-dir.ts";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/formats/index.ts";
 import { PLATFORMS, type Platform } from "../ports/apps.ts";
-import { createAppCommand, listAppsCommand } from "./commands/apps.ts";
+import { configureAppCommand, createAppCommand, listAppsCommand } from "./commands/apps.ts";
 import { demoCommand } from "./commands/demo.ts";
 import { exportCommand, parseSince } from "./commands/export.ts";
+import { createKeyCommand, listKeysCommand, revokeKeyCommand } from "./commands/keys.ts";
 import { start } from "./commands/start.ts";
 
 const pkg: unknown = JSON.parse(
@@ -73,6 +75,50 @@ apps
   .addOption(dataDirOption())
   .action((options: { json?: boolean; dataDir?: string }) =>
     listAppsCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  );
+
+apps
+  .command("config")
+  .description("switch an app on or off for its SDKs (remote configuration)")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .option("--enable", "SDKs of the app report (the default for a new app)")
+  .option("--disable", "SDKs of the app switch themselves off")
+  .addOption(dataDirOption())
+  .action((options: { appId: string; enable?: boolean; disable?: boolean; dataDir?: string }) =>
+    configureAppCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  );
+
+const keys = program.command("keys").description("issue, list and revoke API keys");
+keys
+  .command("create")
+  .description("issue a new key for an app and print it (shown once)")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .addOption(
+    new Option("--kind <kind>", "sdk (embedded in apps) or server (export, server-to-server)")
+      .choices(Object.keys(KEY_KINDS))
+      .makeOptionMandatory(),
+  )
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action((options: { appId: string; kind: KeyKind; json?: boolean; dataDir?: string }) =>
+    createKeyCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  );
+keys
+  .command("list")
+  .description("list an app's keys (never the keys themselves)")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action((options: { appId: string; json?: boolean; dataDir?: string }) =>
+    listKeysCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  );
+keys
+  .command("revoke")
+  .description("revoke a key: it stops working at once on this machine")
+  .argument("<key-id>", "the key's id, as `keys list` shows it")
+  .addOption(dataDirOption())
+  .action((keyId: string, options: { dataDir?: string }) =>
+    revokeKeyCommand({ keyId, dataDir: defaultDataDir(options.dataDir) }),
   );
 
 program

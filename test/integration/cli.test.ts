@@ -133,6 +133,35 @@ describe("the attribution command line", () => {
     expect(reader.getRowObjectsJS()[0]).toEqual({ n: count, ids: count, mine: true });
   });
 
+  it("issues, lists and revokes keys; a revoked key stops working at once", async () => {
+    const issued = JSON.parse(
+      await cli(
+        dataDir,
+        "keys",
+        "create",
+        "--app-id",
+        "com.example.game",
+        "--kind",
+        "server",
+        "--json",
+      ),
+    );
+    const exportWith = (key: string) =>
+      fetch(`${service.url}/api/v1/export?timestamp=0&limit=1`, {
+        headers: { authorization: key },
+      });
+    expect((await exportWith(issued.key)).status).toBe(200);
+    const listed = JSON.parse(
+      await cli(dataDir, "keys", "list", "--app-id", "com.example.game", "--json"),
+    );
+    expect(listed.map((k: { keyId: string }) => k.keyId)).toContain(issued.keyId);
+    expect(JSON.stringify(listed)).not.toContain(issued.key);
+    expect(listed.every((k: Record<string, unknown>) => !("hash" in k))).toBe(true);
+    await cli(dataDir, "keys", "revoke", issued.keyId);
+    expect((await exportWith(issued.key)).status).toBe(401);
+    expect((await exportWith(serverKey)).status).toBe(200);
+  });
+
   it("stops cleanly on Ctrl-C and keeps every app, key and event across a restart", async () => {
     const before = await exportAll("csv");
     expect(await stopService(service.child)).toBe(0);

@@ -1,4 +1,5 @@
 import { createApp } from "../../domain/apps.ts";
+import { NotFoundError } from "../../http/errors.ts";
 import type { Platform } from "../../ports/apps.ts";
 import { withLocalStores } from "../local-data.ts";
 
@@ -38,4 +39,24 @@ export const listAppsCommand = async (options: { dataDir: string; json?: boolean
       `${app.appId.padEnd(40)} ${app.platform.padEnd(8)} ${app.enabled ? "enabled " : "disabled"} ${app.name}`,
     );
   }
+};
+
+export const configureAppCommand = async (options: {
+  appId: string;
+  enable?: boolean;
+  disable?: boolean;
+  dataDir: string;
+}) => {
+  if (options.enable && options.disable) throw new Error("Give --enable or --disable, not both.");
+  const app = await withLocalStores(options.dataDir, async (stores) => {
+    const found = await stores.apps.get(options.appId);
+    if (!found) throw new NotFoundError(`App ${options.appId} does not exist.`);
+    const updated = {
+      ...found,
+      enabled: options.disable ? false : options.enable ? true : found.enabled,
+    };
+    await stores.apps.save(updated);
+    return updated;
+  });
+  console.log(`${app.appId}: ${app.enabled ? "enabled" : "disabled"} for its SDKs.`);
 };

@@ -1,0 +1,58 @@
+import { issueKey } from "../../domain/apps.ts";
+import { KEY_KINDS, type KeyKind } from "../../domain/keys.ts";
+import { NotFoundError } from "../../http/errors.ts";
+import { withLocalStores } from "../local-data.ts";
+
+export const createKeyCommand = async (options: {
+  appId: string;
+  kind: KeyKind;
+  dataDir: string;
+  json?: boolean;
+}) => {
+  const issued = await withLocalStores(options.dataDir, async (stores) => {
+    if (!(await stores.apps.get(options.appId))) {
+      throw new NotFoundError(`App ${options.appId} does not exist.`);
+    }
+    return issueKey(options.appId, options.kind, stores.keys);
+  });
+  if (options.json) {
+    console.log(JSON.stringify(issued, null, 2));
+    return;
+  }
+  console.log(
+    `Created ${options.kind} key ${issued.keyId} for ${options.appId} (${KEY_KINDS[options.kind].scopes.join(", ")}).`,
+  );
+  console.log("The key is shown once and cannot be shown again:");
+  console.log(`  ${issued.key}`);
+};
+
+export const listKeysCommand = async (options: {
+  appId: string;
+  dataDir: string;
+  json?: boolean;
+}) => {
+  const keys = await withLocalStores(options.dataDir, (stores) =>
+    stores.keys.listByApp(options.appId),
+  );
+  // Hashes stay inside: a listing says which keys exist, never anything that checks one.
+  const listed = keys
+    .map(({ hash: _hash, ...key }) => key)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  if (options.json) {
+    console.log(JSON.stringify(listed, null, 2));
+    return;
+  }
+  if (listed.length === 0) console.log(`No keys for ${options.appId}.`);
+  for (const key of listed) {
+    const state = key.revokedAt ? `revoked ${key.revokedAt}` : "active";
+    console.log(`${key.keyId}  ${key.kind.padEnd(6)}  created ${key.createdAt}  ${state}`);
+  }
+};
+
+export const revokeKeyCommand = async (options: { keyId: string; dataDir: string }) => {
+  const revoked = await withLocalStores(options.dataDir, (stores) =>
+    stores.keys.revoke(options.keyId, new Date().toISOString()),
+  );
+  if (!revoked) throw new NotFoundError(`Key ${options.keyId} does not exist.`);
+  console.log(`Key ${revoked.keyId} of ${revoked.appId} is revoked since ${revoked.revokedAt}.`);
+};
