@@ -5,6 +5,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 const ENTRIES = {
+  config: {
+    load: () => import("./config.ts"),
+    env: { APPS_TABLE: "apps" },
+  },
   export: {
     load: () => import("./export.ts"),
     env: { SNAPSHOTS_TABLE: "snapshots", ATHENA_WORKGROUP: "exports", GLUE_DATABASE: "lake" },

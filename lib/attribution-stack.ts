@@ -5,7 +5,7 @@
  */
 import { CfnOutput, Duration, type Size, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
-import { authorizerEnv, exportEnv } from "../src/config/aws-env.ts";
+import { authorizerEnv, configEnv, exportEnv } from "../src/config/aws-env.ts";
 import type { RouteId } from "../src/http/routes.ts";
 import { AttributionApi, type FunctionBinding } from "./api.ts";
 import { QueryWorkgroup } from "./athena.ts";
@@ -50,6 +50,10 @@ export class AttributionStack extends Stack {
       grant: (role) => tables.grantKeyLookup(role),
     };
     const routes: { [K in RouteId]: FunctionBinding } = {
+      config: {
+        environment: envFor(configEnv, { APPS_TABLE: tables.apps.tableName }),
+        grant: (role) => tables.grantAppLookup(role),
+      },
       export: {
         environment: envFor(exportEnv, {
           SNAPSHOTS_TABLE: tables.snapshots.tableName,

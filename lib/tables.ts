@@ -69,6 +69,13 @@ export class ServiceTables extends Construct {
     );
   }
 
+  /** Read an app by id: the remote configuration. */
+  grantAppLookup(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [this.apps.tableArn] }),
+    );
+  }
+
   /** Read and write export snapshot records (no index on this table). */
   grantSnapshots(role: IRole): void {
     role.addToPrincipalPolicy(

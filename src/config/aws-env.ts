@@ -18,6 +18,11 @@ export const exportEnv = z.object({
   SNAPSHOT_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
 });
 
+export const configEnv = z.object({
+  APPS_TABLE: name,
+});
+
+export type ConfigEnv = z.infer<typeof configEnv>;
 export type AuthorizerEnv = z.infer<typeof authorizerEnv>;
 export type ExportEnv = z.infer<typeof exportEnv>;
 

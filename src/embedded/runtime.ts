@@ -16,6 +16,7 @@ import {
 } from "../adapters/local-stream/delivery-stream.ts";
 import type { EmbeddedConfig } from "../config/embedded.ts";
 import { createAuthorizerHandler } from "../http/handlers/authorizer.ts";
+import { createConfigHandler } from "../http/handlers/config.ts";
 import { createExportHandler } from "../http/handlers/export.ts";
 import { ROUTES, type RouteId } from "../http/routes.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../lake/tables.ts";
@@ -83,6 +84,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const lake = await openLake(config);
 
   const handlers: Record<RouteId, RouteHandler> = {
+    config: createConfigHandler(stores),
     export: createExportHandler({
       engine: lake.engine,
       catalog: stores.snapshots,

@@ -20,6 +20,15 @@ export interface Route {
 
 export const ROUTES = [
   {
+    id: "config",
+    method: "GET",
+    path: "/v1/config",
+    scope: "config",
+    streaming: false,
+    memoryMb: 256,
+    timeoutSeconds: 10,
+  },
+  {
     id: "export",
     method: "GET",
     path: "/api/v1/export",

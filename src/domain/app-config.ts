@@ -1,0 +1,85 @@
+/**
+ * The remote configuration an SDK fetches on `configure` (GET /v1/config), and the app
+ * settings behind it.
+ */
+import { SEALED_VERSION } from "../crypto/envelope.ts";
+import type { KeyWrapper } from "../crypto/key-wrapper.ts";
+import { generateWrappedAppKey } from "../crypto/keyring.ts";
+import type { App } from "../ports/apps.ts";
+
+/** How often SDKs fetch the configuration again. */
+export const CONFIG_REFRESH_SECONDS = 3_600;
+
+/** What the envelope's algorithm is called in the configuration: see spec/encryption-test-vectors.json. */
+export const SEALING_ALGORITHM = "ECDH-P256+HKDF-SHA256+AES-256-GCM";
+
+/**
+ * Parameter keys an SDK never seals: the server needs them in clear (revenue in USD,
+ * attribution campaign fields, deep link routing).
+ */
+export const CLEAR_PARAMETER_KEYS = [
+  "revenue",
+  "currency",
+  "media_source",
+  "campaign",
+  "campaign_id",
+  "adset",
+  "adset_id",
+  "ad",
+  "ad_id",
+  "deep_link_path",
+] as const;
+
+export type RemoteConfig = {
+  enabled: boolean;
+  refresh_interval_seconds: number;
+  encryption:
+    | { enabled: false }
+    | {
+        enabled: true;
+        key_id: string;
+        public_key: string;
+        algorithm: string;
+        envelope_version: string;
+        clear_keys: readonly string[];
+      };
+};
+
+export const remoteConfig = (app: App): RemoteConfig => {
+  const key = app.encryptionKeys?.[0];
+  return {
+    enabled: app.enabled,
+    refresh_interval_seconds: CONFIG_REFRESH_SECONDS,
+    encryption:
+      app.encryptionEnabled && key
+        ? {
+            enabled: true,
+            key_id: key.keyId,
+            public_key: key.publicKey,
+            algorithm: SEALING_ALGORITHM,
+            envelope_version: SEALED_VERSION,
+            clear_keys: CLEAR_PARAMETER_KEYS,
+          }
+        : { enabled: false },
+  };
+};
+
+/** The context an app's private keys are wrapped under: a key of one app opens for no other. */
+export const appKeyContext = (appId: string) => ({ appId });
+
+/** Switches sealing on (making the app's first key pair if it has none) or off. */
+export const withEncryption = async (
+  app: App,
+  enabled: boolean,
+  wrapper: KeyWrapper,
+  now = new Date(),
+): Promise<App> => {
+  if (!enabled || (app.encryptionKeys?.length ?? 0) > 0)
+    return { ...app, encryptionEnabled: enabled };
+  const key = await generateWrappedAppKey(wrapper, appKeyContext(app.appId));
+  return {
+    ...app,
+    encryptionEnabled: true,
+    encryptionKeys: [{ ...key, createdAt: now.toISOString() }],
+  };
+};

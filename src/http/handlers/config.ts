@@ -1,0 +1,19 @@
+/** `GET /v1/config`: the app's remote configuration for its SDKs. */
+import middy from "@middy/core";
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import { remoteConfig } from "../../domain/app-config.ts";
+import type { AppStore } from "../../ports/apps.ts";
+import { UnauthorizedError } from "../errors.ts";
+import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";
+import { principalOf } from "../principal.ts";
+
+export const createConfigHandler = (deps: { apps: AppStore }) =>
+  middy<APIGatewayProxyEvent, HttpResponse>()
+    .use(errorResponses())
+    .handler(async (event) => {
+      const principal = principalOf(event, "config");
+      const app = await deps.apps.get(principal.appId);
+      // The key's app was deleted after the authorizer's decision was cached.
+      if (!app) throw new UnauthorizedError();
+      return jsonResponse(200, remoteConfig(app));
+    });

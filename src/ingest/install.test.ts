@@ -1,0 +1,194 @@
+import { describe, expect, it } from "vitest";
+import { NOW } from "./ingest.test-support.ts";
+import { type InstallRequest, parseInstallRequest, toInstall } from "./install.ts";
+import { HOUR_MS } from "./limits.ts";
+
+const minimal = {
+  service_id: "svc-1",
+  os: "android",
+  sdk_platform: "flutter",
+  sdk_version: "2.10.0",
+  first_open_time: "2026-09-16T10:00:00+02:00",
+};
+
+const full = {
+  ...minimal,
+  os_version: "14",
+  device_model: "Pixel 8",
+  app_version: "3.2.1",
+  idfv: "6F9619FF-8B86-D011-B42D-00CF4FC964FF",
+  maid: "38400000-8cf0-11bd-b23e-10b96e40000d",
+  install_referrer: {
+    referrer: "utm_source=google-play&utm_medium=organic",
+    click_timestamp: 1789552700,
+    install_begin_timestamp: 0,
+  },
+  customer_user_id: "user-1",
+  locale: "de_DE",
+  timezone: "America/Argentina/Buenos_Aires",
+};
+
+const parse = (body: unknown) => parseInstallRequest(body, { now: NOW });
+
+const requestOf = (body: unknown): InstallRequest => {
+  const parsed = parse(body);
+  if (!parsed.ok) throw new Error(parsed.detail);
+  return parsed.value;
+};
+
+const detailOf = (body: unknown): string => {
+  const parsed = parse(body);
+  if (parsed.ok) throw new Error("accepted");
+  return parsed.detail;
+};
+
+const ctx = { appId: "com.example.game", country: "DE", receivedAt: NOW };
+
+describe("parseInstallRequest", () => {
+  it("accepts the required fields alone, and every field", () => {
+    expect(requestOf(minimal)).toEqual(minimal);
+    expect(requestOf(full)).toEqual(full);
+  });
+
+  it("ignores unknown keys and treats null as absent", () => {
+    expect(requestOf({ ...minimal, future_field: 1, idfv: null, install_referrer: null })).toEqual({
+      ...minimal,
+      idfv: null,
+      install_referrer: null,
+    });
+  });
+
+  it("names every missing required field", () => {
+    expect(detailOf({})).toBe(
+      "service_id: is required; os: is required; sdk_platform: is required; sdk_version: is required; first_open_time: is required",
+    );
+    expect(detailOf(null)).toBe("body: must be a JSON object");
+    expect(detailOf([])).toBe("body: must be a JSON object");
+  });
+
+  it("accepts any lowercase SDK platform name, up to 32 characters", () => {
+    expect(requestOf({ ...minimal, sdk_platform: "react-native" }).sdk_platform).toBe(
+      "react-native",
+    );
+    const rule =
+      'sdk_platform: must be a lowercase name of 1 to 32 characters (a-z, 0-9, "_", "-"), e.g. flutter, unity, kotlin, ios, android, typescript';
+    expect(detailOf({ ...minimal, sdk_platform: "Flutter" })).toBe(rule);
+    expect(detailOf({ ...minimal, sdk_platform: "a".repeat(33) })).toBe(rule);
+    expect(requestOf({ ...minimal, sdk_platform: "a".repeat(32) }).sdk_platform).toHaveLength(32);
+  });
+
+  it("checks os, sdk_version and the device texts", () => {
+    expect(detailOf({ ...minimal, os: "windows" })).toBe("os: must be one of android, ios");
+    expect(detailOf({ ...minimal, sdk_version: "1 0" })).toBe(
+      'sdk_version: must be 1 to 32 characters of letters, digits, ".", "+", "_" or "-"',
+    );
+    expect(requestOf({ ...minimal, device_model: "m".repeat(64) }).device_model).toHaveLength(64);
+    expect(detailOf({ ...minimal, device_model: "m".repeat(65) })).toBe(
+      "device_model: must be at most 64 characters",
+    );
+  });
+
+  it("requires UUID-shaped device ids", () => {
+    expect(detailOf({ ...minimal, maid: "not-a-uuid" })).toBe(
+      "maid: must be a UUID (8-4-4-4-12 hexadecimal digits)",
+    );
+  });
+
+  it("bounds first_open_time to 24 hours ahead, with no bound in the past", () => {
+    const at = (ms: number) => ({
+      ...minimal,
+      first_open_time: new Date(NOW.getTime() + ms).toISOString(),
+    });
+    expect(parse(at(24 * HOUR_MS)).ok).toBe(true);
+    expect(detailOf(at(24 * HOUR_MS + 1))).toBe(
+      "first_open_time: is more than 24 hours ahead of the server's clock",
+    );
+    expect(parse({ ...minimal, first_open_time: "2019-01-01T00:00:00Z" }).ok).toBe(true);
+    expect(detailOf({ ...minimal, first_open_time: "2026-09-16T10:00:00" })).toBe(
+      "first_open_time: must be an ISO 8601 date-time with a UTC offset or Z, e.g. 2026-09-16T10:00:00Z",
+    );
+  });
+
+  it("checks the install referrer", () => {
+    const referrer = (value: unknown) => ({ ...minimal, install_referrer: value });
+    expect(detailOf(referrer({ referrer: "r".repeat(2049) }))).toBe(
+      "install_referrer.referrer: must be at most 2048 characters",
+    );
+    expect(detailOf(referrer({ referrer: "r", click_timestamp: 1789552700000 }))).toBe(
+      "install_referrer.click_timestamp: must be Unix seconds, not milliseconds",
+    );
+    expect(detailOf(referrer({ referrer: "r", install_begin_timestamp: 1.5 }))).toBe(
+      "install_referrer.install_begin_timestamp: must be an integer number of Unix seconds",
+    );
+    expect(detailOf(referrer({}))).toBe("install_referrer.referrer: is required");
+  });
+
+  it("checks locale and timezone by shape", () => {
+    expect(requestOf({ ...minimal, locale: "zh-Hant-TW" }).locale).toBe("zh-Hant-TW");
+    const localeRule =
+      'locale: must be a BCP 47 language tag such as "en-US" (Android\'s "en_US" is accepted)';
+    expect(detailOf({ ...minimal, locale: "English" })).toBe(localeRule);
+    expect(detailOf({ ...minimal, locale: "en US" })).toBe(localeRule);
+    expect(detailOf({ ...minimal, locale: `en-${"a".repeat(32)}` })).toBe(localeRule);
+    for (const timezone of ["Europe/Berlin", "Etc/GMT+3", "UTC", "America/Port-au-Prince"]) {
+      expect(requestOf({ ...minimal, timezone }).timezone).toBe(timezone);
+    }
+    const zoneRule = 'timezone: must be an IANA time zone name such as "Europe/Berlin"';
+    expect(detailOf({ ...minimal, timezone: "Europe Berlin" })).toBe(zoneRule);
+    expect(detailOf({ ...minimal, timezone: "+02:00" })).toBe(zoneRule);
+    expect(detailOf({ ...minimal, timezone: `A/${"b".repeat(63)}` })).toBe(zoneRule);
+  });
+});
+
+describe("toInstall", () => {
+  it("stores the request with the caller's context", () => {
+    expect(toInstall(requestOf(full), ctx)).toEqual({
+      appId: "com.example.game",
+      serviceId: "svc-1",
+      os: "android",
+      osVersion: "14",
+      deviceModel: "Pixel 8",
+      appVersion: "3.2.1",
+      sdkPlatform: "flutter",
+      sdkVersion: "2.10.0",
+      firstOpenTime: "2026-09-16T08:00:00.000Z",
+      idfv: "6F9619FF-8B86-D011-B42D-00CF4FC964FF",
+      maid: "38400000-8cf0-11bd-b23e-10b96e40000d",
+      installReferrer: {
+        referrer: "utm_source=google-play&utm_medium=organic",
+        clickTimestamp: 1789552700,
+        installBeginTimestamp: null,
+      },
+      customerUserId: "user-1",
+      locale: "de_DE",
+      timezone: "America/Argentina/Buenos_Aires",
+      country: "DE",
+      receivedAt: "2026-09-16T12:00:00.000Z",
+    });
+  });
+
+  it("fills absent optional fields with null", () => {
+    expect(
+      toInstall(requestOf({ ...minimal, os_version: "" }), { ...ctx, country: null }),
+    ).toMatchObject({
+      osVersion: null,
+      deviceModel: null,
+      appVersion: null,
+      idfv: null,
+      maid: null,
+      installReferrer: null,
+      customerUserId: null,
+      locale: null,
+      timezone: null,
+      country: null,
+    });
+  });
+
+  it("treats the all-zero advertising id as absent", () => {
+    const zero = "00000000-0000-0000-0000-000000000000";
+    expect(toInstall(requestOf({ ...minimal, maid: zero, idfv: zero }), ctx)).toMatchObject({
+      maid: null,
+      idfv: null,
+    });
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * `POST /v1/installs` (DESIGN, data flow 2): the SDK reports the first open of an install with
+ * its device signals. Unknown keys are ignored, null equals absent, as for events (see
+ * event-schema.ts for why).
+ */
+import { z } from "zod";
+import { type Install, OS_VALUES } from "../ports/installs.ts";
+import {
+  customerUserIdField,
+  dateTime,
+  deviceId,
+  serviceIdField,
+  shortText,
+  text,
+} from "./fields.ts";
+import { formatIssues, type Parsed } from "./issues.ts";
+import { HOUR_MS, INGEST_LIMITS } from "./limits.ts";
+
+/** The SDKs we ship. Other lowercase names are accepted too (see `sdk_platform`). */
+export const SDK_PLATFORMS = [
+  "flutter",
+  "unity",
+  "kotlin",
+  "ios",
+  "android",
+  "typescript",
+] as const;
+
+const SDK_PLATFORM_RULE = `must be a lowercase name of 1 to ${INGEST_LIMITS.maxSdkFieldLength} characters (a-z, 0-9, "_", "-"), e.g. ${SDK_PLATFORMS.join(", ")}`;
+const SDK_VERSION_RULE = `must be 1 to ${INGEST_LIMITS.maxSdkFieldLength} characters of letters, digits, ".", "+", "_" or "-"`;
+const LOCALE_RULE =
+  'must be a BCP 47 language tag such as "en-US" (Android\'s "en_US" is accepted)';
+const TIMEZONE_RULE = 'must be an IANA time zone name such as "Europe/Berlin"';
+
+/** The latest Unix second before year 10000: a millisecond value of today is far above it. */
+const MAX_UNIX_SECONDS = 253_402_300_799;
+
+const unixSeconds = () =>
+  z
+    .int({ error: "must be an integer number of Unix seconds" })
+    .min(0, { error: "must be an integer number of Unix seconds, 0 or more" })
+    .max(MAX_UNIX_SECONDS, {
+      error: "must be Unix seconds, not milliseconds",
+    });
+
+const deviceText = () => shortText(INGEST_LIMITS.maxDeviceFieldLength).nullish();
+
+export const installRequestSchema = z
+  .object(
+    {
+      service_id: serviceIdField(),
+      os: z
+        .enum(OS_VALUES, {
+          error: (issue) =>
+            issue.input === undefined || issue.input === null
+              ? "is required"
+              : `must be one of ${OS_VALUES.join(", ")}`,
+        })
+        .meta({ description: "The device's operating system.", example: "android" }),
+      os_version: deviceText().meta({ description: "Operating system version.", example: "14" }),
+      device_model: deviceText().meta({ description: "Device model.", example: "Pixel 8" }),
+      app_version: deviceText().meta({ description: "The app's version.", example: "3.2.1" }),
+      // Open-ended on purpose: a new SDK (a React Native wrapper, say) must not be refused by a
+      // deployment older than it; the value only labels the install and drives no logic.
+      sdk_platform: text()
+        .min(1, { error: SDK_PLATFORM_RULE })
+        .max(INGEST_LIMITS.maxSdkFieldLength, { error: SDK_PLATFORM_RULE })
+        .regex(/^[a-z][a-z0-9_-]*$/, { error: SDK_PLATFORM_RULE })
+        .meta({
+          description: `The SDK that sent the install: ${SDK_PLATFORMS.join(", ")}, or another lowercase name.`,
+          example: "flutter",
+        }),
+      sdk_version: text()
+        .min(1, { error: SDK_VERSION_RULE })
+        .max(INGEST_LIMITS.maxSdkFieldLength, { error: SDK_VERSION_RULE })
+        .regex(/^[A-Za-z0-9.+_-]+$/, { error: SDK_VERSION_RULE })
+        .meta({ description: "The SDK's version.", example: "2.10.0" }),
+      first_open_time: dateTime().meta({
+        description: `The app's first open on this install, ISO 8601 with a UTC offset or Z; at most ${INGEST_LIMITS.maxFutureSkewHours} hours ahead of the server's clock.`,
+        example: "2026-09-16T10:00:00Z",
+      }),
+      idfv: deviceId().nullish().meta({
+        description: "iOS identifier for vendor.",
+        example: "6F9619FF-8B86-D011-B42D-00CF4FC964FF",
+      }),
+      maid: deviceId()
+        .nullish()
+        .meta({
+          description:
+            "Mobile advertising id (GAID, or IDFA when consented). The all-zero id that the OS " +
+            "gives without consent is treated as absent.",
+          example: "38400000-8cf0-11bd-b23e-10b96e40000d",
+        }),
+      install_referrer: z
+        .object(
+          {
+            referrer: text()
+              .max(INGEST_LIMITS.maxReferrerLength, {
+                error: `must be at most ${INGEST_LIMITS.maxReferrerLength} characters`,
+              })
+              .meta({ description: "The Play install referrer string, as the API returns it." }),
+            click_timestamp: unixSeconds()
+              .nullish()
+              .meta({ description: "Referrer click time, Unix seconds; 0 means unknown." }),
+            install_begin_timestamp: unixSeconds()
+              .nullish()
+              .meta({ description: "Install begin time, Unix seconds; 0 means unknown." }),
+          },
+          { error: "must be a JSON object" },
+        )
+        .nullish()
+        .meta({
+          description: "Google Play install referrer details (Android).",
+          example: {
+            referrer: "utm_source=google-play&utm_medium=organic",
+            click_timestamp: 1789552700,
+            install_begin_timestamp: 1789552760,
+          },
+        }),
+      customer_user_id: customerUserIdField().nullish().meta({
+        description: "The app's own user identifier, if already set.",
+        example: "user-8812",
+      }),
+      locale: text()
+        .max(INGEST_LIMITS.maxLocaleLength, { error: LOCALE_RULE })
+        .regex(/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/, { error: LOCALE_RULE })
+        .nullish()
+        .meta({ description: "The device's locale, a BCP 47 tag.", example: "de-DE" }),
+      // Checked by shape only: the device's tz database may be newer than the server's, and
+      // Node's own list leaves out aliases such as Asia/Calcutta.
+      timezone: text()
+        .max(INGEST_LIMITS.maxTimezoneLength, { error: TIMEZONE_RULE })
+        .regex(/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/, { error: TIMEZONE_RULE })
+        .nullish()
+        .meta({ description: "The device's IANA time zone.", example: "Europe/Berlin" }),
+    },
+    { error: "must be a JSON object" },
+  )
+  .meta({ description: "The first open of an install, sent once by the SDK." });
+
+export type InstallRequest = z.infer<typeof installRequestSchema>;
+
+/** Checks an install body; a failure is a 422 with this detail. */
+export const parseInstallRequest = (
+  body: unknown,
+  options: { now: Date },
+): Parsed<InstallRequest> => {
+  const parsed = installRequestSchema.safeParse(body);
+  if (!parsed.success) return { ok: false, detail: formatIssues(parsed.error.issues, "body") };
+  const skew = Date.parse(parsed.data.first_open_time) - options.now.getTime();
+  if (skew > INGEST_LIMITS.maxFutureSkewHours * HOUR_MS) {
+    return {
+      ok: false,
+      detail: `first_open_time: is more than ${INGEST_LIMITS.maxFutureSkewHours} hours ahead of the server's clock`,
+    };
+  }
+  return { ok: true, value: parsed.data };
+};
+
+const ZERO_ID = /^[0-]+$/;
+
+/**
+ * The OS hands out an all-zero advertising id when the user has not consented (iOS ATT, Android
+ * opt-out). It names no device, so it is no id. Kept otherwise exactly as sent: an iOS IDFA or
+ * IDFV is uppercase, and third parties merge on the value as the device reports it.
+ */
+const deviceIdOrNull = (value: string | null | undefined): string | null =>
+  value == null || ZERO_ID.test(value) ? null : value;
+
+const textOrNull = (value: string | null | undefined): string | null =>
+  value == null || value === "" ? null : value;
+
+/** The Play API reports 0 for a time it does not know. */
+const secondsOrNull = (value: number | null | undefined): number | null =>
+  value == null || value === 0 ? null : value;
+
+/** The install as stored, from a checked request. */
+export function toInstall(
+  request: InstallRequest,
+  ctx: { appId: string; country: string | null; receivedAt: Date },
+): Install {
+  const referrer = request.install_referrer;
+  return {
+    appId: ctx.appId,
+    serviceId: request.service_id,
+    os: request.os,
+    osVersion: textOrNull(request.os_version),
+    deviceModel: textOrNull(request.device_model),
+    appVersion: textOrNull(request.app_version),
+    sdkPlatform: request.sdk_platform,
+    sdkVersion: request.sdk_version,
+    // UTC like every other time the service keeps, so they compare as strings.
+    firstOpenTime: new Date(request.first_open_time).toISOString(),
+    idfv: deviceIdOrNull(request.idfv),
+    maid: deviceIdOrNull(request.maid),
+    installReferrer: referrer
+      ? {
+          referrer: referrer.referrer,
+          clickTimestamp: secondsOrNull(referrer.click_timestamp),
+          installBeginTimestamp: secondsOrNull(referrer.install_begin_timestamp),
+        }
+      : null,
+    customerUserId: request.customer_user_id ?? null,
+    locale: textOrNull(request.locale),
+    timezone: textOrNull(request.timezone),
+    country: ctx.country,
+    receivedAt: ctx.receivedAt.toISOString(),
+  };
+}

@@ -1,0 +1,48 @@
+/** Turning validation problems into the one-line `detail` of an error body. */
+import type { z } from "zod";
+
+/** The status name every rejected event and request carries (spec, "Errors"). */
+export const UNPROCESSABLE = "Unprocessable Entity";
+
+/** More issues than this are summarised: a detail is read by a person, not parsed. */
+const MAX_ISSUES_SHOWN = 5;
+
+/** A key echoed in a detail is cut, so a 10 KiB key cannot blow up the response. */
+const MAX_KEY_SHOWN = 40;
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const shownKey = (key: string): string =>
+  key.length > MAX_KEY_SHOWN ? `${key.slice(0, MAX_KEY_SHOWN)}…` : key;
+
+/** `parameters.items[3].price`; keys that are not identifiers are quoted: `parameters["a b"]`. */
+export const formatPath = (path: readonly PropertyKey[], root = ""): string => {
+  let text = root;
+  for (const segment of path) {
+    if (typeof segment === "number") text += `[${segment}]`;
+    else {
+      const key = String(segment);
+      if (IDENTIFIER.test(key)) text += text === "" ? shownKey(key) : `.${shownKey(key)}`;
+      else text += `[${JSON.stringify(shownKey(key))}]`;
+    }
+  }
+  return text;
+};
+
+/** Joins problems into one detail, the first few in full, each once. */
+export const joinProblems = (problems: readonly string[]): string => {
+  // Two checks of one rule (an empty id is both too short and off-pattern) read as one.
+  const unique = [...new Set(problems)];
+  const shown = unique.slice(0, MAX_ISSUES_SHOWN).join("; ");
+  const more = unique.length - MAX_ISSUES_SHOWN;
+  return more > 0 ? `${shown}; and ${more} more` : shown;
+};
+
+/** `event_time: must be …`; an issue about the whole value is named by `root`. */
+export const formatIssues = (issues: readonly z.core.$ZodIssue[], root: string): string =>
+  joinProblems(issues.map((issue) => `${formatPath(issue.path) || root}: ${issue.message}`));
+
+/** A checked request body, or the `detail` of its 422. */
+export type Parsed<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly detail: string };

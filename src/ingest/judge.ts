@@ -1,0 +1,172 @@
+/**
+ * The verdict on each event of a batch (DESIGN, data flow 4–5): accepted with its stored form,
+ * ignored (a manual INSTALL), or rejected with the reason. One event's fault never costs the
+ * others, and nothing here throws on any input: the body is untrusted JSON.
+ */
+import type { EventType } from "../domain/event-types.ts";
+import { eventSchema, s2sEventSchema } from "./event-schema.ts";
+import { isIdentifier } from "./fields.ts";
+import { formatIssues, joinProblems, UNPROCESSABLE } from "./issues.ts";
+import { DAY_MS, HOUR_MS, INGEST_LIMITS } from "./limits.ts";
+import { isPlainMap, type ParameterMap, sanitizeParameters } from "./parameters.ts";
+import { protectPii } from "./pii.ts";
+import { type Open, type Revenue, readRevenue } from "./revenue.ts";
+
+/** The types that are stored: a manual INSTALL never is. */
+export type StoredEventType = Exclude<EventType, "INSTALL">;
+
+/** An accepted event in the form the service keeps. */
+export interface ValidEvent {
+  readonly eventId: string;
+  readonly eventType: StoredEventType;
+  /** The CUSTOM event's own name, trimmed; null for the standard types. */
+  readonly eventName: string | null;
+  /** UTC, ISO 8601 with milliseconds. */
+  readonly eventTime: string;
+  /** The install named by an SDK event; null for a server-to-server event (resolved later). */
+  readonly serviceId: string | null;
+  /** The customer user id the event was sent with, if any (always set for S2S events). */
+  readonly customerUserId: string | null;
+  /** As stored: nulls dropped, matching PII hashed, sealed values still sealed. */
+  readonly parameters: ParameterMap;
+  /** Null when the event carries no revenue, or revenue without a currency. */
+  readonly revenue: Revenue | null;
+  /** What was accepted but not kept as sent (ignored keys, revenue without currency). */
+  readonly warnings: readonly string[];
+}
+
+export type EventVerdict =
+  | { readonly kind: "accepted"; readonly index: number; readonly event: ValidEvent }
+  | {
+      readonly kind: "ignored";
+      readonly index: number;
+      readonly eventId: string | null;
+      readonly detail: string;
+    }
+  | {
+      readonly kind: "rejected";
+      readonly index: number;
+      readonly eventId: string | null;
+      readonly error: string;
+      readonly detail: string;
+    };
+
+export interface JudgeOptions {
+  readonly now: Date;
+  /** True for `POST /v1/s2s/events`: events name `customer_user_id`, never `service_id`. */
+  readonly s2s: boolean;
+  /** Opens a sealed string, undefined for a plain one. Used for `revenue` and `currency` only. */
+  readonly open: Open;
+  /**
+   * Tells a sealed string from a clear one, to leave sealed PII sealed. Defaults to asking
+   * `open` (whose opened value is then discarded); a cheaper format check may be passed.
+   */
+  readonly isSealed?: (value: string) => boolean;
+}
+
+export const INSTALL_IGNORED_DETAIL =
+  "INSTALL is tracked by the SDK itself through POST /v1/installs: a manual install event is counted and not stored.";
+
+/** At most this many ignored keys are named in a warning. */
+const MAX_KEYS_NAMED = 10;
+
+const SDK_KEYS = new Set(Object.keys(eventSchema.shape));
+const S2S_KEYS = new Set(Object.keys(s2sEventSchema.shape));
+
+const ownValue = (value: Record<string, unknown>, key: string): unknown =>
+  Object.hasOwn(value, key) ? value[key] : undefined;
+
+const ignoredKeysWarning = (raw: Record<string, unknown>, known: ReadonlySet<string>) => {
+  const unknown = Object.keys(raw).filter((key) => !known.has(key));
+  if (unknown.length === 0) return [];
+  const named = unknown.slice(0, MAX_KEYS_NAMED).map((key) => JSON.stringify(key.slice(0, 40)));
+  const more =
+    unknown.length > MAX_KEYS_NAMED ? ` and ${unknown.length - MAX_KEYS_NAMED} more` : "";
+  return [`ignored unknown keys: ${named.join(", ")}${more}`];
+};
+
+/** Problems with the time of an event that is otherwise well formed. */
+const timeProblem = (eventTime: string, now: Date): string | null => {
+  const ms = Date.parse(eventTime);
+  if (ms - now.getTime() > INGEST_LIMITS.maxFutureSkewHours * HOUR_MS) {
+    return `event_time: is more than ${INGEST_LIMITS.maxFutureSkewHours} hours ahead of the server's clock`;
+  }
+  if (now.getTime() - ms > INGEST_LIMITS.maxEventAgeDays * DAY_MS) {
+    return `event_time: is more than ${INGEST_LIMITS.maxEventAgeDays} days old; events that late are not accepted`;
+  }
+  return null;
+};
+
+const judgeOne = (raw: unknown, index: number, options: JudgeOptions): EventVerdict => {
+  const map = isPlainMap(raw) ? raw : null;
+  const id = map ? ownValue(map, "event_id") : undefined;
+  // Echo the id only when it is a valid one: never a 10 KiB string back into the answer.
+  const eventId = isIdentifier(id) ? id : null;
+  const reject = (detail: string): EventVerdict => ({
+    kind: "rejected",
+    index,
+    eventId,
+    error: UNPROCESSABLE,
+    detail,
+  });
+
+  // Nothing of a manual install is stored, so nothing else of it needs checking.
+  if (map && ownValue(map, "event_type") === "INSTALL") {
+    return { kind: "ignored", index, eventId, detail: INSTALL_IGNORED_DETAIL };
+  }
+  if (!map) return reject("event: must be a JSON object");
+
+  const parsed = options.s2s ? s2sEventSchema.safeParse(map) : eventSchema.safeParse(map);
+  if (!parsed.success) return reject(formatIssues(parsed.error.issues, "event"));
+  const event = parsed.data;
+  const eventType = event.event_type;
+  // Unreachable after the check above, but it narrows the type without a cast.
+  if (eventType === "INSTALL")
+    return { kind: "ignored", index, eventId, detail: INSTALL_IGNORED_DETAIL };
+
+  const late = timeProblem(event.event_time, options.now);
+  if (late !== null) return reject(late);
+
+  // The raw map, not zod's copy: zod silently drops a `__proto__` key, the walker names it.
+  const sanitized = sanitizeParameters(ownValue(map, "parameters"));
+  if (!sanitized.ok) return reject(joinProblems(sanitized.problems));
+
+  const { open } = options;
+  const isSealed = options.isSealed ?? ((value: string) => open(value) !== undefined);
+  const pii = protectPii(sanitized.parameters, isSealed);
+  if (pii.problems.length > 0) return reject(joinProblems(pii.problems));
+
+  // `revenue` and `currency` are not PII keys, so reading them after hashing sees them as sent.
+  const revenue = readRevenue(pii.parameters, open);
+  if (!revenue.ok) return reject(joinProblems(revenue.problems));
+
+  return {
+    kind: "accepted",
+    index,
+    event: {
+      eventId: event.event_id,
+      eventType,
+      eventName: eventType === "CUSTOM" ? (event.event_name?.trim() ?? null) : null,
+      eventTime: new Date(event.event_time).toISOString(),
+      serviceId:
+        "service_id" in event && typeof event.service_id === "string" ? event.service_id : null,
+      customerUserId: event.customer_user_id ?? null,
+      parameters: pii.parameters,
+      revenue: revenue.revenue,
+      warnings: [
+        ...ignoredKeysWarning(map, options.s2s ? S2S_KEYS : SDK_KEYS),
+        ...pii.warnings,
+        ...revenue.warnings,
+      ],
+    },
+  };
+};
+
+/**
+ * One verdict per index of `rawEvents`, in order. `rawEvents` is the envelope's list as parsed
+ * by `parseEventsEnvelope`; each element may be any JSON value.
+ */
+export function judgeEvents(rawEvents: readonly unknown[], options: JudgeOptions): EventVerdict[] {
+  // Array.from, not map: a sparse list must still get a verdict at every index.
+  return Array.from(rawEvents, (raw, index) => judgeOne(raw, index, options));
+}

@@ -1,0 +1,69 @@
+/**
+ * An accepted event as it goes on the stream to the lake's `events` table (DESIGN, data flow
+ * 4 and 6): the event's own fields, the install-level fields copied from its install, and the
+ * USD revenue of its UTC date. Attribution columns are not in the table: they are joined at
+ * export time.
+ */
+
+import { exportEventName } from "../domain/event-types.ts";
+import type { FxRates } from "../fx/ecb-rates.ts";
+import { EVENTS_TABLE, type LakeColumn, type LakeRecord } from "../lake/tables.ts";
+import type { App } from "../ports/apps.ts";
+import type { Install } from "../ports/installs.ts";
+import type { ValidEvent } from "./judge.ts";
+
+/**
+ * Lake-only columns of the events table, not in the export: the wire `event_type`, and the
+ * stored parameters as JSON text (PII hashed, sealed values still sealed). They belong in
+ * EVENTS_TABLE; until they are added there, every record carries them already.
+ */
+export const EVENT_LAKE_EXTRA_COLUMNS = [
+  { name: "event_type", type: "string" },
+  { name: "parameters", type: "string" },
+] as const satisfies readonly LakeColumn[];
+
+export interface LakeEventContext {
+  readonly app: App;
+  readonly install: Install;
+  /** The install the event belongs to (an S2S event's, resolved through its customer user id). */
+  readonly serviceId: string;
+  /** The caller's country when the event arrived (ISO 3166-1 alpha-2), if known. */
+  readonly country: string | null;
+  readonly receivedAt: Date;
+  readonly fx: FxRates;
+}
+
+/** The `events` row of an accepted event: every table column, the extras and `app_id`. */
+export function toLakeEvent(event: ValidEvent, ctx: LakeEventContext): LakeRecord {
+  const record: LakeRecord = { app_id: ctx.app.appId };
+  // Every column starts null, so a column added to the table is present (null) until filled.
+  for (const column of [...EVENTS_TABLE.columns, ...EVENT_LAKE_EXTRA_COLUMNS]) {
+    record[column.name] = null;
+  }
+  const revenue = event.revenue;
+  const hasParameters = Object.keys(event.parameters).length > 0;
+  Object.assign(record, {
+    event_id: event.eventId,
+    event_time: event.eventTime,
+    event_name: exportEventName(event.eventType, event.eventName),
+    service_id: ctx.serviceId,
+    country: ctx.country,
+    os: ctx.install.os,
+    app_name: ctx.app.name,
+    revenue: revenue?.amount ?? null,
+    currency: revenue?.currency ?? null,
+    idfv: ctx.install.idfv,
+    maid: ctx.install.maid,
+    // The event's own; the caller applies the customer-user mapping, not this function.
+    customer_user_id: event.customerUserId,
+    // The rate of the event's UTC date, carried over closures by toUsd's default; null when
+    // no rate is known, never a guess.
+    revenue_usd: revenue
+      ? ctx.fx.toUsd(revenue.amount, revenue.currency, event.eventTime.slice(0, 10))
+      : null,
+    received_at: ctx.receivedAt.toISOString(),
+    event_type: event.eventType,
+    parameters: hasParameters ? JSON.stringify(event.parameters) : null,
+  } satisfies Partial<LakeRecord>);
+  return record;
+}

@@ -1,0 +1,96 @@
+/**
+ * Revenue of an event, from its `revenue` and `currency` parameters (spec, "Events" rule 4).
+ *
+ * - `revenue` is a finite JSON number or a numeric string (`"9.99"`, `"-1"`): AppsFlyer and
+ *   Adjust both take strings, and SDK wrappers often stringify. Only plain decimals: no
+ *   exponent, no thousands separator, no decimal comma (`"1,000"` is ambiguous). A negative
+ *   amount is a refund and is kept.
+ * - `currency` is an ISO 4217 code in 3 uppercase letters from ISO_4217_CODES. It is checked only
+ *   when the event carries revenue: a game may use `currency: "gems"` on a non-revenue event.
+ * - Revenue without a currency is not revenue (Adjust's rule, not AppsFlyer's default to USD): a
+ *   guessed currency turns 1,000 JPY into 1,000 USD, a wrong figure worse than a missing one. The
+ *   event is accepted, its revenue columns stay null, the parameters keep what was sent, and the
+ *   verdict carries a warning.
+ * - Either may arrive sealed; the injected `open` opens it (keys needed in clear, spec rule 4).
+ */
+import { ISO_4217_CODES } from "./currencies.ts";
+import type { ParameterMap } from "./parameters.ts";
+
+export interface Revenue {
+  readonly amount: number;
+  /** ISO 4217, uppercase. */
+  readonly currency: string;
+}
+
+/** Opens a sealed string; undefined for a plain string. May throw on a damaged envelope. */
+export type Open = (value: string) => unknown | undefined;
+
+export type RevenueResult =
+  | { readonly ok: true; readonly revenue: Revenue | null; readonly warnings: readonly string[] }
+  | { readonly ok: false; readonly problems: readonly string[] };
+
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+
+type Opened = { readonly ok: true; readonly value: unknown } | { readonly ok: false };
+
+/** The clear value of a parameter: opened when sealed, as sent otherwise. */
+const clear = (value: unknown, open: Open): Opened => {
+  if (typeof value !== "string") return { ok: true, value };
+  try {
+    const opened = open(value);
+    return { ok: true, value: opened === undefined ? value : opened };
+  } catch {
+    return { ok: false };
+  }
+};
+
+const amountOf = (value: unknown): number | null => {
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value !== "string" || !DECIMAL.test(value.trim())) return null;
+  const amount = Number(value.trim());
+  // "1" followed by 400 zeros is a decimal but not a double.
+  if (!Number.isFinite(amount)) return null;
+  return amount === 0 ? 0 : amount; // no -0 in the lake
+};
+
+export const readRevenue = (parameters: ParameterMap, open: Open): RevenueResult => {
+  if (!Object.hasOwn(parameters, "revenue")) return { ok: true, revenue: null, warnings: [] };
+  const revenue = clear(parameters.revenue, open);
+  if (!revenue.ok) {
+    return { ok: false, problems: ["parameters.revenue: is sealed but could not be opened"] };
+  }
+  const amount = amountOf(revenue.value);
+  if (amount === null) {
+    return {
+      ok: false,
+      problems: ['parameters.revenue: must be a finite number or a decimal string such as "9.99"'],
+    };
+  }
+  if (!Object.hasOwn(parameters, "currency")) {
+    return {
+      ok: true,
+      revenue: null,
+      warnings: [
+        "parameters.revenue was not recorded as revenue: parameters.currency (ISO 4217, e.g. USD) is missing",
+      ],
+    };
+  }
+  const currency = clear(parameters.currency, open);
+  if (!currency.ok) {
+    return { ok: false, problems: ["parameters.currency: is sealed but could not be opened"] };
+  }
+  const code = currency.value;
+  if (typeof code !== "string" || !/^[A-Z]{3}$/.test(code)) {
+    return {
+      ok: false,
+      problems: ["parameters.currency: must be an ISO 4217 code of 3 uppercase letters, e.g. USD"],
+    };
+  }
+  if (!ISO_4217_CODES.has(code)) {
+    return {
+      ok: false,
+      problems: [`parameters.currency: ${code} is not an ISO 4217 currency code`],
+    };
+  }
+  return { ok: true, revenue: { amount, currency: code }, warnings: [] };
+};
