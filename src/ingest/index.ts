@@ -26,7 +26,7 @@ export {
   type StoredEventType,
   type ValidEvent,
 } from "./judge.ts";
-export { EVENT_LAKE_EXTRA_COLUMNS, type LakeEventContext, toLakeEvent } from "./lake-event.ts";
+export { type LakeEventContext, toLakeEvent } from "./lake-event.ts";
 export { INGEST_LIMITS } from "./limits.ts";
 export type { ParameterMap, ParameterValue } from "./parameters.ts";
 export { HASH_MARKER, PII_KEYS } from "./pii.ts";

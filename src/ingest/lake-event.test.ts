@@ -5,7 +5,7 @@ import type { App } from "../ports/apps.ts";
 import type { Install } from "../ports/installs.ts";
 import { NOW, open, sdkEvent } from "./ingest.test-support.ts";
 import { judgeEvents, type ValidEvent } from "./judge.ts";
-import { EVENT_LAKE_EXTRA_COLUMNS, toLakeEvent } from "./lake-event.ts";
+import { toLakeEvent } from "./lake-event.ts";
 import { sha256Marked } from "./pii.ts";
 
 // Newest first, as the ECB ships it. 2026-09-11 is a Friday: the weekend carries its rate.
@@ -66,7 +66,6 @@ describe("toLakeEvent", () => {
     const record = toLakeEvent(validEvent({}), ctx);
     const expected = [
       ...EVENTS_TABLE.columns.map((c) => c.name),
-      ...EVENT_LAKE_EXTRA_COLUMNS.map((c) => c.name),
       "app_id",
     ];
     expect(Object.keys(record).sort()).toEqual([...new Set(expected)].sort());

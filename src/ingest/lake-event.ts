@@ -7,20 +7,10 @@
 
 import { exportEventName } from "../domain/event-types.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
-import { EVENTS_TABLE, type LakeColumn, type LakeRecord } from "../lake/tables.ts";
+import { EVENTS_TABLE, type LakeRecord } from "../lake/tables.ts";
 import type { App } from "../ports/apps.ts";
 import type { Install } from "../ports/installs.ts";
 import type { ValidEvent } from "./judge.ts";
-
-/**
- * Lake-only columns of the events table, not in the export: the wire `event_type`, and the
- * stored parameters as JSON text (PII hashed, sealed values still sealed). They belong in
- * EVENTS_TABLE; until they are added there, every record carries them already.
- */
-export const EVENT_LAKE_EXTRA_COLUMNS = [
-  { name: "event_type", type: "string" },
-  { name: "parameters", type: "string" },
-] as const satisfies readonly LakeColumn[];
 
 export interface LakeEventContext {
   readonly app: App;
@@ -33,11 +23,11 @@ export interface LakeEventContext {
   readonly fx: FxRates;
 }
 
-/** The `events` row of an accepted event: every table column, the extras and `app_id`. */
+/** The `events` row of an accepted event: every table column and `app_id`. */
 export function toLakeEvent(event: ValidEvent, ctx: LakeEventContext): LakeRecord {
   const record: LakeRecord = { app_id: ctx.app.appId };
   // Every column starts null, so a column added to the table is present (null) until filled.
-  for (const column of [...EVENTS_TABLE.columns, ...EVENT_LAKE_EXTRA_COLUMNS]) {
+  for (const column of EVENTS_TABLE.columns) {
     record[column.name] = null;
   }
   const revenue = event.revenue;

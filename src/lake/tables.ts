@@ -46,7 +46,15 @@ const columnsFrom = (source: "event" | "attribution"): LakeColumn[] =>
 
 export const EVENTS_TABLE: LakeTable = {
   name: "events",
-  columns: [...columnsFrom("event"), { name: "received_at", type: "timestamp" }],
+  // Lake-only columns, not exported: the arrival time (which copy of a duplicate is kept),
+  // the wire event type, and the stored parameters as JSON text (PII hashed, sealed values
+  // still sealed).
+  columns: [
+    ...columnsFrom("event"),
+    { name: "received_at", type: "timestamp" },
+    { name: "event_type", type: "string" },
+    { name: "parameters", type: "string" },
+  ],
   dateColumn: "event_time",
 };
 
