@@ -10,6 +10,7 @@ import { configureAppCommand, createAppCommand, listAppsCommand } from "./comman
 import { demoCommand } from "./commands/demo.ts";
 import { exportCommand, parseSince } from "./commands/export.ts";
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from "./commands/keys.ts";
+import { importRatesCommand } from "./commands/rates.ts";
 import { start } from "./commands/start.ts";
 
 const pkg: unknown = JSON.parse(
@@ -119,6 +120,16 @@ keys
   .addOption(dataDirOption())
   .action((keyId: string, options: { dataDir?: string }) =>
     revokeKeyCommand({ keyId, dataDir: defaultDataDir(options.dataDir) }),
+  );
+
+const rates = program.command("rates").description("exchange rates for revenue in USD");
+rates
+  .command("import")
+  .description("import the ECB's eurofxref-hist.csv (unzipped) for dates after the shipped table")
+  .argument("<file>", "path of eurofxref-hist.csv")
+  .addOption(dataDirOption())
+  .action((file: string, options: { dataDir?: string }) =>
+    importRatesCommand({ file, dataDir: defaultDataDir(options.dataDir) }),
   );
 
 program

@@ -1,7 +1,9 @@
 /**
  * The data folder of the embedded runtime. Its layout mirrors the AWS resources:
  * `dynamodb/` (the tables), `lake/` (laid out like the lake bucket), `wal/` (the delivery
- * stream's write-ahead files), `snapshots/` (materialised exports), and `runtime.json`, which
+ * stream's write-ahead files), `snapshots/` (materialised exports), `fx/` (imported exchange
+ * rates), `keys/` (the master key
+ * that wraps the apps' private keys), and `runtime.json`, which
  * tells other processes (the CLI) where a running service listens.
  */
 import { readFile, rm, writeFile } from "node:fs/promises";
@@ -13,6 +15,10 @@ export const dataPaths = (dataDir: string) => ({
   lake: join(dataDir, "lake"),
   wal: join(dataDir, "wal"),
   snapshots: join(dataDir, "snapshots"),
+  // Newer ECB reference rates than the shipped table, imported with `attribution rates import`.
+  fxRates: join(dataDir, "fx", "eurofxref-hist.csv"),
+  // The master key that wraps the apps' private keys; back it up apart from the data.
+  masterKey: join(dataDir, "keys", "master.key"),
   runtimeFile: join(dataDir, "runtime.json"),
 });
 

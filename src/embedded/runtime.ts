@@ -2,6 +2,7 @@
  * The whole service on one machine: the embedded gateway, DynamoDB-compatible store, delivery
  * streams, lake folder and DuckDB, wired to the same handlers that run on AWS.
  */
+import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -10,14 +11,19 @@ import {
   type DuckDbQueryEngine,
 } from "../adapters/duckdb/query-engine.ts";
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
+import { createCountryResolver } from "../adapters/geoip/country-resolver.ts";
+import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
 import {
   createLocalDeliveryStream,
   type LocalDeliveryStream,
 } from "../adapters/local-stream/delivery-stream.ts";
 import type { EmbeddedConfig } from "../config/embedded.ts";
+import { createAppKeyrings } from "../domain/app-keyrings.ts";
+import { loadEcbRates } from "../fx/ecb-rates.ts";
 import { createAuthorizerHandler } from "../http/handlers/authorizer.ts";
 import { createConfigHandler } from "../http/handlers/config.ts";
 import { createExportHandler } from "../http/handlers/export.ts";
+import { createIngestHandlers } from "../http/handlers/ingest.ts";
 import { ROUTES, type RouteId } from "../http/routes.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../lake/tables.ts";
 import type { AppStore, KeyStore } from "../ports/apps.ts";
@@ -35,7 +41,7 @@ export interface EmbeddedRuntime {
   readonly url: string;
   readonly config: EmbeddedConfig;
   readonly dynamodb: DynamoConnection;
-  readonly stores: { apps: AppStore; keys: KeyStore; snapshots: SnapshotCatalog };
+  readonly stores: ReturnType<typeof createDynamoStores>;
   readonly streams: LakeStreams;
   readonly engine: DuckDbQueryEngine;
   /** Delivers everything the streams accepted to the lake now. */
@@ -76,6 +82,10 @@ export const openLake = async (config: EmbeddedConfig) => {
   };
 };
 
+/** Imported rates when there are some, else the table shipped with the service. */
+const loadRates = async (imported: string) =>
+  existsSync(imported) ? loadEcbRates(imported) : loadEcbRates();
+
 export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRuntime> => {
   const paths = dataPaths(config.dataDir);
   await mkdir(config.dataDir, { recursive: true });
@@ -83,8 +93,18 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const stores = createDynamoStores(dynamodb.doc, LOCAL_TABLE_NAMES);
   const lake = await openLake(config);
 
+  const ingest = createIngestHandlers({
+    ...stores,
+    events: lake.streams.events,
+    countries: await createCountryResolver(config.geoipDatabase),
+    fx: await loadRates(paths.fxRates),
+    keyrings: createAppKeyrings(createKeyFileWrapper(paths.masterKey)),
+  });
   const handlers: Record<RouteId, RouteHandler> = {
     config: createConfigHandler(stores),
+    installs: ingest.installs,
+    events: ingest.events,
+    "s2s-events": ingest.s2sEvents,
     export: createExportHandler({
       engine: lake.engine,
       catalog: stores.snapshots,

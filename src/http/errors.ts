@@ -64,3 +64,9 @@ export const toErrorResponse = (error: unknown): { statusCode: number; body: Err
   }
   return { statusCode: 500, body: { error: statusName(500), detail: INTERNAL_ERROR_DETAIL } };
 };
+
+export class PayloadTooLargeError extends HttpError {
+  constructor(message: string) {
+    super(413, message);
+  }
+}

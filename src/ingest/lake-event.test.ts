@@ -64,10 +64,7 @@ const usdOf = (event_time: string, revenue: number | string, currency: string) =
 describe("toLakeEvent", () => {
   it("has exactly the events table's columns, the lake extras and app_id", () => {
     const record = toLakeEvent(validEvent({}), ctx);
-    const expected = [
-      ...EVENTS_TABLE.columns.map((c) => c.name),
-      "app_id",
-    ];
+    const expected = [...EVENTS_TABLE.columns.map((c) => c.name), "app_id"];
     expect(Object.keys(record).sort()).toEqual([...new Set(expected)].sort());
   });
 

@@ -2,47 +2,16 @@
  * The README's flow with the real command line: `start` as its own process, `apps create`,
  * `demo` and `export` from other processes, then a restart that keeps apps, keys and events.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-const run = promisify(execFile);
-const CLI = join(import.meta.dirname, "../../bin/attribution.js");
-
-const startService = async (dataDir: string): Promise<{ child: ChildProcess; url: string }> => {
-  const child = spawn(process.execPath, [CLI, "start", "--port", "0", "--data-dir", dataDir], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let output = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`service exited with ${code}: ${output}`)));
-  });
-  return { child, url };
-};
-
-const stopService = async (child: ChildProcess) => {
-  const exited = once(child, "exit");
-  child.kill("SIGINT");
-  const [code] = await exited;
-  return code;
-};
-
-const cli = async (dataDir: string, ...args: string[]) =>
-  (await run(process.execPath, [CLI, ...args, "--data-dir", dataDir])).stdout;
+import { cli, type Service, startService, stopService } from "../support/service.ts";
 
 describe("the attribution command line", () => {
   let dataDir: string;
-  let service: { child: ChildProcess; url: string };
+  let service: Service;
   let serverKey: string;
   let duckdb: DuckDBInstance;
 
@@ -76,7 +45,7 @@ describe("the attribution command line", () => {
 
   afterAll(async () => {
     duckdb.closeSync();
-    if (service.child.exitCode === null) await stopService(service.child);
+    await stopService(service.child);
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -160,6 +129,17 @@ describe("the attribution command line", () => {
     await cli(dataDir, "keys", "revoke", issued.keyId);
     expect((await exportWith(issued.key)).status).toBe(401);
     expect((await exportWith(serverKey)).status).toBe(200);
+  });
+
+  it("imports newer exchange rates, and refuses a file that is not the ECB's table", async () => {
+    const file = join(dataDir, "eurofxref-hist.csv");
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(file, "Date,USD,JPY,\n2026-11-20,1.08,160,\n2026-11-19,1.07,159,\n");
+    expect(await cli(dataDir, "rates", "import", file)).toMatch(
+      /Imported rates from 2026-11-19 to 2026-11-20 for \d+ currencies/,
+    );
+    await writeFile(file, "name,age\nx,1\n");
+    await expect(cli(dataDir, "rates", "import", file)).rejects.toThrow();
   });
 
   it("stops cleanly on Ctrl-C and keeps every app, key and event across a restart", async () => {

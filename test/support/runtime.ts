@@ -1,28 +1,53 @@
 /** The embedded runtime for integration tests: real stores, real Parquet, real DuckDB, HTTP. */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { embeddedConfig } from "../../src/config/embedded.ts";
 import { createApp } from "../../src/domain/apps.ts";
+import { dataPaths } from "../../src/embedded/data-dir.ts";
 import { type EmbeddedRuntime, startEmbeddedRuntime } from "../../src/embedded/runtime.ts";
 import type { Platform } from "../../src/ports/apps.ts";
 
 export interface TestRuntime extends EmbeddedRuntime {
   get(path: string, key?: string): Promise<Response>;
+  /** POSTs a JSON body (or a raw string, sent as is). */
+  post(
+    path: string,
+    body: unknown,
+    key?: string,
+    headers?: Record<string, string>,
+  ): Promise<Response>;
   createApp(appId: string, platform?: Platform): Promise<{ sdkKey: string; serverKey: string }>;
   dispose(): Promise<void>;
 }
 
 export const startTestRuntime = async (
-  overrides: { snapshotTtlSeconds?: number } = {},
+  overrides: { snapshotTtlSeconds?: number; ratesCsv?: string } = {},
 ): Promise<TestRuntime> => {
+  const { ratesCsv, ...config } = overrides;
   const dataDir = await mkdtemp(join(tmpdir(), "attribution-it-"));
+  if (ratesCsv) {
+    // As `attribution rates import` leaves them.
+    const file = dataPaths(dataDir).fxRates;
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, ratesCsv);
+  }
   const runtime = await startEmbeddedRuntime(
-    embeddedConfig({}, { dataDir, port: 0, flushIntervalMs: 60_000, ...overrides }),
+    embeddedConfig({}, { dataDir, port: 0, flushIntervalMs: 60_000, ...config }),
   );
   return Object.assign(runtime, {
     get: (path: string, key?: string) =>
       fetch(`${runtime.url}${path}`, { headers: key ? { authorization: key } : {} }),
+    post: (path: string, body: unknown, key?: string, headers: Record<string, string> = {}) =>
+      fetch(`${runtime.url}${path}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(key ? { authorization: key } : {}),
+          ...headers,
+        },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      }),
     async createApp(appId: string, platform: Platform = "android") {
       const { keys } = await createApp({ appId, name: `App ${appId}`, platform }, runtime.stores);
       const key = (kind: string) => keys.find((k) => k.kind === kind)?.key ?? "";

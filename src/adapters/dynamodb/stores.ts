@@ -23,6 +23,7 @@ import {
   type StoredKey,
 } from "../../ports/apps.ts";
 import type { SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
+import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { TABLE_DEFINITIONS, type TableNames } from "./tables.ts";
 
 const KEYS_BY_APP_INDEX = TABLE_DEFINITIONS.keys.indexes[0].name;
@@ -197,4 +198,6 @@ export const createDynamoStores = (doc: DynamoDBDocumentClient, tables: TableNam
   apps: createAppStore(doc, tables.apps),
   keys: createKeyStore(doc, tables.keys),
   snapshots: createSnapshotCatalog(doc, tables.snapshots),
+  installs: createInstallStore(doc, tables.installs),
+  customerUsers: createCustomerUserMap(doc, tables.customerUsers),
 });

@@ -1,0 +1,25 @@
+/**
+ * JSON request bodies: a body over the limit is refused before it is parsed (413), and a body
+ * that is not JSON is a 400 saying where it broke.
+ */
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import { BadRequestError, PayloadTooLargeError } from "./errors.ts";
+
+export const readJsonBody = (event: APIGatewayProxyEvent, maxBytes: number): unknown => {
+  const text =
+    event.isBase64Encoded && event.body
+      ? Buffer.from(event.body, "base64").toString("utf8")
+      : (event.body ?? "");
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > maxBytes) {
+    throw new PayloadTooLargeError(`The body is ${bytes} bytes; the limit is ${maxBytes}.`);
+  }
+  if (text.trim() === "")
+    throw new BadRequestError("The body is empty; a JSON object is expected.");
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? error.message : "malformed";
+    throw new BadRequestError(`The body is not valid JSON: ${reason}`);
+  }
+};

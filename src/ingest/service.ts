@@ -1,0 +1,217 @@
+/**
+ * Ingestion: installs and event batches, from a parsed request body to the lake. Each event
+ * gets its own verdict; the accepted ones reach the event stream together or not at all, so
+ * a failed request can be retried whole (the export removes the duplicates a retry makes).
+ */
+import { isSealed, openSealed } from "../crypto/envelope.ts";
+import type { AppKeyrings } from "../domain/app-keyrings.ts";
+import type { FxRates } from "../fx/ecb-rates.ts";
+import { UnauthorizedError, ValidationError } from "../http/errors.ts";
+import type { LakeRecord } from "../lake/tables.ts";
+import type { App, AppStore } from "../ports/apps.ts";
+import type { CountryResolver } from "../ports/geo.ts";
+import type { CustomerUserMap, Install, InstallStore } from "../ports/installs.ts";
+import type { RecordStream } from "../ports/lake.ts";
+import { parseEventsEnvelope } from "./event-schema.ts";
+import { parseInstallRequest, toInstall } from "./install.ts";
+import { UNPROCESSABLE } from "./issues.ts";
+import { type EventVerdict, judgeEvents, type ValidEvent } from "./judge.ts";
+import { toLakeEvent } from "./lake-event.ts";
+
+export interface IngestionDeps {
+  readonly apps: AppStore;
+  readonly installs: InstallStore;
+  readonly customerUsers: CustomerUserMap;
+  readonly events: RecordStream;
+  readonly countries: CountryResolver;
+  readonly fx: FxRates;
+  readonly keyrings: AppKeyrings;
+  readonly now?: () => Date;
+}
+
+/** Who sent a request and from where, as the HTTP layer saw it. */
+export interface Caller {
+  readonly appId: string;
+  readonly sourceIp: string | null;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+}
+
+export interface EventsAnswer {
+  accepted: number;
+  ignored: { index: number; event_id: string | null; detail: string }[];
+  rejected: {
+    index: number;
+    event_id: string | null;
+    error: string;
+    detail: string;
+    /** True when the same event may succeed later unchanged: the SDK keeps it and retries. */
+    retryable: boolean;
+  }[];
+}
+
+export const DISABLED_APP_DETAIL =
+  "The app is disabled in its remote configuration; nothing was stored.";
+
+const INSTALL_NOT_YET = (serviceId: string) =>
+  `No install with service_id ${serviceId} is known to this app yet: send POST /v1/installs first, then retry this event.`;
+const CUSTOMER_USER_UNKNOWN = (customerUserId: string) =>
+  `customer_user_id ${customerUserId} is not known to this app: no install has sent an event with it.`;
+
+export const createIngestion = (deps: IngestionDeps) => {
+  const now = deps.now ?? (() => new Date());
+
+  const appOf = async (caller: Caller): Promise<App> => {
+    const app = await deps.apps.get(caller.appId);
+    // The key's app was deleted after the authorizer's decision was cached.
+    if (!app) throw new UnauthorizedError();
+    return app;
+  };
+
+  return {
+    /** `POST /v1/installs`: idempotent on service_id; a repeat changes nothing. */
+    async recordInstall(caller: Caller, body: unknown): Promise<{ service_id: string }> {
+      const app = await appOf(caller);
+      const receivedAt = now();
+      const parsed = parseInstallRequest(body, { now: receivedAt });
+      if (!parsed.ok) throw new ValidationError(parsed.detail);
+      if (!app.enabled) return { service_id: parsed.value.service_id };
+      const install = toInstall(parsed.value, {
+        appId: app.appId,
+        country: deps.countries.countryOf(caller),
+        receivedAt,
+      });
+      const stored = await deps.installs.putIfAbsent(install);
+      if (stored.created && install.customerUserId) {
+        await deps.customerUsers.put(
+          app.appId,
+          install.customerUserId,
+          install.serviceId,
+          install.firstOpenTime,
+        );
+      }
+      return { service_id: install.serviceId };
+    },
+
+    /** `POST /v1/events` (s2s false) and `POST /v1/s2s/events` (s2s true). */
+    async recordEvents(caller: Caller, body: unknown, s2s: boolean): Promise<EventsAnswer> {
+      const app = await appOf(caller);
+      const receivedAt = now();
+      const envelope = parseEventsEnvelope(body);
+      if (!envelope.ok) throw new ValidationError(envelope.detail);
+      if (!app.enabled) {
+        return {
+          accepted: 0,
+          ignored: envelope.value.map((_, index) => ({
+            index,
+            event_id: null,
+            detail: DISABLED_APP_DETAIL,
+          })),
+          rejected: [],
+        };
+      }
+      const keyring = await deps.keyrings(app);
+      const verdicts = judgeEvents(envelope.value, {
+        now: receivedAt,
+        s2s,
+        isSealed,
+        // A value that fails to open throws SealedValueError, and judgeEvents rejects its event.
+        open: (value) => (isSealed(value) ? openSealed(value, keyring) : undefined),
+      });
+
+      const answer: EventsAnswer = { accepted: 0, ignored: [], rejected: [] };
+      const accepted: { event: ValidEvent; index: number }[] = [];
+      for (const verdict of verdicts) {
+        if (verdict.kind === "accepted") accepted.push(verdict);
+        else if (verdict.kind === "ignored") {
+          answer.ignored.push({
+            index: verdict.index,
+            event_id: verdict.eventId,
+            detail: verdict.detail,
+          });
+        } else answer.rejected.push(rejection(verdict, false));
+      }
+
+      // Resolve each event's install, once per install.
+      const installs = new Map<string, Promise<Install | undefined>>();
+      const installOf = (serviceId: string) => {
+        let found = installs.get(serviceId);
+        if (!found) {
+          found = deps.installs.get(app.appId, serviceId);
+          installs.set(serviceId, found);
+        }
+        return found;
+      };
+      const records: LakeRecord[] = [];
+      const mappings: { customerUserId: string; serviceId: string; seenAt: string }[] = [];
+      const callerCountry = deps.countries.countryOf(caller);
+      for (const { event, index } of accepted) {
+        const target = await targetOf(event, s2s, app, deps.customerUsers, installOf);
+        if ("detail" in target) {
+          answer.rejected.push({ index, event_id: event.eventId, ...target });
+          continue;
+        }
+        records.push(
+          toLakeEvent(event, {
+            app,
+            install: target.install,
+            serviceId: target.install.serviceId,
+            // A server-to-server call comes from the app's servers, not the user's device.
+            country: s2s ? target.install.country : callerCountry,
+            receivedAt,
+            fx: deps.fx,
+          }),
+        );
+        if (!s2s && event.customerUserId) {
+          mappings.push({
+            customerUserId: event.customerUserId,
+            serviceId: target.install.serviceId,
+            seenAt: event.eventTime,
+          });
+        }
+      }
+
+      // One put: every accepted event is stored, or the request fails and is retried whole.
+      await deps.events.put(records);
+      for (const m of mappings) {
+        await deps.customerUsers.put(app.appId, m.customerUserId, m.serviceId, m.seenAt);
+      }
+      answer.accepted = records.length;
+      answer.rejected.sort((a, b) => a.index - b.index);
+      return answer;
+    },
+  };
+};
+
+const rejection = (
+  verdict: Extract<EventVerdict, { kind: "rejected" }>,
+  retryable: boolean,
+): EventsAnswer["rejected"][number] => ({
+  index: verdict.index,
+  event_id: verdict.eventId,
+  error: verdict.error,
+  detail: verdict.detail,
+  retryable,
+});
+
+const targetOf = async (
+  event: ValidEvent,
+  s2s: boolean,
+  app: App,
+  customerUsers: CustomerUserMap,
+  installOf: (serviceId: string) => Promise<Install | undefined>,
+): Promise<{ install: Install } | { error: string; detail: string; retryable: boolean }> => {
+  if (s2s) {
+    const customerUserId = event.customerUserId ?? "";
+    const serviceId = await customerUsers.get(app.appId, customerUserId);
+    const install = serviceId ? await installOf(serviceId) : undefined;
+    return install
+      ? { install }
+      : { error: UNPROCESSABLE, detail: CUSTOMER_USER_UNKNOWN(customerUserId), retryable: false };
+  }
+  const serviceId = event.serviceId ?? "";
+  const install = await installOf(serviceId);
+  // Requests race and SDKs retry: the event is kept by the SDK and sent again, never lost.
+  return install
+    ? { install }
+    : { error: "Conflict", detail: INSTALL_NOT_YET(serviceId), retryable: true };
+};

@@ -1,0 +1,117 @@
+/**
+ * An event answered with 202 is durable before the answer: `kill -9` of the service in the
+ * middle of a burst of ingestion, then a restart, loses no acknowledged event.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ExportRecord } from "../../src/record/columns.ts";
+import { cli, type Service, startService, stopService } from "../support/service.ts";
+
+const APP = "com.example.durable";
+const BATCHES = 400;
+const EVENTS_PER_BATCH = 25;
+const CONCURRENCY = 8;
+
+describe("durability of acknowledged events", () => {
+  let dataDir: string;
+  let service: Service;
+  let keys: { sdk: string; server: string };
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "attribution-durable-"));
+    service = await startService(dataDir);
+    const created = JSON.parse(
+      await cli(
+        dataDir,
+        "apps",
+        "create",
+        "--app-id",
+        APP,
+        "--name",
+        "Durable",
+        "--platform",
+        "android",
+        "--json",
+      ),
+    ) as { keys: { kind: string; key: string }[] };
+    const key = (kind: string) => created.keys.find((k) => k.kind === kind)?.key ?? "";
+    keys = { sdk: key("sdk"), server: key("server") };
+  });
+
+  afterAll(async () => {
+    await stopService(service.child);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("keeps every event acknowledged before a kill -9", async () => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${service.url}${path}`, {
+        method: "POST",
+        headers: { authorization: keys.sdk, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const firstOpen = new Date(Date.now() - 3_600_000).toISOString();
+    const installed = await post("/v1/installs", {
+      service_id: "device-1",
+      os: "android",
+      sdk_platform: "kotlin",
+      sdk_version: "1.11.0",
+      first_open_time: firstOpen,
+    });
+    expect(installed.status).toBe(202);
+
+    const acknowledged = new Set<string>();
+    let sent = 0;
+    let killed = false;
+    const sendBatch = async (batch: number) => {
+      const events = Array.from({ length: EVENTS_PER_BATCH }, (_, i) => ({
+        event_id: `b${batch}-e${i}`,
+        service_id: "device-1",
+        event_type: "LEVEL_COMPLETE",
+        event_time: new Date(Date.now() - 60_000).toISOString(),
+        parameters: { level: i },
+      }));
+      try {
+        const response = await post("/v1/events", { events });
+        if (response.status === 202) {
+          const answer = (await response.json()) as { accepted: number };
+          expect(answer.accepted).toBe(EVENTS_PER_BATCH);
+          for (const e of events) acknowledged.add(e.event_id);
+        }
+      } catch {
+        // The connection died with the process: this batch was never acknowledged.
+      }
+    };
+    const worker = async () => {
+      while (!killed && sent < BATCHES) {
+        const batch = sent++;
+        await sendBatch(batch);
+        // Mid-burst: enough acknowledged to matter, with requests still in flight.
+        if (!killed && acknowledged.size >= (BATCHES * EVENTS_PER_BATCH) / 4) {
+          killed = true;
+          service.child.kill("SIGKILL");
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    expect(killed).toBe(true);
+    expect(acknowledged.size).toBeGreaterThan(0);
+
+    service = await startService(dataDir);
+    const seen = new Set<string>();
+    const since = Math.floor(Date.now() / 1000) - 86_400;
+    for (let offset = 0; ; offset += 10_000) {
+      const response = await fetch(
+        `${service.url}/api/v1/export?timestamp=${since}&limit=10000&offset=${offset}`,
+        { headers: { authorization: keys.server } },
+      );
+      const { data } = (await response.json()) as { data: ExportRecord[] };
+      for (const row of data) seen.add(String(row.event_id));
+      if (data.length < 10_000) break;
+    }
+    const lost = [...acknowledged].filter((id) => !seen.has(id));
+    expect(lost).toEqual([]);
+  });
+});

@@ -1,0 +1,401 @@
+/**
+ * SDK and server-to-server ingestion over HTTP against the embedded runtime, through to the
+ * export: installs, events of every type, S2S events and revenue in three currencies come out
+ * exactly as accepted, enriched from the install and the app.
+ */
+import { randomUUID } from "node:crypto";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKeyFileWrapper } from "../../src/adapters/key-file/key-file-wrapper.ts";
+import { seal } from "../../src/crypto/envelope.ts";
+import { withEncryption } from "../../src/domain/app-config.ts";
+import { EVENT_TYPES } from "../../src/domain/event-types.ts";
+import { dataPaths } from "../../src/embedded/data-dir.ts";
+import type { ExportRecord } from "../../src/record/columns.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+const APP = "com.example.ingest";
+const IDFV = "6D92078A-8246-4BA4-AE5B-76104861E7DC";
+
+type EventsAnswer = {
+  accepted: number;
+  ignored: { index: number; event_id: string | null; detail: string }[];
+  rejected: {
+    index: number;
+    event_id: string | null;
+    error: string;
+    detail: string;
+    retryable: boolean;
+  }[];
+};
+
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
+/** ECB-shaped rates for the last 40 days (units per EUR), as `rates import` would bring. */
+const RATES = { USD: 1.08, JPY: 160, GBP: 0.85 };
+const ratesCsv = () => {
+  const days = Array.from({ length: 40 }, (_, i) =>
+    new Date(Date.now() - i * 86_400_000).toISOString().slice(0, 10),
+  );
+  const rows = days.map((day) => `${day},${RATES.USD},${RATES.JPY},${RATES.GBP},`);
+  return `Date,USD,JPY,GBP,\n${rows.join("\n")}\n`;
+};
+const usd = (amount: number, currency: keyof typeof RATES | "EUR") =>
+  currency === "EUR" ? amount * RATES.USD : (amount / RATES[currency]) * RATES.USD;
+
+const install = (serviceId: string, overrides: Record<string, unknown> = {}) => ({
+  service_id: serviceId,
+  os: "ios",
+  os_version: "18.1",
+  device_model: "iPhone16,2",
+  app_version: "2.3.0",
+  sdk_platform: "flutter",
+  sdk_version: "2.10.0",
+  first_open_time: minutesAgo(60),
+  idfv: IDFV,
+  maid: "00000000-0000-0000-0000-000000000000",
+  locale: "pt-BR",
+  timezone: "America/Sao_Paulo",
+  ...overrides,
+});
+
+describe("ingestion", () => {
+  let rt: TestRuntime;
+  let keys: { sdkKey: string; serverKey: string };
+  const serviceId = randomUUID();
+
+  const sendEvents = async (
+    events: unknown[],
+    options: { s2s?: boolean; country?: string } = {},
+  ) => {
+    const response = await rt.post(
+      options.s2s ? "/v1/s2s/events" : "/v1/events",
+      { events },
+      options.s2s ? keys.serverKey : keys.sdkKey,
+      options.country ? { "cloudfront-viewer-country": options.country } : {},
+    );
+    expect(response.status).toBe(202);
+    return (await response.json()) as EventsAnswer;
+  };
+
+  const exported = async (): Promise<ExportRecord[]> => {
+    await rt.flush();
+    // A new timestamp each time, so the export is not served from an earlier snapshot.
+    const since = Math.floor(Date.now() / 1000) - 3 * 86_400 - Math.floor(Math.random() * 1000);
+    const response = await rt.get(`/api/v1/export?timestamp=${since}`, keys.serverKey);
+    return ((await response.json()) as { data: ExportRecord[] }).data;
+  };
+
+  beforeAll(async () => {
+    rt = await startTestRuntime({ ratesCsv: ratesCsv() });
+    keys = await rt.createApp(APP, "ios");
+  });
+
+  afterAll(async () => {
+    await rt.dispose();
+  });
+
+  describe("POST /v1/installs", () => {
+    it("records an install with 202, and answers a repeat the same without changing it", async () => {
+      const first = await rt.post(
+        "/v1/installs",
+        install(serviceId, { customer_user_id: "user-1" }),
+        keys.sdkKey,
+        {
+          "cloudfront-viewer-country": "BR",
+        },
+      );
+      expect(first.status).toBe(202);
+      expect(await first.json()).toEqual({ service_id: serviceId });
+      const again = await rt.post(
+        "/v1/installs",
+        install(serviceId, { os_version: "99" }),
+        keys.sdkKey,
+      );
+      expect(again.status).toBe(202);
+      expect(await again.json()).toEqual({ service_id: serviceId });
+      const stored = await rt.stores.installs.get(APP, serviceId);
+      expect(stored).toMatchObject({ osVersion: "18.1", country: "BR", maid: null, idfv: IDFV });
+    });
+
+    it.each([
+      ["a body that is not JSON", "{not json", 400, "Bad Request"],
+      ["an empty body", "", 400, "Bad Request"],
+      [
+        "a missing service_id",
+        { ...install("x"), service_id: undefined },
+        422,
+        "Unprocessable Entity",
+      ],
+      ["an unknown os", { ...install("x"), os: "windows" }, 422, "Unprocessable Entity"],
+      [
+        "a body over 1 MiB",
+        JSON.stringify({ ...install("x"), locale: "x".repeat(1_100_000) }),
+        413,
+        "Payload Too Large",
+      ],
+    ])("answers %s with its status and the spec's body", async (_case, body, status, error) => {
+      const response = await rt.post("/v1/installs", body, keys.sdkKey);
+      expect(response.status).toBe(status);
+      const answer = (await response.json()) as { error: string; detail: string };
+      expect(answer.error).toBe(error);
+      expect(answer.detail.length).toBeGreaterThan(0);
+    });
+
+    it("needs an SDK key: a server key or no key gets 401", async () => {
+      expect((await rt.post("/v1/installs", install("y"), keys.serverKey)).status).toBe(401);
+      expect((await rt.post("/v1/installs", install("y"))).status).toBe(401);
+    });
+  });
+
+  describe("POST /v1/events", () => {
+    it("accepts every event type, ignores a manual INSTALL, and exports them enriched", async () => {
+      const events = EVENT_TYPES.map((type, i) => ({
+        event_id: `evt-${type}`,
+        service_id: serviceId,
+        event_type: type,
+        event_name: type === "CUSTOM" ? "Boss Defeated" : "ignored for standard types",
+        event_time: minutesAgo(50 - i),
+        parameters:
+          type === "PURCHASE" ? { revenue: 4.99, currency: "EUR", sku: "gems_100" } : { level: i },
+        customer_user_id: "user-1",
+      }));
+      const answer = await sendEvents(events, { country: "PT" });
+      expect(answer.accepted).toBe(EVENT_TYPES.length - 1);
+      expect(answer.ignored).toEqual([
+        { index: 0, event_id: "evt-INSTALL", detail: expect.stringMatching(/install/i) },
+      ]);
+      expect(answer.rejected).toEqual([]);
+
+      const rows = await exported();
+      const mine = rows.filter((r) => r.service_id === serviceId);
+      expect(mine.map((r) => r.event_id).sort()).toEqual(
+        events
+          .filter((e) => e.event_type !== "INSTALL")
+          .map((e) => e.event_id)
+          .sort(),
+      );
+      const purchase = mine.find((r) => r.event_id === "evt-PURCHASE");
+      expect(purchase).toMatchObject({
+        event_name: "service_purchase",
+        app_id: APP,
+        app_name: `App ${APP}`,
+        os: "ios",
+        idfv: IDFV,
+        maid: null,
+        country: "PT",
+        customer_user_id: "user-1",
+        revenue: 4.99,
+        currency: "EUR",
+      });
+      expect(purchase?.revenue_usd).toBeCloseTo(usd(4.99, "EUR"), 5);
+      expect(mine.find((r) => r.event_id === "evt-CUSTOM")?.event_name).toBe(
+        "service_boss_defeated",
+      );
+      expect(mine.find((r) => r.event_id === "evt-LEVEL_COMPLETE")?.event_name).toBe(
+        "service_level_complete",
+      );
+      expect(mine.find((r) => r.event_id === "evt-LOGIN")?.revenue_usd).toBeNull();
+    });
+
+    it("gives each bad event its own verdict and stores the good ones", async () => {
+      const answer = await sendEvents([
+        { event_id: "ok-1", service_id: serviceId, event_type: "LOGIN", event_time: minutesAgo(5) },
+        {
+          event_id: "bad-type",
+          service_id: serviceId,
+          event_type: "LOGOUT",
+          event_time: minutesAgo(5),
+        },
+        {
+          event_id: "no-name",
+          service_id: serviceId,
+          event_type: "CUSTOM",
+          event_time: minutesAgo(5),
+        },
+        {
+          event_id: "future",
+          service_id: serviceId,
+          event_type: "LOGIN",
+          event_time: new Date(Date.now() + 3 * 86_400_000).toISOString(),
+        },
+        {
+          event_id: "bad-param",
+          service_id: serviceId,
+          event_type: "SHARE",
+          event_time: minutesAgo(5),
+          parameters: { when: { at: [1, { deep: { deeper: { deepest: { x: 1 } } } }] } },
+        },
+        {
+          event_id: "unknown-install",
+          service_id: "never-installed",
+          event_type: "LOGIN",
+          event_time: minutesAgo(5),
+        },
+      ]);
+      expect(answer.accepted).toBe(1);
+      expect(answer.rejected.map((r) => [r.index, r.event_id, r.retryable])).toEqual([
+        [1, "bad-type", false],
+        [2, "no-name", false],
+        [3, "future", false],
+        [4, "bad-param", false],
+        [5, "unknown-install", true],
+      ]);
+      for (const r of answer.rejected) expect(r.detail.length).toBeGreaterThan(10);
+      expect(answer.rejected.find((r) => r.event_id === "bad-type")?.detail).toMatch(/event_type/);
+      expect(answer.rejected.find((r) => r.event_id === "unknown-install")?.detail).toMatch(
+        /POST \/v1\/installs/,
+      );
+    });
+
+    it("answers 422 for a batch that is not 1 to 100 events", async () => {
+      for (const events of [[], Array.from({ length: 101 }, () => ({}))]) {
+        const response = await rt.post("/v1/events", { events }, keys.sdkKey);
+        expect(response.status).toBe(422);
+      }
+    });
+
+    it("never stores matching PII in clear: it is hashed on arrival", async () => {
+      const answer = await sendEvents([
+        {
+          event_id: "pii-1",
+          service_id: serviceId,
+          event_type: "SIGN_UP",
+          event_time: minutesAgo(4),
+          parameters: {
+            email: " Jane.Doe@Example.COM ",
+            phone_number: "+1 (555) 010-9999",
+            plan: "gold",
+          },
+        },
+      ]);
+      expect(answer.accepted).toBe(1);
+      await rt.flush();
+      const duckdb = await DuckDBInstance.create(":memory:");
+      const connection = await duckdb.connect();
+      const reader = await connection.runAndReadAll(
+        `SELECT parameters FROM read_parquet('${rt.config.dataDir}/lake/events/**/*.parquet') WHERE event_id = 'pii-1'`,
+      );
+      connection.closeSync();
+      duckdb.closeSync();
+      const stored = String(reader.getRowObjectsJS()[0]?.parameters);
+      expect(stored).not.toMatch(/jane|example|555/i);
+      expect(JSON.parse(stored)).toMatchObject({
+        email: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        phone_number: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        plan: "gold",
+      });
+    });
+
+    it("opens revenue sealed on the device with the key from the remote configuration", async () => {
+      const app = await rt.stores.apps.get(APP);
+      if (!app) throw new Error("no app");
+      const wrapper = createKeyFileWrapper(dataPaths(rt.config.dataDir).masterKey);
+      await rt.stores.apps.save(await withEncryption(app, true, wrapper));
+      const config = (await (await rt.get("/v1/config", keys.sdkKey)).json()) as {
+        encryption: { enabled: boolean; key_id: string; public_key: string };
+      };
+      expect(config.encryption.enabled).toBe(true);
+      const recipient = {
+        keyId: config.encryption.key_id,
+        publicKey: config.encryption.public_key,
+      };
+      const answer = await sendEvents([
+        {
+          event_id: "sealed-1",
+          service_id: serviceId,
+          event_type: "PURCHASE",
+          event_time: minutesAgo(3),
+          parameters: {
+            revenue: seal(1500, recipient),
+            currency: seal("JPY", recipient),
+            note: seal("secret", recipient),
+          },
+        },
+        {
+          event_id: "sealed-bad",
+          service_id: serviceId,
+          event_type: "PURCHASE",
+          event_time: minutesAgo(3),
+          parameters: { revenue: `${seal(1, recipient).slice(0, -4)}AAAA`, currency: "USD" },
+        },
+      ]);
+      expect(answer.accepted).toBe(1);
+      expect(answer.rejected.map((r) => r.event_id)).toEqual(["sealed-bad"]);
+      const row = (await exported()).find((r) => r.event_id === "sealed-1");
+      expect(row).toMatchObject({ revenue: 1500, currency: "JPY" });
+      expect(row?.revenue_usd).toBeCloseTo(usd(1500, "JPY"), 5);
+    });
+  });
+
+  describe("POST /v1/s2s/events", () => {
+    it("resolves the user by customer_user_id to the install that last used it", async () => {
+      const answer = await sendEvents(
+        [
+          {
+            event_id: "s2s-1",
+            customer_user_id: "user-1",
+            event_type: "SUBSCRIBE",
+            event_time: minutesAgo(2),
+            parameters: { revenue: 9.99, currency: "GBP" },
+          },
+          {
+            event_id: "s2s-unknown",
+            customer_user_id: "nobody",
+            event_type: "SUBSCRIBE",
+            event_time: minutesAgo(2),
+          },
+          {
+            event_id: "s2s-with-service-id",
+            customer_user_id: "user-1",
+            service_id: serviceId,
+            event_type: "LOGIN",
+            event_time: minutesAgo(2),
+          },
+        ],
+        { s2s: true },
+      );
+      expect(answer.accepted).toBe(1);
+      expect(answer.rejected.map((r) => [r.event_id, r.retryable])).toEqual([
+        ["s2s-unknown", false],
+        ["s2s-with-service-id", false],
+      ]);
+      expect(answer.rejected[0]?.detail).toMatch(/customer_user_id nobody is not known/);
+      const row = (await exported()).find((r) => r.event_id === "s2s-1");
+      expect(row).toMatchObject({
+        service_id: serviceId,
+        os: "ios",
+        idfv: IDFV,
+        country: "BR",
+        customer_user_id: "user-1",
+        revenue: 9.99,
+        currency: "GBP",
+        event_name: "service_subscribe",
+      });
+      expect(row?.revenue_usd).toBeCloseTo(usd(9.99, "GBP"), 5);
+    });
+
+    it("needs a server key: an SDK key gets 401", async () => {
+      const response = await rt.post("/v1/s2s/events", { events: [] }, keys.sdkKey);
+      expect(response.status).toBe(401);
+    });
+  });
+
+  it("stores nothing for a disabled app and says so", async () => {
+    const app = await rt.stores.apps.get(APP);
+    if (!app) throw new Error("no app");
+    await rt.stores.apps.save({ ...app, enabled: false });
+    const answer = await sendEvents([
+      {
+        event_id: "while-disabled",
+        service_id: serviceId,
+        event_type: "LOGIN",
+        event_time: minutesAgo(1),
+      },
+    ]);
+    await rt.stores.apps.save(app);
+    expect(answer).toMatchObject({ accepted: 0, rejected: [] });
+    expect(answer.ignored[0]?.detail).toMatch(/disabled/);
+    expect((await exported()).some((r) => r.event_id === "while-disabled")).toBe(false);
+  });
+});
