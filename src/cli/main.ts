@@ -80,13 +80,25 @@ apps
 
 apps
   .command("config")
-  .description("switch an app on or off for its SDKs (remote configuration)")
+  .description("an app's remote configuration: on or off for its SDKs, sealing on or off")
   .requiredOption("--app-id <id>", "bundle identifier or package name")
   .option("--enable", "SDKs of the app report (the default for a new app)")
   .option("--disable", "SDKs of the app switch themselves off")
+  .addOption(
+    new Option("--encryption <state>", "SDKs seal parameter values to the app's key").choices([
+      "on",
+      "off",
+    ]),
+  )
   .addOption(dataDirOption())
-  .action((options: { appId: string; enable?: boolean; disable?: boolean; dataDir?: string }) =>
-    configureAppCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  .action(
+    (options: {
+      appId: string;
+      enable?: boolean;
+      disable?: boolean;
+      encryption?: "on" | "off";
+      dataDir?: string;
+    }) => configureAppCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
   );
 
 const keys = program.command("keys").description("issue, list and revoke API keys");

@@ -131,6 +131,45 @@ describe("the attribution command line", () => {
     expect((await exportWith(serverKey)).status).toBe(200);
   });
 
+  it("switches an app off and on, and sealing on, in its remote configuration", async () => {
+    const sdkKey = JSON.parse(
+      await cli(
+        dataDir,
+        "keys",
+        "create",
+        "--app-id",
+        "com.example.game",
+        "--kind",
+        "sdk",
+        "--json",
+      ),
+    ).key;
+    const config = async () =>
+      (await fetch(`${service.url}/v1/config`, { headers: { authorization: sdkKey } })).json();
+    await cli(dataDir, "apps", "config", "--app-id", "com.example.game", "--disable");
+    expect(await config()).toMatchObject({ enabled: false, encryption: { enabled: false } });
+    expect(
+      await cli(
+        dataDir,
+        "apps",
+        "config",
+        "--app-id",
+        "com.example.game",
+        "--enable",
+        "--encryption",
+        "on",
+      ),
+    ).toMatch(/enabled for its SDKs; sealing on \(key k[0-9a-f]{16}\)/);
+    expect(await config()).toMatchObject({
+      enabled: true,
+      encryption: {
+        enabled: true,
+        key_id: expect.stringMatching(/^k/),
+        public_key: expect.any(String),
+      },
+    });
+  });
+
   it("imports newer exchange rates, and refuses a file that is not the ECB's table", async () => {
     const file = join(dataDir, "eurofxref-hist.csv");
     const { writeFile } = await import("node:fs/promises");

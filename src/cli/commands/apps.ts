@@ -1,4 +1,7 @@
+import { createKeyFileWrapper } from "../../adapters/key-file/key-file-wrapper.ts";
+import { withEncryption } from "../../domain/app-config.ts";
 import { createApp } from "../../domain/apps.ts";
+import { dataPaths } from "../../embedded/data-dir.ts";
 import { NotFoundError } from "../../http/errors.ts";
 import type { Platform } from "../../ports/apps.ts";
 import { withLocalStores } from "../local-data.ts";
@@ -45,18 +48,26 @@ export const configureAppCommand = async (options: {
   appId: string;
   enable?: boolean;
   disable?: boolean;
+  encryption?: "on" | "off";
   dataDir: string;
 }) => {
   if (options.enable && options.disable) throw new Error("Give --enable or --disable, not both.");
   const app = await withLocalStores(options.dataDir, async (stores) => {
     const found = await stores.apps.get(options.appId);
     if (!found) throw new NotFoundError(`App ${options.appId} does not exist.`);
-    const updated = {
+    let updated = {
       ...found,
       enabled: options.disable ? false : options.enable ? true : found.enabled,
     };
+    if (options.encryption) {
+      const wrapper = createKeyFileWrapper(dataPaths(options.dataDir).masterKey);
+      updated = await withEncryption(updated, options.encryption === "on", wrapper);
+    }
     await stores.apps.save(updated);
     return updated;
   });
-  console.log(`${app.appId}: ${app.enabled ? "enabled" : "disabled"} for its SDKs.`);
+  const sealing = app.encryptionEnabled ? `on (key ${app.encryptionKeys?.[0]?.keyId})` : "off";
+  console.log(
+    `${app.appId}: ${app.enabled ? "enabled" : "disabled"} for its SDKs; sealing ${sealing}.`,
+  );
 };
