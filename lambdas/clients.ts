@@ -6,6 +6,7 @@
 import { AthenaClient } from "@aws-sdk/client-athena";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { FirehoseClient } from "@aws-sdk/client-firehose";
+import { KMSClient } from "@aws-sdk/client-kms";
 import { S3Client } from "@aws-sdk/client-s3";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 
@@ -14,6 +15,8 @@ export const athena = /* @__PURE__ */ new AthenaClient({});
 export const s3 = /* @__PURE__ */ new S3Client({});
 
 export const firehose = /* @__PURE__ */ new FirehoseClient({});
+
+export const kms = /* @__PURE__ */ new KMSClient({});
 
 /** Marshalled like the embedded runtime's client, so the stores behave the same on both. */
 export const dynamoDocument = /* @__PURE__ */ DynamoDBDocumentClient.from(

@@ -2,7 +2,20 @@
  * The Lambda entry points load with the environment the stack gives them, and refuse to load,
  * naming the variable, without it.
  */
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { defaultCountryDatabase } from "../src/adapters/geoip/country-resolver.ts";
+
+// The files the stack ships in the ingestion functions' assets, read at start-up.
+const INGEST_ENV = {
+  APPS_TABLE: "apps",
+  INSTALLS_TABLE: "installs",
+  CUSTOMER_USERS_TABLE: "customer-users",
+  EVENTS_STREAM: "events",
+  SEALING_KEY_ARN: "arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-0000-0000-000000000000",
+  FX_RATES_FILE: fileURLToPath(new URL("../data/ecb-eurofxref-hist.csv", import.meta.url)),
+  GEOIP_DB_FILE: defaultCountryDatabase(),
+};
 
 const ENTRIES = {
   config: {
@@ -11,12 +24,20 @@ const ENTRIES = {
   },
   export: {
     load: () => import("./export.ts"),
-    env: { SNAPSHOTS_TABLE: "snapshots", ATHENA_WORKGROUP: "exports", GLUE_DATABASE: "lake" },
+    env: {
+      SNAPSHOTS_TABLE: "snapshots",
+      DELETIONS_TABLE: "deletions",
+      ATHENA_WORKGROUP: "exports",
+      GLUE_DATABASE: "lake",
+    },
   },
   authorizer: {
     load: () => import("./authorizer.ts"),
     env: { APPS_TABLE: "apps", KEYS_TABLE: "keys" },
   },
+  installs: { load: () => import("./installs.ts"), env: INGEST_ENV },
+  events: { load: () => import("./events.ts"), env: INGEST_ENV },
+  "s2s-events": { load: () => import("./s2s-events.ts"), env: INGEST_ENV },
 };
 
 const stubEnv = (env: Record<string, string>) => {
@@ -50,6 +71,18 @@ describe.each(Object.entries(ENTRIES))("lambdas/%s.ts", (_, entry) => {
     stubEnv(entry.env);
     vi.stubEnv(missing, undefined);
     await expect(entry.load()).rejects.toThrow(new RegExp(`Invalid environment: .*${missing}`));
+  });
+});
+
+describe("lambdas/ingestion.ts", () => {
+  it("refuses a relative data file path, naming it", async () => {
+    stubEnv({ ...INGEST_ENV, GEOIP_DB_FILE: "geo-whois-asn-country.mmdb" });
+    await expect(import("./installs.ts")).rejects.toThrow(/GEOIP_DB_FILE: must be an absolute/);
+  });
+
+  it("refuses to load when a data file is not where the environment says", async () => {
+    stubEnv({ ...INGEST_ENV, FX_RATES_FILE: "/nonexistent/ecb-eurofxref-hist.csv" });
+    await expect(import("./events.ts")).rejects.toThrow(/ENOENT.*ecb-eurofxref-hist\.csv/);
   });
 });
 

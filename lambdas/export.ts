@@ -1,5 +1,6 @@
 /** `GET /api/v1/export` on AWS: Athena snapshots read from S3, streamed with Lambda response streaming. */
 import { createAthenaQueryEngine } from "../src/adapters/athena/query-engine.ts";
+import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
 import { createSnapshotCatalog } from "../src/adapters/dynamodb/stores.ts";
 import { exportEnv, parseEnv } from "../src/config/aws-env.ts";
 import { createExportHandler } from "../src/http/handlers/export.ts";
@@ -20,6 +21,11 @@ const engine = createAthenaQueryEngine({
 });
 
 export const handler = createExportHandler(
-  { engine, catalog: snapshots, snapshotTtlSeconds: env.SNAPSHOT_TTL_SECONDS },
+  {
+    engine,
+    catalog: snapshots,
+    deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE),
+    snapshotTtlSeconds: env.SNAPSHOT_TTL_SECONDS,
+  },
   { streamifyResponse: true },
 );

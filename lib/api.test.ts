@@ -1,9 +1,9 @@
 import { STATUS_CODES } from "node:http";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
-import { authorizerEnv, exportEnv } from "../src/config/aws-env.ts";
+import { authorizerEnv, exportEnv, ingestEnv } from "../src/config/aws-env.ts";
 import { ROUTES } from "../src/http/routes.ts";
-import type { AttributionStack } from "./attribution-stack.ts";
+import { type AttributionStack, INGEST_DATA } from "./attribution-stack.ts";
 import { GATEWAY_ERRORS } from "./gateway-responses.ts";
 import {
   actionsOf,
@@ -16,6 +16,8 @@ import {
 
 let stack: AttributionStack;
 let template: Template;
+
+const INGEST_ROUTES = ["installs", "events", "s2s-events"] as const;
 
 beforeAll(() => {
   ({ stack, template } = synthAttributionStack());
@@ -88,11 +90,39 @@ describe("environment contract", () => {
     expect(keysOf(stack.api.authorizerFunction)).toEqual(Object.keys(authorizerEnv.shape).sort());
   });
 
+  it.each(INGEST_ROUTES)("gives %s exactly the variables of ingestEnv", (id) => {
+    expect(keysOf(functionOf(id))).toEqual(Object.keys(ingestEnv.shape).sort());
+  });
+
+  it.each(INGEST_ROUTES)("points %s at its stores, stream, key and bundled data files", (id) => {
+    expect(
+      resourceOf(functionOf(id).function.functionArn).Properties.Environment.Variables,
+    ).toEqual({
+      APPS_TABLE: stack.resolve(stack.tables.apps.tableName),
+      INSTALLS_TABLE: stack.resolve(stack.tables.installs.tableName),
+      CUSTOMER_USERS_TABLE: stack.resolve(stack.tables.customerUsers.tableName),
+      EVENTS_STREAM: stack.resolve(stack.ingest.streams.events.ref),
+      SEALING_KEY_ARN: stack.resolve(stack.sealingKey.keyArn),
+      FX_RATES_FILE: "/var/task/ecb-eurofxref-hist.csv",
+      GEOIP_DB_FILE: "/var/task/geo-whois-asn-country.mmdb",
+    });
+  });
+
+  it("ships the data files from the project: the ECB history and the package's database", () => {
+    expect(INGEST_DATA).toEqual({
+      fxRates: "data/ecb-eurofxref-hist.csv",
+      geoip: expect.stringMatching(
+        /^node_modules\/@ip-location-db\/geo-whois-asn-country-mmdb\/geo-whois-asn-country\.mmdb$/,
+      ),
+    });
+  });
+
   it("names resources by reference, not by literal", () => {
     const variables = resourceOf(functionOf("export").function.functionArn).Properties.Environment
       .Variables;
     expect(variables).toMatchObject({
       SNAPSHOTS_TABLE: stack.resolve(stack.tables.snapshots.tableName),
+      DELETIONS_TABLE: stack.resolve(stack.tables.deletions.tableName),
       ATHENA_WORKGROUP: stack.queries.workGroupName,
       GLUE_DATABASE: stack.lake.databaseName,
       SNAPSHOT_TTL_SECONDS: "900",
@@ -137,6 +167,12 @@ describe("gateway responses", () => {
       expect(Object.keys(body).sort()).toEqual(["detail", "error"]);
       expect(body.error).toBe(STATUS_CODES[Number(response.StatusCode)]);
     }
+  });
+
+  it("answers a body over API Gateway's 10 MB limit with 413 Payload Too Large", () => {
+    const response = responses().find((r) => r.ResponseType === "REQUEST_TOO_LARGE");
+    expect(response?.StatusCode).toBe("413");
+    expect(bodyOf(response ?? {})).toEqual({ error: "Payload Too Large", detail: "a message" });
   });
 
   it("covers DEFAULT_4XX and DEFAULT_5XX; no 5XX repeats API Gateway's message", () => {
@@ -211,13 +247,76 @@ describe("least privilege", () => {
       "s3:ListBucket",
     ]);
     const dynamo = statements.filter((s) => actionsOf(s).some((a) => a.startsWith("dynamodb:")));
-    expect(dynamo.map((s) => s.Resource)).toEqual([stack.resolve(stack.tables.snapshots.tableArn)]);
+    expect(dynamo.map((s) => s.Resource)).toEqual([
+      stack.resolve(stack.tables.snapshots.tableArn),
+      stack.resolve(`${stack.tables.deletions.tableArn}/index/byApp`),
+    ]);
+  });
+
+  const allStatements = (id: string) => statementsOfRole(template, functionOf(id).role);
+  const onService = (statements: Record<string, unknown>[], service: string) =>
+    statements.filter((s) => actionsOf(s).some((a) => a.startsWith(`${service}:`)));
+
+  it.each(INGEST_ROUTES)("lets %s use DynamoDB, and touch no lake, catalog or query", (id) => {
+    const services = servicesOf(allStatements(id));
+    for (const service of ["athena", "glue", "s3", "sts"])
+      expect(services.has(service)).toBe(false);
+    const dynamo = onService(allStatements(id), "dynamodb");
+    expect(dynamo.flatMap(actionsOf)).not.toContain("dynamodb:Scan");
+    expect(dynamo.flatMap(actionsOf)).not.toContain("dynamodb:Query");
+    expect(JSON.stringify(dynamo)).not.toContain(
+      JSON.stringify(stack.resolve(stack.tables.keys.tableArn)),
+    );
+  });
+
+  it.each(["events", "s2s-events"])("lets %s put records on the events stream only", (id) => {
+    expect(onService(allStatements(id), "firehose")).toEqual([
+      {
+        Effect: "Allow",
+        Action: ["firehose:PutRecord", "firehose:PutRecordBatch"],
+        Resource: stack.resolve(stack.ingest.streams.events.attrArn),
+      },
+    ]);
+  });
+
+  it.each(["events", "s2s-events"])("lets %s decrypt sealing keys only", (id) => {
+    expect(onService(allStatements(id), "kms")).toEqual([
+      {
+        Effect: "Allow",
+        Action: "kms:Decrypt",
+        Resource: stack.resolve(stack.sealingKey.keyArn),
+        Condition: {
+          StringEquals: { "kms:EncryptionContext:purpose": "sealed-value-private-key" },
+        },
+      },
+    ]);
+  });
+
+  it("lets installs neither put records nor decrypt: it stores installs only", () => {
+    expect([...servicesOf(allStatements("installs"))].sort()).toEqual(["dynamodb", "logs", "xray"]);
+  });
+
+  it("lets no other function use the stream's producer grant or the sealing key", () => {
+    for (const id of ["config", "export"]) {
+      const services = servicesOf(allStatements(id));
+      expect(services.has("firehose") || services.has("kms"), id).toBe(false);
+    }
+    const authorizer = servicesOf(statementsOfRole(template, stack.api.authorizerFunction.role));
+    expect(authorizer.has("kms")).toBe(false);
   });
 
   it("attaches no AWS managed policy to a function role", () => {
-    for (const fn of [stack.api.authorizerFunction, functionOf("export")]) {
+    for (const fn of [stack.api.authorizerFunction, ...ROUTES.map((r) => functionOf(r.id))]) {
       expect(resourceOf(fn.role.roleArn).Properties.ManagedPolicyArns).toBeUndefined();
     }
+  });
+
+  it("grants no Scan on any table, to anyone", () => {
+    const statements = Object.values(template.findResources("AWS::IAM::Policy")).flatMap((p) => {
+      const document = propertiesOf(p).PolicyDocument;
+      return isJson(document) ? asArray(document.Statement).filter(isJson) : [];
+    });
+    expect(statements.flatMap(actionsOf)).not.toContain("dynamodb:Scan");
   });
 
   it("grants no wildcard action anywhere", () => {

@@ -26,12 +26,14 @@ import { ROUTES, type Route, type RouteId } from "../src/http/routes.ts";
 import { addGatewayErrors } from "./gateway-responses.ts";
 import { acknowledge } from "./nag.ts";
 import { pascal } from "./naming.ts";
-import { type EntryResolver, ServiceFunction } from "./service-function.ts";
+import { type BundledFile, type EntryResolver, ServiceFunction } from "./service-function.ts";
 
-/** What a function is given: its environment and its grants, nothing more. */
+/** What a function is given: its environment, its grants and its data files, nothing more. */
 export interface FunctionBinding {
   readonly environment: Record<string, string>;
   readonly grant: (role: IRole) => void;
+  /** Project files shipped next to the bundle (see ServiceFunctionProps.assets). */
+  readonly assets?: readonly BundledFile[];
 }
 
 /** API Gateway's limit for buffered integrations; streamed ones may run up to 15 minutes. */
@@ -90,6 +92,7 @@ export class AttributionApi extends Construct {
       memoryMb: 256,
       timeout: Duration.seconds(10),
       environment: props.authorizer.environment,
+      assets: props.authorizer.assets,
       entryFor: props.entryFor,
       logRetention,
     });
@@ -109,6 +112,7 @@ export class AttributionApi extends Construct {
         memoryMb: route.memoryMb,
         timeout: Duration.seconds(route.timeoutSeconds),
         environment: binding.environment,
+        assets: binding.assets,
         entryFor: props.entryFor,
         logRetention,
       });

@@ -19,13 +19,16 @@ describe("AttributionStack", () => {
       "AppsTableName",
       "AthenaWorkGroupName",
       "AttributionsStreamName",
+      "DeletionsTableName",
       "EventsStreamName",
       "GlueDatabaseName",
       "KeysTableName",
       "LakeBucketName",
       "ResultsBucketName",
+      "SealingKeyArn",
       "SnapshotsTableName",
     ]);
+    expect(outputs.SealingKeyArn.Value).toEqual(stack.resolve(stack.sealingKey.keyArn));
     expect(outputs.EventsStreamName.Value).toEqual(stack.resolve(stack.ingest.streams.events.ref));
     expect(outputs.ApiUrl.Value).toEqual(stack.resolve(stack.api.url));
   });

@@ -1,19 +1,31 @@
 /**
  * The attribution service on AWS: the stores, the lake and its delivery streams, the query
- * workgroup, and the API whose functions are given exactly the environment
+ * workgroup, the key that wraps apps' sealing keys, and the API whose functions are given exactly the environment
  * (src/config/aws-env.ts) and the grants they need. The outputs are what the CLI reads.
  */
 import { CfnOutput, Duration, type Size, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
-import { authorizerEnv, configEnv, exportEnv } from "../src/config/aws-env.ts";
+import { defaultCountryDatabase } from "../src/adapters/geoip/country-resolver.ts";
+import { authorizerEnv, configEnv, exportEnv, ingestEnv } from "../src/config/aws-env.ts";
+import { SHIPPED_ECB_RATES } from "../src/fx/ecb-rates.ts";
 import type { RouteId } from "../src/http/routes.ts";
 import { AttributionApi, type FunctionBinding } from "./api.ts";
 import { QueryWorkgroup } from "./athena.ts";
 import { envFor } from "./env.ts";
 import { IngestStreams } from "./ingest-stream.ts";
 import { Lake } from "./lake.ts";
-import type { EntryResolver } from "./service-function.ts";
+import { SealingKey } from "./sealing-key.ts";
+import { bundledPath, type EntryResolver, projectFile } from "./service-function.ts";
 import { ServiceTables } from "./tables.ts";
+
+/**
+ * The data files ingestion reads at start-up, the same ones the embedded runtime uses by
+ * default: the ECB rate history (data/) and the country database of its registry package.
+ */
+export const INGEST_DATA = {
+  fxRates: projectFile(SHIPPED_ECB_RATES),
+  geoip: projectFile(defaultCountryDatabase()),
+} as const;
 
 export interface AttributionStackProps extends StackProps {
   /** How long an export snapshot serves pages (SNAPSHOT_TTL_SECONDS, 1 minute to 1 day). */
@@ -29,6 +41,7 @@ export class AttributionStack extends Stack {
   readonly lake: Lake;
   readonly ingest: IngestStreams;
   readonly queries: QueryWorkgroup;
+  readonly sealingKey: SealingKey;
   readonly api: AttributionApi;
 
   constructor(scope: Construct, id: string, props: AttributionStackProps = {}) {
@@ -40,8 +53,9 @@ export class AttributionStack extends Stack {
       resultsBucket: this.lake.resultsBucket,
       bytesScannedCutoffPerQuery: props.bytesScannedCutoffPerQuery,
     });
+    this.sealingKey = new SealingKey(this, "SealingKey");
 
-    const { tables, lake, queries } = this;
+    const { tables, lake, queries, ingest, sealingKey } = this;
     const authorizer: FunctionBinding = {
       environment: envFor(authorizerEnv, {
         APPS_TABLE: tables.apps.tableName,
@@ -49,20 +63,48 @@ export class AttributionStack extends Stack {
       }),
       grant: (role) => tables.grantKeyLookup(role),
     };
+    // The three ingestion routes share one environment and one set of data files.
+    const ingestion = (grant: FunctionBinding["grant"]): FunctionBinding => ({
+      environment: envFor(ingestEnv, {
+        APPS_TABLE: tables.apps.tableName,
+        INSTALLS_TABLE: tables.installs.tableName,
+        CUSTOMER_USERS_TABLE: tables.customerUsers.tableName,
+        EVENTS_STREAM: ingest.streams.events.ref,
+        SEALING_KEY_ARN: sealingKey.keyArn,
+        FX_RATES_FILE: bundledPath(INGEST_DATA.fxRates),
+        GEOIP_DB_FILE: bundledPath(INGEST_DATA.geoip),
+      }),
+      assets: [INGEST_DATA.fxRates, INGEST_DATA.geoip],
+      grant: (role) => {
+        tables.grantIngestion(role);
+        grant(role);
+      },
+    });
+    // Events go to the lake and may carry sealed values; installs do neither, so they get
+    // neither the stream nor the key.
+    const ingestEvents = ingestion((role) => {
+      ingest.grantPutRecords(role, "events");
+      sealingKey.grantUnwrap(role);
+    });
     const routes: { [K in RouteId]: FunctionBinding } = {
       config: {
         environment: envFor(configEnv, { APPS_TABLE: tables.apps.tableName }),
         grant: (role) => tables.grantAppLookup(role),
       },
+      installs: ingestion(() => {}),
+      events: ingestEvents,
+      "s2s-events": ingestEvents,
       export: {
         environment: envFor(exportEnv, {
           SNAPSHOTS_TABLE: tables.snapshots.tableName,
+          DELETIONS_TABLE: tables.deletions.tableName,
           ATHENA_WORKGROUP: queries.workGroupName,
           GLUE_DATABASE: lake.databaseName,
           SNAPSHOT_TTL_SECONDS: String((props.snapshotTtl ?? Duration.minutes(15)).toSeconds()),
         }),
         grant: (role) => {
           tables.grantSnapshots(role);
+          tables.grantDeletionLookup(role);
           queries.grantRunQueries(role);
           lake.grantReadCatalog(role);
           lake.grantReadTables(role);
@@ -82,14 +124,19 @@ export class AttributionStack extends Stack {
       AppsTableName: [tables.apps.tableName, "DynamoDB table of apps"],
       KeysTableName: [tables.keys.tableName, "DynamoDB table of API keys"],
       SnapshotsTableName: [tables.snapshots.tableName, "DynamoDB table of export snapshots"],
+      DeletionsTableName: [tables.deletions.tableName, "DynamoDB table of deletion requests"],
       LakeBucketName: [lake.bucket.bucketName, "S3 bucket of the Parquet lake"],
       ResultsBucketName: [lake.resultsBucket.bucketName, "S3 bucket of Athena results"],
       GlueDatabaseName: [lake.databaseName, "Glue database of the lake tables"],
       AthenaWorkGroupName: [queries.workGroupName, "Athena workgroup of export queries"],
-      EventsStreamName: [this.ingest.streams.events.ref, "Firehose stream into the events table"],
+      EventsStreamName: [ingest.streams.events.ref, "Firehose stream into the events table"],
       AttributionsStreamName: [
-        this.ingest.streams.attributions.ref,
+        ingest.streams.attributions.ref,
         "Firehose stream into the attributions table",
+      ],
+      SealingKeyArn: [
+        sealingKey.keyArn,
+        "KMS key wrapping apps' sealing private keys: creating an app key pair needs kms:Encrypt on it with the encryption context purpose=sealed-value-private-key",
       ],
     };
     for (const [outputId, [value, description]] of Object.entries(outputs)) {

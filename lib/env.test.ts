@@ -5,6 +5,7 @@ import { envFor } from "./env.ts";
 
 const valid = {
   SNAPSHOTS_TABLE: "snapshots",
+  DELETIONS_TABLE: "deletions",
   ATHENA_WORKGROUP: "exports",
   GLUE_DATABASE: "lake",
   SNAPSHOT_TTL_SECONDS: "900",

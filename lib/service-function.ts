@@ -1,9 +1,11 @@
 /**
  * A Lambda function of this service: `lambdas/<name>.ts` bundled by esbuild as ESM for Node 22
  * on arm64, with its own role (no AWS managed policy: it may write only its own log group),
- * its own log group with a retention, and X-Ray tracing.
+ * its own log group with a retention, and X-Ray tracing. Data files a function reads at
+ * start-up are copied next to its bundle, under /var/task.
  */
 import { existsSync } from "node:fs";
+import { basename, isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Duration } from "aws-cdk-lib";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
@@ -22,6 +24,37 @@ export type EntryResolver = (name: string) => string;
 export const lambdaEntry: EntryResolver = (name) =>
   fileURLToPath(new URL(`../lambdas/${name}.ts`, import.meta.url));
 
+/** Where Lambda unpacks a function's asset (LAMBDA_TASK_ROOT). */
+export const TASK_ROOT = "/var/task";
+
+/**
+ * A file of this project shipped in a function's asset: copied after bundling to the asset's
+ * root under its own name, so the function reads it at `bundledPath(file)`.
+ */
+export type BundledFile = string;
+
+/** Where a bundled file is on the function's file system. */
+export const bundledPath = (file: BundledFile): string => `${TASK_ROOT}/${basename(file)}`;
+
+/** A file's path relative to the project root, which is what bundling copies from. */
+export const projectFile = (path: string | URL): BundledFile => {
+  const absolute = typeof path === "string" ? path : fileURLToPath(path);
+  const relativePath = relative(PROJECT_ROOT, absolute);
+  if (relativePath.startsWith("..") || isAbsolute(relativePath)) {
+    throw new Error(`${absolute} is outside the project, so bundling cannot copy it`);
+  }
+  return relativePath;
+};
+
+const shellQuote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`;
+
+/** The afterBundling commands: `cp` each file to the asset's root (locally or in Docker). */
+const copyCommands = (files: readonly BundledFile[], inputDir: string, outputDir: string) =>
+  files.map(
+    (file) =>
+      `cp ${shellQuote(join(inputDir, file))} ${shellQuote(join(outputDir, basename(file)))}`,
+  );
+
 /** Node 22: LTS, supported by Lambda, and what the bundle targets. */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_22_X;
 
@@ -33,6 +66,8 @@ export interface ServiceFunctionProps {
   readonly environment: Record<string, string>;
   readonly entryFor?: EntryResolver;
   readonly logRetention?: RetentionDays;
+  /** Project files (see `projectFile`) to ship next to the bundle, at `bundledPath(file)`. */
+  readonly assets?: readonly BundledFile[];
 }
 
 export class ServiceFunction extends Construct {
@@ -43,6 +78,16 @@ export class ServiceFunction extends Construct {
     super(scope, id);
     const entry = (props.entryFor ?? lambdaEntry)(props.name);
     if (!existsSync(entry)) throw new Error(`Lambda entry ${entry} does not exist`);
+    const assets = props.assets ?? [];
+    for (const file of assets) {
+      if (!existsSync(join(PROJECT_ROOT, file))) {
+        throw new Error(`lambdas/${props.name}.ts ships ${file}, which does not exist`);
+      }
+    }
+    const names = assets.map((file) => basename(file));
+    // The bundle itself is index.mjs; every file lands in the same folder.
+    const clash = names.find((n, i) => [...names.slice(0, i), "index.mjs"].includes(n));
+    if (clash) throw new Error(`lambdas/${props.name}.ts would ship two files named ${clash}`);
 
     const logGroup = new LogGroup(this, "Logs", {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -73,13 +118,22 @@ export class ServiceFunction extends Construct {
         mainFields: ["module", "main"],
         // The SDK version is the one the code was tested with, not the runtime's.
         bundleAwsSDK: true,
-        // Unminified with names kept: stack traces stay readable without source maps, which
-        // would need NODE_OPTIONS outside the environment contract.
-        minify: false,
+        // Minified for size and cold starts, but with names kept so stack traces still name
+        // functions and classes. No source maps: they would double the asset and need
+        // NODE_OPTIONS=--enable-source-maps, outside the environment contract.
+        minify: true,
         keepNames: true,
+        sourceMap: false,
         // CommonJS dependencies bundled into ESM still call require().
         banner:
           "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+        ...(assets.length > 0 && {
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (inputDir, outputDir) => copyCommands(assets, inputDir, outputDir),
+          },
+        }),
       },
     });
 

@@ -10,6 +10,8 @@ let stack: Stack;
 let tables: ServiceTables;
 let authorizer: Role;
 let exporter: Role;
+let ingester: Role;
+let deletionReader: Role;
 let template: Template;
 
 beforeAll(() => {
@@ -18,8 +20,12 @@ beforeAll(() => {
   const lambda = new ServicePrincipal("lambda.amazonaws.com");
   authorizer = new Role(stack, "Authorizer", { assumedBy: lambda });
   exporter = new Role(stack, "Exporter", { assumedBy: lambda });
+  ingester = new Role(stack, "Ingester", { assumedBy: lambda });
+  deletionReader = new Role(stack, "DeletionReader", { assumedBy: lambda });
   tables.grantKeyLookup(authorizer);
   tables.grantSnapshots(exporter);
+  tables.grantIngestion(ingester);
+  tables.grantDeletionLookup(deletionReader);
   template = Template.fromStack(stack);
 });
 
@@ -65,6 +71,8 @@ describe("DynamoDB tables", () => {
     expect(resourceOf("keys")).toMatchObject({ DeletionPolicy: "Retain" });
     expect(resourceOf("apps").Properties.DeletionProtectionEnabled).toBe(true);
     expect(resourceOf("snapshots")).toMatchObject({ DeletionPolicy: "Delete" });
+    // Losing deletion requests would let deleted installs back into exports.
+    expect(resourceOf("deletions")).toMatchObject({ DeletionPolicy: "Retain" });
   });
 });
 
@@ -84,5 +92,33 @@ describe("grants", () => {
     expect(statements).toHaveLength(1);
     expect(statements[0]?.Resource).toEqual(stack.resolve(tables.snapshots.tableArn));
     expect(statements[0]?.Action).not.toContain("dynamodb:Scan");
+  });
+
+  it("lets the export list an app's deletion requests through the by-app index only", () => {
+    expect(statementsOfRole(template, deletionReader)).toEqual([
+      {
+        Effect: "Allow",
+        Action: "dynamodb:Query",
+        Resource: stack.resolve(`${tables.deletions.tableArn}/index/byApp`),
+      },
+    ]);
+  });
+
+  it("lets ingestion read apps, and get and put installs and customer users, by key only", () => {
+    expect(statementsOfRole(template, ingester)).toEqual([
+      {
+        Effect: "Allow",
+        Action: "dynamodb:GetItem",
+        Resource: stack.resolve(tables.apps.tableArn),
+      },
+      {
+        Effect: "Allow",
+        Action: ["dynamodb:GetItem", "dynamodb:PutItem"],
+        Resource: [
+          stack.resolve(tables.installs.tableArn),
+          stack.resolve(tables.customerUsers.tableArn),
+        ],
+      },
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The DynamoDB tables: apps, their API keys, export snapshots, installs and the
- * customer-user mapping. On demand (traffic is
+ * The DynamoDB tables: apps, their API keys, export snapshots, installs, the
+ * customer-user mapping and deletion requests. On demand (traffic is
  * spiky: SDK launches and batch exports), point-in-time recovery on, encrypted with the AWS
  * managed key (auditable in CloudTrail, no key policy to maintain). Apps and keys outlive the
  * stack; snapshots are a short-lived cache and go with it.
@@ -18,6 +18,7 @@ export class ServiceTables extends Construct {
   readonly snapshots: Table;
   readonly installs: Table;
   readonly customerUsers: Table;
+  readonly deletions: Table;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -54,6 +55,8 @@ export class ServiceTables extends Construct {
       TABLE_DEFINITIONS.customerUsers,
       RemovalPolicy.RETAIN,
     );
+    // Deletion requests are what keeps deleted data out of exports: they outlive the stack.
+    this.deletions = table("Deletions", TABLE_DEFINITIONS.deletions, RemovalPolicy.RETAIN);
   }
 
   /**
@@ -73,6 +76,37 @@ export class ServiceTables extends Construct {
   grantAppLookup(role: IRole): void {
     role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [this.apps.tableArn] }),
+    );
+  }
+
+  /**
+   * What ingestion needs: read the calling app; read an install and create it with a
+   * conditional put (a repeat keeps the first); read and conditionally put the customer-user
+   * mapping. No update, delete, query or scan: ingestion only adds, and looks up by key.
+   */
+  grantIngestion(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [this.apps.tableArn] }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:GetItem", "dynamodb:PutItem"],
+        resources: [this.installs.tableArn, this.customerUsers.tableArn],
+      }),
+    );
+  }
+
+  /**
+   * List an app's deletion requests, which the export applies: a query on the by-app index,
+   * nothing on the table itself (no get, write or scan).
+   */
+  grantDeletionLookup(role: IRole): void {
+    const byApp = TABLE_DEFINITIONS.deletions.indexes[0].name;
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:Query"],
+        resources: [`${this.deletions.tableArn}/index/${byApp}`],
+      }),
     );
   }
 

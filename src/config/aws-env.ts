@@ -5,6 +5,7 @@
 import { z } from "zod";
 
 const name = z.string().min(1);
+const absolutePath = z.string().startsWith("/", { error: "must be an absolute path" });
 
 export const authorizerEnv = z.object({
   APPS_TABLE: name,
@@ -13,6 +14,8 @@ export const authorizerEnv = z.object({
 
 export const exportEnv = z.object({
   SNAPSHOTS_TABLE: name,
+  /** Deletion requests: the export leaves out the installs they name. */
+  DELETIONS_TABLE: name,
   ATHENA_WORKGROUP: name,
   GLUE_DATABASE: name,
   SNAPSHOT_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
@@ -22,9 +25,28 @@ export const configEnv = z.object({
   APPS_TABLE: name,
 });
 
+/**
+ * The ingestion functions (`installs`, `events`, `s2s-events`). The two files ship inside the
+ * function's own asset (read at start-up), so they are absolute paths under /var/task on AWS.
+ */
+export const ingestEnv = z.object({
+  APPS_TABLE: name,
+  INSTALLS_TABLE: name,
+  CUSTOMER_USERS_TABLE: name,
+  /** Firehose delivery stream of the events lake table. */
+  EVENTS_STREAM: name,
+  /** The KMS key that wraps apps' sealing private keys; Decrypt is pinned to it. */
+  SEALING_KEY_ARN: name,
+  /** The ECB reference-rate CSV (eurofxref-hist). */
+  FX_RATES_FILE: absolutePath,
+  /** The MaxMind-format IP-to-country database. */
+  GEOIP_DB_FILE: absolutePath,
+});
+
 export type ConfigEnv = z.infer<typeof configEnv>;
 export type AuthorizerEnv = z.infer<typeof authorizerEnv>;
 export type ExportEnv = z.infer<typeof exportEnv>;
+export type IngestEnv = z.infer<typeof ingestEnv>;
 
 /** Parses an environment, naming every bad variable in the error. */
 export const parseEnv = <T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> => {

@@ -4,13 +4,20 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
-export const SCOPES = ["ingest", "config", "attribution:read", "export", "s2s"] as const;
+export const SCOPES = [
+  "ingest",
+  "config",
+  "attribution:read",
+  "export",
+  "s2s",
+  "deletions",
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** An SDK key is embedded in apps and so is public; a server key stays on the owner's servers. */
 export const KEY_KINDS = {
   sdk: { prefix: "sdk", scopes: ["ingest", "config", "attribution:read"] },
-  server: { prefix: "srv", scopes: ["export", "s2s"] },
+  server: { prefix: "srv", scopes: ["export", "s2s", "deletions"] },
 } as const satisfies Record<string, { prefix: string; scopes: readonly Scope[] }>;
 export type KeyKind = keyof typeof KEY_KINDS;
 

@@ -16,6 +16,7 @@ export const LOCAL_TABLE_NAMES: TableNames = {
   snapshots: "attribution-snapshots",
   installs: "attribution-installs",
   customerUsers: "attribution-customer-users",
+  deletions: "attribution-deletions",
 };
 
 export interface DynamoConnection {

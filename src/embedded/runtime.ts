@@ -108,6 +108,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     export: createExportHandler({
       engine: lake.engine,
       catalog: stores.snapshots,
+      deletions: stores.deletions,
       snapshotTtlSeconds: config.snapshotTtlSeconds,
     }),
   };

@@ -28,6 +28,8 @@ const memoryCatalog = (): SnapshotCatalog => {
   };
 };
 
+const noDeletions = { listByApp: async () => [] };
+
 describe("export pages", () => {
   it("materialises once per app and timestamp while the snapshot is fresh", async () => {
     let now = 1_000_000;
@@ -35,6 +37,7 @@ describe("export pages", () => {
     const pages = createExportPages({
       engine,
       catalog: memoryCatalog(),
+      deletions: noDeletions,
       snapshotTtlSeconds: 60,
       now: () => now,
     });
@@ -56,7 +59,12 @@ describe("export pages", () => {
 
   it("shares one materialisation between concurrent first requests", async () => {
     const { engine, calls } = countingEngine();
-    const pages = createExportPages({ engine, catalog: memoryCatalog(), snapshotTtlSeconds: 60 });
+    const pages = createExportPages({
+      engine,
+      catalog: memoryCatalog(),
+      deletions: noDeletions,
+      snapshotTtlSeconds: 60,
+    });
     const opened = await Promise.all(
       [0, 10, 20].map((offset) => pages.open({ appId: "a", since: 1, offset, limit: 10 })),
     );
@@ -66,9 +74,54 @@ describe("export pages", () => {
 
   it("slices the snapshot by offset and limit, and reads nothing past its end", async () => {
     const { engine, calls } = countingEngine();
-    const pages = createExportPages({ engine, catalog: memoryCatalog(), snapshotTtlSeconds: 60 });
+    const pages = createExportPages({
+      engine,
+      catalog: memoryCatalog(),
+      deletions: noDeletions,
+      snapshotTtlSeconds: 60,
+    });
     for await (const _ of (await pages.open({ appId: "a", since: 1, offset: 20, limit: 10 })).rows);
     for await (const _ of (await pages.open({ appId: "a", since: 1, offset: 25, limit: 10 })).rows);
     expect(calls.pages.map(([, offset, limit]) => [offset, limit])).toEqual([[20, 10]]);
+  });
+});
+
+describe("export pages after a deletion request", () => {
+  it("make older snapshots stale at once and leave the deleted install out", async () => {
+    let now = 1_000_000;
+    const requests: { serviceId: string; requestedAt: string }[] = [];
+    const excluded: (readonly string[] | undefined)[] = [];
+    const { engine, calls } = countingEngine();
+    const recording = {
+      ...engine,
+      materialize: (request: Parameters<typeof engine.materialize>[0]) => {
+        excluded.push(request.excludeServiceIds);
+        return engine.materialize(request);
+      },
+    };
+    const pages = createExportPages({
+      engine: recording,
+      catalog: memoryCatalog(),
+      deletions: {
+        listByApp: async () =>
+          requests.map((r, i) => ({
+            ...r,
+            requestId: `r${i}`,
+            appId: "a",
+            status: "pending" as const,
+            completedAt: null,
+          })),
+      },
+      snapshotTtlSeconds: 600,
+      now: () => now,
+    });
+    await pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
+    now += 1_000;
+    requests.push({ serviceId: "s-9", requestedAt: new Date(now).toISOString() });
+    now += 1_000;
+    await pages.open({ appId: "a", since: 1, offset: 10, limit: 10 });
+    await pages.open({ appId: "a", since: 1, offset: 20, limit: 10 });
+    expect(calls.materialize).toBe(2);
+    expect(excluded).toEqual([[], ["s-9"]]);
   });
 });

@@ -1,15 +1,19 @@
 /**
  * One page of an export. The first request for an (app, timestamp) materialises the sorted
  * result once; later pages slice that snapshot until it expires, so paging with a fixed
- * timestamp neither repeats nor skips an event while new ones arrive.
+ * timestamp neither repeats nor skips an event while new ones arrive. A deletion request
+ * (a tombstone) makes every older snapshot of its app stale at once: the next page comes from
+ * a new snapshot without the deleted install, before its rows are purged from the lake.
  */
 import { randomUUID } from "node:crypto";
+import type { DeletionStore } from "../ports/deletions.ts";
 import type { LakeQueryEngine, SnapshotCatalog, SnapshotRef } from "../ports/lake.ts";
 import type { ExportRecord } from "../record/columns.ts";
 
 export interface ExportPageDeps {
   readonly engine: LakeQueryEngine;
   readonly catalog: SnapshotCatalog;
+  readonly deletions: Pick<DeletionStore, "listByApp">;
   readonly snapshotTtlSeconds: number;
   readonly now?: () => number;
 }
@@ -35,13 +39,18 @@ export const createExportPages = (deps: ExportPageDeps) => {
   // Concurrent first requests of one export share a single materialisation.
   const inFlight = new Map<string, Promise<SnapshotRef>>();
 
-  const materialize = async (appId: string, since: number): Promise<SnapshotRef> => {
+  const materialize = async (
+    appId: string,
+    since: number,
+    excludeServiceIds: readonly string[],
+  ): Promise<SnapshotRef> => {
     const snapshotId = randomUUID();
     const createdAt = now();
     const location = await deps.engine.materialize({
       appId,
       since: new Date(since * 1000),
       snapshotId,
+      excludeServiceIds,
     });
     const ref: SnapshotRef = {
       ...location,
@@ -56,12 +65,17 @@ export const createExportPages = (deps: ExportPageDeps) => {
   };
 
   const snapshotFor = async (appId: string, since: number): Promise<SnapshotRef> => {
-    const known = await deps.catalog.get(appId, since);
-    if (known && known.expiresAt > now()) return known;
+    const [known, tombstones] = await Promise.all([
+      deps.catalog.get(appId, since),
+      deps.deletions.listByApp(appId),
+    ]);
+    const newestTombstone = Math.max(0, ...tombstones.map((t) => Date.parse(t.requestedAt)));
+    if (known && known.expiresAt > now() && known.createdAt > newestTombstone) return known;
     const key = `${appId}#${since}`;
     let pending = inFlight.get(key);
     if (!pending) {
-      pending = materialize(appId, since).finally(() => inFlight.delete(key));
+      const deleted = [...new Set(tombstones.map((t) => t.serviceId))];
+      pending = materialize(appId, since, deleted).finally(() => inFlight.delete(key));
       inFlight.set(key, pending);
     }
     return pending;

@@ -50,6 +50,18 @@ describe("export query", () => {
     );
   });
 
+  it("leaves deleted installs out, and adds nothing without any", () => {
+    const sql = buildExportQuery({
+      ...input,
+      dialect: "duckdb",
+      excludeServiceIds: ["s-1", "o'k"],
+    });
+    expect(sql).toContain("AND service_id NOT IN ('s-1', 'o''k')");
+    expect(buildExportQuery({ ...input, dialect: "duckdb", excludeServiceIds: [] })).not.toContain(
+      "NOT IN",
+    );
+  });
+
   it("keeps string literals inert", () => {
     expect(sqlString("it's")).toBe("'it''s'");
     expect(buildExportQuery({ ...input, appId: "x' OR '1'='1", dialect: "duckdb" })).toContain(

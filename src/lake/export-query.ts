@@ -15,6 +15,8 @@ export interface ExportQueryInput {
   readonly sources: { readonly events: string; readonly attributions: string };
   /** Adds `pos`, the 0-based row number in export order, as the first column. */
   readonly withPosition?: boolean;
+  /** Installs whose data was deleted: their events are left out even before the purge. */
+  readonly excludeServiceIds?: readonly string[];
 }
 
 /** A SQL string literal; app ids are validated upstream, this keeps any value inert. */
@@ -47,12 +49,15 @@ export const buildExportQuery = (input: ExportQueryInput): string => {
   const position = input.withPosition
     ? `row_number() OVER (ORDER BY ${order}) - 1 AS pos,\n  `
     : "";
+  const deleted = input.excludeServiceIds ?? [];
+  const tombstones =
+    deleted.length > 0 ? `\n    AND service_id NOT IN (${deleted.map(sqlString).join(", ")})` : "";
   return `WITH ev AS (
   SELECT *, row_number() OVER (PARTITION BY event_id ORDER BY received_at) AS copy_no
   FROM ${sources.events}
   WHERE app_id = ${sqlString(appId)}
     AND dt >= ${sqlString(sinceIso.slice(0, 10))}
-    AND event_time >= ${sinceLiteral}
+    AND event_time >= ${sinceLiteral}${tombstones}
 ),
 att AS (
   SELECT *, row_number() OVER (PARTITION BY service_id ORDER BY attributed_at DESC) AS version_no

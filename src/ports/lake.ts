@@ -23,6 +23,8 @@ export interface LakeQueryEngine {
     appId: string;
     since: Date;
     snapshotId: string;
+    /** Installs whose data was deleted: left out of the snapshot. */
+    excludeServiceIds?: readonly string[];
   }): Promise<SnapshotLocation>;
   readPage(snapshot: SnapshotLocation, offset: number, limit: number): AsyncIterable<ExportRecord>;
 }
@@ -39,4 +41,9 @@ export interface SnapshotRef extends SnapshotLocation {
 export interface SnapshotCatalog {
   get(appId: string, since: number): Promise<SnapshotRef | undefined>;
   put(ref: SnapshotRef): Promise<void>;
+}
+
+/** Removes an install's rows from the lake by rewriting the files that hold them. */
+export interface LakePurger {
+  purgeInstall(appId: string, serviceId: string): Promise<{ filesRewritten: number }>;
 }

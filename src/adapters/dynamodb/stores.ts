@@ -23,6 +23,7 @@ import {
   type StoredKey,
 } from "../../ports/apps.ts";
 import type { SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
+import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { TABLE_DEFINITIONS, type TableNames } from "./tables.ts";
 
@@ -200,4 +201,5 @@ export const createDynamoStores = (doc: DynamoDBDocumentClient, tables: TableNam
   snapshots: createSnapshotCatalog(doc, tables.snapshots),
   installs: createInstallStore(doc, tables.installs),
   customerUsers: createCustomerUserMap(doc, tables.customerUsers),
+  deletions: createDeletionStore(doc, tables.deletions),
 });

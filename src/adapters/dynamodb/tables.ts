@@ -24,6 +24,14 @@ export const TABLE_DEFINITIONS = {
     partitionKey: "customerUserKey",
     indexes: [{ name: "byInstall", partitionKey: "installKey" }],
   },
+  deletions: {
+    partitionKey: "requestId",
+    indexes: [
+      { name: "byApp", partitionKey: "appId" },
+      // Sparse: only open requests carry `openStatus`, so the purge job reads just those.
+      { name: "open", partitionKey: "openStatus" },
+    ],
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableId = keyof typeof TABLE_DEFINITIONS;

@@ -1,0 +1,4 @@
+/** `POST /v1/events` on AWS: SDK event batches, judged one by one, into the events stream. */
+import { handlers } from "./ingestion.ts";
+
+export const handler = handlers.events;

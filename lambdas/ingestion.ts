@@ -1,0 +1,35 @@
+/**
+ * What the three ingestion entries share: their dependencies on AWS, built once per execution
+ * environment. The environment is parsed first, so a bad deployment fails on its first cold
+ * start naming the variable; then the FX table and the country database shipped in the
+ * function's asset are loaded (top-level await), so no request pays for them.
+ */
+
+import { createCustomerUserMap, createInstallStore } from "../src/adapters/dynamodb/installs.ts";
+import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
+import { createFirehoseStream } from "../src/adapters/firehose/record-stream.ts";
+import { createCountryResolver } from "../src/adapters/geoip/country-resolver.ts";
+import { createKmsKeyWrapper } from "../src/adapters/kms/kms-key-wrapper.ts";
+import { ingestEnv, parseEnv } from "../src/config/aws-env.ts";
+import { createAppKeyrings } from "../src/domain/app-keyrings.ts";
+import { loadEcbRates } from "../src/fx/ecb-rates.ts";
+import { createIngestHandlers } from "../src/http/handlers/ingest.ts";
+import { dynamoDocument, firehose, kms } from "./clients.ts";
+
+const env = parseEnv(ingestEnv, process.env);
+
+const [countries, fx] = await Promise.all([
+  createCountryResolver(env.GEOIP_DB_FILE),
+  loadEcbRates(env.FX_RATES_FILE),
+]);
+
+export const handlers = createIngestHandlers({
+  apps: createAppStore(dynamoDocument, env.APPS_TABLE),
+  installs: createInstallStore(dynamoDocument, env.INSTALLS_TABLE),
+  customerUsers: createCustomerUserMap(dynamoDocument, env.CUSTOMER_USERS_TABLE),
+  events: createFirehoseStream({ firehose, streamName: env.EVENTS_STREAM }),
+  countries,
+  fx,
+  // Private keys are unwrapped once per app key and execution environment, then kept in memory.
+  keyrings: createAppKeyrings(createKmsKeyWrapper({ kms, keyId: env.SEALING_KEY_ARN })),
+});

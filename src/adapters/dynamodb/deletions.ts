@@ -1,0 +1,97 @@
+/** Deletion requests on DynamoDB, with an index by app (tombstones) and a sparse open index. */
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import { z } from "zod";
+import {
+  DELETION_STATUSES,
+  type DeletionRequest,
+  type DeletionStore,
+} from "../../ports/deletions.ts";
+import { TABLE_DEFINITIONS } from "./tables.ts";
+
+const [BY_APP, OPEN] = TABLE_DEFINITIONS.deletions.indexes;
+// Every open request shares this index key; deletions are rare, so one partition is plenty.
+const OPEN_KEY = "open";
+
+const deletionItem = z.object({
+  requestId: z.string(),
+  appId: z.string(),
+  serviceId: z.string(),
+  status: z.enum(DELETION_STATUSES),
+  requestedAt: z.string(),
+  completedAt: z.string().nullable(),
+});
+
+const queryAll = async (
+  doc: DynamoDBDocumentClient,
+  input: {
+    TableName: string;
+    IndexName: string;
+    KeyConditionExpression: string;
+    ExpressionAttributeValues: Record<string, unknown>;
+    ExpressionAttributeNames?: Record<string, string>;
+  },
+): Promise<DeletionRequest[]> => {
+  const found: DeletionRequest[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(new QueryCommand({ ...input, ExclusiveStartKey: cursor }));
+    for (const item of page.Items ?? []) found.push(deletionItem.parse(item));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return found.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
+};
+
+export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string): DeletionStore => ({
+  async create(request) {
+    await doc.send(
+      new PutCommand({
+        TableName: table,
+        Item: { ...request, openStatus: OPEN_KEY },
+        ConditionExpression: "attribute_not_exists(requestId)",
+      }),
+    );
+  },
+  async get(requestId) {
+    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { requestId } }));
+    return Item ? deletionItem.parse(Item) : undefined;
+  },
+  listByApp: (appId) =>
+    queryAll(doc, {
+      TableName: table,
+      IndexName: BY_APP.name,
+      KeyConditionExpression: "appId = :appId",
+      ExpressionAttributeValues: { ":appId": appId },
+    }),
+  listOpen: () =>
+    queryAll(doc, {
+      TableName: table,
+      IndexName: OPEN.name,
+      KeyConditionExpression: "openStatus = :open",
+      ExpressionAttributeValues: { ":open": OPEN_KEY },
+    }),
+  async setStatus(requestId, status, at) {
+    await doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { requestId },
+        ...(status === "completed"
+          ? {
+              UpdateExpression: "SET #status = :status, completedAt = :at REMOVE openStatus",
+              ExpressionAttributeValues: { ":status": status, ":at": at },
+            }
+          : {
+              UpdateExpression: "SET #status = :status",
+              ExpressionAttributeValues: { ":status": status },
+            }),
+        ExpressionAttributeNames: { "#status": "status" },
+        ConditionExpression: "attribute_exists(requestId)",
+      }),
+    );
+  },
+});

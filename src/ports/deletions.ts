@@ -1,0 +1,24 @@
+/** Requests to delete an install's data (the SDKs' deleteUserData), and their progress. */
+
+export const DELETION_STATUSES = ["pending", "in_progress", "completed"] as const;
+export type DeletionStatus = (typeof DELETION_STATUSES)[number];
+
+export interface DeletionRequest {
+  readonly requestId: string;
+  readonly appId: string;
+  readonly serviceId: string;
+  readonly status: DeletionStatus;
+  /** ISO 8601. From this moment the install's events are hidden from every export. */
+  readonly requestedAt: string;
+  readonly completedAt: string | null;
+}
+
+export interface DeletionStore {
+  create(request: DeletionRequest): Promise<void>;
+  get(requestId: string): Promise<DeletionRequest | undefined>;
+  /** Every request of an app: its tombstones. */
+  listByApp(appId: string): Promise<DeletionRequest[]>;
+  /** Requests not completed yet, of every app, oldest first. */
+  listOpen(): Promise<DeletionRequest[]>;
+  setStatus(requestId: string, status: DeletionStatus, at: string): Promise<void>;
+}
