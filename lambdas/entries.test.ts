@@ -18,6 +18,14 @@ const INGEST_ENV = {
 };
 
 const ENTRIES = {
+  "delete-install": {
+    load: () => import("./delete-install.ts"),
+    env: { DELETIONS_TABLE: "deletions" },
+  },
+  "deletion-status": {
+    load: () => import("./deletion-status.ts"),
+    env: { DELETIONS_TABLE: "deletions" },
+  },
   config: {
     load: () => import("./config.ts"),
     env: { APPS_TABLE: "apps" },

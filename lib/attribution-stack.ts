@@ -6,7 +6,13 @@
 import { CfnOutput, Duration, type Size, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
 import { defaultCountryDatabase } from "../src/adapters/geoip/country-resolver.ts";
-import { authorizerEnv, configEnv, exportEnv, ingestEnv } from "../src/config/aws-env.ts";
+import {
+  authorizerEnv,
+  configEnv,
+  deletionsEnv,
+  exportEnv,
+  ingestEnv,
+} from "../src/config/aws-env.ts";
 import { SHIPPED_ECB_RATES } from "../src/fx/ecb-rates.ts";
 import type { RouteId } from "../src/http/routes.ts";
 import { AttributionApi, type FunctionBinding } from "./api.ts";
@@ -90,6 +96,14 @@ export class AttributionStack extends Stack {
       config: {
         environment: envFor(configEnv, { APPS_TABLE: tables.apps.tableName }),
         grant: (role) => tables.grantAppLookup(role),
+      },
+      "delete-install": {
+        environment: envFor(deletionsEnv, { DELETIONS_TABLE: tables.deletions.tableName }),
+        grant: (role) => tables.grantDeletionRequests(role),
+      },
+      "deletion-status": {
+        environment: envFor(deletionsEnv, { DELETIONS_TABLE: tables.deletions.tableName }),
+        grant: (role) => tables.grantDeletionStatus(role),
       },
       installs: ingestion(() => {}),
       events: ingestEvents,

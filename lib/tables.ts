@@ -72,6 +72,20 @@ export class ServiceTables extends Construct {
     );
   }
 
+  /** Record deletion requests: put only (each request is a new item, never overwritten). */
+  grantDeletionRequests(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [this.deletions.tableArn] }),
+    );
+  }
+
+  /** Read one deletion request by id: its status. */
+  grantDeletionStatus(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [this.deletions.tableArn] }),
+    );
+  }
+
   /** Read an app by id: the remote configuration. */
   grantAppLookup(role: IRole): void {
     role.addToPrincipalPolicy(

@@ -43,6 +43,11 @@ export const ingestEnv = z.object({
   GEOIP_DB_FILE: absolutePath,
 });
 
+export const deletionsEnv = z.object({
+  DELETIONS_TABLE: name,
+});
+
+export type DeletionsEnv = z.infer<typeof deletionsEnv>;
 export type ConfigEnv = z.infer<typeof configEnv>;
 export type AuthorizerEnv = z.infer<typeof authorizerEnv>;
 export type ExportEnv = z.infer<typeof exportEnv>;

@@ -11,6 +11,8 @@ const schema = z.object({
   ATTRIBUTION_SNAPSHOT_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /** The local delivery stream's buffering interval (Firehose's is at least 60 s). */
   ATTRIBUTION_FLUSH_INTERVAL_MS: z.coerce.number().int().min(50).max(900_000).default(5_000),
+  /** How often open deletion requests are purged from the lake (also right after each one). */
+  ATTRIBUTION_PURGE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /** A fresher IP-to-country database (MMDB with `country_code`) than the shipped one. */
   ATTRIBUTION_GEOIP_DB: z.string().min(1).optional(),
 });
@@ -21,6 +23,7 @@ export interface EmbeddedConfig {
   readonly port: number;
   readonly snapshotTtlSeconds: number;
   readonly flushIntervalMs: number;
+  readonly purgeIntervalMs: number;
   readonly geoipDatabase?: string;
 }
 
@@ -35,6 +38,7 @@ export const embeddedConfig = (
     port: overrides.port ?? parsed.ATTRIBUTION_PORT,
     snapshotTtlSeconds: overrides.snapshotTtlSeconds ?? parsed.ATTRIBUTION_SNAPSHOT_TTL_SECONDS,
     flushIntervalMs: overrides.flushIntervalMs ?? parsed.ATTRIBUTION_FLUSH_INTERVAL_MS,
+    purgeIntervalMs: overrides.purgeIntervalMs ?? parsed.ATTRIBUTION_PURGE_INTERVAL_MS,
     geoipDatabase: overrides.geoipDatabase ?? parsed.ATTRIBUTION_GEOIP_DB,
   };
 };

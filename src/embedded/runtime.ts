@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { createDuckDbPurger } from "../adapters/duckdb/purge.ts";
 import {
   createDuckDbQueryEngine,
   type DuckDbQueryEngine,
@@ -18,16 +19,17 @@ import {
   type LocalDeliveryStream,
 } from "../adapters/local-stream/delivery-stream.ts";
 import type { EmbeddedConfig } from "../config/embedded.ts";
+import { purgeOpenRequests } from "../deletion/deletions.ts";
 import { createAppKeyrings } from "../domain/app-keyrings.ts";
 import { loadEcbRates } from "../fx/ecb-rates.ts";
 import { createAuthorizerHandler } from "../http/handlers/authorizer.ts";
 import { createConfigHandler } from "../http/handlers/config.ts";
+import { createDeletionHandlers } from "../http/handlers/deletions.ts";
 import { createExportHandler } from "../http/handlers/export.ts";
 import { createIngestHandlers } from "../http/handlers/ingest.ts";
 import { ROUTES, type RouteId } from "../http/routes.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../lake/tables.ts";
-import type { AppStore, KeyStore } from "../ports/apps.ts";
-import type { SnapshotCatalog } from "../ports/lake.ts";
+import { backgroundJob } from "./background-job.ts";
 import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
 import { createGateway, type RouteHandler } from "./gateway.ts";
 import { type DynamoConnection, LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./local-dynamodb.ts";
@@ -69,9 +71,11 @@ export const openLake = async (config: EmbeddedConfig) => {
     lakeDir: paths.lake,
     snapshotDir: paths.snapshots,
   });
+  const purger = createDuckDbPurger({ duckdb, lakeDir: paths.lake, snapshotDir: paths.snapshots });
   return {
     streams,
     engine,
+    purger,
     flush: async () => {
       await Promise.all([streams.events.flush(), streams.attributions.flush()]);
     },
@@ -100,8 +104,20 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     fx: await loadRates(paths.fxRates),
     keyrings: createAppKeyrings(createKeyFileWrapper(paths.masterKey)),
   });
+  // Deletions: requested through the API, purged in the background (minutes at most).
+  const purge = backgroundJob(
+    "purge deletions",
+    () => purgeOpenRequests({ ...stores, lake: lake.purger, flush: lake.flush }),
+    config.purgeIntervalMs,
+  );
+  const deletions = createDeletionHandlers({
+    deletions: stores.deletions,
+    onRequested: () => void purge.trigger(),
+  });
   const handlers: Record<RouteId, RouteHandler> = {
     config: createConfigHandler(stores),
+    "delete-install": deletions.deleteInstall,
+    "deletion-status": deletions.deletionStatus,
     installs: ingest.installs,
     events: ingest.events,
     "s2s-events": ingest.s2sEvents,
@@ -147,6 +163,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     flush: lake.flush,
     async stop() {
       clearInterval(pruner);
+      await purge.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -10,6 +10,7 @@ import type { Platform } from "../../src/ports/apps.ts";
 
 export interface TestRuntime extends EmbeddedRuntime {
   get(path: string, key?: string): Promise<Response>;
+  fetch(path: string, init: RequestInit, key?: string): Promise<Response>;
   /** POSTs a JSON body (or a raw string, sent as is). */
   post(
     path: string,
@@ -22,7 +23,7 @@ export interface TestRuntime extends EmbeddedRuntime {
 }
 
 export const startTestRuntime = async (
-  overrides: { snapshotTtlSeconds?: number; ratesCsv?: string } = {},
+  overrides: { snapshotTtlSeconds?: number; purgeIntervalMs?: number; ratesCsv?: string } = {},
 ): Promise<TestRuntime> => {
   const { ratesCsv, ...config } = overrides;
   const dataDir = await mkdtemp(join(tmpdir(), "attribution-it-"));
@@ -36,6 +37,11 @@ export const startTestRuntime = async (
     embeddedConfig({}, { dataDir, port: 0, flushIntervalMs: 60_000, ...config }),
   );
   return Object.assign(runtime, {
+    fetch: (path: string, init: RequestInit, key?: string) =>
+      fetch(`${runtime.url}${path}`, {
+        ...init,
+        headers: { ...(key ? { authorization: key } : {}), ...(init.headers ?? {}) },
+      }),
     get: (path: string, key?: string) =>
       fetch(`${runtime.url}${path}`, { headers: key ? { authorization: key } : {} }),
     post: (path: string, body: unknown, key?: string, headers: Record<string, string> = {}) =>

@@ -1,0 +1,335 @@
+/**
+ * Ingestion benchmark: SDK event batches through the embedded gateway (the service in its own
+ * process, as `npm start` runs it), next to a bare Node HTTP server doing only the HTTP and the
+ * JSON (the reference), under the same load in the same run; then each Lambda function's
+ * bundle as the CDK ships it and its cold import. Prints figures and whether each target is
+ * met; asserts nothing.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { dataPaths } from "../src/embedded/data-dir.ts";
+import { cli, startService, stopService } from "../test/support/service.ts";
+import { type LoadResult, percentile, runLoad } from "./http-load.ts";
+import {
+  type BundleResult,
+  bundleFunction,
+  FUNCTION_NAMES,
+  type ImportTiming,
+  timeImport,
+} from "./lambda-bundles.ts";
+
+const APP = "com.bench.ingest";
+const SERVICE_ID = "bench-device-1";
+const EVENTS_PER_BATCH = 50;
+const CLIENTS = 32;
+const WARMUP_BATCHES = 200;
+const BATCHES = 2_000;
+const IMPORT_REPEATS = 5;
+
+const TARGET_RATIO = 0.5;
+const TARGET_P99_MS = 50;
+const TARGET_BUNDLE_BYTES = 1024 * 1024;
+
+const BARE_SERVER = fileURLToPath(new URL("./bare-server.mjs", import.meta.url));
+
+/** A mix of what an SDK sends: progress, a purchase with revenue, a custom event, a login. */
+const event = (batch: string, i: number, eventTime: string) => {
+  const base = { event_id: `${batch}-e${i}`, service_id: SERVICE_ID, event_time: eventTime };
+  switch (i % 10) {
+    case 0:
+      return {
+        ...base,
+        event_type: "PURCHASE",
+        parameters: { revenue: 4.99, currency: "EUR", sku: "gems_100" },
+      };
+    case 1:
+      return {
+        ...base,
+        event_type: "CUSTOM",
+        event_name: "Boss Defeated",
+        parameters: { boss: 3 },
+      };
+    case 2:
+      return { ...base, event_type: "LOGIN" };
+    default:
+      return { ...base, event_type: "LEVEL_COMPLETE", parameters: { level: i, stars: i % 3 } };
+  }
+};
+
+/** Every body built before the clock starts, each batch with its own event ids. */
+const batches = (prefix: string, count: number): string[] => {
+  const eventTime = new Date(Date.now() - 10 * 60_000).toISOString();
+  return Array.from({ length: count }, (_, b) =>
+    JSON.stringify({
+      events: Array.from({ length: EVENTS_PER_BATCH }, (_, i) =>
+        event(`${prefix}${b}`, i, eventTime),
+      ),
+    }),
+  );
+};
+
+/** A failure's label: the status and the service's own words, short. */
+const checkAnswer = (status: number, body: string): string | undefined => {
+  let answer: { accepted?: unknown; rejected?: { detail?: string }[]; detail?: string } = {};
+  try {
+    answer = JSON.parse(body);
+  } catch {
+    return `${status} with a body that is not JSON`;
+  }
+  if (status !== 202) return `${status}: ${String(answer.detail ?? "").slice(0, 100)}`;
+  if (answer.accepted !== EVENTS_PER_BATCH) {
+    const detail = answer.rejected?.[0]?.detail ?? "";
+    return `202 with accepted ${String(answer.accepted)}: ${detail.slice(0, 100)}`;
+  }
+  return undefined;
+};
+
+/** User plus system CPU seconds of a process so far, from Linux's /proc (clock ticks of 10 ms). */
+const cpuSeconds = async (pid: number | undefined): Promise<number> => {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of stat(5); fields[0] here is field 3.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
+/** The process's peak resident memory (VmHWM), from Linux's /proc. */
+const peakMemory = async (pid: number | undefined): Promise<number> => {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+};
+
+/** The bare reference server in its own process; resolves with its URL once it listens. */
+const startBareServer = async () => {
+  const child = spawn(process.execPath, [BARE_SERVER], { stdio: ["ignore", "pipe", "inherit"] });
+  let output = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  return { child, url };
+};
+
+interface Measured {
+  readonly load: LoadResult;
+  /** CPU seconds the server process used during the measured run. */
+  readonly serverCpu: number;
+  /** CPU seconds this process (the clients) used during the measured run. */
+  readonly clientCpu: number;
+}
+
+/** A warm-up, then the measured run, against one server process. */
+const measure = async (
+  child: ChildProcess,
+  url: string,
+  headers: Record<string, string>,
+  warmup: string[],
+  bodies: string[],
+): Promise<Measured> => {
+  const run = (list: string[]) =>
+    runLoad({ url, headers, bodies: list, concurrency: CLIENTS, check: checkAnswer });
+  const warm = await run(warmup);
+  if (warm.failed > 0) console.log(`  warm-up: ${warm.failed} of ${warm.requests} failed`);
+  const cpuBefore = await cpuSeconds(child.pid);
+  const clientBefore = process.cpuUsage();
+  const load = await run(bodies);
+  const client = process.cpuUsage(clientBefore);
+  return {
+    load,
+    serverCpu: (await cpuSeconds(child.pid)) - cpuBefore,
+    clientCpu: (client.user + client.system) / 1e6,
+  };
+};
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const int = (value: number) => Math.round(value).toLocaleString("en-US");
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
+const verdict = (met: boolean) => (met ? "met" : "NOT MET");
+
+const row = (label: string, m: Measured) => {
+  const { load } = m;
+  const events = (load.requests - load.failed) * EVENTS_PER_BATCH;
+  return [
+    label.padEnd(20),
+    int(events / load.seconds).padStart(9),
+    int(load.requests / load.seconds).padStart(9),
+    ms(percentile(load.latencies, 50)).padStart(9),
+    ms(percentile(load.latencies, 99)).padStart(9),
+    ms(load.latencies.at(-1) ?? 0).padStart(9),
+    ms((m.serverCpu / load.requests) * 1000).padStart(11),
+    ms((m.clientCpu / load.requests) * 1000).padStart(11),
+    String(load.failed).padStart(8),
+  ].join(" ");
+};
+
+const printFailures = (label: string, load: LoadResult) => {
+  if (load.failed === 0) return;
+  console.log(
+    `\n${label}: ${load.failed} of ${load.requests} requests FAILED; this run is not valid:`,
+  );
+  for (const [kind, count] of load.failures) console.log(`  ${String(count).padStart(6)}  ${kind}`);
+};
+
+/** Events the service delivered to the lake's Parquet files (after its stop flushed them). */
+const lakeEvents = async (dataDir: string): Promise<{ rows: number; distinct: number }> => {
+  const instance = await DuckDBInstance.create(":memory:");
+  const connection = await instance.connect();
+  try {
+    const glob = join(dataPaths(dataDir).lake, "events", "**", "*.parquet");
+    const reader = await connection.runAndReadAll(
+      `SELECT count(*) AS n, count(DISTINCT event_id) AS distinct_ids FROM read_parquet('${glob}', hive_partitioning = false)`,
+    );
+    const [first] = reader.getRowObjectsJS();
+    return { rows: Number(first?.n ?? 0), distinct: Number(first?.distinct_ids ?? 0) };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+};
+
+const main = async () => {
+  // The SDK's notice about its 2027 releases needing Node 22 would clutter the figures.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  const dataDir = await mkdtemp(join(tmpdir(), "attribution-bench-ingest-"));
+  const bundleDir = await mkdtemp(join(tmpdir(), "attribution-bench-bundles-"));
+  const children: ChildProcess[] = [];
+  try {
+    const warmup = batches("w", WARMUP_BATCHES);
+    const bodies = batches("b", BATCHES);
+    console.log(
+      `Ingestion: ${int(BATCHES)} batches of ${EVENTS_PER_BATCH} events (${int(BATCHES * EVENTS_PER_BATCH)} events) from ${CLIENTS} keep-alive clients, after ${WARMUP_BATCHES} warm-up batches`,
+    );
+
+    // The service, an app made with the CLI, one install: what every event refers to.
+    const service = await startService(dataDir);
+    children.push(service.child);
+    const created = JSON.parse(
+      await cli(
+        dataDir,
+        "apps",
+        "create",
+        "--app-id",
+        APP,
+        "--name",
+        "Bench",
+        "--platform",
+        "android",
+        "--json",
+      ),
+    ) as { keys: { kind: string; key: string }[] };
+    const sdkKey = created.keys.find((k) => k.kind === "sdk")?.key ?? "";
+    const installed = await fetch(`${service.url}/v1/installs`, {
+      method: "POST",
+      headers: { authorization: sdkKey, "content-type": "application/json" },
+      body: JSON.stringify({
+        service_id: SERVICE_ID,
+        os: "android",
+        os_version: "15",
+        device_model: "Pixel 9",
+        app_version: "1.0.0",
+        sdk_platform: "kotlin",
+        sdk_version: "1.11.0",
+        first_open_time: new Date(Date.now() - 3_600_000).toISOString(),
+      }),
+    });
+    if (installed.status !== 202) {
+      throw new Error(`install: ${installed.status} ${await installed.text()}`);
+    }
+    const headers = { authorization: sdkKey, "content-type": "application/json" };
+    const measured = await measure(
+      service.child,
+      `${service.url}/v1/events`,
+      headers,
+      warmup,
+      bodies,
+    );
+    const servicePeak = await peakMemory(service.child.pid);
+    const stopping = performance.now();
+    const exitCode = await stopService(service.child);
+    const stopMs = performance.now() - stopping;
+    const delivered = await lakeEvents(dataDir);
+
+    const bare = await startBareServer();
+    children.push(bare.child);
+    const reference = await measure(bare.child, `${bare.url}/v1/events`, headers, warmup, bodies);
+    const barePeak = await peakMemory(bare.child.pid);
+    await stopService(bare.child);
+
+    console.log(
+      `\n${"".padEnd(20)} ${"events/s".padStart(9)} ${"batches/s".padStart(9)} ${"p50".padStart(9)} ${"p99".padStart(9)} ${"max".padStart(9)} ${"server CPU".padStart(11)} ${"client CPU".padStart(11)} ${"failures".padStart(8)}`,
+    );
+    console.log(
+      `${"".padEnd(20)} ${"".padStart(61)} ${"per batch".padStart(11)} ${"per batch".padStart(11)}`,
+    );
+    console.log(row("service (embedded)", measured));
+    console.log(row("bare Node reference", reference));
+    printFailures("service", measured.load);
+    printFailures("bare Node reference", reference.load);
+
+    const serviceRate = (measured.load.requests - measured.load.failed) / measured.load.seconds;
+    const referenceRate =
+      (reference.load.requests - reference.load.failed) / reference.load.seconds;
+    const ratio = serviceRate / referenceRate;
+    const p99 = percentile(measured.load.latencies, 99);
+    console.log(
+      `\nservice / reference throughput: ${ratio.toFixed(2)} (target at least ${TARGET_RATIO}: ${verdict(ratio >= TARGET_RATIO)})`,
+    );
+    console.log(
+      `service p99: ${ms(p99)} (target under ${TARGET_P99_MS} ms: ${verdict(p99 < TARGET_P99_MS)})`,
+    );
+    if (measured.load.failed > 0 || reference.load.failed > 0) {
+      console.log("This run had failed requests: its figures are not valid.");
+    }
+    const accepted = (WARMUP_BATCHES + BATCHES) * EVENTS_PER_BATCH;
+    console.log(
+      `Peak memory (VmHWM): service ${mb(servicePeak)}, reference ${mb(barePeak)}; service stop (final lake delivery) ${ms(stopMs)}, exit code ${exitCode}`,
+    );
+    console.log(
+      `Events in the lake after the stop: ${int(delivered.rows)} rows, ${int(delivered.distinct)} distinct ids, of ${int(accepted)} sent (warm-up included)${delivered.rows === accepted && delivered.distinct === accepted ? "" : " — MISMATCH"}`,
+    );
+
+    console.log("\nLambda bundles (esbuild as lib/service-function.ts bundles them)");
+    const bundles: BundleResult[] = [];
+    for (const name of FUNCTION_NAMES) bundles.push(await bundleFunction(name, bundleDir));
+    console.log(
+      `${"function".padEnd(12)} ${"bundle".padStart(10)}  ${"< 1 MB".padEnd(8)} ${"import".padStart(9)} ${"process".padStart(9)}  (median of ${IMPORT_REPEATS} fresh node processes)`,
+    );
+    let importFailures = 0;
+    for (const bundle of bundles) {
+      const size = `${bundle.name.padEnd(12)} ${kb(bundle.bytes).padStart(10)}  ${verdict(bundle.bytes < TARGET_BUNDLE_BYTES).padEnd(8)}`;
+      const warnings = bundle.warnings > 0 ? `  ${bundle.warnings} esbuild warnings` : "";
+      try {
+        const timings: ImportTiming[] = [];
+        for (let i = 0; i < IMPORT_REPEATS; i++) timings.push(await timeImport(bundle));
+        console.log(
+          `${size} ${ms(median(timings.map((t) => t.importMs))).padStart(9)} ${ms(median(timings.map((t) => t.processMs))).padStart(9)}${warnings}`,
+        );
+      } catch (error) {
+        importFailures++;
+        console.log(`${size} ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    if (importFailures > 0) console.log(`${importFailures} bundles FAILED to import.`);
+    const over = bundles.filter((b) => b.bytes >= TARGET_BUNDLE_BYTES);
+    console.log(
+      `Bundles under 1 MB: ${bundles.length - over.length} of ${bundles.length} (target: all: ${verdict(over.length === 0)})`,
+    );
+  } finally {
+    for (const child of children) await stopService(child);
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(bundleDir, { recursive: true, force: true });
+  }
+};
+
+await main();

@@ -1,0 +1,12 @@
+/** `GET /v1/deletions/{request_id}` on AWS: a deletion request's progress. */
+import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
+import { deletionsEnv, parseEnv } from "../src/config/aws-env.ts";
+import { createDeletionHandlers } from "../src/http/handlers/deletions.ts";
+import { dynamoDocument } from "./clients.ts";
+
+// At start-up, so a bad deployment fails on its first cold start, naming the variable.
+const env = parseEnv(deletionsEnv, process.env);
+
+export const handler = createDeletionHandlers({
+  deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE),
+}).deletionStatus;

@@ -1,0 +1,59 @@
+/**
+ * Purging an install from the embedded lake: every Parquet file of the app that holds one of
+ * its rows is rewritten without them (written beside, then renamed over, so a reader sees the
+ * old file or the new one, never half of one), and export snapshots holding its records are
+ * deleted (a tombstone already keeps new snapshots clean).
+ */
+import { readdir, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { DuckDBInstance } from "@duckdb/node-api";
+import { sqlString } from "../../lake/export-query.ts";
+import { LAKE_TABLES } from "../../lake/tables.ts";
+import type { LakePurger } from "../../ports/lake.ts";
+
+const parquetFiles = async (dir: string): Promise<string[]> => {
+  const names = await readdir(dir, { recursive: true }).catch(() => []);
+  return names.filter((name) => name.endsWith(".parquet")).map((name) => join(dir, name));
+};
+
+export const createDuckDbPurger = (options: {
+  duckdb: DuckDBInstance;
+  lakeDir: string;
+  snapshotDir: string;
+}): LakePurger => ({
+  async purgeInstall(appId, serviceId) {
+    const connection = await options.duckdb.connect();
+    const count = async (sql: string): Promise<number> =>
+      Number((await connection.runAndReadAll(sql)).getRowsJS()[0]?.[0] ?? 0);
+    const id = sqlString(serviceId);
+    let filesRewritten = 0;
+    try {
+      for (const table of LAKE_TABLES) {
+        for (const file of await parquetFiles(
+          join(options.lakeDir, table.name, `app_id=${appId}`),
+        )) {
+          const source = `read_parquet(${sqlString(file)})`;
+          if ((await count(`SELECT count(*) FROM ${source} WHERE service_id = ${id}`)) === 0)
+            continue;
+          const rewritten = `${file}.purge`;
+          await connection.run(
+            `COPY (SELECT * FROM ${source} WHERE service_id IS DISTINCT FROM ${id})
+             TO ${sqlString(rewritten)} (FORMAT parquet)`,
+          );
+          await rename(rewritten, file);
+          filesRewritten += 1;
+        }
+      }
+      for (const file of await parquetFiles(options.snapshotDir)) {
+        const holds = await count(
+          `SELECT count(*) FROM read_parquet(${sqlString(file)})
+           WHERE json_extract_string(record, '$.service_id') = ${id}`,
+        );
+        if (holds > 0) await rm(file, { force: true });
+      }
+    } finally {
+      connection.closeSync();
+    }
+    return { filesRewritten };
+  },
+});

@@ -1,0 +1,84 @@
+/**
+ * Deleting an install's data (the SDKs' deleteUserData). A request is a tombstone from the
+ * moment it is stored: exports leave the install out at once. The purge then removes the
+ * install, its customer-user mapping and its rows in the lake, and marks the request done.
+ */
+import { randomUUID } from "node:crypto";
+import { NotFoundError } from "../http/errors.ts";
+import type { DeletionRequest, DeletionStore } from "../ports/deletions.ts";
+import type { CustomerUserMap, InstallStore } from "../ports/installs.ts";
+import type { LakePurger } from "../ports/lake.ts";
+
+export interface DeletionAnswer {
+  request_id: string;
+  service_id: string;
+  status: DeletionRequest["status"];
+  requested_at: string;
+  completed_at: string | null;
+}
+
+const answer = (request: DeletionRequest): DeletionAnswer => ({
+  request_id: request.requestId,
+  service_id: request.serviceId,
+  status: request.status,
+  requested_at: request.requestedAt,
+  completed_at: request.completedAt,
+});
+
+export const requestDeletion = async (
+  appId: string,
+  serviceId: string,
+  deletions: DeletionStore,
+  now = new Date(),
+): Promise<DeletionAnswer> => {
+  const request: DeletionRequest = {
+    requestId: randomUUID(),
+    appId,
+    serviceId,
+    status: "pending",
+    requestedAt: now.toISOString(),
+    completedAt: null,
+  };
+  await deletions.create(request);
+  return answer(request);
+};
+
+/** A request of the caller's app; another app's is as unknown as a missing one. */
+export const deletionStatus = async (
+  appId: string,
+  requestId: string,
+  deletions: DeletionStore,
+): Promise<DeletionAnswer> => {
+  const request = await deletions.get(requestId);
+  if (!request || request.appId !== appId) {
+    throw new NotFoundError(`No deletion request ${requestId} for this app.`);
+  }
+  return answer(request);
+};
+
+export interface PurgeDeps {
+  readonly deletions: DeletionStore;
+  readonly installs: InstallStore;
+  readonly customerUsers: CustomerUserMap;
+  readonly lake: LakePurger;
+  /** Delivers whatever the streams hold, so no row of the install arrives after its purge. */
+  readonly flush: () => Promise<void>;
+  readonly now?: () => Date;
+}
+
+/** Completes every open request, oldest first; a failed one stays open and is tried again. */
+export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
+  const now = deps.now ?? (() => new Date());
+  const open = await deps.deletions.listOpen();
+  if (open.length > 0) await deps.flush();
+  let completed = 0;
+  for (const request of open) {
+    await deps.deletions.setStatus(request.requestId, "in_progress", now().toISOString());
+    await deps.installs.delete(request.appId, request.serviceId);
+    await deps.customerUsers.deleteInstall(request.appId, request.serviceId);
+    await deps.lake.purgeInstall(request.appId, request.serviceId);
+    await deps.deletions.setStatus(request.requestId, "completed", now().toISOString());
+    completed += 1;
+  }
+  return completed;
+};

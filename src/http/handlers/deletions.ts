@@ -1,0 +1,47 @@
+/**
+ * `DELETE /v1/installs/{service_id}` (the SDKs' deleteUserData) and
+ * `GET /v1/deletions/{request_id}` (its progress, for the app's servers).
+ */
+import middy from "@middy/core";
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import { z } from "zod";
+import { deletionStatus, requestDeletion } from "../../deletion/deletions.ts";
+import type { DeletionStore } from "../../ports/deletions.ts";
+import { ValidationError } from "../errors.ts";
+import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";
+import { principalOf } from "../principal.ts";
+
+const serviceIdParam = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, {
+  error: "service_id must be 1 to 128 of A-Z a-z 0-9 . _ : -.",
+});
+const requestIdParam = z.uuid({ error: "request_id must be the id a deletion request answered." });
+
+const pathParam = (event: APIGatewayProxyEvent, name: string, schema: z.ZodType<string>) => {
+  const parsed = schema.safeParse(event.pathParameters?.[name]);
+  if (!parsed.success)
+    throw new ValidationError(parsed.error.issues.map((i) => i.message).join(" "));
+  return parsed.data;
+};
+
+export const createDeletionHandlers = (deps: {
+  deletions: DeletionStore;
+  /** Told of each new request, so a purge can start without waiting for its schedule. */
+  onRequested?: () => void;
+}) => ({
+  deleteInstall: middy<APIGatewayProxyEvent, HttpResponse>()
+    .use(errorResponses())
+    .handler(async (event) => {
+      const { appId } = principalOf(event, "ingest");
+      const serviceId = pathParam(event, "service_id", serviceIdParam);
+      const requested = await requestDeletion(appId, serviceId, deps.deletions);
+      deps.onRequested?.();
+      return jsonResponse(202, requested);
+    }),
+  deletionStatus: middy<APIGatewayProxyEvent, HttpResponse>()
+    .use(errorResponses())
+    .handler(async (event) => {
+      const { appId } = principalOf(event, "deletions");
+      const requestId = pathParam(event, "request_id", requestIdParam);
+      return jsonResponse(200, await deletionStatus(appId, requestId, deps.deletions));
+    }),
+});

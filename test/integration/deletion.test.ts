@@ -1,0 +1,191 @@
+/**
+ * Deleting an install's data (the SDKs' deleteUserData) over HTTP: hidden from exports at
+ * once, then purged from every store, the lake included, and the request marked completed.
+ */
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ExportRecord } from "../../src/record/columns.ts";
+import { lakeAttribution } from "../support/records.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+const APP = "com.example.deleting";
+const DOOMED = "doomed-device-7f3a9c";
+const KEPT = "kept-device-1b2c3d";
+
+type Deletion = {
+  request_id: string;
+  service_id: string;
+  status: string;
+  requested_at: string;
+  completed_at: string | null;
+};
+
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
+/** Every file under a folder, recursively. */
+const filesUnder = async (dir: string): Promise<string[]> =>
+  (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+
+describe("deleting an install's data", () => {
+  let rt: TestRuntime;
+  let keys: { sdkKey: string; serverKey: string };
+  let otherKeys: { sdkKey: string; serverKey: string };
+
+  const exportIds = async () => {
+    const since = Math.floor(Date.now() / 1000) - 86_400 - Math.floor(Math.random() * 1000);
+    const response = await rt.get(`/api/v1/export?timestamp=${since}`, keys.serverKey);
+    return ((await response.json()) as { data: ExportRecord[] }).data.map((r) => r.service_id);
+  };
+
+  beforeAll(async () => {
+    rt = await startTestRuntime({ purgeIntervalMs: 60_000 });
+    keys = await rt.createApp(APP, "android");
+    otherKeys = await rt.createApp("com.example.other", "android");
+    for (const serviceId of [DOOMED, KEPT]) {
+      await rt.post(
+        "/v1/installs",
+        {
+          service_id: serviceId,
+          os: "android",
+          sdk_platform: "kotlin",
+          sdk_version: "1.11.0",
+          first_open_time: minutesAgo(90),
+          customer_user_id: `user-of-${serviceId}`,
+        },
+        keys.sdkKey,
+      );
+      const response = await rt.post(
+        "/v1/events",
+        {
+          events: Array.from({ length: 5 }, (_, i) => ({
+            event_id: `${serviceId}-${i}`,
+            service_id: serviceId,
+            event_type: "LEVEL_START",
+            event_time: minutesAgo(60 - i),
+            customer_user_id: `user-of-${serviceId}`,
+          })),
+        },
+        keys.sdkKey,
+      );
+      expect(((await response.json()) as { accepted: number }).accepted).toBe(5);
+      await rt.streams.attributions.put([
+        lakeAttribution({
+          app_id: APP,
+          service_id: serviceId,
+          attributed_at: minutesAgo(89),
+          media_source: "meta_ads",
+        }),
+      ]);
+    }
+    await rt.flush();
+    // One more event of the doomed install still waits in the stream when the request comes.
+    await rt.post(
+      "/v1/events",
+      {
+        events: [
+          {
+            event_id: `${DOOMED}-late`,
+            service_id: DOOMED,
+            event_type: "SHARE",
+            event_time: minutesAgo(30),
+          },
+        ],
+      },
+      keys.sdkKey,
+    );
+  });
+
+  afterAll(async () => {
+    await rt.dispose();
+  });
+
+  it("hides the install from exports at once and purges it from every store", async () => {
+    expect(await exportIds()).toContain(DOOMED);
+
+    const requested = await rt.fetch(`/v1/installs/${DOOMED}`, { method: "DELETE" }, keys.sdkKey);
+    expect(requested.status).toBe(202);
+    const request = (await requested.json()) as Deletion;
+    expect(request).toMatchObject({ service_id: DOOMED, status: "pending", completed_at: null });
+
+    const ids = await exportIds();
+    expect(ids).not.toContain(DOOMED);
+    expect(ids).toContain(KEPT);
+
+    let status: Deletion | undefined;
+    for (let attempt = 0; attempt < 100 && status?.status !== "completed"; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const response = await rt.get(`/v1/deletions/${request.request_id}`, keys.serverKey);
+      expect(response.status).toBe(200);
+      status = (await response.json()) as Deletion;
+    }
+    expect(status).toMatchObject({ status: "completed", completed_at: expect.any(String) });
+
+    expect(await rt.stores.installs.get(APP, DOOMED)).toBeUndefined();
+    expect(await rt.stores.customerUsers.get(APP, `user-of-${DOOMED}`)).toBeUndefined();
+    expect(await rt.stores.installs.get(APP, KEPT)).toBeDefined();
+
+    // No file of the lake, its write-ahead files or the export snapshots holds the id: not
+    // in any Parquet row (read with DuckDB) and not in any file's raw bytes.
+    const files = [
+      ...(await filesUnder(join(rt.config.dataDir, "lake"))),
+      ...(await filesUnder(join(rt.config.dataDir, "wal"))),
+      ...(await filesUnder(join(rt.config.dataDir, "snapshots"))),
+    ];
+    expect(files.some((f) => f.endsWith(".parquet"))).toBe(true);
+    for (const file of files) {
+      expect((await readFile(file)).includes(DOOMED), file).toBe(false);
+    }
+    const duckdb = await DuckDBInstance.create(":memory:");
+    const connection = await duckdb.connect();
+    const lake = join(rt.config.dataDir, "lake");
+    const rows = await connection.runAndReadAll(
+      `SELECT count(*)::INTEGER AS doomed FROM read_parquet('${lake}/*/*/*/*.parquet', union_by_name = true)
+       WHERE service_id = '${DOOMED}'`,
+    );
+    const kept = await connection.runAndReadAll(
+      `SELECT count(*)::INTEGER AS kept FROM read_parquet('${lake}/events/*/*/*.parquet') WHERE service_id = '${KEPT}'`,
+    );
+    connection.closeSync();
+    duckdb.closeSync();
+    expect(rows.getRowObjectsJS()[0]).toEqual({ doomed: 0 });
+    expect(kept.getRowObjectsJS()[0]).toEqual({ kept: 5 });
+  });
+
+  it("refuses new events for the deleted install, as for any unknown one", async () => {
+    const response = await rt.post(
+      "/v1/events",
+      {
+        events: [
+          { event_id: "after", service_id: DOOMED, event_type: "LOGIN", event_time: minutesAgo(1) },
+        ],
+      },
+      keys.sdkKey,
+    );
+    const answer = (await response.json()) as {
+      accepted: number;
+      rejected: { retryable: boolean }[];
+    };
+    expect(answer.accepted).toBe(0);
+    expect(answer.rejected[0]?.retryable).toBe(true);
+  });
+
+  it("keeps each app's requests to itself, and needs the right keys", async () => {
+    const requested = await rt.fetch(`/v1/installs/${KEPT}`, { method: "DELETE" }, keys.serverKey);
+    expect(requested.status).toBe(401);
+    const mine = (await (
+      await rt.fetch("/v1/installs/some-device", { method: "DELETE" }, keys.sdkKey)
+    ).json()) as Deletion;
+    expect((await rt.get(`/v1/deletions/${mine.request_id}`, otherKeys.serverKey)).status).toBe(
+      404,
+    );
+    expect((await rt.get(`/v1/deletions/${mine.request_id}`, keys.sdkKey)).status).toBe(401);
+    expect((await rt.get("/v1/deletions/not-a-request-id", keys.serverKey)).status).toBe(422);
+    expect(
+      (await rt.fetch("/v1/installs/bad%20id", { method: "DELETE" }, keys.sdkKey)).status,
+    ).toBe(422);
+  });
+});
