@@ -20,6 +20,7 @@ import {
   deletionsEnv,
   exportEnv,
   ingestEnv,
+  openapiEnv,
 } from "../src/config/aws-env.ts";
 import { ROUTES, type RouteId } from "../src/http/routes.ts";
 
@@ -56,6 +57,7 @@ const FUNCTION_ENV_SCHEMAS: Record<FunctionName, z.ZodObject> = {
   events: ingestEnv,
   "s2s-events": ingestEnv,
   export: exportEnv,
+  openapi: openapiEnv,
   authorizer: authorizerEnv,
 };
 

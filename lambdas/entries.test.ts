@@ -39,6 +39,7 @@ const ENTRIES = {
       GLUE_DATABASE: "lake",
     },
   },
+  openapi: { load: () => import("./openapi.ts"), env: {} },
   authorizer: {
     load: () => import("./authorizer.ts"),
     env: { APPS_TABLE: "apps", KEYS_TABLE: "keys" },

@@ -5,6 +5,7 @@
  * function's asset are loaded (top-level await), so no request pays for them.
  */
 
+import { cachedAppStore } from "../src/adapters/cache/cached-apps.ts";
 import { createCustomerUserMap, createInstallStore } from "../src/adapters/dynamodb/installs.ts";
 import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
 import { createFirehoseStream } from "../src/adapters/firehose/record-stream.ts";
@@ -18,13 +19,17 @@ import { dynamoDocument, firehose, kms } from "./clients.ts";
 
 const env = parseEnv(ingestEnv, process.env);
 
+/** How long a warm function keeps an app it read: switching an app off lands within this. */
+const APP_CACHE_MS = 5_000;
+
 const [countries, fx] = await Promise.all([
   createCountryResolver(env.GEOIP_DB_FILE),
   loadEcbRates(env.FX_RATES_FILE),
 ]);
 
 export const handlers = createIngestHandlers({
-  apps: createAppStore(dynamoDocument, env.APPS_TABLE),
+  // A warm function reads each app at most every few seconds.
+  apps: cachedAppStore(createAppStore(dynamoDocument, env.APPS_TABLE), APP_CACHE_MS),
   installs: createInstallStore(dynamoDocument, env.INSTALLS_TABLE),
   customerUsers: createCustomerUserMap(dynamoDocument, env.CUSTOMER_USERS_TABLE),
   events: createFirehoseStream({ firehose, streamName: env.EVENTS_STREAM }),

@@ -37,14 +37,29 @@ const resourceOf = (logicalRef: unknown) => {
 };
 
 describe.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))("route %s", (_, route) => {
-  it("is a method behind the API-key authorizer", () => {
-    template.hasResourceProperties("AWS::ApiGateway::Method", {
-      HttpMethod: route.method,
-      AuthorizationType: "CUSTOM",
-      AuthorizerId: Match.anyValue(),
-      OperationName: route.id,
-    });
-  });
+  it(
+    route.scope === null
+      ? "is a public method, with no authorizer"
+      : "is a method behind the API-key authorizer",
+    () => {
+      template.hasResourceProperties(
+        "AWS::ApiGateway::Method",
+        route.scope === null
+          ? {
+              HttpMethod: route.method,
+              AuthorizationType: "NONE",
+              AuthorizerId: Match.absent(),
+              OperationName: route.id,
+            }
+          : {
+              HttpMethod: route.method,
+              AuthorizationType: "CUSTOM",
+              AuthorizerId: Match.anyValue(),
+              OperationName: route.id,
+            },
+      );
+    },
+  );
 
   it(`runs lambdas/${route.id}.ts on Node 22, arm64, sized as the route says`, () => {
     expect(resourceOf(functionOf(route.id).function.functionArn).Properties).toMatchObject({
@@ -84,6 +99,14 @@ describe("environment contract", () => {
 
   it("gives the export function exactly the variables of exportEnv", () => {
     expect(keysOf(functionOf("export"))).toEqual(Object.keys(exportEnv.shape).sort());
+  });
+
+  it("gives the public OpenAPI function no variable and no grant", () => {
+    const fn = functionOf("openapi");
+    expect(resourceOf(fn.function.functionArn).Properties.Environment).toBeUndefined();
+    const actions = statementsOfRole(template, fn.role).flatMap(actionsOf);
+    // Only what every function has: its own log group and tracing.
+    expect([...new Set(actions.map((a) => a.split(":")[0]))].sort()).toEqual(["logs", "xray"]);
   });
 
   it("gives the authorizer exactly the variables of authorizerEnv", () => {

@@ -1,6 +1,7 @@
 /**
  * The REST API, built from the route table in src/http/routes.ts: one resource and method per
- * route, each backed by `lambdas/<id>.ts`, every method behind the API-key TOKEN authorizer.
+ * route, each backed by `lambdas/<id>.ts`, every method behind the API-key TOKEN authorizer but
+ * the public ones (null scope), which have none.
  * Streaming routes use Lambda response streaming through the proxy integration
  * (`responseTransferMode: STREAM`), which also lifts API Gateway's 29 s and 10 MB limits.
  */
@@ -119,13 +120,24 @@ export class AttributionApi extends Construct {
       binding.grant(fn.role);
       functions[route.id] = fn;
 
-      const method = this.api.root
-        .resourceForPath(route.path)
-        .addMethod(route.method, new LambdaIntegration(fn.function, integrationOptions(route)), {
-          authorizer,
-          authorizationType: AuthorizationType.CUSTOM,
+      const integration = new LambdaIntegration(fn.function, integrationOptions(route));
+      const resource = this.api.root.resourceForPath(route.path);
+      if (route.scope === null) {
+        // A public route: no key, so no authorizer (the embedded gateway skips it too).
+        const method = resource.addMethod(route.method, integration, {
+          authorizationType: AuthorizationType.NONE,
           operationName: route.id,
         });
+        const reason = `${route.method} ${route.path} is public by design: it serves the API's published contract (no app data), the same document as spec/openapi.json in the repository.`;
+        acknowledge(method, "AwsSolutions-APIG4", reason);
+        acknowledge(method, "AwsSolutions-COG4", reason);
+        continue;
+      }
+      const method = resource.addMethod(route.method, integration, {
+        authorizer,
+        authorizationType: AuthorizationType.CUSTOM,
+        operationName: route.id,
+      });
       acknowledge(
         method,
         "AwsSolutions-COG4",
@@ -142,7 +154,7 @@ export class AttributionApi extends Construct {
     acknowledge(
       this.api.deploymentStage,
       "AwsSolutions-APIG3",
-      "No WAF web ACL by default: every method requires an API key checked by the authorizer and the stage is throttled; attach a web ACL per deployment if needed.",
+      "No WAF web ACL by default: every method but the public OpenAPI document requires an API key checked by the authorizer and the stage is throttled; attach a web ACL per deployment if needed.",
     );
     acknowledge(
       this.api,

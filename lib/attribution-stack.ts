@@ -12,6 +12,7 @@ import {
   deletionsEnv,
   exportEnv,
   ingestEnv,
+  openapiEnv,
 } from "../src/config/aws-env.ts";
 import { SHIPPED_ECB_RATES } from "../src/fx/ecb-rates.ts";
 import type { RouteId } from "../src/http/routes.ts";
@@ -125,6 +126,8 @@ export class AttributionStack extends Stack {
           lake.grantResults(role);
         },
       },
+      // Public and built from the code: no variable, no grant.
+      openapi: { environment: envFor(openapiEnv, {}), grant: () => {} },
     };
     this.api = new AttributionApi(this, "Api", {
       authorizer,

@@ -47,7 +47,11 @@ export const deletionsEnv = z.object({
   DELETIONS_TABLE: name,
 });
 
+/** The public OpenAPI document (`openapi`): built from the code, it reads nothing. */
+export const openapiEnv = z.object({});
+
 export type DeletionsEnv = z.infer<typeof deletionsEnv>;
+export type OpenapiEnv = z.infer<typeof openapiEnv>;
 export type ConfigEnv = z.infer<typeof configEnv>;
 export type AuthorizerEnv = z.infer<typeof authorizerEnv>;
 export type ExportEnv = z.infer<typeof exportEnv>;

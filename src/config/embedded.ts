@@ -11,6 +11,8 @@ const schema = z.object({
   ATTRIBUTION_SNAPSHOT_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /** The local delivery stream's buffering interval (Firehose's is at least 60 s). */
   ATTRIBUTION_FLUSH_INTERVAL_MS: z.coerce.number().int().min(50).max(900_000).default(5_000),
+  /** How long ingestion may use an app read before reading it again (0: every time). */
+  ATTRIBUTION_APP_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   /** How often open deletion requests are purged from the lake (also right after each one). */
   ATTRIBUTION_PURGE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /** A fresher IP-to-country database (MMDB with `country_code`) than the shipped one. */
@@ -24,6 +26,7 @@ export interface EmbeddedConfig {
   readonly snapshotTtlSeconds: number;
   readonly flushIntervalMs: number;
   readonly purgeIntervalMs: number;
+  readonly appCacheMs: number;
   readonly geoipDatabase?: string;
 }
 
@@ -39,6 +42,7 @@ export const embeddedConfig = (
     snapshotTtlSeconds: overrides.snapshotTtlSeconds ?? parsed.ATTRIBUTION_SNAPSHOT_TTL_SECONDS,
     flushIntervalMs: overrides.flushIntervalMs ?? parsed.ATTRIBUTION_FLUSH_INTERVAL_MS,
     purgeIntervalMs: overrides.purgeIntervalMs ?? parsed.ATTRIBUTION_PURGE_INTERVAL_MS,
+    appCacheMs: overrides.appCacheMs ?? parsed.ATTRIBUTION_APP_CACHE_MS,
     geoipDatabase: overrides.geoipDatabase ?? parsed.ATTRIBUTION_GEOIP_DB,
   };
 };

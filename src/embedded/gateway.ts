@@ -99,24 +99,27 @@ export const createGateway = (options: GatewayOptions): Server => {
     const { route, handler } = found.store as GatewayOptions["routes"][number];
     const methodArn = `arn:aws:execute-api:local:000000000000:${API_ID}/${STAGE}/${route.method}${url.pathname}`;
 
-    const token = req.headers.authorization;
-    if (!token) {
-      sendError(res, 401, "The Authorization header with an API key is required.");
-      return;
-    }
-    let authorizer: APIGatewayAuthorizerResult;
-    try {
-      authorizer = await options.authorizer(
-        { type: "TOKEN", authorizationToken: token, methodArn },
-        lambdaContext("authorizer", 10),
-      );
-    } catch {
-      sendError(res, 401, "The API key is not valid.");
-      return;
-    }
-    if (!isAllowed(authorizer.policyDocument as PolicyDocument, methodArn)) {
-      sendError(res, 401, "The API key is not allowed to call this endpoint.");
-      return;
+    // A public route (null scope) has no authorizer on AWS either: any key, or none, is let in.
+    let authorizer: APIGatewayAuthorizerResult | undefined;
+    if (route.scope !== null) {
+      const token = req.headers.authorization;
+      if (!token) {
+        sendError(res, 401, "The Authorization header with an API key is required.");
+        return;
+      }
+      try {
+        authorizer = await options.authorizer(
+          { type: "TOKEN", authorizationToken: token, methodArn },
+          lambdaContext("authorizer", 10),
+        );
+      } catch {
+        sendError(res, 401, "The API key is not valid.");
+        return;
+      }
+      if (!isAllowed(authorizer.policyDocument as PolicyDocument, methodArn)) {
+        sendError(res, 401, "The API key is not allowed to call this endpoint.");
+        return;
+      }
     }
 
     let body: string | null;
@@ -155,7 +158,9 @@ export const createGateway = (options: GatewayOptions): Server => {
         resourceId: route.id,
         requestId: randomUUID(),
         requestTimeEpoch: Date.now(),
-        authorizer: { ...authorizer.context, principalId: authorizer.principalId },
+        authorizer: authorizer
+          ? { ...authorizer.context, principalId: authorizer.principalId }
+          : undefined,
         identity: {
           sourceIp: req.socket.remoteAddress ?? "127.0.0.1",
           userAgent: req.headers["user-agent"] ?? null,

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
 import { createDuckDbPurger } from "../adapters/duckdb/purge.ts";
 import {
   createDuckDbQueryEngine,
@@ -27,6 +28,7 @@ import { createConfigHandler } from "../http/handlers/config.ts";
 import { createDeletionHandlers } from "../http/handlers/deletions.ts";
 import { createExportHandler } from "../http/handlers/export.ts";
 import { createIngestHandlers } from "../http/handlers/ingest.ts";
+import { createOpenApiHandler } from "../http/handlers/openapi.ts";
 import { ROUTES, type RouteId } from "../http/routes.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../lake/tables.ts";
 import { backgroundJob } from "./background-job.ts";
@@ -97,8 +99,11 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const stores = createDynamoStores(dynamodb.doc, LOCAL_TABLE_NAMES);
   const lake = await openLake(config);
 
+  // Ingestion and the authorizer read apps through a short cache; the configuration, fresh.
+  const apps = cachedAppStore(stores.apps, config.appCacheMs);
   const ingest = createIngestHandlers({
     ...stores,
+    apps,
     events: lake.streams.events,
     countries: await createCountryResolver(config.geoipDatabase),
     fx: await loadRates(paths.fxRates),
@@ -127,10 +132,11 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       deletions: stores.deletions,
       snapshotTtlSeconds: config.snapshotTtlSeconds,
     }),
+    openapi: createOpenApiHandler(),
   };
   const server = createGateway({
     routes: ROUTES.map((route) => ({ route, handler: handlers[route.id] })),
-    authorizer: createAuthorizerHandler(stores),
+    authorizer: createAuthorizerHandler({ keys: stores.keys, apps }),
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

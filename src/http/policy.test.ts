@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { SCOPES } from "../domain/keys.ts";
 import { isAllowed, policyFor, routeArn } from "./policy.ts";
+import { ROUTES } from "./routes.ts";
 
 const arn = "arn:aws:execute-api:eu-west-1:123456789012:abc123/prod/GET/api/v1/export";
 
@@ -14,6 +16,15 @@ describe("authorizer policy", () => {
       },
     ]);
     expect(isAllowed(policy, arn)).toBe(true);
+  });
+
+  it("never names a public route: it has no authorizer to consult a policy", () => {
+    const everything = policyFor(arn, [...SCOPES]);
+    const resources = everything.Statement.flatMap((s) => s.Resource);
+    expect(resources).toHaveLength(ROUTES.filter((r) => r.scope !== null).length);
+    for (const route of ROUTES.filter((r) => r.scope === null)) {
+      expect(resources).not.toContain(routeArn(arn, route.method, route.path));
+    }
   });
 
   it("denies everything to a key whose scopes reach no route", () => {

@@ -21,9 +21,10 @@ export const routeArn = (methodArn: string, method: string, path: string): strin
   `${apiStagePrefix(methodArn)}/${method}${path.replace(/\{[^}]+\}/g, "*")}`;
 
 export const policyFor = (methodArn: string, scopes: readonly Scope[]): PolicyDocument => {
-  const allowed = ROUTES.filter((route) => scopes.includes(route.scope)).map((route) =>
-    routeArn(methodArn, route.method, route.path),
-  );
+  // A public route (null scope) has no authorizer, so no key's policy needs to name it.
+  const allowed = ROUTES.filter(
+    (route) => route.scope !== null && scopes.includes(route.scope),
+  ).map((route) => routeArn(methodArn, route.method, route.path));
   return {
     Version: "2012-10-17",
     Statement: [

@@ -10,7 +10,8 @@ export interface Route {
   readonly method: "GET" | "POST" | "DELETE";
   /** API Gateway resource path; `{name}` marks a path parameter. */
   readonly path: string;
-  readonly scope: Scope;
+  /** The key scope the route needs; null for a public route (no key, no authorizer). */
+  readonly scope: Scope | null;
   /** Streamed responses use Lambda response streaming on AWS. */
   readonly streaming: boolean;
   /** Lambda sizing on AWS. */
@@ -81,6 +82,15 @@ export const ROUTES = [
     streaming: true,
     memoryMb: 512,
     timeoutSeconds: 300,
+  },
+  {
+    id: "openapi",
+    method: "GET",
+    path: "/v1/openapi.json",
+    scope: null,
+    streaming: false,
+    memoryMb: 256,
+    timeoutSeconds: 10,
   },
 ] as const satisfies readonly Route[];
 

@@ -109,7 +109,10 @@ export const eventSchema = z
     NOT_AN_OBJECT,
   )
   .superRefine(customNameRule)
-  .meta({ description: "An event sent by the SDK, naming its install by service_id." });
+  .meta({
+    id: "Event",
+    description: "An event sent by the SDK, naming its install by service_id.",
+  });
 
 export const s2sEventSchema = z
   .object(
@@ -132,7 +135,10 @@ export const s2sEventSchema = z
     NOT_AN_OBJECT,
   )
   .superRefine(customNameRule)
-  .meta({ description: "An event sent by the app's server, naming its user by customer_user_id." });
+  .meta({
+    id: "S2sEvent",
+    description: "An event sent by the app's server, naming its user by customer_user_id.",
+  });
 
 export type IncomingEvent = z.infer<typeof eventSchema>;
 export type IncomingS2sEvent = z.infer<typeof s2sEventSchema>;

@@ -34,7 +34,8 @@ export const startTestRuntime = async (
     await writeFile(file, ratesCsv);
   }
   const runtime = await startEmbeddedRuntime(
-    embeddedConfig({}, { dataDir, port: 0, flushIntervalMs: 60_000, ...config }),
+    // Tests change apps and expect the next request to see it: no app cache.
+    embeddedConfig({}, { dataDir, port: 0, flushIntervalMs: 60_000, appCacheMs: 0, ...config }),
   );
   return Object.assign(runtime, {
     fetch: (path: string, init: RequestInit, key?: string) =>

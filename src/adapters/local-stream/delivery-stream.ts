@@ -1,12 +1,16 @@
 /**
  * The embedded delivery stream: what Firehose does on AWS, on one machine. `put` appends the
  * records to a write-ahead file and syncs it before resolving, so an acknowledged record
- * survives a crash; a flush turns the file into Parquet in the lake's partition layout
- * (`<table>/app_id=…/dt=…/part-<uuid>.parquet`) and deletes it. Files left by a crashed
- * process are flushed on the next start. Like Firehose, delivery is at least once: a crash
- * between writing Parquet and deleting the file repeats records, which the export removes.
+ * survives a crash. Puts that arrive while a sync is under way share the next one (group
+ * commit), so concurrent requests cost one write and one sync between them. When the buffer
+ * is full, on a timer or on demand, the file is closed and a new one started; the closed file
+ * is turned into Parquet in the lake's partition layout (`<table>/app_id=…/dt=…/part-<uuid>
+ * .parquet`) by DuckDB on its own threads, while appends go on, and then deleted. Files left
+ * by a crashed process are delivered on the next start. Like Firehose, delivery is at least
+ * once: a crash between writing Parquet and deleting the file repeats records, which the
+ * export removes.
  */
-import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { APP_ID_PATTERN } from "../../domain/apps.ts";
@@ -27,7 +31,7 @@ export interface LocalDeliveryStreamOptions {
   readonly duckdb: DuckDBInstance;
   readonly lakeDir: string;
   readonly walDir: string;
-  /** Buffering hints, as Firehose has: flush after this many records or this long. */
+  /** Buffering hints, as Firehose has: deliver after this many records or this long. */
   readonly bufferRecords?: number;
   readonly bufferIntervalMs?: number;
 }
@@ -41,6 +45,32 @@ const isAlive = (pid: number): boolean => {
   }
 };
 
+interface PendingAppend {
+  readonly text: string;
+  readonly count: number;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * One runner of `step` at a time while `hasWork` says so. A call during a run waits for it and
+ * then runs again if work is left, so nothing queued just as a run ends is left behind.
+ */
+const drain = (hasWork: () => boolean, step: () => Promise<void>) => {
+  let running: Promise<void> | undefined;
+  const run = async (): Promise<void> => {
+    while (running) await running.catch(() => undefined);
+    if (!hasWork()) return;
+    running = (async () => {
+      while (hasWork()) await step();
+    })().finally(() => {
+      running = undefined;
+    });
+    await running;
+  };
+  return run;
+};
+
 export const createLocalDeliveryStream = async (
   options: LocalDeliveryStreamOptions,
 ): Promise<LocalDeliveryStream> => {
@@ -52,16 +82,8 @@ export const createLocalDeliveryStream = async (
 
   let sequence = 0;
   const newWalPath = () => join(walDir, `${process.pid}-${Date.now()}-${sequence++}.ndjson`);
-  let walPath = newWalPath();
-  let buffered = 0;
-  // One chain orders appends and flushes, so a flush never sees half a batch.
-  let chain: Promise<unknown> = Promise.resolve();
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = chain.then(work);
-    chain = next.catch(() => undefined);
-    return next;
-  };
 
+  /** Writes one closed write-ahead file to the lake, then deletes it. */
   const deliver = async (path: string): Promise<void> => {
     const info = await stat(path).catch(() => undefined);
     if (info && info.size > 0) {
@@ -78,60 +100,100 @@ export const createLocalDeliveryStream = async (
     await rm(path, { force: true });
   };
 
-  // Full files waiting for delivery; a failed delivery stays here and is tried again.
-  const pending: string[] = [];
-  const flushNow = async () => {
-    if (buffered > 0) {
-      pending.push(walPath);
-      walPath = newWalPath();
-      buffered = 0;
-    }
-    while (pending.length > 0) {
-      const [path] = pending;
+  // Closed files wait here for delivery, in order; a failed one stays and is tried again.
+  const closed: string[] = [];
+  const deliverClosed = drain(
+    () => closed.length > 0,
+    async () => {
+      const [path] = closed;
       if (path) await deliver(path);
-      pending.shift();
-    }
-  };
+      closed.shift();
+    },
+  );
 
   // Files of processes that are gone were acknowledged but never delivered.
   for (const name of await readdir(walDir)) {
     const pid = Number(name.split("-")[0]);
     if (name.endsWith(".ndjson") && (pid === process.pid || !isAlive(pid))) {
-      pending.push(join(walDir, name));
+      closed.push(join(walDir, name));
     }
   }
-  await flushNow();
+  await deliverClosed();
+
+  let walPath = newWalPath();
+  let file: FileHandle | undefined;
+  let buffered = 0;
+  let queue: PendingAppend[] = [];
+  let rotationWanted = false;
+
+  /** Closes the current file (if it holds anything) and hands it to delivery. */
+  const rotate = async () => {
+    rotationWanted = false;
+    if (buffered === 0) return;
+    await file?.close();
+    file = undefined;
+    closed.push(walPath);
+    walPath = newWalPath();
+    buffered = 0;
+  };
+
+  /** Appends and syncs everything queued, round after round, then rotates if asked to. */
+  const commit = drain(
+    () => queue.length > 0 || rotationWanted,
+    async () => {
+      const batch = queue;
+      queue = [];
+      if (batch.length > 0) {
+        try {
+          file ??= await open(walPath, "a");
+          await file.write(batch.map((append) => append.text).join(""));
+          await file.sync();
+          buffered += batch.reduce((sum, append) => sum + append.count, 0);
+          for (const append of batch) append.resolve();
+        } catch (error) {
+          for (const append of batch) append.reject(error);
+        }
+      }
+      if (buffered >= bufferRecords) rotationWanted = true;
+      if (rotationWanted) {
+        await rotate();
+        deliverClosed().catch((error: unknown) => console.error("lake delivery failed", error));
+      }
+    },
+  );
+
+  const flush = async () => {
+    rotationWanted = true;
+    await commit();
+    await deliverClosed();
+  };
 
   const timer = setInterval(() => {
-    serial(flushNow).catch((error: unknown) => console.error("lake delivery failed", error));
+    flush().catch((error: unknown) => console.error("lake delivery failed", error));
   }, options.bufferIntervalMs ?? 5_000);
   timer.unref();
 
   return {
     async put(records) {
       const lines = records.map((record: LakeRecord) => {
-        if (!APP_ID_PATTERN.test(record.app_id))
+        if (!APP_ID_PATTERN.test(record.app_id)) {
           throw new TypeError("app_id is not a valid app id");
+        }
         partitionDate(table, record);
         return `${JSON.stringify(record)}\n`;
       });
       if (lines.length === 0) return;
-      await serial(async () => {
-        const file = await open(walPath, "a");
-        try {
-          await file.write(lines.join(""));
-          await file.sync();
-        } finally {
-          await file.close();
-        }
-        buffered += lines.length;
-        if (buffered >= bufferRecords) await flushNow();
+      await new Promise<void>((resolve, reject) => {
+        queue.push({ text: lines.join(""), count: lines.length, resolve, reject });
+        commit().catch(reject);
       });
     },
-    flush: () => serial(flushNow),
+    flush,
     async close() {
       clearInterval(timer);
-      await serial(flushNow);
+      await flush();
+      await file?.close();
+      file = undefined;
     },
   };
 };

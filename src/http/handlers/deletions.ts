@@ -11,10 +11,12 @@ import { ValidationError } from "../errors.ts";
 import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
 
-const serviceIdParam = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, {
+export const serviceIdParam = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, {
   error: "service_id must be 1 to 128 of A-Z a-z 0-9 . _ : -.",
 });
-const requestIdParam = z.uuid({ error: "request_id must be the id a deletion request answered." });
+export const requestIdParam = z.uuid({
+  error: "request_id must be the id a deletion request answered.",
+});
 
 const pathParam = (event: APIGatewayProxyEvent, name: string, schema: z.ZodType<string>) => {
   const parsed = schema.safeParse(event.pathParameters?.[name]);

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import type { App, AppStore } from "../../ports/apps.ts";
+import { cachedAppStore } from "./cached-apps.ts";
+
+const app = (enabled: boolean): App => ({
+  appId: "com.a",
+  name: "A",
+  platform: "ios",
+  enabled,
+  createdAt: "t",
+});
+
+const countingStore = () => {
+  let current = app(true);
+  const counts = { get: 0 };
+  const store: AppStore = {
+    create: async () => undefined,
+    list: async () => [current],
+    get: async () => {
+      counts.get += 1;
+      return current;
+    },
+    save: async (next) => {
+      current = next;
+    },
+  };
+  const change = (next: App) => {
+    current = next;
+  };
+  return { store, counts, change };
+};
+
+describe("cached app store", () => {
+  it("reads an app once per time-to-live, then again", async () => {
+    let now = 0;
+    const { store, counts, change } = countingStore();
+    const cached = cachedAppStore(store, 1_000, () => now);
+    expect((await cached.get("com.a"))?.enabled).toBe(true);
+    change(app(false));
+    now = 999;
+    expect((await cached.get("com.a"))?.enabled).toBe(true);
+    expect(counts.get).toBe(1);
+    now = 1_000;
+    expect((await cached.get("com.a"))?.enabled).toBe(false);
+    expect(counts.get).toBe(2);
+  });
+
+  it("forgets an app it saves itself", async () => {
+    const { store } = countingStore();
+    const cached = cachedAppStore(store, 60_000);
+    await cached.get("com.a");
+    await cached.save(app(false));
+    expect((await cached.get("com.a"))?.enabled).toBe(false);
+  });
+});

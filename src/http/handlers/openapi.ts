@@ -1,0 +1,23 @@
+/** `GET /v1/openapi.json`: the API's OpenAPI 3.1 document, public (no key). */
+import middy from "@middy/core";
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import { errorResponses, type HttpResponse } from "../middleware.ts";
+import { buildOpenApiDocument } from "../openapi.ts";
+
+export const createOpenApiHandler = () => {
+  // Built on the first request, then served as is: it only changes with the code.
+  let body: string | undefined;
+  return middy<APIGatewayProxyEvent, HttpResponse>()
+    .use(errorResponses())
+    .handler(async () => {
+      body ??= JSON.stringify(buildOpenApiDocument());
+      return {
+        statusCode: 200,
+        headers: {
+          "content-type": "application/json; charset=utf-8",
+          "cache-control": "public, max-age=300",
+        },
+        body,
+      };
+    });
+};

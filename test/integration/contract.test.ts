@@ -1,0 +1,343 @@
+/**
+ * The wire contract against the running service: every route of the embedded runtime called
+ * over HTTP with valid input, its answer parsed with the success schema of its contract
+ * (strict objects refuse any field the contract does not name), and every error status a
+ * contract documents (but 500) provoked and parsed with the error schema.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { createKeyFileWrapper } from "../../src/adapters/key-file/key-file-wrapper.ts";
+import { withEncryption } from "../../src/domain/app-config.ts";
+import { dataPaths } from "../../src/embedded/data-dir.ts";
+import { EXPORT_FORMATS } from "../../src/export/formats/index.ts";
+import {
+  CONTRACTS,
+  type ErrorStatus,
+  EXPORT_DOWNLOADS,
+  EXPORT_MEDIA_TYPES,
+  errorBodySchema,
+  exportRecordContractSchema,
+  JSON_MEDIA_TYPE,
+} from "../../src/http/contracts.ts";
+import { buildOpenApiDocument } from "../../src/http/openapi.ts";
+import { ROUTES, type RouteId } from "../../src/http/routes.ts";
+import { COLUMN_NAMES } from "../../src/record/columns.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+const APP = "com.example.contract";
+const SEALING_APP = "com.example.contract-sealed";
+const USER = "user-contract-1";
+
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
+const install = (serviceId: string, overrides: Record<string, unknown> = {}) => ({
+  service_id: serviceId,
+  os: "ios",
+  os_version: "18.1",
+  device_model: "iPhone16,2",
+  app_version: "2.3.0",
+  sdk_platform: "flutter",
+  sdk_version: "2.10.0",
+  first_open_time: minutesAgo(120),
+  idfv: "6D92078A-8246-4BA4-AE5B-76104861E7DC",
+  locale: "de-DE",
+  timezone: "Europe/Berlin",
+  ...overrides,
+});
+
+const mediaTypeOf = (response: Response) => response.headers.get("content-type")?.split(";")[0];
+
+describe("the wire contract, over HTTP", () => {
+  let rt: TestRuntime;
+  let keys: { sdkKey: string; serverKey: string };
+  let sealingKeys: { sdkKey: string; serverKey: string };
+  const serviceId = randomUUID();
+
+  /** Checks status and media type against the route's contract, and returns the body's schema. */
+  const successOf = (id: RouteId, response: Response, mediaType = JSON_MEDIA_TYPE): z.ZodType => {
+    const { success } = CONTRACTS[id];
+    expect(response.status, id).toBe(success.status);
+    expect(mediaTypeOf(response), id).toBe(mediaType);
+    const schema = success.content[mediaType];
+    if (!schema) throw new Error(`${id} documents no ${mediaType} answer`);
+    return schema;
+  };
+
+  /** Parses a JSON answer with the route's success schema and returns it. */
+  const expectConforming = async (id: RouteId, response: Response): Promise<unknown> => {
+    const schema = successOf(id, response);
+    const body: unknown = await response.json();
+    const parsed = schema.safeParse(body);
+    expect(parsed.error?.issues ?? [], `${id}: ${JSON.stringify(body)}`).toEqual([]);
+    return body;
+  };
+
+  const deleteInstall = (id: string, key = keys.sdkKey) =>
+    rt.fetch(`/v1/installs/${encodeURIComponent(id)}`, { method: "DELETE" }, key);
+
+  beforeAll(async () => {
+    rt = await startTestRuntime();
+    keys = await rt.createApp(APP, "ios");
+    sealingKeys = await rt.createApp(SEALING_APP, "android");
+    const sealing = await rt.stores.apps.get(SEALING_APP);
+    if (!sealing) throw new Error("no app");
+    const wrapper = createKeyFileWrapper(dataPaths(rt.config.dataDir).masterKey);
+    await rt.stores.apps.save(await withEncryption(sealing, true, wrapper));
+
+    // An install with a user and an event, delivered to the lake, for the export.
+    const installed = await rt.post(
+      "/v1/installs",
+      install(serviceId, { customer_user_id: USER }),
+      keys.sdkKey,
+    );
+    expect(installed.status).toBe(202);
+    const sent = await rt.post(
+      "/v1/events",
+      {
+        events: [
+          {
+            event_id: randomUUID(),
+            service_id: serviceId,
+            event_type: "PURCHASE",
+            event_time: minutesAgo(30),
+            parameters: { revenue: 4.99, currency: "EUR" },
+          },
+        ],
+      },
+      keys.sdkKey,
+    );
+    expect(((await sent.json()) as { accepted: number }).accepted).toBe(1);
+    await rt.flush();
+  });
+
+  afterAll(async () => {
+    await rt.dispose();
+  });
+
+  /** One valid call per route, its answer held to the contract. Typed: a new route needs one. */
+  const SUCCESS: { readonly [K in RouteId]: () => Promise<void> } = {
+    config: async () => {
+      const plain = await expectConforming("config", await rt.get("/v1/config", keys.sdkKey));
+      expect(plain).toMatchObject({ encryption: { enabled: false } });
+      const sealed = await expectConforming(
+        "config",
+        await rt.get("/v1/config", sealingKeys.sdkKey),
+      );
+      expect(sealed).toMatchObject({ encryption: { enabled: true } });
+    },
+    installs: async () => {
+      const body = await expectConforming(
+        "installs",
+        await rt.post("/v1/installs", install(randomUUID()), keys.sdkKey),
+      );
+      expect(body).toEqual({ service_id: expect.any(String) });
+    },
+    events: async () => {
+      const body = await expectConforming(
+        "events",
+        await rt.post(
+          "/v1/events",
+          {
+            events: [
+              {
+                event_id: randomUUID(),
+                service_id: serviceId,
+                event_type: "CUSTOM",
+                event_name: "Boss Defeated",
+                event_time: minutesAgo(10),
+                customer_user_id: USER,
+              },
+              // Ignored: installs come through POST /v1/installs.
+              {
+                event_id: randomUUID(),
+                service_id: serviceId,
+                event_type: "INSTALL",
+                event_time: minutesAgo(10),
+              },
+              // Rejected: no event_time.
+              { event_id: randomUUID(), service_id: serviceId, event_type: "LOGIN" },
+              // Rejected, retryable: the install is not recorded yet.
+              {
+                event_id: randomUUID(),
+                service_id: randomUUID(),
+                event_type: "LOGIN",
+                event_time: minutesAgo(10),
+              },
+            ],
+          },
+          keys.sdkKey,
+        ),
+      );
+      expect(body).toMatchObject({
+        accepted: 1,
+        ignored: [{ index: 1 }],
+        rejected: [
+          { index: 2, retryable: false },
+          { index: 3, retryable: true },
+        ],
+      });
+    },
+    "s2s-events": async () => {
+      const body = await expectConforming(
+        "s2s-events",
+        await rt.post(
+          "/v1/s2s/events",
+          {
+            events: [
+              {
+                event_id: randomUUID(),
+                customer_user_id: USER,
+                event_type: "SUBSCRIBE",
+                event_time: minutesAgo(5),
+                parameters: { revenue: "9.99", currency: "USD" },
+              },
+              {
+                event_id: randomUUID(),
+                customer_user_id: "nobody-we-know",
+                event_type: "SUBSCRIBE",
+                event_time: minutesAgo(5),
+              },
+            ],
+          },
+          keys.serverKey,
+        ),
+      );
+      expect(body).toMatchObject({ accepted: 1, rejected: [{ index: 1, retryable: false }] });
+    },
+    "delete-install": async () => {
+      const doomed = randomUUID();
+      await rt.post("/v1/installs", install(doomed), keys.sdkKey);
+      const body = await expectConforming("delete-install", await deleteInstall(doomed));
+      expect(body).toMatchObject({ service_id: doomed, status: "pending", completed_at: null });
+    },
+    "deletion-status": async () => {
+      const requested = (await (await deleteInstall(randomUUID())).json()) as {
+        request_id: string;
+      };
+      const body = await expectConforming(
+        "deletion-status",
+        await rt.get(`/v1/deletions/${requested.request_id}`, keys.serverKey),
+      );
+      expect(body).toMatchObject({ request_id: requested.request_id });
+    },
+    export: async () => {
+      const since = Math.floor(Date.now() / 1000) - 86_400;
+      for (const format of EXPORT_FORMATS) {
+        const response = await rt.get(
+          `/api/v1/export?timestamp=${since}&format=${format}&limit=100`,
+          keys.serverKey,
+        );
+        const schema = successOf("export", response, EXPORT_MEDIA_TYPES[format]);
+        const headers = CONTRACTS.export.success.headers?.safeParse({
+          "Content-Disposition": response.headers.get("content-disposition") ?? undefined,
+          "Cache-Control": response.headers.get("cache-control") ?? undefined,
+        });
+        expect(headers?.error?.issues ?? [], format).toEqual([]);
+        expect(response.headers.has("content-disposition"), format).toBe(
+          EXPORT_DOWNLOADS.includes(format),
+        );
+        const bytes = Buffer.from(await response.arrayBuffer());
+        const text = bytes.toString("utf8");
+        // The text formats are documented as strings, the downloads as binary strings.
+        if (format !== "json") schema.parse(text);
+        if (format === "json") {
+          const page = schema.parse(JSON.parse(text)) as { data: unknown[]; total_count: number };
+          expect(page.data.length).toBeGreaterThan(0);
+          expect(page.total_count).toBe(page.data.length);
+        } else if (format === "ndjson") {
+          const lines = text.split("\n").filter((line) => line !== "");
+          expect(lines.length).toBeGreaterThan(0);
+          for (const line of lines) exportRecordContractSchema.parse(JSON.parse(line));
+        } else if (format === "csv" || format === "tsv") {
+          const header = text.split("\n")[0];
+          expect(header).toBe(COLUMN_NAMES.join(format === "csv" ? "," : "\t"));
+        } else if (format === "xml") {
+          expect(text).toMatch(/^<\?xml [^>]*\?>\s*<events[ >]/);
+        } else {
+          // Binary downloads: a zip (xlsx) and a Parquet file, by their magic bytes.
+          expect(bytes.subarray(0, 4).toString("latin1"), format).toBe(
+            format === "xlsx" ? "PK\u0003\u0004" : "PAR1",
+          );
+        }
+      }
+    },
+    openapi: async () => {
+      // Public: no key, and a key that is not one does not matter either.
+      for (const key of [undefined, "not-a-key"]) {
+        const response = await rt.get("/v1/openapi.json", key);
+        const body = await expectConforming("openapi", response);
+        expect(body).toEqual(buildOpenApiDocument());
+        expect(response.headers.get("cache-control")).toBe("public, max-age=300");
+      }
+    },
+  };
+
+  it.each(ROUTES.map((route) => [route.id, route] as const))(
+    "%s answers valid input as its contract says",
+    async (id) => {
+      await SUCCESS[id]();
+    },
+  );
+
+  /** A call provoking each documented error status but 500. */
+  const ERRORS: {
+    readonly [K in RouteId]: {
+      readonly [S in Exclude<ErrorStatus, 500>]?: () => Promise<Response>;
+    };
+  } = {
+    config: { 401: () => rt.get("/v1/config", keys.serverKey) },
+    installs: {
+      400: () => rt.post("/v1/installs", "{not json", keys.sdkKey),
+      401: () => rt.post("/v1/installs", install(randomUUID())),
+      413: () =>
+        rt.post(
+          "/v1/installs",
+          JSON.stringify(install("x", { locale: "x".repeat(1_100_000) })),
+          keys.sdkKey,
+        ),
+      422: () => rt.post("/v1/installs", install("x", { os: "windows" }), keys.sdkKey),
+    },
+    events: {
+      400: () => rt.post("/v1/events", "", keys.sdkKey),
+      401: () => rt.post("/v1/events", { events: [] }, keys.serverKey),
+      413: () => rt.post("/v1/events", JSON.stringify({ pad: "x".repeat(1_100_000) }), keys.sdkKey),
+      422: () => rt.post("/v1/events", { events: [] }, keys.sdkKey),
+    },
+    "s2s-events": {
+      400: () => rt.post("/v1/s2s/events", "[", keys.serverKey),
+      401: () => rt.post("/v1/s2s/events", { events: [] }, keys.sdkKey),
+      413: () =>
+        rt.post("/v1/s2s/events", JSON.stringify({ pad: "x".repeat(1_100_000) }), keys.serverKey),
+      422: () => rt.post("/v1/s2s/events", { events: "none" }, keys.serverKey),
+    },
+    "delete-install": {
+      401: () => deleteInstall(serviceId, keys.serverKey),
+      422: () => deleteInstall("not/an id"),
+    },
+    "deletion-status": {
+      401: () => rt.get(`/v1/deletions/${randomUUID()}`, keys.sdkKey),
+      404: () => rt.get(`/v1/deletions/${randomUUID()}`, keys.serverKey),
+      422: () => rt.get("/v1/deletions/not-a-uuid", keys.serverKey),
+    },
+    export: {
+      401: () => rt.get("/api/v1/export?timestamp=0", keys.sdkKey),
+      422: () => rt.get("/api/v1/export?timestamp=0&limit=0", keys.serverKey),
+    },
+    openapi: {},
+  };
+
+  it.each(ROUTES.map((route) => [route.id, route] as const))(
+    "%s answers each error its contract documents with the error schema",
+    async (id) => {
+      const documented = Object.keys(CONTRACTS[id].errors).filter((status) => status !== "500");
+      expect(Object.keys(ERRORS[id]).sort()).toEqual(documented.sort());
+      for (const [status, call] of Object.entries(ERRORS[id])) {
+        const response = await call();
+        expect(response.status, `${id} ${status}`).toBe(Number(status));
+        expect(mediaTypeOf(response)).toBe(JSON_MEDIA_TYPE);
+        errorBodySchema.parse(await response.json());
+      }
+    },
+  );
+});
