@@ -7,6 +7,7 @@ import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
+import { cachedInstallStore } from "../adapters/cache/cached-installs.ts";
 import { createDuckDbPurger } from "../adapters/duckdb/purge.ts";
 import {
   createDuckDbQueryEngine,
@@ -96,7 +97,9 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const paths = dataPaths(config.dataDir);
   await mkdir(config.dataDir, { recursive: true });
   const dynamodb = await startLocalDynamoDb(paths.dynamodb);
-  const stores = createDynamoStores(dynamodb.doc, LOCAL_TABLE_NAMES);
+  const stored = createDynamoStores(dynamodb.doc, LOCAL_TABLE_NAMES);
+  // Installs change only through this process (first open, purge), so they can stay in memory.
+  const stores = { ...stored, installs: cachedInstallStore(stored.installs, 100_000) };
   const lake = await openLake(config);
 
   // Ingestion and the authorizer read apps through a short cache; the configuration, fresh.

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import type { Install, InstallStore } from "../../ports/installs.ts";
+import { cachedInstallStore } from "./cached-installs.ts";
+
+const install = (serviceId: string): Install => ({
+  appId: "com.a",
+  serviceId,
+  os: "android",
+  osVersion: null,
+  deviceModel: null,
+  appVersion: null,
+  sdkPlatform: "kotlin",
+  sdkVersion: "1",
+  firstOpenTime: "t",
+  idfv: null,
+  maid: null,
+  installReferrer: null,
+  customerUserId: null,
+  locale: null,
+  timezone: null,
+  country: null,
+  receivedAt: "t",
+});
+
+const memoryStore = () => {
+  const stored = new Map<string, Install>();
+  const reads = { count: 0 };
+  const store: InstallStore = {
+    async putIfAbsent(i) {
+      const existing = stored.get(i.serviceId);
+      if (existing) return { install: existing, created: false };
+      stored.set(i.serviceId, i);
+      return { install: i, created: true };
+    },
+    async get(_appId, serviceId) {
+      reads.count += 1;
+      return stored.get(serviceId);
+    },
+    async delete(_appId, serviceId) {
+      stored.delete(serviceId);
+    },
+  };
+  return { store, reads };
+};
+
+describe("cached install store", () => {
+  it("reads an existing install once, and never caches a missing one", async () => {
+    const { store, reads } = memoryStore();
+    const cached = cachedInstallStore(store, 10);
+    expect(await cached.get("com.a", "s1")).toBeUndefined();
+    await store.putIfAbsent(install("s1"));
+    expect(await cached.get("com.a", "s1")).toEqual(install("s1"));
+    expect(await cached.get("com.a", "s1")).toEqual(install("s1"));
+    expect(reads.count).toBe(2);
+  });
+
+  it("forgets an install it deletes", async () => {
+    const { store } = memoryStore();
+    const cached = cachedInstallStore(store, 10);
+    await cached.putIfAbsent(install("s1"));
+    await cached.delete("com.a", "s1");
+    expect(await cached.get("com.a", "s1")).toBeUndefined();
+  });
+
+  it("drops the oldest entries beyond its size", async () => {
+    const { store, reads } = memoryStore();
+    const cached = cachedInstallStore(store, 2);
+    for (const id of ["s1", "s2", "s3"]) await cached.putIfAbsent(install(id));
+    await cached.get("com.a", "s3");
+    await cached.get("com.a", "s2");
+    expect(reads.count).toBe(0);
+    await cached.get("com.a", "s1");
+    expect(reads.count).toBe(1);
+  });
+});

@@ -1,0 +1,39 @@
+/**
+ * Installs kept in memory once read, for the embedded runtime's ingestion path: an install
+ * never changes after its first open, and it is deleted only through this same store (the
+ * purge), which evicts it. Only installs that exist are kept: one not found yet may arrive at
+ * any moment. The oldest entries go first when the cache is full.
+ */
+import type { Install, InstallStore } from "../../ports/installs.ts";
+
+export const cachedInstallStore = (store: InstallStore, maxEntries: number): InstallStore => {
+  const entries = new Map<string, Install>();
+  const keyOf = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
+  const remember = (install: Install) => {
+    const key = keyOf(install.appId, install.serviceId);
+    entries.delete(key);
+    entries.set(key, install);
+    if (entries.size > maxEntries) {
+      const oldest = entries.keys().next();
+      if (!oldest.done) entries.delete(oldest.value);
+    }
+  };
+  return {
+    async putIfAbsent(install) {
+      const stored = await store.putIfAbsent(install);
+      remember(stored.install);
+      return stored;
+    },
+    async get(appId, serviceId) {
+      const cached = entries.get(keyOf(appId, serviceId));
+      if (cached) return cached;
+      const found = await store.get(appId, serviceId);
+      if (found) remember(found);
+      return found;
+    },
+    async delete(appId, serviceId) {
+      entries.delete(keyOf(appId, serviceId));
+      await store.delete(appId, serviceId);
+    },
+  };
+};
