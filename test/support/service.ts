@@ -38,4 +38,16 @@ export const stopService = async (child: ChildProcess): Promise<number | null> =
 
 /** Runs an `attribution` command against a data folder; resolves with its standard output. */
 export const cli = async (dataDir: string, ...args: string[]): Promise<string> =>
-  (await run(process.execPath, [CLI, ...args, "--data-dir", dataDir])).stdout;
+  cliWithEnv({}, dataDir, ...args);
+
+/** The same, with extra environment variables. */
+export const cliWithEnv = async (
+  env: Record<string, string>,
+  dataDir: string,
+  ...args: string[]
+): Promise<string> =>
+  (
+    await run(process.execPath, [CLI, ...args, "--data-dir", dataDir], {
+      env: { ...process.env, ...env },
+    })
+  ).stdout;

@@ -1,10 +1,8 @@
-import { createKeyFileWrapper } from "../../adapters/key-file/key-file-wrapper.ts";
 import { withEncryption } from "../../domain/app-config.ts";
 import { createApp } from "../../domain/apps.ts";
-import { dataPaths } from "../../embedded/data-dir.ts";
 import { NotFoundError } from "../../http/errors.ts";
 import type { Platform } from "../../ports/apps.ts";
-import { withLocalStores } from "../local-data.ts";
+import { withAdminStores } from "../admin-stores.ts";
 
 export const createAppCommand = async (options: {
   appId: string;
@@ -13,7 +11,7 @@ export const createAppCommand = async (options: {
   dataDir: string;
   json?: boolean;
 }) => {
-  const created = await withLocalStores(options.dataDir, (stores) =>
+  const created = await withAdminStores(options.dataDir, (stores) =>
     createApp({ appId: options.appId, name: options.name, platform: options.platform }, stores),
   );
   if (options.json) {
@@ -31,7 +29,7 @@ export const createAppCommand = async (options: {
 };
 
 export const listAppsCommand = async (options: { dataDir: string; json?: boolean }) => {
-  const apps = await withLocalStores(options.dataDir, (stores) => stores.apps.list());
+  const apps = await withAdminStores(options.dataDir, (stores) => stores.apps.list());
   if (options.json) {
     console.log(JSON.stringify(apps, null, 2));
     return;
@@ -52,7 +50,7 @@ export const configureAppCommand = async (options: {
   dataDir: string;
 }) => {
   if (options.enable && options.disable) throw new Error("Give --enable or --disable, not both.");
-  const app = await withLocalStores(options.dataDir, async (stores) => {
+  const app = await withAdminStores(options.dataDir, async (stores) => {
     const found = await stores.apps.get(options.appId);
     if (!found) throw new NotFoundError(`App ${options.appId} does not exist.`);
     let updated = {
@@ -60,8 +58,7 @@ export const configureAppCommand = async (options: {
       enabled: options.disable ? false : options.enable ? true : found.enabled,
     };
     if (options.encryption) {
-      const wrapper = createKeyFileWrapper(dataPaths(options.dataDir).masterKey);
-      updated = await withEncryption(updated, options.encryption === "on", wrapper);
+      updated = await withEncryption(updated, options.encryption === "on", stores.wrapper);
     }
     await stores.apps.save(updated);
     return updated;

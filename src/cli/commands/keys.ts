@@ -1,7 +1,7 @@
 import { issueKey } from "../../domain/apps.ts";
 import { KEY_KINDS, type KeyKind } from "../../domain/keys.ts";
 import { NotFoundError } from "../../http/errors.ts";
-import { withLocalStores } from "../local-data.ts";
+import { withAdminStores } from "../admin-stores.ts";
 
 export const createKeyCommand = async (options: {
   appId: string;
@@ -9,7 +9,7 @@ export const createKeyCommand = async (options: {
   dataDir: string;
   json?: boolean;
 }) => {
-  const issued = await withLocalStores(options.dataDir, async (stores) => {
+  const issued = await withAdminStores(options.dataDir, async (stores) => {
     if (!(await stores.apps.get(options.appId))) {
       throw new NotFoundError(`App ${options.appId} does not exist.`);
     }
@@ -31,7 +31,7 @@ export const listKeysCommand = async (options: {
   dataDir: string;
   json?: boolean;
 }) => {
-  const keys = await withLocalStores(options.dataDir, (stores) =>
+  const keys = await withAdminStores(options.dataDir, (stores) =>
     stores.keys.listByApp(options.appId),
   );
   // Hashes stay inside: a listing says which keys exist, never anything that checks one.
@@ -50,7 +50,7 @@ export const listKeysCommand = async (options: {
 };
 
 export const revokeKeyCommand = async (options: { keyId: string; dataDir: string }) => {
-  const revoked = await withLocalStores(options.dataDir, (stores) =>
+  const revoked = await withAdminStores(options.dataDir, (stores) =>
     stores.keys.revoke(options.keyId, new Date().toISOString()),
   );
   if (!revoked) throw new NotFoundError(`Key ${options.keyId} does not exist.`);

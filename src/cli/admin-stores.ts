@@ -1,0 +1,86 @@
+/**
+ * Where the admin commands (apps, keys) act. On this machine: the embedded service's stores.
+ * On AWS, after `cdk deploy`: the stack's tables and sealing key, named by the stack outputs
+ * in ATTRIBUTION_AWS_APPS_TABLE, ATTRIBUTION_AWS_KEYS_TABLE and ATTRIBUTION_AWS_SEALING_KEY_ARN,
+ * reached with the caller's AWS credentials and region.
+ */
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { KMSClient } from "@aws-sdk/client-kms";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { z } from "zod";
+import { createAppStore, createKeyStore } from "../adapters/dynamodb/stores.ts";
+import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
+import { createKmsKeyWrapper } from "../adapters/kms/kms-key-wrapper.ts";
+import { parseEnv } from "../config/aws-env.ts";
+import type { KeyWrapper } from "../crypto/key-wrapper.ts";
+import { dataPaths } from "../embedded/data-dir.ts";
+import type { AppStore, KeyStore } from "../ports/apps.ts";
+import { withLocalStores } from "./local-data.ts";
+
+export interface AdminStores {
+  readonly apps: AppStore;
+  readonly keys: KeyStore;
+  /** Wraps new app private keys: KMS on AWS, the data folder's key file here. */
+  readonly wrapper: KeyWrapper;
+  /** Where the commands act, for their messages. */
+  readonly target: string;
+}
+
+const awsTarget = z.object({
+  ATTRIBUTION_AWS_APPS_TABLE: z.string().min(3),
+  ATTRIBUTION_AWS_KEYS_TABLE: z.string().min(3),
+  ATTRIBUTION_AWS_SEALING_KEY_ARN: z.string().min(1).optional(),
+});
+
+/** The AWS target when its tables are named, else undefined (this machine). */
+const awsConfig = (env: NodeJS.ProcessEnv) =>
+  env.ATTRIBUTION_AWS_APPS_TABLE || env.ATTRIBUTION_AWS_KEYS_TABLE
+    ? parseEnv(awsTarget, env)
+    : undefined;
+
+const noSealingKey: KeyWrapper = {
+  wrap: () =>
+    Promise.reject(
+      new Error(
+        "Set ATTRIBUTION_AWS_SEALING_KEY_ARN (the stack output SealingKeyArn) to turn sealing on.",
+      ),
+    ),
+  unwrap: () => Promise.reject(new Error("No sealing key configured.")),
+};
+
+export const withAdminStores = async <T>(
+  dataDir: string,
+  work: (stores: AdminStores) => Promise<T>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<T> => {
+  const aws = awsConfig(env);
+  if (!aws) {
+    return withLocalStores(dataDir, (stores) =>
+      work({
+        apps: stores.apps,
+        keys: stores.keys,
+        wrapper: createKeyFileWrapper(dataPaths(dataDir).masterKey),
+        target: dataDir,
+      }),
+    );
+  }
+  const client = new DynamoDBClient({});
+  const doc = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const kms = aws.ATTRIBUTION_AWS_SEALING_KEY_ARN ? new KMSClient({}) : undefined;
+  try {
+    return await work({
+      apps: createAppStore(doc, aws.ATTRIBUTION_AWS_APPS_TABLE),
+      keys: createKeyStore(doc, aws.ATTRIBUTION_AWS_KEYS_TABLE),
+      wrapper:
+        kms && aws.ATTRIBUTION_AWS_SEALING_KEY_ARN
+          ? createKmsKeyWrapper({ kms, keyId: aws.ATTRIBUTION_AWS_SEALING_KEY_ARN })
+          : noSealingKey,
+      target: `AWS (${aws.ATTRIBUTION_AWS_APPS_TABLE})`,
+    });
+  } finally {
+    client.destroy();
+    kms?.destroy();
+  }
+};

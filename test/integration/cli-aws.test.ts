@@ -1,0 +1,81 @@
+/**
+ * The admin commands against a deployed stack's tables (ATTRIBUTION_AWS_* from the stack
+ * outputs), here with a DynamoDB-compatible endpoint standing in for AWS through the SDK's
+ * standard AWS_ENDPOINT_URL_DYNAMODB: the same client code, the same tables' key schemas.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDynamoStores } from "../../src/adapters/dynamodb/stores.ts";
+import {
+  type DynamoConnection,
+  LOCAL_TABLE_NAMES,
+  startLocalDynamoDb,
+} from "../../src/embedded/local-dynamodb.ts";
+import { cliWithEnv } from "../support/service.ts";
+
+describe("admin commands on the AWS target", () => {
+  let dir: string;
+  let dynamo: DynamoConnection;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "attribution-aws-"));
+    dynamo = await startLocalDynamoDb(join(dir, "tables"));
+    env = {
+      ATTRIBUTION_AWS_APPS_TABLE: LOCAL_TABLE_NAMES.apps,
+      ATTRIBUTION_AWS_KEYS_TABLE: LOCAL_TABLE_NAMES.keys,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_REGION: "eu-west-1",
+      AWS_ACCESS_KEY_ID: "test",
+      AWS_SECRET_ACCESS_KEY: "test",
+    };
+  });
+
+  afterAll(async () => {
+    await dynamo.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("creates the app and its keys in the stack's tables, not in a data folder", async () => {
+    const dataDir = join(dir, "unused-data");
+    const created = JSON.parse(
+      await cliWithEnv(
+        env,
+        dataDir,
+        "apps",
+        "create",
+        "--app-id",
+        "com.example.cloud",
+        "--name",
+        "Cloud",
+        "--platform",
+        "ios",
+        "--json",
+      ),
+    ) as { keys: { keyId: string }[] };
+    const stores = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    expect(await stores.apps.get("com.example.cloud")).toMatchObject({
+      name: "Cloud",
+      platform: "ios",
+    });
+    const keys = await stores.keys.listByApp("com.example.cloud");
+    expect(keys.map((k) => k.keyId).sort()).toEqual(created.keys.map((k) => k.keyId).sort());
+  });
+
+  it("refuses to turn sealing on without the stack's sealing key", async () => {
+    await expect(
+      cliWithEnv(
+        env,
+        join(dir, "unused-data"),
+        "apps",
+        "config",
+        "--app-id",
+        "com.example.cloud",
+        "--encryption",
+        "on",
+      ),
+    ).rejects.toThrow(/ATTRIBUTION_AWS_SEALING_KEY_ARN/);
+  });
+});
