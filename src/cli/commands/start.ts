@@ -6,6 +6,7 @@ export const start = async (options: { port?: number; host?: string; dataDir?: s
   const runtime = await startEmbeddedRuntime(config);
   console.log(`Attribution service listening on ${runtime.url}`);
   console.log(`Data folder: ${config.dataDir}`);
+  console.log(`SDK API:     ${runtime.url}/v1/… (contract: ${runtime.url}/v1/openapi.json)`);
   console.log(`Export:      GET ${runtime.url}/api/v1/export (Authorization: <server key>)`);
   console.log("Press Ctrl-C to stop.");
 
