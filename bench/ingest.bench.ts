@@ -6,7 +6,7 @@
  * met; asserts nothing.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -36,6 +36,7 @@ const TARGET_P99_MS = 50;
 const TARGET_BUNDLE_BYTES = 1024 * 1024;
 
 const BARE_SERVER = fileURLToPath(new URL("./bare-server.mjs", import.meta.url));
+const PROJECT_DIR = fileURLToPath(new URL("..", import.meta.url));
 
 /** A mix of what an SDK sends: progress, a purchase with revenue, a custom event, a login. */
 const event = (batch: string, i: number, eventTime: string) => {
@@ -202,7 +203,10 @@ const main = async () => {
   // The SDK's notice about its 2027 releases needing Node 22 would clutter the figures.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const dataDir = await mkdtemp(join(tmpdir(), "attribution-bench-ingest-"));
-  const bundleDir = await mkdtemp(join(tmpdir(), "attribution-bench-bundles-"));
+  // Inside the project, so a bundle's imports of the AWS SDK (left to the Lambda runtime)
+  // resolve from node_modules when it is imported.
+  await mkdir(join(PROJECT_DIR, "node_modules", ".cache"), { recursive: true });
+  const bundleDir = await mkdtemp(join(PROJECT_DIR, "node_modules", ".cache", "bench-bundles-"));
   const children: ChildProcess[] = [];
   try {
     const warmup = batches("w", WARMUP_BATCHES);

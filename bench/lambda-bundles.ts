@@ -34,7 +34,8 @@ export const LAMBDA_BUILD_OPTIONS = {
   target: "node22",
   mainFields: ["module", "main"],
   // bundleAwsSDK: true, so nothing is external.
-  external: [],
+  // As lib/service-function.ts: the AWS SDK comes from the Lambda runtime.
+  external: ["@aws-sdk/*"],
   minify: true,
   keepNames: true,
   sourcemap: false,

@@ -7,7 +7,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import * as z from "zod";
 import { createAppStore, createKeyStore } from "../adapters/dynamodb/stores.ts";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
 import { createKmsKeyWrapper } from "../adapters/kms/kms-key-wrapper.ts";

@@ -1,6 +1,6 @@
 /** Configuration of the embedded runtime, from the environment, parsed once at start-up. */
 import { resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { parseEnv } from "./aws-env.ts";
 
 const schema = z.object({

@@ -1,5 +1,5 @@
 /** Registering an app: the app itself and its first SDK and server keys, shown once. */
-import { z } from "zod";
+import * as z from "zod";
 import { type App, type AppStore, type KeyStore, PLATFORMS } from "../ports/apps.ts";
 import { generateKey, type KeyKind } from "./keys.ts";
 

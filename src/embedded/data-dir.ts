@@ -8,7 +8,7 @@
  */
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 
 export const dataPaths = (dataDir: string) => ({
   dynamodb: join(dataDir, "dynamodb"),

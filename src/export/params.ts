@@ -1,5 +1,5 @@
 /** The export's query parameters (spec, "Export endpoint"), parsed once with zod. */
-import { z } from "zod";
+import * as z from "zod";
 import { EXPORT_FORMATS } from "./formats/names.ts";
 
 export const MAX_LIMIT = 10_000;

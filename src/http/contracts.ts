@@ -6,7 +6,7 @@
  * `src/http/openapi.ts` turns this into the OpenAPI document, and
  * test/integration/contract.test.ts holds real answers to it.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { SEALED_VERSION } from "../crypto/envelope.ts";
 import type { DeletionAnswer } from "../deletion/deletions.ts";
 import {

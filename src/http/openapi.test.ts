@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import pkg from "../../package.json" with { type: "json" };
 import { EXPORT_FORMATS, FORMATS } from "../export/formats/index.ts";
 import { exportParamsSchema } from "../export/params.ts";

@@ -2,7 +2,7 @@
  * Who is calling: the authorizer's verdict, passed to handlers in the API Gateway request
  * context (`requestContext.authorizer`), where every value is a string.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { SCOPES, type Scope } from "../domain/keys.ts";
 import { UnauthorizedError } from "./errors.ts";
 

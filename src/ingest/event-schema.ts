@@ -10,7 +10,7 @@
  * ignored. Null is the same as absent for every optional field (SDKs serialise unset nullable
  * fields as null).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { EVENT_TYPES, toSnakeCase } from "../domain/event-types.ts";
 import { customerUserIdField, dateTime, identifier, serviceIdField, text } from "./fields.ts";
 import { formatIssues, type Parsed } from "./issues.ts";

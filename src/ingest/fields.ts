@@ -2,7 +2,7 @@
  * Zod builders for the fields the ingestion bodies share. Every message is written for the SDK
  * author who reads it in a verdict's `detail`, after the field's path (`event_id: is required`).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { INGEST_LIMITS } from "./limits.ts";
 
 /** Absent and null are one case on the wire: SDKs serialise unset nullable fields as null. */

@@ -3,7 +3,7 @@
  * its device signals. Unknown keys are ignored, null equals absent, as for events (see
  * event-schema.ts for why).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { type Install, OS_VALUES } from "../ports/installs.ts";
 import {
   customerUserIdField,

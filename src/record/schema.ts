@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { EXPORT_COLUMNS, type ExportRecord, type ExportType } from "./columns.ts";
 
 const zodFor: Record<ExportType, () => z.ZodType> = {

@@ -8,7 +8,7 @@
  * optimisation: any failure to read or write it falls back to reading from the start.
  */
 import { NoSuchKey, type S3Client } from "@aws-sdk/client-s3";
-import { z } from "zod";
+import * as z from "zod";
 import { openObject, putJson, readText, type S3ObjectRef } from "./s3-object.ts";
 
 /** Bounds the sidecar (one entry per page boundary served, so about rows / page size). */

@@ -6,7 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import * as z from "zod";
 import {
   DELETION_STATUSES,
   type DeletionRequest,

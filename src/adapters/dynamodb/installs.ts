@@ -10,7 +10,7 @@ import {
   PutCommand,
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import * as z from "zod";
 import {
   type CustomerUserMap,
   type Install,

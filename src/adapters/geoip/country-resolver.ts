@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Reader, type Response } from "maxmind";
-import { z } from "zod";
+import * as z from "zod";
 import type { CountryResolver } from "../../ports/geo.ts";
 
 const VIEWER_COUNTRY = "cloudfront-viewer-country";

@@ -5,7 +5,7 @@
 import { createWriteStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { SingleBar } from "cli-progress";
-import { z } from "zod";
+import * as z from "zod";
 import { type ExportFormat, FORMATS } from "../../export/formats/index.ts";
 import { MAX_LIMIT } from "../../export/params.ts";
 import { exportRecordSchema } from "../../record/schema.ts";

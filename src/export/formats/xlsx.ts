@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import ExcelJS from "exceljs";
+import WorkbookWriter from "exceljs/lib/stream/xlsx/workbook-writer.js";
 import { COLUMN_NAMES, EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
 import type { FormatWriter } from "./writer.ts";
 import { stripInvalidXmlChars } from "./xml.ts";
@@ -39,7 +39,7 @@ function writable(out: PassThrough): Promise<void> {
 }
 
 async function fill(rows: AsyncIterable<ExportRecord>, out: PassThrough): Promise<void> {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+  const workbook = new WorkbookWriter({
     stream: out,
     useSharedStrings: false,
     useStyles: false,

@@ -4,7 +4,7 @@
  */
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import { z } from "zod";
+import * as z from "zod";
 import { deletionStatus, requestDeletion } from "../../deletion/deletions.ts";
 import type { DeletionStore } from "../../ports/deletions.ts";
 import { ValidationError } from "../errors.ts";
