@@ -1,11 +1,4 @@
-/**
- * Export benchmark: a 10,000-row page in each format through the embedded gateway, next to
- * DuckDB's own COPY of the same rows (the reference), then the same with 10x more history
- * outside the window. Prints figures; asserts nothing.
- */
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -16,6 +9,7 @@ import { openLake, startEmbeddedRuntime } from "../src/embedded/runtime.ts";
 import { EXPORT_FORMATS } from "../src/export/formats/index.ts";
 import { sqlString } from "../src/lake/export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeRecord } from "../src/lake/tables.ts";
+import { peakMemory, startService, stopService } from "../test/support/service.ts";
 
 const APP = "com.bench.app";
 const PAGE = 10_000;
@@ -55,37 +49,6 @@ const attribution = (i: number): LakeRecord => ({
   confidence_score: i % 3 === 0 ? null : "high",
   click_to_first_open_hours: i % 3 === 0 ? null : i % 48,
 });
-
-const CLI = new URL("../bin/attribution.js", import.meta.url).pathname;
-
-/** The service in its own process, as `npm start` runs it, so its memory is its own. */
-const startService = async (dataDir: string) => {
-  const child = spawn(process.execPath, [CLI, "start", "--port", "0", "--data-dir", dataDir], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let output = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`service exited with ${code}`)));
-  });
-  return { child, url };
-};
-
-/** The process's peak resident memory (VmHWM), read from Linux's /proc. */
-const peakMemory = async (child: ChildProcess): Promise<number> => {
-  const status = await readFile(`/proc/${child.pid}/status`, "utf8");
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-};
-
-const stopService = async (child: ChildProcess) => {
-  const exited = once(child, "exit");
-  child.kill("SIGINT");
-  await exited;
-};
 
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
@@ -193,7 +156,7 @@ const main = async () => {
         );
       }
       console.log(
-        `Peak memory of the service process (VmHWM): ${mb(await peakMemory(service.child))}`,
+        `Peak memory of the service process (VmHWM): ${mb(await peakMemory(service.child.pid))}`,
       );
       return { materialize, results };
     };

@@ -5,7 +5,7 @@
  * bundle as the CDK ships it and its cold import. Prints figures and whether each target is
  * met; asserts nothing.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +13,13 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { dataPaths } from "../src/embedded/data-dir.ts";
-import { cli, startService, stopService } from "../test/support/service.ts";
+import {
+  cli,
+  peakMemory,
+  spawnListening,
+  startService,
+  stopService,
+} from "../test/support/service.ts";
 import { type LoadResult, percentile, runLoad } from "./http-load.ts";
 import {
   type BundleResult,
@@ -98,26 +104,8 @@ const cpuSeconds = async (pid: number | undefined): Promise<number> => {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 };
 
-/** The process's peak resident memory (VmHWM), from Linux's /proc. */
-const peakMemory = async (pid: number | undefined): Promise<number> => {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-};
-
-/** The bare reference server in its own process; resolves with its URL once it listens. */
-const startBareServer = async () => {
-  const child = spawn(process.execPath, [BARE_SERVER], { stdio: ["ignore", "pipe", "inherit"] });
-  let output = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`bare server exited with ${code}`)));
-  });
-  return { child, url };
-};
+/** The bare reference server in its own process. */
+const startBareServer = () => spawnListening([BARE_SERVER]);
 
 interface Measured {
   readonly load: LoadResult;

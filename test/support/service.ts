@@ -1,6 +1,7 @@
 /** The service as its own process, as `npm start` runs it, for tests and the benchmark. */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 
 const CLI = new URL("../../bin/attribution.js", import.meta.url).pathname;
@@ -11,10 +12,9 @@ export interface Service {
   readonly url: string;
 }
 
-export const startService = async (dataDir: string): Promise<Service> => {
-  const child = spawn(process.execPath, [CLI, "start", "--port", "0", "--data-dir", dataDir], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+/** A Node script in its own process; resolves once it prints "listening on <url>". */
+export const spawnListening = async (args: readonly string[]): Promise<Service> => {
+  const child = spawn(process.execPath, [...args], { stdio: ["ignore", "pipe", "inherit"] });
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout?.on("data", (chunk: Buffer) => {
@@ -22,9 +22,20 @@ export const startService = async (dataDir: string): Promise<Service> => {
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match?.[1]) resolve(match[1]);
     });
-    child.once("exit", (code) => reject(new Error(`service exited with ${code}: ${output}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`${args.join(" ")} exited with ${code}: ${output}`)),
+    );
   });
   return { child, url };
+};
+
+export const startService = (dataDir: string): Promise<Service> =>
+  spawnListening([CLI, "start", "--port", "0", "--data-dir", dataDir]);
+
+/** A process's peak resident memory (VmHWM), read from Linux's /proc. */
+export const peakMemory = async (pid: number | undefined): Promise<number> => {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 };
 
 /** Ctrl-C, then the exit code. */
