@@ -21,6 +21,7 @@ import {
   exportEnv,
   ingestEnv,
   openapiEnv,
+  purgeEnv,
 } from "../src/config/aws-env.ts";
 import { ROUTES, type RouteId } from "../src/http/routes.ts";
 
@@ -47,10 +48,13 @@ export const LAMBDA_BUILD_OPTIONS = {
   logLevel: "silent",
 } as const satisfies BuildOptions;
 
-export type FunctionName = RouteId | "authorizer";
+/** Entries that are not API routes: the authorizer, and the scheduled purge. */
+export type NonRouteFunction = "authorizer" | "purge";
 
-/** Which environment schema each entry parses at start-up (lambdas/*.ts). */
-const FUNCTION_ENV_SCHEMAS: Record<FunctionName, z.ZodObject> = {
+export type FunctionName = RouteId | NonRouteFunction;
+
+/** Which environment schema each entry parses at start-up (lambdas/*.ts), every one listed. */
+const FUNCTION_ENV_SCHEMAS: { readonly [K in FunctionName]: z.ZodObject } = {
   config: configEnv,
   "delete-install": deletionsEnv,
   "deletion-status": deletionsEnv,
@@ -60,6 +64,7 @@ const FUNCTION_ENV_SCHEMAS: Record<FunctionName, z.ZodObject> = {
   export: exportEnv,
   openapi: openapiEnv,
   authorizer: authorizerEnv,
+  purge: purgeEnv,
 };
 
 /** The data files the ingestion functions ship and read at start-up, here from the project. */
@@ -89,9 +94,11 @@ export const functionEnv = (name: FunctionName): Record<string, string> => {
   return env;
 };
 
+const NON_ROUTE_FUNCTIONS: readonly NonRouteFunction[] = ["authorizer", "purge"];
+
 export const FUNCTION_NAMES: readonly FunctionName[] = [
   ...ROUTES.map((route) => route.id),
-  "authorizer",
+  ...NON_ROUTE_FUNCTIONS,
 ];
 
 const STREAMING = new Set<string>(ROUTES.filter((r) => r.streaming).map((r) => r.id));

@@ -44,6 +44,18 @@ const ENTRIES = {
     load: () => import("./authorizer.ts"),
     env: { APPS_TABLE: "apps", KEYS_TABLE: "keys" },
   },
+  // Scheduled, not a route: the purge of deleted installs.
+  purge: {
+    load: () => import("./purge.ts"),
+    env: {
+      DELETIONS_TABLE: "deletions",
+      INSTALLS_TABLE: "installs",
+      CUSTOMER_USERS_TABLE: "customer-users",
+      SNAPSHOTS_TABLE: "snapshots",
+      LAKE_BUCKET: "lake",
+      RESULTS_BUCKET: "results",
+    },
+  },
   installs: { load: () => import("./installs.ts"), env: INGEST_ENV },
   events: { load: () => import("./events.ts"), env: INGEST_ENV },
   "s2s-events": { load: () => import("./s2s-events.ts"), env: INGEST_ENV },
@@ -99,5 +111,12 @@ describe("lambdas/export.ts", () => {
   it("refuses an out-of-range SNAPSHOT_TTL_SECONDS, naming it", async () => {
     stubEnv({ ...ENTRIES.export.env, SNAPSHOT_TTL_SECONDS: "5" });
     await expect(ENTRIES.export.load()).rejects.toThrow(/SNAPSHOT_TTL_SECONDS/);
+  });
+});
+
+describe("lambdas/purge.ts", () => {
+  it("refuses a MIN_REQUEST_AGE_SECONDS under a minute, naming it", async () => {
+    stubEnv({ ...ENTRIES.purge.env, MIN_REQUEST_AGE_SECONDS: "30" });
+    await expect(ENTRIES.purge.load()).rejects.toThrow(/MIN_REQUEST_AGE_SECONDS/);
   });
 });

@@ -11,6 +11,9 @@ import { Construct } from "constructs";
 
 export const ATHENA_ENGINE_VERSION = "Athena engine version 3";
 
+/** Where in the results bucket the workgroup writes query results (export snapshots). */
+export const RESULTS_PREFIX = "athena/";
+
 export interface QueryWorkgroupProps {
   readonly resultsBucket: IBucket;
   /** A runaway query is cancelled past this many bytes scanned (and billed). */
@@ -44,7 +47,7 @@ export class QueryWorkgroup extends Construct {
         bytesScannedCutoffPerQuery: cutoff.toBytes(),
         requesterPaysEnabled: false,
         resultConfiguration: {
-          outputLocation: props.resultsBucket.s3UrlForObject("athena/"),
+          outputLocation: props.resultsBucket.s3UrlForObject(RESULTS_PREFIX),
           encryptionConfiguration: { encryptionOption: "SSE_S3" },
           expectedBucketOwner: Stack.of(this).account,
         },

@@ -1,7 +1,8 @@
 /**
  * The attribution service on AWS: the stores, the lake and its delivery streams, the query
- * workgroup, the key that wraps apps' sealing keys, and the API whose functions are given exactly the environment
- * (src/config/aws-env.ts) and the grants they need. The outputs are what the CLI reads.
+ * workgroup, the key that wraps apps' sealing keys, the API and the scheduled purge of deleted
+ * installs, whose functions are given exactly the environment (src/config/aws-env.ts) and the
+ * grants they need. The outputs are what the CLI reads.
  */
 import { CfnOutput, Duration, type Size, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
@@ -21,6 +22,7 @@ import { QueryWorkgroup } from "./athena.ts";
 import { envFor } from "./env.ts";
 import { IngestStreams } from "./ingest-stream.ts";
 import { Lake } from "./lake.ts";
+import { PurgeJob } from "./purge-job.ts";
 import { SealingKey } from "./sealing-key.ts";
 import { bundledPath, type EntryResolver, projectFile } from "./service-function.ts";
 import { ServiceTables } from "./tables.ts";
@@ -39,6 +41,8 @@ export interface AttributionStackProps extends StackProps {
   readonly snapshotTtl?: Duration;
   readonly authorizerCacheTtl?: Duration;
   readonly bytesScannedCutoffPerQuery?: Size;
+  /** How often deleted installs are purged (the job's schedule); default 10 minutes. */
+  readonly purgeSchedule?: Duration;
   /** Where `lambdas/<name>.ts` lives; tests may substitute fixtures. */
   readonly entryFor?: EntryResolver;
 }
@@ -50,6 +54,7 @@ export class AttributionStack extends Stack {
   readonly queries: QueryWorkgroup;
   readonly sealingKey: SealingKey;
   readonly api: AttributionApi;
+  readonly purge: PurgeJob;
 
   constructor(scope: Construct, id: string, props: AttributionStackProps = {}) {
     super(scope, id, props);
@@ -133,6 +138,15 @@ export class AttributionStack extends Stack {
       authorizer,
       routes,
       authorizerCacheTtl: props.authorizerCacheTtl,
+      entryFor: props.entryFor,
+    });
+
+    // Deletion requests are completed on a schedule (lib/purge-job.ts documents the bound).
+    this.purge = new PurgeJob(this, "Purge", {
+      tables,
+      lake,
+      streamBufferInterval: ingest.bufferInterval,
+      schedule: props.purgeSchedule,
       entryFor: props.entryFor,
     });
 

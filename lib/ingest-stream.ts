@@ -43,9 +43,12 @@ interface Delivery {
 export class IngestStreams extends Construct {
   readonly streams: Readonly<Record<LakeTableName, CfnDeliveryStream>>;
   readonly roles: Readonly<Record<LakeTableName, Role>>;
+  /** How long a record may wait in a stream's buffer before it is written to the lake. */
+  readonly bufferInterval: Duration;
 
   constructor(scope: Construct, id: string, props: IngestStreamsProps) {
     super(scope, id);
+    this.bufferInterval = props.bufferInterval ?? Duration.minutes(5);
     const made = new Map(LAKE_TABLES.map((t) => [t.name, this.delivery(t, props)]));
     const get = (name: LakeTableName): Delivery => {
       const delivery = made.get(name);
@@ -126,7 +129,7 @@ export class IngestStreams extends Construct {
         // Parquet conversion and dynamic partitioning both need at least 64 MiB.
         bufferingHints: {
           sizeInMBs: 128,
-          intervalInSeconds: (props.bufferInterval ?? Duration.minutes(5)).toSeconds(),
+          intervalInSeconds: this.bufferInterval.toSeconds(),
         },
         // Parquet pages are compressed by the serializer; the file itself must not be.
         compressionFormat: "UNCOMPRESSED",

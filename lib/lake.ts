@@ -223,6 +223,49 @@ export class Lake extends Construct {
     );
   }
 
+  /**
+   * What the purge job needs in the lake bucket: list the lake tables' prefixes only (the
+   * `s3:prefix` condition), read their objects (HeadObject and GetObject), put a rewritten
+   * file, and delete an object version by its id (which deletes for good in a versioned
+   * bucket, instead of leaving a noncurrent version behind). No plain s3:DeleteObject.
+   */
+  grantPurgeTables(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["s3:ListBucket"],
+        resources: [this.bucket.bucketArn],
+        conditions: { StringLike: { "s3:prefix": LAKE_TABLES.map((t) => `${t.name}/*`) } },
+      }),
+    );
+    const objects = LAKE_TABLES.map((t) => this.bucket.arnForObjects(`${t.name}/*`));
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["s3:GetObject", "s3:PutObject", "s3:DeleteObjectVersion"],
+        resources: objects,
+      }),
+    );
+    for (const resource of objects) {
+      acknowledgeWildcardResource(
+        role,
+        resource,
+        "The purge rewrites or deletes any Parquet file of a table that holds a deleted install; Firehose names the files, so the grant is scoped to the table's prefix.",
+      );
+    }
+  }
+
+  /** Delete query results under a prefix: the purge drops export snapshots. Nothing else. */
+  grantDeleteResults(role: IRole, prefix: string): void {
+    const objects = this.resultsBucket.arnForObjects(`${prefix}*`);
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ["s3:DeleteObject"], resources: [objects] }),
+    );
+    acknowledgeWildcardResource(
+      role,
+      objects,
+      "Athena names each result object after its query id, so deleting an app's snapshots needs the results prefix; the grant is delete-only (no read or list).",
+    );
+  }
+
   /** The Glue catalog, database and lake table ARNs (Glue checks all three). */
   catalogArns(tables: readonly LakeTableName[] = LAKE_TABLES.map((t) => t.name)): string[] {
     const stack = Stack.of(this);

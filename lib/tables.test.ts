@@ -59,6 +59,16 @@ describe("DynamoDB tables", () => {
     ]);
   });
 
+  it("indexes snapshots by app, for the purge", () => {
+    expect(resourceOf("snapshots").Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: "byApp",
+        KeySchema: [{ AttributeName: "appId", KeyType: "HASH" }],
+        Projection: { ProjectionType: "ALL" },
+      },
+    ]);
+  });
+
   it("lets DynamoDB expire snapshots", () => {
     expect(resourceOf("snapshots").Properties.TimeToLiveSpecification).toEqual({
       AttributeName: "expiresTtl",

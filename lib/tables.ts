@@ -124,7 +124,39 @@ export class ServiceTables extends Construct {
     );
   }
 
-  /** Read and write export snapshot records (no index on this table). */
+  /**
+   * What the purge job needs, each on its own table or index: find open deletion requests
+   * (Query on the sparse `open` index) and update their status; delete installs by key; find an
+   * install's customer-user mappings (Query on `byInstall`) and delete them; find an app's
+   * snapshots (Query on `byApp`) and delete them. No get, put, scan or batch operation.
+   */
+  grantPurge(role: IRole): void {
+    const index = (table: Table, name: string) => `${table.tableArn}/index/${name}`;
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:Query"],
+        resources: [
+          index(this.deletions, TABLE_DEFINITIONS.deletions.indexes[1].name),
+          index(this.customerUsers, TABLE_DEFINITIONS.customerUsers.indexes[0].name),
+          index(this.snapshots, TABLE_DEFINITIONS.snapshots.indexes[0].name),
+        ],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:UpdateItem"],
+        resources: [this.deletions.tableArn],
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["dynamodb:DeleteItem"],
+        resources: [this.installs.tableArn, this.customerUsers.tableArn, this.snapshots.tableArn],
+      }),
+    );
+  }
+
+  /** Read and write export snapshot records (by key; the by-app index is the purge's). */
   grantSnapshots(role: IRole): void {
     role.addToPrincipalPolicy(
       new PolicyStatement({

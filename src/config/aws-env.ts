@@ -2,7 +2,7 @@
  * Environment contract between the CDK app and the Lambda functions. The stack sets exactly
  * these names; each function parses its own schema once at start-up and fails fast on a bad one.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const name = z.string().min(1);
 const absolutePath = z.string().startsWith("/", { error: "must be an absolute path" });
@@ -47,6 +47,25 @@ export const deletionsEnv = z.object({
   DELETIONS_TABLE: name,
 });
 
+/**
+ * The scheduled purge of deleted installs (`purge`, not an API route): it completes deletion
+ * requests by deleting the install, its customer-user mapping, its rows in the lake bucket and
+ * its app's export snapshots in the results bucket.
+ */
+export const purgeEnv = z.object({
+  DELETIONS_TABLE: name,
+  INSTALLS_TABLE: name,
+  CUSTOMER_USERS_TABLE: name,
+  SNAPSHOTS_TABLE: name,
+  LAKE_BUCKET: name,
+  RESULTS_BUCKET: name,
+  /**
+   * A request younger than this waits for a later run: Firehose may still buffer rows of the
+   * install sent before the request (its buffering interval, up to 900 s, plus delivery).
+   */
+  MIN_REQUEST_AGE_SECONDS: z.coerce.number().int().min(60).max(3_600).default(360),
+});
+
 /** The public OpenAPI document (`openapi`): built from the code, it reads nothing. */
 export const openapiEnv = z.object({});
 
@@ -56,6 +75,7 @@ export type ConfigEnv = z.infer<typeof configEnv>;
 export type AuthorizerEnv = z.infer<typeof authorizerEnv>;
 export type ExportEnv = z.infer<typeof exportEnv>;
 export type IngestEnv = z.infer<typeof ingestEnv>;
+export type PurgeEnv = z.infer<typeof purgeEnv>;
 
 /** Parses an environment, naming every bad variable in the error. */
 export const parseEnv = <T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> => {

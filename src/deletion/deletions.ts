@@ -63,13 +63,24 @@ export interface PurgeDeps {
   readonly lake: LakePurger;
   /** Delivers whatever the streams hold, so no row of the install arrives after its purge. */
   readonly flush: () => Promise<void>;
+  /**
+   * Requests younger than this (ms) are left for a later run. For a runtime whose `flush`
+   * cannot force its streams out (Firehose on AWS), so rows sent before the request have
+   * landed in the lake before its files are rewritten. Unset: every open request is taken.
+   */
+  readonly minAgeMs?: number;
   readonly now?: () => Date;
 }
 
 /** Completes every open request, oldest first; a failed one stays open and is tried again. */
 export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
   const now = deps.now ?? (() => new Date());
-  const open = await deps.deletions.listOpen();
+  const { minAgeMs } = deps;
+  const listed = await deps.deletions.listOpen();
+  const open =
+    minAgeMs === undefined
+      ? listed
+      : listed.filter((r) => now().getTime() - Date.parse(r.requestedAt) >= minAgeMs);
   if (open.length > 0) await deps.flush();
   let completed = 0;
   for (const request of open) {

@@ -43,6 +43,16 @@ export interface SnapshotCatalog {
   put(ref: SnapshotRef): Promise<void>;
 }
 
+/**
+ * An app's export snapshot entries, expired ones included until they are reaped: what a purge
+ * deletes, since a snapshot made before a deletion request may hold the install's records.
+ */
+export interface AppSnapshots {
+  listByApp(appId: string): Promise<SnapshotRef[]>;
+  /** Deletes the entry if it still names this snapshot (a newer one for the key is kept). */
+  delete(ref: SnapshotRef): Promise<void>;
+}
+
 /** Removes an install's rows from the lake by rewriting the files that hold them. */
 export interface LakePurger {
   purgeInstall(appId: string, serviceId: string): Promise<{ filesRewritten: number }>;

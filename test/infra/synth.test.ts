@@ -88,8 +88,8 @@ describe("cdk synth", () => {
 
   it("bundles each function as one ESM file exporting handler, the AWS SDK left to the runtime", () => {
     const bundles = lambdaBundles();
-    // One function per route, and the authorizer.
-    expect(bundles).toHaveLength(ROUTES.length + 1);
+    // One function per route, the authorizer and the scheduled purge.
+    expect(bundles).toHaveLength(ROUTES.length + 2);
     for (const { id, code } of bundles) {
       expect(code, id).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
       // Every function but the public contract talks to AWS through the runtime's SDK.

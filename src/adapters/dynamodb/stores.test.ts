@@ -108,4 +108,25 @@ describe("DynamoDB stores", () => {
     expect(await users.get("com.a", "u1")).toBeUndefined();
     expect(await users.get("com.a", "u2")).toBeUndefined();
   });
+  it("lists an app's snapshots by app and deletes one only while it is the catalogued one", async () => {
+    const { snapshots } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const ref = (appId: string, since: number, snapshotId: string) => ({
+      appId,
+      since,
+      snapshotId,
+      location: `s3://results/athena/${snapshotId}.csv`,
+      createdAt: 1,
+      expiresAt: 2,
+    });
+    await snapshots.put(ref("com.s", 10, "q1"));
+    await snapshots.put(ref("com.s", 20, "q2"));
+    await snapshots.put(ref("com.t", 10, "q3"));
+    const listed = await snapshots.listByApp("com.s");
+    expect(listed.map((s) => s.snapshotId).sort()).toEqual(["q1", "q2"]);
+    // Replaced since it was listed: the newer snapshot stays.
+    await snapshots.put(ref("com.s", 20, "q4"));
+    for (const snapshot of listed) await snapshots.delete(snapshot);
+    expect((await snapshots.listByApp("com.s")).map((s) => s.snapshotId)).toEqual(["q4"]);
+    expect(await snapshots.get("com.t", 10)).toEqual(ref("com.t", 10, "q3"));
+  });
 });

@@ -5,6 +5,7 @@
  */
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import {
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -12,7 +13,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import * as z from "zod";
 import { SCOPES } from "../../domain/keys.ts";
 import { ConflictError, NotFoundError } from "../../http/errors.ts";
 import {
@@ -22,12 +23,13 @@ import {
   PLATFORMS,
   type StoredKey,
 } from "../../ports/apps.ts";
-import type { SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
+import type { AppSnapshots, SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { TABLE_DEFINITIONS, type TableNames } from "./tables.ts";
 
 const KEYS_BY_APP_INDEX = TABLE_DEFINITIONS.keys.indexes[0].name;
+const SNAPSHOTS_BY_APP_INDEX = TABLE_DEFINITIONS.snapshots.indexes[0].name;
 
 // Items are parsed on the way out, so a hand-edited or older item fails loudly, not silently.
 const appItem = z.object({
@@ -164,10 +166,15 @@ export const createKeyStore = (doc: DynamoDBDocumentClient, table: string): KeyS
   },
 });
 
+const toSnapshotRef = (item: Record<string, unknown>): SnapshotRef => {
+  const { snapshotKey: _key, ...ref } = snapshotItem.parse(item);
+  return ref;
+};
+
 export const createSnapshotCatalog = (
   doc: DynamoDBDocumentClient,
   table: string,
-): SnapshotCatalog => ({
+): SnapshotCatalog & AppSnapshots => ({
   async get(appId, since) {
     const { Item } = await doc.send(
       new GetCommand({
@@ -175,9 +182,7 @@ export const createSnapshotCatalog = (
         Key: { snapshotKey: snapshotKey(appId, since) },
       }),
     );
-    if (!Item) return undefined;
-    const { snapshotKey: _key, ...ref } = snapshotItem.parse(Item);
-    return ref;
+    return Item ? toSnapshotRef(Item) : undefined;
   },
   async put(ref: SnapshotRef) {
     await doc.send(
@@ -191,6 +196,39 @@ export const createSnapshotCatalog = (
         },
       }),
     );
+  },
+  async listByApp(appId) {
+    const found: SnapshotRef[] = [];
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await doc.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: SNAPSHOTS_BY_APP_INDEX,
+          KeyConditionExpression: "appId = :appId",
+          ExpressionAttributeValues: { ":appId": appId },
+          ExclusiveStartKey: cursor,
+        }),
+      );
+      for (const item of page.Items ?? []) found.push(toSnapshotRef(item));
+      cursor = page.LastEvaluatedKey;
+    } while (cursor);
+    return found;
+  },
+  async delete(ref) {
+    try {
+      await doc.send(
+        new DeleteCommand({
+          TableName: table,
+          Key: { snapshotKey: snapshotKey(ref.appId, ref.since) },
+          ConditionExpression: "snapshotId = :snapshotId",
+          ExpressionAttributeValues: { ":snapshotId": ref.snapshotId },
+        }),
+      );
+    } catch (error) {
+      // Gone already, or replaced by a newer snapshot, which the caller has not looked at.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
   },
 });
 

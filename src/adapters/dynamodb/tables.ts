@@ -18,7 +18,14 @@ export interface TableDefinition {
 export const TABLE_DEFINITIONS = {
   apps: { partitionKey: "appId" },
   keys: { partitionKey: "keyId", indexes: [{ name: "byApp", partitionKey: "appId" }] },
-  snapshots: { partitionKey: "snapshotKey", ttlAttribute: "expiresTtl" },
+  snapshots: {
+    partitionKey: "snapshotKey",
+    // The purge job finds an app's snapshots through it. Not added to an embedded data
+    // directory created before it (dynalite cannot add an index); the embedded runtime
+    // purges its snapshot files directly and never queries it.
+    indexes: [{ name: "byApp", partitionKey: "appId" }],
+    ttlAttribute: "expiresTtl",
+  },
   installs: { partitionKey: "installKey" },
   customerUsers: {
     partitionKey: "customerUserKey",

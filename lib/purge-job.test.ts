@@ -1,0 +1,160 @@
+import { Duration } from "aws-cdk-lib";
+import type { Template } from "aws-cdk-lib/assertions";
+import { AwsSolutionsChecks } from "cdk-nag";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { AttributionStack } from "./attribution-stack.ts";
+import { IngestStreams } from "./ingest-stream.ts";
+import { Lake } from "./lake.ts";
+import { PurgeJob } from "./purge-job.ts";
+import {
+  actionsOf,
+  propertiesOf,
+  statementsOfRole,
+  synthAttributionStack,
+  testStack,
+} from "./stack.test-support.ts";
+import { ServiceTables } from "./tables.ts";
+
+let stack: AttributionStack;
+let template: Template;
+
+beforeAll(() => {
+  ({ stack, template } = synthAttributionStack());
+});
+
+const resolve = (value: unknown) => stack.resolve(value);
+
+describe("purge job", () => {
+  it("runs every 10 minutes on an EventBridge schedule, with no Lambda retry beside it", () => {
+    const fn = stack.purge.function.function;
+    template.hasResourceProperties("AWS::Events::Rule", {
+      ScheduleExpression: "rate(10 minutes)",
+      State: "ENABLED",
+      Targets: [{ Arn: resolve(fn.functionArn), Id: "Target0" }],
+    });
+    template.hasResourceProperties("AWS::Lambda::Permission", {
+      Action: "lambda:InvokeFunction",
+      FunctionName: resolve(fn.functionArn),
+      Principal: "events.amazonaws.com",
+      SourceArn: resolve(stack.purge.rule.ruleArn),
+    });
+    template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
+      FunctionName: resolve(fn.functionName),
+      MaximumRetryAttempts: 0,
+    });
+  });
+
+  it("waits out Firehose's buffer, never overlaps itself, and says how long a deletion takes", () => {
+    const props = propertiesOf(
+      template.toJSON().Resources[resolve(stack.purge.function.function.functionName).Ref],
+    );
+    expect(props.Timeout).toBe(540);
+    expect(props.MemorySize).toBe(2048);
+    expect(props.Environment).toEqual({
+      Variables: {
+        DELETIONS_TABLE: resolve(stack.tables.deletions.tableName),
+        INSTALLS_TABLE: resolve(stack.tables.installs.tableName),
+        CUSTOMER_USERS_TABLE: resolve(stack.tables.customerUsers.tableName),
+        SNAPSHOTS_TABLE: resolve(stack.tables.snapshots.tableName),
+        LAKE_BUCKET: resolve(stack.lake.bucket.bucketName),
+        RESULTS_BUCKET: resolve(stack.lake.resultsBucket.bucketName),
+        // Firehose's 5-minute buffering plus a minute for the delivery.
+        MIN_REQUEST_AGE_SECONDS: "360",
+      },
+    });
+    expect(stack.purge.completionBound.toMinutes()).toBe(25);
+  });
+
+  it("refuses a schedule no longer than Firehose's buffering, or a timeout as long as it", () => {
+    const build = (props: { schedule?: Duration; timeout?: Duration }) => {
+      const scope = testStack();
+      const lake = new Lake(scope, "Lake");
+      const ingest = new IngestStreams(scope, "Ingest", {
+        lake,
+        bufferInterval: Duration.minutes(10),
+      });
+      return new PurgeJob(scope, "Purge", {
+        tables: new ServiceTables(scope, "Tables"),
+        lake,
+        streamBufferInterval: ingest.bufferInterval,
+        ...props,
+      });
+    };
+    expect(() => build({})).toThrow(/must exceed Firehose's buffering interval \(600 s\)/);
+    expect(() => build({ schedule: Duration.minutes(15), timeout: Duration.minutes(15) })).toThrow(
+      /shorter than its schedule/,
+    );
+    const job = build({ schedule: Duration.minutes(15) });
+    expect(job.minRequestAge.toSeconds()).toBe(660);
+    expect(job.completionBound.toMinutes()).toBe(11 + 15 + 14);
+  });
+
+  it("grants exactly the purge's operations, each on its own table, index or prefix", () => {
+    const { tables, lake } = stack;
+    const statements = statementsOfRole(template, stack.purge.function.role).filter((s) =>
+      actionsOf(s).some((a) => a.startsWith("dynamodb:") || a.startsWith("s3:")),
+    );
+    const objects = (bucket: typeof lake.bucket, prefix: string) =>
+      resolve(bucket.arnForObjects(prefix));
+    expect(statements).toEqual([
+      {
+        Effect: "Allow",
+        Action: "dynamodb:Query",
+        Resource: [
+          resolve(`${tables.deletions.tableArn}/index/open`),
+          resolve(`${tables.customerUsers.tableArn}/index/byInstall`),
+          resolve(`${tables.snapshots.tableArn}/index/byApp`),
+        ],
+      },
+      {
+        Effect: "Allow",
+        Action: "dynamodb:UpdateItem",
+        Resource: resolve(tables.deletions.tableArn),
+      },
+      {
+        Effect: "Allow",
+        Action: "dynamodb:DeleteItem",
+        Resource: [
+          resolve(tables.installs.tableArn),
+          resolve(tables.customerUsers.tableArn),
+          resolve(tables.snapshots.tableArn),
+        ],
+      },
+      {
+        Effect: "Allow",
+        Action: "s3:ListBucket",
+        Resource: resolve(lake.bucket.bucketArn),
+        Condition: { StringLike: { "s3:prefix": ["events/*", "attributions/*"] } },
+      },
+      {
+        Effect: "Allow",
+        Action: ["s3:GetObject", "s3:PutObject", "s3:DeleteObjectVersion"],
+        Resource: [objects(lake.bucket, "events/*"), objects(lake.bucket, "attributions/*")],
+      },
+      {
+        Effect: "Allow",
+        Action: "s3:DeleteObject",
+        Resource: objects(lake.resultsBucket, "athena/*"),
+      },
+    ]);
+  });
+
+  it("has no wildcard action, no scan, and nothing beyond its logs and traces", () => {
+    const all = statementsOfRole(template, stack.purge.function.role);
+    const actions = all.flatMap(actionsOf);
+    expect(actions.filter((a) => a.includes("*"))).toEqual([]);
+    expect(actions.filter((a) => /Scan|Batch|GetItem|PutItem/.test(a))).toEqual([]);
+    const others = actions.filter((a) => !a.startsWith("dynamodb:") && !a.startsWith("s3:"));
+    expect(new Set(others.map((a) => a.split(":")[0]))).toEqual(new Set(["logs", "xray"]));
+  });
+
+  it("passes cdk-nag's AWS Solutions checks", () => {
+    const report = new AwsSolutionsChecks().validateScope(stack);
+    // Logical ids follow construct paths: the job's resources all start with "Purge".
+    const atPurge = report.violations.filter((v) =>
+      v.violatingResources.some((r) => r.resourceLogicalId?.startsWith("Purge")),
+    );
+    expect(atPurge).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The purge of deleted installs on AWS: `lambdas/purge.ts` run by an EventBridge schedule,
+ * with exactly the grants it needs (ServiceTables.grantPurge, Lake.grantPurgeTables and
+ * Lake.grantDeleteResults).
+ *
+ * How long a deletion takes. Firehose cannot be flushed, so the job purges a request only once
+ * it is older than the streams' buffering interval plus a delivery margin (its
+ * MIN_REQUEST_AGE_SECONDS); rows sent before the request are in the lake by then. The schedule's
+ * interval must exceed the buffering interval: a request skipped as too young is then old
+ * enough at the next run, so it waits at most one run more, never indefinitely. The function's
+ * timeout is kept under the interval so two runs do not overlap (the lake writes are
+ * conditional anyway, and Lambda's own retries of a failed run are off: the next run retries).
+ * A request made at t is therefore completed before
+ *
+ *     t + minimum age + schedule interval + timeout
+ *
+ * which is 6 + 10 + 9 = 25 minutes with the defaults (5-minute buffering), as long as runs
+ * succeed; one that fails or times out leaves the request open and the next run resumes it
+ * (files already rewritten no longer hold the install, so each run makes progress).
+ */
+import { Duration } from "aws-cdk-lib";
+import { Rule, Schedule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import { purgeEnv } from "../src/config/aws-env.ts";
+import { RESULTS_PREFIX } from "./athena.ts";
+import { envFor } from "./env.ts";
+import type { Lake } from "./lake.ts";
+import { type EntryResolver, ServiceFunction } from "./service-function.ts";
+import type { ServiceTables } from "./tables.ts";
+
+/** Firehose writes a file shortly after its buffer closes; this covers the S3 write. */
+export const DELIVERY_MARGIN = Duration.minutes(1);
+
+export interface PurgeJobProps {
+  readonly tables: ServiceTables;
+  readonly lake: Lake;
+  /** The Firehose streams' buffering interval (IngestStreams.bufferInterval). */
+  readonly streamBufferInterval: Duration;
+  /** How often the job runs. Default 10 minutes; must exceed the buffering interval. */
+  readonly schedule?: Duration;
+  /** Default one minute under the schedule, at most Lambda's 15 minutes. */
+  readonly timeout?: Duration;
+  /** A file being rewritten is held in memory, decoded, about three times over. */
+  readonly memoryMb?: number;
+  readonly entryFor?: EntryResolver;
+  readonly logRetention?: RetentionDays;
+}
+
+export class PurgeJob extends Construct {
+  readonly function: ServiceFunction;
+  readonly rule: Rule;
+  /** Requests younger than this wait for a later run. */
+  readonly minRequestAge: Duration;
+  /** Upper bound on the time from a request to its completion, when runs succeed. */
+  readonly completionBound: Duration;
+
+  constructor(scope: Construct, id: string, props: PurgeJobProps) {
+    super(scope, id);
+    const schedule = props.schedule ?? Duration.minutes(10);
+    const buffering = props.streamBufferInterval.toSeconds();
+    if (schedule.toSeconds() <= buffering) {
+      throw new Error(
+        `The purge schedule (${schedule.toSeconds()} s) must exceed Firehose's buffering interval (${buffering} s)`,
+      );
+    }
+    const timeout =
+      props.timeout ??
+      Duration.seconds(Math.min(schedule.toSeconds() - 60, Duration.minutes(15).toSeconds()));
+    if (timeout.toSeconds() >= schedule.toSeconds()) {
+      throw new Error("The purge timeout must be shorter than its schedule, so runs never overlap");
+    }
+    this.minRequestAge = Duration.seconds(buffering + DELIVERY_MARGIN.toSeconds());
+    this.completionBound = Duration.seconds(
+      this.minRequestAge.toSeconds() + schedule.toSeconds() + timeout.toSeconds(),
+    );
+
+    const { tables, lake } = props;
+    this.function = new ServiceFunction(this, "Purge", {
+      name: "purge",
+      memoryMb: props.memoryMb ?? 2048,
+      timeout,
+      environment: envFor(purgeEnv, {
+        DELETIONS_TABLE: tables.deletions.tableName,
+        INSTALLS_TABLE: tables.installs.tableName,
+        CUSTOMER_USERS_TABLE: tables.customerUsers.tableName,
+        SNAPSHOTS_TABLE: tables.snapshots.tableName,
+        LAKE_BUCKET: lake.bucket.bucketName,
+        RESULTS_BUCKET: lake.resultsBucket.bucketName,
+        MIN_REQUEST_AGE_SECONDS: String(this.minRequestAge.toSeconds()),
+      }),
+      entryFor: props.entryFor,
+      logRetention: props.logRetention,
+    });
+    const { role } = this.function;
+    tables.grantPurge(role);
+    lake.grantPurgeTables(role);
+    lake.grantDeleteResults(role, RESULTS_PREFIX);
+    // A failed run is retried by the next scheduled one, not by Lambda alongside it.
+    this.function.function.configureAsyncInvoke({ retryAttempts: 0 });
+
+    this.rule = new Rule(this, "Schedule", {
+      description: "Purges deleted installs from the tables and the lake.",
+      schedule: Schedule.rate(schedule),
+      targets: [new LambdaFunction(this.function.function)],
+    });
+  }
+}

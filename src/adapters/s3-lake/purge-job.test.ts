@@ -1,0 +1,117 @@
+/**
+ * The AWS purge job's whole flow: the real DynamoDB stores against the embedded
+ * DynamoDB-compatible server, and the S3 lake in memory.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { purgeEnv } from "../../config/aws-env.ts";
+import { requestDeletion } from "../../deletion/deletions.ts";
+import {
+  type DynamoConnection,
+  LOCAL_TABLE_NAMES,
+  startLocalDynamoDb,
+} from "../../embedded/local-dynamodb.ts";
+import { EVENTS_TABLE } from "../../lake/tables.ts";
+import type { Install } from "../../ports/installs.ts";
+import { createDynamoStores } from "../dynamodb/stores.ts";
+import { lakeFile, lakeRows, readLakeFile } from "./lake-files.test-support.ts";
+import { createS3PurgeJob } from "./purge-job.ts";
+import { createVersionedS3 } from "./versioned-s3.test-support.ts";
+
+const APP = "com.example.app";
+const LAKE = "lake";
+const RESULTS = "results";
+const NOW = new Date("2026-11-02T12:00:00.000Z");
+const minutesAgo = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000);
+
+const install = (serviceId: string): Install => ({
+  appId: APP,
+  serviceId,
+  os: "android",
+  osVersion: "14",
+  deviceModel: "Pixel 8",
+  appVersion: "1.2.3",
+  sdkPlatform: "kotlin",
+  sdkVersion: "1.11.0",
+  firstOpenTime: "2026-11-01T10:00:00.000Z",
+  idfv: null,
+  maid: null,
+  installReferrer: null,
+  customerUserId: `user-${serviceId}`,
+  locale: null,
+  timezone: null,
+  country: "DE",
+  receivedAt: "2026-11-01T10:00:01.000Z",
+});
+
+describe("AWS purge job", () => {
+  let dir: string;
+  let dynamo: DynamoConnection;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "purge-job-"));
+    dynamo = await startLocalDynamoDb(dir);
+  });
+
+  afterAll(async () => {
+    await dynamo.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("completes requests old enough; the install, its mapping, rows and snapshots are gone", async () => {
+    const stores = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    for (const id of ["gone", "young", "kept"]) {
+      await stores.installs.putIfAbsent(install(id));
+      await stores.customerUsers.put(APP, `user-${id}`, id, "2026-11-01T10:00:00.000Z");
+    }
+    // Old enough to be purged, and one made a minute ago that Firehose may still be delivering.
+    const old = await requestDeletion(APP, "gone", stores.deletions, minutesAgo(30));
+    const young = await requestDeletion(APP, "young", stores.deletions, minutesAgo(1));
+
+    const s3 = createVersionedS3({ versioned: [LAKE] });
+    const key = `events/app_id=${APP}/dt=2026-11-01/events-1-2026-11-01-10-00-00-abc`;
+    const ids = ["gone", "young", "kept", "gone", "kept", "young"];
+    const original = await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, ids, "INT96"), "INT96", 4);
+    s3.put(LAKE, key, original);
+    s3.put(RESULTS, "athena/q1.csv", '"event_id"\n');
+    await stores.snapshots.put({
+      appId: APP,
+      since: 1_790_000_000,
+      snapshotId: "s1",
+      location: `s3://${RESULTS}/athena/q1.csv`,
+      createdAt: minutesAgo(40).getTime(),
+      expiresAt: minutesAgo(25).getTime(),
+    });
+
+    const env = purgeEnv.parse({
+      DELETIONS_TABLE: LOCAL_TABLE_NAMES.deletions,
+      INSTALLS_TABLE: LOCAL_TABLE_NAMES.installs,
+      CUSTOMER_USERS_TABLE: LOCAL_TABLE_NAMES.customerUsers,
+      SNAPSHOTS_TABLE: LOCAL_TABLE_NAMES.snapshots,
+      LAKE_BUCKET: LAKE,
+      RESULTS_BUCKET: RESULTS,
+    });
+    expect(env.MIN_REQUEST_AGE_SECONDS).toBe(360);
+    const run = createS3PurgeJob({ doc: dynamo.doc, s3: s3.client, env, now: () => NOW });
+
+    expect(await run()).toBe(1);
+
+    expect(await stores.deletions.get(old.request_id)).toMatchObject({
+      status: "completed",
+      completedAt: NOW.toISOString(),
+    });
+    expect((await stores.deletions.listOpen()).map((r) => r.requestId)).toEqual([young.request_id]);
+    expect(await stores.installs.get(APP, "gone")).toBeUndefined();
+    expect(await stores.customerUsers.get(APP, "user-gone")).toBeUndefined();
+    const after = await readLakeFile(s3.bytes(LAKE, key) ?? new Uint8Array());
+    expect(after.rows.map((r) => r.service_id)).toEqual(["young", "kept", "kept", "young"]);
+    expect(await stores.snapshots.listByApp(APP)).toEqual([]);
+    expect(s3.keys(RESULTS)).toEqual([]);
+    // The young request's install waits for the next run.
+    expect(await stores.installs.get(APP, "young")).toBeDefined();
+    expect(await stores.customerUsers.get(APP, "user-young")).toBe("young");
+    expect(await stores.installs.get(APP, "kept")).toBeDefined();
+  });
+});

@@ -1,0 +1,311 @@
+/**
+ * The S3 lake purge against an in-memory versioned S3, with real Parquet: Firehose-like files
+ * (INT96 timestamps, as Hive writes them, and INT64 micros) are rewritten and read back with
+ * hyparquet and DuckDB.
+ */
+import { randomBytes } from "node:crypto";
+import { DeleteObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { parquetWriteBuffer } from "hyparquet-writer";
+import { beforeEach, describe, expect, it } from "vitest";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/tables.ts";
+import type { AppSnapshots, SnapshotRef } from "../../ports/lake.ts";
+import {
+  duckdbRows,
+  HIVE_KV,
+  type LakeRow,
+  lakeFile,
+  lakeRows,
+  readLakeFile,
+  type TimestampEncoding,
+} from "./lake-files.test-support.ts";
+import { UnsupportedParquetError } from "./parquet-rewrite.ts";
+import { createS3LakePurger } from "./purge.ts";
+import { createVersionedS3, type ServedRange } from "./versioned-s3.test-support.ts";
+
+const LAKE = "lake-bucket";
+const RESULTS = "results-bucket";
+const APP = "com.example.app";
+const GONE = "install-gone";
+
+const eventsKey = (app: string, day: string, n: number) =>
+  `events/app_id=${app}/dt=2026-11-${day}/events-1-2026-11-${day}-10-00-0${n}-0f1e2d3c`;
+const attributionsKey = (app: string) =>
+  `attributions/app_id=${app}/dt=2026-11-01/attributions-1-2026-11-01-10-00-00-9a8b7c6d`;
+
+const memorySnapshots = (refs: SnapshotRef[]): AppSnapshots & { refs: SnapshotRef[] } => {
+  const store = {
+    refs,
+    listByApp: async (appId: string) => store.refs.filter((r) => r.appId === appId),
+    delete: async (ref: SnapshotRef) => {
+      store.refs = store.refs.filter((r) => r.snapshotId !== ref.snapshotId);
+    },
+  };
+  return store;
+};
+
+const snapshotRef = (appId: string, queryId: string): SnapshotRef => ({
+  appId,
+  since: 1_790_000_000,
+  snapshotId: `snap-${queryId}`,
+  location: `s3://${RESULTS}/athena/${queryId}.csv`,
+  createdAt: 1,
+  expiresAt: 2,
+});
+
+/** Rows whose install is `GONE` every fourth row, the rest spread over three others. */
+const mixedIds = (count: number) =>
+  Array.from({ length: count }, (_, i) => (i % 4 === 1 ? GONE : `install-${i % 3}`));
+
+const putCallsFor = (fake: ReturnType<typeof createVersionedS3>, key: string) =>
+  fake.mock.commandCalls(PutObjectCommand).filter((c) => c.args[0].input.Key === key);
+
+describe.each(["INT96", "INT64"] as const)("S3 lake purge, %s timestamps", (timestamps) => {
+  let fake: ReturnType<typeof createVersionedS3>;
+  let snapshots: ReturnType<typeof memorySnapshots>;
+  let files: Record<string, { bytes: Uint8Array; rows: LakeRow[]; version: string }>;
+
+  const seed = async (key: string, rows: LakeRow[], rowGroupSize: number) => {
+    const table = key.startsWith("events/") ? EVENTS_TABLE : ATTRIBUTIONS_TABLE;
+    const bytes = await lakeFile(table, rows, timestamps as TimestampEncoding, rowGroupSize);
+    files[key] = { bytes, rows, version: fake.put(LAKE, key, bytes) };
+  };
+
+  beforeEach(async () => {
+    // Two keys per listing page, so every prefix is listed over several pages.
+    fake = createVersionedS3({ versioned: [LAKE], pageSize: 2 });
+    files = {};
+    // Holds the install among others, over three row groups, with nulls in every column.
+    await seed(eventsKey(APP, "01", 1), lakeRows(EVENTS_TABLE, mixedIds(25), timestamps), 10);
+    // Does not hold it.
+    await seed(eventsKey(APP, "01", 2), lakeRows(EVENTS_TABLE, ["a", "b", "c"], timestamps), 2);
+    await seed(eventsKey(APP, "02", 1), lakeRows(EVENTS_TABLE, ["d"], timestamps, 40), 5);
+    // Holds nothing but the install.
+    await seed(attributionsKey(APP), lakeRows(ATTRIBUTIONS_TABLE, [GONE, GONE], timestamps), 5);
+    // Another app whose install has the same id, and an app whose id starts like APP's.
+    await seed(eventsKey("com.other", "01", 1), lakeRows(EVENTS_TABLE, [GONE, "x"], timestamps), 5);
+    await seed(eventsKey(`${APP}.beta`, "01", 1), lakeRows(EVENTS_TABLE, [GONE], timestamps), 5);
+    fake.put(RESULTS, "athena/q1.csv", '"event_id"\n"e1"\n');
+    fake.put(RESULTS, "athena/q1.csv.pages.json", "{}");
+    fake.put(RESULTS, "athena/q1.csv.metadata", "meta");
+    fake.put(RESULTS, "athena/q2.csv", '"event_id"\n');
+    fake.put(RESULTS, "athena/q3.csv", '"event_id"\n"e9"\n');
+    snapshots = memorySnapshots([
+      snapshotRef(APP, "q1"),
+      snapshotRef(APP, "q2"),
+      snapshotRef("com.other", "q3"),
+    ]);
+  });
+
+  const purge = () =>
+    createS3LakePurger({
+      s3: fake.client,
+      lakeBucket: LAKE,
+      resultsBucket: RESULTS,
+      snapshots,
+    }).purgeInstall(APP, GONE);
+
+  it("rewrites a file holding the install with every other row, its schema and metadata", async () => {
+    const key = eventsKey(APP, "01", 1);
+    const { filesRewritten } = await purge();
+    expect(filesRewritten).toBe(2);
+
+    const rewritten = fake.bytes(LAKE, key);
+    if (!rewritten) throw new Error("the file is gone");
+    const before = await readLakeFile(files[key]?.bytes ?? new Uint8Array());
+    const after = await readLakeFile(rewritten);
+    const kept = before.rows.filter((row) => row.service_id !== GONE);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(after.rows).toEqual(kept);
+    expect(after.metadata.schema).toEqual(before.metadata.schema);
+    expect(after.metadata.schema.find((e) => e.name === "event_time")?.type).toBe(timestamps);
+    expect(after.metadata.key_value_metadata).toEqual(HIVE_KV);
+    expect(after.metadata.row_groups.map((g) => g.num_rows)).toEqual([10n, 9n]);
+    // Put once, conditional on the version that was read, which is then deleted by id.
+    const [put] = putCallsFor(fake, key);
+    expect(put?.args[0].input.IfMatch).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(fake.versions(LAKE, key)).toHaveLength(1);
+    expect(fake.versions(LAKE, key)).not.toContain(files[key]?.version);
+  });
+
+  it("writes a file DuckDB reads as the same typed rows, minus the install's", async () => {
+    const key = eventsKey(APP, "01", 1);
+    await purge();
+    const rewritten = fake.bytes(LAKE, key) ?? new Uint8Array();
+    const micros = (rows: LakeRow[]) =>
+      rows.map((r) => [
+        r.event_id,
+        typeof r.event_time === "bigint" ? r.event_time / 1000n : null,
+        r.revenue,
+      ]);
+    const query = `SELECT event_id, epoch_us(event_time), revenue FROM $file`;
+    // The input first: DuckDB reading the expected instants checks how it was encoded too.
+    const original = files[key]?.rows ?? [];
+    expect(await duckdbRows(files[key]?.bytes ?? new Uint8Array(), query)).toEqual(
+      micros(original),
+    );
+    expect(await duckdbRows(rewritten, query)).toEqual(
+      micros(original.filter((r) => r.service_id !== GONE)),
+    );
+    const types = await duckdbRows(
+      rewritten,
+      `SELECT name, type, converted_type, repetition_type FROM parquet_schema($path)
+       WHERE name IN ('service_id', 'event_time', 'revenue')`,
+    );
+    expect(types).toEqual([
+      ["event_time", timestamps, timestamps === "INT96" ? null : "TIMESTAMP_MICROS", "OPTIONAL"],
+      ["service_id", "BYTE_ARRAY", "UTF8", "OPTIONAL"],
+      ["revenue", "DOUBLE", null, "OPTIONAL"],
+    ]);
+    expect(
+      await duckdbRows(rewritten, `SELECT count(*) FROM $file WHERE service_id = '${GONE}'`),
+    ).toEqual([[0n]]);
+  });
+
+  it("deletes a file holding nothing but the install, leaving no version or marker", async () => {
+    const key = attributionsKey(APP);
+    await purge();
+    expect(fake.keys(LAKE)).not.toContain(key);
+    expect(fake.versions(LAKE, key)).toEqual([]);
+    expect(putCallsFor(fake, key)).toEqual([]);
+  });
+
+  it("leaves other files untouched", async () => {
+    await purge();
+    for (const key of [eventsKey(APP, "01", 2), eventsKey(APP, "02", 1)]) {
+      expect(fake.versions(LAKE, key)).toEqual([files[key]?.version]);
+      expect(putCallsFor(fake, key)).toEqual([]);
+      expect(fake.served.some((s) => s.key === key)).toBe(true);
+    }
+    // Other apps' partitions are not even listed into.
+    for (const key of [eventsKey("com.other", "01", 1), eventsKey(`${APP}.beta`, "01", 1)]) {
+      expect(fake.versions(LAKE, key)).toEqual([files[key]?.version]);
+      expect(fake.served.some((s) => s.key === key)).toBe(false);
+    }
+  });
+
+  it("deletes the app's snapshots, their sidecars and catalog entries, and no other app's", async () => {
+    await purge();
+    expect(fake.keys(RESULTS)).toEqual(["athena/q3.csv"]);
+    expect(snapshots.refs.map((r) => r.snapshotId)).toEqual(["snap-q3"]);
+    const deleted = fake.mock
+      .commandCalls(DeleteObjectCommand)
+      .map((c) => c.args[0].input)
+      .filter((input) => input.Bucket === RESULTS)
+      .map((input) => input.Key);
+    expect(deleted).toEqual([
+      "athena/q1.csv",
+      "athena/q1.csv.pages.json",
+      "athena/q1.csv.metadata",
+      "athena/q2.csv",
+      "athena/q2.csv.pages.json",
+      "athena/q2.csv.metadata",
+    ]);
+  });
+
+  it("reads a large file without the install only in part: its footer and service ids", async () => {
+    const key = eventsKey(APP, "03", 1);
+    const rows = lakeRows(
+      EVENTS_TABLE,
+      mixedIds(3000).map((id) => `${id}-kept`),
+      timestamps,
+    );
+    // Incompressible parameters make the file a few megabytes, mostly not service ids.
+    for (const row of rows) row.parameters = randomBytes(600).toString("hex");
+    await seed(key, rows, 1000);
+    const size = files[key]?.bytes.byteLength ?? 0;
+    expect(size).toBeGreaterThan(3_000_000);
+    await purge();
+    const read = fake.served.filter((s) => s.key === key);
+    expect(read.every((s) => s.range !== undefined)).toBe(true);
+    expect(read.reduce((sum, s) => sum + s.bytes, 0)).toBeLessThan(size / 4);
+    expect(fake.versions(LAKE, key)).toEqual([files[key]?.version]);
+  });
+
+  it("does nothing more when run again (a retried request)", async () => {
+    await purge();
+    const puts = fake.mock.commandCalls(PutObjectCommand).length;
+    expect(await purge()).toEqual({ filesRewritten: 0 });
+    expect(fake.mock.commandCalls(PutObjectCommand)).toHaveLength(puts);
+  });
+});
+
+describe("S3 lake purge, failing loudly", () => {
+  const purger = (fake: ReturnType<typeof createVersionedS3>, refs: SnapshotRef[] = []) =>
+    createS3LakePurger({
+      s3: fake.client,
+      lakeBucket: LAKE,
+      resultsBucket: RESULTS,
+      snapshots: memorySnapshots(refs),
+    });
+
+  const decimalFile = (serviceIds: string[]) =>
+    new Uint8Array(
+      parquetWriteBuffer({
+        columnData: [
+          { name: "service_id", data: serviceIds },
+          { name: "price", data: serviceIds.map((_, i) => i + 0.5) },
+        ],
+        schema: [
+          { name: "hive_schema", num_children: 2 },
+          {
+            name: "service_id",
+            type: "BYTE_ARRAY",
+            converted_type: "UTF8",
+            repetition_type: "OPTIONAL",
+          },
+          {
+            name: "price",
+            type: "INT32",
+            converted_type: "DECIMAL",
+            scale: 2,
+            precision: 9,
+            repetition_type: "OPTIONAL",
+          },
+        ],
+      }),
+    );
+
+  it("refuses to rewrite a type it cannot write back unchanged, and changes nothing", async () => {
+    const fake = createVersionedS3({ versioned: [LAKE] });
+    const key = eventsKey(APP, "01", 1);
+    const version = fake.put(LAKE, key, decimalFile(["a", GONE]));
+    await expect(purger(fake).purgeInstall(APP, GONE)).rejects.toThrow(UnsupportedParquetError);
+    await expect(purger(fake).purgeInstall(APP, GONE)).rejects.toThrow(
+      /cannot rewrite it unchanged: column price is OPTIONAL INT32 DECIMAL/,
+    );
+    expect(fake.versions(LAKE, key)).toEqual([version]);
+    expect(fake.mock.commandCalls(PutObjectCommand)).toEqual([]);
+    expect(fake.mock.commandCalls(DeleteObjectCommand)).toEqual([]);
+    // Such a file is fine as long as it does not hold the install.
+    await expect(purger(fake).purgeInstall(APP, "someone-else")).resolves.toEqual({
+      filesRewritten: 0,
+    });
+  });
+
+  it("fails, deleting nothing, when the file is replaced while it is rewritten", async () => {
+    let replaced = false;
+    const key = eventsKey(APP, "01", 1);
+    const onGet = (served: ServedRange) => {
+      // Right after the whole file is read: a concurrent writer puts a new version.
+      if (served.key === key && served.range === undefined && !replaced) {
+        replaced = true;
+        fake.put(LAKE, key, decimalFile(["late"]));
+      }
+    };
+    const fake = createVersionedS3({ versioned: [LAKE], afterGet: onGet });
+    const rows = lakeRows(EVENTS_TABLE, [GONE, "a"], "INT96");
+    const first = fake.put(LAKE, key, await lakeFile(EVENTS_TABLE, rows, "INT96", 5));
+    await expect(purger(fake).purgeInstall(APP, GONE)).rejects.toThrow(/pre-conditions/);
+    expect(fake.versions(LAKE, key)).toHaveLength(2);
+    expect(fake.versions(LAKE, key)[0]).toBe(first);
+  });
+
+  it("refuses to delete a snapshot outside the results bucket", async () => {
+    const fake = createVersionedS3({ versioned: [LAKE] });
+    const stray = { ...snapshotRef(APP, "q1"), location: "s3://elsewhere/athena/q1.csv" };
+    await expect(purger(fake, [stray]).purgeInstall(APP, GONE)).rejects.toThrow(
+      /outside results-bucket/,
+    );
+    expect(fake.mock.commandCalls(DeleteObjectCommand)).toEqual([]);
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * Purging an install from the S3 lake (the AWS LakePurger). Every object under the app's
+ * partitions of each lake table (`<table>/app_id=<app>/`) is a Parquet file Firehose wrote; for
+ * each, only the footer and the `service_id` column are read (Range GETs). A file holding the
+ * install is read whole, rewritten without its rows under its own schema (parquet-rewrite.ts),
+ * checked, and put back under the same key, conditional on the ETag that was read (If-Match: a
+ * file replaced meanwhile fails this purge, which the next run retries); a file holding
+ * nothing else is deleted. Either way the version that held the rows is then deleted by its
+ * VersionId: the lake bucket is versioned, and a plain overwrite or delete would keep it for
+ * the noncurrent-version lifetime (30 days).
+ *
+ * Export snapshots of the app (Athena result CSVs, their page checkpoint sidecars and Athena's
+ * `.metadata` file) are deleted with their catalog entries: one made before the deletion
+ * request may hold the install's records, and they are a cache the export rebuilds on demand.
+ *
+ * Each step is idempotent, so a run that fails or times out part-way is completed by the next.
+ */
+import {
+  DeleteObjectCommand,
+  PutObjectCommand,
+  paginateListObjectsV2,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import { LAKE_TABLES, type LakeTable } from "../../lake/tables.ts";
+import type { AppSnapshots, LakePurger } from "../../ports/lake.ts";
+import { sidecarOf } from "../athena/page-checkpoints.ts";
+import { parseS3Uri } from "../athena/s3-object.ts";
+import {
+  assertRewritable,
+  layoutOf,
+  readColumns,
+  readMetadata,
+  verifyRewrite,
+  writeParquet,
+} from "./parquet-rewrite.ts";
+import {
+  headObject,
+  memoryAsyncBuffer,
+  readRange,
+  type S3ObjectVersion,
+  s3AsyncBuffer,
+  s3Uri,
+} from "./s3-buffer.ts";
+
+export interface S3LakePurgerOptions {
+  readonly s3: S3Client;
+  readonly lakeBucket: string;
+  readonly resultsBucket: string;
+  readonly snapshots: AppSnapshots;
+  /** Default: every lake table. */
+  readonly tables?: readonly LakeTable[];
+}
+
+/** The column every lake table keys its rows by install with. */
+const SERVICE_ID = "service_id";
+
+/** `<table>/app_id=<app>/`: the Hive-style prefix Firehose writes the app's files under. */
+export const appPrefix = (table: LakeTable, appId: string): string =>
+  `${table.name}/app_id=${appId}/`;
+
+const sameBytes = (value: unknown, target: Buffer): boolean =>
+  value instanceof Uint8Array &&
+  value.byteLength === target.byteLength &&
+  target.equals(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+
+export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => {
+  const { s3, lakeBucket, resultsBucket, snapshots } = options;
+  const tables = options.tables ?? LAKE_TABLES;
+
+  async function* keysUnder(prefix: string): AsyncGenerator<string> {
+    for await (const page of paginateListObjectsV2(
+      { client: s3 },
+      { Bucket: lakeBucket, Prefix: prefix },
+    )) {
+      for (const object of page.Contents ?? []) {
+        // A zero-byte `…/` key is a folder placeholder (a console upload), not a file.
+        if (object.Key && !object.Key.endsWith("/")) yield object.Key;
+      }
+    }
+  }
+
+  /** Deletes exactly the version that was read (in an unversioned bucket, the object). */
+  const deleteVersion = async (object: S3ObjectVersion): Promise<void> => {
+    await s3.send(
+      new DeleteObjectCommand({
+        Bucket: object.bucket,
+        Key: object.key,
+        VersionId: object.versionId,
+      }),
+    );
+  };
+
+  /** Whether the file held the install (and so was rewritten or deleted). */
+  const purgeFile = async (key: string, serviceId: Buffer): Promise<boolean> => {
+    const object = await headObject(s3, lakeBucket, key);
+    const where = s3Uri(object);
+    const ranged = s3AsyncBuffer(s3, object);
+    const metadata = await readMetadata(ranged);
+    if (!metadata.schema.some((e) => e.name === SERVICE_ID)) {
+      throw new Error(`${where}: no ${SERVICE_ID} column, so not a lake file`);
+    }
+    const ids = (await readColumns(ranged, metadata, [SERVICE_ID])).get(SERVICE_ID) ?? [];
+    const keep = ids.flatMap((id, row) => (sameBytes(id, serviceId) ? [] : [row]));
+    if (keep.length === ids.length) return false;
+
+    if (keep.length > 0) {
+      // Checked before the whole file is fetched: a type that cannot be written back unchanged
+      // fails the purge (and keeps the request open) rather than altering the lake.
+      assertRewritable(metadata.schema, where);
+      const whole = memoryAsyncBuffer(await readRange(s3, object));
+      const columns = await readColumns(whole, metadata);
+      const bytes = await writeParquet(layoutOf(metadata), columns, keep);
+      await verifyRewrite(bytes, metadata, columns, keep, where);
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: lakeBucket,
+          Key: key,
+          Body: bytes,
+          ContentType: "application/octet-stream",
+          IfMatch: object.etag,
+        }),
+      );
+      // Without versioning (or with it suspended: the "null" version) the overwrite already
+      // replaced the old bytes, and deleting that version would delete the new file.
+      if (!object.versionId || object.versionId === "null") return true;
+    }
+    await deleteVersion(object);
+    return true;
+  };
+
+  const purgeSnapshots = async (appId: string): Promise<void> => {
+    for (const snapshot of await snapshots.listByApp(appId)) {
+      const result = parseS3Uri(snapshot.location);
+      if (result.bucket !== resultsBucket) {
+        throw new Error(
+          `Snapshot ${snapshot.snapshotId} is outside ${resultsBucket}: ${snapshot.location}`,
+        );
+      }
+      // Objects first, then the entry: a failure leaves the entry for the next run to find.
+      const keys = [result.key, sidecarOf(result).key, `${result.key}.metadata`];
+      for (const key of keys) {
+        await s3.send(new DeleteObjectCommand({ Bucket: resultsBucket, Key: key }));
+      }
+      await snapshots.delete(snapshot);
+    }
+  };
+
+  return {
+    async purgeInstall(appId, serviceId) {
+      const id = Buffer.from(serviceId, "utf8");
+      let filesRewritten = 0;
+      for (const table of tables) {
+        for await (const key of keysUnder(appPrefix(table, appId))) {
+          if (await purgeFile(key, id)) filesRewritten += 1;
+        }
+      }
+      await purgeSnapshots(appId);
+      return { filesRewritten };
+    },
+  };
+};
