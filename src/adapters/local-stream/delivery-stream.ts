@@ -10,8 +10,9 @@
  * once: a crash between writing Parquet and deleting the file repeats records, which the
  * export removes.
  */
-import { type FileHandle, mkdir, open, readdir, rm, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { APP_ID_PATTERN } from "../../domain/apps.ts";
 import { sqlString } from "../../lake/export-query.ts";
@@ -83,19 +84,32 @@ export const createLocalDeliveryStream = async (
   let sequence = 0;
   const newWalPath = () => join(walDir, `${process.pid}-${Date.now()}-${sequence++}.ndjson`);
 
+  const stagingDir = join(lakeDir, ".staging");
+  await mkdir(stagingDir, { recursive: true });
+
   /** Writes one closed write-ahead file to the lake, then deletes it. */
   const deliver = async (path: string): Promise<void> => {
     const info = await stat(path).catch(() => undefined);
     if (info && info.size > 0) {
+      // DuckDB writes into a staging folder beside the table; each finished file is then
+      // renamed into the table's layout, so a reader never meets a half-written file.
+      const staging = join(stagingDir, `${process.pid}-${table.name}-${randomUUID()}`);
       const connection = await duckdb.connect();
       try {
         await connection.run(
-          `COPY (${ndjsonToTableRows(table, path)}) TO ${sqlString(tableDir(lakeDir, table))}
-           (FORMAT parquet, PARTITION_BY (app_id, dt), FILENAME_PATTERN 'part-{uuid}', APPEND)`,
+          `COPY (${ndjsonToTableRows(table, path)}) TO ${sqlString(staging)}
+           (FORMAT parquet, PARTITION_BY (app_id, dt), FILENAME_PATTERN 'part-{uuid}')`,
         );
       } finally {
         connection.closeSync();
       }
+      for (const file of await readdir(staging, { recursive: true })) {
+        if (!file.endsWith(".parquet")) continue;
+        const target = join(tableDir(lakeDir, table), file);
+        await mkdir(dirname(target), { recursive: true });
+        await rename(join(staging, file), target);
+      }
+      await rm(staging, { recursive: true, force: true });
     }
     await rm(path, { force: true });
   };
@@ -110,6 +124,14 @@ export const createLocalDeliveryStream = async (
       closed.shift();
     },
   );
+
+  // Staging left by a process that died mid-delivery: its write-ahead file is delivered again.
+  for (const name of await readdir(stagingDir)) {
+    const pid = Number(name.split("-")[0]);
+    if (name.includes(`-${table.name}-`) && (pid === process.pid || !isAlive(pid))) {
+      await rm(join(stagingDir, name), { recursive: true, force: true });
+    }
+  }
 
   // Files of processes that are gone were acknowledged but never delivered.
   for (const name of await readdir(walDir)) {
