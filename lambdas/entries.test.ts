@@ -15,6 +15,7 @@ const INGEST_ENV = {
   SEALING_KEY_ARN: "arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-0000-0000-000000000000",
   FX_RATES_FILE: fileURLToPath(new URL("../data/ecb-eurofxref-hist.csv", import.meta.url)),
   GEOIP_DB_FILE: defaultCountryDatabase(),
+  DELETIONS_TABLE: "deletions",
 };
 
 const ENTRIES = {

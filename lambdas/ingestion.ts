@@ -6,6 +6,7 @@
  */
 
 import { cachedAppStore } from "../src/adapters/cache/cached-apps.ts";
+import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "../src/adapters/dynamodb/installs.ts";
 import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
 import { createFirehoseStream } from "../src/adapters/firehose/record-stream.ts";
@@ -23,7 +24,9 @@ const env = parseEnv(ingestEnv, process.env);
 const APP_CACHE_MS = 5_000;
 
 const [countries, fx] = await Promise.all([
-  createCountryResolver(env.GEOIP_DB_FILE),
+  createCountryResolver(env.GEOIP_DB_FILE, {
+    trustViewerCountry: env.TRUST_VIEWER_COUNTRY === "true",
+  }),
   loadEcbRates(env.FX_RATES_FILE),
 ]);
 
@@ -32,6 +35,7 @@ export const handlers = createIngestHandlers({
   apps: cachedAppStore(createAppStore(dynamoDocument, env.APPS_TABLE), APP_CACHE_MS),
   installs: createInstallStore(dynamoDocument, env.INSTALLS_TABLE),
   customerUsers: createCustomerUserMap(dynamoDocument, env.CUSTOMER_USERS_TABLE),
+  deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE),
   events: createFirehoseStream({ firehose, streamName: env.EVENTS_STREAM }),
   countries,
   fx,

@@ -128,6 +128,8 @@ describe("environment contract", () => {
       SEALING_KEY_ARN: stack.resolve(stack.sealingKey.keyArn),
       FX_RATES_FILE: "/var/task/ecb-eurofxref-hist.csv",
       GEOIP_DB_FILE: "/var/task/geo-whois-asn-country.mmdb",
+      DELETIONS_TABLE: stack.resolve(stack.tables.deletions.tableName),
+      TRUST_VIEWER_COUNTRY: "false",
     });
   });
 
@@ -286,7 +288,11 @@ describe("least privilege", () => {
       expect(services.has(service)).toBe(false);
     const dynamo = onService(allStatements(id), "dynamodb");
     expect(dynamo.flatMap(actionsOf)).not.toContain("dynamodb:Scan");
-    expect(dynamo.flatMap(actionsOf)).not.toContain("dynamodb:Query");
+    // The one query: the app's deletion requests, on their index only.
+    const queries = dynamo.filter((s) => actionsOf(s).includes("dynamodb:Query"));
+    expect(queries.map((s) => s.Resource)).toEqual([
+      { "Fn::Join": ["", [stack.resolve(stack.tables.deletions.tableArn), "/index/byApp"]] },
+    ]);
     expect(JSON.stringify(dynamo)).not.toContain(
       JSON.stringify(stack.resolve(stack.tables.keys.tableArn)),
     );

@@ -85,10 +85,14 @@ export class AttributionStack extends Stack {
         SEALING_KEY_ARN: sealingKey.keyArn,
         FX_RATES_FILE: bundledPath(INGEST_DATA.fxRates),
         GEOIP_DB_FILE: bundledPath(INGEST_DATA.geoip),
+        DELETIONS_TABLE: tables.deletions.tableName,
+        // The API is regional, with no CloudFront in front: a client could set the header.
+        TRUST_VIEWER_COUNTRY: "false",
       }),
       assets: [INGEST_DATA.fxRates, INGEST_DATA.geoip],
       grant: (role) => {
         tables.grantIngestion(role);
+        tables.grantDeletionLookup(role);
         grant(role);
       },
     });

@@ -152,7 +152,7 @@ describe("Glue catalog", () => {
           "projection.app_id.type": "injected",
           "projection.dt.type": "date",
           "projection.dt.format": "yyyy-MM-dd",
-          "projection.dt.range": "2020-01-01,NOW",
+          "projection.dt.range": "2020-01-01,NOW+1DAYS",
           "projection.dt.interval": "1",
           "projection.dt.interval.unit": "DAYS",
           "storage.location.template": stack.resolve(

@@ -51,7 +51,8 @@ const PROJECTION: Record<string, Record<string, string>> = {
   dt: {
     type: "date",
     format: "yyyy-MM-dd",
-    range: "2020-01-01,NOW",
+    // Ingestion accepts event times up to 24 h ahead of the clock, so their day is projected too.
+    range: "2020-01-01,NOW+1DAYS",
     interval: "1",
     "interval.unit": "DAYS",
   },

@@ -41,6 +41,9 @@ export const ingestEnv = z.object({
   FX_RATES_FILE: absolutePath,
   /** The MaxMind-format IP-to-country database. */
   GEOIP_DB_FILE: absolutePath,
+  DELETIONS_TABLE: name,
+  /** "true" only behind a CloudFront distribution, whose viewer-country header can be trusted. */
+  TRUST_VIEWER_COUNTRY: z.enum(["true", "false"]).default("false"),
 });
 
 export const deletionsEnv = z.object({

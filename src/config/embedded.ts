@@ -15,6 +15,8 @@ const schema = z.object({
   ATTRIBUTION_APP_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   /** How often open deletion requests are purged from the lake (also right after each one). */
   ATTRIBUTION_PURGE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /** "true" when a CloudFront distribution in front sets a trustworthy viewer-country header. */
+  ATTRIBUTION_TRUST_VIEWER_COUNTRY: z.enum(["true", "false"]).default("false"),
   /** A fresher IP-to-country database (MMDB with `country_code`) than the shipped one. */
   ATTRIBUTION_GEOIP_DB: z.string().min(1).optional(),
 });
@@ -28,6 +30,7 @@ export interface EmbeddedConfig {
   readonly purgeIntervalMs: number;
   readonly appCacheMs: number;
   readonly geoipDatabase?: string;
+  readonly trustViewerCountry: boolean;
 }
 
 export const embeddedConfig = (
@@ -44,5 +47,7 @@ export const embeddedConfig = (
     purgeIntervalMs: overrides.purgeIntervalMs ?? parsed.ATTRIBUTION_PURGE_INTERVAL_MS,
     appCacheMs: overrides.appCacheMs ?? parsed.ATTRIBUTION_APP_CACHE_MS,
     geoipDatabase: overrides.geoipDatabase ?? parsed.ATTRIBUTION_GEOIP_DB,
+    trustViewerCountry:
+      overrides.trustViewerCountry ?? parsed.ATTRIBUTION_TRUST_VIEWER_COUNTRY === "true",
   };
 };

@@ -31,6 +31,11 @@ export const requestDeletion = async (
   deletions: DeletionStore,
   now = new Date(),
 ): Promise<DeletionAnswer> => {
+  // A repeat (an SDK retry) answers the request already made, so retries cannot pile up.
+  const existing = (await deletions.listByApp(appId)).find(
+    (d) => d.serviceId === serviceId && d.status !== "completed",
+  );
+  if (existing) return answer(existing);
   const request: DeletionRequest = {
     requestId: randomUUID(),
     appId,

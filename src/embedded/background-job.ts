@@ -16,7 +16,9 @@ export const backgroundJob = (
 ): BackgroundJob => {
   let running: Promise<void> | undefined;
   let again = false;
+  let stopped = false;
   const run = (): Promise<void> => {
+    if (stopped) return running ?? Promise.resolve();
     if (running) {
       again = true;
       return running;
@@ -40,6 +42,7 @@ export const backgroundJob = (
   return {
     trigger: run,
     async stop() {
+      stopped = true;
       clearInterval(timer);
       again = false;
       await running;

@@ -29,8 +29,9 @@ const runtimeInfo = z.object({
 });
 export type RuntimeInfo = z.infer<typeof runtimeInfo>;
 
+// Only for this user: the local DynamoDB endpoint it names takes any request.
 export const writeRuntimeInfo = (dataDir: string, info: RuntimeInfo) =>
-  writeFile(dataPaths(dataDir).runtimeFile, `${JSON.stringify(info, null, 2)}\n`);
+  writeFile(dataPaths(dataDir).runtimeFile, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
 
 export const removeRuntimeInfo = (dataDir: string) =>
   rm(dataPaths(dataDir).runtimeFile, { force: true });

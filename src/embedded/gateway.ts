@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type {
   APIGatewayAuthorizerResult,
@@ -184,6 +185,8 @@ export const createGateway = (options: GatewayOptions): Server => {
     const response = await handler(event, lambdaContext(route.id, route.timeoutSeconds));
     res.writeHead(response.statusCode, response.headers);
     if (method === "HEAD") {
+      // Headers only: the body is dropped unread, which releases what produces it.
+      if (response.body instanceof Readable) response.body.destroy();
       res.end();
       return;
     }

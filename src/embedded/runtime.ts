@@ -108,7 +108,9 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     ...stores,
     apps,
     events: lake.streams.events,
-    countries: await createCountryResolver(config.geoipDatabase),
+    countries: await createCountryResolver(config.geoipDatabase, {
+      trustViewerCountry: config.trustViewerCountry,
+    }),
     fx: await loadRates(paths.fxRates),
     keyrings: createAppKeyrings(createKeyFileWrapper(paths.masterKey)),
   });
@@ -172,11 +174,12 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     flush: lake.flush,
     async stop() {
       clearInterval(pruner);
-      await purge.stop();
+      // No new request first, so none can start a purge while the stores close.
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await purge.stop();
       await lake.close();
       await dynamodb.close();
       await removeRuntimeInfo(config.dataDir);

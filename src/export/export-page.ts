@@ -71,7 +71,9 @@ export const createExportPages = (deps: ExportPageDeps) => {
     ]);
     const newestTombstone = Math.max(0, ...tombstones.map((t) => Date.parse(t.requestedAt)));
     if (known && known.expiresAt > now() && known.createdAt > newestTombstone) return known;
-    const key = `${appId}#${since}`;
+    // The newest tombstone is part of the key: a materialisation started before a deletion
+    // request is never handed to a page asked for after it.
+    const key = `${appId}#${since}#${newestTombstone}`;
     let pending = inFlight.get(key);
     if (!pending) {
       const deleted = [...new Set(tombstones.map((t) => t.serviceId))];

@@ -20,6 +20,7 @@ describe("export query parameters", () => {
     [{}, "timestamp"],
     [{ timestamp: "" }, "timestamp"],
     [{ timestamp: "1e9" }, "timestamp"],
+    [{ timestamp: "9999999999999999" }, "timestamp"],
     [{ timestamp: "12", format: "JSON" }, "format"],
     [{ timestamp: "12", limit: "10001" }, "limit"],
     [{ timestamp: "12", limit: "-1" }, "limit"],

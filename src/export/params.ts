@@ -4,6 +4,9 @@ import { EXPORT_FORMATS } from "./formats/names.ts";
 
 export const MAX_LIMIT = 10_000;
 
+/** 9999-12-31T23:59:59Z: the last second a timestamp can name as an ISO 8601 date. */
+export const MAX_TIMESTAMP = 253_402_300_799;
+
 // Query values are strings; only plain base-10 integers are accepted ("1e3", "5.0" are not).
 const integer = (name: string, rule: string) =>
   z
@@ -18,7 +21,8 @@ export const exportParamsSchema = z.object({
     .pipe(
       z
         .number()
-        .min(0, { error: "timestamp must be an integer number of Unix seconds, 0 or more." }),
+        .min(0, { error: "timestamp must be an integer number of Unix seconds, 0 or more." })
+        .max(MAX_TIMESTAMP, { error: `timestamp must be at most ${MAX_TIMESTAMP} (year 9999).` }),
     ),
   format: z
     .enum(EXPORT_FORMATS, { error: `format must be one of ${EXPORT_FORMATS.join(", ")}.` })

@@ -17,7 +17,7 @@ import {
 } from "../domain/app-config.ts";
 import { KEY_KINDS, type Scope } from "../domain/keys.ts";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/formats/names.ts";
-import { type ExportParams, MAX_LIMIT } from "../export/params.ts";
+import { type ExportParams, MAX_LIMIT, MAX_TIMESTAMP } from "../export/params.ts";
 import { eventsRequestSchema, s2sEventsRequestSchema } from "../ingest/event-schema.ts";
 import { installRequestSchema } from "../ingest/install.ts";
 import { INGEST_LIMITS } from "../ingest/limits.ts";
@@ -298,6 +298,7 @@ export const exportQuerySchema = tiedTo<ExportParams>()(
     timestamp: z
       .int()
       .min(0)
+      .max(MAX_TIMESTAMP)
       .meta({
         description:
           "Start of the window in Unix seconds (plain base-10 digits): events with `event_time` " +

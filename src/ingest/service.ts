@@ -9,6 +9,7 @@ import type { FxRates } from "../fx/ecb-rates.ts";
 import { UnauthorizedError, ValidationError } from "../http/errors.ts";
 import type { LakeRecord } from "../lake/tables.ts";
 import type { App, AppStore } from "../ports/apps.ts";
+import type { DeletionStore } from "../ports/deletions.ts";
 import type { CountryResolver } from "../ports/geo.ts";
 import type { CustomerUserMap, Install, InstallStore } from "../ports/installs.ts";
 import type { RecordStream } from "../ports/lake.ts";
@@ -26,6 +27,8 @@ export interface IngestionDeps {
   readonly countries: CountryResolver;
   readonly fx: FxRates;
   readonly keyrings: AppKeyrings;
+  /** Deletion requests: an install deleted once is never taken in again. */
+  readonly deletions: Pick<DeletionStore, "listByApp">;
   readonly now?: () => Date;
 }
 
@@ -52,6 +55,9 @@ export interface EventsAnswer {
 export const DISABLED_APP_DETAIL =
   "The app is disabled in its remote configuration; nothing was stored.";
 
+export const DELETED_INSTALL_DETAIL =
+  "The install's data was deleted on request; its events are not taken in.";
+
 const INSTALL_NOT_YET = (serviceId: string) =>
   `No install with service_id ${serviceId} is known to this app yet: send POST /v1/installs first, then retry this event.`;
 const CUSTOMER_USER_UNKNOWN = (customerUserId: string) =>
@@ -59,6 +65,9 @@ const CUSTOMER_USER_UNKNOWN = (customerUserId: string) =>
 
 export const createIngestion = (deps: IngestionDeps) => {
   const now = deps.now ?? (() => new Date());
+
+  const isDeleted = async (appId: string, serviceId: string): Promise<boolean> =>
+    (await deps.deletions.listByApp(appId)).some((d) => d.serviceId === serviceId);
 
   const appOf = async (caller: Caller): Promise<App> => {
     const app = await deps.apps.get(caller.appId);
@@ -74,22 +83,28 @@ export const createIngestion = (deps: IngestionDeps) => {
       const receivedAt = now();
       const parsed = parseInstallRequest(body, { now: receivedAt });
       if (!parsed.ok) throw new ValidationError(parsed.detail);
-      if (!app.enabled) return { service_id: parsed.value.service_id };
+      // An install whose data was deleted stays deleted: its id is never stored again. (An
+      // install of a disabled app is stored: its events are withheld, its identity is not.)
+      if (await isDeleted(app.appId, parsed.value.service_id)) {
+        return { service_id: parsed.value.service_id };
+      }
       const install = toInstall(parsed.value, {
         appId: app.appId,
         country: deps.countries.countryOf(caller),
         receivedAt,
       });
-      const stored = await deps.installs.putIfAbsent(install);
-      if (stored.created && install.customerUserId) {
+      const { install: stored } = await deps.installs.putIfAbsent(install);
+      // Written on every repeat too, so a retry after a failed mapping write completes it; the
+      // mapping keeps the latest use, so a repeat never moves it back.
+      if (stored.customerUserId) {
         await deps.customerUsers.put(
           app.appId,
-          install.customerUserId,
-          install.serviceId,
-          install.firstOpenTime,
+          stored.customerUserId,
+          stored.serviceId,
+          stored.firstOpenTime,
         );
       }
-      return { service_id: install.serviceId };
+      return { service_id: stored.serviceId };
     },
 
     /** `POST /v1/events` (s2s false) and `POST /v1/s2s/events` (s2s true). */
@@ -141,13 +156,26 @@ export const createIngestion = (deps: IngestionDeps) => {
         }
         return found;
       };
+      // Read once per request, and only when an event names an install not found.
+      let deletedIds: Promise<Set<string>> | undefined;
+      const deleted = () => {
+        deletedIds ??= deps.deletions
+          .listByApp(app.appId)
+          .then((requests) => new Set(requests.map((r) => r.serviceId)));
+        return deletedIds;
+      };
       const records: LakeRecord[] = [];
       const mappings: { customerUserId: string; serviceId: string; seenAt: string }[] = [];
       const callerCountry = deps.countries.countryOf(caller);
       for (const { event, index } of accepted) {
         const target = await targetOf(event, s2s, app, deps.customerUsers, installOf);
         if ("detail" in target) {
-          answer.rejected.push({ index, event_id: event.eventId, ...target });
+          // An SDK that missed its deleteUserData answer may still send: take nothing in.
+          if (event.serviceId && (await deleted()).has(event.serviceId)) {
+            answer.ignored.push({ index, event_id: event.eventId, detail: DELETED_INSTALL_DETAIL });
+          } else {
+            answer.rejected.push({ index, event_id: event.eventId, ...target });
+          }
           continue;
         }
         records.push(

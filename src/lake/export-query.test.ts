@@ -26,7 +26,7 @@ describe("export query", () => {
   it("de-duplicates event ids and joins only the latest attribution", () => {
     const sql = buildExportQuery({ ...input, dialect: "duckdb" });
     expect(sql).toMatch(
-      /row_number\(\) OVER \(PARTITION BY event_id ORDER BY received_at\) AS copy_no/,
+      /row_number\(\) OVER \(PARTITION BY service_id, event_id ORDER BY received_at\) AS copy_no/,
     );
     expect(sql).toMatch(/PARTITION BY service_id ORDER BY attributed_at DESC\) AS version_no/);
     expect(sql).toContain("att.version_no = 1");

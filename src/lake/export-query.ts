@@ -53,7 +53,7 @@ export const buildExportQuery = (input: ExportQueryInput): string => {
   const tombstones =
     deleted.length > 0 ? `\n    AND service_id NOT IN (${deleted.map(sqlString).join(", ")})` : "";
   return `WITH ev AS (
-  SELECT *, row_number() OVER (PARTITION BY event_id ORDER BY received_at) AS copy_no
+  SELECT *, row_number() OVER (PARTITION BY service_id, event_id ORDER BY received_at) AS copy_no
   FROM ${sources.events}
   WHERE app_id = ${sqlString(appId)}
     AND dt >= ${sqlString(sinceIso.slice(0, 10))}

@@ -110,6 +110,11 @@ describe("deleting an install's data", () => {
     expect(requested.status).toBe(202);
     const request = (await requested.json()) as Deletion;
     expect(request).toMatchObject({ service_id: DOOMED, status: "pending", completed_at: null });
+    // An SDK's retry answers the same request rather than making another.
+    const retried = await rt.fetch(`/v1/installs/${DOOMED}`, { method: "DELETE" }, keys.sdkKey);
+    if (((await retried.json()) as Deletion).status !== "completed") {
+      expect((await rt.stores.deletions.listByApp(APP)).length).toBe(1);
+    }
 
     const ids = await exportIds();
     expect(ids).not.toContain(DOOMED);
@@ -155,7 +160,20 @@ describe("deleting an install's data", () => {
     expect(kept.getRowObjectsJS()[0]).toEqual({ kept: 5 });
   });
 
-  it("refuses new events for the deleted install, as for any unknown one", async () => {
+  it("never takes the deleted install in again, even when its SDK sends it anew", async () => {
+    const again = await rt.post(
+      "/v1/installs",
+      {
+        service_id: DOOMED,
+        os: "android",
+        sdk_platform: "kotlin",
+        sdk_version: "1.11.0",
+        first_open_time: minutesAgo(90),
+      },
+      keys.sdkKey,
+    );
+    expect(again.status).toBe(202);
+    expect(await rt.stores.installs.get(APP, DOOMED)).toBeUndefined();
     const response = await rt.post(
       "/v1/events",
       {
@@ -167,10 +185,11 @@ describe("deleting an install's data", () => {
     );
     const answer = (await response.json()) as {
       accepted: number;
-      rejected: { retryable: boolean }[];
+      ignored: { detail: string }[];
+      rejected: unknown[];
     };
-    expect(answer.accepted).toBe(0);
-    expect(answer.rejected[0]?.retryable).toBe(true);
+    expect(answer).toMatchObject({ accepted: 0, rejected: [] });
+    expect(answer.ignored[0]?.detail).toMatch(/deleted/);
   });
 
   it("keeps each app's requests to itself, and needs the right keys", async () => {

@@ -250,6 +250,17 @@ describe("GET /api/v1/export", () => {
     await response.arrayBuffer();
   });
 
+  it("answers HEAD with the headers only", async () => {
+    const response = await rt.fetch(
+      `/api/v1/export?timestamp=${unix(T0)}&format=csv`,
+      { method: "HEAD" },
+      keys.serverKey,
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-disposition")).toMatch(/^attachment/);
+    expect(await response.text()).toBe("");
+  });
+
   it("pages with limit and offset; a short page is the last", async () => {
     const first = await page(`timestamp=${unix(T0)}&limit=3&offset=0`);
     const last = await page(`timestamp=${unix(T0)}&limit=3&offset=3`);

@@ -35,7 +35,17 @@ export const startTestRuntime = async (
   }
   const runtime = await startEmbeddedRuntime(
     // Tests change apps and expect the next request to see it: no app cache.
-    embeddedConfig({}, { dataDir, port: 0, flushIntervalMs: 60_000, appCacheMs: 0, ...config }),
+    embeddedConfig(
+      {},
+      {
+        dataDir,
+        port: 0,
+        flushIntervalMs: 60_000,
+        appCacheMs: 0,
+        trustViewerCountry: true,
+        ...config,
+      },
+    ),
   );
   return Object.assign(runtime, {
     fetch: (path: string, init: RequestInit, key?: string) =>

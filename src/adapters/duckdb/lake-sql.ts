@@ -25,7 +25,9 @@ export const appFilesRelation = (lakeDir: string, table: LakeTable, appId: strin
   `read_parquet(${sqlString(`${tableDir(lakeDir, table)}/app_id=${appId}/*/*.parquet`)}, hive_partitioning = true, union_by_name = true)`;
 
 /**
- * Turns newline-delimited JSON lake records into typed rows with their partition keys.
+ * Turns newline-delimited JSON lake records into typed rows with their partition keys. A line
+ * that does not parse is skipped: only a write torn by a crash leaves one, and a torn write was
+ * never acknowledged (the file is synced before the answer).
  * Timestamps arrive as ISO 8601 UTC strings ("…Z") and are stored as UTC TIMESTAMPs.
  */
 export const ndjsonToTableRows = (table: LakeTable, ndjsonPath: string): string => {
@@ -38,5 +40,5 @@ export const ndjsonToTableRows = (table: LakeTable, ndjsonPath: string): string 
       : `CAST(${c.name} AS ${DUCKDB_TYPES[c.type]}) AS ${c.name}`,
   );
   return `SELECT ${typed.join(", ")}, app_id, left(${table.dateColumn}, 10) AS dt
-FROM read_json(${sqlString(ndjsonPath)}, format = 'newline_delimited', columns = {${readColumns}})`;
+FROM read_json(${sqlString(ndjsonPath)}, format = 'newline_delimited', ignore_errors = true, columns = {${readColumns}})`;
 };

@@ -32,7 +32,8 @@ export const createDuckDbPurger = (options: {
         for (const file of await parquetFiles(
           join(options.lakeDir, table.name, `app_id=${appId}`),
         )) {
-          const source = `read_parquet(${sqlString(file)})`;
+          // Without hive_partitioning, so app_id and dt stay in the path, not in the rewritten file.
+          const source = `read_parquet(${sqlString(file)}, hive_partitioning = false)`;
           if ((await count(`SELECT count(*) FROM ${source} WHERE service_id = ${id}`)) === 0)
             continue;
           const rewritten = `${file}.purge`;

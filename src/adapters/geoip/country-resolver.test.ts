@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createCountryResolver } from "./country-resolver.ts";
 
 describe("country resolver", async () => {
-  const resolver = await createCountryResolver();
+  const resolver = await createCountryResolver(undefined, { trustViewerCountry: true });
   const of = (sourceIp: string | null, headers: Record<string, string> = {}) =>
     resolver.countryOf({ sourceIp, headers });
 
@@ -13,8 +13,12 @@ describe("country resolver", async () => {
     expect(of("2a00:1450:4001:80b::200e")).toMatch(/^[A-Z]{2}$/);
   });
 
-  it("trusts the edge's viewer-country header first", () => {
+  it("trusts the edge's viewer-country header first, only when told it sits behind the edge", async () => {
     expect(of("8.8.8.8", { "cloudfront-viewer-country": "de" })).toBe("DE");
+    const direct = await createCountryResolver();
+    expect(
+      direct.countryOf({ sourceIp: "8.8.8.8", headers: { "cloudfront-viewer-country": "de" } }),
+    ).toBe("US");
   });
 
   it("answers null for private, unknown or malformed addresses and non-country codes", () => {

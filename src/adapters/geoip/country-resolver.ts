@@ -1,7 +1,8 @@
 /**
- * Country of a caller. An edge that already knows it (CloudFront's viewer-country header, set
- * when the API sits behind a distribution) is trusted first; otherwise the caller's IP is
- * looked up in a country database shipped inside a registry package (IPv4 and IPv6).
+ * Country of a caller. When the API sits behind CloudFront, its viewer-country header is
+ * trusted first (only then: without the edge, any client could set it); otherwise the
+ * caller's IP is looked up in a country database shipped inside a registry package (IPv4
+ * and IPv6).
  */
 
 import { readFile } from "node:fs/promises";
@@ -31,11 +32,12 @@ const asCountry = (value: string | undefined): string | null => {
 
 export const createCountryResolver = async (
   databasePath: string = defaultCountryDatabase(),
+  options: { trustViewerCountry?: boolean } = {},
 ): Promise<CountryResolver> => {
   const reader = new Reader<Response>(await readFile(databasePath));
   return {
     countryOf({ sourceIp, headers }) {
-      const fromEdge = asCountry(headers[VIEWER_COUNTRY]);
+      const fromEdge = options.trustViewerCountry ? asCountry(headers[VIEWER_COUNTRY]) : null;
       if (fromEdge) return fromEdge;
       if (!sourceIp) return null;
       // IPv4 callers may appear as IPv4-mapped IPv6 on a dual-stack socket.

@@ -140,7 +140,8 @@ export const createLocalDeliveryStream = async (
       closed.push(join(walDir, name));
     }
   }
-  await deliverClosed();
+  // A failure here leaves the files queued for the next delivery; the stream still starts.
+  await deliverClosed().catch((error: unknown) => console.error("lake delivery failed", error));
 
   let walPath = newWalPath();
   let file: FileHandle | undefined;

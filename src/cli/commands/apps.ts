@@ -31,7 +31,16 @@ export const createAppCommand = async (options: {
 export const listAppsCommand = async (options: { dataDir: string; json?: boolean }) => {
   const apps = await withAdminStores(options.dataDir, (stores) => stores.apps.list());
   if (options.json) {
-    console.log(JSON.stringify(apps, null, 2));
+    // Wrapped private keys stay inside: a listing names the sealing keys, nothing more.
+    const listed = apps.map(({ encryptionKeys, ...app }) => ({
+      ...app,
+      encryptionKeys: encryptionKeys?.map(({ keyId, publicKey, createdAt }) => ({
+        keyId,
+        publicKey,
+        createdAt,
+      })),
+    }));
+    console.log(JSON.stringify(listed, null, 2));
     return;
   }
   if (apps.length === 0) console.log("No apps yet: create one with `attribution apps create`.");

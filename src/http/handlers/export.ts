@@ -13,16 +13,28 @@ import { principalOf } from "../principal.ts";
 
 /**
  * Starts the row source before the status line is sent, so a failing query still answers 500
- * instead of breaking a stream that already said 200.
+ * instead of breaking a stream that already said 200. Closing the result (a client gone, a
+ * HEAD request) closes the source too, which releases its query.
  */
-const primed = async (rows: AsyncIterable<ExportRecord>): Promise<AsyncIterable<ExportRecord>> => {
-  const iterator = rows[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  return (async function* () {
-    if (first.done) return;
-    yield first.value;
-    yield* { [Symbol.asyncIterator]: () => iterator };
-  })();
+const primed = async (
+  rows: AsyncIterable<ExportRecord>,
+): Promise<AsyncIterableIterator<ExportRecord>> => {
+  const source = rows[Symbol.asyncIterator]();
+  let first: IteratorResult<ExportRecord> | undefined = await source.next();
+  const primedRows: AsyncIterableIterator<ExportRecord> = {
+    [Symbol.asyncIterator]: () => primedRows,
+    next: async () => {
+      const head = first;
+      first = undefined;
+      return head ?? source.next();
+    },
+    return: async () => {
+      first = undefined;
+      await source.return?.();
+      return { done: true, value: undefined };
+    },
+  };
+  return primedRows;
 };
 
 export const createExportHandler = (
