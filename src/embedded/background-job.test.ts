@@ -29,7 +29,13 @@ describe("background job", () => {
 
   it("starts nothing once stopped", async () => {
     let runs = 0;
-    const job = backgroundJob("test", async () => void (runs += 1), 60_000);
+    const job = backgroundJob(
+      "test",
+      async () => {
+        runs += 1;
+      },
+      60_000,
+    );
     await job.stop();
     await job.trigger();
     expect(runs).toBe(0);
