@@ -88,13 +88,23 @@ export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
       : listed.filter((r) => now().getTime() - Date.parse(r.requestedAt) >= minAgeMs);
   if (open.length > 0) await deps.flush();
   let completed = 0;
+  const failures: unknown[] = [];
   for (const request of open) {
-    await deps.deletions.setStatus(request.requestId, "in_progress", now().toISOString());
-    await deps.installs.delete(request.appId, request.serviceId);
-    await deps.customerUsers.deleteInstall(request.appId, request.serviceId);
-    await deps.lake.purgeInstall(request.appId, request.serviceId);
-    await deps.deletions.setStatus(request.requestId, "completed", now().toISOString());
-    completed += 1;
+    // One request that keeps failing must not hold back the others: it stays open, the rest
+    // go on, and the run reports the failures at its end.
+    try {
+      await deps.deletions.setStatus(request.requestId, "in_progress", now().toISOString());
+      await deps.installs.delete(request.appId, request.serviceId);
+      await deps.customerUsers.deleteInstall(request.appId, request.serviceId);
+      await deps.lake.purgeInstall(request.appId, request.serviceId);
+      await deps.deletions.setStatus(request.requestId, "completed", now().toISOString());
+      completed += 1;
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) {
+    throw new AggregateError(failures, `${failures.length} of ${open.length} deletions failed`);
   }
   return completed;
 };

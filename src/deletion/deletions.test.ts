@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import type { DeletionRequest, DeletionStore } from "../ports/deletions.ts";
+import { purgeOpenRequests, requestDeletion } from "./deletions.ts";
+
+// In-memory ports: the flow under test decides what is called, in which order, and when.
+const memoryDeletions = () => {
+  const requests = new Map<string, DeletionRequest>();
+  const store: DeletionStore = {
+    create: async (r) => void requests.set(r.requestId, r),
+    get: async (id) => requests.get(id),
+    listByApp: async (appId) => [...requests.values()].filter((r) => r.appId === appId),
+    listOpen: async () => [...requests.values()].filter((r) => r.status !== "completed"),
+    setStatus: async (id, status, at) => {
+      const found = requests.get(id);
+      if (found) {
+        requests.set(id, { ...found, status, completedAt: status === "completed" ? at : null });
+      }
+    },
+  };
+  return store;
+};
+
+const noopStores = {
+  installs: {
+    putIfAbsent: async () => ({ install: undefined as never, created: false }),
+    get: async () => undefined,
+    delete: async () => undefined,
+  },
+  customerUsers: {
+    put: async () => undefined,
+    get: async () => undefined,
+    deleteInstall: async () => undefined,
+  },
+  flush: async () => undefined,
+};
+
+describe("deletion requests", () => {
+  it("answer a repeat with the open request instead of making another", async () => {
+    const deletions = memoryDeletions();
+    const first = await requestDeletion("com.a", "s1", deletions);
+    const again = await requestDeletion("com.a", "s1", deletions);
+    const other = await requestDeletion("com.a", "s2", deletions);
+    expect(again.request_id).toBe(first.request_id);
+    expect(other.request_id).not.toBe(first.request_id);
+    expect(await deletions.listByApp("com.a")).toHaveLength(2);
+  });
+
+  it("are purged one by one: a failing one stays open and holds back no other", async () => {
+    const deletions = memoryDeletions();
+    const failing = await requestDeletion("com.a", "broken", deletions);
+    const fine = await requestDeletion("com.a", "fine", deletions);
+    const purged: string[] = [];
+    const run = purgeOpenRequests({
+      ...noopStores,
+      deletions,
+      lake: {
+        purgeInstall: async (_appId, serviceId) => {
+          if (serviceId === "broken") throw new Error("unreadable file");
+          purged.push(serviceId);
+          return { filesRewritten: 1 };
+        },
+      },
+    });
+    await expect(run).rejects.toThrow(/1 of 2 deletions failed/);
+    expect(purged).toEqual(["fine"]);
+    expect((await deletions.get(fine.request_id))?.status).toBe("completed");
+    expect((await deletions.get(failing.request_id))?.status).toBe("in_progress");
+    expect((await deletions.listOpen()).map((r) => r.serviceId)).toEqual(["broken"]);
+  });
+});
