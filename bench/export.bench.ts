@@ -8,7 +8,12 @@ import { createApp } from "../src/domain/apps.ts";
 import { openLake, startEmbeddedRuntime } from "../src/embedded/runtime.ts";
 import { EXPORT_FORMATS } from "../src/export/formats/index.ts";
 import { sqlString } from "../src/lake/export-query.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeRecord } from "../src/lake/tables.ts";
+import {
+  ATTRIBUTIONS_TABLE,
+  EVENTS_TABLE,
+  type LakeRecord,
+  nullColumns,
+} from "../src/lake/tables.ts";
 import { peakMemory, startService, stopService } from "../test/support/service.ts";
 
 const APP = "com.bench.app";
@@ -16,11 +21,8 @@ const PAGE = 10_000;
 const WINDOW_START = Date.parse("2026-11-10T00:00:00Z");
 const REPEATS = 5;
 
-const nulls = (columns: readonly { name: string }[]) =>
-  Object.fromEntries(columns.map((c) => [c.name, null]));
-
 const event = (i: number, time: number): LakeRecord => ({
-  ...nulls(EVENTS_TABLE.columns),
+  ...nullColumns(EVENTS_TABLE),
   app_id: APP,
   event_id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
   event_time: new Date(time).toISOString(),
@@ -38,7 +40,7 @@ const event = (i: number, time: number): LakeRecord => ({
 });
 
 const attribution = (i: number): LakeRecord => ({
-  ...nulls(ATTRIBUTIONS_TABLE.columns),
+  ...nullColumns(ATTRIBUTIONS_TABLE),
   app_id: APP,
   service_id: `install-${i}`,
   attributed_at: new Date(WINDOW_START - 86_400_000).toISOString(),

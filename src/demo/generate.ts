@@ -6,12 +6,7 @@
  */
 import { type EventType, exportEventName } from "../domain/event-types.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
-import {
-  ATTRIBUTIONS_TABLE,
-  EVENTS_TABLE,
-  type LakeRecord,
-  type LakeTable,
-} from "../lake/tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeRecord, nullColumns } from "../lake/tables.ts";
 import { type MediaSource, mediaSourcesFor } from "./campaigns.ts";
 import type { DemoApp } from "./demo-app.ts";
 import { createInstall, type InstallProfile } from "./install.ts";
@@ -45,10 +40,8 @@ const INSTALL_MARGIN_MS = 10 * MINUTE_MS;
 /** An event that signs the user in; the customer user id applies from it on. */
 const AUTH_TYPES: ReadonlySet<EventType> = new Set(["LOGIN", "SIGN_UP", "REGISTER"]);
 
-const nullRow = (table: LakeTable): Record<string, null> =>
-  Object.fromEntries(table.columns.map((column) => [column.name, null]));
-const EVENT_NULLS = nullRow(EVENTS_TABLE);
-const ATTRIBUTION_NULLS = nullRow(ATTRIBUTIONS_TABLE);
+const EVENT_NULLS = nullColumns(EVENTS_TABLE);
+const ATTRIBUTION_NULLS = nullColumns(ATTRIBUTIONS_TABLE);
 
 const iso = (time: number): string => new Date(time).toISOString();
 

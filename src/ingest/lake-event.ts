@@ -7,7 +7,7 @@
 
 import { exportEventName } from "../domain/event-types.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
-import { EVENTS_TABLE, type LakeRecord } from "../lake/tables.ts";
+import { EVENTS_TABLE, type LakeRecord, nullColumns } from "../lake/tables.ts";
 import type { App } from "../ports/apps.ts";
 import type { Install } from "../ports/installs.ts";
 import type { ValidEvent } from "./judge.ts";
@@ -25,11 +25,7 @@ export interface LakeEventContext {
 
 /** The `events` row of an accepted event: every table column and `app_id`. */
 export function toLakeEvent(event: ValidEvent, ctx: LakeEventContext): LakeRecord {
-  const record: LakeRecord = { app_id: ctx.app.appId };
-  // Every column starts null, so a column added to the table is present (null) until filled.
-  for (const column of EVENTS_TABLE.columns) {
-    record[column.name] = null;
-  }
+  const record: LakeRecord = { ...nullColumns(EVENTS_TABLE), app_id: ctx.app.appId };
   const revenue = event.revenue;
   const hasParameters = Object.keys(event.parameters).length > 0;
   Object.assign(record, {

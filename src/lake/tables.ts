@@ -76,6 +76,13 @@ export const LAKE_TABLES = [EVENTS_TABLE, ATTRIBUTIONS_TABLE] as const;
  */
 export type LakeRecord = Record<string, string | number | null> & { app_id: string };
 
+/**
+ * Every column of a table, null: records start from it, so a column added to the table is
+ * present (null) in every writer until it fills it.
+ */
+export const nullColumns = (table: LakeTable): Record<string, null> =>
+  Object.fromEntries(table.columns.map((column) => [column.name, null]));
+
 /** The `dt` partition value of a record: the UTC date of its date column. */
 export const partitionDate = (table: LakeTable, record: LakeRecord): string => {
   const value = record[table.dateColumn];

@@ -1,12 +1,14 @@
 /** Builders of lake records for tests: every column present, overridable. */
 import { randomUUID } from "node:crypto";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeRecord } from "../../src/lake/tables.ts";
-
-const nulls = (columns: readonly { name: string }[]) =>
-  Object.fromEntries(columns.map((c) => [c.name, null]));
+import {
+  ATTRIBUTIONS_TABLE,
+  EVENTS_TABLE,
+  type LakeRecord,
+  nullColumns,
+} from "../../src/lake/tables.ts";
 
 export const lakeEvent = (overrides: Partial<LakeRecord> & { app_id: string }): LakeRecord => ({
-  ...nulls(EVENTS_TABLE.columns),
+  ...nullColumns(EVENTS_TABLE),
   event_id: randomUUID(),
   event_time: "2026-11-01T12:00:00.000Z",
   event_name: "service_login",
@@ -20,7 +22,7 @@ export const lakeEvent = (overrides: Partial<LakeRecord> & { app_id: string }): 
 export const lakeAttribution = (
   overrides: Partial<LakeRecord> & { app_id: string; service_id: string },
 ): LakeRecord => ({
-  ...nulls(ATTRIBUTIONS_TABLE.columns),
+  ...nullColumns(ATTRIBUTIONS_TABLE),
   attributed_at: "2026-11-01T11:00:00.000Z",
   media_source: "organic",
   ...overrides,
