@@ -3,7 +3,6 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
@@ -12,6 +11,7 @@ import {
   type DeletionRequest,
   type DeletionStore,
 } from "../../ports/deletions.ts";
+import { queryIndex } from "./query-index.ts";
 import { TABLE_DEFINITIONS } from "./tables.ts";
 
 const [BY_APP, OPEN] = TABLE_DEFINITIONS.deletions.indexes;
@@ -27,25 +27,9 @@ const deletionItem = z.object({
   completedAt: z.string().nullable(),
 });
 
-const queryAll = async (
-  doc: DynamoDBDocumentClient,
-  input: {
-    TableName: string;
-    IndexName: string;
-    KeyConditionExpression: string;
-    ExpressionAttributeValues: Record<string, unknown>;
-    ExpressionAttributeNames?: Record<string, string>;
-  },
-): Promise<DeletionRequest[]> => {
-  const found: DeletionRequest[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(new QueryCommand({ ...input, ExclusiveStartKey: cursor }));
-    for (const item of page.Items ?? []) found.push(deletionItem.parse(item));
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
-  return found.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
-};
+const parse = (item: Record<string, unknown>): DeletionRequest => deletionItem.parse(item);
+const oldestFirst = (requests: DeletionRequest[]) =>
+  requests.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
 
 export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string): DeletionStore => ({
   async create(request) {
@@ -61,20 +45,14 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
     const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { requestId } }));
     return Item ? deletionItem.parse(Item) : undefined;
   },
-  listByApp: (appId) =>
-    queryAll(doc, {
-      TableName: table,
-      IndexName: BY_APP.name,
-      KeyConditionExpression: "appId = :appId",
-      ExpressionAttributeValues: { ":appId": appId },
-    }),
-  listOpen: () =>
-    queryAll(doc, {
-      TableName: table,
-      IndexName: OPEN.name,
-      KeyConditionExpression: "openStatus = :open",
-      ExpressionAttributeValues: { ":open": OPEN_KEY },
-    }),
+  listByApp: async (appId) =>
+    oldestFirst(
+      await queryIndex(doc, { table, index: BY_APP.name, key: "appId", value: appId }, parse),
+    ),
+  listOpen: async () =>
+    oldestFirst(
+      await queryIndex(doc, { table, index: OPEN.name, key: "openStatus", value: OPEN_KEY }, parse),
+    ),
   async setStatus(requestId, status, at) {
     await doc.send(
       new UpdateCommand({

@@ -8,7 +8,6 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import {
@@ -17,6 +16,7 @@ import {
   type InstallStore,
   OS_VALUES,
 } from "../../ports/installs.ts";
+import { queryIndex } from "./query-index.ts";
 import { TABLE_DEFINITIONS } from "./tables.ts";
 
 const installKey = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
@@ -117,23 +117,13 @@ export const createCustomerUserMap = (
     return z.object({ serviceId: z.string() }).optional().parse(Item)?.serviceId;
   },
   async deleteInstall(appId, serviceId) {
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await doc.send(
-        new QueryCommand({
-          TableName: table,
-          IndexName: BY_INSTALL_INDEX,
-          KeyConditionExpression: "installKey = :installKey",
-          ExpressionAttributeValues: { ":installKey": installKey(appId, serviceId) },
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        await doc.send(
-          new DeleteCommand({ TableName: table, Key: { customerUserKey: item.customerUserKey } }),
-        );
-      }
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
+    const keys = await queryIndex(
+      doc,
+      { table, index: BY_INSTALL_INDEX, key: "installKey", value: installKey(appId, serviceId) },
+      (item) => z.object({ customerUserKey: z.string() }).parse(item).customerUserKey,
+    );
+    for (const customerUserKey of keys) {
+      await doc.send(new DeleteCommand({ TableName: table, Key: { customerUserKey } }));
+    }
   },
 });

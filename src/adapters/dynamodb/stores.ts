@@ -10,22 +10,16 @@ import {
   GetCommand,
   PutCommand,
   paginateScan,
-  QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { SCOPES } from "../../domain/keys.ts";
 import { ConflictError, NotFoundError } from "../../http/errors.ts";
-import {
-  type App,
-  type AppStore,
-  type KeyStore,
-  PLATFORMS,
-  type StoredKey,
-} from "../../ports/apps.ts";
+import { type App, type AppStore, type KeyStore, PLATFORMS } from "../../ports/apps.ts";
 import type { AppSnapshots, SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
+import { queryIndex } from "./query-index.ts";
 import { TABLE_DEFINITIONS, type TableNames } from "./tables.ts";
 
 const KEYS_BY_APP_INDEX = TABLE_DEFINITIONS.keys.indexes[0].name;
@@ -128,24 +122,10 @@ export const createKeyStore = (doc: DynamoDBDocumentClient, table: string): KeyS
     const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { keyId } }));
     return Item ? keyItem.parse(Item) : undefined;
   },
-  async listByApp(appId) {
-    const found: StoredKey[] = [];
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await doc.send(
-        new QueryCommand({
-          TableName: table,
-          IndexName: KEYS_BY_APP_INDEX,
-          KeyConditionExpression: "appId = :appId",
-          ExpressionAttributeValues: { ":appId": appId },
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      for (const item of page.Items ?? []) found.push(keyItem.parse(item));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return found;
-  },
+  listByApp: (appId) =>
+    queryIndex(doc, { table, index: KEYS_BY_APP_INDEX, key: "appId", value: appId }, (item) =>
+      keyItem.parse(item),
+    ),
   async revoke(keyId, at) {
     try {
       const { Attributes } = await doc.send(
@@ -197,24 +177,12 @@ export const createSnapshotCatalog = (
       }),
     );
   },
-  async listByApp(appId) {
-    const found: SnapshotRef[] = [];
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await doc.send(
-        new QueryCommand({
-          TableName: table,
-          IndexName: SNAPSHOTS_BY_APP_INDEX,
-          KeyConditionExpression: "appId = :appId",
-          ExpressionAttributeValues: { ":appId": appId },
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      for (const item of page.Items ?? []) found.push(toSnapshotRef(item));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return found;
-  },
+  listByApp: (appId) =>
+    queryIndex(
+      doc,
+      { table, index: SNAPSHOTS_BY_APP_INDEX, key: "appId", value: appId },
+      toSnapshotRef,
+    ),
   async delete(ref) {
     try {
       await doc.send(
