@@ -25,6 +25,15 @@ const memoryCatalog = (): SnapshotCatalog => {
   return {
     get: async (appId, since) => refs.get(`${appId}#${since}`),
     put: async (ref) => void refs.set(`${ref.appId}#${ref.since}`, ref),
+    claim: async (ref, staleBefore) => {
+      const key = `${ref.appId}#${ref.since}`;
+      const standing = refs.get(key);
+      if (standing && standing.expiresAt > ref.createdAt && standing.createdAt > staleBefore) {
+        return standing;
+      }
+      refs.set(key, ref);
+      return ref;
+    },
   };
 };
 

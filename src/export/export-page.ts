@@ -43,6 +43,7 @@ export const createExportPages = (deps: ExportPageDeps) => {
     appId: string,
     since: number,
     excludeServiceIds: readonly string[],
+    staleBefore: number,
   ): Promise<SnapshotRef> => {
     const snapshotId = randomUUID();
     const createdAt = now();
@@ -60,8 +61,8 @@ export const createExportPages = (deps: ExportPageDeps) => {
       createdAt,
       expiresAt: createdAt + deps.snapshotTtlSeconds * 1000,
     };
-    await deps.catalog.put(ref);
-    return ref;
+    // Another instance may have made one meanwhile: the first one stored stands for all.
+    return deps.catalog.claim(ref, staleBefore);
   };
 
   const snapshotFor = async (appId: string, since: number): Promise<SnapshotRef> => {
@@ -77,7 +78,9 @@ export const createExportPages = (deps: ExportPageDeps) => {
     let pending = inFlight.get(key);
     if (!pending) {
       const deleted = [...new Set(tombstones.map((t) => t.serviceId))];
-      pending = materialize(appId, since, deleted).finally(() => inFlight.delete(key));
+      pending = materialize(appId, since, deleted, newestTombstone).finally(() =>
+        inFlight.delete(key),
+      );
       inFlight.set(key, pending);
     }
     return pending;

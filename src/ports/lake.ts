@@ -41,6 +41,13 @@ export interface SnapshotRef extends SnapshotLocation {
 export interface SnapshotCatalog {
   get(appId: string, since: number): Promise<SnapshotRef | undefined>;
   put(ref: SnapshotRef): Promise<void>;
+  /**
+   * Stores `ref` unless a snapshot that is still good stands for its (app, timestamp): one not
+   * expired at `ref.createdAt` and made after `staleBefore` (the newest deletion request).
+   * Resolves with the snapshot that stands, so concurrent first pages on several instances
+   * all page through the same one.
+   */
+  claim(ref: SnapshotRef, staleBefore: number): Promise<SnapshotRef>;
 }
 
 /**

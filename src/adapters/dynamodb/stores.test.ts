@@ -129,4 +129,24 @@ describe("DynamoDB stores", () => {
     expect((await snapshots.listByApp("com.s")).map((s) => s.snapshotId)).toEqual(["q4"]);
     expect(await snapshots.get("com.t", 10)).toEqual(ref("com.t", 10, "q3"));
   });
+
+  it("lets the first snapshot stored stand for an export while it is good", async () => {
+    const { snapshots } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const ref = (snapshotId: string, createdAt: number) => ({
+      appId: "com.claim",
+      since: 5,
+      snapshotId,
+      location: `/snapshots/${snapshotId}.parquet`,
+      createdAt,
+      expiresAt: createdAt + 1_000,
+    });
+    expect((await snapshots.claim(ref("a", 100), 0)).snapshotId).toBe("a");
+    // A concurrent first page made its own meanwhile: it gets the standing one.
+    expect((await snapshots.claim(ref("b", 200), 0)).snapshotId).toBe("a");
+    // Expired at the new one's creation: replaced.
+    expect((await snapshots.claim(ref("c", 1_200), 0)).snapshotId).toBe("c");
+    // Made before the newest deletion request: replaced too.
+    expect((await snapshots.claim(ref("d", 1_300), 1_250)).snapshotId).toBe("d");
+    expect((await snapshots.get("com.claim", 5))?.snapshotId).toBe("d");
+  });
 });

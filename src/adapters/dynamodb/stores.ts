@@ -151,6 +151,13 @@ const toSnapshotRef = (item: Record<string, unknown>): SnapshotRef => {
   return ref;
 };
 
+// expiresTtl lets DynamoDB's TTL reap old items on AWS; readers still check expiresAt.
+const snapshotItemOf = (ref: SnapshotRef) => ({
+  ...ref,
+  snapshotKey: snapshotKey(ref.appId, ref.since),
+  expiresTtl: Math.ceil(ref.expiresAt / 1000),
+});
+
 export const createSnapshotCatalog = (
   doc: DynamoDBDocumentClient,
   table: string,
@@ -165,17 +172,30 @@ export const createSnapshotCatalog = (
     return Item ? toSnapshotRef(Item) : undefined;
   },
   async put(ref: SnapshotRef) {
-    await doc.send(
-      new PutCommand({
-        TableName: table,
-        // expiresTtl lets DynamoDB's TTL reap old items on AWS; readers still check expiresAt.
-        Item: {
-          ...ref,
-          snapshotKey: snapshotKey(ref.appId, ref.since),
-          expiresTtl: Math.ceil(ref.expiresAt / 1000),
-        },
-      }),
-    );
+    await doc.send(new PutCommand({ TableName: table, Item: snapshotItemOf(ref) }));
+  },
+  async claim(ref, staleBefore) {
+    try {
+      await doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: snapshotItemOf(ref),
+          ConditionExpression:
+            "attribute_not_exists(snapshotKey) OR expiresAt <= :now OR createdAt <= :staleBefore",
+          ExpressionAttributeValues: { ":now": ref.createdAt, ":staleBefore": staleBefore },
+        }),
+      );
+      return ref;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const { Item } = await doc.send(
+        new GetCommand({
+          TableName: table,
+          Key: { snapshotKey: snapshotKey(ref.appId, ref.since) },
+        }),
+      );
+      return Item ? toSnapshotRef(Item) : ref;
+    }
   },
   listByApp: (appId) =>
     queryIndex(
