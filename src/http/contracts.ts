@@ -466,6 +466,33 @@ export const openApiDocumentSchema = z
 
 const SERVICE_ID_EXAMPLE = "3f2b9c1e-7a4d-4e8b-9c0a-1d2e3f4a5b6c";
 
+/** The two event routes share their shape: each event's verdict in a 202 answer. */
+const eventsContract = (route: {
+  summary: string;
+  description: string;
+  scope: Scope;
+  schema: z.ZodType;
+}): RouteContract => ({
+  summary: route.summary,
+  description: route.description,
+  request: { body: { description: "The events.", schema: route.schema } },
+  success: {
+    status: 202,
+    description: "Each event's verdict.",
+    content: { [JSON_MEDIA_TYPE]: eventsAnswerSchema },
+  },
+  errors: {
+    400: NOT_JSON,
+    401: unauthorized(route.scope),
+    413: TOO_LARGE,
+    422:
+      "The envelope is wrong: the body is not a JSON object, or `events` is not a list of 1 " +
+      `to ${INGEST_LIMITS.maxEventsPerRequest} events. A bad event alone does not fail the ` +
+      "request: it is rejected in the 202 answer.",
+    500: INTERNAL,
+  },
+});
+
 export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
   config: {
     summary: "Get the app's remote configuration",
@@ -508,38 +535,20 @@ export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
       500: INTERNAL,
     },
   },
-  events: {
+  events: eventsContract({
     summary: "Send events from the SDK",
     description:
       `A batch of 1 to ${INGEST_LIMITS.maxEventsPerRequest} events of installs recorded ` +
       "through POST /v1/installs. The envelope is checked as a whole (422); then each event " +
       "on its own, and the 202 answer counts the accepted ones and lists the ignored and " +
-      "rejected ones by index. The accepted events are stored together or not at all, so a " +
-      "failed request can be sent again whole: the export removes the duplicates a retry " +
-      "makes (by `event_id`). Unknown keys are ignored; null is the same as absent.",
-    request: {
-      body: {
-        description: "The events.",
-        schema: eventsRequestSchema.meta({ id: "EventsRequest" }),
-      },
-    },
-    success: {
-      status: 202,
-      description: "Each event's verdict.",
-      content: { [JSON_MEDIA_TYPE]: eventsAnswerSchema },
-    },
-    errors: {
-      400: NOT_JSON,
-      401: unauthorized("ingest"),
-      413: TOO_LARGE,
-      422:
-        "The envelope is wrong: the body is not a JSON object, or `events` is not a list of 1 " +
-        `to ${INGEST_LIMITS.maxEventsPerRequest} events. A bad event alone does not fail the ` +
-        "request: it is rejected in the 202 answer.",
-      500: INTERNAL,
-    },
-  },
-  "s2s-events": {
+      "rejected ones by index. A 202 is durable. Delivery is at least once: a request that " +
+      "failed can be sent again whole, and the export removes the duplicates a retry makes " +
+      "(the same `event_id` of the same install). Unknown keys are ignored; null is the same as " +
+      "absent.",
+    scope: "ingest",
+    schema: eventsRequestSchema.meta({ id: "EventsRequest" }),
+  }),
+  "s2s-events": eventsContract({
     summary: "Send events from the app's server",
     description:
       "As POST /v1/events, with a server key. Each event names its user by " +
@@ -547,28 +556,9 @@ export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
       "the install that last sent events under it; `service_id` is not allowed. An event " +
       "whose `customer_user_id` is unknown is rejected, not retryable. The event's country is " +
       "the install's, not the calling server's.",
-    request: {
-      body: {
-        description: "The events.",
-        schema: s2sEventsRequestSchema.meta({ id: "S2sEventsRequest" }),
-      },
-    },
-    success: {
-      status: 202,
-      description: "Each event's verdict.",
-      content: { [JSON_MEDIA_TYPE]: eventsAnswerSchema },
-    },
-    errors: {
-      400: NOT_JSON,
-      401: unauthorized("s2s"),
-      413: TOO_LARGE,
-      422:
-        "The envelope is wrong: the body is not a JSON object, or `events` is not a list of 1 " +
-        `to ${INGEST_LIMITS.maxEventsPerRequest} events. A bad event alone does not fail the ` +
-        "request: it is rejected in the 202 answer.",
-      500: INTERNAL,
-    },
-  },
+    scope: "s2s",
+    schema: s2sEventsRequestSchema.meta({ id: "S2sEventsRequest" }),
+  }),
   "delete-install": {
     summary: "Delete an install's data",
     description:
