@@ -7,7 +7,8 @@
  * gets its status and name spelled out here; DEFAULT_4XX and DEFAULT_5XX catch the rest.
  */
 import { ResponseType, type RestApi } from "aws-cdk-lib/aws-apigateway";
-import { INTERNAL_ERROR_DETAIL, statusName, UnauthorizedError } from "../src/http/errors.ts";
+import { UnauthorizedError } from "../src/domain/errors.ts";
+import { INTERNAL_ERROR_DETAIL, statusName } from "../src/http/errors.ts";
 
 /** Use API Gateway's own message (already a quoted JSON string) as the detail. */
 const GATEWAY_MESSAGE = Symbol("gateway message");

@@ -4,7 +4,7 @@
  * install, its customer-user mapping and its rows in the lake, and marks the request done.
  */
 import { randomUUID } from "node:crypto";
-import { NotFoundError } from "../http/errors.ts";
+import { NotFoundError } from "../domain/errors.ts";
 import type { DeletionRequest, DeletionStore } from "../ports/deletions.ts";
 import type { CustomerUserMap, InstallStore } from "../ports/installs.ts";
 import type { LakePurger } from "../ports/lake.ts";

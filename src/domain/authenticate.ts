@@ -1,7 +1,14 @@
 /** Resolves an API key to its app and scopes, or to nothing when the key is not valid now. */
-import type { Principal } from "../http/principal.ts";
 import type { AppStore, KeyStore } from "../ports/apps.ts";
-import { keyIdOf, keyMatches } from "./keys.ts";
+import { keyIdOf, keyMatches, type Scope } from "./keys.ts";
+
+/** Who is calling: the app a key belongs to, and what the key may do. */
+export interface Principal {
+  readonly keyId: string;
+  readonly appId: string;
+  readonly appName: string;
+  readonly scopes: readonly Scope[];
+}
 
 export const authenticate = async (
   presented: string | undefined,

@@ -3,7 +3,7 @@
  * that is not JSON is a 400 saying where it broke.
  */
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import { BadRequestError, PayloadTooLargeError } from "./errors.ts";
+import { BadRequestError, PayloadTooLargeError } from "../domain/errors.ts";
 
 export const readJsonBody = (event: APIGatewayProxyEvent, maxBytes: number): unknown => {
   const text =

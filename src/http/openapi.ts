@@ -12,6 +12,7 @@ import {
 } from "@asteasolutions/zod-to-openapi";
 import pkg from "../../package.json" with { type: "json" };
 import { CLEAR_PARAMETER_KEYS, SEALING_ALGORITHM } from "../domain/app-config.ts";
+import { UnauthorizedError } from "../domain/errors.ts";
 import { EVENT_TYPES, exportEventName } from "../domain/event-types.ts";
 import { KEY_KINDS, type Scope } from "../domain/keys.ts";
 import { MAX_LIMIT } from "../export/params.ts";
@@ -25,7 +26,7 @@ import {
   JSON_MEDIA_TYPE,
   type RouteContract,
 } from "./contracts.ts";
-import { INTERNAL_ERROR_DETAIL, statusName, UnauthorizedError } from "./errors.ts";
+import { INTERNAL_ERROR_DETAIL, statusName } from "./errors.ts";
 import { ROUTES, type Route } from "./routes.ts";
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31["generateDocument"]>;

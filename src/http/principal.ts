@@ -3,15 +3,9 @@
  * context (`requestContext.authorizer`), where every value is a string.
  */
 import * as z from "zod";
+import type { Principal } from "../domain/authenticate.ts";
+import { UnauthorizedError } from "../domain/errors.ts";
 import { SCOPES, type Scope } from "../domain/keys.ts";
-import { UnauthorizedError } from "./errors.ts";
-
-export interface Principal {
-  readonly keyId: string;
-  readonly appId: string;
-  readonly appName: string;
-  readonly scopes: readonly Scope[];
-}
 
 const contextSchema = z.object({
   keyId: z.string(),

@@ -5,8 +5,8 @@
  */
 import { isSealed, openSealed } from "../crypto/envelope.ts";
 import type { AppKeyrings } from "../domain/app-keyrings.ts";
+import { UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
-import { UnauthorizedError, ValidationError } from "../http/errors.ts";
 import type { LakeRecord } from "../lake/tables.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { DeletionStore } from "../ports/deletions.ts";

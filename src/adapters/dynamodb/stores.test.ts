@@ -3,12 +3,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import {
   type DynamoConnection,
   LOCAL_TABLE_NAMES,
   startLocalDynamoDb,
 } from "../../embedded/local-dynamodb.ts";
-import { ConflictError, NotFoundError } from "../../http/errors.ts";
 import type { Install } from "../../ports/installs.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createDynamoStores } from "./stores.ts";

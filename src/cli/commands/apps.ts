@@ -1,6 +1,6 @@
 import { withEncryption } from "../../domain/app-config.ts";
 import { createApp } from "../../domain/apps.ts";
-import { NotFoundError } from "../../http/errors.ts";
+import { NotFoundError } from "../../domain/errors.ts";
 import type { Platform } from "../../ports/apps.ts";
 import { withAdminStores } from "../admin-stores.ts";
 

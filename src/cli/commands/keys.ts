@@ -1,6 +1,6 @@
 import { issueKey } from "../../domain/apps.ts";
+import { NotFoundError } from "../../domain/errors.ts";
 import { KEY_KINDS, type KeyKind } from "../../domain/keys.ts";
-import { NotFoundError } from "../../http/errors.ts";
 import { withAdminStores } from "../admin-stores.ts";
 
 export const createKeyCommand = async (options: {

@@ -2,8 +2,8 @@
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { remoteConfig } from "../../domain/app-config.ts";
+import { UnauthorizedError } from "../../domain/errors.ts";
 import type { AppStore } from "../../ports/apps.ts";
-import { UnauthorizedError } from "../errors.ts";
 import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
 

@@ -6,8 +6,8 @@ import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import * as z from "zod";
 import { deletionStatus, requestDeletion } from "../../deletion/deletions.ts";
+import { ValidationError } from "../../domain/errors.ts";
 import type { DeletionStore } from "../../ports/deletions.ts";
-import { ValidationError } from "../errors.ts";
 import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
 

@@ -2,12 +2,12 @@
 import type { Readable } from "node:stream";
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import { ValidationError } from "../../domain/errors.ts";
 import { createExportPages, type ExportPageDeps } from "../../export/export-page.ts";
 import { exportFileName } from "../../export/file-name.ts";
 import { FORMATS } from "../../export/formats/index.ts";
 import { exportParamsSchema } from "../../export/params.ts";
 import type { ExportRecord } from "../../record/columns.ts";
-import { ValidationError } from "../errors.ts";
 import { errorResponses, type HttpResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
 

@@ -1,0 +1,50 @@
+/**
+ * The service's typed errors. Each carries the HTTP status it is shown as, so the HTTP layer
+ * maps them in one place (src/http/errors.ts); domain code throws them without knowing HTTP.
+ */
+
+export class ServiceError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequestError extends ServiceError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
+
+export class UnauthorizedError extends ServiceError {
+  constructor(message = "A valid API key is required in the Authorization header.") {
+    super(401, message);
+  }
+}
+
+export class NotFoundError extends ServiceError {
+  constructor(message: string) {
+    super(404, message);
+  }
+}
+
+export class ConflictError extends ServiceError {
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+
+export class ValidationError extends ServiceError {
+  constructor(message: string) {
+    super(422, message);
+  }
+}
+
+export class PayloadTooLargeError extends ServiceError {
+  constructor(message: string) {
+    super(413, message);
+  }
+}
