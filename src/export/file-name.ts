@@ -1,5 +1,8 @@
-/** The download's file name: app, window and rows of the page, e.g.
- * `com.example.game_events_20261101T000000Z-20261121T180000Z_rows-1-500.csv`. */
+/**
+ * The download's file name: app, window and rows of the page, e.g.
+ * `com.example.game_events_20261101T000000Z-20261121T180000Z_rows-1-500.csv`. The last row
+ * is the window's last when the page runs past it (`total`, when the engine knows it).
+ */
 const compact = (epochMs: number) =>
   new Date(epochMs)
     .toISOString()
@@ -12,6 +15,11 @@ export const exportFileName = (page: {
   until: number;
   offset: number;
   limit: number;
+  total?: number;
   extension: string;
-}): string =>
-  `${page.appId}_events_${compact(page.since * 1000)}-${compact(page.until)}_rows-${page.offset + 1}-${page.offset + page.limit}.${page.extension}`;
+}): string => {
+  const last = Math.min(page.offset + page.limit, page.total ?? Number.POSITIVE_INFINITY);
+  const rows =
+    last > page.offset ? `rows-${page.offset + 1}-${last}` : `rows-none-after-${page.offset}`;
+  return `${page.appId}_events_${compact(page.since * 1000)}-${compact(page.until)}_${rows}.${page.extension}`;
+};

@@ -65,6 +65,7 @@ export const createExportHandler = (
           until: page.snapshot.createdAt,
           offset,
           limit,
+          total: page.snapshot.rowCount,
           extension: writer.extension,
         });
         headers["content-disposition"] = `attachment; filename="${fileName}"`;
