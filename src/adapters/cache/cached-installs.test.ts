@@ -1,26 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { storedInstall } from "../../../test/support/installs.ts";
 import type { Install, InstallStore } from "../../ports/installs.ts";
 import { cachedInstallStore } from "./cached-installs.ts";
 
-const install = (serviceId: string): Install => ({
-  appId: "com.a",
-  serviceId,
-  os: "android",
-  osVersion: null,
-  deviceModel: null,
-  appVersion: null,
-  sdkPlatform: "kotlin",
-  sdkVersion: "1",
-  firstOpenTime: "t",
-  idfv: null,
-  maid: null,
-  installReferrer: null,
-  customerUserId: null,
-  locale: null,
-  timezone: null,
-  country: null,
-  receivedAt: "t",
-});
+const install = (serviceId: string): Install => storedInstall("com.a", serviceId);
 
 const memoryStore = () => {
   const stored = new Map<string, Install>();

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storedInstall } from "../../../test/support/installs.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import {
   type DynamoConnection,
@@ -13,30 +14,15 @@ import type { Install } from "../../ports/installs.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createDynamoStores } from "./stores.ts";
 
-const install = (appId: string, serviceId: string, overrides: Partial<Install> = {}): Install => ({
-  appId,
-  serviceId,
-  os: "android",
-  osVersion: "14",
-  deviceModel: "Pixel 8",
-  appVersion: "1.2.3",
-  sdkPlatform: "kotlin",
-  sdkVersion: "1.11.0",
-  firstOpenTime: "2026-11-01T10:00:00.000Z",
-  idfv: null,
-  maid: "38400000-8cf0-11bd-b23e-10b96e40000d",
-  installReferrer: {
-    referrer: "utm_source=x&clickid=abc",
-    clickTimestamp: 1,
-    installBeginTimestamp: 2,
-  },
-  customerUserId: null,
-  locale: "de-DE",
-  timezone: "Europe/Berlin",
-  country: "DE",
-  receivedAt: "2026-11-01T10:00:01.000Z",
-  ...overrides,
-});
+const install = (appId: string, serviceId: string, overrides: Partial<Install> = {}): Install =>
+  storedInstall(appId, serviceId, {
+    installReferrer: {
+      referrer: "utm_source=x&clickid=abc",
+      clickTimestamp: 1,
+      installBeginTimestamp: 2,
+    },
+    ...overrides,
+  });
 
 describe("DynamoDB stores", () => {
   let dir: string;

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storedInstall } from "../../../test/support/installs.ts";
 import { purgeEnv } from "../../config/aws-env.ts";
 import { requestDeletion } from "../../deletion/deletions.ts";
 import {
@@ -26,25 +27,8 @@ const RESULTS = "results";
 const NOW = new Date("2026-11-02T12:00:00.000Z");
 const minutesAgo = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000);
 
-const install = (serviceId: string): Install => ({
-  appId: APP,
-  serviceId,
-  os: "android",
-  osVersion: "14",
-  deviceModel: "Pixel 8",
-  appVersion: "1.2.3",
-  sdkPlatform: "kotlin",
-  sdkVersion: "1.11.0",
-  firstOpenTime: "2026-11-01T10:00:00.000Z",
-  idfv: null,
-  maid: null,
-  installReferrer: null,
-  customerUserId: `user-${serviceId}`,
-  locale: null,
-  timezone: null,
-  country: "DE",
-  receivedAt: "2026-11-01T10:00:01.000Z",
-});
+const install = (serviceId: string): Install =>
+  storedInstall(APP, serviceId, { maid: null, customerUserId: `user-${serviceId}` });
 
 describe("AWS purge job", () => {
   let dir: string;
