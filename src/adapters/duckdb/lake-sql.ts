@@ -26,8 +26,9 @@ export const appFilesRelation = (lakeDir: string, table: LakeTable, appId: strin
 
 /**
  * Turns newline-delimited JSON lake records into typed rows with their partition keys. A line
- * that does not parse is skipped: only a write torn by a crash leaves one, and a torn write was
- * never acknowledged (the file is synced before the answer).
+ * that does not parse is skipped (DuckDB reads it as a row of nulls, which has no app): only a
+ * write torn by a crash leaves one, and a torn write was never acknowledged (the file is synced
+ * before the answer).
  * Timestamps arrive as ISO 8601 UTC strings ("…Z") and are stored as UTC TIMESTAMPs.
  */
 export const ndjsonToTableRows = (table: LakeTable, ndjsonPath: string): string => {
@@ -40,5 +41,6 @@ export const ndjsonToTableRows = (table: LakeTable, ndjsonPath: string): string 
       : `CAST(${c.name} AS ${DUCKDB_TYPES[c.type]}) AS ${c.name}`,
   );
   return `SELECT ${typed.join(", ")}, app_id, left(${table.dateColumn}, 10) AS dt
-FROM read_json(${sqlString(ndjsonPath)}, format = 'newline_delimited', ignore_errors = true, columns = {${readColumns}})`;
+FROM read_json(${sqlString(ndjsonPath)}, format = 'newline_delimited', ignore_errors = true, columns = {${readColumns}})
+WHERE app_id IS NOT NULL`;
 };

@@ -175,6 +175,13 @@ export const createLocalDeliveryStream = async (
           for (const append of batch) append.resolve();
         } catch (error) {
           for (const append of batch) append.reject(error);
+          // The file may end in part of this batch: acknowledged appends must not follow it
+          // on the same line, so it is closed and delivered (its torn tail skipped).
+          await file?.close().catch(() => undefined);
+          file = undefined;
+          closed.push(walPath);
+          walPath = newWalPath();
+          buffered = 0;
         }
       }
       if (buffered >= bufferRecords) rotationWanted = true;

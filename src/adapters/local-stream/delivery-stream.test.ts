@@ -1,0 +1,95 @@
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { lakeEvent } from "../../../test/support/records.ts";
+import { EVENTS_TABLE } from "../../lake/tables.ts";
+import { createLocalDeliveryStream } from "./delivery-stream.ts";
+
+describe("local delivery stream", () => {
+  let dir: string;
+  let duckdb: DuckDBInstance;
+  const lakeDir = () => join(dir, "lake");
+  const walDir = () => join(dir, "wal");
+
+  const lakeIds = async (): Promise<string[]> => {
+    const connection = await duckdb.connect();
+    try {
+      const reader = await connection.runAndReadAll(
+        `SELECT event_id FROM read_parquet('${lakeDir()}/events/*/*/*.parquet') ORDER BY event_id`,
+      );
+      return reader.getRowsJS().map((row) => String(row[0]));
+    } finally {
+      connection.closeSync();
+    }
+  };
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "stream-"));
+    duckdb = await DuckDBInstance.create(":memory:");
+  });
+
+  afterEach(async () => {
+    duckdb.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("keeps what concurrent puts acknowledged, and delivers it on flush", async () => {
+    const stream = await createLocalDeliveryStream({
+      table: EVENTS_TABLE,
+      duckdb,
+      lakeDir: lakeDir(),
+      walDir: walDir(),
+    });
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        stream.put([lakeEvent({ app_id: "com.a", event_id: `e${String(i).padStart(2, "0")}` })]),
+      ),
+    );
+    // Acknowledged, not yet in the lake: Parquet is written on flush.
+    expect(await readdir(join(lakeDir(), "events"))).toEqual([]);
+    await stream.close();
+    expect(await lakeIds()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `e${String(i).padStart(2, "0")}`),
+    );
+    expect(await readdir(join(walDir(), "events"))).toEqual([]);
+  });
+
+  it("delivers a dead process's write-ahead file on start, skipping a torn last line", async () => {
+    const events = join(walDir(), "events");
+    await mkdir(events, { recursive: true });
+    const whole = [
+      lakeEvent({ app_id: "com.a", event_id: "kept-1" }),
+      lakeEvent({ app_id: "com.a", event_id: "kept-2" }),
+    ]
+      .map((record) => `${JSON.stringify(record)}\n`)
+      .join("");
+    // pid 2^22 + 1 is above Linux's pid limit: that process is surely gone.
+    await writeFile(join(events, "4194305-1-0.ndjson"), `${whole}{"event_id":"torn","app_`);
+    const stream = await createLocalDeliveryStream({
+      table: EVENTS_TABLE,
+      duckdb,
+      lakeDir: lakeDir(),
+      walDir: walDir(),
+    });
+    expect(await lakeIds()).toEqual(["kept-1", "kept-2"]);
+    expect(await readdir(events)).toEqual([]);
+    await stream.close();
+  });
+
+  it("refuses a record without a valid app id or date before writing anything", async () => {
+    const stream = await createLocalDeliveryStream({
+      table: EVENTS_TABLE,
+      duckdb,
+      lakeDir: lakeDir(),
+      walDir: walDir(),
+    });
+    await expect(stream.put([lakeEvent({ app_id: "../etc" })])).rejects.toThrow(/app_id/);
+    await expect(
+      stream.put([lakeEvent({ app_id: "com.a", event_time: "yesterday" })]),
+    ).rejects.toThrow(/ISO 8601/);
+    await stream.close();
+    expect(await readdir(join(walDir(), "events"))).toEqual([]);
+  });
+});
