@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { dataPaths } from "../src/embedded/data-dir.ts";
 import {
-  cli,
+  createAppWithCli,
   peakMemory,
   spawnListening,
   startService,
@@ -206,21 +206,7 @@ const main = async () => {
     // The service, an app made with the CLI, one install: what every event refers to.
     const service = await startService(dataDir);
     children.push(service.child);
-    const created = JSON.parse(
-      await cli(
-        dataDir,
-        "apps",
-        "create",
-        "--app-id",
-        APP,
-        "--name",
-        "Bench",
-        "--platform",
-        "android",
-        "--json",
-      ),
-    ) as { keys: { kind: string; key: string }[] };
-    const sdkKey = created.keys.find((k) => k.kind === "sdk")?.key ?? "";
+    const { sdk: sdkKey } = await createAppWithCli(dataDir, APP, "Bench");
     const installed = await fetch(`${service.url}/v1/installs`, {
       method: "POST",
       headers: { authorization: sdkKey, "content-type": "application/json" },

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExportRecord } from "../../src/record/columns.ts";
-import { cli, type Service, startService, stopService } from "../support/service.ts";
+import { createAppWithCli, type Service, startService, stopService } from "../support/service.ts";
 
 const APP = "com.example.durable";
 const BATCHES = 400;
@@ -22,22 +22,7 @@ describe("durability of acknowledged events", () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "attribution-durable-"));
     service = await startService(dataDir);
-    const created = JSON.parse(
-      await cli(
-        dataDir,
-        "apps",
-        "create",
-        "--app-id",
-        APP,
-        "--name",
-        "Durable",
-        "--platform",
-        "android",
-        "--json",
-      ),
-    ) as { keys: { kind: string; key: string }[] };
-    const key = (kind: string) => created.keys.find((k) => k.kind === kind)?.key ?? "";
-    keys = { sdk: key("sdk"), server: key("server") };
+    keys = await createAppWithCli(dataDir, APP, "Durable");
   });
 
   afterAll(async () => {

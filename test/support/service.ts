@@ -62,3 +62,26 @@ export const cliWithEnv = async (
       env: { ...process.env, ...env },
     })
   ).stdout;
+
+/** `attribution apps create` for an Android app; resolves with its SDK and server keys. */
+export const createAppWithCli = async (
+  dataDir: string,
+  appId: string,
+  name: string,
+): Promise<{ sdk: string; server: string }> => {
+  const stdout = await cli(
+    dataDir,
+    "apps",
+    "create",
+    "--app-id",
+    appId,
+    "--name",
+    name,
+    "--platform",
+    "android",
+    "--json",
+  );
+  const { keys } = JSON.parse(stdout) as { keys: { kind: string; key: string }[] };
+  const key = (kind: string) => keys.find((k) => k.kind === kind)?.key ?? "";
+  return { sdk: key("sdk"), server: key("server") };
+};
