@@ -6,9 +6,11 @@
  * a new snapshot without the deleted install, before its rows are purged from the lake.
  */
 import { randomUUID } from "node:crypto";
+import type { Readable } from "node:stream";
 import type { DeletionStore } from "../ports/deletions.ts";
 import type { LakeQueryEngine, SnapshotCatalog, SnapshotRef } from "../ports/lake.ts";
 import type { ExportRecord } from "../record/columns.ts";
+import type { FormatWriter } from "./formats/writer.ts";
 
 export interface ExportPageDeps {
   readonly engine: LakeQueryEngine;
@@ -29,10 +31,41 @@ export interface ExportPageRequest {
 export interface ExportPage {
   readonly snapshot: SnapshotRef;
   readonly rows: AsyncIterable<ExportRecord>;
+  /**
+   * The page in the writer's format: written by the engine itself when it can (see
+   * FormatWriter.engineEncoding), else the rows through the writer. Resolves once the source
+   * has started, so a failing query rejects here, before a status line says 200.
+   */
+  encode(writer: FormatWriter): Promise<Readable>;
 }
 
 // async function* () {} typed as a page of no rows.
 const noRows = async function* (): AsyncIterable<ExportRecord> {};
+
+/**
+ * Starts the row source (its first row is fetched), then hands the rows on. Closing the result
+ * (a client gone, a HEAD request) closes the source too, which releases its query.
+ */
+const primed = async (
+  rows: AsyncIterable<ExportRecord>,
+): Promise<AsyncIterableIterator<ExportRecord>> => {
+  const source = rows[Symbol.asyncIterator]();
+  let first: IteratorResult<ExportRecord> | undefined = await source.next();
+  const primedRows: AsyncIterableIterator<ExportRecord> = {
+    [Symbol.asyncIterator]: () => primedRows,
+    next: async () => {
+      const head = first;
+      first = undefined;
+      return head ?? source.next();
+    },
+    return: async () => {
+      first = undefined;
+      await source.return?.();
+      return { done: true, value: undefined };
+    },
+  };
+  return primedRows;
+};
 
 export const createExportPages = (deps: ExportPageDeps) => {
   const now = deps.now ?? Date.now;
@@ -88,12 +121,22 @@ export const createExportPages = (deps: ExportPageDeps) => {
 
   return {
     async open(request: ExportPageRequest): Promise<ExportPage> {
+      const { offset, limit } = request;
       const snapshot = await snapshotFor(request.appId, request.since);
-      const beyondEnd = snapshot.rowCount !== undefined && request.offset >= snapshot.rowCount;
-      const rows = beyondEnd
-        ? noRows()
-        : deps.engine.readPage(snapshot, request.offset, request.limit);
-      return { snapshot, rows };
+      const beyondEnd = snapshot.rowCount !== undefined && offset >= snapshot.rowCount;
+      const rows = beyondEnd ? noRows() : deps.engine.readPage(snapshot, offset, limit);
+      return {
+        snapshot,
+        rows,
+        async encode(writer) {
+          const native = writer.engineEncoding;
+          if (native && deps.engine.encodePage && !beyondEnd) {
+            const page = await deps.engine.encodePage(snapshot, offset, limit, native.encoding);
+            return native.frame ? native.frame(page.body, page.rowCount) : page.body;
+          }
+          return writer.write(await primed(rows));
+        },
+      };
     },
   };
 };

@@ -1,3 +1,5 @@
+import type { Readable } from "node:stream";
+import type { EngineEncoding } from "../export/formats/writer.ts";
 import type { LakeRecord } from "../lake/tables.ts";
 import type { ExportRecord } from "../record/columns.ts";
 
@@ -27,6 +29,22 @@ export interface LakeQueryEngine {
     excludeServiceIds?: readonly string[];
   }): Promise<SnapshotLocation>;
   readPage(snapshot: SnapshotLocation, offset: number, limit: number): AsyncIterable<ExportRecord>;
+  /**
+   * The same slice written by the engine itself in `encoding`, for an engine that can (DuckDB);
+   * without it the service encodes `readPage`'s rows.
+   */
+  encodePage?(
+    snapshot: SnapshotLocation,
+    offset: number,
+    limit: number,
+    encoding: EngineEncoding,
+  ): Promise<EncodedPage>;
+}
+
+/** A page's bytes as the engine wrote them, and how many records they hold. */
+export interface EncodedPage {
+  readonly body: Readable;
+  readonly rowCount: number;
 }
 
 export interface SnapshotRef extends SnapshotLocation {

@@ -47,8 +47,7 @@ export const createDuckDbPurger = (options: {
       }
       for (const file of await parquetFiles(options.snapshotDir)) {
         const holds = await count(
-          `SELECT count(*) FROM read_parquet(${sqlString(file)})
-           WHERE json_extract_string(record, '$.service_id') = ${id}`,
+          `SELECT count(*) FROM read_parquet(${sqlString(file)}) WHERE service_id = ${id}`,
         );
         if (holds > 0) await rm(file, { force: true });
       }

@@ -1,8 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { once } from "node:events";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { lakeAttribution, lakeEvent } from "../../../test/support/records.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/tables.ts";
 import type { ExportRecord } from "../../record/columns.ts";
@@ -169,5 +170,30 @@ describe("DuckDB query engine over the local lake", () => {
     });
     expect(snapshot.rowCount).toBe(0);
     expect(await collect(engine.readPage(snapshot, 0, 10))).toEqual([]);
+  });
+
+  it("writes a page itself in the slice's order, and removes its file once read or dropped", async () => {
+    const snapshot = await engine.materialize({
+      appId: "com.example.a",
+      since: new Date("2026-10-01T00:00:00Z"),
+      snapshotId: "s-5",
+    });
+    const pageFiles = async () =>
+      (await readdir(join(dir, "snapshots"))).filter((name) => name.startsWith("page-"));
+    const page = await engine.encodePage(snapshot, 1, 2, "ndjson");
+    expect(page.rowCount).toBe(2);
+    expect(await pageFiles()).toHaveLength(1);
+    const chunks: Buffer[] = [];
+    for await (const chunk of page.body) chunks.push(chunk);
+    const lines = Buffer.concat(chunks).toString("utf8").trim().split("\n");
+    expect(lines.map((line) => JSON.parse(line).event_id)).toEqual(["e1", "e2"]);
+    // Removed once the file is closed, which follows the end of the stream.
+    await vi.waitFor(async () => expect(await pageFiles()).toEqual([]));
+
+    const dropped = await engine.encodePage(snapshot, 0, 10, "csv");
+    const closed = once(dropped.body, "close");
+    dropped.body.destroy();
+    await closed;
+    await vi.waitFor(async () => expect(await pageFiles()).toEqual([]));
   });
 });

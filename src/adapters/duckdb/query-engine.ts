@@ -1,9 +1,11 @@
 /**
  * The embedded lake query engine: DuckDB over the lake folder's Parquet files. A snapshot is the
- * sorted, de-duplicated export written once to a Parquet file with its row position, so each
- * page is a cheap range read of it.
+ * sorted, de-duplicated export written once to a typed Parquet file with its row position, so
+ * each page is a cheap range read of it. Pages in csv, tsv, ndjson and parquet are written by
+ * DuckDB itself into a file that is streamed out and removed.
  */
-import { mkdir, readdir, rm, stat } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { DuckDBDataChunk, DuckDBInstance } from "@duckdb/node-api";
 import { buildExportQuery, sqlString } from "../../lake/export-query.ts";
@@ -11,19 +13,21 @@ import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../../lake/tab
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
 import { appFilesRelation, emptyRelation } from "./lake-sql.ts";
+import { PAGE_ENCODINGS } from "./page-encodings.ts";
 
 export interface DuckDbQueryEngine extends LakeQueryEngine {
+  encodePage: NonNullable<LakeQueryEngine["encodePage"]>;
   /** Deletes snapshot files last written before the given time. */
   prune(olderThan: Date): Promise<number>;
 }
 
 const SNAPSHOT_ROW_GROUP = 10_000;
+const PAGE_READ_BYTES = 256 * 1024;
 
 /**
- * A snapshot stores each record as one JSON text, made once when it is materialised: reading
- * 25 typed values per row into JS costs several times more than V8's JSON.parse of DuckDB's
- * to_json. The JSON has the record's keys in column order, typed numbers and explicit nulls,
- * i.e. it is an ExportRecord.
+ * Rows leave DuckDB for JavaScript as one JSON text each: reading 25 typed values per row into
+ * JS costs several times more than V8's JSON.parse of DuckDB's to_json. The JSON has the
+ * record's keys in column order, typed numbers and explicit nulls, i.e. it is an ExportRecord.
  */
 const RECORD_JSON = `to_json(struct_pack(${COLUMN_NAMES.map((name) => `${name} := ${name}`).join(", ")}))`;
 
@@ -46,6 +50,9 @@ export const createDuckDbQueryEngine = (options: {
   const source = async (table: LakeTable, appId: string) =>
     (await hasFiles(table, appId)) ? appFilesRelation(lakeDir, table, appId) : emptyRelation(table);
 
+  const pageRange = (snapshot: SnapshotLocation, offset: number, limit: number) =>
+    `read_parquet(${sqlString(snapshot.location)}) WHERE pos >= ${offset} AND pos < ${offset + limit}`;
+
   return {
     async materialize({ appId, since, snapshotId, excludeServiceIds }) {
       await mkdir(snapshotDir, { recursive: true });
@@ -64,7 +71,7 @@ export const createDuckDbQueryEngine = (options: {
       const connection = await duckdb.connect();
       try {
         const result = await connection.run(
-          `COPY (SELECT pos, ${RECORD_JSON} AS record FROM (${query}) ORDER BY pos)
+          `COPY (SELECT * FROM (${query}) ORDER BY pos)
            TO ${sqlString(location)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
         );
         return { location, rowCount: result.rowsChanged };
@@ -81,8 +88,7 @@ export const createDuckDbQueryEngine = (options: {
         // file is written in pos order and DuckDB preserves insertion order without ORDER BY,
         // which lets the first rows go out before the page is read whole.
         const result = await connection.stream(
-          `SELECT record FROM read_parquet(${sqlString(snapshot.location)})
-           WHERE pos >= ${offset} AND pos < ${offset + limit}`,
+          `SELECT ${RECORD_JSON} FROM ${pageRange(snapshot, offset, limit)}`,
         );
         // The next chunk is fetched while this one is encoded: DuckDB works on its own threads.
         next = result.fetchChunk();
@@ -99,6 +105,32 @@ export const createDuckDbQueryEngine = (options: {
         await next?.catch(() => undefined);
         connection.closeSync();
       }
+    },
+
+    async encodePage(snapshot, offset, limit, encoding) {
+      // Beside the snapshots, so a crash's leftovers are pruned with them.
+      const path = join(snapshotDir, `page-${randomUUID()}.${encoding}`);
+      const { select, options } = PAGE_ENCODINGS[encoding];
+      const connection = await duckdb.connect();
+      let rowCount: number;
+      try {
+        const result = await connection.run(
+          `COPY (SELECT ${select} FROM ${pageRange(snapshot, offset, limit)} ORDER BY pos)
+           TO ${sqlString(path)} (${options})`,
+        );
+        rowCount = result.rowsChanged;
+      } catch (error) {
+        await rm(path, { force: true });
+        throw error;
+      } finally {
+        connection.closeSync();
+      }
+      const file = await open(path);
+      // Large reads: each one is a trip to the thread pool, and the file is read whole.
+      const body = file.createReadStream({ highWaterMark: PAGE_READ_BYTES });
+      // Read to the end, or destroyed when the consumer goes: either way the file is closed.
+      body.once("close", () => void rm(path, { force: true }));
+      return { body, rowCount };
     },
 
     async prune(olderThan) {

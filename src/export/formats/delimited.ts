@@ -28,7 +28,7 @@ async function* encode(
   if (batch.length > 0) yield Buffer.from(stringify(batch, options), "utf8");
 }
 
-function delimited(delimiter: string, contentType: string, extension: string): FormatWriter {
+function delimited(delimiter: string, contentType: string, extension: "csv" | "tsv"): FormatWriter {
   const options: Options = {
     delimiter,
     // Passing record_delimiter turns quote_record_delimiter off by default, which would
@@ -45,6 +45,7 @@ function delimited(delimiter: string, contentType: string, extension: string): F
     attachment: true,
     // Readable.from pulls rows only while the consumer reads, and a source error destroys it.
     write: (rows) => Readable.from(encode(rows, options), { objectMode: false }),
+    engineEncoding: { encoding: extension },
   };
 }
 

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
 import {
@@ -9,7 +10,8 @@ import {
   recordAt,
   source,
 } from "./fixtures.test-support.ts";
-import { json } from "./json.ts";
+import { json, jsonFromNdjson } from "./json.ts";
+import { ndjson } from "./ndjson.ts";
 
 interface Page {
   data: ExportRecord[];
@@ -52,5 +54,37 @@ describe("json writer", () => {
     const page = parse(probe.output);
     expect(page.total_count).toBe(10_000);
     expect(page.data).toEqual(Array.from({ length: 10_000 }, (_, i) => recordAt(i)));
+  });
+
+  describe("around newline-delimited records (pages a lake engine wrote)", () => {
+    it("gives the writer's page however the lines are cut into chunks", async () => {
+      const records = [...RECORDS, CONTROL_CHARS];
+      const lines = await collect(ndjson.write(source(records)));
+      const expected = (await collect(json.write(source(records)))).toString("utf8");
+      // Every cut, including chunks that are a line end alone or start with one.
+      for (let cut = 0; cut <= lines.length; cut++) {
+        const chunks = [lines.subarray(0, cut), lines.subarray(cut)].filter((c) => c.length > 0);
+        const framed = jsonFromNdjson(Readable.from(chunks), records.length);
+        expect((await collect(framed)).toString("utf8")).toBe(expected);
+      }
+      const oneByteChunks = Readable.from([...lines].map((byte) => Buffer.from([byte])));
+      const framed = await collect(jsonFromNdjson(oneByteChunks, records.length));
+      expect(framed.toString("utf8")).toBe(expected);
+    });
+
+    it("gives an empty page for no lines", async () => {
+      const framed = await collect(jsonFromNdjson(Readable.from([]), 0));
+      expect(framed.toString("utf8")).toBe('{"data":[],"total_count":0}');
+    });
+
+    it("fails, rather than ends, when the lines cannot be read", async () => {
+      const failing = new Readable({
+        read() {
+          this.push('{"a":1}\n');
+          this.destroy(new Error("disk gone"));
+        },
+      });
+      await expect(collect(jsonFromNdjson(failing, 1))).rejects.toThrow("disk gone");
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { pipeline, type Readable, Transform } from "node:stream";
 import { EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
 import { type FormatWriter, textStream } from "./writer.ts";
 
@@ -17,15 +18,51 @@ export function jsonRecord(row: ExportRecord): string {
   return `${out}}`;
 }
 
+const HEAD = '{"data":[';
+// The count is only known at the end, which is why it follows the data.
+const tail = (count: number) => `],"total_count":${count}}`;
+
+const NEWLINE = 0x0a;
+const COMMA = 0x2c;
+
+/**
+ * The envelope around newline-delimited JSON records: every line end becomes the comma between
+ * two records (JSON text never holds a raw line feed, so each one ends a record), and the last
+ * one, held back until the end, is dropped.
+ */
+export function jsonFromNdjson(ndjson: Readable, rowCount: number): Readable {
+  let held: Buffer | undefined;
+  const envelope = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (held === undefined) this.push(HEAD);
+      else this.push(held);
+      const body = Buffer.from(chunk);
+      for (let i = body.indexOf(NEWLINE); i !== -1; i = body.indexOf(NEWLINE, i + 1)) {
+        body[i] = COMMA;
+      }
+      held = body.subarray(body.length - 1);
+      done(null, body.subarray(0, body.length - 1));
+    },
+    flush(done) {
+      if (held === undefined) this.push(HEAD);
+      else if (held[0] !== COMMA) this.push(held);
+      done(null, tail(rowCount));
+    },
+  });
+  // Either side failing or closing early destroys the other: a failed read never ends the
+  // envelope as if it were complete, and a consumer gone releases the source.
+  return pipeline(ndjson, envelope, () => undefined);
+}
+
 export const json: FormatWriter = {
   contentType: "application/json; charset=utf-8",
   extension: "json",
   attachment: false,
   write: (rows) =>
     textStream(rows, {
-      head: '{"data":[',
+      head: HEAD,
       record: (row, index) => (index === 0 ? "" : ",") + jsonRecord(row),
-      // The count is only known at the end, which is why it follows the data.
-      tail: (count) => `],"total_count":${count}}`,
+      tail,
     }),
+  engineEncoding: { encoding: "ndjson", frame: jsonFromNdjson },
 };

@@ -11,4 +11,5 @@ export const ndjson: FormatWriter = {
       record: (row) => `${jsonRecord(row)}\n`,
       tail: () => "",
     }),
+  engineEncoding: { encoding: "ndjson" },
 };

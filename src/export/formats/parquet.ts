@@ -21,7 +21,12 @@ const ELEMENT: Record<ExportType, (name: string) => SchemaElement> = {
     logical_type: { type: "STRING" },
     repetition_type: "OPTIONAL",
   }),
-  integer: (name) => ({ name, type: "INT32", repetition_type: "OPTIONAL" }),
+  integer: (name) => ({
+    name,
+    type: "INT32",
+    converted_type: "INT_32",
+    repetition_type: "OPTIONAL",
+  }),
   number: (name) => ({ name, type: "DOUBLE", repetition_type: "OPTIONAL" }),
 };
 
@@ -88,4 +93,5 @@ export const parquet: FormatWriter = {
   extension: "parquet",
   attachment: true,
   write: (rows) => Readable.from(encodeParquet(rows), { objectMode: false }),
+  engineEncoding: { encoding: "parquet" },
 };

@@ -8,7 +8,24 @@ export interface FormatWriter {
   readonly attachment: boolean;
   /** Encodes the rows as they arrive; never holds the whole output (or all rows) in memory. */
   write(rows: AsyncIterable<ExportRecord>): Readable;
+  /**
+   * Set when a lake engine that writes `encoding` itself can produce this format: the engine's
+   * bytes, framed, read back the same values as `write` gives.
+   */
+  readonly engineEncoding?: {
+    readonly encoding: EngineEncoding;
+    /** Wraps the engine's bytes of `rowCount` records, when the format adds to them. */
+    frame?(body: Readable, rowCount: number): Readable;
+  };
 }
+
+/**
+ * Encodings a lake engine may write from inside itself (DuckDB's COPY does, in C++), with the
+ * conventions of this module's writers: csv and tsv with a header row, `\n` line ends, an empty
+ * cell for null and `""` for an empty string; ndjson one object a line, keys in column order;
+ * parquet with the columns and types of ./parquet.ts.
+ */
+export type EngineEncoding = "csv" | "tsv" | "ndjson" | "parquet";
 
 /** How a text format wraps its records. */
 export interface TextFraming {

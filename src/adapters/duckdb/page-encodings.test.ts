@@ -1,0 +1,193 @@
+/**
+ * A page DuckDB writes itself must read back exactly as the service's own writer's page does,
+ * so the embedded runtime and AWS export the same values. Each output is read by a reader
+ * independent of both writers (csv-parse, JSON.parse, DuckDB for Parquet).
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { parse } from "csv-parse/sync";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  collect,
+  duckdb,
+  RECORDS,
+  recordAt,
+  source,
+  sqlString,
+} from "../../export/formats/fixtures.test-support.ts";
+import { FORMATS } from "../../export/formats/index.ts";
+import type { EngineEncoding, FormatWriter } from "../../export/formats/writer.ts";
+import { EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
+import { createDuckDbQueryEngine } from "./query-engine.ts";
+
+// Strings as the lake holds them (well-formed Unicode), with the characters formats treat
+// specially; numbers as the lake's INTEGER and DOUBLE columns hold them.
+const special = fc.constantFrom(
+  "",
+  " ",
+  ",",
+  "\t",
+  '"',
+  "\n",
+  "\r",
+  "\r\n",
+  "#",
+  "\\",
+  "\u0001",
+  "\u007f",
+  "\u2028",
+  "é",
+  "😀",
+  "<&>",
+  "=1+2",
+  "null",
+  "NULL",
+);
+const text = fc.oneof(
+  fc.string({ unit: "grapheme", maxLength: 12 }),
+  fc
+    .array(fc.oneof(special, fc.string({ maxLength: 3 })), { maxLength: 5 })
+    .map((parts) => parts.join("")),
+);
+const cell = (
+  type: (typeof EXPORT_COLUMNS)[number]["type"],
+): fc.Arbitrary<string | number | null> => {
+  const value: fc.Arbitrary<string | number> =
+    type === "string"
+      ? text
+      : type === "integer"
+        ? fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 })
+        : fc
+            .oneof(
+              fc.double({ noNaN: true, noDefaultInfinity: true }),
+              fc.constantFrom(4.99, 1e21, 1e-7, 123456789012345680000, 2 ** 53 + 2, 0.1 + 0.2),
+            )
+            .map((n) => (Object.is(n, -0) ? 0 : n));
+  return fc.option(value, { nil: null, freq: 4 });
+};
+const record: fc.Arbitrary<ExportRecord> = fc.record(
+  Object.fromEntries(EXPORT_COLUMNS.map((column) => [column.name, cell(column.type)])) as {
+    [K in keyof ExportRecord]: fc.Arbitrary<ExportRecord[K]>;
+  },
+);
+
+/** Reads csv or tsv into rows of cells, telling an empty cell (null) from "" (empty string). */
+const readDelimited = (bytes: Buffer, delimiter: string) =>
+  parse(bytes, {
+    delimiter,
+    relax_column_count: false,
+    cast: (value, context) => (value === "" && !context.quoting ? null : value),
+  });
+
+const readNdjson = (bytes: Buffer) =>
+  bytes
+    .toString("utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line));
+
+describe("pages DuckDB writes itself read back as the service's writers' pages", () => {
+  let dir: string;
+  let instance: DuckDBInstance;
+  let engine: ReturnType<typeof createDuckDbQueryEngine>;
+  let snapshots = 0;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "page-encodings-"));
+    instance = await DuckDBInstance.create(":memory:");
+    engine = createDuckDbQueryEngine({ duckdb: instance, lakeDir: dir, snapshotDir: dir });
+  });
+  afterAll(async () => {
+    instance.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A snapshot of the records as materialise writes one: pos, then the typed columns. */
+  const snapshotOf = async (records: readonly ExportRecord[]) => {
+    const typed = join(dir, `typed-${snapshots}.parquet`);
+    const location = join(dir, `snapshot-${snapshots++}.parquet`);
+    await writeFile(typed, await collect(FORMATS.parquet.write(source(records))));
+    const connection = await instance.connect();
+    try {
+      await connection.run(
+        `COPY (SELECT row_number() OVER () - 1 AS pos, * FROM read_parquet(${sqlString(typed)}))
+         TO ${sqlString(location)} (FORMAT parquet)`,
+      );
+    } finally {
+      connection.closeSync();
+    }
+    return { location, rowCount: records.length };
+  };
+
+  const both = async (records: readonly ExportRecord[], writer: FormatWriter) => {
+    const native = writer.engineEncoding;
+    if (!native) throw new Error("no engine encoding");
+    const page = await engine.encodePage(
+      await snapshotOf(records),
+      0,
+      records.length,
+      native.encoding,
+    );
+    const framed = native.frame ? native.frame(page.body, page.rowCount) : page.body;
+    return {
+      engine: await collect(framed),
+      service: await collect(writer.write(source(records))),
+      rowCount: page.rowCount,
+    };
+  };
+
+  const readers: Record<Exclude<EngineEncoding, "parquet">, (bytes: Buffer) => unknown> = {
+    csv: (bytes) => readDelimited(bytes, ","),
+    tsv: (bytes) => readDelimited(bytes, "\t"),
+    ndjson: readNdjson,
+  };
+
+  for (const format of ["csv", "tsv", "ndjson"] as const) {
+    it(`${format}: the same cells for any records`, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(record, { maxLength: 8 }), async (records) => {
+          const { engine: ours, service } = await both(records, FORMATS[format]);
+          expect(readers[format](ours)).toEqual(readers[format](service));
+        }),
+        { numRuns: 60 },
+      );
+    });
+  }
+
+  it("csv: numbers in the same text as JavaScript writes them", async () => {
+    const { engine: ours, service } = await both(RECORDS, FORMATS.csv);
+    expect(ours.toString("utf8")).toBe(service.toString("utf8"));
+  });
+
+  it("json: the same envelope and records, for an empty page too", async () => {
+    for (const records of [[], RECORDS, Array.from({ length: 3000 }, (_, i) => recordAt(i))]) {
+      const { engine: ours, service, rowCount } = await both(records, FORMATS.json);
+      expect(rowCount).toBe(records.length);
+      expect(JSON.parse(ours.toString("utf8"))).toEqual(JSON.parse(service.toString("utf8")));
+    }
+  });
+
+  it("parquet: the same schema and rows", async () => {
+    const records = [...RECORDS, ...Array.from({ length: 3000 }, (_, i) => recordAt(i))];
+    const { engine: ours, service } = await both(records, FORMATS.parquet);
+    const read = async (bytes: Buffer, name: string) => {
+      const path = join(dir, name);
+      await writeFile(path, bytes);
+      return {
+        schema: (
+          await duckdb(
+            `SELECT name, type, converted_type, repetition_type FROM parquet_schema(${sqlString(path)})`,
+          )
+        ).rows.slice(1),
+        rows: (await duckdb(`SELECT * FROM read_parquet(${sqlString(path)})`)).rows,
+      };
+    };
+    const fromEngine = await read(ours, "engine.parquet");
+    const fromService = await read(service, "service.parquet");
+    expect(fromEngine).toEqual(fromService);
+    expect(fromEngine.rows).toHaveLength(records.length);
+  });
+});
