@@ -1,9 +1,11 @@
 /**
  * How CLI commands reach the embedded stores: through the running service's DynamoDB endpoint
  * when `npm start` is up (its store is locked by that process), else by opening the data
- * folder directly for the length of the command.
+ * folder directly for the length of the command. A command that changed an app or a key
+ * marks the data folder so that a running service stops trusting its cached copies.
  */
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
+import { markAdminChange } from "../embedded/admin-changes.ts";
 import { dataPaths, readRuntimeInfo } from "../embedded/data-dir.ts";
 import {
   connectDynamoDb,
@@ -19,9 +21,26 @@ export const withLocalStores = async <T>(
   const connection = running
     ? connectDynamoDb(running.dynamodbEndpoint)
     : await startLocalDynamoDb(dataPaths(dataDir).dynamodb);
+  const stores = createDynamoStores(connection.doc, LOCAL_TABLE_NAMES);
+  let changed = false;
+  const noting =
+    <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await write(...args);
+      } finally {
+        changed = true;
+      }
+    };
   try {
-    return await work(createDynamoStores(connection.doc, LOCAL_TABLE_NAMES));
+    return await work({
+      ...stores,
+      apps: { ...stores.apps, create: noting(stores.apps.create), save: noting(stores.apps.save) },
+      keys: { ...stores.keys, put: noting(stores.keys.put), revoke: noting(stores.keys.revoke) },
+    });
   } finally {
     await connection.close();
+    // After the writes: a service that reads again from here on reads what they wrote.
+    if (changed) await markAdminChange(dataDir);
   }
 };

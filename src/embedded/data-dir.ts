@@ -2,9 +2,9 @@
  * The data folder of the embedded runtime. Its layout mirrors the AWS resources:
  * `dynamodb/` (the tables), `lake/` (laid out like the lake bucket), `wal/` (the delivery
  * stream's write-ahead files), `snapshots/` (materialised exports), `fx/` (imported exchange
- * rates), `keys/` (the master key
- * that wraps the apps' private keys), and `runtime.json`, which
- * tells other processes (the CLI) where a running service listens.
+ * rates), `keys/` (the master key that wraps the apps' private keys), `runtime.json`, which
+ * tells other processes (the CLI) where a running service listens, and `admin-changes`, which
+ * tells the service that the CLI changed an app or a key.
  */
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -20,6 +20,8 @@ export const dataPaths = (dataDir: string) => ({
   // The master key that wraps the apps' private keys; back it up apart from the data.
   masterKey: join(dataDir, "keys", "master.key"),
   runtimeFile: join(dataDir, "runtime.json"),
+  // Replaced by the CLI after it changes apps or keys (./admin-changes.ts).
+  adminChanges: join(dataDir, "admin-changes"),
 });
 
 const runtimeInfo = z.object({

@@ -7,7 +7,10 @@ import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
+import { cachedDeletionStore } from "../adapters/cache/cached-deletions.ts";
 import { cachedInstallStore } from "../adapters/cache/cached-installs.ts";
+import { cachedKeyStore } from "../adapters/cache/cached-keys.ts";
+import { cachedSnapshotCatalog } from "../adapters/cache/cached-snapshots.ts";
 import { createDuckDbPurger } from "../adapters/duckdb/purge.ts";
 import {
   createDuckDbQueryEngine,
@@ -32,6 +35,7 @@ import { createIngestHandlers } from "../http/handlers/ingest.ts";
 import { createOpenApiHandler } from "../http/handlers/openapi.ts";
 import { ROUTES, type RouteId } from "../http/routes.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../lake/tables.ts";
+import { adminRevision } from "./admin-changes.ts";
 import { backgroundJob } from "./background-job.ts";
 import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
 import { createGateway, type RouteHandler } from "./gateway.ts";
@@ -98,12 +102,21 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   await mkdir(config.dataDir, { recursive: true });
   const dynamodb = await startLocalDynamoDb(paths.dynamodb);
   const stored = createDynamoStores(dynamodb.doc, LOCAL_TABLE_NAMES);
-  // Installs change only through this process (first open, purge), so they can stay in memory.
-  const stores = { ...stored, installs: cachedInstallStore(stored.installs, 100_000) };
+  // Every request reads a key, an app, and for an export its snapshot and the app's tombstones.
+  // Installs, snapshots and deletion requests change only through this process, so they stay in
+  // memory; keys and apps are changed by the CLI, which marks the data folder when it does.
+  const revision = adminRevision(config.dataDir);
+  const stores = {
+    ...stored,
+    keys: cachedKeyStore(stored.keys, revision),
+    installs: cachedInstallStore(stored.installs, 100_000),
+    snapshots: cachedSnapshotCatalog(stored.snapshots, 10_000),
+    deletions: cachedDeletionStore(stored.deletions),
+  };
   const lake = await openLake(config);
 
   // Ingestion and the authorizer read apps through a short cache; the configuration, fresh.
-  const apps = cachedAppStore(stores.apps, config.appCacheMs);
+  const apps = cachedAppStore(stores.apps, config.appCacheMs, { revision });
   const ingest = createIngestHandlers({
     ...stores,
     apps,

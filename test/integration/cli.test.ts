@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as z from "zod";
 import { cli, type Service, startService, stopService } from "../support/service.ts";
 
 describe("the attribution command line", () => {
@@ -146,8 +147,31 @@ describe("the attribution command line", () => {
     ).key;
     const config = async () =>
       (await fetch(`${service.url}/v1/config`, { headers: { authorization: sdkKey } })).json();
+    const ignoredOf = z.object({ ignored: z.array(z.object({ detail: z.string() })) });
+    const sendEvent = async () =>
+      ignoredOf.parse(
+        await (
+          await fetch(`${service.url}/v1/events`, {
+            method: "POST",
+            headers: { authorization: sdkKey, "content-type": "application/json" },
+            body: JSON.stringify({
+              events: [
+                {
+                  event_id: "cli-disabled-1",
+                  service_id: "cli-install-1",
+                  event_type: "LOGIN",
+                  event_time: new Date().toISOString(),
+                },
+              ],
+            }),
+          })
+        ).json(),
+      );
+    // The service has read the app (and keeps it in memory) before the CLI changes it.
+    expect((await sendEvent()).ignored).toEqual([]);
     await cli(dataDir, "apps", "config", "--app-id", "com.example.game", "--disable");
     expect(await config()).toMatchObject({ enabled: false, encryption: { enabled: false } });
+    expect((await sendEvent()).ignored[0]?.detail).toMatch(/disabled/);
     expect(
       await cli(
         dataDir,

@@ -34,7 +34,7 @@ describe("cached app store", () => {
   it("reads an app once per time-to-live, then again", async () => {
     let now = 0;
     const { store, counts, change } = countingStore();
-    const cached = cachedAppStore(store, 1_000, () => now);
+    const cached = cachedAppStore(store, 1_000, { now: () => now });
     expect((await cached.get("com.a"))?.enabled).toBe(true);
     change(app(false));
     now = 999;
@@ -51,5 +51,17 @@ describe("cached app store", () => {
     await cached.get("com.a");
     await cached.save(app(false));
     expect((await cached.get("com.a"))?.enabled).toBe(false);
+  });
+
+  it("reads again at once when the revision moves (a change made by another process)", async () => {
+    const { store, counts, change } = countingStore();
+    let revision = "r1";
+    const cached = cachedAppStore(store, 60_000, { revision: () => revision });
+    await cached.get("com.a");
+    change(app(false));
+    expect((await cached.get("com.a"))?.enabled).toBe(true);
+    revision = "r2";
+    expect((await cached.get("com.a"))?.enabled).toBe(false);
+    expect(counts.get).toBe(2);
   });
 });

@@ -2,19 +2,27 @@
  * Apps read through a short-lived in-memory cache, for the ingestion path: every event batch
  * needs its app (enabled, keys), and apps change rarely. A change (switching an app off, or
  * sealing on) reaches ingestion within `ttlMs`; SDKs themselves only re-read the remote
- * configuration every hour.
+ * configuration every hour. Where the writer can say so (the embedded runtime's CLI moves
+ * `revision` on), a change empties the cache at once.
  */
 import type { App, AppStore } from "../../ports/apps.ts";
 
 export const cachedAppStore = (
   store: AppStore,
   ttlMs: number,
-  now: () => number = Date.now,
+  options: { now?: () => number; revision?: () => string } = {},
 ): AppStore => {
+  const { now = Date.now, revision = () => "" } = options;
   const entries = new Map<string, { app: Promise<App | undefined>; expiresAt: number }>();
+  let seen = revision();
   return {
     ...store,
     get(appId) {
+      const current = revision();
+      if (current !== seen) {
+        entries.clear();
+        seen = current;
+      }
       const cached = entries.get(appId);
       if (cached && cached.expiresAt > now()) return cached.app;
       const app = store.get(appId);

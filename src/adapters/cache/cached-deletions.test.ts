@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import type { DeletionRequest, DeletionStore } from "../../ports/deletions.ts";
+import { cachedDeletionStore } from "./cached-deletions.ts";
+
+const request = (requestId: string, appId = "a"): DeletionRequest => ({
+  requestId,
+  appId,
+  serviceId: `s-${requestId}`,
+  status: "pending",
+  requestedAt: "2026-11-01T00:00:00.000Z",
+  completedAt: null,
+});
+
+const countingStore = () => {
+  const requests = new Map<string, DeletionRequest>();
+  const counts = { listByApp: 0 };
+  let pause: Promise<void> | undefined;
+  const store: DeletionStore = {
+    create: async (r) => void requests.set(r.requestId, r),
+    get: async (id) => requests.get(id),
+    listByApp: async (appId) => {
+      counts.listByApp += 1;
+      const found = [...requests.values()].filter((r) => r.appId === appId);
+      await pause;
+      return found;
+    },
+    listOpen: async () => [...requests.values()].filter((r) => r.status !== "completed"),
+    setStatus: async (id, status, at) => {
+      const r = requests.get(id);
+      if (r) requests.set(id, { ...r, status, completedAt: status === "completed" ? at : null });
+    },
+  };
+  const hold = () => {
+    let release = () => {};
+    pause = new Promise((resolve) => {
+      release = resolve;
+    });
+    return () => {
+      pause = undefined;
+      release();
+    };
+  };
+  return { store, counts, hold };
+};
+
+describe("cached deletion store", () => {
+  it("reads an app's requests once until one is created or moves on", async () => {
+    const { store, counts } = countingStore();
+    const cached = cachedDeletionStore(store);
+    expect(await cached.listByApp("a")).toEqual([]);
+    expect(await cached.listByApp("a")).toEqual([]);
+    expect(counts.listByApp).toBe(1);
+    await cached.create(request("r1"));
+    expect((await cached.listByApp("a")).map((r) => r.requestId)).toEqual(["r1"]);
+    await cached.setStatus("r1", "completed", "2026-11-01T00:01:00.000Z");
+    expect((await cached.listByApp("a"))[0]?.status).toBe("completed");
+    expect(counts.listByApp).toBe(3);
+  });
+
+  it("keeps no list read while a request was being created", async () => {
+    const { store, hold } = countingStore();
+    const cached = cachedDeletionStore(store);
+    const release = hold();
+    const stale = cached.listByApp("a");
+    await cached.create(request("r1"));
+    release();
+    expect(await stale).toEqual([]);
+    expect((await cached.listByApp("a")).map((r) => r.requestId)).toEqual(["r1"]);
+  });
+});
