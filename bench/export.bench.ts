@@ -19,7 +19,7 @@ import { peakMemory, startService, stopService } from "../test/support/service.t
 const APP = "com.bench.app";
 const PAGE = 10_000;
 const WINDOW_START = Date.parse("2026-11-10T00:00:00Z");
-const REPEATS = 5;
+const REPEATS = 9;
 
 const event = (i: number, time: number): LakeRecord => ({
   ...nullColumns(EVENTS_TABLE),

@@ -1,7 +1,10 @@
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { LakeQueryEngine, SnapshotCatalog, SnapshotRef } from "../ports/lake.ts";
 import type { ExportRecord } from "../record/columns.ts";
 import { createExportPages } from "./export-page.ts";
+import { collect, recordAt } from "./formats/fixtures.test-support.ts";
+import { FORMATS } from "./formats/index.ts";
 
 // A counting engine: the snapshot logic under test decides when it is asked to materialise.
 const countingEngine = () => {
@@ -92,6 +95,57 @@ describe("export pages", () => {
     for await (const _ of (await pages.open({ appId: "a", since: 1, offset: 20, limit: 10 })).rows);
     for await (const _ of (await pages.open({ appId: "a", since: 1, offset: 25, limit: 10 })).rows);
     expect(calls.pages.map(([, offset, limit]) => [offset, limit])).toEqual([[20, 10]]);
+  });
+});
+
+describe("encoding a page", () => {
+  /** An engine whose pages say whether their query was closed, and which writes csv itself. */
+  const trackingEngine = () => {
+    const queries: { closed: boolean }[] = [];
+    const engine: LakeQueryEngine = {
+      materialize: async ({ snapshotId }) => ({ location: snapshotId, rowCount: 100 }),
+      async *readPage(_snapshot, offset, limit) {
+        const query = { closed: false };
+        queries.push(query);
+        try {
+          for (let i = offset; i < offset + limit; i++) yield recordAt(i);
+        } finally {
+          query.closed = true;
+        }
+      },
+      encodePage: async (_snapshot, _offset, limit, encoding) => ({
+        body: Readable.from([Buffer.from(`${encoding} by the engine`)]),
+        rowCount: limit,
+      }),
+    };
+    return { engine, queries };
+  };
+  const pagesOf = (engine: LakeQueryEngine) =>
+    createExportPages({
+      engine,
+      catalog: memoryCatalog(),
+      deletions: noDeletions,
+      snapshotTtlSeconds: 60,
+    });
+
+  it("takes the engine's own bytes for a format it writes, and the writer's otherwise", async () => {
+    const { engine, queries } = trackingEngine();
+    const page = await pagesOf(engine).open({ appId: "a", since: 1, offset: 0, limit: 5 });
+    expect((await collect(await page.encode(FORMATS.csv))).toString()).toBe("csv by the engine");
+    expect(queries).toEqual([]);
+    const xml = (await collect(await page.encode(FORMATS.xml))).toString();
+    expect(xml.match(/<event>/g)).toHaveLength(5);
+    expect(queries).toEqual([{ closed: true }]);
+  });
+
+  it("closes the query of a page whose body is dropped before it is read", async () => {
+    const { engine, queries } = trackingEngine();
+    const { encode } = await pagesOf(engine).open({ appId: "a", since: 1, offset: 0, limit: 50 });
+    const body = await encode(FORMATS.xlsx);
+    // Started before the status line, so a failing query could still answer 500.
+    expect(queries).toEqual([{ closed: false }]);
+    body.destroy();
+    await expect.poll(() => queries[0]?.closed).toBe(true);
   });
 });
 

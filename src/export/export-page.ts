@@ -134,7 +134,12 @@ export const createExportPages = (deps: ExportPageDeps) => {
             const page = await deps.engine.encodePage(snapshot, offset, limit, native.encoding);
             return native.frame ? native.frame(page.body, page.rowCount) : page.body;
           }
-          return writer.write(await primed(rows));
+          const started = await primed(rows);
+          const body = writer.write(started);
+          // A body dropped before the writer read from it (a HEAD request, a client gone at
+          // once) would leave the started query open: closing the rows releases it.
+          body.once("close", () => void started.return?.());
+          return body;
         },
       };
     },

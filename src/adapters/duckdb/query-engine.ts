@@ -1,7 +1,7 @@
 /**
  * The embedded lake query engine: DuckDB over the lake folder's Parquet files. A snapshot is the
- * sorted, de-duplicated export written once to a typed Parquet file with its row position, so
- * each page is a cheap range read of it. Pages in csv, tsv, ndjson and parquet are written by
+ * sorted, de-duplicated export written once to a Parquet file with its row position, its typed
+ * columns and each record's JSON, so each page is a cheap range read of it. Pages in csv, tsv, ndjson and parquet are written by
  * DuckDB itself into a file that is streamed out and removed.
  */
 import { randomUUID } from "node:crypto";
@@ -25,9 +25,10 @@ const SNAPSHOT_ROW_GROUP = 10_000;
 const PAGE_READ_BYTES = 256 * 1024;
 
 /**
- * Rows leave DuckDB for JavaScript as one JSON text each: reading 25 typed values per row into
- * JS costs several times more than V8's JSON.parse of DuckDB's to_json. The JSON has the
- * record's keys in column order, typed numbers and explicit nulls, i.e. it is an ExportRecord.
+ * Rows leave DuckDB for JavaScript as one JSON text each, made once when the snapshot is
+ * materialised: reading 25 typed values per row into JS costs several times more than V8's
+ * JSON.parse of DuckDB's to_json. The JSON has the record's keys in column order, typed numbers
+ * and explicit nulls, i.e. it is an ExportRecord.
  */
 const RECORD_JSON = `to_json(struct_pack(${COLUMN_NAMES.map((name) => `${name} := ${name}`).join(", ")}))`;
 
@@ -71,7 +72,7 @@ export const createDuckDbQueryEngine = (options: {
       const connection = await duckdb.connect();
       try {
         const result = await connection.run(
-          `COPY (SELECT * FROM (${query}) ORDER BY pos)
+          `COPY (SELECT *, ${RECORD_JSON} AS record FROM (${query}) ORDER BY pos)
            TO ${sqlString(location)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
         );
         return { location, rowCount: result.rowsChanged };
@@ -88,7 +89,7 @@ export const createDuckDbQueryEngine = (options: {
         // file is written in pos order and DuckDB preserves insertion order without ORDER BY,
         // which lets the first rows go out before the page is read whole.
         const result = await connection.stream(
-          `SELECT ${RECORD_JSON} FROM ${pageRange(snapshot, offset, limit)}`,
+          `SELECT record FROM ${pageRange(snapshot, offset, limit)}`,
         );
         // The next chunk is fetched while this one is encoded: DuckDB works on its own threads.
         next = result.fetchChunk();

@@ -22,12 +22,16 @@ function countingSource(count: number, failAfter = Number.POSITIVE_INFINITY, err
   return { state, rows: rows() };
 }
 
-const firstChunk = (stream: Readable): Promise<void> =>
+/** Reads until `started` holds (some formats send fixed parts before any row), then pauses. */
+const readUntil = (stream: Readable, started: () => boolean): Promise<void> =>
   new Promise((resolve, reject) => {
-    stream.once("data", () => {
+    const onData = () => {
+      if (!started()) return;
+      stream.off("data", onData);
       stream.pause();
       resolve();
-    });
+    };
+    stream.on("data", onData);
     stream.once("error", reject);
   });
 
@@ -92,7 +96,7 @@ describe.each(EXPORT_FORMATS)("%s writer as a stream", (format) => {
   it("stops the source when the consumer goes away", async () => {
     const { state, rows } = countingSource(1_000_000);
     const stream = writer.write(rows);
-    await firstChunk(stream);
+    await readUntil(stream, () => state.pulled > 0);
     stream.destroy();
     await expect.poll(() => state.closed).toBe(true);
     expect(state.pulled).toBeLessThan(1_000_000);
