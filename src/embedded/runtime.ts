@@ -63,8 +63,11 @@ export const openLake = async (config: EmbeddedConfig) => {
   const paths = dataPaths(config.dataDir);
   await mkdir(paths.lake, { recursive: true });
   const duckdb = await DuckDBInstance.create(":memory:");
+  // Delivery turns write-ahead files into Parquet in the background: on one thread of its own
+  // it leaves the other cores to the requests (and to export queries on the first instance).
+  const deliveryDuckdb = await DuckDBInstance.create(":memory:", { threads: "1" });
   const streamOptions = {
-    duckdb,
+    duckdb: deliveryDuckdb,
     lakeDir: paths.lake,
     walDir: paths.wal,
     bufferIntervalMs: config.flushIntervalMs,
@@ -88,6 +91,7 @@ export const openLake = async (config: EmbeddedConfig) => {
     },
     close: async () => {
       await Promise.all([streams.events.close(), streams.attributions.close()]);
+      deliveryDuckdb.closeSync();
       duckdb.closeSync();
     },
   };

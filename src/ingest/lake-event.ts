@@ -23,12 +23,14 @@ export interface LakeEventContext {
   readonly fx: FxRates;
 }
 
+// Every column starts null, so a column added to the table is written (as null) here too.
+const EVENT_NULLS = nullColumns(EVENTS_TABLE);
+
 /** The `events` row of an accepted event: every table column and `app_id`. */
 export function toLakeEvent(event: ValidEvent, ctx: LakeEventContext): LakeRecord {
-  const record: LakeRecord = { ...nullColumns(EVENTS_TABLE), app_id: ctx.app.appId };
   const revenue = event.revenue;
   const hasParameters = Object.keys(event.parameters).length > 0;
-  Object.assign(record, {
+  const fields = {
     event_id: event.eventId,
     event_time: event.eventTime,
     event_name: exportEventName(event.eventType, event.eventName),
@@ -50,6 +52,6 @@ export function toLakeEvent(event: ValidEvent, ctx: LakeEventContext): LakeRecor
     received_at: ctx.receivedAt.toISOString(),
     event_type: event.eventType,
     parameters: hasParameters ? JSON.stringify(event.parameters) : null,
-  } satisfies Partial<LakeRecord>);
-  return record;
+  } satisfies Partial<LakeRecord>;
+  return { ...EVENT_NULLS, app_id: ctx.app.appId, ...fields };
 }
