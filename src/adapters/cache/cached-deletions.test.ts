@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DeletionRequest, DeletionStore } from "../../ports/deletions.ts";
 import { cachedDeletionStore } from "./cached-deletions.ts";
+import { readGate } from "./read-gate.test-support.ts";
 
 const request = (requestId: string, appId = "a"): DeletionRequest => ({
   requestId,
@@ -14,14 +15,14 @@ const request = (requestId: string, appId = "a"): DeletionRequest => ({
 const countingStore = () => {
   const requests = new Map<string, DeletionRequest>();
   const counts = { listByApp: 0 };
-  let pause: Promise<void> | undefined;
+  const gate = readGate();
   const store: DeletionStore = {
     create: async (r) => void requests.set(r.requestId, r),
     get: async (id) => requests.get(id),
     listByApp: async (appId) => {
       counts.listByApp += 1;
       const found = [...requests.values()].filter((r) => r.appId === appId);
-      await pause;
+      await gate.passed();
       return found;
     },
     listOpen: async () => [...requests.values()].filter((r) => r.status !== "completed"),
@@ -30,17 +31,7 @@ const countingStore = () => {
       if (r) requests.set(id, { ...r, status, completedAt: status === "completed" ? at : null });
     },
   };
-  const hold = () => {
-    let release = () => {};
-    pause = new Promise((resolve) => {
-      release = resolve;
-    });
-    return () => {
-      pause = undefined;
-      release();
-    };
-  };
-  return { store, counts, hold };
+  return { store, counts, hold: gate.hold };
 };
 
 describe("cached deletion store", () => {

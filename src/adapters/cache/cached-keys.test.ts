@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { KeyStore, StoredKey } from "../../ports/apps.ts";
 import { cachedKeyStore } from "./cached-keys.ts";
+import { readGate } from "./read-gate.test-support.ts";
 
 const key = (revokedAt?: string): StoredKey => ({
   keyId: "k1",
@@ -16,13 +17,13 @@ const key = (revokedAt?: string): StoredKey => ({
 const sharedStore = () => {
   const keys = new Map<string, StoredKey>([["k1", key()]]);
   const counts = { get: 0 };
-  let pause: Promise<void> | undefined;
+  const gate = readGate();
   const store: KeyStore = {
     put: async (k) => void keys.set(k.keyId, k),
     get: async (id) => {
       counts.get += 1;
       const found = keys.get(id);
-      await pause;
+      await gate.passed();
       return found;
     },
     listByApp: async () => [...keys.values()],
@@ -33,17 +34,7 @@ const sharedStore = () => {
     },
   };
   const revokeElsewhere = () => keys.set("k1", key("2026-11-02T00:00:00.000Z"));
-  const holdReads = () => {
-    let release = () => {};
-    pause = new Promise((resolve) => {
-      release = resolve;
-    });
-    return () => {
-      pause = undefined;
-      release();
-    };
-  };
-  return { store, counts, revokeElsewhere, holdReads };
+  return { store, counts, revokeElsewhere, holdReads: gate.hold };
 };
 
 describe("cached key store", () => {
