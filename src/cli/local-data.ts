@@ -39,8 +39,11 @@ export const withLocalStores = async <T>(
       keys: { ...stores.keys, put: noting(stores.keys.put), revoke: noting(stores.keys.revoke) },
     });
   } finally {
-    await connection.close();
-    // After the writes: a service that reads again from here on reads what they wrote.
-    if (changed) await markAdminChange(dataDir);
+    try {
+      // After the writes: a service that reads again from here on reads what they wrote.
+      if (changed) await markAdminChange(dataDir);
+    } finally {
+      await connection.close();
+    }
   }
 };

@@ -80,6 +80,7 @@ export const openLake = async (config: EmbeddedConfig) => {
     duckdb,
     lakeDir: paths.lake,
     snapshotDir: paths.snapshots,
+    pageDir: paths.pages,
   });
   const purger = createDuckDbPurger({ duckdb, lakeDir: paths.lake, snapshotDir: paths.snapshots });
   return {

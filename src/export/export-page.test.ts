@@ -92,8 +92,10 @@ describe("export pages", () => {
       deletions: noDeletions,
       snapshotTtlSeconds: 60,
     });
-    for await (const _ of (await pages.open({ appId: "a", since: 1, offset: 20, limit: 10 })).rows);
-    for await (const _ of (await pages.open({ appId: "a", since: 1, offset: 25, limit: 10 })).rows);
+    for (const offset of [20, 25]) {
+      const page = await pages.open({ appId: "a", since: 1, offset, limit: 10 });
+      await collect(await page.encode(FORMATS.ndjson));
+    }
     expect(calls.pages.map(([, offset, limit]) => [offset, limit])).toEqual([[20, 10]]);
   });
 });

@@ -30,7 +30,6 @@ export interface ExportPageRequest {
 
 export interface ExportPage {
   readonly snapshot: SnapshotRef;
-  readonly rows: AsyncIterable<ExportRecord>;
   /**
    * The page in the writer's format: written by the engine itself when it can (see
    * FormatWriter.engineEncoding), else the rows through the writer. Resolves once the source
@@ -127,11 +126,13 @@ export const createExportPages = (deps: ExportPageDeps) => {
       const rows = beyondEnd ? noRows() : deps.engine.readPage(snapshot, offset, limit);
       return {
         snapshot,
-        rows,
         async encode(writer) {
           const native = writer.engineEncoding;
-          if (native && deps.engine.encodePage && !beyondEnd) {
-            const page = await deps.engine.encodePage(snapshot, offset, limit, native.encoding);
+          const page =
+            native && !beyondEnd
+              ? await deps.engine.encodePage?.(snapshot, offset, limit, native.encoding)
+              : undefined;
+          if (native && page) {
             return native.frame ? native.frame(page.body, page.rowCount) : page.body;
           }
           const started = await primed(rows);

@@ -101,6 +101,14 @@ describe("toUsd", () => {
   });
 });
 
+describe("toUsd at the edge of the double range", () => {
+  it("answers null rather than an infinity when the conversion overflows", async () => {
+    const shipped = await loadEcbRates();
+    expect(shipped.toUsd(1.7e308, "EUR", "2025-05-09")).toBeNull();
+    expect(shipped.toUsd(1e308, "JPY", "2025-05-09")).not.toBeNull();
+  });
+});
+
 describe("roundUsd", () => {
   it("keeps 6 decimals, half away from zero, without negative zero", () => {
     expect(roundUsd(1.234_567_49)).toBe(1.234_567);

@@ -168,12 +168,14 @@ export const parseEcbRates = (csvText: string): FxRates => {
       const maxCarryDays = options?.maxCarryDays ?? DEFAULT_MAX_CARRY_DAYS;
       const usdPerEur = perEurOn(usd, day, maxCarryDays);
       if (usdPerEur === null) return null;
-      if (code === "EUR") return roundUsd(amount * usdPerEur);
+      // An amount near the largest double can overflow: no number is then the honest answer.
+      const usdOf = (value: number) => (Number.isFinite(value) ? roundUsd(value) : null);
+      if (code === "EUR") return usdOf(amount * usdPerEur);
       const other = series.get(code);
       const perEur = other ? perEurOn(other, day, maxCarryDays) : null;
       if (perEur === null) return null;
       // Cross rate through the euro: amount / (units per EUR) * (USD per EUR).
-      return roundUsd((amount / perEur) * usdPerEur);
+      return usdOf((amount / perEur) * usdPerEur);
     },
   };
 };

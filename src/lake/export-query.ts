@@ -32,10 +32,21 @@ const timestampLiteral: Record<Dialect, (iso: string) => string> = {
   athena: (iso) => `from_iso8601_timestamp(${sqlString(iso)})`,
 };
 
+const finiteTest: Record<Dialect, (expr: string) => string> = {
+  duckdb: (expr) => `isfinite(${expr})`,
+  athena: (expr) => `is_finite(${expr})`,
+};
+
 const selectList = (dialect: Dialect): string =>
   EXPORT_COLUMNS.map((c) => {
     if (c.name === "event_time") return `${isoTime[dialect]("ev.event_time")} AS event_time`;
-    return `${c.source === "event" ? "ev" : "att"}.${c.name} AS ${c.name}`;
+    const value = `${c.source === "event" ? "ev" : "att"}.${c.name}`;
+    // JSON has no infinities or NaN: a number that is not finite is exported as null, alike
+    // in every format.
+    if (c.type === "number") {
+      return `CASE WHEN ${finiteTest[dialect](value)} THEN ${value} END AS ${c.name}`;
+    }
+    return `${value} AS ${c.name}`;
   }).join(",\n  ");
 
 export const buildExportQuery = (input: ExportQueryInput): string => {

@@ -31,14 +31,15 @@ export interface LakeQueryEngine {
   readPage(snapshot: SnapshotLocation, offset: number, limit: number): AsyncIterable<ExportRecord>;
   /**
    * The same slice written by the engine itself in `encoding`, for an engine that can (DuckDB);
-   * without it the service encodes `readPage`'s rows.
+   * without it, or when it answers undefined for a snapshot, the service encodes `readPage`'s
+   * rows.
    */
   encodePage?(
     snapshot: SnapshotLocation,
     offset: number,
     limit: number,
     encoding: EngineEncoding,
-  ): Promise<EncodedPage>;
+  ): Promise<EncodedPage | undefined>;
 }
 
 /** A page's bytes as the engine wrote them, and how many records they hold. */

@@ -2,22 +2,16 @@
  * Installs kept in memory once read, for the embedded runtime's ingestion path: an install
  * never changes after its first open, and it is deleted only through this same store (the
  * purge), which evicts it. Only installs that exist are kept: one not found yet may arrive at
- * any moment. The oldest entries go first when the cache is full.
+ * any moment. The least recently used go first when the cache is full.
  */
 import type { Install, InstallStore } from "../../ports/installs.ts";
+import { RecentMap } from "./recent-map.ts";
 
 export const cachedInstallStore = (store: InstallStore, maxEntries: number): InstallStore => {
-  const entries = new Map<string, Install>();
+  const entries = new RecentMap<string, Install>(maxEntries);
   const keyOf = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
-  const remember = (install: Install) => {
-    const key = keyOf(install.appId, install.serviceId);
-    entries.delete(key);
-    entries.set(key, install);
-    if (entries.size > maxEntries) {
-      const oldest = entries.keys().next();
-      if (!oldest.done) entries.delete(oldest.value);
-    }
-  };
+  const remember = (install: Install) =>
+    entries.set(keyOf(install.appId, install.serviceId), install);
   return {
     async putIfAbsent(install) {
       const stored = await store.putIfAbsent(install);

@@ -81,4 +81,17 @@ describe("cached key store", () => {
     await cached.get("missing");
     expect(counts.get).toBe(4);
   });
+
+  it("reads a key again once it is older than its age limit, mark or no mark", async () => {
+    const { store, counts, revokeElsewhere } = sharedStore();
+    let now = 0;
+    const cached = cachedKeyStore(store, () => "r1", { maxAgeMs: 1_000, now: () => now });
+    await cached.get("k1");
+    revokeElsewhere();
+    now = 999;
+    expect((await cached.get("k1"))?.revokedAt).toBeUndefined();
+    now = 1_000;
+    expect((await cached.get("k1"))?.revokedAt).toBe("2026-11-02T00:00:00.000Z");
+    expect(counts.get).toBe(2);
+  });
 });

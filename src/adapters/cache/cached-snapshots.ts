@@ -5,27 +5,20 @@
  * (app, timestamp) pairs; the oldest go first when the cache is full.
  */
 import type { AppSnapshots, SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
+import { RecentMap } from "./recent-map.ts";
 
 export const cachedSnapshotCatalog = (
   store: SnapshotCatalog & AppSnapshots,
   maxEntries: number,
 ): SnapshotCatalog & AppSnapshots => {
   // An entry of undefined is a pair known to have no snapshot.
-  const entries = new Map<string, SnapshotRef | undefined>();
+  const entries = new RecentMap<string, SnapshotRef | undefined>(maxEntries);
   // Bumped by every write, so a read that overlapped one is not remembered.
   let writes = 0;
   const keyOf = (appId: string, since: number) => `${appId}#${since}`;
-  const remember = (key: string, ref: SnapshotRef | undefined) => {
-    entries.delete(key);
-    entries.set(key, ref);
-    if (entries.size > maxEntries) {
-      const oldest = entries.keys().next();
-      if (!oldest.done) entries.delete(oldest.value);
-    }
-  };
   const written = (key: string, ref: SnapshotRef) => {
     writes += 1;
-    remember(key, ref);
+    entries.set(key, ref);
   };
   return {
     ...store,
@@ -34,7 +27,7 @@ export const cachedSnapshotCatalog = (
       if (entries.has(key)) return entries.get(key);
       const before = writes;
       const ref = await store.get(appId, since);
-      if (writes === before) remember(key, ref);
+      if (writes === before) entries.set(key, ref);
       return ref;
     },
     async put(ref) {

@@ -21,7 +21,7 @@ import {
 import { FORMATS } from "../../export/formats/index.ts";
 import type { EngineEncoding, FormatWriter } from "../../export/formats/writer.ts";
 import { EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
-import { createDuckDbQueryEngine } from "./query-engine.ts";
+import { createDuckDbQueryEngine, SNAPSHOT_SUFFIX } from "./query-engine.ts";
 
 // Strings as the lake holds them (well-formed Unicode), with the characters formats treat
 // specially; numbers as the lake's INTEGER and DOUBLE columns hold them.
@@ -98,7 +98,12 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "page-encodings-"));
     instance = await DuckDBInstance.create(":memory:");
-    engine = createDuckDbQueryEngine({ duckdb: instance, lakeDir: dir, snapshotDir: dir });
+    engine = createDuckDbQueryEngine({
+      duckdb: instance,
+      lakeDir: dir,
+      snapshotDir: dir,
+      pageDir: join(dir, "pages"),
+    });
   });
   afterAll(async () => {
     instance.closeSync();
@@ -108,7 +113,7 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
   /** A snapshot of the records as materialise writes one: pos, then the typed columns. */
   const snapshotOf = async (records: readonly ExportRecord[]) => {
     const typed = join(dir, `typed-${snapshots}.parquet`);
-    const location = join(dir, `snapshot-${snapshots++}.parquet`);
+    const location = join(dir, `snapshot-${snapshots++}${SNAPSHOT_SUFFIX}`);
     await writeFile(typed, await collect(FORMATS.parquet.write(source(records))));
     const connection = await instance.connect();
     try {
@@ -131,6 +136,7 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
       records.length,
       native.encoding,
     );
+    if (!page) throw new Error("DuckDB declined the page");
     const framed = native.frame ? native.frame(page.body, page.rowCount) : page.body;
     return {
       engine: await collect(framed),

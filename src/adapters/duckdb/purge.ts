@@ -2,9 +2,10 @@
  * Purging an install from the embedded lake: every Parquet file of the app that holds one of
  * its rows is rewritten without them (written beside, then renamed over, so a reader sees the
  * old file or the new one, never half of one), and export snapshots holding its records are
- * deleted (a tombstone already keeps new snapshots clean).
+ * deleted (a tombstone already keeps new snapshots clean). Export pages are never on disk past
+ * their opening (query-engine.ts), so there are none to look at.
  */
-import { readdir, rename, rm } from "node:fs/promises";
+import { readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "../../lake/export-query.ts";
@@ -46,10 +47,21 @@ export const createDuckDbPurger = (options: {
         }
       }
       for (const file of await parquetFiles(options.snapshotDir)) {
-        const holds = await count(
-          `SELECT count(*) FROM read_parquet(${sqlString(file)}) WHERE service_id = ${id}`,
-        );
-        if (holds > 0) await rm(file, { force: true });
+        const source = sqlString(file);
+        try {
+          // A snapshot of an earlier layout has each record's JSON only.
+          const typed = await count(
+            `SELECT count(*) FROM parquet_schema(${source}) WHERE name = 'service_id'`,
+          );
+          const serviceIdOf = typed ? "service_id" : "json_extract_string(record, '$.service_id')";
+          const holds = await count(
+            `SELECT count(*) FROM read_parquet(${source}) WHERE ${serviceIdOf} = ${id}`,
+          );
+          if (holds > 0) await rm(file, { force: true });
+        } catch (error) {
+          // Pruned since the folder was listed: nothing left to purge.
+          if (await stat(file).catch(() => undefined)) throw error;
+        }
       }
     } finally {
       connection.closeSync();

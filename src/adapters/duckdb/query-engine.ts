@@ -5,7 +5,7 @@
  * DuckDB itself into a file that is streamed out and removed.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { DuckDBDataChunk, DuckDBInstance } from "@duckdb/node-api";
 import { buildExportQuery, sqlString } from "../../lake/export-query.ts";
@@ -17,9 +17,16 @@ import { PAGE_ENCODINGS } from "./page-encodings.ts";
 
 export interface DuckDbQueryEngine extends LakeQueryEngine {
   encodePage: NonNullable<LakeQueryEngine["encodePage"]>;
-  /** Deletes snapshot files last written before the given time. */
+  /** Deletes snapshot and page files last written before the given time. */
   prune(olderThan: Date): Promise<number>;
 }
+
+/**
+ * The snapshot file's layout: pos, the typed columns, and `record`. A snapshot of an earlier
+ * layout (`<id>.parquet`, no typed columns) still serves rows until it expires, but its pages
+ * are not written by DuckDB.
+ */
+export const SNAPSHOT_SUFFIX = ".v2.parquet";
 
 const SNAPSHOT_ROW_GROUP = 10_000;
 const PAGE_READ_BYTES = 256 * 1024;
@@ -38,8 +45,10 @@ export const createDuckDbQueryEngine = (options: {
   duckdb: DuckDBInstance;
   lakeDir: string;
   snapshotDir: string;
+  /** Where DuckDB writes pages; apart from the snapshots, which a purge reads. */
+  pageDir: string;
 }): DuckDbQueryEngine => {
-  const { duckdb, lakeDir, snapshotDir } = options;
+  const { duckdb, lakeDir, snapshotDir, pageDir } = options;
 
   const hasFiles = async (table: LakeTable, appId: string): Promise<boolean> => {
     const entries = await readdir(join(lakeDir, table.name, `app_id=${appId}`), {
@@ -68,14 +77,20 @@ export const createDuckDbQueryEngine = (options: {
           attributions: await source(ATTRIBUTIONS_TABLE, appId),
         },
       });
-      const location = join(snapshotDir, `${snapshotId}.parquet`);
+      const location = join(snapshotDir, `${snapshotId}${SNAPSHOT_SUFFIX}`);
+      // Written beside and renamed, so a reader (a purge) never meets a half-written snapshot.
+      const staged = `${location}.partial`;
       const connection = await duckdb.connect();
       try {
         const result = await connection.run(
           `COPY (SELECT *, ${RECORD_JSON} AS record FROM (${query}) ORDER BY pos)
-           TO ${sqlString(location)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
+           TO ${sqlString(staged)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
         );
+        await rename(staged, location);
         return { location, rowCount: result.rowsChanged };
+      } catch (error) {
+        await rm(staged, { force: true });
+        throw error;
       } finally {
         connection.closeSync();
       }
@@ -109,8 +124,9 @@ export const createDuckDbQueryEngine = (options: {
     },
 
     async encodePage(snapshot, offset, limit, encoding) {
-      // Beside the snapshots, so a crash's leftovers are pruned with them.
-      const path = join(snapshotDir, `page-${randomUUID()}.${encoding}`);
+      if (!snapshot.location.endsWith(SNAPSHOT_SUFFIX)) return undefined;
+      await mkdir(pageDir, { recursive: true });
+      const path = join(pageDir, `page-${randomUUID()}.${encoding}`);
       const { select, options } = PAGE_ENCODINGS[encoding];
       const connection = await duckdb.connect();
       let rowCount: number;
@@ -129,20 +145,24 @@ export const createDuckDbQueryEngine = (options: {
       const file = await open(path);
       // Large reads: each one is a trip to the thread pool, and the file is read whole.
       const body = file.createReadStream({ highWaterMark: PAGE_READ_BYTES });
-      // Read to the end, or destroyed when the consumer goes: either way the file is closed.
-      body.once("close", () => void rm(path, { force: true }));
+      // The open file stays readable once unlinked, and the space is freed when it is closed
+      // (read to the end, or the consumer gone). Where an open file cannot be unlinked
+      // (Windows), it is removed once closed.
+      await rm(path).catch(() => body.once("close", () => void rm(path, { force: true })));
       return { body, rowCount };
     },
 
     async prune(olderThan) {
-      const names = await readdir(snapshotDir).catch(() => []);
       let removed = 0;
-      for (const name of names) {
-        const path = join(snapshotDir, name);
-        const info = await stat(path).catch(() => undefined);
-        if (info && info.mtime < olderThan) {
-          await rm(path, { force: true });
-          removed += 1;
+      // Page files are left only by a process that stopped while DuckDB wrote one.
+      for (const dir of [snapshotDir, pageDir]) {
+        for (const name of await readdir(dir).catch(() => [])) {
+          const path = join(dir, name);
+          const info = await stat(path).catch(() => undefined);
+          if (info?.isFile() && info.mtime < olderThan) {
+            await rm(path, { force: true });
+            removed += 1;
+          }
         }
       }
       return removed;

@@ -48,15 +48,20 @@ export function textStream(rows: AsyncIterable<ExportRecord>, framing: TextFrami
   return Readable.from(encodeText(rows, framing), { objectMode: false });
 }
 
-async function* encodeText(
+/**
+ * The text of a format as UTF-8 chunks of about `chunkChars` characters, pulling rows only as
+ * it is read.
+ */
+export async function* encodeText(
   rows: AsyncIterable<ExportRecord>,
   framing: TextFraming,
+  chunkChars = CHUNK_CHARS,
 ): AsyncGenerator<Buffer> {
   let pending = framing.head;
   let count = 0;
   for await (const row of rows) {
     pending += framing.record(row, count++);
-    if (pending.length >= CHUNK_CHARS) {
+    if (pending.length >= chunkChars) {
       yield Buffer.from(pending, "utf8");
       pending = "";
     }

@@ -8,9 +8,9 @@
  */
 import { PassThrough, Readable } from "node:stream";
 import ZipStream from "zip-stream";
-import { COLUMN_NAMES, EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
-import type { FormatWriter } from "./writer.ts";
-import { escapeXmlText } from "./xml.ts";
+import { COLUMN_NAMES, EXPORT_COLUMNS } from "../../record/columns.ts";
+import { encodeText, type FormatWriter, type TextFraming } from "./writer.ts";
+import { escapeXmlText, stripInvalidXmlChars } from "./xml.ts";
 
 const SHEET_NAME = "events";
 const MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
@@ -70,11 +70,13 @@ const COLUMN_LETTERS = EXPORT_COLUMNS.map((_, i) => columnLetters(i));
 const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 
 function textCell(ref: string, text: string): string {
+  // Characters XML cannot carry go first, so the whitespace test sees the edges that stay.
   // Without xml:space="preserve", readers may trim leading and trailing whitespace.
+  const kept = stripInvalidXmlChars(text);
   const edges =
-    text.length > 0 && (isSpace(text.charCodeAt(0)) || isSpace(text.charCodeAt(text.length - 1)));
+    kept.length > 0 && (isSpace(kept.charCodeAt(0)) || isSpace(kept.charCodeAt(kept.length - 1)));
   const open = edges ? '<t xml:space="preserve">' : "<t>";
-  return `<c r="${ref}" t="inlineStr"><is>${open}${escapeXmlText(text)}</t></is></c>`;
+  return `<c r="${ref}" t="inlineStr"><is>${open}${escapeXmlText(kept)}</t></is></c>`;
 }
 
 /** One sheet row; `rowNumber` counts from 1, the header's. */
@@ -92,26 +94,19 @@ function rowXml(cells: readonly (string | number | null | undefined)[], rowNumbe
   return `${out}</row>`;
 }
 
-// Sheet text goes to the compressor in chunks of a few KB: one write per row would cost more
-// in stream bookkeeping than the encoding.
-const CHUNK_CHARS = 64 * 1024;
+// The compressor works a chunk at a time: a few KB per chunk would double the page's time.
+const SHEET_CHUNK_CHARS = 64 * 1024;
 
-async function* sheet(rows: AsyncIterable<ExportRecord>): AsyncGenerator<Buffer> {
-  let pending = SHEET_HEAD + rowXml(COLUMN_NAMES, 1);
-  let rowNumber = 1;
-  for await (const row of rows) {
-    rowNumber += 1;
-    pending += rowXml(
+/** The sheet part: the header row, then a row per record, numbered from 2. */
+const SHEET: TextFraming = {
+  head: SHEET_HEAD + rowXml(COLUMN_NAMES, 1),
+  record: (row, index) =>
+    rowXml(
       COLUMN_NAMES.map((name) => row[name]),
-      rowNumber,
-    );
-    if (pending.length >= CHUNK_CHARS) {
-      yield Buffer.from(pending, "utf8");
-      pending = "";
-    }
-  }
-  yield Buffer.from(pending + SHEET_TAIL, "utf8");
-}
+      index + 2,
+    ),
+  tail: () => SHEET_TAIL,
+};
 
 export const xlsx: FormatWriter = {
   contentType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -121,7 +116,9 @@ export const xlsx: FormatWriter = {
     // The fastest deflate: a page's sheet is about 1 KB of XML a row, and level 6 would
     // triple the compression time to make the download a quarter smaller.
     const zip = new ZipStream({ zlib: { level: 1 } });
-    const sheetXml = Readable.from(sheet(rows), { objectMode: false });
+    const sheetXml = Readable.from(encodeText(rows, SHEET, SHEET_CHUNK_CHARS), {
+      objectMode: false,
+    });
     const out = new PassThrough();
     const fail = (error: unknown) =>
       out.destroy(error instanceof Error ? error : new Error(String(error)));

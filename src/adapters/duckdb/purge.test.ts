@@ -1,0 +1,93 @@
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lakeEvent } from "../../../test/support/records.ts";
+import { EVENTS_TABLE } from "../../lake/tables.ts";
+import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
+import { createDuckDbPurger } from "./purge.ts";
+import { createDuckDbQueryEngine } from "./query-engine.ts";
+
+const APP = "com.example.purge";
+
+describe("DuckDB purge of an install", () => {
+  let dir: string;
+  let duckdb: DuckDBInstance;
+  const lakeDir = () => join(dir, "lake");
+  const snapshotDir = () => join(dir, "snapshots");
+
+  /** Rows of the lake's Parquet files that name the install. */
+  const rowsOf = async (folder: string, serviceId: string): Promise<number> => {
+    const connection = await duckdb.connect();
+    try {
+      const reader = await connection.runAndReadAll(
+        `SELECT count(*)::INTEGER AS n FROM read_parquet('${folder}/**/*.parquet')
+         WHERE service_id = '${serviceId}'`,
+      );
+      return Number(reader.getRowObjectsJS()[0]?.n ?? 0);
+    } finally {
+      connection.closeSync();
+    }
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "purge-"));
+    duckdb = await DuckDBInstance.create(":memory:");
+    const events = await createLocalDeliveryStream({
+      table: EVENTS_TABLE,
+      duckdb,
+      lakeDir: lakeDir(),
+      walDir: join(dir, "wal"),
+    });
+    await events.put(
+      ["gone", "stays", "gone"].map((serviceId, i) =>
+        lakeEvent({
+          app_id: APP,
+          event_id: `e${i}`,
+          service_id: serviceId,
+          event_time: "2026-11-01T10:00:00.000Z",
+        }),
+      ),
+    );
+    await events.close();
+    const engine = createDuckDbQueryEngine({
+      duckdb,
+      lakeDir: lakeDir(),
+      snapshotDir: snapshotDir(),
+      pageDir: join(dir, "pages"),
+    });
+    await engine.materialize({ appId: APP, since: new Date(0), snapshotId: "current" });
+    // Snapshots of the earlier layout (each record's JSON only), with and without the install,
+    // and one still being written.
+    const connection = await duckdb.connect();
+    for (const [name, serviceId] of [
+      ["earlier-holds", "gone"],
+      ["earlier-clean", "stays"],
+    ]) {
+      await connection.run(
+        `COPY (SELECT 0 AS pos, '{"service_id":"${serviceId}"}' AS record)
+         TO '${join(snapshotDir(), `${name}.parquet`)}' (FORMAT parquet)`,
+      );
+    }
+    connection.closeSync();
+    await writeFile(join(snapshotDir(), "writing.v2.parquet.partial"), "not parquet yet");
+  });
+
+  afterAll(async () => {
+    duckdb.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("rewrites the lake without the install and drops the snapshots that hold it", async () => {
+    expect(await rowsOf(lakeDir(), "gone")).toBe(2);
+    const purger = createDuckDbPurger({ duckdb, lakeDir: lakeDir(), snapshotDir: snapshotDir() });
+    expect(await purger.purgeInstall(APP, "gone")).toEqual({ filesRewritten: 1 });
+    expect(await rowsOf(lakeDir(), "gone")).toBe(0);
+    expect(await rowsOf(lakeDir(), "stays")).toBe(1);
+    expect((await readdir(snapshotDir())).sort()).toEqual([
+      "earlier-clean.parquet",
+      "writing.v2.parquet.partial",
+    ]);
+  });
+});
