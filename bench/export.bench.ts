@@ -5,7 +5,7 @@ import { performance } from "node:perf_hooks";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { embeddedConfig } from "../src/config/embedded.ts";
 import { createApp } from "../src/domain/apps.ts";
-import { openLake, startEmbeddedRuntime } from "../src/embedded/runtime.ts";
+import { startEmbeddedRuntime } from "../src/embedded/runtime.ts";
 import { EXPORT_FORMATS } from "../src/export/formats/index.ts";
 import { sqlString } from "../src/lake/export-query.ts";
 import {
@@ -16,15 +16,17 @@ import {
 } from "../src/lake/tables.ts";
 import { peakMemory, startService, stopService } from "../test/support/service.ts";
 
+/** Two apps with the same 10,000 events in the window; the second also has 10x history. */
 const APP = "com.bench.app";
+const APP_WITH_HISTORY = "com.bench.history";
 const PAGE = 10_000;
 const WINDOW_START = Date.parse("2026-11-10T00:00:00Z");
 const REPEATS = 9;
 const MATERIALISE_REPEATS = 5;
 
-const event = (i: number, time: number): LakeRecord => ({
+const event = (app: string, i: number, time: number): LakeRecord => ({
   ...nullColumns(EVENTS_TABLE),
-  app_id: APP,
+  app_id: app,
   event_id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
   event_time: new Date(time).toISOString(),
   event_name: i % 4 === 0 ? "service_purchase" : "service_level_complete",
@@ -40,9 +42,9 @@ const event = (i: number, time: number): LakeRecord => ({
   received_at: new Date(time + 1_500).toISOString(),
 });
 
-const attribution = (i: number): LakeRecord => ({
+const attribution = (app: string, i: number): LakeRecord => ({
   ...nullColumns(ATTRIBUTIONS_TABLE),
-  app_id: APP,
+  app_id: app,
   service_id: `install-${i}`,
   attributed_at: new Date(WINDOW_START - 86_400_000).toISOString(),
   media_source: i % 3 === 0 ? "organic" : "meta_ads",
@@ -65,24 +67,41 @@ const main = async () => {
   const config = embeddedConfig({}, { dataDir, port: 0 });
   // Seeded in this process; then the service runs alone in its own.
   const seeding = await startEmbeddedRuntime(config);
-  const { keys } = await createApp(
-    { appId: APP, name: "Bench App", platform: "android" },
-    seeding.stores,
-  );
-  const serverKey = keys.find((k) => k.kind === "server")?.key ?? "";
-  await seeding.streams.events.put(
-    Array.from({ length: PAGE }, (_, i) => event(i, WINDOW_START + i * 60_000)),
-  );
-  await seeding.streams.attributions.put(Array.from({ length: 2_000 }, (_, i) => attribution(i)));
+  const serverKeys = new Map<string, string>();
+  for (const app of [APP, APP_WITH_HISTORY]) {
+    const { keys } = await createApp(
+      { appId: app, name: "Bench App", platform: "android" },
+      seeding.stores,
+    );
+    serverKeys.set(app, keys.find((k) => k.kind === "server")?.key ?? "");
+    await seeding.streams.events.put(
+      Array.from({ length: PAGE }, (_, i) => event(app, i, WINDOW_START + i * 60_000)),
+    );
+    await seeding.streams.attributions.put(
+      Array.from({ length: 2_000 }, (_, i) => attribution(app, i)),
+    );
+  }
+  // 10x history outside the window, in earlier days' partitions.
+  for (let start = 0; start < 10 * PAGE; start += 20_000) {
+    await seeding.streams.events.put(
+      Array.from({ length: 20_000 }, (_, i) =>
+        event(
+          APP_WITH_HISTORY,
+          PAGE + start + i,
+          WINDOW_START - 90 * 86_400_000 + (start + i) * 70_000,
+        ),
+      ),
+    );
+  }
   await seeding.stop();
 
-  let service = await startService(dataDir);
+  const service = await startService(dataDir);
   try {
-    const fetchPage = async (timestamp: number, format: string) => {
+    const fetchPage = async (app: string, timestamp: number, format: string) => {
       const started = performance.now();
       const response = await fetch(
         `${service.url}/api/v1/export?timestamp=${timestamp}&format=${format}&limit=${PAGE}`,
-        { headers: { authorization: serverKey } },
+        { headers: { authorization: serverKeys.get(app) ?? "" } },
       );
       if (!response.ok || !response.body) throw new Error(`${format}: ${response.status}`);
       let firstByte = 0;
@@ -113,118 +132,97 @@ const main = async () => {
     };
 
     /** The page as the service's own typed Parquet, the reference's input. */
-    const savePage = async (timestamp: number) => {
+    const savePage = async (app: string, timestamp: number) => {
       const response = await fetch(
         `${service.url}/api/v1/export?timestamp=${timestamp}&format=parquet&limit=${PAGE}`,
-        { headers: { authorization: serverKey } },
+        { headers: { authorization: serverKeys.get(app) ?? "" } },
       );
       const path = join(dataDir, "page.parquet");
       await writeFile(path, Buffer.from(await response.arrayBuffer()));
       return path;
     };
 
-    /**
-     * The first request of an export materialises its snapshot; each earlier timestamp (one
-     * second apart, before the first event) is a new export of the same rows. The median of
-     * MATERIALISE_REPEATS; `timestamp` is the last one, whose snapshot the pages then read.
-     */
-    const materialiseAt = async (timestamp: number) => {
-      const times: number[] = [];
-      for (let i = MATERIALISE_REPEATS - 1; i >= 0; i--) {
-        const started = performance.now();
-        await fetchPage(timestamp + i, "json");
-        times.push(performance.now() - started);
-      }
-      return median(times);
+    const refFor: Record<string, "csv" | "json" | "parquet"> = {
+      json: "json",
+      ndjson: "json",
+      csv: "csv",
+      tsv: "csv",
+      xml: "csv",
+      xlsx: "csv",
+      parquet: "parquet",
     };
 
-    const measure = async (label: string, timestamp: number) => {
-      const materialize = await materialiseAt(timestamp);
-      const page = await savePage(timestamp);
+    // Each export's first request materialises its snapshot. The window's events start at
+    // WINDOW_START, so every earlier timestamp is a new export of the same rows: the two apps
+    // take turns at fresh ones, which puts the machine's ups and downs on both alike.
+    const since = WINDOW_START / 1000 - 1;
+    const materialise = new Map<string, number[]>();
+    for (let i = MATERIALISE_REPEATS; i > 0; i--) {
+      for (const app of [APP, APP_WITH_HISTORY] as const) {
+        const { lastByte } = await fetchPage(app, since - i, "json");
+        materialise.set(app, [...(materialise.get(app) ?? []), lastByte]);
+      }
+    }
+    for (const app of [APP, APP_WITH_HISTORY]) await fetchPage(app, since, "json");
+
+    // One untimed pass so every writer runs compiled code when timed; then the pages of the
+    // two apps, taking turns.
+    for (const format of EXPORT_FORMATS) await fetchPage(APP, since, format);
+    const pages = new Map<
+      string,
+      ReturnType<typeof fetchPage> extends Promise<infer R> ? R[] : never
+    >();
+    for (let i = 0; i < REPEATS; i++) {
+      for (const format of EXPORT_FORMATS) {
+        for (const app of [APP, APP_WITH_HISTORY]) {
+          const key = `${app} ${format}`;
+          pages.set(key, [...(pages.get(key) ?? []), await fetchPage(app, since, format)]);
+        }
+      }
+    }
+
+    const table = async (label: string, app: string) => {
+      const page = await savePage(app, since);
       const refs = {
         csv: await reference(page, "csv"),
         json: await reference(page, "json"),
         parquet: await reference(page, "parquet"),
       };
-      const refFor: Record<string, keyof typeof refs> = {
-        json: "json",
-        ndjson: "json",
-        csv: "csv",
-        tsv: "csv",
-        xml: "csv",
-        xlsx: "csv",
-        parquet: "parquet",
-      };
       console.log(
-        `\n${label}: first request (materialises the snapshot) ${ms(materialize)}, median of ${MATERIALISE_REPEATS}`,
+        `\n${label}: first request (materialises the snapshot) ${ms(median(materialise.get(app) ?? []))}, median of ${MATERIALISE_REPEATS}`,
       );
       console.log("format   first byte  last byte      bytes   reference (DuckDB COPY)   ratio");
-      // One untimed pass so every writer runs compiled code when timed.
-      for (const format of EXPORT_FORMATS) await fetchPage(timestamp, format);
       for (const format of EXPORT_FORMATS) {
-        const runs = [];
-        for (let i = 0; i < REPEATS; i++) runs.push(await fetchPage(timestamp, format));
+        const runs = pages.get(`${app} ${format}`) ?? [];
         const lastByte = median(runs.map((r) => r.lastByte));
         const firstByte = median(runs.map((r) => r.firstByte));
-        const ref = refs[refFor[format] ?? "csv"];
+        const refName = refFor[format] ?? "csv";
+        const ref = refs[refName];
         console.log(
-          `${format.padEnd(8)} ${ms(firstByte).padStart(10)} ${ms(lastByte).padStart(10)} ${mb(runs[0]?.bytes ?? 0).padStart(10)}   ${refFor[format]?.padEnd(8)} ${ms(ref.time).padStart(7)} ${mb(ref.bytes).padStart(9)}   ${(lastByte / ref.time).toFixed(2)}x`,
+          `${format.padEnd(8)} ${ms(firstByte).padStart(10)} ${ms(lastByte).padStart(10)} ${mb(runs[0]?.bytes ?? 0).padStart(10)}   ${refName.padEnd(8)} ${ms(ref.time).padStart(7)} ${mb(ref.bytes).padStart(9)}   ${(lastByte / ref.time).toFixed(2)}x`,
         );
       }
-      console.log(
-        `Peak memory of the service process (VmHWM): ${mb(await peakMemory(service.child.pid))}`,
-      );
-      return { materialize };
     };
 
-    // The window's pages start at its first event; the first export is materialised at the
-    // earliest of the timestamps materialiseAt walks through, all before that event.
-    const since = WINDOW_START / 1000 - MATERIALISE_REPEATS;
-    const base = await measure("Lake with the window only (10,000 events)", since);
-
-    // 10x history outside the window, in earlier days' partitions, written while the service
-    // is stopped, as delivered ingestion would have left it.
-    await stopService(service.child);
-    const lake = await openLake(config);
-    const history = 10 * PAGE;
-    for (let start = 0; start < history; start += 20_000) {
-      await lake.streams.events.put(
-        Array.from({ length: 20_000 }, (_, i) =>
-          event(PAGE + start + i, WINDOW_START - 90 * 86_400_000 + (start + i) * 70_000),
-        ),
-      );
-    }
-    await lake.close();
-    service = await startService(dataDir);
-    // Earlier timestamps still, each holding no event: the same rows, new snapshots.
-    const withHistory = await measure(
-      "Lake with 10x history outside the window (110,000 events)",
-      since - MATERIALISE_REPEATS,
+    await table(`Lake with the window only (${APP}, 10,000 events)`, APP);
+    await table(
+      `Lake with 10x history outside the window (${APP_WITH_HISTORY}, 110,000 events)`,
+      APP_WITH_HISTORY,
+    );
+    console.log(
+      `Peak memory of the service process (VmHWM): ${mb(await peakMemory(service.child.pid))}`,
     );
 
-    // A page reads its snapshot only, never the lake. Measured in this one process, pages of the
-    // snapshot made before the history arrived and of one made after take turns, so that the
-    // machine's ups and downs fall on both alike.
-    const pageTimes = { before: new Map<string, number[]>(), after: new Map<string, number[]>() };
-    for (let i = 0; i < REPEATS; i++) {
-      for (const format of EXPORT_FORMATS) {
-        for (const [side, timestamp] of [
-          ["before", since],
-          ["after", since - MATERIALISE_REPEATS],
-        ] as const) {
-          const times = pageTimes[side].get(format) ?? [];
-          times.push((await fetchPage(timestamp, format)).lastByte);
-          pageTimes[side].set(format, times);
-        }
-      }
-    }
-
     console.log("\n10x history cost (with / without)");
-    console.log(`materialise ${(withHistory.materialize / base.materialize).toFixed(2)}x`);
+    const ratio = (withHistory: number[], without: number[]) =>
+      (median(withHistory) / median(without)).toFixed(2);
+    console.log(
+      `materialise ${ratio(materialise.get(APP_WITH_HISTORY) ?? [], materialise.get(APP) ?? [])}x`,
+    );
     for (const format of EXPORT_FORMATS) {
-      const before = median(pageTimes.before.get(format) ?? []);
-      const after = median(pageTimes.after.get(format) ?? []);
-      console.log(`${format.padEnd(8)} ${(after / before).toFixed(2)}x`);
+      const lastBytes = (app: string) =>
+        (pages.get(`${app} ${format}`) ?? []).map((r) => r.lastByte);
+      console.log(`${format.padEnd(8)} ${ratio(lastBytes(APP_WITH_HISTORY), lastBytes(APP))}x`);
     }
   } finally {
     await stopService(service.child);

@@ -10,7 +10,7 @@ import { PassThrough, Readable } from "node:stream";
 import ZipStream from "zip-stream";
 import { COLUMN_NAMES, EXPORT_COLUMNS } from "../../record/columns.ts";
 import { encodeText, type FormatWriter, type TextFraming } from "./writer.ts";
-import { escapeXmlText, stripInvalidXmlChars } from "./xml.ts";
+import { escapeXmlText } from "./xml.ts";
 
 const SHEET_NAME = "events";
 const MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
@@ -67,16 +67,22 @@ const columnLetters = (index: number): string => {
 };
 const COLUMN_LETTERS = EXPORT_COLUMNS.map((_, i) => columnLetters(i));
 
-const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a;
+// escapeXmlText writes CR as a character reference, which readers trim like a space.
+const CR = "&#13;";
 
 function textCell(ref: string, text: string): string {
-  // Characters XML cannot carry go first, so the whitespace test sees the edges that stay.
+  // Tested on the escaped text, so characters XML cannot carry (dropped) are not edges.
   // Without xml:space="preserve", readers may trim leading and trailing whitespace.
-  const kept = stripInvalidXmlChars(text);
+  const escaped = escapeXmlText(text);
   const edges =
-    kept.length > 0 && (isSpace(kept.charCodeAt(0)) || isSpace(kept.charCodeAt(kept.length - 1)));
+    escaped.length > 0 &&
+    (isSpace(escaped.charCodeAt(0)) ||
+      isSpace(escaped.charCodeAt(escaped.length - 1)) ||
+      escaped.startsWith(CR) ||
+      escaped.endsWith(CR));
   const open = edges ? '<t xml:space="preserve">' : "<t>";
-  return `<c r="${ref}" t="inlineStr"><is>${open}${escapeXmlText(kept)}</t></is></c>`;
+  return `<c r="${ref}" t="inlineStr"><is>${open}${escaped}</t></is></c>`;
 }
 
 /** One sheet row; `rowNumber` counts from 1, the header's. */

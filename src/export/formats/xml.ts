@@ -14,12 +14,12 @@ const ELEMENTS = EXPORT_COLUMNS.map((column) => ({
 }));
 
 /**
- * Rewrites a string for XML 1.0 text: drops the characters XML 1.0 cannot carry at all
- * (C0 controls other than tab, newline and CR; lone surrogates; U+FFFE and U+FFFF) and,
- * when `markup` is set, escapes & < > " ' and CR. CR is written as a character reference
- * because parsers normalise a literal CR (and CRLF) to LF, which would change the value.
+ * Escapes a string as XML 1.0 character data: drops the characters XML 1.0 cannot carry at all
+ * (C0 controls other than tab, newline and CR; lone surrogates; U+FFFE and U+FFFF) and escapes
+ * & < > " ' and CR. CR is written as a character reference because parsers normalise a
+ * literal CR (and CRLF) to LF, which would change the value.
  */
-function scrub(text: string, markup: boolean): string {
+export function escapeXmlText(text: string): string {
   let out = "";
   let start = 0;
   for (let i = 0; i < text.length; i++) {
@@ -37,9 +37,9 @@ function scrub(text: string, markup: boolean): string {
     } else if ((code >= 0xdc00 && code <= 0xdfff) || code === 0xfffe || code === 0xffff) {
       replacement = "";
     } else if (code < 0x20) {
-      if (code === 0x0d) replacement = markup ? "&#13;" : undefined;
+      if (code === 0x0d) replacement = "&#13;";
       else if (code !== 0x09 && code !== 0x0a) replacement = "";
-    } else if (markup) {
+    } else {
       if (code === 0x26) replacement = "&amp;";
       else if (code === 0x3c) replacement = "&lt;";
       else if (code === 0x3e) replacement = "&gt;";
@@ -53,12 +53,6 @@ function scrub(text: string, markup: boolean): string {
   }
   return start === 0 ? text : out + text.slice(start);
 }
-
-/** Escapes a string as XML 1.0 character data, dropping characters XML cannot carry. */
-export const escapeXmlText = (text: string): string => scrub(text, true);
-
-/** Drops characters XML 1.0 cannot carry, for writers that escape markup themselves. */
-export const stripInvalidXmlChars = (text: string): string => scrub(text, false);
 
 function xmlRecord(row: ExportRecord): string {
   let out = "<event>";
