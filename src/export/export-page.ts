@@ -123,7 +123,6 @@ export const createExportPages = (deps: ExportPageDeps) => {
       const { offset, limit } = request;
       const snapshot = await snapshotFor(request.appId, request.since);
       const beyondEnd = snapshot.rowCount !== undefined && offset >= snapshot.rowCount;
-      const rows = beyondEnd ? noRows() : deps.engine.readPage(snapshot, offset, limit);
       return {
         snapshot,
         async encode(writer) {
@@ -135,6 +134,7 @@ export const createExportPages = (deps: ExportPageDeps) => {
           if (native && page) {
             return native.frame ? native.frame(page.body, page.rowCount) : page.body;
           }
+          const rows = beyondEnd ? noRows() : deps.engine.readPage(snapshot, offset, limit);
           const started = await primed(rows);
           const body = writer.write(started);
           // A body dropped before the writer read from it (a HEAD request, a client gone at

@@ -11,23 +11,12 @@ import { seal } from "../../src/crypto/envelope.ts";
 import { withEncryption } from "../../src/domain/app-config.ts";
 import { EVENT_TYPES } from "../../src/domain/event-types.ts";
 import { dataPaths } from "../../src/embedded/data-dir.ts";
+import type { EventsAnswer } from "../../src/ingest/service.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.ingest";
 const IDFV = "6D92078A-8246-4BA4-AE5B-76104861E7DC";
-
-type EventsAnswer = {
-  accepted: number;
-  ignored: { index: number; event_id: string | null; detail: string }[];
-  rejected: {
-    index: number;
-    event_id: string | null;
-    error: string;
-    detail: string;
-    retryable: boolean;
-  }[];
-};
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 

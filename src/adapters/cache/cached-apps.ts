@@ -6,6 +6,7 @@
  * `revision` on), a change empties the cache at once.
  */
 import type { App, AppStore } from "../../ports/apps.ts";
+import { followRevision } from "./revision.ts";
 
 export const cachedAppStore = (
   store: AppStore,
@@ -14,15 +15,11 @@ export const cachedAppStore = (
 ): AppStore => {
   const { now = Date.now, revision = () => "" } = options;
   const entries = new Map<string, { app: Promise<App | undefined>; expiresAt: number }>();
-  let seen = revision();
+  const follow = followRevision(revision, () => entries.clear());
   return {
     ...store,
     get(appId) {
-      const current = revision();
-      if (current !== seen) {
-        entries.clear();
-        seen = current;
-      }
+      follow();
       const cached = entries.get(appId);
       if (cached && cached.expiresAt > now()) return cached.app;
       const app = store.get(appId);

@@ -7,6 +7,7 @@
  * still arrives.
  */
 import type { KeyStore, StoredKey } from "../../ports/apps.ts";
+import { followRevision } from "./revision.ts";
 
 export const cachedKeyStore = (
   store: KeyStore,
@@ -15,15 +16,7 @@ export const cachedKeyStore = (
 ): KeyStore => {
   const { maxAgeMs = 60_000, now = Date.now } = options;
   const entries = new Map<string, { key: StoredKey; readAt: number }>();
-  let seen = revision();
-  const current = (): string => {
-    const latest = revision();
-    if (latest !== seen) {
-      entries.clear();
-      seen = latest;
-    }
-    return latest;
-  };
+  const current = followRevision(revision, () => entries.clear());
   return {
     ...store,
     async get(keyId) {
