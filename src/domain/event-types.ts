@@ -30,6 +30,11 @@ export const toSnakeCase = (value: string): string =>
     .replace(/^_+|_+$/g, "")
     .toLowerCase();
 
+// Worked out once: every stored event is named on the ingestion path.
+const STANDARD_NAMES = new Map(EVENT_TYPES.map((type) => [type, `service_${toSnakeCase(type)}`]));
+
 /** The exported `event_name`: `service_<event>`, with a custom event's own name for CUSTOM. */
 export const exportEventName = (type: EventType, customName?: string | null): string =>
-  `service_${toSnakeCase(type === "CUSTOM" && customName ? customName : type)}`;
+  type === "CUSTOM" && customName
+    ? `service_${toSnakeCase(customName)}`
+    : (STANDARD_NAMES.get(type) ?? `service_${toSnakeCase(type)}`);

@@ -56,6 +56,7 @@ describe("judgeEvents: an accepted event", () => {
         serviceId: "svc-1",
         customerUserId: "user-1",
         parameters: { revenue: "9.99", currency: "EUR", items: [{ sku: "a" }, null] },
+        parametersJson: '{"revenue":"9.99","currency":"EUR","items":[{"sku":"a"},null]}',
         revenue: { amount: 9.99, currency: "EUR" },
         warnings: [],
       },
@@ -68,6 +69,15 @@ describe("judgeEvents: an accepted event", () => {
     );
     expect(event.customerUserId).toBeNull();
     expect(event.parameters).toEqual({});
+    expect(event.parametersJson).toBeNull();
+  });
+
+  it("keeps event times in UTC with milliseconds, whatever form they came in", () => {
+    const timeOf = (event_time: string) => accepted(sdkEvent({ event_time })).eventTime;
+    expect(timeOf("2026-09-16T10:00:00.250Z")).toBe("2026-09-16T10:00:00.250Z");
+    expect(timeOf("2026-09-16T10:00:00Z")).toBe("2026-09-16T10:00:00.000Z");
+    expect(timeOf("2026-09-16T10:00:00.1234Z")).toBe("2026-09-16T10:00:00.123Z");
+    expect(timeOf("2026-09-16T11:00:00.250+01:00")).toBe("2026-09-16T10:00:00.250Z");
   });
 
   it("ignores unknown keys but names them in a warning", () => {
@@ -102,6 +112,8 @@ describe("judgeEvents: an accepted event", () => {
       name: 'sealed:"Ann"',
       secret: 'sealed:"x"',
     });
+    // The stored JSON is of the hashed map, never of the clear one.
+    expect(event.parametersJson).toBe(JSON.stringify(event.parameters));
   });
 
   it("asks an injected isSealed, when given, instead of open", () => {

@@ -4,7 +4,12 @@
  * others, and nothing here throws on any input: the body is untrusted JSON.
  */
 import type { EventType } from "../domain/event-types.ts";
-import { eventSchema, s2sEventSchema } from "./event-schema.ts";
+import {
+  eventFieldsSchema,
+  eventSchema,
+  s2sEventFieldsSchema,
+  s2sEventSchema,
+} from "./event-schema.ts";
 import { isIdentifier } from "./fields.ts";
 import { formatIssues, joinProblems, UNPROCESSABLE } from "./issues.ts";
 import { DAY_MS, HOUR_MS, INGEST_LIMITS } from "./limits.ts";
@@ -29,6 +34,8 @@ export interface ValidEvent {
   readonly customerUserId: string | null;
   /** As stored: nulls dropped, matching PII hashed, sealed values still sealed. */
   readonly parameters: ParameterMap;
+  /** `parameters` as JSON, as the lake keeps them; null when there are none. */
+  readonly parametersJson: string | null;
   /** Null when the event carries no revenue, or revenue without a currency. */
   readonly revenue: Revenue | null;
   /** What was accepted but not kept as sent (ignored keys, revenue without currency). */
@@ -78,67 +85,104 @@ const ownValue = (value: Record<string, unknown>, key: string): unknown =>
 
 const ignoredKeysWarning = (raw: Record<string, unknown>, known: ReadonlySet<string>) => {
   const unknown = Object.keys(raw).filter((key) => !known.has(key));
-  if (unknown.length === 0) return [];
   const named = unknown.slice(0, MAX_KEYS_NAMED).map((key) => JSON.stringify(key.slice(0, 40)));
   const more =
     unknown.length > MAX_KEYS_NAMED ? ` and ${unknown.length - MAX_KEYS_NAMED} more` : "";
-  return [`ignored unknown keys: ${named.join(", ")}${more}`];
+  return `ignored unknown keys: ${named.join(", ")}${more}`;
+};
+
+const hasUnknownKey = (raw: Record<string, unknown>, known: ReadonlySet<string>): boolean => {
+  for (const key in raw) if (!known.has(key)) return true;
+  return false;
 };
 
 /** Problems with the time of an event that is otherwise well formed. */
-const timeProblem = (eventTime: string, now: Date): string | null => {
-  const ms = Date.parse(eventTime);
-  if (ms - now.getTime() > INGEST_LIMITS.maxFutureSkewHours * HOUR_MS) {
+const timeProblem = (eventMs: number, nowMs: number): string | null => {
+  if (eventMs - nowMs > INGEST_LIMITS.maxFutureSkewHours * HOUR_MS) {
     return `event_time: is more than ${INGEST_LIMITS.maxFutureSkewHours} hours ahead of the server's clock`;
   }
-  if (now.getTime() - ms > INGEST_LIMITS.maxEventAgeDays * DAY_MS) {
+  if (nowMs - eventMs > INGEST_LIMITS.maxEventAgeDays * DAY_MS) {
     return `event_time: is more than ${INGEST_LIMITS.maxEventAgeDays} days old; events that late are not accepted`;
   }
   return null;
 };
 
-const judgeOne = (raw: unknown, index: number, options: JudgeOptions): EventVerdict => {
+/** `2026-09-16T10:00:00.250Z`: what SDKs send, and already the form the lake keeps. */
+const CANONICAL_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** UTC with milliseconds, from a date-time zod has checked and `Date.parse` has read. */
+const canonicalTime = (eventTime: string, eventMs: number): string =>
+  CANONICAL_UTC.test(eventTime) ? eventTime : new Date(eventMs).toISOString();
+
+const rejected = (index: number, eventId: string | null, detail: string): EventVerdict => ({
+  kind: "rejected",
+  index,
+  eventId,
+  error: UNPROCESSABLE,
+  detail,
+});
+
+const NO_WARNINGS: readonly string[] = Object.freeze([]);
+
+const jsonOrNull = (parameters: ParameterMap): string | null =>
+  Object.keys(parameters).length > 0 ? JSON.stringify(parameters) : null;
+
+/** What one batch's events are judged with, made once per batch. */
+interface BatchContext {
+  readonly nowMs: number;
+  readonly s2s: boolean;
+  readonly open: Open;
+  readonly isSealed: (value: string) => boolean;
+}
+
+// Each step below runs for every event of every batch: the common case (a valid event with a
+// few parameters, no PII, no unknown keys) allocates only what the verdict keeps.
+const judgeOne = (raw: unknown, index: number, batch: BatchContext): EventVerdict => {
   const map = isPlainMap(raw) ? raw : null;
   const id = map ? ownValue(map, "event_id") : undefined;
   // Echo the id only when it is a valid one: never a 10 KiB string back into the answer.
   const eventId = isIdentifier(id) ? id : null;
-  const reject = (detail: string): EventVerdict => ({
-    kind: "rejected",
-    index,
-    eventId,
-    error: UNPROCESSABLE,
-    detail,
-  });
 
   // Nothing of a manual install is stored, so nothing else of it needs checking.
   if (map && ownValue(map, "event_type") === "INSTALL") {
     return { kind: "ignored", index, eventId, detail: INSTALL_IGNORED_DETAIL };
   }
-  if (!map) return reject("event: must be a JSON object");
+  if (!map) return rejected(index, eventId, "event: must be a JSON object");
 
-  const parsed = options.s2s ? s2sEventSchema.safeParse(map) : eventSchema.safeParse(map);
-  if (!parsed.success) return reject(formatIssues(parsed.error.issues, "event"));
+  const parsed = batch.s2s ? s2sEventFieldsSchema.safeParse(map) : eventFieldsSchema.safeParse(map);
+  if (!parsed.success) return rejected(index, eventId, formatIssues(parsed.error.issues, "event"));
   const event = parsed.data;
   const eventType = event.event_type;
   // Unreachable after the check above, but it narrows the type without a cast.
   if (eventType === "INSTALL")
     return { kind: "ignored", index, eventId, detail: INSTALL_IGNORED_DETAIL };
 
-  const late = timeProblem(event.event_time, options.now);
-  if (late !== null) return reject(late);
+  const eventMs = Date.parse(event.event_time);
+  const late = timeProblem(eventMs, batch.nowMs);
+  if (late !== null) return rejected(index, eventId, late);
 
   // The raw map, not zod's copy: zod silently drops a `__proto__` key, the walker names it.
   const sanitized = sanitizeParameters(ownValue(map, "parameters"));
-  if (!sanitized.ok) return reject(joinProblems(sanitized.problems));
+  if (!sanitized.ok) return rejected(index, eventId, joinProblems(sanitized.problems));
 
-  const { open } = options;
-  const isSealed = options.isSealed ?? ((value: string) => open(value) !== undefined);
-  const pii = protectPii(sanitized.parameters, isSealed);
-  if (pii.problems.length > 0) return reject(joinProblems(pii.problems));
+  const pii = protectPii(sanitized.parameters, batch.isSealed);
+  if (pii.problems.length > 0) return rejected(index, eventId, joinProblems(pii.problems));
+  const parameters = pii.parameters;
 
   // `revenue` and `currency` are not PII keys, so reading them after hashing sees them as sent.
-  const revenue = readRevenue(pii.parameters, open);
-  if (!revenue.ok) return reject(joinProblems(revenue.problems));
+  const revenue = readRevenue(parameters, batch.open);
+  if (!revenue.ok) return rejected(index, eventId, joinProblems(revenue.problems));
+
+  const known = batch.s2s ? S2S_KEYS : SDK_KEYS;
+  const unknownKeys = hasUnknownKey(map, known);
+  const warnings =
+    unknownKeys || pii.warnings.length > 0 || revenue.warnings.length > 0
+      ? [
+          ...(unknownKeys ? [ignoredKeysWarning(map, known)] : []),
+          ...pii.warnings,
+          ...revenue.warnings,
+        ]
+      : NO_WARNINGS;
 
   return {
     kind: "accepted",
@@ -147,17 +191,15 @@ const judgeOne = (raw: unknown, index: number, options: JudgeOptions): EventVerd
       eventId: event.event_id,
       eventType,
       eventName: eventType === "CUSTOM" ? (event.event_name?.trim() ?? null) : null,
-      eventTime: new Date(event.event_time).toISOString(),
+      eventTime: canonicalTime(event.event_time, eventMs),
       serviceId:
         "service_id" in event && typeof event.service_id === "string" ? event.service_id : null,
       customerUserId: event.customer_user_id ?? null,
-      parameters: pii.parameters,
+      parameters,
+      // Hashing PII changed the map: its JSON is written again.
+      parametersJson: parameters === sanitized.parameters ? sanitized.json : jsonOrNull(parameters),
       revenue: revenue.revenue,
-      warnings: [
-        ...ignoredKeysWarning(map, options.s2s ? S2S_KEYS : SDK_KEYS),
-        ...pii.warnings,
-        ...revenue.warnings,
-      ],
+      warnings,
     },
   };
 };
@@ -167,6 +209,13 @@ const judgeOne = (raw: unknown, index: number, options: JudgeOptions): EventVerd
  * by `parseEventsEnvelope`; each element may be any JSON value.
  */
 export function judgeEvents(rawEvents: readonly unknown[], options: JudgeOptions): EventVerdict[] {
+  const { open } = options;
+  const batch: BatchContext = {
+    nowMs: options.now.getTime(),
+    s2s: options.s2s,
+    open,
+    isSealed: options.isSealed ?? ((value: string) => open(value) !== undefined),
+  };
   // Array.from, not map: a sparse list must still get a verdict at every index.
-  return Array.from(rawEvents, (raw, index) => judgeOne(raw, index, options));
+  return Array.from(rawEvents, (raw, index) => judgeOne(raw, index, batch));
 }

@@ -48,7 +48,7 @@ const ctx = {
   install,
   serviceId: "svc-1",
   country: "GB",
-  receivedAt: new Date("2026-09-16T12:00:01.500Z"),
+  receivedAt: "2026-09-16T12:00:01.500Z",
   fx,
 };
 

@@ -22,7 +22,12 @@ export interface ParameterMap {
 }
 
 export type ParametersResult =
-  | { readonly ok: true; readonly parameters: ParameterMap }
+  | {
+      readonly ok: true;
+      readonly parameters: ParameterMap;
+      /** The kept parameters as JSON, as measured against the byte limit; null when empty. */
+      readonly json: string | null;
+    }
   | { readonly ok: false; readonly problems: readonly string[] };
 
 const ROOT = "parameters";
@@ -36,20 +41,25 @@ export const isPlainMap = (value: unknown): value is Record<string, unknown> => 
 
 const TYPE_RULE = "must be a string, a finite number, a boolean, a list or a map";
 
+/**
+ * Walks a parameter map depth first. The path of the value being looked at is one stack that
+ * grows and shrinks as the walk goes, and is only formatted when a value breaks a rule: most
+ * events break none, and a path copied for every key would cost more than the checks.
+ */
 class Walker {
   readonly problems: string[] = [];
+  private readonly path: PropertyKey[] = [];
 
-  private problem(path: readonly PropertyKey[], message: string): undefined {
-    this.problems.push(`${formatPath(path, ROOT)}: ${message}`);
+  private problem(message: string): undefined {
+    this.problems.push(`${formatPath(this.path, ROOT)}: ${message}`);
     return undefined;
   }
 
   /** The kept form of a value, or undefined when it broke a rule (recorded in `problems`). */
-  value(value: unknown, path: readonly PropertyKey[], depth: number): ParameterValue | undefined {
+  private value(value: unknown, depth: number): ParameterValue | undefined {
     if (typeof value === "string") {
       if (value.length > INGEST_LIMITS.maxParameterStringLength) {
         return this.problem(
-          path,
           `is ${value.length} characters; a string may have at most ${INGEST_LIMITS.maxParameterStringLength}`,
         );
       }
@@ -57,28 +67,21 @@ class Walker {
     }
     if (typeof value === "number") {
       // JSON cannot carry NaN or Infinity; a caller building values in code can.
-      return Number.isFinite(value) ? value : this.problem(path, "must be a finite number");
+      return Number.isFinite(value) ? value : this.problem("must be a finite number");
     }
     if (typeof value === "boolean") return value;
     if (Array.isArray(value) || isPlainMap(value)) {
       if (depth + 1 > INGEST_LIMITS.maxParameterDepth) {
         return this.problem(
-          path,
           `nests lists and maps more than ${INGEST_LIMITS.maxParameterDepth} levels deep`,
         );
       }
-      return Array.isArray(value)
-        ? this.list(value, path, depth + 1)
-        : this.map(value, path, depth + 1);
+      return Array.isArray(value) ? this.list(value, depth + 1) : this.map(value, depth + 1);
     }
-    return this.problem(path, TYPE_RULE);
+    return this.problem(TYPE_RULE);
   }
 
-  private list(
-    items: readonly unknown[],
-    path: readonly PropertyKey[],
-    depth: number,
-  ): ParameterValue[] | undefined {
+  private list(items: readonly unknown[], depth: number): ParameterValue[] | undefined {
     const kept: ParameterValue[] = [];
     let failed = false;
     // An index loop, not forEach: a sparse list must not skip a check.
@@ -88,46 +91,39 @@ class Walker {
         kept.push(null); // positions in a list mean something, so a null stays (spec rule 2)
         continue;
       }
-      const value = this.value(item, [...path, index], depth);
+      this.path.push(index);
+      const value = this.value(item, depth);
+      this.path.pop();
       if (value === undefined) failed = true;
       else kept.push(value);
     }
     return failed ? undefined : kept;
   }
 
-  map(
-    entries: Record<string, unknown>,
-    path: readonly PropertyKey[],
-    depth: number,
-  ): ParameterMap | undefined {
+  map(entries: Record<string, unknown>, depth: number): ParameterMap | undefined {
     const kept: Record<string, ParameterValue> = {};
     let failed = false;
     let count = 0;
     for (const key of Object.keys(entries)) {
       const raw = entries[key];
       if (raw === null) continue; // dropped with its key (spec rule 2)
-      const at = [...path, key];
+      this.path.push(key);
+      let value: ParameterValue | undefined;
       if (key.length === 0 || key.length > INGEST_LIMITS.maxParameterKeyLength) {
-        this.problem(at, `key must be 1 to ${INGEST_LIMITS.maxParameterKeyLength} characters`);
-        failed = true;
-        continue;
+        this.problem(`key must be 1 to ${INGEST_LIMITS.maxParameterKeyLength} characters`);
+      } else if (key === "__proto__") {
+        // Assigning it would set the result's prototype instead of storing a value.
+        this.problem("is a reserved key");
+      } else {
+        count += 1;
+        value = this.value(raw, depth);
       }
-      // Assigning it would set the result's prototype instead of storing a value.
-      if (key === "__proto__") {
-        this.problem(at, "is a reserved key");
-        failed = true;
-        continue;
-      }
-      count += 1;
-      const value = this.value(raw, at, depth);
+      this.path.pop();
       if (value === undefined) failed = true;
       else kept[key] = value;
     }
     if (count > INGEST_LIMITS.maxParameterKeys) {
-      this.problem(
-        path,
-        `holds ${count} keys; a map may hold at most ${INGEST_LIMITS.maxParameterKeys}`,
-      );
+      this.problem(`holds ${count} keys; a map may hold at most ${INGEST_LIMITS.maxParameterKeys}`);
       failed = true;
     }
     return failed ? undefined : kept;
@@ -143,13 +139,14 @@ export const parametersBytes = (parameters: ParameterMap): number =>
  * input is never modified. All problems are reported, so an SDK author fixes them in one go.
  */
 export const sanitizeParameters = (raw: unknown): ParametersResult => {
-  if (raw === undefined || raw === null) return { ok: true, parameters: {} };
+  if (raw === undefined || raw === null) return { ok: true, parameters: {}, json: null };
   const walker = new Walker();
   if (!isPlainMap(raw))
     return { ok: false, problems: [`${ROOT}: must be a map of string keys to values`] };
-  const parameters = walker.map(raw, [], 1);
+  const parameters = walker.map(raw, 1);
   if (parameters === undefined) return { ok: false, problems: walker.problems };
-  const bytes = parametersBytes(parameters);
+  const json = JSON.stringify(parameters);
+  const bytes = Buffer.byteLength(json, "utf8");
   if (bytes > INGEST_LIMITS.maxParametersBytes) {
     return {
       ok: false,
@@ -158,5 +155,5 @@ export const sanitizeParameters = (raw: unknown): ParametersResult => {
       ],
     };
   }
-  return { ok: true, parameters };
+  return { ok: true, parameters, json: json === "{}" ? null : json };
 };

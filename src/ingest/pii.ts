@@ -97,6 +97,10 @@ export const protectPii = (
   parameters: ParameterMap,
   isSealed: (value: string) => boolean,
 ): PiiResult => {
+  // Most events carry none: they keep their parameters object as it is.
+  if (!PII_KEYS.some((key) => Object.hasOwn(parameters, key))) {
+    return { parameters, problems: [], warnings: [] };
+  }
   const kept: Record<string, ParameterValue> = { ...parameters };
   const problems: string[] = [];
   const warnings: string[] = [];

@@ -165,6 +165,7 @@ export const createIngestion = (deps: IngestionDeps) => {
         return deletedIds;
       };
       const records: LakeRecord[] = [];
+      const receivedAtIso = receivedAt.toISOString();
       const mappings: { customerUserId: string; serviceId: string; seenAt: string }[] = [];
       const callerCountry = deps.countries.countryOf(caller);
       for (const { event, index } of accepted) {
@@ -185,7 +186,7 @@ export const createIngestion = (deps: IngestionDeps) => {
             serviceId: target.install.serviceId,
             // A server-to-server call comes from the app's servers, not the user's device.
             country: s2s ? target.install.country : callerCountry,
-            receivedAt,
+            receivedAt: receivedAtIso,
             fx: deps.fx,
           }),
         );
