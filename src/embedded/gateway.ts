@@ -30,6 +30,8 @@ export interface GatewayOptions {
   readonly authorizer: Authorizer;
   /** API Gateway's payload limit. */
   readonly maxBodyBytes?: number;
+  /** Runs as each request arrives, before anything else reads a store for it. */
+  readonly onRequest?: () => void;
 }
 
 const API_ID = "embedded";
@@ -60,23 +62,35 @@ const lambdaContext = (functionName: string, timeoutSeconds: number): Context =>
   };
 };
 
-const readBody = async (req: IncomingMessage, maxBytes: number): Promise<string | null> => {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-    size += buffer.length;
-    if (size > maxBytes) return Promise.reject(new RangeError("body too large"));
-    chunks.push(buffer);
-  }
-  return size === 0 ? null : Buffer.concat(chunks).toString("utf8");
-};
+/** The whole body, or null when there is none; refused past `maxBytes`. */
+const readBody = (req: IncomingMessage, maxBytes: number): Promise<string | null> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        req.removeAllListeners("data");
+        req.resume();
+        reject(new RangeError("body too large"));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once("end", () => resolve(size === 0 ? null : Buffer.concat(chunks, size).toString()));
+    req.once("error", reject);
+  });
 
+/** API Gateway's two header (or query) maps; the single-value one keeps a repeated name's last. */
 const singleAndMulti = (entries: Iterable<[string, string]>) => {
   const multi: Record<string, string[]> = {};
-  for (const [name, value] of entries) multi[name] = [...(multi[name] ?? []), value];
-  // API Gateway's single-value maps keep the last value of a repeated name.
-  const single = Object.fromEntries(Object.entries(multi).map(([k, v]) => [k, v.at(-1) ?? ""]));
+  const single: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    const values = multi[name];
+    if (values) values.push(value);
+    else multi[name] = [value];
+    single[name] = value;
+  }
   return { single, multi };
 };
 
@@ -90,6 +104,7 @@ export const createGateway = (options: GatewayOptions): Server => {
   }
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    options.onRequest?.();
     const url = new URL(req.url ?? "/", "http://gateway");
     const method = req.method ?? "GET";
     const found = router.find(method === "HEAD" ? "GET" : (method as "GET"), url.pathname);

@@ -36,6 +36,7 @@ import { createOpenApiHandler } from "../http/handlers/openapi.ts";
 import { ROUTES, type RouteId } from "../http/routes.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../lake/tables.ts";
 import { adminRevision } from "./admin-changes.ts";
+import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
 import { backgroundJob } from "./background-job.ts";
 import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
 import { createGateway, type RouteHandler } from "./gateway.ts";
@@ -113,7 +114,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const revision = adminRevision(config.dataDir);
   const stores = {
     ...stored,
-    keys: cachedKeyStore(stored.keys, revision),
+    keys: cachedKeyStore(stored.keys, revision.current),
     installs: cachedInstallStore(stored.installs, 100_000),
     snapshots: cachedSnapshotCatalog(stored.snapshots, 10_000),
     deletions: cachedDeletionStore(stored.deletions),
@@ -121,7 +122,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const lake = await openLake(config);
 
   // Ingestion and the authorizer read apps through a short cache; the configuration, fresh.
-  const apps = cachedAppStore(stores.apps, config.appCacheMs, { revision });
+  const apps = cachedAppStore(stores.apps, config.appCacheMs, { revision: revision.current });
   const ingest = createIngestHandlers({
     ...stores,
     apps,
@@ -159,7 +160,11 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   };
   const server = createGateway({
     routes: ROUTES.map((route) => ({ route, handler: handlers[route.id] })),
-    authorizer: createAuthorizerHandler({ keys: stores.keys, apps }),
+    authorizer: cacheAuthorizerAnswers(createAuthorizerHandler({ keys: stores.keys, apps }), {
+      revision: revision.current,
+    }),
+    // The CLI's changes to keys and apps, seen by every request that arrives after them.
+    onRequest: revision.check,
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -39,12 +39,21 @@ export const policyFor = (methodArn: string, scopes: readonly Scope[]): PolicyDo
   };
 };
 
+// Compiled once per resource pattern: the embedded gateway checks a policy on every request,
+// and the patterns are the routes' ARNs, a handful.
+const patterns = new Map<string, RegExp>();
+
 const matches = (pattern: string, value: string): boolean => {
-  const regex = pattern
-    .split("*")
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".*");
-  return new RegExp(`^${regex}$`).test(value);
+  let regex = patterns.get(pattern);
+  if (!regex) {
+    const source = pattern
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*");
+    regex = new RegExp(`^${source}$`);
+    patterns.set(pattern, regex);
+  }
+  return regex.test(value);
 };
 
 /** API Gateway's evaluation: an explicit Deny wins, then any Allow, else denied. */
