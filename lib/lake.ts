@@ -231,9 +231,11 @@ export class Lake extends Construct {
    * bucket, instead of leaving a noncurrent version behind). No plain s3:DeleteObject.
    */
   grantPurgeTables(role: IRole): void {
+    // Versions, not only current objects: a version left by a run that stopped between its
+    // rewrite and its delete still holds the install, and the next run must find it.
     role.addToPrincipalPolicy(
       new PolicyStatement({
-        actions: ["s3:ListBucket"],
+        actions: ["s3:ListBucketVersions"],
         resources: [this.bucket.bucketArn],
         conditions: { StringLike: { "s3:prefix": LAKE_TABLES.map((t) => `${t.name}/*`) } },
       }),
@@ -241,7 +243,7 @@ export class Lake extends Construct {
     const objects = LAKE_TABLES.map((t) => this.bucket.arnForObjects(`${t.name}/*`));
     role.addToPrincipalPolicy(
       new PolicyStatement({
-        actions: ["s3:GetObject", "s3:PutObject", "s3:DeleteObjectVersion"],
+        actions: ["s3:GetObject", "s3:GetObjectVersion", "s3:PutObject", "s3:DeleteObjectVersion"],
         resources: objects,
       }),
     );

@@ -122,13 +122,13 @@ describe("purge job", () => {
       },
       {
         Effect: "Allow",
-        Action: "s3:ListBucket",
+        Action: "s3:ListBucketVersions",
         Resource: resolve(lake.bucket.bucketArn),
         Condition: { StringLike: { "s3:prefix": ["events/*", "attributions/*"] } },
       },
       {
         Effect: "Allow",
-        Action: ["s3:GetObject", "s3:PutObject", "s3:DeleteObjectVersion"],
+        Action: ["s3:GetObject", "s3:GetObjectVersion", "s3:PutObject", "s3:DeleteObjectVersion"],
         Resource: [objects(lake.bucket, "events/*"), objects(lake.bucket, "attributions/*")],
       },
       {

@@ -4,7 +4,12 @@
  * hyparquet and DuckDB.
  */
 import { randomBytes } from "node:crypto";
-import { DeleteObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+} from "@aws-sdk/client-s3";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/tables.ts";
@@ -221,6 +226,25 @@ describe.each(["INT96", "INT64"] as const)("S3 lake purge, %s timestamps", (time
     expect(fake.versions(LAKE, key)).toEqual([files[key]?.version]);
   });
 
+  it("deletes an old version a stopped run left behind after putting its rewrite", async () => {
+    const key = eventsKey(APP, "04", 1);
+    const rows = lakeRows(EVENTS_TABLE, [GONE, "kept"], timestamps);
+    await seed(key, rows, 5);
+    const old = files[key]?.version;
+    // What the run had put before it stopped: the file without the install, now current.
+    const rewrite = await lakeFile(
+      EVENTS_TABLE,
+      rows.filter((r) => r.service_id !== GONE),
+      timestamps as TimestampEncoding,
+      5,
+    );
+    const current = fake.put(LAKE, key, rewrite);
+    expect(fake.versions(LAKE, key)).toEqual([old, current]);
+    await purge();
+    expect(fake.versions(LAKE, key)).toEqual([current]);
+    expect(putCallsFor(fake, key)).toEqual([]);
+  });
+
   it("does nothing more when run again (a retried request)", async () => {
     await purge();
     const puts = fake.mock.commandCalls(PutObjectCommand).length;
@@ -298,6 +322,32 @@ describe("S3 lake purge, failing loudly", () => {
     await expect(purger(fake).purgeInstall(APP, GONE)).rejects.toThrow(/pre-conditions/);
     expect(fake.versions(LAKE, key)).toHaveLength(2);
     expect(fake.versions(LAKE, key)[0]).toBe(first);
+  });
+
+  it("rewrites in place in a bucket that never had versioning, deleting nothing else", async () => {
+    const fake = createVersionedS3({ versioned: [] });
+    const key = eventsKey(APP, "01", 1);
+    const other = eventsKey(APP, "01", 2);
+    fake.put(
+      LAKE,
+      key,
+      await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, [GONE, "a"], "INT96"), "INT96", 5),
+    );
+    fake.put(
+      LAKE,
+      other,
+      await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, [GONE], "INT96"), "INT96", 5),
+    );
+    await expect(purger(fake).purgeInstall(APP, GONE)).resolves.toEqual({ filesRewritten: 2 });
+    const after = await readLakeFile(fake.bytes(LAKE, key) ?? new Uint8Array());
+    expect(after.rows.map((r) => r.service_id)).toEqual(["a"]);
+    expect(fake.keys(LAKE)).toEqual([key]);
+    // No request names a version: the bucket has none to name.
+    const named = [
+      ...fake.mock.commandCalls(HeadObjectCommand),
+      ...fake.mock.commandCalls(GetObjectCommand),
+    ].filter((c) => c.args[0].input.VersionId !== undefined);
+    expect(named).toEqual([]);
   });
 
   it("refuses to delete a snapshot outside the results bucket", async () => {

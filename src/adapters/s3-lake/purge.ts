@@ -1,13 +1,15 @@
 /**
  * Purging an install from the S3 lake (the AWS LakePurger). Every object under the app's
- * partitions of each lake table (`<table>/app_id=<app>/`) is a Parquet file Firehose wrote; for
- * each, only the footer and the `service_id` column are read (Range GETs). A file holding the
- * install is read whole, rewritten without its rows under its own schema (parquet-rewrite.ts),
- * checked, and put back under the same key, conditional on the ETag that was read (If-Match: a
- * file replaced meanwhile fails this purge, which the next run retries); a file holding
- * nothing else is deleted. Either way the version that held the rows is then deleted by its
- * VersionId: the lake bucket is versioned, and a plain overwrite or delete would keep it for
- * the noncurrent-version lifetime (30 days).
+ * partitions of each lake table (`<table>/app_id=<app>/`) is a Parquet file Firehose wrote.
+ * Every version of each is looked at, current or not: for each, only the footer and the
+ * `service_id` column are read (Range GETs). A current file holding the install is read whole,
+ * rewritten without its rows under its own schema (parquet-rewrite.ts), checked, and put back
+ * under the same key, conditional on the ETag that was read (If-Match: a file replaced
+ * meanwhile fails this purge, which the next run retries); a file holding nothing else is
+ * deleted. Either way the version that held the rows is then deleted by its VersionId: the
+ * lake bucket is versioned, and a plain overwrite or delete would keep it for the
+ * noncurrent-version lifetime (30 days). A noncurrent version that holds the install (a run
+ * stopped between putting the rewrite and deleting the old version) is deleted too.
  *
  * Export snapshots of the app (Athena result CSVs, their page checkpoint sidecars and Athena's
  * `.metadata` file) are deleted with their catalog entries: one made before the deletion
@@ -17,8 +19,8 @@
  */
 import {
   DeleteObjectCommand,
+  ListObjectVersionsCommand,
   PutObjectCommand,
-  paginateListObjectsV2,
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { LAKE_TABLES, type LakeTable } from "../../lake/tables.ts";
@@ -51,6 +53,14 @@ export interface S3LakePurgerOptions {
   readonly tables?: readonly LakeTable[];
 }
 
+/** One version of a lake file, as ListObjectVersions names it. */
+interface ListedVersion {
+  readonly key: string;
+  /** "null" in a bucket that never had versioning. */
+  readonly versionId: string | undefined;
+  readonly latest: boolean;
+}
+
 /** The column every lake table keys its rows by install with. */
 const SERVICE_ID = "service_id";
 
@@ -67,15 +77,26 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
   const { s3, lakeBucket, resultsBucket, snapshots } = options;
   const tables = options.tables ?? LAKE_TABLES;
 
-  async function* keysUnder(prefix: string): AsyncGenerator<string> {
-    for await (const page of paginateListObjectsV2(
-      { client: s3 },
-      { Bucket: lakeBucket, Prefix: prefix },
-    )) {
-      for (const object of page.Contents ?? []) {
+  /** Every version of every file under the prefix, a key's newest first. */
+  async function* versionsUnder(prefix: string): AsyncGenerator<ListedVersion> {
+    let markers: { KeyMarker?: string; VersionIdMarker?: string } = {};
+    for (;;) {
+      const page = await s3.send(
+        new ListObjectVersionsCommand({ Bucket: lakeBucket, Prefix: prefix, ...markers }),
+      );
+      for (const version of page.Versions ?? []) {
         // A zero-byte `…/` key is a folder placeholder (a console upload), not a file.
-        if (object.Key && !object.Key.endsWith("/")) yield object.Key;
+        if (version.Key && !version.Key.endsWith("/")) {
+          yield {
+            key: version.Key,
+            versionId: version.VersionId,
+            latest: version.IsLatest ?? false,
+          };
+        }
       }
+      if (!page.IsTruncated) return;
+      if (!page.NextKeyMarker) throw new Error(`Listing ${prefix}: truncated with no next marker`);
+      markers = { KeyMarker: page.NextKeyMarker, VersionIdMarker: page.NextVersionIdMarker };
     }
   }
 
@@ -90,9 +111,9 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
     );
   };
 
-  /** Whether the file held the install (and so was rewritten or deleted). */
-  const purgeFile = async (key: string, serviceId: Buffer): Promise<boolean> => {
-    const object = await headObject(s3, lakeBucket, key);
+  /** Whether the version held the install (and so was rewritten or deleted). */
+  const purgeVersion = async (listed: ListedVersion, serviceId: Buffer): Promise<boolean> => {
+    const object = await headObject(s3, lakeBucket, listed.key, listed.versionId);
     const where = s3Uri(object);
     const ranged = s3AsyncBuffer(s3, object);
     const metadata = await readMetadata(ranged);
@@ -103,7 +124,8 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
     const keep = ids.flatMap((id, row) => (sameBytes(id, serviceId) ? [] : [row]));
     if (keep.length === ids.length) return false;
 
-    if (keep.length > 0) {
+    // The other rows of a noncurrent version are in the current one already: it only goes.
+    if (listed.latest && keep.length > 0) {
       // Checked before the whole file is fetched: a type that cannot be written back unchanged
       // fails the purge (and keeps the request open) rather than altering the lake.
       assertRewritable(metadata.schema, where);
@@ -114,7 +136,7 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
       await s3.send(
         new PutObjectCommand({
           Bucket: lakeBucket,
-          Key: key,
+          Key: object.key,
           Body: bytes,
           ContentType: "application/octet-stream",
           IfMatch: object.etag,
@@ -150,8 +172,8 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
       const id = Buffer.from(serviceId, "utf8");
       let filesRewritten = 0;
       for (const table of tables) {
-        for await (const key of keysUnder(appPrefix(table, appId))) {
-          if (await purgeFile(key, id)) filesRewritten += 1;
+        for await (const version of versionsUnder(appPrefix(table, appId))) {
+          if (await purgeVersion(version, id)) filesRewritten += 1;
         }
       }
       await purgeSnapshots(appId);

@@ -1,7 +1,7 @@
 /**
  * One version of an S3 object as hyparquet's AsyncBuffer: its size from HeadObject, its bytes
- * from Range GETs. Every read carries the ETag HeadObject saw (If-Match), so a file replaced
- * while it is being read fails the read instead of mixing two versions.
+ * from Range GETs of that version. Every read names the version (in a versioned bucket) and
+ * carries the ETag HeadObject saw (If-Match), so reads never mix two versions of a file.
  */
 import { Readable } from "node:stream";
 import { GetObjectCommand, HeadObjectCommand, type S3Client } from "@aws-sdk/client-s3";
@@ -16,15 +16,26 @@ export interface S3ObjectVersion {
   readonly versionId: string | undefined;
 }
 
+/**
+ * The VersionId to name in a request: none for a bucket that never had versioning, whose
+ * objects list with the version "null".
+ */
+const versionParam = (versionId: string | undefined): string | undefined =>
+  versionId === undefined || versionId === "null" ? undefined : versionId;
+
 export const s3Uri = (object: { bucket: string; key: string }): string =>
   `s3://${object.bucket}/${object.key}`;
 
+/** The object's current version, or the version named. */
 export const headObject = async (
   s3: S3Client,
   bucket: string,
   key: string,
+  versionId?: string,
 ): Promise<S3ObjectVersion> => {
-  const out = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+  const out = await s3.send(
+    new HeadObjectCommand({ Bucket: bucket, Key: key, VersionId: versionParam(versionId) }),
+  );
   if (out.ContentLength === undefined || !out.ETag) {
     throw new Error(`${s3Uri({ bucket, key })}: HeadObject gave no size or ETag`);
   }
@@ -55,6 +66,7 @@ export const readRange = async (
     new GetObjectCommand({
       Bucket: object.bucket,
       Key: object.key,
+      VersionId: versionParam(object.versionId),
       IfMatch: object.etag,
       Range: whole ? undefined : `bytes=${start}-${end - 1}`,
     }),

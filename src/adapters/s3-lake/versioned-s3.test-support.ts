@@ -1,8 +1,9 @@
 /**
  * An in-memory S3 behind aws-sdk-client-mock for the lake purge's tests: buckets that keep
  * every version of an object (VersionIds, delete markers, deleting one version by id) or keep
- * only the current one, paginated listings, HeadObject, Range GETs (`bytes=a-b`, `bytes=a-`)
- * and If-Match on GetObject and PutObject. It records each GET's key and range.
+ * only the current one, paginated listings of versions, HeadObject and GETs of
+ * the current or a named version, Range GETs (`bytes=a-b`, `bytes=a-`) and If-Match on
+ * GetObject and PutObject. It records each GET's key and range.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
@@ -13,8 +14,8 @@ import {
   type GetObjectCommandInput,
   HeadObjectCommand,
   type HeadObjectCommandInput,
-  ListObjectsV2Command,
-  type ListObjectsV2CommandInput,
+  ListObjectVersionsCommand,
+  type ListObjectVersionsCommandInput,
   NoSuchKey,
   NotFound,
   PutObjectCommand,
@@ -81,25 +82,51 @@ export const createVersionedS3 = (options: VersionedS3Options) => {
     return version.versionId;
   };
 
-  mock.on(ListObjectsV2Command).callsFake(async (input: ListObjectsV2CommandInput) => {
+  // Every version of every key, a key's newest first, as S3 lists them; delete markers apart.
+  mock.on(ListObjectVersionsCommand).callsFake(async (input: ListObjectVersionsCommandInput) => {
     const prefix = `${input.Bucket}\u0000${input.Prefix ?? ""}`;
-    const keys = [...objects.keys()]
-      .filter((k) => k.startsWith(prefix) && current(...(k.split("\u0000") as [string, string])))
-      .map((k) => k.slice(`${input.Bucket}\u0000`.length))
+    const all = [...objects.keys()]
+      .filter((k) => k.startsWith(prefix))
       .sort()
-      .filter((key) => !input.ContinuationToken || key > input.ContinuationToken);
-    const page = keys.slice(0, Math.min(input.MaxKeys ?? 1000, pageSize));
-    const truncated = keys.length > page.length;
+      .flatMap((k) => {
+        const key = k.slice(`${input.Bucket}\u0000`.length);
+        const history = objects.get(k) ?? [];
+        return history
+          .map((version, at) => ({ key, version, latest: at === history.length - 1 }))
+          .reverse();
+      });
+    // The marker is the last version listed: the page goes on right after it.
+    const resumeAt = input.KeyMarker
+      ? all.findIndex(
+          (e) => e.key === input.KeyMarker && e.version.versionId === input.VersionIdMarker,
+        ) + 1
+      : 0;
+    const page = all.slice(resumeAt, resumeAt + Math.min(input.MaxKeys ?? 1000, pageSize));
+    const last = page.at(-1);
+    const truncated = resumeAt + page.length < all.length;
     return {
-      Contents: page.map((Key) => ({ Key, Size: current(input.Bucket, Key)?.data?.length })),
-      KeyCount: page.length,
+      Versions: page
+        .filter((e) => e.version.data)
+        .map((e) => ({
+          Key: e.key,
+          VersionId: e.version.versionId,
+          IsLatest: e.latest,
+          ETag: e.version.etag,
+          Size: e.version.data?.length,
+        })),
+      DeleteMarkers: page
+        .filter((e) => !e.version.data)
+        .map((e) => ({ Key: e.key, VersionId: e.version.versionId, IsLatest: e.latest })),
       IsTruncated: truncated,
-      NextContinuationToken: truncated ? page.at(-1) : undefined,
+      NextKeyMarker: truncated ? last?.key : undefined,
+      NextVersionIdMarker: truncated ? last?.version.versionId : undefined,
     };
   });
 
   mock.on(HeadObjectCommand).callsFake(async (input: HeadObjectCommandInput) => {
-    const object = current(input.Bucket, input.Key);
+    const object = input.VersionId
+      ? objects.get(id(input.Bucket, input.Key))?.find((v) => v.versionId === input.VersionId)
+      : current(input.Bucket, input.Key);
     if (!object?.data) throw new NotFound({ message: "Not Found", $metadata: {} });
     return { ContentLength: object.data.length, ETag: object.etag, VersionId: object.versionId };
   });
