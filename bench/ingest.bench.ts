@@ -2,8 +2,9 @@
  * Ingestion benchmark: SDK event batches through the embedded gateway (the service in its own
  * process, as `npm start` runs it), next to a bare Node HTTP server doing only the HTTP and the
  * JSON (the reference), under the same load in the same run; then each Lambda function's
- * bundle as the CDK ships it and its cold import. Prints figures and whether each target is
- * met; asserts nothing.
+ * bundle as the CDK ships it and its cold import. The two servers take turns over several
+ * rounds, one running at a time, so a slow spell of the machine falls on both; the verdicts
+ * are on the medians. Prints figures and whether each target is met; asserts nothing.
  */
 import type { ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
@@ -35,6 +36,7 @@ const EVENTS_PER_BATCH = 50;
 const CLIENTS = 32;
 const WARMUP_BATCHES = 200;
 const BATCHES = 2_000;
+const ROUNDS = 3;
 const IMPORT_REPEATS = 5;
 
 const TARGET_RATIO = 0.5;
@@ -187,6 +189,39 @@ const lakeEvents = async (dataDir: string): Promise<{ rows: number; distinct: nu
   }
 };
 
+/** The first install of the bench device: what every event refers to. */
+const install = async (url: string, sdkKey: string) => {
+  const installed = await fetch(`${url}/v1/installs`, {
+    method: "POST",
+    headers: { authorization: sdkKey, "content-type": "application/json" },
+    body: JSON.stringify({
+      service_id: SERVICE_ID,
+      os: "android",
+      os_version: "15",
+      device_model: "Pixel 9",
+      app_version: "1.0.0",
+      sdk_platform: "kotlin",
+      sdk_version: "1.11.0",
+      first_open_time: new Date(Date.now() - 3_600_000).toISOString(),
+    }),
+  });
+  if (installed.status !== 202) {
+    throw new Error(`install: ${installed.status} ${await installed.text()}`);
+  }
+};
+
+interface Round {
+  readonly service: Measured;
+  readonly reference: Measured;
+  readonly servicePeak: number;
+  readonly referencePeak: number;
+  readonly stopMs: number;
+  readonly exitCode: number | null;
+}
+
+const rate = (m: Measured) => (m.load.requests - m.load.failed) / m.load.seconds;
+const ratioOf = (round: Round) => rate(round.service) / rate(round.reference);
+
 const main = async () => {
   // The SDK's notice about its 2027 releases needing Node 22 would clutter the figures.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
@@ -197,52 +232,44 @@ const main = async () => {
   const bundleDir = await mkdtemp(join(PROJECT_DIR, "node_modules", ".cache", "bench-bundles-"));
   const children: ChildProcess[] = [];
   try {
-    const warmup = batches("w", WARMUP_BATCHES);
-    const bodies = batches("b", BATCHES);
     console.log(
-      `Ingestion: ${int(BATCHES)} batches of ${EVENTS_PER_BATCH} events (${int(BATCHES * EVENTS_PER_BATCH)} events) from ${CLIENTS} keep-alive clients, after ${WARMUP_BATCHES} warm-up batches`,
+      `Ingestion: ${ROUNDS} rounds, each ${int(BATCHES)} batches of ${EVENTS_PER_BATCH} events (${int(BATCHES * EVENTS_PER_BATCH)} events) from ${CLIENTS} keep-alive clients after ${WARMUP_BATCHES} warm-up batches, to the service and then to the reference`,
     );
 
-    // The service, an app made with the CLI, one install: what every event refers to.
-    const service = await startService(dataDir);
-    children.push(service.child);
-    const { sdk: sdkKey } = await createAppWithCli(dataDir, APP, "Bench");
-    const installed = await fetch(`${service.url}/v1/installs`, {
-      method: "POST",
-      headers: { authorization: sdkKey, "content-type": "application/json" },
-      body: JSON.stringify({
-        service_id: SERVICE_ID,
-        os: "android",
-        os_version: "15",
-        device_model: "Pixel 9",
-        app_version: "1.0.0",
-        sdk_platform: "kotlin",
-        sdk_version: "1.11.0",
-        first_open_time: new Date(Date.now() - 3_600_000).toISOString(),
-      }),
-    });
-    if (installed.status !== 202) {
-      throw new Error(`install: ${installed.status} ${await installed.text()}`);
+    // An app made with the CLI in the service's data folder, kept over the rounds.
+    let sdkKey: string | undefined;
+    const rounds: Round[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      // Every batch of every round has its own event ids: the lake must end up with all.
+      const warmup = batches(`r${round}w`, WARMUP_BATCHES);
+      const bodies = batches(`r${round}b`, BATCHES);
+
+      const service = await startService(dataDir);
+      children.push(service.child);
+      if (sdkKey === undefined) {
+        sdkKey = (await createAppWithCli(dataDir, APP, "Bench")).sdk;
+        await install(service.url, sdkKey);
+      }
+      const headers = { authorization: sdkKey, "content-type": "application/json" };
+      const measured = await measure(
+        service.child,
+        `${service.url}/v1/events`,
+        headers,
+        warmup,
+        bodies,
+      );
+      const servicePeak = await peakMemory(service.child.pid);
+      const stopping = performance.now();
+      const exitCode = await stopService(service.child);
+      const stopMs = performance.now() - stopping;
+
+      const bare = await startBareServer();
+      children.push(bare.child);
+      const reference = await measure(bare.child, `${bare.url}/v1/events`, headers, warmup, bodies);
+      const referencePeak = await peakMemory(bare.child.pid);
+      await stopService(bare.child);
+      rounds.push({ service: measured, reference, servicePeak, referencePeak, stopMs, exitCode });
     }
-    const headers = { authorization: sdkKey, "content-type": "application/json" };
-    const measured = await measure(
-      service.child,
-      `${service.url}/v1/events`,
-      headers,
-      warmup,
-      bodies,
-    );
-    const servicePeak = await peakMemory(service.child.pid);
-    const stopping = performance.now();
-    const exitCode = await stopService(service.child);
-    const stopMs = performance.now() - stopping;
-    const delivered = await lakeEvents(dataDir);
-
-    const bare = await startBareServer();
-    children.push(bare.child);
-    const reference = await measure(bare.child, `${bare.url}/v1/events`, headers, warmup, bodies);
-    const barePeak = await peakMemory(bare.child.pid);
-    await stopService(bare.child);
 
     console.log(
       `\n${"".padEnd(20)} ${"events/s".padStart(9)} ${"batches/s".padStart(9)} ${"p50".padStart(9)} ${"p99".padStart(9)} ${"max".padStart(9)} ${"server CPU".padStart(11)} ${"client CPU".padStart(11)} ${"failures".padStart(8)}`,
@@ -250,31 +277,36 @@ const main = async () => {
     console.log(
       `${"".padEnd(20)} ${"".padStart(61)} ${"per batch".padStart(11)} ${"per batch".padStart(11)}`,
     );
-    console.log(row("service (embedded)", measured));
-    console.log(row("bare Node reference", reference));
-    printFailures("service", measured.load);
-    printFailures("bare Node reference", reference.load);
+    rounds.forEach((round, i) => {
+      console.log(row(`${i + 1}: service`, round.service));
+      console.log(row(`${i + 1}: bare reference`, round.reference));
+      console.log(`${"".padEnd(20)} ratio ${ratioOf(round).toFixed(2)}`);
+      printFailures(`round ${i + 1}, service`, round.service.load);
+      printFailures(`round ${i + 1}, bare Node reference`, round.reference.load);
+    });
 
-    const serviceRate = (measured.load.requests - measured.load.failed) / measured.load.seconds;
-    const referenceRate =
-      (reference.load.requests - reference.load.failed) / reference.load.seconds;
-    const ratio = serviceRate / referenceRate;
-    const p99 = percentile(measured.load.latencies, 99);
+    const ratio = median(rounds.map(ratioOf));
+    const p99 = median(rounds.map((r) => percentile(r.service.load.latencies, 99)));
     console.log(
-      `\nservice / reference throughput: ${ratio.toFixed(2)} (target at least ${TARGET_RATIO}: ${verdict(ratio >= TARGET_RATIO)})`,
+      `\nservice / reference throughput, median of ${ROUNDS} rounds: ${ratio.toFixed(2)} (target at least ${TARGET_RATIO}: ${verdict(ratio >= TARGET_RATIO)})`,
     );
     console.log(
-      `service p99: ${ms(p99)} (target under ${TARGET_P99_MS} ms: ${verdict(p99 < TARGET_P99_MS)})`,
+      `service p99, median of ${ROUNDS} rounds: ${ms(p99)} (target under ${TARGET_P99_MS} ms: ${verdict(p99 < TARGET_P99_MS)})`,
     );
-    if (measured.load.failed > 0 || reference.load.failed > 0) {
+    if (rounds.some((r) => r.service.load.failed > 0 || r.reference.load.failed > 0)) {
       console.log("This run had failed requests: its figures are not valid.");
     }
-    const accepted = (WARMUP_BATCHES + BATCHES) * EVENTS_PER_BATCH;
+    const servicePeak = Math.max(...rounds.map((r) => r.servicePeak));
+    const referencePeak = Math.max(...rounds.map((r) => r.referencePeak));
+    const stopMs = Math.max(...rounds.map((r) => r.stopMs));
+    const exitCodes = [...new Set(rounds.map((r) => r.exitCode))].join(", ");
     console.log(
-      `Peak memory (VmHWM): service ${mb(servicePeak)}, reference ${mb(barePeak)}; service stop (final lake delivery) ${ms(stopMs)}, exit code ${exitCode}`,
+      `Peak memory (VmHWM): service ${mb(servicePeak)}, reference ${mb(referencePeak)}; longest service stop (final lake delivery) ${ms(stopMs)}, exit codes ${exitCodes}`,
     );
+    const delivered = await lakeEvents(dataDir);
+    const accepted = ROUNDS * (WARMUP_BATCHES + BATCHES) * EVENTS_PER_BATCH;
     console.log(
-      `Events in the lake after the stop: ${int(delivered.rows)} rows, ${int(delivered.distinct)} distinct ids, of ${int(accepted)} sent (warm-up included)${delivered.rows === accepted && delivered.distinct === accepted ? "" : " — MISMATCH"}`,
+      `Events in the lake after the stops: ${int(delivered.rows)} rows, ${int(delivered.distinct)} distinct ids, of ${int(accepted)} sent (warm-ups included)${delivered.rows === accepted && delivered.distinct === accepted ? "" : " — MISMATCH"}`,
     );
 
     console.log("\nLambda bundles (esbuild as lib/service-function.ts bundles them)");
