@@ -15,12 +15,13 @@ import { EVENT_TYPES, toSnakeCase } from "../domain/event-types.ts";
 import { customerUserIdField, dateTime, identifier, serviceIdField, text } from "./fields.ts";
 import { formatIssues, type Parsed } from "./issues.ts";
 import { INGEST_LIMITS } from "./limits.ts";
+import { isPlainMap, PARAMETERS_MAP_RULE } from "./parameters.ts";
 
 const EVENT_TYPE_RULE = `must be one of ${EVENT_TYPES.join(", ")}`;
 
 const parametersField = () =>
   z
-    .record(z.string(), z.unknown(), { error: "must be a map of string keys to values" })
+    .record(z.string(), z.unknown(), { error: PARAMETERS_MAP_RULE })
     .nullish()
     .meta({
       description:
@@ -139,15 +140,22 @@ export const s2sEventSchema = s2sEventObject.superRefine(customNameRule).meta({
 });
 
 /**
- * What `judgeEvents` checks each event's fields with: the schemas above without `parameters`,
- * which `sanitizeParameters` checks in full (and names every path in). Zod going over them
- * first would double the work done for every event.
+ * What `judgeEvents` checks each event's fields with: the schemas above, except that
+ * `parameters` is only checked to be a map (or absent). `sanitizeParameters` then checks its
+ * contents in full and names every path; zod going over them first would double the work done
+ * for every event. A `parameters` that is not a map is still reported with the other fields.
  */
+const shallowParameters = z
+  .custom<Record<string, unknown> | null>(
+    (value) => value === undefined || value === null || isPlainMap(value),
+    { error: PARAMETERS_MAP_RULE },
+  )
+  .optional();
 export const eventFieldsSchema = sdkEventObject
-  .omit({ parameters: true })
+  .extend({ parameters: shallowParameters })
   .superRefine(customNameRule);
 export const s2sEventFieldsSchema = s2sEventObject
-  .omit({ parameters: true })
+  .extend({ parameters: shallowParameters })
   .superRefine(customNameRule);
 
 export type IncomingEvent = z.infer<typeof eventSchema>;

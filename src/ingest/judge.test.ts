@@ -262,6 +262,13 @@ describe("judgeEvents: rejections", () => {
     expect(detailOf({ event_id: "e-1" })).toBe(
       `event_type: is required; event_time: is required; service_id: is required`,
     );
+    // Parameters that are not a map are one of the field problems, whatever else is wrong.
+    expect(detailOf({ event_id: "e-1", event_type: "LOGIN", parameters: 5 })).toBe(
+      "parameters: must be a map of string keys to values; event_time: is required; service_id: is required",
+    );
+    expect(detailOf(sdkEvent({ event_time: "2020-01-01T00:00:00Z", parameters: [] }))).toBe(
+      "parameters: must be a map of string keys to values",
+    );
   });
 
   it("names the path of a parameter problem", () => {

@@ -32,6 +32,9 @@ export type ParametersResult =
 
 const ROOT = "parameters";
 
+/** What a `parameters` value that is not a map is told. */
+export const PARAMETERS_MAP_RULE = "must be a map of string keys to values";
+
 /** A JSON object: not a list, not a Date or other class instance. */
 export const isPlainMap = (value: unknown): value is Record<string, unknown> => {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
@@ -141,8 +144,7 @@ export const parametersBytes = (parameters: ParameterMap): number =>
 export const sanitizeParameters = (raw: unknown): ParametersResult => {
   if (raw === undefined || raw === null) return { ok: true, parameters: {}, json: null };
   const walker = new Walker();
-  if (!isPlainMap(raw))
-    return { ok: false, problems: [`${ROOT}: must be a map of string keys to values`] };
+  if (!isPlainMap(raw)) return { ok: false, problems: [`${ROOT}: ${PARAMETERS_MAP_RULE}`] };
   const parameters = walker.map(raw, 1);
   if (parameters === undefined) return { ok: false, problems: walker.problems };
   const json = JSON.stringify(parameters);
