@@ -2,7 +2,8 @@
  * API Gateway's authorizer cache, on the embedded runtime: the TOKEN authorizer's answer is
  * kept per token, and its policy (which names every route the key may call) is checked against
  * each request. AWS keeps an answer for minutes; here it is dropped at once when the admin
- * revision moves (a key revoked, an app disabled, by the CLI), and after `maxAgeMs` in any case.
+ * revision moves (a key revoked, an app disabled, by the CLI), and after `maxAgeMs` in any case
+ * (10 seconds: short, because a lost mark would otherwise add it to the key cache's minute).
  * Only answers that let a key in are kept: a refused token is asked about again.
  */
 import { RecentMap } from "../adapters/cache/recent-map.ts";
@@ -22,7 +23,7 @@ export const cacheAuthorizerAnswers = (
   authorizer: Authorizer,
   options: AuthorizerCacheOptions,
 ): Authorizer => {
-  const { maxAgeMs = 60_000, maxEntries = 10_000, now = Date.now } = options;
+  const { maxAgeMs = 10_000, maxEntries = 10_000, now = Date.now } = options;
   const answers = new RecentMap<string, { answer: Answer; at: number }>(maxEntries);
   const current = followRevision(options.revision, () => answers.clear());
   return async (event, context) => {

@@ -62,16 +62,22 @@ const lambdaContext = (functionName: string, timeoutSeconds: number): Context =>
   };
 };
 
-/** The whole body, or null when there is none; refused past `maxBytes`. */
+/**
+ * The whole body, or null when there is none. Past `maxBytes` it stops reading and rejects
+ * with a RangeError; a client gone before the end rejects it too (even one gone already).
+ */
 const readBody = (req: IncomingMessage, maxBytes: number): Promise<string | null> =>
   new Promise((resolve, reject) => {
+    if (req.destroyed) {
+      reject(new Error("the client went away"));
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) {
         req.removeAllListeners("data");
-        req.resume();
         reject(new RangeError("body too large"));
         return;
       }
@@ -79,6 +85,8 @@ const readBody = (req: IncomingMessage, maxBytes: number): Promise<string | null
     });
     req.once("end", () => resolve(size === 0 ? null : Buffer.concat(chunks, size).toString()));
     req.once("error", reject);
+    // After the end this rejects nothing: the promise is settled.
+    req.once("close", () => reject(new Error("the client went away")));
   });
 
 /** API Gateway's two header (or query) maps; the single-value one keeps a repeated name's last. */
@@ -141,7 +149,10 @@ export const createGateway = (options: GatewayOptions): Server => {
     let body: string | null;
     try {
       body = await readBody(req, maxBodyBytes);
-    } catch {
+    } catch (error) {
+      if (!(error instanceof RangeError)) return; // nobody is left to answer
+      // The rest of the body is not read: the connection closes after the answer.
+      res.setHeader("connection", "close");
       sendError(res, 413, `The request body is over ${maxBodyBytes} bytes.`);
       return;
     }

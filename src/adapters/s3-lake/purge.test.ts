@@ -350,6 +350,25 @@ describe("S3 lake purge, failing loudly", () => {
     expect(named).toEqual([]);
   });
 
+  it("purges files stored before versioning was turned on (the null version)", async () => {
+    const fake = createVersionedS3({ versioned: [LAKE] });
+    const file = (ids: string[]) =>
+      lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, ids, "INT96"), "INT96", 5);
+    // Current and holding the install: rewritten as a new version, the null one deleted.
+    const current = eventsKey(APP, "01", 1);
+    fake.put(LAKE, current, await file([GONE, "a"]), "null");
+    // Rewritten before, its null version still holding the install: that version goes.
+    const old = eventsKey(APP, "01", 2);
+    fake.put(LAKE, old, await file([GONE, "b"]), "null");
+    const rewritten = fake.put(LAKE, old, await file(["b"]));
+    await purger(fake).purgeInstall(APP, GONE);
+    expect(fake.versions(LAKE, current)).toHaveLength(1);
+    expect(fake.versions(LAKE, current)).not.toContain("null");
+    const after = await readLakeFile(fake.bytes(LAKE, current) ?? new Uint8Array());
+    expect(after.rows.map((r) => r.service_id)).toEqual(["a"]);
+    expect(fake.versions(LAKE, old)).toEqual([rewritten]);
+  });
+
   it("refuses to delete a snapshot outside the results bucket", async () => {
     const fake = createVersionedS3({ versioned: [LAKE] });
     const stray = { ...snapshotRef(APP, "q1"), location: "s3://elsewhere/athena/q1.csv" };

@@ -77,8 +77,27 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
   const { s3, lakeBucket, resultsBucket, snapshots } = options;
   const tables = options.tables ?? LAKE_TABLES;
 
-  /** Every version of every file under the prefix, a key's newest first. */
+  /**
+   * Every version of every file under the prefix, a key's versions together and its current
+   * one last: an old version is gone before the current one, whose delete would bring the old
+   * one back as current meanwhile.
+   */
   async function* versionsUnder(prefix: string): AsyncGenerator<ListedVersion> {
+    let key: string | undefined;
+    let versions: ListedVersion[] = [];
+    for await (const version of listVersions(prefix)) {
+      if (version.key !== key) {
+        yield* versions.reverse();
+        key = version.key;
+        versions = [];
+      }
+      versions.push(version);
+    }
+    yield* versions.reverse();
+  }
+
+  /** Every version of every file under the prefix as S3 lists them: a key's newest first. */
+  async function* listVersions(prefix: string): AsyncGenerator<ListedVersion> {
     let markers: { KeyMarker?: string; VersionIdMarker?: string } = {};
     for (;;) {
       const page = await s3.send(
@@ -113,7 +132,14 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
 
   /** Whether the version held the install (and so was rewritten or deleted). */
   const purgeVersion = async (listed: ListedVersion, serviceId: Buffer): Promise<boolean> => {
-    const object = await headObject(s3, lakeBucket, listed.key, listed.versionId);
+    // The current version is read as current: in a bucket that never had versioning, it has
+    // no version to name.
+    const object = await headObject(
+      s3,
+      lakeBucket,
+      listed.key,
+      listed.latest ? undefined : listed.versionId,
+    );
     const where = s3Uri(object);
     const ranged = s3AsyncBuffer(s3, object);
     const metadata = await readMetadata(ranged);
@@ -133,7 +159,7 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
       const columns = await readColumns(whole, metadata);
       const bytes = await writeParquet(layoutOf(metadata), columns, keep);
       await verifyRewrite(bytes, metadata, columns, keep, where);
-      await s3.send(
+      const put = await s3.send(
         new PutObjectCommand({
           Bucket: lakeBucket,
           Key: object.key,
@@ -142,9 +168,10 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
           IfMatch: object.etag,
         }),
       );
-      // Without versioning (or with it suspended: the "null" version) the overwrite already
-      // replaced the old bytes, and deleting that version would delete the new file.
-      if (!object.versionId || object.versionId === "null") return true;
+      // Without versioning, or with it suspended (both write the "null" version), the overwrite
+      // replaced the old bytes, and deleting that version would delete the new file. Otherwise
+      // the old version, a "null" one from before versioning was on included, is still there.
+      if (put.VersionId === undefined || put.VersionId === object.versionId) return true;
     }
     await deleteVersion(object);
     return true;

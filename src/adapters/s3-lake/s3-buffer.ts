@@ -12,21 +12,17 @@ export interface S3ObjectVersion {
   readonly key: string;
   readonly size: number;
   readonly etag: string;
-  /** Undefined in a bucket that never had versioning. */
+  /** As HeadObject gave it: undefined in a bucket that never had versioning. */
   readonly versionId: string | undefined;
 }
-
-/**
- * The VersionId to name in a request: none for a bucket that never had versioning, whose
- * objects list with the version "null".
- */
-const versionParam = (versionId: string | undefined): string | undefined =>
-  versionId === undefined || versionId === "null" ? undefined : versionId;
 
 export const s3Uri = (object: { bucket: string; key: string }): string =>
   `s3://${object.bucket}/${object.key}`;
 
-/** The object's current version, or the version named. */
+/**
+ * The object's current version, or the version named ("null" included: the version of an
+ * object stored while the bucket had no versioning).
+ */
 export const headObject = async (
   s3: S3Client,
   bucket: string,
@@ -34,7 +30,7 @@ export const headObject = async (
   versionId?: string,
 ): Promise<S3ObjectVersion> => {
   const out = await s3.send(
-    new HeadObjectCommand({ Bucket: bucket, Key: key, VersionId: versionParam(versionId) }),
+    new HeadObjectCommand({ Bucket: bucket, Key: key, VersionId: versionId }),
   );
   if (out.ContentLength === undefined || !out.ETag) {
     throw new Error(`${s3Uri({ bucket, key })}: HeadObject gave no size or ETag`);
@@ -66,7 +62,7 @@ export const readRange = async (
     new GetObjectCommand({
       Bucket: object.bucket,
       Key: object.key,
-      VersionId: versionParam(object.versionId),
+      VersionId: object.versionId,
       IfMatch: object.etag,
       Range: whole ? undefined : `bytes=${start}-${end - 1}`,
     }),

@@ -70,10 +70,16 @@ export const createVersionedS3 = (options: VersionedS3Options) => {
   const missing = () =>
     new NoSuchKey({ message: "The specified key does not exist.", $metadata: {} });
 
-  const put = (bucket: string, key: string, body: Uint8Array | string): string => {
+  /** `versionId` "null" stores what a versioned bucket holds from before versioning was on. */
+  const put = (
+    bucket: string,
+    key: string,
+    body: Uint8Array | string,
+    versionId?: "null",
+  ): string => {
     const data = Buffer.from(body);
     const version: Version = {
-      versionId: versioned.has(bucket) ? randomUUID() : "null",
+      versionId: versionId ?? (versioned.has(bucket) ? randomUUID() : "null"),
       data,
       etag: `"${createHash("md5").update(data).digest("hex")}"`,
     };
@@ -128,7 +134,9 @@ export const createVersionedS3 = (options: VersionedS3Options) => {
       ? objects.get(id(input.Bucket, input.Key))?.find((v) => v.versionId === input.VersionId)
       : current(input.Bucket, input.Key);
     if (!object?.data) throw new NotFound({ message: "Not Found", $metadata: {} });
-    return { ContentLength: object.data.length, ETag: object.etag, VersionId: object.versionId };
+    // S3 names no version of an object in a bucket that never had versioning.
+    const versionId = versioned.has(input.Bucket ?? "") ? object.versionId : undefined;
+    return { ContentLength: object.data.length, ETag: object.etag, VersionId: versionId };
   });
 
   mock.on(GetObjectCommand).callsFake(async (input: GetObjectCommandInput) => {
