@@ -23,24 +23,3 @@ export const emptyRelation = (table: LakeTable): string => {
 /** The Parquet files of one app's partitions, with `app_id` and `dt` read from the path. */
 export const appFilesRelation = (lakeDir: string, table: LakeTable, appId: string): string =>
   `read_parquet(${sqlString(`${tableDir(lakeDir, table)}/app_id=${appId}/*/*.parquet`)}, hive_partitioning = true, union_by_name = true)`;
-
-/**
- * Turns newline-delimited JSON lake records into typed rows with their partition keys. A line
- * that does not parse is skipped (DuckDB reads it as a row of nulls, which has no app): only a
- * write torn by a crash leaves one, and a torn write was never acknowledged (the file is synced
- * before the answer).
- * Timestamps arrive as ISO 8601 UTC strings ("…Z") and are stored as UTC TIMESTAMPs.
- */
-export const ndjsonToTableRows = (table: LakeTable, ndjsonPath: string): string => {
-  const readColumns = [...table.columns.map((c) => c.name), "app_id"]
-    .map((name) => `${sqlString(name)}: 'VARCHAR'`)
-    .join(", ");
-  const typed = table.columns.map((c) =>
-    c.type === "timestamp"
-      ? `CAST(rtrim(${c.name}, 'Z') AS TIMESTAMP) AS ${c.name}`
-      : `CAST(${c.name} AS ${DUCKDB_TYPES[c.type]}) AS ${c.name}`,
-  );
-  return `SELECT ${typed.join(", ")}, app_id, left(${table.dateColumn}, 10) AS dt
-FROM read_json(${sqlString(ndjsonPath)}, format = 'newline_delimited', ignore_errors = true, columns = {${readColumns}})
-WHERE app_id IS NOT NULL`;
-};

@@ -1,7 +1,7 @@
 /**
  * The embedded delivery stream: what Firehose does on AWS, on one machine. `put` appends the
- * records to a write-ahead file and syncs it before resolving, so an acknowledged record
- * survives a crash. Puts that arrive while a sync is under way share the next one (group
+ * records to a write-ahead file, one line a put (write-ahead.ts), and syncs it before
+ * resolving, so an acknowledged record survives a crash. Puts that arrive while a sync is under way share the next one (group
  * commit), so concurrent requests cost one write and one sync between them. When the buffer
  * is full, on a timer or on demand, the file is closed and a new one started; the closed file
  * is turned into Parquet in the lake's partition layout (`<table>/app_id=…/dt=…/part-<uuid>
@@ -16,9 +16,10 @@ import { dirname, join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { APP_ID_PATTERN } from "../../domain/apps.ts";
 import { sqlString } from "../../lake/export-query.ts";
-import { type LakeRecord, type LakeTable, partitionDate } from "../../lake/tables.ts";
+import { type LakeTable, partitionDate } from "../../lake/tables.ts";
 import type { RecordStream } from "../../ports/lake.ts";
-import { ndjsonToTableRows, tableDir } from "../duckdb/lake-sql.ts";
+import { tableDir } from "../duckdb/lake-sql.ts";
+import { recordKeys, writeAheadLine, writeAheadRows } from "./write-ahead.ts";
 
 export interface LocalDeliveryStream extends RecordStream {
   /** Writes everything accepted so far to the lake. */
@@ -77,6 +78,7 @@ export const createLocalDeliveryStream = async (
 ): Promise<LocalDeliveryStream> => {
   const { table, duckdb, lakeDir } = options;
   const bufferRecords = options.bufferRecords ?? 50_000;
+  const keys = recordKeys(table);
   const walDir = join(options.walDir, table.name);
   await mkdir(walDir, { recursive: true });
   await mkdir(tableDir(lakeDir, table), { recursive: true });
@@ -97,7 +99,7 @@ export const createLocalDeliveryStream = async (
       const connection = await duckdb.connect();
       try {
         await connection.run(
-          `COPY (${ndjsonToTableRows(table, path)}) TO ${sqlString(staging)}
+          `COPY (${writeAheadRows(table, path)}) TO ${sqlString(staging)}
            (FORMAT parquet, PARTITION_BY (app_id, dt), FILENAME_PATTERN 'part-{uuid}')`,
         );
       } finally {
@@ -205,16 +207,16 @@ export const createLocalDeliveryStream = async (
 
   return {
     async put(records) {
-      const lines = records.map((record: LakeRecord) => {
+      for (const record of records) {
         if (!APP_ID_PATTERN.test(record.app_id)) {
           throw new TypeError("app_id is not a valid app id");
         }
         partitionDate(table, record);
-        return `${JSON.stringify(record)}\n`;
-      });
-      if (lines.length === 0) return;
+      }
+      if (records.length === 0) return;
+      const text = `${writeAheadLine(records, keys)}\n`;
       await new Promise<void>((resolve, reject) => {
-        queue.push({ text: lines.join(""), count: lines.length, resolve, reject });
+        queue.push({ text, count: records.length, resolve, reject });
         commit().catch(reject);
       });
     },
