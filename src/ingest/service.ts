@@ -166,7 +166,9 @@ export const createIngestion = (deps: IngestionDeps) => {
       };
       const records: LakeRecord[] = [];
       const receivedAtIso = receivedAt.toISOString();
-      const mappings: { customerUserId: string; serviceId: string; seenAt: string }[] = [];
+      // The mapping keeps a customer user id's latest use by event time, so of a batch's uses
+      // of one id (an SDK sends it with every event) only the latest is written.
+      const latestUses = new Map<string, { serviceId: string; seenAt: string }>();
       const callerCountry = deps.countries.countryOf(caller);
       for (const { event, index } of accepted) {
         const target = await targetOf(event, s2s, app, deps.customerUsers, installOf);
@@ -190,19 +192,17 @@ export const createIngestion = (deps: IngestionDeps) => {
             fx: deps.fx,
           }),
         );
-        if (!s2s && event.customerUserId) {
-          mappings.push({
-            customerUserId: event.customerUserId,
-            serviceId: target.install.serviceId,
-            seenAt: event.eventTime,
-          });
+        const used = s2s ? null : event.customerUserId;
+        // Both times are ISO 8601 UTC with milliseconds, so their text orders as they do.
+        if (used && !((latestUses.get(used)?.seenAt ?? "") > event.eventTime)) {
+          latestUses.set(used, { serviceId: target.install.serviceId, seenAt: event.eventTime });
         }
       }
 
       // One put: every accepted event is stored, or the request fails and is retried whole.
       await deps.events.put(records);
-      for (const m of mappings) {
-        await deps.customerUsers.put(app.appId, m.customerUserId, m.serviceId, m.seenAt);
+      for (const [customerUserId, use] of latestUses) {
+        await deps.customerUsers.put(app.appId, customerUserId, use.serviceId, use.seenAt);
       }
       answer.accepted = records.length;
       answer.rejected.sort((a, b) => a.index - b.index);

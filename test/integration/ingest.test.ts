@@ -364,6 +364,34 @@ describe("ingestion", () => {
       expect(row?.revenue_usd).toBeCloseTo(usd(9.99, "GBP"), 5);
     });
 
+    it("follows the latest use of a customer user id by event time, in a batch and across", async () => {
+      const [first, second] = [randomUUID(), randomUUID()];
+      for (const id of [first, second]) {
+        expect((await rt.post("/v1/installs", install(id), keys.sdkKey)).status).toBe(202);
+      }
+      const login = (eventId: string, id: string, minutes: number) => ({
+        event_id: eventId,
+        service_id: id,
+        customer_user_id: "user-moved",
+        event_type: "LOGIN",
+        event_time: minutesAgo(minutes),
+      });
+      const resolvedTo = async (eventId: string) => {
+        const s2s = { event_id: eventId, customer_user_id: "user-moved", event_type: "LOGIN" };
+        expect(
+          (await sendEvents([{ ...s2s, event_time: minutesAgo(0) }], { s2s: true })).accepted,
+        ).toBe(1);
+        return (await exported()).find((r) => r.event_id === eventId)?.service_id;
+      };
+      // The second install's latest use (1 minute ago) is in the middle of its batch.
+      await sendEvents([login("m-1", first, 3)]);
+      await sendEvents([login("m-2", second, 5), login("m-3", second, 1), login("m-4", second, 4)]);
+      expect(await resolvedTo("moved-1")).toBe(second);
+      // A use sent later but made earlier does not move the id back.
+      await sendEvents([login("m-5", first, 2)]);
+      expect(await resolvedTo("moved-2")).toBe(second);
+    });
+
     it("needs a server key: an SDK key gets 401", async () => {
       const response = await rt.post("/v1/s2s/events", { events: [] }, keys.sdkKey);
       expect(response.status).toBe(401);
