@@ -46,9 +46,17 @@ const TARGET_BUNDLE_BYTES = 1024 * 1024;
 const BARE_SERVER = fileURLToPath(new URL("./bare-server.mjs", import.meta.url));
 const PROJECT_DIR = fileURLToPath(new URL("..", import.meta.url));
 
-/** A mix of what an SDK sends: progress, a purchase with revenue, a custom event, a login. */
+/**
+ * A mix of what an SDK sends: progress, a purchase with revenue, a custom event, a login; from
+ * a signed-in user, so each event carries the customer user id.
+ */
 const event = (batch: string, i: number, eventTime: string) => {
-  const base = { event_id: `${batch}-e${i}`, service_id: SERVICE_ID, event_time: eventTime };
+  const base = {
+    event_id: `${batch}-e${i}`,
+    service_id: SERVICE_ID,
+    customer_user_id: "bench-user-1",
+    event_time: eventTime,
+  };
   switch (i % 10) {
     case 0:
       return {

@@ -27,7 +27,10 @@ const noopStores = {
     delete: async () => undefined,
   },
   customerUsers: {
-    put: async () => undefined,
+    put: async (_appId: string, _customerUserId: string, serviceId: string, seenAt: string) => ({
+      serviceId,
+      seenAt,
+    }),
     get: async () => undefined,
     deleteInstall: async () => undefined,
   },

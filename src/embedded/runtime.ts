@@ -7,6 +7,7 @@ import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
+import { cachedCustomerUserMap } from "../adapters/cache/cached-customer-users.ts";
 import { cachedDeletionStore } from "../adapters/cache/cached-deletions.ts";
 import { cachedInstallStore } from "../adapters/cache/cached-installs.ts";
 import { cachedKeyStore } from "../adapters/cache/cached-keys.ts";
@@ -109,13 +110,14 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const dynamodb = await startLocalDynamoDb(paths.dynamodb);
   const stored = createDynamoStores(dynamodb.doc, LOCAL_TABLE_NAMES);
   // Every request reads a key, an app, and for an export its snapshot and the app's tombstones.
-  // Installs, snapshots and deletion requests change only through this process, so they stay in
-  // memory; keys and apps are changed by the CLI, which marks the data folder when it does.
+  // Installs, customer-user mappings, snapshots and deletion requests change only through this
+  // process, so they stay in memory; keys and apps are changed by the CLI, which marks the data folder when it does.
   const revision = adminRevision(config.dataDir);
   const stores = {
     ...stored,
     keys: cachedKeyStore(stored.keys, revision.current),
     installs: cachedInstallStore(stored.installs, 100_000),
+    customerUsers: cachedCustomerUserMap(stored.customerUsers),
     snapshots: cachedSnapshotCatalog(stored.snapshots, 10_000),
     deletions: cachedDeletionStore(stored.deletions),
   };

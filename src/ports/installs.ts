@@ -39,9 +39,24 @@ export interface InstallStore {
   delete(appId: string, serviceId: string): Promise<void>;
 }
 
+/** A customer user id's latest use: the install, and the time of its event (ISO 8601 UTC). */
+export interface CustomerUserUse {
+  readonly serviceId: string;
+  readonly seenAt: string;
+}
+
 /** Which install last sent events under a customer user id, for server-to-server events. */
 export interface CustomerUserMap {
-  put(appId: string, customerUserId: string, serviceId: string, seenAt: string): Promise<void>;
+  /**
+   * Records a use, unless a later one is stored (the latest use by event time stands); returns
+   * the use that stands after it.
+   */
+  put(
+    appId: string,
+    customerUserId: string,
+    serviceId: string,
+    seenAt: string,
+  ): Promise<CustomerUserUse>;
   get(appId: string, customerUserId: string): Promise<string | undefined>;
   deleteInstall(appId: string, serviceId: string): Promise<void>;
 }

@@ -103,9 +103,19 @@ export const createCustomerUserMap = (
           ExpressionAttributeValues: { ":seenAt": seenAt },
         }),
       );
+      return { serviceId, seenAt };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
+    // A later use stands: read it, consistently, as the answer.
+    const { Item } = await doc.send(
+      new GetCommand({
+        TableName: table,
+        Key: { customerUserKey: customerUserKey(appId, customerUserId) },
+        ConsistentRead: true,
+      }),
+    );
+    return z.object({ serviceId: z.string(), seenAt: z.string() }).parse(Item);
   },
   async get(appId, customerUserId) {
     const { Item } = await doc.send(

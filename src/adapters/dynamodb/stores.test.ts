@@ -83,10 +83,11 @@ describe("DynamoDB stores", () => {
 
   it("maps a customer user id to the install that last used it, per app", async () => {
     const users = createCustomerUserMap(dynamo.doc, LOCAL_TABLE_NAMES.customerUsers);
+    const later = { serviceId: "s2", seenAt: "2026-11-02T10:00:00.000Z" };
     await users.put("com.a", "u1", "s1", "2026-11-01T10:00:00.000Z");
-    await users.put("com.a", "u1", "s2", "2026-11-02T10:00:00.000Z");
-    // A late retry of an older event does not move the id back.
-    await users.put("com.a", "u1", "s1", "2026-11-01T12:00:00.000Z");
+    expect(await users.put("com.a", "u1", "s2", later.seenAt)).toEqual(later);
+    // A late retry of an older event does not move the id back, and says what stands.
+    expect(await users.put("com.a", "u1", "s1", "2026-11-01T12:00:00.000Z")).toEqual(later);
     expect(await users.get("com.a", "u1")).toBe("s2");
     expect(await users.get("com.b", "u1")).toBeUndefined();
     await users.put("com.a", "u2", "s2", "2026-11-02T10:00:00.000Z");

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import type { CustomerUserMap, CustomerUserUse } from "../../ports/installs.ts";
+import { cachedCustomerUserMap } from "./cached-customer-users.ts";
+
+// A store keeping each id's latest use by event time, as the DynamoDB one does, counting writes.
+const memoryStore = () => {
+  const uses = new Map<string, CustomerUserUse>();
+  const counts = { puts: 0, gets: 0 };
+  const store: CustomerUserMap = {
+    async put(appId, customerUserId, serviceId, seenAt) {
+      counts.puts += 1;
+      const key = `${appId}#${customerUserId}`;
+      const stored = uses.get(key);
+      if (!stored || stored.seenAt <= seenAt) uses.set(key, { serviceId, seenAt });
+      return uses.get(key) ?? { serviceId, seenAt };
+    },
+    async get(appId, customerUserId) {
+      counts.gets += 1;
+      return uses.get(`${appId}#${customerUserId}`)?.serviceId;
+    },
+    async deleteInstall(appId, serviceId) {
+      for (const [key, use] of uses) {
+        if (key.startsWith(`${appId}#`) && use.serviceId === serviceId) uses.delete(key);
+      }
+    },
+  };
+  return { store, uses, counts };
+};
+
+const at = (minute: number, second = 0) =>
+  `2026-11-01T10:${String(minute).padStart(2, "0")}:${String(second).padStart(2, "0")}.000Z`;
+
+describe("cached customer-user map", () => {
+  it("writes a signed-in install's uses once a minute, and knows the latest meanwhile", async () => {
+    const { store, uses, counts } = memoryStore();
+    const cached = cachedCustomerUserMap(store);
+    await cached.put("com.a", "u1", "s1", at(0));
+    await cached.put("com.a", "u1", "s1", at(0, 20));
+    expect(await cached.put("com.a", "u1", "s1", at(0, 40))).toEqual({
+      serviceId: "s1",
+      seenAt: at(0, 40),
+    });
+    expect(counts.puts).toBe(1);
+    expect(uses.get("com.a#u1")?.seenAt).toBe(at(0));
+    await cached.put("com.a", "u1", "s1", at(1, 0));
+    expect(counts.puts).toBe(2);
+    expect(uses.get("com.a#u1")?.seenAt).toBe(at(1, 0));
+  });
+
+  it("writes another install's later use at once, and never an earlier one", async () => {
+    const { store, uses, counts } = memoryStore();
+    const cached = cachedCustomerUserMap(store);
+    await cached.put("com.a", "u1", "s1", at(0));
+    await cached.put("com.a", "u1", "s1", at(0, 30)); // in memory only
+    await cached.put("com.a", "u1", "s2", at(0, 40));
+    expect(uses.get("com.a#u1")).toEqual({ serviceId: "s2", seenAt: at(0, 40) });
+    // Between the first install's latest use (known in memory only) and now: it cannot stand.
+    await cached.put("com.a", "u1", "s1", at(0, 10));
+    expect(uses.get("com.a#u1")?.serviceId).toBe("s2");
+    expect(counts.puts).toBe(2);
+    expect(await cached.get("com.a", "u1")).toBe("s2");
+    expect(counts.gets).toBe(0);
+  });
+
+  it("keeps what the store says stands when it knew a later use", async () => {
+    const { store, counts } = memoryStore();
+    await store.put("com.a", "u1", "s2", at(5));
+    const cached = cachedCustomerUserMap(store);
+    expect(await cached.put("com.a", "u1", "s1", at(1))).toEqual({
+      serviceId: "s2",
+      seenAt: at(5),
+    });
+    expect(await cached.get("com.a", "u1")).toBe("s2");
+    // Now known: another use earlier than the one that stands is not even written.
+    const writes = counts.puts;
+    await cached.put("com.a", "u1", "s1", at(2));
+    expect(counts.puts).toBe(writes);
+    expect(counts.gets).toBe(0);
+  });
+
+  it("reads a mapping once, and forgets every mapping when an install's are deleted", async () => {
+    const { store, counts } = memoryStore();
+    await store.put("com.a", "u1", "s1", at(0));
+    const cached = cachedCustomerUserMap(store);
+    expect(await cached.get("com.a", "u1")).toBe("s1");
+    expect(await cached.get("com.a", "u1")).toBe("s1");
+    expect(await cached.get("com.a", "nobody")).toBeUndefined();
+    expect(counts.gets).toBe(2);
+    await cached.deleteInstall("com.a", "s1");
+    expect(await cached.get("com.a", "u1")).toBeUndefined();
+  });
+
+  it("writes the first use after a mapping was only read", async () => {
+    const { store, uses } = memoryStore();
+    await store.put("com.a", "u1", "s1", at(0));
+    const cached = cachedCustomerUserMap(store);
+    await cached.get("com.a", "u1");
+    await cached.put("com.a", "u1", "s1", at(0, 10));
+    expect(uses.get("com.a#u1")?.seenAt).toBe(at(0, 10));
+  });
+});

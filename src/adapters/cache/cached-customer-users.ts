@@ -1,0 +1,78 @@
+/**
+ * The customer-user mapping kept in memory, for the embedded runtime, where this process is its
+ * only writer. An SDK sends the customer user id with every event, so every batch of a
+ * signed-in user is a use of it, and a store write per batch would cost more than the rest of
+ * the batch. So:
+ *
+ * - a use earlier than the latest known is not written: it cannot stand;
+ * - a use by another install is written at once, and what the store says stands is kept;
+ * - a later use by the same install only moves the time on in memory, and is written once it is
+ *   `refreshMs` of event time past the time stored.
+ *
+ * Lookups are answered from memory while the process lives. After a restart the stored latest
+ * use may be up to `refreshMs` early, which matters only when another install's use falls in
+ * that window. Deleting an install's mappings empties the cache.
+ */
+import type { CustomerUserMap } from "../../ports/installs.ts";
+import { RecentMap } from "./recent-map.ts";
+
+interface Known {
+  readonly serviceId: string;
+  /** The event time of the latest use known; null for a mapping only read (no time given). */
+  readonly seenAt: string | null;
+  /** The time the store holds for this mapping; null when not known. */
+  readonly stored: string | null;
+}
+
+export const cachedCustomerUserMap = (
+  store: CustomerUserMap,
+  options: { maxEntries?: number; refreshMs?: number } = {},
+): CustomerUserMap => {
+  const { maxEntries = 100_000, refreshMs = 60_000 } = options;
+  const entries = new RecentMap<string, Known>(maxEntries);
+  const keyOf = (appId: string, customerUserId: string) => `${appId}#${customerUserId}`;
+  return {
+    async put(appId, customerUserId, serviceId, seenAt) {
+      const key = keyOf(appId, customerUserId);
+      const known = entries.get(key);
+      // Both ISO 8601 UTC with milliseconds: their text orders as their times do.
+      if (known?.seenAt && known.seenAt > seenAt) {
+        return { serviceId: known.serviceId, seenAt: known.seenAt };
+      }
+      if (
+        known?.stored &&
+        known.serviceId === serviceId &&
+        Date.parse(seenAt) - Date.parse(known.stored) < refreshMs
+      ) {
+        entries.set(key, { ...known, seenAt });
+        return { serviceId, seenAt };
+      }
+      const stands = await store.put(appId, customerUserId, serviceId, seenAt);
+      // Concurrent writes may come back in any order: a later use known meanwhile stays.
+      const meanwhile = entries.get(key)?.seenAt;
+      if (!meanwhile || meanwhile <= stands.seenAt) {
+        entries.set(key, {
+          serviceId: stands.serviceId,
+          seenAt: stands.seenAt,
+          stored: stands.seenAt,
+        });
+      }
+      return stands;
+    },
+    async get(appId, customerUserId) {
+      const key = keyOf(appId, customerUserId);
+      const known = entries.get(key);
+      if (known) return known.serviceId;
+      const serviceId = await store.get(appId, customerUserId);
+      // Only a mapping that exists is kept: one may be made at any moment.
+      if (serviceId !== undefined && !entries.has(key)) {
+        entries.set(key, { serviceId, seenAt: null, stored: null });
+      }
+      return serviceId;
+    },
+    async deleteInstall(appId, serviceId) {
+      await store.deleteInstall(appId, serviceId);
+      entries.clear();
+    },
+  };
+};
