@@ -23,7 +23,7 @@ export const dataPaths = (dataDir: string) => ({
   // The master key that wraps the apps' private keys; back it up apart from the data.
   masterKey: join(dataDir, "keys", "master.key"),
   runtimeFile: join(dataDir, "runtime.json"),
-  // Replaced by the CLI after it changes apps or keys (./admin-changes.ts).
+  // Appended to by the CLI after it changes apps or keys (./admin-changes.ts).
   adminChanges: join(dataDir, "admin-changes"),
 });
 
