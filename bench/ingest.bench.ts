@@ -34,7 +34,7 @@ const APP = "com.bench.ingest";
 const SERVICE_ID = "bench-device-1";
 const EVENTS_PER_BATCH = 50;
 const CLIENTS = 32;
-const WARMUP_BATCHES = 200;
+const WARMUP_BATCHES = 1_000;
 const BATCHES = 2_000;
 const ROUNDS = 3;
 const IMPORT_REPEATS = 5;
@@ -241,7 +241,7 @@ const main = async () => {
   const children: ChildProcess[] = [];
   try {
     console.log(
-      `Ingestion: ${ROUNDS} rounds, each ${int(BATCHES)} batches of ${EVENTS_PER_BATCH} events (${int(BATCHES * EVENTS_PER_BATCH)} events) from ${CLIENTS} keep-alive clients after ${WARMUP_BATCHES} warm-up batches, to the service and then to the reference`,
+      `Ingestion: ${ROUNDS} rounds, each ${int(BATCHES)} batches of ${EVENTS_PER_BATCH} events (${int(BATCHES * EVENTS_PER_BATCH)} events) from ${CLIENTS} keep-alive clients after ${int(WARMUP_BATCHES)} warm-up batches, to the service and then to the reference`,
     );
 
     // An app made with the CLI in the service's data folder, kept over the rounds.
