@@ -271,6 +271,19 @@ describe("judgeEvents: rejections", () => {
     );
   });
 
+  it("refuses text that is not Unicode: a lone surrogate could never be read back", () => {
+    expect(detailOf(sdkEvent({ customer_user_id: "user-\ud800" }))).toBe(
+      "customer_user_id: must be Unicode text: it holds a lone surrogate",
+    );
+    expect(detailOf(sdkEvent({ event_type: "CUSTOM", event_name: "Boss \udfff" }))).toBe(
+      "event_name: must be Unicode text: it holds a lone surrogate",
+    );
+    // A pair is one character, and welcome.
+    expect(accepted(sdkEvent({ customer_user_id: "user-\ud83d\ude00" })).customerUserId).toBe(
+      "user-\u{1F600}",
+    );
+  });
+
   it("names the path of a parameter problem", () => {
     expect(detailOf(sdkEvent({ parameters: { items: [0, 1, 2, { price: Number.NaN }] } }))).toBe(
       "parameters.items[3].price: must be a finite number",

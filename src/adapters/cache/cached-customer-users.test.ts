@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { CustomerUserMap, CustomerUserUse } from "../../ports/installs.ts";
 import { cachedCustomerUserMap } from "./cached-customer-users.ts";
+import { readGate } from "./read-gate.test-support.ts";
 
 // A store keeping each id's latest use by event time, as the DynamoDB one does, counting writes.
 const memoryStore = () => {
   const uses = new Map<string, CustomerUserUse>();
   const counts = { puts: 0, gets: 0 };
+  const gate = readGate();
   const store: CustomerUserMap = {
     async put(appId, customerUserId, serviceId, seenAt) {
       counts.puts += 1;
@@ -16,7 +18,9 @@ const memoryStore = () => {
     },
     async get(appId, customerUserId) {
       counts.gets += 1;
-      return uses.get(`${appId}#${customerUserId}`)?.serviceId;
+      const found = uses.get(`${appId}#${customerUserId}`)?.serviceId;
+      await gate.passed();
+      return found;
     },
     async deleteInstall(appId, serviceId) {
       for (const [key, use] of uses) {
@@ -24,7 +28,7 @@ const memoryStore = () => {
       }
     },
   };
-  return { store, uses, counts };
+  return { store, uses, counts, holdReads: gate.hold };
 };
 
 const at = (minute: number, second = 0) =>
@@ -88,6 +92,30 @@ describe("cached customer-user map", () => {
     expect(counts.gets).toBe(2);
     await cached.deleteInstall("com.a", "s1");
     expect(await cached.get("com.a", "u1")).toBeUndefined();
+  });
+
+  it("keeps nothing read across a deletion of the install", async () => {
+    const { store, holdReads } = memoryStore();
+    await store.put("com.a", "u1", "s1", at(0));
+    const cached = cachedCustomerUserMap(store);
+    const release = holdReads();
+    const reading = cached.get("com.a", "u1");
+    await cached.deleteInstall("com.a", "s1");
+    release();
+    expect(await reading).toBe("s1"); // read before the deletion
+    expect(await cached.get("com.a", "u1")).toBeUndefined();
+  });
+
+  it("keeps other ids' uses held in memory when another install is deleted", async () => {
+    const { store, uses } = memoryStore();
+    const cached = cachedCustomerUserMap(store);
+    await cached.put("com.a", "u1", "s1", at(0));
+    await cached.put("com.a", "u1", "s1", at(0, 50)); // in memory only
+    await cached.deleteInstall("com.a", "s9");
+    // Earlier than the held use: it cannot stand, though the store alone would take it.
+    await cached.put("com.a", "u1", "s2", at(0, 20));
+    expect(await cached.get("com.a", "u1")).toBe("s1");
+    expect(uses.get("com.a#u1")?.serviceId).toBe("s1");
   });
 
   it("writes the first use after a mapping was only read", async () => {

@@ -9,9 +9,10 @@
  * - a later use by the same install only moves the time on in memory, and is written once it is
  *   `refreshMs` of event time past the time stored.
  *
- * Lookups are answered from memory while the process lives. After a restart the stored latest
- * use may be up to `refreshMs` early, which matters only when another install's use falls in
- * that window. Deleting an install's mappings empties the cache.
+ * Lookups are answered from memory while the process lives. After a restart (or once an id is
+ * evicted) the stored latest use may be up to `refreshMs` early, which matters only when
+ * another install's use falls in that window. Deleting an install's mappings (the purge) drops
+ * them here too, and nothing read or written while it runs is kept.
  */
 import type { CustomerUserMap } from "../../ports/installs.ts";
 import { RecentMap } from "./recent-map.ts";
@@ -31,6 +32,8 @@ export const cachedCustomerUserMap = (
   const { maxEntries = 100_000, refreshMs = 60_000 } = options;
   const entries = new RecentMap<string, Known>(maxEntries);
   const keyOf = (appId: string, customerUserId: string) => `${appId}#${customerUserId}`;
+  // Moved on before and after each deletion: a store answer from across one is not kept.
+  let generation = 0;
   return {
     async put(appId, customerUserId, serviceId, seenAt) {
       const key = keyOf(appId, customerUserId);
@@ -47,10 +50,11 @@ export const cachedCustomerUserMap = (
         entries.set(key, { ...known, seenAt });
         return { serviceId, seenAt };
       }
+      const before = generation;
       const stands = await store.put(appId, customerUserId, serviceId, seenAt);
       // Concurrent writes may come back in any order: a later use known meanwhile stays.
       const meanwhile = entries.get(key)?.seenAt;
-      if (!meanwhile || meanwhile <= stands.seenAt) {
+      if (generation === before && (!meanwhile || meanwhile <= stands.seenAt)) {
         entries.set(key, {
           serviceId: stands.serviceId,
           seenAt: stands.seenAt,
@@ -63,16 +67,25 @@ export const cachedCustomerUserMap = (
       const key = keyOf(appId, customerUserId);
       const known = entries.get(key);
       if (known) return known.serviceId;
+      const before = generation;
       const serviceId = await store.get(appId, customerUserId);
       // Only a mapping that exists is kept: one may be made at any moment.
-      if (serviceId !== undefined && !entries.has(key)) {
+      if (serviceId !== undefined && generation === before && !entries.has(key)) {
         entries.set(key, { serviceId, seenAt: null, stored: null });
       }
       return serviceId;
     },
     async deleteInstall(appId, serviceId) {
-      await store.deleteInstall(appId, serviceId);
-      entries.clear();
+      const gone = (key: string, known: Known) =>
+        key.startsWith(`${appId}#`) && known.serviceId === serviceId;
+      generation += 1;
+      entries.deleteWhere(gone);
+      try {
+        await store.deleteInstall(appId, serviceId);
+      } finally {
+        generation += 1;
+        entries.deleteWhere(gone);
+      }
     },
   };
 };

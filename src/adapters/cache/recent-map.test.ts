@@ -18,4 +18,16 @@ describe("RecentMap", () => {
     expect(map.has("known-absent")).toBe(true);
     expect(map.has("unknown")).toBe(false);
   });
+
+  it("deletes the entries a test holds for, and only those", () => {
+    const map = new RecentMap<string, number>(5);
+    for (const [key, value] of [
+      ["a", 1],
+      ["b", 2],
+      ["c", 3],
+    ] as const)
+      map.set(key, value);
+    map.deleteWhere((key, value) => key === "a" || value === 3);
+    expect([map.has("a"), map.has("b"), map.has("c")]).toEqual([false, true, false]);
+  });
 });

@@ -38,6 +38,13 @@ export class RecentMap<K, V> {
     this.#entries.delete(key);
   }
 
+  /** Deletes every entry the test holds for. */
+  deleteWhere(test: (key: K, value: V) => boolean): void {
+    for (const [key, entry] of this.#entries) {
+      if (test(key, entry.value)) this.#entries.delete(key);
+    }
+  }
+
   clear(): void {
     this.#entries.clear();
   }

@@ -88,34 +88,36 @@ export const createCustomerUserMap = (
   table: string,
 ): CustomerUserMap => ({
   async put(appId, customerUserId, serviceId, seenAt) {
-    // Last writer by event time wins, so a late retry does not move the id back.
-    try {
-      await doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: {
-            customerUserKey: customerUserKey(appId, customerUserId),
-            installKey: installKey(appId, serviceId),
-            serviceId,
-            seenAt,
-          },
-          ConditionExpression: "attribute_not_exists(customerUserKey) OR seenAt <= :seenAt",
-          ExpressionAttributeValues: { ":seenAt": seenAt },
-        }),
+    const key = customerUserKey(appId, customerUserId);
+    // A purge may delete the standing use between the refused put and the read of it: then
+    // the put is tried again, once, on an id no longer mapped.
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      try {
+        // Last writer by event time wins, so a late retry does not move the id back.
+        await doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: {
+              customerUserKey: key,
+              installKey: installKey(appId, serviceId),
+              serviceId,
+              seenAt,
+            },
+            ConditionExpression: "attribute_not_exists(customerUserKey) OR seenAt <= :seenAt",
+            ExpressionAttributeValues: { ":seenAt": seenAt },
+          }),
+        );
+        return { serviceId, seenAt };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+      // A later use stands: read it, consistently, as the answer.
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: table, Key: { customerUserKey: key }, ConsistentRead: true }),
       );
-      return { serviceId, seenAt };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (Item) return z.object({ serviceId: z.string(), seenAt: z.string() }).parse(Item);
     }
-    // A later use stands: read it, consistently, as the answer.
-    const { Item } = await doc.send(
-      new GetCommand({
-        TableName: table,
-        Key: { customerUserKey: customerUserKey(appId, customerUserId) },
-        ConsistentRead: true,
-      }),
-    );
-    return z.object({ serviceId: z.string(), seenAt: z.string() }).parse(Item);
+    throw new Error("A customer-user mapping changed under every attempt to write it");
   },
   async get(appId, customerUserId) {
     const { Item } = await doc.send(

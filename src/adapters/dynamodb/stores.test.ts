@@ -2,6 +2,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
@@ -95,6 +96,28 @@ describe("DynamoDB stores", () => {
     expect(await users.get("com.a", "u1")).toBeUndefined();
     expect(await users.get("com.a", "u2")).toBeUndefined();
   });
+  it("writes a use again when the one that refused it is deleted before it is read", async () => {
+    const real = createCustomerUserMap(dynamo.doc, LOCAL_TABLE_NAMES.customerUsers);
+    await real.put("com.race", "u1", "s2", "2026-11-02T10:00:00.000Z");
+    // The purge lands between the refused put and the read of what stands.
+    const racing = Object.create(dynamo.doc);
+    racing.send = async (command: Parameters<typeof dynamo.doc.send>[0]) => {
+      try {
+        return await dynamo.doc.send(command);
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException)
+          await real.deleteInstall("com.race", "s2");
+        throw error;
+      }
+    };
+    const users = createCustomerUserMap(racing, LOCAL_TABLE_NAMES.customerUsers);
+    expect(await users.put("com.race", "u1", "s1", "2026-11-01T10:00:00.000Z")).toEqual({
+      serviceId: "s1",
+      seenAt: "2026-11-01T10:00:00.000Z",
+    });
+    expect(await real.get("com.race", "u1")).toBe("s1");
+  });
+
   it("lists an app's snapshots by app and deletes one only while it is the catalogued one", async () => {
     const { snapshots } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
     const ref = (appId: string, since: number, snapshotId: string) => ({
