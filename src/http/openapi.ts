@@ -145,7 +145,8 @@ const DESCRIPTION = [
     `${code(exportEventName("LEVEL_COMPLETE"))}, a CUSTOM event named \`Boss Defeated\` is ` +
     `${code(exportEventName("CUSTOM", "Boss Defeated"))}. An event sent again with the same ` +
     "`event_id` is exported once. Unknown keys are ignored and null is the same as absent, in " +
-    "every body.",
+    "every body. Every string field outside `parameters` must be Unicode text: a lone UTF-16 " +
+    "surrogate (`\\ud800` in JSON, as a broken emoji leaves) is refused with 422.",
   "## Revenue",
   "A revenue event carries `parameters.revenue`, a finite number or a decimal string " +
     '(`9.99`, `"9.99"`; no exponent, no thousands separator; negative for a refund), and ' +
