@@ -83,10 +83,14 @@ const readBody = (req: IncomingMessage, maxBytes: number): Promise<string | null
       }
       chunks.push(chunk);
     });
-    req.once("end", () => resolve(size === 0 ? null : Buffer.concat(chunks, size).toString()));
+    // Every request closes, most after their end: the error is made only for one gone first.
+    const gone = () => reject(new Error("the client went away"));
+    req.once("close", gone);
+    req.once("end", () => {
+      req.off("close", gone);
+      resolve(size === 0 ? null : Buffer.concat(chunks, size).toString());
+    });
     req.once("error", reject);
-    // After the end this rejects nothing: the promise is settled.
-    req.once("close", () => reject(new Error("the client went away")));
   });
 
 /** API Gateway's two header (or query) maps; the single-value one keeps a repeated name's last. */
