@@ -18,6 +18,7 @@ import { type ErrorBody, statusName, toErrorResponse } from "../http/errors.ts";
 import type { HttpResponse } from "../http/middleware.ts";
 import { isAllowed, type PolicyDocument } from "../http/policy.ts";
 import type { Route } from "../http/routes.ts";
+import { readBody } from "./request-body.ts";
 
 export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
 export type Authorizer = (
@@ -61,37 +62,6 @@ const lambdaContext = (functionName: string, timeoutSeconds: number): Context =>
     succeed: () => undefined,
   };
 };
-
-/**
- * The whole body, or null when there is none. Past `maxBytes` it stops reading and rejects
- * with a RangeError; a client gone before the end rejects it too (even one gone already).
- */
-const readBody = (req: IncomingMessage, maxBytes: number): Promise<string | null> =>
-  new Promise((resolve, reject) => {
-    if (req.destroyed) {
-      reject(new Error("the client went away"));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        req.removeAllListeners("data");
-        reject(new RangeError("body too large"));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    // Every request closes, most after their end: the error is made only for one gone first.
-    const gone = () => reject(new Error("the client went away"));
-    req.once("close", gone);
-    req.once("end", () => {
-      req.off("close", gone);
-      resolve(size === 0 ? null : Buffer.concat(chunks, size).toString());
-    });
-    req.once("error", reject);
-  });
 
 /** API Gateway's two header (or query) maps; the single-value one keeps a repeated name's last. */
 const singleAndMulti = (entries: Iterable<[string, string]>) => {

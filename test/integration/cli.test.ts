@@ -16,6 +16,21 @@ describe("the attribution command line", () => {
   let serverKey: string;
   let duckdb: DuckDBInstance;
 
+  /** `attribution keys create` for the game app; its JSON answer. */
+  const createKey = async (kind: "sdk" | "server"): Promise<{ key: string; keyId: string }> =>
+    JSON.parse(
+      await cli(
+        dataDir,
+        "keys",
+        "create",
+        "--app-id",
+        "com.example.game",
+        "--kind",
+        kind,
+        "--json",
+      ),
+    );
+
   const exportAll = async (format: string) => {
     const output = join(dataDir, `export.${format}`);
     const since = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
@@ -104,18 +119,7 @@ describe("the attribution command line", () => {
   });
 
   it("issues, lists and revokes keys; a revoked key stops working at once", async () => {
-    const issued = JSON.parse(
-      await cli(
-        dataDir,
-        "keys",
-        "create",
-        "--app-id",
-        "com.example.game",
-        "--kind",
-        "server",
-        "--json",
-      ),
-    );
+    const issued = await createKey("server");
     const exportWith = (key: string) =>
       fetch(`${service.url}/api/v1/export?timestamp=0&limit=1`, {
         headers: { authorization: key },
@@ -133,18 +137,7 @@ describe("the attribution command line", () => {
   });
 
   it("switches an app off and on, and sealing on, in its remote configuration", async () => {
-    const sdkKey = JSON.parse(
-      await cli(
-        dataDir,
-        "keys",
-        "create",
-        "--app-id",
-        "com.example.game",
-        "--kind",
-        "sdk",
-        "--json",
-      ),
-    ).key;
+    const sdkKey = (await createKey("sdk")).key;
     const config = async () =>
       (await fetch(`${service.url}/v1/config`, { headers: { authorization: sdkKey } })).json();
     const ignoredOf = z.object({ ignored: z.array(z.object({ detail: z.string() })) });

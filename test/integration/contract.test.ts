@@ -23,6 +23,7 @@ import {
 import { buildOpenApiDocument } from "../../src/http/openapi.ts";
 import { ROUTES, type RouteId } from "../../src/http/routes.ts";
 import { COLUMN_NAMES } from "../../src/record/columns.ts";
+import { installRequest } from "../support/installs.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.contract";
@@ -30,21 +31,6 @@ const SEALING_APP = "com.example.contract-sealed";
 const USER = "user-contract-1";
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
-
-const install = (serviceId: string, overrides: Record<string, unknown> = {}) => ({
-  service_id: serviceId,
-  os: "ios",
-  os_version: "18.1",
-  device_model: "iPhone16,2",
-  app_version: "2.3.0",
-  sdk_platform: "flutter",
-  sdk_version: "2.10.0",
-  first_open_time: minutesAgo(120),
-  idfv: "6D92078A-8246-4BA4-AE5B-76104861E7DC",
-  locale: "de-DE",
-  timezone: "Europe/Berlin",
-  ...overrides,
-});
 
 const mediaTypeOf = (response: Response) => response.headers.get("content-type")?.split(";")[0];
 
@@ -88,7 +74,7 @@ describe("the wire contract, over HTTP", () => {
     // An install with a user and an event, delivered to the lake, for the export.
     const installed = await rt.post(
       "/v1/installs",
-      install(serviceId, { customer_user_id: USER }),
+      installRequest(serviceId, { customer_user_id: USER }),
       keys.sdkKey,
     );
     expect(installed.status).toBe(202);
@@ -129,7 +115,7 @@ describe("the wire contract, over HTTP", () => {
     installs: async () => {
       const body = await expectConforming(
         "installs",
-        await rt.post("/v1/installs", install(randomUUID()), keys.sdkKey),
+        await rt.post("/v1/installs", installRequest(randomUUID()), keys.sdkKey),
       );
       expect(body).toEqual({ service_id: expect.any(String) });
     },
@@ -207,7 +193,7 @@ describe("the wire contract, over HTTP", () => {
     },
     "delete-install": async () => {
       const doomed = randomUUID();
-      await rt.post("/v1/installs", install(doomed), keys.sdkKey);
+      await rt.post("/v1/installs", installRequest(doomed), keys.sdkKey);
       const body = await expectConforming("delete-install", await deleteInstall(doomed));
       expect(body).toMatchObject({ service_id: doomed, status: "pending", completed_at: null });
     },
@@ -289,14 +275,14 @@ describe("the wire contract, over HTTP", () => {
     config: { 401: () => rt.get("/v1/config", keys.serverKey) },
     installs: {
       400: () => rt.post("/v1/installs", "{not json", keys.sdkKey),
-      401: () => rt.post("/v1/installs", install(randomUUID())),
+      401: () => rt.post("/v1/installs", installRequest(randomUUID())),
       413: () =>
         rt.post(
           "/v1/installs",
-          JSON.stringify(install("x", { locale: "x".repeat(1_100_000) })),
+          JSON.stringify(installRequest("x", { locale: "x".repeat(1_100_000) })),
           keys.sdkKey,
         ),
-      422: () => rt.post("/v1/installs", install("x", { os: "windows" }), keys.sdkKey),
+      422: () => rt.post("/v1/installs", installRequest("x", { os: "windows" }), keys.sdkKey),
     },
     events: {
       400: () => rt.post("/v1/events", "", keys.sdkKey),

@@ -13,10 +13,10 @@ import { EVENT_TYPES } from "../../src/domain/event-types.ts";
 import { dataPaths } from "../../src/embedded/data-dir.ts";
 import type { EventsAnswer } from "../../src/ingest/service.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
+import { installRequest, REQUEST_IDFV } from "../support/installs.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.ingest";
-const IDFV = "6D92078A-8246-4BA4-AE5B-76104861E7DC";
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 
@@ -31,22 +31,6 @@ const ratesCsv = () => {
 };
 const usd = (amount: number, currency: keyof typeof RATES | "EUR") =>
   currency === "EUR" ? amount * RATES.USD : (amount / RATES[currency]) * RATES.USD;
-
-const install = (serviceId: string, overrides: Record<string, unknown> = {}) => ({
-  service_id: serviceId,
-  os: "ios",
-  os_version: "18.1",
-  device_model: "iPhone16,2",
-  app_version: "2.3.0",
-  sdk_platform: "flutter",
-  sdk_version: "2.10.0",
-  first_open_time: minutesAgo(60),
-  idfv: IDFV,
-  maid: "00000000-0000-0000-0000-000000000000",
-  locale: "pt-BR",
-  timezone: "America/Sao_Paulo",
-  ...overrides,
-});
 
 describe("ingestion", () => {
   let rt: TestRuntime;
@@ -88,7 +72,7 @@ describe("ingestion", () => {
     it("records an install with 202, and answers a repeat the same without changing it", async () => {
       const first = await rt.post(
         "/v1/installs",
-        install(serviceId, { customer_user_id: "user-1" }),
+        installRequest(serviceId, { customer_user_id: "user-1" }),
         keys.sdkKey,
         {
           "cloudfront-viewer-country": "BR",
@@ -98,13 +82,18 @@ describe("ingestion", () => {
       expect(await first.json()).toEqual({ service_id: serviceId });
       const again = await rt.post(
         "/v1/installs",
-        install(serviceId, { os_version: "99" }),
+        installRequest(serviceId, { os_version: "99" }),
         keys.sdkKey,
       );
       expect(again.status).toBe(202);
       expect(await again.json()).toEqual({ service_id: serviceId });
       const stored = await rt.stores.installs.get(APP, serviceId);
-      expect(stored).toMatchObject({ osVersion: "18.1", country: "BR", maid: null, idfv: IDFV });
+      expect(stored).toMatchObject({
+        osVersion: "18.1",
+        country: "BR",
+        maid: null,
+        idfv: REQUEST_IDFV,
+      });
     });
 
     it.each([
@@ -112,14 +101,14 @@ describe("ingestion", () => {
       ["an empty body", "", 400, "Bad Request"],
       [
         "a missing service_id",
-        { ...install("x"), service_id: undefined },
+        { ...installRequest("x"), service_id: undefined },
         422,
         "Unprocessable Entity",
       ],
-      ["an unknown os", { ...install("x"), os: "windows" }, 422, "Unprocessable Entity"],
+      ["an unknown os", { ...installRequest("x"), os: "windows" }, 422, "Unprocessable Entity"],
       [
         "a body over 1 MiB",
-        JSON.stringify({ ...install("x"), locale: "x".repeat(1_100_000) }),
+        JSON.stringify({ ...installRequest("x"), locale: "x".repeat(1_100_000) }),
         413,
         "Payload Too Large",
       ],
@@ -132,8 +121,8 @@ describe("ingestion", () => {
     });
 
     it("needs an SDK key: a server key or no key gets 401", async () => {
-      expect((await rt.post("/v1/installs", install("y"), keys.serverKey)).status).toBe(401);
-      expect((await rt.post("/v1/installs", install("y"))).status).toBe(401);
+      expect((await rt.post("/v1/installs", installRequest("y"), keys.serverKey)).status).toBe(401);
+      expect((await rt.post("/v1/installs", installRequest("y"))).status).toBe(401);
     });
   });
 
@@ -170,7 +159,7 @@ describe("ingestion", () => {
         app_id: APP,
         app_name: `App ${APP}`,
         os: "ios",
-        idfv: IDFV,
+        idfv: REQUEST_IDFV,
         maid: null,
         country: "PT",
         customer_user_id: "user-1",
@@ -354,7 +343,7 @@ describe("ingestion", () => {
       expect(row).toMatchObject({
         service_id: serviceId,
         os: "ios",
-        idfv: IDFV,
+        idfv: REQUEST_IDFV,
         country: "BR",
         customer_user_id: "user-1",
         revenue: 9.99,
@@ -367,7 +356,7 @@ describe("ingestion", () => {
     it("follows the latest use of a customer user id by event time, in a batch and across", async () => {
       const [first, second] = [randomUUID(), randomUUID()];
       for (const id of [first, second]) {
-        expect((await rt.post("/v1/installs", install(id), keys.sdkKey)).status).toBe(202);
+        expect((await rt.post("/v1/installs", installRequest(id), keys.sdkKey)).status).toBe(202);
       }
       const login = (eventId: string, id: string, minutes: number) => ({
         event_id: eventId,

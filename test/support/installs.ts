@@ -25,3 +25,26 @@ export const storedInstall = (
   receivedAt: "2026-11-01T10:00:01.000Z",
   ...overrides,
 });
+
+/** The IDFV `installRequest` sends. */
+export const REQUEST_IDFV = "6D92078A-8246-4BA4-AE5B-76104861E7DC";
+
+/**
+ * A `POST /v1/installs` body as an iOS SDK sends it, first opened an hour ago, its advertising
+ * id all zeros (tracking not allowed, so absent): every field set, overridable.
+ */
+export const installRequest = (serviceId: string, overrides: Record<string, unknown> = {}) => ({
+  service_id: serviceId,
+  os: "ios",
+  os_version: "18.1",
+  device_model: "iPhone16,2",
+  app_version: "2.3.0",
+  sdk_platform: "flutter",
+  sdk_version: "2.10.0",
+  first_open_time: new Date(Date.now() - 3_600_000).toISOString(),
+  idfv: REQUEST_IDFV,
+  maid: "00000000-0000-0000-0000-000000000000",
+  locale: "pt-BR",
+  timezone: "America/Sao_Paulo",
+  ...overrides,
+});

@@ -1,0 +1,28 @@
+import { Readable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { readBody } from "./request-body.ts";
+
+const body = (...chunks: string[]) => Readable.from(chunks.map((c) => Buffer.from(c)));
+
+describe("request body", () => {
+  it("is the chunks joined, or null when there are none", async () => {
+    await expect(readBody(body('{"a":', "1}"), 10)).resolves.toBe('{"a":1}');
+    await expect(readBody(body(), 10)).resolves.toBeNull();
+  });
+
+  it("is refused past the limit with a RangeError", async () => {
+    await expect(readBody(body("12345", "678901"), 10)).rejects.toThrow(RangeError);
+  });
+
+  it("fails, rather than waiting forever, when the client is gone before or during it", async () => {
+    const goneBefore = new Readable({ read() {} });
+    goneBefore.destroy();
+    await expect(readBody(goneBefore, 10)).rejects.toThrow("the client went away");
+
+    const goneDuring = new Readable({ read() {} });
+    goneDuring.push("12");
+    const reading = readBody(goneDuring, 10);
+    setImmediate(() => goneDuring.destroy());
+    await expect(reading).rejects.toThrow("the client went away");
+  });
+});
