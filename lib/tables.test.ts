@@ -12,6 +12,7 @@ let authorizer: Role;
 let exporter: Role;
 let ingester: Role;
 let deletionReader: Role;
+let deletionRequester: Role;
 let template: Template;
 
 beforeAll(() => {
@@ -22,10 +23,12 @@ beforeAll(() => {
   exporter = new Role(stack, "Exporter", { assumedBy: lambda });
   ingester = new Role(stack, "Ingester", { assumedBy: lambda });
   deletionReader = new Role(stack, "DeletionReader", { assumedBy: lambda });
+  deletionRequester = new Role(stack, "DeletionRequester", { assumedBy: lambda });
   tables.grantKeyLookup(authorizer);
   tables.grantSnapshots(exporter);
   tables.grantIngestion(ingester);
   tables.grantDeletionLookup(deletionReader);
+  tables.grantDeletionRequests(deletionRequester);
   template = Template.fromStack(stack);
 });
 
@@ -102,6 +105,21 @@ describe("grants", () => {
     expect(statements).toHaveLength(1);
     expect(statements[0]?.Resource).toEqual(stack.resolve(tables.snapshots.tableArn));
     expect(statements[0]?.Action).not.toContain("dynamodb:Scan");
+  });
+
+  it("lets a deletion request find the app's open one by index and put a new one, no more", () => {
+    expect(statementsOfRole(template, deletionRequester)).toEqual([
+      {
+        Effect: "Allow",
+        Action: "dynamodb:Query",
+        Resource: stack.resolve(`${tables.deletions.tableArn}/index/byApp`),
+      },
+      {
+        Effect: "Allow",
+        Action: "dynamodb:PutItem",
+        Resource: stack.resolve(tables.deletions.tableArn),
+      },
+    ]);
   });
 
   it("lets the export list an app's deletion requests through the by-app index only", () => {

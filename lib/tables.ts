@@ -72,8 +72,12 @@ export class ServiceTables extends Construct {
     );
   }
 
-  /** Record deletion requests: put only (each request is a new item, never overwritten). */
+  /**
+   * Record deletion requests: find the app's open one (a repeat answers it, through the by-app
+   * index) or put a new item (never overwritten).
+   */
   grantDeletionRequests(role: IRole): void {
+    this.grantDeletionLookup(role);
     role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [this.deletions.tableArn] }),
     );
@@ -111,8 +115,8 @@ export class ServiceTables extends Construct {
   }
 
   /**
-   * List an app's deletion requests, which the export applies: a query on the by-app index,
-   * nothing on the table itself (no get, write or scan).
+   * List an app's deletion requests (the export applies them, a new request looks for an open
+   * one): a query on the by-app index, nothing on the table itself (no get, write or scan).
    */
   grantDeletionLookup(role: IRole): void {
     const byApp = TABLE_DEFINITIONS.deletions.indexes[0].name;
