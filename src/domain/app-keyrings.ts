@@ -1,11 +1,12 @@
 /**
  * The private keys that open an app's sealed values, unwrapped once per process and kept in
  * memory, so opening values on the ingestion path needs no call to KMS or the key file. Each
- * app gets a keyring over its wrapped keys (src/crypto/keyring.ts), made again when its keys
- * change; ingestion opens values synchronously, so every key is unwrapped before a batch.
+ * app's keys are unwrapped together, once, into a keyring (src/crypto/keyring.ts) that every
+ * later batch shares; it is made again when the app's keys change. Ingestion opens values
+ * synchronously, so the keys are unwrapped before the first batch that needs them.
  */
 import type { KeyObject } from "node:crypto";
-import type { AsyncKeyring, Keyring } from "../crypto/envelope.ts";
+import type { Keyring } from "../crypto/envelope.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { createKeyring, staticKeyring } from "../crypto/keyring.ts";
 import type { App } from "../ports/apps.ts";
@@ -13,22 +14,29 @@ import { appKeyContext } from "./app-config.ts";
 
 export type AppKeyrings = (app: App) => Promise<Keyring>;
 
+const unwrapAll = async (app: App, wrapper: KeyWrapper): Promise<Keyring> => {
+  const keys = app.encryptionKeys ?? [];
+  const ring = createKeyring(keys, wrapper, appKeyContext(app.appId));
+  const unwrapped: Record<string, KeyObject> = {};
+  for (const { keyId } of keys) {
+    const key = await ring.privateKeyFor(keyId);
+    if (key) unwrapped[keyId] = key;
+  }
+  return staticKeyring(unwrapped);
+};
+
 export const createAppKeyrings = (wrapper: KeyWrapper): AppKeyrings => {
-  const rings = new Map<string, { keyIds: string; ring: AsyncKeyring }>();
-  return async (app) => {
-    const keys = app.encryptionKeys ?? [];
-    const keyIds = keys.map((k) => k.keyId).join(",");
-    let entry = rings.get(app.appId);
-    if (!entry || entry.keyIds !== keyIds) {
-      entry = { keyIds, ring: createKeyring(keys, wrapper, appKeyContext(app.appId)) };
-      rings.set(app.appId, entry);
-    }
-    const { ring } = entry;
-    const unwrapped: Record<string, KeyObject> = {};
-    for (const { keyId } of keys) {
-      const key = await ring.privateKeyFor(keyId);
-      if (key) unwrapped[keyId] = key;
-    }
-    return staticKeyring(unwrapped);
+  const rings = new Map<string, { keyIds: string; ring: Promise<Keyring> }>();
+  return (app) => {
+    const keyIds = (app.encryptionKeys ?? []).map((k) => k.keyId).join(",");
+    const kept = rings.get(app.appId);
+    if (kept && kept.keyIds === keyIds) return kept.ring;
+    const ring = unwrapAll(app, wrapper);
+    rings.set(app.appId, { keyIds, ring });
+    // A failed unwrap (KMS out of reach, say) is not kept: the next batch tries again.
+    ring.catch(() => {
+      if (rings.get(app.appId)?.ring === ring) rings.delete(app.appId);
+    });
+    return ring;
   };
 };
