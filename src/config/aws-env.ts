@@ -72,12 +72,6 @@ export const purgeEnv = z.object({
 /** The public OpenAPI document (`openapi`): built from the code, it reads nothing. */
 export const openapiEnv = z.object({});
 
-export type DeletionsEnv = z.infer<typeof deletionsEnv>;
-export type OpenapiEnv = z.infer<typeof openapiEnv>;
-export type ConfigEnv = z.infer<typeof configEnv>;
-export type AuthorizerEnv = z.infer<typeof authorizerEnv>;
-export type ExportEnv = z.infer<typeof exportEnv>;
-export type IngestEnv = z.infer<typeof ingestEnv>;
 export type PurgeEnv = z.infer<typeof purgeEnv>;
 
 /** Parses an environment, naming every bad variable in the error. */

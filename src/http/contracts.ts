@@ -565,8 +565,8 @@ export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
       "The SDKs' deleteUserData. Records a deletion request and answers at once: from then " +
       "on the install's events are left out of every export, and a background purge removes " +
       "the install, its customer_user_id mapping and its events from the lake within minutes. " +
-      "The app's server follows it with GET /v1/deletions/{request_id}. Each call records a " +
-      "new request.",
+      "The app's server follows it with GET /v1/deletions/{request_id}. A repeat while a " +
+      "request is open answers that request.",
     request: {
       params: z.object({
         service_id: serviceIdParam.meta({

@@ -4,6 +4,7 @@
  * event-schema.ts for why).
  */
 import * as z from "zod";
+import { MAX_TIMESTAMP } from "../export/params.ts";
 import { type Install, OS_VALUES } from "../ports/installs.ts";
 import {
   customerUserIdField,
@@ -32,14 +33,12 @@ const LOCALE_RULE =
   'must be a BCP 47 language tag such as "en-US" (Android\'s "en_US" is accepted)';
 const TIMEZONE_RULE = 'must be an IANA time zone name such as "Europe/Berlin"';
 
-/** The latest Unix second before year 10000: a millisecond value of today is far above it. */
-const MAX_UNIX_SECONDS = 253_402_300_799;
-
 const unixSeconds = () =>
   z
     .int({ error: "must be an integer number of Unix seconds" })
     .min(0, { error: "must be an integer number of Unix seconds, 0 or more" })
-    .max(MAX_UNIX_SECONDS, {
+    // The latest Unix second before year 10000: a millisecond value of today is far above it.
+    .max(MAX_TIMESTAMP, {
       error: "must be Unix seconds, not milliseconds",
     });
 

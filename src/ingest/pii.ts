@@ -17,10 +17,7 @@ export type PiiKey = (typeof PII_KEYS)[number];
 /** Prefix of a hashed value, so a reader tells a hash from a clear or sealed value at a glance. */
 export const HASH_MARKER = "sha256:";
 
-const HASHED = /^sha256:[0-9a-f]{64}$/;
 const HEX_64 = /^(?:sha256:)?([0-9a-fA-F]{64})$/;
-
-export const isHashed = (value: string): boolean => HASHED.test(value);
 
 export type Normalised =
   | { readonly ok: true; readonly value: string }

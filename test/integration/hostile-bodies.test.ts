@@ -66,13 +66,24 @@ const walBytes = async (dataDir: string): Promise<number> => {
   return sizes.reduce((a, b) => a + b, 0);
 };
 
+const APP = "com.example.hostile";
+
+/** The service_id a JSON body names at its top level (an install's), if it names one. */
+const installNamed = (body: { raw: string } | { json: unknown }): string | undefined => {
+  if (!("json" in body) || typeof body.json !== "object" || body.json === null) return undefined;
+  const serviceId: unknown = Object.hasOwn(body.json, "service_id")
+    ? Reflect.get(body.json, "service_id")
+    : undefined;
+  return typeof serviceId === "string" ? serviceId : undefined;
+};
+
 describe("hostile bodies", () => {
   let rt: TestRuntime;
   let keys: { sdkKey: string; serverKey: string };
 
   beforeAll(async () => {
     rt = await startTestRuntime();
-    keys = await rt.createApp("com.example.hostile", "android");
+    keys = await rt.createApp(APP, "android");
     // A real install and customer user, so near-miss events can also be accepted.
     await rt.post(
       "/v1/installs",
@@ -98,6 +109,9 @@ describe("hostile bodies", () => {
       await fc.assert(
         fc.asyncProperty(bodies, async (body) => {
           const before = await walBytes(rt.config.dataDir);
+          // The install a body names, as stored before it: a 4xx must leave it so.
+          const named = installNamed(body);
+          const installBefore = named && (await rt.stores.installs.get(APP, named));
           const response = await rt.post(
             route.path,
             "raw" in body ? body.raw : JSON.stringify(body.json),
@@ -110,6 +124,7 @@ describe("hostile bodies", () => {
           expect(Object.keys(answer).sort()).toEqual(["detail", "error"]);
           expect(String(answer.detail).length).toBeGreaterThan(5);
           expect(await walBytes(rt.config.dataDir)).toBe(before);
+          if (named) expect(await rt.stores.installs.get(APP, named)).toEqual(installBefore);
         }),
         { numRuns: 120 },
       );

@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdir, mkdtemp, open, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
 import { EVENTS_TABLE } from "../../lake/tables.ts";
 import { createLocalDeliveryStream } from "./delivery-stream.ts";
@@ -54,6 +54,44 @@ describe("local delivery stream", () => {
       Array.from({ length: 20 }, (_, i) => `e${String(i).padStart(2, "0")}`),
     );
     expect(await readdir(join(walDir(), "events"))).toEqual([]);
+  });
+
+  it("answers a put only once the write-ahead file holding it is synced", async () => {
+    const stream = await createLocalDeliveryStream({
+      table: EVENTS_TABLE,
+      duckdb,
+      lakeDir: lakeDir(),
+      walDir: walDir(),
+    });
+    // Every FileHandle shares one prototype: hold its syncs until released.
+    const probe = await open(join(dir, "probe"), "w");
+    const fileHandle: FileHandle = Object.getPrototypeOf(probe);
+    await probe.close();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const realSync = fileHandle.sync;
+    const sync = vi.spyOn(fileHandle, "sync").mockImplementation(async function (this: FileHandle) {
+      await held;
+      return realSync.call(this);
+    });
+    try {
+      let answered = false;
+      const put = stream.put([lakeEvent({ app_id: "com.a", event_id: "held" })]).then(() => {
+        answered = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(sync).toHaveBeenCalled();
+      expect(answered).toBe(false);
+      release();
+      await put;
+      expect(answered).toBe(true);
+    } finally {
+      sync.mockRestore();
+      await stream.close();
+    }
+    expect(await lakeIds()).toEqual(["held"]);
   });
 
   it("delivers a dead process's write-ahead file on start, skipping a torn last line", async () => {

@@ -7,21 +7,19 @@ import type { APIGatewayProxyEvent } from "aws-lambda";
 import * as z from "zod";
 import { deletionStatus, requestDeletion } from "../../deletion/deletions.ts";
 import { ValidationError } from "../../domain/errors.ts";
+import { serviceIdField } from "../../ingest/fields.ts";
+import { formatIssues } from "../../ingest/issues.ts";
 import type { DeletionStore } from "../../ports/deletions.ts";
 import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
 
-export const serviceIdParam = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, {
-  error: "service_id must be 1 to 128 of A-Z a-z 0-9 . _ : -.",
-});
-export const requestIdParam = z.uuid({
-  error: "request_id must be the id a deletion request answered.",
-});
+/** The install's id, by the same rule as in the bodies that named it. */
+export const serviceIdParam = serviceIdField();
+export const requestIdParam = z.uuid({ error: "must be the id a deletion request answered" });
 
 const pathParam = (event: APIGatewayProxyEvent, name: string, schema: z.ZodType<string>) => {
   const parsed = schema.safeParse(event.pathParameters?.[name]);
-  if (!parsed.success)
-    throw new ValidationError(parsed.error.issues.map((i) => i.message).join(" "));
+  if (!parsed.success) throw new ValidationError(formatIssues(parsed.error.issues, name));
   return parsed.data;
 };
 
