@@ -46,7 +46,6 @@ const install: Install = {
 const ctx = {
   app,
   install,
-  serviceId: "svc-1",
   country: "GB",
   receivedAt: "2026-09-16T12:00:01.500Z",
   fx,

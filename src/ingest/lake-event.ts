@@ -15,8 +15,6 @@ import type { ValidEvent } from "./judge.ts";
 export interface LakeEventContext {
   readonly app: App;
   readonly install: Install;
-  /** The install the event belongs to (an S2S event's, resolved through its customer user id). */
-  readonly serviceId: string;
   /** The caller's country when the event arrived (ISO 3166-1 alpha-2), if known. */
   readonly country: string | null;
   /** When the request arrived, ISO 8601 UTC: one value for the whole batch. */
@@ -35,7 +33,8 @@ export function toLakeEvent(event: ValidEvent, ctx: LakeEventContext): LakeRecor
     event_id: event.eventId,
     event_time: event.eventTime,
     event_name: exportEventName(event.eventType, event.eventName),
-    service_id: ctx.serviceId,
+    // The event's install: an S2S event's is the one its customer user id resolved to.
+    service_id: ctx.install.serviceId,
     country: ctx.country,
     os: ctx.install.os,
     app_name: ctx.app.name,

@@ -143,7 +143,16 @@ export const createIngestion = (deps: IngestionDeps) => {
             event_id: verdict.eventId,
             detail: verdict.detail,
           });
-        } else answer.rejected.push(rejection(verdict, false));
+        } else {
+          // A verdict on the event itself: sent again unchanged, it would fail again.
+          answer.rejected.push({
+            index: verdict.index,
+            event_id: verdict.eventId,
+            error: verdict.error,
+            detail: verdict.detail,
+            retryable: false,
+          });
+        }
       }
 
       // Resolve each event's install, once per install.
@@ -185,7 +194,6 @@ export const createIngestion = (deps: IngestionDeps) => {
           toLakeEvent(event, {
             app,
             install: target.install,
-            serviceId: target.install.serviceId,
             // A server-to-server call comes from the app's servers, not the user's device.
             country: s2s ? target.install.country : callerCountry,
             receivedAt: receivedAtIso,
@@ -210,17 +218,6 @@ export const createIngestion = (deps: IngestionDeps) => {
     },
   };
 };
-
-const rejection = (
-  verdict: Extract<EventVerdict, { kind: "rejected" }>,
-  retryable: boolean,
-): EventsAnswer["rejected"][number] => ({
-  index: verdict.index,
-  event_id: verdict.eventId,
-  error: verdict.error,
-  detail: verdict.detail,
-  retryable,
-});
 
 const targetOf = async (
   event: ValidEvent,
