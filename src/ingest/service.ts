@@ -16,7 +16,7 @@ import type { RecordStream } from "../ports/lake.ts";
 import { parseEventsEnvelope } from "./event-schema.ts";
 import { parseInstallRequest, toInstall } from "./install.ts";
 import { UNPROCESSABLE } from "./issues.ts";
-import { type EventVerdict, judgeEvents, type ValidEvent } from "./judge.ts";
+import { judgeEvents, type ValidEvent } from "./judge.ts";
 import { toLakeEvent } from "./lake-event.ts";
 
 export interface IngestionDeps {

@@ -1,4 +1,6 @@
 /** How the lake tables read and write in DuckDB, derived from the table definitions. */
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import { sqlString } from "../../lake/export-query.ts";
 import { type LakeTable, type LakeType, PARTITION_KEYS } from "../../lake/tables.ts";
 
@@ -20,6 +22,20 @@ export const emptyRelation = (table: LakeTable): string => {
   return `(SELECT ${columns.join(", ")} WHERE false)`;
 };
 
+/** The folder of one app's partitions of a table: `<lake>/<table>/app_id=…/`. */
+export const appDir = (lakeDir: string, table: LakeTable, appId: string): string =>
+  join(tableDir(lakeDir, table), `app_id=${appId}`);
+
+/** The Parquet files anywhere under a folder; none when there is no such folder yet. */
+export const parquetFilesUnder = async (dir: string): Promise<string[]> => {
+  const names = await readdir(dir, { recursive: true }).catch(() => []);
+  return names.filter((name) => name.endsWith(".parquet")).map((name) => join(dir, name));
+};
+
+/** The Parquet files of one app's partitions of a table. */
+export const appParquetFiles = (lakeDir: string, table: LakeTable, appId: string) =>
+  parquetFilesUnder(appDir(lakeDir, table, appId));
+
 /** The Parquet files of one app's partitions, with `app_id` and `dt` read from the path. */
 export const appFilesRelation = (lakeDir: string, table: LakeTable, appId: string): string =>
-  `read_parquet(${sqlString(`${tableDir(lakeDir, table)}/app_id=${appId}/*/*.parquet`)}, hive_partitioning = true, union_by_name = true)`;
+  `read_parquet(${sqlString(`${appDir(lakeDir, table, appId)}/*/*.parquet`)}, hive_partitioning = true, union_by_name = true)`;

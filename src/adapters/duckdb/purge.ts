@@ -5,17 +5,12 @@
  * deleted (a tombstone already keeps new snapshots clean). Export pages are never on disk past
  * their opening (query-engine.ts), so there are none to look at.
  */
-import { readdir, rename, rm, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { rename, rm, stat } from "node:fs/promises";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "../../lake/export-query.ts";
 import { LAKE_TABLES } from "../../lake/tables.ts";
 import type { LakePurger } from "../../ports/lake.ts";
-
-const parquetFiles = async (dir: string): Promise<string[]> => {
-  const names = await readdir(dir, { recursive: true }).catch(() => []);
-  return names.filter((name) => name.endsWith(".parquet")).map((name) => join(dir, name));
-};
+import { appParquetFiles, parquetFilesUnder } from "./lake-sql.ts";
 
 export const createDuckDbPurger = (options: {
   duckdb: DuckDBInstance;
@@ -30,9 +25,7 @@ export const createDuckDbPurger = (options: {
     let filesRewritten = 0;
     try {
       for (const table of LAKE_TABLES) {
-        for (const file of await parquetFiles(
-          join(options.lakeDir, table.name, `app_id=${appId}`),
-        )) {
+        for (const file of await appParquetFiles(options.lakeDir, table, appId)) {
           // Without hive_partitioning, so app_id and dt stay in the path, not in the rewritten file.
           const source = `read_parquet(${sqlString(file)}, hive_partitioning = false)`;
           if ((await count(`SELECT count(*) FROM ${source} WHERE service_id = ${id}`)) === 0)
@@ -46,7 +39,7 @@ export const createDuckDbPurger = (options: {
           filesRewritten += 1;
         }
       }
-      for (const file of await parquetFiles(options.snapshotDir)) {
+      for (const file of await parquetFilesUnder(options.snapshotDir)) {
         const source = sqlString(file);
         try {
           // A snapshot of an earlier layout has each record's JSON only.

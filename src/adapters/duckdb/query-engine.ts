@@ -12,7 +12,7 @@ import { buildExportQuery, sqlString } from "../../lake/export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../../lake/tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
-import { appFilesRelation, emptyRelation } from "./lake-sql.ts";
+import { appFilesRelation, appParquetFiles, emptyRelation } from "./lake-sql.ts";
 import { PAGE_ENCODINGS } from "./page-encodings.ts";
 
 export interface DuckDbQueryEngine extends LakeQueryEngine {
@@ -50,12 +50,8 @@ export const createDuckDbQueryEngine = (options: {
 }): DuckDbQueryEngine => {
   const { duckdb, lakeDir, snapshotDir, pageDir } = options;
 
-  const hasFiles = async (table: LakeTable, appId: string): Promise<boolean> => {
-    const entries = await readdir(join(lakeDir, table.name, `app_id=${appId}`), {
-      recursive: true,
-    }).catch(() => []);
-    return entries.some((name) => name.endsWith(".parquet"));
-  };
+  const hasFiles = async (table: LakeTable, appId: string): Promise<boolean> =>
+    (await appParquetFiles(lakeDir, table, appId)).length > 0;
 
   const source = async (table: LakeTable, appId: string) =>
     (await hasFiles(table, appId)) ? appFilesRelation(lakeDir, table, appId) : emptyRelation(table);
