@@ -128,7 +128,7 @@ export class AttributionStack extends Stack {
         }),
         grant: (role) => {
           tables.grantSnapshots(role);
-          tables.grantDeletionLookup(role);
+          tables.grantTombstones(role);
           queries.grantRunQueries(role);
           lake.grantReadCatalog(role);
           lake.grantReadTables(role);

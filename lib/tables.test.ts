@@ -11,7 +11,8 @@ let tables: ServiceTables;
 let authorizer: Role;
 let exporter: Role;
 let ingester: Role;
-let deletionReader: Role;
+let tombstoneReader: Role;
+let deletionLookup: Role;
 let deletionRequester: Role;
 let template: Template;
 
@@ -22,12 +23,14 @@ beforeAll(() => {
   authorizer = new Role(stack, "Authorizer", { assumedBy: lambda });
   exporter = new Role(stack, "Exporter", { assumedBy: lambda });
   ingester = new Role(stack, "Ingester", { assumedBy: lambda });
-  deletionReader = new Role(stack, "DeletionReader", { assumedBy: lambda });
+  tombstoneReader = new Role(stack, "TombstoneReader", { assumedBy: lambda });
+  deletionLookup = new Role(stack, "DeletionLookup", { assumedBy: lambda });
   deletionRequester = new Role(stack, "DeletionRequester", { assumedBy: lambda });
   tables.grantKeyLookup(authorizer);
   tables.grantSnapshots(exporter);
   tables.grantIngestion(ingester);
-  tables.grantDeletionLookup(deletionReader);
+  tables.grantTombstones(tombstoneReader);
+  tables.grantDeletionLookup(deletionLookup);
   tables.grantDeletionRequests(deletionRequester);
   template = Template.fromStack(stack);
 });
@@ -57,6 +60,29 @@ describe("DynamoDB tables", () => {
       {
         IndexName: "byApp",
         KeySchema: [{ AttributeName: "appId", KeyType: "HASH" }],
+        Projection: { ProjectionType: "ALL" },
+      },
+    ]);
+  });
+
+  it("indexes deletion requests by app, by install, and the open ones alone", () => {
+    expect(resourceOf("deletions").Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: "byApp",
+        KeySchema: [{ AttributeName: "appId", KeyType: "HASH" }],
+        Projection: { ProjectionType: "ALL" },
+      },
+      {
+        IndexName: "open",
+        KeySchema: [{ AttributeName: "openStatus", KeyType: "HASH" }],
+        Projection: { ProjectionType: "ALL" },
+      },
+      {
+        IndexName: "byInstall",
+        KeySchema: [
+          { AttributeName: "appId", KeyType: "HASH" },
+          { AttributeName: "serviceId", KeyType: "RANGE" },
+        ],
         Projection: { ProjectionType: "ALL" },
       },
     ]);
@@ -107,12 +133,12 @@ describe("grants", () => {
     expect(statements[0]?.Action).not.toContain("dynamodb:Scan");
   });
 
-  it("lets a deletion request find the app's open one by index and put a new one, no more", () => {
+  it("lets a deletion request find the install's open one by index and put a new one, no more", () => {
     expect(statementsOfRole(template, deletionRequester)).toEqual([
       {
         Effect: "Allow",
         Action: "dynamodb:Query",
-        Resource: stack.resolve(`${tables.deletions.tableArn}/index/byApp`),
+        Resource: stack.resolve(`${tables.deletions.tableArn}/index/byInstall`),
       },
       {
         Effect: "Allow",
@@ -123,11 +149,21 @@ describe("grants", () => {
   });
 
   it("lets the export list an app's deletion requests through the by-app index only", () => {
-    expect(statementsOfRole(template, deletionReader)).toEqual([
+    expect(statementsOfRole(template, tombstoneReader)).toEqual([
       {
         Effect: "Allow",
         Action: "dynamodb:Query",
         Resource: stack.resolve(`${tables.deletions.tableArn}/index/byApp`),
+      },
+    ]);
+  });
+
+  it("lets ingestion look up one install's deletion requests through the by-install index only", () => {
+    expect(statementsOfRole(template, deletionLookup)).toEqual([
+      {
+        Effect: "Allow",
+        Action: "dynamodb:Query",
+        Resource: stack.resolve(`${tables.deletions.tableArn}/index/byInstall`),
       },
     ]);
   });

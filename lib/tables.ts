@@ -41,6 +41,7 @@ export class ServiceTables extends Construct {
         created.addGlobalSecondaryIndex({
           indexName: index.name,
           partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+          sortKey: index.sortKey ? { name: index.sortKey, type: AttributeType.STRING } : undefined,
         });
       }
       return created;
@@ -73,8 +74,8 @@ export class ServiceTables extends Construct {
   }
 
   /**
-   * Record deletion requests: find the app's open one (a repeat answers it, through the by-app
-   * index) or put a new item (never overwritten).
+   * Record deletion requests: find the install's open one (a repeat answers it, through the
+   * by-install index) or put a new item (never overwritten).
    */
   grantDeletionRequests(role: IRole): void {
     this.grantDeletionLookup(role);
@@ -115,15 +116,26 @@ export class ServiceTables extends Construct {
   }
 
   /**
-   * List an app's deletion requests (the export applies them, a new request looks for an open
-   * one): a query on the by-app index, nothing on the table itself (no get, write or scan).
+   * List an app's deletion requests, its tombstones, which the export applies: a query on the
+   * by-app index, nothing on the table itself (no get, write or scan).
+   */
+  grantTombstones(role: IRole): void {
+    this.grantDeletionsQuery(role, TABLE_DEFINITIONS.deletions.indexes[0].name);
+  }
+
+  /**
+   * Find one install's deletion requests (ingestion takes nothing in for a deleted install; a
+   * new request looks for an open one): a query on the by-install index, nothing else.
    */
   grantDeletionLookup(role: IRole): void {
-    const byApp = TABLE_DEFINITIONS.deletions.indexes[0].name;
+    this.grantDeletionsQuery(role, TABLE_DEFINITIONS.deletions.indexes[2].name);
+  }
+
+  private grantDeletionsQuery(role: IRole, index: string): void {
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["dynamodb:Query"],
-        resources: [`${this.deletions.tableArn}/index/${byApp}`],
+        resources: [`${this.deletions.tableArn}/index/${index}`],
       }),
     );
   }

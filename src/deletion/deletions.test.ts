@@ -9,6 +9,8 @@ const memoryDeletions = () => {
     create: async (r) => void requests.set(r.requestId, r),
     get: async (id) => requests.get(id),
     listByApp: async (appId) => [...requests.values()].filter((r) => r.appId === appId),
+    listByInstall: async (appId, serviceId) =>
+      [...requests.values()].filter((r) => r.appId === appId && r.serviceId === serviceId),
     listOpen: async () => [...requests.values()].filter((r) => r.status !== "completed"),
     setStatus: async (id, status, at) => {
       const found = requests.get(id);

@@ -32,8 +32,8 @@ export const requestDeletion = async (
   now = new Date(),
 ): Promise<DeletionAnswer> => {
   // A repeat (an SDK retry) answers the request already made, so retries cannot pile up.
-  const existing = (await deletions.listByApp(appId)).find(
-    (d) => d.serviceId === serviceId && d.status !== "completed",
+  const existing = (await deletions.listByInstall(appId, serviceId)).find(
+    (d) => d.status !== "completed",
   );
   if (existing) return answer(existing);
   const request: DeletionRequest = {

@@ -28,7 +28,7 @@ export interface IngestionDeps {
   readonly fx: FxRates;
   readonly keyrings: AppKeyrings;
   /** Deletion requests: an install deleted once is never taken in again. */
-  readonly deletions: Pick<DeletionStore, "listByApp">;
+  readonly deletions: Pick<DeletionStore, "listByInstall">;
   readonly now?: () => Date;
 }
 
@@ -63,11 +63,24 @@ const INSTALL_NOT_YET = (serviceId: string) =>
 const CUSTOMER_USER_UNKNOWN = (customerUserId: string) =>
   `customer_user_id ${customerUserId} is not known to this app: no install has sent an event with it.`;
 
+/** `load` called at most once per key; later calls share its promise. */
+const oncePerKey = <T>(load: (key: string) => Promise<T>) => {
+  const loaded = new Map<string, Promise<T>>();
+  return (key: string): Promise<T> => {
+    let found = loaded.get(key);
+    if (!found) {
+      found = load(key);
+      loaded.set(key, found);
+    }
+    return found;
+  };
+};
+
 export const createIngestion = (deps: IngestionDeps) => {
   const now = deps.now ?? (() => new Date());
 
   const isDeleted = async (appId: string, serviceId: string): Promise<boolean> =>
-    (await deps.deletions.listByApp(appId)).some((d) => d.serviceId === serviceId);
+    (await deps.deletions.listByInstall(appId, serviceId)).length > 0;
 
   const appOf = async (caller: Caller): Promise<App> => {
     const app = await deps.apps.get(caller.appId);
@@ -156,23 +169,9 @@ export const createIngestion = (deps: IngestionDeps) => {
       }
 
       // Resolve each event's install, once per install.
-      const installs = new Map<string, Promise<Install | undefined>>();
-      const installOf = (serviceId: string) => {
-        let found = installs.get(serviceId);
-        if (!found) {
-          found = deps.installs.get(app.appId, serviceId);
-          installs.set(serviceId, found);
-        }
-        return found;
-      };
-      // Read once per request, and only when an event names an install not found.
-      let deletedIds: Promise<Set<string>> | undefined;
-      const deleted = () => {
-        deletedIds ??= deps.deletions
-          .listByApp(app.appId)
-          .then((requests) => new Set(requests.map((r) => r.serviceId)));
-        return deletedIds;
-      };
+      const installOf = oncePerKey((serviceId) => deps.installs.get(app.appId, serviceId));
+      // Looked up once per install, and only for an install not found.
+      const wasDeleted = oncePerKey((serviceId) => isDeleted(app.appId, serviceId));
       const records: LakeRecord[] = [];
       const receivedAtIso = receivedAt.toISOString();
       // The mapping keeps a customer user id's latest use by event time, so of a batch's uses
@@ -183,7 +182,7 @@ export const createIngestion = (deps: IngestionDeps) => {
         const target = await targetOf(event, s2s, app, deps.customerUsers, installOf);
         if ("detail" in target) {
           // An SDK that missed its deleteUserData answer may still send: take nothing in.
-          if (event.serviceId && (await deleted()).has(event.serviceId)) {
+          if (event.serviceId && (await wasDeleted(event.serviceId))) {
             answer.ignored.push({ index, event_id: event.eventId, detail: DELETED_INSTALL_DETAIL });
           } else {
             answer.rejected.push({ index, event_id: event.eventId, ...target });

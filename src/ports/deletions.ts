@@ -18,6 +18,8 @@ export interface DeletionStore {
   get(requestId: string): Promise<DeletionRequest | undefined>;
   /** Every request of an app: its tombstones. */
   listByApp(appId: string): Promise<DeletionRequest[]>;
+  /** The requests for one install of an app (a repeat after completion makes a second). */
+  listByInstall(appId: string, serviceId: string): Promise<DeletionRequest[]>;
   /** Requests not completed yet, of every app, oldest first. */
   listOpen(): Promise<DeletionRequest[]>;
   setStatus(requestId: string, status: DeletionStatus, at: string): Promise<void>;

@@ -25,6 +25,10 @@ const countingStore = () => {
       await gate.passed();
       return found;
     },
+    // A data directory made before the by-install index has none to query.
+    listByInstall: async () => {
+      throw new Error("no byInstall index");
+    },
     listOpen: async () => [...requests.values()].filter((r) => r.status !== "completed"),
     setStatus: async (id, status, at) => {
       const r = requests.get(id);
@@ -57,5 +61,17 @@ describe("cached deletion store", () => {
     release();
     expect(await stale).toEqual([]);
     expect((await cached.listByApp("a")).map((r) => r.requestId)).toEqual(["r1"]);
+  });
+
+  it("answers one install's requests from the app's list, without the by-install index", async () => {
+    const { store, counts } = countingStore();
+    const cached = cachedDeletionStore(store);
+    await cached.create(request("r1"));
+    await cached.create(request("r2"));
+    await cached.create(request("r3", "b"));
+    expect((await cached.listByInstall("a", "s-r2")).map((r) => r.requestId)).toEqual(["r2"]);
+    expect(await cached.listByInstall("a", "s-r3")).toEqual([]);
+    expect(await cached.listByInstall("a", "s-r1")).toHaveLength(1);
+    expect(counts.listByApp).toBe(1);
   });
 });

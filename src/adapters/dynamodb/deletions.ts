@@ -1,4 +1,7 @@
-/** Deletion requests on DynamoDB, with an index by app (tombstones) and a sparse open index. */
+/**
+ * Deletion requests on DynamoDB, with an index by app (tombstones), a sparse open index and an
+ * index by install.
+ */
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -14,7 +17,7 @@ import {
 import { queryIndex } from "./query-index.ts";
 import { TABLE_DEFINITIONS } from "./tables.ts";
 
-const [BY_APP, OPEN] = TABLE_DEFINITIONS.deletions.indexes;
+const [BY_APP, OPEN, BY_INSTALL] = TABLE_DEFINITIONS.deletions.indexes;
 // Every open request shares this index key; deletions are rare, so one partition is plenty.
 const OPEN_KEY = "open";
 
@@ -48,6 +51,20 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
   listByApp: async (appId) =>
     oldestFirst(
       await queryIndex(doc, { table, index: BY_APP.name, key: "appId", value: appId }, parse),
+    ),
+  listByInstall: async (appId, serviceId) =>
+    oldestFirst(
+      await queryIndex(
+        doc,
+        {
+          table,
+          index: BY_INSTALL.name,
+          key: BY_INSTALL.partitionKey,
+          value: appId,
+          sort: { key: BY_INSTALL.sortKey, value: serviceId },
+        },
+        parse,
+      ),
     ),
   listOpen: async () =>
     oldestFirst(

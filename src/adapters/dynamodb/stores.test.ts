@@ -140,6 +140,28 @@ describe("DynamoDB stores", () => {
     expect(await snapshots.get("com.t", 10)).toEqual(ref("com.t", 10, "q3"));
   });
 
+  it("finds one install's deletion requests by index, and an app's all", async () => {
+    const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const request = (requestId: string, appId: string, serviceId: string, minute: number) => ({
+      requestId,
+      appId,
+      serviceId,
+      status: "pending" as const,
+      requestedAt: `2026-11-01T10:0${minute}:00.000Z`,
+      completedAt: null,
+    });
+    await deletions.create(request("d2", "com.del", "s1", 2));
+    await deletions.create(request("d1", "com.del", "s1", 1));
+    await deletions.create(request("d3", "com.del", "s2", 3));
+    // The same install id in another app is another install.
+    await deletions.create(request("d4", "com.other", "s1", 4));
+    const ids = (requests: { requestId: string }[]) => requests.map((r) => r.requestId);
+    expect(ids(await deletions.listByInstall("com.del", "s1"))).toEqual(["d1", "d2"]);
+    expect(ids(await deletions.listByInstall("com.del", "s2"))).toEqual(["d3"]);
+    expect(await deletions.listByInstall("com.del", "s3")).toEqual([]);
+    expect(ids(await deletions.listByApp("com.del"))).toEqual(["d1", "d2", "d3"]);
+  });
+
   it("lets the first snapshot stored stand for an export while it is good", async () => {
     const { snapshots } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
     const ref = (snapshotId: string, createdAt: number) => ({

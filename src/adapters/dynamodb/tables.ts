@@ -8,9 +8,15 @@ import {
   ResourceInUseException,
 } from "@aws-sdk/client-dynamodb";
 
+export interface IndexDefinition {
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly sortKey?: string;
+}
+
 export interface TableDefinition {
   readonly partitionKey: string;
-  readonly indexes?: readonly { readonly name: string; readonly partitionKey: string }[];
+  readonly indexes?: readonly IndexDefinition[];
   /** Epoch-seconds attribute that DynamoDB's TTL reaps on AWS. */
   readonly ttlAttribute?: string;
 }
@@ -37,6 +43,11 @@ export const TABLE_DEFINITIONS = {
       { name: "byApp", partitionKey: "appId" },
       // Sparse: only open requests carry `openStatus`, so the purge job reads just those.
       { name: "open", partitionKey: "openStatus" },
+      // One install's requests: a first open, an event for an unknown install and a repeated
+      // request each look up one install, which must not cost a read of the app's every
+      // request. Not added to an embedded data directory created before it (dynalite cannot
+      // add an index); the embedded runtime answers these lookups from its by-app cache.
+      { name: "byInstall", partitionKey: "appId", sortKey: "serviceId" },
     ],
   },
 } as const satisfies Record<string, TableDefinition>;
@@ -52,7 +63,10 @@ export const ensureTables = async (client: DynamoDBClient, names: TableNames): P
   ][]) {
     const keys = [
       definition.partitionKey,
-      ...(definition.indexes ?? []).map((i) => i.partitionKey),
+      ...(definition.indexes ?? []).flatMap((i) => [
+        i.partitionKey,
+        ...(i.sortKey ? [i.sortKey] : []),
+      ]),
     ];
     try {
       await client.send(
@@ -66,7 +80,12 @@ export const ensureTables = async (client: DynamoDBClient, names: TableNames): P
           KeySchema: [{ AttributeName: definition.partitionKey, KeyType: "HASH" }],
           GlobalSecondaryIndexes: definition.indexes?.map((index) => ({
             IndexName: index.name,
-            KeySchema: [{ AttributeName: index.partitionKey, KeyType: "HASH" }],
+            KeySchema: [
+              { AttributeName: index.partitionKey, KeyType: "HASH" },
+              ...(index.sortKey
+                ? [{ AttributeName: index.sortKey, KeyType: "RANGE" as const }]
+                : []),
+            ],
             Projection: { ProjectionType: "ALL" },
           })),
         }),
