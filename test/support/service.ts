@@ -1,11 +1,29 @@
 /** The service as its own process, as `npm start` runs it, for tests and the benchmark. */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
+import * as z from "zod";
 
 const CLI = new URL("../../bin/attribution.js", import.meta.url).pathname;
 const run = promisify(execFile);
+
+/**
+ * The Node flags of package.json's start script (`node <flags> bin/attribution.js start`), so
+ * the tests and the benchmarks run the service as `npm start` does.
+ */
+const START_FLAGS = (() => {
+  const manifest = z
+    .object({ scripts: z.object({ start: z.string() }) })
+    .parse(JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")));
+  const words = manifest.scripts.start.split(/\s+/);
+  const cli = words.indexOf("bin/attribution.js");
+  if (words[0] !== "node" || cli < 0) {
+    throw new Error(`package.json's start script is not "node … bin/attribution.js start"`);
+  }
+  return words.slice(1, cli);
+})();
 
 export interface Service {
   readonly child: ChildProcess;
@@ -30,7 +48,7 @@ export const spawnListening = async (args: readonly string[]): Promise<Service> 
 };
 
 export const startService = (dataDir: string): Promise<Service> =>
-  spawnListening([CLI, "start", "--port", "0", "--data-dir", dataDir]);
+  spawnListening([...START_FLAGS, CLI, "start", "--port", "0", "--data-dir", dataDir]);
 
 /** A process's peak resident memory (VmHWM), read from Linux's /proc. */
 export const peakMemory = async (pid: number | undefined): Promise<number> => {
