@@ -133,13 +133,19 @@ describe("grants", () => {
     expect(statements[0]?.Action).not.toContain("dynamodb:Scan");
   });
 
+  const installLookup = () => ({
+    Effect: "Allow",
+    Action: "dynamodb:Query",
+    // By app only while DynamoDB builds the by-install index of a table deployed before it.
+    Resource: [
+      stack.resolve(`${tables.deletions.tableArn}/index/byInstall`),
+      stack.resolve(`${tables.deletions.tableArn}/index/byApp`),
+    ],
+  });
+
   it("lets a deletion request find the install's open one by index and put a new one, no more", () => {
     expect(statementsOfRole(template, deletionRequester)).toEqual([
-      {
-        Effect: "Allow",
-        Action: "dynamodb:Query",
-        Resource: stack.resolve(`${tables.deletions.tableArn}/index/byInstall`),
-      },
+      installLookup(),
       {
         Effect: "Allow",
         Action: "dynamodb:PutItem",
@@ -158,14 +164,8 @@ describe("grants", () => {
     ]);
   });
 
-  it("lets ingestion look up one install's deletion requests through the by-install index only", () => {
-    expect(statementsOfRole(template, deletionLookup)).toEqual([
-      {
-        Effect: "Allow",
-        Action: "dynamodb:Query",
-        Resource: stack.resolve(`${tables.deletions.tableArn}/index/byInstall`),
-      },
-    ]);
+  it("lets ingestion look up one install's deletion requests through the indexes only", () => {
+    expect(statementsOfRole(template, deletionLookup)).toEqual([installLookup()]);
   });
 
   it("lets ingestion read apps, and get and put installs and customer users, by key only", () => {

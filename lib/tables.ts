@@ -125,17 +125,20 @@ export class ServiceTables extends Construct {
 
   /**
    * Find one install's deletion requests (ingestion takes nothing in for a deleted install; a
-   * new request looks for an open one): a query on the by-install index, nothing else.
+   * new request looks for an open one): a query on the by-install index, and on the by-app
+   * one, which the store reads instead while DynamoDB is still building the by-install index
+   * of a table deployed before it. Nothing else.
    */
   grantDeletionLookup(role: IRole): void {
-    this.grantDeletionsQuery(role, TABLE_DEFINITIONS.deletions.indexes[2].name);
+    const [byApp, , byInstall] = TABLE_DEFINITIONS.deletions.indexes;
+    this.grantDeletionsQuery(role, byInstall.name, byApp.name);
   }
 
-  private grantDeletionsQuery(role: IRole, index: string): void {
+  private grantDeletionsQuery(role: IRole, ...indexes: string[]): void {
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["dynamodb:Query"],
-        resources: [`${this.deletions.tableArn}/index/${index}`],
+        resources: indexes.map((index) => `${this.deletions.tableArn}/index/${index}`),
       }),
     );
   }

@@ -34,59 +34,80 @@ const parse = (item: Record<string, unknown>): DeletionRequest => deletionItem.p
 const oldestFirst = (requests: DeletionRequest[]) =>
   requests.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
 
-export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string): DeletionStore => ({
-  async create(request) {
-    await doc.send(
-      new PutCommand({
-        TableName: table,
-        Item: { ...request, openStatus: OPEN_KEY },
-        ConditionExpression: "attribute_not_exists(requestId)",
-      }),
-    );
-  },
-  async get(requestId) {
-    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { requestId } }));
-    return Item ? deletionItem.parse(Item) : undefined;
-  },
-  listByApp: async (appId) =>
+/**
+ * True when DynamoDB refused a query because the index cannot be read yet: one added to a
+ * deployed table is built from its items first, and a table made before it has none.
+ */
+const isIndexUnavailable = (error: unknown, index: string): boolean =>
+  error instanceof Error && error.name === "ValidationException" && error.message.includes(index);
+
+export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string): DeletionStore => {
+  const listByApp = async (appId: string) =>
     oldestFirst(
       await queryIndex(doc, { table, index: BY_APP.name, key: "appId", value: appId }, parse),
-    ),
-  listByInstall: async (appId, serviceId) =>
-    oldestFirst(
-      await queryIndex(
-        doc,
-        {
-          table,
-          index: BY_INSTALL.name,
-          key: BY_INSTALL.partitionKey,
-          value: appId,
-          sort: { key: BY_INSTALL.sortKey, value: serviceId },
-        },
-        parse,
-      ),
-    ),
-  listOpen: async () =>
-    oldestFirst(
-      await queryIndex(doc, { table, index: OPEN.name, key: "openStatus", value: OPEN_KEY }, parse),
-    ),
-  async setStatus(requestId, status, at) {
-    await doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { requestId },
-        ...(status === "completed"
-          ? {
-              UpdateExpression: "SET #status = :status, completedAt = :at REMOVE openStatus",
-              ExpressionAttributeValues: { ":status": status, ":at": at },
-            }
-          : {
-              UpdateExpression: "SET #status = :status",
-              ExpressionAttributeValues: { ":status": status },
-            }),
-        ExpressionAttributeNames: { "#status": "status" },
-        ConditionExpression: "attribute_exists(requestId)",
-      }),
     );
-  },
-});
+  return {
+    async create(request) {
+      await doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: { ...request, openStatus: OPEN_KEY },
+          ConditionExpression: "attribute_not_exists(requestId)",
+        }),
+      );
+    },
+    async get(requestId) {
+      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { requestId } }));
+      return Item ? deletionItem.parse(Item) : undefined;
+    },
+    listByApp,
+    async listByInstall(appId, serviceId) {
+      try {
+        return oldestFirst(
+          await queryIndex(
+            doc,
+            {
+              table,
+              index: BY_INSTALL.name,
+              key: BY_INSTALL.partitionKey,
+              value: appId,
+              sort: { key: BY_INSTALL.sortKey, value: serviceId },
+            },
+            parse,
+          ),
+        );
+      } catch (error) {
+        // Until the index can be read, the app's requests are read by app, as before it existed.
+        if (!isIndexUnavailable(error, BY_INSTALL.name)) throw error;
+        return (await listByApp(appId)).filter((request) => request.serviceId === serviceId);
+      }
+    },
+    listOpen: async () =>
+      oldestFirst(
+        await queryIndex(
+          doc,
+          { table, index: OPEN.name, key: "openStatus", value: OPEN_KEY },
+          parse,
+        ),
+      ),
+    async setStatus(requestId, status, at) {
+      await doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { requestId },
+          ...(status === "completed"
+            ? {
+                UpdateExpression: "SET #status = :status, completedAt = :at REMOVE openStatus",
+                ExpressionAttributeValues: { ":status": status, ":at": at },
+              }
+            : {
+                UpdateExpression: "SET #status = :status",
+                ExpressionAttributeValues: { ":status": status },
+              }),
+          ExpressionAttributeNames: { "#status": "status" },
+          ConditionExpression: "attribute_exists(requestId)",
+        }),
+      );
+    },
+  };
+};

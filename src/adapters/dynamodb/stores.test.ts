@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { ConditionalCheckFailedException, CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
@@ -12,6 +12,7 @@ import {
   startLocalDynamoDb,
 } from "../../embedded/local-dynamodb.ts";
 import type { Install } from "../../ports/installs.ts";
+import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createDynamoStores } from "./stores.ts";
 
@@ -160,6 +161,45 @@ describe("DynamoDB stores", () => {
     expect(ids(await deletions.listByInstall("com.del", "s2"))).toEqual(["d3"]);
     expect(await deletions.listByInstall("com.del", "s3")).toEqual([]);
     expect(ids(await deletions.listByApp("com.del"))).toEqual(["d1", "d2", "d3"]);
+  });
+
+  it("reads one install's requests by app while its index cannot be read yet", async () => {
+    // The deletions table as it was made before the by-install index existed.
+    const table = "deletions-before-by-install";
+    await dynamo.client.send(
+      new CreateTableCommand({
+        TableName: table,
+        BillingMode: "PAY_PER_REQUEST",
+        AttributeDefinitions: ["requestId", "appId", "openStatus"].map((name) => ({
+          AttributeName: name,
+          AttributeType: "S",
+        })),
+        KeySchema: [{ AttributeName: "requestId", KeyType: "HASH" }],
+        GlobalSecondaryIndexes: ["appId", "openStatus"].map((key, i) => ({
+          IndexName: i === 0 ? "byApp" : "open",
+          KeySchema: [{ AttributeName: key, KeyType: "HASH" }],
+          Projection: { ProjectionType: "ALL" },
+        })),
+      }),
+    );
+    const deletions = createDeletionStore(dynamo.doc, table);
+    for (const [requestId, serviceId] of [
+      ["o1", "s1"],
+      ["o2", "s2"],
+    ]) {
+      await deletions.create({
+        requestId: requestId ?? "",
+        appId: "com.old",
+        serviceId: serviceId ?? "",
+        status: "pending",
+        requestedAt: "2026-11-01T10:00:00.000Z",
+        completedAt: null,
+      });
+    }
+    expect((await deletions.listByInstall("com.old", "s2")).map((r) => r.requestId)).toEqual([
+      "o2",
+    ]);
+    expect(await deletions.listByInstall("com.old", "s3")).toEqual([]);
   });
 
   it("lets the first snapshot stored stand for an export while it is good", async () => {
