@@ -17,6 +17,7 @@ import { dataPaths } from "../src/embedded/data-dir.ts";
 import {
   createAppWithCli,
   peakMemory,
+  START_FLAGS,
   spawnListening,
   startService,
   stopService,
@@ -114,8 +115,8 @@ const cpuSeconds = async (pid: number | undefined): Promise<number> => {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 };
 
-/** The bare reference server in its own process. */
-const startBareServer = () => spawnListening([BARE_SERVER]);
+/** The bare reference server in its own process, with the Node flags the service gets. */
+const startBareServer = () => spawnListening([...START_FLAGS, BARE_SERVER]);
 
 interface Measured {
   readonly load: LoadResult;

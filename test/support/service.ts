@@ -13,7 +13,7 @@ const run = promisify(execFile);
  * The Node flags of package.json's start script (`node <flags> bin/attribution.js start`), so
  * the tests and the benchmarks run the service as `npm start` does.
  */
-const START_FLAGS = (() => {
+export const START_FLAGS = (() => {
   const manifest = z
     .object({ scripts: z.object({ start: z.string() }) })
     .parse(JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")));
