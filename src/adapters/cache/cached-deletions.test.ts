@@ -75,10 +75,7 @@ describe("cached deletion store", () => {
     expect(counts.listByApp).toBe(1);
     // What is written after a read is seen by the next one.
     await cached.create({ ...request("r4"), serviceId: "s-r2" });
-    expect((await cached.listByInstall("a", "s-r2")).map((r) => r.requestId)).toEqual([
-      "r2",
-      "r4",
-    ]);
+    expect((await cached.listByInstall("a", "s-r2")).map((r) => r.requestId)).toEqual(["r2", "r4"]);
     await cached.setStatus("r2", "completed", "2026-11-01T00:01:00.000Z");
     expect((await cached.listByInstall("a", "s-r2"))[0]?.status).toBe("completed");
   });
