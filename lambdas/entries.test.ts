@@ -38,6 +38,7 @@ const ENTRIES = {
       DELETIONS_TABLE: "deletions",
       ATHENA_WORKGROUP: "exports",
       GLUE_DATABASE: "lake",
+      RESULTS_BUCKET: "results",
     },
   },
   openapi: { load: () => import("./openapi.ts"), env: {} },

@@ -16,6 +16,7 @@ const engine = createAthenaQueryEngine({
   s3,
   workGroup: env.ATHENA_WORKGROUP,
   database: env.GLUE_DATABASE,
+  resultsBucket: env.RESULTS_BUCKET,
   // Pages are still served without checkpoints, only slower: worth a log line, not a failure.
   onCheckpointError: (error) => console.warn("Export page checkpoints unavailable", error),
 });

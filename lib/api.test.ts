@@ -150,6 +150,7 @@ describe("environment contract", () => {
       DELETIONS_TABLE: stack.resolve(stack.tables.deletions.tableName),
       ATHENA_WORKGROUP: stack.queries.workGroupName,
       GLUE_DATABASE: stack.lake.databaseName,
+      RESULTS_BUCKET: stack.resolve(stack.lake.resultsBucket.bucketName),
       SNAPSHOT_TTL_SECONDS: "900",
     });
   });
@@ -276,6 +277,20 @@ describe("least privilege", () => {
       stack.resolve(stack.tables.snapshots.tableArn),
       stack.resolve(`${stack.tables.deletions.tableArn}/index/byApp`),
     ]);
+  });
+
+  it("lets the export read the catalog entries of its query: the lake tables and the exclusion lists", () => {
+    const statements = statementsOfRole(template, functionOf("export").role);
+    const glue = statements.filter((s) => actionsOf(s).some((a) => a.startsWith("glue:")));
+    expect(glue.flatMap(actionsOf).sort()).toEqual([
+      "glue:GetDatabase",
+      "glue:GetTable",
+      "glue:GetTables",
+    ]);
+    const tables = JSON.stringify(glue.map((s) => s.Resource));
+    for (const table of ["events", "attributions", "export_exclusions"]) {
+      expect(tables).toContain(`:table/${stack.lake.databaseName}/${table}`);
+    }
   });
 
   const allStatements = (id: string) => statementsOfRole(template, functionOf(id).role);

@@ -124,6 +124,7 @@ export class AttributionStack extends Stack {
           DELETIONS_TABLE: tables.deletions.tableName,
           ATHENA_WORKGROUP: queries.workGroupName,
           GLUE_DATABASE: lake.databaseName,
+          RESULTS_BUCKET: lake.resultsBucket.bucketName,
           SNAPSHOT_TTL_SECONDS: String((props.snapshotTtl ?? Duration.minutes(15)).toSeconds()),
         }),
         grant: (role) => {

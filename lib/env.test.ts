@@ -8,6 +8,7 @@ const valid = {
   DELETIONS_TABLE: "deletions",
   ATHENA_WORKGROUP: "exports",
   GLUE_DATABASE: "lake",
+  RESULTS_BUCKET: "results",
   SNAPSHOT_TTL_SECONDS: "900",
 };
 

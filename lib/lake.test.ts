@@ -162,4 +162,34 @@ describe("Glue catalog", () => {
       });
     });
   });
+
+  it("reads the lists of installs an export leaves out, one list a query, from the results bucket", () => {
+    const found = Object.values(
+      template.findResources("AWS::Glue::Table", {
+        Properties: { TableInput: { Name: "export_exclusions" } },
+      }),
+    );
+    expect(found).toHaveLength(1);
+    const location = `s3://${lake.resultsBucket.bucketName}/exclusions/`;
+    expect(propertiesOf(found[0])).toMatchObject({
+      DatabaseName: lake.databaseName,
+      TableInput: {
+        TableType: "EXTERNAL_TABLE",
+        PartitionKeys: [{ Name: "list", Type: "string" }],
+        Parameters: {
+          "projection.enabled": "true",
+          "projection.list.type": "injected",
+          "storage.location.template": stack.resolve(`${location}\${list}/`),
+        },
+        StorageDescriptor: {
+          Columns: [{ Name: "service_id", Type: "string" }],
+          Location: stack.resolve(location),
+          InputFormat: "org.apache.hadoop.mapred.TextInputFormat",
+          SerdeInfo: {
+            SerializationLibrary: "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+          },
+        },
+      },
+    });
+  });
 });

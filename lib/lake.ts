@@ -17,6 +17,7 @@ import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from "aws-cdk-lib/cx-api";
 import { Construct } from "constructs";
+import { EXCLUSIONS_TABLE } from "../src/adapters/athena/exclusions.ts";
 import {
   LAKE_TABLES,
   type LakeColumn,
@@ -96,6 +97,8 @@ export class Lake extends Construct {
   readonly database: CfnDatabase;
   readonly databaseName: string;
   readonly tables: Readonly<Record<LakeTableName, CfnTable>>;
+  /** The lists of installs an export leaves out, in the results bucket (exclusions.ts). */
+  readonly exclusionsTable: CfnTable;
 
   constructor(scope: Construct, id: string, props: LakeProps = {}) {
     super(scope, id);
@@ -168,6 +171,7 @@ export class Lake extends Construct {
       events: this.required(tables.events),
       attributions: this.required(tables.attributions),
     };
+    this.exclusionsTable = this.exclusionListsTable();
   }
 
   /** `s3://bucket/<table>/`, the table's location and its Firehose prefix root. */
@@ -270,7 +274,7 @@ export class Lake extends Construct {
   }
 
   /** The Glue catalog, database and lake table ARNs (Glue checks all three). */
-  catalogArns(tables: readonly LakeTableName[] = LAKE_TABLES.map((t) => t.name)): string[] {
+  catalogArns(tables: readonly string[] = LAKE_TABLES.map((t) => t.name)): string[] {
     const stack = Stack.of(this);
     const glueArn = (resource: string, resourceName?: string): string =>
       stack.formatArn({ service: "glue", resource, resourceName });
@@ -281,12 +285,12 @@ export class Lake extends Construct {
     ];
   }
 
-  /** Read the catalog entries of the lake, as Athena planning a query does. */
+  /** Read the catalog entries an export query uses, as Athena planning it does. */
   grantReadCatalog(role: IRole): void {
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["glue:GetDatabase", "glue:GetTable", "glue:GetTables"],
-        resources: this.catalogArns(),
+        resources: this.catalogArns([...LAKE_TABLES.map((t) => t.name), EXCLUSIONS_TABLE.name]),
       }),
     );
   }
@@ -322,6 +326,46 @@ export class Lake extends Construct {
     });
     glueTable.addResourceDependency(this.database);
     return glueTable;
+  }
+
+  /**
+   * One line per service id, in text objects under `exclusions/<list>/` of the results bucket.
+   * The list is an injected partition: a query names the one it reads, and Athena reads no
+   * other.
+   */
+  private exclusionListsTable(): CfnTable {
+    const { name, prefix, partitionKey, column } = EXCLUSIONS_TABLE;
+    const location = `s3://${this.resultsBucket.bucketName}/${prefix}`;
+    const table = new CfnTable(this, "ExclusionListsTable", {
+      catalogId: Stack.of(this).account,
+      databaseName: this.databaseName,
+      tableInput: {
+        name,
+        tableType: "EXTERNAL_TABLE",
+        parameters: {
+          classification: "csv",
+          EXTERNAL: "TRUE",
+          "projection.enabled": "true",
+          [`projection.${partitionKey}.type`]: "injected",
+          "storage.location.template": `${location}\${${partitionKey}}/`,
+        },
+        partitionKeys: [{ name: partitionKey, type: "string" }],
+        storageDescriptor: {
+          columns: [{ name: column, type: "string" }],
+          location,
+          inputFormat: "org.apache.hadoop.mapred.TextInputFormat",
+          outputFormat: "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+          serdeInfo: {
+            serializationLibrary: "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+            parameters: { "serialization.format": "1" },
+          },
+          compressed: false,
+          storedAsSubDirectories: false,
+        },
+      },
+    });
+    table.addResourceDependency(this.database);
+    return table;
   }
 
   private required(table: CfnTable | undefined): CfnTable {

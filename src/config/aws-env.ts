@@ -18,6 +18,8 @@ export const exportEnv = z.object({
   DELETIONS_TABLE: name,
   ATHENA_WORKGROUP: name,
   GLUE_DATABASE: name,
+  /** The Athena results bucket, which also holds the lists of installs an export leaves out. */
+  RESULTS_BUCKET: name,
   SNAPSHOT_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
 });
 

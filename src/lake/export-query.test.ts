@@ -54,12 +54,21 @@ describe("export query", () => {
     const sql = buildExportQuery({
       ...input,
       dialect: "duckdb",
-      excludeServiceIds: ["s-1", "o'k"],
+      exclude: { serviceIds: ["s-1", "o'k"] },
     });
     expect(sql).toContain("AND service_id NOT IN ('s-1', 'o''k')");
-    expect(buildExportQuery({ ...input, dialect: "duckdb", excludeServiceIds: [] })).not.toContain(
-      "NOT IN",
-    );
+    for (const exclude of [undefined, { serviceIds: [] }]) {
+      expect(buildExportQuery({ ...input, dialect: "duckdb", exclude })).not.toContain("NOT IN");
+    }
+  });
+
+  it("leaves out the installs a query of their own reads", () => {
+    const sql = buildExportQuery({
+      ...input,
+      dialect: "athena",
+      exclude: { serviceIdsFrom: "SELECT service_id FROM lists WHERE list = 'a'" },
+    });
+    expect(sql).toContain("AND service_id NOT IN (SELECT service_id FROM lists WHERE list = 'a')");
   });
 
   it("keeps string literals inert", () => {

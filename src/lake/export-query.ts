@@ -16,8 +16,16 @@ export interface ExportQueryInput {
   /** Adds `pos`, the 0-based row number in export order, as the first column. */
   readonly withPosition?: boolean;
   /** Installs whose data was deleted: their events are left out even before the purge. */
-  readonly excludeServiceIds?: readonly string[];
+  readonly exclude?: Exclusion;
 }
+
+/**
+ * The installs to leave out: listed in the query, or read by a query of their own that
+ * returns a `service_id` column (for an engine that limits a query's length).
+ */
+export type Exclusion =
+  | { readonly serviceIds: readonly string[] }
+  | { readonly serviceIdsFrom: string };
 
 /** A SQL string literal; app ids are validated upstream, this keeps any value inert. */
 export const sqlString = (value: string): string => `'${value.replaceAll("'", "''")}'`;
@@ -49,6 +57,15 @@ const selectList = (dialect: Dialect): string =>
     return `${value} AS ${c.name}`;
   }).join(",\n  ");
 
+const exclusionFilter = (exclude: Exclusion | undefined): string => {
+  if (!exclude) return "";
+  if ("serviceIdsFrom" in exclude) return `\n    AND service_id NOT IN (${exclude.serviceIdsFrom})`;
+  const { serviceIds } = exclude;
+  return serviceIds.length > 0
+    ? `\n    AND service_id NOT IN (${serviceIds.map(sqlString).join(", ")})`
+    : "";
+};
+
 export const buildExportQuery = (input: ExportQueryInput): string => {
   const { dialect, appId, since, sources } = input;
   const sinceIso = since.toISOString();
@@ -60,9 +77,7 @@ export const buildExportQuery = (input: ExportQueryInput): string => {
   const position = input.withPosition
     ? `row_number() OVER (ORDER BY ${order}) - 1 AS pos,\n  `
     : "";
-  const deleted = input.excludeServiceIds ?? [];
-  const tombstones =
-    deleted.length > 0 ? `\n    AND service_id NOT IN (${deleted.map(sqlString).join(", ")})` : "";
+  const tombstones = exclusionFilter(input.exclude);
   return `WITH ev AS (
   SELECT *, row_number() OVER (PARTITION BY service_id, event_id ORDER BY received_at) AS copy_no
   FROM ${sources.events}

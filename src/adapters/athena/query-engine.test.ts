@@ -9,6 +9,7 @@ import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { COLUMN_NAMES, EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
 import { exportRecordSchema } from "../../record/schema.ts";
+import { exclusionList } from "./exclusions.ts";
 import { createFakeS3 } from "./fake-s3.test-support.ts";
 import { PageCheckpoints } from "./page-checkpoints.ts";
 import { createAthenaQueryEngine } from "./query-engine.ts";
@@ -88,6 +89,7 @@ describe("Athena query engine", () => {
       s3: s3.client,
       workGroup: "exports",
       database: "attribution_lake",
+      resultsBucket: BUCKET,
       pollIntervalMs: 1,
       onCheckpointError: (error) => warnings.push(error),
     });
@@ -127,6 +129,47 @@ describe("Athena query engine", () => {
       expect(starts[1]?.ClientRequestToken).toBe(start?.ClientRequestToken);
       expect(clientRequestToken("snap-2")).not.toBe(start?.ClientRequestToken);
       expect(athenaMock.commandCalls(GetQueryExecutionCommand).length).toBe(4);
+    });
+
+    it("leaves deleted installs out through a list it writes to the results bucket", async () => {
+      athenaMock.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: "q-1" });
+      athenaMock
+        .on(GetQueryExecutionCommand)
+        .resolves(execution("SUCCEEDED", { OutputLocation: LOCATION }));
+      // Thousands of ids: listed in the query, they would pass Athena's 262,144 bytes.
+      const deleted = Array.from({ length: 8_000 }, (_, i) => `deleted-install-${i}-abcdefghijk`);
+      await engine.materialize({ ...request, snapshotId: "snap-1", excludeServiceIds: deleted });
+      await engine.materialize({
+        ...request,
+        snapshotId: "snap-2",
+        excludeServiceIds: [...deleted].reverse(),
+      });
+
+      const list = exclusionList(deleted);
+      expect(s3.text(BUCKET, list.key)?.split("\n").filter(Boolean).sort()).toEqual(
+        [...deleted].sort(),
+      );
+      const [first, second] = athenaMock
+        .commandCalls(StartQueryExecutionCommand)
+        .map((c) => c.args[0].input.QueryString ?? "");
+      expect(first).toContain(
+        `AND service_id NOT IN (SELECT service_id FROM "attribution_lake"."export_exclusions" WHERE list = '${list.list}')`,
+      );
+      expect(first).not.toContain(deleted[0]);
+      expect(first?.length).toBeLessThan(10_000);
+      // The same installs, the same query: Athena may reuse the result.
+      expect(second).toBe(first);
+    });
+
+    it("writes no list when no install is left out", async () => {
+      athenaMock.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: "q-1" });
+      athenaMock
+        .on(GetQueryExecutionCommand)
+        .resolves(execution("SUCCEEDED", { OutputLocation: LOCATION }));
+      await engine.materialize({ ...request, snapshotId: "snap-1", excludeServiceIds: [] });
+      expect(s3.mock.commandCalls(PutObjectCommand)).toHaveLength(0);
+      const [start] = athenaMock.commandCalls(StartQueryExecutionCommand);
+      expect(start?.args[0].input.QueryString).not.toContain("NOT IN");
     });
 
     it.each(["FAILED", "CANCELLED"] as const)("rejects when the query is %s", async (state) => {

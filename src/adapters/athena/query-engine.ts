@@ -6,11 +6,12 @@
  */
 import type { Readable } from "node:stream";
 import type { AthenaClient } from "@aws-sdk/client-athena";
-import type { S3Client } from "@aws-sdk/client-s3";
-import { buildExportQuery } from "../../lake/export-query.ts";
+import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { buildExportQuery, type Exclusion, sqlString } from "../../lake/export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../../lake/tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import type { ExportRecord } from "../../record/columns.ts";
+import { EXCLUSIONS_TABLE, exclusionList } from "./exclusions.ts";
 import {
   loadCheckpoints,
   PageCheckpoints,
@@ -27,6 +28,8 @@ export interface AthenaQueryEngineOptions {
   readonly workGroup: string;
   /** The Glue database holding the lake tables. */
   readonly database: string;
+  /** The bucket Athena writes results to, where the lists of installs to leave out go too. */
+  readonly resultsBucket: string;
   /** First wait between status polls; it doubles up to 2 s. Default 250 ms. */
   readonly pollIntervalMs?: number;
   /** Told when page checkpoints cannot be read or saved (pages are still served). */
@@ -51,11 +54,34 @@ interface OpenedResult {
 }
 
 export const createAthenaQueryEngine = (options: AthenaQueryEngineOptions): LakeQueryEngine => {
-  const { athena, s3, workGroup, database } = options;
+  const { athena, s3, workGroup, database, resultsBucket } = options;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   if (!(pollIntervalMs > 0)) throw new RangeError("pollIntervalMs must be positive");
   const onCheckpointError = options.onCheckpointError ?? (() => {});
-  const table = (t: LakeTable) => `${quoteIdentifier(database)}.${quoteIdentifier(t.name)}`;
+  const qualified = (name: string) => `${quoteIdentifier(database)}.${quoteIdentifier(name)}`;
+  const table = (t: LakeTable) => qualified(t.name);
+
+  /**
+   * Where the query reads the installs to leave out: their list, written to the results bucket
+   * first (see exclusions.ts). Never deleted by the export: another export may be reading the
+   * same list, and it expires with the results.
+   */
+  const excluded = async (serviceIds: readonly string[]): Promise<Exclusion | undefined> => {
+    if (serviceIds.length === 0) return undefined;
+    const { list, key, body } = exclusionList(serviceIds);
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: resultsBucket,
+        Key: key,
+        Body: body,
+        ContentType: "text/plain; charset=utf-8",
+      }),
+    );
+    const { name, column, partitionKey } = EXCLUSIONS_TABLE;
+    return {
+      serviceIdsFrom: `SELECT ${column} FROM ${qualified(name)} WHERE ${partitionKey} = ${sqlString(list)}`,
+    };
+  };
 
   /** Opens the result at the nearest checkpoint before `offset`, or at its start. */
   const open = async (result: S3ObjectRef, offset: number): Promise<OpenedResult> => {
@@ -84,12 +110,12 @@ export const createAthenaQueryEngine = (options: AthenaQueryEngineOptions): Lake
   };
 
   return {
-    async materialize({ appId, since, snapshotId, excludeServiceIds }) {
+    async materialize({ appId, since, snapshotId, excludeServiceIds = [] }) {
       const queryString = buildExportQuery({
         dialect: "athena",
         appId,
         since,
-        excludeServiceIds,
+        exclude: await excluded(excludeServiceIds),
         sources: { events: table(EVENTS_TABLE), attributions: table(ATTRIBUTIONS_TABLE) },
       });
       const location = await runQuery(athena, {

@@ -66,7 +66,7 @@ export const createDuckDbQueryEngine = (options: {
         dialect: "duckdb",
         appId,
         since,
-        excludeServiceIds,
+        exclude: { serviceIds: excludeServiceIds ?? [] },
         withPosition: true,
         sources: {
           events: await source(EVENTS_TABLE, appId),

@@ -1,0 +1,47 @@
+/**
+ * The installs an Athena export leaves out, as a list Athena reads from S3.
+ *
+ * A deleted install is left out of every export until its rows are purged, and after that
+ * too. Written into the query as `NOT IN ('id', …)`, the list would grow with every deletion
+ * request an app ever made, and Athena refuses a query over 262,144 bytes: about 6,000
+ * deletions. So the list goes to an object in the results bucket, one install per line,
+ * under a name made from its content, and the query reads it through the Glue table below
+ * (its one partition key injected, so Athena reads only that list). The same list gets the
+ * same name, so the same export of the same data is the same query, and Athena may reuse its
+ * result. The objects expire with the other query results.
+ */
+import { createHash } from "node:crypto";
+
+/** The Glue table over the lists, defined here for the CDK stack and the query alike. */
+export const EXCLUSIONS_TABLE = {
+  name: "export_exclusions",
+  /** Under the results bucket; each list sits in `<prefix><list>/`. */
+  prefix: "exclusions/",
+  /** The partition key: which list. */
+  partitionKey: "list",
+  column: "service_id",
+} as const;
+
+export interface ExclusionList {
+  /** The partition value, a digest of the content. */
+  readonly list: string;
+  /** The object key in the results bucket. */
+  readonly key: string;
+  readonly body: string;
+}
+
+/**
+ * The list object of a set of service ids. Service ids are made of letters, digits and
+ * `._:-` (the ingestion rule), so a line holds exactly one and needs no quoting.
+ */
+export const exclusionList = (serviceIds: readonly string[]): ExclusionList => {
+  if (serviceIds.some((id) => /[\r\n]/.test(id))) {
+    throw new RangeError("a service id to leave out holds a line break");
+  }
+  const body = [...new Set(serviceIds)]
+    .sort()
+    .map((id) => `${id}\n`)
+    .join("");
+  const list = createHash("sha256").update(body).digest("hex");
+  return { list, key: `${EXCLUSIONS_TABLE.prefix}${list}/service-ids.txt`, body };
+};
