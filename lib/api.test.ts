@@ -279,6 +279,23 @@ describe("least privilege", () => {
     ]);
   });
 
+  it("lets the export write the lists of installs it leaves out where Athena reads them", () => {
+    const statements = statementsOfRole(template, functionOf("export").role);
+    const resultsArn = stack.resolve(stack.lake.resultsBucket.bucketArn);
+    const onResults = (action: string) =>
+      statements
+        .filter((s) => actionsOf(s).includes(action))
+        .map((s) => JSON.stringify(s.Resource));
+    // Objects under exclusions/ (by a wildcard over the bucket), and listing the bucket.
+    const objects = JSON.stringify({ "Fn::Join": ["", [resultsArn, "/*"]] });
+    for (const action of ["s3:PutObject", "s3:GetObject"]) {
+      expect(onResults(action).some((r) => r.includes(objects))).toBe(true);
+    }
+    expect(onResults("s3:ListBucket").some((r) => r.includes(JSON.stringify(resultsArn)))).toBe(
+      true,
+    );
+  });
+
   it("lets the export read the catalog entries of its query: the lake tables and the exclusion lists", () => {
     const statements = statementsOfRole(template, functionOf("export").role);
     const glue = statements.filter((s) => actionsOf(s).some((a) => a.startsWith("glue:")));

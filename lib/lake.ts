@@ -224,7 +224,7 @@ export class Lake extends Construct {
     acknowledgeWildcardResource(
       role,
       objects,
-      "Athena names each result object after its query id; the results bucket holds nothing but query results and their page checkpoints, which expire.",
+      "Athena names each result object after its query id; the results bucket holds nothing but query results, their page checkpoints and the lists of installs exports leave out, all of which expire.",
     );
   }
 
@@ -274,7 +274,11 @@ export class Lake extends Construct {
   }
 
   /** The Glue catalog, database and lake table ARNs (Glue checks all three). */
-  catalogArns(tables: readonly string[] = LAKE_TABLES.map((t) => t.name)): string[] {
+  catalogArns(
+    tables: readonly (LakeTableName | typeof EXCLUSIONS_TABLE.name)[] = LAKE_TABLES.map(
+      (t) => t.name,
+    ),
+  ): string[] {
     const stack = Stack.of(this);
     const glueArn = (resource: string, resourceName?: string): string =>
       stack.formatArn({ service: "glue", resource, resourceName });

@@ -1,6 +1,9 @@
+import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
+import { DUCKDB_TYPES } from "../adapters/duckdb/lake-sql.ts";
 import { EXPORT_COLUMNS } from "../record/columns.ts";
-import { buildExportQuery, sqlString } from "./export-query.ts";
+import { buildExportQuery, type Exclusion, sqlString } from "./export-query.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable, PARTITION_KEYS } from "./tables.ts";
 
 const input = {
   appId: "com.example.game",
@@ -66,9 +69,13 @@ describe("export query", () => {
     const sql = buildExportQuery({
       ...input,
       dialect: "athena",
-      exclude: { serviceIdsFrom: "SELECT service_id FROM lists WHERE list = 'a'" },
+      exclude: { serviceIdsFrom: "SELECT service_id FROM lists WHERE list = 'a'", count: 3 },
     });
     expect(sql).toContain("AND service_id NOT IN (SELECT service_id FROM lists WHERE list = 'a')");
+    // A list not read whole (gone, or cut short) fails the query instead of leaving them in.
+    expect(sql).toContain(
+      "AND 1 = CAST(CASE WHEN (SELECT count(*) FROM (SELECT service_id FROM lists WHERE list = 'a') AS excluded) = 3 THEN '1' ELSE",
+    );
   });
 
   it("keeps string literals inert", () => {
@@ -76,5 +83,58 @@ describe("export query", () => {
     expect(buildExportQuery({ ...input, appId: "x' OR '1'='1", dialect: "duckdb" })).toContain(
       "app_id = 'x'' OR ''1''=''1'",
     );
+  });
+});
+
+describe("export query on a real engine (DuckDB)", () => {
+  /** Runs the export query over two events (installs s1 and s2) and a list table. */
+  const exported = async (exclude: Exclusion) => {
+    const instance = await DuckDBInstance.create(":memory:");
+    const connection = await instance.connect();
+    try {
+      const create = async (table: LakeTable) => {
+        const columns = [...table.columns, ...PARTITION_KEYS].map(
+          (c) => `${c.name} ${DUCKDB_TYPES[c.type]}`,
+        );
+        await connection.run(`CREATE TABLE ${table.name} (${columns.join(", ")})`);
+      };
+      await create(EVENTS_TABLE);
+      await create(ATTRIBUTIONS_TABLE);
+      await connection.run(
+        `INSERT INTO events (event_id, service_id, event_time, received_at, app_id, dt) VALUES
+           ('e1', 's1', TIMESTAMP '2026-11-02 10:00:00', TIMESTAMP '2026-11-02 10:00:01', 'com.example.game', '2026-11-02'),
+           ('e2', 's2', TIMESTAMP '2026-11-02 11:00:00', TIMESTAMP '2026-11-02 11:00:01', 'com.example.game', '2026-11-02')`,
+      );
+      await connection.run("CREATE TABLE lists (service_id VARCHAR, list VARCHAR)");
+      await connection.run("INSERT INTO lists VALUES ('s1', 'a'), ('s3', 'a'), ('s2', 'b')");
+      const reader = await connection.runAndReadAll(
+        buildExportQuery({
+          ...input,
+          dialect: "duckdb",
+          sources: { events: "events", attributions: "attributions" },
+          exclude,
+        }),
+      );
+      return reader.getRowObjectsJS().map((row) => row.event_id);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+  };
+
+  const listA = "SELECT service_id FROM lists WHERE list = 'a'";
+
+  it("leaves out the installs the list names, read whole", async () => {
+    expect(await exported({ serviceIds: [] })).toEqual(["e1", "e2"]);
+    expect(await exported({ serviceIds: ["s2"] })).toEqual(["e1"]);
+    expect(await exported({ serviceIdsFrom: listA, count: 2 })).toEqual(["e2"]);
+  });
+
+  it("fails rather than export when the list was not read whole", async () => {
+    await expect(exported({ serviceIdsFrom: listA, count: 3 })).rejects.toThrow(
+      /the list of installs to leave out was not read whole/,
+    );
+    const missing = "SELECT service_id FROM lists WHERE list = 'gone'";
+    await expect(exported({ serviceIdsFrom: missing, count: 1 })).rejects.toThrow(/not read whole/);
   });
 });

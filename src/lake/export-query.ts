@@ -21,11 +21,13 @@ export interface ExportQueryInput {
 
 /**
  * The installs to leave out: listed in the query, or read by a query of their own that
- * returns a `service_id` column (for an engine that limits a query's length).
+ * returns a `service_id` column (for an engine that limits a query's length), together with
+ * how many rows it must return. A list that cannot be read whole fails the query rather than
+ * leave deleted installs in.
  */
 export type Exclusion =
   | { readonly serviceIds: readonly string[] }
-  | { readonly serviceIdsFrom: string };
+  | { readonly serviceIdsFrom: string; readonly count: number };
 
 /** A SQL string literal; app ids are validated upstream, this keeps any value inert. */
 export const sqlString = (value: string): string => `'${value.replaceAll("'", "''")}'`;
@@ -59,7 +61,12 @@ const selectList = (dialect: Dialect): string =>
 
 const exclusionFilter = (exclude: Exclusion | undefined): string => {
   if (!exclude) return "";
-  if ("serviceIdsFrom" in exclude) return `\n    AND service_id NOT IN (${exclude.serviceIdsFrom})`;
+  if ("serviceIdsFrom" in exclude) {
+    const { serviceIdsFrom, count } = exclude;
+    // A failed cast is the portable way to stop a query with a message.
+    const readWhole = `CAST(CASE WHEN (SELECT count(*) FROM (${serviceIdsFrom}) AS excluded) = ${count} THEN '1' ELSE 'the list of installs to leave out was not read whole' END AS integer)`;
+    return `\n    AND service_id NOT IN (${serviceIdsFrom})\n    AND 1 = ${readWhole}`;
+  }
   const { serviceIds } = exclude;
   return serviceIds.length > 0
     ? `\n    AND service_id NOT IN (${serviceIds.map(sqlString).join(", ")})`

@@ -11,6 +11,7 @@
  * result. The objects expire with the other query results.
  */
 import { createHash } from "node:crypto";
+import { isIdentifier } from "../../ingest/fields.ts";
 
 /** The Glue table over the lists, defined here for the CDK stack and the query alike. */
 export const EXCLUSIONS_TABLE = {
@@ -25,6 +26,8 @@ export const EXCLUSIONS_TABLE = {
 export interface ExclusionList {
   /** The partition value, a digest of the content. */
   readonly list: string;
+  /** How many ids it holds: the query checks that it read them all. */
+  readonly count: number;
   /** The object key in the results bucket. */
   readonly key: string;
   readonly body: string;
@@ -35,13 +38,17 @@ export interface ExclusionList {
  * `._:-` (the ingestion rule), so a line holds exactly one and needs no quoting.
  */
 export const exclusionList = (serviceIds: readonly string[]): ExclusionList => {
-  if (serviceIds.some((id) => /[\r\n]/.test(id))) {
-    throw new RangeError("a service id to leave out holds a line break");
+  // Anything else could split a line, or read as Hive's null (\N) or field separator.
+  if (!serviceIds.every(isIdentifier)) {
+    throw new RangeError("a service id to leave out breaks the service id rule");
   }
-  const body = [...new Set(serviceIds)]
-    .sort()
-    .map((id) => `${id}\n`)
-    .join("");
+  const ids = [...new Set(serviceIds)].sort();
+  const body = ids.map((id) => `${id}\n`).join("");
   const list = createHash("sha256").update(body).digest("hex");
-  return { list, key: `${EXCLUSIONS_TABLE.prefix}${list}/service-ids.txt`, body };
+  return {
+    list,
+    count: ids.length,
+    key: `${EXCLUSIONS_TABLE.prefix}${list}/service-ids.txt`,
+    body,
+  };
 };

@@ -161,6 +161,27 @@ describe("Athena query engine", () => {
       expect(second).toBe(first);
     });
 
+    it("starts the query only once the list is written, and not at all when it cannot be", async () => {
+      const deleted = ["s-1", "s-2"];
+      const { key } = exclusionList(deleted);
+      const listAtStart: (string | undefined)[] = [];
+      athenaMock.on(StartQueryExecutionCommand).callsFake(async () => {
+        listAtStart.push(s3.text(BUCKET, key));
+        return { QueryExecutionId: "q-1" };
+      });
+      athenaMock
+        .on(GetQueryExecutionCommand)
+        .resolves(execution("SUCCEEDED", { OutputLocation: LOCATION }));
+      await engine.materialize({ ...request, snapshotId: "snap-1", excludeServiceIds: deleted });
+      expect(listAtStart).toEqual(["s-1\ns-2\n"]);
+
+      s3.mock.on(PutObjectCommand).rejects(new Error("AccessDenied"));
+      await expect(
+        engine.materialize({ ...request, snapshotId: "snap-2", excludeServiceIds: ["s-3"] }),
+      ).rejects.toThrow("AccessDenied");
+      expect(athenaMock.commandCalls(StartQueryExecutionCommand)).toHaveLength(1);
+    });
+
     it("writes no list when no install is left out", async () => {
       athenaMock.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: "q-1" });
       athenaMock

@@ -68,7 +68,7 @@ export const createAthenaQueryEngine = (options: AthenaQueryEngineOptions): Lake
    */
   const excluded = async (serviceIds: readonly string[]): Promise<Exclusion | undefined> => {
     if (serviceIds.length === 0) return undefined;
-    const { list, key, body } = exclusionList(serviceIds);
+    const { list, count, key, body } = exclusionList(serviceIds);
     await s3.send(
       new PutObjectCommand({
         Bucket: resultsBucket,
@@ -80,6 +80,7 @@ export const createAthenaQueryEngine = (options: AthenaQueryEngineOptions): Lake
     const { name, column, partitionKey } = EXCLUSIONS_TABLE;
     return {
       serviceIdsFrom: `SELECT ${column} FROM ${qualified(name)} WHERE ${partitionKey} = ${sqlString(list)}`,
+      count,
     };
   };
 
