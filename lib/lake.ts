@@ -78,6 +78,20 @@ export const projectionParameters = (location: string): Record<string, string> =
   return parameters;
 };
 
+/** How Athena reads a table's objects: the lake's Parquet, or text with one value a line. */
+const STORAGE_FORMATS = {
+  parquet: {
+    inputFormat: "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+    outputFormat: "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+    serde: "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+  },
+  text: {
+    inputFormat: "org.apache.hadoop.mapred.TextInputFormat",
+    outputFormat: "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+    serde: "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+  },
+} as const;
+
 /** Where Firehose puts records it could not convert or deliver, per table. */
 export const errorPrefix = (table: LakeTableName): string => `firehose-errors/${table}/`;
 
@@ -301,35 +315,18 @@ export class Lake extends Construct {
 
   private glueTable(table: LakeTable): CfnTable {
     const location = this.tableLocation(table.name);
-    const glueTable = new CfnTable(this, `${pascal(table.name)}Table`, {
-      catalogId: Stack.of(this).account,
-      databaseName: this.databaseName,
-      tableInput: {
-        name: table.name,
-        tableType: "EXTERNAL_TABLE",
-        parameters: {
-          classification: "parquet",
-          EXTERNAL: "TRUE",
-          "parquet.compression": "SNAPPY",
-          ...projectionParameters(location),
-        },
-        partitionKeys: glueColumns(PARTITION_KEYS),
-        storageDescriptor: {
-          columns: glueColumns(table.columns),
-          location,
-          inputFormat: "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
-          outputFormat: "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
-          serdeInfo: {
-            serializationLibrary: "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
-            parameters: { "serialization.format": "1" },
-          },
-          compressed: false,
-          storedAsSubDirectories: false,
-        },
+    return this.externalTable(`${pascal(table.name)}Table`, {
+      name: table.name,
+      location,
+      format: "parquet",
+      parameters: {
+        classification: "parquet",
+        "parquet.compression": "SNAPPY",
+        ...projectionParameters(location),
       },
+      partitionKeys: glueColumns(PARTITION_KEYS),
+      columns: glueColumns(table.columns),
     });
-    glueTable.addResourceDependency(this.database);
-    return glueTable;
   }
 
   /**
@@ -340,27 +337,48 @@ export class Lake extends Construct {
   private exclusionListsTable(): CfnTable {
     const { name, prefix, partitionKey, column } = EXCLUSIONS_TABLE;
     const location = `s3://${this.resultsBucket.bucketName}/${prefix}`;
-    const table = new CfnTable(this, "ExclusionListsTable", {
+    return this.externalTable("ExclusionListsTable", {
+      name,
+      location,
+      format: "text",
+      parameters: {
+        classification: "csv",
+        "projection.enabled": "true",
+        [`projection.${partitionKey}.type`]: "injected",
+        "storage.location.template": `${location}\${${partitionKey}}/`,
+      },
+      partitionKeys: [{ name: partitionKey, type: "string" }],
+      columns: [{ name: column, type: "string" }],
+    });
+  }
+
+  private externalTable(
+    id: string,
+    table: {
+      name: string;
+      location: string;
+      format: keyof typeof STORAGE_FORMATS;
+      parameters: Record<string, string>;
+      partitionKeys: CfnTable.ColumnProperty[];
+      columns: CfnTable.ColumnProperty[];
+    },
+  ): CfnTable {
+    const format = STORAGE_FORMATS[table.format];
+    const glueTable = new CfnTable(this, id, {
       catalogId: Stack.of(this).account,
       databaseName: this.databaseName,
       tableInput: {
-        name,
+        name: table.name,
         tableType: "EXTERNAL_TABLE",
-        parameters: {
-          classification: "csv",
-          EXTERNAL: "TRUE",
-          "projection.enabled": "true",
-          [`projection.${partitionKey}.type`]: "injected",
-          "storage.location.template": `${location}\${${partitionKey}}/`,
-        },
-        partitionKeys: [{ name: partitionKey, type: "string" }],
+        parameters: { EXTERNAL: "TRUE", ...table.parameters },
+        partitionKeys: table.partitionKeys,
         storageDescriptor: {
-          columns: [{ name: column, type: "string" }],
-          location,
-          inputFormat: "org.apache.hadoop.mapred.TextInputFormat",
-          outputFormat: "org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+          columns: table.columns,
+          location: table.location,
+          inputFormat: format.inputFormat,
+          outputFormat: format.outputFormat,
           serdeInfo: {
-            serializationLibrary: "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
+            serializationLibrary: format.serde,
             parameters: { "serialization.format": "1" },
           },
           compressed: false,
@@ -368,8 +386,8 @@ export class Lake extends Construct {
         },
       },
     });
-    table.addResourceDependency(this.database);
-    return table;
+    glueTable.addResourceDependency(this.database);
+    return glueTable;
   }
 
   private required(table: CfnTable | undefined): CfnTable {
