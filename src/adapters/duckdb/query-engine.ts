@@ -1,8 +1,8 @@
 /**
  * The embedded lake query engine: DuckDB over the lake folder's Parquet files. A snapshot is the
  * sorted, de-duplicated export written once to a Parquet file with its row position, its typed
- * columns and each record's JSON, so each page is a cheap range read of it. Pages in csv, tsv, ndjson and parquet are written by
- * DuckDB itself into a file that is streamed out and removed.
+ * columns and each record's JSON, so each page is a cheap range read of it. Pages in csv, tsv,
+ * ndjson and parquet are written by DuckDB itself into a file that is streamed out and removed.
  */
 import { randomUUID } from "node:crypto";
 import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";

@@ -25,6 +25,15 @@ describe("local delivery stream", () => {
     }
   };
 
+  /** The events stream over this test's folders. */
+  const openStream = () =>
+    createLocalDeliveryStream({
+      table: EVENTS_TABLE,
+      duckdb,
+      lakeDir: lakeDir(),
+      walDir: walDir(),
+    });
+
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "stream-"));
     duckdb = await DuckDBInstance.create(":memory:");
@@ -36,12 +45,7 @@ describe("local delivery stream", () => {
   });
 
   it("keeps what concurrent puts acknowledged, and delivers it on flush", async () => {
-    const stream = await createLocalDeliveryStream({
-      table: EVENTS_TABLE,
-      duckdb,
-      lakeDir: lakeDir(),
-      walDir: walDir(),
-    });
+    const stream = await openStream();
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         stream.put([lakeEvent({ app_id: "com.a", event_id: `e${String(i).padStart(2, "0")}` })]),
@@ -57,12 +61,7 @@ describe("local delivery stream", () => {
   });
 
   it("answers a put only once the write-ahead file holding it is synced", async () => {
-    const stream = await createLocalDeliveryStream({
-      table: EVENTS_TABLE,
-      duckdb,
-      lakeDir: lakeDir(),
-      walDir: walDir(),
-    });
+    const stream = await openStream();
     // Every FileHandle shares one prototype: hold its syncs until released.
     const probe = await open(join(dir, "probe"), "w");
     const fileHandle: FileHandle = Object.getPrototypeOf(probe);
@@ -105,24 +104,14 @@ describe("local delivery stream", () => {
       .join("");
     // pid 2^22 + 1 is above Linux's pid limit: that process is surely gone.
     await writeFile(join(events, "4194305-1-0.ndjson"), `${whole}{"event_id":"torn","app_`);
-    const stream = await createLocalDeliveryStream({
-      table: EVENTS_TABLE,
-      duckdb,
-      lakeDir: lakeDir(),
-      walDir: walDir(),
-    });
+    const stream = await openStream();
     expect(await lakeIds()).toEqual(["kept-1", "kept-2"]);
     expect(await readdir(events)).toEqual([]);
     await stream.close();
   });
 
   it("refuses a record without a valid app id or date before writing anything", async () => {
-    const stream = await createLocalDeliveryStream({
-      table: EVENTS_TABLE,
-      duckdb,
-      lakeDir: lakeDir(),
-      walDir: walDir(),
-    });
+    const stream = await openStream();
     await expect(stream.put([lakeEvent({ app_id: "../etc" })])).rejects.toThrow(/app_id/);
     await expect(
       stream.put([lakeEvent({ app_id: "com.a", event_time: "yesterday" })]),
