@@ -159,6 +159,8 @@ export const s2sEventFieldsSchema = s2sEventObject
   .superRefine(customNameRule);
 
 export type IncomingEvent = z.infer<typeof eventSchema>;
+export type IncomingEventFields = z.output<typeof eventFieldsSchema>;
+export type IncomingS2sEventFields = z.output<typeof s2sEventFieldsSchema>;
 export type IncomingS2sEvent = z.infer<typeof s2sEventSchema>;
 
 const EVENTS_COUNT_RULE = `must be a list of 1 to ${INGEST_LIMITS.maxEventsPerRequest} events`;

@@ -3,10 +3,14 @@
  * ignored (a manual INSTALL), or rejected with the reason. One event's fault never costs the
  * others, and nothing here throws on any input: the body is untrusted JSON.
  */
+import type * as z from "zod";
 import type { EventType } from "../domain/event-types.ts";
+import { commonEventFields } from "./common-event.ts";
 import {
   eventFieldsSchema,
   eventSchema,
+  type IncomingEventFields,
+  type IncomingS2sEventFields,
   s2sEventFieldsSchema,
   s2sEventSchema,
 } from "./event-schema.ts";
@@ -127,6 +131,20 @@ const NO_WARNINGS: readonly string[] = Object.freeze([]);
 const jsonOrNull = (parameters: ParameterMap): string | null =>
   Object.keys(parameters).length > 0 ? JSON.stringify(parameters) : null;
 
+type Fields =
+  | { readonly ok: true; readonly fields: IncomingEventFields | IncomingS2sEventFields }
+  | { readonly ok: false; readonly issues: readonly z.core.$ZodIssue[] };
+
+/** The event's checked fields: the map itself when it is in the common form, else zod's copy. */
+const fieldsOf = (map: Record<string, unknown>, s2s: boolean): Fields => {
+  const common = commonEventFields(map, s2s);
+  if (common) return { ok: true, fields: common };
+  const parsed = s2s ? s2sEventFieldsSchema.safeParse(map) : eventFieldsSchema.safeParse(map);
+  return parsed.success
+    ? { ok: true, fields: parsed.data }
+    : { ok: false, issues: parsed.error.issues };
+};
+
 /** What one batch's events are judged with, made once per batch. */
 interface BatchContext {
   readonly nowMs: number;
@@ -149,9 +167,9 @@ const judgeOne = (raw: unknown, index: number, batch: BatchContext): EventVerdic
   }
   if (!map) return rejected(index, eventId, "event: must be a JSON object");
 
-  const parsed = batch.s2s ? s2sEventFieldsSchema.safeParse(map) : eventFieldsSchema.safeParse(map);
-  if (!parsed.success) return rejected(index, eventId, formatIssues(parsed.error.issues, "event"));
-  const event = parsed.data;
+  const checked = fieldsOf(map, batch.s2s);
+  if (!checked.ok) return rejected(index, eventId, formatIssues(checked.issues, "event"));
+  const event = checked.fields;
   const eventType = event.event_type;
   // Unreachable after the check above, but it narrows the type without a cast.
   if (eventType === "INSTALL")

@@ -1,0 +1,97 @@
+/**
+ * The event fields an SDK sends nearly every time, checked without zod. Every event of every
+ * batch has its fields checked, and zod's general machinery (a copy of the object, a result per
+ * field, the full ISO 8601 pattern) cost more than the rest of the event's path. So the common
+ * form is recognised here first: ids and names as plain strings, the event time in the form
+ * SDKs send (`2026-09-16T10:00:00.250Z`), nulls or nothing where a field is optional.
+ *
+ * The schemas in event-schema.ts stay the rules: an event this check does not vouch for is
+ * judged by zod, which names what is wrong. This check only ever says yes where zod would say
+ * yes with the same values, which common-event.test.ts holds it to against zod itself.
+ */
+import { EVENT_TYPES, toSnakeCase } from "../domain/event-types.ts";
+import type { IncomingEventFields, IncomingS2sEventFields } from "./event-schema.ts";
+import { INGEST_LIMITS } from "./limits.ts";
+import { isPlainMap } from "./parameters.ts";
+
+const TYPES: ReadonlySet<unknown> = new Set(EVENT_TYPES);
+const ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
+/** The only time form vouched for here; any other is left to zod's full ISO 8601 check. */
+const SDK_TIME = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
+const absent = (value: unknown): value is null | undefined => value === undefined || value === null;
+
+/** Unicode text of `min` to `max` UTF-16 units, as zod's `text()` with its length checks. */
+const isText = (value: unknown, min: number, max: number): value is string =>
+  typeof value === "string" && value.length >= min && value.length <= max && value.isWellFormed();
+
+const isId = (value: unknown): value is string =>
+  typeof value === "string" && value.length <= INGEST_LIMITS.maxIdLength && ID_PATTERN.test(value);
+
+/**
+ * A real calendar time in the SDK form. The pattern bounds hours, minutes and seconds, and
+ * `Date.parse` refuses a 13th month, but it rolls 30 February over to March: a day past the 28th
+ * must come back unchanged.
+ */
+const isSdkTime = (value: unknown): value is string => {
+  if (typeof value !== "string" || !SDK_TIME.test(value)) return false;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return false;
+  return value.slice(8, 10) <= "28" || new Date(ms).toISOString() === value;
+};
+
+/** The CUSTOM name rule of event-schema.ts, for a name that is already a string or absent. */
+const hasGoodName = (type: unknown, name: string | null | undefined): boolean => {
+  if (type !== "CUSTOM") return true;
+  const trimmed = name?.trim() ?? "";
+  return (
+    trimmed !== "" &&
+    trimmed.length <= INGEST_LIMITS.maxEventNameLength &&
+    toSnakeCase(trimmed) !== ""
+  );
+};
+
+const hasCommonShared = (map: Record<string, unknown>): boolean => {
+  const name = map.event_name;
+  const parameters = map.parameters;
+  return (
+    isId(map.event_id) &&
+    TYPES.has(map.event_type) &&
+    isSdkTime(map.event_time) &&
+    (absent(parameters) || isPlainMap(parameters)) &&
+    (absent(name) || isText(name, 0, Number.POSITIVE_INFINITY)) &&
+    hasGoodName(map.event_type, name)
+  );
+};
+
+/** True when zod would accept this SDK event's fields as they are. */
+const isCommonSdkEvent = (
+  map: Record<string, unknown>,
+): map is Record<string, unknown> & IncomingEventFields => {
+  const user = map.customer_user_id;
+  return (
+    hasCommonShared(map) &&
+    isId(map.service_id) &&
+    (absent(user) || isText(user, 1, INGEST_LIMITS.maxCustomerUserIdLength))
+  );
+};
+
+/** True when zod would accept this server-to-server event's fields as they are. */
+const isCommonS2sEvent = (
+  map: Record<string, unknown>,
+): map is Record<string, unknown> & IncomingS2sEventFields =>
+  hasCommonShared(map) &&
+  absent(map.service_id) &&
+  isText(map.customer_user_id, 1, INGEST_LIMITS.maxCustomerUserIdLength);
+
+/**
+ * The event's fields, when they are in the common form: the map itself, as zod would have
+ * passed it. Undefined means only that zod must judge the event.
+ */
+export const commonEventFields = (
+  map: Record<string, unknown>,
+  s2s: boolean,
+): IncomingEventFields | IncomingS2sEventFields | undefined => {
+  if (s2s) return isCommonS2sEvent(map) ? map : undefined;
+  return isCommonSdkEvent(map) ? map : undefined;
+};
