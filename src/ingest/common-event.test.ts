@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "../domain/event-types.ts";
-import { commonEventFields } from "./common-event.ts";
+import { commonEvent } from "./common-event.ts";
 import { eventFieldsSchema, s2sEventFieldsSchema } from "./event-schema.ts";
 import { s2sEvent, sdkEvent } from "./ingest.test-support.ts";
 import { INGEST_LIMITS } from "./limits.ts";
@@ -145,7 +145,7 @@ const anyEvent = (s2s: boolean) =>
         Object.fromEntries(Object.entries(event).filter(([, value]) => value !== undefined)),
     );
 
-describe("commonEventFields", () => {
+describe("commonEvent", () => {
   for (const [s2s, schema] of [
     [false, eventFieldsSchema],
     [true, s2sEventFieldsSchema],
@@ -154,12 +154,15 @@ describe("commonEventFields", () => {
       let vouched = 0;
       fc.assert(
         fc.property(anyEvent(s2s), (event) => {
-          const fields = commonEventFields(event, s2s);
-          if (fields === undefined) return;
+          const common = commonEvent(event, s2s);
+          if (common === undefined) return;
           vouched += 1;
           const parsed = schema.safeParse(event);
           expect(parsed.success).toBe(true);
-          if (parsed.success) expect(pick(fields)).toEqual(pick(parsed.data));
+          if (!parsed.success) return;
+          expect(pick(common.fields)).toEqual(pick(parsed.data));
+          expect(common.eventMs).toBe(Date.parse(parsed.data.event_time));
+          expect(new Date(common.eventMs).toISOString()).toBe(parsed.data.event_time);
         }),
         { numRuns: 5_000 },
       );
@@ -179,12 +182,12 @@ describe("commonEventFields", () => {
         customer_user_id: null,
         parameters: { level: 3 },
       });
-      expect(commonEventFields(event, false)).toBe(event);
+      expect(commonEvent(event, false)?.fields).toBe(event);
     }
     const leapDay = sdkEvent({ event_time: "2028-02-29T23:59:59.999Z" });
-    expect(commonEventFields(leapDay, false)).toBe(leapDay);
+    expect(commonEvent(leapDay, false)?.eventMs).toBe(Date.parse("2028-02-29T23:59:59.999Z"));
     const s2s = s2sEvent({ event_time: time, service_id: null });
-    expect(commonEventFields(s2s, true)).toBe(s2s);
+    expect(commonEvent(s2s, true)?.fields).toBe(s2s);
   });
 
   it("leaves every other time form, and every fault, to zod", () => {
@@ -198,10 +201,8 @@ describe("commonEventFields", () => {
       sdkEvent({ customer_user_id: "" }),
       sdkEvent({ parameters: [] }),
     ];
-    for (const event of leave) expect(commonEventFields(event, false)).toBeUndefined();
-    expect(commonEventFields(s2sEvent({ service_id: "svc-1" }), true)).toBeUndefined();
-    expect(commonEventFields(sdkEvent({ event_time: "2026-09-16T10:00:00.000Z" }), true)).toBe(
-      undefined,
-    );
+    for (const event of leave) expect(commonEvent(event, false)).toBeUndefined();
+    expect(commonEvent(s2sEvent({ service_id: "svc-1" }), true)).toBeUndefined();
+    expect(commonEvent(sdkEvent({ event_time: "2026-09-16T10:00:00.000Z" }), true)).toBe(undefined);
   });
 });

@@ -29,15 +29,15 @@ const isId = (value: unknown): value is string =>
   typeof value === "string" && value.length <= INGEST_LIMITS.maxIdLength && ID_PATTERN.test(value);
 
 /**
- * A real calendar time in the SDK form. The pattern bounds hours, minutes and seconds, and
- * `Date.parse` refuses a 13th month, but it rolls 30 February over to March: a day past the 28th
- * must come back unchanged.
+ * The time of a real calendar instant in the SDK form, or NaN. The pattern bounds hours, minutes
+ * and seconds, and `Date.parse` refuses a 13th month, but it rolls 30 February over to March: a
+ * day past the 28th must come back unchanged.
  */
-const isSdkTime = (value: unknown): value is string => {
-  if (typeof value !== "string" || !SDK_TIME.test(value)) return false;
+const sdkTimeMs = (value: unknown): number => {
+  if (typeof value !== "string" || !SDK_TIME.test(value)) return Number.NaN;
   const ms = Date.parse(value);
-  if (Number.isNaN(ms)) return false;
-  return value.slice(8, 10) <= "28" || new Date(ms).toISOString() === value;
+  if (Number.isNaN(ms)) return ms;
+  return value.slice(8, 10) <= "28" || new Date(ms).toISOString() === value ? ms : Number.NaN;
 };
 
 /** The CUSTOM name rule of event-schema.ts, for a name that is already a string or absent. */
@@ -57,7 +57,6 @@ const hasCommonShared = (map: Record<string, unknown>): boolean => {
   return (
     isId(map.event_id) &&
     TYPES.has(map.event_type) &&
-    isSdkTime(map.event_time) &&
     (absent(parameters) || isPlainMap(parameters)) &&
     (absent(name) || isText(name, 0, Number.POSITIVE_INFINITY)) &&
     hasGoodName(map.event_type, name)
@@ -84,14 +83,20 @@ const isCommonS2sEvent = (
   absent(map.service_id) &&
   isText(map.customer_user_id, 1, INGEST_LIMITS.maxCustomerUserIdLength);
 
-/**
- * The event's fields, when they are in the common form: the map itself, as zod would have
- * passed it. Undefined means only that zod must judge the event.
- */
-export const commonEventFields = (
+export interface CommonEvent {
+  /** The map itself, as zod would have passed it. */
+  readonly fields: IncomingEventFields | IncomingS2sEventFields;
+  /** `event_time`, read; it is already in the form the lake keeps. */
+  readonly eventMs: number;
+}
+
+/** The event, when its fields are in the common form; undefined means only that zod must judge it. */
+export const commonEvent = (
   map: Record<string, unknown>,
   s2s: boolean,
-): IncomingEventFields | IncomingS2sEventFields | undefined => {
-  if (s2s) return isCommonS2sEvent(map) ? map : undefined;
-  return isCommonSdkEvent(map) ? map : undefined;
+): CommonEvent | undefined => {
+  const eventMs = sdkTimeMs(map.event_time);
+  if (Number.isNaN(eventMs)) return undefined;
+  if (s2s) return isCommonS2sEvent(map) ? { fields: map, eventMs } : undefined;
+  return isCommonSdkEvent(map) ? { fields: map, eventMs } : undefined;
 };

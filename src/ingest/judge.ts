@@ -5,7 +5,7 @@
  */
 import type * as z from "zod";
 import type { EventType } from "../domain/event-types.ts";
-import { commonEventFields } from "./common-event.ts";
+import { commonEvent } from "./common-event.ts";
 import {
   eventFieldsSchema,
   eventSchema,
@@ -131,18 +131,32 @@ const NO_WARNINGS: readonly string[] = Object.freeze([]);
 const jsonOrNull = (parameters: ParameterMap): string | null =>
   Object.keys(parameters).length > 0 ? JSON.stringify(parameters) : null;
 
-type Fields =
-  | { readonly ok: true; readonly fields: IncomingEventFields | IncomingS2sEventFields }
+type Checked =
+  | {
+      readonly ok: true;
+      readonly fields: IncomingEventFields | IncomingS2sEventFields;
+      readonly eventMs: number;
+      /** UTC with milliseconds. */
+      readonly eventTime: string;
+    }
   | { readonly ok: false; readonly issues: readonly z.core.$ZodIssue[] };
 
 /** The event's checked fields: the map itself when it is in the common form, else zod's copy. */
-const fieldsOf = (map: Record<string, unknown>, s2s: boolean): Fields => {
-  const common = commonEventFields(map, s2s);
-  if (common) return { ok: true, fields: common };
+const check = (map: Record<string, unknown>, s2s: boolean): Checked => {
+  const common = commonEvent(map, s2s);
+  if (common) {
+    const { fields, eventMs } = common;
+    return { ok: true, fields, eventMs, eventTime: fields.event_time };
+  }
   const parsed = s2s ? s2sEventFieldsSchema.safeParse(map) : eventFieldsSchema.safeParse(map);
-  return parsed.success
-    ? { ok: true, fields: parsed.data }
-    : { ok: false, issues: parsed.error.issues };
+  if (!parsed.success) return { ok: false, issues: parsed.error.issues };
+  const eventMs = Date.parse(parsed.data.event_time);
+  return {
+    ok: true,
+    fields: parsed.data,
+    eventMs,
+    eventTime: canonicalTime(parsed.data.event_time, eventMs),
+  };
 };
 
 /** What one batch's events are judged with, made once per batch. */
@@ -167,15 +181,14 @@ const judgeOne = (raw: unknown, index: number, batch: BatchContext): EventVerdic
   }
   if (!map) return rejected(index, eventId, "event: must be a JSON object");
 
-  const checked = fieldsOf(map, batch.s2s);
+  const checked = check(map, batch.s2s);
   if (!checked.ok) return rejected(index, eventId, formatIssues(checked.issues, "event"));
-  const event = checked.fields;
+  const { fields: event, eventMs } = checked;
   const eventType = event.event_type;
   // Unreachable after the check above, but it narrows the type without a cast.
   if (eventType === "INSTALL")
     return { kind: "ignored", index, eventId, detail: INSTALL_IGNORED_DETAIL };
 
-  const eventMs = Date.parse(event.event_time);
   const late = timeProblem(eventMs, batch.nowMs);
   if (late !== null) return rejected(index, eventId, late);
 
@@ -209,7 +222,7 @@ const judgeOne = (raw: unknown, index: number, batch: BatchContext): EventVerdic
       eventId: event.event_id,
       eventType,
       eventName: eventType === "CUSTOM" ? (event.event_name?.trim() ?? null) : null,
-      eventTime: canonicalTime(event.event_time, eventMs),
+      eventTime: checked.eventTime,
       serviceId:
         "service_id" in event && typeof event.service_id === "string" ? event.service_id : null,
       customerUserId: event.customer_user_id ?? null,

@@ -168,8 +168,10 @@ export const createIngestion = (deps: IngestionDeps) => {
         }
       }
 
-      // Resolve each event's install, once per install.
+      // Each install, or for S2S each customer user id, is resolved once: a batch names one or
+      // a few, so the other events take no wait.
       const installOf = oncePerKey((serviceId) => deps.installs.get(app.appId, serviceId));
+      const targets = new Map<string, Target>();
       // Looked up once per install, and only for an install not found.
       const wasDeleted = oncePerKey((serviceId) => isDeleted(app.appId, serviceId));
       const records: LakeRecord[] = [];
@@ -179,7 +181,12 @@ export const createIngestion = (deps: IngestionDeps) => {
       const latestUses = new Map<string, { serviceId: string; seenAt: string }>();
       const callerCountry = deps.countries.countryOf(caller);
       for (const { event, index } of accepted) {
-        const target = await targetOf(event, s2s, app, deps.customerUsers, installOf);
+        const user = (s2s ? event.customerUserId : event.serviceId) ?? "";
+        let target = targets.get(user);
+        if (!target) {
+          target = await targetOf(user, s2s, app, deps.customerUsers, installOf);
+          targets.set(user, target);
+        }
         if ("detail" in target) {
           // An SDK that missed its deleteUserData answer may still send: take nothing in.
           if (event.serviceId && (await wasDeleted(event.serviceId))) {
@@ -218,25 +225,26 @@ export const createIngestion = (deps: IngestionDeps) => {
   };
 };
 
+type Target = { install: Install } | { error: string; detail: string; retryable: boolean };
+
+/** The install that a user (a service id, or for S2S a customer user id) names, or why none. */
 const targetOf = async (
-  event: ValidEvent,
+  user: string,
   s2s: boolean,
   app: App,
   customerUsers: CustomerUserMap,
   installOf: (serviceId: string) => Promise<Install | undefined>,
-): Promise<{ install: Install } | { error: string; detail: string; retryable: boolean }> => {
+): Promise<Target> => {
   if (s2s) {
-    const customerUserId = event.customerUserId ?? "";
-    const serviceId = await customerUsers.get(app.appId, customerUserId);
+    const serviceId = await customerUsers.get(app.appId, user);
     const install = serviceId ? await installOf(serviceId) : undefined;
     return install
       ? { install }
-      : { error: UNPROCESSABLE, detail: CUSTOMER_USER_UNKNOWN(customerUserId), retryable: false };
+      : { error: UNPROCESSABLE, detail: CUSTOMER_USER_UNKNOWN(user), retryable: false };
   }
-  const serviceId = event.serviceId ?? "";
-  const install = await installOf(serviceId);
+  const install = await installOf(user);
   // Requests race and SDKs retry: the event is kept by the SDK and sent again, never lost.
   return install
     ? { install }
-    : { error: "Conflict", detail: INSTALL_NOT_YET(serviceId), retryable: true };
+    : { error: "Conflict", detail: INSTALL_NOT_YET(user), retryable: true };
 };
