@@ -40,6 +40,7 @@ const sdkTime = (month: number, day: number, hour: number, minute: number) =>
 const eventTime = fc.oneof(
   { arbitrary: sdkTime(12, 31, 23, 59), weight: 5 },
   sdkTime(13, 32, 25, 61),
+  sdkTime(99, 99, 99, 99),
   fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
   fc.constantFrom(
     "2026-09-16T10:00:00Z",
@@ -126,24 +127,35 @@ const eventType = field(
 /**
  * Events near the common form: each field mostly right and sometimes caught in one of its
  * traps, so that both the events vouched for and the near misses are many. An undefined field
- * is left out, as JSON leaves it.
+ * is left out, as JSON leaves it. Some maps have no prototype, some an own `__proto__` key
+ * (which JSON.parse makes) holding fields of its own.
  */
 const anyEvent = (s2s: boolean) =>
   fc
-    .record({
-      event_id: id,
-      event_type: eventType,
-      event_name: name,
-      event_time: eventTime,
-      service_id: s2s ? field(fc.constantFrom(undefined, null), id) : id,
-      customer_user_id: customerUserId,
-      parameters,
-      extra: fc.jsonValue({ maxDepth: 1 }),
-    })
-    .map(
-      (event): Record<string, unknown> =>
-        Object.fromEntries(Object.entries(event).filter(([, value]) => value !== undefined)),
-    );
+    .tuple(
+      fc.record({
+        event_id: id,
+        event_type: eventType,
+        event_name: name,
+        event_time: eventTime,
+        service_id: s2s ? field(fc.constantFrom(undefined, null), id) : id,
+        customer_user_id: customerUserId,
+        parameters,
+        extra: fc.jsonValue({ maxDepth: 1 }),
+      }),
+      fc.constantFrom("plain", "no prototype", "own __proto__"),
+    )
+    .map(([event, kind]): Record<string, unknown> => {
+      const entries = Object.entries(event).filter(([, value]) => value !== undefined);
+      if (kind === "no prototype")
+        return Object.assign(Object.create(null), Object.fromEntries(entries));
+      if (kind === "own __proto__") {
+        const json = JSON.stringify(Object.fromEntries(entries));
+        const proto = JSON.stringify({ event_id: "from-proto", customer_user_id: "proto-user" });
+        return JSON.parse(`{"__proto__":${proto},${json.slice(1)}`.replace(/,}$/, "}"));
+      }
+      return Object.fromEntries(entries);
+    });
 
 describe("commonEvent", () => {
   for (const [s2s, schema] of [
@@ -191,18 +203,34 @@ describe("commonEvent", () => {
   });
 
   it("leaves every other time form, and every fault, to zod", () => {
-    const leave = [
+    const time = "2026-09-16T10:00:00.250Z";
+    const sdk = (overrides: Record<string, unknown>) =>
+      sdkEvent({ event_time: time, ...overrides });
+    const s2s = (overrides: Record<string, unknown>) =>
+      s2sEvent({ event_time: time, ...overrides });
+    // Each case below differs from these in one field only.
+    expect(commonEvent(sdk({}), false)).toBeDefined();
+    expect(commonEvent(s2s({}), true)).toBeDefined();
+    const leaveSdk = [
       sdkEvent(), // no milliseconds: valid, but not the SDK form
-      sdkEvent({ event_time: "2026-02-29T10:00:00.000Z" }),
-      sdkEvent({ event_time: "2026-04-31T10:00:00.000Z" }),
-      sdkEvent({ event_time: "2026-09-16T24:00:00.000Z" }),
-      sdkEvent({ event_type: "CUSTOM", event_name: "!!!" }),
-      sdkEvent({ service_id: null }),
-      sdkEvent({ customer_user_id: "" }),
-      sdkEvent({ parameters: [] }),
+      sdk({ event_time: "2026-02-29T10:00:00.000Z" }),
+      sdk({ event_time: "2026-04-31T10:00:00.000Z" }),
+      sdk({ event_time: "2026-09-16T24:00:00.000Z" }),
+      sdk({ event_time: "2026-00-16T10:00:00.000Z" }),
+      sdk({ event_time: "2026-09-00T10:00:00.000Z" }),
+      sdk({ event_type: "CUSTOM", event_name: "!!!" }),
+      sdk({ event_type: "CUSTOM", event_name: "   " }),
+      sdk({ event_name: "x\ud800" }),
+      sdk({ service_id: null }),
+      sdk({ service_id: "has space" }),
+      sdk({ event_id: "a".repeat(INGEST_LIMITS.maxIdLength + 1) }),
+      sdk({ customer_user_id: "" }),
+      sdk({ customer_user_id: "😀".repeat(INGEST_LIMITS.maxCustomerUserIdLength) }),
+      sdk({ parameters: [] }),
     ];
-    for (const event of leave) expect(commonEvent(event, false)).toBeUndefined();
-    expect(commonEvent(s2sEvent({ service_id: "svc-1" }), true)).toBeUndefined();
-    expect(commonEvent(sdkEvent({ event_time: "2026-09-16T10:00:00.000Z" }), true)).toBe(undefined);
+    for (const event of leaveSdk) expect(commonEvent(event, false)).toBeUndefined();
+    expect(commonEvent(s2s({ service_id: "svc-1" }), true)).toBeUndefined();
+    expect(commonEvent(s2s({ customer_user_id: null }), true)).toBeUndefined();
+    expect(commonEvent(sdk({}), true)).toBeUndefined();
   });
 });

@@ -17,11 +17,16 @@ import { isPlainMap } from "./parameters.ts";
 const TYPES: ReadonlySet<unknown> = new Set(EVENT_TYPES);
 const ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
 /** The only time form vouched for here; any other is left to zod's full ISO 8601 check. */
-const SDK_TIME = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+const SDK_TIME =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 
 const absent = (value: unknown): value is null | undefined => value === undefined || value === null;
 
-/** Unicode text of `min` to `max` UTF-16 units, as zod's `text()` with its length checks. */
+/**
+ * Unicode text of `min` to `max` UTF-16 units. Zod counts a string's length in code points, never
+ * more than its UTF-16 units, so what passes here passes zod's length checks; a string of many
+ * astral characters near the limit is left to zod.
+ */
 const isText = (value: unknown, min: number, max: number): value is string =>
   typeof value === "string" && value.length >= min && value.length <= max && value.isWellFormed();
 
@@ -29,9 +34,9 @@ const isId = (value: unknown): value is string =>
   typeof value === "string" && value.length <= INGEST_LIMITS.maxIdLength && ID_PATTERN.test(value);
 
 /**
- * The time of a real calendar instant in the SDK form, or NaN. The pattern bounds hours, minutes
- * and seconds, and `Date.parse` refuses a 13th month, but it rolls 30 February over to March: a
- * day past the 28th must come back unchanged.
+ * The time of a real calendar instant in the SDK form, or NaN. The pattern bounds every part,
+ * but not each month's own length, and `Date.parse` rolls 30 February over to March: a day past
+ * the 28th must come back unchanged.
  */
 const sdkTimeMs = (value: unknown): number => {
   if (typeof value !== "string" || !SDK_TIME.test(value)) return Number.NaN;

@@ -37,6 +37,24 @@ const detailOf = (event: unknown, s2s = false): string => {
 const ID_RULE = 'must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"';
 
 describe("judgeEvents: an accepted event", () => {
+  it("is the same whether its fields are in the SDK form (checked without zod) or not", () => {
+    for (const s2s of [false, true]) {
+      const base = s2s ? s2sEvent : sdkEvent;
+      for (const fields of [
+        { event_type: "CUSTOM", event_name: "  Boss Defeated ", parameters: { boss: 3 } },
+        { event_type: "LOGIN", event_name: "ignored", customer_user_id: "user-1" },
+        { event_type: "PURCHASE", parameters: { revenue: 4.99, currency: "EUR", email: "A@b.co" } },
+      ]) {
+        const sdkForm = accepted(base({ ...fields, event_time: "2026-09-16T10:00:00.250Z" }), s2s);
+        const other = accepted(
+          base({ ...fields, event_time: "2026-09-16T10:00:00.25+00:00" }),
+          s2s,
+        );
+        expect(sdkForm).toEqual(other);
+      }
+    }
+  });
+
   it("is kept in its stored form", () => {
     const verdict = one(
       sdkEvent({

@@ -210,14 +210,23 @@ describe("ingestion", () => {
           event_type: "LOGIN",
           event_time: minutesAgo(5),
         },
+        // Each event of one install gets that install's verdict, known or not.
+        { event_id: "ok-2", service_id: serviceId, event_type: "SHARE", event_time: minutesAgo(5) },
+        {
+          event_id: "unknown-install-2",
+          service_id: "never-installed",
+          event_type: "SHARE",
+          event_time: minutesAgo(5),
+        },
       ]);
-      expect(answer.accepted).toBe(1);
+      expect(answer.accepted).toBe(2);
       expect(answer.rejected.map((r) => [r.index, r.event_id, r.retryable])).toEqual([
         [1, "bad-type", false],
         [2, "no-name", false],
         [3, "future", false],
         [4, "bad-param", false],
         [5, "unknown-install", true],
+        [7, "unknown-install-2", true],
       ]);
       for (const r of answer.rejected) expect(r.detail.length).toBeGreaterThan(10);
       expect(answer.rejected.find((r) => r.event_id === "bad-type")?.detail).toMatch(/event_type/);
@@ -351,6 +360,34 @@ describe("ingestion", () => {
         event_name: "service_subscribe",
       });
       expect(row?.revenue_usd).toBeCloseTo(usd(9.99, "GBP"), 5);
+    });
+
+    it("gives every event of a batch its user's resolution, known or not", async () => {
+      const event = (eventId: string, customerUserId: string) => ({
+        event_id: eventId,
+        customer_user_id: customerUserId,
+        event_type: "LEVEL_COMPLETE",
+        event_time: minutesAgo(2),
+      });
+      const answer = await sendEvents(
+        [
+          event("many-1", "user-1"),
+          event("many-2", "nobody-else"),
+          event("many-3", "user-1"),
+          event("many-4", "nobody-else"),
+        ],
+        { s2s: true },
+      );
+      expect(answer.accepted).toBe(2);
+      expect(answer.rejected.map((r) => [r.index, r.event_id, r.retryable])).toEqual([
+        [1, "many-2", false],
+        [3, "many-4", false],
+      ]);
+      const rows = (await exported()).filter((r) => r.event_id?.startsWith("many-"));
+      expect(rows.map((r) => [r.event_id, r.service_id])).toEqual([
+        ["many-1", serviceId],
+        ["many-3", serviceId],
+      ]);
     });
 
     it("follows the latest use of a customer user id by event time, in a batch and across", async () => {
