@@ -219,6 +219,7 @@ export const createIngestion = (deps: IngestionDeps) => {
         await deps.customerUsers.put(app.appId, customerUserId, use.serviceId, use.seenAt);
       }
       answer.accepted = records.length;
+      answer.ignored.sort((a, b) => a.index - b.index);
       answer.rejected.sort((a, b) => a.index - b.index);
       return answer;
     },

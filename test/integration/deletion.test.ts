@@ -179,16 +179,24 @@ describe("deleting an install's data", () => {
       {
         events: [
           { event_id: "after", service_id: DOOMED, event_type: "LOGIN", event_time: minutesAgo(1) },
+          {
+            event_id: "manual",
+            service_id: DOOMED,
+            event_type: "INSTALL",
+            event_time: minutesAgo(1),
+          },
         ],
       },
       keys.sdkKey,
     );
     const answer = (await response.json()) as {
       accepted: number;
-      ignored: { detail: string }[];
+      ignored: { index: number; detail: string }[];
       rejected: unknown[];
     };
     expect(answer).toMatchObject({ accepted: 0, rejected: [] });
+    // In the order of the batch, whichever reason each has.
+    expect(answer.ignored.map((i) => i.index)).toEqual([0, 1]);
     expect(answer.ignored[0]?.detail).toMatch(/deleted/);
   });
 
