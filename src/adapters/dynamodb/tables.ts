@@ -2,8 +2,10 @@
  * Key schemas of the service's DynamoDB tables, defined once: the CDK stack and the embedded
  * runtime both create their tables from this list.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   type DynamoDBClient,
   ResourceInUseException,
 } from "@aws-sdk/client-dynamodb";
@@ -52,6 +54,12 @@ export const TABLE_DEFINITIONS = {
   },
 } as const satisfies Record<string, TableDefinition>;
 
+/**
+ * How the key of an app's newest-request item in the deletions table begins (`app#<app id>`):
+ * never a request id, which is a UUID. The store keeps it; IAM grants name it.
+ */
+export const NEWEST_REQUEST_PREFIX = "app#";
+
 export type TableId = keyof typeof TABLE_DEFINITIONS;
 export type TableNames = Record<TableId, string>;
 
@@ -93,5 +101,19 @@ export const ensureTables = async (client: DynamoDBClient, names: TableNames): P
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
     }
+    await waitUntilActive(client, names[id]);
   }
+};
+
+/**
+ * Resolves once the table can be used. A new table is CREATING at first: on the embedded
+ * server (dynalite) for a moment, in which a request to it would fail as if it did not exist.
+ */
+export const waitUntilActive = async (client: DynamoDBClient, table: string): Promise<void> => {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+    if (Table?.TableStatus === "ACTIVE") return;
+    await sleep(10);
+  }
+  throw new Error(`DynamoDB table ${table} is still not active`);
 };
