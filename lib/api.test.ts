@@ -275,8 +275,13 @@ describe("least privilege", () => {
     const dynamo = statements.filter((s) => actionsOf(s).some((a) => a.startsWith("dynamodb:")));
     expect(dynamo.map((s) => s.Resource)).toEqual([
       stack.resolve(stack.tables.snapshots.tableArn),
+      // Only the items keyed app#… (each app's newest request time), by a condition.
+      stack.resolve(stack.tables.deletions.tableArn),
       stack.resolve(`${stack.tables.deletions.tableArn}/index/byApp`),
     ]);
+    expect(dynamo[1]?.Condition).toEqual({
+      "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["app#*"] },
+    });
   });
 
   it("lets the export write the lists of installs it leaves out where Athena reads them", () => {

@@ -143,6 +143,13 @@ describe("grants", () => {
     ],
   });
 
+  const onNewestRequestItems = (action: string) => ({
+    Effect: "Allow",
+    Action: action,
+    Resource: stack.resolve(tables.deletions.tableArn),
+    Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["app#*"] } },
+  });
+
   it("lets a deletion request find the install's open one by index and put a new one, no more", () => {
     expect(statementsOfRole(template, deletionRequester)).toEqual([
       installLookup(),
@@ -151,11 +158,14 @@ describe("grants", () => {
         Action: "dynamodb:PutItem",
         Resource: stack.resolve(tables.deletions.tableArn),
       },
+      // The app's newest-request time, never a request.
+      onNewestRequestItems("dynamodb:UpdateItem"),
     ]);
   });
 
-  it("lets the export list an app's deletion requests through the by-app index only", () => {
+  it("lets the export read an app's newest request time and list its requests by app only", () => {
     expect(statementsOfRole(template, tombstoneReader)).toEqual([
+      onNewestRequestItems("dynamodb:GetItem"),
       {
         Effect: "Allow",
         Action: "dynamodb:Query",

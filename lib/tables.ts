@@ -10,7 +10,11 @@ import { AttributeType, BillingMode, Table, TableEncryption } from "aws-cdk-lib/
 import type { IRole } from "aws-cdk-lib/aws-iam";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
-import { TABLE_DEFINITIONS, type TableDefinition } from "../src/adapters/dynamodb/tables.ts";
+import {
+  NEWEST_REQUEST_PREFIX,
+  TABLE_DEFINITIONS,
+  type TableDefinition,
+} from "../src/adapters/dynamodb/tables.ts";
 
 export class ServiceTables extends Construct {
   readonly apps: Table;
@@ -75,13 +79,15 @@ export class ServiceTables extends Construct {
 
   /**
    * Record deletion requests: find the install's open one (a repeat answers it, through the
-   * by-install index) or put a new item (never overwritten).
+   * by-install index) or put a new item (never overwritten), after moving the app's
+   * newest-request time on (an update of the items keyed `app#…` only).
    */
   grantDeletionRequests(role: IRole): void {
     this.grantDeletionLookup(role);
     role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [this.deletions.tableArn] }),
     );
+    role.addToPrincipalPolicy(this.onNewestRequestItems("dynamodb:UpdateItem"));
   }
 
   /** Read one deletion request by id: its status. */
@@ -116,11 +122,24 @@ export class ServiceTables extends Construct {
   }
 
   /**
-   * List an app's deletion requests, its tombstones, which the export applies: a query on the
-   * by-app index, nothing on the table itself (no get, write or scan).
+   * What the export needs of deletion requests: the app's newest request time (a get of the
+   * items keyed `app#…` only, never a request), and its tombstones to leave out (a query on the
+   * by-app index). No write, no scan.
    */
   grantTombstones(role: IRole): void {
+    role.addToPrincipalPolicy(this.onNewestRequestItems("dynamodb:GetItem"));
     this.grantDeletionsQuery(role, TABLE_DEFINITIONS.deletions.indexes[0].name);
+  }
+
+  /** `action` on the deletions table's newest-request items (keyed `app#<app id>`) only. */
+  private onNewestRequestItems(action: string): PolicyStatement {
+    return new PolicyStatement({
+      actions: [action],
+      resources: [this.deletions.tableArn],
+      conditions: {
+        "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${NEWEST_REQUEST_PREFIX}*`] },
+      },
+    });
   }
 
   /**

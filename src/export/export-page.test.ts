@@ -40,7 +40,7 @@ const memoryCatalog = (): SnapshotCatalog => {
   };
 };
 
-const noDeletions = { listByApp: async () => [] };
+const noDeletions = { listByApp: async () => [], newestRequestAt: async () => undefined };
 
 describe("export pages", () => {
   it("materialises once per app and timestamp while the snapshot is fresh", async () => {
@@ -155,6 +155,7 @@ describe("export pages after a deletion request", () => {
   it("make older snapshots stale at once and leave the deleted install out", async () => {
     let now = 1_000_000;
     const requests: { serviceId: string; requestedAt: string }[] = [];
+    let lists = 0;
     const excluded: (readonly string[] | undefined)[] = [];
     const { engine, calls } = countingEngine();
     const recording = {
@@ -168,14 +169,21 @@ describe("export pages after a deletion request", () => {
       engine: recording,
       catalog: memoryCatalog(),
       deletions: {
-        listByApp: async () =>
-          requests.map((r, i) => ({
+        listByApp: async () => {
+          lists += 1;
+          return requests.map((r, i) => ({
             ...r,
             requestId: `r${i}`,
             appId: "a",
             status: "pending" as const,
             completedAt: null,
-          })),
+          }));
+        },
+        newestRequestAt: async () =>
+          requests
+            .map((r) => r.requestedAt)
+            .sort()
+            .at(-1),
       },
       snapshotTtlSeconds: 600,
       now: () => now,
@@ -188,5 +196,7 @@ describe("export pages after a deletion request", () => {
     await pages.open({ appId: "a", since: 1, offset: 20, limit: 10 });
     expect(calls.materialize).toBe(2);
     expect(excluded).toEqual([[], ["s-9"]]);
+    // Every tombstone is read only to make a snapshot; a page of a good one reads the newest time.
+    expect(lists).toBe(2);
   });
 });

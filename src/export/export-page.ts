@@ -15,7 +15,7 @@ import type { FormatWriter } from "./formats/writer.ts";
 export interface ExportPageDeps {
   readonly engine: LakeQueryEngine;
   readonly catalog: SnapshotCatalog;
-  readonly deletions: Pick<DeletionStore, "listByApp">;
+  readonly deletions: Pick<DeletionStore, "listByApp" | "newestRequestAt">;
   readonly snapshotTtlSeconds: number;
   readonly now?: () => number;
 }
@@ -97,22 +97,29 @@ export const createExportPages = (deps: ExportPageDeps) => {
     return deps.catalog.claim(ref, staleBefore);
   };
 
+  /** Reads every tombstone of the app, only to make a snapshot: the installs it leaves out. */
+  const remake = async (appId: string, since: number, newestTombstone: number) => {
+    const tombstones = await deps.deletions.listByApp(appId);
+    // Requests stored since the newest time was read are left out too; the snapshot then
+    // predates them and is made again for the next page.
+    const deleted = [...new Set(tombstones.map((t) => t.serviceId))];
+    return materialize(appId, since, deleted, newestTombstone);
+  };
+
   const snapshotFor = async (appId: string, since: number): Promise<SnapshotRef> => {
-    const [known, tombstones] = await Promise.all([
+    // One item for the newest request, not every tombstone: most pages slice a snapshot.
+    const [known, newest] = await Promise.all([
       deps.catalog.get(appId, since),
-      deps.deletions.listByApp(appId),
+      deps.deletions.newestRequestAt(appId),
     ]);
-    const newestTombstone = Math.max(0, ...tombstones.map((t) => Date.parse(t.requestedAt)));
+    const newestTombstone = newest === undefined ? 0 : Date.parse(newest);
     if (known && known.expiresAt > now() && known.createdAt > newestTombstone) return known;
     // The newest tombstone is part of the key: a materialisation started before a deletion
     // request is never handed to a page asked for after it.
     const key = `${appId}#${since}#${newestTombstone}`;
     let pending = inFlight.get(key);
     if (!pending) {
-      const deleted = [...new Set(tombstones.map((t) => t.serviceId))];
-      pending = materialize(appId, since, deleted, newestTombstone).finally(() =>
-        inFlight.delete(key),
-      );
+      pending = remake(appId, since, newestTombstone).finally(() => inFlight.delete(key));
       inFlight.set(key, pending);
     }
     return pending;

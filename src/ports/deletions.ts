@@ -18,6 +18,11 @@ export interface DeletionStore {
   get(requestId: string): Promise<DeletionRequest | undefined>;
   /** Every request of an app: its tombstones. */
   listByApp(appId: string): Promise<DeletionRequest[]>;
+  /**
+   * The newest `requestedAt` of the app's requests, undefined when it has none: what tells an
+   * export whether a snapshot predates a tombstone, without reading every tombstone.
+   */
+  newestRequestAt(appId: string): Promise<string | undefined>;
   /** The requests for one install of an app (a repeat after completion makes a second). */
   listByInstall(appId: string, serviceId: string): Promise<DeletionRequest[]>;
   /** Requests not completed yet, of every app, oldest first. */

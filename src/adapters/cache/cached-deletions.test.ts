@@ -29,6 +29,9 @@ const countingStore = () => {
     listByInstall: async () => {
       throw new Error("no byInstall index");
     },
+    newestRequestAt: async () => {
+      throw new Error("answered from the by-app list");
+    },
     listOpen: async () => [...requests.values()].filter((r) => r.status !== "completed"),
     setStatus: async (id, status, at) => {
       const r = requests.get(id);
@@ -78,5 +81,19 @@ describe("cached deletion store", () => {
     expect((await cached.listByInstall("a", "s-r2")).map((r) => r.requestId)).toEqual(["r2", "r4"]);
     await cached.setStatus("r2", "completed", "2026-11-01T00:01:00.000Z");
     expect((await cached.listByInstall("a", "s-r2"))[0]?.status).toBe("completed");
+  });
+
+  it("answers an app's newest request time from the app's list, and moves it on a request", async () => {
+    const { store, counts } = countingStore();
+    const cached = cachedDeletionStore(store);
+    expect(await cached.newestRequestAt("a")).toBeUndefined();
+    await cached.create({ ...request("r1"), requestedAt: "2026-11-02T00:00:00.000Z" });
+    await cached.create({ ...request("r2"), requestedAt: "2026-11-01T00:00:00.000Z" });
+    await cached.create({ ...request("r3", "b"), requestedAt: "2026-11-03T00:00:00.000Z" });
+    expect(await cached.newestRequestAt("a")).toBe("2026-11-02T00:00:00.000Z");
+    expect(await cached.newestRequestAt("a")).toBe("2026-11-02T00:00:00.000Z");
+    expect(counts.listByApp).toBe(2);
+    await cached.create({ ...request("r4"), requestedAt: "2026-11-04T00:00:00.000Z" });
+    expect(await cached.newestRequestAt("a")).toBe("2026-11-04T00:00:00.000Z");
   });
 });

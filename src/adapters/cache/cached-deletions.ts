@@ -21,6 +21,14 @@ export const cachedDeletionStore = (store: DeletionStore): DeletionStore => {
   return {
     ...store,
     listByApp: async (appId) => [...(await listByApp(appId))],
+    async newestRequestAt(appId) {
+      let newest: string | undefined;
+      // ISO 8601 UTC times: their text orders as they do.
+      for (const { requestedAt } of await listByApp(appId)) {
+        if (newest === undefined || requestedAt > newest) newest = requestedAt;
+      }
+      return newest;
+    },
     listByInstall: async (appId, serviceId) =>
       (await listByApp(appId)).filter((request) => request.serviceId === serviceId),
     async create(request) {

@@ -1,7 +1,10 @@
 /**
  * Deletion requests on DynamoDB, with an index by app (tombstones), a sparse open index and an
- * index by install.
+ * index by install. Beside each app's requests, one item keyed `app#<app id>` keeps the newest
+ * request's time, so an export page reads one item instead of every tombstone. It has no `appId`
+ * or `openStatus`, so no index holds it, and its key is never a request id (those are UUIDs).
  */
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -15,7 +18,7 @@ import {
   type DeletionStore,
 } from "../../ports/deletions.ts";
 import { queryIndex } from "./query-index.ts";
-import { TABLE_DEFINITIONS } from "./tables.ts";
+import { NEWEST_REQUEST_PREFIX, TABLE_DEFINITIONS } from "./tables.ts";
 
 const [BY_APP, OPEN, BY_INSTALL] = TABLE_DEFINITIONS.deletions.indexes;
 // Every open request shares this index key; deletions are rare, so one partition is plenty.
@@ -31,6 +34,10 @@ const deletionItem = z.object({
 });
 
 const parse = (item: Record<string, unknown>): DeletionRequest => deletionItem.parse(item);
+
+/** The key of an app's newest-request item. */
+export const newestKey = (appId: string) => ({ requestId: `${NEWEST_REQUEST_PREFIX}${appId}` });
+const newestItem = z.object({ newestRequestAt: z.string() });
 const oldestFirst = (requests: DeletionRequest[]) =>
   requests.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
 
@@ -48,6 +55,22 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
     );
   return {
     async create(request) {
+      // Moved on first: should the request then fail to be stored, an export only makes a new
+      // snapshot it did not need, while the other order could keep a snapshot with the install.
+      // Only ever forward: of two requests stored out of order, the later time stands.
+      await doc
+        .send(
+          new UpdateCommand({
+            TableName: table,
+            Key: newestKey(request.appId),
+            UpdateExpression: "SET newestRequestAt = :at",
+            ConditionExpression: "attribute_not_exists(newestRequestAt) OR newestRequestAt < :at",
+            ExpressionAttributeValues: { ":at": request.requestedAt },
+          }),
+        )
+        .catch((error: unknown) => {
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        });
       await doc.send(
         new PutCommand({
           TableName: table,
@@ -57,10 +80,20 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
       );
     },
     async get(requestId) {
+      // An app's newest-request item is not a request.
+      if (requestId.startsWith(NEWEST_REQUEST_PREFIX)) return undefined;
       const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { requestId } }));
       return Item ? deletionItem.parse(Item) : undefined;
     },
     listByApp,
+    async newestRequestAt(appId) {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: table, Key: newestKey(appId), ConsistentRead: true }),
+      );
+      if (Item) return newestItem.parse(Item).newestRequestAt;
+      // Requests stored before this item existed: the newest of them, read once by app.
+      return (await listByApp(appId)).at(-1)?.requestedAt;
+    },
     async listByInstall(appId, serviceId) {
       try {
         return oldestFirst(

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConditionalCheckFailedException, CreateTableCommand } from "@aws-sdk/client-dynamodb";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
@@ -12,9 +13,10 @@ import {
   startLocalDynamoDb,
 } from "../../embedded/local-dynamodb.ts";
 import type { Install } from "../../ports/installs.ts";
-import { createDeletionStore } from "./deletions.ts";
+import { createDeletionStore, newestKey } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createDynamoStores } from "./stores.ts";
+import { waitUntilActive } from "./tables.ts";
 
 const install = (appId: string, serviceId: string, overrides: Partial<Install> = {}): Install =>
   storedInstall(appId, serviceId, {
@@ -161,6 +163,21 @@ describe("DynamoDB stores", () => {
     expect(ids(await deletions.listByInstall("com.del", "s2"))).toEqual(["d3"]);
     expect(await deletions.listByInstall("com.del", "s3")).toEqual([]);
     expect(ids(await deletions.listByApp("com.del"))).toEqual(["d1", "d2", "d3"]);
+    // The newest time, from one item: a request stored late with an older time leaves it.
+    expect(await deletions.newestRequestAt("com.del")).toBe("2026-11-01T10:03:00.000Z");
+    expect(await deletions.newestRequestAt("com.other")).toBe("2026-11-01T10:04:00.000Z");
+    expect(await deletions.newestRequestAt("com.none")).toBeUndefined();
+    // That item is no request: not listed, not open, not found by id.
+    expect(ids(await deletions.listOpen())).not.toContain(newestKey("com.del").requestId);
+    expect(await deletions.get(newestKey("com.del").requestId)).toBeUndefined();
+    // Requests stored before that item existed are read by app instead.
+    await dynamo.doc.send(
+      new PutCommand({
+        TableName: LOCAL_TABLE_NAMES.deletions,
+        Item: { ...request("l1", "com.legacy", "s1", 5), openStatus: "open" },
+      }),
+    );
+    expect(await deletions.newestRequestAt("com.legacy")).toBe("2026-11-01T10:05:00.000Z");
   });
 
   it("reads one install's requests by app while its index cannot be read yet", async () => {
@@ -182,6 +199,7 @@ describe("DynamoDB stores", () => {
         })),
       }),
     );
+    await waitUntilActive(dynamo.client, table);
     const deletions = createDeletionStore(dynamo.doc, table);
     for (const [requestId, serviceId] of [
       ["o1", "s1"],
