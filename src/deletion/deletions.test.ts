@@ -5,7 +5,10 @@ import { purgeOpenRequests, requestDeletion } from "./deletions.ts";
 // In-memory ports: the flow under test decides what is called, in which order, and when.
 const memoryDeletions = () => {
   const requests = new Map<string, DeletionRequest>();
-  const store: DeletionStore = {
+  const marked: string[] = [];
+  const store: DeletionStore & { marked: string[] } = {
+    marked,
+    markNewest: async (r) => void marked.push(r.requestId),
     create: async (r) => void requests.set(r.requestId, r),
     get: async (id) => requests.get(id),
     listByApp: async (appId) => [...requests.values()].filter((r) => r.appId === appId),
@@ -49,6 +52,8 @@ describe("deletion requests", () => {
     expect(again.request_id).toBe(first.request_id);
     expect(other.request_id).not.toBe(first.request_id);
     expect(await deletions.listByApp("com.a")).toHaveLength(2);
+    // The repeat tells the exports again, in case the first call failed before it had.
+    expect(deletions.marked).toEqual([first.request_id]);
   });
 
   it("are purged one by one: a failing one stays open and holds back no other", async () => {

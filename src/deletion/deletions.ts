@@ -35,7 +35,11 @@ export const requestDeletion = async (
   const existing = (await deletions.listByInstall(appId, serviceId)).find(
     (d) => d.status !== "completed",
   );
-  if (existing) return answer(existing);
+  if (existing) {
+    // The first call may have failed after storing it, before the exports were told.
+    await deletions.markNewest(existing);
+    return answer(existing);
+  }
   const request: DeletionRequest = {
     requestId: randomUUID(),
     appId,

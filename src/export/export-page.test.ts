@@ -199,4 +199,50 @@ describe("export pages after a deletion request", () => {
     // Every tombstone is read only to make a snapshot; a page of a good one reads the newest time.
     expect(lists).toBe(2);
   });
+
+  it("wait for the list of tombstones to reach the newest request before making a snapshot", async () => {
+    const newest = "2026-11-01T10:00:05.000Z";
+    const listed = [
+      { serviceId: "s-1", requestedAt: "2026-11-01T10:00:00.000Z" },
+      { serviceId: "s-9", requestedAt: newest },
+    ];
+    // The index shows the newest request only from its third read on.
+    let reads = 0;
+    const excluded: (readonly string[] | undefined)[] = [];
+    const { engine } = countingEngine();
+    const tombstones = (count: number) =>
+      listed.slice(0, count).map((r, i) => ({
+        ...r,
+        requestId: `r${i}`,
+        appId: "a",
+        status: "pending" as const,
+        completedAt: null,
+      }));
+    const pages = (lagReads: number) =>
+      createExportPages({
+        engine: {
+          ...engine,
+          materialize: (request) => {
+            excluded.push(request.excludeServiceIds);
+            return engine.materialize(request);
+          },
+        },
+        catalog: memoryCatalog(),
+        deletions: {
+          listByApp: async () => tombstones(++reads > lagReads ? 2 : 1),
+          newestRequestAt: async () => newest,
+        },
+        snapshotTtlSeconds: 600,
+        now: () => Date.parse("2026-11-01T10:01:00.000Z"),
+      });
+    await pages(2).open({ appId: "a", since: 1, offset: 0, limit: 10 });
+    expect(reads).toBe(3);
+    expect(excluded).toEqual([["s-1", "s-9"]]);
+    // An index that never catches up fails the page rather than leave the install in.
+    reads = 0;
+    await expect(pages(100).open({ appId: "a", since: 1, offset: 0, limit: 10 })).rejects.toThrow(
+      /not all listed yet/,
+    );
+    expect(excluded).toHaveLength(1);
+  });
 });

@@ -7,7 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
-import type { DeletionStore } from "../ports/deletions.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { DeletionRequest, DeletionStore } from "../ports/deletions.ts";
 import type { LakeQueryEngine, SnapshotCatalog, SnapshotRef } from "../ports/lake.ts";
 import type { ExportRecord } from "../record/columns.ts";
 import type { FormatWriter } from "./formats/writer.ts";
@@ -66,6 +67,12 @@ const primed = async (
   return primedRows;
 };
 
+/** The pauses between reads of an app's tombstones that lag its newest request time. */
+const LIST_RETRY_MS = [50, 100, 200, 400, 800, 1_600];
+
+const newestOf = (tombstones: readonly DeletionRequest[]): number =>
+  Math.max(0, ...tombstones.map((t) => Date.parse(t.requestedAt)));
+
 export const createExportPages = (deps: ExportPageDeps) => {
   const now = deps.now ?? Date.now;
   // Concurrent first requests of one export share a single materialisation.
@@ -97,11 +104,23 @@ export const createExportPages = (deps: ExportPageDeps) => {
     return deps.catalog.claim(ref, staleBefore);
   };
 
-  /** Reads every tombstone of the app, only to make a snapshot: the installs it leaves out. */
+  /**
+   * Reads every tombstone of the app, only to make a snapshot: the installs it leaves out. On
+   * AWS they are listed through an index, which DynamoDB brings up to date a moment after the
+   * write, while the newest time is read from its item at once: the list must reach that time,
+   * else the snapshot would leave the newest request's install in and still count as made after
+   * it. Read again until it does, for a few seconds; past that the page fails, to be retried.
+   */
   const remake = async (appId: string, since: number, newestTombstone: number) => {
-    const tombstones = await deps.deletions.listByApp(appId);
-    // Requests stored since the newest time was read are left out too; the snapshot then
-    // predates them and is made again for the next page.
+    let tombstones = await deps.deletions.listByApp(appId);
+    for (const delayMs of LIST_RETRY_MS) {
+      if (newestOf(tombstones) >= newestTombstone) break;
+      await sleep(delayMs);
+      tombstones = await deps.deletions.listByApp(appId);
+    }
+    if (newestOf(tombstones) < newestTombstone) {
+      throw new Error(`The deletion requests of ${appId} are not all listed yet.`);
+    }
     const deleted = [...new Set(tombstones.map((t) => t.serviceId))];
     return materialize(appId, since, deleted, newestTombstone);
   };

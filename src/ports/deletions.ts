@@ -14,7 +14,13 @@ export interface DeletionRequest {
 }
 
 export interface DeletionStore {
+  /** Stores a new request, then moves the app's newest request time on to it. */
   create(request: DeletionRequest): Promise<void>;
+  /**
+   * Moves the app's newest request time on to this stored request's, unless it is already
+   * later. A repeat of a request calls it, which completes a `create` that failed after storing.
+   */
+  markNewest(request: DeletionRequest): Promise<void>;
   get(requestId: string): Promise<DeletionRequest | undefined>;
   /** Every request of an app: its tombstones. */
   listByApp(appId: string): Promise<DeletionRequest[]>;

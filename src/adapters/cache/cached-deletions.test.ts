@@ -32,6 +32,7 @@ const countingStore = () => {
     newestRequestAt: async () => {
       throw new Error("answered from the by-app list");
     },
+    markNewest: async () => undefined,
     listOpen: async () => [...requests.values()].filter((r) => r.status !== "completed"),
     setStatus: async (id, status, at) => {
       const r = requests.get(id);

@@ -53,24 +53,24 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
     oldestFirst(
       await queryIndex(doc, { table, index: BY_APP.name, key: "appId", value: appId }, parse),
     );
+  /** Only ever forward: of two requests stored out of order, the later time stands. */
+  const markNewest = async (request: DeletionRequest) => {
+    await doc
+      .send(
+        new UpdateCommand({
+          TableName: table,
+          Key: newestKey(request.appId),
+          UpdateExpression: "SET newestRequestAt = :at",
+          ConditionExpression: "attribute_not_exists(newestRequestAt) OR newestRequestAt < :at",
+          ExpressionAttributeValues: { ":at": request.requestedAt },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      });
+  };
   return {
     async create(request) {
-      // Moved on first: should the request then fail to be stored, an export only makes a new
-      // snapshot it did not need, while the other order could keep a snapshot with the install.
-      // Only ever forward: of two requests stored out of order, the later time stands.
-      await doc
-        .send(
-          new UpdateCommand({
-            TableName: table,
-            Key: newestKey(request.appId),
-            UpdateExpression: "SET newestRequestAt = :at",
-            ConditionExpression: "attribute_not_exists(newestRequestAt) OR newestRequestAt < :at",
-            ExpressionAttributeValues: { ":at": request.requestedAt },
-          }),
-        )
-        .catch((error: unknown) => {
-          if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        });
       await doc.send(
         new PutCommand({
           TableName: table,
@@ -78,7 +78,11 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
           ConditionExpression: "attribute_not_exists(requestId)",
         }),
       );
+      // After the request, so the time names only a stored request: an export waits for the
+      // by-app index to list the request the time belongs to.
+      await markNewest(request);
     },
+    markNewest,
     async get(requestId) {
       // An app's newest-request item is not a request.
       if (requestId.startsWith(NEWEST_REQUEST_PREFIX)) return undefined;

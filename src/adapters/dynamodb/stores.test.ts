@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConditionalCheckFailedException, CreateTableCommand } from "@aws-sdk/client-dynamodb";
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
@@ -153,8 +153,24 @@ describe("DynamoDB stores", () => {
       requestedAt: `2026-11-01T10:0${minute}:00.000Z`,
       completedAt: null,
     });
+    const newestItem = async (appId: string) =>
+      (
+        await dynamo.doc.send(
+          new GetCommand({ TableName: LOCAL_TABLE_NAMES.deletions, Key: newestKey(appId) }),
+        )
+      ).Item;
     await deletions.create(request("d2", "com.del", "s1", 2));
     await deletions.create(request("d1", "com.del", "s1", 1));
+    // Stored later with an older time: the newest time stays.
+    expect(await newestItem("com.del")).toEqual({
+      ...newestKey("com.del"),
+      newestRequestAt: "2026-11-01T10:02:00.000Z",
+    });
+    // A request that could not be stored moves nothing.
+    await expect(deletions.create(request("d2", "com.del", "s9", 8))).rejects.toThrow(
+      ConditionalCheckFailedException,
+    );
+    expect((await newestItem("com.del"))?.newestRequestAt).toBe("2026-11-01T10:02:00.000Z");
     await deletions.create(request("d3", "com.del", "s2", 3));
     // The same install id in another app is another install.
     await deletions.create(request("d4", "com.other", "s1", 4));
@@ -178,6 +194,10 @@ describe("DynamoDB stores", () => {
       }),
     );
     expect(await deletions.newestRequestAt("com.legacy")).toBe("2026-11-01T10:05:00.000Z");
+    expect(await newestItem("com.legacy")).toBeUndefined();
+    // A repeat of that request marks it, as a create would have.
+    await deletions.markNewest(request("l1", "com.legacy", "s1", 5));
+    expect((await newestItem("com.legacy"))?.newestRequestAt).toBe("2026-11-01T10:05:00.000Z");
   });
 
   it("reads one install's requests by app while its index cannot be read yet", async () => {
