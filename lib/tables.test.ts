@@ -143,7 +143,7 @@ describe("grants", () => {
     ],
   });
 
-  const onNewestRequestItems = (action: string) => ({
+  const onNewestRequestItems = (action: string | string[]) => ({
     Effect: "Allow",
     Action: action,
     Resource: stack.resolve(tables.deletions.tableArn),
@@ -159,7 +159,7 @@ describe("grants", () => {
         Resource: stack.resolve(tables.deletions.tableArn),
       },
       // The app's newest-request time, never a request.
-      onNewestRequestItems("dynamodb:UpdateItem"),
+      onNewestRequestItems(["dynamodb:GetItem", "dynamodb:UpdateItem"]),
     ]);
   });
 

@@ -79,15 +79,16 @@ export class ServiceTables extends Construct {
 
   /**
    * Record deletion requests: find the install's open one (a repeat answers it, through the
-   * by-install index) or put a new item (never overwritten), after moving the app's
-   * newest-request time on (an update of the items keyed `app#…` only).
+   * by-install index) or put a new item (never overwritten), then move the app's newest-request
+   * time on (a get and an update of the items keyed `app#…` only; an app without one starts it
+   * from its requests, listed by app).
    */
   grantDeletionRequests(role: IRole): void {
     this.grantDeletionLookup(role);
     role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [this.deletions.tableArn] }),
     );
-    role.addToPrincipalPolicy(this.onNewestRequestItems("dynamodb:UpdateItem"));
+    role.addToPrincipalPolicy(this.onNewestRequestItems("dynamodb:GetItem", "dynamodb:UpdateItem"));
   }
 
   /** Read one deletion request by id: its status. */
@@ -131,10 +132,10 @@ export class ServiceTables extends Construct {
     this.grantDeletionsQuery(role, TABLE_DEFINITIONS.deletions.indexes[0].name);
   }
 
-  /** `action` on the deletions table's newest-request items (keyed `app#<app id>`) only. */
-  private onNewestRequestItems(action: string): PolicyStatement {
+  /** `actions` on the deletions table's newest-request items (keyed `app#<app id>`) only. */
+  private onNewestRequestItems(...actions: string[]): PolicyStatement {
     return new PolicyStatement({
-      actions: [action],
+      actions,
       resources: [this.deletions.tableArn],
       conditions: {
         "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${NEWEST_REQUEST_PREFIX}*`] },

@@ -191,7 +191,8 @@ describe("export pages after a deletion request", () => {
     await pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
     now += 1_000;
     requests.push({ serviceId: "s-9", requestedAt: new Date(now).toISOString() });
-    now += 1_000;
+    // Past the margin a snapshot must be made after a request to count as newer.
+    now += 2_000;
     await pages.open({ appId: "a", since: 1, offset: 10, limit: 10 });
     await pages.open({ appId: "a", since: 1, offset: 20, limit: 10 });
     expect(calls.materialize).toBe(2);
@@ -244,5 +245,88 @@ describe("export pages after a deletion request", () => {
       /not all listed yet/,
     );
     expect(excluded).toHaveLength(1);
+  });
+
+  it("count a snapshot as made when its page was asked, so a request made meanwhile stales it", async () => {
+    let now = Date.parse("2026-11-01T10:00:00.000Z");
+    const requests: { serviceId: string; requestedAt: string }[] = [];
+    let newest: string | undefined;
+    let arriving: (() => void) | undefined;
+    const excluded: (readonly string[] | undefined)[] = [];
+    const { engine } = countingEngine();
+    const pages = createExportPages({
+      engine: {
+        ...engine,
+        materialize: (request) => {
+          excluded.push(request.excludeServiceIds);
+          return engine.materialize(request);
+        },
+      },
+      catalog: memoryCatalog(),
+      deletions: {
+        listByApp: async () => {
+          const listed = requests.map((r, i) => ({
+            ...r,
+            requestId: `r${i}`,
+            appId: "a",
+            status: "pending" as const,
+            completedAt: null,
+          }));
+          // A request is made and acknowledged while this list is read: it is not in it.
+          arriving?.();
+          arriving = undefined;
+          return listed;
+        },
+        newestRequestAt: async () => newest,
+      },
+      snapshotTtlSeconds: 600,
+      now: () => now,
+    });
+    arriving = () => {
+      now += 5_000;
+      requests.push({ serviceId: "s-9", requestedAt: new Date(now).toISOString() });
+      newest = new Date(now).toISOString();
+    };
+    await pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
+    now += 5_000;
+    await pages.open({ appId: "a", since: 1, offset: 10, limit: 10 });
+    expect(excluded).toEqual([[], ["s-9"]]);
+  });
+
+  it("count a snapshot made just after a request's time as older than it", async () => {
+    // A request's time is taken before it is stored: here a snapshot is made in between.
+    const requestedAt = Date.parse("2026-11-01T10:00:00.000Z");
+    let now = requestedAt + 500;
+    const stored: { serviceId: string; requestedAt: string }[] = [];
+    const excluded: (readonly string[] | undefined)[] = [];
+    const { engine } = countingEngine();
+    const pages = createExportPages({
+      engine: {
+        ...engine,
+        materialize: (request) => {
+          excluded.push(request.excludeServiceIds);
+          return engine.materialize(request);
+        },
+      },
+      catalog: memoryCatalog(),
+      deletions: {
+        listByApp: async () =>
+          stored.map((r, i) => ({
+            ...r,
+            requestId: `r${i}`,
+            appId: "a",
+            status: "pending" as const,
+            completedAt: null,
+          })),
+        newestRequestAt: async () => stored.at(-1)?.requestedAt,
+      },
+      snapshotTtlSeconds: 600,
+      now: () => now,
+    });
+    await pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
+    stored.push({ serviceId: "s-9", requestedAt: new Date(requestedAt).toISOString() });
+    now += 2_000;
+    await pages.open({ appId: "a", since: 1, offset: 10, limit: 10 });
+    expect(excluded).toEqual([[], ["s-9"]]);
   });
 });

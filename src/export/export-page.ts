@@ -67,6 +67,13 @@ const primed = async (
   return primedRows;
 };
 
+/**
+ * How long after a deletion request's time a snapshot must be made to count as newer. The time
+ * is taken before the request is stored and its app's newest time moved on, and two hosts'
+ * clocks may differ a little: a snapshot made within this margin is made again.
+ */
+const SETTLE_MS = 1_000;
+
 /** The pauses between reads of an app's tombstones that lag its newest request time. */
 const LIST_RETRY_MS = [50, 100, 200, 400, 800, 1_600];
 
@@ -78,14 +85,15 @@ export const createExportPages = (deps: ExportPageDeps) => {
   // Concurrent first requests of one export share a single materialisation.
   const inFlight = new Map<string, Promise<SnapshotRef>>();
 
+  /** `createdAt`: when the page asking for it was asked, before it read any tombstone. */
   const materialize = async (
     appId: string,
     since: number,
     excludeServiceIds: readonly string[],
     staleBefore: number,
+    createdAt: number,
   ): Promise<SnapshotRef> => {
     const snapshotId = randomUUID();
-    const createdAt = now();
     const location = await deps.engine.materialize({
       appId,
       since: new Date(since * 1000),
@@ -111,7 +119,8 @@ export const createExportPages = (deps: ExportPageDeps) => {
    * else the snapshot would leave the newest request's install in and still count as made after
    * it. Read again until it does, for a few seconds; past that the page fails, to be retried.
    */
-  const remake = async (appId: string, since: number, newestTombstone: number) => {
+  const remake = async (appId: string, since: number, staleBefore: number, asked: number) => {
+    const newestTombstone = staleBefore - SETTLE_MS;
     let tombstones = await deps.deletions.listByApp(appId);
     for (const delayMs of LIST_RETRY_MS) {
       if (newestOf(tombstones) >= newestTombstone) break;
@@ -122,23 +131,26 @@ export const createExportPages = (deps: ExportPageDeps) => {
       throw new Error(`The deletion requests of ${appId} are not all listed yet.`);
     }
     const deleted = [...new Set(tombstones.map((t) => t.serviceId))];
-    return materialize(appId, since, deleted, newestTombstone);
+    return materialize(appId, since, deleted, staleBefore, asked);
   };
 
   const snapshotFor = async (appId: string, since: number): Promise<SnapshotRef> => {
+    // A snapshot made for this page counts as made now, before any tombstone is read: a
+    // request that comes while they are read is then newer than it, and it is made again.
+    const asked = now();
     // One item for the newest request, not every tombstone: most pages slice a snapshot.
     const [known, newest] = await Promise.all([
       deps.catalog.get(appId, since),
       deps.deletions.newestRequestAt(appId),
     ]);
-    const newestTombstone = newest === undefined ? 0 : Date.parse(newest);
-    if (known && known.expiresAt > now() && known.createdAt > newestTombstone) return known;
+    const staleBefore = (newest === undefined ? 0 : Date.parse(newest)) + SETTLE_MS;
+    if (known && known.expiresAt > asked && known.createdAt > staleBefore) return known;
     // The newest tombstone is part of the key: a materialisation started before a deletion
     // request is never handed to a page asked for after it.
-    const key = `${appId}#${since}#${newestTombstone}`;
+    const key = `${appId}#${since}#${staleBefore}`;
     let pending = inFlight.get(key);
     if (!pending) {
-      pending = remake(appId, since, newestTombstone).finally(() => inFlight.delete(key));
+      pending = remake(appId, since, staleBefore, asked).finally(() => inFlight.delete(key));
       inFlight.set(key, pending);
     }
     return pending;

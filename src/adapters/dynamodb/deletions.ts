@@ -53,8 +53,22 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
     oldestFirst(
       await queryIndex(doc, { table, index: BY_APP.name, key: "appId", value: appId }, parse),
     );
+  const newestItemOf = async (appId: string) =>
+    (
+      await doc.send(
+        new GetCommand({ TableName: table, Key: newestKey(appId), ConsistentRead: true }),
+      )
+    ).Item;
+
   /** Only ever forward: of two requests stored out of order, the later time stands. */
   const markNewest = async (request: DeletionRequest) => {
+    let at = request.requestedAt;
+    if (!(await newestItemOf(request.appId))) {
+      // An app whose requests predate the item starts it from the newest of them, which a
+      // repeat of an older one would otherwise leave behind.
+      const listed = (await listByApp(request.appId)).at(-1)?.requestedAt;
+      if (listed !== undefined && listed > at) at = listed;
+    }
     await doc
       .send(
         new UpdateCommand({
@@ -62,7 +76,7 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
           Key: newestKey(request.appId),
           UpdateExpression: "SET newestRequestAt = :at",
           ConditionExpression: "attribute_not_exists(newestRequestAt) OR newestRequestAt < :at",
-          ExpressionAttributeValues: { ":at": request.requestedAt },
+          ExpressionAttributeValues: { ":at": at },
         }),
       )
       .catch((error: unknown) => {
@@ -91,9 +105,7 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
     },
     listByApp,
     async newestRequestAt(appId) {
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: table, Key: newestKey(appId), ConsistentRead: true }),
-      );
+      const Item = await newestItemOf(appId);
       if (Item) return newestItem.parse(Item).newestRequestAt;
       // Requests stored before this item existed: the newest of them, read once by app.
       return (await listByApp(appId)).at(-1)?.requestedAt;

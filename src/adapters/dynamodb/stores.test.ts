@@ -195,8 +195,14 @@ describe("DynamoDB stores", () => {
     );
     expect(await deletions.newestRequestAt("com.legacy")).toBe("2026-11-01T10:05:00.000Z");
     expect(await newestItem("com.legacy")).toBeUndefined();
-    // A repeat of that request marks it, as a create would have.
-    await deletions.markNewest(request("l1", "com.legacy", "s1", 5));
+    // A repeat of an older one starts the item from the newest request, not from its own time.
+    await dynamo.doc.send(
+      new PutCommand({
+        TableName: LOCAL_TABLE_NAMES.deletions,
+        Item: { ...request("l0", "com.legacy", "s0", 4), openStatus: "open" },
+      }),
+    );
+    await deletions.markNewest(request("l0", "com.legacy", "s0", 4));
     expect((await newestItem("com.legacy"))?.newestRequestAt).toBe("2026-11-01T10:05:00.000Z");
   });
 
