@@ -21,14 +21,29 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** Lower snake case: `levelComplete`, `Level Complete` and `LEVEL_COMPLETE` give `level_complete`. */
-export const toSnakeCase = (value: string): string =>
+const snakeCaseOf = (value: string): string =>
   value
     .trim()
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/[^A-Za-z0-9]+/g, "_")
     .replace(/^_+|_+$/g, "")
     .toLowerCase();
+
+// An app sends its few custom event names again and again, each checked and named on the way
+// in: each is worked out once. The map is emptied when full, so any names at all stay bounded.
+const snakeCases = new Map<string, string>();
+const MAX_SNAKE_CASES = 10_000;
+
+/** Lower snake case: `levelComplete`, `Level Complete` and `LEVEL_COMPLETE` give `level_complete`. */
+export const toSnakeCase = (value: string): string => {
+  let snake = snakeCases.get(value);
+  if (snake === undefined) {
+    snake = snakeCaseOf(value);
+    if (snakeCases.size >= MAX_SNAKE_CASES) snakeCases.clear();
+    snakeCases.set(value, snake);
+  }
+  return snake;
+};
 
 // Worked out once: every stored event is named on the ingestion path.
 const STANDARD_NAMES = new Map(EVENT_TYPES.map((type) => [type, `service_${toSnakeCase(type)}`]));
