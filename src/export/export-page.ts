@@ -119,8 +119,7 @@ export const createExportPages = (deps: ExportPageDeps) => {
    * else the snapshot would leave the newest request's install in and still count as made after
    * it. Read again until it does, for a few seconds; past that the page fails, to be retried.
    */
-  const remake = async (appId: string, since: number, staleBefore: number, asked: number) => {
-    const newestTombstone = staleBefore - SETTLE_MS;
+  const remake = async (appId: string, since: number, newestTombstone: number, asked: number) => {
     let tombstones = await deps.deletions.listByApp(appId);
     for (const delayMs of LIST_RETRY_MS) {
       if (newestOf(tombstones) >= newestTombstone) break;
@@ -131,7 +130,7 @@ export const createExportPages = (deps: ExportPageDeps) => {
       throw new Error(`The deletion requests of ${appId} are not all listed yet.`);
     }
     const deleted = [...new Set(tombstones.map((t) => t.serviceId))];
-    return materialize(appId, since, deleted, staleBefore, asked);
+    return materialize(appId, since, deleted, newestTombstone + SETTLE_MS, asked);
   };
 
   const snapshotFor = async (appId: string, since: number): Promise<SnapshotRef> => {
@@ -143,14 +142,15 @@ export const createExportPages = (deps: ExportPageDeps) => {
       deps.catalog.get(appId, since),
       deps.deletions.newestRequestAt(appId),
     ]);
-    const staleBefore = (newest === undefined ? 0 : Date.parse(newest)) + SETTLE_MS;
-    if (known && known.expiresAt > asked && known.createdAt > staleBefore) return known;
+    const newestTombstone = newest === undefined ? 0 : Date.parse(newest);
+    const fresh = known && known.expiresAt > asked && known.createdAt > newestTombstone + SETTLE_MS;
+    if (fresh) return known;
     // The newest tombstone is part of the key: a materialisation started before a deletion
     // request is never handed to a page asked for after it.
-    const key = `${appId}#${since}#${staleBefore}`;
+    const key = `${appId}#${since}#${newestTombstone}`;
     let pending = inFlight.get(key);
     if (!pending) {
-      pending = remake(appId, since, staleBefore, asked).finally(() => inFlight.delete(key));
+      pending = remake(appId, since, newestTombstone, asked).finally(() => inFlight.delete(key));
       inFlight.set(key, pending);
     }
     return pending;

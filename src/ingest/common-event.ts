@@ -91,7 +91,7 @@ const isCommonS2sEvent = (
 export interface CommonEvent {
   /** The map itself, as zod would have passed it. */
   readonly fields: IncomingEventFields | IncomingS2sEventFields;
-  /** `event_time`, read; it is already in the form the lake keeps. */
+  /** `event_time` in milliseconds; the string itself is already in the form the lake keeps. */
   readonly eventMs: number;
 }
 
