@@ -21,13 +21,14 @@ export const cachedDeletionStore = (store: DeletionStore): DeletionStore => {
   return {
     ...store,
     listByApp: async (appId) => [...(await listByApp(appId))],
-    async newestRequestAt(appId) {
+    async newestRequests(appId) {
+      const requests = await listByApp(appId);
       let newest: string | undefined;
       // ISO 8601 UTC times: their text orders as they do.
-      for (const { requestedAt } of await listByApp(appId)) {
+      for (const { requestedAt } of requests) {
         if (newest === undefined || requestedAt > newest) newest = requestedAt;
       }
-      return newest;
+      return newest === undefined ? undefined : { newestAt: newest, atLeast: requests.length };
     },
     listByInstall: async (appId, serviceId) =>
       (await listByApp(appId)).filter((request) => request.serviceId === serviceId),
