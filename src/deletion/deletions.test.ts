@@ -14,7 +14,7 @@ const memoryDeletions = () => {
     listByApp: async (appId) => [...requests.values()].filter((r) => r.appId === appId),
     listByInstall: async (appId, serviceId) =>
       [...requests.values()].filter((r) => r.appId === appId && r.serviceId === serviceId),
-    newestRequests: async () => undefined,
+    newestRequestAt: async () => undefined,
     listOpen: async () => [...requests.values()].filter((r) => r.status !== "completed"),
     setStatus: async (id, status, at) => {
       const found = requests.get(id);

@@ -40,16 +40,7 @@ const memoryCatalog = (): SnapshotCatalog => {
   };
 };
 
-/** What the store answers for these requests: the newest time and how many there are. */
-const markOf = (requests: readonly { requestedAt: string }[]) => {
-  const newestAt = requests
-    .map((r) => r.requestedAt)
-    .sort()
-    .at(-1);
-  return newestAt === undefined ? undefined : { newestAt, atLeast: requests.length };
-};
-
-const noDeletions = { listByApp: async () => [], newestRequests: async () => undefined };
+const noDeletions = { listByApp: async () => [], newestRequestAt: async () => undefined };
 
 describe("export pages", () => {
   it("materialises once per app and timestamp while the snapshot is fresh", async () => {
@@ -188,7 +179,11 @@ describe("export pages after a deletion request", () => {
             completedAt: null,
           }));
         },
-        newestRequests: async () => markOf(requests),
+        newestRequestAt: async () =>
+          requests
+            .map((r) => r.requestedAt)
+            .sort()
+            .at(-1),
       },
       snapshotTtlSeconds: 600,
       now: () => now,
@@ -236,7 +231,7 @@ describe("export pages after a deletion request", () => {
         catalog: memoryCatalog(),
         deletions: {
           listByApp: async () => tombstones(++reads > lagReads ? 2 : 1),
-          newestRequests: async () => ({ newestAt: newest, atLeast: 2 }),
+          newestRequestAt: async () => newest,
         },
         snapshotTtlSeconds: 600,
         now: () => Date.parse("2026-11-01T10:01:00.000Z"),
@@ -255,6 +250,7 @@ describe("export pages after a deletion request", () => {
   it("count a snapshot as made when its page was asked, so a request made meanwhile stales it", async () => {
     let now = Date.parse("2026-11-01T10:00:00.000Z");
     const requests: { serviceId: string; requestedAt: string }[] = [];
+    let newest: string | undefined;
     let arriving: (() => void) | undefined;
     const excluded: (readonly string[] | undefined)[] = [];
     const { engine } = countingEngine();
@@ -281,7 +277,7 @@ describe("export pages after a deletion request", () => {
           arriving = undefined;
           return listed;
         },
-        newestRequests: async () => markOf(requests),
+        newestRequestAt: async () => newest,
       },
       snapshotTtlSeconds: 600,
       now: () => now,
@@ -289,6 +285,7 @@ describe("export pages after a deletion request", () => {
     arriving = () => {
       now += 5_000;
       requests.push({ serviceId: "s-9", requestedAt: new Date(now).toISOString() });
+      newest = new Date(now).toISOString();
     };
     await pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
     now += 5_000;
@@ -321,7 +318,7 @@ describe("export pages after a deletion request", () => {
             status: "pending" as const,
             completedAt: null,
           })),
-        newestRequests: async () => markOf(stored),
+        newestRequestAt: async () => stored.at(-1)?.requestedAt,
       },
       snapshotTtlSeconds: 600,
       now: () => now,
@@ -331,42 +328,5 @@ describe("export pages after a deletion request", () => {
     now += 2_000;
     await pages.open({ appId: "a", since: 1, offset: 10, limit: 10 });
     expect(excluded).toEqual([[], ["s-9"]]);
-  });
-
-  it("wait for every counted request, when the newest is listed before an older one", async () => {
-    const stored = [
-      { serviceId: "s-older", requestedAt: "2026-11-01T10:00:01.000Z" },
-      { serviceId: "s-newer", requestedAt: "2026-11-01T10:00:02.000Z" },
-    ];
-    // The index shows the newer request first, and both only from the third read on.
-    let reads = 0;
-    const excluded: (readonly string[] | undefined)[] = [];
-    const { engine } = countingEngine();
-    const pages = createExportPages({
-      engine: {
-        ...engine,
-        materialize: (request) => {
-          excluded.push(request.excludeServiceIds);
-          return engine.materialize(request);
-        },
-      },
-      catalog: memoryCatalog(),
-      deletions: {
-        listByApp: async () =>
-          (++reads < 3 ? stored.slice(1) : stored).map((r, i) => ({
-            ...r,
-            requestId: `r${i}`,
-            appId: "a",
-            status: "pending" as const,
-            completedAt: null,
-          })),
-        newestRequests: async () => markOf(stored),
-      },
-      snapshotTtlSeconds: 600,
-      now: () => Date.parse("2026-11-01T10:01:00.000Z"),
-    });
-    await pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
-    expect(reads).toBe(3);
-    expect(excluded).toEqual([["s-older", "s-newer"]]);
   });
 });

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { DeletionRequest, DeletionStore, RequestsMark } from "../ports/deletions.ts";
+import type { DeletionRequest, DeletionStore } from "../ports/deletions.ts";
 import type { LakeQueryEngine, SnapshotCatalog, SnapshotRef } from "../ports/lake.ts";
 import type { ExportRecord } from "../record/columns.ts";
 import type { FormatWriter } from "./formats/writer.ts";
@@ -16,7 +16,7 @@ import type { FormatWriter } from "./formats/writer.ts";
 export interface ExportPageDeps {
   readonly engine: LakeQueryEngine;
   readonly catalog: SnapshotCatalog;
-  readonly deletions: Pick<DeletionStore, "listByApp" | "newestRequests">;
+  readonly deletions: Pick<DeletionStore, "listByApp" | "newestRequestAt">;
   readonly snapshotTtlSeconds: number;
   readonly now?: () => number;
 }
@@ -116,27 +116,17 @@ export const createExportPages = (deps: ExportPageDeps) => {
    * Reads every tombstone of the app, only to make a snapshot: the installs it leaves out. On
    * AWS they are listed through an index, which DynamoDB brings up to date a moment after the
    * write, while the newest time is read from its item at once: the list must reach that time,
-   * and hold as many requests as were counted, else the snapshot would leave an install in and
-   * still count as made after its request. Read again until it does, for a few seconds; past
-   * that the page fails, to be retried.
+   * else the snapshot would leave the newest request's install in and still count as made after
+   * it. Read again until it does, for a few seconds; past that the page fails, to be retried.
    */
-  const remake = async (
-    appId: string,
-    since: number,
-    mark: RequestsMark | undefined,
-    asked: number,
-  ) => {
-    const newestTombstone = mark ? Date.parse(mark.newestAt) : 0;
-    // Two requests may reach the index in either order: the count catches the older one.
-    const complete = (tombstones: readonly DeletionRequest[]) =>
-      !mark || (tombstones.length >= mark.atLeast && newestOf(tombstones) >= newestTombstone);
+  const remake = async (appId: string, since: number, newestTombstone: number, asked: number) => {
     let tombstones = await deps.deletions.listByApp(appId);
     for (const delayMs of LIST_RETRY_MS) {
-      if (complete(tombstones)) break;
+      if (newestOf(tombstones) >= newestTombstone) break;
       await sleep(delayMs);
       tombstones = await deps.deletions.listByApp(appId);
     }
-    if (!complete(tombstones)) {
+    if (newestOf(tombstones) < newestTombstone) {
       throw new Error(`The deletion requests of ${appId} are not all listed yet.`);
     }
     const deleted = [...new Set(tombstones.map((t) => t.serviceId))];
@@ -148,11 +138,11 @@ export const createExportPages = (deps: ExportPageDeps) => {
     // request that comes while they are read is then newer than it, and it is made again.
     const asked = now();
     // One item for the newest request, not every tombstone: most pages slice a snapshot.
-    const [known, mark] = await Promise.all([
+    const [known, newest] = await Promise.all([
       deps.catalog.get(appId, since),
-      deps.deletions.newestRequests(appId),
+      deps.deletions.newestRequestAt(appId),
     ]);
-    const newestTombstone = mark ? Date.parse(mark.newestAt) : 0;
+    const newestTombstone = newest === undefined ? 0 : Date.parse(newest);
     const fresh = known && known.expiresAt > asked && known.createdAt > newestTombstone + SETTLE_MS;
     if (fresh) return known;
     // The newest tombstone is part of the key: a materialisation started before a deletion
@@ -160,7 +150,7 @@ export const createExportPages = (deps: ExportPageDeps) => {
     const key = `${appId}#${since}#${newestTombstone}`;
     let pending = inFlight.get(key);
     if (!pending) {
-      pending = remake(appId, since, mark, asked).finally(() => inFlight.delete(key));
+      pending = remake(appId, since, newestTombstone, asked).finally(() => inFlight.delete(key));
       inFlight.set(key, pending);
     }
     return pending;

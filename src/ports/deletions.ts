@@ -13,16 +13,8 @@ export interface DeletionRequest {
   readonly completedAt: string | null;
 }
 
-/** How far an app's deletion requests have come. */
-export interface RequestsMark {
-  /** The newest request's `requestedAt`. */
-  readonly newestAt: string;
-  /** How many of its requests are stored at least: a list of fewer is not complete yet. */
-  readonly atLeast: number;
-}
-
 export interface DeletionStore {
-  /** Stores a new request, then counts it and moves the app's newest request time on to it. */
+  /** Stores a new request, then moves the app's newest request time on to it. */
   create(request: DeletionRequest): Promise<void>;
   /**
    * Moves the app's newest request time on to this stored request's, unless it is already
@@ -33,11 +25,10 @@ export interface DeletionStore {
   /** Every request of an app: its tombstones. */
   listByApp(appId: string): Promise<DeletionRequest[]>;
   /**
-   * How far the app's requests have come, undefined when it has none: what tells an export
-   * whether a snapshot predates a tombstone, and whether a list of them is complete yet,
-   * without reading every tombstone.
+   * The newest `requestedAt` of the app's requests, undefined when it has none: what tells an
+   * export whether a snapshot predates a tombstone, without reading every tombstone.
    */
-  newestRequests(appId: string): Promise<RequestsMark | undefined>;
+  newestRequestAt(appId: string): Promise<string | undefined>;
   /** The requests for one install of an app (a repeat after completion makes a second). */
   listByInstall(appId: string, serviceId: string): Promise<DeletionRequest[]>;
   /** Requests not completed yet, of every app, oldest first. */

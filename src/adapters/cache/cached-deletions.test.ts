@@ -29,7 +29,7 @@ const countingStore = () => {
     listByInstall: async () => {
       throw new Error("no byInstall index");
     },
-    newestRequests: async () => {
+    newestRequestAt: async () => {
       throw new Error("answered from the by-app list");
     },
     markNewest: async () => undefined,
@@ -84,21 +84,17 @@ describe("cached deletion store", () => {
     expect((await cached.listByInstall("a", "s-r2"))[0]?.status).toBe("completed");
   });
 
-  it("answers how far an app's requests have come from the app's list, and moves it on a request", async () => {
+  it("answers an app's newest request time from the app's list, and moves it on a request", async () => {
     const { store, counts } = countingStore();
     const cached = cachedDeletionStore(store);
-    expect(await cached.newestRequests("a")).toBeUndefined();
+    expect(await cached.newestRequestAt("a")).toBeUndefined();
     await cached.create({ ...request("r1"), requestedAt: "2026-11-02T00:00:00.000Z" });
     await cached.create({ ...request("r2"), requestedAt: "2026-11-01T00:00:00.000Z" });
     await cached.create({ ...request("r3", "b"), requestedAt: "2026-11-03T00:00:00.000Z" });
-    const mark = { newestAt: "2026-11-02T00:00:00.000Z", atLeast: 2 };
-    expect(await cached.newestRequests("a")).toEqual(mark);
-    expect(await cached.newestRequests("a")).toEqual(mark);
+    expect(await cached.newestRequestAt("a")).toBe("2026-11-02T00:00:00.000Z");
+    expect(await cached.newestRequestAt("a")).toBe("2026-11-02T00:00:00.000Z");
     expect(counts.listByApp).toBe(2);
     await cached.create({ ...request("r4"), requestedAt: "2026-11-04T00:00:00.000Z" });
-    expect(await cached.newestRequests("a")).toEqual({
-      newestAt: "2026-11-04T00:00:00.000Z",
-      atLeast: 3,
-    });
+    expect(await cached.newestRequestAt("a")).toBe("2026-11-04T00:00:00.000Z");
   });
 });

@@ -21,14 +21,13 @@ export const cachedDeletionStore = (store: DeletionStore): DeletionStore => {
   return {
     ...store,
     listByApp: async (appId) => [...(await listByApp(appId))],
-    async newestRequests(appId) {
-      const requests = await listByApp(appId);
+    async newestRequestAt(appId) {
       let newest: string | undefined;
       // ISO 8601 UTC times: their text orders as they do.
-      for (const { requestedAt } of requests) {
+      for (const { requestedAt } of await listByApp(appId)) {
         if (newest === undefined || requestedAt > newest) newest = requestedAt;
       }
-      return newest === undefined ? undefined : { newestAt: newest, atLeast: requests.length };
+      return newest;
     },
     listByInstall: async (appId, serviceId) =>
       (await listByApp(appId)).filter((request) => request.serviceId === serviceId),

@@ -37,10 +37,7 @@ const parse = (item: Record<string, unknown>): DeletionRequest => deletionItem.p
 
 /** The key of an app's newest-request item. */
 export const newestKey = (appId: string) => ({ requestId: `${NEWEST_REQUEST_PREFIX}${appId}` });
-const newestItem = z.object({
-  newestRequestAt: z.string().optional(),
-  storedCount: z.number().optional(),
-});
+const newestItem = z.object({ newestRequestAt: z.string() });
 const oldestFirst = (requests: DeletionRequest[]) =>
   requests.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
 
@@ -66,7 +63,7 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
   /** Only ever forward: of two requests stored out of order, the later time stands. */
   const markNewest = async (request: DeletionRequest) => {
     let at = request.requestedAt;
-    if ((await newestItemOf(request.appId))?.newestRequestAt === undefined) {
+    if (!(await newestItemOf(request.appId))) {
       // An app whose requests predate the item starts it from the newest of them, which a
       // repeat of an older one would otherwise leave behind.
       const listed = (await listByApp(request.appId)).at(-1)?.requestedAt;
@@ -95,17 +92,8 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
           ConditionExpression: "attribute_not_exists(requestId)",
         }),
       );
-      // After the request, so the count and the time name only stored requests: an export
-      // waits for the by-app index to list that many, up to that time. Counted once: a
-      // repeated request only marks the time again, so the count never runs ahead.
-      await doc.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: newestKey(request.appId),
-          UpdateExpression: "ADD storedCount :one",
-          ExpressionAttributeValues: { ":one": 1 },
-        }),
-      );
+      // After the request, so the time names only a stored request: an export waits for the
+      // by-app index to list the request the time belongs to.
       await markNewest(request);
     },
     markNewest,
@@ -116,17 +104,11 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
       return Item ? deletionItem.parse(Item) : undefined;
     },
     listByApp,
-    async newestRequests(appId) {
+    async newestRequestAt(appId) {
       const Item = await newestItemOf(appId);
-      const mark = Item ? newestItem.parse(Item) : undefined;
-      if (mark?.newestRequestAt !== undefined) {
-        // Requests stored before the count began are not in it: at least, not exactly.
-        return { newestAt: mark.newestRequestAt, atLeast: mark.storedCount ?? 0 };
-      }
-      // Requests stored before this item existed: read once by app.
-      const listed = await listByApp(appId);
-      const newest = listed.at(-1);
-      return newest && { newestAt: newest.requestedAt, atLeast: listed.length };
+      if (Item) return newestItem.parse(Item).newestRequestAt;
+      // Requests stored before this item existed: the newest of them, read once by app.
+      return (await listByApp(appId)).at(-1)?.requestedAt;
     },
     async listByInstall(appId, serviceId) {
       try {

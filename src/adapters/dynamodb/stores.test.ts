@@ -161,14 +161,16 @@ describe("DynamoDB stores", () => {
       ).Item;
     await deletions.create(request("d2", "com.del", "s1", 2));
     await deletions.create(request("d1", "com.del", "s1", 1));
-    // Stored later with an older time: the newest time stays; both are counted.
-    const afterTwo = { ...newestKey("com.del"), newestRequestAt: "2026-11-01T10:02:00.000Z" };
-    expect(await newestItem("com.del")).toEqual({ ...afterTwo, storedCount: 2 });
-    // A request that could not be stored moves and counts nothing.
+    // Stored later with an older time: the newest time stays.
+    expect(await newestItem("com.del")).toEqual({
+      ...newestKey("com.del"),
+      newestRequestAt: "2026-11-01T10:02:00.000Z",
+    });
+    // A request that could not be stored moves nothing.
     await expect(deletions.create(request("d2", "com.del", "s9", 8))).rejects.toThrow(
       ConditionalCheckFailedException,
     );
-    expect(await newestItem("com.del")).toEqual({ ...afterTwo, storedCount: 2 });
+    expect((await newestItem("com.del"))?.newestRequestAt).toBe("2026-11-01T10:02:00.000Z");
     await deletions.create(request("d3", "com.del", "s2", 3));
     // The same install id in another app is another install.
     await deletions.create(request("d4", "com.other", "s1", 4));
@@ -178,15 +180,9 @@ describe("DynamoDB stores", () => {
     expect(await deletions.listByInstall("com.del", "s3")).toEqual([]);
     expect(ids(await deletions.listByApp("com.del"))).toEqual(["d1", "d2", "d3"]);
     // The newest time, from one item: a request stored late with an older time leaves it.
-    expect(await deletions.newestRequests("com.del")).toEqual({
-      newestAt: "2026-11-01T10:03:00.000Z",
-      atLeast: 3,
-    });
-    expect(await deletions.newestRequests("com.other")).toEqual({
-      newestAt: "2026-11-01T10:04:00.000Z",
-      atLeast: 1,
-    });
-    expect(await deletions.newestRequests("com.none")).toBeUndefined();
+    expect(await deletions.newestRequestAt("com.del")).toBe("2026-11-01T10:03:00.000Z");
+    expect(await deletions.newestRequestAt("com.other")).toBe("2026-11-01T10:04:00.000Z");
+    expect(await deletions.newestRequestAt("com.none")).toBeUndefined();
     // That item is no request: not listed, not open, not found by id.
     expect(ids(await deletions.listOpen())).not.toContain(newestKey("com.del").requestId);
     expect(await deletions.get(newestKey("com.del").requestId)).toBeUndefined();
@@ -197,10 +193,7 @@ describe("DynamoDB stores", () => {
         Item: { ...request("l1", "com.legacy", "s1", 5), openStatus: "open" },
       }),
     );
-    expect(await deletions.newestRequests("com.legacy")).toEqual({
-      newestAt: "2026-11-01T10:05:00.000Z",
-      atLeast: 1,
-    });
+    expect(await deletions.newestRequestAt("com.legacy")).toBe("2026-11-01T10:05:00.000Z");
     expect(await newestItem("com.legacy")).toBeUndefined();
     // A repeat of an older one starts the item from the newest request, not from its own time.
     await dynamo.doc.send(
@@ -210,17 +203,7 @@ describe("DynamoDB stores", () => {
       }),
     );
     await deletions.markNewest(request("l0", "com.legacy", "s0", 4));
-    // A repeat counts nothing: the count only ever falls short of what is stored.
-    expect(await deletions.newestRequests("com.legacy")).toEqual({
-      newestAt: "2026-11-01T10:05:00.000Z",
-      atLeast: 0,
-    });
-    // A new request after them counts from there, and the item keeps the newest time.
-    await deletions.create(request("l2", "com.legacy", "s2", 3));
-    expect(await deletions.newestRequests("com.legacy")).toEqual({
-      newestAt: "2026-11-01T10:05:00.000Z",
-      atLeast: 1,
-    });
+    expect((await newestItem("com.legacy"))?.newestRequestAt).toBe("2026-11-01T10:05:00.000Z");
   });
 
   it("reads one install's requests by app while its index cannot be read yet", async () => {
