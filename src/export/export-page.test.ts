@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { LakeQueryEngine, SnapshotCatalog, SnapshotRef } from "../ports/lake.ts";
 import type { ExportRecord } from "../record/columns.ts";
-import { createExportPages } from "./export-page.ts";
+import { createExportPages, type ExportPageDeps } from "./export-page.ts";
 import { collect, recordAt } from "./formats/fixtures.test-support.ts";
 import { FORMATS } from "./formats/index.ts";
 
@@ -151,43 +151,59 @@ describe("encoding a page", () => {
   });
 });
 
-describe("export pages after a deletion request", () => {
-  it("make older snapshots stale at once and leave the deleted install out", async () => {
-    let now = 1_000_000;
-    const requests: { serviceId: string; requestedAt: string }[] = [];
-    let lists = 0;
-    const excluded: (readonly string[] | undefined)[] = [];
-    const { engine, calls } = countingEngine();
-    const recording = {
+type Tombstone = { serviceId: string; requestedAt: string };
+
+/** Deletion requests of app "a" for these installs, at these times. */
+const asRequests = (tombstones: readonly Tombstone[]) =>
+  tombstones.map((r, i) => ({
+    ...r,
+    requestId: `r${i}`,
+    appId: "a",
+    status: "pending" as const,
+    completedAt: null,
+  }));
+
+const newestOf = (tombstones: readonly Tombstone[]) =>
+  tombstones
+    .map((r) => r.requestedAt)
+    .sort()
+    .at(-1);
+
+/** Export pages over a counting engine that records the installs each snapshot leaves out. */
+const recordingPages = (deletions: ExportPageDeps["deletions"], now: () => number) => {
+  const excluded: (readonly string[] | undefined)[] = [];
+  const { engine, calls } = countingEngine();
+  const pages = createExportPages({
+    engine: {
       ...engine,
-      materialize: (request: Parameters<typeof engine.materialize>[0]) => {
+      materialize: (request) => {
         excluded.push(request.excludeServiceIds);
         return engine.materialize(request);
       },
-    };
-    const pages = createExportPages({
-      engine: recording,
-      catalog: memoryCatalog(),
-      deletions: {
+    },
+    catalog: memoryCatalog(),
+    deletions,
+    snapshotTtlSeconds: 600,
+    now,
+  });
+  return { pages, excluded, calls };
+};
+
+describe("export pages after a deletion request", () => {
+  it("make older snapshots stale at once and leave the deleted install out", async () => {
+    let now = 1_000_000;
+    const requests: Tombstone[] = [];
+    let lists = 0;
+    const { pages, excluded, calls } = recordingPages(
+      {
         listByApp: async () => {
           lists += 1;
-          return requests.map((r, i) => ({
-            ...r,
-            requestId: `r${i}`,
-            appId: "a",
-            status: "pending" as const,
-            completedAt: null,
-          }));
+          return asRequests(requests);
         },
-        newestRequestAt: async () =>
-          requests
-            .map((r) => r.requestedAt)
-            .sort()
-            .at(-1),
+        newestRequestAt: async () => newestOf(requests),
       },
-      snapshotTtlSeconds: 600,
-      now: () => now,
-    });
+      () => now,
+    );
     await pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
     now += 1_000;
     requests.push({ serviceId: "s-9", requestedAt: new Date(now).toISOString() });
@@ -202,91 +218,53 @@ describe("export pages after a deletion request", () => {
   });
 
   it("wait for the list of tombstones to reach the newest request before making a snapshot", async () => {
-    const newest = "2026-11-01T10:00:05.000Z";
-    const listed = [
+    const listed: Tombstone[] = [
       { serviceId: "s-1", requestedAt: "2026-11-01T10:00:00.000Z" },
-      { serviceId: "s-9", requestedAt: newest },
+      { serviceId: "s-9", requestedAt: "2026-11-01T10:00:05.000Z" },
     ];
-    // The index shows the newest request only from its third read on.
+    // The index shows the newest request only after `lagReads` reads.
     let reads = 0;
-    const excluded: (readonly string[] | undefined)[] = [];
-    const { engine } = countingEngine();
-    const tombstones = (count: number) =>
-      listed.slice(0, count).map((r, i) => ({
-        ...r,
-        requestId: `r${i}`,
-        appId: "a",
-        status: "pending" as const,
-        completedAt: null,
-      }));
-    const pages = (lagReads: number) =>
-      createExportPages({
-        engine: {
-          ...engine,
-          materialize: (request) => {
-            excluded.push(request.excludeServiceIds);
-            return engine.materialize(request);
-          },
+    const lagging = (lagReads: number) =>
+      recordingPages(
+        {
+          listByApp: async () => asRequests(listed.slice(0, ++reads > lagReads ? 2 : 1)),
+          newestRequestAt: async () => newestOf(listed),
         },
-        catalog: memoryCatalog(),
-        deletions: {
-          listByApp: async () => tombstones(++reads > lagReads ? 2 : 1),
-          newestRequestAt: async () => newest,
-        },
-        snapshotTtlSeconds: 600,
-        now: () => Date.parse("2026-11-01T10:01:00.000Z"),
-      });
-    await pages(2).open({ appId: "a", since: 1, offset: 0, limit: 10 });
+        () => Date.parse("2026-11-01T10:01:00.000Z"),
+      );
+    const caughtUp = lagging(2);
+    await caughtUp.pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
     expect(reads).toBe(3);
-    expect(excluded).toEqual([["s-1", "s-9"]]);
+    expect(caughtUp.excluded).toEqual([["s-1", "s-9"]]);
     // An index that never catches up fails the page rather than leave the install in.
     reads = 0;
-    await expect(pages(100).open({ appId: "a", since: 1, offset: 0, limit: 10 })).rejects.toThrow(
+    const never = lagging(100);
+    await expect(never.pages.open({ appId: "a", since: 1, offset: 0, limit: 10 })).rejects.toThrow(
       /not all listed yet/,
     );
-    expect(excluded).toHaveLength(1);
+    expect(never.excluded).toEqual([]);
   });
 
   it("count a snapshot as made when its page was asked, so a request made meanwhile stales it", async () => {
     let now = Date.parse("2026-11-01T10:00:00.000Z");
-    const requests: { serviceId: string; requestedAt: string }[] = [];
-    let newest: string | undefined;
-    let arriving: (() => void) | undefined;
-    const excluded: (readonly string[] | undefined)[] = [];
-    const { engine } = countingEngine();
-    const pages = createExportPages({
-      engine: {
-        ...engine,
-        materialize: (request) => {
-          excluded.push(request.excludeServiceIds);
-          return engine.materialize(request);
-        },
-      },
-      catalog: memoryCatalog(),
-      deletions: {
+    const requests: Tombstone[] = [];
+    let arriving: (() => void) | undefined = () => {
+      now += 5_000;
+      requests.push({ serviceId: "s-9", requestedAt: new Date(now).toISOString() });
+    };
+    const { pages, excluded } = recordingPages(
+      {
         listByApp: async () => {
-          const listed = requests.map((r, i) => ({
-            ...r,
-            requestId: `r${i}`,
-            appId: "a",
-            status: "pending" as const,
-            completedAt: null,
-          }));
+          const listed = asRequests(requests);
           // A request is made and acknowledged while this list is read: it is not in it.
           arriving?.();
           arriving = undefined;
           return listed;
         },
-        newestRequestAt: async () => newest,
+        newestRequestAt: async () => newestOf(requests),
       },
-      snapshotTtlSeconds: 600,
-      now: () => now,
-    });
-    arriving = () => {
-      now += 5_000;
-      requests.push({ serviceId: "s-9", requestedAt: new Date(now).toISOString() });
-      newest = new Date(now).toISOString();
-    };
+      () => now,
+    );
     await pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
     now += 5_000;
     await pages.open({ appId: "a", since: 1, offset: 10, limit: 10 });
@@ -297,32 +275,14 @@ describe("export pages after a deletion request", () => {
     // A request's time is taken before it is stored: here a snapshot is made in between.
     const requestedAt = Date.parse("2026-11-01T10:00:00.000Z");
     let now = requestedAt + 500;
-    const stored: { serviceId: string; requestedAt: string }[] = [];
-    const excluded: (readonly string[] | undefined)[] = [];
-    const { engine } = countingEngine();
-    const pages = createExportPages({
-      engine: {
-        ...engine,
-        materialize: (request) => {
-          excluded.push(request.excludeServiceIds);
-          return engine.materialize(request);
-        },
+    const stored: Tombstone[] = [];
+    const { pages, excluded } = recordingPages(
+      {
+        listByApp: async () => asRequests(stored),
+        newestRequestAt: async () => newestOf(stored),
       },
-      catalog: memoryCatalog(),
-      deletions: {
-        listByApp: async () =>
-          stored.map((r, i) => ({
-            ...r,
-            requestId: `r${i}`,
-            appId: "a",
-            status: "pending" as const,
-            completedAt: null,
-          })),
-        newestRequestAt: async () => stored.at(-1)?.requestedAt,
-      },
-      snapshotTtlSeconds: 600,
-      now: () => now,
-    });
+      () => now,
+    );
     await pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
     stored.push({ serviceId: "s-9", requestedAt: new Date(requestedAt).toISOString() });
     now += 2_000;
