@@ -11,16 +11,14 @@
  */
 import { EVENT_TYPES, toSnakeCase } from "../domain/event-types.ts";
 import type { IncomingEventFields, IncomingS2sEventFields } from "./event-schema.ts";
+import { isIdentifier, missing } from "./fields.ts";
 import { INGEST_LIMITS } from "./limits.ts";
 import { isPlainMap } from "./parameters.ts";
 
 const TYPES: ReadonlySet<unknown> = new Set(EVENT_TYPES);
-const ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
 /** The only time form vouched for here; any other is left to zod's full ISO 8601 check. */
 const SDK_TIME =
   /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
-
-const absent = (value: unknown): value is null | undefined => value === undefined || value === null;
 
 /**
  * Unicode text of `min` to `max` UTF-16 units. Zod counts a string's length in code points, never
@@ -29,9 +27,6 @@ const absent = (value: unknown): value is null | undefined => value === undefine
  */
 const isText = (value: unknown, min: number, max: number): value is string =>
   typeof value === "string" && value.length >= min && value.length <= max && value.isWellFormed();
-
-const isId = (value: unknown): value is string =>
-  typeof value === "string" && value.length <= INGEST_LIMITS.maxIdLength && ID_PATTERN.test(value);
 
 /**
  * The time of a real calendar instant in the SDK form, or NaN. The pattern bounds every part,
@@ -60,10 +55,10 @@ const hasCommonShared = (map: Record<string, unknown>): boolean => {
   const name = map.event_name;
   const parameters = map.parameters;
   return (
-    isId(map.event_id) &&
+    isIdentifier(map.event_id) &&
     TYPES.has(map.event_type) &&
-    (absent(parameters) || isPlainMap(parameters)) &&
-    (absent(name) || isText(name, 0, Number.POSITIVE_INFINITY)) &&
+    (missing(parameters) || isPlainMap(parameters)) &&
+    (missing(name) || isText(name, 0, Number.POSITIVE_INFINITY)) &&
     hasGoodName(map.event_type, name)
   );
 };
@@ -75,8 +70,8 @@ const isCommonSdkEvent = (
   const user = map.customer_user_id;
   return (
     hasCommonShared(map) &&
-    isId(map.service_id) &&
-    (absent(user) || isText(user, 1, INGEST_LIMITS.maxCustomerUserIdLength))
+    isIdentifier(map.service_id) &&
+    (missing(user) || isText(user, 1, INGEST_LIMITS.maxCustomerUserIdLength))
   );
 };
 
@@ -85,7 +80,7 @@ const isCommonS2sEvent = (
   map: Record<string, unknown>,
 ): map is Record<string, unknown> & IncomingS2sEventFields =>
   hasCommonShared(map) &&
-  absent(map.service_id) &&
+  missing(map.service_id) &&
   isText(map.customer_user_id, 1, INGEST_LIMITS.maxCustomerUserIdLength);
 
 export interface CommonEvent {

@@ -6,7 +6,8 @@ import * as z from "zod";
 import { INGEST_LIMITS } from "./limits.ts";
 
 /** Absent and null are one case on the wire: SDKs serialise unset nullable fields as null. */
-const missing = (input: unknown): boolean => input === undefined || input === null;
+export const missing = (input: unknown): input is null | undefined =>
+  input === undefined || input === null;
 
 /** Half of a UTF-16 surrogate pair on its own: JSON can carry it, Unicode text cannot. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
