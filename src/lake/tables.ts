@@ -83,11 +83,33 @@ export type LakeRecord = Record<string, string | number | null> & { app_id: stri
 export const nullColumns = (table: LakeTable): Record<string, null> =>
   Object.fromEntries(table.columns.map((column) => [column.name, null]));
 
-/** The `dt` partition value of a record: the UTC date of its date column. */
-export const partitionDate = (table: LakeTable, record: LakeRecord): string => {
-  const value = record[table.dateColumn];
-  if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}T/.test(value)) {
-    throw new TypeError(`${table.name}.${table.dateColumn} must be an ISO 8601 UTC timestamp`);
+const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
+
+/** What a value of each type looks like on the stream; null (or no key) fits every type. */
+const FITS: Record<LakeType, (value: string | number) => boolean> = {
+  string: (value) => typeof value === "string",
+  // INTEGER in DuckDB, int in Glue: 32 bits.
+  int: (value) => typeof value === "number" && (value | 0) === value,
+  double: (value) => typeof value === "number" && Number.isFinite(value),
+  timestamp: (value) => typeof value === "string" && TIMESTAMP_TEXT.test(value),
+};
+
+/**
+ * Throws a TypeError unless every column of the record holds a value of its type and the date
+ * column (which names the `dt` partition) is set. A stream checks its records before it takes
+ * any: the Parquet writers read each value as its column's type, and one that does not fit
+ * would cost the records beside it or stop delivery.
+ */
+export const checkRecord = (table: LakeTable, record: LakeRecord): void => {
+  for (const column of table.columns) {
+    const value = record[column.name];
+    if (value !== null && value !== undefined && !FITS[column.type](value)) {
+      throw new TypeError(
+        `${table.name}.${column.name}: expected ${column.type}, got ${JSON.stringify(value)}`,
+      );
+    }
   }
-  return value.slice(0, 10);
+  if (typeof record[table.dateColumn] !== "string") {
+    throw new TypeError(`${table.name}.${table.dateColumn} is required: it names the partition`);
+  }
 };

@@ -17,7 +17,7 @@ import { dirname, join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { APP_ID_PATTERN } from "../../domain/apps.ts";
 import { sqlString } from "../../lake/export-query.ts";
-import { type LakeTable, partitionDate } from "../../lake/tables.ts";
+import { checkRecord, type LakeTable } from "../../lake/tables.ts";
 import type { RecordStream } from "../../ports/lake.ts";
 import { tableDir } from "../duckdb/lake-sql.ts";
 import { recordKeys, writeAheadLine, writeAheadRows } from "./write-ahead.ts";
@@ -224,7 +224,7 @@ export const createLocalDeliveryStream = async (
         if (!APP_ID_PATTERN.test(record.app_id)) {
           throw new TypeError("app_id is not a valid app id");
         }
-        partitionDate(table, record);
+        checkRecord(table, record);
       }
       if (records.length === 0) return;
       const text = `${writeAheadLine(records, keys)}\n`;

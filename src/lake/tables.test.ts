@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { lakeAttribution, lakeEvent } from "../../test/support/records.ts";
+import { ATTRIBUTIONS_TABLE, checkRecord, EVENTS_TABLE } from "./tables.ts";
+
+describe("checkRecord", () => {
+  it("takes records whose values fit their columns, nulls included", () => {
+    expect(() =>
+      checkRecord(EVENTS_TABLE, lakeEvent({ app_id: "com.a", revenue: 4.99, currency: "EUR" })),
+    ).not.toThrow();
+    expect(() =>
+      checkRecord(
+        ATTRIBUTIONS_TABLE,
+        lakeAttribution({ app_id: "com.a", service_id: "s1", click_to_first_open_hours: 3 }),
+      ),
+    ).not.toThrow();
+  });
+
+  it.each([
+    ["a number as text", { revenue: "4.99" }, "events.revenue: expected double"],
+    ["a number that is not finite", { revenue: Number.NaN }, "events.revenue: expected double"],
+    ["text as a number", { currency: 978 }, "events.currency: expected string"],
+    ["a time with an offset", { event_time: "2026-11-01T12:00:00+02:00" }, "event_time"],
+    ["a time without its T", { received_at: "2026-11-01 12:00:00Z" }, "received_at"],
+    ["no date column", { event_time: null }, "events.event_time is required"],
+  ])("refuses %s", (_, overrides, message) => {
+    expect(() => checkRecord(EVENTS_TABLE, lakeEvent({ app_id: "com.a", ...overrides }))).toThrow(
+      message,
+    );
+  });
+
+  it("refuses a fraction or a value over 32 bits in an int column", () => {
+    for (const hours of [1.5, 2 ** 31]) {
+      const record = lakeAttribution({
+        app_id: "com.a",
+        service_id: "s1",
+        click_to_first_open_hours: hours,
+      });
+      expect(() => checkRecord(ATTRIBUTIONS_TABLE, record)).toThrow(
+        "attributions.click_to_first_open_hours: expected int",
+      );
+    }
+  });
+});
