@@ -40,19 +40,17 @@ export const writeAheadLine = (records: readonly LakeRecord[], keys: readonly st
  * The typed rows of a write-ahead file, with their partition keys `app_id` and `dt`. A line
  * that does not parse is skipped (DuckDB reads it as nulls, which have no app): only a write
  * torn by a crash leaves one, and a torn write was never acknowledged (the file is synced
- * before the answer). Timestamps arrive as ISO 8601 UTC strings ("…Z") and are stored as UTC
- * TIMESTAMPs.
+ * before the answer). DuckDB's JSON reader gives each value its column's type as it parses,
+ * which costs about a third less than reading text and casting it; timestamps arrive as
+ * ISO 8601 UTC strings ("…Z") and are stored as UTC TIMESTAMPs.
  */
 export const writeAheadRows = (table: LakeTable, path: string): string => {
   const keys = recordKeys(table);
-  const struct = `STRUCT(${keys.map((key) => `"${key}" VARCHAR`).join(", ")})`;
-  const topLevel = keys.map((key) => `${sqlString(key)}: 'VARCHAR'`).join(", ");
+  const types = new Map(table.columns.map((c) => [c.name, DUCKDB_TYPES[c.type]]));
+  const typeOf = (key: string) => types.get(key) ?? "VARCHAR"; // app_id
+  const struct = `STRUCT(${keys.map((key) => `"${key}" ${typeOf(key)}`).join(", ")})`;
+  const topLevel = keys.map((key) => `${sqlString(key)}: '${typeOf(key)}'`).join(", ");
   const overlaid = keys.map((key) => `coalesce(r."${key}", s."${key}") AS "${key}"`);
-  const typed = table.columns.map((c) =>
-    c.type === "timestamp"
-      ? `CAST(rtrim(${c.name}, 'Z') AS TIMESTAMP) AS ${c.name}`
-      : `CAST(${c.name} AS ${DUCKDB_TYPES[c.type]}) AS ${c.name}`,
-  );
   return `WITH lines AS (
   SELECT * FROM read_json(${sqlString(path)}, format = 'newline_delimited', ignore_errors = true,
     columns = {${topLevel}, 'shared': '${struct}', 'rows': '${struct}[]'})
@@ -62,6 +60,6 @@ export const writeAheadRows = (table: LakeTable, path: string): string => {
   SELECT ${overlaid.join(", ")}
   FROM (SELECT "shared" AS s, unnest("rows") AS r FROM lines WHERE "rows" IS NOT NULL)
 )
-SELECT ${typed.join(", ")}, app_id, left(${table.dateColumn}, 10) AS dt
+SELECT ${keys.map((key) => `"${key}"`).join(", ")}, strftime("${table.dateColumn}", '%Y-%m-%d') AS dt
 FROM records WHERE app_id IS NOT NULL`;
 };
