@@ -168,12 +168,34 @@ export const createIngestion = (deps: IngestionDeps) => {
         }
       }
 
-      // Each install, or for S2S each customer user id, is resolved once: a batch names one or
-      // a few, so the other events take no wait.
+      // Each install, or for S2S each customer user id, is resolved once and all at the same
+      // time: a batch names one or a few, and none waits for another's lookup.
+      const userOf = (event: ValidEvent) => (s2s ? event.customerUserId : event.serviceId) ?? "";
       const installOf = oncePerKey((serviceId) => deps.installs.get(app.appId, serviceId));
-      const targets = new Map<string, Target>();
-      // Looked up once per install, and only for an install not found.
-      const wasDeleted = oncePerKey((serviceId) => isDeleted(app.appId, serviceId));
+      const targets = new Map(
+        await Promise.all(
+          [...new Set(accepted.map(({ event }) => userOf(event)))].map(
+            async (user) =>
+              [user, await targetOf(user, s2s, app, deps.customerUsers, installOf)] as const,
+          ),
+        ),
+      );
+      // An SDK that missed its deleteUserData answer may still send: its events are ignored.
+      // Only an install not found can have been deleted, so only those are looked up.
+      const unknownInstalls = new Set<string>();
+      for (const { event } of accepted) {
+        const target = targets.get(userOf(event));
+        if (event.serviceId && target && "detail" in target) unknownInstalls.add(event.serviceId);
+      }
+      const deleted = new Set(
+        (
+          await Promise.all(
+            [...unknownInstalls].map(async (serviceId) =>
+              (await isDeleted(app.appId, serviceId)) ? serviceId : undefined,
+            ),
+          )
+        ).filter((serviceId) => serviceId !== undefined),
+      );
       const records: LakeRecord[] = [];
       const receivedAtIso = receivedAt.toISOString();
       // The mapping keeps a customer user id's latest use by event time, so of a batch's uses
@@ -181,15 +203,10 @@ export const createIngestion = (deps: IngestionDeps) => {
       const latestUses = new Map<string, { serviceId: string; seenAt: string }>();
       const callerCountry = deps.countries.countryOf(caller);
       for (const { event, index } of accepted) {
-        const user = (s2s ? event.customerUserId : event.serviceId) ?? "";
-        let target = targets.get(user);
-        if (!target) {
-          target = await targetOf(user, s2s, app, deps.customerUsers, installOf);
-          targets.set(user, target);
-        }
+        const target = targets.get(userOf(event));
+        if (!target) throw new Error("an accepted event's user was not resolved");
         if ("detail" in target) {
-          // An SDK that missed its deleteUserData answer may still send: take nothing in.
-          if (event.serviceId && (await wasDeleted(event.serviceId))) {
+          if (event.serviceId && deleted.has(event.serviceId)) {
             answer.ignored.push({ index, event_id: event.eventId, detail: DELETED_INSTALL_DETAIL });
           } else {
             answer.rejected.push({ index, event_id: event.eventId, ...target });

@@ -1,0 +1,121 @@
+import { setImmediate as tick } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { staticKeyring } from "../crypto/keyring.ts";
+import { parseEcbRates } from "../fx/ecb-rates.ts";
+import type { LakeRecord } from "../lake/tables.ts";
+import type { App } from "../ports/apps.ts";
+import type { DeletionRequest } from "../ports/deletions.ts";
+import type { Install } from "../ports/installs.ts";
+import { NOW, sdkEvent } from "./ingest.test-support.ts";
+import { createIngestion, DELETED_INSTALL_DETAIL } from "./service.ts";
+
+const APP: App = {
+  appId: "com.a",
+  name: "A",
+  platform: "android",
+  enabled: true,
+  createdAt: "2026-01-01T00:00:00.000Z",
+};
+
+const install = (serviceId: string): Install => ({
+  appId: APP.appId,
+  serviceId,
+  os: "android",
+  osVersion: null,
+  deviceModel: null,
+  appVersion: null,
+  sdkPlatform: "kotlin",
+  sdkVersion: "1.0.0",
+  firstOpenTime: "2026-09-01T00:00:00.000Z",
+  idfv: null,
+  maid: null,
+  installReferrer: null,
+  customerUserId: null,
+  locale: null,
+  timezone: null,
+  country: null,
+  receivedAt: "2026-09-01T00:00:00.000Z",
+});
+
+/** Counts the calls under way at once, each of which takes a few turns of the event loop. */
+const overlap = () => {
+  let now = 0;
+  const seen = { most: 0 };
+  const call = async <T>(value: T): Promise<T> => {
+    now++;
+    seen.most = Math.max(seen.most, now);
+    for (let i = 0; i < 3; i++) await tick();
+    now--;
+    return value;
+  };
+  return { call, seen };
+};
+
+describe("recordEvents", () => {
+  it("looks up a batch's installs, and the deletions of the ones not found, all at once", async () => {
+    const installs = overlap();
+    const deletions = overlap();
+    const known = new Map([
+      ["known-1", install("known-1")],
+      ["known-2", install("known-2")],
+    ]);
+    const stored: LakeRecord[] = [];
+    const request = (serviceId: string): DeletionRequest => ({
+      requestId: `r-${serviceId}`,
+      appId: APP.appId,
+      serviceId,
+      status: "completed",
+      requestedAt: "2026-09-10T00:00:00.000Z",
+      completedAt: "2026-09-10T00:01:00.000Z",
+    });
+    const ingestion = createIngestion({
+      apps: {
+        get: async () => APP,
+        create: async () => undefined,
+        list: async () => [APP],
+        save: async () => undefined,
+      },
+      installs: {
+        get: (_, serviceId) => installs.call(known.get(serviceId)),
+        putIfAbsent: async (found) => ({ install: found, created: true }),
+        delete: async () => undefined,
+      },
+      customerUsers: {
+        get: async () => undefined,
+        put: async (_, __, serviceId, seenAt) => ({ serviceId, seenAt }),
+        deleteInstall: async () => undefined,
+      },
+      events: {
+        put: async (records) => {
+          stored.push(...records);
+        },
+      },
+      countries: { countryOf: () => null },
+      fx: parseEcbRates("Date,USD\n2026-09-15,1.1\n"),
+      keyrings: async () => staticKeyring({}),
+      deletions: {
+        listByInstall: (_, serviceId) =>
+          deletions.call(serviceId.startsWith("deleted") ? [request(serviceId)] : []),
+      },
+      now: () => NOW,
+    });
+    const ids = ["known-1", "deleted-1", "known-2", "new-1", "deleted-2", "known-1", "new-1"];
+    const answer = await ingestion.recordEvents(
+      { appId: APP.appId, sourceIp: null, headers: {} },
+      { events: ids.map((serviceId, i) => sdkEvent({ event_id: `e${i}`, service_id: serviceId })) },
+      false,
+    );
+    expect(installs.seen.most).toBe(5);
+    expect(deletions.seen.most).toBe(3);
+    expect(stored.map((record) => record.event_id)).toEqual(["e0", "e2", "e5"]);
+    expect(answer.accepted).toBe(3);
+    expect(answer.ignored).toEqual([
+      { index: 1, event_id: "e1", detail: DELETED_INSTALL_DETAIL },
+      { index: 4, event_id: "e4", detail: DELETED_INSTALL_DETAIL },
+    ]);
+    expect(answer.rejected.map((r) => [r.index, r.error, r.retryable])).toEqual([
+      [3, "Conflict", true],
+      [6, "Conflict", true],
+    ]);
+  });
+});
