@@ -27,6 +27,25 @@ describe("background job", () => {
     await job.stop();
   });
 
+  it("answers a demand made during a run once the run after it is over", async () => {
+    let finished = 0;
+    const job = backgroundJob(
+      "test",
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        finished += 1;
+      },
+      60_000,
+    );
+    const first = job.trigger();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The run under way may have begun before what this demand is about: it waits for the next.
+    await job.trigger();
+    expect(finished).toBe(2);
+    await first;
+    await job.stop();
+  });
+
   it("starts nothing once stopped", async () => {
     let runs = 0;
     const job = backgroundJob(

@@ -2,10 +2,12 @@
  * Work the embedded runtime does in the background (what a scheduled Lambda does on AWS): on
  * a timer and on demand, one run at a time, a demand during a run making one more run.
  */
+import { drain } from "./drain.ts";
+
 export interface BackgroundJob {
-  /** Runs soon; returns when that run is over. */
+  /** Runs soon; returns when a run that began after the call is over. */
   trigger(): Promise<void>;
-  /** Stops the timer and waits for a run in progress. */
+  /** Stops the timer and waits for a run in progress; starts no other. */
   stop(): Promise<void>;
 }
 
@@ -14,38 +16,29 @@ export const backgroundJob = (
   work: () => Promise<unknown>,
   intervalMs: number,
 ): BackgroundJob => {
-  let running: Promise<void> | undefined;
-  let again = false;
+  let wanted = false;
   let stopped = false;
-  const run = (): Promise<void> => {
-    if (stopped) return running ?? Promise.resolve();
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = work()
-      .then(() => undefined)
-      .catch((error: unknown) =>
+  const run = drain(
+    () => wanted && !stopped,
+    async () => {
+      wanted = false;
+      await work().catch((error: unknown) =>
         console.error(JSON.stringify({ level: "error", job: name, error: String(error) })),
-      )
-      .finally(() => {
-        running = undefined;
-        if (again) {
-          again = false;
-          void run();
-        }
-      });
-    return running;
+      );
+    },
+  );
+  const trigger = () => {
+    wanted = true;
+    return run();
   };
-  const timer = setInterval(() => void run(), intervalMs);
+  const timer = setInterval(() => void trigger(), intervalMs);
   timer.unref();
   return {
-    trigger: run,
+    trigger,
     async stop() {
       stopped = true;
       clearInterval(timer);
-      again = false;
-      await running;
+      await run();
     },
   };
 };

@@ -16,6 +16,7 @@ import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from "node:fs
 import { dirname, join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { APP_ID_PATTERN } from "../../domain/apps.ts";
+import { drain } from "../../embedded/drain.ts";
 import { sqlString } from "../../lake/export-query.ts";
 import { checkRecord, type LakeTable } from "../../lake/tables.ts";
 import type { RecordStream } from "../../ports/lake.ts";
@@ -66,25 +67,6 @@ interface PendingAppend {
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
-
-/**
- * One runner of `step` at a time while `hasWork` says so. A call during a run waits for it and
- * then runs again if work is left, so nothing queued just as a run ends is left behind.
- */
-const drain = (hasWork: () => boolean, step: () => Promise<void>) => {
-  let running: Promise<void> | undefined;
-  const run = async (): Promise<void> => {
-    while (running) await running.catch(() => undefined);
-    if (!hasWork()) return;
-    running = (async () => {
-      while (hasWork()) await step();
-    })().finally(() => {
-      running = undefined;
-    });
-    await running;
-  };
-  return run;
-};
 
 export const createLocalDeliveryStream = async (
   options: LocalDeliveryStreamOptions,
