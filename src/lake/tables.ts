@@ -83,27 +83,54 @@ export type LakeRecord = Record<string, string | number | null> & { app_id: stri
 export const nullColumns = (table: LakeTable): Record<string, null> =>
   Object.fromEntries(table.columns.map((column) => [column.name, null]));
 
-const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
-
-/** What a value of each type looks like on the stream; null (or no key) fits every type. */
-const FITS: Record<LakeType, (value: string | number) => boolean> = {
-  string: (value) => typeof value === "string",
+/**
+ * What a value of each type looks like on the stream; null (or no key) fits every type. Text
+ * is not checked: the Parquet writers take any JSON value as text, and the check runs on every
+ * record on the ingestion path.
+ */
+const FITS: Partial<Record<LakeType, (value: string | number) => boolean>> = {
   // INTEGER in DuckDB, int in Glue: 32 bits.
   int: (value) => typeof value === "number" && (value | 0) === value,
   double: (value) => typeof value === "number" && Number.isFinite(value),
-  timestamp: (value) => typeof value === "string" && TIMESTAMP_TEXT.test(value),
+  // The shape of `Date.prototype.toISOString()`, which writes every time the lake holds.
+  timestamp: (value) =>
+    typeof value === "string" &&
+    value.length === 24 &&
+    value.charCodeAt(10) === 84 && // T
+    value.charCodeAt(23) === 90, // Z
+};
+
+interface CheckedColumn {
+  readonly name: string;
+  readonly type: LakeType;
+  readonly fits: (value: string | number) => boolean;
+}
+
+const checkedColumns = new Map<LakeTable, readonly CheckedColumn[]>();
+
+/** The columns whose values are checked, worked out once per table. */
+const columnsToCheck = (table: LakeTable): readonly CheckedColumn[] => {
+  let columns = checkedColumns.get(table);
+  if (!columns) {
+    columns = table.columns.flatMap((column) => {
+      const fits = FITS[column.type];
+      return fits ? [{ name: column.name, type: column.type, fits }] : [];
+    });
+    checkedColumns.set(table, columns);
+  }
+  return columns;
 };
 
 /**
- * Throws a TypeError unless every column of the record holds a value of its type and the date
- * column (which names the `dt` partition) is set. A stream checks its records before it takes
- * any: the Parquet writers read each value as its column's type, and one that does not fit
- * would cost the records beside it or stop delivery.
+ * Throws a TypeError unless every number and time column of the record holds a value of its
+ * type and the date column (which names the `dt` partition) is set. A stream checks its
+ * records before it takes any: the Parquet writers read each value as its column's type, and
+ * one that does not fit would cost the records beside it or stop delivery.
  */
 export const checkRecord = (table: LakeTable, record: LakeRecord): void => {
-  for (const column of table.columns) {
+  for (const column of columnsToCheck(table)) {
     const value = record[column.name];
-    if (value !== null && value !== undefined && !FITS[column.type](value)) {
+    if (value !== null && value !== undefined && !column.fits(value)) {
       throw new TypeError(
         `${table.name}.${column.name}: expected ${column.type}, got ${JSON.stringify(value)}`,
       );
