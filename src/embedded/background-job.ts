@@ -5,7 +5,7 @@
 import { drain } from "./drain.ts";
 
 export interface BackgroundJob {
-  /** Runs soon; returns when a run that began after the call is over. */
+  /** Runs soon; returns when a run begun after the call is over (once stopped: the one under way). */
   trigger(): Promise<void>;
   /** Stops the timer and waits for a run in progress; starts no other. */
   stop(): Promise<void>;

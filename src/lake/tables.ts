@@ -125,7 +125,8 @@ const columnsToCheck = (table: LakeTable): readonly CheckedColumn[] => {
  * Throws a TypeError unless every number and time column of the record holds a value of its
  * type and the date column (which names the `dt` partition) is set. A stream checks its
  * records before it takes any: the Parquet writers read each value as its column's type, and
- * one that does not fit would cost the records beside it or stop delivery.
+ * one that does not fit would stop the delivery of its file (and, embedded, of every file
+ * after it) once it had been acknowledged.
  */
 export const checkRecord = (table: LakeTable, record: LakeRecord): void => {
   for (const column of columnsToCheck(table)) {

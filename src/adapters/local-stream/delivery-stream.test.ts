@@ -116,7 +116,7 @@ describe("local delivery stream", () => {
     await expect(
       stream.put([lakeEvent({ app_id: "com.a", event_time: "yesterday" })]),
     ).rejects.toThrow(/event_time: expected timestamp/);
-    // DuckDB would read the text as no number and lose the line's other records with it.
+    // Delivery would fail on the text, and every file after it would wait.
     await expect(
       stream.put([
         lakeEvent({ app_id: "com.a", event_id: "fits" }),

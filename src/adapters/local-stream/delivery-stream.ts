@@ -1,8 +1,9 @@
 /**
  * The embedded delivery stream: what Firehose does on AWS, on one machine. `put` appends the
  * records to a write-ahead file, one line a put (write-ahead.ts), and syncs it before
- * resolving, so an acknowledged record survives a crash. Puts that arrive while a sync is under way share the next one (group
- * commit), so concurrent requests cost one write and one sync between them. When the buffer
+ * resolving, so an acknowledged record survives a crash. Puts that arrive while a sync is
+ * under way share the next one (group commit), so concurrent requests cost one write and one
+ * sync between them. When the buffer
  * is full, on a timer or on demand, the file is closed and a new one started; the closed file
  * is turned into Parquet in the lake's partition layout (`<table>/app_id=…/dt=…/part-<uuid>
  * .parquet`) by DuckDB on its own threads, while appends go on, and then deleted. Files left
@@ -21,7 +22,7 @@ import { sqlString } from "../../lake/export-query.ts";
 import { checkRecord, type LakeTable } from "../../lake/tables.ts";
 import type { RecordStream } from "../../ports/lake.ts";
 import { tableDir } from "../duckdb/lake-sql.ts";
-import { recordKeys, writeAheadLine, writeAheadRows } from "./write-ahead.ts";
+import { recordKeys, trimTornTail, writeAheadLine, writeAheadRows } from "./write-ahead.ts";
 
 export interface LocalDeliveryStream extends RecordStream {
   /** Writes everything accepted so far to the lake. */
@@ -86,6 +87,7 @@ export const createLocalDeliveryStream = async (
 
   /** Writes one closed write-ahead file to the lake, then deletes it. */
   const deliver = async (path: string): Promise<void> => {
+    await trimTornTail(path);
     const info = await stat(path).catch(() => undefined);
     if (info && info.size > 0) {
       // DuckDB writes into a staging folder beside the table; each finished file is then
@@ -173,7 +175,7 @@ export const createLocalDeliveryStream = async (
         } catch (error) {
           for (const append of batch) append.reject(error);
           // The file may end in part of this batch: acknowledged appends must not follow it
-          // on the same line, so it is closed and delivered (its torn tail skipped).
+          // on the same line, so it is closed and delivered (its torn tail cut off first).
           await file?.close().catch(() => undefined);
           file = undefined;
           closed.push(walPath);

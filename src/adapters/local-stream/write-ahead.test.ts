@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
 import { EVENTS_TABLE, type LakeRecord } from "../../lake/tables.ts";
-import { recordKeys, writeAheadLine, writeAheadRows } from "./write-ahead.ts";
+import { recordKeys, trimTornTail, writeAheadLine, writeAheadRows } from "./write-ahead.ts";
 
 const KEYS = recordKeys(EVENTS_TABLE);
 
@@ -97,15 +97,27 @@ describe("write-ahead lines", () => {
     expect(await readBack(`${writeAheadLine(records, KEYS)}\n`)).toEqual(expected(records));
   });
 
-  it("reads files of the earlier layout, one record a line, and skips a torn last line", async () => {
+  it("reads files of the earlier layout, one record a line", async () => {
     const earlier = [purchase("old-1", 1), purchase("old-2", 2)];
     const current = [purchase("new-1", 3), purchase("new-2", 4)];
     const text =
       earlier.map((record) => `${JSON.stringify(record)}\n`).join("") +
-      `${writeAheadLine(current, KEYS)}\n` +
-      writeAheadLine([purchase("torn", 5)], KEYS).slice(0, 60);
+      `${writeAheadLine(current, KEYS)}\n`;
     expect(await readBack(text)).toEqual(expected([...earlier, ...current]));
   });
+
+  it.each([
+    ["a number", { revenue: "lots" }],
+    ["a time", { event_time: "2026-02-30T10:00:00.000Z" }],
+  ])(
+    "fails the read of a file holding %s that does not parse, rather than store null",
+    async (_, fields) => {
+      const records = [purchase("fits", 1), { ...purchase("does-not", 2), ...fields }];
+      await expect(readBack(`${writeAheadLine(records, KEYS)}\n`)).rejects.toThrow(
+        /JSON transform/,
+      );
+    },
+  );
 
   it("reads back any put as it was, whatever its records share", async () => {
     const value = <T>(arbitrary: fc.Arbitrary<T>) => fc.oneof(fc.constant(null), arbitrary);
@@ -129,5 +141,45 @@ describe("write-ahead lines", () => {
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe("trimTornTail", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "torn-tail-"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const trimmed = async (name: string, text: string) => {
+    const path = join(dir, name);
+    await writeFile(path, text);
+    await trimTornTail(path);
+    return readFile(path, "utf8");
+  };
+
+  it("cuts a torn last line and leaves the whole ones", async () => {
+    expect(await trimmed("torn", '{"a":1}\n{"b":2}\n{"c":')).toBe('{"a":1}\n{"b":2}\n');
+  });
+
+  it("leaves a file of whole lines as it is", async () => {
+    expect(await trimmed("whole", '{"a":1}\n{"b":2}\n')).toBe('{"a":1}\n{"b":2}\n');
+  });
+
+  it("empties a file holding only a torn line", async () => {
+    expect(await trimmed("only-torn", '{"a":')).toBe("");
+  });
+
+  it("finds the last newline behind a torn line longer than one read", async () => {
+    const torn = `{"long":"${"x".repeat(200_000)}`;
+    expect(await trimmed("long", `{"a":1}\n${torn}`)).toBe('{"a":1}\n');
+  });
+
+  it("leaves a missing file missing", async () => {
+    const path = join(dir, "missing");
+    await trimTornTail(path);
+    await expect(stat(path)).rejects.toThrow(/ENOENT/);
   });
 });

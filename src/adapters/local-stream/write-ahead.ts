@@ -13,6 +13,7 @@
  * own JSON: less to write, to sync, and for DuckDB to parse on delivery. Lines of one record
  * each, as files written before held, are read too.
  */
+import { open } from "node:fs/promises";
 import { sqlString } from "../../lake/export-query.ts";
 import type { LakeRecord, LakeTable } from "../../lake/tables.ts";
 import { DUCKDB_TYPES } from "../duckdb/lake-sql.ts";
@@ -37,12 +38,44 @@ export const writeAheadLine = (records: readonly LakeRecord[], keys: readonly st
 };
 
 /**
- * The typed rows of a write-ahead file, with their partition keys `app_id` and `dt`. A line
- * that does not parse is skipped (DuckDB reads it as nulls, which have no app): only a write
- * torn by a crash leaves one, and a torn write was never acknowledged (the file is synced
- * before the answer). DuckDB's JSON reader gives each value its column's type as it parses,
- * which costs about a third less than reading text and casting it; timestamps arrive as
- * ISO 8601 UTC strings ("…Z") and are stored as UTC TIMESTAMPs.
+ * Cuts a line torn by a crash or by a failed append off the end of a write-ahead file. Only the
+ * last line can be torn, and it was never acknowledged (the file is synced before the answer).
+ * A missing file is left missing.
+ */
+export const trimTornTail = async (path: string): Promise<void> => {
+  const file = await open(path, "r+").catch((error: unknown) => {
+    if (error instanceof Error && "code" in error && error.code === "ENOENT") return undefined;
+    throw error;
+  });
+  if (!file) return;
+  try {
+    const { size } = await file.stat();
+    const chunk = Buffer.alloc(64 * 1024);
+    // Backwards from the end, a chunk at a time, to the last newline: the first chunk read
+    // holds it unless a torn line is longer.
+    for (let end = size; end > 0; ) {
+      const start = Math.max(0, end - chunk.length);
+      const { bytesRead } = await file.read(chunk, 0, end - start, start);
+      const newline = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
+      if (newline >= 0) {
+        if (start + newline + 1 < size) await file.truncate(start + newline + 1);
+        return;
+      }
+      end = start;
+    }
+    await file.truncate(0);
+  } finally {
+    await file.close();
+  }
+};
+
+/**
+ * The typed rows of a write-ahead file of whole lines (see `trimTornTail`), with their
+ * partition keys `app_id` and `dt`. DuckDB's JSON reader gives each value its column's type as
+ * it parses, which costs about a third less than reading text and casting it, and it reads
+ * strictly: a value that does not fit its column fails the read, where a lenient read would
+ * store it as null and an event without its time would leave every export. Timestamps arrive
+ * as ISO 8601 UTC strings ("…Z") and are stored as UTC TIMESTAMPs.
  */
 export const writeAheadRows = (table: LakeTable, path: string): string => {
   const keys = recordKeys(table);
@@ -52,7 +85,7 @@ export const writeAheadRows = (table: LakeTable, path: string): string => {
   const topLevel = keys.map((key) => `${sqlString(key)}: '${typeOf(key)}'`).join(", ");
   const overlaid = keys.map((key) => `coalesce(r."${key}", s."${key}") AS "${key}"`);
   return `WITH lines AS (
-  SELECT * FROM read_json(${sqlString(path)}, format = 'newline_delimited', ignore_errors = true,
+  SELECT * FROM read_json(${sqlString(path)}, format = 'newline_delimited',
     columns = {${topLevel}, 'shared': '${struct}', 'rows': '${struct}[]'})
 ), records AS (
   SELECT ${keys.map((key) => `"${key}"`).join(", ")} FROM lines WHERE "rows" IS NULL
@@ -61,5 +94,5 @@ export const writeAheadRows = (table: LakeTable, path: string): string => {
   FROM (SELECT "shared" AS s, unnest("rows") AS r FROM lines WHERE "rows" IS NOT NULL)
 )
 SELECT ${keys.map((key) => `"${key}"`).join(", ")}, strftime("${table.dateColumn}", '%Y-%m-%d') AS dt
-FROM records WHERE app_id IS NOT NULL`;
+FROM records`;
 };
