@@ -5,7 +5,10 @@
 import { drain } from "./drain.ts";
 
 export interface BackgroundJob {
-  /** Runs soon; returns when a run begun after the call is over (once stopped: the one under way). */
+  /**
+   * Runs soon; returns when a run begun after the call is over (once stopped, when the run
+   * under way is).
+   */
   trigger(): Promise<void>;
   /** Stops the timer and waits for a run in progress; starts no other. */
   stop(): Promise<void>;
