@@ -275,7 +275,7 @@ describe("least privilege", () => {
     const dynamo = statements.filter((s) => actionsOf(s).some((a) => a.startsWith("dynamodb:")));
     expect(dynamo.map((s) => s.Resource)).toEqual([
       stack.resolve(stack.tables.snapshots.tableArn),
-      // Only the items keyed app#… (each app's newest request time), by a condition.
+      // Only the items keyed app#… (each app's tombstones), by a condition.
       stack.resolve(stack.tables.deletions.tableArn),
       stack.resolve(`${stack.tables.deletions.tableArn}/index/byApp`),
     ]);

@@ -143,7 +143,7 @@ describe("grants", () => {
     ],
   });
 
-  const onNewestRequestItems = (action: string | string[]) => ({
+  const onTombstonesItems = (action: string | string[]) => ({
     Effect: "Allow",
     Action: action,
     Resource: stack.resolve(tables.deletions.tableArn),
@@ -158,14 +158,14 @@ describe("grants", () => {
         Action: "dynamodb:PutItem",
         Resource: stack.resolve(tables.deletions.tableArn),
       },
-      // The app's newest-request time, never a request.
-      onNewestRequestItems(["dynamodb:GetItem", "dynamodb:UpdateItem"]),
+      // The app's tombstones, never a request.
+      onTombstonesItems(["dynamodb:GetItem", "dynamodb:UpdateItem"]),
     ]);
   });
 
-  it("lets the export read an app's newest request time and list its requests by app only", () => {
+  it("lets the export read an app's tombstones and list its requests by app only", () => {
     expect(statementsOfRole(template, tombstoneReader)).toEqual([
-      onNewestRequestItems("dynamodb:GetItem"),
+      onTombstonesItems("dynamodb:GetItem"),
       {
         Effect: "Allow",
         Action: "dynamodb:Query",

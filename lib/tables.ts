@@ -11,9 +11,9 @@ import type { IRole } from "aws-cdk-lib/aws-iam";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
 import {
-  NEWEST_REQUEST_PREFIX,
   TABLE_DEFINITIONS,
   type TableDefinition,
+  TOMBSTONES_PREFIX,
 } from "../src/adapters/dynamodb/tables.ts";
 
 export class ServiceTables extends Construct {
@@ -79,16 +79,16 @@ export class ServiceTables extends Construct {
 
   /**
    * Record deletion requests: find the install's open one (a repeat answers it, through the
-   * by-install index) or put a new item (never overwritten), then move the app's newest-request
-   * time on (a get and an update of the items keyed `app#…` only; an app without one starts it
-   * from its requests, listed by app).
+   * by-install index) or put a new item (never overwritten), then add its install to the app's
+   * tombstones (a get and an update of the items keyed `app#…` only; an app without one starts
+   * it from its open requests, listed by app).
    */
   grantDeletionRequests(role: IRole): void {
     this.grantDeletionLookup(role);
     role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [this.deletions.tableArn] }),
     );
-    role.addToPrincipalPolicy(this.onNewestRequestItems("dynamodb:GetItem", "dynamodb:UpdateItem"));
+    role.addToPrincipalPolicy(this.onTombstonesItems("dynamodb:GetItem", "dynamodb:UpdateItem"));
   }
 
   /** Read one deletion request by id: its status. */
@@ -123,22 +123,22 @@ export class ServiceTables extends Construct {
   }
 
   /**
-   * What the export needs of deletion requests: the app's newest request time (a get of the
-   * items keyed `app#…` only, never a request), and its tombstones to leave out (a query on the
-   * by-app index). No write, no scan.
+   * What the export needs of deletion requests: the app's tombstones (a get of the items keyed
+   * `app#…` only, never a request), and, for an app whose requests predate that item, its
+   * requests (a query on the by-app index). No write, no scan.
    */
   grantTombstones(role: IRole): void {
-    role.addToPrincipalPolicy(this.onNewestRequestItems("dynamodb:GetItem"));
+    role.addToPrincipalPolicy(this.onTombstonesItems("dynamodb:GetItem"));
     this.grantDeletionsQuery(role, TABLE_DEFINITIONS.deletions.indexes[0].name);
   }
 
-  /** `actions` on the deletions table's newest-request items (keyed `app#<app id>`) only. */
-  private onNewestRequestItems(...actions: string[]): PolicyStatement {
+  /** `actions` on the deletions table's tombstones items (keyed `app#<app id>`) only. */
+  private onTombstonesItems(...actions: string[]): PolicyStatement {
     return new PolicyStatement({
       actions,
       resources: [this.deletions.tableArn],
       conditions: {
-        "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${NEWEST_REQUEST_PREFIX}*`] },
+        "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${TOMBSTONES_PREFIX}*`] },
       },
     });
   }
@@ -165,9 +165,11 @@ export class ServiceTables extends Construct {
 
   /**
    * What the purge job needs, each on its own table or index: find open deletion requests
-   * (Query on the sparse `open` index) and update their status; delete installs by key; find an
-   * install's customer-user mappings (Query on `byInstall`) and delete them; find an app's
-   * snapshots (Query on `byApp`) and delete them. No get, put, scan or batch operation.
+   * (Query on the sparse `open` index) and update their status; take a purged install out of
+   * its app's tombstones (a get and an update of the items keyed `app#…`; an app without one
+   * starts it from its open requests, listed by app); delete installs by key; find an install's
+   * customer-user mappings (Query on `byInstall`) and delete them; find an app's snapshots
+   * (Query on `byApp`) and delete them. No put, scan or batch operation, and no get of a request.
    */
   grantPurge(role: IRole): void {
     const index = (table: Table, name: string) => `${table.tableArn}/index/${name}`;
@@ -176,6 +178,7 @@ export class ServiceTables extends Construct {
         actions: ["dynamodb:Query"],
         resources: [
           index(this.deletions, TABLE_DEFINITIONS.deletions.indexes[1].name),
+          index(this.deletions, TABLE_DEFINITIONS.deletions.indexes[0].name),
           index(this.customerUsers, TABLE_DEFINITIONS.customerUsers.indexes[0].name),
           index(this.snapshots, TABLE_DEFINITIONS.snapshots.indexes[0].name),
         ],
@@ -187,6 +190,7 @@ export class ServiceTables extends Construct {
         resources: [this.deletions.tableArn],
       }),
     );
+    role.addToPrincipalPolicy(this.onTombstonesItems("dynamodb:GetItem"));
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["dynamodb:DeleteItem"],

@@ -6,15 +6,23 @@ import { purgeOpenRequests, requestDeletion } from "./deletions.ts";
 const memoryDeletions = () => {
   const requests = new Map<string, DeletionRequest>();
   const marked: string[] = [];
+  const tombstones = new Set<string>();
   const store: DeletionStore & { marked: string[] } = {
     marked,
-    markNewest: async (r) => void marked.push(r.requestId),
-    create: async (r) => void requests.set(r.requestId, r),
+    markTombstone: async (r) => {
+      marked.push(r.requestId);
+      tombstones.add(r.serviceId);
+    },
+    clearTombstone: async (r) => void tombstones.delete(r.serviceId),
+    tombstones: async () => ({ serviceIds: [...tombstones], version: 0 }),
+    create: async (r) => {
+      requests.set(r.requestId, r);
+      tombstones.add(r.serviceId);
+    },
     get: async (id) => requests.get(id),
     listByApp: async (appId) => [...requests.values()].filter((r) => r.appId === appId),
     listByInstall: async (appId, serviceId) =>
       [...requests.values()].filter((r) => r.appId === appId && r.serviceId === serviceId),
-    newestRequestAt: async () => undefined,
     listOpen: async () => [...requests.values()].filter((r) => r.status !== "completed"),
     setStatus: async (id, status, at) => {
       const found = requests.get(id);
@@ -52,7 +60,7 @@ describe("deletion requests", () => {
     expect(again.request_id).toBe(first.request_id);
     expect(other.request_id).not.toBe(first.request_id);
     expect(await deletions.listByApp("com.a")).toHaveLength(2);
-    // The repeat tells the exports again, in case the first call failed before it had.
+    // The repeat adds the tombstone again, in case the first call failed before it had.
     expect(deletions.marked).toEqual([first.request_id]);
   });
 
@@ -74,6 +82,8 @@ describe("deletion requests", () => {
     });
     await expect(run).rejects.toThrow(/1 of 2 deletions failed/);
     expect(purged).toEqual(["fine"]);
+    // A purged install's rows are gone: exports no longer leave it out, the other's they do.
+    expect((await deletions.tombstones("com.a")).serviceIds).toEqual(["broken"]);
     expect((await deletions.get(fine.request_id))?.status).toBe("completed");
     expect((await deletions.get(failing.request_id))?.status).toBe("in_progress");
     expect((await deletions.listOpen()).map((r) => r.serviceId)).toEqual(["broken"]);

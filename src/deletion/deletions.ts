@@ -36,8 +36,8 @@ export const requestDeletion = async (
     (d) => d.status !== "completed",
   );
   if (existing) {
-    // The first call may have failed after storing it, before the exports were told.
-    await deletions.markNewest(existing);
+    // The first call may have failed after storing it, before its tombstone was added.
+    await deletions.markTombstone(existing);
     return answer(existing);
   }
   const request: DeletionRequest = {
@@ -101,6 +101,9 @@ export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
       await deps.installs.delete(request.appId, request.serviceId);
       await deps.customerUsers.deleteInstall(request.appId, request.serviceId);
       await deps.lake.purgeInstall(request.appId, request.serviceId);
+      // The rows are gone: exports need not leave the install out any more. Before the status,
+      // so a request whose tombstone stays (the call failed) stays open and is tried again.
+      await deps.deletions.clearTombstone(request);
       await deps.deletions.setStatus(request.requestId, "completed", now().toISOString());
       completed += 1;
     } catch (error) {

@@ -28,10 +28,14 @@ const memoryCatalog = (): SnapshotCatalog => {
   return {
     get: async (appId, since) => refs.get(`${appId}#${since}`),
     put: async (ref) => void refs.set(`${ref.appId}#${ref.since}`, ref),
-    claim: async (ref, staleBefore) => {
+    claim: async (ref) => {
       const key = `${ref.appId}#${ref.since}`;
       const standing = refs.get(key);
-      if (standing && standing.expiresAt > ref.createdAt && standing.createdAt > staleBefore) {
+      if (
+        standing &&
+        standing.expiresAt > ref.createdAt &&
+        standing.tombstoneVersion >= ref.tombstoneVersion
+      ) {
         return standing;
       }
       refs.set(key, ref);
@@ -40,7 +44,7 @@ const memoryCatalog = (): SnapshotCatalog => {
   };
 };
 
-const noDeletions = { listByApp: async () => [], newestRequestAt: async () => undefined };
+const noDeletions = { tombstones: async () => ({ serviceIds: [], version: 0 }) };
 
 describe("export pages", () => {
   it("materialises once per app and timestamp while the snapshot is fresh", async () => {
@@ -151,26 +155,36 @@ describe("encoding a page", () => {
   });
 });
 
-type Tombstone = { serviceId: string; requestedAt: string };
-
-/** Deletion requests of app "a" for these installs, at these times. */
-const asRequests = (tombstones: readonly Tombstone[]) =>
-  tombstones.map((r, i) => ({
-    ...r,
-    requestId: `r${i}`,
-    appId: "a",
-    status: "pending" as const,
-    completedAt: null,
-  }));
-
-const newestOf = (tombstones: readonly Tombstone[]) =>
-  tombstones
-    .map((r) => r.requestedAt)
-    .sort()
-    .at(-1);
+/** App "a"'s tombstones as a store keeps them: each change moves the version on. */
+const tombstoneStore = () => {
+  const serviceIds = new Set<string>();
+  let version = 0;
+  let reads = 0;
+  return {
+    deletions: {
+      tombstones: async () => {
+        reads += 1;
+        return { serviceIds: [...serviceIds], version };
+      },
+    },
+    add(serviceId: string) {
+      serviceIds.add(serviceId);
+      version += 1;
+    },
+    clear(serviceId: string) {
+      serviceIds.delete(serviceId);
+      version += 1;
+    },
+    reads: () => reads,
+  };
+};
 
 /** Export pages over a counting engine that records the installs each snapshot leaves out. */
-const recordingPages = (deletions: ExportPageDeps["deletions"], now: () => number) => {
+const recordingPages = (
+  deletions: ExportPageDeps["deletions"],
+  now: () => number,
+  duringMaterialize?: () => void,
+) => {
   const excluded: (readonly string[] | undefined)[] = [];
   const { engine, calls } = countingEngine();
   const pages = createExportPages({
@@ -178,6 +192,7 @@ const recordingPages = (deletions: ExportPageDeps["deletions"], now: () => numbe
       ...engine,
       materialize: (request) => {
         excluded.push(request.excludeServiceIds);
+        duringMaterialize?.();
         return engine.materialize(request);
       },
     },
@@ -189,104 +204,72 @@ const recordingPages = (deletions: ExportPageDeps["deletions"], now: () => numbe
   return { pages, excluded, calls };
 };
 
+const page = (offset: number) => ({ appId: "a", since: 1, offset, limit: 10 });
+
 describe("export pages after a deletion request", () => {
   it("make older snapshots stale at once and leave the deleted install out", async () => {
-    let now = 1_000_000;
-    const requests: Tombstone[] = [];
-    let lists = 0;
-    const { pages, excluded, calls } = recordingPages(
-      {
-        listByApp: async () => {
-          lists += 1;
-          return asRequests(requests);
-        },
-        newestRequestAt: async () => newestOf(requests),
-      },
-      () => now,
-    );
-    await pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
-    now += 1_000;
-    requests.push({ serviceId: "s-9", requestedAt: new Date(now).toISOString() });
-    // Past the margin a snapshot must be made after a request to count as newer.
-    now += 2_000;
-    await pages.open({ appId: "a", since: 1, offset: 10, limit: 10 });
-    await pages.open({ appId: "a", since: 1, offset: 20, limit: 10 });
+    const store = tombstoneStore();
+    const { pages, excluded, calls } = recordingPages(store.deletions, () => 1_000_000);
+    await pages.open(page(0));
+    // The same instant on the clock: only the tombstones tell the snapshot is older.
+    store.add("s-9");
+    await pages.open(page(10));
+    await pages.open(page(20));
     expect(calls.materialize).toBe(2);
     expect(excluded).toEqual([[], ["s-9"]]);
-    // Every tombstone is read only to make a snapshot; a page of a good one reads the newest time.
-    expect(lists).toBe(2);
+    expect(store.reads()).toBe(3);
   });
 
-  it("wait for the list of tombstones to reach the newest request before making a snapshot", async () => {
-    const listed: Tombstone[] = [
-      { serviceId: "s-1", requestedAt: "2026-11-01T10:00:00.000Z" },
-      { serviceId: "s-9", requestedAt: "2026-11-01T10:00:05.000Z" },
-    ];
-    // The index shows the newest request only after `lagReads` reads.
-    let reads = 0;
-    const lagging = (lagReads: number) =>
-      recordingPages(
-        {
-          listByApp: async () => asRequests(listed.slice(0, ++reads > lagReads ? 2 : 1)),
-          newestRequestAt: async () => newestOf(listed),
-        },
-        () => Date.parse("2026-11-01T10:01:00.000Z"),
-      );
-    const caughtUp = lagging(2);
-    await caughtUp.pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
-    expect(reads).toBe(3);
-    expect(caughtUp.excluded).toEqual([["s-1", "s-9"]]);
-    // An index that never catches up fails the page rather than leave the install in.
-    reads = 0;
-    const never = lagging(100);
-    await expect(never.pages.open({ appId: "a", since: 1, offset: 0, limit: 10 })).rejects.toThrow(
-      /not all listed yet/,
-    );
-    expect(never.excluded).toEqual([]);
-  });
-
-  it("count a snapshot as made when its page was asked, so a request made meanwhile stales it", async () => {
-    let now = Date.parse("2026-11-01T10:00:00.000Z");
-    const requests: Tombstone[] = [];
-    let arriving: (() => void) | undefined = () => {
-      now += 5_000;
-      requests.push({ serviceId: "s-9", requestedAt: new Date(now).toISOString() });
-    };
+  it("make a snapshot again when a request comes while it is made", async () => {
+    const store = tombstoneStore();
+    let arriving: (() => void) | undefined = () => store.add("s-9");
     const { pages, excluded } = recordingPages(
-      {
-        listByApp: async () => {
-          const listed = asRequests(requests);
-          // A request is made and acknowledged while this list is read: it is not in it.
-          arriving?.();
-          arriving = undefined;
-          return listed;
-        },
-        newestRequestAt: async () => newestOf(requests),
+      store.deletions,
+      () => 1_000_000,
+      () => {
+        // Stored and acknowledged after this snapshot's tombstones were read.
+        arriving?.();
+        arriving = undefined;
       },
-      () => now,
     );
-    await pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
-    now += 5_000;
-    await pages.open({ appId: "a", since: 1, offset: 10, limit: 10 });
+    await pages.open(page(0));
+    await pages.open(page(10));
+    await pages.open(page(20));
     expect(excluded).toEqual([[], ["s-9"]]);
   });
 
-  it("count a snapshot made just after a request's time as older than it", async () => {
-    // A request's time is taken before it is stored: here a snapshot is made in between.
-    const requestedAt = Date.parse("2026-11-01T10:00:00.000Z");
-    let now = requestedAt + 500;
-    const stored: Tombstone[] = [];
-    const { pages, excluded } = recordingPages(
-      {
-        listByApp: async () => asRequests(stored),
-        newestRequestAt: async () => newestOf(stored),
-      },
-      () => now,
-    );
-    await pages.open({ appId: "a", since: 1, offset: 0, limit: 10 });
-    stored.push({ serviceId: "s-9", requestedAt: new Date(requestedAt).toISOString() });
-    now += 2_000;
-    await pages.open({ appId: "a", since: 1, offset: 10, limit: 10 });
-    expect(excluded).toEqual([[], ["s-9"]]);
+  it("take a purged install back in with the next snapshot", async () => {
+    const store = tombstoneStore();
+    store.add("s-1");
+    store.add("s-2");
+    const { pages, excluded } = recordingPages(store.deletions, () => 1_000_000);
+    await pages.open(page(0));
+    // Its rows are gone from the lake: leaving it out no longer matters.
+    store.clear("s-1");
+    await pages.open(page(10));
+    expect(excluded).toEqual([["s-1", "s-2"], ["s-2"]]);
+  });
+
+  it("keep a snapshot made from newer tombstones than a page read", async () => {
+    const catalog = memoryCatalog();
+    const { engine, calls } = countingEngine();
+    const pages = createExportPages({
+      engine,
+      catalog,
+      deletions: { tombstones: async () => ({ serviceIds: [], version: 0 }) },
+      snapshotTtlSeconds: 600,
+    });
+    // Another instance made this one after the request; this page read the store before it.
+    await catalog.put({
+      appId: "a",
+      since: 1,
+      snapshotId: "newer",
+      location: "newer",
+      createdAt: Date.now(),
+      expiresAt: Date.now() + 600_000,
+      tombstoneVersion: 1,
+    });
+    expect((await pages.open(page(0))).snapshot.snapshotId).toBe("newer");
+    expect(calls.materialize).toBe(0);
   });
 });

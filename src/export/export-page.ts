@@ -3,12 +3,13 @@
  * result once; later pages slice that snapshot until it expires, so paging with a fixed
  * timestamp neither repeats nor skips an event while new ones arrive. A deletion request
  * (a tombstone) makes every older snapshot of its app stale at once: the next page comes from
- * a new snapshot without the deleted install, before its rows are purged from the lake.
+ * a new snapshot without the deleted install, before its rows are purged from the lake. Each
+ * page reads the app's tombstones, whole and as they are now, and a snapshot is good while it
+ * was made from their current version: no clock and no index's lag is involved.
  */
 import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
-import { setTimeout as sleep } from "node:timers/promises";
-import type { DeletionRequest, DeletionStore } from "../ports/deletions.ts";
+import type { DeletionStore, Tombstones } from "../ports/deletions.ts";
 import type { LakeQueryEngine, SnapshotCatalog, SnapshotRef } from "../ports/lake.ts";
 import type { ExportRecord } from "../record/columns.ts";
 import type { FormatWriter } from "./formats/writer.ts";
@@ -16,7 +17,7 @@ import type { FormatWriter } from "./formats/writer.ts";
 export interface ExportPageDeps {
   readonly engine: LakeQueryEngine;
   readonly catalog: SnapshotCatalog;
-  readonly deletions: Pick<DeletionStore, "listByApp" | "newestRequestAt">;
+  readonly deletions: Pick<DeletionStore, "tombstones">;
   readonly snapshotTtlSeconds: number;
   readonly now?: () => number;
 }
@@ -67,30 +68,16 @@ const primed = async (
   return primedRows;
 };
 
-/**
- * How long after a deletion request's time a snapshot must be made to count as newer. The time
- * is taken before the request is stored and its app's newest time moved on, and two hosts'
- * clocks may differ a little: a snapshot made within this margin is made again.
- */
-const SETTLE_MS = 1_000;
-
-/** The pauses between reads of an app's tombstones that lag its newest request time. */
-const LIST_RETRY_MS = [50, 100, 200, 400, 800, 1_600];
-
-const newestOf = (tombstones: readonly DeletionRequest[]): number =>
-  Math.max(0, ...tombstones.map((t) => Date.parse(t.requestedAt)));
-
 export const createExportPages = (deps: ExportPageDeps) => {
   const now = deps.now ?? Date.now;
   // Concurrent first requests of one export share a single materialisation.
   const inFlight = new Map<string, Promise<SnapshotRef>>();
 
-  /** `createdAt`: when the page asking for it was asked, before it read any tombstone. */
+  /** `createdAt`: when the page asking for it was asked. */
   const materialize = async (
     appId: string,
     since: number,
-    excludeServiceIds: readonly string[],
-    staleBefore: number,
+    tombstones: Tombstones,
     createdAt: number,
   ): Promise<SnapshotRef> => {
     const snapshotId = randomUUID();
@@ -98,7 +85,7 @@ export const createExportPages = (deps: ExportPageDeps) => {
       appId,
       since: new Date(since * 1000),
       snapshotId,
-      excludeServiceIds,
+      excludeServiceIds: tombstones.serviceIds,
     });
     const ref: SnapshotRef = {
       ...location,
@@ -107,50 +94,27 @@ export const createExportPages = (deps: ExportPageDeps) => {
       snapshotId,
       createdAt,
       expiresAt: createdAt + deps.snapshotTtlSeconds * 1000,
+      tombstoneVersion: tombstones.version,
     };
     // Another instance may have made one meanwhile: the first one stored stands for all.
-    return deps.catalog.claim(ref, staleBefore);
-  };
-
-  /**
-   * Reads every tombstone of the app, only to make a snapshot: the installs it leaves out. On
-   * AWS they are listed through an index, which DynamoDB brings up to date a moment after the
-   * write, while the newest time is read from its item at once: the list must reach that time,
-   * else the snapshot would leave the newest request's install in and still count as made after
-   * it. Read again until it does, for a few seconds; past that the page fails, to be retried.
-   */
-  const remake = async (appId: string, since: number, newestTombstone: number, asked: number) => {
-    let tombstones = await deps.deletions.listByApp(appId);
-    for (const delayMs of LIST_RETRY_MS) {
-      if (newestOf(tombstones) >= newestTombstone) break;
-      await sleep(delayMs);
-      tombstones = await deps.deletions.listByApp(appId);
-    }
-    if (newestOf(tombstones) < newestTombstone) {
-      throw new Error(`The deletion requests of ${appId} are not all listed yet.`);
-    }
-    const deleted = [...new Set(tombstones.map((t) => t.serviceId))];
-    return materialize(appId, since, deleted, newestTombstone + SETTLE_MS, asked);
+    return deps.catalog.claim(ref);
   };
 
   const snapshotFor = async (appId: string, since: number): Promise<SnapshotRef> => {
-    // A snapshot made for this page counts as made now, before any tombstone is read: a
-    // request that comes while they are read is then newer than it, and it is made again.
     const asked = now();
-    // One item for the newest request, not every tombstone: most pages slice a snapshot.
-    const [known, newest] = await Promise.all([
+    const [known, tombstones] = await Promise.all([
       deps.catalog.get(appId, since),
-      deps.deletions.newestRequestAt(appId),
+      deps.deletions.tombstones(appId),
     ]);
-    const newestTombstone = newest === undefined ? 0 : Date.parse(newest);
-    const fresh = known && known.expiresAt > asked && known.createdAt > newestTombstone + SETTLE_MS;
+    // A snapshot made from a later version than this page read is newer still.
+    const fresh = known && known.expiresAt > asked && known.tombstoneVersion >= tombstones.version;
     if (fresh) return known;
-    // The newest tombstone is part of the key: a materialisation started before a deletion
-    // request is never handed to a page asked for after it.
-    const key = `${appId}#${since}#${newestTombstone}`;
+    // The version is part of the key: a materialisation started before a deletion request is
+    // never handed to a page that read the request's tombstone.
+    const key = `${appId}#${since}#${tombstones.version}`;
     let pending = inFlight.get(key);
     if (!pending) {
-      pending = remake(appId, since, newestTombstone, asked).finally(() => inFlight.delete(key));
+      pending = materialize(appId, since, tombstones, asked).finally(() => inFlight.delete(key));
       inFlight.set(key, pending);
     }
     return pending;

@@ -13,22 +13,31 @@ export interface DeletionRequest {
   readonly completedAt: string | null;
 }
 
+/**
+ * The installs an export leaves out, read at once and whole: those with a deletion request not
+ * yet completed (a completed one's rows are gone from the lake). `version` moves on with every
+ * change, so a snapshot made from an older version is known to be stale.
+ */
+export interface Tombstones {
+  readonly serviceIds: readonly string[];
+  readonly version: number;
+}
+
 export interface DeletionStore {
-  /** Stores a new request, then moves the app's newest request time on to it. */
+  /** Stores a new request, then adds its install to the app's tombstones. */
   create(request: DeletionRequest): Promise<void>;
   /**
-   * Moves the app's newest request time on to this stored request's, unless it is already
-   * later. A repeat of a request calls it, which completes a `create` that failed after storing.
+   * Adds a stored request's install to its app's tombstones (again: adding is idempotent). A
+   * repeat of a request calls it, which completes a `create` that failed after storing.
    */
-  markNewest(request: DeletionRequest): Promise<void>;
+  markTombstone(request: DeletionRequest): Promise<void>;
+  /** Takes a request's install out of its app's tombstones, once its rows are purged. */
+  clearTombstone(request: DeletionRequest): Promise<void>;
+  /** The app's tombstones, as they are now. */
+  tombstones(appId: string): Promise<Tombstones>;
   get(requestId: string): Promise<DeletionRequest | undefined>;
-  /** Every request of an app: its tombstones. */
+  /** Every request of an app, completed ones too. */
   listByApp(appId: string): Promise<DeletionRequest[]>;
-  /**
-   * The newest `requestedAt` of the app's requests, undefined when it has none: what tells an
-   * export whether a snapshot predates a tombstone, without reading every tombstone.
-   */
-  newestRequestAt(appId: string): Promise<string | undefined>;
   /** The requests for one install of an app (a repeat after completion makes a second). */
   listByInstall(appId: string, serviceId: string): Promise<DeletionRequest[]>;
   /** Requests not completed yet, of every app, oldest first. */

@@ -54,6 +54,8 @@ export interface SnapshotRef extends SnapshotLocation {
   readonly snapshotId: string;
   readonly createdAt: number;
   readonly expiresAt: number;
+  /** The version of the app's tombstones it leaves out (see Tombstones). */
+  readonly tombstoneVersion: number;
 }
 
 /** Remembers which snapshot serves an (app, timestamp) export while it is fresh. */
@@ -62,11 +64,11 @@ export interface SnapshotCatalog {
   put(ref: SnapshotRef): Promise<void>;
   /**
    * Stores `ref` unless a snapshot that is still good stands for its (app, timestamp): one not
-   * expired at `ref.createdAt` and made after `staleBefore` (the newest deletion request).
+   * expired at `ref.createdAt`, made from the same or a later version of the app's tombstones.
    * Resolves with the snapshot that stands, so concurrent first pages on several instances
    * all page through the same one.
    */
-  claim(ref: SnapshotRef, staleBefore: number): Promise<SnapshotRef>;
+  claim(ref: SnapshotRef): Promise<SnapshotRef>;
 }
 
 /**

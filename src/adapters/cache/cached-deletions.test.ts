@@ -14,10 +14,29 @@ const request = (requestId: string, appId = "a"): DeletionRequest => ({
 
 const countingStore = () => {
   const requests = new Map<string, DeletionRequest>();
-  const counts = { listByApp: 0 };
+  const tombstones = new Map<string, { ids: Set<string>; version: number }>();
+  const counts = { listByApp: 0, tombstones: 0 };
   const gate = readGate();
+  const change = (r: DeletionRequest, add: boolean) => {
+    const found = tombstones.get(r.appId) ?? { ids: new Set<string>(), version: 0 };
+    if (add) found.ids.add(r.serviceId);
+    else found.ids.delete(r.serviceId);
+    tombstones.set(r.appId, { ids: found.ids, version: found.version + 1 });
+  };
   const store: DeletionStore = {
-    create: async (r) => void requests.set(r.requestId, r),
+    create: async (r) => {
+      requests.set(r.requestId, r);
+      change(r, true);
+    },
+    markTombstone: async (r) => change(r, true),
+    clearTombstone: async (r) => change(r, false),
+    tombstones: async (appId) => {
+      counts.tombstones += 1;
+      const found = tombstones.get(appId);
+      const answer = { serviceIds: [...(found?.ids ?? [])], version: found?.version ?? 0 };
+      await gate.passed();
+      return answer;
+    },
     get: async (id) => requests.get(id),
     listByApp: async (appId) => {
       counts.listByApp += 1;
@@ -29,10 +48,6 @@ const countingStore = () => {
     listByInstall: async () => {
       throw new Error("no byInstall index");
     },
-    newestRequestAt: async () => {
-      throw new Error("answered from the by-app list");
-    },
-    markNewest: async () => undefined,
     listOpen: async () => [...requests.values()].filter((r) => r.status !== "completed"),
     setStatus: async (id, status, at) => {
       const r = requests.get(id);
@@ -84,17 +99,30 @@ describe("cached deletion store", () => {
     expect((await cached.listByInstall("a", "s-r2"))[0]?.status).toBe("completed");
   });
 
-  it("answers an app's newest request time from the app's list, and moves it on a request", async () => {
+  it("reads an app's tombstones once until a request changes them", async () => {
     const { store, counts } = countingStore();
     const cached = cachedDeletionStore(store);
-    expect(await cached.newestRequestAt("a")).toBeUndefined();
-    await cached.create({ ...request("r1"), requestedAt: "2026-11-02T00:00:00.000Z" });
-    await cached.create({ ...request("r2"), requestedAt: "2026-11-01T00:00:00.000Z" });
-    await cached.create({ ...request("r3", "b"), requestedAt: "2026-11-03T00:00:00.000Z" });
-    expect(await cached.newestRequestAt("a")).toBe("2026-11-02T00:00:00.000Z");
-    expect(await cached.newestRequestAt("a")).toBe("2026-11-02T00:00:00.000Z");
-    expect(counts.listByApp).toBe(2);
-    await cached.create({ ...request("r4"), requestedAt: "2026-11-04T00:00:00.000Z" });
-    expect(await cached.newestRequestAt("a")).toBe("2026-11-04T00:00:00.000Z");
+    expect(await cached.tombstones("a")).toEqual({ serviceIds: [], version: 0 });
+    await cached.create(request("r1"));
+    await cached.create(request("r2", "b"));
+    expect(await cached.tombstones("a")).toEqual({ serviceIds: ["s-r1"], version: 1 });
+    expect(await cached.tombstones("a")).toEqual({ serviceIds: ["s-r1"], version: 1 });
+    expect(counts.tombstones).toBe(2);
+    await cached.markTombstone(request("r1"));
+    expect(await cached.tombstones("a")).toEqual({ serviceIds: ["s-r1"], version: 2 });
+    await cached.clearTombstone(request("r1"));
+    expect(await cached.tombstones("a")).toEqual({ serviceIds: [], version: 3 });
+    expect(counts.tombstones).toBe(4);
+  });
+
+  it("keeps no tombstones read while a request was being created", async () => {
+    const { store, hold } = countingStore();
+    const cached = cachedDeletionStore(store);
+    const release = hold();
+    const stale = cached.tombstones("a");
+    await cached.create(request("r1"));
+    release();
+    expect(await stale).toEqual({ serviceIds: [], version: 0 });
+    expect(await cached.tombstones("a")).toEqual({ serviceIds: ["s-r1"], version: 1 });
   });
 });

@@ -1,51 +1,53 @@
 /**
- * An app's deletion requests held in memory, for the embedded runtime: its one process is the
- * only writer (the API creates requests, the purge moves them on), and every export page reads
- * the app's tombstones. One install's requests are answered from the same list, so a data
- * directory made before the by-install index existed never needs it.
+ * An app's deletion requests and tombstones held in memory, for the embedded runtime: its one
+ * process is the only writer (the API creates requests, the purge moves them on), and every
+ * export page reads the app's tombstones. One install's requests are answered from the by-app
+ * list, so a data directory made before the by-install index existed never needs it.
  */
-import type { DeletionRequest, DeletionStore } from "../../ports/deletions.ts";
+import type { DeletionRequest, DeletionStore, Tombstones } from "../../ports/deletions.ts";
 
 export const cachedDeletionStore = (store: DeletionStore): DeletionStore => {
-  const byApp = new Map<string, DeletionRequest[]>();
+  const byApp = new Map<string, readonly DeletionRequest[]>();
+  const tombstonesByApp = new Map<string, Tombstones>();
   // Bumped after every write, so a read that overlapped one is not remembered.
   let writes = 0;
-  const listByApp = async (appId: string): Promise<readonly DeletionRequest[]> => {
-    const cached = byApp.get(appId);
-    if (cached) return cached;
-    const before = writes;
-    const requests = await store.listByApp(appId);
-    if (writes === before) byApp.set(appId, requests);
-    return requests;
+  /** `read` of the store, remembered in `cache` unless a write overlapped it. */
+  const remembered =
+    <T>(cache: Map<string, T>, read: (appId: string) => Promise<T>) =>
+    async (appId: string): Promise<T> => {
+      const cached = cache.get(appId);
+      if (cached) return cached;
+      const before = writes;
+      const value = await read(appId);
+      if (writes === before) cache.set(appId, value);
+      return value;
+    };
+  const listByApp = remembered(byApp, (appId) => store.listByApp(appId));
+  /** Runs a write, then forgets what it may have changed. */
+  const writing = async (appId: string | undefined, write: () => Promise<void>) => {
+    try {
+      await write();
+    } finally {
+      writes += 1;
+      if (appId === undefined) {
+        byApp.clear();
+        tombstonesByApp.clear();
+      } else {
+        byApp.delete(appId);
+        tombstonesByApp.delete(appId);
+      }
+    }
   };
   return {
     ...store,
     listByApp: async (appId) => [...(await listByApp(appId))],
-    async newestRequestAt(appId) {
-      let newest: string | undefined;
-      // ISO 8601 UTC times: their text orders as they do.
-      for (const { requestedAt } of await listByApp(appId)) {
-        if (newest === undefined || requestedAt > newest) newest = requestedAt;
-      }
-      return newest;
-    },
+    tombstones: remembered(tombstonesByApp, (appId) => store.tombstones(appId)),
     listByInstall: async (appId, serviceId) =>
       (await listByApp(appId)).filter((request) => request.serviceId === serviceId),
-    async create(request) {
-      try {
-        await store.create(request);
-      } finally {
-        writes += 1;
-        byApp.delete(request.appId);
-      }
-    },
-    async setStatus(requestId, status, at) {
-      try {
-        await store.setStatus(requestId, status, at);
-      } finally {
-        writes += 1;
-        byApp.clear();
-      }
-    },
+    create: (request) => writing(request.appId, () => store.create(request)),
+    markTombstone: (request) => writing(request.appId, () => store.markTombstone(request)),
+    clearTombstone: (request) => writing(request.appId, () => store.clearTombstone(request)),
+    setStatus: (requestId, status, at) =>
+      writing(undefined, () => store.setStatus(requestId, status, at)),
   };
 };

@@ -9,6 +9,7 @@ const ref = (snapshotId: string, since = 10): SnapshotRef => ({
   snapshotId,
   createdAt: 1,
   expiresAt: 1_000,
+  tombstoneVersion: 0,
 });
 
 const countingCatalog = () => {
@@ -41,7 +42,7 @@ describe("cached snapshot catalog", () => {
     const cached = cachedSnapshotCatalog(store, 100);
     expect(await cached.get("a", 10)).toBeUndefined();
     expect(await cached.get("a", 10)).toBeUndefined();
-    expect(await cached.claim(ref("s1"), 0)).toEqual(ref("s1"));
+    expect(await cached.claim(ref("s1"))).toEqual(ref("s1"));
     expect(await cached.get("a", 10)).toEqual(ref("s1"));
     expect(counts.get).toBe(1);
   });
@@ -50,14 +51,14 @@ describe("cached snapshot catalog", () => {
     const { store } = countingCatalog();
     const cached = cachedSnapshotCatalog(store, 100);
     await store.put(ref("s0"));
-    expect((await cached.claim(ref("s1"), 0)).snapshotId).toBe("s0");
+    expect((await cached.claim(ref("s1"))).snapshotId).toBe("s0");
     expect((await cached.get("a", 10))?.snapshotId).toBe("s0");
   });
 
   it("reads again after a delete, which keeps a newer snapshot", async () => {
     const { store } = countingCatalog();
     const cached = cachedSnapshotCatalog(store, 100);
-    await cached.claim(ref("s1"), 0);
+    await cached.claim(ref("s1"));
     await cached.delete(ref("s1"));
     expect(await cached.get("a", 10)).toBeUndefined();
     await cached.put(ref("s2"));

@@ -34,8 +34,8 @@ export const cachedSnapshotCatalog = (
       await store.put(ref);
       written(keyOf(ref.appId, ref.since), ref);
     },
-    async claim(ref, staleBefore) {
-      const standing = await store.claim(ref, staleBefore);
+    async claim(ref) {
+      const standing = await store.claim(ref);
       written(keyOf(ref.appId, ref.since), standing);
       return standing;
     },

@@ -1,10 +1,13 @@
 /**
- * Deletion requests on DynamoDB, with an index by app (tombstones), a sparse open index and an
- * index by install. Beside each app's requests, one item keyed `app#<app id>` keeps the newest
- * request's time, so an export page reads one item instead of every tombstone. It has no `appId`
- * or `openStatus`, so no index holds it, and its key is never a request id (those are UUIDs).
+ * Deletion requests on DynamoDB, with an index by app, a sparse open index and an index by
+ * install. Beside each app's requests, one item keyed `app#<app id>` holds its tombstones: the
+ * set of installs with an open request, and a version that every change moves on. An export
+ * page reads it with one strongly consistent get, so it sees a request the moment its install
+ * is added, with no index's lag and no clock. The item has no `appId` or `openStatus`, so no
+ * index holds it, and its key is never a request id (those are UUIDs). Adding to a set is
+ * idempotent, so an SDK retry of an update DynamoDB had applied changes nothing but the
+ * version, which only costs an export one more snapshot.
  */
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -16,9 +19,10 @@ import {
   DELETION_STATUSES,
   type DeletionRequest,
   type DeletionStore,
+  type Tombstones,
 } from "../../ports/deletions.ts";
 import { queryIndex } from "./query-index.ts";
-import { NEWEST_REQUEST_PREFIX, TABLE_DEFINITIONS } from "./tables.ts";
+import { TABLE_DEFINITIONS, TOMBSTONES_PREFIX } from "./tables.ts";
 
 const [BY_APP, OPEN, BY_INSTALL] = TABLE_DEFINITIONS.deletions.indexes;
 // Every open request shares this index key; deletions are rare, so one partition is plenty.
@@ -35,9 +39,14 @@ const deletionItem = z.object({
 
 const parse = (item: Record<string, unknown>): DeletionRequest => deletionItem.parse(item);
 
-/** The key of an app's newest-request item. */
-export const newestKey = (appId: string) => ({ requestId: `${NEWEST_REQUEST_PREFIX}${appId}` });
-const newestItem = z.object({ newestRequestAt: z.string() });
+/** The key of an app's tombstones item. */
+export const tombstonesKey = (appId: string) => ({ requestId: `${TOMBSTONES_PREFIX}${appId}` });
+// DynamoDB drops a set's attribute when its last member goes: no set is an empty one. An item
+// without a version was written before tombstones were kept in it (it held a time only).
+const tombstonesItem = z.object({
+  serviceIds: z.set(z.string()).optional(),
+  version: z.number().optional(),
+});
 const oldestFirst = (requests: DeletionRequest[]) =>
   requests.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
 
@@ -48,40 +57,49 @@ const oldestFirst = (requests: DeletionRequest[]) =>
 const isIndexUnavailable = (error: unknown, index: string): boolean =>
   error instanceof Error && error.name === "ValidationException" && error.message.includes(index);
 
+const openServiceIds = (requests: readonly DeletionRequest[]) =>
+  requests.filter((request) => request.status !== "completed").map((r) => r.serviceId);
+
 export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string): DeletionStore => {
   const listByApp = async (appId: string) =>
     oldestFirst(
       await queryIndex(doc, { table, index: BY_APP.name, key: "appId", value: appId }, parse),
     );
-  const newestItemOf = async (appId: string) =>
-    (
-      await doc.send(
-        new GetCommand({ TableName: table, Key: newestKey(appId), ConsistentRead: true }),
-      )
-    ).Item;
+  /** The app's tombstones item, undefined until one is kept. */
+  const storedTombstones = async (appId: string): Promise<Tombstones | undefined> => {
+    const { Item } = await doc.send(
+      new GetCommand({ TableName: table, Key: tombstonesKey(appId), ConsistentRead: true }),
+    );
+    const item = Item ? tombstonesItem.parse(Item) : undefined;
+    if (item?.version === undefined) return undefined;
+    return { serviceIds: [...(item.serviceIds ?? [])], version: item.version };
+  };
+  /** Adds to or deletes from the app's set, and moves its version on, in one update. */
+  const change = (appId: string, verb: "ADD" | "DELETE", serviceIds: readonly string[]) =>
+    doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: tombstonesKey(appId),
+        UpdateExpression:
+          verb === "ADD"
+            ? "ADD serviceIds :ids, version :one"
+            : "DELETE serviceIds :ids ADD version :one",
+        ExpressionAttributeValues: { ":ids": new Set(serviceIds), ":one": 1 },
+      }),
+    );
 
-  /** Only ever forward: of two requests stored out of order, the later time stands. */
-  const markNewest = async (request: DeletionRequest) => {
-    let at = request.requestedAt;
-    if (!(await newestItemOf(request.appId))) {
-      // An app whose requests predate the item starts it from the newest of them, which a
-      // repeat of an older one would otherwise leave behind.
-      const listed = (await listByApp(request.appId)).at(-1)?.requestedAt;
-      if (listed !== undefined && listed > at) at = listed;
-    }
-    await doc
-      .send(
-        new UpdateCommand({
-          TableName: table,
-          Key: newestKey(request.appId),
-          UpdateExpression: "SET newestRequestAt = :at",
-          ConditionExpression: "attribute_not_exists(newestRequestAt) OR newestRequestAt < :at",
-          ExpressionAttributeValues: { ":at": at },
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      });
+  /**
+   * `serviceIds`, and, for an app whose requests predate its item, the installs of its open
+   * requests, which start the item. The by-app index may not list a request made a moment
+   * ago: that one adds itself once stored.
+   */
+  const withEarlier = async (appId: string, serviceIds: readonly string[]) =>
+    (await storedTombstones(appId))
+      ? serviceIds
+      : [...serviceIds, ...openServiceIds(await listByApp(appId))];
+
+  const markTombstone = async (request: DeletionRequest) => {
+    await change(request.appId, "ADD", await withEarlier(request.appId, [request.serviceId]));
   };
   return {
     async create(request) {
@@ -92,24 +110,30 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
           ConditionExpression: "attribute_not_exists(requestId)",
         }),
       );
-      // After the request, so the time names only a stored request: an export waits for the
-      // by-app index to list the request the time belongs to.
-      await markNewest(request);
+      // After the request, so a tombstone names only a stored request.
+      await markTombstone(request);
     },
-    markNewest,
+    markTombstone,
+    async clearTombstone(request) {
+      // Started first, or the other open requests of an app without an item would be dropped.
+      const earlier = await withEarlier(request.appId, []);
+      if (earlier.length > 0) await change(request.appId, "ADD", earlier);
+      await change(request.appId, "DELETE", [request.serviceId]);
+    },
+    async tombstones(appId) {
+      const stored = await storedTombstones(appId);
+      if (stored) return stored;
+      // Requests stored before the item was kept: the open ones, read by app. Version 0 is
+      // older than any item's, so a snapshot made from them is made again once there is one.
+      return { serviceIds: openServiceIds(await listByApp(appId)), version: 0 };
+    },
     async get(requestId) {
-      // An app's newest-request item is not a request.
-      if (requestId.startsWith(NEWEST_REQUEST_PREFIX)) return undefined;
+      // An app's tombstones item is not a request.
+      if (requestId.startsWith(TOMBSTONES_PREFIX)) return undefined;
       const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { requestId } }));
       return Item ? deletionItem.parse(Item) : undefined;
     },
     listByApp,
-    async newestRequestAt(appId) {
-      const Item = await newestItemOf(appId);
-      if (Item) return newestItem.parse(Item).newestRequestAt;
-      // Requests stored before this item existed: the newest of them, read once by app.
-      return (await listByApp(appId)).at(-1)?.requestedAt;
-    },
     async listByInstall(appId, serviceId) {
       try {
         return oldestFirst(

@@ -12,11 +12,26 @@ import {
   LOCAL_TABLE_NAMES,
   startLocalDynamoDb,
 } from "../../embedded/local-dynamodb.ts";
+import type { DeletionRequest } from "../../ports/deletions.ts";
 import type { Install } from "../../ports/installs.ts";
-import { createDeletionStore, newestKey } from "./deletions.ts";
+import { createDeletionStore, tombstonesKey } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createDynamoStores } from "./stores.ts";
 import { waitUntilActive } from "./tables.ts";
+
+const deletionRequest = (
+  requestId: string,
+  appId: string,
+  serviceId: string,
+  minute: number,
+): DeletionRequest => ({
+  requestId,
+  appId,
+  serviceId,
+  status: "pending",
+  requestedAt: `2026-11-01T10:0${minute}:00.000Z`,
+  completedAt: null,
+});
 
 const install = (appId: string, serviceId: string, overrides: Partial<Install> = {}): Install =>
   storedInstall(appId, serviceId, {
@@ -130,6 +145,7 @@ describe("DynamoDB stores", () => {
       location: `s3://results/athena/${snapshotId}.csv`,
       createdAt: 1,
       expiresAt: 2,
+      tombstoneVersion: 0,
     });
     await snapshots.put(ref("com.s", 10, "q1"));
     await snapshots.put(ref("com.s", 20, "q2"));
@@ -145,65 +161,99 @@ describe("DynamoDB stores", () => {
 
   it("finds one install's deletion requests by index, and an app's all", async () => {
     const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
-    const request = (requestId: string, appId: string, serviceId: string, minute: number) => ({
-      requestId,
-      appId,
-      serviceId,
-      status: "pending" as const,
-      requestedAt: `2026-11-01T10:0${minute}:00.000Z`,
-      completedAt: null,
-    });
-    const newestItem = async (appId: string) =>
-      (
-        await dynamo.doc.send(
-          new GetCommand({ TableName: LOCAL_TABLE_NAMES.deletions, Key: newestKey(appId) }),
-        )
-      ).Item;
-    await deletions.create(request("d2", "com.del", "s1", 2));
-    await deletions.create(request("d1", "com.del", "s1", 1));
-    // Stored later with an older time: the newest time stays.
-    expect(await newestItem("com.del")).toEqual({
-      ...newestKey("com.del"),
-      newestRequestAt: "2026-11-01T10:02:00.000Z",
-    });
-    // A request that could not be stored moves nothing.
-    await expect(deletions.create(request("d2", "com.del", "s9", 8))).rejects.toThrow(
-      ConditionalCheckFailedException,
-    );
-    expect((await newestItem("com.del"))?.newestRequestAt).toBe("2026-11-01T10:02:00.000Z");
-    await deletions.create(request("d3", "com.del", "s2", 3));
+    await deletions.create(deletionRequest("d2", "com.del", "s1", 2));
+    await deletions.create(deletionRequest("d1", "com.del", "s1", 1));
+    await deletions.create(deletionRequest("d3", "com.del", "s2", 3));
     // The same install id in another app is another install.
-    await deletions.create(request("d4", "com.other", "s1", 4));
+    await deletions.create(deletionRequest("d4", "com.other", "s1", 4));
     const ids = (requests: { requestId: string }[]) => requests.map((r) => r.requestId);
     expect(ids(await deletions.listByInstall("com.del", "s1"))).toEqual(["d1", "d2"]);
     expect(ids(await deletions.listByInstall("com.del", "s2"))).toEqual(["d3"]);
     expect(await deletions.listByInstall("com.del", "s3")).toEqual([]);
     expect(ids(await deletions.listByApp("com.del"))).toEqual(["d1", "d2", "d3"]);
-    // The newest time, from one item: a request stored late with an older time leaves it.
-    expect(await deletions.newestRequestAt("com.del")).toBe("2026-11-01T10:03:00.000Z");
-    expect(await deletions.newestRequestAt("com.other")).toBe("2026-11-01T10:04:00.000Z");
-    expect(await deletions.newestRequestAt("com.none")).toBeUndefined();
-    // That item is no request: not listed, not open, not found by id.
-    expect(ids(await deletions.listOpen())).not.toContain(newestKey("com.del").requestId);
-    expect(await deletions.get(newestKey("com.del").requestId)).toBeUndefined();
-    // Requests stored before that item existed are read by app instead.
+    // The tombstones item is no request: not listed, not open, not found by id.
+    expect(ids(await deletions.listOpen())).not.toContain(tombstonesKey("com.del").requestId);
+    expect(await deletions.get(tombstonesKey("com.del").requestId)).toBeUndefined();
+  });
+
+  it("keeps an app's tombstones in one item: the installs with an open request, and a version", async () => {
+    const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const sorted = async (appId: string) => {
+      const { serviceIds, version } = await deletions.tombstones(appId);
+      return { serviceIds: [...serviceIds].sort(), version };
+    };
+    expect(await deletions.tombstones("com.tomb")).toEqual({ serviceIds: [], version: 0 });
+    const first = deletionRequest("t1", "com.tomb", "s1", 1);
+    await deletions.create(first);
+    await deletions.create(deletionRequest("t2", "com.tomb", "s2", 2));
+    expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s1", "s2"], version: 2 });
+    // A request that could not be stored adds nothing.
+    await expect(deletions.create(deletionRequest("t2", "com.tomb", "s9", 3))).rejects.toThrow(
+      ConditionalCheckFailedException,
+    );
+    expect((await sorted("com.tomb")).serviceIds).toEqual(["s1", "s2"]);
+    // Added again (a repeat, or an update retried after it was applied): the set is the same,
+    // the version moves on.
+    await deletions.markTombstone(first);
+    expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s1", "s2"], version: 3 });
+    await deletions.clearTombstone(first);
+    expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s2"], version: 4 });
+    await deletions.clearTombstone(deletionRequest("t2", "com.tomb", "s2", 2));
+    expect(await sorted("com.tomb")).toEqual({ serviceIds: [], version: 5 });
+  });
+
+  it("starts an app's tombstones from its open requests stored before the item was kept", async () => {
+    const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const putEarlier = (request: DeletionRequest, open: boolean) =>
+      dynamo.doc.send(
+        new PutCommand({
+          TableName: LOCAL_TABLE_NAMES.deletions,
+          Item: open ? { ...request, openStatus: "open" } : request,
+        }),
+      );
+    await putEarlier(deletionRequest("l1", "com.legacy", "s1", 1), true);
+    await putEarlier(
+      {
+        ...deletionRequest("l0", "com.legacy", "s0", 0),
+        status: "completed",
+        completedAt: "2026-11-01T10:30:00.000Z",
+      },
+      false,
+    );
+    // The item as it was kept before: the newest request's time only.
     await dynamo.doc.send(
       new PutCommand({
         TableName: LOCAL_TABLE_NAMES.deletions,
-        Item: { ...request("l1", "com.legacy", "s1", 5), openStatus: "open" },
+        Item: { ...tombstonesKey("com.legacy"), newestRequestAt: "2026-11-01T10:01:00.000Z" },
       }),
     );
-    expect(await deletions.newestRequestAt("com.legacy")).toBe("2026-11-01T10:05:00.000Z");
-    expect(await newestItem("com.legacy")).toBeUndefined();
-    // A repeat of an older one starts the item from the newest request, not from its own time.
-    await dynamo.doc.send(
-      new PutCommand({
-        TableName: LOCAL_TABLE_NAMES.deletions,
-        Item: { ...request("l0", "com.legacy", "s0", 4), openStatus: "open" },
-      }),
+    // Read by app meanwhile: the open ones, at a version older than any item's.
+    expect(await deletions.tombstones("com.legacy")).toEqual({ serviceIds: ["s1"], version: 0 });
+    await deletions.create(deletionRequest("l2", "com.legacy", "s2", 2));
+    const { serviceIds, version } = await deletions.tombstones("com.legacy");
+    expect([...serviceIds].sort()).toEqual(["s1", "s2"]);
+    expect(version).toBe(1);
+    const item = await dynamo.doc.send(
+      new GetCommand({ TableName: LOCAL_TABLE_NAMES.deletions, Key: tombstonesKey("com.legacy") }),
     );
-    await deletions.markNewest(request("l0", "com.legacy", "s0", 4));
-    expect((await newestItem("com.legacy"))?.newestRequestAt).toBe("2026-11-01T10:05:00.000Z");
+    expect(item.Item?.serviceIds).toEqual(new Set(["s1", "s2"]));
+  });
+
+  it("keeps the other open requests of an app without an item when one is purged", async () => {
+    const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    for (const [requestId, serviceId] of [
+      ["p1", "s1"],
+      ["p2", "s2"],
+    ] as const) {
+      await dynamo.doc.send(
+        new PutCommand({
+          TableName: LOCAL_TABLE_NAMES.deletions,
+          Item: { ...deletionRequest(requestId, "com.purged", serviceId, 1), openStatus: "open" },
+        }),
+      );
+    }
+    await deletions.clearTombstone(deletionRequest("p1", "com.purged", "s1", 1));
+    expect(await deletions.tombstones("com.purged")).toEqual({ serviceIds: ["s2"], version: 2 });
   });
 
   it("reads one install's requests by app while its index cannot be read yet", async () => {
@@ -248,21 +298,53 @@ describe("DynamoDB stores", () => {
 
   it("lets the first snapshot stored stand for an export while it is good", async () => {
     const { snapshots } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
-    const ref = (snapshotId: string, createdAt: number) => ({
+    const ref = (snapshotId: string, createdAt: number, tombstoneVersion = 0) => ({
       appId: "com.claim",
       since: 5,
       snapshotId,
       location: `/snapshots/${snapshotId}.parquet`,
       createdAt,
       expiresAt: createdAt + 1_000,
+      tombstoneVersion,
     });
-    expect((await snapshots.claim(ref("a", 100), 0)).snapshotId).toBe("a");
+    expect((await snapshots.claim(ref("a", 100))).snapshotId).toBe("a");
     // A concurrent first page made its own meanwhile: it gets the standing one.
-    expect((await snapshots.claim(ref("b", 200), 0)).snapshotId).toBe("a");
+    expect((await snapshots.claim(ref("b", 200))).snapshotId).toBe("a");
     // Expired at the new one's creation: replaced.
-    expect((await snapshots.claim(ref("c", 1_200), 0)).snapshotId).toBe("c");
-    // Made before the newest deletion request: replaced too.
-    expect((await snapshots.claim(ref("d", 1_300), 1_250)).snapshotId).toBe("d");
+    expect((await snapshots.claim(ref("c", 1_200))).snapshotId).toBe("c");
+    // Made from older tombstones than the new one: replaced too.
+    expect((await snapshots.claim(ref("d", 1_300, 1))).snapshotId).toBe("d");
+    // A snapshot from older tombstones never replaces one made from newer.
+    expect((await snapshots.claim(ref("e", 1_400, 0))).snapshotId).toBe("d");
     expect((await snapshots.get("com.claim", 5))?.snapshotId).toBe("d");
+  });
+
+  it("reads a snapshot stored without a tombstone version as older than any", async () => {
+    const { snapshots } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    await dynamo.doc.send(
+      new PutCommand({
+        TableName: LOCAL_TABLE_NAMES.snapshots,
+        Item: {
+          snapshotKey: "com.old#5",
+          appId: "com.old",
+          since: 5,
+          snapshotId: "old",
+          location: "/snapshots/old.parquet",
+          createdAt: 100,
+          expiresAt: 10_000,
+        },
+      }),
+    );
+    expect((await snapshots.get("com.old", 5))?.tombstoneVersion).toBe(-1);
+    const ref = {
+      appId: "com.old",
+      since: 5,
+      snapshotId: "new",
+      location: "/snapshots/new.parquet",
+      createdAt: 200,
+      expiresAt: 10_000,
+      tombstoneVersion: 0,
+    };
+    expect((await snapshots.claim(ref)).snapshotId).toBe("new");
   });
 });

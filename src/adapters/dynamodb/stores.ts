@@ -64,6 +64,8 @@ const snapshotItem = z.object({
   rowCount: z.number().optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
+  // An entry stored before snapshots carried it is older than any version: it is made again.
+  tombstoneVersion: z.number().default(-1),
 });
 
 const snapshotKey = (appId: string, since: number) => `${appId}#${since}`;
@@ -174,15 +176,15 @@ export const createSnapshotCatalog = (
   async put(ref: SnapshotRef) {
     await doc.send(new PutCommand({ TableName: table, Item: snapshotItemOf(ref) }));
   },
-  async claim(ref, staleBefore) {
+  async claim(ref) {
     try {
       await doc.send(
         new PutCommand({
           TableName: table,
           Item: snapshotItemOf(ref),
           ConditionExpression:
-            "attribute_not_exists(snapshotKey) OR expiresAt <= :now OR createdAt <= :staleBefore",
-          ExpressionAttributeValues: { ":now": ref.createdAt, ":staleBefore": staleBefore },
+            "attribute_not_exists(snapshotKey) OR expiresAt <= :now OR attribute_not_exists(tombstoneVersion) OR tombstoneVersion < :version",
+          ExpressionAttributeValues: { ":now": ref.createdAt, ":version": ref.tombstoneVersion },
         }),
       );
       return ref;

@@ -55,10 +55,10 @@ export const TABLE_DEFINITIONS = {
 } as const satisfies Record<string, TableDefinition>;
 
 /**
- * How the key of an app's newest-request item in the deletions table begins (`app#<app id>`):
+ * How the key of an app's tombstones item in the deletions table begins (`app#<app id>`):
  * never a request id, which is a UUID. The store keeps it; IAM grants name it.
  */
-export const NEWEST_REQUEST_PREFIX = "app#";
+export const TOMBSTONES_PREFIX = "app#";
 
 export type TableId = keyof typeof TABLE_DEFINITIONS;
 export type TableNames = Record<TableId, string>;

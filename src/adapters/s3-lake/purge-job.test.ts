@@ -67,6 +67,7 @@ describe("AWS purge job", () => {
       location: `s3://${RESULTS}/athena/q1.csv`,
       createdAt: minutesAgo(40).getTime(),
       expiresAt: minutesAgo(25).getTime(),
+      tombstoneVersion: 0,
     });
 
     const env = purgeEnv.parse({

@@ -54,6 +54,7 @@ const snapshotRef = (appId: string, queryId: string): SnapshotRef => ({
   snapshotId: `snap-${queryId}`,
   location: `s3://${RESULTS}/athena/${queryId}.csv`,
   createdAt: 1,
+  tombstoneVersion: 0,
   expiresAt: 2,
 });
 
