@@ -102,7 +102,6 @@ describe("purge job", () => {
         Action: "dynamodb:Query",
         Resource: [
           resolve(`${tables.deletions.tableArn}/index/open`),
-          resolve(`${tables.deletions.tableArn}/index/byApp`),
           resolve(`${tables.customerUsers.tableArn}/index/byInstall`),
           resolve(`${tables.snapshots.tableArn}/index/byApp`),
         ],
@@ -111,13 +110,6 @@ describe("purge job", () => {
         Effect: "Allow",
         Action: "dynamodb:UpdateItem",
         Resource: resolve(tables.deletions.tableArn),
-      },
-      // An app's tombstones, never a request.
-      {
-        Effect: "Allow",
-        Action: "dynamodb:GetItem",
-        Resource: resolve(tables.deletions.tableArn),
-        Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["app#*"] } },
       },
       {
         Effect: "Allow",
@@ -151,9 +143,7 @@ describe("purge job", () => {
     const all = statementsOfRole(template, stack.purge.function.role);
     const actions = all.flatMap(actionsOf);
     expect(actions.filter((a) => a.includes("*"))).toEqual([]);
-    expect(actions.filter((a) => /Scan|Batch|PutItem/.test(a))).toEqual([]);
-    // Its one get is of the tombstones items, by the condition checked above.
-    expect(actions.filter((a) => a === "dynamodb:GetItem")).toHaveLength(1);
+    expect(actions.filter((a) => /Scan|Batch|GetItem|PutItem/.test(a))).toEqual([]);
     const others = actions.filter((a) => !a.startsWith("dynamodb:") && !a.startsWith("s3:"));
     expect(new Set(others.map((a) => a.split(":")[0]))).toEqual(new Set(["logs", "xray"]));
   });

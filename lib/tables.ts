@@ -80,15 +80,14 @@ export class ServiceTables extends Construct {
   /**
    * Record deletion requests: find the install's open one (a repeat answers it, through the
    * by-install index) or put a new item (never overwritten), then add its install to the app's
-   * tombstones (a get and an update of the items keyed `app#…` only; an app without one starts
-   * it from its open requests, listed by app).
+   * tombstones (an update of the items keyed `app#…` only).
    */
   grantDeletionRequests(role: IRole): void {
     this.grantDeletionLookup(role);
     role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [this.deletions.tableArn] }),
     );
-    role.addToPrincipalPolicy(this.onTombstonesItems("dynamodb:GetItem", "dynamodb:UpdateItem"));
+    role.addToPrincipalPolicy(this.onTombstonesItems("dynamodb:UpdateItem"));
   }
 
   /** Read one deletion request by id: its status. */
@@ -165,11 +164,10 @@ export class ServiceTables extends Construct {
 
   /**
    * What the purge job needs, each on its own table or index: find open deletion requests
-   * (Query on the sparse `open` index) and update their status; take a purged install out of
-   * its app's tombstones (a get and an update of the items keyed `app#…`; an app without one
-   * starts it from its open requests, listed by app); delete installs by key; find an install's
-   * customer-user mappings (Query on `byInstall`) and delete them; find an app's snapshots
-   * (Query on `byApp`) and delete them. No put, scan or batch operation, and no get of a request.
+   * (Query on the sparse `open` index), update their status and take a completed one's install
+   * out of its app's tombstones (both UpdateItem on the table); delete installs by key; find an
+   * install's customer-user mappings (Query on `byInstall`) and delete them; find an app's
+   * snapshots (Query on `byApp`) and delete them. No get, put, scan or batch operation.
    */
   grantPurge(role: IRole): void {
     const index = (table: Table, name: string) => `${table.tableArn}/index/${name}`;
@@ -178,7 +176,6 @@ export class ServiceTables extends Construct {
         actions: ["dynamodb:Query"],
         resources: [
           index(this.deletions, TABLE_DEFINITIONS.deletions.indexes[1].name),
-          index(this.deletions, TABLE_DEFINITIONS.deletions.indexes[0].name),
           index(this.customerUsers, TABLE_DEFINITIONS.customerUsers.indexes[0].name),
           index(this.snapshots, TABLE_DEFINITIONS.snapshots.indexes[0].name),
         ],
@@ -190,7 +187,6 @@ export class ServiceTables extends Construct {
         resources: [this.deletions.tableArn],
       }),
     );
-    role.addToPrincipalPolicy(this.onTombstonesItems("dynamodb:GetItem"));
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["dynamodb:DeleteItem"],

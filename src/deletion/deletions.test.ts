@@ -82,7 +82,7 @@ describe("deletion requests", () => {
     });
     await expect(run).rejects.toThrow(/1 of 2 deletions failed/);
     expect(purged).toEqual(["fine"]);
-    // A purged install's rows are gone: exports no longer leave it out, the other's they do.
+    // The tombstones keep the open requests only; a completed one is found by app.
     expect((await deletions.tombstones("com.a")).serviceIds).toEqual(["broken"]);
     expect((await deletions.get(fine.request_id))?.status).toBe("completed");
     expect((await deletions.get(failing.request_id))?.status).toBe("in_progress");

@@ -101,8 +101,8 @@ export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
       await deps.installs.delete(request.appId, request.serviceId);
       await deps.customerUsers.deleteInstall(request.appId, request.serviceId);
       await deps.lake.purgeInstall(request.appId, request.serviceId);
-      // The rows are gone: exports need not leave the install out any more. Before the status,
-      // so a request whose tombstone stays (the call failed) stays open and is tried again.
+      // The tombstones hold open requests only: exports find this one by app from now on. Before
+      // the status, so a request whose tombstone stays (the call failed) is tried again.
       await deps.deletions.clearTombstone(request);
       await deps.deletions.setStatus(request.requestId, "completed", now().toISOString());
       completed += 1;

@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import type { DeletionRequest } from "../ports/deletions.ts";
 import type { LakeQueryEngine, SnapshotCatalog, SnapshotRef } from "../ports/lake.ts";
 import type { ExportRecord } from "../record/columns.ts";
 import { createExportPages, type ExportPageDeps } from "./export-page.ts";
@@ -44,7 +45,10 @@ const memoryCatalog = (): SnapshotCatalog => {
   };
 };
 
-const noDeletions = { tombstones: async () => ({ serviceIds: [], version: 0 }) };
+const noDeletions = {
+  tombstones: async () => ({ serviceIds: [], version: 0 }),
+  listByApp: async () => [],
+};
 
 describe("export pages", () => {
   it("materialises once per app and timestamp while the snapshot is fresh", async () => {
@@ -155,25 +159,41 @@ describe("encoding a page", () => {
   });
 });
 
-/** App "a"'s tombstones as a store keeps them: each change moves the version on. */
-const tombstoneStore = () => {
-  const serviceIds = new Set<string>();
+/**
+ * App "a"'s deletion requests as a store keeps them: the installs of the open ones and a
+ * version that each new one moves on, and the list by app, which lags by `lag` requests.
+ */
+const deletionStore = () => {
+  const open = new Set<string>();
+  const requests: DeletionRequest[] = [];
   let version = 0;
   let reads = 0;
+  let lag = 0;
   return {
     deletions: {
       tombstones: async () => {
         reads += 1;
-        return { serviceIds: [...serviceIds], version };
+        return { serviceIds: [...open], version };
       },
+      listByApp: async () => requests.slice(0, requests.length - lag),
     },
-    add(serviceId: string) {
-      serviceIds.add(serviceId);
+    request(serviceId: string) {
+      requests.push({
+        requestId: `r-${serviceId}`,
+        appId: "a",
+        serviceId,
+        status: "pending",
+        requestedAt: "2026-11-01T10:00:00.000Z",
+        completedAt: null,
+      });
+      open.add(serviceId);
       version += 1;
     },
-    clear(serviceId: string) {
-      serviceIds.delete(serviceId);
-      version += 1;
+    complete(serviceId: string) {
+      open.delete(serviceId);
+    },
+    lagBy(requestsNotListed: number) {
+      lag = requestsNotListed;
     },
     reads: () => reads,
   };
@@ -208,11 +228,11 @@ const page = (offset: number) => ({ appId: "a", since: 1, offset, limit: 10 });
 
 describe("export pages after a deletion request", () => {
   it("make older snapshots stale at once and leave the deleted install out", async () => {
-    const store = tombstoneStore();
+    const store = deletionStore();
     const { pages, excluded, calls } = recordingPages(store.deletions, () => 1_000_000);
     await pages.open(page(0));
     // The same instant on the clock: only the tombstones tell the snapshot is older.
-    store.add("s-9");
+    store.request("s-9");
     await pages.open(page(10));
     await pages.open(page(20));
     expect(calls.materialize).toBe(2);
@@ -221,8 +241,8 @@ describe("export pages after a deletion request", () => {
   });
 
   it("make a snapshot again when a request comes while it is made", async () => {
-    const store = tombstoneStore();
-    let arriving: (() => void) | undefined = () => store.add("s-9");
+    const store = deletionStore();
+    let arriving: (() => void) | undefined = () => store.request("s-9");
     const { pages, excluded } = recordingPages(
       store.deletions,
       () => 1_000_000,
@@ -238,16 +258,25 @@ describe("export pages after a deletion request", () => {
     expect(excluded).toEqual([[], ["s-9"]]);
   });
 
-  it("take a purged install back in with the next snapshot", async () => {
-    const store = tombstoneStore();
-    store.add("s-1");
-    store.add("s-2");
+  it("leave out the installs of the newest requests, which the lagging list does not show yet", async () => {
+    const store = deletionStore();
+    store.request("s-1");
+    store.request("s-2");
+    store.lagBy(1);
     const { pages, excluded } = recordingPages(store.deletions, () => 1_000_000);
     await pages.open(page(0));
-    // Its rows are gone from the lake: leaving it out no longer matters.
-    store.clear("s-1");
+    expect(excluded).toEqual([["s-1", "s-2"]]);
+  });
+
+  it("keep leaving out a purged install, listed by app, whose late rows may have come", async () => {
+    const store = deletionStore();
+    store.request("s-1");
+    const { pages, excluded } = recordingPages(store.deletions, () => 1_000_000);
+    await pages.open(page(0));
+    store.complete("s-1");
+    store.request("s-2");
     await pages.open(page(10));
-    expect(excluded).toEqual([["s-1", "s-2"], ["s-2"]]);
+    expect(excluded).toEqual([["s-1"], ["s-2", "s-1"]]);
   });
 
   it("keep a snapshot made from newer tombstones than a page read", async () => {
@@ -256,7 +285,7 @@ describe("export pages after a deletion request", () => {
     const pages = createExportPages({
       engine,
       catalog,
-      deletions: { tombstones: async () => ({ serviceIds: [], version: 0 }) },
+      deletions: noDeletions,
       snapshotTtlSeconds: 600,
     });
     // Another instance made this one after the request; this page read the store before it.
@@ -271,5 +300,37 @@ describe("export pages after a deletion request", () => {
     });
     expect((await pages.open(page(0))).snapshot.snapshotId).toBe("newer");
     expect(calls.materialize).toBe(0);
+  });
+});
+
+describe("a snapshot claimed by another instance", () => {
+  it("is not taken when it was made from older tombstones than the page read", async () => {
+    // A catalog whose read-back after a lost claim is stale: the entry the standing one replaced.
+    const older: SnapshotRef = {
+      appId: "a",
+      since: 1,
+      snapshotId: "older",
+      location: "older",
+      createdAt: Date.now(),
+      expiresAt: Date.now() + 600_000,
+      tombstoneVersion: 0,
+    };
+    const catalog: SnapshotCatalog = {
+      get: async () => undefined,
+      put: async () => undefined,
+      claim: async () => older,
+    };
+    const pages = createExportPages({
+      engine: countingEngine().engine,
+      catalog,
+      deletions: {
+        tombstones: async () => ({ serviceIds: ["s-9"], version: 1 }),
+        listByApp: async () => [],
+      },
+      snapshotTtlSeconds: 600,
+    });
+    const { snapshot } = await pages.open(page(0));
+    expect(snapshot.snapshotId).not.toBe("older");
+    expect(snapshot.tombstoneVersion).toBe(1);
   });
 });

@@ -5,7 +5,9 @@
  * (a tombstone) makes every older snapshot of its app stale at once: the next page comes from
  * a new snapshot without the deleted install, before its rows are purged from the lake. Each
  * page reads the app's tombstones, whole and as they are now, and a snapshot is good while it
- * was made from their current version: no clock and no index's lag is involved.
+ * was made from their current version: no clock and no index's lag is involved. A snapshot
+ * leaves out those installs and those of every request the app's list holds, completed ones
+ * too.
  */
 import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
@@ -17,7 +19,7 @@ import type { FormatWriter } from "./formats/writer.ts";
 export interface ExportPageDeps {
   readonly engine: LakeQueryEngine;
   readonly catalog: SnapshotCatalog;
-  readonly deletions: Pick<DeletionStore, "tombstones">;
+  readonly deletions: Pick<DeletionStore, "tombstones" | "listByApp">;
   readonly snapshotTtlSeconds: number;
   readonly now?: () => number;
 }
@@ -81,11 +83,14 @@ export const createExportPages = (deps: ExportPageDeps) => {
     createdAt: number,
   ): Promise<SnapshotRef> => {
     const snapshotId = randomUUID();
+    // The list comes through an index that may lag: what it misses of the newest requests,
+    // the tombstones hold.
+    const listed = (await deps.deletions.listByApp(appId)).map((request) => request.serviceId);
     const location = await deps.engine.materialize({
       appId,
       since: new Date(since * 1000),
       snapshotId,
-      excludeServiceIds: tombstones.serviceIds,
+      excludeServiceIds: [...new Set([...tombstones.serviceIds, ...listed])],
     });
     const ref: SnapshotRef = {
       ...location,
@@ -96,8 +101,12 @@ export const createExportPages = (deps: ExportPageDeps) => {
       expiresAt: createdAt + deps.snapshotTtlSeconds * 1000,
       tombstoneVersion: tombstones.version,
     };
-    // Another instance may have made one meanwhile: the first one stored stands for all.
-    return deps.catalog.claim(ref);
+    // Another instance may have made one meanwhile: the first one stored stands for all, unless
+    // it is made from older tombstones than this page read.
+    const standing = await deps.catalog.claim(ref);
+    return standing.expiresAt > createdAt && standing.tombstoneVersion >= ref.tombstoneVersion
+      ? standing
+      : ref;
   };
 
   const snapshotFor = async (appId: string, since: number): Promise<SnapshotRef> => {

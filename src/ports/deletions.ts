@@ -14,9 +14,11 @@ export interface DeletionRequest {
 }
 
 /**
- * The installs an export leaves out, read at once and whole: those with a deletion request not
- * yet completed (a completed one's rows are gone from the lake). `version` moves on with every
- * change, so a snapshot made from an older version is known to be stale.
+ * What an export must know of an app's newest deletion requests, read at once and whole: the
+ * installs of its open requests and a version that each new request moves on, so a snapshot
+ * made from an older version is known to be stale. An export leaves these installs out, and
+ * those of every request listed by app (completed ones' rows are purged, and rows that came
+ * late are still hidden).
  */
 export interface Tombstones {
   readonly serviceIds: readonly string[];
@@ -31,7 +33,10 @@ export interface DeletionStore {
    * repeat of a request calls it, which completes a `create` that failed after storing.
    */
   markTombstone(request: DeletionRequest): Promise<void>;
-  /** Takes a request's install out of its app's tombstones, once its rows are purged. */
+  /**
+   * Takes a completed request's install out of its app's tombstones, which keeps them to the
+   * open requests: the by-app list leaves it out from then on. The version stays.
+   */
   clearTombstone(request: DeletionRequest): Promise<void>;
   /** The app's tombstones, as they are now. */
   tombstones(appId: string): Promise<Tombstones>;

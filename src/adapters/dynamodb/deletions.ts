@@ -1,13 +1,15 @@
 /**
  * Deletion requests on DynamoDB, with an index by app, a sparse open index and an index by
- * install. Beside each app's requests, one item keyed `app#<app id>` holds its tombstones: the
- * set of installs with an open request, and a version that every change moves on. An export
- * page reads it with one strongly consistent get, so it sees a request the moment its install
- * is added, with no index's lag and no clock. The item has no `appId` or `openStatus`, so no
- * index holds it, and its key is never a request id (those are UUIDs). Adding to a set is
- * idempotent, so an SDK retry of an update DynamoDB had applied changes nothing but the
- * version, which only costs an export one more snapshot.
+ * install. Beside each app's requests, one item keyed `app#<app id>` holds the installs of its
+ * open requests and a version that each new one moves on. An export page reads it with one
+ * strongly consistent get, so it sees a request the moment its install is added, with no
+ * index's lag and no clock; completed requests, long listed by the by-app index, are read
+ * there. The item has no `appId` or `openStatus`, so no index holds it, and its key is never a
+ * request id (those are UUIDs). Adding to a set is idempotent, so an SDK retry of an update
+ * DynamoDB had applied changes nothing but the version, which only costs an export one more
+ * snapshot.
  */
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -19,7 +21,6 @@ import {
   DELETION_STATUSES,
   type DeletionRequest,
   type DeletionStore,
-  type Tombstones,
 } from "../../ports/deletions.ts";
 import { queryIndex } from "./query-index.ts";
 import { TABLE_DEFINITIONS, TOMBSTONES_PREFIX } from "./tables.ts";
@@ -57,49 +58,29 @@ const oldestFirst = (requests: DeletionRequest[]) =>
 const isIndexUnavailable = (error: unknown, index: string): boolean =>
   error instanceof Error && error.name === "ValidationException" && error.message.includes(index);
 
-const openServiceIds = (requests: readonly DeletionRequest[]) =>
-  requests.filter((request) => request.status !== "completed").map((r) => r.serviceId);
-
 export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string): DeletionStore => {
   const listByApp = async (appId: string) =>
     oldestFirst(
       await queryIndex(doc, { table, index: BY_APP.name, key: "appId", value: appId }, parse),
     );
-  /** The app's tombstones item, undefined until one is kept. */
-  const storedTombstones = async (appId: string): Promise<Tombstones | undefined> => {
-    const { Item } = await doc.send(
-      new GetCommand({ TableName: table, Key: tombstonesKey(appId), ConsistentRead: true }),
-    );
-    const item = Item ? tombstonesItem.parse(Item) : undefined;
-    if (item?.version === undefined) return undefined;
-    return { serviceIds: [...(item.serviceIds ?? [])], version: item.version };
-  };
-  /** Adds to or deletes from the app's set, and moves its version on, in one update. */
-  const change = (appId: string, verb: "ADD" | "DELETE", serviceIds: readonly string[]) =>
-    doc.send(
+  /**
+   * Adds the install and moves the version on, in one update. It also keeps the newest request
+   * time the item held before, which code of the previous release reads while a deploy or a
+   * rollback is under way.
+   */
+  const markTombstone = async (request: DeletionRequest) => {
+    await doc.send(
       new UpdateCommand({
         TableName: table,
-        Key: tombstonesKey(appId),
-        UpdateExpression:
-          verb === "ADD"
-            ? "ADD serviceIds :ids, version :one"
-            : "DELETE serviceIds :ids ADD version :one",
-        ExpressionAttributeValues: { ":ids": new Set(serviceIds), ":one": 1 },
+        Key: tombstonesKey(request.appId),
+        UpdateExpression: "SET newestRequestAt = :at ADD serviceIds :ids, version :one",
+        ExpressionAttributeValues: {
+          ":at": request.requestedAt,
+          ":ids": new Set([request.serviceId]),
+          ":one": 1,
+        },
       }),
     );
-
-  /**
-   * `serviceIds`, and, for an app whose requests predate its item, the installs of its open
-   * requests, which start the item. The by-app index may not list a request made a moment
-   * ago: that one adds itself once stored.
-   */
-  const withEarlier = async (appId: string, serviceIds: readonly string[]) =>
-    (await storedTombstones(appId))
-      ? serviceIds
-      : [...serviceIds, ...openServiceIds(await listByApp(appId))];
-
-  const markTombstone = async (request: DeletionRequest) => {
-    await change(request.appId, "ADD", await withEarlier(request.appId, [request.serviceId]));
   };
   return {
     async create(request) {
@@ -115,17 +96,30 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
     },
     markTombstone,
     async clearTombstone(request) {
-      // Started first, or the other open requests of an app without an item would be dropped.
-      const earlier = await withEarlier(request.appId, []);
-      if (earlier.length > 0) await change(request.appId, "ADD", earlier);
-      await change(request.appId, "DELETE", [request.serviceId]);
+      // The version stays: the by-app index lists the completed request, so an export leaves
+      // the install out as before. An app without an item has nothing to take out.
+      await doc
+        .send(
+          new UpdateCommand({
+            TableName: table,
+            Key: tombstonesKey(request.appId),
+            UpdateExpression: "DELETE serviceIds :ids",
+            ConditionExpression: "attribute_exists(version)",
+            ExpressionAttributeValues: { ":ids": new Set([request.serviceId]) },
+          }),
+        )
+        .catch((error: unknown) => {
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        });
     },
     async tombstones(appId) {
-      const stored = await storedTombstones(appId);
-      if (stored) return stored;
-      // Requests stored before the item was kept: the open ones, read by app. Version 0 is
-      // older than any item's, so a snapshot made from them is made again once there is one.
-      return { serviceIds: openServiceIds(await listByApp(appId)), version: 0 };
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: table, Key: tombstonesKey(appId), ConsistentRead: true }),
+      );
+      const item = Item ? tombstonesItem.parse(Item) : undefined;
+      // Version 0 is older than any item's: a snapshot made before an app's item was kept is
+      // made again once there is one. Its earlier requests are read by app.
+      return { serviceIds: [...(item?.serviceIds ?? [])], version: item?.version ?? 0 };
     },
     async get(requestId) {
       // An app's tombstones item is not a request.

@@ -191,69 +191,43 @@ describe("DynamoDB stores", () => {
     await expect(deletions.create(deletionRequest("t2", "com.tomb", "s9", 3))).rejects.toThrow(
       ConditionalCheckFailedException,
     );
-    expect((await sorted("com.tomb")).serviceIds).toEqual(["s1", "s2"]);
+    expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s1", "s2"], version: 2 });
     // Added again (a repeat, or an update retried after it was applied): the set is the same,
     // the version moves on.
     await deletions.markTombstone(first);
     expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s1", "s2"], version: 3 });
+    // Completed: listed by app from then on, so the version stays.
     await deletions.clearTombstone(first);
-    expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s2"], version: 4 });
+    expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s2"], version: 3 });
     await deletions.clearTombstone(deletionRequest("t2", "com.tomb", "s2", 2));
-    expect(await sorted("com.tomb")).toEqual({ serviceIds: [], version: 5 });
+    expect(await sorted("com.tomb")).toEqual({ serviceIds: [], version: 3 });
+    // The time the previous release read from the item is kept for it.
+    const item = await dynamo.doc.send(
+      new GetCommand({ TableName: LOCAL_TABLE_NAMES.deletions, Key: tombstonesKey("com.tomb") }),
+    );
+    expect(item.Item?.newestRequestAt).toBe("2026-11-01T10:01:00.000Z");
   });
 
-  it("starts an app's tombstones from its open requests stored before the item was kept", async () => {
+  it("takes up an item the previous release kept, and takes nothing out of a missing one", async () => {
     const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
-    const putEarlier = (request: DeletionRequest, open: boolean) =>
-      dynamo.doc.send(
-        new PutCommand({
-          TableName: LOCAL_TABLE_NAMES.deletions,
-          Item: open ? { ...request, openStatus: "open" } : request,
-        }),
-      );
-    await putEarlier(deletionRequest("l1", "com.legacy", "s1", 1), true);
-    await putEarlier(
-      {
-        ...deletionRequest("l0", "com.legacy", "s0", 0),
-        status: "completed",
-        completedAt: "2026-11-01T10:30:00.000Z",
-      },
-      false,
-    );
     // The item as it was kept before: the newest request's time only.
     await dynamo.doc.send(
       new PutCommand({
         TableName: LOCAL_TABLE_NAMES.deletions,
-        Item: { ...tombstonesKey("com.legacy"), newestRequestAt: "2026-11-01T10:01:00.000Z" },
+        Item: { ...tombstonesKey("com.legacy"), newestRequestAt: "2026-11-01T10:05:00.000Z" },
       }),
     );
-    // Read by app meanwhile: the open ones, at a version older than any item's.
-    expect(await deletions.tombstones("com.legacy")).toEqual({ serviceIds: ["s1"], version: 0 });
+    expect(await deletions.tombstones("com.legacy")).toEqual({ serviceIds: [], version: 0 });
     await deletions.create(deletionRequest("l2", "com.legacy", "s2", 2));
-    const { serviceIds, version } = await deletions.tombstones("com.legacy");
-    expect([...serviceIds].sort()).toEqual(["s1", "s2"]);
-    expect(version).toBe(1);
-    const item = await dynamo.doc.send(
-      new GetCommand({ TableName: LOCAL_TABLE_NAMES.deletions, Key: tombstonesKey("com.legacy") }),
-    );
-    expect(item.Item?.serviceIds).toEqual(new Set(["s1", "s2"]));
-  });
-
-  it("keeps the other open requests of an app without an item when one is purged", async () => {
-    const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
-    for (const [requestId, serviceId] of [
-      ["p1", "s1"],
-      ["p2", "s2"],
-    ] as const) {
-      await dynamo.doc.send(
-        new PutCommand({
-          TableName: LOCAL_TABLE_NAMES.deletions,
-          Item: { ...deletionRequest(requestId, "com.purged", serviceId, 1), openStatus: "open" },
-        }),
+    expect(await deletions.tombstones("com.legacy")).toEqual({ serviceIds: ["s2"], version: 1 });
+    const stored = (appId: string) =>
+      dynamo.doc.send(
+        new GetCommand({ TableName: LOCAL_TABLE_NAMES.deletions, Key: tombstonesKey(appId) }),
       );
-    }
-    await deletions.clearTombstone(deletionRequest("p1", "com.purged", "s1", 1));
-    expect(await deletions.tombstones("com.purged")).toEqual({ serviceIds: ["s2"], version: 2 });
+    expect((await stored("com.legacy")).Item?.serviceIds).toEqual(new Set(["s2"]));
+    // An app whose requests all predate the item: a purge makes no item of nothing.
+    await deletions.clearTombstone(deletionRequest("p1", "com.no-item", "s1", 1));
+    expect((await stored("com.no-item")).Item).toBeUndefined();
   });
 
   it("reads one install's requests by app while its index cannot be read yet", async () => {

@@ -190,10 +190,12 @@ export const createSnapshotCatalog = (
       return ref;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // Consistent: an eventual read may still give the entry the standing one replaced.
       const { Item } = await doc.send(
         new GetCommand({
           TableName: table,
           Key: { snapshotKey: snapshotKey(ref.appId, ref.since) },
+          ConsistentRead: true,
         }),
       );
       return Item ? toSnapshotRef(Item) : ref;
