@@ -62,6 +62,10 @@ describe("deletion requests", () => {
     expect(await deletions.listByApp("com.a")).toHaveLength(2);
     // The repeat adds the tombstone again, in case the first call failed before it had.
     expect(deletions.marked).toEqual([first.request_id]);
+    // Taken up by the purge: the repeat answers it and adds nothing.
+    await deletions.setStatus(first.request_id, "in_progress", "2026-11-01T00:00:00.000Z");
+    expect((await requestDeletion("com.a", "s1", deletions)).status).toBe("in_progress");
+    expect(deletions.marked).toEqual([first.request_id]);
   });
 
   it("are purged one by one: a failing one stays open and holds back no other", async () => {
