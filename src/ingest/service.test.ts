@@ -1,11 +1,11 @@
 import { setImmediate as tick } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import { storedInstall } from "../../test/support/installs.ts";
 import { staticKeyring } from "../crypto/keyring.ts";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/tables.ts";
 import type { App } from "../ports/apps.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
-import type { Install } from "../ports/installs.ts";
 import { NOW, sdkEvent } from "./ingest.test-support.ts";
 import { createIngestion, DELETED_INSTALL_DETAIL } from "./service.ts";
 
@@ -17,25 +17,7 @@ const APP: App = {
   createdAt: "2026-01-01T00:00:00.000Z",
 };
 
-const install = (serviceId: string): Install => ({
-  appId: APP.appId,
-  serviceId,
-  os: "android",
-  osVersion: null,
-  deviceModel: null,
-  appVersion: null,
-  sdkPlatform: "kotlin",
-  sdkVersion: "1.0.0",
-  firstOpenTime: "2026-09-01T00:00:00.000Z",
-  idfv: null,
-  maid: null,
-  installReferrer: null,
-  customerUserId: null,
-  locale: null,
-  timezone: null,
-  country: null,
-  receivedAt: "2026-09-01T00:00:00.000Z",
-});
+const install = (serviceId: string) => storedInstall(APP.appId, serviceId);
 
 /** Counts the calls under way at once, each of which takes a few turns of the event loop. */
 const overlap = () => {
