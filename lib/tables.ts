@@ -122,9 +122,9 @@ export class ServiceTables extends Construct {
   }
 
   /**
-   * What the export needs of deletion requests: the app's tombstones (a get of the items keyed
-   * `app#…` only, never a request), and, for an app whose requests predate that item, its
-   * requests (a query on the by-app index). No write, no scan.
+   * What the export needs of deletion requests: the app's tombstones, on every page (a get of
+   * the items keyed `app#…` only, never a request), and its requests, for each new snapshot (a
+   * query on the by-app index). No write, no scan.
    */
   grantTombstones(role: IRole): void {
     role.addToPrincipalPolicy(this.onTombstonesItems("dynamodb:GetItem"));

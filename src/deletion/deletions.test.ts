@@ -62,10 +62,10 @@ describe("deletion requests", () => {
     expect(await deletions.listByApp("com.a")).toHaveLength(2);
     // The repeat adds the tombstone again, in case the first call failed before it had.
     expect(deletions.marked).toEqual([first.request_id]);
-    // Taken up by the purge: the repeat answers it and adds nothing.
+    // Taken up by the purge: the repeat answers it, and tells the exports again too.
     await deletions.setStatus(first.request_id, "in_progress", "2026-11-01T00:00:00.000Z");
     expect((await requestDeletion("com.a", "s1", deletions)).status).toBe("in_progress");
-    expect(deletions.marked).toEqual([first.request_id]);
+    expect(deletions.marked).toEqual([first.request_id, first.request_id]);
   });
 
   it("are purged one by one: a failing one stays open and holds back no other", async () => {
@@ -91,5 +91,23 @@ describe("deletion requests", () => {
     expect((await deletions.get(fine.request_id))?.status).toBe("completed");
     expect((await deletions.get(failing.request_id))?.status).toBe("in_progress");
     expect((await deletions.listOpen()).map((r) => r.serviceId)).toEqual(["broken"]);
+  });
+
+  it("stay open while the install's tombstone could not be taken out, to be tried again", async () => {
+    const deletions = memoryDeletions();
+    const request = await requestDeletion("com.a", "s1", deletions);
+    const run = purgeOpenRequests({
+      ...noopStores,
+      deletions: {
+        ...deletions,
+        clearTombstone: async () => {
+          throw new Error("throttled");
+        },
+      },
+      lake: { purgeInstall: async () => ({ filesRewritten: 1 }) },
+    });
+    await expect(run).rejects.toThrow(/1 of 1 deletions failed/);
+    expect((await deletions.get(request.request_id))?.status).toBe("in_progress");
+    expect((await deletions.tombstones("com.a")).serviceIds).toEqual(["s1"]);
   });
 });

@@ -36,10 +36,9 @@ export const requestDeletion = async (
     (d) => d.status !== "completed",
   );
   if (existing) {
-    // The first call may have failed after storing it, before its tombstone was added. Once the
-    // purge has taken it up, the by-app list has long shown it, and the purge takes the
-    // tombstone out: adding it again then would leave it in for good.
-    if (existing.status === "pending") await deletions.markTombstone(existing);
+    // The first call may have failed after storing it, before its tombstone was added: exports
+    // must see it now, whether or not the purge has taken the request up.
+    await deletions.markTombstone(existing);
     return answer(existing);
   }
   const request: DeletionRequest = {

@@ -333,4 +333,27 @@ describe("a snapshot claimed by another instance", () => {
     expect(snapshot.snapshotId).not.toBe("older");
     expect(snapshot.tombstoneVersion).toBe(1);
   });
+
+  it("is not taken once expired", async () => {
+    const expired: SnapshotRef = {
+      appId: "a",
+      since: 1,
+      snapshotId: "expired",
+      location: "expired",
+      createdAt: 0,
+      expiresAt: 1,
+      tombstoneVersion: 5,
+    };
+    const pages = createExportPages({
+      engine: countingEngine().engine,
+      catalog: {
+        get: async () => undefined,
+        put: async () => undefined,
+        claim: async () => expired,
+      },
+      deletions: noDeletions,
+      snapshotTtlSeconds: 600,
+    });
+    expect((await pages.open(page(0))).snapshot.snapshotId).not.toBe("expired");
+  });
 });

@@ -29,8 +29,9 @@ export interface DeletionStore {
   /** Stores a new request, then adds its install to the app's tombstones. */
   create(request: DeletionRequest): Promise<void>;
   /**
-   * Adds a stored request's install to its app's tombstones (again: adding is idempotent). A
-   * repeat of a request calls it, which completes a `create` that failed after storing.
+   * Adds a stored, pending request's install to its app's tombstones (again: adding is
+   * idempotent), and moves their version on, for an open request the purge has taken up too.
+   * A repeat of a request calls it, which completes a `create` that failed after storing.
    */
   markTombstone(request: DeletionRequest): Promise<void>;
   /**

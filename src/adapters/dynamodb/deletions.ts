@@ -64,21 +64,37 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
       await queryIndex(doc, { table, index: BY_APP.name, key: "appId", value: appId }, parse),
     );
   /**
-   * Adds the install and moves the version on, in one update. It also keeps the newest request
-   * time the item held before, which code of the previous release reads while a deploy or a
+   * Adds a pending request's install and moves the version on, in one update; for a request
+   * the purge has taken up, only moves the version on (the by-app index lists it by then, and
+   * the purge takes its install out). It first moves on the newest request time the item held
+   * before, only ever forward, which code of the previous release reads while a deploy or a
    * rollback is under way.
    */
   const markTombstone = async (request: DeletionRequest) => {
+    const Key = tombstonesKey(request.appId);
+    await doc
+      .send(
+        new UpdateCommand({
+          TableName: table,
+          Key,
+          UpdateExpression: "SET newestRequestAt = :at",
+          ConditionExpression: "attribute_not_exists(newestRequestAt) OR newestRequestAt < :at",
+          ExpressionAttributeValues: { ":at": request.requestedAt },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      });
     await doc.send(
       new UpdateCommand({
         TableName: table,
-        Key: tombstonesKey(request.appId),
-        UpdateExpression: "SET newestRequestAt = :at ADD serviceIds :ids, version :one",
-        ExpressionAttributeValues: {
-          ":at": request.requestedAt,
-          ":ids": new Set([request.serviceId]),
-          ":one": 1,
-        },
+        Key,
+        ...(request.status === "pending"
+          ? {
+              UpdateExpression: "ADD serviceIds :ids, version :one",
+              ExpressionAttributeValues: { ":ids": new Set([request.serviceId]), ":one": 1 },
+            }
+          : { UpdateExpression: "ADD version :one", ExpressionAttributeValues: { ":one": 1 } }),
       }),
     );
   };

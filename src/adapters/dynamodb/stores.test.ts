@@ -199,13 +199,18 @@ describe("DynamoDB stores", () => {
     // Completed: listed by app from then on, so the version stays.
     await deletions.clearTombstone(first);
     expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s2"], version: 3 });
-    await deletions.clearTombstone(deletionRequest("t2", "com.tomb", "s2", 2));
-    expect(await sorted("com.tomb")).toEqual({ serviceIds: [], version: 3 });
-    // The time the previous release read from the item is kept for it.
+    // Marked again once the purge took it up: the exports are told, the install is not added.
+    const second = deletionRequest("t2", "com.tomb", "s2", 2);
+    await deletions.markTombstone({ ...second, status: "in_progress" });
+    expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s2"], version: 4 });
+    await deletions.clearTombstone(second);
+    expect(await sorted("com.tomb")).toEqual({ serviceIds: [], version: 4 });
+    // The time the previous release reads from the item is kept for it, only ever forward
+    // (the repeat of the older request left it).
     const item = await dynamo.doc.send(
       new GetCommand({ TableName: LOCAL_TABLE_NAMES.deletions, Key: tombstonesKey("com.tomb") }),
     );
-    expect(item.Item?.newestRequestAt).toBe("2026-11-01T10:01:00.000Z");
+    expect(item.Item?.newestRequestAt).toBe("2026-11-01T10:02:00.000Z");
   });
 
   it("takes up an item the previous release kept, and takes nothing out of a missing one", async () => {
