@@ -17,6 +17,7 @@ import {
   createDuckDbQueryEngine,
   type DuckDbQueryEngine,
 } from "../adapters/duckdb/query-engine.ts";
+import { createReadWriteLock } from "../adapters/duckdb/read-write-lock.ts";
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import { createCountryResolver } from "../adapters/geoip/country-resolver.ts";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
@@ -78,13 +79,21 @@ export const openLake = async (config: EmbeddedConfig) => {
     events: await createLocalDeliveryStream({ ...streamOptions, table: EVENTS_TABLE }),
     attributions: await createLocalDeliveryStream({ ...streamOptions, table: ATTRIBUTIONS_TABLE }),
   };
+  // A purge never replaces a lake file while a snapshot is being made from it.
+  const lakeFiles = createReadWriteLock();
   const engine = createDuckDbQueryEngine({
     duckdb,
     lakeDir: paths.lake,
     snapshotDir: paths.snapshots,
     pageDir: paths.pages,
+    lakeFiles,
   });
-  const purger = createDuckDbPurger({ duckdb, lakeDir: paths.lake, snapshotDir: paths.snapshots });
+  const purger = createDuckDbPurger({
+    duckdb,
+    lakeDir: paths.lake,
+    snapshotDir: paths.snapshots,
+    lakeFiles,
+  });
   return {
     streams,
     engine,

@@ -35,11 +35,14 @@ describe("deleting an install's data", () => {
   let keys: { sdkKey: string; serverKey: string };
   let otherKeys: { sdkKey: string; serverKey: string };
 
-  const exportIds = async () => {
-    const since = Math.floor(Date.now() / 1000) - 86_400 - Math.floor(Math.random() * 1000);
+  /** The export from `since`, which pages through one snapshot while it is good. */
+  const exportIdsSince = async (since: number) => {
     const response = await rt.get(`/api/v1/export?timestamp=${since}`, keys.serverKey);
     return ((await response.json()) as { data: ExportRecord[] }).data.map((r) => r.service_id);
   };
+  /** An export from a time of its own, so from a snapshot of its own. */
+  const exportIds = () =>
+    exportIdsSince(Math.floor(Date.now() / 1000) - 86_400 - Math.floor(Math.random() * 1000));
 
   beforeAll(async () => {
     rt = await startTestRuntime({ purgeIntervalMs: 60_000 });
@@ -104,7 +107,9 @@ describe("deleting an install's data", () => {
   });
 
   it("hides the install from exports at once and purges it from every store", async () => {
-    expect(await exportIds()).toContain(DOOMED);
+    // This export's snapshot is made now, before the request, and stays within its TTL.
+    const since = Math.floor(Date.now() / 1000) - 86_400 - 5_000;
+    expect(await exportIdsSince(since)).toContain(DOOMED);
 
     const requested = await rt.fetch(`/v1/installs/${DOOMED}`, { method: "DELETE" }, keys.sdkKey);
     expect(requested.status).toBe(202);
@@ -119,6 +124,10 @@ describe("deleting an install's data", () => {
     const ids = await exportIds();
     expect(ids).not.toContain(DOOMED);
     expect(ids).toContain(KEPT);
+    // The snapshot made before the request is stale: the same export leaves the install out.
+    const again = await exportIdsSince(since);
+    expect(again).not.toContain(DOOMED);
+    expect(again).toContain(KEPT);
 
     let status: Deletion | undefined;
     for (let attempt = 0; attempt < 100 && status?.status !== "completed"; attempt++) {

@@ -22,6 +22,7 @@ import { FORMATS } from "../../export/formats/index.ts";
 import type { EngineEncoding, FormatWriter } from "../../export/formats/writer.ts";
 import { EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
 import { createDuckDbQueryEngine, SNAPSHOT_SUFFIX } from "./query-engine.ts";
+import { createReadWriteLock } from "./read-write-lock.ts";
 
 // Strings as the lake holds them (well-formed Unicode), with the characters formats treat
 // specially; numbers as the lake's INTEGER and DOUBLE columns hold them.
@@ -103,6 +104,7 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
       lakeDir: dir,
       snapshotDir: dir,
       pageDir: join(dir, "pages"),
+      lakeFiles: createReadWriteLock(),
     });
   });
   afterAll(async () => {

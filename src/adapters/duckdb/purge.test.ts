@@ -8,6 +8,7 @@ import { EVENTS_TABLE } from "../../lake/tables.ts";
 import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
 import { createDuckDbPurger } from "./purge.ts";
 import { createDuckDbQueryEngine } from "./query-engine.ts";
+import { createReadWriteLock } from "./read-write-lock.ts";
 
 const APP = "com.example.purge";
 
@@ -15,6 +16,7 @@ describe("DuckDB purge of an install", () => {
   let dir: string;
   let duckdb: DuckDBInstance;
   const lakeDir = () => join(dir, "lake");
+  const lakeFiles = createReadWriteLock();
   const snapshotDir = () => join(dir, "snapshots");
 
   /** Rows of the lake's Parquet files that name the install. */
@@ -56,6 +58,7 @@ describe("DuckDB purge of an install", () => {
       lakeDir: lakeDir(),
       snapshotDir: snapshotDir(),
       pageDir: join(dir, "pages"),
+      lakeFiles,
     });
     await engine.materialize({ appId: APP, since: new Date(0), snapshotId: "current" });
     // Snapshots of the earlier layout (each record's JSON only), with and without the install,
@@ -81,8 +84,29 @@ describe("DuckDB purge of an install", () => {
 
   it("rewrites the lake without the install and drops the snapshots that hold it", async () => {
     expect(await rowsOf(lakeDir(), "gone")).toBe(2);
-    const purger = createDuckDbPurger({ duckdb, lakeDir: lakeDir(), snapshotDir: snapshotDir() });
-    expect(await purger.purgeInstall(APP, "gone")).toEqual({ filesRewritten: 1 });
+    const purger = createDuckDbPurger({
+      duckdb,
+      lakeDir: lakeDir(),
+      snapshotDir: snapshotDir(),
+      lakeFiles,
+    });
+    // While a snapshot is being made from the lake, the rewritten file waits beside the old one.
+    let snapshotMade = () => {};
+    const making = lakeFiles.read(
+      () =>
+        new Promise<void>((resolve) => {
+          snapshotMade = resolve;
+        }),
+    );
+    const purging = purger.purgeInstall(APP, "gone");
+    const waitingBeside = async () =>
+      (await readdir(lakeDir(), { recursive: true })).some((f) => f.endsWith(".parquet.purge"));
+    await expect.poll(waitingBeside).toBe(true);
+    expect(await rowsOf(lakeDir(), "gone")).toBe(2);
+    snapshotMade();
+    await making;
+    expect(await purging).toEqual({ filesRewritten: 1 });
+    expect(await waitingBeside()).toBe(false);
     expect(await rowsOf(lakeDir(), "gone")).toBe(0);
     expect(await rowsOf(lakeDir(), "stays")).toBe(1);
     expect((await readdir(snapshotDir())).sort()).toEqual([

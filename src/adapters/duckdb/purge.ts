@@ -11,11 +11,14 @@ import { sqlString } from "../../lake/export-query.ts";
 import { LAKE_TABLES } from "../../lake/tables.ts";
 import type { LakePurger } from "../../ports/lake.ts";
 import { appParquetFiles, parquetFilesUnder } from "./lake-sql.ts";
+import type { ReadWriteLock } from "./read-write-lock.ts";
 
 export const createDuckDbPurger = (options: {
   duckdb: DuckDBInstance;
   lakeDir: string;
   snapshotDir: string;
+  /** Shared with the query engine (see there): a rewritten file is put in place alone. */
+  lakeFiles: ReadWriteLock;
 }): LakePurger => ({
   async purgeInstall(appId, serviceId) {
     const connection = await options.duckdb.connect();
@@ -35,7 +38,7 @@ export const createDuckDbPurger = (options: {
             `COPY (SELECT * FROM ${source} WHERE service_id IS DISTINCT FROM ${id})
              TO ${sqlString(rewritten)} (FORMAT parquet)`,
           );
-          await rename(rewritten, file);
+          await options.lakeFiles.write(() => rename(rewritten, file));
           filesRewritten += 1;
         }
       }

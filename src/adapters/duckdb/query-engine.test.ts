@@ -13,6 +13,7 @@ import type { ExportRecord } from "../../record/columns.ts";
 import { COLUMN_NAMES } from "../../record/columns.ts";
 import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
 import { createDuckDbQueryEngine } from "./query-engine.ts";
+import { createReadWriteLock } from "./read-write-lock.ts";
 
 const text = async (body: Readable) => {
   const chunks: Buffer[] = [];
@@ -30,6 +31,7 @@ describe("DuckDB query engine over the local lake", () => {
   let dir: string;
   let duckdb: DuckDBInstance;
   let engine: ReturnType<typeof createDuckDbQueryEngine>;
+  const lakeFiles = createReadWriteLock();
 
   /** A page DuckDB writes itself; these snapshots are all of the current layout. */
   const encoded = async (
@@ -53,6 +55,7 @@ describe("DuckDB query engine over the local lake", () => {
       lakeDir,
       snapshotDir: join(dir, "snapshots"),
       pageDir: join(dir, "pages"),
+      lakeFiles,
     });
     const events = await createLocalDeliveryStream({
       table: EVENTS_TABLE,
@@ -253,5 +256,27 @@ describe("DuckDB query engine over the local lake", () => {
     });
     const earlier = { ...snapshot, location: snapshot.location.replace(".v2.parquet", ".parquet") };
     expect(await engine.encodePage(earlier, 0, 10, "csv")).toBeUndefined();
+  });
+
+  it("makes a snapshot only while no lake file is being put in place", async () => {
+    let putInPlace = () => {};
+    const purging = lakeFiles.write(
+      () =>
+        new Promise<void>((resolve) => {
+          putInPlace = resolve;
+        }),
+    );
+    let made = false;
+    const making = engine
+      .materialize({ appId: "com.example.a", since: new Date(0), snapshotId: "after-purge" })
+      .then(() => {
+        made = true;
+      });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(made).toBe(false);
+    putInPlace();
+    await purging;
+    await making;
+    expect(made).toBe(true);
   });
 });

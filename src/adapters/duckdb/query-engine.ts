@@ -14,6 +14,7 @@ import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
 import { appFilesRelation, appParquetFiles, emptyRelation } from "./lake-sql.ts";
 import { PAGE_ENCODINGS } from "./page-encodings.ts";
+import type { ReadWriteLock } from "./read-write-lock.ts";
 
 export interface DuckDbQueryEngine extends LakeQueryEngine {
   encodePage: NonNullable<LakeQueryEngine["encodePage"]>;
@@ -47,8 +48,14 @@ export const createDuckDbQueryEngine = (options: {
   snapshotDir: string;
   /** Where DuckDB writes pages; apart from the snapshots, which a purge reads. */
   pageDir: string;
+  /**
+   * Shared with the purge: a snapshot is made from the lake files under its read side, a purge
+   * puts a rewritten file in place under its write side. DuckDB opens a file more than once in
+   * a query, and a file replaced in between would be read as half of each.
+   */
+  lakeFiles: ReadWriteLock;
 }): DuckDbQueryEngine => {
-  const { duckdb, lakeDir, snapshotDir, pageDir } = options;
+  const { duckdb, lakeDir, snapshotDir, pageDir, lakeFiles } = options;
 
   const hasFiles = async (table: LakeTable, appId: string): Promise<boolean> =>
     (await appParquetFiles(lakeDir, table, appId)).length > 0;
@@ -78,9 +85,11 @@ export const createDuckDbQueryEngine = (options: {
       const staged = `${location}.partial`;
       const connection = await duckdb.connect();
       try {
-        const result = await connection.run(
-          `COPY (SELECT *, ${RECORD_JSON} AS record FROM (${query}) ORDER BY pos)
-           TO ${sqlString(staged)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
+        const result = await lakeFiles.read(() =>
+          connection.run(
+            `COPY (SELECT *, ${RECORD_JSON} AS record FROM (${query}) ORDER BY pos)
+             TO ${sqlString(staged)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
+          ),
         );
         await rename(staged, location);
         return { location, rowCount: result.rowsChanged };
