@@ -226,6 +226,18 @@ const recordingPages = (
 
 const page = (offset: number) => ({ appId: "a", since: 1, offset, limit: 10 });
 
+/** A snapshot of app "a" from 1 that another instance made, good for ten minutes. */
+const standing = (snapshotId: string, overrides: Partial<SnapshotRef>): SnapshotRef => ({
+  appId: "a",
+  since: 1,
+  snapshotId,
+  location: snapshotId,
+  createdAt: Date.now(),
+  expiresAt: Date.now() + 600_000,
+  tombstoneVersion: 0,
+  ...overrides,
+});
+
 describe("export pages after a deletion request", () => {
   it("make older snapshots stale at once and leave the deleted install out", async () => {
     const store = deletionStore();
@@ -289,15 +301,7 @@ describe("export pages after a deletion request", () => {
       snapshotTtlSeconds: 600,
     });
     // Another instance made this one after the request; this page read the store before it.
-    await catalog.put({
-      appId: "a",
-      since: 1,
-      snapshotId: "newer",
-      location: "newer",
-      createdAt: Date.now(),
-      expiresAt: Date.now() + 600_000,
-      tombstoneVersion: 1,
-    });
+    await catalog.put(standing("newer", { tombstoneVersion: 1 }));
     expect((await pages.open(page(0))).snapshot.snapshotId).toBe("newer");
     expect(calls.materialize).toBe(0);
   });
@@ -306,15 +310,7 @@ describe("export pages after a deletion request", () => {
 describe("a snapshot claimed by another instance", () => {
   it("is not taken when it was made from older tombstones than the page read", async () => {
     // A catalog whose read-back after a lost claim is stale: the entry the standing one replaced.
-    const older: SnapshotRef = {
-      appId: "a",
-      since: 1,
-      snapshotId: "older",
-      location: "older",
-      createdAt: Date.now(),
-      expiresAt: Date.now() + 600_000,
-      tombstoneVersion: 0,
-    };
+    const older = standing("older", { tombstoneVersion: 0 });
     const catalog: SnapshotCatalog = {
       get: async () => undefined,
       put: async () => undefined,
@@ -335,15 +331,7 @@ describe("a snapshot claimed by another instance", () => {
   });
 
   it("is not taken once expired", async () => {
-    const expired: SnapshotRef = {
-      appId: "a",
-      since: 1,
-      snapshotId: "expired",
-      location: "expired",
-      createdAt: 0,
-      expiresAt: 1,
-      tombstoneVersion: 5,
-    };
+    const expired = standing("expired", { createdAt: 0, expiresAt: 1, tombstoneVersion: 5 });
     const pages = createExportPages({
       engine: countingEngine().engine,
       catalog: {
