@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { lakeAttribution, lakeEvent } from "../../test/support/records.ts";
-import { ATTRIBUTIONS_TABLE, checkRecord, EVENTS_TABLE } from "./tables.ts";
+import {
+  ATTRIBUTIONS_TABLE,
+  EVENTS_TABLE,
+  type LakeRecord,
+  type LakeTable,
+  recordChecker,
+} from "./tables.ts";
 
-describe("checkRecord", () => {
+const checkRecord = (table: LakeTable, record: LakeRecord) => recordChecker(table)(record);
+
+describe("recordChecker", () => {
   it("takes records whose values fit their columns, nulls included", () => {
     expect(() =>
       checkRecord(EVENTS_TABLE, lakeEvent({ app_id: "com.a", revenue: 4.99, currency: "EUR" })),

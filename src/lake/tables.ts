@@ -100,44 +100,29 @@ const FITS: Partial<Record<LakeType, (value: string | number) => boolean>> = {
     value.charCodeAt(23) === 90, // Z
 };
 
-interface CheckedColumn {
-  readonly name: string;
-  readonly type: LakeType;
-  readonly fits: (value: string | number) => boolean;
-}
-
-const checkedColumns = new Map<LakeTable, readonly CheckedColumn[]>();
-
-/** The columns whose values are checked, worked out once per table. */
-const columnsToCheck = (table: LakeTable): readonly CheckedColumn[] => {
-  let columns = checkedColumns.get(table);
-  if (!columns) {
-    columns = table.columns.flatMap((column) => {
-      const fits = FITS[column.type];
-      return fits ? [{ name: column.name, type: column.type, fits }] : [];
-    });
-    checkedColumns.set(table, columns);
-  }
-  return columns;
-};
-
 /**
- * Throws a TypeError unless every number and time column of the record holds a value of its
- * type and the date column (which names the `dt` partition) is set. A stream checks its
- * records before it takes any: the Parquet writers read each value as its column's type, and
- * one that does not fit would stop the delivery of its file (and, embedded, of every file
- * after it) once it had been acknowledged.
+ * A check of a table's records, made once per stream: it throws a TypeError unless every number
+ * and time column of a record holds a value of its type and the date column (which names the
+ * `dt` partition) is set. A stream checks its records before it takes any: the Parquet writers
+ * read each value as its column's type, and one that does not fit would stop the delivery of
+ * its file (and, embedded, of every file after it) once it had been acknowledged.
  */
-export const checkRecord = (table: LakeTable, record: LakeRecord): void => {
-  for (const column of columnsToCheck(table)) {
-    const value = record[column.name];
-    if (value !== null && value !== undefined && !column.fits(value)) {
-      throw new TypeError(
-        `${table.name}.${column.name}: expected ${column.type}, got ${JSON.stringify(value)}`,
-      );
+export const recordChecker = (table: LakeTable): ((record: LakeRecord) => void) => {
+  const checked = table.columns.flatMap((column) => {
+    const fits = FITS[column.type];
+    return fits ? [{ ...column, fits }] : [];
+  });
+  return (record) => {
+    for (const column of checked) {
+      const value = record[column.name];
+      if (value !== null && value !== undefined && !column.fits(value)) {
+        throw new TypeError(
+          `${table.name}.${column.name}: expected ${column.type}, got ${JSON.stringify(value)}`,
+        );
+      }
     }
-  }
-  if (typeof record[table.dateColumn] !== "string") {
-    throw new TypeError(`${table.name}.${table.dateColumn} is required: it names the partition`);
-  }
+    if (typeof record[table.dateColumn] !== "string") {
+      throw new TypeError(`${table.name}.${table.dateColumn} is required: it names the partition`);
+    }
+  };
 };

@@ -13,13 +13,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { writeSync } from "node:fs";
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { APP_ID_PATTERN } from "../../domain/apps.ts";
 import { drain } from "../../embedded/drain.ts";
 import { sqlString } from "../../lake/export-query.ts";
-import { checkRecord, type LakeTable } from "../../lake/tables.ts";
+import { type LakeTable, recordChecker } from "../../lake/tables.ts";
 import type { RecordStream } from "../../ports/lake.ts";
 import { tableDir } from "../duckdb/lake-sql.ts";
 import { recordKeys, trimTornTail, writeAheadLine, writeAheadRows } from "./write-ahead.ts";
@@ -75,6 +75,7 @@ export const createLocalDeliveryStream = async (
   const { table, duckdb, lakeDir } = options;
   const bufferRecords = options.bufferRecords ?? 50_000;
   const keys = recordKeys(table);
+  const checkRecord = recordChecker(table);
   const walDir = join(options.walDir, table.name);
   await mkdir(walDir, { recursive: true });
   await mkdir(tableDir(lakeDir, table), { recursive: true });
@@ -87,9 +88,7 @@ export const createLocalDeliveryStream = async (
 
   /** Writes one closed write-ahead file to the lake, then deletes it. */
   const deliver = async (path: string): Promise<void> => {
-    await trimTornTail(path);
-    const info = await stat(path).catch(() => undefined);
-    if (info && info.size > 0) {
+    if (await trimTornTail(path)) {
       // DuckDB writes into a staging folder beside the table; each finished file is then
       // renamed into the table's layout, so a reader never meets a half-written file.
       const staging = join(stagingDir, `${process.pid}-${table.name}-${randomUUID()}`);
@@ -208,7 +207,7 @@ export const createLocalDeliveryStream = async (
         if (!APP_ID_PATTERN.test(record.app_id)) {
           throw new TypeError("app_id is not a valid app id");
         }
-        checkRecord(table, record);
+        checkRecord(record);
       }
       if (records.length === 0) return;
       const text = `${writeAheadLine(records, keys)}\n`;

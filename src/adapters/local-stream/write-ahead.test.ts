@@ -156,8 +156,10 @@ describe("trimTornTail", () => {
   const trimmed = async (name: string, text: string) => {
     const path = join(dir, name);
     await writeFile(path, text);
-    await trimTornTail(path);
-    return readFile(path, "utf8");
+    const size = await trimTornTail(path);
+    const left = await readFile(path, "utf8");
+    expect(size).toBe(Buffer.byteLength(left));
+    return left;
   };
 
   it("cuts a torn last line and leaves the whole ones", async () => {
@@ -179,7 +181,7 @@ describe("trimTornTail", () => {
 
   it("leaves a missing file missing", async () => {
     const path = join(dir, "missing");
-    await trimTornTail(path);
+    expect(await trimTornTail(path)).toBeUndefined();
     await expect(stat(path)).rejects.toThrow(/ENOENT/);
   });
 });

@@ -38,32 +38,34 @@ export const writeAheadLine = (records: readonly LakeRecord[], keys: readonly st
 };
 
 /**
- * Cuts a line torn by a crash or by a failed append off the end of a write-ahead file. Only the
- * last line can be torn, and it was never acknowledged (the file is synced before the answer).
- * A missing file is left missing.
+ * Cuts a line torn by a crash or by a failed append off the end of a write-ahead file, and
+ * answers the size of its whole lines; undefined when there is no such file. Only the last line
+ * can be torn, and it was never acknowledged (the file is synced before the answer).
  */
-export const trimTornTail = async (path: string): Promise<void> => {
+export const trimTornTail = async (path: string): Promise<number | undefined> => {
   const file = await open(path, "r+").catch((error: unknown) => {
     if (error instanceof Error && "code" in error && error.code === "ENOENT") return undefined;
     throw error;
   });
-  if (!file) return;
+  if (!file) return undefined;
   try {
     const { size } = await file.stat();
     const chunk = Buffer.alloc(64 * 1024);
     // Backwards from the end, a chunk at a time, to the last newline: the first chunk read
     // holds it unless a torn line is longer.
+    let whole = 0;
     for (let end = size; end > 0; ) {
       const start = Math.max(0, end - chunk.length);
       const { bytesRead } = await file.read(chunk, 0, end - start, start);
       const newline = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
       if (newline >= 0) {
-        if (start + newline + 1 < size) await file.truncate(start + newline + 1);
-        return;
+        whole = start + newline + 1;
+        break;
       }
       end = start;
     }
-    await file.truncate(0);
+    if (whole < size) await file.truncate(whole);
+    return whole;
   } finally {
     await file.close();
   }
