@@ -187,14 +187,11 @@ export const createIngestion = (deps: IngestionDeps) => {
         const target = targets.get(userOf(event));
         if (event.serviceId && target && "detail" in target) unknownInstalls.add(event.serviceId);
       }
-      const deleted = new Set(
-        (
-          await Promise.all(
-            [...unknownInstalls].map(async (serviceId) =>
-              (await isDeleted(app.appId, serviceId)) ? serviceId : undefined,
-            ),
-          )
-        ).filter((serviceId) => serviceId !== undefined),
+      const deleted = new Set<string>();
+      await Promise.all(
+        [...unknownInstalls].map(async (serviceId) => {
+          if (await isDeleted(app.appId, serviceId)) deleted.add(serviceId);
+        }),
       );
       const records: LakeRecord[] = [];
       const receivedAtIso = receivedAt.toISOString();
