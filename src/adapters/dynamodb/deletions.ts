@@ -9,7 +9,6 @@
  * DynamoDB had applied changes nothing but the version, which only costs an export one more
  * snapshot.
  */
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -22,6 +21,7 @@ import {
   type DeletionRequest,
   type DeletionStore,
 } from "../../ports/deletions.ts";
+import { conditionHolds } from "./conditional.ts";
 import { queryIndex } from "./query-index.ts";
 import { TABLE_DEFINITIONS, TOMBSTONES_PREFIX } from "./tables.ts";
 
@@ -72,8 +72,8 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
    */
   const markTombstone = async (request: DeletionRequest) => {
     const Key = tombstonesKey(request.appId);
-    await doc
-      .send(
+    await conditionHolds(() =>
+      doc.send(
         new UpdateCommand({
           TableName: table,
           Key,
@@ -81,10 +81,8 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
           ConditionExpression: "attribute_not_exists(newestRequestAt) OR newestRequestAt < :at",
           ExpressionAttributeValues: { ":at": request.requestedAt },
         }),
-      )
-      .catch((error: unknown) => {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      });
+      ),
+    );
     await doc.send(
       new UpdateCommand({
         TableName: table,
@@ -114,8 +112,8 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
     async clearTombstone(request) {
       // The version stays: the by-app index lists the completed request, so an export leaves
       // the install out as before. An app without an item has nothing to take out.
-      await doc
-        .send(
+      await conditionHolds(() =>
+        doc.send(
           new UpdateCommand({
             TableName: table,
             Key: tombstonesKey(request.appId),
@@ -123,10 +121,8 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
             ConditionExpression: "attribute_exists(version)",
             ExpressionAttributeValues: { ":ids": new Set([request.serviceId]) },
           }),
-        )
-        .catch((error: unknown) => {
-          if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        });
+        ),
+      );
     },
     async tombstones(appId) {
       const { Item } = await doc.send(
@@ -141,7 +137,7 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
       // An app's tombstones item is not a request.
       if (requestId.startsWith(TOMBSTONES_PREFIX)) return undefined;
       const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { requestId } }));
-      return Item ? deletionItem.parse(Item) : undefined;
+      return Item ? parse(Item) : undefined;
     },
     listByApp,
     async listByInstall(appId, serviceId) {

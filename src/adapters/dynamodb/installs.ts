@@ -16,6 +16,7 @@ import {
   type InstallStore,
   OS_VALUES,
 } from "../../ports/installs.ts";
+import { conditionHolds } from "./conditional.ts";
 import { queryIndex } from "./query-index.ts";
 import { TABLE_DEFINITIONS } from "./tables.ts";
 
@@ -92,9 +93,9 @@ export const createCustomerUserMap = (
     // A purge may delete the standing use between the refused put and the read of it: then
     // the put is tried again, once, on an id no longer mapped.
     for (let attempt = 0; attempt < 2; attempt += 1) {
-      try {
-        // Last writer by event time wins, so a late retry does not move the id back.
-        await doc.send(
+      // Last writer by event time wins, so a late retry does not move the id back.
+      const written = await conditionHolds(() =>
+        doc.send(
           new PutCommand({
             TableName: table,
             Item: {
@@ -106,11 +107,9 @@ export const createCustomerUserMap = (
             ConditionExpression: "attribute_not_exists(customerUserKey) OR seenAt <= :seenAt",
             ExpressionAttributeValues: { ":seenAt": seenAt },
           }),
-        );
-        return { serviceId, seenAt };
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
+        ),
+      );
+      if (written) return { serviceId, seenAt };
       // A later use stands: read it, consistently, as the answer.
       const { Item } = await doc.send(
         new GetCommand({ TableName: table, Key: { customerUserKey: key }, ConsistentRead: true }),

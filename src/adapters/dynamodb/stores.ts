@@ -17,6 +17,7 @@ import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import { SCOPES } from "../../domain/keys.ts";
 import { type App, type AppStore, type KeyStore, PLATFORMS } from "../../ports/apps.ts";
 import type { AppSnapshots, SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
+import { conditionHolds } from "./conditional.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { queryIndex } from "./query-index.ts";
@@ -72,20 +73,16 @@ const snapshotKey = (appId: string, since: number) => `${appId}#${since}`;
 
 export const createAppStore = (doc: DynamoDBDocumentClient, table: string): AppStore => ({
   async create(app) {
-    try {
-      await doc.send(
+    const created = await conditionHolds(() =>
+      doc.send(
         new PutCommand({
           TableName: table,
           Item: app,
           ConditionExpression: "attribute_not_exists(appId)",
         }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
-        throw new ConflictError(`App ${app.appId} already exists.`);
-      }
-      throw error;
-    }
+      ),
+    );
+    if (!created) throw new ConflictError(`App ${app.appId} already exists.`);
   },
   async get(appId) {
     const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { appId } }));
@@ -99,20 +96,16 @@ export const createAppStore = (doc: DynamoDBDocumentClient, table: string): AppS
     return found.sort((a, b) => a.appId.localeCompare(b.appId));
   },
   async save(app) {
-    try {
-      await doc.send(
+    const saved = await conditionHolds(() =>
+      doc.send(
         new PutCommand({
           TableName: table,
           Item: app,
           ConditionExpression: "attribute_exists(appId)",
         }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
-        throw new NotFoundError(`App ${app.appId} does not exist.`);
-      }
-      throw error;
-    }
+      ),
+    );
+    if (!saved) throw new NotFoundError(`App ${app.appId} does not exist.`);
   },
 });
 
@@ -177,8 +170,8 @@ export const createSnapshotCatalog = (
     await doc.send(new PutCommand({ TableName: table, Item: snapshotItemOf(ref) }));
   },
   async claim(ref) {
-    try {
-      await doc.send(
+    const claimed = await conditionHolds(() =>
+      doc.send(
         new PutCommand({
           TableName: table,
           Item: snapshotItemOf(ref),
@@ -186,20 +179,18 @@ export const createSnapshotCatalog = (
             "attribute_not_exists(snapshotKey) OR expiresAt <= :now OR attribute_not_exists(tombstoneVersion) OR tombstoneVersion < :version",
           ExpressionAttributeValues: { ":now": ref.createdAt, ":version": ref.tombstoneVersion },
         }),
-      );
-      return ref;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      // Consistent: an eventual read may still give the entry the standing one replaced.
-      const { Item } = await doc.send(
-        new GetCommand({
-          TableName: table,
-          Key: { snapshotKey: snapshotKey(ref.appId, ref.since) },
-          ConsistentRead: true,
-        }),
-      );
-      return Item ? toSnapshotRef(Item) : ref;
-    }
+      ),
+    );
+    if (claimed) return ref;
+    // Consistent: an eventual read may still give the entry the standing one replaced.
+    const { Item } = await doc.send(
+      new GetCommand({
+        TableName: table,
+        Key: { snapshotKey: snapshotKey(ref.appId, ref.since) },
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? toSnapshotRef(Item) : ref;
   },
   listByApp: (appId) =>
     queryIndex(
@@ -208,19 +199,17 @@ export const createSnapshotCatalog = (
       toSnapshotRef,
     ),
   async delete(ref) {
-    try {
-      await doc.send(
+    // Gone already, or replaced by a newer snapshot, which the caller has not looked at: kept.
+    await conditionHolds(() =>
+      doc.send(
         new DeleteCommand({
           TableName: table,
           Key: { snapshotKey: snapshotKey(ref.appId, ref.since) },
           ConditionExpression: "snapshotId = :snapshotId",
           ExpressionAttributeValues: { ":snapshotId": ref.snapshotId },
         }),
-      );
-    } catch (error) {
-      // Gone already, or replaced by a newer snapshot, which the caller has not looked at.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+      ),
+    );
   },
 });
 
