@@ -64,11 +64,15 @@ const collect = async (rows: AsyncIterable<ExportRecord>): Promise<ExportRecord[
 
 const execution = (
   State: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED",
-  extra: { StateChangeReason?: string; OutputLocation?: string } = {},
+  extra: { StateChangeReason?: string; OutputLocation?: string; Retryable?: boolean } = {},
 ): Partial<GetQueryExecutionCommandOutput> => ({
   QueryExecution: {
     QueryExecutionId: "q-1",
-    Status: { State, StateChangeReason: extra.StateChangeReason },
+    Status: {
+      State,
+      StateChangeReason: extra.StateChangeReason,
+      ...(extra.Retryable === undefined ? {} : { AthenaError: { Retryable: extra.Retryable } }),
+    },
     ResultConfiguration: { OutputLocation: extra.OutputLocation },
   },
 });
@@ -203,6 +207,66 @@ describe("Athena query engine", () => {
       await expect(engine.materialize({ ...request, snapshotId: "snap-1" })).rejects.toThrow(
         `Athena query q-1 ${state}: TABLE_NOT_FOUND: events`,
       );
+      // Run again, it would fail again.
+      expect(athenaMock.commandCalls(StartQueryExecutionCommand)).toHaveLength(1);
+    });
+
+    /** The tokens of the runs started so far. */
+    const runTokens = () =>
+      athenaMock
+        .commandCalls(StartQueryExecutionCommand)
+        .map((call) => call.args[0].input.ClientRequestToken);
+    // What Athena says when the purge rewrote a lake file while the query read it.
+    const FILE_CHANGED =
+      "HIVE_FILESYSTEM_ERROR: Incorrect fileSize 18614 for file s3://lake/events/app_id=a/part-1.parquet";
+
+    it.each([
+      ["a lake file changed while it ran", { StateChangeReason: FILE_CHANGED }],
+      [
+        "a lake file was deleted while it ran",
+        { StateChangeReason: "HIVE_CURSOR_ERROR: The specified key does not exist." },
+      ],
+      ["Athena marks the failure retryable", { StateChangeReason: "Internal", Retryable: true }],
+    ])("runs the query again, with a token of its own, when %s", async (_, failure) => {
+      athenaMock.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: "q-1" });
+      athenaMock
+        .on(GetQueryExecutionCommand)
+        .resolvesOnce(execution("FAILED", failure))
+        .resolves(execution("SUCCEEDED", { OutputLocation: LOCATION }));
+
+      await expect(engine.materialize({ ...request, snapshotId: "snap-1" })).resolves.toEqual({
+        location: LOCATION,
+      });
+      expect(runTokens()).toEqual([
+        clientRequestToken("snap-1"),
+        clientRequestToken("snap-1#run-2"),
+      ]);
+    });
+
+    it("gives up after three runs that each failed in a way a rerun cures", async () => {
+      athenaMock.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: "q-1" });
+      athenaMock
+        .on(GetQueryExecutionCommand)
+        .resolves(execution("FAILED", { StateChangeReason: FILE_CHANGED }));
+
+      await expect(engine.materialize({ ...request, snapshotId: "snap-1" })).rejects.toThrow(
+        "Incorrect fileSize",
+      );
+      expect(runTokens()).toEqual(
+        ["snap-1", "snap-1#run-2", "snap-1#run-3"].map(clientRequestToken),
+      );
+    });
+
+    it("does not run a cancelled query again, whatever the reason given", async () => {
+      athenaMock.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: "q-1" });
+      athenaMock
+        .on(GetQueryExecutionCommand)
+        .resolves(execution("CANCELLED", { StateChangeReason: FILE_CHANGED, Retryable: true }));
+
+      await expect(engine.materialize({ ...request, snapshotId: "snap-1" })).rejects.toThrow(
+        "CANCELLED",
+      );
+      expect(runTokens()).toHaveLength(1);
     });
 
     it("rejects a success without an output location", async () => {

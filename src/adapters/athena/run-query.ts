@@ -1,4 +1,7 @@
-/** Runs one Athena query to completion and says where its CSV result is. */
+/**
+ * Runs one Athena query to completion and says where its CSV result is. A run that fails in a
+ * way a rerun cures is started again, a few times.
+ */
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -12,6 +15,18 @@ import {
 const RESULT_REUSE_MINUTES = 5;
 /** Polling backs off from the first interval up to this, so long queries cost few calls. */
 const MAX_POLL_INTERVAL_MS = 2_000;
+/** Runs of one query at most, the first included. */
+const MAX_RUNS = 3;
+/** The pause before the n-th rerun, in first polling intervals (1 s, then 2 s, by default). */
+const RERUN_PAUSE_POLLS = 4;
+
+/**
+ * Failures Athena's troubleshooting guide says a rerun cures: a lake file replaced or deleted
+ * between the query's planning and its reading (the purge rewrites files in place and deletes
+ * emptied ones), and S3 throttling. Athena marks some others retryable itself.
+ */
+const CURED_BY_RERUN =
+  /HIVE_FILESYSTEM_ERROR: Incorrect fileSize|The specified key does not exist|Slow Down/i;
 
 export interface QueryRun {
   readonly queryString: string;
@@ -26,14 +41,49 @@ export interface QueryRun {
 export const clientRequestToken = (idempotencyKey: string): string =>
   createHash("sha256").update(idempotencyKey).digest("hex");
 
-/** Starts the query, waits for it, and returns the S3 URI of its CSV result. */
+/** A failed run of a query, and whether running it again may succeed. */
+export class QueryRunError extends Error {
+  constructor(
+    message: string,
+    readonly curedByRerun: boolean,
+  ) {
+    super(message);
+    this.name = "QueryRunError";
+  }
+}
+
+/**
+ * Starts the query, waits for it, and returns the S3 URI of its CSV result. Each rerun has a
+ * token of its own, named after the run's number, so a retried request joins the same runs.
+ */
 export const runQuery = async (athena: AthenaClient, run: QueryRun): Promise<string> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runOnce(
+        athena,
+        run,
+        attempt === 1 ? run.idempotencyKey : `${run.idempotencyKey}#run-${attempt}`,
+      );
+    } catch (error) {
+      if (!(error instanceof QueryRunError && error.curedByRerun) || attempt >= MAX_RUNS) {
+        throw error;
+      }
+      await sleep(run.pollIntervalMs * RERUN_PAUSE_POLLS * attempt);
+    }
+  }
+};
+
+const runOnce = async (
+  athena: AthenaClient,
+  run: QueryRun,
+  idempotencyKey: string,
+): Promise<string> => {
   const { QueryExecutionId: id } = await athena.send(
     new StartQueryExecutionCommand({
       QueryString: run.queryString,
       WorkGroup: run.workGroup,
       QueryExecutionContext: { Database: run.database },
-      ClientRequestToken: clientRequestToken(run.idempotencyKey),
+      ClientRequestToken: clientRequestToken(idempotencyKey),
       ResultReuseConfiguration: {
         ResultReuseByAgeConfiguration: { Enabled: true, MaxAgeInMinutes: RESULT_REUSE_MINUTES },
       },
@@ -55,7 +105,11 @@ export const runQuery = async (athena: AthenaClient, run: QueryRun): Promise<str
     if (state === QueryExecutionState.FAILED || state === QueryExecutionState.CANCELLED) {
       // Internal detail for the logs; the HTTP layer answers a plain 500 for untyped errors.
       const reason = execution?.Status?.StateChangeReason ?? "no reason given";
-      throw new Error(`Athena query ${id} ${state}: ${reason}`);
+      // A cancelled query was stopped on purpose: it is not run again.
+      const curedByRerun =
+        state === QueryExecutionState.FAILED &&
+        (execution?.Status?.AthenaError?.Retryable === true || CURED_BY_RERUN.test(reason));
+      throw new QueryRunError(`Athena query ${id} ${state}: ${reason}`, curedByRerun);
     }
     await sleep(interval);
     interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS);
