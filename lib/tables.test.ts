@@ -159,7 +159,7 @@ describe("grants", () => {
         Resource: stack.resolve(tables.deletions.tableArn),
       },
       // The app's tombstones, never a request.
-      onTombstonesItems("dynamodb:UpdateItem"),
+      onTombstonesItems(["dynamodb:UpdateItem", "dynamodb:GetItem"]),
     ]);
   });
 

@@ -80,14 +80,15 @@ export class ServiceTables extends Construct {
   /**
    * Record deletion requests: find the install's open one (a repeat answers it, through the
    * by-install index) or put a new item (never overwritten), then add its install to the app's
-   * tombstones (an update of the items keyed `app#…` only).
+   * tombstones (an update of the items keyed `app#…` only; a full one is read, and the
+   * installs the by-app index has long listed are taken out).
    */
   grantDeletionRequests(role: IRole): void {
     this.grantDeletionLookup(role);
     role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [this.deletions.tableArn] }),
     );
-    role.addToPrincipalPolicy(this.onTombstonesItems("dynamodb:UpdateItem"));
+    role.addToPrincipalPolicy(this.onTombstonesItems("dynamodb:UpdateItem", "dynamodb:GetItem"));
   }
 
   /** Read one deletion request by id: its status. */

@@ -7,7 +7,9 @@
  * there. The item has no `appId` or `openStatus`, so no index holds it, and its key is never a
  * request id (those are UUIDs). Adding to a set is idempotent, so an SDK retry of an update
  * DynamoDB had applied changes nothing but the version, which only costs an export one more
- * snapshot.
+ * snapshot. An item grows to DynamoDB's 400 KB (some 3,000 to 10,000 installs, by their ids'
+ * length) only when requests come faster than the purge completes them; a full one sheds the
+ * installs the by-app index has listed for a while, which exports read there anyway.
  */
 import {
   type DynamoDBDocumentClient,
@@ -20,6 +22,7 @@ import {
   DELETION_STATUSES,
   type DeletionRequest,
   type DeletionStore,
+  type Tombstones,
 } from "../../ports/deletions.ts";
 import { conditionHolds } from "./conditional.ts";
 import { queryIndex } from "./query-index.ts";
@@ -48,6 +51,20 @@ const tombstonesItem = z.object({
   serviceIds: z.set(z.string()).optional(),
   version: z.number().optional(),
 });
+/**
+ * How long the by-app index must have listed a request before its install may leave a full
+ * item: the index lags the table by a moment, far less than this.
+ */
+const LISTED_FOR_MS = 60_000;
+/** Installs taken out of a full item by one update, which keeps each update small. */
+const SHED_PER_UPDATE = 1_000;
+
+/** True when DynamoDB refused an update that would take an item past its 400 KB. */
+const isItemFull = (error: unknown): boolean =>
+  error instanceof Error &&
+  error.name === "ValidationException" &&
+  error.message.includes("maximum allowed size");
+
 const oldestFirst = (requests: DeletionRequest[]) =>
   requests.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
 
@@ -63,6 +80,57 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
     oldestFirst(
       await queryIndex(doc, { table, index: BY_APP.name, key: "appId", value: appId }, parse),
     );
+  const tombstones = async (appId: string): Promise<Tombstones> => {
+    const { Item } = await doc.send(
+      new GetCommand({ TableName: table, Key: tombstonesKey(appId), ConsistentRead: true }),
+    );
+    const item = Item ? tombstonesItem.parse(Item) : undefined;
+    // Version 0 is older than any item's: a snapshot made before an app's item was kept is
+    // made again once there is one. Its earlier requests are read by app.
+    return { serviceIds: [...(item?.serviceIds ?? [])], version: item?.version ?? 0 };
+  };
+  const addTombstone = (request: DeletionRequest) =>
+    doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: tombstonesKey(request.appId),
+        UpdateExpression: "ADD serviceIds :ids, version :one",
+        ExpressionAttributeValues: { ":ids": new Set([request.serviceId]), ":one": 1 },
+      }),
+    );
+  /**
+   * Makes room in an app's full item: takes out the installs of the requests made more than
+   * `LISTED_FOR_MS` ago, which the by-app index lists, so a new snapshot leaves them out all
+   * the same: no export's answer changes, and the version stays. False when there are none:
+   * the item is full of requests too new to be shed, and the request fails until the purge
+   * or time makes room (a repeat of it then adds its install).
+   */
+  const shedListed = async (request: DeletionRequest): Promise<boolean> => {
+    const before = Date.now() - LISTED_FOR_MS;
+    const held = new Set((await tombstones(request.appId)).serviceIds);
+    const serviceIds = [
+      ...new Set(
+        (await listByApp(request.appId))
+          .filter(
+            (listed) => Date.parse(listed.requestedAt) <= before && held.has(listed.serviceId),
+          )
+          .map((listed) => listed.serviceId),
+      ),
+    ];
+    for (let start = 0; start < serviceIds.length; start += SHED_PER_UPDATE) {
+      await doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: tombstonesKey(request.appId),
+          UpdateExpression: "DELETE serviceIds :ids",
+          ExpressionAttributeValues: {
+            ":ids": new Set(serviceIds.slice(start, start + SHED_PER_UPDATE)),
+          },
+        }),
+      );
+    }
+    return serviceIds.length > 0;
+  };
   /**
    * Adds a pending request's install and moves the version on, in one update; for a request
    * the purge has taken up, only moves the version on (the by-app index lists it by then, and
@@ -83,18 +151,23 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
         }),
       ),
     );
-    await doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key,
-        ...(request.status === "pending"
-          ? {
-              UpdateExpression: "ADD serviceIds :ids, version :one",
-              ExpressionAttributeValues: { ":ids": new Set([request.serviceId]), ":one": 1 },
-            }
-          : { UpdateExpression: "ADD version :one", ExpressionAttributeValues: { ":one": 1 } }),
-      }),
-    );
+    if (request.status !== "pending") {
+      await doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key,
+          UpdateExpression: "ADD version :one",
+          ExpressionAttributeValues: { ":one": 1 },
+        }),
+      );
+      return;
+    }
+    try {
+      await addTombstone(request);
+    } catch (error) {
+      if (!isItemFull(error) || !(await shedListed(request))) throw error;
+      await addTombstone(request);
+    }
   };
   return {
     async create(request) {
@@ -124,15 +197,7 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
         ),
       );
     },
-    async tombstones(appId) {
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: table, Key: tombstonesKey(appId), ConsistentRead: true }),
-      );
-      const item = Item ? tombstonesItem.parse(Item) : undefined;
-      // Version 0 is older than any item's: a snapshot made before an app's item was kept is
-      // made again once there is one. Its earlier requests are read by app.
-      return { serviceIds: [...(item?.serviceIds ?? [])], version: item?.version ?? 0 };
-    },
+    tombstones,
     async get(requestId) {
       // An app's tombstones item is not a request.
       if (requestId.startsWith(TOMBSTONES_PREFIX)) return undefined;

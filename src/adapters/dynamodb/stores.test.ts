@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConditionalCheckFailedException, CreateTableCommand } from "@aws-sdk/client-dynamodb";
-import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
@@ -212,6 +212,116 @@ describe("DynamoDB stores", () => {
     );
     expect(item.Item?.newestRequestAt).toBe("2026-11-01T10:02:00.000Z");
   });
+
+  /** Ids of the longest kind, so that some 3,200 fill a tombstones item's 400 KB. */
+  const longId = (prefix: string, i: number) =>
+    `${prefix}-${String(i).padStart(5, "0")}-`.padEnd(128, "x");
+
+  /** Adds the installs to the app's item as `create` does, until it is full; those that fit. */
+  const fillTombstones = async (appId: string, serviceIds: readonly string[]) => {
+    const add = (ids: readonly string[]) =>
+      dynamo.doc.send(
+        new UpdateCommand({
+          TableName: LOCAL_TABLE_NAMES.deletions,
+          Key: tombstonesKey(appId),
+          UpdateExpression: "ADD serviceIds :ids, version :one",
+          ExpressionAttributeValues: { ":ids": new Set(ids), ":one": 1 },
+        }),
+      );
+    const added: string[] = [];
+    for (let start = 0; start < serviceIds.length; start += 100) {
+      const chunk = serviceIds.slice(start, start + 100);
+      try {
+        await add(chunk);
+        added.push(...chunk);
+      } catch {
+        // The last room, one at a time: the item ends up within one id of its limit.
+        for (const id of chunk) {
+          try {
+            await add([id]);
+            added.push(id);
+          } catch {
+            return added;
+          }
+        }
+      }
+    }
+    throw new Error("the item never filled up");
+  };
+
+  /** Stores requests as `create` does, without their tombstones. */
+  const storeInBulk = async (requests: readonly DeletionRequest[]) => {
+    for (let start = 0; start < requests.length; start += 25) {
+      const chunk = requests.slice(start, start + 25);
+      await dynamo.doc.send(
+        new BatchWriteCommand({
+          RequestItems: {
+            [LOCAL_TABLE_NAMES.deletions]: chunk.map((request) => ({
+              PutRequest: { Item: request },
+            })),
+          },
+        }),
+      );
+    }
+  };
+
+  it("makes room in a full tombstones item by shedding installs the by-app index long lists", async () => {
+    const deletions = createDeletionStore(dynamo.doc, LOCAL_TABLE_NAMES.deletions);
+    const appId = "com.full";
+    const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+    // Requests made five minutes ago, stored and listed by app. (Not thousands: dynalite keys
+    // an index's entries by six hex digits of their item's key, and drops those that clash.)
+    const older = Array.from({ length: 300 }, (_, i) => ({
+      ...deletionRequest(`full-${i}`, appId, longId("older", i), 0),
+      requestedAt: ago(300_000),
+    }));
+    await storeInBulk(older);
+    // Then installs of requests the index does not list yet, until the item is full.
+    const held = await fillTombstones(appId, [
+      ...older.map((request) => request.serviceId),
+      ...Array.from({ length: 3_200 }, (_, i) => longId("newer", i)),
+    ]);
+    const newer = held.filter((serviceId) => serviceId.startsWith("newer-"));
+    expect(newer.length).toBeGreaterThan(2_500);
+    const full = await deletions.tombstones(appId);
+    expect(full.serviceIds).toHaveLength(older.length + newer.length);
+
+    // A new request does not fit as the item is: the older installs are shed, then its own added.
+    const newcomer = longId("newcomer", 0);
+    await deletions.create({
+      ...deletionRequest("full-new", appId, newcomer, 0),
+      requestedAt: ago(0),
+    });
+    const after = await deletions.tombstones(appId);
+    expect(after.version).toBe(full.version + 1);
+    expect([...after.serviceIds].sort()).toEqual([...newer, newcomer].sort());
+    // Shed installs are still left out of every new snapshot: the index lists their requests.
+    const listed = new Set((await deletions.listByApp(appId)).map((r) => r.serviceId));
+    expect(older.every((request) => listed.has(request.serviceId))).toBe(true);
+  }, 60_000);
+
+  it("refuses a request while its app's tombstones item is full of requests too new to shed", async () => {
+    const deletions = createDeletionStore(dynamo.doc, LOCAL_TABLE_NAMES.deletions);
+    const appId = "com.full-new";
+    // Listed by app, but made ten seconds ago: an export's read of the index may still miss them.
+    const recent = Array.from({ length: 300 }, (_, i) => ({
+      ...deletionRequest(`recent-${i}`, appId, longId("recent", i), 0),
+      requestedAt: new Date(Date.now() - 10_000).toISOString(),
+    }));
+    await storeInBulk(recent);
+    await fillTombstones(appId, [
+      ...recent.map((request) => request.serviceId),
+      ...Array.from({ length: 3_200 }, (_, i) => longId("unlisted", i)),
+    ]);
+    const full = await deletions.tombstones(appId);
+    await expect(
+      deletions.create({
+        ...deletionRequest("recent-new", appId, longId("newcomer", 1), 0),
+        requestedAt: new Date().toISOString(),
+      }),
+    ).rejects.toThrow(/maximum allowed size/);
+    expect(await deletions.tombstones(appId)).toEqual(full);
+  }, 60_000);
 
   it("takes up an item the previous release kept, and takes nothing out of a missing one", async () => {
     const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
