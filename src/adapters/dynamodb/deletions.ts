@@ -108,15 +108,13 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
   const shedListed = async (request: DeletionRequest): Promise<boolean> => {
     const before = Date.now() - LISTED_FOR_MS;
     const held = new Set((await tombstones(request.appId)).serviceIds);
-    const serviceIds = [
-      ...new Set(
-        (await listByApp(request.appId))
-          .filter(
-            (listed) => Date.parse(listed.requestedAt) <= before && held.has(listed.serviceId),
-          )
-          .map((listed) => listed.serviceId),
-      ),
-    ];
+    const shed = new Set<string>();
+    for (const listed of await listByApp(request.appId)) {
+      if (held.has(listed.serviceId) && Date.parse(listed.requestedAt) <= before) {
+        shed.add(listed.serviceId);
+      }
+    }
+    const serviceIds = [...shed];
     for (let start = 0; start < serviceIds.length; start += SHED_PER_UPDATE) {
       await doc.send(
         new UpdateCommand({
