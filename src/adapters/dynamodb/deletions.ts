@@ -25,7 +25,7 @@ import {
   type Tombstones,
 } from "../../ports/deletions.ts";
 import { conditionHolds } from "./conditional.ts";
-import { queryIndex } from "./query-index.ts";
+import { queryIndex, scanWhere } from "./query-index.ts";
 import { TABLE_DEFINITIONS, TOMBSTONES_PREFIX } from "./tables.ts";
 
 const [BY_APP, OPEN, BY_INSTALL] = TABLE_DEFINITIONS.deletions.indexes;
@@ -75,11 +75,33 @@ const oldestFirst = (requests: DeletionRequest[]) =>
 const isIndexUnavailable = (error: unknown, index: string): boolean =>
   error instanceof Error && error.name === "ValidationException" && error.message.includes(index);
 
-export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string): DeletionStore => {
-  const listByApp = async (appId: string) =>
+export interface DeletionStoreOptions {
+  /**
+   * Reads an app's requests and the open ones by scanning the table, not from their indexes.
+   * For dynalite, which keys an index entry by the index's key and 24 bits of a hash of the
+   * item's key: of an index key's many items (an app's requests, every open one) two may share
+   * those bits, and the index keeps one of them. The table keeps both.
+   */
+  readonly listByScan?: boolean;
+}
+
+export const createDeletionStore = (
+  doc: DynamoDBDocumentClient,
+  table: string,
+  options: DeletionStoreOptions = {},
+): DeletionStore => {
+  /** Every request with this value of an index's key, oldest first. */
+  const listWhere = async (index: { name: string; partitionKey: string }, value: string) =>
     oldestFirst(
-      await queryIndex(doc, { table, index: BY_APP.name, key: "appId", value: appId }, parse),
+      options.listByScan
+        ? await scanWhere(doc, { table, key: index.partitionKey, value }, parse)
+        : await queryIndex(
+            doc,
+            { table, index: index.name, key: index.partitionKey, value },
+            parse,
+          ),
     );
+  const listByApp = (appId: string) => listWhere(BY_APP, appId);
   const tombstones = async (appId: string): Promise<Tombstones> => {
     const { Item } = await doc.send(
       new GetCommand({ TableName: table, Key: tombstonesKey(appId), ConsistentRead: true }),
@@ -224,14 +246,7 @@ export const createDeletionStore = (doc: DynamoDBDocumentClient, table: string):
         return (await listByApp(appId)).filter((request) => request.serviceId === serviceId);
       }
     },
-    listOpen: async () =>
-      oldestFirst(
-        await queryIndex(
-          doc,
-          { table, index: OPEN.name, key: "openStatus", value: OPEN_KEY },
-          parse,
-        ),
-      ),
+    listOpen: () => listWhere(OPEN, OPEN_KEY),
     async setStatus(requestId, status, at) {
       await doc.send(
         new UpdateCommand({

@@ -1,5 +1,8 @@
-/** Every item of an index with one key value, page by page, parsed on the way out. */
-import { type DynamoDBDocumentClient, paginateQuery } from "@aws-sdk/lib-dynamodb";
+/**
+ * Every item with one value of an attribute, page by page, parsed on the way out: from an
+ * index keyed by it, or by a scan of the table.
+ */
+import { type DynamoDBDocumentClient, paginateQuery, paginateScan } from "@aws-sdk/lib-dynamodb";
 
 export interface IndexQuery {
   readonly table: string;
@@ -28,6 +31,31 @@ export const queryIndex = async <T>(
         ":value": query.value,
         ...(sort ? { ":sort": sort.value } : {}),
       },
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) found.push(parse(item));
+  }
+  return found;
+};
+
+/**
+ * What `queryIndex` answers for an index without a sort key, read from the table itself: every
+ * item is read, and those without the value are left on the server.
+ */
+export const scanWhere = async <T>(
+  doc: DynamoDBDocumentClient,
+  query: Pick<IndexQuery, "table" | "key" | "value">,
+  parse: (item: Record<string, unknown>) => T,
+): Promise<T[]> => {
+  const found: T[] = [];
+  const pages = paginateScan(
+    { client: doc },
+    {
+      TableName: query.table,
+      FilterExpression: "#key = :value",
+      ExpressionAttributeNames: { "#key": query.key },
+      ExpressionAttributeValues: { ":value": query.value },
     },
   );
   for await (const page of pages) {

@@ -1,4 +1,5 @@
 /** The DynamoDB stores against a real DynamoDB-compatible server (dynalite on disk). */
+import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -174,6 +175,31 @@ describe("DynamoDB stores", () => {
     // The tombstones item is no request: not listed, not open, not found by id.
     expect(ids(await deletions.listOpen())).not.toContain(tombstonesKey("com.del").requestId);
     expect(await deletions.get(tombstonesKey("com.del").requestId)).toBeUndefined();
+  });
+
+  it("lists two requests whose index entries clash in dynalite, by scanning the table", async () => {
+    // dynalite keys an index entry by the index key and the first six hex digits of this hash
+    // of the item's key: these two request ids share them, so the by-app and open indexes
+    // each keep only one of the two.
+    const clashing = [
+      "83690635-0986-4dac-8e20-2f0c477dcab4",
+      "6b5e6255-d269-4385-9527-7a44c9311edd",
+    ];
+    const digits = (id: string) =>
+      createHash("md5").update("Outliers").update(id).digest("hex").slice(0, 6);
+    expect(new Set(clashing.map(digits)).size).toBe(1);
+    const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const [first = "", second = ""] = clashing;
+    await deletions.create(deletionRequest(first, "com.clash", "s1", 1));
+    await deletions.create(deletionRequest(second, "com.clash", "s2", 2));
+
+    const fromIndex = await createDeletionStore(dynamo.doc, LOCAL_TABLE_NAMES.deletions).listByApp(
+      "com.clash",
+    );
+    expect(fromIndex).toHaveLength(1);
+    const ids = (requests: { requestId: string }[]) => requests.map((r) => r.requestId);
+    expect(ids(await deletions.listByApp("com.clash"))).toEqual(clashing);
+    expect(ids(await deletions.listOpen())).toEqual(expect.arrayContaining(clashing));
   });
 
   it("keeps an app's tombstones in one item: the installs with an open request, and a version", async () => {

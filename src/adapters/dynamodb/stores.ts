@@ -213,12 +213,15 @@ export const createSnapshotCatalog = (
   },
 });
 
-/** Every store of the service, for the embedded runtime and the CLI. */
+/**
+ * Every store of the service, for the embedded runtime and the CLI, on dynalite: its indexes
+ * lose entries under a key that many items share, so deletion requests are listed by scan.
+ */
 export const createDynamoStores = (doc: DynamoDBDocumentClient, tables: TableNames) => ({
   apps: createAppStore(doc, tables.apps),
   keys: createKeyStore(doc, tables.keys),
   snapshots: createSnapshotCatalog(doc, tables.snapshots),
   installs: createInstallStore(doc, tables.installs),
   customerUsers: createCustomerUserMap(doc, tables.customerUsers),
-  deletions: createDeletionStore(doc, tables.deletions),
+  deletions: createDeletionStore(doc, tables.deletions, { listByScan: true }),
 });
