@@ -1,0 +1,81 @@
+/**
+ * The ingestion benchmark's floor: the bare reference server plus the service's own work on
+ * each event (the batch's checks, the lake row, the write-ahead line), for one fixed app and
+ * install, with nothing stored or delivered and no gateway, authorizer or store in the way. No
+ * service that checks and enriches its events as this one does can take in batches faster
+ * than this on the same machine, so its ratio to the reference bounds the service's. Prints
+ * `listening on http://…` once it listens; stops on SIGINT.
+ */
+import { createServer } from "node:http";
+import { recordKeys, writeAheadLine } from "../src/adapters/local-stream/write-ahead.ts";
+import { loadEcbRates } from "../src/fx/ecb-rates.ts";
+import { parseEventsEnvelope } from "../src/ingest/event-schema.ts";
+import { judgeEvents } from "../src/ingest/judge.ts";
+import { toLakeEvent } from "../src/ingest/lake-event.ts";
+import { EVENTS_TABLE, type LakeRecord } from "../src/lake/tables.ts";
+import type { App } from "../src/ports/apps.ts";
+import { storedInstall } from "../test/support/installs.ts";
+
+const app: App = {
+  appId: "com.bench.ingest",
+  name: "Bench",
+  platform: "android",
+  enabled: true,
+  createdAt: new Date().toISOString(),
+};
+const install = storedInstall(app.appId, "bench-device-1");
+const fx = await loadEcbRates();
+const keys = recordKeys(EVENTS_TABLE);
+const sealedNever = () => false;
+const opensNothing = () => undefined;
+
+const answer = (body: string): { status: number; json: unknown } => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { status: 400, json: { error: "Bad Request" } };
+  }
+  const envelope = parseEventsEnvelope(parsed);
+  if (!envelope.ok) return { status: 422, json: { error: "Unprocessable Entity" } };
+  const now = new Date();
+  const receivedAt = now.toISOString();
+  const verdicts = judgeEvents(envelope.value, {
+    now,
+    s2s: false,
+    isSealed: sealedNever,
+    open: opensNothing,
+  });
+  const records: LakeRecord[] = [];
+  for (const verdict of verdicts) {
+    if (verdict.kind !== "accepted") continue;
+    records.push(toLakeEvent(verdict.event, { app, install, country: "DE", receivedAt, fx }));
+  }
+  // Made as the delivery stream makes it, then dropped: nothing is stored.
+  if (records.length > 0) writeAheadLine(records, keys);
+  return {
+    status: 202,
+    json: { accepted: records.length, ignored: [], rejected: [] },
+  };
+};
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => chunks.push(chunk));
+  req.on("end", () => {
+    const { status, json } = answer(Buffer.concat(chunks).toString("utf8"));
+    res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
+    res.end(JSON.stringify(json));
+  });
+});
+
+server.listen(0, "127.0.0.1", () => {
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  console.log(`listening on http://127.0.0.1:${port}`);
+});
+
+process.once("SIGINT", () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+});
