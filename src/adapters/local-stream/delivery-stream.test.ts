@@ -60,6 +60,55 @@ describe("local delivery stream", () => {
     expect(await readdir(join(walDir(), "events"))).toEqual([]);
   });
 
+  it("lays out a file of one partition as it lays out a file of several", async () => {
+    const stream = await openStream();
+    // One app's events of one UTC day, by two puts: written straight to its partition.
+    await stream.put([lakeEvent({ app_id: "com.a", event_id: "one-1" })]);
+    await stream.put([lakeEvent({ app_id: "com.a", event_id: "one-2", revenue: 1.5 })]);
+    await stream.flush();
+    // Two apps and two days in one put, and a third app in another: partitioned by DuckDB.
+    await stream.put([
+      lakeEvent({ app_id: "com.a", event_id: "many-1", event_time: "2026-11-02T00:00:00.000Z" }),
+      lakeEvent({ app_id: "com.b", event_id: "many-2" }),
+    ]);
+    await stream.put([lakeEvent({ app_id: "com.c", event_id: "many-3" })]);
+    await stream.close();
+
+    const files = (await readdir(join(lakeDir(), "events"), { recursive: true }))
+      .filter((file) => file.endsWith(".parquet"))
+      .map((file) => file.replace(/part-[0-9a-f-]+\.parquet$/, "part.parquet"))
+      .sort();
+    expect(files).toEqual([
+      "app_id=com.a/dt=2026-11-01/part.parquet",
+      "app_id=com.a/dt=2026-11-02/part.parquet",
+      "app_id=com.b/dt=2026-11-01/part.parquet",
+      "app_id=com.c/dt=2026-11-01/part.parquet",
+    ]);
+    const connection = await duckdb.connect();
+    try {
+      // Each file's own columns, the partition keys left to the path.
+      const reader = await connection.runAndReadAll(
+        `SELECT DISTINCT string_agg(name || ' ' || type, ', ' ORDER BY name) AS columns
+         FROM parquet_schema('${lakeDir()}/events/*/*/*.parquet')
+         WHERE num_children IS NULL GROUP BY file_name`,
+      );
+      expect(reader.getRowsJS()).toHaveLength(1);
+      const rows = await connection.runAndReadAll(
+        `SELECT app_id, dt::VARCHAR, event_id, revenue FROM read_parquet('${lakeDir()}/events/*/*/*.parquet',
+         hive_partitioning = true) ORDER BY event_id`,
+      );
+      expect(rows.getRowsJS()).toEqual([
+        ["com.a", "2026-11-02", "many-1", null],
+        ["com.b", "2026-11-01", "many-2", null],
+        ["com.c", "2026-11-01", "many-3", null],
+        ["com.a", "2026-11-01", "one-1", null],
+        ["com.a", "2026-11-01", "one-2", 1.5],
+      ]);
+    } finally {
+      connection.closeSync();
+    }
+  });
+
   it("answers a put only once the write-ahead file holding it is synced", async () => {
     const stream = await openStream();
     // Every FileHandle shares one prototype: hold its syncs until released.
