@@ -153,8 +153,9 @@ export const eventsAnswerSchema = tiedTo<EventsAnswer>()(
             ...verdictFields,
             detail: z.string().meta({
               description:
-                "Why: an INSTALL event (installs are reported through POST /v1/installs), or " +
-                "the app is switched off in its remote configuration.",
+                "Why: an INSTALL event (installs are reported through POST /v1/installs), the " +
+                "app is switched off in its remote configuration, or the install's data was " +
+                "deleted on request (DELETE /v1/installs/{service_id}).",
             }),
           }),
         )

@@ -34,7 +34,7 @@ const overlap = () => {
 };
 
 describe("recordEvents", () => {
-  it("looks up a batch's installs, and the deletions of the ones not found, all at once", async () => {
+  it("looks up a batch's installs and their deletion requests all at once, and ignores the deleted", async () => {
     const installs = overlap();
     const deletions = overlap();
     const known = new Map([
@@ -42,14 +42,25 @@ describe("recordEvents", () => {
       ["known-2", install("known-2")],
     ]);
     const stored: LakeRecord[] = [];
-    const request = (serviceId: string): DeletionRequest => ({
-      requestId: `r-${serviceId}`,
-      appId: APP.appId,
-      serviceId,
-      status: "completed",
-      requestedAt: "2026-09-10T00:00:00.000Z",
-      completedAt: "2026-09-10T00:01:00.000Z",
-    });
+    // Purged: the install is gone. Pending: the install is still found until its purge.
+    const request = (serviceId: string): DeletionRequest =>
+      serviceId.startsWith("deleted")
+        ? {
+            requestId: `r-${serviceId}`,
+            appId: APP.appId,
+            serviceId,
+            status: "completed",
+            requestedAt: "2026-09-10T00:00:00.000Z",
+            completedAt: "2026-09-10T00:01:00.000Z",
+          }
+        : {
+            requestId: `r-${serviceId}`,
+            appId: APP.appId,
+            serviceId,
+            status: "pending",
+            requestedAt: "2026-09-16T09:00:00.000Z",
+            completedAt: null,
+          };
     const ingestion = createIngestion({
       apps: {
         get: async () => APP,
@@ -77,7 +88,9 @@ describe("recordEvents", () => {
       keyrings: async () => staticKeyring({}),
       deletions: {
         listByInstall: (_, serviceId) =>
-          deletions.call(serviceId.startsWith("deleted") ? [request(serviceId)] : []),
+          deletions.call(
+            serviceId.startsWith("deleted") || serviceId === "known-2" ? [request(serviceId)] : [],
+          ),
       },
       now: () => NOW,
     });
@@ -88,11 +101,12 @@ describe("recordEvents", () => {
       false,
     );
     expect(installs.seen.most).toBe(5);
-    expect(deletions.seen.most).toBe(3);
-    expect(stored.map((record) => record.event_id)).toEqual(["e0", "e2", "e5"]);
-    expect(answer.accepted).toBe(3);
+    expect(deletions.seen.most).toBe(5);
+    expect(stored.map((record) => record.event_id)).toEqual(["e0", "e5"]);
+    expect(answer.accepted).toBe(2);
     expect(answer.ignored).toEqual([
       { index: 1, event_id: "e1", detail: DELETED_INSTALL_DETAIL },
+      { index: 2, event_id: "e2", detail: DELETED_INSTALL_DETAIL },
       { index: 4, event_id: "e4", detail: DELETED_INSTALL_DETAIL },
     ]);
     expect(answer.rejected.map((r) => [r.index, r.error, r.retryable])).toEqual([

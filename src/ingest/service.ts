@@ -169,29 +169,30 @@ export const createIngestion = (deps: IngestionDeps) => {
       }
 
       // Each install, or for S2S each customer user id, is resolved once and all at the same
-      // time: a batch names one or a few, and none waits for another's lookup.
+      // time: a batch names one or a few, and none waits for another's lookup. An install with
+      // a deletion request takes in nothing from the request on (an SDK that missed its
+      // deleteUserData answer may still send): not while its purge is pending, so no row of it
+      // reaches the lake after the purge, and not after, when it is no longer found.
       const userOf = (event: ValidEvent) => (s2s ? event.customerUserId : event.serviceId) ?? "";
       const installOf = oncePerKey((serviceId) => deps.installs.get(app.appId, serviceId));
+      const deletedOf = oncePerKey((serviceId) => isDeleted(app.appId, serviceId));
+      const resolve = async (user: string): Promise<Target> => {
+        // An SDK event names its install: its requests are read beside it, not after it.
+        const [target, deleted] = await Promise.all([
+          targetOf(user, s2s, app, deps.customerUsers, installOf),
+          s2s ? false : deletedOf(user),
+        ]);
+        if (deleted || ("install" in target && (await deletedOf(target.install.serviceId)))) {
+          return { ignored: DELETED_INSTALL_DETAIL };
+        }
+        return target;
+      };
       const targets = new Map(
         await Promise.all(
           [...new Set(accepted.map(({ event }) => userOf(event)))].map(
-            async (user) =>
-              [user, await targetOf(user, s2s, app, deps.customerUsers, installOf)] as const,
+            async (user) => [user, await resolve(user)] as const,
           ),
         ),
-      );
-      // An SDK that missed its deleteUserData answer may still send: its events are ignored.
-      // Only an install not found can have been deleted, so only those are looked up.
-      const unknownInstalls = new Set<string>();
-      for (const { event } of accepted) {
-        const target = targets.get(userOf(event));
-        if (event.serviceId && target && "detail" in target) unknownInstalls.add(event.serviceId);
-      }
-      const deleted = new Set<string>();
-      await Promise.all(
-        [...unknownInstalls].map(async (serviceId) => {
-          if (await isDeleted(app.appId, serviceId)) deleted.add(serviceId);
-        }),
       );
       const records: LakeRecord[] = [];
       const receivedAtIso = receivedAt.toISOString();
@@ -202,12 +203,12 @@ export const createIngestion = (deps: IngestionDeps) => {
       for (const { event, index } of accepted) {
         const target = targets.get(userOf(event));
         if (!target) throw new Error("an accepted event's user was not resolved");
+        if ("ignored" in target) {
+          answer.ignored.push({ index, event_id: event.eventId, detail: target.ignored });
+          continue;
+        }
         if ("detail" in target) {
-          if (event.serviceId && deleted.has(event.serviceId)) {
-            answer.ignored.push({ index, event_id: event.eventId, detail: DELETED_INSTALL_DETAIL });
-          } else {
-            answer.rejected.push({ index, event_id: event.eventId, ...target });
-          }
+          answer.rejected.push({ index, event_id: event.eventId, ...target });
           continue;
         }
         records.push(
@@ -240,7 +241,10 @@ export const createIngestion = (deps: IngestionDeps) => {
   };
 };
 
-type Target = { install: Install } | { error: string; detail: string; retryable: boolean };
+type Target =
+  | { install: Install }
+  | { error: string; detail: string; retryable: boolean }
+  | { ignored: string };
 
 /** The install that a user (a service id, or for S2S a customer user id) names, or why none. */
 const targetOf = async (

@@ -121,6 +121,29 @@ describe("deleting an install's data", () => {
       expect((await rt.stores.deletions.listByApp(APP)).length).toBe(1);
     }
 
+    // Its SDK sends on before the purge has run: nothing more of it is taken in, so nothing of
+    // it can reach the lake after the purge.
+    const after = await rt.post(
+      "/v1/events",
+      {
+        events: [
+          {
+            event_id: `${DOOMED}-after`,
+            service_id: DOOMED,
+            event_type: "LOGIN",
+            event_time: minutesAgo(1),
+          },
+        ],
+      },
+      keys.sdkKey,
+    );
+    expect(await after.json()).toMatchObject({
+      accepted: 0,
+      ignored: [
+        { index: 0, event_id: `${DOOMED}-after`, detail: expect.stringMatching(/deleted/) },
+      ],
+    });
+
     const ids = await exportIds();
     expect(ids).not.toContain(DOOMED);
     expect(ids).toContain(KEPT);

@@ -2,12 +2,14 @@ import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import type { Install, InstallStore } from "../../ports/installs.ts";
 import { cachedInstallStore } from "./cached-installs.ts";
+import { readGate } from "./read-gate.test-support.ts";
 
 const install = (serviceId: string): Install => storedInstall("com.a", serviceId);
 
 const memoryStore = () => {
   const stored = new Map<string, Install>();
   const reads = { count: 0 };
+  const gate = readGate();
   const store: InstallStore = {
     async putIfAbsent(i) {
       const existing = stored.get(i.serviceId);
@@ -17,13 +19,15 @@ const memoryStore = () => {
     },
     async get(_appId, serviceId) {
       reads.count += 1;
-      return stored.get(serviceId);
+      const found = stored.get(serviceId);
+      await gate.passed();
+      return found;
     },
     async delete(_appId, serviceId) {
       stored.delete(serviceId);
     },
   };
-  return { store, reads };
+  return { store, reads, gate };
 };
 
 describe("cached install store", () => {
@@ -42,6 +46,19 @@ describe("cached install store", () => {
     const cached = cachedInstallStore(store, 10);
     await cached.putIfAbsent(install("s1"));
     await cached.delete("com.a", "s1");
+    expect(await cached.get("com.a", "s1")).toBeUndefined();
+  });
+
+  it("does not keep what a read found when a deletion overlapped it", async () => {
+    const { store, gate } = memoryStore();
+    const cached = cachedInstallStore(store, 10);
+    await store.putIfAbsent(install("s1"));
+    const release = gate.hold();
+    // The read finds the install, then the purge deletes it before the read returns.
+    const read = cached.get("com.a", "s1");
+    await cached.delete("com.a", "s1");
+    release();
+    expect(await read).toEqual(install("s1"));
     expect(await cached.get("com.a", "s1")).toBeUndefined();
   });
 

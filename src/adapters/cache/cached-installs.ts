@@ -2,7 +2,8 @@
  * Installs kept in memory once read, for the embedded runtime's ingestion path: an install
  * never changes after its first open, and it is deleted only through this same store (the
  * purge), which evicts it. Only installs that exist are kept: one not found yet may arrive at
- * any moment. The least recently used go first when the cache is full.
+ * any moment. The least recently used go first when the cache is full. A read that a deletion
+ * overlapped is not kept: it may have found the install just before it went.
  */
 import type { Install, InstallStore } from "../../ports/installs.ts";
 import { RecentMap } from "./recent-map.ts";
@@ -12,6 +13,8 @@ export const cachedInstallStore = (store: InstallStore, maxEntries: number): Ins
   const keyOf = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
   const remember = (install: Install) =>
     entries.set(keyOf(install.appId, install.serviceId), install);
+  // Moved on before and after each deletion: a read from across one is not kept.
+  let generation = 0;
   return {
     async putIfAbsent(install) {
       const stored = await store.putIfAbsent(install);
@@ -21,13 +24,19 @@ export const cachedInstallStore = (store: InstallStore, maxEntries: number): Ins
     async get(appId, serviceId) {
       const cached = entries.get(keyOf(appId, serviceId));
       if (cached) return cached;
+      const before = generation;
       const found = await store.get(appId, serviceId);
-      if (found) remember(found);
+      if (found && generation === before) remember(found);
       return found;
     },
     async delete(appId, serviceId) {
+      generation += 1;
       entries.delete(keyOf(appId, serviceId));
-      await store.delete(appId, serviceId);
+      try {
+        await store.delete(appId, serviceId);
+      } finally {
+        generation += 1;
+      }
     },
   };
 };
