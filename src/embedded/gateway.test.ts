@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
 import type { Route } from "../http/routes.ts";
 import { type Authorizer, createGateway, type RouteHandler } from "./gateway.ts";
 
@@ -95,6 +96,33 @@ describe("embedded gateway", () => {
     });
     expect(answer.connection).toBe("close");
     expect(called).toBe(0);
+  });
+
+  it("answers the authorizer's refusal with 401, and any other failure of it with a hidden 500", async () => {
+    const handler: RouteHandler = async () => ({ statusCode: 200, headers: {}, body: "" });
+    const refusing = await listen(async () => {
+      throw new Error(UNAUTHORIZED);
+    }, handler);
+    const refused = await post(refusing, "{}");
+    expect(refused.status).toBe(401);
+    expect(JSON.parse(refused.body)).toEqual({
+      error: "Unauthorized",
+      detail: "The API key is not valid.",
+    });
+    await close?.();
+
+    const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const failing = await listen(async () => {
+        throw new Error("connect ECONNREFUSED 127.0.0.1:8000");
+      }, handler);
+      const failed = await post(failing, "{}");
+      expect(failed.status).toBe(500);
+      expect(failed.body).not.toContain("ECONNREFUSED");
+      expect(String(error.mock.calls[0]?.[0])).toContain("ECONNREFUSED");
+    } finally {
+      error.mockRestore();
+    }
   });
 
   it("lets a request whose client left during its authorization go, calling no handler", async () => {

@@ -15,6 +15,7 @@ import type {
 } from "aws-lambda";
 import FindMyWay, { type HTTPVersion } from "find-my-way";
 import { type ErrorBody, statusName, toErrorResponse } from "../http/errors.ts";
+import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
 import type { HttpResponse } from "../http/middleware.ts";
 import { isAllowed, type PolicyDocument } from "../http/policy.ts";
 import type { Route } from "../http/routes.ts";
@@ -110,7 +111,10 @@ export const createGateway = (options: GatewayOptions): Server => {
           { type: "TOKEN", authorizationToken: token, methodArn },
           lambdaContext("authorizer", 10),
         );
-      } catch {
+      } catch (error) {
+        // As API Gateway does: only the authorizer's own "Unauthorized" is a 401; any other
+        // failure (a store down, a bug) is a 500, logged by the caller of this function.
+        if (!(error instanceof Error && error.message === UNAUTHORIZED)) throw error;
         sendError(res, 401, "The API key is not valid.");
         return;
       }
