@@ -1,18 +1,23 @@
 /**
  * The ingestion benchmark's floor: the bare reference server plus the service's own work on
- * each event (the batch's checks, the lake row, the write-ahead line), for one fixed app and
- * install, with nothing stored or delivered and no gateway, authorizer or store in the way. No
- * service that checks and enriches its events as this one does can take in batches faster
- * than this on the same machine, so its ratio to the reference bounds the service's. Prints
- * `listening on http://…` once it listens; stops on SIGINT.
+ * each event (the batch's checks, the lake row and its checks, the write-ahead line), for one
+ * fixed app and install, with nothing stored or delivered and no gateway, authorizer or store
+ * in the way. No service that checks and enriches its events as this one does can take in
+ * batches faster than this on the same machine, so its ratio to the reference bounds the
+ * service's. Prints `listening on http://…` once it listens; stops on SIGINT.
  */
 import { createServer } from "node:http";
-import { recordKeys, writeAheadLine } from "../src/adapters/local-stream/write-ahead.ts";
+import {
+  partitionOf,
+  recordKeys,
+  writeAheadLine,
+} from "../src/adapters/local-stream/write-ahead.ts";
+import { APP_ID_PATTERN } from "../src/domain/apps.ts";
 import { loadEcbRates } from "../src/fx/ecb-rates.ts";
 import { parseEventsEnvelope } from "../src/ingest/event-schema.ts";
 import { judgeEvents } from "../src/ingest/judge.ts";
 import { toLakeEvent } from "../src/ingest/lake-event.ts";
-import { EVENTS_TABLE, type LakeRecord } from "../src/lake/tables.ts";
+import { EVENTS_TABLE, type LakeRecord, recordChecker } from "../src/lake/tables.ts";
 import type { App } from "../src/ports/apps.ts";
 import { storedInstall } from "../test/support/installs.ts";
 
@@ -26,6 +31,7 @@ const app: App = {
 const install = storedInstall(app.appId, "bench-device-1");
 const fx = await loadEcbRates();
 const keys = recordKeys(EVENTS_TABLE);
+const checkRecord = recordChecker(EVENTS_TABLE);
 const sealedNever = () => false;
 const opensNothing = () => undefined;
 
@@ -51,8 +57,12 @@ const answer = (body: string): { status: number; json: unknown } => {
     if (verdict.kind !== "accepted") continue;
     records.push(toLakeEvent(verdict.event, { app, install, country: "DE", receivedAt, fx }));
   }
-  // Made as the delivery stream makes it, then dropped: nothing is stored.
-  if (records.length > 0) writeAheadLine(records, keys);
+  // Checked and made as the delivery stream does, then dropped: nothing is stored.
+  for (const record of records) {
+    if (!APP_ID_PATTERN.test(record.app_id)) throw new TypeError("app_id is not a valid app id");
+    checkRecord(record);
+  }
+  if (partitionOf(records, EVENTS_TABLE) !== undefined) writeAheadLine(records, keys);
   return {
     status: 202,
     json: { accepted: records.length, ignored: [], rejected: [] },

@@ -23,8 +23,12 @@ export const emptyRelation = (table: LakeTable): string => {
 };
 
 /** The folder of one app's partitions of a table: `<lake>/<table>/app_id=…/`. */
+/** A partition's folder under a table's, in the Hive layout: `app_id=…`, then `dt=…` if given. */
+export const partitionPath = (appId: string, dt?: string): string =>
+  dt === undefined ? `app_id=${appId}` : join(`app_id=${appId}`, `dt=${dt}`);
+
 export const appDir = (lakeDir: string, table: LakeTable, appId: string): string =>
-  join(tableDir(lakeDir, table), `app_id=${appId}`);
+  join(tableDir(lakeDir, table), partitionPath(appId));
 
 /** The Parquet files anywhere under a folder; none when there is no such folder yet. */
 export const parquetFilesUnder = async (dir: string): Promise<string[]> => {

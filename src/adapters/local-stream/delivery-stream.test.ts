@@ -159,6 +159,24 @@ describe("local delivery stream", () => {
     await stream.close();
   });
 
+  it("leaves nothing in the staging folder when a delivery fails, and keeps the file to retry", async () => {
+    const events = join(walDir(), "events");
+    await mkdir(events, { recursive: true });
+    // Written by hand past the stream's checks: DuckDB's strict read of the time fails.
+    const bad = `${JSON.stringify(lakeEvent({ app_id: "com.a", event_time: "not a time" }))}\n`;
+    await writeFile(join(events, "4194305-1-0.ndjson"), bad);
+    const failed = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const stream = await openStream();
+      expect(failed).toHaveBeenCalled();
+      expect(await readdir(join(lakeDir(), ".staging"))).toEqual([]);
+      expect(await readdir(events)).toContain("4194305-1-0.ndjson");
+      await stream.close().catch(() => undefined);
+    } finally {
+      failed.mockRestore();
+    }
+  });
+
   it("refuses a put holding a record that does not fit the table, before writing any of it", async () => {
     const stream = await openStream();
     await expect(stream.put([lakeEvent({ app_id: "../etc" })])).rejects.toThrow(/app_id/);

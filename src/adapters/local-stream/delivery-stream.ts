@@ -22,8 +22,16 @@ import { drain } from "../../embedded/drain.ts";
 import { sqlString } from "../../lake/export-query.ts";
 import { type LakeTable, recordChecker } from "../../lake/tables.ts";
 import type { RecordStream } from "../../ports/lake.ts";
-import { tableDir } from "../duckdb/lake-sql.ts";
-import { recordKeys, trimTornTail, writeAheadLine, writeAheadRows } from "./write-ahead.ts";
+import { partitionPath, tableDir } from "../duckdb/lake-sql.ts";
+import {
+  joinedPartition,
+  type Partition,
+  partitionOf,
+  recordKeys,
+  trimTornTail,
+  writeAheadLine,
+  writeAheadRows,
+} from "./write-ahead.ts";
 
 export interface LocalDeliveryStream extends RecordStream {
   /** Writes everything accepted so far to the lake. */
@@ -63,13 +71,6 @@ const appendNow = (file: FileHandle, text: string): void => {
   while (offset < bytes.length) offset += writeSync(file.fd, bytes, offset);
 };
 
-/** The one partition a file's records fall in, or null when they fall in more than one. */
-type Partition = { readonly appId: string; readonly dt: string } | null;
-
-/** The one partition of two sets of records together: null unless both have the same one. */
-const joined = (a: Partition | undefined, b: Partition): Partition =>
-  a === undefined || (a && b && a.appId === b.appId && a.dt === b.dt) ? b : null;
-
 interface ClosedFile {
   readonly path: string;
   /** Unknown for a file left by a process that is gone: delivered as of several partitions. */
@@ -102,37 +103,46 @@ export const createLocalDeliveryStream = async (
   const stagingDir = join(lakeDir, ".staging");
   await mkdir(stagingDir, { recursive: true });
 
+  /** DuckDB's Parquet of a write-ahead file's rows, in the table's layout under `staging`. */
+  const writeParquet = async (path: string, partition: Partition | undefined, staging: string) => {
+    const rows = writeAheadRows(table, path);
+    let copy: string;
+    if (partition) {
+      // As the partitioned writer lays it out: the data columns only, the keys in the path.
+      const dir = join(staging, partitionPath(partition.appId, partition.dt));
+      await mkdir(dir, { recursive: true });
+      copy = `COPY (SELECT ${columns} FROM (${rows}))
+        TO ${sqlString(join(dir, `part-${randomUUID()}.parquet`))} (FORMAT parquet)`;
+    } else {
+      copy = `COPY (${rows}) TO ${sqlString(staging)}
+        (FORMAT parquet, PARTITION_BY (app_id, dt), FILENAME_PATTERN 'part-{uuid}')`;
+    }
+    const connection = await duckdb.connect();
+    try {
+      await connection.run(copy);
+    } finally {
+      connection.closeSync();
+    }
+  };
+
   /** Writes one closed write-ahead file to the lake, then deletes it. */
   const deliver = async ({ path, partition }: ClosedFile): Promise<void> => {
     if (await trimTornTail(path)) {
       // DuckDB writes into a staging folder beside the table; each finished file is then
       // renamed into the table's layout, so a reader never meets a half-written file.
       const staging = join(stagingDir, `${process.pid}-${table.name}-${randomUUID()}`);
-      const rows = writeAheadRows(table, path);
-      let copy: string;
-      if (partition) {
-        // As the partitioned writer lays it out: the data columns only, the keys in the path.
-        const dir = join(staging, `app_id=${partition.appId}`, `dt=${partition.dt}`);
-        await mkdir(dir, { recursive: true });
-        copy = `COPY (SELECT ${columns} FROM (${rows}))
-          TO ${sqlString(join(dir, `part-${randomUUID()}.parquet`))} (FORMAT parquet)`;
-      } else {
-        copy = `COPY (${rows}) TO ${sqlString(staging)}
-          (FORMAT parquet, PARTITION_BY (app_id, dt), FILENAME_PATTERN 'part-{uuid}')`;
-      }
-      const connection = await duckdb.connect();
       try {
-        await connection.run(copy);
+        await writeParquet(path, partition, staging);
+        for (const file of await readdir(staging, { recursive: true })) {
+          if (!file.endsWith(".parquet")) continue;
+          const target = join(tableDir(lakeDir, table), file);
+          await mkdir(dirname(target), { recursive: true });
+          await rename(join(staging, file), target);
+        }
       } finally {
-        connection.closeSync();
+        // A failed delivery leaves nothing behind: its file is tried again whole.
+        await rm(staging, { recursive: true, force: true });
       }
-      for (const file of await readdir(staging, { recursive: true })) {
-        if (!file.endsWith(".parquet")) continue;
-        const target = join(tableDir(lakeDir, table), file);
-        await mkdir(dirname(target), { recursive: true });
-        await rename(join(staging, file), target);
-      }
-      await rm(staging, { recursive: true, force: true });
     }
     await rm(path, { force: true });
   };
@@ -199,7 +209,7 @@ export const createLocalDeliveryStream = async (
       queue = [];
       if (batch.length > 0) {
         // Before the append: a failed one may leave part of it in the file.
-        for (const append of batch) partition = joined(partition, append.partition);
+        for (const append of batch) partition = joinedPartition(partition, append.partition);
         try {
           file ??= await open(walPath, "a");
           appendNow(file, batch.map((append) => append.text).join(""));
@@ -235,17 +245,13 @@ export const createLocalDeliveryStream = async (
 
   return {
     async put(records) {
-      let where: Partition | undefined;
       for (const record of records) {
         if (!APP_ID_PATTERN.test(record.app_id)) {
           throw new TypeError("app_id is not a valid app id");
         }
         checkRecord(record);
-        // The checker vouches for the date column: an ISO 8601 UTC time, its date first.
-        const dt = String(record[table.dateColumn]).slice(0, 10);
-        if (where === undefined) where = { appId: record.app_id, dt };
-        else if (where && (where.appId !== record.app_id || where.dt !== dt)) where = null;
       }
+      const where = partitionOf(records, table);
       if (where === undefined) return;
       const text = `${writeAheadLine(records, keys)}\n`;
       await new Promise<void>((resolve, reject) => {

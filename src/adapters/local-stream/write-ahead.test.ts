@@ -6,7 +6,14 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
 import { EVENTS_TABLE, type LakeRecord } from "../../lake/tables.ts";
-import { recordKeys, trimTornTail, writeAheadLine, writeAheadRows } from "./write-ahead.ts";
+import {
+  joinedPartition,
+  partitionOf,
+  recordKeys,
+  trimTornTail,
+  writeAheadLine,
+  writeAheadRows,
+} from "./write-ahead.ts";
 
 const KEYS = recordKeys(EVENTS_TABLE);
 
@@ -183,5 +190,39 @@ describe("trimTornTail", () => {
     const path = join(dir, "missing");
     expect(await trimTornTail(path)).toBeUndefined();
     await expect(stat(path)).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe("a write-ahead file's partition", () => {
+  const at = (app_id: string, event_time: string) => lakeEvent({ app_id, event_time });
+
+  it("is the one app and UTC day of a put's records, or null for more than one", () => {
+    expect(partitionOf([], EVENTS_TABLE)).toBeUndefined();
+    expect(
+      partitionOf(
+        [at("com.a", "2026-11-01T00:00:00.000Z"), at("com.a", "2026-11-01T23:59:59.999Z")],
+        EVENTS_TABLE,
+      ),
+    ).toEqual({ appId: "com.a", dt: "2026-11-01" });
+    const twoDays = [
+      at("com.a", "2026-11-01T23:59:59.999Z"),
+      at("com.a", "2026-11-02T00:00:00.000Z"),
+    ];
+    expect(partitionOf(twoDays, EVENTS_TABLE)).toBeNull();
+    const twoApps = [
+      at("com.a", "2026-11-01T10:00:00.000Z"),
+      at("com.b", "2026-11-01T10:00:00.000Z"),
+    ];
+    expect(partitionOf(twoApps, EVENTS_TABLE)).toBeNull();
+  });
+
+  it("of a whole file stays one only while every put's is the same", () => {
+    const a = { appId: "com.a", dt: "2026-11-01" };
+    expect(joinedPartition(undefined, a)).toEqual(a);
+    expect(joinedPartition(a, { ...a })).toEqual(a);
+    expect(joinedPartition(a, { ...a, dt: "2026-11-02" })).toBeNull();
+    expect(joinedPartition(a, { ...a, appId: "com.b" })).toBeNull();
+    expect(joinedPartition(a, null)).toBeNull();
+    expect(joinedPartition(null, a)).toBeNull();
   });
 });

@@ -37,6 +37,30 @@ export const writeAheadLine = (records: readonly LakeRecord[], keys: readonly st
   return `{"shared":${JSON.stringify(first, shared)},"rows":${JSON.stringify(records, own)}}`;
 };
 
+/** The one partition (app and UTC day) of a file's records, or null for more than one. */
+export type Partition = { readonly appId: string; readonly dt: string } | null;
+
+/**
+ * The one partition of a put's records; undefined for none. The records must have passed the
+ * table's `recordChecker`, which vouches for the date column: an ISO 8601 UTC time, date first.
+ */
+export const partitionOf = (
+  records: readonly LakeRecord[],
+  table: LakeTable,
+): Partition | undefined => {
+  let where: Partition | undefined;
+  for (const record of records) {
+    const dt = String(record[table.dateColumn]).slice(0, 10);
+    if (where === undefined) where = { appId: record.app_id, dt };
+    else if (where && (where.appId !== record.app_id || where.dt !== dt)) return null;
+  }
+  return where;
+};
+
+/** The one partition of two sets of records together: null unless both have the same one. */
+export const joinedPartition = (a: Partition | undefined, b: Partition): Partition =>
+  a === undefined || (a && b && a.appId === b.appId && a.dt === b.dt) ? b : null;
+
 /**
  * Cuts a line torn by a crash or by a failed append off the end of a write-ahead file, and
  * answers the size of its whole lines; undefined when there is no such file. Only the last line
