@@ -167,13 +167,17 @@ interface BatchContext {
   readonly isSealed: (value: string) => boolean;
 }
 
+/** An event's id as an answer echoes it: only a valid one, never a 10 KiB string. */
+export const echoedEventId = (raw: unknown): string | null => {
+  const id = isPlainMap(raw) ? ownValue(raw, "event_id") : undefined;
+  return isIdentifier(id) ? id : null;
+};
+
 // Each step below runs for every event of every batch: the common case (a valid event with a
 // few parameters, no PII, no unknown keys) allocates only what the verdict keeps.
 const judgeOne = (raw: unknown, index: number, batch: BatchContext): EventVerdict => {
   const map = isPlainMap(raw) ? raw : null;
-  const id = map ? ownValue(map, "event_id") : undefined;
-  // Echo the id only when it is a valid one: never a 10 KiB string back into the answer.
-  const eventId = isIdentifier(id) ? id : null;
+  const eventId = echoedEventId(raw);
 
   // Nothing of a manual install is stored, so nothing else of it needs checking.
   if (map && ownValue(map, "event_type") === "INSTALL") {

@@ -16,7 +16,7 @@ import type { RecordStream } from "../ports/lake.ts";
 import { parseEventsEnvelope } from "./event-schema.ts";
 import { parseInstallRequest, toInstall } from "./install.ts";
 import { UNPROCESSABLE } from "./issues.ts";
-import { judgeEvents, type ValidEvent } from "./judge.ts";
+import { echoedEventId, judgeEvents, type ValidEvent } from "./judge.ts";
 import { toLakeEvent } from "./lake-event.ts";
 
 export interface IngestionDeps {
@@ -129,9 +129,9 @@ export const createIngestion = (deps: IngestionDeps) => {
       if (!app.enabled) {
         return {
           accepted: 0,
-          ignored: envelope.value.map((_, index) => ({
+          ignored: envelope.value.map((raw, index) => ({
             index,
-            event_id: null,
+            event_id: echoedEventId(raw),
             detail: DISABLED_APP_DETAIL,
           })),
           rejected: [],
