@@ -124,8 +124,10 @@ export const installAnswerSchema = tiedTo<InstallAnswer>()(
     .meta({
       id: "InstallAnswer",
       description:
-        "The install is recorded (or was already: a repeat changes nothing). The same answer " +
-        "when the app is switched off in its remote configuration, though nothing is stored.",
+        "The install is recorded (or was already: a repeat changes nothing), also while the " +
+        "app is switched off in its remote configuration, whose events are then not stored. " +
+        "The same answer for an install whose data was deleted on request, which is not " +
+        "stored again.",
     }),
 );
 
@@ -239,8 +241,9 @@ export const remoteConfigSchema = tiedTo<RemoteConfig>()(
     .strictObject({
       enabled: z.boolean().meta({
         description:
-          "False when the app's owner switched the SDK off: it should send nothing (what it " +
-          "sends anyway is answered 202 and not stored).",
+          "False when the app's owner switched the SDK off: it should send nothing (events it " +
+          "sends anyway are answered 202, counted as ignored and not stored; an install is " +
+          "still recorded).",
       }),
       refresh_interval_seconds: z.int().min(1).meta({
         description: "How often the SDK fetches this configuration again, in seconds.",
