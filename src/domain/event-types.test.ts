@@ -9,6 +9,17 @@ describe("event names", () => {
     expect(exportEventName("CUSTOM", "  --Gems  bought!! ")).toBe("service_gems_bought");
   });
 
+  it("keeps the letters and digits of every script, so names differing there stay apart", () => {
+    expect(exportEventName("CUSTOM", "Café Visit")).toBe("service_café_visit");
+    expect(exportEventName("CUSTOM", "Straße")).toBe("service_straße");
+    expect(exportEventName("CUSTOM", "Ünlock Level")).toBe("service_ünlock_level");
+    expect(exportEventName("CUSTOM", "購入 完了 1")).toBe("service_購入_完了_1");
+    expect(exportEventName("CUSTOM", "購入 完了 1")).not.toBe(exportEventName("CUSTOM", "取消 1"));
+    expect(exportEventName("CUSTOM", "ÉtapeFinie")).toBe("service_étape_finie");
+    // The same name typed with a combining accent (e + U+0301) names the same event.
+    expect(exportEventName("CUSTOM", "Cafe\u0301 Visit")).toBe("service_café_visit");
+  });
+
   it("stay right however many names have been seen", () => {
     for (let i = 0; i < 25_000; i++) expect(toSnakeCase(`Name ${i}`)).toBe(`name_${i}`);
     expect(toSnakeCase("Name 7")).toBe("name_7");

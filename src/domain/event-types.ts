@@ -21,11 +21,15 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+// Letters and digits of every script are kept (`Café Visit` gives `café_visit`, `購入 完了`
+// gives `購入_完了`): dropping them would merge names that differ only there. NFC first, so a
+// name typed with combining accents names the same event as one typed with composed ones.
 const snakeCaseOf = (value: string): string =>
   value
+    .normalize("NFC")
     .trim()
-    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
-    .replace(/[^A-Za-z0-9]+/g, "_")
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1_$2")
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, "_")
     .replace(/^_+|_+$/g, "")
     .toLowerCase();
 

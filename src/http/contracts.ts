@@ -339,7 +339,8 @@ const RECORD_FIELDS: { readonly [C in ColumnName]: string } = {
   event_time: "When the event happened, ISO 8601 in UTC.",
   event_name:
     "`service_<event>`: the event type, or a CUSTOM event's own name, in lowercase snake case " +
-    "(`service_purchase`, `service_boss_defeated`).",
+    "(`service_purchase`, `service_boss_defeated`); letters and digits of every script are " +
+    "kept (`service_café_visit`).",
   service_id: "The install's identifier.",
   media_source: "Ad network or source the install is attributed to, or `organic`.",
   campaign_id: "Attributed campaign identifier.",

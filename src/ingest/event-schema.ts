@@ -61,7 +61,7 @@ const commonFields = {
     .meta({
       description:
         `The custom event's name: required and non-blank for CUSTOM, at most ${INGEST_LIMITS.maxEventNameLength} ` +
-        "characters, with at least one ASCII letter or digit (it is exported as " +
+        "characters, with at least one letter or digit of any script (it is exported as " +
         "`service_<name in snake_case>`). Ignored, and not stored, for the standard types " +
         "(where it need only be a string or null).",
       example: "Boss Defeated",
@@ -89,7 +89,7 @@ const customNameRule = (
       : name.length > INGEST_LIMITS.maxEventNameLength
         ? `must be at most ${INGEST_LIMITS.maxEventNameLength} characters`
         : toSnakeCase(name) === ""
-          ? "must contain at least one ASCII letter or digit: it is exported as service_<name in snake_case>"
+          ? "must contain at least one letter or digit: it is exported as service_<name in snake_case>"
           : null;
   if (message !== null) ctx.addIssue({ code: "custom", path: ["event_name"], message });
 };
