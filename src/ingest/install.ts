@@ -116,10 +116,14 @@ export const installRequestSchema = z
             install_begin_timestamp: 1789552760,
           },
         }),
-      customer_user_id: customerUserIdField().nullish().meta({
-        description: "The app's own user identifier, if already set.",
-        example: "user-8812",
-      }),
+      customer_user_id: customerUserIdField()
+        .nullish()
+        .meta({
+          description:
+            "The app's own user identifier, if already set. Kept with the install; server-to-" +
+            "server events resolve an id only once an event was sent with it.",
+          example: "user-8812",
+        }),
       locale: text()
         .max(INGEST_LIMITS.maxLocaleLength, { error: LOCALE_RULE })
         .regex(/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/, { error: LOCALE_RULE })

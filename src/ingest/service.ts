@@ -107,16 +107,9 @@ export const createIngestion = (deps: IngestionDeps) => {
         receivedAt,
       });
       const { install: stored } = await deps.installs.putIfAbsent(install);
-      // Written on every repeat too, so a retry after a failed mapping write completes it; the
-      // mapping keeps the latest use, so a repeat never moves it back.
-      if (stored.customerUserId) {
-        await deps.customerUsers.put(
-          app.appId,
-          stored.customerUserId,
-          stored.serviceId,
-          stored.firstOpenTime,
-        );
-      }
+      // The install keeps the customer user id it was first opened with, but the mapping that
+      // server-to-server events resolve through is fed by events only: an id takes effect once
+      // an event is sent with it (spec, "Customer user identifier").
       return { service_id: stored.serviceId };
     },
 

@@ -418,6 +418,35 @@ describe("ingestion", () => {
       expect(await resolvedTo("moved-2")).toBe(second);
     });
 
+    it("resolves a customer user id only once an event was sent with it, not from the install", async () => {
+      const id = randomUUID();
+      await rt.post(
+        "/v1/installs",
+        installRequest(id, { customer_user_id: "user-from-install" }),
+        keys.sdkKey,
+      );
+      const s2s = (eventId: string) => ({
+        event_id: eventId,
+        customer_user_id: "user-from-install",
+        event_type: "LOGIN",
+        event_time: minutesAgo(0),
+      });
+      const before = await sendEvents([s2s("cu-before")], { s2s: true });
+      expect(before).toMatchObject({ accepted: 0, rejected: [{ index: 0, retryable: false }] });
+      expect(before.rejected[0]?.detail).toMatch(/not known/);
+      await sendEvents([
+        {
+          event_id: "cu-first-event",
+          service_id: id,
+          customer_user_id: "user-from-install",
+          event_type: "LOGIN",
+          event_time: minutesAgo(1),
+        },
+      ]);
+      expect((await sendEvents([s2s("cu-after")], { s2s: true })).accepted).toBe(1);
+      expect((await exported()).find((r) => r.event_id === "cu-after")?.service_id).toBe(id);
+    });
+
     it("needs a server key: an SDK key gets 401", async () => {
       const response = await rt.post("/v1/s2s/events", { events: [] }, keys.sdkKey);
       expect(response.status).toBe(401);
