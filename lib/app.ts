@@ -6,15 +6,22 @@
  */
 import { App, type AppProps, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
+import * as z from "zod";
 import { AttributionStack } from "./attribution-stack.ts";
 
 export const STACK_ID = "AttributionService";
+
+/** `-c trustViewerCountry=true` on the command line is text; in cdk.json it may be a boolean. */
+const flag = z
+  .union([z.boolean(), z.enum(["true", "false"]).transform((text) => text === "true")])
+  .optional();
 
 export const createApp = (props: AppProps = {}): { app: App; stack: AttributionStack } => {
   const app = new App(props);
   const stack = new AttributionStack(app, STACK_ID, {
     description: "Mobile attribution service: API, DynamoDB, Firehose to a Parquet lake, Athena",
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+    trustViewerCountry: flag.parse(app.node.tryGetContext("trustViewerCountry")),
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
   return { app, stack };

@@ -43,6 +43,13 @@ export interface AttributionStackProps extends StackProps {
   readonly bytesScannedCutoffPerQuery?: Size;
   /** How often deleted installs are purged (the job's schedule); default 10 minutes. */
   readonly purgeSchedule?: Duration;
+  /**
+   * True only behind a CloudFront distribution that sets `CloudFront-Viewer-Country` (and
+   * overwrites any a client sent): ingestion then takes the caller's country from it. The
+   * regional API alone would let a client choose its country, so by default the caller's IP
+   * decides.
+   */
+  readonly trustViewerCountry?: boolean;
   /** Where `lambdas/<name>.ts` lives; tests may substitute fixtures. */
   readonly entryFor?: EntryResolver;
 }
@@ -86,8 +93,7 @@ export class AttributionStack extends Stack {
         FX_RATES_FILE: bundledPath(INGEST_DATA.fxRates),
         GEOIP_DB_FILE: bundledPath(INGEST_DATA.geoip),
         DELETIONS_TABLE: tables.deletions.tableName,
-        // The API is regional, with no CloudFront in front: a client could set the header.
-        TRUST_VIEWER_COUNTRY: "false",
+        TRUST_VIEWER_COUNTRY: props.trustViewerCountry ? "true" : "false",
       }),
       assets: [INGEST_DATA.fxRates, INGEST_DATA.geoip],
       grant: (role) => {

@@ -5,6 +5,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { Template } from "aws-cdk-lib/assertions";
 import { Bucket } from "aws-cdk-lib/aws-s3";
 import type { CloudAssembly } from "aws-cdk-lib/cx-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -76,6 +77,27 @@ describe("cdk synth", () => {
     } finally {
       rmSync(probeOut, { recursive: true, force: true });
     }
+  });
+
+  it("trusts the edge's viewer-country header only when the context says a CloudFront is in front", () => {
+    const trusted = (context: Record<string, unknown>) => {
+      const { stack } = createApp({
+        context: { "aws:cdk:bundling-stacks": [], ...context },
+      });
+      const functions = Template.fromStack(stack).findResources("AWS::Lambda::Function");
+      return [
+        ...new Set(
+          Object.values(functions).flatMap((fn) => {
+            const value = fn.Properties?.Environment?.Variables?.TRUST_VIEWER_COUNTRY;
+            return value === undefined ? [] : [value];
+          }),
+        ),
+      ];
+    };
+    expect(trusted({})).toEqual(["false"]);
+    expect(trusted({ trustViewerCountry: "true" })).toEqual(["true"]);
+    expect(trusted({ trustViewerCountry: true })).toEqual(["true"]);
+    expect(() => trusted({ trustViewerCountry: "yes" })).toThrow();
   });
 
   it("synthesizes with no unacknowledged cdk-nag finding", () => {
