@@ -16,6 +16,7 @@ import { ingestEnv, parseEnv } from "../src/config/aws-env.ts";
 import { createAppKeyrings } from "../src/domain/app-keyrings.ts";
 import { loadEcbRates } from "../src/fx/ecb-rates.ts";
 import { createIngestHandlers } from "../src/http/handlers/ingest.ts";
+import { EVENTS_TABLE } from "../src/lake/tables.ts";
 import { dynamoDocument, firehose, kms } from "./clients.ts";
 
 const env = parseEnv(ingestEnv, process.env);
@@ -36,7 +37,7 @@ export const handlers = createIngestHandlers({
   installs: createInstallStore(dynamoDocument, env.INSTALLS_TABLE),
   customerUsers: createCustomerUserMap(dynamoDocument, env.CUSTOMER_USERS_TABLE),
   deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE),
-  events: createFirehoseStream({ firehose, streamName: env.EVENTS_STREAM }),
+  events: createFirehoseStream({ firehose, streamName: env.EVENTS_STREAM, table: EVENTS_TABLE }),
   countries,
   fx,
   // Private keys are unwrapped once per app key and execution environment, then kept in memory.

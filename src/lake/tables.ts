@@ -3,6 +3,7 @@
  * the Glue tables (which Firehose uses for Parquet conversion), the embedded stream's writer
  * and the DuckDB views all read them from here.
  */
+import { APP_ID_PATTERN } from "../domain/apps.ts";
 import { EXPORT_COLUMNS, type ExportType } from "../record/columns.ts";
 
 export type LakeType = "string" | "int" | "double" | "timestamp";
@@ -101,9 +102,10 @@ const FITS: Partial<Record<LakeType, (value: string | number) => boolean>> = {
 };
 
 /**
- * A check of a table's records, made once per stream: it throws a TypeError unless every number
- * and time column of a record holds a value of its type and the date column (which names the
- * `dt` partition) is set. A stream checks its records before it takes any: the Parquet writers
+ * A check of a table's records, made once per stream: it throws a TypeError unless `app_id` is
+ * an app id (it names a folder), every number and time column of a record holds a value of its
+ * type and the date column (which names the `dt` partition) is set. A stream (the embedded one
+ * and Firehose's) checks its records before it takes any: the Parquet writers
  * read each value as its column's type, and one that does not fit would stop the delivery of
  * its file (and, embedded, of every file after it) once it had been acknowledged.
  */
@@ -113,6 +115,7 @@ export const recordChecker = (table: LakeTable): ((record: LakeRecord) => void) 
     return fits ? [{ ...column, fits }] : [];
   });
   return (record) => {
+    if (!APP_ID_PATTERN.test(record.app_id)) throw new TypeError("app_id is not a valid app id");
     for (const column of checked) {
       const value = record[column.name];
       if (value !== null && value !== undefined && !column.fits(value)) {

@@ -6,7 +6,7 @@ import {
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
-import type { LakeRecord } from "../../lake/tables.ts";
+import { EVENTS_TABLE, type LakeRecord } from "../../lake/tables.ts";
 import { FIREHOSE_LIMITS, RecordTooLargeError } from "./packing.ts";
 import { createFirehoseStream, FirehoseDeliveryError } from "./record-stream.ts";
 
@@ -34,6 +34,7 @@ describe("Firehose record stream", () => {
   const stream = createFirehoseStream({
     firehose,
     streamName: "events",
+    table: EVENTS_TABLE,
     maxAttempts: 3,
     baseDelayMs: 1,
   });
@@ -147,6 +148,15 @@ describe("Firehose record stream", () => {
     expect(calls()).toEqual([]);
   });
 
+  it("refuses a put holding a record that does not fit the table, sending nothing", async () => {
+    mock.on(PutRecordBatchCommand).resolves({ FailedPutCount: 0 });
+    await expect(
+      stream.put([lakeEvent({ app_id: APP }), lakeEvent({ app_id: APP, revenue: "4.99" })]),
+    ).rejects.toThrow(/revenue: expected double/);
+    await expect(stream.put([lakeEvent({ app_id: "../etc" })])).rejects.toThrow(/app_id/);
+    expect(calls()).toEqual([]);
+  });
+
   it("accepts an event of exactly the record limit, and an empty put without a call", async () => {
     mock.on(PutRecordBatchCommand).resolves({ FailedPutCount: 0 });
     await stream.put([]);
@@ -155,8 +165,13 @@ describe("Firehose record stream", () => {
   });
 
   it("rejects a maxAttempts below 1", () => {
-    expect(() => createFirehoseStream({ firehose, streamName: "events", maxAttempts: 0 })).toThrow(
-      RangeError,
-    );
+    expect(() =>
+      createFirehoseStream({
+        firehose,
+        streamName: "events",
+        table: EVENTS_TABLE,
+        maxAttempts: 0,
+      }),
+    ).toThrow(RangeError);
   });
 });

@@ -12,12 +12,15 @@ import {
   PutRecordBatchCommand,
   type PutRecordBatchResponseEntry,
 } from "@aws-sdk/client-firehose";
+import { type LakeTable, recordChecker } from "../../lake/tables.ts";
 import type { RecordStream } from "../../ports/lake.ts";
 import { FIREHOSE_LIMITS, type PackedRecord, packLines, toBatches, toLines } from "./packing.ts";
 
 export interface FirehoseStreamOptions {
   readonly firehose: FirehoseClient;
   readonly streamName: string;
+  /** The lake table the stream's Parquet conversion writes: its records are checked against it. */
+  readonly table: LakeTable;
   /** Calls per batch, the first included. Default 4. */
   readonly maxAttempts?: number;
   /** Backoff ceiling before the first retry; it doubles each time, up to 2 s. Default 100 ms. */
@@ -53,6 +56,7 @@ const refused = (
 
 export const createFirehoseStream = (options: FirehoseStreamOptions): RecordStream => {
   const { firehose, streamName } = options;
+  const checkRecord = recordChecker(options.table);
   const maxAttempts = options.maxAttempts ?? 4;
   const baseDelayMs = options.baseDelayMs ?? 100;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
@@ -91,6 +95,9 @@ export const createFirehoseStream = (options: FirehoseStreamOptions): RecordStre
 
   return {
     async put(records) {
+      // As the embedded stream does: Firehose would take a record that does not fit its
+      // table, and its Parquet conversion would then send it to the error prefix, after 202.
+      for (const record of records) checkRecord(record);
       if (records.length === 0) return;
       const lines = toLines(records, FIREHOSE_LIMITS);
       // One batch after another: a refused batch stops the put before more is sent, so the

@@ -17,7 +17,6 @@ import { writeSync } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
-import { APP_ID_PATTERN } from "../../domain/apps.ts";
 import { drain } from "../../embedded/drain.ts";
 import { sqlString } from "../../lake/export-query.ts";
 import { type LakeTable, recordChecker } from "../../lake/tables.ts";
@@ -245,12 +244,7 @@ export const createLocalDeliveryStream = async (
 
   return {
     async put(records) {
-      for (const record of records) {
-        if (!APP_ID_PATTERN.test(record.app_id)) {
-          throw new TypeError("app_id is not a valid app id");
-        }
-        checkRecord(record);
-      }
+      for (const record of records) checkRecord(record);
       const where = partitionOf(records, table);
       if (where === undefined) return;
       const text = `${writeAheadLine(records, keys)}\n`;
