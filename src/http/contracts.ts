@@ -184,12 +184,32 @@ export const eventsAnswerSchema = tiedTo<EventsAnswer>()(
           }),
         )
         .meta({ description: "Events refused, in index order; the others were still stored." }),
+      warnings: z
+        .array(
+          z.strictObject({
+            ...verdictFields,
+            detail: z.string().meta({
+              description:
+                "What of the event was not kept as sent, each part separated by `; `: unknown " +
+                "keys ignored, revenue without a currency kept as a plain parameter, PII left " +
+                "sealed.",
+              example:
+                "parameters.revenue was not recorded as revenue: parameters.currency (ISO 4217, " +
+                "e.g. USD) is missing",
+            }),
+          }),
+        )
+        .meta({
+          description:
+            "Accepted events, in index order, of which something was not kept as sent. They " +
+            "are stored and counted in `accepted`: do not send them again.",
+        }),
     })
     .meta({
       id: "EventsAnswer",
       description:
         "One verdict per event of the request: counted as accepted, or listed by index as " +
-        "ignored or rejected.",
+        "ignored or rejected. An accepted event may also be listed under warnings.",
     }),
 );
 

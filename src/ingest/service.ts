@@ -50,6 +50,8 @@ export interface EventsAnswer {
     /** True when the same event may succeed later unchanged: the SDK keeps it and retries. */
     retryable: boolean;
   }[];
+  /** Accepted events of which something was not kept as sent. */
+  warnings: { index: number; event_id: string | null; detail: string }[];
 }
 
 export const DISABLED_APP_DETAIL =
@@ -128,6 +130,7 @@ export const createIngestion = (deps: IngestionDeps) => {
             detail: DISABLED_APP_DETAIL,
           })),
           rejected: [],
+          warnings: [],
         };
       }
       const keyring = await deps.keyrings(app);
@@ -139,7 +142,7 @@ export const createIngestion = (deps: IngestionDeps) => {
         open: (value) => (isSealed(value) ? openSealed(value, keyring) : undefined),
       });
 
-      const answer: EventsAnswer = { accepted: 0, ignored: [], rejected: [] };
+      const answer: EventsAnswer = { accepted: 0, ignored: [], rejected: [], warnings: [] };
       const accepted: { event: ValidEvent; index: number }[] = [];
       for (const verdict of verdicts) {
         if (verdict.kind === "accepted") accepted.push(verdict);
@@ -203,6 +206,13 @@ export const createIngestion = (deps: IngestionDeps) => {
         if ("detail" in target) {
           answer.rejected.push({ index, event_id: event.eventId, ...target });
           continue;
+        }
+        if (event.warnings.length > 0) {
+          answer.warnings.push({
+            index,
+            event_id: event.eventId,
+            detail: event.warnings.join("; "),
+          });
         }
         records.push(
           toLakeEvent(event, {

@@ -235,6 +235,36 @@ describe("ingestion", () => {
       );
     });
 
+    it("says which accepted events were not kept as sent: revenue without currency, unknown keys", async () => {
+      const answer = await sendEvents([
+        {
+          event_id: "warn-ok",
+          service_id: serviceId,
+          event_type: "LOGIN",
+          event_time: minutesAgo(2),
+        },
+        {
+          event_id: "warn-revenue",
+          service_id: serviceId,
+          event_type: "PURCHASE",
+          event_time: minutesAgo(2),
+          parameters: { revenue: 4.99 },
+          evnt_name: "typo",
+        },
+      ]);
+      expect(answer).toMatchObject({ accepted: 2, ignored: [], rejected: [] });
+      expect(answer.warnings).toEqual([
+        {
+          index: 1,
+          event_id: "warn-revenue",
+          detail:
+            'ignored unknown keys: "evnt_name"; parameters.revenue was not recorded as revenue: parameters.currency (ISO 4217, e.g. USD) is missing',
+        },
+      ]);
+      const row = (await exported()).find((r) => r.event_id === "warn-revenue");
+      expect(row).toMatchObject({ revenue: null, currency: null, revenue_usd: null });
+    });
+
     it("answers 422 for a batch that is not 1 to 100 events", async () => {
       for (const events of [[], Array.from({ length: 101 }, () => ({}))]) {
         const response = await rt.post("/v1/events", { events }, keys.sdkKey);
