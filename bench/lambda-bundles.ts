@@ -19,6 +19,7 @@ import {
   configEnv,
   deletionsEnv,
   exportEnv,
+  fxRatesEnv,
   ingestEnv,
   openapiEnv,
   purgeEnv,
@@ -48,8 +49,8 @@ export const LAMBDA_BUILD_OPTIONS = {
   logLevel: "silent",
 } as const satisfies BuildOptions;
 
-/** Entries that are not API routes: the authorizer, and the scheduled purge. */
-export type NonRouteFunction = "authorizer" | "purge";
+/** Entries that are not API routes: the authorizer, the scheduled purge and rates job. */
+export type NonRouteFunction = "authorizer" | "purge" | "fx-rates";
 
 export type FunctionName = RouteId | NonRouteFunction;
 
@@ -65,6 +66,7 @@ const FUNCTION_ENV_SCHEMAS: { readonly [K in FunctionName]: z.ZodObject } = {
   openapi: openapiEnv,
   authorizer: authorizerEnv,
   purge: purgeEnv,
+  "fx-rates": fxRatesEnv,
 };
 
 /** The data files the ingestion functions ship and read at start-up, here from the project. */
@@ -94,7 +96,7 @@ export const functionEnv = (name: FunctionName): Record<string, string> => {
   return env;
 };
 
-const NON_ROUTE_FUNCTIONS: readonly NonRouteFunction[] = ["authorizer", "purge"];
+const NON_ROUTE_FUNCTIONS: readonly NonRouteFunction[] = ["authorizer", "purge", "fx-rates"];
 
 export const FUNCTION_NAMES: readonly FunctionName[] = [
   ...ROUTES.map((route) => route.id),

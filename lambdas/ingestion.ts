@@ -1,8 +1,10 @@
 /**
  * What the three ingestion entries share: their dependencies on AWS, built once per execution
  * environment. The environment is parsed first, so a bad deployment fails on its first cold
- * start naming the variable; then the FX table and the country database shipped in the
- * function's asset are loaded (top-level await), so no request pays for them.
+ * start naming the variable; then the FX table (the one the daily rates job stores, else the
+ * one shipped in the function's asset) and the country database shipped there are loaded
+ * (top-level await), so no request pays for them. A warm function reads the stored table
+ * again every few hours, in the background.
  */
 
 import { cachedAppStore } from "../src/adapters/cache/cached-apps.ts";
@@ -12,23 +14,42 @@ import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
 import { createFirehoseStream } from "../src/adapters/firehose/record-stream.ts";
 import { createCountryResolver } from "../src/adapters/geoip/country-resolver.ts";
 import { createKmsKeyWrapper } from "../src/adapters/kms/kms-key-wrapper.ts";
+import { s3RatesTable } from "../src/adapters/s3-lake/rates-table.ts";
 import { ingestEnv, parseEnv } from "../src/config/aws-env.ts";
 import { createAppKeyrings } from "../src/domain/app-keyrings.ts";
-import { loadEcbRates } from "../src/fx/ecb-rates.ts";
+import { loadEcbRates, parseEcbRates } from "../src/fx/ecb-rates.ts";
+import { reloadingRates } from "../src/fx/reloading-rates.ts";
 import { createIngestHandlers } from "../src/http/handlers/ingest.ts";
 import { EVENTS_TABLE } from "../src/lake/tables.ts";
-import { dynamoDocument, firehose, kms } from "./clients.ts";
+import { dynamoDocument, firehose, kms, s3 } from "./clients.ts";
 
 const env = parseEnv(ingestEnv, process.env);
 
 /** How long a warm function keeps an app it read: switching an app off lands within this. */
 const APP_CACHE_MS = 5_000;
+/** The job stores a new table once a working day; a warm function reads it again this often. */
+const RATES_MAX_AGE_MS = 3 * 60 * 60 * 1000;
+
+const stored =
+  env.FX_RATES_BUCKET && env.FX_RATES_KEY
+    ? s3RatesTable(s3, env.FX_RATES_BUCKET, env.FX_RATES_KEY)
+    : undefined;
+const loadRates = async () => {
+  const text = await stored?.read();
+  return text ? parseEcbRates(text) : loadEcbRates(env.FX_RATES_FILE);
+};
 
 const [countries, fx] = await Promise.all([
   createCountryResolver(env.GEOIP_DB_FILE, {
     trustViewerCountry: env.TRUST_VIEWER_COUNTRY === "true",
   }),
-  loadEcbRates(env.FX_RATES_FILE),
+  reloadingRates(loadRates, {
+    maxAgeMs: RATES_MAX_AGE_MS,
+    onError: (error) =>
+      console.error(
+        JSON.stringify({ level: "error", message: "rates reload failed", error: String(error) }),
+      ),
+  }),
 ]);
 
 export const handlers = createIngestHandlers({

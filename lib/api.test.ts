@@ -5,6 +5,7 @@ import { authorizerEnv, exportEnv, ingestEnv } from "../src/config/aws-env.ts";
 import { ROUTES } from "../src/http/routes.ts";
 import { type AttributionStack, INGEST_DATA } from "./attribution-stack.ts";
 import { GATEWAY_ERRORS } from "./gateway-responses.ts";
+import { RATES_TABLE_KEY } from "./lake.ts";
 import {
   actionsOf,
   asArray,
@@ -127,6 +128,8 @@ describe("environment contract", () => {
       EVENTS_STREAM: stack.resolve(stack.ingest.streams.events.ref),
       SEALING_KEY_ARN: stack.resolve(stack.sealingKey.keyArn),
       FX_RATES_FILE: "/var/task/ecb-eurofxref-hist.csv",
+      FX_RATES_BUCKET: stack.resolve(stack.lake.bucket.bucketName),
+      FX_RATES_KEY: RATES_TABLE_KEY,
       GEOIP_DB_FILE: "/var/task/geo-whois-asn-country.mmdb",
       DELETIONS_TABLE: stack.resolve(stack.tables.deletions.tableName),
       TRUST_VIEWER_COUNTRY: "false",
@@ -321,8 +324,22 @@ describe("least privilege", () => {
 
   it.each(INGEST_ROUTES)("lets %s use DynamoDB, and touch no lake, catalog or query", (id) => {
     const services = servicesOf(allStatements(id));
-    for (const service of ["athena", "glue", "s3", "sts"])
-      expect(services.has(service)).toBe(false);
+    for (const service of ["athena", "glue", "sts"]) expect(services.has(service)).toBe(false);
+    // In S3, the rate table alone: read it, and list its key.
+    const bucket = stack.resolve(stack.lake.bucket.bucketArn);
+    expect(onService(allStatements(id), "s3")).toEqual([
+      {
+        Effect: "Allow",
+        Action: "s3:ListBucket",
+        Resource: bucket,
+        Condition: { StringEquals: { "s3:prefix": RATES_TABLE_KEY } },
+      },
+      {
+        Effect: "Allow",
+        Action: "s3:GetObject",
+        Resource: { "Fn::Join": ["", [bucket, `/${RATES_TABLE_KEY}`]] },
+      },
+    ]);
     const dynamo = onService(allStatements(id), "dynamodb");
     expect(dynamo.flatMap(actionsOf)).not.toContain("dynamodb:Scan");
     // The one query: an install's deletion requests, on their indexes only.
@@ -362,7 +379,12 @@ describe("least privilege", () => {
   });
 
   it("lets installs neither put records nor decrypt: it stores installs only", () => {
-    expect([...servicesOf(allStatements("installs"))].sort()).toEqual(["dynamodb", "logs", "xray"]);
+    expect([...servicesOf(allStatements("installs"))].sort()).toEqual([
+      "dynamodb",
+      "logs",
+      "s3",
+      "xray",
+    ]);
   });
 
   it("lets no other function use the stream's producer grant or the sealing key", () => {

@@ -1,7 +1,7 @@
 /**
  * The attribution service on AWS: the stores, the lake and its delivery streams, the query
- * workgroup, the key that wraps apps' sealing keys, the API and the scheduled purge of deleted
- * installs, whose functions are given exactly the environment (src/config/aws-env.ts) and the
+ * workgroup, the key that wraps apps' sealing keys, the API, the scheduled purge of deleted
+ * installs and the daily job that keeps the exchange rates current, whose functions are given exactly the environment (src/config/aws-env.ts) and the
  * grants they need. The outputs are what the CLI reads.
  */
 import { CfnOutput, Duration, type Size, Stack, type StackProps } from "aws-cdk-lib";
@@ -20,8 +20,9 @@ import type { RouteId } from "../src/http/routes.ts";
 import { AttributionApi, type FunctionBinding } from "./api.ts";
 import { QueryWorkgroup } from "./athena.ts";
 import { envFor } from "./env.ts";
+import { FxRatesJob } from "./fx-rates-job.ts";
 import { IngestStreams } from "./ingest-stream.ts";
-import { Lake } from "./lake.ts";
+import { Lake, RATES_TABLE_KEY } from "./lake.ts";
 import { PurgeJob } from "./purge-job.ts";
 import { SealingKey } from "./sealing-key.ts";
 import { bundledPath, type EntryResolver, projectFile } from "./service-function.ts";
@@ -62,6 +63,7 @@ export class AttributionStack extends Stack {
   readonly sealingKey: SealingKey;
   readonly api: AttributionApi;
   readonly purge: PurgeJob;
+  readonly fxRates: FxRatesJob;
 
   constructor(scope: Construct, id: string, props: AttributionStackProps = {}) {
     super(scope, id, props);
@@ -91,6 +93,8 @@ export class AttributionStack extends Stack {
         EVENTS_STREAM: ingest.streams.events.ref,
         SEALING_KEY_ARN: sealingKey.keyArn,
         FX_RATES_FILE: bundledPath(INGEST_DATA.fxRates),
+        FX_RATES_BUCKET: lake.bucket.bucketName,
+        FX_RATES_KEY: RATES_TABLE_KEY,
         GEOIP_DB_FILE: bundledPath(INGEST_DATA.geoip),
         DELETIONS_TABLE: tables.deletions.tableName,
         TRUST_VIEWER_COUNTRY: props.trustViewerCountry ? "true" : "false",
@@ -99,6 +103,7 @@ export class AttributionStack extends Stack {
       grant: (role) => {
         tables.grantIngestion(role);
         tables.grantDeletionLookup(role);
+        lake.grantReadRates(role);
         grant(role);
       },
     });
@@ -158,6 +163,13 @@ export class AttributionStack extends Stack {
       lake,
       streamBufferInterval: ingest.bufferInterval,
       schedule: props.purgeSchedule,
+      entryFor: props.entryFor,
+    });
+
+    // The rate table that ingestion reads, kept current from the ECB's feed.
+    this.fxRates = new FxRatesJob(this, "FxRates", {
+      lake,
+      shippedRates: INGEST_DATA.fxRates,
       entryFor: props.entryFor,
     });
 

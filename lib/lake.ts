@@ -95,6 +95,9 @@ const STORAGE_FORMATS = {
 /** Where Firehose puts records it could not convert or deliver, per table. */
 export const errorPrefix = (table: LakeTableName): string => `firehose-errors/${table}/`;
 
+/** The ECB rate table the daily rates job keeps, beside the lake tables (no table reads it). */
+export const RATES_TABLE_KEY = "reference/ecb-eurofxref-hist.csv";
+
 export interface LakeProps {
   /** Athena results live only as long as an export snapshot may be paged (at most a day). */
   readonly resultsExpiration?: Duration;
@@ -212,6 +215,37 @@ export class Lake extends Construct {
         "Athena reads every Parquet object of a table's partitions; the grant is read-only and scoped to the table's prefix.",
       );
     }
+  }
+
+  /**
+   * Read the rate table, and list its key alone, so S3 answers 404 rather than 403 while the
+   * job has stored none.
+   */
+  grantReadRates(role: IRole): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["s3:ListBucket"],
+        resources: [this.bucket.bucketArn],
+        conditions: { StringEquals: { "s3:prefix": RATES_TABLE_KEY } },
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["s3:GetObject"],
+        resources: [this.bucket.arnForObjects(RATES_TABLE_KEY)],
+      }),
+    );
+  }
+
+  /** Read and replace the rate table: the daily rates job. */
+  grantWriteRates(role: IRole): void {
+    this.grantReadRates(role);
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["s3:PutObject"],
+        resources: [this.bucket.arnForObjects(RATES_TABLE_KEY)],
+      }),
+    );
   }
 
   /** Read and write query results and snapshots, as Athena does with the caller's rights. */

@@ -39,8 +39,14 @@ export const ingestEnv = z.object({
   EVENTS_STREAM: name,
   /** The KMS key that wraps apps' sealing private keys; Decrypt is pinned to it. */
   SEALING_KEY_ARN: name,
-  /** The ECB reference-rate CSV (eurofxref-hist). */
+  /** The ECB reference-rate CSV (eurofxref-hist) shipped in the asset: the table until one is stored. */
   FX_RATES_FILE: absolutePath,
+  /**
+   * Where the daily rates job stores the table (`fx-rates`), read at start-up and every few
+   * hours after. Unset: the shipped table only.
+   */
+  FX_RATES_BUCKET: name.optional(),
+  FX_RATES_KEY: name.optional(),
   /** The MaxMind-format IP-to-country database. */
   GEOIP_DB_FILE: absolutePath,
   DELETIONS_TABLE: name,
@@ -69,6 +75,16 @@ export const purgeEnv = z.object({
    * install sent before the request (its buffering interval, up to 900 s, plus delivery).
    */
   MIN_REQUEST_AGE_SECONDS: z.coerce.number().int().min(60).max(3_600).default(360),
+});
+
+/**
+ * The daily rates job (`fx-rates`, not an API route): merges the ECB's 90-day feed into the
+ * stored rate table, starting from the shipped one.
+ */
+export const fxRatesEnv = z.object({
+  FX_RATES_BUCKET: name,
+  FX_RATES_KEY: name,
+  FX_RATES_FILE: absolutePath,
 });
 
 /** The public OpenAPI document (`openapi`): built from the code, it reads nothing. */

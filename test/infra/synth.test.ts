@@ -110,8 +110,8 @@ describe("cdk synth", () => {
 
   it("bundles each function as one ESM file exporting handler, the AWS SDK left to the runtime", () => {
     const bundles = lambdaBundles();
-    // One function per route, the authorizer and the scheduled purge.
-    expect(bundles).toHaveLength(ROUTES.length + 2);
+    // One function per route, the authorizer, the scheduled purge and the daily rates job.
+    expect(bundles).toHaveLength(ROUTES.length + 3);
     for (const { id, code } of bundles) {
       expect(code, id).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
       // Every function but the public contract talks to AWS through the runtime's SDK.
@@ -135,7 +135,7 @@ describe("cdk synth", () => {
   });
 
   it("ships the data files inside each ingestion function's asset, where its env says", () => {
-    const ingestion = lambdaBundles().filter((b) => "FX_RATES_FILE" in b.environment);
+    const ingestion = lambdaBundles().filter((b) => "GEOIP_DB_FILE" in b.environment);
     expect(ingestion).toHaveLength(3);
     for (const { id, dir, environment } of ingestion) {
       expect(Object.keys(environment).sort(), id).toEqual(Object.keys(ingestEnv.shape).sort());
@@ -150,6 +150,18 @@ describe("cdk synth", () => {
         expect(readFileSync(copy).equals(readFileSync(join(PROJECT_ROOT, source))), id).toBe(true);
       }
     }
+  });
+
+  it("ships the rate history with the daily rates job, its table's start", () => {
+    const [job, ...others] = lambdaBundles().filter(
+      (b) => "FX_RATES_FILE" in b.environment && !("GEOIP_DB_FILE" in b.environment),
+    );
+    expect(others).toEqual([]);
+    expect(job?.environment.FX_RATES_FILE).toBe(`/var/task/${basename(INGEST_DATA.fxRates)}`);
+    expect(readdirSync(job?.dir ?? "").sort()).toEqual([
+      basename(INGEST_DATA.fxRates),
+      "index.mjs",
+    ]);
   });
 
   it("ships no data file with a function that does not read it", () => {

@@ -1,0 +1,32 @@
+import { GetObjectCommand, S3ServiceException } from "@aws-sdk/client-s3";
+import { describe, expect, it } from "vitest";
+import { s3RatesTable } from "./rates-table.ts";
+import { createVersionedS3 } from "./versioned-s3.test-support.ts";
+
+const BUCKET = "lake";
+const KEY = "reference/ecb-eurofxref-hist.csv";
+
+describe("the rate table in S3", () => {
+  it("is none until written, then the text written last", async () => {
+    const s3 = createVersionedS3({ versioned: [BUCKET] });
+    const table = s3RatesTable(s3.client, BUCKET, KEY);
+    expect(await table.read()).toBeUndefined();
+    await table.write("Date,USD\n2026-11-20,1.05\n");
+    await table.write("Date,USD\n2026-11-21,1.06\n");
+    expect(await table.read()).toBe("Date,USD\n2026-11-21,1.06\n");
+    expect(s3.bytes(BUCKET, KEY)?.toString()).toBe("Date,USD\n2026-11-21,1.06\n");
+  });
+
+  it("passes on any other failure than a missing object", async () => {
+    const s3 = createVersionedS3({ versioned: [BUCKET] });
+    s3.mock.on(GetObjectCommand).rejects(
+      new S3ServiceException({
+        name: "AccessDenied",
+        $fault: "client",
+        $metadata: { httpStatusCode: 403 },
+        message: "Access Denied",
+      }),
+    );
+    await expect(s3RatesTable(s3.client, BUCKET, KEY).read()).rejects.toThrow(/Access Denied/);
+  });
+});

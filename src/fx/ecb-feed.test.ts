@@ -1,0 +1,72 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { mergeEcbRates, parseEcbFeed } from "./ecb-feed.ts";
+import { parseEcbRates, SHIPPED_ECB_RATES } from "./ecb-rates.ts";
+
+/** The ECB's 90-day feed as it publishes it, cut to two days and three currencies. */
+const FEED = `<?xml version="1.0" encoding="UTF-8"?>
+<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
+\t<gesmes:subject>Reference rates</gesmes:subject>
+\t<gesmes:Sender>
+\t\t<gesmes:name>European Central Bank</gesmes:name>
+\t</gesmes:Sender>
+\t<Cube>
+\t\t<Cube time="2026-11-20">
+\t\t\t<Cube currency="USD" rate="1.0512"/>
+\t\t\t<Cube currency="JPY" rate="162.48"/>
+\t\t\t<Cube currency="XYZ" rate="2.5"/>
+\t\t</Cube>
+\t\t<Cube time="2026-11-19">
+\t\t\t<Cube currency="USD" rate="1.0498"/>
+\t\t</Cube>
+\t</Cube>
+</gesmes:Envelope>`;
+
+describe("the ECB's 90-day feed", () => {
+  it("reads each day's rates", () => {
+    const days = parseEcbFeed(FEED);
+    expect([...days.keys()]).toEqual(["2026-11-20", "2026-11-19"]);
+    expect(Object.fromEntries(days.get("2026-11-20") ?? [])).toEqual({
+      USD: 1.0512,
+      JPY: 162.48,
+      XYZ: 2.5,
+    });
+  });
+
+  it("refuses anything else, saying so", () => {
+    expect(() => parseEcbFeed("<html><body>Service unavailable</body></html>")).toThrow(
+      /ECB feed: not the reference-rate feed/,
+    );
+    expect(() => parseEcbFeed(FEED.replace('rate="1.0498"', 'rate="-1"'))).toThrow(/ECB feed/);
+    expect(() => parseEcbFeed(FEED.replace("2026-11-19", "19.11.2026"))).toThrow(/ECB feed/);
+  });
+
+  it("merges into the history table: new days added, a day it has replaced, a new currency added", async () => {
+    const history = [
+      "Date,USD,JPY,GBP,",
+      "2026-11-19,1.04,160.00,0.85,",
+      "2026-11-18,1.0401,161.01,0.86,",
+    ].join("\n");
+    const merged = parseEcbRates(mergeEcbRates(history, parseEcbFeed(FEED)));
+    expect(merged.lastDate).toBe("2026-11-20");
+    expect(merged.firstDate).toBe("2026-11-18");
+    expect(merged.currencies).toEqual(["EUR", "GBP", "JPY", "USD", "XYZ"]);
+    // The feed's value of a day the table had stands; the table's other days stay.
+    expect(merged.toUsd(1, "EUR", "2026-11-19")).toBe(1.0498);
+    expect(merged.toUsd(1, "EUR", "2026-11-18")).toBe(1.0401);
+    expect(merged.toUsd(162.48, "JPY", "2026-11-20")).toBe(1.0512);
+    // A currency the feed lacks keeps the table's rates of the days the feed does not replace.
+    expect(merged.toUsd(0.86, "GBP", "2026-11-18")).toBe(1.0401);
+    expect(merged.toUsd(2.5, "XYZ", "2026-11-20")).toBe(1.0512);
+  });
+
+  it("keeps the shipped history whole when it merges the feed into it", async () => {
+    const shipped = await readFile(SHIPPED_ECB_RATES, "utf8");
+    const before = parseEcbRates(shipped);
+    const after = parseEcbRates(mergeEcbRates(shipped, parseEcbFeed(FEED)));
+    expect(after.firstDate).toBe(before.firstDate);
+    expect(after.lastDate).toBe("2026-11-20");
+    expect(after.toUsd(100, "JPY", "2020-03-02")).toBe(before.toUsd(100, "JPY", "2020-03-02"));
+    expect(after.toUsd(1, "EUR", "2026-11-19")).toBe(1.0498);
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * Rates that load themselves again, for the ingestion functions on AWS, which stay warm for
+ * hours while the daily rates job stores a new table (refresh-rates.ts).
+ */
+import type { FxRates } from "./ecb-rates.ts";
+
+export interface ReloadingRatesOptions {
+  /** How old the loaded table may get before a conversion starts loading it again. */
+  readonly maxAgeMs: number;
+  readonly now?: () => number;
+  /** Told of a failed reload; the table loaded before goes on serving. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * Rates that load themselves again: each answer comes from the table loaded last, and once
+ * that is `maxAgeMs` old a conversion starts a reload in the background, without waiting.
+ */
+export const reloadingRates = async (
+  load: () => Promise<FxRates>,
+  options: ReloadingRatesOptions,
+): Promise<FxRates> => {
+  const now = options.now ?? Date.now;
+  let current = await load();
+  let loadedAt = now();
+  let reloading = false;
+  const reloadIfOld = () => {
+    if (reloading || now() - loadedAt < options.maxAgeMs) return;
+    reloading = true;
+    load()
+      .then(
+        (rates) => {
+          current = rates;
+        },
+        (error: unknown) => options.onError?.(error),
+      )
+      .finally(() => {
+        // A failed reload is tried again only after another `maxAgeMs`, not on every event.
+        loadedAt = now();
+        reloading = false;
+      });
+  };
+  return {
+    get firstDate() {
+      return current.firstDate;
+    },
+    get lastDate() {
+      return current.lastDate;
+    },
+    get currencies() {
+      return current.currencies;
+    },
+    toUsd(amount, currency, date, toUsdOptions) {
+      reloadIfOld();
+      return current.toUsd(amount, currency, date, toUsdOptions);
+    },
+  };
+};
