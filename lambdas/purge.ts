@@ -2,6 +2,7 @@
  * The scheduled purge of deleted installs on AWS (an EventBridge schedule, not an API route):
  * completes every deletion request old enough (see src/adapters/s3-lake/purge-job.ts).
  */
+import middy from "@middy/core";
 import { createS3PurgeJob } from "../src/adapters/s3-lake/purge-job.ts";
 import { parseEnv, purgeEnv } from "../src/config/aws-env.ts";
 import { dynamoDocument, s3 } from "./clients.ts";
@@ -11,8 +12,8 @@ const env = parseEnv(purgeEnv, process.env);
 
 const run = createS3PurgeJob({ doc: dynamoDocument, s3, env });
 
-export const handler = async (): Promise<{ completed: number }> => {
+export const handler = middy().handler(async (): Promise<{ completed: number }> => {
   const completed = await run();
   console.log(JSON.stringify({ level: "info", job: "purge deletions", completed }));
   return { completed };
-};
+});

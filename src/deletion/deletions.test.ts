@@ -84,7 +84,10 @@ describe("deletion requests", () => {
         },
       },
     });
-    await expect(run).rejects.toThrow(/1 of 2 deletions failed/);
+    // The message names the request and its cause: a log line of the error shows it alone.
+    await expect(run).rejects.toThrow(
+      `1 of 2 deletions failed (${failing.request_id}: unreadable file)`,
+    );
     expect(purged).toEqual(["fine"]);
     // The tombstones keep the open requests only; a completed one is found by app.
     expect((await deletions.tombstones("com.a")).serviceIds).toEqual(["broken"]);

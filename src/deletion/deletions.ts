@@ -93,7 +93,7 @@ export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
       : listed.filter((r) => now().getTime() - Date.parse(r.requestedAt) >= minAgeMs);
   if (open.length > 0) await deps.flush();
   let completed = 0;
-  const failures: unknown[] = [];
+  const failures: { requestId: string; error: unknown }[] = [];
   for (const request of open) {
     // One request that keeps failing must not hold back the others: it stays open, the rest
     // go on, and the run reports the failures at its end.
@@ -108,11 +108,19 @@ export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
       await deps.deletions.setStatus(request.requestId, "completed", now().toISOString());
       completed += 1;
     } catch (error) {
-      failures.push(error);
+      failures.push({ requestId: request.requestId, error });
     }
   }
   if (failures.length > 0) {
-    throw new AggregateError(failures, `${failures.length} of ${open.length} deletions failed`);
+    // Each cause in the message too: a log line of the error shows the message alone.
+    const causes = failures.map(
+      ({ requestId, error }) =>
+        `${requestId}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    throw new AggregateError(
+      failures.map((failure) => failure.error),
+      `${failures.length} of ${open.length} deletions failed (${causes.join("; ")})`,
+    );
   }
   return completed;
 };
