@@ -1,9 +1,9 @@
 /**
  * Malformed and hostile bodies thrown at every ingestion route over HTTP (fast-check): never
- * a 5xx, always the spec's error body with a clear detail, and nothing written when the
- * request is refused.
+ * a 5xx, always the spec's error body with a clear detail, nothing written when the request is
+ * refused, and on a 202 exactly the events the answer accepts. Hostile path parameters too.
  */
-import { readdir, stat } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,11 +59,17 @@ const bodies = fc.oneof(
   ),
 );
 
-const walBytes = async (dataDir: string): Promise<number> => {
+/** The events in the write-ahead files: a line holds one put's `rows`. */
+const walEvents = async (dataDir: string): Promise<number> => {
   const dir = join(dataPaths(dataDir).wal, "events");
   const names = await readdir(dir).catch(() => []);
-  const sizes = await Promise.all(names.map(async (n) => (await stat(join(dir, n))).size));
-  return sizes.reduce((a, b) => a + b, 0);
+  let events = 0;
+  for (const name of names) {
+    for (const line of (await readFile(join(dir, name), "utf8")).split("\n")) {
+      if (line !== "") events += (JSON.parse(line) as { rows: unknown[] }).rows.length;
+    }
+  }
+  return events;
 };
 
 const APP = "com.example.hostile";
@@ -108,7 +114,7 @@ describe("hostile bodies", () => {
     async (route) => {
       await fc.assert(
         fc.asyncProperty(bodies, async (body) => {
-          const before = await walBytes(rt.config.dataDir);
+          const before = await walEvents(rt.config.dataDir);
           // The install a body names, as stored before it: a 4xx must leave it so.
           const named = installNamed(body);
           const installBefore = named && (await rt.stores.installs.get(APP, named));
@@ -119,17 +125,48 @@ describe("hostile bodies", () => {
           );
           const answer = (await response.json()) as Record<string, unknown>;
           expect(response.status).toBeLessThan(500);
-          if (response.status === 202) return;
+          if (response.status === 202) {
+            // Every accepted event written, and nothing else: an install writes no event.
+            const accepted = typeof answer.accepted === "number" ? answer.accepted : 0;
+            expect(await walEvents(rt.config.dataDir)).toBe(before + accepted);
+            return;
+          }
           expect([400, 413, 422]).toContain(response.status);
           expect(Object.keys(answer).sort()).toEqual(["detail", "error"]);
           expect(String(answer.detail).length).toBeGreaterThan(5);
-          expect(await walBytes(rt.config.dataDir)).toBe(before);
+          expect(await walEvents(rt.config.dataDir)).toBe(before);
           if (named) expect(await rt.stores.installs.get(APP, named)).toEqual(installBefore);
         }),
         { numRuns: 120 },
       );
     },
   );
+
+  it("answers hostile path parameters with 202, 404 or a clear 4xx, never a 5xx", async () => {
+    const segment = fc.oneof(
+      fc.string({ minLength: 1 }),
+      fc.constantFrom("..", "%2e%2e", "%00", "a".repeat(5_000), "app#com.example.hostile"),
+    );
+    await fc.assert(
+      fc.asyncProperty(segment, fc.boolean(), async (text, deleting) => {
+        const path = deleting
+          ? `/v1/installs/${encodeURIComponent(text)}`
+          : `/v1/deletions/${encodeURIComponent(text)}`;
+        const response = await rt.fetch(
+          path,
+          { method: deleting ? "DELETE" : "GET" },
+          deleting ? keys.sdkKey : keys.serverKey,
+        );
+        expect(response.status).toBeLessThan(500);
+        const answer = (await response.json()) as Record<string, unknown>;
+        if (response.status >= 400) {
+          expect(Object.keys(answer).sort()).toEqual(["detail", "error"]);
+          expect(String(answer.detail).length).toBeGreaterThan(5);
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
 
   it("does not let a body pollute object prototypes", async () => {
     await rt.post("/v1/events", '{"__proto__": {"polluted": true}, "events": []}', keys.sdkKey);

@@ -59,6 +59,22 @@ describe("ingestion", () => {
     return ((await response.json()) as { data: ExportRecord[] }).data;
   };
 
+  /** An event's parameters as the lake keeps them (JSON text), after a flush. */
+  const storedParameters = async (eventId: string): Promise<string> => {
+    await rt.flush();
+    const duckdb = await DuckDBInstance.create(":memory:");
+    const connection = await duckdb.connect();
+    try {
+      const reader = await connection.runAndReadAll(
+        `SELECT parameters FROM read_parquet('${rt.config.dataDir}/lake/events/**/*.parquet') WHERE event_id = '${eventId}'`,
+      );
+      return String(reader.getRowObjectsJS()[0]?.parameters);
+    } finally {
+      connection.closeSync();
+      duckdb.closeSync();
+    }
+  };
+
   beforeAll(async () => {
     rt = await startTestRuntime({ ratesCsv: ratesCsv() });
     keys = await rt.createApp(APP, "ios");
@@ -287,15 +303,7 @@ describe("ingestion", () => {
         },
       ]);
       expect(answer.accepted).toBe(1);
-      await rt.flush();
-      const duckdb = await DuckDBInstance.create(":memory:");
-      const connection = await duckdb.connect();
-      const reader = await connection.runAndReadAll(
-        `SELECT parameters FROM read_parquet('${rt.config.dataDir}/lake/events/**/*.parquet') WHERE event_id = 'pii-1'`,
-      );
-      connection.closeSync();
-      duckdb.closeSync();
-      const stored = String(reader.getRowObjectsJS()[0]?.parameters);
+      const stored = await storedParameters("pii-1");
       expect(stored).not.toMatch(/jane|example|555/i);
       expect(JSON.parse(stored)).toMatchObject({
         email: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
@@ -342,6 +350,90 @@ describe("ingestion", () => {
       const row = (await exported()).find((r) => r.event_id === "sealed-1");
       expect(row).toMatchObject({ revenue: 1500, currency: "JPY" });
       expect(row?.revenue_usd).toBeCloseTo(usd(1500, "JPY"), 5);
+      // Opened for revenue only: the rest stays sealed at rest, as the device sent it.
+      const stored = JSON.parse(await storedParameters("sealed-1"));
+      expect(stored.note).toMatch(/^sv1\./);
+      expect(JSON.stringify(stored)).not.toContain("secret");
+    });
+
+    it("keeps parameters as JSON values: a null drops its key, a null in a list stays", async () => {
+      const answer = await sendEvents([
+        {
+          event_id: "nulls-1",
+          service_id: serviceId,
+          event_type: "LEVEL_COMPLETE",
+          event_time: minutesAgo(2),
+          parameters: { gone: null, list: [1, null, "x"], nested: { gone: null, kept: true } },
+        },
+      ]);
+      expect(answer.accepted).toBe(1);
+      expect(JSON.parse(await storedParameters("nulls-1"))).toEqual({
+        list: [1, null, "x"],
+        nested: { kept: true },
+      });
+    });
+
+    it("refuses parameters past their limits, naming the limit", async () => {
+      const event = (eventId: string, parameters: unknown) => ({
+        event_id: eventId,
+        service_id: serviceId,
+        event_type: "LEVEL_COMPLETE",
+        event_time: minutesAgo(2),
+        parameters,
+      });
+      const answer = await sendEvents([
+        event(
+          "too-many-keys",
+          Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])),
+        ),
+        event("too-long-string", { text: "x".repeat(1_001) }),
+        event(
+          "too-big",
+          Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, "x".repeat(1_000)])),
+        ),
+        event("within", { text: "x".repeat(1_000) }),
+      ]);
+      expect(answer.accepted).toBe(1);
+      expect(answer.rejected.map((r) => [r.event_id, r.retryable])).toEqual([
+        ["too-many-keys", false],
+        ["too-long-string", false],
+        ["too-big", false],
+      ]);
+      const [keys, string, bytes] = answer.rejected.map((r) => r.detail);
+      expect(keys).toMatch(/holds 101 keys; a map may hold at most 100/);
+      expect(string).toMatch(/is 1001 characters; a string may have at most 1000/);
+      expect(bytes).toMatch(/bytes as JSON; at most 10240 \(10 KiB\)/);
+    });
+
+    it("keeps revenue in a currency without a known rate, with no USD value", async () => {
+      const answer = await sendEvents([
+        {
+          event_id: "no-rate-1",
+          service_id: serviceId,
+          event_type: "PURCHASE",
+          event_time: minutesAgo(2),
+          parameters: { revenue: 5000, currency: "XAF" },
+        },
+      ]);
+      expect(answer).toMatchObject({ accepted: 1, warnings: [] });
+      const row = (await exported()).find((r) => r.event_id === "no-rate-1");
+      expect(row).toMatchObject({ revenue: 5000, currency: "XAF", revenue_usd: null });
+    });
+
+    it("exports a custom name in any script in snake case, its letters kept", async () => {
+      const answer = await sendEvents(
+        ["Café Visit", "購入 完了"].map((name, i) => ({
+          event_id: `script-${i}`,
+          service_id: serviceId,
+          event_type: "CUSTOM",
+          event_name: name,
+          event_time: minutesAgo(2),
+        })),
+      );
+      expect(answer.accepted).toBe(2);
+      const rows = await exported();
+      expect(rows.find((r) => r.event_id === "script-0")?.event_name).toBe("service_café_visit");
+      expect(rows.find((r) => r.event_id === "script-1")?.event_name).toBe("service_購入_完了");
     });
   });
 
