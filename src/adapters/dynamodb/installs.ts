@@ -2,7 +2,6 @@
  * Installs and the customer-user mapping on DynamoDB. Both are keyed by app first, so a
  * service id or customer user id of one app is unknown to every other.
  */
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -52,37 +51,38 @@ const installItem = z.object({
 
 const toInstall = (item: Record<string, unknown>): Install => installItem.parse(item);
 
-export const createInstallStore = (doc: DynamoDBDocumentClient, table: string): InstallStore => ({
-  async putIfAbsent(install) {
-    try {
-      await doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: { ...install, installKey: installKey(install.appId, install.serviceId) },
-          ConditionExpression: "attribute_not_exists(installKey)",
-        }),
-      );
-      return { install, created: true };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      // A repeat (an SDK retry, or two first opens racing): the first one stands.
-      const stored = await this.get(install.appId, install.serviceId);
-      if (!stored) throw error;
-      return { install: stored, created: false };
-    }
-  },
-  async get(appId, serviceId) {
+export const createInstallStore = (doc: DynamoDBDocumentClient, table: string): InstallStore => {
+  const get = async (appId: string, serviceId: string) => {
     const { Item } = await doc.send(
       new GetCommand({ TableName: table, Key: { installKey: installKey(appId, serviceId) } }),
     );
     return Item ? toInstall(Item) : undefined;
-  },
-  async delete(appId, serviceId) {
-    await doc.send(
-      new DeleteCommand({ TableName: table, Key: { installKey: installKey(appId, serviceId) } }),
-    );
-  },
-});
+  };
+  return {
+    async putIfAbsent(install) {
+      const created = await conditionHolds(() =>
+        doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: { ...install, installKey: installKey(install.appId, install.serviceId) },
+            ConditionExpression: "attribute_not_exists(installKey)",
+          }),
+        ),
+      );
+      if (created) return { install, created: true };
+      // A repeat (an SDK retry, or two first opens racing): the first one stands.
+      const stored = await get(install.appId, install.serviceId);
+      if (!stored) throw new Error(`install ${install.serviceId} went while it was being stored`);
+      return { install: stored, created: false };
+    },
+    get,
+    async delete(appId, serviceId) {
+      await doc.send(
+        new DeleteCommand({ TableName: table, Key: { installKey: installKey(appId, serviceId) } }),
+      );
+    },
+  };
+};
 
 export const createCustomerUserMap = (
   doc: DynamoDBDocumentClient,

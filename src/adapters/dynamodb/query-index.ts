@@ -13,12 +13,23 @@ export interface IndexQuery {
   readonly sort?: { readonly key: string; readonly value: string };
 }
 
+/** Every item of every page, parsed. */
+const collect = async <T>(
+  pages: AsyncIterable<{ Items?: Record<string, unknown>[] }>,
+  parse: (item: Record<string, unknown>) => T,
+): Promise<T[]> => {
+  const found: T[] = [];
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) found.push(parse(item));
+  }
+  return found;
+};
+
 export const queryIndex = async <T>(
   doc: DynamoDBDocumentClient,
   query: IndexQuery,
   parse: (item: Record<string, unknown>) => T,
 ): Promise<T[]> => {
-  const found: T[] = [];
   const { sort } = query;
   const pages = paginateQuery(
     { client: doc },
@@ -33,10 +44,7 @@ export const queryIndex = async <T>(
       },
     },
   );
-  for await (const page of pages) {
-    for (const item of page.Items ?? []) found.push(parse(item));
-  }
-  return found;
+  return collect(pages, parse);
 };
 
 /**
@@ -48,7 +56,6 @@ export const scanWhere = async <T>(
   query: Pick<IndexQuery, "table" | "key" | "value">,
   parse: (item: Record<string, unknown>) => T,
 ): Promise<T[]> => {
-  const found: T[] = [];
   const pages = paginateScan(
     { client: doc },
     {
@@ -58,8 +65,5 @@ export const scanWhere = async <T>(
       ExpressionAttributeValues: { ":value": query.value },
     },
   );
-  for await (const page of pages) {
-    for (const item of page.Items ?? []) found.push(parse(item));
-  }
-  return found;
+  return collect(pages, parse);
 };
