@@ -2,7 +2,8 @@
  * An app's deletion requests and tombstones held in memory, for the embedded runtime: its one
  * process is the only writer (the API creates requests, the purge moves them on), and every
  * export page reads the app's tombstones. One install's requests are answered from the by-app
- * list, so a data directory made before the by-install index existed never needs it.
+ * list, so a data directory made before the by-install index existed never needs it; ingestion
+ * asks that of every batch, so each list is grouped by install once.
  */
 import type { DeletionRequest, DeletionStore, Tombstones } from "../../ports/deletions.ts";
 
@@ -23,6 +24,21 @@ export const cachedDeletionStore = (store: DeletionStore): DeletionStore => {
       return value;
     };
   const listByApp = remembered(byApp, (appId) => store.listByApp(appId));
+  // Keyed by the remembered list itself: a new list (after a write) is grouped anew.
+  const grouped = new WeakMap<readonly DeletionRequest[], Map<string, DeletionRequest[]>>();
+  const byInstallOf = (requests: readonly DeletionRequest[]) => {
+    let groups = grouped.get(requests);
+    if (!groups) {
+      groups = new Map();
+      for (const request of requests) {
+        const group = groups.get(request.serviceId);
+        if (group) group.push(request);
+        else groups.set(request.serviceId, [request]);
+      }
+      grouped.set(requests, groups);
+    }
+    return groups;
+  };
   /** Runs a write, then forgets what it may have changed. */
   const writing = async (appId: string | undefined, write: () => Promise<void>) => {
     try {
@@ -42,8 +58,9 @@ export const cachedDeletionStore = (store: DeletionStore): DeletionStore => {
     ...store,
     listByApp: async (appId) => [...(await listByApp(appId))],
     tombstones: remembered(tombstonesByApp, (appId) => store.tombstones(appId)),
-    listByInstall: async (appId, serviceId) =>
-      (await listByApp(appId)).filter((request) => request.serviceId === serviceId),
+    listByInstall: async (appId, serviceId) => [
+      ...(byInstallOf(await listByApp(appId)).get(serviceId) ?? []),
+    ],
     create: (request) => writing(request.appId, () => store.create(request)),
     markTombstone: (request) => writing(request.appId, () => store.markTombstone(request)),
     clearTombstone: (request) => writing(request.appId, () => store.clearTombstone(request)),
