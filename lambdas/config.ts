@@ -3,10 +3,11 @@ import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
 import { configEnv, parseEnv } from "../src/config/aws-env.ts";
 import { createConfigHandler } from "../src/http/handlers/config.ts";
 import { dynamoDocument } from "./clients.ts";
+import { logged } from "./logged.ts";
 
 // At start-up, so a bad deployment fails on its first cold start, naming the variable.
 const env = parseEnv(configEnv, process.env);
 
-export const handler = createConfigHandler({
-  apps: createAppStore(dynamoDocument, env.APPS_TABLE),
-});
+export const handler = logged(
+  createConfigHandler({ apps: createAppStore(dynamoDocument, env.APPS_TABLE) }),
+);

@@ -3,10 +3,12 @@ import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
 import { deletionsEnv, parseEnv } from "../src/config/aws-env.ts";
 import { createDeletionHandlers } from "../src/http/handlers/deletions.ts";
 import { dynamoDocument } from "./clients.ts";
+import { logged } from "./logged.ts";
 
 // At start-up, so a bad deployment fails on its first cold start, naming the variable.
 const env = parseEnv(deletionsEnv, process.env);
 
-export const handler = createDeletionHandlers({
-  deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE),
-}).deletionStatus;
+export const handler = logged(
+  createDeletionHandlers({ deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE) })
+    .deletionStatus,
+);

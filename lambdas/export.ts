@@ -4,7 +4,9 @@ import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
 import { createSnapshotCatalog } from "../src/adapters/dynamodb/stores.ts";
 import { exportEnv, parseEnv } from "../src/config/aws-env.ts";
 import { createExportHandler } from "../src/http/handlers/export.ts";
+import { logger } from "../src/logging/logger.ts";
 import { athena, dynamoDocument, s3 } from "./clients.ts";
+import { logged } from "./logged.ts";
 
 // At start-up, so a bad deployment fails on its first cold start, naming the variable.
 const env = parseEnv(exportEnv, process.env);
@@ -18,15 +20,17 @@ const engine = createAthenaQueryEngine({
   database: env.GLUE_DATABASE,
   resultsBucket: env.RESULTS_BUCKET,
   // Pages are still served without checkpoints, only slower: worth a log line, not a failure.
-  onCheckpointError: (error) => console.warn("Export page checkpoints unavailable", error),
+  onCheckpointError: (error) => logger.warn("export page checkpoints unavailable", { error }),
 });
 
-export const handler = createExportHandler(
-  {
-    engine,
-    catalog: snapshots,
-    deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE),
-    snapshotTtlSeconds: env.SNAPSHOT_TTL_SECONDS,
-  },
-  { streamifyResponse: true },
+export const handler = logged(
+  createExportHandler(
+    {
+      engine,
+      catalog: snapshots,
+      deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE),
+      snapshotTtlSeconds: env.SNAPSHOT_TTL_SECONDS,
+    },
+    { streamifyResponse: true },
+  ),
 );

@@ -8,7 +8,9 @@ import { fetchEcbFeed } from "../src/adapters/ecb/feed.ts";
 import { s3RatesTable } from "../src/adapters/s3-lake/rates-table.ts";
 import { fxRatesEnv, parseEnv } from "../src/config/aws-env.ts";
 import { refreshRates } from "../src/fx/refresh-rates.ts";
+import { logger } from "../src/logging/logger.ts";
 import { s3 } from "./clients.ts";
+import { logged } from "./logged.ts";
 
 // At start-up, so a bad deployment fails on its first cold start, naming the variable.
 const env = parseEnv(fxRatesEnv, process.env);
@@ -19,8 +21,10 @@ const deps = {
   shipped: () => readFile(env.FX_RATES_FILE, "utf8"),
 };
 
-export const handler = middy().handler(async () => {
-  const covered = await refreshRates(deps);
-  console.log(JSON.stringify({ level: "info", job: "fx rates", ...covered }));
-  return covered;
-});
+export const handler = logged(
+  middy().handler(async () => {
+    const covered = await refreshRates(deps);
+    logger.info("fx rates refreshed", covered);
+    return covered;
+  }),
+);

@@ -21,6 +21,7 @@ import { loadEcbRates, parseEcbRates } from "../src/fx/ecb-rates.ts";
 import { reloadingRates } from "../src/fx/reloading-rates.ts";
 import { createIngestHandlers } from "../src/http/handlers/ingest.ts";
 import { EVENTS_TABLE } from "../src/lake/tables.ts";
+import { logger } from "../src/logging/logger.ts";
 import { dynamoDocument, firehose, kms, s3 } from "./clients.ts";
 
 const env = parseEnv(ingestEnv, process.env);
@@ -45,10 +46,7 @@ const [countries, fx] = await Promise.all([
   }),
   reloadingRates(loadRates, {
     maxAgeMs: RATES_MAX_AGE_MS,
-    onError: (error) =>
-      console.error(
-        JSON.stringify({ level: "error", message: "rates reload failed", error: String(error) }),
-      ),
+    onError: (error) => logger.error("rates reload failed", { error }),
   }),
 ]);
 

@@ -1,4 +1,5 @@
 /** `POST /v1/s2s/events` on AWS: server-to-server event batches into the events stream. */
 import { handlers } from "./ingestion.ts";
+import { logged } from "./logged.ts";
 
-export const handler = handlers.s2sEvents;
+export const handler = logged(handlers.s2sEvents);

@@ -2,6 +2,8 @@
  * Work the embedded runtime does in the background (what a scheduled Lambda does on AWS): on
  * a timer and on demand, one run at a time, a demand during a run making one more run.
  */
+
+import { logger } from "../logging/logger.ts";
 import { drain } from "./drain.ts";
 
 export interface BackgroundJob {
@@ -26,7 +28,7 @@ export const backgroundJob = (
     async () => {
       wanted = false;
       await work().catch((error: unknown) =>
-        console.error(JSON.stringify({ level: "error", job: name, error: String(error) })),
+        logger.error("background job failed", { job: name, error }),
       );
     },
   );

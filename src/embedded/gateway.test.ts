@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
 import type { Route } from "../http/routes.ts";
+import { logger } from "../logging/logger.ts";
 import { type Authorizer, createGateway, type RouteHandler } from "./gateway.ts";
 
 const ROUTE: Route = {
@@ -111,7 +112,7 @@ describe("embedded gateway", () => {
     });
     await close?.();
 
-    const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const error = vi.spyOn(logger, "error").mockImplementation(() => undefined);
     try {
       const failing = await listen(async () => {
         throw new Error("connect ECONNREFUSED 127.0.0.1:8000");
@@ -119,7 +120,12 @@ describe("embedded gateway", () => {
       const failed = await post(failing, "{}");
       expect(failed.status).toBe(500);
       expect(failed.body).not.toContain("ECONNREFUSED");
-      expect(String(error.mock.calls[0]?.[0])).toContain("ECONNREFUSED");
+      expect(error).toHaveBeenCalledWith(
+        "gateway failure",
+        expect.objectContaining({
+          error: expect.objectContaining({ message: expect.stringContaining("ECONNREFUSED") }),
+        }),
+      );
     } finally {
       error.mockRestore();
     }

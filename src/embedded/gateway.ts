@@ -19,6 +19,7 @@ import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
 import type { HttpResponse } from "../http/middleware.ts";
 import { isAllowed, type PolicyDocument } from "../http/policy.ts";
 import type { Route } from "../http/routes.ts";
+import { logger } from "../logging/logger.ts";
 import { readBody } from "./request-body.ts";
 
 export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
@@ -209,9 +210,7 @@ export const createGateway = (options: GatewayOptions): Server => {
         return;
       }
       const { statusCode, body } = toErrorResponse(error);
-      console.error(
-        JSON.stringify({ level: "error", message: "gateway failure", error: String(error) }),
-      );
+      logger.error("gateway failure", { method: req.method, path: req.url?.split("?")[0], error });
       sendError(res, statusCode, body.detail);
     });
   });

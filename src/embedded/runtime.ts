@@ -37,6 +37,7 @@ import { createIngestHandlers } from "../http/handlers/ingest.ts";
 import { createOpenApiHandler } from "../http/handlers/openapi.ts";
 import { ROUTES, type RouteId } from "../http/routes.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../lake/tables.ts";
+import { logger } from "../logging/logger.ts";
 import { adminRevision } from "./admin-changes.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
 import { backgroundJob } from "./background-job.ts";
@@ -194,7 +195,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     const cutoff = new Date(Date.now() - 2 * config.snapshotTtlSeconds * 1000);
     lake.engine
       .prune(cutoff)
-      .catch((error: unknown) => console.error("snapshot prune failed", error));
+      .catch((error: unknown) => logger.error("snapshot prune failed", { error }));
   }, 60_000);
   pruner.unref();
 

@@ -4,6 +4,7 @@
  */
 import type { MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import { logger, requestKeys } from "../logging/logger.ts";
 import { toErrorResponse } from "./errors.ts";
 
 export interface HttpResponse {
@@ -23,15 +24,7 @@ export const errorResponses = (): MiddlewareObj<APIGatewayProxyEvent, HttpRespon
     const { statusCode, body } = toErrorResponse(request.error);
     if (statusCode >= 500) {
       // Logged for the operator with the request id, never returned to the caller.
-      console.error(
-        JSON.stringify({
-          level: "error",
-          message: "request failed",
-          requestId: request.event.requestContext?.requestId,
-          path: request.event.path,
-          error: request.error instanceof Error ? request.error.stack : String(request.error),
-        }),
-      );
+      logger.error("request failed", { ...requestKeys(request.event), error: request.error });
     }
     request.response = jsonResponse(statusCode, body);
   },

@@ -5,6 +5,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
 import { EVENTS_TABLE } from "../../lake/tables.ts";
+import { logger } from "../../logging/logger.ts";
 import { createLocalDeliveryStream } from "./delivery-stream.ts";
 
 describe("local delivery stream", () => {
@@ -165,7 +166,7 @@ describe("local delivery stream", () => {
     // Written by hand past the stream's checks: DuckDB's strict read of the time fails.
     const bad = `${JSON.stringify(lakeEvent({ app_id: "com.a", event_time: "not a time" }))}\n`;
     await writeFile(join(events, "4194305-1-0.ndjson"), bad);
-    const failed = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const failed = vi.spyOn(logger, "error").mockImplementation(() => undefined);
     try {
       const stream = await openStream();
       expect(failed).toHaveBeenCalled();

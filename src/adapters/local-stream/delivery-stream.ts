@@ -20,6 +20,7 @@ import type { DuckDBInstance } from "@duckdb/node-api";
 import { drain } from "../../embedded/drain.ts";
 import { sqlString } from "../../lake/export-query.ts";
 import { type LakeTable, recordChecker } from "../../lake/tables.ts";
+import { logger } from "../../logging/logger.ts";
 import type { RecordStream } from "../../ports/lake.ts";
 import { partitionPath, tableDir } from "../duckdb/lake-sql.ts";
 import {
@@ -173,7 +174,9 @@ export const createLocalDeliveryStream = async (
     }
   }
   // A failure here leaves the files queued for the next delivery; the stream still starts.
-  await deliverClosed().catch((error: unknown) => console.error("lake delivery failed", error));
+  await deliverClosed().catch((error: unknown) =>
+    logger.error("lake delivery failed", { table: table.name, error }),
+  );
 
   let walPath = newWalPath();
   let file: FileHandle | undefined;
@@ -226,7 +229,9 @@ export const createLocalDeliveryStream = async (
       if (buffered >= bufferRecords) rotationWanted = true;
       if (rotationWanted) {
         await rotate();
-        deliverClosed().catch((error: unknown) => console.error("lake delivery failed", error));
+        deliverClosed().catch((error: unknown) =>
+          logger.error("lake delivery failed", { table: table.name, error }),
+        );
       }
     },
   );
@@ -238,7 +243,9 @@ export const createLocalDeliveryStream = async (
   };
 
   const timer = setInterval(() => {
-    flush().catch((error: unknown) => console.error("lake delivery failed", error));
+    flush().catch((error: unknown) =>
+      logger.error("lake delivery failed", { table: table.name, error }),
+    );
   }, options.bufferIntervalMs ?? 5_000);
   timer.unref();
 
