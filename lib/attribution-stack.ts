@@ -17,6 +17,7 @@ import {
 } from "../src/config/aws-env.ts";
 import { SHIPPED_ECB_RATES } from "../src/fx/ecb-rates.ts";
 import type { RouteId } from "../src/http/routes.ts";
+import { WORKERS } from "../src/workers/workers.ts";
 import { AttributionApi, type FunctionBinding } from "./api.ts";
 import { QueryWorkgroup } from "./athena.ts";
 import { envFor } from "./env.ts";
@@ -24,6 +25,7 @@ import { FxRatesJob } from "./fx-rates-job.ts";
 import { IngestStreams } from "./ingest-stream.ts";
 import { Lake, RATES_TABLE_KEY } from "./lake.ts";
 import { PurgeJob } from "./purge-job.ts";
+import { QueueWorkers } from "./queue-workers.ts";
 import { SealingKey } from "./sealing-key.ts";
 import { bundledPath, type EntryResolver, projectFile } from "./service-function.ts";
 import { ServiceTables } from "./tables.ts";
@@ -64,6 +66,7 @@ export class AttributionStack extends Stack {
   readonly api: AttributionApi;
   readonly purge: PurgeJob;
   readonly fxRates: FxRatesJob;
+  readonly workers: QueueWorkers<(typeof WORKERS)[number]>;
 
   constructor(scope: Construct, id: string, props: AttributionStackProps = {}) {
     super(scope, id, props);
@@ -163,6 +166,13 @@ export class AttributionStack extends Stack {
       lake,
       streamBufferInterval: ingest.bufferInterval,
       schedule: props.purgeSchedule,
+      entryFor: props.entryFor,
+    });
+
+    // Queue-driven workers: an SQS queue, a dead-letter queue and a function per row.
+    this.workers = new QueueWorkers(this, "Workers", {
+      workers: WORKERS,
+      bindings: {},
       entryFor: props.entryFor,
     });
 

@@ -1,7 +1,8 @@
 /**
  * The data folder of the embedded runtime. Its layout mirrors the AWS resources:
  * `dynamodb/` (the tables), `lake/` (laid out like the lake bucket), `wal/` (the delivery
- * stream's write-ahead files), `snapshots/` (materialised exports), `pages/` (export pages
+ * stream's write-ahead files), `snapshots/` (materialised exports), `queues/` (the workers'
+ * queues), `pages/` (export pages
  * being written), `fx/` (imported exchange rates), `keys/` (the master key that wraps the
  * apps' private keys), `runtime.json`, which tells other processes (the CLI) where a running
  * service listens, and `admin-changes`, which tells the service that the CLI changed an app or
@@ -16,6 +17,8 @@ export const dataPaths = (dataDir: string) => ({
   lake: join(dataDir, "lake"),
   wal: join(dataDir, "wal"),
   snapshots: join(dataDir, "snapshots"),
+  // One folder queue per queue-driven worker (the SQS queues of AWS).
+  queues: join(dataDir, "queues"),
   // Export pages DuckDB writes, each unlinked as soon as it is opened to be sent.
   pages: join(dataDir, "pages"),
   // Newer ECB reference rates than the shipped table, imported with `attribution rates import`.

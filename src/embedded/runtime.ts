@@ -38,12 +38,14 @@ import { createOpenApiHandler } from "../http/handlers/openapi.ts";
 import { ROUTES, type RouteId } from "../http/routes.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../lake/tables.ts";
 import { logger } from "../logging/logger.ts";
+import { WORKERS } from "../workers/workers.ts";
 import { adminRevision } from "./admin-changes.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
 import { backgroundJob } from "./background-job.ts";
 import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
 import { createGateway, type RouteHandler } from "./gateway.ts";
 import { type DynamoConnection, LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./local-dynamodb.ts";
+import { type QueueWorkers, startQueueWorkers } from "./queue-workers.ts";
 
 export interface LakeStreams {
   readonly events: LocalDeliveryStream;
@@ -57,6 +59,7 @@ export interface EmbeddedRuntime {
   readonly stores: ReturnType<typeof createDynamoStores>;
   readonly streams: LakeStreams;
   readonly engine: DuckDbQueryEngine;
+  readonly workers: QueueWorkers<(typeof WORKERS)[number]>;
   /** Delivers everything the streams accepted to the lake now. */
   flush(): Promise<void>;
   stop(): Promise<void>;
@@ -145,6 +148,12 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     fx: await loadRates(paths.fxRates),
     keyrings: createAppKeyrings(createKeyFileWrapper(paths.masterKey)),
   });
+  // Queue-driven workers: one handler per row of the worker table.
+  const workers = await startQueueWorkers({
+    dir: paths.queues,
+    workers: WORKERS,
+    handlers: {},
+  });
   // Deletions: requested through the API, purged in the background (minutes at most).
   const purge = backgroundJob(
     "purge deletions",
@@ -206,6 +215,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     stores,
     streams: lake.streams,
     engine: lake.engine,
+    workers,
     flush: lake.flush,
     async stop() {
       clearInterval(pruner);
@@ -215,6 +225,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
         server.closeAllConnections();
       });
       await purge.stop();
+      await workers.stop();
       await lake.close();
       await dynamodb.close();
       await removeRuntimeInfo(config.dataDir);

@@ -1,0 +1,107 @@
+/**
+ * The queue-driven workers, one set of resources per row of the worker table
+ * (src/workers/workers.ts): an SQS queue, its dead-letter queue with an alarm on any message in
+ * it, and `lambdas/<id>.ts` fed by the queue with partial batch responses, so only the failed
+ * messages come again. Both queues are encrypted with SQS-managed keys and refuse plain HTTP.
+ */
+import { Duration } from "aws-cdk-lib";
+import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import type { IRole } from "aws-cdk-lib/aws-iam";
+import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
+import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
+import { Construct } from "constructs";
+import { visibilityTimeoutSeconds, type WorkerDefinition } from "../src/workers/worker.ts";
+import type { FunctionBinding } from "./api.ts";
+import { acknowledge } from "./nag.ts";
+import { pascal } from "./naming.ts";
+import { type EntryResolver, ServiceFunction } from "./service-function.ts";
+
+export interface QueueWorker {
+  readonly queue: Queue;
+  readonly deadLetters: Queue;
+  readonly function: ServiceFunction;
+  /** Fires when a message has moved to the dead-letter queue: work that was never done. */
+  readonly deadLetterAlarm: Alarm;
+}
+
+export interface QueueWorkersProps<W extends WorkerDefinition> {
+  readonly workers: readonly W[];
+  /** One binding per worker: its function's environment, grants and data files. */
+  readonly bindings: { readonly [K in W["id"]]: FunctionBinding };
+  readonly entryFor?: EntryResolver;
+  readonly logRetention?: RetentionDays;
+  /** How long a message waits in a dead-letter queue before SQS drops it (at most 14 days). */
+  readonly deadLetterRetention?: Duration;
+}
+
+export class QueueWorkers<W extends WorkerDefinition> extends Construct {
+  readonly workers: ReadonlyMap<W["id"], QueueWorker>;
+
+  constructor(scope: Construct, id: string, props: QueueWorkersProps<W>) {
+    super(scope, id);
+    const workers = new Map<W["id"], QueueWorker>();
+    for (const worker of props.workers) {
+      const id: W["id"] = worker.id;
+      workers.set(id, this.worker(worker, props.bindings[id], props));
+    }
+    this.workers = workers;
+  }
+
+  /** The queue a worker reads, for the producers that feed it. */
+  queueOf(worker: W["id"]): Queue {
+    const found = this.workers.get(worker);
+    if (!found) throw new Error(`No queue-driven worker ${worker}`);
+    return found.queue;
+  }
+
+  /** Send messages to a worker's queue, and nothing else on it. */
+  grantSend(role: IRole, worker: W["id"]): void {
+    this.queueOf(worker).grantSendMessages(role);
+  }
+
+  private worker(worker: W, binding: FunctionBinding, props: QueueWorkersProps<W>): QueueWorker {
+    const scope = new Construct(this, pascal(worker.id));
+    const secure = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
+    const deadLetters = new Queue(scope, "DeadLetters", {
+      ...secure,
+      retentionPeriod: props.deadLetterRetention ?? Duration.days(14),
+    });
+    acknowledge(
+      deadLetters,
+      "AwsSolutions-SQS3",
+      "This is the dead-letter queue of the worker's queue; an alarm fires on any message in it.",
+    );
+    const queue = new Queue(scope, "Queue", {
+      ...secure,
+      visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(worker)),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: worker.maxAttempts },
+    });
+
+    const fn = new ServiceFunction(scope, "Worker", {
+      name: worker.id,
+      memoryMb: worker.memoryMb,
+      timeout: Duration.seconds(worker.timeoutSeconds),
+      environment: binding.environment,
+      assets: binding.assets,
+      entryFor: props.entryFor,
+      logRetention: props.logRetention,
+    });
+    binding.grant(fn.role);
+    fn.function.addEventSource(
+      new SqsEventSource(queue, { batchSize: worker.batchSize, reportBatchItemFailures: true }),
+    );
+
+    const deadLetterAlarm = new Alarm(scope, "DeadLettersAlarm", {
+      alarmDescription: `Messages of the ${worker.id} worker moved to its dead-letter queue after ${worker.maxAttempts} attempts.`,
+      metric: deadLetters.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+      }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    return { queue, deadLetters, function: fn, deadLetterAlarm };
+  }
+}

@@ -1,0 +1,145 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import * as z from "zod";
+import { openFileQueue } from "./file-queue.ts";
+
+const job = z.object({ n: z.number() });
+
+describe("the folder queue", () => {
+  let dir: string;
+  let clock: number;
+  const open = (maxAttempts = 3) =>
+    openFileQueue({ dir, parse: (body) => job.parse(body), maxAttempts, now: () => clock });
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "file-queue-"));
+    clock = Date.parse("2026-11-24T00:00:00Z");
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it("hands out what was sent, oldest first, once, until it is acknowledged", async () => {
+    const queue = await open();
+    await queue.send([{ n: 1 }, { n: 2 }]);
+    await queue.send([{ n: 3 }]);
+    const first = await queue.take(2);
+    expect(first.map((m) => [m.body.n, m.attempt])).toEqual([
+      [1, 1],
+      [2, 1],
+    ]);
+    const rest = await queue.take(10);
+    expect(rest.map((m) => m.body.n)).toEqual([3]);
+    expect(await queue.take(10)).toEqual([]);
+    for (const message of [...first, ...rest]) await queue.ack(message.id);
+    expect(queue.depth()).toEqual({ ready: 0, taken: 0 });
+    expect(await readdir(join(dir, "ready"))).toEqual([]);
+    expect(await readdir(join(dir, "taken"))).toEqual([]);
+  });
+
+  it("keeps a delayed message back until its time", async () => {
+    const queue = await open();
+    await queue.send([{ n: 1 }], { delaySeconds: 30 });
+    expect(await queue.take(1)).toEqual([]);
+    expect(queue.nextVisibleIn()).toBe(30_000);
+    clock += 30_000;
+    expect((await queue.take(1)).map((m) => m.body.n)).toEqual([1]);
+  });
+
+  it("tries a failed message again after the delay, then buries it after its last attempt", async () => {
+    const queue = await open(2);
+    await queue.send([{ n: 7 }]);
+    const [first] = await queue.take(1);
+    expect(await queue.fail(first?.id ?? "", new Error("store down"), 5)).toBe("retried");
+    expect(await queue.take(1)).toEqual([]);
+    clock += 5_000;
+    const [second] = await queue.take(1);
+    expect(second?.attempt).toBe(2);
+    expect(await queue.fail(second?.id ?? "", new Error("still down"), 5)).toBe("dead");
+    clock += 60_000;
+    expect(await queue.take(1)).toEqual([]);
+    expect(await queue.dead()).toEqual([
+      { id: first?.id, body: { n: 7 }, attempt: 2, lastError: "still down" },
+    ]);
+  });
+
+  it("survives a reopen: waiting messages stay, taken ones come back as one more attempt", async () => {
+    const before = await open();
+    await before.send([{ n: 1 }, { n: 2 }]);
+    const [taken] = await before.take(1);
+    expect(taken?.body.n).toBe(1);
+
+    const after = await open();
+    const again = await after.take(10);
+    expect(again.map((m) => [m.body.n, m.attempt])).toEqual([
+      [2, 1],
+      [1, 2],
+    ]);
+  });
+
+  it("buries a message whose deliveries all died with their process", async () => {
+    const first = await open(1);
+    await first.send([{ n: 1 }]);
+    await first.take(1);
+    const second = await open(1);
+    expect(await second.take(1)).toEqual([]);
+    expect((await second.dead()).map((m) => m.body)).toEqual([{ n: 1 }]);
+  });
+
+  it("buries a body that no longer parses instead of handing it out", async () => {
+    const queue = await open();
+    await queue.send([{ n: 1 }]);
+    const [name] = await readdir(join(dir, "ready"));
+    const id = (name ?? "").replace(/\.json$/, "");
+    await writeFile(
+      join(dir, "ready", name ?? ""),
+      JSON.stringify({ id, body: { n: "x" }, attempt: 0, sentAt: "", visibleAt: 0 }),
+    );
+    const reopened = await open();
+    expect(await reopened.take(1)).toEqual([]);
+    expect((await reopened.dead()).map((m) => m.id)).toEqual([id]);
+  });
+
+  it("redelivers what a process killed with SIGKILL had taken and not acknowledged", async () => {
+    const script = join(dir, "taker.mts");
+    const module = fileURLToPath(new URL("./file-queue.ts", import.meta.url));
+    await writeFile(
+      script,
+      `import { openFileQueue } from ${JSON.stringify(module)};
+const queue = await openFileQueue({ dir: ${JSON.stringify(join(dir, "q"))}, parse: (b) => b, maxAttempts: 5 });
+await queue.send(Array.from({ length: 20 }, (_, n) => ({ n })));
+const taken = await queue.take(5);
+for (const message of taken.slice(0, 2)) await queue.ack(message.id);
+process.stdout.write("ready\\n");
+setInterval(() => {}, 1000);
+`,
+    );
+    // Node itself with tsx's loader, so SIGKILL reaches the process that holds the queue.
+    const child = spawn(process.execPath, ["--import", "tsx", script], {
+      cwd: fileURLToPath(new URL("../../..", import.meta.url)),
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        if (chunk.toString().includes("ready")) resolve();
+      });
+      child.once("exit", (code) => reject(new Error(`taker exited with ${code}`)));
+    });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+
+    const queue = await openFileQueue({
+      dir: join(dir, "q"),
+      parse: (body) => job.parse(body),
+      maxAttempts: 5,
+    });
+    const left = await queue.take(100);
+    expect(left.map((m) => m.body.n).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 18 }, (_, i) => i + 2),
+    );
+    expect(left.filter((m) => m.attempt === 2).map((m) => m.body.n)).toEqual([2, 3, 4]);
+  });
+});

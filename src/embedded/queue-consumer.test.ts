@@ -1,0 +1,83 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import * as z from "zod";
+import { type FileQueue, openFileQueue } from "../adapters/local-queue/file-queue.ts";
+import { logger } from "../logging/logger.ts";
+import { consumeQueue, type QueueConsumer } from "./queue-consumer.ts";
+
+const job = z.object({ n: z.number() });
+type Job = z.infer<typeof job>;
+
+describe("consumeQueue", () => {
+  let dir: string;
+  let queue: FileQueue<Job>;
+  let consumer: QueueConsumer | undefined;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "queue-consumer-"));
+    queue = await openFileQueue({ dir, parse: (body) => job.parse(body), maxAttempts: 3 });
+  });
+  afterEach(async () => {
+    await consumer?.stop();
+    consumer = undefined;
+    vi.restoreAllMocks();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("handles every message sent, at most `concurrency` at once, and deletes each", async () => {
+    const handled: number[] = [];
+    let running = 0;
+    let most = 0;
+    consumer = consumeQueue(
+      queue,
+      async (message) => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        handled.push(message.body.n);
+        running--;
+      },
+      { name: "test", concurrency: 3, retryAfterSeconds: 1 },
+    );
+    await queue.send(Array.from({ length: 30 }, (_, n) => ({ n })));
+    await consumer.idle();
+    expect(handled.sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, n) => n));
+    expect(most).toBe(3);
+    expect(queue.depth()).toEqual({ ready: 0, taken: 0 });
+  });
+
+  it("tries a failing message again after the delay, and buries it after its last attempt", async () => {
+    const warned = vi.spyOn(logger, "warn").mockImplementation(() => undefined);
+    const buried = vi.spyOn(logger, "error").mockImplementation(() => undefined);
+    const attempts: number[] = [];
+    consumer = consumeQueue(
+      queue,
+      async (message) => {
+        attempts.push(message.attempt);
+        if (message.body.n === 1) throw new Error("always fails");
+      },
+      { name: "test", concurrency: 1, retryAfterSeconds: 0.01 },
+    );
+    await queue.send([{ n: 1 }]);
+    await vi.waitFor(async () => expect(await queue.dead()).toHaveLength(1));
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(warned).toHaveBeenCalledTimes(2);
+    expect(buried).toHaveBeenCalledWith(
+      "message moved to the dead-letter folder",
+      expect.objectContaining({ worker: "test", attempt: 3 }),
+    );
+  });
+
+  it("picks up the messages that were waiting when it started", async () => {
+    await queue.send([{ n: 1 }, { n: 2 }]);
+    const handled: number[] = [];
+    consumer = consumeQueue(queue, async (m) => void handled.push(m.body.n), {
+      name: "test",
+      concurrency: 1,
+      retryAfterSeconds: 1,
+    });
+    await vi.waitFor(() => expect(handled).toEqual([1, 2]));
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * What a queue-driven worker is, as data: the table in ./workers.ts lists them, and both
+ * runtimes build theirs from it: on AWS an SQS queue, its dead-letter queue with an alarm, and
+ * `lambdas/<id>.ts` fed by the queue (lib/queue-workers.ts); on the embedded runtime a queue
+ * in the data folder and an in-process consumer (src/embedded/queue-workers.ts).
+ */
+import type * as z from "zod";
+
+export interface WorkerDefinition<T = unknown, Id extends string = string> {
+  /** Names the queue and the handler: `lambdas/<id>.ts` on AWS. */
+  readonly id: Id;
+  readonly description: string;
+  /** Each message body is parsed with it; one that does not parse goes the way of a failure. */
+  readonly message: z.ZodType<T>;
+  /** Deliveries of a message before it goes to the dead-letter queue (SQS maxReceiveCount). */
+  readonly maxAttempts: number;
+  /**
+   * How long after a failed delivery the message comes again. On AWS it is the queue's
+   * visibility timeout, which is also kept at least six times the function's timeout, as AWS
+   * advises for a function fed by a queue.
+   */
+  readonly retryAfterSeconds: number;
+  /** Messages handled at once: the SQS batch size on AWS, the consumer's concurrency embedded. */
+  readonly batchSize: number;
+  /** Lambda sizing on AWS. */
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+}
+
+/** A definition with its id and message type kept, so the wiring tables can be typed by them. */
+export const defineWorker = <T, const Id extends string>(
+  definition: WorkerDefinition<T, Id>,
+): WorkerDefinition<T, Id> => definition;
+
+/** The queue's visibility timeout on AWS: the retry delay, never under 6 × the timeout. */
+export const visibilityTimeoutSeconds = (worker: WorkerDefinition): number =>
+  Math.max(worker.retryAfterSeconds, 6 * worker.timeoutSeconds);
+
+/** The message type of a worker definition. */
+export type MessageOf<W> = W extends WorkerDefinition<infer T, string> ? T : never;

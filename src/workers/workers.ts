@@ -1,0 +1,17 @@
+/**
+ * The worker table: one row per queue-driven worker (./worker.ts says what a row holds). The
+ * CDK app and the embedded runtime both build their queues and consumers from it, so a worker
+ * exists on both runtimes or on neither. A new worker is a row here, its handler factory beside
+ * this file, `lambdas/<id>.ts`, and its deps in the two wiring tables (lib/attribution-stack.ts,
+ * src/embedded/runtime.ts), which fail to compile until they name it.
+ */
+import type { MessageOf, WorkerDefinition } from "./worker.ts";
+
+export const WORKERS = [] as const satisfies readonly WorkerDefinition[];
+
+export type WorkerId = (typeof WORKERS)[number]["id"];
+
+/** The messages of the worker named `K`. */
+export type WorkerMessage<K extends WorkerId> = MessageOf<
+  Extract<(typeof WORKERS)[number], { id: K }>
+>;
