@@ -1,6 +1,7 @@
 /**
- * The AWS purge job's whole flow: the real DynamoDB stores against the embedded
- * DynamoDB-compatible server, and the S3 lake in memory.
+ * The purge's whole flow as lambdas/purge.ts composes it on AWS: the DynamoDB stores (reading
+ * their indexes, as on AWS) against the embedded DynamoDB-compatible server, and the S3 lake
+ * in memory.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { purgeEnv } from "../../config/aws-env.ts";
-import { requestDeletion } from "../../deletion/deletions.ts";
+import { purgeOpenRequests, requestDeletion } from "../../deletion/deletions.ts";
 import {
   type DynamoConnection,
   LOCAL_TABLE_NAMES,
@@ -16,9 +17,11 @@ import {
 } from "../../embedded/local-dynamodb.ts";
 import { EVENTS_TABLE } from "../../lake/tables.ts";
 import type { Install } from "../../ports/installs.ts";
-import { createDynamoStores } from "../dynamodb/stores.ts";
+import { createDeletionStore } from "../dynamodb/deletions.ts";
+import { createCustomerUserMap, createInstallStore } from "../dynamodb/installs.ts";
+import { createDynamoStores, createSnapshotCatalog } from "../dynamodb/stores.ts";
 import { lakeFile, lakeRows, readLakeFile } from "./lake-files.test-support.ts";
-import { createS3PurgeJob } from "./purge-job.ts";
+import { createS3LakePurger } from "./purge.ts";
 import { createVersionedS3 } from "./versioned-s3.test-support.ts";
 
 const APP = "com.example.app";
@@ -30,7 +33,7 @@ const minutesAgo = (minutes: number) => new Date(NOW.getTime() - minutes * 60_00
 const install = (serviceId: string): Install =>
   storedInstall(APP, serviceId, { maid: null, customerUserId: `user-${serviceId}` });
 
-describe("AWS purge job", () => {
+describe("the purge on AWS", () => {
   let dir: string;
   let dynamo: DynamoConnection;
 
@@ -79,9 +82,23 @@ describe("AWS purge job", () => {
       RESULTS_BUCKET: RESULTS,
     });
     expect(env.MIN_REQUEST_AGE_SECONDS).toBe(360);
-    const run = createS3PurgeJob({ doc: dynamo.doc, s3: s3.client, env, now: () => NOW });
+    const { doc } = dynamo;
+    const completed = await purgeOpenRequests({
+      deletions: createDeletionStore(doc, env.DELETIONS_TABLE),
+      installs: createInstallStore(doc, env.INSTALLS_TABLE),
+      customerUsers: createCustomerUserMap(doc, env.CUSTOMER_USERS_TABLE),
+      lake: createS3LakePurger({
+        s3: s3.client,
+        lakeBucket: env.LAKE_BUCKET,
+        resultsBucket: env.RESULTS_BUCKET,
+        snapshots: createSnapshotCatalog(doc, env.SNAPSHOTS_TABLE),
+      }),
+      flush: async () => {},
+      minAgeMs: env.MIN_REQUEST_AGE_SECONDS * 1000,
+      now: () => NOW,
+    });
 
-    expect(await run()).toBe(1);
+    expect(completed).toBe(1);
 
     expect(await stores.deletions.get(old.request_id)).toMatchObject({
       status: "completed",
