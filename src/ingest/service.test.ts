@@ -6,8 +6,9 @@ import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/tables.ts";
 import type { App } from "../ports/apps.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
+import { DELETED_INSTALL_DETAIL, SDK_EVENTS } from "./event-sources.ts";
 import { NOW, sdkEvent } from "./ingest.test-support.ts";
-import { createIngestion, DELETED_INSTALL_DETAIL } from "./service.ts";
+import { createIngestion } from "./service.ts";
 
 const APP: App = {
   appId: "com.a",
@@ -98,7 +99,7 @@ describe("recordEvents", () => {
     const answer = await ingestion.recordEvents(
       { appId: APP.appId, sourceIp: null, headers: {} },
       { events: ids.map((serviceId, i) => sdkEvent({ event_id: `e${i}`, service_id: serviceId })) },
-      false,
+      SDK_EVENTS,
     );
     expect(installs.seen.most).toBe(5);
     expect(deletions.seen.most).toBe(5);

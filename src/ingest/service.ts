@@ -11,11 +11,11 @@ import type { LakeRecord } from "../lake/tables.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
 import type { CountryResolver } from "../ports/geo.ts";
-import type { CustomerUserMap, Install, InstallStore } from "../ports/installs.ts";
+import type { CustomerUserMap, InstallStore } from "../ports/installs.ts";
 import type { RecordStream } from "../ports/lake.ts";
 import { parseEventsEnvelope } from "./event-schema.ts";
+import type { BatchLookups, EventSource } from "./event-sources.ts";
 import { parseInstallRequest, toInstall } from "./install.ts";
-import { UNPROCESSABLE } from "./issues.ts";
 import { echoedEventId, judgeEvents, type ValidEvent } from "./judge.ts";
 import { toLakeEvent } from "./lake-event.ts";
 
@@ -56,14 +56,6 @@ export interface EventsAnswer {
 
 export const DISABLED_APP_DETAIL =
   "The app is disabled in its remote configuration; nothing was stored.";
-
-export const DELETED_INSTALL_DETAIL =
-  "The install's data was deleted on request; its events are not taken in.";
-
-const INSTALL_NOT_YET = (serviceId: string) =>
-  `No install with service_id ${serviceId} is known to this app yet: send POST /v1/installs first, then retry this event.`;
-const CUSTOMER_USER_UNKNOWN = (customerUserId: string) =>
-  `customer_user_id ${customerUserId} is not known to this app: no install has sent an event with it.`;
 
 /** `load` called at most once per key; later calls share its promise. */
 const oncePerKey = <T>(load: (key: string) => Promise<T>) => {
@@ -115,8 +107,8 @@ export const createIngestion = (deps: IngestionDeps) => {
       return { service_id: stored.serviceId };
     },
 
-    /** `POST /v1/events` (s2s false) and `POST /v1/s2s/events` (s2s true). */
-    async recordEvents(caller: Caller, body: unknown, s2s: boolean): Promise<EventsAnswer> {
+    /** `POST /v1/events` (SDK_EVENTS) and `POST /v1/s2s/events` (S2S_EVENTS). */
+    async recordEvents(caller: Caller, body: unknown, source: EventSource): Promise<EventsAnswer> {
       const app = await appOf(caller);
       const receivedAt = now();
       const envelope = parseEventsEnvelope(body);
@@ -136,7 +128,7 @@ export const createIngestion = (deps: IngestionDeps) => {
       const keyring = await deps.keyrings(app);
       const verdicts = judgeEvents(envelope.value, {
         now: receivedAt,
-        s2s,
+        s2s: source.s2s,
         isSealed,
         // A value that fails to open throws SealedValueError, and judgeEvents rejects its event.
         open: (value) => (isSealed(value) ? openSealed(value, keyring) : undefined),
@@ -164,29 +156,21 @@ export const createIngestion = (deps: IngestionDeps) => {
         }
       }
 
-      // Each install, or for S2S each customer user id, is resolved once and all at the same
-      // time: a batch names one or a few, and none waits for another's lookup. An install with
-      // a deletion request takes in nothing from the request on (an SDK that missed its
+      // Each user (an install, or for S2S a customer user id) is resolved once and all at the
+      // same time: a batch names one or a few, and none waits for another's lookup. An install
+      // with a deletion request takes in nothing from the request on (an SDK that missed its
       // deleteUserData answer may still send): not while its purge is pending, so no row of it
       // reaches the lake after the purge, and not after, when it is no longer found.
-      const userOf = (event: ValidEvent) => (s2s ? event.customerUserId : event.serviceId) ?? "";
-      const installOf = oncePerKey((serviceId) => deps.installs.get(app.appId, serviceId));
-      const deletedOf = oncePerKey((serviceId) => isDeleted(app.appId, serviceId));
-      const resolve = async (user: string): Promise<Target> => {
-        // An SDK event names its install: its requests are read beside it, not after it.
-        const [target, deleted] = await Promise.all([
-          targetOf(user, s2s, app, deps.customerUsers, installOf),
-          s2s ? false : deletedOf(user),
-        ]);
-        if (deleted || ("install" in target && (await deletedOf(target.install.serviceId)))) {
-          return { ignored: DELETED_INSTALL_DETAIL };
-        }
-        return target;
+      const lookups: BatchLookups = {
+        app,
+        customerUsers: deps.customerUsers,
+        installOf: oncePerKey((serviceId) => deps.installs.get(app.appId, serviceId)),
+        deletedOf: oncePerKey((serviceId) => isDeleted(app.appId, serviceId)),
       };
       const targets = new Map(
         await Promise.all(
-          [...new Set(accepted.map(({ event }) => userOf(event)))].map(
-            async (user) => [user, await resolve(user)] as const,
+          [...new Set(accepted.map(({ event }) => source.userOf(event)))].map(
+            async (user) => [user, await source.target(user, lookups)] as const,
           ),
         ),
       );
@@ -197,7 +181,7 @@ export const createIngestion = (deps: IngestionDeps) => {
       const latestUses = new Map<string, { serviceId: string; seenAt: string }>();
       const callerCountry = deps.countries.countryOf(caller);
       for (const { event, index } of accepted) {
-        const target = targets.get(userOf(event));
+        const target = targets.get(source.userOf(event));
         if (!target) throw new Error("an accepted event's user was not resolved");
         if ("ignored" in target) {
           answer.ignored.push({ index, event_id: event.eventId, detail: target.ignored });
@@ -219,12 +203,12 @@ export const createIngestion = (deps: IngestionDeps) => {
             app,
             install: target.install,
             // A server-to-server call comes from the app's servers, not the user's device.
-            country: s2s ? target.install.country : callerCountry,
+            country: source.countryOf(target.install, callerCountry),
             receivedAt: receivedAtIso,
             fx: deps.fx,
           }),
         );
-        const used = s2s ? null : event.customerUserId;
+        const used = source.customerUserUse(event);
         // Both times are ISO 8601 UTC with milliseconds, so their text orders as they do.
         if (used && !((latestUses.get(used)?.seenAt ?? "") > event.eventTime)) {
           latestUses.set(used, { serviceId: target.install.serviceId, seenAt: event.eventTime });
@@ -242,31 +226,4 @@ export const createIngestion = (deps: IngestionDeps) => {
       return answer;
     },
   };
-};
-
-type Target =
-  | { install: Install }
-  | { error: string; detail: string; retryable: boolean }
-  | { ignored: string };
-
-/** The install that a user (a service id, or for S2S a customer user id) names, or why none. */
-const targetOf = async (
-  user: string,
-  s2s: boolean,
-  app: App,
-  customerUsers: CustomerUserMap,
-  installOf: (serviceId: string) => Promise<Install | undefined>,
-): Promise<Target> => {
-  if (s2s) {
-    const serviceId = await customerUsers.get(app.appId, user);
-    const install = serviceId ? await installOf(serviceId) : undefined;
-    return install
-      ? { install }
-      : { error: UNPROCESSABLE, detail: CUSTOMER_USER_UNKNOWN(user), retryable: false };
-  }
-  const install = await installOf(user);
-  // Requests race and SDKs retry: the event is kept by the SDK and sent again, never lost.
-  return install
-    ? { install }
-    : { error: "Conflict", detail: INSTALL_NOT_YET(user), retryable: true };
 };

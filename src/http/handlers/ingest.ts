@@ -5,6 +5,7 @@
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import type { Scope } from "../../domain/keys.ts";
+import { S2S_EVENTS, SDK_EVENTS } from "../../ingest/event-sources.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import { type Caller, createIngestion, type IngestionDeps } from "../../ingest/service.ts";
 import { readJsonBody } from "../json-body.ts";
@@ -33,7 +34,11 @@ export const createIngestHandlers = (deps: IngestionDeps) => {
   const body = (event: APIGatewayProxyEvent) => readJsonBody(event, INGEST_LIMITS.maxBodyBytes);
   return {
     installs: route((event) => ingestion.recordInstall(callerOf(event, "ingest"), body(event))),
-    events: route((event) => ingestion.recordEvents(callerOf(event, "ingest"), body(event), false)),
-    s2sEvents: route((event) => ingestion.recordEvents(callerOf(event, "s2s"), body(event), true)),
+    events: route((event) =>
+      ingestion.recordEvents(callerOf(event, "ingest"), body(event), SDK_EVENTS),
+    ),
+    s2sEvents: route((event) =>
+      ingestion.recordEvents(callerOf(event, "s2s"), body(event), S2S_EVENTS),
+    ),
   };
 };

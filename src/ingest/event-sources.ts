@@ -1,0 +1,85 @@
+/**
+ * The two ways an event batch names its installs, as small strategies of the ingestion
+ * service: an SDK event names its install by `service_id`, and comes from the user's device; a
+ * server-to-server event names its user by `customer_user_id`, which the customer-user mapping
+ * resolves to the install that last sent events under it, and comes from the app's servers.
+ */
+import type { App } from "../ports/apps.ts";
+import type { CustomerUserMap, Install } from "../ports/installs.ts";
+import { UNPROCESSABLE } from "./issues.ts";
+import type { ValidEvent } from "./judge.ts";
+
+export const DELETED_INSTALL_DETAIL =
+  "The install's data was deleted on request; its events are not taken in.";
+
+const INSTALL_NOT_YET = (serviceId: string) =>
+  `No install with service_id ${serviceId} is known to this app yet: send POST /v1/installs first, then retry this event.`;
+const CUSTOMER_USER_UNKNOWN = (customerUserId: string) =>
+  `customer_user_id ${customerUserId} is not known to this app: no install has sent an event with it.`;
+
+/** The install an event's user names, or why none takes the event. */
+export type Target =
+  | { install: Install }
+  | { error: string; detail: string; retryable: boolean }
+  | { ignored: string };
+
+/** The lookups a batch shares: each install and each install's deletion requests read once. */
+export interface BatchLookups {
+  readonly app: App;
+  readonly customerUsers: CustomerUserMap;
+  installOf(serviceId: string): Promise<Install | undefined>;
+  deletedOf(serviceId: string): Promise<boolean>;
+}
+
+export interface EventSource {
+  /** Judged by the server-to-server rules (`customer_user_id`, never `service_id`). */
+  readonly s2s: boolean;
+  /** What names the event's user; a batch resolves each once. */
+  userOf(event: ValidEvent): string;
+  target(user: string, lookups: BatchLookups): Promise<Target>;
+  /** The event's country: the caller's, or the install's when the caller is not the device. */
+  countryOf(install: Install, callerCountry: string | null): string | null;
+  /** A customer user id this event puts to use for its install, for the mapping. */
+  customerUserUse(event: ValidEvent): string | null;
+}
+
+export const SDK_EVENTS: EventSource = {
+  s2s: false,
+  userOf: (event) => event.serviceId ?? "",
+  async target(serviceId, lookups) {
+    // The install's requests are read beside it, not after it.
+    const [install, deleted] = await Promise.all([
+      lookups.installOf(serviceId),
+      lookups.deletedOf(serviceId),
+    ]);
+    if (deleted) return { ignored: DELETED_INSTALL_DETAIL };
+    // Requests race and SDKs retry: the event is kept by the SDK and sent again, never lost.
+    return install
+      ? { install }
+      : { error: "Conflict", detail: INSTALL_NOT_YET(serviceId), retryable: true };
+  },
+  countryOf: (_install, callerCountry) => callerCountry,
+  customerUserUse: (event) => event.customerUserId,
+};
+
+export const S2S_EVENTS: EventSource = {
+  s2s: true,
+  userOf: (event) => event.customerUserId ?? "",
+  async target(customerUserId, lookups) {
+    const serviceId = await lookups.customerUsers.get(lookups.app.appId, customerUserId);
+    const install = serviceId ? await lookups.installOf(serviceId) : undefined;
+    if (!install) {
+      return {
+        error: UNPROCESSABLE,
+        detail: CUSTOMER_USER_UNKNOWN(customerUserId),
+        retryable: false,
+      };
+    }
+    if (await lookups.deletedOf(install.serviceId)) return { ignored: DELETED_INSTALL_DETAIL };
+    return { install };
+  },
+  // A server-to-server call comes from the app's servers, not the user's device.
+  countryOf: (install) => install.country,
+  // The mapping is fed by the SDK's events only: a server names users through it.
+  customerUserUse: () => null,
+};
