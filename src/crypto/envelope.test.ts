@@ -10,7 +10,7 @@ import {
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { generateAppKeyPair, importPublicKey } from "./app-keys.ts";
-import { isSealed, openSealed, openSealedAsync, SealedValueError, seal } from "./envelope.ts";
+import { isSealed, openSealed, SealedValueError, seal } from "./envelope.ts";
 import { staticKeyring } from "./keyring.ts";
 
 const pair = generateAppKeyPair();
@@ -89,15 +89,6 @@ describe("seal and openSealed", () => {
     const [first, second] = [seal("same", recipient), seal("same", recipient)].map(partsOf);
     expect(first?.[2]).not.toBe(second?.[2]);
     expect(first?.[3]).not.toBe(second?.[3]);
-  });
-
-  it("opens with an async keyring too", async () => {
-    const envelope = seal([1, 2], recipient);
-    await expect(
-      openSealedAsync(envelope, {
-        privateKeyFor: async (id) => (id === pair.keyId ? privateKey : undefined),
-      }),
-    ).resolves.toEqual([1, 2]);
   });
 
   it.each([
@@ -216,16 +207,6 @@ describe("openSealed failures", () => {
   it("throws a TypeError, not a SealedValueError, when the keyring holds a wrong kind of key", () => {
     const p384 = generateKeyPairSync("ec", { namedCurve: "secp384r1" }).privateKey;
     expect(() => openSealed(envelope, staticKeyring({ [pair.keyId]: p384 }))).toThrow(TypeError);
-  });
-
-  it("rethrows an async keyring's own failure", async () => {
-    const outage = new Error("KMS is down");
-    await expect(
-      openSealedAsync(envelope, { privateKeyFor: () => Promise.reject(outage) }),
-    ).rejects.toBe(outage);
-    await expect(
-      openSealedAsync("nope", { privateKeyFor: () => Promise.reject(outage) }),
-    ).rejects.toBeInstanceOf(SealedValueError);
   });
 });
 

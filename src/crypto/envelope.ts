@@ -71,11 +71,6 @@ export interface Keyring {
   privateKeyFor(keyId: string): KeyObject | undefined;
 }
 
-/** A keyring whose keys may first need unwrapping (KMS, key file); see keyring.ts. */
-export interface AsyncKeyring {
-  privateKeyFor(keyId: string): Promise<KeyObject | undefined>;
-}
-
 export interface Recipient {
   readonly keyId: string;
   /** A KeyObject, or the published form: base64url (no padding) SPKI DER. */
@@ -258,16 +253,4 @@ const decrypt = (envelope: Envelope, privateKey: KeyObject | undefined): JsonVal
 export const openSealed = (envelope: string, keyring: Keyring): JsonValue => {
   const parsed = parseOrThrow(envelope);
   return decrypt(parsed, keyring.privateKeyFor(parsed.keyId));
-};
-
-/**
- * openSealed for a keyring that unwraps keys on first use. Besides SealedValueError, it
- * rethrows the keyring's own failures (KMS unavailable, say), which are not the sender's.
- */
-export const openSealedAsync = async (
-  envelope: string,
-  keyring: Keyring | AsyncKeyring,
-): Promise<JsonValue> => {
-  const parsed = parseOrThrow(envelope);
-  return decrypt(parsed, await keyring.privateKeyFor(parsed.keyId));
 };

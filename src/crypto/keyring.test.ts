@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { generateAppKeyPair } from "./app-keys.ts";
-import { openSealedAsync, SealedValueError, seal } from "./envelope.ts";
+import { openSealed, SealedValueError, seal } from "./envelope.ts";
 import { KeyUnwrapError, type KeyWrapper, type WrapContext } from "./key-wrapper.ts";
-import { createKeyring, generateWrappedAppKey, sealingKeyContext } from "./keyring.ts";
+import { generateWrappedAppKey, sealingKeyContext, unwrapKeyring } from "./keyring.ts";
 
 /** A wrapper that only records and checks the context: the crypto is the adapters' concern. */
 const fakeWrapper = () => {
@@ -32,62 +32,60 @@ describe("keyring over wrapped keys", () => {
       purpose: "sealed-value-private-key",
       keyId: key.keyId,
     });
-    const keyring = createKeyring([key], wrapper, APP);
+    const keyring = await unwrapKeyring([key], wrapper, APP);
     const envelope = seal({ email: "jane@example.com" }, key);
-    await expect(openSealedAsync(envelope, keyring)).resolves.toEqual({
-      email: "jane@example.com",
-    });
+    expect(openSealed(envelope, keyring)).toEqual({ email: "jane@example.com" });
   });
 
-  it("unwraps lazily, once, even for concurrent first uses", async () => {
+  it("unwraps each key once, up front, and then opens values with no further unwrap", async () => {
     const wrapper = fakeWrapper();
-    const key = await generateWrappedAppKey(wrapper, APP);
-    const keyring = createKeyring([key], wrapper, APP);
-    expect(wrapper.unwrap).not.toHaveBeenCalled();
-    const envelopes = [1, 2, 3].map((n) => seal(n, key));
-    await expect(Promise.all(envelopes.map((e) => openSealedAsync(e, keyring)))).resolves.toEqual([
-      1, 2, 3,
-    ]);
-    await openSealedAsync(envelopes[0] ?? "", keyring);
-    expect(wrapper.unwrap).toHaveBeenCalledTimes(1);
+    const keys = [
+      await generateWrappedAppKey(wrapper, APP),
+      await generateWrappedAppKey(wrapper, APP),
+    ];
+    const keyring = await unwrapKeyring(keys, wrapper, APP);
+    expect(wrapper.unwrap).toHaveBeenCalledTimes(2);
+    expect(keys.map((key, n) => openSealed(seal(n, key), keyring))).toEqual([0, 1]);
+    expect(wrapper.unwrap).toHaveBeenCalledTimes(2);
   });
 
-  it("retries an unwrap that failed", async () => {
+  it("fails whole when one key does not unwrap", async () => {
     const wrapper = fakeWrapper();
     const key = await generateWrappedAppKey(wrapper, APP);
     vi.mocked(wrapper.unwrap).mockRejectedValueOnce(new Error("throttled"));
-    const keyring = createKeyring([key], wrapper, APP);
-    const envelope = seal("x", key);
-    await expect(openSealedAsync(envelope, keyring)).rejects.toThrow("throttled");
-    await expect(openSealedAsync(envelope, keyring)).resolves.toBe("x");
+    await expect(unwrapKeyring([key], wrapper, APP)).rejects.toThrow("throttled");
   });
 
   it("does not unwrap a key under another app's context", async () => {
     const wrapper = fakeWrapper();
     const key = await generateWrappedAppKey(wrapper, APP);
-    const keyring = createKeyring([key], wrapper, { appId: "com.example.other" });
-    await expect(openSealedAsync(seal("x", key), keyring)).rejects.toBeInstanceOf(KeyUnwrapError);
+    await expect(
+      unwrapKeyring([key], wrapper, { appId: "com.example.other" }),
+    ).rejects.toBeInstanceOf(KeyUnwrapError);
   });
 
   it("does not let a wrapped key pass for another key id", async () => {
     const wrapper = fakeWrapper();
     const key = await generateWrappedAppKey(wrapper, APP);
-    const keyring = createKeyring(
-      [{ keyId: "kswapped", wrappedPrivateKey: key.wrappedPrivateKey }],
-      wrapper,
-      APP,
-    );
-    const envelope = seal("x", { keyId: "kswapped", publicKey: key.publicKey });
-    await expect(openSealedAsync(envelope, keyring)).rejects.toBeInstanceOf(KeyUnwrapError);
+    await expect(
+      unwrapKeyring(
+        [{ keyId: "kswapped", wrappedPrivateKey: key.wrappedPrivateKey }],
+        wrapper,
+        APP,
+      ),
+    ).rejects.toBeInstanceOf(KeyUnwrapError);
   });
 
   it("reports a key id it does not hold as a SealedValueError", async () => {
     const wrapper = fakeWrapper();
-    const keyring = createKeyring([await generateWrappedAppKey(wrapper, APP)], wrapper, APP);
+    const keyring = await unwrapKeyring([await generateWrappedAppKey(wrapper, APP)], wrapper, APP);
     const stranger = generateAppKeyPair();
-    const error = await openSealedAsync(seal("x", stranger), keyring).catch(
-      (thrown: unknown) => thrown,
-    );
+    let error: unknown;
+    try {
+      openSealed(seal("x", stranger), keyring);
+    } catch (thrown) {
+      error = thrown;
+    }
     expect(error).toBeInstanceOf(SealedValueError);
     expect(error).toMatchObject({ reason: "unknown-key-id" });
   });
@@ -95,7 +93,7 @@ describe("keyring over wrapped keys", () => {
   it("refuses a key id listed twice", async () => {
     const wrapper = fakeWrapper();
     const key = await generateWrappedAppKey(wrapper, APP);
-    expect(() => createKeyring([key, key], wrapper, APP)).toThrow(/twice/);
+    await expect(unwrapKeyring([key, key], wrapper, APP)).rejects.toThrow(/twice/);
   });
 
   it("lets the key's purpose and id override the caller's context", () => {

@@ -1,11 +1,9 @@
 /**
- * An app's sealing keys as stored (wrapped) and as used (a keyring). Keys are unwrapped on
- * first use, so a cold start that sees no sealed value never calls KMS, and then kept in
- * memory for the life of the process.
+ * An app's sealing keys as stored (wrapped) and as used (a keyring of unwrapped keys).
  */
 import type { KeyObject } from "node:crypto";
 import { generateAppKeyPair, importPrivateKey } from "./app-keys.ts";
-import type { AsyncKeyring, Keyring } from "./envelope.ts";
+import type { Keyring } from "./envelope.ts";
 import type { KeyWrapper, WrapContext } from "./key-wrapper.ts";
 
 export interface WrappedKeyEntry {
@@ -47,44 +45,26 @@ export const generateWrappedAppKey = async (
 };
 
 /**
- * A keyring over wrapped keys, with the context they were wrapped under (without purpose and
- * keyId, which are added per key). A failed unwrap is not cached, so a KMS outage heals.
+ * Unwraps every key (each under the context it was wrapped under: the caller's, without
+ * purpose and keyId, which are added per key) into a keyring that opens values synchronously.
+ * It keeps nothing: src/domain/app-keyrings.ts keeps each app's ring for the process.
  */
-export const createKeyring = (
+export const unwrapKeyring = async (
   entries: readonly WrappedKeyEntry[],
   wrapper: KeyWrapper,
   context: WrapContext,
-): AsyncKeyring => {
-  const wrapped = new Map<string, string>();
+): Promise<Keyring> => {
+  const keys: Record<string, KeyObject> = {};
   for (const { keyId, wrappedPrivateKey } of entries) {
-    if (wrapped.has(keyId)) throw new Error(`Key ${keyId} is listed twice`);
-    wrapped.set(keyId, wrappedPrivateKey);
-  }
-  // Promises, not keys, so concurrent first uses share one unwrap.
-  const unwrapped = new Map<string, Promise<KeyObject>>();
-  const unwrap = async (keyId: string, wrappedKey: string): Promise<KeyObject> => {
-    const pkcs8 = await wrapper.unwrap(wrappedKey, sealingKeyContext(context, keyId));
+    if (keyId in keys) throw new Error(`Key ${keyId} is listed twice`);
+    const pkcs8 = await wrapper.unwrap(wrappedPrivateKey, sealingKeyContext(context, keyId));
     try {
-      return importPrivateKey(pkcs8);
+      keys[keyId] = importPrivateKey(pkcs8);
     } finally {
       pkcs8.fill(0);
     }
-  };
-  return {
-    async privateKeyFor(keyId) {
-      const wrappedKey = wrapped.get(keyId);
-      if (wrappedKey === undefined) return undefined;
-      let pending = unwrapped.get(keyId);
-      if (!pending) {
-        pending = unwrap(keyId, wrappedKey);
-        unwrapped.set(keyId, pending);
-        pending.catch(() => {
-          if (unwrapped.get(keyId) === pending) unwrapped.delete(keyId);
-        });
-      }
-      return pending;
-    },
-  };
+  }
+  return staticKeyring(keys);
 };
 
 /** A keyring over keys already in memory: tools, tests and SDK conformance checks. */

@@ -1,29 +1,18 @@
 /**
  * The private keys that open an app's sealed values, unwrapped once per process and kept in
  * memory, so opening values on the ingestion path needs no call to KMS or the key file. Each
- * app's keys are unwrapped together, once, into a keyring (src/crypto/keyring.ts) that every
- * later batch shares; it is made again when the app's keys change. Ingestion opens values
- * synchronously, so the keys are unwrapped before the first batch that needs them.
+ * app's keys are unwrapped together, on the app's first batch (so a cold start that sees no
+ * sealed value's app never calls KMS), into a keyring that every later batch shares; it is
+ * made again when the app's keys change. This is the one cache of unwrapped keys. Ingestion
+ * opens values synchronously, so the keys are unwrapped before the batch that needs them.
  */
-import type { KeyObject } from "node:crypto";
 import type { Keyring } from "../crypto/envelope.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
-import { createKeyring, staticKeyring } from "../crypto/keyring.ts";
+import { unwrapKeyring } from "../crypto/keyring.ts";
 import type { App } from "../ports/apps.ts";
 import { appKeyContext } from "./app-config.ts";
 
 export type AppKeyrings = (app: App) => Promise<Keyring>;
-
-const unwrapAll = async (app: App, wrapper: KeyWrapper): Promise<Keyring> => {
-  const keys = app.encryptionKeys ?? [];
-  const ring = createKeyring(keys, wrapper, appKeyContext(app.appId));
-  const unwrapped: Record<string, KeyObject> = {};
-  for (const { keyId } of keys) {
-    const key = await ring.privateKeyFor(keyId);
-    if (key) unwrapped[keyId] = key;
-  }
-  return staticKeyring(unwrapped);
-};
 
 export const createAppKeyrings = (wrapper: KeyWrapper): AppKeyrings => {
   const rings = new Map<string, { keyIds: string; ring: Promise<Keyring> }>();
@@ -31,7 +20,7 @@ export const createAppKeyrings = (wrapper: KeyWrapper): AppKeyrings => {
     const keyIds = (app.encryptionKeys ?? []).map((k) => k.keyId).join(",");
     const kept = rings.get(app.appId);
     if (kept && kept.keyIds === keyIds) return kept.ring;
-    const ring = unwrapAll(app, wrapper);
+    const ring = unwrapKeyring(app.encryptionKeys ?? [], wrapper, appKeyContext(app.appId));
     rings.set(app.appId, { keyIds, ring });
     // A failed unwrap (KMS out of reach, say) is not kept: the next batch tries again.
     ring.catch(() => {
