@@ -7,6 +7,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     // The SDK's notice about its 2027 releases needing Node 22 is noise in test output.
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
+    env: {
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      // The services the tests start never fetch the ECB's feed: nothing reaches the internet.
+      ATTRIBUTION_FX_FEED_URL: "off",
+    },
   },
 });

@@ -64,7 +64,7 @@ const main = async () => {
   // The SDK's notice about its 2027 releases needing Node 22 would clutter the figures.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const dataDir = await mkdtemp(join(tmpdir(), "attribution-bench-"));
-  const config = embeddedConfig({}, { dataDir, port: 0 });
+  const config = embeddedConfig({}, { dataDir, port: 0, fxFeedUrl: null });
   // Seeded in this process; then the service runs alone in its own.
   const seeding = await startEmbeddedRuntime(config);
   const serverKeys = new Map<string, string>();

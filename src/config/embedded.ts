@@ -1,6 +1,7 @@
 /** Configuration of the embedded runtime, from the environment, parsed once at start-up. */
 import { resolve } from "node:path";
 import * as z from "zod";
+import { ECB_90_DAY_FEED } from "../fx/ecb-feed.ts";
 import { parseEnv } from "./aws-env.ts";
 
 const schema = z.object({
@@ -19,6 +20,8 @@ const schema = z.object({
   ATTRIBUTION_TRUST_VIEWER_COUNTRY: z.enum(["true", "false"]).default("false"),
   /** A fresher IP-to-country database (MMDB with `country_code`) than the shipped one. */
   ATTRIBUTION_GEOIP_DB: z.string().min(1).optional(),
+  /** The ECB's 90-day rate feed the runtime refreshes its rates from; `off` for none. */
+  ATTRIBUTION_FX_FEED_URL: z.union([z.literal("off"), z.url()]).default(ECB_90_DAY_FEED),
 });
 
 export interface EmbeddedConfig {
@@ -31,6 +34,8 @@ export interface EmbeddedConfig {
   readonly appCacheMs: number;
   readonly geoipDatabase?: string;
   readonly trustViewerCountry: boolean;
+  /** Where the rates are refreshed from; null: never (offline, tests). */
+  readonly fxFeedUrl: string | null;
 }
 
 export const embeddedConfig = (
@@ -49,5 +54,11 @@ export const embeddedConfig = (
     geoipDatabase: overrides.geoipDatabase ?? parsed.ATTRIBUTION_GEOIP_DB,
     trustViewerCountry:
       overrides.trustViewerCountry ?? parsed.ATTRIBUTION_TRUST_VIEWER_COUNTRY === "true",
+    fxFeedUrl:
+      overrides.fxFeedUrl !== undefined
+        ? overrides.fxFeedUrl
+        : parsed.ATTRIBUTION_FX_FEED_URL === "off"
+          ? null
+          : parsed.ATTRIBUTION_FX_FEED_URL,
   };
 };

@@ -25,10 +25,12 @@ import {
   createLocalDeliveryStream,
   type LocalDeliveryStream,
 } from "../adapters/local-stream/delivery-stream.ts";
+import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
 import type { EmbeddedConfig } from "../config/embedded.ts";
 import { purgeOpenRequests } from "../deletion/deletions.ts";
 import { createAppKeyrings } from "../domain/app-keyrings.ts";
-import { loadEcbRates } from "../fx/ecb-rates.ts";
+import { type FxRates, loadEcbRates } from "../fx/ecb-rates.ts";
+import { ratesFrom } from "../fx/reloading-rates.ts";
 import { createAuthorizerHandler } from "../http/handlers/authorizer.ts";
 import { createConfigHandler } from "../http/handlers/config.ts";
 import { createDeletionHandlers } from "../http/handlers/deletions.ts";
@@ -46,6 +48,7 @@ import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
 import { createGateway, type RouteHandler } from "./gateway.ts";
 import { type DynamoConnection, LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./local-dynamodb.ts";
 import { type QueueWorkers, startQueueWorkers } from "./queue-workers.ts";
+import { startRatesRefresh } from "./rates-refresh.ts";
 
 export interface LakeStreams {
   readonly events: LocalDeliveryStream;
@@ -60,6 +63,8 @@ export interface EmbeddedRuntime {
   readonly streams: LakeStreams;
   readonly engine: DuckDbQueryEngine;
   readonly workers: QueueWorkers<(typeof WORKERS)[number]>;
+  /** The exchange rates ingestion converts revenue with now. */
+  readonly fx: FxRates;
   /** Delivers everything the streams accepted to the lake now. */
   flush(): Promise<void>;
   stop(): Promise<void>;
@@ -136,6 +141,22 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   };
   const lake = await openLake(config);
 
+  // Revenue in USD: the data folder's table (imported, or refreshed from the ECB's feed), else
+  // the shipped one. A refresh replaces it under ingestion.
+  let rates = await loadRates(paths.fxRates);
+  const fx = ratesFrom(() => rates);
+  const ratesRefresh =
+    config.fxFeedUrl === null
+      ? undefined
+      : startRatesRefresh({
+          feedUrl: config.fxFeedUrl,
+          table: fileRatesTable(paths.fxRates),
+          current: () => rates,
+          replace: (next) => {
+            rates = next;
+          },
+        });
+
   // Ingestion and the authorizer read apps through a short cache; the configuration, fresh.
   const apps = cachedAppStore(stores.apps, config.appCacheMs, { revision: revision.current });
   const ingest = createIngestHandlers({
@@ -145,7 +166,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     countries: await createCountryResolver(config.geoipDatabase, {
       trustViewerCountry: config.trustViewerCountry,
     }),
-    fx: await loadRates(paths.fxRates),
+    fx,
     keyrings: createAppKeyrings(createKeyFileWrapper(paths.masterKey)),
   });
   // Queue-driven workers: one handler per row of the worker table.
@@ -216,6 +237,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     streams: lake.streams,
     engine: lake.engine,
     workers,
+    fx,
     flush: lake.flush,
     async stop() {
       clearInterval(pruner);
@@ -225,6 +247,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
         server.closeAllConnections();
       });
       await purge.stop();
+      await ratesRefresh?.stop();
       await workers.stop();
       await lake.close();
       await dynamodb.close();

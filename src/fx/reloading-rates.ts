@@ -1,6 +1,7 @@
 /**
- * Rates that load themselves again, for the ingestion functions on AWS, which stay warm for
- * hours while the daily rates job stores a new table (refresh-rates.ts).
+ * Rates whose table changes under their readers: on AWS they load themselves again, since the
+ * ingestion functions stay warm for hours while the daily rates job stores a new table
+ * (refresh-rates.ts); on the embedded runtime the same refresh replaces the table in place.
  */
 import type { FxRates } from "./ecb-rates.ts";
 
@@ -40,19 +41,26 @@ export const reloadingRates = async (
         reloading = false;
       });
   };
-  return {
-    get firstDate() {
-      return current.firstDate;
-    },
-    get lastDate() {
-      return current.lastDate;
-    },
-    get currencies() {
-      return current.currencies;
-    },
-    toUsd(amount, currency, date, toUsdOptions) {
-      reloadIfOld();
-      return current.toUsd(amount, currency, date, toUsdOptions);
-    },
-  };
+  return ratesFrom(() => current, reloadIfOld);
 };
+
+/**
+ * Rates that answer each call from whatever table `current()` gives at that moment, so the
+ * table can be replaced under readers that keep this object. `beforeConvert` runs before each
+ * conversion.
+ */
+export const ratesFrom = (current: () => FxRates, beforeConvert?: () => void): FxRates => ({
+  get firstDate() {
+    return current().firstDate;
+  },
+  get lastDate() {
+    return current().lastDate;
+  },
+  get currencies() {
+    return current().currencies;
+  },
+  toUsd(amount, currency, date, toUsdOptions) {
+    beforeConvert?.();
+    return current().toUsd(amount, currency, date, toUsdOptions);
+  },
+});

@@ -23,7 +23,12 @@ export interface TestRuntime extends EmbeddedRuntime {
 }
 
 export const startTestRuntime = async (
-  overrides: { snapshotTtlSeconds?: number; purgeIntervalMs?: number; ratesCsv?: string } = {},
+  overrides: {
+    snapshotTtlSeconds?: number;
+    purgeIntervalMs?: number;
+    ratesCsv?: string;
+    fxFeedUrl?: string;
+  } = {},
 ): Promise<TestRuntime> => {
   const { ratesCsv, ...config } = overrides;
   const dataDir = await mkdtemp(join(tmpdir(), "attribution-it-"));
@@ -43,6 +48,8 @@ export const startTestRuntime = async (
         flushIntervalMs: 60_000,
         appCacheMs: 0,
         trustViewerCountry: true,
+        // Nothing in the test run reaches the internet; a test names a stand-in feed.
+        fxFeedUrl: null,
         ...config,
       },
     ),

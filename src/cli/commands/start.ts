@@ -8,6 +8,11 @@ export const start = async (options: { port?: number; host?: string; dataDir?: s
   console.log(`Data folder: ${config.dataDir}`);
   console.log(`SDK API:     ${runtime.url}/v1/… (contract: ${runtime.url}/v1/openapi.json)`);
   console.log(`Export:      GET ${runtime.url}/api/v1/export (Authorization: <server key>)`);
+  console.log(
+    `Rates:       ECB reference rates up to ${runtime.fx.lastDate}${
+      config.fxFeedUrl ? `; refreshing from ${config.fxFeedUrl}` : " (refresh off)"
+    }`,
+  );
   console.log("Press Ctrl-C to stop.");
 
   let stopping = false;
