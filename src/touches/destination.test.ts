@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { clickIdOfReferrer, destinationOf } from "./destination.ts";
+
+const android = {
+  appId: "com.example.game",
+  platform: "android" as const,
+  webUrl: "https://game.example.com/",
+};
+const ios = { appId: "com.example.game.ios", platform: "ios" as const, appStoreId: "1234567890" };
+const link = { mediaSource: "facebook_ads", campaignName: "Winter Sale" };
+
+describe("destinationOf", () => {
+  it("sends Android to the Play Store with a referrer that carries the click id back", () => {
+    const url = new URL(destinationOf("android", android, link, "C1ick1d") ?? "");
+    expect(url.origin + url.pathname).toBe("https://play.google.com/store/apps/details");
+    expect(url.searchParams.get("id")).toBe("com.example.game");
+    const referrer = url.searchParams.get("referrer");
+    expect(clickIdOfReferrer(referrer)).toBe("C1ick1d");
+    expect(new URLSearchParams(referrer ?? "").get("utm_source")).toBe("facebook_ads");
+    expect(new URLSearchParams(referrer ?? "").get("utm_campaign")).toBe("Winter Sale");
+  });
+
+  it("adds no referrer for a tap that is not counted", () => {
+    expect(destinationOf("android", android, link, null)).toBe(
+      "https://play.google.com/store/apps/details?id=com.example.game",
+    );
+  });
+
+  it("sends iOS to the App Store and anything else to the web", () => {
+    expect(destinationOf("ios", ios, link, "c")).toBe("https://apps.apple.com/app/id1234567890");
+    expect(destinationOf("other", android, link, "c")).toBe("https://game.example.com/");
+    // No web site: the app's store page.
+    expect(destinationOf("other", ios, link, "c")).toBe("https://apps.apple.com/app/id1234567890");
+  });
+
+  it("lets the link's own destinations win, still carrying the referrer to a Play Store URL", () => {
+    const own = {
+      ...link,
+      androidUrl: "https://play.google.com/store/apps/details?id=com.example.game&hl=de",
+      iosUrl: "https://apps.apple.com/de/app/id1234567890",
+      webUrl: "https://game.example.com/winter",
+    };
+    const url = new URL(destinationOf("android", android, own, "abc") ?? "");
+    expect(url.searchParams.get("hl")).toBe("de");
+    expect(clickIdOfReferrer(url.searchParams.get("referrer"))).toBe("abc");
+    expect(destinationOf("ios", ios, own, "abc")).toBe(own.iosUrl);
+    expect(destinationOf("other", android, own, "abc")).toBe(own.webUrl);
+  });
+
+  it("sends a device of the other platform to the web, or says there is nowhere to go", () => {
+    expect(destinationOf("ios", android, link, "c")).toBe("https://game.example.com/");
+    expect(destinationOf("android", ios, link, "c")).toBeNull();
+  });
+});

@@ -1,0 +1,18 @@
+/**
+ * The ids the touch side makes. Both are URL-safe and unguessable: a deep link id is the one
+ * path segment of a link (`https://<link host>/<deeplink_id>`, which the SDKs parse), 11
+ * characters of 62 (65 random bits); a click id rides in the Play Store's install referrer
+ * back to the install that the click caused, 22 characters of 62 (131 random bits).
+ */
+import { customAlphabet } from "nanoid";
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+export const DEEPLINK_ID_LENGTH = 11;
+export const CLICK_ID_LENGTH = 22;
+
+export const newDeeplinkId: () => string = customAlphabet(ALPHABET, DEEPLINK_ID_LENGTH);
+export const newClickId: () => string = customAlphabet(ALPHABET, CLICK_ID_LENGTH);
+
+/** The shape of a deep link id this service made; anything else is not worth a lookup. */
+export const DEEPLINK_ID_PATTERN = new RegExp(`^[0-9A-Za-z]{${DEEPLINK_ID_LENGTH}}$`);

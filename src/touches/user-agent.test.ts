@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { deviceTraits } from "./user-agent.ts";
+
+const PIXEL =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/UQ1A.240205.004) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/122.0.6261.64 Mobile Safari/537.36";
+const REDUCED =
+  "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36";
+const IPHONE =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
+const DESKTOP =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+
+describe("deviceTraits", () => {
+  it("reads platform, OS version and model from real browser agents", () => {
+    expect(deviceTraits(PIXEL)).toEqual({
+      platform: "android",
+      osVersion: "14",
+      deviceModel: "Pixel 8",
+      isBot: false,
+    });
+    expect(deviceTraits(IPHONE)).toEqual({
+      platform: "ios",
+      osVersion: "17.4",
+      deviceModel: "iPhone",
+      isBot: false,
+    });
+    expect(deviceTraits(DESKTOP)).toEqual({
+      platform: "other",
+      osVersion: null,
+      deviceModel: null,
+      isBot: false,
+    });
+  });
+
+  it("takes nothing from Chrome's reduced agent but the platform", () => {
+    expect(deviceTraits(REDUCED)).toEqual({
+      platform: "android",
+      osVersion: null,
+      deviceModel: null,
+      isBot: false,
+    });
+  });
+
+  it.each([
+    "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+    "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+    "Twitterbot/1.0",
+    "Mozilla/5.0 (compatible; Google-PageRenderer; Google (+https://developers.google.com/+/web/snippet/))",
+    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    "WhatsApp/2.23.20.0",
+    "TelegramBot (like TwitterBot)",
+    "",
+  ])("knows %j for a bot or a link preview", (agent) => {
+    expect(deviceTraits(agent).isBot).toBe(true);
+  });
+
+  it("treats a missing agent as a bot", () => {
+    expect(deviceTraits(undefined).isBot).toBe(true);
+  });
+});
