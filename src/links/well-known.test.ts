@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import {
+  APPLE_TEAM_ID_PATTERN,
+  appleAppSiteAssociation,
+  assetLinks,
+  SHA256_FINGERPRINT_PATTERN,
+} from "./well-known.ts";
+
+const FINGERPRINT =
+  "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5";
+
+const apps = [
+  { appId: "com.example.game.ios", platform: "ios" as const, appleTeamId: "9JA89QQLNQ" },
+  {
+    appId: "com.example.game",
+    platform: "android" as const,
+    androidSha256Fingerprints: [FINGERPRINT],
+  },
+  { appId: "com.example.bare", platform: "ios" as const },
+  { appId: "com.example.unsigned", platform: "android" as const, androidSha256Fingerprints: [] },
+];
+
+describe("the .well-known files", () => {
+  it("lists each iOS app with a team id in apple-app-site-association, in both generations' keys", () => {
+    expect(appleAppSiteAssociation(apps)).toEqual({
+      applinks: {
+        apps: [],
+        details: [
+          {
+            appIDs: ["9JA89QQLNQ.com.example.game.ios"],
+            components: [{ "/": "/*", comment: "Every link of this host." }],
+            appID: "9JA89QQLNQ.com.example.game.ios",
+            paths: ["*"],
+          },
+        ],
+      },
+    });
+  });
+
+  it("lists each Android app with certificates in assetlinks.json", () => {
+    expect(assetLinks(apps)).toEqual([
+      {
+        relation: ["delegate_permission/common.handle_all_urls"],
+        target: {
+          namespace: "android_app",
+          package_name: "com.example.game",
+          sha256_cert_fingerprints: [FINGERPRINT],
+        },
+      },
+    ]);
+    expect(assetLinks([])).toEqual([]);
+  });
+
+  it("knows the shapes of a team id and a certificate fingerprint", () => {
+    expect(APPLE_TEAM_ID_PATTERN.test("9JA89QQLNQ")).toBe(true);
+    expect(APPLE_TEAM_ID_PATTERN.test("9ja89qqlnq")).toBe(false);
+    expect(SHA256_FINGERPRINT_PATTERN.test(FINGERPRINT)).toBe(true);
+    expect(SHA256_FINGERPRINT_PATTERN.test(FINGERPRINT.toLowerCase())).toBe(false);
+    expect(SHA256_FINGERPRINT_PATTERN.test(FINGERPRINT.slice(3))).toBe(false);
+  });
+});
