@@ -1,0 +1,124 @@
+/**
+ * The body of `POST /v1/links`: the attribution fields a link carries to every touch it gets,
+ * the deep link path and custom parameters the app reads when the link opens it (installed, or
+ * deferred through the install), and optional destinations per platform that replace the app's
+ * store pages and web site. Unknown keys are ignored and null is the same as absent, as in the
+ * ingestion bodies.
+ */
+import * as z from "zod";
+import { text } from "../ingest/fields.ts";
+
+export const LINK_LIMITS = {
+  maxFieldLength: 200,
+  maxPathLength: 1_000,
+  maxUrlLength: 2_048,
+  maxParams: 50,
+  maxParamKeyLength: 64,
+  maxParamValueLength: 500,
+} as const;
+
+/** Keys a link's query carries itself; a custom parameter may not take one. */
+export const RESERVED_PARAM_KEYS = ["deep_link_path"] as const;
+
+const field = (description: string, example: string) =>
+  text()
+    .min(1, { error: "must not be empty" })
+    .max(LINK_LIMITS.maxFieldLength, {
+      error: `must be at most ${LINK_LIMITS.maxFieldLength} characters`,
+    })
+    .nullish()
+    .meta({ description, example });
+
+const destination = (platform: string, example: string) =>
+  z
+    .url({ protocol: /^https?$/, error: "must be an http or https URL" })
+    .max(LINK_LIMITS.maxUrlLength, {
+      error: `must be at most ${LINK_LIMITS.maxUrlLength} characters`,
+    })
+    .nullish()
+    .meta({
+      description: `Where a tap from ${platform} goes instead of the app's default for it.`,
+      example,
+    });
+
+const PARAM_KEY = /^[A-Za-z0-9_.-]+$/;
+
+const paramKeyProblem = (key: string): string | undefined => {
+  if (!PARAM_KEY.test(key)) return "keys must be letters, digits, '_', '.' or '-'";
+  if (key.length > LINK_LIMITS.maxParamKeyLength) {
+    return `keys must be at most ${LINK_LIMITS.maxParamKeyLength} characters`;
+  }
+  if ((RESERVED_PARAM_KEYS as readonly string[]).includes(key)) {
+    return `keys may not be ${RESERVED_PARAM_KEYS.join(", ")}`;
+  }
+  return undefined;
+};
+
+export const linkRequestSchema = z.object(
+  {
+    media_source: text()
+      .min(1, { error: "is required" })
+      .max(LINK_LIMITS.maxFieldLength, {
+        error: `must be at most ${LINK_LIMITS.maxFieldLength} characters`,
+      })
+      .meta({
+        description: "The ad network or source every touch of the link is credited to.",
+        example: "facebook_ads",
+      }),
+    campaign_id: field("Campaign identifier.", "123"),
+    campaign_name: field("Campaign name.", "Winter"),
+    adset_id: field("Ad set identifier.", "456"),
+    adset_name: field("Ad set name.", "EU lookalikes"),
+    ad_id: field("Ad identifier.", "789"),
+    ad_name: field("Ad name.", "Snowy castle 15s"),
+    deep_link_path: text()
+      .startsWith("/", { error: "must start with /" })
+      .max(LINK_LIMITS.maxPathLength, {
+        error: `must be at most ${LINK_LIMITS.maxPathLength} characters`,
+      })
+      .nullish()
+      .meta({
+        description:
+          "Where in the app the link leads: the app reads it as `deep_link_path` when the link " +
+          "opens it, and a new install reads it with its attribution (the deferred deep link).",
+        example: "/levels/7",
+      }),
+    params: z
+      .record(
+        z.string(),
+        text().max(LINK_LIMITS.maxParamValueLength, {
+          error: `must be at most ${LINK_LIMITS.maxParamValueLength} characters`,
+        }),
+        { error: "must be a map of strings" },
+      )
+      .superRefine((params, context) => {
+        const keys = Object.keys(params);
+        if (keys.length > LINK_LIMITS.maxParams) {
+          context.addIssue({
+            code: "custom",
+            message: `must have at most ${LINK_LIMITS.maxParams} keys`,
+          });
+        }
+        for (const key of keys) {
+          const problem = paramKeyProblem(key);
+          if (problem) context.addIssue({ code: "custom", path: [key], message: problem });
+        }
+      })
+      .nullish()
+      .meta({
+        description:
+          "Custom string parameters the link carries in its query, such as a promo code; the " +
+          "SDKs return them with the link's `deep_link_path`.",
+        example: { promo: "WINTER" },
+      }),
+    android_url: destination(
+      "Android",
+      "https://play.google.com/store/apps/details?id=com.example.game",
+    ),
+    ios_url: destination("iOS", "https://apps.apple.com/app/id1234567890"),
+    web_url: destination("anything else", "https://game.example.com/winter"),
+  },
+  { error: "must be a JSON object" },
+);
+
+export type LinkRequest = z.output<typeof linkRequestSchema>;
