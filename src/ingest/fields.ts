@@ -80,3 +80,13 @@ export const deviceId = () =>
   z.guid({
     error: "must be a UUID (8-4-4-4-12 hexadecimal digits)",
   });
+
+const ZERO_ID = /^[0-]+$/;
+
+/**
+ * The OS hands out an all-zero advertising id when the user has not consented (iOS ATT, Android
+ * opt-out). It names no device, so it is no id. Kept otherwise exactly as sent: an iOS IDFA or
+ * IDFV is uppercase, and third parties merge on the value as the device reports it.
+ */
+export const deviceIdOrNull = (value: string | null | undefined): string | null =>
+  value == null || ZERO_ID.test(value) ? null : value;

@@ -10,6 +10,7 @@ import {
   customerUserIdField,
   dateTime,
   deviceId,
+  deviceIdOrNull,
   serviceIdField,
   shortText,
   text,
@@ -159,16 +160,6 @@ export const parseInstallRequest = (
   }
   return { ok: true, value: parsed.data };
 };
-
-const ZERO_ID = /^[0-]+$/;
-
-/**
- * The OS hands out an all-zero advertising id when the user has not consented (iOS ATT, Android
- * opt-out). It names no device, so it is no id. Kept otherwise exactly as sent: an iOS IDFA or
- * IDFV is uppercase, and third parties merge on the value as the device reports it.
- */
-const deviceIdOrNull = (value: string | null | undefined): string | null =>
-  value == null || ZERO_ID.test(value) ? null : value;
 
 const textOrNull = (value: string | null | undefined): string | null =>
   value == null || value === "" ? null : value;

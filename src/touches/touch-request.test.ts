@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { parseTouch, parseTouchesEnvelope } from "./touch-request.ts";
+
+const NOW = new Date("2026-11-24T12:00:00.000Z");
+const touch = (overrides: Record<string, unknown> = {}) => ({
+  touch_type: "click",
+  touch_time: "2026-11-24T11:00:00+01:00",
+  media_source: "facebook_ads",
+  ...overrides,
+});
+
+describe("POST /v1/touches bodies", () => {
+  it("checks the envelope as a whole", () => {
+    expect(parseTouchesEnvelope({ touches: [touch()] })).toEqual({ ok: true, value: [touch()] });
+    expect(parseTouchesEnvelope({ touches: [] })).toEqual({
+      ok: false,
+      detail: "touches: must be a list of 1 to 1000 touches",
+    });
+    expect(parseTouchesEnvelope("x")).toEqual({ ok: false, detail: "body: must be a JSON object" });
+  });
+
+  it("normalizes a good touch: UTC time, canonical IP, an all-zero advertising id as absent", () => {
+    const parsed = parseTouch(
+      touch({ ip: "::ffff:81.2.69.142", maid: "00000000-0000-0000-0000-000000000000", extra: 1 }),
+      NOW,
+    );
+    expect(parsed).toEqual({
+      ok: true,
+      value: {
+        touch_type: "click",
+        touch_time: "2026-11-24T10:00:00.000Z",
+        media_source: "facebook_ads",
+        ip: "81.2.69.142",
+        maid: null,
+      },
+    });
+  });
+
+  it.each([
+    [{ touch_type: "view" }, "touch_type: must be click or impression"],
+    [{ touch_time: "2026-11-24T10:00:00" }, "touch_time: must be an ISO 8601 date-time"],
+    [{ touch_time: "2026-10-01T10:00:00Z" }, "touch_time: must be at most 30 days old"],
+    [{ touch_time: "2026-11-26T10:00:00Z" }, "touch_time: must be at most 24 hours ahead"],
+    [{ media_source: "" }, "media_source: is required"],
+    [{ ip: "999.1.1.1" }, "ip: must be an IPv4 or IPv6 address"],
+    [{ maid: "not-a-uuid" }, "maid: must be a UUID"],
+    [{ deeplink_id: "../etc" }, "deeplink_id: must be the deeplink_id of one of the app's links"],
+    [{ params: { sub1: 7 } }, "params.sub1: must be a string"],
+  ])("refuses %j, saying why", (overrides, detail) => {
+    const parsed = parseTouch(touch(overrides), NOW);
+    expect(parsed.ok).toBe(false);
+    expect(parsed.ok ? "" : parsed.detail).toContain(detail);
+  });
+});
