@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { authorizerEnv, exportEnv, ingestEnv } from "../src/config/aws-env.ts";
 import { ROUTES } from "../src/http/routes.ts";
 import { type AttributionStack, INGEST_DATA } from "./attribution-stack.ts";
-import { GATEWAY_ERRORS } from "./gateway-responses.ts";
+import { GATEWAY_RESPONSES } from "./gateway-responses.ts";
 import { RATES_TABLE_KEY } from "./lake.ts";
 import {
   actionsOf,
@@ -190,7 +190,7 @@ describe("gateway responses", () => {
   });
 
   it("uses the {error, detail} body with the status name for every type", () => {
-    expect(responses()).toHaveLength(GATEWAY_ERRORS.length);
+    expect(responses()).toHaveLength(GATEWAY_RESPONSES.length);
     for (const response of responses()) {
       const body = bodyOf(response);
       expect(Object.keys(body).sort()).toEqual(["detail", "error"]);

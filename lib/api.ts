@@ -128,7 +128,7 @@ export class AttributionApi extends Construct {
           authorizationType: AuthorizationType.NONE,
           operationName: route.id,
         });
-        const reason = `${route.method} ${route.path} is public by design: it serves the API's published contract (no app data), the same document as spec/openapi.json in the repository.`;
+        const reason = `${route.method} ${route.path} is public by design. ${route.publicReason}`;
         acknowledge(method, "AwsSolutions-APIG4", reason);
         acknowledge(method, "AwsSolutions-COG4", reason);
         continue;

@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
 import type { Route } from "../http/routes.ts";
 import { logger } from "../logging/logger.ts";
@@ -93,7 +94,7 @@ describe("embedded gateway", () => {
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toEqual({
       error: "Payload Too Large",
-      detail: "The request body is over 64 bytes.",
+      detail: GATEWAY_ERRORS.tooLarge.detail,
     });
     expect(answer.connection).toBe("close");
     expect(called).toBe(0);
@@ -108,7 +109,7 @@ describe("embedded gateway", () => {
     expect(refused.status).toBe(401);
     expect(JSON.parse(refused.body)).toEqual({
       error: "Unauthorized",
-      detail: "The API key is not valid.",
+      detail: GATEWAY_ERRORS.unauthorized.detail,
     });
     await close?.();
 

@@ -15,6 +15,7 @@ import type {
 } from "aws-lambda";
 import FindMyWay, { type HTTPVersion } from "find-my-way";
 import { type ErrorBody, statusName, toErrorResponse } from "../http/errors.ts";
+import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
 import type { HttpResponse } from "../http/middleware.ts";
 import { isAllowed, type PolicyDocument } from "../http/policy.ts";
@@ -35,16 +36,46 @@ export interface GatewayOptions {
   readonly maxBodyBytes?: number;
   /** Runs as each request arrives, before anything else reads a store for it. */
   readonly onRequest?: () => void;
+  /**
+   * Take the caller's address from the first address of `X-Forwarded-For`, as a proxy in front
+   * writes it. Off by default: a client could name any address there.
+   */
+  readonly trustForwardedFor?: boolean;
 }
+
+/** A request as the gateway reads it, from a socket or from a test. */
+export interface GatewayRequest {
+  readonly method: string;
+  /** The path and query, as in the request line. */
+  readonly url: string;
+  /** Lower-case names, each with every value it was sent with (Node's `headersDistinct`). */
+  readonly headers: Readonly<Record<string, readonly string[] | undefined>>;
+  readonly body: Readable;
+  readonly remoteAddress?: string;
+  readonly httpVersion?: string;
+}
+
+/**
+ * The gateway without a socket: a request in, the answer out (undefined when the client left
+ * before it could be answered). Every failure before an answer exists is answered here, as
+ * API Gateway would: a typed error under 500 as itself, anything else as a hidden, logged 500.
+ */
+export type Dispatch = (request: GatewayRequest) => Promise<HttpResponse | undefined>;
 
 const API_ID = "embedded";
 const STAGE = "local";
 
-const sendError = (res: ServerResponse, statusCode: number, detail: string) => {
+const errorResponse = (statusCode: number, detail: string): HttpResponse => {
   const body: ErrorBody = { error: statusName(statusCode), detail };
-  res.writeHead(statusCode, { "content-type": "application/json; charset=utf-8" });
-  res.end(JSON.stringify(body));
+  return {
+    statusCode,
+    headers: { "content-type": "application/json; charset=utf-8" },
+    body: JSON.stringify(body),
+  };
 };
+
+const gatewayError = (error: (typeof GATEWAY_ERRORS)[keyof typeof GATEWAY_ERRORS]) =>
+  errorResponse(error.status, error.detail);
 
 const lambdaContext = (functionName: string, timeoutSeconds: number): Context => {
   const deadline = Date.now() + timeoutSeconds * 1000;
@@ -78,7 +109,11 @@ const singleAndMulti = (entries: Iterable<[string, string]>) => {
   return { single, multi };
 };
 
-export const createGateway = (options: GatewayOptions): Server => {
+/** The first address a proxy wrote in `X-Forwarded-For`, if any. */
+const forwardedFor = (request: GatewayRequest): string | undefined =>
+  request.headers["x-forwarded-for"]?.[0]?.split(",")[0]?.trim() || undefined;
+
+export const createDispatch = (options: GatewayOptions): Dispatch => {
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   const router = FindMyWay<HTTPVersion.V1>();
   for (const entry of options.routes) {
@@ -87,26 +122,20 @@ export const createGateway = (options: GatewayOptions): Server => {
     router.on(entry.route.method, path, () => undefined, entry);
   }
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+  const dispatch = async (request: GatewayRequest): Promise<HttpResponse | undefined> => {
     options.onRequest?.();
-    const url = new URL(req.url ?? "/", "http://gateway");
-    const method = req.method ?? "GET";
+    const url = new URL(request.url || "/", "http://gateway");
+    const method = request.method;
     const found = router.find(method === "HEAD" ? "GET" : (method as "GET"), url.pathname);
-    if (!found?.store) {
-      sendError(res, 404, `No route for ${method} ${url.pathname}.`);
-      return;
-    }
+    if (!found?.store) return gatewayError(GATEWAY_ERRORS.noRoute);
     const { route, handler } = found.store as GatewayOptions["routes"][number];
     const methodArn = `arn:aws:execute-api:local:000000000000:${API_ID}/${STAGE}/${route.method}${url.pathname}`;
 
     // A public route (null scope) has no authorizer on AWS either: any key, or none, is let in.
     let authorizer: APIGatewayAuthorizerResult | undefined;
     if (route.scope !== null) {
-      const token = req.headers.authorization;
-      if (!token) {
-        sendError(res, 401, "The Authorization header with an API key is required.");
-        return;
-      }
+      const token = request.headers.authorization?.[0];
+      if (!token) return gatewayError(GATEWAY_ERRORS.unauthorized);
       try {
         authorizer = await options.authorizer(
           { type: "TOKEN", authorizationToken: token, methodArn },
@@ -114,33 +143,34 @@ export const createGateway = (options: GatewayOptions): Server => {
         );
       } catch (error) {
         // As API Gateway does: only the authorizer's own "Unauthorized" is a 401; any other
-        // failure (a store down, a bug) is a 500, logged by the caller of this function.
+        // failure (a store down, a bug) is a 500.
         if (!(error instanceof Error && error.message === UNAUTHORIZED)) throw error;
-        sendError(res, 401, "The API key is not valid.");
-        return;
+        return gatewayError(GATEWAY_ERRORS.unauthorized);
       }
       if (!isAllowed(authorizer.policyDocument as PolicyDocument, methodArn)) {
-        sendError(res, 401, "The API key is not allowed to call this endpoint.");
-        return;
+        return gatewayError(GATEWAY_ERRORS.unauthorized);
       }
     }
 
     let body: string | null;
     try {
-      body = await readBody(req, maxBodyBytes);
+      body = await readBody(request.body, maxBodyBytes);
     } catch (error) {
-      if (!(error instanceof RangeError)) return; // nobody is left to answer
+      if (!(error instanceof RangeError)) return undefined; // nobody is left to answer
       // The rest of the body is not read: the connection closes after the answer.
-      res.setHeader("connection", "close");
-      sendError(res, 413, `The request body is over ${maxBodyBytes} bytes.`);
-      return;
+      const tooLarge = gatewayError(GATEWAY_ERRORS.tooLarge);
+      return { ...tooLarge, headers: { ...tooLarge.headers, connection: "close" } };
     }
     const headers = singleAndMulti(
-      Object.entries(req.headersDistinct).flatMap(([k, values]) =>
+      Object.entries(request.headers).flatMap(([k, values]) =>
         (values ?? []).map((v): [string, string] => [k, v]),
       ),
     );
     const query = singleAndMulti(url.searchParams.entries());
+    const sourceIp =
+      (options.trustForwardedFor ? forwardedFor(request) : undefined) ??
+      request.remoteAddress ??
+      "127.0.0.1";
     const event: APIGatewayProxyEvent = {
       resource: route.path,
       path: url.pathname,
@@ -157,7 +187,7 @@ export const createGateway = (options: GatewayOptions): Server => {
         accountId: "000000000000",
         apiId: API_ID,
         stage: STAGE,
-        protocol: `HTTP/${req.httpVersion}`,
+        protocol: `HTTP/${request.httpVersion ?? "1.1"}`,
         httpMethod: route.method,
         path: `/${STAGE}${url.pathname}`,
         resourcePath: route.path,
@@ -168,8 +198,8 @@ export const createGateway = (options: GatewayOptions): Server => {
           ? { ...authorizer.context, principalId: authorizer.principalId }
           : undefined,
         identity: {
-          sourceIp: req.socket.remoteAddress ?? "127.0.0.1",
-          userAgent: req.headers["user-agent"] ?? null,
+          sourceIp,
+          userAgent: request.headers["user-agent"]?.[0] ?? null,
           accessKey: null,
           accountId: null,
           apiKey: null,
@@ -186,10 +216,39 @@ export const createGateway = (options: GatewayOptions): Server => {
         },
       },
     };
+    return handler(event, lambdaContext(route.id, route.timeoutSeconds));
+  };
 
-    const response = await handler(event, lambdaContext(route.id, route.timeoutSeconds));
+  return async (request) => {
+    try {
+      return await dispatch(request);
+    } catch (error) {
+      logger.error("gateway failure", {
+        method: request.method,
+        path: request.url.split("?")[0],
+        error,
+      });
+      const { statusCode, body } = toErrorResponse(error);
+      return errorResponse(statusCode, body.detail);
+    }
+  };
+};
+
+/** The gateway on a socket: `dispatch` for each request, its answer written or streamed. */
+export const createGateway = (options: GatewayOptions): Server => {
+  const dispatch = createDispatch(options);
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
+    const response = await dispatch({
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+      headers: req.headersDistinct,
+      body: req,
+      remoteAddress: req.socket.remoteAddress,
+      httpVersion: req.httpVersion,
+    });
+    if (!response) return;
     res.writeHead(response.statusCode, response.headers);
-    if (method === "HEAD") {
+    if (req.method === "HEAD") {
       // Headers only: the body is dropped unread, which releases what produces it.
       if (response.body instanceof Readable) response.body.destroy();
       res.end();
@@ -201,17 +260,11 @@ export const createGateway = (options: GatewayOptions): Server => {
     }
     await pipeline(response.body, res);
   };
-
   return createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (res.headersSent) {
-        // Mid-stream failure: the only honest signal left is to cut the connection.
-        res.destroy(error instanceof Error ? error : undefined);
-        return;
-      }
-      const { statusCode, body } = toErrorResponse(error);
-      logger.error("gateway failure", { method: req.method, path: req.url?.split("?")[0], error });
-      sendError(res, statusCode, body.detail);
+    answer(req, res).catch((error: unknown) => {
+      // Mid-stream failure: the only honest signal left is to cut the connection.
+      logger.error("response stream failed", { path: req.url?.split("?")[0], error });
+      res.destroy(error instanceof Error ? error : undefined);
     });
   });
 };

@@ -4,7 +4,6 @@
  */
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import type { AddressInfo } from "node:net";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
 import { cachedCustomerUserMap } from "../adapters/cache/cached-customer-users.ts";
@@ -45,7 +44,8 @@ import { adminRevision } from "./admin-changes.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
 import { backgroundJob } from "./background-job.ts";
 import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
-import { createGateway, type RouteHandler } from "./gateway.ts";
+import type { RouteHandler } from "./gateway.ts";
+import { listenAll } from "./listeners.ts";
 import { type DynamoConnection, LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./local-dynamodb.ts";
 import { type QueueWorkers, startQueueWorkers } from "./queue-workers.ts";
 import { startRatesRefresh } from "./rates-refresh.ts";
@@ -200,20 +200,26 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     }),
     openapi: createOpenApiHandler(),
   };
-  const server = createGateway({
-    routes: ROUTES.map((route) => ({ route, handler: handlers[route.id] })),
-    authorizer: cacheAuthorizerAnswers(createAuthorizerHandler({ keys: stores.keys, apps }), {
-      revision: revision.current,
-    }),
-    // The CLI's changes to keys and apps, seen by every request that arrives after them.
-    onRequest: revision.check,
+  const authorizer = cacheAuthorizerAnswers(createAuthorizerHandler({ keys: stores.keys, apps }), {
+    revision: revision.current,
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${config.host}:${port}`;
+  // One gateway per row, each on its own port with its own route table.
+  const [api, ...others] = await listenAll([
+    {
+      name: "api",
+      host: config.host,
+      port: config.port,
+      gateway: {
+        routes: ROUTES.map((route) => ({ route, handler: handlers[route.id] })),
+        authorizer,
+        // The CLI's changes to keys and apps, seen by every request that arrives after them.
+        onRequest: revision.check,
+      },
+    },
+  ]);
+  if (!api) throw new Error("the API listener did not start");
+  const listeners = [api, ...others];
+  const url = api.url;
   await writeRuntimeInfo(config.dataDir, {
     pid: process.pid,
     url,
@@ -242,10 +248,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     async stop() {
       clearInterval(pruner);
       // No new request first, so none can start a purge while the stores close.
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await Promise.all(listeners.map((listening) => listening.close()));
       await purge.stop();
       await ratesRefresh?.stop();
       await workers.stop();

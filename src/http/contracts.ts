@@ -45,10 +45,14 @@ export interface RouteContract {
     readonly body?: { readonly description: string; readonly schema: z.ZodType };
   };
   readonly success: {
-    readonly status: 200 | 202;
+    /** 302 is a redirect: its `Location` header (in `headers`) is the answer, with no body. */
+    readonly status: 200 | 201 | 202 | 302;
     readonly description: string;
-    /** Each media type the route answers with (without parameters such as charset), and its body. */
-    readonly content: Readonly<Record<string, z.ZodType>>;
+    /**
+     * Each media type the route answers with (without parameters such as charset), and its
+     * body; none for a redirect.
+     */
+    readonly content?: Readonly<Record<string, z.ZodType>>;
     readonly headers?: z.ZodObject;
   };
   /** The error statuses the route can answer, each with when. */

@@ -294,7 +294,9 @@ describe("the export contract", () => {
       const writer = FORMATS[format];
       expect(writer.contentType.split(";")[0], format).toBe(EXPORT_MEDIA_TYPES[format]);
       expect(EXPORT_DOWNLOADS.includes(format), format).toBe(writer.attachment);
-      expect(Object.keys(CONTRACTS.export.success.content)).toContain(EXPORT_MEDIA_TYPES[format]);
+      expect(Object.keys(CONTRACTS.export.success.content ?? {})).toContain(
+        EXPORT_MEDIA_TYPES[format],
+      );
     }
   });
 

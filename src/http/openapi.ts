@@ -199,9 +199,11 @@ const routeConfig = (route: Route, contract: RouteContract): RouteConfig => {
     [success.status]: {
       description: success.description,
       ...(success.headers && { headers: success.headers }),
-      content: Object.fromEntries(
-        Object.entries(success.content).map(([type, schema]) => [type, { schema }]),
-      ),
+      ...(success.content && {
+        content: Object.fromEntries(
+          Object.entries(success.content).map(([type, schema]) => [type, { schema }]),
+        ),
+      }),
     },
   };
   for (const [status, description] of Object.entries(contract.errors)) {

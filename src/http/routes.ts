@@ -4,20 +4,29 @@
  */
 import type { Scope } from "../domain/keys.ts";
 
-export interface Route {
+interface RouteBase {
   /** Names the handler: `lambdas/<id>.ts` on AWS, the same factory on the embedded runtime. */
   readonly id: string;
-  readonly method: "GET" | "POST" | "DELETE";
+  readonly method: "GET" | "POST" | "PATCH" | "DELETE";
   /** API Gateway resource path; `{name}` marks a path parameter. */
   readonly path: string;
-  /** The key scope the route needs; null for a public route (no key, no authorizer). */
-  readonly scope: Scope | null;
   /** Streamed responses use Lambda response streaming on AWS. */
   readonly streaming: boolean;
   /** Lambda sizing on AWS. */
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
 }
+
+/**
+ * A row of a route table: a keyed route names the key scope it needs; a public one (no key,
+ * no authorizer) says why it may be public, which the CDK app records as its cdk-nag
+ * acknowledgement.
+ */
+export type Route = RouteBase &
+  (
+    | { readonly scope: Scope; readonly publicReason?: never }
+    | { readonly scope: null; readonly publicReason: string }
+  );
 
 export const ROUTES = [
   {
@@ -88,6 +97,8 @@ export const ROUTES = [
     method: "GET",
     path: "/v1/openapi.json",
     scope: null,
+    publicReason:
+      "It serves the API's published contract (no app data), the same document as spec/openapi.json in the repository.",
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,

@@ -1,0 +1,157 @@
+/**
+ * The embedded gateway without a socket: `createDispatch` takes a request and gives the answer
+ * the server would send, with the API Gateway-shaped event the handler saw.
+ */
+import { Readable } from "node:stream";
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import { describe, expect, it } from "vitest";
+import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
+import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
+import type { HttpResponse } from "../http/middleware.ts";
+import type { Route } from "../http/routes.ts";
+import { type Authorizer, createDispatch, type GatewayRequest } from "./gateway.ts";
+
+const keyed: Route = {
+  id: "thing",
+  method: "POST",
+  path: "/v1/things/{thing_id}",
+  scope: "ingest",
+  streaming: false,
+  memoryMb: 128,
+  timeoutSeconds: 5,
+};
+const open: Route = {
+  id: "open",
+  method: "GET",
+  path: "/{deeplink_id}",
+  scope: null,
+  publicReason: "A link host answers anyone who taps a link.",
+  streaming: false,
+  memoryMb: 128,
+  timeoutSeconds: 5,
+};
+
+/** Allows keys named `good` (the route's scope only), refuses the rest. */
+const authorizer: Authorizer = async (event) => {
+  if (event.authorizationToken !== "good") throw new Error(UNAUTHORIZED);
+  return {
+    principalId: "k1",
+    policyDocument: {
+      Version: "2012-10-17",
+      Statement: [
+        {
+          Action: "execute-api:Invoke",
+          Effect: "Allow",
+          Resource: ["arn:aws:execute-api:local:000000000000:embedded/local/POST/v1/things/*"],
+        },
+      ],
+    },
+    context: { appId: "com.a", keyId: "k1", appName: "A", scopes: "ingest" },
+  };
+};
+
+const gateway = (options: { trustForwardedFor?: boolean; maxBodyBytes?: number } = {}) => {
+  const seen: APIGatewayProxyEvent[] = [];
+  const answer = (event: APIGatewayProxyEvent): HttpResponse => {
+    seen.push(event);
+    return { statusCode: 200, headers: { "content-type": "text/plain" }, body: "ok" };
+  };
+  const dispatch = createDispatch({
+    routes: [
+      { route: keyed, handler: async (event) => answer(event) },
+      {
+        route: open,
+        handler: async (event) => ({
+          statusCode: 302,
+          headers: { location: `https://example.com/${event.pathParameters?.deeplink_id}` },
+          body: "",
+        }),
+      },
+    ],
+    authorizer,
+    ...options,
+  });
+  return { dispatch, seen };
+};
+
+const request = (overrides: Partial<GatewayRequest> & { text?: string } = {}): GatewayRequest => ({
+  method: "POST",
+  url: "/v1/things/t1?a=1&a=2",
+  headers: { authorization: ["good"], "user-agent": ["test-agent"] },
+  body: Readable.from(overrides.text === undefined ? [] : [Buffer.from(overrides.text)]),
+  remoteAddress: "203.0.113.7",
+  ...overrides,
+});
+
+const errorOf = (response: HttpResponse | undefined) => JSON.parse(String(response?.body));
+
+describe("createDispatch", () => {
+  it("hands a keyed route an API Gateway event: path parameters, query maps, body, principal", async () => {
+    const { dispatch, seen } = gateway();
+    const response = await dispatch(request({ text: '{"x":1}' }));
+    expect(response?.statusCode).toBe(200);
+    const [event] = seen;
+    expect(event?.pathParameters).toEqual({ thing_id: "t1" });
+    expect(event?.queryStringParameters).toEqual({ a: "2" });
+    expect(event?.multiValueQueryStringParameters).toEqual({ a: ["1", "2"] });
+    expect(event?.body).toBe('{"x":1}');
+    expect(event?.requestContext.authorizer).toMatchObject({ appId: "com.a", principalId: "k1" });
+    expect(event?.requestContext.identity.sourceIp).toBe("203.0.113.7");
+    expect(event?.requestContext.identity.userAgent).toBe("test-agent");
+  });
+
+  it("answers what matches no route with 404, and a missing, refused or narrow key with 401", async () => {
+    const { dispatch, seen } = gateway();
+    const noRoute = await dispatch(request({ url: "/v2/nothing" }));
+    expect(noRoute?.statusCode).toBe(404);
+    expect(errorOf(noRoute)).toEqual({ error: "Not Found", detail: GATEWAY_ERRORS.noRoute.detail });
+    for (const headers of [{}, { authorization: ["bad"] }]) {
+      const refused = await dispatch(request({ headers }));
+      expect(refused?.statusCode).toBe(401);
+      expect(errorOf(refused).detail).toBe(GATEWAY_ERRORS.unauthorized.detail);
+    }
+    expect(seen).toEqual([]);
+  });
+
+  it("lets anyone reach a public route, without asking the authorizer", async () => {
+    const { dispatch } = gateway();
+    const response = await dispatch(request({ method: "GET", url: "/Kx3v9QpZ2aQ", headers: {} }));
+    expect(response).toEqual({
+      statusCode: 302,
+      headers: { location: "https://example.com/Kx3v9QpZ2aQ" },
+      body: "",
+    });
+    const head = await dispatch(request({ method: "HEAD", url: "/Kx3v9QpZ2aQ", headers: {} }));
+    expect(head?.statusCode).toBe(302);
+  });
+
+  it("answers a body over the limit with 413 and a closed connection", async () => {
+    const { dispatch, seen } = gateway({ maxBodyBytes: 8 });
+    const response = await dispatch(request({ text: "x".repeat(9) }));
+    expect(response?.statusCode).toBe(413);
+    expect(response?.headers.connection).toBe("close");
+    expect(seen).toEqual([]);
+  });
+
+  it("takes the caller's address from X-Forwarded-For only when told to trust it", async () => {
+    const forwarded = { ...request().headers, "x-forwarded-for": ["81.2.69.142, 10.0.0.1"] };
+    const trusting = gateway({ trustForwardedFor: true });
+    await trusting.dispatch(request({ headers: forwarded }));
+    expect(trusting.seen[0]?.requestContext.identity.sourceIp).toBe("81.2.69.142");
+    const wary = gateway();
+    await wary.dispatch(request({ headers: forwarded }));
+    expect(wary.seen[0]?.requestContext.identity.sourceIp).toBe("203.0.113.7");
+  });
+
+  it("answers a failing authorizer with a 500 that shows nothing of the failure", async () => {
+    const dispatch = createDispatch({
+      routes: [{ route: keyed, handler: async () => ({ statusCode: 200, headers: {}, body: "" }) }],
+      authorizer: async () => {
+        throw new Error("connect ECONNREFUSED 127.0.0.1:8000");
+      },
+    });
+    const response = await dispatch(request());
+    expect(response?.statusCode).toBe(500);
+    expect(String(response?.body)).not.toContain("ECONNREFUSED");
+  });
+});
