@@ -27,6 +27,7 @@ describe("AttributionStack", () => {
       "ResultsBucketName",
       "SealingKeyArn",
       "SnapshotsTableName",
+      "TouchesStreamName",
     ]);
     expect(outputs.SealingKeyArn.Value).toEqual(stack.resolve(stack.sealingKey.keyArn));
     expect(outputs.EventsStreamName.Value).toEqual(stack.resolve(stack.ingest.streams.events.ref));

@@ -17,6 +17,8 @@ import {
 } from "../src/config/aws-env.ts";
 import { SHIPPED_ECB_RATES } from "../src/fx/ecb-rates.ts";
 import type { RouteId } from "../src/http/routes.ts";
+import { EXPORT_TABLES } from "../src/lake/export-query.ts";
+import { LAKE_TABLES } from "../src/lake/tables.ts";
 import { WORKERS } from "../src/workers/workers.ts";
 import { AttributionApi, type FunctionBinding } from "./api.ts";
 import { QueryWorkgroup } from "./athena.ts";
@@ -24,6 +26,7 @@ import { envFor } from "./env.ts";
 import { FxRatesJob } from "./fx-rates-job.ts";
 import { IngestStreams } from "./ingest-stream.ts";
 import { Lake, RATES_TABLE_KEY } from "./lake.ts";
+import { pascal } from "./naming.ts";
 import { PurgeJob } from "./purge-job.ts";
 import { QueueWorkers } from "./queue-workers.ts";
 import { SealingKey } from "./sealing-key.ts";
@@ -145,8 +148,8 @@ export class AttributionStack extends Stack {
           tables.grantSnapshots(role);
           tables.grantTombstones(role);
           queries.grantRunQueries(role);
-          lake.grantReadCatalog(role);
-          lake.grantReadTables(role);
+          lake.grantReadCatalog(role, EXPORT_TABLES);
+          lake.grantReadTables(role, EXPORT_TABLES);
           lake.grantResults(role);
         },
       },
@@ -193,11 +196,12 @@ export class AttributionStack extends Stack {
       ResultsBucketName: [lake.resultsBucket.bucketName, "S3 bucket of Athena results"],
       GlueDatabaseName: [lake.databaseName, "Glue database of the lake tables"],
       AthenaWorkGroupName: [queries.workGroupName, "Athena workgroup of export queries"],
-      EventsStreamName: [ingest.streams.events.ref, "Firehose stream into the events table"],
-      AttributionsStreamName: [
-        ingest.streams.attributions.ref,
-        "Firehose stream into the attributions table",
-      ],
+      ...Object.fromEntries(
+        LAKE_TABLES.map((table) => [
+          `${pascal(table.name)}StreamName`,
+          [ingest.streams[table.name].ref, `Firehose stream into the ${table.name} table`],
+        ]),
+      ),
       SealingKeyArn: [
         sealingKey.keyArn,
         "KMS key wrapping apps' sealing private keys: creating an app key pair needs kms:Encrypt on it with the encryption context purpose=sealed-value-private-key",

@@ -11,8 +11,13 @@ import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { CfnDeliveryStream } from "aws-cdk-lib/aws-kinesisfirehose";
 import { LogGroup, LogStream, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { LAKE_TABLES, type LakeTable, PARTITION_KEYS } from "../src/lake/tables.ts";
-import { errorPrefix, type Lake, type LakeTableName } from "./lake.ts";
+import {
+  type LakeTable,
+  type LakeTableName,
+  PARTITION_KEYS,
+  perLakeTable,
+} from "../src/lake/tables.ts";
+import { errorPrefix, type Lake } from "./lake.ts";
 import { acknowledgeWildcardResource } from "./nag.ts";
 import { pascal } from "./naming.ts";
 
@@ -49,16 +54,9 @@ export class IngestStreams extends Construct {
   constructor(scope: Construct, id: string, props: IngestStreamsProps) {
     super(scope, id);
     this.bufferInterval = props.bufferInterval ?? Duration.minutes(5);
-    const made = new Map(LAKE_TABLES.map((t) => [t.name, this.delivery(t, props)]));
-    const get = (name: LakeTableName): Delivery => {
-      const delivery = made.get(name);
-      if (!delivery) throw new Error(`No delivery stream for lake table ${name}`);
-      return delivery;
-    };
-    const events = get("events");
-    const attributions = get("attributions");
-    this.streams = { events: events.stream, attributions: attributions.stream };
-    this.roles = { events: events.role, attributions: attributions.role };
+    const made = perLakeTable((table) => this.delivery(table, props));
+    this.streams = perLakeTable((table) => made[table.name].stream);
+    this.roles = perLakeTable((table) => made[table.name].role);
   }
 
   /** PutRecord/PutRecordBatch on one table's stream, for the functions that feed it. */
@@ -71,7 +69,7 @@ export class IngestStreams extends Construct {
     );
   }
 
-  private delivery(table: LakeTable, props: IngestStreamsProps): Delivery {
+  private delivery(table: LakeTable<LakeTableName>, props: IngestStreamsProps): Delivery {
     const { lake } = props;
     const scope = new Construct(this, pascal(table.name));
     const stack = Stack.of(this);

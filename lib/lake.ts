@@ -19,16 +19,19 @@ import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from "aws-cdk-lib/cx-api";
 import { Construct } from "constructs";
 import { EXCLUSIONS_TABLE } from "../src/adapters/athena/exclusions.ts";
 import {
+  INSTALL_TABLES,
   LAKE_TABLES,
   type LakeColumn,
   type LakeTable,
+  type LakeTableName,
   type LakeType,
   PARTITION_KEYS,
+  perLakeTable,
 } from "../src/lake/tables.ts";
 import { acknowledgeWildcardResource } from "./nag.ts";
 import { pascal } from "./naming.ts";
 
-export type LakeTableName = LakeTable["name"];
+export type { LakeTableName };
 
 const GLUE_TYPES: Record<LakeType, string> = {
   string: "string",
@@ -182,12 +185,7 @@ export class Lake extends Construct {
       },
     });
 
-    const tables: Partial<Record<LakeTableName, CfnTable>> = {};
-    for (const table of LAKE_TABLES) tables[table.name] = this.glueTable(table);
-    this.tables = {
-      events: this.required(tables.events),
-      attributions: this.required(tables.attributions),
-    };
+    this.tables = perLakeTable((table) => this.glueTable(table));
     this.exclusionsTable = this.exclusionListsTable();
   }
 
@@ -196,15 +194,15 @@ export class Lake extends Construct {
     return `s3://${this.bucket.bucketName}/${table}/`;
   }
 
-  /** Read the lake tables' objects, as an Athena query issued by the role does. */
-  grantReadTables(role: IRole): void {
+  /** Read the named lake tables' objects, as an Athena query issued by the role does. */
+  grantReadTables(role: IRole, tables: readonly LakeTable[]): void {
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["s3:GetBucketLocation", "s3:ListBucket"],
         resources: [this.bucket.bucketArn],
       }),
     );
-    const objects = LAKE_TABLES.map((t) => this.bucket.arnForObjects(`${t.name}/*`));
+    const objects = tables.map((t) => this.bucket.arnForObjects(`${t.name}/*`));
     role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ["s3:GetObject"], resources: objects }),
     );
@@ -289,10 +287,10 @@ export class Lake extends Construct {
       new PolicyStatement({
         actions: ["s3:ListBucketVersions"],
         resources: [this.bucket.bucketArn],
-        conditions: { StringLike: { "s3:prefix": LAKE_TABLES.map((t) => `${t.name}/*`) } },
+        conditions: { StringLike: { "s3:prefix": INSTALL_TABLES.map((t) => `${t.name}/*`) } },
       }),
     );
-    const objects = LAKE_TABLES.map((t) => this.bucket.arnForObjects(`${t.name}/*`));
+    const objects = INSTALL_TABLES.map((t) => this.bucket.arnForObjects(`${t.name}/*`));
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["s3:GetObject", "s3:GetObjectVersion", "s3:PutObject", "s3:DeleteObjectVersion"],
@@ -338,16 +336,16 @@ export class Lake extends Construct {
   }
 
   /** Read the catalog entries an export query uses, as Athena planning it does. */
-  grantReadCatalog(role: IRole): void {
+  grantReadCatalog(role: IRole, tables: readonly LakeTable<LakeTableName>[]): void {
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["glue:GetDatabase", "glue:GetTable", "glue:GetTables"],
-        resources: this.catalogArns([...LAKE_TABLES.map((t) => t.name), EXCLUSIONS_TABLE.name]),
+        resources: this.catalogArns([...tables.map((t) => t.name), EXCLUSIONS_TABLE.name]),
       }),
     );
   }
 
-  private glueTable(table: LakeTable): CfnTable {
+  private glueTable(table: LakeTable<LakeTableName>): CfnTable {
     const location = this.tableLocation(table.name);
     return this.externalTable(`${pascal(table.name)}Table`, {
       name: table.name,
@@ -422,10 +420,5 @@ export class Lake extends Construct {
     });
     glueTable.addResourceDependency(this.database);
     return glueTable;
-  }
-
-  private required(table: CfnTable | undefined): CfnTable {
-    if (!table) throw new Error("LAKE_TABLES must define both events and attributions");
-    return table;
   }
 }

@@ -37,7 +37,7 @@ import { createExportHandler } from "../http/handlers/export.ts";
 import { createIngestHandlers } from "../http/handlers/ingest.ts";
 import { createOpenApiHandler } from "../http/handlers/openapi.ts";
 import { ROUTES, type RouteId } from "../http/routes.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../lake/tables.ts";
+import { type LakeTableName, perLakeTableAsync } from "../lake/tables.ts";
 import { logger } from "../logging/logger.ts";
 import { WORKERS } from "../workers/workers.ts";
 import { adminRevision } from "./admin-changes.ts";
@@ -50,10 +50,8 @@ import { type DynamoConnection, LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./
 import { type QueueWorkers, startQueueWorkers } from "./queue-workers.ts";
 import { startRatesRefresh } from "./rates-refresh.ts";
 
-export interface LakeStreams {
-  readonly events: LocalDeliveryStream;
-  readonly attributions: LocalDeliveryStream;
-}
+/** One delivery stream per lake table. */
+export type LakeStreams = Readonly<Record<LakeTableName, LocalDeliveryStream>>;
 
 export interface EmbeddedRuntime {
   readonly url: string;
@@ -84,10 +82,9 @@ export const openLake = async (config: EmbeddedConfig) => {
     walDir: paths.wal,
     bufferIntervalMs: config.flushIntervalMs,
   };
-  const streams: LakeStreams = {
-    events: await createLocalDeliveryStream({ ...streamOptions, table: EVENTS_TABLE }),
-    attributions: await createLocalDeliveryStream({ ...streamOptions, table: ATTRIBUTIONS_TABLE }),
-  };
+  const streams: LakeStreams = await perLakeTableAsync((table) =>
+    createLocalDeliveryStream({ ...streamOptions, table }),
+  );
   // A purge never replaces a lake file while a snapshot is being made from it.
   const lakeFiles = createReadWriteLock();
   const engine = createDuckDbQueryEngine({
@@ -108,10 +105,10 @@ export const openLake = async (config: EmbeddedConfig) => {
     engine,
     purger,
     flush: async () => {
-      await Promise.all([streams.events.flush(), streams.attributions.flush()]);
+      await Promise.all(Object.values(streams).map((stream) => stream.flush()));
     },
     close: async () => {
-      await Promise.all([streams.events.close(), streams.attributions.close()]);
+      await Promise.all(Object.values(streams).map((stream) => stream.close()));
       deliveryDuckdb.closeSync();
       duckdb.closeSync();
     },

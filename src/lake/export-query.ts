@@ -4,8 +4,12 @@
  * only in how a timestamp is written out and read in; everything else is shared SQL.
  */
 import { EXPORT_COLUMNS } from "../record/columns.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "./tables.ts";
 
 export type Dialect = "duckdb" | "athena";
+
+/** The lake tables the export reads, and nothing else (its grants name these only). */
+export const EXPORT_TABLES = [EVENTS_TABLE, ATTRIBUTIONS_TABLE] as const;
 
 export interface ExportQueryInput {
   readonly dialect: Dialect;

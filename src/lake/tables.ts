@@ -1,10 +1,12 @@
 /**
- * The lake's two tables, derived from the exported record. These are the Parquet contract:
- * the Glue tables (which Firehose uses for Parquet conversion), the embedded stream's writer
- * and the DuckDB views all read them from here.
+ * The lake's tables, one entry each in LAKE_TABLES, their columns derived from the records of
+ * src/record. These are the Parquet contract: the Glue tables (which Firehose uses for Parquet
+ * conversion), the delivery streams of both runtimes, the DuckDB views, the purge and the
+ * stack's outputs all map over LAKE_TABLES, so a new table is one entry here.
  */
 import { APP_ID_PATTERN } from "../domain/apps.ts";
 import { EXPORT_COLUMNS, type ExportType } from "../record/columns.ts";
+import { TOUCH_COLUMNS } from "../record/touch-columns.ts";
 
 export type LakeType = "string" | "int" | "double" | "timestamp";
 
@@ -13,13 +15,22 @@ export interface LakeColumn {
   readonly type: LakeType;
 }
 
-export interface LakeTable {
-  readonly name: "events" | "attributions";
+export interface LakeTable<Name extends string = string> {
+  /** Names the table in Glue, its prefix in the lake, its stream and its outputs. */
+  readonly name: Name;
   /** Data columns, stored in the Parquet files. */
   readonly columns: readonly LakeColumn[];
   /** The column whose UTC date is the `dt` partition. */
   readonly dateColumn: string;
+  /**
+   * The column naming the install a row belongs to, which a deletion request's purge removes
+   * rows by; null for a table whose rows name no install (touches).
+   */
+  readonly installColumn: "service_id" | null;
 }
+
+/** A table entry with its name kept as a literal, so LakeTableName is the union of them. */
+const lakeTable = <const Name extends string>(table: LakeTable<Name>): LakeTable<Name> => table;
 
 /**
  * Hive-style partition keys, in path order: `app_id=<app>/dt=<yyyy-mm-dd>/`. They are not data
@@ -45,7 +56,7 @@ const columnsFrom = (source: "event" | "attribution"): LakeColumn[] =>
     type: TIMESTAMP_COLUMNS.has(c.name) ? "timestamp" : lakeTypeOf[c.type],
   }));
 
-export const EVENTS_TABLE: LakeTable = {
+export const EVENTS_TABLE = lakeTable({
   name: "events",
   // Lake-only columns, not exported: the arrival time (which copy of a duplicate is kept),
   // the wire event type, and the stored parameters as JSON text (PII hashed, sealed values
@@ -57,9 +68,10 @@ export const EVENTS_TABLE: LakeTable = {
     { name: "parameters", type: "string" },
   ],
   dateColumn: "event_time",
-};
+  installColumn: "service_id",
+});
 
-export const ATTRIBUTIONS_TABLE: LakeTable = {
+export const ATTRIBUTIONS_TABLE = lakeTable({
   name: "attributions",
   columns: [
     { name: "service_id", type: "string" },
@@ -67,9 +79,43 @@ export const ATTRIBUTIONS_TABLE: LakeTable = {
     ...columnsFrom("attribution"),
   ],
   dateColumn: "attributed_at",
+  installColumn: "service_id",
+});
+
+export const TOUCHES_TABLE = lakeTable({
+  name: "touches",
+  columns: TOUCH_COLUMNS.map(({ name, type }) => ({ name, type })),
+  dateColumn: "touch_time",
+  // A click names no install: a deletion request cannot reach it (it expires with the lake's
+  // retention of the table instead).
+  installColumn: null,
+});
+
+export const LAKE_TABLES = [EVENTS_TABLE, ATTRIBUTIONS_TABLE, TOUCHES_TABLE] as const;
+
+export type LakeTableName = (typeof LAKE_TABLES)[number]["name"];
+
+/** The tables whose rows name an install: what a deletion request's purge rewrites. */
+export const INSTALL_TABLES = LAKE_TABLES.filter((table) => table.installColumn !== null);
+
+/**
+ * One value per lake table, keyed by its name: how every runtime part that has one of a thing
+ * per table (a Glue table, a stream, an output) builds them.
+ */
+export const perLakeTable = <T>(make: (table: LakeTable<LakeTableName>) => T) => {
+  const made = {} as Record<LakeTableName, T>;
+  for (const table of LAKE_TABLES) made[table.name] = make(table);
+  return made;
 };
 
-export const LAKE_TABLES = [EVENTS_TABLE, ATTRIBUTIONS_TABLE] as const;
+/** The same, for values made asynchronously, one after another. */
+export const perLakeTableAsync = async <T>(
+  make: (table: LakeTable<LakeTableName>) => Promise<T>,
+) => {
+  const made = {} as Record<LakeTableName, T>;
+  for (const table of LAKE_TABLES) made[table.name] = await make(table);
+  return made;
+};
 
 /**
  * A record as it travels on a stream to the lake: JSON with timestamps as ISO 8601 strings

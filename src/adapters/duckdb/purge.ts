@@ -8,7 +8,7 @@
 import { rename, rm, stat } from "node:fs/promises";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "../../lake/export-query.ts";
-import { LAKE_TABLES } from "../../lake/tables.ts";
+import { INSTALL_TABLES } from "../../lake/tables.ts";
 import type { LakePurger } from "../../ports/lake.ts";
 import { appParquetFiles, parquetFilesUnder } from "./lake-sql.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";
@@ -27,7 +27,7 @@ export const createDuckDbPurger = (options: {
     const id = sqlString(serviceId);
     let filesRewritten = 0;
     try {
-      for (const table of LAKE_TABLES) {
+      for (const table of INSTALL_TABLES) {
         for (const file of await appParquetFiles(options.lakeDir, table, appId)) {
           // Without hive_partitioning, so app_id and dt stay in the path, not in the rewritten file.
           const source = `read_parquet(${sqlString(file)}, hive_partitioning = false)`;

@@ -23,7 +23,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { LAKE_TABLES, type LakeTable } from "../../lake/tables.ts";
+import { INSTALL_TABLES, type LakeTable } from "../../lake/tables.ts";
 import type { AppSnapshots, LakePurger } from "../../ports/lake.ts";
 import { sidecarOf } from "../athena/page-checkpoints.ts";
 import { parseS3Uri } from "../athena/s3-object.ts";
@@ -75,7 +75,7 @@ const sameBytes = (value: unknown, target: Buffer): boolean =>
 
 export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => {
   const { s3, lakeBucket, resultsBucket, snapshots } = options;
-  const tables = options.tables ?? LAKE_TABLES;
+  const tables = options.tables ?? INSTALL_TABLES;
 
   /**
    * Every version of every file under the prefix, a key's versions together and its current
