@@ -6,6 +6,7 @@
  */
 import { CfnOutput, Duration, type Size, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
+import { TABLE_DEFINITIONS, TABLE_IDS } from "../src/adapters/dynamodb/tables.ts";
 import { defaultCountryDatabase } from "../src/adapters/geoip/country-resolver.ts";
 import {
   authorizerEnv,
@@ -85,24 +86,24 @@ export class AttributionStack extends Stack {
     const { tables, lake, queries, ingest, sealingKey } = this;
     const authorizer: FunctionBinding = {
       environment: envFor(authorizerEnv, {
-        APPS_TABLE: tables.apps.tableName,
-        KEYS_TABLE: tables.keys.tableName,
+        APPS_TABLE: tables.table.apps.tableName,
+        KEYS_TABLE: tables.table.keys.tableName,
       }),
       grant: (role) => tables.grantKeyLookup(role),
     };
     // The three ingestion routes share one environment and one set of data files.
     const ingestion = (grant: FunctionBinding["grant"]): FunctionBinding => ({
       environment: envFor(ingestEnv, {
-        APPS_TABLE: tables.apps.tableName,
-        INSTALLS_TABLE: tables.installs.tableName,
-        CUSTOMER_USERS_TABLE: tables.customerUsers.tableName,
+        APPS_TABLE: tables.table.apps.tableName,
+        INSTALLS_TABLE: tables.table.installs.tableName,
+        CUSTOMER_USERS_TABLE: tables.table.customerUsers.tableName,
         EVENTS_STREAM: ingest.streams.events.ref,
         SEALING_KEY_ARN: sealingKey.keyArn,
         FX_RATES_FILE: bundledPath(INGEST_DATA.fxRates),
         FX_RATES_BUCKET: lake.bucket.bucketName,
         FX_RATES_KEY: RATES_TABLE_KEY,
         GEOIP_DB_FILE: bundledPath(INGEST_DATA.geoip),
-        DELETIONS_TABLE: tables.deletions.tableName,
+        DELETIONS_TABLE: tables.table.deletions.tableName,
         TRUST_VIEWER_COUNTRY: props.trustViewerCountry ? "true" : "false",
       }),
       assets: [INGEST_DATA.fxRates, INGEST_DATA.geoip],
@@ -121,15 +122,15 @@ export class AttributionStack extends Stack {
     });
     const routes: { [K in RouteId]: FunctionBinding } = {
       config: {
-        environment: envFor(configEnv, { APPS_TABLE: tables.apps.tableName }),
+        environment: envFor(configEnv, { APPS_TABLE: tables.table.apps.tableName }),
         grant: (role) => tables.grantAppLookup(role),
       },
       "delete-install": {
-        environment: envFor(deletionsEnv, { DELETIONS_TABLE: tables.deletions.tableName }),
+        environment: envFor(deletionsEnv, { DELETIONS_TABLE: tables.table.deletions.tableName }),
         grant: (role) => tables.grantDeletionRequests(role),
       },
       "deletion-status": {
-        environment: envFor(deletionsEnv, { DELETIONS_TABLE: tables.deletions.tableName }),
+        environment: envFor(deletionsEnv, { DELETIONS_TABLE: tables.table.deletions.tableName }),
         grant: (role) => tables.grantDeletionStatus(role),
       },
       installs: ingestion(() => {}),
@@ -137,8 +138,8 @@ export class AttributionStack extends Stack {
       "s2s-events": ingestEvents,
       export: {
         environment: envFor(exportEnv, {
-          SNAPSHOTS_TABLE: tables.snapshots.tableName,
-          DELETIONS_TABLE: tables.deletions.tableName,
+          SNAPSHOTS_TABLE: tables.table.snapshots.tableName,
+          DELETIONS_TABLE: tables.table.deletions.tableName,
           ATHENA_WORKGROUP: queries.workGroupName,
           GLUE_DATABASE: lake.databaseName,
           RESULTS_BUCKET: lake.resultsBucket.bucketName,
@@ -188,10 +189,12 @@ export class AttributionStack extends Stack {
 
     const outputs: Record<string, [string, string]> = {
       ApiUrl: [this.api.url, "Base URL of the API (the spec's {base_url})"],
-      AppsTableName: [tables.apps.tableName, "DynamoDB table of apps"],
-      KeysTableName: [tables.keys.tableName, "DynamoDB table of API keys"],
-      SnapshotsTableName: [tables.snapshots.tableName, "DynamoDB table of export snapshots"],
-      DeletionsTableName: [tables.deletions.tableName, "DynamoDB table of deletion requests"],
+      ...Object.fromEntries(
+        TABLE_IDS.map((id) => [
+          `${pascal(id)}TableName`,
+          [tables.table[id].tableName, `DynamoDB table of ${TABLE_DEFINITIONS[id].holds}`],
+        ]),
+      ),
       LakeBucketName: [lake.bucket.bucketName, "S3 bucket of the Parquet lake"],
       ResultsBucketName: [lake.resultsBucket.bucketName, "S3 bucket of Athena results"],
       GlueDatabaseName: [lake.databaseName, "Glue database of the lake tables"],

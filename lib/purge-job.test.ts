@@ -52,10 +52,10 @@ describe("purge job", () => {
     expect(props.MemorySize).toBe(2048);
     expect(props.Environment).toEqual({
       Variables: {
-        DELETIONS_TABLE: resolve(stack.tables.deletions.tableName),
-        INSTALLS_TABLE: resolve(stack.tables.installs.tableName),
-        CUSTOMER_USERS_TABLE: resolve(stack.tables.customerUsers.tableName),
-        SNAPSHOTS_TABLE: resolve(stack.tables.snapshots.tableName),
+        DELETIONS_TABLE: resolve(stack.tables.table.deletions.tableName),
+        INSTALLS_TABLE: resolve(stack.tables.table.installs.tableName),
+        CUSTOMER_USERS_TABLE: resolve(stack.tables.table.customerUsers.tableName),
+        SNAPSHOTS_TABLE: resolve(stack.tables.table.snapshots.tableName),
         LAKE_BUCKET: resolve(stack.lake.bucket.bucketName),
         RESULTS_BUCKET: resolve(stack.lake.resultsBucket.bucketName),
         // Firehose's 5-minute buffering plus a minute for the delivery.
@@ -101,23 +101,23 @@ describe("purge job", () => {
         Effect: "Allow",
         Action: "dynamodb:Query",
         Resource: [
-          resolve(`${tables.deletions.tableArn}/index/open`),
-          resolve(`${tables.customerUsers.tableArn}/index/byInstall`),
-          resolve(`${tables.snapshots.tableArn}/index/byApp`),
+          resolve(`${tables.table.deletions.tableArn}/index/open`),
+          resolve(`${tables.table.customerUsers.tableArn}/index/byInstall`),
+          resolve(`${tables.table.snapshots.tableArn}/index/byApp`),
         ],
       },
       {
         Effect: "Allow",
         Action: "dynamodb:UpdateItem",
-        Resource: resolve(tables.deletions.tableArn),
+        Resource: resolve(tables.table.deletions.tableArn),
       },
       {
         Effect: "Allow",
         Action: "dynamodb:DeleteItem",
         Resource: [
-          resolve(tables.installs.tableArn),
-          resolve(tables.customerUsers.tableArn),
-          resolve(tables.snapshots.tableArn),
+          resolve(tables.table.installs.tableArn),
+          resolve(tables.table.customerUsers.tableArn),
+          resolve(tables.table.snapshots.tableArn),
         ],
       },
       {

@@ -39,7 +39,7 @@ const isTableId = (name: string): name is keyof typeof TABLE_DEFINITIONS =>
   name in TABLE_DEFINITIONS;
 
 const resourceOf = (table: keyof typeof TABLE_DEFINITIONS) =>
-  template.toJSON().Resources[stack.resolve(tables[table].tableName).Ref];
+  template.toJSON().Resources[stack.resolve(tables.table[table].tableName).Ref];
 
 describe("DynamoDB tables", () => {
   it.each(Object.keys(TABLE_DEFINITIONS).filter(isTableId))(
@@ -121,7 +121,10 @@ describe("grants", () => {
       {
         Effect: "Allow",
         Action: ["dynamodb:GetItem", "dynamodb:BatchGetItem"],
-        Resource: [stack.resolve(tables.apps.tableArn), stack.resolve(tables.keys.tableArn)],
+        Resource: [
+          stack.resolve(tables.table.apps.tableArn),
+          stack.resolve(tables.table.keys.tableArn),
+        ],
       },
     ]);
   });
@@ -129,34 +132,33 @@ describe("grants", () => {
   it("lets the export read and write snapshots only", () => {
     const statements = statementsOfRole(template, exporter);
     expect(statements).toHaveLength(1);
-    expect(statements[0]?.Resource).toEqual(stack.resolve(tables.snapshots.tableArn));
+    expect(statements[0]?.Resource).toEqual(stack.resolve(tables.table.snapshots.tableArn));
     expect(statements[0]?.Action).not.toContain("dynamodb:Scan");
   });
 
-  const installLookup = () => ({
+  const deletionsIndex = (name: string) => ({
     Effect: "Allow",
     Action: "dynamodb:Query",
-    // By app only while DynamoDB builds the by-install index of a table deployed before it.
-    Resource: [
-      stack.resolve(`${tables.deletions.tableArn}/index/byInstall`),
-      stack.resolve(`${tables.deletions.tableArn}/index/byApp`),
-    ],
+    Resource: stack.resolve(`${tables.table.deletions.tableArn}/index/${name}`),
   });
+  const installLookup = () => deletionsIndex("byInstall");
 
   const onTombstonesItems = (action: string | string[]) => ({
     Effect: "Allow",
     Action: action,
-    Resource: stack.resolve(tables.deletions.tableArn),
+    Resource: stack.resolve(tables.table.deletions.tableArn),
     Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["app#*"] } },
   });
 
   it("lets a deletion request find the install's open one by index and put a new one, no more", () => {
     expect(statementsOfRole(template, deletionRequester)).toEqual([
       installLookup(),
+      // A full tombstones item sheds the installs the by-app index has long listed.
+      deletionsIndex("byApp"),
       {
         Effect: "Allow",
         Action: "dynamodb:PutItem",
-        Resource: stack.resolve(tables.deletions.tableArn),
+        Resource: stack.resolve(tables.table.deletions.tableArn),
       },
       // The app's tombstones, never a request.
       onTombstonesItems(["dynamodb:UpdateItem", "dynamodb:GetItem"]),
@@ -169,12 +171,12 @@ describe("grants", () => {
       {
         Effect: "Allow",
         Action: "dynamodb:Query",
-        Resource: stack.resolve(`${tables.deletions.tableArn}/index/byApp`),
+        Resource: stack.resolve(`${tables.table.deletions.tableArn}/index/byApp`),
       },
     ]);
   });
 
-  it("lets ingestion look up one install's deletion requests through the indexes only", () => {
+  it("lets ingestion look up one install's deletion requests through the by-install index only", () => {
     expect(statementsOfRole(template, deletionLookup)).toEqual([installLookup()]);
   });
 
@@ -183,14 +185,14 @@ describe("grants", () => {
       {
         Effect: "Allow",
         Action: "dynamodb:GetItem",
-        Resource: stack.resolve(tables.apps.tableArn),
+        Resource: stack.resolve(tables.table.apps.tableArn),
       },
       {
         Effect: "Allow",
         Action: ["dynamodb:GetItem", "dynamodb:PutItem"],
         Resource: [
-          stack.resolve(tables.installs.tableArn),
-          stack.resolve(tables.customerUsers.tableArn),
+          stack.resolve(tables.table.installs.tableArn),
+          stack.resolve(tables.table.customerUsers.tableArn),
         ],
       },
     ]);

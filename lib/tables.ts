@@ -1,9 +1,9 @@
 /**
- * The DynamoDB tables: apps, their API keys, export snapshots, installs, the
- * customer-user mapping and deletion requests. On demand (traffic is
- * spiky: SDK launches and batch exports), point-in-time recovery on, encrypted with the AWS
- * managed key (auditable in CloudTrail, no key policy to maintain). Apps and keys outlive the
- * stack; snapshots are a short-lived cache and go with it.
+ * The DynamoDB tables, one per entry of TABLE_DEFINITIONS (src/adapters/dynamodb/tables.ts,
+ * which the embedded runtime creates its tables from too), with the grants the functions need.
+ * On demand (traffic is spiky: SDK launches and batch exports), point-in-time recovery on,
+ * encrypted with the AWS managed key (auditable in CloudTrail, no key policy to maintain). What
+ * the service cannot make again outlives the stack; caches go with it.
  */
 import { RemovalPolicy } from "aws-cdk-lib";
 import { AttributeType, BillingMode, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
@@ -11,57 +11,55 @@ import type { IRole } from "aws-cdk-lib/aws-iam";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
 import {
-  TABLE_DEFINITIONS,
+  type IndexName,
+  indexesOf,
+  perTable,
   type TableDefinition,
+  type TableId,
   TOMBSTONES_PREFIX,
 } from "../src/adapters/dynamodb/tables.ts";
+import { pascal } from "./naming.ts";
+
+const tableOf = (scope: Construct, id: TableId, definition: TableDefinition): Table => {
+  const retain = definition.removal === "retain";
+  const table = new Table(scope, pascal(id), {
+    billingMode: BillingMode.PAY_PER_REQUEST,
+    encryption: TableEncryption.AWS_MANAGED,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
+    timeToLiveAttribute: definition.ttlAttribute,
+    removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    deletionProtection: retain,
+  });
+  for (const index of indexesOf(definition)) {
+    table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+      sortKey: index.sortKey ? { name: index.sortKey, type: AttributeType.STRING } : undefined,
+    });
+  }
+  return table;
+};
 
 export class ServiceTables extends Construct {
-  readonly apps: Table;
-  readonly keys: Table;
-  readonly snapshots: Table;
-  readonly installs: Table;
-  readonly customerUsers: Table;
-  readonly deletions: Table;
+  /** Every table, by its id in TABLE_DEFINITIONS. */
+  readonly table: Readonly<Record<TableId, Table>>;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
-    const common = {
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      encryption: TableEncryption.AWS_MANAGED,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-    };
+    this.table = perTable((tableId, definition) => tableOf(this, tableId, definition));
+  }
 
-    // Key schemas come from the adapters' definitions, which the embedded runtime also uses.
-    const table = (id: string, definition: TableDefinition, removalPolicy: RemovalPolicy) => {
-      const created = new Table(this, id, {
-        ...common,
-        partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
-        timeToLiveAttribute: definition.ttlAttribute,
-        removalPolicy,
-        deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
-      });
-      for (const index of definition.indexes ?? []) {
-        created.addGlobalSecondaryIndex({
-          indexName: index.name,
-          partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
-          sortKey: index.sortKey ? { name: index.sortKey, type: AttributeType.STRING } : undefined,
-        });
-      }
-      return created;
-    };
+  /** The ARN of a table's index, by its name in TABLE_DEFINITIONS. */
+  indexArn<T extends TableId>(table: T, index: IndexName<T>): string {
+    return `${this.table[table].tableArn}/index/${index}`;
+  }
 
-    this.apps = table("Apps", TABLE_DEFINITIONS.apps, RemovalPolicy.RETAIN);
-    this.keys = table("Keys", TABLE_DEFINITIONS.keys, RemovalPolicy.RETAIN);
-    this.snapshots = table("Snapshots", TABLE_DEFINITIONS.snapshots, RemovalPolicy.DESTROY);
-    this.installs = table("Installs", TABLE_DEFINITIONS.installs, RemovalPolicy.RETAIN);
-    this.customerUsers = table(
-      "CustomerUsers",
-      TABLE_DEFINITIONS.customerUsers,
-      RemovalPolicy.RETAIN,
+  /** `actions` on whole tables, nothing else. */
+  private allow(role: IRole, actions: string[], tables: readonly TableId[]): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions, resources: tables.map((id) => this.table[id].tableArn) }),
     );
-    // Deletion requests are what keeps deleted data out of exports: they outlive the stack.
-    this.deletions = table("Deletions", TABLE_DEFINITIONS.deletions, RemovalPolicy.RETAIN);
   }
 
   /**
@@ -69,12 +67,7 @@ export class ServiceTables extends Construct {
    * no scan, no write: a leaked authorizer role cannot list keys or apps.
    */
   grantKeyLookup(role: IRole): void {
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["dynamodb:GetItem", "dynamodb:BatchGetItem"],
-        resources: [this.apps.tableArn, this.keys.tableArn],
-      }),
-    );
+    this.allow(role, ["dynamodb:GetItem", "dynamodb:BatchGetItem"], ["apps", "keys"]);
   }
 
   /**
@@ -85,24 +78,19 @@ export class ServiceTables extends Construct {
    */
   grantDeletionRequests(role: IRole): void {
     this.grantDeletionLookup(role);
-    role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [this.deletions.tableArn] }),
-    );
+    this.grantQuery(role, [this.indexArn("deletions", "byApp")]);
+    this.allow(role, ["dynamodb:PutItem"], ["deletions"]);
     role.addToPrincipalPolicy(this.onTombstonesItems("dynamodb:UpdateItem", "dynamodb:GetItem"));
   }
 
   /** Read one deletion request by id: its status. */
   grantDeletionStatus(role: IRole): void {
-    role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [this.deletions.tableArn] }),
-    );
+    this.allow(role, ["dynamodb:GetItem"], ["deletions"]);
   }
 
   /** Read an app by id: the remote configuration. */
   grantAppLookup(role: IRole): void {
-    role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [this.apps.tableArn] }),
-    );
+    this.allow(role, ["dynamodb:GetItem"], ["apps"]);
   }
 
   /**
@@ -111,15 +99,8 @@ export class ServiceTables extends Construct {
    * mapping. No update, delete, query or scan: ingestion only adds, and looks up by key.
    */
   grantIngestion(role: IRole): void {
-    role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [this.apps.tableArn] }),
-    );
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["dynamodb:GetItem", "dynamodb:PutItem"],
-        resources: [this.installs.tableArn, this.customerUsers.tableArn],
-      }),
-    );
+    this.allow(role, ["dynamodb:GetItem"], ["apps"]);
+    this.allow(role, ["dynamodb:GetItem", "dynamodb:PutItem"], ["installs", "customerUsers"]);
   }
 
   /**
@@ -129,14 +110,14 @@ export class ServiceTables extends Construct {
    */
   grantTombstones(role: IRole): void {
     role.addToPrincipalPolicy(this.onTombstonesItems("dynamodb:GetItem"));
-    this.grantDeletionsQuery(role, TABLE_DEFINITIONS.deletions.indexes[0].name);
+    this.grantQuery(role, [this.indexArn("deletions", "byApp")]);
   }
 
   /** `actions` on the deletions table's tombstones items (keyed `app#<app id>`) only. */
   private onTombstonesItems(...actions: string[]): PolicyStatement {
     return new PolicyStatement({
       actions,
-      resources: [this.deletions.tableArn],
+      resources: [this.table.deletions.tableArn],
       conditions: {
         "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${TOMBSTONES_PREFIX}*`] },
       },
@@ -145,21 +126,15 @@ export class ServiceTables extends Construct {
 
   /**
    * Find one install's deletion requests (ingestion takes nothing in for a deleted install; a
-   * new request looks for an open one): a query on the by-install index, and on the by-app
-   * one, which the store reads instead while DynamoDB is still building the by-install index
-   * of a table deployed before it. Nothing else.
+   * new request looks for an open one): a query on the by-install index, nothing else.
    */
   grantDeletionLookup(role: IRole): void {
-    const [byApp, , byInstall] = TABLE_DEFINITIONS.deletions.indexes;
-    this.grantDeletionsQuery(role, byInstall.name, byApp.name);
+    this.grantQuery(role, [this.indexArn("deletions", "byInstall")]);
   }
 
-  private grantDeletionsQuery(role: IRole, ...indexes: string[]): void {
+  private grantQuery(role: IRole, indexArns: string[]): void {
     role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["dynamodb:Query"],
-        resources: indexes.map((index) => `${this.deletions.tableArn}/index/${index}`),
-      }),
+      new PolicyStatement({ actions: ["dynamodb:Query"], resources: indexArns }),
     );
   }
 
@@ -171,44 +146,27 @@ export class ServiceTables extends Construct {
    * snapshots (Query on `byApp`) and delete them. No get, put, scan or batch operation.
    */
   grantPurge(role: IRole): void {
-    const index = (table: Table, name: string) => `${table.tableArn}/index/${name}`;
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["dynamodb:Query"],
-        resources: [
-          index(this.deletions, TABLE_DEFINITIONS.deletions.indexes[1].name),
-          index(this.customerUsers, TABLE_DEFINITIONS.customerUsers.indexes[0].name),
-          index(this.snapshots, TABLE_DEFINITIONS.snapshots.indexes[0].name),
-        ],
-      }),
-    );
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["dynamodb:UpdateItem"],
-        resources: [this.deletions.tableArn],
-      }),
-    );
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["dynamodb:DeleteItem"],
-        resources: [this.installs.tableArn, this.customerUsers.tableArn, this.snapshots.tableArn],
-      }),
-    );
+    this.grantQuery(role, [
+      this.indexArn("deletions", "open"),
+      this.indexArn("customerUsers", "byInstall"),
+      this.indexArn("snapshots", "byApp"),
+    ]);
+    this.allow(role, ["dynamodb:UpdateItem"], ["deletions"]);
+    this.allow(role, ["dynamodb:DeleteItem"], ["installs", "customerUsers", "snapshots"]);
   }
 
   /** Read and write export snapshot records (by key; the by-app index is the purge's). */
   grantSnapshots(role: IRole): void {
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: [
-          "dynamodb:GetItem",
-          "dynamodb:PutItem",
-          "dynamodb:UpdateItem",
-          "dynamodb:DeleteItem",
-          "dynamodb:ConditionCheckItem",
-        ],
-        resources: [this.snapshots.tableArn],
-      }),
+    this.allow(
+      role,
+      [
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+        "dynamodb:ConditionCheckItem",
+      ],
+      ["snapshots"],
     );
   }
 }

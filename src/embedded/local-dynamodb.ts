@@ -7,17 +7,15 @@ import type { AddressInfo } from "node:net";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import dynalite from "dynalite";
-import { ensureTables, type TableNames } from "../adapters/dynamodb/tables.ts";
+import { ensureTables, perTable, type TableNames } from "../adapters/dynamodb/tables.ts";
 
-/** Table names on the embedded runtime; on AWS CloudFormation names them. */
-export const LOCAL_TABLE_NAMES: TableNames = {
-  apps: "attribution-apps",
-  keys: "attribution-keys",
-  snapshots: "attribution-snapshots",
-  installs: "attribution-installs",
-  customerUsers: "attribution-customer-users",
-  deletions: "attribution-deletions",
-};
+/**
+ * Table names on the embedded runtime, from the tables' ids (`customerUsers` is
+ * `attribution-customer-users`); on AWS CloudFormation names them.
+ */
+export const LOCAL_TABLE_NAMES: TableNames = perTable(
+  (id) => `attribution-${id.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+);
 
 export interface DynamoConnection {
   readonly endpoint: string;

@@ -17,11 +17,11 @@ import {
 } from "../../ports/installs.ts";
 import { conditionHolds } from "./conditional.ts";
 import { queryIndex } from "./query-index.ts";
-import { TABLE_DEFINITIONS } from "./tables.ts";
+import { indexOf } from "./tables.ts";
 
 const installKey = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
 const customerUserKey = (appId: string, customerUserId: string) => `${appId}#${customerUserId}`;
-const BY_INSTALL_INDEX = TABLE_DEFINITIONS.customerUsers.indexes[0].name;
+const BY_INSTALL_INDEX = indexOf("customerUsers", "byInstall").name;
 
 const installItem = z.object({
   appId: z.string(),

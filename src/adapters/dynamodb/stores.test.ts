@@ -3,8 +3,8 @@ import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConditionalCheckFailedException, CreateTableCommand } from "@aws-sdk/client-dynamodb";
-import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { BatchWriteCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
@@ -15,10 +15,10 @@ import {
 } from "../../embedded/local-dynamodb.ts";
 import type { DeletionRequest } from "../../ports/deletions.ts";
 import type { Install } from "../../ports/installs.ts";
-import { createDeletionStore, tombstonesKey } from "./deletions.ts";
+import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createDynamoStores } from "./stores.ts";
-import { waitUntilActive } from "./tables.ts";
+import { tombstonesKey } from "./tombstones.ts";
 
 const deletionRequest = (
   requestId: string,
@@ -231,12 +231,6 @@ describe("DynamoDB stores", () => {
     expect(await sorted("com.tomb")).toEqual({ serviceIds: ["s2"], version: 4 });
     await deletions.clearTombstone(second);
     expect(await sorted("com.tomb")).toEqual({ serviceIds: [], version: 4 });
-    // The time the previous release reads from the item is kept for it, only ever forward
-    // (the repeat of the older request left it).
-    const item = await dynamo.doc.send(
-      new GetCommand({ TableName: LOCAL_TABLE_NAMES.deletions, Key: tombstonesKey("com.tomb") }),
-    );
-    expect(item.Item?.newestRequestAt).toBe("2026-11-01T10:02:00.000Z");
   });
 
   /** Ids of the longest kind, so that some 3,200 fill a tombstones item's 400 KB. */
@@ -349,66 +343,14 @@ describe("DynamoDB stores", () => {
     expect(await deletions.tombstones(appId)).toEqual(full);
   }, 60_000);
 
-  it("takes up an item the previous release kept, and takes nothing out of a missing one", async () => {
+  it("takes nothing out of an app that has no item", async () => {
     const { deletions } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
-    // The item as it was kept before: the newest request's time only.
-    await dynamo.doc.send(
-      new PutCommand({
-        TableName: LOCAL_TABLE_NAMES.deletions,
-        Item: { ...tombstonesKey("com.legacy"), newestRequestAt: "2026-11-01T10:05:00.000Z" },
-      }),
-    );
-    expect(await deletions.tombstones("com.legacy")).toEqual({ serviceIds: [], version: 0 });
-    await deletions.create(deletionRequest("l2", "com.legacy", "s2", 2));
-    expect(await deletions.tombstones("com.legacy")).toEqual({ serviceIds: ["s2"], version: 1 });
-    const stored = (appId: string) =>
-      dynamo.doc.send(
-        new GetCommand({ TableName: LOCAL_TABLE_NAMES.deletions, Key: tombstonesKey(appId) }),
-      );
-    expect((await stored("com.legacy")).Item?.serviceIds).toEqual(new Set(["s2"]));
-    // An app whose requests all predate the item: a purge makes no item of nothing.
     await deletions.clearTombstone(deletionRequest("p1", "com.no-item", "s1", 1));
-    expect((await stored("com.no-item")).Item).toBeUndefined();
-  });
-
-  it("reads one install's requests by app while its index cannot be read yet", async () => {
-    // The deletions table as it was made before the by-install index existed.
-    const table = "deletions-before-by-install";
-    await dynamo.client.send(
-      new CreateTableCommand({
-        TableName: table,
-        BillingMode: "PAY_PER_REQUEST",
-        AttributeDefinitions: ["requestId", "appId", "openStatus"].map((name) => ({
-          AttributeName: name,
-          AttributeType: "S",
-        })),
-        KeySchema: [{ AttributeName: "requestId", KeyType: "HASH" }],
-        GlobalSecondaryIndexes: ["appId", "openStatus"].map((key, i) => ({
-          IndexName: i === 0 ? "byApp" : "open",
-          KeySchema: [{ AttributeName: key, KeyType: "HASH" }],
-          Projection: { ProjectionType: "ALL" },
-        })),
-      }),
+    const stored = await dynamo.doc.send(
+      new GetCommand({ TableName: LOCAL_TABLE_NAMES.deletions, Key: tombstonesKey("com.no-item") }),
     );
-    await waitUntilActive(dynamo.client, table);
-    const deletions = createDeletionStore(dynamo.doc, table);
-    for (const [requestId, serviceId] of [
-      ["o1", "s1"],
-      ["o2", "s2"],
-    ]) {
-      await deletions.create({
-        requestId: requestId ?? "",
-        appId: "com.old",
-        serviceId: serviceId ?? "",
-        status: "pending",
-        requestedAt: "2026-11-01T10:00:00.000Z",
-        completedAt: null,
-      });
-    }
-    expect((await deletions.listByInstall("com.old", "s2")).map((r) => r.requestId)).toEqual([
-      "o2",
-    ]);
-    expect(await deletions.listByInstall("com.old", "s3")).toEqual([]);
+    expect(stored.Item).toBeUndefined();
+    expect(await deletions.tombstones("com.no-item")).toEqual({ serviceIds: [], version: 0 });
   });
 
   it("lets the first snapshot stored stand for an export while it is good", async () => {
@@ -432,34 +374,5 @@ describe("DynamoDB stores", () => {
     // A snapshot from older tombstones never replaces one made from newer.
     expect((await snapshots.claim(ref("e", 1_400, 0))).snapshotId).toBe("d");
     expect((await snapshots.get("com.claim", 5))?.snapshotId).toBe("d");
-  });
-
-  it("reads a snapshot stored without a tombstone version as older than any", async () => {
-    const { snapshots } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
-    await dynamo.doc.send(
-      new PutCommand({
-        TableName: LOCAL_TABLE_NAMES.snapshots,
-        Item: {
-          snapshotKey: "com.old#5",
-          appId: "com.old",
-          since: 5,
-          snapshotId: "old",
-          location: "/snapshots/old.parquet",
-          createdAt: 100,
-          expiresAt: 10_000,
-        },
-      }),
-    );
-    expect((await snapshots.get("com.old", 5))?.tombstoneVersion).toBe(-1);
-    const ref = {
-      appId: "com.old",
-      since: 5,
-      snapshotId: "new",
-      location: "/snapshots/new.parquet",
-      createdAt: 200,
-      expiresAt: 10_000,
-      tombstoneVersion: 0,
-    };
-    expect((await snapshots.claim(ref)).snapshotId).toBe("new");
   });
 });

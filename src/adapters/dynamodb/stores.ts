@@ -21,10 +21,10 @@ import { conditionHolds } from "./conditional.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { queryIndex } from "./query-index.ts";
-import { TABLE_DEFINITIONS, type TableNames } from "./tables.ts";
+import { indexOf, type TableNames } from "./tables.ts";
 
-const KEYS_BY_APP_INDEX = TABLE_DEFINITIONS.keys.indexes[0].name;
-const SNAPSHOTS_BY_APP_INDEX = TABLE_DEFINITIONS.snapshots.indexes[0].name;
+const KEYS_BY_APP_INDEX = indexOf("keys", "byApp").name;
+const SNAPSHOTS_BY_APP_INDEX = indexOf("snapshots", "byApp").name;
 
 // Items are parsed on the way out, so a hand-edited or older item fails loudly, not silently.
 const appItem = z.object({
@@ -65,8 +65,7 @@ const snapshotItem = z.object({
   rowCount: z.number().optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
-  // An entry stored before snapshots carried it is older than any version: it is made again.
-  tombstoneVersion: z.number().default(-1),
+  tombstoneVersion: z.number(),
 });
 
 const snapshotKey = (appId: string, since: number) => `${appId}#${since}`;
@@ -176,7 +175,7 @@ export const createSnapshotCatalog = (
           TableName: table,
           Item: snapshotItemOf(ref),
           ConditionExpression:
-            "attribute_not_exists(snapshotKey) OR expiresAt <= :now OR attribute_not_exists(tombstoneVersion) OR tombstoneVersion < :version",
+            "attribute_not_exists(snapshotKey) OR expiresAt <= :now OR tombstoneVersion < :version",
           ExpressionAttributeValues: { ":now": ref.createdAt, ":version": ref.tombstoneVersion },
         }),
       ),

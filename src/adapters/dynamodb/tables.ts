@@ -1,7 +1,4 @@
-/**
- * Key schemas of the service's DynamoDB tables, defined once: the CDK stack and the embedded
- * runtime both create their tables from this list.
- */
+/** The service's DynamoDB tables, defined once: their keys, indexes, expiry and lifetime. */
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   CreateTableCommand,
@@ -11,46 +8,66 @@ import {
 } from "@aws-sdk/client-dynamodb";
 
 export interface IndexDefinition {
-  readonly name: string;
   readonly partitionKey: string;
   readonly sortKey?: string;
 }
 
 export interface TableDefinition {
   readonly partitionKey: string;
-  readonly indexes?: readonly IndexDefinition[];
+  /** Global secondary indexes, by name; each projects every attribute. */
+  readonly indexes?: Readonly<Record<string, IndexDefinition>>;
   /** Epoch-seconds attribute that DynamoDB's TTL reaps on AWS. */
   readonly ttlAttribute?: string;
+  /**
+   * Whether the table outlives its stack on AWS: `retain` for what the service cannot make
+   * again (apps, keys, installs, deletion requests), `destroy` for caches.
+   */
+  readonly removal: "retain" | "destroy";
+  /** What it holds, for the stack's output of its name. */
+  readonly holds: string;
 }
 
+/**
+ * One entry per table, keyed by the id code uses for it. The CDK stack (lib/tables.ts) and the
+ * embedded runtime create their tables from these entries, and the stores read indexes by
+ * their names here, so a new table is an entry here and its store.
+ */
 export const TABLE_DEFINITIONS = {
-  apps: { partitionKey: "appId" },
-  keys: { partitionKey: "keyId", indexes: [{ name: "byApp", partitionKey: "appId" }] },
+  apps: { partitionKey: "appId", removal: "retain", holds: "apps" },
+  keys: {
+    partitionKey: "keyId",
+    indexes: { byApp: { partitionKey: "appId" } },
+    removal: "retain",
+    holds: "API keys",
+  },
   snapshots: {
     partitionKey: "snapshotKey",
-    // The purge job finds an app's snapshots through it. Not added to an embedded data
-    // directory created before it (dynalite cannot add an index); the embedded runtime
-    // purges its snapshot files directly and never queries it.
-    indexes: [{ name: "byApp", partitionKey: "appId" }],
+    // The purge job finds an app's snapshots through it.
+    indexes: { byApp: { partitionKey: "appId" } },
     ttlAttribute: "expiresTtl",
+    removal: "destroy",
+    holds: "export snapshots",
   },
-  installs: { partitionKey: "installKey" },
+  installs: { partitionKey: "installKey", removal: "retain", holds: "installs" },
   customerUsers: {
     partitionKey: "customerUserKey",
-    indexes: [{ name: "byInstall", partitionKey: "installKey" }],
+    indexes: { byInstall: { partitionKey: "installKey" } },
+    removal: "retain",
+    holds: "customer user ids and their installs",
   },
   deletions: {
     partitionKey: "requestId",
-    indexes: [
-      { name: "byApp", partitionKey: "appId" },
+    indexes: {
+      byApp: { partitionKey: "appId" },
       // Sparse: only open requests carry `openStatus`, so the purge job reads just those.
-      { name: "open", partitionKey: "openStatus" },
+      open: { partitionKey: "openStatus" },
       // One install's requests: a first open, an event for an unknown install and a repeated
-      // request each look up one install, which must not cost a read of the app's every
-      // request. Not added to an embedded data directory created before it (dynalite cannot
-      // add an index); the embedded runtime answers these lookups from its by-app cache.
-      { name: "byInstall", partitionKey: "appId", sortKey: "serviceId" },
-    ],
+      // request each look up one install, which must not cost a read of the app's every request.
+      byInstall: { partitionKey: "appId", sortKey: "serviceId" },
+    },
+    // Deletion requests are what keeps deleted data out of exports: they outlive the stack.
+    removal: "retain",
+    holds: "deletion requests",
   },
 } as const satisfies Record<string, TableDefinition>;
 
@@ -63,18 +80,50 @@ export const TOMBSTONES_PREFIX = "app#";
 export type TableId = keyof typeof TABLE_DEFINITIONS;
 export type TableNames = Record<TableId, string>;
 
+/** The index names of a table. */
+export type IndexName<T extends TableId> = (typeof TABLE_DEFINITIONS)[T] extends {
+  indexes: infer I;
+}
+  ? keyof I & string
+  : never;
+
+export const TABLE_IDS = Object.keys(TABLE_DEFINITIONS) as TableId[];
+
+/** One value per table, keyed by its id. */
+export const perTable = <V>(make: (id: TableId, definition: TableDefinition) => V) => {
+  const made = {} as Record<TableId, V>;
+  for (const id of TABLE_IDS) made[id] = make(id, TABLE_DEFINITIONS[id]);
+  return made;
+};
+
+type IndexesOf<T extends TableId> = (typeof TABLE_DEFINITIONS)[T] extends { indexes: infer I }
+  ? I
+  : never;
+
+/** An index of a table, by its name, with its name and its keys as written in the entry. */
+export const indexOf = <T extends TableId, const N extends IndexName<T>>(
+  table: T,
+  name: N,
+): { readonly name: N } & IndexesOf<T>[N] => {
+  const definition: TableDefinition = TABLE_DEFINITIONS[table];
+  const index = definition.indexes?.[name];
+  if (!index) throw new Error(`Table ${table} has no index ${name}`);
+  // IndexName<T> is a key of this entry's indexes, so the value found is the entry's own.
+  return { name, ...index } as { readonly name: N } & IndexesOf<T>[N];
+};
+
+/** A table's indexes as a list, each with its name. */
+export const indexesOf = (definition: TableDefinition) =>
+  Object.entries(definition.indexes ?? {}).map(([name, index]) => ({ name, ...index }));
+
 /** Creates each table that does not exist yet (the embedded runtime; CDK does it on AWS). */
 export const ensureTables = async (client: DynamoDBClient, names: TableNames): Promise<void> => {
-  for (const [id, definition] of Object.entries(TABLE_DEFINITIONS) as [
-    TableId,
-    TableDefinition,
-  ][]) {
+  for (const id of TABLE_IDS) {
+    const definition: TableDefinition = TABLE_DEFINITIONS[id];
+    const indexes = indexesOf(definition);
     const keys = [
       definition.partitionKey,
-      ...(definition.indexes ?? []).flatMap((i) => [
-        i.partitionKey,
-        ...(i.sortKey ? [i.sortKey] : []),
-      ]),
+      ...indexes.flatMap((i) => [i.partitionKey, ...(i.sortKey ? [i.sortKey] : [])]),
     ];
     try {
       await client.send(
@@ -86,16 +135,19 @@ export const ensureTables = async (client: DynamoDBClient, names: TableNames): P
             AttributeType: "S",
           })),
           KeySchema: [{ AttributeName: definition.partitionKey, KeyType: "HASH" }],
-          GlobalSecondaryIndexes: definition.indexes?.map((index) => ({
-            IndexName: index.name,
-            KeySchema: [
-              { AttributeName: index.partitionKey, KeyType: "HASH" },
-              ...(index.sortKey
-                ? [{ AttributeName: index.sortKey, KeyType: "RANGE" as const }]
-                : []),
-            ],
-            Projection: { ProjectionType: "ALL" },
-          })),
+          GlobalSecondaryIndexes:
+            indexes.length === 0
+              ? undefined
+              : indexes.map((index) => ({
+                  IndexName: index.name,
+                  KeySchema: [
+                    { AttributeName: index.partitionKey, KeyType: "HASH" },
+                    ...(index.sortKey
+                      ? [{ AttributeName: index.sortKey, KeyType: "RANGE" as const }]
+                      : []),
+                  ],
+                  Projection: { ProjectionType: "ALL" },
+                })),
         }),
       );
     } catch (error) {
