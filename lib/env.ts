@@ -5,6 +5,7 @@
  * than at the function's first cold start.
  */
 import type { z } from "zod";
+import { formatIssues } from "../src/validation/issues.ts";
 
 /** Every variable of a schema, each a string (CloudFormation values are strings or tokens). */
 export type EnvVars<S extends z.ZodObject> = { readonly [K in keyof z.output<S>]-?: string };
@@ -18,8 +19,9 @@ export const envFor = <S extends z.ZodObject>(
   // Unresolved tokens are non-empty strings, so only literal values are really checked here.
   const result = schema.safeParse(vars);
   if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
-    throw new Error(`Invalid function environment: ${problems.join("; ")}`);
+    throw new Error(
+      `Invalid function environment: ${formatIssues(result.error.issues, "environment")}`,
+    );
   }
   return { ...vars };
 };

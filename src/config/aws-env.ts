@@ -3,6 +3,7 @@
  * these names; each function parses its own schema once at start-up and fails fast on a bad one.
  */
 import * as z from "zod";
+import { formatIssues } from "../validation/issues.ts";
 
 const name = z.string().min(1);
 const absolutePath = z.string().startsWith("/", { error: "must be an absolute path" });
@@ -96,8 +97,7 @@ export type PurgeEnv = z.infer<typeof purgeEnv>;
 export const parseEnv = <T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> => {
   const result = schema.safeParse(env);
   if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
-    throw new Error(`Invalid environment: ${problems.join("; ")}`);
+    throw new Error(`Invalid environment: ${formatIssues(result.error.issues, "environment")}`);
   }
   return result.data;
 };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { formatIssues } from "../validation/issues.ts";
 import { exportParamsSchema } from "./params.ts";
 
 describe("export query parameters", () => {
@@ -29,6 +30,6 @@ describe("export query parameters", () => {
   ])("rejects %j with a detail naming %s", (query, name) => {
     const result = exportParamsSchema.safeParse(query);
     expect(result.success).toBe(false);
-    expect(result.error?.issues.map((i) => i.message).join(" ")).toContain(name);
+    expect(formatIssues(result.error?.issues ?? [], "query")).toContain(`${name}: `);
   });
 });

@@ -8,39 +8,40 @@ export const MAX_LIMIT = 10_000;
 export const MAX_TIMESTAMP = 253_402_300_799;
 
 // Query values are strings; only plain base-10 integers are accepted ("1e3", "5.0" are not).
-const integer = (name: string, rule: string) =>
+// Messages are the rule alone: the formatter puts the parameter's name before each.
+const integer = (rule: string) =>
   z
-    .string({ error: `${name} must be ${rule}.` })
-    .regex(/^-?\d{1,16}$/, { error: `${name} must be ${rule}.` })
+    .string({ error: `must be ${rule}` })
+    .regex(/^-?\d{1,16}$/, { error: `must be ${rule}` })
     .transform(Number);
 
 export const exportParamsSchema = z.object({
   timestamp: z
-    .string({ error: "timestamp is required: the window's start in Unix seconds." })
-    .pipe(integer("timestamp", "an integer number of Unix seconds, 0 or more"))
+    .string({ error: "is required: the window's start in Unix seconds" })
+    .pipe(integer("an integer number of Unix seconds, 0 or more"))
     .pipe(
       z
         .number()
-        .min(0, { error: "timestamp must be an integer number of Unix seconds, 0 or more." })
-        .max(MAX_TIMESTAMP, { error: `timestamp must be at most ${MAX_TIMESTAMP} (year 9999).` }),
+        .min(0, { error: "must be an integer number of Unix seconds, 0 or more" })
+        .max(MAX_TIMESTAMP, { error: `must be at most ${MAX_TIMESTAMP} (year 9999)` }),
     ),
   format: z
-    .enum(EXPORT_FORMATS, { error: `format must be one of ${EXPORT_FORMATS.join(", ")}.` })
+    .enum(EXPORT_FORMATS, { error: `must be one of ${EXPORT_FORMATS.join(", ")}` })
     .default("json"),
-  limit: integer("limit", `an integer from 1 to ${MAX_LIMIT}`)
+  limit: integer(`an integer from 1 to ${MAX_LIMIT}`)
     .pipe(
       z
         .number()
-        .min(1, { error: `limit must be an integer from 1 to ${MAX_LIMIT}.` })
-        .max(MAX_LIMIT, { error: `limit must be an integer from 1 to ${MAX_LIMIT}.` }),
+        .min(1, { error: `must be an integer from 1 to ${MAX_LIMIT}` })
+        .max(MAX_LIMIT, { error: `must be an integer from 1 to ${MAX_LIMIT}` }),
     )
     .default(MAX_LIMIT),
-  offset: integer("offset", "an integer of 0 or more")
+  offset: integer("an integer of 0 or more")
     .pipe(
       z
         .number()
-        .min(0, { error: "offset must be an integer of 0 or more." })
-        .max(Number.MAX_SAFE_INTEGER, { error: "offset must be an integer of 0 or more." }),
+        .min(0, { error: "must be an integer of 0 or more" })
+        .max(Number.MAX_SAFE_INTEGER, { error: "must be an integer of 0 or more" }),
     )
     .default(0),
 });

@@ -12,8 +12,8 @@
  */
 import * as z from "zod";
 import { EVENT_TYPES, toSnakeCase } from "../domain/event-types.ts";
+import { formatIssues, type Parsed } from "../validation/issues.ts";
 import { customerUserIdField, dateTime, identifier, serviceIdField, text } from "./fields.ts";
-import { formatIssues, type Parsed } from "./issues.ts";
 import { INGEST_LIMITS } from "./limits.ts";
 import { isPlainMap, PARAMETERS_MAP_RULE } from "./parameters.ts";
 

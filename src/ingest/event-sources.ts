@@ -6,7 +6,7 @@
  */
 import type { App } from "../ports/apps.ts";
 import type { CustomerUserMap, Install } from "../ports/installs.ts";
-import { UNPROCESSABLE } from "./issues.ts";
+import { UNPROCESSABLE } from "../validation/issues.ts";
 import type { ValidEvent } from "./judge.ts";
 
 export const DELETED_INSTALL_DETAIL =

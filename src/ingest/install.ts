@@ -6,6 +6,7 @@
 import * as z from "zod";
 import { MAX_TIMESTAMP } from "../export/params.ts";
 import { type Install, OS_VALUES } from "../ports/installs.ts";
+import { formatIssues, type Parsed } from "../validation/issues.ts";
 import {
   customerUserIdField,
   dateTime,
@@ -15,7 +16,6 @@ import {
   shortText,
   text,
 } from "./fields.ts";
-import { formatIssues, type Parsed } from "./issues.ts";
 import { HOUR_MS, INGEST_LIMITS } from "./limits.ts";
 
 /** The SDKs we ship. Other lowercase names are accepted too (see `sdk_platform`). */

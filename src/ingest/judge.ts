@@ -5,6 +5,7 @@
  */
 import type * as z from "zod";
 import type { EventType } from "../domain/event-types.ts";
+import { formatIssues, joinProblems, UNPROCESSABLE } from "../validation/issues.ts";
 import { commonEvent } from "./common-event.ts";
 import {
   eventFieldsSchema,
@@ -15,7 +16,6 @@ import {
   s2sEventSchema,
 } from "./event-schema.ts";
 import { isIdentifier } from "./fields.ts";
-import { formatIssues, joinProblems, UNPROCESSABLE } from "./issues.ts";
 import { DAY_MS, HOUR_MS, INGEST_LIMITS } from "./limits.ts";
 import { isPlainMap, type ParameterMap, sanitizeParameters } from "./parameters.ts";
 import { protectPii } from "./pii.ts";

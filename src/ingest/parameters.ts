@@ -5,7 +5,7 @@
  * dropped with its key, in nested maps too; nulls inside lists are kept. Sizes are bounded by
  * INGEST_LIMITS, and every violation names its path (`parameters.items[3].price: …`).
  */
-import { formatPath } from "./issues.ts";
+import { formatPath } from "../validation/issues.ts";
 import { INGEST_LIMITS } from "./limits.ts";
 
 export type ParameterValue =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatIssues } from "../ingest/issues.ts";
+import { formatIssues } from "../validation/issues.ts";
 import { linkRequestSchema } from "./link-request.ts";
 
 const problems = (body: unknown) => {

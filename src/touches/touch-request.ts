@@ -6,8 +6,8 @@
  */
 import * as z from "zod";
 import { dateTime, deviceId, deviceIdOrNull, shortText, text } from "../ingest/fields.ts";
-import { formatIssues, type Parsed } from "../ingest/issues.ts";
 import { LINK_LIMITS } from "../links/link-request.ts";
+import { formatIssues, type Parsed } from "../validation/issues.ts";
 import { DEEPLINK_ID_PATTERN } from "./ids.ts";
 import { normalizeIp } from "./ip.ts";
 

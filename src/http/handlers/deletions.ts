@@ -8,8 +8,8 @@ import * as z from "zod";
 import { deletionStatus, requestDeletion } from "../../deletion/deletions.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { serviceIdField } from "../../ingest/fields.ts";
-import { formatIssues } from "../../ingest/issues.ts";
 import type { DeletionStore } from "../../ports/deletions.ts";
+import { formatIssues } from "../../validation/issues.ts";
 import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
 

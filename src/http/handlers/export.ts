@@ -6,6 +6,7 @@ import { createExportPages, type ExportPageDeps } from "../../export/export-page
 import { exportFileName } from "../../export/file-name.ts";
 import { FORMATS } from "../../export/formats/index.ts";
 import { exportParamsSchema } from "../../export/params.ts";
+import { formatIssues } from "../../validation/issues.ts";
 import { errorResponses, type HttpResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
 
@@ -21,7 +22,7 @@ export const createExportHandler = (
       const principal = principalOf(event, "export");
       const parsed = exportParamsSchema.safeParse(event.queryStringParameters ?? {});
       if (!parsed.success) {
-        throw new ValidationError(parsed.error.issues.map((i) => i.message).join(" "));
+        throw new ValidationError(formatIssues(parsed.error.issues, "query"));
       }
       const { timestamp, format, limit, offset } = parsed.data;
       const page = await pages.open({ appId: principal.appId, since: timestamp, offset, limit });

@@ -1,4 +1,7 @@
-/** Turning validation problems into the one-line `detail` of an error body. */
+/**
+ * Turning validation problems into one line, the one formatter of zod issues: the `detail` of
+ * an error body, and the message of a bad environment at start-up or at synth.
+ */
 import type { z } from "zod";
 
 /** The status name every rejected event and request carries (spec, "Errors"). */
