@@ -16,6 +16,7 @@ import { createCountryResolver } from "../src/adapters/geoip/country-resolver.ts
 import { createKmsKeyWrapper } from "../src/adapters/kms/kms-key-wrapper.ts";
 import { s3RatesTable } from "../src/adapters/s3-lake/rates-table.ts";
 import { ingestEnv, parseEnv } from "../src/config/aws-env.ts";
+import { DEFAULT_APP_CACHE_MS } from "../src/config/defaults.ts";
 import { createAppKeyrings } from "../src/domain/app-keyrings.ts";
 import { loadEcbRates, parseEcbRates } from "../src/fx/ecb-rates.ts";
 import { reloadingRates } from "../src/fx/reloading-rates.ts";
@@ -26,8 +27,6 @@ import { dynamoDocument, firehose, kms, s3 } from "./clients.ts";
 
 const env = parseEnv(ingestEnv, process.env);
 
-/** How long a warm function keeps an app it read: switching an app off lands within this. */
-const APP_CACHE_MS = 5_000;
 /** The job stores a new table once a working day; a warm function reads it again this often. */
 const RATES_MAX_AGE_MS = 3 * 60 * 60 * 1000;
 
@@ -52,7 +51,7 @@ const [countries, fx] = await Promise.all([
 
 export const handlers = createIngestHandlers({
   // A warm function reads each app at most every few seconds.
-  apps: cachedAppStore(createAppStore(dynamoDocument, env.APPS_TABLE), APP_CACHE_MS),
+  apps: cachedAppStore(createAppStore(dynamoDocument, env.APPS_TABLE), DEFAULT_APP_CACHE_MS),
   installs: createInstallStore(dynamoDocument, env.INSTALLS_TABLE),
   customerUsers: createCustomerUserMap(dynamoDocument, env.CUSTOMER_USERS_TABLE),
   deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE),

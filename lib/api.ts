@@ -21,13 +21,14 @@ import {
   TokenAuthorizer,
 } from "aws-cdk-lib/aws-apigateway";
 import type { IRole } from "aws-cdk-lib/aws-iam";
-import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { ROUTES, type Route, type RouteId } from "../src/http/routes.ts";
 import { addGatewayErrors } from "./gateway-responses.ts";
 import { acknowledge } from "./nag.ts";
 import { pascal } from "./naming.ts";
 import { type BundledFile, type EntryResolver, ServiceFunction } from "./service-function.ts";
+import { DEFAULT_SETTINGS } from "./settings.ts";
 
 /** What a function is given: its environment, its grants and its data files, nothing more. */
 export interface FunctionBinding {
@@ -63,7 +64,7 @@ export class AttributionApi extends Construct {
 
   constructor(scope: Construct, id: string, props: AttributionApiProps) {
     super(scope, id);
-    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const logRetention = props.logRetention ?? DEFAULT_SETTINGS.logRetention;
 
     const accessLogs = new LogGroup(this, "AccessLogs", { retention: logRetention });
     this.api = new RestApi(this, "Api", {
@@ -73,8 +74,8 @@ export class AttributionApi extends Construct {
       // The account-level role API Gateway needs to write execution logs.
       cloudWatchRole: true,
       deployOptions: {
-        throttlingRateLimit: props.throttle?.rateLimit ?? 100,
-        throttlingBurstLimit: props.throttle?.burstLimit ?? 200,
+        throttlingRateLimit: (props.throttle ?? DEFAULT_SETTINGS.throttle).rateLimit,
+        throttlingBurstLimit: (props.throttle ?? DEFAULT_SETTINGS.throttle).burstLimit,
         tracingEnabled: true,
         metricsEnabled: true,
         loggingLevel: MethodLoggingLevel.ERROR,
@@ -102,7 +103,7 @@ export class AttributionApi extends Construct {
       handler: this.authorizerFunction.function,
       // The spec's header: the API key itself, no scheme prefix.
       identitySource: IdentitySource.header("Authorization"),
-      resultsCacheTtl: props.authorizerCacheTtl ?? Duration.minutes(5),
+      resultsCacheTtl: props.authorizerCacheTtl ?? DEFAULT_SETTINGS.authorizerCacheTtl,
     });
 
     const functions: Record<string, ServiceFunction> = {};

@@ -21,7 +21,7 @@ export const createApp = (props: AppProps = {}): { app: App; stack: AttributionS
   const stack = new AttributionStack(app, STACK_ID, {
     description: "Mobile attribution service: API, DynamoDB, Firehose to a Parquet lake, Athena",
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-    trustViewerCountry: flag.parse(app.node.tryGetContext("trustViewerCountry")),
+    settings: { trustViewerCountry: flag.parse(app.node.tryGetContext("trustViewerCountry")) },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
   return { app, stack };

@@ -2,12 +2,13 @@
  * The Athena workgroup the export runs in. Its settings are enforced, so a client cannot
  * send results elsewhere, unencrypted, or scan without the per-query cut-off.
  */
-import { Names, Size, Stack } from "aws-cdk-lib";
+import { Names, type Size, Stack } from "aws-cdk-lib";
 import { CfnWorkGroup } from "aws-cdk-lib/aws-athena";
 import type { IRole } from "aws-cdk-lib/aws-iam";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { IBucket } from "aws-cdk-lib/aws-s3";
 import { Construct } from "constructs";
+import { DEFAULT_SETTINGS } from "./settings.ts";
 
 export const ATHENA_ENGINE_VERSION = "Athena engine version 3";
 
@@ -33,7 +34,7 @@ export class QueryWorkgroup extends Construct {
       separator: "-",
       allowedSpecialCharacters: "-_.",
     });
-    const cutoff = props.bytesScannedCutoffPerQuery ?? Size.gibibytes(10);
+    const cutoff = props.bytesScannedCutoffPerQuery ?? DEFAULT_SETTINGS.bytesScannedCutoffPerQuery;
     this.workGroup = new CfnWorkGroup(this, "WorkGroup", {
       name: this.workGroupName,
       description: "Export queries over the attribution lake.",

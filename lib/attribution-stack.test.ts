@@ -59,7 +59,7 @@ describe("AttributionStack", () => {
   });
 
   it("takes the snapshot lifetime as a prop, checked against the function's schema", () => {
-    expect(() => synthAttributionStack({ snapshotTtl: Duration.seconds(5) })).toThrow(
+    expect(() => synthAttributionStack({ settings: { snapshotTtl: Duration.seconds(5) } })).toThrow(
       /SNAPSHOT_TTL_SECONDS/,
     );
   });

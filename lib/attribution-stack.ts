@@ -4,7 +4,7 @@
  * installs and the daily job that keeps the exchange rates current, whose functions are given exactly the environment (src/config/aws-env.ts) and the
  * grants they need. The outputs are what the CLI reads.
  */
-import { CfnOutput, Duration, type Size, Stack, type StackProps } from "aws-cdk-lib";
+import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
 import { TABLE_DEFINITIONS, TABLE_IDS } from "../src/adapters/dynamodb/tables.ts";
 import { defaultCountryDatabase } from "../src/adapters/geoip/country-resolver.ts";
@@ -32,6 +32,7 @@ import { PurgeJob } from "./purge-job.ts";
 import { QueueWorkers } from "./queue-workers.ts";
 import { SealingKey } from "./sealing-key.ts";
 import { bundledPath, type EntryResolver, projectFile } from "./service-function.ts";
+import { type StackSettings, stackSettings } from "./settings.ts";
 import { ServiceTables } from "./tables.ts";
 
 /**
@@ -44,19 +45,8 @@ export const INGEST_DATA = {
 } as const;
 
 export interface AttributionStackProps extends StackProps {
-  /** How long an export snapshot serves pages (SNAPSHOT_TTL_SECONDS, 1 minute to 1 day). */
-  readonly snapshotTtl?: Duration;
-  readonly authorizerCacheTtl?: Duration;
-  readonly bytesScannedCutoffPerQuery?: Size;
-  /** How often deleted installs are purged (the job's schedule); default 10 minutes. */
-  readonly purgeSchedule?: Duration;
-  /**
-   * True only behind a CloudFront distribution that sets `CloudFront-Viewer-Country` (and
-   * overwrites any a client sent): ingestion then takes the caller's country from it. The
-   * regional API alone would let a client choose its country, so by default the caller's IP
-   * decides.
-   */
-  readonly trustViewerCountry?: boolean;
+  /** The tunables a deployment overrides; the rest keep DEFAULT_SETTINGS (lib/settings.ts). */
+  readonly settings?: Partial<StackSettings>;
   /** Where `lambdas/<name>.ts` lives; tests may substitute fixtures. */
   readonly entryFor?: EntryResolver;
 }
@@ -74,12 +64,18 @@ export class AttributionStack extends Stack {
 
   constructor(scope: Construct, id: string, props: AttributionStackProps = {}) {
     super(scope, id, props);
+    const settings = stackSettings(props.settings);
     this.tables = new ServiceTables(this, "Tables");
     this.lake = new Lake(this, "Lake");
-    this.ingest = new IngestStreams(this, "Ingest", { lake: this.lake });
+    this.ingest = new IngestStreams(this, "Ingest", {
+      lake: this.lake,
+      bufferInterval: settings.streamBufferInterval,
+      bufferSize: settings.streamBufferSize,
+      logRetention: settings.logRetention,
+    });
     this.queries = new QueryWorkgroup(this, "Queries", {
       resultsBucket: this.lake.resultsBucket,
-      bytesScannedCutoffPerQuery: props.bytesScannedCutoffPerQuery,
+      bytesScannedCutoffPerQuery: settings.bytesScannedCutoffPerQuery,
     });
     this.sealingKey = new SealingKey(this, "SealingKey");
 
@@ -104,7 +100,7 @@ export class AttributionStack extends Stack {
         FX_RATES_KEY: RATES_TABLE_KEY,
         GEOIP_DB_FILE: bundledPath(INGEST_DATA.geoip),
         DELETIONS_TABLE: tables.table.deletions.tableName,
-        TRUST_VIEWER_COUNTRY: props.trustViewerCountry ? "true" : "false",
+        TRUST_VIEWER_COUNTRY: settings.trustViewerCountry ? "true" : "false",
       }),
       assets: [INGEST_DATA.fxRates, INGEST_DATA.geoip],
       grant: (role) => {
@@ -143,7 +139,7 @@ export class AttributionStack extends Stack {
           ATHENA_WORKGROUP: queries.workGroupName,
           GLUE_DATABASE: lake.databaseName,
           RESULTS_BUCKET: lake.resultsBucket.bucketName,
-          SNAPSHOT_TTL_SECONDS: String((props.snapshotTtl ?? Duration.minutes(15)).toSeconds()),
+          SNAPSHOT_TTL_SECONDS: String(settings.snapshotTtl.toSeconds()),
         }),
         grant: (role) => {
           tables.grantSnapshots(role);
@@ -160,7 +156,9 @@ export class AttributionStack extends Stack {
     this.api = new AttributionApi(this, "Api", {
       authorizer,
       routes,
-      authorizerCacheTtl: props.authorizerCacheTtl,
+      authorizerCacheTtl: settings.authorizerCacheTtl,
+      throttle: settings.throttle,
+      logRetention: settings.logRetention,
       entryFor: props.entryFor,
     });
 
@@ -169,7 +167,8 @@ export class AttributionStack extends Stack {
       tables,
       lake,
       streamBufferInterval: ingest.bufferInterval,
-      schedule: props.purgeSchedule,
+      schedule: settings.purgeSchedule,
+      logRetention: settings.logRetention,
       entryFor: props.entryFor,
     });
 
@@ -178,13 +177,16 @@ export class AttributionStack extends Stack {
       workers: WORKERS,
       bindings: {},
       entryFor: props.entryFor,
+      logRetention: settings.logRetention,
     });
 
     // The rate table that ingestion reads, kept current from the ECB's feed.
     this.fxRates = new FxRatesJob(this, "FxRates", {
       lake,
       shippedRates: INGEST_DATA.fxRates,
+      schedule: settings.fxRatesSchedule,
       entryFor: props.entryFor,
+      logRetention: settings.logRetention,
     });
 
     const outputs: Record<string, [string, string]> = {

@@ -6,8 +6,10 @@
  * next day's run fills the gap, since the feed holds 90 days.
  */
 import { Duration } from "aws-cdk-lib";
+import type { CronOptions } from "aws-cdk-lib/aws-events";
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { fxRatesEnv } from "../src/config/aws-env.ts";
 import { envFor } from "./env.ts";
@@ -18,12 +20,16 @@ import {
   type EntryResolver,
   ServiceFunction,
 } from "./service-function.ts";
+import { DEFAULT_SETTINGS } from "./settings.ts";
 
 export interface FxRatesJobProps {
   readonly lake: Lake;
   /** The shipped history (data/ecb-eurofxref-hist.csv), the table's start. */
   readonly shippedRates: BundledFile;
+  /** When it runs (UTC). */
+  readonly schedule?: CronOptions;
   readonly entryFor?: EntryResolver;
+  readonly logRetention?: RetentionDays;
 }
 
 export class FxRatesJob extends Construct {
@@ -44,6 +50,7 @@ export class FxRatesJob extends Construct {
       }),
       assets: [props.shippedRates],
       entryFor: props.entryFor,
+      logRetention: props.logRetention,
     });
     lake.grantWriteRates(this.function.role);
     // A failed run is retried by the next day's, whose feed still holds the missed days.
@@ -51,7 +58,7 @@ export class FxRatesJob extends Construct {
 
     this.rule = new Rule(this, "Schedule", {
       description: "Merges the ECB's reference rates of the last 90 days into the rate table.",
-      schedule: Schedule.cron({ minute: "30", hour: "16", weekDay: "MON-FRI" }),
+      schedule: Schedule.cron(props.schedule ?? DEFAULT_SETTINGS.fxRatesSchedule),
       targets: [new LambdaFunction(this.function.function)],
     });
   }

@@ -5,11 +5,11 @@
  * schema and writes it under `<table>/app_id=<app>/dt=<yyyy-mm-dd>/`, the layout the Glue
  * partition projection and the embedded DuckDB views both expect.
  */
-import { Duration, Stack } from "aws-cdk-lib";
+import { type Duration, type Size, Stack } from "aws-cdk-lib";
 import type { IRole } from "aws-cdk-lib/aws-iam";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { CfnDeliveryStream } from "aws-cdk-lib/aws-kinesisfirehose";
-import { LogGroup, LogStream, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { LogGroup, LogStream, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import {
   type LakeTable,
@@ -20,6 +20,7 @@ import {
 import { errorPrefix, type Lake } from "./lake.ts";
 import { acknowledgeWildcardResource } from "./nag.ts";
 import { pascal } from "./naming.ts";
+import { DEFAULT_SETTINGS } from "./settings.ts";
 
 /** The JQ query that yields a record's partition keys: its app and its date column's day. */
 export const partitionQuery = (table: LakeTable): string =>
@@ -36,6 +37,8 @@ export interface IngestStreamsProps {
    * (cheaper Athena scans); shorter means fresher exports.
    */
   readonly bufferInterval?: Duration;
+  /** How much Firehose buffers before writing a file (at least 64 MiB, for Parquet). */
+  readonly bufferSize?: Size;
   readonly logRetention?: RetentionDays;
 }
 
@@ -50,10 +53,12 @@ export class IngestStreams extends Construct {
   readonly roles: Readonly<Record<LakeTableName, Role>>;
   /** How long a record may wait in a stream's buffer before it is written to the lake. */
   readonly bufferInterval: Duration;
+  readonly bufferSize: Size;
 
   constructor(scope: Construct, id: string, props: IngestStreamsProps) {
     super(scope, id);
-    this.bufferInterval = props.bufferInterval ?? Duration.minutes(5);
+    this.bufferInterval = props.bufferInterval ?? DEFAULT_SETTINGS.streamBufferInterval;
+    this.bufferSize = props.bufferSize ?? DEFAULT_SETTINGS.streamBufferSize;
     const made = perLakeTable((table) => this.delivery(table, props));
     this.streams = perLakeTable((table) => made[table.name].stream);
     this.roles = perLakeTable((table) => made[table.name].role);
@@ -75,7 +80,7 @@ export class IngestStreams extends Construct {
     const stack = Stack.of(this);
 
     const logGroup = new LogGroup(scope, "Logs", {
-      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      retention: props.logRetention ?? DEFAULT_SETTINGS.logRetention,
     });
     const logStream = new LogStream(scope, "DeliveryLogs", { logGroup });
 
@@ -126,7 +131,7 @@ export class IngestStreams extends Construct {
         errorOutputPrefix: `${errorPrefix(table.name)}!{firehose:error-output-type}/!{timestamp:yyyy-MM-dd}/`,
         // Parquet conversion and dynamic partitioning both need at least 64 MiB.
         bufferingHints: {
-          sizeInMBs: 128,
+          sizeInMBs: this.bufferSize.toMebibytes(),
           intervalInSeconds: this.bufferInterval.toSeconds(),
         },
         // Parquet pages are compressed by the serializer; the file itself must not be.

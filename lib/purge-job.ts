@@ -28,6 +28,7 @@ import { RESULTS_PREFIX } from "./athena.ts";
 import { envFor } from "./env.ts";
 import type { Lake } from "./lake.ts";
 import { type EntryResolver, ServiceFunction } from "./service-function.ts";
+import { DEFAULT_SETTINGS } from "./settings.ts";
 import type { ServiceTables } from "./tables.ts";
 
 /** Firehose writes a file shortly after its buffer closes; this covers the S3 write. */
@@ -58,7 +59,7 @@ export class PurgeJob extends Construct {
 
   constructor(scope: Construct, id: string, props: PurgeJobProps) {
     super(scope, id);
-    const schedule = props.schedule ?? Duration.minutes(10);
+    const schedule = props.schedule ?? DEFAULT_SETTINGS.purgeSchedule;
     const buffering = props.streamBufferInterval.toSeconds();
     if (schedule.toSeconds() <= buffering) {
       throw new Error(

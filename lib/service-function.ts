@@ -11,9 +11,10 @@ import type { Duration } from "aws-cdk-lib";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Architecture, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
-import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { acknowledge, acknowledgeWildcardResource } from "./nag.ts";
+import { DEFAULT_SETTINGS } from "./settings.ts";
 
 export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -90,7 +91,7 @@ export class ServiceFunction extends Construct {
     if (clash) throw new Error(`lambdas/${props.name}.ts would ship two files named ${clash}`);
 
     const logGroup = new LogGroup(this, "Logs", {
-      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      retention: props.logRetention ?? DEFAULT_SETTINGS.logRetention,
     });
     this.role = new Role(this, "Role", {
       assumedBy: new ServicePrincipal("lambda.amazonaws.com"),

@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { formatIssues } from "../validation/issues.ts";
+import { DEFAULT_SNAPSHOT_TTL_SECONDS } from "./defaults.ts";
 
 const name = z.string().min(1);
 const absolutePath = z.string().startsWith("/", { error: "must be an absolute path" });
@@ -21,7 +22,12 @@ export const exportEnv = z.object({
   GLUE_DATABASE: name,
   /** The Athena results bucket, which also holds the lists of installs an export leaves out. */
   RESULTS_BUCKET: name,
-  SNAPSHOT_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
+  SNAPSHOT_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(86_400)
+    .default(DEFAULT_SNAPSHOT_TTL_SECONDS),
 });
 
 export const configEnv = z.object({

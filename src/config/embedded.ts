@@ -3,17 +3,28 @@ import { resolve } from "node:path";
 import * as z from "zod";
 import { ECB_90_DAY_FEED } from "../fx/ecb-feed.ts";
 import { parseEnv } from "./aws-env.ts";
+import { DEFAULT_APP_CACHE_MS, DEFAULT_SNAPSHOT_TTL_SECONDS } from "./defaults.ts";
 
 const schema = z.object({
   ATTRIBUTION_DATA_DIR: z.string().min(1).default(".data"),
   ATTRIBUTION_HOST: z.string().min(1).default("127.0.0.1"),
   ATTRIBUTION_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
   /** How long the pages of one export keep slicing the same snapshot. */
-  ATTRIBUTION_SNAPSHOT_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  ATTRIBUTION_SNAPSHOT_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(DEFAULT_SNAPSHOT_TTL_SECONDS),
   /** The local delivery stream's buffering interval (Firehose's is at least 60 s). */
   ATTRIBUTION_FLUSH_INTERVAL_MS: z.coerce.number().int().min(50).max(900_000).default(5_000),
   /** How long ingestion may use an app read before reading it again (0: every time). */
-  ATTRIBUTION_APP_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
+  ATTRIBUTION_APP_CACHE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(300_000)
+    .default(DEFAULT_APP_CACHE_MS),
   /** How often open deletion requests are purged from the lake (also right after each one). */
   ATTRIBUTION_PURGE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /** "true" when a CloudFront distribution in front sets a trustworthy viewer-country header. */

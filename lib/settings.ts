@@ -1,0 +1,64 @@
+/**
+ * The stack's tunables in one typed object: the defaults below, any of which a deployment may
+ * override (`AttributionStackProps.settings`; `lib/app.ts` reads the ones given as context).
+ * Each construct still takes its own props; the stack hands each the values it needs.
+ */
+import { Duration, Size } from "aws-cdk-lib";
+import type { CronOptions } from "aws-cdk-lib/aws-events";
+import { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { DEFAULT_SNAPSHOT_TTL_SECONDS } from "../src/config/defaults.ts";
+
+export interface StackSettings {
+  /** How long an export snapshot serves pages (SNAPSHOT_TTL_SECONDS, 1 minute to 1 day). */
+  readonly snapshotTtl: Duration;
+  /**
+   * How long API Gateway keeps an authorizer decision per key: longer saves DynamoDB reads and
+   * latency, and a revoked key keeps working for up to this long.
+   */
+  readonly authorizerCacheTtl: Duration;
+  /** The API stage's request rate (per second) and burst, before any handler runs. */
+  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** Athena's cut-off per export query. */
+  readonly bytesScannedCutoffPerQuery: Size;
+  /** Retention of every log group the stack makes. */
+  readonly logRetention: RetentionDays;
+  /**
+   * How long Firehose buffers before writing a file, and how much: longer and larger make
+   * fewer, larger Parquet files (cheaper scans); shorter makes fresher exports. Parquet
+   * conversion and dynamic partitioning need at least 64 MiB.
+   */
+  readonly streamBufferInterval: Duration;
+  readonly streamBufferSize: Size;
+  /** How often deleted installs are purged; must exceed the stream buffer interval. */
+  readonly purgeSchedule: Duration;
+  /** When the exchange rates are refreshed (UTC): after the ECB publishes, on working days. */
+  readonly fxRatesSchedule: CronOptions;
+  /**
+   * True only behind a CloudFront distribution that sets `CloudFront-Viewer-Country` (and
+   * overwrites any a client sent): ingestion then takes the caller's country from it. The
+   * regional API alone would let a client choose its country, so by default the caller's IP
+   * decides.
+   */
+  readonly trustViewerCountry: boolean;
+}
+
+export const DEFAULT_SETTINGS: StackSettings = {
+  snapshotTtl: Duration.seconds(DEFAULT_SNAPSHOT_TTL_SECONDS),
+  authorizerCacheTtl: Duration.minutes(5),
+  throttle: { rateLimit: 100, burstLimit: 200 },
+  bytesScannedCutoffPerQuery: Size.gibibytes(10),
+  logRetention: RetentionDays.ONE_MONTH,
+  streamBufferInterval: Duration.minutes(5),
+  streamBufferSize: Size.mebibytes(128),
+  purgeSchedule: Duration.minutes(10),
+  fxRatesSchedule: { minute: "30", hour: "16", weekDay: "MON-FRI" },
+  trustViewerCountry: false,
+};
+
+/** The defaults with the given overrides; an override left undefined keeps its default. */
+export const stackSettings = (overrides: Partial<StackSettings> = {}): StackSettings => {
+  const given = Object.fromEntries(
+    Object.entries(overrides).filter(([, value]) => value !== undefined),
+  );
+  return { ...DEFAULT_SETTINGS, ...given };
+};
