@@ -10,7 +10,7 @@ import {
   EXPORT_DOWNLOADS,
   EXPORT_MEDIA_TYPES,
   exportQuerySchema,
-} from "./contracts.ts";
+} from "./contracts/index.ts";
 import {
   API_KEY_SCHEME,
   buildOpenApiDocument,

@@ -25,7 +25,7 @@ import {
   errorBodySchema,
   JSON_MEDIA_TYPE,
   type RouteContract,
-} from "./contracts.ts";
+} from "./contracts/index.ts";
 import { INTERNAL_ERROR_DETAIL, statusName } from "./errors.ts";
 import { ROUTES, type Route } from "./routes.ts";
 

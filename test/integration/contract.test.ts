@@ -19,7 +19,7 @@ import {
   errorBodySchema,
   exportRecordContractSchema,
   JSON_MEDIA_TYPE,
-} from "../../src/http/contracts.ts";
+} from "../../src/http/contracts/index.ts";
 import { buildOpenApiDocument } from "../../src/http/openapi.ts";
 import { ROUTES, type RouteId } from "../../src/http/routes.ts";
 import { COLUMN_NAMES } from "../../src/record/columns.ts";

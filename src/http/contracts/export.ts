@@ -1,0 +1,172 @@
+/** The export's contract: its query, the exported record and each format's answer. */
+import * as z from "zod";
+import { EXPORT_FORMATS, type ExportFormat } from "../../export/formats/names.ts";
+import { type ExportParams, MAX_LIMIT, MAX_TIMESTAMP } from "../../export/params.ts";
+import { COLUMN_NAMES, type ColumnName, type ExportRecord } from "../../record/columns.ts";
+import { COLUMN_DESCRIPTIONS } from "../../record/descriptions.ts";
+import { exportRecordSchema } from "../../record/schema.ts";
+import { INTERNAL, JSON_MEDIA_TYPE, type RouteContract, tiedTo, unauthorized } from "./shared.ts";
+
+/**
+ * What the export handler accepts. The handler parses the query strings with
+ * `exportParamsSchema`, whose string pipes would be documented as bare strings; this states
+ * the parsed form, the spec's integers, and is tied to the same type.
+ */
+export const exportQuerySchema = tiedTo<ExportParams>()(
+  z.object({
+    timestamp: z
+      .int()
+      .min(0)
+      .max(MAX_TIMESTAMP)
+      .meta({
+        description:
+          "Start of the window in Unix seconds (plain base-10 digits): events with `event_time` " +
+          "at or after it. The window runs to the present. Keep it fixed while paging.",
+        example: 1793491200,
+      }),
+    format: z
+      .enum(EXPORT_FORMATS)
+      .default("json")
+      .meta({ description: "The answer's format; see the 200 answer for each." }),
+    limit: z
+      .int()
+      .min(1)
+      .max(MAX_LIMIT)
+      .default(MAX_LIMIT)
+      .meta({ description: `Page size: 1 to ${MAX_LIMIT}.`, example: 500 }),
+    offset: z
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .default(0)
+      .meta({
+        description:
+          "Events to skip. Advance it by `limit` for the next page; a page shorter than `limit` " +
+          "is the last.",
+        example: 0,
+      }),
+  }),
+);
+
+/** The exported record's fields, as the spec describes them. */
+/** A field of `exportRecordSchema` (an object schema built from the column list). */
+const recordField = (name: ColumnName): z.ZodType => {
+  const field: unknown =
+    exportRecordSchema instanceof z.ZodObject ? exportRecordSchema.shape[name] : undefined;
+  if (!(field instanceof z.ZodType)) throw new Error(`exportRecordSchema has no field ${name}`);
+  return field;
+};
+
+/** The exported record: `exportRecordSchema` with each field described. */
+export const exportRecordContractSchema = z
+  .strictObject(
+    Object.fromEntries(
+      COLUMN_NAMES.map((name) => [
+        name,
+        recordField(name).meta({ description: COLUMN_DESCRIPTIONS[name] }),
+      ]),
+    ),
+  )
+  .meta({
+    id: "ExportRecord",
+    description:
+      "One exported event: every field in this order, any of them may be null. The tabular " +
+      "formats use the same names as column headers.",
+  }) as unknown as z.ZodType<ExportRecord>;
+
+export const exportPageSchema = z
+  .strictObject({
+    data: z.array(exportRecordContractSchema).meta({ description: "The events of this page." }),
+    total_count: z.int().min(0).meta({
+      description: "The number of events in this page (not in the whole window).",
+      example: 1,
+    }),
+  })
+  .meta({ id: "ExportPage", description: "A page of the export in the `json` format." });
+
+/** Each format's media type (its Content-Type without parameters); held to the writers by a test. */
+export const EXPORT_MEDIA_TYPES = {
+  json: JSON_MEDIA_TYPE,
+  ndjson: "application/x-ndjson",
+  csv: "text/csv",
+  tsv: "text/tab-separated-values",
+  xml: "application/xml",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  parquet: "application/vnd.apache.parquet",
+} as const satisfies Record<ExportFormat, string>;
+
+/** The formats sent as a download, with Content-Disposition. */
+export const EXPORT_DOWNLOADS: readonly ExportFormat[] = ["csv", "tsv", "xml", "xlsx", "parquet"];
+
+const binary = (what: string) => z.string().meta({ format: "binary", description: what });
+
+const EXPORT_BODIES: Record<ExportFormat, z.ZodType> = {
+  json: exportPageSchema,
+  ndjson: z.string().meta({
+    description: "UTF-8, one ExportRecord as a JSON object per line; no envelope.",
+  }),
+  csv: z.string().meta({
+    description:
+      "UTF-8 comma-separated values: a header row of the ExportRecord field names, then one " +
+      'row per event. Null is an empty cell; an empty string is quoted (`""`).',
+  }),
+  tsv: z.string().meta({
+    description: "As csv, separated by tabs.",
+  }),
+  xml: z.string().meta({
+    description:
+      "UTF-8 XML: an `<events>` root, one `<event>` per event with one element per field; " +
+      'null is `xsi:nil="true"`.',
+  }),
+  xlsx: binary("An Excel workbook: a header row of the field names, then one row per event."),
+  parquet: binary(
+    "An Apache Parquet file: strings as UTF-8 byte arrays, click_to_first_open_hours as " +
+      "INT32, the revenue columns as DOUBLE; nulls as Parquet nulls.",
+  ),
+};
+
+const exportHeaders = z.object({
+  "Content-Disposition": z
+    .string()
+    .optional()
+    .meta({
+      description:
+        `Only for the downloads (${EXPORT_DOWNLOADS.join(", ")}): the file name names the app, ` +
+        "the window and the page's rows.",
+      example:
+        'attachment; filename="com.example.game_events_20261101T000000Z-20261121T180000Z_rows-1-500.csv"',
+    }),
+  "Cache-Control": z.literal("no-store").meta({ description: "Pages are never cached." }),
+});
+
+export const EXPORT_CONTRACTS = {
+  export: {
+    summary: "Export a page of the app's attributed events",
+    description:
+      "One page of the key's app's events with `event_time` at or after `timestamp`, ordered " +
+      "by `event_time`, then `event_id`; each `event_id` appears once. The first request of " +
+      "an export takes a snapshot of the window, and every page with the same `timestamp` " +
+      "slices it for a while (15 minutes by default), so pages neither repeat nor skip events " +
+      "while new ones arrive. The answer is streamed in the format `format` asks for; the " +
+      "tabular formats have one column per ExportRecord field, in its order.",
+    request: { query: exportQuerySchema },
+    success: {
+      status: 200,
+      description:
+        "The page, in the asked format (UTF-8 for the text formats). json and ndjson are shown " +
+        `inline; ${EXPORT_DOWNLOADS.join(", ")} are downloads with Content-Disposition.`,
+      content: Object.fromEntries(
+        EXPORT_FORMATS.map((format) => [EXPORT_MEDIA_TYPES[format], EXPORT_BODIES[format]]),
+      ),
+      headers: exportHeaders,
+    },
+    errors: {
+      401: unauthorized("export"),
+      422:
+        "A parameter is missing or out of range: `timestamp` missing or not a whole number of " +
+        `seconds, \`format\` not one of ${EXPORT_FORMATS.join(", ")}, \`limit\` not 1 to ` +
+        `${MAX_LIMIT}, or \`offset\` negative. The detail names it.`,
+      500: INTERNAL,
+    },
+  },
+} as const satisfies Record<string, RouteContract>;

@@ -1,0 +1,31 @@
+/**
+ * The wire contract of every route, as zod schemas: what it takes, what it answers and which
+ * errors it can answer, one file per route family. Requests are the schemas the handlers parse
+ * (or, where a handler parses strings, a description of what it accepts, tied to its type);
+ * answers are described here and tied to the handlers' own types, so a change on either side
+ * fails to compile. `src/http/openapi.ts` turns this into the OpenAPI document, and
+ * test/integration/contract.test.ts holds real answers to it.
+ */
+import type { RouteId } from "../routes.ts";
+import { CONFIG_CONTRACTS } from "./config.ts";
+import { DELETION_CONTRACTS } from "./deletions.ts";
+import { EXPORT_CONTRACTS } from "./export.ts";
+import { INGEST_CONTRACTS } from "./ingest.ts";
+import { OPENAPI_CONTRACTS } from "./openapi.ts";
+import type { RouteContract } from "./shared.ts";
+
+export * from "./config.ts";
+export * from "./deletions.ts";
+export * from "./export.ts";
+export * from "./ingest.ts";
+export * from "./openapi.ts";
+export * from "./shared.ts";
+
+/** One contract per route of the route table: a route without one fails to compile. */
+export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
+  ...CONFIG_CONTRACTS,
+  ...INGEST_CONTRACTS,
+  ...DELETION_CONTRACTS,
+  ...EXPORT_CONTRACTS,
+  ...OPENAPI_CONTRACTS,
+};

@@ -1,0 +1,200 @@
+/** The ingestion routes' contracts: installs, and events from the SDK and from servers. */
+import * as z from "zod";
+import type { Scope } from "../../domain/keys.ts";
+import { eventsRequestSchema, s2sEventsRequestSchema } from "../../ingest/event-schema.ts";
+import { installRequestSchema } from "../../ingest/install.ts";
+import { INGEST_LIMITS } from "../../ingest/limits.ts";
+import type { createIngestion, EventsAnswer } from "../../ingest/service.ts";
+import {
+  INTERNAL,
+  JSON_MEDIA_TYPE,
+  NOT_JSON,
+  type RouteContract,
+  TOO_LARGE,
+  tiedTo,
+  unauthorized,
+} from "./shared.ts";
+
+type InstallAnswer = Awaited<ReturnType<ReturnType<typeof createIngestion>["recordInstall"]>>;
+
+export const installAnswerSchema = tiedTo<InstallAnswer>()(
+  z
+    .strictObject({
+      service_id: installRequestSchema.shape.service_id.meta({
+        description: "The install's service_id, as sent.",
+      }),
+    })
+    .meta({
+      id: "InstallAnswer",
+      description:
+        "The install is recorded (or was already: a repeat changes nothing), also while the " +
+        "app is switched off in its remote configuration, whose events are then not stored. " +
+        "The same answer for an install whose data was deleted on request, which is not " +
+        "stored again.",
+    }),
+);
+
+const verdictFields = {
+  index: z.int().min(0).meta({
+    description: "The event's position in the request's `events` list, from 0.",
+    example: 0,
+  }),
+  event_id: z.string().nullable().meta({
+    description: "The event's `event_id`, or null when it did not carry a valid one.",
+    example: "01J8Z3K4M5N6P7Q8R9S0T1V2W3",
+  }),
+};
+
+export const eventsAnswerSchema = tiedTo<EventsAnswer>()(
+  z
+    .strictObject({
+      accepted: z.int().min(0).meta({
+        description: "How many events were stored. They reach the export within minutes.",
+        example: 1,
+      }),
+      ignored: z
+        .array(
+          z.strictObject({
+            ...verdictFields,
+            detail: z.string().meta({
+              description:
+                "Why: an INSTALL event (installs are reported through POST /v1/installs), the " +
+                "app is switched off in its remote configuration, or the install's data was " +
+                "deleted on request (DELETE /v1/installs/{service_id}).",
+            }),
+          }),
+        )
+        .meta({ description: "Events dropped without an error: do not send them again." }),
+      rejected: z
+        .array(
+          z.strictObject({
+            ...verdictFields,
+            error: z.string().meta({
+              description:
+                "`Unprocessable Entity` for an event that breaks a rule; `Conflict` for an SDK " +
+                "event whose install is not recorded yet.",
+              example: "Unprocessable Entity",
+            }),
+            detail: z.string().meta({
+              description: "What is wrong with the event, naming the field.",
+              example: "event_time: is required",
+            }),
+            retryable: z.boolean().meta({
+              description:
+                "True when the same event may succeed later unchanged (its install is not " +
+                "recorded yet): keep it and send it again. False: it fails the same way every time.",
+            }),
+          }),
+        )
+        .meta({ description: "Events refused, in index order; the others were still stored." }),
+      warnings: z
+        .array(
+          z.strictObject({
+            ...verdictFields,
+            detail: z.string().meta({
+              description:
+                "What of the event was not kept as sent, each part separated by `; `: unknown " +
+                "keys ignored, revenue without a currency kept as a plain parameter, PII left " +
+                "sealed.",
+              example:
+                "parameters.revenue was not recorded as revenue: parameters.currency (ISO 4217, " +
+                "e.g. USD) is missing",
+            }),
+          }),
+        )
+        .meta({
+          description:
+            "Accepted events, in index order, of which something was not kept as sent. They " +
+            "are stored and counted in `accepted`: do not send them again.",
+        }),
+    })
+    .meta({
+      id: "EventsAnswer",
+      description:
+        "One verdict per event of the request: counted as accepted, or listed by index as " +
+        "ignored or rejected. An accepted event may also be listed under warnings.",
+    }),
+);
+
+/** The two event routes share their shape: each event's verdict in a 202 answer. */
+const eventsContract = (route: {
+  summary: string;
+  description: string;
+  scope: Scope;
+  schema: z.ZodType;
+}): RouteContract => ({
+  summary: route.summary,
+  description: route.description,
+  request: { body: { description: "The events.", schema: route.schema } },
+  success: {
+    status: 202,
+    description: "Each event's verdict.",
+    content: { [JSON_MEDIA_TYPE]: eventsAnswerSchema },
+  },
+  errors: {
+    400: NOT_JSON,
+    401: unauthorized(route.scope),
+    413: TOO_LARGE,
+    422:
+      "The envelope is wrong: the body is not a JSON object, or `events` is not a list of 1 " +
+      `to ${INGEST_LIMITS.maxEventsPerRequest} events. A bad event alone does not fail the ` +
+      "request: it is rejected in the 202 answer.",
+    500: INTERNAL,
+  },
+});
+
+export const INGEST_CONTRACTS = {
+  installs: {
+    summary: "Record an install's first open",
+    description:
+      "Sent once by the SDK, on the app's first open on the device. Idempotent on " +
+      "`service_id`: a repeat answers the same and changes nothing (the first report wins). " +
+      "Send it before the install's events: an event of an install not recorded yet is " +
+      "rejected as retryable. Unknown keys are ignored; null is the same as absent.",
+    request: {
+      body: {
+        description: "The install and its device signals.",
+        schema: installRequestSchema.meta({ id: "InstallRequest" }),
+      },
+    },
+    success: {
+      status: 202,
+      description: "Recorded (or already recorded).",
+      content: { [JSON_MEDIA_TYPE]: installAnswerSchema },
+    },
+    errors: {
+      400: NOT_JSON,
+      401: unauthorized("ingest"),
+      413: TOO_LARGE,
+      422:
+        "The body breaks a rule; the detail names each field at fault (`body.os: must be one " +
+        `of android, ios\`). Also a \`first_open_time\` more than ${INGEST_LIMITS.maxFutureSkewHours} ` +
+        "hours ahead of the server's clock.",
+      500: INTERNAL,
+    },
+  },
+  events: eventsContract({
+    summary: "Send events from the SDK",
+    description:
+      `A batch of 1 to ${INGEST_LIMITS.maxEventsPerRequest} events of installs recorded ` +
+      "through POST /v1/installs. The envelope is checked as a whole (422); then each event " +
+      "on its own, and the 202 answer counts the accepted ones and lists the ignored and " +
+      "rejected ones by index. A 202 is durable. Delivery is at least once: a request that " +
+      "failed can be sent again whole, and the export removes the duplicates a retry makes " +
+      "(the same `event_id` of the same install). Unknown keys are ignored; null is the same as " +
+      "absent.",
+    scope: "ingest",
+    schema: eventsRequestSchema.meta({ id: "EventsRequest" }),
+  }),
+  "s2s-events": eventsContract({
+    summary: "Send events from the app's server",
+    description:
+      "As POST /v1/events, with a server key. Each event names its user by " +
+      "`customer_user_id` (the id the app set through the SDK), which the service resolves to " +
+      "the install that last sent events under it; `service_id` is not allowed. An event " +
+      "whose `customer_user_id` is unknown is rejected, not retryable. The event's country is " +
+      "the install's, not the calling server's.",
+    scope: "s2s",
+    schema: s2sEventsRequestSchema.meta({ id: "S2sEventsRequest" }),
+  }),
+} as const satisfies Record<string, RouteContract>;
