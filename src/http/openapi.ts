@@ -1,6 +1,6 @@
 /**
  * The API's OpenAPI 3.1 document, generated from the route table and each route's contract
- * (src/http/contracts.ts), so it describes what the code does. The API serves it at
+ * (src/http/contracts/), so it describes what the code does. The API serves it at
  * `GET /v1/openapi.json`; `npm run openapi` writes the committed copy, spec/openapi.json, and
  * a test fails when the two differ.
  */
