@@ -152,7 +152,7 @@ describe("environment contract", () => {
       SNAPSHOTS_TABLE: stack.resolve(stack.tables.table.snapshots.tableName),
       DELETIONS_TABLE: stack.resolve(stack.tables.table.deletions.tableName),
       ATHENA_WORKGROUP: stack.queries.workGroupName,
-      GLUE_DATABASE: stack.lake.databaseName,
+      GLUE_DATABASE: stack.lake.catalog.databaseName,
       RESULTS_BUCKET: stack.resolve(stack.lake.resultsBucket.bucketName),
       SNAPSHOT_TTL_SECONDS: "900",
     });
@@ -314,7 +314,7 @@ describe("least privilege", () => {
     ]);
     const tables = JSON.stringify(glue.map((s) => s.Resource));
     for (const table of ["events", "attributions", "export_exclusions"]) {
-      expect(tables).toContain(`:table/${stack.lake.databaseName}/${table}`);
+      expect(tables).toContain(`:table/${stack.lake.catalog.databaseName}/${table}`);
     }
   });
 

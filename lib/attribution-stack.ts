@@ -137,7 +137,7 @@ export class AttributionStack extends Stack {
           SNAPSHOTS_TABLE: tables.table.snapshots.tableName,
           DELETIONS_TABLE: tables.table.deletions.tableName,
           ATHENA_WORKGROUP: queries.workGroupName,
-          GLUE_DATABASE: lake.databaseName,
+          GLUE_DATABASE: lake.catalog.databaseName,
           RESULTS_BUCKET: lake.resultsBucket.bucketName,
           SNAPSHOT_TTL_SECONDS: String(settings.snapshotTtl.toSeconds()),
         }),
@@ -145,7 +145,7 @@ export class AttributionStack extends Stack {
           tables.grantSnapshots(role);
           tables.grantTombstones(role);
           queries.grantRunQueries(role);
-          lake.grantReadCatalog(role, EXPORT_TABLES);
+          lake.catalog.grantRead(role, EXPORT_TABLES);
           lake.grantReadTables(role, EXPORT_TABLES);
           lake.grantResults(role);
         },
@@ -199,7 +199,7 @@ export class AttributionStack extends Stack {
       ),
       LakeBucketName: [lake.bucket.bucketName, "S3 bucket of the Parquet lake"],
       ResultsBucketName: [lake.resultsBucket.bucketName, "S3 bucket of Athena results"],
-      GlueDatabaseName: [lake.databaseName, "Glue database of the lake tables"],
+      GlueDatabaseName: [lake.catalog.databaseName, "Glue database of the lake tables"],
       AthenaWorkGroupName: [queries.workGroupName, "Athena workgroup of export queries"],
       ...Object.fromEntries(
         LAKE_TABLES.map((table) => [

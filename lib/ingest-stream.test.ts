@@ -87,14 +87,14 @@ describe.each(LAKE_TABLES.map((t) => [t.name, t] as const))("delivery stream %s"
         inputFormatConfiguration: { deserializer: { openXJsonSerDe: {} } },
         outputFormatConfiguration: { serializer: { parquetSerDe: { compression: "SNAPPY" } } },
         schemaConfiguration: {
-          databaseName: lake.databaseName,
+          databaseName: lake.catalog.databaseName,
           tableName: name,
           roleArn: stack.resolve(ingest.roles[name].roleArn),
         },
       },
     });
     const dependsOn = template.toJSON().Resources[stack.resolve(stream.ref).Ref].DependsOn;
-    expect(dependsOn).toContain(stack.resolve(lake.tables[name].ref).Ref);
+    expect(dependsOn).toContain(stack.resolve(lake.catalog.tables[name].ref).Ref);
   });
 
   it("buffers at least the 64 MiB that conversion and partitioning require", () => {
@@ -120,7 +120,7 @@ describe.each(LAKE_TABLES.map((t) => [t.name, t] as const))("delivery stream %s"
       "glue:GetTableVersions",
     ]);
     const glue = statements.find((s) => actionsOf(s).includes("glue:GetTable"));
-    expect(JSON.stringify(glue?.Resource)).toContain(`table/${lake.databaseName}/${name}`);
+    expect(JSON.stringify(glue?.Resource)).toContain(`table/${lake.catalog.databaseName}/${name}`);
     const other = LAKE_TABLES.find((t) => t.name !== name)?.name;
     expect(JSON.stringify(glue?.Resource)).not.toContain(`/${other}`);
   });

@@ -108,7 +108,7 @@ export class IngestStreams extends Construct {
     role.addToPolicy(
       new PolicyStatement({
         actions: ["glue:GetTable", "glue:GetTableVersion", "glue:GetTableVersions"],
-        resources: lake.catalogArns([table.name]),
+        resources: lake.catalog.arns([table.name]),
       }),
     );
     logGroup.grantWrite(role);
@@ -120,7 +120,7 @@ export class IngestStreams extends Construct {
       );
     }
 
-    const glueTable = lake.tables[table.name];
+    const glueTable = lake.catalog.tables[table.name];
     const stream = new CfnDeliveryStream(scope, "Stream", {
       deliveryStreamType: "DirectPut",
       deliveryStreamEncryptionConfigurationInput: { keyType: "AWS_OWNED_CMK" },
@@ -171,7 +171,7 @@ export class IngestStreams extends Construct {
           schemaConfiguration: {
             catalogId: stack.account,
             region: stack.region,
-            databaseName: lake.databaseName,
+            databaseName: lake.catalog.databaseName,
             tableName: table.name,
             roleArn: role.roleArn,
             versionId: "LATEST",
