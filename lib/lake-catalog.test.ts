@@ -5,7 +5,7 @@ import { LAKE_TABLES, type LakeType, PARTITION_KEYS } from "../src/lake/tables.t
 import { Lake } from "./lake.ts";
 import { propertiesOf, testStack } from "./stack.test-support.ts";
 
-// Spelled out again here, so a wrong mapping in lake.ts is not also the expectation.
+// Spelled out again here, so a wrong mapping in lake-catalog.ts is not also the expectation.
 const GLUE_TYPE: Record<LakeType, string> = {
   string: "string",
   int: "int",

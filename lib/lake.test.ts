@@ -1,17 +1,8 @@
 import type { Stack } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { LakeType } from "../src/lake/tables.ts";
 import { Lake } from "./lake.ts";
 import { propertiesOf, testStack } from "./stack.test-support.ts";
-
-// Spelled out again here, so a wrong mapping in lake.ts is not also the expectation.
-const _GLUE_TYPE: Record<LakeType, string> = {
-  string: "string",
-  int: "int",
-  double: "double",
-  timestamp: "timestamp",
-};
 
 let stack: Stack;
 let lake: Lake;
