@@ -92,7 +92,12 @@ describe("the deletion routes", () => {
   it("records a request for the install, then tells its status to the app's server", async () => {
     const deletions = memoryDeletions();
     let told = 0;
-    const handlers = createDeletionHandlers({ deletions, onRequested: () => void (told += 1) });
+    const handlers = createDeletionHandlers({
+      deletions,
+      onRequested: () => {
+        told += 1;
+      },
+    });
     const requested = await handlers.deleteInstall(
       apiEvent({
         authorizer: principal(APP.appId, ["ingest"]),
