@@ -4,29 +4,21 @@
  * Digital Asset Links `assetlinks.json` (App Links). Each lists the apps whose links the host
  * carries, from their settings; an app without the settings a file needs is left out of it.
  */
+import type { App } from "../ports/apps.ts";
 
-export interface AppLinkSettings {
-  /** The bundle id of an iOS app, the package name of an Android one. */
-  readonly appId: string;
-  readonly platform: "android" | "ios";
-  /** Apple's team id (10 characters), which prefixes the bundle id in the file. */
-  readonly appleTeamId?: string | null;
-  /** SHA-256 fingerprints of the Android app's signing certificates (`AB:CD:…`, 32 pairs). */
-  readonly androidSha256Fingerprints?: readonly string[] | null;
-}
-
-export const APPLE_TEAM_ID_PATTERN = /^[A-Z0-9]{10}$/;
-export const SHA256_FINGERPRINT_PATTERN = /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/;
+type LinkedApp = Pick<App, "appId" | "platform" | "links">;
 
 /**
  * `apple-app-site-association`: every path of the host opens the app (a link is
  * `/<deeplink_id>`). `appIDs` and `components` are read by iOS 13 and later; `appID` and
  * `paths`, which older versions read, are given beside them.
  */
-export const appleAppSiteAssociation = (apps: readonly AppLinkSettings[]) => {
-  const appIds = apps
-    .filter((app) => app.platform === "ios" && app.appleTeamId)
-    .map((app) => `${app.appleTeamId}.${app.appId}`);
+export const appleAppSiteAssociation = (apps: readonly LinkedApp[]) => {
+  const appIds = apps.flatMap((app) =>
+    app.platform === "ios" && app.links?.appleTeamId
+      ? [`${app.links.appleTeamId}.${app.appId}`]
+      : [],
+  );
   return {
     applinks: {
       apps: [],
@@ -41,14 +33,18 @@ export const appleAppSiteAssociation = (apps: readonly AppLinkSettings[]) => {
 };
 
 /** `assetlinks.json`: each Android app with its certificates may handle every URL of the host. */
-export const assetLinks = (apps: readonly AppLinkSettings[]) =>
-  apps
-    .filter((app) => app.platform === "android" && (app.androidSha256Fingerprints ?? []).length > 0)
-    .map((app) => ({
-      relation: ["delegate_permission/common.handle_all_urls"],
-      target: {
-        namespace: "android_app",
-        package_name: app.appId,
-        sha256_cert_fingerprints: [...(app.androidSha256Fingerprints ?? [])],
+export const assetLinks = (apps: readonly LinkedApp[]) =>
+  apps.flatMap((app) => {
+    const fingerprints = app.links?.androidSha256Fingerprints ?? [];
+    if (app.platform !== "android" || fingerprints.length === 0) return [];
+    return [
+      {
+        relation: ["delegate_permission/common.handle_all_urls"],
+        target: {
+          namespace: "android_app",
+          package_name: app.appId,
+          sha256_cert_fingerprints: [...fingerprints],
+        },
       },
-    }));
+    ];
+  });

@@ -25,6 +25,25 @@ export interface App {
   readonly encryptionEnabled?: boolean;
   /** Newest first; older keys stay so values sealed before a rotation still open. */
   readonly encryptionKeys?: readonly AppEncryptionKey[];
+  /** Where the app's links send a tap, and what its link hosts publish for it. */
+  readonly links?: AppLinkSettings;
+}
+
+/** An app's link settings (`attribution apps config`); every one optional. */
+export interface AppLinkSettings {
+  /** The App Store's numeric id of an iOS app (its store page; a Play package is the app id). */
+  readonly appStoreId?: string;
+  /** The app's web site: where a tap from neither Android nor iOS goes. */
+  readonly webUrl?: string;
+  /**
+   * Host names the app's links are served on (custom domains pointed at the link host); the
+   * first is the one new links name. None: the service's own link host.
+   */
+  readonly hosts?: readonly string[];
+  /** Apple's team id, for `apple-app-site-association`. */
+  readonly appleTeamId?: string;
+  /** SHA-256 fingerprints of the Android signing certificates, for `assetlinks.json`. */
+  readonly androidSha256Fingerprints?: readonly string[];
 }
 
 export interface StoredKey {

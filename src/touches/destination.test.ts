@@ -4,9 +4,13 @@ import { clickIdOfReferrer, destinationOf } from "./destination.ts";
 const android = {
   appId: "com.example.game",
   platform: "android" as const,
-  webUrl: "https://game.example.com/",
+  links: { webUrl: "https://game.example.com/" },
 };
-const ios = { appId: "com.example.game.ios", platform: "ios" as const, appStoreId: "1234567890" };
+const ios = {
+  appId: "com.example.game.ios",
+  platform: "ios" as const,
+  links: { appStoreId: "1234567890" },
+};
 const link = { mediaSource: "facebook_ads", campaignName: "Winter Sale" };
 
 describe("destinationOf", () => {

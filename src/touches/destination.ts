@@ -5,19 +5,14 @@
  * A link's own destination for a platform wins over the app's store page; a Play Store
  * destination always gets the referrer.
  */
+import type { App } from "../ports/apps.ts";
 import type { DevicePlatform } from "./user-agent.ts";
 
 /** The install referrer's key for the click id: the matcher reads it back from the install. */
 export const REFERRER_CLICK_ID = "service_click_id";
 
-export interface AppDestinations {
-  /** The Play package name: the app id of an Android app. */
-  readonly appId: string;
-  readonly platform: "android" | "ios";
-  /** The App Store's numeric id of an iOS app. */
-  readonly appStoreId?: string | null;
-  readonly webUrl?: string | null;
-}
+/** The app's side: its id is the Play package of an Android app; its settings name the rest. */
+export type AppDestinations = Pick<App, "appId" | "platform" | "links">;
 
 export interface LinkDestinations {
   readonly androidUrl?: string | null;
@@ -50,7 +45,8 @@ const appStorePage = (appStoreId: string) =>
 /** The app's store page, for a platform with no destination of its own. */
 const storePage = (app: AppDestinations): string | null => {
   if (app.platform === "android") return playStorePage(app.appId);
-  return app.appStoreId ? appStorePage(app.appStoreId) : null;
+  const appStoreId = app.links?.appStoreId;
+  return appStoreId ? appStorePage(appStoreId) : null;
 };
 
 const withReferrer = (url: string, clickId: string | null, link: LinkDestinations): string => {
@@ -70,7 +66,7 @@ export const destinationOf = (
   link: LinkDestinations,
   clickId: string | null,
 ): string | null => {
-  const web = link.webUrl ?? app.webUrl ?? null;
+  const web = link.webUrl ?? app.links?.webUrl ?? null;
   if (platform === "android") {
     const android =
       link.androidUrl ?? (app.platform === "android" ? playStorePage(app.appId) : null) ?? web;

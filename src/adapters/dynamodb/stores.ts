@@ -20,8 +20,10 @@ import type { AppSnapshots, SnapshotCatalog, SnapshotRef } from "../../ports/lak
 import { conditionHolds } from "./conditional.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
+import { createLinkStore } from "./links.ts";
 import { queryIndex } from "./query-index.ts";
 import { indexOf, type TableNames } from "./tables.ts";
+import { createTouchStore } from "./touches.ts";
 
 const KEYS_BY_APP_INDEX = indexOf("keys", "byApp").name;
 const SNAPSHOTS_BY_APP_INDEX = indexOf("snapshots", "byApp").name;
@@ -43,6 +45,15 @@ const appItem = z.object({
         createdAt: z.string(),
       }),
     )
+    .optional(),
+  links: z
+    .object({
+      appStoreId: z.string().optional(),
+      webUrl: z.string().optional(),
+      hosts: z.array(z.string()).optional(),
+      appleTeamId: z.string().optional(),
+      androidSha256Fingerprints: z.array(z.string()).optional(),
+    })
     .optional(),
 });
 
@@ -223,4 +234,6 @@ export const createDynamoStores = (doc: DynamoDBDocumentClient, tables: TableNam
   installs: createInstallStore(doc, tables.installs),
   customerUsers: createCustomerUserMap(doc, tables.customerUsers),
   deletions: createDeletionStore(doc, tables.deletions, { listByScan: true }),
+  links: createLinkStore(doc, tables.links),
+  touches: createTouchStore(doc, tables.touches),
 });

@@ -1,6 +1,7 @@
 import { withEncryption } from "../../domain/app-config.ts";
 import { createApp } from "../../domain/apps.ts";
-import { NotFoundError } from "../../domain/errors.ts";
+import { NotFoundError, ValidationError } from "../../domain/errors.ts";
+import { type LinkSettingsChange, withLinkSettings } from "../../links/app-settings.ts";
 import type { Platform } from "../../ports/apps.ts";
 import { withAdminStores } from "../admin-stores.ts";
 
@@ -51,13 +52,67 @@ export const listAppsCommand = async (options: { dataDir: string; json?: boolean
   }
 };
 
-export const configureAppCommand = async (options: {
+/** The `apps config` flag of each link setting, for its messages. */
+const LINK_SETTING_FLAGS: Record<keyof LinkSettingsChange, string> = {
+  appStoreId: "--app-store-id",
+  webUrl: "--web-url",
+  hosts: "--link-hosts",
+  appleTeamId: "--apple-team-id",
+  androidSha256Fingerprints: "--android-sha256",
+};
+
+/** A list flag: comma-separated, "" for none. */
+const listOf = (value: string | undefined) =>
+  value === undefined
+    ? undefined
+    : value
+        .split(",")
+        .map((item) => item.trim())
+        .filter(Boolean);
+
+const applyLinkSettings = <A extends Parameters<typeof withLinkSettings>[0]>(
+  app: A,
+  change: LinkSettingsChange,
+) => {
+  try {
+    return withLinkSettings(app, change);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    let message = error.message;
+    for (const [name, flag] of Object.entries(LINK_SETTING_FLAGS)) {
+      message = message.replaceAll(new RegExp(`\\b${name}(?=[:\\[])`, "g"), flag);
+    }
+    throw new ValidationError(message);
+  }
+};
+
+export interface ConfigureAppOptions {
   appId: string;
   enable?: boolean;
   disable?: boolean;
   encryption?: "on" | "off";
+  appStoreId?: string;
+  webUrl?: string;
+  linkHosts?: string;
+  appleTeamId?: string;
+  androidSha256?: string;
   dataDir: string;
-}) => {
+}
+
+const describeLinks = (links: ReturnType<typeof withLinkSettings>["links"]) =>
+  [
+    links?.hosts ? `link hosts ${links.hosts.join(", ")}` : "the service's link host",
+    links?.appStoreId ? `App Store id ${links.appStoreId}` : undefined,
+    links?.webUrl ? `web ${links.webUrl}` : undefined,
+    links?.appleTeamId ? `Apple team ${links.appleTeamId}` : undefined,
+    links?.androidSha256Fingerprints
+      ? `${links.androidSha256Fingerprints.length} Android certificate(s)`
+      : undefined,
+  ]
+    .filter(Boolean)
+    .join("; ");
+
+export const configureAppCommand = async (options: ConfigureAppOptions) => {
   if (options.enable && options.disable) throw new Error("Give --enable or --disable, not both.");
   const app = await withAdminStores(options.dataDir, async (stores) => {
     const found = await stores.apps.get(options.appId);
@@ -66,6 +121,13 @@ export const configureAppCommand = async (options: {
       ...found,
       enabled: options.disable ? false : options.enable ? true : found.enabled,
     };
+    updated = applyLinkSettings(updated, {
+      appStoreId: options.appStoreId,
+      webUrl: options.webUrl,
+      hosts: listOf(options.linkHosts),
+      appleTeamId: options.appleTeamId,
+      androidSha256Fingerprints: listOf(options.androidSha256),
+    });
     if (options.encryption) {
       updated = await withEncryption(updated, options.encryption === "on", stores.wrapper);
     }
@@ -76,4 +138,5 @@ export const configureAppCommand = async (options: {
   console.log(
     `${app.appId}: ${app.enabled ? "enabled" : "disabled"} for its SDKs; sealing ${sealing}.`,
   );
+  console.log(`Links: ${describeLinks(app.links)}.`);
 };

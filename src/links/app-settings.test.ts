@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../domain/errors.ts";
+import type { App } from "../ports/apps.ts";
+import { withLinkSettings } from "./app-settings.ts";
+
+const FINGERPRINT =
+  "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5";
+
+const app: App = {
+  appId: "com.example.game",
+  name: "Game",
+  platform: "android",
+  enabled: true,
+  createdAt: "2026-11-01T00:00:00.000Z",
+};
+
+describe("withLinkSettings", () => {
+  it("sets what a change names and keeps the rest", () => {
+    const first = withLinkSettings(app, {
+      webUrl: "https://game.example.com/",
+      hosts: ["Go.Example.com", "go.example.com"],
+    });
+    const second = withLinkSettings(first, {
+      androidSha256Fingerprints: [FINGERPRINT.toLowerCase()],
+    });
+    expect(second.links).toEqual({
+      webUrl: "https://game.example.com/",
+      hosts: ["go.example.com"],
+      androidSha256Fingerprints: [FINGERPRINT],
+    });
+    expect(second.name).toBe("Game");
+  });
+
+  it("clears a setting given as empty, and the settings once none is left", () => {
+    const set = withLinkSettings(app, { appStoreId: "1234567890", hosts: ["go.example.com"] });
+    expect(withLinkSettings(set, { hosts: [] }).links?.hosts).toBeUndefined();
+    const cleared = withLinkSettings(set, { appStoreId: "", hosts: [] });
+    expect(cleared).toEqual(app);
+    expect("links" in cleared).toBe(false);
+  });
+
+  it.each([
+    [{ appStoreId: "id123" }, "appStoreId: must be the App Store's numeric app id"],
+    [{ appleTeamId: "9ja89qqlnq" }, "appleTeamId: must be 10 capital letters or digits"],
+    [{ webUrl: "ftp://example.com" }, "webUrl: must be an http or https URL"],
+    [{ hosts: ["https://go.example.com"] }, "hosts[0]: must be a host name"],
+    [{ androidSha256Fingerprints: [FINGERPRINT.slice(3)] }, "must be a SHA-256 fingerprint"],
+  ])("refuses %j", (change, message) => {
+    expect(() => withLinkSettings(app, change)).toThrow(ValidationError);
+    expect(() => withLinkSettings(app, change)).toThrow(message);
+  });
+});

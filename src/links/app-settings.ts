@@ -1,0 +1,91 @@
+/**
+ * An app's link settings, as `attribution apps config` sets them: where its links send a tap
+ * (the App Store page, the web site), the host names its links are served on, and what those
+ * hosts publish so that a tap opens the installed app (Apple's team id, Android's certificate
+ * fingerprints). A change names only what it changes; an empty value clears a setting.
+ */
+import * as z from "zod";
+import { ValidationError } from "../domain/errors.ts";
+import type { App, AppLinkSettings } from "../ports/apps.ts";
+import { formatIssues } from "../validation/issues.ts";
+
+export const APPLE_TEAM_ID_PATTERN = /^[A-Z0-9]{10}$/;
+export const SHA256_FINGERPRINT_PATTERN = /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/;
+export const APP_STORE_ID_PATTERN = /^[0-9]{1,15}$/;
+/** A DNS name, lower case, with an optional port (the embedded link host has one). */
+export const LINK_HOST_PATTERN =
+  /^(?=.{1,253}(:|$))[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:[0-9]{1,5})?$/;
+
+/** Clears the setting when given as "". */
+const clearable = <T extends z.ZodType<string>>(schema: T) => z.union([z.literal(""), schema]);
+
+export const linkSettingsChangeSchema = z.object({
+  appStoreId: clearable(
+    z.string().regex(APP_STORE_ID_PATTERN, { error: "must be the App Store's numeric app id" }),
+  ).optional(),
+  webUrl: clearable(
+    z.url({ protocol: /^https?$/, error: "must be an http or https URL" }).max(2_048),
+  ).optional(),
+  hosts: z
+    .array(
+      z
+        .string()
+        .transform((host) => host.toLowerCase())
+        .pipe(
+          z
+            .string()
+            .regex(LINK_HOST_PATTERN, { error: "must be a host name, like go.example.com" }),
+        ),
+    )
+    .max(10, { error: "must name at most 10 hosts" })
+    .optional(),
+  appleTeamId: clearable(
+    z.string().regex(APPLE_TEAM_ID_PATTERN, { error: "must be 10 capital letters or digits" }),
+  ).optional(),
+  androidSha256Fingerprints: z
+    .array(
+      z
+        .string()
+        .transform((fingerprint) => fingerprint.toUpperCase())
+        .pipe(
+          z.string().regex(SHA256_FINGERPRINT_PATTERN, {
+            error: "must be a SHA-256 fingerprint: 32 hex pairs separated by ':'",
+          }),
+        ),
+    )
+    .max(10, { error: "must name at most 10 fingerprints" })
+    .optional(),
+});
+export type LinkSettingsChange = z.input<typeof linkSettingsChangeSchema>;
+
+const scalar = (change: string | undefined, current: string | undefined) =>
+  change === undefined ? current : change === "" ? undefined : change;
+
+const list = (change: readonly string[] | undefined, current: readonly string[] | undefined) =>
+  change === undefined ? current : change.length === 0 ? undefined : [...new Set(change)];
+
+/** The app with the change applied; a ValidationError names a bad value. */
+export const withLinkSettings = (app: App, change: LinkSettingsChange): App => {
+  const parsed = linkSettingsChangeSchema.safeParse(change);
+  if (!parsed.success) throw new ValidationError(formatIssues(parsed.error.issues, "settings"));
+  const next = parsed.data;
+  const current = app.links ?? {};
+  const settings: AppLinkSettings = {
+    appStoreId: scalar(next.appStoreId, current.appStoreId),
+    webUrl: scalar(next.webUrl, current.webUrl),
+    hosts: list(next.hosts, current.hosts),
+    appleTeamId: scalar(next.appleTeamId, current.appleTeamId),
+    androidSha256Fingerprints: list(
+      next.androidSha256Fingerprints,
+      current.androidSha256Fingerprints,
+    ),
+  };
+  // An unset setting stays undefined, which the stores and JSON leave out.
+  const { links: _previous, ...rest } = app;
+  return Object.values(settings).some((value) => value !== undefined)
+    ? { ...rest, links: settings }
+    : rest;
+};
+
+/** The host names an app's links are served on: its own, or none (the service's link host). */
+export const linkHostsOf = (app: Pick<App, "links">): readonly string[] => app.links?.hosts ?? [];
