@@ -11,13 +11,14 @@ export const SCOPES = [
   "export",
   "s2s",
   "deletions",
+  "links",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** An SDK key is embedded in apps and so is public; a server key stays on the owner's servers. */
 export const KEY_KINDS = {
   sdk: { prefix: "sdk", scopes: ["ingest", "config", "attribution:read"] },
-  server: { prefix: "srv", scopes: ["export", "s2s", "deletions"] },
+  server: { prefix: "srv", scopes: ["export", "s2s", "deletions", "links"] },
 } as const satisfies Record<string, { prefix: string; scopes: readonly Scope[] }>;
 export type KeyKind = keyof typeof KEY_KINDS;
 

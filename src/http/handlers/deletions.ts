@@ -6,22 +6,15 @@ import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import * as z from "zod";
 import { deletionStatus, requestDeletion } from "../../deletion/deletions.ts";
-import { ValidationError } from "../../domain/errors.ts";
 import { serviceIdField } from "../../ingest/fields.ts";
 import type { DeletionStore } from "../../ports/deletions.ts";
-import { formatIssues } from "../../validation/issues.ts";
 import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";
+import { pathParam } from "../path-param.ts";
 import { principalOf } from "../principal.ts";
 
 /** The install's id, by the same rule as in the bodies that named it. */
 export const serviceIdParam = serviceIdField();
 export const requestIdParam = z.uuid({ error: "must be the id a deletion request answered" });
-
-const pathParam = (event: APIGatewayProxyEvent, name: string, schema: z.ZodType<string>) => {
-  const parsed = schema.safeParse(event.pathParameters?.[name]);
-  if (!parsed.success) throw new ValidationError(formatIssues(parsed.error.issues, name));
-  return parsed.data;
-};
 
 export const createDeletionHandlers = (deps: {
   deletions: DeletionStore;

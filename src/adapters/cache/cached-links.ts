@@ -1,0 +1,36 @@
+/**
+ * Links read through a short in-memory cache, for the link host: every tap reads its link, a
+ * link never changes but for being disabled, and an ad sends its taps in bursts. A link
+ * disabled here is forgotten at once; disabled elsewhere, it is seen within `ttlMs`. Unknown
+ * ids are remembered too, so a flood of taps on a bad id costs one read per `ttlMs`.
+ */
+import type { Link, LinkStore } from "../../ports/links.ts";
+import { RecentMap } from "./recent-map.ts";
+
+export const cachedLinkStore = (
+  store: LinkStore,
+  ttlMs: number,
+  options: { maxEntries?: number; now?: () => number } = {},
+): LinkStore => {
+  const { maxEntries = 100_000, now = Date.now } = options;
+  const entries = new RecentMap<string, { link: Promise<Link | undefined>; expiresAt: number }>(
+    maxEntries,
+  );
+  return {
+    ...store,
+    get(deeplinkId) {
+      const cached = entries.get(deeplinkId);
+      if (cached && cached.expiresAt > now()) return cached.link;
+      const link = store.get(deeplinkId);
+      entries.set(deeplinkId, { link, expiresAt: now() + ttlMs });
+      // A failed read is not remembered.
+      link.catch(() => entries.delete(deeplinkId));
+      return link;
+    },
+    async setDisabled(appId, deeplinkId, disabled) {
+      const link = await store.setDisabled(appId, deeplinkId, disabled);
+      entries.delete(deeplinkId);
+      return link;
+    },
+  };
+};

@@ -1,0 +1,113 @@
+/** The links store on DynamoDB: a link by its id, and an app's links newest first. */
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import * as z from "zod";
+import { ValidationError } from "../../domain/errors.ts";
+import type { Link, LinkStore } from "../../ports/links.ts";
+import { conditionHolds } from "./conditional.ts";
+import { indexOf } from "./tables.ts";
+
+const BY_APP = indexOf("links", "byApp");
+
+const text = z.string().nullable();
+
+const linkItem = z.object({
+  deeplinkId: z.string(),
+  appId: z.string(),
+  url: z.string(),
+  mediaSource: z.string(),
+  campaignId: text,
+  campaignName: text,
+  adsetId: text,
+  adsetName: text,
+  adId: text,
+  adName: text,
+  deepLinkPath: text,
+  params: z.record(z.string(), z.string()),
+  androidUrl: text,
+  iosUrl: text,
+  webUrl: text,
+  disabled: z.boolean(),
+  createdAt: z.string(),
+});
+
+const toLink = (item: Record<string, unknown>): Link => linkItem.parse(item);
+
+/** The index's sort key: creation order, ties broken by id. */
+const createdKey = (link: Pick<Link, "createdAt" | "deeplinkId">) =>
+  `${link.createdAt}#${link.deeplinkId}`;
+
+// A page cursor is the last item's keys; the app's id comes from the caller, not the cursor.
+const cursorSchema = z.object({ deeplinkId: z.string(), createdKey: z.string() });
+
+const encodeCursor = (key: Record<string, unknown>) =>
+  Buffer.from(JSON.stringify({ deeplinkId: key.deeplinkId, createdKey: key.createdKey })).toString(
+    "base64url",
+  );
+
+const decodeCursor = (cursor: string) => {
+  try {
+    return cursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+  } catch {
+    throw new ValidationError("cursor: must be the next_cursor of an earlier page");
+  }
+};
+
+export const createLinkStore = (doc: DynamoDBDocumentClient, table: string): LinkStore => ({
+  create: (link) =>
+    conditionHolds(() =>
+      doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: { ...link, createdKey: createdKey(link) },
+          ConditionExpression: "attribute_not_exists(deeplinkId)",
+        }),
+      ),
+    ),
+  async get(deeplinkId) {
+    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { deeplinkId } }));
+    return Item ? toLink(Item) : undefined;
+  },
+  async listByApp(appId, page) {
+    const after = page.after === undefined ? undefined : decodeCursor(page.after);
+    const { Items, LastEvaluatedKey } = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: BY_APP.name,
+        KeyConditionExpression: "#app = :app",
+        ExpressionAttributeNames: { "#app": BY_APP.partitionKey },
+        ExpressionAttributeValues: { ":app": appId },
+        ScanIndexForward: false,
+        Limit: page.limit,
+        ExclusiveStartKey: after ? { ...after, appId } : undefined,
+      }),
+    );
+    return {
+      links: (Items ?? []).map(toLink),
+      next: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null,
+    };
+  },
+  async setDisabled(appId, deeplinkId, disabled) {
+    let updated: Record<string, unknown> | undefined;
+    const held = await conditionHolds(async () => {
+      const { Attributes } = await doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { deeplinkId },
+          UpdateExpression: "SET disabled = :disabled",
+          // Another app's link is left alone, and not made either.
+          ConditionExpression: "appId = :app",
+          ExpressionAttributeValues: { ":disabled": disabled, ":app": appId },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      updated = Attributes;
+    });
+    return held && updated ? toLink(updated) : undefined;
+  },
+});

@@ -1,0 +1,147 @@
+/**
+ * Making and managing an app's links. A link's URL is `<link host>/<deeplink_id>` with its
+ * `deep_link_path` and custom parameters in the query, so that the SDKs, which parse a tapped
+ * link from its URL alone, hand the app both (spec, "Link result"). The link host is the app's
+ * first own host name when it has one, else the service's.
+ */
+import { NotFoundError, UnauthorizedError, ValidationError } from "../domain/errors.ts";
+import type { AppStore } from "../ports/apps.ts";
+import type { Link, LinkStore } from "../ports/links.ts";
+import { newDeeplinkId } from "../touches/ids.ts";
+import { formatIssues } from "../validation/issues.ts";
+import { linkHostsOf } from "./app-settings.ts";
+import { type LinkRequest, linkRequestSchema } from "./link-request.ts";
+
+/** A link as the API answers it. */
+export interface LinkAnswer {
+  deeplink_id: string;
+  url: string;
+  media_source: string;
+  campaign_id: string | null;
+  campaign_name: string | null;
+  adset_id: string | null;
+  adset_name: string | null;
+  ad_id: string | null;
+  ad_name: string | null;
+  deep_link_path: string | null;
+  params: Record<string, string>;
+  android_url: string | null;
+  ios_url: string | null;
+  web_url: string | null;
+  disabled: boolean;
+  created_at: string;
+}
+
+export const linkAnswer = (link: Link): LinkAnswer => ({
+  deeplink_id: link.deeplinkId,
+  url: link.url,
+  media_source: link.mediaSource,
+  campaign_id: link.campaignId,
+  campaign_name: link.campaignName,
+  adset_id: link.adsetId,
+  adset_name: link.adsetName,
+  ad_id: link.adId,
+  ad_name: link.adName,
+  deep_link_path: link.deepLinkPath,
+  params: { ...link.params },
+  android_url: link.androidUrl,
+  ios_url: link.iosUrl,
+  web_url: link.webUrl,
+  disabled: link.disabled,
+  created_at: link.createdAt,
+});
+
+/** The URL of a link: its host, its id, and what the app reads from its query. */
+export const linkUrl = (
+  base: string,
+  deeplinkId: string,
+  query: { deepLinkPath: string | null; params: Readonly<Record<string, string>> },
+): string => {
+  const url = new URL(`${base.replace(/\/+$/, "")}/${deeplinkId}`);
+  if (query.deepLinkPath !== null) url.searchParams.set("deep_link_path", query.deepLinkPath);
+  for (const [key, value] of Object.entries(query.params)) url.searchParams.set(key, value);
+  return url.toString();
+};
+
+export const LINK_PAGE_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
+
+export interface LinksDeps {
+  readonly links: LinkStore;
+  readonly apps: Pick<AppStore, "get">;
+  /**
+   * The service's own link host, for an app with none of its own: `https://go.example.com`
+   * (a function: the embedded one is known once its listener is up).
+   */
+  readonly linkBaseUrl: () => string;
+  readonly now?: () => Date;
+  readonly newId?: () => string;
+}
+
+/** How many fresh ids to try before a collision (2^-65 each) is taken for a broken generator. */
+const ID_ATTEMPTS = 3;
+
+export const createLinks = (deps: LinksDeps) => {
+  const now = deps.now ?? (() => new Date());
+  const newId = deps.newId ?? newDeeplinkId;
+
+  const find = async (appId: string, deeplinkId: string): Promise<Link> => {
+    const link = await deps.links.get(deeplinkId);
+    // Another app's link is as unknown as one that does not exist.
+    if (!link || link.appId !== appId) throw new NotFoundError(`No link ${deeplinkId}.`);
+    return link;
+  };
+
+  return {
+    async create(appId: string, body: unknown): Promise<Link> {
+      const parsed = linkRequestSchema.safeParse(body);
+      if (!parsed.success) throw new ValidationError(formatIssues(parsed.error.issues, "body"));
+      const app = await deps.apps.get(appId);
+      if (!app) throw new UnauthorizedError();
+      const host = linkHostsOf(app)[0];
+      const base = host ? `https://${host}` : deps.linkBaseUrl();
+      for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
+        const link = newLink(appId, parsed.data, newId(), base, now());
+        if (await deps.links.create(link)) return link;
+      }
+      throw new Error("Could not find a free deep link id");
+    },
+    get: find,
+    list: (appId: string, page: { limit: number; after?: string }) =>
+      deps.links.listByApp(appId, page),
+    async setDisabled(appId: string, deeplinkId: string, disabled: boolean): Promise<Link> {
+      const link = await deps.links.setDisabled(appId, deeplinkId, disabled);
+      if (!link) throw new NotFoundError(`No link ${deeplinkId}.`);
+      return link;
+    },
+  };
+};
+
+const newLink = (
+  appId: string,
+  request: LinkRequest,
+  deeplinkId: string,
+  base: string,
+  createdAt: Date,
+): Link => {
+  const deepLinkPath = request.deep_link_path ?? null;
+  const params = request.params ?? {};
+  return {
+    deeplinkId,
+    appId,
+    url: linkUrl(base, deeplinkId, { deepLinkPath, params }),
+    mediaSource: request.media_source,
+    campaignId: request.campaign_id ?? null,
+    campaignName: request.campaign_name ?? null,
+    adsetId: request.adset_id ?? null,
+    adsetName: request.adset_name ?? null,
+    adId: request.ad_id ?? null,
+    adName: request.ad_name ?? null,
+    deepLinkPath,
+    params,
+    androidUrl: request.android_url ?? null,
+    iosUrl: request.ios_url ?? null,
+    webUrl: request.web_url ?? null,
+    disabled: false,
+    createdAt: createdAt.toISOString(),
+  };
+};

@@ -1,0 +1,41 @@
+/** An app's links: what the link host reads on every tap, and the API and CLI manage. */
+
+export interface Link {
+  /** The one path segment of the link's URL. */
+  readonly deeplinkId: string;
+  readonly appId: string;
+  /** The whole URL to put in an ad, fixed when the link is made. */
+  readonly url: string;
+  readonly mediaSource: string;
+  readonly campaignId: string | null;
+  readonly campaignName: string | null;
+  readonly adsetId: string | null;
+  readonly adsetName: string | null;
+  readonly adId: string | null;
+  readonly adName: string | null;
+  readonly deepLinkPath: string | null;
+  /** Custom parameters; the URL's query carries them and `deep_link_path`. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly androidUrl: string | null;
+  readonly iosUrl: string | null;
+  readonly webUrl: string | null;
+  /** A disabled link still sends a tap to the web destination, but records nothing. */
+  readonly disabled: boolean;
+  readonly createdAt: string;
+}
+
+/** A page of an app's links, newest first, and the cursor of the next page (null: no more). */
+export interface LinkPage {
+  readonly links: readonly Link[];
+  readonly next: string | null;
+}
+
+export interface LinkStore {
+  /** Stores a new link; false when its id is taken (the caller makes another). */
+  create(link: Link): Promise<boolean>;
+  get(deeplinkId: string): Promise<Link | undefined>;
+  /** `after` is a page's `next`; a cursor that is not one is a ValidationError. */
+  listByApp(appId: string, page: { limit: number; after?: string }): Promise<LinkPage>;
+  /** The link with its new state; undefined when the app has no such link. */
+  setDisabled(appId: string, deeplinkId: string, disabled: boolean): Promise<Link | undefined>;
+}
