@@ -69,6 +69,27 @@ export const TABLE_DEFINITIONS = {
     removal: "retain",
     holds: "deletion requests",
   },
+  links: {
+    partitionKey: "deeplinkId",
+    // An app's links, newest first: the sort key is `<created at>#<deeplink id>`.
+    indexes: { byApp: { partitionKey: "appId", sortKey: "createdKey" } },
+    removal: "retain",
+    holds: "links",
+  },
+  touches: {
+    partitionKey: "clickId",
+    // The matcher's lookups, each a window of one app's touches newest first. The sort key
+    // (`<touch time>#<click id>`) is unique per touch: an index keyed by a value many touches
+    // share (one IP behind a carrier NAT) must still hold every one of them.
+    indexes: {
+      byMaid: { partitionKey: "maidKey", sortKey: "touchKey" },
+      byIp: { partitionKey: "ipKey", sortKey: "touchKey" },
+    },
+    ttlAttribute: "expiresTtl",
+    // Touches expire within 30 days, but until then matching cannot do without them.
+    removal: "retain",
+    holds: "clicks and impressions until they expire",
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 /**

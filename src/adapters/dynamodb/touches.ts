@@ -1,0 +1,173 @@
+/**
+ * The touch store on DynamoDB. Each touch is one item keyed by its click id; the two indexes
+ * key it by `<app>#<advertising id>` and `<app>#<IP match key>` with a sort key unique per
+ * touch, so a window of one device's or one address's touches is one query, newest first.
+ * Items expire by DynamoDB's TTL on AWS and by `reap` on the embedded runtime.
+ */
+import {
+  BatchWriteCommand,
+  type BatchWriteCommandInput,
+  type BatchWriteCommandOutput,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateQuery,
+  paginateScan,
+} from "@aws-sdk/lib-dynamodb";
+import * as z from "zod";
+import type { Touch, TouchStore, TouchWindow } from "../../ports/touches.ts";
+import { ipMatchKey } from "../../touches/ip.ts";
+import { TOUCH_TYPES } from "../../touches/touch-request.ts";
+import { conditionHolds } from "./conditional.ts";
+import { type IndexName, indexOf } from "./tables.ts";
+
+/** How long a touch can be matched: the longest click window an app may set. */
+export const TOUCH_LIFETIME_DAYS = 30;
+
+const text = z.string().nullable();
+
+const touchItem = z.object({
+  clickId: z.string(),
+  appId: z.string(),
+  touchType: z.enum(TOUCH_TYPES),
+  source: z.enum(["link", "network"]),
+  touchTime: z.string(),
+  receivedAt: z.string(),
+  deeplinkId: text,
+  mediaSource: z.string(),
+  campaignId: text,
+  campaignName: text,
+  adsetId: text,
+  adsetName: text,
+  adId: text,
+  adName: text,
+  networkClickId: text,
+  ip: text,
+  userAgent: text,
+  platform: z.enum(["android", "ios", "other"]),
+  osVersion: text,
+  deviceModel: text,
+  language: text,
+  country: text,
+  maid: text,
+  params: z.record(z.string(), z.string()),
+  urlParams: z.record(z.string(), z.string()),
+});
+
+const toTouch = (item: Record<string, unknown>): Touch => {
+  const { maidKey: _m, ipKey: _i, touchKey: _t, expiresTtl: _e, ...touch } = item;
+  return touchItem.parse(touch);
+};
+
+// An IDFA is upper case from the device and often lower case from a network: one key for both.
+const maidKey = (appId: string, maid: string) => `${appId}#${maid.toLowerCase()}`;
+const ipKey = (appId: string, key: string) => `${appId}#${key}`;
+
+const itemOf = (touch: Touch) => {
+  const ip = ipMatchKey(touch.ip);
+  return {
+    ...touch,
+    ...(touch.maid ? { maidKey: maidKey(touch.appId, touch.maid) } : {}),
+    ...(ip ? { ipKey: ipKey(touch.appId, ip) } : {}),
+    touchKey: `${touch.touchTime}#${touch.clickId}`,
+    expiresTtl: Math.ceil(Date.parse(touch.touchTime) / 1000) + TOUCH_LIFETIME_DAYS * 86_400,
+  };
+};
+
+type WriteRequests = NonNullable<BatchWriteCommandInput["RequestItems"]>[string];
+
+/** BatchWriteItem's limit. */
+const BATCH = 25;
+
+export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): TouchStore => {
+  const writeBatches = async (requests: WriteRequests) => {
+    for (let start = 0; start < requests.length; start += BATCH) {
+      let pending: WriteRequests | undefined = requests.slice(start, start + BATCH);
+      // Unprocessed items (throttling) are sent again until none is left.
+      for (let attempt = 0; pending && pending.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
+        if (attempt > 8) throw new Error("The touch store kept refusing writes");
+        const answer: BatchWriteCommandOutput = await doc.send(
+          new BatchWriteCommand({ RequestItems: { [table]: pending } }),
+        );
+        pending = answer.UnprocessedItems?.[table];
+      }
+    }
+  };
+
+  const inWindow = async (
+    index: IndexName<"touches">,
+    key: string,
+    window: TouchWindow,
+  ): Promise<Touch[]> => {
+    const { partitionKey, sortKey } = indexOf("touches", index);
+    const found: Touch[] = [];
+    const pages = paginateQuery(
+      { client: doc },
+      {
+        TableName: table,
+        IndexName: index,
+        KeyConditionExpression: "#key = :key AND #sort BETWEEN :from AND :to",
+        ExpressionAttributeNames: { "#key": partitionKey, "#sort": sortKey },
+        ExpressionAttributeValues: {
+          ":key": key,
+          ":from": window.from.toISOString(),
+          // '~' sorts after '#' and every id character: the window's last millisecond included.
+          ":to": `${window.to.toISOString()}~`,
+        },
+        ScanIndexForward: false,
+      },
+    );
+    for await (const page of pages) for (const item of page.Items ?? []) found.push(toTouch(item));
+    return found;
+  };
+
+  return {
+    put: (touches) =>
+      writeBatches(touches.map((touch) => ({ PutRequest: { Item: itemOf(touch) } }))),
+    async putIfAbsent(touch) {
+      const created = await conditionHolds(() =>
+        doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: itemOf(touch),
+            ConditionExpression: "attribute_not_exists(clickId)",
+          }),
+        ),
+      );
+      if (created) return { touch, created };
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: table, Key: { clickId: touch.clickId }, ConsistentRead: true }),
+      );
+      return { touch: Item ? toTouch(Item) : touch, created: false };
+    },
+    delete: (clickIds) =>
+      writeBatches(clickIds.map((clickId) => ({ DeleteRequest: { Key: { clickId } } }))),
+    async get(clickId) {
+      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { clickId } }));
+      return Item ? toTouch(Item) : undefined;
+    },
+    byMaid: (maid, window) => inWindow("byMaid", maidKey(window.appId, maid), window),
+    async byIp(ip, window) {
+      const key = ipMatchKey(ip);
+      return key ? inWindow("byIp", ipKey(window.appId, key), window) : [];
+    },
+    async reap(cutoff) {
+      const expired: string[] = [];
+      const pages = paginateScan(
+        { client: doc },
+        {
+          TableName: table,
+          ProjectionExpression: "clickId",
+          FilterExpression: "expiresTtl < :cutoff",
+          ExpressionAttributeValues: { ":cutoff": Math.floor(cutoff.getTime() / 1000) },
+        },
+      );
+      for await (const page of pages) {
+        for (const item of page.Items ?? []) expired.push(String(item.clickId));
+      }
+      await writeBatches(expired.map((clickId) => ({ DeleteRequest: { Key: { clickId } } })));
+      return expired.length;
+    },
+  };
+};

@@ -1,0 +1,66 @@
+/**
+ * The touch store: every click and impression until the longest attribution window has passed,
+ * for the three lookups matching makes (by click id, by advertising id, by IP).
+ */
+import type { TouchType } from "../touches/touch-request.ts";
+import type { DevicePlatform } from "../touches/user-agent.ts";
+
+export interface Touch {
+  /** The service's id: random for a tap, derived from the network's id for a report. */
+  readonly clickId: string;
+  readonly appId: string;
+  readonly touchType: TouchType;
+  /** `link`: a tap through the link host; `network`: an ad network's report. */
+  readonly source: "link" | "network";
+  readonly touchTime: string;
+  readonly receivedAt: string;
+  readonly deeplinkId: string | null;
+  readonly mediaSource: string;
+  readonly campaignId: string | null;
+  readonly campaignName: string | null;
+  readonly adsetId: string | null;
+  readonly adsetName: string | null;
+  readonly adId: string | null;
+  readonly adName: string | null;
+  readonly networkClickId: string | null;
+  /** The full address: personal data, kept only until the touch expires. */
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+  readonly platform: DevicePlatform;
+  readonly osVersion: string | null;
+  readonly deviceModel: string | null;
+  /** The first language of `Accept-Language`. */
+  readonly language: string | null;
+  readonly country: string | null;
+  /** GAID or IDFA as sent; null when the touch carried none. Looked up in any case. */
+  readonly maid: string | null;
+  /** The link's custom parameters and `deep_link_path`, or the network's. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The tapped URL's own query (ad networks append their click ids and sub-parameters). */
+  readonly urlParams: Readonly<Record<string, string>>;
+}
+
+/** Touches of one app whose touch time is in [from, to], newest first. */
+export interface TouchWindow {
+  readonly appId: string;
+  readonly from: Date;
+  readonly to: Date;
+}
+
+export interface TouchStore {
+  /** Stores touches; a click id already stored is written over. */
+  put(touches: readonly Touch[]): Promise<void>;
+  /**
+   * Stores the touch unless its click id is stored already; resolves with the touch that
+   * stands (the earlier one for a repeat).
+   */
+  putIfAbsent(touch: Touch): Promise<{ touch: Touch; created: boolean }>;
+  /** Forgets touches (a batch whose lake delivery failed). */
+  delete(clickIds: readonly string[]): Promise<void>;
+  get(clickId: string): Promise<Touch | undefined>;
+  byMaid(maid: string, window: TouchWindow): Promise<Touch[]>;
+  /** By address: IPv4 whole, IPv6 by its /64. */
+  byIp(ip: string, window: TouchWindow): Promise<Touch[]>;
+  /** Deletes touches older than the cutoff (DynamoDB's TTL does it on AWS); how many. */
+  reap(cutoff: Date): Promise<number>;
+}

@@ -1,0 +1,60 @@
+/**
+ * A touch, from a tap or a network's report, as the two stores keep it: whole in the touch
+ * store until it expires, and as a lake row with the IP truncated and no user agent or
+ * advertising id, for reports.
+ */
+import { createHash } from "node:crypto";
+import type { LakeRecord } from "../lake/tables.ts";
+import type { Touch } from "../ports/touches.ts";
+import type { TouchColumnName } from "../record/touch-columns.ts";
+import { CLICK_ID_LENGTH } from "./ids.ts";
+import { truncatedIp } from "./ip.ts";
+
+export const touchRow = (touch: Touch): LakeRecord => {
+  const row: Record<TouchColumnName, string | null> = {
+    click_id: touch.clickId,
+    touch_type: touch.touchType,
+    touch_time: touch.touchTime,
+    received_at: touch.receivedAt,
+    source: touch.source,
+    deeplink_id: touch.deeplinkId,
+    media_source: touch.mediaSource,
+    campaign_id: touch.campaignId,
+    campaign_name: touch.campaignName,
+    adset_id: touch.adsetId,
+    adset_name: touch.adsetName,
+    ad_id: touch.adId,
+    ad_name: touch.adName,
+    network_click_id: touch.networkClickId,
+    ip_truncated: truncatedIp(touch.ip),
+    country: touch.country,
+    platform: touch.platform,
+    os_version: touch.osVersion,
+    device_model: touch.deviceModel,
+    language: touch.language,
+    params: JSON.stringify({ ...touch.params, ...touch.urlParams }),
+  };
+  return { app_id: touch.appId, ...row };
+};
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/**
+ * The click id of a network's touch, derived from what names it (the app, the network and the
+ * network's own id), so a report sent twice is one touch: the store takes the second as a
+ * repeat. Shaped like a random click id.
+ */
+export const networkTouchId = (appId: string, mediaSource: string, networkClickId: string) => {
+  const digest = createHash("sha256")
+    .update(JSON.stringify([appId, mediaSource, networkClickId]))
+    .digest();
+  let id = "";
+  for (let i = 0; i < CLICK_ID_LENGTH; i++) id += BASE62[(digest[i] ?? 0) % 62];
+  return id;
+};
+
+/** The first language of an `Accept-Language` header: `de-CH,de;q=0.9` → `de-CH`. */
+export const firstLanguage = (header: string | null | undefined): string | null => {
+  const first = header?.split(",")[0]?.split(";")[0]?.trim();
+  return first && /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(first) ? first : null;
+};
