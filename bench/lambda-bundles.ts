@@ -21,10 +21,18 @@ import {
   exportEnv,
   fxRatesEnv,
   ingestEnv,
+  linksEnv,
   openapiEnv,
   purgeEnv,
+  touchesEnv,
+  wellKnownEnv,
 } from "../src/config/aws-env.ts";
-import { ROUTES, type RouteId } from "../src/http/routes.ts";
+import {
+  LINK_HOST_ROUTES,
+  type LinkHostRouteId,
+  ROUTES,
+  type RouteId,
+} from "../src/http/routes.ts";
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -52,7 +60,7 @@ export const LAMBDA_BUILD_OPTIONS = {
 /** Entries that are not API routes: the authorizer, the scheduled purge and rates job. */
 export type NonRouteFunction = "authorizer" | "purge" | "fx-rates";
 
-export type FunctionName = RouteId | NonRouteFunction;
+export type FunctionName = RouteId | LinkHostRouteId | NonRouteFunction;
 
 /** Which environment schema each entry parses at start-up (lambdas/*.ts), every one listed. */
 const FUNCTION_ENV_SCHEMAS: { readonly [K in FunctionName]: z.ZodObject } = {
@@ -64,6 +72,14 @@ const FUNCTION_ENV_SCHEMAS: { readonly [K in FunctionName]: z.ZodObject } = {
   "s2s-events": ingestEnv,
   export: exportEnv,
   openapi: openapiEnv,
+  touches: touchesEnv,
+  "create-link": linksEnv,
+  "list-links": linksEnv,
+  "get-link": linksEnv,
+  "update-link": linksEnv,
+  click: touchesEnv,
+  "apple-app-site-association": wellKnownEnv,
+  assetlinks: wellKnownEnv,
   authorizer: authorizerEnv,
   purge: purgeEnv,
   "fx-rates": fxRatesEnv,
@@ -88,7 +104,10 @@ export const functionEnv = (name: FunctionName): Record<string, string> => {
     if (!file && variable.endsWith("_FILE")) {
       throw new Error(`${name}: no real file known for ${variable}; add it to DATA_FILES`);
     }
-    env[variable] = file ?? `bench-${variable.toLowerCase().replaceAll("_", "-")}`;
+    const dummy = variable.endsWith("_URL")
+      ? "https://bench.example.com"
+      : `bench-${variable.toLowerCase().replaceAll("_", "-")}`;
+    env[variable] = file ?? dummy;
   }
   const parsed = schema.safeParse(env);
   if (!parsed.success)
@@ -100,6 +119,7 @@ const NON_ROUTE_FUNCTIONS: readonly NonRouteFunction[] = ["authorizer", "purge",
 
 export const FUNCTION_NAMES: readonly FunctionName[] = [
   ...ROUTES.map((route) => route.id),
+  ...LINK_HOST_ROUTES.map((route) => route.id),
   ...NON_ROUTE_FUNCTIONS,
 ];
 

@@ -18,6 +18,20 @@ const INGEST_ENV = {
   DELETIONS_TABLE: "deletions",
 };
 
+const LINKS_ENV = {
+  APPS_TABLE: "apps",
+  LINKS_TABLE: "links",
+  LINK_BASE_URL: "https://go.example.com",
+};
+
+const TOUCHES_ENV = {
+  APPS_TABLE: "apps",
+  LINKS_TABLE: "links",
+  TOUCHES_TABLE: "touches",
+  TOUCHES_STREAM: "touches",
+  GEOIP_DB_FILE: defaultCountryDatabase(),
+};
+
 const ENTRIES = {
   "delete-install": {
     load: () => import("./delete-install.ts"),
@@ -61,6 +75,18 @@ const ENTRIES = {
   installs: { load: () => import("./installs.ts"), env: INGEST_ENV },
   events: { load: () => import("./events.ts"), env: INGEST_ENV },
   "s2s-events": { load: () => import("./s2s-events.ts"), env: INGEST_ENV },
+  "create-link": { load: () => import("./create-link.ts"), env: LINKS_ENV },
+  "list-links": { load: () => import("./list-links.ts"), env: LINKS_ENV },
+  "get-link": { load: () => import("./get-link.ts"), env: LINKS_ENV },
+  "update-link": { load: () => import("./update-link.ts"), env: LINKS_ENV },
+  touches: { load: () => import("./touches.ts"), env: TOUCHES_ENV },
+  // The link host's API.
+  click: { load: () => import("./click.ts"), env: TOUCHES_ENV },
+  "apple-app-site-association": {
+    load: () => import("./apple-app-site-association.ts"),
+    env: { APPS_TABLE: "apps" },
+  },
+  assetlinks: { load: () => import("./assetlinks.ts"), env: { APPS_TABLE: "apps" } },
 };
 
 const stubEnv = (env: Record<string, string>) => {

@@ -400,12 +400,26 @@ describe("least privilege", () => {
     }
   });
 
-  it("grants no Scan on any table, to anyone", () => {
-    const statements = Object.values(template.findResources("AWS::IAM::Policy")).flatMap((p) => {
-      const document = propertiesOf(p).PolicyDocument;
-      return isJson(document) ? asArray(document.Statement).filter(isJson) : [];
-    });
-    expect(statements.flatMap(actionsOf)).not.toContain("dynamodb:Scan");
+  it("grants Scan to no one but the link host's .well-known functions, and on apps only", () => {
+    const wellKnown = new Set(
+      (["apple-app-site-association", "assetlinks"] as const).map((id) =>
+        JSON.stringify(stack.resolve(stack.linkHost.routeFunctions[id].role.roleName)),
+      ),
+    );
+    for (const policy of Object.values(template.findResources("AWS::IAM::Policy"))) {
+      const document = propertiesOf(policy).PolicyDocument;
+      const statements = isJson(document) ? asArray(document.Statement).filter(isJson) : [];
+      const scans = statements.filter((statement) =>
+        actionsOf(statement).includes("dynamodb:Scan"),
+      );
+      if (scans.length === 0) continue;
+      const roles = asArray(propertiesOf(policy).Roles).map((role) => JSON.stringify(role));
+      expect(roles.every((role) => wellKnown.has(role))).toBe(true);
+      for (const scan of scans) {
+        expect(actionsOf(scan)).toEqual(["dynamodb:Scan"]);
+        expect(scan.Resource).toEqual(stack.resolve(stack.tables.table.apps.tableArn));
+      }
+    }
   });
 
   it("grants no wildcard action anywhere", () => {

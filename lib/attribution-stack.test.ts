@@ -26,10 +26,13 @@ describe("AttributionStack", () => {
       "InstallsTableName",
       "KeysTableName",
       "LakeBucketName",
+      "LinkHostUrl",
+      "LinksTableName",
       "ResultsBucketName",
       "SealingKeyArn",
       "SnapshotsTableName",
       "TouchesStreamName",
+      "TouchesTableName",
     ]);
     expect(outputs.SealingKeyArn.Value).toEqual(stack.resolve(stack.sealingKey.keyArn));
     expect(outputs.EventsStreamName.Value).toEqual(stack.resolve(stack.ingest.streams.events.ref));

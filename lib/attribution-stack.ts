@@ -14,7 +14,10 @@ import {
   deletionsEnv,
   exportEnv,
   ingestEnv,
+  linksEnv,
   openapiEnv,
+  touchesEnv,
+  wellKnownEnv,
 } from "../src/config/aws-env.ts";
 import { SHIPPED_ECB_RATES } from "../src/fx/ecb-rates.ts";
 import type { RouteId } from "../src/http/routes.ts";
@@ -27,6 +30,7 @@ import { envFor } from "./env.ts";
 import { FxRatesJob } from "./fx-rates-job.ts";
 import { IngestStreams } from "./ingest-stream.ts";
 import { Lake, RATES_TABLE_KEY } from "./lake.ts";
+import { LinkHost } from "./link-host.ts";
 import { pascal } from "./naming.ts";
 import { PurgeJob } from "./purge-job.ts";
 import { QueueWorkers } from "./queue-workers.ts";
@@ -58,6 +62,7 @@ export class AttributionStack extends Stack {
   readonly queries: QueryWorkgroup;
   readonly sealingKey: SealingKey;
   readonly api: AttributionApi;
+  readonly linkHost: LinkHost;
   readonly purge: PurgeJob;
   readonly fxRates: FxRatesJob;
   readonly workers: QueueWorkers<(typeof WORKERS)[number]>;
@@ -116,6 +121,44 @@ export class AttributionStack extends Stack {
       ingest.grantPutRecords(role, "events");
       sealingKey.grantUnwrap(role);
     });
+    // Touches, tapped on the link host or reported by a network: one environment for both.
+    const touchRecording: FunctionBinding = {
+      environment: envFor(touchesEnv, {
+        APPS_TABLE: tables.table.apps.tableName,
+        LINKS_TABLE: tables.table.links.tableName,
+        TOUCHES_TABLE: tables.table.touches.tableName,
+        TOUCHES_STREAM: ingest.streams.touches.ref,
+        GEOIP_DB_FILE: bundledPath(INGEST_DATA.geoip),
+      }),
+      assets: [INGEST_DATA.geoip],
+      grant: (role) => {
+        tables.grantTouchRecording(role);
+        ingest.grantPutRecords(role, "touches");
+      },
+    };
+    const wellKnown: FunctionBinding = {
+      environment: envFor(wellKnownEnv, { APPS_TABLE: tables.table.apps.tableName }),
+      grant: (role) => tables.grantAppListing(role),
+    };
+    this.linkHost = new LinkHost(this, "LinkHost", {
+      routes: {
+        click: touchRecording,
+        "apple-app-site-association": wellKnown,
+        assetlinks: wellKnown,
+      },
+      domain: settings.linkDomain,
+      throttle: settings.linkThrottle,
+      entryFor: props.entryFor,
+      logRetention: settings.logRetention,
+    });
+    const links: FunctionBinding = {
+      environment: envFor(linksEnv, {
+        APPS_TABLE: tables.table.apps.tableName,
+        LINKS_TABLE: tables.table.links.tableName,
+        LINK_BASE_URL: this.linkHost.baseUrl,
+      }),
+      grant: (role) => tables.grantLinks(role),
+    };
     const routes: { [K in RouteId]: FunctionBinding } = {
       config: {
         environment: envFor(configEnv, { APPS_TABLE: tables.table.apps.tableName }),
@@ -150,6 +193,11 @@ export class AttributionStack extends Stack {
           lake.grantResults(role);
         },
       },
+      touches: touchRecording,
+      "create-link": links,
+      "list-links": links,
+      "get-link": links,
+      "update-link": links,
       // Public and built from the code: no variable, no grant.
       openapi: { environment: envFor(openapiEnv, {}), grant: () => {} },
     };
@@ -191,6 +239,7 @@ export class AttributionStack extends Stack {
 
     const outputs: Record<string, [string, string]> = {
       ApiUrl: [this.api.url, "Base URL of the API (the spec's {base_url})"],
+      LinkHostUrl: [this.linkHost.baseUrl, "Base URL of the link host: links are tapped here"],
       ...Object.fromEntries(
         TABLE_IDS.map((id) => [
           `${pascal(id)}TableName`,

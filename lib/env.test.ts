@@ -1,6 +1,6 @@
 import { Stack } from "aws-cdk-lib";
 import { describe, expect, it } from "vitest";
-import { exportEnv } from "../src/config/aws-env.ts";
+import { exportEnv, linksEnv } from "../src/config/aws-env.ts";
 import { envFor } from "./env.ts";
 
 const valid = {
@@ -22,6 +22,16 @@ describe("envFor", () => {
     expect(envFor(exportEnv, { ...valid, SNAPSHOTS_TABLE: stack.stackName })).toMatchObject({
       SNAPSHOTS_TABLE: stack.stackName,
     });
+  });
+
+  it("accepts a token where the variable's rule is a URL's, which its placeholder is not", () => {
+    const stack = new Stack();
+    const url = `https://${stack.stackName}.example.com`;
+    const vars = { APPS_TABLE: "apps", LINKS_TABLE: "links", LINK_BASE_URL: url };
+    expect(envFor(linksEnv, vars)).toEqual(vars);
+    expect(() => envFor(linksEnv, { ...vars, LINK_BASE_URL: "not a url" })).toThrow(
+      /LINK_BASE_URL/,
+    );
   });
 
   it("refuses a literal the function would refuse, naming it", () => {

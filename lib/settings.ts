@@ -40,6 +40,14 @@ export interface StackSettings {
    * decides.
    */
   readonly trustViewerCountry: boolean;
+  /**
+   * The link host's custom domain (`go.example.com`) and its ACM certificate's ARN, in the
+   * stack's region; null: links name the link host API's own URL. Point the domain's DNS at
+   * the stack output `LinkHostTarget`.
+   */
+  readonly linkDomain: { readonly name: string; readonly certificateArn: string } | null;
+  /** The link host's request rate (per second) and burst: ad clicks come in bursts. */
+  readonly linkThrottle: { readonly rateLimit: number; readonly burstLimit: number };
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -53,6 +61,8 @@ export const DEFAULT_SETTINGS: StackSettings = {
   purgeSchedule: Duration.minutes(10),
   fxRatesSchedule: { minute: "30", hour: "16", weekDay: "MON-FRI" },
   trustViewerCountry: false,
+  linkDomain: null,
+  linkThrottle: { rateLimit: 2_000, burstLimit: 5_000 },
 };
 
 /** The defaults with the given overrides; an override left undefined keeps its default. */

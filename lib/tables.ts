@@ -169,4 +169,34 @@ export class ServiceTables extends Construct {
       ["snapshots"],
     );
   }
+
+  /**
+   * What the link routes of the API need: read the calling app; create a link (a conditional
+   * put), read one by id, disable one (an update), and list the app's (Query on `byApp`). No
+   * delete or scan.
+   */
+  grantLinks(role: IRole): void {
+    this.allow(role, ["dynamodb:GetItem"], ["apps"]);
+    this.allow(role, ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"], ["links"]);
+    this.grantQuery(role, [this.indexArn("links", "byApp")]);
+  }
+
+  /**
+   * What recording touches needs (the link host's taps, the networks' reports): read apps and
+   * links by key; put touches (one by one, conditionally for a network's id, or in batches) and
+   * delete what a failed request put. No query or scan: the matcher reads the indexes.
+   */
+  grantTouchRecording(role: IRole): void {
+    this.allow(role, ["dynamodb:GetItem"], ["apps", "links"]);
+    this.allow(
+      role,
+      ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"],
+      ["touches"],
+    );
+  }
+
+  /** What the `.well-known` files need: every app's settings (a scan of apps, nothing else). */
+  grantAppListing(role: IRole): void {
+    this.allow(role, ["dynamodb:Scan"], ["apps"]);
+  }
 }

@@ -6,7 +6,12 @@ import { KEY_KINDS, type KeyKind } from "../domain/keys.ts";
 import { readRuntimeInfo } from "../embedded/data-dir.ts";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/formats/index.ts";
 import { PLATFORMS, type Platform } from "../ports/apps.ts";
-import { configureAppCommand, createAppCommand, listAppsCommand } from "./commands/apps.ts";
+import {
+  type ConfigureAppOptions,
+  configureAppCommand,
+  createAppCommand,
+  listAppsCommand,
+} from "./commands/apps.ts";
 import { demoCommand } from "./commands/demo.ts";
 import { exportCommand, parseSince } from "./commands/export.ts";
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from "./commands/keys.ts";
@@ -45,6 +50,11 @@ program
       .argParser(integer(0, 65_535))
       .env("ATTRIBUTION_PORT"),
   )
+  .addOption(
+    new Option("--link-port <port>", "port of the link host, where links are tapped")
+      .argParser(integer(0, 65_535))
+      .env("ATTRIBUTION_LINK_PORT"),
+  )
   .addOption(new Option("--host <host>", "address to listen on").env("ATTRIBUTION_HOST"))
   .addOption(dataDirOption())
   .action(start);
@@ -80,7 +90,9 @@ apps
 
 apps
   .command("config")
-  .description("an app's remote configuration: on or off for its SDKs, sealing on or off")
+  .description(
+    "an app's remote configuration (on or off for its SDKs, sealing on or off) and link settings",
+  )
   .requiredOption("--app-id <id>", "bundle identifier or package name")
   .option("--enable", "SDKs of the app report (the default for a new app)")
   .option("--disable", "SDKs of the app switch themselves off")
@@ -90,15 +102,20 @@ apps
       "off",
     ]),
   )
+  .option("--app-store-id <id>", 'App Store numeric id of the iOS app ("" clears)')
+  .option("--web-url <url>", 'where a tap from a desktop or other device goes ("" clears)')
+  .option(
+    "--link-hosts <hosts>",
+    'comma-separated host names the app\'s links are served on, first for new links ("" clears)',
+  )
+  .option("--apple-team-id <id>", 'Apple team id, for apple-app-site-association ("" clears)')
+  .option(
+    "--android-sha256 <fingerprints>",
+    'comma-separated signing certificate SHA-256 fingerprints, for assetlinks.json ("" clears)',
+  )
   .addOption(dataDirOption())
-  .action(
-    (options: {
-      appId: string;
-      enable?: boolean;
-      disable?: boolean;
-      encryption?: "on" | "off";
-      dataDir?: string;
-    }) => configureAppCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  .action((options: Omit<ConfigureAppOptions, "dataDir"> & { dataDir?: string }) =>
+    configureAppCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
   );
 
 const keys = program.command("keys").description("issue, list and revoke API keys");

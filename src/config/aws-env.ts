@@ -61,6 +61,32 @@ export const ingestEnv = z.object({
   TRUST_VIEWER_COUNTRY: z.enum(["true", "false"]).default("false"),
 });
 
+/** The link routes of the API (`create-link`, `list-links`, `get-link`, `update-link`). */
+export const linksEnv = z.object({
+  APPS_TABLE: name,
+  LINKS_TABLE: name,
+  /** The link host as new links name it: its custom domain, else its API's URL. */
+  LINK_BASE_URL: z.url({ protocol: /^https?$/ }),
+});
+
+/**
+ * What records touches: the link host's tap route (`click`) and `touches` (an ad network's
+ * reports). The country database ships in the function's asset, as for ingestion.
+ */
+export const touchesEnv = z.object({
+  APPS_TABLE: name,
+  LINKS_TABLE: name,
+  TOUCHES_TABLE: name,
+  /** Firehose delivery stream of the touches lake table. */
+  TOUCHES_STREAM: name,
+  GEOIP_DB_FILE: absolutePath,
+});
+
+/** The link host's `.well-known` files: every app's link settings. */
+export const wellKnownEnv = z.object({
+  APPS_TABLE: name,
+});
+
 export const deletionsEnv = z.object({
   DELETIONS_TABLE: name,
 });

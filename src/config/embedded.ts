@@ -9,6 +9,12 @@ const schema = z.object({
   ATTRIBUTION_DATA_DIR: z.string().min(1).default(".data"),
   ATTRIBUTION_HOST: z.string().min(1).default("127.0.0.1"),
   ATTRIBUTION_PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+  /** The link host's port: links are tapped there. */
+  ATTRIBUTION_LINK_PORT: z.coerce.number().int().min(0).max(65_535).default(8788),
+  /** The link host as links name it, when a proxy or a domain is in front of the port. */
+  ATTRIBUTION_LINK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** "true" when a proxy in front writes the caller's address first in X-Forwarded-For. */
+  ATTRIBUTION_TRUST_PROXY: z.enum(["true", "false"]).default("false"),
   /** How long the pages of one export keep slicing the same snapshot. */
   ATTRIBUTION_SNAPSHOT_TTL_SECONDS: z.coerce
     .number()
@@ -39,6 +45,10 @@ export interface EmbeddedConfig {
   readonly dataDir: string;
   readonly host: string;
   readonly port: number;
+  readonly linkPort: number;
+  /** Undefined: `http://<host>:<link port>`. */
+  readonly linkBaseUrl?: string;
+  readonly trustProxy: boolean;
   readonly snapshotTtlSeconds: number;
   readonly flushIntervalMs: number;
   readonly purgeIntervalMs: number;
@@ -58,6 +68,9 @@ export const embeddedConfig = (
     dataDir: resolve(overrides.dataDir ?? parsed.ATTRIBUTION_DATA_DIR),
     host: overrides.host ?? parsed.ATTRIBUTION_HOST,
     port: overrides.port ?? parsed.ATTRIBUTION_PORT,
+    linkPort: overrides.linkPort ?? parsed.ATTRIBUTION_LINK_PORT,
+    linkBaseUrl: overrides.linkBaseUrl ?? parsed.ATTRIBUTION_LINK_BASE_URL,
+    trustProxy: overrides.trustProxy ?? parsed.ATTRIBUTION_TRUST_PROXY === "true",
     snapshotTtlSeconds: overrides.snapshotTtlSeconds ?? parsed.ATTRIBUTION_SNAPSHOT_TTL_SECONDS,
     flushIntervalMs: overrides.flushIntervalMs ?? parsed.ATTRIBUTION_FLUSH_INTERVAL_MS,
     purgeIntervalMs: overrides.purgeIntervalMs ?? parsed.ATTRIBUTION_PURGE_INTERVAL_MS,

@@ -41,6 +41,8 @@ export interface GatewayOptions {
    * writes it. Off by default: a client could name any address there.
    */
   readonly trustForwardedFor?: boolean;
+  /** The answer to a path no route takes; by default the API's JSON 404. */
+  readonly notFound?: () => HttpResponse;
 }
 
 /** A request as the gateway reads it, from a socket or from a test. */
@@ -127,7 +129,7 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
     const url = new URL(request.url || "/", "http://gateway");
     const method = request.method;
     const found = router.find(method === "HEAD" ? "GET" : (method as "GET"), url.pathname);
-    if (!found?.store) return gatewayError(GATEWAY_ERRORS.noRoute);
+    if (!found?.store) return options.notFound?.() ?? gatewayError(GATEWAY_ERRORS.noRoute);
     const { route, handler } = found.store as GatewayOptions["routes"][number];
     const methodArn = `arn:aws:execute-api:local:000000000000:${API_ID}/${STAGE}/${route.method}${url.pathname}`;
 

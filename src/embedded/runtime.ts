@@ -10,7 +10,9 @@ import { cachedCustomerUserMap } from "../adapters/cache/cached-customer-users.t
 import { cachedDeletionStore } from "../adapters/cache/cached-deletions.ts";
 import { cachedInstallStore } from "../adapters/cache/cached-installs.ts";
 import { cachedKeyStore } from "../adapters/cache/cached-keys.ts";
+import { cachedLinkStore } from "../adapters/cache/cached-links.ts";
 import { cachedSnapshotCatalog } from "../adapters/cache/cached-snapshots.ts";
+import { cachedValue } from "../adapters/cache/cached-value.ts";
 import { createDuckDbPurger } from "../adapters/duckdb/purge.ts";
 import {
   createDuckDbQueryEngine,
@@ -35,8 +37,15 @@ import { createConfigHandler } from "../http/handlers/config.ts";
 import { createDeletionHandlers } from "../http/handlers/deletions.ts";
 import { createExportHandler } from "../http/handlers/export.ts";
 import { createIngestHandlers } from "../http/handlers/ingest.ts";
+import {
+  createClickHandler,
+  createWellKnownHandlers,
+  linkNotFound,
+} from "../http/handlers/link-host.ts";
+import { createLinkHandlers } from "../http/handlers/links.ts";
 import { createOpenApiHandler } from "../http/handlers/openapi.ts";
-import { ROUTES, type RouteId } from "../http/routes.ts";
+import { createTouchesHandler } from "../http/handlers/touches.ts";
+import { LINK_HOST_ROUTES, type LinkHostRouteId, ROUTES, type RouteId } from "../http/routes.ts";
 import { type LakeTableName, perLakeTableAsync } from "../lake/tables.ts";
 import { logger } from "../logging/logger.ts";
 import { WORKERS } from "../workers/workers.ts";
@@ -55,6 +64,8 @@ export type LakeStreams = Readonly<Record<LakeTableName, LocalDeliveryStream>>;
 
 export interface EmbeddedRuntime {
   readonly url: string;
+  /** The link host: links are tapped here. */
+  readonly linkUrl: string;
   readonly config: EmbeddedConfig;
   readonly dynamodb: DynamoConnection;
   readonly stores: ReturnType<typeof createDynamoStores>;
@@ -156,16 +167,44 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
 
   // Ingestion and the authorizer read apps through a short cache; the configuration, fresh.
   const apps = cachedAppStore(stores.apps, config.appCacheMs, { revision: revision.current });
+  const countries = await createCountryResolver(config.geoipDatabase, {
+    trustViewerCountry: config.trustViewerCountry,
+  });
   const ingest = createIngestHandlers({
     ...stores,
     apps,
     events: lake.streams.events,
-    countries: await createCountryResolver(config.geoipDatabase, {
-      trustViewerCountry: config.trustViewerCountry,
-    }),
+    countries,
     fx,
     keyrings: createAppKeyrings(createKeyFileWrapper(paths.masterKey)),
   });
+  // Links change only through this process (the API) or the CLI, which marks the data folder.
+  const links = cachedLinkStore(stores.links, config.appCacheMs);
+  let linkBaseUrl = config.linkBaseUrl;
+  const linkApi = createLinkHandlers({
+    links,
+    apps,
+    linkBaseUrl: () => linkBaseUrl ?? "",
+  });
+  const wellKnown = createWellKnownHandlers({
+    allApps: cachedValue(() => stores.apps.list(), 60_000),
+  });
+  const click = createClickHandler({
+    links,
+    apps,
+    touches: stores.touches,
+    stream: lake.streams.touches,
+    countries,
+    onRecordFailure: (error, click) =>
+      logger.error("click not recorded", { appId: click.appId, clickId: click.clickId, error }),
+  });
+  // Touches expire after the longest click window; DynamoDB's TTL reaps them on AWS.
+  const reaper = backgroundJob(
+    "reap expired touches",
+    () => stores.touches.reap(new Date()),
+    6 * 3_600_000,
+  );
+  void reaper.trigger();
   // Queue-driven workers: one handler per row of the worker table.
   const workers = await startQueueWorkers({
     dir: paths.queues,
@@ -195,13 +234,29 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       deletions: stores.deletions,
       snapshotTtlSeconds: config.snapshotTtlSeconds,
     }),
+    touches: createTouchesHandler({
+      ...stores,
+      apps,
+      links,
+      stream: lake.streams.touches,
+      countries,
+    }),
+    "create-link": linkApi.createLink,
+    "list-links": linkApi.listLinks,
+    "get-link": linkApi.getLink,
+    "update-link": linkApi.updateLink,
     openapi: createOpenApiHandler(),
+  };
+  const linkHostHandlers: Record<LinkHostRouteId, RouteHandler> = {
+    click,
+    "apple-app-site-association": wellKnown.appleAppSiteAssociation,
+    assetlinks: wellKnown.assetLinks,
   };
   const authorizer = cacheAuthorizerAnswers(createAuthorizerHandler({ keys: stores.keys, apps }), {
     revision: revision.current,
   });
   // One gateway per row, each on its own port with its own route table.
-  const [api, ...others] = await listenAll([
+  const listeners = await listenAll([
     {
       name: "api",
       host: config.host,
@@ -211,12 +266,26 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
         authorizer,
         // The CLI's changes to keys and apps, seen by every request that arrives after them.
         onRequest: revision.check,
+        trustForwardedFor: config.trustProxy,
+      },
+    },
+    {
+      name: "links",
+      host: config.host,
+      port: config.linkPort,
+      gateway: {
+        routes: LINK_HOST_ROUTES.map((route) => ({ route, handler: linkHostHandlers[route.id] })),
+        authorizer,
+        onRequest: revision.check,
+        trustForwardedFor: config.trustProxy,
+        notFound: linkNotFound,
       },
     },
   ]);
-  if (!api) throw new Error("the API listener did not start");
-  const listeners = [api, ...others];
+  const [api, linkListener] = listeners;
+  if (!api || !linkListener) throw new Error("the listeners did not start");
   const url = api.url;
+  linkBaseUrl ??= linkListener.url;
   await writeRuntimeInfo(config.dataDir, {
     pid: process.pid,
     url,
@@ -234,6 +303,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
 
   return {
     url,
+    linkUrl: linkListener.url,
     config,
     dynamodb,
     stores,
@@ -247,6 +317,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       // No new request first, so none can start a purge while the stores close.
       await Promise.all(listeners.map((listening) => listening.close()));
       await purge.stop();
+      await reaper.stop();
       await ratesRefresh?.stop();
       await workers.stop();
       await lake.close();

@@ -41,6 +41,7 @@ export const TAGS = {
   SDK: "Called by the SDKs in the app, with the app's SDK key.",
   Server: "Called by the app owner's servers, with the app's server key.",
   Export: "The export of attributed events, with the app's server key.",
+  Links: "The app's links for ads, with the app's server key.",
   Contract: "This document. Public.",
 } as const;
 export type Tag = keyof typeof TAGS;
@@ -50,6 +51,7 @@ const SDK_SCOPES: readonly Scope[] = KEY_KINDS.sdk.scopes;
 export const tagOf = (route: Route): Tag => {
   if (route.scope === null) return "Contract";
   if (route.scope === "export") return "Export";
+  if (route.scope === "links") return "Links";
   return SDK_SCOPES.includes(route.scope) ? "SDK" : "Server";
 };
 

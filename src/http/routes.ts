@@ -93,6 +93,51 @@ export const ROUTES = [
     timeoutSeconds: 300,
   },
   {
+    id: "touches",
+    method: "POST",
+    path: "/v1/touches",
+    scope: "s2s",
+    streaming: false,
+    memoryMb: 512,
+    timeoutSeconds: 15,
+  },
+  {
+    id: "create-link",
+    method: "POST",
+    path: "/v1/links",
+    scope: "links",
+    streaming: false,
+    memoryMb: 256,
+    timeoutSeconds: 10,
+  },
+  {
+    id: "list-links",
+    method: "GET",
+    path: "/v1/links",
+    scope: "links",
+    streaming: false,
+    memoryMb: 256,
+    timeoutSeconds: 10,
+  },
+  {
+    id: "get-link",
+    method: "GET",
+    path: "/v1/links/{deeplink_id}",
+    scope: "links",
+    streaming: false,
+    memoryMb: 256,
+    timeoutSeconds: 10,
+  },
+  {
+    id: "update-link",
+    method: "PATCH",
+    path: "/v1/links/{deeplink_id}",
+    scope: "links",
+    streaming: false,
+    memoryMb: 256,
+    timeoutSeconds: 10,
+  },
+  {
     id: "openapi",
     method: "GET",
     path: "/v1/openapi.json",
@@ -106,3 +151,43 @@ export const ROUTES = [
 ] as const satisfies readonly Route[];
 
 export type RouteId = (typeof ROUTES)[number]["id"];
+
+/**
+ * The link host's route table: its own listener on the embedded runtime, its own API on AWS.
+ * Every route is public: a link is tapped by anyone, and the files are read by Apple and Google.
+ */
+export const LINK_HOST_ROUTES = [
+  {
+    id: "click",
+    method: "GET",
+    path: "/{deeplink_id}",
+    scope: null,
+    publicReason:
+      "It is a link in an ad: anyone may tap it. It answers a redirect and records the tap, and reveals nothing of the app's data.",
+    streaming: false,
+    memoryMb: 256,
+    timeoutSeconds: 10,
+  },
+  {
+    id: "apple-app-site-association",
+    method: "GET",
+    path: "/.well-known/apple-app-site-association",
+    scope: null,
+    publicReason: "Apple's devices fetch it without credentials to open links in the app.",
+    streaming: false,
+    memoryMb: 256,
+    timeoutSeconds: 10,
+  },
+  {
+    id: "assetlinks",
+    method: "GET",
+    path: "/.well-known/assetlinks.json",
+    scope: null,
+    publicReason: "Android's verifier fetches it without credentials to open links in the app.",
+    streaming: false,
+    memoryMb: 256,
+    timeoutSeconds: 10,
+  },
+] as const satisfies readonly Route[];
+
+export type LinkHostRouteId = (typeof LINK_HOST_ROUTES)[number]["id"];

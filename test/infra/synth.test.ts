@@ -13,7 +13,7 @@ import { createApp, STACK_ID } from "../../lib/app.ts";
 import { INGEST_DATA } from "../../lib/attribution-stack.ts";
 import { PROJECT_ROOT } from "../../lib/service-function.ts";
 import { ingestEnv } from "../../src/config/aws-env.ts";
-import { ROUTES } from "../../src/http/routes.ts";
+import { LINK_HOST_ROUTES, ROUTES } from "../../src/http/routes.ts";
 
 /** The issue's budget for one function's JavaScript (index.mjs, minified). */
 const MAX_BUNDLE_BYTES = 1024 * 1024;
@@ -110,8 +110,9 @@ describe("cdk synth", () => {
 
   it("bundles each function as one ESM file exporting handler, the AWS SDK left to the runtime", () => {
     const bundles = lambdaBundles();
-    // One function per route, the authorizer, the scheduled purge and the daily rates job.
-    expect(bundles).toHaveLength(ROUTES.length + 3);
+    // One function per route of the API and of the link host, the authorizer, the scheduled
+    // purge and the daily rates job.
+    expect(bundles).toHaveLength(ROUTES.length + LINK_HOST_ROUTES.length + 3);
     for (const { id, code } of bundles) {
       expect(code, id).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
       // Every function but the public contract talks to AWS through the runtime's SDK.
@@ -135,7 +136,9 @@ describe("cdk synth", () => {
   });
 
   it("ships the data files inside each ingestion function's asset, where its env says", () => {
-    const ingestion = lambdaBundles().filter((b) => "GEOIP_DB_FILE" in b.environment);
+    const ingestion = lambdaBundles().filter(
+      (b) => "FX_RATES_FILE" in b.environment && "GEOIP_DB_FILE" in b.environment,
+    );
     expect(ingestion).toHaveLength(3);
     for (const { id, dir, environment } of ingestion) {
       expect(Object.keys(environment).sort(), id).toEqual(Object.keys(ingestEnv.shape).sort());
@@ -164,9 +167,21 @@ describe("cdk synth", () => {
     ]);
   });
 
+  it("ships the country database with the functions that record touches, and no other file", () => {
+    const recording = lambdaBundles().filter(
+      (b) => "TOUCHES_STREAM" in b.environment && "GEOIP_DB_FILE" in b.environment,
+    );
+    // The link host's tap route and POST /v1/touches.
+    expect(recording).toHaveLength(2);
+    for (const { id, dir, environment } of recording) {
+      expect(environment.GEOIP_DB_FILE, id).toBe(`/var/task/${basename(INGEST_DATA.geoip)}`);
+      expect(readdirSync(dir).sort(), id).toEqual([basename(INGEST_DATA.geoip), "index.mjs"]);
+    }
+  });
+
   it("ships no data file with a function that does not read it", () => {
     for (const { id, dir, environment } of lambdaBundles()) {
-      if ("FX_RATES_FILE" in environment) continue;
+      if ("FX_RATES_FILE" in environment || "GEOIP_DB_FILE" in environment) continue;
       expect(readdirSync(dir), id).toEqual(["index.mjs"]);
     }
   });

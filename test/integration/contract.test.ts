@@ -59,6 +59,9 @@ describe("the wire contract, over HTTP", () => {
     return body;
   };
 
+  const patchLink = (id: string, body: unknown, key = keys.serverKey) =>
+    rt.fetch(`/v1/links/${id}`, { method: "PATCH", body: JSON.stringify(body) }, key);
+
   const deleteInstall = (id: string, key = keys.sdkKey) =>
     rt.fetch(`/v1/installs/${encodeURIComponent(id)}`, { method: "DELETE" }, key);
 
@@ -248,6 +251,69 @@ describe("the wire contract, over HTTP", () => {
         }
       }
     },
+    touches: async () => {
+      const body = await expectConforming(
+        "touches",
+        await rt.post(
+          "/v1/touches",
+          {
+            touches: [
+              {
+                touch_type: "click",
+                touch_time: minutesAgo(5),
+                media_source: "net",
+                click_id: "c1",
+              },
+              { touch_type: "nope" },
+            ],
+          },
+          keys.serverKey,
+        ),
+      );
+      expect(body).toMatchObject({ accepted: [{ index: 0 }], rejected: [{ index: 1 }] });
+    },
+    "create-link": async () => {
+      const body = await expectConforming(
+        "create-link",
+        await rt.post(
+          "/v1/links",
+          { media_source: "net", deep_link_path: "/a", params: { promo: "X" } },
+          keys.serverKey,
+        ),
+      );
+      expect(body).toMatchObject({ media_source: "net", params: { promo: "X" } });
+    },
+    "list-links": async () => {
+      await rt.post("/v1/links", { media_source: "listed" }, keys.serverKey);
+      const body = await expectConforming(
+        "list-links",
+        await rt.get("/v1/links?limit=1", keys.serverKey),
+      );
+      expect(body).toMatchObject({
+        data: [{ media_source: "listed" }],
+        next_cursor: expect.any(String),
+      });
+    },
+    "get-link": async () => {
+      const made = (await (
+        await rt.post("/v1/links", { media_source: "read" }, keys.serverKey)
+      ).json()) as { deeplink_id: string };
+      const body = await expectConforming(
+        "get-link",
+        await rt.get(`/v1/links/${made.deeplink_id}`, keys.serverKey),
+      );
+      expect(body).toMatchObject({ deeplink_id: made.deeplink_id });
+    },
+    "update-link": async () => {
+      const made = (await (
+        await rt.post("/v1/links", { media_source: "paused" }, keys.serverKey)
+      ).json()) as { deeplink_id: string };
+      const body = await expectConforming(
+        "update-link",
+        await patchLink(made.deeplink_id, { disabled: true }),
+      );
+      expect(body).toMatchObject({ deeplink_id: made.deeplink_id, disabled: true });
+    },
     openapi: async () => {
       // Public: no key, and a key that is not one does not matter either.
       for (const key of [undefined, "not-a-key"]) {
@@ -309,6 +375,41 @@ describe("the wire contract, over HTTP", () => {
     export: {
       401: () => rt.get("/api/v1/export?timestamp=0", keys.sdkKey),
       422: () => rt.get("/api/v1/export?timestamp=0&limit=0", keys.serverKey),
+    },
+    touches: {
+      400: () => rt.post("/v1/touches", "{", keys.serverKey),
+      401: () => rt.post("/v1/touches", { touches: [] }, keys.sdkKey),
+      413: () =>
+        rt.post("/v1/touches", JSON.stringify({ pad: "x".repeat(1_100_000) }), keys.serverKey),
+      422: () => rt.post("/v1/touches", { touches: [] }, keys.serverKey),
+    },
+    "create-link": {
+      400: () => rt.post("/v1/links", "", keys.serverKey),
+      401: () => rt.post("/v1/links", { media_source: "x" }, keys.sdkKey),
+      413: () =>
+        rt.post("/v1/links", JSON.stringify({ pad: "x".repeat(1_100_000) }), keys.serverKey),
+      422: () => rt.post("/v1/links", { media_source: "" }, keys.serverKey),
+    },
+    "list-links": {
+      401: () => rt.get("/v1/links", keys.sdkKey),
+      422: () => rt.get("/v1/links?limit=1000", keys.serverKey),
+    },
+    "get-link": {
+      401: () => rt.get("/v1/links/AAAAAAAAAAA", keys.sdkKey),
+      404: () => rt.get("/v1/links/AAAAAAAAAAA", keys.serverKey),
+      422: () => rt.get("/v1/links/x", keys.serverKey),
+    },
+    "update-link": {
+      400: () => rt.fetch("/v1/links/AAAAAAAAAAA", { method: "PATCH", body: "{" }, keys.serverKey),
+      401: () => patchLink("AAAAAAAAAAA", { disabled: true }, keys.sdkKey),
+      404: () => patchLink("AAAAAAAAAAA", { disabled: true }),
+      413: () =>
+        rt.fetch(
+          "/v1/links/AAAAAAAAAAA",
+          { method: "PATCH", body: JSON.stringify({ pad: "x".repeat(1_100_000) }) },
+          keys.serverKey,
+        ),
+      422: () => patchLink("AAAAAAAAAAA", { disabled: "no" }),
     },
     openapi: {},
   };

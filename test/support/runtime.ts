@@ -45,6 +45,7 @@ export const startTestRuntime = async (
       {
         dataDir,
         port: 0,
+        linkPort: 0,
         flushIntervalMs: 60_000,
         appCacheMs: 0,
         trustViewerCountry: true,

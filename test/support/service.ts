@@ -48,7 +48,17 @@ export const spawnListening = async (args: readonly string[]): Promise<Service> 
 };
 
 export const startService = (dataDir: string): Promise<Service> =>
-  spawnListening([...START_FLAGS, CLI, "start", "--port", "0", "--data-dir", dataDir]);
+  spawnListening([
+    ...START_FLAGS,
+    CLI,
+    "start",
+    "--port",
+    "0",
+    "--link-port",
+    "0",
+    "--data-dir",
+    dataDir,
+  ]);
 
 /** A process's peak resident memory (VmHWM), read from Linux's /proc. */
 export const peakMemory = async (pid: number | undefined): Promise<number> => {

@@ -1,13 +1,21 @@
 import { embeddedConfig } from "../../config/embedded.ts";
 import { startEmbeddedRuntime } from "../../embedded/runtime.ts";
 
-export const start = async (options: { port?: number; host?: string; dataDir?: string }) => {
+export const start = async (options: {
+  port?: number;
+  linkPort?: number;
+  host?: string;
+  dataDir?: string;
+}) => {
   const config = embeddedConfig(process.env, options);
   const runtime = await startEmbeddedRuntime(config);
   console.log(`Attribution service listening on ${runtime.url}`);
   console.log(`Data folder: ${config.dataDir}`);
   console.log(`SDK API:     ${runtime.url}/v1/… (contract: ${runtime.url}/v1/openapi.json)`);
   console.log(`Export:      GET ${runtime.url}/api/v1/export (Authorization: <server key>)`);
+  console.log(
+    `Link host:   ${runtime.linkUrl}/<deeplink_id> (make links with \`attribution links create\`)`,
+  );
   console.log(
     `Rates:       ECB reference rates up to ${runtime.fx.lastDate}${
       config.fxFeedUrl ? `; refreshing from ${config.fxFeedUrl}` : " (refresh off)"

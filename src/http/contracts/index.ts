@@ -11,15 +11,19 @@ import { CONFIG_CONTRACTS } from "./config.ts";
 import { DELETION_CONTRACTS } from "./deletions.ts";
 import { EXPORT_CONTRACTS } from "./export.ts";
 import { INGEST_CONTRACTS } from "./ingest.ts";
+import { LINK_CONTRACTS } from "./links.ts";
 import { OPENAPI_CONTRACTS } from "./openapi.ts";
 import type { RouteContract } from "./shared.ts";
+import { TOUCH_CONTRACTS } from "./touches.ts";
 
 export * from "./config.ts";
 export * from "./deletions.ts";
 export * from "./export.ts";
 export * from "./ingest.ts";
+export * from "./links.ts";
 export * from "./openapi.ts";
 export * from "./shared.ts";
+export * from "./touches.ts";
 
 /** One contract per route of the route table: a route without one fails to compile. */
 export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
@@ -27,5 +31,7 @@ export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
   ...INGEST_CONTRACTS,
   ...DELETION_CONTRACTS,
   ...EXPORT_CONTRACTS,
+  ...LINK_CONTRACTS,
+  ...TOUCH_CONTRACTS,
   ...OPENAPI_CONTRACTS,
 };

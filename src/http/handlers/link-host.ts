@@ -1,0 +1,81 @@
+/**
+ * The link host's routes: `GET /{deeplink_id}` (record the tap, then redirect by platform) and
+ * the two `.well-known` files that let a tap open the installed app. Its answers are for
+ * browsers and phones, not API clients: a redirect, plain HTML, or the JSON files Apple and
+ * Google read.
+ */
+import middy from "@middy/core";
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import { linkHostsOf } from "../../links/app-settings.ts";
+import { appleAppSiteAssociation, assetLinks } from "../../links/well-known.ts";
+import type { App } from "../../ports/apps.ts";
+import { type ClickDeps, createClickRecorder } from "../../touches/clicks.ts";
+import { errorResponses, type HttpResponse } from "../middleware.ts";
+
+/** What every link host answer says of caching: a tap must reach the host every time. */
+const NO_STORE = "no-store";
+
+/** The plain page of an unknown link (also the link host's answer to any other path). */
+export const linkNotFound = (): HttpResponse => ({
+  statusCode: 404,
+  headers: { "content-type": "text/html; charset=utf-8", "cache-control": NO_STORE },
+  body:
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not found</title></head>' +
+    "<body><h1>Link not found</h1><p>This link does not exist or has expired.</p></body></html>\n",
+});
+
+const lowerCased = (headers: APIGatewayProxyEvent["headers"]) =>
+  Object.fromEntries(
+    Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+  );
+
+const route = (handle: (event: APIGatewayProxyEvent) => Promise<HttpResponse>) =>
+  middy<APIGatewayProxyEvent, HttpResponse>().use(errorResponses()).handler(handle);
+
+/** The apps a host serves: those that name it, else (the service's own host) those naming none. */
+export const appsOfHost = (apps: readonly App[], host: string | undefined): App[] => {
+  const asked = (host ?? "").toLowerCase();
+  const naming = apps.filter((app) => linkHostsOf(app).includes(asked));
+  return naming.length > 0 ? naming : apps.filter((app) => linkHostsOf(app).length === 0);
+};
+
+const jsonFile = (body: unknown): HttpResponse => ({
+  statusCode: 200,
+  // Apple requires application/json and no redirect; both files may be cached for a while.
+  headers: { "content-type": "application/json", "cache-control": "public, max-age=300" },
+  body: JSON.stringify(body),
+});
+
+/** `GET /{deeplink_id}`: the tap recorded, then a redirect; an unknown link, the plain 404. */
+export const createClickHandler = (deps: ClickDeps) => {
+  const tap = createClickRecorder(deps);
+  return route(async (event) => {
+    const answer = await tap({
+      deeplinkId: event.pathParameters?.deeplink_id ?? "",
+      query: { ...event.queryStringParameters },
+      sourceIp: event.requestContext?.identity?.sourceIp ?? null,
+      headers: lowerCased(event.headers),
+    });
+    if (answer.kind === "not-found") return linkNotFound();
+    return {
+      statusCode: 302,
+      headers: { location: answer.location, "cache-control": NO_STORE },
+      body: "",
+    };
+  });
+};
+
+/**
+ * The `.well-known` files of the host asked (its `Host` header), from every app's settings
+ * (`allApps` may be a short cache: the files change when an app's settings do).
+ */
+export const createWellKnownHandlers = (deps: { allApps: () => Promise<App[]> }) => {
+  const hostApps = async (event: APIGatewayProxyEvent) =>
+    appsOfHost(await deps.allApps(), lowerCased(event.headers).host);
+  return {
+    appleAppSiteAssociation: route(async (event) =>
+      jsonFile(appleAppSiteAssociation(await hostApps(event))),
+    ),
+    assetLinks: route(async (event) => jsonFile(assetLinks(await hostApps(event)))),
+  };
+};

@@ -1,0 +1,341 @@
+/**
+ * Links and the link host over HTTP: making and managing links through the API, a tap on each
+ * platform redirected and recorded (in the touch store and the lake), bots and disabled links
+ * redirected but not counted, unknown ids and hostile requests answered with a plain 404, and
+ * the `.well-known` files built from the apps' settings.
+ */
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dataPaths } from "../../src/embedded/data-dir.ts";
+import { withLinkSettings } from "../../src/links/app-settings.ts";
+import type { LinkAnswer } from "../../src/links/links.ts";
+import { clickIdOfReferrer } from "../../src/touches/destination.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+const ANDROID_APP = "com.example.linked";
+const IOS_APP = "com.example.linked.ios";
+const FINGERPRINT =
+  "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5";
+
+const AGENTS = {
+  android:
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+  ios: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+  desktop:
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
+  slack: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+  facebook: "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+  twitter: "Twitterbot/1.0",
+  google:
+    "Mozilla/5.0 (compatible; Google-PageRenderer; +https://developers.google.com/+/web/snippet/)",
+};
+
+describe("links and the link host", () => {
+  let rt: TestRuntime;
+  let android: { sdkKey: string; serverKey: string };
+  let ios: { sdkKey: string; serverKey: string };
+
+  const makeLink = async (body: Record<string, unknown>, key = android.serverKey) => {
+    const response = await rt.post("/v1/links", body, key);
+    expect(response.status).toBe(201);
+    return (await response.json()) as LinkAnswer;
+  };
+
+  /** A tap on the link host, as a phone (or a bot) makes it, without following the redirect. */
+  const tap = (path: string, agent: string, headers: Record<string, string> = {}) =>
+    fetch(`${rt.linkUrl}${path}`, {
+      redirect: "manual",
+      headers: { "user-agent": agent, ...headers },
+    });
+
+  const touchesOfLink = async (deeplinkId: string) => {
+    const since = new Date(Date.now() - 3_600_000);
+    const found = await rt.stores.touches.byIp("127.0.0.1", {
+      appId: ANDROID_APP,
+      from: since,
+      to: new Date(Date.now() + 60_000),
+    });
+    return found.filter((touch) => touch.deeplinkId === deeplinkId);
+  };
+
+  beforeAll(async () => {
+    rt = await startTestRuntime();
+    android = await rt.createApp(ANDROID_APP, "android");
+    ios = await rt.createApp(IOS_APP, "ios");
+    const app = await rt.stores.apps.get(ANDROID_APP);
+    if (!app) throw new Error("no app");
+    await rt.stores.apps.save(
+      withLinkSettings(app, {
+        webUrl: "https://game.example.com/",
+        androidSha256Fingerprints: [FINGERPRINT],
+      }),
+    );
+    const iosApp = await rt.stores.apps.get(IOS_APP);
+    if (!iosApp) throw new Error("no app");
+    await rt.stores.apps.save(
+      withLinkSettings(iosApp, { appStoreId: "1234567890", appleTeamId: "9JA89QQLNQ" }),
+    );
+  });
+
+  afterAll(() => rt?.dispose());
+
+  it("makes a link whose URL carries its deep link path and parameters", async () => {
+    const link = await makeLink({
+      media_source: "facebook_ads",
+      campaign_id: "123",
+      campaign_name: "Winter",
+      deep_link_path: "/levels/7",
+      params: { promo: "WINTER" },
+    });
+    expect(link.deeplink_id).toMatch(/^[0-9A-Za-z]{11}$/);
+    const url = new URL(link.url);
+    expect(`${url.origin}`).toBe(rt.linkUrl);
+    expect(url.pathname).toBe(`/${link.deeplink_id}`);
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      deep_link_path: "/levels/7",
+      promo: "WINTER",
+    });
+    expect(link).toMatchObject({
+      media_source: "facebook_ads",
+      campaign_name: "Winter",
+      disabled: false,
+      android_url: null,
+    });
+
+    const read = await rt.get(`/v1/links/${link.deeplink_id}`, android.serverKey);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toEqual(link);
+  });
+
+  it("refuses a bad link body with the field named, and keys without the links scope", async () => {
+    const bad = await rt.post(
+      "/v1/links",
+      { campaign_id: "1", params: { deep_link_path: "/x" } },
+      android.serverKey,
+    );
+    expect(bad.status).toBe(422);
+    const body = (await bad.json()) as { error: string; detail: string };
+    expect(body.error).toBe("Unprocessable Entity");
+    expect(body.detail).toContain("media_source");
+    expect(body.detail).toContain("deep_link_path");
+    expect((await rt.post("/v1/links", { media_source: "x" }, android.sdkKey)).status).toBe(401);
+    expect((await rt.post("/v1/links", "{nope", android.serverKey)).status).toBe(400);
+  });
+
+  it("lists an app's links newest first, page by page, and never another app's", async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      made.push(
+        (await makeLink({ media_source: "paging", campaign_id: String(i) }, ios.serverKey))
+          .deeplink_id,
+      );
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `?limit=2&cursor=${encodeURIComponent(cursor)}` : "?limit=2";
+      const response = await rt.get(`/v1/links${query}`, ios.serverKey);
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as { data: LinkAnswer[]; next_cursor: string | null };
+      expect(page.data.length).toBeLessThanOrEqual(2);
+      seen.push(...page.data.map((link) => link.deeplink_id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual([...made].reverse());
+
+    // Another app's link is as unknown as a link that does not exist.
+    expect((await rt.get(`/v1/links/${made[0]}`, android.serverKey)).status).toBe(404);
+    expect((await rt.get("/v1/links?limit=0", ios.serverKey)).status).toBe(422);
+    expect((await rt.get("/v1/links?cursor=bogus", ios.serverKey)).status).toBe(422);
+    expect((await rt.get("/v1/links/not-an-id", ios.serverKey)).status).toBe(422);
+  });
+
+  it("sends Android to the Play Store with the click id in the referrer, and records the click", async () => {
+    const link = await makeLink({
+      media_source: "facebook_ads",
+      campaign_name: "Winter",
+      deep_link_path: "/levels/7",
+      params: { promo: "WINTER" },
+    });
+    const response = await tap(`/${link.deeplink_id}?sub1=abc&fbclid=xyz`, AGENTS.android, {
+      "accept-language": "de-CH,de;q=0.9",
+    });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const location = new URL(response.headers.get("location") ?? "");
+    expect(location.origin + location.pathname).toBe("https://play.google.com/store/apps/details");
+    expect(location.searchParams.get("id")).toBe(ANDROID_APP);
+    const clickId = clickIdOfReferrer(location.searchParams.get("referrer"));
+    expect(clickId).toMatch(/^[0-9A-Za-z]{22}$/);
+
+    const stored = await rt.stores.touches.get(clickId ?? "");
+    expect(stored).toMatchObject({
+      appId: ANDROID_APP,
+      deeplinkId: link.deeplink_id,
+      touchType: "click",
+      source: "link",
+      mediaSource: "facebook_ads",
+      campaignName: "Winter",
+      platform: "android",
+      osVersion: "14",
+      deviceModel: "Pixel 8",
+      language: "de-CH",
+      ip: "127.0.0.1",
+      params: { promo: "WINTER", deep_link_path: "/levels/7" },
+      urlParams: { sub1: "abc", fbclid: "xyz" },
+    });
+
+    await rt.flush();
+    const duckdb = await DuckDBInstance.create(":memory:");
+    const connection = await duckdb.connect();
+    const lake = dataPaths(rt.config.dataDir).lake;
+    const reader = await connection.runAndReadAll(
+      `SELECT click_id, ip_truncated, platform, params, app_id FROM read_parquet('${join(lake, "touches")}/*/*/*.parquet', hive_partitioning = true) WHERE click_id = '${clickId}'`,
+    );
+    const rows = reader.getRowObjectsJson();
+    connection.closeSync();
+    duckdb.closeSync();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      ip_truncated: "127.0.0.0",
+      platform: "android",
+      app_id: ANDROID_APP,
+    });
+    expect(JSON.parse(String(rows[0]?.params))).toEqual({
+      promo: "WINTER",
+      deep_link_path: "/levels/7",
+      sub1: "abc",
+      fbclid: "xyz",
+    });
+  });
+
+  it("sends iOS to the App Store and anything else to the web", async () => {
+    const iosLink = await makeLink({ media_source: "tiktok" }, ios.serverKey);
+    const fromIphone = await tap(`/${iosLink.deeplink_id}`, AGENTS.ios);
+    expect(fromIphone.status).toBe(302);
+    expect(fromIphone.headers.get("location")).toBe("https://apps.apple.com/app/id1234567890");
+
+    const link = await makeLink({ media_source: "web_campaign" });
+    const fromDesktop = await tap(`/${link.deeplink_id}`, AGENTS.desktop);
+    expect(fromDesktop.headers.get("location")).toBe("https://game.example.com/");
+    const own = await makeLink({ media_source: "x", web_url: "https://game.example.com/winter" });
+    expect((await tap(`/${own.deeplink_id}`, AGENTS.desktop)).headers.get("location")).toBe(
+      "https://game.example.com/winter",
+    );
+    expect(await touchesOfLink(link.deeplink_id)).toHaveLength(1);
+  });
+
+  it("redirects bots and link-preview fetchers without counting them", async () => {
+    const link = await makeLink({ media_source: "shared" });
+    for (const agent of [AGENTS.slack, AGENTS.facebook, AGENTS.twitter, AGENTS.google, ""]) {
+      const response = await tap(`/${link.deeplink_id}`, agent);
+      expect(response.status).toBe(302);
+    }
+    expect(await touchesOfLink(link.deeplink_id)).toHaveLength(0);
+    await tap(`/${link.deeplink_id}`, AGENTS.android);
+    expect(await touchesOfLink(link.deeplink_id)).toHaveLength(1);
+  });
+
+  it("sends a disabled link's taps to the web and records none; enabling it counts again", async () => {
+    const link = await makeLink({ media_source: "paused" });
+    const disable = await rt.fetch(
+      `/v1/links/${link.deeplink_id}`,
+      {
+        method: "PATCH",
+        body: JSON.stringify({ disabled: true }),
+        headers: { "content-type": "application/json" },
+      },
+      android.serverKey,
+    );
+    expect(disable.status).toBe(200);
+    expect(((await disable.json()) as LinkAnswer).disabled).toBe(true);
+    const response = await tap(`/${link.deeplink_id}`, AGENTS.android);
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe("https://game.example.com/");
+    expect(await touchesOfLink(link.deeplink_id)).toHaveLength(0);
+
+    const bad = await rt.fetch(
+      `/v1/links/${link.deeplink_id}`,
+      { method: "PATCH", body: JSON.stringify({ disabled: "yes" }) },
+      android.serverKey,
+    );
+    expect(bad.status).toBe(422);
+    const other = await rt.fetch(
+      `/v1/links/${link.deeplink_id}`,
+      { method: "PATCH", body: JSON.stringify({ disabled: false }) },
+      ios.serverKey,
+    );
+    expect(other.status).toBe(404);
+
+    await rt.fetch(
+      `/v1/links/${link.deeplink_id}`,
+      { method: "PATCH", body: JSON.stringify({ disabled: false }) },
+      android.serverKey,
+    );
+    await tap(`/${link.deeplink_id}`, AGENTS.android);
+    expect(await touchesOfLink(link.deeplink_id)).toHaveLength(1);
+  });
+
+  it("answers unknown ids, other paths and hostile requests with a plain 404, never a 5xx", async () => {
+    const paths = [
+      "/AAAAAAAAAAA",
+      "/short",
+      "/",
+      "/a/b/c",
+      "/%00%ff",
+      "/%E0%A4%A",
+      "/..%2f..%2fetc%2fpasswd",
+      `/${"x".repeat(5_000)}`,
+      "/AAAAAAAAAAA?%zz=%zz&a=%00",
+      `/AAAAAAAAAAA?${"q=1&".repeat(2_000)}`,
+      "/.well-known/other",
+      "//evil.example.com/",
+    ];
+    for (const path of paths) {
+      const response = await tap(path, AGENTS.android);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get("content-type"), path).toContain("text/html");
+      expect(await response.text(), path).toContain("Link not found");
+    }
+    const link = await makeLink({ media_source: "hostile" });
+    const hostile = await tap(
+      `/${link.deeplink_id}?%zz=%zz&a=%00&${"k".repeat(100)}=1`,
+      AGENTS.android,
+    );
+    expect(hostile.status).toBe(302);
+    const post = await fetch(`${rt.linkUrl}/${link.deeplink_id}`, { method: "POST", body: "x" });
+    expect(post.status).toBe(404);
+  });
+
+  it("serves the .well-known files built from the apps' settings", async () => {
+    const aasa = await fetch(`${rt.linkUrl}/.well-known/apple-app-site-association`);
+    expect(aasa.status).toBe(200);
+    expect(aasa.headers.get("content-type")).toBe("application/json");
+    expect(await aasa.json()).toEqual({
+      applinks: {
+        apps: [],
+        details: [
+          {
+            appIDs: [`9JA89QQLNQ.${IOS_APP}`],
+            components: [{ "/": "/*", comment: "Every link of this host." }],
+            appID: `9JA89QQLNQ.${IOS_APP}`,
+            paths: ["*"],
+          },
+        ],
+      },
+    });
+    const assetLinks = await fetch(`${rt.linkUrl}/.well-known/assetlinks.json`);
+    expect(assetLinks.status).toBe(200);
+    expect(await assetLinks.json()).toEqual([
+      {
+        relation: ["delegate_permission/common.handle_all_urls"],
+        target: {
+          namespace: "android_app",
+          package_name: ANDROID_APP,
+          sha256_cert_fingerprints: [FINGERPRINT],
+        },
+      },
+    ]);
+  });
+});
