@@ -1,20 +1,25 @@
 /**
  * Where the admin commands (apps, keys) act. On this machine: the embedded service's stores.
  * On AWS, after `cdk deploy`: the stack's tables and sealing key, named by the stack outputs
- * in ATTRIBUTION_AWS_APPS_TABLE, ATTRIBUTION_AWS_KEYS_TABLE and ATTRIBUTION_AWS_SEALING_KEY_ARN,
- * reached with the caller's AWS credentials and region.
+ * in ATTRIBUTION_AWS_APPS_TABLE, ATTRIBUTION_AWS_KEYS_TABLE and ATTRIBUTION_AWS_SEALING_KEY_ARN
+ * (and, for links, ATTRIBUTION_AWS_LINKS_TABLE and ATTRIBUTION_AWS_LINK_HOST_URL), reached with
+ * the caller's AWS credentials and region.
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
+import { countLinkClicks } from "../adapters/duckdb/link-clicks.ts";
+import { createLinkStore } from "../adapters/dynamodb/links.ts";
 import { createAppStore, createKeyStore } from "../adapters/dynamodb/stores.ts";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
 import { createKmsKeyWrapper } from "../adapters/kms/kms-key-wrapper.ts";
 import { parseEnv } from "../config/aws-env.ts";
+import { embeddedConfig } from "../config/embedded.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
-import { dataPaths } from "../embedded/data-dir.ts";
+import { dataPaths, readRuntimeInfo } from "../embedded/data-dir.ts";
 import type { AppStore, KeyStore } from "../ports/apps.ts";
+import type { LinkStore } from "../ports/links.ts";
 import { withLocalStores } from "./local-data.ts";
 
 export interface AdminStores {
@@ -22,6 +27,12 @@ export interface AdminStores {
   readonly keys: KeyStore;
   /** Wraps new app private keys: KMS on AWS, the data folder's key file here. */
   readonly wrapper: KeyWrapper;
+  /** The links; a ValidationError on AWS when the links table is not named. */
+  readonly links: () => LinkStore;
+  /** The service's link host, which links of an app without a host of its own name. */
+  readonly linkBaseUrl: () => string;
+  /** Counted clicks per link of an app, from the lake; undefined where the CLI cannot count. */
+  readonly clickCounts?: (appId: string) => Promise<Map<string, number>>;
   /** Where the commands act, for their messages. */
   readonly target: string;
 }
@@ -30,7 +41,13 @@ const awsTarget = z.object({
   ATTRIBUTION_AWS_APPS_TABLE: z.string().min(3),
   ATTRIBUTION_AWS_KEYS_TABLE: z.string().min(3),
   ATTRIBUTION_AWS_SEALING_KEY_ARN: z.string().min(1).optional(),
+  ATTRIBUTION_AWS_LINKS_TABLE: z.string().min(3).optional(),
+  ATTRIBUTION_AWS_LINK_HOST_URL: z.url().optional(),
 });
+
+const unset = (variable: string, output: string) => () => {
+  throw new Error(`Set ${variable} (the stack output ${output}) to manage links on AWS.`);
+};
 
 /** The AWS target when its tables are named, else undefined (this machine). */
 const awsConfig = (env: NodeJS.ProcessEnv) =>
@@ -55,11 +72,18 @@ export const withAdminStores = async <T>(
 ): Promise<T> => {
   const aws = awsConfig(env);
   if (!aws) {
+    const config = embeddedConfig(env, { dataDir });
+    const running = await readRuntimeInfo(dataDir);
+    const linkBaseUrl =
+      config.linkBaseUrl ?? running?.linkUrl ?? `http://${config.host}:${config.linkPort}`;
     return withLocalStores(dataDir, (stores) =>
       work({
         apps: stores.apps,
         keys: stores.keys,
         wrapper: createKeyFileWrapper(dataPaths(dataDir).masterKey),
+        links: () => stores.links,
+        linkBaseUrl: () => linkBaseUrl,
+        clickCounts: (appId) => countLinkClicks(dataPaths(dataDir).lake, appId),
         target: dataDir,
       }),
     );
@@ -69,6 +93,8 @@ export const withAdminStores = async <T>(
     marshallOptions: { removeUndefinedValues: true },
   });
   const kms = aws.ATTRIBUTION_AWS_SEALING_KEY_ARN ? new KMSClient({}) : undefined;
+  const linksTable = aws.ATTRIBUTION_AWS_LINKS_TABLE;
+  const linkHostUrl = aws.ATTRIBUTION_AWS_LINK_HOST_URL;
   try {
     return await work({
       apps: createAppStore(doc, aws.ATTRIBUTION_AWS_APPS_TABLE),
@@ -77,6 +103,12 @@ export const withAdminStores = async <T>(
         kms && aws.ATTRIBUTION_AWS_SEALING_KEY_ARN
           ? createKmsKeyWrapper({ kms, keyId: aws.ATTRIBUTION_AWS_SEALING_KEY_ARN })
           : noSealingKey,
+      links: linksTable
+        ? () => createLinkStore(doc, linksTable)
+        : unset("ATTRIBUTION_AWS_LINKS_TABLE", "LinksTableName"),
+      linkBaseUrl: linkHostUrl
+        ? () => linkHostUrl
+        : unset("ATTRIBUTION_AWS_LINK_HOST_URL", "LinkHostUrl"),
       target: `AWS (${aws.ATTRIBUTION_AWS_APPS_TABLE})`,
     });
   } finally {

@@ -15,6 +15,13 @@ import {
 import { demoCommand } from "./commands/demo.ts";
 import { exportCommand, parseSince } from "./commands/export.ts";
 import { createKeyCommand, listKeysCommand, revokeKeyCommand } from "./commands/keys.ts";
+import {
+  type CreateLinkOptions,
+  collectParam,
+  createLinkCommand,
+  listLinksCommand,
+  setLinkDisabledCommand,
+} from "./commands/links.ts";
 import { importRatesCommand } from "./commands/rates.ts";
 import { start } from "./commands/start.ts";
 
@@ -150,6 +157,61 @@ keys
   .action((keyId: string, options: { dataDir?: string }) =>
     revokeKeyCommand({ keyId, dataDir: defaultDataDir(options.dataDir) }),
   );
+
+const links = program.command("links").description("make and list an app's links for ads");
+links
+  .command("create")
+  .description("make a link and print its deeplink_id and URL")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .requiredOption("--media-source <source>", "the network or source its clicks are credited to")
+  .option("--campaign-id <id>", "campaign identifier")
+  .option("--campaign-name <name>", "campaign name")
+  .option("--adset-id <id>", "ad set identifier")
+  .option("--adset-name <name>", "ad set name")
+  .option("--ad-id <id>", "ad identifier")
+  .option("--ad-name <name>", "ad name")
+  .option("--deep-link-path <path>", "where in the app the link leads, e.g. /levels/7")
+  .option("--param <name=value>", "a custom parameter (repeatable)", collectParam)
+  .option("--android-url <url>", "where Android taps go instead of the Play Store")
+  .option("--ios-url <url>", "where iOS taps go instead of the App Store")
+  .option("--web-url <url>", "where other taps go instead of the app's web site")
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action((options: Omit<CreateLinkOptions, "dataDir"> & { dataDir?: string }) =>
+    createLinkCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  );
+links
+  .command("list")
+  .description("list an app's links, newest first, with their click counts")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action((options: { appId: string; json?: boolean; dataDir?: string }) =>
+    listLinksCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  );
+for (const [name, disabled] of [
+  ["disable", true],
+  ["enable", false],
+] as const) {
+  links
+    .command(name)
+    .description(
+      disabled
+        ? "disable a link: its taps go to the web destination and are not counted"
+        : "enable a disabled link again",
+    )
+    .argument("<deeplink-id>", "the link's deeplink_id")
+    .requiredOption("--app-id <id>", "bundle identifier or package name")
+    .addOption(dataDirOption())
+    .action((deeplinkId: string, options: { appId: string; dataDir?: string }) =>
+      setLinkDisabledCommand({
+        appId: options.appId,
+        deeplinkId,
+        disabled,
+        dataDir: defaultDataDir(options.dataDir),
+      }),
+    );
+}
 
 const rates = program.command("rates").description("exchange rates for revenue in USD");
 rates

@@ -33,6 +33,8 @@ export const dataPaths = (dataDir: string) => ({
 const runtimeInfo = z.object({
   pid: z.number(),
   url: z.string(),
+  /** The link host's URL. */
+  linkUrl: z.string(),
   dynamodbEndpoint: z.string(),
 });
 export type RuntimeInfo = z.infer<typeof runtimeInfo>;

@@ -289,6 +289,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   await writeRuntimeInfo(config.dataDir, {
     pid: process.pid,
     url,
+    linkUrl: linkListener.url,
     dynamodbEndpoint: dynamodb.endpoint,
   });
 

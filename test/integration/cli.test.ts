@@ -187,6 +187,81 @@ describe("the attribution command line", () => {
     });
   });
 
+  it("sets link settings, makes a link, and lists it with the clicks tapped on the link host", async () => {
+    const configured = await cli(
+      dataDir,
+      "apps",
+      "config",
+      "--app-id",
+      "com.example.game",
+      "--web-url",
+      "https://game.example.com/",
+      "--android-sha256",
+      "14:6d:e9:83:c5:73:06:50:d8:ee:b9:95:2f:34:fc:64:16:a0:83:42:e6:1d:be:a8:8a:04:96:b2:3f:cf:44:e5",
+    );
+    expect(configured).toMatch(
+      /Links: the service's link host; web https:\/\/game\.example\.com\/; 1 Android certificate/,
+    );
+    await expect(
+      cli(dataDir, "apps", "config", "--app-id", "com.example.game", "--apple-team-id", "nope"),
+    ).rejects.toThrow(/--apple-team-id: must be 10 capital letters or digits/);
+
+    const created = await cli(
+      dataDir,
+      "links",
+      "create",
+      "--app-id",
+      "com.example.game",
+      "--media-source",
+      "facebook_ads",
+      "--campaign-id",
+      "123",
+      "--campaign-name",
+      "Winter",
+      "--deep-link-path",
+      "/levels/7",
+      "--param",
+      "promo=WINTER",
+    );
+    const match = /Created link (\w{11}) .*\n\s+(\S+)/.exec(created);
+    const [, deeplinkId, url] = match ?? [];
+    if (!deeplinkId || !url) throw new Error(`no link in: ${created}`);
+    const link = new URL(url);
+    expect(link.pathname).toBe(`/${deeplinkId}`);
+    expect(link.searchParams.get("deep_link_path")).toBe("/levels/7");
+    expect(link.searchParams.get("promo")).toBe("WINTER");
+
+    const tap = await fetch(`${url}&sub1=abc`, {
+      redirect: "manual",
+      headers: {
+        "user-agent":
+          "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+      },
+    });
+    expect(tap.status).toBe(302);
+    expect(tap.headers.get("location")).toMatch(/^https:\/\/play\.google\.com\/.*referrer=/);
+
+    const listed = z.array(z.object({ deeplink_id: z.string(), clicks: z.number().nullable() }));
+    const clicks = async () =>
+      listed
+        .parse(
+          JSON.parse(await cli(dataDir, "links", "list", "--app-id", "com.example.game", "--json")),
+        )
+        .find((entry) => entry.deeplink_id === deeplinkId)?.clicks;
+    // Counted from the lake: once the stream has delivered the tap (every 5 s by default).
+    const deadline = Date.now() + 30_000;
+    while ((await clicks()) !== 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    expect(await clicks()).toBe(1);
+    expect(await cli(dataDir, "links", "list", "--app-id", "com.example.game")).toMatch(
+      new RegExp(`${deeplinkId}\\s+1\\s+active\\s+facebook_ads · Winter · /levels/7`),
+    );
+    expect(
+      await cli(dataDir, "links", "disable", deeplinkId, "--app-id", "com.example.game"),
+    ).toMatch(/is disabled/);
+  }, 60_000);
+
   it("imports newer exchange rates, and refuses a file that is not the ECB's table", async () => {
     const file = join(dataDir, "eurofxref-hist.csv");
     const { writeFile } = await import("node:fs/promises");

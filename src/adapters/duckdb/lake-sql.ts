@@ -22,11 +22,11 @@ export const emptyRelation = (table: LakeTable): string => {
   return `(SELECT ${columns.join(", ")} WHERE false)`;
 };
 
-/** The folder of one app's partitions of a table: `<lake>/<table>/app_id=…/`. */
 /** A partition's folder under a table's, in the Hive layout: `app_id=…`, then `dt=…` if given. */
 export const partitionPath = (appId: string, dt?: string): string =>
   dt === undefined ? `app_id=${appId}` : join(`app_id=${appId}`, `dt=${dt}`);
 
+/** The folder of one app's partitions of a table: `<lake>/<table>/app_id=…/`. */
 export const appDir = (lakeDir: string, table: LakeTable, appId: string): string =>
   join(tableDir(lakeDir, table), partitionPath(appId));
 

@@ -1,0 +1,34 @@
+/**
+ * Clicks per link, counted by DuckDB from the lake's touches table: every tap through the link
+ * host that was counted, as delivered so far (the embedded stream delivers every few seconds).
+ * It reads Parquet files only, which delivery renames into place whole, so it may run beside
+ * the service.
+ */
+import { DuckDBInstance } from "@duckdb/node-api";
+import { TOUCHES_TABLE } from "../../lake/tables.ts";
+import { appFilesRelation, appParquetFiles } from "./lake-sql.ts";
+
+export const countLinkClicks = async (
+  lakeDir: string,
+  appId: string,
+): Promise<Map<string, number>> => {
+  if ((await appParquetFiles(lakeDir, TOUCHES_TABLE, appId)).length === 0) return new Map();
+  const duckdb = await DuckDBInstance.create(":memory:");
+  try {
+    const connection = await duckdb.connect();
+    const reader = await connection.runAndReadAll(
+      `SELECT deeplink_id, count(*)::INTEGER AS clicks
+         FROM ${appFilesRelation(lakeDir, TOUCHES_TABLE, appId)}
+        WHERE source = 'link' AND touch_type = 'click' AND deeplink_id IS NOT NULL
+        GROUP BY deeplink_id`,
+    );
+    const counts = new Map<string, number>();
+    for (const row of reader.getRowObjects()) {
+      counts.set(String(row.deeplink_id), Number(row.clicks));
+    }
+    connection.closeSync();
+    return counts;
+  } finally {
+    duckdb.closeSync();
+  }
+};

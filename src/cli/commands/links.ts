@@ -1,0 +1,127 @@
+/**
+ * `attribution links create|list|disable|enable`: an app's links, made and managed from the
+ * command line with the same rules as `POST /v1/links`. `list` counts each link's clicks from
+ * the lake where the CLI can read it (the embedded service's data folder).
+ */
+import { InvalidArgumentError } from "commander";
+import { NotFoundError } from "../../domain/errors.ts";
+import { createLinks, linkAnswer } from "../../links/links.ts";
+import type { Link } from "../../ports/links.ts";
+import { type AdminStores, withAdminStores } from "../admin-stores.ts";
+
+/** `--param promo=WINTER`, repeatable: each adds one custom parameter. */
+export const collectParam = (value: string, previous: Record<string, string> = {}) => {
+  const at = value.indexOf("=");
+  if (at <= 0) throw new InvalidArgumentError("must be name=value.");
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+};
+
+export interface CreateLinkOptions {
+  appId: string;
+  mediaSource: string;
+  campaignId?: string;
+  campaignName?: string;
+  adsetId?: string;
+  adsetName?: string;
+  adId?: string;
+  adName?: string;
+  deepLinkPath?: string;
+  param?: Record<string, string>;
+  androidUrl?: string;
+  iosUrl?: string;
+  webUrl?: string;
+  json?: boolean;
+  dataDir: string;
+}
+
+const linksOf = (stores: AdminStores) =>
+  createLinks({ links: stores.links(), apps: stores.apps, linkBaseUrl: stores.linkBaseUrl });
+
+const appMustExist = async (stores: AdminStores, appId: string) => {
+  if (!(await stores.apps.get(appId))) throw new NotFoundError(`App ${appId} does not exist.`);
+};
+
+export const createLinkCommand = async (options: CreateLinkOptions) => {
+  const link = await withAdminStores(options.dataDir, async (stores) => {
+    await appMustExist(stores, options.appId);
+    return linksOf(stores).create(options.appId, {
+      media_source: options.mediaSource,
+      campaign_id: options.campaignId,
+      campaign_name: options.campaignName,
+      adset_id: options.adsetId,
+      adset_name: options.adsetName,
+      ad_id: options.adId,
+      ad_name: options.adName,
+      deep_link_path: options.deepLinkPath,
+      params: options.param,
+      android_url: options.androidUrl,
+      ios_url: options.iosUrl,
+      web_url: options.webUrl,
+    });
+  });
+  if (options.json) {
+    console.log(JSON.stringify(linkAnswer(link), null, 2));
+    return;
+  }
+  console.log(`Created link ${link.deeplinkId} for ${link.appId} (${link.mediaSource}):`);
+  console.log(`  ${link.url}`);
+};
+
+const describe = (link: Link) =>
+  [link.mediaSource, link.campaignName ?? link.campaignId, link.deepLinkPath]
+    .filter(Boolean)
+    .join(" · ");
+
+export const listLinksCommand = async (options: {
+  appId: string;
+  json?: boolean;
+  dataDir: string;
+}) => {
+  const { links, counts } = await withAdminStores(options.dataDir, async (stores) => {
+    await appMustExist(stores, options.appId);
+    const all: Link[] = [];
+    let after: string | undefined;
+    do {
+      const page = await stores.links().listByApp(options.appId, { limit: 200, after });
+      all.push(...page.links);
+      after = page.next ?? undefined;
+    } while (after);
+    return { links: all, counts: await stores.clickCounts?.(options.appId) };
+  });
+  const clicksOf = (link: Link) => (counts ? (counts.get(link.deeplinkId) ?? 0) : null);
+  if (options.json) {
+    const listed = links.map((link) => ({ ...linkAnswer(link), clicks: clicksOf(link) }));
+    console.log(JSON.stringify(listed, null, 2));
+    return;
+  }
+  if (links.length === 0) {
+    console.log(`No links for ${options.appId} yet: make one with \`attribution links create\`.`);
+    return;
+  }
+  console.log(`${"deeplink_id".padEnd(12)} ${"clicks".padStart(8)}  state     link`);
+  for (const link of links) {
+    const clicks = clicksOf(link);
+    console.log(
+      `${link.deeplinkId.padEnd(12)} ${(clicks === null ? "-" : String(clicks)).padStart(8)}  ${link.disabled ? "disabled" : "active  "}  ${describe(link)}  ${link.url}`,
+    );
+  }
+  if (!counts) {
+    console.log("Clicks are counted from the lake: query its touches table in Athena.");
+  } else {
+    console.log("Clicks as delivered to the lake so far (every few seconds on this machine).");
+  }
+};
+
+export const setLinkDisabledCommand = async (options: {
+  appId: string;
+  deeplinkId: string;
+  disabled: boolean;
+  dataDir: string;
+}) => {
+  const link = await withAdminStores(options.dataDir, (stores) =>
+    linksOf(stores).setDisabled(options.appId, options.deeplinkId, options.disabled),
+  );
+  console.log(
+    `Link ${link.deeplinkId} is ${link.disabled ? "disabled: its taps go to the web and are not counted" : "active"}.`,
+  );
+};
