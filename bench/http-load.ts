@@ -1,21 +1,34 @@
 /**
- * A closed-loop HTTP load generator for the benchmarks: a fixed list of request bodies POSTed
- * by a number of concurrent clients over keep-alive connections (node:http, one Agent with as
- * many sockets as clients), each client sending its next body as soon as its last is answered.
- * Every answer is checked; failures are counted by kind, never thrown.
+ * A closed-loop HTTP load generator for the benchmarks: a fixed list of requests (bodies
+ * POSTed, or paths fetched with GET) sent by a number of concurrent clients over keep-alive
+ * connections (node:http, one Agent with as many sockets as clients), each client sending its
+ * next request as soon as its last is answered. Every answer is checked; failures are counted
+ * by kind, never thrown.
  */
 import { Agent, request } from "node:http";
 import { performance } from "node:perf_hooks";
 
+/** One GET: a path (and query) below the URL, with headers of its own. */
+export interface GetRequest {
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
 export interface LoadOptions {
-  /** The full URL to POST to. */
+  /** The full URL to POST to, or the base of the GETs' paths. */
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
-  /** One request per body, in order; each body is sent exactly once. */
-  readonly bodies: readonly string[];
+  /** One POST per body, in order; each body is sent exactly once. */
+  readonly bodies?: readonly string[];
+  /** Or one GET per entry, in order. */
+  readonly gets?: readonly GetRequest[];
   readonly concurrency: number;
   /** Whether an answer is a success; any other answer is a failure with this label. */
-  readonly check: (status: number, body: string) => string | undefined;
+  readonly check: (
+    status: number,
+    body: string,
+    headers: Readonly<Record<string, string | undefined>>,
+  ) => string | undefined;
 }
 
 export interface LoadResult {
@@ -31,22 +44,28 @@ export interface LoadResult {
 interface Answer {
   readonly status: number;
   readonly body: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
 }
 
-const post = (agent: Agent, url: URL, headers: LoadOptions["headers"], body: string) =>
+const send = (agent: Agent, url: URL, headers: LoadOptions["headers"], body: string | undefined) =>
   new Promise<Answer>((resolve, reject) => {
     const req = request(
       url,
       {
         agent,
-        method: "POST",
-        headers: { ...headers, "content-length": Buffer.byteLength(body) },
+        method: body === undefined ? "GET" : "POST",
+        headers:
+          body === undefined ? headers : { ...headers, "content-length": Buffer.byteLength(body) },
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
         res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString("utf8"),
+            headers: { location: res.headers.location },
+          }),
         );
         res.on("error", reject);
       },
@@ -61,15 +80,22 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
   const latencies: number[] = [];
   const failures = new Map<string, number>();
   const fail = (label: string) => failures.set(label, (failures.get(label) ?? 0) + 1);
+  const requests: { url: URL; headers: LoadOptions["headers"]; body?: string }[] = [
+    ...(options.bodies ?? []).map((body) => ({ url, headers: options.headers, body })),
+    ...(options.gets ?? []).map((get) => ({
+      url: new URL(get.path, url),
+      headers: { ...options.headers, ...get.headers },
+    })),
+  ];
   let next = 0;
   const client = async () => {
-    while (next < options.bodies.length) {
-      const body = options.bodies[next++] ?? "";
+    while (next < requests.length) {
+      const { url: target, headers, body } = requests[next++] ?? { url, headers: {} };
       const started = performance.now();
       try {
-        const answer = await post(agent, url, options.headers, body);
+        const answer = await send(agent, target, headers, body);
         latencies.push(performance.now() - started);
-        const problem = options.check(answer.status, answer.body);
+        const problem = options.check(answer.status, answer.body, answer.headers);
         if (problem) fail(problem);
       } catch (error) {
         latencies.push(performance.now() - started);
@@ -86,7 +112,7 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const failed = [...failures.values()].reduce((a, b) => a + b, 0);
-  return { requests: options.bodies.length, seconds, latencies, failures, failed };
+  return { requests: requests.length, seconds, latencies, failures, failed };
 };
 
 /** The nearest-rank percentile of ascending values (p in 0..100). */

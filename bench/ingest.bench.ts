@@ -9,7 +9,7 @@
  * are on the medians. Prints figures and whether each target is met; asserts nothing.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -24,6 +24,7 @@ import {
   startService,
   stopService,
 } from "../test/support/service.ts";
+import { cpuMs, cpuSeconds, int, kb, mb, median, ms, verdict } from "./figures.ts";
 import { type LoadResult, percentile, runLoad } from "./http-load.ts";
 import {
   type BundleResult,
@@ -110,14 +111,6 @@ const checkAnswer = (status: number, body: string): string | undefined => {
   return undefined;
 };
 
-/** User plus system CPU seconds of a process so far, from Linux's /proc (clock ticks of 10 ms). */
-const cpuSeconds = async (pid: number | undefined): Promise<number> => {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // utime and stime are fields 14 and 15 of stat(5); fields[0] here is field 3.
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
-
 /** The bare reference server in its own process, with the Node flags the service gets. */
 const startBareServer = () => spawnListening([...START_FLAGS, BARE_SERVER]);
 /** The floor: the reference plus the service's checks and lake rows, TypeScript run by tsx. */
@@ -153,16 +146,6 @@ const measure = async (
     clientCpu: (client.user + client.system) / 1e6,
   };
 };
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-const int = (value: number) => Math.round(value).toLocaleString("en-US");
-const ms = (value: number) => `${value.toFixed(1)} ms`;
-/** CPU a batch: a tenth of a millisecond is most of the reference's. */
-const cpuMs = (value: number) => `${value.toFixed(2)} ms`;
-const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
-const verdict = (met: boolean) => (met ? "met" : "NOT MET");
 
 const row = (label: string, m: Measured) => {
   const { load } = m;

@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { coalescedWrites } from "../adapters/batching/coalesced-writes.ts";
 import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
 import { cachedCustomerUserMap } from "../adapters/cache/cached-customer-users.ts";
 import { cachedDeletionStore } from "../adapters/cache/cached-deletions.ts";
@@ -192,7 +193,14 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const click = createClickHandler({
     links,
     apps,
-    touches: stores.touches,
+    // Taps that arrive together are stored together: the local store's cost is mostly per
+    // request, and it runs in this process, so one batch at a time serves best.
+    touches: {
+      put: coalescedWrites((touches) => stores.touches.put(touches), {
+        maxBatch: 25,
+        maxInFlight: 1,
+      }),
+    },
     stream: lake.streams.touches,
     countries,
     onRecordFailure: (error, click) =>
