@@ -2,13 +2,17 @@
  * Where the admin commands (apps, keys) act. On this machine: the embedded service's stores.
  * On AWS, after `cdk deploy`: the stack's tables and sealing key, named by the stack outputs
  * in ATTRIBUTION_AWS_APPS_TABLE, ATTRIBUTION_AWS_KEYS_TABLE and ATTRIBUTION_AWS_SEALING_KEY_ARN
- * (and, for links, ATTRIBUTION_AWS_LINKS_TABLE and ATTRIBUTION_AWS_LINK_HOST_URL), reached with
+ * (and, for links, ATTRIBUTION_AWS_LINKS_TABLE and ATTRIBUTION_AWS_LINK_HOST_URL; for their
+ * click counts, ATTRIBUTION_AWS_ATHENA_WORKGROUP and ATTRIBUTION_AWS_GLUE_DATABASE), reached with
  * the caller's AWS credentials and region.
  */
+import { AthenaClient } from "@aws-sdk/client-athena";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KMSClient } from "@aws-sdk/client-kms";
+import { S3Client } from "@aws-sdk/client-s3";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
+import { athenaLinkClicks } from "../adapters/athena/link-clicks.ts";
 import { countLinkClicks } from "../adapters/duckdb/link-clicks.ts";
 import { createLinkStore } from "../adapters/dynamodb/links.ts";
 import { createAppStore, createKeyStore } from "../adapters/dynamodb/stores.ts";
@@ -43,6 +47,8 @@ const awsTarget = z.object({
   ATTRIBUTION_AWS_SEALING_KEY_ARN: z.string().min(1).optional(),
   ATTRIBUTION_AWS_LINKS_TABLE: z.string().min(3).optional(),
   ATTRIBUTION_AWS_LINK_HOST_URL: z.url().optional(),
+  ATTRIBUTION_AWS_ATHENA_WORKGROUP: z.string().min(1).optional(),
+  ATTRIBUTION_AWS_GLUE_DATABASE: z.string().min(1).optional(),
 });
 
 const unset = (variable: string, output: string) => () => {
@@ -95,6 +101,10 @@ export const withAdminStores = async <T>(
   const kms = aws.ATTRIBUTION_AWS_SEALING_KEY_ARN ? new KMSClient({}) : undefined;
   const linksTable = aws.ATTRIBUTION_AWS_LINKS_TABLE;
   const linkHostUrl = aws.ATTRIBUTION_AWS_LINK_HOST_URL;
+  const workGroup = aws.ATTRIBUTION_AWS_ATHENA_WORKGROUP;
+  const database = aws.ATTRIBUTION_AWS_GLUE_DATABASE;
+  const query =
+    workGroup && database ? { athena: new AthenaClient({}), s3: new S3Client({}) } : undefined;
   try {
     return await work({
       apps: createAppStore(doc, aws.ATTRIBUTION_AWS_APPS_TABLE),
@@ -109,10 +119,16 @@ export const withAdminStores = async <T>(
       linkBaseUrl: linkHostUrl
         ? () => linkHostUrl
         : unset("ATTRIBUTION_AWS_LINK_HOST_URL", "LinkHostUrl"),
+      clickCounts:
+        query && workGroup && database
+          ? athenaLinkClicks({ ...query, workGroup, database })
+          : undefined,
       target: `AWS (${aws.ATTRIBUTION_AWS_APPS_TABLE})`,
     });
   } finally {
     client.destroy();
     kms?.destroy();
+    query?.athena.destroy();
+    query?.s3.destroy();
   }
 };

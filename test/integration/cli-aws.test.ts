@@ -78,4 +78,55 @@ describe("admin commands on the AWS target", () => {
       ),
     ).rejects.toThrow(/ATTRIBUTION_AWS_SEALING_KEY_ARN/);
   });
+
+  it("makes and lists links in the stack's links table, naming the stack's link host", async () => {
+    const dataDir = join(dir, "unused-data");
+    await expect(
+      cliWithEnv(
+        env,
+        dataDir,
+        "links",
+        "create",
+        "--app-id",
+        "com.example.cloud",
+        "--media-source",
+        "x",
+      ),
+    ).rejects.toThrow(/ATTRIBUTION_AWS_LINKS_TABLE/);
+    const linkEnv = {
+      ...env,
+      ATTRIBUTION_AWS_LINKS_TABLE: LOCAL_TABLE_NAMES.links,
+      ATTRIBUTION_AWS_LINK_HOST_URL: "https://abc123.execute-api.eu-west-1.amazonaws.com",
+    };
+    const created = JSON.parse(
+      await cliWithEnv(
+        linkEnv,
+        dataDir,
+        "links",
+        "create",
+        "--app-id",
+        "com.example.cloud",
+        "--media-source",
+        "tiktok",
+        "--json",
+      ),
+    ) as { deeplink_id: string; url: string };
+    expect(created.url).toBe(
+      `https://abc123.execute-api.eu-west-1.amazonaws.com/${created.deeplink_id}`,
+    );
+    const stores = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    expect(await stores.links.get(created.deeplink_id)).toMatchObject({ mediaSource: "tiktok" });
+    const listed = await cliWithEnv(
+      linkEnv,
+      dataDir,
+      "links",
+      "list",
+      "--app-id",
+      "com.example.cloud",
+    );
+    expect(listed).toContain(created.deeplink_id);
+    // Without Athena named, the counts are not guessed.
+    expect(listed).toMatch(new RegExp(`${created.deeplink_id}\\s+-\\s+active`));
+    expect(listed).toContain("ATTRIBUTION_AWS_ATHENA_WORKGROUP");
+  });
 });

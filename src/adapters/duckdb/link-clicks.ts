@@ -5,6 +5,7 @@
  * the service.
  */
 import { DuckDBInstance } from "@duckdb/node-api";
+import { linkClicksQuery } from "../../lake/link-clicks-query.ts";
 import { TOUCHES_TABLE } from "../../lake/tables.ts";
 import { appFilesRelation, appParquetFiles } from "./lake-sql.ts";
 
@@ -17,10 +18,7 @@ export const countLinkClicks = async (
   try {
     const connection = await duckdb.connect();
     const reader = await connection.runAndReadAll(
-      `SELECT deeplink_id, count(*)::INTEGER AS clicks
-         FROM ${appFilesRelation(lakeDir, TOUCHES_TABLE, appId)}
-        WHERE source = 'link' AND touch_type = 'click' AND deeplink_id IS NOT NULL
-        GROUP BY deeplink_id`,
+      linkClicksQuery(appFilesRelation(lakeDir, TOUCHES_TABLE, appId), appId),
     );
     const counts = new Map<string, number>();
     for (const row of reader.getRowObjects()) {

@@ -106,7 +106,9 @@ export const listLinksCommand = async (options: {
     );
   }
   if (!counts) {
-    console.log("Clicks are counted from the lake: query its touches table in Athena.");
+    console.log(
+      "Clicks are counted by Athena: set ATTRIBUTION_AWS_ATHENA_WORKGROUP and ATTRIBUTION_AWS_GLUE_DATABASE (the stack outputs AthenaWorkGroupName and GlueDatabaseName).",
+    );
   } else {
     console.log("Clicks as delivered to the lake so far (every few seconds on this machine).");
   }
