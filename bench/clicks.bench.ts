@@ -151,6 +151,8 @@ const main = async () => {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   // The load stands for many devices through X-Forwarded-For, as a proxy in front would write.
   process.env.ATTRIBUTION_TRUST_PROXY = "true";
+  // Taps are measured, not the rates refresh, which would only log that it is offline.
+  process.env.ATTRIBUTION_FX_FEED_URL ??= "off";
   const dataDir = await mkdtemp(join(tmpdir(), "attribution-bench-clicks-"));
   const children: ChildProcess[] = [];
   try {
