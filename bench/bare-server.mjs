@@ -4,6 +4,7 @@
  * for HTTP and JSON alone. Prints `listening on http://…` once it listens; stops on SIGINT.
  */
 import { createServer } from "node:http";
+import { serve } from "./serve.mjs";
 
 const server = createServer((req, res) => {
   const chunks = [];
@@ -23,13 +24,4 @@ const server = createServer((req, res) => {
   });
 });
 
-server.listen(0, "127.0.0.1", () => {
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  console.log(`listening on http://127.0.0.1:${port}`);
-});
-
-process.once("SIGINT", () => {
-  server.close(() => process.exit(0));
-  server.closeAllConnections();
-});
+serve(server);

@@ -19,6 +19,7 @@ import { toLakeEvent } from "../src/ingest/lake-event.ts";
 import { EVENTS_TABLE, type LakeRecord, recordChecker } from "../src/lake/tables.ts";
 import type { App } from "../src/ports/apps.ts";
 import { storedInstall } from "../test/support/installs.ts";
+import { serve } from "./serve.mjs";
 
 const app: App = {
   appId: "com.bench.ingest",
@@ -75,13 +76,4 @@ const server = createServer((req, res) => {
   });
 });
 
-server.listen(0, "127.0.0.1", () => {
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  console.log(`listening on http://127.0.0.1:${port}`);
-});
-
-process.once("SIGINT", () => {
-  server.close(() => process.exit(0));
-  server.closeAllConnections();
-});
+serve(server);

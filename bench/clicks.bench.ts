@@ -11,8 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DuckDBInstance } from "@duckdb/node-api";
-import { dataPaths, readRuntimeInfo } from "../src/embedded/data-dir.ts";
+import { readRuntimeInfo } from "../src/embedded/data-dir.ts";
 import { clickIdOfReferrer } from "../src/touches/destination.ts";
 import {
   cli,
@@ -23,8 +22,19 @@ import {
   startService,
   stopService,
 } from "../test/support/service.ts";
-import { cpuMs, cpuSeconds, int, mb, median, ms, verdict } from "./figures.ts";
-import { type GetRequest, type LoadResult, percentile, runLoad } from "./http-load.ts";
+import {
+  cpuMs,
+  int,
+  lakeRows,
+  type Measured,
+  mb,
+  measureServer,
+  median,
+  ms,
+  printFailures,
+  verdict,
+} from "./figures.ts";
+import { type GetRequest, percentile, runLoad } from "./http-load.ts";
 
 const APP = "com.bench.clicks";
 const CLIENTS = 32;
@@ -62,44 +72,32 @@ const checkTap = (status: number, location: string | undefined) => {
   return undefined;
 };
 
-interface Measured {
-  readonly load: LoadResult;
-  readonly serverCpu: number;
-  readonly clientCpu: number;
-}
-
-const measure = async (
+/** A warm-up, then the measured run; a counted tap must carry a click id in its referrer. */
+const measure = (
   child: ChildProcess,
   url: string,
   warmup: GetRequest[],
   gets: GetRequest[],
   counted: boolean,
-): Promise<Measured> => {
-  const run = (list: GetRequest[]) =>
-    runLoad({
-      url,
-      headers: {},
-      gets: list,
-      concurrency: CLIENTS,
-      check: (status, _body, headers) => {
-        const problem = checkTap(status, headers.location);
-        if (problem || !counted) return problem;
-        const referrer = new URL(headers.location ?? "").searchParams.get("referrer");
-        return clickIdOfReferrer(referrer) ? undefined : "302 without a click id";
-      },
-    });
-  const warm = await run(warmup);
-  if (warm.failed > 0) console.log(`  warm-up: ${warm.failed} of ${warm.requests} failed`);
-  const cpuBefore = await cpuSeconds(child.pid);
-  const clientBefore = process.cpuUsage();
-  const load = await run(gets);
-  const client = process.cpuUsage(clientBefore);
-  return {
-    load,
-    serverCpu: (await cpuSeconds(child.pid)) - cpuBefore,
-    clientCpu: (client.user + client.system) / 1e6,
-  };
-};
+): Promise<Measured> =>
+  measureServer(
+    child.pid,
+    (list: GetRequest[]) =>
+      runLoad({
+        url,
+        headers: {},
+        gets: list,
+        concurrency: CLIENTS,
+        check: (status, _body, headers) => {
+          const problem = checkTap(status, headers.location);
+          if (problem || !counted) return problem;
+          const referrer = new URL(headers.location ?? "").searchParams.get("referrer");
+          return clickIdOfReferrer(referrer) ? undefined : "302 without a click id";
+        },
+      }),
+    warmup,
+    gets,
+  );
 
 const row = (label: string, m: Measured) => {
   const { load } = m;
@@ -113,29 +111,6 @@ const row = (label: string, m: Measured) => {
     cpuMs((m.clientCpu / load.requests) * 1000).padStart(11),
     String(load.failed).padStart(8),
   ].join(" ");
-};
-
-const printFailures = (label: string, load: LoadResult) => {
-  if (load.failed === 0) return;
-  console.log(`\n${label}: ${load.failed} of ${load.requests} taps FAILED; this run is not valid:`);
-  for (const [kind, count] of load.failures) console.log(`  ${String(count).padStart(6)}  ${kind}`);
-};
-
-/** Clicks the service delivered to the lake's touches table (after its stop flushed them). */
-const lakeClicks = async (dataDir: string): Promise<{ rows: number; distinct: number }> => {
-  const instance = await DuckDBInstance.create(":memory:");
-  const connection = await instance.connect();
-  try {
-    const glob = join(dataPaths(dataDir).lake, "touches", "**", "*.parquet");
-    const reader = await connection.runAndReadAll(
-      `SELECT count(*) AS n, count(DISTINCT click_id) AS distinct_ids FROM read_parquet('${glob}', hive_partitioning = false)`,
-    );
-    const [first] = reader.getRowObjectsJS();
-    return { rows: Number(first?.n ?? 0), distinct: Number(first?.distinct_ids ?? 0) };
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
 };
 
 interface Round {
@@ -232,7 +207,7 @@ const main = async () => {
     console.log(
       `Peak memory (VmHWM) of the service: ${mb(Math.max(...rounds.map((r) => r.servicePeak)))}`,
     );
-    const delivered = await lakeClicks(dataDir);
+    const delivered = await lakeRows(dataDir, "touches", "click_id");
     const sent = ROUNDS * (WARMUP_CLICKS + CLICKS);
     console.log(
       `Clicks in the lake after the stops: ${int(delivered.rows)} rows, ${int(delivered.distinct)} distinct click ids, of ${int(sent)} taps (warm-ups included)${delivered.rows === sent && delivered.distinct === sent ? "" : " — MISMATCH"}`,

@@ -1,5 +1,12 @@
-/** What the benchmarks share: a process's CPU time, medians, and how figures are printed. */
+/**
+ * What the benchmarks share: a server's measured run and its CPU time, the lake's rows
+ * afterwards, medians, and how figures are printed.
+ */
 import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { dataPaths } from "../src/embedded/data-dir.ts";
+import type { LoadResult } from "./http-load.ts";
 
 /** User plus system CPU seconds of a process so far, from Linux's /proc (clock ticks of 10 ms). */
 export const cpuSeconds = async (pid: number | undefined): Promise<number> => {
@@ -18,3 +25,60 @@ export const cpuMs = (value: number) => `${value.toFixed(2)} ms`;
 export const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
 export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
 export const verdict = (met: boolean) => (met ? "met" : "NOT MET");
+
+export interface Measured {
+  readonly load: LoadResult;
+  /** CPU seconds the server process used during the measured run. */
+  readonly serverCpu: number;
+  /** CPU seconds this process (the clients) used during the measured run. */
+  readonly clientCpu: number;
+}
+
+/** A warm-up, then the measured run, against one server process. */
+export const measureServer = async <T>(
+  pid: number | undefined,
+  run: (requests: T[]) => Promise<LoadResult>,
+  warmup: T[],
+  requests: T[],
+): Promise<Measured> => {
+  const warm = await run(warmup);
+  if (warm.failed > 0) console.log(`  warm-up: ${warm.failed} of ${warm.requests} failed`);
+  const cpuBefore = await cpuSeconds(pid);
+  const clientBefore = process.cpuUsage();
+  const load = await run(requests);
+  const client = process.cpuUsage(clientBefore);
+  return {
+    load,
+    serverCpu: (await cpuSeconds(pid)) - cpuBefore,
+    clientCpu: (client.user + client.system) / 1e6,
+  };
+};
+
+export const printFailures = (label: string, load: LoadResult) => {
+  if (load.failed === 0) return;
+  console.log(
+    `\n${label}: ${load.failed} of ${load.requests} requests FAILED; this run is not valid:`,
+  );
+  for (const [kind, count] of load.failures) console.log(`  ${String(count).padStart(6)}  ${kind}`);
+};
+
+/** Rows of a lake table in a data folder, and how many distinct values of its id column. */
+export const lakeRows = async (
+  dataDir: string,
+  table: string,
+  idColumn: string,
+): Promise<{ rows: number; distinct: number }> => {
+  const instance = await DuckDBInstance.create(":memory:");
+  const connection = await instance.connect();
+  try {
+    const glob = join(dataPaths(dataDir).lake, table, "**", "*.parquet");
+    const reader = await connection.runAndReadAll(
+      `SELECT count(*) AS n, count(DISTINCT ${idColumn}) AS distinct_ids FROM read_parquet('${glob}', hive_partitioning = false)`,
+    );
+    const [first] = reader.getRowObjectsJS();
+    return { rows: Number(first?.n ?? 0), distinct: Number(first?.distinct_ids ?? 0) };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+};

@@ -14,8 +14,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { DuckDBInstance } from "@duckdb/node-api";
-import { dataPaths } from "../src/embedded/data-dir.ts";
 import {
   createAppWithCli,
   peakMemory,
@@ -24,8 +22,20 @@ import {
   startService,
   stopService,
 } from "../test/support/service.ts";
-import { cpuMs, cpuSeconds, int, kb, mb, median, ms, verdict } from "./figures.ts";
-import { type LoadResult, percentile, runLoad } from "./http-load.ts";
+import {
+  cpuMs,
+  int,
+  kb,
+  lakeRows,
+  type Measured,
+  mb,
+  measureServer,
+  median,
+  ms,
+  printFailures,
+  verdict,
+} from "./figures.ts";
+import { percentile, runLoad } from "./http-load.ts";
 import {
   type BundleResult,
   bundleFunction,
@@ -116,36 +126,21 @@ const startBareServer = () => spawnListening([...START_FLAGS, BARE_SERVER]);
 /** The floor: the reference plus the service's checks and lake rows, TypeScript run by tsx. */
 const startChecksServer = () => spawnListening([...START_FLAGS, "--import", "tsx", CHECKS_SERVER]);
 
-interface Measured {
-  readonly load: LoadResult;
-  /** CPU seconds the server process used during the measured run. */
-  readonly serverCpu: number;
-  /** CPU seconds this process (the clients) used during the measured run. */
-  readonly clientCpu: number;
-}
-
 /** A warm-up, then the measured run, against one server process. */
-const measure = async (
+const measure = (
   child: ChildProcess,
   url: string,
   headers: Record<string, string>,
   warmup: string[],
   bodies: string[],
-): Promise<Measured> => {
-  const run = (list: string[]) =>
-    runLoad({ url, headers, bodies: list, concurrency: CLIENTS, check: checkAnswer });
-  const warm = await run(warmup);
-  if (warm.failed > 0) console.log(`  warm-up: ${warm.failed} of ${warm.requests} failed`);
-  const cpuBefore = await cpuSeconds(child.pid);
-  const clientBefore = process.cpuUsage();
-  const load = await run(bodies);
-  const client = process.cpuUsage(clientBefore);
-  return {
-    load,
-    serverCpu: (await cpuSeconds(child.pid)) - cpuBefore,
-    clientCpu: (client.user + client.system) / 1e6,
-  };
-};
+): Promise<Measured> =>
+  measureServer(
+    child.pid,
+    (list: string[]) =>
+      runLoad({ url, headers, bodies: list, concurrency: CLIENTS, check: checkAnswer }),
+    warmup,
+    bodies,
+  );
 
 const row = (label: string, m: Measured) => {
   const { load } = m;
@@ -161,31 +156,6 @@ const row = (label: string, m: Measured) => {
     cpuMs((m.clientCpu / load.requests) * 1000).padStart(11),
     String(load.failed).padStart(8),
   ].join(" ");
-};
-
-const printFailures = (label: string, load: LoadResult) => {
-  if (load.failed === 0) return;
-  console.log(
-    `\n${label}: ${load.failed} of ${load.requests} requests FAILED; this run is not valid:`,
-  );
-  for (const [kind, count] of load.failures) console.log(`  ${String(count).padStart(6)}  ${kind}`);
-};
-
-/** Events the service delivered to the lake's Parquet files (after its stop flushed them). */
-const lakeEvents = async (dataDir: string): Promise<{ rows: number; distinct: number }> => {
-  const instance = await DuckDBInstance.create(":memory:");
-  const connection = await instance.connect();
-  try {
-    const glob = join(dataPaths(dataDir).lake, "events", "**", "*.parquet");
-    const reader = await connection.runAndReadAll(
-      `SELECT count(*) AS n, count(DISTINCT event_id) AS distinct_ids FROM read_parquet('${glob}', hive_partitioning = false)`,
-    );
-    const [first] = reader.getRowObjectsJS();
-    return { rows: Number(first?.n ?? 0), distinct: Number(first?.distinct_ids ?? 0) };
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
 };
 
 /** The first install of the bench device: what every event refers to. */
@@ -329,7 +299,7 @@ const main = async () => {
     console.log(
       `Peak memory (VmHWM): service ${mb(servicePeak)}, reference ${mb(referencePeak)}; longest service stop (final lake delivery) ${ms(stopMs)}, exit codes ${exitCodes}`,
     );
-    const delivered = await lakeEvents(dataDir);
+    const delivered = await lakeRows(dataDir, "events", "event_id");
     const accepted = ROUNDS * (WARMUP_BATCHES + BATCHES) * EVENTS_PER_BATCH;
     console.log(
       `Events in the lake after the stops: ${int(delivered.rows)} rows, ${int(delivered.distinct)} distinct ids, of ${int(accepted)} sent (warm-ups included)${delivered.rows === accepted && delivered.distinct === accepted ? "" : " — MISMATCH"}`,

@@ -38,6 +38,29 @@ export interface FunctionBinding {
   readonly assets?: readonly BundledFile[];
 }
 
+/**
+ * A route's function (`lambdas/<id>.ts`), sized by its row of the route table, given its
+ * binding's environment, files and grants: the same for the API's routes and the link host's.
+ */
+export const routeFunction = (
+  scope: Construct,
+  route: Route,
+  binding: FunctionBinding,
+  options: { readonly entryFor?: EntryResolver; readonly logRetention: RetentionDays },
+): ServiceFunction => {
+  const fn = new ServiceFunction(scope, `${pascal(route.id)}Route`, {
+    name: route.id,
+    memoryMb: route.memoryMb,
+    timeout: Duration.seconds(route.timeoutSeconds),
+    environment: binding.environment,
+    assets: binding.assets,
+    entryFor: options.entryFor,
+    logRetention: options.logRetention,
+  });
+  binding.grant(fn.role);
+  return fn;
+};
+
 /** API Gateway's limit for buffered integrations; streamed ones may run up to 15 minutes. */
 const BUFFERED_TIMEOUT_LIMIT = Duration.seconds(29);
 const STREAMED_TIMEOUT_LIMIT = Duration.minutes(15);
@@ -108,17 +131,10 @@ export class AttributionApi extends Construct {
 
     const functions: Record<string, ServiceFunction> = {};
     for (const route of ROUTES) {
-      const binding = props.routes[route.id];
-      const fn = new ServiceFunction(this, `${pascal(route.id)}Route`, {
-        name: route.id,
-        memoryMb: route.memoryMb,
-        timeout: Duration.seconds(route.timeoutSeconds),
-        environment: binding.environment,
-        assets: binding.assets,
+      const fn = routeFunction(this, route, props.routes[route.id], {
         entryFor: props.entryFor,
         logRetention,
       });
-      binding.grant(fn.role);
       functions[route.id] = fn;
 
       const integration = new LambdaIntegration(fn.function, integrationOptions(route));

@@ -6,7 +6,7 @@
  * API's $3.50, and they carry the caller's address to the function. Payload format 1.0 gives
  * the functions the same event shape as the REST API and the embedded gateway.
  */
-import { CfnOutput, Duration } from "aws-cdk-lib";
+import { CfnOutput } from "aws-cdk-lib";
 import {
   ApiMapping,
   CfnStage,
@@ -20,10 +20,10 @@ import { Certificate } from "aws-cdk-lib/aws-certificatemanager";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { LINK_HOST_ROUTES, type LinkHostRouteId } from "../src/http/routes.ts";
-import type { FunctionBinding } from "./api.ts";
+import { type FunctionBinding, routeFunction } from "./api.ts";
 import { acknowledge } from "./nag.ts";
 import { pascal } from "./naming.ts";
-import { type EntryResolver, ServiceFunction } from "./service-function.ts";
+import type { EntryResolver, ServiceFunction } from "./service-function.ts";
 import { DEFAULT_SETTINGS, type StackSettings } from "./settings.ts";
 
 export interface LinkHostProps {
@@ -53,17 +53,10 @@ export class LinkHost extends Construct {
 
     const functions = {} as Record<LinkHostRouteId, ServiceFunction>;
     for (const route of LINK_HOST_ROUTES) {
-      const binding = props.routes[route.id];
-      const fn = new ServiceFunction(this, `${pascal(route.id)}Route`, {
-        name: route.id,
-        memoryMb: route.memoryMb,
-        timeout: Duration.seconds(route.timeoutSeconds),
-        environment: binding.environment,
-        assets: binding.assets,
+      const fn = routeFunction(this, route, props.routes[route.id], {
         entryFor: props.entryFor,
         logRetention,
       });
-      binding.grant(fn.role);
       functions[route.id] = fn;
       const [apiRoute] = this.api.addRoutes({
         path: route.path,

@@ -1,11 +1,7 @@
 /** An app's links: what the link host reads on every tap, and the API and CLI manage. */
 
-export interface Link {
-  /** The one path segment of the link's URL. */
-  readonly deeplinkId: string;
-  readonly appId: string;
-  /** The whole URL to put in an ad, fixed when the link is made. */
-  readonly url: string;
+/** What a link or a touch credits: the source, and the campaign, ad set and ad it names. */
+export interface AdFields {
   readonly mediaSource: string;
   readonly campaignId: string | null;
   readonly campaignName: string | null;
@@ -13,6 +9,14 @@ export interface Link {
   readonly adsetName: string | null;
   readonly adId: string | null;
   readonly adName: string | null;
+}
+
+export interface Link extends AdFields {
+  /** The one path segment of the link's URL. */
+  readonly deeplinkId: string;
+  readonly appId: string;
+  /** The whole URL to put in an ad, fixed when the link is made. */
+  readonly url: string;
   readonly deepLinkPath: string | null;
   /** Custom parameters; the URL's query carries them and `deep_link_path`. */
   readonly params: Readonly<Record<string, string>>;

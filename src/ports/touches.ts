@@ -4,8 +4,9 @@
  */
 import type { TouchType } from "../touches/touch-request.ts";
 import type { DevicePlatform } from "../touches/user-agent.ts";
+import type { AdFields } from "./links.ts";
 
-export interface Touch {
+export interface Touch extends AdFields {
   /** The service's id: random for a tap, derived from the network's id for a report. */
   readonly clickId: string;
   readonly appId: string;
@@ -15,13 +16,6 @@ export interface Touch {
   readonly touchTime: string;
   readonly receivedAt: string;
   readonly deeplinkId: string | null;
-  readonly mediaSource: string;
-  readonly campaignId: string | null;
-  readonly campaignName: string | null;
-  readonly adsetId: string | null;
-  readonly adsetName: string | null;
-  readonly adId: string | null;
-  readonly adName: string | null;
   readonly networkClickId: string | null;
   /** The full address: personal data, kept only until the touch expires. */
   readonly ip: string | null;

@@ -12,7 +12,7 @@ import type { Touch, TouchStore } from "../ports/touches.ts";
 import { destinationOf } from "./destination.ts";
 import { DEEPLINK_ID_PATTERN, newClickId } from "./ids.ts";
 import { normalizeIp } from "./ip.ts";
-import { firstLanguage, touchRow } from "./touch.ts";
+import { adFieldsOf, firstLanguage, touchRow } from "./touch.ts";
 import { TOUCH_LIMITS } from "./touch-request.ts";
 import { type DeviceTraits, deviceTraits } from "./user-agent.ts";
 
@@ -70,13 +70,7 @@ const clickOf = (
   touchTime: at.toISOString(),
   receivedAt: at.toISOString(),
   deeplinkId: link.deeplinkId,
-  mediaSource: link.mediaSource,
-  campaignId: link.campaignId,
-  campaignName: link.campaignName,
-  adsetId: link.adsetId,
-  adsetName: link.adsetName,
-  adId: link.adId,
-  adName: link.adName,
+  ...adFieldsOf(link),
   networkClickId: null,
   ip: normalizeIp(tap.sourceIp),
   userAgent: tap.headers["user-agent"]?.slice(0, TOUCH_LIMITS.maxUserAgentLength) ?? null,

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import type { LakeRecord } from "../lake/tables.ts";
+import type { AdFields } from "../ports/links.ts";
 import type { Touch } from "../ports/touches.ts";
 import type { TouchColumnName } from "../record/touch-columns.ts";
 import { CLICK_ID_LENGTH } from "./ids.ts";
@@ -36,6 +37,17 @@ export const touchRow = (touch: Touch): LakeRecord => {
   };
   return { app_id: touch.appId, ...row };
 };
+
+/** What a link credits, for a touch of it. */
+export const adFieldsOf = (fields: AdFields): AdFields => ({
+  mediaSource: fields.mediaSource,
+  campaignId: fields.campaignId,
+  campaignName: fields.campaignName,
+  adsetId: fields.adsetId,
+  adsetName: fields.adsetName,
+  adId: fields.adId,
+  adName: fields.adName,
+});
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 

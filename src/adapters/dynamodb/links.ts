@@ -9,6 +9,7 @@ import {
 import * as z from "zod";
 import { ValidationError } from "../../domain/errors.ts";
 import type { Link, LinkStore } from "../../ports/links.ts";
+import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { indexOf } from "./tables.ts";
 
@@ -20,13 +21,7 @@ const linkItem = z.object({
   deeplinkId: z.string(),
   appId: z.string(),
   url: z.string(),
-  mediaSource: z.string(),
-  campaignId: text,
-  campaignName: text,
-  adsetId: text,
-  adsetName: text,
-  adId: text,
-  adName: text,
+  ...adFieldsItem,
   deepLinkPath: text,
   params: z.record(z.string(), z.string()),
   androidUrl: text,

@@ -18,6 +18,7 @@ import * as z from "zod";
 import type { Touch, TouchStore, TouchWindow } from "../../ports/touches.ts";
 import { ipMatchKey } from "../../touches/ip.ts";
 import { TOUCH_TYPES } from "../../touches/touch-request.ts";
+import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { type IndexName, indexOf } from "./tables.ts";
 
@@ -34,13 +35,7 @@ const touchItem = z.object({
   touchTime: z.string(),
   receivedAt: z.string(),
   deeplinkId: text,
-  mediaSource: z.string(),
-  campaignId: text,
-  campaignName: text,
-  adsetId: text,
-  adsetName: text,
-  adId: text,
-  adName: text,
+  ...adFieldsItem,
   networkClickId: text,
   ip: text,
   userAgent: text,
