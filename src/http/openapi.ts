@@ -100,8 +100,8 @@ const LIMIT_ROWS: readonly [string, string][] = [
 
 const DESCRIPTION = [
   "The wire contract of the attribution service: the SDKs report installs and events, the " +
-    "app's servers send events and follow deletions, and the app's owner exports the " +
-    "attributed events. Generated from the service's own schemas; the API serves it at " +
+    "app's servers send events and follow deletions, make links for ads and report an ad " +
+    "network's clicks and impressions, and the app's owner exports the attributed events. Generated from the service's own schemas; the API serves it at " +
     "`GET /v1/openapi.json` and the repository holds it as `spec/openapi.json`.",
   "## Base URL",
   "`{base_url}` is the stack's `ApiUrl` output on AWS (it ends with the stage), or " +
@@ -139,6 +139,13 @@ const DESCRIPTION = [
     "operation, and on AWS 429 when the stage's rate limit is hit.",
   "## Limits",
   table(["what", "limit"], LIMIT_ROWS),
+  "## Links and touches",
+  "A link's `url` is served by the link host, not by this API (`LinkHostUrl` on AWS, " +
+    "`http://127.0.0.1:8788` on one machine): `GET /{deeplink_id}` records the tap as a click " +
+    "and redirects it by platform (the Play Store with the click id in its install referrer, " +
+    "the App Store, or the web), and `GET /.well-known/apple-app-site-association` and " +
+    "`GET /.well-known/assetlinks.json` let a tap open the installed app. Clicks and " +
+    "impressions are kept for matching for 30 days, and for reports in the lake.",
   "## Events",
   `\`event_type\` is one of ${EVENT_TYPES.map(code).join(", ")}. INSTALL is ignored: the SDK ` +
     "reports installs through `POST /v1/installs`. The export names an event " +
