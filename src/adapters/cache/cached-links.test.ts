@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import type { Link, LinkStore } from "../../ports/links.ts";
+import { cachedLinkStore } from "./cached-links.ts";
+
+const link: Link = {
+  deeplinkId: "AAAAAAAAAAA",
+  appId: "a",
+  url: "http://127.0.0.1:8788/AAAAAAAAAAA",
+  mediaSource: "x",
+  campaignId: null,
+  campaignName: null,
+  adsetId: null,
+  adsetName: null,
+  adId: null,
+  adName: null,
+  deepLinkPath: null,
+  params: {},
+  androidUrl: null,
+  iosUrl: null,
+  webUrl: null,
+  disabled: false,
+  createdAt: "2026-11-01T00:00:00.000Z",
+};
+
+const counting = () => {
+  let current: Link | undefined = link;
+  const store = {
+    reads: 0,
+    create: async () => true,
+    get: async () => {
+      store.reads++;
+      return current;
+    },
+    listByApp: async () => ({ links: [], next: null }),
+    setDisabled: async (_app: string, _id: string, disabled: boolean) => {
+      current = current && { ...current, disabled };
+      return current;
+    },
+  } satisfies LinkStore & { reads: number };
+  return store;
+};
+
+describe("cachedLinkStore", () => {
+  it("reads a link once per ttl, unknown ids included", async () => {
+    let now = 0;
+    const store = counting();
+    const cached = cachedLinkStore(store, 1_000, { now: () => now });
+    await cached.get("AAAAAAAAAAA");
+    await cached.get("AAAAAAAAAAA");
+    await cached.get("BBBBBBBBBBB");
+    await cached.get("BBBBBBBBBBB");
+    expect(store.reads).toBe(2);
+    now = 1_001;
+    await cached.get("AAAAAAAAAAA");
+    expect(store.reads).toBe(3);
+  });
+
+  it("forgets a link disabled through it at once", async () => {
+    const store = counting();
+    const cached = cachedLinkStore(store, 60_000, { now: () => 0 });
+    expect((await cached.get("AAAAAAAAAAA"))?.disabled).toBe(false);
+    await cached.setDisabled("a", "AAAAAAAAAAA", true);
+    expect((await cached.get("AAAAAAAAAAA"))?.disabled).toBe(true);
+  });
+});

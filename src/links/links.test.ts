@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { NotFoundError, ValidationError } from "../domain/errors.ts";
+import type { App } from "../ports/apps.ts";
+import type { Link, LinkStore } from "../ports/links.ts";
+import { createLinks, linkUrl } from "./links.ts";
+
+const app: App = {
+  appId: "com.example.game",
+  name: "Game",
+  platform: "android",
+  enabled: true,
+  createdAt: "2026-11-01T00:00:00.000Z",
+};
+
+const memoryLinks = (taken: string[] = []): LinkStore & { stored: Map<string, Link> } => {
+  const stored = new Map<string, Link>();
+  return {
+    stored,
+    create: async (link) => {
+      if (stored.has(link.deeplinkId) || taken.includes(link.deeplinkId)) return false;
+      stored.set(link.deeplinkId, link);
+      return true;
+    },
+    get: async (id) => stored.get(id),
+    listByApp: async () => ({ links: [...stored.values()], next: null }),
+    setDisabled: async (appId, id, disabled) => {
+      const link = stored.get(id);
+      if (!link || link.appId !== appId) return undefined;
+      const updated = { ...link, disabled };
+      stored.set(id, updated);
+      return updated;
+    },
+  };
+};
+
+describe("linkUrl", () => {
+  it("puts the id in the path and deep_link_path and the parameters in the query, encoded", () => {
+    const url = linkUrl("https://go.example.com/", "Kx3v9QpZ2aQ", {
+      deepLinkPath: "/levels/7?x=1",
+      params: { promo: "WINTER & more", "a.b": "ü" },
+    });
+    expect(url).toBe(
+      "https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7%3Fx%3D1&promo=WINTER+%26+more&a.b=%C3%BC",
+    );
+    const parsed = new URL(url);
+    expect(parsed.pathname.split("/").filter(Boolean)).toEqual(["Kx3v9QpZ2aQ"]);
+    expect(Object.fromEntries(parsed.searchParams)).toEqual({
+      deep_link_path: "/levels/7?x=1",
+      promo: "WINTER & more",
+      "a.b": "ü",
+    });
+  });
+});
+
+describe("createLinks", () => {
+  const ids = (...values: string[]) => {
+    const queue = [...values];
+    return () => queue.shift() ?? "ZZZZZZZZZZZ";
+  };
+
+  it("names the app's own link host when it has one, else the service's", async () => {
+    const store = memoryLinks();
+    const links = (owned: App) =>
+      createLinks({
+        links: store,
+        apps: { get: async () => owned },
+        linkBaseUrl: () => "http://127.0.0.1:8788",
+        newId: ids("AAAAAAAAAAA"),
+      });
+    const plain = await links(app).create(app.appId, { media_source: "x" });
+    expect(plain.url).toBe("http://127.0.0.1:8788/AAAAAAAAAAA");
+    const hosted = { ...app, links: { hosts: ["go.example.com", "links.example.com"] } };
+    const own = await links(hosted).create(app.appId, { media_source: "x" });
+    expect(own.url).toBe("https://go.example.com/ZZZZZZZZZZZ");
+  });
+
+  it("tries another id when one is taken", async () => {
+    const store = memoryLinks(["AAAAAAAAAAA"]);
+    const links = createLinks({
+      links: store,
+      apps: { get: async () => app },
+      linkBaseUrl: () => "http://127.0.0.1:8788",
+      newId: ids("AAAAAAAAAAA", "BBBBBBBBBBB"),
+    });
+    expect((await links.create(app.appId, { media_source: "x" })).deeplinkId).toBe("BBBBBBBBBBB");
+  });
+
+  it("refuses a bad body and answers another app's link as unknown", async () => {
+    const store = memoryLinks();
+    const links = createLinks({
+      links: store,
+      apps: { get: async () => app },
+      linkBaseUrl: () => "http://127.0.0.1:8788",
+    });
+    await expect(links.create(app.appId, { params: { promo: 1 } })).rejects.toThrow(
+      ValidationError,
+    );
+    const made = await links.create(app.appId, { media_source: "x" });
+    await expect(links.get("com.example.other", made.deeplinkId)).rejects.toThrow(NotFoundError);
+    await expect(links.setDisabled("com.example.other", made.deeplinkId, true)).rejects.toThrow(
+      NotFoundError,
+    );
+    expect((await links.setDisabled(app.appId, made.deeplinkId, true)).disabled).toBe(true);
+  });
+});
