@@ -34,9 +34,14 @@ describe("the link host", () => {
         AuthorizationType: "NONE",
       });
     }
-    template.resourceCountIs("AWS::ApiGatewayV2::Route", LINK_HOST_ROUTES.length);
+    // And the catch-all, whose plain 404 page the tap route answers.
+    template.hasResourceProperties("AWS::ApiGatewayV2::Route", {
+      RouteKey: "$default",
+      AuthorizationType: "NONE",
+    });
+    template.resourceCountIs("AWS::ApiGatewayV2::Route", LINK_HOST_ROUTES.length + 1);
     const integrations = template.findResources("AWS::ApiGatewayV2::Integration");
-    expect(Object.keys(integrations)).toHaveLength(LINK_HOST_ROUTES.length);
+    expect(Object.keys(integrations)).toHaveLength(LINK_HOST_ROUTES.length + 1);
     for (const integration of Object.values(integrations)) {
       expect(integration.Properties).toMatchObject({
         IntegrationType: "AWS_PROXY",

@@ -13,6 +13,8 @@ import {
   DomainName,
   HttpApi,
   HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
   PayloadFormatVersion,
 } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
@@ -74,6 +76,21 @@ export class LinkHost extends Construct {
       }
     }
     this.routeFunctions = functions;
+
+    // Any other method or path gets the tap route's plain 404 page, as on the embedded link
+    // host, rather than API Gateway's JSON: a tap on a mangled link lands on a page.
+    const notFound = new HttpRoute(this, "NotFoundRoute", {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration("NotFoundIntegration", functions.click.function, {
+        payloadFormatVersion: PayloadFormatVersion.VERSION_1_0,
+      }),
+    });
+    acknowledge(
+      notFound,
+      "AwsSolutions-APIG4",
+      "The catch-all route answers a plain 404 page for any path that is no link; it reads nothing.",
+    );
 
     // Access logs and throttling on the default stage (the L2 stage exposes neither).
     const accessLogs = new LogGroup(this, "AccessLogs", { retention: logRetention });

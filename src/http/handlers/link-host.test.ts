@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { App } from "../../ports/apps.ts";
-import { appsOfHost } from "./link-host.ts";
+import type { Link } from "../../ports/links.ts";
+import type { Touch } from "../../ports/touches.ts";
+import { apiEvent, CONTEXT } from "../api-event.test-support.ts";
+import { appsOfHost, createClickHandler } from "./link-host.ts";
 
 const app = (appId: string, hosts?: string[]): App => ({
   appId,
@@ -21,5 +24,85 @@ describe("appsOfHost", () => {
   it("gives the apps naming no host on the service's own host", () => {
     expect(appsOfHost(apps, "127.0.0.1:8788").map((a) => a.appId)).toEqual(["plain"]);
     expect(appsOfHost(apps, undefined).map((a) => a.appId)).toEqual(["plain"]);
+  });
+});
+
+describe("the tap route", () => {
+  const link: Link = {
+    deeplinkId: "Kx3v9QpZ2aQ",
+    appId: "plain",
+    url: "https://go.example.com/Kx3v9QpZ2aQ",
+    mediaSource: "network_a",
+    campaignId: null,
+    campaignName: null,
+    adsetId: null,
+    adsetName: null,
+    adId: null,
+    adName: null,
+    deepLinkPath: null,
+    params: {},
+    androidUrl: null,
+    iosUrl: null,
+    webUrl: null,
+    disabled: false,
+    createdAt: "2026-11-01T00:00:00.000Z",
+  };
+  const stored: Touch[] = [];
+  const failures: unknown[] = [];
+  const handler = (storeFails = false) =>
+    createClickHandler({
+      links: { get: async (id) => (id === link.deeplinkId ? link : undefined) },
+      apps: { get: async (appId) => (appId === "plain" ? app("plain") : undefined) },
+      touches: {
+        put: async (touches) => {
+          if (storeFails) throw new Error("store down");
+          stored.push(...touches);
+        },
+      },
+      stream: { put: async () => undefined },
+      countries: { countryOf: () => null },
+      onRecordFailure: (error) => failures.push(error),
+    });
+  const android = {
+    "User-Agent":
+      "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+  };
+
+  it("answers the plain 404 page to an event with no link in its path (AWS's catch-all route)", async () => {
+    const response = await handler()(apiEvent({ path: "/a/b", headers: android }), CONTEXT);
+    expect(response.statusCode).toBe(404);
+    expect(response.headers["content-type"]).toContain("text/html");
+  });
+
+  it("still redirects a tap whose click could not be stored, and says so in the log", async () => {
+    const response = await handler(true)(
+      apiEvent({
+        params: { deeplink_id: link.deeplinkId },
+        headers: android,
+        sourceIp: "81.2.69.142",
+      }),
+      CONTEXT,
+    );
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toMatch(/^https:\/\/play\.google\.com\//);
+    expect(failures).toHaveLength(1);
+  });
+
+  it("records the tap with the caller's address before it answers", async () => {
+    const response = await handler()(
+      apiEvent({
+        params: { deeplink_id: link.deeplinkId },
+        headers: android,
+        sourceIp: "81.2.69.142",
+      }),
+      CONTEXT,
+    );
+    expect(response.statusCode).toBe(302);
+    expect(response.headers["cache-control"]).toBe("no-store");
+    expect(stored.at(-1)).toMatchObject({
+      ip: "81.2.69.142",
+      platform: "android",
+      deeplinkId: link.deeplinkId,
+    });
   });
 });
