@@ -120,6 +120,48 @@ apps
     "--android-sha256 <fingerprints>",
     'comma-separated signing certificate SHA-256 fingerprints, for assetlinks.json ("" clears)',
   )
+  .addOption(
+    new Option("--attribution <state>", "match installs to touches, or skip them all").choices([
+      "on",
+      "off",
+    ]),
+  )
+  .addOption(
+    new Option(
+      "--click-window-days <n>",
+      "how long before a first open a click counts (1-30)",
+    ).argParser(integer(1, 30)),
+  )
+  .addOption(
+    new Option(
+      "--view-window-hours <n>",
+      "how long before a first open an impression counts (1-168)",
+    ).argParser(integer(1, 168)),
+  )
+  .addOption(
+    new Option(
+      "--probabilistic-window-hours <n>",
+      "the window of a probabilistic match (1-24)",
+    ).argParser(integer(1, 24)),
+  )
+  .addOption(
+    new Option("--probabilistic-android <state>", "probabilistic matching on Android").choices([
+      "on",
+      "off",
+    ]),
+  )
+  .addOption(
+    new Option(
+      "--probabilistic-ios <state>",
+      "probabilistic matching on iOS (off: no consent)",
+    ).choices(["on", "off"]),
+  )
+  .addOption(
+    new Option(
+      "--confidence-floor <level>",
+      "the lowest probabilistic confidence that counts",
+    ).choices(["low", "medium"]),
+  )
   .addOption(dataDirOption())
   .action((options: Omit<ConfigureAppOptions, "dataDir"> & { dataDir?: string }) =>
     configureAppCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),

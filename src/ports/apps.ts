@@ -27,6 +27,18 @@ export interface App {
   readonly encryptionKeys?: readonly AppEncryptionKey[];
   /** Where the app's links send a tap, and what its link hosts publish for it. */
   readonly links?: AppLinkSettings;
+  /** What the app changed of the attribution defaults (src/attribution/settings.ts). */
+  readonly attribution?: StoredAttributionSettings;
+}
+
+/** An app's own attribution settings; each unset one takes its default. */
+export interface StoredAttributionSettings {
+  readonly enabled?: boolean;
+  readonly clickWindowDays?: number;
+  readonly viewWindowHours?: number;
+  readonly probabilisticWindowHours?: number;
+  readonly probabilistic?: { readonly android?: boolean; readonly ios?: boolean };
+  readonly confidenceFloor?: "low" | "medium";
 }
 
 /** An app's link settings (`attribution apps config`); every one optional. */

@@ -205,6 +205,26 @@ describe("the attribution command line", () => {
     await expect(
       cli(dataDir, "apps", "config", "--app-id", "com.example.game", "--apple-team-id", "nope"),
     ).rejects.toThrow(/--apple-team-id: must be 10 capital letters or digits/);
+    expect(
+      await cli(
+        dataDir,
+        "apps",
+        "config",
+        "--app-id",
+        "com.example.game",
+        "--click-window-days",
+        "14",
+        "--probabilistic-ios",
+        "on",
+        "--confidence-floor",
+        "medium",
+      ),
+    ).toMatch(
+      /Attribution: on; clicks 14 days, impressions 24 hours; probabilistic 6 hours on android and ios, at least medium confidence\./,
+    );
+    await expect(
+      cli(dataDir, "apps", "config", "--app-id", "com.example.game", "--click-window-days", "31"),
+    ).rejects.toThrow(/--click-window-days.*from 1 to 30/);
 
     const created = await cli(
       dataDir,

@@ -55,6 +55,18 @@ const appItem = z.object({
       androidSha256Fingerprints: z.array(z.string()).optional(),
     })
     .optional(),
+  attribution: z
+    .object({
+      enabled: z.boolean().optional(),
+      clickWindowDays: z.number().optional(),
+      viewWindowHours: z.number().optional(),
+      probabilisticWindowHours: z.number().optional(),
+      probabilistic: z
+        .object({ android: z.boolean().optional(), ios: z.boolean().optional() })
+        .optional(),
+      confidenceFloor: z.enum(["low", "medium"]).optional(),
+    })
+    .optional(),
 });
 
 const keyItem = z.object({

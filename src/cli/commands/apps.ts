@@ -1,3 +1,8 @@
+import {
+  type AttributionChange,
+  attributionSettingsOf,
+  withAttributionSettings,
+} from "../../attribution/settings.ts";
 import { withEncryption } from "../../domain/app-config.ts";
 import { createApp } from "../../domain/apps.ts";
 import { NotFoundError, ValidationError } from "../../domain/errors.ts";
@@ -52,13 +57,19 @@ export const listAppsCommand = async (options: { dataDir: string; json?: boolean
   }
 };
 
-/** The `apps config` flag of each link setting, for its messages. */
-const LINK_SETTING_FLAGS: Record<keyof LinkSettingsChange, string> = {
+/** The `apps config` flag of each setting, for its messages. */
+const SETTING_FLAGS: Record<keyof LinkSettingsChange | keyof AttributionChange, string> = {
   appStoreId: "--app-store-id",
   webUrl: "--web-url",
   hosts: "--link-hosts",
   appleTeamId: "--apple-team-id",
   androidSha256Fingerprints: "--android-sha256",
+  enabled: "--attribution",
+  clickWindowDays: "--click-window-days",
+  viewWindowHours: "--view-window-hours",
+  probabilisticWindowHours: "--probabilistic-window-hours",
+  probabilistic: "--probabilistic",
+  confidenceFloor: "--confidence-floor",
 };
 
 /** A list flag: comma-separated, "" for none. */
@@ -70,16 +81,14 @@ const listOf = (value: string | undefined) =>
         .map((item) => item.trim())
         .filter(Boolean);
 
-const applyLinkSettings = <A extends Parameters<typeof withLinkSettings>[0]>(
-  app: A,
-  change: LinkSettingsChange,
-) => {
+/** A settings change, its ValidationError naming the flags rather than the fields. */
+const applySettings = <T>(apply: () => T): T => {
   try {
-    return withLinkSettings(app, change);
+    return apply();
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     let message = error.message;
-    for (const [name, flag] of Object.entries(LINK_SETTING_FLAGS)) {
+    for (const [name, flag] of Object.entries(SETTING_FLAGS)) {
       message = message.replaceAll(new RegExp(`\\b${name}(?=[:\\[])`, "g"), flag);
     }
     throw new ValidationError(message);
@@ -96,8 +105,18 @@ export interface ConfigureAppOptions {
   linkHosts?: string;
   appleTeamId?: string;
   androidSha256?: string;
+  attribution?: "on" | "off";
+  clickWindowDays?: number;
+  viewWindowHours?: number;
+  probabilisticWindowHours?: number;
+  probabilisticAndroid?: "on" | "off";
+  probabilisticIos?: "on" | "off";
+  confidenceFloor?: "low" | "medium";
   dataDir: string;
 }
+
+const onOff = (value: "on" | "off" | undefined) =>
+  value === undefined ? undefined : value === "on";
 
 const describeLinks = (links: ReturnType<typeof withLinkSettings>["links"]) =>
   [
@@ -121,13 +140,33 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
       ...found,
       enabled: options.disable ? false : options.enable ? true : found.enabled,
     };
-    updated = applyLinkSettings(updated, {
-      appStoreId: options.appStoreId,
-      webUrl: options.webUrl,
-      hosts: listOf(options.linkHosts),
-      appleTeamId: options.appleTeamId,
-      androidSha256Fingerprints: listOf(options.androidSha256),
-    });
+    updated = applySettings(() =>
+      withLinkSettings(updated, {
+        appStoreId: options.appStoreId,
+        webUrl: options.webUrl,
+        hosts: listOf(options.linkHosts),
+        appleTeamId: options.appleTeamId,
+        androidSha256Fingerprints: listOf(options.androidSha256),
+      }),
+    );
+    const probabilistic = {
+      android: onOff(options.probabilisticAndroid),
+      ios: onOff(options.probabilisticIos),
+    };
+    const attribution: AttributionChange = {
+      enabled: onOff(options.attribution),
+      clickWindowDays: options.clickWindowDays,
+      viewWindowHours: options.viewWindowHours,
+      probabilisticWindowHours: options.probabilisticWindowHours,
+      probabilistic:
+        probabilistic.android === undefined && probabilistic.ios === undefined
+          ? undefined
+          : probabilistic,
+      confidenceFloor: options.confidenceFloor,
+    };
+    if (Object.values(attribution).some((value) => value !== undefined)) {
+      updated = applySettings(() => withAttributionSettings(updated, attribution));
+    }
     if (options.encryption) {
       updated = await withEncryption(updated, options.encryption === "on", stores.wrapper);
     }
@@ -139,4 +178,13 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
     `${app.appId}: ${app.enabled ? "enabled" : "disabled"} for its SDKs; sealing ${sealing}.`,
   );
   console.log(`Links: ${describeLinks(app.links)}.`);
+  const settings = attributionSettingsOf(app);
+  console.log(
+    settings.enabled
+      ? `Attribution: on; clicks ${settings.clickWindowDays} days, impressions ${settings.viewWindowHours} hours; probabilistic ${settings.probabilisticWindowHours} hours on ${
+          (["android", "ios"] as const).filter((os) => settings.probabilistic[os]).join(" and ") ||
+          "no OS"
+        }, at least ${settings.confidenceFloor} confidence.`
+      : "Attribution: off (every install is skipped).",
+  );
 };

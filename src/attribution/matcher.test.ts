@@ -1,0 +1,325 @@
+import { describe, expect, it } from "vitest";
+import type { Touch, TouchWindow } from "../ports/touches.ts";
+import { ipMatchKey } from "../touches/ip.ts";
+import { deviceTraits } from "../touches/user-agent.ts";
+import {
+  compatibleDevice,
+  geoConfidence,
+  type InstallFacts,
+  type Match,
+  matchInstall,
+  type TouchLookups,
+} from "./matcher.ts";
+import { type AttributionSettings, DEFAULT_ATTRIBUTION } from "./settings.ts";
+
+const APP = "com.example.game";
+const FIRST_OPEN = Date.parse("2026-11-24T12:00:00.000Z");
+const SECOND = 1_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const GAID = "38400000-8cf0-11bd-b23e-10b96e40000d";
+const IDFA = "6D92078A-8246-4BA4-AE5B-76104861E7DC";
+
+const AGENTS = {
+  pixel:
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+  galaxy:
+    "Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/123.0.0.0 Mobile Safari/537.36",
+  reduced:
+    "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Mobile Safari/537.36",
+  iphone:
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+  other: (n: number) =>
+    `Mozilla/5.0 (Linux; Android 14; Device${n}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36`,
+};
+
+let sequence = 0;
+/** A touch `before` ms before the first open, its device read from a real browser agent. */
+const touch = (before: number, overrides: Partial<Touch> = {}): Touch => {
+  const userAgent = overrides.userAgent ?? AGENTS.pixel;
+  const traits = deviceTraits(userAgent);
+  const at = new Date(FIRST_OPEN - before).toISOString();
+  return {
+    clickId: `c${++sequence}`,
+    appId: APP,
+    touchType: "click",
+    source: "link",
+    touchTime: at,
+    receivedAt: at,
+    deeplinkId: "Kx3v9QpZ2aQ",
+    mediaSource: "network_a",
+    campaignId: null,
+    campaignName: null,
+    adsetId: null,
+    adsetName: null,
+    adId: null,
+    adName: null,
+    networkClickId: null,
+    ip: "81.2.69.142",
+    userAgent,
+    platform: traits.platform,
+    osVersion: traits.osVersion,
+    deviceModel: traits.deviceModel,
+    language: null,
+    country: null,
+    maid: null,
+    params: {},
+    urlParams: {},
+    ...overrides,
+  };
+};
+
+/** What the SDK reports of a Pixel 8 on Android 14, opened from 81.2.69.142. */
+const install = (overrides: Partial<InstallFacts> = {}): InstallFacts => ({
+  appId: APP,
+  os: "android",
+  osVersion: "14",
+  deviceModel: "Pixel 8",
+  firstOpenTime: new Date(FIRST_OPEN).toISOString(),
+  maid: null,
+  attStatus: null,
+  referrerClickId: null,
+  openUrlClickId: null,
+  installBeganAt: null,
+  ip: "81.2.69.142",
+  ...overrides,
+});
+
+/** The touch store's three lookups over a list, as the port promises them. */
+const lookupsOf = (touches: readonly Touch[]): TouchLookups => {
+  const within = (window: TouchWindow) => (t: Touch) =>
+    t.appId === window.appId &&
+    Date.parse(t.touchTime) >= window.from.getTime() &&
+    Date.parse(t.touchTime) <= window.to.getTime();
+  const newestFirst = (a: Touch, b: Touch) => b.touchTime.localeCompare(a.touchTime);
+  return {
+    get: async (clickId) => touches.find((t) => t.clickId === clickId),
+    byMaid: async (maid, window) =>
+      touches
+        .filter((t) => t.maid?.toLowerCase() === maid.toLowerCase() && within(window)(t))
+        .sort(newestFirst),
+    byIp: async (ip, window) =>
+      touches
+        .filter((t) => ipMatchKey(t.ip) === ipMatchKey(ip) && within(window)(t))
+        .sort(newestFirst),
+  };
+};
+
+const match = (
+  facts: InstallFacts,
+  touches: readonly Touch[],
+  settings: Partial<AttributionSettings> = {},
+): Promise<Match> =>
+  matchInstall(facts, { ...DEFAULT_ATTRIBUTION, ...settings }, lookupsOf(touches));
+
+const winner = (result: Match) => (result.kind === "matched" ? result.touch.clickId : "organic");
+
+describe("matching by click id", () => {
+  it("matches the referrer's click, network and high, with the hours to the first open", async () => {
+    const click = touch(3 * HOUR + 59 * 60 * SECOND, { params: { promo: "X" } });
+    const result = await match(install({ referrerClickId: click.clickId }), [click]);
+    expect(result).toMatchObject({
+      kind: "matched",
+      method: "click_id",
+      matchingType: "network",
+      confidence: "high",
+      clickToFirstOpenHours: 3,
+      otherCandidates: 0,
+    });
+  });
+
+  it("takes the opening link's click id when there is no referrer's", async () => {
+    const click = touch(HOUR);
+    expect(winner(await match(install({ openUrlClickId: click.clickId }), [click]))).toBe(
+      click.clickId,
+    );
+  });
+
+  it("takes a click one second inside the click window, not one second outside it", async () => {
+    const inside = touch(7 * DAY - SECOND);
+    const outside = touch(7 * DAY + SECOND);
+    expect(winner(await match(install({ referrerClickId: inside.clickId }), [inside]))).toBe(
+      inside.clickId,
+    );
+    expect(winner(await match(install({ referrerClickId: outside.clickId }), [outside]))).toBe(
+      "organic",
+    );
+    expect(
+      winner(
+        await match(install({ referrerClickId: outside.clickId }), [outside], {
+          clickWindowDays: 8,
+        }),
+      ),
+    ).toBe(outside.clickId);
+  });
+
+  it("refuses a click after the install began (injection) and another app's click", async () => {
+    const injected = touch(10 * SECOND);
+    const began = new Date(FIRST_OPEN - 60 * SECOND).toISOString();
+    const result = await match(
+      install({ referrerClickId: injected.clickId, installBeganAt: began, ip: null }),
+      [injected],
+    );
+    expect(result.kind).toBe("organic");
+    const foreign = touch(HOUR, { appId: "com.example.other" });
+    expect(
+      winner(await match(install({ referrerClickId: foreign.clickId, ip: null }), [foreign])),
+    ).toBe("organic");
+  });
+
+  it("wins over a later touch that another method would find", async () => {
+    const referred = touch(5 * HOUR);
+    const byMaid = touch(HOUR, { maid: GAID });
+    const result = await match(install({ referrerClickId: referred.clickId, maid: GAID }), [
+      referred,
+      byMaid,
+    ]);
+    expect(winner(result)).toBe(referred.clickId);
+  });
+});
+
+describe("matching by advertising id", () => {
+  it("matches a GAID's last click, and counts the other candidates", async () => {
+    const older = touch(2 * DAY, { maid: GAID });
+    const newer = touch(DAY, { maid: GAID.toUpperCase() });
+    const result = await match(install({ maid: GAID, ip: null }), [older, newer]);
+    expect(result).toMatchObject({
+      method: "advertising_id",
+      matchingType: "network",
+      confidence: "high",
+      otherCandidates: 1,
+    });
+    expect(winner(result)).toBe(newer.clickId);
+  });
+
+  it("lets a click beat a later impression", async () => {
+    const click = touch(5 * HOUR, { maid: GAID });
+    const impression = touch(HOUR, { maid: GAID, touchType: "impression" });
+    expect(winner(await match(install({ maid: GAID }), [click, impression]))).toBe(click.clickId);
+  });
+
+  it("takes an impression one second inside the view window, not one second outside", async () => {
+    const inside = touch(24 * HOUR - SECOND, { maid: GAID, touchType: "impression" });
+    const outside = touch(24 * HOUR + SECOND, { maid: GAID, touchType: "impression" });
+    expect(winner(await match(install({ maid: GAID, ip: null }), [inside]))).toBe(inside.clickId);
+    expect(winner(await match(install({ maid: GAID, ip: null }), [outside]))).toBe("organic");
+  });
+
+  it("uses an IDFA only when the user authorized tracking", async () => {
+    const click = touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone });
+    const ios = (attStatus: InstallFacts["attStatus"]) =>
+      install({ os: "ios", osVersion: "17.4", deviceModel: "iPhone15,2", maid: IDFA, attStatus });
+    expect(winner(await match(ios("authorized"), [click]))).toBe(click.clickId);
+    for (const status of ["denied", "restricted", "not_determined", null] as const) {
+      expect(winner(await match(ios(status), [click]))).toBe("organic");
+    }
+  });
+});
+
+describe("probabilistic matching", () => {
+  it("matches a compatible click from the same IP: geo, medium within the hour", async () => {
+    const click = touch(30 * 60 * SECOND);
+    const result = await match(install(), [click]);
+    expect(result).toMatchObject({
+      method: "probabilistic",
+      matchingType: "geo",
+      confidence: "medium",
+    });
+  });
+
+  it("is low after the first hour, and ends one second past the window", async () => {
+    expect(await match(install(), [touch(6 * HOUR - SECOND)])).toMatchObject({ confidence: "low" });
+    expect((await match(install(), [touch(6 * HOUR + SECOND)])).kind).toBe("organic");
+  });
+
+  it("compares the click's browser with what the SDK reports, never two user agents", async () => {
+    // A Galaxy on Android 13 is not the Pixel 8 on 14; an iPhone is no Android phone.
+    expect((await match(install(), [touch(HOUR, { userAgent: AGENTS.galaxy })])).kind).toBe(
+      "organic",
+    );
+    expect((await match(install(), [touch(HOUR, { userAgent: AGENTS.iphone })])).kind).toBe(
+      "organic",
+    );
+    // Chrome's reduced agent hides version and model: compatible on the OS alone.
+    expect((await match(install(), [touch(HOUR, { userAgent: AGENTS.reduced })])).kind).toBe(
+      "matched",
+    );
+  });
+
+  it("is off on iOS unless the app turns it on", async () => {
+    const click = touch(HOUR, { userAgent: AGENTS.iphone });
+    const ios = install({ os: "ios", osVersion: "17.4.1", deviceModel: "iPhone15,2" });
+    expect((await match(ios, [click])).kind).toBe("organic");
+    expect(
+      await match(ios, [click], { probabilistic: { android: true, ios: true } }),
+    ).toMatchObject({ method: "probabilistic" });
+  });
+
+  it("never matches on a private, loopback or carrier-NAT address", async () => {
+    for (const ip of ["10.1.2.3", "127.0.0.1", "100.64.1.2", "192.168.0.7", "fd00::1"]) {
+      expect((await match(install({ ip }), [touch(HOUR, { ip })])).kind, ip).toBe("organic");
+    }
+  });
+
+  it("matches an IPv6 install to a click from another address of its /64", async () => {
+    const click = touch(HOUR, { ip: "2a00:1450:4001:81a::1" });
+    expect(winner(await match(install({ ip: "2a00:1450:4001:81a::beef" }), [click]))).toBe(
+      click.clickId,
+    );
+  });
+
+  it("lowers its confidence as devices share the IP, and gives up on a crowded one", async () => {
+    const mine = touch(30 * 60 * SECOND);
+    const others = (n: number) =>
+      Array.from({ length: n }, (_, i) => touch(2 * HOUR, { userAgent: AGENTS.other(i) }));
+    expect(await match(install(), [mine, ...others(1)])).toMatchObject({ confidence: "medium" });
+    expect(await match(install(), [mine, ...others(2)])).toMatchObject({ confidence: "low" });
+    expect((await match(install(), [mine, ...others(5)])).kind).toBe("organic");
+    expect((await match(install(), [mine, ...others(2)], { confidenceFloor: "medium" })).kind).toBe(
+      "organic",
+    );
+  });
+
+  it("takes no impression and nothing after the install began", async () => {
+    expect((await match(install(), [touch(HOUR, { touchType: "impression" })])).kind).toBe(
+      "organic",
+    );
+    const began = new Date(FIRST_OPEN - 5 * 60 * SECOND).toISOString();
+    expect((await match(install({ installBeganAt: began }), [touch(60 * SECOND)])).kind).toBe(
+      "organic",
+    );
+  });
+});
+
+describe("the rest", () => {
+  it("is organic with no touch at all, and for touches after the first open", async () => {
+    expect((await match(install({ maid: GAID }), [])).kind).toBe("organic");
+    expect((await match(install({ maid: GAID }), [touch(-SECOND, { maid: GAID })])).kind).toBe(
+      "organic",
+    );
+  });
+
+  it("tells compatible devices and confidences by their rules", () => {
+    expect(
+      compatibleDevice(
+        touch(0, { userAgent: AGENTS.iphone }),
+        install({ os: "ios", osVersion: "17.0", deviceModel: "iPhone15,2" }),
+      ),
+    ).toBe(true);
+    expect(
+      compatibleDevice(
+        touch(0, { userAgent: AGENTS.iphone }),
+        install({ os: "ios", osVersion: "16.7", deviceModel: "iPhone15,2" }),
+      ),
+    ).toBe(false);
+    expect(
+      compatibleDevice(
+        touch(0, { userAgent: AGENTS.iphone }),
+        install({ os: "ios", osVersion: "17.4", deviceModel: "iPad13,1" }),
+      ),
+    ).toBe(false);
+    expect(geoConfidence(HOUR, 2)).toBe("medium");
+    expect(geoConfidence(HOUR + 1, 1)).toBe("low");
+    expect(geoConfidence(0, 6)).toBeUndefined();
+  });
+});

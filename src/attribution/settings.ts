@@ -1,0 +1,99 @@
+/**
+ * An app's attribution settings (`attribution apps config`): whether installs are attributed
+ * at all, how far back each kind of touch may be, whether a probabilistic match is allowed on
+ * each OS, and the lowest confidence taken as a match. Unset values take the defaults below,
+ * the common ones of the leading services.
+ */
+import * as z from "zod";
+import { ValidationError } from "../domain/errors.ts";
+import type { App } from "../ports/apps.ts";
+import type { Os } from "../ports/installs.ts";
+import { formatIssues } from "../validation/issues.ts";
+
+export const CONFIDENCE_LEVELS = ["low", "medium", "high"] as const;
+export type Confidence = (typeof CONFIDENCE_LEVELS)[number];
+
+export interface AttributionSettings {
+  /** Off: every install of the app is `skipped`. */
+  readonly enabled: boolean;
+  /** How long before the first open a click may be (1 to 30 days). */
+  readonly clickWindowDays: number;
+  /** How long before the first open an impression may be (1 to 168 hours). */
+  readonly viewWindowHours: number;
+  /** How long before the first open a click may be for a probabilistic match (1 to 24 hours). */
+  readonly probabilisticWindowHours: number;
+  /**
+   * Per OS, whether a probabilistic match is tried: on for Android; off for iOS, whose rules
+   * forbid fingerprinting a device without the user's consent.
+   */
+  readonly probabilistic: Readonly<Record<Os, boolean>>;
+  /** The lowest confidence of a probabilistic match that counts; below it, organic. */
+  readonly confidenceFloor: "low" | "medium";
+}
+
+export const ATTRIBUTION_LIMITS = {
+  clickWindowDays: { min: 1, max: 30 },
+  viewWindowHours: { min: 1, max: 168 },
+  probabilisticWindowHours: { min: 1, max: 24 },
+} as const;
+
+export const DEFAULT_ATTRIBUTION: AttributionSettings = {
+  enabled: true,
+  clickWindowDays: 7,
+  viewWindowHours: 24,
+  probabilisticWindowHours: 6,
+  probabilistic: { android: true, ios: false },
+  confidenceFloor: "low",
+};
+
+/** The entries whose value is set: what a change names, what a stored app holds. */
+const definedOf = <T extends object>(values: T | undefined): Partial<T> =>
+  Object.fromEntries(
+    Object.entries(values ?? {}).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
+
+/** An app's settings: what it set, and the defaults for the rest. */
+export const attributionSettingsOf = (app: Pick<App, "attribution">): AttributionSettings => {
+  const { probabilistic, ...own } = app.attribution ?? {};
+  return {
+    ...DEFAULT_ATTRIBUTION,
+    ...definedOf(own),
+    probabilistic: { ...DEFAULT_ATTRIBUTION.probabilistic, ...definedOf(probabilistic) },
+  };
+};
+
+const whole = (name: keyof typeof ATTRIBUTION_LIMITS, unit: string) => {
+  const { min, max } = ATTRIBUTION_LIMITS[name];
+  const rule = `must be a whole number of ${unit} from ${min} to ${max}`;
+  return z.int({ error: rule }).min(min, { error: rule }).max(max, { error: rule });
+};
+
+export const attributionChangeSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  clickWindowDays: whole("clickWindowDays", "days").optional(),
+  viewWindowHours: whole("viewWindowHours", "hours").optional(),
+  probabilisticWindowHours: whole("probabilisticWindowHours", "hours").optional(),
+  probabilistic: z
+    .strictObject({ android: z.boolean().optional(), ios: z.boolean().optional() })
+    .optional(),
+  confidenceFloor: z.enum(["low", "medium"], { error: "must be low or medium" }).optional(),
+});
+export type AttributionChange = z.input<typeof attributionChangeSchema>;
+
+/** The app with the change applied; a ValidationError names a bad value. */
+export const withAttributionSettings = (app: App, change: AttributionChange): App => {
+  const parsed = attributionChangeSchema.safeParse(change);
+  if (!parsed.success) throw new ValidationError(formatIssues(parsed.error.issues, "settings"));
+  const { probabilistic, ...rest } = parsed.data;
+  const current = app.attribution ?? {};
+  return {
+    ...app,
+    attribution: {
+      ...current,
+      ...definedOf(rest),
+      ...(probabilistic
+        ? { probabilistic: { ...current.probabilistic, ...definedOf(probabilistic) } }
+        : {}),
+    },
+  };
+};
