@@ -15,6 +15,9 @@ import { type BuildOptions, build } from "esbuild";
 import type { z } from "zod";
 import { defaultCountryDatabase } from "../src/adapters/geoip/country-resolver.ts";
 import {
+  attributeEnv,
+  attributionEnv,
+  attributionSweepEnv,
   authorizerEnv,
   configEnv,
   deletionsEnv,
@@ -33,6 +36,7 @@ import {
   ROUTES,
   type RouteId,
 } from "../src/http/routes.ts";
+import { WORKERS, type WorkerId } from "../src/workers/workers.ts";
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -57,8 +61,8 @@ export const LAMBDA_BUILD_OPTIONS = {
   logLevel: "silent",
 } as const satisfies BuildOptions;
 
-/** Entries that are not API routes: the authorizer, the scheduled purge and rates job. */
-export type NonRouteFunction = "authorizer" | "purge" | "fx-rates";
+/** Entries that are not routes: the authorizer, the scheduled jobs, the queue-driven workers. */
+export type NonRouteFunction = "authorizer" | "purge" | "fx-rates" | "attribution-sweep" | WorkerId;
 
 export type FunctionName = RouteId | LinkHostRouteId | NonRouteFunction;
 
@@ -80,6 +84,9 @@ const FUNCTION_ENV_SCHEMAS: { readonly [K in FunctionName]: z.ZodObject } = {
   click: touchesEnv,
   "apple-app-site-association": wellKnownEnv,
   assetlinks: wellKnownEnv,
+  attribution: attributionEnv,
+  attribute: attributeEnv,
+  "attribution-sweep": attributionSweepEnv,
   authorizer: authorizerEnv,
   purge: purgeEnv,
   "fx-rates": fxRatesEnv,
@@ -115,7 +122,13 @@ export const functionEnv = (name: FunctionName): Record<string, string> => {
   return env;
 };
 
-const NON_ROUTE_FUNCTIONS: readonly NonRouteFunction[] = ["authorizer", "purge", "fx-rates"];
+const NON_ROUTE_FUNCTIONS: readonly NonRouteFunction[] = [
+  "authorizer",
+  "purge",
+  "fx-rates",
+  "attribution-sweep",
+  ...WORKERS.map((worker) => worker.id),
+];
 
 export const FUNCTION_NAMES: readonly FunctionName[] = [
   ...ROUTES.map((route) => route.id),

@@ -8,6 +8,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { FirehoseClient } from "@aws-sdk/client-firehose";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { S3Client } from "@aws-sdk/client-s3";
+import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 
 export const athena = /* @__PURE__ */ new AthenaClient({});
@@ -17,6 +18,8 @@ export const s3 = /* @__PURE__ */ new S3Client({});
 export const firehose = /* @__PURE__ */ new FirehoseClient({});
 
 export const kms = /* @__PURE__ */ new KMSClient({});
+
+export const sqs = /* @__PURE__ */ new SQSClient({});
 
 /** Marshalled like the embedded runtime's client, so the stores behave the same on both. */
 export const dynamoDocument = /* @__PURE__ */ DynamoDBDocumentClient.from(

@@ -16,6 +16,8 @@ const INGEST_ENV = {
   FX_RATES_FILE: fileURLToPath(new URL("../data/ecb-eurofxref-hist.csv", import.meta.url)),
   GEOIP_DB_FILE: defaultCountryDatabase(),
   DELETIONS_TABLE: "deletions",
+  ATTRIBUTIONS_TABLE: "attributions",
+  ATTRIBUTION_QUEUE_URL: "https://sqs.eu-west-1.amazonaws.com/123456789012/attribute",
 };
 
 const LINKS_ENV = {
@@ -67,6 +69,7 @@ const ENTRIES = {
       DELETIONS_TABLE: "deletions",
       INSTALLS_TABLE: "installs",
       CUSTOMER_USERS_TABLE: "customer-users",
+      ATTRIBUTIONS_TABLE: "attributions",
       SNAPSHOTS_TABLE: "snapshots",
       LAKE_BUCKET: "lake",
       RESULTS_BUCKET: "results",
@@ -87,6 +90,30 @@ const ENTRIES = {
     env: { APPS_TABLE: "apps" },
   },
   assetlinks: { load: () => import("./assetlinks.ts"), env: { APPS_TABLE: "apps" } },
+  attribution: {
+    load: () => import("./attribution.ts"),
+    env: { APPS_TABLE: "apps", ATTRIBUTIONS_TABLE: "attributions", DELETIONS_TABLE: "deletions" },
+  },
+  // The attribution worker, fed by its queue, and its scheduled sweep.
+  attribute: {
+    load: () => import("./attribute.ts"),
+    env: {
+      APPS_TABLE: "apps",
+      INSTALLS_TABLE: "installs",
+      ATTRIBUTIONS_TABLE: "attributions",
+      TOUCHES_TABLE: "touches",
+      ATTRIBUTIONS_STREAM: "attributions",
+      EVENTS_STREAM: "events",
+      DELETIONS_TABLE: "deletions",
+    },
+  },
+  "attribution-sweep": {
+    load: () => import("./attribution-sweep.ts"),
+    env: {
+      ATTRIBUTIONS_TABLE: "attributions",
+      ATTRIBUTION_QUEUE_URL: "https://sqs.eu-west-1.amazonaws.com/123456789012/attribute",
+    },
+  },
 };
 
 const stubEnv = (env: Record<string, string>) => {

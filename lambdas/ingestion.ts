@@ -8,6 +8,7 @@
  */
 
 import { cachedAppStore } from "../src/adapters/cache/cached-apps.ts";
+import { createAttributionStore } from "../src/adapters/dynamodb/attributions.ts";
 import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "../src/adapters/dynamodb/installs.ts";
 import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
@@ -15,6 +16,7 @@ import { createFirehoseStream } from "../src/adapters/firehose/record-stream.ts"
 import { createCountryResolver } from "../src/adapters/geoip/country-resolver.ts";
 import { createKmsKeyWrapper } from "../src/adapters/kms/kms-key-wrapper.ts";
 import { s3RatesTable } from "../src/adapters/s3-lake/rates-table.ts";
+import { createSqsWorkQueue } from "../src/adapters/sqs/work-queue.ts";
 import { ingestEnv, parseEnv } from "../src/config/aws-env.ts";
 import { DEFAULT_APP_CACHE_MS } from "../src/config/defaults.ts";
 import { createAppKeyrings } from "../src/domain/app-keyrings.ts";
@@ -23,7 +25,7 @@ import { reloadingRates } from "../src/fx/reloading-rates.ts";
 import { createIngestHandlers } from "../src/http/handlers/ingest.ts";
 import { EVENTS_TABLE } from "../src/lake/tables.ts";
 import { logger } from "../src/logging/logger.ts";
-import { dynamoDocument, firehose, kms, s3 } from "./clients.ts";
+import { dynamoDocument, firehose, kms, s3, sqs } from "./clients.ts";
 
 const env = parseEnv(ingestEnv, process.env);
 
@@ -60,4 +62,8 @@ export const handlers = createIngestHandlers({
   fx,
   // Private keys are unwrapped once per app key and execution environment, then kept in memory.
   keyrings: createAppKeyrings(createKmsKeyWrapper({ kms, keyId: env.SEALING_KEY_ARN })),
+  attribution: {
+    store: createAttributionStore(dynamoDocument, env.ATTRIBUTIONS_TABLE),
+    queue: createSqsWorkQueue(sqs, env.ATTRIBUTION_QUEUE_URL),
+  },
 });

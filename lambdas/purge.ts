@@ -10,6 +10,7 @@
  * never see its requests old enough before the next one starts: lib/purge-job.ts checks it.
  */
 import middy from "@middy/core";
+import { createAttributionStore } from "../src/adapters/dynamodb/attributions.ts";
 import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "../src/adapters/dynamodb/installs.ts";
 import { createSnapshotCatalog } from "../src/adapters/dynamodb/stores.ts";
@@ -27,6 +28,7 @@ const deps = {
   deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE),
   installs: createInstallStore(dynamoDocument, env.INSTALLS_TABLE),
   customerUsers: createCustomerUserMap(dynamoDocument, env.CUSTOMER_USERS_TABLE),
+  attributions: createAttributionStore(dynamoDocument, env.ATTRIBUTIONS_TABLE),
   lake: createS3LakePurger({
     s3,
     lakeBucket: env.LAKE_BUCKET,

@@ -133,6 +133,8 @@ describe("environment contract", () => {
       GEOIP_DB_FILE: "/var/task/geo-whois-asn-country.mmdb",
       DELETIONS_TABLE: stack.resolve(stack.tables.table.deletions.tableName),
       TRUST_VIEWER_COUNTRY: "false",
+      ATTRIBUTIONS_TABLE: stack.resolve(stack.tables.table.attributions.tableName),
+      ATTRIBUTION_QUEUE_URL: stack.resolve(stack.workers.queueOf("attribute").queueUrl),
     });
   });
 
@@ -376,12 +378,19 @@ describe("least privilege", () => {
     ]);
   });
 
-  it("lets installs neither put records nor decrypt: it stores installs only", () => {
+  it("lets installs neither put records nor decrypt: it stores installs and queues their attribution", () => {
     expect([...servicesOf(allStatements("installs"))].sort()).toEqual([
       "dynamodb",
       "logs",
       "s3",
+      "sqs",
       "xray",
+    ]);
+    const sqs = allStatements("installs").filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith("sqs:")),
+    );
+    expect(sqs.map((statement) => statement.Resource)).toEqual([
+      stack.resolve(stack.workers.queueOf("attribute").queueArn),
     ]);
   });
 

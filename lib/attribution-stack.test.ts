@@ -19,6 +19,7 @@ describe("AttributionStack", () => {
       "AppsTableName",
       "AthenaWorkGroupName",
       "AttributionsStreamName",
+      "AttributionsTableName",
       "CustomerUsersTableName",
       "DeletionsTableName",
       "EventsStreamName",

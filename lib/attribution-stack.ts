@@ -9,6 +9,8 @@ import type { Construct } from "constructs";
 import { TABLE_DEFINITIONS, TABLE_IDS } from "../src/adapters/dynamodb/tables.ts";
 import { defaultCountryDatabase } from "../src/adapters/geoip/country-resolver.ts";
 import {
+  attributeEnv,
+  attributionEnv,
   authorizerEnv,
   configEnv,
   deletionsEnv,
@@ -26,6 +28,7 @@ import { LAKE_TABLES } from "../src/lake/tables.ts";
 import { WORKERS } from "../src/workers/workers.ts";
 import { AttributionApi, type FunctionBinding } from "./api.ts";
 import { QueryWorkgroup } from "./athena.ts";
+import { AttributionSweep } from "./attribution-sweep.ts";
 import { envFor } from "./env.ts";
 import { FxRatesJob } from "./fx-rates-job.ts";
 import { IngestStreams } from "./ingest-stream.ts";
@@ -66,6 +69,7 @@ export class AttributionStack extends Stack {
   readonly purge: PurgeJob;
   readonly fxRates: FxRatesJob;
   readonly workers: QueueWorkers<(typeof WORKERS)[number]>;
+  readonly attributionSweep: AttributionSweep;
 
   constructor(scope: Construct, id: string, props: AttributionStackProps = {}) {
     super(scope, id, props);
@@ -92,6 +96,40 @@ export class AttributionStack extends Stack {
       }),
       grant: (role) => tables.grantKeyLookup(role),
     };
+    // Queue-driven workers: an SQS queue, a dead-letter queue and a function per row.
+    this.workers = new QueueWorkers(this, "Workers", {
+      workers: WORKERS,
+      bindings: {
+        attribute: {
+          environment: envFor(attributeEnv, {
+            APPS_TABLE: tables.table.apps.tableName,
+            INSTALLS_TABLE: tables.table.installs.tableName,
+            ATTRIBUTIONS_TABLE: tables.table.attributions.tableName,
+            TOUCHES_TABLE: tables.table.touches.tableName,
+            ATTRIBUTIONS_STREAM: ingest.streams.attributions.ref,
+            EVENTS_STREAM: ingest.streams.events.ref,
+            DELETIONS_TABLE: tables.table.deletions.tableName,
+          }),
+          grant: (role) => {
+            tables.grantAttributionWork(role);
+            tables.grantDeletionLookup(role);
+            ingest.grantPutRecords(role, "attributions");
+            ingest.grantPutRecords(role, "events");
+          },
+        },
+      },
+      entryFor: props.entryFor,
+      logRetention: settings.logRetention,
+    });
+
+    const attributionQueue = this.workers.queueOf("attribute");
+    this.attributionSweep = new AttributionSweep(this, "AttributionSweep", {
+      tables,
+      queue: attributionQueue,
+      entryFor: props.entryFor,
+      logRetention: settings.logRetention,
+    });
+
     // The three ingestion routes share one environment and one set of data files.
     const ingestion = (grant: FunctionBinding["grant"]): FunctionBinding => ({
       environment: envFor(ingestEnv, {
@@ -106,11 +144,15 @@ export class AttributionStack extends Stack {
         GEOIP_DB_FILE: bundledPath(INGEST_DATA.geoip),
         DELETIONS_TABLE: tables.table.deletions.tableName,
         TRUST_VIEWER_COUNTRY: settings.trustViewerCountry ? "true" : "false",
+        ATTRIBUTIONS_TABLE: tables.table.attributions.tableName,
+        ATTRIBUTION_QUEUE_URL: attributionQueue.queueUrl,
       }),
       assets: [INGEST_DATA.fxRates, INGEST_DATA.geoip],
       grant: (role) => {
         tables.grantIngestion(role);
         tables.grantDeletionLookup(role);
+        tables.grantAttributionRequests(role);
+        attributionQueue.grantSendMessages(role);
         lake.grantReadRates(role);
         grant(role);
       },
@@ -193,6 +235,14 @@ export class AttributionStack extends Stack {
           lake.grantResults(role);
         },
       },
+      attribution: {
+        environment: envFor(attributionEnv, {
+          APPS_TABLE: tables.table.apps.tableName,
+          ATTRIBUTIONS_TABLE: tables.table.attributions.tableName,
+          DELETIONS_TABLE: tables.table.deletions.tableName,
+        }),
+        grant: (role) => tables.grantAttributionRead(role),
+      },
       touches: touchRecording,
       "create-link": links,
       "list-links": links,
@@ -218,14 +268,6 @@ export class AttributionStack extends Stack {
       schedule: settings.purgeSchedule,
       logRetention: settings.logRetention,
       entryFor: props.entryFor,
-    });
-
-    // Queue-driven workers: an SQS queue, a dead-letter queue and a function per row.
-    this.workers = new QueueWorkers(this, "Workers", {
-      workers: WORKERS,
-      bindings: {},
-      entryFor: props.entryFor,
-      logRetention: settings.logRetention,
     });
 
     // The rate table that ingestion reads, kept current from the ECB's feed.

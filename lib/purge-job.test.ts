@@ -55,6 +55,7 @@ describe("purge job", () => {
         DELETIONS_TABLE: resolve(stack.tables.table.deletions.tableName),
         INSTALLS_TABLE: resolve(stack.tables.table.installs.tableName),
         CUSTOMER_USERS_TABLE: resolve(stack.tables.table.customerUsers.tableName),
+        ATTRIBUTIONS_TABLE: resolve(stack.tables.table.attributions.tableName),
         SNAPSHOTS_TABLE: resolve(stack.tables.table.snapshots.tableName),
         LAKE_BUCKET: resolve(stack.lake.bucket.bucketName),
         RESULTS_BUCKET: resolve(stack.lake.resultsBucket.bucketName),
@@ -118,6 +119,7 @@ describe("purge job", () => {
           resolve(tables.table.installs.tableArn),
           resolve(tables.table.customerUsers.tableArn),
           resolve(tables.table.snapshots.tableArn),
+          resolve(tables.table.attributions.tableArn),
         ],
       },
       {

@@ -86,6 +86,7 @@ export class PurgeJob extends Construct {
         DELETIONS_TABLE: tables.table.deletions.tableName,
         INSTALLS_TABLE: tables.table.installs.tableName,
         CUSTOMER_USERS_TABLE: tables.table.customerUsers.tableName,
+        ATTRIBUTIONS_TABLE: tables.table.attributions.tableName,
         SNAPSHOTS_TABLE: tables.table.snapshots.tableName,
         LAKE_BUCKET: lake.bucket.bucketName,
         RESULTS_BUCKET: lake.resultsBucket.bucketName,

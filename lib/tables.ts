@@ -152,7 +152,11 @@ export class ServiceTables extends Construct {
       this.indexArn("snapshots", "byApp"),
     ]);
     this.allow(role, ["dynamodb:UpdateItem"], ["deletions"]);
-    this.allow(role, ["dynamodb:DeleteItem"], ["installs", "customerUsers", "snapshots"]);
+    this.allow(
+      role,
+      ["dynamodb:DeleteItem"],
+      ["installs", "customerUsers", "snapshots", "attributions"],
+    );
   }
 
   /** Read and write export snapshot records (by key; the by-app index is the purge's). */
@@ -198,5 +202,37 @@ export class ServiceTables extends Construct {
   /** What the `.well-known` files need: every app's settings (a scan of apps, nothing else). */
   grantAppListing(role: IRole): void {
     this.allow(role, ["dynamodb:Scan"], ["apps"]);
+  }
+
+  /** What ingestion adds for attribution: a new install's pending record (a conditional put). */
+  grantAttributionRequests(role: IRole): void {
+    this.allow(role, ["dynamodb:PutItem"], ["attributions"]);
+  }
+
+  /**
+   * What the attribution worker needs: read the app and the install, and the app's installs
+   * of one IDFV (Query on `byIdfv`); read touches by click id and query them by advertising id
+   * and by IP; read and update the install's attribution (its result, conditionally). No scan,
+   * no delete, and no write but to attributions.
+   */
+  grantAttributionWork(role: IRole): void {
+    this.allow(role, ["dynamodb:GetItem"], ["apps", "installs", "touches"]);
+    this.grantQuery(role, [
+      this.indexArn("installs", "byIdfv"),
+      this.indexArn("touches", "byMaid"),
+      this.indexArn("touches", "byIp"),
+    ]);
+    this.allow(role, ["dynamodb:GetItem", "dynamodb:UpdateItem"], ["attributions"]);
+  }
+
+  /** The SDKs' read: an install's attribution and its app by key, its deletion requests. */
+  grantAttributionRead(role: IRole): void {
+    this.allow(role, ["dynamodb:GetItem"], ["apps", "attributions"]);
+    this.grantDeletionLookup(role);
+  }
+
+  /** The sweep: the unfinished attributions (Query on the sparse `open` index), nothing else. */
+  grantAttributionSweep(role: IRole): void {
+    this.grantQuery(role, [this.indexArn("attributions", "open")]);
   }
 }

@@ -59,6 +59,34 @@ export const ingestEnv = z.object({
   DELETIONS_TABLE: name,
   /** "true" only behind a CloudFront distribution, whose viewer-country header can be trusted. */
   TRUST_VIEWER_COUNTRY: z.enum(["true", "false"]).default("false"),
+  /** Each new install's attribution is recorded pending there, and its job queued here. */
+  ATTRIBUTIONS_TABLE: name,
+  ATTRIBUTION_QUEUE_URL: z.url(),
+});
+
+/** The attribution worker (`attribute`, fed by its queue): match, store once, write the lake. */
+export const attributeEnv = z.object({
+  APPS_TABLE: name,
+  INSTALLS_TABLE: name,
+  ATTRIBUTIONS_TABLE: name,
+  TOUCHES_TABLE: name,
+  /** Firehose delivery streams of the attributions and events lake tables. */
+  ATTRIBUTIONS_STREAM: name,
+  EVENTS_STREAM: name,
+  DELETIONS_TABLE: name,
+});
+
+/** The SDKs' read of an install's attribution (`attribution`). */
+export const attributionEnv = z.object({
+  APPS_TABLE: name,
+  ATTRIBUTIONS_TABLE: name,
+  DELETIONS_TABLE: name,
+});
+
+/** The scheduled sweep (`attribution-sweep`) that queues again what a failure left open. */
+export const attributionSweepEnv = z.object({
+  ATTRIBUTIONS_TABLE: name,
+  ATTRIBUTION_QUEUE_URL: z.url(),
 });
 
 /** The link routes of the API (`create-link`, `list-links`, `get-link`, `update-link`). */
@@ -100,6 +128,7 @@ export const purgeEnv = z.object({
   DELETIONS_TABLE: name,
   INSTALLS_TABLE: name,
   CUSTOMER_USERS_TABLE: name,
+  ATTRIBUTIONS_TABLE: name,
   SNAPSHOTS_TABLE: name,
   LAKE_BUCKET: name,
   RESULTS_BUCKET: name,

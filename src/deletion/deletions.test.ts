@@ -35,6 +35,7 @@ const memoryDeletions = () => {
 };
 
 const noopStores = {
+  attributions: { delete: async () => undefined },
   installs: {
     putIfAbsent: async () => ({ install: undefined as never, created: false }),
     get: async () => undefined,

@@ -3,8 +3,10 @@
  * moment it is stored: exports leave the install out at once. The purge then removes the
  * install, its customer-user mapping and its rows in the lake, and marks the request done.
  */
+
 import { randomUUID } from "node:crypto";
 import { NotFoundError } from "../domain/errors.ts";
+import type { AttributionStore } from "../ports/attributions.ts";
 import type { DeletionRequest, DeletionStore } from "../ports/deletions.ts";
 import type { CustomerUserMap, InstallStore } from "../ports/installs.ts";
 import type { LakePurger } from "../ports/lake.ts";
@@ -70,6 +72,8 @@ export interface PurgeDeps {
   readonly deletions: DeletionStore;
   readonly installs: InstallStore;
   readonly customerUsers: CustomerUserMap;
+  /** The install's attribution: its result, and while pending what matching needed. */
+  readonly attributions: Pick<AttributionStore, "delete">;
   readonly lake: LakePurger;
   /** Delivers whatever the streams hold, so no row of the install arrives after its purge. */
   readonly flush: () => Promise<void>;
@@ -101,6 +105,7 @@ export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
       await deps.deletions.setStatus(request.requestId, "in_progress", now().toISOString());
       await deps.installs.delete(request.appId, request.serviceId);
       await deps.customerUsers.deleteInstall(request.appId, request.serviceId);
+      await deps.attributions.delete(request.appId, request.serviceId);
       await deps.lake.purgeInstall(request.appId, request.serviceId);
       // The tombstones hold open requests only: exports find this one by app from now on. Before
       // the status, so a request whose tombstone stays (the call failed) is tried again.

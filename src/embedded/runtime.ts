@@ -28,11 +28,13 @@ import {
   type LocalDeliveryStream,
 } from "../adapters/local-stream/delivery-stream.ts";
 import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
+import { SWEEP_AGE_MS, sweepAttributions } from "../attribution/sweep.ts";
 import type { EmbeddedConfig } from "../config/embedded.ts";
 import { purgeOpenRequests } from "../deletion/deletions.ts";
 import { createAppKeyrings } from "../domain/app-keyrings.ts";
 import { type FxRates, loadEcbRates } from "../fx/ecb-rates.ts";
 import { ratesFrom } from "../fx/reloading-rates.ts";
+import { createAttributionHandler } from "../http/handlers/attribution.ts";
 import { createAuthorizerHandler } from "../http/handlers/authorizer.ts";
 import { createConfigHandler } from "../http/handlers/config.ts";
 import { createDeletionHandlers } from "../http/handlers/deletions.ts";
@@ -49,6 +51,7 @@ import { createTouchesHandler } from "../http/handlers/touches.ts";
 import { LINK_HOST_ROUTES, type LinkHostRouteId, ROUTES, type RouteId } from "../http/routes.ts";
 import { type LakeTableName, perLakeTableAsync } from "../lake/tables.ts";
 import { logger } from "../logging/logger.ts";
+import { createAttributionWorker } from "../workers/attribution.ts";
 import { WORKERS } from "../workers/workers.ts";
 import { adminRevision } from "./admin-changes.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
@@ -171,6 +174,29 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const countries = await createCountryResolver(config.geoipDatabase, {
     trustViewerCountry: config.trustViewerCountry,
   });
+  // Queue-driven workers: one handler per row of the worker table.
+  const workers = await startQueueWorkers({
+    dir: paths.queues,
+    workers: WORKERS,
+    handlers: {
+      attribute: createAttributionWorker({
+        apps,
+        installs: stores.installs,
+        attributions: stores.attributions,
+        deletions: stores.deletions,
+        touches: stores.touches,
+        lake: { attributions: lake.streams.attributions, events: lake.streams.events },
+      }),
+    },
+  });
+  const attributionQueue = workers.queue("attribute");
+  // Jobs a crash or a failure left: queued again once they are a few minutes old.
+  const sweeper = backgroundJob(
+    "sweep open attributions",
+    () => sweepAttributions({ attributions: stores.attributions, queue: attributionQueue }),
+    SWEEP_AGE_MS,
+  );
+  void sweeper.trigger();
   const ingest = createIngestHandlers({
     ...stores,
     apps,
@@ -178,6 +204,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     countries,
     fx,
     keyrings: createAppKeyrings(createKeyFileWrapper(paths.masterKey)),
+    attribution: { store: stores.attributions, queue: attributionQueue },
   });
   // Links change only through this process (the API) or the CLI, which marks the data folder.
   const links = cachedLinkStore(stores.links, config.appCacheMs);
@@ -213,12 +240,6 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     6 * 3_600_000,
   );
   void reaper.trigger();
-  // Queue-driven workers: one handler per row of the worker table.
-  const workers = await startQueueWorkers({
-    dir: paths.queues,
-    workers: WORKERS,
-    handlers: {},
-  });
   // Deletions: requested through the API, purged in the background (minutes at most).
   const purge = backgroundJob(
     "purge deletions",
@@ -241,6 +262,11 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       catalog: stores.snapshots,
       deletions: stores.deletions,
       snapshotTtlSeconds: config.snapshotTtlSeconds,
+    }),
+    attribution: createAttributionHandler({
+      apps,
+      attributions: stores.attributions,
+      deletions: stores.deletions,
     }),
     touches: createTouchesHandler({
       ...stores,
@@ -327,6 +353,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       await Promise.all(listeners.map((listening) => listening.close()));
       await purge.stop();
       await reaper.stop();
+      await sweeper.stop();
       await ratesRefresh?.stop();
       await workers.stop();
       await lake.close();

@@ -28,7 +28,7 @@ describe("authorizer policy", () => {
   });
 
   it("denies everything to a key whose scopes reach no route", () => {
-    const policy = policyFor(arn, ["attribution:read"]);
+    const policy = policyFor(arn, []);
     expect(policy.Statement[0]?.Effect).toBe("Deny");
     expect(isAllowed(policy, arn)).toBe(false);
   });

@@ -93,6 +93,16 @@ export const ROUTES = [
     timeoutSeconds: 300,
   },
   {
+    id: "attribution",
+    method: "GET",
+    path: "/v1/installs/{service_id}/attribution",
+    scope: "attribution:read",
+    streaming: false,
+    memoryMb: 256,
+    // A request may wait up to 20 s for its attribution (API Gateway allows 29).
+    timeoutSeconds: 25,
+  },
+  {
     id: "touches",
     method: "POST",
     path: "/v1/touches",

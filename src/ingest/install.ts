@@ -4,6 +4,7 @@
  * event-schema.ts for why).
  */
 import * as z from "zod";
+import { ATT_STATUSES } from "../attribution/matcher.ts";
 import { MAX_TIMESTAMP } from "../export/params.ts";
 import { type Install, OS_VALUES } from "../ports/installs.ts";
 import { formatIssues, type Parsed } from "../validation/issues.ts";
@@ -105,6 +106,21 @@ export const installRequestSchema = z
             install_begin_timestamp: unixSeconds()
               .nullish()
               .meta({ description: "Install begin time, Unix seconds; 0 means unknown." }),
+            referrer_click_timestamp_server_seconds: unixSeconds().nullish().meta({
+              description:
+                "Referrer click time by Google Play's server clock, Unix seconds; 0 means unknown.",
+            }),
+            install_begin_timestamp_server_seconds: unixSeconds()
+              .nullish()
+              .meta({
+                description:
+                  "Install begin time by Google Play's server clock, Unix seconds; 0 means " +
+                  "unknown. A click after it was injected, and is never a match.",
+              }),
+            install_version: deviceText().meta({
+              description: "The app version first installed, as Play reports it.",
+              example: "3.2.1",
+            }),
           },
           { error: "must be a JSON object" },
         )
@@ -116,6 +132,26 @@ export const installRequestSchema = z
             click_timestamp: 1789552700,
             install_begin_timestamp: 1789552760,
           },
+        }),
+      att_status: z
+        .enum(ATT_STATUSES, { error: `must be one of ${ATT_STATUSES.join(", ")}` })
+        .nullish()
+        .meta({
+          description:
+            "iOS App Tracking Transparency status at first open: the IDFA is matched only when " +
+            "`authorized`.",
+          example: "authorized",
+        }),
+      open_url: text()
+        .max(INGEST_LIMITS.maxReferrerLength, {
+          error: `must be at most ${INGEST_LIMITS.maxReferrerLength} characters`,
+        })
+        .nullish()
+        .meta({
+          description:
+            "The link that opened the app on its first launch, if any (a Universal Link or App " +
+            "Link); its click id, if it carries one, attributes the install.",
+          example: "https://go.example.com/Kx3v9QpZ2aQ?service_click_id=4fQx0ZsR8kT2mB7nW1cY9d",
         }),
       customer_user_id: customerUserIdField()
         .nullish()
@@ -192,8 +228,15 @@ export function toInstall(
           referrer: referrer.referrer,
           clickTimestamp: secondsOrNull(referrer.click_timestamp),
           installBeginTimestamp: secondsOrNull(referrer.install_begin_timestamp),
+          clickServerTimestamp: secondsOrNull(referrer.referrer_click_timestamp_server_seconds),
+          installBeginServerTimestamp: secondsOrNull(
+            referrer.install_begin_timestamp_server_seconds,
+          ),
+          installVersion: textOrNull(referrer.install_version),
         }
       : null,
+    attStatus: request.att_status ?? null,
+    openUrl: textOrNull(request.open_url),
     customerUserId: request.customer_user_id ?? null,
     locale: textOrNull(request.locale),
     timezone: textOrNull(request.timezone),

@@ -36,6 +36,8 @@ const install: Install = {
   idfv: "6F9619FF-8B86-D011-B42D-00CF4FC964FF",
   maid: null,
   installReferrer: null,
+  attStatus: null,
+  openUrl: null,
   customerUserId: "user-0",
   locale: "en-US",
   timezone: "America/New_York",

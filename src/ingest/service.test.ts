@@ -87,6 +87,10 @@ describe("recordEvents", () => {
       countries: { countryOf: () => null },
       fx: parseEcbRates("Date,USD\n2026-09-15,1.1\n"),
       keyrings: async () => staticKeyring({}),
+      attribution: {
+        store: { createPending: async () => true },
+        queue: { send: async () => undefined },
+      },
       deletions: {
         listByInstall: (_, serviceId) =>
           deletions.call(

@@ -3,16 +3,21 @@
  * gets its own verdict; the accepted ones reach the event stream together or not at all, so
  * a failed request can be retried whole (the export removes the duplicates a retry makes).
  */
+
+import { installFacts } from "../attribution/facts.ts";
 import { isSealed, openSealed } from "../crypto/envelope.ts";
 import type { AppKeyrings } from "../domain/app-keyrings.ts";
 import { UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/tables.ts";
 import type { App, AppStore } from "../ports/apps.ts";
+import type { AttributionStore } from "../ports/attributions.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
 import type { CountryResolver } from "../ports/geo.ts";
 import type { CustomerUserMap, InstallStore } from "../ports/installs.ts";
 import type { RecordStream } from "../ports/lake.ts";
+import type { WorkQueue } from "../ports/work-queue.ts";
+import type { AttributionJob } from "../workers/attribution.ts";
 import { parseEventsEnvelope } from "./event-schema.ts";
 import type { BatchLookups, EventSource } from "./event-sources.ts";
 import { parseInstallRequest, toInstall } from "./install.ts";
@@ -29,6 +34,11 @@ export interface IngestionDeps {
   readonly keyrings: AppKeyrings;
   /** Deletion requests: an install deleted once is never taken in again. */
   readonly deletions: Pick<DeletionStore, "listByInstall">;
+  /** Each new install's attribution: recorded pending, and its job queued for the matcher. */
+  readonly attribution: {
+    readonly store: Pick<AttributionStore, "createPending">;
+    readonly queue: WorkQueue<AttributionJob>;
+  };
   readonly now?: () => Date;
 }
 
@@ -101,6 +111,18 @@ export const createIngestion = (deps: IngestionDeps) => {
         receivedAt,
       });
       const { install: stored } = await deps.installs.putIfAbsent(install);
+      // On every report, so a retry after a failure part-way still queues the job; a repeat
+      // finds the pending attribution made and queues nothing (a job lost in between is the
+      // sweeper's). The facts are the stored install's: the first report wins.
+      const pending = await deps.attribution.store.createPending({
+        appId: app.appId,
+        serviceId: stored.serviceId,
+        facts: installFacts(stored, caller.sourceIp),
+        requestedAt: receivedAt.toISOString(),
+      });
+      if (pending) {
+        await deps.attribution.queue.send([{ appId: app.appId, serviceId: stored.serviceId }]);
+      }
       // The install keeps the customer user id it was first opened with, but the mapping that
       // server-to-server events resolve through is fed by events only: an id takes effect once
       // an event is sent with it (spec, "Customer user identifier").

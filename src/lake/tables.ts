@@ -77,6 +77,13 @@ export const ATTRIBUTIONS_TABLE = lakeTable({
     { name: "service_id", type: "string" },
     { name: "attributed_at", type: "timestamp" },
     ...columnsFrom("attribution"),
+    // Lake-only, for an app owner asking why an install went where it went: the status the
+    // SDK reads, the method that won, the winning touch, and how many other touches the
+    // method found eligible.
+    { name: "match_status", type: "string" },
+    { name: "match_method", type: "string" },
+    { name: "click_id", type: "string" },
+    { name: "other_candidates", type: "int" },
   ],
   dateColumn: "attributed_at",
   installColumn: "service_id",

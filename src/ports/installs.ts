@@ -1,4 +1,5 @@
 /** Installs and the customer-user mapping, as the ingestion path stores and reads them. */
+import type { AttStatus } from "../attribution/matcher.ts";
 
 export const OS_VALUES = ["android", "ios"] as const;
 export type Os = (typeof OS_VALUES)[number];
@@ -22,7 +23,15 @@ export interface Install {
     readonly referrer: string;
     readonly clickTimestamp: number | null;
     readonly installBeginTimestamp: number | null;
+    /** The same two times by Google Play's server clock, Unix seconds. */
+    readonly clickServerTimestamp: number | null;
+    readonly installBeginServerTimestamp: number | null;
+    readonly installVersion: string | null;
   } | null;
+  /** iOS App Tracking Transparency status at first open. */
+  readonly attStatus: AttStatus | null;
+  /** The link that opened the app on its first launch. */
+  readonly openUrl: string | null;
   readonly customerUserId: string | null;
   readonly locale: string | null;
   readonly timezone: string | null;
@@ -37,6 +46,12 @@ export interface InstallStore {
   putIfAbsent(install: Install): Promise<{ install: Install; created: boolean }>;
   get(appId: string, serviceId: string): Promise<Install | undefined>;
   delete(appId: string, serviceId: string): Promise<void>;
+}
+
+/** What attribution asks of the app's other installs. */
+export interface InstallHistory {
+  /** The app's installs of one IDFV (an iOS device), this one included. */
+  withIdfv(appId: string, idfv: string): Promise<Install[]>;
 }
 
 /** A customer user id's latest use: the install, and the time of its event (ISO 8601 UTC). */

@@ -5,9 +5,10 @@
  * this file, `lambdas/<id>.ts`, and its deps in the two wiring tables (lib/attribution-stack.ts,
  * src/embedded/runtime.ts), which fail to compile until they name it.
  */
+import { ATTRIBUTION_WORKER } from "./attribution.ts";
 import type { MessageOf, WorkerDefinition } from "./worker.ts";
 
-export const WORKERS = [] as const satisfies readonly WorkerDefinition[];
+export const WORKERS = [ATTRIBUTION_WORKER] as const satisfies readonly WorkerDefinition[];
 
 export type WorkerId = (typeof WORKERS)[number]["id"];
 

@@ -14,6 +14,7 @@ import { INGEST_DATA } from "../../lib/attribution-stack.ts";
 import { PROJECT_ROOT } from "../../lib/service-function.ts";
 import { ingestEnv } from "../../src/config/aws-env.ts";
 import { LINK_HOST_ROUTES, ROUTES } from "../../src/http/routes.ts";
+import { WORKERS } from "../../src/workers/workers.ts";
 
 /** The budget for one function's JavaScript (index.mjs, minified). */
 const MAX_BUNDLE_BYTES = 1024 * 1024;
@@ -110,9 +111,9 @@ describe("cdk synth", () => {
 
   it("bundles each function as one ESM file exporting handler, the AWS SDK left to the runtime", () => {
     const bundles = lambdaBundles();
-    // One function per route of the API and of the link host, the authorizer, the scheduled
-    // purge and the daily rates job.
-    expect(bundles).toHaveLength(ROUTES.length + LINK_HOST_ROUTES.length + 3);
+    // One function per route of the API and of the link host and per queue-driven worker, the
+    // authorizer, the scheduled purge, the daily rates job and the attribution sweep.
+    expect(bundles).toHaveLength(ROUTES.length + LINK_HOST_ROUTES.length + WORKERS.length + 4);
     for (const { id, code } of bundles) {
       expect(code, id).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
       // Every function but the public contract talks to AWS through the runtime's SDK.

@@ -251,6 +251,13 @@ describe("the wire contract, over HTTP", () => {
         }
       }
     },
+    attribution: async () => {
+      const body = await expectConforming(
+        "attribution",
+        await rt.get(`/v1/installs/${serviceId}/attribution?wait_seconds=10`, keys.sdkKey),
+      );
+      expect(body).toEqual({ service_match_status: "organic", media_source: "organic" });
+    },
     touches: async () => {
       const body = await expectConforming(
         "touches",
@@ -375,6 +382,11 @@ describe("the wire contract, over HTTP", () => {
     export: {
       401: () => rt.get("/api/v1/export?timestamp=0", keys.sdkKey),
       422: () => rt.get("/api/v1/export?timestamp=0&limit=0", keys.serverKey),
+    },
+    attribution: {
+      401: () => rt.get(`/v1/installs/${serviceId}/attribution`, keys.serverKey),
+      404: () => rt.get("/v1/installs/nobody/attribution", keys.sdkKey),
+      422: () => rt.get(`/v1/installs/${serviceId}/attribution?wait_seconds=99`, keys.sdkKey),
     },
     touches: {
       400: () => rt.post("/v1/touches", "{", keys.serverKey),

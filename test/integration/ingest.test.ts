@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyFileWrapper } from "../../src/adapters/key-file/key-file-wrapper.ts";
+import { installEventId } from "../../src/attribution/lake-rows.ts";
 import { seal } from "../../src/crypto/envelope.ts";
 import { withEncryption } from "../../src/domain/app-config.ts";
 import { EVENT_TYPES } from "../../src/domain/event-types.ts";
@@ -52,6 +53,8 @@ describe("ingestion", () => {
   };
 
   const exported = async (): Promise<ExportRecord[]> => {
+    // Attribution writes each install's own event: once its jobs are done, all is in the streams.
+    await rt.workers.idle();
     await rt.flush();
     // A new timestamp each time, so the export is not served from an earlier snapshot.
     const since = Math.floor(Date.now() / 1000) - 3 * 86_400 - Math.floor(Math.random() * 1000);
@@ -163,12 +166,15 @@ describe("ingestion", () => {
 
       const rows = await exported();
       const mine = rows.filter((r) => r.service_id === serviceId);
+      // The manual INSTALL is not stored: the install's own event, made by its attribution, is.
+      const installEvent = installEventId({ appId: APP, serviceId });
       expect(mine.map((r) => r.event_id).sort()).toEqual(
-        events
-          .filter((e) => e.event_type !== "INSTALL")
-          .map((e) => e.event_id)
-          .sort(),
+        [
+          ...events.filter((e) => e.event_type !== "INSTALL").map((e) => e.event_id),
+          installEvent,
+        ].sort(),
       );
+      expect(mine.find((r) => r.event_id === installEvent)?.event_name).toBe("service_install");
       const purchase = mine.find((r) => r.event_id === "evt-PURCHASE");
       expect(purchase).toMatchObject({
         event_name: "service_purchase",

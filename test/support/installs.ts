@@ -18,6 +18,8 @@ export const storedInstall = (
   idfv: null,
   maid: "38400000-8cf0-11bd-b23e-10b96e40000d",
   installReferrer: null,
+  attStatus: null,
+  openUrl: null,
   customerUserId: null,
   locale: "de-DE",
   timezone: "Europe/Berlin",

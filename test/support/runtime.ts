@@ -28,6 +28,7 @@ export const startTestRuntime = async (
     purgeIntervalMs?: number;
     ratesCsv?: string;
     fxFeedUrl?: string;
+    trustProxy?: boolean;
   } = {},
 ): Promise<TestRuntime> => {
   const { ratesCsv, ...config } = overrides;

@@ -8,7 +8,7 @@
 import type { Install, InstallStore } from "../../ports/installs.ts";
 import { RecentMap } from "./recent-map.ts";
 
-export const cachedInstallStore = (store: InstallStore, maxEntries: number): InstallStore => {
+export const cachedInstallStore = <S extends InstallStore>(store: S, maxEntries: number): S => {
   const entries = new RecentMap<string, Install>(maxEntries);
   const keyOf = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
   const remember = (install: Install) =>
@@ -16,12 +16,14 @@ export const cachedInstallStore = (store: InstallStore, maxEntries: number): Ins
   // Moved on before and after each deletion: a read from across one is not kept.
   let generation = 0;
   return {
-    async putIfAbsent(install) {
+    // What this cache does not answer (another lookup of the store) goes to the store.
+    ...store,
+    async putIfAbsent(install: Install) {
       const stored = await store.putIfAbsent(install);
       remember(stored.install);
       return stored;
     },
-    async get(appId, serviceId) {
+    async get(appId: string, serviceId: string) {
       const cached = entries.get(keyOf(appId, serviceId));
       if (cached) return cached;
       const before = generation;
@@ -29,7 +31,7 @@ export const cachedInstallStore = (store: InstallStore, maxEntries: number): Ins
       if (found && generation === before) remember(found);
       return found;
     },
-    async delete(appId, serviceId) {
+    async delete(appId: string, serviceId: string) {
       generation += 1;
       entries.delete(keyOf(appId, serviceId));
       try {

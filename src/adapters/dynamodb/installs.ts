@@ -9,9 +9,11 @@ import {
   PutCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
+import { ATT_STATUSES } from "../../attribution/matcher.ts";
 import {
   type CustomerUserMap,
   type Install,
+  type InstallHistory,
   type InstallStore,
   OS_VALUES,
 } from "../../ports/installs.ts";
@@ -40,8 +42,13 @@ const installItem = z.object({
       referrer: z.string(),
       clickTimestamp: z.number().nullable(),
       installBeginTimestamp: z.number().nullable(),
+      clickServerTimestamp: z.number().nullable(),
+      installBeginServerTimestamp: z.number().nullable(),
+      installVersion: z.string().nullable(),
     })
     .nullable(),
+  attStatus: z.enum(ATT_STATUSES).nullable(),
+  openUrl: z.string().nullable(),
   customerUserId: z.string().nullable(),
   locale: z.string().nullable(),
   timezone: z.string().nullable(),
@@ -51,7 +58,12 @@ const installItem = z.object({
 
 const toInstall = (item: Record<string, unknown>): Install => installItem.parse(item);
 
-export const createInstallStore = (doc: DynamoDBDocumentClient, table: string): InstallStore => {
+const BY_IDFV = indexOf("installs", "byIdfv");
+
+export const createInstallStore = (
+  doc: DynamoDBDocumentClient,
+  table: string,
+): InstallStore & InstallHistory => {
   const get = async (appId: string, serviceId: string) => {
     const { Item } = await doc.send(
       new GetCommand({ TableName: table, Key: { installKey: installKey(appId, serviceId) } }),
@@ -64,7 +76,11 @@ export const createInstallStore = (doc: DynamoDBDocumentClient, table: string): 
         doc.send(
           new PutCommand({
             TableName: table,
-            Item: { ...install, installKey: installKey(install.appId, install.serviceId) },
+            Item: {
+              ...install,
+              installKey: installKey(install.appId, install.serviceId),
+              ...(install.idfv ? { idfvKey: `${install.appId}#${install.idfv}` } : {}),
+            },
             ConditionExpression: "attribute_not_exists(installKey)",
           }),
         ),
@@ -76,6 +92,12 @@ export const createInstallStore = (doc: DynamoDBDocumentClient, table: string): 
       return { install: stored, created: false };
     },
     get,
+    withIdfv: (appId, idfv) =>
+      queryIndex(
+        doc,
+        { table, index: BY_IDFV.name, key: BY_IDFV.partitionKey, value: `${appId}#${idfv}` },
+        toInstall,
+      ),
     async delete(appId, serviceId) {
       await doc.send(
         new DeleteCommand({ TableName: table, Key: { installKey: installKey(appId, serviceId) } }),

@@ -40,6 +40,9 @@ const install = (appId: string, serviceId: string, overrides: Partial<Install> =
       referrer: "utm_source=x&clickid=abc",
       clickTimestamp: 1,
       installBeginTimestamp: 2,
+      clickServerTimestamp: 3,
+      installBeginServerTimestamp: 4,
+      installVersion: "1.2.3",
     },
     ...overrides,
   });

@@ -17,6 +17,7 @@ import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import { SCOPES } from "../../domain/keys.ts";
 import { type App, type AppStore, type KeyStore, PLATFORMS } from "../../ports/apps.ts";
 import type { AppSnapshots, SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
+import { createAttributionStore } from "./attributions.ts";
 import { conditionHolds } from "./conditional.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
@@ -248,4 +249,5 @@ export const createDynamoStores = (doc: DynamoDBDocumentClient, tables: TableNam
   deletions: createDeletionStore(doc, tables.deletions, { listByScan: true }),
   links: createLinkStore(doc, tables.links),
   touches: createTouchStore(doc, tables.touches),
+  attributions: createAttributionStore(doc, tables.attributions),
 });

@@ -48,7 +48,14 @@ export const TABLE_DEFINITIONS = {
     removal: "destroy",
     holds: "export snapshots",
   },
-  installs: { partitionKey: "installKey", removal: "retain", holds: "installs" },
+  installs: {
+    partitionKey: "installKey",
+    // An iOS app's installs of one IDFV (`<app>#<idfv>`): a new one of a device seen before is
+    // a reinstall. Sparse (only installs with an IDFV), and the sort key is unique per install.
+    indexes: { byIdfv: { partitionKey: "idfvKey", sortKey: "installKey" } },
+    removal: "retain",
+    holds: "installs",
+  },
   customerUsers: {
     partitionKey: "customerUserKey",
     indexes: { byInstall: { partitionKey: "installKey" } },
@@ -75,6 +82,14 @@ export const TABLE_DEFINITIONS = {
     indexes: { byApp: { partitionKey: "appId", sortKey: "createdKey" } },
     removal: "retain",
     holds: "links",
+  },
+  attributions: {
+    partitionKey: "attributionKey",
+    // Sparse: only attributions not yet finished carry `openMarker`, so the sweeper reads just
+    // those; the sort key, unique per install, keeps every one of them in the index.
+    indexes: { open: { partitionKey: "openMarker", sortKey: "attributionKey" } },
+    removal: "retain",
+    holds: "installs' attributions",
   },
   touches: {
     partitionKey: "clickId",

@@ -17,6 +17,7 @@ import {
 } from "../../embedded/local-dynamodb.ts";
 import { EVENTS_TABLE } from "../../lake/tables.ts";
 import type { Install } from "../../ports/installs.ts";
+import { createAttributionStore } from "../dynamodb/attributions.ts";
 import { createDeletionStore } from "../dynamodb/deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "../dynamodb/installs.ts";
 import { createDynamoStores, createSnapshotCatalog } from "../dynamodb/stores.ts";
@@ -77,6 +78,7 @@ describe("the purge on AWS", () => {
       DELETIONS_TABLE: LOCAL_TABLE_NAMES.deletions,
       INSTALLS_TABLE: LOCAL_TABLE_NAMES.installs,
       CUSTOMER_USERS_TABLE: LOCAL_TABLE_NAMES.customerUsers,
+      ATTRIBUTIONS_TABLE: LOCAL_TABLE_NAMES.attributions,
       SNAPSHOTS_TABLE: LOCAL_TABLE_NAMES.snapshots,
       LAKE_BUCKET: LAKE,
       RESULTS_BUCKET: RESULTS,
@@ -87,6 +89,7 @@ describe("the purge on AWS", () => {
       deletions: createDeletionStore(doc, env.DELETIONS_TABLE),
       installs: createInstallStore(doc, env.INSTALLS_TABLE),
       customerUsers: createCustomerUserMap(doc, env.CUSTOMER_USERS_TABLE),
+      attributions: createAttributionStore(doc, env.ATTRIBUTIONS_TABLE),
       lake: createS3LakePurger({
         s3: s3.client,
         lakeBucket: env.LAKE_BUCKET,

@@ -7,6 +7,7 @@
  * test/integration/contract.test.ts holds real answers to it.
  */
 import type { RouteId } from "../routes.ts";
+import { ATTRIBUTION_CONTRACTS } from "./attribution.ts";
 import { CONFIG_CONTRACTS } from "./config.ts";
 import { DELETION_CONTRACTS } from "./deletions.ts";
 import { EXPORT_CONTRACTS } from "./export.ts";
@@ -16,6 +17,7 @@ import { OPENAPI_CONTRACTS } from "./openapi.ts";
 import type { RouteContract } from "./shared.ts";
 import { TOUCH_CONTRACTS } from "./touches.ts";
 
+export * from "./attribution.ts";
 export * from "./config.ts";
 export * from "./deletions.ts";
 export * from "./export.ts";
@@ -29,6 +31,7 @@ export * from "./touches.ts";
 export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
   ...CONFIG_CONTRACTS,
   ...INGEST_CONTRACTS,
+  ...ATTRIBUTION_CONTRACTS,
   ...DELETION_CONTRACTS,
   ...EXPORT_CONTRACTS,
   ...LINK_CONTRACTS,

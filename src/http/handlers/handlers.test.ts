@@ -251,6 +251,8 @@ describe("the authorizer", () => {
 describe("the ingestion routes", () => {
   const installs = new Map<string, Install>();
   const records: LakeRecord[] = [];
+  const pending = new Map<string, string | null>();
+  const queued: string[] = [];
   const handlers = createIngestHandlers({
     apps: appsOf(APP),
     installs: {
@@ -274,6 +276,16 @@ describe("the ingestion routes", () => {
     fx: parseEcbRates("Date,USD,\n2026-11-01,1.1,\n"),
     keyrings: async () => staticKeyring({}),
     deletions: { listByInstall: async () => [] },
+    attribution: {
+      store: {
+        createPending: async ({ appId, serviceId, facts }) => {
+          if (pending.has(`${appId}#${serviceId}`)) return false;
+          pending.set(`${appId}#${serviceId}`, facts.ip);
+          return true;
+        },
+      },
+      queue: { send: async (jobs) => void queued.push(...jobs.map((job) => job.serviceId)) },
+    },
   });
   const sdk = principal(APP.appId, ["ingest"]);
 
@@ -284,6 +296,14 @@ describe("the ingestion routes", () => {
     );
     expect(install.statusCode).toBe(202);
     expect(json(install)).toEqual({ service_id: "device-1" });
+    // Its attribution is pending, with the caller's address, and its job queued once.
+    const again = await handlers.installs(
+      apiEvent({ authorizer: sdk, body: JSON.stringify(installRequest("device-1")) }),
+      CONTEXT,
+    );
+    expect(json(again)).toEqual({ service_id: "device-1" });
+    expect(pending.get(`${APP.appId}#device-1`)).toBe("81.2.69.142");
+    expect(queued).toEqual(["device-1"]);
     const events = await handlers.events(
       apiEvent({
         authorizer: sdk,

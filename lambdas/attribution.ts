@@ -1,0 +1,18 @@
+/** `GET /v1/installs/{service_id}/attribution` on AWS: the SDKs' attribution parameters. */
+import { createAttributionStore } from "../src/adapters/dynamodb/attributions.ts";
+import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
+import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
+import { attributionEnv, parseEnv } from "../src/config/aws-env.ts";
+import { createAttributionHandler } from "../src/http/handlers/attribution.ts";
+import { dynamoDocument } from "./clients.ts";
+import { logged } from "./logged.ts";
+
+const env = parseEnv(attributionEnv, process.env);
+
+export const handler = logged(
+  createAttributionHandler({
+    apps: createAppStore(dynamoDocument, env.APPS_TABLE),
+    attributions: createAttributionStore(dynamoDocument, env.ATTRIBUTIONS_TABLE),
+    deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE),
+  }),
+);

@@ -1,0 +1,183 @@
+/**
+ * The attributions store on DynamoDB: one item per install, keyed `<app>#<service id>`. A
+ * pending item holds the facts matching reads; resolving replaces them with the result under a
+ * condition, so an install is attributed once however many runs race. Until its lake rows are
+ * written an item carries `openMarker`, which puts it in the sparse `open` index the sweeper
+ * reads.
+ */
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateQuery,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import * as z from "zod";
+import { ATT_STATUSES } from "../../attribution/matcher.ts";
+import { CONFIDENCE_LEVELS } from "../../attribution/settings.ts";
+import type { AttributionRecord, AttributionStore } from "../../ports/attributions.ts";
+import { MATCH_STATUSES } from "../../ports/attributions.ts";
+import { OS_VALUES } from "../../ports/installs.ts";
+import { adFieldsItem } from "./ad-fields.ts";
+import { conditionHolds } from "./conditional.ts";
+import { indexOf } from "./tables.ts";
+
+const OPEN = indexOf("attributions", "open");
+const OPEN_MARKER = "open";
+
+const text = z.string().nullable();
+
+const factsItem = z.object({
+  appId: z.string(),
+  os: z.enum(OS_VALUES),
+  osVersion: text,
+  deviceModel: text,
+  firstOpenTime: z.string(),
+  maid: text,
+  attStatus: z.enum(ATT_STATUSES).nullable(),
+  referrerClickId: text,
+  openUrlClickId: text,
+  installBeganAt: text,
+  ip: text,
+});
+
+const resultItem = z.object({
+  ...adFieldsItem,
+  mediaSource: text,
+  status: z.enum(MATCH_STATUSES).exclude(["failed"]),
+  method: z.enum(["click_id", "advertising_id", "probabilistic"]).nullable(),
+  clickId: text,
+  deeplinkId: text,
+  matchingType: z.enum(["network", "geo"]).nullable(),
+  confidence: z.enum(CONFIDENCE_LEVELS).nullable(),
+  clickToFirstOpenHours: z.number().nullable(),
+  installType: z.enum(["new_install", "reinstall_same_device"]).nullable(),
+  otherCandidates: z.number(),
+  params: z.record(z.string(), z.string()),
+  attributedAt: z.string(),
+});
+
+const recordItem = z.discriminatedUnion("state", [
+  z.object({
+    state: z.enum(["pending", "failed"]),
+    appId: z.string(),
+    serviceId: z.string(),
+    facts: factsItem,
+    requestedAt: z.string(),
+  }),
+  z.object({
+    state: z.literal("resolved"),
+    appId: z.string(),
+    serviceId: z.string(),
+    result: resultItem,
+    delivered: z.boolean(),
+  }),
+  // requestedAt stays on a resolved item, for the sweeper; the record does not carry it.
+]);
+
+const keyOf = (appId: string, serviceId: string) => ({
+  attributionKey: `${appId}#${serviceId}`,
+});
+
+export const createAttributionStore = (
+  doc: DynamoDBDocumentClient,
+  table: string,
+): AttributionStore => ({
+  createPending: (pending) =>
+    conditionHolds(() =>
+      doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: {
+            ...keyOf(pending.appId, pending.serviceId),
+            ...pending,
+            state: "pending",
+            openMarker: OPEN_MARKER,
+          },
+          ConditionExpression: "attribute_not_exists(attributionKey)",
+        }),
+      ),
+    ),
+  async get(appId, serviceId) {
+    const { Item } = await doc.send(
+      new GetCommand({ TableName: table, Key: keyOf(appId, serviceId), ConsistentRead: true }),
+    );
+    if (!Item) return undefined;
+    const { attributionKey: _key, openMarker: _open, ...record } = Item;
+    return recordItem.parse(record) satisfies AttributionRecord;
+  },
+  resolve: (appId, serviceId, result) =>
+    conditionHolds(() =>
+      doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keyOf(appId, serviceId),
+          UpdateExpression:
+            "SET #state = :resolved, #result = :result, delivered = :false REMOVE facts",
+          ConditionExpression: "#state IN (:pending, :failed)",
+          ExpressionAttributeNames: { "#state": "state", "#result": "result" },
+          ExpressionAttributeValues: {
+            ":resolved": "resolved",
+            ":result": result,
+            ":false": false,
+            ":pending": "pending",
+            ":failed": "failed",
+          },
+        }),
+      ),
+    ),
+  async markFailed(appId, serviceId) {
+    await conditionHolds(() =>
+      doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keyOf(appId, serviceId),
+          UpdateExpression: "SET #state = :failed",
+          ConditionExpression: "#state = :pending",
+          ExpressionAttributeNames: { "#state": "state" },
+          ExpressionAttributeValues: { ":failed": "failed", ":pending": "pending" },
+        }),
+      ),
+    );
+  },
+  async markDelivered(appId, serviceId) {
+    await doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: keyOf(appId, serviceId),
+        UpdateExpression: "SET delivered = :true REMOVE openMarker",
+        ConditionExpression: "#state = :resolved",
+        ExpressionAttributeNames: { "#state": "state" },
+        ExpressionAttributeValues: { ":true": true, ":resolved": "resolved" },
+      }),
+    );
+  },
+  async listOpen(before) {
+    const found: { appId: string; serviceId: string }[] = [];
+    const pages = paginateQuery(
+      { client: doc },
+      {
+        TableName: table,
+        IndexName: OPEN.name,
+        KeyConditionExpression: "#open = :open",
+        ExpressionAttributeNames: { "#open": OPEN.partitionKey },
+        ExpressionAttributeValues: { ":open": OPEN_MARKER },
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        if (
+          typeof item.requestedAt === "string" &&
+          Date.parse(item.requestedAt) < before.getTime()
+        ) {
+          found.push({ appId: String(item.appId), serviceId: String(item.serviceId) });
+        }
+      }
+    }
+    return found;
+  },
+  async delete(appId, serviceId) {
+    await doc.send(new DeleteCommand({ TableName: table, Key: keyOf(appId, serviceId) }));
+  },
+});

@@ -1,0 +1,34 @@
+/** What matching reads of an install: its device, its first open, the click ids it carries. */
+import type { Install } from "../ports/installs.ts";
+import { clickIdOfReferrer, REFERRER_CLICK_ID } from "../touches/destination.ts";
+import { normalizeIp } from "../touches/ip.ts";
+import type { InstallFacts } from "./matcher.ts";
+
+/** The click id a link that opened the app carries in its query, if any. */
+export const clickIdOfOpenUrl = (openUrl: string | null): string | null => {
+  if (!openUrl) return null;
+  try {
+    return new URL(openUrl).searchParams.get(REFERRER_CLICK_ID);
+  } catch {
+    return null;
+  }
+};
+
+const secondsToIso = (seconds: number | null | undefined) =>
+  seconds ? new Date(seconds * 1000).toISOString() : null;
+
+/** The install's facts, with the address it was reported from. */
+export const installFacts = (install: Install, ip: string | null): InstallFacts => ({
+  appId: install.appId,
+  os: install.os,
+  osVersion: install.osVersion,
+  deviceModel: install.deviceModel,
+  firstOpenTime: install.firstOpenTime,
+  maid: install.maid,
+  attStatus: install.attStatus,
+  referrerClickId: clickIdOfReferrer(install.installReferrer?.referrer),
+  openUrlClickId: clickIdOfOpenUrl(install.openUrl),
+  // Google Play's server clock, the one a click's time is on; the device's may be set anywhere.
+  installBeganAt: secondsToIso(install.installReferrer?.installBeginServerTimestamp),
+  ip: normalizeIp(ip),
+});

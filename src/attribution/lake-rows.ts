@@ -1,0 +1,55 @@
+/**
+ * What an attribution writes to the lake: its `attributions` row (joined to the install's
+ * events at export time) and the install's own `service_install` event, whose id is derived
+ * from the install, so a job run twice or a first open sent twice never makes two.
+ */
+import { createHash } from "node:crypto";
+import { exportEventName } from "../domain/event-types.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeRecord, nullColumns } from "../lake/tables.ts";
+import type { App } from "../ports/apps.ts";
+import type { AttributionResult } from "../ports/attributions.ts";
+import type { Install } from "../ports/installs.ts";
+
+export const attributionRow = (install: Install, result: AttributionResult): LakeRecord => ({
+  ...nullColumns(ATTRIBUTIONS_TABLE),
+  app_id: install.appId,
+  service_id: install.serviceId,
+  attributed_at: result.attributedAt,
+  media_source: result.mediaSource,
+  campaign_id: result.campaignId,
+  campaign_name: result.campaignName,
+  adset_id: result.adsetId,
+  adset_name: result.adsetName,
+  ad_id: result.adId,
+  ad_name: result.adName,
+  matching_type: result.matchingType,
+  click_to_first_open_hours: result.clickToFirstOpenHours,
+  confidence_score: result.confidence,
+  install_type: result.installType,
+  match_status: result.status,
+  match_method: result.method,
+  click_id: result.clickId,
+  other_candidates: result.otherCandidates,
+});
+
+/** The install event's id: the same for the same install, and unlike any SDK's event id. */
+export const installEventId = (install: Pick<Install, "appId" | "serviceId">): string =>
+  `service_install_${createHash("sha256").update(`${install.appId}\0${install.serviceId}`).digest("hex").slice(0, 32)}`;
+
+export const installEventRow = (app: App, install: Install): LakeRecord => ({
+  ...nullColumns(EVENTS_TABLE),
+  app_id: install.appId,
+  event_id: installEventId(install),
+  event_time: install.firstOpenTime,
+  event_name: exportEventName("INSTALL"),
+  service_id: install.serviceId,
+  country: install.country,
+  os: install.os,
+  app_name: app.name,
+  idfv: install.idfv,
+  maid: install.maid,
+  customer_user_id: install.customerUserId,
+  received_at: install.receivedAt,
+  event_type: "INSTALL",
+  parameters: "{}",
+});

@@ -1,0 +1,44 @@
+/**
+ * What the SDKs' attribution parameters say of an install (spec, "Attribution parameters"):
+ * a flat map of strings with `service_match_status`, and for a matched install the source,
+ * the campaign fields, the match's details, and the link's `deep_link_path` and custom
+ * parameters (the deferred deep link). Empty while the attribution is not resolved yet.
+ */
+import type { AttributionRecord } from "../ports/attributions.ts";
+
+export type AttributionParams = Record<string, string>;
+
+export const attributionParams = (
+  record: AttributionRecord,
+  options: { appEnabled: boolean },
+): AttributionParams => {
+  if (!options.appEnabled) return { service_match_status: "not_configured" };
+  if (record.state !== "resolved") {
+    return record.state === "failed" ? { service_match_status: "failed" } : {};
+  }
+  const { result } = record;
+  const fields: Record<string, string | number | null> = {
+    media_source: result.mediaSource,
+    campaign_id: result.campaignId,
+    campaign_name: result.campaignName,
+    adset_id: result.adsetId,
+    adset_name: result.adsetName,
+    ad_id: result.adId,
+    ad_name: result.adName,
+    click_id: result.clickId,
+    click_to_first_open_hours: result.clickToFirstOpenHours,
+    matching_type: result.matchingType,
+    confidence_score: result.confidence,
+  };
+  const matched = result.status === "matched" || result.status === "matched_no_params";
+  return {
+    // The link's own parameters first: the service's keys win a clash of names.
+    ...(matched ? result.params : {}),
+    ...Object.fromEntries(
+      Object.entries(matched || result.status === "organic" ? fields : {}).flatMap(
+        ([key, value]) => (value === null ? [] : [[key, String(value)]]),
+      ),
+    ),
+    service_match_status: result.status,
+  };
+};

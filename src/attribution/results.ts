@@ -1,0 +1,98 @@
+/**
+ * An install's attribution result, from the matcher's verdict: what the SDK reads
+ * (`service_match_status` and the parameters) and what its exported events carry.
+ */
+import type { AttributionResult } from "../ports/attributions.ts";
+import type { Install } from "../ports/installs.ts";
+import type { Match } from "./matcher.ts";
+
+const NO_AD_FIELDS = {
+  campaignId: null,
+  campaignName: null,
+  adsetId: null,
+  adsetName: null,
+  adId: null,
+  adName: null,
+} as const;
+
+/**
+ * iOS only: a reinstall when the app has seen the device's IDFV on an earlier install (an
+ * install deleted on request is gone from the store, so it leaves no trace).
+ */
+export const installTypeOf = (
+  install: Install,
+  sameIdfv: readonly Install[],
+): AttributionResult["installType"] => {
+  if (install.os !== "ios") return null;
+  const earlier = sameIdfv.some(
+    (other) =>
+      other.serviceId !== install.serviceId &&
+      (other.firstOpenTime < install.firstOpenTime ||
+        (other.firstOpenTime === install.firstOpenTime && other.serviceId < install.serviceId)),
+  );
+  return earlier ? "reinstall_same_device" : "new_install";
+};
+
+export const resultOf = (
+  match: Match,
+  installType: AttributionResult["installType"],
+  attributedAt: Date,
+): AttributionResult => {
+  if (match.kind === "organic") {
+    return {
+      status: "organic",
+      method: null,
+      clickId: null,
+      deeplinkId: null,
+      mediaSource: "organic",
+      ...NO_AD_FIELDS,
+      matchingType: null,
+      confidence: null,
+      clickToFirstOpenHours: null,
+      installType,
+      otherCandidates: 0,
+      params: {},
+      attributedAt: attributedAt.toISOString(),
+    };
+  }
+  const { touch } = match;
+  const params = { ...touch.params };
+  return {
+    // The deferred deep link needs the link's parameters; a touch without any is still a match.
+    status: Object.keys(params).length > 0 ? "matched" : "matched_no_params",
+    method: match.method,
+    clickId: touch.clickId,
+    deeplinkId: touch.deeplinkId,
+    mediaSource: touch.mediaSource,
+    campaignId: touch.campaignId,
+    campaignName: touch.campaignName,
+    adsetId: touch.adsetId,
+    adsetName: touch.adsetName,
+    adId: touch.adId,
+    adName: touch.adName,
+    matchingType: match.matchingType,
+    confidence: match.confidence,
+    clickToFirstOpenHours: match.clickToFirstOpenHours,
+    installType,
+    otherCandidates: match.otherCandidates,
+    params,
+    attributedAt: attributedAt.toISOString(),
+  };
+};
+
+/** An install not matched on purpose: the app is switched off, or attribution is. */
+export const skippedResult = (attributedAt: Date): AttributionResult => ({
+  status: "skipped",
+  method: null,
+  clickId: null,
+  deeplinkId: null,
+  mediaSource: null,
+  ...NO_AD_FIELDS,
+  matchingType: null,
+  confidence: null,
+  clickToFirstOpenHours: null,
+  installType: null,
+  otherCandidates: 0,
+  params: {},
+  attributedAt: attributedAt.toISOString(),
+});

@@ -1,0 +1,68 @@
+/**
+ * `GET /v1/installs/{service_id}/attribution`: the install's attribution parameters, as the
+ * SDKs return them. With `wait_seconds` it holds the request until the attribution is resolved
+ * or the time is up (a bounded long poll), so an SDK awaiting the match makes one call.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import middy from "@middy/core";
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import * as z from "zod";
+import { attributionParams } from "../../attribution/params.ts";
+import { NotFoundError, ValidationError } from "../../domain/errors.ts";
+import type { AppStore } from "../../ports/apps.ts";
+import type { AttributionStore } from "../../ports/attributions.ts";
+import type { DeletionStore } from "../../ports/deletions.ts";
+import { formatIssues } from "../../validation/issues.ts";
+import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";
+import { pathParam } from "../path-param.ts";
+import { principalOf } from "../principal.ts";
+import { serviceIdParam } from "./deletions.ts";
+
+export const MAX_WAIT_SECONDS = 20;
+
+export const attributionQuery = z.object({
+  wait_seconds: z.coerce
+    .number({ error: `must be a number of seconds from 0 to ${MAX_WAIT_SECONDS}` })
+    .int({ error: `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}` })
+    .min(0, { error: `must be from 0 to ${MAX_WAIT_SECONDS}` })
+    .max(MAX_WAIT_SECONDS, { error: `must be from 0 to ${MAX_WAIT_SECONDS}` })
+    .default(0)
+    .meta({
+      description:
+        `How long to wait, at most, for an unresolved attribution to resolve (0 to ${MAX_WAIT_SECONDS} ` +
+        "seconds): the answer comes as soon as it does.",
+      example: 10,
+    }),
+});
+
+export interface AttributionRouteDeps {
+  readonly apps: Pick<AppStore, "get">;
+  readonly attributions: Pick<AttributionStore, "get">;
+  readonly deletions: Pick<DeletionStore, "listByInstall">;
+  /** How often a waiting request reads the attribution again. */
+  readonly pollIntervalMs?: number;
+}
+
+export const createAttributionHandler = (deps: AttributionRouteDeps) =>
+  middy<APIGatewayProxyEvent, HttpResponse>()
+    .use(errorResponses())
+    .handler(async (event) => {
+      const { appId } = principalOf(event, "attribution:read");
+      const serviceId = pathParam(event, "service_id", serviceIdParam);
+      const query = attributionQuery.safeParse(event.queryStringParameters ?? {});
+      if (!query.success) throw new ValidationError(formatIssues(query.error.issues, "query"));
+      const unknown = new NotFoundError(
+        `No install ${serviceId} of this app: send POST /v1/installs first (or its data was deleted).`,
+      );
+      const deadline = Date.now() + query.data.wait_seconds * 1000;
+      let record = await deps.attributions.get(appId, serviceId);
+      if (!record || (await deps.deletions.listByInstall(appId, serviceId)).length > 0) {
+        throw unknown;
+      }
+      while (record.state !== "resolved" && Date.now() < deadline) {
+        await sleep(Math.min(deps.pollIntervalMs ?? 250, Math.max(0, deadline - Date.now())));
+        record = (await deps.attributions.get(appId, serviceId)) ?? record;
+      }
+      const app = await deps.apps.get(appId);
+      return jsonResponse(200, attributionParams(record, { appEnabled: app?.enabled ?? false }));
+    });

@@ -1,0 +1,81 @@
+/**
+ * Each install's attribution: pending from its first open until the matcher resolves it, then
+ * its result, once (spec, `service_match_status`). What matching needs of the request (its IP
+ * and user agent among them) is kept only while the attribution is unresolved.
+ */
+import type { InstallFacts, MatchMethod } from "../attribution/matcher.ts";
+import type { Confidence } from "../attribution/settings.ts";
+import type { AdFields } from "./links.ts";
+
+export const MATCH_STATUSES = [
+  "matched",
+  "matched_no_params",
+  "organic",
+  "skipped",
+  "failed",
+] as const;
+export type MatchStatus = (typeof MATCH_STATUSES)[number];
+
+/** A resolved attribution: the match and what the install and its exported events carry. */
+export interface AttributionResult extends Omit<AdFields, "mediaSource"> {
+  /** The winning touch's source, `organic`, or null for a skipped install. */
+  readonly mediaSource: string | null;
+  readonly status: Exclude<MatchStatus, "failed">;
+  readonly method: MatchMethod | null;
+  /** The winning touch's click id. */
+  readonly clickId: string | null;
+  readonly deeplinkId: string | null;
+  readonly matchingType: "network" | "geo" | null;
+  readonly confidence: Confidence | null;
+  readonly clickToFirstOpenHours: number | null;
+  readonly installType: "new_install" | "reinstall_same_device" | null;
+  /** How many other touches the winning method found eligible. */
+  readonly otherCandidates: number;
+  /** The link's `deep_link_path` and custom parameters: the deferred deep link. */
+  readonly params: Readonly<Record<string, string>>;
+  /** ISO 8601 UTC. */
+  readonly attributedAt: string;
+}
+
+export type AttributionRecord =
+  | {
+      readonly state: "pending" | "failed";
+      readonly appId: string;
+      readonly serviceId: string;
+      readonly facts: InstallFacts;
+      readonly requestedAt: string;
+    }
+  | {
+      readonly state: "resolved";
+      readonly appId: string;
+      readonly serviceId: string;
+      readonly result: AttributionResult;
+      /** Whether its lake rows (the attribution, the install event) are written. */
+      readonly delivered: boolean;
+    };
+
+export interface AttributionStore {
+  /** Records a pending attribution unless the install has one; true when this call made it. */
+  createPending(pending: {
+    appId: string;
+    serviceId: string;
+    facts: InstallFacts;
+    requestedAt: string;
+  }): Promise<boolean>;
+  get(appId: string, serviceId: string): Promise<AttributionRecord | undefined>;
+  /**
+   * Stores the result if the attribution is still unresolved (pending or failed), forgetting
+   * the facts; false when another run resolved it first.
+   */
+  resolve(appId: string, serviceId: string, result: AttributionResult): Promise<boolean>;
+  /** Marks an unresolved attribution failed (its last try failed); the sweeper retries it. */
+  markFailed(appId: string, serviceId: string): Promise<void>;
+  markDelivered(appId: string, serviceId: string): Promise<void>;
+  /**
+   * Attributions requested before `before` and not finished (unresolved, or resolved with
+   * their lake rows unwritten): what a crash or a failure left for the sweeper.
+   */
+  listOpen(before: Date): Promise<{ appId: string; serviceId: string }[]>;
+  /** Forgets an install's attribution (its data was deleted on request). */
+  delete(appId: string, serviceId: string): Promise<void>;
+}

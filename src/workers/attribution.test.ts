@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import { storedInstall } from "../../test/support/installs.ts";
+import { installFacts } from "../attribution/facts.ts";
+import type { LakeRecord } from "../lake/tables.ts";
+import type { App } from "../ports/apps.ts";
+import type {
+  AttributionRecord,
+  AttributionResult,
+  AttributionStore,
+} from "../ports/attributions.ts";
+import type { Touch } from "../ports/touches.ts";
+import { createAttributionWorker } from "./attribution.ts";
+
+const APP: App = {
+  appId: "com.example.game",
+  name: "Game",
+  platform: "android",
+  enabled: true,
+  createdAt: "2026-11-01T00:00:00.000Z",
+};
+const INSTALL = storedInstall(APP.appId, "device-1", { maid: null });
+
+/** The attributions store as a map, with its conditions, the way the port promises them. */
+const memoryAttributions = () => {
+  const records = new Map<string, AttributionRecord>();
+  const key = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
+  const store: AttributionStore & { records: typeof records; resolves: number } = {
+    records,
+    resolves: 0,
+    createPending: async (pending) => {
+      if (records.has(key(pending.appId, pending.serviceId))) return false;
+      records.set(key(pending.appId, pending.serviceId), { ...pending, state: "pending" });
+      return true;
+    },
+    get: async (appId, serviceId) => records.get(key(appId, serviceId)),
+    resolve: async (appId, serviceId, result: AttributionResult) => {
+      const found = records.get(key(appId, serviceId));
+      if (!found || found.state === "resolved") return false;
+      store.resolves++;
+      records.set(key(appId, serviceId), {
+        state: "resolved",
+        appId,
+        serviceId,
+        result,
+        delivered: false,
+      });
+      return true;
+    },
+    markFailed: async (appId, serviceId) => {
+      const found = records.get(key(appId, serviceId));
+      if (found?.state === "pending")
+        records.set(key(appId, serviceId), { ...found, state: "failed" });
+    },
+    markDelivered: async (appId, serviceId) => {
+      const found = records.get(key(appId, serviceId));
+      if (found?.state === "resolved")
+        records.set(key(appId, serviceId), { ...found, delivered: true });
+    },
+    listOpen: async () => [],
+    delete: async (appId, serviceId) => void records.delete(key(appId, serviceId)),
+  };
+  return store;
+};
+
+const setup = (options: { touchesFail?: boolean; app?: App } = {}) => {
+  const attributions = memoryAttributions();
+  const rows = { attributions: [] as LakeRecord[], events: [] as LakeRecord[] };
+  const worker = createAttributionWorker({
+    apps: { get: async () => options.app ?? APP },
+    installs: {
+      get: async (_app, serviceId) => (serviceId === INSTALL.serviceId ? INSTALL : undefined),
+      withIdfv: async () => [],
+    },
+    attributions,
+    deletions: { listByInstall: async () => [] },
+    touches: {
+      get: async () => undefined,
+      byMaid: async () => [],
+      byIp: async (): Promise<Touch[]> => {
+        if (options.touchesFail) throw new Error("touch store down");
+        return [];
+      },
+    },
+    lake: {
+      attributions: { put: async (records) => void rows.attributions.push(...records) },
+      events: { put: async (records) => void rows.events.push(...records) },
+    },
+    maxAttempts: 3,
+  });
+  const job = (attempt = 1) => ({
+    id: "m1",
+    attempt,
+    body: { appId: APP.appId, serviceId: INSTALL.serviceId },
+  });
+  return { attributions, rows, worker, job };
+};
+
+const pending = async (attributions: AttributionStore) => {
+  await attributions.createPending({
+    appId: APP.appId,
+    serviceId: INSTALL.serviceId,
+    facts: installFacts(INSTALL, "81.2.69.142"),
+    requestedAt: "2026-11-01T10:00:01.000Z",
+  });
+};
+
+describe("the attribution worker", () => {
+  it("attributes an install once however many jobs run for it, side by side or again", async () => {
+    const { attributions, rows, worker, job } = setup();
+    await pending(attributions);
+    await Promise.all([worker(job()), worker(job()), worker(job())]);
+    await worker(job());
+    expect(attributions.resolves).toBe(1);
+    const record = await attributions.get(APP.appId, INSTALL.serviceId);
+    expect(record).toMatchObject({
+      state: "resolved",
+      delivered: true,
+      result: { status: "organic" },
+    });
+    // The lake rows come from the stored result: a repeat writes the same rows, if any.
+    expect(new Set(rows.events.map((row) => row.event_id)).size).toBe(1);
+    expect(new Set(rows.attributions.map((row) => row.attributed_at)).size).toBe(1);
+  });
+
+  it("marks the install failed on its last try, and a later run resolves it", async () => {
+    const failing = setup({ touchesFail: true });
+    await pending(failing.attributions);
+    await expect(failing.worker(failing.job(2))).rejects.toThrow("touch store down");
+    expect((await failing.attributions.get(APP.appId, INSTALL.serviceId))?.state).toBe("pending");
+    await expect(failing.worker(failing.job(3))).rejects.toThrow("touch store down");
+    expect((await failing.attributions.get(APP.appId, INSTALL.serviceId))?.state).toBe("failed");
+  });
+
+  it("skips an install of a disabled app, and writes its install event all the same", async () => {
+    const { attributions, rows, worker, job } = setup({ app: { ...APP, enabled: false } });
+    await pending(attributions);
+    await worker(job());
+    expect(await attributions.get(APP.appId, INSTALL.serviceId)).toMatchObject({
+      result: { status: "skipped", mediaSource: null },
+    });
+    expect(rows.attributions).toEqual([]);
+    expect(rows.events).toEqual([expect.objectContaining({ event_name: "service_install" })]);
+  });
+
+  it("does nothing for an install whose data was deleted since its job was queued", async () => {
+    const { attributions, rows, worker, job } = setup();
+    await worker(job());
+    expect(attributions.resolves).toBe(0);
+    expect(rows.events).toEqual([]);
+  });
+});

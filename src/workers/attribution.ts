@@ -1,0 +1,109 @@
+/**
+ * The attribution worker: one queued job per install, which matches it (or skips it) and
+ * stores the result once, then writes its lake rows. Jobs come at least once and may run side
+ * by side: the store's conditional write lets one result stand, and the lake rows are written
+ * from the stored result, so a job run again writes the same rows. A job whose last try fails
+ * marks the install `failed`; the sweeper queues it again later.
+ */
+import * as z from "zod";
+import { attributionRow, installEventRow } from "../attribution/lake-rows.ts";
+import { matchInstall, type TouchLookups } from "../attribution/matcher.ts";
+import { installTypeOf, resultOf, skippedResult } from "../attribution/results.ts";
+import { attributionSettingsOf } from "../attribution/settings.ts";
+import type { AppStore } from "../ports/apps.ts";
+import type { AttributionResult, AttributionStore } from "../ports/attributions.ts";
+import type { DeletionStore } from "../ports/deletions.ts";
+import type { InstallHistory, InstallStore } from "../ports/installs.ts";
+import type { RecordStream } from "../ports/lake.ts";
+import type { WorkHandler } from "../ports/work-queue.ts";
+import { defineWorker } from "./worker.ts";
+
+export const ATTRIBUTION_WORKER = defineWorker({
+  id: "attribute",
+  description: "Matches each new install to the touch that caused it, or finds it organic.",
+  message: z.object({ appId: z.string(), serviceId: z.string() }),
+  maxAttempts: 5,
+  retryAfterSeconds: 30,
+  batchSize: 10,
+  memoryMb: 512,
+  timeoutSeconds: 30,
+});
+
+export type AttributionJob = z.infer<typeof ATTRIBUTION_WORKER.message>;
+
+export interface AttributionDeps {
+  readonly apps: Pick<AppStore, "get">;
+  readonly installs: Pick<InstallStore, "get"> & InstallHistory;
+  readonly attributions: AttributionStore;
+  /** An install whose data was deleted on request gets no attribution and no lake row. */
+  readonly deletions: Pick<DeletionStore, "listByInstall">;
+  readonly touches: TouchLookups;
+  /** The lake's `attributions` and `events` streams. */
+  readonly lake: { readonly attributions: RecordStream; readonly events: RecordStream };
+  readonly maxAttempts?: number;
+  readonly now?: () => Date;
+}
+
+export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<AttributionJob> => {
+  const now = deps.now ?? (() => new Date());
+  const maxAttempts = deps.maxAttempts ?? ATTRIBUTION_WORKER.maxAttempts;
+
+  /** The lake rows of a stored result, then the mark that they are written. */
+  const deliver = async (job: AttributionJob, result: AttributionResult) => {
+    const [app, install] = await Promise.all([
+      deps.apps.get(job.appId),
+      deps.installs.get(job.appId, job.serviceId),
+    ]);
+    if (!app || !install) return;
+    await Promise.all([
+      // A skipped install has no attribution to join; its install event is exported all the same.
+      result.status === "skipped"
+        ? Promise.resolve()
+        : deps.lake.attributions.put([attributionRow(install, result)]),
+      deps.lake.events.put([installEventRow(app, install)]),
+    ]);
+    await deps.attributions.markDelivered(job.appId, job.serviceId);
+  };
+
+  const attribute = async (job: AttributionJob): Promise<void> => {
+    const [record, deletions] = await Promise.all([
+      deps.attributions.get(job.appId, job.serviceId),
+      deps.deletions.listByInstall(job.appId, job.serviceId),
+    ]);
+    // No record, or a deletion request: the install's data is being, or was, deleted.
+    if (!record || deletions.length > 0) return;
+    if (record.state === "resolved") {
+      if (!record.delivered) await deliver(job, record.result);
+      return;
+    }
+    const [app, install] = await Promise.all([
+      deps.apps.get(job.appId),
+      deps.installs.get(job.appId, job.serviceId),
+    ]);
+    if (!app || !install) return;
+    const settings = attributionSettingsOf(app);
+    let result: AttributionResult;
+    if (!app.enabled || !settings.enabled) {
+      result = skippedResult(now());
+    } else {
+      const sameIdfv = install.idfv ? await deps.installs.withIdfv(job.appId, install.idfv) : [];
+      const match = await matchInstall(record.facts, settings, deps.touches);
+      result = resultOf(match, installTypeOf(install, sameIdfv), now());
+    }
+    await deps.attributions.resolve(job.appId, job.serviceId, result);
+    // Whichever run's result stands is the one written to the lake.
+    const stored = await deps.attributions.get(job.appId, job.serviceId);
+    if (stored?.state === "resolved" && !stored.delivered) await deliver(job, stored.result);
+  };
+
+  return async (message) => {
+    try {
+      await attribute(message.body);
+    } catch (error) {
+      if (message.attempt >= maxAttempts) {
+        await deps.attributions.markFailed(message.body.appId, message.body.serviceId);
+      }
+      throw error;
+    }
+  };
+};

@@ -1,0 +1,187 @@
+/**
+ * Attribution over HTTP against the embedded runtime: links and taps on the link host, an ad
+ * network's touches, installs through POST /v1/installs, then the SDKs' attribution route and
+ * the export, which must agree with what the matcher must find.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withAttributionSettings } from "../../src/attribution/settings.ts";
+import type { LinkAnswer } from "../../src/links/links.ts";
+import type { ExportRecord } from "../../src/record/columns.ts";
+import { installRequest } from "../support/installs.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+const APP = "com.example.attributed";
+const PIXEL =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
+const GAID = "38400000-8cf0-11bd-b23e-10b96e40000d";
+
+/** What the Kotlin SDK reports of a Pixel 8's first open. */
+const androidInstall = (serviceId: string, overrides: Record<string, unknown> = {}) =>
+  installRequest(serviceId, {
+    os: "android",
+    os_version: "14",
+    device_model: "Pixel 8",
+    sdk_platform: "kotlin",
+    idfv: null,
+    maid: null,
+    // After the taps before it: the first open follows the click.
+    first_open_time: new Date().toISOString(),
+    ...overrides,
+  });
+
+describe("attribution over HTTP", () => {
+  let rt: TestRuntime;
+  let keys: { sdkKey: string; serverKey: string };
+
+  const attributionOf = async (serviceId: string, key = keys.sdkKey) => {
+    const response = await rt.get(`/v1/installs/${serviceId}/attribution?wait_seconds=10`, key);
+    expect(response.status).toBe(200);
+    return (await response.json()) as Record<string, string>;
+  };
+
+  const install = async (body: unknown, headers: Record<string, string> = {}) => {
+    const response = await rt.post("/v1/installs", body, keys.sdkKey, headers);
+    expect(response.status).toBe(202);
+  };
+
+  beforeAll(async () => {
+    rt = await startTestRuntime({ trustProxy: true });
+    keys = await rt.createApp(APP, "android");
+  });
+
+  afterAll(() => rt?.dispose());
+
+  it("matches an install to the tap whose click id the Play referrer brings back", async () => {
+    const made = await rt.post(
+      "/v1/links",
+      {
+        media_source: "facebook_ads",
+        campaign_id: "123",
+        campaign_name: "Winter",
+        deep_link_path: "/levels/7",
+        params: { promo: "WINTER" },
+      },
+      keys.serverKey,
+    );
+    const link = (await made.json()) as LinkAnswer;
+    const tap = await fetch(new URL(link.url).pathname.replace(/^/, rt.linkUrl), {
+      redirect: "manual",
+      headers: { "user-agent": PIXEL, "x-forwarded-for": "81.2.69.142" },
+    });
+    const referrer = new URL(tap.headers.get("location") ?? "").searchParams.get("referrer") ?? "";
+
+    await install(
+      androidInstall("referred-1", {
+        install_referrer: {
+          referrer,
+          click_timestamp: Math.floor(Date.now() / 1000) - 5,
+          install_begin_timestamp: Math.floor(Date.now() / 1000) - 2,
+        },
+      }),
+    );
+    expect(await attributionOf("referred-1")).toEqual({
+      service_match_status: "matched",
+      media_source: "facebook_ads",
+      campaign_id: "123",
+      campaign_name: "Winter",
+      deep_link_path: "/levels/7",
+      promo: "WINTER",
+      click_id: expect.stringMatching(/^[0-9A-Za-z]{22}$/),
+      click_to_first_open_hours: "0",
+      matching_type: "network",
+      confidence_score: "high",
+    });
+  });
+
+  it("matches by advertising id a network reported, without link parameters", async () => {
+    const reported = await rt.post(
+      "/v1/touches",
+      {
+        touches: [
+          {
+            touch_type: "click",
+            touch_time: new Date(Date.now() - 2 * 3_600_000).toISOString(),
+            media_source: "network_b",
+            campaign_name: "Spring",
+            maid: GAID,
+          },
+        ],
+      },
+      keys.serverKey,
+    );
+    expect(reported.status).toBe(202);
+    await install(androidInstall("by-maid-1", { maid: GAID }));
+    expect(await attributionOf("by-maid-1")).toMatchObject({
+      service_match_status: "matched_no_params",
+      media_source: "network_b",
+      campaign_name: "Spring",
+      matching_type: "network",
+      click_to_first_open_hours: "2",
+    });
+  });
+
+  it("matches probabilistically a tap from the install's IP on the same kind of phone", async () => {
+    const made = await rt.post("/v1/links", { media_source: "tiktok" }, keys.serverKey);
+    const link = (await made.json()) as LinkAnswer;
+    await fetch(`${rt.linkUrl}/${link.deeplink_id}`, {
+      redirect: "manual",
+      headers: { "user-agent": PIXEL, "x-forwarded-for": "81.2.69.160" },
+    });
+    await install(androidInstall("geo-1"), { "x-forwarded-for": "81.2.69.160" });
+    expect(await attributionOf("geo-1")).toMatchObject({
+      service_match_status: "matched_no_params",
+      media_source: "tiktok",
+      matching_type: "geo",
+      confidence_score: "medium",
+    });
+    // Another address, no ad id, no referrer: organic.
+    await install(androidInstall("organic-1"), { "x-forwarded-for": "198.51.100.7" });
+    expect(await attributionOf("organic-1")).toEqual({
+      service_match_status: "organic",
+      media_source: "organic",
+    });
+  });
+
+  it("skips installs of an app with attribution off, and reads not_configured when it is disabled", async () => {
+    const app = await rt.stores.apps.get(APP);
+    if (!app) throw new Error("no app");
+    await rt.stores.apps.save(withAttributionSettings(app, { enabled: false }));
+    await install(androidInstall("skipped-1"));
+    expect(await attributionOf("skipped-1")).toEqual({ service_match_status: "skipped" });
+    await rt.stores.apps.save({ ...app, enabled: false });
+    expect(await attributionOf("organic-1")).toEqual({ service_match_status: "not_configured" });
+    await rt.stores.apps.save(app);
+  });
+
+  it("answers 404 for an unknown install and 422 for a bad wait", async () => {
+    expect((await rt.get("/v1/installs/nobody/attribution", keys.sdkKey)).status).toBe(404);
+    expect(
+      (await rt.get("/v1/installs/organic-1/attribution?wait_seconds=21", keys.sdkKey)).status,
+    ).toBe(422);
+    expect((await rt.get("/v1/installs/organic-1/attribution", keys.serverKey)).status).toBe(401);
+  });
+
+  it("exports each install's service_install event with its attribution", async () => {
+    await rt.workers.idle();
+    await rt.flush();
+    const since = Math.floor(Date.now() / 1000) - 86_400;
+    const response = await rt.get(`/api/v1/export?timestamp=${since}`, keys.serverKey);
+    const { data } = (await response.json()) as { data: ExportRecord[] };
+    const installs = data.filter((record) => record.event_name === "service_install");
+    const byInstall = Object.fromEntries(installs.map((record) => [record.service_id, record]));
+    expect(Object.keys(byInstall).sort()).toEqual(
+      ["by-maid-1", "geo-1", "organic-1", "referred-1", "skipped-1"].sort(),
+    );
+    expect(byInstall["referred-1"]).toMatchObject({
+      media_source: "facebook_ads",
+      campaign_name: "Winter",
+      matching_type: "network",
+      confidence_score: "high",
+      click_to_first_open_hours: 0,
+      os: "android",
+    });
+    expect(byInstall["geo-1"]).toMatchObject({ matching_type: "geo", media_source: "tiktok" });
+    expect(byInstall["organic-1"]).toMatchObject({ media_source: "organic", matching_type: null });
+    expect(byInstall["skipped-1"]).toMatchObject({ media_source: null });
+  });
+});
