@@ -13,14 +13,18 @@ import type { AttributionJob } from "../workers/attribution.ts";
  */
 export const SWEEP_AGE_MS = 5 * 60_000;
 
+/**
+ * Queues again the attributions requested before `before` and still unfinished: by default
+ * those older than SWEEP_AGE_MS; at a start, all requested before it (a crash's leftovers).
+ */
 export const sweepAttributions = async (
   deps: {
     readonly attributions: Pick<AttributionStore, "listOpen">;
     readonly queue: WorkQueue<AttributionJob>;
   },
-  now = new Date(),
+  before = new Date(Date.now() - SWEEP_AGE_MS),
 ): Promise<number> => {
-  const open = await deps.attributions.listOpen(new Date(now.getTime() - SWEEP_AGE_MS));
+  const open = await deps.attributions.listOpen(before);
   if (open.length > 0) await deps.queue.send(open);
   return open.length;
 };

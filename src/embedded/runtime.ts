@@ -191,9 +191,18 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   });
   const attributionQueue = workers.queue("attribute");
   // Jobs a crash or a failure left: queued again once they are a few minutes old.
+  const sweepDeps = { attributions: stores.attributions, queue: attributionQueue };
+  // At start, everything unfinished from before it: what a crash (`kill -9`) left. The
+  // queue redelivers the jobs it had taken; this finds those it never got.
+  const startedAt = new Date();
+  let firstSweep = true;
   const sweeper = backgroundJob(
     "sweep open attributions",
-    () => sweepAttributions({ attributions: stores.attributions, queue: attributionQueue }),
+    () => {
+      const before = firstSweep ? startedAt : undefined;
+      firstSweep = false;
+      return sweepAttributions(sweepDeps, before);
+    },
     SWEEP_AGE_MS,
   );
   void sweeper.trigger();

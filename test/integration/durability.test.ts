@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExportRecord } from "../../src/record/columns.ts";
 import { createAppWithCli, type Service, startService, stopService } from "../support/service.ts";
@@ -99,4 +100,68 @@ describe("durability of acknowledged events", () => {
     const lost = [...acknowledged].filter((id) => !seen.has(id));
     expect(lost).toEqual([]);
   });
+
+  it("attributes every install acknowledged before a kill -9, each once", async () => {
+    const acknowledged: string[] = [];
+    let killed = false;
+    let next = 0;
+    const install = async (serviceId: string) => {
+      try {
+        const response = await fetch(`${service.url}/v1/installs`, {
+          method: "POST",
+          headers: { authorization: keys.sdk, "content-type": "application/json" },
+          body: JSON.stringify({
+            service_id: serviceId,
+            os: "android",
+            sdk_platform: "kotlin",
+            sdk_version: "1.11.0",
+            first_open_time: new Date(Date.now() - 60_000).toISOString(),
+          }),
+        });
+        if (response.status === 202) acknowledged.push(serviceId);
+      } catch {
+        // The connection died with the process: never acknowledged.
+      }
+    };
+    const sender = async () => {
+      while (!killed && next < 400) {
+        await install(`burst-${next++}`);
+        if (!killed && acknowledged.length >= 100) {
+          killed = true;
+          service.child.kill("SIGKILL");
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, sender));
+    expect(killed).toBe(true);
+
+    service = await startService(dataDir);
+    const statuses = await Promise.all(
+      acknowledged.map(async (serviceId) => {
+        const response = await fetch(
+          `${service.url}/v1/installs/${serviceId}/attribution?wait_seconds=20`,
+          { headers: { authorization: keys.sdk } },
+        );
+        return ((await response.json()) as { service_match_status?: string }).service_match_status;
+      }),
+    );
+    expect(statuses.filter((status) => status !== "organic")).toEqual([]);
+
+    // One attribution each in the lake, whatever job ran twice: a clean stop delivers it all.
+    await stopService(service.child);
+    const duckdb = await DuckDBInstance.create(":memory:");
+    const connection = await duckdb.connect();
+    const reader = await connection.runAndReadAll(
+      `SELECT service_id, count(DISTINCT attributed_at)::INTEGER AS results
+         FROM read_parquet('${join(dataDir, "lake", "attributions")}/*/*/*.parquet')
+        WHERE service_id LIKE 'burst-%' GROUP BY service_id`,
+    );
+    const rows = reader.getRowObjectsJS();
+    connection.closeSync();
+    duckdb.closeSync();
+    expect(rows.filter((row) => row.results !== 1)).toEqual([]);
+    const attributed = new Set(rows.map((row) => String(row.service_id)));
+    expect(acknowledged.filter((serviceId) => !attributed.has(serviceId))).toEqual([]);
+    service = await startService(dataDir);
+  }, 120_000);
 });
