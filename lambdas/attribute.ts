@@ -2,6 +2,7 @@
  * The attribution worker on AWS, fed by its SQS queue: each new install matched to the touch
  * that caused it (or found organic), its result stored once and written to the lake.
  */
+import { createAdServicesClient } from "../src/adapters/apple/ad-services.ts";
 import { createAttributionStore } from "../src/adapters/dynamodb/attributions.ts";
 import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
 import { createInstallStore } from "../src/adapters/dynamodb/installs.ts";
@@ -25,6 +26,7 @@ export const handler = logged(
       installs: createInstallStore(dynamoDocument, env.INSTALLS_TABLE),
       attributions: createAttributionStore(dynamoDocument, env.ATTRIBUTIONS_TABLE),
       deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE),
+      searchAds: createAdServicesClient({ url: env.APPLE_ADS_URL }),
       touches: createTouchStore(dynamoDocument, env.TOUCHES_TABLE),
       lake: {
         attributions: createFirehoseStream({

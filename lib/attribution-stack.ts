@@ -21,6 +21,7 @@ import {
   touchesEnv,
   wellKnownEnv,
 } from "../src/config/aws-env.ts";
+import { APPLE_ADSERVICES_URL } from "../src/config/defaults.ts";
 import { SHIPPED_ECB_RATES } from "../src/fx/ecb-rates.ts";
 import type { RouteId } from "../src/http/routes.ts";
 import { EXPORT_TABLES } from "../src/lake/export-query.ts";
@@ -109,6 +110,7 @@ export class AttributionStack extends Stack {
             ATTRIBUTIONS_STREAM: ingest.streams.attributions.ref,
             EVENTS_STREAM: ingest.streams.events.ref,
             DELETIONS_TABLE: tables.table.deletions.tableName,
+            APPLE_ADS_URL: APPLE_ADSERVICES_URL,
           }),
           grant: (role) => {
             tables.grantAttributionWork(role);

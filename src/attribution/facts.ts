@@ -17,8 +17,14 @@ export const clickIdOfOpenUrl = (openUrl: string | null): string | null => {
 const secondsToIso = (seconds: number | null | undefined) =>
   seconds ? new Date(seconds * 1000).toISOString() : null;
 
-/** The install's facts, with the address it was reported from. */
-export const installFacts = (install: Install, ip: string | null): InstallFacts => ({
+/**
+ * The install's facts, with what its request carried beside it: the address it came from and
+ * Apple's AdServices token, which matching needs and the install does not keep.
+ */
+export const installFacts = (
+  install: Install,
+  request: { readonly ip: string | null; readonly platformAdsToken?: string | null },
+): InstallFacts => ({
   appId: install.appId,
   os: install.os,
   osVersion: install.osVersion,
@@ -30,5 +36,6 @@ export const installFacts = (install: Install, ip: string | null): InstallFacts 
   openUrlClickId: clickIdOfOpenUrl(install.openUrl),
   // Google Play's server clock, the one a click's time is on; the device's may be set anywhere.
   installBeganAt: secondsToIso(install.installReferrer?.installBeginServerTimestamp),
-  ip: normalizeIp(ip),
+  ip: normalizeIp(request.ip),
+  platformAdsToken: request.platformAdsToken ?? null,
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { SearchAds, SearchAdsAnswer } from "../ports/search-ads.ts";
 import type { Touch, TouchWindow } from "../ports/touches.ts";
 import { ipMatchKey } from "../touches/ip.ts";
 import { deviceTraits } from "../touches/user-agent.ts";
@@ -82,6 +83,7 @@ const install = (overrides: Partial<InstallFacts> = {}): InstallFacts => ({
   openUrlClickId: null,
   installBeganAt: null,
   ip: "81.2.69.142",
+  platformAdsToken: null,
   ...overrides,
 });
 
@@ -109,10 +111,11 @@ const match = (
   facts: InstallFacts,
   touches: readonly Touch[],
   settings: Partial<AttributionSettings> = {},
+  searchAds?: SearchAds,
 ): Promise<Match> =>
-  matchInstall(facts, { ...DEFAULT_ATTRIBUTION, ...settings }, lookupsOf(touches));
+  matchInstall(facts, { ...DEFAULT_ATTRIBUTION, ...settings }, lookupsOf(touches), searchAds);
 
-const winner = (result: Match) => (result.kind === "matched" ? result.touch.clickId : "organic");
+const winner = (result: Match) => (result.kind === "matched" ? result.credit.clickId : "organic");
 
 describe("matching by click id", () => {
   it("matches the referrer's click, network and high, with the hours to the first open", async () => {
@@ -175,6 +178,90 @@ describe("matching by click id", () => {
       byMaid,
     ]);
     expect(winner(result)).toBe(referred.clickId);
+  });
+});
+
+describe("matching by Apple Ads", () => {
+  /** Apple's answer for any token, and the tokens it was asked about. */
+  const apple = (answer: SearchAdsAnswer) => {
+    const asked: string[] = [];
+    const searchAds: SearchAds = {
+      resolve: async (token) => {
+        asked.push(token);
+        return answer;
+      },
+    };
+    return { searchAds, asked };
+  };
+  const attributed = (clickDate: string | null): SearchAdsAnswer => ({
+    attribution: true,
+    campaignId: "542370539",
+    adGroupId: "542317095",
+    keywordId: "87675432",
+    adId: "542317136",
+    claimType: "Click",
+    clickDate,
+  });
+  const ios = (overrides: Partial<InstallFacts> = {}) =>
+    install({
+      os: "ios",
+      osVersion: "17.4",
+      deviceModel: "iPhone15,2",
+      platformAdsToken: "token-1",
+      maid: IDFA,
+      attStatus: "authorized",
+      ...overrides,
+    });
+
+  it("credits Apple's campaign, ad group, ad and keyword, network and high", async () => {
+    const { searchAds, asked } = apple(attributed(new Date(FIRST_OPEN - 2 * HOUR).toISOString()));
+    const result = await match(
+      ios(),
+      [touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone })],
+      {},
+      searchAds,
+    );
+    expect(asked).toEqual(["token-1"]);
+    expect(result).toMatchObject({
+      kind: "matched",
+      method: "search_ads",
+      matchingType: "network",
+      confidence: "high",
+      clickToFirstOpenHours: 2,
+      credit: {
+        mediaSource: "Apple Search Ads",
+        campaignId: "542370539",
+        adsetId: "542317095",
+        adId: "542317136",
+        clickId: null,
+        params: { keyword_id: "87675432" },
+      },
+    });
+  });
+
+  it("moves on when Apple says no attribution, or the click is outside the window", async () => {
+    const byIdfa = touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone });
+    const no = apple({ attribution: false });
+    expect(winner(await match(ios(), [byIdfa], {}, no.searchAds))).toBe(byIdfa.clickId);
+    const old = apple(attributed(new Date(FIRST_OPEN - 8 * DAY).toISOString()));
+    expect(await match(ios({ maid: null }), [], {}, old.searchAds)).toMatchObject({
+      kind: "organic",
+    });
+  });
+
+  it("asks Apple only for an iOS install with a token, after a click id's match", async () => {
+    const { searchAds, asked } = apple(attributed(null));
+    await match(install({ platformAdsToken: "android-token" }), [], {}, searchAds);
+    await match(ios({ platformAdsToken: null }), [], {}, searchAds);
+    const referred = touch(HOUR, { userAgent: AGENTS.iphone });
+    const result = await match(
+      ios({ openUrlClickId: referred.clickId }),
+      [referred],
+      {},
+      searchAds,
+    );
+    expect(winner(result)).toBe(referred.clickId);
+    expect(asked).toEqual([]);
   });
 });
 

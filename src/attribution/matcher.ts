@@ -4,18 +4,22 @@
  * the first open wins, and a click always beats an impression:
  *
  * 1. click id: the Play install referrer's (the link host put it there) or the opening link's;
- * 2. advertising id: the install's GAID, or its IDFA only with the user's consent (ATT);
- * 3. probabilistic: a click from the same IP (IPv6 by /64) on a compatible device, shortly
+ * 2. Apple Ads: the install's AdServices token, resolved by Apple;
+ * 3. advertising id: the install's GAID, or its IDFA only with the user's consent (ATT);
+ * 4. probabilistic: a click from the same IP (IPv6 by /64) on a compatible device, shortly
  *    before, on an OS where the app allows it; its confidence falls with time and with how
  *    many devices tapped from that IP;
- * 4. otherwise organic.
+ * 5. otherwise organic.
  *
  * A touch after the install began (by the store's clock, where the install says) is injected,
  * never a match. The lookups are the touch store's three, each an indexed window.
  */
 import type { Os } from "../ports/installs.ts";
+import type { AdFields } from "../ports/links.ts";
+import type { SearchAds } from "../ports/search-ads.ts";
 import type { Touch, TouchStore } from "../ports/touches.ts";
 import { isPublicIp } from "../touches/ip.ts";
+import type { TouchType } from "../touches/touch-request.ts";
 import type { AttributionSettings, Confidence } from "./settings.ts";
 
 export const ATT_STATUSES = ["authorized", "denied", "restricted", "not_determined"] as const;
@@ -39,15 +43,26 @@ export interface InstallFacts {
   readonly installBeganAt: string | null;
   /** The address the install was reported from. */
   readonly ip: string | null;
+  /** Apple's AdServices token (iOS 14.3 and later), valid for 24 hours. */
+  readonly platformAdsToken: string | null;
 }
 
-export type MatchMethod = "click_id" | "advertising_id" | "probabilistic";
+export type MatchMethod = "click_id" | "search_ads" | "advertising_id" | "probabilistic";
+
+/** What a match credits: a touch of the store, or what Apple's attribution names. */
+export interface Credit extends AdFields {
+  readonly touchType: TouchType;
+  readonly touchTime: string;
+  readonly clickId: string | null;
+  readonly deeplinkId: string | null;
+  readonly params: Readonly<Record<string, string>>;
+}
 
 export type Match =
   | {
       readonly kind: "matched";
       readonly method: MatchMethod;
-      readonly touch: Touch;
+      readonly credit: Credit;
       readonly matchingType: "network" | "geo";
       readonly confidence: Confidence;
       /** How many other touches the winning method found eligible (Adjust's reftags). */
@@ -80,7 +95,11 @@ const latestTouchTime = (facts: InstallFacts) =>
   );
 
 /** Whether the touch is in its window before the first open (a click's, an impression's). */
-const inWindow = (touch: Touch, facts: InstallFacts, settings: AttributionSettings) => {
+const inWindow = (
+  touch: Pick<Credit, "touchType" | "touchTime">,
+  facts: InstallFacts,
+  settings: AttributionSettings,
+) => {
   const at = timeOf(touch.touchTime);
   const firstOpen = timeOf(facts.firstOpenTime);
   const window =
@@ -105,13 +124,13 @@ const lastTouch = (touches: readonly Touch[]): { winner: Touch; others: number }
 
 const matched = (
   method: MatchMethod,
-  found: { winner: Touch; others: number },
+  found: { winner: Credit; others: number },
   facts: InstallFacts,
   confidence: Confidence,
 ): Match => ({
   kind: "matched",
   method,
-  touch: found.winner,
+  credit: found.winner,
   matchingType: method === "probabilistic" ? "geo" : "network",
   confidence,
   otherCandidates: found.others,
@@ -173,6 +192,40 @@ const byClickId = async (
   return undefined;
 };
 
+/** Apple's names in the AdServices answer, as what the install is credited to. */
+export const SEARCH_ADS_SOURCE = "Apple Search Ads";
+
+/**
+ * Apple Ads: the install's AdServices token, resolved by Apple. `attribution: false` moves on;
+ * a token Apple refuses (expired, malformed) too. Apple's own claim type and click date stand
+ * for the touch, in the app's windows.
+ */
+const bySearchAds = async (
+  facts: InstallFacts,
+  settings: AttributionSettings,
+  searchAds: SearchAds | undefined,
+): Promise<Match | undefined> => {
+  if (facts.os !== "ios" || !facts.platformAdsToken || !searchAds) return undefined;
+  const answer = await searchAds.resolve(facts.platformAdsToken);
+  if (!answer.attribution) return undefined;
+  const credit: Credit = {
+    mediaSource: SEARCH_ADS_SOURCE,
+    campaignId: answer.campaignId,
+    campaignName: null,
+    adsetId: answer.adGroupId,
+    adsetName: null,
+    adId: answer.adId,
+    adName: null,
+    touchType: answer.claimType === "Impression" ? "impression" : "click",
+    touchTime: answer.clickDate ?? facts.firstOpenTime,
+    clickId: null,
+    deeplinkId: null,
+    params: answer.keywordId ? { keyword_id: answer.keywordId } : {},
+  };
+  if (!inWindow(credit, facts, settings)) return undefined;
+  return matched("search_ads", { winner: credit, others: 0 }, facts, "high");
+};
+
 /** An IDFA counts only with the user's consent; a GAID always (the user may reset it). */
 const usableMaid = (facts: InstallFacts) =>
   facts.maid && (facts.os === "android" || facts.attStatus === "authorized") ? facts.maid : null;
@@ -226,7 +279,9 @@ export const matchInstall = async (
   facts: InstallFacts,
   settings: AttributionSettings,
   lookups: TouchLookups,
+  searchAds?: SearchAds,
 ): Promise<Match> =>
   (await byClickId(facts, settings, lookups)) ??
+  (await bySearchAds(facts, settings, searchAds)) ??
   (await byAdvertisingId(facts, settings, lookups)) ??
   (await probabilistically(facts, settings, lookups)) ?? { kind: "organic" };

@@ -55,7 +55,7 @@ export const resultOf = (
       attributedAt: attributedAt.toISOString(),
     };
   }
-  const { touch } = match;
+  const { credit: touch } = match;
   const params = { ...touch.params };
   return {
     // The deferred deep link needs the link's parameters; a touch without any is still a match.

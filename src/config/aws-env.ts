@@ -4,7 +4,7 @@
  */
 import * as z from "zod";
 import { formatIssues } from "../validation/issues.ts";
-import { DEFAULT_SNAPSHOT_TTL_SECONDS } from "./defaults.ts";
+import { APPLE_ADSERVICES_URL, DEFAULT_SNAPSHOT_TTL_SECONDS } from "./defaults.ts";
 
 const name = z.string().min(1);
 const absolutePath = z.string().startsWith("/", { error: "must be an absolute path" });
@@ -74,6 +74,8 @@ export const attributeEnv = z.object({
   ATTRIBUTIONS_STREAM: name,
   EVENTS_STREAM: name,
   DELETIONS_TABLE: name,
+  /** Apple's AdServices attribution API (the default is Apple's own). */
+  APPLE_ADS_URL: z.url().default(APPLE_ADSERVICES_URL),
 });
 
 /** The SDKs' read of an install's attribution (`attribution`). */

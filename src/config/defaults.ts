@@ -9,3 +9,6 @@ export const DEFAULT_SNAPSHOT_TTL_SECONDS = 900;
 
 /** How long ingestion reuses an app it read: switching an app off lands within this. */
 export const DEFAULT_APP_CACHE_MS = 5_000;
+
+/** Apple's AdServices attribution API, which resolves iOS installs' Apple Ads tokens. */
+export const APPLE_ADSERVICES_URL = "https://api-adservices.apple.com/api/v1/";

@@ -3,7 +3,11 @@ import { resolve } from "node:path";
 import * as z from "zod";
 import { ECB_90_DAY_FEED } from "../fx/ecb-feed.ts";
 import { parseEnv } from "./aws-env.ts";
-import { DEFAULT_APP_CACHE_MS, DEFAULT_SNAPSHOT_TTL_SECONDS } from "./defaults.ts";
+import {
+  APPLE_ADSERVICES_URL,
+  DEFAULT_APP_CACHE_MS,
+  DEFAULT_SNAPSHOT_TTL_SECONDS,
+} from "./defaults.ts";
 
 const schema = z.object({
   ATTRIBUTION_DATA_DIR: z.string().min(1).default(".data"),
@@ -39,6 +43,8 @@ const schema = z.object({
   ATTRIBUTION_GEOIP_DB: z.string().min(1).optional(),
   /** The ECB's 90-day rate feed the runtime refreshes its rates from; `off` for none. */
   ATTRIBUTION_FX_FEED_URL: z.union([z.literal("off"), z.url()]).default(ECB_90_DAY_FEED),
+  /** Apple's AdServices attribution API, which resolves iOS installs' Apple Ads tokens. */
+  ATTRIBUTION_APPLE_ADS_URL: z.url().default(APPLE_ADSERVICES_URL),
 });
 
 export interface EmbeddedConfig {
@@ -57,6 +63,7 @@ export interface EmbeddedConfig {
   readonly trustViewerCountry: boolean;
   /** Where the rates are refreshed from; null: never (offline, tests). */
   readonly fxFeedUrl: string | null;
+  readonly appleAdsUrl: string;
 }
 
 export const embeddedConfig = (
@@ -78,6 +85,7 @@ export const embeddedConfig = (
     geoipDatabase: overrides.geoipDatabase ?? parsed.ATTRIBUTION_GEOIP_DB,
     trustViewerCountry:
       overrides.trustViewerCountry ?? parsed.ATTRIBUTION_TRUST_VIEWER_COUNTRY === "true",
+    appleAdsUrl: overrides.appleAdsUrl ?? parsed.ATTRIBUTION_APPLE_ADS_URL,
     fxFeedUrl:
       overrides.fxFeedUrl !== undefined
         ? overrides.fxFeedUrl

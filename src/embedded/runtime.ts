@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { createAdServicesClient } from "../adapters/apple/ad-services.ts";
 import { coalescedWrites } from "../adapters/batching/coalesced-writes.ts";
 import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
 import { cachedCustomerUserMap } from "../adapters/cache/cached-customer-users.ts";
@@ -185,6 +186,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
         attributions: stores.attributions,
         deletions: stores.deletions,
         touches: stores.touches,
+        searchAds: createAdServicesClient({ url: config.appleAdsUrl }),
         lake: { attributions: lake.streams.attributions, events: lake.streams.events },
       }),
     },

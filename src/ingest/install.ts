@@ -142,6 +142,17 @@ export const installRequestSchema = z
             "`authorized`.",
           example: "authorized",
         }),
+      platform_ads_token: text()
+        .max(INGEST_LIMITS.maxAdsTokenLength, {
+          error: `must be at most ${INGEST_LIMITS.maxAdsTokenLength} characters`,
+        })
+        .nullish()
+        .meta({
+          description:
+            "Apple's AdServices attribution token (iOS 14.3 and later, from " +
+            "`AAAttribution.attributionToken()`), which Apple resolves to its Apple Ads " +
+            "campaign. Kept only until the install is attributed.",
+        }),
       open_url: text()
         .max(INGEST_LIMITS.maxReferrerLength, {
           error: `must be at most ${INGEST_LIMITS.maxReferrerLength} characters`,

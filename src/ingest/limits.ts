@@ -49,6 +49,8 @@ export const INGEST_LIMITS = {
   maxSdkFieldLength: 32,
   /** `install_referrer.referrer` (the Play install referrer string), in characters. */
   maxReferrerLength: 2_048,
+  /** Apple's AdServices tokens run to a few hundred characters; room to spare. */
+  maxAdsTokenLength: 8_192,
   /** `locale` (a BCP 47 tag; the longest in real use are well under this), in characters. */
   maxLocaleLength: 35,
   /** `timezone` (an IANA name such as `America/Argentina/Buenos_Aires`), in characters. */

@@ -117,7 +117,10 @@ export const createIngestion = (deps: IngestionDeps) => {
       const pending = await deps.attribution.store.createPending({
         appId: app.appId,
         serviceId: stored.serviceId,
-        facts: installFacts(stored, caller.sourceIp),
+        facts: installFacts(stored, {
+          ip: caller.sourceIp,
+          platformAdsToken: parsed.value.platform_ads_token,
+        }),
         requestedAt: receivedAt.toISOString(),
       });
       if (pending) {

@@ -99,7 +99,7 @@ const pending = async (attributions: AttributionStore) => {
   await attributions.createPending({
     appId: APP.appId,
     serviceId: INSTALL.serviceId,
-    facts: installFacts(INSTALL, "81.2.69.142"),
+    facts: installFacts(INSTALL, { ip: "81.2.69.142" }),
     requestedAt: "2026-11-01T10:00:01.000Z",
   });
 };

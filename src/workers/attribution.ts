@@ -15,6 +15,7 @@ import type { AttributionResult, AttributionStore } from "../ports/attributions.
 import type { DeletionStore } from "../ports/deletions.ts";
 import type { InstallHistory, InstallStore } from "../ports/installs.ts";
 import type { RecordStream } from "../ports/lake.ts";
+import type { SearchAds } from "../ports/search-ads.ts";
 import type { WorkHandler } from "../ports/work-queue.ts";
 import { defineWorker } from "./worker.ts";
 
@@ -38,6 +39,8 @@ export interface AttributionDeps {
   /** An install whose data was deleted on request gets no attribution and no lake row. */
   readonly deletions: Pick<DeletionStore, "listByInstall">;
   readonly touches: TouchLookups;
+  /** Apple Ads: an iOS install's AdServices token resolved by Apple. */
+  readonly searchAds?: SearchAds;
   /** The lake's `attributions` and `events` streams. */
   readonly lake: { readonly attributions: RecordStream; readonly events: RecordStream };
   readonly maxAttempts?: number;
@@ -87,7 +90,7 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       result = skippedResult(now());
     } else {
       const sameIdfv = install.idfv ? await deps.installs.withIdfv(job.appId, install.idfv) : [];
-      const match = await matchInstall(record.facts, settings, deps.touches);
+      const match = await matchInstall(record.facts, settings, deps.touches, deps.searchAds);
       result = resultOf(match, installTypeOf(install, sameIdfv), now());
     }
     await deps.attributions.resolve(job.appId, job.serviceId, result);

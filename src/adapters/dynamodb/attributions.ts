@@ -40,13 +40,14 @@ const factsItem = z.object({
   openUrlClickId: text,
   installBeganAt: text,
   ip: text,
+  platformAdsToken: text,
 });
 
 const resultItem = z.object({
   ...adFieldsItem,
   mediaSource: text,
   status: z.enum(MATCH_STATUSES).exclude(["failed"]),
-  method: z.enum(["click_id", "advertising_id", "probabilistic"]).nullable(),
+  method: z.enum(["click_id", "search_ads", "advertising_id", "probabilistic"]).nullable(),
   clickId: text,
   deeplinkId: text,
   matchingType: z.enum(["network", "geo"]).nullable(),
