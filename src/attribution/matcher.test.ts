@@ -327,10 +327,14 @@ describe("probabilistic matching", () => {
     expect((await match(install(), [touch(HOUR, { userAgent: AGENTS.iphone })])).kind).toBe(
       "organic",
     );
-    // Chrome's reduced agent hides version and model: compatible on the OS alone.
-    expect((await match(install(), [touch(HOUR, { userAgent: AGENTS.reduced })])).kind).toBe(
-      "matched",
-    );
+    // Chrome's reduced agent hides version and model: compatible on the OS alone, and so no
+    // more than low, however soon and however alone.
+    expect(
+      await match(install(), [touch(10 * 60 * SECOND, { userAgent: AGENTS.reduced })]),
+    ).toMatchObject({
+      kind: "matched",
+      confidence: "low",
+    });
   });
 
   it("is off on iOS unless the app turns it on", async () => {

@@ -156,9 +156,14 @@ export const compatibleDevice = (touch: Touch, facts: InstallFacts): boolean => 
   if (touch.deviceModel && facts.deviceModel) {
     const clicked = squeezed(touch.deviceModel);
     const installed = squeezed(facts.deviceModel);
-    if (!(installed === clicked || (facts.os === "ios" && installed.startsWith(clicked)))) {
-      return false;
-    }
+    // A browser's parser may drop the maker the SDK's Build.MODEL keeps (`TECNO KG5k` read as
+    // `KG5k`); an iPhone's browser names only the family.
+    const same =
+      installed === clicked ||
+      installed.endsWith(clicked) ||
+      clicked.endsWith(installed) ||
+      (facts.os === "ios" && installed.startsWith(clicked));
+    if (!same) return false;
   }
   return true;
 };
@@ -169,10 +174,24 @@ const deviceKey = (touch: Touch) =>
   touch.userAgent ??
   `${touch.platform}|${touch.osVersion}|${touch.deviceModel}`;
 
-/** A geo match's confidence, or undefined when the IP is too crowded to tell devices apart. */
-export const geoConfidence = (elapsedMs: number, devices: number): Confidence | undefined => {
+/** Whether the click's agent named both the OS version and the model, so both were compared. */
+const fullyCompared = (touch: Touch, facts: InstallFacts) =>
+  Boolean(touch.osVersion && facts.osVersion && touch.deviceModel && facts.deviceModel);
+
+/**
+ * A geo match's confidence, or undefined when the IP is too crowded to tell devices apart:
+ * `medium` only soon after the click, from an IP of at most two devices, on a device the
+ * click's agent named in full (a reduced agent matches on the OS alone: `low`).
+ */
+export const geoConfidence = (
+  elapsedMs: number,
+  devices: number,
+  fullyNamed = true,
+): Confidence | undefined => {
   if (devices > CROWDED_IP_DEVICES) return undefined;
-  return elapsedMs <= MEDIUM_CONFIDENCE_HOURS * HOUR_MS && devices <= 2 ? "medium" : "low";
+  return elapsedMs <= MEDIUM_CONFIDENCE_HOURS * HOUR_MS && devices <= 2 && fullyNamed
+    ? "medium"
+    : "low";
 };
 
 const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
@@ -269,7 +288,11 @@ const probabilistically = async (
   );
   const found = lastTouch(clicks);
   if (!found) return undefined;
-  const confidence = geoConfidence(firstOpen - timeOf(found.winner.touchTime), devices);
+  const confidence = geoConfidence(
+    firstOpen - timeOf(found.winner.touchTime),
+    devices,
+    fullyCompared(found.winner, facts),
+  );
   if (!confidence || RANK[confidence] < RANK[settings.confidenceFloor]) return undefined;
   return matched("probabilistic", found, facts, confidence);
 };

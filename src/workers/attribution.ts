@@ -10,10 +10,10 @@ import { attributionRow, installEventRow } from "../attribution/lake-rows.ts";
 import { matchInstall, type TouchLookups } from "../attribution/matcher.ts";
 import { installTypeOf, resultOf, skippedResult } from "../attribution/results.ts";
 import { attributionSettingsOf } from "../attribution/settings.ts";
-import type { AppStore } from "../ports/apps.ts";
+import type { App, AppStore } from "../ports/apps.ts";
 import type { AttributionResult, AttributionStore } from "../ports/attributions.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
-import type { InstallHistory, InstallStore } from "../ports/installs.ts";
+import type { Install, InstallHistory, InstallStore } from "../ports/installs.ts";
 import type { RecordStream } from "../ports/lake.ts";
 import type { SearchAds } from "../ports/search-ads.ts";
 import type { WorkHandler } from "../ports/work-queue.ts";
@@ -52,11 +52,14 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
   const maxAttempts = deps.maxAttempts ?? ATTRIBUTION_WORKER.maxAttempts;
 
   /** The lake rows of a stored result, then the mark that they are written. */
-  const deliver = async (job: AttributionJob, result: AttributionResult) => {
-    const [app, install] = await Promise.all([
-      deps.apps.get(job.appId),
-      deps.installs.get(job.appId, job.serviceId),
-    ]);
+  const deliver = async (
+    job: AttributionJob,
+    result: AttributionResult,
+    known?: { app: App; install: Install },
+  ) => {
+    const [app, install] = known
+      ? [known.app, known.install]
+      : await Promise.all([deps.apps.get(job.appId), deps.installs.get(job.appId, job.serviceId)]);
     if (!app || !install) return;
     await Promise.all([
       // A skipped install has no attribution to join; its install event is exported all the same.
@@ -93,8 +96,11 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       const match = await matchInstall(record.facts, settings, deps.touches, deps.searchAds);
       result = resultOf(match, installTypeOf(install, sameIdfv), now());
     }
-    await deps.attributions.resolve(job.appId, job.serviceId, result);
-    // Whichever run's result stands is the one written to the lake.
+    if (await deps.attributions.resolve(job.appId, job.serviceId, result)) {
+      await deliver(job, result, { app, install });
+      return;
+    }
+    // Another run resolved it first: its result stands, and is the one written to the lake.
     const stored = await deps.attributions.get(job.appId, job.serviceId);
     if (stored?.state === "resolved" && !stored.delivered) await deliver(job, stored.result);
   };

@@ -1,0 +1,290 @@
+/**
+ * Attribution benchmark. Three parts, each printing figures and whether its target is met:
+ *
+ * 1. Accuracy on a generated world with ground truth (bench/attribution-world.ts), matched by
+ *    the real matcher against the real touch store (the embedded DynamoDB-compatible server):
+ *    precision and recall per method, and per confidence for probabilistic matches.
+ * 2. The matcher's cost per install as the touches in the store grow 10x and 100x: every
+ *    lookup is an indexed window, so the time must stay flat.
+ * 3. Install to resolved attribution through the service (its own process, as `npm start`
+ *    runs it): a burst of installs from 32 clients, and how long each took from its 202 to its
+ *    stored result.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { createTouchStore } from "../src/adapters/dynamodb/touches.ts";
+import { type Match, matchInstall } from "../src/attribution/matcher.ts";
+import { DEFAULT_ATTRIBUTION } from "../src/attribution/settings.ts";
+import { LOCAL_TABLE_NAMES, startLocalDynamoDb } from "../src/embedded/local-dynamodb.ts";
+import type { Touch, TouchStore } from "../src/ports/touches.ts";
+import {
+  createAppWithCli,
+  type Service,
+  startService,
+  stopService,
+} from "../test/support/service.ts";
+import { type Cause, generateWorld, type WorldInstall } from "./attribution-world.ts";
+import { int, median, ms, verdict } from "./figures.ts";
+import { percentile } from "./http-load.ts";
+
+const APP = "com.bench.attribution";
+const WORLD_INSTALLS = 3_000;
+const COST_BASE_INSTALLS = 600;
+const COST_SAMPLE = 500;
+const BURST_INSTALLS = 5_000;
+const CLIENTS = 32;
+
+const pct = (part: number, whole: number) =>
+  whole === 0 ? "-" : `${((100 * part) / whole).toFixed(1)}%`;
+
+const matchAll = async (installs: readonly WorldInstall[], store: TouchStore) => {
+  const results: { install: WorldInstall; match: Match; ms: number }[] = [];
+  for (const install of installs) {
+    const started = performance.now();
+    const match = await matchInstall(install.facts, DEFAULT_ATTRIBUTION, store);
+    results.push({ install, match, ms: performance.now() - started });
+  }
+  return results;
+};
+
+const accuracy = async (store: TouchStore) => {
+  const world = generateWorld({
+    appId: APP,
+    installs: WORLD_INSTALLS,
+    firstOpen: new Date(Date.now() - 60_000),
+  });
+  await store.put(world.touches);
+  const results = await matchAll(world.installs, store);
+  console.log(
+    `\nAccuracy: ${int(WORLD_INSTALLS)} installs and ${int(world.touches.length)} touches (taps with their click ids, network clicks and impressions on ad ids, taps from home IPs, organic installs, carrier NATs, clicks leading nowhere)`,
+  );
+  console.log(
+    `${"method".padEnd(24)} ${"attributed".padStart(10)} ${"precision".padStart(10)} ${"recall".padStart(8)}  target`,
+  );
+  const methods: { label: string; cause: Cause; test: (m: Match) => boolean; target: number }[] = [
+    {
+      label: "click id",
+      cause: "click_id",
+      test: (m) => m.kind === "matched" && m.method === "click_id",
+      target: 1,
+    },
+    {
+      label: "advertising id",
+      cause: "advertising_id",
+      test: (m) => m.kind === "matched" && m.method === "advertising_id",
+      target: 1,
+    },
+    {
+      label: "probabilistic, medium",
+      cause: "probabilistic",
+      test: (m) =>
+        m.kind === "matched" && m.method === "probabilistic" && m.confidence === "medium",
+      target: 0.95,
+    },
+    {
+      label: "probabilistic, low",
+      cause: "probabilistic",
+      test: (m) => m.kind === "matched" && m.method === "probabilistic" && m.confidence === "low",
+      target: 0.8,
+    },
+  ];
+  for (const method of methods) {
+    const attributed = results.filter((r) => method.test(r.match));
+    const correct = attributed.filter(
+      (r) => r.match.kind === "matched" && r.match.credit.clickId === r.install.touchId,
+    );
+    const caused = results.filter((r) => r.install.cause === method.cause);
+    const foundCorrectly = caused.filter(
+      (r) =>
+        method.test(r.match) &&
+        r.match.kind === "matched" &&
+        r.match.credit.clickId === r.install.touchId,
+    );
+    const precision = attributed.length === 0 ? 1 : correct.length / attributed.length;
+    const recallTarget = method.target === 1 ? ` and recall 100%` : "";
+    const met =
+      precision >= method.target && (method.target < 1 || foundCorrectly.length === caused.length);
+    console.log(
+      `${method.label.padEnd(24)} ${int(attributed.length).padStart(10)} ${pct(correct.length, attributed.length).padStart(10)} ${pct(foundCorrectly.length, caused.length).padStart(8)}  precision ${method.target * 100}%${recallTarget}: ${verdict(met)}`,
+    );
+  }
+  const organic = results.filter((r) => r.install.cause === "organic");
+  const organicRight = organic.filter((r) => r.match.kind === "organic");
+  const probabilistic = results.filter((r) => r.install.cause === "probabilistic");
+  const probabilisticFound = probabilistic.filter(
+    (r) => r.match.kind === "matched" && r.match.credit.clickId === r.install.touchId,
+  );
+  console.log(
+    `organic installs found organic: ${pct(organicRight.length, organic.length)}; probabilistic recall over both levels: ${pct(probabilisticFound.length, probabilistic.length)} (a tap from a carrier NAT or a crowded IP is never matched)`,
+  );
+};
+
+/** Touches of other devices and homes: what a store holds beside the ones an install needs. */
+const filler = (count: number, offset: number): Touch[] =>
+  Array.from({ length: count }, (_, i) => {
+    const n = offset + i;
+    const at = new Date(Date.now() - 60_000 - (n % 1_000) * 60_000).toISOString();
+    return {
+      clickId: `f${n}`,
+      appId: APP,
+      touchType: "click",
+      source: "link",
+      touchTime: at,
+      receivedAt: at,
+      deeplinkId: null,
+      mediaSource: "filler",
+      campaignId: null,
+      campaignName: null,
+      adsetId: null,
+      adsetName: null,
+      adId: null,
+      adName: null,
+      networkClickId: null,
+      ip: `82.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
+      userAgent: `filler-${n}`,
+      platform: "android",
+      osVersion: "14",
+      deviceModel: "Pixel 8",
+      language: null,
+      country: null,
+      maid: `00000000-0000-4000-a000-${String(n).padStart(12, "0")}`,
+      params: {},
+      urlParams: {},
+    };
+  });
+
+const cost = async (store: TouchStore) => {
+  const world = generateWorld({
+    appId: APP,
+    installs: COST_BASE_INSTALLS,
+    firstOpen: new Date(Date.now() - 60_000),
+    seed: 11,
+  });
+  await store.put(world.touches);
+  const base = world.touches.length;
+  const sample = world.installs.slice(0, COST_SAMPLE);
+  console.log(
+    `\nMatcher cost: ${COST_SAMPLE} installs matched against the store as its touches grow (time per install, medians of three passes)`,
+  );
+  const levels: { touches: number; perInstall: number }[] = [];
+  let stored = base;
+  for (const factor of [1, 10, 100]) {
+    const target = base * factor;
+    if (target > stored) {
+      await store.put(filler(target - stored, stored));
+      stored = target;
+    }
+    const passes: number[] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      const results = await matchAll(sample, store);
+      passes.push(median(results.map((r) => r.ms)));
+    }
+    const perInstall = median(passes);
+    levels.push({ touches: stored, perInstall });
+    console.log(`  ${int(stored).padStart(8)} touches: ${ms(perInstall)} per install`);
+  }
+  const first = levels[0]?.perInstall ?? 1;
+  const last = levels.at(-1)?.perInstall ?? 1;
+  console.log(
+    `100x the touches costs ${(last / first).toFixed(2)}x per install (target at most 1.5x: ${verdict(last / first <= 1.5)})`,
+  );
+};
+
+const resolveBurst = async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), "attribution-bench-resolve-"));
+  let service: Service | undefined;
+  try {
+    service = await startService(dataDir);
+    const keys = await createAppWithCli(dataDir, APP, "Bench");
+    const url = service.url;
+    const acknowledgedAt = new Map<string, number>();
+    let next = 0;
+    const client = async () => {
+      while (next < BURST_INSTALLS) {
+        const serviceId = `burst-${next++}`;
+        const response = await fetch(`${url}/v1/installs`, {
+          method: "POST",
+          headers: { authorization: keys.sdk, "content-type": "application/json" },
+          body: JSON.stringify({
+            service_id: serviceId,
+            os: "android",
+            os_version: "14",
+            device_model: "Pixel 8",
+            sdk_platform: "kotlin",
+            sdk_version: "1.11.0",
+            first_open_time: new Date().toISOString(),
+          }),
+        });
+        await response.arrayBuffer();
+        if (response.status === 202) acknowledgedAt.set(serviceId, Date.now());
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: CLIENTS }, client));
+    const sendSeconds = (performance.now() - started) / 1000;
+    // Every install's result, read by as many clients with a bounded wait until none is
+    // pending. The figures come from the stored results' times, not from these reads.
+    const pending = [...acknowledgedAt.keys()];
+    const reader = async () => {
+      for (let serviceId = pending.shift(); serviceId; serviceId = pending.shift()) {
+        const response = await fetch(`${url}/v1/installs/${serviceId}/attribution?wait_seconds=5`, {
+          headers: { authorization: keys.sdk },
+        });
+        const body = (await response.json()) as Record<string, string>;
+        if (!body.service_match_status) pending.push(serviceId);
+      }
+    };
+    await Promise.all(Array.from({ length: CLIENTS }, reader));
+    await stopService(service.child);
+    service = undefined;
+    const duckdb = await DuckDBInstance.create(":memory:");
+    const connection = await duckdb.connect();
+    const attributed = await connection.runAndReadAll(
+      `SELECT service_id, epoch_ms(min(attributed_at)) AS at FROM read_parquet('${join(dataDir, "lake", "attributions")}/*/*/*.parquet') GROUP BY service_id`,
+    );
+    const rows = attributed.getRowObjectsJS();
+    connection.closeSync();
+    duckdb.closeSync();
+    const latencies = rows
+      .map((row) => Number(row.at) - (acknowledgedAt.get(String(row.service_id)) ?? Number.NaN))
+      .filter((value) => Number.isFinite(value))
+      .map((value) => Math.max(0, value))
+      .sort((a, b) => a - b);
+    console.log(
+      `\nInstall to resolved attribution: a burst of ${int(BURST_INSTALLS)} installs from ${CLIENTS} clients (${int(BURST_INSTALLS / sendSeconds)} a second accepted), ${int(latencies.length)} resolved`,
+    );
+    const p99 = percentile(latencies, 99);
+    console.log(
+      `  from the 202 to the stored result: p50 ${ms(percentile(latencies, 50))}, p99 ${ms(p99)}, max ${ms(latencies.at(-1) ?? 0)} (target p99 under 1 s: ${verdict(p99 < 1_000)})`,
+    );
+  } finally {
+    if (service) await stopService(service.child);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+};
+
+const main = async () => {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  process.env.ATTRIBUTION_FX_FEED_URL ??= "off";
+  const dir = await mkdtemp(join(tmpdir(), "attribution-bench-matcher-"));
+  const dynamo = await startLocalDynamoDb(join(dir, "dynamodb"));
+  try {
+    await accuracy(createTouchStore(dynamo.doc, LOCAL_TABLE_NAMES.touches));
+    // A fresh table, so the cost figures see only their own touches.
+    const costDynamo = await startLocalDynamoDb(join(dir, "dynamodb-cost"));
+    try {
+      await cost(createTouchStore(costDynamo.doc, LOCAL_TABLE_NAMES.touches));
+    } finally {
+      await costDynamo.close();
+    }
+  } finally {
+    await dynamo.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+  await resolveBurst();
+};
+
+await main();
