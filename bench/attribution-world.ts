@@ -7,7 +7,9 @@
  * world.
  */
 import type { InstallFacts } from "../src/attribution/matcher.ts";
+import { createRandom } from "../src/demo/prng.ts";
 import type { Touch } from "../src/ports/touches.ts";
+import { NO_CAMPAIGN } from "../src/touches/touch.ts";
 import { deviceTraits } from "../src/touches/user-agent.ts";
 
 export type Cause = "click_id" | "advertising_id" | "probabilistic" | "organic";
@@ -55,25 +57,16 @@ const MODELS = [
 const agentOf = (version: string, model: string) =>
   `Mozilla/5.0 (Linux; Android ${version}; ${model}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36`;
 
-/** mulberry32: small, seeded, good enough for a benchmark's world. */
-const random = (seed: number) => () => {
-  let t = (seed += 0x6d2b79f5);
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-};
-
 export const generateWorld = (options: {
   appId: string;
   installs: number;
   firstOpen: Date;
   seed?: number;
 }): World => {
-  const next = random(options.seed ?? 7);
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
-  const hex = (n: number) =>
-    Array.from({ length: n }, () => Math.floor(next() * 16).toString(16)).join("");
-  const uuid = () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
+  const random = createRandom(options.seed ?? 7);
+  const next = () => random.next();
+  const pick = <T>(list: readonly T[]): T => random.pick(list);
+  const uuid = () => random.uuid();
   let ipCounter = 0;
   /** A public address of one home (81.0.0.0/8 and 82.0.0.0/8 are public unicast). */
   const homeIp = () => {
@@ -104,12 +97,7 @@ export const generateWorld = (options: {
       receivedAt: at,
       deeplinkId: null,
       mediaSource: pick(["facebook_ads", "tiktok", "googleadwords_int", "unity_ads"]),
-      campaignId: null,
-      campaignName: null,
-      adsetId: null,
-      adsetName: null,
-      adId: null,
-      adName: null,
+      ...NO_CAMPAIGN,
       networkClickId: null,
       ip: device.ip,
       userAgent,

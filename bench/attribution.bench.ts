@@ -20,6 +20,7 @@ import { type Match, matchInstall } from "../src/attribution/matcher.ts";
 import { DEFAULT_ATTRIBUTION } from "../src/attribution/settings.ts";
 import { LOCAL_TABLE_NAMES, startLocalDynamoDb } from "../src/embedded/local-dynamodb.ts";
 import type { Touch, TouchStore } from "../src/ports/touches.ts";
+import { NO_CAMPAIGN } from "../src/touches/touch.ts";
 import {
   createAppWithCli,
   type Service,
@@ -136,12 +137,7 @@ const filler = (count: number, offset: number): Touch[] =>
       receivedAt: at,
       deeplinkId: null,
       mediaSource: "filler",
-      campaignId: null,
-      campaignName: null,
-      adsetId: null,
-      adsetName: null,
-      adId: null,
-      adName: null,
+      ...NO_CAMPAIGN,
       networkClickId: null,
       ip: `82.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
       userAgent: `filler-${n}`,

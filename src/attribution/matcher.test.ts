@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SearchAds, SearchAdsAnswer } from "../ports/search-ads.ts";
 import type { Touch, TouchWindow } from "../ports/touches.ts";
 import { ipMatchKey } from "../touches/ip.ts";
+import { NO_CAMPAIGN } from "../touches/touch.ts";
 import { deviceTraits } from "../touches/user-agent.ts";
 import {
   compatibleDevice,
@@ -49,12 +50,7 @@ const touch = (before: number, overrides: Partial<Touch> = {}): Touch => {
     receivedAt: at,
     deeplinkId: "Kx3v9QpZ2aQ",
     mediaSource: "network_a",
-    campaignId: null,
-    campaignName: null,
-    adsetId: null,
-    adsetName: null,
-    adId: null,
-    adName: null,
+    ...NO_CAMPAIGN,
     networkClickId: null,
     ip: "81.2.69.142",
     userAgent,

@@ -4,16 +4,8 @@
  */
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
+import { NO_CAMPAIGN } from "../touches/touch.ts";
 import type { Match } from "./matcher.ts";
-
-const NO_AD_FIELDS = {
-  campaignId: null,
-  campaignName: null,
-  adsetId: null,
-  adsetName: null,
-  adId: null,
-  adName: null,
-} as const;
 
 /**
  * iOS only: a reinstall when the app has seen the device's IDFV on an earlier install (an
@@ -45,7 +37,7 @@ export const resultOf = (
       clickId: null,
       deeplinkId: null,
       mediaSource: "organic",
-      ...NO_AD_FIELDS,
+      ...NO_CAMPAIGN,
       matchingType: null,
       confidence: null,
       clickToFirstOpenHours: null,
@@ -87,7 +79,7 @@ export const skippedResult = (attributedAt: Date): AttributionResult => ({
   clickId: null,
   deeplinkId: null,
   mediaSource: null,
-  ...NO_AD_FIELDS,
+  ...NO_CAMPAIGN,
   matchingType: null,
   confidence: null,
   clickToFirstOpenHours: null,

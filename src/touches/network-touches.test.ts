@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LakeRecord } from "../lake/tables.ts";
+import { testLink } from "../links/link.test-support.ts";
 import type { App } from "../ports/apps.ts";
 import type { Link } from "../ports/links.ts";
 import type { Touch } from "../ports/touches.ts";
@@ -98,25 +99,12 @@ describe("an ad network's touches", () => {
   });
 
   it("fills what a touch leaves out from the link it names, and refuses another app's link", async () => {
-    const link: Link = {
-      deeplinkId: "Kx3v9QpZ2aQ",
-      appId: APP.appId,
-      url: "https://go.example.com/Kx3v9QpZ2aQ",
-      mediaSource: "network_a",
+    const link = testLink({
       campaignId: "123",
       campaignName: "Winter",
-      adsetId: null,
-      adsetName: null,
-      adId: null,
-      adName: null,
       deepLinkPath: "/levels/7",
       params: { promo: "WINTER" },
-      androidUrl: null,
-      iosUrl: null,
-      webUrl: null,
-      disabled: false,
-      createdAt: "2026-11-01T00:00:00.000Z",
-    };
+    });
     const other = { ...link, deeplinkId: "AAAAAAAAAAA", appId: "com.example.other" };
     const { record, touches } = setup({ links: [link, other] });
     const answer = await record(APP.appId, {

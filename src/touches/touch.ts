@@ -38,6 +38,16 @@ export const touchRow = (touch: Touch): LakeRecord => {
   return { app_id: touch.appId, ...row };
 };
 
+/** A touch, link or result that names no campaign, ad set or ad. */
+export const NO_CAMPAIGN = {
+  campaignId: null,
+  campaignName: null,
+  adsetId: null,
+  adsetName: null,
+  adId: null,
+  adName: null,
+} as const;
+
 /** What a link credits, for a touch of it. */
 export const adFieldsOf = (fields: AdFields): AdFields => ({
   mediaSource: fields.mediaSource,

@@ -1,26 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { testLink } from "../../links/link.test-support.ts";
 import type { Link, LinkStore } from "../../ports/links.ts";
 import { cachedLinkStore } from "./cached-links.ts";
 
-const link: Link = {
+const link = testLink({
   deeplinkId: "AAAAAAAAAAA",
   appId: "a",
   url: "http://127.0.0.1:8788/AAAAAAAAAAA",
   mediaSource: "x",
-  campaignId: null,
-  campaignName: null,
-  adsetId: null,
-  adsetName: null,
-  adId: null,
-  adName: null,
-  deepLinkPath: null,
-  params: {},
-  androidUrl: null,
-  iosUrl: null,
-  webUrl: null,
-  disabled: false,
-  createdAt: "2026-11-01T00:00:00.000Z",
-};
+});
 
 const counting = () => {
   let current: Link | undefined = link;

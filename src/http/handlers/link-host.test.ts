@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { testLink } from "../../links/link.test-support.ts";
 import type { App } from "../../ports/apps.ts";
-import type { Link } from "../../ports/links.ts";
 import type { Touch } from "../../ports/touches.ts";
 import { apiEvent, CONTEXT } from "../api-event.test-support.ts";
 import { appsOfHost, createClickHandler } from "./link-host.ts";
@@ -28,25 +28,7 @@ describe("appsOfHost", () => {
 });
 
 describe("the tap route", () => {
-  const link: Link = {
-    deeplinkId: "Kx3v9QpZ2aQ",
-    appId: "plain",
-    url: "https://go.example.com/Kx3v9QpZ2aQ",
-    mediaSource: "network_a",
-    campaignId: null,
-    campaignName: null,
-    adsetId: null,
-    adsetName: null,
-    adId: null,
-    adName: null,
-    deepLinkPath: null,
-    params: {},
-    androidUrl: null,
-    iosUrl: null,
-    webUrl: null,
-    disabled: false,
-    createdAt: "2026-11-01T00:00:00.000Z",
-  };
+  const link = testLink({ appId: "plain" });
   const stored: Touch[] = [];
   const failures: unknown[] = [];
   const handler = (storeFails = false) =>
