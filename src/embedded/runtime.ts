@@ -5,16 +5,12 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { createAdServicesClient } from "../adapters/apple/ad-services.ts";
-import { coalescedWrites } from "../adapters/batching/coalesced-writes.ts";
 import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
 import { cachedCustomerUserMap } from "../adapters/cache/cached-customer-users.ts";
 import { cachedDeletionStore } from "../adapters/cache/cached-deletions.ts";
 import { cachedInstallStore } from "../adapters/cache/cached-installs.ts";
 import { cachedKeyStore } from "../adapters/cache/cached-keys.ts";
-import { cachedLinkStore } from "../adapters/cache/cached-links.ts";
 import { cachedSnapshotCatalog } from "../adapters/cache/cached-snapshots.ts";
-import { cachedValue } from "../adapters/cache/cached-value.ts";
 import { createDuckDbPurger } from "../adapters/duckdb/purge.ts";
 import {
   createDuckDbQueryEngine,
@@ -29,7 +25,6 @@ import {
   type LocalDeliveryStream,
 } from "../adapters/local-stream/delivery-stream.ts";
 import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
-import { SWEEP_AGE_MS, sweepAttributions } from "../attribution/sweep.ts";
 import type { EmbeddedConfig } from "../config/embedded.ts";
 import { purgeOpenRequests } from "../deletion/deletions.ts";
 import { createAppKeyrings } from "../domain/app-keyrings.ts";
@@ -41,28 +36,23 @@ import { createConfigHandler } from "../http/handlers/config.ts";
 import { createDeletionHandlers } from "../http/handlers/deletions.ts";
 import { createExportHandler } from "../http/handlers/export.ts";
 import { createIngestHandlers } from "../http/handlers/ingest.ts";
-import {
-  createClickHandler,
-  createWellKnownHandlers,
-  linkNotFound,
-} from "../http/handlers/link-host.ts";
-import { createLinkHandlers } from "../http/handlers/links.ts";
+import { linkNotFound } from "../http/handlers/link-host.ts";
 import { createOpenApiHandler } from "../http/handlers/openapi.ts";
-import { createTouchesHandler } from "../http/handlers/touches.ts";
-import { LINK_HOST_ROUTES, type LinkHostRouteId, ROUTES, type RouteId } from "../http/routes.ts";
+import { LINK_HOST_ROUTES, ROUTES, type RouteId } from "../http/routes.ts";
 import { type LakeTableName, perLakeTableAsync } from "../lake/tables.ts";
 import { logger } from "../logging/logger.ts";
-import { createAttributionWorker } from "../workers/attribution.ts";
-import { WORKERS } from "../workers/workers.ts";
+import type { WORKERS } from "../workers/workers.ts";
 import { adminRevision } from "./admin-changes.ts";
+import { startAttribution } from "./attribution.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
 import { backgroundJob } from "./background-job.ts";
 import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
 import type { RouteHandler } from "./gateway.ts";
 import { listenAll } from "./listeners.ts";
 import { type DynamoConnection, LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./local-dynamodb.ts";
-import { type QueueWorkers, startQueueWorkers } from "./queue-workers.ts";
+import type { QueueWorkers } from "./queue-workers.ts";
 import { startRatesRefresh } from "./rates-refresh.ts";
+import { startTouches } from "./touches.ts";
 
 /** One delivery stream per lake table. */
 export type LakeStreams = Readonly<Record<LakeTableName, LocalDeliveryStream>>;
@@ -175,39 +165,13 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const countries = await createCountryResolver(config.geoipDatabase, {
     trustViewerCountry: config.trustViewerCountry,
   });
-  // Queue-driven workers: one handler per row of the worker table.
-  const workers = await startQueueWorkers({
-    dir: paths.queues,
-    workers: WORKERS,
-    handlers: {
-      attribute: createAttributionWorker({
-        apps,
-        installs: stores.installs,
-        attributions: stores.attributions,
-        deletions: stores.deletions,
-        touches: stores.touches,
-        searchAds: createAdServicesClient({ url: config.appleAdsUrl }),
-        lake: { attributions: lake.streams.attributions, events: lake.streams.events },
-      }),
-    },
+  const attribution = await startAttribution({
+    queuesDir: paths.queues,
+    stores,
+    apps,
+    lake: { attributions: lake.streams.attributions, events: lake.streams.events },
+    appleAdsUrl: config.appleAdsUrl,
   });
-  const attributionQueue = workers.queue("attribute");
-  // Jobs a crash or a failure left: queued again once they are a few minutes old.
-  const sweepDeps = { attributions: stores.attributions, queue: attributionQueue };
-  // At start, everything unfinished from before it: what a crash (`kill -9`) left. The
-  // queue redelivers the jobs it had taken; this finds those it never got.
-  const startedAt = new Date();
-  let firstSweep = true;
-  const sweeper = backgroundJob(
-    "sweep open attributions",
-    () => {
-      const before = firstSweep ? startedAt : undefined;
-      firstSweep = false;
-      return sweepAttributions(sweepDeps, before);
-    },
-    SWEEP_AGE_MS,
-  );
-  void sweeper.trigger();
   const ingest = createIngestHandlers({
     ...stores,
     apps,
@@ -215,42 +179,17 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     countries,
     fx,
     keyrings: createAppKeyrings(createKeyFileWrapper(paths.masterKey)),
-    attribution: { store: stores.attributions, queue: attributionQueue },
+    attribution: { store: stores.attributions, queue: attribution.queue },
   });
-  // Links change only through this process (the API) or the CLI, which marks the data folder.
-  const links = cachedLinkStore(stores.links, config.appCacheMs);
   let linkBaseUrl = config.linkBaseUrl;
-  const linkApi = createLinkHandlers({
-    links,
+  const touches = startTouches({
+    stores,
     apps,
-    linkBaseUrl: () => linkBaseUrl ?? "",
-  });
-  const wellKnown = createWellKnownHandlers({
-    allApps: cachedValue(() => stores.apps.list(), 60_000),
-  });
-  const click = createClickHandler({
-    links,
-    apps,
-    // Taps that arrive together are stored together: the local store's cost is mostly per
-    // request, and it runs in this process, so one batch at a time serves best.
-    touches: {
-      put: coalescedWrites((touches) => stores.touches.put(touches), {
-        maxBatch: 25,
-        maxInFlight: 1,
-      }),
-    },
     stream: lake.streams.touches,
     countries,
-    onRecordFailure: (error, click) =>
-      logger.error("click not recorded", { appId: click.appId, clickId: click.clickId, error }),
+    cacheMs: config.appCacheMs,
+    linkBaseUrl: () => linkBaseUrl ?? "",
   });
-  // Touches expire after the longest click window; DynamoDB's TTL reaps them on AWS.
-  const reaper = backgroundJob(
-    "reap expired touches",
-    () => stores.touches.reap(new Date()),
-    6 * 3_600_000,
-  );
-  void reaper.trigger();
   // Deletions: requested through the API, purged in the background (minutes at most).
   const purge = backgroundJob(
     "purge deletions",
@@ -279,23 +218,8 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       attributions: stores.attributions,
       deletions: stores.deletions,
     }),
-    touches: createTouchesHandler({
-      ...stores,
-      apps,
-      links,
-      stream: lake.streams.touches,
-      countries,
-    }),
-    "create-link": linkApi.createLink,
-    "list-links": linkApi.listLinks,
-    "get-link": linkApi.getLink,
-    "update-link": linkApi.updateLink,
+    ...touches.routes,
     openapi: createOpenApiHandler(),
-  };
-  const linkHostHandlers: Record<LinkHostRouteId, RouteHandler> = {
-    click,
-    "apple-app-site-association": wellKnown.appleAppSiteAssociation,
-    assetlinks: wellKnown.assetLinks,
   };
   const authorizer = cacheAuthorizerAnswers(createAuthorizerHandler({ keys: stores.keys, apps }), {
     revision: revision.current,
@@ -319,7 +243,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       host: config.host,
       port: config.linkPort,
       gateway: {
-        routes: LINK_HOST_ROUTES.map((route) => ({ route, handler: linkHostHandlers[route.id] })),
+        routes: LINK_HOST_ROUTES.map((route) => ({ route, handler: touches.linkHost[route.id] })),
         authorizer,
         onRequest: revision.check,
         trustForwardedFor: config.trustProxy,
@@ -355,7 +279,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     stores,
     streams: lake.streams,
     engine: lake.engine,
-    workers,
+    workers: attribution.workers,
     fx,
     flush: lake.flush,
     async stop() {
@@ -363,10 +287,9 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       // No new request first, so none can start a purge while the stores close.
       await Promise.all(listeners.map((listening) => listening.close()));
       await purge.stop();
-      await reaper.stop();
-      await sweeper.stop();
+      await touches.stop();
       await ratesRefresh?.stop();
-      await workers.stop();
+      await attribution.stop();
       await lake.close();
       await dynamodb.close();
       await removeRuntimeInfo(config.dataDir);
