@@ -59,10 +59,12 @@ export const createAttributionHandler = (deps: AttributionRouteDeps) =>
       if (!record || (await deps.deletions.listByInstall(appId, serviceId)).length > 0) {
         throw unknown;
       }
-      while (record.state !== "resolved" && Date.now() < deadline) {
+      // A switched-off app answers at once; a failed attribution too (the SDK reads it again).
+      const app = await deps.apps.get(appId);
+      const appEnabled = app?.enabled ?? false;
+      while (appEnabled && record.state === "pending" && Date.now() < deadline) {
         await sleep(Math.min(deps.pollIntervalMs ?? 250, Math.max(0, deadline - Date.now())));
         record = (await deps.attributions.get(appId, serviceId)) ?? record;
       }
-      const app = await deps.apps.get(appId);
-      return jsonResponse(200, attributionParams(record, { appEnabled: app?.enabled ?? false }));
+      return jsonResponse(200, attributionParams(record, { appEnabled }));
     });

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { storedInstall } from "../../../test/support/installs.ts";
+import { installFacts } from "../../attribution/facts.ts";
+import type { App } from "../../ports/apps.ts";
+import type { AttributionRecord } from "../../ports/attributions.ts";
+import { apiEvent, CONTEXT, principal } from "../api-event.test-support.ts";
+import { createAttributionHandler } from "./attribution.ts";
+
+const APP: App = {
+  appId: "com.example.game",
+  name: "Game",
+  platform: "android",
+  enabled: true,
+  createdAt: "2026-11-01T00:00:00.000Z",
+};
+
+const pending: AttributionRecord = {
+  state: "pending",
+  appId: APP.appId,
+  serviceId: "device-1",
+  facts: installFacts(storedInstall(APP.appId, "device-1"), { ip: null }),
+  requestedAt: "2026-11-01T10:00:01.000Z",
+};
+
+const read = (records: AttributionRecord[], app: App = APP) => {
+  let reads = 0;
+  const handler = createAttributionHandler({
+    apps: { get: async () => app },
+    attributions: {
+      get: async () => records[Math.min(reads++, records.length - 1)],
+    },
+    deletions: { listByInstall: async () => [] },
+    pollIntervalMs: 5,
+  });
+  return async (waitSeconds: number) => {
+    const response = await handler(
+      apiEvent({
+        authorizer: principal(APP.appId, ["attribution:read"]),
+        params: { service_id: "device-1" },
+        query: { wait_seconds: String(waitSeconds) },
+      }),
+      CONTEXT,
+    );
+    return {
+      status: response.statusCode,
+      body: JSON.parse(String(response.body)),
+      reads,
+    };
+  };
+};
+
+describe("the attribution route", () => {
+  it("waits for a pending attribution and answers as soon as it resolves", async () => {
+    const resolved: AttributionRecord = {
+      state: "resolved",
+      appId: APP.appId,
+      serviceId: "device-1",
+      delivered: true,
+      result: {
+        status: "organic",
+        method: null,
+        clickId: null,
+        deeplinkId: null,
+        mediaSource: "organic",
+        campaignId: null,
+        campaignName: null,
+        adsetId: null,
+        adsetName: null,
+        adId: null,
+        adName: null,
+        matchingType: null,
+        confidence: null,
+        clickToFirstOpenHours: null,
+        installType: null,
+        otherCandidates: 0,
+        params: {},
+        attributedAt: "2026-11-01T10:00:02.000Z",
+      },
+    };
+    const answer = await read([pending, pending, resolved])(5);
+    expect(answer.body).toEqual({ service_match_status: "organic", media_source: "organic" });
+    // It stopped reading once resolved.
+    expect(answer.reads).toBe(3);
+  });
+
+  it("answers a still pending one with an empty map once the wait is over", async () => {
+    const answer = await read([pending])(1);
+    expect(answer.body).toEqual({});
+    // It read again and again while the wait lasted.
+    expect(answer.reads).toBeGreaterThan(10);
+  });
+
+  it("answers failed and not_configured at once, without waiting", async () => {
+    const failed = await read([{ ...pending, state: "failed" }])(10);
+    expect(failed.body).toEqual({ service_match_status: "failed" });
+    expect(failed.reads).toBe(1);
+    const disabled = await read([pending], { ...APP, enabled: false })(10);
+    expect(disabled.body).toEqual({ service_match_status: "not_configured" });
+    expect(disabled.reads).toBe(1);
+  });
+});
