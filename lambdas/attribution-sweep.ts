@@ -1,10 +1,12 @@
 /** The scheduled attribution sweep on AWS: unfinished attributions queued again. */
+import middy from "@middy/core";
 import { createAttributionStore } from "../src/adapters/dynamodb/attributions.ts";
 import { createSqsWorkQueue } from "../src/adapters/sqs/work-queue.ts";
 import { sweepAttributions } from "../src/attribution/sweep.ts";
 import { attributionSweepEnv, parseEnv } from "../src/config/aws-env.ts";
 import { logger } from "../src/logging/logger.ts";
 import { dynamoDocument, sqs } from "./clients.ts";
+import { logged } from "./logged.ts";
 
 const env = parseEnv(attributionSweepEnv, process.env);
 
@@ -13,8 +15,10 @@ const deps = {
   queue: createSqsWorkQueue(sqs, env.ATTRIBUTION_QUEUE_URL),
 };
 
-export const handler = async (): Promise<{ queued: number }> => {
-  const queued = await sweepAttributions(deps);
-  if (queued > 0) logger.info("attributions queued again", { queued });
-  return { queued };
-};
+export const handler = logged(
+  middy().handler(async (): Promise<{ queued: number }> => {
+    const queued = await sweepAttributions(deps);
+    if (queued > 0) logger.info("attributions queued again", { queued });
+    return { queued };
+  }),
+);
