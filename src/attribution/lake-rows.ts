@@ -9,22 +9,14 @@ import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeRecord, nullColumns } from "
 import type { App } from "../ports/apps.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
+import { exportedFields } from "./results.ts";
 
 export const attributionRow = (install: Install, result: AttributionResult): LakeRecord => ({
   ...nullColumns(ATTRIBUTIONS_TABLE),
   app_id: install.appId,
   service_id: install.serviceId,
   attributed_at: result.attributedAt,
-  media_source: result.mediaSource,
-  campaign_id: result.campaignId,
-  campaign_name: result.campaignName,
-  adset_id: result.adsetId,
-  adset_name: result.adsetName,
-  ad_id: result.adId,
-  ad_name: result.adName,
-  matching_type: result.matchingType,
-  click_to_first_open_hours: result.clickToFirstOpenHours,
-  confidence_score: result.confidence,
+  ...exportedFields(result),
   install_type: result.installType,
   match_status: result.status,
   match_method: result.method,

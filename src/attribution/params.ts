@@ -5,6 +5,7 @@
  * parameters (the deferred deep link). Empty while the attribution is not resolved yet.
  */
 import type { AttributionRecord } from "../ports/attributions.ts";
+import { exportedFields } from "./results.ts";
 
 export type AttributionParams = Record<string, string>;
 
@@ -18,17 +19,8 @@ export const attributionParams = (
   }
   const { result } = record;
   const fields: Record<string, string | number | null> = {
-    media_source: result.mediaSource,
-    campaign_id: result.campaignId,
-    campaign_name: result.campaignName,
-    adset_id: result.adsetId,
-    adset_name: result.adsetName,
-    ad_id: result.adId,
-    ad_name: result.adName,
+    ...exportedFields(result),
     click_id: result.clickId,
-    click_to_first_open_hours: result.clickToFirstOpenHours,
-    matching_type: result.matchingType,
-    confidence_score: result.confidence,
   };
   const matched = result.status === "matched" || result.status === "matched_no_params";
   return {

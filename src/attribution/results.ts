@@ -88,3 +88,17 @@ export const skippedResult = (attributedAt: Date): AttributionResult => ({
   params: {},
   attributedAt: attributedAt.toISOString(),
 });
+
+/** A result's fields as the export and the SDKs name them. */
+export const exportedFields = (result: AttributionResult) => ({
+  media_source: result.mediaSource,
+  campaign_id: result.campaignId,
+  campaign_name: result.campaignName,
+  adset_id: result.adsetId,
+  adset_name: result.adsetName,
+  ad_id: result.adId,
+  ad_name: result.adName,
+  matching_type: result.matchingType,
+  click_to_first_open_hours: result.clickToFirstOpenHours,
+  confidence_score: result.confidence,
+});

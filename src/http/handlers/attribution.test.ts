@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { installFacts } from "../../attribution/facts.ts";
+import { resultOf } from "../../attribution/results.ts";
 import type { App } from "../../ports/apps.ts";
 import type { AttributionRecord } from "../../ports/attributions.ts";
 import { apiEvent, CONTEXT, principal } from "../api-event.test-support.ts";
@@ -56,26 +57,7 @@ describe("the attribution route", () => {
       appId: APP.appId,
       serviceId: "device-1",
       delivered: true,
-      result: {
-        status: "organic",
-        method: null,
-        clickId: null,
-        deeplinkId: null,
-        mediaSource: "organic",
-        campaignId: null,
-        campaignName: null,
-        adsetId: null,
-        adsetName: null,
-        adId: null,
-        adName: null,
-        matchingType: null,
-        confidence: null,
-        clickToFirstOpenHours: null,
-        installType: null,
-        otherCandidates: 0,
-        params: {},
-        attributedAt: "2026-11-01T10:00:02.000Z",
-      },
+      result: resultOf({ kind: "organic" }, null, new Date("2026-11-01T10:00:02.000Z")),
     };
     const answer = await read([pending, pending, resolved])(5);
     expect(answer.body).toEqual({ service_match_status: "organic", media_source: "organic" });
