@@ -4,7 +4,7 @@
  * service reaches it with the same AWS SDK client code as on AWS.
  */
 import type { AddressInfo } from "node:net";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import dynalite from "dynalite";
 import { ensureTables, perTable, type TableNames } from "../adapters/dynamodb/tables.ts";
@@ -24,12 +24,29 @@ export interface DynamoConnection {
   close(): Promise<void>;
 }
 
+type RequestSigner = Extract<NonNullable<DynamoDBClientConfig["signer"]>, { sign: unknown }>;
+
+/**
+ * The local server wants an AWS authorization header but checks no signature, so requests to
+ * it carry a fixed one: computing SigV4 for every request cost more CPU than the server's own
+ * work on a read (0.9 against 0.66 ms a call, measured). The commands and clients are the same.
+ */
+const UNSIGNED: RequestSigner = {
+  sign: async (request) => {
+    request.headers.authorization =
+      "AWS4-HMAC-SHA256 Credential=local/20260101/local/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0";
+    request.headers["x-amz-date"] = "20260101T000000Z";
+    return request;
+  },
+};
+
 /** A client for a DynamoDB-compatible endpoint; the local server accepts any credentials. */
 export const connectDynamoDb = (endpoint: string): DynamoConnection => {
   const client = new DynamoDBClient({
     endpoint,
     region: "local",
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    signer: UNSIGNED,
   });
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
