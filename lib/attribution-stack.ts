@@ -1,8 +1,9 @@
 /**
  * The attribution service on AWS: the stores, the lake and its delivery streams, the query
- * workgroup, the key that wraps apps' sealing keys, the API, the scheduled purge of deleted
- * installs and the daily job that keeps the exchange rates current, whose functions are given exactly the environment (src/config/aws-env.ts) and the
- * grants they need. The outputs are what the CLI reads.
+ * workgroup, the key that wraps apps' sealing keys, the API, the link host, the queue-driven
+ * attribution worker and its sweep, the scheduled purge of deleted installs and the daily job
+ * that keeps the exchange rates current. Each function is given exactly the environment
+ * (src/config/aws-env.ts) and the grants it needs. The outputs are what the CLI reads.
  */
 import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
