@@ -44,7 +44,7 @@ export const startQueueWorkers = async <W extends WorkerDefinition>(options: {
     consumers.push(
       consumeQueue(queue, handle, {
         name: worker.id,
-        concurrency: worker.batchSize,
+        concurrency: worker.concurrency ?? worker.batchSize,
         retryAfterSeconds: worker.retryAfterSeconds,
       }),
     );

@@ -20,8 +20,13 @@ export interface WorkerDefinition<T = unknown, Id extends string = string> {
    * advises for a function fed by a queue.
    */
   readonly retryAfterSeconds: number;
-  /** Messages handled at once: the SQS batch size on AWS, the consumer's concurrency embedded. */
+  /** Messages a function takes at once on AWS: the SQS batch size (1 to 10). */
   readonly batchSize: number;
+  /**
+   * Messages handled at once on the embedded runtime, where one process does the work that on
+   * AWS as many functions as the backlog needs do; unset, the batch size.
+   */
+  readonly concurrency?: number;
   /** Lambda sizing on AWS. */
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
