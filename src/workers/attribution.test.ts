@@ -142,6 +142,46 @@ describe("the attribution worker", () => {
     expect(rows.events).toEqual([expect.objectContaining({ event_name: "service_install" })]);
   });
 
+  it("stops asking Apple about a token older than its 24 hours", async () => {
+    const asked: string[] = [];
+    const attributions = memoryAttributions();
+    const worker = createAttributionWorker({
+      apps: { get: async () => ({ ...APP, platform: "ios" }) },
+      installs: {
+        get: async (_app, serviceId) => ({ ...INSTALL, serviceId, os: "ios", idfv: null }),
+        withIdfv: async () => [],
+      },
+      attributions,
+      deletions: { listByInstall: async () => [] },
+      touches: { get: async () => undefined, byMaid: async () => [], byIp: async () => [] },
+      searchAds: {
+        resolve: async (token) => {
+          asked.push(token);
+          throw new Error("Apple unreachable");
+        },
+      },
+      lake: { attributions: { put: async () => {} }, events: { put: async () => {} } },
+      now: () => new Date("2026-11-02T10:00:02.000Z"),
+    });
+    await attributions.createPending({
+      appId: APP.appId,
+      serviceId: INSTALL.serviceId,
+      facts: {
+        ...installFacts({ ...INSTALL, os: "ios" }, { ip: null, platformAdsToken: "token-1" }),
+      },
+      requestedAt: "2026-11-01T10:00:01.000Z",
+    });
+    await worker({
+      id: "m1",
+      attempt: 1,
+      body: { appId: APP.appId, serviceId: INSTALL.serviceId },
+    });
+    expect(asked).toEqual([]);
+    expect(await attributions.get(APP.appId, INSTALL.serviceId)).toMatchObject({
+      result: { status: "organic" },
+    });
+  });
+
   it("does nothing for an install whose data was deleted since its job was queued", async () => {
     const { attributions, rows, worker, job } = setup();
     await worker(job());

@@ -33,6 +33,9 @@ export const ATTRIBUTION_WORKER = defineWorker({
   timeoutSeconds: 30,
 });
 
+/** How long Apple's AdServices token can be resolved after the app got it. */
+export const APPLE_TOKEN_LIFE_MS = 24 * 3_600_000;
+
 export type AttributionJob = z.infer<typeof ATTRIBUTION_WORKER.message>;
 
 export interface AttributionDeps {
@@ -96,7 +99,10 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       result = skippedResult(now());
     } else {
       const sameIdfv = install.idfv ? await deps.installs.withIdfv(job.appId, install.idfv) : [];
-      const match = await matchInstall(record.facts, settings, deps.touches, deps.searchAds);
+      // Apple's token lives 24 hours: past that, asking Apple (or failing to reach it) is moot.
+      const tokenAlive = now().getTime() - Date.parse(record.requestedAt) < APPLE_TOKEN_LIFE_MS;
+      const facts = tokenAlive ? record.facts : { ...record.facts, platformAdsToken: null };
+      const match = await matchInstall(facts, settings, deps.touches, deps.searchAds);
       result = resultOf(match, installTypeOf(install, sameIdfv), now());
     }
     if (await deps.attributions.resolve(job.appId, job.serviceId, result)) {
