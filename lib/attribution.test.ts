@@ -43,7 +43,11 @@ describe("attribution on AWS", () => {
       EventSourceArn: stack.resolve(worker.queue.queueArn),
       FunctionResponseTypes: ["ReportBatchItemFailures"],
     });
-    expect(worker.deadLetterAlarm).toBeDefined();
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "ApproximateNumberOfMessagesVisible",
+      Dimensions: [{ Name: "QueueName", Value: stack.resolve(worker.deadLetters.queueName) }],
+      Threshold: 0,
+    });
   });
 
   it("lets the worker read what matching reads and write only the attribution and the lake", () => {

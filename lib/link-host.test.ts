@@ -62,8 +62,6 @@ describe("the link host", () => {
   });
 
   it("names its own URL in new links, or the custom domain when one is set", () => {
-    const linkFunction = stack.api.routeFunctions["create-link"];
-    if (!linkFunction) throw new Error("no create-link function");
     const variables = (target: AttributionStack, t: Template) => {
       const arn = target.resolve(target.api.routeFunctions["create-link"]?.function.functionArn);
       return t.toJSON().Resources[arn["Fn::GetAtt"][0]].Properties.Environment.Variables;

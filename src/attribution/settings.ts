@@ -5,10 +5,9 @@
  * the common ones of the leading services.
  */
 import * as z from "zod";
-import { ValidationError } from "../domain/errors.ts";
 import type { App } from "../ports/apps.ts";
 import type { Os } from "../ports/installs.ts";
-import { formatIssues } from "../validation/issues.ts";
+import { checked } from "../validation/issues.ts";
 
 export const CONFIDENCE_LEVELS = ["low", "medium", "high"] as const;
 export type Confidence = (typeof CONFIDENCE_LEVELS)[number];
@@ -82,9 +81,7 @@ export type AttributionChange = z.input<typeof attributionChangeSchema>;
 
 /** The app with the change applied; a ValidationError names a bad value. */
 export const withAttributionSettings = (app: App, change: AttributionChange): App => {
-  const parsed = attributionChangeSchema.safeParse(change);
-  if (!parsed.success) throw new ValidationError(formatIssues(parsed.error.issues, "settings"));
-  const { probabilistic, ...rest } = parsed.data;
+  const { probabilistic, ...rest } = checked(attributionChangeSchema, change, "settings");
   const current = app.attribution ?? {};
   return {
     ...app,

@@ -2,7 +2,7 @@
  * Middy middleware shared by the HTTP handlers: errors become `{ error, detail }` JSON, shown
  * to the caller under 500 and hidden above it (as middy's http-error-handler does).
  */
-import type { MiddlewareObj } from "@middy/core";
+import middy, { type MiddlewareObj } from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { logger, requestKeys } from "../logging/logger.ts";
 import { toErrorResponse } from "./errors.ts";
@@ -29,3 +29,15 @@ export const errorResponses = (): MiddlewareObj<APIGatewayProxyEvent, HttpRespon
     request.response = jsonResponse(statusCode, body);
   },
 });
+
+/** A route's middy chain: its errors answered as `errorResponses` says, then one call. */
+export const httpRoute = (handle: (event: APIGatewayProxyEvent) => Promise<HttpResponse>) =>
+  middy<APIGatewayProxyEvent, HttpResponse>().use(errorResponses()).handler(handle);
+
+/** Request headers by lower-case name: HTTP names are case-insensitive, API Gateway's keys not. */
+export const lowerCaseHeaders = (
+  headers: APIGatewayProxyEvent["headers"] | null | undefined,
+): Record<string, string | undefined> =>
+  Object.fromEntries(
+    Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+  );

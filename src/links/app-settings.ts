@@ -5,9 +5,8 @@
  * fingerprints). A change names only what it changes; an empty value clears a setting.
  */
 import * as z from "zod";
-import { ValidationError } from "../domain/errors.ts";
 import type { App, AppLinkSettings } from "../ports/apps.ts";
-import { formatIssues } from "../validation/issues.ts";
+import { checked } from "../validation/issues.ts";
 
 export const APPLE_TEAM_ID_PATTERN = /^[A-Z0-9]{10}$/;
 export const SHA256_FINGERPRINT_PATTERN = /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/;
@@ -66,9 +65,7 @@ const list = (change: readonly string[] | undefined, current: readonly string[] 
 
 /** The app with the change applied; a ValidationError names a bad value. */
 export const withLinkSettings = (app: App, change: LinkSettingsChange): App => {
-  const parsed = linkSettingsChangeSchema.safeParse(change);
-  if (!parsed.success) throw new ValidationError(formatIssues(parsed.error.issues, "settings"));
-  const next = parsed.data;
+  const next = checked(linkSettingsChangeSchema, change, "settings");
   const current = app.links ?? {};
   const settings: AppLinkSettings = {
     appStoreId: scalar(next.appStoreId, current.appStoreId),

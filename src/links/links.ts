@@ -4,11 +4,11 @@
  * link from its URL alone, hand the app both (spec, "Link result"). The link host is the app's
  * first own host name when it has one, else the service's.
  */
-import { NotFoundError, UnauthorizedError, ValidationError } from "../domain/errors.ts";
+import { NotFoundError, UnauthorizedError } from "../domain/errors.ts";
 import type { AppStore } from "../ports/apps.ts";
 import type { Link, LinkStore } from "../ports/links.ts";
 import { newDeeplinkId } from "../touches/ids.ts";
-import { formatIssues } from "../validation/issues.ts";
+import { checked } from "../validation/issues.ts";
 import { linkHostsOf } from "./app-settings.ts";
 import { type LinkRequest, linkRequestSchema } from "./link-request.ts";
 
@@ -93,14 +93,13 @@ export const createLinks = (deps: LinksDeps) => {
 
   return {
     async create(appId: string, body: unknown): Promise<Link> {
-      const parsed = linkRequestSchema.safeParse(body);
-      if (!parsed.success) throw new ValidationError(formatIssues(parsed.error.issues, "body"));
+      const request = checked(linkRequestSchema, body, "body");
       const app = await deps.apps.get(appId);
       if (!app) throw new UnauthorizedError();
       const host = linkHostsOf(app)[0];
       const base = host ? `https://${host}` : deps.linkBaseUrl();
       for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
-        const link = newLink(appId, parsed.data, newId(), base, now());
+        const link = newLink(appId, request, newId(), base, now());
         if (await deps.links.create(link)) return link;
       }
       throw new Error("Could not find a free deep link id");

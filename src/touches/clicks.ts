@@ -4,6 +4,8 @@
  * fetcher), and the caller is sent on by its platform. A tap is never refused for a failure to
  * record it: the person who tapped still reaches the store, and the failure is logged.
  */
+
+import { LINK_LIMITS } from "../links/link-request.ts";
 import type { AppStore } from "../ports/apps.ts";
 import type { CountryResolver } from "../ports/geo.ts";
 import type { RecordStream } from "../ports/lake.ts";
@@ -39,18 +41,16 @@ export interface ClickDeps {
   readonly now?: () => Date;
 }
 
-/** At most this many of the tapped URL's parameters are kept, each cut to this length. */
-export const URL_PARAM_LIMITS = { maxParams: 50, maxKeyLength: 64, maxValueLength: 500 } as const;
-
+/** The tapped URL's parameters, kept under the limits of a link's own. */
 const keptParams = (query: Tap["query"]): Record<string, string> => {
   const kept: Record<string, string> = {};
   let count = 0;
   for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || key.length === 0 || key.length > URL_PARAM_LIMITS.maxKeyLength) {
+    if (value === undefined || key.length === 0 || key.length > LINK_LIMITS.maxParamKeyLength) {
       continue;
     }
-    if (++count > URL_PARAM_LIMITS.maxParams) break;
-    kept[key] = value.slice(0, URL_PARAM_LIMITS.maxValueLength);
+    if (++count > LINK_LIMITS.maxParams) break;
+    kept[key] = value.slice(0, LINK_LIMITS.maxParamValueLength);
   }
   return kept;
 };

@@ -5,8 +5,9 @@
  * back to the install that the click caused, 22 characters of 62 (131 random bits).
  */
 import { customAlphabet } from "nanoid";
+import * as z from "zod";
 
-const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+export const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 export const DEEPLINK_ID_LENGTH = 11;
 export const CLICK_ID_LENGTH = 22;
@@ -16,3 +17,9 @@ export const newClickId: () => string = customAlphabet(ALPHABET, CLICK_ID_LENGTH
 
 /** The shape of a deep link id this service made; anything else is not worth a lookup. */
 export const DEEPLINK_ID_PATTERN = new RegExp(`^[0-9A-Za-z]{${DEEPLINK_ID_LENGTH}}$`);
+
+/** A deep link id as the API takes one, in a path or a body. */
+export const deeplinkIdField = () =>
+  z
+    .string()
+    .regex(DEEPLINK_ID_PATTERN, { error: "must be the deeplink_id of one of the app's links" });

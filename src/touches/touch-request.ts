@@ -5,10 +5,11 @@
  * ignored and null is the same as absent.
  */
 import * as z from "zod";
+import { ATTRIBUTION_LIMITS } from "../attribution/settings.ts";
 import { dateTime, deviceId, deviceIdOrNull, shortText, text } from "../ingest/fields.ts";
 import { LINK_LIMITS } from "../links/link-request.ts";
 import { formatIssues, type Parsed } from "../validation/issues.ts";
-import { DEEPLINK_ID_PATTERN } from "./ids.ts";
+import { deeplinkIdField } from "./ids.ts";
 import { normalizeIp } from "./ip.ts";
 
 export const TOUCH_LIMITS = {
@@ -16,7 +17,7 @@ export const TOUCH_LIMITS = {
   maxUserAgentLength: 1_000,
   maxNetworkClickIdLength: 200,
   /** The longest window an app may set: an older touch can never be matched. */
-  maxTouchAgeDays: 30,
+  maxTouchAgeDays: ATTRIBUTION_LIMITS.clickWindowDays.max,
   maxFutureSkewHours: 24,
 } as const;
 
@@ -71,9 +72,7 @@ export const touchSchema = z.object(
           "same media_source and click_id answers the click_id given the first time.",
         example: "fb.1.1700000000.abc",
       }),
-    deeplink_id: z
-      .string()
-      .regex(DEEPLINK_ID_PATTERN, { error: "must be the deeplink_id of one of the app's links" })
+    deeplink_id: deeplinkIdField()
       .nullish()
       .meta({ description: "The app's link the ad pointed to, if any.", example: "Kx3v9QpZ2aQ" }),
     params: z

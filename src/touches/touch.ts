@@ -8,7 +8,7 @@ import type { LakeRecord } from "../lake/tables.ts";
 import type { AdFields } from "../ports/links.ts";
 import type { Touch } from "../ports/touches.ts";
 import type { TouchColumnName } from "../record/touch-columns.ts";
-import { CLICK_ID_LENGTH } from "./ids.ts";
+import { ALPHABET, CLICK_ID_LENGTH } from "./ids.ts";
 import { truncatedIp } from "./ip.ts";
 
 export const touchRow = (touch: Touch): LakeRecord => {
@@ -59,8 +59,6 @@ export const adFieldsOf = (fields: AdFields): AdFields => ({
   adName: fields.adName,
 });
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
 /**
  * The click id of a network's touch, derived from what names it (the app, the network and the
  * network's own id), so a report sent twice is one touch: the store takes the second as a
@@ -71,7 +69,7 @@ export const networkTouchId = (appId: string, mediaSource: string, networkClickI
     .update(JSON.stringify([appId, mediaSource, networkClickId]))
     .digest();
   let id = "";
-  for (let i = 0; i < CLICK_ID_LENGTH; i++) id += BASE62[(digest[i] ?? 0) % 62];
+  for (let i = 0; i < CLICK_ID_LENGTH; i++) id += ALPHABET[(digest[i] ?? 0) % ALPHABET.length];
   return id;
 };
 

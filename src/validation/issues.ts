@@ -3,6 +3,7 @@
  * an error body, and the message of a bad environment at start-up or at synth.
  */
 import type { z } from "zod";
+import { ValidationError } from "../domain/errors.ts";
 
 /** The status name every rejected event and request carries (spec, "Errors"). */
 export const UNPROCESSABLE = "Unprocessable Entity";
@@ -49,3 +50,10 @@ export const formatIssues = (issues: readonly z.core.$ZodIssue[], root: string):
 export type Parsed<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly detail: string };
+
+/** A value checked by its schema, or a ValidationError (a 422) naming what is wrong under `root`. */
+export const checked = <T>(schema: z.ZodType<T>, value: unknown, root: string): T => {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ValidationError(formatIssues(parsed.error.issues, root));
+  return parsed.data;
+};

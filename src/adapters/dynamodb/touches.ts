@@ -17,13 +17,10 @@ import {
 import * as z from "zod";
 import type { Touch, TouchStore, TouchWindow } from "../../ports/touches.ts";
 import { ipMatchKey } from "../../touches/ip.ts";
-import { TOUCH_TYPES } from "../../touches/touch-request.ts";
+import { TOUCH_LIMITS, TOUCH_TYPES } from "../../touches/touch-request.ts";
 import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { type IndexName, indexOf } from "./tables.ts";
-
-/** How long a touch can be matched: the longest click window an app may set. */
-export const TOUCH_LIFETIME_DAYS = 30;
 
 const text = z.string().nullable();
 
@@ -65,7 +62,8 @@ const itemOf = (touch: Touch) => {
     ...(touch.maid ? { maidKey: maidKey(touch.appId, touch.maid) } : {}),
     ...(ip ? { ipKey: ipKey(touch.appId, ip) } : {}),
     touchKey: `${touch.touchTime}#${touch.clickId}`,
-    expiresTtl: Math.ceil(Date.parse(touch.touchTime) / 1000) + TOUCH_LIFETIME_DAYS * 86_400,
+    expiresTtl:
+      Math.ceil(Date.parse(touch.touchTime) / 1000) + TOUCH_LIMITS.maxTouchAgeDays * 86_400,
   };
 };
 

@@ -4,16 +4,14 @@
  * or the time is up (a bounded long poll), so an SDK awaiting the match makes one call.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import middy from "@middy/core";
-import type { APIGatewayProxyEvent } from "aws-lambda";
 import * as z from "zod";
 import { attributionParams } from "../../attribution/params.ts";
-import { NotFoundError, ValidationError } from "../../domain/errors.ts";
+import { NotFoundError } from "../../domain/errors.ts";
 import type { AppStore } from "../../ports/apps.ts";
 import type { AttributionStore } from "../../ports/attributions.ts";
 import type { DeletionStore } from "../../ports/deletions.ts";
-import { formatIssues } from "../../validation/issues.ts";
-import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";
+import { checked } from "../../validation/issues.ts";
+import { httpRoute, jsonResponse } from "../middleware.ts";
 import { pathParam } from "../path-param.ts";
 import { principalOf } from "../principal.ts";
 import { serviceIdParam } from "./deletions.ts";
@@ -44,27 +42,24 @@ export interface AttributionRouteDeps {
 }
 
 export const createAttributionHandler = (deps: AttributionRouteDeps) =>
-  middy<APIGatewayProxyEvent, HttpResponse>()
-    .use(errorResponses())
-    .handler(async (event) => {
-      const { appId } = principalOf(event, "attribution:read");
-      const serviceId = pathParam(event, "service_id", serviceIdParam);
-      const query = attributionQuery.safeParse(event.queryStringParameters ?? {});
-      if (!query.success) throw new ValidationError(formatIssues(query.error.issues, "query"));
-      const unknown = new NotFoundError(
-        `No install ${serviceId} of this app: send POST /v1/installs first (or its data was deleted).`,
-      );
-      const deadline = Date.now() + query.data.wait_seconds * 1000;
-      let record = await deps.attributions.get(appId, serviceId);
-      if (!record || (await deps.deletions.listByInstall(appId, serviceId)).length > 0) {
-        throw unknown;
-      }
-      // A switched-off app answers at once; a failed attribution too (the SDK reads it again).
-      const app = await deps.apps.get(appId);
-      const appEnabled = app?.enabled ?? false;
-      while (appEnabled && record.state === "pending" && Date.now() < deadline) {
-        await sleep(Math.min(deps.pollIntervalMs ?? 250, Math.max(0, deadline - Date.now())));
-        record = (await deps.attributions.get(appId, serviceId)) ?? record;
-      }
-      return jsonResponse(200, attributionParams(record, { appEnabled }));
-    });
+  httpRoute(async (event) => {
+    const { appId } = principalOf(event, "attribution:read");
+    const serviceId = pathParam(event, "service_id", serviceIdParam);
+    const query = checked(attributionQuery, event.queryStringParameters ?? {}, "query");
+    const unknown = new NotFoundError(
+      `No install ${serviceId} of this app: send POST /v1/installs first (or its data was deleted).`,
+    );
+    const deadline = Date.now() + query.wait_seconds * 1000;
+    let record = await deps.attributions.get(appId, serviceId);
+    if (!record || (await deps.deletions.listByInstall(appId, serviceId)).length > 0) {
+      throw unknown;
+    }
+    // A switched-off app answers at once; a failed attribution too (the SDK reads it again).
+    const app = await deps.apps.get(appId);
+    const appEnabled = app?.enabled ?? false;
+    while (appEnabled && record.state === "pending" && Date.now() < deadline) {
+      await sleep(Math.min(deps.pollIntervalMs ?? 250, Math.max(0, deadline - Date.now())));
+      record = (await deps.attributions.get(appId, serviceId)) ?? record;
+    }
+    return jsonResponse(200, attributionParams(record, { appEnabled }));
+  });

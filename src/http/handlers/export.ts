@@ -1,12 +1,11 @@
 /** `GET /api/v1/export`: one page of the app's attributed events, streamed in the asked format. */
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import { ValidationError } from "../../domain/errors.ts";
 import { createExportPages, type ExportPageDeps } from "../../export/export-page.ts";
 import { exportFileName } from "../../export/file-name.ts";
 import { FORMATS } from "../../export/formats/index.ts";
 import { exportParamsSchema } from "../../export/params.ts";
-import { formatIssues } from "../../validation/issues.ts";
+import { checked } from "../../validation/issues.ts";
 import { errorResponses, type HttpResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
 
@@ -20,11 +19,11 @@ export const createExportHandler = (
     .use(errorResponses())
     .handler(async (event) => {
       const principal = principalOf(event, "export");
-      const parsed = exportParamsSchema.safeParse(event.queryStringParameters ?? {});
-      if (!parsed.success) {
-        throw new ValidationError(formatIssues(parsed.error.issues, "query"));
-      }
-      const { timestamp, format, limit, offset } = parsed.data;
+      const { timestamp, format, limit, offset } = checked(
+        exportParamsSchema,
+        event.queryStringParameters ?? {},
+        "query",
+      );
       const page = await pages.open({ appId: principal.appId, since: timestamp, offset, limit });
       const writer = FORMATS[format];
       const headers: Record<string, string> = {

@@ -1,16 +1,9 @@
-/**
- * The link host's routes: `GET /{deeplink_id}` (record the tap, then redirect by platform) and
- * the two `.well-known` files that let a tap open the installed app. Its answers are for
- * browsers and phones, not API clients: a redirect, plain HTML, or the JSON files Apple and
- * Google read.
- */
-import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { linkHostsOf } from "../../links/app-settings.ts";
 import { appleAppSiteAssociation, assetLinks } from "../../links/well-known.ts";
 import type { App } from "../../ports/apps.ts";
 import { type ClickDeps, createClickRecorder } from "../../touches/clicks.ts";
-import { errorResponses, type HttpResponse } from "../middleware.ts";
+import { type HttpResponse, httpRoute, lowerCaseHeaders } from "../middleware.ts";
 
 /** What every link host answer says of caching: a tap must reach the host every time. */
 const NO_STORE = "no-store";
@@ -23,14 +16,6 @@ export const linkNotFound = (): HttpResponse => ({
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not found</title></head>' +
     "<body><h1>Link not found</h1><p>This link does not exist or has expired.</p></body></html>\n",
 });
-
-const lowerCased = (headers: APIGatewayProxyEvent["headers"]) =>
-  Object.fromEntries(
-    Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-  );
-
-const route = (handle: (event: APIGatewayProxyEvent) => Promise<HttpResponse>) =>
-  middy<APIGatewayProxyEvent, HttpResponse>().use(errorResponses()).handler(handle);
 
 /** The apps a host serves: those that name it, else (the service's own host) those naming none. */
 export const appsOfHost = (apps: readonly App[], host: string | undefined): App[] => {
@@ -49,12 +34,12 @@ const jsonFile = (body: unknown): HttpResponse => ({
 /** `GET /{deeplink_id}`: the tap recorded, then a redirect; an unknown link, the plain 404. */
 export const createClickHandler = (deps: ClickDeps) => {
   const tap = createClickRecorder(deps);
-  return route(async (event) => {
+  return httpRoute(async (event) => {
     const answer = await tap({
       deeplinkId: event.pathParameters?.deeplink_id ?? "",
       query: { ...event.queryStringParameters },
       sourceIp: event.requestContext?.identity?.sourceIp ?? null,
-      headers: lowerCased(event.headers),
+      headers: lowerCaseHeaders(event.headers),
     });
     if (answer.kind === "not-found") return linkNotFound();
     return {
@@ -71,11 +56,11 @@ export const createClickHandler = (deps: ClickDeps) => {
  */
 export const createWellKnownHandlers = (deps: { allApps: () => Promise<App[]> }) => {
   const hostApps = async (event: APIGatewayProxyEvent) =>
-    appsOfHost(await deps.allApps(), lowerCased(event.headers).host);
+    appsOfHost(await deps.allApps(), lowerCaseHeaders(event.headers).host);
   return {
-    appleAppSiteAssociation: route(async (event) =>
+    appleAppSiteAssociation: httpRoute(async (event) =>
       jsonFile(appleAppSiteAssociation(await hostApps(event))),
     ),
-    assetLinks: route(async (event) => jsonFile(assetLinks(await hostApps(event)))),
+    assetLinks: httpRoute(async (event) => jsonFile(assetLinks(await hostApps(event)))),
   };
 };
