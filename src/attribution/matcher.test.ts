@@ -367,6 +367,20 @@ describe("probabilistic matching", () => {
     );
   });
 
+  it("counts each click with an agent that hides the phone as a device of its own", async () => {
+    // Behind a carrier's NAT, six phones in Chrome's reduced agent send the same string: a
+    // crowd, not one phone that tapped six times.
+    const crowd = Array.from({ length: 6 }, (_, i) =>
+      touch((1 + i / 10) * HOUR, { userAgent: AGENTS.reduced }),
+    );
+    expect((await match(install(), crowd)).kind).toBe("organic");
+    // The same full agent twice is one phone: still alone, still medium.
+    const mine = touch(20 * 60 * SECOND);
+    expect(await match(install(), [mine, touch(40 * 60 * SECOND)])).toMatchObject({
+      confidence: "medium",
+    });
+  });
+
   it("takes no impression and nothing after the install began", async () => {
     expect((await match(install(), [touch(HOUR, { touchType: "impression" })])).kind).toBe(
       "organic",

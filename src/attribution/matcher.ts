@@ -168,11 +168,17 @@ export const compatibleDevice = (touch: Touch, facts: InstallFacts): boolean => 
   return true;
 };
 
-/** Tells devices apart among the touches from one IP: their ad id, else their user agent. */
+/**
+ * Tells devices apart among the touches from one IP: their ad id, else an Android agent that
+ * names the model. Chrome's reduced agent and Safari's are the same on millions of phones, so
+ * each touch with one counts as a device of its own: a carrier NAT's crowd must never pass for
+ * one phone that tapped many times.
+ */
 const deviceKey = (touch: Touch) =>
   touch.maid?.toLowerCase() ??
-  touch.userAgent ??
-  `${touch.platform}|${touch.osVersion}|${touch.deviceModel}`;
+  (touch.platform === "android" && touch.deviceModel && touch.userAgent
+    ? touch.userAgent
+    : touch.clickId);
 
 /** Whether the click's agent named both the OS version and the model, so both were compared. */
 const fullyCompared = (touch: Touch, facts: InstallFacts) =>
