@@ -7,6 +7,7 @@
  * world.
  */
 import type { InstallFacts } from "../src/attribution/matcher.ts";
+import { ANDROID_DEVICES } from "../src/demo/devices.ts";
 import { createRandom } from "../src/demo/prng.ts";
 import type { Touch } from "../src/ports/touches.ts";
 import { NO_CAMPAIGN } from "../src/touches/touch.ts";
@@ -25,34 +26,6 @@ export interface World {
   readonly touches: Touch[];
   readonly installs: WorldInstall[];
 }
-
-/** Common phones of an Android audience (far fewer than the thousands seen in the wild). */
-const MODELS = [
-  ["14", "Pixel 8"],
-  ["14", "Pixel 7a"],
-  ["14", "Pixel 6"],
-  ["13", "SM-S911B"],
-  ["14", "SM-S918B"],
-  ["13", "SM-A546B"],
-  ["13", "SM-A536B"],
-  ["12", "SM-A127F"],
-  ["11", "SM-A125F"],
-  ["13", "SM-G991B"],
-  ["12", "M2101K6G"],
-  ["13", "2201117TG"],
-  ["12", "M2003J15SC"],
-  ["14", "CPH2451"],
-  ["13", "CPH2237"],
-  ["13", "moto g84 5G"],
-  ["12", "moto g(60)"],
-  ["13", "RMX3630"],
-  ["12", "V2130"],
-  ["13", "VOG-L29"],
-  ["10", "K"],
-  ["14", "NE2213"],
-  ["13", "A063"],
-  ["12", "TECNO KG5k"],
-] as const;
 
 const agentOf = (version: string, model: string) =>
   `Mozilla/5.0 (Linux; Android ${version}; ${model}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36`;
@@ -117,7 +90,7 @@ export const generateWorld = (options: {
   const HOUR = 3_600_000;
 
   for (let i = 0; i < options.installs; i++) {
-    const [version, model] = pick(MODELS);
+    const { osVersion: version, model } = pick(ANDROID_DEVICES);
     const roll = next();
     const behindCarrier = next() < 0.15;
     const ip = behindCarrier ? pick(CARRIER) : homeIp();
@@ -173,7 +146,7 @@ export const generateWorld = (options: {
       // A household member's tap from the same home, on a phone of their own, an hour or
       // three before an organic install: what a probabilistic match may take for its cause.
       if (!behindCarrier && next() < 0.3) {
-        const [otherVersion, otherModel] = pick(MODELS);
+        const { osVersion: otherVersion, model: otherModel } = pick(ANDROID_DEVICES);
         touch(next() * 3 * HOUR, { version: otherVersion, model: otherModel, ip, maid: null });
       }
       installs.push({ facts, cause: "organic", touchId: null });
@@ -182,7 +155,7 @@ export const generateWorld = (options: {
   // Clicks that lead nowhere: from the carrier NATs (so organic installs there have crowded
   // neighbours) and from homes of their own.
   for (let i = 0; i < options.installs / 2; i++) {
-    const [version, model] = pick(MODELS);
+    const { osVersion: version, model } = pick(ANDROID_DEVICES);
     touch(next() * 5 * HOUR, {
       version,
       model,

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { embeddedConfig } from "../config/embedded.ts";
+import { MAX_DEMO_DAYS } from "../demo/generate.ts";
 import { KEY_KINDS, type KeyKind } from "../domain/keys.ts";
 import { readRuntimeInfo } from "../embedded/data-dir.ts";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/formats/index.ts";
@@ -267,12 +268,14 @@ rates
 
 program
   .command("demo")
-  .description("fill the lake with realistic demo data for two apps")
-  .addOption(new Option("--days <n>", "days of history").argParser(integer(1, 365)).default(14))
+  .description(
+    "send realistic demo traffic for two apps through the service: links, ad touches, taps, installs, events",
+  )
   .addOption(
-    new Option("--installs <n>", "installs per app")
-      .argParser(integer(1, 1_000_000))
-      .default(2_000),
+    new Option("--days <n>", "days of history").argParser(integer(1, MAX_DEMO_DAYS)).default(14),
+  )
+  .addOption(
+    new Option("--installs <n>", "installs per app").argParser(integer(1, 100_000)).default(2_000),
   )
   .addOption(new Option("--seed <n>", "random seed").argParser(integer(0, 2 ** 31)).default(1))
   .addOption(dataDirOption())

@@ -54,6 +54,8 @@ interface SourceSpec {
   readonly ads: readonly string[] | null;
 }
 
+// Apple Ads is missing on purpose: its installs are found through Apple's AdServices API from
+// a token only a real iPhone gets, never through touches a network reports.
 const SOURCES: readonly SourceSpec[] = [
   {
     name: "meta_ads",
@@ -94,14 +96,6 @@ const SOURCES: readonly SourceSpec[] = [
     campaigns: ["AXON_ROAS_D7", "AXON_CPI_US", "AXON_WW_Scale"],
     adsets: ["MAX_Rewarded", "MAX_Interstitial"],
     ads: ["Playable_Boss_v2", "Video_Portrait_15s", "Video_Landscape_30s"],
-  },
-  {
-    name: "apple_search_ads",
-    weight: { android: 0, ios: 30 }, // an App Store network: iOS only
-    ids: { campaign: digits("1", 10), adset: digits("1", 10), ad: digits("1", 10) },
-    campaigns: ["ASA_Brand_Exact", "ASA_Generic_Discovery", "ASA_Competitor"],
-    adsets: ["Exact_Match", "Broad_Match", "Search_Match"],
-    ads: null,
   },
 ];
 
@@ -159,5 +153,22 @@ export const pickTouch = (random: Random, sources: readonly MediaSource[]): Touc
     adset_name: adset.name,
     ad_id: ad?.id ?? null,
     ad_name: ad?.name ?? null,
+  };
+};
+
+/** Where an ad's link takes a new user in the app: the deferred deep link. */
+const DEEP_LINKS: Readonly<Record<Platform, readonly string[]>> = {
+  android: ["/levels/7", "/shop/starter-pack", "/events/winter-cup"],
+  ios: ["/products/4711", "/sale/winter", "/collections/new-in"],
+};
+
+/** The app link an ad of this campaign points to: its deep link path and promo parameter. */
+export const linkOf = (platform: Platform, touch: Touch) => {
+  const paths = DEEP_LINKS[platform];
+  const index = hashString(touch.campaign_id) % paths.length;
+  return {
+    deep_link_path: paths[index] ?? "/",
+    // Retargeting and sale campaigns carry a promo code; the rest no parameter.
+    params: index === 0 ? {} : { promo: `${touch.campaign_name.split("_").at(-1)}`.toUpperCase() },
   };
 };

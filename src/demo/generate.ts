@@ -1,181 +1,238 @@
 /**
- * Deterministic, realistic demo data for the lake: for each app, `installs` installs spread
- * over the `days` before `end`, each with its attribution rows and its events, as the ingestion
- * path would put them on the streams. A generator, so callers batch records as they come and
- * millions of events never sit in memory at once.
+ * Deterministic, realistic demo traffic for an app: installs spread over the `days` before
+ * `end` with a daily rhythm, each with its device, address, cause and the events its SDK
+ * sends; the touches the app's ad networks report, including the many that lead to no
+ * install; and a few installs happening now, after a tap on one of the app's links. What the
+ * service makes of it (which touch wins, with what confidence) is left to the service: the
+ * demo only sends what devices and networks would.
  */
-import { type EventType, exportEventName } from "../domain/event-types.ts";
+import type { EventType } from "../domain/event-types.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeRecord, nullColumns } from "../lake/tables.ts";
-import { type MediaSource, mediaSourcesFor } from "./campaigns.ts";
+import type { Addresses } from "./addresses.ts";
+import { type MediaSource, mediaSourcesFor, pickTouch, type Touch } from "./campaigns.ts";
 import type { DemoApp } from "./demo-app.ts";
-import { createInstall, type InstallProfile } from "./install.ts";
-import { MARKETS, type Market, PRICE_TIERS } from "./markets.ts";
+import { browserUserAgent, type Device, devicesOf } from "./devices.ts";
+import { createInstall, type InstallProfile, type NetworkTouch } from "./install.ts";
+import { MARKETS, type Market, marketWeights, PRICE_TIERS } from "./markets.ts";
 import { createRandom, hashString, type Random } from "./prng.ts";
 import { DAY_MS, HOUR_MS, MINUTE_MS, sampleTime } from "./rhythm.ts";
 import { planEvents } from "./sessions.ts";
 
 export type { DemoApp } from "./demo-app.ts";
 
+/** The longest history: events older than 30 days are refused, and a touch may lead by 7. */
+export const MAX_DEMO_DAYS = 21;
+
 export interface DemoOptions {
-  readonly apps: readonly DemoApp[];
   /** Length of the window before `end` over which installs are spread. */
   readonly days: number;
   /** Installs per app. */
   readonly installs: number;
   readonly end: Date;
   readonly seed?: number;
-  readonly fx: FxRates;
+  /** Which store currencies the service can convert; others fall back to USD prices. */
+  readonly fx: Pick<FxRates, "currencies">;
+  readonly addresses: Addresses;
 }
 
-export interface DemoRecord {
-  readonly table: "events" | "attributions";
-  readonly record: LakeRecord;
+/** An event as the SDK sends it in `POST /v1/events`. */
+export interface SdkEvent {
+  readonly event_id: string;
+  readonly event_type: EventType;
+  readonly event_name?: string;
+  readonly parameters?: Readonly<Record<string, unknown>>;
+  readonly event_time: string;
+  readonly service_id: string;
+  readonly customer_user_id?: string;
 }
 
-/** Share of events delivered twice (SDK retries), which the export must de-duplicate. */
+export interface DemoInstall {
+  readonly profile: InstallProfile;
+  /** In sending order: time order, with an SDK's occasional retry of an event sent before. */
+  readonly events: readonly SdkEvent[];
+}
+
+/** A tap on one of the app's links by a browser. */
+export interface LinkTap {
+  readonly touch: Touch;
+  readonly ip: string;
+  readonly userAgent: string;
+}
+
+export interface AppTraffic {
+  readonly app: DemoApp;
+  /** Past installs in first-open order. */
+  readonly installs: readonly DemoInstall[];
+  /** Installs happening now, each after a tap on one of the app's links (Android only). */
+  readonly live: readonly DemoInstall[];
+  /** Touches that lead to no install: other users behind a carrier's NAT, other homes. */
+  readonly strays: readonly NetworkTouch[];
+  /** Taps on the app's links that lead to no install, and link previews. */
+  readonly strayTaps: readonly LinkTap[];
+}
+
+/** Share of events an SDK delivers twice (a retry after a lost answer). */
 export const DUPLICATE_SHARE = 0.005;
 /** Installs open at least this long before `end`, so their first session is in the lake. */
 const INSTALL_MARGIN_MS = 10 * MINUTE_MS;
 /** An event that signs the user in; the customer user id applies from it on. */
 const AUTH_TYPES: ReadonlySet<EventType> = new Set(["LOGIN", "SIGN_UP", "REGISTER"]);
-
-const EVENT_NULLS = nullColumns(EVENTS_TABLE);
-const ATTRIBUTION_NULLS = nullColumns(ATTRIBUTIONS_TABLE);
+/** Installs happening now, per past install (Android only; at least one). */
+const LIVE_SHARE = 0.03;
+/** Other users' clicks through a carrier's NAT in the hours before an install behind it. */
+const CARRIER_NEIGHBOURS = { min: 6, max: 12 } as const;
+/** Clicks from homes that lead nowhere, per install. */
+const HOME_STRAY_SHARE = 0.3;
+/** Organic installs at home where a household member tapped an ad on another phone. */
+const HOUSEHOLD_TAP_SHARE = 0.1;
+const PREVIEW_AGENTS = [
+  "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+  "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
+];
 
 const iso = (time: number): string => new Date(time).toISOString();
 
-/** SDK to stream: mostly sub-second, sometimes a slow network, now and then an offline queue. */
-const deliveryDelay = (random: Random): number => {
-  const roll = random.next();
-  if (roll < 0.85) return Math.floor(random.between(80, 1_500));
-  if (roll < 0.98) return Math.floor(random.between(1_500, 30_000));
-  return Math.floor(random.between(MINUTE_MS, 20 * MINUTE_MS));
-};
-
-interface AppContext {
-  readonly app: DemoApp;
-  readonly random: Random;
-  readonly sources: readonly MediaSource[];
-  readonly fx: FxRates;
-  readonly end: number;
-  /** The store currency per country, restricted to currencies the FX table can convert. */
-  readonly currencyOf: ReadonlyMap<Market, string>;
-}
-
-function* installRecords(
-  ctx: AppContext,
+/** The SDK events of one install, with its sign-in and the occasional retry. */
+const sdkEvents = (
+  random: Random,
   profile: InstallProfile,
-  tour: boolean,
-): Generator<DemoRecord> {
-  const { app, random, fx, end } = ctx;
-  const [firstVersion, ...laterVersions] = profile.attributions;
-  const attribution = (version: (typeof profile.attributions)[number]): DemoRecord => ({
-    table: "attributions",
-    record: {
-      ...ATTRIBUTION_NULLS,
-      app_id: app.appId,
-      service_id: profile.serviceId,
-      attributed_at: iso(version.attributedAt),
-      ...version.fields,
-    },
-  });
-  if (firstVersion) yield attribution(firstVersion);
-
-  const currency = ctx.currencyOf.get(profile.market) ?? "USD";
-  const base = {
-    ...EVENT_NULLS,
-    app_id: app.appId,
-    service_id: profile.serviceId,
-    country: profile.market.country,
-    os: app.platform,
-    app_name: app.appName,
-    idfv: profile.idfv,
-    maid: profile.maid,
-  };
+  options: { end: number; currency: string; tour: boolean },
+): SdkEvent[] => {
+  const events: SdkEvent[] = [];
+  const retries: SdkEvent[] = [];
   let customerUserId: string | null = null;
-  for (const event of planEvents(random, profile, { end, currency, tour })) {
+  for (const event of planEvents(random, profile, options)) {
     if (profile.customerUserId !== null && AUTH_TYPES.has(event.type))
       customerUserId = profile.customerUserId;
-    // The attribution worker emits the install event once it has matched the install.
-    const receivedAt =
-      event.type === "INSTALL" && firstVersion
-        ? firstVersion.attributedAt + Math.floor(random.between(50, 500))
-        : event.time + deliveryDelay(random);
-    const eventTime = iso(event.time);
-    const { revenue } = event;
-    const record: LakeRecord = {
-      ...base,
+    // The SDK reports the install itself (POST /v1/installs); the service makes its event.
+    if (event.type === "INSTALL") continue;
+    const body: SdkEvent = {
       event_id: random.uuid(),
-      event_time: eventTime,
-      event_name: exportEventName(event.type, event.customName),
-      customer_user_id: customerUserId,
-      revenue: revenue?.amount ?? null,
-      currency: revenue?.currency ?? null,
-      // The demo window usually lies after the shipped ECB table ends, so it deliberately
-      // carries the newest known rate forward without limit; the service itself does not.
-      revenue_usd: revenue
-        ? fx.toUsd(revenue.amount, revenue.currency, eventTime.slice(0, 10), {
-            maxCarryDays: Number.POSITIVE_INFINITY,
-          })
-        : null,
-      received_at: iso(receivedAt),
+      event_type: event.type,
+      event_time: iso(event.time),
+      service_id: profile.serviceId,
+      ...(event.customName === null ? {} : { event_name: event.customName }),
+      ...(event.revenue
+        ? { parameters: { revenue: event.revenue.amount, currency: event.revenue.currency } }
+        : {}),
+      ...(customerUserId === null ? {} : { customer_user_id: customerUserId }),
     };
-    // What has not arrived by `end` is not in the lake yet.
-    if (receivedAt > end) continue;
-    yield { table: "events", record };
-    if (random.chance(DUPLICATE_SHARE)) {
-      const retriedAt = receivedAt + Math.floor(random.between(2_000, 15 * MINUTE_MS));
-      if (retriedAt <= end)
-        yield { table: "events", record: { ...record, received_at: iso(retriedAt) } };
-    }
+    events.push(body);
+    if (random.chance(DUPLICATE_SHARE)) retries.push(body);
   }
-  for (const version of laterVersions) yield attribution(version);
-}
+  return [...events, ...retries];
+};
 
-function* appRecords(
-  app: DemoApp,
-  options: DemoOptions,
-  start: number,
-  end: number,
-): Generator<DemoRecord> {
-  // Seeded per app, so an app's data does not depend on which other apps are generated.
+/** A touch from someone else's phone: a click that leads to no install. */
+const strayTouch = (
+  random: Random,
+  sources: readonly MediaSource[],
+  devices: readonly Device[],
+  at: { time: number; ip: string; withMaid: boolean },
+): NetworkTouch => ({
+  touchType: "click",
+  touch: pickTouch(random, sources),
+  time: at.time,
+  ip: at.ip,
+  userAgent: browserUserAgent(random.pick(devices), random),
+  maid: at.withMaid ? random.uuid() : null,
+});
+
+function appTraffic(app: DemoApp, options: DemoOptions, start: number, end: number): AppTraffic {
+  // Seeded per app, so an app's traffic does not depend on which other apps are generated.
   const random = createRandom(hashString(`${options.seed ?? 1}/${app.appId}`));
   const known = new Set(options.fx.currencies);
   const currencyOf = new Map(
     MARKETS.map((m) => [m, known.has(m.currency) && PRICE_TIERS[m.currency] ? m.currency : "USD"]),
   );
-  const ctx: AppContext = {
-    app,
-    random,
-    sources: mediaSourcesFor(app),
-    fx: options.fx,
-    end,
-    currencyOf,
-  };
+  const sources = mediaSourcesFor(app);
+  const seenIdfvs: string[] = [];
+  const ctx = { app, sources, random, addresses: options.addresses, seenIdfvs };
+  const strays: NetworkTouch[] = [];
+  const devices = devicesOf(app.platform);
+
+  // First opens first, so installs come in time order and a reinstall follows its original.
   const latestOpen = Math.max(start, end - INSTALL_MARGIN_MS);
-  for (let i = 0; i < options.installs; i++) {
-    // The first install of each app is scripted through every event type, so even a tiny demo
-    // shows them all; it opens early in the window so its whole first session fits.
-    const tour = i === 0;
-    const until = tour ? start + Math.min((end - start) / 2, 12 * HOUR_MS) : latestOpen;
-    const profile = createInstall(
-      { app, sources: ctx.sources, random, end },
-      (market) => sampleTime(random, start, until, market.utcOffsetMinutes) ?? start,
-      { forceIdentified: tour },
+  const opens = Array.from({ length: options.installs }, (_, i) => {
+    const market = random.weighted(marketWeights(app.platform));
+    // The first install of each app is scripted through every event type, so even a tiny
+    // demo shows them all; it opens early in the window so its whole first session fits.
+    const until = i === 0 ? start + Math.min((end - start) / 2, 12 * HOUR_MS) : latestOpen;
+    return {
+      tour: i === 0,
+      market,
+      firstOpen: sampleTime(random, start, until, market.utcOffsetMinutes) ?? start,
+    };
+  }).sort((a, b) => a.firstOpen - b.firstOpen);
+
+  const installs = opens.map(({ tour, ...open }): DemoInstall => {
+    const profile = createInstall(ctx, open, { forceIdentified: tour });
+    if (profile.idfv) seenIdfvs.push(profile.idfv);
+    const currency = currencyOf.get(profile.market) ?? "USD";
+    const events = sdkEvents(random, profile, { end, currency, tour });
+    const onCarrier = profile.mobileData;
+    if (onCarrier || random.chance(HOUSEHOLD_TAP_SHARE)) {
+      // Behind a carrier's NAT, many other phones tapped ads from the same address; at home,
+      // now and then a household member did, on a phone of their own.
+      const count = onCarrier ? random.int(CARRIER_NEIGHBOURS.min, CARRIER_NEIGHBOURS.max) : 1;
+      for (let i = 0; i < count; i++) {
+        const time = profile.firstOpen - random.between(0.1, 5.5) * HOUR_MS;
+        strays.push(
+          strayTouch(random, sources, devices, { time, ip: profile.ip, withMaid: false }),
+        );
+      }
+    }
+    return { profile, events };
+  });
+
+  for (let i = 0; i < options.installs * HOME_STRAY_SHARE; i++) {
+    const market = random.weighted(marketWeights(app.platform));
+    strays.push(
+      strayTouch(random, sources, devices, {
+        time: random.between(start, end),
+        ip: options.addresses.home(market.country),
+        withMaid: random.chance(0.5),
+      }),
     );
-    yield* installRecords(ctx, profile, tour);
   }
+
+  const liveCount =
+    app.platform === "android" ? Math.max(1, Math.round(options.installs * LIVE_SHARE)) : 0;
+  const live = Array.from({ length: liveCount }, (): DemoInstall => {
+    const market = random.weighted(marketWeights(app.platform));
+    const profile = createInstall(ctx, { market, firstOpen: end }, { live: true });
+    return { profile, events: [] };
+  });
+
+  const strayTaps: LinkTap[] = Array.from(
+    { length: Math.max(1, Math.round(options.installs * 0.02)) },
+    () => {
+      const market: Market = random.weighted(marketWeights(app.platform));
+      return {
+        touch: pickTouch(random, sources),
+        ip: options.addresses.home(market.country),
+        userAgent: browserUserAgent(random.pick(devices), random),
+      };
+    },
+  );
+  for (const userAgent of PREVIEW_AGENTS) {
+    strayTaps.push({
+      touch: pickTouch(random, sources),
+      ip: options.addresses.home("US"),
+      userAgent,
+    });
+  }
+  return { app, installs, live, strays, strayTaps };
 }
 
-export function* generateDemo(options: DemoOptions): Generator<DemoRecord> {
+export const generateDemo = (apps: readonly DemoApp[], options: DemoOptions): AppTraffic[] => {
   const end = options.end.getTime();
   if (!Number.isFinite(end)) throw new RangeError("demo: end must be a valid date");
-  if (!(Number.isFinite(options.days) && options.days > 0))
-    throw new RangeError("demo: days must be > 0");
-  if (!(Number.isInteger(options.installs) && options.installs >= 0)) {
-    throw new RangeError("demo: installs must be a whole number >= 0");
+  if (!(Number.isFinite(options.days) && options.days > 0 && options.days <= MAX_DEMO_DAYS))
+    throw new RangeError(`demo: days must be > 0 and at most ${MAX_DEMO_DAYS}`);
+  if (!(Number.isInteger(options.installs) && options.installs >= 1)) {
+    throw new RangeError("demo: installs must be a whole number >= 1");
   }
   const start = end - options.days * DAY_MS;
-  for (const app of options.apps) yield* appRecords(app, options, start, end);
-}
+  return apps.map((app) => appTraffic(app, options, start, end));
+};

@@ -1,10 +1,14 @@
 /**
- * One demo install: who the user is (country, device identifiers, whether they ever sign in,
- * how engaged and how likely to pay) and how it was attributed, version by version.
+ * One demo install: who the user is (country, phone, identifiers, whether they ever sign in,
+ * how engaged and how likely to pay), where it connects from, and what caused it: an ad a
+ * network reports server to server, a tap on one of the app's links, or nothing (organic).
+ * The cause is only the demo's ground truth: the service's matcher finds the attribution
+ * from the touches and the install alone.
  */
 import { type MediaSource, pickTouch, type Touch } from "./campaigns.ts";
 import type { DemoApp } from "./demo-app.ts";
-import { type Market, marketWeights } from "./markets.ts";
+import { browserUserAgent, type Device, devicesOf } from "./devices.ts";
+import type { Market } from "./markets.ts";
 import type { Random } from "./prng.ts";
 import { HOUR_MS } from "./rhythm.ts";
 
@@ -17,40 +21,50 @@ const IOS_ATT_CONSENT = 0.22;
 /** Android users who did not opt out of the advertising id. */
 const ANDROID_GAID_AVAILABLE = 0.9;
 const IOS_REINSTALL_SHARE = 0.08;
-/** Probabilistic matches among paid installs where they are allowed. */
-const GEO_SHARE = 0.2;
-/** Organic or geo installs later re-attributed by a deterministic (late) network postback. */
-const LATE_NETWORK_SHARE = 0.06;
+/** Installs on mobile data, behind their carrier's NAT, rather than on a home network. */
+const MOBILE_DATA_SHARE = 0.2;
+/** Paid touches with an advertising id at hand that the network reports without it. */
+const TOUCH_WITHOUT_MAID_SHARE = 0.2;
+const IMPRESSION_SHARE = 0.15;
 
-/** The attribution columns of one version, as the attributions table stores them. */
-export interface AttributionFields {
-  readonly media_source: string;
-  readonly campaign_id: string | null;
-  readonly campaign_name: string | null;
-  readonly adset_id: string | null;
-  readonly adset_name: string | null;
-  readonly ad_id: string | null;
-  readonly ad_name: string | null;
-  readonly matching_type: "network" | "geo" | null;
-  readonly click_to_first_open_hours: number | null;
-  readonly confidence_score: "high" | "medium" | "low" | null;
-  readonly install_type: "new_install" | "reinstall_same_device" | null;
+export type AttStatus = "authorized" | "denied" | "not_determined";
+
+/** An ad touch as a network reports it: when, on which device and address, with which id. */
+export interface NetworkTouch {
+  readonly touchType: "click" | "impression";
+  readonly touch: Touch;
+  readonly time: number;
+  readonly ip: string;
+  /** The browser's or app's user agent as the network saw it. */
+  readonly userAgent: string;
+  readonly maid: string | null;
 }
 
-export interface AttributionVersion {
-  readonly attributedAt: number;
-  readonly fields: AttributionFields;
-}
+/**
+ * What caused the install: a network's touch (matched by advertising id when it carries the
+ * install's, else by IP and device at best), a tap on the app's link just before (its click
+ * id reaches the install through the Play referrer), or nothing.
+ */
+export type Cause =
+  | { readonly kind: "organic" }
+  | { readonly kind: "network"; readonly touch: NetworkTouch }
+  | { readonly kind: "tap"; readonly touch: Touch; readonly userAgent: string };
 
 export interface InstallProfile {
   readonly serviceId: string;
   readonly market: Market;
   readonly firstOpen: number;
+  readonly device: Device;
+  /** Where the install's requests come from. */
+  readonly ip: string;
+  /** On mobile data, behind its carrier's NAT (else at home). */
+  readonly mobileData: boolean;
   readonly idfv: string | null;
   readonly maid: string | null;
+  /** iOS only: the App Tracking Transparency answer. */
+  readonly attStatus: AttStatus | null;
   readonly reinstall: boolean;
-  /** Oldest first; the export joins the newest. */
-  readonly attributions: readonly AttributionVersion[];
+  readonly cause: Cause;
   /** Null for users who never sign in. */
   readonly customerUserId: string | null;
   /** Scales the chance to come back on later days (retention). */
@@ -59,86 +73,90 @@ export interface InstallProfile {
   readonly payer: boolean;
 }
 
-const ORGANIC: Omit<AttributionFields, "install_type"> = {
-  media_source: "organic",
-  campaign_id: null,
-  campaign_name: null,
-  adset_id: null,
-  adset_name: null,
-  ad_id: null,
-  ad_name: null,
-  matching_type: null,
-  click_to_first_open_hours: null,
-  confidence_score: null,
-};
-
-/** Deterministic matches: click to open within the 7-day click window, mostly within hours. */
-const networkMatch = (random: Random, touch: Touch) => ({
-  ...touch,
-  matching_type: "network" as const,
-  click_to_first_open_hours: Math.min(48, Math.floor(random.exponential(5))),
-  confidence_score: "high" as const,
-});
-
-/**
- * Probabilistic matches live in a short window (6 h by default); confidence falls with the time
- * since the click (DESIGN, "Attribution").
- */
-const geoMatch = (random: Random, touch: Touch) => {
-  const hours = Math.min(5, Math.floor(random.exponential(1.2)));
-  const medium = random.chance(hours <= 1 ? 0.75 : 0.3);
-  return {
-    ...touch,
-    matching_type: "geo" as const,
-    click_to_first_open_hours: hours,
-    confidence_score: medium ? ("medium" as const) : ("low" as const),
-  };
-};
-
 export interface InstallContext {
   readonly app: DemoApp;
   readonly sources: readonly MediaSource[];
   readonly random: Random;
-  readonly end: number;
+  readonly addresses: {
+    home(country: string): string;
+    carrier(country: string): string;
+  };
+  /** IDFVs of the app's earlier installs, which a reinstall on the same phone brings back. */
+  readonly seenIdfvs: readonly string[];
 }
 
+/** How long before the first open the causing touch was, by how it will be found. */
+const touchLead = (random: Random, kind: "click" | "impression" | "ip"): number =>
+  kind === "ip"
+    ? // Probabilistic matches live in a short window (6 h by default).
+      Math.min(5.5 * HOUR_MS, random.exponential(1.2 * HOUR_MS))
+    : kind === "impression"
+      ? random.between(0.1, 20) * HOUR_MS // within the 24-hour view window
+      : Math.min(6 * 24 * HOUR_MS, random.exponential(5 * HOUR_MS)); // the 7-day click window
+
+const paidCause = (
+  ctx: InstallContext,
+  install: { firstOpen: number; ip: string; maid: string | null; country: string; device: Device },
+  live: boolean,
+): Cause => {
+  const { random, sources, addresses } = ctx;
+  const touch = pickTouch(random, sources);
+  const userAgent = browserUserAgent(install.device, random);
+  if (live) return { kind: "tap", touch, userAgent };
+  const withMaid = install.maid !== null && !random.chance(TOUCH_WITHOUT_MAID_SHARE);
+  if (withMaid) {
+    const touchType = random.chance(IMPRESSION_SHARE) ? "impression" : "click";
+    // Seen on the ad at home or somewhere else: the advertising id is what links the two.
+    const ip = random.chance(0.6) ? install.ip : addresses.home(install.country);
+    const time = install.firstOpen - touchLead(random, touchType);
+    return {
+      kind: "network",
+      touch: { touchType, touch, time, ip, userAgent, maid: install.maid },
+    };
+  }
+  // No advertising id on the touch: only the address and the phone link it to the install.
+  const time = install.firstOpen - touchLead(random, "ip");
+  return {
+    kind: "network",
+    touch: { touchType: "click", touch, time, ip: install.ip, userAgent, maid: null },
+  };
+};
+
+/**
+ * A new install in `market`, first opened at `firstOpen`. `live` installs happen now, after a tap on one of the app's links (Android:
+ * the Play referrer brings the tap's click id back), so their cause is always that tap.
+ */
 export const createInstall = (
-  { app, sources, random, end }: InstallContext,
-  firstOpenAt: (market: Market) => number,
-  options: { forceIdentified?: boolean } = {},
+  ctx: InstallContext,
+  opens: { readonly market: Market; readonly firstOpen: number },
+  options: { forceIdentified?: boolean; live?: boolean } = {},
 ): InstallProfile => {
+  const { app, random, addresses } = ctx;
+  const { market, firstOpen } = opens;
   const ios = app.platform === "ios";
-  const market = random.weighted(marketWeights(app.platform));
-  const firstOpen = firstOpenAt(market);
-  const consent = ios ? random.chance(IOS_ATT_CONSENT) : random.chance(ANDROID_GAID_AVAILABLE);
-  const idfv = ios ? random.uuid().toUpperCase() : null;
+  const device = random.pick(devicesOf(app.platform));
+  const attStatus: AttStatus | null = ios
+    ? random.chance(IOS_ATT_CONSENT)
+      ? "authorized"
+      : random.chance(0.7)
+        ? "denied"
+        : "not_determined"
+    : null;
+  const consent = ios ? attStatus === "authorized" : random.chance(ANDROID_GAID_AVAILABLE);
+  const reinstall = ios && ctx.seenIdfvs.length > 0 && random.chance(IOS_REINSTALL_SHARE);
+  const idfv = ios ? (reinstall ? random.pick(ctx.seenIdfvs) : random.uuid().toUpperCase()) : null;
   // Apple's identifiers print upper case, Android's advertising id lower case.
   const maid = consent ? (ios ? random.uuid().toUpperCase() : random.uuid()) : null;
-  const reinstall = ios && random.chance(IOS_REINSTALL_SHARE);
-  // install_type describes the install, not the match, so organic iOS installs carry it too.
-  const install_type: AttributionFields["install_type"] = ios
-    ? reinstall
-      ? "reinstall_same_device"
-      : "new_install"
-    : null;
-
-  // Probabilistic matching is off on iOS without consent (DESIGN, "Attribution").
-  const geoAllowed = !ios || consent;
-  const organic = random.chance(ORGANIC_SHARE);
-  const first: AttributionFields = organic
-    ? { ...ORGANIC, install_type }
-    : geoAllowed && random.chance(GEO_SHARE)
-      ? { ...geoMatch(random, pickTouch(random, sources)), install_type }
-      : { ...networkMatch(random, pickTouch(random, sources)), install_type };
-  // The worker matches within seconds of the first open.
-  const attributions: AttributionVersion[] = [
-    { attributedAt: firstOpen + Math.floor(random.between(2_000, 40_000)), fields: first },
-  ];
-  if (first.matching_type !== "network" && random.chance(LATE_NETWORK_SHARE)) {
-    const attributedAt = firstOpen + Math.floor(random.between(HOUR_MS, 48 * HOUR_MS));
-    const fields = { ...networkMatch(random, pickTouch(random, sources)), install_type };
-    if (attributedAt <= end) attributions.push({ attributedAt, fields });
-  }
+  const mobileData = random.chance(MOBILE_DATA_SHARE);
+  const ip = mobileData ? addresses.carrier(market.country) : addresses.home(market.country);
+  const organic = !options.live && random.chance(ORGANIC_SHARE);
+  const cause: Cause = organic
+    ? { kind: "organic" }
+    : paidCause(
+        ctx,
+        { firstOpen, ip, maid, country: market.country, device },
+        options.live ?? false,
+      );
 
   const identified = options.forceIdentified || random.chance(IDENTIFIED_SHARE);
   // Churners, casual and core players: most installs are gone after a day or two.
@@ -152,10 +170,14 @@ export const createInstall = (
     serviceId: random.uuid(),
     market,
     firstOpen,
+    device,
+    ip,
+    mobileData,
     idfv,
     maid,
+    attStatus,
     reinstall,
-    attributions,
+    cause,
     customerUserId: identified ? `user_${random.hex(12)}` : null,
     engagement,
     payer: random.chance(0.08),

@@ -36,6 +36,8 @@ const runtimeInfo = z.object({
   /** The link host's URL. */
   linkUrl: z.string(),
   dynamodbEndpoint: z.string(),
+  /** Whether it takes a caller's address from X-Forwarded-For (ATTRIBUTION_TRUST_PROXY). */
+  trustProxy: z.boolean(),
 });
 export type RuntimeInfo = z.infer<typeof runtimeInfo>;
 

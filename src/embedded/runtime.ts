@@ -260,6 +260,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     url,
     linkUrl: linkListener.url,
     dynamodbEndpoint: dynamodb.endpoint,
+    trustProxy: config.trustProxy,
   });
 
   // Snapshots outlive their catalog entry by a grace period, for pages being streamed.

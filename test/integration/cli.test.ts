@@ -56,7 +56,11 @@ describe("the attribution command line", () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "attribution-cli-"));
     duckdb = await DuckDBInstance.create(":memory:");
-    service = await startService(dataDir);
+    // As a deployment behind a proxy: the demo's devices each connect from their own address.
+    service = await startService(dataDir, {
+      ATTRIBUTION_TRUST_PROXY: "true",
+      ATTRIBUTION_FLUSH_INTERVAL_MS: "200",
+    });
   });
 
   afterAll(async () => {
@@ -102,9 +106,52 @@ describe("the attribution command line", () => {
     ).rejects.toThrow(/already exists/);
   });
 
-  it("fills the lake with demo data through the delivery streams", async () => {
+  it("drives demo traffic through the service, whose matcher makes every attribution", async () => {
     const stdout = await cli(dataDir, "demo", "--days", "2", "--installs", "60");
-    expect(stdout).toMatch(/Wrote \d+ events and \d+ attributions/);
+    // The game's table: what caused each install, and what the service found.
+    const game = stdout.slice(
+      stdout.indexOf("com.example.game:"),
+      stdout.indexOf("com.example.shop:"),
+    );
+    const row = (cause: string) => {
+      const cells = new RegExp(`${cause}\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)`).exec(game);
+      const [network, geo, organic, other] = (cells?.slice(1) ?? []).map(Number);
+      return { network, geo, organic, other };
+    };
+    // A tap's click id and a touch's advertising id never miss.
+    expect(row("link tap")).toEqual({ network: 2, geo: 0, organic: 0, other: 0 });
+    const byAdId = row("ad id");
+    expect(byAdId.network).toBeGreaterThan(10);
+    expect(byAdId).toMatchObject({ geo: 0, organic: 0, other: 0 });
+    const byAddress = row("ip and device");
+    expect(byAddress.geo).toBeGreaterThan(0);
+    const organic = row("organic");
+    expect(organic.organic).toBeGreaterThan(10);
+    // Both installs made now read their link's deep link path back.
+    const deferred = [
+      ...game.matchAll(/(\d+) new installs? opened at \/\S+ \(its deferred deep link\)/g),
+    ];
+    expect(deferred.reduce((sum, [, n]) => sum + Number(n), 0)).toBe(2);
+
+    // The export holds one install event per install, attributed as the service answered.
+    const installs = async () => {
+      const response = await fetch(
+        `${service.url}/api/v1/export?timestamp=${Math.floor(Date.now() / 1000) - 3 * 86_400}&format=ndjson`,
+        { headers: { authorization: serverKey } },
+      );
+      return (await response.text())
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((event) => event.event_name === "service_install");
+    };
+    await expect.poll(async () => (await installs()).length, { timeout: 20_000 }).toBe(62);
+    const rows = await installs();
+    const count = (type: string | null) => rows.filter((r) => r.matching_type === type).length;
+    expect(count("network")).toBe(2 + (byAdId.network ?? 0));
+    expect(count("geo")).toBe((byAddress.geo ?? 0) + (organic.geo ?? 0));
+    expect(rows.filter((r) => r.media_source === "organic")).toHaveLength(count(null));
+    expect(rows.every((r) => r.country !== null)).toBe(true);
   });
 
   it("exports the whole window to one parquet file, page by page", async () => {
@@ -296,7 +343,11 @@ describe("the attribution command line", () => {
   it("stops cleanly on Ctrl-C and keeps every app, key and event across a restart", async () => {
     const before = await exportAll("csv");
     expect(await stopService(service.child)).toBe(0);
-    service = await startService(dataDir);
+    // As a deployment behind a proxy: the demo's devices each connect from their own address.
+    service = await startService(dataDir, {
+      ATTRIBUTION_TRUST_PROXY: "true",
+      ATTRIBUTION_FLUSH_INTERVAL_MS: "200",
+    });
     const apps = JSON.parse(await cli(dataDir, "apps", "list", "--json"));
     expect(apps.map((a: { appId: string }) => a.appId)).toContain("com.example.game");
     const after = await exportAll("csv");

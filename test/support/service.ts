@@ -31,8 +31,14 @@ export interface Service {
 }
 
 /** A Node script in its own process; resolves once it prints "listening on <url>". */
-export const spawnListening = async (args: readonly string[]): Promise<Service> => {
-  const child = spawn(process.execPath, [...args], { stdio: ["ignore", "pipe", "inherit"] });
+export const spawnListening = async (
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<Service> => {
+  const child = spawn(process.execPath, [...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout?.on("data", (chunk: Buffer) => {
@@ -47,18 +53,12 @@ export const spawnListening = async (args: readonly string[]): Promise<Service> 
   return { child, url };
 };
 
-export const startService = (dataDir: string): Promise<Service> =>
-  spawnListening([
-    ...START_FLAGS,
-    CLI,
-    "start",
-    "--port",
-    "0",
-    "--link-port",
-    "0",
-    "--data-dir",
-    dataDir,
-  ]);
+/** `npm start` on free ports; `env` adds settings (ATTRIBUTION_TRUST_PROXY and the like). */
+export const startService = (dataDir: string, env: Record<string, string> = {}): Promise<Service> =>
+  spawnListening(
+    [...START_FLAGS, CLI, "start", "--port", "0", "--link-port", "0", "--data-dir", dataDir],
+    env,
+  );
 
 /** A process's peak resident memory (VmHWM), read from Linux's /proc. */
 export const peakMemory = async (pid: number | undefined): Promise<number> => {

@@ -1,18 +1,90 @@
-/** Fills the lake with realistic demo data for two apps, through the lake's delivery streams. */
+/**
+ * Fills the service with realistic demo traffic for two apps through its own front doors:
+ * links, ad networks' touches, taps on the link host, installs and events from each device's
+ * address. The running service of the data folder takes it (started with
+ * ATTRIBUTION_TRUST_PROXY=true, so each device's address counts); without one, the demo runs
+ * the service in this process for the length of the command.
+ */
+import { SingleBar } from "cli-progress";
+import { createCountryResolver } from "../../adapters/geoip/country-resolver.ts";
 import { embeddedConfig } from "../../config/embedded.ts";
+import { findAddresses } from "../../demo/addresses.ts";
+import { type AppOutcome, createDemoDriver, type Found, type Planned } from "../../demo/drive.ts";
 import { type DemoApp, generateDemo } from "../../demo/generate.ts";
-import { createApp } from "../../domain/apps.ts";
-import { openLake } from "../../embedded/runtime.ts";
+import { MARKETS } from "../../demo/markets.ts";
+import { createRandom } from "../../demo/prng.ts";
+import { createApp, issueKey } from "../../domain/apps.ts";
+import { readRuntimeInfo } from "../../embedded/data-dir.ts";
+import { startEmbeddedRuntime } from "../../embedded/runtime.ts";
 import { loadEcbRates } from "../../fx/ecb-rates.ts";
-import type { LakeRecord } from "../../lake/tables.ts";
+import { withLinkSettings } from "../../links/app-settings.ts";
 import { withLocalStores } from "../local-data.ts";
 
-export const DEMO_APPS: readonly DemoApp[] = [
-  { appId: "com.example.game", appName: "Example Game", platform: "android" },
-  { appId: "com.example.shop", appName: "Example Shop", platform: "ios" },
+export const DEMO_APPS: readonly (DemoApp & { readonly webUrl: string })[] = [
+  {
+    appId: "com.example.game",
+    appName: "Example Game",
+    platform: "android",
+    webUrl: "https://game.example.com/",
+  },
+  {
+    appId: "com.example.shop",
+    appName: "Example Shop",
+    platform: "ios",
+    webUrl: "https://shop.example.com/",
+  },
 ];
 
-const BATCH = 1_000;
+/** Where the demo sends its traffic: the running service, or one of its own for the command. */
+const serviceFor = async (dataDir: string) => {
+  const running = await readRuntimeInfo(dataDir);
+  if (running) {
+    if (!running.trustProxy) {
+      console.warn(
+        "The running service does not trust X-Forwarded-For, so every device seems to connect " +
+          "from 127.0.0.1: installs get no country and none is matched by IP and device. " +
+          "Restart it with ATTRIBUTION_TRUST_PROXY=true for those.",
+      );
+    }
+    return { apiUrl: running.url, running: true, stop: async () => {} };
+  }
+  // Free ports and the devices' own addresses; no rate refresh for the length of a command.
+  const runtime = await startEmbeddedRuntime(
+    embeddedConfig(process.env, {
+      dataDir,
+      port: 0,
+      linkPort: 0,
+      trustProxy: true,
+      fxFeedUrl: null,
+    }),
+  );
+  // Stopping it delivers what its streams hold to the lake.
+  return { apiUrl: runtime.url, running: false, stop: () => runtime.stop() };
+};
+
+const FOUND_COLUMNS: readonly Found[] = ["network", "geo", "organic", "other"];
+
+const printOutcome = (appId: string, outcome: AppOutcome) => {
+  console.log(
+    `\n${appId}: ${outcome.installs} installs, ${outcome.events} events, ${outcome.touches} ` +
+      `touches reported by networks, ${outcome.taps} taps on its links.`,
+  );
+  console.log(
+    `  ${"caused by".padEnd(16)}${FOUND_COLUMNS.map((f) => `found ${f}`.padStart(15)).join("")}`,
+  );
+  const planned: readonly Planned[] = ["link tap", "ad id", "ip and device", "organic"];
+  for (const cause of planned) {
+    const row = outcome.matrix.get(cause);
+    if (!row) continue;
+    console.log(
+      `  ${cause.padEnd(16)}${FOUND_COLUMNS.map((f) => String(row.get(f) ?? 0).padStart(15)).join("")}`,
+    );
+  }
+  for (const [path, count] of outcome.deferredDeepLinks) {
+    const installs = count === 1 ? "install" : "installs";
+    console.log(`  ${count} new ${installs} opened at ${path} (its deferred deep link)`);
+  }
+};
 
 export const demoCommand = async (options: {
   dataDir: string;
@@ -20,47 +92,78 @@ export const demoCommand = async (options: {
   installs: number;
   seed: number;
 }) => {
-  await withLocalStores(options.dataDir, async (stores) => {
-    for (const demo of DEMO_APPS) {
-      if (await stores.apps.get(demo.appId)) continue;
-      const { keys } = await createApp(
-        { appId: demo.appId, name: demo.appName, platform: demo.platform },
-        stores,
-      );
-      console.log(`Created demo app ${demo.appId}; its keys (shown once):`);
-      for (const key of keys) console.log(`  ${key.kind.padEnd(7)} ${key.key}`);
-    }
-  });
-
-  const lake = await openLake(embeddedConfig(process.env, { dataDir: options.dataDir }));
-  const counts = { events: 0, attributions: 0 };
+  const service = await serviceFor(options.dataDir);
   try {
-    const batches: Record<"events" | "attributions", LakeRecord[]> = {
-      events: [],
-      attributions: [],
-    };
-    const send = async (table: "events" | "attributions") => {
-      await lake.streams[table].put(batches[table]);
-      counts[table] += batches[table].length;
-      batches[table] = [];
-    };
-    for (const { table, record } of generateDemo({
-      apps: DEMO_APPS,
+    // Keys of the demo's own for the length of the run; a new app's keys are printed once.
+    const keys = await withLocalStores(options.dataDir, async (stores) => {
+      const issued = new Map<string, { sdkKey: string; serverKey: string; ids: string[] }>();
+      for (const demo of DEMO_APPS) {
+        if (!(await stores.apps.get(demo.appId))) {
+          const { app, keys: appKeys } = await createApp(
+            { appId: demo.appId, name: demo.appName, platform: demo.platform },
+            stores,
+          );
+          await stores.apps.save(withLinkSettings(app, { webUrl: demo.webUrl }));
+          console.log(`Created demo app ${demo.appId}; its keys (shown once):`);
+          for (const key of appKeys) console.log(`  ${key.kind.padEnd(7)} ${key.key}`);
+        }
+        const sdk = await issueKey(demo.appId, "sdk", stores.keys);
+        const server = await issueKey(demo.appId, "server", stores.keys);
+        issued.set(demo.appId, {
+          sdkKey: sdk.key,
+          serverKey: server.key,
+          ids: [sdk.keyId, server.keyId],
+        });
+      }
+      return issued;
+    });
+
+    const end = new Date();
+    const traffic = generateDemo(DEMO_APPS, {
       days: options.days,
       installs: options.installs,
-      end: new Date(),
+      end,
       seed: options.seed,
       fx: await loadEcbRates(),
-    })) {
-      batches[table].push(record);
-      if (batches[table].length >= BATCH) await send(table);
+      addresses: findAddresses(
+        MARKETS.map((m) => m.country),
+        await createCountryResolver(embeddedConfig(process.env).geoipDatabase),
+        createRandom(options.seed),
+      ),
+    });
+    const total = traffic.reduce((sum, app) => sum + app.installs.length + app.live.length, 0);
+    const bar = new SingleBar({
+      format: "Installs sent {bar} {value}/{total}",
+      clearOnComplete: true,
+      stream: process.stderr,
+    });
+    bar.start(total, 0);
+    const outcomes: [string, AppOutcome][] = [];
+    try {
+      for (const app of traffic) {
+        const appKeys = keys.get(app.app.appId);
+        if (!appKeys) throw new Error(`no demo keys for ${app.app.appId}`);
+        const drive = createDemoDriver({ apiUrl: service.apiUrl, ...appKeys }, (step) =>
+          bar.increment(step),
+        );
+        outcomes.push([app.app.appId, await drive(app)]);
+      }
+    } finally {
+      bar.stop();
     }
-    await send("events");
-    await send("attributions");
+    for (const [appId, outcome] of outcomes) printOutcome(appId, outcome);
+    console.log(
+      "\nEvery attribution above is the service's own: the demo sent only links, touches, taps, " +
+        "installs and events.",
+    );
+    await withLocalStores(options.dataDir, async (stores) => {
+      const at = new Date().toISOString();
+      for (const { ids } of keys.values()) for (const id of ids) await stores.keys.revoke(id, at);
+    });
   } finally {
-    await lake.close();
+    await service.stop();
   }
-  console.log(
-    `Wrote ${counts.events} events and ${counts.attributions} attributions for ${DEMO_APPS.map((a) => a.appId).join(" and ")}.`,
-  );
+  if (service.running) {
+    console.log("The running service writes them to the lake within its flush interval.");
+  }
 };

@@ -1,0 +1,222 @@
+/**
+ * Sends an app's demo traffic to a running service the way the outside world would: the app
+ * owner creates links (`POST /v1/links`), ad networks report touches server to server
+ * (`POST /v1/touches`), people tap links on the link host, and the SDK reports installs
+ * (`POST /v1/installs`) and events (`POST /v1/events`) from each device's own address. Then
+ * it reads every install's attribution as the SDK would, so the lake holds only what the
+ * pipeline made, and every attribution in it is one the matcher found.
+ */
+import * as z from "zod";
+import { linkOf, type Touch } from "./campaigns.ts";
+import { sdkUserAgent } from "./devices.ts";
+import type { AppTraffic, DemoInstall, LinkTap } from "./generate.ts";
+import type { Cause, NetworkTouch } from "./install.ts";
+import { installBody, touchBody } from "./requests.ts";
+
+export interface DemoTarget {
+  readonly apiUrl: string;
+  readonly sdkKey: string;
+  readonly serverKey: string;
+}
+
+/** How the demo meant an install to be found, and what the service made of it. */
+export type Planned = "link tap" | "ad id" | "ip and device" | "organic";
+export type Found = "network" | "geo" | "organic" | "other";
+
+export interface AppOutcome {
+  readonly installs: number;
+  readonly events: number;
+  readonly touches: number;
+  readonly taps: number;
+  /** Planned cause → what the service found → installs. */
+  readonly matrix: ReadonlyMap<Planned, ReadonlyMap<Found, number>>;
+  /** Deep link paths the SDK read back for installs made now, after a tap. */
+  readonly deferredDeepLinks: ReadonlyMap<string, number>;
+}
+
+const TOUCH_BATCH = 1_000;
+const EVENT_BATCH = 100;
+const CONCURRENCY = 8;
+
+/** Runs `work` on every item, at most `limit` at a time. */
+const eachLimited = async <T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> => {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const item = items[next++];
+      if (item !== undefined) await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+};
+
+const chunks = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) =>
+    items.slice(i * size, (i + 1) * size),
+  );
+
+const linkAnswer = z.object({ deeplink_id: z.string(), url: z.string() });
+const verdicts = z.object({ rejected: z.array(z.unknown()) });
+const attributionParams = z.record(z.string(), z.string());
+
+const plannedOf = (cause: Cause): Planned =>
+  cause.kind === "organic"
+    ? "organic"
+    : cause.kind === "tap"
+      ? "link tap"
+      : cause.touch.maid
+        ? "ad id"
+        : "ip and device";
+
+export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) => void) => {
+  const call = async <T>(
+    method: "GET" | "POST",
+    path: string,
+    answer: z.ZodType<T>,
+    options: { key: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<T> => {
+    const response = await fetch(`${target.apiUrl}${path}`, {
+      method,
+      headers: {
+        authorization: options.key,
+        ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+        ...options.headers,
+      },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+    return answer.parse(JSON.parse(text));
+  };
+  /** A device's own request: its address (the service trusts X-Forwarded-For) and agent. */
+  const fromDevice = (install: DemoInstall, appName: string) => ({
+    "x-forwarded-for": install.profile.ip,
+    "user-agent": sdkUserAgent(install.profile.device, appName),
+  });
+  /** Sends a batch of touches or events; any one refused is a bug in the demo. */
+  const sendBatch = async (path: string, key: string, body: unknown, headers = {}) => {
+    const { rejected } = await call("POST", path, verdicts, { key, body, headers });
+    if (rejected.length > 0) throw new Error(`${path} refused one: ${JSON.stringify(rejected[0])}`);
+  };
+
+  return async (traffic: AppTraffic): Promise<AppOutcome> => {
+    const { app } = traffic;
+    // One link per ad, as an app owner makes them for a campaign; networks' clicks and
+    // people's taps go through it.
+    const links = new Map<string, { deeplinkId: string; url: string }>();
+    const linkFor = async (touch: Touch) => {
+      const key = JSON.stringify(touch);
+      const known = links.get(key);
+      if (known) return known;
+      const answer = await call("POST", "/v1/links", linkAnswer, {
+        key: target.serverKey,
+        body: { ...touch, ...linkOf(app.platform, touch) },
+      });
+      const made = { deeplinkId: answer.deeplink_id, url: answer.url };
+      links.set(key, made);
+      return made;
+    };
+
+    const networkTouches: NetworkTouch[] = [
+      ...traffic.installs.flatMap(({ profile }) =>
+        profile.cause.kind === "network" ? [profile.cause.touch] : [],
+      ),
+      ...traffic.strays,
+    ].sort((a, b) => a.time - b.time);
+    for (const batch of chunks(networkTouches, TOUCH_BATCH)) {
+      const touches = [];
+      for (const touch of batch) {
+        // Impressions are views of the ad, not visits of its link.
+        const link = touch.touchType === "click" ? await linkFor(touch.touch) : null;
+        touches.push(touchBody(touch, link?.deeplinkId ?? null));
+      }
+      await sendBatch("/v1/touches", target.serverKey, { touches });
+    }
+
+    const tap = async ({ touch, ip, userAgent }: LinkTap): Promise<string | null> => {
+      const { url } = await linkFor(touch);
+      const response = await fetch(url, {
+        redirect: "manual",
+        headers: { "user-agent": userAgent, "x-forwarded-for": ip },
+      });
+      await response.body?.cancel();
+      if (response.status !== 302) throw new Error(`a tap on ${url} answered ${response.status}`);
+      const location = response.headers.get("location");
+      return location ? new URL(location).searchParams.get("referrer") : null;
+    };
+
+    let events = 0;
+    /** An install and its events; a live one opens now, with the Play referrer of its tap. */
+    const send = async (install: DemoInstall, live?: { referrer: string | null }) => {
+      const { profile } = install;
+      const headers = fromDevice(install, app.appName);
+      await call("POST", "/v1/installs", z.unknown(), {
+        key: target.sdkKey,
+        headers,
+        body: installBody(
+          profile,
+          live ? { firstOpen: Date.now(), referrer: live.referrer } : undefined,
+        ),
+      });
+      for (const batch of chunks(install.events, EVENT_BATCH)) {
+        await sendBatch("/v1/events", target.sdkKey, { events: batch }, headers);
+        events += batch.length;
+      }
+      onProgress(1);
+    };
+    await eachLimited(traffic.installs, CONCURRENCY, (install) => send(install));
+    // Now: taps on the app's links, some followed by the install they caused.
+    await eachLimited(traffic.live, CONCURRENCY, async (install) => {
+      const { profile } = install;
+      if (profile.cause.kind !== "tap") throw new Error("a live install is caused by a tap");
+      const { touch, userAgent } = profile.cause;
+      const referrer = await tap({ touch, ip: profile.ip, userAgent });
+      await send(install, { referrer });
+    });
+    await eachLimited(traffic.strayTaps, CONCURRENCY, async (stray) => {
+      await tap(stray);
+    });
+
+    // What the SDKs read: every install's attribution, once the matcher has resolved it.
+    const matrix = new Map<Planned, Map<Found, number>>();
+    const deferredDeepLinks = new Map<string, number>();
+    const installs = [...traffic.installs, ...traffic.live];
+    await eachLimited(installs, CONCURRENCY * 2, async ({ profile }) => {
+      const params = await call(
+        "GET",
+        `/v1/installs/${profile.serviceId}/attribution?wait_seconds=20`,
+        attributionParams,
+        { key: target.sdkKey },
+      );
+      const status = params.service_match_status;
+      const found: Found =
+        status === "organic"
+          ? "organic"
+          : status === "matched" || status === "matched_no_params"
+            ? params.matching_type === "geo"
+              ? "geo"
+              : "network"
+            : "other";
+      const planned = plannedOf(profile.cause);
+      const row = matrix.get(planned) ?? new Map<Found, number>();
+      row.set(found, (row.get(found) ?? 0) + 1);
+      matrix.set(planned, row);
+      if (profile.cause.kind === "tap" && params.deep_link_path) {
+        const path = params.deep_link_path;
+        deferredDeepLinks.set(path, (deferredDeepLinks.get(path) ?? 0) + 1);
+      }
+    });
+    return {
+      installs: installs.length,
+      events,
+      touches: networkTouches.length,
+      taps: traffic.live.length + traffic.strayTaps.length,
+      matrix,
+      deferredDeepLinks,
+    };
+  };
+};
