@@ -196,11 +196,13 @@ const resolveBurst = async () => {
     service = await startService(dataDir);
     const keys = await createAppWithCli(dataDir, APP, "Bench");
     const url = service.url;
+    const sentAt = new Map<string, number>();
     const acknowledgedAt = new Map<string, number>();
     let next = 0;
     const client = async () => {
       while (next < BURST_INSTALLS) {
         const serviceId = `burst-${next++}`;
+        sentAt.set(serviceId, Date.now());
         const response = await fetch(`${url}/v1/installs`, {
           method: "POST",
           headers: { authorization: keys.sdk, "content-type": "application/json" },
@@ -244,17 +246,24 @@ const resolveBurst = async () => {
     const rows = attributed.getRowObjectsJS();
     connection.closeSync();
     duckdb.closeSync();
-    const latencies = rows
-      .map((row) => Number(row.at) - (acknowledgedAt.get(String(row.service_id)) ?? Number.NaN))
-      .filter((value) => Number.isFinite(value))
-      .map((value) => Math.max(0, value))
-      .sort((a, b) => a - b);
+    const since = (start: Map<string, number>) =>
+      rows
+        .map((row) => Number(row.at) - (start.get(String(row.service_id)) ?? Number.NaN))
+        .filter((value) => Number.isFinite(value))
+        .map((value) => Math.max(0, value))
+        .sort((a, b) => a - b);
+    const latencies = since(acknowledgedAt);
+    // What an app waits for its deferred deep link: the install's request, then its match.
+    const whole = since(sentAt);
     console.log(
       `\nInstall to resolved attribution: a burst of ${int(BURST_INSTALLS)} installs from ${CLIENTS} clients (${int(BURST_INSTALLS / sendSeconds)} a second accepted), ${int(latencies.length)} resolved`,
     );
     const p99 = percentile(latencies, 99);
     console.log(
       `  from the 202 to the stored result: p50 ${ms(percentile(latencies, 50))}, p99 ${ms(p99)}, max ${ms(latencies.at(-1) ?? 0)} (target p99 under 1 s: ${verdict(p99 < 1_000)})`,
+    );
+    console.log(
+      `  from the request sent to the stored result: p50 ${ms(percentile(whole, 50))}, p99 ${ms(percentile(whole, 99))}, max ${ms(whole.at(-1) ?? 0)}`,
     );
   } finally {
     if (service) await stopService(service.child);

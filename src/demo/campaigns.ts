@@ -168,7 +168,8 @@ export const linkOf = (platform: Platform, touch: Touch) => {
   const index = hashString(touch.campaign_id) % paths.length;
   return {
     deep_link_path: paths[index] ?? "/",
-    // Retargeting and sale campaigns carry a promo code; the rest no parameter.
-    params: index === 0 ? {} : { promo: `${touch.campaign_name.split("_").at(-1)}`.toUpperCase() },
+    // Some links carry a promo code, named after the campaign's last word; the rest none.
+    params:
+      index === 0 ? {} : { promo: (touch.campaign_name.split("_").at(-1) ?? "").toUpperCase() },
   };
 };

@@ -72,7 +72,8 @@ const plannedOf = (cause: Cause): Planned =>
         ? "ad id"
         : "ip and device";
 
-export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) => void) => {
+/** The service's API as the demo's devices, ad networks and app owner call it. */
+const apiClient = (target: DemoTarget) => {
   const call = async <T>(
     method: "GET" | "POST",
     path: string,
@@ -92,17 +93,48 @@ export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) 
     if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
     return answer.parse(JSON.parse(text));
   };
-  /** A device's own request: its address (the service trusts X-Forwarded-For) and agent. */
-  const fromDevice = (install: DemoInstall, appName: string) => ({
-    "x-forwarded-for": install.profile.ip,
-    "user-agent": sdkUserAgent(install.profile.device, appName),
-  });
   /** Sends a batch of touches or events; any one refused is a bug in the demo. */
   const sendBatch = async (path: string, key: string, body: unknown, headers = {}) => {
     const { rejected } = await call("POST", path, verdicts, { key, body, headers });
     if (rejected.length > 0) throw new Error(`${path} refused one: ${JSON.stringify(rejected[0])}`);
   };
 
+  return { call, sendBatch };
+};
+
+/** A device's own request: its address (the service trusts X-Forwarded-For) and agent. */
+const fromDevice = (install: DemoInstall, appName: string) => ({
+  "x-forwarded-for": install.profile.ip,
+  "user-agent": sdkUserAgent(install.profile.device, appName),
+});
+
+/** Counts what the service found for each planned cause, and the deep links read back. */
+const tally = () => {
+  const matrix = new Map<Planned, Map<Found, number>>();
+  const deferredDeepLinks = new Map<string, number>();
+  const add = (cause: Cause, params: Readonly<Record<string, string>>) => {
+    const status = params.service_match_status;
+    const found: Found =
+      status === "organic"
+        ? "organic"
+        : status === "matched" || status === "matched_no_params"
+          ? params.matching_type === "geo"
+            ? "geo"
+            : "network"
+          : "other";
+    const planned = plannedOf(cause);
+    const row = matrix.get(planned) ?? new Map<Found, number>();
+    row.set(found, (row.get(found) ?? 0) + 1);
+    matrix.set(planned, row);
+    const path = params.deep_link_path;
+    if (cause.kind === "tap" && path)
+      deferredDeepLinks.set(path, (deferredDeepLinks.get(path) ?? 0) + 1);
+  };
+  return { matrix, deferredDeepLinks, add };
+};
+
+export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) => void) => {
+  const { call, sendBatch } = apiClient(target);
   return async (traffic: AppTraffic): Promise<AppOutcome> => {
     const { app } = traffic;
     // One link per ad, as an app owner makes them for a campaign; networks' clicks and
@@ -182,8 +214,7 @@ export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) 
     });
 
     // What the SDKs read: every install's attribution, once the matcher has resolved it.
-    const matrix = new Map<Planned, Map<Found, number>>();
-    const deferredDeepLinks = new Map<string, number>();
+    const found = tally();
     const installs = [...traffic.installs, ...traffic.live];
     await eachLimited(installs, CONCURRENCY * 2, async ({ profile }) => {
       const params = await call(
@@ -192,31 +223,15 @@ export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) 
         attributionParams,
         { key: target.sdkKey },
       );
-      const status = params.service_match_status;
-      const found: Found =
-        status === "organic"
-          ? "organic"
-          : status === "matched" || status === "matched_no_params"
-            ? params.matching_type === "geo"
-              ? "geo"
-              : "network"
-            : "other";
-      const planned = plannedOf(profile.cause);
-      const row = matrix.get(planned) ?? new Map<Found, number>();
-      row.set(found, (row.get(found) ?? 0) + 1);
-      matrix.set(planned, row);
-      if (profile.cause.kind === "tap" && params.deep_link_path) {
-        const path = params.deep_link_path;
-        deferredDeepLinks.set(path, (deferredDeepLinks.get(path) ?? 0) + 1);
-      }
+      found.add(profile.cause, params);
     });
     return {
       installs: installs.length,
       events,
       touches: networkTouches.length,
       taps: traffic.live.length + traffic.strayTaps.length,
-      matrix,
-      deferredDeepLinks,
+      matrix: found.matrix,
+      deferredDeepLinks: found.deferredDeepLinks,
     };
   };
 };

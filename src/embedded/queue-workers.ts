@@ -5,9 +5,10 @@
  * handler per row; producers send through `queue(id)`.
  */
 import { join } from "node:path";
-import { type FileQueue, openFileQueue } from "../adapters/local-queue/file-queue.ts";
+import { openFileQueue } from "../adapters/local-queue/file-queue.ts";
 import type { WorkHandler, WorkQueue } from "../ports/work-queue.ts";
 import type { MessageOf, WorkerDefinition } from "../workers/worker.ts";
+import { withBackpressure } from "./backpressure.ts";
 import { consumeQueue, type QueueConsumer } from "./queue-consumer.ts";
 
 export type WorkerHandlers<W extends WorkerDefinition> = {
@@ -27,7 +28,7 @@ export const startQueueWorkers = async <W extends WorkerDefinition>(options: {
   readonly workers: readonly W[];
   readonly handlers: WorkerHandlers<W>;
 }): Promise<QueueWorkers<W>> => {
-  const queues = new Map<string, FileQueue<unknown>>();
+  const queues = new Map<string, WorkQueue<unknown>>();
   const consumers: QueueConsumer[] = [];
   for (const worker of options.workers) {
     const queue = await openFileQueue({
@@ -35,7 +36,10 @@ export const startQueueWorkers = async <W extends WorkerDefinition>(options: {
       parse: (body) => worker.message.parse(body),
       maxAttempts: worker.maxAttempts,
     });
-    queues.set(worker.id, queue);
+    queues.set(
+      worker.id,
+      worker.maxBacklog === undefined ? queue : withBackpressure(queue, worker.maxBacklog),
+    );
     const id: W["id"] = worker.id;
     // The handlers are keyed by each row's id, so this one takes this row's messages, which
     // the queue has parsed with the row's schema; TypeScript cannot follow the pairing

@@ -27,6 +27,13 @@ export interface WorkerDefinition<T = unknown, Id extends string = string> {
    * AWS as many functions as the backlog needs do; unset, the batch size.
    */
   readonly concurrency?: number;
+  /**
+   * Embedded runtime only: a producer's send waits while this many messages are due or being
+   * handled, so the one process never takes in work faster than it does it and a burst waits
+   * at the door, not in the queue. On AWS functions scale with the backlog instead. Unset, no
+   * wait.
+   */
+  readonly maxBacklog?: number;
   /** Lambda sizing on AWS. */
   readonly memoryMb: number;
   readonly timeoutSeconds: number;

@@ -49,6 +49,10 @@ export interface FileQueue<T> extends WorkQueue<T> {
   nextVisibleIn(): number | undefined;
   /** Messages waiting (visible or not) and taken. */
   depth(): { ready: number; taken: number };
+  /** Messages due now (visible and waiting) and taken: the work before a new message. */
+  backlog(): number;
+  /** Called after each acknowledgement or failure, when the backlog may have shrunk. */
+  onSettle(listener: () => void): void;
   /** Called after each send, so a consumer in the same process need not poll. */
   onSend(listener: () => void): void;
   /** The messages in `dead/`, for the operator and for tests. */
@@ -141,6 +145,10 @@ export const openFileQueue = async <T>(options: {
 
   const taken = new Map<string, Stored>();
   const listeners: Array<() => void> = [];
+  const settleListeners: Array<() => void> = [];
+  const settled = () => {
+    for (const listener of settleListeners) listener();
+  };
 
   const bury = async (stored: Stored, from: "ready" | "taken") => {
     await writeSynced(path("dead", stored.id), JSON.stringify(stored));
@@ -200,6 +208,7 @@ export const openFileQueue = async <T>(options: {
 
     async ack(id) {
       if (!taken.delete(id)) return;
+      settled();
       await rm(path("taken", id), { force: true });
     },
 
@@ -207,6 +216,7 @@ export const openFileQueue = async <T>(options: {
       const stored = taken.get(id);
       if (!stored) return "retried";
       taken.delete(id);
+      settled();
       const lastError = error instanceof Error ? error.message : String(error);
       if (stored.attempt >= options.maxAttempts) {
         await bury({ ...stored, lastError }, "taken");
@@ -228,6 +238,17 @@ export const openFileQueue = async <T>(options: {
     },
 
     depth: () => ({ ready: ready.size, taken: taken.size }),
+
+    backlog() {
+      const at = now();
+      let due = 0;
+      for (const stored of ready.values()) if (stored.visibleAt <= at) due++;
+      return due + taken.size;
+    },
+
+    onSettle(listener) {
+      settleListeners.push(listener);
+    },
 
     onSend(listener) {
       listeners.push(listener);
