@@ -1,0 +1,6 @@
+/// The attribution service's Flutter plugin: `ServicePlugin` and what its calls take and give.
+library service_attribution;
+
+export 'src/event_type.dart' show EventType, EventTypeExtension;
+export 'src/link_result.dart' show ServiceLinkResult;
+export 'src/service_plugin.dart' show ServicePlugin;

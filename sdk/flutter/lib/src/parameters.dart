@@ -1,0 +1,55 @@
+import 'dart:typed_data';
+
+/// An event's parameters as the native SDK takes them, or an [ArgumentError] before anything
+/// is sent.
+///
+/// Strings, finite numbers, booleans, lists and string-keyed maps go as they are. A null value
+/// leaves out its own key (nulls inside a list are kept). A value the native SDK cannot write
+/// as JSON (a NaN or infinite number, a typed-data list) loses only its own key, or its own
+/// place in a list. Anything else (a `DateTime`, a `Uri`, a `Set`, an app's own object, a map
+/// with keys that are not strings) is the caller's to convert, to an ISO 8601 string say, and
+/// throws. Null when nothing is left to send.
+Map<String, Object?>? checkedParameters(Map<String, dynamic>? parameters) {
+  if (parameters == null) return null;
+  final cleaned = _map(parameters, 'parameters');
+  return cleaned.isEmpty ? null : cleaned;
+}
+
+/// A value left out: not an error, but nothing to send in its place.
+const Object _leftOut = Object();
+
+Map<String, Object?> _map(Map<Object?, Object?> map, String path) {
+  final cleaned = <String, Object?>{};
+  for (final entry in map.entries) {
+    final key = entry.key;
+    if (key is! String) {
+      throw ArgumentError.value(map, path, 'must be a map with string keys');
+    }
+    final value = _value(entry.value, '$path[$key]', inList: false);
+    if (!identical(value, _leftOut)) cleaned[key] = value;
+  }
+  return cleaned;
+}
+
+Object? _value(Object? value, String path, {required bool inList}) {
+  if (value == null) return inList ? null : _leftOut;
+  if (value is String || value is bool || value is int) return value;
+  if (value is double) return value.isFinite ? value : _leftOut;
+  // Checked before List: a typed-data list is a List too, which no JSON writer takes as such.
+  if (value is TypedData) return _leftOut;
+  if (value is List) {
+    final cleaned = <Object?>[];
+    for (var i = 0; i < value.length; i++) {
+      final item = _value(value[i], '$path[$i]', inList: true);
+      if (!identical(item, _leftOut)) cleaned.add(item);
+    }
+    return cleaned;
+  }
+  if (value is Map) return _map(value, path);
+  throw ArgumentError.value(
+    value,
+    path,
+    'must be a string, a finite number, a boolean, a list or a string-keyed map; '
+        'convert a ${value.runtimeType} first (a DateTime to an ISO 8601 string, say)',
+  );
+}
