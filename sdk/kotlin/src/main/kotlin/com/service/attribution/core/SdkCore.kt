@@ -207,28 +207,13 @@ class SdkCore {
     }
 
     fun sendEvent(event: EventType, name: String?, parameters: Map<String, Any?>?) {
-        require(event != EventType.CUSTOM || !name.isNullOrBlank()) { "name is required for CUSTOM events" }
-        if (event == EventType.INSTALL) {
-            log.info("INSTALL is tracked by the SDK itself: this event is not sent")
-            return
-        }
         if (configured && disabled) {
+            require(event != EventType.CUSTOM || !name.isNullOrBlank()) { Drafts.CUSTOM_NAME_RULE }
             log.debug("the SDK is disabled: ${event.name} is not sent")
             return
         }
-        val cleaned = Parameters.clean(parameters)
-        if (cleaned.dropped.isNotEmpty()) {
-            log.warn("${event.name}: parameters JSON cannot hold were left out: ${cleaned.dropped.joinToString()}")
-        }
-        val draft =
-            Draft(
-                eventId = UUID.randomUUID().toString(),
-                type = event,
-                name = if (event == EventType.CUSTOM) name else null,
-                parameters = cleaned.parameters,
-                timeMs = if (configured) platform.clock() else System.currentTimeMillis(),
-                customerUserId = customerUserId,
-            )
+        val timeMs = if (configured) platform.clock() else System.currentTimeMillis()
+        val draft = Drafts.create(event, name, parameters, timeMs, customerUserId, log) ?: return
         worker.execute {
             when {
                 disabled && configured -> Unit

@@ -5,6 +5,7 @@ import java.security.AlgorithmParameters
 import java.security.KeyFactory
 import java.security.KeyPair
 import java.security.KeyPairGenerator
+import java.security.PublicKey
 import java.security.SecureRandom
 import java.security.interfaces.ECPublicKey
 import java.security.spec.ECGenParameterSpec
@@ -70,14 +71,17 @@ internal class Sealer(private val keyId: String, publicKeySpki: String) {
         private fun randomNonce() = ByteArray(12).also { random.nextBytes(it) }
 
         /** A key pair from its raw scalar and uncompressed point, as the vectors give them. */
-        fun keyPair(privateScalar: ByteArray, publicPoint: ByteArray): KeyPair {
-            val factory = KeyFactory.getInstance("EC")
-            val x = BigInteger(1, publicPoint.copyOfRange(1, 33))
-            val y = BigInteger(1, publicPoint.copyOfRange(33, 65))
-            return KeyPair(
-                factory.generatePublic(ECPublicKeySpec(ECPoint(x, y), P256)),
-                factory.generatePrivate(ECPrivateKeySpec(BigInteger(1, privateScalar), P256)),
+        fun keyPair(privateScalar: ByteArray, publicPoint: ByteArray): KeyPair =
+            KeyPair(
+                publicKey(publicPoint),
+                KeyFactory.getInstance("EC").generatePrivate(ECPrivateKeySpec(BigInteger(1, privateScalar), P256)),
             )
+
+        /** A P-256 public key from its uncompressed point (0x04 || X || Y). */
+        fun publicKey(point: ByteArray): PublicKey {
+            val x = BigInteger(1, point.copyOfRange(1, 33))
+            val y = BigInteger(1, point.copyOfRange(33, 65))
+            return KeyFactory.getInstance("EC").generatePublic(ECPublicKeySpec(ECPoint(x, y), P256))
         }
 
         private fun uncompressed(key: ECPublicKey): ByteArray =
