@@ -4,7 +4,7 @@ import java.net.HttpURLConnection
 import java.net.URL
 
 /** HTTP over java.net.HttpURLConnection, present on Android and on every JVM. */
-class UrlConnectionTransport(
+internal class UrlConnectionTransport(
     private val connectTimeoutMs: Int = 10_000,
     private val readTimeoutMs: Int = 30_000,
 ) : HttpTransport {

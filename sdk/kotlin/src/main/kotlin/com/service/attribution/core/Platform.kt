@@ -3,7 +3,7 @@ package com.service.attribution.core
 import com.service.attribution.LogLevel
 
 /** Small string storage that survives the process (SharedPreferences on Android). */
-interface KeyValueStore {
+internal interface KeyValueStore {
     fun get(key: String): String?
 
     fun put(key: String, value: String)
@@ -12,7 +12,7 @@ interface KeyValueStore {
 }
 
 /** What the device says about itself; each value null when unknown. Called off the main thread. */
-interface DeviceSignals {
+internal interface DeviceSignals {
     val osVersion: String?
     val deviceModel: String?
     val appVersion: String?
@@ -27,7 +27,7 @@ interface DeviceSignals {
 }
 
 /** What the Play install referrer API gave; timestamps in Unix seconds, 0 when unknown. */
-data class InstallReferrerDetails(
+internal data class InstallReferrerDetails(
     val referrer: String,
     val clickTimestampSeconds: Long = 0,
     val installBeginTimestampSeconds: Long = 0,
@@ -37,31 +37,31 @@ data class InstallReferrerDetails(
 )
 
 /** The Play install referrer, read once on the first launch. Called off the main thread; may block. */
-fun interface InstallReferrerSource {
+internal fun interface InstallReferrerSource {
     fun fetch(): InstallReferrerDetails?
 }
 
 /** Runs work on the app's main thread. */
-fun interface MainThread {
+internal fun interface MainThread {
     fun post(work: Runnable)
 }
 
 /** Where log lines go (logcat under the tag `ServiceSdk` on Android). */
-fun interface LogSink {
+internal fun interface LogSink {
     fun write(level: LogLevel, message: String, error: Throwable?)
 }
 
 /** One request and its answer; a transport throws an IOException when nothing came back. */
-fun interface HttpTransport {
+internal fun interface HttpTransport {
     fun send(request: HttpRequest): HttpResponse
 }
 
-data class HttpRequest(val method: String, val url: String, val headers: Map<String, String>, val body: String?)
+internal data class HttpRequest(val method: String, val url: String, val headers: Map<String, String>, val body: String?)
 
-data class HttpResponse(val code: Int, val body: String)
+internal data class HttpResponse(val code: Int, val body: String)
 
 /** Everything the core needs from the platform it runs on. */
-class Platform(
+internal class Platform(
     val store: KeyValueStore,
     val device: DeviceSignals,
     val installReferrer: InstallReferrerSource,

@@ -15,7 +15,7 @@ import java.util.concurrent.ScheduledFuture
 import java.util.concurrent.TimeUnit
 
 /** Settings the spec leaves to the SDK: where the backend is, and how patiently to retry. */
-data class SdkSettings(
+internal data class SdkSettings(
     val baseUrl: String,
     val retryDelayMs: Long = 2_000,
     val maxRetryDelayMs: Long = 60_000,
@@ -34,7 +34,7 @@ data class SdkSettings(
  * worker thread, so events leave in the order they were sent; public calls only hand work to it.
  * The attribution poll has its own thread so that its long wait never holds events back.
  */
-class SdkCore {
+internal class SdkCore {
     private val worker =
         Executors.newSingleThreadScheduledExecutor { r -> Thread(r, "ServiceSdk").apply { isDaemon = true } }
     private val workerDispatcher = worker.asCoroutineDispatcher()
@@ -434,9 +434,15 @@ class SdkCore {
 
     fun getLastInitError(): Throwable? = lastInitError
 
-    /** Waits until the worker has done what was handed to it so far (tests and shutdown). */
-    fun drain() {
+    /** Waits until the worker has done what was handed to it so far. */
+    internal fun drain() {
         worker.submit {}.get()
+    }
+
+    /** Stops this instance's threads, as the end of the app's process does. */
+    internal fun close() {
+        worker.shutdownNow()
+        poller.shutdownNow()
     }
 
     companion object {

@@ -18,7 +18,7 @@ import com.service.attribution.support.platform
  * A core wired to a transport that answers as the backend's contract says, for building the
  * requests of requests.json without a network: what goes out is what the vectors describe.
  */
-class Harness(
+internal class Harness(
     encryption: Map<String, Any?> = mapOf("enabled" to false),
     device: FakeDevice = FakeDevice(),
     referrer: InstallReferrerDetails? = null,

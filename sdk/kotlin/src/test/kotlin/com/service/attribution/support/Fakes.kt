@@ -15,7 +15,7 @@ import java.util.Collections
 import java.util.concurrent.ConcurrentHashMap
 
 /** The device's storage; a second core on the same store is the app's next launch. */
-class MemoryStore : KeyValueStore {
+internal class MemoryStore : KeyValueStore {
     val values = ConcurrentHashMap<String, String>()
 
     override fun get(key: String): String? = values[key]
@@ -29,7 +29,7 @@ class MemoryStore : KeyValueStore {
     }
 }
 
-class FakeDevice(
+internal class FakeDevice(
     override val osVersion: String? = "14",
     override val deviceModel: String? = "Pixel 8",
     override val appVersion: String? = "3.2.1",
@@ -44,7 +44,7 @@ class FakeDevice(
 }
 
 /** Runs main-thread work at once, on the calling thread, remembering that it did. */
-class RecordingMainThread : MainThread {
+internal class RecordingMainThread : MainThread {
     val posted = Collections.synchronizedList(ArrayList<String>())
 
     override fun post(work: Runnable) {
@@ -53,7 +53,7 @@ class RecordingMainThread : MainThread {
     }
 }
 
-class RecordingLog : LogSink {
+internal class RecordingLog : LogSink {
     val lines = Collections.synchronizedList(ArrayList<Pair<LogLevel, String>>())
 
     override fun write(level: LogLevel, message: String, error: Throwable?) {
@@ -62,7 +62,7 @@ class RecordingLog : LogSink {
 }
 
 /** Records every request and answers with [answer]; an answer of null means no connection. */
-class ScriptedTransport(var answer: (HttpRequest) -> HttpResponse?) : HttpTransport {
+internal class ScriptedTransport(var answer: (HttpRequest) -> HttpResponse?) : HttpTransport {
     val requests = Collections.synchronizedList(ArrayList<HttpRequest>())
 
     override fun send(request: HttpRequest): HttpResponse {
@@ -75,7 +75,7 @@ class ScriptedTransport(var answer: (HttpRequest) -> HttpResponse?) : HttpTransp
 }
 
 /** Records the requests and answers that go through to a real transport. */
-class RecordingTransport(private val delegate: HttpTransport) : HttpTransport {
+internal class RecordingTransport(private val delegate: HttpTransport) : HttpTransport {
     val exchanges = Collections.synchronizedList(ArrayList<Pair<HttpRequest, HttpResponse?>>())
 
     override fun send(request: HttpRequest): HttpResponse {
@@ -91,9 +91,9 @@ class RecordingTransport(private val delegate: HttpTransport) : HttpTransport {
         synchronized(exchanges) { exchanges.filter { it.first.method == method && pathOf(it.first.url).startsWith(path) } }
 }
 
-fun pathOf(url: String): String = "/" + url.substringAfter("://").substringAfter('/')
+internal fun pathOf(url: String): String = "/" + url.substringAfter("://").substringAfter('/')
 
-fun platform(
+internal fun platform(
     store: MemoryStore = MemoryStore(),
     http: HttpTransport,
     device: FakeDevice = FakeDevice(),
@@ -103,7 +103,7 @@ fun platform(
 ) = Platform(store, device, { referrer }, mainThread, log, http)
 
 /** Polls [condition] until it holds or [timeoutMs] passes; returns whether it held. */
-fun eventually(timeoutMs: Long = 20_000, condition: () -> Boolean): Boolean {
+internal fun eventually(timeoutMs: Long = 20_000, condition: () -> Boolean): Boolean {
     val end = System.currentTimeMillis() + timeoutMs
     while (System.currentTimeMillis() < end) {
         if (condition()) return true

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit
  * The real embedded service that test.sh started (no mock of it): its URLs and data folder
  * come from the environment, and apps and links are made with its CLI, as an owner would.
  */
-object Service {
+internal object Service {
     val url: String = env("SERVICE_URL")
     private val dataDir: String = env("SERVICE_DATA_DIR")
     private val repoRoot: String = System.getProperty("repo.root") ?: error("repo.root is not set")

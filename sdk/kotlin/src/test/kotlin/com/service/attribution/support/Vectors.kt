@@ -20,7 +20,7 @@ import javax.crypto.spec.SecretKeySpec
 
 /** The shared vectors of sdk/conformance and spec/, read from the repository. */
 @Suppress("UNCHECKED_CAST")
-object Vectors {
+internal object Vectors {
     val root = File(System.getProperty("repo.root") ?: error("repo.root is not set"))
 
     fun conformance(name: String): Map<String, Any?> = Json.parseObject(File(root, "sdk/conformance/$name").readText())
