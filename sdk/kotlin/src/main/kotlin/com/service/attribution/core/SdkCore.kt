@@ -340,7 +340,8 @@ internal class SdkCore {
 
     /** Reads the install's attribution until it resolves; `failed` and errors are tried again. */
     private fun startPolling() {
-        if (polling || platform.store.get(KEY_ATTRIBUTION) != null) {
+        if (polling) return
+        if (platform.store.get(KEY_ATTRIBUTION) != null) {
             initialMatch.complete(Unit)
             return
         }

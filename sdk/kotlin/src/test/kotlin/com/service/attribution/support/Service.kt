@@ -66,13 +66,18 @@ internal object Service {
         return Json.parseObject(response.second)["data"] as List<Map<String, Any?>>
     }
 
-    /** Polls the export until [done] holds for it; returns the last export. */
+    /**
+     * Polls the export until [done] holds for it; returns the last export. Each poll starts
+     * its window a second earlier: the service answers a repeated timestamp from the snapshot
+     * it made the first time, without what arrived since.
+     */
     fun exportUntil(app: App, sinceSeconds: Long, timeoutMs: Long = 30_000, done: (List<Map<String, Any?>>) -> Boolean): List<Map<String, Any?>> {
         val end = System.currentTimeMillis() + timeoutMs
-        var last = export(app, sinceSeconds)
+        var since = sinceSeconds
+        var last = export(app, since)
         while (!done(last) && System.currentTimeMillis() < end) {
             Thread.sleep(300)
-            last = export(app, sinceSeconds)
+            last = export(app, --since)
         }
         return last
     }
