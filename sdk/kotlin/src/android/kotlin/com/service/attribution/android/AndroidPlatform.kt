@@ -37,11 +37,17 @@ internal object AndroidPlatform {
             log = Logcat,
         )
 
-    /** The backend's address, from the app's manifest: the spec names none. */
+    /**
+     * The backend's address, from the app's manifest: the spec names none. Missing, it is
+     * empty, and the core disables itself and says why through onError.
+     */
     fun settings(context: Context): SdkSettings {
-        val meta =
-            context.packageManager.getApplicationInfo(context.packageName, PackageManager.GET_META_DATA).metaData
-        return SdkSettings(baseUrl = meta?.getString(BASE_URL_META) ?: "")
+        val baseUrl =
+            runCatching {
+                context.packageManager.getApplicationInfo(context.packageName, PackageManager.GET_META_DATA)
+                    .metaData?.getString(BASE_URL_META)
+            }.getOrNull()
+        return SdkSettings(baseUrl = baseUrl ?: "")
     }
 }
 

@@ -185,6 +185,16 @@ class SdkCoreTest {
     }
 
     @Test
+    fun `a lambda is an InitListener for onError, and no backend address disables the SDK`() {
+        val errors = Collections.synchronizedList(ArrayList<Throwable>())
+        val core = core()
+        core.configure(platform(http = Backend().transport), SdkSettings(baseUrl = ""), "k", LogLevel.INFO, { errors.add(it) }, null)
+        core.drain()
+        assertTrue(errors.single() is IllegalStateException)
+        assertTrue(core.isSdkDisabled())
+    }
+
+    @Test
     fun `onInitialized runs on the main thread with both durations`() {
         val listener = Listener()
         val mainThread = RecordingMainThread()
