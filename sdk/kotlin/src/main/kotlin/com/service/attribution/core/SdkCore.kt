@@ -217,7 +217,11 @@ internal class SdkCore {
         worker.execute {
             when {
                 disabled && configured -> Unit
-                config == null -> early.add(draft)
+                config == null -> {
+                    // Bounded like the queue, for an app that sends events and never configures.
+                    if (early.size >= MAX_EARLY_EVENTS) early.removeAt(0)
+                    early.add(draft)
+                }
                 else -> {
                     enqueue(draft)
                     flush()
@@ -448,6 +452,7 @@ internal class SdkCore {
 
     companion object {
         const val MATCH_STATUS = "service_match_status"
+        private const val MAX_EARLY_EVENTS = 1_000
         private const val KEY_SERVICE_ID = "service_id"
         private const val KEY_FIRST_OPEN = "first_open_time"
         private const val KEY_INSTALL_TRACKED = "install_tracked"
