@@ -1,0 +1,134 @@
+package com.service.attribution.android
+
+import android.content.Context
+import android.content.SharedPreferences
+import android.content.pm.PackageManager
+import android.os.Build
+import android.os.Handler
+import android.os.Looper
+import android.util.Log
+import com.android.installreferrer.api.InstallReferrerClient
+import com.android.installreferrer.api.InstallReferrerStateListener
+import com.service.attribution.LogLevel
+import com.service.attribution.core.DeviceSignals
+import com.service.attribution.core.InstallReferrerDetails
+import com.service.attribution.core.InstallReferrerSource
+import com.service.attribution.core.KeyValueStore
+import com.service.attribution.core.LogSink
+import com.service.attribution.core.MainThread
+import com.service.attribution.core.Platform
+import com.service.attribution.core.SdkSettings
+import java.util.Locale
+import java.util.TimeZone
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
+
+/** The core's seams, on Android. Thin on purpose: every rule is in the core. */
+internal object AndroidPlatform {
+    const val TAG = "ServiceSdk"
+    private const val BASE_URL_META = "com.service.attribution.BASE_URL"
+
+    fun create(context: Context) =
+        Platform(
+            store = PreferencesStore(context.getSharedPreferences("com.service.attribution", Context.MODE_PRIVATE)),
+            device = AndroidDevice(context),
+            installReferrer = PlayInstallReferrer(context),
+            mainThread = MainThread { Handler(Looper.getMainLooper()).post(it) },
+            log = Logcat,
+        )
+
+    /**
+     * The backend's address, from the app's manifest: the spec names none. Missing, it is
+     * empty, and the core disables itself and says why through onError.
+     */
+    fun settings(context: Context): SdkSettings {
+        val baseUrl =
+            runCatching {
+                context.packageManager.getApplicationInfo(context.packageName, PackageManager.GET_META_DATA)
+                    .metaData?.getString(BASE_URL_META)
+            }.getOrNull()
+        return SdkSettings(baseUrl = baseUrl ?: "")
+    }
+}
+
+private class PreferencesStore(private val preferences: SharedPreferences) : KeyValueStore {
+    override fun get(key: String): String? = preferences.getString(key, null)
+
+    override fun put(key: String, value: String) = preferences.edit().putString(key, value).apply()
+
+    override fun remove(key: String) = preferences.edit().remove(key).apply()
+}
+
+private class AndroidDevice(private val context: Context) : DeviceSignals {
+    override val osVersion: String? get() = Build.VERSION.RELEASE
+    override val deviceModel: String? get() = Build.MODEL
+    override val appVersion: String?
+        get() = runCatching { context.packageManager.getPackageInfo(context.packageName, 0).versionName }.getOrNull()
+    override val locale: String? get() = Locale.getDefault().toLanguageTag()
+    override val timezone: String? get() = TimeZone.getDefault().id
+
+    /**
+     * Through Play services' AdvertisingIdClient when the app has it, found by reflection so the
+     * SDK does not force that dependency on apps (as the leading SDKs do). Null when ad
+     * tracking is limited.
+     */
+    override fun advertisingId(): String? =
+        runCatching {
+            val client = Class.forName("com.google.android.gms.ads.identifier.AdvertisingIdClient")
+            val info = client.getMethod("getAdvertisingIdInfo", Context::class.java).invoke(null, context)
+            val limited = info.javaClass.getMethod("isLimitAdTrackingEnabled").invoke(info) as Boolean
+            if (limited) null else info.javaClass.getMethod("getId").invoke(info) as String?
+        }.getOrNull()
+
+    override fun missingPermissions(): List<String> =
+        listOf("android.permission.INTERNET").filter {
+            context.checkCallingOrSelfPermission(it) != PackageManager.PERMISSION_GRANTED
+        }
+}
+
+/** The Play install referrer client, waited for at most 10 seconds on the core's worker. */
+private class PlayInstallReferrer(private val context: Context) : InstallReferrerSource {
+    override fun fetch(): InstallReferrerDetails? {
+        val client = InstallReferrerClient.newBuilder(context).build()
+        val done = CountDownLatch(1)
+        var details: InstallReferrerDetails? = null
+        client.startConnection(
+            object : InstallReferrerStateListener {
+                override fun onInstallReferrerSetupFinished(responseCode: Int) {
+                    if (responseCode == InstallReferrerClient.InstallReferrerResponse.OK) {
+                        details =
+                            runCatching {
+                                val r = client.installReferrer
+                                InstallReferrerDetails(
+                                    referrer = r.installReferrer,
+                                    clickTimestampSeconds = r.referrerClickTimestampSeconds,
+                                    installBeginTimestampSeconds = r.installBeginTimestampSeconds,
+                                    referrerClickTimestampServerSeconds = r.referrerClickTimestampServerSeconds,
+                                    installBeginTimestampServerSeconds = r.installBeginTimestampServerSeconds,
+                                    installVersion = r.installVersion,
+                                )
+                            }.getOrNull()
+                    }
+                    done.countDown()
+                }
+
+                override fun onInstallReferrerServiceDisconnected() = done.countDown()
+            },
+        )
+        done.await(10, TimeUnit.SECONDS)
+        runCatching { client.endConnection() }
+        return details
+    }
+}
+
+private object Logcat : LogSink {
+    override fun write(level: LogLevel, message: String, error: Throwable?) {
+        when (level) {
+            LogLevel.DEBUG -> Log.d(AndroidPlatform.TAG, message, error)
+            LogLevel.INFO -> Log.i(AndroidPlatform.TAG, message, error)
+            LogLevel.WARN -> Log.w(AndroidPlatform.TAG, message, error)
+            LogLevel.ERROR -> Log.e(AndroidPlatform.TAG, message, error)
+            LogLevel.NONE -> Unit
+        }
+    }
+}

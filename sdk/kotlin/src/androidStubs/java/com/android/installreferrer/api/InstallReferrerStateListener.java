@@ -1,0 +1,7 @@
+package com.android.installreferrer.api;
+
+public interface InstallReferrerStateListener {
+    void onInstallReferrerSetupFinished(int responseCode);
+
+    void onInstallReferrerServiceDisconnected();
+}

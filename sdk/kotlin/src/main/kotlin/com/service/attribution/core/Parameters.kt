@@ -1,0 +1,60 @@
+package com.service.attribution.core
+
+/**
+ * Kotlin's parameter rules (sdk/conformance/parameters.json): strings, finite numbers,
+ * booleans, collections and arrays (as lists) and string-keyed maps are sent; a null drops its
+ * key (nulls inside lists stay). sendEvent may run before configure, on any thread, so a value
+ * JSON cannot hold never throws: it loses the nearest map key holding it, with a warning, as
+ * the spec describes for the native SDKs under Flutter (rule 3).
+ */
+internal object Parameters {
+    class Cleaned(val parameters: Map<String, Any?>, val dropped: List<String>)
+
+    private object Drop
+
+    fun clean(raw: Map<String, Any?>?): Cleaned {
+        val dropped = ArrayList<String>()
+        val parameters = if (raw == null) emptyMap() else map(raw, "", dropped)
+        return Cleaned(parameters, dropped)
+    }
+
+    private fun map(raw: Map<*, *>, path: String, dropped: MutableList<String>): Map<String, Any?> {
+        val out = LinkedHashMap<String, Any?>()
+        for ((key, value) in raw) {
+            if (value == null) continue
+            val name = key as? String
+            if (name == null) {
+                dropped.add("$path$key")
+                continue
+            }
+            when (val cleaned = value(value, "$path$name", dropped)) {
+                Drop -> dropped.add("$path$name")
+                else -> out[name] = cleaned
+            }
+        }
+        return out
+    }
+
+    private fun value(value: Any?, path: String, dropped: MutableList<String>): Any? =
+        when (value) {
+            null, is String, is Boolean -> value
+            is Double -> if (value.isFinite()) value else Drop
+            is Float -> if (value.isFinite()) value.toDouble() else Drop
+            is Number -> value
+            is Map<*, *> -> if (value.keys.all { it is String }) map(value, "$path.", dropped) else Drop
+            is Collection<*> -> list(value, path, dropped)
+            is Array<*> -> list(value.asList(), path, dropped)
+            else -> Drop
+        }
+
+    /** A list loses nothing but whole: dropping one item would shift the others' places. */
+    private fun list(items: Collection<*>, path: String, dropped: MutableList<String>): Any {
+        val out = ArrayList<Any?>(items.size)
+        for (item in items) {
+            val cleaned = value(item, path, dropped)
+            if (cleaned === Drop) return Drop
+            out.add(cleaned)
+        }
+        return out
+    }
+}

@@ -1,0 +1,82 @@
+package com.service.attribution.core
+
+import java.security.MessageDigest
+import java.text.Normalizer
+import java.time.DateTimeException
+import java.time.LocalDate
+
+/**
+ * The matching parameters (spec, Kotlin rule 6; sdk/conformance/pii.json) never leave the
+ * device in clear. Each is normalised as the service normalises a clear one, so a hash made
+ * here equals the service's and an ad network's, then sealed to the app's key when remote
+ * configuration turns sealing on, else hashed as `sha256:<hex>`.
+ */
+internal class Pii(private val sealer: (plaintextJson: String) -> String?) {
+    class Protected(val parameters: Map<String, Any?>, val dropped: List<String>)
+
+    fun protect(parameters: Map<String, Any?>, encryption: Encryption): Protected {
+        if (KEYS.none { it in parameters }) return Protected(parameters, emptyList())
+        val out = LinkedHashMap(parameters)
+        val dropped = ArrayList<String>()
+        for (key in KEYS) {
+            if (key !in parameters) continue
+            val protected = protectOne(key, parameters[key], encryption)
+            if (protected == null) {
+                out.remove(key)
+                dropped.add(key)
+            } else {
+                out[key] = protected
+            }
+        }
+        return Protected(out, dropped)
+    }
+
+    private fun protectOne(key: String, raw: Any?, encryption: Encryption): String? {
+        val value =
+            when (raw) {
+                is String -> raw
+                is Number -> raw.toString()
+                else -> return null
+            }
+        PRE_HASHED.matchEntire(value)?.let { return HASH_MARKER + it.groupValues[1].lowercase() }
+        val normalised = normalise(key, value)?.takeIf { it.isNotEmpty() } ?: return null
+        if (encryption is Encryption.On && key !in encryption.clearKeys) {
+            sealer(Json.write(normalised))?.let { return it }
+        }
+        return sha256Marked(normalised)
+    }
+
+    companion object {
+        val KEYS = listOf("email", "name", "phone_number", "date_of_birth", "gender")
+        const val HASH_MARKER = "sha256:"
+        private val PRE_HASHED = Regex("^(?:sha256:)?([0-9a-fA-F]{64})$")
+        private val DATE = Regex("^([0-9]{4})[-/.]?([0-9]{2})[-/.]?([0-9]{2})(?:T.*)?$")
+        private val GENDERS = mapOf("m" to "m", "male" to "m", "f" to "f", "female" to "f")
+
+        /** The service's normalisation (src/ingest/pii.ts); null for a value that is no date. */
+        fun normalise(key: String, value: String): String? =
+            when (key) {
+                "email" -> value.trim().lowercase()
+                "phone_number" -> value.replace(Regex("[^0-9]+"), "").trimStart('0')
+                "name" -> Normalizer.normalize(value.trim(), Normalizer.Form.NFC).lowercase()
+                "date_of_birth" -> dateOfBirth(value)
+                "gender" -> value.trim().lowercase().let { GENDERS[it] ?: it }
+                else -> value
+            }
+
+        private fun dateOfBirth(value: String): String? {
+            val (year, month, day) = DATE.matchEntire(value.trim())?.destructured ?: return null
+            return try {
+                LocalDate.of(year.toInt(), month.toInt(), day.toInt())
+                "$year$month$day"
+            } catch (_: DateTimeException) {
+                null
+            }
+        }
+
+        fun sha256Marked(value: String): String =
+            HASH_MARKER +
+                MessageDigest.getInstance("SHA-256").digest(value.toByteArray(Charsets.UTF_8))
+                    .joinToString("") { "%02x".format(it) }
+    }
+}

@@ -1,0 +1,113 @@
+package com.service.attribution.support
+
+import com.service.attribution.LogLevel
+import com.service.attribution.core.DeviceSignals
+import com.service.attribution.core.HttpRequest
+import com.service.attribution.core.HttpResponse
+import com.service.attribution.core.HttpTransport
+import com.service.attribution.core.InstallReferrerDetails
+import com.service.attribution.core.KeyValueStore
+import com.service.attribution.core.LogSink
+import com.service.attribution.core.MainThread
+import com.service.attribution.core.Platform
+import java.io.IOException
+import java.util.Collections
+import java.util.concurrent.ConcurrentHashMap
+
+/** The device's storage; a second core on the same store is the app's next launch. */
+internal class MemoryStore : KeyValueStore {
+    val values = ConcurrentHashMap<String, String>()
+
+    override fun get(key: String): String? = values[key]
+
+    override fun put(key: String, value: String) {
+        values[key] = value
+    }
+
+    override fun remove(key: String) {
+        values.remove(key)
+    }
+}
+
+internal class FakeDevice(
+    override val osVersion: String? = "14",
+    override val deviceModel: String? = "Pixel 8",
+    override val appVersion: String? = "3.2.1",
+    override val locale: String? = "de-DE",
+    override val timezone: String? = "Europe/Berlin",
+    private val advertisingId: String? = null,
+    private val missing: List<String> = emptyList(),
+) : DeviceSignals {
+    override fun advertisingId() = advertisingId
+
+    override fun missingPermissions() = missing
+}
+
+/** Runs main-thread work at once, on the calling thread, remembering that it did. */
+internal class RecordingMainThread : MainThread {
+    val posted = Collections.synchronizedList(ArrayList<String>())
+
+    override fun post(work: Runnable) {
+        posted.add(Thread.currentThread().name)
+        work.run()
+    }
+}
+
+internal class RecordingLog : LogSink {
+    val lines = Collections.synchronizedList(ArrayList<Pair<LogLevel, String>>())
+
+    override fun write(level: LogLevel, message: String, error: Throwable?) {
+        lines.add(level to message)
+    }
+}
+
+/** Records every request and answers with [answer]; an answer of null means no connection. */
+internal class ScriptedTransport(var answer: (HttpRequest) -> HttpResponse?) : HttpTransport {
+    val requests = Collections.synchronizedList(ArrayList<HttpRequest>())
+
+    override fun send(request: HttpRequest): HttpResponse {
+        requests.add(request)
+        return answer(request) ?: throw IOException("connection refused")
+    }
+
+    fun count(method: String, pathStart: String) =
+        synchronized(requests) { requests.count { it.method == method && pathOf(it.url).startsWith(pathStart) } }
+}
+
+/** Records the requests and answers that go through to a real transport. */
+internal class RecordingTransport(private val delegate: HttpTransport) : HttpTransport {
+    val exchanges = Collections.synchronizedList(ArrayList<Pair<HttpRequest, HttpResponse?>>())
+
+    override fun send(request: HttpRequest): HttpResponse {
+        try {
+            return delegate.send(request).also { exchanges.add(request to it) }
+        } catch (e: IOException) {
+            exchanges.add(request to null)
+            throw e
+        }
+    }
+
+    fun requests(method: String, path: String) =
+        synchronized(exchanges) { exchanges.filter { it.first.method == method && pathOf(it.first.url).startsWith(path) } }
+}
+
+internal fun pathOf(url: String): String = "/" + url.substringAfter("://").substringAfter('/')
+
+internal fun platform(
+    store: MemoryStore = MemoryStore(),
+    http: HttpTransport,
+    device: FakeDevice = FakeDevice(),
+    referrer: InstallReferrerDetails? = null,
+    log: RecordingLog = RecordingLog(),
+    mainThread: RecordingMainThread = RecordingMainThread(),
+) = Platform(store, device, { referrer }, mainThread, log, http)
+
+/** Polls [condition] until it holds or [timeoutMs] passes; returns whether it held. */
+internal fun eventually(timeoutMs: Long = 20_000, condition: () -> Boolean): Boolean {
+    val end = System.currentTimeMillis() + timeoutMs
+    while (System.currentTimeMillis() < end) {
+        if (condition()) return true
+        Thread.sleep(50)
+    }
+    return condition()
+}
