@@ -1,0 +1,3 @@
+package io.flutter.plugin.common;
+
+public interface BinaryMessenger {}
