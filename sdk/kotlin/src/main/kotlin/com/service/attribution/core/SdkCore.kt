@@ -71,6 +71,8 @@ internal class SdkCore {
     private var retry: ScheduledFuture<*>? = null
     private var refresh: ScheduledFuture<*>? = null
     private var polling = false
+    private var referrerRead = false
+    private var referrer: InstallReferrerDetails? = null
 
     /** Completed once the first attribution attempt of this process has finished, either way. */
     private val initialMatch = CompletableDeferred<Unit>()
@@ -325,9 +327,6 @@ internal class SdkCore {
         }
     }
 
-    private var referrerRead = false
-    private var referrer: InstallReferrerDetails? = null
-
     private fun installReferrer(): InstallReferrerDetails? {
         if (!referrerRead) {
             referrer =
@@ -402,7 +401,7 @@ internal class SdkCore {
         val cached = platform.store.get(KEY_ATTRIBUTION)?.let { runCatching { Json.parseObject(it) }.getOrNull() }.orEmpty()
         val params = LinkedHashMap<String, String>()
         if (!rawReferrer.isNullOrBlank()) {
-            params.putAll(LinkParser.parse("https://referrer/?$rawReferrer", com.service.attribution.LinkOptions())?.queryParams.orEmpty())
+            params.putAll(LinkParser.query(rawReferrer))
         }
         for ((k, v) in cached) if (k != MATCH_STATUS && v is String) params[k] = v
         return params

@@ -165,7 +165,7 @@ class EndToEndTest {
         launch.core.sendEvent(EventType.INSTALL, null, null)
         launch.awaitSent(sendable.size + 1)
         val expected = sendable.map { if (it == EventType.CUSTOM) "service_boss_defeated" else "service_" + it.name.lowercase() } + "service_subscribe"
-        val records = Service.exportUntil(app, since) { names(it).containsAll(expected) && "service_install" in names(it) }
+        val records = Service.exportUntil(app, since) { it.size >= expected.size + 1 }
         assertEquals((expected + "service_install").sorted(), names(records).map { it.toString() }.sorted())
         val purchase = records.single { it["event_name"] == "service_purchase" }
         assertEquals(9.99, (purchase["revenue"] as Number).toDouble(), 1e-9)
