@@ -96,6 +96,7 @@ class EndToEndTest {
         val store = MemoryStore()
         val first = Launch(store).configure(app.sdkKey).awaitInitialized()
         assertTrue(first.core.isEnabled())
+        assertNull(first.core.getLastInitError())
         assertEquals(1, first.transport.requests("GET", "/v1/config").size)
         assertTrue(eventually { first.transport.requests("POST", "/v1/installs").any { it.second?.code == 202 } })
         runBlocking { first.core.awaitAttributionParams(null) }
@@ -138,6 +139,26 @@ class EndToEndTest {
         assertEquals(setOf("GET"), launch.transport.exchanges.map { it.first.method }.toSet())
         assertEquals(emptyMap<String, String>(), launch.core.getAttributionParams(null))
         assertEquals(emptyList<Any>(), Service.export(app, since))
+    }
+
+    @Test
+    fun `refreshConfig follows the owner switching the app off and on again`() {
+        val app = Service.createApp("refresh")
+        val launch = Launch().configure(app.sdkKey).awaitInitialized()
+        Service.configApp(app, "--disable")
+        runBlocking { launch.core.refreshConfig() }
+        assertFalse(launch.core.isEnabled())
+        assertTrue(launch.core.isSdkDisabled())
+        launch.core.sendEvent(EventType.SHARE, null, null)
+        launch.core.drain()
+        assertEquals(0, launch.transport.requests("POST", "/v1/events").size)
+        Service.configApp(app, "--enable")
+        runBlocking { launch.core.refreshConfig() }
+        assertTrue(launch.core.isEnabled())
+        launch.core.sendEvent(EventType.SEARCH, null, null)
+        launch.awaitSent(1)
+        val records = Service.exportUntil(app, since) { "service_search" in names(it) }
+        assertEquals(listOf("service_search"), names(records).filter { it != "service_install" })
     }
 
     @Test
