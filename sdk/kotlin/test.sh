@@ -34,6 +34,12 @@ service_pid=""
 stop_service() {
   if [[ -n "$service_pid" ]]; then
     kill -INT "$service_pid" 2>/dev/null || true
+    # A clean stop takes a moment; one that hangs is not allowed to hold the run.
+    for _ in $(seq 1 40); do
+      kill -0 "$service_pid" 2>/dev/null || break
+      sleep 0.5
+    done
+    kill -KILL "$service_pid" 2>/dev/null || true
     wait "$service_pid" 2>/dev/null || true
   fi
   rm -rf "$data"

@@ -4,10 +4,12 @@ import com.service.attribution.AuthenticationException
 import com.service.attribution.HttpException
 import java.net.URLEncoder
 
-/** One SDK event's verdict in a POST /v1/events answer. */
+/** What a POST /v1/events answer asks of the SDK. */
 internal data class EventsVerdict(
     /** Indexes to send again later (the install is not recorded yet). */
     val retry: Set<Int>,
+    /** Why events were refused for good, for the log. */
+    val refused: List<String>,
 )
 
 /**
@@ -26,13 +28,12 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
 
     fun events(events: List<Map<String, Any?>>): EventsVerdict {
         val answer = Json.parseObject(call("POST", "/v1/events", Json.write(mapOf("events" to events))).body)
-        val retry =
-            (answer["rejected"] as? List<*>).orEmpty()
-                .mapNotNull { it as? Map<*, *> }
-                .filter { it["retryable"] == true }
-                .mapNotNull { (it["index"] as? Number)?.toInt() }
-                .toSet()
-        return EventsVerdict(retry)
+        val rejected = (answer["rejected"] as? List<*>).orEmpty().mapNotNull { it as? Map<*, *> }
+        val (retryable, refused) = rejected.partition { it["retryable"] == true }
+        return EventsVerdict(
+            retry = retryable.mapNotNull { (it["index"] as? Number)?.toInt() }.toSet(),
+            refused = refused.map { "#${it["index"]}: ${it["detail"]}" },
+        )
     }
 
     fun deleteInstall(serviceId: String) {

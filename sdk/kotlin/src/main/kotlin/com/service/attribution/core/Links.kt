@@ -16,14 +16,14 @@ internal object LinkParser {
 
     fun parse(url: String, options: LinkOptions): ParsedLink? {
         val match = URL.matchEntire(url.trim()) ?: return null
-        val (scheme, authority, path, query) = match.destructured
+        val (scheme, authority, path, queryText) = match.destructured
         if (scheme.lowercase() != "http" && scheme.lowercase() != "https") return null
         val host = hostOf(authority) ?: return null
         val allowed = options.allowedHosts
         if (allowed != null && allowed.none { it.trim().equals(host, ignoreCase = true) }) return null
         val segments = path.split('/').filter { it.isNotEmpty() }
         val deeplinkId = segments.singleOrNull()?.let { decode(it, plusIsSpace = false) }
-        return ParsedLink(deeplinkId, queryOf(query))
+        return ParsedLink(deeplinkId, query(queryText))
     }
 
     private fun hostOf(authority: String): String? {
@@ -37,8 +37,11 @@ internal object LinkParser {
         return host.takeIf { it.isNotEmpty() && it != "[]" }
     }
 
-    /** Every pair decoded; the last value wins; a name without `=` has the value "". */
-    private fun queryOf(query: String): Map<String, String> {
+    /**
+     * A query string's pairs (a link's, or an install referrer's), decoded; the last value
+     * wins; a name without `=` has the value "".
+     */
+    fun query(query: String): Map<String, String> {
         val params = LinkedHashMap<String, String>()
         for (pair in query.split('&')) {
             if (pair.isEmpty()) continue

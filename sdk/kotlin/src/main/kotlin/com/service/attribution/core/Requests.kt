@@ -13,6 +13,22 @@ internal data class Draft(
     val customerUserId: String?,
 )
 
+/**
+ * Device signals as the install's schema takes them: a value the schema would refuse costs
+ * only itself, never the install (a time zone id such as `GMT+01:00` is no IANA name).
+ */
+internal object Fields {
+    val LOCALE = Regex("^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$")
+    val TIMEZONE = Regex("^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*$")
+
+    fun text(value: String?, max: Int): String? = value?.trim()?.takeIf { it.isNotEmpty() }?.take(max)
+
+    fun matching(value: String?, pattern: Regex, max: Int): String? = value?.takeIf { it.length <= max && pattern.matches(it) }
+
+    /** The service takes 1 to 256 characters: blank is no id, a longer one is refused. */
+    fun customerUserId(value: String?): String? = value?.takeIf { it.isNotBlank() && it.length <= 256 }
+}
+
 /** The bodies of POST /v1/installs and of each event of POST /v1/events (sdk/conformance/requests.json). */
 internal object Requests {
     const val SDK_PLATFORM = "kotlin"
@@ -31,29 +47,29 @@ internal object Requests {
         linkedMapOf(
             "service_id" to serviceId,
             "os" to "android",
-            "os_version" to device.osVersion,
-            "device_model" to device.deviceModel,
-            "app_version" to device.appVersion,
+            "os_version" to Fields.text(device.osVersion, 64),
+            "device_model" to Fields.text(device.deviceModel, 64),
+            "app_version" to Fields.text(device.appVersion, 64),
             "sdk_platform" to SDK_PLATFORM,
             "sdk_version" to SDK_VERSION,
             "first_open_time" to iso(firstOpenMs),
             // The all-zero id is what Android gives without consent: no id at all.
             "maid" to advertisingId?.takeIf { it != NO_ADVERTISING_ID },
             "install_referrer" to referrer?.let(::referrerJson),
-            "open_url" to openUrl,
+            "open_url" to openUrl?.takeIf { it.length <= 2048 },
             "customer_user_id" to customerUserId,
-            "locale" to device.locale,
-            "timezone" to device.timezone,
+            "locale" to Fields.matching(device.locale, Fields.LOCALE, 35),
+            "timezone" to Fields.matching(device.timezone, Fields.TIMEZONE, 64),
         )
 
     private fun referrerJson(r: InstallReferrerDetails): Map<String, Any?> =
         linkedMapOf(
-            "referrer" to r.referrer,
+            "referrer" to r.referrer.take(2048),
             "click_timestamp" to r.clickTimestampSeconds,
             "install_begin_timestamp" to r.installBeginTimestampSeconds,
             "referrer_click_timestamp_server_seconds" to r.referrerClickTimestampServerSeconds,
             "install_begin_timestamp_server_seconds" to r.installBeginTimestampServerSeconds,
-            "install_version" to r.installVersion,
+            "install_version" to Fields.text(r.installVersion, 64),
         )
 
     fun event(draft: Draft, parameters: Map<String, Any?>, serviceId: String): Map<String, Any?> =

@@ -71,6 +71,8 @@ internal class SdkCore {
     private var retry: ScheduledFuture<*>? = null
     private var refresh: ScheduledFuture<*>? = null
     private var polling = false
+    private var referrerRead = false
+    private var referrer: InstallReferrerDetails? = null
 
     /** Completed once the first attribution attempt of this process has finished, either way. */
     private val initialMatch = CompletableDeferred<Unit>()
@@ -94,7 +96,7 @@ internal class SdkCore {
             log = Logger(platform.log, logLevel)
             api = Api(settings.baseUrl, apiKey, platform.http)
             queue = EventQueue(platform.store, settings.maxQueuedEvents)
-            if (customerUserId != null) this.customerUserId = customerUserId
+            Fields.customerUserId(customerUserId)?.let { this.customerUserId = it }
             this.customerUserId?.let { platform.store.put(KEY_CUSTOMER_USER_ID, it) }
                 ?: run { this.customerUserId = platform.store.get(KEY_CUSTOMER_USER_ID) }
             serviceId = platform.store.get(KEY_SERVICE_ID) ?: UUID.randomUUID().toString().also {
@@ -193,7 +195,9 @@ internal class SdkCore {
         withContext(workerDispatcher) { refreshOnWorker() }
     }
 
-    fun setCustomerUserId(customerUserId: String?) {
+    fun setCustomerUserId(value: String?) {
+        val customerUserId = Fields.customerUserId(value)
+        if (customerUserId != value && value != null) log.warn("customer user id must be 1 to 256 characters: cleared")
         this.customerUserId = customerUserId
         if (configured) {
             worker.execute {
@@ -269,6 +273,7 @@ internal class SdkCore {
                     return scheduleRetry(e)
                 }
             queue.remove(batch.size, verdict.retry)
+            if (verdict.refused.isNotEmpty()) log.error("events refused by the backend: ${verdict.refused.joinToString("; ")}")
             if (verdict.retry.isNotEmpty()) {
                 // The backend has not recorded the install: report it again, then these events.
                 platform.store.remove(KEY_INSTALL_TRACKED)
@@ -324,9 +329,6 @@ internal class SdkCore {
             false
         }
     }
-
-    private var referrerRead = false
-    private var referrer: InstallReferrerDetails? = null
 
     private fun installReferrer(): InstallReferrerDetails? {
         if (!referrerRead) {
@@ -402,7 +404,7 @@ internal class SdkCore {
         val cached = platform.store.get(KEY_ATTRIBUTION)?.let { runCatching { Json.parseObject(it) }.getOrNull() }.orEmpty()
         val params = LinkedHashMap<String, String>()
         if (!rawReferrer.isNullOrBlank()) {
-            params.putAll(LinkParser.parse("https://referrer/?$rawReferrer", com.service.attribution.LinkOptions())?.queryParams.orEmpty())
+            params.putAll(LinkParser.query(rawReferrer))
         }
         for ((k, v) in cached) if (k != MATCH_STATUS && v is String) params[k] = v
         return params
