@@ -1,0 +1,72 @@
+using System;
+
+namespace Service.Unity
+{
+    /// <summary>Small string store kept across launches: PlayerPrefs in Unity.</summary>
+    public interface IKeyValueStore
+    {
+        string Get(string key);
+        void Set(string key, string value);
+        void Remove(string key);
+    }
+
+    /// <summary>What the device says about itself on the first launch; null where unknown.</summary>
+    public sealed class DeviceSignals
+    {
+        /// <summary>"android" or "ios": the platforms whose installs the service takes.</summary>
+        public string Os { get; set; }
+        public string OsVersion { get; set; }
+        public string DeviceModel { get; set; }
+        public string AppVersion { get; set; }
+        public string Locale { get; set; }
+        public string Timezone { get; set; }
+        public string AdvertisingId { get; set; }
+        public string Idfv { get; set; }
+        public string AttStatus { get; set; }
+        public string PlatformAdsToken { get; set; }
+        public InstallReferrer InstallReferrer { get; set; }
+        /// <summary>The link that opened the app on its first launch, if any.</summary>
+        public string OpenUrl { get; set; }
+    }
+
+    /// <summary>What Google Play's install referrer API gave, timestamps in Unix seconds.</summary>
+    public sealed class InstallReferrer
+    {
+        public string Referrer { get; set; }
+        public long? ClickTimestampSeconds { get; set; }
+        public long? InstallBeginTimestampSeconds { get; set; }
+        public long? ReferrerClickTimestampServerSeconds { get; set; }
+        public long? InstallBeginTimestampServerSeconds { get; set; }
+        public string InstallVersion { get; set; }
+    }
+
+    /// <summary>The device's own signals, read once when the SDK starts.</summary>
+    public interface IDevice
+    {
+        DeviceSignals Read();
+    }
+
+    public enum LogLevel
+    {
+        Debug = 0,
+        Info = 1,
+        Warn = 2,
+        Error = 3,
+    }
+
+    public interface ILog
+    {
+        void Write(LogLevel level, string message);
+    }
+
+    /// <summary>Runs app callbacks where the app expects them: Unity's main thread.</summary>
+    public interface IMainThread
+    {
+        void Post(Action action);
+    }
+
+    public interface IClock
+    {
+        DateTime UtcNow { get; }
+    }
+}

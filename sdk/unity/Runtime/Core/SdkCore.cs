@@ -1,0 +1,350 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Net.Http;
+using System.Threading;
+using System.Threading.Tasks;
+using Newtonsoft.Json.Linq;
+
+namespace Service.Unity
+{
+    /// <summary>What the core runs on: the platform's seams, and where the service is.</summary>
+    public sealed class SdkSetup
+    {
+        public IKeyValueStore Store { get; set; }
+        public IDevice Device { get; set; }
+        public ILog Log { get; set; }
+        public IMainThread MainThread { get; set; }
+        public IClock Clock { get; set; }
+        /// <summary>The service's address; the spec names none, so the app sets it.</summary>
+        public string BaseUrl { get; set; }
+        /// <summary>For tests and proxies; null: the platform's own.</summary>
+        public HttpMessageHandler HttpHandler { get; set; }
+        /// <summary>First delay before sending again after a failure; doubles up to a minute.</summary>
+        public TimeSpan RetryDelay { get; set; } = TimeSpan.FromSeconds(2);
+        /// <summary>How long one attribution read waits for an unresolved match (0 to 20 s).</summary>
+        public int AttributionWaitSeconds { get; set; } = 10;
+    }
+
+    /// <summary>
+    /// Every rule of the SDK, with no Unity type: configure once, remote configuration, the
+    /// install tracked once, events kept on the device until the service has them (in order,
+    /// each once), the customer user id, attribution reads and deletion. The static
+    /// <see cref="ServiceSDK"/> holds one for the app; tests make as many as they need.
+    /// </summary>
+    internal sealed class SdkCore
+    {
+        public const string MatchStatus = "service_match_status";
+        private const string ServiceIdKey = "service_sdk.service_id";
+        private const string FirstOpenKey = "service_sdk.first_open";
+        private const string InstallTrackedKey = "service_sdk.install_tracked";
+        private const string EnabledKey = "service_sdk.enabled";
+        private const string AttributionKey = "service_sdk.attribution";
+        private const int EventBatch = 100;
+        private static readonly TimeSpan MaxRetryDelay = TimeSpan.FromMinutes(1);
+        private static readonly HashSet<string> Settled = new HashSet<string>
+        {
+            "matched", "matched_no_params", "organic", "skipped",
+        };
+
+        private readonly SdkSetup setup;
+        private readonly EventQueue queue;
+        private readonly SemaphoreSlim sending = new SemaphoreSlim(1, 1);
+        private readonly object gate = new object();
+        private ApiClient api;
+        private Task initialization;
+        private Task flushing = Task.FromResult(0);
+        private LogLevel logLevel = LogLevel.Info;
+        private string customerUserId;
+        private volatile bool configured;
+        private volatile bool disabled;
+        private TimeSpan retryDelay;
+        private Timer retryTimer;
+
+        public SdkCore(SdkSetup setup)
+        {
+            this.setup = setup;
+            queue = new EventQueue(setup.Store);
+            retryDelay = setup.RetryDelay;
+        }
+
+        public bool IsConfigured
+        {
+            get { return configured; }
+        }
+
+        /// <summary>Before Configure, and once the key was rejected or the app switched off.</summary>
+        public bool IsSdkDisabled
+        {
+            get { return !configured || disabled; }
+        }
+
+        public string ServiceId
+        {
+            get { return configured ? setup.Store.Get(ServiceIdKey) : null; }
+        }
+
+        public void Configure(string apiKey, int level, string userId)
+        {
+            if (string.IsNullOrEmpty(apiKey)) throw new ArgumentException("apiKey must not be empty", "apiKey");
+            if (level < (int)LogLevel.Debug || level > (int)LogLevel.Error)
+            {
+                throw new ArgumentException("logLevel must be 0 (DEBUG) to 3 (ERROR)", "logLevel");
+            }
+            lock (gate)
+            {
+                // One configure per process: a repeat, its customer user id included, changes nothing.
+                if (configured) return;
+                logLevel = (LogLevel)level;
+                if (string.IsNullOrEmpty(setup.BaseUrl))
+                {
+                    disabled = true;
+                    configured = true;
+                    Write(LogLevel.Error, "no service address is set (ServiceSDK.BaseUrl): the SDK is off");
+                    initialization = Task.FromResult(0);
+                    return;
+                }
+                api = new ApiClient(setup.BaseUrl, apiKey, setup.HttpHandler);
+                if (setup.Store.Get(ServiceIdKey) == null)
+                {
+                    setup.Store.Set(ServiceIdKey, Guid.NewGuid().ToString());
+                    setup.Store.Set(FirstOpenKey, Requests.Iso(setup.Clock.UtcNow));
+                }
+                customerUserId = Blank(userId) ? null : userId;
+                disabled = setup.Store.Get(EnabledKey) == "false";
+                configured = true;
+                initialization = Task.Run(() => Initialize());
+            }
+        }
+
+        public void SetCustomerUserId(string userId)
+        {
+            RequireConfigured();
+            lock (gate) customerUserId = Blank(userId) ? null : userId;
+        }
+
+        public void SendEvent(EventType eventType, string eventName, IDictionary<string, object> parameters)
+        {
+            RequireConfigured();
+            if (eventType == EventType.CUSTOM && Blank(eventName))
+            {
+                throw new ArgumentException("a CUSTOM event needs an eventName", "eventName");
+            }
+            var checkedParameters = EventParameters.Check(parameters);
+            // The SDK tracks the install itself; a manual one would count it twice.
+            if (eventType == EventType.INSTALL || disabled) return;
+            string userId;
+            lock (gate) userId = customerUserId;
+            queue.Add(new QueuedEvent
+            {
+                EventId = Guid.NewGuid().ToString("N"),
+                EventType = eventType.ToString(),
+                // A standard event's name is not sent: the type names it.
+                EventName = eventType == EventType.CUSTOM ? eventName : null,
+                Parameters = checkedParameters == null ? null : JToken.FromObject(checkedParameters),
+                EventTime = Requests.Iso(setup.Clock.UtcNow),
+                CustomerUserId = userId,
+            });
+            Flush();
+        }
+
+        /// <summary>
+        /// The install's attribution parameters, to exactly one of the two callbacks, on the main
+        /// thread. `failed` is never kept, so the next read asks the service again.
+        /// </summary>
+        public void GetAttributionParams(Action<Dictionary<string, object>> onSuccess, Action<string> onError)
+        {
+            if (onSuccess == null) throw new ArgumentNullException("onSuccess");
+            RequireConfigured();
+            Task.Run(async () =>
+            {
+                try
+                {
+                    var parameters = await ReadAttribution().ConfigureAwait(false);
+                    setup.MainThread.Post(() => onSuccess(parameters));
+                }
+                catch (Exception error)
+                {
+                    Write(LogLevel.Warn, "attribution read failed: " + error.Message);
+                    if (onError != null) setup.MainThread.Post(() => onError(error.Message));
+                }
+            });
+        }
+
+        /// <summary>Deletes the install's data at the service; then nothing of it stays on the device.</summary>
+        public async Task DeleteUserData()
+        {
+            RequireConfigured();
+            if (api == null) throw new InvalidOperationException("the SDK is off: no service address");
+            await initialization.ConfigureAwait(false);
+            await api.Send(HttpMethod.Delete, "/v1/installs/" + Uri.EscapeDataString(ServiceId), null)
+                .ConfigureAwait(false);
+            setup.Store.Remove(AttributionKey);
+            queue.Clear();
+        }
+
+        /// <summary>Resolves once initialization and the sending under way are done (for tests).</summary>
+        internal async Task Idle()
+        {
+            if (initialization != null) await initialization.ConfigureAwait(false);
+            Task current;
+            do
+            {
+                lock (gate) current = flushing;
+                await current.ConfigureAwait(false);
+            } while (!ReferenceEquals(current, flushing));
+        }
+
+        internal int Queued
+        {
+            get { return queue.Count; }
+        }
+
+        private async Task Initialize()
+        {
+            try
+            {
+                var config = await api.Send(HttpMethod.Get, "/v1/config", null).ConfigureAwait(false);
+                var enabled = config != null && config.Value<bool?>("enabled") != false;
+                setup.Store.Set(EnabledKey, enabled ? "true" : "false");
+                if (enabled) disabled = false;
+                else SwitchOff("the app is switched off in its remote configuration");
+            }
+            catch (ServiceHttpException error) when (error.IsAuthentication)
+            {
+                SwitchOff("the SDK key was rejected (" + error.Code + ")");
+            }
+            catch (Exception error)
+            {
+                // Offline or the service down: go on with the last configuration kept.
+                Write(LogLevel.Warn, "remote configuration not fetched: " + error.Message);
+            }
+            if (!disabled) await SendQueued().ConfigureAwait(false);
+        }
+
+        private void SwitchOff(string why)
+        {
+            disabled = true;
+            // The owner asked for nothing to be sent: what waits is dropped, not kept for later.
+            queue.Clear();
+            Write(LogLevel.Error, why + ": the SDK sends nothing");
+        }
+
+        /// <summary>Sends what is queued once initialization and the sending before are done.</summary>
+        private void Flush()
+        {
+            lock (gate)
+            {
+                flushing = Task.WhenAll(flushing, initialization)
+                    .ContinueWith(_ => SendQueued(), TaskScheduler.Default)
+                    .Unwrap();
+            }
+        }
+
+        /// <summary>The install first, once; then the queued events in order, 100 a request.</summary>
+        private async Task SendQueued()
+        {
+            await sending.WaitAsync().ConfigureAwait(false);
+            try
+            {
+                if (disabled) return;
+                if (setup.Store.Get(InstallTrackedKey) != "true") await TrackInstall().ConfigureAwait(false);
+                while (!disabled && queue.Count > 0)
+                {
+                    var batch = queue.Peek(EventBatch);
+                    var body = new JObject
+                    {
+                        { "events", new JArray(batch.Select(e => Requests.Event(e, ServiceId))) },
+                    };
+                    var answer = await api.Send(HttpMethod.Post, "/v1/events", body).ConfigureAwait(false);
+                    // Accepted, ignored and refused for good leave; a retryable refusal stays.
+                    var keep = new HashSet<string>((answer?["rejected"] as JArray ?? new JArray())
+                        .Where(r => r.Value<bool?>("retryable") == true)
+                        .Select(r => r.Value<string>("event_id")));
+                    foreach (var refused in (answer?["rejected"] as JArray ?? new JArray())
+                        .Where(r => r.Value<bool?>("retryable") != true))
+                    {
+                        Write(LogLevel.Warn, "the service refused an event: " + refused.ToString());
+                    }
+                    queue.Remove(batch.Select(e => e.EventId).Where(id => !keep.Contains(id)));
+                    if (keep.Count > 0) throw new InvalidOperationException("events to send again later");
+                }
+                retryDelay = setup.RetryDelay;
+            }
+            catch (ServiceHttpException error) when (error.IsAuthentication)
+            {
+                SwitchOff("the SDK key was rejected (" + error.Code + ")");
+            }
+            catch (Exception error)
+            {
+                // Offline, or the service unwell: everything stays queued, in order, for later.
+                Write(LogLevel.Info, "sending later: " + error.Message);
+                ScheduleRetry();
+            }
+            finally
+            {
+                sending.Release();
+            }
+        }
+
+        private async Task TrackInstall()
+        {
+            string userId;
+            lock (gate) userId = customerUserId;
+            var firstOpen = DateTime.Parse(
+                setup.Store.Get(FirstOpenKey), null, System.Globalization.DateTimeStyles.RoundtripKind);
+            var body = Requests.Install(ServiceId, firstOpen, setup.Device.Read(), userId);
+            await api.Send(HttpMethod.Post, "/v1/installs", body).ConfigureAwait(false);
+            setup.Store.Set(InstallTrackedKey, "true");
+        }
+
+        private void ScheduleRetry()
+        {
+            var delay = retryDelay;
+            retryDelay = TimeSpan.FromTicks(Math.Min(retryDelay.Ticks * 2, MaxRetryDelay.Ticks));
+            retryTimer?.Dispose();
+            retryTimer = new Timer(_ => Flush(), null, delay, Timeout.InfiniteTimeSpan);
+        }
+
+        private async Task<Dictionary<string, object>> ReadAttribution()
+        {
+            if (disabled) return Status("not_configured");
+            var kept = setup.Store.Get(AttributionKey);
+            if (kept != null) return JObject.Parse(kept).ToObject<Dictionary<string, object>>();
+            await initialization.ConfigureAwait(false);
+            if (disabled) return Status("not_configured");
+            // The install must be at the service before it can be matched.
+            await Idle().ConfigureAwait(false);
+            if (setup.Store.Get(InstallTrackedKey) != "true") return Status("failed");
+            var answer = await api.Send(
+                HttpMethod.Get,
+                "/v1/installs/" + Uri.EscapeDataString(ServiceId) + "/attribution?wait_seconds=" + setup.AttributionWaitSeconds,
+                null).ConfigureAwait(false) as JObject ?? new JObject();
+            var parameters = answer.ToObject<Dictionary<string, object>>();
+            object status;
+            if (!parameters.TryGetValue(MatchStatus, out status)) return Status("failed");
+            if (Settled.Contains(status as string)) setup.Store.Set(AttributionKey, answer.ToString());
+            return parameters;
+        }
+
+        private static Dictionary<string, object> Status(string status)
+        {
+            return new Dictionary<string, object> { { MatchStatus, status } };
+        }
+
+        private void RequireConfigured()
+        {
+            if (!configured) throw new InvalidOperationException("call ServiceSDK.Configure first");
+        }
+
+        private void Write(LogLevel level, string message)
+        {
+            if (level >= logLevel) setup.Log.Write(level, message);
+        }
+
+        private static bool Blank(string text)
+        {
+            return text == null || text.Trim().Length == 0;
+        }
+    }
+}

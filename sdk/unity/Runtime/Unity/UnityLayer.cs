@@ -1,0 +1,157 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Runtime.InteropServices;
+using UnityEngine;
+
+namespace Service.Unity
+{
+    /// <summary>
+    /// The Unity layer: at load it gives <see cref="ServiceSDK"/> the engine's seams (PlayerPrefs,
+    /// the device, Debug.Log, the main thread) and keeps one object alive across scenes. It holds
+    /// no rule of its own.
+    /// </summary>
+    public sealed class ServiceSdkBehaviour : MonoBehaviour, IMainThread
+    {
+        private readonly Queue<Action> pending = new Queue<Action>();
+
+        [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.BeforeSceneLoad)]
+        private static void Install()
+        {
+            var host = new GameObject("ServiceSDK");
+            DontDestroyOnLoad(host);
+            var behaviour = host.AddComponent<ServiceSdkBehaviour>();
+            ServiceSDK.UsePlatform(new SdkSetup
+            {
+                Store = new PlayerPrefsStore(behaviour),
+                Device = new UnityDevice(),
+                Log = new UnityLog(),
+                MainThread = behaviour,
+                Clock = new SystemClock(),
+            });
+        }
+
+        public void Post(Action action)
+        {
+            lock (pending) pending.Enqueue(action);
+        }
+
+        private void Update()
+        {
+            while (true)
+            {
+                Action next;
+                lock (pending)
+                {
+                    if (pending.Count == 0) return;
+                    next = pending.Dequeue();
+                }
+                next();
+            }
+        }
+
+        private void OnApplicationPause(bool paused)
+        {
+            if (paused) PlayerPrefs.Save();
+        }
+    }
+
+    /// <summary>
+    /// PlayerPrefs may only be touched on the main thread, and the SDK writes from its own: reads
+    /// come from a copy made at load, writes go to the copy and, on the main thread, to PlayerPrefs.
+    /// </summary>
+    internal sealed class PlayerPrefsStore : IKeyValueStore
+    {
+        private static readonly string[] Keys =
+        {
+            "service_sdk.service_id", "service_sdk.first_open", "service_sdk.install_tracked",
+            "service_sdk.enabled", "service_sdk.attribution", "service_sdk.event_queue",
+        };
+
+        private readonly Dictionary<string, string> values = new Dictionary<string, string>();
+        private readonly IMainThread mainThread;
+
+        public PlayerPrefsStore(IMainThread mainThread)
+        {
+            this.mainThread = mainThread;
+            foreach (var key in Keys)
+            {
+                if (PlayerPrefs.HasKey(key)) values[key] = PlayerPrefs.GetString(key);
+            }
+        }
+
+        public string Get(string key)
+        {
+            lock (values)
+            {
+                string value;
+                return values.TryGetValue(key, out value) ? value : null;
+            }
+        }
+
+        public void Set(string key, string value)
+        {
+            lock (values) values[key] = value;
+            mainThread.Post(() => PlayerPrefs.SetString(key, value));
+        }
+
+        public void Remove(string key)
+        {
+            lock (values) values.Remove(key);
+            mainThread.Post(() => PlayerPrefs.DeleteKey(key));
+        }
+    }
+
+    internal sealed class UnityDevice : IDevice
+    {
+#if UNITY_IOS && !UNITY_EDITOR
+        [DllImport("__Internal")]
+        private static extern string ServiceSdkAdServicesToken();
+#endif
+
+        public DeviceSignals Read()
+        {
+            var ios = Application.platform == RuntimePlatform.IPhonePlayer;
+            return new DeviceSignals
+            {
+                // The service takes installs from Android and iOS; the Editor reports as Android.
+                Os = ios ? "ios" : "android",
+                OsVersion = SystemInfo.operatingSystem,
+                DeviceModel = SystemInfo.deviceModel,
+                AppVersion = Application.version,
+                Locale = CultureInfo.CurrentCulture.Name,
+                Timezone = TimeZoneInfo.Local.Id,
+                Idfv = ios ? SystemInfo.deviceUniqueIdentifier : null,
+                PlatformAdsToken = ios && PlatformAds.Enabled ? AdServicesToken() : null,
+            };
+        }
+
+        private static string AdServicesToken()
+        {
+#if UNITY_IOS && !UNITY_EDITOR
+            return ServiceSdkAdServicesToken();
+#else
+            return null;
+#endif
+        }
+    }
+
+    internal sealed class UnityLog : ILog
+    {
+        public void Write(LogLevel level, string message)
+        {
+            var line = "[ServiceSdk] " + message;
+            if (level == LogLevel.Error) Debug.LogError(line);
+            else if (level == LogLevel.Warn) Debug.LogWarning(line);
+            else Debug.Log(line);
+        }
+    }
+
+    internal sealed class SystemClock : IClock
+    {
+        public DateTime UtcNow
+        {
+            get { return DateTime.UtcNow; }
+        }
+    }
+}

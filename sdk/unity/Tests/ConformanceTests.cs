@@ -1,0 +1,274 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text.RegularExpressions;
+using Newtonsoft.Json.Linq;
+using NUnit.Framework;
+
+namespace Service.Unity.Tests
+{
+    /// <summary>Every shared vector (sdk/conformance) that names Unity, run against the SDK's own code.</summary>
+    [TestFixture]
+    public class ConformanceTests
+    {
+        private static IEnumerable<TestCaseData> Cases(string file, string list, Func<JObject, bool> applies)
+        {
+            return Repo.Vectors(file)[list].Cast<JObject>().Where(applies)
+                .Select(vector => new TestCaseData(vector).SetName(file + ": " + (string)vector["name"]));
+        }
+
+        private static bool ForUnity(JObject vector)
+        {
+            var platforms = vector["platforms"] as JArray;
+            if (platforms != null) return platforms.Any(p => (string)p == "unity");
+            var expect = vector["expect"] as JObject;
+            return expect == null || expect["unity"] == null || expect["unity"].Type != JTokenType.Null;
+        }
+
+        public static IEnumerable<TestCaseData> EventTypes()
+        {
+            return Repo.Vectors("event-types.json")["eventTypes"].Cast<JObject>()
+                .Select(vector => new TestCaseData(vector).SetName("event-types.json: " + (string)vector["wire"]));
+        }
+
+        [TestCaseSource("EventTypes")]
+        public void EventTypeCaseIsTheWireValue(JObject vector)
+        {
+            var type = (EventType)Enum.Parse(typeof(EventType), (string)vector["wire"]);
+            Assert.AreEqual((string)vector["wire"], type.ToString());
+        }
+
+        [Test]
+        public void EventTypeHasNoCaseBeyondTheList()
+        {
+            var wire = Repo.Vectors("event-types.json")["eventTypes"].Select(v => (string)v["wire"]).ToArray();
+            CollectionAssert.AreEqual(wire, Enum.GetNames(typeof(EventType)));
+        }
+
+        public static IEnumerable<TestCaseData> Parameters()
+        {
+            return Cases("parameters.json", "cases", v => v["expect"]["unity"] != null && v["expect"]["unity"].Type != JTokenType.Null);
+        }
+
+        /// <summary>A vector's stand-in for a value JSON cannot hold, as a C# value.</summary>
+        private static object Native(JToken value)
+        {
+            var map = value as JObject;
+            if (map != null && map["$special"] != null)
+            {
+                switch ((string)map["$special"])
+                {
+                    case "nan": return double.NaN;
+                    case "infinity": return double.PositiveInfinity;
+                    case "negativeInfinity": return double.NegativeInfinity;
+                    case "dateTime": return new DateTime(2026, 11, 24, 0, 0, 0, DateTimeKind.Utc);
+                    case "uri": return new Uri("https://example.com/");
+                    case "set": return new HashSet<string> { "a", "b" };
+                    case "bytes": return new byte[] { 1, 2 };
+                    case "object": return new AppObject();
+                    case "intKeyedMap": return new Dictionary<int, string> { { 1, "a" } };
+                    default: throw new ArgumentException("unknown special value " + map["$special"]);
+                }
+            }
+            if (map != null) return map.Properties().ToDictionary(p => p.Name, p => Native(p.Value));
+            var list = value as JArray;
+            if (list != null) return list.Select(Native).ToList();
+            return value == null || value.Type == JTokenType.Null ? null : ((JValue)value).Value;
+        }
+
+        private sealed class AppObject { }
+
+        [TestCaseSource("Parameters")]
+        public void SendEventFollowsTheParameterRules(JObject vector)
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            var input = vector["input"];
+            var type = (EventType)Enum.Parse(typeof(EventType), (string)input["eventType"]);
+            var parameters = Native(input["parameters"]) as Dictionary<string, object>;
+            var expected = (JObject)vector["expect"]["unity"];
+            Action send = () => core.SendEvent(type, (string)input["eventName"], parameters);
+            if (expected["throws"] != null)
+            {
+                Assert.Throws(Is.InstanceOf<ArgumentException>(), () => send());
+                Assert.AreEqual(0, core.Queued);
+                return;
+            }
+            send();
+            core.Idle().Wait();
+            var events = backend.Requests.Where(r => r.Key.StartsWith("POST /v1/events"))
+                .SelectMany(r => r.Value["events"]).ToList();
+            if (expected["dropped"] != null)
+            {
+                Assert.IsEmpty(events);
+                return;
+            }
+            var sent = (JObject)expected["sent"];
+            var actual = (JObject)events.Single();
+            Assert.AreEqual((string)sent["event_type"], (string)actual["event_type"]);
+            Assert.AreEqual((string)sent["event_name"], (string)actual["event_name"]);
+            Assert.IsTrue(
+                JToken.DeepEquals(Normalized(sent["parameters"]), Normalized(actual["parameters"])),
+                "parameters: " + actual["parameters"]);
+        }
+
+        /// <summary>No parameters may be null, absent or an empty map (the vectors' description).</summary>
+        private static JToken Normalized(JToken parameters)
+        {
+            if (parameters == null || parameters.Type == JTokenType.Null) return JValue.CreateNull();
+            var map = parameters as JObject;
+            return map != null && !map.HasValues ? (JToken)JValue.CreateNull() : parameters;
+        }
+
+        public static IEnumerable<TestCaseData> Links()
+        {
+            return Cases("links.json", "cases", v => true);
+        }
+
+        [TestCaseSource("Links")]
+        public void HandleUniversalLinkParsesTheLink(JObject vector)
+        {
+            var expected = (JObject)(vector["platforms"] != null ? vector["platforms"]["unity"] : vector["expect"]);
+            var hosts = vector["allowedHosts"] is JArray ? vector["allowedHosts"].Select(h => (string)h).ToArray() : null;
+            var url = (string)vector["url"];
+            if (expected["throws"] != null)
+            {
+                Assert.Throws(Is.InstanceOf<ArgumentException>(), () => ServiceSDK.HandleUniversalLink(url, hosts));
+                return;
+            }
+            var result = ServiceSDK.HandleUniversalLink(url, hosts);
+            var want = expected["result"] as JObject;
+            if (want == null)
+            {
+                Assert.IsNull(result);
+                return;
+            }
+            Assert.IsNotNull(result);
+            Assert.AreEqual((string)want["deeplinkId"], result.DeeplinkId);
+            CollectionAssert.AreEquivalent(
+                ((JObject)want["queryParams"]).Properties().ToDictionary(p => p.Name, p => (string)p.Value),
+                result.QueryParams);
+            Assert.AreEqual(url, result.Url);
+        }
+
+        [Test]
+        public void ConfigureTakesTheLogLevelsAndRefusesTheOthers()
+        {
+            var levels = Repo.Vectors("log-levels.json");
+            foreach (var level in levels["levels"])
+            {
+                var core = new SdkCore(Setups.For("http://service.test", new ScriptedBackend { Answer = ScriptedBackend.Usual }));
+                core.Configure("sdk_key", (int)level["value"], null);
+                Assert.IsTrue(core.IsConfigured);
+            }
+            foreach (var invalid in levels["invalid"])
+            {
+                var core = new SdkCore(Setups.For("http://service.test", new ScriptedBackend { Answer = ScriptedBackend.Usual }));
+                Assert.Throws(Is.InstanceOf<ArgumentException>(), () => core.Configure("sdk_key", (int)invalid, null));
+                Assert.IsFalse(core.IsConfigured);
+            }
+            var defaultLevel = typeof(ServiceSDK).GetMethod("Configure").GetParameters()[1].DefaultValue;
+            Assert.AreEqual((int)levels["default"]["unity"], defaultLevel);
+        }
+
+        public static IEnumerable<TestCaseData> Installs()
+        {
+            return Cases("requests.json", "installs", ForUnity);
+        }
+
+        [TestCaseSource("Installs")]
+        public void TheInstallRequestIsTheVectors(JObject vector)
+        {
+            var input = vector["input"];
+            var device = input["device"].ToObject<DeviceSignals>();
+            device.InstallReferrer = input["installReferrer"].Type == JTokenType.Null ? null : input["installReferrer"].ToObject<InstallReferrer>();
+            device.OpenUrl = (string)input["openUrl"];
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend, device: new FixedDevice { Signals = device }));
+            core.Configure("sdk_key", 1, (string)input["customerUserId"]);
+            core.Idle().Wait();
+            var install = backend.Requests.Single(r => r.Key == "POST /v1/installs");
+            AssertMatches(vector["request"]["body"], install.Value, core.ServiceId);
+        }
+
+        public static IEnumerable<TestCaseData> EventBatches()
+        {
+            return Cases("requests.json", "events", ForUnity);
+        }
+
+        [TestCaseSource("EventBatches")]
+        public void TheEventRequestsAreTheVectors(JObject vector)
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            foreach (JObject step in vector["input"]["steps"])
+            {
+                if (step["setCustomerUserId"] != null)
+                {
+                    core.SetCustomerUserId((string)step["setCustomerUserId"]);
+                    continue;
+                }
+                var call = step["sendEvent"];
+                core.SendEvent(
+                    (EventType)Enum.Parse(typeof(EventType), (string)call["eventType"]),
+                    (string)call["eventName"],
+                    Native(call["parameters"]) as Dictionary<string, object>);
+                core.Idle().Wait();
+            }
+            var sent = new JArray(backend.Requests.Where(r => r.Key == "POST /v1/events").SelectMany(r => r.Value["events"]));
+            AssertMatches(vector["request"]["body"]["events"], sent, core.ServiceId);
+        }
+
+        /// <summary>Equal as JSON, placeholders by their format, a field shown null also when left out.</summary>
+        private static void AssertMatches(JToken expected, JToken actual, string serviceId)
+        {
+            var problem = Mismatch(expected, actual, serviceId, "body");
+            Assert.IsNull(problem, problem + "\nsent: " + actual);
+        }
+
+        private static string Mismatch(JToken expected, JToken actual, string serviceId, string path)
+        {
+            if (expected.Type == JTokenType.String)
+            {
+                var text = (string)expected;
+                var value = actual == null || actual.Type == JTokenType.Null ? null : actual.ToString();
+                if (text == "{{service_id}}") return value == serviceId ? null : path + ": not the service id";
+                if (text == "{{event_id}}") return value != null && Regex.IsMatch(value, "^[A-Za-z0-9._:-]{1,128}$") ? null : path + ": no event id";
+                if (text == "{{time}}")
+                {
+                    var raw = actual != null && actual.Type == JTokenType.Date ? ((DateTime)actual).ToString("o") : value;
+                    return raw != null && Regex.IsMatch(raw, @"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d") ? null : path + ": no time";
+                }
+            }
+            if (expected.Type == JTokenType.Null) return actual == null || actual.Type == JTokenType.Null ? null : path + ": should be null";
+            if (expected is JObject)
+            {
+                var actualObject = actual as JObject;
+                if (actualObject == null) return path + ": not an object";
+                foreach (var property in ((JObject)expected).Properties())
+                {
+                    var problem = Mismatch(property.Value, actualObject[property.Name], serviceId, path + "." + property.Name);
+                    if (problem != null) return problem;
+                }
+                var extra = actualObject.Properties().Select(p => p.Name).Except(((JObject)expected).Properties().Select(p => p.Name)).ToList();
+                return extra.Count == 0 ? null : path + ": unexpected " + string.Join(", ", extra);
+            }
+            if (expected is JArray)
+            {
+                var actualArray = actual as JArray;
+                if (actualArray == null || actualArray.Count != ((JArray)expected).Count) return path + ": another length";
+                for (var i = 0; i < actualArray.Count; i++)
+                {
+                    var problem = Mismatch(expected[i], actualArray[i], serviceId, path + "[" + i + "]");
+                    if (problem != null) return problem;
+                }
+                return null;
+            }
+            return JToken.DeepEquals(expected, actual) ? null : path + ": " + actual + " instead of " + expected;
+        }
+    }
+}

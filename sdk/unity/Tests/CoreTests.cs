@@ -1,0 +1,204 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Newtonsoft.Json.Linq;
+using NUnit.Framework;
+
+namespace Service.Unity.Tests
+{
+    /// <summary>The rules that need answers the service gives rarely, against a scripted backend.</summary>
+    [TestFixture]
+    public class CoreTests
+    {
+        private static Tuple<int, JToken> Answer(int status, string json)
+        {
+            return Tuple.Create(status, json == null ? null : JToken.Parse(json));
+        }
+
+        [Test]
+        public void FailedIsAskedAgainOnTheNextReadAndNeverKept()
+        {
+            var reads = 0;
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) => key.Contains("/attribution")
+                    ? Interlocked.Increment(ref reads) == 1
+                        ? Answer(200, "{\"service_match_status\":\"failed\"}")
+                        : Answer(200, "{\"service_match_status\":\"matched\",\"deep_link_path\":\"/x\"}")
+                    : ScriptedBackend.Usual(key, body),
+            };
+            var setup = Setups.For("http://service.test", backend);
+            var core = new SdkCore(setup);
+            core.Configure("sdk_key", 1, null);
+            Assert.AreEqual("failed", Read(core)[SdkCore.MatchStatus]);
+            Assert.IsNull(setup.Store.Get("service_sdk.attribution"));
+            Assert.AreEqual("matched", Read(core)[SdkCore.MatchStatus]);
+            Assert.AreEqual(2, reads);
+        }
+
+        [Test]
+        public void ExactlyOneCallbackFiresOnTheMainThreadOnError()
+        {
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) => key.Contains("/attribution") ? Answer(500, "{}") : ScriptedBackend.Usual(key, body),
+            };
+            var setup = Setups.For("http://service.test", backend);
+            var core = new SdkCore(setup);
+            core.Configure("sdk_key", 1, null);
+            var successes = 0;
+            var errors = new TaskCompletionSource<string>();
+            core.GetAttributionParams(p => Interlocked.Increment(ref successes), e => errors.TrySetResult(e));
+            Assert.IsTrue(errors.Task.Wait(5000));
+            Thread.Sleep(100);
+            Assert.AreEqual(0, successes);
+            StringAssert.Contains("500", errors.Task.Result);
+            Assert.AreEqual(1, ((InlineMainThread)setup.MainThread).Posted);
+        }
+
+        [Test]
+        public void ADisabledSdkAnswersNotConfigured()
+        {
+            var backend = new ScriptedBackend { Answer = (key, body) => Answer(401, "{\"error\":\"Unauthorized\",\"detail\":\"x\"}") };
+            var core = new SdkCore(Setups.For("http://service.test", backend));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            Assert.IsTrue(core.IsSdkDisabled);
+            Assert.AreEqual("not_configured", Read(core)[SdkCore.MatchStatus]);
+        }
+
+        [Test]
+        public void EventsBeforeTheConfigurationArrivesAreSentAfterTheInstallInOrder()
+        {
+            var release = new ManualResetEventSlim();
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) =>
+                {
+                    if (key.StartsWith("GET /v1/config")) release.Wait(5000);
+                    return ScriptedBackend.Usual(key, body);
+                },
+            };
+            var core = new SdkCore(Setups.For("http://service.test", backend));
+            core.Configure("sdk_key", 1, null);
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.SendEvent(EventType.SHARE, null, null);
+            release.Set();
+            core.Idle().Wait();
+            var order = backend.Requests.Select(r => r.Key).Where(k => !k.StartsWith("GET")).ToList();
+            Assert.AreEqual("POST /v1/installs", order.First());
+            var sent = backend.Requests.Where(r => r.Key.StartsWith("POST /v1/events")).SelectMany(r => r.Value["events"])
+                .Select(e => (string)e["event_type"]).ToList();
+            CollectionAssert.AreEqual(new[] { "LOGIN", "SHARE" }, sent);
+        }
+
+        [Test]
+        public void ARetryableRefusalStaysQueuedAndOneRefusedForGoodLeaves()
+        {
+            var posts = 0;
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) =>
+                {
+                    if (!key.StartsWith("POST /v1/events")) return ScriptedBackend.Usual(key, body);
+                    var events = (JArray)body["events"];
+                    if (Interlocked.Increment(ref posts) > 1) return ScriptedBackend.Usual(key, body);
+                    return Tuple.Create(202, (JToken)new JObject
+                    {
+                        { "accepted", new JArray() },
+                        {
+                            "rejected", new JArray(
+                                new JObject { { "index", 0 }, { "event_id", events[0]["event_id"] }, { "retryable", true } },
+                                new JObject { { "index", 1 }, { "event_id", events[1]["event_id"] }, { "retryable", false } })
+                        },
+                    });
+                },
+            };
+            var core = new SdkCore(Setups.For("http://service.test", backend));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.SendEvent(EventType.SHARE, null, null);
+            var deadline = DateTime.UtcNow.AddSeconds(5);
+            while (core.Queued > 0 && DateTime.UtcNow < deadline) Thread.Sleep(50);
+            var batches = backend.Requests.Where(r => r.Key.StartsWith("POST /v1/events")).Select(r => r.Value["events"].Count()).ToList();
+            Assert.AreEqual(0, core.Queued);
+            Assert.AreEqual(1, batches.Last(), "only the retryable one was sent again");
+        }
+
+        [Test]
+        public void WithoutAServiceAddressTheSdkStaysOff()
+        {
+            var core = new SdkCore(Setups.For(null, new ScriptedBackend { Answer = ScriptedBackend.Usual }));
+            core.Configure("sdk_key", 1, null);
+            Assert.IsTrue(core.IsSdkDisabled);
+        }
+
+        private static Dictionary<string, object> Read(SdkCore core)
+        {
+            var answer = new TaskCompletionSource<Dictionary<string, object>>();
+            core.GetAttributionParams(p => answer.TrySetResult(p), e => answer.TrySetException(new Exception(e)));
+            Assert.IsTrue(answer.Task.Wait(5000));
+            return answer.Task.Result;
+        }
+    }
+
+    /// <summary>The static facade: the spec's names, its argument rules, and log-and-rethrow.</summary>
+    [TestFixture]
+    public class ServiceSdkTests
+    {
+        private ListLog log;
+
+        [SetUp]
+        public void FreshSdk()
+        {
+            var setup = Setups.For("http://service.test", new ScriptedBackend { Answer = ScriptedBackend.Usual });
+            log = (ListLog)setup.Log;
+            ServiceSDK.UsePlatform(setup);
+        }
+
+        [Test]
+        public void LinksParseBeforeConfigure()
+        {
+            var link = ServiceSDK.HandleUniversalLink("https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7");
+            Assert.AreEqual("Kx3v9QpZ2aQ", link.DeeplinkId);
+            Assert.AreEqual("/levels/7", link.QueryParams["deep_link_path"]);
+            Assert.IsTrue(ServiceSDK.IsSdkDisabled());
+            Assert.IsNull(ServiceSDK.GetServiceId());
+        }
+
+        [Test]
+        public void GetAttributionParamsNeedsOnSuccess()
+        {
+            ServiceSDK.Configure("sdk_key");
+            Assert.Throws<ArgumentNullException>(() => ServiceSDK.GetAttributionParams(null));
+        }
+
+        [Test]
+        public void AFailureIsLoggedThenRethrown()
+        {
+            ServiceSDK.Configure("sdk_key");
+            Assert.Throws<ArgumentException>(() => ServiceSDK.SendEvent(EventType.CUSTOM, null, null));
+            Assert.IsTrue(log.Lines.Any(line => line.Contains("ServiceSDK.SendEvent failed")));
+        }
+
+        [Test]
+        public void CallsBeforeConfigureFail()
+        {
+            Assert.Throws<InvalidOperationException>(() => ServiceSDK.SendEvent(EventType.LOGIN));
+            Assert.Throws<InvalidOperationException>(() => ServiceSDK.SetCustomerUserId("user"));
+        }
+
+        [Test]
+        public void TheLinkResultIsReadOnly()
+        {
+            var link = ServiceSDK.HandleUniversalLink("https://go.example.com/abc?x=1");
+            link.QueryParams["x"] = "changed";
+            Assert.AreEqual("1", link.QueryParams["x"]);
+            Assert.IsTrue(typeof(ServiceLinkResult).IsSealed);
+            Assert.IsTrue(typeof(ServiceLinkResult).GetProperties().All(p => !p.CanWrite));
+        }
+    }
+}

@@ -1,0 +1,219 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Net.Http;
+using System.Threading;
+using System.Threading.Tasks;
+using Newtonsoft.Json.Linq;
+using NUnit.Framework;
+
+namespace Service.Unity.Tests
+{
+    /// <summary>
+    /// The SDK against the real embedded service (started by test.sh), over HTTP, with no mock of
+    /// it: one fresh app per test, and what the SDK did read back from the export.
+    /// </summary>
+    [TestFixture]
+    public class EndToEndTests
+    {
+        private TestApp app;
+        private CuttableNetwork network;
+
+        [SetUp]
+        public void NewApp()
+        {
+            app = Service.NewApp();
+            network = new CuttableNetwork();
+        }
+
+        private SdkCore Launch(IKeyValueStore store = null, IDevice device = null, string apiKey = null, string customerUserId = null)
+        {
+            var core = new SdkCore(Setups.For(Service.Url, network, store, device));
+            core.Configure(apiKey ?? app.SdkKey, 1, customerUserId);
+            return core;
+        }
+
+        private static JObject[] Rows(JArray rows, string serviceId)
+        {
+            return rows.Cast<JObject>().Where(r => (string)r["service_id"] == serviceId).ToArray();
+        }
+
+        private static Dictionary<string, object> Attribution(SdkCore core)
+        {
+            var answer = new TaskCompletionSource<Dictionary<string, object>>();
+            core.GetAttributionParams(p => answer.TrySetResult(p), e => answer.TrySetException(new Exception(e)));
+            Assert.IsTrue(answer.Task.Wait(TimeSpan.FromSeconds(30)), "no attribution callback");
+            return answer.Task.Result;
+        }
+
+        [Test]
+        public void ConfigureTracksTheInstallOnceAcrossLaunches()
+        {
+            var store = new MemoryStore();
+            var first = Launch(store);
+            first.Idle().Wait();
+            Assert.IsFalse(first.IsSdkDisabled);
+            var rows = Service.ExportUntil(app.ServerKey, r => Rows(r, first.ServiceId).Any(e => (string)e["event_name"] == "service_install"));
+            Assert.AreEqual(1, Rows(rows, first.ServiceId).Count(e => (string)e["event_name"] == "service_install"));
+
+            var sentBefore = network.Sent;
+            var second = Launch(store);
+            second.Idle().Wait();
+            Assert.AreEqual(first.ServiceId, second.ServiceId);
+            // The next launch fetches its configuration and reports no install.
+            Assert.AreEqual(sentBefore + 1, network.Sent);
+        }
+
+        [Test]
+        public void ARejectedKeyDisablesTheSdk()
+        {
+            var core = Launch(apiKey: "sdk_0000000000000000_rejectedrejectedrejectedrejectedrejec");
+            core.Idle().Wait();
+            Assert.IsTrue(core.IsSdkDisabled);
+            var sentBefore = network.Sent;
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            Assert.AreEqual(sentBefore, network.Sent);
+        }
+
+        [Test]
+        public void ADisabledAppSwitchesTheSdkOffAndItSendsNothing()
+        {
+            Service.Cli("apps", "config", "--app-id", app.AppId, "--disable");
+            var core = Launch();
+            core.Idle().Wait();
+            Assert.IsTrue(core.IsSdkDisabled);
+            var sentBefore = network.Sent;
+            core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 1 }, { "currency", "USD" } });
+            core.Idle().Wait();
+            Assert.AreEqual(sentBefore, network.Sent);
+            Service.Cli("apps", "config", "--app-id", app.AppId, "--enable");
+            Assert.IsEmpty(Service.Export(app.ServerKey, 0));
+        }
+
+        [Test]
+        public void ARepeatConfigureChangesNothingItsCustomerUserIdIncluded()
+        {
+            var core = Launch(customerUserId: "first-user");
+            core.Configure(app.SdkKey, 0, "second-user");
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            var rows = Service.ExportUntil(app.ServerKey, r => Rows(r, core.ServiceId).Any(e => (string)e["event_name"] == "service_login"));
+            var login = Rows(rows, core.ServiceId).Single(e => (string)e["event_name"] == "service_login");
+            Assert.AreEqual("first-user", (string)login["customer_user_id"]);
+        }
+
+        [Test]
+        public void EventsOfEveryTypeReachTheExportRevenueInUsdToo()
+        {
+            var core = Launch();
+            foreach (EventType type in Enum.GetValues(typeof(EventType)))
+            {
+                if (type == EventType.INSTALL) continue;
+                var parameters = type == EventType.PURCHASE
+                    ? new Dictionary<string, object> { { "revenue", 9.99 }, { "currency", "USD" } }
+                    : null;
+                core.SendEvent(type, type == EventType.CUSTOM ? "Boss Defeated" : null, parameters);
+            }
+            core.Idle().Wait();
+            var rows = Service.ExportUntil(app.ServerKey, r => Rows(r, core.ServiceId).Length >= 18);
+            var names = Rows(rows, core.ServiceId).Select(e => (string)e["event_name"]).ToList();
+            foreach (EventType type in Enum.GetValues(typeof(EventType)))
+            {
+                if (type == EventType.CUSTOM) continue;
+                CollectionAssert.Contains(names, "service_" + type.ToString().ToLowerInvariant());
+            }
+            CollectionAssert.Contains(names, "service_boss_defeated");
+            var purchase = Rows(rows, core.ServiceId).Single(e => (string)e["event_name"] == "service_purchase");
+            Assert.AreEqual(9.99, (double)purchase["revenue"], 1e-9);
+            Assert.AreEqual("USD", (string)purchase["currency"]);
+            Assert.AreEqual(9.99, (double)purchase["revenue_usd"], 1e-9);
+        }
+
+        [Test]
+        public void ACustomerUserIdAppliesFromTheNextEventAndJoinsServerEvents()
+        {
+            var core = Launch();
+            core.SendEvent(EventType.TUTORIAL_COMPLETE, null, null);
+            core.SetCustomerUserId("user-8812-" + app.AppId);
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            Service.ExportUntil(app.ServerKey, r => Rows(r, core.ServiceId).Any(e => (string)e["event_name"] == "service_login"));
+            Service.ServerEvent(app.ServerKey, "user-8812-" + app.AppId, "SUBSCRIBE");
+            var rows = Service.ExportUntil(app.ServerKey, r => Rows(r, core.ServiceId).Any(e => (string)e["event_name"] == "service_subscribe"));
+            var mine = Rows(rows, core.ServiceId);
+            Assert.IsNull((string)mine.Single(e => (string)e["event_name"] == "service_tutorial_complete")["customer_user_id"]);
+            Assert.AreEqual("user-8812-" + app.AppId, (string)mine.Single(e => (string)e["event_name"] == "service_login")["customer_user_id"]);
+            // The server's event joined the install that last used the id.
+            Assert.AreEqual(1, mine.Count(e => (string)e["event_name"] == "service_subscribe"));
+        }
+
+        [Test]
+        public void AttributionIsMatchedWithTheLinksDeepLinkAfterATapAndOrganicWithout()
+        {
+            var referrer = Service.Tap(Service.NewLink(app.AppId, "/levels/7"));
+            var tapped = new FixedDevice();
+            tapped.Signals.InstallReferrer = new InstallReferrer { Referrer = referrer };
+            var store = new MemoryStore();
+            var matched = Attribution(Launch(store, tapped));
+            Assert.AreEqual("matched", matched[SdkCore.MatchStatus]);
+            Assert.AreEqual("/levels/7", matched["deep_link_path"]);
+            Assert.AreEqual("facebook_ads", matched["media_source"]);
+            Assert.AreEqual("WINTER", matched["promo"]);
+
+            var organic = Attribution(Launch());
+            Assert.AreEqual("organic", organic[SdkCore.MatchStatus]);
+
+            // A settled answer is kept: the next launch reads it without asking.
+            var sentBefore = network.Sent;
+            var again = Launch(store, tapped);
+            again.Idle().Wait();
+            Assert.AreEqual("matched", Attribution(again)[SdkCore.MatchStatus]);
+            Assert.AreEqual(sentBefore + 1, network.Sent, "only the configuration is fetched");
+        }
+
+        [Test]
+        public void DeleteUserDataRemovesTheInstallFromTheExportAndForgetsItsAttribution()
+        {
+            var store = new MemoryStore();
+            var core = Launch(store);
+            core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "level", 1 } });
+            Assert.AreEqual("organic", Attribution(core)[SdkCore.MatchStatus]);
+            Service.ExportUntil(app.ServerKey, r => Rows(r, core.ServiceId).Length >= 2);
+            Assert.IsNotNull(store.Get("service_sdk.attribution"));
+
+            core.DeleteUserData().Wait();
+            Assert.IsNull(store.Get("service_sdk.attribution"));
+            var rows = Service.ExportUntil(app.ServerKey, r => Rows(r, core.ServiceId).Length == 0);
+            Assert.IsEmpty(Rows(rows, core.ServiceId));
+        }
+
+        [Test]
+        public void EventsSentOfflineAndThroughServerErrorsArriveLaterInOrderAndOnce()
+        {
+            var core = Launch();
+            core.Idle().Wait();
+            network.Off = true;
+            for (var level = 1; level <= 3; level++)
+            {
+                core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "level", level } });
+                Thread.Sleep(5);
+            }
+            core.Idle().Wait();
+            Assert.AreEqual(3, core.Queued, "kept on the device while offline");
+
+            network.Off = false;
+            network.FailNext = 2;
+            core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "level", 4 } });
+            var deadline = DateTime.UtcNow.AddSeconds(20);
+            while (core.Queued > 0 && DateTime.UtcNow < deadline) Thread.Sleep(100);
+            Assert.AreEqual(0, core.Queued);
+
+            var rows = Service.ExportUntil(app.ServerKey, r => Rows(r, core.ServiceId).Count(e => (string)e["event_name"] == "service_level_start") >= 4);
+            var levels = Rows(rows, core.ServiceId).Where(e => (string)e["event_name"] == "service_level_start")
+                .Select(e => (string)e["event_time"]).ToList();
+            Assert.AreEqual(4, levels.Count, "each event once");
+            CollectionAssert.IsOrdered(levels);
+        }
+    }
+}

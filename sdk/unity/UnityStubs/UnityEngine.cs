@@ -1,0 +1,75 @@
+// Compile-only declarations of the few UnityEngine members the Unity layer uses, so that it
+// compiles on a machine without Unity. Never shipped: a Unity build brings the real ones.
+using System;
+
+namespace UnityEngine
+{
+    public class Object
+    {
+        public static void DontDestroyOnLoad(Object target) { }
+    }
+
+    public class Component : Object { }
+
+    public class Behaviour : Component { }
+
+    public class MonoBehaviour : Behaviour { }
+
+    public sealed class GameObject : Object
+    {
+        public GameObject(string name) { }
+
+        public T AddComponent<T>() where T : Component
+        {
+            throw new NotSupportedException("compile-only declaration");
+        }
+    }
+
+    public enum RuntimeInitializeLoadType
+    {
+        AfterSceneLoad,
+        BeforeSceneLoad,
+    }
+
+    [AttributeUsage(AttributeTargets.Method)]
+    public sealed class RuntimeInitializeOnLoadMethodAttribute : Attribute
+    {
+        public RuntimeInitializeOnLoadMethodAttribute(RuntimeInitializeLoadType loadType) { }
+    }
+
+    public enum RuntimePlatform
+    {
+        Android,
+        IPhonePlayer,
+        WebGLPlayer,
+    }
+
+    public static class Application
+    {
+        public static RuntimePlatform platform { get { throw new NotSupportedException(); } }
+        public static string version { get { throw new NotSupportedException(); } }
+    }
+
+    public static class SystemInfo
+    {
+        public static string operatingSystem { get { throw new NotSupportedException(); } }
+        public static string deviceModel { get { throw new NotSupportedException(); } }
+        public static string deviceUniqueIdentifier { get { throw new NotSupportedException(); } }
+    }
+
+    public static class PlayerPrefs
+    {
+        public static bool HasKey(string key) { throw new NotSupportedException(); }
+        public static string GetString(string key) { throw new NotSupportedException(); }
+        public static void SetString(string key, string value) { }
+        public static void DeleteKey(string key) { }
+        public static void Save() { }
+    }
+
+    public static class Debug
+    {
+        public static void Log(object message) { }
+        public static void LogWarning(object message) { }
+        public static void LogError(object message) { }
+    }
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Builds the Unity SDK with Debian's mono (C# 7.2) and runs its NUnit tests: the core's rules,
+# every shared conformance vector, and end-to-end tests against the real embedded service,
+# which this script starts on free ports with a fresh data folder. The core is built without
+# UnityEngine; the Unity layer is compiled against compile-only declarations (UnityStubs/).
+# Ends with one line: `N passed, N failed`.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+build="$here/build"
+rm -rf "$build"
+mkdir -p "$build"
+cd "$here"
+
+fail() {
+  echo "$1"
+  echo "0 passed, 1 failed"
+  exit 1
+}
+mcs -langversion:7.2 -target:library -warnaserror -out:"$build/Service.Unity.dll" \
+  -r:System.Net.Http -pkg:newtonsoft-json $(find Runtime/Core Runtime/ServiceSDK.cs -name '*.cs') ||
+  fail "the core does not compile"
+mcs -langversion:7.2 -target:library -out:"$build/UnityEngine.dll" UnityStubs/UnityEngine.cs ||
+  fail "the UnityEngine declarations do not compile"
+mcs -langversion:7.2 -target:library -warnaserror -out:"$build/Service.Unity.Layer.dll" \
+  -r:"$build/UnityEngine.dll" -r:"$build/Service.Unity.dll" $(find Runtime/Unity -name '*.cs') ||
+  fail "the Unity layer does not compile"
+mcs -langversion:7.2 -target:library -out:"$build/Service.Unity.Tests.dll" \
+  -r:"$build/Service.Unity.dll" -r:System.Net.Http -pkg:newtonsoft-json -pkg:nunit $(find Tests -name '*.cs') ||
+  fail "the tests do not compile"
+
+# The service, once for the whole run.
+data="$(mktemp -d)"
+log="$data/service.log"
+service_pid=""
+stop_service() {
+  if [[ -n "$service_pid" ]]; then
+    kill -INT "$service_pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$service_pid" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$service_pid" 2>/dev/null || true
+  fi
+  rm -rf "$data"
+}
+trap stop_service EXIT
+(
+  cd "$root"
+  ATTRIBUTION_FLUSH_INTERVAL_MS=200 ATTRIBUTION_APP_CACHE_MS=0 ATTRIBUTION_FX_FEED_URL=off \
+    exec node --max-semi-space-size=64 bin/attribution.js start --port 0 --link-port 0 --data-dir "$data/service"
+) >"$log" 2>&1 &
+service_pid=$!
+for _ in $(seq 1 120); do
+  grep -q 'Attribution service listening on' "$log" && break
+  kill -0 "$service_pid" 2>/dev/null || { cat "$log"; fail "the service did not start"; }
+  sleep 0.5
+done
+SERVICE_URL="$(grep -o 'listening on http://[0-9.:]*' "$log" | sed 's/listening on //')"
+[[ -n "$SERVICE_URL" ]] || { cat "$log"; fail "the service did not start"; }
+export SERVICE_URL SERVICE_DATA_DIR="$data/service" REPO_ROOT="$root"
+
+set +e
+(cd "$build" && nunit-console -nologo -noshadow -result="$build/TestResult.xml" Service.Unity.Tests.dll ${1:+-run="$1"}) >"$build/nunit.log" 2>&1
+status=$?
+set -e
+grep -E "^(Tests run|Errors and Failures|[0-9]+\) )" -A3 "$build/nunit.log" | head -60 || true
+[[ -f "$build/TestResult.xml" ]] || { cat "$build/nunit.log"; fail "nunit wrote no result"; }
+total="$(grep -o 'total="[0-9]*"' "$build/TestResult.xml" | head -1 | tr -dc 0-9)"
+failures="$(grep -o ' failures="[0-9]*"' "$build/TestResult.xml" | head -1 | tr -dc 0-9)"
+errors="$(grep -o ' errors="[0-9]*"' "$build/TestResult.xml" | head -1 | tr -dc 0-9)"
+not_run="$(grep -o 'not-run="[0-9]*"' "$build/TestResult.xml" | head -1 | tr -dc 0-9)"
+failed=$((failures + errors))
+echo "$((total - failed)) passed, $((failed + not_run)) failed"
+[[ "$status" -eq 0 && "$failed" -eq 0 && "$not_run" -eq 0 ]]
