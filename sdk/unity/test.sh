@@ -22,9 +22,13 @@ mcs -langversion:7.2 -target:library -warnaserror -out:"$build/Service.Unity.dll
   fail "the core does not compile"
 mcs -langversion:7.2 -target:library -out:"$build/UnityEngine.dll" UnityStubs/UnityEngine.cs ||
   fail "the UnityEngine declarations do not compile"
-mcs -langversion:7.2 -target:library -warnaserror -out:"$build/Service.Unity.Layer.dll" \
-  -r:"$build/UnityEngine.dll" -r:"$build/Service.Unity.dll" $(find Runtime/Unity -name '*.cs') ||
-  fail "the Unity layer does not compile"
+# The Unity layer as the Editor, an Android player and an iOS player build it.
+for target in EDITOR ANDROID IOS; do
+  mcs -langversion:7.2 -target:library -warnaserror -define:"UNITY_$target" \
+    -out:"$build/Service.Unity.Layer.dll" \
+    -r:"$build/UnityEngine.dll" -r:"$build/Service.Unity.dll" $(find Runtime/Unity -name '*.cs') ||
+    fail "the Unity layer does not compile for UNITY_$target"
+done
 mcs -langversion:7.2 -target:library -out:"$build/Service.Unity.Tests.dll" \
   -r:"$build/Service.Unity.dll" -r:System.Net.Http -pkg:newtonsoft-json -pkg:nunit $(find Tests -name '*.cs') ||
   fail "the tests do not compile"

@@ -73,3 +73,31 @@ namespace UnityEngine
         public static void LogError(object message) { }
     }
 }
+
+namespace UnityEngine
+{
+    public class AndroidJavaObject : IDisposable
+    {
+        public AndroidJavaObject(string className, params object[] args) { }
+        public void Call(string methodName, params object[] args) { }
+        public T Call<T>(string methodName, params object[] args) { throw new NotSupportedException(); }
+        public T GetStatic<T>(string fieldName) { throw new NotSupportedException(); }
+        public T CallStatic<T>(string methodName, params object[] args) { throw new NotSupportedException(); }
+        public void Dispose() { }
+    }
+
+    public class AndroidJavaClass : AndroidJavaObject
+    {
+        public AndroidJavaClass(string className) : base(className) { }
+    }
+
+    public class AndroidJavaProxy
+    {
+        public AndroidJavaProxy(string javaInterface) { }
+    }
+
+    public static class AndroidJNI
+    {
+        public static int AttachCurrentThread() { return 0; }
+    }
+}

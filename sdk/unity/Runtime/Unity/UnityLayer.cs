@@ -24,6 +24,7 @@ namespace Service.Unity
             ServiceSDK.UsePlatform(new SdkSetup
             {
                 Store = new PlayerPrefsStore(behaviour),
+                // Made here, on the main thread: it reads what only the main thread may.
                 Device = new UnityDevice(),
                 Log = new UnityLog(),
                 MainThread = behaviour,
@@ -102,28 +103,42 @@ namespace Service.Unity
         }
     }
 
+    /// <summary>The device's signals; read once, off the main thread, when the install is reported.</summary>
     internal sealed class UnityDevice : IDevice
     {
 #if UNITY_IOS && !UNITY_EDITOR
         [DllImport("__Internal")]
         private static extern string ServiceSdkAdServicesToken();
 #endif
+#if UNITY_ANDROID && !UNITY_EDITOR
+        private readonly AndroidSignals android = AndroidSignals.Start();
+#endif
+        private readonly RuntimePlatform platform = Application.platform;
+        private readonly string osVersion = SystemInfo.operatingSystem;
+        private readonly string deviceModel = SystemInfo.deviceModel;
+        private readonly string appVersion = Application.version;
+        private readonly string deviceId = SystemInfo.deviceUniqueIdentifier;
 
         public DeviceSignals Read()
         {
-            var ios = Application.platform == RuntimePlatform.IPhonePlayer;
-            return new DeviceSignals
+            var ios = platform == RuntimePlatform.IPhonePlayer;
+            var signals = new DeviceSignals
             {
                 // The service takes installs from Android and iOS; the Editor reports as Android.
                 Os = ios ? "ios" : "android",
-                OsVersion = SystemInfo.operatingSystem,
-                DeviceModel = SystemInfo.deviceModel,
-                AppVersion = Application.version,
+                OsVersion = osVersion,
+                DeviceModel = deviceModel,
+                AppVersion = appVersion,
                 Locale = CultureInfo.CurrentCulture.Name,
                 Timezone = TimeZoneInfo.Local.Id,
-                Idfv = ios ? SystemInfo.deviceUniqueIdentifier : null,
+                Idfv = ios ? deviceId : null,
                 PlatformAdsToken = ios && PlatformAds.Enabled ? AdServicesToken() : null,
             };
+#if UNITY_ANDROID && !UNITY_EDITOR
+            signals.InstallReferrer = android.Referrer();
+            signals.AdvertisingId = AndroidSignals.AdvertisingId();
+#endif
+            return signals;
         }
 
         private static string AdServicesToken()

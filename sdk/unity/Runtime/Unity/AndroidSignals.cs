@@ -1,0 +1,108 @@
+#if UNITY_ANDROID && !UNITY_EDITOR
+using System;
+using System.Threading;
+using UnityEngine;
+
+namespace Service.Unity
+{
+    /// <summary>
+    /// What only Android's own APIs know: Google Play's install referrer (the link host put the
+    /// tap's click id there) and the advertising id. The referrer client starts at load and
+    /// answers on its own thread; the install waits for it a few seconds at most.
+    /// </summary>
+    internal sealed class AndroidSignals : AndroidJavaProxy
+    {
+        private const int Ok = 0;
+        private static readonly TimeSpan ReferrerWait = TimeSpan.FromSeconds(5);
+        private readonly ManualResetEventSlim answered = new ManualResetEventSlim();
+        private AndroidJavaObject client;
+        private InstallReferrer referrer;
+
+        private AndroidSignals() : base("com.android.installreferrer.api.InstallReferrerStateListener") { }
+
+        /// <summary>Starts the referrer client; call on the main thread.</summary>
+        public static AndroidSignals Start()
+        {
+            var signals = new AndroidSignals();
+            try
+            {
+                using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
+                using (var activity = player.GetStatic<AndroidJavaObject>("currentActivity"))
+                using (var clients = new AndroidJavaClass("com.android.installreferrer.api.InstallReferrerClient"))
+                using (var builder = clients.CallStatic<AndroidJavaObject>("newBuilder", activity))
+                {
+                    signals.client = builder.Call<AndroidJavaObject>("build");
+                    signals.client.Call("startConnection", signals);
+                }
+            }
+            catch (Exception)
+            {
+                // No Play install referrer library in the build: the install goes without it.
+                signals.answered.Set();
+            }
+            return signals;
+        }
+
+        public InstallReferrer Referrer()
+        {
+            answered.Wait(ReferrerWait);
+            return referrer;
+        }
+
+        /// <summary>The advertising id, or null without consent or Play services; off the main thread.</summary>
+        public static string AdvertisingId()
+        {
+            AndroidJNI.AttachCurrentThread();
+            try
+            {
+                using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
+                using (var activity = player.GetStatic<AndroidJavaObject>("currentActivity"))
+                using (var ids = new AndroidJavaClass("com.google.android.gms.ads.identifier.AdvertisingIdClient"))
+                using (var info = ids.CallStatic<AndroidJavaObject>("getAdvertisingIdInfo", activity))
+                {
+                    return info.Call<bool>("isLimitAdTrackingEnabled") ? null : info.Call<string>("getId");
+                }
+            }
+            catch (Exception)
+            {
+                return null;
+            }
+        }
+
+        // InstallReferrerStateListener, called by the Play Store's service connection.
+        private void onInstallReferrerSetupFinished(int responseCode)
+        {
+            try
+            {
+                if (responseCode != Ok) return;
+                using (var details = client.Call<AndroidJavaObject>("getInstallReferrer"))
+                {
+                    referrer = new InstallReferrer
+                    {
+                        Referrer = details.Call<string>("getInstallReferrer"),
+                        ClickTimestampSeconds = details.Call<long>("getReferrerClickTimestampSeconds"),
+                        InstallBeginTimestampSeconds = details.Call<long>("getInstallBeginTimestampSeconds"),
+                        ReferrerClickTimestampServerSeconds = details.Call<long>("getReferrerClickTimestampServerSeconds"),
+                        InstallBeginTimestampServerSeconds = details.Call<long>("getInstallBeginTimestampServerSeconds"),
+                        InstallVersion = details.Call<string>("getInstallVersion"),
+                    };
+                }
+            }
+            catch (Exception)
+            {
+                referrer = null;
+            }
+            finally
+            {
+                client.Call("endConnection");
+                answered.Set();
+            }
+        }
+
+        private void onInstallReferrerServiceDisconnected()
+        {
+            answered.Set();
+        }
+    }
+}
+#endif
