@@ -28,37 +28,8 @@ if [[ ! -f "$stamp" ]] || [[ -n "$(find "${sources[@]}" -newer "$stamp" -type f 
 fi
 
 # The service, once for the whole run.
-data="$(mktemp -d)"
-log="$data/service.log"
-service_pid=""
-stop_service() {
-  if [[ -n "$service_pid" ]]; then
-    kill -INT "$service_pid" 2>/dev/null || true
-    # A clean stop takes a moment; one that hangs is not allowed to hold the run.
-    for _ in $(seq 1 40); do
-      kill -0 "$service_pid" 2>/dev/null || break
-      sleep 0.5
-    done
-    kill -KILL "$service_pid" 2>/dev/null || true
-    wait "$service_pid" 2>/dev/null || true
-  fi
-  rm -rf "$data"
-}
-trap stop_service EXIT
-(
-  cd "$root"
-  ATTRIBUTION_FLUSH_INTERVAL_MS=200 ATTRIBUTION_APP_CACHE_MS=0 \
-    exec node --max-semi-space-size=64 bin/attribution.js start --port 0 --link-port 0 --data-dir "$data/service"
-) >"$log" 2>&1 &
-service_pid=$!
-for _ in $(seq 1 120); do
-  grep -q 'Attribution service listening on' "$log" && break
-  kill -0 "$service_pid" 2>/dev/null || { cat "$log"; echo "0 passed, 1 failed"; exit 1; }
-  sleep 0.5
-done
-SERVICE_URL="$(grep -o 'listening on http://[0-9.:]*' "$log" | sed 's/listening on //')"
-[[ -n "$SERVICE_URL" ]] || { cat "$log"; echo "0 passed, 1 failed"; exit 1; }
-export SERVICE_URL SERVICE_DATA_DIR="$data/service"
+source "$root/sdk/service.sh"
+start_service "$root"
 
 set +e
 java -cp "$classes:$runtime:$junit" -Drepo.root="$root" \

@@ -34,32 +34,9 @@ mcs -langversion:7.2 -target:library -out:"$build/Service.Unity.Tests.dll" \
   fail "the tests do not compile"
 
 # The service, once for the whole run.
-data="$(mktemp -d)"
-log="$data/service.log"
-service_pid=""
-stop_service() {
-  if [[ -n "$service_pid" ]]; then
-    kill -INT "$service_pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$service_pid" 2>/dev/null || break; sleep 0.2; done
-    kill -9 "$service_pid" 2>/dev/null || true
-  fi
-  rm -rf "$data"
-}
-trap stop_service EXIT
-(
-  cd "$root"
-  ATTRIBUTION_FLUSH_INTERVAL_MS=200 ATTRIBUTION_APP_CACHE_MS=0 ATTRIBUTION_FX_FEED_URL=off \
-    exec node --max-semi-space-size=64 bin/attribution.js start --port 0 --link-port 0 --data-dir "$data/service"
-) >"$log" 2>&1 &
-service_pid=$!
-for _ in $(seq 1 120); do
-  grep -q 'Attribution service listening on' "$log" && break
-  kill -0 "$service_pid" 2>/dev/null || { cat "$log"; fail "the service did not start"; }
-  sleep 0.5
-done
-SERVICE_URL="$(grep -o 'listening on http://[0-9.:]*' "$log" | sed 's/listening on //')"
-[[ -n "$SERVICE_URL" ]] || { cat "$log"; fail "the service did not start"; }
-export SERVICE_URL SERVICE_DATA_DIR="$data/service" REPO_ROOT="$root"
+source "$root/sdk/service.sh"
+start_service "$root"
+export REPO_ROOT="$root"
 
 set +e
 (cd "$build" && nunit-console -nologo -noshadow -result="$build/TestResult.xml" Service.Unity.Tests.dll ${1:+-run="$1"}) >"$build/nunit.log" 2>&1
