@@ -86,6 +86,85 @@ const printOutcome = (appId: string, outcome: AppOutcome) => {
   }
 };
 
+interface DemoKeys {
+  readonly sdkKey: string;
+  readonly serverKey: string;
+  readonly keyIds: readonly string[];
+}
+
+/** Creates the demo apps that are missing (printing their keys once) and keys for this run. */
+const issueDemoKeys = (dataDir: string) =>
+  withLocalStores(dataDir, async (stores) => {
+    const issued = new Map<string, DemoKeys>();
+    for (const demo of DEMO_APPS) {
+      if (!(await stores.apps.get(demo.appId))) {
+        const { app, keys } = await createApp(
+          { appId: demo.appId, name: demo.appName, platform: demo.platform },
+          stores,
+        );
+        await stores.apps.save(withLinkSettings(app, { webUrl: demo.webUrl }));
+        console.log(`Created demo app ${demo.appId}; its keys (shown once):`);
+        for (const key of keys) console.log(`  ${key.kind.padEnd(7)} ${key.key}`);
+      }
+      const sdk = await issueKey(demo.appId, "sdk", stores.keys);
+      const server = await issueKey(demo.appId, "server", stores.keys);
+      issued.set(demo.appId, {
+        sdkKey: sdk.key,
+        serverKey: server.key,
+        keyIds: [sdk.keyId, server.keyId],
+      });
+    }
+    return issued;
+  });
+
+const revokeDemoKeys = (dataDir: string, keys: ReadonlyMap<string, DemoKeys>) =>
+  withLocalStores(dataDir, async (stores) => {
+    const at = new Date().toISOString();
+    for (const { keyIds } of keys.values()) {
+      for (const keyId of keyIds) await stores.keys.revoke(keyId, at);
+    }
+  });
+
+/** Generates each app's traffic and drives it through the service; what each app got. */
+const sendTraffic = async (
+  apiUrl: string,
+  keys: ReadonlyMap<string, DemoKeys>,
+  options: { days: number; installs: number; seed: number },
+): Promise<[string, AppOutcome][]> => {
+  const traffic = generateDemo(DEMO_APPS, {
+    days: options.days,
+    installs: options.installs,
+    end: new Date(),
+    seed: options.seed,
+    fx: await loadEcbRates(),
+    addresses: findAddresses(
+      MARKETS.map((m) => m.country),
+      await createCountryResolver(embeddedConfig(process.env).geoipDatabase),
+      createRandom(options.seed),
+    ),
+  });
+  const total = traffic.reduce((sum, app) => sum + app.installs.length + app.live.length, 0);
+  const bar = new SingleBar({
+    format: "Installs sent {bar} {value}/{total}",
+    clearOnComplete: true,
+    stream: process.stderr,
+  });
+  bar.start(total, 0);
+  const outcomes: [string, AppOutcome][] = [];
+  try {
+    for (const app of traffic) {
+      const appKeys = keys.get(app.app.appId);
+      if (!appKeys) throw new Error(`no demo keys for ${app.app.appId}`);
+      const { sdkKey, serverKey } = appKeys;
+      const drive = createDemoDriver({ apiUrl, sdkKey, serverKey }, (step) => bar.increment(step));
+      outcomes.push([app.app.appId, await drive(app)]);
+    }
+  } finally {
+    bar.stop();
+  }
+  return outcomes;
+};
+
 export const demoCommand = async (options: {
   dataDir: string;
   days: number;
@@ -94,72 +173,18 @@ export const demoCommand = async (options: {
 }) => {
   const service = await serviceFor(options.dataDir);
   try {
-    // Keys of the demo's own for the length of the run; a new app's keys are printed once.
-    const keys = await withLocalStores(options.dataDir, async (stores) => {
-      const issued = new Map<string, { sdkKey: string; serverKey: string; ids: string[] }>();
-      for (const demo of DEMO_APPS) {
-        if (!(await stores.apps.get(demo.appId))) {
-          const { app, keys: appKeys } = await createApp(
-            { appId: demo.appId, name: demo.appName, platform: demo.platform },
-            stores,
-          );
-          await stores.apps.save(withLinkSettings(app, { webUrl: demo.webUrl }));
-          console.log(`Created demo app ${demo.appId}; its keys (shown once):`);
-          for (const key of appKeys) console.log(`  ${key.kind.padEnd(7)} ${key.key}`);
-        }
-        const sdk = await issueKey(demo.appId, "sdk", stores.keys);
-        const server = await issueKey(demo.appId, "server", stores.keys);
-        issued.set(demo.appId, {
-          sdkKey: sdk.key,
-          serverKey: server.key,
-          ids: [sdk.keyId, server.keyId],
-        });
-      }
-      return issued;
-    });
-
-    const end = new Date();
-    const traffic = generateDemo(DEMO_APPS, {
-      days: options.days,
-      installs: options.installs,
-      end,
-      seed: options.seed,
-      fx: await loadEcbRates(),
-      addresses: findAddresses(
-        MARKETS.map((m) => m.country),
-        await createCountryResolver(embeddedConfig(process.env).geoipDatabase),
-        createRandom(options.seed),
-      ),
-    });
-    const total = traffic.reduce((sum, app) => sum + app.installs.length + app.live.length, 0);
-    const bar = new SingleBar({
-      format: "Installs sent {bar} {value}/{total}",
-      clearOnComplete: true,
-      stream: process.stderr,
-    });
-    bar.start(total, 0);
-    const outcomes: [string, AppOutcome][] = [];
+    // Keys of the demo's own, for the length of the run only.
+    const keys = await issueDemoKeys(options.dataDir);
     try {
-      for (const app of traffic) {
-        const appKeys = keys.get(app.app.appId);
-        if (!appKeys) throw new Error(`no demo keys for ${app.app.appId}`);
-        const drive = createDemoDriver({ apiUrl: service.apiUrl, ...appKeys }, (step) =>
-          bar.increment(step),
-        );
-        outcomes.push([app.app.appId, await drive(app)]);
-      }
+      const outcomes = await sendTraffic(service.apiUrl, keys, options);
+      for (const [appId, outcome] of outcomes) printOutcome(appId, outcome);
+      console.log(
+        "\nEvery attribution above is the service's own: the demo sent only links, touches, " +
+          "taps, installs and events.",
+      );
     } finally {
-      bar.stop();
+      await revokeDemoKeys(options.dataDir, keys);
     }
-    for (const [appId, outcome] of outcomes) printOutcome(appId, outcome);
-    console.log(
-      "\nEvery attribution above is the service's own: the demo sent only links, touches, taps, " +
-        "installs and events.",
-    );
-    await withLocalStores(options.dataDir, async (stores) => {
-      const at = new Date().toISOString();
-      for (const { ids } of keys.values()) for (const id of ids) await stores.keys.revoke(id, at);
-    });
   } finally {
     await service.stop();
   }
