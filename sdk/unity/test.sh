@@ -2,7 +2,9 @@
 # Builds the Unity SDK with Debian's mono (C# 7.2) and runs its NUnit tests: the core's rules,
 # every shared conformance vector, and end-to-end tests against the real embedded service,
 # which this script starts on free ports with a fresh data folder. The core is built without
-# UnityEngine; the Unity layer is compiled against compile-only declarations (UnityStubs/).
+# UnityEngine; the Unity layer is compiled against compile-only declarations (UnityStubs~/).
+# Unity never imports a folder whose name ends in ~, so the declarations and the tests stay
+# out of an app.
 # Ends with one line: `N passed, N failed`.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,7 +22,7 @@ fail() {
 mcs -langversion:7.2 -target:library -warnaserror -out:"$build/Service.Unity.dll" \
   -r:System.Net.Http -pkg:newtonsoft-json $(find Runtime/Core Runtime/ServiceSDK.cs -name '*.cs') ||
   fail "the core does not compile"
-mcs -langversion:7.2 -target:library -out:"$build/UnityEngine.dll" UnityStubs/UnityEngine.cs ||
+mcs -langversion:7.2 -target:library -out:"$build/UnityEngine.dll" 'UnityStubs~/UnityEngine.cs' ||
   fail "the UnityEngine declarations do not compile"
 # The Unity layer as the Editor, an Android player and an iOS player build it.
 for target in EDITOR ANDROID IOS; do
@@ -30,7 +32,7 @@ for target in EDITOR ANDROID IOS; do
     fail "the Unity layer does not compile for UNITY_$target"
 done
 mcs -langversion:7.2 -target:library -out:"$build/Service.Unity.Tests.dll" \
-  -r:"$build/Service.Unity.dll" -r:System.Net.Http -pkg:newtonsoft-json -pkg:nunit $(find Tests -name '*.cs') ||
+  -r:"$build/Service.Unity.dll" -r:System.Net.Http -pkg:newtonsoft-json -pkg:nunit $(find 'Tests~' -name '*.cs') ||
   fail "the tests do not compile"
 
 # The service, once for the whole run.
