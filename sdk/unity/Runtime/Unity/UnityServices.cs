@@ -7,57 +7,6 @@ using UnityEngine;
 namespace Service.Unity
 {
     /// <summary>
-    /// The Unity layer: at load it gives <see cref="ServiceSDK"/> the engine's seams (PlayerPrefs,
-    /// the device, Debug.Log, the main thread) and keeps one object alive across scenes. It holds
-    /// no rule of its own.
-    /// </summary>
-    public sealed class ServiceSdkBehaviour : MonoBehaviour, IMainThread
-    {
-        private readonly Queue<Action> pending = new Queue<Action>();
-
-        [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.BeforeSceneLoad)]
-        private static void Install()
-        {
-            var host = new GameObject("ServiceSDK");
-            DontDestroyOnLoad(host);
-            var behaviour = host.AddComponent<ServiceSdkBehaviour>();
-            ServiceSDK.UsePlatform(new SdkSetup
-            {
-                Store = new PlayerPrefsStore(behaviour),
-                // Made here, on the main thread: it reads what only the main thread may.
-                Device = new UnityDevice(),
-                Log = new UnityLog(),
-                MainThread = behaviour,
-                Clock = new SystemClock(),
-            });
-        }
-
-        public void Post(Action action)
-        {
-            lock (pending) pending.Enqueue(action);
-        }
-
-        private void Update()
-        {
-            while (true)
-            {
-                Action next;
-                lock (pending)
-                {
-                    if (pending.Count == 0) return;
-                    next = pending.Dequeue();
-                }
-                next();
-            }
-        }
-
-        private void OnApplicationPause(bool paused)
-        {
-            if (paused) PlayerPrefs.Save();
-        }
-    }
-
-    /// <summary>
     /// PlayerPrefs may only be touched on the main thread, and the SDK writes from its own: reads
     /// come from a copy made at load, writes go to the copy and, on the main thread, to PlayerPrefs.
     /// </summary>

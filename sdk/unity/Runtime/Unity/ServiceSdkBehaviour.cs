@@ -1,0 +1,58 @@
+// In a file of its own name, as Unity wants of a MonoBehaviour.
+using System;
+using System.Collections.Generic;
+using UnityEngine;
+
+namespace Service.Unity
+{
+    /// <summary>
+    /// The Unity layer: at load it gives <see cref="ServiceSDK"/> the engine's seams (PlayerPrefs,
+    /// the device, Debug.Log, the main thread) and keeps one object alive across scenes. It holds
+    /// no rule of its own.
+    /// </summary>
+    public sealed class ServiceSdkBehaviour : MonoBehaviour, IMainThread
+    {
+        private readonly Queue<Action> pending = new Queue<Action>();
+
+        [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.BeforeSceneLoad)]
+        private static void Install()
+        {
+            var host = new GameObject("ServiceSDK");
+            DontDestroyOnLoad(host);
+            var behaviour = host.AddComponent<ServiceSdkBehaviour>();
+            ServiceSDK.UsePlatform(new SdkSetup
+            {
+                Store = new PlayerPrefsStore(behaviour),
+                // Made here, on the main thread: it reads what only the main thread may.
+                Device = new UnityDevice(),
+                Log = new UnityLog(),
+                MainThread = behaviour,
+                Clock = new SystemClock(),
+            });
+        }
+
+        public void Post(Action action)
+        {
+            lock (pending) pending.Enqueue(action);
+        }
+
+        private void Update()
+        {
+            while (true)
+            {
+                Action next;
+                lock (pending)
+                {
+                    if (pending.Count == 0) return;
+                    next = pending.Dequeue();
+                }
+                next();
+            }
+        }
+
+        private void OnApplicationPause(bool paused)
+        {
+            if (paused) PlayerPrefs.Save();
+        }
+    }
+}
