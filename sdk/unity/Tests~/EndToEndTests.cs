@@ -173,6 +173,26 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void FailedWhileOfflineIsAskedAgainAndResolvesOnceBackOnline()
+        {
+            network.Off = true;
+            var core = Launch();
+            core.Idle().Wait();
+            // Offline, the install never reached the service: a match attempted, not resolved.
+            Assert.AreEqual("failed", Attribution(core)[SdkCore.MatchStatus]);
+
+            network.Off = false;
+            var deadline = DateTime.UtcNow.AddSeconds(20);
+            Dictionary<string, object> answer;
+            do
+            {
+                Thread.Sleep(200);
+                answer = Attribution(core);
+            } while ((string)answer[SdkCore.MatchStatus] == "failed" && DateTime.UtcNow < deadline);
+            Assert.AreEqual("organic", answer[SdkCore.MatchStatus]);
+        }
+
+        [Test]
         public void DeleteUserDataRemovesTheInstallFromTheExportAndForgetsItsAttribution()
         {
             var store = new MemoryStore();

@@ -249,6 +249,22 @@ class EndToEndTest {
     }
 
     @Test
+    fun `attribution that failed offline is asked again and resolves once the network is back`() {
+        val app = Service.createApp("failed")
+        val relay = Relay(Service.url)
+        try {
+            val launch = Launch(baseUrl = relay.url).configure(app.sdkKey)
+            // Offline, the install never reached the service: the first attempt ends unresolved.
+            val offline = runBlocking { withTimeout(60_000) { launch.core.awaitAttributionParams(null) } }
+            assertEquals(emptyMap<String, String>(), offline)
+            relay.start()
+            assertTrue(eventually { launch.core.getAttributionParams(null)["media_source"] == "organic" })
+        } finally {
+            relay.stop()
+        }
+    }
+
+    @Test
     fun `deleteUserData makes the install vanish from the export and clears the cached attribution`() {
         val app = Service.createApp("delete")
         val launch = Launch().configure(app.sdkKey).awaitInitialized()
