@@ -25,7 +25,7 @@ mcs -langversion:7.2 -target:library -warnaserror -out:"$build/Service.Unity.dll
 mcs -langversion:7.2 -target:library -out:"$build/UnityEngine.dll" 'UnityStubs~/UnityEngine.cs' ||
   fail "the UnityEngine declarations do not compile"
 # The Unity layer as the Editor, an Android player and an iOS player build it.
-for target in EDITOR ANDROID IOS; do
+for target in EDITOR ANDROID IOS WEBGL; do
   mcs -langversion:7.2 -target:library -warnaserror -define:"UNITY_$target" \
     -out:"$build/Service.Unity.Layer.dll" \
     -r:"$build/UnityEngine.dll" -r:"$build/Service.Unity.dll" $(find Runtime/Unity -name '*.cs') ||

@@ -145,7 +145,7 @@ namespace Service.Unity.Tests
                 MainThread = new InlineMainThread(),
                 Clock = new SystemClock(),
                 BaseUrl = baseUrl,
-                HttpHandler = handler,
+                Transport = new HttpClientTransport(handler),
                 RetryDelay = TimeSpan.FromMilliseconds(100),
                 AttributionWaitSeconds = 5,
             };

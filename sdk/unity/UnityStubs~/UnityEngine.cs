@@ -101,3 +101,62 @@ namespace UnityEngine
         public static int AttachCurrentThread() { return 0; }
     }
 }
+
+namespace UnityEngine
+{
+    public static class Time
+    {
+        public static float realtimeSinceStartup { get { throw new NotSupportedException(); } }
+    }
+
+    public class AsyncOperation
+    {
+        public event Action<AsyncOperation> completed { add { } remove { } }
+    }
+}
+
+namespace UnityEngine.Networking
+{
+    public class DownloadHandler : IDisposable
+    {
+        public string text { get { throw new NotSupportedException(); } }
+        public void Dispose() { }
+    }
+
+    public sealed class DownloadHandlerBuffer : DownloadHandler { }
+
+    public class UploadHandler : IDisposable
+    {
+        public void Dispose() { }
+    }
+
+    public sealed class UploadHandlerRaw : UploadHandler
+    {
+        public UploadHandlerRaw(byte[] data) { }
+    }
+
+    public sealed class UnityWebRequestAsyncOperation : AsyncOperation { }
+
+    public sealed class UnityWebRequest : IDisposable
+    {
+        public enum Result
+        {
+            InProgress,
+            Success,
+            ConnectionError,
+            ProtocolError,
+            DataProcessingError,
+        }
+
+        public UnityWebRequest(string url, string method) { }
+        public DownloadHandler downloadHandler { get; set; }
+        public UploadHandler uploadHandler { get; set; }
+        public int timeout { get; set; }
+        public long responseCode { get { throw new NotSupportedException(); } }
+        public string error { get { throw new NotSupportedException(); } }
+        public Result result { get { throw new NotSupportedException(); } }
+        public void SetRequestHeader(string name, string value) { }
+        public UnityWebRequestAsyncOperation SendWebRequest() { throw new NotSupportedException(); }
+        public void Dispose() { }
+    }
+}

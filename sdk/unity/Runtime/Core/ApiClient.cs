@@ -1,8 +1,4 @@
 using System;
-using System.Net;
-using System.Net.Http;
-using System.Net.Http.Headers;
-using System.Text;
 using System.Threading.Tasks;
 using Newtonsoft.Json;
 using Newtonsoft.Json.Linq;
@@ -35,40 +31,26 @@ namespace Service.Unity
     /// <summary>The SDK's side of the service's API: the bare SDK key in Authorization, JSON both ways.</summary>
     internal sealed class ApiClient
     {
-        private readonly HttpClient http;
+        private readonly IHttpTransport transport;
         private readonly string baseUrl;
         private readonly string apiKey;
 
-        public ApiClient(string baseUrl, string apiKey, HttpMessageHandler handler)
+        public ApiClient(string baseUrl, string apiKey, IHttpTransport transport)
         {
             this.baseUrl = baseUrl.TrimEnd('/');
             this.apiKey = apiKey;
-            // A long poll for attribution waits up to 20 s on the service's side.
-            http = new HttpClient(handler ?? new HttpClientHandler()) { Timeout = TimeSpan.FromSeconds(30) };
+            this.transport = transport;
         }
 
         /// <summary>The answer's JSON; a <see cref="ServiceHttpException"/> for any status but 2xx.</summary>
-        public async Task<JToken> Send(HttpMethod method, string path, JToken body)
+        public async Task<JToken> Send(string method, string path, JToken body)
         {
-            using (var request = new HttpRequestMessage(method, baseUrl + path))
+            var answer = await transport.Send(method, baseUrl + path, apiKey, body == null ? null : body.ToString(Formatting.None));
+            if (answer.Status < 200 || answer.Status > 299)
             {
-                request.Headers.TryAddWithoutValidation("Authorization", apiKey);
-                if (body != null)
-                {
-                    request.Content = new StringContent(body.ToString(Formatting.None), Encoding.UTF8);
-                    request.Content.Headers.ContentType = new MediaTypeHeaderValue("application/json");
-                }
-                using (var response = await http.SendAsync(request).ConfigureAwait(false))
-                {
-                    var text = await response.Content.ReadAsStringAsync().ConfigureAwait(false);
-                    var status = (int)response.StatusCode;
-                    if (status < 200 || status > 299)
-                    {
-                        throw new ServiceHttpException(status, method + " " + path + " answered " + status + ": " + text);
-                    }
-                    return string.IsNullOrEmpty(text) ? null : JToken.Parse(text);
-                }
+                throw new ServiceHttpException(answer.Status, method + " " + path + " answered " + answer.Status + ": " + answer.Body);
             }
+            return string.IsNullOrEmpty(answer.Body) ? null : JToken.Parse(answer.Body);
         }
     }
 }

@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
-using System.Net.Http;
 using System.Threading;
 using System.Threading.Tasks;
 using Newtonsoft.Json.Linq;
@@ -18,8 +17,10 @@ namespace Service.Unity
         public IClock Clock { get; set; }
         /// <summary>The service's address; the spec names none, so the app sets it.</summary>
         public string BaseUrl { get; set; }
-        /// <summary>For tests and proxies; null: the platform's own.</summary>
-        public HttpMessageHandler HttpHandler { get; set; }
+        /// <summary>How requests reach the service; null: HttpClient.</summary>
+        public IHttpTransport Transport { get; set; }
+        /// <summary>Where the SDK's work runs; null: the thread pool.</summary>
+        public IScheduler Scheduler { get; set; }
         /// <summary>First delay before sending again after a failure; doubles up to a minute.</summary>
         public TimeSpan RetryDelay { get; set; } = TimeSpan.FromSeconds(2);
         /// <summary>How long one attribution read waits for an unresolved match (0 to 20 s).</summary>
@@ -59,11 +60,14 @@ namespace Service.Unity
         private volatile bool configured;
         private volatile bool disabled;
         private TimeSpan retryDelay;
-        private Timer retryTimer;
+        private bool retryScheduled;
+
+        private readonly IScheduler scheduler;
 
         public SdkCore(SdkSetup setup)
         {
             this.setup = setup;
+            scheduler = setup.Scheduler ?? new ThreadPoolScheduler();
             queue = new EventQueue(setup.Store);
             retryDelay = setup.RetryDelay;
         }
@@ -104,7 +108,7 @@ namespace Service.Unity
                     initialization = Task.FromResult(0);
                     return;
                 }
-                api = new ApiClient(setup.BaseUrl, apiKey, setup.HttpHandler);
+                api = new ApiClient(setup.BaseUrl, apiKey, setup.Transport ?? new HttpClientTransport());
                 if (setup.Store.Get(ServiceIdKey) == null)
                 {
                     setup.Store.Set(ServiceIdKey, Guid.NewGuid().ToString());
@@ -113,7 +117,7 @@ namespace Service.Unity
                 customerUserId = Blank(userId) ? null : userId;
                 disabled = setup.Store.Get(EnabledKey) == "false";
                 configured = true;
-                initialization = Task.Run(() => Initialize());
+                initialization = scheduler.Start(Initialize);
             }
         }
 
@@ -156,11 +160,11 @@ namespace Service.Unity
         {
             if (onSuccess == null) throw new ArgumentNullException("onSuccess");
             RequireConfigured();
-            Task.Run(async () =>
+            scheduler.Start(async () =>
             {
                 try
                 {
-                    var parameters = await ReadAttribution().ConfigureAwait(false);
+                    var parameters = await ReadAttribution();
                     setup.MainThread.Post(() => onSuccess(parameters));
                 }
                 catch (Exception error)
@@ -176,9 +180,9 @@ namespace Service.Unity
         {
             RequireConfigured();
             if (api == null) throw new InvalidOperationException("the SDK is off: no service address");
-            await initialization.ConfigureAwait(false);
-            await api.Send(HttpMethod.Delete, "/v1/installs/" + Uri.EscapeDataString(ServiceId), null)
-                .ConfigureAwait(false);
+            await initialization;
+            await api.Send("DELETE", "/v1/installs/" + Uri.EscapeDataString(ServiceId), null)
+                ;
             setup.Store.Remove(AttributionKey);
             queue.Clear();
         }
@@ -186,12 +190,12 @@ namespace Service.Unity
         /// <summary>Resolves once initialization and the sending under way are done (for tests).</summary>
         internal async Task Idle()
         {
-            if (initialization != null) await initialization.ConfigureAwait(false);
+            if (initialization != null) await initialization;
             Task current;
             do
             {
                 lock (gate) current = flushing;
-                await current.ConfigureAwait(false);
+                await current;
             } while (!ReferenceEquals(current, flushing));
         }
 
@@ -204,7 +208,7 @@ namespace Service.Unity
         {
             try
             {
-                var config = await api.Send(HttpMethod.Get, "/v1/config", null).ConfigureAwait(false);
+                var config = await api.Send("GET", "/v1/config", null);
                 var enabled = config != null && config.Value<bool?>("enabled") != false;
                 setup.Store.Set(EnabledKey, enabled ? "true" : "false");
                 if (enabled) disabled = false;
@@ -219,7 +223,7 @@ namespace Service.Unity
                 // Offline or the service down: go on with the last configuration kept.
                 Write(LogLevel.Warn, "remote configuration not fetched: " + error.Message);
             }
-            if (!disabled) await SendQueued().ConfigureAwait(false);
+            if (!disabled) await SendQueued();
         }
 
         private void SwitchOff(string why)
@@ -235,20 +239,37 @@ namespace Service.Unity
         {
             lock (gate)
             {
-                flushing = Task.WhenAll(flushing, initialization)
-                    .ContinueWith(_ => SendQueued(), TaskScheduler.Default)
-                    .Unwrap();
+                var before = flushing;
+                flushing = scheduler.Start(async () =>
+                {
+                    await Finished(before);
+                    await Finished(initialization);
+                    await SendQueued();
+                });
+            }
+        }
+
+        /// <summary>Waits for a task, whatever its end: a failed send was logged where it failed.</summary>
+        private static async Task Finished(Task task)
+        {
+            try
+            {
+                await task;
+            }
+            catch (Exception)
+            {
+                // Logged by the send that failed.
             }
         }
 
         /// <summary>The install first, once; then the queued events in order, 100 a request.</summary>
         private async Task SendQueued()
         {
-            await sending.WaitAsync().ConfigureAwait(false);
+            await sending.WaitAsync();
             try
             {
                 if (disabled) return;
-                if (setup.Store.Get(InstallTrackedKey) != "true") await TrackInstall().ConfigureAwait(false);
+                if (setup.Store.Get(InstallTrackedKey) != "true") await TrackInstall();
                 while (!disabled && queue.Count > 0)
                 {
                     var batch = queue.Peek(EventBatch);
@@ -256,7 +277,7 @@ namespace Service.Unity
                     {
                         { "events", new JArray(batch.Select(e => Requests.Event(e, ServiceId))) },
                     };
-                    var answer = await api.Send(HttpMethod.Post, "/v1/events", body).ConfigureAwait(false);
+                    var answer = await api.Send("POST", "/v1/events", body);
                     // Accepted, ignored and refused for good leave; a retryable refusal stays.
                     var keep = new HashSet<string>((answer?["rejected"] as JArray ?? new JArray())
                         .Where(r => r.Value<bool?>("retryable") == true)
@@ -294,16 +315,24 @@ namespace Service.Unity
             var firstOpen = DateTime.Parse(
                 setup.Store.Get(FirstOpenKey), null, System.Globalization.DateTimeStyles.RoundtripKind);
             var body = Requests.Install(ServiceId, firstOpen, setup.Device.Read(), userId);
-            await api.Send(HttpMethod.Post, "/v1/installs", body).ConfigureAwait(false);
+            await api.Send("POST", "/v1/installs", body);
             setup.Store.Set(InstallTrackedKey, "true");
         }
 
         private void ScheduleRetry()
         {
+            lock (gate)
+            {
+                if (retryScheduled) return;
+                retryScheduled = true;
+            }
             var delay = retryDelay;
             retryDelay = TimeSpan.FromTicks(Math.Min(retryDelay.Ticks * 2, MaxRetryDelay.Ticks));
-            retryTimer?.Dispose();
-            retryTimer = new Timer(_ => Flush(), null, delay, Timeout.InfiniteTimeSpan);
+            scheduler.After(delay, () =>
+            {
+                lock (gate) retryScheduled = false;
+                Flush();
+            });
         }
 
         private async Task<Dictionary<string, object>> ReadAttribution()
@@ -311,15 +340,15 @@ namespace Service.Unity
             if (disabled) return Status("not_configured");
             var kept = setup.Store.Get(AttributionKey);
             if (kept != null) return JObject.Parse(kept).ToObject<Dictionary<string, object>>();
-            await initialization.ConfigureAwait(false);
+            await initialization;
             if (disabled) return Status("not_configured");
             // The install must be at the service before it can be matched.
-            await Idle().ConfigureAwait(false);
+            await Idle();
             if (setup.Store.Get(InstallTrackedKey) != "true") return Status("failed");
             var answer = await api.Send(
-                HttpMethod.Get,
+                "GET",
                 "/v1/installs/" + Uri.EscapeDataString(ServiceId) + "/attribution?wait_seconds=" + setup.AttributionWaitSeconds,
-                null).ConfigureAwait(false) as JObject ?? new JObject();
+                null) as JObject ?? new JObject();
             var parameters = answer.ToObject<Dictionary<string, object>>();
             object status;
             if (!parameters.TryGetValue(MatchStatus, out status)) return Status("failed");

@@ -13,6 +13,9 @@ namespace Service.Unity
     public sealed class ServiceSdkBehaviour : MonoBehaviour, IMainThread
     {
         private readonly Queue<Action> pending = new Queue<Action>();
+#if UNITY_WEBGL && !UNITY_EDITOR
+        private MainThreadScheduler scheduler;
+#endif
 
         [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.BeforeSceneLoad)]
         private static void Install()
@@ -20,7 +23,7 @@ namespace Service.Unity
             var host = new GameObject("ServiceSDK");
             DontDestroyOnLoad(host);
             var behaviour = host.AddComponent<ServiceSdkBehaviour>();
-            ServiceSDK.UsePlatform(new SdkSetup
+            var setup = new SdkSetup
             {
                 Store = new PlayerPrefsStore(behaviour),
                 // Made here, on the main thread: it reads what only the main thread may.
@@ -28,7 +31,13 @@ namespace Service.Unity
                 Log = new UnityLog(),
                 MainThread = behaviour,
                 Clock = new SystemClock(),
-            });
+            };
+#if UNITY_WEBGL && !UNITY_EDITOR
+            behaviour.scheduler = new MainThreadScheduler();
+            setup.Scheduler = behaviour.scheduler;
+            setup.Transport = new UnityWebRequestTransport();
+#endif
+            ServiceSDK.UsePlatform(setup);
         }
 
         public void Post(Action action)
@@ -38,6 +47,9 @@ namespace Service.Unity
 
         private void Update()
         {
+#if UNITY_WEBGL && !UNITY_EDITOR
+            scheduler.Tick();
+#endif
             while (true)
             {
                 Action next;

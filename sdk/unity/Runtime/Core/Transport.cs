@@ -1,0 +1,92 @@
+using System;
+using System.Net.Http;
+using System.Net.Http.Headers;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Service.Unity
+{
+    /// <summary>An HTTP answer: its status and its body as text.</summary>
+    public sealed class HttpAnswer
+    {
+        public HttpAnswer(int status, string body)
+        {
+            Status = status;
+            Body = body;
+        }
+
+        public int Status { get; }
+        public string Body { get; }
+    }
+
+    /// <summary>
+    /// How the core reaches the service: HttpClient where the platform has it, UnityWebRequest in
+    /// a WebGL build, which has no sockets of its own. Throws when no answer came (offline).
+    /// </summary>
+    public interface IHttpTransport
+    {
+        Task<HttpAnswer> Send(string method, string url, string authorization, string jsonBody);
+    }
+
+    /// <summary>
+    /// Where the core's work runs. With threads, on the thread pool and a timer; in a WebGL
+    /// build, which has none, on the main thread, continuing after each answer.
+    /// </summary>
+    public interface IScheduler
+    {
+        /// <summary>Starts work; the task ends with it.</summary>
+        Task Start(Func<Task> work);
+
+        /// <summary>Runs an action once, after a delay.</summary>
+        void After(TimeSpan delay, Action action);
+    }
+
+    /// <summary>The transport of platforms with sockets: desktop, Android, iOS, the Editor.</summary>
+    public sealed class HttpClientTransport : IHttpTransport
+    {
+        private readonly HttpClient http;
+
+        public HttpClientTransport(HttpMessageHandler handler = null)
+        {
+            // A long poll for attribution waits up to 20 s on the service's side.
+            http = new HttpClient(handler ?? new HttpClientHandler()) { Timeout = TimeSpan.FromSeconds(30) };
+        }
+
+        public async Task<HttpAnswer> Send(string method, string url, string authorization, string jsonBody)
+        {
+            using (var request = new HttpRequestMessage(new HttpMethod(method), url))
+            {
+                request.Headers.TryAddWithoutValidation("Authorization", authorization);
+                if (jsonBody != null)
+                {
+                    request.Content = new StringContent(jsonBody, Encoding.UTF8);
+                    request.Content.Headers.ContentType = new MediaTypeHeaderValue("application/json");
+                }
+                using (var response = await http.SendAsync(request))
+                {
+                    return new HttpAnswer((int)response.StatusCode, await response.Content.ReadAsStringAsync());
+                }
+            }
+        }
+    }
+
+    /// <summary>The scheduler of platforms with threads.</summary>
+    public sealed class ThreadPoolScheduler : IScheduler
+    {
+        public Task Start(Func<Task> work)
+        {
+            return Task.Run(work);
+        }
+
+        public void After(TimeSpan delay, Action action)
+        {
+            Timer timer = null;
+            timer = new Timer(_ =>
+            {
+                timer.Dispose();
+                action();
+            }, null, delay, Timeout.InfiniteTimeSpan);
+        }
+    }
+}
