@@ -12,7 +12,7 @@ import type { Market } from "./markets.ts";
 import type { Random } from "./prng.ts";
 import { HOUR_MS } from "./rhythm.ts";
 
-/** Share of installs with no paid touch (the brief's 35–45 %). */
+/** Share of installs with no paid touch: 35–45 % is typical of an app that buys ads. */
 const ORGANIC_SHARE = 0.4;
 /** Share of users who sign in at some point, so carry a customer user id from then on. */
 export const IDENTIFIED_SHARE = 0.6;
