@@ -129,6 +129,31 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ABatchRefusedAsAWholeIsDroppedAndTheNextEventsGoOn()
+        {
+            var posts = 0;
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) => key.StartsWith("POST /v1/events") && Interlocked.Increment(ref posts) == 1
+                    ? Answer(422, "{\"error\":\"Unprocessable Entity\",\"detail\":\"x\"}")
+                    : ScriptedBackend.Usual(key, body),
+            };
+            var setup = Setups.For("http://service.test", backend);
+            var core = new SdkCore(setup);
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            Assert.AreEqual(0, core.Queued);
+            Assert.IsTrue(((ListLog)setup.Log).Lines.Any(line => line.Contains("refused a batch")));
+            core.SendEvent(EventType.SHARE, null, null);
+            core.Idle().Wait();
+            var sent = backend.Requests.Where(r => r.Key.StartsWith("POST /v1/events")).ToList();
+            Assert.AreEqual("SHARE", (string)sent.Last().Value["events"][0]["event_type"]);
+            Assert.AreEqual(2, sent.Count, "the refused batch was not sent again");
+        }
+
+        [Test]
         public void WithoutAServiceAddressTheSdkStaysOff()
         {
             var core = new SdkCore(Setups.For(null, new ScriptedBackend { Answer = ScriptedBackend.Usual }));

@@ -162,8 +162,7 @@ namespace Service.Unity.Tests
                 var given = Environment.GetEnvironmentVariable("REPO_ROOT");
                 if (!string.IsNullOrEmpty(given)) return given;
                 var dir = new DirectoryInfo(AppDomain.CurrentDomain.BaseDirectory);
-                while (dir != null && !File.Exists(Path.Combine(dir.FullName, "package.json")) ||
-                       dir != null && !Directory.Exists(Path.Combine(dir.FullName, "sdk")))
+                while (dir != null && !Directory.Exists(Path.Combine(dir.FullName, "sdk", "conformance")))
                 {
                     dir = dir.Parent;
                 }

@@ -277,13 +277,25 @@ namespace Service.Unity
                     {
                         { "events", new JArray(batch.Select(e => Requests.Event(e, ServiceId))) },
                     };
-                    var answer = await api.Send("POST", "/v1/events", body);
+                    JToken answer;
+                    try
+                    {
+                        answer = await api.Send("POST", "/v1/events", body);
+                    }
+                    catch (ServiceHttpException error) when (!error.IsAuthentication && !error.IsRetryable)
+                    {
+                        // The batch itself was refused (a 4xx): sent again it would be refused
+                        // again and hold up every later event.
+                        Write(LogLevel.Error, "the service refused a batch of events: " + error.Message);
+                        queue.Remove(batch.Select(e => e.EventId));
+                        continue;
+                    }
                     // Accepted, ignored and refused for good leave; a retryable refusal stays.
-                    var keep = new HashSet<string>((answer?["rejected"] as JArray ?? new JArray())
+                    var rejected = answer?["rejected"] as JArray ?? new JArray();
+                    var keep = new HashSet<string>(rejected
                         .Where(r => r.Value<bool?>("retryable") == true)
                         .Select(r => r.Value<string>("event_id")));
-                    foreach (var refused in (answer?["rejected"] as JArray ?? new JArray())
-                        .Where(r => r.Value<bool?>("retryable") != true))
+                    foreach (var refused in rejected.Where(r => r.Value<bool?>("retryable") != true))
                     {
                         Write(LogLevel.Warn, "the service refused an event: " + refused.ToString());
                     }
