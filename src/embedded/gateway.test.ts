@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { request } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
@@ -167,5 +167,143 @@ describe("embedded gateway", () => {
     // The gateway is still serving, and the gone request reached no handler.
     expect((await post(port, "ok")).status).toBe(200);
     expect(called).toBe(1);
+  });
+});
+
+/** Writes raw bytes on a new connection and resolves with everything the server sent back. */
+const raw = async (
+  port: number,
+  write: (socket: Socket) => Promise<void> | void,
+): Promise<{ status: number; headers: string; body: string }> => {
+  const socket = connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  const chunks: Buffer[] = [];
+  socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+  socket.on("error", () => undefined);
+  const closed = once(socket, "close");
+  await write(socket);
+  await closed;
+  const text = Buffer.concat(chunks).toString();
+  const [head = "", body = ""] = text.split("\r\n\r\n");
+  return { status: Number(head.split(" ")[1]), headers: head, body };
+};
+
+describe("embedded gateway, clients that misbehave", () => {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+  });
+
+  const handled: string[] = [];
+  const listen = async (
+    timeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 },
+  ) => {
+    const server = createGateway({
+      routes: [
+        {
+          route: ROUTE,
+          handler: async (event) => {
+            handled.push(event.body ?? "");
+            // Work that outlasts the client's FIN, as a store write does.
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            return { statusCode: 201, headers: { "content-type": "text/plain" }, body: "made" };
+          },
+        },
+      ],
+      authorizer: allowAll,
+      timeouts,
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    close = () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    return (server.address() as AddressInfo).port;
+  };
+
+  it("answers a complete request whose client half-closed after sending it", async () => {
+    const port = await listen();
+    handled.length = 0;
+    const answer = await raw(port, (socket) => {
+      // The request whole, then FIN: the client sends nothing more but still reads.
+      socket.end(
+        "POST /v1/echo HTTP/1.1\r\nhost: x\r\nauthorization: key\r\ncontent-length: 2\r\n\r\nhi",
+      );
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body).toContain("made");
+    expect(handled).toEqual(["hi"]);
+  });
+
+  it("cuts off a client that sends its headers too slowly, with a 408 in the API's error shape", async () => {
+    const port = await listen({ headersMs: 300, requestMs: 1_000, keepAliveMs: 5_000 });
+    const answer = await raw(port, async (socket) => {
+      socket.write("GET /v1/echo HTTP/1.1\r\n");
+      // A byte every 50 ms, never ending the headers: the server must end it, not the client.
+      const drip = setInterval(() => socket.writable && socket.write("x"), 50);
+      socket.once("close", () => clearInterval(drip));
+    });
+    expect(answer.status).toBe(408);
+    expect(JSON.parse(answer.body)).toEqual({
+      error: "Request Timeout",
+      detail: GATEWAY_ERRORS.slow.detail,
+    });
+  });
+
+  it("answers what Node refuses by itself (bad HTTP, headers too large) in the API's error shape", async () => {
+    const port = await listen();
+    const bad = await raw(port, (socket) => {
+      socket.write("NOT HTTP AT ALL\r\n\r\n");
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body)).toEqual({
+      error: "Bad Request",
+      detail: GATEWAY_ERRORS.malformed.detail,
+    });
+    const large = await raw(port, (socket) => {
+      socket.write(`GET /v1/echo HTTP/1.1\r\nhost: x\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`);
+    });
+    expect(large.status).toBe(431);
+    expect(JSON.parse(large.body)).toEqual({
+      error: "Request Header Fields Too Large",
+      detail: GATEWAY_ERRORS.headersTooLarge.detail,
+    });
+  });
+
+  it("answers a 500 in the API's error shape when a handler's header cannot be sent", async () => {
+    const error = vi.spyOn(logger, "error").mockImplementation(() => undefined);
+    try {
+      const server = createGateway({
+        routes: [
+          {
+            route: ROUTE,
+            handler: async () => ({
+              statusCode: 302,
+              headers: { location: "https://b/❄" },
+              body: "",
+            }),
+          },
+        ],
+        authorizer: allowAll,
+      });
+      server.listen(0, "127.0.0.1");
+      await once(server, "listening");
+      close = () =>
+        new Promise((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        });
+      const answer = await post((server.address() as AddressInfo).port, "{}");
+      expect(answer.status).toBe(500);
+      expect(JSON.parse(answer.body)).toEqual({
+        error: "Internal Server Error",
+        detail: GATEWAY_ERRORS.internal.detail,
+      });
+    } finally {
+      error.mockRestore();
+    }
   });
 });

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { Readable } from "node:stream";
+import type { Socket } from "node:net";
+import { type Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type {
   APIGatewayAuthorizerResult,
@@ -14,14 +15,19 @@ import type {
   Context,
 } from "aws-lambda";
 import FindMyWay, { type HTTPVersion } from "find-my-way";
-import { type ErrorBody, statusName, toErrorResponse } from "../http/errors.ts";
+import {
+  type ErrorBody,
+  INTERNAL_ERROR_DETAIL,
+  statusName,
+  toErrorResponse,
+} from "../http/errors.ts";
 import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
 import type { HttpResponse } from "../http/middleware.ts";
 import { isAllowed, type PolicyDocument } from "../http/policy.ts";
 import type { Route } from "../http/routes.ts";
 import { logger } from "../logging/logger.ts";
-import { readBody } from "./request-body.ts";
+import { type LambdaBody, lambdaBody, readBody } from "./request-body.ts";
 
 export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
 export type Authorizer = (
@@ -43,7 +49,21 @@ export interface GatewayOptions {
   readonly trustForwardedFor?: boolean;
   /** The answer to a path no route takes; by default the API's JSON 404. */
   readonly notFound?: () => HttpResponse;
+  /** How long the listener waits on a client; LISTENER_TIMEOUTS by default. */
+  readonly timeouts?: ListenerTimeouts;
 }
+
+/** How long the listeners wait on a client: stated in the README. */
+export const LISTENER_TIMEOUTS = {
+  /** From the connection (or the previous answer) to the end of the request's headers. */
+  headersMs: 10_000,
+  /** To the end of the request's body. */
+  requestMs: 30_000,
+  /** An idle kept-alive connection. */
+  keepAliveMs: 5_000,
+};
+
+export type ListenerTimeouts = typeof LISTENER_TIMEOUTS;
 
 /** A request as the gateway reads it, from a socket or from a test. */
 export interface GatewayRequest {
@@ -98,12 +118,15 @@ const lambdaContext = (functionName: string, timeoutSeconds: number): Context =>
   };
 };
 
-/** API Gateway's two header (or query) maps; the single-value one keeps a repeated name's last. */
+/**
+ * API Gateway's two header (or query) maps; the single-value one keeps a repeated name's last.
+ * They have no prototype, so a name such as `__proto__` or `toString` is a key like any other.
+ */
 const singleAndMulti = (entries: Iterable<[string, string]>) => {
-  const multi: Record<string, string[]> = {};
-  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = Object.create(null);
+  const single: Record<string, string> = Object.create(null);
   for (const [name, value] of entries) {
-    const values = multi[name];
+    const values = Object.hasOwn(multi, name) ? multi[name] : undefined;
     if (values) values.push(value);
     else multi[name] = [value];
     single[name] = value;
@@ -154,9 +177,9 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
       }
     }
 
-    let body: string | null;
+    let body: LambdaBody;
     try {
-      body = await readBody(request.body, maxBodyBytes);
+      body = lambdaBody(await readBody(request.body, maxBodyBytes));
     } catch (error) {
       if (!(error instanceof RangeError)) return undefined; // nobody is left to answer
       // The rest of the body is not read: the connection closes after the answer.
@@ -181,10 +204,12 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
       multiValueHeaders: headers.multi,
       queryStringParameters: url.search ? query.single : null,
       multiValueQueryStringParameters: url.search ? query.multi : null,
-      pathParameters: Object.keys(found.params).length > 0 ? { ...found.params } : null,
+      pathParameters:
+        Object.keys(found.params).length > 0
+          ? Object.assign(Object.create(null), found.params)
+          : null,
       stageVariables: null,
-      body,
-      isBase64Encoded: false,
+      ...body,
       requestContext: {
         accountId: "000000000000",
         apiId: API_ID,
@@ -249,7 +274,16 @@ export const createGateway = (options: GatewayOptions): Server => {
       httpVersion: req.httpVersion,
     });
     if (!response) return;
-    res.writeHead(response.statusCode, response.headers);
+    try {
+      res.writeHead(response.statusCode, response.headers);
+    } catch (error) {
+      // A header value HTTP cannot carry: answered as the bug it is, never a silent close.
+      if (response.body instanceof Readable) response.body.destroy();
+      logger.error("response headers refused", { path: req.url?.split("?")[0], error });
+      const failed = errorResponse(500, INTERNAL_ERROR_DETAIL);
+      res.writeHead(failed.statusCode, failed.headers).end(failed.body);
+      return;
+    }
     if (req.method === "HEAD") {
       // Headers only: the body is dropped unread, which releases what produces it.
       if (response.body instanceof Readable) response.body.destroy();
@@ -262,11 +296,54 @@ export const createGateway = (options: GatewayOptions): Server => {
     }
     await pipeline(response.body, res);
   };
-  return createServer((req, res) => {
-    answer(req, res).catch((error: unknown) => {
-      // Mid-stream failure: the only honest signal left is to cut the connection.
-      logger.error("response stream failed", { path: req.url?.split("?")[0], error });
-      res.destroy(error instanceof Error ? error : undefined);
-    });
-  });
+  const timeouts = options.timeouts ?? LISTENER_TIMEOUTS;
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      // How often the two timeouts above are checked; Node's default (30 s) lets a slow
+      // client hold its socket for half a minute past them.
+      connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs),
+    },
+    (req, res) => {
+      answer(req, res).catch((error: unknown) => {
+        // Mid-stream failure: the only honest signal left is to cut the connection.
+        logger.error("response stream failed", { path: req.url?.split("?")[0], error });
+        res.destroy(error instanceof Error ? error : undefined);
+      });
+    },
+  );
+  // A client that half-closes after a complete request (sends FIN) still reads the answer:
+  // without this Node drops the request it is carrying out, and the client, answered
+  // nothing, sends it again.
+  Object.assign(server, { httpAllowHalfOpen: true });
+  server.on("clientError", answerClientError);
+  return server;
+};
+
+/**
+ * What Node answers by itself (a request it cannot parse, headers too large, a client too
+ * slow), in the API's error shape rather than Node's empty bodies.
+ */
+const answerClientError = (error: Error & { code?: string }, socket: Duplex) => {
+  // Nothing can be said on a socket already written to, or gone.
+  if (error.code === "ECONNRESET" || !socket.writable || (socket as Socket).bytesWritten > 0) {
+    socket.destroy();
+    return;
+  }
+  const known =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? GATEWAY_ERRORS.headersTooLarge
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? GATEWAY_ERRORS.slow
+        : GATEWAY_ERRORS.malformed;
+  const body = JSON.stringify({ error: statusName(known.status), detail: known.detail });
+  socket.end(
+    `HTTP/1.1 ${known.status} ${statusName(known.status)}\r\n` +
+      "content-type: application/json; charset=utf-8\r\n" +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      "connection: close\r\n\r\n" +
+      body,
+  );
 };

@@ -1,12 +1,12 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { readBody } from "./request-body.ts";
+import { lambdaBody, readBody } from "./request-body.ts";
 
 const body = (...chunks: string[]) => Readable.from(chunks.map((c) => Buffer.from(c)));
 
 describe("request body", () => {
   it("is the chunks joined, or null when there are none", async () => {
-    await expect(readBody(body('{"a":', "1}"), 10)).resolves.toBe('{"a":1}');
+    await expect(readBody(body('{"a":', "1}"), 10)).resolves.toEqual(Buffer.from('{"a":1}'));
     await expect(readBody(body(), 10)).resolves.toBeNull();
   });
 
@@ -27,5 +27,15 @@ describe("request body", () => {
     const reading = readBody(goneDuring, 10);
     setImmediate(() => goneDuring.destroy());
     await expect(reading).rejects.toThrow("the client went away");
+  });
+
+  it("is handed on as text when it is UTF-8, and base64-encoded when it is not", () => {
+    expect(lambdaBody(Buffer.from('{"a":"ü"}'))).toEqual({
+      body: '{"a":"ü"}',
+      isBase64Encoded: false,
+    });
+    const latin1 = Buffer.from('{"a":"\xfc"}', "latin1");
+    expect(lambdaBody(latin1)).toEqual({ body: latin1.toString("base64"), isBase64Encoded: true });
+    expect(lambdaBody(null)).toEqual({ body: null, isBase64Encoded: false });
   });
 });

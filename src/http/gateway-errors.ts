@@ -16,4 +16,10 @@ export const GATEWAY_ERRORS = {
   throttled: { status: 429, detail: "Too many requests. Retry later." },
   quotaExceeded: { status: 429, detail: "Request quota exceeded." },
   internal: { status: 500, detail: INTERNAL_ERROR_DETAIL },
+  /** The embedded listener's own: a request HTTP cannot parse. */
+  malformed: { status: 400, detail: "The request is not valid HTTP." },
+  /** The embedded listener's own: headers or the whole request not received in time. */
+  slow: { status: 408, detail: "The request was not received in time." },
+  /** The embedded listener's own: the request line and headers over Node's 16 KiB. */
+  headersTooLarge: { status: 431, detail: "The request's headers are too large." },
 } as const satisfies Record<string, { status: number; detail: string }>;

@@ -177,4 +177,27 @@ describe("hostile bodies", () => {
     await rt.post("/v1/events", '{"__proto__": {"polluted": true}, "events": []}', keys.sdkKey);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+
+  it.each(ROUTES)(
+    "$path refuses a body that is not UTF-8 with a 400, and writes nothing",
+    async (route) => {
+      const before = await walEvents(rt.config.dataDir);
+      // "é" in Latin-1: one byte, 0xE9, that no UTF-8 text holds alone.
+      const body = Buffer.from(
+        `{"events":[{"event_id":"e-latin1","service_id":"s-1","event_type":"CUSTOM","event_name":"caf\xe9","event_time":"${recent()}"}]}`,
+        "latin1",
+      );
+      const response = await rt.fetch(
+        route.path,
+        { method: "POST", headers: { "content-type": "application/json" }, body },
+        keys[route.key],
+      );
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        error: "Bad Request",
+        detail: expect.stringContaining("UTF-8"),
+      });
+      expect(await walEvents(rt.config.dataDir)).toBe(before);
+    },
+  );
 });
