@@ -26,6 +26,18 @@ export const text = (what = "a string") =>
 const ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
 const ID_RULE = `must be 1 to ${INGEST_LIMITS.maxIdLength} characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"`;
 
+/**
+ * A map that comes from outside (a link's parameters) whose `__proto__` key is refused rather
+ * than lost: zod's records skip it, as no object can keep it as a key of its own once assigned.
+ */
+export const withoutProtoKey = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((input, context) => {
+    if (typeof input === "object" && input !== null && Object.hasOwn(input, "__proto__")) {
+      context.addIssue({ code: "custom", path: ["__proto__"], message: "is not a possible key" });
+    }
+    return input;
+  }, schema);
+
 /** `service_id` and `event_id`. */
 export const identifier = () =>
   text()

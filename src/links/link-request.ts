@@ -6,7 +6,7 @@
  * ingestion bodies.
  */
 import * as z from "zod";
-import { text } from "../ingest/fields.ts";
+import { text, withoutProtoKey } from "../ingest/fields.ts";
 
 export const LINK_LIMITS = {
   maxFieldLength: 200,
@@ -83,27 +83,29 @@ export const linkRequestSchema = z.object(
           "opens it, and a new install reads it with its attribution (the deferred deep link).",
         example: "/levels/7",
       }),
-    params: z
-      .record(
-        z.string(),
-        text().max(LINK_LIMITS.maxParamValueLength, {
-          error: `must be at most ${LINK_LIMITS.maxParamValueLength} characters`,
+    params: withoutProtoKey(
+      z
+        .record(
+          z.string(),
+          text().max(LINK_LIMITS.maxParamValueLength, {
+            error: `must be at most ${LINK_LIMITS.maxParamValueLength} characters`,
+          }),
+          { error: "must be a map of strings" },
+        )
+        .superRefine((params, context) => {
+          const keys = Object.keys(params);
+          if (keys.length > LINK_LIMITS.maxParams) {
+            context.addIssue({
+              code: "custom",
+              message: `must have at most ${LINK_LIMITS.maxParams} keys`,
+            });
+          }
+          for (const key of keys) {
+            const problem = paramKeyProblem(key);
+            if (problem) context.addIssue({ code: "custom", path: [key], message: problem });
+          }
         }),
-        { error: "must be a map of strings" },
-      )
-      .superRefine((params, context) => {
-        const keys = Object.keys(params);
-        if (keys.length > LINK_LIMITS.maxParams) {
-          context.addIssue({
-            code: "custom",
-            message: `must have at most ${LINK_LIMITS.maxParams} keys`,
-          });
-        }
-        for (const key of keys) {
-          const problem = paramKeyProblem(key);
-          if (problem) context.addIssue({ code: "custom", path: [key], message: problem });
-        }
-      })
+    )
       .nullish()
       .meta({
         description:

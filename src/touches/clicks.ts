@@ -43,7 +43,8 @@ export interface ClickDeps {
 
 /** The tapped URL's parameters, kept under the limits of a link's own. */
 const keptParams = (query: Tap["query"]): Record<string, string> => {
-  const kept: Record<string, string> = {};
+  // No prototype: a tapped URL's `__proto__=…` is a parameter like any other.
+  const kept: Record<string, string> = Object.create(null);
   let count = 0;
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined || key.length === 0 || key.length > LINK_LIMITS.maxParamKeyLength) {

@@ -6,7 +6,14 @@
  */
 import * as z from "zod";
 import { ATTRIBUTION_LIMITS } from "../attribution/settings.ts";
-import { dateTime, deviceId, deviceIdOrNull, shortText, text } from "../ingest/fields.ts";
+import {
+  dateTime,
+  deviceId,
+  deviceIdOrNull,
+  shortText,
+  text,
+  withoutProtoKey,
+} from "../ingest/fields.ts";
 import { LINK_LIMITS } from "../links/link-request.ts";
 import { formatIssues, type Parsed } from "../validation/issues.ts";
 import { deeplinkIdField } from "./ids.ts";
@@ -75,13 +82,15 @@ export const touchSchema = z.object(
     deeplink_id: deeplinkIdField()
       .nullish()
       .meta({ description: "The app's link the ad pointed to, if any.", example: "Kx3v9QpZ2aQ" }),
-    params: z
-      .record(z.string(), shortText(LINK_LIMITS.maxParamValueLength), {
-        error: "must be a map of strings",
-      })
-      .refine((params) => Object.keys(params).length <= LINK_LIMITS.maxParams, {
-        error: `must have at most ${LINK_LIMITS.maxParams} keys`,
-      })
+    params: withoutProtoKey(
+      z
+        .record(z.string(), shortText(LINK_LIMITS.maxParamValueLength), {
+          error: "must be a map of strings",
+        })
+        .refine((params) => Object.keys(params).length <= LINK_LIMITS.maxParams, {
+          error: `must have at most ${LINK_LIMITS.maxParams} keys`,
+        }),
+    )
       .nullish()
       .meta({ description: "Custom string parameters of the touch.", example: { sub1: "abc" } }),
   },

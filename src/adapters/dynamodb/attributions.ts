@@ -21,6 +21,7 @@ import { MATCH_STATUSES } from "../../ports/attributions.ts";
 import { OS_VALUES } from "../../ports/installs.ts";
 import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
+import { stringMapItem, stringMapText } from "./string-map.ts";
 import { indexOf } from "./tables.ts";
 
 const OPEN = indexOf("attributions", "open");
@@ -55,7 +56,7 @@ const resultItem = z.object({
   clickToFirstOpenHours: z.number().nullable(),
   installType: z.enum(["new_install", "reinstall_same_device"]).nullable(),
   otherCandidates: z.number(),
-  params: z.record(z.string(), z.string()),
+  params: stringMapItem,
   attributedAt: z.string(),
 });
 
@@ -120,7 +121,7 @@ export const createAttributionStore = (
           ExpressionAttributeNames: { "#state": "state", "#result": "result" },
           ExpressionAttributeValues: {
             ":resolved": "resolved",
-            ":result": result,
+            ":result": { ...result, params: stringMapText(result.params) },
             ":false": false,
             ":pending": "pending",
             ":failed": "failed",

@@ -11,6 +11,7 @@ import { ValidationError } from "../../domain/errors.ts";
 import type { Link, LinkStore } from "../../ports/links.ts";
 import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
+import { stringMapItem, stringMapText } from "./string-map.ts";
 import { indexOf } from "./tables.ts";
 
 const BY_APP = indexOf("links", "byApp");
@@ -23,7 +24,7 @@ const linkItem = z.object({
   url: z.string(),
   ...adFieldsItem,
   deepLinkPath: text,
-  params: z.record(z.string(), z.string()),
+  params: stringMapItem,
   androidUrl: text,
   iosUrl: text,
   webUrl: text,
@@ -59,7 +60,7 @@ export const createLinkStore = (doc: DynamoDBDocumentClient, table: string): Lin
       doc.send(
         new PutCommand({
           TableName: table,
-          Item: { ...link, createdKey: createdKey(link) },
+          Item: { ...link, params: stringMapText(link.params), createdKey: createdKey(link) },
           ConditionExpression: "attribute_not_exists(deeplinkId)",
         }),
       ),

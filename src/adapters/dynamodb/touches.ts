@@ -20,6 +20,7 @@ import { ipMatchKey } from "../../touches/ip.ts";
 import { TOUCH_LIMITS, TOUCH_TYPES } from "../../touches/touch-request.ts";
 import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
+import { stringMapItem, stringMapText } from "./string-map.ts";
 import { type IndexName, indexOf } from "./tables.ts";
 
 const text = z.string().nullable();
@@ -42,8 +43,8 @@ const touchItem = z.object({
   language: text,
   country: text,
   maid: text,
-  params: z.record(z.string(), z.string()),
-  urlParams: z.record(z.string(), z.string()),
+  params: stringMapItem,
+  urlParams: stringMapItem,
 });
 
 const toTouch = (item: Record<string, unknown>): Touch => {
@@ -59,6 +60,8 @@ const itemOf = (touch: Touch) => {
   const ip = ipMatchKey(touch.ip);
   return {
     ...touch,
+    params: stringMapText(touch.params),
+    urlParams: stringMapText(touch.urlParams),
     ...(touch.maid ? { maidKey: maidKey(touch.appId, touch.maid) } : {}),
     ...(ip ? { ipKey: ipKey(touch.appId, ip) } : {}),
     touchKey: `${touch.touchTime}#${touch.clickId}`,

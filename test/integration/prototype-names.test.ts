@@ -1,0 +1,307 @@
+/**
+ * Object.prototype's names (`__proto__`, `constructor`, `toString`, …) where requests become
+ * objects: query parameters, header names, path parameters and the keys of every body map, on
+ * every route of both listeners (fast-check). Never a 5xx, and every refusal in the spec's
+ * error shape. Typed over the route tables, so a new route needs its valid request here.
+ */
+import { randomUUID } from "node:crypto";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorBodySchema } from "../../src/http/contracts/index.ts";
+import { linkNotFound } from "../../src/http/handlers/link-host.ts";
+import type { LinkHostRouteId, RouteId } from "../../src/http/routes.ts";
+import { installRequest } from "../support/installs.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+/** Every own property of Object.prototype, and the two names that reach it. */
+const PROTOTYPE_NAMES = [
+  ...Object.getOwnPropertyNames(Object.prototype),
+  "prototype",
+  "__proto__",
+] as const;
+
+const name = fc.constantFrom(...PROTOTYPE_NAMES);
+const value = fc.oneof(fc.constantFrom("1", "", "x", "[object Object]"), name);
+
+interface Request {
+  readonly method: string;
+  /** The path with `{name}` where a path parameter goes. */
+  readonly path: string;
+  readonly params?: Readonly<Record<string, string>>;
+  readonly query?: Readonly<Record<string, string>>;
+  readonly body?: unknown;
+  readonly key: "sdk" | "server" | "none";
+}
+
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
+/**
+ * A JSON body's text with one hostile key added to every map at every level. Written by hand:
+ * an object cannot hold a `__proto__` key that JSON.stringify would write.
+ */
+const withNames = (body: unknown, names: readonly string[], values: readonly string[]) => {
+  let turn = 0;
+  const write = (node: unknown): string => {
+    if (Array.isArray(node)) return `[${node.map(write).join(",")}]`;
+    if (typeof node !== "object" || node === null) return JSON.stringify(node);
+    turn += 1;
+    const key = names[turn % names.length] ?? "__proto__";
+    const added = values[turn % values.length] ?? "1";
+    const members = Object.entries(node).map(([k, v]) => `${JSON.stringify(k)}:${write(v)}`);
+    return `{${[...members, `${JSON.stringify(key)}:${JSON.stringify(added)}`].join(",")}}`;
+  };
+  return write(body);
+};
+
+describe("Object.prototype's names in requests", () => {
+  let rt: TestRuntime;
+  let keys: { sdkKey: string; serverKey: string };
+  const serviceId = randomUUID();
+  let deeplinkId = "";
+
+  const API: { readonly [K in RouteId]: () => Request } = {
+    config: () => ({ method: "GET", path: "/v1/config", key: "sdk" }),
+    installs: () => ({
+      method: "POST",
+      path: "/v1/installs",
+      key: "sdk",
+      body: installRequest(randomUUID(), { customer_user_id: "user-1" }),
+    }),
+    events: () => ({
+      method: "POST",
+      path: "/v1/events",
+      key: "sdk",
+      body: {
+        events: [
+          {
+            event_id: randomUUID(),
+            service_id: serviceId,
+            event_type: "PURCHASE",
+            event_time: minutesAgo(5),
+            parameters: { revenue: 1.5, currency: "EUR", extra: { nested: "yes" } },
+          },
+        ],
+      },
+    }),
+    "s2s-events": () => ({
+      method: "POST",
+      path: "/v1/s2s/events",
+      key: "server",
+      body: {
+        events: [
+          {
+            event_id: randomUUID(),
+            customer_user_id: "user-1",
+            event_type: "SUBSCRIBE",
+            event_time: minutesAgo(5),
+            parameters: { revenue: "9.99", currency: "USD" },
+          },
+        ],
+      },
+    }),
+    "delete-install": () => ({
+      method: "DELETE",
+      path: "/v1/installs/{service_id}",
+      params: { service_id: randomUUID() },
+      key: "sdk",
+    }),
+    "deletion-status": () => ({
+      method: "GET",
+      path: "/v1/deletions/{request_id}",
+      params: { request_id: randomUUID() },
+      key: "server",
+    }),
+    export: () => ({
+      method: "GET",
+      path: "/api/v1/export",
+      query: { timestamp: "0", limit: "5" },
+      key: "server",
+    }),
+    attribution: () => ({
+      method: "GET",
+      path: "/v1/installs/{service_id}/attribution",
+      params: { service_id: serviceId },
+      key: "sdk",
+    }),
+    touches: () => ({
+      method: "POST",
+      path: "/v1/touches",
+      key: "server",
+      body: {
+        touches: [
+          {
+            touch_type: "click",
+            touch_time: minutesAgo(5),
+            media_source: "net",
+            click_id: randomUUID(),
+            params: { sub1: "a" },
+          },
+        ],
+      },
+    }),
+    "create-link": () => ({
+      method: "POST",
+      path: "/v1/links",
+      key: "server",
+      body: { media_source: "net", deep_link_path: "/a", params: { promo: "X" } },
+    }),
+    "list-links": () => ({
+      method: "GET",
+      path: "/v1/links",
+      query: { limit: "2" },
+      key: "server",
+    }),
+    "get-link": () => ({
+      method: "GET",
+      path: "/v1/links/{deeplink_id}",
+      params: { deeplink_id: deeplinkId },
+      key: "server",
+    }),
+    "update-link": () => ({
+      method: "PATCH",
+      path: "/v1/links/{deeplink_id}",
+      params: { deeplink_id: deeplinkId },
+      key: "server",
+      body: { disabled: false, params: { promo: "Y" } },
+    }),
+    openapi: () => ({ method: "GET", path: "/v1/openapi.json", key: "none" }),
+  };
+
+  const LINK_HOST: { readonly [K in LinkHostRouteId]: () => Request } = {
+    click: () => ({
+      method: "GET",
+      path: "/{deeplink_id}",
+      params: { deeplink_id: deeplinkId },
+      query: { sub1: "a" },
+      key: "none",
+    }),
+    "apple-app-site-association": () => ({
+      method: "GET",
+      path: "/.well-known/apple-app-site-association",
+      key: "none",
+    }),
+    assetlinks: () => ({ method: "GET", path: "/.well-known/assetlinks.json", key: "none" }),
+  };
+
+  /** Where the hostile names go in one request. */
+  const placements = fc.record({
+    query: fc.array(fc.tuple(name, value), { maxLength: 3 }),
+    headers: fc.array(fc.tuple(name, value), { maxLength: 3 }),
+    pathParam: fc.option(name, { nil: undefined }),
+    bodyNames: fc.array(name, { minLength: 1, maxLength: 4 }),
+    bodyValues: fc.array(value, { minLength: 1, maxLength: 4 }),
+  });
+
+  const send = async (base: string, request: Request, hostile: Placement) => {
+    let path = request.path;
+    for (const [param, given] of Object.entries(request.params ?? {})) {
+      path = path.replace(`{${param}}`, encodeURIComponent(hostile.pathParam ?? given));
+    }
+    const query = new URLSearchParams(Object.entries(request.query ?? {}));
+    for (const [k, v] of hostile.query) query.append(k, v);
+    const headers = new Headers();
+    for (const [k, v] of hostile.headers) headers.append(k, v);
+    if (request.key !== "none") {
+      headers.set("authorization", request.key === "sdk" ? keys.sdkKey : keys.serverKey);
+    }
+    headers.set("user-agent", "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36");
+    let body: string | undefined;
+    if (request.body !== undefined) {
+      headers.set("content-type", "application/json");
+      body = withNames(request.body, hostile.bodyNames, hostile.bodyValues);
+    }
+    const search = query.size > 0 ? `?${query}` : "";
+    return fetch(`${base}${path}${search}`, {
+      method: request.method,
+      headers,
+      body,
+      redirect: "manual",
+    });
+  };
+
+  type Placement = typeof placements extends fc.Arbitrary<infer T> ? T : never;
+
+  const holds = async (base: string, build: () => Request) => {
+    await fc.assert(
+      fc.asyncProperty(placements, async (hostile) => {
+        const request = build();
+        const response = await send(base, request, hostile);
+        const text = await response.text();
+        const context = `${request.method} ${request.path} ${JSON.stringify(hostile)}: ${response.status} ${text.slice(0, 300)}`;
+        expect(response.status, context).toBeLessThan(500);
+        if (response.status >= 400 && response.headers.get("content-type")?.includes("html")) {
+          // The link host's page for a link that does not exist, for the person who tapped it.
+          expect([response.status, text], context).toEqual([404, linkNotFound().body]);
+        } else if (response.status >= 400) {
+          expect(errorBodySchema.safeParse(JSON.parse(text)).success, context).toBe(true);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  };
+
+  beforeAll(async () => {
+    rt = await startTestRuntime();
+    keys = await rt.createApp("com.example.prototype", "android");
+    const installed = await rt.post(
+      "/v1/installs",
+      installRequest(serviceId, { customer_user_id: "user-1" }),
+      keys.sdkKey,
+    );
+    expect(installed.status).toBe(202);
+    const link = await rt.post(
+      "/v1/links",
+      { media_source: "net", params: { promo: "X" } },
+      keys.serverKey,
+    );
+    deeplinkId = ((await link.json()) as { deeplink_id: string }).deeplink_id;
+  });
+
+  afterAll(async () => {
+    await rt.dispose();
+  });
+
+  it.each(Object.entries(API))("API %s: never a 5xx", async (_id, build) => {
+    await holds(rt.url, build);
+  });
+
+  it.each(Object.entries(LINK_HOST))("link host %s: never a 5xx", async (_id, build) => {
+    await holds(rt.linkUrl, build);
+  });
+
+  it("keeps such names as a link's parameters, and refuses __proto__, which no object keeps", async () => {
+    const create = (params: string) =>
+      rt.fetch(
+        "/v1/links",
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: `{"media_source":"net","params":${params}}`,
+        },
+        keys.serverKey,
+      );
+    const created = await create('{"constructor":"v","toString":"w","valueOf":"x"}');
+    expect(created.status).toBe(201);
+    const link = (await created.json()) as { deeplink_id: string; params: Record<string, string> };
+    expect(Object.entries(link.params)).toEqual([
+      ["constructor", "v"],
+      ["toString", "w"],
+      ["valueOf", "x"],
+    ]);
+    const read = await rt.get(`/v1/links/${link.deeplink_id}`, keys.serverKey);
+    expect(((await read.json()) as typeof link).params).toEqual(link.params);
+
+    const refused = await create('{"__proto__":"v"}');
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toEqual({
+      error: "Unprocessable Entity",
+      detail: expect.stringContaining("__proto__"),
+    });
+
+    const tap = await fetch(`${rt.linkUrl}/${link.deeplink_id}?__proto__=1&toString=2`, {
+      redirect: "manual",
+      headers: { "user-agent": "Mozilla/5.0 (Linux; Android 14; Pixel 8)" },
+    });
+    expect(tap.status).toBe(302);
+  });
+});
