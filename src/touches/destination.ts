@@ -49,11 +49,18 @@ const storePage = (app: AppDestinations): string | null => {
   return appStoreId ? appStorePage(appStoreId) : null;
 };
 
-const withReferrer = (url: string, clickId: string | null, link: LinkDestinations): string => {
-  const parsed = new URL(url);
-  if (parsed.hostname !== PLAY_HOST || clickId === null) return url;
-  parsed.searchParams.set("referrer", installReferrer(clickId, link));
-  return parsed.toString();
+/**
+ * A destination as a `Location` header can carry it: serialised as browsers do, the host in
+ * punycode and any other non-ASCII character percent-encoded (`https://b.example/ü` becomes
+ * `https://b.example/%C3%BC`). A Play Store destination gets the click's install referrer.
+ */
+const asLocation = (url: string, clickId: string | null, link: LinkDestinations): string => {
+  const parsed = URL.parse(url);
+  if (parsed === null) return encodeURI(url);
+  if (parsed.hostname === PLAY_HOST && clickId !== null) {
+    parsed.searchParams.set("referrer", installReferrer(clickId, link));
+  }
+  return parsed.href;
 };
 
 /**
@@ -67,13 +74,11 @@ export const destinationOf = (
   clickId: string | null,
 ): string | null => {
   const web = link.webUrl ?? app.links?.webUrl ?? null;
-  if (platform === "android") {
-    const android =
-      link.androidUrl ?? (app.platform === "android" ? playStorePage(app.appId) : null) ?? web;
-    return android === null ? null : withReferrer(android, clickId, link);
-  }
-  if (platform === "ios") {
-    return link.iosUrl ?? (app.platform === "ios" ? storePage(app) : null) ?? web;
-  }
-  return web ?? storePage(app);
+  const chosen =
+    platform === "android"
+      ? (link.androidUrl ?? (app.platform === "android" ? playStorePage(app.appId) : null) ?? web)
+      : platform === "ios"
+        ? (link.iosUrl ?? (app.platform === "ios" ? storePage(app) : null) ?? web)
+        : (web ?? storePage(app));
+  return chosen === null ? null : asLocation(chosen, clickId, link);
 };

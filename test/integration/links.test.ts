@@ -226,6 +226,26 @@ describe("links and the link host", () => {
     expect(await touchesOfLink(link.deeplink_id)).toHaveLength(1);
   });
 
+  it("redirects taps on a link whose destinations hold non-ASCII characters, encoded as browsers do", async () => {
+    const link = await makeLink({
+      media_source: "unicode",
+      web_url: "https://b.example/ü❄?q=ä#é",
+      ios_url: "https://bücher.example/straße",
+      android_url: "https://b.example/ü",
+    });
+    // Stored as given: the link reads back as it was made.
+    expect(link.web_url).toBe("https://b.example/ü❄?q=ä#é");
+    const fromDesktop = await tap(`/${link.deeplink_id}`, AGENTS.desktop);
+    expect(fromDesktop.status).toBe(302);
+    expect(fromDesktop.headers.get("location")).toBe(
+      "https://b.example/%C3%BC%E2%9D%84?q=%C3%A4#%C3%A9",
+    );
+    const fromIphone = await tap(`/${link.deeplink_id}`, AGENTS.ios);
+    expect(fromIphone.headers.get("location")).toBe("https://xn--bcher-kva.example/stra%C3%9Fe");
+    const fromAndroid = await tap(`/${link.deeplink_id}`, AGENTS.android);
+    expect(fromAndroid.headers.get("location")).toBe("https://b.example/%C3%BC");
+  });
+
   it("redirects bots and link-preview fetchers without counting them", async () => {
     const link = await makeLink({ media_source: "shared" });
     for (const agent of [AGENTS.slack, AGENTS.facebook, AGENTS.twitter, AGENTS.google, ""]) {
