@@ -1,11 +1,13 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { ValidationError } from "../domain/errors.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
-import type { LakeQueryEngine, SnapshotCatalog, SnapshotRef } from "../ports/lake.ts";
+import type { LakeQueryEngine, SnapshotRef } from "../ports/lake.ts";
 import type { ExportRecord } from "../record/columns.ts";
 import { createExportPages, type ExportPageDeps } from "./export-page.ts";
 import { collect, recordAt } from "./formats/fixtures.test-support.ts";
 import { FORMATS } from "./formats/index.ts";
+import { memoryCatalog } from "./memory-catalog.test-support.ts";
 
 // A counting engine: the snapshot logic under test decides when it is asked to materialise.
 const countingEngine = () => {
@@ -24,34 +26,13 @@ const countingEngine = () => {
   return { engine, calls };
 };
 
-const memoryCatalog = (): SnapshotCatalog => {
-  const refs = new Map<string, SnapshotRef>();
-  return {
-    get: async (appId, since) => refs.get(`${appId}#${since}`),
-    put: async (ref) => void refs.set(`${ref.appId}#${ref.since}`, ref),
-    claim: async (ref) => {
-      const key = `${ref.appId}#${ref.since}`;
-      const standing = refs.get(key);
-      if (
-        standing &&
-        standing.expiresAt > ref.createdAt &&
-        standing.tombstoneVersion >= ref.tombstoneVersion
-      ) {
-        return standing;
-      }
-      refs.set(key, ref);
-      return ref;
-    },
-  };
-};
-
 const noDeletions = {
   tombstones: async () => ({ serviceIds: [], version: 0 }),
   listByApp: async () => [],
 };
 
 describe("export pages", () => {
-  it("materialises once per app and timestamp while the snapshot is fresh", async () => {
+  it("takes a new snapshot for each first page; later pages slice the window's newest until it expires", async () => {
     let now = 1_000_000;
     const { engine, calls } = countingEngine();
     const pages = createExportPages({
@@ -71,10 +52,56 @@ describe("export pages", () => {
     await pages.open({ appId: "b", since: 10, offset: 0, limit: 10 });
     expect(calls.materialize).toBe(3);
 
-    now += 60_000;
-    const renewed = await pages.open({ appId: "a", since: 10, offset: 0, limit: 10 });
+    // A new export of the same window sees the present: a snapshot of its own.
+    const again = await pages.open({ appId: "a", since: 10, offset: 0, limit: 10 });
     expect(calls.materialize).toBe(4);
-    expect(renewed.snapshot.snapshotId).not.toBe(first.snapshot.snapshotId);
+    expect(again.snapshot.snapshotId).not.toBe(first.snapshot.snapshotId);
+    const next = await pages.open({ appId: "a", since: 10, offset: 10, limit: 10 });
+    expect(next.snapshot.snapshotId).toBe(again.snapshot.snapshotId);
+
+    now += 60_000;
+    const renewed = await pages.open({ appId: "a", since: 10, offset: 10, limit: 10 });
+    expect(calls.materialize).toBe(5);
+    expect(renewed.snapshot.snapshotId).not.toBe(again.snapshot.snapshotId);
+  });
+
+  it("slices the snapshot a page names, whatever first pages came after it", async () => {
+    const { engine } = countingEngine();
+    const pages = createExportPages({
+      engine,
+      catalog: memoryCatalog(),
+      deletions: noDeletions,
+      snapshotTtlSeconds: 60,
+    });
+    const mine = (await pages.open({ appId: "a", since: 10, offset: 0, limit: 10 })).snapshot;
+    const theirs = (await pages.open({ appId: "a", since: 10, offset: 0, limit: 10 })).snapshot;
+    const pinned = { appId: "a", since: 10, offset: 10, limit: 10 };
+    expect((await pages.open({ ...pinned, snapshotId: mine.snapshotId })).snapshot.snapshotId).toBe(
+      mine.snapshotId,
+    );
+    expect((await pages.open(pinned)).snapshot.snapshotId).toBe(theirs.snapshotId);
+  });
+
+  it("refuses a named snapshot that is unknown, of another window or app, or expired", async () => {
+    let now = 1_000_000;
+    const pages = createExportPages({
+      engine: countingEngine().engine,
+      catalog: memoryCatalog(),
+      deletions: noDeletions,
+      snapshotTtlSeconds: 60,
+      now: () => now,
+    });
+    const { snapshotId } = (await pages.open({ appId: "a", since: 10, offset: 0, limit: 10 }))
+      .snapshot;
+    const named = (appId: string, since: number, id = snapshotId) =>
+      pages.open({ appId, since, offset: 10, limit: 10, snapshotId: id });
+    await expect(named("a", 10, "00000000-0000-4000-8000-000000000000")).rejects.toThrow(
+      ValidationError,
+    );
+    await expect(named("a", 11)).rejects.toThrow(/^snapshot: no snapshot/);
+    await expect(named("b", 10)).rejects.toThrow(/^snapshot: no snapshot/);
+    now += 60_000;
+    await expect(named("a", 10)).rejects.toThrow(/^snapshot: .* has expired/);
   });
 
   it("shares one materialisation between concurrent first requests", async () => {
@@ -302,46 +329,22 @@ describe("export pages after a deletion request", () => {
     });
     // Another instance made this one after the request; this page read the store before it.
     await catalog.put(standing("newer", { tombstoneVersion: 1 }));
-    expect((await pages.open(page(0))).snapshot.snapshotId).toBe("newer");
+    expect((await pages.open(page(10))).snapshot.snapshotId).toBe("newer");
     expect(calls.materialize).toBe(0);
   });
 });
 
-describe("a snapshot claimed by another instance", () => {
-  it("is not taken when it was made from older tombstones than the page read", async () => {
-    // A catalog whose read-back after a lost claim is stale: the entry the standing one replaced.
-    const older = standing("older", { tombstoneVersion: 0 });
-    const catalog: SnapshotCatalog = {
-      get: async () => undefined,
-      put: async () => undefined,
-      claim: async () => older,
-    };
-    const pages = createExportPages({
-      engine: countingEngine().engine,
-      catalog,
-      deletions: {
-        tombstones: async () => ({ serviceIds: ["s-9"], version: 1 }),
-        listByApp: async () => [],
-      },
-      snapshotTtlSeconds: 600,
-    });
-    const { snapshot } = await pages.open(page(0));
-    expect(snapshot.snapshotId).not.toBe("older");
-    expect(snapshot.tombstoneVersion).toBe(1);
-  });
-
-  it("is not taken once expired", async () => {
-    const expired = standing("expired", { createdAt: 0, expiresAt: 1, tombstoneVersion: 5 });
-    const pages = createExportPages({
-      engine: countingEngine().engine,
-      catalog: {
-        get: async () => undefined,
-        put: async () => undefined,
-        claim: async () => expired,
-      },
-      deletions: noDeletions,
-      snapshotTtlSeconds: 600,
-    });
-    expect((await pages.open(page(0))).snapshot.snapshotId).not.toBe("expired");
+describe("a named snapshot", () => {
+  it("is refused once a deletion request made after it is stored", async () => {
+    const store = deletionStore();
+    const { pages } = recordingPages(store.deletions, () => 1_000_000);
+    const { snapshotId } = (await pages.open(page(0))).snapshot;
+    expect((await pages.open({ ...page(10), snapshotId })).snapshot.snapshotId).toBe(snapshotId);
+    store.request("s-9");
+    await expect(pages.open({ ...page(10), snapshotId })).rejects.toThrow(
+      /^snapshot: .* withdrawn by a deletion request/,
+    );
+    // Without a name, the next page comes from a new snapshot without the install.
+    expect((await pages.open(page(10))).snapshot.snapshotId).not.toBe(snapshotId);
   });
 });

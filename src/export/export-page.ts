@@ -1,16 +1,18 @@
 /**
- * One page of an export. The first request for an (app, timestamp) materialises the sorted
- * result once; later pages slice that snapshot until it expires, so paging with a fixed
- * timestamp neither repeats nor skips an event while new ones arrive. A deletion request
- * (a tombstone) makes every older snapshot of its app stale at once: the next page comes from
- * a new snapshot without the deleted install, before its rows are purged from the lake. Each
- * page reads the app's tombstones, whole and as they are now, and a snapshot is good while it
- * was made from their current version: no clock and no index's lag is involved. A snapshot
- * leaves out those installs and those of every request the app's list holds, completed ones
- * too.
+ * One page of an export. A first page (offset 0) materialises the sorted result of the window
+ * as it is now: a snapshot, named in the answer. A page that names its snapshot slices that
+ * one until it expires, so paging neither repeats nor skips an event while new ones arrive,
+ * whoever else exports the same window; a page that names none slices the window's newest.
+ * A deletion request (a tombstone) makes every older snapshot of its app stale at once: an
+ * unnamed page comes from a new snapshot without the deleted install, before its rows are
+ * purged from the lake, and a named one is refused. Each page reads the app's tombstones,
+ * whole and as they are now, and a snapshot is good while it was made from their current
+ * version: no clock and no index's lag is involved. A snapshot leaves out those installs and
+ * those of every request the app's list holds, completed ones too.
  */
 import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
+import { ValidationError } from "../domain/errors.ts";
 import type { DeletionStore, Tombstones } from "../ports/deletions.ts";
 import type { LakeQueryEngine, SnapshotCatalog, SnapshotRef } from "../ports/lake.ts";
 import type { ExportRecord } from "../record/columns.ts";
@@ -30,6 +32,8 @@ export interface ExportPageRequest {
   readonly since: number;
   readonly offset: number;
   readonly limit: number;
+  /** The snapshot the page must come from (an earlier page's), if the caller pins one. */
+  readonly snapshotId?: string;
 }
 
 export interface ExportPage {
@@ -101,23 +105,12 @@ export const createExportPages = (deps: ExportPageDeps) => {
       expiresAt: createdAt + deps.snapshotTtlSeconds * 1000,
       tombstoneVersion: tombstones.version,
     };
-    // Another instance may have made one meanwhile: the first one stored stands for all, unless
-    // it is made from older tombstones than this page read.
-    const standing = await deps.catalog.claim(ref);
-    return standing.expiresAt > createdAt && standing.tombstoneVersion >= ref.tombstoneVersion
-      ? standing
-      : ref;
+    await deps.catalog.put(ref);
+    return ref;
   };
 
-  const snapshotFor = async (appId: string, since: number): Promise<SnapshotRef> => {
-    const asked = now();
-    const [known, tombstones] = await Promise.all([
-      deps.catalog.get(appId, since),
-      deps.deletions.tombstones(appId),
-    ]);
-    // A snapshot made from a later version than this page read is newer still.
-    const fresh = known && known.expiresAt > asked && known.tombstoneVersion >= tombstones.version;
-    if (fresh) return known;
+  /** A snapshot of the window as it is now; first pages asked at once share one. */
+  const fresh = (appId: string, since: number, tombstones: Tombstones, asked: number) => {
     // The version is part of the key: a materialisation started before a deletion request is
     // never handed to a page that read the request's tombstone.
     const key = `${appId}#${since}#${tombstones.version}`;
@@ -129,10 +122,44 @@ export const createExportPages = (deps: ExportPageDeps) => {
     return pending;
   };
 
+  const pinned = async (request: ExportPageRequest, snapshotId: string, asked: number) => {
+    const [named, tombstones] = await Promise.all([
+      deps.catalog.byId(request.appId, request.since, snapshotId),
+      deps.deletions.tombstones(request.appId),
+    ]);
+    const again = "start the export again without it, at offset 0";
+    if (!named) {
+      throw new ValidationError(`snapshot: no snapshot ${snapshotId} of this window; ${again}`);
+    }
+    if (named.expiresAt <= asked) {
+      throw new ValidationError(`snapshot: ${snapshotId} has expired; ${again}`);
+    }
+    if (named.tombstoneVersion < tombstones.version) {
+      throw new ValidationError(
+        `snapshot: ${snapshotId} was withdrawn by a deletion request made after it; ${again}`,
+      );
+    }
+    return named;
+  };
+
+  const snapshotFor = async (request: ExportPageRequest): Promise<SnapshotRef> => {
+    const { appId, since, offset, snapshotId } = request;
+    const asked = now();
+    if (snapshotId !== undefined) return pinned(request, snapshotId, asked);
+    const [newest, tombstones] = await Promise.all([
+      offset === 0 ? undefined : deps.catalog.latest(appId, since),
+      deps.deletions.tombstones(appId),
+    ]);
+    // A snapshot made from a later version than this page read is newer still.
+    const good =
+      newest && newest.expiresAt > asked && newest.tombstoneVersion >= tombstones.version;
+    return good ? newest : fresh(appId, since, tombstones, asked);
+  };
+
   return {
     async open(request: ExportPageRequest): Promise<ExportPage> {
       const { offset, limit } = request;
-      const snapshot = await snapshotFor(request.appId, request.since);
+      const snapshot = await snapshotFor(request);
       const beyondEnd = snapshot.rowCount !== undefined && offset >= snapshot.rowCount;
       return {
         snapshot,

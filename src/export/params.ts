@@ -4,6 +4,9 @@ import { EXPORT_FORMATS } from "./formats/names.ts";
 
 export const MAX_LIMIT = 10_000;
 
+/** The response header naming a page's snapshot, which the `snapshot` parameter pins. */
+export const SNAPSHOT_HEADER = "X-Export-Snapshot";
+
 /** 9999-12-31T23:59:59Z: the last second a timestamp can name as an ISO 8601 date. */
 export const MAX_TIMESTAMP = 253_402_300_799;
 
@@ -44,6 +47,9 @@ export const exportParamsSchema = z.object({
         .max(Number.MAX_SAFE_INTEGER, { error: "must be an integer of 0 or more" }),
     )
     .default(0),
+  snapshot: z
+    .uuid({ error: `must be the ${SNAPSHOT_HEADER} of an earlier page of this window` })
+    .optional(),
 });
 
 export type ExportParams = z.infer<typeof exportParamsSchema>;

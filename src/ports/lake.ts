@@ -58,17 +58,17 @@ export interface SnapshotRef extends SnapshotLocation {
   readonly tombstoneVersion: number;
 }
 
-/** Remembers which snapshot serves an (app, timestamp) export while it is fresh. */
+/**
+ * The export snapshots: each by its id, for the pages that name it, and the newest of each
+ * (app, timestamp), for the pages that do not.
+ */
 export interface SnapshotCatalog {
-  get(appId: string, since: number): Promise<SnapshotRef | undefined>;
+  /** The newest snapshot stored for the window, expired or not. */
+  latest(appId: string, since: number): Promise<SnapshotRef | undefined>;
+  /** A snapshot of the window by its id, expired or not. */
+  byId(appId: string, since: number, snapshotId: string): Promise<SnapshotRef | undefined>;
+  /** Stores `ref` by its id and as the newest of its window. */
   put(ref: SnapshotRef): Promise<void>;
-  /**
-   * Stores `ref` unless a snapshot that is still good stands for its (app, timestamp): one not
-   * expired at `ref.createdAt`, made from the same or a later version of the app's tombstones.
-   * Resolves with the snapshot that stands, so concurrent first pages on several instances
-   * all page through the same one.
-   */
-  claim(ref: SnapshotRef): Promise<SnapshotRef>;
 }
 
 /**
@@ -76,8 +76,9 @@ export interface SnapshotCatalog {
  * deletes, since a snapshot made before a deletion request may hold the install's records.
  */
 export interface AppSnapshots {
+  /** Each snapshot once. */
   listByApp(appId: string): Promise<SnapshotRef[]>;
-  /** Deletes the entry if it still names this snapshot (a newer one for the key is kept). */
+  /** Forgets the snapshot: by its id, and as its window's newest while it is (a newer one stays). */
   delete(ref: SnapshotRef): Promise<void>;
 }
 

@@ -11,6 +11,7 @@ import { createKeyFileWrapper } from "../../src/adapters/key-file/key-file-wrapp
 import { withEncryption } from "../../src/domain/app-config.ts";
 import { dataPaths } from "../../src/embedded/data-dir.ts";
 import { EXPORT_FORMATS } from "../../src/export/formats/index.ts";
+import { SNAPSHOT_HEADER } from "../../src/export/params.ts";
 import {
   CONTRACTS,
   type ErrorStatus,
@@ -221,6 +222,7 @@ describe("the wire contract, over HTTP", () => {
         const headers = CONTRACTS.export.success.headers?.safeParse({
           "Content-Disposition": response.headers.get("content-disposition") ?? undefined,
           "Cache-Control": response.headers.get("cache-control") ?? undefined,
+          [SNAPSHOT_HEADER]: response.headers.get(SNAPSHOT_HEADER) ?? undefined,
         });
         expect(headers?.error?.issues ?? [], format).toEqual([]);
         expect(response.headers.has("content-disposition"), format).toBe(

@@ -12,72 +12,82 @@ const ref = (snapshotId: string, since = 10): SnapshotRef => ({
   tombstoneVersion: 0,
 });
 
+/** A catalog in a map, as the DynamoDB one keys it, counting its reads. */
 const countingCatalog = () => {
-  const refs = new Map<string, SnapshotRef>();
-  const counts = { get: 0 };
+  const latest = new Map<string, SnapshotRef>();
+  const byId = new Map<string, SnapshotRef>();
+  const counts = { reads: 0 };
   const store: SnapshotCatalog & AppSnapshots = {
-    get: async (appId, since) => {
-      counts.get += 1;
-      return refs.get(`${appId}#${since}`);
+    latest: async (appId, since) => {
+      counts.reads += 1;
+      return latest.get(`${appId}#${since}`);
     },
-    put: async (r) => void refs.set(`${r.appId}#${r.since}`, r),
-    claim: async (r) => {
-      const key = `${r.appId}#${r.since}`;
-      const standing = refs.get(key) ?? r;
-      refs.set(key, standing);
-      return standing;
+    byId: async (appId, since, id) => {
+      counts.reads += 1;
+      return byId.get(`${appId}#${since}#${id}`);
     },
-    listByApp: async () => [...refs.values()],
+    put: async (r) => {
+      byId.set(`${r.appId}#${r.since}#${r.snapshotId}`, r);
+      latest.set(`${r.appId}#${r.since}`, r);
+    },
+    listByApp: async () => [...byId.values()],
     delete: async (r) => {
+      byId.delete(`${r.appId}#${r.since}#${r.snapshotId}`);
       const key = `${r.appId}#${r.since}`;
-      if (refs.get(key)?.snapshotId === r.snapshotId) refs.delete(key);
+      if (latest.get(key)?.snapshotId === r.snapshotId) latest.delete(key);
     },
   };
-  return { store, counts, refs };
+  return { store, counts };
 };
 
 describe("cached snapshot catalog", () => {
-  it("answers from memory what it read or wrote, absent pairs included", async () => {
+  it("answers from memory what it read or wrote, absent windows and ids included", async () => {
     const { store, counts } = countingCatalog();
     const cached = cachedSnapshotCatalog(store, 100);
-    expect(await cached.get("a", 10)).toBeUndefined();
-    expect(await cached.get("a", 10)).toBeUndefined();
-    expect(await cached.claim(ref("s1"))).toEqual(ref("s1"));
-    expect(await cached.get("a", 10)).toEqual(ref("s1"));
-    expect(counts.get).toBe(1);
+    expect(await cached.latest("a", 10)).toBeUndefined();
+    expect(await cached.latest("a", 10)).toBeUndefined();
+    expect(await cached.byId("a", 10, "s1")).toBeUndefined();
+    expect(counts.reads).toBe(2);
+    await cached.put(ref("s1"));
+    expect(await cached.latest("a", 10)).toEqual(ref("s1"));
+    expect(await cached.byId("a", 10, "s1")).toEqual(ref("s1"));
+    expect(counts.reads).toBe(2);
   });
 
-  it("remembers the snapshot that stands when a claim loses", async () => {
+  it("keeps each snapshot by its id when a newer one becomes its window's newest", async () => {
     const { store } = countingCatalog();
     const cached = cachedSnapshotCatalog(store, 100);
-    await store.put(ref("s0"));
-    expect((await cached.claim(ref("s1"))).snapshotId).toBe("s0");
-    expect((await cached.get("a", 10))?.snapshotId).toBe("s0");
+    await cached.put(ref("s1"));
+    await cached.put(ref("s2"));
+    expect((await cached.latest("a", 10))?.snapshotId).toBe("s2");
+    expect((await cached.byId("a", 10, "s1"))?.snapshotId).toBe("s1");
+    expect(await cached.byId("a", 11, "s1")).toBeUndefined();
   });
 
-  it("reads again after a delete, which keeps a newer snapshot", async () => {
+  it("reads again after a delete, which keeps a newer snapshot as the window's newest", async () => {
     const { store } = countingCatalog();
     const cached = cachedSnapshotCatalog(store, 100);
-    await cached.claim(ref("s1"));
+    await cached.put(ref("s1"));
     await cached.delete(ref("s1"));
-    expect(await cached.get("a", 10)).toBeUndefined();
+    expect(await cached.latest("a", 10)).toBeUndefined();
+    expect(await cached.byId("a", 10, "s1")).toBeUndefined();
     await cached.put(ref("s2"));
     await cached.delete(ref("s1"));
-    expect((await cached.get("a", 10))?.snapshotId).toBe("s2");
+    expect((await cached.latest("a", 10))?.snapshotId).toBe("s2");
   });
 
-  it("keeps the most recently used pairs only", async () => {
+  it("keeps the most recently used entries only", async () => {
     const { store, counts } = countingCatalog();
     const cached = cachedSnapshotCatalog(store, 2);
-    await cached.get("a", 1);
-    await cached.get("a", 2);
+    await cached.latest("a", 1);
+    await cached.latest("a", 2);
     // A hit counts as a use: (a, 2) is now the least recently used, and goes first.
-    await cached.get("a", 1);
-    await cached.get("a", 3);
-    expect(counts.get).toBe(3);
-    await cached.get("a", 1);
-    expect(counts.get).toBe(3);
-    await cached.get("a", 2);
-    expect(counts.get).toBe(4);
+    await cached.latest("a", 1);
+    await cached.latest("a", 3);
+    expect(counts.reads).toBe(3);
+    await cached.latest("a", 1);
+    expect(counts.reads).toBe(3);
+    await cached.latest("a", 2);
+    expect(counts.reads).toBe(4);
   });
 });

@@ -154,13 +154,16 @@ describe("DynamoDB stores", () => {
     await snapshots.put(ref("com.s", 10, "q1"));
     await snapshots.put(ref("com.s", 20, "q2"));
     await snapshots.put(ref("com.t", 10, "q3"));
+    // Each snapshot once, though each is stored by its id and as its window's newest.
     const listed = await snapshots.listByApp("com.s");
     expect(listed.map((s) => s.snapshotId).sort()).toEqual(["q1", "q2"]);
     // Replaced since it was listed: the newer snapshot stays.
     await snapshots.put(ref("com.s", 20, "q4"));
     for (const snapshot of listed) await snapshots.delete(snapshot);
     expect((await snapshots.listByApp("com.s")).map((s) => s.snapshotId)).toEqual(["q4"]);
-    expect(await snapshots.get("com.t", 10)).toEqual(ref("com.t", 10, "q3"));
+    expect(await snapshots.latest("com.s", 20)).toEqual(ref("com.s", 20, "q4"));
+    expect(await snapshots.byId("com.s", 20, "q2")).toBeUndefined();
+    expect(await snapshots.latest("com.t", 10)).toEqual(ref("com.t", 10, "q3"));
   });
 
   it("finds one install's deletion requests by index, and an app's all", async () => {
@@ -356,26 +359,25 @@ describe("DynamoDB stores", () => {
     expect(await deletions.tombstones("com.no-item")).toEqual({ serviceIds: [], version: 0 });
   });
 
-  it("lets the first snapshot stored stand for an export while it is good", async () => {
+  it("finds each snapshot by its id, and the newest of its window", async () => {
     const { snapshots } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
-    const ref = (snapshotId: string, createdAt: number, tombstoneVersion = 0) => ({
-      appId: "com.claim",
-      since: 5,
+    const ref = (snapshotId: string, since: number, createdAt: number) => ({
+      appId: "com.pinned",
+      since,
       snapshotId,
       location: `/snapshots/${snapshotId}.parquet`,
       createdAt,
       expiresAt: createdAt + 1_000,
-      tombstoneVersion,
+      tombstoneVersion: 0,
     });
-    expect((await snapshots.claim(ref("a", 100))).snapshotId).toBe("a");
-    // A concurrent first page made its own meanwhile: it gets the standing one.
-    expect((await snapshots.claim(ref("b", 200))).snapshotId).toBe("a");
-    // Expired at the new one's creation: replaced.
-    expect((await snapshots.claim(ref("c", 1_200))).snapshotId).toBe("c");
-    // Made from older tombstones than the new one: replaced too.
-    expect((await snapshots.claim(ref("d", 1_300, 1))).snapshotId).toBe("d");
-    // A snapshot from older tombstones never replaces one made from newer.
-    expect((await snapshots.claim(ref("e", 1_400, 0))).snapshotId).toBe("d");
-    expect((await snapshots.get("com.claim", 5))?.snapshotId).toBe("d");
+    await snapshots.put(ref("a", 5, 100));
+    await snapshots.put(ref("b", 5, 200));
+    await snapshots.put(ref("c", 6, 300));
+    expect((await snapshots.latest("com.pinned", 5))?.snapshotId).toBe("b");
+    expect(await snapshots.byId("com.pinned", 5, "a")).toEqual(ref("a", 5, 100));
+    // A snapshot is found only with its own window, and only for its own app.
+    expect(await snapshots.byId("com.pinned", 6, "a")).toBeUndefined();
+    expect(await snapshots.byId("com.other", 5, "a")).toBeUndefined();
+    expect(await snapshots.latest("com.other", 5)).toBeUndefined();
   });
 });

@@ -169,72 +169,66 @@ const toSnapshotRef = (item: Record<string, unknown>): SnapshotRef => {
   return ref;
 };
 
+/** A snapshot's own entry; its window's newest is `snapshotKey(appId, since)` besides. */
+const snapshotIdKey = (appId: string, since: number, snapshotId: string) =>
+  `${snapshotKey(appId, since)}#${snapshotId}`;
+
 // expiresTtl lets DynamoDB's TTL reap old items on AWS; readers still check expiresAt.
-const snapshotItemOf = (ref: SnapshotRef) => ({
+const snapshotItemOf = (ref: SnapshotRef, key: string) => ({
   ...ref,
-  snapshotKey: snapshotKey(ref.appId, ref.since),
+  snapshotKey: key,
   expiresTtl: Math.ceil(ref.expiresAt / 1000),
 });
 
 export const createSnapshotCatalog = (
   doc: DynamoDBDocumentClient,
   table: string,
-): SnapshotCatalog & AppSnapshots => ({
-  async get(appId, since) {
+): SnapshotCatalog & AppSnapshots => {
+  const read = async (key: string) => {
     const { Item } = await doc.send(
-      new GetCommand({
-        TableName: table,
-        Key: { snapshotKey: snapshotKey(appId, since) },
-      }),
+      new GetCommand({ TableName: table, Key: { snapshotKey: key }, ConsistentRead: true }),
     );
     return Item ? toSnapshotRef(Item) : undefined;
-  },
-  async put(ref: SnapshotRef) {
-    await doc.send(new PutCommand({ TableName: table, Item: snapshotItemOf(ref) }));
-  },
-  async claim(ref) {
-    const claimed = await conditionHolds(() =>
-      doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: snapshotItemOf(ref),
-          ConditionExpression:
-            "attribute_not_exists(snapshotKey) OR expiresAt <= :now OR tombstoneVersion < :version",
-          ExpressionAttributeValues: { ":now": ref.createdAt, ":version": ref.tombstoneVersion },
-        }),
-      ),
-    );
-    if (claimed) return ref;
-    // Consistent: an eventual read may still give the entry the standing one replaced.
-    const { Item } = await doc.send(
-      new GetCommand({
-        TableName: table,
-        Key: { snapshotKey: snapshotKey(ref.appId, ref.since) },
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? toSnapshotRef(Item) : ref;
-  },
-  listByApp: (appId) =>
-    queryIndex(
-      doc,
-      { table, index: SNAPSHOTS_BY_APP_INDEX, key: "appId", value: appId },
-      toSnapshotRef,
-    ),
-  async delete(ref) {
-    // Gone already, or replaced by a newer snapshot, which the caller has not looked at: kept.
-    await conditionHolds(() =>
-      doc.send(
+  };
+  return {
+    latest: (appId, since) => read(snapshotKey(appId, since)),
+    byId: (appId, since, snapshotId) => read(snapshotIdKey(appId, since, snapshotId)),
+    async put(ref) {
+      // Its own entry first: a window's newest always names a snapshot that can be found.
+      const own = snapshotIdKey(ref.appId, ref.since, ref.snapshotId);
+      await doc.send(new PutCommand({ TableName: table, Item: snapshotItemOf(ref, own) }));
+      const newest = snapshotKey(ref.appId, ref.since);
+      await doc.send(new PutCommand({ TableName: table, Item: snapshotItemOf(ref, newest) }));
+    },
+    async listByApp(appId) {
+      const entries = await queryIndex(
+        doc,
+        { table, index: SNAPSHOTS_BY_APP_INDEX, key: "appId", value: appId },
+        toSnapshotRef,
+      );
+      return [...new Map(entries.map((ref) => [ref.snapshotId, ref])).values()];
+    },
+    async delete(ref) {
+      await doc.send(
         new DeleteCommand({
           TableName: table,
-          Key: { snapshotKey: snapshotKey(ref.appId, ref.since) },
-          ConditionExpression: "snapshotId = :snapshotId",
-          ExpressionAttributeValues: { ":snapshotId": ref.snapshotId },
+          Key: { snapshotKey: snapshotIdKey(ref.appId, ref.since, ref.snapshotId) },
         }),
-      ),
-    );
-  },
-});
+      );
+      // Gone already, or replaced by a newer snapshot, which the caller has not looked at: kept.
+      await conditionHolds(() =>
+        doc.send(
+          new DeleteCommand({
+            TableName: table,
+            Key: { snapshotKey: snapshotKey(ref.appId, ref.since) },
+            ConditionExpression: "snapshotId = :snapshotId",
+            ExpressionAttributeValues: { ":snapshotId": ref.snapshotId },
+          }),
+        ),
+      );
+    },
+  };
+};
 
 /**
  * Every store of the service, for the embedded runtime and the CLI, on dynalite: its indexes

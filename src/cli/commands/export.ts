@@ -1,13 +1,14 @@
 /**
- * Pages through a whole export window with a fixed timestamp (so every page slices the same
- * snapshot) and writes one file in the asked format with the same writers the API uses.
+ * Pages through a whole export window, every page after the first naming the first's snapshot
+ * (so none repeats or skips an event, whoever else exports the window meanwhile), and writes
+ * one file in the asked format with the same writers the API uses.
  */
 import { createWriteStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { SingleBar } from "cli-progress";
 import * as z from "zod";
 import { type ExportFormat, FORMATS } from "../../export/formats/index.ts";
-import { MAX_LIMIT } from "../../export/params.ts";
+import { MAX_LIMIT, SNAPSHOT_HEADER } from "../../export/params.ts";
 import { exportRecordSchema } from "../../record/schema.ts";
 
 const pageSchema = z.object({ data: z.array(exportRecordSchema), total_count: z.number() });
@@ -33,12 +34,14 @@ export interface ExportOptions {
 
 async function* pages(options: ExportOptions, onPage: (rows: number) => void) {
   const limit = options.pageSize ?? MAX_LIMIT;
+  let snapshot: string | null = null;
   for (let offset = 0; ; offset += limit) {
     const query = new URLSearchParams({
       timestamp: String(options.since),
       format: "json",
       limit: String(limit),
       offset: String(offset),
+      ...(snapshot === null ? {} : { snapshot }),
     });
     const response = await fetch(`${options.url}/api/v1/export?${query}`, {
       headers: { authorization: options.key },
@@ -47,6 +50,7 @@ async function* pages(options: ExportOptions, onPage: (rows: number) => void) {
       const body = await response.text();
       throw new Error(`Export failed with ${response.status}: ${body}`);
     }
+    snapshot ??= response.headers.get(SNAPSHOT_HEADER);
     const page = pageSchema.parse(await response.json());
     onPage(page.data.length);
     yield* page.data;

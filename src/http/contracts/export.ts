@@ -1,7 +1,12 @@
 /** The export's contract: its query, the exported record and each format's answer. */
 import * as z from "zod";
 import { EXPORT_FORMATS, type ExportFormat } from "../../export/formats/names.ts";
-import { type ExportParams, MAX_LIMIT, MAX_TIMESTAMP } from "../../export/params.ts";
+import {
+  type ExportParams,
+  MAX_LIMIT,
+  MAX_TIMESTAMP,
+  SNAPSHOT_HEADER,
+} from "../../export/params.ts";
 import { COLUMN_NAMES, type ColumnName, type ExportRecord } from "../../record/columns.ts";
 import { COLUMN_DESCRIPTIONS } from "../../record/descriptions.ts";
 import { exportRecordSchema } from "../../record/schema.ts";
@@ -44,6 +49,18 @@ export const exportQuerySchema = tiedTo<ExportParams>()(
           "Events to skip. Advance it by `limit` for the next page; a page shorter than `limit` " +
           "is the last.",
         example: 0,
+      }),
+    snapshot: z
+      .uuid()
+      .optional()
+      .meta({
+        description:
+          `The snapshot to page through: the \`${SNAPSHOT_HEADER}\` header of an earlier page of ` +
+          "this window. Without it, a first page (offset 0) takes a new snapshot of the window " +
+          "as it is now, and a later page slices the window's newest snapshot, which another " +
+          "client exporting the same window may have replaced. Unknown, expired (15 minutes " +
+          "after it was taken, by default) or withdrawn by a later deletion request: 422.",
+        example: "8d0f7c4e-2b1a-4c3d-9e8f-7a6b5c4d3e2f",
       }),
   }),
 );
@@ -137,6 +154,12 @@ const exportHeaders = z.object({
         'attachment; filename="com.example.game_events_20261101T000000Z-20261121T180000Z_rows-1-500.csv"',
     }),
   "Cache-Control": z.literal("no-store").meta({ description: "Pages are never cached." }),
+  [SNAPSHOT_HEADER]: z.uuid().meta({
+    description:
+      "The snapshot this page was sliced from. Send it back as `snapshot` with the next pages " +
+      "to page through the same snapshot.",
+    example: "8d0f7c4e-2b1a-4c3d-9e8f-7a6b5c4d3e2f",
+  }),
 });
 
 export const EXPORT_CONTRACTS = {
@@ -144,10 +167,11 @@ export const EXPORT_CONTRACTS = {
     summary: "Export a page of the app's attributed events",
     description:
       "One page of the key's app's events with `event_time` at or after `timestamp`, ordered " +
-      "by `event_time`, then `event_id`; each `event_id` appears once. The first request of " +
-      "an export takes a snapshot of the window, and every page with the same `timestamp` " +
-      "slices it for a while (15 minutes by default), so pages neither repeat nor skip events " +
-      "while new ones arrive. The answer is streamed in the format `format` asks for; the " +
+      "by `event_time`, then `event_id`; each `event_id` appears once. The first page of an " +
+      "export (offset 0) takes a snapshot of the window as it is now, named in the " +
+      `\`${SNAPSHOT_HEADER}\` header; the pages that name it in \`snapshot\` slice it for a ` +
+      "while (15 minutes by default), so they neither repeat nor skip events while new ones " +
+      "arrive. The answer is streamed in the format `format` asks for; the " +
       "tabular formats have one column per ExportRecord field, in its order.",
     request: { query: exportQuerySchema },
     success: {
@@ -165,7 +189,9 @@ export const EXPORT_CONTRACTS = {
       422:
         "A parameter is missing or out of range: `timestamp` missing or not a whole number of " +
         `seconds, \`format\` not one of ${EXPORT_FORMATS.join(", ")}, \`limit\` not 1 to ` +
-        `${MAX_LIMIT}, or \`offset\` negative. The detail names it.`,
+        `${MAX_LIMIT}, \`offset\` negative, or \`snapshot\` not a snapshot of this window that ` +
+        "is still good (unknown, expired, or withdrawn by a later deletion request). The detail " +
+        "names it.",
       500: INTERNAL,
     },
   },

@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent } from "aws-lambda";
 import { createExportPages, type ExportPageDeps } from "../../export/export-page.ts";
 import { exportFileName } from "../../export/file-name.ts";
 import { FORMATS } from "../../export/formats/index.ts";
-import { exportParamsSchema } from "../../export/params.ts";
+import { exportParamsSchema, SNAPSHOT_HEADER } from "../../export/params.ts";
 import { checked } from "../../validation/issues.ts";
 import { errorResponses, type HttpResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
@@ -19,16 +19,23 @@ export const createExportHandler = (
     .use(errorResponses())
     .handler(async (event) => {
       const principal = principalOf(event, "export");
-      const { timestamp, format, limit, offset } = checked(
+      const { timestamp, format, limit, offset, snapshot } = checked(
         exportParamsSchema,
         event.queryStringParameters ?? {},
         "query",
       );
-      const page = await pages.open({ appId: principal.appId, since: timestamp, offset, limit });
+      const page = await pages.open({
+        appId: principal.appId,
+        since: timestamp,
+        offset,
+        limit,
+        snapshotId: snapshot,
+      });
       const writer = FORMATS[format];
       const headers: Record<string, string> = {
         "content-type": writer.contentType,
         "cache-control": "no-store",
+        [SNAPSHOT_HEADER.toLowerCase()]: page.snapshot.snapshotId,
       };
       if (writer.attachment) {
         const fileName = exportFileName({

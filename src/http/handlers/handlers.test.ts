@@ -7,12 +7,13 @@ import { describe, expect, it } from "vitest";
 import { installRequest } from "../../../test/support/installs.ts";
 import { staticKeyring } from "../../crypto/keyring.ts";
 import { generateKey } from "../../domain/keys.ts";
+import { memoryCatalog } from "../../export/memory-catalog.test-support.ts";
 import { parseEcbRates } from "../../fx/ecb-rates.ts";
 import type { LakeRecord } from "../../lake/tables.ts";
 import type { App, AppStore, KeyStore, StoredKey } from "../../ports/apps.ts";
 import type { DeletionRequest, DeletionStore } from "../../ports/deletions.ts";
 import type { Install } from "../../ports/installs.ts";
-import type { LakeQueryEngine, SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
+import type { LakeQueryEngine } from "../../ports/lake.ts";
 import { apiEvent, CONTEXT, principal } from "../api-event.test-support.ts";
 import type { HttpResponse } from "../middleware.ts";
 import { createAuthorizerHandler, UNAUTHORIZED } from "./authorizer.ts";
@@ -148,15 +149,7 @@ describe("the deletion routes", () => {
 });
 
 describe("GET /api/v1/export", () => {
-  const refs = new Map<string, SnapshotRef>();
-  const catalog: SnapshotCatalog = {
-    get: async (appId, since) => refs.get(`${appId}#${since}`),
-    put: async (ref) => void refs.set(`${ref.appId}#${ref.since}`, ref),
-    claim: async (ref) => {
-      refs.set(`${ref.appId}#${ref.since}`, ref);
-      return ref;
-    },
-  };
+  const catalog = memoryCatalog();
   const engine: LakeQueryEngine = {
     materialize: async ({ snapshotId }) => ({ location: snapshotId, rowCount: 0 }),
     async *readPage() {},
