@@ -6,6 +6,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SNAPSHOT_HEADER } from "../../src/export/params.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
 import { lakeAttribution } from "../support/records.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
@@ -35,14 +36,12 @@ describe("deleting an install's data", () => {
   let keys: { sdkKey: string; serverKey: string };
   let otherKeys: { sdkKey: string; serverKey: string };
 
-  /** The export from `since`, which pages through one snapshot while it is good. */
+  /** The first page of the export from `since`: a snapshot of the window as it is now. */
   const exportIdsSince = async (since: number) => {
     const response = await rt.get(`/api/v1/export?timestamp=${since}`, keys.serverKey);
     return ((await response.json()) as { data: ExportRecord[] }).data.map((r) => r.service_id);
   };
-  /** An export from a time of its own, so from a snapshot of its own. */
-  const exportIds = () =>
-    exportIdsSince(Math.floor(Date.now() / 1000) - 86_400 - Math.floor(Math.random() * 1000));
+  const exportIds = () => exportIdsSince(Math.floor(Date.now() / 1000) - 86_400);
 
   beforeAll(async () => {
     rt = await startTestRuntime({ purgeIntervalMs: 60_000 });
@@ -109,7 +108,12 @@ describe("deleting an install's data", () => {
   it("hides the install from exports at once and purges it from every store", async () => {
     // This export's snapshot is made now, before the request, and stays within its TTL.
     const since = Math.floor(Date.now() / 1000) - 86_400 - 5_000;
-    expect(await exportIdsSince(since)).toContain(DOOMED);
+    const before = await rt.get(`/api/v1/export?timestamp=${since}`, keys.serverKey);
+    const snapshot = before.headers.get(SNAPSHOT_HEADER);
+    const beforeIds = ((await before.json()) as { data: ExportRecord[] }).data.map(
+      (r) => r.service_id,
+    );
+    expect(beforeIds).toContain(DOOMED);
 
     const requested = await rt.fetch(`/v1/installs/${DOOMED}`, { method: "DELETE" }, keys.sdkKey);
     expect(requested.status).toBe(202);
@@ -147,8 +151,17 @@ describe("deleting an install's data", () => {
     const ids = await exportIds();
     expect(ids).not.toContain(DOOMED);
     expect(ids).toContain(KEPT);
-    // The snapshot made before the request is stale: the same export leaves the install out.
-    const again = await exportIdsSince(since);
+    // The snapshot made before the request is stale: a page naming it is refused, and the
+    // export's next page comes from a new snapshot without the install.
+    const named = await rt.get(
+      `/api/v1/export?timestamp=${since}&offset=1&snapshot=${snapshot}`,
+      keys.serverKey,
+    );
+    expect(named.status).toBe(422);
+    expect(((await named.json()) as { detail: string }).detail).toMatch(/deletion request/);
+    const next = await rt.get(`/api/v1/export?timestamp=${since}&offset=1`, keys.serverKey);
+    expect(next.headers.get(SNAPSHOT_HEADER)).not.toBe(snapshot);
+    const again = ((await next.json()) as { data: ExportRecord[] }).data.map((r) => r.service_id);
     expect(again).not.toContain(DOOMED);
     expect(again).toContain(KEPT);
 
