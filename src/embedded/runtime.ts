@@ -188,6 +188,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     stream: lake.streams.touches,
     countries,
     cacheMs: config.appCacheMs,
+    revision: revision.current,
     linkBaseUrl: () => linkBaseUrl ?? "",
   });
   // Deletions: requested through the API, purged in the background (minutes at most).

@@ -24,6 +24,8 @@ export const startTouches = (deps: {
   readonly stream: RecordStream;
   readonly countries: CountryResolver;
   readonly cacheMs: number;
+  /** Moves when the CLI changes an app (see ./admin-changes.ts). */
+  readonly revision: () => string;
   /** The service's own link host, once its listener is up. */
   readonly linkBaseUrl: () => string;
 }) => {
@@ -32,7 +34,8 @@ export const startTouches = (deps: {
   const links = cachedLinkStore(stores.links, deps.cacheMs);
   const linkApi = createLinkHandlers({ links, apps, linkBaseUrl: deps.linkBaseUrl });
   const wellKnown = createWellKnownHandlers({
-    allApps: cachedValue(() => stores.apps.list(), 60_000),
+    // The CLI changes link settings: its mark reads them again at the next request.
+    allApps: cachedValue(() => stores.apps.list(), 60_000, { revision: deps.revision }),
   });
   const click = createClickHandler({
     links,

@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { markAdminChange } from "../../src/embedded/admin-changes.ts";
 import { dataPaths } from "../../src/embedded/data-dir.ts";
 import { withLinkSettings } from "../../src/links/app-settings.ts";
 import type { LinkAnswer } from "../../src/links/links.ts";
@@ -357,5 +358,13 @@ describe("links and the link host", () => {
         },
       },
     ]);
+
+    // The CLI changes a setting and marks the data folder: the very next request shows it.
+    const app = await rt.stores.apps.get(IOS_APP);
+    if (!app) throw new Error("no app");
+    await rt.stores.apps.save(withLinkSettings(app, { appleTeamId: "ABCDE12345" }));
+    await markAdminChange(rt.config.dataDir);
+    const changed = await fetch(`${rt.linkUrl}/.well-known/apple-app-site-association`);
+    expect(JSON.stringify(await changed.json())).toContain(`ABCDE12345.${IOS_APP}`);
   });
 });
