@@ -113,6 +113,14 @@ describe("createDispatch", () => {
     expect(seen).toEqual([]);
   });
 
+  it("hands a path parameter of any length to the route, as API Gateway does", async () => {
+    const { dispatch, seen } = gateway();
+    const long = "0".repeat(129);
+    const response = await dispatch(request({ url: `/v1/things/${long}` }));
+    expect(response?.statusCode).toBe(200);
+    expect(seen[0]?.pathParameters).toEqual({ thing_id: long });
+  });
+
   it("lets anyone reach a public route, without asking the authorizer", async () => {
     const { dispatch } = gateway();
     const response = await dispatch(request({ method: "GET", url: "/Kx3v9QpZ2aQ", headers: {} }));

@@ -84,6 +84,9 @@ export interface GatewayRequest {
  */
 export type Dispatch = (request: GatewayRequest) => Promise<HttpResponse | undefined>;
 
+/** Node answers 431 to a request line and headers over 16 KiB: no path parameter is longer. */
+const MAX_PATH_PARAMETER_LENGTH = 16 * 1024;
+
 const API_ID = "embedded";
 const STAGE = "local";
 
@@ -140,7 +143,9 @@ const forwardedFor = (request: GatewayRequest): string | undefined =>
 
 export const createDispatch = (options: GatewayOptions): Dispatch => {
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
-  const router = FindMyWay<HTTPVersion.V1>();
+  // API Gateway hands a path parameter of any length to the handler, which judges it (a long
+  // `service_id` is a 422); find-my-way would match no route past 100 characters, a 404.
+  const router = FindMyWay<HTTPVersion.V1>({ maxParamLength: MAX_PATH_PARAMETER_LENGTH });
   for (const entry of options.routes) {
     // find-my-way writes path parameters as :name where API Gateway writes {name}.
     const path = entry.route.path.replace(/\{([^}]+)\}/g, ":$1");
