@@ -2,7 +2,12 @@
  * The export endpoint over HTTP against the embedded runtime: every rule of the spec's
  * "Export endpoint", "Errors" and "Authentication" sections.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unescapeTsvField } from "../../src/export/formats/tsv.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../src/record/columns.ts";
 import { lakeAttribution, lakeEvent } from "../support/records.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
@@ -248,6 +253,48 @@ describe("GET /api/v1/export", () => {
       ),
     );
     await response.arrayBuffer();
+  });
+
+  it("writes tsv that a reader which does not unquote reads back cell for cell", async () => {
+    const app = "com.example.tabs";
+    const tabsKeys = await rt.createApp(app);
+    const values = ["tab\there", "line\nbreak", "cr\rhere", "back\\slash", 'say "hi"', "plain"];
+    await rt.streams.events.put(
+      values.map((value, i) =>
+        lakeEvent({
+          app_id: app,
+          event_id: `tabs-${i}`,
+          event_time: iso(T0 + i * 1_000),
+          customer_user_id: value,
+        }),
+      ),
+    );
+    await rt.flush();
+    const response = await rt.get(
+      `/api/v1/export?timestamp=${unix(T0)}&format=tsv`,
+      tabsKeys.serverKey,
+    );
+    const text = await response.text();
+    // DuckDB told that nothing is quoted: every line, split on tabs, is one event's fields.
+    const dir = await mkdtemp(join(tmpdir(), "tsv-"));
+    const file = join(dir, "page.tsv");
+    await writeFile(file, text);
+    const instance = await DuckDBInstance.create(":memory:");
+    try {
+      const connection = await instance.connect();
+      const read = await connection.runAndReadAll(
+        `SELECT event_id, customer_user_id FROM read_csv('${file}', delim = '\t', quote = '',
+           escape = '', header = true, all_varchar = true, columns = {${COLUMN_NAMES.map((name) => `'${name}': 'VARCHAR'`).join(", ")}})
+         ORDER BY event_id`,
+      );
+      const rows = read.getRowObjectsJS() as { event_id: string; customer_user_id: string }[];
+      expect(rows.map((row) => row.event_id)).toEqual(values.map((_, i) => `tabs-${i}`));
+      expect(rows.map((row) => unescapeTsvField(row.customer_user_id))).toEqual(values);
+      connection.closeSync();
+    } finally {
+      instance.closeSync();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("answers HEAD with the headers only", async () => {

@@ -11,6 +11,7 @@ import { parse } from "csv-parse/sync";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  ALL_NULL,
   collect,
   duckdb,
   RECORDS,
@@ -19,6 +20,7 @@ import {
   sqlString,
 } from "../../export/formats/fixtures.test-support.ts";
 import { FORMATS } from "../../export/formats/index.ts";
+import { unescapeTsvField } from "../../export/formats/tsv.ts";
 import type { EngineEncoding, FormatWriter } from "../../export/formats/writer.ts";
 import { EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
 import { createDuckDbQueryEngine, SNAPSHOT_SUFFIX } from "./query-engine.ts";
@@ -75,13 +77,20 @@ const record: fc.Arbitrary<ExportRecord> = fc.record(
   },
 );
 
-/** Reads csv or tsv into rows of cells, telling an empty cell (null) from "" (empty string). */
+/** Reads csv into rows of cells, telling an empty cell (null) from "" (empty string). */
 const readDelimited = (bytes: Buffer, delimiter: string) =>
   parse(bytes, {
     delimiter,
     relax_column_count: false,
     cast: (value, context) => (value === "" && !context.quoting ? null : value),
   });
+
+/** Reads tsv as a reader that does not unquote: lines, then fields, then the escapes undone. */
+const readTsv = (bytes: Buffer) =>
+  bytes
+    .toString("utf8")
+    .split("\n")
+    .map((line) => line.split("\t").map(unescapeTsvField));
 
 const readNdjson = (bytes: Buffer) =>
   bytes
@@ -149,7 +158,7 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
 
   const readers: Record<Exclude<EngineEncoding, "parquet">, (bytes: Buffer) => unknown> = {
     csv: (bytes) => readDelimited(bytes, ","),
-    tsv: (bytes) => readDelimited(bytes, "\t"),
+    tsv: readTsv,
     ndjson: readNdjson,
   };
 
@@ -167,6 +176,17 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
 
   it("csv: numbers in the same text as JavaScript writes them", async () => {
     const { engine: ours, service } = await both(RECORDS, FORMATS.csv);
+    expect(ours.toString("utf8")).toBe(service.toString("utf8"));
+  });
+
+  it("tsv: the same bytes, tabs, line breaks and backslashes escaped alike", async () => {
+    const hostile = {
+      ...ALL_NULL,
+      customer_user_id: "tab\there",
+      ad_name: "a\\b\r\nc",
+      campaign_name: "",
+    };
+    const { engine: ours, service } = await both([...RECORDS, hostile], FORMATS.tsv);
     expect(ours.toString("utf8")).toBe(service.toString("utf8"));
   });
 

@@ -20,14 +20,27 @@ export const jsNumberText = (expr: string): string =>
 const textCell = (column: ExportColumn): string =>
   column.type === "number" ? `${jsNumberText(column.name)} AS ${column.name}` : column.name;
 
+/**
+ * A text column as the tsv writer escapes it (src/export/formats/tsv.ts): the backslash first,
+ * then tab, line feed and carriage return as `\t`, `\n`, `\r`. DuckDB's string literals take a
+ * backslash as itself.
+ */
+const tsvCell = (column: ExportColumn): string =>
+  column.type === "string"
+    ? `replace(replace(replace(replace(${column.name}, '\\', '\\\\'), chr(9), '\\t'),
+        chr(10), '\\n'), chr(13), '\\r') AS ${column.name}`
+    : textCell(column);
+
 const COLUMNS = EXPORT_COLUMNS.map((column) => column.name).join(", ");
 const TEXT_COLUMNS = EXPORT_COLUMNS.map(textCell).join(", ");
+const TSV_COLUMNS = EXPORT_COLUMNS.map(tsvCell).join(", ");
 
 /** The select list over a snapshot's typed columns, and COPY's options. */
 export const PAGE_ENCODINGS: Record<EngineEncoding, { select: string; options: string }> = {
   // DuckDB already writes null as an empty cell, an empty string as "", and "\n" line ends.
   csv: { select: TEXT_COLUMNS, options: "FORMAT csv, HEADER true, DELIMITER ','" },
-  tsv: { select: TEXT_COLUMNS, options: "FORMAT csv, HEADER true, DELIMITER '\t'" },
+  // Nothing quoted: no field holds a tab or a line break once escaped.
+  tsv: { select: TSV_COLUMNS, options: "FORMAT csv, HEADER true, DELIMITER '\t', QUOTE ''" },
   // Numbers stay typed: JSON reads 5.0 and 5 as the same number.
   ndjson: { select: COLUMNS, options: "FORMAT json" },
   parquet: {

@@ -28,26 +28,23 @@ async function* encode(
   if (batch.length > 0) yield Buffer.from(stringify(batch, options), "utf8");
 }
 
-function delimited(delimiter: string, contentType: string, extension: "csv" | "tsv"): FormatWriter {
-  const options: Options = {
-    delimiter,
-    // Passing record_delimiter turns quote_record_delimiter off by default, which would
-    // leave a value holding a lone "\r" unquoted (readers take it as a line end).
-    record_delimiter: "unix",
-    quote_record_delimiter: true,
-    // null and undefined are written as an empty cell; an empty string is quoted ("") so
-    // readers that tell the two apart (e.g. DuckDB with allow_quoted_nulls=false) can.
-    quoted_match: /^$/,
-  };
-  return {
-    contentType,
-    extension,
-    attachment: true,
-    // Readable.from pulls rows only while the consumer reads, and a source error destroys it.
-    write: (rows) => Readable.from(encode(rows, options), { objectMode: false }),
-    engineEncoding: { encoding: extension },
-  };
-}
+const OPTIONS: Options = {
+  delimiter: ",",
+  // Passing record_delimiter turns quote_record_delimiter off by default, which would
+  // leave a value holding a lone "\r" unquoted (readers take it as a line end).
+  record_delimiter: "unix",
+  quote_record_delimiter: true,
+  // null and undefined are written as an empty cell; an empty string is quoted ("") so
+  // readers that tell the two apart (e.g. DuckDB with allow_quoted_nulls=false) can.
+  quoted_match: /^$/,
+};
 
-export const csv = delimited(",", "text/csv; charset=utf-8", "csv");
-export const tsv = delimited("\t", "text/tab-separated-values; charset=utf-8", "tsv");
+/** Comma-separated values as RFC 4180 has them: a value that needs it is quoted. */
+export const csv: FormatWriter = {
+  contentType: "text/csv; charset=utf-8",
+  extension: "csv",
+  attachment: true,
+  // Readable.from pulls rows only while the consumer reads, and a source error destroys it.
+  write: (rows) => Readable.from(encode(rows, OPTIONS), { objectMode: false }),
+  engineEncoding: { encoding: "csv" },
+};

@@ -1,8 +1,9 @@
-import { csv, tsv } from "./delimited.ts";
+import { csv } from "./csv.ts";
 import { json } from "./json.ts";
 import type { ExportFormat } from "./names.ts";
 import { ndjson } from "./ndjson.ts";
 import { parquet } from "./parquet.ts";
+import { tsv } from "./tsv.ts";
 import type { FormatWriter } from "./writer.ts";
 import { xlsx } from "./xlsx.ts";
 import { xml } from "./xml.ts";
