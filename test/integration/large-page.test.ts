@@ -9,6 +9,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import ExcelJS from "exceljs";
 import { XMLParser } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unescapeTsvField } from "../../src/export/formats/tsv.ts";
 import { COLUMN_NAMES, EXPORT_COLUMNS, type ExportRecord } from "../../src/record/columns.ts";
 import { lakeAttribution, lakeEvent } from "../support/records.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
@@ -121,16 +122,30 @@ describe("a 10,000-row page in every format", () => {
     expect(lines.map((l) => JSON.parse(l))).toEqual(reference);
   });
 
-  it.each([
-    ["csv", ","],
-    ["tsv", "\t"],
-  ])("%s, read back by DuckDB", async (format, delimiter) => {
-    const path = await download(format);
-    const columns = EXPORT_COLUMNS.map((c) => `'${c.name}': 'VARCHAR'`).join(", ");
+  const columns = EXPORT_COLUMNS.map((c) => `'${c.name}': 'VARCHAR'`).join(", ");
+
+  it("csv, read back by DuckDB", async () => {
+    const path = await download("csv");
     const rows = await duckRows(
-      `SELECT * FROM read_csv('${path}', header = true, delim = '${delimiter}', quote = '"', escape = '"', columns = {${columns}})`,
+      `SELECT * FROM read_csv('${path}', header = true, delim = ',', quote = '"', escape = '"', columns = {${columns}})`,
     );
     expect(rows).toEqual(reference.map(typed));
+  });
+
+  it("tsv, read back by DuckDB told that nothing is quoted, its escapes then undone", async () => {
+    const path = await download("tsv");
+    const rows = await duckRows(
+      `SELECT * FROM read_csv('${path}', header = true, delim = '\t', quote = '', escape = '', columns = {${columns}})`,
+    );
+    const unescaped = rows.map((row) =>
+      Object.fromEntries(
+        Object.entries(row).map(([name, value]) => [
+          name,
+          typeof value === "string" ? unescapeTsvField(value) : value,
+        ]),
+      ),
+    );
+    expect(unescaped).toEqual(reference.map(typed));
   });
 
   it("parquet, read back by DuckDB with its types", async () => {
