@@ -258,6 +258,16 @@ describe("the OpenAPI document", () => {
     );
   });
 
+  it("carries the rules the handlers check as schema keywords, such as a path's leading /", () => {
+    const link = document.components?.schemas?.LinkRequest as {
+      properties: Record<string, { pattern?: string }>;
+    };
+    const pattern = link.properties.deep_link_path?.pattern;
+    expect(pattern).toBeDefined();
+    expect(new RegExp(pattern ?? "").test("/levels/7")).toBe(true);
+    expect(new RegExp(pattern ?? "").test("levels/7")).toBe(false);
+  });
+
   it("puts the given server URL in servers, and a base_url variable otherwise", () => {
     expect(buildOpenApiDocument({ serverUrl: "https://api.example.com/prod" }).servers).toEqual([
       { url: "https://api.example.com/prod" },

@@ -72,7 +72,8 @@ export const linkRequestSchema = z.object(
     ad_id: field("Ad identifier.", "789"),
     ad_name: field("Ad name.", "Snowy castle 15s"),
     deep_link_path: text()
-      .startsWith("/", { error: "must start with /" })
+      // A pattern, not startsWith: the OpenAPI document carries a pattern and drops startsWith.
+      .regex(/^\//, { error: "must start with /" })
       .max(LINK_LIMITS.maxPathLength, {
         error: `must be at most ${LINK_LIMITS.maxPathLength} characters`,
       })
