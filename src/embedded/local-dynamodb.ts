@@ -3,6 +3,7 @@
  * tables on disk. It needs nothing installed beyond npm (DynamoDB Local needs Java), and the
  * service reaches it with the same AWS SDK client code as on AWS.
  */
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
@@ -25,6 +26,36 @@ export interface DynamoConnection {
 }
 
 type RequestSigner = Extract<NonNullable<DynamoDBClientConfig["signer"]>, { sign: unknown }>;
+
+/**
+ * Table files LevelDB keeps open under dynalite: the fewest it allows. LevelDB reads its table
+ * files through mmap, and each open one (up to 2 MB) counts in the process's resident memory
+ * once read; with its default of 1,000, resident memory grows with the store until a
+ * thousand tables (2 GB) are mapped. 74 keeps 64 tables (LevelDB holds 10 files for
+ * itself), about 130 MB at most.
+ */
+const LEVELDB_MAX_OPEN_FILES = 74;
+
+/**
+ * dynalite opens its LevelDB with no options of ours, so the limit is the default of the class
+ * it opens it with (found from dynalite's own folder, as it finds it).
+ */
+const LIMITED = Symbol.for("attribution.leveldb-max-open-files");
+const limitOpenTables = () => {
+  const fromDynalite = createRequire(createRequire(import.meta.url).resolve("dynalite"));
+  type Open = (this: unknown, options: Record<string, unknown>) => Promise<void>;
+  const { Level } = fromDynalite("level") as {
+    Level: { prototype: { _open: Open; [LIMITED]?: true } };
+  };
+  // Once per process, though this module may be evaluated again (each test file does).
+  if (Level.prototype[LIMITED]) return;
+  Level.prototype[LIMITED] = true;
+  const open = Level.prototype._open;
+  Level.prototype._open = function (options) {
+    return open.call(this, { maxOpenFiles: LEVELDB_MAX_OPEN_FILES, ...options });
+  };
+};
+limitOpenTables();
 
 /**
  * The local server wants an AWS authorization header but checks no signature, so requests to
