@@ -11,7 +11,7 @@ start_service() {
   (
     cd "$root"
     ATTRIBUTION_FLUSH_INTERVAL_MS=200 ATTRIBUTION_APP_CACHE_MS=0 ATTRIBUTION_FX_FEED_URL=off \
-      exec node --max-semi-space-size=64 bin/attribution.js start --port 0 --link-port 0 \
+      exec node --max-semi-space-size=64 --max-old-space-size=512 bin/attribution.js start --port 0 --link-port 0 \
       --data-dir "$service_data/service"
   ) >"$service_log" 2>&1 &
   service_pid=$!
