@@ -62,18 +62,22 @@ export const printFailures = (label: string, load: LoadResult) => {
   for (const [kind, count] of load.failures) console.log(`  ${String(count).padStart(6)}  ${kind}`);
 };
 
-/** Rows of a lake table in a data folder, and how many distinct values of its id column. */
+/**
+ * Rows of a lake table in a data folder, and how many distinct values of its id column; only
+ * the rows `where` (SQL) holds for, if given.
+ */
 export const lakeRows = async (
   dataDir: string,
   table: string,
   idColumn: string,
+  where = "true",
 ): Promise<{ rows: number; distinct: number }> => {
   const instance = await DuckDBInstance.create(":memory:");
   const connection = await instance.connect();
   try {
     const glob = join(dataPaths(dataDir).lake, table, "**", "*.parquet");
     const reader = await connection.runAndReadAll(
-      `SELECT count(*) AS n, count(DISTINCT ${idColumn}) AS distinct_ids FROM read_parquet('${glob}', hive_partitioning = false)`,
+      `SELECT count(*) AS n, count(DISTINCT ${idColumn}) AS distinct_ids FROM read_parquet('${glob}', hive_partitioning = false) WHERE ${where}`,
     );
     const [first] = reader.getRowObjectsJS();
     return { rows: Number(first?.n ?? 0), distinct: Number(first?.distinct_ids ?? 0) };

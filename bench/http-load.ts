@@ -47,7 +47,14 @@ interface Answer {
   readonly headers: Readonly<Record<string, string | undefined>>;
 }
 
-const send = (agent: Agent, url: URL, headers: LoadOptions["headers"], body: string | undefined) =>
+/** One request: a POST of the body, or a GET without one; fails after `timeoutMs` if given. */
+export const send = (
+  agent: Agent,
+  url: URL,
+  headers: LoadOptions["headers"],
+  body: string | undefined,
+  timeoutMs?: number,
+) =>
   new Promise<Answer>((resolve, reject) => {
     const req = request(
       url,
@@ -71,6 +78,9 @@ const send = (agent: Agent, url: URL, headers: LoadOptions["headers"], body: str
       },
     );
     req.on("error", reject);
+    if (timeoutMs !== undefined) {
+      req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
+    }
     req.end(body);
   });
 
