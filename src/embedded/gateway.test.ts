@@ -6,7 +6,12 @@ import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
 import type { Route } from "../http/routes.ts";
 import { logger } from "../logging/logger.ts";
-import { type Authorizer, createGateway, type RouteHandler } from "./gateway.ts";
+import {
+  type Authorizer,
+  createGateway,
+  type GatewayOptions,
+  type RouteHandler,
+} from "./gateway.ts";
 
 const ROUTE: Route = {
   id: "echo",
@@ -25,6 +30,21 @@ const allowAll: Authorizer = async () => ({
     Statement: [{ Action: "execute-api:Invoke", Effect: "Allow", Resource: ["*"] }],
   },
 });
+
+/** The gateway on a free port; `close` cuts its connections and stops it. */
+const serve = async (options: GatewayOptions) => {
+  const server = createGateway(options);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+};
 
 /** Sends a POST and resolves with the status, the Connection header and the body. */
 const post = (port: number, body: string) =>
@@ -57,19 +77,13 @@ describe("embedded gateway", () => {
   });
 
   const listen = async (authorizer: Authorizer, handler: RouteHandler) => {
-    const server = createGateway({
+    const served = await serve({
       routes: [{ route: ROUTE, handler }],
       authorizer,
       maxBodyBytes: 64,
     });
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    close = () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
-    return (server.address() as AddressInfo).port;
+    close = served.close;
+    return served.port;
   };
 
   it("hands the handler the whole body", async () => {
@@ -199,7 +213,7 @@ describe("embedded gateway, clients that misbehave", () => {
   const listen = async (
     timeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 },
   ) => {
-    const server = createGateway({
+    const served = await serve({
       routes: [
         {
           route: ROUTE,
@@ -214,14 +228,8 @@ describe("embedded gateway, clients that misbehave", () => {
       authorizer: allowAll,
       timeouts,
     });
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    close = () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
-    return (server.address() as AddressInfo).port;
+    close = served.close;
+    return served.port;
   };
 
   it("answers a complete request whose client half-closed after sending it", async () => {
@@ -276,7 +284,7 @@ describe("embedded gateway, clients that misbehave", () => {
   it("answers a 500 in the API's error shape when a handler's header cannot be sent", async () => {
     const error = vi.spyOn(logger, "error").mockImplementation(() => undefined);
     try {
-      const server = createGateway({
+      const served = await serve({
         routes: [
           {
             route: ROUTE,
@@ -289,14 +297,8 @@ describe("embedded gateway, clients that misbehave", () => {
         ],
         authorizer: allowAll,
       });
-      server.listen(0, "127.0.0.1");
-      await once(server, "listening");
-      close = () =>
-        new Promise((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        });
-      const answer = await post((server.address() as AddressInfo).port, "{}");
+      close = served.close;
+      const answer = await post(served.port, "{}");
       expect(answer.status).toBe(500);
       expect(JSON.parse(answer.body)).toEqual({
         error: "Internal Server Error",

@@ -25,6 +25,12 @@ export const cachedSnapshotCatalog = (
     if (writes === before) entries.set(key, ref);
     return ref;
   };
+  /** After a write, whatever its outcome: the entries it touched are read again. */
+  const forget = (ref: SnapshotRef) => {
+    writes += 1;
+    entries.delete(latestKey(ref.appId, ref.since));
+    entries.delete(idKey(ref.appId, ref.since, ref.snapshotId));
+  };
   return {
     ...store,
     latest: (appId, since) => remembered(latestKey(appId, since), () => store.latest(appId, since)),
@@ -34,9 +40,7 @@ export const cachedSnapshotCatalog = (
       try {
         await store.put(ref);
       } finally {
-        writes += 1;
-        entries.delete(latestKey(ref.appId, ref.since));
-        entries.delete(idKey(ref.appId, ref.since, ref.snapshotId));
+        forget(ref);
       }
       entries.set(latestKey(ref.appId, ref.since), ref);
       entries.set(idKey(ref.appId, ref.since, ref.snapshotId), ref);
@@ -46,9 +50,7 @@ export const cachedSnapshotCatalog = (
         await store.delete(ref);
       } finally {
         // The store deletes the window's entry only if it still names this snapshot: read it again.
-        writes += 1;
-        entries.delete(latestKey(ref.appId, ref.since));
-        entries.delete(idKey(ref.appId, ref.since, ref.snapshotId));
+        forget(ref);
       }
     },
   };
