@@ -45,6 +45,14 @@ const schema = z.object({
   ATTRIBUTION_FX_FEED_URL: z.union([z.literal("off"), z.url()]).default(ECB_90_DAY_FEED),
   /** Apple's AdServices attribution API, which resolves iOS installs' Apple Ads tokens. */
   ATTRIBUTION_APPLE_ADS_URL: z.url().default(APPLE_ADSERVICES_URL),
+  /**
+   * What the export's DuckDB may hold in memory; past it, a large window's sort spills to the
+   * data folder. DuckDB's own default is 80% of the machine.
+   */
+  ATTRIBUTION_QUERY_MEMORY: z
+    .string()
+    .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, { error: "must be a size such as 384MB" })
+    .default("384MB"),
 });
 
 export interface EmbeddedConfig {
@@ -64,6 +72,8 @@ export interface EmbeddedConfig {
   /** Where the rates are refreshed from; null: never (offline, tests). */
   readonly fxFeedUrl: string | null;
   readonly appleAdsUrl: string;
+  /** DuckDB's memory_limit for export queries, such as "384MB". */
+  readonly queryMemory: string;
 }
 
 export const embeddedConfig = (
@@ -86,6 +96,7 @@ export const embeddedConfig = (
     trustViewerCountry:
       overrides.trustViewerCountry ?? parsed.ATTRIBUTION_TRUST_VIEWER_COUNTRY === "true",
     appleAdsUrl: overrides.appleAdsUrl ?? parsed.ATTRIBUTION_APPLE_ADS_URL,
+    queryMemory: overrides.queryMemory ?? parsed.ATTRIBUTION_QUERY_MEMORY,
     fxFeedUrl:
       overrides.fxFeedUrl !== undefined
         ? overrides.fxFeedUrl

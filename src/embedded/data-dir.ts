@@ -2,8 +2,8 @@
  * The data folder of the embedded runtime. Its layout mirrors the AWS resources:
  * `dynamodb/` (the tables), `lake/` (laid out like the lake bucket), `wal/` (the delivery
  * stream's write-ahead files), `snapshots/` (materialised exports), `queues/` (the workers'
- * queues), `pages/` (export pages
- * being written), `fx/` (imported exchange rates), `keys/` (the master key that wraps the
+ * queues), `pages/` (export pages being written), `duckdb-tmp/` (what an export's query
+ * spills), `fx/` (imported exchange rates), `keys/` (the master key that wraps the
  * apps' private keys), `runtime.json`, which tells other processes (the CLI) where a running
  * service listens, and `admin-changes`, which tells the service that the CLI changed an app or
  * a key.
@@ -21,6 +21,8 @@ export const dataPaths = (dataDir: string) => ({
   queues: join(dataDir, "queues"),
   // Export pages DuckDB writes, each unlinked as soon as it is opened to be sent.
   pages: join(dataDir, "pages"),
+  // Where DuckDB spills what does not fit its memory limit (a large window's sort).
+  duckdbTemp: join(dataDir, "duckdb-tmp"),
   // Newer ECB reference rates than the shipped table, imported with `attribution rates import`.
   fxRates: join(dataDir, "fx", "eurofxref-hist.csv"),
   // The master key that wraps the apps' private keys; back it up apart from the data.

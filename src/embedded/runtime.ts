@@ -78,7 +78,12 @@ export interface EmbeddedRuntime {
 export const openLake = async (config: EmbeddedConfig) => {
   const paths = dataPaths(config.dataDir);
   await mkdir(paths.lake, { recursive: true });
-  const duckdb = await DuckDBInstance.create(":memory:");
+  // Bounded, so the memory an export takes does not grow with its window: a window's sort
+  // past the limit spills to the data folder.
+  const duckdb = await DuckDBInstance.create(":memory:", {
+    memory_limit: config.queryMemory,
+    temp_directory: paths.duckdbTemp,
+  });
   // Delivery turns write-ahead files into Parquet in the background: on one thread of its own
   // it leaves the other cores to the requests (and to export queries on the first instance).
   const deliveryDuckdb = await DuckDBInstance.create(":memory:", { threads: "1" });

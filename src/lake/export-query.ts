@@ -77,6 +77,28 @@ const exclusionFilter = (exclude: Exclusion | undefined): string => {
     : "";
 };
 
+/**
+ * `name`: the rows of `source`, with `rank` 1 on the first of each `key` by `order`. Only
+ * the keys held more than once (an SDK's retry, a delivery made twice, an install attributed
+ * again) go through the window that ranks them: they are few, and a window over every key of
+ * a large window holds them all in memory at once, where the grouping and the join spill.
+ */
+const firstOfEach = (name: string, source: string, key: string, order: string, rank: string) => {
+  const columns = key.split(", ");
+  const on = columns.map((column) => `repeated.${column} = ${source}.${column}`).join(" AND ");
+  return `${name}_repeated AS (
+  SELECT ${key} FROM ${source} GROUP BY ${key} HAVING count(*) > 1
+),
+${name} AS (
+  SELECT ${source}.*, 1 AS ${rank}
+  FROM ${source} LEFT JOIN ${name}_repeated AS repeated ON ${on}
+  WHERE repeated.${columns[0]} IS NULL
+  UNION ALL
+  SELECT ${source}.*, row_number() OVER (PARTITION BY ${columns.map((column) => `${source}.${column}`).join(", ")} ORDER BY ${source}.${order}) AS ${rank}
+  FROM ${source} JOIN ${name}_repeated AS repeated ON ${on}
+)`;
+};
+
 export const buildExportQuery = (input: ExportQueryInput): string => {
   const { dialect, appId, since, sources } = input;
   const sinceIso = since.toISOString();
@@ -89,18 +111,20 @@ export const buildExportQuery = (input: ExportQueryInput): string => {
     ? `row_number() OVER (ORDER BY ${order}) - 1 AS pos,\n  `
     : "";
   const tombstones = exclusionFilter(input.exclude);
-  return `WITH ev AS (
-  SELECT *, row_number() OVER (PARTITION BY service_id, event_id ORDER BY received_at) AS copy_no
+  return `WITH src AS (
+  SELECT *
   FROM ${sources.events}
   WHERE app_id = ${sqlString(appId)}
     AND dt >= ${sqlString(sinceIso.slice(0, 10))}
     AND event_time >= ${sinceLiteral}${tombstones}
 ),
-att AS (
-  SELECT *, row_number() OVER (PARTITION BY service_id ORDER BY attributed_at DESC) AS version_no
+${firstOfEach("ev", "src", "service_id, event_id", "received_at", "copy_no")},
+att_src AS (
+  SELECT *
   FROM ${sources.attributions}
   WHERE app_id = ${sqlString(appId)}
-)
+),
+${firstOfEach("att", "att_src", "service_id", "attributed_at DESC", "version_no")}
 SELECT
   ${position}${selectList(dialect)}
 FROM ev

@@ -7,7 +7,7 @@ import { lakeEvent } from "../../../test/support/records.ts";
 import { EVENTS_TABLE } from "../../lake/tables.ts";
 import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
 import { createDuckDbPurger } from "./purge.ts";
-import { createDuckDbQueryEngine } from "./query-engine.ts";
+import { createDuckDbQueryEngine, SNAPSHOT_SUFFIX } from "./query-engine.ts";
 import { createReadWriteLock } from "./read-write-lock.ts";
 
 const APP = "com.example.purge";
@@ -60,21 +60,15 @@ describe("DuckDB purge of an install", () => {
       pageDir: join(dir, "pages"),
       lakeFiles,
     });
+    // A snapshot that holds the install, one that leaves it out, and one still being written.
     await engine.materialize({ appId: APP, since: new Date(0), snapshotId: "current" });
-    // Snapshots of the earlier layout (each record's JSON only), with and without the install,
-    // and one still being written.
-    const connection = await duckdb.connect();
-    for (const [name, serviceId] of [
-      ["earlier-holds", "gone"],
-      ["earlier-clean", "stays"],
-    ]) {
-      await connection.run(
-        `COPY (SELECT 0 AS pos, '{"service_id":"${serviceId}"}' AS record)
-         TO '${join(snapshotDir(), `${name}.parquet`)}' (FORMAT parquet)`,
-      );
-    }
-    connection.closeSync();
-    await writeFile(join(snapshotDir(), "writing.v2.parquet.partial"), "not parquet yet");
+    await engine.materialize({
+      appId: APP,
+      since: new Date(0),
+      snapshotId: "clean",
+      excludeServiceIds: ["gone"],
+    });
+    await writeFile(join(snapshotDir(), `writing${SNAPSHOT_SUFFIX}.partial`), "not parquet yet");
   });
 
   afterAll(async () => {
@@ -110,8 +104,8 @@ describe("DuckDB purge of an install", () => {
     expect(await rowsOf(lakeDir(), "gone")).toBe(0);
     expect(await rowsOf(lakeDir(), "stays")).toBe(1);
     expect((await readdir(snapshotDir())).sort()).toEqual([
-      "earlier-clean.parquet",
-      "writing.v2.parquet.partial",
+      `clean${SNAPSHOT_SUFFIX}`,
+      `writing${SNAPSHOT_SUFFIX}.partial`,
     ]);
   });
 });

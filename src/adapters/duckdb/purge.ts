@@ -45,13 +45,8 @@ export const createDuckDbPurger = (options: {
       for (const file of await parquetFilesUnder(options.snapshotDir)) {
         const source = sqlString(file);
         try {
-          // A snapshot of an earlier layout has each record's JSON only.
-          const typed = await count(
-            `SELECT count(*) FROM parquet_schema(${source}) WHERE name = 'service_id'`,
-          );
-          const serviceIdOf = typed ? "service_id" : "json_extract_string(record, '$.service_id')";
           const holds = await count(
-            `SELECT count(*) FROM read_parquet(${source}) WHERE ${serviceIdOf} = ${id}`,
+            `SELECT count(*) FROM read_parquet(${source}) WHERE service_id = ${id}`,
           );
           if (holds > 0) await rm(file, { force: true });
         } catch (error) {

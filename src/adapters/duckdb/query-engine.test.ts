@@ -12,7 +12,7 @@ import type { SnapshotLocation } from "../../ports/lake.ts";
 import type { ExportRecord } from "../../record/columns.ts";
 import { COLUMN_NAMES } from "../../record/columns.ts";
 import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
-import { createDuckDbQueryEngine } from "./query-engine.ts";
+import { createDuckDbQueryEngine, SNAPSHOT_SUFFIX } from "./query-engine.ts";
 import { createReadWriteLock } from "./read-write-lock.ts";
 
 const text = async (body: Readable) => {
@@ -248,13 +248,16 @@ describe("DuckDB query engine over the local lake", () => {
     expect(await pageFiles()).toEqual([]);
   });
 
-  it("leaves the pages of a snapshot of an earlier layout to the service's writers", async () => {
+  it("leaves the pages of a file not of its snapshot layout to the service's writers", async () => {
     const snapshot = await engine.materialize({
       appId: "com.example.a",
       since: new Date("2026-10-01T00:00:00Z"),
       snapshotId: "s-6",
     });
-    const earlier = { ...snapshot, location: snapshot.location.replace(".v2.parquet", ".parquet") };
+    const earlier = {
+      ...snapshot,
+      location: snapshot.location.replace(SNAPSHOT_SUFFIX, ".parquet"),
+    };
     expect(await engine.encodePage(earlier, 0, 10, "csv")).toBeUndefined();
   });
 

@@ -23,20 +23,20 @@ export interface DuckDbQueryEngine extends LakeQueryEngine {
 }
 
 /**
- * The snapshot file's layout: pos, the typed columns, and `record`. A snapshot of an earlier
- * layout (`<id>.parquet`, no typed columns) still serves rows until it expires, but its pages
- * are not written by DuckDB.
+ * The snapshot file's layout: pos, then the typed columns, in pos order. Written by one COPY
+ * of the export query: a column computed over it (such as each row's JSON) would make DuckDB
+ * hold the sorted window in memory rather than spill it.
  */
-export const SNAPSHOT_SUFFIX = ".v2.parquet";
+export const SNAPSHOT_SUFFIX = ".v3.parquet";
 
 const SNAPSHOT_ROW_GROUP = 10_000;
 const PAGE_READ_BYTES = 256 * 1024;
 
 /**
- * Rows leave DuckDB for JavaScript as one JSON text each, made once when the snapshot is
- * materialised: reading 25 typed values per row into JS costs several times more than V8's
- * JSON.parse of DuckDB's to_json. The JSON has the record's keys in column order, typed numbers
- * and explicit nulls, i.e. it is an ExportRecord.
+ * Rows leave DuckDB for JavaScript as one JSON text each, made for the page's rows as it is
+ * read: reading 25 typed values per row into JS costs several times more than V8's JSON.parse
+ * of DuckDB's to_json. The JSON has the record's keys in column order, typed numbers and
+ * explicit nulls, i.e. it is an ExportRecord.
  */
 const RECORD_JSON = `to_json(struct_pack(${COLUMN_NAMES.map((name) => `${name} := ${name}`).join(", ")}))`;
 
@@ -87,8 +87,7 @@ export const createDuckDbQueryEngine = (options: {
       try {
         const result = await lakeFiles.read(() =>
           connection.run(
-            `COPY (SELECT *, ${RECORD_JSON} AS record FROM (${query}) ORDER BY pos)
-             TO ${sqlString(staged)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
+            `COPY (${query}) TO ${sqlString(staged)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
           ),
         );
         await rename(staged, location);
@@ -109,7 +108,7 @@ export const createDuckDbQueryEngine = (options: {
         // file is written in pos order and DuckDB preserves insertion order without ORDER BY,
         // which lets the first rows go out before the page is read whole.
         const result = await connection.stream(
-          `SELECT record FROM ${pageRange(snapshot, offset, limit)}`,
+          `SELECT ${RECORD_JSON} AS record FROM ${pageRange(snapshot, offset, limit)}`,
         );
         // The next chunk is fetched while this one is encoded: DuckDB works on its own threads.
         next = result.fetchChunk();
