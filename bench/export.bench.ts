@@ -7,6 +7,7 @@ import { embeddedConfig } from "../src/config/embedded.ts";
 import { createApp } from "../src/domain/apps.ts";
 import { startEmbeddedRuntime } from "../src/embedded/runtime.ts";
 import { EXPORT_FORMATS } from "../src/export/formats/index.ts";
+import { SNAPSHOT_HEADER } from "../src/export/params.ts";
 import { sqlString } from "../src/lake/export-query.ts";
 import {
   ATTRIBUTIONS_TABLE,
@@ -97,10 +98,13 @@ const main = async () => {
 
   const service = await startService(dataDir);
   try {
+    // The snapshot each app's timed pages slice: a page that names none makes a new one.
+    const snapshots = new Map<string, string>();
     const fetchPage = async (app: string, timestamp: number, format: string) => {
       const started = performance.now();
+      const pinned = snapshots.get(app);
       const response = await fetch(
-        `${service.url}/api/v1/export?timestamp=${timestamp}&format=${format}&limit=${PAGE}`,
+        `${service.url}/api/v1/export?timestamp=${timestamp}&format=${format}&limit=${PAGE}${pinned ? `&snapshot=${pinned}` : ""}`,
         { headers: { authorization: serverKeys.get(app) ?? "" } },
       );
       if (!response.ok || !response.body) throw new Error(`${format}: ${response.status}`);
@@ -110,7 +114,8 @@ const main = async () => {
         if (bytes === 0) firstByte = performance.now() - started;
         bytes += chunk.byteLength;
       }
-      return { firstByte, lastByte: performance.now() - started, bytes };
+      const snapshot = response.headers.get(SNAPSHOT_HEADER) ?? "";
+      return { firstByte, lastByte: performance.now() - started, bytes, snapshot };
     };
 
     /** DuckDB's own COPY of the page's rows, read from a typed Parquet file of them. */
@@ -134,7 +139,7 @@ const main = async () => {
     /** The page as the service's own typed Parquet, the reference's input. */
     const savePage = async (app: string, timestamp: number) => {
       const response = await fetch(
-        `${service.url}/api/v1/export?timestamp=${timestamp}&format=parquet&limit=${PAGE}`,
+        `${service.url}/api/v1/export?timestamp=${timestamp}&format=parquet&limit=${PAGE}&snapshot=${snapshots.get(app)}`,
         { headers: { authorization: serverKeys.get(app) ?? "" } },
       );
       const path = join(dataDir, "page.parquet");
@@ -152,9 +157,8 @@ const main = async () => {
       parquet: "parquet",
     };
 
-    // Each export's first request materialises its snapshot. The window's events start at
-    // WINDOW_START, so every earlier timestamp is a new export of the same rows: the two apps
-    // take turns at fresh ones, which puts the machine's ups and downs on both alike.
+    // Each export's first page materialises its snapshot; the two apps take turns at new
+    // exports, which puts the machine's ups and downs on both alike.
     const since = WINDOW_START / 1000 - 1;
     const materialise = new Map<string, number[]>();
     for (let i = MATERIALISE_REPEATS; i > 0; i--) {
@@ -163,7 +167,9 @@ const main = async () => {
         materialise.set(app, [...(materialise.get(app) ?? []), lastByte]);
       }
     }
-    for (const app of [APP, APP_WITH_HISTORY]) await fetchPage(app, since, "json");
+    for (const app of [APP, APP_WITH_HISTORY]) {
+      snapshots.set(app, (await fetchPage(app, since, "json")).snapshot);
+    }
 
     // One untimed pass so every writer runs compiled code when timed; then the pages of the
     // two apps, taking turns.
