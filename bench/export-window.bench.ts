@@ -1,0 +1,256 @@
+/**
+ * Whole-window export benchmark: `attribution export` of every page of a window, as a scheduled
+ * job pulls an app's month, over lakes of 1, 10 and 50 million events (WINDOW_MILLIONS, e.g.
+ * "1,10" for a shorter run). Per lake and format (parquet, csv, ndjson): rows a second end to
+ * end, the first page's time to first byte (it materialises the snapshot), the peak resident
+ * memory of the service and of the CLI, and the disk the snapshots take; then how each grows
+ * with the window. The lake is written straight in its Parquet layout by DuckDB (as the delivery
+ * stream leaves it), so seeding 50 million events takes a minute, not an hour. Prints figures;
+ * asserts nothing.
+ */
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { dataPaths } from "../src/embedded/data-dir.ts";
+import { sqlString } from "../src/lake/export-query.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../src/lake/tables.ts";
+import {
+  createAppWithCli,
+  START_FLAGS,
+  startService,
+  stopService,
+} from "../test/support/service.ts";
+import { int, mb, verdict } from "./figures.ts";
+
+const APP = "com.bench.window";
+const FORMATS = ["parquet", "csv", "ndjson"] as const;
+const MILLIONS = (process.env.WINDOW_MILLIONS ?? "1,10,50").split(",").map(Number);
+const CLI = new URL("../bin/attribution.js", import.meta.url).pathname;
+/** One install for this many events; one attribution for every other install. */
+const EVENTS_PER_INSTALL = 50;
+const SAMPLE_MS = 200;
+
+const TARGET_ROWS_PER_SECOND = 400_000;
+const TARGET_SERVICE_BYTES = 1024 * 1024 * 1024;
+/** 10x the rows at most 11x the time. */
+const TARGET_GROWTH = 1.1;
+
+const DUCKDB_TYPE = { string: "VARCHAR", int: "INTEGER", double: "DOUBLE", timestamp: "TIMESTAMP" };
+
+/** A column's value for row `i`: SQL over `i`, or null. */
+const EVENT_VALUES: Record<string, string> = {
+  event_id: "'00000000-0000-4000-8000-' || lpad(CAST(i AS VARCHAR), 12, '0')",
+  event_time: "TIMESTAMP '2026-10-01' + to_seconds(i // 20)",
+  received_at: "TIMESTAMP '2026-10-01' + to_seconds(i // 20 + 2)",
+  event_name: "CASE WHEN i % 4 = 0 THEN 'service_purchase' ELSE 'service_level_complete' END",
+  event_type: "CASE WHEN i % 4 = 0 THEN 'PURCHASE' ELSE 'LEVEL_COMPLETE' END",
+  service_id: `'install-' || (i // ${EVENTS_PER_INSTALL})`,
+  os: "'android'",
+  country: "['US', 'DE', 'BR', 'JP'][i % 4 + 1]",
+  app_name: "'Bench App'",
+  revenue: "CASE WHEN i % 4 = 0 THEN 4.99 END",
+  currency: "CASE WHEN i % 4 = 0 THEN 'EUR' END",
+  revenue_usd: "CASE WHEN i % 4 = 0 THEN 5.41 END",
+  maid: `'38400000-8cf0-11bd-b23e-' || lpad(CAST(i // ${EVENTS_PER_INSTALL} AS VARCHAR), 12, '0')`,
+  customer_user_id: `CASE WHEN i % 3 = 0 THEN 'user-' || (i // ${EVENTS_PER_INSTALL}) END`,
+  parameters: "'{\"level\":7}'",
+};
+
+const ATTRIBUTION_VALUES: Record<string, string> = {
+  service_id: "'install-' || (i * 2)",
+  attributed_at: "TIMESTAMP '2026-09-30'",
+  media_source: "CASE WHEN i % 3 = 0 THEN 'organic' ELSE 'meta_ads' END",
+  campaign_id: "CASE WHEN i % 3 <> 0 THEN 'c-' || (i % 7) END",
+  campaign_name: "CASE WHEN i % 3 <> 0 THEN 'Campaign ' || (i % 7) END",
+  matching_type: "CASE WHEN i % 3 <> 0 THEN 'network' END",
+  confidence_score: "CASE WHEN i % 3 <> 0 THEN 'high' END",
+};
+
+/** `rows` rows of a lake table in its Parquet layout: app_id=…/dt=…/part-N.parquet. */
+const writeTable = async (
+  lakeDir: string,
+  table: LakeTable,
+  values: Record<string, string>,
+  rows: number,
+) => {
+  const columns = table.columns.map(
+    (column) =>
+      `CAST(${values[column.name] ?? "NULL"} AS ${DUCKDB_TYPE[column.type]}) AS ${column.name}`,
+  );
+  const date = table.dateColumn;
+  const instance = await DuckDBInstance.create(":memory:");
+  const connection = await instance.connect();
+  try {
+    await connection.run(
+      `COPY (SELECT *, ${sqlString(APP)} AS app_id, strftime(${date}, '%Y-%m-%d') AS dt
+             FROM (SELECT ${columns.join(", ")} FROM range(${rows}) AS r(i)))
+       TO ${sqlString(join(lakeDir, table.name))}
+       (FORMAT parquet, PARTITION_BY (app_id, dt), FILENAME_PATTERN 'part-{i}')`,
+    );
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+};
+
+const bytesUnder = async (dir: string): Promise<number> => {
+  let total = 0;
+  for (const name of await readdir(dir, { recursive: true }).catch(() => [])) {
+    const info = await stat(join(dir, String(name))).catch(() => undefined);
+    if (info?.isFile()) total += info.size;
+  }
+  return total;
+};
+
+const residentMemory = async (pid: number | undefined): Promise<number> => {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+};
+
+/** The highest resident memory of a process, sampled until `stop` is called. */
+const sampleMemory = (pid: () => number | undefined) => {
+  let peak = 0;
+  const timer = setInterval(() => {
+    void residentMemory(pid()).then((rss) => {
+      peak = Math.max(peak, rss);
+    });
+  }, SAMPLE_MS);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+};
+
+/** `attribution export` of the whole window into a file: seconds and the CLI's peak memory. */
+const exportWindow = async (url: string, key: string, format: string, output: string) => {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    [
+      ...START_FLAGS,
+      CLI,
+      "export",
+      "--since",
+      "0",
+      "--format",
+      format,
+      "-o",
+      output,
+      "--no-progress",
+    ],
+    { env: { ...process.env, ATTRIBUTION_URL: url, ATTRIBUTION_API_KEY: key }, stdio: "inherit" },
+  );
+  const memory = sampleMemory(() => child.pid);
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const cliPeak = memory.stop();
+  if (code !== 0) throw new Error(`attribution export --format ${format} exited with ${code}`);
+  return { seconds: (performance.now() - started) / 1000, cliPeak };
+};
+
+/** The first page's time to first byte: the snapshot is made before the first byte leaves. */
+const firstPage = async (url: string, key: string) => {
+  const started = performance.now();
+  const response = await fetch(`${url}/api/v1/export?timestamp=0&format=csv&limit=10000`, {
+    headers: { authorization: key },
+  });
+  if (!response.ok || !response.body) throw new Error(`first page: ${response.status}`);
+  let firstByte = 0;
+  for await (const _chunk of response.body) {
+    if (firstByte === 0) firstByte = (performance.now() - started) / 1000;
+  }
+  return firstByte;
+};
+
+interface Result {
+  readonly rows: number;
+  readonly format: string;
+  readonly seconds: number;
+  readonly firstByte: number;
+  readonly servicePeak: number;
+  readonly cliPeak: number;
+  readonly snapshotBytes: number;
+}
+
+const measure = async (millions: number): Promise<Result[]> => {
+  const rows = millions * 1_000_000;
+  const dataDir = await mkdtemp(join(tmpdir(), "attribution-window-"));
+  const results: Result[] = [];
+  try {
+    const paths = dataPaths(dataDir);
+    await mkdir(paths.lake, { recursive: true });
+    const seeding = performance.now();
+    await writeTable(paths.lake, EVENTS_TABLE, EVENT_VALUES, rows);
+    await writeTable(
+      paths.lake,
+      ATTRIBUTIONS_TABLE,
+      ATTRIBUTION_VALUES,
+      rows / EVENTS_PER_INSTALL / 2,
+    );
+    console.log(
+      `\n${int(rows)} events seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s (${mb(await bytesUnder(paths.lake))} of Parquet)`,
+    );
+    const { server } = await createAppWithCli(dataDir, APP, "Window Bench");
+    for (const format of FORMATS) {
+      // A service of its own per format, so each peak is its own.
+      const service = await startService(dataDir, { ATTRIBUTION_FX_FEED_URL: "off" });
+      try {
+        const memory = sampleMemory(() => service.child.pid);
+        const firstByte = await firstPage(service.url, server);
+        const output = join(dataDir, `window.${format}`);
+        const { seconds, cliPeak } = await exportWindow(service.url, server, format, output);
+        const servicePeak = memory.stop();
+        const snapshotBytes = await bytesUnder(paths.snapshots);
+        results.push({ rows, format, seconds, firstByte, servicePeak, cliPeak, snapshotBytes });
+        console.log(
+          `${format.padEnd(8)} ${int(Math.round(rows / seconds)).padStart(10)} rows/s  ${seconds.toFixed(1).padStart(7)} s  first byte ${firstByte.toFixed(2).padStart(6)} s  service ${mb(servicePeak).padStart(10)}  CLI ${mb(cliPeak).padStart(10)}  snapshots ${mb(snapshotBytes).padStart(10)}`,
+        );
+        await rm(output, { force: true });
+      } finally {
+        await stopService(service.child);
+      }
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  return results;
+};
+
+const main = async () => {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  console.log(
+    `Whole-window export with \`attribution export\`, every page (${FORMATS.join(", ")}), lakes of ${MILLIONS.map((m) => `${m}M`).join(", ")} events`,
+  );
+  const all: Result[] = [];
+  for (const millions of MILLIONS) all.push(...(await measure(millions)));
+
+  console.log("\nTargets");
+  for (const format of FORMATS) {
+    const runs = all.filter((r) => r.format === format).sort((a, b) => a.rows - b.rows);
+    const slowest = Math.min(...runs.map((r) => r.rows / r.seconds));
+    const target = format === "ndjson" ? "" : ` (target ${int(TARGET_ROWS_PER_SECOND)})`;
+    console.log(`${format.padEnd(8)} slowest ${int(Math.round(slowest))} rows/s${target}`);
+    for (let i = 1; i < runs.length; i++) {
+      const [small, large] = [runs[i - 1], runs[i]];
+      if (!small || !large) continue;
+      const growth = large.seconds / small.seconds / (large.rows / small.rows);
+      console.log(
+        `         ${int(small.rows)} -> ${int(large.rows)}: ${(large.seconds / small.seconds).toFixed(1)}x the time for ${large.rows / small.rows}x the rows, ${growth.toFixed(2)}x linear: ${verdict(growth <= TARGET_GROWTH)}`,
+      );
+    }
+  }
+  const rowsTarget = all.filter((r) => r.format !== "ndjson");
+  console.log(
+    `rows a second, parquet and csv: ${verdict(rowsTarget.every((r) => r.rows / r.seconds >= TARGET_ROWS_PER_SECOND))}`,
+  );
+  const peak = Math.max(...all.map((r) => r.servicePeak));
+  console.log(
+    `service peak ${mb(peak)} (target under ${mb(TARGET_SERVICE_BYTES)}): ${verdict(peak < TARGET_SERVICE_BYTES)}`,
+  );
+};
+
+await main();
