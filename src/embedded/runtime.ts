@@ -75,12 +75,23 @@ export interface EmbeddedRuntime {
 }
 
 /** The lake side alone (streams and DuckDB), for the service and for offline CLI commands. */
+/** What the instance serving pages and purges may hold in memory. */
+const PAGE_QUERY_MEMORY = "128MB";
+
 export const openLake = async (config: EmbeddedConfig) => {
   const paths = dataPaths(config.dataDir);
   await mkdir(paths.lake, { recursive: true });
-  // Bounded, so the memory an export takes does not grow with its window: a window's sort
-  // past the limit spills to the data folder.
+  // Pages and purges: small slices and streamed rewrites.
   const duckdb = await DuckDBInstance.create(":memory:", {
+    memory_limit: PAGE_QUERY_MEMORY,
+    temp_directory: paths.duckdbTemp,
+  });
+  // Snapshots, on an instance of their own: bounded, so the memory an export takes does not
+  // grow with its window (its sort spills to the data folder), and on one thread, with which
+  // DuckDB's join and sort of a large window stay within the bound where two threads' buffers
+  // do not; pages meanwhile go on on the instance above.
+  const snapshotDuckdb = await DuckDBInstance.create(":memory:", {
+    threads: "1",
     memory_limit: config.queryMemory,
     temp_directory: paths.duckdbTemp,
   });
@@ -100,6 +111,7 @@ export const openLake = async (config: EmbeddedConfig) => {
   const lakeFiles = createReadWriteLock();
   const engine = createDuckDbQueryEngine({
     duckdb,
+    snapshotDuckdb,
     lakeDir: paths.lake,
     snapshotDir: paths.snapshots,
     pageDir: paths.pages,
@@ -122,6 +134,7 @@ export const openLake = async (config: EmbeddedConfig) => {
       await Promise.all(Object.values(streams).map((stream) => stream.close()));
       deliveryDuckdb.closeSync();
       duckdb.closeSync();
+      snapshotDuckdb.closeSync();
     },
   };
 };

@@ -44,6 +44,8 @@ const parseRecord = (json: string): ExportRecord => JSON.parse(json);
 
 export const createDuckDbQueryEngine = (options: {
   duckdb: DuckDBInstance;
+  /** Makes the snapshots; `duckdb` by default. */
+  snapshotDuckdb?: DuckDBInstance;
   lakeDir: string;
   snapshotDir: string;
   /** Where DuckDB writes pages; apart from the snapshots, which a purge reads. */
@@ -83,7 +85,7 @@ export const createDuckDbQueryEngine = (options: {
       const location = join(snapshotDir, `${snapshotId}${SNAPSHOT_SUFFIX}`);
       // Written beside and renamed, so a reader (a purge) never meets a half-written snapshot.
       const staged = `${location}.partial`;
-      const connection = await duckdb.connect();
+      const connection = await (options.snapshotDuckdb ?? duckdb).connect();
       try {
         const result = await lakeFiles.read(() =>
           connection.run(
