@@ -15,12 +15,7 @@ import type {
   Context,
 } from "aws-lambda";
 import FindMyWay, { type HTTPVersion } from "find-my-way";
-import {
-  type ErrorBody,
-  INTERNAL_ERROR_DETAIL,
-  statusName,
-  toErrorResponse,
-} from "../http/errors.ts";
+import { type ErrorBody, statusName, toErrorResponse } from "../http/errors.ts";
 import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
 import type { HttpResponse } from "../http/middleware.ts";
@@ -129,7 +124,7 @@ const singleAndMulti = (entries: Iterable<[string, string]>) => {
   const multi: Record<string, string[]> = Object.create(null);
   const single: Record<string, string> = Object.create(null);
   for (const [name, value] of entries) {
-    const values = Object.hasOwn(multi, name) ? multi[name] : undefined;
+    const values = multi[name];
     if (values) values.push(value);
     else multi[name] = [value];
     single[name] = value;
@@ -285,7 +280,7 @@ export const createGateway = (options: GatewayOptions): Server => {
       // A header value HTTP cannot carry: answered as the bug it is, never a silent close.
       if (response.body instanceof Readable) response.body.destroy();
       logger.error("response headers refused", { path: req.url?.split("?")[0], error });
-      const failed = errorResponse(500, INTERNAL_ERROR_DETAIL);
+      const failed = gatewayError(GATEWAY_ERRORS.internal);
       res.writeHead(failed.statusCode, failed.headers).end(failed.body);
       return;
     }
