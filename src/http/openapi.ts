@@ -136,7 +136,9 @@ const DESCRIPTION = [
     "`Error`): `error` is the HTTP status name, `detail` says what went wrong for a person to " +
     "read and names the field at fault; do not parse it. A 500 never shows internals. Besides " +
     "each operation's own errors, the gateway answers 404 for a method and path that match no " +
-    "operation, and on AWS 429 when the stage's rate limit is hit.",
+    "operation, 413 for any body over its 10 MiB, and on AWS 429 when the stage's rate limit is " +
+    "hit; on one machine also 400 for a request that is not HTTP, 408 for one whose headers " +
+    "take over 10 s or whole over 30 s, and 431 for headers over 16 KiB.",
   "## Limits",
   table(["what", "limit"], LIMIT_ROWS),
   "## Links and touches",
