@@ -9,7 +9,7 @@
  * asserts nothing.
  */
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -19,6 +19,7 @@ import { sqlString } from "../src/lake/export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../src/lake/tables.ts";
 import {
   createAppWithCli,
+  memoryOf,
   START_FLAGS,
   startService,
   stopService,
@@ -105,10 +106,9 @@ const bytesUnder = async (dir: string): Promise<number> => {
   return total;
 };
 
-const residentMemory = async (pid: number | undefined): Promise<number> => {
-  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-};
+/** VmRSS, or 0 once the process is gone. */
+const residentMemory = async (pid: number | undefined): Promise<number> =>
+  (await memoryOf(pid, ["VmRSS"]).catch(() => ({ VmRSS: 0 }))).VmRSS;
 
 /** The highest resident memory of a process, sampled until `stop` is called. */
 const sampleMemory = (pid: () => number | undefined) => {

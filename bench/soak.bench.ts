@@ -9,12 +9,12 @@
  * and whether every acknowledged event reached the lake. Prints figures; asserts nothing.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createAppWithCli, startService, stopService } from "../test/support/service.ts";
+import { createAppWithCli, memoryOf, startService, stopService } from "../test/support/service.ts";
 import { int, lakeRows, mb, ms, verdict } from "./figures.ts";
 import { send } from "./http-load.ts";
 
@@ -34,12 +34,10 @@ const STOP_TIMEOUT_MS = 120_000;
 
 const TARGET_PLATEAU_BYTES = 1024 * 1024 * 1024;
 
-/** VmRSS and RssAnon of a process, in bytes, from Linux's /proc. */
+/** VmRSS and RssAnon of a process, in bytes. */
 const residentMemory = async (pid: number | undefined) => {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  const field = (name: string) =>
-    Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
-  return { rss: field("VmRSS"), anon: field("RssAnon") };
+  const { VmRSS, RssAnon } = await memoryOf(pid, ["VmRSS", "RssAnon"]);
+  return { rss: VmRSS, anon: RssAnon };
 };
 
 const install = (serviceId: string, firstOpen: string) =>

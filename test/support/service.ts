@@ -60,11 +60,20 @@ export const startService = (dataDir: string, env: Record<string, string> = {}):
     env,
   );
 
-/** A process's peak resident memory (VmHWM), read from Linux's /proc. */
-export const peakMemory = async (pid: number | undefined): Promise<number> => {
+/** Memory figures of a process (VmHWM, VmRSS, RssAnon…) in bytes, from Linux's /proc. */
+export const memoryOf = async <Field extends string>(
+  pid: number | undefined,
+  fields: readonly Field[],
+): Promise<Record<Field, number>> => {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+  const bytes = (field: string) =>
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
+  return Object.fromEntries(fields.map((field) => [field, bytes(field)])) as Record<Field, number>;
 };
+
+/** A process's peak resident memory (VmHWM). */
+export const peakMemory = async (pid: number | undefined): Promise<number> =>
+  (await memoryOf(pid, ["VmHWM"])).VmHWM;
 
 /** Ctrl-C, then the exit code. */
 export const stopService = async (child: ChildProcess): Promise<number | null> => {

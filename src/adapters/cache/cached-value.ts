@@ -11,13 +11,13 @@ export const cachedValue = <T>(
 ): (() => Promise<T>) => {
   const now = options.now ?? Date.now;
   let cached: { value: Promise<T>; expiresAt: number } | undefined;
-  const current = options.revision
-    ? followRevision(options.revision, () => {
-        cached = undefined;
-      })
-    : () => "";
+  const follow =
+    options.revision &&
+    followRevision(options.revision, () => {
+      cached = undefined;
+    });
   return () => {
-    current();
+    follow?.();
     if (cached && cached.expiresAt > now()) return cached.value;
     const value = load();
     const entry = { value, expiresAt: now() + ttlMs };
