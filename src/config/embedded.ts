@@ -51,8 +51,8 @@ const schema = z.object({
    */
   ATTRIBUTION_QUERY_MEMORY: z
     .string()
-    .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, { error: "must be a size such as 384MB" })
-    .default("384MB"),
+    .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, { error: "must be a size such as 256MB" })
+    .default("256MB"),
 });
 
 export interface EmbeddedConfig {
@@ -72,7 +72,7 @@ export interface EmbeddedConfig {
   /** Where the rates are refreshed from; null: never (offline, tests). */
   readonly fxFeedUrl: string | null;
   readonly appleAdsUrl: string;
-  /** DuckDB's memory_limit for export queries, such as "384MB". */
+  /** DuckDB's memory_limit for export queries, such as "256MB". */
   readonly queryMemory: string;
 }
 

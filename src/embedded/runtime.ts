@@ -87,9 +87,9 @@ export const openLake = async (config: EmbeddedConfig) => {
     temp_directory: paths.duckdbTemp,
   });
   // Snapshots, on an instance of their own: bounded, so the memory an export takes does not
-  // grow with its window (its sort spills to the data folder), and on one thread, with which
-  // DuckDB's join and sort of a large window stay within the bound where two threads' buffers
-  // do not; pages meanwhile go on on the instance above.
+  // grow with its window (it is made a day at a time, and a large day's sort spills to the
+  // data folder), and on one thread, with which DuckDB's join and sort stay within the bound
+  // where two threads' buffers do not; pages meanwhile go on on the instance above.
   const snapshotDuckdb = await DuckDBInstance.create(":memory:", {
     threads: "1",
     memory_limit: config.queryMemory,

@@ -2,7 +2,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
 import { DUCKDB_TYPES } from "../adapters/duckdb/lake-sql.ts";
 import { EXPORT_COLUMNS } from "../record/columns.ts";
-import { buildExportQuery, type Exclusion, sqlString } from "./export-query.ts";
+import { buildCrossDayQuery, buildExportQuery, type Exclusion, sqlString } from "./export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable, PARTITION_KEYS } from "./tables.ts";
 
 const input = {
@@ -52,10 +52,24 @@ describe("export query", () => {
     );
   });
 
-  it("adds the row position only when asked", () => {
-    expect(buildExportQuery({ ...input, dialect: "duckdb" })).not.toContain(" AS pos");
-    expect(buildExportQuery({ ...input, dialect: "duckdb", withPosition: true })).toContain(
-      "row_number() OVER (ORDER BY ev.event_time, ev.event_id) - 1 AS pos",
+  it("reads one day when asked, leaving out events whose first copy is on another day", () => {
+    expect(buildExportQuery({ ...input, dialect: "duckdb" })).not.toContain("AND events.dt = ");
+    const sql = buildExportQuery({
+      ...input,
+      dialect: "duckdb",
+      day: "2026-11-02",
+      crossDay: "cross_day",
+    });
+    expect(sql).toContain("AND events.dt = '2026-11-02'");
+    expect(sql).toContain(
+      "LEFT JOIN cross_day AS other ON other.service_id = ev.service_id AND other.event_id = ev.event_id AND other.dt <> ev.dt",
+    );
+    expect(sql).toContain("WHERE ev.copy_no = 1 AND other.service_id IS NULL");
+    expect(buildCrossDayQuery({ ...input, dialect: "duckdb" })).toContain(
+      "CAST(arg_min(CAST(dt AS DATE), received_at) AS VARCHAR) AS dt",
+    );
+    expect(buildCrossDayQuery({ ...input, dialect: "athena" })).toContain(
+      "CAST(min_by(CAST(dt AS DATE), received_at) AS VARCHAR) AS dt",
     );
   });
 
@@ -65,7 +79,7 @@ describe("export query", () => {
       dialect: "duckdb",
       exclude: { serviceIds: ["s-1", "o'k"] },
     });
-    expect(sql).toContain("AND service_id NOT IN ('s-1', 'o''k')");
+    expect(sql).toContain("AND events.service_id NOT IN ('s-1', 'o''k')");
     for (const exclude of [undefined, { serviceIds: [] }]) {
       expect(buildExportQuery({ ...input, dialect: "duckdb", exclude })).not.toContain("NOT IN");
     }
@@ -77,7 +91,9 @@ describe("export query", () => {
       dialect: "athena",
       exclude: { serviceIdsFrom: "SELECT service_id FROM lists WHERE list = 'a'", count: 3 },
     });
-    expect(sql).toContain("AND service_id NOT IN (SELECT service_id FROM lists WHERE list = 'a')");
+    expect(sql).toContain(
+      "AND events.service_id NOT IN (SELECT service_id FROM lists WHERE list = 'a')",
+    );
     // A list not read whole (gone, or cut short) fails the query instead of leaving them in.
     expect(sql).toContain(
       "AND 1 = CAST(CASE WHEN (SELECT count(*) FROM (SELECT service_id FROM lists WHERE list = 'a') AS excluded) = 3 THEN '1' ELSE",

@@ -17,10 +17,19 @@ export interface ExportQueryInput {
   readonly since: Date;
   /** SQL relations (table names or table functions) for the two lake tables. */
   readonly sources: { readonly events: string; readonly attributions: string };
-  /** Adds `pos`, the 0-based row number in export order, as the first column. */
-  readonly withPosition?: boolean;
   /** Installs whose data was deleted: their events are left out even before the purge. */
   readonly exclude?: Exclusion;
+  /**
+   * One day of the window (a `dt` partition): its rows, in export order. The export order is
+   * by `event_time`, whose UTC date is `dt`, so the days' results one after the other are the
+   * window's, and each day is sorted alone: the work grows with the window, not faster.
+   */
+  readonly day?: string;
+  /**
+   * With `day`: a relation of the events held on more than one day (the columns of
+   * `buildCrossDayQuery`), so that each is exported once, on the day of its first copy.
+   */
+  readonly crossDay?: string;
 }
 
 /**
@@ -46,6 +55,17 @@ const timestampLiteral: Record<Dialect, (iso: string) => string> = {
   athena: (iso) => `from_iso8601_timestamp(${sqlString(iso)})`,
 };
 
+const firstBy: Record<Dialect, (value: string, order: string) => string> = {
+  duckdb: (value, order) => `arg_min(${value}, ${order})`,
+  athena: (value, order) => `min_by(${value}, ${order})`,
+};
+
+/**
+ * A common table expression that is read where it is named: DuckDB would otherwise keep a
+ * result named twice (the rows, and their repeated keys) in memory whole.
+ */
+const inlined: Record<Dialect, string> = { duckdb: "AS NOT MATERIALIZED", athena: "AS" };
+
 const finiteTest: Record<Dialect, (expr: string) => string> = {
   duckdb: (expr) => `isfinite(${expr})`,
   athena: (expr) => `is_finite(${expr})`,
@@ -69,11 +89,11 @@ const exclusionFilter = (exclude: Exclusion | undefined): string => {
     const { serviceIdsFrom, count } = exclude;
     // A failed cast is the portable way to stop a query with a message.
     const readWhole = `CAST(CASE WHEN (SELECT count(*) FROM (${serviceIdsFrom}) AS excluded) = ${count} THEN '1' ELSE 'the list of installs to leave out was not read whole' END AS integer)`;
-    return `\n    AND service_id NOT IN (${serviceIdsFrom})\n    AND 1 = ${readWhole}`;
+    return `\n    AND events.service_id NOT IN (${serviceIdsFrom})\n    AND 1 = ${readWhole}`;
   }
   const { serviceIds } = exclude;
   return serviceIds.length > 0
-    ? `\n    AND service_id NOT IN (${serviceIds.map(sqlString).join(", ")})`
+    ? `\n    AND events.service_id NOT IN (${serviceIds.map(sqlString).join(", ")})`
     : "";
 };
 
@@ -99,36 +119,62 @@ ${name} AS (
 )`;
 };
 
-export const buildExportQuery = (input: ExportQueryInput): string => {
+/** The window's rows of the app, before de-duplication: `src`'s definition. */
+const windowRows = (input: ExportQueryInput): string => {
   const { dialect, appId, since, sources } = input;
   const sinceIso = since.toISOString();
   // Timestamps are stored in UTC without zone; DuckDB reads the literal without its "Z".
   const sinceLiteral = timestampLiteral[dialect](
     dialect === "duckdb" ? sinceIso.replace("Z", "") : sinceIso,
   );
+  const day = input.day === undefined ? "" : `\n    AND events.dt = ${sqlString(input.day)}`;
+  return `SELECT *
+  FROM ${sources.events} AS events
+  WHERE events.app_id = ${sqlString(appId)}
+    AND events.dt >= ${sqlString(sinceIso.slice(0, 10))}${day}
+    AND events.event_time >= ${sinceLiteral}${exclusionFilter(input.exclude)}`;
+};
+
+/**
+ * The events of the window held on more than one day (`service_id`, `event_id`), with the day
+ * (`dt`) of their first copy: the days of an export made day by day (`day`) leave the others
+ * out. An event sent again keeps its time, so these are few.
+ */
+export const buildCrossDayQuery = (input: Omit<ExportQueryInput, "day" | "crossDay">): string => {
+  // Days as dates: an aggregate over fixed-size values is one DuckDB can spill to disk.
+  const day = "CAST(dt AS DATE)";
+  return `SELECT service_id, event_id, CAST(${firstBy[input.dialect](day, "received_at")} AS VARCHAR) AS dt
+FROM (${windowRows(input)}) AS src
+GROUP BY service_id, event_id
+HAVING min(${day}) <> max(${day})`;
+};
+
+export const buildExportQuery = (input: ExportQueryInput): string => {
+  const { dialect, appId, sources } = input;
   const order = "ev.event_time, ev.event_id";
-  const position = input.withPosition
-    ? `row_number() OVER (ORDER BY ${order}) - 1 AS pos,\n  `
-    : "";
-  const tombstones = exclusionFilter(input.exclude);
-  return `WITH src AS (
-  SELECT *
-  FROM ${sources.events}
-  WHERE app_id = ${sqlString(appId)}
-    AND dt >= ${sqlString(sinceIso.slice(0, 10))}
-    AND event_time >= ${sinceLiteral}${tombstones}
+  // Applied to the day's de-duplicated rows, through a join the engine builds on the few
+  // cross-day events: the day's rows themselves stay a stream.
+  const crossDay =
+    input.day === undefined || input.crossDay === undefined
+      ? { join: "", filter: "" }
+      : {
+          join: `\nLEFT JOIN ${input.crossDay} AS other ON other.service_id = ev.service_id AND other.event_id = ev.event_id AND other.dt <> ev.dt`,
+          filter: " AND other.service_id IS NULL",
+        };
+  return `WITH src ${inlined[dialect]} (
+  ${windowRows(input)}
 ),
 ${firstOfEach("ev", "src", "service_id, event_id", "received_at", "copy_no")},
-att_src AS (
+att_src ${inlined[dialect]} (
   SELECT *
   FROM ${sources.attributions}
   WHERE app_id = ${sqlString(appId)}
 ),
 ${firstOfEach("att", "att_src", "service_id", "attributed_at DESC", "version_no")}
 SELECT
-  ${position}${selectList(dialect)}
+  ${selectList(dialect)}
 FROM ev
-LEFT JOIN att ON att.service_id = ev.service_id AND att.version_no = 1
-WHERE ev.copy_no = 1
+LEFT JOIN att ON att.service_id = ev.service_id AND att.version_no = 1${crossDay.join}
+WHERE ev.copy_no = 1${crossDay.filter}
 ORDER BY ${order}`;
 };

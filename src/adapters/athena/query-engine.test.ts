@@ -157,7 +157,7 @@ describe("Athena query engine", () => {
         .commandCalls(StartQueryExecutionCommand)
         .map((c) => c.args[0].input.QueryString ?? "");
       expect(first).toContain(
-        `AND service_id NOT IN (SELECT service_id FROM "attribution_lake"."export_exclusions" WHERE list = '${list.list}')`,
+        `AND events.service_id NOT IN (SELECT service_id FROM "attribution_lake"."export_exclusions" WHERE list = '${list.list}')`,
       );
       expect(first).not.toContain(deleted[0]);
       expect(first?.length).toBeLessThan(10_000);

@@ -3,7 +3,7 @@
  * so the embedded runtime and AWS export the same values. Each output is read by a reader
  * independent of both writers (csv-parse, JSON.parse, DuckDB for Parquet).
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -23,8 +23,9 @@ import { FORMATS } from "../../export/formats/index.ts";
 import { unescapeTsvField } from "../../export/formats/tsv.ts";
 import type { EngineEncoding, FormatWriter } from "../../export/formats/writer.ts";
 import { EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
-import { createDuckDbQueryEngine, SNAPSHOT_SUFFIX } from "./query-engine.ts";
+import { createDuckDbQueryEngine } from "./query-engine.ts";
 import { createReadWriteLock } from "./read-write-lock.ts";
+import { partName, SNAPSHOT_SUFFIX } from "./snapshot-parts.ts";
 
 // Strings as the lake holds them (well-formed Unicode), with the characters formats treat
 // specially; numbers as the lake's INTEGER and DOUBLE columns hold them.
@@ -121,16 +122,17 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** A snapshot of the records as materialise writes one: pos, then the typed columns. */
+  /** A snapshot of the records as materialise writes one: a part of the typed columns. */
   const snapshotOf = async (records: readonly ExportRecord[]) => {
     const typed = join(dir, `typed-${snapshots}.parquet`);
     const location = join(dir, `snapshot-${snapshots++}${SNAPSHOT_SUFFIX}`);
     await writeFile(typed, await collect(FORMATS.parquet.write(source(records))));
+    await mkdir(location);
+    const part = join(location, partName(0, records.length));
     const connection = await instance.connect();
     try {
       await connection.run(
-        `COPY (SELECT row_number() OVER () - 1 AS pos, * FROM read_parquet(${sqlString(typed)}))
-         TO ${sqlString(location)} (FORMAT parquet)`,
+        `COPY (SELECT * FROM read_parquet(${sqlString(typed)})) TO ${sqlString(part)} (FORMAT parquet)`,
       );
     } finally {
       connection.closeSync();
@@ -141,17 +143,19 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
   const both = async (records: readonly ExportRecord[], writer: FormatWriter) => {
     const native = writer.engineEncoding;
     if (!native) throw new Error("no engine encoding");
-    const page = await engine.encodePage(
-      await snapshotOf(records),
-      0,
-      records.length,
-      native.encoding,
-    );
+    const snapshot = await snapshotOf(records);
+    const page = await engine.encodePage(snapshot, 0, Math.max(records.length, 1), native.encoding);
+    const service = await collect(writer.write(source(records)));
+    if (records.length === 0) {
+      // A page of no rows is the service's writers' to write.
+      expect(page).toBeUndefined();
+      return { engine: service, service, rowCount: 0 };
+    }
     if (!page) throw new Error("DuckDB declined the page");
     const framed = native.frame ? native.frame(page.body, page.rowCount) : page.body;
     return {
       engine: await collect(framed),
-      service: await collect(writer.write(source(records))),
+      service,
       rowCount: page.rowCount,
     };
   };
@@ -190,8 +194,8 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
     expect(ours.toString("utf8")).toBe(service.toString("utf8"));
   });
 
-  it("json: the same envelope and records, for an empty page too", async () => {
-    for (const records of [[], RECORDS, Array.from({ length: 3000 }, (_, i) => recordAt(i))]) {
+  it("json: the same envelope and records", async () => {
+    for (const records of [RECORDS, Array.from({ length: 3000 }, (_, i) => recordAt(i))]) {
       const { engine: ours, service, rowCount } = await both(records, FORMATS.json);
       expect(rowCount).toBe(records.length);
       expect(JSON.parse(ours.toString("utf8"))).toEqual(JSON.parse(service.toString("utf8")));

@@ -7,8 +7,9 @@ import { lakeEvent } from "../../../test/support/records.ts";
 import { EVENTS_TABLE } from "../../lake/tables.ts";
 import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
 import { createDuckDbPurger } from "./purge.ts";
-import { createDuckDbQueryEngine, SNAPSHOT_SUFFIX } from "./query-engine.ts";
+import { createDuckDbQueryEngine } from "./query-engine.ts";
 import { createReadWriteLock } from "./read-write-lock.ts";
+import { SNAPSHOT_SUFFIX } from "./snapshot-parts.ts";
 
 const APP = "com.example.purge";
 

@@ -5,13 +5,15 @@
  * deleted (a tombstone already keeps new snapshots clean). Export pages are never on disk past
  * their opening (query-engine.ts), so there are none to look at.
  */
-import { rename, rm, stat } from "node:fs/promises";
+import { readdir, rename, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "../../lake/export-query.ts";
 import { INSTALL_TABLES } from "../../lake/tables.ts";
 import type { LakePurger } from "../../ports/lake.ts";
-import { appParquetFiles, parquetFilesUnder } from "./lake-sql.ts";
+import { appParquetFiles } from "./lake-sql.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";
+import { partsOf, SNAPSHOT_SUFFIX } from "./snapshot-parts.ts";
 
 export const createDuckDbPurger = (options: {
   duckdb: DuckDBInstance;
@@ -42,16 +44,20 @@ export const createDuckDbPurger = (options: {
           filesRewritten += 1;
         }
       }
-      for (const file of await parquetFilesUnder(options.snapshotDir)) {
-        const source = sqlString(file);
+      for (const name of await readdir(options.snapshotDir).catch(() => [])) {
+        if (!name.endsWith(SNAPSHOT_SUFFIX)) continue;
+        const snapshot = join(options.snapshotDir, name);
         try {
+          const parts = (await partsOf(snapshot)).map((part) => sqlString(part.path));
+          if (parts.length === 0) continue;
           const holds = await count(
-            `SELECT count(*) FROM read_parquet(${source}) WHERE service_id = ${id}`,
+            `SELECT count(*) FROM read_parquet([${parts.join(", ")}]) WHERE service_id = ${id}`,
           );
-          if (holds > 0) await rm(file, { force: true });
+          // A page of a snapshot is whole or not at all: the snapshot goes, not the part.
+          if (holds > 0) await rm(snapshot, { recursive: true, force: true });
         } catch (error) {
           // Pruned since the folder was listed: nothing left to purge.
-          if (await stat(file).catch(() => undefined)) throw error;
+          if (await stat(snapshot).catch(() => undefined)) throw error;
         }
       }
     } finally {

@@ -1,36 +1,28 @@
 /**
  * The embedded lake query engine: DuckDB over the lake folder's Parquet files. A snapshot is the
- * sorted, de-duplicated export written once to a Parquet file with its row position, its typed
- * columns and each record's JSON, so each page is a cheap range read of it. Pages in csv, tsv,
- * ndjson and parquet are written by DuckDB itself into a file that is streamed out and removed.
+ * sorted, de-duplicated export with its typed columns, written once as one Parquet part per
+ * day of the window (snapshot-parts.ts), so each page is a cheap range read of a part or two.
+ * Pages in csv, tsv, ndjson and parquet are written by DuckDB itself into a file that is
+ * streamed out and removed.
  */
 import { randomUUID } from "node:crypto";
 import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { DuckDBDataChunk, DuckDBInstance } from "@duckdb/node-api";
-import { buildExportQuery, sqlString } from "../../lake/export-query.ts";
+import { buildCrossDayQuery, buildExportQuery, sqlString } from "../../lake/export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../../lake/tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
-import { appFilesRelation, appParquetFiles, emptyRelation } from "./lake-sql.ts";
+import { appDir, appFilesRelation, appParquetFiles, emptyRelation } from "./lake-sql.ts";
 import { PAGE_ENCODINGS } from "./page-encodings.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";
+import { partName, partsOf, SNAPSHOT_SUFFIX } from "./snapshot-parts.ts";
 
 export interface DuckDbQueryEngine extends LakeQueryEngine {
   encodePage: NonNullable<LakeQueryEngine["encodePage"]>;
   /** Deletes snapshot and page files last written before the given time. */
   prune(olderThan: Date): Promise<number>;
 }
-
-/**
- * The snapshot file's layout: pos, then the typed columns, in pos order. Written by one COPY
- * of the export query: a column computed over it (such as each row's JSON) would make DuckDB
- * hold the sorted window in memory rather than spill it.
- */
-export const SNAPSHOT_SUFFIX = ".v3.parquet";
-
-const SNAPSHOT_ROW_GROUP = 10_000;
-const PAGE_READ_BYTES = 256 * 1024;
 
 /**
  * Rows leave DuckDB for JavaScript as one JSON text each, made for the page's rows as it is
@@ -41,6 +33,34 @@ const PAGE_READ_BYTES = 256 * 1024;
 const RECORD_JSON = `to_json(struct_pack(${COLUMN_NAMES.map((name) => `${name} := ${name}`).join(", ")}))`;
 
 const parseRecord = (json: string): ExportRecord => JSON.parse(json);
+
+const SNAPSHOT_ROW_GROUP = 10_000;
+const PAGE_READ_BYTES = 256 * 1024;
+/** The temporary table of events held on more than one day, per snapshot connection. */
+const CROSS_DAY_TABLE = "cross_day";
+
+/**
+ * The rows of positions [offset, offset + limit) as one relation in position order (the
+ * `part` and `file_row_number` columns order it), or undefined past the last part.
+ */
+const pageRelation = async (
+  snapshot: SnapshotLocation,
+  offset: number,
+  limit: number,
+  select: string,
+): Promise<string | undefined> => {
+  const end = offset + limit;
+  const slices = (await partsOf(snapshot.location))
+    .filter((part) => part.first < end && part.end > offset)
+    .map((part, index) => {
+      const from = Math.max(offset, part.first) - part.first;
+      const to = Math.min(end, part.end) - part.first;
+      return `SELECT ${index} AS part, file_row_number, ${select}
+        FROM read_parquet(${sqlString(part.path)}, file_row_number = true)
+        WHERE file_row_number >= ${from} AND file_row_number < ${to}`;
+    });
+  return slices.length === 0 ? undefined : `(${slices.join("\nUNION ALL\n")})`;
+};
 
 export const createDuckDbQueryEngine = (options: {
   duckdb: DuckDBInstance;
@@ -65,39 +85,64 @@ export const createDuckDbQueryEngine = (options: {
   const source = async (table: LakeTable, appId: string) =>
     (await hasFiles(table, appId)) ? appFilesRelation(lakeDir, table, appId) : emptyRelation(table);
 
-  const pageRange = (snapshot: SnapshotLocation, offset: number, limit: number) =>
-    `read_parquet(${sqlString(snapshot.location)}) WHERE pos >= ${offset} AND pos < ${offset + limit}`;
+  /** The window's days with events, in order: its `dt` partitions from the window's first. */
+  const windowDays = async (appId: string, since: Date): Promise<string[]> => {
+    const first = `dt=${since.toISOString().slice(0, 10)}`;
+    const names = await readdir(appDir(lakeDir, EVENTS_TABLE, appId)).catch(() => []);
+    return names
+      .filter((name) => name.startsWith("dt=") && name >= first)
+      .sort()
+      .map((name) => name.slice("dt=".length));
+  };
 
   return {
     async materialize({ appId, since, snapshotId, excludeServiceIds }) {
       await mkdir(snapshotDir, { recursive: true });
-      const query = buildExportQuery({
-        dialect: "duckdb",
+      const input = {
+        dialect: "duckdb" as const,
         appId,
         since,
         exclude: { serviceIds: excludeServiceIds ?? [] },
-        withPosition: true,
         sources: {
           events: await source(EVENTS_TABLE, appId),
           attributions: await source(ATTRIBUTIONS_TABLE, appId),
         },
-      });
+      };
       const location = join(snapshotDir, `${snapshotId}${SNAPSHOT_SUFFIX}`);
-      // Written beside and renamed, so a reader (a purge) never meets a half-written snapshot.
+      // Written beside and renamed, so a reader (a page, a purge) never meets half a snapshot.
       const staged = `${location}.partial`;
+      await mkdir(staged, { recursive: true });
       const connection = await (options.snapshotDuckdb ?? duckdb).connect();
       try {
-        const result = await lakeFiles.read(() =>
-          connection.run(
-            `COPY (${query}) TO ${sqlString(staged)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
-          ),
-        );
+        const rowCount = await lakeFiles.read(async () => {
+          const days = await windowDays(appId, since);
+          await connection.run(
+            `CREATE OR REPLACE TEMP TABLE ${CROSS_DAY_TABLE} AS ${buildCrossDayQuery(input)}`,
+          );
+          let position = 0;
+          for (const day of days) {
+            const query = buildExportQuery({ ...input, day, crossDay: CROSS_DAY_TABLE });
+            const part = join(staged, "part.parquet");
+            const result = await connection.run(
+              `COPY (${query}) TO ${sqlString(part)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
+            );
+            const rows = Number(result.rowsChanged);
+            if (rows === 0) {
+              await rm(part, { force: true });
+              continue;
+            }
+            await rename(part, join(staged, partName(position, position + rows)));
+            position += rows;
+          }
+          return position;
+        });
         await rename(staged, location);
-        return { location, rowCount: result.rowsChanged };
+        return { location, rowCount };
       } catch (error) {
-        await rm(staged, { force: true });
+        await rm(staged, { recursive: true, force: true });
         throw error;
       } finally {
+        await connection.run(`DROP TABLE IF EXISTS ${CROSS_DAY_TABLE}`).catch(() => undefined);
         connection.closeSync();
       }
     },
@@ -106,11 +151,10 @@ export const createDuckDbQueryEngine = (options: {
       const connection = await duckdb.connect();
       let next: Promise<DuckDBDataChunk | null> | undefined;
       try {
-        // Row groups carry min/max of pos, so DuckDB reads only the groups of this page. The
-        // file is written in pos order and DuckDB preserves insertion order without ORDER BY,
-        // which lets the first rows go out before the page is read whole.
+        const relation = await pageRelation(snapshot, offset, limit, `${RECORD_JSON} AS record`);
+        if (relation === undefined) return;
         const result = await connection.stream(
-          `SELECT ${RECORD_JSON} AS record FROM ${pageRange(snapshot, offset, limit)}`,
+          `SELECT record FROM ${relation} ORDER BY part, file_row_number`,
         );
         // The next chunk is fetched while this one is encoded: DuckDB works on its own threads.
         next = result.fetchChunk();
@@ -130,15 +174,18 @@ export const createDuckDbQueryEngine = (options: {
     },
 
     async encodePage(snapshot, offset, limit, encoding) {
-      if (!snapshot.location.endsWith(SNAPSHOT_SUFFIX)) return undefined;
+      const { select, options } = PAGE_ENCODINGS[encoding];
+      const relation = await pageRelation(snapshot, offset, limit, select);
+      // Past the last part: no rows, which the service's writers encode.
+      if (relation === undefined) return undefined;
       await mkdir(pageDir, { recursive: true });
       const path = join(pageDir, `page-${randomUUID()}.${encoding}`);
-      const { select, options } = PAGE_ENCODINGS[encoding];
       const connection = await duckdb.connect();
       let rowCount: number;
       try {
         const result = await connection.run(
-          `COPY (SELECT ${select} FROM ${pageRange(snapshot, offset, limit)} ORDER BY pos)
+          `COPY (SELECT * EXCLUDE (part, file_row_number) FROM ${relation}
+                 ORDER BY part, file_row_number)
            TO ${sqlString(path)} (${options})`,
         );
         rowCount = result.rowsChanged;
@@ -165,8 +212,8 @@ export const createDuckDbQueryEngine = (options: {
         for (const name of await readdir(dir).catch(() => [])) {
           const path = join(dir, name);
           const info = await stat(path).catch(() => undefined);
-          if (info?.isFile() && info.mtime < olderThan) {
-            await rm(path, { force: true });
+          if (info && info.mtime < olderThan) {
+            await rm(path, { recursive: true, force: true });
             removed += 1;
           }
         }

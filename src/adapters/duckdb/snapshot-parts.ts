@@ -1,0 +1,35 @@
+/** The embedded export snapshot's layout on disk, shared by the query engine and the purge. */
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+
+/**
+ * A snapshot is a folder of Parquet parts, one per day of the window in order, each named by
+ * the positions it holds (`<first>-<end>.parquet`, end exclusive, zero-padded so that names
+ * sort as numbers). A row's position in its part is its Parquet row number, which DuckDB
+ * reads row groups by, so a page reads only its own.
+ */
+export const SNAPSHOT_SUFFIX = ".v4";
+
+const POSITION_DIGITS = 15;
+const PART_NAME = /^(\d+)-(\d+)\.parquet$/;
+
+export const partName = (first: number, end: number): string =>
+  `${String(first).padStart(POSITION_DIGITS, "0")}-${String(end).padStart(POSITION_DIGITS, "0")}.parquet`;
+
+export interface Part {
+  readonly path: string;
+  readonly first: number;
+  readonly end: number;
+}
+
+/** A snapshot's parts, in position order; none for an empty window. */
+export const partsOf = async (location: string): Promise<Part[]> => {
+  const parts: Part[] = [];
+  for (const name of (await readdir(location)).sort()) {
+    const match = PART_NAME.exec(name);
+    if (match?.[1] && match[2]) {
+      parts.push({ path: join(location, name), first: Number(match[1]), end: Number(match[2]) });
+    }
+  }
+  return parts;
+};
