@@ -2,7 +2,7 @@
  * The README's flow with the real command line: `start` as its own process, `apps create`,
  * `demo` and `export` from other processes, then a restart that keeps apps, keys and events.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -31,9 +31,9 @@ describe("the attribution command line", () => {
       ),
     );
 
+  const since = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
   const exportAll = async (format: string) => {
     const output = join(dataDir, `export.${format}`);
-    const since = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
     const stdout = await cli(
       dataDir,
       "export",
@@ -154,15 +154,39 @@ describe("the attribution command line", () => {
     expect(rows.every((r) => r.country !== null)).toBe(true);
   });
 
-  it("exports the whole window to one parquet file, page by page", async () => {
+  it("exports the whole window to one parquet file, page by page, in export order", async () => {
     const { output, count } = await exportAll("parquet");
     expect(count).toBeGreaterThan(700);
     const connection = await duckdb.connect();
     const reader = await connection.runAndReadAll(
       `SELECT count(*)::INTEGER AS n, count(DISTINCT event_id)::INTEGER AS ids, bool_and(app_id = 'com.example.game') AS mine FROM read_parquet('${output}')`,
     );
+    const ids = await connection.runAndReadAll(`SELECT event_id FROM read_parquet('${output}')`);
     connection.closeSync();
     expect(reader.getRowObjectsJS()[0]).toEqual({ n: count, ids: count, mine: true });
+    const timestamp = Date.parse(`${since}T00:00:00Z`) / 1000;
+    const whole = await fetch(
+      `${service.url}/api/v1/export?timestamp=${timestamp}&format=ndjson&limit=10000`,
+      { headers: { authorization: serverKey } },
+    );
+    const lines = (await whole.text()).trim().split("\n");
+    expect(ids.getRowsJS().map(([id]) => id)).toEqual(lines.map((l) => JSON.parse(l).event_id));
+  });
+
+  it("joins pages of csv, tsv and ndjson into the bytes of the window in one page", async () => {
+    for (const format of ["csv", "tsv", "ndjson"]) {
+      const { output, count } = await exportAll(format);
+      // Pages of 700: the window is more than one page, and less than the largest page.
+      expect(count).toBeGreaterThan(700);
+      expect(count).toBeLessThanOrEqual(10_000);
+      const timestamp = Date.parse(`${since}T00:00:00Z`) / 1000;
+      const whole = await fetch(
+        `${service.url}/api/v1/export?timestamp=${timestamp}&format=${format}&limit=10000`,
+        { headers: { authorization: serverKey } },
+      );
+      expect(whole.headers.get("x-export-snapshot-rows")).toBe(String(count));
+      expect(await readFile(output, "utf8")).toBe(await whole.text());
+    }
   });
 
   it("issues, lists and revokes keys; a revoked key stops working at once", async () => {

@@ -6,6 +6,7 @@ import {
   MAX_LIMIT,
   MAX_TIMESTAMP,
   SNAPSHOT_HEADER,
+  SNAPSHOT_ROWS_HEADER,
 } from "../../export/params.ts";
 import { COLUMN_NAMES, type ColumnName, type ExportRecord } from "../../record/columns.ts";
 import { COLUMN_DESCRIPTIONS } from "../../record/descriptions.ts";
@@ -160,6 +161,17 @@ const exportHeaders = z.object({
       "to page through the same snapshot.",
     example: "8d0f7c4e-2b1a-4c3d-9e8f-7a6b5c4d3e2f",
   }),
+  [SNAPSHOT_ROWS_HEADER]: z
+    .string()
+    .regex(/^\d+$/)
+    .optional()
+    .meta({
+      description:
+        "The number of events in the snapshot, i.e. in the whole window, when the service " +
+        "knows it (the embedded runtime always does): a client can request the pages " +
+        "ahead, and knows the last one without reading it.",
+      example: "2481337",
+    }),
 });
 
 export const EXPORT_CONTRACTS = {

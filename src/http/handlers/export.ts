@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent } from "aws-lambda";
 import { createExportPages, type ExportPageDeps } from "../../export/export-page.ts";
 import { exportFileName } from "../../export/file-name.ts";
 import { FORMATS } from "../../export/formats/index.ts";
-import { exportParamsSchema, SNAPSHOT_HEADER } from "../../export/params.ts";
+import { exportParamsSchema, SNAPSHOT_HEADER, SNAPSHOT_ROWS_HEADER } from "../../export/params.ts";
 import { checked } from "../../validation/issues.ts";
 import { errorResponses, type HttpResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
@@ -37,6 +37,9 @@ export const createExportHandler = (
         "cache-control": "no-store",
         [SNAPSHOT_HEADER.toLowerCase()]: page.snapshot.snapshotId,
       };
+      if (page.snapshot.rowCount !== undefined) {
+        headers[SNAPSHOT_ROWS_HEADER.toLowerCase()] = String(page.snapshot.rowCount);
+      }
       if (writer.attachment) {
         const fileName = exportFileName({
           appId: principal.appId,
