@@ -9,6 +9,25 @@ import {
   DEFAULT_SNAPSHOT_TTL_SECONDS,
 } from "./defaults.ts";
 
+const SIZE = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|KiB|MiB|GiB)$/i;
+const UNITS: Record<string, number> = {
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+};
+
+/** A size as DuckDB writes one ("256MB": MB is 10^6 bytes, MiB 2^20). */
+const size = z.string().regex(SIZE, { error: "must be a size such as 256MB" });
+
+/** The bytes of a size the schema accepted. */
+export const sizeInBytes = (value: string): number => {
+  const [, amount = "0", unit = "b"] = SIZE.exec(value) ?? [];
+  return Math.floor(Number(amount) * (UNITS[unit.toLowerCase()] ?? 1));
+};
+
 const schema = z.object({
   ATTRIBUTION_DATA_DIR: z.string().min(1).default(".data"),
   ATTRIBUTION_HOST: z.string().min(1).default("127.0.0.1"),
@@ -49,10 +68,14 @@ const schema = z.object({
    * What the export's DuckDB may hold in memory; past it, a large window's sort spills to the
    * data folder. DuckDB's own default is 80% of the machine.
    */
-  ATTRIBUTION_QUERY_MEMORY: z
-    .string()
-    .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, { error: "must be a size such as 256MB" })
-    .default("256MB"),
+  ATTRIBUTION_QUERY_MEMORY: size.default("256MB"),
+  /**
+   * What the export snapshots may take on disk together, and DuckDB's spill files each: past
+   * it, a new snapshot is refused with a 503 until expired ones are pruned.
+   */
+  ATTRIBUTION_SNAPSHOT_DISK: size.default("8GB"),
+  /** Free space a new snapshot must leave on the data folder's disk, for ingestion's files. */
+  ATTRIBUTION_DISK_RESERVE: size.default("1GB"),
 });
 
 export interface EmbeddedConfig {
@@ -74,6 +97,10 @@ export interface EmbeddedConfig {
   readonly appleAdsUrl: string;
   /** DuckDB's memory_limit for export queries, such as "256MB". */
   readonly queryMemory: string;
+  /** The snapshots' disk budget together, and DuckDB's spill files' each, such as "8GB". */
+  readonly snapshotDisk: string;
+  /** Free space on the data folder's disk that a new snapshot leaves, such as "1GB". */
+  readonly diskReserve: string;
 }
 
 export const embeddedConfig = (
@@ -97,6 +124,8 @@ export const embeddedConfig = (
       overrides.trustViewerCountry ?? parsed.ATTRIBUTION_TRUST_VIEWER_COUNTRY === "true",
     appleAdsUrl: overrides.appleAdsUrl ?? parsed.ATTRIBUTION_APPLE_ADS_URL,
     queryMemory: overrides.queryMemory ?? parsed.ATTRIBUTION_QUERY_MEMORY,
+    snapshotDisk: overrides.snapshotDisk ?? parsed.ATTRIBUTION_SNAPSHOT_DISK,
+    diskReserve: overrides.diskReserve ?? parsed.ATTRIBUTION_DISK_RESERVE,
     fxFeedUrl:
       overrides.fxFeedUrl !== undefined
         ? overrides.fxFeedUrl

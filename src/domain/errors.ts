@@ -48,3 +48,16 @@ export class PayloadTooLargeError extends ServiceError {
     super(413, message);
   }
 }
+
+/**
+ * The service cannot take this request now but will later (a resource it budgets is spent):
+ * shown as 503 with `Retry-After`, and with its message, which says what to wait for.
+ */
+export class UnavailableError extends ServiceError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(503, message);
+  }
+}

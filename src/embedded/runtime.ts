@@ -15,6 +15,7 @@ import { createDuckDbPurger } from "../adapters/duckdb/purge.ts";
 import {
   createDuckDbQueryEngine,
   type DuckDbQueryEngine,
+  PRUNE_INTERVAL_SECONDS,
 } from "../adapters/duckdb/query-engine.ts";
 import { createReadWriteLock } from "../adapters/duckdb/read-write-lock.ts";
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
@@ -25,7 +26,7 @@ import {
   type LocalDeliveryStream,
 } from "../adapters/local-stream/delivery-stream.ts";
 import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
-import type { EmbeddedConfig } from "../config/embedded.ts";
+import { type EmbeddedConfig, sizeInBytes } from "../config/embedded.ts";
 import { purgeOpenRequests } from "../deletion/deletions.ts";
 import { createAppKeyrings } from "../domain/app-keyrings.ts";
 import { type FxRates, loadEcbRates } from "../fx/ecb-rates.ts";
@@ -78,6 +79,9 @@ export interface EmbeddedRuntime {
 /** What the instance serving pages and purges may hold in memory. */
 const PAGE_QUERY_MEMORY = "128MB";
 
+/** Snapshots outlive their catalog entry by a grace period, for pages being streamed. */
+const snapshotPruneAfterMs = (config: EmbeddedConfig) => 2 * config.snapshotTtlSeconds * 1000;
+
 export const openLake = async (config: EmbeddedConfig) => {
   const paths = dataPaths(config.dataDir);
   await mkdir(paths.lake, { recursive: true });
@@ -85,6 +89,7 @@ export const openLake = async (config: EmbeddedConfig) => {
   const duckdb = await DuckDBInstance.create(":memory:", {
     memory_limit: PAGE_QUERY_MEMORY,
     temp_directory: paths.duckdbTemp,
+    max_temp_directory_size: config.snapshotDisk,
   });
   // Snapshots, on an instance of their own: bounded, so the memory an export takes does not
   // grow with its window (it is made a day at a time, and a large day's sort spills to the
@@ -94,6 +99,7 @@ export const openLake = async (config: EmbeddedConfig) => {
     threads: "1",
     memory_limit: config.queryMemory,
     temp_directory: paths.duckdbTemp,
+    max_temp_directory_size: config.snapshotDisk,
   });
   // Delivery turns write-ahead files into Parquet in the background: on one thread of its own
   // it leaves the other cores to the requests (and to export queries on the first instance).
@@ -116,6 +122,11 @@ export const openLake = async (config: EmbeddedConfig) => {
     snapshotDir: paths.snapshots,
     pageDir: paths.pages,
     lakeFiles,
+    diskBudget: {
+      snapshotBytes: sizeInBytes(config.snapshotDisk),
+      reserveBytes: sizeInBytes(config.diskReserve),
+      pruneAfterMs: snapshotPruneAfterMs(config),
+    },
   });
   const purger = createDuckDbPurger({
     duckdb,
@@ -282,13 +293,12 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     trustProxy: config.trustProxy,
   });
 
-  // Snapshots outlive their catalog entry by a grace period, for pages being streamed.
   const pruner = setInterval(() => {
-    const cutoff = new Date(Date.now() - 2 * config.snapshotTtlSeconds * 1000);
+    const cutoff = new Date(Date.now() - snapshotPruneAfterMs(config));
     lake.engine
       .prune(cutoff)
       .catch((error: unknown) => logger.error("snapshot prune failed", { error }));
-  }, 60_000);
+  }, PRUNE_INTERVAL_SECONDS * 1000);
   pruner.unref();
 
   return {

@@ -3,7 +3,7 @@
  * spec sets for the export. Errors under 500 are shown to the caller; others never are.
  */
 import { STATUS_CODES } from "node:http";
-import { ServiceError } from "../domain/errors.ts";
+import { ServiceError, UnavailableError } from "../domain/errors.ts";
 
 export interface ErrorBody {
   readonly error: string;
@@ -15,8 +15,20 @@ export const statusName = (statusCode: number): string =>
 
 export const INTERNAL_ERROR_DETAIL = "An unexpected error occurred. Try again later.";
 
-/** The status and body an error is shown as. Anything not typed is a 500 with no internals. */
-export const toErrorResponse = (error: unknown): { statusCode: number; body: ErrorBody } => {
+/**
+ * The status, body and extra headers an error is shown as. Anything not typed is a 500 with no
+ * internals; a typed refusal (under 500, or a 503 saying when to come back) shows its message.
+ */
+export const toErrorResponse = (
+  error: unknown,
+): { statusCode: number; body: ErrorBody; headers?: Record<string, string> } => {
+  if (error instanceof UnavailableError) {
+    return {
+      statusCode: 503,
+      body: { error: statusName(503), detail: error.message },
+      headers: { "retry-after": String(error.retryAfterSeconds) },
+    };
+  }
   if (error instanceof ServiceError && error.statusCode < 500) {
     return {
       statusCode: error.statusCode,

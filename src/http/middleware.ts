@@ -21,12 +21,13 @@ export const jsonResponse = (statusCode: number, body: unknown): HttpResponse =>
 
 export const errorResponses = (): MiddlewareObj<APIGatewayProxyEvent, HttpResponse> => ({
   onError: async (request) => {
-    const { statusCode, body } = toErrorResponse(request.error);
+    const { statusCode, body, headers } = toErrorResponse(request.error);
     if (statusCode >= 500) {
       // Logged for the operator with the request id, never returned to the caller.
       logger.error("request failed", { ...requestKeys(request.event), error: request.error });
     }
-    request.response = jsonResponse(statusCode, body);
+    const response = jsonResponse(statusCode, body);
+    request.response = { ...response, headers: { ...response.headers, ...headers } };
   },
 });
 

@@ -10,6 +10,7 @@ import {
   type ResponseConfig,
   type RouteConfig,
 } from "@asteasolutions/zod-to-openapi";
+import * as z from "zod";
 import pkg from "../../package.json" with { type: "json" };
 import { CLEAR_PARAMETER_KEYS, SEALING_ALGORITHM } from "../domain/app-config.ts";
 import { UnauthorizedError } from "../domain/errors.ts";
@@ -191,10 +192,19 @@ const FIXED_DETAILS: { readonly [S in ErrorStatus]?: string } = {
   500: INTERNAL_ERROR_DETAIL,
 };
 
+/** A 503 says when to come back. */
+const retryAfterHeaders = z.object({
+  "Retry-After": z
+    .string()
+    .regex(/^\d+$/)
+    .meta({ description: "Seconds to wait before trying again.", example: "120" }),
+});
+
 const jsonError = (status: ErrorStatus, description: string): ResponseConfig => {
   const detail = FIXED_DETAILS[status];
   return {
     description,
+    ...(status === 503 && { headers: retryAfterHeaders }),
     content: {
       [JSON_MEDIA_TYPE]: {
         schema: errorBodySchema,

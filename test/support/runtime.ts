@@ -29,6 +29,7 @@ export const startTestRuntime = async (
     ratesCsv?: string;
     fxFeedUrl?: string;
     trustProxy?: boolean;
+    snapshotDisk?: string;
   } = {},
 ): Promise<TestRuntime> => {
   const { ratesCsv, ...config } = overrides;

@@ -1,18 +1,19 @@
 import { once } from "node:events";
-import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lakeAttribution, lakeEvent } from "../../../test/support/records.ts";
+import { UnavailableError } from "../../domain/errors.ts";
 import type { EngineEncoding } from "../../export/formats/writer.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/tables.ts";
 import type { SnapshotLocation } from "../../ports/lake.ts";
 import type { ExportRecord } from "../../record/columns.ts";
 import { COLUMN_NAMES } from "../../record/columns.ts";
 import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
-import { createDuckDbQueryEngine } from "./query-engine.ts";
+import { createDuckDbQueryEngine, type DiskBudget } from "./query-engine.ts";
 import { createReadWriteLock } from "./read-write-lock.ts";
 
 const text = async (body: Readable) => {
@@ -299,6 +300,51 @@ describe("DuckDB query engine over the local lake", () => {
     expect(snapshot.rowCount).toBeGreaterThan(0);
     expect(await engine.encodePage(snapshot, snapshot.rowCount ?? 0, 10, "csv")).toBeUndefined();
     expect(await collect(engine.readPage(snapshot, snapshot.rowCount ?? 0, 10))).toEqual([]);
+  });
+
+  it("refuses a snapshot past its disk budget with a 503, leaving nothing half-written", async () => {
+    const budgeted = (diskBudget: DiskBudget) =>
+      createDuckDbQueryEngine({
+        duckdb,
+        lakeDir: join(dir, "lake"),
+        snapshotDir: join(dir, "snapshots"),
+        pageDir: join(dir, "pages"),
+        lakeFiles,
+        diskBudget,
+      });
+    const request = { appId: "com.example.a", since: new Date(0) };
+    const before = await readdir(join(dir, "snapshots"));
+    // A byte more than the snapshots already made take: refused once the first part is written.
+    let used = 0;
+    for (const name of await readdir(join(dir, "snapshots"), { recursive: true })) {
+      const info = await stat(join(dir, "snapshots", name));
+      if (info.isFile()) used += info.size;
+    }
+    const spent = budgeted({
+      snapshotBytes: used + 1,
+      reserveBytes: 0,
+      pruneAfterMs: 30 * 60_000,
+    });
+    const refused = await spent
+      .materialize({ ...request, snapshotId: "over-budget" })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UnavailableError);
+    expect((refused as UnavailableError).statusCode).toBe(503);
+    // Until the oldest snapshot is pruned, and a pruning interval more.
+    expect((refused as UnavailableError).retryAfterSeconds).toBeGreaterThan(29 * 60);
+    // A disk whose free space is under the reserve: refused as well.
+    const full = budgeted({
+      snapshotBytes: Number.MAX_SAFE_INTEGER,
+      reserveBytes: Number.MAX_SAFE_INTEGER,
+      pruneAfterMs: 0,
+    });
+    await expect(full.materialize({ ...request, snapshotId: "disk-full" })).rejects.toThrow(
+      UnavailableError,
+    );
+    expect(await readdir(join(dir, "snapshots"))).toEqual(before);
+    // Within budget, the same window is made.
+    const roomy = budgeted({ snapshotBytes: 2 ** 40, reserveBytes: 0, pruneAfterMs: 0 });
+    expect((await roomy.materialize({ ...request, snapshotId: "fits" })).rowCount).toBe(4);
   });
 
   it("makes a snapshot only while no lake file is being put in place", async () => {

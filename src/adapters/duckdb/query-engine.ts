@@ -6,9 +6,11 @@
  * streamed out and removed.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm, stat, statfs } from "node:fs/promises";
 import { join } from "node:path";
 import type { DuckDBDataChunk, DuckDBInstance } from "@duckdb/node-api";
+import pLimit from "p-limit";
+import { UnavailableError } from "../../domain/errors.ts";
 import { buildCrossDayQuery, buildExportQuery, sqlString } from "../../lake/export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../../lake/tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
@@ -40,10 +42,17 @@ const PAGE_READ_BYTES = 256 * 1024;
 const CROSS_DAY_TABLE = "cross_day";
 
 /**
- * The rows of positions [offset, offset + limit) as one relation in position order (the
- * `part` and `file_row_number` columns order it), or undefined past the last part.
+ * Page queries DuckDB runs at once: each holds a page's row groups and its writer's buffers,
+ * so more clients than this wait their turn rather than take the instance past its memory.
  */
-const pageRelation = async (
+const PAGES_AT_ONCE = 2;
+
+/**
+ * A query of the rows of positions [offset, offset + limit), in position order, with `select`
+ * as its columns; undefined past the last part. A page within one part is read in file order,
+ * which DuckDB keeps; one across two parts is ordered by part and row number.
+ */
+const pageQuery = async (
   snapshot: SnapshotLocation,
   offset: number,
   limit: number,
@@ -59,8 +68,34 @@ const pageRelation = async (
         FROM read_parquet(${sqlString(part.path)}, file_row_number = true)
         WHERE file_row_number >= ${from} AND file_row_number < ${to}`;
     });
-  return slices.length === 0 ? undefined : `(${slices.join("\nUNION ALL\n")})`;
+  const [only] = slices;
+  if (only === undefined) return undefined;
+  const columns = "* EXCLUDE (part, file_row_number)";
+  return slices.length === 1
+    ? `SELECT ${columns} FROM (${only})`
+    : `SELECT ${columns} FROM (${slices.join("\nUNION ALL\n")}) ORDER BY part, file_row_number`;
 };
+
+export interface DiskBudget {
+  /** The snapshots' files together, the one being made included. */
+  readonly snapshotBytes: number;
+  /** Free space on the snapshots' disk that a snapshot being made must leave. */
+  readonly reserveBytes: number;
+  /** How long after it was made a snapshot is removed (the runtime's pruning). */
+  readonly pruneAfterMs: number;
+}
+
+/** How often the runtime prunes, and so the longest a freed snapshot waits to be removed. */
+export const PRUNE_INTERVAL_SECONDS = 60;
+
+/** DuckDB's errors when a write finds the disk, or its spill budget, full. */
+const DISK_FULL = /No space left on device|max_temp_directory_size|Could not write all bytes/i;
+
+const fullDisk = (what: string, retryAfterSeconds: number) =>
+  new UnavailableError(
+    `There is no disk space for ${what} now; retry after the time Retry-After gives, when expired snapshots have been removed.`,
+    retryAfterSeconds,
+  );
 
 export const createDuckDbQueryEngine = (options: {
   duckdb: DuckDBInstance;
@@ -76,14 +111,45 @@ export const createDuckDbQueryEngine = (options: {
    * a query, and a file replaced in between would be read as half of each.
    */
   lakeFiles: ReadWriteLock;
+  /** What the snapshots may take; without it, only the disk's own size bounds them. */
+  diskBudget?: DiskBudget;
 }): DuckDbQueryEngine => {
   const { duckdb, lakeDir, snapshotDir, pageDir, lakeFiles } = options;
+  // Pages read as rows (readPage) stream a chunk at a time and are not held to it: a slow
+  // client would keep a turn for as long as it reads.
+  const pages = pLimit(PAGES_AT_ONCE);
 
   const hasFiles = async (table: LakeTable, appId: string): Promise<boolean> =>
     (await appParquetFiles(lakeDir, table, appId)).length > 0;
 
   const source = async (table: LakeTable, appId: string) =>
     (await hasFiles(table, appId)) ? appFilesRelation(lakeDir, table, appId) : emptyRelation(table);
+
+  /**
+   * Refuses with a 503 when the snapshots take their budget or the disk's free space is under
+   * the reserve. Retry-After: until the oldest snapshot is pruned, at most a pruning interval
+   * later.
+   */
+  const checkDisk = async () => {
+    const budget = options.diskBudget;
+    if (!budget) return;
+    let used = 0;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const name of await readdir(snapshotDir, { recursive: true }).catch(() => [])) {
+      const info = await stat(join(snapshotDir, String(name))).catch(() => undefined);
+      if (!info?.isFile()) continue;
+      used += info.size;
+      oldest = Math.min(oldest, info.mtimeMs);
+    }
+    const disk = await statfs(snapshotDir);
+    const free = disk.bavail * disk.bsize;
+    if (used < budget.snapshotBytes && free >= budget.reserveBytes) return;
+    const pruned = Number.isFinite(oldest) ? oldest + budget.pruneAfterMs - Date.now() : 0;
+    throw fullDisk(
+      "this export's snapshot",
+      Math.max(0, Math.ceil(pruned / 1000)) + PRUNE_INTERVAL_SECONDS,
+    );
+  };
 
   /** The window's days with events, in order: its `dt` partitions from the window's first. */
   const windowDays = async (appId: string, since: Date): Promise<string[]> => {
@@ -111,6 +177,7 @@ export const createDuckDbQueryEngine = (options: {
       const location = join(snapshotDir, `${snapshotId}${SNAPSHOT_SUFFIX}`);
       // Written beside and renamed, so a reader (a page, a purge) never meets half a snapshot.
       const staged = `${location}.partial`;
+      await checkDisk();
       await mkdir(staged, { recursive: true });
       const connection = await (options.snapshotDuckdb ?? duckdb).connect();
       try {
@@ -133,6 +200,8 @@ export const createDuckDbQueryEngine = (options: {
             }
             await rename(part, join(staged, partName(position, position + rows)));
             position += rows;
+            // The budget counts the parts written so far: a window too large stops here.
+            await checkDisk();
           }
           return position;
         });
@@ -140,7 +209,9 @@ export const createDuckDbQueryEngine = (options: {
         return { location, rowCount };
       } catch (error) {
         await rm(staged, { recursive: true, force: true });
-        throw error;
+        throw error instanceof Error && DISK_FULL.test(error.message)
+          ? fullDisk("this export's snapshot", PRUNE_INTERVAL_SECONDS)
+          : error;
       } finally {
         await connection.run(`DROP TABLE IF EXISTS ${CROSS_DAY_TABLE}`).catch(() => undefined);
         connection.closeSync();
@@ -151,11 +222,9 @@ export const createDuckDbQueryEngine = (options: {
       const connection = await duckdb.connect();
       let next: Promise<DuckDBDataChunk | null> | undefined;
       try {
-        const relation = await pageRelation(snapshot, offset, limit, `${RECORD_JSON} AS record`);
-        if (relation === undefined) return;
-        const result = await connection.stream(
-          `SELECT record FROM ${relation} ORDER BY part, file_row_number`,
-        );
+        const query = await pageQuery(snapshot, offset, limit, `${RECORD_JSON} AS record`);
+        if (query === undefined) return;
+        const result = await connection.stream(query);
         // The next chunk is fetched while this one is encoded: DuckDB works on its own threads.
         next = result.fetchChunk();
         for (;;) {
@@ -175,23 +244,23 @@ export const createDuckDbQueryEngine = (options: {
 
     async encodePage(snapshot, offset, limit, encoding) {
       const { select, options } = PAGE_ENCODINGS[encoding];
-      const relation = await pageRelation(snapshot, offset, limit, select);
+      const query = await pageQuery(snapshot, offset, limit, select);
       // Past the last part: no rows, which the service's writers encode.
-      if (relation === undefined) return undefined;
+      if (query === undefined) return undefined;
       await mkdir(pageDir, { recursive: true });
       const path = join(pageDir, `page-${randomUUID()}.${encoding}`);
       const connection = await duckdb.connect();
       let rowCount: number;
       try {
-        const result = await connection.run(
-          `COPY (SELECT * EXCLUDE (part, file_row_number) FROM ${relation}
-                 ORDER BY part, file_row_number)
-           TO ${sqlString(path)} (${options})`,
+        const result = await pages(() =>
+          connection.run(`COPY (${query}) TO ${sqlString(path)} (${options})`),
         );
         rowCount = result.rowsChanged;
       } catch (error) {
         await rm(path, { force: true });
-        throw error;
+        throw error instanceof Error && DISK_FULL.test(error.message)
+          ? fullDisk("this page", PRUNE_INTERVAL_SECONDS)
+          : error;
       } finally {
         connection.closeSync();
       }

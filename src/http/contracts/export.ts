@@ -205,6 +205,10 @@ export const EXPORT_CONTRACTS = {
         "is still good (unknown, expired, or withdrawn by a later deletion request). The detail " +
         "names it.",
       500: INTERNAL,
+      503:
+        "A first page's snapshot cannot be made now: the snapshots take their disk budget, or " +
+        "the disk is short of space (embedded runtime). Nothing was half-written; retry after " +
+        "`Retry-After` seconds, when expired snapshots have been removed.",
     },
   },
 } as const satisfies Record<string, RouteContract>;

@@ -7,7 +7,7 @@ import { KEY_KINDS, type Scope } from "../../domain/keys.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import type { ErrorBody } from "../errors.ts";
 
-export const ERROR_STATUSES = [400, 401, 404, 413, 422, 500] as const;
+export const ERROR_STATUSES = [400, 401, 404, 413, 422, 500, 503] as const;
 export type ErrorStatus = (typeof ERROR_STATUSES)[number];
 
 export const JSON_MEDIA_TYPE = "application/json";
