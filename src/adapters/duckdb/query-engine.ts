@@ -42,10 +42,11 @@ const PAGE_READ_BYTES = 256 * 1024;
 const CROSS_DAY_TABLE = "cross_day";
 
 /**
- * Page queries DuckDB runs at once: each holds a page's row groups and its writer's buffers,
- * so more clients than this wait their turn rather than take the instance past its memory.
+ * Page queries DuckDB runs at once: a parquet page's writer alone can take most of the page
+ * instance's memory, so more clients than this wait their turn rather than run it out. A page
+ * takes a few tens of milliseconds, and its bytes are sent while the next one is written.
  */
-const PAGES_AT_ONCE = 2;
+const PAGES_AT_ONCE = 1;
 
 /**
  * A query of the rows of positions [offset, offset + limit), in position order, with `select`
