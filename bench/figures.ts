@@ -2,8 +2,9 @@
  * What the benchmarks share: a server's measured run and its CPU time, the lake's rows
  * afterwards, medians, and how figures are printed.
  */
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import { dirname, join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { dataPaths } from "../src/embedded/data-dir.ts";
 import type { LoadResult } from "./http-load.ts";
@@ -85,4 +86,32 @@ export const lakeRows = async (
     connection.closeSync();
     instance.closeSync();
   }
+};
+
+const DOCS = new URL("../docs/benchmarks.md", import.meta.url).pathname;
+
+/** The machine and the day, as a line under a benchmark's figures in the docs. */
+export const measuredOn = (): string => {
+  const cpus = os.cpus();
+  return `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus.length} cores (${cpus[0]?.model.trim() ?? "unknown CPU"}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}.`;
+};
+
+/**
+ * Writes a benchmark's latest figures into docs/benchmarks.md, between the markers
+ * `<!-- name:start -->` and `<!-- name:end -->` (added at the end the first time), so the docs
+ * show measured output and nothing typed by hand.
+ */
+export const writeDocsSection = async (name: string, markdown: string): Promise<void> => {
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const current = await readFile(DOCS, "utf8").catch(() => "# Benchmarks\n");
+  const section = `${start}\n${markdown.trim()}\n${end}`;
+  const from = current.indexOf(start);
+  const to = current.indexOf(end);
+  const next =
+    from >= 0 && to > from
+      ? current.slice(0, from) + section + current.slice(to + end.length)
+      : `${current.trimEnd()}\n\n${section}\n`;
+  await mkdir(dirname(DOCS), { recursive: true });
+  await writeFile(DOCS, next);
 };

@@ -170,13 +170,8 @@ describe("encoding a page", () => {
     const page = await pagesOf(engine).open({ appId: "a", since: 1, offset: 0, limit: 5 });
     expect((await collect(await page.encode(FORMATS.csv))).toString()).toBe("csv by the engine");
     expect(queries).toEqual([]);
-    expect((await collect(await page.encode(FORMATS.xml))).toString()).toContain(
-      "xml-records by the engine",
-    );
-    expect(queries).toEqual([]);
-    // xlsx is the writer's: a zip of the rows the engine read.
-    const xlsx = await collect(await page.encode(FORMATS.xlsx));
-    expect(xlsx.subarray(0, 2).toString()).toBe("PK");
+    const xml = (await collect(await page.encode(FORMATS.xml))).toString();
+    expect(xml.match(/<event>/g)).toHaveLength(5);
     expect(queries).toEqual([{ closed: true }]);
   });
 

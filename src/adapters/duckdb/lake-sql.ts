@@ -43,3 +43,12 @@ export const appParquetFiles = (lakeDir: string, table: LakeTable, appId: string
 /** The Parquet files of one app's partitions, with `app_id` and `dt` read from the path. */
 export const appFilesRelation = (lakeDir: string, table: LakeTable, appId: string): string =>
   `read_parquet(${sqlString(`${appDir(lakeDir, table, appId)}/*/*.parquet`)}, hive_partitioning = true, union_by_name = true)`;
+
+/**
+ * Listed Parquet files of one table, with `app_id` and `dt` read from their paths: a query
+ * over a window's days opens those days' files only, however much history the app has.
+ */
+export const filesRelation = (table: LakeTable, files: readonly string[]): string =>
+  files.length === 0
+    ? emptyRelation(table)
+    : `read_parquet([${files.map(sqlString).join(", ")}], hive_partitioning = true, union_by_name = true)`;

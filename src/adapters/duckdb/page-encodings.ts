@@ -31,35 +31,6 @@ const tsvCell = (column: ExportColumn): string =>
         chr(10), '\\n'), chr(13), '\\r') AS ${column.name}`
     : textCell(column);
 
-/**
- * A text column as escapeXmlText (src/export/formats/xml.ts) writes it: the characters XML 1.0
- * cannot carry dropped (UTF-8 text holds no lone surrogates), `&` first, then < > " ' and CR
- * as references. Values with none of these, most, skip the replacements.
- */
-const xmlText = (expr: string): string => {
-  const dropped = "[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x{FFFE}\\x{FFFF}]";
-  const special = "[&<>\"''\\x00-\\x1F\\x{FFFE}\\x{FFFF}]";
-  const escaped = [
-    ["&", "&amp;"],
-    ["<", "&lt;"],
-    [">", "&gt;"],
-    ['"', "&quot;"],
-    ["''", "&apos;"],
-    ["' || chr(13) || '", "&#13;"],
-  ].reduce(
-    (inner, [from, to]) => `replace(${inner}, '${from}', '${to}')`,
-    `regexp_replace(${expr}, '${dropped}', '', 'g')`,
-  );
-  return `CASE WHEN regexp_matches(${expr}, '${special}') THEN ${escaped} ELSE ${expr} END`;
-};
-
-/** A column as one element of xml.ts's `<event>`: its text, or xsi:nil for null. */
-const xmlElement = (column: ExportColumn): string => {
-  const text = column.type === "string" ? xmlText(column.name) : jsNumberText(column.name);
-  const { name } = column;
-  return `CASE WHEN ${name} IS NULL THEN '<${name} xsi:nil="true"/>' ELSE '<${name}>' || ${text} || '</${name}>' END`;
-};
-
 const COLUMNS = EXPORT_COLUMNS.map((column) => column.name).join(", ");
 const TEXT_COLUMNS = EXPORT_COLUMNS.map(textCell).join(", ");
 const TSV_COLUMNS = EXPORT_COLUMNS.map(tsvCell).join(", ");
@@ -72,12 +43,6 @@ export const PAGE_ENCODINGS: Record<EngineEncoding, { select: string; options: s
   tsv: { select: TSV_COLUMNS, options: "FORMAT csv, HEADER true, DELIMITER '\t', QUOTE ''" },
   // Numbers stay typed: JSON reads 5.0 and 5 as the same number.
   ndjson: { select: COLUMNS, options: "FORMAT json" },
-  // One line per record, written as it is: nothing quoted, no header. The delimiter never
-  // appears, as there is one column; XML text holds no control character but tab, LF and CR.
-  "xml-records": {
-    select: `'<event>' || ${EXPORT_COLUMNS.map(xmlElement).join(" || ")} || '</event>' AS event`,
-    options: "FORMAT csv, HEADER false, DELIMITER '\u0001', QUOTE '', ESCAPE ''",
-  },
   parquet: {
     select: COLUMNS,
     options: `FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE ${ROW_GROUP_SIZE}`,

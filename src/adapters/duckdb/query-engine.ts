@@ -15,7 +15,14 @@ import { buildCrossDayQuery, buildExportQuery, sqlString } from "../../lake/expo
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../../lake/tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
-import { appDir, appFilesRelation, appParquetFiles, emptyRelation } from "./lake-sql.ts";
+import {
+  appDir,
+  appFilesRelation,
+  appParquetFiles,
+  emptyRelation,
+  filesRelation,
+  parquetFilesUnder,
+} from "./lake-sql.ts";
 import { PAGE_ENCODINGS } from "./page-encodings.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";
 import { partName, partsOf, SNAPSHOT_SUFFIX } from "./snapshot-parts.ts";
@@ -153,28 +160,32 @@ export const createDuckDbQueryEngine = (options: {
   };
 
   /** The window's days with events, in order: its `dt` partitions from the window's first. */
-  const windowDays = async (appId: string, since: Date): Promise<string[]> => {
+  const windowDays = async (
+    appId: string,
+    since: Date,
+  ): Promise<{ day: string; files: string[] }[]> => {
     const first = `dt=${since.toISOString().slice(0, 10)}`;
-    const names = await readdir(appDir(lakeDir, EVENTS_TABLE, appId)).catch(() => []);
-    return names
-      .filter((name) => name.startsWith("dt=") && name >= first)
-      .sort()
-      .map((name) => name.slice("dt=".length));
+    const app = appDir(lakeDir, EVENTS_TABLE, appId);
+    const names = await readdir(app).catch(() => []);
+    const days = names.filter((name) => name.startsWith("dt=") && name >= first).sort();
+    return Promise.all(
+      days.map(async (name) => ({
+        day: name.slice("dt=".length),
+        files: await parquetFilesUnder(join(app, name)),
+      })),
+    );
   };
 
   return {
     async materialize({ appId, since, snapshotId, excludeServiceIds }) {
       await mkdir(snapshotDir, { recursive: true });
-      const input = {
+      const query = {
         dialect: "duckdb" as const,
         appId,
         since,
         exclude: { serviceIds: excludeServiceIds ?? [] },
-        sources: {
-          events: await source(EVENTS_TABLE, appId),
-          attributions: await source(ATTRIBUTIONS_TABLE, appId),
-        },
       };
+      const attributions = await source(ATTRIBUTIONS_TABLE, appId);
       const location = join(snapshotDir, `${snapshotId}${SNAPSHOT_SUFFIX}`);
       // Written beside and renamed, so a reader (a page, a purge) never meets half a snapshot.
       const staged = `${location}.partial`;
@@ -183,16 +194,29 @@ export const createDuckDbQueryEngine = (options: {
       const connection = await (options.snapshotDuckdb ?? duckdb).connect();
       try {
         const rowCount = await lakeFiles.read(async () => {
+          // Each query opens the files of its own days only, however much history the app has.
           const days = await windowDays(appId, since);
+          const windowEvents = filesRelation(
+            EVENTS_TABLE,
+            days.flatMap((day) => day.files),
+          );
           await connection.run(
-            `CREATE OR REPLACE TEMP TABLE ${CROSS_DAY_TABLE} AS ${buildCrossDayQuery(input)}`,
+            `CREATE OR REPLACE TEMP TABLE ${CROSS_DAY_TABLE} AS ${buildCrossDayQuery({
+              ...query,
+              sources: { events: windowEvents, attributions },
+            })}`,
           );
           let position = 0;
-          for (const day of days) {
-            const query = buildExportQuery({ ...input, day, crossDay: CROSS_DAY_TABLE });
+          for (const { day, files } of days) {
+            const dayQuery = buildExportQuery({
+              ...query,
+              sources: { events: filesRelation(EVENTS_TABLE, files), attributions },
+              day,
+              crossDay: CROSS_DAY_TABLE,
+            });
             const part = join(staged, "part.parquet");
             const result = await connection.run(
-              `COPY (${query}) TO ${sqlString(part)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
+              `COPY (${dayQuery}) TO ${sqlString(part)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
             );
             const rows = Number(result.rowsChanged);
             if (rows === 0) {

@@ -1,4 +1,4 @@
-import { PassThrough, Readable } from "node:stream";
+import { Readable } from "node:stream";
 import type { ExportRecord } from "../../record/columns.ts";
 
 export interface FormatWriter {
@@ -23,24 +23,9 @@ export interface FormatWriter {
  * Encodings a lake engine may write from inside itself (DuckDB's COPY does, in C++), with the
  * conventions of this module's writers: csv and tsv with a header row, `\n` line ends, an empty
  * cell for null and `""` for an empty string; ndjson one object a line, keys in column order;
- * parquet with the columns and types of ./parquet.ts; xml-records the `<event>` elements of
- * ./xml.ts, one a line, without the document around them.
+ * parquet with the columns and types of ./parquet.ts.
  */
-export type EngineEncoding = "csv" | "tsv" | "ndjson" | "parquet" | "xml-records";
-
-/**
- * `head`, then the body's bytes, then `tail`: a body an engine wrote framed by what a format
- * puts around its records. Either side failing or closing early destroys the other.
- */
-export function between(head: string, body: Readable, tail: string): Readable {
-  const framed = new PassThrough();
-  framed.write(head);
-  body.on("error", (error) => framed.destroy(error));
-  framed.on("close", () => body.destroy());
-  body.pipe(framed, { end: false });
-  body.once("end", () => framed.end(tail));
-  return framed;
-}
+export type EngineEncoding = "csv" | "tsv" | "ndjson" | "parquet";
 
 /** How a text format wraps its records. */
 export interface TextFraming {

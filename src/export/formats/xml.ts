@@ -1,5 +1,5 @@
 import { EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
-import { between, type FormatWriter, textStream } from "./writer.ts";
+import { type FormatWriter, textStream } from "./writer.ts";
 
 const HEAD =
   '<?xml version="1.0" encoding="UTF-8"?>\n' +
@@ -67,12 +67,9 @@ function xmlRecord(row: ExportRecord): string {
   return `${out}</event>\n`;
 }
 
-const TAIL = "</events>\n";
-
 export const xml: FormatWriter = {
   contentType: "application/xml; charset=utf-8",
   extension: "xml",
   attachment: true,
-  write: (rows) => textStream(rows, { head: HEAD, record: xmlRecord, tail: () => TAIL }),
-  engineEncoding: { encoding: "xml-records", frame: (records) => between(HEAD, records, TAIL) },
+  write: (rows) => textStream(rows, { head: HEAD, record: xmlRecord, tail: () => "</events>\n" }),
 };
