@@ -27,7 +27,7 @@ import {
 import { int, mb, measuredOn, verdict, writeDocsSection } from "./figures.ts";
 
 const APP = "com.bench.window";
-const FORMATS = ["parquet", "csv", "ndjson"] as const;
+const FORMATS = (process.env.WINDOW_FORMATS ?? "parquet,csv,ndjson").split(",");
 const MILLIONS = (process.env.WINDOW_MILLIONS ?? "1,10,50").split(",").map(Number);
 const CLI = new URL("../bin/attribution.js", import.meta.url).pathname;
 /** One install for this many events; one attribution for every other install. */

@@ -60,6 +60,12 @@ const firstBy: Record<Dialect, (value: string, order: string) => string> = {
   athena: (value, order) => `min_by(${value}, ${order})`,
 };
 
+/** A 64-bit hash of an event's key, where the engine has one that takes two columns. */
+const keyHash: Record<Dialect, string | undefined> = {
+  duckdb: "hash(service_id, event_id)",
+  athena: undefined,
+};
+
 /**
  * A common table expression that is read where it is named: DuckDB would otherwise keep a
  * result named twice (the rows, and their repeated keys) in memory whole.
@@ -143,10 +149,23 @@ const windowRows = (input: ExportQueryInput): string => {
 export const buildCrossDayQuery = (input: Omit<ExportQueryInput, "day" | "crossDay">): string => {
   // Days as dates: an aggregate over fixed-size values is one DuckDB can spill to disk.
   const day = "CAST(dt AS DATE)";
-  return `SELECT service_id, event_id, CAST(${firstBy[input.dialect](day, "received_at")} AS VARCHAR) AS dt
-FROM (${windowRows(input)}) AS src
+  const exact = (
+    source: string,
+  ) => `SELECT service_id, event_id, CAST(${firstBy[input.dialect](day, "received_at")} AS VARCHAR) AS dt
+FROM ${source} AS src
 GROUP BY service_id, event_id
 HAVING min(${day}) <> max(${day})`;
+  const hash = keyHash[input.dialect];
+  if (hash === undefined) return exact(`(${windowRows(input)})`);
+  // Grouping every key of a large window by its text takes memory DuckDB cannot spill; its
+  // 64-bit hash first finds the few candidates (a collision only adds one), then their text.
+  return `WITH src ${inlined[input.dialect]} (
+  ${windowRows(input)}
+),
+candidates AS (
+  SELECT ${hash} AS key_hash FROM src GROUP BY key_hash HAVING min(${day}) <> max(${day})
+)
+${exact(`(SELECT * FROM src WHERE ${hash} IN (SELECT key_hash FROM candidates))`)}`;
 };
 
 export const buildExportQuery = (input: ExportQueryInput): string => {
