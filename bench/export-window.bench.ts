@@ -1,12 +1,13 @@
 /**
  * Whole-window export benchmark: `attribution export` of every page of a window, as a scheduled
  * job pulls an app's month, over lakes of 1, 10 and 50 million events (WINDOW_MILLIONS, e.g.
- * "1,10" for a shorter run). Per lake and format (parquet, csv, ndjson): rows a second end to
+ * "1,10" for a shorter run). Per lake and format (parquet, csv, ndjson; WINDOW_FORMATS picks
+ * some): rows a second end to
  * end, the first page's time to first byte (it materialises the snapshot), the peak resident
  * memory of the service and of the CLI, and the disk the snapshots take; then how each grows
  * with the window. The lake is written straight in its Parquet layout by DuckDB (as the delivery
- * stream leaves it), so seeding 50 million events takes a minute, not an hour. Prints figures;
- * asserts nothing.
+ * stream leaves it), so seeding 50 million events takes a minute, not an hour. Prints figures
+ * and writes them to docs/benchmarks.md; asserts nothing.
  */
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
