@@ -431,7 +431,10 @@ describe("the wire contract, over HTTP", () => {
   it.each(ROUTES.map((route) => [route.id, route] as const))(
     "%s answers each error its contract documents with the error schema",
     async (id) => {
-      const documented = Object.keys(CONTRACTS[id].errors).filter((status) => status !== "500");
+      // A 503 needs a runtime whose disk budget is spent: export-disk.test.ts answers it.
+      const documented = Object.keys(CONTRACTS[id].errors).filter(
+        (status) => status !== "500" && status !== "503",
+      );
       expect(Object.keys(ERRORS[id]).sort()).toEqual(documented.sort());
       for (const [status, call] of Object.entries(ERRORS[id])) {
         const response = await call();
