@@ -12,17 +12,10 @@ import type { DuckDBDataChunk, DuckDBInstance } from "@duckdb/node-api";
 import pLimit from "p-limit";
 import { UnavailableError } from "../../domain/errors.ts";
 import { buildCrossDayQuery, buildExportQuery, sqlString } from "../../lake/export-query.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../../lake/tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
-import {
-  appDir,
-  appFilesRelation,
-  appParquetFiles,
-  emptyRelation,
-  filesRelation,
-  parquetFilesUnder,
-} from "./lake-sql.ts";
+import { appDir, appParquetFiles, filesRelation, parquetFilesUnder } from "./lake-sql.ts";
 import { PAGE_ENCODINGS } from "./page-encodings.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";
 import { partName, partsOf, SNAPSHOT_SUFFIX } from "./snapshot-parts.ts";
@@ -127,12 +120,6 @@ export const createDuckDbQueryEngine = (options: {
   // client would keep a turn for as long as it reads.
   const pages = pLimit(PAGES_AT_ONCE);
 
-  const hasFiles = async (table: LakeTable, appId: string): Promise<boolean> =>
-    (await appParquetFiles(lakeDir, table, appId)).length > 0;
-
-  const source = async (table: LakeTable, appId: string) =>
-    (await hasFiles(table, appId)) ? appFilesRelation(lakeDir, table, appId) : emptyRelation(table);
-
   /**
    * Refuses with a 503 when the snapshots take their budget or the disk's free space is under
    * the reserve. Retry-After: until the oldest snapshot is pruned, at most a pruning interval
@@ -185,7 +172,10 @@ export const createDuckDbQueryEngine = (options: {
         since,
         exclude: { serviceIds: excludeServiceIds ?? [] },
       };
-      const attributions = await source(ATTRIBUTIONS_TABLE, appId);
+      const attributions = filesRelation(
+        ATTRIBUTIONS_TABLE,
+        await appParquetFiles(lakeDir, ATTRIBUTIONS_TABLE, appId),
+      );
       const location = join(snapshotDir, `${snapshotId}${SNAPSHOT_SUFFIX}`);
       // Written beside and renamed, so a reader (a page, a purge) never meets half a snapshot.
       const staged = `${location}.partial`;
