@@ -168,6 +168,11 @@ candidates AS (
 ${exact(`(SELECT * FROM src WHERE ${hash} IN (SELECT key_hash FROM candidates))`)}`;
 };
 
+/**
+ * The export's rows, of the whole window or of one `day`. It reads the attributions of the
+ * rows' installs only (a semi-join on the events read): the join holds them in memory beside
+ * the sort, and every install an app ever had would not fit beside a day's sort.
+ */
 export const buildExportQuery = (input: ExportQueryInput): string => {
   const { dialect, appId, sources } = input;
   const order = "ev.event_time, ev.event_id";
@@ -188,6 +193,7 @@ att_src ${inlined[dialect]} (
   SELECT *
   FROM ${sources.attributions}
   WHERE app_id = ${sqlString(appId)}
+    AND service_id IN (SELECT service_id FROM src)
 ),
 ${firstOfEach("att", "att_src", "service_id", "attributed_at DESC", "version_no")}
 SELECT
