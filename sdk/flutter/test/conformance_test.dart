@@ -46,7 +46,12 @@ void main() {
     TestDefaultBinaryMessengerBinding.instance.defaultBinaryMessenger
         .setMockMethodCallHandler(channel, (call) async {
       calls.add(call);
-      return call.method == 'sendEvent' ? true : null;
+      // A configured, enabled SDK that takes every event.
+      return switch (call.method) {
+        'isSdkDisabled' => false,
+        'sendEvent' => true,
+        _ => null,
+      };
     });
   });
 
@@ -82,9 +87,9 @@ void main() {
           expect(await send(), isFalse);
           expect(calls, isEmpty);
         } else {
-          await send();
+          expect(await send(), isTrue);
           final sent = expected['sent'] as Map;
-          final args = calls.single.arguments as Map;
+          final args = calls.singleWhere((call) => call.method == 'sendEvent').arguments as Map;
           expect(args['eventType'], sent['event_type']);
           expect(args['eventName'], sent['event_name']);
           expect(args['parameters'], sent['parameters']);

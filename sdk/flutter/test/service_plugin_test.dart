@@ -60,4 +60,95 @@ void main() {
   test('isSdkDisabled is true when the native side cannot say', () async {
     expect(await ServicePlugin.isSdkDisabled(), isTrue);
   });
+
+  group('sendEvent', () {
+    /// A configured, enabled SDK: the native side takes every event.
+    Object? enabled(MethodCall call) => switch (call.method) {
+          'isSdkDisabled' => false,
+          'sendEvent' => true,
+          _ => null,
+        };
+
+    for (final name in <String?>[null, '', '   ']) {
+      test('custom with the name ${name == null ? 'null' : "'$name'"} is an ArgumentError, '
+          'before the channel', () async {
+        answer = enabled;
+        await expectLater(
+          ServicePlugin.sendEvent(eventType: EventType.custom, eventName: name),
+          throwsArgumentError,
+        );
+        expect(calls, isEmpty);
+      });
+    }
+
+    test('custom with a name is sent with it', () async {
+      answer = enabled;
+      expect(
+        await ServicePlugin.sendEvent(eventType: EventType.custom, eventName: 'boss_defeated'),
+        isTrue,
+      );
+      expect(calls.map((call) => call.method), ['isSdkDisabled', 'sendEvent']);
+      expect(calls.last.arguments, {
+        'eventType': 'CUSTOM',
+        'eventName': 'boss_defeated',
+        'parameters': null,
+      });
+    });
+
+    test('is false, with nothing sent, while the SDK is disabled', () async {
+      answer = (call) => call.method == 'isSdkDisabled' ? true : enabled(call);
+      expect(await ServicePlugin.sendEvent(eventType: EventType.login), isFalse);
+      expect(calls.map((call) => call.method), ['isSdkDisabled']);
+    });
+
+    test('is false, with nothing sent, before configure (the native side reports disabled)',
+        () async {
+      // Before configure the native SDKs report themselves disabled; a native side that says
+      // nothing at all counts as disabled too.
+      answer = (_) => null;
+      expect(
+        await ServicePlugin.sendEvent(
+          eventType: EventType.purchase,
+          parameters: {'revenue': 9.99, 'currency': 'EUR'},
+        ),
+        isFalse,
+      );
+      expect(calls.map((call) => call.method), ['isSdkDisabled']);
+    });
+
+    test('is false when the native side refuses the event after all', () async {
+      // Switched off by remote configuration between the two calls.
+      answer = (call) => call.method == 'sendEvent' ? false : enabled(call);
+      expect(await ServicePlugin.sendEvent(eventType: EventType.share), isFalse);
+      expect(calls.map((call) => call.method), ['isSdkDisabled', 'sendEvent']);
+    });
+
+    test('hands nested maps and lists to the native side as they are', () async {
+      answer = enabled;
+      final parameters = {
+        'revenue': 4.5,
+        'currency': 'EUR',
+        'items': [
+          {'sku': 'gem-pack', 'quantity': 2},
+          null,
+          'note',
+        ],
+        'context': {
+          'screen': 'shop',
+          'ab': {'variant': 'b', 'weights': [0.25, 0.75]},
+        },
+      };
+      expect(
+        await ServicePlugin.sendEvent(eventType: EventType.purchase, parameters: parameters),
+        isTrue,
+      );
+      expect((calls.last.arguments as Map)['parameters'], parameters);
+    });
+
+    test('a manual install is not sent and asks nothing of the native side', () async {
+      answer = enabled;
+      expect(await ServicePlugin.sendEvent(eventType: EventType.install), isFalse);
+      expect(calls, isEmpty);
+    });
+  });
 }

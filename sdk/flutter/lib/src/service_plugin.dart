@@ -55,18 +55,26 @@ final class ServicePlugin {
         'customerUserId': customerUserId,
       });
 
-  /// Sends an event; true when it was sent. [eventName] names an [EventType.custom] event.
+  /// Sends an event; true when the native SDK took it to send. [eventName] names an
+  /// [EventType.custom] event and is required for it.
   ///
-  /// Throws an [ArgumentError], with nothing sent, when a parameter value is of a type the
-  /// service cannot take (see the package README). [EventType.install] has no effect: the SDK
-  /// tracks the install itself.
+  /// Throws an [ArgumentError], with nothing sent, when [eventType] is [EventType.custom] and
+  /// [eventName] is null or blank, or when a parameter value is of a type the service cannot
+  /// take (see the package README). False, with nothing sent, while the SDK is disabled or not
+  /// configured, and for [EventType.install], which the SDK tracks itself.
   static Future<bool> sendEvent({
     required EventType eventType,
     String? eventName,
     Map<String, dynamic>? parameters,
   }) async {
+    if (eventType == EventType.custom && (eventName == null || eventName.trim().isEmpty)) {
+      throw ArgumentError.value(eventName, 'eventName', 'is required for EventType.custom');
+    }
     final checked = checkedParameters(parameters);
     if (eventType == EventType.install) return false;
+    // Asked here, not left to each native side, so that every platform answers alike; the
+    // Android side checks again, for the moment between the two calls.
+    if (await isSdkDisabled()) return false;
     final sent = await _channel.invokeMethod<bool>('sendEvent', <String, Object?>{
       'eventType': eventType.name,
       'eventName': eventName,
@@ -78,7 +86,8 @@ final class ServicePlugin {
   /// The install's stable local identity, or null when there is none yet.
   static Future<String?> getServiceId() => _channel.invokeMethod<String>('getServiceId');
 
-  /// True when the SDK is off: a rejected key, or the app switched off remotely.
+  /// True when the SDK is off: not configured yet, a rejected key, or the app switched off
+  /// remotely.
   static Future<bool> isSdkDisabled() async =>
       await _channel.invokeMethod<bool>('isSdkDisabled') ?? true;
 
