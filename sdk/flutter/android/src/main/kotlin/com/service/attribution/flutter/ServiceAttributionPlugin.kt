@@ -64,14 +64,22 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
                     result.error("argument", "unknown eventType", null)
                     return
                 }
+                // Not configured, or switched off: the SDK would send nothing.
+                if (ServiceAttributionSdk.isSdkDisabled()) {
+                    result.success(false)
+                    return
+                }
                 try {
+                    // The parameters as the channel decoded them (nested maps and lists
+                    // included): the SDK cleans them and seals what remote configuration asks.
                     ServiceAttributionSdk.sendEvent(
                         type,
                         call.argument<String>("eventName"),
                         call.argument<Map<String, Any>>("parameters"),
                     )
-                    // Taken: sent now or kept on the device until it can be.
-                    result.success(true)
+                    // Taken: sent now or kept on the device until it can be. A manual install
+                    // is dropped by the SDK, which tracks the install itself.
+                    result.success(type != EventType.INSTALL)
                 } catch (error: IllegalArgumentException) {
                     result.error("argument", error.message, null)
                 }
