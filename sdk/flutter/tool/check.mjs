@@ -2,7 +2,7 @@
 // Dart file parses as Dart 3 (tree-sitter's grammar), and the rules written out on the Dart
 // side (the EventType wire values, the log level bounds and default) are the shared
 // conformance vectors' rules. Prints one line per check and a closing `N passed, N failed`.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -113,6 +113,164 @@ check(
   "configure's logLevel defaults to the vectors' Flutter default",
   constant("int logLevel") === levels.default.flutter ? [] : ["the default differs"],
 );
+
+// The method channel: every method the Dart side invokes is handled by each native side, which
+// reads only argument keys that the Dart side sends with it.
+const invoked = new Map();
+const invocations = [...plugin.matchAll(/\.invokeMethod\b/g)];
+const unnamed = [];
+for (const match of invocations) {
+  const call = /^\.invokeMethod(?:<[^(]*?>)?\(\s*'(\w+)'/.exec(plugin.slice(match.index));
+  if (!call) {
+    unnamed.push(`${plugin.slice(match.index, match.index + 60).split("\n")[0]}...`);
+    continue;
+  }
+  const args = argumentsText(plugin, match.index + call[0].length);
+  const keys = [...args.matchAll(/'(\w+)'\s*:/g)].map((m) => m[1]);
+  invoked.set(call[1], new Set([...(invoked.get(call[1]) ?? []), ...keys]));
+}
+check(
+  "the Dart side names each channel method with a string literal",
+  invocations.length === 0 ? ["no invokeMethod call found"] : unnamed,
+);
+
+/** The text of a call's remaining arguments, from `start` to its closing parenthesis. */
+function argumentsText(text, start) {
+  let depth = 1;
+  let quote = null;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      if (c === "\\") i++;
+      else if (c === quote) quote = null;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") {
+      depth--;
+      if (depth === 0) return text.slice(start, i);
+    }
+  }
+  return text.slice(start);
+}
+
+const kotlin = await Language.load(
+  createRequire(import.meta.url).resolve("tree-sitter-wasms/out/tree-sitter-kotlin.wasm"),
+);
+const kotlinParser = new Parser();
+kotlinParser.setLanguage(kotlin);
+const androidFile = join(
+  "android", "src", "main", "kotlin", "com", "service", "attribution", "flutter",
+  "ServiceAttributionPlugin.kt",
+);
+const androidText = readFileSync(join(root, androidFile), "utf8");
+const androidTree = kotlinParser.parse(androidText);
+check(`${androidFile} parses as Kotlin`, syntaxErrors(androidTree, androidFile));
+/** Each method the Android side's `when (call.method)` handles, with the argument keys it reads. */
+const handled = new Map();
+const visitKotlin = (node) => {
+  if (node.type === "when_expression" && /call\.method/.test(node.child(1)?.text ?? node.text.slice(0, 30))) {
+    for (const entry of node.namedChildren.filter((n) => n.type === "when_entry")) {
+      const conditions = entry.namedChildren.filter((n) => n.type === "when_condition");
+      const keys = [...entry.text.matchAll(/call\.argument<[^(]*?>\(\s*"(\w+)"\s*\)/g)].map((m) => m[1]);
+      for (const condition of conditions) {
+        const literal = /^"(\w+)"$/.exec(condition.text.trim());
+        if (literal) handled.set(literal[1], keys);
+      }
+    }
+  }
+  for (const child of node.namedChildren) visitKotlin(child);
+};
+visitKotlin(androidTree.rootNode);
+check("every method the Dart side invokes is handled by the Android plugin", [
+  ...[...invoked.keys()].filter((method) => !handled.has(method)).map((m) => `${m} is not handled`),
+  ...[...handled].flatMap(([method, keys]) =>
+    invoked.has(method)
+      ? keys.filter((key) => !invoked.get(method).has(key)).map((key) => `${method}: reads ${key}, which Dart never sends`)
+      : [],
+  ),
+]);
+
+const swiftFile = join("ios", "Classes", "ServiceAttributionPlugin.swift");
+if (existsSync(join(root, swiftFile))) {
+  const swift = await Language.load(
+    createRequire(import.meta.url).resolve("tree-sitter-wasms/out/tree-sitter-swift.wasm"),
+  );
+  const swiftParser = new Parser();
+  swiftParser.setLanguage(swift);
+  const swiftTree = swiftParser.parse(readFileSync(join(root, swiftFile), "utf8"));
+  check(`${swiftFile} parses as Swift`, syntaxErrors(swiftTree, swiftFile));
+  const literals = new Set();
+  const visitSwift = (node) => {
+    if (node.type === "line_string_literal" && node.namedChildCount === 1) {
+      literals.add(node.namedChildren[0].text);
+    }
+    for (const child of node.namedChildren) visitSwift(child);
+  };
+  visitSwift(swiftTree.rootNode);
+  check(
+    "every method the Dart side invokes is named by the iOS plugin",
+    [...invoked.keys()].filter((method) => !literals.has(method)).map((m) => `${m} is not named`),
+  );
+} else {
+  console.log(`skip ${swiftFile} is not in the repository: its methods are not checked`);
+}
+
+// pubspec.yaml: both platforms, each naming a class its side declares.
+const pubspec = readFileSync(join(root, "pubspec.yaml"), "utf8");
+const platform = (name) =>
+  new RegExp(`\\n {6}${name}:\\n((?: {8}.*\\n?)+)`).exec(pubspec)?.[1] ?? "";
+const pluginClass = (name) => /pluginClass:\s*(\w+)/.exec(platform(name))?.[1];
+check("pubspec.yaml declares the android and ios platforms", [
+  ...(pluginClass("android") ? [] : ["android has no pluginClass"]),
+  ...(pluginClass("ios") ? [] : ["ios has no pluginClass"]),
+]);
+check("the android pluginClass is the Android plugin's package and class", [
+  ...(/package:\s*com\.service\.attribution\.flutter\b/.test(platform("android")) &&
+  /^package com\.service\.attribution\.flutter$/m.test(androidText)
+    ? []
+    : ["package differs"]),
+  ...(new RegExp(`\\bclass ${pluginClass("android")}\\b`).test(androidText) ? [] : ["class differs"]),
+]);
+if (existsSync(join(root, swiftFile))) {
+  check(
+    "the ios pluginClass is the iOS plugin's class",
+    new RegExp(`\\bclass ${pluginClass("ios")}\\b`).test(readFileSync(join(root, swiftFile), "utf8"))
+      ? []
+      : [`no class ${pluginClass("ios")} in ${swiftFile}`],
+  );
+}
+
+// The Android library: its SDK levels are the Kotlin SDK's, and its manifest declares the
+// network and every permission the Kotlin SDK's manifest declares.
+const kotlinSdk = join(root, "..", "kotlin");
+const read = (path) => (existsSync(path) ? readFileSync(path, "utf8") : "");
+const gradle = read(join(root, "android", "build.gradle"));
+const kotlinBuild = [
+  read(join(kotlinSdk, "gradle", "libs.versions.toml")),
+  read(join(kotlinSdk, "build.gradle.kts")),
+].join("\n");
+/** The Kotlin SDK's value of a level (`minSdk = 26`, or `minSdk = "26"` in the version catalog). */
+const kotlinLevel = (name) =>
+  Number(new RegExp(`^\\s*(?:android-)?${name}(?:Version)?\\s*=\\s*"?(\\d+)"?`, "mi").exec(kotlinBuild)?.[1]);
+const flutterLevel = (name) =>
+  Number(new RegExp(`^\\s*${name}(?:Version)?\\s*=?\\s*(\\d+)`, "m").exec(gradle)?.[1]);
+/** Until the Kotlin SDK's build names its levels, the values it was written for. */
+const assumed = { minSdk: 21, compileSdk: 34 };
+for (const name of ["minSdk", "compileSdk"]) {
+  const theirs = kotlinLevel(name);
+  const expected = Number.isNaN(theirs) ? assumed[name] : theirs;
+  const source = Number.isNaN(theirs) ? `assumed ${expected}: sdk/kotlin names none yet` : `sdk/kotlin's ${expected}`;
+  check(`android/build.gradle's ${name} is the Kotlin SDK's (${source})`,
+    flutterLevel(name) === expected ? [] : [`android/build.gradle has ${flutterLevel(name)}`]);
+}
+const permissions = (xml) =>
+  new Set([...xml.matchAll(/<uses-permission\b[^>]*android:name="([^"]+)"/g)].map((m) => m[1]));
+const ours = permissions(read(join(root, "android", "src", "main", "AndroidManifest.xml")));
+const kotlinManifest = read(join(kotlinSdk, "src", "main", "AndroidManifest.xml"));
+check("android/src/main/AndroidManifest.xml declares INTERNET and the Kotlin SDK's permissions", [
+  ...(ours.has("android.permission.INTERNET") ? [] : ["android.permission.INTERNET is missing"]),
+  ...[...permissions(kotlinManifest)].filter((p) => !ours.has(p)).map((p) => `${p} is missing`),
+]);
 
 const passed = results.filter(Boolean).length;
 console.log(`${passed} passed, ${results.length - passed} failed`);
