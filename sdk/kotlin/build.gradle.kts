@@ -1,0 +1,84 @@
+// The Kotlin SDK as an Android library: com.service:attribution-sdk. Every version is in
+// gradle/libs.versions.toml, which test.sh reads too (it fetches the same artifacts, builds the
+// AAR and writes the POM this publication would give, since the machines that test this
+// repository have no Gradle or Android SDK).
+plugins {
+    alias(libs.plugins.android.library)
+    alias(libs.plugins.kotlin.android)
+    `maven-publish`
+}
+
+group = "com.service"
+version = libs.versions.sdk.get()
+
+android {
+    namespace = "com.service.attribution"
+    compileSdk = libs.versions.compileSdk.get().toInt()
+
+    defaultConfig {
+        minSdk = libs.versions.minSdk.get().toInt()
+        consumerProguardFiles("consumer-rules.pro")
+    }
+
+    compileOptions {
+        sourceCompatibility = JavaVersion.toVersion(libs.versions.jvmTarget.get())
+        targetCompatibility = JavaVersion.toVersion(libs.versions.jvmTarget.get())
+    }
+
+    testOptions {
+        unitTests.isIncludeAndroidResources = true
+        unitTests.all {
+            // Robolectric's android-all comes from the build's own dependencies, never fetched by
+            // Robolectric while tests run.
+            it.systemProperty("robolectric.offline", "true")
+            it.systemProperty(
+                "robolectric.dependency.dir",
+                configurations.getByName("robolectricRuntime").singleFile.parentFile.absolutePath,
+            )
+        }
+    }
+
+    publishing {
+        singleVariant("release") {
+            withSourcesJar()
+        }
+    }
+}
+
+kotlin {
+    jvmToolchain(libs.versions.jvmTarget.get().toInt())
+}
+
+val robolectricRuntime: Configuration by configurations.creating
+
+dependencies {
+    implementation(libs.kotlinx.coroutines.core)
+    implementation(libs.installreferrer)
+    implementation(libs.play.services.ads.identifier)
+
+    testImplementation(libs.junit)
+    testImplementation(libs.robolectric)
+    robolectricRuntime(libs.robolectric.android.all)
+}
+
+publishing {
+    publications {
+        register<MavenPublication>("release") {
+            groupId = "com.service"
+            artifactId = "attribution-sdk"
+            version = libs.versions.sdk.get()
+            afterEvaluate { from(components["release"]) }
+            pom {
+                name.set("Attribution SDK for Android")
+                description.set("Install and in-app event attribution for Android apps.")
+            }
+        }
+    }
+    repositories {
+        // ./gradlew publishReleasePublicationToLocalRepository: the same folder test.sh fills.
+        maven {
+            name = "local"
+            url = uri(layout.buildDirectory.dir("repo"))
+        }
+    }
+}
