@@ -170,8 +170,8 @@ describe("encoding a page", () => {
     const page = await pagesOf(engine).open({ appId: "a", since: 1, offset: 0, limit: 5 });
     expect((await collect(await page.encode(FORMATS.csv))).toString()).toBe("csv by the engine");
     expect(queries).toEqual([]);
-    const xml = (await collect(await page.encode(FORMATS.xml))).toString();
-    expect(xml.match(/<event>/g)).toHaveLength(5);
+    const xlsx = await collect(await page.encode(FORMATS.xlsx));
+    expect(xlsx.subarray(0, 2).toString()).toBe("PK");
     expect(queries).toEqual([{ closed: true }]);
   });
 

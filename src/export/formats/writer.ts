@@ -23,9 +23,10 @@ export interface FormatWriter {
  * Encodings a lake engine may write from inside itself (DuckDB's COPY does, in C++), with the
  * conventions of this module's writers: csv and tsv with a header row, `\n` line ends, an empty
  * cell for null and `""` for an empty string; ndjson one object a line, keys in column order;
- * parquet with the columns and types of ./parquet.ts.
+ * parquet with the columns and types of ./parquet.ts; xml the `<event>` elements of ./xml.ts,
+ * one a line, without the document around them.
  */
-export type EngineEncoding = "csv" | "tsv" | "ndjson" | "parquet";
+export type EngineEncoding = "csv" | "tsv" | "ndjson" | "parquet" | "xml";
 
 /** How a text format wraps its records. */
 export interface TextFraming {

@@ -1,3 +1,0 @@
-package android.os;
-
-public class RemoteException extends Exception {}
