@@ -95,37 +95,47 @@ namespace Service.Unity.Tests
         }
 
         [Test]
-        public void ARetryableRefusalStaysQueuedAndOneRefusedForGoodLeaves()
+        public void ARetryableRefusalStaysQueuedAndOneRefusedForGoodLeavesWithOneError()
         {
             var posts = 0;
+            var release = new ManualResetEventSlim();
             var backend = new ScriptedBackend
             {
                 Answer = (key, body) =>
                 {
+                    // Both events are queued before the configuration arrives: one batch.
+                    if (key.StartsWith("GET /v1/config")) release.Wait(5000);
                     if (!key.StartsWith("POST /v1/events")) return ScriptedBackend.Usual(key, body);
                     var events = (JArray)body["events"];
                     if (Interlocked.Increment(ref posts) > 1) return ScriptedBackend.Usual(key, body);
                     return Tuple.Create(202, (JToken)new JObject
                     {
-                        { "accepted", new JArray() },
+                        { "accepted", 0 },
                         {
                             "rejected", new JArray(
-                                new JObject { { "index", 0 }, { "event_id", events[0]["event_id"] }, { "retryable", true } },
-                                new JObject { { "index", 1 }, { "event_id", events[1]["event_id"] }, { "retryable", false } })
+                                new JObject { { "index", 0 }, { "event_id", events[0]["event_id"] }, { "retryable", true }, { "detail", "install not recorded yet" } },
+                                new JObject { { "index", 1 }, { "event_id", events[1]["event_id"] }, { "retryable", false }, { "detail", "event_name: too long" } })
                         },
                     });
                 },
             };
-            var core = new SdkCore(Setups.For("http://service.test", backend));
+            var setup = Setups.For("http://service.test", backend, scheduler: new ManualTimers());
+            var core = new SdkCore(setup);
             core.Configure("sdk_key", 1, null);
-            core.Idle().Wait();
             core.SendEvent(EventType.LOGIN, null, null);
             core.SendEvent(EventType.SHARE, null, null);
-            var deadline = DateTime.UtcNow.AddSeconds(5);
-            while (core.Queued > 0 && DateTime.UtcNow < deadline) Thread.Sleep(50);
-            var batches = backend.Requests.Where(r => r.Key.StartsWith("POST /v1/events")).Select(r => r.Value["events"].Count()).ToList();
+            release.Set();
+            core.Idle().Wait();
+            // The events' own sends, queued behind the first, send the kept one again.
             Assert.AreEqual(0, core.Queued);
-            Assert.AreEqual(1, batches.Last(), "only the retryable one was sent again");
+            Assert.AreEqual(1, ((ListLog)setup.Log).At(LogLevel.Error, "refused 1 of 2 events for good").Count);
+            var sent = backend.Requests.Where(r => r.Key.StartsWith("POST")).Select(r => r.Key).ToList();
+            // The service had no install for the kept one: the install is reported again first.
+            CollectionAssert.AreEqual(
+                new[] { "POST /v1/installs", "POST /v1/events", "POST /v1/installs", "POST /v1/events" }, sent);
+            var last = backend.Requests.Last(r => r.Key.StartsWith("POST /v1/events")).Value["events"];
+            Assert.AreEqual(1, last.Count(), "only the retryable one was sent again");
+            Assert.AreEqual("LOGIN", (string)last[0]["event_type"]);
         }
 
         [Test]
@@ -145,7 +155,7 @@ namespace Service.Unity.Tests
             core.SendEvent(EventType.LOGIN, null, null);
             core.Idle().Wait();
             Assert.AreEqual(0, core.Queued);
-            Assert.IsTrue(((ListLog)setup.Log).Lines.Any(line => line.Contains("refused a batch")));
+            Assert.AreEqual(1, ((ListLog)setup.Log).At(LogLevel.Error, "refused a batch of 1 events").Count);
             core.SendEvent(EventType.SHARE, null, null);
             core.Idle().Wait();
             var sent = backend.Requests.Where(r => r.Key.StartsWith("POST /v1/events")).ToList();

@@ -33,6 +33,19 @@ namespace Service.Unity.Tests
             return core;
         }
 
+        /// <summary>A launch whose clock and timers the test holds; its log is the setup's.</summary>
+        private SdkCore Launch(SdkSetup setup, string customerUserId = null)
+        {
+            var core = new SdkCore(setup);
+            core.Configure(app.SdkKey, 1, customerUserId);
+            return core;
+        }
+
+        private static bool Has(JArray rows, string serviceId, string eventName)
+        {
+            return Rows(rows, serviceId).Any(e => (string)e["event_name"] == eventName);
+        }
+
         private static JObject[] Rows(JArray rows, string serviceId)
         {
             return rows.Cast<JObject>().Where(r => (string)r["service_id"] == serviceId).ToArray();
@@ -234,6 +247,142 @@ namespace Service.Unity.Tests
                 .Select(e => (string)e["event_time"]).ToList();
             Assert.AreEqual(4, levels.Count, "each event once");
             CollectionAssert.IsOrdered(levels);
+        }
+    
+        [Test]
+        public void AnInstallRefusedForGoodIsDroppedWithOneErrorAndTheNextEventArrives()
+        {
+            // The device's clock two days ahead: the service refuses a first open in the future.
+            var clock = new SettableClock { Offset = TimeSpan.FromDays(2) };
+            var timers = new ManualTimers();
+            var setup = Setups.For(Service.Url, network, clock: clock, scheduler: timers);
+            var core = Launch(setup);
+            core.Idle().Wait();
+            var log = (ListLog)setup.Log;
+            Assert.AreEqual(1, log.At(LogLevel.Error, "refused the install").Count, string.Join("\n", log.Lines));
+            StringAssert.Contains("first_open_time", log.At(LogLevel.Error, "refused the install")[0]);
+
+            // The clock put right, the next event is delivered, after the install it needs.
+            clock.Offset = TimeSpan.Zero;
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            Assert.AreEqual(0, core.Queued);
+            var rows = Service.ExportUntil(app.ServerKey, r => Has(r, core.ServiceId, "service_login"));
+            Assert.IsTrue(Has(rows, core.ServiceId, "service_login"));
+            Assert.AreEqual(1, log.At(LogLevel.Error, "refused the install").Count, "one error, not one a try");
+        }
+
+        [Test]
+        public void ABatchRefusedForGoodIsDroppedWithOneErrorAndTheNextEventArrives()
+        {
+            var timers = new ManualTimers();
+            var setup = Setups.For(Service.Url, network, scheduler: timers);
+            var core = Launch(setup);
+            core.Idle().Wait();
+            // Offline, 100 events gather into one batch over the service's 1 MiB body limit.
+            network.Off = true;
+            var big = new string('x', 11000);
+            for (var i = 0; i < 100; i++)
+            {
+                core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "note", big } });
+            }
+            core.Idle().Wait();
+            Assert.AreEqual(100, core.Queued);
+
+            network.Off = false;
+            core.SendEvent(EventType.LEVEL_COMPLETE, null, new Dictionary<string, object> { { "level", 1 } });
+            core.Idle().Wait();
+            Assert.AreEqual(0, core.Queued);
+            var log = (ListLog)setup.Log;
+            var errors = log.At(LogLevel.Error, "refused a batch of 100 events");
+            Assert.AreEqual(1, errors.Count, string.Join("\n", log.Lines));
+            StringAssert.Contains("413", errors[0]);
+            var rows = Service.ExportUntil(app.ServerKey, r => Has(r, core.ServiceId, "service_level_complete"));
+            Assert.IsTrue(Has(rows, core.ServiceId, "service_level_complete"));
+            Assert.IsFalse(Has(rows, core.ServiceId, "service_level_start"));
+        }
+
+        [Test]
+        public void AnEventRefusedForGoodIsDroppedWithOneErrorAndTheNextEventArrives()
+        {
+            var setup = Setups.For(Service.Url, network, scheduler: new ManualTimers());
+            var core = Launch(setup);
+            // The service takes custom names of at most 100 characters.
+            core.SendEvent(EventType.CUSTOM, new string('n', 101), null);
+            core.Idle().Wait();
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            Assert.AreEqual(0, core.Queued);
+            var errors = ((ListLog)setup.Log).At(LogLevel.Error, "refused 1 of 1 events for good");
+            Assert.AreEqual(1, errors.Count);
+            StringAssert.Contains("event_name", errors[0]);
+            var rows = Service.ExportUntil(app.ServerKey, r => Has(r, core.ServiceId, "service_login"));
+            Assert.IsTrue(Has(rows, core.ServiceId, "service_login"));
+        }
+
+        [Test]
+        public void SignalsTheServiceWouldRefuseAreLeftOutAndTheInstallIsRecorded()
+        {
+            var device = new FixedDevice();
+            device.Signals.Locale = "";
+            device.Signals.Timezone = "W. Europe Standard Time";
+            device.Signals.OsVersion = "Android OS 14 / API-34 (UP1A.231005.007/10754064) " + new string('x', 40);
+            var setup = Setups.For(Service.Url, network, device: device, scheduler: new ManualTimers());
+            var core = Launch(setup, new string('u', 257));
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            var log = (ListLog)setup.Log;
+            Assert.AreEqual(1, log.At(LogLevel.Error, "257 characters").Count);
+            Assert.IsEmpty(log.At(LogLevel.Error, "refused"), string.Join("\n", log.Lines));
+            var rows = Service.ExportUntil(app.ServerKey, r => Has(r, core.ServiceId, "service_login"));
+            Assert.IsNull((string)Rows(rows, core.ServiceId).First(e => (string)e["event_name"] == "service_login")["customer_user_id"]);
+        }
+
+        [Test]
+        public void TheCustomerUserIdIsKeptAcrossLaunches()
+        {
+            var store = new MemoryStore();
+            var first = Launch(store);
+            first.SetCustomerUserId("kept-" + app.AppId);
+            first.Idle().Wait();
+
+            var second = Launch(store);
+            second.SendEvent(EventType.LOGIN, null, null);
+            second.Idle().Wait();
+            var rows = Service.ExportUntil(app.ServerKey, r => Has(r, second.ServiceId, "service_login"));
+            var login = Rows(rows, second.ServiceId).Single(e => (string)e["event_name"] == "service_login");
+            Assert.AreEqual("kept-" + app.AppId, (string)login["customer_user_id"]);
+        }
+
+        [Test]
+        public void RemoteConfigurationIsReadAgainWhileTheAppRuns()
+        {
+            var timers = new ManualTimers();
+            var core = Launch(Setups.For(Service.Url, network, scheduler: timers));
+            core.Idle().Wait();
+            Assert.IsFalse(core.IsSdkDisabled);
+            // The service names its interval; the SDK waits that long before each read.
+            var interval = core.RefreshInterval;
+            CollectionAssert.Contains(timers.Delays, interval);
+
+            Service.Cli("apps", "config", "--app-id", app.AppId, "--disable");
+            Assert.AreEqual(1, timers.Fire(interval));
+            core.Idle().Wait();
+            Assert.IsTrue(core.IsSdkDisabled, "switched off without a restart");
+            var sentBefore = network.Sent;
+            core.SendEvent(EventType.SHARE, null, null);
+            core.Idle().Wait();
+            Assert.AreEqual(sentBefore, network.Sent, "nothing sent while off");
+
+            Service.Cli("apps", "config", "--app-id", app.AppId, "--enable");
+            Assert.AreEqual(1, timers.Fire(interval));
+            core.Idle().Wait();
+            Assert.IsFalse(core.IsSdkDisabled, "switched on again without a restart");
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            var rows = Service.ExportUntil(app.ServerKey, r => Has(r, core.ServiceId, "service_login"));
+            Assert.IsTrue(Has(rows, core.ServiceId, "service_login"));
+            Assert.IsFalse(Has(rows, core.ServiceId, "service_share"));
         }
     }
 }

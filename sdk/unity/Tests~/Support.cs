@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Linq;
 using System.Net;
 using System.Net.Http;
 using System.Text;
@@ -60,6 +61,12 @@ namespace Service.Unity.Tests
         {
             lock (Lines) Lines.Add(level + " " + message);
         }
+
+        /// <summary>The lines at this level that say this.</summary>
+        public List<string> At(LogLevel level, string saying)
+        {
+            lock (Lines) return Lines.Where(line => line.StartsWith(level + " ") && line.Contains(saying)).ToList();
+        }
     }
 
     /// <summary>Runs callbacks at once, and remembers on which thread and how many.</summary>
@@ -79,6 +86,55 @@ namespace Service.Unity.Tests
         public DateTime UtcNow
         {
             get { return DateTime.UtcNow; }
+        }
+    }
+
+    /// <summary>The device's clock, which a test can set ahead or behind the real one.</summary>
+    internal sealed class SettableClock : IClock
+    {
+        public TimeSpan Offset;
+
+        public DateTime UtcNow
+        {
+            get { return DateTime.UtcNow + Offset; }
+        }
+    }
+
+    /// <summary>
+    /// Work on the thread pool, as in an app; a delayed action (a retry, the next read of remote
+    /// configuration) runs only when the test fires it, so no test waits for a timer.
+    /// </summary>
+    internal sealed class ManualTimers : IScheduler
+    {
+        private readonly List<KeyValuePair<TimeSpan, Action>> pending = new List<KeyValuePair<TimeSpan, Action>>();
+
+        public Task Start(Func<Task> work)
+        {
+            return Task.Run(work);
+        }
+
+        public void After(TimeSpan delay, Action action)
+        {
+            lock (pending) pending.Add(new KeyValuePair<TimeSpan, Action>(delay, action));
+        }
+
+        /// <summary>The delays of the actions waiting.</summary>
+        public List<TimeSpan> Delays
+        {
+            get { lock (pending) return pending.Select(p => p.Key).ToList(); }
+        }
+
+        /// <summary>Runs (once) every action waiting with this delay; how many ran.</summary>
+        public int Fire(TimeSpan delay)
+        {
+            List<Action> due;
+            lock (pending)
+            {
+                due = pending.Where(p => p.Key == delay).Select(p => p.Value).ToList();
+                pending.RemoveAll(p => p.Key == delay);
+            }
+            foreach (var action in due) action();
+            return due.Count;
         }
     }
 
@@ -135,7 +191,9 @@ namespace Service.Unity.Tests
 
     internal static class Setups
     {
-        public static SdkSetup For(string baseUrl, HttpMessageHandler handler, IKeyValueStore store = null, IDevice device = null)
+        public static SdkSetup For(
+            string baseUrl, HttpMessageHandler handler, IKeyValueStore store = null, IDevice device = null,
+            IClock clock = null, IScheduler scheduler = null)
         {
             return new SdkSetup
             {
@@ -143,7 +201,8 @@ namespace Service.Unity.Tests
                 Device = device ?? new FixedDevice(),
                 Log = new ListLog(),
                 MainThread = new InlineMainThread(),
-                Clock = new SystemClock(),
+                Clock = clock ?? new SystemClock(),
+                Scheduler = scheduler,
                 BaseUrl = baseUrl,
                 Transport = new HttpClientTransport(handler),
                 RetryDelay = TimeSpan.FromMilliseconds(100),

@@ -21,6 +21,15 @@ namespace Service.Unity
             get { return Code == 401 || Code == 403; }
         }
 
+        /// <summary>
+        /// The request itself was refused (a 4xx but the key's and "later"'s): sent again unchanged
+        /// it would be refused again.
+        /// </summary>
+        public bool IsRefusedForGood
+        {
+            get { return Code >= 400 && Code <= 499 && !IsAuthentication && !IsRetryable; }
+        }
+
         /// <summary>Worth sending again later: the service or the network, not the request.</summary>
         public bool IsRetryable
         {

@@ -12,41 +12,65 @@ namespace Service.Unity
     {
         public const string SdkPlatform = "unity";
         public const string SdkVersion = "1.6.0";
-        private const string NoAdvertisingId = "00000000-0000-0000-0000-000000000000";
 
+        /// <summary>
+        /// The install with every device signal fitted to the service's install schema (see
+        /// <see cref="Fields"/>). On iOS the advertising id goes only with ATT's `authorized`.
+        /// </summary>
         public static JObject Install(string serviceId, DateTime firstOpen, DeviceSignals device, string customerUserId)
         {
             var referrer = device.InstallReferrer;
+            var referrerText = referrer == null ? null : Fields.Text(referrer.Referrer, Fields.MaxReferrerLength);
+            var os = device.Os == "ios" ? "ios" : "android";
+            var attStatus = Fields.AttStatus(device.AttStatus);
+            var maid = Fields.DeviceIdentifier(device.AdvertisingId);
+            if (os == "ios" && attStatus != "authorized") maid = null;
             return new JObject
             {
                 { "service_id", serviceId },
-                { "os", device.Os },
-                { "os_version", device.OsVersion },
-                { "device_model", device.DeviceModel },
-                { "app_version", device.AppVersion },
+                { "os", os },
+                { "os_version", Fields.Text(device.OsVersion, Fields.MaxDeviceFieldLength) },
+                { "device_model", Fields.Text(device.DeviceModel, Fields.MaxDeviceFieldLength) },
+                { "app_version", Fields.Text(device.AppVersion, Fields.MaxDeviceFieldLength) },
                 { "sdk_platform", SdkPlatform },
                 { "sdk_version", SdkVersion },
                 { "first_open_time", Iso(firstOpen) },
-                { "idfv", device.Idfv },
+                { "idfv", Fields.DeviceIdentifier(device.Idfv) },
                 // The all-zero id is what the OS gives without consent: no id at all.
-                { "maid", device.AdvertisingId == NoAdvertisingId ? null : device.AdvertisingId },
+                { "maid", maid },
                 {
-                    "install_referrer", referrer == null ? null : new JObject
+                    "install_referrer", referrerText == null ? null : new JObject
                     {
-                        { "referrer", referrer.Referrer },
-                        { "click_timestamp", referrer.ClickTimestampSeconds },
-                        { "install_begin_timestamp", referrer.InstallBeginTimestampSeconds },
-                        { "referrer_click_timestamp_server_seconds", referrer.ReferrerClickTimestampServerSeconds },
-                        { "install_begin_timestamp_server_seconds", referrer.InstallBeginTimestampServerSeconds },
-                        { "install_version", referrer.InstallVersion },
+                        { "referrer", referrerText },
+                        { "click_timestamp", Fields.UnixSeconds(referrer.ClickTimestampSeconds) },
+                        { "install_begin_timestamp", Fields.UnixSeconds(referrer.InstallBeginTimestampSeconds) },
+                        { "referrer_click_timestamp_server_seconds", Fields.UnixSeconds(referrer.ReferrerClickTimestampServerSeconds) },
+                        { "install_begin_timestamp_server_seconds", Fields.UnixSeconds(referrer.InstallBeginTimestampServerSeconds) },
+                        { "install_version", Fields.Text(referrer.InstallVersion, Fields.MaxDeviceFieldLength) },
                     }
                 },
-                { "att_status", device.AttStatus },
-                { "platform_ads_token", device.PlatformAdsToken },
-                { "open_url", device.OpenUrl },
+                { "att_status", attStatus },
+                { "platform_ads_token", Fields.Bounded(device.PlatformAdsToken, Fields.MaxAdsTokenLength) },
+                { "open_url", Fields.Bounded(device.OpenUrl, Fields.MaxReferrerLength) },
                 { "customer_user_id", customerUserId },
-                { "locale", device.Locale },
-                { "timezone", device.Timezone },
+                { "locale", Fields.LocaleTag(device.Locale) },
+                { "timezone", Fields.TimeZoneName(device.Timezone) },
+            };
+        }
+
+        /// <summary>
+        /// The install with only what the service requires: sent once the whole one was refused
+        /// for good, so that the install is still recorded and its events are taken.
+        /// </summary>
+        public static JObject BareInstall(string serviceId, DateTime firstOpen, string os)
+        {
+            return new JObject
+            {
+                { "service_id", serviceId },
+                { "os", os },
+                { "sdk_platform", SdkPlatform },
+                { "sdk_version", SdkVersion },
+                { "first_open_time", Iso(firstOpen) },
             };
         }
 

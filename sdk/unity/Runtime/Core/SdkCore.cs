@@ -41,8 +41,11 @@ namespace Service.Unity
         private const string InstallTrackedKey = "service_sdk.install_tracked";
         private const string EnabledKey = "service_sdk.enabled";
         private const string AttributionKey = "service_sdk.attribution";
+        private const string CustomerUserIdKey = "service_sdk.customer_user_id";
         private const int EventBatch = 100;
         private static readonly TimeSpan MaxRetryDelay = TimeSpan.FromMinutes(1);
+        /// <summary>Remote configuration is read again this often when it names no interval.</summary>
+        public static readonly TimeSpan DefaultRefreshInterval = TimeSpan.FromHours(1);
         private static readonly HashSet<string> Settled = new HashSet<string>
         {
             "matched", "matched_no_params", "organic", "skipped",
@@ -61,6 +64,10 @@ namespace Service.Unity
         private volatile bool disabled;
         private TimeSpan retryDelay;
         private bool retryScheduled;
+        private TimeSpan refreshInterval = DefaultRefreshInterval;
+        private DeviceSignals deviceSignals;
+        /// <summary>The whole install was refused for good in this process: the bare one goes instead.</summary>
+        private bool installRefused;
 
         private readonly IScheduler scheduler;
 
@@ -114,17 +121,37 @@ namespace Service.Unity
                     setup.Store.Set(ServiceIdKey, Guid.NewGuid().ToString());
                     setup.Store.Set(FirstOpenKey, Requests.Iso(setup.Clock.UtcNow));
                 }
-                customerUserId = Blank(userId) ? null : userId;
+                // Kept across launches: a launch that names none goes on with the last one set.
+                if (Blank(userId)) customerUserId = setup.Store.Get(CustomerUserIdKey);
+                else KeepCustomerUserId(userId);
                 disabled = setup.Store.Get(EnabledKey) == "false";
                 configured = true;
                 initialization = scheduler.Start(Initialize);
             }
         }
 
+        /// <summary>
+        /// From the next event on, and kept for the next launches. Null or blank clears it; one the
+        /// service would refuse (over 256 characters) is refused here with an error in the log
+        /// and clears it too, so that later events never go under the user before.
+        /// </summary>
         public void SetCustomerUserId(string userId)
         {
             RequireConfigured();
-            lock (gate) customerUserId = Blank(userId) ? null : userId;
+            KeepCustomerUserId(Blank(userId) ? null : userId);
+        }
+
+        private void KeepCustomerUserId(string userId)
+        {
+            var problem = userId == null ? null : Fields.CustomerUserIdProblem(userId);
+            if (problem != null)
+            {
+                Write(LogLevel.Error, problem + ": it is not sent, and events go without a customer user id until a valid one is set");
+                userId = null;
+            }
+            lock (gate) customerUserId = userId;
+            if (userId == null) setup.Store.Remove(CustomerUserIdKey);
+            else setup.Store.Set(CustomerUserIdKey, userId);
         }
 
         public void SendEvent(EventType eventType, string eventName, IDictionary<string, object> parameters)
@@ -206,24 +233,67 @@ namespace Service.Unity
 
         private async Task Initialize()
         {
+            await ReadConfig(true);
+            if (!disabled) await SendQueued();
+        }
+
+        /// <summary>
+        /// GET /v1/config: on or off as it says. Read at Configure and again every
+        /// `refresh_interval_seconds` it names (an hour when it names none) while the app runs,
+        /// so that an app switched off, or on again, follows without a restart. A rejected key
+        /// ends the reading; offline, the last configuration kept holds until the next one.
+        /// </summary>
+        private async Task ReadConfig(bool first)
+        {
             try
             {
                 var config = await api.Send("GET", "/v1/config", null);
-                var enabled = config != null && config.Value<bool?>("enabled") != false;
+                var enabled = config == null || config.Value<bool?>("enabled") != false;
+                var seconds = config == null ? null : config.Value<long?>("refresh_interval_seconds");
+                refreshInterval = seconds.HasValue && seconds.Value >= 1 ? TimeSpan.FromSeconds(seconds.Value) : DefaultRefreshInterval;
                 setup.Store.Set(EnabledKey, enabled ? "true" : "false");
-                if (enabled) disabled = false;
-                else SwitchOff("the app is switched off in its remote configuration");
+                if (enabled)
+                {
+                    if (disabled && !first) Write(LogLevel.Info, "the app is switched on again in its remote configuration");
+                    disabled = false;
+                }
+                else if (first || !disabled)
+                {
+                    SwitchOff("the app is switched off in its remote configuration");
+                }
             }
             catch (ServiceHttpException error) when (error.IsAuthentication)
             {
                 SwitchOff("the SDK key was rejected (" + error.Code + ")");
+                return;
             }
             catch (Exception error)
             {
                 // Offline or the service down: go on with the last configuration kept.
                 Write(LogLevel.Warn, "remote configuration not fetched: " + error.Message);
             }
-            if (!disabled) await SendQueued();
+            scheduler.After(refreshInterval, RefreshConfig);
+        }
+
+        /// <summary>Reads the configuration again in turn with the sending, then sends what waits.</summary>
+        private void RefreshConfig()
+        {
+            lock (gate)
+            {
+                var before = flushing;
+                flushing = scheduler.Start(async () =>
+                {
+                    await Finished(before);
+                    await ReadConfig(false);
+                    if (!disabled) await SendQueued();
+                });
+            }
+        }
+
+        /// <summary>How long until remote configuration is read again (for tests).</summary>
+        internal TimeSpan RefreshInterval
+        {
+            get { return refreshInterval; }
         }
 
         private void SwitchOff(string why)
@@ -282,11 +352,11 @@ namespace Service.Unity
                     {
                         answer = await api.Send("POST", "/v1/events", body);
                     }
-                    catch (ServiceHttpException error) when (!error.IsAuthentication && !error.IsRetryable)
+                    catch (ServiceHttpException error) when (error.IsRefusedForGood)
                     {
                         // The batch itself was refused (a 4xx): sent again it would be refused
                         // again and hold up every later event.
-                        Write(LogLevel.Error, "the service refused a batch of events: " + error.Message);
+                        Write(LogLevel.Error, "the service refused a batch of " + batch.Count + " events; they are dropped: " + error.Message);
                         queue.Remove(batch.Select(e => e.EventId));
                         continue;
                     }
@@ -295,12 +365,21 @@ namespace Service.Unity
                     var keep = new HashSet<string>(rejected
                         .Where(r => r.Value<bool?>("retryable") == true)
                         .Select(r => r.Value<string>("event_id")));
-                    foreach (var refused in rejected.Where(r => r.Value<bool?>("retryable") != true))
+                    var refused = rejected.Where(r => r.Value<bool?>("retryable") != true)
+                        .Select(r => "#" + r.Value<int?>("index") + " " + r.Value<string>("event_id") + ": " + r.Value<string>("detail"))
+                        .ToList();
+                    if (refused.Count > 0)
                     {
-                        Write(LogLevel.Warn, "the service refused an event: " + refused.ToString());
+                        Write(LogLevel.Error, "the service refused " + refused.Count + " of " + batch.Count
+                            + " events for good; they are dropped: " + string.Join("; ", refused));
                     }
                     queue.Remove(batch.Select(e => e.EventId).Where(id => !keep.Contains(id)));
-                    if (keep.Count > 0) throw new InvalidOperationException("events to send again later");
+                    if (keep.Count > 0)
+                    {
+                        // The service has no install for them: it is reported again before they are.
+                        setup.Store.Remove(InstallTrackedKey);
+                        throw new InvalidOperationException("events to send again later");
+                    }
                 }
                 retryDelay = setup.RetryDelay;
             }
@@ -320,14 +399,37 @@ namespace Service.Unity
             }
         }
 
+        /// <summary>
+        /// POST /v1/installs. An install the service refuses for good is not sent again as it was:
+        /// one error in the log, then the install with only its required fields, so that it is
+        /// recorded and its events are taken. Should that be refused too (a device clock more than
+        /// a day ahead), it is tried again later, as offline.
+        /// </summary>
         private async Task TrackInstall()
         {
             string userId;
             lock (gate) userId = customerUserId;
             var firstOpen = DateTime.Parse(
-                setup.Store.Get(FirstOpenKey), null, System.Globalization.DateTimeStyles.RoundtripKind);
-            var body = Requests.Install(ServiceId, firstOpen, setup.Device.Read(), userId);
-            await api.Send("POST", "/v1/installs", body);
+                setup.Store.Get(FirstOpenKey), null, System.Globalization.DateTimeStyles.RoundtripKind).ToUniversalTime();
+            // A clock put right since the first open: not a first open in the future.
+            var now = setup.Clock.UtcNow.ToUniversalTime();
+            if (firstOpen > now) firstOpen = now;
+            var device = deviceSignals ?? (deviceSignals = setup.Device.Read());
+            if (!installRefused)
+            {
+                try
+                {
+                    await api.Send("POST", "/v1/installs", Requests.Install(ServiceId, firstOpen, device, userId));
+                    setup.Store.Set(InstallTrackedKey, "true");
+                    return;
+                }
+                catch (ServiceHttpException error) when (error.IsRefusedForGood)
+                {
+                    installRefused = true;
+                    Write(LogLevel.Error, "the service refused the install; it is sent again with its required fields only: " + error.Message);
+                }
+            }
+            await api.Send("POST", "/v1/installs", Requests.BareInstall(ServiceId, firstOpen, device.Os == "ios" ? "ios" : "android"));
             setup.Store.Set(InstallTrackedKey, "true");
         }
 

@@ -1,0 +1,313 @@
+using System;
+using System.Linq;
+using System.Threading;
+using Newtonsoft.Json.Linq;
+using NUnit.Framework;
+
+namespace Service.Unity.Tests
+{
+    /// <summary>Device signals as the service's install schema takes them, one rule at a time.</summary>
+    [TestFixture]
+    public class FieldsTests
+    {
+        [TestCase("de-DE", "de-DE")]
+        [TestCase("en_US", "en_US")]
+        [TestCase("zh-Hant-TW", "zh-Hant-TW")]
+        [TestCase("", null)]
+        [TestCase("  ", null)]
+        [TestCase(null, null)]
+        [TestCase("English (United States)", null)]
+        [TestCase("en-US-aaaaaaaaa", null)]
+        public void ALocaleIsABcp47TagOrLeftOut(string given, string sent)
+        {
+            Assert.AreEqual(sent, Fields.LocaleTag(given));
+        }
+
+        [Test]
+        public void TheInvariantCulturesEmptyNameIsLeftOut()
+        {
+            Assert.IsNull(Fields.LocaleTag(System.Globalization.CultureInfo.InvariantCulture.Name));
+        }
+
+        [TestCase("Europe/Berlin", "Europe/Berlin")]
+        [TestCase("America/Argentina/Buenos_Aires", "America/Argentina/Buenos_Aires")]
+        [TestCase("Etc/GMT+5", "Etc/GMT+5")]
+        [TestCase("W. Europe Standard Time", "Europe/Berlin")]
+        [TestCase("Pacific Standard Time", "America/Los_Angeles")]
+        [TestCase("India Standard Time", "Asia/Kolkata")]
+        [TestCase("UTC-11", "Etc/GMT+11")]
+        [TestCase("UTC", "Etc/UTC")]
+        [TestCase("Local", null)]
+        [TestCase("Mars Standard Time", null)]
+        [TestCase("GMT+01:00", null)]
+        [TestCase("", null)]
+        [TestCase(null, null)]
+        public void ATimeZoneIsAnIanaNameOrLeftOut(string given, string sent)
+        {
+            Assert.AreEqual(sent, Fields.TimeZoneName(given));
+        }
+
+        [TestCase("6F9619FF-8B86-D011-B42D-00CF4FC964FF", "6F9619FF-8B86-D011-B42D-00CF4FC964FF")]
+        [TestCase("00000000-0000-0000-0000-000000000000", null)]
+        [TestCase("not-an-id", null)]
+        [TestCase("", null)]
+        public void ADeviceIdIsAUuidOrLeftOut(string given, string sent)
+        {
+            Assert.AreEqual(sent, Fields.DeviceIdentifier(given));
+        }
+
+        [TestCase("Android OS 14 / API-34 (UP1A.231005.007/10754064)", "14")]
+        [TestCase("iOS 17.4", "17.4")]
+        [TestCase("iPadOS 17.4.1", "17.4.1")]
+        [TestCase("Windows 11  (10.0.22631) 64bit", "11")]
+        public void TheOsVersionIsReadFromTheOsDescription(string description, string version)
+        {
+            Assert.AreEqual(version, Fields.OsVersion(description));
+        }
+
+        [Test]
+        public void DeviceTextIsTrimmedAndCutToTheServicesLimit()
+        {
+            Assert.AreEqual(64, Fields.Text(new string('x', 100), Fields.MaxDeviceFieldLength).Length);
+            Assert.AreEqual("Pixel 8", Fields.Text("  Pixel 8 ", Fields.MaxDeviceFieldLength));
+            Assert.IsNull(Fields.Text("   ", Fields.MaxDeviceFieldLength));
+            // Never half of a surrogate pair at the cut.
+            var emoji = new string('x', 63) + "\U0001F600";
+            Assert.AreEqual(63, Fields.Text(emoji, Fields.MaxDeviceFieldLength).Length);
+        }
+
+        [Test]
+        public void ACustomerUserIdHasOneTo256Characters()
+        {
+            Assert.IsNull(Fields.CustomerUserIdProblem(new string('u', 256)));
+            StringAssert.Contains("257 characters", Fields.CustomerUserIdProblem(new string('u', 257)));
+            Assert.IsNotNull(Fields.CustomerUserIdProblem("user-\ud800"));
+        }
+    }
+
+    /// <summary>The install, the customer user id and remote configuration, against a scripted backend.</summary>
+    [TestFixture]
+    public class InstallTests
+    {
+        private static Tuple<int, JToken> Answer(int status, string json)
+        {
+            return Tuple.Create(status, json == null ? null : JToken.Parse(json));
+        }
+
+        private static JToken Install(ScriptedBackend backend)
+        {
+            return backend.Requests.First(r => r.Key == "POST /v1/installs").Value;
+        }
+
+        [Test]
+        public void SignalsTheServiceWouldRefuseAreFittedOrLeftOut()
+        {
+            var device = new FixedDevice();
+            device.Signals.Locale = "";
+            device.Signals.Timezone = "W. Europe Standard Time";
+            device.Signals.DeviceModel = new string('m', 80);
+            device.Signals.Idfv = "not-a-uuid";
+            device.Signals.AttStatus = "maybe";
+            device.Signals.OpenUrl = "https://go.example.com/" + new string('a', 3000);
+            device.Signals.InstallReferrer = new InstallReferrer { Referrer = "utm_source=x", ClickTimestampSeconds = -1, InstallBeginTimestampSeconds = 1789552760 };
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend, device: device));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            var install = Install(backend);
+            Assert.AreEqual(JTokenType.Null, install["locale"].Type);
+            Assert.AreEqual("Europe/Berlin", (string)install["timezone"]);
+            Assert.AreEqual(64, ((string)install["device_model"]).Length);
+            Assert.AreEqual(JTokenType.Null, install["idfv"].Type);
+            Assert.AreEqual(JTokenType.Null, install["att_status"].Type);
+            Assert.AreEqual(JTokenType.Null, install["open_url"].Type);
+            Assert.AreEqual(JTokenType.Null, install["install_referrer"]["click_timestamp"].Type);
+            Assert.AreEqual(1789552760, (long)install["install_referrer"]["install_begin_timestamp"]);
+        }
+
+        [TestCase("authorized", true)]
+        [TestCase("denied", false)]
+        [TestCase("restricted", false)]
+        [TestCase("not_determined", false)]
+        [TestCase(null, false)]
+        public void OnIosTheAdvertisingIdGoesOnlyWhenTrackingIsAuthorized(string attStatus, bool sent)
+        {
+            var device = new FixedDevice();
+            device.Signals.Os = "ios";
+            device.Signals.AttStatus = attStatus;
+            device.Signals.AdvertisingId = "6F9619FF-8B86-D011-B42D-00CF4FC964FE";
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend, device: device));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            Assert.AreEqual(sent ? "6F9619FF-8B86-D011-B42D-00CF4FC964FE" : null, (string)Install(backend)["maid"]);
+        }
+
+        [Test]
+        public void TheCustomerUserIdIsKeptAcrossLaunchesAndClearedByNull()
+        {
+            var store = new MemoryStore();
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var first = new SdkCore(Setups.For("http://service.test", backend, store));
+            first.Configure("sdk_key", 1, null);
+            first.SetCustomerUserId("user-8812");
+            first.Idle().Wait();
+
+            var second = new SdkCore(Setups.For("http://service.test", backend, store));
+            second.Configure("sdk_key", 1, null);
+            second.SendEvent(EventType.LOGIN, null, null);
+            second.Idle().Wait();
+            second.SetCustomerUserId(null);
+            second.SendEvent(EventType.SHARE, null, null);
+            second.Idle().Wait();
+
+            var third = new SdkCore(Setups.For("http://service.test", backend, store));
+            third.Configure("sdk_key", 1, null);
+            third.SendEvent(EventType.SEARCH, null, null);
+            third.Idle().Wait();
+
+            var events = backend.Requests.Where(r => r.Key == "POST /v1/events").SelectMany(r => r.Value["events"]).ToList();
+            Assert.AreEqual("user-8812", (string)events.Single(e => (string)e["event_type"] == "LOGIN")["customer_user_id"]);
+            Assert.IsNull((string)events.Single(e => (string)e["event_type"] == "SHARE")["customer_user_id"]);
+            Assert.IsNull((string)events.Single(e => (string)e["event_type"] == "SEARCH")["customer_user_id"]);
+        }
+
+        [Test]
+        public void ACustomerUserIdOverTheLimitIsRefusedWithAnErrorAndNotSent()
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var setup = Setups.For("http://service.test", backend);
+            var core = new SdkCore(setup);
+            core.Configure("sdk_key", 3, new string('u', 300));
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            core.SetCustomerUserId("user-1");
+            core.SendEvent(EventType.SHARE, null, null);
+            core.Idle().Wait();
+            core.SetCustomerUserId(new string('v', 257));
+            core.SendEvent(EventType.SEARCH, null, null);
+            core.Idle().Wait();
+
+            var log = (ListLog)setup.Log;
+            Assert.AreEqual(1, log.At(LogLevel.Error, "300 characters").Count);
+            Assert.AreEqual(1, log.At(LogLevel.Error, "257 characters").Count);
+            Assert.AreEqual(JTokenType.Null, Install(backend)["customer_user_id"].Type);
+            var events = backend.Requests.Where(r => r.Key == "POST /v1/events").SelectMany(r => r.Value["events"]).ToList();
+            Assert.IsNull((string)events.Single(e => (string)e["event_type"] == "LOGIN")["customer_user_id"]);
+            Assert.AreEqual("user-1", (string)events.Single(e => (string)e["event_type"] == "SHARE")["customer_user_id"]);
+            // Not the user before: no id at all.
+            Assert.IsNull((string)events.Single(e => (string)e["event_type"] == "SEARCH")["customer_user_id"]);
+            Assert.IsNull(setup.Store.Get("service_sdk.customer_user_id"));
+        }
+
+        [Test]
+        public void AnInstallRefusedForGoodIsLoggedOnceAndReportedWithItsRequiredFieldsOnly()
+        {
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) => key == "POST /v1/installs" && body["locale"] != null
+                    ? Answer(422, "{\"error\":\"Unprocessable Entity\",\"detail\":\"body.device_model: no\"}")
+                    : ScriptedBackend.Usual(key, body),
+            };
+            var setup = Setups.For("http://service.test", backend);
+            var core = new SdkCore(setup);
+            core.Configure("sdk_key", 1, "user-1");
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+
+            Assert.AreEqual(1, ((ListLog)setup.Log).At(LogLevel.Error, "refused the install").Count);
+            var installs = backend.Requests.Where(r => r.Key == "POST /v1/installs").Select(r => (JObject)r.Value).ToList();
+            Assert.AreEqual(2, installs.Count);
+            CollectionAssert.AreEquivalent(
+                new[] { "service_id", "os", "sdk_platform", "sdk_version", "first_open_time" },
+                installs[1].Properties().Select(p => p.Name));
+            Assert.AreEqual(0, core.Queued);
+            Assert.AreEqual("LOGIN", (string)backend.Requests.Single(r => r.Key == "POST /v1/events").Value["events"][0]["event_type"]);
+        }
+
+        [Test]
+        public void RemoteConfigurationIsReadAgainAtTheIntervalItNames()
+        {
+            var enabled = true;
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) => key.StartsWith("GET /v1/config")
+                    ? Answer(200, "{\"enabled\":" + (Volatile.Read(ref enabled) ? "true" : "false") + ",\"refresh_interval_seconds\":600}")
+                    : ScriptedBackend.Usual(key, body),
+            };
+            var timers = new ManualTimers();
+            var setup = Setups.For("http://service.test", backend, scheduler: timers);
+            var core = new SdkCore(setup);
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            Assert.AreEqual(TimeSpan.FromSeconds(600), core.RefreshInterval);
+            CollectionAssert.Contains(timers.Delays, TimeSpan.FromSeconds(600));
+
+            Volatile.Write(ref enabled, false);
+            Assert.AreEqual(1, timers.Fire(TimeSpan.FromSeconds(600)));
+            core.Idle().Wait();
+            Assert.IsTrue(core.IsSdkDisabled, "switched off while the app runs");
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+
+            Volatile.Write(ref enabled, true);
+            Assert.AreEqual(1, timers.Fire(TimeSpan.FromSeconds(600)), "read again while off");
+            core.Idle().Wait();
+            Assert.IsFalse(core.IsSdkDisabled, "switched on again");
+            core.SendEvent(EventType.SHARE, null, null);
+            core.Idle().Wait();
+
+            Assert.AreEqual(3, backend.Requests.Count(r => r.Key.StartsWith("GET /v1/config")));
+            var sent = backend.Requests.Where(r => r.Key == "POST /v1/events").SelectMany(r => r.Value["events"])
+                .Select(e => (string)e["event_type"]).ToList();
+            CollectionAssert.AreEqual(new[] { "SHARE" }, sent);
+        }
+
+        [Test]
+        public void WithoutAnIntervalRemoteConfigurationIsReadAgainHourly()
+        {
+            var timers = new ManualTimers();
+            var core = new SdkCore(Setups.For("http://service.test", new ScriptedBackend { Answer = ScriptedBackend.Usual }, scheduler: timers));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            CollectionAssert.AreEqual(new[] { TimeSpan.FromHours(1) }, timers.Delays);
+        }
+
+        [Test]
+        public void ARejectedKeyEndsTheReading()
+        {
+            var timers = new ManualTimers();
+            var backend = new ScriptedBackend { Answer = (key, body) => Answer(401, "{\"error\":\"Unauthorized\",\"detail\":\"x\"}") };
+            var core = new SdkCore(Setups.For("http://service.test", backend, scheduler: timers));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            Assert.IsTrue(core.IsSdkDisabled);
+            CollectionAssert.IsEmpty(timers.Delays);
+        }
+
+        [Test]
+        public void OfflineTheReadingGoesOnAtTheLastInterval()
+        {
+            var offline = false;
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) =>
+                {
+                    if (Volatile.Read(ref offline)) throw new System.Net.Http.HttpRequestException("network unreachable");
+                    return key.StartsWith("GET /v1/config")
+                        ? Answer(200, "{\"enabled\":true,\"refresh_interval_seconds\":60}")
+                        : ScriptedBackend.Usual(key, body);
+                },
+            };
+            var timers = new ManualTimers();
+            var core = new SdkCore(Setups.For("http://service.test", backend, scheduler: timers));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            Volatile.Write(ref offline, true);
+            Assert.AreEqual(1, timers.Fire(TimeSpan.FromSeconds(60)));
+            core.Idle().Wait();
+            Assert.IsFalse(core.IsSdkDisabled);
+            CollectionAssert.Contains(timers.Delays, TimeSpan.FromSeconds(60));
+        }
+    }
+}
