@@ -69,6 +69,23 @@ namespace Service.Unity
             }
         }
 
+        /// <summary>The device's language as a BCP 47 tag (java.util.Locale), or null; on the main thread.</summary>
+        public static string Locale()
+        {
+            try
+            {
+                using (var locales = new AndroidJavaClass("java.util.Locale"))
+                using (var current = locales.CallStatic<AndroidJavaObject>("getDefault"))
+                {
+                    return current.Call<string>("toLanguageTag");
+                }
+            }
+            catch (Exception)
+            {
+                return null;
+            }
+        }
+
         // InstallReferrerStateListener, called by the Play Store's service connection.
         private void onInstallReferrerSetupFinished(int responseCode)
         {

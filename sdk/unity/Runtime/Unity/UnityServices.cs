@@ -16,6 +16,7 @@ namespace Service.Unity
         {
             "service_sdk.service_id", "service_sdk.first_open", "service_sdk.install_tracked",
             "service_sdk.enabled", "service_sdk.attribution", "service_sdk.event_queue",
+            "service_sdk.customer_user_id",
         };
 
         private readonly Dictionary<string, string> values = new Dictionary<string, string>();
@@ -52,21 +53,36 @@ namespace Service.Unity
         }
     }
 
-    /// <summary>The device's signals; read once, off the main thread, when the install is reported.</summary>
+    /// <summary>
+    /// The device's signals; made on the main thread, read off it when the install is reported.
+    /// The core fits each to what the service takes or leaves it out.
+    /// </summary>
     internal sealed class UnityDevice : IDevice
     {
 #if UNITY_IOS && !UNITY_EDITOR
+        // Runtime/Plugins/iOS/ServiceSdkDevice.m; each answer is a malloc'd copy the marshaller frees.
         [DllImport("__Internal")]
         private static extern string ServiceSdkAdServicesToken();
+
+        [DllImport("__Internal")]
+        private static extern string ServiceSdkTrackingStatus();
+
+        [DllImport("__Internal")]
+        private static extern string ServiceSdkAdvertisingId();
+
+        [DllImport("__Internal")]
+        private static extern string ServiceSdkLocale();
 #endif
 #if UNITY_ANDROID && !UNITY_EDITOR
         private readonly AndroidSignals android = AndroidSignals.Start();
 #endif
         private readonly RuntimePlatform platform = Application.platform;
-        private readonly string osVersion = SystemInfo.operatingSystem;
+        // "Android OS 14 / API-34 (…)" says "14", "iOS 17.4" says "17.4".
+        private readonly string osVersion = Fields.OsVersion(SystemInfo.operatingSystem);
         private readonly string deviceModel = SystemInfo.deviceModel;
         private readonly string appVersion = Application.version;
         private readonly string deviceId = SystemInfo.deviceUniqueIdentifier;
+        private readonly string locale = DeviceLocale();
 
         public DeviceSignals Read()
         {
@@ -78,7 +94,8 @@ namespace Service.Unity
                 OsVersion = osVersion,
                 DeviceModel = deviceModel,
                 AppVersion = appVersion,
-                Locale = CultureInfo.CurrentCulture.Name,
+                Locale = locale,
+                // An IANA name on Android and iOS; a Windows id in a Windows player or Editor.
                 Timezone = TimeZoneInfo.Local.Id,
                 Idfv = ios ? deviceId : null,
                 PlatformAdsToken = ios && PlatformAds.Enabled ? AdServicesToken() : null,
@@ -87,7 +104,27 @@ namespace Service.Unity
             signals.InstallReferrer = android.Referrer();
             signals.AdvertisingId = AndroidSignals.AdvertisingId();
 #endif
+#if UNITY_IOS && !UNITY_EDITOR
+            signals.AttStatus = ServiceSdkTrackingStatus();
+            // The IDFA only once the user allowed tracking (ATT), as the spec asks.
+            if (signals.AttStatus == "authorized") signals.AdvertisingId = ServiceSdkAdvertisingId();
+#endif
             return signals;
+        }
+
+        /// <summary>
+        /// The device's language as a BCP 47 tag, from the OS: Mono's current culture is often
+        /// the invariant one (an empty name) on a phone.
+        /// </summary>
+        private static string DeviceLocale()
+        {
+#if UNITY_IOS && !UNITY_EDITOR
+            return ServiceSdkLocale();
+#elif UNITY_ANDROID && !UNITY_EDITOR
+            return AndroidSignals.Locale();
+#else
+            return CultureInfo.CurrentCulture.Name;
+#endif
         }
 
         private static string AdServicesToken()

@@ -1,0 +1,62 @@
+// What only iOS itself knows, for the Unity layer (Runtime/Unity/UnityServices.cs, through
+// [DllImport("__Internal")]): App Tracking Transparency's status and, once the user allowed
+// tracking, the IDFA; Apple's AdServices token once the app has called
+// ServiceSDK.EnablePlatformAdsAttribution; the device's language. Each answer is a malloc'd copy
+// (or NULL), which the managed marshaller frees.
+//
+// AppTrackingTransparency (iOS 14) and AdServices (iOS 14.3) are missing on older systems: they
+// are weak-linked (Editor/ServiceSdkXcodeFrameworks.cs) and every use is behind @available.
+#import <Foundation/Foundation.h>
+#import <AdServices/AdServices.h>
+#import <AdSupport/AdSupport.h>
+#import <AppTrackingTransparency/AppTrackingTransparency.h>
+
+static char *ServiceSdkCopy(NSString *text) {
+    if (text == nil) return NULL;
+    const char *utf8 = [text UTF8String];
+    return utf8 == NULL ? NULL : strdup(utf8);
+}
+
+const char *ServiceSdkAdServicesToken(void) {
+    if (@available(iOS 14.3, *)) {
+        NSError *error = nil;
+        NSString *token = [AAAttribution attributionTokenWithError:&error];
+        return ServiceSdkCopy(token);
+    }
+    return NULL;
+}
+
+// The service's names of the four statuses; NULL before iOS 14, which has no ATT.
+const char *ServiceSdkTrackingStatus(void) {
+    if (@available(iOS 14, *)) {
+        switch ([ATTrackingManager trackingAuthorizationStatus]) {
+            case ATTrackingManagerAuthorizationStatusAuthorized:
+                return ServiceSdkCopy(@"authorized");
+            case ATTrackingManagerAuthorizationStatusDenied:
+                return ServiceSdkCopy(@"denied");
+            case ATTrackingManagerAuthorizationStatusRestricted:
+                return ServiceSdkCopy(@"restricted");
+            case ATTrackingManagerAuthorizationStatusNotDetermined:
+                return ServiceSdkCopy(@"not_determined");
+        }
+    }
+    return NULL;
+}
+
+// The IDFA only while ATT says authorized; without it iOS gives the all-zero id, which names
+// no device. Before iOS 14 there is no consent to read, so none is sent.
+const char *ServiceSdkAdvertisingId(void) {
+    if (@available(iOS 14, *)) {
+        if ([ATTrackingManager trackingAuthorizationStatus] != ATTrackingManagerAuthorizationStatusAuthorized) {
+            return NULL;
+        }
+        NSUUID *idfa = [[ASIdentifierManager sharedManager] advertisingIdentifier];
+        return ServiceSdkCopy([idfa UUIDString]);
+    }
+    return NULL;
+}
+
+// The user's first preferred language, a BCP 47 tag such as "en-US".
+const char *ServiceSdkLocale(void) {
+    return ServiceSdkCopy([[NSLocale preferredLanguages] firstObject]);
+}
