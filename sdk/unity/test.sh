@@ -2,14 +2,16 @@
 # Builds the Unity SDK with Debian's mono (C# 7.2) and runs its NUnit tests: the core's rules,
 # every shared conformance vector, and end-to-end tests against the real embedded service,
 # which this script starts on free ports with a fresh data folder. The core is built without
-# UnityEngine; the Unity layer is compiled against compile-only declarations (UnityStubs~/).
-# Unity never imports a folder whose name ends in ~, so the declarations and the tests stay
-# out of an app.
-# Ends with one line: `N passed, N failed`.
+# UnityEngine; the Unity layer and the Editor code are compiled against compile-only
+# declarations (UnityStubs~/). Then the package as Unity reads it (Tools~/check-package.mjs):
+# every asset's .meta, the External Dependency Manager's declarations, the iOS plugin parsed as
+# Objective-C. Unity never imports a folder whose name ends in ~, so the declarations, the
+# checks, the tests and the build output (build~/) stay out of an app.
+# Ends with one line: `N passed, N failed`, over the tests and the package checks.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-build="$here/build"
+build="$here/build~"
 rm -rf "$build"
 mkdir -p "$build"
 cd "$here"
@@ -24,6 +26,8 @@ mcs -langversion:7.2 -target:library -warnaserror -out:"$build/Service.Unity.dll
   fail "the core does not compile"
 mcs -langversion:7.2 -target:library -out:"$build/UnityEngine.dll" 'UnityStubs~/UnityEngine.cs' ||
   fail "the UnityEngine declarations do not compile"
+mcs -langversion:7.2 -target:library -out:"$build/UnityEditor.dll" -r:"$build/UnityEngine.dll" 'UnityStubs~/UnityEditor.cs' ||
+  fail "the UnityEditor declarations do not compile"
 # The Unity layer as the Editor, an Android player and an iOS player build it.
 for target in EDITOR ANDROID IOS WEBGL; do
   mcs -langversion:7.2 -target:library -warnaserror -define:"UNITY_$target" \
@@ -31,9 +35,26 @@ for target in EDITOR ANDROID IOS WEBGL; do
     -r:"$build/UnityEngine.dll" -r:"$build/Service.Unity.dll" $(find Runtime/Unity -name '*.cs') ||
     fail "the Unity layer does not compile for UNITY_$target"
 done
+# The Editor code as the Editor builds it with iOS, then Android, as the build target.
+for target in IOS ANDROID; do
+  mcs -langversion:7.2 -target:library -warnaserror -define:UNITY_EDITOR -define:"UNITY_$target" \
+    -out:"$build/Service.Unity.Editor.dll" -r:"$build/UnityEngine.dll" -r:"$build/UnityEditor.dll" \
+    $(find Editor -name '*.cs') ||
+    fail "the Editor code does not compile with UNITY_$target"
+done
 mcs -langversion:7.2 -target:library -out:"$build/Service.Unity.Tests.dll" \
   -r:"$build/Service.Unity.dll" -r:System.Net.Http -pkg:newtonsoft-json -pkg:nunit $(find 'Tests~' -name '*.cs') ||
   fail "the tests do not compile"
+
+# The package as Unity, its External Dependency Manager and Xcode read it.
+set +e
+node 'Tools~/check-package.mjs' >"$build/package-checks.log" 2>&1
+set -e
+cat "$build/package-checks.log"
+checks="$(grep -E '^package checks: [0-9]+ passed, [0-9]+ failed$' "$build/package-checks.log" | tail -1)"
+[[ -n "$checks" ]] || fail "the package checks did not finish"
+checks_passed="$(echo "$checks" | cut -d' ' -f3)"
+checks_failed="$(echo "$checks" | cut -d' ' -f5)"
 
 # The service, once for the whole run.
 source "$root/sdk/service.sh"
@@ -51,5 +72,5 @@ failures="$(grep -o ' failures="[0-9]*"' "$build/TestResult.xml" | head -1 | tr 
 errors="$(grep -o ' errors="[0-9]*"' "$build/TestResult.xml" | head -1 | tr -dc 0-9)"
 not_run="$(grep -o 'not-run="[0-9]*"' "$build/TestResult.xml" | head -1 | tr -dc 0-9)"
 failed=$((failures + errors))
-echo "$((total - failed)) passed, $((failed + not_run)) failed"
-[[ "$status" -eq 0 && "$failed" -eq 0 && "$not_run" -eq 0 ]]
+echo "$((total - failed + checks_passed)) passed, $((failed + not_run + checks_failed)) failed"
+[[ "$status" -eq 0 && "$failed" -eq 0 && "$not_run" -eq 0 && "$checks_failed" -eq 0 ]]

@@ -1,0 +1,372 @@
+// The checks this machine can make of the Unity package as Unity and its build tools read it,
+// with no Unity here:
+// - every asset Unity imports has its .meta (Unity's own format, the right importer, a GUID of
+//   32 lowercase hex digits, unique), and no .meta is left without its asset;
+// - the External Dependency Manager's Editor/*Dependencies.xml is well-formed and declares
+//   exactly the Android libraries the Unity layer calls;
+// - the iOS plugin parses as Objective-C (tree-sitter's grammar), defines every function the
+//   Unity layer imports, reads ATT and AdServices only behind @available and the IDFA only when
+//   ATT authorizes it, and each framework it imports is linked: by the plugin's importer
+//   settings, or weakly by the Editor's post-build step where older iOS versions lack it;
+// - the assembly definitions keep the Editor code out of players.
+// Prints one line per check and `package checks: N passed, N failed`; exits 1 on a failure.
+//
+// `node check-package.mjs --write-metas` writes the .meta of each asset that has none, its
+// GUID the md5 of the asset's path in the package, so that a new file gets a stable one.
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { Language, Parser } from "web-tree-sitter";
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+const rel = (path) => relative(root, path).split(sep).join("/");
+const read = (file) => (existsSync(join(root, file)) ? readFileSync(join(root, file), "utf8") : "");
+
+// ---- assets and their .meta files --------------------------------------------------------
+
+/** Unity leaves out of a package what is hidden or ends in ~ (and all inside such a folder). */
+const ignored = (name) => name.startsWith(".") || name.endsWith("~");
+
+/** Every asset Unity imports: [package path, is a folder], parents before children. */
+const assets = (dir = root) =>
+  readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => !ignored(entry.name) && !entry.name.endsWith(".meta"))
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((entry) => {
+      const path = join(dir, entry.name);
+      return entry.isDirectory()
+        ? [[rel(path), true], ...assets(path)]
+        : [[rel(path), false]];
+    });
+
+const metaFiles = (dir = root) =>
+  readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => !ignored(entry.name))
+    .flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return metaFiles(path);
+      return entry.name.endsWith(".meta") ? [rel(path)] : [];
+    });
+
+/** The importer Unity gives an asset, by its kind. */
+const importerOf = (path, folder) => {
+  if (folder) return "DefaultImporter";
+  if (path === "package.json") return "PackageManifestImporter";
+  if (path.endsWith(".cs")) return "MonoImporter";
+  if (path.endsWith(".asmdef")) return "AssemblyDefinitionImporter";
+  if (/\.(m|mm|h|a|aar|jar|so|swift)$/.test(path)) return "PluginImporter";
+  if (/\.(md|txt|xml|json)$/.test(path)) return "TextScriptImporter";
+  return "DefaultImporter";
+};
+
+/** The iOS plugin's platform settings: iOS alone, with the system frameworks it needs. */
+const IOS_FRAMEWORKS = ["AdSupport"];
+
+const metaText = (path, folder) => {
+  const guid = createHash("md5").update(`${manifest.name}/${path}`).digest("hex");
+  const importer = importerOf(path, folder);
+  const head = ["fileFormatVersion: 2", `guid: ${guid}`, ...(folder ? ["folderAsset: yes"] : [])];
+  const tail = ["  userData: ", "  assetBundleName: ", "  assetBundleVariant: ", ""];
+  if (importer === "MonoImporter") {
+    return [...head, "MonoImporter:", "  externalObjects: {}", "  serializedVersion: 2",
+      "  defaultReferences: []", "  executionOrder: 0", "  icon: {instanceID: 0}", ...tail].join("\n");
+  }
+  if (importer === "PluginImporter") {
+    return [...head, "PluginImporter:", "  externalObjects: {}", "  serializedVersion: 2",
+      "  iconMap: {}", "  executionOrder: {}", "  defineConstraints: []", "  isPreloaded: 0",
+      "  isOverridable: 0", "  isExplicitlyReferenced: 0", "  validateReferences: 1",
+      "  platformData:",
+      "  - first:", "      Any: ", "    second:", "      enabled: 0", "      settings: {}",
+      "  - first:", "      Editor: Editor", "    second:", "      enabled: 0", "      settings:",
+      "        DefaultValueInitialized: true",
+      "  - first:", "      iPhone: iOS", "    second:", "      enabled: 1", "      settings:",
+      "        AddToEmbeddedBinaries: false", "        CPU: AnyCPU", "        CompileFlags: ",
+      `        FrameworkDependencies: ${IOS_FRAMEWORKS.map((f) => `${f};`).join("")}`,
+      ...tail].join("\n");
+  }
+  return [...head, `${importer}:`, "  externalObjects: {}", ...tail].join("\n");
+};
+
+if (process.argv.includes("--write-metas")) {
+  for (const [path, folder] of assets()) {
+    const meta = join(root, `${path}.meta`);
+    if (existsSync(meta)) continue;
+    writeFileSync(meta, metaText(path, folder));
+    console.log(`wrote ${path}.meta`);
+  }
+  process.exit(0);
+}
+
+const results = [];
+const check = (name, problems) => {
+  results.push(problems.length === 0);
+  console.log(`${problems.length === 0 ? "ok  " : "FAIL"} ${name}`);
+  for (const problem of problems) console.log(`       ${problem}`);
+};
+
+/** A .meta file's YAML, as far as these checks read it: top-level keys and the importer's. */
+const parseMeta = (text) => {
+  const lines = text.split("\n");
+  const top = {};
+  let importer = null;
+  for (const line of lines) {
+    const match = /^([A-Za-z]+):\s?(.*)$/.exec(line);
+    if (!match) continue;
+    if (match[2] === "" && /Importer$/.test(match[1])) importer = match[1];
+    else top[match[1]] = match[2];
+  }
+  return { top, importer, lines };
+};
+
+const all = assets();
+check(
+  "every asset Unity imports has a .meta",
+  all.filter(([path]) => !existsSync(join(root, `${path}.meta`))).map(([path]) => `${path}: no .meta`),
+);
+check(
+  "every .meta has its asset",
+  metaFiles()
+    .filter((meta) => !existsSync(join(root, meta.slice(0, -".meta".length))))
+    .map((meta) => `${meta}: no asset`),
+);
+const guids = new Map();
+const metaProblems = [];
+for (const [path, folder] of all) {
+  const file = join(root, `${path}.meta`);
+  if (!existsSync(file)) continue;
+  const { top, importer } = parseMeta(readFileSync(file, "utf8"));
+  if (top.fileFormatVersion !== "2") metaProblems.push(`${path}.meta: fileFormatVersion is not 2`);
+  if (!/^[0-9a-f]{32}$/.test(top.guid ?? "")) metaProblems.push(`${path}.meta: guid is not 32 lowercase hex digits`);
+  else if (guids.has(top.guid)) metaProblems.push(`${path}.meta: guid ${top.guid} is also ${guids.get(top.guid)}'s`);
+  else guids.set(top.guid, path);
+  if (folder !== (top.folderAsset === "yes")) metaProblems.push(`${path}.meta: folderAsset ${folder ? "missing" : "on a file"}`);
+  const want = importerOf(path, folder);
+  if (importer !== want) metaProblems.push(`${path}.meta: ${importer ?? "no importer"} instead of ${want}`);
+}
+check("each .meta is Unity's format: version 2, a unique 32-hex GUID, the asset's importer", metaProblems);
+
+// ---- the iOS plugin ----------------------------------------------------------------------
+
+const plugins = all.filter(([path]) => path.endsWith(".m")).map(([path]) => path);
+const pluginProblems = [];
+for (const path of plugins) {
+  const { lines } = parseMeta(read(`${path}.meta`));
+  const text = lines.join("\n");
+  const platform = (name) => {
+    const match = new RegExp(`- first:\\n\\s+${name}: [^\\n]*\\n\\s+second:\\n\\s+enabled: (\\d)`).exec(text);
+    return match ? match[1] : null;
+  };
+  if (platform("iPhone") !== "1") pluginProblems.push(`${path}.meta: not enabled for iOS`);
+  for (const other of ["Any", "Editor"]) {
+    if (platform(other) !== "0") pluginProblems.push(`${path}.meta: ${other} is not disabled`);
+  }
+  for (const other of ["Android", "WebGL", "Standalone", "tvOS", "OSXUniversal", "Win64"]) {
+    if (platform(other) === "1") pluginProblems.push(`${path}.meta: enabled for ${other}`);
+  }
+}
+check("the iOS plugin is built for iOS only", pluginProblems);
+
+await Parser.init();
+const objc = await Language.load(
+  createRequire(import.meta.url).resolve("tree-sitter-wasms/out/tree-sitter-objc.wasm"),
+);
+const parser = new Parser();
+parser.setLanguage(objc);
+
+/** Syntax errors of a tree: its ERROR and MISSING nodes, with line and column. */
+const syntaxErrors = (tree, file) => {
+  const found = [];
+  const visit = (node) => {
+    if (node.type === "ERROR" || node.isMissing) {
+      const { row, column } = node.startPosition;
+      found.push(`${file}:${row + 1}:${column + 1}: ${node.isMissing ? `missing ${node.type}` : `unexpected '${node.text.slice(0, 40)}'`}`);
+      return;
+    }
+    if (node.hasError) for (const child of node.children) visit(child);
+  };
+  visit(tree.rootNode);
+  return found;
+};
+
+const descendants = (node) => [node, ...node.namedChildren.flatMap(descendants)];
+const functionName = (definition) =>
+  descendants(definition.childForFieldName("declarator")).find((n) => n.type === "identifier")?.text;
+
+/** The newest system APIs the plugin calls, with the iOS version that brought each. */
+const NEWER_APIS = { ATTrackingManager: [14, 0], AAAttribution: [14, 3] };
+/** The framework of each import, with the iOS version that brought it (older: always there). */
+const FRAMEWORK_SINCE = { AppTrackingTransparency: [14, 0], AdServices: [14, 3], AdSupport: [6, 0], Foundation: [2, 0] };
+/** Unity 2021.3's lowest iOS target. */
+const MIN_IOS = [12, 0];
+const before = (a, b) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+
+const layer = read("Runtime/Unity/UnityServices.cs");
+const imported = [...layer.matchAll(/\[DllImport\("__Internal"\)\]\s*private static extern string (\w+)\(\);/g)].map((m) => m[1]);
+const editor = read("Editor/ServiceSdkXcodeFrameworks.cs");
+const weak = [...(/WeakFrameworks = \{([^}]*)\}/.exec(editor)?.[1] ?? "").matchAll(/"(\w+)\.framework"/g)].map((m) => m[1]);
+
+for (const path of plugins) {
+  const tree = parser.parse(read(path));
+  check(`${path} parses as Objective-C`, syntaxErrors(tree, path));
+  const functions = new Map(
+    tree.rootNode.namedChildren.filter((n) => n.type === "function_definition").map((n) => [functionName(n), n]),
+  );
+  check(
+    `${path} defines every function the Unity layer imports (${imported.join(", ")})`,
+    imported.filter((name) => !functions.has(name) || functions.get(name).text.startsWith("static"))
+      .map((name) => `${name}: not an exported function of ${path}`),
+  );
+  const guarded = [];
+  for (const node of descendants(tree.rootNode)) {
+    const since = node.type === "identifier" ? NEWER_APIS[node.text] : undefined;
+    if (!since) continue;
+    let guard = null;
+    for (let up = node.parent; up && !guard; up = up.parent) {
+      if (up.type !== "if_statement") continue;
+      const available = descendants(up.childForFieldName("condition")).find((n) => n.type === "available_expression");
+      const version = available && descendants(available).find((n) => n.type === "version");
+      if (version) guard = version.text.split(".").map(Number).concat(0).slice(0, 2);
+    }
+    if (!guard || before(guard, since)) {
+      guarded.push(`${path}:${node.startPosition.row + 1}: ${node.text} (iOS ${since.join(".")}) outside @available(iOS ${since.join(".")}, *)`);
+    }
+  }
+  check(`${path} calls ATT and AdServices only behind @available`, guarded);
+  const idfa = functions.get("ServiceSdkAdvertisingId");
+  const idfaProblems = [];
+  if (!idfa) idfaProblems.push("no ServiceSdkAdvertisingId");
+  else {
+    const nodes = descendants(idfa);
+    const idfaRead = nodes.find((n) => n.type === "identifier" && n.text === "ASIdentifierManager");
+    const gate = nodes.find((n) => n.type === "binary_expression" && /!=\s*ATTrackingManagerAuthorizationStatusAuthorized/.test(n.text));
+    if (!idfaRead) idfaProblems.push("ServiceSdkAdvertisingId does not read ASIdentifierManager");
+    if (!gate || (idfaRead && gate.startIndex > idfaRead.startIndex)) {
+      idfaProblems.push("ServiceSdkAdvertisingId reads the IDFA before checking that ATT authorized it");
+    }
+  }
+  if (!/signals\.AttStatus == "authorized"\) signals\.AdvertisingId = ServiceSdkAdvertisingId\(\)/.test(layer)) {
+    idfaProblems.push("the Unity layer asks for the IDFA without ATT's authorized");
+  }
+  check(`${path} reads the IDFA only when ATT authorizes it`, idfaProblems);
+  const frameworks = [...read(path).matchAll(/^#import <(\w+)\//gm)].map((m) => m[1]);
+  const linkProblems = [];
+  for (const framework of frameworks) {
+    const since = FRAMEWORK_SINCE[framework];
+    if (!since) linkProblems.push(`${framework}: not a framework these checks know`);
+    else if (framework === "Foundation") continue;
+    else if (before(MIN_IOS, since)) {
+      if (!weak.includes(framework)) linkProblems.push(`${framework} (iOS ${since.join(".")}) is not weak-linked by the Editor's post-build step`);
+      if (IOS_FRAMEWORKS.includes(framework)) linkProblems.push(`${framework} is linked as required by the importer settings`);
+    } else if (!IOS_FRAMEWORKS.includes(framework)) {
+      linkProblems.push(`${framework} is not in the plugin's FrameworkDependencies`);
+    }
+  }
+  const { lines } = parseMeta(read(`${path}.meta`));
+  const declared = (lines.find((l) => l.trim().startsWith("FrameworkDependencies:")) ?? "").split(":")[1]?.trim() ?? "";
+  if (declared !== IOS_FRAMEWORKS.map((f) => `${f};`).join("")) {
+    linkProblems.push(`${path}.meta: FrameworkDependencies is '${declared}', not ${IOS_FRAMEWORKS.join(";")};`);
+  }
+  for (const framework of weak) {
+    if (!frameworks.includes(framework)) linkProblems.push(`${framework} is weak-linked but not used`);
+  }
+  check(`${path}'s frameworks are linked (${frameworks.join(", ")}), the newer ones weakly`, linkProblems);
+}
+
+// ---- the External Dependency Manager's declarations --------------------------------------
+
+/** The Java packages the Unity layer may call, and the Maven artifact of each. */
+const JAVA_ARTIFACTS = {
+  "com.android.installreferrer.api": "com.android.installreferrer:installreferrer",
+  "com.google.android.gms.ads.identifier": "com.google.android.gms:play-services-ads-identifier",
+};
+/** Java classes that every Android app has: the platform's and Unity's own. */
+const PROVIDED = /^(java|javax|android|com\.unity3d\.player)\./;
+
+const dependencyFiles = all.map(([path]) => path).filter((path) => /(^|\/)Editor\/[^/]*Dependencies\.xml$/.test(path));
+check("the External Dependency Manager finds one Editor/*Dependencies.xml", dependencyFiles.length === 1 ? [] : [`found ${dependencyFiles.length}`]);
+for (const path of dependencyFiles) {
+  const xml = read(path);
+  const valid = XMLValidator.validate(xml);
+  check(`${path} is well-formed XML`, valid === true ? [] : [`${valid.err.code}: ${valid.err.msg} (line ${valid.err.line})`]);
+  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "", isArray: (name) => ["androidPackage", "repository", "iosPod"].includes(name) }).parse(xml);
+  const packages = doc.dependencies?.androidPackages?.androidPackage ?? [];
+  const specs = packages.map((p) => p.spec);
+  const shape = [];
+  if (!doc.dependencies) shape.push("the root element is not <dependencies>");
+  for (const spec of specs) {
+    if (!/^[\w.-]+:[\w.-]+:[\w.+-]+$/.test(spec ?? "")) shape.push(`'${spec}' is not group:artifact:version`);
+  }
+  const repositories = doc.dependencies?.androidPackages?.repositories?.repository ?? [];
+  if (!repositories.includes("https://maven.google.com")) shape.push("Google's Maven repository is not named");
+  if (doc.dependencies?.iosPods) shape.push("iOS pods are declared, but the plugin uses system frameworks only");
+  check(`${path} declares Android packages as group:artifact:version from Google's Maven repository`, shape);
+
+  const android = read("Runtime/Unity/AndroidSignals.cs");
+  const classes = [...new Set([...android.matchAll(/"((?:[a-z]\w*\.)+[A-Z]\w*)"/g)].map((m) => m[1]))];
+  const needed = new Set();
+  const unknown = [];
+  for (const name of classes) {
+    if (PROVIDED.test(name)) continue;
+    const pkg = Object.keys(JAVA_ARTIFACTS).find((prefix) => name.startsWith(`${prefix}.`));
+    if (pkg) needed.add(JAVA_ARTIFACTS[pkg]);
+    else unknown.push(`${name}: no artifact known for it`);
+  }
+  const declared = specs.map((spec) => spec.split(":").slice(0, 2).join(":"));
+  check(
+    `${path} declares exactly what AndroidSignals.cs calls (${[...needed].join(", ")})`,
+    [
+      ...unknown,
+      ...[...needed].filter((a) => !declared.includes(a)).map((a) => `${a}: called, not declared`),
+      ...declared.filter((a) => !needed.has(a)).map((a) => `${a}: declared, never called`),
+    ],
+  );
+  const referrer = specs.find((s) => s.startsWith("com.android.installreferrer:"));
+  const version = referrer?.split(":")[2].split(".").map(Number) ?? [0];
+  check(
+    `${path}: the install referrer is 2.0 or later (its server timestamps and install version)`,
+    version[0] >= 2 ? [] : [`${referrer}`],
+  );
+}
+
+// ---- assembly definitions ----------------------------------------------------------------
+
+const asmdefProblems = [];
+const asmdefs = all.map(([path]) => path).filter((path) => path.endsWith(".asmdef"));
+const definitions = new Map();
+for (const path of asmdefs) {
+  try {
+    definitions.set(path, JSON.parse(read(path)));
+  } catch (error) {
+    asmdefProblems.push(`${path}: ${error.message}`);
+  }
+}
+const owner = (file) =>
+  asmdefs.filter((path) => file.startsWith(path.slice(0, path.lastIndexOf("/") + 1))).sort((a, b) => b.length - a.length)[0];
+for (const [file] of all.filter(([path]) => path.endsWith(".cs"))) {
+  const asmdef = owner(file);
+  if (!asmdef) {
+    asmdefProblems.push(`${file}: in no assembly definition`);
+    continue;
+  }
+  const editorOnly = JSON.stringify(definitions.get(asmdef)?.includePlatforms ?? []) === '["Editor"]';
+  if (file.startsWith("Editor/") !== editorOnly) {
+    asmdefProblems.push(`${file}: in ${asmdef}, ${editorOnly ? "Editor only" : "built into players"}`);
+  }
+}
+check("each script is in an assembly definition; the Editor's are Editor only", asmdefProblems);
+check(
+  "package.json names the package, its version and Unity's",
+  [
+    /^com\.[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(manifest.name) ? null : `name ${manifest.name}`,
+    /^\d+\.\d+\.\d+$/.test(manifest.version) ? null : `version ${manifest.version}`,
+    /^\d{4}\.\d$/.test(manifest.unity ?? "") ? null : `unity ${manifest.unity}`,
+  ].filter(Boolean),
+);
+
+const passed = results.filter(Boolean).length;
+console.log(`package checks: ${passed} passed, ${results.length - passed} failed`);
+process.exit(results.length === passed ? 0 : 1);
