@@ -189,19 +189,23 @@ namespace Service.Unity.Tests
         public void FailedWhileOfflineIsAskedAgainAndResolvesOnceBackOnline()
         {
             network.Off = true;
-            var core = Launch();
+            var timers = new ManualTimers();
+            var core = Launch(Setups.For(Service.Url, network, scheduler: timers));
             core.Idle().Wait();
             // Offline, the install never reached the service: a match attempted, not resolved.
             Assert.AreEqual("failed", Attribution(core)[SdkCore.MatchStatus]);
 
             network.Off = false;
-            var deadline = DateTime.UtcNow.AddSeconds(20);
-            Dictionary<string, object> answer;
-            do
+            // The retry that was waiting sends the install now.
+            Assert.AreEqual(1, timers.Fire(Setups.For(null, null).RetryDelay));
+            core.Idle().Wait();
+            Dictionary<string, object> answer = null;
+            // Each read waits on the service for the match; a read may still find it pending.
+            for (var read = 0; read < 5; read++)
             {
-                Thread.Sleep(200);
                 answer = Attribution(core);
-            } while ((string)answer[SdkCore.MatchStatus] == "failed" && DateTime.UtcNow < deadline);
+                if ((string)answer[SdkCore.MatchStatus] != "failed") break;
+            }
             Assert.AreEqual("organic", answer[SdkCore.MatchStatus]);
         }
 
@@ -224,31 +228,43 @@ namespace Service.Unity.Tests
         [Test]
         public void EventsSentOfflineAndThroughServerErrorsArriveLaterInOrderAndOnce()
         {
-            var core = Launch();
+            var timers = new ManualTimers();
+            // Each event a second after the one before, by the device's clock.
+            var clock = new SettableClock();
+            var core = Launch(Setups.For(Service.Url, network, clock: clock, scheduler: timers));
             core.Idle().Wait();
             network.Off = true;
             for (var level = 1; level <= 3; level++)
             {
+                clock.Offset = TimeSpan.FromSeconds(level);
                 core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "level", level } });
-                Thread.Sleep(5);
             }
             core.Idle().Wait();
             Assert.AreEqual(3, core.Queued, "kept on the device while offline");
 
             network.Off = false;
             network.FailNext = 2;
+            clock.Offset = TimeSpan.FromSeconds(4);
             core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "level", 4 } });
-            var deadline = DateTime.UtcNow.AddSeconds(20);
-            while (core.Queued > 0 && DateTime.UtcNow < deadline) Thread.Sleep(100);
+            core.Idle().Wait();
+            // Each retry the test fires meets one 503, until the service answers.
+            var retries = 0;
+            while (core.Queued > 0 && retries < 5)
+            {
+                retries += timers.FireAll();
+                core.Idle().Wait();
+            }
             Assert.AreEqual(0, core.Queued);
+            Assert.AreEqual(2, retries, "the retry from offline met the second 503; the next one was answered");
 
             var rows = Service.ExportUntil(app.ServerKey, r => Rows(r, core.ServiceId).Count(e => (string)e["event_name"] == "service_level_start") >= 4);
-            var levels = Rows(rows, core.ServiceId).Where(e => (string)e["event_name"] == "service_level_start")
+            var times = Rows(rows, core.ServiceId).Where(e => (string)e["event_name"] == "service_level_start")
                 .Select(e => (string)e["event_time"]).ToList();
-            Assert.AreEqual(4, levels.Count, "each event once");
-            CollectionAssert.IsOrdered(levels);
+            Assert.AreEqual(4, times.Count, "each event once");
+            CollectionAssert.AllItemsAreUnique(times);
+            CollectionAssert.IsOrdered(times);
         }
-    
+
         [Test]
         public void AnInstallRefusedForGoodIsDroppedWithOneErrorAndTheNextEventArrives()
         {

@@ -124,6 +124,19 @@ namespace Service.Unity.Tests
             get { lock (pending) return pending.Select(p => p.Key).ToList(); }
         }
 
+        /// <summary>Runs (once) every action waiting now, whatever its delay; how many ran.</summary>
+        public int FireAll()
+        {
+            List<Action> due;
+            lock (pending)
+            {
+                due = pending.Select(p => p.Value).ToList();
+                pending.Clear();
+            }
+            foreach (var action in due) action();
+            return due.Count;
+        }
+
         /// <summary>Runs (once) every action waiting with this delay; how many ran.</summary>
         public int Fire(TimeSpan delay)
         {
