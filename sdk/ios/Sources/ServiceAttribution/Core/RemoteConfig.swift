@@ -1,0 +1,57 @@
+import Foundation
+
+/// Whether and how parameter values are sealed, as GET /v1/config says.
+enum Encryption: Equatable {
+    case off
+    case on(keyId: String, publicKey: String, clearKeys: Set<String>)
+}
+
+/// The app's remote configuration (GET /v1/config).
+struct RemoteConfig: Equatable {
+    let enabled: Bool
+    let refreshIntervalSeconds: Int64
+    let encryption: Encryption
+
+    /// What the SDK runs with when the fetch fails for a reason other than the key: on, sealing
+    /// off (matching parameters are then hashed, never sent in clear), and a retry within the hour.
+    static let placeholder = RemoteConfig(enabled: true, refreshIntervalSeconds: 3600, encryption: .off)
+
+    enum ParseError: Error {
+        case invalid(String)
+    }
+
+    static func parse(_ text: String) throws -> RemoteConfig {
+        guard let json = try JSONValue.parse(text).objectValue else { throw ParseError.invalid("not an object") }
+        guard let enabled = json["enabled"]?.boolValue else { throw ParseError.invalid("enabled") }
+        let interval = max(json["refresh_interval_seconds"]?.int64Value ?? 3600, 1)
+        var encryption = Encryption.off
+        if let sealing = json["encryption"]?.objectValue, sealing["enabled"]?.boolValue == true {
+            guard let keyId = sealing["key_id"]?.stringValue, let publicKey = sealing["public_key"]?.stringValue else {
+                throw ParseError.invalid("encryption")
+            }
+            let clearKeys = (sealing["clear_keys"]?.arrayValue ?? []).compactMap { $0.stringValue }
+            encryption = .on(keyId: keyId, publicKey: publicKey, clearKeys: Set(clearKeys))
+        }
+        return RemoteConfig(enabled: enabled, refreshIntervalSeconds: interval, encryption: encryption)
+    }
+
+    var json: JSONValue {
+        let sealing: JSONValue
+        switch encryption {
+        case .off:
+            sealing = .object(["enabled": .bool(false)])
+        case let .on(keyId, publicKey, clearKeys):
+            sealing = .object([
+                "enabled": .bool(true),
+                "key_id": .string(keyId),
+                "public_key": .string(publicKey),
+                "clear_keys": .array(clearKeys.sorted().map { .string($0) }),
+            ])
+        }
+        return .object([
+            "enabled": .bool(enabled),
+            "refresh_interval_seconds": .int(refreshIntervalSeconds),
+            "encryption": sealing,
+        ])
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+
+/// An event as sendEvent took it, before remote configuration says how to protect it.
+struct Draft: Equatable {
+    let eventId: String
+    let type: EventType
+    let name: String?
+    let parameters: [String: JSONValue]
+    let time: Date
+    let customerUserId: String?
+}
+
+/// sendEvent's rules (sdk/conformance/parameters.json), before anything is queued.
+enum Drafts {
+    static let customNameRule = "a name is required for custom events"
+
+    /// The event to queue, or nil for a manual `install`, which the SDK tracks itself. Throws
+    /// ``ServiceAttributionError/invalidArgument(_:)`` for `custom` without a name: a
+    /// programming error, seen at once.
+    static func create(
+        _ type: EventType,
+        name: String?,
+        parameters: [String: Any]?,
+        time: Date,
+        customerUserId: String?,
+        log: Logger
+    ) throws -> Draft? {
+        try checkName(type, name)
+        if type == .install {
+            log.info("INSTALL is tracked by the SDK itself: this event is not sent")
+            return nil
+        }
+        let cleaned = Parameters.clean(parameters)
+        if !cleaned.dropped.isEmpty {
+            log.warn("\(type.rawValue): values JSON cannot hold were left out: \(cleaned.dropped.joined(separator: ", "))")
+        }
+        return Draft(
+            eventId: UUID().uuidString.lowercased(),
+            type: type,
+            // A standard event's name means nothing to the service: it is not sent.
+            name: type == .custom ? name : nil,
+            parameters: cleaned.parameters,
+            time: time,
+            customerUserId: customerUserId
+        )
+    }
+
+    static func checkName(_ type: EventType, _ name: String?) throws {
+        if type == .custom && (name ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw ServiceAttributionError.invalidArgument(customNameRule)
+        }
+    }
+}
+
+/// Device signals as the install's schema takes them: a value the schema would refuse costs
+/// only itself, never the install (a time zone such as `GMT+01:00` is no IANA name, a locale
+/// with `@rg=` no BCP 47 tag).
+enum Fields {
+    static let locale = try! NSRegularExpression(pattern: "^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$")
+    static let timezone = try! NSRegularExpression(pattern: "^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*$")
+    static let uuid = try! NSRegularExpression(
+        pattern: "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$"
+    )
+
+    /// Trimmed, nil when empty, cut to `max` UTF-16 units (the service counts as JavaScript does)
+    /// without splitting a character.
+    static func text(_ value: String?, max: Int) -> String? {
+        guard let trimmed = value?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
+        if trimmed.utf16.count <= max { return trimmed }
+        var out = ""
+        var units = 0
+        for character in trimmed {
+            let size = String(character).utf16.count
+            if units + size > max { break }
+            out.append(character)
+            units += size
+        }
+        return out.isEmpty ? nil : out
+    }
+
+    static func matching(_ value: String?, _ pattern: NSRegularExpression, max: Int) -> String? {
+        guard let value = value, value.utf16.count <= max else { return nil }
+        let range = NSRange(value.startIndex..<value.endIndex, in: value)
+        return pattern.firstMatch(in: value, options: [], range: range) == nil ? nil : value
+    }
+
+    /// The service takes 1 to 256 characters: blank is no id, a longer one is refused.
+    static func customerUserId(_ value: String?) -> String? {
+        guard let value = value, !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
+              value.utf16.count <= 256 else { return nil }
+        return value
+    }
+
+    /// A device id the service takes (a UUID), nil for anything else and for the all-zero id
+    /// the OS hands out without consent.
+    static func deviceId(_ value: String?) -> String? {
+        guard let id = matching(value, uuid, max: 36) else { return nil }
+        return id.allSatisfy({ $0 == "0" || $0 == "-" }) ? nil : id
+    }
+}
+
+/// The bodies of POST /v1/installs and of each event of POST /v1/events
+/// (sdk/conformance/requests.json).
+enum Requests {
+    static let sdkPlatform = "ios"
+    static let sdkVersion = "1.0.0"
+    static let attStatuses: Set<String> = ["authorized", "denied", "restricted", "not_determined"]
+
+    private static let isoFormatter: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter
+    }()
+
+    /// What the install report is made of, read on the worker queue.
+    struct InstallInput {
+        var serviceId: String
+        var firstOpen: Date
+        var osVersion: String?
+        var deviceModel: String?
+        var appVersion: String?
+        var locale: String?
+        var timezone: String?
+        var identifierForVendor: String?
+        var advertisingIdentifier: String?
+        var trackingAuthorizationStatus: String?
+        var platformAdsToken: String?
+        var openURL: String?
+        var customerUserId: String?
+        var sdkPlatform: String = Requests.sdkPlatform
+        var sdkVersion: String = Requests.sdkVersion
+    }
+
+    static func install(_ input: InstallInput) -> JSONValue {
+        let att = input.trackingAuthorizationStatus.flatMap { attStatuses.contains($0) ? $0 : nil }
+        // The IDFA only with the user's consent: ATT's `authorized`.
+        let maid = att == "authorized" ? Fields.deviceId(input.advertisingIdentifier) : nil
+        return .object([
+            "service_id": .string(input.serviceId),
+            "os": .string("ios"),
+            "os_version": optional(Fields.text(input.osVersion, max: 64)),
+            "device_model": optional(Fields.text(input.deviceModel, max: 64)),
+            "app_version": optional(Fields.text(input.appVersion, max: 64)),
+            "sdk_platform": .string(input.sdkPlatform),
+            "sdk_version": .string(input.sdkVersion),
+            "first_open_time": .string(iso(input.firstOpen)),
+            "idfv": optional(Fields.deviceId(input.identifierForVendor)),
+            "maid": optional(maid),
+            "install_referrer": .null,
+            "att_status": optional(att),
+            "platform_ads_token": optional(input.platformAdsToken.flatMap { $0.isEmpty || $0.utf16.count > 8_192 ? nil : $0 }),
+            "open_url": optional(input.openURL.flatMap { $0.utf16.count > 2_048 ? nil : $0 }),
+            "customer_user_id": optional(Fields.customerUserId(input.customerUserId)),
+            "locale": optional(Fields.matching(input.locale, Fields.locale, max: 35)),
+            "timezone": optional(Fields.matching(input.timezone, Fields.timezone, max: 64)),
+        ])
+    }
+
+    /// The install with nothing but what the SDK itself makes: sent once when the service
+    /// refused the full report for good, so a device signal it does not take never costs the
+    /// install and every event after it.
+    static func minimalInstall(_ input: InstallInput) -> JSONValue {
+        return .object([
+            "service_id": .string(input.serviceId),
+            "os": .string("ios"),
+            "sdk_platform": .string(input.sdkPlatform),
+            "sdk_version": .string(input.sdkVersion),
+            "first_open_time": .string(iso(input.firstOpen)),
+        ])
+    }
+
+    static func event(_ draft: Draft, parameters: [String: JSONValue], serviceId: String) -> JSONValue {
+        return .object([
+            "event_id": .string(draft.eventId),
+            "event_type": .string(draft.type.rawValue),
+            "event_name": optional(draft.name),
+            "parameters": parameters.isEmpty ? .null : .object(parameters),
+            "event_time": .string(iso(draft.time)),
+            "service_id": .string(serviceId),
+            "customer_user_id": optional(draft.customerUserId),
+        ])
+    }
+
+    /// ISO 8601 in UTC with milliseconds and `Z`.
+    static func iso(_ date: Date) -> String {
+        return isoFormatter.string(from: date)
+    }
+
+    private static func optional(_ value: String?) -> JSONValue {
+        guard let value = value else { return .null }
+        return .string(value)
+    }
+}

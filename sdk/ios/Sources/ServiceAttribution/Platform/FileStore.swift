@@ -1,0 +1,82 @@
+import Foundation
+
+/// The SDK's storage: one small file per key in Application Support/com.service.attribution,
+/// excluded from backups (a backup restored onto another phone must not carry this install's
+/// identity: the IDFV changes with the device, so would the install). Files are readable from
+/// the first unlock after a reboot on, as iOS protects an app's files by default. Thread-safe:
+/// the worker and attribution queues both use it.
+final class FileStore: KeyValueStore {
+    private let directory: URL
+    private let lock = NSLock()
+    private var cache: [String: String?] = [:]
+
+    init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// Application Support/com.service.attribution (Caches when Application Support is missing).
+    static func standard() -> FileStore {
+        let manager = FileManager.default
+        let base = manager.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? manager.urls(for: .cachesDirectory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSTemporaryDirectory())
+        return FileStore(directory: base.appendingPathComponent("com.service.attribution", isDirectory: true))
+    }
+
+    /// False while files written earlier cannot be read: an app woken in the background before
+    /// the first unlock after a reboot. The SDK then sends nothing in that process rather than
+    /// take the install for a new one.
+    var isAvailable: Bool {
+        let probe = file("service_id")
+        guard FileManager.default.fileExists(atPath: probe.path) else { return true }
+        return (try? Data(contentsOf: probe)) != nil
+    }
+
+    func get(_ key: String) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached = cache[key] { return cached }
+        let value = (try? Data(contentsOf: file(key))).map { String(decoding: $0, as: UTF8.self) }
+        cache[key] = .some(value)
+        return value
+    }
+
+    func put(_ key: String, _ value: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        cache[key] = .some(value)
+        do {
+            try prepareDirectory()
+            var options: Data.WritingOptions = [.atomic]
+            #if os(iOS)
+            options.insert(.completeFileProtectionUntilFirstUserAuthentication)
+            #endif
+            try Data(value.utf8).write(to: file(key), options: options)
+        } catch {
+            // Kept in memory for this process; the next write tries the disk again.
+        }
+    }
+
+    func remove(_ key: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        cache[key] = .some(nil)
+        try? FileManager.default.removeItem(at: file(key))
+    }
+
+    private func file(_ key: String) -> URL {
+        return directory.appendingPathComponent(key, isDirectory: false)
+    }
+
+    private var prepared = false
+
+    private func prepareDirectory() throws {
+        if prepared { return }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: nil)
+        var values = URLResourceValues()
+        values.isExcludedFromBackup = true
+        var url = directory
+        try? url.setResourceValues(values)
+        prepared = true
+    }
+}

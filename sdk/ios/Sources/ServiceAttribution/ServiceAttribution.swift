@@ -1,0 +1,282 @@
+import Foundation
+
+/// The attribution service's SDK for iOS.
+///
+/// Call ``configure(apiKey:logLevel:customerUserId:baseURL:completion:)`` once, early, from the
+/// main thread (in `application(_:didFinishLaunchingWithOptions:)` or your `App`'s `init`).
+/// Every other member is safe from any thread, before or after it. The SDK then tracks the
+/// install once, sends events in the order they were sent (kept on the device while offline),
+/// follows its remote configuration and reads the install's attribution.
+///
+/// ```swift
+/// ServiceAttribution.configure(apiKey: "sdk_…")
+/// try ServiceAttribution.sendEvent(.purchase, parameters: ["revenue": 9.99, "currency": "EUR"])
+/// let params = await ServiceAttribution.awaitAttributionParams()
+/// ```
+public enum ServiceAttribution {
+    static let core = SdkCore()
+    static let device = AppleDevice()
+
+    /// This SDK's version, sent in the install report.
+    public static let sdkVersion = Requests.sdkVersion
+
+    /// The Info.plist key that holds the service's address (`https://attribution.example.com`),
+    /// read when `configure` is given no `baseURL`.
+    public static let baseURLInfoPlistKey = "ServiceAttributionBaseURL"
+
+    /// The reserved key of ``attributionParams`` that always holds the match status:
+    /// `matched`, `matched_no_params`, `organic`, `skipped`, `failed` or `not_configured`.
+    public static let matchStatusKey = SdkCore.matchStatus
+
+    // MARK: - Configuration
+
+    /// Starts the SDK: fetches remote configuration, tracks the install once, sends the events
+    /// sent before. A repeat call is a no-op, its `customerUserId` included.
+    ///
+    /// - Parameters:
+    ///   - apiKey: The app's SDK key. An empty or rejected key disables the SDK.
+    ///   - logLevel: What the SDK writes to the unified log; ``LogLevel/warn`` acts as
+    ///     ``LogLevel/error`` on iOS.
+    ///   - customerUserId: The app's own user id, if already known (1 to 256 characters).
+    ///   - baseURL: The service's address; nil reads the Info.plist key
+    ///     ``baseURLInfoPlistKey``. Without either the SDK disables itself.
+    ///   - completion: Called once on the main thread when initialization is complete, remote
+    ///     configuration included: nil, or the error it met. After
+    ///     ``ServiceAttributionError/authentication(statusCode:)`` (a rejected key) or
+    ///     ``ServiceAttributionError/missingBaseURL`` the SDK is disabled; after any other error
+    ///     it goes on with the configuration kept from an earlier launch, or on with sealing off.
+    public static func configure(
+        apiKey: String,
+        logLevel: LogLevel = .default,
+        customerUserId: String? = nil,
+        baseURL: URL? = nil,
+        completion: ((Error?) -> Void)? = nil
+    ) {
+        start(apiKey: apiKey, logLevel: logLevel, customerUserId: customerUserId, baseURL: baseURL, wrapper: nil, completion: completion)
+    }
+
+    /// As ``configure(apiKey:logLevel:customerUserId:baseURL:completion:)``, for a layer over
+    /// this SDK (the Flutter plugin), which reports itself in the install and may ask for the
+    /// spec's rules of its platform.
+    @_spi(Wrapper)
+    public static func configure(
+        apiKey: String,
+        logLevel: LogLevel,
+        customerUserId: String?,
+        wrapper: WrapperInfo,
+        completion: ((Error?) -> Void)? = nil
+    ) {
+        let info = Wrapper(platform: wrapper.platform, version: wrapper.version, sealsCustomValues: wrapper.sealsCustomParameters)
+        start(apiKey: apiKey, logLevel: logLevel, customerUserId: customerUserId, baseURL: nil, wrapper: info, completion: completion)
+    }
+
+    private static func start(
+        apiKey: String,
+        logLevel: LogLevel,
+        customerUserId: String?,
+        baseURL: URL?,
+        wrapper: Wrapper?,
+        completion: ((Error?) -> Void)?
+    ) {
+        if Thread.isMainThread {
+            device.captureOnMainThread()
+        } else {
+            DispatchQueue.main.async { device.captureOnMainThread() }
+        }
+        let configured = Bundle.main.object(forInfoDictionaryKey: baseURLInfoPlistKey) as? String
+        let address = baseURL?.absoluteString ?? configured?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let platform = Platform(store: FileStore.standard(), device: device, log: UnifiedLogSink(), http: URLSessionTransport())
+        core.configure(
+            platform: platform,
+            settings: SdkSettings(baseURL: address),
+            apiKey: apiKey,
+            logLevel: logLevel,
+            customerUserId: customerUserId,
+            wrapper: wrapper,
+            completion: completion
+        )
+    }
+
+    /// Fetches remote configuration again (also done at startup and every interval it names).
+    public static func refreshConfig() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            core.refreshConfig { error in
+                if let error = error {
+                    continuation.resume(throwing: error)
+                } else {
+                    continuation.resume()
+                }
+            }
+        }
+    }
+
+    /// Fetches remote configuration again; `completion` runs on the main thread with nil or the
+    /// error (``ServiceAttributionError/notConfigured`` before `configure`).
+    public static func refreshConfig(completion: @escaping (Error?) -> Void) {
+        core.refreshConfig { error in DispatchQueue.main.async { completion(error) } }
+    }
+
+    // MARK: - Customer user id and events
+
+    /// Sets the app's own id of the user, or clears it with nil; the last write wins. It applies
+    /// from the next event on, and is kept for the next launches. A blank id, or one over 256
+    /// characters, clears it (with a warning).
+    public static func setCustomerUserId(_ customerUserId: String?) {
+        core.setCustomerUserId(customerUserId)
+    }
+
+    /// Sends an event. Before `configure` completes it is kept in memory and sent once remote
+    /// configuration says how to protect its parameters; offline, it is kept on the device.
+    ///
+    /// - Parameters:
+    ///   - event: The event type; ``EventType/install`` is tracked by the SDK and not sent.
+    ///   - name: The name of a ``EventType/custom`` event, required there; ignored otherwise.
+    ///   - parameters: Strings, finite numbers, booleans, arrays and string-keyed dictionaries
+    ///     (revenue events: `revenue` and `currency`). A nil or `NSNull` value leaves out its
+    ///     key; a value JSON cannot hold (NaN, a `Date`, `Data`, a `URL`, an object of yours)
+    ///     loses only its own key, with a warning. The matching parameters `email`, `name`,
+    ///   `phone_number`, `date_of_birth` and `gender` are hashed or sealed on the device.
+    /// - Returns: True when the event was taken; false for ``EventType/install`` and while the
+    ///   SDK is disabled.
+    /// - Throws: ``ServiceAttributionError/invalidArgument(_:)`` for a custom event without a
+    ///   name; nothing is sent.
+    @discardableResult
+    public static func sendEvent(_ event: EventType, name: String? = nil, parameters: [String: Any]? = nil) throws -> Bool {
+        return try core.sendEvent(event, name: name, parameters: parameters)
+    }
+
+    // MARK: - State
+
+    /// The install's stable local identity; nil before `configure`.
+    public static var serviceId: String? {
+        return core.serviceIdentifier
+    }
+
+    /// True before `configure`, after a rejected key and while remote configuration has the SDK
+    /// switched off.
+    public static var isSdkDisabled: Bool {
+        return core.isSdkDisabled
+    }
+
+    /// True once `configure` has run; says nothing about being enabled.
+    public static var isConfigured: Bool {
+        return core.isConfigured
+    }
+
+    /// True when configured and switched on by remote configuration.
+    public static var isEnabled: Bool {
+        return core.isEnabled
+    }
+
+    /// The most recent initialization failure, or nil.
+    public static var lastInitError: Error? {
+        return core.initError
+    }
+
+    // MARK: - Attribution
+
+    /// The attribution parameters known now, without waiting. On iOS the map always holds
+    /// ``matchStatusKey``: `not_configured` before `configure` has completed and while the SDK
+    /// is disabled, `failed` while the match is not resolved (read again later), and once
+    /// resolved the service's answer (`matched` with the campaign's parameters and the
+    /// deferred deep link's `deep_link_path`, `matched_no_params`, `organic`, `skipped`).
+    public static var attributionParams: [String: String] {
+        return core.attributionParams()
+    }
+
+    /// The attribution parameters once this launch's first match attempt has finished, matched
+    /// or not; at once before `configure` and while disabled. Bound it with a timeout of your
+    /// own if you must.
+    public static func awaitAttributionParams() async -> [String: String] {
+        return await withCheckedContinuation { (continuation: CheckedContinuation<[String: String], Never>) in
+            core.awaitAttributionParams { params in continuation.resume(returning: params) }
+        }
+    }
+
+    /// As ``awaitAttributionParams()``; `completion` runs on the main thread.
+    public static func awaitAttributionParams(completion: @escaping ([String: String]) -> Void) {
+        core.awaitAttributionParams { params in DispatchQueue.main.async { completion(params) } }
+    }
+
+    /// Starts Apple Ads attribution: the install report carries Apple's AdServices token, which
+    /// the service resolves with Apple. Call it before or right after `configure`: only the
+    /// install's first report carries the token. True on iOS 14.3 and later; false elsewhere,
+    /// where it changes nothing.
+    @discardableResult
+    public static func enablePlatformAdsAttribution() -> Bool {
+        guard AppleDevice.platformAdsAvailable else { return false }
+        core.enablePlatformAds()
+        return true
+    }
+
+    // MARK: - Privacy
+
+    /// Permanently deletes the install's data at the service, for a user's privacy request. On
+    /// success the attribution kept on the device and the events not sent yet are dropped too.
+    /// - Throws: ``ServiceAttributionError/notConfigured`` before `configure`; the service's or
+    ///   the network's error otherwise.
+    public static func deleteUserData() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            core.deleteUserData { error in
+                if let error = error {
+                    continuation.resume(throwing: error)
+                } else {
+                    continuation.resume()
+                }
+            }
+        }
+    }
+
+    /// As ``deleteUserData()``; `completion` runs on the main thread with nil or the error.
+    public static func deleteUserData(completion: @escaping (Error?) -> Void) {
+        core.deleteUserData { error in DispatchQueue.main.async { completion(error) } }
+    }
+
+    // MARK: - Links
+
+    /// Parses a Universal Link of the service from its URL alone, with no network call;
+    /// callable before `configure`. The link that opened the app on its first launch also goes
+    /// with the install report, whose click id attributes it.
+    ///
+    /// - Parameters:
+    ///   - url: The tapped link (`userActivity.webpageURL`).
+    ///   - allowedHosts: Hosts to accept, compared without case; nil accepts any host. It does
+    ///     not verify that the app owns the domain.
+    /// - Returns: Nil for a URL that is no http(s) link with a host, or whose host is not
+    ///   allowed.
+    /// - Throws: ``ServiceAttributionError/invalidArgument(_:)`` when `allowedHosts` holds a
+    ///   blank host name.
+    public static func handleUniversalLink(_ url: URL, allowedHosts: Set<String>? = nil) throws -> ServiceLinkResult? {
+        try LinkParser.checkAllowedHosts(allowedHosts)
+        let text = url.absoluteString
+        guard let link = LinkParser.parse(text, allowedHosts: allowedHosts) else { return nil }
+        core.noteOpenURL(text)
+        return ServiceLinkResult(deeplinkId: link.deeplinkId, queryParams: link.queryParams, url: url)
+    }
+
+    /// The link of a browsing-web user activity (a tapped Universal Link), as
+    /// ``handleUniversalLink(_:allowedHosts:)``; nil for any other activity.
+    public static func handleUniversalLink(_ userActivity: NSUserActivity, allowedHosts: Set<String>? = nil) throws -> ServiceLinkResult? {
+        guard userActivity.activityType == NSUserActivityTypeBrowsingWeb, let url = userActivity.webpageURL else {
+            try LinkParser.checkAllowedHosts(allowedHosts)
+            return nil
+        }
+        return try handleUniversalLink(url, allowedHosts: allowedHosts)
+    }
+}
+
+/// Who wraps this SDK (the Flutter plugin): its name and version for the install report, and
+/// whether it follows the spec's parameter rule 4 (custom values sealed on the device when
+/// remote configuration turns sealing on, its clear keys excepted).
+@_spi(Wrapper)
+public struct WrapperInfo: Sendable {
+    public let platform: String
+    public let version: String
+    public let sealsCustomParameters: Bool
+
+    public init(platform: String, version: String, sealsCustomParameters: Bool) {
+        self.platform = platform
+        self.version = version
+        self.sealsCustomParameters = sealsCustomParameters
+    }
+}
