@@ -65,13 +65,15 @@ const pageQuery = async (
     .map((part, index) => {
       const from = Math.max(offset, part.first) - part.first;
       const to = Math.min(end, part.end) - part.first;
-      return `SELECT ${index} AS part, file_row_number, ${select}
+      // page_row: the row's place in the page from 0, which `select` may name.
+      return `SELECT ${index} AS part, file_row_number,
+          file_row_number + ${part.first - offset} AS page_row, ${select}
         FROM read_parquet(${sqlString(part.path)}, file_row_number = true)
         WHERE file_row_number >= ${from} AND file_row_number < ${to}`;
     });
   const [only] = slices;
   if (only === undefined) return undefined;
-  const columns = "* EXCLUDE (part, file_row_number)";
+  const columns = "* EXCLUDE (part, file_row_number, page_row)";
   return slices.length === 1
     ? `SELECT ${columns} FROM (${only})`
     : `SELECT ${columns} FROM (${slices.join("\nUNION ALL\n")}) ORDER BY part, file_row_number`;

@@ -24,9 +24,10 @@ export interface FormatWriter {
  * conventions of this module's writers: csv and tsv with a header row, `\n` line ends, an empty
  * cell for null and `""` for an empty string; ndjson one object a line, keys in column order;
  * parquet with the columns and types of ./parquet.ts; xml the `<event>` elements of ./xml.ts,
- * one a line, without the document around them.
+ * one a line, without the document around them; xlsx the sheet's `<row>` elements of
+ * ./xlsx.ts, numbered from 2, without the sheet around them or the workbook's zip.
  */
-export type EngineEncoding = "csv" | "tsv" | "ndjson" | "parquet" | "xml";
+export type EngineEncoding = "csv" | "tsv" | "ndjson" | "parquet" | "xml" | "xlsx";
 
 /** How a text format wraps its records. */
 export interface TextFraming {
