@@ -263,6 +263,31 @@ for (const name of ["minSdk", "compileSdk"]) {
   check(`android/build.gradle's ${name} is the Kotlin SDK's (${source})`,
     flutterLevel(name) === expected ? [] : [`android/build.gradle has ${flutterLevel(name)}`]);
 }
+const robolectricSdk = Number(
+  /^sdk=(\d+)$/m.exec(read(join(root, "android", "src", "test", "resources", "robolectric.properties")))?.[1],
+);
+check(
+  "the JVM tests run on android/build.gradle's compileSdk (robolectric.properties)",
+  robolectricSdk === flutterLevel("compileSdk") ? [] : [`sdk=${robolectricSdk}`],
+);
+const catalog = read(join(kotlinSdk, "gradle", "libs.versions.toml"));
+/** A version of the Kotlin SDK's catalog ([versions]), or undefined while it has none. */
+const catalogVersion = (name) => new RegExp(`^${name}\\s*=\\s*"([^"]+)"`, "m").exec(catalog)?.[1];
+if (catalog) {
+  const versions = [
+    ["the Kotlin SDK", /com\.service:attribution-sdk:([\w.-]+)/, "sdk"],
+    ["kotlinx-coroutines-android", /kotlinx-coroutines-android:([\w.-]+)/, "coroutines"],
+    ["the Kotlin Gradle plugin", /kotlin_version\s*=\s*'([\w.-]+)'/, "kotlin"],
+    ["the Android Gradle plugin", /com\.android\.tools\.build:gradle:([\w.-]+)/, "agp"],
+  ];
+  check(
+    "android/build.gradle's versions are the Kotlin SDK's catalog's",
+    versions.flatMap(([what, pattern, name]) => {
+      const ours = pattern.exec(gradle)?.[1];
+      return ours === catalogVersion(name) ? [] : [`${what}: ${ours} instead of ${catalogVersion(name)}`];
+    }),
+  );
+}
 const permissions = (xml) =>
   new Set([...xml.matchAll(/<uses-permission\b[^>]*android:name="([^"]+)"/g)].map((m) => m[1]));
 const ours = permissions(read(join(root, "android", "src", "main", "AndroidManifest.xml")));
