@@ -1,41 +1,112 @@
 #!/usr/bin/env bash
-# The Flutter package's checks on a machine without Flutter or a Dart SDK: every Dart file
-# parses, the Dart side's rule tables are the conformance vectors', and the Android side of the
-# plugin compiles against the Kotlin SDK (with compile-only declarations of Flutter's and
-# Android's classes). The Dart tests under test/ run with `flutter test` where Flutter is.
+# The Flutter package's checks on a machine without Flutter or a Dart SDK:
+#  - every Dart file parses, the Dart side's rule tables are the conformance vectors', every
+#    channel method it invokes is handled natively, and the Android library's levels and
+#    permissions are the Kotlin SDK's (tool/check.mjs);
+#  - the Android side compiles with the Kotlin SDK's sources against the real Android framework
+#    and the SDK's dependencies (sdk/kotlin/classpath.sh) and compile-only declarations of
+#    Flutter's embedding (android/stubs, which Maven Central does not serve);
+#  - its JVM tests run under Robolectric against the real embedded service, which this script
+#    starts on free ports with a fresh data folder (sdk/service.sh).
+# The Dart tests under test/ run with `flutter test` where Flutter is.
 # Ends with one line: `N passed, N failed`.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 kotlin="$root/node_modules/kotlin-compiler"
+kotlin_sdk="$root/sdk/kotlin"
 build="$here/build"
 
 passed=0
 failed=0
-rm -rf "$build"
-mkdir -p "$build/stubs" "$build/classes"
-compile() {
-  javac -nowarn -d "$build/stubs" \
-    $(find "$here/android/stubs" "$here/../kotlin/src/androidStubs/java" -name '*.java') || return 1
-  "$kotlin/bin/kotlinc" -jvm-target 17 -Werror \
-    -cp "$build/stubs:$kotlin/lib/kotlinx-coroutines-core-jvm.jar" -d "$build/classes" \
-    "$here/android/src/main/kotlin" "$here/../kotlin/src/main/kotlin" "$here/../kotlin/src/android/kotlin" \
-    2>&1 | { grep -v '^warning: unable to find kotlin-stdlib' || true; }
-  [[ -f "$build/classes/com/service/attribution/flutter/ServiceAttributionPlugin.class" ]]
+# add_counts OUTPUT: prints OUTPUT but its closing count line, and adds that line's counts.
+add_counts() {
+  local more less
+  echo "$1" | sed '$d'
+  read -r more _ less _ <<<"$(echo "$1" | tail -n 1)"
+  [[ "$more" =~ ^[0-9]+$ && "$less" =~ ^[0-9]+$ ]] || { more=0; less=1; }
+  passed=$((passed + more))
+  failed=$((failed + less))
 }
-if compile; then
-  echo "ok   android/ compiles against the Kotlin SDK"
-  passed=1
-else
-  echo "FAIL android/ compiles against the Kotlin SDK"
-  failed=1
-fi
+finish() {
+  echo "$passed passed, $failed failed"
+  [[ "$failed" -eq 0 ]]
+  exit
+}
 
 set +e
-checks="$(node "$here/tool/check.mjs")"
-status=$?
+add_counts "$(node "$here/tool/check.mjs")"
 set -e
-echo "$checks" | sed '$d'
-read -r more _ less _ <<<"$(echo "$checks" | tail -n 1)"
-echo "$((passed + more)) passed, $((failed + less)) failed"
-[[ "$status" -eq 0 && "$failed" -eq 0 ]]
+
+# kotlinc ARGS...: the npm Kotlin compiler, its note about the standard library left out.
+kotlinc() {
+  "$kotlin/bin/kotlinc" -jvm-target 17 -Werror "$@" 2>&1 | { grep -v '^warning: unable to find kotlin-stdlib' || true; }
+}
+# stale STAMP PATHS...: true when a file under PATHS is newer than STAMP, or STAMP is missing.
+stale() {
+  local stamp="$1"
+  shift
+  [[ ! -f "$stamp" ]] || [[ -n "$(find "$@" -newer "$stamp" -type f | head -1)" ]]
+}
+
+mkdir -p "$build"
+if ! compile_classpath="$(bash "$kotlin_sdk/classpath.sh")"; then
+  echo "FAIL the Kotlin SDK's classpath (sdk/kotlin/classpath.sh)"
+  failed=$((failed + 1))
+  finish
+fi
+# Robolectric, JUnit and the SDK's dependencies at run time, as the Kotlin SDK's tests have
+# them, and the instrumented Android framework that Robolectric runs them on.
+{
+  read -r test_classpath
+  read -r android_all_instrumented
+} < <(source "$kotlin_sdk/tools/deps.sh" && fetch_deps && echo "$test_classpath" && echo "$android_all_instrumented_jar")
+# The framework the sources compile against, last on the tests' classpath as android.jar is in a
+# Gradle build's unit tests: JUnit reflects on the test class with it, Robolectric runs the
+# tests on the instrumented one.
+android_all="$(tr ':' '\n' <<<"$compile_classpath" | grep '/android-all-[^/]*\.jar$' | head -1)"
+
+stubs="$build/flutter-stubs"
+classes="$build/classes"
+main_sources=("$here/android/src/main/kotlin" "$kotlin_sdk/src/main/kotlin")
+if stale "$build/main.stamp" "$here/android/stubs" "${main_sources[@]}" "$kotlin_sdk/gradle" "$here/test.sh"; then
+  rm -rf "$stubs" "$classes" "$build/main.stamp" "$build/test.stamp"
+  mkdir -p "$stubs" "$classes"
+  javac -nowarn -cp "$compile_classpath" -d "$stubs" $(find "$here/android/stubs" -name '*.java') &&
+    kotlinc -cp "$compile_classpath:$stubs" -d "$classes" "${main_sources[@]}" &&
+    [[ -f "$classes/com/service/attribution/flutter/ServiceAttributionPlugin.class" ]] &&
+    touch "$build/main.stamp"
+fi
+if [[ -f "$build/main.stamp" ]]; then
+  echo "ok   android/ compiles with the Kotlin SDK against the Android framework"
+  passed=$((passed + 1))
+else
+  echo "FAIL android/ compiles with the Kotlin SDK against the Android framework"
+  failed=$((failed + 1))
+  finish
+fi
+
+test_classes="$build/test-classes"
+if stale "$build/test.stamp" "$here/android/src/test" "$build/main.stamp"; then
+  rm -rf "$test_classes"
+  mkdir -p "$test_classes"
+  kotlinc -cp "$classes:$stubs:$compile_classpath:$test_classpath" -d "$test_classes" "$here/android/src/test/kotlin" &&
+    [[ -f "$test_classes/com/service/attribution/flutter/TestMainKt.class" ]] &&
+    touch "$build/test.stamp"
+fi
+if [[ ! -f "$build/test.stamp" ]]; then
+  echo "FAIL android/src/test compiles"
+  failed=$((failed + 1))
+  finish
+fi
+
+source "$root/sdk/service.sh"
+start_service "$root"
+set +e
+output="$(java -Xmx1g -cp "$test_classes:$classes:$stubs:$here/android/src/test/resources:$test_classpath:$kotlin/lib/kotlin-stdlib.jar:$android_all" \
+  -Drepo.root="$root" -Drobolectric.offline=true -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented")" \
+  -Drobolectric.logging.enabled=false \
+  com.service.attribution.flutter.TestMainKt 2>"$build/jvm-tests.log")"
+set -e
+add_counts "$output"
+finish

@@ -8,13 +8,26 @@ public interface FlutterPlugin {
 
   void onDetachedFromEngine(FlutterPluginBinding binding);
 
-  final class FlutterPluginBinding {
+  class FlutterPluginBinding {
+    private final Context applicationContext;
+    private final BinaryMessenger binaryMessenger;
+
+    /**
+     * For the plugin's JVM tests only: Flutter's own constructor also takes the engine, its
+     * texture and platform view registries, assets and engine group, none of which the plugin
+     * uses. The plugin never makes a binding; the engine does.
+     */
+    public FlutterPluginBinding(Context applicationContext, BinaryMessenger binaryMessenger) {
+      this.applicationContext = applicationContext;
+      this.binaryMessenger = binaryMessenger;
+    }
+
     public Context getApplicationContext() {
-      throw new UnsupportedOperationException("compile-only declaration");
+      return applicationContext;
     }
 
     public BinaryMessenger getBinaryMessenger() {
-      throw new UnsupportedOperationException("compile-only declaration");
+      return binaryMessenger;
     }
   }
 }
