@@ -102,6 +102,8 @@ export const generateWorld = (options: {
       osVersion: version,
       deviceModel: model,
       firstOpenTime: new Date(firstOpen).toISOString(),
+      receivedAt: new Date(firstOpen + 1000).toISOString(),
+      clockOffsetMs: 0,
       maid,
       attStatus: null,
       referrerClickId: null,

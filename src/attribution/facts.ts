@@ -23,13 +23,23 @@ const secondsToIso = (seconds: number | null | undefined) =>
  */
 export const installFacts = (
   install: Install,
-  request: { readonly ip: string | null; readonly platformAdsToken?: string | null },
+  request: {
+    readonly ip: string | null;
+    readonly platformAdsToken?: string | null;
+    readonly receivedAt: Date;
+    /** The device's clock when it sent the request (`sent_at`), if it said. */
+    readonly sentAt?: string | null;
+  },
 ): InstallFacts => ({
   appId: install.appId,
   os: install.os,
   osVersion: install.osVersion,
   deviceModel: install.deviceModel,
   firstOpenTime: install.firstOpenTime,
+  receivedAt: request.receivedAt.toISOString(),
+  // The stored first open was on this device's clock too (the first report wins, and a
+  // device's offset changes slowly): this request's offset moves it to the service's.
+  clockOffsetMs: request.sentAt ? request.receivedAt.getTime() - Date.parse(request.sentAt) : null,
   maid: install.maid,
   attStatus: install.attStatus,
   referrerClickId: clickIdOfReferrer(install.installReferrer?.referrer),

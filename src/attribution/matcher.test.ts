@@ -73,6 +73,9 @@ const install = (overrides: Partial<InstallFacts> = {}): InstallFacts => ({
   osVersion: "14",
   deviceModel: "Pixel 8",
   firstOpenTime: new Date(FIRST_OPEN).toISOString(),
+  // Sent at once, by a clock that is right.
+  receivedAt: new Date(FIRST_OPEN + SECOND).toISOString(),
+  clockOffsetMs: 0,
   maid: null,
   attStatus: null,
   referrerClickId: null,
@@ -164,6 +167,64 @@ describe("matching by click id", () => {
     expect(
       winner(await match(install({ referrerClickId: foreign.clickId, ip: null }), [foreign])),
     ).toBe("organic");
+  });
+
+  it("reads the first open on the service's clock: a phone 10 minutes slow keeps its tap", async () => {
+    // Tapped 2 minutes before the first open; the phone's clock says it opened 8 minutes
+    // before the tap, and sent the install by the same clock.
+    const tap = touch(2 * 60 * SECOND, { maid: GAID });
+    const slow = {
+      firstOpenTime: new Date(FIRST_OPEN - 10 * 60 * SECOND).toISOString(),
+      clockOffsetMs: 10 * 60 * SECOND,
+    };
+    expect(winner(await match(install({ ...slow, referrerClickId: tap.clickId }), [tap]))).toBe(
+      tap.clickId,
+    );
+    expect(winner(await match(install({ ...slow, maid: GAID, ip: null }), [tap]))).toBe(
+      tap.clickId,
+    );
+    // Without the device's clock, its first open is taken as it says, and the tap seems to
+    // come after it...
+    const unknown = { ...slow, clockOffsetMs: null };
+    expect(winner(await match(install({ ...unknown, referrerClickId: tap.clickId }), [tap]))).toBe(
+      "organic",
+    );
+    // ...unless Play's server clock says when the install began.
+    const began = new Date(FIRST_OPEN - 60 * SECOND).toISOString();
+    expect(
+      winner(
+        await match(install({ ...unknown, referrerClickId: tap.clickId, installBeganAt: began }), [
+          tap,
+        ]),
+      ),
+    ).toBe(tap.clickId);
+  });
+
+  it("refuses a click after Play's server-clock install begin whatever the phone's clock", async () => {
+    const injected = touch(30 * SECOND, { maid: GAID });
+    const began = new Date(FIRST_OPEN - 60 * SECOND).toISOString();
+    for (const clockOffsetMs of [-DAY, 0, 10 * 60 * SECOND, DAY]) {
+      const facts = install({
+        referrerClickId: injected.clickId,
+        maid: GAID,
+        installBeganAt: began,
+        clockOffsetMs,
+      });
+      expect(winner(await match(facts, [injected]))).toBe("organic");
+    }
+  });
+
+  it("never puts a first open after the service heard of the install (a fast clock)", async () => {
+    // The phone runs an hour fast and does not send its clock: a click after the install
+    // reached the service cannot have caused it.
+    const after = touch(-30 * SECOND);
+    const fast = install({
+      firstOpenTime: new Date(FIRST_OPEN + HOUR).toISOString(),
+      receivedAt: new Date(FIRST_OPEN).toISOString(),
+      clockOffsetMs: null,
+      referrerClickId: after.clickId,
+    });
+    expect(winner(await match(fast, [after]))).toBe("organic");
   });
 
   it("wins over a later touch that another method would find", async () => {

@@ -31,8 +31,15 @@ export interface InstallFacts {
   readonly os: Os;
   readonly osVersion: string | null;
   readonly deviceModel: string | null;
-  /** ISO 8601 UTC. */
+  /** ISO 8601 UTC, by the device's clock. */
   readonly firstOpenTime: string;
+  /** When the service received the install (ISO 8601 UTC), by its own clock. */
+  readonly receivedAt: string;
+  /**
+   * The service's clock minus the device's, from the time the SDK sent the install by its own
+   * clock (`sent_at`); null when the request did not say.
+   */
+  readonly clockOffsetMs: number | null;
   readonly maid: string | null;
   readonly attStatus: AttStatus | null;
   /** The click id the Play install referrer carries. */
@@ -85,14 +92,20 @@ export const MEDIUM_CONFIDENCE_HOURS = 1;
 const timeOf = (iso: string) => Date.parse(iso);
 
 /**
- * The latest moment a touch may have: the first open, or the install's begin by the store's
- * clock when that is earlier (a click after it is injected).
+ * The first open by the service's clock, which the touches' times are on: the device's time
+ * moved by the device's offset when the SDK sent its clock, and never after the service heard
+ * of it. A phone's clock may be set anywhere; a slow one would put its first open before the
+ * tap that caused it.
+ */
+export const trustedFirstOpen = (facts: InstallFacts): number =>
+  Math.min(timeOf(facts.firstOpenTime) + (facts.clockOffsetMs ?? 0), timeOf(facts.receivedAt));
+
+/**
+ * The latest moment a touch may have: the install's begin by the store's server clock when
+ * the install says (a click after it was injected), else the trusted first open.
  */
 const latestTouchTime = (facts: InstallFacts) =>
-  Math.min(
-    timeOf(facts.firstOpenTime),
-    facts.installBeganAt ? timeOf(facts.installBeganAt) : Number.POSITIVE_INFINITY,
-  );
+  facts.installBeganAt ? timeOf(facts.installBeganAt) : trustedFirstOpen(facts);
 
 /** Whether the touch is in its window before the first open (a click's, an impression's). */
 const inWindow = (
@@ -101,7 +114,7 @@ const inWindow = (
   settings: AttributionSettings,
 ) => {
   const at = timeOf(touch.touchTime);
-  const firstOpen = timeOf(facts.firstOpenTime);
+  const firstOpen = trustedFirstOpen(facts);
   const window =
     touch.touchType === "click"
       ? settings.clickWindowDays * DAY_MS
@@ -135,7 +148,7 @@ const matched = (
   confidence,
   otherCandidates: found.others,
   clickToFirstOpenHours: Math.floor(
-    Math.max(0, timeOf(facts.firstOpenTime) - timeOf(found.winner.touchTime)) / HOUR_MS,
+    Math.max(0, trustedFirstOpen(facts) - timeOf(found.winner.touchTime)) / HOUR_MS,
   ),
 });
 
@@ -242,7 +255,7 @@ const bySearchAds = async (
     adId: answer.adId,
     adName: null,
     touchType: answer.claimType === "Impression" ? "impression" : "click",
-    touchTime: answer.clickDate ?? facts.firstOpenTime,
+    touchTime: answer.clickDate ?? new Date(trustedFirstOpen(facts)).toISOString(),
     clickId: null,
     deeplinkId: null,
     params: answer.keywordId ? { keyword_id: answer.keywordId } : {},
@@ -262,7 +275,7 @@ const byAdvertisingId = async (
 ): Promise<Match | undefined> => {
   const maid = usableMaid(facts);
   if (!maid) return undefined;
-  const firstOpen = timeOf(facts.firstOpenTime);
+  const firstOpen = trustedFirstOpen(facts);
   const reach = Math.max(settings.clickWindowDays * DAY_MS, settings.viewWindowHours * HOUR_MS);
   const touches = await lookups.byMaid(maid, {
     appId: facts.appId,
@@ -279,7 +292,7 @@ const probabilistically = async (
   lookups: TouchLookups,
 ): Promise<Match | undefined> => {
   if (!settings.probabilistic[facts.os] || !facts.ip || !isPublicIp(facts.ip)) return undefined;
-  const firstOpen = timeOf(facts.firstOpenTime);
+  const firstOpen = trustedFirstOpen(facts);
   const window = settings.probabilisticWindowHours * HOUR_MS;
   const touches = (
     await lookups.byIp(facts.ip, {

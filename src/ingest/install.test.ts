@@ -109,6 +109,20 @@ describe("parseInstallRequest", () => {
     );
   });
 
+  it("reads first_open_time on the service's clock when the phone sends its own (sent_at)", () => {
+    // A phone two days ahead, which opened the app a minute before it sent the install.
+    const ahead = (ms: number) => new Date(NOW.getTime() + 2 * 24 * HOUR_MS + ms).toISOString();
+    const fast = { ...minimal, first_open_time: ahead(-60_000), sent_at: ahead(0) };
+    expect(parse(fast).ok).toBe(true);
+    expect(detailOf({ ...fast, sent_at: undefined })).toBe(
+      "first_open_time: is more than 24 hours ahead of the server's clock",
+    );
+    expect(detailOf({ ...fast, first_open_time: ahead(24 * HOUR_MS + 1) })).toBe(
+      "first_open_time: is more than 24 hours after sent_at",
+    );
+    expect(detailOf({ ...fast, sent_at: "yesterday" })).toMatch(/^sent_at: must be an ISO 8601/);
+  });
+
   it("checks the install referrer", () => {
     const referrer = (value: unknown) => ({ ...minimal, install_referrer: value });
     expect(detailOf(referrer({ referrer: "r".repeat(2049) }))).toBe(

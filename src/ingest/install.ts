@@ -80,6 +80,15 @@ export const installRequestSchema = z
         description: `The app's first open on this install, ISO 8601 with a UTC offset or Z; at most ${INGEST_LIMITS.maxFutureSkewHours} hours ahead of the server's clock.`,
         example: "2026-09-16T10:00:00Z",
       }),
+      sent_at: dateTime()
+        .nullish()
+        .meta({
+          description:
+            "The device's clock when this request was sent (set on each attempt, not when the " +
+            "install was queued), ISO 8601. With it the service reads `first_open_time` on its " +
+            "own clock, which matching needs: a phone's clock may be minutes or days off.",
+          example: "2026-09-16T10:00:02Z",
+        }),
       idfv: deviceId().nullish().meta({
         description: "iOS identifier for vendor.",
         example: "6F9619FF-8B86-D011-B42D-00CF4FC964FF",
@@ -198,11 +207,16 @@ export const parseInstallRequest = (
 ): Parsed<InstallRequest> => {
   const parsed = installRequestSchema.safeParse(body);
   if (!parsed.success) return { ok: false, detail: formatIssues(parsed.error.issues, "body") };
-  const skew = Date.parse(parsed.data.first_open_time) - options.now.getTime();
+  // On the service's clock when the device sent its own: a phone set days ahead is not wrong.
+  const { first_open_time: firstOpen, sent_at: sentAt } = parsed.data;
+  const offset = sentAt ? options.now.getTime() - Date.parse(sentAt) : 0;
+  const skew = Date.parse(firstOpen) + offset - options.now.getTime();
   if (skew > INGEST_LIMITS.maxFutureSkewHours * HOUR_MS) {
     return {
       ok: false,
-      detail: `first_open_time: is more than ${INGEST_LIMITS.maxFutureSkewHours} hours ahead of the server's clock`,
+      detail: sentAt
+        ? `first_open_time: is more than ${INGEST_LIMITS.maxFutureSkewHours} hours after sent_at`
+        : `first_open_time: is more than ${INGEST_LIMITS.maxFutureSkewHours} hours ahead of the server's clock`,
     };
   }
   return { ok: true, value: parsed.data };

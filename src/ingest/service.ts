@@ -120,6 +120,8 @@ export const createIngestion = (deps: IngestionDeps) => {
         facts: installFacts(stored, {
           ip: caller.sourceIp,
           platformAdsToken: parsed.value.platform_ads_token,
+          receivedAt,
+          sentAt: parsed.value.sent_at,
         }),
         requestedAt: receivedAt.toISOString(),
       });

@@ -19,6 +19,8 @@ const APP: App = {
   createdAt: "2026-11-01T00:00:00.000Z",
 };
 const INSTALL = storedInstall(APP.appId, "device-1", { maid: null });
+/** When the service heard of the install, by its clock. */
+const RECEIVED = new Date("2026-11-01T10:00:01.000Z");
 
 /** The attributions store as a map, with its conditions, the way the port promises them. */
 const memoryAttributions = () => {
@@ -99,7 +101,7 @@ const pending = async (attributions: AttributionStore) => {
   await attributions.createPending({
     appId: APP.appId,
     serviceId: INSTALL.serviceId,
-    facts: installFacts(INSTALL, { ip: "81.2.69.142" }),
+    facts: installFacts(INSTALL, { ip: "81.2.69.142", receivedAt: RECEIVED }),
     requestedAt: "2026-11-01T10:00:01.000Z",
   });
 };
@@ -167,7 +169,10 @@ describe("the attribution worker", () => {
       appId: APP.appId,
       serviceId: INSTALL.serviceId,
       facts: {
-        ...installFacts({ ...INSTALL, os: "ios" }, { ip: null, platformAdsToken: "token-1" }),
+        ...installFacts(
+          { ...INSTALL, os: "ios" },
+          { ip: null, platformAdsToken: "token-1", receivedAt: RECEIVED },
+        ),
       },
       requestedAt: "2026-11-01T10:00:01.000Z",
     });

@@ -142,6 +142,86 @@ describe("attribution over HTTP", () => {
     });
   });
 
+  describe("a phone whose clock runs 10 minutes slow", () => {
+    const SLOW_MS = 10 * 60_000;
+    /** The phone's clock now, and `ms` from now, as its SDK writes times. */
+    const phoneClock = (ms = 0) => new Date(Date.now() + ms - SLOW_MS).toISOString();
+    const tapLink = async (ip: string) => {
+      const made = await rt.post("/v1/links", { media_source: "snapchat" }, keys.serverKey);
+      const link = (await made.json()) as LinkAnswer;
+      const tap = await fetch(`${rt.linkUrl}/${link.deeplink_id}`, {
+        redirect: "manual",
+        headers: { "user-agent": PIXEL, "x-forwarded-for": ip },
+      });
+      return new URL(tap.headers.get("location") ?? "").searchParams.get("referrer") ?? "";
+    };
+
+    it("keeps the tap whose click id the referrer brings back, and a network's click on its ad id", async () => {
+      // By its own clock the phone opened the app minutes before the tap: its first open and
+      // the time it sent the install are both on that clock.
+      const referrer = await tapLink("81.2.69.170");
+      await install(
+        androidInstall("slow-referred", {
+          first_open_time: phoneClock(),
+          sent_at: phoneClock(),
+          install_referrer: { referrer },
+        }),
+      );
+      expect(await attributionOf("slow-referred")).toMatchObject({
+        service_match_status: "matched_no_params",
+        media_source: "snapchat",
+        matching_type: "network",
+        confidence_score: "high",
+      });
+
+      const maid = "38400000-8cf0-11bd-b23e-10b96e40000e";
+      const reported = await rt.post(
+        "/v1/touches",
+        {
+          touches: [
+            {
+              touch_type: "click",
+              touch_time: new Date(Date.now() - 2 * 60_000).toISOString(),
+              media_source: "network_c",
+              maid,
+            },
+          ],
+        },
+        keys.serverKey,
+      );
+      expect(reported.status).toBe(202);
+      await install(
+        androidInstall("slow-by-maid", {
+          maid,
+          first_open_time: phoneClock(),
+          sent_at: phoneClock(),
+        }),
+      );
+      expect(await attributionOf("slow-by-maid")).toMatchObject({
+        service_match_status: "matched_no_params",
+        media_source: "network_c",
+        matching_type: "network",
+      });
+    });
+
+    it("still never credits a click made after Play's server clock says the install began", async () => {
+      const began = Math.floor(Date.now() / 1000) - 60;
+      const referrer = await tapLink("81.2.69.171");
+      await install(
+        androidInstall("slow-injected", {
+          first_open_time: phoneClock(),
+          sent_at: phoneClock(),
+          install_referrer: { referrer, install_begin_timestamp_server_seconds: began },
+        }),
+        { "x-forwarded-for": "198.51.100.9" },
+      );
+      expect(await attributionOf("slow-injected")).toEqual({
+        service_match_status: "organic",
+        media_source: "organic",
+      });
+    });
+  });
+
   it("skips installs of an app with attribution off, and reads not_configured when it is disabled", async () => {
     const app = await rt.stores.apps.get(APP);
     if (!app) throw new Error("no app");
@@ -170,7 +250,16 @@ describe("attribution over HTTP", () => {
     const installs = data.filter((record) => record.event_name === "service_install");
     const byInstall = Object.fromEntries(installs.map((record) => [record.service_id, record]));
     expect(Object.keys(byInstall).sort()).toEqual(
-      ["by-maid-1", "geo-1", "organic-1", "referred-1", "skipped-1"].sort(),
+      [
+        "by-maid-1",
+        "geo-1",
+        "organic-1",
+        "referred-1",
+        "skipped-1",
+        "slow-by-maid",
+        "slow-injected",
+        "slow-referred",
+      ].sort(),
     );
     expect(byInstall["referred-1"]).toMatchObject({
       media_source: "facebook_ads",
@@ -183,5 +272,9 @@ describe("attribution over HTTP", () => {
     expect(byInstall["geo-1"]).toMatchObject({ matching_type: "geo", media_source: "tiktok" });
     expect(byInstall["organic-1"]).toMatchObject({ media_source: "organic", matching_type: null });
     expect(byInstall["skipped-1"]).toMatchObject({ media_source: null });
+    // Exported as the phone reported it: a slow clock's first open stays on that clock.
+    const slow = byInstall["slow-referred"];
+    expect(slow).toMatchObject({ media_source: "snapchat" });
+    expect(Date.parse(slow?.event_time ?? "")).toBeLessThan(Date.now() - 9 * 60_000);
   });
 });

@@ -35,6 +35,8 @@ const factsItem = z.object({
   osVersion: text,
   deviceModel: text,
   firstOpenTime: z.string(),
+  receivedAt: z.string(),
+  clockOffsetMs: z.number().nullable(),
   maid: text,
   attStatus: z.enum(ATT_STATUSES).nullable(),
   referrerClickId: text,

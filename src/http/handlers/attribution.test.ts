@@ -19,7 +19,10 @@ const pending: AttributionRecord = {
   state: "pending",
   appId: APP.appId,
   serviceId: "device-1",
-  facts: installFacts(storedInstall(APP.appId, "device-1"), { ip: null }),
+  facts: installFacts(storedInstall(APP.appId, "device-1"), {
+    ip: null,
+    receivedAt: new Date("2026-11-01T10:00:01.000Z"),
+  }),
   requestedAt: "2026-11-01T10:00:01.000Z",
 };
 
