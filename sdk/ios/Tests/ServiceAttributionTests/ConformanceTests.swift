@@ -1,0 +1,293 @@
+import CryptoKit
+import Foundation
+import XCTest
+@testable import ServiceAttribution
+
+/// Every case of sdk/conformance that applies to iOS, run against the SDK's own code.
+final class ConformanceTests: XCTestCase {
+    private func cases(_ file: String, _ key: String = "cases") throws -> [[String: Any]] {
+        return try XCTUnwrap(try Vectors.conformance(file)[key] as? [[String: Any]], "\(file): \(key)")
+    }
+
+    // MARK: event-types.json
+
+    func testEventTypesAreTheVectorsInTheirOrderWithTheirWireValues() throws {
+        let types = try cases("event-types.json", "eventTypes")
+        XCTAssertEqual(EventType.allCases.map { $0.rawValue }, types.map { $0["wire"] as? String ?? "" })
+        // Swift cases are lowerCamelCase, as Flutter's.
+        XCTAssertEqual(EventType.allCases.map { "\($0)" }, types.map { $0["flutter"] as? String ?? "" })
+        for type in types {
+            let wire = try XCTUnwrap(type["wire"] as? String)
+            let event = try XCTUnwrap(EventType(rawValue: wire))
+            XCTAssertEqual(event.wireName, wire)
+            let sent = try Drafts.create(event, name: "Boss Defeated", parameters: nil, time: Date(), customerUserId: nil, log: Logger(sink: nil, level: .none))
+            XCTAssertEqual(sent != nil, type["sentBySendEvent"] as? Bool, wire)
+        }
+    }
+
+    // MARK: log-levels.json
+
+    func testLogLevels() throws {
+        let vectors = try Vectors.conformance("log-levels.json")
+        let levels = try XCTUnwrap(vectors["levels"] as? [[String: Any]])
+        for level in levels {
+            let value = try XCTUnwrap(level["value"] as? Int)
+            let parsed = try XCTUnwrap(LogLevel(integer: value), "level \(value)")
+            XCTAssertEqual("\(parsed)", (level["name"] as? String)?.lowercased())
+            XCTAssertEqual(parsed.integer, value)
+        }
+        for invalid in try XCTUnwrap(vectors["invalid"] as? [Int]) {
+            XCTAssertNil(LogLevel(integer: invalid), "\(invalid)")
+            XCTAssertFalse(LogLevel.integerRange.contains(invalid))
+        }
+        let defaults = try XCTUnwrap(vectors["default"] as? [String: Any])
+        XCTAssertEqual(LogLevel.default.integer, defaults["flutter"] as? Int)
+        XCTAssertEqual("\(LogLevel.default)", (defaults["kotlin"] as? String)?.lowercased())
+        let names = try XCTUnwrap(vectors["kotlinLevels"] as? [String])
+        XCTAssertEqual(LogLevel.allCases.map { "\($0)" }, names.map { $0.lowercased() })
+        let shown = try XCTUnwrap(vectors["shown"] as? [String: [String]])
+        for configured in LogLevel.allCases {
+            // iOS has no warning tier: configured at WARN it shows what ERROR shows.
+            let row = configured == .warn ? "ERROR" : "\(configured)".uppercased()
+            let expected = try XCTUnwrap(shown[row]).map { $0.lowercased() }
+            let actual = LogLevel.allCases.filter { $0 != .none && Logger.shows(configured: configured, message: $0) }.map { "\($0)" }
+            XCTAssertEqual(actual, expected, "configured \(configured)")
+        }
+    }
+
+    func testLogLevelTwoActsAsThreeOnIOS() {
+        let log = RecordingLog()
+        let logger = Logger(sink: log, level: LogLevel(integer: 2)!)
+        logger.warn("a warning")
+        logger.error("an error")
+        XCTAssertEqual(log.messages(.warn), [])
+        XCTAssertEqual(log.messages(.error), ["an error"])
+    }
+
+    // MARK: parameters.json
+
+    func testParameterRules() throws {
+        var ran = 0
+        for testCase in try cases("parameters.json") {
+            let name = testCase["name"] as? String ?? "?"
+            guard let expect = (testCase["expect"] as? [String: Any])?["kotlin"] as? [String: Any] else { continue }
+            let input = try XCTUnwrap(testCase["input"] as? [String: Any])
+            let type = try XCTUnwrap(EventType(rawValue: try XCTUnwrap(input["eventType"] as? String)))
+            let eventName = input["eventName"] as? String
+            let parameters = (input["parameters"] as? [String: Any]).map { Vectors.native($0) as? [String: Any] ?? [:] }
+            let log = Logger(sink: nil, level: .none)
+            ran += 1
+            if expect["throws"] != nil {
+                XCTAssertThrowsError(try Drafts.create(type, name: eventName, parameters: parameters, time: Date(), customerUserId: nil, log: log), name) { error in
+                    XCTAssertEqual(error as? ServiceAttributionError, .invalidArgument(Drafts.customNameRule))
+                }
+                continue
+            }
+            let draft = try Drafts.create(type, name: eventName, parameters: parameters, time: Date(), customerUserId: nil, log: log)
+            if expect["dropped"] as? Bool == true {
+                XCTAssertNil(draft, name)
+                continue
+            }
+            let sent = try XCTUnwrap(expect["sent"] as? [String: Any])
+            let event = Requests.event(try XCTUnwrap(draft, name), parameters: draft!.parameters, serviceId: "s")
+            let object = try XCTUnwrap(event.objectValue)
+            let actual = JSONValue.object([
+                "event_type": object["event_type"] ?? .null,
+                "event_name": object["event_name"] ?? .null,
+                "parameters": object["parameters"] ?? .null,
+            ])
+            XCTAssertEqual(JSONMatch.differences(actual, sent), [], name)
+        }
+        XCTAssertGreaterThan(ran, 20)
+    }
+
+    // MARK: links.json
+
+    func testLinkParsing() throws {
+        var ran = 0
+        for testCase in try cases("links.json") {
+            let name = testCase["name"] as? String ?? "?"
+            let url = try XCTUnwrap(testCase["url"] as? String)
+            let hosts = (testCase["allowedHosts"] as? [String]).map(Set.init)
+            let expect = ((testCase["platforms"] as? [String: Any])?["kotlin"] ?? testCase["expect"]) as? [String: Any]
+            let expected = try XCTUnwrap(expect, name)
+            ran += 1
+            if expected["throws"] != nil {
+                XCTAssertThrowsError(try LinkParser.checkAllowedHosts(hosts), name)
+                if let link = URL(string: url) {
+                    XCTAssertThrowsError(try ServiceAttribution.handleUniversalLink(link, allowedHosts: hosts), name)
+                }
+                continue
+            }
+            XCTAssertNoThrow(try LinkParser.checkAllowedHosts(hosts), name)
+            let parsed = LinkParser.parse(url, allowedHosts: hosts)
+            guard let result = expected["result"] as? [String: Any] else {
+                XCTAssertNil(parsed, name)
+                continue
+            }
+            let link = try XCTUnwrap(parsed, name)
+            XCTAssertEqual(link.deeplinkId, result["deeplinkId"] as? String, name)
+            XCTAssertEqual(link.queryParams, result["queryParams"] as? [String: String], name)
+            // Through the public API too, whose result carries the URL.
+            if let tapped = URL(string: url) {
+                let facade = try ServiceAttribution.handleUniversalLink(tapped, allowedHosts: hosts)
+                XCTAssertEqual(facade?.deeplinkId, link.deeplinkId, name)
+                XCTAssertEqual(facade?.queryParams, link.queryParams, name)
+                XCTAssertEqual(facade?.url, tapped, name)
+            }
+        }
+        XCTAssertGreaterThan(ran, 20)
+    }
+
+    // MARK: pii.json
+
+    func testMatchingParametersWithSealingOff() throws {
+        let protector = Protector(sealer: { _ in nil }, sealsCustomValues: false)
+        for testCase in try cases("pii.json") {
+            let name = testCase["name"] as? String ?? "?"
+            let parameters = try XCTUnwrap(JSONValue(foundation: try XCTUnwrap(testCase["parameters"])))
+            let protected = protector.protect(try XCTUnwrap(parameters.objectValue), encryption: .off)
+            XCTAssertEqual(JSONMatch.differences(.object(protected.parameters), try XCTUnwrap(testCase["encryptionOff"])), [], name)
+            let normalised = try XCTUnwrap(testCase["normalised"] as? [String: Any])
+            for key in Protector.piiKeys {
+                guard let raw = (testCase["parameters"] as? [String: Any])?[key] else { continue }
+                let expected = normalised[key] as? String
+                if let text = raw as? String, Protector.preHashed(text) == nil {
+                    let actual = Protector.normalise(key, text).flatMap { $0.isEmpty ? nil : $0 }
+                    XCTAssertEqual(actual, expected, "\(name): \(key)")
+                }
+            }
+        }
+    }
+
+    func testMatchingParametersWithSealingOn() throws {
+        let recipient = try Vectors.recipient()
+        let sealer = try Sealer(keyId: recipient.keyId, publicKeySpki: recipient.publicKeySpki)
+        let protector = Protector(sealer: { try? sealer.seal(Data($0.utf8)) }, sealsCustomValues: false)
+        let encryption = Encryption.on(keyId: recipient.keyId, publicKey: recipient.publicKeySpki, clearKeys: ["revenue", "currency"])
+        for testCase in try cases("pii.json") {
+            let name = testCase["name"] as? String ?? "?"
+            let parameters = try XCTUnwrap(JSONValue(foundation: try XCTUnwrap(testCase["parameters"]))?.objectValue)
+            let protected = protector.protect(parameters, encryption: encryption)
+            let differences = JSONMatch.differences(.object(protected.parameters), try XCTUnwrap(testCase["encryptionOn"])) { envelope in
+                XCTAssertTrue(envelope.hasPrefix("sv1.\(recipient.keyId)."), name)
+                return JSONMatch.open(envelope, with: recipient.privateKey)
+            }
+            XCTAssertEqual(differences, [], name)
+        }
+    }
+
+    func testAMatchingParameterListedAsClearIsHashedNotSealed() throws {
+        let recipient = try Vectors.recipient()
+        let sealer = try Sealer(keyId: recipient.keyId, publicKeySpki: recipient.publicKeySpki)
+        let protector = Protector(sealer: { try? sealer.seal(Data($0.utf8)) }, sealsCustomValues: false)
+        let protected = protector.protect(
+            ["email": .string("jane.doe@example.com")],
+            encryption: .on(keyId: recipient.keyId, publicKey: recipient.publicKeySpki, clearKeys: ["email"])
+        )
+        XCTAssertEqual(protected.parameters["email"], .string("sha256:86e0b9e56c17cc4d12387e1949b85053fbe73bc3ce5a1188713a9d300cc6133d"))
+    }
+
+    // MARK: requests.json
+
+    func testInstallReportOfAnIOSDevice() throws {
+        let installs = try cases("requests.json", "installs")
+        let iosCases = installs.filter { (($0["input"] as? [String: Any])?["device"] as? [String: Any])?["os"] as? String == "ios" }
+        XCTAssertFalse(iosCases.isEmpty)
+        for testCase in iosCases {
+            let name = testCase["name"] as? String ?? "?"
+            let input = try XCTUnwrap(testCase["input"] as? [String: Any])
+            let device = try XCTUnwrap(input["device"] as? [String: Any])
+            var install = Requests.InstallInput(serviceId: UUID().uuidString.lowercased(), firstOpen: Date())
+            install.osVersion = device["osVersion"] as? String
+            install.deviceModel = device["deviceModel"] as? String
+            install.appVersion = device["appVersion"] as? String
+            install.locale = device["locale"] as? String
+            install.timezone = device["timezone"] as? String
+            install.identifierForVendor = device["idfv"] as? String
+            install.advertisingIdentifier = device["advertisingId"] as? String
+            install.trackingAuthorizationStatus = device["attStatus"] as? String
+            install.platformAdsToken = device["platformAdsToken"] as? String
+            install.openURL = input["openUrl"] as? String
+            install.customerUserId = input["customerUserId"] as? String
+            var expected = try XCTUnwrap((testCase["request"] as? [String: Any])?["body"] as? [String: Any])
+            // The same report from the iOS SDK names itself.
+            expected["sdk_platform"] = Requests.sdkPlatform
+            expected["sdk_version"] = Requests.sdkVersion
+            XCTAssertEqual(JSONMatch.differences(Requests.install(install), expected), [], name)
+        }
+    }
+
+    func testEventRequests() throws {
+        let recipient = try Vectors.recipient()
+        var ran = 0
+        for testCase in try cases("requests.json", "events") {
+            let name = testCase["name"] as? String ?? "?"
+            guard (testCase["platforms"] as? [String])?.contains("kotlin") == true else { continue }
+            let input = try XCTUnwrap(testCase["input"] as? [String: Any])
+            let encryption = try XCTUnwrap(input["encryption"] as? [String: Any])
+            let harness = Harness()
+            if encryption["enabled"] as? Bool == true {
+                var sealing = encryption
+                sealing["public_key"] = recipient.publicKeySpki
+                let config: [String: Any] = ["enabled": true, "refresh_interval_seconds": 3600, "encryption": sealing]
+                harness.service.config = try XCTUnwrap(JSONValue(foundation: config)?.text)
+            }
+            XCTAssertNil(harness.configure(), name)
+            for step in try XCTUnwrap(input["steps"] as? [[String: Any]]) {
+                if let send = step["sendEvent"] as? [String: Any] {
+                    let type = try XCTUnwrap(EventType(rawValue: try XCTUnwrap(send["eventType"] as? String)))
+                    let parameters = (send["parameters"] as? [String: Any]).map { Vectors.native($0) as? [String: Any] ?? [:] }
+                    XCTAssertTrue(try harness.core.sendEvent(type, name: send["eventName"] as? String, parameters: parameters))
+                } else if step.keys.contains("setCustomerUserId") {
+                    harness.core.setCustomerUserId(step["setCustomerUserId"] as? String)
+                }
+            }
+            let request = try XCTUnwrap(testCase["request"] as? [String: Any])
+            let expected = try XCTUnwrap((request["body"] as? [String: Any])?["events"] as? [Any])
+            harness.eventually("\(name): \(expected.count) events") { harness.service.deliveredEvents.count >= expected.count }
+            let delivered = harness.service.deliveredEvents
+            XCTAssertEqual(JSONMatch.differences(.array(delivered), expected) { JSONMatch.open($0, with: recipient.privateKey) }, [], name)
+            let serviceId = try XCTUnwrap(harness.core.serviceIdentifier)
+            XCTAssertTrue(delivered.allSatisfy { $0.objectValue?["service_id"] == .string(serviceId) }, name)
+            let ids = delivered.compactMap { $0.objectValue?["event_id"]?.stringValue }
+            XCTAssertEqual(Set(ids).count, delivered.count, "\(name): a fresh event_id per event")
+            for sent in harness.service.requests {
+                XCTAssertEqual(sent.headers["Authorization"], "sdk_test")
+                if sent.body != nil { XCTAssertEqual(sent.headers["Content-Type"], "application/json") }
+            }
+            ran += 1
+        }
+        XCTAssertGreaterThan(ran, 4)
+    }
+
+    func testTheBodylessRequests() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        harness.eventually("attribution read") { harness.service.count("GET", "/v1/installs/\(harness.core.serviceIdentifier ?? "")/attribution") > 0 }
+        let serviceId = try XCTUnwrap(harness.core.serviceIdentifier)
+        let deleted = expectation(description: "deleted")
+        harness.core.deleteUserData { error in
+            XCTAssertNil(error)
+            deleted.fulfill()
+        }
+        wait(for: [deleted], timeout: 5)
+        let other = try cases("requests.json", "other")
+        for testCase in other {
+            let request = try XCTUnwrap(testCase["request"] as? [String: Any])
+            let method = try XCTUnwrap(request["method"] as? String)
+            let path = try XCTUnwrap(request["path"] as? String).replacingOccurrences(of: "{{service_id}}", with: serviceId)
+            let sent = harness.service.requests.filter { $0.method == method && FakeService.path($0) == path }
+            XCTAssertFalse(sent.isEmpty, "\(method) \(path)")
+            for request in sent {
+                XCTAssertNil(request.body)
+                if let query = (testCase["request"] as? [String: Any])?["query"] as? [String: String], query["wait_seconds"] != nil {
+                    let components = URLComponents(string: request.url)
+                    let wait = components?.queryItems?.first { $0.name == "wait_seconds" }?.value.flatMap { Int($0) }
+                    XCTAssertNotNil(wait)
+                    XCTAssertTrue((0...20).contains(wait ?? -1))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,419 @@
+import Foundation
+import XCTest
+@testable import ServiceAttribution
+
+/// The SDK's behaviour against a scripted service: the install, the queue and its retries,
+/// requests refused for good, remote configuration, attribution and its match status, deletion.
+final class SdkCoreTests: XCTestCase {
+    private func eventTypes(_ events: [JSONValue]) -> [String] {
+        return events.compactMap { $0.objectValue?["event_type"]?.stringValue }
+    }
+
+    // MARK: install and events
+
+    func testTheInstallIsReportedOnceThenEventsInOrder() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure(customerUserId: "user-8812"))
+        try harness.core.sendEvent(.login, name: nil, parameters: nil)
+        try harness.core.sendEvent(.purchase, name: nil, parameters: ["revenue": 9.99, "currency": "EUR"])
+        harness.eventually("two events") { harness.service.deliveredEvents.count == 2 }
+        XCTAssertEqual(eventTypes(harness.service.deliveredEvents), ["LOGIN", "PURCHASE"])
+        XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 1)
+        let install = try XCTUnwrap(harness.service.requests.first { FakeService.path($0) == "/v1/installs" })
+        let body = try XCTUnwrap(try JSONValue.parse(try XCTUnwrap(install.body)).objectValue)
+        XCTAssertEqual(body["os"], .string("ios"))
+        XCTAssertEqual(body["sdk_platform"], .string("ios"))
+        XCTAssertEqual(body["customer_user_id"], .string("user-8812"))
+        XCTAssertEqual(body["idfv"], .string("6F9619FF-8B86-D011-B42D-00CF4FC964FF"))
+        XCTAssertEqual(body["maid"], .string("6F9619FF-8B86-D011-B42D-00CF4FC964FE"))
+        XCTAssertEqual(body["platform_ads_token"], .null, "only once the app enables Apple Ads attribution")
+        XCTAssertEqual(body["service_id"], .string(try XCTUnwrap(harness.core.serviceIdentifier)))
+
+        // The next launch: the same install, not reported again.
+        let next = Harness(store: harness.store, service: harness.service)
+        XCTAssertNil(next.configure())
+        try next.core.sendEvent(.share, name: nil, parameters: nil)
+        next.eventually("the next launch's event") { next.service.deliveredEvents.count == 3 }
+        XCTAssertEqual(next.service.count("POST", "/v1/installs"), 1)
+        XCTAssertEqual(next.core.serviceIdentifier, harness.core.serviceIdentifier)
+        XCTAssertEqual(next.service.deliveredEvents.last?.objectValue?["customer_user_id"], .string("user-8812"))
+    }
+
+    func testAppleAdsAttributionPutsTheTokenInTheInstall() throws {
+        let harness = Harness()
+        harness.core.enablePlatformAds()
+        XCTAssertNil(harness.configure())
+        harness.eventually("install") { harness.service.count("POST", "/v1/installs") == 1 }
+        let install = try XCTUnwrap(harness.service.requests.first { FakeService.path($0) == "/v1/installs" })
+        let body = try JSONValue.parse(try XCTUnwrap(install.body)).objectValue
+        XCTAssertEqual(body?["platform_ads_token"], .string("c2FtcGxlLWFkc2VydmljZXMtdG9rZW4"))
+    }
+
+    func testEventsSentBeforeConfigureGoOutAfterIt() throws {
+        let harness = Harness()
+        XCTAssertTrue(try harness.core.sendEvent(.tutorialComplete, name: nil, parameters: nil))
+        XCTAssertTrue(try harness.core.sendEvent(.custom, name: "Boss Defeated", parameters: ["level": 7]))
+        XCTAssertNil(harness.configure())
+        harness.eventually("early events") { harness.service.deliveredEvents.count == 2 }
+        XCTAssertEqual(eventTypes(harness.service.deliveredEvents), ["TUTORIAL_COMPLETE", "CUSTOM"])
+    }
+
+    func testACustomEventWithoutANameThrowsAndAManualInstallIsDropped() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        XCTAssertThrowsError(try harness.core.sendEvent(.custom, name: "  ", parameters: nil))
+        XCTAssertFalse(try harness.core.sendEvent(.install, name: nil, parameters: nil))
+        harness.core.drain()
+        XCTAssertEqual(harness.service.deliveredEvents, [])
+    }
+
+    // MARK: requests refused for good never stop the SDK
+
+    func testAnEventsRequestRefusedForGoodIsDroppedWithOneErrorAndTheNextIsDelivered() throws {
+        let harness = Harness()
+        var refusals = 0
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", refusals == 0 else { return nil }
+            refusals += 1
+            return HTTPResponse(statusCode: 422, body: #"{"error":"Unprocessable Entity","detail":"events: must be a list"}"#)
+        }
+        XCTAssertNil(harness.configure())
+        try harness.core.sendEvent(.login, name: nil, parameters: nil)
+        harness.eventually("the refusal") { refusals == 1 }
+        try harness.core.sendEvent(.share, name: nil, parameters: nil)
+        harness.eventually("the next event") { harness.service.deliveredEvents.count == 2 }
+        XCTAssertEqual(harness.service.count("POST", "/v1/events"), 2)
+        XCTAssertEqual(eventTypes(harness.service.deliveredEvents), ["LOGIN", "SHARE"])
+        let errors = harness.log.messages(.error)
+        XCTAssertEqual(errors.count, 1, "\(errors)")
+        XCTAssertTrue(errors.first?.contains("events refused") == true)
+    }
+
+    func testAnEventTheServiceRejectsForGoodIsDroppedTheOthersAreNot() throws {
+        let harness = Harness()
+        var first = true
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", first else { return nil }
+            first = false
+            return HTTPResponse(statusCode: 202, body: #"{"accepted":0,"ignored":[],"rejected":[{"index":0,"event_id":null,"error":"Unprocessable Entity","detail":"event_name: must be at most 100 characters","retryable":false}],"warnings":[]}"#)
+        }
+        XCTAssertNil(harness.configure())
+        try harness.core.sendEvent(.custom, name: String(repeating: "n", count: 101), parameters: nil)
+        harness.eventually("the verdict") { !first }
+        try harness.core.sendEvent(.search, name: nil, parameters: nil)
+        harness.eventually("the next event") { harness.service.count("POST", "/v1/events") == 2 }
+        let last = try XCTUnwrap(harness.service.requests.last(where: { FakeService.path($0) == "/v1/events" }))
+        XCTAssertEqual(eventTypes(FakeService.events(last)), ["SEARCH"])
+        XCTAssertEqual(harness.log.messages(.error).count, 1)
+    }
+
+    func testAnInstallRefusedForGoodGoesAgainWithoutDeviceSignalsAndEventsFollow() throws {
+        let harness = Harness()
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/installs", let body = request.body, body.contains("\"locale\"") else { return nil }
+            return HTTPResponse(statusCode: 422, body: #"{"error":"Unprocessable Entity","detail":"body.locale: must be a BCP 47 language tag"}"#)
+        }
+        XCTAssertNil(harness.configure())
+        try harness.core.sendEvent(.levelStart, name: nil, parameters: ["level": 1])
+        harness.eventually("the event") { harness.service.deliveredEvents.count == 1 }
+        XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 2)
+        XCTAssertEqual(harness.log.messages(.error).count, 1)
+    }
+
+    func testServerErrorsAndOfflineAreRetriedWithBackoffEachEventOnce() throws {
+        let harness = Harness()
+        var failures = 0
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", failures < 3 else { return nil }
+            failures += 1
+            if failures == 2 { throw ServiceAttributionError.network("offline") }
+            return HTTPResponse(statusCode: failures == 1 ? 503 : 429, body: "{}")
+        }
+        XCTAssertNil(harness.configure())
+        try harness.core.sendEvent(.login, name: nil, parameters: nil)
+        try harness.core.sendEvent(.share, name: nil, parameters: nil)
+        // [LOGIN] answered 503; then [LOGIN, SHARE] offline, answered 429, and accepted.
+        harness.eventually("four attempts") { harness.service.count("POST", "/v1/events") == 4 }
+        let attempts = harness.service.requests.filter { FakeService.path($0) == "/v1/events" }.map(FakeService.events)
+        XCTAssertEqual(attempts.map(eventTypes), [["LOGIN"], ["LOGIN", "SHARE"], ["LOGIN", "SHARE"], ["LOGIN", "SHARE"]])
+        // Each attempt carries the same events with the same ids: the service deduplicates.
+        XCTAssertEqual(attempts[1], attempts[3])
+        harness.core.drain()
+        XCTAssertEqual(harness.service.count("POST", "/v1/events"), 4)
+        XCTAssertEqual(harness.log.messages(.error), [])
+    }
+
+    func testEventsKeptOfflineAreSentAtTheNextLaunch() throws {
+        let store = MemoryStore()
+        let offline = Harness(store: store)
+        offline.service.answer = { request in
+            if FakeService.path(request) == "/v1/config" { return nil }
+            throw ServiceAttributionError.network("offline")
+        }
+        XCTAssertNil(offline.configure())
+        try offline.core.sendEvent(.viewItem, name: nil, parameters: ["sku": "gem-pack"])
+        offline.core.drain()
+        XCTAssertEqual(offline.service.deliveredEvents, [])
+
+        let online = Harness(store: store)
+        XCTAssertNil(online.configure())
+        online.eventually("the kept event") { online.service.deliveredEvents.count == 1 }
+        XCTAssertEqual(eventTypes(online.service.deliveredEvents), ["VIEW_ITEM"])
+        XCTAssertEqual(online.service.count("POST", "/v1/installs"), 1)
+    }
+
+    func testAnInstallNotRecordedYetIsReportedAgainBeforeItsEvents() throws {
+        let harness = Harness()
+        var conflict = true
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", conflict else { return nil }
+            conflict = false
+            return HTTPResponse(statusCode: 202, body: #"{"accepted":0,"ignored":[],"rejected":[{"index":0,"event_id":"e","error":"Conflict","detail":"install not recorded","retryable":true}],"warnings":[]}"#)
+        }
+        XCTAssertNil(harness.configure())
+        try harness.core.sendEvent(.login, name: nil, parameters: nil)
+        harness.eventually("delivered") { !conflict && harness.service.count("POST", "/v1/events") == 2 }
+        XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 2)
+        XCTAssertEqual(eventTypes(harness.service.deliveredEvents), ["LOGIN", "LOGIN"])
+    }
+
+    // MARK: remote configuration and keys
+
+    func testARejectedKeyDisablesTheSdk() throws {
+        let harness = Harness()
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/config" ? HTTPResponse(statusCode: 401, body: #"{"error":"Unauthorized","detail":"bad key"}"#) : nil
+        }
+        let error = harness.configure()
+        XCTAssertEqual(error as? ServiceAttributionError, .authentication(statusCode: 401))
+        XCTAssertTrue(harness.core.isSdkDisabled)
+        XCTAssertFalse(try harness.core.sendEvent(.login, name: nil, parameters: nil))
+        XCTAssertThrowsError(try harness.core.sendEvent(.custom, name: nil, parameters: nil))
+        XCTAssertEqual(harness.core.attributionParams(), [SdkCore.matchStatus: "not_configured"])
+        XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 0)
+    }
+
+    func testAnAppSwitchedOffSendsNothingUntilSwitchedOnAgain() throws {
+        let harness = Harness()
+        harness.service.config = #"{"enabled":false,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"#
+        XCTAssertNil(harness.configure())
+        XCTAssertTrue(harness.core.isSdkDisabled)
+        XCTAssertFalse(try harness.core.sendEvent(.login, name: nil, parameters: nil))
+        harness.service.config = #"{"enabled":true,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"#
+        let refreshed = expectation(description: "refreshed")
+        harness.core.refreshConfig { error in
+            XCTAssertNil(error)
+            refreshed.fulfill()
+        }
+        wait(for: [refreshed], timeout: 5)
+        XCTAssertTrue(harness.core.isEnabled)
+        try harness.core.sendEvent(.share, name: nil, parameters: nil)
+        harness.eventually("the event") { harness.service.deliveredEvents.count == 1 }
+        XCTAssertEqual(eventTypes(harness.service.deliveredEvents), ["SHARE"])
+    }
+
+    func testAFailedFetchGoesOnWithTheKeptConfigurationOrThePlaceholder() throws {
+        let harness = Harness()
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/config" ? HTTPResponse(statusCode: 500, body: "{}") : nil
+        }
+        let error = harness.configure()
+        XCTAssertEqual(error as? ServiceAttributionError, .http(statusCode: 500, message: "HTTP 500"))
+        XCTAssertFalse(harness.core.isSdkDisabled)
+        try harness.core.sendEvent(.signUp, name: nil, parameters: ["email": "Jane.Doe@Example.COM"])
+        harness.eventually("the event") { harness.service.deliveredEvents.count == 1 }
+        let parameters = harness.service.deliveredEvents.first?.objectValue?["parameters"]?.objectValue
+        XCTAssertEqual(parameters?["email"], .string("sha256:86e0b9e56c17cc4d12387e1949b85053fbe73bc3ce5a1188713a9d300cc6133d"))
+    }
+
+    func testAConfigureRepeatedChangesNothing() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure(customerUserId: "first"))
+        let again = harness.core.configure(
+            platform: harness.platform, settings: Harness.settings, apiKey: "other", logLevel: .debug,
+            customerUserId: "second", wrapper: nil, completion: nil
+        )
+        XCTAssertFalse(again)
+        try harness.core.sendEvent(.login, name: nil, parameters: nil)
+        harness.eventually("the event") { harness.service.deliveredEvents.count == 1 }
+        XCTAssertEqual(harness.service.deliveredEvents.first?.objectValue?["customer_user_id"], .string("first"))
+        XCTAssertEqual(harness.service.count("GET", "/v1/config"), 1)
+    }
+
+    func testWithoutTheServicesAddressTheSdkDisablesItself() {
+        let harness = Harness()
+        let error = harness.configure(settings: SdkSettings(baseURL: ""))
+        XCTAssertEqual(error as? ServiceAttributionError, .missingBaseURL)
+        XCTAssertTrue(harness.core.isSdkDisabled)
+        XCTAssertEqual(harness.service.requests, [])
+    }
+
+    func testUnderFlutterCustomValuesAreSealedButTheClearKeys() throws {
+        let recipient = try Vectors.recipient()
+        let harness = Harness()
+        harness.service.config = try XCTUnwrap(JSONValue.object([
+            "enabled": .bool(true),
+            "refresh_interval_seconds": .int(3600),
+            "encryption": .object([
+                "enabled": .bool(true),
+                "key_id": .string(recipient.keyId),
+                "public_key": .string(recipient.publicKeySpki),
+                "clear_keys": .array([.string("revenue"), .string("currency")]),
+            ]),
+        ]).text)
+        XCTAssertNil(harness.configure(wrapper: Wrapper(platform: "flutter", version: "2.10.0", sealsCustomValues: true)))
+        try harness.core.sendEvent(.purchase, name: nil, parameters: [
+            "revenue": 9.99, "currency": "EUR", "sku": "gem-pack", "items": [["n": 1]], "email": "jane.doe@example.com",
+        ])
+        harness.eventually("the event") { harness.service.deliveredEvents.count == 1 }
+        let parameters = try XCTUnwrap(harness.service.deliveredEvents.first?.objectValue?["parameters"]?.objectValue)
+        XCTAssertEqual(parameters["revenue"], .double(9.99))
+        XCTAssertEqual(parameters["currency"], .string("EUR"))
+        for (key, value) in [("sku", JSONValue.string("gem-pack")), ("items", .array([.object(["n": .int(1)])])), ("email", .string("jane.doe@example.com"))] {
+            let envelope = try XCTUnwrap(parameters[key]?.stringValue, key)
+            XCTAssertEqual(JSONMatch.open(envelope, with: recipient.privateKey), value, key)
+        }
+        let install = try XCTUnwrap(harness.service.requests.first { FakeService.path($0) == "/v1/installs" })
+        let body = try JSONValue.parse(try XCTUnwrap(install.body)).objectValue
+        XCTAssertEqual(body?["sdk_platform"], .string("flutter"))
+        XCTAssertEqual(body?["sdk_version"], .string("2.10.0"))
+    }
+
+    func testTheCustomerUserIdIsKeptAcrossLaunchesAndCheckedAgainstTheLimit() throws {
+        let store = MemoryStore()
+        let first = Harness(store: store)
+        XCTAssertNil(first.configure())
+        first.core.setCustomerUserId("user-1")
+        first.core.drain()
+        let second = Harness(store: store)
+        XCTAssertNil(second.configure())
+        try second.core.sendEvent(.login, name: nil, parameters: nil)
+        second.core.setCustomerUserId(String(repeating: "u", count: 257))
+        try second.core.sendEvent(.share, name: nil, parameters: nil)
+        second.eventually("two events") { second.service.deliveredEvents.count == 2 }
+        XCTAssertEqual(second.service.deliveredEvents.map { $0.objectValue?["customer_user_id"] }, [.string("user-1"), .null])
+        XCTAssertEqual(second.log.messages(.warn).filter { $0.contains("customer user id") }.count, 1)
+    }
+
+    func testALockedStoreSendsNothingInThatProcess() throws {
+        let store = MemoryStore()
+        store.available = false
+        let harness = Harness(store: store)
+        XCTAssertEqual(harness.configure() as? ServiceAttributionError, .disabled)
+        XCTAssertTrue(harness.core.isSdkDisabled)
+        XCTAssertEqual(harness.service.requests, [])
+    }
+
+    // MARK: attribution
+
+    func testTheMatchStatusIsAlwaysInTheMap() throws {
+        let harness = Harness()
+        XCTAssertEqual(harness.core.attributionParams(), [SdkCore.matchStatus: "not_configured"])
+        harness.service.attribution = #"{"service_match_status":"matched","media_source":"facebook_ads","campaign_name":"Winter","deep_link_path":"/levels/7"}"#
+        XCTAssertNil(harness.configure())
+        let awaited = expectation(description: "awaited")
+        var params: [String: String] = [:]
+        harness.core.awaitAttributionParams { result in
+            params = result
+            awaited.fulfill()
+        }
+        wait(for: [awaited], timeout: 5)
+        XCTAssertEqual(params[SdkCore.matchStatus], "matched")
+        XCTAssertEqual(params["deep_link_path"], "/levels/7")
+        // Kept: the next launch knows it without asking.
+        let next = Harness(store: harness.store, service: harness.service)
+        XCTAssertNil(next.configure())
+        XCTAssertEqual(next.core.attributionParams()["campaign_name"], "Winter")
+        next.core.drain()
+        XCTAssertEqual(next.service.requests.filter { FakeService.path($0).hasSuffix("/attribution") }.count, 1)
+    }
+
+    func testFailedIsAskedAgainUntilResolved() throws {
+        let harness = Harness()
+        var answers = [#"{"service_match_status":"failed"}"#, "{}", #"{"service_match_status":"organic","media_source":"organic"}"#]
+        harness.service.answer = { request in
+            guard FakeService.path(request).hasSuffix("/attribution") else { return nil }
+            let body = answers.count > 1 ? answers.removeFirst() : answers[0]
+            return HTTPResponse(statusCode: 200, body: body)
+        }
+        var slow = Harness.settings
+        slow.retryDelay = 0.5
+        XCTAssertNil(harness.configure(settings: slow))
+        let awaited = expectation(description: "first attempt")
+        var first: [String: String] = [:]
+        harness.core.awaitAttributionParams { result in
+            first = result
+            awaited.fulfill()
+        }
+        wait(for: [awaited], timeout: 5)
+        XCTAssertEqual(first, [SdkCore.matchStatus: "failed"])
+        harness.eventually("organic") { harness.core.attributionParams()[SdkCore.matchStatus] == "organic" }
+        XCTAssertEqual(harness.core.attributionParams()["media_source"], "organic")
+    }
+
+    func testOfflineTheMatchIsFailedNotOrganic() throws {
+        let harness = Harness()
+        harness.service.answer = { request in
+            if FakeService.path(request) == "/v1/config" { return nil }
+            throw ServiceAttributionError.network("offline")
+        }
+        XCTAssertNil(harness.configure())
+        let awaited = expectation(description: "awaited")
+        harness.core.awaitAttributionParams { params in
+            XCTAssertEqual(params, [SdkCore.matchStatus: "failed"])
+            awaited.fulfill()
+        }
+        wait(for: [awaited], timeout: 5)
+    }
+
+    // MARK: deletion
+
+    func testDeletingTheInstallsData() throws {
+        let unconfigured = Harness()
+        let refused = expectation(description: "refused before configure")
+        unconfigured.core.deleteUserData { error in
+            XCTAssertEqual(error as? ServiceAttributionError, .notConfigured)
+            refused.fulfill()
+        }
+        wait(for: [refused], timeout: 5)
+
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        harness.eventually("attribution") { harness.core.attributionParams()[SdkCore.matchStatus] == "organic" }
+        let deleted = expectation(description: "deleted")
+        harness.core.deleteUserData { error in
+            XCTAssertNil(error)
+            deleted.fulfill()
+        }
+        wait(for: [deleted], timeout: 5)
+        XCTAssertEqual(harness.service.count("DELETE", "/v1/installs/\(try XCTUnwrap(harness.core.serviceIdentifier))"), 1)
+        XCTAssertEqual(harness.core.attributionParams(), [SdkCore.matchStatus: "skipped"])
+    }
+
+    func testAFailedDeletionReportsItsError() throws {
+        let harness = Harness()
+        harness.service.answer = { request in request.method == "DELETE" ? HTTPResponse(statusCode: 500, body: "{}") : nil }
+        XCTAssertNil(harness.configure())
+        let done = expectation(description: "done")
+        harness.core.deleteUserData { error in
+            XCTAssertEqual(error as? ServiceAttributionError, .http(statusCode: 500, message: "HTTP 500"))
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+        XCTAssertNotEqual(harness.core.attributionParams(), [SdkCore.matchStatus: "skipped"])
+    }
+
+    // MARK: links
+
+    func testTheLinkThatOpenedTheAppGoesWithTheInstall() throws {
+        let harness = Harness()
+        harness.core.noteOpenURL("https://go.example.com/Kx3v9QpZ2aQ?service_click_id=4fQx0ZsR8kT2mB7nW1cY9d")
+        XCTAssertNil(harness.configure())
+        harness.eventually("install") { harness.service.count("POST", "/v1/installs") == 1 }
+        let install = try XCTUnwrap(harness.service.requests.first { FakeService.path($0) == "/v1/installs" })
+        XCTAssertEqual(
+            try JSONValue.parse(try XCTUnwrap(install.body)).objectValue?["open_url"],
+            .string("https://go.example.com/Kx3v9QpZ2aQ?service_click_id=4fQx0ZsR8kT2mB7nW1cY9d")
+        )
+    }
+}

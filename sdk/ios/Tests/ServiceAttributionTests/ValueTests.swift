@@ -1,0 +1,117 @@
+import Foundation
+import XCTest
+@testable import ServiceAttribution
+
+/// JSON text, parameter cleaning and the install's field rules.
+final class ValueTests: XCTestCase {
+    func testJSONTextIsCompactSortedAndExact() throws {
+        let value = JSONValue.object([
+            "b": .array([.int(1), .double(9.99), .double(100), .null, .bool(false)]),
+            "a": .string("Café \"q\" / \\ \n\u{01}"),
+        ])
+        XCTAssertEqual(value.text, #"{"a":"Café \"q\" / \\ \n\u0001","b":[1,9.99,100,null,false]}"#)
+        XCTAssertEqual(try JSONValue.parse(value.text), JSONValue.object([
+            "b": .array([.int(1), .double(9.99), .int(100), .null, .bool(false)]),
+            "a": .string("Café \"q\" / \\ \n\u{01}"),
+        ]))
+    }
+
+    func testBooleansAreNotNumbers() throws {
+        XCTAssertEqual(try JSONValue.parse("[true,1,0,1.5]"), .array([.bool(true), .int(1), .int(0), .double(1.5)]))
+        XCTAssertEqual(JSONValue.from(NSNumber(value: true)), .bool(true))
+        XCTAssertEqual(JSONValue.from(NSNumber(value: 1)), .int(1))
+        XCTAssertNil(JSONValue.from(NSNumber(value: Double.nan)))
+    }
+
+    func testParametersFromSwiftValues() {
+        let optional: String? = nil
+        let cleaned = Parameters.clean([
+            "none": optional as Any,
+            "some": Optional("x") as Any,
+            "null": NSNull(),
+            "int": 3,
+            "float": Float(1.5),
+            "bool": true,
+            "list": [1, 2],
+            "nested": ["a": optional as Any, "b": 1] as [String: Any],
+            "date": Date(),
+            "nan": Double.nan,
+            "brokenList": [1, Double.infinity],
+        ])
+        XCTAssertEqual(cleaned.parameters, [
+            "some": .string("x"),
+            "int": .int(3),
+            "float": .double(1.5),
+            "bool": .bool(true),
+            "list": .array([.int(1), .int(2)]),
+            "nested": .object(["b": .int(1)]),
+        ])
+        XCTAssertEqual(cleaned.dropped, ["brokenList", "date", "nan"])
+    }
+
+    func testParametersFromAFlutterChannel() {
+        // What the standard message codec hands over: Foundation objects.
+        let channel: NSDictionary = [
+            "s": NSString(string: "x"),
+            "n": NSNumber(value: 7),
+            "d": NSNumber(value: 9.5),
+            "b": NSNumber(value: false),
+            "l": NSArray(array: [NSNull(), NSNumber(value: 1)]),
+            "m": NSDictionary(dictionary: ["k": "v"]),
+            "bytes": NSData(bytes: [1, 2] as [UInt8], length: 2),
+        ]
+        let cleaned = Parameters.clean(channel as? [String: Any])
+        XCTAssertEqual(cleaned.parameters, [
+            "s": .string("x"),
+            "n": .int(7),
+            "d": .double(9.5),
+            "b": .bool(false),
+            "l": .array([.null, .int(1)]),
+            "m": .object(["k": .string("v")]),
+        ])
+        XCTAssertEqual(cleaned.dropped, ["bytes"])
+    }
+
+    func testAnInstallWithoutConsentCarriesNoIDFA() {
+        var input = Requests.InstallInput(serviceId: "s", firstOpen: Date(timeIntervalSince1970: 0))
+        input.advertisingIdentifier = "6F9619FF-8B86-D011-B42D-00CF4FC964FE"
+        input.identifierForVendor = "6F9619FF-8B86-D011-B42D-00CF4FC964FF"
+        for status in ["denied", "restricted", "not_determined", nil] as [String?] {
+            input.trackingAuthorizationStatus = status
+            let body = Requests.install(input).objectValue
+            XCTAssertEqual(body?["maid"], .null, status ?? "no ATT")
+            XCTAssertEqual(body?["idfv"], .string("6F9619FF-8B86-D011-B42D-00CF4FC964FF"))
+            XCTAssertEqual(body?["att_status"], status.map { JSONValue.string($0) } ?? .null)
+        }
+        input.trackingAuthorizationStatus = "authorized"
+        input.advertisingIdentifier = "00000000-0000-0000-0000-000000000000"
+        XCTAssertEqual(Requests.install(input).objectValue?["maid"], .null)
+        XCTAssertEqual(Requests.install(input).objectValue?["first_open_time"], .string("1970-01-01T00:00:00.000Z"))
+    }
+
+    func testDeviceSignalsTheServiceWouldRefuseAreLeftOut() {
+        var input = Requests.InstallInput(serviceId: "s", firstOpen: Date())
+        input.locale = "en_US@rg=gbzzzz"
+        input.timezone = "GMT+01:00 Europe"
+        input.deviceModel = String(repeating: "x", count: 80)
+        input.identifierForVendor = "not-a-uuid"
+        input.customerUserId = String(repeating: "u", count: 257)
+        input.trackingAuthorizationStatus = "maybe"
+        let body = Requests.install(input).objectValue
+        XCTAssertEqual(body?["locale"], .null)
+        XCTAssertEqual(body?["timezone"], .null)
+        XCTAssertEqual(body?["device_model"], .string(String(repeating: "x", count: 64)))
+        XCTAssertEqual(body?["idfv"], .null)
+        XCTAssertEqual(body?["customer_user_id"], .null)
+        XCTAssertEqual(body?["att_status"], .null)
+        XCTAssertEqual(Fields.text("🎮🎮", max: 3), "🎮")
+    }
+
+    func testRemoteConfigurationRoundTrips() throws {
+        let text = #"{"enabled":true,"refresh_interval_seconds":60,"encryption":{"enabled":true,"key_id":"k1","public_key":"p","algorithm":"x","envelope_version":"sv1","clear_keys":["revenue","currency"]}}"#
+        let config = try RemoteConfig.parse(text)
+        XCTAssertEqual(config, RemoteConfig(enabled: true, refreshIntervalSeconds: 60, encryption: .on(keyId: "k1", publicKey: "p", clearKeys: ["revenue", "currency"])))
+        XCTAssertEqual(try RemoteConfig.parse(config.json.text), config)
+        XCTAssertThrowsError(try RemoteConfig.parse(#"{"refresh_interval_seconds":60}"#))
+    }
+}
