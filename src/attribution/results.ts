@@ -6,6 +6,7 @@ import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
 import { NO_CAMPAIGN } from "../touches/touch.ts";
 import type { Match } from "./matcher.ts";
+import type { AttributionSettings, Confidence } from "./settings.ts";
 
 /**
  * iOS only: a reinstall when the app has seen the device's IDFV on an earlier install (an
@@ -25,10 +26,13 @@ export const installTypeOf = (
   return earlier ? "reinstall_same_device" : "new_install";
 };
 
+const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
+
 export const resultOf = (
   match: Match,
   installType: AttributionResult["installType"],
   attributedAt: Date,
+  settings: Pick<AttributionSettings, "deepLinkConfidenceFloor">,
 ): AttributionResult => {
   if (match.kind === "organic") {
     return {
@@ -48,7 +52,8 @@ export const resultOf = (
     };
   }
   const { credit: touch } = match;
-  const params = { ...touch.params };
+  const deepLink = RANK[match.confidence] >= RANK[settings.deepLinkConfidenceFloor];
+  const params = deepLink ? { ...touch.params } : {};
   return {
     // The deferred deep link needs the link's parameters; a touch without any is still a match.
     status: Object.keys(params).length > 0 ? "matched" : "matched_no_params",

@@ -28,6 +28,12 @@ export interface AttributionSettings {
   readonly probabilistic: Readonly<Record<Os, boolean>>;
   /** The lowest confidence of a probabilistic match that counts; below it, organic. */
   readonly confidenceFloor: "low" | "medium";
+  /**
+   * The lowest confidence at which a match delivers its link's deferred deep link (the path and
+   * custom parameters): below it the install is still attributed, without them, so that a
+   * guess does not open another person's invite on a housemate's phone.
+   */
+  readonly deepLinkConfidenceFloor: Confidence;
 }
 
 export const ATTRIBUTION_LIMITS = {
@@ -43,6 +49,7 @@ export const DEFAULT_ATTRIBUTION: AttributionSettings = {
   probabilisticWindowHours: 6,
   probabilistic: { android: true, ios: false },
   confidenceFloor: "low",
+  deepLinkConfidenceFloor: "medium",
 };
 
 /** The entries whose value is set: what a change names, what a stored app holds. */
@@ -76,6 +83,9 @@ export const attributionChangeSchema = z.strictObject({
     .strictObject({ android: z.boolean().optional(), ios: z.boolean().optional() })
     .optional(),
   confidenceFloor: z.enum(["low", "medium"], { error: "must be low or medium" }).optional(),
+  deepLinkConfidenceFloor: z
+    .enum(CONFIDENCE_LEVELS, { error: "must be low, medium or high" })
+    .optional(),
 });
 export type AttributionChange = z.input<typeof attributionChangeSchema>;
 

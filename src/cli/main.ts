@@ -163,6 +163,12 @@ apps
       "the lowest probabilistic confidence that counts",
     ).choices(["low", "medium"]),
   )
+  .addOption(
+    new Option(
+      "--deep-link-confidence <level>",
+      "the lowest confidence of a match that delivers its link's deferred deep link (default medium)",
+    ).choices(["low", "medium", "high"]),
+  )
   .addOption(dataDirOption())
   .action((options: Omit<ConfigureAppOptions, "dataDir"> & { dataDir?: string }) =>
     configureAppCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),

@@ -77,7 +77,7 @@ export const installRequestSchema = z
         .regex(/^[A-Za-z0-9.+_-]+$/, { error: SDK_VERSION_RULE })
         .meta({ description: "The SDK's version.", example: "2.10.0" }),
       first_open_time: dateTime().meta({
-        description: `The app's first open on this install, ISO 8601 with a UTC offset or Z; at most ${INGEST_LIMITS.maxFutureSkewHours} hours ahead of the server's clock.`,
+        description: `The app's first open on this install, by the device's clock, ISO 8601 with a UTC offset or Z; at most ${INGEST_LIMITS.maxFutureSkewHours} hours ahead of the server's clock, or of \`sent_at\` when given.`,
         example: "2026-09-16T10:00:00Z",
       }),
       sent_at: dateTime()

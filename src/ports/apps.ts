@@ -39,6 +39,7 @@ export interface StoredAttributionSettings {
   readonly probabilisticWindowHours?: number;
   readonly probabilistic?: { readonly android?: boolean; readonly ios?: boolean };
   readonly confidenceFloor?: "low" | "medium";
+  readonly deepLinkConfidenceFloor?: "low" | "medium" | "high";
 }
 
 /** An app's link settings (`attribution apps config`); every one optional. */

@@ -107,7 +107,7 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       const tokenAlive = now().getTime() - Date.parse(record.requestedAt) < APPLE_TOKEN_LIFE_MS;
       const facts = tokenAlive ? record.facts : { ...record.facts, platformAdsToken: null };
       const match = await matchInstall(facts, settings, deps.touches, deps.searchAds);
-      result = resultOf(match, installTypeOf(install, sameIdfv), now());
+      result = resultOf(match, installTypeOf(install, sameIdfv), now(), settings);
     }
     if (await deps.attributions.resolve(job.appId, job.serviceId, result)) {
       await deliver(job, result, { app, install });

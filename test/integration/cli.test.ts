@@ -289,10 +289,23 @@ describe("the attribution command line", () => {
         "on",
         "--confidence-floor",
         "medium",
+        "--deep-link-confidence",
+        "high",
       ),
     ).toMatch(
-      /Attribution: on; clicks 14 days, impressions 24 hours; probabilistic 6 hours on android and ios, at least medium confidence\./,
+      /Attribution: on; clicks 14 days, impressions 24 hours; probabilistic 6 hours on android and ios, at least medium confidence; deferred deep links from high confidence\./,
     );
+    await expect(
+      cli(
+        dataDir,
+        "apps",
+        "config",
+        "--app-id",
+        "com.example.game",
+        "--deep-link-confidence",
+        "sure",
+      ),
+    ).rejects.toThrow(/--deep-link-confidence.*low, medium, high/);
     await expect(
       cli(dataDir, "apps", "config", "--app-id", "com.example.game", "--click-window-days", "31"),
     ).rejects.toThrow(/--click-window-days.*from 1 to 30/);

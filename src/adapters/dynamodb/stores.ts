@@ -66,6 +66,7 @@ const appItem = z.object({
         .object({ android: z.boolean().optional(), ios: z.boolean().optional() })
         .optional(),
       confidenceFloor: z.enum(["low", "medium"]).optional(),
+      deepLinkConfidenceFloor: z.enum(["low", "medium", "high"]).optional(),
     })
     .optional(),
 });

@@ -70,6 +70,7 @@ const SETTING_FLAGS: Record<keyof LinkSettingsChange | keyof AttributionChange, 
   probabilisticWindowHours: "--probabilistic-window-hours",
   probabilistic: "--probabilistic",
   confidenceFloor: "--confidence-floor",
+  deepLinkConfidenceFloor: "--deep-link-confidence",
 };
 
 /** A list flag: comma-separated, "" for none. */
@@ -112,6 +113,7 @@ export interface ConfigureAppOptions {
   probabilisticAndroid?: "on" | "off";
   probabilisticIos?: "on" | "off";
   confidenceFloor?: "low" | "medium";
+  deepLinkConfidence?: "low" | "medium" | "high";
   dataDir: string;
 }
 
@@ -163,6 +165,7 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
           ? undefined
           : probabilistic,
       confidenceFloor: options.confidenceFloor,
+      deepLinkConfidenceFloor: options.deepLinkConfidence,
     };
     if (Object.values(attribution).some((value) => value !== undefined)) {
       updated = applySettings(() => withAttributionSettings(updated, attribution));
@@ -184,7 +187,7 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
       ? `Attribution: on; clicks ${settings.clickWindowDays} days, impressions ${settings.viewWindowHours} hours; probabilistic ${settings.probabilisticWindowHours} hours on ${
           (["android", "ios"] as const).filter((os) => settings.probabilistic[os]).join(" and ") ||
           "no OS"
-        }, at least ${settings.confidenceFloor} confidence.`
+        }, at least ${settings.confidenceFloor} confidence; deferred deep links from ${settings.deepLinkConfidenceFloor} confidence.`
       : "Attribution: off (every install is skipped).",
   );
 };

@@ -19,7 +19,10 @@ export const attributionParamsSchema = tiedTo<AttributionParams>()(
       "`campaign_id`, `campaign_name`, `adset_id`, `adset_name`, `ad_id`, `ad_name`, " +
       "`click_id`, `click_to_first_open_hours`, `matching_type` (`network`, `geo`) and " +
       "`confidence_score` (`high`, `medium`, `low`), each when known. A matched install also " +
-      "carries its link's `deep_link_path` and custom parameters: the deferred deep link.",
+      "carries its link's `deep_link_path` and custom parameters, the deferred deep link, when " +
+      "its confidence reaches the app's deep-link floor (`attribution apps config " +
+      "--deep-link-confidence`, `medium` unless set): a `low` geo match is attributed " +
+      "without them (`matched_no_params`).",
     example: {
       service_match_status: "matched",
       media_source: "facebook_ads",

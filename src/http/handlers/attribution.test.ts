@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { installFacts } from "../../attribution/facts.ts";
 import { resultOf } from "../../attribution/results.ts";
+import { DEFAULT_ATTRIBUTION } from "../../attribution/settings.ts";
 import type { App } from "../../ports/apps.ts";
 import type { AttributionRecord } from "../../ports/attributions.ts";
 import { apiEvent, CONTEXT, principal } from "../api-event.test-support.ts";
@@ -60,7 +61,12 @@ describe("the attribution route", () => {
       appId: APP.appId,
       serviceId: "device-1",
       delivered: true,
-      result: resultOf({ kind: "organic" }, null, new Date("2026-11-01T10:00:02.000Z")),
+      result: resultOf(
+        { kind: "organic" },
+        null,
+        new Date("2026-11-01T10:00:02.000Z"),
+        DEFAULT_ATTRIBUTION,
+      ),
     };
     const answer = await read([pending, pending, resolved])(5);
     expect(answer.body).toEqual({ service_match_status: "organic", media_source: "organic" });

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { NO_CAMPAIGN } from "../touches/touch.ts";
+import type { Match } from "./matcher.ts";
+import { resultOf } from "./results.ts";
+import { type Confidence, DEFAULT_ATTRIBUTION } from "./settings.ts";
+
+const AT = new Date("2026-11-24T12:00:00.000Z");
+
+/** A match of a link's tap that carries an invite's deep link. */
+const matchAt = (confidence: Confidence): Match => ({
+  kind: "matched",
+  method: confidence === "high" ? "click_id" : "probabilistic",
+  credit: {
+    mediaSource: "invite",
+    ...NO_CAMPAIGN,
+    touchType: "click",
+    touchTime: "2026-11-24T11:50:00.000Z",
+    clickId: "c1",
+    deeplinkId: "Kx3v9QpZ2aQ",
+    params: { deep_link_path: "/invite/8812", inviter: "user-8812" },
+  },
+  matchingType: confidence === "high" ? "network" : "geo",
+  confidence,
+  otherCandidates: 0,
+  clickToFirstOpenHours: 0,
+});
+
+describe("an attribution result's deferred deep link", () => {
+  it("comes with a match at the app's deep-link floor or above, medium by default", () => {
+    for (const confidence of ["medium", "high"] as const) {
+      const result = resultOf(matchAt(confidence), null, AT, DEFAULT_ATTRIBUTION);
+      expect(result.status).toBe("matched");
+      expect(result.params).toEqual({ deep_link_path: "/invite/8812", inviter: "user-8812" });
+    }
+  });
+
+  it("is left out below it: the install is still attributed, without the link's parameters", () => {
+    const low = resultOf(matchAt("low"), null, AT, DEFAULT_ATTRIBUTION);
+    expect(low).toMatchObject({
+      status: "matched_no_params",
+      mediaSource: "invite",
+      confidence: "low",
+      params: {},
+    });
+    const strict = resultOf(matchAt("medium"), null, AT, { deepLinkConfidenceFloor: "high" });
+    expect(strict).toMatchObject({ status: "matched_no_params", params: {} });
+    const open = resultOf(matchAt("low"), null, AT, { deepLinkConfidenceFloor: "low" });
+    expect(open).toMatchObject({ status: "matched", params: { inviter: "user-8812" } });
+  });
+});
