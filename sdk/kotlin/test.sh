@@ -1,39 +1,106 @@
 #!/usr/bin/env bash
-# Builds the Kotlin SDK (core, Android layer against its compile-only declarations, tests) and
-# runs every test: unit tests, the shared conformance vectors and end-to-end tests against the
-# real embedded service, which this script starts on free ports with a fresh data folder.
-# Ends with one line: `N passed, N failed`.
+# Builds and tests the Kotlin SDK without Gradle or an Android SDK:
+#  1. fetches from Maven Central, with Maven, the artifacts gradle/libs.versions.toml names
+#     (Robolectric's android-all for compileSdk, the declared dependencies, JUnit, Robolectric);
+#  2. compiles src/main/kotlin against the real android-all jar, then src/test/kotlin, with
+#     npm's Kotlin compiler (each cached until its sources change);
+#  3. builds the library's AAR and POM into build/repo, a local Maven repository, and checks
+#     them: the imports of src/main against the declared dependencies, the POM's dependencies
+#     resolving from Maven Central;
+#  4. starts the real embedded service and runs every test: the JVM core, the conformance
+#     vectors, end to end against the service, and the Android layer under Robolectric.
+# Each check prints `ok  <name>` or `FAIL <name>`; ends with one line: `N passed, N failed`.
+# `./test.sh Word` runs only the test classes whose name contains Word.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-kotlin="$root/node_modules/kotlin-compiler"
-build="$here/build"
-classes="$build/classes"
-lib="$kotlin/lib"
-junit="/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar"
-runtime="$lib/kotlin-stdlib.jar:$lib/kotlinx-coroutines-core-jvm.jar:$lib/kotlin-test.jar:$lib/kotlin-test-junit.jar"
+source "$here/tools/deps.sh"
+kotlinc_home="$root/node_modules/kotlin-compiler"
+lib="$kotlinc_home/lib"
+kotlin_runtime="$lib/kotlin-stdlib.jar:$lib/kotlin-test.jar:$lib/kotlin-test-junit.jar"
 
-sources=("$here/src/main/kotlin" "$here/src/android/kotlin" "$here/src/androidStubs/java" "$here/src/test/kotlin")
+passed=0
+failed=0
+ok() { echo "ok  $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1${2:+: $2}"; failed=$((failed + 1)); }
+finish() { echo "$passed passed, $failed failed"; [[ "$failed" -eq 0 ]]; exit $?; }
 
-# One compiler run for everything (the JVM start dominates); skipped while no source changed.
-stamp="$build/compiled.stamp"
-if [[ ! -f "$stamp" ]] || [[ -n "$(find "${sources[@]}" -newer "$stamp" -type f | head -1)" ]]; then
-  rm -rf "$classes"
-  mkdir -p "$classes"
-  "$kotlin/bin/kotlinc" -jvm-target 17 -Werror \
-    -cp "$runtime:$junit" -d "$classes" "${sources[@]}" 2>&1 | grep -v '^warning: unable to find kotlin-stdlib' || true
-  [[ -f "$classes/com/service/attribution/TestMainKt.class" ]] || { echo "compilation failed"; echo "0 passed, 1 failed"; exit 1; }
-  touch "$stamp"
+fetch_deps || { fail "fetch the dependencies from Maven Central"; finish; }
+ok "fetch the dependencies from Maven Central"
+
+# The Kotlin compiler here is the one the catalog's Kotlin plugin version names.
+compiler_version="$(node -p "require('$kotlinc_home/package.json').version")"
+if [[ "$compiler_version" == "$(catalog_version kotlin)" ]]; then
+  ok "the Kotlin compiler is the catalog's version ($compiler_version)"
+else
+  fail "the Kotlin compiler is the catalog's version" "npm has $compiler_version, the catalog $(catalog_version kotlin)"
 fi
 
-# The service, once for the whole run.
+# compile NAME OUT STAMP_INPUTS... -- KOTLINC_ARGS...: compiled again only when an input changed.
+compile() {
+  local name="$1" out="$2" stamp="$2.stamp" inputs=()
+  shift 2
+  while [[ "$1" != -- ]]; do inputs+=("$1"); shift; done
+  shift
+  if [[ ! -f "$stamp" ]] || [[ -n "$(find "${inputs[@]}" -newer "$stamp" -type f | head -1)" ]]; then
+    rm -rf "$out" "$stamp"
+    mkdir -p "$out"
+    local log="$out.log"
+    if "$kotlinc_home/bin/kotlinc" -jvm-target "$(catalog_version jvmTarget)" -Werror -d "$out" "$@" >"$log" 2>&1 \
+      && [[ -n "$(find "$out" -name '*.class' | head -1)" ]]; then
+      touch "$stamp"
+    else
+      grep -v '^warning: unable to find kotlin-stdlib' "$log" | head -60
+      fail "compile $name"
+      return 1
+    fi
+  fi
+  ok "compile $name"
+}
+
+main_classes="$build/main-classes"
+test_classes="$build/test-classes"
+# src/main against android-all (as an app's build compiles it against android.jar) and the
+# declared dependencies only: a class of a test library used there fails here.
+compile "src/main against android-all $(catalog_version compileSdk) and the declared dependencies" "$main_classes" \
+  "$here/src/main/kotlin" "$catalog" "$here/build.gradle.kts" -- \
+  -cp "$main_classpath" "$here/src/main/kotlin" || finish
+compile "src/test" "$test_classes" "$here/src/test/kotlin" "$main_classes.stamp" -- -Xfriend-paths="$main_classes" \
+  -cp "$main_classes:$main_classpath:$test_classpath:$kotlin_runtime" "$here/src/test/kotlin" || finish
+
+source "$here/tools/artifact.sh"
+build_artifact
+check_artifact
+
+# The Robolectric tests run on the catalog's compileSdk.
+robolectric_sdks="$(grep -rhoE '@Config\(sdk = \[[0-9]+\]' "$here/src/test/kotlin" | grep -oE '[0-9]+' | sort -u | tr '\n' ' ')"
+if [[ "$robolectric_sdks" == "$(catalog_version compileSdk) " ]]; then
+  ok "the Robolectric tests run on compileSdk ($(catalog_version compileSdk))"
+else
+  fail "the Robolectric tests run on compileSdk ($(catalog_version compileSdk))" "@Config(sdk) says $robolectric_sdks"
+fi
+
+# The service, once for the whole run; Robolectric never downloads: android-all comes from the
+# folder Maven fetched it into.
 source "$root/sdk/service.sh"
 start_service "$root"
 
+log="$build/tests.log"
 set +e
-java -cp "$classes:$runtime:$junit" -Drepo.root="$root" \
-  com.service.attribution.TestMainKt "$classes" ${1:+"$1"}
-status=$?
+java -Xmx1g -cp "$test_classes:$main_classes:$test_classpath:$kotlin_runtime:$android_all_jar" \
+  -Drepo.root="$root" \
+  -Drobolectric.offline=true \
+  -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented_jar")" \
+  -Drobolectric.logging.enabled=false \
+  com.service.attribution.TestMainKt "$test_classes" ${1:+"$1"} | tee "$log"
 set -e
-exit $status
+counts="$(grep -E '^junit: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1 || true)"
+if [[ -z "$counts" ]]; then
+  fail "the tests ran to their end"
+else
+  read -r _ p _ f _ <<<"$counts"
+  passed=$((passed + p))
+  failed=$((failed + f))
+fi
+finish

@@ -9,7 +9,7 @@ import kotlin.system.exitProcess
 
 /**
  * Runs every test class compiled into the classes folder (named *Test) and ends with the one
- * line test.sh promises: `N passed, N failed`.
+ * counts test.sh reads: `junit: N passed, N failed`.
  */
 fun main(args: Array<String>) {
     val classesDir = File(args.firstOrNull() ?: error("usage: TestMain <classes dir> [class name filter]"))
@@ -38,6 +38,7 @@ fun main(args: Array<String>) {
     val result = core.run(*classes.toTypedArray())
     val failed = result.failureCount
     val passed = result.runCount - failed
-    println("$passed passed, $failed failed")
+    // test.sh adds its own checks to these counts and prints the closing line.
+    println("junit: $passed passed, $failed failed")
     exitProcess(if (failed == 0 && result.runCount > 0) 0 else 1)
 }
