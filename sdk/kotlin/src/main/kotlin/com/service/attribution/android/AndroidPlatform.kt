@@ -9,6 +9,7 @@ import android.os.Looper
 import android.util.Log
 import com.android.installreferrer.api.InstallReferrerClient
 import com.android.installreferrer.api.InstallReferrerStateListener
+import com.google.android.gms.ads.identifier.AdvertisingIdClient
 import com.service.attribution.LogLevel
 import com.service.attribution.core.DeviceSignals
 import com.service.attribution.core.InstallReferrerDetails
@@ -28,11 +29,17 @@ internal object AndroidPlatform {
     const val TAG = "ServiceSdk"
     private const val BASE_URL_META = "com.service.attribution.BASE_URL"
 
-    fun create(context: Context) =
+    const val PREFERENCES = "com.service.attribution"
+
+    fun create(
+        context: Context,
+        referrerClient: (Context) -> InstallReferrerClient = { InstallReferrerClient.newBuilder(it).build() },
+        advertisingIdInfo: (Context) -> AdvertisingIdClient.Info = AdvertisingIdClient::getAdvertisingIdInfo,
+    ) =
         Platform(
-            store = PreferencesStore(context.getSharedPreferences("com.service.attribution", Context.MODE_PRIVATE)),
-            device = AndroidDevice(context),
-            installReferrer = PlayInstallReferrer(context),
+            store = PreferencesStore(context.getSharedPreferences(PREFERENCES, Context.MODE_PRIVATE)),
+            device = AndroidDevice(context, advertisingIdInfo),
+            installReferrer = PlayInstallReferrer(context, referrerClient),
             mainThread = MainThread { Handler(Looper.getMainLooper()).post(it) },
             log = Logcat,
         )
@@ -51,7 +58,7 @@ internal object AndroidPlatform {
     }
 }
 
-private class PreferencesStore(private val preferences: SharedPreferences) : KeyValueStore {
+internal class PreferencesStore(private val preferences: SharedPreferences) : KeyValueStore {
     override fun get(key: String): String? = preferences.getString(key, null)
 
     override fun put(key: String, value: String) = preferences.edit().putString(key, value).apply()
@@ -59,7 +66,14 @@ private class PreferencesStore(private val preferences: SharedPreferences) : Key
     override fun remove(key: String) = preferences.edit().remove(key).apply()
 }
 
-private class AndroidDevice(private val context: Context) : DeviceSignals {
+/**
+ * The device's signals. The advertising id comes from Play services' ads identifier library;
+ * without it (NoClassDefFoundError) the core sends the install without the id.
+ */
+internal class AndroidDevice(
+    private val context: Context,
+    private val advertisingIdInfo: (Context) -> AdvertisingIdClient.Info,
+) : DeviceSignals {
     override val osVersion: String? get() = Build.VERSION.RELEASE
     override val deviceModel: String? get() = Build.MODEL
     override val appVersion: String?
@@ -67,18 +81,11 @@ private class AndroidDevice(private val context: Context) : DeviceSignals {
     override val locale: String? get() = Locale.getDefault().toLanguageTag()
     override val timezone: String? get() = TimeZone.getDefault().id
 
-    /**
-     * Through Play services' AdvertisingIdClient when the app has it, found by reflection so the
-     * SDK does not force that dependency on apps (as the leading SDKs do). Null when ad
-     * tracking is limited.
-     */
-    override fun advertisingId(): String? =
-        runCatching {
-            val client = Class.forName("com.google.android.gms.ads.identifier.AdvertisingIdClient")
-            val info = client.getMethod("getAdvertisingIdInfo", Context::class.java).invoke(null, context)
-            val limited = info.javaClass.getMethod("isLimitAdTrackingEnabled").invoke(info) as Boolean
-            if (limited) null else info.javaClass.getMethod("getId").invoke(info) as String?
-        }.getOrNull()
+    /** Null when ad tracking is limited; throws without Play services (the core catches it). */
+    override fun advertisingId(): String? {
+        val info = advertisingIdInfo(context)
+        return if (info.isLimitAdTrackingEnabled) null else info.id
+    }
 
     override fun missingPermissions(): List<String> =
         listOf("android.permission.INTERNET").filter {
@@ -86,10 +93,16 @@ private class AndroidDevice(private val context: Context) : DeviceSignals {
         }
 }
 
-/** The Play install referrer client, waited for at most 10 seconds on the core's worker. */
-private class PlayInstallReferrer(private val context: Context) : InstallReferrerSource {
+/**
+ * The Play install referrer client, waited for at most 10 seconds on the core's worker. Without
+ * the library, [client] throws NoClassDefFoundError, which the core catches.
+ */
+internal class PlayInstallReferrer(
+    private val context: Context,
+    private val client: (Context) -> InstallReferrerClient,
+) : InstallReferrerSource {
     override fun fetch(): InstallReferrerDetails? {
-        val client = InstallReferrerClient.newBuilder(context).build()
+        val client = client(context)
         val done = CountDownLatch(1)
         var details: InstallReferrerDetails? = null
         client.startConnection(

@@ -19,6 +19,7 @@ internal data class Draft(
  */
 internal object Fields {
     val LOCALE = Regex("^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$")
+    val SDK_VERSION = Regex("^[A-Za-z0-9.+_-]+$")
     val TIMEZONE = Regex("^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*$")
 
     fun text(value: String?, max: Int): String? = value?.trim()?.takeIf { it.isNotEmpty() }?.take(max)
@@ -43,6 +44,7 @@ internal object Requests {
         referrer: InstallReferrerDetails?,
         openUrl: String?,
         customerUserId: String?,
+        wrapper: Wrapper? = null,
     ): Map<String, Any?> =
         linkedMapOf(
             "service_id" to serviceId,
@@ -50,8 +52,8 @@ internal object Requests {
             "os_version" to Fields.text(device.osVersion, 64),
             "device_model" to Fields.text(device.deviceModel, 64),
             "app_version" to Fields.text(device.appVersion, 64),
-            "sdk_platform" to SDK_PLATFORM,
-            "sdk_version" to SDK_VERSION,
+            "sdk_platform" to (wrapper?.platform ?: SDK_PLATFORM),
+            "sdk_version" to (wrapper?.version?.let { Fields.matching(it, Fields.SDK_VERSION, 32) } ?: SDK_VERSION),
             "first_open_time" to iso(firstOpenMs),
             // The all-zero id is what Android gives without consent: no id at all.
             "maid" to advertisingId?.takeIf { it != NO_ADVERTISING_ID },
@@ -61,6 +63,16 @@ internal object Requests {
             "locale" to Fields.matching(device.locale, Fields.LOCALE, 35),
             "timezone" to Fields.matching(device.timezone, Fields.TIMEZONE, 64),
         )
+
+    /**
+     * The install with its required fields only, for a backend that refused the full one for
+     * good: a first open ahead of the clock is the clock's now.
+     */
+    fun minimalInstall(full: Map<String, Any?>, nowMs: Long): Map<String, Any?> {
+        val required = full.filterKeys { it in setOf("service_id", "os", "sdk_platform", "sdk_version", "first_open_time") }
+        val firstOpen = runCatching { Instant.parse(full["first_open_time"] as String).toEpochMilli() }.getOrNull()
+        return if (firstOpen == null || firstOpen > nowMs) required + ("first_open_time" to iso(nowMs)) else required
+    }
 
     private fun referrerJson(r: InstallReferrerDetails): Map<String, Any?> =
         linkedMapOf(

@@ -60,6 +60,9 @@ internal class SdkCore {
 
     @Volatile private var log = Logger(LogSink { _, _, _ -> }, LogLevel.INFO)
 
+    /** The SDK built on this one, if any (the Flutter plugin): named on the install, with its rules. */
+    @Volatile var wrapper: Wrapper? = null
+
     private lateinit var platform: Platform
     private lateinit var settings: SdkSettings
     private lateinit var api: Api
@@ -73,6 +76,12 @@ internal class SdkCore {
     private var polling = false
     private var referrerRead = false
     private var referrer: InstallReferrerDetails? = null
+
+    /** Events still to send one a request, after a batch holding them was refused as a whole. */
+    private var singlesLeft = 0
+
+    /** Set once the backend refused the full install for good: only its required fields go. */
+    private var minimalInstall = false
 
     /** Completed once the first attribution attempt of this process has finished, either way. */
     private val initialMatch = CompletableDeferred<Unit>()
@@ -243,7 +252,15 @@ internal class SdkCore {
         if (protected.dropped.isNotEmpty()) {
             log.warn("${draft.type.name}: matching parameters with no usable value were left out: ${protected.dropped.joinToString()}")
         }
-        queue.add(Requests.event(draft, protected.parameters, serviceId!!))
+        var parameters = protected.parameters
+        if (sealer != null && wrapper?.sealsCustomValues == true) {
+            val sealed = CustomValues.seal(parameters, encryption.clearKeys) { sealer.seal(it.toByteArray(Charsets.UTF_8)) }
+            if (sealed.dropped.isNotEmpty()) {
+                log.warn("${draft.type.name}: values too long to send sealed were left out: ${sealed.dropped.joinToString()}")
+            }
+            parameters = sealed.parameters
+        }
+        queue.add(Requests.event(draft, parameters, serviceId!!))
     }
 
     /** On the worker: the install first, then queued events in order, 100 a request. */
@@ -254,7 +271,7 @@ internal class SdkCore {
             return
         }
         while (!disabled) {
-            val batch = queue.peek(100)
+            val batch = queue.peek(if (singlesLeft > 0) 1 else 100)
             if (batch.isEmpty()) break
             val verdict =
                 try {
@@ -264,14 +281,21 @@ internal class SdkCore {
                     disable()
                     return
                 } catch (e: HttpException) {
-                    if (e.code == 429 || e.code >= 500) return scheduleRetry(e)
-                    // A request the backend refuses as a whole would be refused every time.
-                    log.error("events refused (${e.message}): they are dropped", e)
-                    queue.remove(batch.size, emptySet())
+                    if (!refusedForGood(e.code)) return scheduleRetry(e)
+                    if (batch.size > 1) {
+                        // Refused as a whole: one at a time, so that only the culprit is lost.
+                        singlesLeft = batch.size
+                        continue
+                    }
+                    // Sent again it would be refused again: dropped, and what follows goes on.
+                    log.error("event refused by the backend (${e.message}): it is dropped")
+                    queue.remove(1, emptySet())
+                    singlesLeft--
                     continue
                 } catch (e: IOException) {
                     return scheduleRetry(e)
                 }
+            if (singlesLeft > 0) singlesLeft--
             queue.remove(batch.size, verdict.retry)
             if (verdict.refused.isNotEmpty()) log.error("events refused by the backend: ${verdict.refused.joinToString("; ")}")
             if (verdict.retry.isNotEmpty()) {
@@ -301,10 +325,11 @@ internal class SdkCore {
         val body =
             try {
                 Requests.install(
+                    wrapper = wrapper,
                     serviceId = serviceId!!,
                     firstOpenMs = platform.store.get(KEY_FIRST_OPEN)?.toLongOrNull() ?: platform.clock(),
                     device = platform.device,
-                    advertisingId = runCatching { platform.device.advertisingId() }.getOrNull(),
+                    advertisingId = advertisingId(),
                     referrer = installReferrer(),
                     openUrl = openUrl,
                     customerUserId = customerUserId,
@@ -314,13 +339,23 @@ internal class SdkCore {
                 return false
             }
         return try {
-            api.install(body)
+            api.install(if (minimalInstall) Requests.minimalInstall(body, platform.clock()) else body)
             platform.store.put(KEY_INSTALL_TRACKED, "1")
             log.info("install recorded")
             startPolling()
             true
         } catch (e: AuthenticationException) {
             disable()
+            false
+        } catch (e: HttpException) {
+            if (refusedForGood(e.code) && !minimalInstall) {
+                // The same body would be refused forever, and every event waits on the install.
+                log.error("install refused by the backend (${e.message}): sent again with its required fields only")
+                minimalInstall = true
+                return ensureInstall()
+            }
+            log.warn("install not recorded yet: ${e.message}")
+            initialMatch.complete(Unit)
             false
         } catch (e: Exception) {
             log.warn("install not recorded yet: ${e.message}")
@@ -335,6 +370,10 @@ internal class SdkCore {
             referrer =
                 try {
                     platform.installReferrer.fetch()
+                } catch (e: LinkageError) {
+                    // NoClassDefFoundError: the app ships without the Play install referrer library.
+                    log.warn("the Play install referrer library is missing (${e.message}): the install is sent without its referrer")
+                    null
                 } catch (e: Exception) {
                     log.warn("install referrer unavailable: ${e.message}")
                     null
@@ -343,6 +382,18 @@ internal class SdkCore {
         }
         return referrer
     }
+
+    /** The advertising id, or null: without consent, Play services or its library. */
+    private fun advertisingId(): String? =
+        try {
+            platform.device.advertisingId()
+        } catch (e: LinkageError) {
+            log.warn("the ads identifier library is missing (${e.message}): the install is sent without the advertising id")
+            null
+        } catch (e: Exception) {
+            log.debug("no advertising id: ${e.message}")
+            null
+        }
 
     /** Reads the install's attribution until it resolves; `failed` and errors are tried again. */
     private fun startPolling() {
@@ -453,6 +504,9 @@ internal class SdkCore {
     }
 
     companion object {
+        /** A 4xx but 408 and 429: the same request would be refused again. */
+        fun refusedForGood(code: Int): Boolean = code in 400..499 && code != 408 && code != 429
+
         const val MATCH_STATUS = "service_match_status"
         private const val MAX_EARLY_EVENTS = 1_000
         private const val KEY_SERVICE_ID = "service_id"

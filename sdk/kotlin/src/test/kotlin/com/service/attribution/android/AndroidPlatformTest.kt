@@ -1,0 +1,146 @@
+package com.service.attribution.android
+
+import android.content.Context
+import android.os.Bundle
+import com.android.installreferrer.api.InstallReferrerClient
+import com.android.installreferrer.api.InstallReferrerStateListener
+import com.android.installreferrer.api.ReferrerDetails
+import com.service.attribution.EventType
+import com.service.attribution.LogLevel
+import com.service.attribution.core.InstallReferrerDetails
+import com.service.attribution.core.SdkCore
+import com.service.attribution.support.Service
+import com.service.attribution.support.eventually
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertNull
+import org.junit.Assert.assertTrue
+import org.junit.Test
+import org.junit.runner.RunWith
+import org.robolectric.RobolectricTestRunner
+import org.robolectric.annotation.Config
+
+/** A Play install referrer client answering [code] and, for OK, [referrer]. */
+private class FakeReferrerClient(
+    private val code: Int,
+    private val referrer: String = "",
+    private val clickSeconds: Long = 1_789_552_700,
+) : InstallReferrerClient() {
+    var ended = false
+
+    override fun isReady() = true
+
+    override fun startConnection(listener: InstallReferrerStateListener) = listener.onInstallReferrerSetupFinished(code)
+
+    override fun endConnection() {
+        ended = true
+    }
+
+    override fun getInstallReferrer() =
+        ReferrerDetails(
+            Bundle().apply {
+                putString("install_referrer", referrer)
+                putLong("referrer_click_timestamp_seconds", clickSeconds)
+                putLong("install_begin_timestamp_seconds", clickSeconds + 60)
+                putLong("referrer_click_timestamp_server_seconds", clickSeconds + 1)
+                putLong("install_begin_timestamp_server_seconds", clickSeconds + 61)
+                putString("install_version", "3.2.1")
+            },
+        )
+}
+
+/**
+ * The Android implementations of the core's seams, on Robolectric's Android framework: the
+ * SharedPreferences store across a restart, the Play install referrer flow behind
+ * InstallReferrerClient, and an app without the optional Google libraries.
+ */
+@RunWith(RobolectricTestRunner::class)
+@Config(sdk = [34], manifest = Config.NONE) // compileSdk (test.sh checks it against gradle/libs.versions.toml)
+class AndroidPlatformTest {
+    private val cores = ArrayList<SdkCore>()
+    private val since = System.currentTimeMillis() / 1000 - 120
+
+    @After
+    fun close() = cores.forEach { it.close() }
+
+    private fun launch(
+        app: Context,
+        key: String,
+        referrerClient: (Context) -> InstallReferrerClient = { FakeReferrerClient(InstallReferrerClient.InstallReferrerResponse.FEATURE_NOT_SUPPORTED) },
+        advertisingIdInfo: (Context) -> com.google.android.gms.ads.identifier.AdvertisingIdClient.Info = { throw IllegalStateException("no Play services here") },
+    ): SdkCore {
+        val core = SdkCore().also { cores += it }
+        core.configure(AndroidPlatform.create(app, referrerClient, advertisingIdInfo), AndroidPlatform.settings(app), key, LogLevel.DEBUG, null, null)
+        return core
+    }
+
+    private fun preferences(app: Context) = app.getSharedPreferences(AndroidPlatform.PREFERENCES, Context.MODE_PRIVATE)
+
+    @Test
+    fun `the Play referrer's answer becomes the install's referrer`() {
+        val app = robolectricApp()
+        val ok = FakeReferrerClient(InstallReferrerClient.InstallReferrerResponse.OK, "utm_source=x&service_click_id=abc")
+        val details = PlayInstallReferrer(app) { ok }.fetch()
+        assertEquals(InstallReferrerDetails("utm_source=x&service_click_id=abc", 1_789_552_700, 1_789_552_760, 1_789_552_701, 1_789_552_761, "3.2.1"), details)
+        assertTrue("the connection is closed", ok.ended)
+        val unavailable = FakeReferrerClient(InstallReferrerClient.InstallReferrerResponse.SERVICE_UNAVAILABLE)
+        assertNull(PlayInstallReferrer(app) { unavailable }.fetch())
+        assertTrue(unavailable.ended)
+    }
+
+    @Test
+    fun `a tap on the service's link, handed over by the Play referrer, matches the install`() {
+        val app = robolectricApp()
+        val service = Service.createApp("playreferrer")
+        val referrer = Service.tapFromAndroid(Service.createLink(service, "/shop/42", "promo=PLAY"))
+        val now = System.currentTimeMillis() / 1000
+        val core = launch(app, service.sdkKey, referrerClient = { FakeReferrerClient(InstallReferrerClient.InstallReferrerResponse.OK, referrer, now - 60) })
+        val params = runBlocking { withTimeout(60_000) { core.awaitAttributionParams(null) } }
+        assertEquals("/shop/42", params["deep_link_path"])
+        assertEquals("PLAY", params["promo"])
+        assertEquals("kotlin_ads", params["media_source"])
+    }
+
+    @Test
+    fun `without the install referrer and ads identifier libraries the install is still sent, with one warning each`() {
+        val app = robolectricApp()
+        val service = Service.createApp("nolibs")
+        val core =
+            launch(
+                app,
+                service.sdkKey,
+                referrerClient = { throw NoClassDefFoundError("com/android/installreferrer/api/InstallReferrerClient") },
+                advertisingIdInfo = { throw NoClassDefFoundError("com/google/android/gms/ads/identifier/AdvertisingIdClient") },
+            )
+        core.sendEvent(EventType.LOGIN, null, null)
+        val records = Service.exportUntil(service, since) { it.size == 2 }
+        assertEquals(listOf("service_install", "service_login"), records.map { it["event_name"] })
+        val warnings = sdkLogs(WARN)
+        assertEquals(warnings.toString(), 1, warnings.count { "install referrer library is missing" in it })
+        assertEquals(warnings.toString(), 1, warnings.count { "ads identifier library is missing" in it })
+    }
+
+    @Test
+    fun `SharedPreferences keep the install and the user id across a restart`() {
+        val app = robolectricApp()
+        val service = Service.createApp("restart")
+        val first = launch(app, service.sdkKey)
+        first.setCustomerUserId("kept-user")
+        first.sendEvent(EventType.TUTORIAL_COMPLETE, null, null)
+        Service.exportUntil(service, since) { it.size == 2 }
+        assertTrue(eventually { preferences(app).getString("install_tracked", null) != null })
+        val id = first.getServiceId()
+        assertEquals(id, preferences(app).getString("service_id", null))
+        first.close()
+
+        val second = launch(app, service.sdkKey)
+        assertEquals(id, second.getServiceId())
+        second.sendEvent(EventType.SHARE, null, null)
+        val records = Service.exportUntil(service, since) { it.size == 3 }
+        assertEquals(listOf("service_install", "service_tutorial_complete", "service_share"), records.map { it["event_name"] })
+        assertEquals(setOf(id), records.map { it["service_id"] }.toSet())
+        assertEquals("kept-user", records.last()["customer_user_id"])
+    }
+}

@@ -1,0 +1,108 @@
+package com.service.attribution.android
+
+import android.content.Intent
+import android.net.Uri
+import com.service.attribution.AppLinkResult
+import com.service.attribution.EventType
+import com.service.attribution.InitListener
+import com.service.attribution.LinkOptions
+import com.service.attribution.LogLevel
+import com.service.attribution.ServiceAttributionSdk
+import com.service.attribution.support.Service
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
+import org.junit.Assert.assertNotNull
+import org.junit.Assert.assertNull
+import org.junit.Assert.assertTrue
+import org.junit.Test
+import org.junit.runner.RunWith
+import org.robolectric.RobolectricTestRunner
+import org.robolectric.annotation.Config
+import java.util.Collections
+
+/**
+ * The public facade on the Android framework (Robolectric's android-all), against the real
+ * embedded service: configured as an app configures it, sending, parsing links from a real
+ * Uri and Intent. ServiceAttributionSdk is one object per process, so it is configured once,
+ * in this one test.
+ */
+@RunWith(RobolectricTestRunner::class)
+@Config(sdk = [34], manifest = Config.NONE) // compileSdk (test.sh checks it against gradle/libs.versions.toml)
+class ServiceAttributionSdkTest {
+    @Test
+    fun `configured from Application, the facade sends events to the service and parses App Links`() {
+        val service = Service.createApp("facade")
+        val link = Service.createLink(service, "/levels/9", "promo=AUTUMN 26")
+        val since = System.currentTimeMillis() / 1000 - 120
+
+        // Before configure: links parse, nothing is enabled.
+        val uri = Uri.parse(link)
+        val early = ServiceAttributionSdk.handleAppLink(uri)
+        assertNotNull(early)
+        assertTrue(ServiceAttributionSdk.isSdkDisabled())
+        assertFalse(ServiceAttributionSdk.isConfigured())
+        assertNull(ServiceAttributionSdk.getServiceId())
+        assertEquals(emptyMap<String, String>(), ServiceAttributionSdk.getAttributionParams())
+
+        val app = robolectricApp()
+        val initialized = Collections.synchronizedList(ArrayList<String>())
+        val errors = Collections.synchronizedList(ArrayList<Throwable>())
+        ServiceAttributionSdk.sendEvent(EventType.LOGIN)
+        ServiceAttributionSdk.configure(
+            app,
+            service.sdkKey,
+            LogLevel.DEBUG,
+            object : InitListener {
+                override fun onError(t: Throwable) {
+                    errors.add(t)
+                }
+
+                override fun onInitialized(mainThreadDurationMs: Long, totalDurationMs: Long) {
+                    initialized.add(Thread.currentThread().name)
+                }
+            },
+            "facade-user",
+        )
+        assertTrue(ServiceAttributionSdk.isConfigured())
+        assertTrue("initialized", eventuallyOnMain { initialized.isNotEmpty() })
+        assertEquals(listOf(Thread.currentThread().name), initialized.toList())
+        assertEquals(emptyList<Throwable>(), errors.toList())
+        assertTrue(ServiceAttributionSdk.isEnabled())
+        assertFalse(ServiceAttributionSdk.isSdkDisabled())
+        assertNull(ServiceAttributionSdk.getLastInitError())
+        val serviceId = ServiceAttributionSdk.getServiceId()
+        assertNotNull(serviceId)
+
+        ServiceAttributionSdk.sendEvent(EventType.PURCHASE, parameters = mapOf("revenue" to 4.99, "currency" to "USD", "sku" to "gems"))
+        ServiceAttributionSdk.sendEvent(EventType.CUSTOM, "Boss Defeated", mapOf("level" to 7))
+        val expected = listOf("service_boss_defeated", "service_install", "service_login", "service_purchase")
+        val records = Service.exportUntil(service, since) { r -> r.map { it["event_name"] }.containsAll(expected) }
+        assertEquals(expected, records.map { it["event_name"].toString() }.sorted())
+        assertEquals(setOf(serviceId), records.map { it["service_id"] }.toSet())
+        val purchase = records.single { it["event_name"] == "service_purchase" }
+        assertEquals(4.99, (purchase["revenue"] as Number).toDouble(), 1e-9)
+        assertEquals("facade-user", purchase["customer_user_id"])
+        assertEquals("android", purchase["os"])
+
+        // App Links, from a real Uri and from the Intent that opened an activity.
+        val fromIntent = ServiceAttributionSdk.handleAppLink(Intent(Intent.ACTION_VIEW, uri), LinkOptions(setOf(uri.host!!)))
+        val expectedLink = AppLinkResult(uri.lastPathSegment, mapOf("deep_link_path" to "/levels/9", "promo" to "AUTUMN 26"), uri)
+        assertEquals(expectedLink, fromIntent)
+        assertEquals(expectedLink, early)
+        assertEquals(expectedLink, ServiceAttributionSdk.handleAppLink(uri, LinkOptions(setOf(uri.host!!))))
+        assertNull(ServiceAttributionSdk.handleAppLink(uri, LinkOptions(setOf("go.example.com"))))
+        assertNull(ServiceAttributionSdk.handleAppLink(Intent(Intent.ACTION_MAIN)))
+        assertNull(ServiceAttributionSdk.handleAppLink(Uri.parse("mailto:someone@example.com")))
+
+        val params = runBlocking { withTimeout(60_000) { ServiceAttributionSdk.awaitAttributionParams() } }
+        assertEquals("organic", params["media_source"])
+        assertEquals(params, ServiceAttributionSdk.getAttributionParams())
+
+        // A repeat configure changes nothing.
+        ServiceAttributionSdk.configure(app, "sdk_other", LogLevel.NONE, null, "other-user")
+        assertEquals(serviceId, ServiceAttributionSdk.getServiceId())
+        assertTrue(sdkLogs(android.util.Log.INFO).any { "already called" in it })
+    }
+}
