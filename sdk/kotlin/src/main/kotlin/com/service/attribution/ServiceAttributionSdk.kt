@@ -13,7 +13,7 @@ import com.service.attribution.core.SdkCore
  * which holds every rule; this object only turns Android types into the core's.
  */
 object ServiceAttributionSdk {
-    private val core = SdkCore()
+    internal val core = SdkCore()
 
     /**
      * Starts the SDK: fetches remote configuration, tracks the install once, sends buffered

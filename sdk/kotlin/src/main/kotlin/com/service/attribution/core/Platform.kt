@@ -70,3 +70,6 @@ internal class Platform(
     val http: HttpTransport = UrlConnectionTransport(),
     val clock: () -> Long = System::currentTimeMillis,
 )
+
+/** An SDK built on this one (the Flutter plugin): its name and version, and its parameter rule. */
+internal data class Wrapper(val platform: String, val version: String, val sealsCustomValues: Boolean)

@@ -6,6 +6,10 @@ import com.service.attribution.InitListener
 import com.service.attribution.LinkOptions
 import com.service.attribution.LogLevel
 import com.service.attribution.core.InstallReferrerDetails
+import com.service.attribution.core.InstallReferrerSource
+import com.service.attribution.core.Platform
+import com.service.attribution.core.Wrapper
+import com.service.attribution.support.RecordingLog
 import com.service.attribution.core.Json
 import com.service.attribution.core.LinkParser
 import com.service.attribution.core.SdkCore
@@ -57,11 +61,16 @@ class EndToEndTest {
         val store: MemoryStore = MemoryStore(),
         val baseUrl: String = Service.url,
         referrer: InstallReferrerDetails? = null,
+        referrerSource: InstallReferrerSource? = null,
     ) {
         val transport = RecordingTransport(UrlConnectionTransport(readTimeoutMs = 30_000))
         val core = SdkCore()
         val listener = Listener()
-        private val platform = platform(store = store, http = transport, referrer = referrer)
+        val log = RecordingLog()
+        private val platform =
+            platform(store = store, http = transport, referrer = referrer, log = log).let {
+                if (referrerSource == null) it else Platform(it.store, it.device, referrerSource, it.mainThread, it.log, it.http)
+            }
 
         init {
             launches += this
@@ -357,5 +366,82 @@ class EndToEndTest {
         assertEquals("email", parameters["method"])
         val records = Service.exportUntil(app, since) { "service_sign_up" in names(it) }
         assertEquals(1.0, (records.single { it["event_name"] == "service_sign_up" }["revenue"] as Number).toDouble(), 1e-9)
+    }
+
+    @Test
+    fun `events the service refuses for good are dropped with one error each, and what follows is delivered`() {
+        val app = Service.createApp("refused")
+        val launch = Launch()
+        // Before configure completes, so that the three leave in one request: refused as a whole
+        // (a body over the service's 1 MiB), then one at a time, so only the culprit is lost.
+        launch.core.sendEvent(EventType.VIEW_ITEM, null, mapOf("pages" to List(1_100) { "p".repeat(1_000) }))
+        launch.core.sendEvent(EventType.LOGIN, null, null)
+        launch.configure(app.sdkKey).awaitInitialized()
+        launch.awaitSent(1)
+        // Refused on its own (an event name over the service's 100 characters).
+        launch.core.sendEvent(EventType.CUSTOM, "n".repeat(101), null)
+        launch.core.sendEvent(EventType.SHARE, null, null)
+        launch.awaitSent(2)
+        val records = Service.exportUntil(app, since) { it.size == 3 }
+        // The login was sent before configure, so before the install's first open.
+        assertEquals(listOf("service_install", "service_login", "service_share"), names(records).map { it.toString() }.sorted())
+        val errors = launch.log.lines.filter { it.first == LogLevel.ERROR }.map { it.second }
+        assertEquals(errors.toString(), 2, errors.size)
+        assertTrue(errors.toString(), errors.any { "HTTP 413" in it })
+        assertTrue(errors.toString(), errors.any { "event_name" in it })
+    }
+
+    @Test
+    fun `without the install referrer library (NoClassDefFoundError) the install is sent, with one warning`() {
+        val app = Service.createApp("noreferrer")
+        val launch = Launch(referrerSource = { throw NoClassDefFoundError("com/android/installreferrer/api/InstallReferrerClient") })
+        launch.configure(app.sdkKey).awaitInitialized()
+        launch.core.sendEvent(EventType.LOGIN, null, null)
+        val records = Service.exportUntil(app, since) { it.size == 2 }
+        assertEquals(listOf("service_install", "service_login"), names(records))
+        val warnings = launch.log.lines.filter { it.first == LogLevel.WARN }.map { it.second }
+        assertEquals(warnings.toString(), 1, warnings.count { "install referrer library is missing" in it })
+    }
+
+    @Test
+    fun `under the Flutter plugin with sealing on, custom values leave the device sealed, the service opens them, revenue stays clear`() {
+        val app = Service.createApp("rule4")
+        Service.configApp(app, "--encryption", "on")
+        val launch = Launch()
+        launch.core.wrapper = Wrapper("flutter", "2.10.0", sealsCustomValues = true)
+        launch.configure(app.sdkKey).awaitInitialized()
+        val parameters =
+            mapOf(
+                "revenue" to 9.99,
+                "currency" to "EUR",
+                "campaign" to "Winter",
+                "email" to " Jane.Doe@Example.com ",
+                "plan" to "gold",
+                "level" to 7,
+                "items" to listOf(mapOf("sku" to "gem-pack", "quantity" to 2), null, "note"),
+            )
+        launch.core.sendEvent(EventType.PURCHASE, null, parameters)
+        launch.awaitSent(1)
+        val sentEvent = (Json.parseObject(launch.transport.requests("POST", "/v1/events").last().first.body!!)["events"] as List<*>).single() as Map<*, *>
+        val sent = sentEvent["parameters"] as Map<*, *>
+        assertEquals(9.99, (sent["revenue"] as Number).toDouble(), 1e-9)
+        assertEquals("EUR", sent["currency"])
+        assertEquals("Winter", sent["campaign"])
+        for (key in listOf("email", "plan", "level")) assertTrue("$key: ${sent[key]}", sent[key].toString().startsWith("sv1."))
+        val items = sent["items"] as List<*>
+        assertTrue(((items[0] as Map<*, *>)["sku"]).toString().startsWith("sv1."))
+        assertNull(items[1])
+
+        val records = Service.exportUntil(app, since) { "service_purchase" in names(it) }
+        val purchase = records.single { it["event_name"] == "service_purchase" }
+        assertEquals(9.99, (purchase["revenue"] as Number).toDouble(), 1e-9)
+        assertEquals("EUR", purchase["currency"])
+        val (stored, opened) = Service.storedParameters(app, sentEvent["event_id"] as String)
+        assertEquals("gold", opened["plan"])
+        assertEquals(7, (opened["level"] as Number).toInt())
+        assertEquals(listOf(mapOf("sku" to "gem-pack", "quantity" to 2), null, "note"), Json.parse(Json.write(opened["items"])).let { Json.parse(Json.write(it)) }.let { list -> (list as List<*>).map { item -> if (item is Map<*, *>) item.mapValues { (_, v) -> if (v is Number) v.toInt() else v } else item } })
+        assertEquals("jane.doe@example.com", opened["email"])
+        assertTrue(stored["plan"].toString().startsWith("sv1."))
+        assertEquals("EUR", stored["currency"])
     }
 }

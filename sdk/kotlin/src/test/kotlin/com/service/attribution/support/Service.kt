@@ -96,6 +96,23 @@ internal object Service {
         return code to text
     }
 
+    /**
+     * The parameters the service stored for [eventId] ("stored"), and the same with every sealed
+     * value opened by the service's own code with the app's keys ("opened").
+     */
+    @Suppress("UNCHECKED_CAST")
+    fun storedParameters(app: App, eventId: String): Pair<Map<String, Any?>, Map<String, Any?>> {
+        val process =
+            ProcessBuilder("node", "sdk/kotlin/tools/stored-parameters.mjs", dataDir, app.appId, eventId)
+                .directory(File(repoRoot))
+                .start()
+        val out = process.inputStream.bufferedReader().readText()
+        val err = process.errorStream.bufferedReader().readText()
+        check(process.waitFor(60, TimeUnit.SECONDS) && process.exitValue() == 0) { "stored-parameters failed: $err" }
+        val json = Json.parseObject(out)
+        return json["stored"] as Map<String, Any?> to json["opened"] as Map<String, Any?>
+    }
+
     private fun cli(vararg args: String): String {
         val process =
             ProcessBuilder(listOf("node", "bin/attribution.js") + args + listOf("--data-dir", dataDir))
