@@ -268,18 +268,18 @@ namespace Service.Unity.Tests
         [Test]
         public void AnInstallRefusedForGoodIsDroppedWithOneErrorAndTheNextEventArrives()
         {
-            // The device's clock two days ahead: the service refuses a first open in the future.
-            var clock = new SettableClock { Offset = TimeSpan.FromDays(2) };
+            // A middlebox mangles the install on its way: the service refuses it for good.
+            network.ManglePath = "/v1/installs";
+            network.Mangle = body => body["device_model"] = new string('m', 300);
             var timers = new ManualTimers();
-            var setup = Setups.For(Service.Url, network, clock: clock, scheduler: timers);
+            var setup = Setups.For(Service.Url, network, scheduler: timers);
             var core = Launch(setup);
             core.Idle().Wait();
             var log = (ListLog)setup.Log;
             Assert.AreEqual(1, log.At(LogLevel.Error, "refused the install").Count, string.Join("\n", log.Lines));
-            StringAssert.Contains("first_open_time", log.At(LogLevel.Error, "refused the install")[0]);
+            StringAssert.Contains("device_model", log.At(LogLevel.Error, "refused the install")[0]);
 
-            // The clock put right, the next event is delivered, after the install it needs.
-            clock.Offset = TimeSpan.Zero;
+            // The next event is delivered, after the install it needs.
             core.SendEvent(EventType.LOGIN, null, null);
             core.Idle().Wait();
             Assert.AreEqual(0, core.Queued);

@@ -219,7 +219,7 @@ namespace Service.Unity.Tests
             var installs = backend.Requests.Where(r => r.Key == "POST /v1/installs").Select(r => (JObject)r.Value).ToList();
             Assert.AreEqual(2, installs.Count);
             CollectionAssert.AreEquivalent(
-                new[] { "service_id", "os", "sdk_platform", "sdk_version", "first_open_time" },
+                new[] { "service_id", "os", "sdk_platform", "sdk_version", "first_open_time", "sent_at" },
                 installs[1].Properties().Select(p => p.Name));
             Assert.AreEqual(0, core.Queued);
             Assert.AreEqual("LOGIN", (string)backend.Requests.Single(r => r.Key == "POST /v1/events").Value["events"][0]["event_type"]);

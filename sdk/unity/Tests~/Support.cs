@@ -153,25 +153,37 @@ namespace Service.Unity.Tests
 
     /// <summary>
     /// The device's network to the real service, which a test can cut (every request fails as
-    /// offline ones do) or make the next answers a 503, as a struggling proxy would.
+    /// offline ones do), make the next answers a 503, as a struggling proxy would, or have a
+    /// broken middlebox rewrite the next request to a path, which the service then judges.
     /// </summary>
     internal sealed class CuttableNetwork : DelegatingHandler
     {
         public volatile bool Off;
         public int FailNext;
         public int Sent;
+        /// <summary>The path of the next request to rewrite, and how its JSON body is changed.</summary>
+        public string ManglePath;
+        public Action<JObject> Mangle;
 
         public CuttableNetwork() : base(new HttpClientHandler()) { }
 
-        protected override Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken token)
+        protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken token)
         {
             if (Off) throw new HttpRequestException("network unreachable");
             if (Interlocked.Decrement(ref FailNext) >= 0)
             {
-                return Task.FromResult(new HttpResponseMessage(HttpStatusCode.ServiceUnavailable) { Content = new StringContent("") });
+                return new HttpResponseMessage(HttpStatusCode.ServiceUnavailable) { Content = new StringContent("") };
+            }
+            var mangle = Mangle;
+            if (mangle != null && request.RequestUri.AbsolutePath == ManglePath)
+            {
+                Mangle = null;
+                var body = JObject.Parse(await request.Content.ReadAsStringAsync());
+                mangle(body);
+                request.Content = new StringContent(body.ToString(), System.Text.Encoding.UTF8, "application/json");
             }
             Interlocked.Increment(ref Sent);
-            return base.SendAsync(request, token);
+            return await base.SendAsync(request, token);
         }
     }
 

@@ -17,7 +17,8 @@ namespace Service.Unity
         /// The install with every device signal fitted to the service's install schema (see
         /// <see cref="Fields"/>). On iOS the advertising id goes only with ATT's `authorized`.
         /// </summary>
-        public static JObject Install(string serviceId, DateTime firstOpen, DeviceSignals device, string customerUserId)
+        /// <param name="sentAt">The clock now: set on each attempt, it tells the service how far off the clock is.</param>
+        public static JObject Install(string serviceId, DateTime firstOpen, DateTime sentAt, DeviceSignals device, string customerUserId)
         {
             var referrer = device.InstallReferrer;
             var referrerText = referrer == null ? null : Fields.Text(referrer.Referrer, Fields.MaxReferrerLength);
@@ -35,6 +36,7 @@ namespace Service.Unity
                 { "sdk_platform", SdkPlatform },
                 { "sdk_version", SdkVersion },
                 { "first_open_time", Iso(firstOpen) },
+                { "sent_at", Iso(sentAt) },
                 { "idfv", Fields.DeviceIdentifier(device.Idfv) },
                 // The all-zero id is what the OS gives without consent: no id at all.
                 { "maid", maid },
@@ -62,7 +64,7 @@ namespace Service.Unity
         /// The install with only what the service requires: sent once the whole one was refused
         /// for good, so that the install is still recorded and its events are taken.
         /// </summary>
-        public static JObject BareInstall(string serviceId, DateTime firstOpen, string os)
+        public static JObject BareInstall(string serviceId, DateTime firstOpen, DateTime sentAt, string os)
         {
             return new JObject
             {
@@ -71,6 +73,7 @@ namespace Service.Unity
                 { "sdk_platform", SdkPlatform },
                 { "sdk_version", SdkVersion },
                 { "first_open_time", Iso(firstOpen) },
+                { "sent_at", Iso(sentAt) },
             };
         }
 

@@ -419,7 +419,7 @@ namespace Service.Unity
             {
                 try
                 {
-                    await api.Send("POST", "/v1/installs", Requests.Install(ServiceId, firstOpen, device, userId));
+                    await api.Send("POST", "/v1/installs", Requests.Install(ServiceId, firstOpen, setup.Clock.UtcNow, device, userId));
                     setup.Store.Set(InstallTrackedKey, "true");
                     return;
                 }
@@ -429,7 +429,7 @@ namespace Service.Unity
                     Write(LogLevel.Error, "the service refused the install; it is sent again with its required fields only: " + error.Message);
                 }
             }
-            await api.Send("POST", "/v1/installs", Requests.BareInstall(ServiceId, firstOpen, device.Os == "ios" ? "ios" : "android"));
+            await api.Send("POST", "/v1/installs", Requests.BareInstall(ServiceId, firstOpen, setup.Clock.UtcNow, device.Os == "ios" ? "ios" : "android"));
             setup.Store.Set(InstallTrackedKey, "true");
         }
 

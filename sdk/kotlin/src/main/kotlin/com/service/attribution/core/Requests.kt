@@ -39,6 +39,8 @@ internal object Requests {
     fun install(
         serviceId: String,
         firstOpenMs: Long,
+        /** The clock now: set on each attempt, it tells the service how far off the clock is. */
+        sentAtMs: Long,
         device: DeviceSignals,
         advertisingId: String?,
         referrer: InstallReferrerDetails?,
@@ -55,6 +57,7 @@ internal object Requests {
             "sdk_platform" to (wrapper?.platform ?: SDK_PLATFORM),
             "sdk_version" to (wrapper?.version?.let { Fields.matching(it, Fields.SDK_VERSION, 32) } ?: SDK_VERSION),
             "first_open_time" to iso(firstOpenMs),
+            "sent_at" to iso(sentAtMs),
             // The all-zero id is what Android gives without consent: no id at all.
             "maid" to advertisingId?.takeIf { it != NO_ADVERTISING_ID },
             "install_referrer" to referrer?.let(::referrerJson),
@@ -69,7 +72,7 @@ internal object Requests {
      * good: a first open ahead of the clock is the clock's now.
      */
     fun minimalInstall(full: Map<String, Any?>, nowMs: Long): Map<String, Any?> {
-        val required = full.filterKeys { it in setOf("service_id", "os", "sdk_platform", "sdk_version", "first_open_time") }
+        val required = full.filterKeys { it in setOf("service_id", "os", "sdk_platform", "sdk_version", "first_open_time", "sent_at") }
         val firstOpen = runCatching { Instant.parse(full["first_open_time"] as String).toEpochMilli() }.getOrNull()
         return if (firstOpen == null || firstOpen > nowMs) required + ("first_open_time" to iso(nowMs)) else required
     }

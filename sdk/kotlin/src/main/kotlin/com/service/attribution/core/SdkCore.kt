@@ -328,6 +328,7 @@ internal class SdkCore {
                     wrapper = wrapper,
                     serviceId = serviceId!!,
                     firstOpenMs = platform.store.get(KEY_FIRST_OPEN)?.toLongOrNull() ?: platform.clock(),
+                    sentAtMs = platform.clock(),
                     device = platform.device,
                     advertisingId = advertisingId(),
                     referrer = installReferrer(),

@@ -7,7 +7,7 @@ import org.junit.Test
 
 class RequestsTest {
     private fun install(device: FakeDevice, openUrl: String? = null, referrer: InstallReferrerDetails? = null) =
-        Requests.install("sid", 0, device, null, referrer, openUrl, null)
+        Requests.install("sid", 0, 0, device, null, referrer, openUrl, null)
 
     @Test
     fun `a device signal the install schema would refuse costs only itself`() {
