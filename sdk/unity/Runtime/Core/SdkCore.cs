@@ -402,8 +402,8 @@ namespace Service.Unity
         /// <summary>
         /// POST /v1/installs. An install the service refuses for good is not sent again as it was:
         /// one error in the log, then the install with only its required fields, so that it is
-        /// recorded and its events are taken. Should that be refused too (a device clock more than
-        /// a day ahead), it is tried again later, as offline.
+        /// recorded and its events are taken. Should that be refused too, it is tried again later,
+        /// as offline.
         /// </summary>
         private async Task TrackInstall()
         {
