@@ -2,12 +2,12 @@
 import { resolve } from "node:path";
 import * as z from "zod";
 import { ECB_90_DAY_FEED } from "../fx/ecb-feed.ts";
-import { parseEnv } from "./aws-env.ts";
 import {
   APPLE_ADSERVICES_URL,
   DEFAULT_APP_CACHE_MS,
   DEFAULT_SNAPSHOT_TTL_SECONDS,
 } from "./defaults.ts";
+import { parseEnv } from "./parse-env.ts";
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|KiB|MiB|GiB)$/i;
 const UNITS: Record<string, number> = {

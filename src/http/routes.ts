@@ -1,8 +1,11 @@
 /**
  * The route table: one row per endpoint. The CDK API and the embedded gateway are both built
- * from it, so a route exists in both runtimes or in neither. Pure data: no handler imports.
+ * from it, so a route exists in both runtimes or in neither. Each row names what its function
+ * uses (src/functions/uses.ts), from which its environment and grants on AWS are derived.
+ * Pure data: no handler imports, so a Lambda entry that reads its row bundles no other route.
  */
 import type { Scope } from "../domain/keys.ts";
+import type { Uses } from "../functions/uses.ts";
 
 interface RouteBase {
   /** Names the handler: `lambdas/<id>.ts` on AWS, the same factory on the embedded runtime. */
@@ -15,6 +18,8 @@ interface RouteBase {
   /** Lambda sizing on AWS. */
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
+  /** What its function uses on AWS; required of the service's own tables below. */
+  readonly uses?: Uses;
 }
 
 /**
@@ -28,6 +33,53 @@ export type Route = RouteBase &
     | { readonly scope: null; readonly publicReason: string }
   );
 
+/** A row of the service's own route tables: it names what its function uses. */
+export type ServiceRoute = Route & { readonly uses: Uses };
+
+/**
+ * What the three ingestion routes use: they share one composition (lambdas/ingestion.ts), so
+ * one environment; only the routes that take events may put them on the stream or open
+ * sealed values.
+ */
+const INGEST_USES = {
+  tables: {
+    apps: "get",
+    installs: "create",
+    customerUsers: "create",
+    deletions: "lookup",
+    attributions: "request",
+  },
+  queues: { attribute: "send" },
+  rates: "read",
+  countries: "read",
+  streams: { events: "put" },
+  sealingKey: "unwrap",
+  settings: ["trustViewerCountry"],
+} as const satisfies Uses;
+
+/** What records touches: the link host's tap route and `POST /v1/touches`. */
+const TOUCH_RECORDING_USES = {
+  tables: { apps: "get", links: "get", touches: "record" },
+  streams: { touches: "put" },
+  countries: "read",
+} as const satisfies Uses;
+
+const LINKS_USES = {
+  tables: { apps: "get", links: "manage" },
+  linkHost: "name",
+} as const satisfies Uses;
+
+/** The link host's `.well-known` files: every app's link settings. */
+const WELL_KNOWN_USES = { tables: { apps: "list" } } as const satisfies Uses;
+
+/** The API's Lambda authorizer: API keys checked against the keys and apps tables. */
+export const AUTHORIZER = {
+  id: "authorizer",
+  memoryMb: 256,
+  timeoutSeconds: 10,
+  uses: { tables: { apps: "lookup", keys: "lookup" } },
+} as const;
+
 export const ROUTES = [
   {
     id: "config",
@@ -37,6 +89,7 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
+    uses: { tables: { apps: "get" } },
   },
   {
     id: "installs",
@@ -46,6 +99,7 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 512,
     timeoutSeconds: 10,
+    uses: { ...INGEST_USES, streams: { events: "named" }, sealingKey: "named" },
   },
   {
     id: "events",
@@ -55,6 +109,7 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 512,
     timeoutSeconds: 15,
+    uses: INGEST_USES,
   },
   {
     id: "s2s-events",
@@ -64,6 +119,7 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 512,
     timeoutSeconds: 15,
+    uses: INGEST_USES,
   },
   {
     id: "delete-install",
@@ -73,6 +129,7 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
+    uses: { tables: { deletions: "request" } },
   },
   {
     id: "deletion-status",
@@ -82,6 +139,7 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
+    uses: { tables: { deletions: "status" } },
   },
   {
     id: "export",
@@ -91,6 +149,11 @@ export const ROUTES = [
     streaming: true,
     memoryMb: 512,
     timeoutSeconds: 300,
+    uses: {
+      tables: { snapshots: "readWrite", deletions: "tombstones" },
+      queries: "export",
+      settings: ["snapshotTtl"],
+    },
   },
   {
     id: "attribution",
@@ -101,6 +164,7 @@ export const ROUTES = [
     memoryMb: 256,
     // A request may wait up to 20 s for its attribution (API Gateway allows 29).
     timeoutSeconds: 25,
+    uses: { tables: { apps: "get", attributions: "get", deletions: "lookup" } },
   },
   {
     id: "touches",
@@ -110,6 +174,7 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 512,
     timeoutSeconds: 15,
+    uses: TOUCH_RECORDING_USES,
   },
   {
     id: "create-link",
@@ -119,6 +184,7 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
+    uses: LINKS_USES,
   },
   {
     id: "list-links",
@@ -128,6 +194,7 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
+    uses: LINKS_USES,
   },
   {
     id: "get-link",
@@ -137,6 +204,7 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
+    uses: LINKS_USES,
   },
   {
     id: "update-link",
@@ -146,6 +214,7 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
+    uses: LINKS_USES,
   },
   {
     id: "openapi",
@@ -157,8 +226,9 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
+    uses: {},
   },
-] as const satisfies readonly Route[];
+] as const satisfies readonly ServiceRoute[];
 
 export type RouteId = (typeof ROUTES)[number]["id"];
 
@@ -177,6 +247,7 @@ export const LINK_HOST_ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
+    uses: TOUCH_RECORDING_USES,
   },
   {
     id: "apple-app-site-association",
@@ -187,6 +258,7 @@ export const LINK_HOST_ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
+    uses: WELL_KNOWN_USES,
   },
   {
     id: "assetlinks",
@@ -197,7 +269,8 @@ export const LINK_HOST_ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
+    uses: WELL_KNOWN_USES,
   },
-] as const satisfies readonly Route[];
+] as const satisfies readonly ServiceRoute[];
 
 export type LinkHostRouteId = (typeof LINK_HOST_ROUTES)[number]["id"];

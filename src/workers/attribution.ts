@@ -35,6 +35,17 @@ export const ATTRIBUTION_WORKER = defineWorker({
   maxBacklog: 32,
   memoryMb: 512,
   timeoutSeconds: 30,
+  uses: {
+    tables: {
+      apps: "get",
+      installs: "match",
+      touches: "match",
+      attributions: "work",
+      deletions: "lookup",
+    },
+    streams: { attributions: "put", events: "put" },
+    appleAds: "call",
+  },
 });
 
 /** How long Apple's AdServices token can be resolved after the app got it. */

@@ -5,6 +5,7 @@
  * in the data folder and an in-process consumer (src/embedded/queue-workers.ts).
  */
 import type * as z from "zod";
+import type { Uses } from "../functions/uses.ts";
 
 export interface WorkerDefinition<T = unknown, Id extends string = string> {
   /** Names the queue and the handler: `lambdas/<id>.ts` on AWS. */
@@ -37,12 +38,21 @@ export interface WorkerDefinition<T = unknown, Id extends string = string> {
   /** Lambda sizing on AWS. */
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
+  /**
+   * What its function uses on AWS (src/functions/uses.ts): its environment and grants are
+   * derived from it. Required of the rows of the worker table.
+   */
+  readonly uses?: Uses;
 }
 
-/** A definition with its id and message type kept, so the wiring tables can be typed by them. */
-export const defineWorker = <T, const Id extends string>(
-  definition: WorkerDefinition<T, Id>,
-): WorkerDefinition<T, Id> => definition;
+/**
+ * A definition with its id, message type and uses kept, so the wiring tables and the
+ * function's environment can be typed by them.
+ */
+export const defineWorker = <T, const Id extends string, const U extends Uses | undefined>(
+  definition: Omit<WorkerDefinition<T, Id>, "uses"> & { readonly uses?: U },
+): Omit<WorkerDefinition<T, Id>, "uses"> & { readonly uses: U } =>
+  definition as Omit<WorkerDefinition<T, Id>, "uses"> & { readonly uses: U };
 
 /** The queue's visibility timeout on AWS: the retry delay, never under 6 × the timeout. */
 export const visibilityTimeoutSeconds = (worker: WorkerDefinition): number =>

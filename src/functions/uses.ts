@@ -1,0 +1,84 @@
+/**
+ * What a deployable function uses, as data: the vocabulary of the manifest's rows
+ * (./manifest.ts). A row names each resource its handler reads or writes and the access it
+ * needs, and everything else is derived from it: the function's environment (./env.ts, which
+ * src/config/aws-env.ts names), its CDK environment values and IAM grants (lib/bindings.ts,
+ * lib/tables.ts), the Lambda bundle's data files, the entries test and the bench's list.
+ *
+ * Each access word is one grant on AWS, so a word added here fails to compile until
+ * lib/tables.ts (for a table) or lib/bindings.ts (for the rest) grants it.
+ */
+import type { TableId } from "../adapters/dynamodb/tables.ts";
+import type { LakeTableName } from "../lake/tables.ts";
+
+/**
+ * What a function may do with each DynamoDB table (src/adapters/dynamodb/tables.ts); the
+ * statements each word grants are in lib/tables.ts.
+ */
+export interface TableAccess {
+  /** get: one app by id; lookup: by id, in batches too (the authorizer); list: every app. */
+  readonly apps: "get" | "lookup" | "list";
+  /** lookup: a key by id, in batches too. */
+  readonly keys: "lookup";
+  /** create: get and put-if-absent; match: get, and query by IDFV; purge: delete by key. */
+  readonly installs: "create" | "match" | "purge";
+  /** create: get and put-if-absent; purge: find an install's mappings and delete them. */
+  readonly customerUsers: "create" | "purge";
+  /**
+   * lookup: one install's requests (by-install index); request: record a request and tombstone
+   * its install; status: one request by id; tombstones: an app's tombstones and requests (the
+   * export); purge: find open requests, complete them.
+   */
+  readonly deletions: "lookup" | "request" | "status" | "tombstones" | "purge";
+  /** readWrite: snapshot entries by key; purge: find an app's entries and delete them. */
+  readonly snapshots: "readWrite" | "purge";
+  /** get: one link by id; manage: create, read, disable and list an app's links. */
+  readonly links: "get" | "manage";
+  /** record: put touches (and take back a failed request's); match: the matcher's lookups. */
+  readonly touches: "record" | "match";
+  /**
+   * request: a new install's pending record; work: read and resolve one (the worker); get: read
+   * one (the SDKs); sweep: find unfinished ones; purge: delete by key.
+   */
+  readonly attributions: "request" | "work" | "get" | "sweep" | "purge";
+}
+
+/**
+ * `named`: the function is told the resource's name but given no right on it. The three
+ * ingestion routes share one composition, which names the events stream and the sealing key,
+ * but only the routes that take events may use them.
+ */
+export type Named = "named";
+
+/** The settings a function reads from its environment, each set by the stack (lib/settings.ts). */
+export type FunctionSetting = "snapshotTtl" | "trustViewerCountry" | "minRequestAge";
+
+/**
+ * A function's resources and access. Key order is the order of the grants on AWS (statements
+ * of the same actions on different tables are merged into one, in order).
+ */
+export interface Uses<Queue extends string = string> {
+  readonly tables?: { readonly [T in TableId]?: TableAccess[T] };
+  /** The lake's delivery streams (Firehose on AWS): `put` records. */
+  readonly streams?: { readonly [T in LakeTableName]?: "put" | Named };
+  /** Queue-driven workers' queues (src/workers/workers.ts): `send` messages. */
+  readonly queues?: { readonly [W in Queue]?: "send" };
+  /** The key that wraps apps' sealing private keys: `unwrap` one. */
+  readonly sealingKey?: "unwrap" | Named;
+  /**
+   * The exchange-rate table: `read` the stored one (else the one shipped in the asset); `write`
+   * it (the daily rates job), starting from the shipped one.
+   */
+  readonly rates?: "read" | "write";
+  /** The IP-to-country database, shipped in the asset. */
+  readonly countries?: "read";
+  /** The export's query engine (Athena): run queries over the lake, read and write results. */
+  readonly queries?: "export";
+  /** The lake's files: `purge` rewrites those of a deleted install and drops query results. */
+  readonly lake?: "purge";
+  /** The link host's base URL, which new links name. */
+  readonly linkHost?: "name";
+  /** Apple's AdServices API, which resolves iOS installs' Apple Ads tokens. */
+  readonly appleAds?: "call";
+  readonly settings?: readonly FunctionSetting[];
+}

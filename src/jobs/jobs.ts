@@ -1,0 +1,113 @@
+/**
+ * The job table: one row per scheduled job, the work either runtime does on a clock rather than
+ * on a request or a message. The embedded runtime runs each row as a background job
+ * (src/embedded/jobs.ts); the CDK app runs each row that has an AWS schedule as
+ * `lambdas/<id>.ts` on an EventBridge rule (lib/scheduled-job.ts), with the environment and
+ * grants derived from what the row uses. A row with no schedule on AWS says what does its work
+ * there instead. Pure data: no handler imports, so a job's Lambda bundles no other job.
+ */
+import { SWEEP_AGE_MS } from "../attribution/sweep.ts";
+import type { Uses } from "../functions/uses.ts";
+
+/** An EventBridge schedule: a fixed rate, or a cron expression's fields (UTC). */
+export type AwsSchedule =
+  | { readonly everyMs: number }
+  | { readonly cron: { readonly minute: string; readonly hour: string; readonly weekDay: string } };
+
+export interface AwsJob {
+  readonly schedule: AwsSchedule;
+  /** Lambda sizing; a job that must not overlap itself may derive its timeout instead. */
+  readonly memoryMb: number;
+  readonly timeoutSeconds?: number;
+  readonly uses: Uses;
+}
+
+export interface JobDefinition<Id extends string = string> {
+  /** Names the job in logs, and its function (`lambdas/<id>.ts`) on AWS. */
+  readonly id: Id;
+  readonly description: string;
+  /** The embedded runtime: how often it runs, and whether once at start as well. */
+  readonly embedded: { readonly everyMs: number; readonly atStart: boolean };
+  /** AWS: its schedule and function, or what does its work there instead. */
+  readonly aws: AwsJob | { readonly instead: string };
+}
+
+const HOUR_MS = 3_600_000;
+
+export const JOBS = [
+  {
+    id: "purge",
+    description: "Purges deleted installs from the tables and the lake.",
+    // Embedded, a deletion request also starts a run at once; minutes at most otherwise.
+    embedded: { everyMs: 60_000, atStart: false },
+    aws: {
+      // Must exceed Firehose's buffering interval (lib/purge-job.ts checks it).
+      schedule: { everyMs: 10 * 60_000 },
+      // A file being rewritten is held in memory, decoded, about three times over.
+      memoryMb: 2048,
+      uses: {
+        tables: {
+          deletions: "purge",
+          installs: "purge",
+          customerUsers: "purge",
+          snapshots: "purge",
+          attributions: "purge",
+        },
+        lake: "purge",
+        settings: ["minRequestAge"],
+      },
+    },
+  },
+  {
+    id: "fx-rates",
+    description: "Merges the ECB's reference rates of the last 90 days into the rate table.",
+    // The ECB publishes once a working day, around 16:00 CET.
+    embedded: { everyMs: 6 * HOUR_MS, atStart: true },
+    aws: {
+      schedule: { cron: { minute: "30", hour: "16", weekDay: "MON-FRI" } },
+      memoryMb: 512,
+      timeoutSeconds: 60,
+      uses: { rates: "write" },
+    },
+  },
+  {
+    id: "attribution-sweep",
+    description: "Queues again the attributions a crash or a failure left unfinished.",
+    // At start, everything unfinished from before it: what a crash left.
+    embedded: { everyMs: SWEEP_AGE_MS, atStart: true },
+    aws: {
+      schedule: { everyMs: SWEEP_AGE_MS },
+      memoryMb: 256,
+      timeoutSeconds: 60,
+      uses: { tables: { attributions: "sweep" }, queues: { attribute: "send" } },
+    },
+  },
+  {
+    id: "reap-touches",
+    description: "Forgets touches older than the longest click window.",
+    embedded: { everyMs: 6 * HOUR_MS, atStart: true },
+    aws: { instead: "DynamoDB's TTL on the touches table" },
+  },
+  {
+    id: "prune-snapshots",
+    description: "Removes export snapshot files past their lifetime and grace period.",
+    // The DuckDB engine's PRUNE_INTERVAL_SECONDS, which its Retry-After answers count on.
+    embedded: { everyMs: 60_000, atStart: false },
+    aws: { instead: "the results bucket's lifecycle rule (lib/lake.ts)" },
+  },
+] as const satisfies readonly JobDefinition[];
+
+export type JobId = (typeof JOBS)[number]["id"];
+
+/** The jobs that run as a function on AWS. */
+export type AwsJobDefinition = Extract<(typeof JOBS)[number], { readonly aws: AwsJob }>;
+export type AwsJobId = AwsJobDefinition["id"];
+
+export const AWS_JOBS = JOBS.filter((job): job is AwsJobDefinition => "schedule" in job.aws);
+
+/** A job's row, by its id. */
+export const jobOf = <K extends JobId>(id: K): Extract<(typeof JOBS)[number], { id: K }> => {
+  const job = JOBS.find((row) => row.id === id);
+  if (!job) throw new Error(`No job ${id}`);
+  return job as Extract<(typeof JOBS)[number], { id: K }>;
+};
