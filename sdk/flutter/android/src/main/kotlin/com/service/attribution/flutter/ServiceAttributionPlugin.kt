@@ -5,7 +5,9 @@ import android.os.Handler
 import android.os.Looper
 import com.service.attribution.EventType
 import com.service.attribution.LogLevel
+import com.service.attribution.SdkWrapper
 import com.service.attribution.ServiceAttributionSdk
+import com.service.attribution.WrapperPlatform
 import io.flutter.embedding.engine.plugins.FlutterPlugin
 import io.flutter.plugin.common.MethodCall
 import io.flutter.plugin.common.MethodChannel
@@ -45,6 +47,9 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
                     result.error("argument", "apiKey is required", null)
                     return
                 }
+                // The SDK then applies Flutter's rules: with sealing on in remote configuration,
+                // every custom parameter value is sealed (the keys needed in clear excepted).
+                SdkWrapper.declare(WrapperPlatform.FLUTTER, VERSION)
                 ServiceAttributionSdk.configure(
                     context,
                     apiKey,
@@ -116,6 +121,9 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
 
     private companion object {
         const val CHANNEL = "service_attribution"
+
+        /** The plugin's version (pubspec.yaml), which the SDK reports with the install. */
+        const val VERSION = "2.10.0"
 
         /** Flutter's levels are 0 DEBUG to 3 ERROR, as the Dart side checked. */
         fun logLevelOf(level: Int): LogLevel =
