@@ -1,7 +1,11 @@
 // The checks this machine can make of the Flutter package, which has no Dart SDK here: every
-// Dart file parses as Dart 3 (tree-sitter's grammar), and the rules written out on the Dart
-// side (the EventType wire values, the log level bounds and default) are the shared
-// conformance vectors' rules. Prints one line per check and a closing `N passed, N failed`.
+// Dart file parses as Dart 3 (tree-sitter's grammar); the rules written out on the Dart side
+// (the EventType wire values, the log level bounds and default) are the shared conformance
+// vectors' rules; every channel method the Dart side invokes is handled by the Android plugin
+// (which reads only argument keys Dart sends) and named by the iOS plugin; pubspec.yaml's
+// platforms, classes and version are the plugins'; the Android library's SDK levels, versions
+// and permissions are the Kotlin SDK's. Prints one line per check and a closing
+// `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
@@ -10,6 +14,8 @@ import { Language, Parser } from "web-tree-sitter";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const conformance = join(root, "..", "conformance");
+/** A file's text, or "" when it does not exist. */
+const read = (path) => (existsSync(path) ? readFileSync(path, "utf8") : "");
 const vectors = (file) => JSON.parse(readFileSync(join(conformance, file), "utf8"));
 
 await Parser.init();
@@ -231,6 +237,27 @@ check("the android pluginClass is the Android plugin's package and class", [
     : ["package differs"]),
   ...(new RegExp(`\\bclass ${pluginClass("android")}\\b`).test(androidText) ? [] : ["class differs"]),
 ]);
+const pubspecVersion = /^version:\s*(\S+)/m.exec(pubspec)?.[1];
+check(
+  "the Android plugin reports pubspec.yaml's version",
+  /const val VERSION = "([^"]+)"/.exec(androidText)?.[1] === pubspecVersion
+    ? []
+    : [`VERSION is not ${pubspecVersion}`],
+);
+const dartChannel = /MethodChannel\('([^']+)'\)/.exec(plugin)?.[1];
+const swiftText = read(join(root, swiftFile));
+check("each side names the Dart side's method channel", [
+  ...(/const val CHANNEL = "([^"]+)"/.exec(androidText)?.[1] === dartChannel ? [] : ["the Android plugin's differs"]),
+  ...(!swiftText || /channelName = "([^"]+)"/.exec(swiftText)?.[1] === dartChannel ? [] : ["the iOS plugin's differs"]),
+]);
+if (swiftText) {
+  check("the iOS plugin and its podspec report pubspec.yaml's version", [
+    ...(/WrapperInfo\([^)]*version:\s*"([^"]+)"/.exec(swiftText)?.[1] === pubspecVersion ? [] : ["the plugin's differs"]),
+    ...(/s\.version\s*=\s*'([^']+)'/.exec(read(join(root, "ios", "service_attribution.podspec")))?.[1] === pubspecVersion
+      ? []
+      : ["the podspec's differs"]),
+  ]);
+}
 if (existsSync(join(root, swiftFile))) {
   check(
     "the ios pluginClass is the iOS plugin's class",
@@ -243,7 +270,6 @@ if (existsSync(join(root, swiftFile))) {
 // The Android library: its SDK levels are the Kotlin SDK's, and its manifest declares the
 // network and every permission the Kotlin SDK's manifest declares.
 const kotlinSdk = join(root, "..", "kotlin");
-const read = (path) => (existsSync(path) ? readFileSync(path, "utf8") : "");
 const gradle = read(join(root, "android", "build.gradle"));
 const kotlinBuild = [
   read(join(kotlinSdk, "gradle", "libs.versions.toml")),
