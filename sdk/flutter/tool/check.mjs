@@ -280,14 +280,16 @@ const kotlinLevel = (name) =>
   Number(new RegExp(`^\\s*(?:android-)?${name}(?:Version)?\\s*=\\s*"?(\\d+)"?`, "mi").exec(kotlinBuild)?.[1]);
 const flutterLevel = (name) =>
   Number(new RegExp(`^\\s*${name}(?:Version)?\\s*=?\\s*(\\d+)`, "m").exec(gradle)?.[1]);
-/** Until the Kotlin SDK's build names its levels, the values it was written for. */
-const assumed = { minSdk: 21, compileSdk: 34 };
 for (const name of ["minSdk", "compileSdk"]) {
   const theirs = kotlinLevel(name);
-  const expected = Number.isNaN(theirs) ? assumed[name] : theirs;
-  const source = Number.isNaN(theirs) ? `assumed ${expected}: sdk/kotlin names none yet` : `sdk/kotlin's ${expected}`;
-  check(`android/build.gradle's ${name} is the Kotlin SDK's (${source})`,
-    flutterLevel(name) === expected ? [] : [`android/build.gradle has ${flutterLevel(name)}`]);
+  check(
+    `android/build.gradle's ${name} is the Kotlin SDK's (${Number.isNaN(theirs) ? "none found" : theirs})`,
+    Number.isNaN(theirs)
+      ? [`sdk/kotlin/gradle/libs.versions.toml and build.gradle.kts name no ${name}`]
+      : flutterLevel(name) === theirs
+        ? []
+        : [`android/build.gradle has ${flutterLevel(name)}`],
+  );
 }
 const robolectricSdk = Number(
   /^sdk=(\d+)$/m.exec(read(join(root, "android", "src", "test", "resources", "robolectric.properties")))?.[1],
