@@ -117,6 +117,9 @@ enum Requests {
     struct InstallInput {
         var serviceId: String
         var firstOpen: Date
+        /// The clock when the report goes out, set again on each attempt: with it the service
+        /// reads `first_open_time` on its own clock, however wrong the device's is.
+        var sentAt = Date()
         var osVersion: String?
         var deviceModel: String?
         var appVersion: String?
@@ -145,6 +148,7 @@ enum Requests {
             "sdk_platform": .string(input.sdkPlatform),
             "sdk_version": .string(input.sdkVersion),
             "first_open_time": .string(iso(input.firstOpen)),
+            "sent_at": .string(iso(input.sentAt)),
             "idfv": optional(Fields.deviceId(input.identifierForVendor)),
             "maid": optional(maid),
             "install_referrer": .null,
@@ -159,14 +163,15 @@ enum Requests {
 
     /// The install with nothing but what the SDK itself makes: sent once when the service
     /// refused the full report for good, so a device signal it does not take never costs the
-    /// install and every event after it.
+    /// install and every event after it. A first open ahead of the clock is the clock's now.
     static func minimalInstall(_ input: InstallInput) -> JSONValue {
         return .object([
             "service_id": .string(input.serviceId),
             "os": .string("ios"),
             "sdk_platform": .string(input.sdkPlatform),
             "sdk_version": .string(input.sdkVersion),
-            "first_open_time": .string(iso(input.firstOpen)),
+            "first_open_time": .string(iso(min(input.firstOpen, input.sentAt))),
+            "sent_at": .string(iso(input.sentAt)),
         ])
     }
 

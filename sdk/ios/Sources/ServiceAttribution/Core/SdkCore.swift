@@ -466,6 +466,7 @@ final class SdkCore: @unchecked Sendable {
             }
         }
         var input = Requests.InstallInput(serviceId: serviceId ?? "", firstOpen: firstOpen)
+        input.sentAt = platform.clock()
         input.osVersion = device.osVersion
         input.deviceModel = device.deviceModel
         input.appVersion = device.appVersion
