@@ -1,0 +1,489 @@
+// The checks this machine can make of the iOS SDK and of the Flutter plugin's iOS side, with
+// no Swift compiler here: every Swift file parses (tree-sitter's Swift grammar), the wire values
+// written in Swift (event types, log levels, request fields, routes, statuses, the sealing
+// constants) are the conformance vectors' and the service's, the packaging (Package.swift, both
+// podspecs, the privacy manifests) names what is there, and the Flutter plugin answers every
+// method the Dart side invokes. Prints one line per check and a closing `N passed, N failed`.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { Language, Parser } from "web-tree-sitter";
+
+const ios = dirname(dirname(fileURLToPath(import.meta.url)));
+const sdk = dirname(ios);
+const root = dirname(sdk);
+const flutter = join(sdk, "flutter");
+const read = (path) => readFileSync(path, "utf8");
+const vectors = (file) => JSON.parse(read(join(sdk, "conformance", file)));
+
+const grammar = createRequire(import.meta.url).resolve("tree-sitter-wasms/out/tree-sitter-swift.wasm");
+
+/**
+ * Parses one file in a worker thread of its own. The grammar's scanner keeps state from one
+ * parse to the next in the same WebAssembly instance (after a first parse, no raw string
+ * `#"…"#` scans again), so every file gets a fresh instance. The tree comes back as plain
+ * objects: type, range, position, flags and children with their field names.
+ */
+if (!isMainThread) {
+  // The main thread compiled both WebAssembly modules once; each worker instantiates them.
+  const { runtime, swift, swiftBytes } = workerData;
+  await Parser.init({
+    instantiateWasm: (imports, done) => {
+      WebAssembly.instantiate(runtime, imports).then((instance) => done(instance, runtime));
+      return {};
+    },
+  });
+  const instantiate = WebAssembly.instantiate;
+  WebAssembly.instantiate = (source, imports) =>
+    source === swiftBytes
+      ? instantiate(swift, imports).then((instance) => ({ module: swift, instance }))
+      : instantiate(source, imports);
+  const language = await Language.load(swiftBytes);
+  WebAssembly.instantiate = instantiate;
+  const parser = new Parser();
+  parser.setLanguage(language);
+  const tree = parser.parse(readFileSync(workerData.path, "utf8"));
+  const plain = (node) => ({
+    type: node.type,
+    named: node.isNamed,
+    start: node.startIndex,
+    end: node.endIndex,
+    row: node.startPosition.row,
+    column: node.startPosition.column,
+    missing: node.isMissing,
+    error: node.hasError,
+    children: node.children.map((child, index) => ({ ...plain(child), field: node.fieldNameForChild(index) })),
+  });
+  parentPort.postMessage(plain(tree.rootNode));
+}
+
+/** A parsed node as the checks read it, over the plain objects a worker sends. */
+class SyntaxNode {
+  constructor(plain, source) {
+    Object.assign(this, { plain, source });
+  }
+  get type() {
+    return this.plain.type;
+  }
+  get text() {
+    return this.source.slice(this.plain.start, this.plain.end);
+  }
+  get isMissing() {
+    return this.plain.missing;
+  }
+  get hasError() {
+    return this.plain.error;
+  }
+  get startPosition() {
+    return { row: this.plain.row, column: this.plain.column };
+  }
+  get children() {
+    return this.plain.children.map((child) => new SyntaxNode(child, this.source));
+  }
+  get namedChildren() {
+    return this.children.filter((child) => child.plain.named);
+  }
+  childrenForFieldName(name) {
+    return this.children.filter((child) => child.plain.field === name);
+  }
+  childForFieldName(name) {
+    return this.childrenForFieldName(name)[0] ?? null;
+  }
+}
+
+const compiled = isMainThread
+  ? (() => {
+      const swiftBytes = new Uint8Array(readFileSync(grammar));
+      return {
+        runtime: new WebAssembly.Module(readFileSync(createRequire(import.meta.url).resolve("web-tree-sitter/tree-sitter.wasm"))),
+        swift: new WebAssembly.Module(swiftBytes),
+        swiftBytes,
+      };
+    })()
+  : null;
+
+const parseInWorker = (path) =>
+  new Promise((resolve, reject) => {
+    const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { path, ...compiled } });
+    worker.once("message", (plain) => {
+      // Ending the thread at once: left to itself, a worker's wasm instance takes seconds to go.
+      worker.terminate();
+      resolve({ rootNode: new SyntaxNode(plain, read(path)) });
+    });
+    worker.once("error", reject);
+  });
+
+/** Every file parsed, two at a time (the machines that run this have few cores). */
+const parseAll = async (paths) => {
+  const parsed = new Array(paths.length);
+  let next = 0;
+  const run = async () => {
+    while (next < paths.length) {
+      const index = next++;
+      parsed[index] = await parseInWorker(paths[index]);
+    }
+  };
+  await Promise.all([run(), run()]);
+  return parsed;
+};
+
+const results = [];
+const check = (name, problems) => {
+  results.push(problems.length === 0);
+  console.log(`${problems.length === 0 ? "ok  " : "FAIL"} ${name}`);
+  for (const problem of problems) console.log(`       ${problem}`);
+};
+/** Runs a check whose own code may throw (a file missing): that is its failure. */
+const checking = (name, body) => {
+  try {
+    check(name, body());
+  } catch (error) {
+    check(name, [String(error?.message ?? error)]);
+  }
+};
+const same = (actual, expected, what) =>
+  JSON.stringify(actual) === JSON.stringify(expected)
+    ? []
+    : [`${what}: ${JSON.stringify(actual)} instead of ${JSON.stringify(expected)}`];
+
+// --- Every Swift file parses ---------------------------------------------------------------
+
+/** Syntax errors of a tree: its ERROR and MISSING nodes, with line and column. */
+const syntaxErrors = (tree, file) => {
+  const found = [];
+  const visit = (node) => {
+    if (node.type === "ERROR" || node.isMissing) {
+      const { row, column } = node.startPosition;
+      const what = node.isMissing ? `missing ${node.type}` : `unexpected '${node.text.slice(0, 40)}'`;
+      found.push(`${file}:${row + 1}:${column + 1}: ${what}`);
+      return;
+    }
+    if (node.hasError) for (const child of node.children) visit(child);
+  };
+  visit(tree.rootNode);
+  return found;
+};
+
+const filesUnder = (dir, ending) =>
+  existsSync(dir)
+    ? readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) return filesUnder(path, ending);
+        return entry.name.endsWith(ending) ? [path] : [];
+      })
+    : [];
+
+const swiftFiles = [
+  join(ios, "Package.swift"),
+  ...filesUnder(join(ios, "Sources"), ".swift"),
+  ...filesUnder(join(ios, "Tests"), ".swift"),
+  ...filesUnder(join(flutter, "ios"), ".swift"),
+];
+const trees = new Map();
+const parsedFiles = await parseAll(swiftFiles);
+swiftFiles.forEach((path, index) => {
+  const file = relative(sdk, path);
+  trees.set(file, parsedFiles[index]);
+  check(`${file} parses as Swift`, syntaxErrors(parsedFiles[index], file));
+});
+
+// --- Reading declarations out of the trees -------------------------------------------------
+
+const descendants = (node, type) => {
+  const found = [];
+  const visit = (n) => {
+    if (n.type === type) found.push(n);
+    for (const child of n.namedChildren) visit(child);
+  };
+  visit(node);
+  return found;
+};
+const tree = (file) => {
+  const found = trees.get(file);
+  if (!found) throw new Error(`${file} is missing`);
+  return found.rootNode;
+};
+const nameOf = (node) => node.childForFieldName("name")?.text ?? node.namedChildren.find((c) => c.type.endsWith("identifier"))?.text;
+/** The type declaration (class, struct, enum, extension) named `name`. */
+const typeNamed = (file, name) => {
+  const found = descendants(tree(file), "class_declaration").find((node) => nameOf(node) === name);
+  if (!found) throw new Error(`${file}: no type ${name}`);
+  return found;
+};
+const functionNamed = (node, name) => {
+  const found = descendants(node, "function_declaration").find((fn) => nameOf(fn) === name);
+  if (!found) throw new Error(`no function ${name}`);
+  return found;
+};
+/** The `let`/`var` named `name` and the text of its value. */
+const propertyValue = (node, name) => {
+  const found = descendants(node, "property_declaration").find(
+    (property) => property.childForFieldName("name")?.text === name,
+  );
+  if (!found) throw new Error(`no property ${name}`);
+  return found.childForFieldName("value") ?? found.namedChildren.at(-1);
+};
+const stringsIn = (node) => descendants(node, "line_str_text").map((text) => text.text);
+const stringValue = (node, name) => {
+  const [text] = stringsIn(propertyValue(node, name));
+  if (text === undefined) throw new Error(`${name} is no string`);
+  return text;
+};
+/** The keys of the first dictionary literal in `node`. */
+const dictionaryKeys = (node) => {
+  const [literal] = descendants(node, "dictionary_literal");
+  if (!literal) throw new Error("no dictionary literal");
+  return literal.childrenForFieldName("key").map((key) => stringsIn(key).join(""));
+};
+
+const core = (file) => join("ios", "Sources", "ServiceAttribution", file);
+
+// --- Wire values --------------------------------------------------------------------------
+
+const eventTypes = vectors("event-types.json").eventTypes;
+checking("EventType has the vectors' cases, in their order, with their wire values", () => {
+  const entries = descendants(typeNamed(core("EventType.swift"), "EventType"), "enum_entry");
+  const cases = entries.map((entry) => [nameOf(entry), stringsIn(entry).join("")]);
+  return same(
+    cases,
+    eventTypes.map((type) => [type.flutter, type.wire]),
+    "cases",
+  );
+});
+
+const levels = vectors("log-levels.json");
+checking("LogLevel's cases, integer bounds, mapping and default are the vectors'", () => {
+  const logLevel = typeNamed(core("LogLevel.swift"), "LogLevel");
+  const cases = descendants(logLevel, "enum_entry").map(nameOf);
+  const range = /(-?\d+)\s*\.\.\.\s*(-?\d+)/.exec(propertyValue(logLevel, "integerRange").text);
+  const bounds = range ? [Number(range[1]), Number(range[2])] : [];
+  const values = levels.levels.map((level) => level.value);
+  const init = descendants(logLevel, "init_declaration")[0]?.text ?? "";
+  const mapping = [...init.matchAll(/case\s+(-?\d+)\s*:\s*self\s*=\s*\.(\w+)/g)].map((m) => [Number(m[1]), m[2]]);
+  const fallback = /^\.(\w+)$/.exec(propertyValue(logLevel, "`default`").text.trim())?.[1];
+  return [
+    ...same(cases, levels.kotlinLevels.map((name) => name.toLowerCase()), "cases"),
+    ...same(bounds, [Math.min(...values), Math.max(...values)], "integerRange"),
+    ...same(mapping, levels.levels.map((level) => [level.value, level.name.toLowerCase()]), "init?(integer:)"),
+    ...levels.invalid.filter((value) => value >= bounds[0] && value <= bounds[1]).map((value) => `${value} is invalid in the vectors but within the bounds`),
+    ...same(fallback, levels.default.kotlin.toLowerCase(), "default"),
+    ...same(mapping.find(([, name]) => name === fallback)?.[0], levels.default.flutter, "default as an integer"),
+  ];
+});
+
+checking("LogLevel WARN acts as ERROR on iOS, as the spec says", () => {
+  const logLevel = typeNamed(core("LogLevel.swift"), "LogLevel");
+  const effective = descendants(logLevel, "property_declaration").find((p) => p.childForFieldName("name")?.text === "effective");
+  return /self\s*==\s*\.warn\s*\?\s*\.error\s*:\s*self/.test(effective?.text ?? "") ? [] : ["effective does not map warn to error"];
+});
+
+const requests = vectors("requests.json");
+checking("the install body has the vectors' fields, and only fields the service takes", () => {
+  const install = functionNamed(typeNamed(core("Core/Requests.swift"), "Requests"), "install");
+  const fields = dictionaryKeys(install);
+  const schema = read(join(root, "src", "ingest", "install.ts"));
+  const problems = [];
+  for (const testCase of requests.installs) {
+    const expected = Object.keys(testCase.request.body);
+    problems.push(...expected.filter((key) => !fields.includes(key)).map((key) => `${testCase.name}: ${key} is not sent`));
+  }
+  problems.push(...fields.filter((key) => !new RegExp(`\\n\\s+${key}:`).test(schema)).map((key) => `${key} is no field of the service's install schema`));
+  return [...new Set(problems)];
+});
+
+checking("each event has the vectors' fields", () => {
+  const event = functionNamed(typeNamed(core("Core/Requests.swift"), "Requests"), "event");
+  return same(dictionaryKeys(event).sort(), Object.keys(requests.events[0].request.body.events[0]).sort(), "fields");
+});
+
+checking("sdk_platform is a name the service lists, os is ios", () => {
+  const requestsType = typeNamed(core("Core/Requests.swift"), "Requests");
+  const platforms = /SDK_PLATFORMS\s*=\s*\[([^\]]*)\]/.exec(read(join(root, "src", "ingest", "install.ts")))?.[1] ?? "";
+  const listed = [...platforms.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+  const platform = stringValue(requestsType, "sdkPlatform");
+  const install = functionNamed(requestsType, "install").text;
+  return [
+    ...(listed.includes(platform) ? [] : [`${platform} is not one of ${listed.join(", ")}`]),
+    ...(/"os":\s*\.string\("ios"\)/.test(install) ? [] : ["the install's os is not ios"]),
+  ];
+});
+
+checking("the routes are the vectors' requests", () => {
+  const api = tree(core("Core/Api.swift"));
+  // call("GET", "/v1/config", …), or call("GET", path, …) with `let path = "…"` before it.
+  const calls = descendants(typeNamed(core("Core/Api.swift"), "Api"), "function_declaration").flatMap((fn) =>
+    [...fn.text.matchAll(/call\("(GET|POST|DELETE)",\s*(?:"([^"]*)"|(\w+))/g)].map((m) => {
+      const path = m[2] ?? new RegExp(`let ${m[3]} = "([^"]*)"`).exec(fn.text)?.[1] ?? `?${m[3]}`;
+      return `${m[1]} ${path.replace(/\\\(.*$/, "{{service_id}}")}`;
+    }),
+  );
+  const expected = [
+    ...new Set([
+      ...requests.installs.map((c) => `${c.request.method} ${c.request.path}`),
+      ...requests.events.map((c) => `${c.request.method} ${c.request.path}`),
+      ...requests.other.map((c) => `${c.request.method} ${c.request.path.replace(/\{\{service_id\}\}.*$/, "{{service_id}}")}`),
+    ]),
+  ].sort();
+  const attribution = requests.other.find((c) => c.request.path.endsWith("/attribution"));
+  return [
+    ...same([...new Set(calls)].sort(), expected, "routes"),
+    ...(api.text.includes("/attribution?wait_seconds=") && attribution?.request.query?.wait_seconds ? [] : ["the attribution read does not send wait_seconds"]),
+    ...(/\["Authorization":\s*apiKey/.test(api.text) ? [] : ["Authorization is not the bare key"]),
+  ];
+});
+
+checking("the matching parameters are pii.json's keys", () => {
+  const protector = typeNamed(core("Core/Pii.swift"), "Protector");
+  return same(stringsIn(propertyValue(protector, "piiKeys")), vectors("pii.json").keys, "piiKeys");
+});
+
+checking("ATT statuses and match statuses are the service's", () => {
+  const requestsType = typeNamed(core("Core/Requests.swift"), "Requests");
+  const att = /ATT_STATUSES\s*=\s*\[([^\]]*)\]/.exec(read(join(root, "src", "attribution", "matcher.ts")))?.[1] ?? "";
+  const match = /MATCH_STATUSES\s*=\s*\[([^\]]*)\]/.exec(read(join(root, "src", "ports", "attributions.ts")))?.[1] ?? "";
+  const strings = (text) => [...text.matchAll(/"([^"]+)"/g)].map((m) => m[1]).sort();
+  const device = read(join(sdk, core("Platform/AppleDevice.swift")));
+  const reported = [...device.matchAll(/case \.\w+: return "(\w+)"/g)].map((m) => m[1]).sort();
+  const sdkCore = typeNamed(core("Core/SdkCore.swift"), "SdkCore");
+  const settled = stringsIn(propertyValue(sdkCore, "settledStatuses")).sort();
+  const spec = ["matched", "matched_no_params", "organic", "skipped", "failed", "not_configured"];
+  const answered = [...sdkCore.text.matchAll(/matchStatus:\s*(?:isInitialized \? )?"(\w+)"(?:\s*:\s*"(\w+)")?/g)].flatMap((m) => m.slice(1).filter(Boolean));
+  return [
+    ...same(stringsIn(propertyValue(requestsType, "attStatuses")).sort(), strings(att), "Requests.attStatuses"),
+    ...same(reported, strings(att), "AppleDevice's ATT statuses"),
+    ...settled.filter((s) => !strings(match).includes(s)).map((s) => `${s} is no status of the service`),
+    ...[...settled, ...answered].filter((s) => !spec.includes(s)).map((s) => `${s} is no status of the spec`),
+    ...(answered.length >= 3 ? [] : ["the statuses attributionParams answers were not found"]),
+  ];
+});
+
+checking("sealing constants are the encryption vectors'", () => {
+  const encryption = JSON.parse(read(join(root, "spec", "encryption-test-vectors.json")));
+  const sealer = typeNamed(core("Core/Sealer.swift"), "Sealer");
+  const version = stringValue(sealer, "version");
+  const info = stringValue(sealer, "infoPrefix");
+  const keyId = encryption.recipient.keyId;
+  return [
+    ...encryption.vectors.filter((v) => v.hkdfInfo !== `${info}${keyId}`).map((v) => `${v.name}: hkdfInfo ${v.hkdfInfo}`),
+    ...encryption.vectors.filter((v) => v.aad !== `${version}.${keyId}` || !v.envelope.startsWith(`${version}.${keyId}.`)).map((v) => `${v.name}: aad or envelope prefix`),
+  ];
+});
+
+// --- Packaging ----------------------------------------------------------------------------
+
+const podspec = read(join(ios, "ServiceAttribution.podspec"));
+const podField = (text, field) => new RegExp(`s\\.${field}\\s*=\\s*'([^']*)'`).exec(text)?.[1];
+const sdkVersion = () => stringValue(typeNamed(core("Core/Requests.swift"), "Requests"), "sdkVersion");
+
+checking("ServiceAttribution.podspec names the SDK's version, iOS 13 and its files", () => {
+  const sources = podField(podspec, "source_files");
+  const prefix = sources?.replace(/\*\*\/\*\.swift$/, "");
+  const shipped = filesUnder(join(ios, "Sources"), ".swift").map((path) => relative(ios, path));
+  const covered = prefix ? shipped.filter((file) => file.startsWith(prefix)) : [];
+  const resources = [...(/resource_bundles\s*=\s*\{([^}]*)\}/.exec(podspec)?.[1] ?? "").matchAll(/'([^']+\.xcprivacy)'/g)].map((m) => m[1]);
+  const packageText = read(join(ios, "Package.swift"));
+  return [
+    ...same(podField(podspec, "name"), "ServiceAttribution", "name"),
+    ...same(podField(podspec, "version"), sdkVersion(), "version (Requests.sdkVersion)"),
+    ...same(podField(podspec, "ios.deployment_target"), "13.0", "deployment target"),
+    ...(packageText.includes(".iOS(.v13)") ? [] : ["Package.swift does not say iOS 13"]),
+    ...(sources === "Sources/ServiceAttribution/**/*.swift" ? [] : [`source_files ${sources}`]),
+    ...same(covered.length, shipped.length, "Swift files covered by source_files"),
+    ...(resources.length === 1 && existsSync(join(ios, resources[0])) ? [] : ["the privacy manifest in resource_bundles is missing"]),
+    ...["AppTrackingTransparency", "AdServices"].filter((f) => !new RegExp(`weak_frameworks[^\\n]*'${f}'`).test(podspec)).map((f) => `${f} is not weakly linked`),
+  ];
+});
+
+checking("Package.swift: one library, no dependency, its paths and resources exist", () => {
+  const text = read(join(ios, "Package.swift"));
+  const paths = [...text.matchAll(/path:\s*"([^"]+)"/g)].map((m) => m[1]);
+  const copied = [...text.matchAll(/\.copy\("([^"]+)"\)/g)].map((m) => m[1]);
+  return [
+    ...(text.includes(".package(") ? ["a package dependency"] : []),
+    ...(/\.library\(name:\s*"ServiceAttribution"/.test(text) ? [] : ["no ServiceAttribution library"]),
+    ...same(paths, ["Sources/ServiceAttribution", "Tests/ServiceAttributionTests"], "target paths"),
+    ...paths.filter((p) => !existsSync(join(ios, p))).map((p) => `${p} does not exist`),
+    ...copied.filter((c) => !existsSync(join(ios, "Sources", "ServiceAttribution", c))).map((c) => `${c} does not exist`),
+  ];
+});
+
+checking("the tests read the vectors from the repository, copies none", () => {
+  const copies = filesUnder(ios, ".json").filter((path) => !path.includes("node_modules"));
+  const problems = [];
+  for (const copy of copies) {
+    const original = join(sdk, "conformance", copy.split("/").at(-1));
+    if (!existsSync(original) || read(original) !== read(copy)) problems.push(`${relative(sdk, copy)} differs from sdk/conformance`);
+  }
+  const vectorsFile = read(join(ios, "Tests", "ServiceAttributionTests", "Support", "Vectors.swift"));
+  const depth = /for _ in 0\.\.<(\d+) \{ url\.deleteLastPathComponent\(\) \}/.exec(vectorsFile)?.[1];
+  // Vectors.swift sits 5 folders below sdk/.
+  if (depth !== "5") problems.push(`Vectors.swift climbs ${depth} folders from #filePath, not 5`);
+  return problems;
+});
+
+const manifest = (path) => read(path);
+checking("privacy manifests declare the IDFA and IDFV, and are alike", () => {
+  const sdkManifest = manifest(join(ios, "Sources", "ServiceAttribution", "PrivacyInfo.xcprivacy"));
+  const pluginManifest = manifest(join(flutter, "ios", "Resources", "PrivacyInfo.xcprivacy"));
+  const balanced = (text) => ["dict", "array", "plist"].every((tag) => (text.match(new RegExp(`<${tag}[ >]`, "g")) ?? []).length === (text.match(new RegExp(`</${tag}>`, "g")) ?? []).length);
+  return [
+    ...(balanced(sdkManifest) ? [] : ["the SDK's manifest is not well formed"]),
+    ...["NSPrivacyCollectedDataTypeDeviceID", "NSPrivacyCollectedDataTypes", "NSPrivacyAccessedAPITypes", "NSPrivacyTracking"].filter((key) => !sdkManifest.includes(key)).map((key) => `no ${key}`),
+    ...(sdkManifest === pluginManifest ? [] : ["the Flutter plugin's manifest differs from the SDK's"]),
+  ];
+});
+
+// --- The Flutter plugin's iOS side --------------------------------------------------------
+
+const pluginFile = join("flutter", "ios", "Classes", "ServiceAttributionPlugin.swift");
+const dart = filesUnder(join(flutter, "lib"), ".dart").map(read).join("\n");
+const android = read(join(flutter, "android", "src", "main", "kotlin", "com", "service", "attribution", "flutter", "ServiceAttributionPlugin.kt"));
+
+checking("the Flutter plugin answers every method the Dart side invokes", () => {
+  const invoked = [...new Set([...dart.matchAll(/invokeMethod(?:<[^(]*>)?\(\s*['"]([^'"]+)['"]/g)].map((m) => m[1]))].sort();
+  const handle = functionNamed(tree(pluginFile), "handle");
+  const answered = descendants(handle, "switch_entry").flatMap((entry) =>
+    entry.namedChildren.filter((child) => child.type === "switch_pattern").flatMap(stringsIn),
+  );
+  return [
+    ...(invoked.length > 0 ? [] : ["no invokeMethod found on the Dart side"]),
+    ...invoked.filter((method) => !answered.includes(method)).map((method) => `${method} is not handled`),
+    ...(handle.text.includes("FlutterMethodNotImplemented") ? [] : ["unknown methods are not answered notImplemented"]),
+  ];
+});
+
+checking("the Flutter plugin's channel, class, versions and error codes match the other sides", () => {
+  const plugin = typeNamed(pluginFile, "ServiceAttributionPlugin");
+  const channel = stringValue(plugin, "channelName");
+  const dartChannel = /MethodChannel\(\s*'([^']+)'/.exec(dart)?.[1];
+  const androidChannel = /CHANNEL\s*=\s*"([^"]+)"/.exec(android)?.[1];
+  const pubspec = read(join(flutter, "pubspec.yaml"));
+  const pubVersion = /^version:\s*(\S+)/m.exec(pubspec)?.[1];
+  const iosClass = /\n\s+ios:\s*\n(?:\s+\w+:.*\n)*?\s+pluginClass:\s*(\w+)/.exec(pubspec)?.[1];
+  const [wrapperPlatform, wrapperVersion] = stringsIn(propertyValue(plugin, "wrapper"));
+  const swiftCodes = [...new Set([...plugin.text.matchAll(/FlutterError\(code:\s*"(\w+)"/g)].map((m) => m[1]))].sort();
+  const androidCodes = [...new Set([...android.matchAll(/\.error\(\s*"(\w+)"/g)].map((m) => m[1]))].sort();
+  const flutterPodspec = read(join(flutter, "ios", "service_attribution.podspec"));
+  return [
+    ...same(channel, dartChannel, "channel (Dart)"),
+    ...same(channel, androidChannel, "channel (Android)"),
+    ...(/ServiceAttributionPlugin\s*:\s*NSObject\s*,\s*FlutterPlugin/.test(plugin.text) ? [] : ["not an NSObject FlutterPlugin"]),
+    ...(iosClass === undefined || iosClass === "ServiceAttributionPlugin" ? [] : [`pubspec's ios pluginClass is ${iosClass}`]),
+    ...same(wrapperPlatform, "flutter", "the install's sdk_platform"),
+    ...same(wrapperVersion, pubVersion, "the install's sdk_version (pubspec version)"),
+    ...swiftCodes.filter((code) => !androidCodes.includes(code)).map((code) => `error code ${code} is not the Android side's (${androidCodes.join(", ")})`),
+    ...same(podField(flutterPodspec, "name"), "service_attribution", "podspec name"),
+    ...same(podField(flutterPodspec, "version"), pubVersion, "podspec version (pubspec version)"),
+    ...(new RegExp(`s\\.dependency\\s+'ServiceAttribution',\\s*'${sdkVersion().replace(/\./g, "\\.")}'`).test(flutterPodspec) ? [] : ["the podspec does not depend on ServiceAttribution at the SDK's version"]),
+    ...(/s\.dependency\s+'Flutter'/.test(flutterPodspec) ? [] : ["the podspec does not depend on Flutter"]),
+    ...(/s\.platform\s*=\s*:ios,\s*'13\.0'/.test(flutterPodspec) ? [] : ["the podspec's platform is not iOS 13"]),
+    ...(/s\.swift_version\s*=/.test(flutterPodspec) ? [] : ["no swift_version"]),
+    ...(podField(flutterPodspec, "source_files") === "Classes/**/*.swift" ? [] : ["source_files is not Classes/**/*.swift"]),
+  ];
+});
+
+const passed = results.filter(Boolean).length;
+console.log(`${passed} passed, ${results.length - passed} failed`);
+process.exitCode = passed === results.length ? 0 : 1;
