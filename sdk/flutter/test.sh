@@ -19,12 +19,21 @@ build="$here/build"
 
 passed=0
 failed=0
-# add_counts OUTPUT: prints OUTPUT but its closing count line, and adds that line's counts.
+# add_counts OUTPUT: prints OUTPUT but its closing count line, and adds that line's counts (a
+# run that ended without one counts as one failure).
 add_counts() {
-  local more less
-  echo "$1" | sed '$d'
-  read -r more _ less _ <<<"$(echo "$1" | tail -n 1)"
-  [[ "$more" =~ ^[0-9]+$ && "$less" =~ ^[0-9]+$ ]] || { more=0; less=1; }
+  local last more less
+  last="$(echo "$1" | tail -n 1)"
+  if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+    echo "$1" | sed '$d'
+    more="${BASH_REMATCH[1]}"
+    less="${BASH_REMATCH[2]}"
+  else
+    echo "$1"
+    echo "FAIL the run ended without its counts"
+    more=0
+    less=1
+  fi
   passed=$((passed + more))
   failed=$((failed + less))
 }
