@@ -6,10 +6,12 @@ import { NO_CAMPAIGN } from "../touches/touch.ts";
 import { deviceTraits } from "../touches/user-agent.ts";
 import {
   compatibleDevice,
+  deviceEvidence,
   geoConfidence,
   type InstallFacts,
   type Match,
   matchInstall,
+  sameVersion,
   type TouchLookups,
 } from "./matcher.ts";
 import { type AttributionSettings, DEFAULT_ATTRIBUTION } from "./settings.ts";
@@ -361,69 +363,125 @@ describe("matching by advertising id", () => {
 });
 
 describe("probabilistic matching", () => {
-  it("matches a compatible click from the same IP: geo, medium within the hour", async () => {
-    const click = touch(30 * 60 * SECOND);
+  const MINUTE = 60 * SECOND;
+  const IOS_ON = { probabilistic: { android: true, ios: true } };
+  /** What the SDK reports of an iPhone 14 Pro (iPhone15,2) on iOS 17.4.1. */
+  const iphone = (overrides: Partial<InstallFacts> = {}) =>
+    install({ os: "ios", osVersion: "17.4.1", deviceModel: "iPhone15,2", ...overrides });
+  /** Facebook's in-app browser on an iPhone: it names the model, which Safari never does. */
+  const facebookOn = (model: string, version = "17_4_1") =>
+    `Mozilla/5.0 (iPhone; CPU iPhone OS ${version} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/21E236 [FBAN/FBIOS;FBAV/458.0.0.36.108;FBDV/${model};FBMD/iPhone;FBSN/iOS;FBSV/${version.replaceAll("_", ".")};FBLC/en_US]`;
+  const pixelWithChrome = (major: number) =>
+    `Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Mobile Safari/537.36`;
+
+  it("matches a prompt compatible click from the same IP: geo, medium", async () => {
+    const click = touch(5 * MINUTE);
     const result = await match(install(), [click]);
     expect(result).toMatchObject({
       method: "probabilistic",
       matchingType: "geo",
       confidence: "medium",
     });
+    expect(winner(result)).toBe(click.clickId);
   });
 
-  it("is low after the first hour, and ends one second past the window", async () => {
-    expect(await match(install(), [touch(6 * HOUR - SECOND)])).toMatchObject({ confidence: "low" });
-    expect((await match(install(), [touch(6 * HOUR + SECOND)])).kind).toBe("organic");
+  it("takes only a prompt open as evidence: a tap 21 minutes before is no match", async () => {
+    // Most installs open within minutes of their tap; later, a housemate's tap is as likely.
+    expect(await match(install(), [touch(19 * MINUTE)])).toMatchObject({ confidence: "medium" });
+    expect((await match(install(), [touch(21 * MINUTE)])).kind).toBe("organic");
+    expect((await match(install(), [touch(6 * HOUR - SECOND)])).kind).toBe("organic");
+  });
+
+  it("never matches at medium an organic phone identical to a housemate's that tapped", async () => {
+    // Two Pixel 8s on Android 14 behind one home: the housemate's tapped and installed half an
+    // hour ago; the other's organic install has the same agent and address, only later.
+    const housemates = touch(30 * MINUTE);
+    expect((await match(install(), [housemates])).kind).toBe("organic");
+    // When both phones tapped (their Chrome builds tell them apart), neither tap is sure.
+    const mine = touch(5 * MINUTE, { userAgent: pixelWithChrome(125) });
+    const theirs = touch(3 * HOUR, { userAgent: pixelWithChrome(123) });
+    expect(await match(install(), [mine, theirs])).toMatchObject({ confidence: "low" });
+    expect(winner(await match(install(), [mine, theirs]))).toBe(mine.clickId);
   });
 
   it("compares the click's browser with what the SDK reports, never two user agents", async () => {
     // A Galaxy on Android 13 is not the Pixel 8 on 14; an iPhone is no Android phone.
-    expect((await match(install(), [touch(HOUR, { userAgent: AGENTS.galaxy })])).kind).toBe(
+    expect((await match(install(), [touch(5 * MINUTE, { userAgent: AGENTS.galaxy })])).kind).toBe(
       "organic",
     );
-    expect((await match(install(), [touch(HOUR, { userAgent: AGENTS.iphone })])).kind).toBe(
+    expect((await match(install(), [touch(5 * MINUTE, { userAgent: AGENTS.iphone })])).kind).toBe(
       "organic",
     );
     // Chrome's reduced agent hides version and model: compatible on the OS alone, and so no
     // more than low, however soon and however alone.
     expect(
-      await match(install(), [touch(10 * 60 * SECOND, { userAgent: AGENTS.reduced })]),
+      await match(install(), [touch(5 * MINUTE, { userAgent: AGENTS.reduced })]),
     ).toMatchObject({
       kind: "matched",
       confidence: "low",
     });
   });
 
+  it("takes the OS alone only from an address no other phone touched from that day", async () => {
+    const reduced = touch(5 * MINUTE, { userAgent: AGENTS.reduced });
+    const earlier = touch(10 * HOUR, { userAgent: AGENTS.galaxy });
+    expect((await match(install(), [reduced, earlier])).kind).toBe("organic");
+    // A day and more ago is another day.
+    const yesterday = touch(25 * HOUR, { userAgent: AGENTS.galaxy });
+    expect(await match(install(), [reduced, yesterday])).toMatchObject({ confidence: "low" });
+  });
+
   it("is off on iOS unless the app turns it on", async () => {
-    const click = touch(HOUR, { userAgent: AGENTS.iphone });
-    const ios = install({ os: "ios", osVersion: "17.4.1", deviceModel: "iPhone15,2" });
-    expect((await match(ios, [click])).kind).toBe("organic");
-    expect(
-      await match(ios, [click], { probabilistic: { android: true, ios: true } }),
-    ).toMatchObject({ method: "probabilistic" });
+    const click = touch(5 * MINUTE, { userAgent: AGENTS.iphone });
+    expect((await match(iphone(), [click])).kind).toBe("organic");
+    expect(await match(iphone(), [click], IOS_ON)).toMatchObject({ method: "probabilistic" });
+  });
+
+  it("takes an iPhone's Safari, which names no model, as low at most", async () => {
+    // Safari says `iPhone` and the OS version: any iPhone on iOS 17.4 behind the address, a
+    // housemate's or a stranger's, would have sent the same.
+    const safari = touch(2 * MINUTE, { userAgent: AGENTS.iphone });
+    expect(await match(iphone(), [safari], IOS_ON)).toMatchObject({ confidence: "low" });
+    // Another iPhone on that release tapped from the address today: nothing tells them apart.
+    const housemate = touch(4 * HOUR, { userAgent: AGENTS.iphone });
+    expect((await match(iphone(), [safari, housemate], IOS_ON)).kind).toBe("organic");
+  });
+
+  it("compares the iOS version as far as both sides give it, not just the major", async () => {
+    const safari = touch(2 * MINUTE, { userAgent: AGENTS.iphone }); // iOS 17_4
+    expect((await match(iphone({ osVersion: "17.5" }), [safari], IOS_ON)).kind).toBe("organic");
+    expect(await match(iphone({ osVersion: "17.4" }), [safari], IOS_ON)).toMatchObject({
+      confidence: "low",
+    });
+  });
+
+  it("reads the model an in-app browser names on iOS: medium when it is the install's", async () => {
+    const mine = touch(2 * MINUTE, { userAgent: facebookOn("iPhone15,2") });
+    expect(await match(iphone(), [mine], IOS_ON)).toMatchObject({ confidence: "medium" });
+    const another = touch(2 * MINUTE, { userAgent: facebookOn("iPhone14,5") });
+    expect((await match(iphone(), [another], IOS_ON)).kind).toBe("organic");
   });
 
   it("never matches on a private, loopback or carrier-NAT address", async () => {
     for (const ip of ["10.1.2.3", "127.0.0.1", "100.64.1.2", "192.168.0.7", "fd00::1"]) {
-      expect((await match(install({ ip }), [touch(HOUR, { ip })])).kind, ip).toBe("organic");
+      expect((await match(install({ ip }), [touch(5 * MINUTE, { ip })])).kind, ip).toBe("organic");
     }
   });
 
   it("matches an IPv6 install to a click from another address of its /64", async () => {
-    const click = touch(HOUR, { ip: "2a00:1450:4001:81a::1" });
+    const click = touch(5 * MINUTE, { ip: "2a00:1450:4001:81a::1" });
     expect(winner(await match(install({ ip: "2a00:1450:4001:81a::beef" }), [click]))).toBe(
       click.clickId,
     );
   });
 
-  it("lowers its confidence as devices share the IP, and gives up on a crowded one", async () => {
-    const mine = touch(30 * 60 * SECOND);
+  it("is low at an address many phones share that day, and below the floor organic", async () => {
+    const mine = touch(5 * MINUTE);
     const others = (n: number) =>
-      Array.from({ length: n }, (_, i) => touch(2 * HOUR, { userAgent: AGENTS.other(i) }));
-    expect(await match(install(), [mine, ...others(1)])).toMatchObject({ confidence: "medium" });
-    expect(await match(install(), [mine, ...others(2)])).toMatchObject({ confidence: "low" });
-    expect((await match(install(), [mine, ...others(5)])).kind).toBe("organic");
-    expect((await match(install(), [mine, ...others(2)], { confidenceFloor: "medium" })).kind).toBe(
+      Array.from({ length: n }, (_, i) => touch(8 * HOUR, { userAgent: AGENTS.other(i) }));
+    expect(await match(install(), [mine, ...others(4)])).toMatchObject({ confidence: "medium" });
+    expect(await match(install(), [mine, ...others(5)])).toMatchObject({ confidence: "low" });
+    expect((await match(install(), [mine, ...others(5)], { confidenceFloor: "medium" })).kind).toBe(
       "organic",
     );
   });
@@ -432,21 +490,32 @@ describe("probabilistic matching", () => {
     // Behind a carrier's NAT, six phones in Chrome's reduced agent send the same string: a
     // crowd, not one phone that tapped six times.
     const crowd = Array.from({ length: 6 }, (_, i) =>
-      touch((1 + i / 10) * HOUR, { userAgent: AGENTS.reduced }),
+      touch((1 + i) * MINUTE, { userAgent: AGENTS.reduced }),
     );
     expect((await match(install(), crowd)).kind).toBe("organic");
     // The same full agent twice is one phone: still alone, still medium.
-    const mine = touch(20 * 60 * SECOND);
-    expect(await match(install(), [mine, touch(40 * 60 * SECOND)])).toMatchObject({
+    const mine = touch(5 * MINUTE);
+    expect(await match(install(), [mine, touch(40 * MINUTE)])).toMatchObject({
       confidence: "medium",
     });
   });
 
+  it("times the open on the service's clock: a phone 30 minutes slow still opened promptly", async () => {
+    // Tapped 5 minutes before the open; the phone's clock, 30 minutes slow, puts its open
+    // 25 minutes before the tap, and it sent its clock.
+    const click = touch(5 * MINUTE);
+    const slow = {
+      firstOpenTime: new Date(FIRST_OPEN - 30 * MINUTE).toISOString(),
+      clockOffsetMs: 30 * MINUTE,
+    };
+    expect(await match(install(slow), [click])).toMatchObject({ confidence: "medium" });
+  });
+
   it("takes no impression and nothing after the install began", async () => {
-    expect((await match(install(), [touch(HOUR, { touchType: "impression" })])).kind).toBe(
+    expect((await match(install(), [touch(5 * MINUTE, { touchType: "impression" })])).kind).toBe(
       "organic",
     );
-    const began = new Date(FIRST_OPEN - 5 * 60 * SECOND).toISOString();
+    const began = new Date(FIRST_OPEN - 5 * MINUTE).toISOString();
     expect((await match(install({ installBeganAt: began }), [touch(60 * SECOND)])).kind).toBe(
       "organic",
     );
@@ -461,27 +530,29 @@ describe("the rest", () => {
     );
   });
 
-  it("tells compatible devices and confidences by their rules", () => {
-    expect(
-      compatibleDevice(
-        touch(0, { userAgent: AGENTS.iphone }),
-        install({ os: "ios", osVersion: "17.0", deviceModel: "iPhone15,2" }),
-      ),
-    ).toBe(true);
-    expect(
-      compatibleDevice(
-        touch(0, { userAgent: AGENTS.iphone }),
-        install({ os: "ios", osVersion: "16.7", deviceModel: "iPhone15,2" }),
-      ),
-    ).toBe(false);
-    expect(
-      compatibleDevice(
-        touch(0, { userAgent: AGENTS.iphone }),
-        install({ os: "ios", osVersion: "17.4", deviceModel: "iPad13,1" }),
-      ),
-    ).toBe(false);
-    expect(geoConfidence(HOUR, 2)).toBe("medium");
-    expect(geoConfidence(HOUR + 1, 1)).toBe("low");
-    expect(geoConfidence(0, 6)).toBeUndefined();
+  it("tells compatible devices, evidence and confidences by their rules", () => {
+    const ios = (osVersion: string, deviceModel = "iPhone15,2") =>
+      install({ os: "ios", osVersion, deviceModel });
+    const safari = touch(0, { userAgent: AGENTS.iphone });
+    expect(compatibleDevice(safari, ios("17.4.1"))).toBe(true);
+    expect(compatibleDevice(safari, ios("17.0"))).toBe(false);
+    expect(compatibleDevice(safari, ios("16.7"))).toBe(false);
+    expect(compatibleDevice(safari, ios("17.4", "iPad13,1"))).toBe(false);
+    expect(deviceEvidence(safari, ios("17.4.1"))).toBe("version");
+    expect(deviceEvidence(touch(0), install())).toBe("model");
+    expect(deviceEvidence(touch(0, { userAgent: AGENTS.reduced }), install())).toBe("os");
+    expect(sameVersion("17_4", "17.4.1")).toBe(true);
+    expect(sameVersion("17.4.1", "17.4.2")).toBe(false);
+    expect(sameVersion("14", "14.1")).toBe(true);
+    const prompt = 20 * 60 * SECOND;
+    const named = { device: "model", elapsedMs: prompt, devices: 5, rivals: 0 } as const;
+    expect(geoConfidence(named)).toBe("medium");
+    expect(geoConfidence({ ...named, elapsedMs: prompt + 1 })).toBeUndefined();
+    expect(geoConfidence({ ...named, devices: 6 })).toBe("low");
+    expect(geoConfidence({ ...named, rivals: 1 })).toBe("low");
+    expect(geoConfidence({ ...named, device: "version" })).toBe("low");
+    expect(geoConfidence({ ...named, device: "version", rivals: 1 })).toBeUndefined();
+    expect(geoConfidence({ ...named, device: "os", devices: 1 })).toBe("low");
+    expect(geoConfidence({ ...named, device: "os", devices: 2 })).toBeUndefined();
   });
 });

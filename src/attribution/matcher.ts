@@ -6,9 +6,10 @@
  * 1. click id: the Play install referrer's (the link host put it there) or the opening link's;
  * 2. Apple Ads: the install's AdServices token, resolved by Apple;
  * 3. advertising id: the install's GAID, or its IDFA only with the user's consent (ATT);
- * 4. probabilistic: a click from the same IP (IPv6 by /64) on a compatible device, shortly
- *    before, on an OS where the app allows it; its confidence falls with time and with how
- *    many devices tapped from that IP;
+ * 4. probabilistic: a click from the same IP (IPv6 by /64) on a compatible device, minutes
+ *    before the first open, on an OS where the app allows it; its confidence is what the
+ *    evidence supports (see `geoConfidence`): how much of the device the click's agent named,
+ *    and whether other phones at the address that day could have been the install's;
  * 5. otherwise organic.
  *
  * A touch after the install began (by the store's clock, where the install says) is injected,
@@ -81,13 +82,25 @@ export type Match =
 
 export type TouchLookups = Pick<TouchStore, "get" | "byMaid" | "byIp">;
 
-const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 
-/** More devices than this behind one IP in the window (a carrier NAT): no geo match there. */
+/** More devices than this behind one IP over a day (a carrier NAT, an office): at most `low`. */
 export const CROWDED_IP_DEVICES = 5;
-/** A geo match within this long of its click, from an IP of at most 2 devices, is `medium`. */
-export const MEDIUM_CONFIDENCE_HOURS = 1;
+/**
+ * How soon after its tap an install opens when the tap caused it: most open the app within
+ * minutes of the store page. Past this, a tap from the same address is as likely a housemate's
+ * or a stranger's as the install's own (measured at barely better than a coin toss on the
+ * bench's world), so a geo match past it is no match at all.
+ */
+export const PROMPT_OPEN_MINUTES = 20;
+/**
+ * How far back the taps from an address are read to tell how many phones share it: a day
+ * shows a carrier NAT's or an office's crowd, and a housemate's phone, that a short window may
+ * not.
+ */
+export const ADDRESS_HISTORY_HOURS = 24;
 
 const timeOf = (iso: string) => Date.parse(iso);
 
@@ -152,8 +165,37 @@ const matched = (
   ),
 });
 
-const major = (version: string) => version.split(/[._]/)[0] ?? version;
 const squeezed = (model: string) => model.toLowerCase().replace(/[\s_-]/g, "");
+
+/**
+ * Whether two OS versions agree on every part both give: Safari writes `17_4` where the SDK
+ * reports `17.4.1`, Chrome on Android only the major version. Comparing the minor version
+ * where both have it tells apart iPhones that a major version alone would not.
+ */
+export const sameVersion = (clicked: string, installed: string): boolean => {
+  const a = clicked.split(/[._]/);
+  const b = installed.split(/[._]/);
+  return a.slice(0, Math.min(a.length, b.length)).every((part, i) => part === b[i]);
+};
+
+/**
+ * The Apple hardware model an iOS agent names, if any. Safari and Chrome on iOS name only the
+ * family (`iPhone`), which millions of phones share; in-app browsers name the model itself
+ * (Facebook's `FBDV/iPhone15,2`, Instagram's `(iPhone15,2; iOS 17_4_1; ...)`), which the
+ * agent parser does not read.
+ */
+const appleModelOf = (userAgent: string | null) =>
+  userAgent?.match(/\b((?:iPhone|iPad|iPod)\d{1,2},\d{1,2})\b/)?.[1] ?? null;
+
+/** The model a click's agent names, as precisely as it names it; null when it hides it. */
+const clickedModel = (touch: Touch) =>
+  touch.platform === "ios"
+    ? (appleModelOf(touch.userAgent) ?? touch.deviceModel)
+    : touch.deviceModel;
+
+/** Whether the click's agent named a model (not just the family), so the model was compared. */
+const namesModel = (touch: Touch) =>
+  touch.platform === "ios" ? appleModelOf(touch.userAgent) !== null : touch.deviceModel !== null;
 
 /**
  * Whether a click's device may be the install's: what the click's browser user agent says (OS,
@@ -163,11 +205,12 @@ const squeezed = (model: string) => model.toLowerCase().replace(/[\s_-]/g, "");
  */
 export const compatibleDevice = (touch: Touch, facts: InstallFacts): boolean => {
   if (touch.platform !== facts.os) return false;
-  if (touch.osVersion && facts.osVersion && major(touch.osVersion) !== major(facts.osVersion)) {
+  if (touch.osVersion && facts.osVersion && !sameVersion(touch.osVersion, facts.osVersion)) {
     return false;
   }
-  if (touch.deviceModel && facts.deviceModel) {
-    const clicked = squeezed(touch.deviceModel);
+  const model = clickedModel(touch);
+  if (model && facts.deviceModel) {
+    const clicked = squeezed(model);
     const installed = squeezed(facts.deviceModel);
     // A browser's parser may drop the maker the SDK's Build.MODEL keeps (`TECNO KG5k` read as
     // `KG5k`); an iPhone's browser names only the family.
@@ -175,42 +218,76 @@ export const compatibleDevice = (touch: Touch, facts: InstallFacts): boolean => 
       installed === clicked ||
       installed.endsWith(clicked) ||
       clicked.endsWith(installed) ||
-      (facts.os === "ios" && installed.startsWith(clicked));
+      (facts.os === "ios" && !namesModel(touch) && installed.startsWith(clicked));
     if (!same) return false;
   }
   return true;
 };
 
 /**
- * Tells devices apart among the touches from one IP: their ad id, else an Android agent that
- * names the model. Chrome's reduced agent and Safari's are the same on millions of phones, so
- * each touch with one counts as a device of its own: a carrier NAT's crowd must never pass for
- * one phone that tapped many times.
+ * How much of the install's device a click's agent let the matcher compare: `model` when it
+ * named the model and the OS version (an Android agent in full, an in-app browser on iOS);
+ * `version` when only the OS version (Safari and Chrome on iOS, which say `iPhone`, Firefox
+ * on Android); `os` when only the OS (Chrome's reduced agent). The less it compared, the more
+ * other phones would have passed: any iPhone on the same iOS release, any Android phone.
  */
-const deviceKey = (touch: Touch) =>
-  touch.maid?.toLowerCase() ??
-  (touch.platform === "android" && touch.deviceModel && touch.userAgent
-    ? touch.userAgent
-    : touch.clickId);
+export type DeviceEvidence = "model" | "version" | "os";
 
-/** Whether the click's agent named both the OS version and the model, so both were compared. */
-const fullyCompared = (touch: Touch, facts: InstallFacts) =>
-  Boolean(touch.osVersion && facts.osVersion && touch.deviceModel && facts.deviceModel);
+export const deviceEvidence = (touch: Touch, facts: InstallFacts): DeviceEvidence => {
+  const version = Boolean(touch.osVersion && facts.osVersion);
+  if (version && namesModel(touch) && facts.deviceModel) return "model";
+  return version ? "version" : "os";
+};
 
 /**
- * A geo match's confidence, or undefined when the IP is too crowded to tell devices apart:
- * `medium` only soon after the click, from an IP of at most two devices, on a device the
- * click's agent named in full (a reduced agent matches on the OS alone: `low`).
+ * Tells devices apart among the touches from one IP: their ad id, else an agent that names the
+ * model (an Android agent in full, an iOS in-app browser's). Chrome's reduced agent and
+ * Safari's are the same on millions of phones, so each touch with one counts as a device of
+ * its own: a carrier NAT's crowd must never pass for one phone that tapped many times.
  */
-export const geoConfidence = (
-  elapsedMs: number,
-  devices: number,
-  fullyNamed = true,
-): Confidence | undefined => {
-  if (devices > CROWDED_IP_DEVICES) return undefined;
-  return elapsedMs <= MEDIUM_CONFIDENCE_HOURS * HOUR_MS && devices <= 2 && fullyNamed
-    ? "medium"
-    : "low";
+export const deviceKey = (touch: Touch): string =>
+  touch.maid?.toLowerCase() ??
+  (touch.userAgent && namesModel(touch) ? touch.userAgent : touch.clickId);
+
+/** What a geo match rests on, beyond the shared address. */
+export interface GeoEvidence {
+  /** From the tap to the first open, by the service's clock. */
+  readonly elapsedMs: number;
+  /** How much of the device the tap's agent let the matcher compare. */
+  readonly device: DeviceEvidence;
+  /** Phones (by `deviceKey`) that touched from the address over the day, the tap's among them. */
+  readonly devices: number;
+  /** Other phones among them whose clicks would have passed as the install's phone too. */
+  readonly rivals: number;
+}
+
+/**
+ * A geo match's confidence, or undefined where the evidence cannot carry even `low`. A level
+ * is a promise of precision (`medium` at least 95%, `low` at least 80%) on worlds with
+ * households of alike phones, shared addresses and organic installs beside a stranger's tap:
+ *
+ * - only a prompt open (the tap at most `PROMPT_OPEN_MINUTES` before it) is evidence: later,
+ *   a housemate's tap is about as likely;
+ * - `medium` only when the agent named the model and the OS version, no other phone at the
+ *   address over the day would have passed, and the address is no crowd;
+ * - a named model with an alike phone beside it, or at a crowded address, is `low`: two
+ *   identical phones behind one address cannot be told apart by address and agent;
+ * - an OS version without the model (an iPhone's Safari) is `low` when no other phone at the
+ *   address would have passed, else nothing: every iPhone of the household on that release
+ *   looks the same;
+ * - the OS alone (Chrome's reduced agent) is `low` only when no other phone touched from the
+ *   address all day.
+ */
+export const geoConfidence = (evidence: GeoEvidence): Confidence | undefined => {
+  if (evidence.elapsedMs > PROMPT_OPEN_MINUTES * MINUTE_MS) return undefined;
+  switch (evidence.device) {
+    case "model":
+      return evidence.rivals === 0 && evidence.devices <= CROWDED_IP_DEVICES ? "medium" : "low";
+    case "version":
+      return evidence.rivals === 0 ? "low" : undefined;
+    case "os":
+      return evidence.devices <= 1 ? "low" : undefined;
+  }
 };
 
 const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
@@ -294,24 +371,32 @@ const probabilistically = async (
   if (!settings.probabilistic[facts.os] || !facts.ip || !isPublicIp(facts.ip)) return undefined;
   const firstOpen = trustedFirstOpen(facts);
   const window = settings.probabilisticWindowHours * HOUR_MS;
-  const touches = (
+  const history = Math.max(window, ADDRESS_HISTORY_HOURS * HOUR_MS);
+  // One read of the address's day: the window's clicks are the candidates, the whole day tells
+  // how many phones share the address.
+  const day = (
     await lookups.byIp(facts.ip, {
       appId: facts.appId,
-      from: new Date(firstOpen - window),
+      from: new Date(firstOpen - history),
       to: new Date(firstOpen),
     })
   ).filter((touch) => timeOf(touch.touchTime) <= latestTouchTime(facts));
-  const devices = new Set(touches.map(deviceKey)).size;
-  const clicks = touches.filter(
+  const compatible = day.filter(
     (touch) => touch.touchType === "click" && compatibleDevice(touch, facts),
   );
-  const found = lastTouch(clicks);
-  if (!found) return undefined;
-  const confidence = geoConfidence(
-    firstOpen - timeOf(found.winner.touchTime),
-    devices,
-    fullyCompared(found.winner, facts),
+  const found = lastTouch(
+    compatible.filter((touch) => timeOf(touch.touchTime) >= firstOpen - window),
   );
+  if (!found) return undefined;
+  const mine = deviceKey(found.winner);
+  const confidence = geoConfidence({
+    // On the service's clock where the phone sent its own; a phone that did not is taken at
+    // its word, right for all but the few whose clock is minutes off.
+    elapsedMs: firstOpen - timeOf(found.winner.touchTime),
+    device: deviceEvidence(found.winner, facts),
+    devices: new Set(day.map(deviceKey)).size,
+    rivals: new Set(compatible.map(deviceKey).filter((key) => key !== mine)).size,
+  });
   if (!confidence || RANK[confidence] < RANK[settings.confidenceFloor]) return undefined;
   return matched("probabilistic", found, facts, confidence);
 };
