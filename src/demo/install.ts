@@ -10,7 +10,7 @@ import type { DemoApp } from "./demo-app.ts";
 import { browserUserAgent, type Device, devicesOf } from "./devices.ts";
 import type { Market } from "./markets.ts";
 import type { Random } from "./prng.ts";
-import { HOUR_MS } from "./rhythm.ts";
+import { HOUR_MS, MINUTE_MS } from "./rhythm.ts";
 
 /** Share of installs with no paid touch: 35–45 % is typical of an app that buys ads. */
 const ORGANIC_SHARE = 0.4;
@@ -88,8 +88,11 @@ export interface InstallContext {
 /** How long before the first open the causing touch was, by how it will be found. */
 const touchLead = (random: Random, kind: "click" | "impression" | "ip"): number =>
   kind === "ip"
-    ? // Probabilistic matches live in a short window (6 h by default).
-      Math.min(5.5 * HOUR_MS, random.exponential(1.2 * HOUR_MS))
+    ? // Most open the app minutes after the tap (the store page, the download); a quarter come
+      // back to it hours later, when a tap from the same address is no evidence any more.
+      random.chance(0.75)
+      ? Math.min(45 * MINUTE_MS, random.exponential(4 * MINUTE_MS))
+      : random.between(0.5, 5.5) * HOUR_MS
     : kind === "impression"
       ? random.between(0.1, 20) * HOUR_MS // within the 24-hour view window
       : Math.min(6 * 24 * HOUR_MS, random.exponential(5 * HOUR_MS)); // the 7-day click window
