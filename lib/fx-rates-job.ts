@@ -1,32 +1,23 @@
 /**
  * The daily rates job on AWS: `lambdas/fx-rates.ts` run by an EventBridge schedule after the
  * ECB publishes (around 16:00 CET on working days), merging the 90-day feed into the rate table
- * in the lake bucket (Lake.grantWriteRates). It starts from the history shipped with the
- * service, which it carries in its asset; a failed run leaves the table as it was, and the
- * next day's run fills the gap, since the feed holds 90 days.
+ * in the lake bucket. It starts from the history shipped with the service, which it carries in
+ * its asset; a failed run leaves the table as it was, and the next day's run fills the gap,
+ * since the feed holds 90 days. Its row in the job table says what it uses.
  */
-import { Duration } from "aws-cdk-lib";
-import type { CronOptions } from "aws-cdk-lib/aws-events";
-import { Rule, Schedule } from "aws-cdk-lib/aws-events";
-import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import type { CronOptions, Rule } from "aws-cdk-lib/aws-events";
+import { Schedule } from "aws-cdk-lib/aws-events";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { fxRatesEnv } from "../src/config/aws-env.ts";
-import { envFor } from "./env.ts";
-import { type Lake, RATES_TABLE_KEY } from "./lake.ts";
-import {
-  type BundledFile,
-  bundledPath,
-  type EntryResolver,
-  ServiceFunction,
-} from "./service-function.ts";
-import { DEFAULT_SETTINGS } from "./settings.ts";
+import { jobOf } from "../src/jobs/jobs.ts";
+import { bindingOf } from "./bindings.ts";
+import type { Lake } from "./lake.ts";
+import { scheduledFunction } from "./scheduled-job.ts";
+import type { EntryResolver, ServiceFunction } from "./service-function.ts";
 
 export interface FxRatesJobProps {
   readonly lake: Lake;
-  /** The shipped history (data/ecb-eurofxref-hist.csv), the table's start. */
-  readonly shippedRates: BundledFile;
-  /** When it runs (UTC). */
+  /** When it runs (UTC); the job table's by default. */
   readonly schedule?: CronOptions;
   readonly entryFor?: EntryResolver;
   readonly logRetention?: RetentionDays;
@@ -38,28 +29,12 @@ export class FxRatesJob extends Construct {
 
   constructor(scope: Construct, id: string, props: FxRatesJobProps) {
     super(scope, id);
-    const { lake } = props;
-    this.function = new ServiceFunction(this, "FxRates", {
-      name: "fx-rates",
-      memoryMb: 512,
-      timeout: Duration.minutes(1),
-      environment: envFor(fxRatesEnv, {
-        FX_RATES_BUCKET: lake.bucket.bucketName,
-        FX_RATES_KEY: RATES_TABLE_KEY,
-        FX_RATES_FILE: bundledPath(props.shippedRates),
-      }),
-      assets: [props.shippedRates],
+    const job = jobOf("fx-rates");
+    ({ function: this.function, rule: this.rule } = scheduledFunction(this, "FxRates", job, {
+      binding: bindingOf(job.aws.uses, { lake: props.lake }),
+      schedule: props.schedule ? Schedule.cron(props.schedule) : undefined,
       entryFor: props.entryFor,
       logRetention: props.logRetention,
-    });
-    lake.grantWriteRates(this.function.role);
-    // A failed run is retried by the next day's, whose feed still holds the missed days.
-    this.function.function.configureAsyncInvoke({ retryAttempts: 0 });
-
-    this.rule = new Rule(this, "Schedule", {
-      description: "Merges the ECB's reference rates of the last 90 days into the rate table.",
-      schedule: Schedule.cron(props.schedule ?? DEFAULT_SETTINGS.fxRatesSchedule),
-      targets: [new LambdaFunction(this.function.function)],
-    });
+    }));
   }
 }

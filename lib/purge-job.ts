@@ -1,7 +1,6 @@
 /**
  * The purge of deleted installs on AWS: `lambdas/purge.ts` run by an EventBridge schedule,
- * with exactly the grants it needs (ServiceTables.grantPurge, Lake.grantPurgeTables and
- * Lake.grantDeleteResults).
+ * with exactly the environment and grants its row in the job table uses (src/jobs/jobs.ts).
  *
  * How long a deletion takes. Firehose cannot be flushed, so the job purges a request only once
  * it is older than the streams' buffering interval plus a delivery margin (its
@@ -19,15 +18,14 @@
  * (files already rewritten no longer hold the install, so each run makes progress).
  */
 import { Duration } from "aws-cdk-lib";
-import { Rule, Schedule } from "aws-cdk-lib/aws-events";
-import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import { type Rule, Schedule } from "aws-cdk-lib/aws-events";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
-import { purgeEnv } from "../src/config/aws-env.ts";
-import { RESULTS_PREFIX } from "./athena.ts";
-import { envFor } from "./env.ts";
+import { jobOf } from "../src/jobs/jobs.ts";
+import { bindingOf } from "./bindings.ts";
 import type { Lake } from "./lake.ts";
-import { type EntryResolver, ServiceFunction } from "./service-function.ts";
+import { scheduledFunction } from "./scheduled-job.ts";
+import type { EntryResolver, ServiceFunction } from "./service-function.ts";
 import { DEFAULT_SETTINGS } from "./settings.ts";
 import type { ServiceTables } from "./tables.ts";
 
@@ -43,8 +41,6 @@ export interface PurgeJobProps {
   readonly schedule?: Duration;
   /** Default one minute under the schedule, at most Lambda's 15 minutes. */
   readonly timeout?: Duration;
-  /** A file being rewritten is held in memory, decoded, about three times over. */
-  readonly memoryMb?: number;
   readonly entryFor?: EntryResolver;
   readonly logRetention?: RetentionDays;
 }
@@ -77,35 +73,17 @@ export class PurgeJob extends Construct {
       this.minRequestAge.toSeconds() + schedule.toSeconds() + timeout.toSeconds(),
     );
 
-    const { tables, lake } = props;
-    this.function = new ServiceFunction(this, "Purge", {
-      name: "purge",
-      memoryMb: props.memoryMb ?? 2048,
-      timeout,
-      environment: envFor(purgeEnv, {
-        DELETIONS_TABLE: tables.table.deletions.tableName,
-        INSTALLS_TABLE: tables.table.installs.tableName,
-        CUSTOMER_USERS_TABLE: tables.table.customerUsers.tableName,
-        ATTRIBUTIONS_TABLE: tables.table.attributions.tableName,
-        SNAPSHOTS_TABLE: tables.table.snapshots.tableName,
-        LAKE_BUCKET: lake.bucket.bucketName,
-        RESULTS_BUCKET: lake.resultsBucket.bucketName,
-        MIN_REQUEST_AGE_SECONDS: String(this.minRequestAge.toSeconds()),
+    const job = jobOf("purge");
+    ({ function: this.function, rule: this.rule } = scheduledFunction(this, "Purge", job, {
+      binding: bindingOf(job.aws.uses, {
+        tables: props.tables,
+        lake: props.lake,
+        settings: { minRequestAge: String(this.minRequestAge.toSeconds()) },
       }),
+      schedule: Schedule.rate(schedule),
+      timeout,
       entryFor: props.entryFor,
       logRetention: props.logRetention,
-    });
-    const { role } = this.function;
-    tables.grantPurge(role);
-    lake.grantPurgeTables(role);
-    lake.grantDeleteResults(role, RESULTS_PREFIX);
-    // A failed run is retried by the next scheduled one, not by Lambda alongside it.
-    this.function.function.configureAsyncInvoke({ retryAttempts: 0 });
-
-    this.rule = new Rule(this, "Schedule", {
-      description: "Purges deleted installs from the tables and the lake.",
-      schedule: Schedule.rate(schedule),
-      targets: [new LambdaFunction(this.function.function)],
-    });
+    }));
   }
 }

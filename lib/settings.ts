@@ -7,6 +7,7 @@ import { Duration, Size } from "aws-cdk-lib";
 import type { CronOptions } from "aws-cdk-lib/aws-events";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { DEFAULT_SNAPSHOT_TTL_SECONDS } from "../src/config/defaults.ts";
+import { jobOf } from "../src/jobs/jobs.ts";
 
 export interface StackSettings {
   /** How long an export snapshot serves pages (SNAPSHOT_TTL_SECONDS, 1 minute to 1 day). */
@@ -58,8 +59,9 @@ export const DEFAULT_SETTINGS: StackSettings = {
   logRetention: RetentionDays.ONE_MONTH,
   streamBufferInterval: Duration.minutes(5),
   streamBufferSize: Size.mebibytes(128),
-  purgeSchedule: Duration.minutes(10),
-  fxRatesSchedule: { minute: "30", hour: "16", weekDay: "MON-FRI" },
+  // The job table's schedules (src/jobs/jobs.ts), which a deployment may override.
+  purgeSchedule: Duration.millis(jobOf("purge").aws.schedule.everyMs),
+  fxRatesSchedule: jobOf("fx-rates").aws.schedule.cron,
   trustViewerCountry: false,
   linkDomain: null,
   linkThrottle: { rateLimit: 2_000, burstLimit: 5_000 },

@@ -26,12 +26,12 @@ beforeAll(() => {
   tombstoneReader = new Role(stack, "TombstoneReader", { assumedBy: lambda });
   deletionLookup = new Role(stack, "DeletionLookup", { assumedBy: lambda });
   deletionRequester = new Role(stack, "DeletionRequester", { assumedBy: lambda });
-  tables.grantKeyLookup(authorizer);
-  tables.grantSnapshots(exporter);
-  tables.grantIngestion(ingester);
-  tables.grantTombstones(tombstoneReader);
-  tables.grantDeletionLookup(deletionLookup);
-  tables.grantDeletionRequests(deletionRequester);
+  tables.grant(authorizer, { apps: "lookup", keys: "lookup" });
+  tables.grant(exporter, { snapshots: "readWrite" });
+  tables.grant(ingester, { apps: "get", installs: "create", customerUsers: "create" });
+  tables.grant(tombstoneReader, { deletions: "tombstones" });
+  tables.grant(deletionLookup, { deletions: "lookup" });
+  tables.grant(deletionRequester, { deletions: "request" });
   template = Template.fromStack(stack);
 });
 

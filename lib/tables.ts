@@ -1,6 +1,7 @@
 /**
  * The DynamoDB tables, one per entry of TABLE_DEFINITIONS (src/adapters/dynamodb/tables.ts,
- * which the embedded runtime creates its tables from too), with the grants the functions need.
+ * which the embedded runtime creates its tables from too), with the grants the functions need
+ * (each word of a manifest row's table access, in TABLE_GRANTS below).
  * On demand (traffic is spiky: SDK launches and batch exports), point-in-time recovery on,
  * encrypted with the AWS managed key (auditable in CloudTrail, no key policy to maintain). What
  * the service cannot make again outlives the stack; caches go with it.
@@ -18,6 +19,7 @@ import {
   type TableId,
   TOMBSTONES_PREFIX,
 } from "../src/adapters/dynamodb/tables.ts";
+import type { TableAccess, Uses } from "../src/functions/uses.ts";
 import { pascal } from "./naming.ts";
 
 const tableOf = (scope: Construct, id: TableId, definition: TableDefinition): Table => {
@@ -55,184 +57,187 @@ export class ServiceTables extends Construct {
     return `${this.table[table].tableArn}/index/${index}`;
   }
 
-  /** `actions` on whole tables, nothing else. */
-  private allow(role: IRole, actions: string[], tables: readonly TableId[]): void {
-    role.addToPrincipalPolicy(
-      new PolicyStatement({ actions, resources: tables.map((id) => this.table[id].tableArn) }),
-    );
-  }
-
   /**
-   * What an authorizer needs to check a key: get the key by id and its app by id. No index,
-   * no scan, no write: a leaked authorizer role cannot list keys or apps.
+   * The grants of what a function does with the tables (its manifest row's `tables`, whose
+   * words TABLE_GRANTS spells out), in the row's order. The same actions on different tables
+   * are one statement; each table's own statements stay apart, as TABLE_GRANTS writes them.
    */
-  grantKeyLookup(role: IRole): void {
-    this.allow(role, ["dynamodb:GetItem", "dynamodb:BatchGetItem"], ["apps", "keys"]);
-  }
-
-  /**
-   * Record deletion requests: find the install's open one (a repeat answers it, through the
-   * by-install index) or put a new item (never overwritten), then add its install to the app's
-   * tombstones (an update of the items keyed `app#…` only; a full one is read, and the
-   * installs the by-app index has long listed are taken out).
-   */
-  grantDeletionRequests(role: IRole): void {
-    this.grantDeletionLookup(role);
-    this.grantQuery(role, [this.indexArn("deletions", "byApp")]);
-    this.allow(role, ["dynamodb:PutItem"], ["deletions"]);
-    role.addToPrincipalPolicy(this.onTombstonesItems("dynamodb:UpdateItem", "dynamodb:GetItem"));
-  }
-
-  /** Read one deletion request by id: its status. */
-  grantDeletionStatus(role: IRole): void {
-    this.allow(role, ["dynamodb:GetItem"], ["deletions"]);
-  }
-
-  /** Read an app by id: the remote configuration. */
-  grantAppLookup(role: IRole): void {
-    this.allow(role, ["dynamodb:GetItem"], ["apps"]);
-  }
-
-  /**
-   * What ingestion needs: read the calling app; read an install and create it with a
-   * conditional put (a repeat keeps the first); read and conditionally put the customer-user
-   * mapping. No update, delete, query or scan: ingestion only adds, and looks up by key.
-   */
-  grantIngestion(role: IRole): void {
-    this.allow(role, ["dynamodb:GetItem"], ["apps"]);
-    this.allow(role, ["dynamodb:GetItem", "dynamodb:PutItem"], ["installs", "customerUsers"]);
-  }
-
-  /**
-   * What the export needs of deletion requests: the app's tombstones, on every page (a get of
-   * the items keyed `app#…` only, never a request), and its requests, for each new snapshot (a
-   * query on the by-app index). No write, no scan.
-   */
-  grantTombstones(role: IRole): void {
-    role.addToPrincipalPolicy(this.onTombstonesItems("dynamodb:GetItem"));
-    this.grantQuery(role, [this.indexArn("deletions", "byApp")]);
-  }
-
-  /** `actions` on the deletions table's tombstones items (keyed `app#<app id>`) only. */
-  private onTombstonesItems(...actions: string[]): PolicyStatement {
-    return new PolicyStatement({
-      actions,
-      resources: [this.table.deletions.tableArn],
-      conditions: {
-        "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${TOMBSTONES_PREFIX}*`] },
-      },
-    });
-  }
-
-  /**
-   * Find one install's deletion requests (ingestion takes nothing in for a deleted install; a
-   * new request looks for an open one): a query on the by-install index, nothing else.
-   */
-  grantDeletionLookup(role: IRole): void {
-    this.grantQuery(role, [this.indexArn("deletions", "byInstall")]);
-  }
-
-  private grantQuery(role: IRole, indexArns: string[]): void {
-    role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ["dynamodb:Query"], resources: indexArns }),
-    );
-  }
-
-  /**
-   * What the purge job needs, each on its own table or index: find open deletion requests
-   * (Query on the sparse `open` index), update their status and take a completed one's install
-   * out of its app's tombstones (both UpdateItem on the table); delete installs by key; find an
-   * install's customer-user mappings (Query on `byInstall`) and delete them; find an app's
-   * snapshots (Query on `byApp`) and delete them. No get, put, scan or batch operation.
-   */
-  grantPurge(role: IRole): void {
-    this.grantQuery(role, [
-      this.indexArn("deletions", "open"),
-      this.indexArn("customerUsers", "byInstall"),
-      this.indexArn("snapshots", "byApp"),
-    ]);
-    this.allow(role, ["dynamodb:UpdateItem"], ["deletions"]);
-    this.allow(
-      role,
-      ["dynamodb:DeleteItem"],
-      ["installs", "customerUsers", "snapshots", "attributions"],
-    );
-  }
-
-  /** Read and write export snapshot records (by key; the by-app index is the purge's). */
-  grantSnapshots(role: IRole): void {
-    this.allow(
-      role,
-      [
-        "dynamodb:GetItem",
-        "dynamodb:PutItem",
-        "dynamodb:UpdateItem",
-        "dynamodb:DeleteItem",
-        "dynamodb:ConditionCheckItem",
-      ],
-      ["snapshots"],
-    );
-  }
-
-  /**
-   * What the link routes of the API need: read the calling app; create a link (a conditional
-   * put), read one by id, disable one (an update), and list the app's (Query on `byApp`). No
-   * delete or scan.
-   */
-  grantLinks(role: IRole): void {
-    this.allow(role, ["dynamodb:GetItem"], ["apps"]);
-    this.allow(role, ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"], ["links"]);
-    this.grantQuery(role, [this.indexArn("links", "byApp")]);
-  }
-
-  /**
-   * What recording touches needs (the link host's taps, the networks' reports): read apps and
-   * links by key; put touches (one by one, conditionally for a network's id, or in batches) and
-   * delete what a failed request put. No query or scan: the matcher reads the indexes.
-   */
-  grantTouchRecording(role: IRole): void {
-    this.allow(role, ["dynamodb:GetItem"], ["apps", "links"]);
-    this.allow(
-      role,
-      ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem"],
-      ["touches"],
-    );
-  }
-
-  /** What the `.well-known` files need: every app's settings (a scan of apps, nothing else). */
-  grantAppListing(role: IRole): void {
-    this.allow(role, ["dynamodb:Scan"], ["apps"]);
-  }
-
-  /** What ingestion adds for attribution: a new install's pending record (a conditional put). */
-  grantAttributionRequests(role: IRole): void {
-    this.allow(role, ["dynamodb:PutItem"], ["attributions"]);
-  }
-
-  /**
-   * What the attribution worker needs: read the app and the install, and the app's installs
-   * of one IDFV (Query on `byIdfv`); read touches by click id and query them by advertising id
-   * and by IP; read and update the install's attribution (its result, conditionally). No scan,
-   * no delete, and no write but to attributions.
-   */
-  grantAttributionWork(role: IRole): void {
-    this.allow(role, ["dynamodb:GetItem"], ["apps", "installs", "touches"]);
-    this.grantQuery(role, [
-      this.indexArn("installs", "byIdfv"),
-      this.indexArn("touches", "byMaid"),
-      this.indexArn("touches", "byIp"),
-    ]);
-    this.allow(role, ["dynamodb:GetItem", "dynamodb:UpdateItem"], ["attributions"]);
-  }
-
-  /** The SDKs' read: an install's attribution and its app by key, its deletion requests. */
-  grantAttributionRead(role: IRole): void {
-    this.allow(role, ["dynamodb:GetItem"], ["apps", "attributions"]);
-    this.grantDeletionLookup(role);
-  }
-
-  /** The sweep: the unfinished attributions (Query on the sparse `open` index), nothing else. */
-  grantAttributionSweep(role: IRole): void {
-    this.grantQuery(role, [this.indexArn("attributions", "open")]);
+  grant(role: IRole, access: Uses["tables"] = {}): void {
+    const statements: {
+      readonly owner: TableId;
+      readonly key: string;
+      readonly actions: readonly string[];
+      readonly resources: string[];
+      readonly tombstonesOnly: boolean;
+    }[] = [];
+    for (const [id, word] of Object.entries(access) as [TableId, string][]) {
+      const pieces: readonly Piece[] =
+        (TABLE_GRANTS[id] as Record<string, readonly Piece[]>)[word] ?? [];
+      for (const piece of pieces) {
+        const key = piece.actions.join(",");
+        const tombstonesOnly = piece.tombstonesOnly === true;
+        const same = tombstonesOnly
+          ? undefined
+          : statements.find((s) => s.key === key && s.owner !== id && !s.tombstonesOnly);
+        const resources = piece.on(this);
+        if (same) same.resources.push(...resources);
+        else statements.push({ owner: id, key, actions: piece.actions, resources, tombstonesOnly });
+      }
+    }
+    for (const statement of statements) {
+      role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: [...statement.actions],
+          resources: statement.resources,
+          conditions: statement.tombstonesOnly
+            ? { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${TOMBSTONES_PREFIX}*`] } }
+            : undefined,
+        }),
+      );
+    }
   }
 }
+
+/**
+ * Some actions on some of the tables' ARNs; `tombstonesOnly` narrows it to the deletions
+ * table's tombstones items (keyed `app#<app id>`), never a request.
+ */
+interface Piece {
+  readonly actions: readonly string[];
+  readonly on: (tables: ServiceTables) => string[];
+  readonly tombstonesOnly?: true;
+}
+
+const whole =
+  (id: TableId) =>
+  (tables: ServiceTables): string[] => [tables.table[id].tableArn];
+const indexes =
+  <T extends TableId>(id: T, ...names: IndexName<T>[]) =>
+  (tables: ServiceTables): string[] =>
+    names.map((name) => tables.indexArn(id, name));
+const QUERY = ["dynamodb:Query"];
+
+/**
+ * What each word of a function's table access (src/functions/uses.ts) grants: one entry per
+ * word, so a word added there fails to compile until it is granted here. No word grants a scan
+ * but the listing of apps, and none a wildcard.
+ */
+const TABLE_GRANTS: {
+  readonly [T in TableId]: { readonly [A in TableAccess[T]]: readonly Piece[] };
+} = {
+  apps: {
+    get: [{ actions: ["dynamodb:GetItem"], on: whole("apps") }],
+    // The authorizer: no index, no scan, no write: a leaked role cannot list keys or apps.
+    lookup: [{ actions: ["dynamodb:GetItem", "dynamodb:BatchGetItem"], on: whole("apps") }],
+    // The `.well-known` files: every app's settings.
+    list: [{ actions: ["dynamodb:Scan"], on: whole("apps") }],
+  },
+  keys: {
+    lookup: [{ actions: ["dynamodb:GetItem", "dynamodb:BatchGetItem"], on: whole("keys") }],
+  },
+  installs: {
+    // Ingestion only adds, and looks up by key: a repeat keeps the first.
+    create: [{ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("installs") }],
+    // The install, and the app's installs of one IDFV.
+    match: [
+      { actions: ["dynamodb:GetItem"], on: whole("installs") },
+      { actions: QUERY, on: indexes("installs", "byIdfv") },
+    ],
+    purge: [{ actions: ["dynamodb:DeleteItem"], on: whole("installs") }],
+  },
+  customerUsers: {
+    create: [{ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("customerUsers") }],
+    purge: [
+      { actions: QUERY, on: indexes("customerUsers", "byInstall") },
+      { actions: ["dynamodb:DeleteItem"], on: whole("customerUsers") },
+    ],
+  },
+  deletions: {
+    // One install's requests (ingestion takes nothing in for a deleted install).
+    lookup: [{ actions: QUERY, on: indexes("deletions", "byInstall") }],
+    // Find the install's open request (a repeat answers it) or put a new one (never
+    // overwritten), then add its install to the app's tombstones; a full tombstones item is
+    // read, and the installs the by-app index has long listed are taken out.
+    request: [
+      { actions: QUERY, on: indexes("deletions", "byInstall") },
+      { actions: QUERY, on: indexes("deletions", "byApp") },
+      { actions: ["dynamodb:PutItem"], on: whole("deletions") },
+      {
+        actions: ["dynamodb:UpdateItem", "dynamodb:GetItem"],
+        on: whole("deletions"),
+        tombstonesOnly: true,
+      },
+    ],
+    status: [{ actions: ["dynamodb:GetItem"], on: whole("deletions") }],
+    // The export: the app's tombstones on every page, its requests for each new snapshot.
+    tombstones: [
+      { actions: ["dynamodb:GetItem"], on: whole("deletions"), tombstonesOnly: true },
+      { actions: QUERY, on: indexes("deletions", "byApp") },
+    ],
+    // The purge: open requests (the sparse `open` index), their status updated and a
+    // completed one's install taken out of its app's tombstones.
+    purge: [
+      { actions: QUERY, on: indexes("deletions", "open") },
+      { actions: ["dynamodb:UpdateItem"], on: whole("deletions") },
+    ],
+  },
+  snapshots: {
+    // By key; the by-app index is the purge's.
+    readWrite: [
+      {
+        actions: [
+          "dynamodb:GetItem",
+          "dynamodb:PutItem",
+          "dynamodb:UpdateItem",
+          "dynamodb:DeleteItem",
+          "dynamodb:ConditionCheckItem",
+        ],
+        on: whole("snapshots"),
+      },
+    ],
+    purge: [
+      { actions: QUERY, on: indexes("snapshots", "byApp") },
+      { actions: ["dynamodb:DeleteItem"], on: whole("snapshots") },
+    ],
+  },
+  links: {
+    get: [{ actions: ["dynamodb:GetItem"], on: whole("links") }],
+    // Create (a conditional put), read, disable (an update), list the app's; no delete.
+    manage: [
+      {
+        actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
+        on: whole("links"),
+      },
+      { actions: QUERY, on: indexes("links", "byApp") },
+    ],
+  },
+  touches: {
+    // One by one, conditionally for a network's id, or in batches, and delete what a failed
+    // request put. No query: the matcher reads the indexes.
+    record: [
+      {
+        actions: [
+          "dynamodb:GetItem",
+          "dynamodb:PutItem",
+          "dynamodb:BatchWriteItem",
+          "dynamodb:DeleteItem",
+        ],
+        on: whole("touches"),
+      },
+    ],
+    // By click id, by advertising id and by IP.
+    match: [
+      { actions: ["dynamodb:GetItem"], on: whole("touches") },
+      { actions: QUERY, on: indexes("touches", "byMaid", "byIp") },
+    ],
+  },
+  attributions: {
+    // A new install's pending record (a conditional put).
+    request: [{ actions: ["dynamodb:PutItem"], on: whole("attributions") }],
+    // Read and resolve one (conditionally); no write but this.
+    work: [{ actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"], on: whole("attributions") }],
+    get: [{ actions: ["dynamodb:GetItem"], on: whole("attributions") }],
+    sweep: [{ actions: QUERY, on: indexes("attributions", "open") }],
+    purge: [{ actions: ["dynamodb:DeleteItem"], on: whole("attributions") }],
+  },
+};
