@@ -1,142 +1,30 @@
 /**
- * Each Lambda function's JS as the CDK ships it, and its cold import. The esbuild options
- * mirror lib/service-function.ts (NodejsFunction's `bundling` there, plus what NodejsFunction
- * adds itself: `--bundle --platform=node`, and no externals because `bundleAwsSDK` is true).
- * They are copied, not imported: that file builds them inline in the construct and imports
- * aws-cdk-lib, so keep the two in step when either changes.
+ * Each Lambda function's JS as the CDK ships it, and its cold import. The functions are the
+ * manifest's (src/functions/manifest.ts) and the esbuild options lib/service-function.ts's
+ * (LAMBDA_BUILD_OPTIONS, which NodejsFunction's bundling there is written from).
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { type BuildOptions, build } from "esbuild";
-import type { z } from "zod";
-import { defaultCountryDatabase } from "../src/adapters/geoip/country-resolver.ts";
-import {
-  attributeEnv,
-  attributionEnv,
-  attributionSweepEnv,
-  authorizerEnv,
-  configEnv,
-  deletionsEnv,
-  exportEnv,
-  fxRatesEnv,
-  ingestEnv,
-  linksEnv,
-  openapiEnv,
-  purgeEnv,
-  touchesEnv,
-  wellKnownEnv,
-} from "../src/config/aws-env.ts";
-import {
-  LINK_HOST_ROUTES,
-  type LinkHostRouteId,
-  ROUTES,
-  type RouteId,
-} from "../src/http/routes.ts";
-import { WORKERS, type WorkerId } from "../src/workers/workers.ts";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { LAMBDA_BUILD_OPTIONS, PROJECT_ROOT } from "../lib/service-function.ts";
+import { FUNCTION_IDS, FUNCTIONS, type FunctionId, functionOf } from "../src/functions/manifest.ts";
+import { sampleEnv } from "../src/functions/sample-env.ts";
 
-const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
+export { LAMBDA_BUILD_OPTIONS };
 
-/** lib/service-function.ts's bundling, as the esbuild JS API spells it. */
-export const LAMBDA_BUILD_OPTIONS = {
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node22",
-  mainFields: ["module", "main"],
-  // bundleAwsSDK: true, so nothing is external.
-  // As lib/service-function.ts: the AWS SDK comes from the Lambda runtime.
-  external: ["@aws-sdk/*"],
-  minify: true,
-  keepNames: true,
-  sourcemap: false,
-  banner: {
-    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-  },
-  // NodejsFunction runs esbuild from the project root (projectRoot there).
-  absWorkingDir: PROJECT_ROOT,
-  logLevel: "silent",
-} as const satisfies BuildOptions;
+export type FunctionName = FunctionId;
 
-/** Entries that are not routes: the authorizer, the scheduled jobs, the queue-driven workers. */
-export type NonRouteFunction = "authorizer" | "purge" | "fx-rates" | "attribution-sweep" | WorkerId;
+/** A valid environment for an entry, from its manifest row. */
+export const functionEnv = (name: FunctionName): Record<string, string> =>
+  sampleEnv(functionOf(name).uses);
 
-export type FunctionName = RouteId | LinkHostRouteId | NonRouteFunction;
+export const FUNCTION_NAMES: readonly FunctionName[] = FUNCTION_IDS;
 
-/** Which environment schema each entry parses at start-up (lambdas/*.ts), every one listed. */
-const FUNCTION_ENV_SCHEMAS: { readonly [K in FunctionName]: z.ZodObject } = {
-  config: configEnv,
-  "delete-install": deletionsEnv,
-  "deletion-status": deletionsEnv,
-  installs: ingestEnv,
-  events: ingestEnv,
-  "s2s-events": ingestEnv,
-  export: exportEnv,
-  openapi: openapiEnv,
-  touches: touchesEnv,
-  "create-link": linksEnv,
-  "list-links": linksEnv,
-  "get-link": linksEnv,
-  "update-link": linksEnv,
-  click: touchesEnv,
-  "apple-app-site-association": wellKnownEnv,
-  assetlinks: wellKnownEnv,
-  attribution: attributionEnv,
-  attribute: attributeEnv,
-  "attribution-sweep": attributionSweepEnv,
-  authorizer: authorizerEnv,
-  purge: purgeEnv,
-  "fx-rates": fxRatesEnv,
-};
-
-/** The data files the ingestion functions ship and read at start-up, here from the project. */
-const DATA_FILES: Record<string, string> = {
-  FX_RATES_FILE: join(PROJECT_ROOT, "data/ecb-eurofxref-hist.csv"),
-  GEOIP_DB_FILE: defaultCountryDatabase(),
-};
-
-/**
- * Dummy values for every variable an entry requires (read from its schema, so a new variable
- * needs no change here); data-file variables point at the real files.
- */
-export const functionEnv = (name: FunctionName): Record<string, string> => {
-  const schema = FUNCTION_ENV_SCHEMAS[name];
-  const env: Record<string, string> = {};
-  for (const [variable, field] of Object.entries(schema.shape)) {
-    if (field.safeParse(undefined).success) continue; // optional or defaulted
-    const file = DATA_FILES[variable];
-    if (!file && variable.endsWith("_FILE")) {
-      throw new Error(`${name}: no real file known for ${variable}; add it to DATA_FILES`);
-    }
-    const dummy = variable.endsWith("_URL")
-      ? "https://bench.example.com"
-      : `bench-${variable.toLowerCase().replaceAll("_", "-")}`;
-    env[variable] = file ?? dummy;
-  }
-  const parsed = schema.safeParse(env);
-  if (!parsed.success)
-    throw new Error(`${name}: dummy environment rejected: ${parsed.error.message}`);
-  return env;
-};
-
-const NON_ROUTE_FUNCTIONS: readonly NonRouteFunction[] = [
-  "authorizer",
-  "purge",
-  "fx-rates",
-  "attribution-sweep",
-  ...WORKERS.map((worker) => worker.id),
-];
-
-export const FUNCTION_NAMES: readonly FunctionName[] = [
-  ...ROUTES.map((route) => route.id),
-  ...LINK_HOST_ROUTES.map((route) => route.id),
-  ...NON_ROUTE_FUNCTIONS,
-];
-
-const STREAMING = new Set<string>(ROUTES.filter((r) => r.streaming).map((r) => r.id));
+const STREAMING = new Set<string>(FUNCTIONS.filter((f) => f.streaming).map((f) => f.id));
 
 export interface BundleResult {
   readonly name: FunctionName;

@@ -10,13 +10,13 @@ import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
 import { createTouchStore } from "../src/adapters/dynamodb/touches.ts";
 import { createFirehoseStream } from "../src/adapters/firehose/record-stream.ts";
 import { createSqsWorkerHandler } from "../src/adapters/sqs/worker-handler.ts";
-import { attributeEnv, parseEnv } from "../src/config/aws-env.ts";
+import { functionEnv } from "../src/functions/env.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../src/lake/tables.ts";
 import { ATTRIBUTION_WORKER, createAttributionWorker } from "../src/workers/attribution.ts";
 import { dynamoDocument, firehose } from "./clients.ts";
 import { logged } from "./logged.ts";
 
-const env = parseEnv(attributeEnv, process.env);
+const env = functionEnv(ATTRIBUTION_WORKER);
 
 export const handler = logged(
   createSqsWorkerHandler(

@@ -3,12 +3,13 @@ import middy from "@middy/core";
 import { createAttributionStore } from "../src/adapters/dynamodb/attributions.ts";
 import { createSqsWorkQueue } from "../src/adapters/sqs/work-queue.ts";
 import { sweepAttributions } from "../src/attribution/sweep.ts";
-import { attributionSweepEnv, parseEnv } from "../src/config/aws-env.ts";
+import { functionEnv } from "../src/functions/env.ts";
+import { jobOf } from "../src/jobs/jobs.ts";
 import { logger } from "../src/logging/logger.ts";
 import { dynamoDocument, sqs } from "./clients.ts";
 import { logged } from "./logged.ts";
 
-const env = parseEnv(attributionSweepEnv, process.env);
+const env = functionEnv(jobOf("attribution-sweep").aws);
 
 const deps = {
   attributions: createAttributionStore(dynamoDocument, env.ATTRIBUTIONS_TABLE),

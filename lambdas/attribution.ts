@@ -2,12 +2,13 @@
 import { createAttributionStore } from "../src/adapters/dynamodb/attributions.ts";
 import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
 import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
-import { attributionEnv, parseEnv } from "../src/config/aws-env.ts";
+import { functionEnv } from "../src/functions/env.ts";
 import { createAttributionHandler } from "../src/http/handlers/attribution.ts";
+import { routeOf } from "../src/http/routes.ts";
 import { dynamoDocument } from "./clients.ts";
 import { logged } from "./logged.ts";
 
-const env = parseEnv(attributionEnv, process.env);
+const env = functionEnv(routeOf("attribution"));
 
 export const handler = logged(
   createAttributionHandler({

@@ -2,14 +2,15 @@
 import { createAthenaQueryEngine } from "../src/adapters/athena/query-engine.ts";
 import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
 import { createSnapshotCatalog } from "../src/adapters/dynamodb/stores.ts";
-import { exportEnv, parseEnv } from "../src/config/aws-env.ts";
+import { functionEnv } from "../src/functions/env.ts";
 import { createExportHandler } from "../src/http/handlers/export.ts";
+import { routeOf } from "../src/http/routes.ts";
 import { logger } from "../src/logging/logger.ts";
 import { athena, dynamoDocument, s3 } from "./clients.ts";
 import { logged } from "./logged.ts";
 
 // At start-up, so a bad deployment fails on its first cold start, naming the variable.
-const env = parseEnv(exportEnv, process.env);
+const env = functionEnv(routeOf("export"));
 
 const snapshots = createSnapshotCatalog(dynamoDocument, env.SNAPSHOTS_TABLE);
 

@@ -6,14 +6,15 @@ import { readFile } from "node:fs/promises";
 import middy from "@middy/core";
 import { fetchEcbFeed } from "../src/adapters/ecb/feed.ts";
 import { s3RatesTable } from "../src/adapters/s3-lake/rates-table.ts";
-import { fxRatesEnv, parseEnv } from "../src/config/aws-env.ts";
+import { functionEnv } from "../src/functions/env.ts";
 import { refreshRates } from "../src/fx/refresh-rates.ts";
+import { jobOf } from "../src/jobs/jobs.ts";
 import { logger } from "../src/logging/logger.ts";
 import { s3 } from "./clients.ts";
 import { logged } from "./logged.ts";
 
 // At start-up, so a bad deployment fails on its first cold start, naming the variable.
-const env = parseEnv(fxRatesEnv, process.env);
+const env = functionEnv(jobOf("fx-rates").aws);
 
 const deps = {
   table: s3RatesTable(s3, env.FX_RATES_BUCKET, env.FX_RATES_KEY),

@@ -6,7 +6,6 @@
  * (top-level await), so no request pays for them. A warm function reads the stored table
  * again every few hours, in the background.
  */
-
 import { cachedAppStore } from "../src/adapters/cache/cached-apps.ts";
 import { createAttributionStore } from "../src/adapters/dynamodb/attributions.ts";
 import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
@@ -17,17 +16,18 @@ import { createCountryResolver } from "../src/adapters/geoip/country-resolver.ts
 import { createKmsKeyWrapper } from "../src/adapters/kms/kms-key-wrapper.ts";
 import { s3RatesTable } from "../src/adapters/s3-lake/rates-table.ts";
 import { createSqsWorkQueue } from "../src/adapters/sqs/work-queue.ts";
-import { ingestEnv, parseEnv } from "../src/config/aws-env.ts";
 import { DEFAULT_APP_CACHE_MS } from "../src/config/defaults.ts";
 import { createAppKeyrings } from "../src/domain/app-keyrings.ts";
+import { functionEnv } from "../src/functions/env.ts";
 import { loadEcbRates, parseEcbRates } from "../src/fx/ecb-rates.ts";
 import { reloadingRates } from "../src/fx/reloading-rates.ts";
 import { createIngestHandlers } from "../src/http/handlers/ingest.ts";
+import { routeOf } from "../src/http/routes.ts";
 import { EVENTS_TABLE } from "../src/lake/tables.ts";
 import { logger } from "../src/logging/logger.ts";
 import { dynamoDocument, firehose, kms, s3, sqs } from "./clients.ts";
 
-const env = parseEnv(ingestEnv, process.env);
+const env = functionEnv(routeOf("events"));
 
 /** The job stores a new table once a working day; a warm function reads it again this often. */
 const RATES_MAX_AGE_MS = 3 * 60 * 60 * 1000;

@@ -5,11 +5,12 @@
  */
 import { createLinkStore } from "../src/adapters/dynamodb/links.ts";
 import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
-import { linksEnv, parseEnv } from "../src/config/aws-env.ts";
+import { functionEnv } from "../src/functions/env.ts";
 import { createLinkHandlers } from "../src/http/handlers/links.ts";
+import { routeOf } from "../src/http/routes.ts";
 import { dynamoDocument } from "./clients.ts";
 
-const env = parseEnv(linksEnv, process.env);
+const env = functionEnv(routeOf("create-link"));
 
 export const handlers = createLinkHandlers({
   links: createLinkStore(dynamoDocument, env.LINKS_TABLE),

@@ -15,14 +15,15 @@ import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "../src/adapters/dynamodb/installs.ts";
 import { createSnapshotCatalog } from "../src/adapters/dynamodb/stores.ts";
 import { createS3LakePurger } from "../src/adapters/s3-lake/purge.ts";
-import { parseEnv, purgeEnv } from "../src/config/aws-env.ts";
 import { purgeOpenRequests } from "../src/deletion/deletions.ts";
+import { functionEnv } from "../src/functions/env.ts";
+import { jobOf } from "../src/jobs/jobs.ts";
 import { logger } from "../src/logging/logger.ts";
 import { dynamoDocument, s3 } from "./clients.ts";
 import { logged } from "./logged.ts";
 
 // At start-up, so a bad deployment fails on its first cold start, naming the variable.
-const env = parseEnv(purgeEnv, process.env);
+const env = functionEnv(jobOf("purge").aws);
 
 const deps = {
   deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE),

@@ -12,12 +12,13 @@ import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
 import { createTouchStore } from "../src/adapters/dynamodb/touches.ts";
 import { createFirehoseStream } from "../src/adapters/firehose/record-stream.ts";
 import { createCountryResolver } from "../src/adapters/geoip/country-resolver.ts";
-import { parseEnv, touchesEnv } from "../src/config/aws-env.ts";
 import { DEFAULT_APP_CACHE_MS } from "../src/config/defaults.ts";
+import { functionEnv } from "../src/functions/env.ts";
+import { routeOf } from "../src/http/routes.ts";
 import { TOUCHES_TABLE } from "../src/lake/tables.ts";
 import { dynamoDocument, firehose } from "./clients.ts";
 
-const env = parseEnv(touchesEnv, process.env);
+const env = functionEnv(routeOf("click"));
 
 export const touchDeps = {
   apps: cachedAppStore(createAppStore(dynamoDocument, env.APPS_TABLE), DEFAULT_APP_CACHE_MS),

@@ -4,11 +4,12 @@
  */
 import { cachedValue } from "../src/adapters/cache/cached-value.ts";
 import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
-import { parseEnv, wellKnownEnv } from "../src/config/aws-env.ts";
+import { functionEnv } from "../src/functions/env.ts";
 import { createWellKnownHandlers } from "../src/http/handlers/link-host.ts";
+import { routeOf } from "../src/http/routes.ts";
 import { dynamoDocument } from "./clients.ts";
 
-const env = parseEnv(wellKnownEnv, process.env);
+const env = functionEnv(routeOf("assetlinks"));
 const apps = createAppStore(dynamoDocument, env.APPS_TABLE);
 
 export const handlers = createWellKnownHandlers({

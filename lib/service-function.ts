@@ -13,6 +13,7 @@ import { Architecture, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-l
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import type { BuildOptions } from "esbuild";
 import { acknowledge, acknowledgeWildcardResource } from "./nag.ts";
 import { DEFAULT_SETTINGS } from "./settings.ts";
 
@@ -58,6 +59,36 @@ const copyCommands = (files: readonly BundledFile[], inputDir: string, outputDir
 
 /** Node 22: LTS, supported by Lambda, and what the bundle targets. */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_22_X;
+
+/**
+ * Every function's bundle, as esbuild's API spells it: NodejsFunction's `bundling` below is
+ * written from it (NodejsFunction adds `--bundle --platform=node` itself, and makes the AWS SDK
+ * external when `bundleAwsSDK` is false), and the bench builds the same bundles with it.
+ */
+export const LAMBDA_BUILD_OPTIONS = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node22",
+  mainFields: ["module", "main"],
+  // The AWS SDK comes from the Lambda runtime (CDK's default), which keeps every bundle under
+  // 1 MB: bundled, the SDK alone is about 0.75 MB of the export function. The code uses only
+  // long-stable calls of the DynamoDB, S3, Athena, Firehose and KMS clients.
+  external: ["@aws-sdk/*"],
+  // Minified for size and cold starts, but with names kept so stack traces still name functions
+  // and classes. No source maps: they would double the asset and need
+  // NODE_OPTIONS=--enable-source-maps, outside the environment contract.
+  minify: true,
+  keepNames: true,
+  sourcemap: false,
+  // CommonJS dependencies bundled into ESM still call require().
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
+  // NodejsFunction runs esbuild from the project root (projectRoot below).
+  absWorkingDir: PROJECT_ROOT,
+  logLevel: "silent",
+} as const satisfies BuildOptions;
 
 export interface ServiceFunctionProps {
   /** `lambdas/<name>.ts`, exporting `handler`. */
@@ -115,21 +146,13 @@ export class ServiceFunction extends Construct {
       depsLockFilePath: fileURLToPath(new URL("../package-lock.json", import.meta.url)),
       bundling: {
         format: OutputFormat.ESM,
-        target: "node22",
-        mainFields: ["module", "main"],
-        // The AWS SDK comes from the Lambda runtime (CDK's default), which keeps every bundle
-        // under 1 MB: bundled, the SDK alone is about 0.75 MB of the export function. The code
-        // uses only long-stable calls of the DynamoDB, S3, Athena, Firehose and KMS clients.
+        target: LAMBDA_BUILD_OPTIONS.target,
+        mainFields: [...LAMBDA_BUILD_OPTIONS.mainFields],
         bundleAwsSDK: false,
-        // Minified for size and cold starts, but with names kept so stack traces still name
-        // functions and classes. No source maps: they would double the asset and need
-        // NODE_OPTIONS=--enable-source-maps, outside the environment contract.
-        minify: true,
-        keepNames: true,
-        sourceMap: false,
-        // CommonJS dependencies bundled into ESM still call require().
-        banner:
-          "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+        minify: LAMBDA_BUILD_OPTIONS.minify,
+        keepNames: LAMBDA_BUILD_OPTIONS.keepNames,
+        sourceMap: LAMBDA_BUILD_OPTIONS.sourcemap,
+        banner: LAMBDA_BUILD_OPTIONS.banner.js,
         ...(assets.length > 0 && {
           commandHooks: {
             beforeBundling: () => [],

@@ -274,3 +274,12 @@ export const LINK_HOST_ROUTES = [
 ] as const satisfies readonly ServiceRoute[];
 
 export type LinkHostRouteId = (typeof LINK_HOST_ROUTES)[number]["id"];
+
+type AnyRoute = (typeof ROUTES)[number] | (typeof LINK_HOST_ROUTES)[number];
+
+/** A route's row, by its id, in either table. */
+export const routeOf = <K extends AnyRoute["id"]>(id: K): Extract<AnyRoute, { id: K }> => {
+  const row = [...ROUTES, ...LINK_HOST_ROUTES].find((candidate) => candidate.id === id);
+  if (!row) throw new Error(`No route ${id}`);
+  return row as Extract<AnyRoute, { id: K }>;
+};
