@@ -1,7 +1,7 @@
 // Prints, as one JSON object, the parameters the embedded service stored in its lake for one
 // event, and the same with every sealed value opened by the service's own code with the app's
-// keys: {"stored": {...}, "opened": {...}}. The end-to-end tests run it against the service
-// that test.sh started. Usage: node stored-parameters.mjs <data dir> <app id> <event id>
+// keys: {"stored": {...}, "opened": {...}}. The SDKs' end-to-end tests run it against the
+// service that their test.sh started (sdk/service.sh). Usage: node stored-parameters.mjs <data dir> <app id> <event id>
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -14,7 +14,7 @@ if (!dataDir || !appId || !eventId) {
 }
 
 register();
-const src = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "src");
+const src = join(dirname(fileURLToPath(import.meta.url)), "..", "src");
 const { withAdminStores } = await import(join(src, "cli", "admin-stores.ts"));
 const { createAppKeyrings } = await import(join(src, "domain", "app-keyrings.ts"));
 const { isSealed, openSealed } = await import(join(src, "crypto", "envelope.ts"));

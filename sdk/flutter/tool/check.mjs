@@ -165,7 +165,14 @@ const kotlin = await Language.load(
 const kotlinParser = new Parser();
 kotlinParser.setLanguage(kotlin);
 const androidFile = join(
-  "android", "src", "main", "kotlin", "com", "service", "attribution", "flutter",
+  "android",
+  "src",
+  "main",
+  "kotlin",
+  "com",
+  "service",
+  "attribution",
+  "flutter",
   "ServiceAttributionPlugin.kt",
 );
 const androidText = readFileSync(join(root, androidFile), "utf8");
@@ -174,10 +181,15 @@ check(`${androidFile} parses as Kotlin`, syntaxErrors(androidTree, androidFile))
 /** Each method the Android side's `when (call.method)` handles, with the argument keys it reads. */
 const handled = new Map();
 const visitKotlin = (node) => {
-  if (node.type === "when_expression" && /call\.method/.test(node.child(1)?.text ?? node.text.slice(0, 30))) {
+  if (
+    node.type === "when_expression" &&
+    /call\.method/.test(node.child(1)?.text ?? node.text.slice(0, 30))
+  ) {
     for (const entry of node.namedChildren.filter((n) => n.type === "when_entry")) {
       const conditions = entry.namedChildren.filter((n) => n.type === "when_condition");
-      const keys = [...entry.text.matchAll(/call\.argument<[^(]*?>\(\s*"(\w+)"\s*\)/g)].map((m) => m[1]);
+      const keys = [...entry.text.matchAll(/call\.argument<[^(]*?>\(\s*"(\w+)"\s*\)/g)].map(
+        (m) => m[1],
+      );
       for (const condition of conditions) {
         const literal = /^"(\w+)"$/.exec(condition.text.trim());
         if (literal) handled.set(literal[1], keys);
@@ -191,7 +203,9 @@ check("every method the Dart side invokes is handled by the Android plugin", [
   ...[...invoked.keys()].filter((method) => !handled.has(method)).map((m) => `${m} is not handled`),
   ...[...handled].flatMap(([method, keys]) =>
     invoked.has(method)
-      ? keys.filter((key) => !invoked.get(method).has(key)).map((key) => `${method}: reads ${key}, which Dart never sends`)
+      ? keys
+          .filter((key) => !invoked.get(method).has(key))
+          .map((key) => `${method}: reads ${key}, which Dart never sends`)
       : [],
   ),
 ]);
@@ -235,7 +249,9 @@ check("the android pluginClass is the Android plugin's package and class", [
   /^package com\.service\.attribution\.flutter$/m.test(androidText)
     ? []
     : ["package differs"]),
-  ...(new RegExp(`\\bclass ${pluginClass("android")}\\b`).test(androidText) ? [] : ["class differs"]),
+  ...(new RegExp(`\\bclass ${pluginClass("android")}\\b`).test(androidText)
+    ? []
+    : ["class differs"]),
 ]);
 const pubspecVersion = /^version:\s*(\S+)/m.exec(pubspec)?.[1];
 check(
@@ -247,13 +263,21 @@ check(
 const dartChannel = /MethodChannel\('([^']+)'\)/.exec(plugin)?.[1];
 const swiftText = read(join(root, swiftFile));
 check("each side names the Dart side's method channel", [
-  ...(/const val CHANNEL = "([^"]+)"/.exec(androidText)?.[1] === dartChannel ? [] : ["the Android plugin's differs"]),
-  ...(!swiftText || /channelName = "([^"]+)"/.exec(swiftText)?.[1] === dartChannel ? [] : ["the iOS plugin's differs"]),
+  ...(/const val CHANNEL = "([^"]+)"/.exec(androidText)?.[1] === dartChannel
+    ? []
+    : ["the Android plugin's differs"]),
+  ...(!swiftText || /channelName = "([^"]+)"/.exec(swiftText)?.[1] === dartChannel
+    ? []
+    : ["the iOS plugin's differs"]),
 ]);
 if (swiftText) {
   check("the iOS plugin and its podspec report pubspec.yaml's version", [
-    ...(/WrapperInfo\([^)]*version:\s*"([^"]+)"/.exec(swiftText)?.[1] === pubspecVersion ? [] : ["the plugin's differs"]),
-    ...(/s\.version\s*=\s*'([^']+)'/.exec(read(join(root, "ios", "service_attribution.podspec")))?.[1] === pubspecVersion
+    ...(/WrapperInfo\([^)]*version:\s*"([^"]+)"/.exec(swiftText)?.[1] === pubspecVersion
+      ? []
+      : ["the plugin's differs"]),
+    ...(/s\.version\s*=\s*'([^']+)'/.exec(
+      read(join(root, "ios", "service_attribution.podspec")),
+    )?.[1] === pubspecVersion
       ? []
       : ["the podspec's differs"]),
   ]);
@@ -261,7 +285,9 @@ if (swiftText) {
 if (existsSync(join(root, swiftFile))) {
   check(
     "the ios pluginClass is the iOS plugin's class",
-    new RegExp(`\\bclass ${pluginClass("ios")}\\b`).test(readFileSync(join(root, swiftFile), "utf8"))
+    new RegExp(`\\bclass ${pluginClass("ios")}\\b`).test(
+      readFileSync(join(root, swiftFile), "utf8"),
+    )
       ? []
       : [`no class ${pluginClass("ios")} in ${swiftFile}`],
   );
@@ -277,7 +303,11 @@ const kotlinBuild = [
 ].join("\n");
 /** The Kotlin SDK's value of a level (`minSdk = 26`, or `minSdk = "26"` in the version catalog). */
 const kotlinLevel = (name) =>
-  Number(new RegExp(`^\\s*(?:android-)?${name}(?:Version)?\\s*=\\s*"?(\\d+)"?`, "mi").exec(kotlinBuild)?.[1]);
+  Number(
+    new RegExp(`^\\s*(?:android-)?${name}(?:Version)?\\s*=\\s*"?(\\d+)"?`, "mi").exec(
+      kotlinBuild,
+    )?.[1],
+  );
 const flutterLevel = (name) =>
   Number(new RegExp(`^\\s*${name}(?:Version)?\\s*=?\\s*(\\d+)`, "m").exec(gradle)?.[1]);
 for (const name of ["minSdk", "compileSdk"]) {
@@ -292,7 +322,9 @@ for (const name of ["minSdk", "compileSdk"]) {
   );
 }
 const robolectricSdk = Number(
-  /^sdk=(\d+)$/m.exec(read(join(root, "android", "src", "test", "resources", "robolectric.properties")))?.[1],
+  /^sdk=(\d+)$/m.exec(
+    read(join(root, "android", "src", "test", "resources", "robolectric.properties")),
+  )?.[1],
 );
 check(
   "the JVM tests run on android/build.gradle's compileSdk (robolectric.properties)",
@@ -312,7 +344,9 @@ if (catalog) {
     "android/build.gradle's versions are the Kotlin SDK's catalog's",
     versions.flatMap(([what, pattern, name]) => {
       const ours = pattern.exec(gradle)?.[1];
-      return ours === catalogVersion(name) ? [] : [`${what}: ${ours} instead of ${catalogVersion(name)}`];
+      return ours === catalogVersion(name)
+        ? []
+        : [`${what}: ${ours} instead of ${catalogVersion(name)}`];
     }),
   );
 }

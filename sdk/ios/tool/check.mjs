@@ -18,7 +18,9 @@ const flutter = join(sdk, "flutter");
 const read = (path) => readFileSync(path, "utf8");
 const vectors = (file) => JSON.parse(read(join(sdk, "conformance", file)));
 
-const grammar = createRequire(import.meta.url).resolve("tree-sitter-wasms/out/tree-sitter-swift.wasm");
+const grammar = createRequire(import.meta.url).resolve(
+  "tree-sitter-wasms/out/tree-sitter-swift.wasm",
+);
 
 /**
  * Parses one file in a worker thread of its own. The grammar's scanner keeps state from one
@@ -54,7 +56,10 @@ if (!isMainThread) {
     column: node.startPosition.column,
     missing: node.isMissing,
     error: node.hasError,
-    children: node.children.map((child, index) => ({ ...plain(child), field: node.fieldNameForChild(index) })),
+    children: node.children.map((child, index) => ({
+      ...plain(child),
+      field: node.fieldNameForChild(index),
+    })),
   });
   parentPort.postMessage(plain(tree.rootNode));
 }
@@ -97,7 +102,9 @@ const compiled = isMainThread
   ? (() => {
       const swiftBytes = new Uint8Array(readFileSync(grammar));
       return {
-        runtime: new WebAssembly.Module(readFileSync(createRequire(import.meta.url).resolve("web-tree-sitter/tree-sitter.wasm"))),
+        runtime: new WebAssembly.Module(
+          readFileSync(createRequire(import.meta.url).resolve("web-tree-sitter/tree-sitter.wasm")),
+        ),
         swift: new WebAssembly.Module(swiftBytes),
         swiftBytes,
       };
@@ -106,7 +113,9 @@ const compiled = isMainThread
 
 const parseInWorker = (path) =>
   new Promise((resolve, reject) => {
-    const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { path, ...compiled } });
+    const worker = new Worker(fileURLToPath(import.meta.url), {
+      workerData: { path, ...compiled },
+    });
     worker.once("message", (plain) => {
       // Ending the thread at once: left to itself, a worker's wasm instance takes seconds to go.
       worker.terminate();
@@ -156,7 +165,9 @@ const syntaxErrors = (tree, file) => {
   const visit = (node) => {
     if (node.type === "ERROR" || node.isMissing) {
       const { row, column } = node.startPosition;
-      const what = node.isMissing ? `missing ${node.type}` : `unexpected '${node.text.slice(0, 40)}'`;
+      const what = node.isMissing
+        ? `missing ${node.type}`
+        : `unexpected '${node.text.slice(0, 40)}'`;
       found.push(`${file}:${row + 1}:${column + 1}: ${what}`);
       return;
     }
@@ -205,7 +216,9 @@ const tree = (file) => {
   if (!found) throw new Error(`${file} is missing`);
   return found.rootNode;
 };
-const nameOf = (node) => node.childForFieldName("name")?.text ?? node.namedChildren.find((c) => c.type.endsWith("identifier"))?.text;
+const nameOf = (node) =>
+  node.childForFieldName("name")?.text ??
+  node.namedChildren.find((c) => c.type.endsWith("identifier"))?.text;
 /** The type declaration (class, struct, enum, extension) named `name`. */
 const typeNamed = (file, name) => {
   const found = descendants(tree(file), "class_declaration").find((node) => nameOf(node) === name);
@@ -261,22 +274,43 @@ checking("LogLevel's cases, integer bounds, mapping and default are the vectors'
   const bounds = range ? [Number(range[1]), Number(range[2])] : [];
   const values = levels.levels.map((level) => level.value);
   const init = descendants(logLevel, "init_declaration")[0]?.text ?? "";
-  const mapping = [...init.matchAll(/case\s+(-?\d+)\s*:\s*self\s*=\s*\.(\w+)/g)].map((m) => [Number(m[1]), m[2]]);
+  const mapping = [...init.matchAll(/case\s+(-?\d+)\s*:\s*self\s*=\s*\.(\w+)/g)].map((m) => [
+    Number(m[1]),
+    m[2],
+  ]);
   const fallback = /^\.(\w+)$/.exec(propertyValue(logLevel, "`default`").text.trim())?.[1];
   return [
-    ...same(cases, levels.kotlinLevels.map((name) => name.toLowerCase()), "cases"),
+    ...same(
+      cases,
+      levels.kotlinLevels.map((name) => name.toLowerCase()),
+      "cases",
+    ),
     ...same(bounds, [Math.min(...values), Math.max(...values)], "integerRange"),
-    ...same(mapping, levels.levels.map((level) => [level.value, level.name.toLowerCase()]), "init?(integer:)"),
-    ...levels.invalid.filter((value) => value >= bounds[0] && value <= bounds[1]).map((value) => `${value} is invalid in the vectors but within the bounds`),
+    ...same(
+      mapping,
+      levels.levels.map((level) => [level.value, level.name.toLowerCase()]),
+      "init?(integer:)",
+    ),
+    ...levels.invalid
+      .filter((value) => value >= bounds[0] && value <= bounds[1])
+      .map((value) => `${value} is invalid in the vectors but within the bounds`),
     ...same(fallback, levels.default.kotlin.toLowerCase(), "default"),
-    ...same(mapping.find(([, name]) => name === fallback)?.[0], levels.default.flutter, "default as an integer"),
+    ...same(
+      mapping.find(([, name]) => name === fallback)?.[0],
+      levels.default.flutter,
+      "default as an integer",
+    ),
   ];
 });
 
 checking("LogLevel WARN acts as ERROR on iOS, as the spec says", () => {
   const logLevel = typeNamed(core("LogLevel.swift"), "LogLevel");
-  const effective = descendants(logLevel, "property_declaration").find((p) => p.childForFieldName("name")?.text === "effective");
-  return /self\s*==\s*\.warn\s*\?\s*\.error\s*:\s*self/.test(effective?.text ?? "") ? [] : ["effective does not map warn to error"];
+  const effective = descendants(logLevel, "property_declaration").find(
+    (p) => p.childForFieldName("name")?.text === "effective",
+  );
+  return /self\s*==\s*\.warn\s*\?\s*\.error\s*:\s*self/.test(effective?.text ?? "")
+    ? []
+    : ["effective does not map warn to error"];
 });
 
 const requests = vectors("requests.json");
@@ -287,20 +321,34 @@ checking("the install body has the vectors' fields, and only fields the service 
   const problems = [];
   for (const testCase of requests.installs) {
     const expected = Object.keys(testCase.request.body);
-    problems.push(...expected.filter((key) => !fields.includes(key)).map((key) => `${testCase.name}: ${key} is not sent`));
+    problems.push(
+      ...expected
+        .filter((key) => !fields.includes(key))
+        .map((key) => `${testCase.name}: ${key} is not sent`),
+    );
   }
-  problems.push(...fields.filter((key) => !new RegExp(`\\n\\s+${key}:`).test(schema)).map((key) => `${key} is no field of the service's install schema`));
+  problems.push(
+    ...fields
+      .filter((key) => !new RegExp(`\\n\\s+${key}:`).test(schema))
+      .map((key) => `${key} is no field of the service's install schema`),
+  );
   return [...new Set(problems)];
 });
 
 checking("each event has the vectors' fields", () => {
   const event = functionNamed(typeNamed(core("Core/Requests.swift"), "Requests"), "event");
-  return same(dictionaryKeys(event).sort(), Object.keys(requests.events[0].request.body.events[0]).sort(), "fields");
+  return same(
+    dictionaryKeys(event).sort(),
+    Object.keys(requests.events[0].request.body.events[0]).sort(),
+    "fields",
+  );
 });
 
 checking("sdk_platform is a name the service lists, os is ios", () => {
   const requestsType = typeNamed(core("Core/Requests.swift"), "Requests");
-  const platforms = /SDK_PLATFORMS\s*=\s*\[([^\]]*)\]/.exec(read(join(root, "src", "ingest", "install.ts")))?.[1] ?? "";
+  const platforms =
+    /SDK_PLATFORMS\s*=\s*\[([^\]]*)\]/.exec(read(join(root, "src", "ingest", "install.ts")))?.[1] ??
+    "";
   const listed = [...platforms.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
   const platform = stringValue(requestsType, "sdkPlatform");
   const install = functionNamed(requestsType, "install").text;
@@ -313,7 +361,10 @@ checking("sdk_platform is a name the service lists, os is ios", () => {
 checking("the routes are the vectors' requests", () => {
   const api = tree(core("Core/Api.swift"));
   // call("GET", "/v1/config", …), or call("GET", path, …) with `let path = "…"` before it.
-  const calls = descendants(typeNamed(core("Core/Api.swift"), "Api"), "function_declaration").flatMap((fn) =>
+  const calls = descendants(
+    typeNamed(core("Core/Api.swift"), "Api"),
+    "function_declaration",
+  ).flatMap((fn) =>
     [...fn.text.matchAll(/call\("(GET|POST|DELETE)",\s*(?:"([^"]*)"|(\w+))/g)].map((m) => {
       const path = m[2] ?? new RegExp(`let ${m[3]} = "([^"]*)"`).exec(fn.text)?.[1] ?? `?${m[3]}`;
       return `${m[1]} ${path.replace(/\\\(.*$/, "{{service_id}}")}`;
@@ -323,13 +374,18 @@ checking("the routes are the vectors' requests", () => {
     ...new Set([
       ...requests.installs.map((c) => `${c.request.method} ${c.request.path}`),
       ...requests.events.map((c) => `${c.request.method} ${c.request.path}`),
-      ...requests.other.map((c) => `${c.request.method} ${c.request.path.replace(/\{\{service_id\}\}.*$/, "{{service_id}}")}`),
+      ...requests.other.map(
+        (c) =>
+          `${c.request.method} ${c.request.path.replace(/\{\{service_id\}\}.*$/, "{{service_id}}")}`,
+      ),
     ]),
   ].sort();
   const attribution = requests.other.find((c) => c.request.path.endsWith("/attribution"));
   return [
     ...same([...new Set(calls)].sort(), expected, "routes"),
-    ...(api.text.includes("/attribution?wait_seconds=") && attribution?.request.query?.wait_seconds ? [] : ["the attribution read does not send wait_seconds"]),
+    ...(api.text.includes("/attribution?wait_seconds=") && attribution?.request.query?.wait_seconds
+      ? []
+      : ["the attribution read does not send wait_seconds"]),
     ...(/\["Authorization":\s*apiKey/.test(api.text) ? [] : ["Authorization is not the bare key"]),
   ];
 });
@@ -341,20 +397,36 @@ checking("the matching parameters are pii.json's keys", () => {
 
 checking("ATT statuses and match statuses are the service's", () => {
   const requestsType = typeNamed(core("Core/Requests.swift"), "Requests");
-  const att = /ATT_STATUSES\s*=\s*\[([^\]]*)\]/.exec(read(join(root, "src", "attribution", "matcher.ts")))?.[1] ?? "";
-  const match = /MATCH_STATUSES\s*=\s*\[([^\]]*)\]/.exec(read(join(root, "src", "ports", "attributions.ts")))?.[1] ?? "";
+  const att =
+    /ATT_STATUSES\s*=\s*\[([^\]]*)\]/.exec(
+      read(join(root, "src", "attribution", "matcher.ts")),
+    )?.[1] ?? "";
+  const match =
+    /MATCH_STATUSES\s*=\s*\[([^\]]*)\]/.exec(
+      read(join(root, "src", "ports", "attributions.ts")),
+    )?.[1] ?? "";
   const strings = (text) => [...text.matchAll(/"([^"]+)"/g)].map((m) => m[1]).sort();
   const device = read(join(sdk, core("Platform/AppleDevice.swift")));
   const reported = [...device.matchAll(/case \.\w+: return "(\w+)"/g)].map((m) => m[1]).sort();
   const sdkCore = typeNamed(core("Core/SdkCore.swift"), "SdkCore");
   const settled = stringsIn(propertyValue(sdkCore, "settledStatuses")).sort();
   const spec = ["matched", "matched_no_params", "organic", "skipped", "failed", "not_configured"];
-  const answered = [...sdkCore.text.matchAll(/matchStatus:\s*(?:isInitialized \? )?"(\w+)"(?:\s*:\s*"(\w+)")?/g)].flatMap((m) => m.slice(1).filter(Boolean));
+  const answered = [
+    ...sdkCore.text.matchAll(/matchStatus:\s*(?:isInitialized \? )?"(\w+)"(?:\s*:\s*"(\w+)")?/g),
+  ].flatMap((m) => m.slice(1).filter(Boolean));
   return [
-    ...same(stringsIn(propertyValue(requestsType, "attStatuses")).sort(), strings(att), "Requests.attStatuses"),
+    ...same(
+      stringsIn(propertyValue(requestsType, "attStatuses")).sort(),
+      strings(att),
+      "Requests.attStatuses",
+    ),
     ...same(reported, strings(att), "AppleDevice's ATT statuses"),
-    ...settled.filter((s) => !strings(match).includes(s)).map((s) => `${s} is no status of the service`),
-    ...[...settled, ...answered].filter((s) => !spec.includes(s)).map((s) => `${s} is no status of the spec`),
+    ...settled
+      .filter((s) => !strings(match).includes(s))
+      .map((s) => `${s} is no status of the service`),
+    ...[...settled, ...answered]
+      .filter((s) => !spec.includes(s))
+      .map((s) => `${s} is no status of the spec`),
     ...(answered.length >= 3 ? [] : ["the statuses attributionParams answers were not found"]),
   ];
 });
@@ -366,8 +438,14 @@ checking("sealing constants are the encryption vectors'", () => {
   const info = stringValue(sealer, "infoPrefix");
   const keyId = encryption.recipient.keyId;
   return [
-    ...encryption.vectors.filter((v) => v.hkdfInfo !== `${info}${keyId}`).map((v) => `${v.name}: hkdfInfo ${v.hkdfInfo}`),
-    ...encryption.vectors.filter((v) => v.aad !== `${version}.${keyId}` || !v.envelope.startsWith(`${version}.${keyId}.`)).map((v) => `${v.name}: aad or envelope prefix`),
+    ...encryption.vectors
+      .filter((v) => v.hkdfInfo !== `${info}${keyId}`)
+      .map((v) => `${v.name}: hkdfInfo ${v.hkdfInfo}`),
+    ...encryption.vectors
+      .filter(
+        (v) => v.aad !== `${version}.${keyId}` || !v.envelope.startsWith(`${version}.${keyId}.`),
+      )
+      .map((v) => `${v.name}: aad or envelope prefix`),
   ];
 });
 
@@ -375,14 +453,19 @@ checking("sealing constants are the encryption vectors'", () => {
 
 const podspec = read(join(ios, "ServiceAttribution.podspec"));
 const podField = (text, field) => new RegExp(`s\\.${field}\\s*=\\s*'([^']*)'`).exec(text)?.[1];
-const sdkVersion = () => stringValue(typeNamed(core("Core/Requests.swift"), "Requests"), "sdkVersion");
+const sdkVersion = () =>
+  stringValue(typeNamed(core("Core/Requests.swift"), "Requests"), "sdkVersion");
 
 checking("ServiceAttribution.podspec names the SDK's version, iOS 13 and its files", () => {
   const sources = podField(podspec, "source_files");
   const prefix = sources?.replace(/\*\*\/\*\.swift$/, "");
   const shipped = filesUnder(join(ios, "Sources"), ".swift").map((path) => relative(ios, path));
   const covered = prefix ? shipped.filter((file) => file.startsWith(prefix)) : [];
-  const resources = [...(/resource_bundles\s*=\s*\{([^}]*)\}/.exec(podspec)?.[1] ?? "").matchAll(/'([^']+\.xcprivacy)'/g)].map((m) => m[1]);
+  const resources = [
+    ...(/resource_bundles\s*=\s*\{([^}]*)\}/.exec(podspec)?.[1] ?? "").matchAll(
+      /'([^']+\.xcprivacy)'/g,
+    ),
+  ].map((m) => m[1]);
   const packageText = read(join(ios, "Package.swift"));
   return [
     ...same(podField(podspec, "name"), "ServiceAttribution", "name"),
@@ -391,8 +474,12 @@ checking("ServiceAttribution.podspec names the SDK's version, iOS 13 and its fil
     ...(packageText.includes(".iOS(.v13)") ? [] : ["Package.swift does not say iOS 13"]),
     ...(sources === "Sources/ServiceAttribution/**/*.swift" ? [] : [`source_files ${sources}`]),
     ...same(covered.length, shipped.length, "Swift files covered by source_files"),
-    ...(resources.length === 1 && existsSync(join(ios, resources[0])) ? [] : ["the privacy manifest in resource_bundles is missing"]),
-    ...["AppTrackingTransparency", "AdServices"].filter((f) => !new RegExp(`weak_frameworks[^\\n]*'${f}'`).test(podspec)).map((f) => `${f} is not weakly linked`),
+    ...(resources.length === 1 && existsSync(join(ios, resources[0]))
+      ? []
+      : ["the privacy manifest in resource_bundles is missing"]),
+    ...["AppTrackingTransparency", "AdServices"]
+      .filter((f) => !new RegExp(`weak_frameworks[^\\n]*'${f}'`).test(podspec))
+      .map((f) => `${f} is not weakly linked`),
   ];
 });
 
@@ -402,10 +489,14 @@ checking("Package.swift: one library, no dependency, its paths and resources exi
   const copied = [...text.matchAll(/\.copy\("([^"]+)"\)/g)].map((m) => m[1]);
   return [
     ...(text.includes(".package(") ? ["a package dependency"] : []),
-    ...(/\.library\(name:\s*"ServiceAttribution"/.test(text) ? [] : ["no ServiceAttribution library"]),
+    ...(/\.library\(name:\s*"ServiceAttribution"/.test(text)
+      ? []
+      : ["no ServiceAttribution library"]),
     ...same(paths, ["Sources/ServiceAttribution", "Tests/ServiceAttributionTests"], "target paths"),
     ...paths.filter((p) => !existsSync(join(ios, p))).map((p) => `${p} does not exist`),
-    ...copied.filter((c) => !existsSync(join(ios, "Sources", "ServiceAttribution", c))).map((c) => `${c} does not exist`),
+    ...copied
+      .filter((c) => !existsSync(join(ios, "Sources", "ServiceAttribution", c)))
+      .map((c) => `${c} does not exist`),
   ];
 });
 
@@ -414,10 +505,15 @@ checking("the tests read the vectors from the repository, copies none", () => {
   const problems = [];
   for (const copy of copies) {
     const original = join(sdk, "conformance", copy.split("/").at(-1));
-    if (!existsSync(original) || read(original) !== read(copy)) problems.push(`${relative(sdk, copy)} differs from sdk/conformance`);
+    if (!existsSync(original) || read(original) !== read(copy))
+      problems.push(`${relative(sdk, copy)} differs from sdk/conformance`);
   }
-  const vectorsFile = read(join(ios, "Tests", "ServiceAttributionTests", "Support", "Vectors.swift"));
-  const depth = /for _ in 0\.\.<(\d+) \{ url\.deleteLastPathComponent\(\) \}/.exec(vectorsFile)?.[1];
+  const vectorsFile = read(
+    join(ios, "Tests", "ServiceAttributionTests", "Support", "Vectors.swift"),
+  );
+  const depth = /for _ in 0\.\.<(\d+) \{ url\.deleteLastPathComponent\(\) \}/.exec(
+    vectorsFile,
+  )?.[1];
   // Vectors.swift sits 5 folders below sdk/.
   if (depth !== "5") problems.push(`Vectors.swift climbs ${depth} folders from #filePath, not 5`);
   return problems;
@@ -427,11 +523,25 @@ const manifest = (path) => read(path);
 checking("privacy manifests declare the IDFA and IDFV, and are alike", () => {
   const sdkManifest = manifest(join(ios, "Sources", "ServiceAttribution", "PrivacyInfo.xcprivacy"));
   const pluginManifest = manifest(join(flutter, "ios", "Resources", "PrivacyInfo.xcprivacy"));
-  const balanced = (text) => ["dict", "array", "plist"].every((tag) => (text.match(new RegExp(`<${tag}[ >]`, "g")) ?? []).length === (text.match(new RegExp(`</${tag}>`, "g")) ?? []).length);
+  const balanced = (text) =>
+    ["dict", "array", "plist"].every(
+      (tag) =>
+        (text.match(new RegExp(`<${tag}[ >]`, "g")) ?? []).length ===
+        (text.match(new RegExp(`</${tag}>`, "g")) ?? []).length,
+    );
   return [
     ...(balanced(sdkManifest) ? [] : ["the SDK's manifest is not well formed"]),
-    ...["NSPrivacyCollectedDataTypeDeviceID", "NSPrivacyCollectedDataTypes", "NSPrivacyAccessedAPITypes", "NSPrivacyTracking"].filter((key) => !sdkManifest.includes(key)).map((key) => `no ${key}`),
-    ...(sdkManifest === pluginManifest ? [] : ["the Flutter plugin's manifest differs from the SDK's"]),
+    ...[
+      "NSPrivacyCollectedDataTypeDeviceID",
+      "NSPrivacyCollectedDataTypes",
+      "NSPrivacyAccessedAPITypes",
+      "NSPrivacyTracking",
+    ]
+      .filter((key) => !sdkManifest.includes(key))
+      .map((key) => `no ${key}`),
+    ...(sdkManifest === pluginManifest
+      ? []
+      : ["the Flutter plugin's manifest differs from the SDK's"]),
   ];
 });
 
@@ -439,50 +549,94 @@ checking("privacy manifests declare the IDFA and IDFV, and are alike", () => {
 
 const pluginFile = join("flutter", "ios", "Classes", "ServiceAttributionPlugin.swift");
 const dart = filesUnder(join(flutter, "lib"), ".dart").map(read).join("\n");
-const android = read(join(flutter, "android", "src", "main", "kotlin", "com", "service", "attribution", "flutter", "ServiceAttributionPlugin.kt"));
+const android = read(
+  join(
+    flutter,
+    "android",
+    "src",
+    "main",
+    "kotlin",
+    "com",
+    "service",
+    "attribution",
+    "flutter",
+    "ServiceAttributionPlugin.kt",
+  ),
+);
 
 checking("the Flutter plugin answers every method the Dart side invokes", () => {
-  const invoked = [...new Set([...dart.matchAll(/invokeMethod(?:<[^(]*>)?\(\s*['"]([^'"]+)['"]/g)].map((m) => m[1]))].sort();
+  const invoked = [
+    ...new Set(
+      [...dart.matchAll(/invokeMethod(?:<[^(]*>)?\(\s*['"]([^'"]+)['"]/g)].map((m) => m[1]),
+    ),
+  ].sort();
   const handle = functionNamed(tree(pluginFile), "handle");
   const answered = descendants(handle, "switch_entry").flatMap((entry) =>
     entry.namedChildren.filter((child) => child.type === "switch_pattern").flatMap(stringsIn),
   );
   return [
     ...(invoked.length > 0 ? [] : ["no invokeMethod found on the Dart side"]),
-    ...invoked.filter((method) => !answered.includes(method)).map((method) => `${method} is not handled`),
-    ...(handle.text.includes("FlutterMethodNotImplemented") ? [] : ["unknown methods are not answered notImplemented"]),
+    ...invoked
+      .filter((method) => !answered.includes(method))
+      .map((method) => `${method} is not handled`),
+    ...(handle.text.includes("FlutterMethodNotImplemented")
+      ? []
+      : ["unknown methods are not answered notImplemented"]),
   ];
 });
 
-checking("the Flutter plugin's channel, class, versions and error codes match the other sides", () => {
-  const plugin = typeNamed(pluginFile, "ServiceAttributionPlugin");
-  const channel = stringValue(plugin, "channelName");
-  const dartChannel = /MethodChannel\(\s*'([^']+)'/.exec(dart)?.[1];
-  const androidChannel = /CHANNEL\s*=\s*"([^"]+)"/.exec(android)?.[1];
-  const pubspec = read(join(flutter, "pubspec.yaml"));
-  const pubVersion = /^version:\s*(\S+)/m.exec(pubspec)?.[1];
-  const iosClass = /\n\s+ios:\s*\n(?:\s+\w+:.*\n)*?\s+pluginClass:\s*(\w+)/.exec(pubspec)?.[1];
-  const [wrapperPlatform, wrapperVersion] = stringsIn(propertyValue(plugin, "wrapper"));
-  const swiftCodes = [...new Set([...plugin.text.matchAll(/FlutterError\(code:\s*"(\w+)"/g)].map((m) => m[1]))].sort();
-  const androidCodes = [...new Set([...android.matchAll(/\.error\(\s*"(\w+)"/g)].map((m) => m[1]))].sort();
-  const flutterPodspec = read(join(flutter, "ios", "service_attribution.podspec"));
-  return [
-    ...same(channel, dartChannel, "channel (Dart)"),
-    ...same(channel, androidChannel, "channel (Android)"),
-    ...(/ServiceAttributionPlugin\s*:\s*NSObject\s*,\s*FlutterPlugin/.test(plugin.text) ? [] : ["not an NSObject FlutterPlugin"]),
-    ...(iosClass === undefined || iosClass === "ServiceAttributionPlugin" ? [] : [`pubspec's ios pluginClass is ${iosClass}`]),
-    ...same(wrapperPlatform, "flutter", "the install's sdk_platform"),
-    ...same(wrapperVersion, pubVersion, "the install's sdk_version (pubspec version)"),
-    ...swiftCodes.filter((code) => !androidCodes.includes(code)).map((code) => `error code ${code} is not the Android side's (${androidCodes.join(", ")})`),
-    ...same(podField(flutterPodspec, "name"), "service_attribution", "podspec name"),
-    ...same(podField(flutterPodspec, "version"), pubVersion, "podspec version (pubspec version)"),
-    ...(new RegExp(`s\\.dependency\\s+'ServiceAttribution',\\s*'${sdkVersion().replace(/\./g, "\\.")}'`).test(flutterPodspec) ? [] : ["the podspec does not depend on ServiceAttribution at the SDK's version"]),
-    ...(/s\.dependency\s+'Flutter'/.test(flutterPodspec) ? [] : ["the podspec does not depend on Flutter"]),
-    ...(/s\.platform\s*=\s*:ios,\s*'13\.0'/.test(flutterPodspec) ? [] : ["the podspec's platform is not iOS 13"]),
-    ...(/s\.swift_version\s*=/.test(flutterPodspec) ? [] : ["no swift_version"]),
-    ...(podField(flutterPodspec, "source_files") === "Classes/**/*.swift" ? [] : ["source_files is not Classes/**/*.swift"]),
-  ];
-});
+checking(
+  "the Flutter plugin's channel, class, versions and error codes match the other sides",
+  () => {
+    const plugin = typeNamed(pluginFile, "ServiceAttributionPlugin");
+    const channel = stringValue(plugin, "channelName");
+    const dartChannel = /MethodChannel\(\s*'([^']+)'/.exec(dart)?.[1];
+    const androidChannel = /CHANNEL\s*=\s*"([^"]+)"/.exec(android)?.[1];
+    const pubspec = read(join(flutter, "pubspec.yaml"));
+    const pubVersion = /^version:\s*(\S+)/m.exec(pubspec)?.[1];
+    const iosClass = /\n\s+ios:\s*\n(?:\s+\w+:.*\n)*?\s+pluginClass:\s*(\w+)/.exec(pubspec)?.[1];
+    const [wrapperPlatform, wrapperVersion] = stringsIn(propertyValue(plugin, "wrapper"));
+    const swiftCodes = [
+      ...new Set([...plugin.text.matchAll(/FlutterError\(code:\s*"(\w+)"/g)].map((m) => m[1])),
+    ].sort();
+    const androidCodes = [
+      ...new Set([...android.matchAll(/\.error\(\s*"(\w+)"/g)].map((m) => m[1])),
+    ].sort();
+    const flutterPodspec = read(join(flutter, "ios", "service_attribution.podspec"));
+    return [
+      ...same(channel, dartChannel, "channel (Dart)"),
+      ...same(channel, androidChannel, "channel (Android)"),
+      ...(/ServiceAttributionPlugin\s*:\s*NSObject\s*,\s*FlutterPlugin/.test(plugin.text)
+        ? []
+        : ["not an NSObject FlutterPlugin"]),
+      ...(iosClass === undefined || iosClass === "ServiceAttributionPlugin"
+        ? []
+        : [`pubspec's ios pluginClass is ${iosClass}`]),
+      ...same(wrapperPlatform, "flutter", "the install's sdk_platform"),
+      ...same(wrapperVersion, pubVersion, "the install's sdk_version (pubspec version)"),
+      ...swiftCodes
+        .filter((code) => !androidCodes.includes(code))
+        .map((code) => `error code ${code} is not the Android side's (${androidCodes.join(", ")})`),
+      ...same(podField(flutterPodspec, "name"), "service_attribution", "podspec name"),
+      ...same(podField(flutterPodspec, "version"), pubVersion, "podspec version (pubspec version)"),
+      ...(new RegExp(
+        `s\\.dependency\\s+'ServiceAttribution',\\s*'${sdkVersion().replace(/\./g, "\\.")}'`,
+      ).test(flutterPodspec)
+        ? []
+        : ["the podspec does not depend on ServiceAttribution at the SDK's version"]),
+      ...(/s\.dependency\s+'Flutter'/.test(flutterPodspec)
+        ? []
+        : ["the podspec does not depend on Flutter"]),
+      ...(/s\.platform\s*=\s*:ios,\s*'13\.0'/.test(flutterPodspec)
+        ? []
+        : ["the podspec's platform is not iOS 13"]),
+      ...(/s\.swift_version\s*=/.test(flutterPodspec) ? [] : ["no swift_version"]),
+      ...(podField(flutterPodspec, "source_files") === "Classes/**/*.swift"
+        ? []
+        : ["source_files is not Classes/**/*.swift"]),
+    ];
+  },
+);
 
 const passed = results.filter(Boolean).length;
 console.log(`${passed} passed, ${results.length - passed} failed`);

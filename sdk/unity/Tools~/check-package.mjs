@@ -38,9 +38,7 @@ const assets = (dir = root) =>
     .sort((a, b) => a.name.localeCompare(b.name))
     .flatMap((entry) => {
       const path = join(dir, entry.name);
-      return entry.isDirectory()
-        ? [[rel(path), true], ...assets(path)]
-        : [[rel(path), false]];
+      return entry.isDirectory() ? [[rel(path), true], ...assets(path)] : [[rel(path), false]];
     });
 
 const metaFiles = (dir = root) =>
@@ -72,21 +70,53 @@ const metaText = (path, folder) => {
   const head = ["fileFormatVersion: 2", `guid: ${guid}`, ...(folder ? ["folderAsset: yes"] : [])];
   const tail = ["  userData: ", "  assetBundleName: ", "  assetBundleVariant: ", ""];
   if (importer === "MonoImporter") {
-    return [...head, "MonoImporter:", "  externalObjects: {}", "  serializedVersion: 2",
-      "  defaultReferences: []", "  executionOrder: 0", "  icon: {instanceID: 0}", ...tail].join("\n");
+    return [
+      ...head,
+      "MonoImporter:",
+      "  externalObjects: {}",
+      "  serializedVersion: 2",
+      "  defaultReferences: []",
+      "  executionOrder: 0",
+      "  icon: {instanceID: 0}",
+      ...tail,
+    ].join("\n");
   }
   if (importer === "PluginImporter") {
-    return [...head, "PluginImporter:", "  externalObjects: {}", "  serializedVersion: 2",
-      "  iconMap: {}", "  executionOrder: {}", "  defineConstraints: []", "  isPreloaded: 0",
-      "  isOverridable: 0", "  isExplicitlyReferenced: 0", "  validateReferences: 1",
+    return [
+      ...head,
+      "PluginImporter:",
+      "  externalObjects: {}",
+      "  serializedVersion: 2",
+      "  iconMap: {}",
+      "  executionOrder: {}",
+      "  defineConstraints: []",
+      "  isPreloaded: 0",
+      "  isOverridable: 0",
+      "  isExplicitlyReferenced: 0",
+      "  validateReferences: 1",
       "  platformData:",
-      "  - first:", "      Any: ", "    second:", "      enabled: 0", "      settings: {}",
-      "  - first:", "      Editor: Editor", "    second:", "      enabled: 0", "      settings:",
+      "  - first:",
+      "      Any: ",
+      "    second:",
+      "      enabled: 0",
+      "      settings: {}",
+      "  - first:",
+      "      Editor: Editor",
+      "    second:",
+      "      enabled: 0",
+      "      settings:",
       "        DefaultValueInitialized: true",
-      "  - first:", "      iPhone: iOS", "    second:", "      enabled: 1", "      settings:",
-      "        AddToEmbeddedBinaries: false", "        CPU: AnyCPU", "        CompileFlags: ",
+      "  - first:",
+      "      iPhone: iOS",
+      "    second:",
+      "      enabled: 1",
+      "      settings:",
+      "        AddToEmbeddedBinaries: false",
+      "        CPU: AnyCPU",
+      "        CompileFlags: ",
       `        FrameworkDependencies: ${IOS_FRAMEWORKS.map((f) => `${f};`).join("")}`,
-      ...tail].join("\n");
+      ...tail,
+    ].join("\n");
   }
   return [...head, `${importer}:`, "  externalObjects: {}", ...tail].join("\n");
 };
@@ -125,7 +155,9 @@ const parseMeta = (text) => {
 const all = assets();
 check(
   "every asset Unity imports has a .meta",
-  all.filter(([path]) => !existsSync(join(root, `${path}.meta`))).map(([path]) => `${path}: no .meta`),
+  all
+    .filter(([path]) => !existsSync(join(root, `${path}.meta`)))
+    .map(([path]) => `${path}: no .meta`),
 );
 check(
   "every .meta has its asset",
@@ -140,14 +172,21 @@ for (const [path, folder] of all) {
   if (!existsSync(file)) continue;
   const { top, importer } = parseMeta(readFileSync(file, "utf8"));
   if (top.fileFormatVersion !== "2") metaProblems.push(`${path}.meta: fileFormatVersion is not 2`);
-  if (!/^[0-9a-f]{32}$/.test(top.guid ?? "")) metaProblems.push(`${path}.meta: guid is not 32 lowercase hex digits`);
-  else if (guids.has(top.guid)) metaProblems.push(`${path}.meta: guid ${top.guid} is also ${guids.get(top.guid)}'s`);
+  if (!/^[0-9a-f]{32}$/.test(top.guid ?? ""))
+    metaProblems.push(`${path}.meta: guid is not 32 lowercase hex digits`);
+  else if (guids.has(top.guid))
+    metaProblems.push(`${path}.meta: guid ${top.guid} is also ${guids.get(top.guid)}'s`);
   else guids.set(top.guid, path);
-  if (folder !== (top.folderAsset === "yes")) metaProblems.push(`${path}.meta: folderAsset ${folder ? "missing" : "on a file"}`);
+  if (folder !== (top.folderAsset === "yes"))
+    metaProblems.push(`${path}.meta: folderAsset ${folder ? "missing" : "on a file"}`);
   const want = importerOf(path, folder);
-  if (importer !== want) metaProblems.push(`${path}.meta: ${importer ?? "no importer"} instead of ${want}`);
+  if (importer !== want)
+    metaProblems.push(`${path}.meta: ${importer ?? "no importer"} instead of ${want}`);
 }
-check("each .meta is Unity's format: version 2, a unique 32-hex GUID, the asset's importer", metaProblems);
+check(
+  "each .meta is Unity's format: version 2, a unique 32-hex GUID, the asset's importer",
+  metaProblems,
+);
 
 // ---- the iOS plugin ----------------------------------------------------------------------
 
@@ -157,7 +196,9 @@ for (const path of plugins) {
   const { lines } = parseMeta(read(`${path}.meta`));
   const text = lines.join("\n");
   const platform = (name) => {
-    const match = new RegExp(`- first:\\n\\s+${name}: [^\\n]*\\n\\s+second:\\n\\s+enabled: (\\d)`).exec(text);
+    const match = new RegExp(
+      `- first:\\n\\s+${name}: [^\\n]*\\n\\s+second:\\n\\s+enabled: (\\d)`,
+    ).exec(text);
     return match ? match[1] : null;
   };
   if (platform("iPhone") !== "1") pluginProblems.push(`${path}.meta: not enabled for iOS`);
@@ -183,7 +224,9 @@ const syntaxErrors = (tree, file) => {
   const visit = (node) => {
     if (node.type === "ERROR" || node.isMissing) {
       const { row, column } = node.startPosition;
-      found.push(`${file}:${row + 1}:${column + 1}: ${node.isMissing ? `missing ${node.type}` : `unexpected '${node.text.slice(0, 40)}'`}`);
+      found.push(
+        `${file}:${row + 1}:${column + 1}: ${node.isMissing ? `missing ${node.type}` : `unexpected '${node.text.slice(0, 40)}'`}`,
+      );
       return;
     }
     if (node.hasError) for (const child of node.children) visit(child);
@@ -194,30 +237,43 @@ const syntaxErrors = (tree, file) => {
 
 const descendants = (node) => [node, ...node.namedChildren.flatMap(descendants)];
 const functionName = (definition) =>
-  descendants(definition.childForFieldName("declarator")).find((n) => n.type === "identifier")?.text;
+  descendants(definition.childForFieldName("declarator")).find((n) => n.type === "identifier")
+    ?.text;
 
 /** The newest system APIs the plugin calls, with the iOS version that brought each. */
 const NEWER_APIS = { ATTrackingManager: [14, 0], AAAttribution: [14, 3] };
 /** The framework of each import, with the iOS version that brought it (older: always there). */
-const FRAMEWORK_SINCE = { AppTrackingTransparency: [14, 0], AdServices: [14, 3], AdSupport: [6, 0], Foundation: [2, 0] };
+const FRAMEWORK_SINCE = {
+  AppTrackingTransparency: [14, 0],
+  AdServices: [14, 3],
+  AdSupport: [6, 0],
+  Foundation: [2, 0],
+};
 /** Unity 2021.3's lowest iOS target. */
 const MIN_IOS = [12, 0];
 const before = (a, b) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 
 const layer = read("Runtime/Unity/UnityServices.cs");
-const imported = [...layer.matchAll(/\[DllImport\("__Internal"\)\]\s*private static extern string (\w+)\(\);/g)].map((m) => m[1]);
+const imported = [
+  ...layer.matchAll(/\[DllImport\("__Internal"\)\]\s*private static extern string (\w+)\(\);/g),
+].map((m) => m[1]);
 const editor = read("Editor/ServiceSdkXcodeFrameworks.cs");
-const weak = [...(/WeakFrameworks = \{([^}]*)\}/.exec(editor)?.[1] ?? "").matchAll(/"(\w+)\.framework"/g)].map((m) => m[1]);
+const weak = [
+  ...(/WeakFrameworks = \{([^}]*)\}/.exec(editor)?.[1] ?? "").matchAll(/"(\w+)\.framework"/g),
+].map((m) => m[1]);
 
 for (const path of plugins) {
   const tree = parser.parse(read(path));
   check(`${path} parses as Objective-C`, syntaxErrors(tree, path));
   const functions = new Map(
-    tree.rootNode.namedChildren.filter((n) => n.type === "function_definition").map((n) => [functionName(n), n]),
+    tree.rootNode.namedChildren
+      .filter((n) => n.type === "function_definition")
+      .map((n) => [functionName(n), n]),
   );
   check(
     `${path} defines every function the Unity layer imports (${imported.join(", ")})`,
-    imported.filter((name) => !functions.has(name) || functions.get(name).text.startsWith("static"))
+    imported
+      .filter((name) => !functions.has(name) || functions.get(name).text.startsWith("static"))
       .map((name) => `${name}: not an exported function of ${path}`),
   );
   const guarded = [];
@@ -227,12 +283,16 @@ for (const path of plugins) {
     let guard = null;
     for (let up = node.parent; up && !guard; up = up.parent) {
       if (up.type !== "if_statement") continue;
-      const available = descendants(up.childForFieldName("condition")).find((n) => n.type === "available_expression");
+      const available = descendants(up.childForFieldName("condition")).find(
+        (n) => n.type === "available_expression",
+      );
       const version = available && descendants(available).find((n) => n.type === "version");
       if (version) guard = version.text.split(".").map(Number).concat(0).slice(0, 2);
     }
     if (!guard || before(guard, since)) {
-      guarded.push(`${path}:${node.startPosition.row + 1}: ${node.text} (iOS ${since.join(".")}) outside @available(iOS ${since.join(".")}, *)`);
+      guarded.push(
+        `${path}:${node.startPosition.row + 1}: ${node.text} (iOS ${since.join(".")}) outside @available(iOS ${since.join(".")}, *)`,
+      );
     }
   }
   check(`${path} calls ATT and AdServices only behind @available`, guarded);
@@ -242,13 +302,23 @@ for (const path of plugins) {
   else {
     const nodes = descendants(idfa);
     const idfaRead = nodes.find((n) => n.type === "identifier" && n.text === "ASIdentifierManager");
-    const gate = nodes.find((n) => n.type === "binary_expression" && /!=\s*ATTrackingManagerAuthorizationStatusAuthorized/.test(n.text));
+    const gate = nodes.find(
+      (n) =>
+        n.type === "binary_expression" &&
+        /!=\s*ATTrackingManagerAuthorizationStatusAuthorized/.test(n.text),
+    );
     if (!idfaRead) idfaProblems.push("ServiceSdkAdvertisingId does not read ASIdentifierManager");
     if (!gate || (idfaRead && gate.startIndex > idfaRead.startIndex)) {
-      idfaProblems.push("ServiceSdkAdvertisingId reads the IDFA before checking that ATT authorized it");
+      idfaProblems.push(
+        "ServiceSdkAdvertisingId reads the IDFA before checking that ATT authorized it",
+      );
     }
   }
-  if (!/signals\.AttStatus == "authorized"\) signals\.AdvertisingId = ServiceSdkAdvertisingId\(\)/.test(layer)) {
+  if (
+    !/signals\.AttStatus == "authorized"\) signals\.AdvertisingId = ServiceSdkAdvertisingId\(\)/.test(
+      layer,
+    )
+  ) {
     idfaProblems.push("the Unity layer asks for the IDFA without ATT's authorized");
   }
   check(`${path} reads the IDFA only when ATT authorizes it`, idfaProblems);
@@ -259,21 +329,34 @@ for (const path of plugins) {
     if (!since) linkProblems.push(`${framework}: not a framework these checks know`);
     else if (framework === "Foundation") continue;
     else if (before(MIN_IOS, since)) {
-      if (!weak.includes(framework)) linkProblems.push(`${framework} (iOS ${since.join(".")}) is not weak-linked by the Editor's post-build step`);
-      if (IOS_FRAMEWORKS.includes(framework)) linkProblems.push(`${framework} is linked as required by the importer settings`);
+      if (!weak.includes(framework))
+        linkProblems.push(
+          `${framework} (iOS ${since.join(".")}) is not weak-linked by the Editor's post-build step`,
+        );
+      if (IOS_FRAMEWORKS.includes(framework))
+        linkProblems.push(`${framework} is linked as required by the importer settings`);
     } else if (!IOS_FRAMEWORKS.includes(framework)) {
       linkProblems.push(`${framework} is not in the plugin's FrameworkDependencies`);
     }
   }
   const { lines } = parseMeta(read(`${path}.meta`));
-  const declared = (lines.find((l) => l.trim().startsWith("FrameworkDependencies:")) ?? "").split(":")[1]?.trim() ?? "";
+  const declared =
+    (lines.find((l) => l.trim().startsWith("FrameworkDependencies:")) ?? "")
+      .split(":")[1]
+      ?.trim() ?? "";
   if (declared !== IOS_FRAMEWORKS.map((f) => `${f};`).join("")) {
-    linkProblems.push(`${path}.meta: FrameworkDependencies is '${declared}', not ${IOS_FRAMEWORKS.join(";")};`);
+    linkProblems.push(
+      `${path}.meta: FrameworkDependencies is '${declared}', not ${IOS_FRAMEWORKS.join(";")};`,
+    );
   }
   for (const framework of weak) {
-    if (!frameworks.includes(framework)) linkProblems.push(`${framework} is weak-linked but not used`);
+    if (!frameworks.includes(framework))
+      linkProblems.push(`${framework} is weak-linked but not used`);
   }
-  check(`${path}'s frameworks are linked (${frameworks.join(", ")}), the newer ones weakly`, linkProblems);
+  check(
+    `${path}'s frameworks are linked (${frameworks.join(", ")}), the newer ones weakly`,
+    linkProblems,
+  );
 }
 
 // ---- the External Dependency Manager's declarations --------------------------------------
@@ -286,27 +369,47 @@ const JAVA_ARTIFACTS = {
 /** Java classes that every Android app has: the platform's and Unity's own. */
 const PROVIDED = /^(java|javax|android|com\.unity3d\.player)\./;
 
-const dependencyFiles = all.map(([path]) => path).filter((path) => /(^|\/)Editor\/[^/]*Dependencies\.xml$/.test(path));
-check("the External Dependency Manager finds one Editor/*Dependencies.xml", dependencyFiles.length === 1 ? [] : [`found ${dependencyFiles.length}`]);
+const dependencyFiles = all
+  .map(([path]) => path)
+  .filter((path) => /(^|\/)Editor\/[^/]*Dependencies\.xml$/.test(path));
+check(
+  "the External Dependency Manager finds one Editor/*Dependencies.xml",
+  dependencyFiles.length === 1 ? [] : [`found ${dependencyFiles.length}`],
+);
 for (const path of dependencyFiles) {
   const xml = read(path);
   const valid = XMLValidator.validate(xml);
-  check(`${path} is well-formed XML`, valid === true ? [] : [`${valid.err.code}: ${valid.err.msg} (line ${valid.err.line})`]);
-  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "", isArray: (name) => ["androidPackage", "repository", "iosPod"].includes(name) }).parse(xml);
+  check(
+    `${path} is well-formed XML`,
+    valid === true ? [] : [`${valid.err.code}: ${valid.err.msg} (line ${valid.err.line})`],
+  );
+  const doc = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: "",
+    isArray: (name) => ["androidPackage", "repository", "iosPod"].includes(name),
+  }).parse(xml);
   const packages = doc.dependencies?.androidPackages?.androidPackage ?? [];
   const specs = packages.map((p) => p.spec);
   const shape = [];
   if (!doc.dependencies) shape.push("the root element is not <dependencies>");
   for (const spec of specs) {
-    if (!/^[\w.-]+:[\w.-]+:[\w.+-]+$/.test(spec ?? "")) shape.push(`'${spec}' is not group:artifact:version`);
+    if (!/^[\w.-]+:[\w.-]+:[\w.+-]+$/.test(spec ?? ""))
+      shape.push(`'${spec}' is not group:artifact:version`);
   }
   const repositories = doc.dependencies?.androidPackages?.repositories?.repository ?? [];
-  if (!repositories.includes("https://maven.google.com")) shape.push("Google's Maven repository is not named");
-  if (doc.dependencies?.iosPods) shape.push("iOS pods are declared, but the plugin uses system frameworks only");
-  check(`${path} declares Android packages as group:artifact:version from Google's Maven repository`, shape);
+  if (!repositories.includes("https://maven.google.com"))
+    shape.push("Google's Maven repository is not named");
+  if (doc.dependencies?.iosPods)
+    shape.push("iOS pods are declared, but the plugin uses system frameworks only");
+  check(
+    `${path} declares Android packages as group:artifact:version from Google's Maven repository`,
+    shape,
+  );
 
   const android = read("Runtime/Unity/AndroidSignals.cs");
-  const classes = [...new Set([...android.matchAll(/"((?:[a-z]\w*\.)+[A-Z]\w*)"/g)].map((m) => m[1]))];
+  const classes = [
+    ...new Set([...android.matchAll(/"((?:[a-z]\w*\.)+[A-Z]\w*)"/g)].map((m) => m[1])),
+  ];
   const needed = new Set();
   const unknown = [];
   for (const name of classes) {
@@ -316,14 +419,11 @@ for (const path of dependencyFiles) {
     else unknown.push(`${name}: no artifact known for it`);
   }
   const declared = specs.map((spec) => spec.split(":").slice(0, 2).join(":"));
-  check(
-    `${path} declares exactly what AndroidSignals.cs calls (${[...needed].join(", ")})`,
-    [
-      ...unknown,
-      ...[...needed].filter((a) => !declared.includes(a)).map((a) => `${a}: called, not declared`),
-      ...declared.filter((a) => !needed.has(a)).map((a) => `${a}: declared, never called`),
-    ],
-  );
+  check(`${path} declares exactly what AndroidSignals.cs calls (${[...needed].join(", ")})`, [
+    ...unknown,
+    ...[...needed].filter((a) => !declared.includes(a)).map((a) => `${a}: called, not declared`),
+    ...declared.filter((a) => !needed.has(a)).map((a) => `${a}: declared, never called`),
+  ]);
   const referrer = specs.find((s) => s.startsWith("com.android.installreferrer:"));
   const version = referrer?.split(":")[2].split(".").map(Number) ?? [0];
   check(
@@ -345,16 +445,21 @@ for (const path of asmdefs) {
   }
 }
 const owner = (file) =>
-  asmdefs.filter((path) => file.startsWith(path.slice(0, path.lastIndexOf("/") + 1))).sort((a, b) => b.length - a.length)[0];
+  asmdefs
+    .filter((path) => file.startsWith(path.slice(0, path.lastIndexOf("/") + 1)))
+    .sort((a, b) => b.length - a.length)[0];
 for (const [file] of all.filter(([path]) => path.endsWith(".cs"))) {
   const asmdef = owner(file);
   if (!asmdef) {
     asmdefProblems.push(`${file}: in no assembly definition`);
     continue;
   }
-  const editorOnly = JSON.stringify(definitions.get(asmdef)?.includePlatforms ?? []) === '["Editor"]';
+  const editorOnly =
+    JSON.stringify(definitions.get(asmdef)?.includePlatforms ?? []) === '["Editor"]';
   if (file.startsWith("Editor/") !== editorOnly) {
-    asmdefProblems.push(`${file}: in ${asmdef}, ${editorOnly ? "Editor only" : "built into players"}`);
+    asmdefProblems.push(
+      `${file}: in ${asmdef}, ${editorOnly ? "Editor only" : "built into players"}`,
+    );
   }
 }
 check("each script is in an assembly definition; the Editor's are Editor only", asmdefProblems);

@@ -103,7 +103,7 @@ internal object Service {
     @Suppress("UNCHECKED_CAST")
     fun storedParameters(app: App, eventId: String): Pair<Map<String, Any?>, Map<String, Any?>> {
         val process =
-            ProcessBuilder("node", "sdk/kotlin/tools/stored-parameters.mjs", dataDir, app.appId, eventId)
+            ProcessBuilder("node", "sdk/stored-parameters.mjs", dataDir, app.appId, eventId)
                 .directory(File(repoRoot))
                 .start()
         val out = process.inputStream.bufferedReader().readText()

@@ -66,7 +66,7 @@ internal object Service {
      * sealed value opened with the app's keys by the service's own code (`opened`).
      */
     fun storedParameters(app: App, eventId: String): JSONObject =
-        JSONObject(run("node", "sdk/flutter/tool/stored-parameters.mjs", dataDir, app.appId, eventId))
+        JSONObject(run("node", "sdk/stored-parameters.mjs", dataDir, app.appId, eventId))
 
     private fun cli(vararg args: String): String = run("node", "bin/attribution.js", *args, "--data-dir", dataDir)
 
