@@ -2,6 +2,7 @@
 import { resolve } from "node:path";
 import * as z from "zod";
 import { ECB_90_DAY_FEED } from "../fx/ecb-feed.ts";
+import { jobOf } from "../jobs/jobs.ts";
 import {
   APPLE_ADSERVICES_URL,
   DEFAULT_APP_CACHE_MS,
@@ -55,7 +56,12 @@ const schema = z.object({
     .max(300_000)
     .default(DEFAULT_APP_CACHE_MS),
   /** How often open deletion requests are purged from the lake (also right after each one). */
-  ATTRIBUTION_PURGE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  ATTRIBUTION_PURGE_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .default(jobOf("purge").embedded.everyMs),
   /** "true" when a CloudFront distribution in front sets a trustworthy viewer-country header. */
   ATTRIBUTION_TRUST_VIEWER_COUNTRY: z.enum(["true", "false"]).default("false"),
   /** A fresher IP-to-country database (MMDB with `country_code`) than the shipped one. */

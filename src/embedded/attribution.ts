@@ -5,12 +5,13 @@
  */
 import { createAdServicesClient } from "../adapters/apple/ad-services.ts";
 import type { createDynamoStores } from "../adapters/dynamodb/stores.ts";
-import { SWEEP_AGE_MS, sweepAttributions } from "../attribution/sweep.ts";
+import { sweepAttributions } from "../attribution/sweep.ts";
+import { jobOf } from "../jobs/jobs.ts";
 import type { AppStore } from "../ports/apps.ts";
 import type { RecordStream } from "../ports/lake.ts";
 import { createAttributionWorker } from "../workers/attribution.ts";
 import { WORKERS } from "../workers/workers.ts";
-import { backgroundJob } from "./background-job.ts";
+import { startJob } from "./background-job.ts";
 import { startQueueWorkers } from "./queue-workers.ts";
 
 export const startAttribution = async (deps: {
@@ -43,16 +44,11 @@ export const startAttribution = async (deps: {
   // sweep finds those it never got.
   const startedAt = new Date();
   let firstSweep = true;
-  const sweeper = backgroundJob(
-    "sweep open attributions",
-    () => {
-      const before = firstSweep ? startedAt : undefined;
-      firstSweep = false;
-      return sweepAttributions({ attributions: stores.attributions, queue }, before);
-    },
-    SWEEP_AGE_MS,
-  );
-  void sweeper.trigger();
+  const sweeper = startJob(jobOf("attribution-sweep"), () => {
+    const before = firstSweep ? startedAt : undefined;
+    firstSweep = false;
+    return sweepAttributions({ attributions: stores.attributions, queue }, before);
+  });
   return {
     workers,
     queue,

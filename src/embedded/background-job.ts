@@ -3,6 +3,7 @@
  * a timer and on demand, one run at a time, a demand during a run making one more run.
  */
 
+import type { JobDefinition } from "../jobs/jobs.ts";
 import { logger } from "../logging/logger.ts";
 import { drain } from "./drain.ts";
 
@@ -46,4 +47,18 @@ export const backgroundJob = (
       await run();
     },
   };
+};
+
+/**
+ * A row of the job table (src/jobs/jobs.ts) as a background job: on its row's interval (or the
+ * configured one), and once at start when its row says so.
+ */
+export const startJob = (
+  job: JobDefinition,
+  work: () => Promise<unknown>,
+  everyMs: number = job.embedded.everyMs,
+): BackgroundJob => {
+  const started = backgroundJob(job.id, work, everyMs);
+  if (job.embedded.atStart) void started.trigger();
+  return started;
 };

@@ -8,12 +8,13 @@ import { readFile } from "node:fs/promises";
 import { fetchEcbFeed } from "../adapters/ecb/feed.ts";
 import { type FxRates, parseEcbRates, SHIPPED_ECB_RATES } from "../fx/ecb-rates.ts";
 import { refreshRates } from "../fx/refresh-rates.ts";
+import { jobOf } from "../jobs/jobs.ts";
 import { logger } from "../logging/logger.ts";
 import type { RatesTable } from "../ports/rates.ts";
-import { type BackgroundJob, backgroundJob } from "./background-job.ts";
+import { type BackgroundJob, startJob } from "./background-job.ts";
 
-/** The ECB publishes once a working day, around 16:00 CET. */
-export const RATES_REFRESH_INTERVAL_MS = 6 * 60 * 60 * 1000;
+/** The job table's interval (the ECB publishes once a working day, around 16:00 CET). */
+export const RATES_REFRESH_INTERVAL_MS = jobOf("fx-rates").embedded.everyMs;
 const FEED_TIMEOUT_MS = 15_000;
 
 /** `fetch failed: getaddrinfo ENOTFOUND …`: an error's message and its cause's. */
@@ -51,11 +52,5 @@ export const startRatesRefresh = (options: {
       });
     }
   };
-  const job = backgroundJob(
-    "refresh exchange rates",
-    refresh,
-    options.intervalMs ?? RATES_REFRESH_INTERVAL_MS,
-  );
-  void job.trigger();
-  return job;
+  return startJob(jobOf("fx-rates"), refresh, options.intervalMs ?? RATES_REFRESH_INTERVAL_MS);
 };

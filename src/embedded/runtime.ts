@@ -15,7 +15,6 @@ import { createDuckDbPurger } from "../adapters/duckdb/purge.ts";
 import {
   createDuckDbQueryEngine,
   type DuckDbQueryEngine,
-  PRUNE_INTERVAL_SECONDS,
 } from "../adapters/duckdb/query-engine.ts";
 import { createReadWriteLock } from "../adapters/duckdb/read-write-lock.ts";
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
@@ -40,13 +39,13 @@ import { createIngestHandlers } from "../http/handlers/ingest.ts";
 import { linkNotFound } from "../http/handlers/link-host.ts";
 import { createOpenApiHandler } from "../http/handlers/openapi.ts";
 import { LINK_HOST_ROUTES, ROUTES, type RouteId } from "../http/routes.ts";
+import { jobOf } from "../jobs/jobs.ts";
 import { type LakeTableName, perLakeTableAsync } from "../lake/tables.ts";
-import { logger } from "../logging/logger.ts";
 import type { WORKERS } from "../workers/workers.ts";
 import { adminRevision } from "./admin-changes.ts";
 import { startAttribution } from "./attribution.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
-import { backgroundJob } from "./background-job.ts";
+import { startJob } from "./background-job.ts";
 import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
 import type { RouteHandler } from "./gateway.ts";
 import { listenAll } from "./listeners.ts";
@@ -221,8 +220,8 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     linkBaseUrl: () => linkBaseUrl ?? "",
   });
   // Deletions: requested through the API, purged in the background (minutes at most).
-  const purge = backgroundJob(
-    "purge deletions",
+  const purge = startJob(
+    jobOf("purge"),
     () => purgeOpenRequests({ ...stores, lake: lake.purger, flush: lake.flush }),
     config.purgeIntervalMs,
   );
@@ -293,13 +292,9 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     trustProxy: config.trustProxy,
   });
 
-  const pruner = setInterval(() => {
-    const cutoff = new Date(Date.now() - snapshotPruneAfterMs(config));
-    lake.engine
-      .prune(cutoff)
-      .catch((error: unknown) => logger.error("snapshot prune failed", { error }));
-  }, PRUNE_INTERVAL_SECONDS * 1000);
-  pruner.unref();
+  const pruner = startJob(jobOf("prune-snapshots"), () =>
+    lake.engine.prune(new Date(Date.now() - snapshotPruneAfterMs(config))),
+  );
 
   return {
     url,
@@ -313,7 +308,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     fx,
     flush: lake.flush,
     async stop() {
-      clearInterval(pruner);
+      await pruner.stop();
       // No new request first, so none can start a purge while the stores close.
       await Promise.all(listeners.map((listening) => listening.close()));
       await purge.stop();

@@ -11,11 +11,12 @@ import { createClickHandler, createWellKnownHandlers } from "../http/handlers/li
 import { createLinkHandlers } from "../http/handlers/links.ts";
 import { createTouchesHandler } from "../http/handlers/touches.ts";
 import type { LinkHostRouteId } from "../http/routes.ts";
+import { jobOf } from "../jobs/jobs.ts";
 import { logger } from "../logging/logger.ts";
 import type { AppStore } from "../ports/apps.ts";
 import type { CountryResolver } from "../ports/geo.ts";
 import type { RecordStream } from "../ports/lake.ts";
-import { backgroundJob } from "./background-job.ts";
+import { startJob } from "./background-job.ts";
 import type { RouteHandler } from "./gateway.ts";
 
 export const startTouches = (deps: {
@@ -54,12 +55,7 @@ export const startTouches = (deps: {
       logger.error("click not recorded", { appId: touch.appId, clickId: touch.clickId, error }),
   });
   // Touches expire after the longest click window.
-  const reaper = backgroundJob(
-    "reap expired touches",
-    () => stores.touches.reap(new Date()),
-    6 * 3_600_000,
-  );
-  void reaper.trigger();
+  const reaper = startJob(jobOf("reap-touches"), () => stores.touches.reap(new Date()));
   const linkHost: Record<LinkHostRouteId, RouteHandler> = {
     click,
     "apple-app-site-association": wellKnown.appleAppSiteAssociation,
