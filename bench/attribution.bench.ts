@@ -33,8 +33,9 @@ import {
   stopService,
 } from "../test/support/service.ts";
 import { type Cause, generateWorld, type WorldInstall } from "./attribution-world.ts";
-import { int, median, ms, verdict } from "./figures.ts";
+import { int, measuredOn, median, ms, verdict, writeDocsSection } from "./figures.ts";
 import { percentile } from "./http-load.ts";
+import { type AccuracyRow, type AttributionFigures, attributionSection } from "./sections.ts";
 
 const APP = "com.bench.attribution";
 const WORLD_INSTALLS = 3_000;
@@ -42,6 +43,8 @@ const COST_BASE_INSTALLS = 600;
 const COST_SAMPLE = 500;
 const BURST_INSTALLS = 5_000;
 const CLIENTS = 32;
+const TARGET_COST_RATIO = 1.5;
+const TARGET_RESOLVED_P99_MS = 1_000;
 
 const pct = (part: number, whole: number) =>
   whole === 0 ? "-" : `${((100 * part) / whole).toFixed(1)}%`;
@@ -106,8 +109,14 @@ const CHECKS: readonly Check[] = [
 const right = (r: Result) =>
   r.match.kind === "matched" && r.match.credit.clickId === r.install.touchId;
 
+type SeedFigures = AttributionFigures["seeds"][number];
+const share = (part: number, whole: number) => (whole === 0 ? null : part / whole);
+
 /** One seed's world matched: a row per check and platform; whether every target was met. */
-const accuracyOf = async (store: TouchStore, seed: number): Promise<boolean> => {
+const accuracyOf = async (
+  store: TouchStore,
+  seed: number,
+): Promise<{ met: boolean; figures: SeedFigures }> => {
   const appId = `${APP}.s${seed}`;
   const world = generateWorld({
     appId,
@@ -125,6 +134,7 @@ const accuracyOf = async (store: TouchStore, seed: number): Promise<boolean> => 
     `${"method".padEnd(24)} ${"platform".padEnd(8)} ${"attributed".padStart(10)} ${"precision".padStart(10)} ${"recall".padStart(8)}  target`,
   );
   let allMet = true;
+  const rows: AccuracyRow[] = [];
   for (const check of CHECKS) {
     for (const os of ["android", "ios"] as const) {
       const mine = results.filter((r) => r.install.facts.os === os);
@@ -142,29 +152,53 @@ const accuracyOf = async (store: TouchStore, seed: number): Promise<boolean> => 
         allMet &&= met;
         target = `precision ${check.target * 100}%${check.target === 1 ? " and recall 100%" : ""}: ${verdict(met)}`;
       }
+      rows.push({
+        method: check.label,
+        platform: os,
+        attributed: attributed.length,
+        precision: attributed.length === 0 ? null : precision,
+        recall: share(found.length, caused.length),
+        target,
+      });
       console.log(
         `${check.label.padEnd(24)} ${os.padEnd(8)} ${int(attributed.length).padStart(10)} ${pct(correct.length, attributed.length).padStart(10)} ${pct(found.length, caused.length).padStart(8)}  ${target}`,
       );
     }
   }
+  const organicShares: Record<string, number | null> = {};
   for (const os of ["android", "ios"] as const) {
     const organic = results.filter(
       (r) => r.install.facts.os === os && r.install.cause === "organic",
     );
-    console.log(
-      `organic ${os} installs found organic: ${pct(organic.filter((r) => r.match.kind === "organic").length, organic.length)}`,
-    );
+    const foundOrganic = organic.filter((r) => r.match.kind === "organic").length;
+    organicShares[os] = share(foundOrganic, organic.length);
+    console.log(`organic ${os} installs found organic: ${pct(foundOrganic, organic.length)}`);
   }
-  return allMet;
+  return {
+    met: allMet,
+    figures: {
+      seed,
+      installs: WORLD_INSTALLS,
+      touches: world.touches.length,
+      rows,
+      organic: organicShares,
+    },
+  };
 };
 
 const accuracy = async (store: TouchStore) => {
   console.log(
     `\nAccuracy on ${SEEDS.length} seeded worlds (bench/attribution-world.ts: both platforms, households of alike phones, office Wi-Fi, carrier NAT pools, IPv6 privacy addresses, dual stack, in-app browsers, organic installs beside a housemate's or a stranger's tap, phones whose clock is minutes off), probabilistic matching on for iOS. Recall of a level: the share of the installs a tap with no id caused that were found at that level.`,
   );
-  const met: boolean[] = [];
-  for (const seed of SEEDS) met.push(await accuracyOf(store, seed));
-  console.log(`\nEvery target on every seed (${SEEDS.join(", ")}): ${verdict(met.every(Boolean))}`);
+  const seeds: SeedFigures[] = [];
+  let allMet = true;
+  for (const seed of SEEDS) {
+    const { met, figures } = await accuracyOf(store, seed);
+    allMet &&= met;
+    seeds.push(figures);
+  }
+  console.log(`\nEvery target on every seed (${SEEDS.join(", ")}): ${verdict(allMet)}`);
+  return { seeds, allTargetsMet: allMet };
 };
 
 /** Touches of other devices and homes: what a store holds beside the ones an install needs. */
@@ -229,11 +263,12 @@ const cost = async (store: TouchStore) => {
   const first = levels[0]?.perInstall ?? 1;
   const last = levels.at(-1)?.perInstall ?? 1;
   console.log(
-    `100x the touches costs ${(last / first).toFixed(2)}x per install (target at most 1.5x: ${verdict(last / first <= 1.5)})`,
+    `100x the touches costs ${(last / first).toFixed(2)}x per install (target at most ${TARGET_COST_RATIO}x: ${verdict(last / first <= TARGET_COST_RATIO)})`,
   );
+  return levels.map((l) => ({ touches: l.touches, perInstallMs: l.perInstall }));
 };
 
-const resolveBurst = async () => {
+const resolveBurst = async (): Promise<AttributionFigures["burst"]> => {
   const dataDir = await mkdtemp(join(tmpdir(), "attribution-bench-resolve-"));
   let service: Service | undefined;
   try {
@@ -304,11 +339,25 @@ const resolveBurst = async () => {
     );
     const p99 = percentile(latencies, 99);
     console.log(
-      `  from the 202 to the stored result: p50 ${ms(percentile(latencies, 50))}, p99 ${ms(p99)}, max ${ms(latencies.at(-1) ?? 0)} (target p99 under 1 s: ${verdict(p99 < 1_000)})`,
+      `  from the 202 to the stored result: p50 ${ms(percentile(latencies, 50))}, p99 ${ms(p99)}, max ${ms(latencies.at(-1) ?? 0)} (target p99 under 1 s: ${verdict(p99 < TARGET_RESOLVED_P99_MS)})`,
     );
     console.log(
       `  from the request sent to the stored result: p50 ${ms(percentile(whole, 50))}, p99 ${ms(percentile(whole, 99))}, max ${ms(whole.at(-1) ?? 0)}`,
     );
+    const spread = (values: number[]) => ({
+      p50: percentile(values, 50),
+      p99: percentile(values, 99),
+      max: values.at(-1) ?? 0,
+    });
+    return {
+      installs: BURST_INSTALLS,
+      clients: CLIENTS,
+      acceptedPerSecond: BURST_INSTALLS / sendSeconds,
+      resolved: latencies.length,
+      fromAck: spread(latencies),
+      fromRequest: spread(whole),
+      targetP99Ms: TARGET_RESOLVED_P99_MS,
+    };
   } finally {
     if (service) await stopService(service.child);
     await rm(dataDir, { recursive: true, force: true });
@@ -320,12 +369,14 @@ const main = async () => {
   process.env.ATTRIBUTION_FX_FEED_URL ??= "off";
   const dir = await mkdtemp(join(tmpdir(), "attribution-bench-matcher-"));
   const dynamo = await startLocalDynamoDb(join(dir, "dynamodb"));
+  let accuracyFigures: Awaited<ReturnType<typeof accuracy>>;
+  let costFigures: AttributionFigures["cost"];
   try {
-    await accuracy(createTouchStore(dynamo.doc, LOCAL_TABLE_NAMES.touches));
+    accuracyFigures = await accuracy(createTouchStore(dynamo.doc, LOCAL_TABLE_NAMES.touches));
     // A fresh table, so the cost figures see only their own touches.
     const costDynamo = await startLocalDynamoDb(join(dir, "dynamodb-cost"));
     try {
-      await cost(createTouchStore(costDynamo.doc, LOCAL_TABLE_NAMES.touches));
+      costFigures = await cost(createTouchStore(costDynamo.doc, LOCAL_TABLE_NAMES.touches));
     } finally {
       await costDynamo.close();
     }
@@ -333,7 +384,17 @@ const main = async () => {
     await dynamo.close();
     await rm(dir, { recursive: true, force: true });
   }
-  await resolveBurst();
+  const burst = await resolveBurst();
+  await writeDocsSection(
+    "attribution",
+    attributionSection({
+      ...accuracyFigures,
+      cost: costFigures,
+      costTarget: TARGET_COST_RATIO,
+      burst,
+      measured: measuredOn(),
+    }),
+  );
 };
 
 await main();

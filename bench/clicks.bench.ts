@@ -28,13 +28,16 @@ import {
   lakeRows,
   type Measured,
   mb,
+  measuredOn,
   measureServer,
   median,
   ms,
   printFailures,
   verdict,
+  writeDocsSection,
 } from "./figures.ts";
 import { type GetRequest, percentile, runLoad } from "./http-load.ts";
+import { clicksSection, type ServerRun } from "./sections.ts";
 
 const APP = "com.bench.clicks";
 const CLIENTS = 32;
@@ -98,6 +101,16 @@ const measure = (
     warmup,
     gets,
   );
+
+/** A run's figures for the docs: clicks a second, latency, server CPU per click. */
+const runFigures = (label: string, m: Measured): ServerRun => ({
+  label,
+  perSecond: (m.load.requests - m.load.failed) / m.load.seconds,
+  p50Ms: percentile(m.load.latencies, 50),
+  p99Ms: percentile(m.load.latencies, 99),
+  cpuMs: (m.serverCpu / m.load.requests) * 1000,
+  failed: m.load.failed,
+});
 
 const row = (label: string, m: Measured) => {
   const { load } = m;
@@ -204,13 +217,29 @@ const main = async () => {
     if (rounds.some((r) => r.service.load.failed > 0 || r.reference.load.failed > 0)) {
       console.log("This run had failed taps: its figures are not valid.");
     }
-    console.log(
-      `Peak memory (VmHWM) of the service: ${mb(Math.max(...rounds.map((r) => r.servicePeak)))}`,
-    );
+    const servicePeak = Math.max(...rounds.map((r) => r.servicePeak));
+    console.log(`Peak memory (VmHWM) of the service: ${mb(servicePeak)}`);
     const delivered = await lakeRows(dataDir, "touches", "click_id");
     const sent = ROUNDS * (WARMUP_CLICKS + CLICKS);
-    console.log(
-      `Clicks in the lake after the stops: ${int(delivered.rows)} rows, ${int(delivered.distinct)} distinct click ids, of ${int(sent)} taps (warm-ups included)${delivered.rows === sent && delivered.distinct === sent ? "" : " — MISMATCH"}`,
+    const lake = `Clicks in the lake after the stops: ${int(delivered.rows)} rows, ${int(delivered.distinct)} distinct click ids, of ${int(sent)} taps (warm-ups included)${delivered.rows === sent && delivered.distinct === sent ? "" : " — MISMATCH"}`;
+    console.log(lake);
+    await writeDocsSection(
+      "clicks",
+      clicksSection({
+        setup: `${ROUNDS} rounds, each ${int(CLICKS)} taps on one link from ${CLIENTS} keep-alive clients after ${int(WARMUP_CLICKS)} warm-up taps, each tap from its own address with a phone's user agent, to the link host, then to the reference, one server running at a time`,
+        rounds: rounds.map((round) => [
+          runFigures("link host (embedded)", round.service),
+          runFigures("bare 302 reference", round.reference),
+        ]),
+        perSecond: rate,
+        p99Ms: p99,
+        targetP99Ms: TARGET_P99_MS,
+        cpuRatio,
+        targetCpuRatio: TARGET_CPU_RATIO,
+        servicePeakBytes: servicePeak,
+        lake,
+        measured: measuredOn(),
+      }),
     );
   } finally {
     for (const child of children) await stopService(child);

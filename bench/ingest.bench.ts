@@ -29,11 +29,13 @@ import {
   lakeRows,
   type Measured,
   mb,
+  measuredOn,
   measureServer,
   median,
   ms,
   printFailures,
   verdict,
+  writeDocsSection,
 } from "./figures.ts";
 import { percentile, runLoad } from "./http-load.ts";
 import {
@@ -43,6 +45,7 @@ import {
   type ImportTiming,
   timeImport,
 } from "./lambda-bundles.ts";
+import { type BundleFigures, ingestSection, type ServerRun } from "./sections.ts";
 
 const APP = "com.bench.ingest";
 const SERVICE_ID = "bench-device-1";
@@ -141,6 +144,16 @@ const measure = (
     warmup,
     bodies,
   );
+
+/** A run's figures for the docs: events a second, latency, server CPU per batch. */
+const runFigures = (label: string, m: Measured): ServerRun => ({
+  label,
+  perSecond: ((m.load.requests - m.load.failed) * EVENTS_PER_BATCH) / m.load.seconds,
+  p50Ms: percentile(m.load.latencies, 50),
+  p99Ms: percentile(m.load.latencies, 99),
+  cpuMs: (m.serverCpu / m.load.requests) * 1000,
+  failed: m.load.failed,
+});
 
 const row = (label: string, m: Measured) => {
   const { load } = m;
@@ -301,9 +314,8 @@ const main = async () => {
     );
     const delivered = await lakeRows(dataDir, "events", "event_id");
     const accepted = ROUNDS * (WARMUP_BATCHES + BATCHES) * EVENTS_PER_BATCH;
-    console.log(
-      `Events in the lake after the stops: ${int(delivered.rows)} rows, ${int(delivered.distinct)} distinct ids, of ${int(accepted)} sent (warm-ups included)${delivered.rows === accepted && delivered.distinct === accepted ? "" : " — MISMATCH"}`,
-    );
+    const lake = `Events in the lake after the stops: ${int(delivered.rows)} rows, ${int(delivered.distinct)} distinct ids, of ${int(accepted)} sent (warm-ups included)${delivered.rows === accepted && delivered.distinct === accepted ? "" : " — MISMATCH"}`;
+    console.log(lake);
 
     console.log("\nLambda bundles (esbuild as lib/service-function.ts bundles them)");
     const bundles: BundleResult[] = [];
@@ -312,17 +324,21 @@ const main = async () => {
       `${"function".padEnd(12)} ${"bundle".padStart(10)}  ${"< 1 MB".padEnd(8)} ${"import".padStart(9)} ${"process".padStart(9)}  (median of ${IMPORT_REPEATS} fresh node processes)`,
     );
     let importFailures = 0;
+    const bundleFigures: BundleFigures[] = [];
     for (const bundle of bundles) {
       const size = `${bundle.name.padEnd(12)} ${kb(bundle.bytes).padStart(10)}  ${verdict(bundle.bytes < TARGET_BUNDLE_BYTES).padEnd(8)}`;
       const warnings = bundle.warnings > 0 ? `  ${bundle.warnings} esbuild warnings` : "";
       try {
         const timings: ImportTiming[] = [];
         for (let i = 0; i < IMPORT_REPEATS; i++) timings.push(await timeImport(bundle));
+        const importMs = median(timings.map((t) => t.importMs));
+        bundleFigures.push({ name: bundle.name, bytes: bundle.bytes, importMs });
         console.log(
           `${size} ${ms(median(timings.map((t) => t.importMs))).padStart(9)} ${ms(median(timings.map((t) => t.processMs))).padStart(9)}${warnings}`,
         );
       } catch (error) {
         importFailures++;
+        bundleFigures.push({ name: bundle.name, bytes: bundle.bytes, importMs: null });
         console.log(`${size} ${error instanceof Error ? error.message : String(error)}`);
       }
     }
@@ -330,6 +346,27 @@ const main = async () => {
     const over = bundles.filter((b) => b.bytes >= TARGET_BUNDLE_BYTES);
     console.log(
       `Bundles under 1 MB: ${bundles.length - over.length} of ${bundles.length} (target: all: ${verdict(over.length === 0)})`,
+    );
+    await writeDocsSection(
+      "ingest",
+      ingestSection({
+        setup: `${ROUNDS} rounds, each ${int(BATCHES)} batches of ${EVENTS_PER_BATCH} events from ${CLIENTS} keep-alive clients after ${int(WARMUP_BATCHES)} warm-up batches, to the service, then to the reference, then to the floor, one server running at a time with the Node flags of \`npm start\``,
+        rounds: rounds.map((round) => [
+          runFigures("service (embedded)", round.service),
+          runFigures("bare Node reference", round.reference),
+          runFigures("floor", round.floor),
+        ]),
+        ratio,
+        targetRatio: TARGET_RATIO,
+        floorRatio,
+        p99Ms: p99,
+        targetP99Ms: TARGET_P99_MS,
+        servicePeakBytes: servicePeak,
+        lake,
+        bundles: bundleFigures,
+        targetBundleBytes: TARGET_BUNDLE_BYTES,
+        measured: measuredOn(),
+      }),
     );
   } finally {
     for (const child of children) await stopService(child);

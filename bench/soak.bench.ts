@@ -15,8 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createAppWithCli, memoryOf, startService, stopService } from "../test/support/service.ts";
-import { int, lakeRows, mb, ms, verdict } from "./figures.ts";
+import { int, lakeRows, mb, measuredOn, ms, verdict, writeDocsSection } from "./figures.ts";
 import { send } from "./http-load.ts";
+import { soakSection } from "./sections.ts";
 
 const APP = "com.bench.soak";
 const CLIENTS = 32;
@@ -153,7 +154,8 @@ interface Sample {
   readonly seconds: number;
   readonly rss: number;
   readonly anon: number;
-  readonly eventsPerSecond: number;
+  /** Null for a sample too close to the one before to have a rate of its own. */
+  readonly eventsPerSecond: number | null;
 }
 
 /** Ctrl-C as `npm start` gets it, then SIGKILL if the final delivery takes too long. */
@@ -212,10 +214,15 @@ const main = async () => {
       const eventsPerSecond = ((tally.accepted - lastAccepted) * 1000) / (at - lastAt);
       lastAccepted = tally.accepted;
       lastAt = at;
-      const row = { seconds: (at - started) / 1000, ...memory, eventsPerSecond };
-      samples.push(row);
       // The last sample may follow the one before by a moment: no rate of its own then.
-      const rate = at - previous < (SAMPLE_SECONDS * 1000) / 2 ? "" : int(eventsPerSecond);
+      const rated = at - previous >= (SAMPLE_SECONDS * 1000) / 2;
+      const row = {
+        seconds: (at - started) / 1000,
+        ...memory,
+        eventsPerSecond: rated ? eventsPerSecond : null,
+      };
+      samples.push(row);
+      const rate = rated ? int(eventsPerSecond) : "";
       console.log(
         `${`${Math.round(row.seconds)} s`.padStart(6)} ${mb(row.rss).padStart(11)} ${mb(row.anon).padStart(11)} ${rate.padStart(9)}`,
       );
@@ -244,9 +251,8 @@ const main = async () => {
     tally.latencies.sort((a, b) => a - b);
     const p99 = tally.latencies[Math.ceil(0.99 * tally.latencies.length) - 1] ?? 0;
     const failed = [...tally.failures.values()].reduce((a, b) => a + b, 0);
-    console.log(
-      `\n${int(tally.requests)} requests in ${seconds.toFixed(0)} s: ${int(tally.installs)} installs, ${int(tally.accepted)} events accepted (${int(tally.accepted / seconds)} a second), p99 ${ms(p99)}, ${int(failed)} failed`,
-    );
+    const summary = `${int(tally.requests)} requests in ${seconds.toFixed(0)} s: ${int(tally.installs)} installs, ${int(tally.accepted)} events accepted (${int(tally.accepted / seconds)} a second), p99 ${ms(p99)}, ${int(failed)} failed`;
+    console.log(`\n${summary}`);
     for (const [kind, count] of tally.failures) {
       console.log(`  ${String(count).padStart(6)}  ${kind}`);
     }
@@ -263,8 +269,25 @@ const main = async () => {
     // The installs' own rows come from the attribution worker, which a stop may leave behind.
     const delivered = await lakeRows(dataDir, "events", "event_id", "event_type <> 'INSTALL'");
     const complete = delivered.rows === tally.accepted && delivered.distinct === tally.accepted;
-    console.log(
-      `Events in the lake: ${int(delivered.rows)} rows, ${int(delivered.distinct)} distinct ids, of ${int(tally.accepted)} accepted${complete ? "" : " — MISMATCH"}`,
+    const lake = `Events in the lake: ${int(delivered.rows)} rows, ${int(delivered.distinct)} distinct ids, of ${int(tally.accepted)} accepted${complete ? "" : " — MISMATCH"}`;
+    console.log(lake);
+    await writeDocsSection(
+      "soak",
+      soakSection({
+        setup: `${CLIENTS} keep-alive clients for ${int(SECONDS)} s, each request a batch of ${EVENTS_PER_BATCH} events or (one in ${INSTALL_EVERY}) a new install, sampled every ${SAMPLE_SECONDS} s`,
+        samples: samples.map((sample) => ({
+          seconds: sample.seconds,
+          rssBytes: sample.rss,
+          anonBytes: sample.anon,
+          eventsPerSecond: sample.eventsPerSecond,
+        })),
+        summary,
+        peakBytes: peak,
+        plateauBytes: plateau,
+        targetPlateauBytes: TARGET_PLATEAU_BYTES,
+        lake,
+        measured: measuredOn(),
+      }),
     );
   } finally {
     if (child) await stopWithin(child, STOP_TIMEOUT_MS);

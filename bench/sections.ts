@@ -1,0 +1,378 @@
+/**
+ * Each benchmark's section of docs/benchmarks.md, as markdown built from its figures alone:
+ * no clock, no machine, no file, so a test can hold each builder to its shape. A bench passes
+ * its figures and `measuredOn()` and writes the result with `writeDocsSection`.
+ */
+
+/** A markdown table; a column whose header starts with `>` is aligned right. */
+export const markdownTable = (
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+): string => {
+  const right = headers.map((h) => h.startsWith(">"));
+  const names = headers.map((h) => (h.startsWith(">") ? h.slice(1) : h));
+  const rule = names.map((name, i) => {
+    const dashes = "-".repeat(Math.max(3, name.length));
+    return right[i] ? `${dashes.slice(1)}:` : dashes;
+  });
+  const line = (cells: readonly string[]) =>
+    `| ${names.map((_, i) => (cells[i] ?? "").replaceAll("|", "\\|")).join(" | ")} |`;
+  return [line(names), `| ${rule.join(" | ")} |`, ...rows.map(line)].join("\n");
+};
+
+const section = (title: string, intro: string, body: readonly string[], measured: string) =>
+  [`## ${title}`, "", intro.trim(), "", ...body, "", measured].join("\n");
+
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+const msText = (value: number, digits = 1) => `${value.toFixed(digits)} ms`;
+const count = (value: number) => Math.round(value).toLocaleString("en-US");
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const pct = (value: number | null) => (value === null ? "-" : `${(100 * value).toFixed(1)}%`);
+const met = (ok: boolean) => (ok ? "met" : "NOT MET");
+
+// Export: one 10,000-row page in each format.
+
+export interface ExportPageFigures {
+  readonly format: string;
+  readonly firstByteMs: number;
+  readonly lastByteMs: number;
+  readonly bytes: number;
+  /** DuckDB's own COPY of the page's rows: its format and median time. */
+  readonly reference: { readonly format: string; readonly ms: number };
+  /** The most the last byte may take, as a multiple of the reference. */
+  readonly targetRatio: number;
+}
+
+export interface ExportLakeFigures {
+  readonly label: string;
+  /** The first request of an export, which materialises the snapshot (median). */
+  readonly materialiseMs: number;
+  readonly pages: readonly ExportPageFigures[];
+}
+
+export interface ExportFigures {
+  readonly lakes: readonly ExportLakeFigures[];
+  /** With 10x history outside the window against without it: the snapshot's, each format's. */
+  readonly historyCost: { readonly materialise: number; readonly pages: Record<string, number> };
+  readonly historyTarget: number;
+  readonly peakBytes: number;
+  readonly peakTargetBytes: number;
+  readonly measured: string;
+}
+
+export const exportSection = (f: ExportFigures): string => {
+  const body: string[] = [];
+  for (const lake of f.lakes) {
+    body.push(
+      `**${lake.label}.** First request of an export (materialises the snapshot): ${msText(lake.materialiseMs, 0)}.`,
+      "",
+      markdownTable(
+        [
+          "format",
+          ">first byte",
+          ">last byte",
+          ">bytes",
+          "reference (DuckDB `COPY`)",
+          ">ratio",
+          "target",
+        ],
+        lake.pages.map((p) => {
+          const ratio = p.lastByteMs / p.reference.ms;
+          return [
+            p.format,
+            msText(p.firstByteMs, 0),
+            msText(p.lastByteMs, 0),
+            megabytes(p.bytes),
+            `${p.reference.format} ${msText(p.reference.ms, 0)}`,
+            `${fixed(ratio, 2)}x`,
+            `${p.targetRatio}x: ${met(ratio <= p.targetRatio)}`,
+          ];
+        }),
+      ),
+      "",
+    );
+  }
+  const history = [
+    ["snapshot", f.historyCost.materialise] as const,
+    ...Object.entries(f.historyCost.pages),
+  ];
+  body.push(
+    `**10x history outside the window**, cost with it against without (target at most ${f.historyTarget}x):`,
+    "",
+    markdownTable(
+      ["", ">with / without", "target"],
+      history.map(([name, ratio]) => [name, `${fixed(ratio, 2)}x`, met(ratio <= f.historyTarget)]),
+    ),
+    "",
+    `Peak memory of the service process: ${megabytes(f.peakBytes)} (target under ${megabytes(f.peakTargetBytes)}: ${met(f.peakBytes < f.peakTargetBytes)}).`,
+  );
+  return section(
+    "Export pages",
+    `A 10,000-row page in each format through the embedded gateway (\`bench/export.bench.ts\`),
+medians of repeated requests naming the export's snapshot, as a client paging does, against
+DuckDB's own \`COPY\` of the same rows from a typed Parquet file (the reference).`,
+    body,
+    f.measured,
+  );
+};
+
+// Ingestion and clicks: servers taking turns over rounds.
+
+export interface ServerRun {
+  readonly label: string;
+  /** Events a second for ingestion, clicks a second for the link host. */
+  readonly perSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Server CPU per request (a batch, a tap). */
+  readonly cpuMs: number;
+  readonly failed: number;
+}
+
+const roundsTable = (unit: string, per: string, rounds: readonly (readonly ServerRun[])[]) =>
+  markdownTable(
+    ["round", "server", `>${unit}`, ">p50", ">p99", `>server CPU per ${per}`, ">failed"],
+    rounds.flatMap((runs, i) =>
+      runs.map((run) => [
+        String(i + 1),
+        run.label,
+        count(run.perSecond),
+        msText(run.p50Ms),
+        msText(run.p99Ms),
+        msText(run.cpuMs, 2),
+        String(run.failed),
+      ]),
+    ),
+  );
+
+export interface BundleFigures {
+  readonly name: string;
+  readonly bytes: number;
+  /** Median import time in a fresh process; null when the bundle failed to import. */
+  readonly importMs: number | null;
+}
+
+export interface IngestFigures {
+  readonly setup: string;
+  /** Each round: the service, the reference, the floor. */
+  readonly rounds: readonly (readonly ServerRun[])[];
+  readonly ratio: number;
+  readonly targetRatio: number;
+  readonly floorRatio: number;
+  readonly p99Ms: number;
+  readonly targetP99Ms: number;
+  readonly servicePeakBytes: number;
+  readonly lake: string;
+  readonly bundles: readonly BundleFigures[];
+  readonly targetBundleBytes: number;
+  readonly measured: string;
+}
+
+export const ingestSection = (f: IngestFigures): string =>
+  section(
+    "Ingestion",
+    `${f.setup} (\`bench/ingest.bench.ts\`). The reference is a bare Node server that parses the
+body and answers 202; the floor is that reference with the service's checks and lake rows
+added and nothing stored (\`bench/checks-server.ts\`), a bound on what the service can reach
+on the same machine.`,
+    [
+      roundsTable("events/s", "batch", f.rounds),
+      "",
+      `- service / reference throughput, median of the rounds: ${fixed(f.ratio, 2)} (target at least ${f.targetRatio}: ${met(f.ratio >= f.targetRatio)})`,
+      `- floor / reference throughput, median of the rounds: ${fixed(f.floorRatio, 2)}`,
+      `- service p99, median of the rounds: ${msText(f.p99Ms)} (target under ${f.targetP99Ms} ms: ${met(f.p99Ms < f.targetP99Ms)})`,
+      `- peak memory of the service: ${megabytes(f.servicePeakBytes)}`,
+      `- ${f.lake}`,
+      "",
+      "Lambda bundles, as `lib/service-function.ts` bundles them, and their import in a fresh process:",
+      "",
+      markdownTable(
+        ["function", ">bundle", ">import", `under ${megabytes(f.targetBundleBytes)}`],
+        f.bundles.map((b) => [
+          b.name,
+          `${Math.round(b.bytes / 1024)} KB`,
+          b.importMs === null ? "FAILED" : msText(b.importMs, 0),
+          met(b.bytes < f.targetBundleBytes),
+        ]),
+      ),
+    ],
+    f.measured,
+  );
+
+export interface ClickFigures {
+  readonly setup: string;
+  /** Each round: the link host, the reference. */
+  readonly rounds: readonly (readonly ServerRun[])[];
+  readonly perSecond: number;
+  readonly p99Ms: number;
+  readonly targetP99Ms: number;
+  readonly cpuRatio: number;
+  readonly targetCpuRatio: number;
+  readonly servicePeakBytes: number;
+  readonly lake: string;
+  readonly measured: string;
+}
+
+export const clicksSection = (f: ClickFigures): string =>
+  section(
+    "Clicks",
+    `${f.setup} (\`bench/clicks.bench.ts\`). The reference is a bare Node server answering the
+same 302 (\`bench/bare-redirect-server.mjs\`).`,
+    [
+      roundsTable("clicks/s", "click", f.rounds),
+      "",
+      `- link host clicks a second, median of the rounds: ${count(f.perSecond)}`,
+      `- link host p99, median of the rounds: ${msText(f.p99Ms)} (target under ${f.targetP99Ms} ms: ${met(f.p99Ms < f.targetP99Ms)})`,
+      `- server CPU per click, link host / reference: ${fixed(f.cpuRatio, 2)}x (target at most ${f.targetCpuRatio}x: ${met(f.cpuRatio <= f.targetCpuRatio)})`,
+      `- peak memory of the service: ${megabytes(f.servicePeakBytes)}`,
+      `- ${f.lake}`,
+    ],
+    f.measured,
+  );
+
+// Attribution: accuracy per seed, the matcher's cost, install to resolved.
+
+export interface AccuracyRow {
+  readonly method: string;
+  readonly platform: string;
+  readonly attributed: number;
+  /** Null when nothing was attributed or nothing was caused. */
+  readonly precision: number | null;
+  readonly recall: number | null;
+  /** The target and whether it was met, or that there is none. */
+  readonly target: string;
+}
+
+export interface AttributionFigures {
+  readonly seeds: readonly {
+    readonly seed: number;
+    readonly installs: number;
+    readonly touches: number;
+    readonly rows: readonly AccuracyRow[];
+    /** Per platform, the share of organic installs found organic. */
+    readonly organic: Readonly<Record<string, number | null>>;
+  }[];
+  readonly allTargetsMet: boolean;
+  readonly cost: readonly { readonly touches: number; readonly perInstallMs: number }[];
+  readonly costTarget: number;
+  readonly burst: {
+    readonly installs: number;
+    readonly clients: number;
+    readonly acceptedPerSecond: number;
+    readonly resolved: number;
+    readonly fromAck: { readonly p50: number; readonly p99: number; readonly max: number };
+    readonly fromRequest: { readonly p50: number; readonly p99: number; readonly max: number };
+    readonly targetP99Ms: number;
+  };
+  readonly measured: string;
+}
+
+export const attributionSection = (f: AttributionFigures): string => {
+  const first = f.cost[0]?.perInstallMs ?? 1;
+  const last = f.cost.at(-1)?.perInstallMs ?? 1;
+  const { burst } = f;
+  return section(
+    "Attribution",
+    `Accuracy on seeded worlds with ground truth (\`bench/attribution-world.ts\`), matched by the
+real matcher against the real touch store with probabilistic matching on for iOS; the
+matcher's cost as the store's touches grow; and install to resolved attribution through the
+service (\`bench/attribution.bench.ts\`). The recall of a probabilistic level is the share of
+the installs a tap with no id caused that were found at that level.`,
+    [
+      ...f.seeds.flatMap((s) => [
+        `**Seed ${s.seed}**: ${count(s.installs)} installs, ${count(s.touches)} touches; organic installs found organic: ${Object.entries(
+          s.organic,
+        )
+          .map(([os, share]) => `${os} ${pct(share)}`)
+          .join(", ")}.`,
+        "",
+        markdownTable(
+          ["method", "platform", ">attributed", ">precision", ">recall", "target"],
+          s.rows.map((r) => [
+            r.method,
+            r.platform,
+            count(r.attributed),
+            pct(r.precision),
+            pct(r.recall),
+            r.target,
+          ]),
+        ),
+        "",
+      ]),
+      `Every accuracy target on every seed: ${met(f.allTargetsMet)}.`,
+      "",
+      "**Cost**, time per install (medians of three passes):",
+      "",
+      markdownTable(
+        [">touches in the store", ">per install"],
+        f.cost.map((c) => [count(c.touches), msText(c.perInstallMs, 2)]),
+      ),
+      "",
+      `100x the touches costs ${fixed(last / first, 2)}x per install (target at most ${f.costTarget}x: ${met(last / first <= f.costTarget)}).`,
+      "",
+      `**Install to resolved**: a burst of ${count(burst.installs)} installs from ${burst.clients} clients, ${count(burst.acceptedPerSecond)} a second accepted, ${count(burst.resolved)} resolved.`,
+      "",
+      markdownTable(
+        ["to the stored result", ">p50", ">p99", ">max"],
+        [
+          [
+            `from the 202 (target p99 under ${burst.targetP99Ms} ms: ${met(burst.fromAck.p99 < burst.targetP99Ms)})`,
+            msText(burst.fromAck.p50, 0),
+            msText(burst.fromAck.p99, 0),
+            msText(burst.fromAck.max, 0),
+          ],
+          [
+            "from the request (what an app waits for its deferred deep link)",
+            msText(burst.fromRequest.p50, 0),
+            msText(burst.fromRequest.p99, 0),
+            msText(burst.fromRequest.max, 0),
+          ],
+        ],
+      ),
+    ],
+    f.measured,
+  );
+};
+
+// Soak: resident memory under sustained ingestion.
+
+export interface SoakFigures {
+  readonly setup: string;
+  readonly samples: readonly {
+    readonly seconds: number;
+    readonly rssBytes: number;
+    readonly anonBytes: number;
+    /** Null for a sample too close to the one before to have a rate. */
+    readonly eventsPerSecond: number | null;
+  }[];
+  readonly summary: string;
+  readonly peakBytes: number;
+  readonly plateauBytes: number;
+  readonly targetPlateauBytes: number;
+  readonly lake: string;
+  readonly measured: string;
+}
+
+export const soakSection = (f: SoakFigures): string =>
+  section(
+    "Soak",
+    `${f.setup} (\`bench/soak.bench.ts\`). Resident memory (VmRSS) and what of it is anonymous
+(heaps, buffers, DuckDB), with the events accepted a second since the sample before.`,
+    [
+      markdownTable(
+        [">time", ">resident", ">anonymous", ">events/s"],
+        f.samples.map((s) => [
+          `${Math.round(s.seconds)} s`,
+          megabytes(s.rssBytes),
+          megabytes(s.anonBytes),
+          s.eventsPerSecond === null ? "" : count(s.eventsPerSecond),
+        ]),
+      ),
+      "",
+      `- ${f.summary}`,
+      `- peak resident memory (of the samples): ${megabytes(f.peakBytes)}`,
+      `- plateau (the highest sample of the second half): ${megabytes(f.plateauBytes)} (target under ${megabytes(f.targetPlateauBytes)}: ${met(f.plateauBytes < f.targetPlateauBytes)})`,
+      `- ${f.lake}`,
+    ],
+    f.measured,
+  );

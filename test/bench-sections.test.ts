@@ -1,0 +1,199 @@
+/**
+ * The benchmarks' sections of docs/benchmarks.md are built from their figures alone
+ * (bench/sections.ts): each is a heading, tables whose rows have the header's cells, the
+ * verdicts, and the line naming the machine and the date.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  attributionSection,
+  clicksSection,
+  exportSection,
+  ingestSection,
+  markdownTable,
+  type ServerRun,
+  soakSection,
+} from "../bench/sections.ts";
+
+const MEASURED = "Measured 2026-11-27 on 2 cores (Test CPU), 8 GiB, Node 20.20.2.";
+const MB = 1024 * 1024;
+
+/** Each table's rows have as many cells as its header. */
+const tablesAreWhole = (markdown: string) => {
+  const cells = (line: string) => line.replace(/\\\|/g, "").split("|").length;
+  const lines = markdown.split("\n");
+  lines.forEach((line, i) => {
+    if (!line.startsWith("|")) return;
+    const first = lines
+      .slice(0, i + 1)
+      .findLastIndex((l, j) => l.startsWith("|") && !lines[j - 1]?.startsWith("|"));
+    expect(cells(line), line).toBe(cells(lines[first] ?? ""));
+  });
+};
+
+const run = (label: string, perSecond: number): ServerRun => ({
+  label,
+  perSecond,
+  p50Ms: 12.3,
+  p99Ms: 45.6,
+  cpuMs: 0.5,
+  failed: 0,
+});
+
+describe("benchmark sections", () => {
+  it("writes a table with right-aligned columns and escaped bars", () => {
+    expect(markdownTable(["name", ">n"], [["a|b", "1"]])).toBe(
+      ["| name | n |", "| ---- | --: |", "| a\\|b | 1 |"].join("\n"),
+    );
+  });
+
+  it("writes the export's pages, the history cost and the peak, with the machine", () => {
+    const markdown = exportSection({
+      lakes: [
+        {
+          label: "Lake with the window only",
+          materialiseMs: 104,
+          pages: [
+            {
+              format: "csv",
+              firstByteMs: 20,
+              lastByteMs: 24,
+              bytes: 2 * MB,
+              reference: { format: "csv", ms: 12 },
+              targetRatio: 3,
+            },
+            {
+              format: "xlsx",
+              firstByteMs: 12,
+              lastByteMs: 90,
+              bytes: 0.8 * MB,
+              reference: { format: "csv", ms: 12 },
+              targetRatio: 4,
+            },
+          ],
+        },
+      ],
+      historyCost: { materialise: 1.05, pages: { csv: 0.9, xlsx: 1.3 } },
+      historyTarget: 1.2,
+      peakBytes: 400 * MB,
+      peakTargetBytes: 512 * MB,
+      measured: MEASURED,
+    });
+    expect(markdown).toMatch(/^## Export pages\n/);
+    expect(markdown).toContain("| csv | 20 ms | 24 ms | 2.0 MB | csv 12 ms | 2.00x | 3x: met |");
+    expect(markdown).toContain(
+      "| xlsx | 12 ms | 90 ms | 0.8 MB | csv 12 ms | 7.50x | 4x: NOT MET |",
+    );
+    expect(markdown).toContain("| xlsx | 1.30x | NOT MET |");
+    expect(markdown).toContain("400.0 MB (target under 512.0 MB: met)");
+    expect(markdown.trimEnd().endsWith(MEASURED)).toBe(true);
+    tablesAreWhole(markdown);
+  });
+
+  it("writes ingestion, clicks, attribution and soak with their verdicts", () => {
+    const ingest = ingestSection({
+      setup: "3 rounds",
+      rounds: [[run("service", 100_000), run("reference", 300_000), run("floor", 180_000)]],
+      ratio: 0.33,
+      targetRatio: 0.5,
+      floorRatio: 0.6,
+      p99Ms: 45.6,
+      targetP99Ms: 50,
+      servicePeakBytes: 420 * MB,
+      lake: "Events in the lake: all",
+      bundles: [
+        { name: "config", bytes: 161 * 1024, importMs: 120 },
+        { name: "export", bytes: 485 * 1024, importMs: null },
+      ],
+      targetBundleBytes: MB,
+      measured: MEASURED,
+    });
+    expect(ingest).toContain("| 1 | service | 100,000 | 12.3 ms | 45.6 ms | 0.50 ms | 0 |");
+    expect(ingest).toContain("0.33 (target at least 0.5: NOT MET)");
+    expect(ingest).toContain("| export | 485 KB | FAILED | met |");
+
+    const clicks = clicksSection({
+      setup: "3 rounds",
+      rounds: [[run("link host", 2_000), run("bare 302", 18_000)]],
+      perSecond: 2_000,
+      p99Ms: 29.2,
+      targetP99Ms: 20,
+      cpuRatio: 19.7,
+      targetCpuRatio: 3,
+      servicePeakBytes: 507 * MB,
+      lake: "Clicks in the lake: all",
+      measured: MEASURED,
+    });
+    expect(clicks).toContain("19.70x (target at most 3x: NOT MET)");
+
+    const attribution = attributionSection({
+      seeds: [
+        {
+          seed: 7,
+          installs: 3_000,
+          touches: 9_000,
+          rows: [
+            {
+              method: "click id",
+              platform: "android",
+              attributed: 60,
+              precision: 1,
+              recall: 1,
+              target: "precision 100% and recall 100%: met",
+            },
+            {
+              method: "probabilistic, low",
+              platform: "ios",
+              attributed: 0,
+              precision: null,
+              recall: 0.359,
+              target: "precision 80%: met",
+            },
+          ],
+          organic: { android: 0.99, ios: null },
+        },
+      ],
+      allTargetsMet: true,
+      cost: [
+        { touches: 764, perInstallMs: 1.2 },
+        { touches: 76_400, perInstallMs: 1.1 },
+      ],
+      costTarget: 1.5,
+      burst: {
+        installs: 5_000,
+        clients: 32,
+        acceptedPerSecond: 156,
+        resolved: 5_000,
+        fromAck: { p50: 67, p99: 156, max: 400 },
+        fromRequest: { p50: 263, p99: 524, max: 900 },
+        targetP99Ms: 1_000,
+      },
+      measured: MEASURED,
+    });
+    expect(attribution).toContain("| click id | android | 60 | 100.0% | 100.0% |");
+    expect(attribution).toContain("| probabilistic, low | ios | 0 | - | 35.9% |");
+    expect(attribution).toContain("android 99.0%, ios -");
+    expect(attribution).toContain("0.92x per install (target at most 1.5x: met)");
+
+    const soak = soakSection({
+      setup: "32 clients for 600 s",
+      samples: [
+        { seconds: 0, rssBytes: 200 * MB, anonBytes: 150 * MB, eventsPerSecond: 0 },
+        { seconds: 600.2, rssBytes: 500 * MB, anonBytes: 400 * MB, eventsPerSecond: null },
+      ],
+      summary: "1,000 requests",
+      peakBytes: 500 * MB,
+      plateauBytes: 500 * MB,
+      targetPlateauBytes: 1024 * MB,
+      lake: "Events in the lake: all",
+      measured: MEASURED,
+    });
+    expect(soak).toContain("| 600 s | 500.0 MB | 400.0 MB |  |");
+    expect(soak).toContain("500.0 MB (target under 1024.0 MB: met)");
+
+    for (const markdown of [ingest, clicks, attribution, soak]) {
+      expect(markdown).toMatch(/^## /);
+      expect(markdown.trimEnd().endsWith(MEASURED)).toBe(true);
+      tablesAreWhole(markdown);
+    }
+  });
+});
