@@ -40,6 +40,7 @@ import { linkNotFound } from "../http/handlers/link-host.ts";
 import { createOpenApiHandler } from "../http/handlers/openapi.ts";
 import { LINK_HOST_ROUTES, ROUTES, type RouteId } from "../http/routes.ts";
 import { jobOf } from "../jobs/jobs.ts";
+import { reapSnapshotEntries } from "../jobs/reap-snapshot-entries.ts";
 import { type LakeTableName, perLakeTableAsync } from "../lake/tables.ts";
 import type { WORKERS } from "../workers/workers.ts";
 import { adminRevision } from "./admin-changes.ts";
@@ -295,6 +296,9 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const pruner = startJob(jobOf("prune-snapshots"), () =>
     lake.engine.prune(new Date(Date.now() - snapshotPruneAfterMs(config))),
   );
+  const snapshotEntries = startJob(jobOf("reap-snapshot-entries"), () =>
+    reapSnapshotEntries({ apps: stores.apps, snapshots: stores.snapshots }),
+  );
 
   return {
     url,
@@ -309,6 +313,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     flush: lake.flush,
     async stop() {
       await pruner.stop();
+      await snapshotEntries.stop();
       // No new request first, so none can start a purge while the stores close.
       await Promise.all(listeners.map((listening) => listening.close()));
       await purge.stop();

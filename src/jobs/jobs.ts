@@ -95,6 +95,12 @@ export const JOBS = [
     embedded: { everyMs: 60_000, atStart: false },
     aws: { instead: "the results bucket's lifecycle rule (lib/lake.ts)" },
   },
+  {
+    id: "reap-snapshot-entries",
+    description: "Forgets export snapshot entries a day past their lifetime.",
+    embedded: { everyMs: HOUR_MS, atStart: true },
+    aws: { instead: "DynamoDB's TTL on the snapshots table" },
+  },
 ] as const satisfies readonly JobDefinition[];
 
 export type JobId = (typeof JOBS)[number]["id"];

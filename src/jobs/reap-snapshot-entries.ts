@@ -1,0 +1,31 @@
+/**
+ * Forgets export snapshot entries a day past their lifetime. DynamoDB's TTL does it on AWS; the
+ * embedded runtime's store has no TTL, so without this job every export ever made would keep
+ * its two entries in the snapshots table. A page that names a reaped snapshot is refused as one
+ * naming an unknown snapshot, as on AWS once the TTL has passed.
+ */
+import type { AppStore } from "../ports/apps.ts";
+import type { AppSnapshots } from "../ports/lake.ts";
+
+/** Past its expiry, how long an entry is kept: a late page still hears that it expired. */
+export const SNAPSHOT_ENTRY_GRACE_MS = 24 * 3_600_000;
+
+export interface ReapSnapshotEntriesDeps {
+  readonly apps: Pick<AppStore, "list">;
+  readonly snapshots: AppSnapshots;
+  readonly now?: () => Date;
+}
+
+/** Deletes the entries of every app's snapshots expired before the grace; returns how many. */
+export const reapSnapshotEntries = async (deps: ReapSnapshotEntriesDeps): Promise<number> => {
+  const cutoff = (deps.now?.() ?? new Date()).getTime() - SNAPSHOT_ENTRY_GRACE_MS;
+  let reaped = 0;
+  for (const app of await deps.apps.list()) {
+    for (const ref of await deps.snapshots.listByApp(app.appId)) {
+      if (ref.expiresAt >= cutoff) continue;
+      await deps.snapshots.delete(ref);
+      reaped += 1;
+    }
+  }
+  return reaped;
+};
