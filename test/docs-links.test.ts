@@ -1,8 +1,9 @@
 /**
  * Every relative link of the README and the pages under docs/ resolves: its file or folder
- * exists, and its `#anchor` names a heading of the page it points to (GitHub's slugs).
+ * exists, and its `#anchor` names a heading of the page it points to (GitHub's slugs). So does
+ * every `docs/<page>.md#anchor` a code comment cites.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -76,5 +77,31 @@ describe("links in the README and docs/", () => {
     );
     expect(slug("Links, the link host and touches")).toBe("links-the-link-host-and-touches");
     expect(slug("`POST /v1/installs`")).toBe("post-v1installs");
+  });
+
+  it("resolves every docs/ page and heading that code cites", () => {
+    const SOURCE = /\.(ts|mjs|kt|swift|cs|dart)$/;
+    const SKIP = new Set(["node_modules", "build", ".dart_tool", ".gradle", "obj", "bin"]);
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) return SKIP.has(name) ? [] : files(path);
+        return SOURCE.test(name) ? [path] : [];
+      });
+    const broken: string[] = [];
+    for (const file of ["src", "lib", "lambdas", "bench", "sdk"].flatMap((d) =>
+      files(join(ROOT, d)),
+    )) {
+      for (const [, page = "", anchor] of readFileSync(file, "utf8").matchAll(
+        /\bdocs\/([\w-]+\.md)(?:#([\w-]+))?/g,
+      )) {
+        const target = join(ROOT, "docs", page);
+        if (!existsSync(target)) broken.push(`${relative(ROOT, file)}: no docs/${page}`);
+        else if (anchor && !anchorsOf(target).has(anchor)) {
+          broken.push(`${relative(ROOT, file)}: no heading #${anchor} in docs/${page}`);
+        }
+      }
+    }
+    expect(broken).toEqual([]);
   });
 });

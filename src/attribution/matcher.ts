@@ -1,5 +1,5 @@
 /**
- * Matching an install to the touch that caused it (DESIGN, "Attribution"). The methods are
+ * Matching an install to the touch that caused it (docs/attribution.md). The methods are
  * tried in order and the first that finds a touch wins; within a method the last touch before
  * the first open wins, and a click always beats an impression:
  *
@@ -91,8 +91,8 @@ export const CROWDED_IP_DEVICES = 5;
 /**
  * How soon after its tap an install opens when the tap caused it: most open the app within
  * minutes of the store page. Past this, a tap from the same address is as likely a housemate's
- * or a stranger's as the install's own (measured at barely better than a coin toss on the
- * bench's world), so a geo match past it is no match at all.
+ * or a stranger's as the install's own (the attribution benchmark's world,
+ * docs/benchmarks.md#attribution), so a geo match past it is no match at all.
  */
 export const PROMPT_OPEN_MINUTES = 20;
 /**

@@ -1,5 +1,6 @@
 /**
- * What the SDKs' attribution parameters say of an install (spec, "Attribution parameters"):
+ * What the SDKs' attribution parameters say of an install (docs/attribution.md#results;
+ * the answer's schema in spec/openapi.json):
  * a flat map of strings with `service_match_status`, and for a matched install the source,
  * the campaign fields, the match's details, and the link's `deep_link_path` and custom
  * parameters (the deferred deep link). Empty while the attribution is not resolved yet.

@@ -1,7 +1,7 @@
 /**
- * The port that keeps private keys out of storage in clear (DESIGN, security and privacy):
- * KMS on AWS, a master key file in the embedded runtime. The context is bound to the
- * wrapped bytes, so a wrapped key copied to another app or key id does not unwrap.
+ * The port that keeps private keys out of storage in clear, where they are never kept: KMS on AWS,
+ * a master key file in the embedded runtime. The context is bound to the wrapped bytes, so a
+ * wrapped key copied to another app or key id does not unwrap.
  */
 export type WrapContext = Readonly<Record<string, string>>;
 

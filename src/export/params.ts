@@ -1,4 +1,4 @@
-/** The export's query parameters (spec, "Export endpoint"), parsed once with zod. */
+/** The export's query parameters (docs/export.md#request), parsed once with zod. */
 import * as z from "zod";
 import { EXPORT_FORMATS } from "./formats/names.ts";
 

@@ -1,5 +1,5 @@
 /**
- * USD conversion from the ECB euro foreign exchange reference rates (DESIGN, "Revenue in USD").
+ * USD conversion from the ECB euro foreign exchange reference rates (docs/cli.md#revenue-in-usd).
  * The ECB publishes units of each currency per 1 EUR on business days only, so a day without a
  * rate (weekend, TARGET holiday, or an `N/A` cell) carries the last earlier known rate — but only
  * a bounded number of days back: past that the rate is unknown and the answer is null, never a

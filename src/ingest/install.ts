@@ -1,5 +1,5 @@
 /**
- * `POST /v1/installs` (DESIGN, data flow 2): the SDK reports the first open of an install with
+ * `POST /v1/installs` (docs/api.md#routes): the SDK reports the first open of an install with
  * its device signals. Unknown keys are ignored, null equals absent, as for events (see
  * event-schema.ts for why).
  */

@@ -1,5 +1,5 @@
 /**
- * The verdict on each event of a batch (DESIGN, data flow 4–5): accepted with its stored form,
+ * The verdict on each event of a batch (docs/api.md#rules): accepted with its stored form,
  * ignored (a manual INSTALL), or rejected with the reason. One event's fault never costs the
  * others, and nothing here throws on any input: the body is untrusted JSON.
  */

@@ -1,8 +1,8 @@
 /**
- * An accepted event as it goes on the stream to the lake's `events` table (DESIGN, data flow
- * 4 and 6): the event's own fields, the install-level fields copied from its install, and the
- * USD revenue of its UTC date. Attribution columns are not in the table: they are joined at
- * export time.
+ * An accepted event as it goes on the stream to the lake's `events` table
+ * (docs/architecture.md#the-parts): the event's own fields, the install-level fields copied
+ * from its install, and the USD revenue of its UTC date. Attribution columns are not in the
+ * table: they are joined at export time.
  */
 
 import { exportEventName } from "../domain/event-types.ts";

@@ -1,9 +1,10 @@
 /**
- * Event parameters as the service keeps them. The SDKs' rules (spec, "Parameter rules") are
- * enforced again here, because a server-to-server caller or an old SDK never ran them: values
- * are strings, finite numbers, booleans, lists and nested string-keyed maps; a null value is
- * dropped with its key, in nested maps too; nulls inside lists are kept. Sizes are bounded by
- * INGEST_LIMITS, and every violation names its path (`parameters.items[3].price: …`).
+ * Event parameters as the service keeps them. The SDKs' rules (docs/api.md#rules,
+ * sdk/conformance/parameters.json) are enforced again here, because a server-to-server caller or an
+ * old SDK never ran them: values are strings, finite numbers, booleans, lists and nested
+ * string-keyed maps; a null value is dropped with its key, in nested maps too; nulls inside lists
+ * are kept. Sizes are bounded by INGEST_LIMITS, and every violation names its path
+ * (`parameters.items[3].price: …`).
  */
 import { formatPath } from "../validation/issues.ts";
 import { INGEST_LIMITS } from "./limits.ts";
@@ -91,7 +92,7 @@ class Walker {
     for (let index = 0; index < items.length; index += 1) {
       const item = items[index];
       if (item === null) {
-        kept.push(null); // positions in a list mean something, so a null stays (spec rule 2)
+        kept.push(null); // positions in a list mean something, so a null stays (docs/api.md#rules)
         continue;
       }
       this.path.push(index);
@@ -109,7 +110,7 @@ class Walker {
     let count = 0;
     for (const key of Object.keys(entries)) {
       const raw = entries[key];
-      if (raw === null) continue; // dropped with its key (spec rule 2)
+      if (raw === null) continue; // dropped with its key (docs/api.md#rules)
       this.path.push(key);
       let value: ParameterValue | undefined;
       if (key.length === 0 || key.length > INGEST_LIMITS.maxParameterKeyLength) {

@@ -1,9 +1,9 @@
 /**
- * Matching PII (DESIGN, "Security and privacy"): the top-level parameters `email`, `name`,
- * `phone_number`, `date_of_birth` and `gender` are never stored in clear. A clear value is
- * normalised the way ad networks normalise before matching (so our hash equals theirs) and
- * replaced by `sha256:<64 lowercase hex>`, under the same key. A value sealed on the device
- * (Kotlin seals these, spec rule 6) stays sealed: only the app's owner can open it.
+ * Matching PII (docs/api.md#rules, sdk/conformance/pii.json): the top-level parameters `email`,
+ * `name`, `phone_number`, `date_of_birth` and `gender` are never stored in clear. A clear value is
+ * normalised the way ad networks normalise before matching (so our hash equals theirs) and replaced
+ * by `sha256:<64 lowercase hex>`, under the same key. A value sealed on the device (the Kotlin SDK
+ * seals these: sdk/conformance/pii.json) stays sealed: only the app's owner can open it.
  *
  * Only top-level keys are matching PII: `parameters.items[0].name` is a product's name, and
  * hashing it would destroy data the app owner needs.

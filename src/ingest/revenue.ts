@@ -1,5 +1,5 @@
 /**
- * Revenue of an event, from its `revenue` and `currency` parameters (spec, "Events" rule 4).
+ * Revenue of an event, from its `revenue` and `currency` parameters (docs/api.md#rules).
  *
  * - `revenue` is a finite JSON number or a numeric string (`"9.99"`, `"-1"`): AppsFlyer and
  *   Adjust both take strings, and SDK wrappers often stringify. Only plain decimals: no

@@ -130,7 +130,7 @@ export const createIngestion = (deps: IngestionDeps) => {
       }
       // The install keeps the customer user id it was first opened with, but the mapping that
       // server-to-server events resolve through is fed by events only: an id takes effect once
-      // an event is sent with it (spec, "Customer user identifier").
+      // an event is sent with it (docs/api.md#rules).
       return { service_id: stored.serviceId };
     },
 

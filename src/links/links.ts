@@ -1,8 +1,8 @@
 /**
  * Making and managing an app's links. A link's URL is `<link host>/<deeplink_id>` with its
  * `deep_link_path` and custom parameters in the query, so that the SDKs, which parse a tapped
- * link from its URL alone, hand the app both (spec, "Link result"). The link host is the app's
- * first own host name when it has one, else the service's.
+ * link from its URL alone, hand the app both (sdk/conformance/links.json). The link host is
+ * the app's first own host name when it has one, else the service's.
  */
 import { NotFoundError, UnauthorizedError } from "../domain/errors.ts";
 import type { AppStore } from "../ports/apps.ts";

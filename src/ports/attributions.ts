@@ -1,7 +1,8 @@
 /**
  * Each install's attribution: pending from its first open until the matcher resolves it, then
- * its result, once (spec, `service_match_status`). What matching needs of the request (its IP
- * and user agent among them) is kept only while the attribution is unresolved.
+ * its result, once (`service_match_status`, docs/attribution.md#results). What matching needs
+ * of the request (its IP and user agent among them) is kept only while the attribution is
+ * unresolved.
  */
 import type { InstallFacts, MatchMethod } from "../attribution/matcher.ts";
 import type { Confidence } from "../attribution/settings.ts";

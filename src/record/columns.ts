@@ -50,7 +50,7 @@ export type ColumnName = (typeof EXPORT_COLUMNS)[number]["name"];
 
 type TsType<T extends ExportType> = T extends "string" ? string : number;
 
-/** One exported event. Every field may be null (spec, "Exported event record"). */
+/** One exported event. Every field may be null (docs/export.md#formats-and-records). */
 export type ExportRecord = {
   [C in (typeof EXPORT_COLUMNS)[number] as C["name"]]: TsType<C["type"]> | null;
 };

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import { ValidationError } from "../domain/errors.ts";
 
-/** The status name every rejected event and request carries (spec, "Errors"). */
+/** The status name every rejected event and request carries (docs/api.md#errors). */
 export const UNPROCESSABLE = "Unprocessable Entity";
 
 /** More issues than this are summarised: a detail is read by a person, not parsed. */

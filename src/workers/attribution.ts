@@ -26,12 +26,12 @@ export const ATTRIBUTION_WORKER = defineWorker({
   maxAttempts: 5,
   retryAfterSeconds: 30,
   batchSize: 10,
-  // A job waits on the store and the disk: more at once keep a burst's queue short (measured:
-  // 32 halved the p50 of a 5,000-install burst against 10).
+  // A job waits on the store and the disk: more at once keep a burst's queue short.
   concurrency: 32,
-  // Measured on a burst of 5,000 installs: unbounded, the queue grew faster than it was
-  // matched and the p99 wait was 10 s; bounded at the concurrency, 0.14 s from the 202 (0.47 s
-  // from the request), and the last install was matched no later.
+  // Unbounded, a burst's queue grows faster than it is matched (one process both takes
+  // installs in and matches them) and the wait from the 202 grows with it; bounded at the
+  // concurrency, installs are taken in more slowly and the last is matched no later. The
+  // attribution benchmark's install-to-resolved figures: docs/benchmarks.md#attribution.
   maxBacklog: 32,
   memoryMb: 512,
   timeoutSeconds: 30,

@@ -16,8 +16,9 @@ namespace Service.Unity
         private static string baseUrl;
 
         /// <summary>
-        /// The service's address, e.g. https://api.example.com; set it before Configure. Not in
-        /// the spec, which names no address: without it Configure leaves the SDK off.
+        /// The service's address, e.g. https://api.example.com; set it before Configure. The
+        /// public API names no address, so the app sets it: without it Configure leaves the SDK
+        /// off.
         /// </summary>
         public static string BaseUrl
         {

@@ -7,8 +7,8 @@
  * a new one started; the closed file is turned into Parquet in the lake's partition layout
  * (`<table>/app_id=…/dt=…/part-<uuid>.parquet`) by DuckDB on its own threads, while appends go
  * on, and then deleted. A file whose records all fall in one partition (one app's events of
- * one UTC day, the usual case) is written straight to it, which costs DuckDB about 30% less
- * CPU than its partitioned writer. Files left by a crashed process are delivered on the next
+ * one UTC day, the usual case) is written straight to it, which costs DuckDB less CPU than
+ * its partitioned writer. Files left by a crashed process are delivered on the next
  * start. Like Firehose, delivery is at least once: a crash between writing Parquet and
  * deleting the file repeats records, which the export removes.
  */

@@ -9,8 +9,8 @@
  * `shared` holds the columns whose value is the same in every record of the put (one install
  * and one arrival time make about half of an event's columns), each of `rows` the others: a
  * record is its row over `shared`. Both are written by `JSON.stringify` with the column names as
- * its replacer, so nothing is copied to build them, and the line is about 40% of the records'
- * own JSON: less to write, to sync, and for DuckDB to parse on delivery. Lines of one record
+ * its replacer, so nothing is copied to build them, and the line is well under half the
+ * records' own JSON: less to write, to sync, and for DuckDB to parse on delivery. Lines of one record
  * each, as files written before held, are read too.
  */
 import { open } from "node:fs/promises";
@@ -98,7 +98,7 @@ export const trimTornTail = async (path: string): Promise<number | undefined> =>
 /**
  * The typed rows of a write-ahead file of whole lines (see `trimTornTail`), with their
  * partition keys `app_id` and `dt`. DuckDB's JSON reader gives each value its column's type as
- * it parses, which costs about a third less than reading text and casting it, and it reads
+ * it parses, which costs less than reading text and casting it, and it reads
  * strictly: a value that does not fit its column fails the read, where a lenient read would
  * store it as null and an event without its time would leave every export. Timestamps arrive
  * as ISO 8601 UTC strings ("…Z") and are stored as UTC TIMESTAMPs.

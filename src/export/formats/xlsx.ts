@@ -2,9 +2,9 @@
  * xlsx: one sheet, "events", a header row, then a row per record: strings as inline strings
  * (never formulas), numbers as numbers, null as no cell. The sheet is SpreadsheetML written as
  * the rows arrive and zipped by zip-stream (zlib deflate, on the thread pool) on its way out;
- * the other parts of the package are fixed. A general workbook library spends most of a 10,000-row page
- * building cell objects for features an export never uses (exceljs: about 165 ms of JavaScript,
- * against about 25 ms for these strings); the tests read the output back with exceljs.
+ * the other parts of the package are fixed. A general workbook library (exceljs) spends most of
+ * a 10,000-row page building cell objects for features an export never uses, several times what
+ * these strings cost; the tests read the output back with exceljs.
  */
 import { PassThrough, Readable } from "node:stream";
 import ZipStream from "zip-stream";
@@ -126,8 +126,8 @@ async function* framedSheet(rows: Readable): AsyncGenerator<Buffer | string> {
 
 /** The workbook of a sheet part, zipped as the sheet's text is read. */
 function workbook(sheetXml: Readable): Readable {
-  // The fastest deflate: a page's sheet is about 1 KB of XML a row, and level 6 would
-  // triple the compression time to make the download a quarter smaller.
+  // The fastest deflate: a page's sheet is about 1 KB of XML a row, and the default level
+  // takes several times as long to compress it for a download only somewhat smaller.
   const zip = new ZipStream({ zlib: { level: 1 } });
   const out = new PassThrough();
   const fail = (error: unknown) =>

@@ -6,7 +6,7 @@ struct ParsedLink: Equatable {
     let queryParams: [String: String]
 }
 
-/// Parses Universal Links (spec "Link result", sdk/conformance/links.json) from the URL's text,
+/// Parses Universal Links (sdk/conformance/links.json) from the URL's text,
 /// by the same rules as the Kotlin SDK, rather than with URLComponents, whose decoding of `+`
 /// and of malformed escapes differs between OS versions.
 enum LinkParser {

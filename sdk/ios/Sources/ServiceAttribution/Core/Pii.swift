@@ -9,9 +9,9 @@ import Foundation
 ///   network's, then sealed to the app's key when remote configuration turns sealing on and the
 ///   key is not one of its clear keys, else hashed as `sha256:<hex>`. A value that is not a
 ///   string or a number, is no date, or is empty once normalised is dropped.
-/// - Under Flutter (spec, parameter rule 4) every other top-level value is sealed too when
-///   sealing is on, but those of the configuration's clear keys (`revenue`, `currency`, the
-///   campaign fields), which the service needs in clear.
+/// - Under Flutter, whose plugin asks custom values sealed, every other top-level value is
+///   sealed too when sealing is on, but those of the configuration's clear keys (`revenue`,
+///   `currency`, the campaign fields), which the service needs in clear.
 struct Protector {
     static let piiKeys = ["email", "name", "phone_number", "date_of_birth", "gender"]
     static let hashMarker = "sha256:"

@@ -549,8 +549,8 @@ final class SdkCore: @unchecked Sendable {
         }
     }
 
-    /// The attribution known now, always with `service_match_status` (spec, "Attribution
-    /// parameters", iOS): `not_configured` before configure has completed and while the SDK is
+    /// The attribution known now, always with `service_match_status` (docs/attribution.md#results;
+    /// iOS always has one): `not_configured` before configure has completed and while the SDK is
     /// disabled; the kept answer once the match is resolved; `failed` while it is not (a reader
     /// asks again); `skipped` once the install's data was deleted.
     func attributionParams() -> [String: String] {

@@ -7,7 +7,7 @@ import java.io.ByteArrayOutputStream
 internal data class ParsedLink(val deeplinkId: String?, val queryParams: Map<String, String>)
 
 /**
- * Parses App Links (spec "Link result", sdk/conformance/links.json). Written by hand rather than
+ * Parses App Links (sdk/conformance/links.json). Written by hand rather than
  * with java.net.URI, which refuses URLs that browsers and Android's Uri accept (a raw space or
  * `|` in a query), and Android's Uri is not on the JVM.
  */

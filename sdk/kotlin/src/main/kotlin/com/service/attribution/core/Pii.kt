@@ -6,7 +6,7 @@ import java.time.DateTimeException
 import java.time.LocalDate
 
 /**
- * The matching parameters (spec, Kotlin rule 6; sdk/conformance/pii.json) never leave the
+ * The matching parameters (sdk/conformance/pii.json) never leave the
  * device in clear. Each is normalised as the service normalises a clear one, so a hash made
  * here equals the service's and an ad network's, then sealed to the app's key when remote
  * configuration turns sealing on, else hashed as `sha256:<hex>`.

@@ -448,7 +448,7 @@ internal class SdkCore {
 
     /**
      * The attribution known now, without `service_match_status`, which Android does not send
-     * (spec, "Attribution parameters"): empty when nothing is known. [rawReferrer]'s parameters
+     * (docs/attribution.md#results): empty when nothing is known. [rawReferrer]'s parameters
      * fill in what the backend's answer does not hold.
      */
     fun getAttributionParams(rawReferrer: String?): Map<String, String> {
