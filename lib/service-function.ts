@@ -72,7 +72,8 @@ export const LAMBDA_BUILD_OPTIONS = {
   target: "node22",
   mainFields: ["module", "main"],
   // The AWS SDK comes from the Lambda runtime (CDK's default), which keeps every bundle under
-  // 1 MB: bundled, the SDK alone is about 0.75 MB of the export function. The code uses only
+  // 1 MB: bundled, the SDK alone would be most of the export function (bundle sizes:
+  // docs/benchmarks.md#ingestion). The code uses only
   // long-stable calls of the DynamoDB, S3, Athena, Firehose and KMS clients.
   external: ["@aws-sdk/*"],
   // Minified for size and cold starts, but with names kept so stack traces still name functions
