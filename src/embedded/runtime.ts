@@ -126,6 +126,7 @@ export const openLake = async (config: EmbeddedConfig) => {
       snapshotBytes: sizeInBytes(config.snapshotDisk),
       reserveBytes: sizeInBytes(config.diskReserve),
       pruneAfterMs: snapshotPruneAfterMs(config),
+      pruneEveryMs: jobOf("prune-snapshots").embedded.everyMs,
     },
   });
   const purger = createDuckDbPurger({

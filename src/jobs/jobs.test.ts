@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { PRUNE_INTERVAL_SECONDS } from "../adapters/duckdb/query-engine.ts";
 import { SWEEP_AGE_MS } from "../attribution/sweep.ts";
 import { AWS_JOBS, JOBS, jobOf } from "./jobs.ts";
 
@@ -7,10 +6,6 @@ describe("the job table", () => {
   it("names each job once", () => {
     const ids = JOBS.map((job) => job.id);
     expect(new Set(ids).size).toBe(ids.length);
-  });
-
-  it("prunes snapshots as often as the DuckDB engine's Retry-After answers count on", () => {
-    expect(jobOf("prune-snapshots").embedded.everyMs).toBe(PRUNE_INTERVAL_SECONDS * 1000);
   });
 
   it("sweeps attributions as often as they must be old to be swept, on both runtimes", () => {

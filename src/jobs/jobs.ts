@@ -91,7 +91,7 @@ export const JOBS = [
   {
     id: "prune-snapshots",
     description: "Removes export snapshot files past their lifetime and grace period.",
-    // The DuckDB engine's PRUNE_INTERVAL_SECONDS, which its Retry-After answers count on.
+    // A full disk's Retry-After counts on it (the engine's DiskBudget.pruneEveryMs).
     embedded: { everyMs: 60_000, atStart: false },
     aws: { instead: "the results bucket's lifecycle rule (lib/lake.ts)" },
   },

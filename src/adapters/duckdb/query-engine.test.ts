@@ -324,6 +324,7 @@ describe("DuckDB query engine over the local lake", () => {
       snapshotBytes: used + 1,
       reserveBytes: 0,
       pruneAfterMs: 30 * 60_000,
+      pruneEveryMs: 60_000,
     });
     const refused = await spent
       .materialize({ ...request, snapshotId: "over-budget" })
@@ -331,19 +332,26 @@ describe("DuckDB query engine over the local lake", () => {
     expect(refused).toBeInstanceOf(UnavailableError);
     expect((refused as UnavailableError).statusCode).toBe(503);
     // Until the oldest snapshot is pruned, and a pruning interval more.
-    expect((refused as UnavailableError).retryAfterSeconds).toBeGreaterThan(29 * 60);
+    expect((refused as UnavailableError).retryAfterSeconds).toBeGreaterThan(29 * 60 + 59);
+    expect((refused as UnavailableError).retryAfterSeconds).toBeLessThanOrEqual(31 * 60);
     // A disk whose free space is under the reserve: refused as well.
     const full = budgeted({
       snapshotBytes: Number.MAX_SAFE_INTEGER,
       reserveBytes: Number.MAX_SAFE_INTEGER,
       pruneAfterMs: 0,
+      pruneEveryMs: 60_000,
     });
     await expect(full.materialize({ ...request, snapshotId: "disk-full" })).rejects.toThrow(
       UnavailableError,
     );
     expect(await readdir(join(dir, "snapshots"))).toEqual(before);
     // Within budget, the same window is made.
-    const roomy = budgeted({ snapshotBytes: 2 ** 40, reserveBytes: 0, pruneAfterMs: 0 });
+    const roomy = budgeted({
+      snapshotBytes: 2 ** 40,
+      reserveBytes: 0,
+      pruneAfterMs: 0,
+      pruneEveryMs: 60_000,
+    });
     expect((await roomy.materialize({ ...request, snapshotId: "fits" })).rowCount).toBe(4);
   });
 

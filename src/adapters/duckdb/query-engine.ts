@@ -65,15 +65,13 @@ const pageQuery = async (
     .map((part, index) => {
       const from = Math.max(offset, part.first) - part.first;
       const to = Math.min(end, part.end) - part.first;
-      // page_row: the row's place in the page from 0, which `select` may name.
-      return `SELECT ${index} AS part, file_row_number,
-          file_row_number + ${part.first - offset} AS page_row, ${select}
+      return `SELECT ${index} AS part, file_row_number, ${select}
         FROM read_parquet(${sqlString(part.path)}, file_row_number = true)
         WHERE file_row_number >= ${from} AND file_row_number < ${to}`;
     });
   const [only] = slices;
   if (only === undefined) return undefined;
-  const columns = "* EXCLUDE (part, file_row_number, page_row)";
+  const columns = "* EXCLUDE (part, file_row_number)";
   return slices.length === 1
     ? `SELECT ${columns} FROM (${only})`
     : `SELECT ${columns} FROM (${slices.join("\nUNION ALL\n")}) ORDER BY part, file_row_number`;
@@ -86,10 +84,12 @@ export interface DiskBudget {
   readonly reserveBytes: number;
   /** How long after it was made a snapshot is removed (the runtime's pruning). */
   readonly pruneAfterMs: number;
+  /** How often the runtime prunes, and so the longest a freed snapshot waits to be removed. */
+  readonly pruneEveryMs: number;
 }
 
-/** How often the runtime prunes, and so the longest a freed snapshot waits to be removed. */
-export const PRUNE_INTERVAL_SECONDS = 60;
+/** A full disk's Retry-After where no pruning is known: the disk may be freed by anything. */
+const RETRY_SECONDS_WITHOUT_BUDGET = 60;
 
 /** DuckDB's errors when a write finds the disk, or its spill budget, full. */
 const DISK_FULL = /No space left on device|max_temp_directory_size|Could not write all bytes/i;
@@ -121,6 +121,10 @@ export const createDuckDbQueryEngine = (options: {
   // Pages read as rows (readPage) stream a chunk at a time and are not held to it: a slow
   // client would keep a turn for as long as it reads.
   const pages = pLimit(PAGES_AT_ONCE);
+  // A write that found the disk full: space comes back as the runtime prunes.
+  const retryAfterFullDisk = options.diskBudget
+    ? Math.ceil(options.diskBudget.pruneEveryMs / 1000)
+    : RETRY_SECONDS_WITHOUT_BUDGET;
 
   /**
    * Refuses with a 503 when the snapshots take their budget or the disk's free space is under
@@ -144,7 +148,7 @@ export const createDuckDbQueryEngine = (options: {
     const pruned = Number.isFinite(oldest) ? oldest + budget.pruneAfterMs - Date.now() : 0;
     throw fullDisk(
       "this export's snapshot",
-      Math.max(0, Math.ceil(pruned / 1000)) + PRUNE_INTERVAL_SECONDS,
+      Math.max(0, Math.ceil(pruned / 1000)) + Math.ceil(budget.pruneEveryMs / 1000),
     );
   };
 
@@ -227,7 +231,7 @@ export const createDuckDbQueryEngine = (options: {
       } catch (error) {
         await rm(staged, { recursive: true, force: true });
         throw error instanceof Error && DISK_FULL.test(error.message)
-          ? fullDisk("this export's snapshot", PRUNE_INTERVAL_SECONDS)
+          ? fullDisk("this export's snapshot", retryAfterFullDisk)
           : error;
       } finally {
         await connection.run(`DROP TABLE IF EXISTS ${CROSS_DAY_TABLE}`).catch(() => undefined);
@@ -276,7 +280,7 @@ export const createDuckDbQueryEngine = (options: {
       } catch (error) {
         await rm(path, { force: true });
         throw error instanceof Error && DISK_FULL.test(error.message)
-          ? fullDisk("this page", PRUNE_INTERVAL_SECONDS)
+          ? fullDisk("this page", retryAfterFullDisk)
           : error;
       } finally {
         connection.closeSync();

@@ -23,11 +23,9 @@ export interface FormatWriter {
  * Encodings a lake engine may write from inside itself (DuckDB's COPY does, in C++), with the
  * conventions of this module's writers: csv and tsv with a header row, `\n` line ends, an empty
  * cell for null and `""` for an empty string; ndjson one object a line, keys in column order;
- * parquet with the columns and types of ./parquet.ts; xml the `<event>` elements of ./xml.ts,
- * one a line, without the document around them; xlsx the sheet's `<row>` elements of
- * ./xlsx.ts, numbered from 2, without the sheet around them or the workbook's zip.
+ * parquet with the columns and types of ./parquet.ts.
  */
-export type EngineEncoding = "csv" | "tsv" | "ndjson" | "parquet" | "xml" | "xlsx";
+export type EngineEncoding = "csv" | "tsv" | "ndjson" | "parquet";
 
 /** How a text format wraps its records. */
 export interface TextFraming {

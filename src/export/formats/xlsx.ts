@@ -65,7 +65,7 @@ const columnLetters = (index: number): string => {
   }
   return letters;
 };
-export const XLSX_COLUMN_LETTERS = EXPORT_COLUMNS.map((_, i) => columnLetters(i));
+const COLUMN_LETTERS = EXPORT_COLUMNS.map((_, i) => columnLetters(i));
 
 const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a;
 // escapeXmlText writes CR as a character reference, which readers trim like a space.
@@ -90,25 +90,22 @@ function rowXml(cells: readonly (string | number | null | undefined)[], rowNumbe
   let out = `<row r="${rowNumber}">`;
   for (let i = 0; i < cells.length; i++) {
     const value = cells[i];
-    const ref = `${XLSX_COLUMN_LETTERS[i]}${rowNumber}`;
+    const ref = `${COLUMN_LETTERS[i]}${rowNumber}`;
     if (typeof value === "string") out += textCell(ref, value);
     // A number that is not finite has no spreadsheet value; it is left empty, as null is.
     else if (typeof value === "number" && Number.isFinite(value)) {
       out += `<c r="${ref}"><v>${value}</v></c>`;
     }
   }
-  // A row a line, as an engine writes them.
-  return `${out}</row>\n`;
+  return `${out}</row>`;
 }
 
 // The compressor works a chunk at a time: a few KB per chunk would double the page's time.
 const SHEET_CHUNK_CHARS = 64 * 1024;
 
-const SHEET_START = SHEET_HEAD + rowXml(COLUMN_NAMES, 1);
-
 /** The sheet part: the header row, then a row per record, numbered from 2. */
 const SHEET: TextFraming = {
-  head: SHEET_START,
+  head: SHEET_HEAD + rowXml(COLUMN_NAMES, 1),
   record: (row, index) =>
     rowXml(
       COLUMN_NAMES.map((name) => row[name]),
@@ -117,53 +114,41 @@ const SHEET: TextFraming = {
   tail: () => SHEET_TAIL,
 };
 
-/** The sheet around an engine's `<row>` elements, numbered from 2. */
-async function* framedSheet(rows: Readable): AsyncGenerator<Buffer | string> {
-  yield SHEET_START;
-  yield* rows;
-  yield SHEET_TAIL;
-}
-
-/** The workbook of a sheet part, zipped as the sheet's text is read. */
-function workbook(sheetXml: Readable): Readable {
-  // The fastest deflate: a page's sheet is about 1 KB of XML a row, and the default level
-  // takes several times as long to compress it for a download only somewhat smaller.
-  const zip = new ZipStream({ zlib: { level: 1 } });
-  const out = new PassThrough();
-  const fail = (error: unknown) =>
-    out.destroy(error instanceof Error ? error : new Error(String(error)));
-  // Entries go in one after another; the sheet's rows are read only as `out` is.
-  const entry = (source: Buffer | Readable, name: string) =>
-    new Promise<void>((resolve, reject) =>
-      zip.entry(source, { name }, (error) => (error ? reject(error) : resolve())),
-    );
-  const fill = async () => {
-    for (const [name, text] of Object.entries(PARTS)) {
-      await entry(Buffer.from(DECLARATION + text, "utf8"), name);
-    }
-    await entry(sheetXml, "xl/worksheets/sheet1.xml");
-    zip.finalize();
-  };
-  fill().catch(fail);
-  zip.on("error", fail);
-  sheetXml.on("error", fail);
-  // A consumer that goes away stops the rows.
-  out.on("close", () => {
-    sheetXml.destroy();
-    zip.destroy();
-  });
-  zip.pipe(out);
-  return out;
-}
-
 export const xlsx: FormatWriter = {
   contentType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
   extension: "xlsx",
   attachment: true,
-  write: (rows) =>
-    workbook(Readable.from(encodeText(rows, SHEET, SHEET_CHUNK_CHARS), { objectMode: false })),
-  engineEncoding: {
-    encoding: "xlsx",
-    frame: (rows) => workbook(Readable.from(framedSheet(rows), { objectMode: false })),
+  write(rows) {
+    // The fastest deflate: a page's sheet is about 1 KB of XML a row, and the default level
+    // takes several times as long to compress it for a download only somewhat smaller.
+    const zip = new ZipStream({ zlib: { level: 1 } });
+    const sheetXml = Readable.from(encodeText(rows, SHEET, SHEET_CHUNK_CHARS), {
+      objectMode: false,
+    });
+    const out = new PassThrough();
+    const fail = (error: unknown) =>
+      out.destroy(error instanceof Error ? error : new Error(String(error)));
+    // Entries go in one after another; the sheet's rows are read only as `out` is.
+    const entry = (source: Buffer | Readable, name: string) =>
+      new Promise<void>((resolve, reject) =>
+        zip.entry(source, { name }, (error) => (error ? reject(error) : resolve())),
+      );
+    const fill = async () => {
+      for (const [name, text] of Object.entries(PARTS)) {
+        await entry(Buffer.from(DECLARATION + text, "utf8"), name);
+      }
+      await entry(sheetXml, "xl/worksheets/sheet1.xml");
+      zip.finalize();
+    };
+    fill().catch(fail);
+    zip.on("error", fail);
+    sheetXml.on("error", fail);
+    // A consumer that goes away stops the rows.
+    out.on("close", () => {
+      sheetXml.destroy();
+      zip.destroy();
+    });
+    zip.pipe(out);
+    return out;
   },
 };

@@ -1,13 +1,12 @@
-import { Readable } from "node:stream";
 import { EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
 import { type FormatWriter, textStream } from "./writer.ts";
 
-export const XML_HEAD =
+const HEAD =
   '<?xml version="1.0" encoding="UTF-8"?>\n' +
   '<events xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n';
 
 // Column names are valid XML names, so the tags are built once rather than per value.
-export const XML_ELEMENTS = EXPORT_COLUMNS.map((column) => ({
+const ELEMENTS = EXPORT_COLUMNS.map((column) => ({
   name: column.name,
   open: `<${column.name}>`,
   close: `</${column.name}>`,
@@ -57,7 +56,7 @@ export function escapeXmlText(text: string): string {
 
 function xmlRecord(row: ExportRecord): string {
   let out = "<event>";
-  for (const element of XML_ELEMENTS) {
+  for (const element of ELEMENTS) {
     const value = row[element.name];
     if (value === null || value === undefined) out += element.nil;
     else {
@@ -68,23 +67,9 @@ function xmlRecord(row: ExportRecord): string {
   return `${out}</event>\n`;
 }
 
-const TAIL = "</events>\n";
-
-/** The document around an engine's records: one `<event>` element a line. */
-async function* framedXml(records: Readable): AsyncGenerator<Buffer | string> {
-  yield XML_HEAD;
-  yield* records;
-  yield TAIL;
-}
-
 export const xml: FormatWriter = {
   contentType: "application/xml; charset=utf-8",
   extension: "xml",
   attachment: true,
-  write: (rows) => textStream(rows, { head: XML_HEAD, record: xmlRecord, tail: () => TAIL }),
-  // A consumer gone returns the generator, which destroys the engine's stream with it.
-  engineEncoding: {
-    encoding: "xml",
-    frame: (records) => Readable.from(framedXml(records), { objectMode: false }),
-  },
+  write: (rows) => textStream(rows, { head: HEAD, record: xmlRecord, tail: () => "</events>\n" }),
 };
