@@ -18,6 +18,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { dataPaths } from "../src/embedded/data-dir.ts";
 import { sqlString } from "../src/lake/export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../src/lake/tables.ts";
+import { installRequest } from "../test/support/installs.ts";
 import {
   createAppWithCli,
   memoryOf,
@@ -26,6 +27,7 @@ import {
   stopService,
 } from "../test/support/service.ts";
 import { int, mb, measuredOn, verdict, writeDocsSection } from "./figures.ts";
+import { percentile } from "./http-load.ts";
 
 const APP = "com.bench.window";
 const FORMATS = (process.env.WINDOW_FORMATS ?? "parquet,csv,ndjson").split(",");
@@ -153,6 +155,59 @@ const exportWindow = async (url: string, key: string, format: string, output: st
   return { seconds: (performance.now() - started) / 1000, cliPeak };
 };
 
+/** How often, while a window is exported, one batch of events is sent, as an app's SDKs would. */
+const PROBE_EVERY_MS = 250;
+const PROBE_EVENTS = 10;
+/** Ingestion "as usual": every batch accepted, and its p99 at most this many times the idle one. */
+const TARGET_INGEST_SLOWDOWN = 3;
+
+/**
+ * Batches of events sent to the service one after another, each PROBE_EVERY_MS after the last
+ * answer, until stopped: their answers' statuses and times.
+ */
+const ingestionProbe = async (url: string, sdkKey: string) => {
+  const serviceId = "window-bench-probe";
+  const post = (path: string, body: unknown) =>
+    fetch(`${url}${path}`, {
+      method: "POST",
+      headers: { authorization: sdkKey, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const install = await post(
+    "/v1/installs",
+    installRequest(serviceId, { os: "android", idfv: null }),
+  );
+  if (install.status !== 202) throw new Error(`probe install: ${install.status}`);
+  let sent = 0;
+  const times: number[] = [];
+  const refused: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const events = Array.from({ length: PROBE_EVENTS }, () => ({
+        event_id: `probe-${sent++}`,
+        event_type: "LEVEL_START",
+        event_time: new Date().toISOString(),
+        service_id: serviceId,
+        parameters: { level: 1 },
+      }));
+      const started = performance.now();
+      const response = await post("/v1/events", { events });
+      await response.arrayBuffer();
+      times.push(performance.now() - started);
+      if (response.status !== 202) refused.push(response.status);
+      await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return { times: [...times].sort((a, b) => a - b), refused };
+    },
+  };
+};
+
 /** The first page's time to first byte: the snapshot is made before the first byte leaves. */
 const firstPage = async (url: string, key: string) => {
   const started = performance.now();
@@ -175,6 +230,8 @@ interface Result {
   readonly servicePeak: number;
   readonly cliPeak: number;
   readonly snapshotBytes: number;
+  /** Batches of events sent meanwhile: how many, how many refused, p99 now and when idle. */
+  readonly ingest: { batches: number; refused: number; p99: number; idleP99: number };
 }
 
 const measure = async (millions: number): Promise<Result[]> => {
@@ -195,22 +252,43 @@ const measure = async (millions: number): Promise<Result[]> => {
     console.log(
       `\n${int(rows)} events seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s (${mb(await bytesUnder(paths.lake))} of Parquet)`,
     );
-    const { server } = await createAppWithCli(dataDir, APP, "Window Bench");
+    const { server, sdk } = await createAppWithCli(dataDir, APP, "Window Bench");
     for (const format of FORMATS) {
       // A service of its own per format, so each peak is its own.
       const service = await startService(dataDir, { ATTRIBUTION_FX_FEED_URL: "off" });
       const snapshotsBefore = await bytesUnder(paths.snapshots);
       try {
+        // Ingestion's answers with nothing else going on, then while the window is exported.
+        const idle = await ingestionProbe(service.url, sdk);
+        await new Promise((resolve) => setTimeout(resolve, 20 * PROBE_EVERY_MS));
+        const idleTimes = (await idle.stop()).times;
+        const probe = await ingestionProbe(service.url, sdk);
         const memory = sampleMemory(() => service.child.pid);
         const firstByte = await firstPage(service.url, server);
         const output = join(dataDir, `window.${format}`);
         const { seconds, cliPeak } = await exportWindow(service.url, server, format, output);
         const servicePeak = memory.stop();
+        const during = await probe.stop();
+        const ingest = {
+          batches: during.times.length,
+          refused: during.refused.length,
+          p99: percentile(during.times, 99),
+          idleP99: percentile(idleTimes, 99),
+        };
         // This format's two snapshots: the first page's and the CLI's.
         const snapshotBytes = (await bytesUnder(paths.snapshots)) - snapshotsBefore;
-        results.push({ rows, format, seconds, firstByte, servicePeak, cliPeak, snapshotBytes });
+        results.push({
+          rows,
+          format,
+          seconds,
+          firstByte,
+          servicePeak,
+          cliPeak,
+          snapshotBytes,
+          ingest,
+        });
         console.log(
-          `${format.padEnd(8)} ${int(Math.round(rows / seconds)).padStart(10)} rows/s  ${seconds.toFixed(1).padStart(7)} s  first byte ${firstByte.toFixed(2).padStart(6)} s  service ${mb(servicePeak).padStart(10)}  CLI ${mb(cliPeak).padStart(10)}  snapshots ${mb(snapshotBytes).padStart(10)}`,
+          `${format.padEnd(8)} ${int(Math.round(rows / seconds)).padStart(10)} rows/s  ${seconds.toFixed(1).padStart(7)} s  first byte ${firstByte.toFixed(2).padStart(6)} s  service ${mb(servicePeak).padStart(10)}  CLI ${mb(cliPeak).padStart(10)}  snapshots ${mb(snapshotBytes).padStart(10)}  ingestion ${ingest.batches} batches, ${ingest.refused} refused, p99 ${ingest.p99.toFixed(0)} ms (idle ${ingest.idleP99.toFixed(0)} ms)`,
         );
         await rm(output, { force: true });
       } finally {
@@ -238,11 +316,11 @@ const main = async () => {
     "page's time to first byte is the snapshot's making; the service's and the CLI's peaks are",
     "their resident memory sampled every 200 ms.",
     "",
-    "| events | format | rows a second | seconds | first byte | service peak | CLI peak | snapshots made (two) |",
-    "| -----: | ------ | ------------: | ------: | ---------: | -----------: | -------: | ----------------: |",
+    "| events | format | rows a second | seconds | first byte | service peak | CLI peak | snapshots made (two) | ingestion meanwhile: batches, refused, p99 (idle) |",
+    "| -----: | ------ | ------------: | ------: | ---------: | -----------: | -------: | ----------------: | ---------------------------------------------- |",
     ...all.map(
       (r) =>
-        `| ${int(r.rows)} | ${r.format} | ${int(r.rows / r.seconds)} | ${r.seconds.toFixed(1)} | ${r.firstByte.toFixed(2)} s | ${mb(r.servicePeak)} | ${mb(r.cliPeak)} | ${mb(r.snapshotBytes)} |`,
+        `| ${int(r.rows)} | ${r.format} | ${int(r.rows / r.seconds)} | ${r.seconds.toFixed(1)} | ${r.firstByte.toFixed(2)} s | ${mb(r.servicePeak)} | ${mb(r.cliPeak)} | ${mb(r.snapshotBytes)} | ${r.ingest.batches}, ${r.ingest.refused}, ${r.ingest.p99.toFixed(0)} ms (${r.ingest.idleP99.toFixed(0)} ms) |`,
     ),
     "",
   ];
@@ -273,6 +351,11 @@ const main = async () => {
   const peak = Math.max(...all.map((r) => r.servicePeak));
   report(
     `service peak ${mb(peak)} (target under ${mb(TARGET_SERVICE_BYTES)}): ${verdict(peak < TARGET_SERVICE_BYTES)}`,
+  );
+  const refused = all.reduce((sum, r) => sum + r.ingest.refused, 0);
+  const slowdown = Math.max(...all.map((r) => r.ingest.p99 / r.ingest.idleP99));
+  report(
+    `ingestion meanwhile: ${refused} batches refused, p99 at most ${slowdown.toFixed(1)}x the idle one (target none refused, at most ${TARGET_INGEST_SLOWDOWN}x): ${verdict(refused === 0 && slowdown <= TARGET_INGEST_SLOWDOWN)}`,
   );
   docs.push("", measuredOn());
   await writeDocsSection("export-window", docs.join("\n"));
