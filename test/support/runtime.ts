@@ -26,6 +26,8 @@ export const startTestRuntime = async (
   overrides: {
     snapshotTtlSeconds?: number;
     purgeIntervalMs?: number;
+    /** How often the streams deliver to the lake on their own (a minute unless given). */
+    flushIntervalMs?: number;
     ratesCsv?: string;
     fxFeedUrl?: string;
     trustProxy?: boolean;
