@@ -1,0 +1,167 @@
+/**
+ * moto's server (from PyPI): one local endpoint that answers the SQS, Firehose, S3 and KMS APIs
+ * as the AWS SDK calls them, for the tests that hold this service's AWS adapters and Lambda
+ * bundles to those APIs. moto, pinned, is installed on first use into the git-ignored
+ * `.venv-moto/` (as test/schemathesis/run.sh installs Schemathesis) and reused after.
+ *
+ * A machine that cannot have it (no python3-venv, no PyPI) says so with
+ * `ATTRIBUTION_TEST_NO_MOTO=1`: the suites that need it then print what they did not run.
+ * Without that variable, a moto that cannot be installed or started fails the suite.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdir, rm, stat } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+export const MOTO_VERSION = "5.2.5";
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const VENV = join(ROOT, ".venv-moto");
+const SERVER = join(VENV, "bin", "moto_server");
+const PYTHON = join(VENV, "bin", "python");
+/** Held while one test file installs, so files run side by side install once. */
+const LOCK = `${VENV}.lock`;
+
+/** Credentials moto accepts (any); never real ones. */
+export const MOTO_CREDENTIALS = { accessKeyId: "testing", secretAccessKey: "testing" } as const;
+export const MOTO_REGION = "eu-west-1";
+
+/** The machine has no moto by the operator's word: the suites that need it do not run. */
+export const motoDisabled = process.env.ATTRIBUTION_TEST_NO_MOTO === "1";
+
+/** One line naming what did not run, for a suite skipped for want of moto. */
+export const reportNoMoto = (what: string): void => {
+  if (motoDisabled) {
+    console.warn(`not run (ATTRIBUTION_TEST_NO_MOTO=1, no moto server on this machine): ${what}`);
+  }
+};
+
+const installedVersion = async (): Promise<string | undefined> => {
+  try {
+    const { stdout } = await run(PYTHON, ["-c", "import moto; print(moto.__version__)"]);
+    return stdout.trim();
+  } catch {
+    return undefined;
+  }
+};
+
+const install = async (): Promise<void> => {
+  await rm(VENV, { recursive: true, force: true });
+  try {
+    await run("python3", ["-m", "venv", VENV]);
+  } catch (error) {
+    throw new Error(
+      `moto: python3 -m venv ${VENV} failed (on Debian: apt-get install python3-venv), or set ATTRIBUTION_TEST_NO_MOTO=1 on a machine without it: ${String(error)}`,
+    );
+  }
+  try {
+    await run(
+      join(VENV, "bin", "pip"),
+      ["install", "--quiet", "--disable-pip-version-check", `moto[server]==${MOTO_VERSION}`],
+      { maxBuffer: 16 * 1024 * 1024 },
+    );
+  } catch (error) {
+    throw new Error(
+      `moto: could not install moto[server]==${MOTO_VERSION} from PyPI into ${VENV}, or set ATTRIBUTION_TEST_NO_MOTO=1 on a machine without it: ${String(error)}`,
+    );
+  }
+};
+
+/** Installs moto once, whichever test file gets here first; the others wait for it. */
+const ensureInstalled = async (): Promise<void> => {
+  if ((await installedVersion()) === MOTO_VERSION) return;
+  // mkdir is atomic: the file that makes the lock installs. A lock older than 10 minutes was
+  // left by a run that died mid-install.
+  for (let waited = 0; ; waited += 1) {
+    try {
+      await mkdir(LOCK);
+      break;
+    } catch {
+      const age = await stat(LOCK).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
+      if (age > 600_000) await rm(LOCK, { recursive: true, force: true });
+      else if (waited > 1_200) throw new Error(`moto: ${LOCK} held for over 10 minutes`);
+      else await sleep(500);
+      if ((await installedVersion()) === MOTO_VERSION) return;
+    }
+  }
+  try {
+    if ((await installedVersion()) !== MOTO_VERSION) await install();
+  } finally {
+    await rm(LOCK, { recursive: true, force: true });
+  }
+};
+
+const freePort = async (): Promise<number> => {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  server.close();
+  await once(server, "close");
+  return port;
+};
+
+export interface MotoServer {
+  /** `http://127.0.0.1:<port>`: every service's endpoint. */
+  readonly endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a moto server of its own (fresh state) on a loopback port, installing moto first. */
+export const startMoto = async (): Promise<MotoServer> => {
+  await ensureInstalled();
+  const port = await freePort();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const child: ChildProcess = spawn(SERVER, ["-H", "127.0.0.1", "-p", String(port)], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4_000);
+  });
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
+  // Started when it answers; bounded (it takes about a second).
+  for (let tries = 0; ; tries += 1) {
+    if (exited) throw new Error(`moto: moto_server exited at start: ${stderr}`);
+    const up = await fetch(`${endpoint}/moto-api/`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (up) break;
+    if (tries > 300) {
+      child.kill("SIGKILL");
+      throw new Error(`moto: moto_server did not answer on ${endpoint} within 30 s: ${stderr}`);
+    }
+    await sleep(100);
+  }
+  return {
+    endpoint,
+    async stop() {
+      if (exited) return;
+      const gone = once(child, "exit");
+      child.kill("SIGTERM");
+      await gone;
+    },
+  };
+};
+
+/** Client options for a service of the moto server. */
+export const motoClientConfig = (server: MotoServer) => ({
+  endpoint: server.endpoint,
+  region: MOTO_REGION,
+  credentials: MOTO_CREDENTIALS,
+  // S3 by path (`/bucket/key`): moto on a bare host and port has no bucket subdomains.
+  forcePathStyle: true,
+});
