@@ -1,0 +1,255 @@
+/**
+ * Links, taps on the link host, an ad network's touches and the attribution an SDK reads of
+ * them, on any target: links made over the API and with the CLI, app settings with the CLI.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import type { LinkAnswer } from "../../../src/links/links.ts";
+import { clickIdOfReferrer } from "../../../src/touches/destination.ts";
+import { installRequest } from "../../support/installs.ts";
+import { itAll, itNeeds, type Keys, openTarget, type Target } from "../../support/target.ts";
+
+const PIXEL =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
+const DESKTOP =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+const FINGERPRINT =
+  "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5";
+
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
+/** What the Kotlin SDK reports of a Pixel 8's first open, now. */
+const androidInstall = (serviceId: string, overrides: Record<string, unknown> = {}) =>
+  installRequest(serviceId, {
+    os: "android",
+    os_version: "14",
+    device_model: "Pixel 8",
+    sdk_platform: "kotlin",
+    idfv: null,
+    maid: null,
+    first_open_time: new Date().toISOString(),
+    ...overrides,
+  });
+
+describe("links, taps and touches", () => {
+  let target: Target;
+  let app: string;
+  let keys: Keys;
+
+  const makeLink = async (body: Record<string, unknown>) => {
+    const response = await target.post("/v1/links", body, keys.serverKey);
+    expect(response.status).toBe(201);
+    return (await response.json()) as LinkAnswer;
+  };
+
+  /** The attribution an SDK reads, once it is no longer pending. */
+  const attributionOf = (serviceId: string) =>
+    target.eventually(`${serviceId} is attributed`, async () => {
+      const response = await target.get(
+        `/v1/installs/${serviceId}/attribution?wait_seconds=10`,
+        keys.sdkKey,
+      );
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as Record<string, string>;
+      expect(body.service_match_status).not.toBe("pending");
+      return body;
+    });
+
+  beforeAll(async () => {
+    target = await openTarget();
+    app = target.appId("com.example.linked");
+    keys = await target.createApp(app, "android");
+    await target.cli(
+      "apps",
+      "config",
+      "--app-id",
+      app,
+      "--web-url",
+      "https://game.example.com/",
+      "--android-sha256",
+      FINGERPRINT,
+    );
+  });
+
+  afterAll(() => target?.dispose());
+
+  itAll("makes a link over the API, reads it back, and lists it", async () => {
+    const link = await makeLink({
+      media_source: "facebook_ads",
+      campaign_name: "Winter",
+      deep_link_path: "/levels/7",
+      params: { promo: "WINTER" },
+    });
+    expect(link.deeplink_id).toMatch(/^[0-9A-Za-z]{11}$/);
+    const url = new URL(link.url);
+    expect(url.pathname).toBe(`/${link.deeplink_id}`);
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      deep_link_path: "/levels/7",
+      promo: "WINTER",
+    });
+    const read = await target.get(`/v1/links/${link.deeplink_id}`, keys.serverKey);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toEqual(link);
+    const listed = await target.get("/v1/links?limit=100", keys.serverKey);
+    const page = (await listed.json()) as { data: LinkAnswer[] };
+    expect(page.data.map((l) => l.deeplink_id)).toContain(link.deeplink_id);
+  });
+
+  itAll("refuses a bad link body, and keys without the links scope", async () => {
+    const bad = await target.post("/v1/links", { campaign_id: "1" }, keys.serverKey);
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { detail: string }).detail).toContain("media_source");
+    expect((await target.post("/v1/links", { media_source: "x" }, keys.sdkKey)).status).toBe(401);
+    expect((await target.get("/v1/links/not-an-id", keys.serverKey)).status).toBe(422);
+  });
+
+  itAll("makes a link with the CLI that the API then shows", async () => {
+    const made = JSON.parse(
+      await target.cli(
+        "links",
+        "create",
+        "--app-id",
+        app,
+        "--media-source",
+        "tiktok",
+        "--campaign-name",
+        "Spring",
+        "--json",
+      ),
+    ) as { deeplink_id: string; url: string };
+    const read = await target.get(`/v1/links/${made.deeplink_id}`, keys.serverKey);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ media_source: "tiktok", campaign_name: "Spring" });
+  });
+
+  itNeeds(["linkHost"], "names the link host in a link's URL", async () => {
+    const link = await makeLink({ media_source: "x" });
+    expect(new URL(link.url).origin).toBe(new URL(target.linkUrl).origin);
+  });
+
+  itNeeds(["linkHost"], "sends an Android tap to the Play Store with its click id, a desktop to the web, and an unknown link to a 404", async () => {
+    const link = await makeLink({ media_source: "facebook_ads" });
+    const android = await target.tap(`/${link.deeplink_id}?sub1=abc`, { "user-agent": PIXEL });
+    expect(android.status).toBe(302);
+    expect(android.headers.get("cache-control")).toBe("no-store");
+    const location = new URL(android.headers.get("location") ?? "");
+    expect(location.origin + location.pathname).toBe("https://play.google.com/store/apps/details");
+    expect(location.searchParams.get("id")).toBe(app);
+    expect(clickIdOfReferrer(location.searchParams.get("referrer"))).toMatch(/^[0-9A-Za-z]{22}$/);
+
+    const desktop = await target.tap(`/${link.deeplink_id}`, { "user-agent": DESKTOP });
+    expect(desktop.status).toBe(302);
+    expect(desktop.headers.get("location")).toBe("https://game.example.com/");
+
+    const unknown = await target.tap("/AAAAAAAAAAA", { "user-agent": PIXEL });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain("Link not found");
+  });
+
+  itNeeds(["linkHost"], "serves assetlinks.json with the app's fingerprint set by the CLI", async () => {
+    await target.eventually("assetlinks.json names the app", async () => {
+      const response = await target.tap("/.well-known/assetlinks.json");
+      expect(response.status).toBe(200);
+      const statements = (await response.json()) as {
+        target: { package_name: string; sha256_cert_fingerprints: string[] };
+      }[];
+      expect(statements.find((s) => s.target.package_name === app)?.target).toMatchObject({
+        sha256_cert_fingerprints: [FINGERPRINT],
+      });
+    });
+  });
+
+  itNeeds(["linkHost"], "attributes an install to the tap whose click id its Play referrer brings back", async () => {
+    const link = await makeLink({
+      media_source: "facebook_ads",
+      campaign_id: "123",
+      campaign_name: "Winter",
+      deep_link_path: "/levels/7",
+      params: { promo: "WINTER" },
+    });
+    const tap = await target.tap(`/${link.deeplink_id}`, { "user-agent": PIXEL });
+    const referrer =
+      new URL(tap.headers.get("location") ?? "").searchParams.get("referrer") ?? "";
+    const serviceId = randomUUID();
+    const now = Math.floor(Date.now() / 1000);
+    const installed = await target.post(
+      "/v1/installs",
+      androidInstall(serviceId, {
+        install_referrer: {
+          referrer,
+          click_timestamp: now - 5,
+          install_begin_timestamp: now - 2,
+        },
+      }),
+      keys.sdkKey,
+    );
+    expect(installed.status).toBe(202);
+    expect(await attributionOf(serviceId)).toMatchObject({
+      service_match_status: "matched",
+      media_source: "facebook_ads",
+      campaign_id: "123",
+      campaign_name: "Winter",
+      deep_link_path: "/levels/7",
+      promo: "WINTER",
+      matching_type: "network",
+      confidence_score: "high",
+    });
+  });
+
+  itAll("takes a network's touches, answers each, and refuses keys without the s2s scope", async () => {
+    const response = await target.post(
+      "/v1/touches",
+      {
+        touches: [
+          {
+            touch_type: "click",
+            touch_time: minutesAgo(5),
+            media_source: "network_a",
+            maid: randomUUID(),
+          },
+          { touch_type: "view", touch_time: minutesAgo(1), media_source: "network_a" },
+        ],
+      },
+      keys.serverKey,
+    );
+    expect(response.status).toBe(202);
+    const answer = (await response.json()) as {
+      accepted: { index: number; click_id: string }[];
+      rejected: { index: number; detail: string }[];
+    };
+    expect(answer.accepted.map((a) => a.index)).toEqual([0]);
+    expect(answer.rejected.map((r) => r.index)).toEqual([1]);
+    expect(answer.rejected[0]?.detail).toContain("touch_type");
+    expect((await target.post("/v1/touches", { touches: [{}] }, keys.sdkKey)).status).toBe(401);
+    expect((await target.post("/v1/touches", { touches: [] }, keys.serverKey)).status).toBe(422);
+  });
+
+  itAll("attributes an install to a network's click on its advertising id", async () => {
+    const gaid = randomUUID();
+    const reported = await target.post(
+      "/v1/touches",
+      {
+        touches: [
+          {
+            touch_type: "click",
+            touch_time: new Date(Date.now() - 2 * 3_600_000).toISOString(),
+            media_source: "network_b",
+            campaign_name: "Spring",
+            maid: gaid,
+          },
+        ],
+      },
+      keys.serverKey,
+    );
+    expect(reported.status).toBe(202);
+    const serviceId = randomUUID();
+    await target.post("/v1/installs", androidInstall(serviceId, { maid: gaid }), keys.sdkKey);
+    expect(await attributionOf(serviceId)).toMatchObject({
+      service_match_status: "matched_no_params",
+      media_source: "network_b",
+      campaign_name: "Spring",
+      matching_type: "network",
+      click_to_first_open_hours: "2",
+    });
+  });
+});
