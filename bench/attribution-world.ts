@@ -17,8 +17,9 @@
  * Installs are spread over a few days before `firstOpen`, so that each install's windows
  * see the touches that real density would put in them.
  */
-import type { InstallFacts } from "../src/attribution/matcher.ts";
+
 import { createRandom, type Random } from "../src/demo/prng.ts";
+import type { InstallFacts } from "../src/domain/install-facts.ts";
 import type { Touch } from "../src/ports/touches.ts";
 import { NO_CAMPAIGN } from "../src/touches/touch.ts";
 import { deviceTraits } from "../src/touches/user-agent.ts";

@@ -18,11 +18,8 @@ import { performance } from "node:perf_hooks";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { createTouchStore } from "../src/adapters/dynamodb/touches.ts";
 import { type Match, matchInstall } from "../src/attribution/matcher.ts";
-import {
-  type AttributionSettings,
-  type Confidence,
-  DEFAULT_ATTRIBUTION,
-} from "../src/attribution/settings.ts";
+import { type AttributionSettings, DEFAULT_ATTRIBUTION } from "../src/attribution/settings.ts";
+import type { Confidence } from "../src/domain/attribution.ts";
 import { LOCAL_TABLE_NAMES, startLocalDynamoDb } from "../src/embedded/local-dynamodb.ts";
 import type { Touch, TouchStore } from "../src/ports/touches.ts";
 import { NO_CAMPAIGN } from "../src/touches/touch.ts";

@@ -1,8 +1,8 @@
 /** What matching reads of an install: its device, its first open, the click ids it carries. */
+import type { InstallFacts } from "../domain/install-facts.ts";
 import type { Install } from "../ports/installs.ts";
 import { clickIdOfReferrer, REFERRER_CLICK_ID } from "../touches/destination.ts";
 import { normalizeIp } from "../touches/ip.ts";
-import type { InstallFacts } from "./matcher.ts";
 
 /** The click id a link that opened the app carries in its query, if any. */
 export const clickIdOfOpenUrl = (openUrl: string | null): string | null => {

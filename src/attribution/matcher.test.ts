@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { InstallFacts } from "../domain/install-facts.ts";
 import type { SearchAds, SearchAdsAnswer } from "../ports/search-ads.ts";
 import type { Touch, TouchWindow } from "../ports/touches.ts";
 import { ipMatchKey } from "../touches/ip.ts";
@@ -8,7 +9,6 @@ import {
   compatibleDevice,
   deviceEvidence,
   geoConfidence,
-  type InstallFacts,
   type Match,
   matchInstall,
   sameVersion,

@@ -15,47 +15,16 @@
  * A touch after the install began (by the store's clock, where the install says) is injected,
  * never a match. The lookups are the touch store's three, each an indexed window.
  */
-import type { Os } from "../ports/installs.ts";
+
+import type { Confidence, MatchMethod } from "../domain/attribution.ts";
+import type { InstallFacts } from "../domain/install-facts.ts";
+import { DAY_MS, HOUR_MS, MINUTE_MS } from "../domain/time.ts";
+import type { TouchType } from "../domain/touch.ts";
 import type { AdFields } from "../ports/links.ts";
 import type { SearchAds } from "../ports/search-ads.ts";
 import type { Touch, TouchStore } from "../ports/touches.ts";
 import { isPublicIp } from "../touches/ip.ts";
-import type { TouchType } from "../touches/touch-request.ts";
-import type { AttributionSettings, Confidence } from "./settings.ts";
-
-export const ATT_STATUSES = ["authorized", "denied", "restricted", "not_determined"] as const;
-export type AttStatus = (typeof ATT_STATUSES)[number];
-
-/** What matching reads of an install. */
-export interface InstallFacts {
-  readonly appId: string;
-  readonly os: Os;
-  readonly osVersion: string | null;
-  readonly deviceModel: string | null;
-  /** ISO 8601 UTC, by the device's clock. */
-  readonly firstOpenTime: string;
-  /** When the service received the install (ISO 8601 UTC), by its own clock. */
-  readonly receivedAt: string;
-  /**
-   * The service's clock minus the device's, from the time the SDK sent the install by its own
-   * clock (`sent_at`); null when the request did not say.
-   */
-  readonly clockOffsetMs: number | null;
-  readonly maid: string | null;
-  readonly attStatus: AttStatus | null;
-  /** The click id the Play install referrer carries. */
-  readonly referrerClickId: string | null;
-  /** The click id of the link that opened the app on its first launch. */
-  readonly openUrlClickId: string | null;
-  /** When the install began by the store's server clock (ISO 8601 UTC), if known. */
-  readonly installBeganAt: string | null;
-  /** The address the install was reported from. */
-  readonly ip: string | null;
-  /** Apple's AdServices token (iOS 14.3 and later), valid for 24 hours. */
-  readonly platformAdsToken: string | null;
-}
-
-export type MatchMethod = "click_id" | "search_ads" | "advertising_id" | "probabilistic";
+import type { AttributionSettings } from "./settings.ts";
 
 /** What a match credits: a touch of the store, or what Apple's attribution names. */
 export interface Credit extends AdFields {
@@ -81,10 +50,6 @@ export type Match =
   | { readonly kind: "organic" };
 
 export type TouchLookups = Pick<TouchStore, "get" | "byMaid" | "byIp">;
-
-const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
-const DAY_MS = 24 * HOUR_MS;
 
 /** More devices than this behind one IP over a day (a carrier NAT, an office): at most `low`. */
 export const CROWDED_IP_DEVICES = 5;

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { Confidence } from "../domain/attribution.ts";
 import { NO_CAMPAIGN } from "../touches/touch.ts";
 import type { Match } from "./matcher.ts";
 import { resultOf } from "./results.ts";
-import { type Confidence, DEFAULT_ATTRIBUTION } from "./settings.ts";
+import { DEFAULT_ATTRIBUTION } from "./settings.ts";
 
 const AT = new Date("2026-11-24T12:00:00.000Z");
 

@@ -2,11 +2,12 @@
  * An install's attribution result, from the matcher's verdict: what the SDK reads
  * (`service_match_status` and the parameters) and what its exported events carry.
  */
+import type { Confidence } from "../domain/attribution.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
 import { NO_CAMPAIGN } from "../touches/touch.ts";
 import type { Match } from "./matcher.ts";
-import type { AttributionSettings, Confidence } from "./settings.ts";
+import type { AttributionSettings } from "./settings.ts";
 
 /**
  * iOS only: a reinstall when the app has seen the device's IDFV on an earlier install (an

@@ -5,12 +5,10 @@
  * the common ones of the leading services.
  */
 import * as z from "zod";
+import { ATTRIBUTION_LIMITS, CONFIDENCE_LEVELS, type Confidence } from "../domain/attribution.ts";
+import type { Os } from "../domain/install-facts.ts";
 import type { App } from "../ports/apps.ts";
-import type { Os } from "../ports/installs.ts";
 import { checked } from "../validation/issues.ts";
-
-export const CONFIDENCE_LEVELS = ["low", "medium", "high"] as const;
-export type Confidence = (typeof CONFIDENCE_LEVELS)[number];
 
 export interface AttributionSettings {
   /** Off: every install of the app is `skipped`. */
@@ -35,12 +33,6 @@ export interface AttributionSettings {
    */
   readonly deepLinkConfidenceFloor: Confidence;
 }
-
-export const ATTRIBUTION_LIMITS = {
-  clickWindowDays: { min: 1, max: 30 },
-  viewWindowHours: { min: 1, max: 168 },
-  probabilisticWindowHours: { min: 1, max: 24 },
-} as const;
 
 export const DEFAULT_ATTRIBUTION: AttributionSettings = {
   enabled: true,

@@ -7,6 +7,7 @@
  * demo only sends what devices and networks would.
  */
 import type { EventType } from "../domain/event-types.ts";
+import { DAY_MS, HOUR_MS, MINUTE_MS } from "../domain/time.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { Addresses } from "./addresses.ts";
 import { type MediaSource, mediaSourcesFor, pickTouch, type Touch } from "./campaigns.ts";
@@ -15,7 +16,7 @@ import { browserUserAgent, type Device, devicesOf } from "./devices.ts";
 import { createInstall, type InstallProfile, type NetworkTouch } from "./install.ts";
 import { MARKETS, type Market, marketWeights, PRICE_TIERS } from "./markets.ts";
 import { createRandom, hashString, type Random } from "./prng.ts";
-import { DAY_MS, HOUR_MS, MINUTE_MS, sampleTime } from "./rhythm.ts";
+import { sampleTime } from "./rhythm.ts";
 import { planEvents } from "./sessions.ts";
 
 export type { DemoApp } from "./demo-app.ts";

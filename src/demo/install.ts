@@ -5,12 +5,13 @@
  * The cause is only the demo's ground truth: the service's matcher finds the attribution
  * from the touches and the install alone.
  */
+
+import { HOUR_MS, MINUTE_MS } from "../domain/time.ts";
 import { type MediaSource, pickTouch, type Touch } from "./campaigns.ts";
 import type { DemoApp } from "./demo-app.ts";
 import { browserUserAgent, type Device, devicesOf } from "./devices.ts";
 import type { Market } from "./markets.ts";
 import type { Random } from "./prng.ts";
-import { HOUR_MS, MINUTE_MS } from "./rhythm.ts";
 
 /** Share of installs with no paid touch: 35–45 % is typical of an app that buys ads. */
 const ORGANIC_SHARE = 0.4;

@@ -3,11 +3,8 @@
  * evening) and a little more on weekends. Times are sampled by rejection against that curve, so
  * any window works, fractional days and all.
  */
+import { DAY_MS, MINUTE_MS } from "../domain/time.ts";
 import type { Random } from "./prng.ts";
-
-export const MINUTE_MS = 60_000;
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
 
 /** Relative activity per local hour, 00:00 to 23:00. */
 const HOURLY = [

@@ -4,10 +4,11 @@
  * subscription, sign-in). The result is the install's events in time order.
  */
 import type { EventType } from "../domain/event-types.ts";
+import { DAY_MS, MINUTE_MS } from "../domain/time.ts";
 import type { InstallProfile } from "./install.ts";
 import { PRICE_TIERS, PURCHASE_TIER_WEIGHTS, SUBSCRIPTION_TIER_WEIGHTS } from "./markets.ts";
 import type { Random } from "./prng.ts";
-import { DAY_MS, localMidnight, MINUTE_MS, sampleTime } from "./rhythm.ts";
+import { localMidnight, sampleTime } from "./rhythm.ts";
 
 export interface PlannedEvent {
   readonly time: number;

@@ -7,6 +7,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
+import { DAY_MS } from "../domain/time.ts";
 
 export interface ToUsdOptions {
   /**
@@ -39,8 +40,6 @@ interface RateSeries {
   readonly days: Int32Array;
   readonly perEur: Float64Array;
 }
-
-const DAY_MS = 86_400_000;
 
 /** Days since 1970-01-01 of a yyyy-mm-dd date, or null unless it is a real calendar date. */
 const epochDay = (date: string): number | null => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { HOUR_MS } from "../domain/time.ts";
 import { NOW } from "./ingest.test-support.ts";
 import { type InstallRequest, parseInstallRequest, toInstall } from "./install.ts";
-import { HOUR_MS } from "./limits.ts";
 
 const minimal = {
   service_id: "svc-1",

@@ -4,9 +4,10 @@
  * event-schema.ts for why).
  */
 import * as z from "zod";
-import { ATT_STATUSES } from "../attribution/matcher.ts";
+import { ATT_STATUSES, OS_VALUES } from "../domain/install-facts.ts";
+import { HOUR_MS } from "../domain/time.ts";
 import { MAX_TIMESTAMP } from "../export/params.ts";
-import { type Install, OS_VALUES } from "../ports/installs.ts";
+import type { Install } from "../ports/installs.ts";
 import { formatIssues, type Parsed } from "../validation/issues.ts";
 import {
   customerUserIdField,
@@ -17,7 +18,7 @@ import {
   shortText,
   text,
 } from "./fields.ts";
-import { HOUR_MS, INGEST_LIMITS } from "./limits.ts";
+import { INGEST_LIMITS } from "./limits.ts";
 
 /** The SDKs we ship. Other lowercase names are accepted too (see `sdk_platform`). */
 export const SDK_PLATFORMS = [

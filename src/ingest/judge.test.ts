@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "../domain/event-types.ts";
+import { DAY_MS, HOUR_MS } from "../domain/time.ts";
 import { isSealed, NOW, open, s2sEvent, sdkEvent } from "./ingest.test-support.ts";
 import {
   type EventVerdict,
@@ -8,7 +9,7 @@ import {
   judgeEvents,
   type ValidEvent,
 } from "./judge.ts";
-import { DAY_MS, HOUR_MS, INGEST_LIMITS } from "./limits.ts";
+import { INGEST_LIMITS } from "./limits.ts";
 import type { ParameterValue } from "./parameters.ts";
 import { PII_KEYS, sha256Marked } from "./pii.ts";
 

@@ -5,6 +5,7 @@
  */
 import type * as z from "zod";
 import type { EventType } from "../domain/event-types.ts";
+import { DAY_MS, HOUR_MS } from "../domain/time.ts";
 import { formatIssues, joinProblems, UNPROCESSABLE } from "../validation/issues.ts";
 import { commonEvent } from "./common-event.ts";
 import {
@@ -16,7 +17,7 @@ import {
   s2sEventSchema,
 } from "./event-schema.ts";
 import { isIdentifier } from "./fields.ts";
-import { DAY_MS, HOUR_MS, INGEST_LIMITS } from "./limits.ts";
+import { INGEST_LIMITS } from "./limits.ts";
 import { isPlainMap, type ParameterMap, sanitizeParameters } from "./parameters.ts";
 import { protectPii } from "./pii.ts";
 import { type Open, type Revenue, readRevenue } from "./revenue.ts";

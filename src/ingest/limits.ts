@@ -56,6 +56,3 @@ export const INGEST_LIMITS = {
   /** `timezone` (an IANA name such as `America/Argentina/Buenos_Aires`), in characters. */
   maxTimezoneLength: 64,
 } as const;
-
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;

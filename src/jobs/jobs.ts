@@ -7,6 +7,7 @@
  * there instead. Pure data: no handler imports, so a job's Lambda bundles no other job.
  */
 import { SWEEP_AGE_MS } from "../attribution/sweep.ts";
+import { HOUR_MS } from "../domain/time.ts";
 import type { Uses } from "../functions/uses.ts";
 
 /** An EventBridge schedule: a fixed rate, or a cron expression's fields (UTC). */
@@ -31,8 +32,6 @@ export interface JobDefinition<Id extends string = string> {
   /** AWS: its schedule and function, or what does its work there instead. */
   readonly aws: AwsJob | { readonly instead: string };
 }
-
-const HOUR_MS = 3_600_000;
 
 export const JOBS = [
   {

@@ -4,8 +4,8 @@
  * of the request (its IP and user agent among them) is kept only while the attribution is
  * unresolved.
  */
-import type { InstallFacts, MatchMethod } from "../attribution/matcher.ts";
-import type { Confidence } from "../attribution/settings.ts";
+import type { Confidence, MatchMethod } from "../domain/attribution.ts";
+import type { InstallFacts } from "../domain/install-facts.ts";
 import type { AdFields } from "./links.ts";
 
 export const MATCH_STATUSES = [

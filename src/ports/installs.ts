@@ -1,8 +1,7 @@
 /** Installs and the customer-user mapping, as the ingestion path stores and reads them. */
-import type { AttStatus } from "../attribution/matcher.ts";
+import type { AttStatus, Os } from "../domain/install-facts.ts";
 
-export const OS_VALUES = ["android", "ios"] as const;
-export type Os = (typeof OS_VALUES)[number];
+export type { Os };
 
 /** What the service keeps of an install: its identity and the install-level event fields. */
 export interface Install {

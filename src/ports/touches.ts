@@ -2,8 +2,7 @@
  * The touch store: every click and impression until the longest attribution window has passed,
  * for the three lookups matching makes (by click id, by advertising id, by IP).
  */
-import type { TouchType } from "../touches/touch-request.ts";
-import type { DevicePlatform } from "../touches/user-agent.ts";
+import type { DevicePlatform, TouchType } from "../domain/touch.ts";
 import type { AdFields } from "./links.ts";
 
 export interface Touch extends AdFields {

@@ -5,8 +5,9 @@
  * A link's own destination for a platform wins over the app's store page; a Play Store
  * destination always gets the referrer.
  */
+
+import type { DevicePlatform } from "../domain/touch.ts";
 import type { App } from "../ports/apps.ts";
-import type { DevicePlatform } from "./user-agent.ts";
 
 /** The install referrer's key for the click id: the matcher reads it back from the install. */
 export const REFERRER_CLICK_ID = "service_click_id";

@@ -5,7 +5,9 @@
  * ignored and null is the same as absent.
  */
 import * as z from "zod";
-import { ATTRIBUTION_LIMITS } from "../attribution/settings.ts";
+import { ATTRIBUTION_LIMITS } from "../domain/attribution.ts";
+import { DAY_MS, HOUR_MS } from "../domain/time.ts";
+import { TOUCH_TYPES } from "../domain/touch.ts";
 import {
   dateTime,
   deviceId,
@@ -27,9 +29,6 @@ export const TOUCH_LIMITS = {
   maxTouchAgeDays: ATTRIBUTION_LIMITS.clickWindowDays.max,
   maxFutureSkewHours: 24,
 } as const;
-
-export const TOUCH_TYPES = ["click", "impression"] as const;
-export type TouchType = (typeof TOUCH_TYPES)[number];
 
 const field = () => shortText(LINK_LIMITS.maxFieldLength).nullish();
 
@@ -128,13 +127,13 @@ export const parseTouch = (raw: unknown, now: Date): Parsed<TouchRequest> => {
   const parsed = touchSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, detail: formatIssues(parsed.error.issues, "touch") };
   const time = Date.parse(parsed.data.touch_time);
-  if (time > now.getTime() + TOUCH_LIMITS.maxFutureSkewHours * 3_600_000) {
+  if (time > now.getTime() + TOUCH_LIMITS.maxFutureSkewHours * HOUR_MS) {
     return {
       ok: false,
       detail: `touch_time: must be at most ${TOUCH_LIMITS.maxFutureSkewHours} hours ahead of the server's clock`,
     };
   }
-  if (time < now.getTime() - TOUCH_LIMITS.maxTouchAgeDays * 86_400_000) {
+  if (time < now.getTime() - TOUCH_LIMITS.maxTouchAgeDays * DAY_MS) {
     return {
       ok: false,
       detail: `touch_time: must be at most ${TOUCH_LIMITS.maxTouchAgeDays} days old: no install can be matched to it`,

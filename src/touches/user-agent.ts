@@ -7,8 +7,7 @@
  */
 import { isbot } from "isbot";
 import { UAParser } from "ua-parser-js";
-
-export type DevicePlatform = "android" | "ios" | "other";
+import type { DevicePlatform } from "../domain/touch.ts";
 
 export interface DeviceTraits {
   readonly platform: DevicePlatform;

@@ -10,6 +10,7 @@ import { attributionRow, installEventRow } from "../attribution/lake-rows.ts";
 import { matchInstall, type TouchLookups } from "../attribution/matcher.ts";
 import { installTypeOf, resultOf, skippedResult } from "../attribution/results.ts";
 import { attributionSettingsOf } from "../attribution/settings.ts";
+import { DAY_MS } from "../domain/time.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { AttributionResult, AttributionStore } from "../ports/attributions.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
@@ -49,7 +50,7 @@ export const ATTRIBUTION_WORKER = defineWorker({
 });
 
 /** How long Apple's AdServices token can be resolved after the app got it. */
-export const APPLE_TOKEN_LIFE_MS = 24 * 3_600_000;
+export const APPLE_TOKEN_LIFE_MS = DAY_MS;
 
 export type AttributionJob = z.infer<typeof ATTRIBUTION_WORKER.message>;
 

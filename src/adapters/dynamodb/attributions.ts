@@ -14,11 +14,10 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { ATT_STATUSES } from "../../attribution/matcher.ts";
-import { CONFIDENCE_LEVELS } from "../../attribution/settings.ts";
+import { CONFIDENCE_LEVELS } from "../../domain/attribution.ts";
+import { ATT_STATUSES, OS_VALUES } from "../../domain/install-facts.ts";
 import type { AttributionRecord, AttributionStore } from "../../ports/attributions.ts";
 import { MATCH_STATUSES } from "../../ports/attributions.ts";
-import { OS_VALUES } from "../../ports/installs.ts";
 import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";

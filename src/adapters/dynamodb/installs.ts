@@ -9,13 +9,12 @@ import {
   PutCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { ATT_STATUSES } from "../../attribution/matcher.ts";
-import {
-  type CustomerUserMap,
-  type Install,
-  type InstallHistory,
-  type InstallStore,
-  OS_VALUES,
+import { ATT_STATUSES, OS_VALUES } from "../../domain/install-facts.ts";
+import type {
+  CustomerUserMap,
+  Install,
+  InstallHistory,
+  InstallStore,
 } from "../../ports/installs.ts";
 import { conditionHolds } from "./conditional.ts";
 import { queryIndex } from "./query-index.ts";

@@ -15,9 +15,10 @@ import {
   paginateScan,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
+import { TOUCH_TYPES } from "../../domain/touch.ts";
 import type { Touch, TouchStore, TouchWindow } from "../../ports/touches.ts";
 import { ipMatchKey } from "../../touches/ip.ts";
-import { TOUCH_LIMITS, TOUCH_TYPES } from "../../touches/touch-request.ts";
+import { TOUCH_LIMITS } from "../../touches/touch-request.ts";
 import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";
