@@ -40,6 +40,11 @@ export const CAPABILITIES = {
     localstack:
       "the export queries Athena over Glue tables of the Parquet files Firehose converts: LocalStack's free edition has neither Athena nor Glue, so the stack is deployed without them (lakeQueries=false)",
   },
+  /** Deletions completed by the purge, which rewrites the lake's Parquet files. */
+  purge: {
+    localstack:
+      "the purge rewrites the Parquet files that Firehose converts with the Glue tables, which are left out on LocalStack (lakeQueries=false)",
+  },
   /** The link host: an API Gateway HTTP API. */
   linkHost: {
     localstack:
@@ -83,7 +88,7 @@ export interface Target {
    * Runs `check` until it resolves, and resolves with its value; a throw means "not yet". After
    * the bound, rejects with the last error. `what` names the wait in that error.
    */
-  eventually<T>(what: string, check: () => Promise<T>): Promise<T>;
+  eventually<T>(what: string, check: () => Promise<T>, wait?: Wait): Promise<T>;
   dispose(): Promise<void>;
 }
 
@@ -92,9 +97,7 @@ const env = process.env;
 const kindOf = (value: string | undefined): TargetKind => {
   const kind = value || "embedded";
   if (!(TARGET_KINDS as readonly string[]).includes(kind)) {
-    throw new Error(
-      `ATTRIBUTION_TEST_TARGET=${kind}: must be one of ${TARGET_KINDS.join(", ")}`,
-    );
+    throw new Error(`ATTRIBUTION_TEST_TARGET=${kind}: must be one of ${TARGET_KINDS.join(", ")}`);
   }
   return kind as TargetKind;
 };
@@ -114,17 +117,25 @@ export const missing = (
   return reasons.length ? reasons.join("; ") : undefined;
 };
 
+/**
+ * What a test waits for: most things within the target's usual bound; a deletion's purge,
+ * which on AWS runs on a schedule, within the purge's own.
+ */
+export type Wait = "usual" | "purge";
+
 /** How long a wait may take, and how often it looks, by target. */
-const WAITS: Record<TargetKind, { boundMs: number; everyMs: number }> = {
-  embedded: { boundMs: 30_000, everyMs: 100 },
+const WAITS: Record<TargetKind, { boundMs: number; everyMs: number; purgeMs: number }> = {
+  embedded: { boundMs: 30_000, everyMs: 100, purgeMs: 30_000 },
   // LocalStack runs each Lambda in a container of its own: first calls take seconds.
-  localstack: { boundMs: 180_000, everyMs: 2_000 },
-  // Firehose buffers for up to 5 minutes (lib/settings.ts, streamBufferInterval).
-  aws: { boundMs: 720_000, everyMs: 10_000 },
+  localstack: { boundMs: 180_000, everyMs: 2_000, purgeMs: 180_000 },
+  // Firehose buffers for up to 5 minutes (lib/settings.ts, streamBufferInterval); a deletion
+  // is completed within 25 minutes with the stack's defaults (lib/purge-job.ts).
+  aws: { boundMs: 720_000, everyMs: 10_000, purgeMs: 1_800_000 },
 };
 
 /** A test's time limit on this target: the waits it may make, and the requests around them. */
-export const TEST_TIMEOUT_MS = TARGET_KIND === "embedded" ? 60_000 : 2 * WAITS[TARGET_KIND].boundMs;
+export const TEST_TIMEOUT_MS =
+  TARGET_KIND === "embedded" ? 60_000 : 2 * WAITS[TARGET_KIND].boundMs + WAITS[TARGET_KIND].purgeMs;
 
 /**
  * `it`, run only where the target has what the test needs; elsewhere skipped, its name saying
@@ -202,8 +213,10 @@ const waitFor = async <T>(
   check: () => Promise<T>,
   kind: TargetKind,
   before: () => Promise<void>,
+  wait: Wait = "usual",
 ): Promise<T> => {
-  const { boundMs, everyMs } = WAITS[kind];
+  const { everyMs } = WAITS[kind];
+  const boundMs = wait === "purge" ? WAITS[kind].purgeMs : WAITS[kind].boundMs;
   const deadline = Date.now() + boundMs;
   for (;;) {
     await before();
@@ -267,7 +280,7 @@ const httpTarget = (
           "--json",
         ),
       ),
-    eventually: (what, check) => waitFor(what, check, kind, settle),
+    eventually: (what, check, wait) => waitFor(what, check, kind, settle, wait),
     dispose,
   };
 };

@@ -99,7 +99,12 @@ describe("ingestion", () => {
 
   itAll("accepts SDK events, ignores a manual INSTALL and rejects bad ones alone", async () => {
     const answer = await sendEvents([
-      { event_id: "evt-install", service_id: serviceId, event_type: "INSTALL", event_time: minutesAgo(50) },
+      {
+        event_id: "evt-install",
+        service_id: serviceId,
+        event_type: "INSTALL",
+        event_time: minutesAgo(50),
+      },
       {
         event_id: "evt-purchase",
         service_id: serviceId,
@@ -124,60 +129,67 @@ describe("ingestion", () => {
     expect(answer.rejected).toEqual([]);
   });
 
-  itAll("resolves a server-to-server event's user by customer_user_id, and rejects the unknown", async () => {
-    const answer = await sendEvents(
-      [
-        {
-          event_id: "s2s-1",
-          customer_user_id: "user-1",
-          event_type: "SUBSCRIBE",
-          event_time: minutesAgo(2),
-          parameters: { revenue: 9.99, currency: "GBP" },
-        },
-        {
-          event_id: "s2s-unknown",
-          customer_user_id: "nobody",
-          event_type: "SUBSCRIBE",
-          event_time: minutesAgo(2),
-        },
-      ],
-      true,
-    );
-    expect(answer.accepted).toBe(1);
-    expect(answer.rejected.map((r) => [r.event_id, r.retryable])).toEqual([
-      ["s2s-unknown", false],
-    ]);
-    expect((await target.post("/v1/s2s/events", { events: [] }, keys.sdkKey)).status).toBe(401);
-  });
+  itAll(
+    "resolves a server-to-server event's user by customer_user_id, and rejects the unknown",
+    async () => {
+      const answer = await sendEvents(
+        [
+          {
+            event_id: "s2s-1",
+            customer_user_id: "user-1",
+            event_type: "SUBSCRIBE",
+            event_time: minutesAgo(2),
+            parameters: { revenue: 9.99, currency: "GBP" },
+          },
+          {
+            event_id: "s2s-unknown",
+            customer_user_id: "nobody",
+            event_type: "SUBSCRIBE",
+            event_time: minutesAgo(2),
+          },
+        ],
+        true,
+      );
+      expect(answer.accepted).toBe(1);
+      expect(answer.rejected.map((r) => [r.event_id, r.retryable])).toEqual([
+        ["s2s-unknown", false],
+      ]);
+      expect((await target.post("/v1/s2s/events", { events: [] }, keys.sdkKey)).status).toBe(401);
+    },
+  );
 
-  itNeeds(["export"], "exports what it accepted, enriched from the install and the app", async () => {
-    const rows = await exportedOnce("the events are in the export", (rows) => {
-      const ids = rows.map((r) => r.event_id);
-      for (const id of ["evt-purchase", "evt-custom", "s2s-1"]) expect(ids).toContain(id);
-    });
-    const mine = rows.filter((r) => r.service_id === serviceId);
-    expect(mine.map((r) => r.event_id)).not.toContain("evt-install");
-    expect(mine.find((r) => r.event_id === "evt-purchase")).toMatchObject({
-      event_name: "service_purchase",
-      app_id: app,
-      app_name: `App ${app}`,
-      os: "ios",
-      idfv: REQUEST_IDFV,
-      maid: null,
-      customer_user_id: "user-1",
-      revenue: 4.99,
-      currency: "EUR",
-    });
-    expect(mine.find((r) => r.event_id === "evt-custom")?.event_name).toBe(
-      "service_boss_defeated",
-    );
-    expect(mine.find((r) => r.event_id === "s2s-1")).toMatchObject({
-      event_name: "service_subscribe",
-      customer_user_id: "user-1",
-      revenue: 9.99,
-      currency: "GBP",
-    });
-    // The install's own event, written by its attribution.
-    expect(mine.some((r) => r.event_name === "service_install")).toBe(true);
-  });
+  itNeeds(
+    ["export"],
+    "exports what it accepted, enriched from the install and the app",
+    async () => {
+      const rows = await exportedOnce("the events are in the export", (rows) => {
+        const ids = rows.map((r) => r.event_id);
+        for (const id of ["evt-purchase", "evt-custom", "s2s-1"]) expect(ids).toContain(id);
+      });
+      const mine = rows.filter((r) => r.service_id === serviceId);
+      expect(mine.map((r) => r.event_id)).not.toContain("evt-install");
+      expect(mine.find((r) => r.event_id === "evt-purchase")).toMatchObject({
+        event_name: "service_purchase",
+        app_id: app,
+        app_name: `App ${app}`,
+        os: "ios",
+        idfv: REQUEST_IDFV,
+        maid: null,
+        customer_user_id: "user-1",
+        revenue: 4.99,
+        currency: "EUR",
+      });
+      expect(mine.find((r) => r.event_id === "evt-custom")?.event_name).toBe(
+        "service_boss_defeated",
+      );
+      expect(mine.find((r) => r.event_id === "s2s-1")).toMatchObject({
+        event_name: "service_subscribe",
+        customer_user_id: "user-1",
+        revenue: 9.99,
+        currency: "GBP",
+      });
+      // The install's own event, written by its attribution.
+      expect(mine.some((r) => r.event_name === "service_install")).toBe(true);
+    },
+  );
 });

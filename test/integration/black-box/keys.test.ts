@@ -32,40 +32,46 @@ describe("keys and configuration", () => {
     });
   });
 
-  itAll("answers 401 with the spec's body to no key, an unknown key, a malformed key and the wrong kind", async () => {
-    const cases: [string, string | undefined][] = [
-      ["/v1/config", undefined],
-      ["/v1/config", UNKNOWN_SDK_KEY],
-      ["/v1/config", "not-a-key"],
-      ["/v1/config", keys.serverKey],
-      ["/api/v1/export?timestamp=0", UNKNOWN_SERVER_KEY],
-      ["/api/v1/export?timestamp=0", keys.sdkKey],
-      ["/v1/links", keys.sdkKey],
-    ];
-    for (const [path, key] of cases) {
-      const response = await target.get(path, key);
-      expect(response.status, `${path} with ${key ?? "no key"}`).toBe(401);
-      expect(await response.json()).toMatchObject({ error: "Unauthorized" });
-    }
-    const altered = `${keys.sdkKey.slice(0, -1)}${keys.sdkKey.endsWith("A") ? "B" : "A"}`;
-    expect((await target.post("/v1/installs", installRequest("k-1"), altered)).status).toBe(401);
-    expect((await target.post("/v1/installs", installRequest("k-1"), keys.serverKey)).status).toBe(
-      401,
-    );
-  });
+  itAll(
+    "answers 401 with the spec's body to no key, an unknown key, a malformed key and the wrong kind",
+    async () => {
+      const cases: [string, string | undefined][] = [
+        ["/v1/config", undefined],
+        ["/v1/config", UNKNOWN_SDK_KEY],
+        ["/v1/config", "not-a-key"],
+        ["/v1/config", keys.serverKey],
+        ["/api/v1/export?timestamp=0", UNKNOWN_SERVER_KEY],
+        ["/api/v1/export?timestamp=0", keys.sdkKey],
+        ["/v1/links", keys.sdkKey],
+      ];
+      for (const [path, key] of cases) {
+        const response = await target.get(path, key);
+        expect(response.status, `${path} with ${key ?? "no key"}`).toBe(401);
+        expect(await response.json()).toMatchObject({ error: "Unauthorized" });
+      }
+      const altered = `${keys.sdkKey.slice(0, -1)}${keys.sdkKey.endsWith("A") ? "B" : "A"}`;
+      expect((await target.post("/v1/installs", installRequest("k-1"), altered)).status).toBe(401);
+      expect(
+        (await target.post("/v1/installs", installRequest("k-1"), keys.serverKey)).status,
+      ).toBe(401);
+    },
+  );
 
-  itAll("says enabled: false once the app is switched off with the CLI, and true again", async () => {
-    await target.cli("apps", "config", "--app-id", app, "--disable");
-    await target.eventually("the config says disabled", async () => {
-      const response = await target.get("/v1/config", keys.sdkKey);
-      expect(await response.json()).toMatchObject({ enabled: false });
-    });
-    await target.cli("apps", "config", "--app-id", app, "--enable");
-    await target.eventually("the config says enabled", async () => {
-      const response = await target.get("/v1/config", keys.sdkKey);
-      expect(await response.json()).toMatchObject({ enabled: true });
-    });
-  });
+  itAll(
+    "says enabled: false once the app is switched off with the CLI, and true again",
+    async () => {
+      await target.cli("apps", "config", "--app-id", app, "--disable");
+      await target.eventually("the config says disabled", async () => {
+        const response = await target.get("/v1/config", keys.sdkKey);
+        expect(await response.json()).toMatchObject({ enabled: false });
+      });
+      await target.cli("apps", "config", "--app-id", app, "--enable");
+      await target.eventually("the config says enabled", async () => {
+        const response = await target.get("/v1/config", keys.sdkKey);
+        expect(await response.json()).toMatchObject({ enabled: true });
+      });
+    },
+  );
 
   itAll("takes a key made with the CLI, and refuses it once revoked", async () => {
     const made = JSON.parse(
@@ -96,10 +102,7 @@ describe("keys and configuration", () => {
     );
     expect(installed.status).toBe(202);
     // The same service id under the other app is another install: its attribution is its own.
-    const theirs = await target.get(
-      "/v1/installs/shared-device/attribution",
-      otherKeys.sdkKey,
-    );
+    const theirs = await target.get("/v1/installs/shared-device/attribution", otherKeys.sdkKey);
     expect(theirs.status).toBe(404);
   });
 });

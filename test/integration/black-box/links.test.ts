@@ -127,102 +127,119 @@ describe("links, taps and touches", () => {
     expect(new URL(link.url).origin).toBe(new URL(target.linkUrl).origin);
   });
 
-  itNeeds(["linkHost"], "sends an Android tap to the Play Store with its click id, a desktop to the web, and an unknown link to a 404", async () => {
-    const link = await makeLink({ media_source: "facebook_ads" });
-    const android = await target.tap(`/${link.deeplink_id}?sub1=abc`, { "user-agent": PIXEL });
-    expect(android.status).toBe(302);
-    expect(android.headers.get("cache-control")).toBe("no-store");
-    const location = new URL(android.headers.get("location") ?? "");
-    expect(location.origin + location.pathname).toBe("https://play.google.com/store/apps/details");
-    expect(location.searchParams.get("id")).toBe(app);
-    expect(clickIdOfReferrer(location.searchParams.get("referrer"))).toMatch(/^[0-9A-Za-z]{22}$/);
+  itNeeds(
+    ["linkHost"],
+    "sends an Android tap to the Play Store with its click id, a desktop to the web, and an unknown link to a 404",
+    async () => {
+      const link = await makeLink({ media_source: "facebook_ads" });
+      const android = await target.tap(`/${link.deeplink_id}?sub1=abc`, { "user-agent": PIXEL });
+      expect(android.status).toBe(302);
+      expect(android.headers.get("cache-control")).toBe("no-store");
+      const location = new URL(android.headers.get("location") ?? "");
+      expect(location.origin + location.pathname).toBe(
+        "https://play.google.com/store/apps/details",
+      );
+      expect(location.searchParams.get("id")).toBe(app);
+      expect(clickIdOfReferrer(location.searchParams.get("referrer"))).toMatch(/^[0-9A-Za-z]{22}$/);
 
-    const desktop = await target.tap(`/${link.deeplink_id}`, { "user-agent": DESKTOP });
-    expect(desktop.status).toBe(302);
-    expect(desktop.headers.get("location")).toBe("https://game.example.com/");
+      const desktop = await target.tap(`/${link.deeplink_id}`, { "user-agent": DESKTOP });
+      expect(desktop.status).toBe(302);
+      expect(desktop.headers.get("location")).toBe("https://game.example.com/");
 
-    const unknown = await target.tap("/AAAAAAAAAAA", { "user-agent": PIXEL });
-    expect(unknown.status).toBe(404);
-    expect(await unknown.text()).toContain("Link not found");
-  });
+      const unknown = await target.tap("/AAAAAAAAAAA", { "user-agent": PIXEL });
+      expect(unknown.status).toBe(404);
+      expect(await unknown.text()).toContain("Link not found");
+    },
+  );
 
-  itNeeds(["linkHost"], "serves assetlinks.json with the app's fingerprint set by the CLI", async () => {
-    await target.eventually("assetlinks.json names the app", async () => {
-      const response = await target.tap("/.well-known/assetlinks.json");
-      expect(response.status).toBe(200);
-      const statements = (await response.json()) as {
-        target: { package_name: string; sha256_cert_fingerprints: string[] };
-      }[];
-      expect(statements.find((s) => s.target.package_name === app)?.target).toMatchObject({
-        sha256_cert_fingerprints: [FINGERPRINT],
+  itNeeds(
+    ["linkHost"],
+    "serves assetlinks.json with the app's fingerprint set by the CLI",
+    async () => {
+      await target.eventually("assetlinks.json names the app", async () => {
+        const response = await target.tap("/.well-known/assetlinks.json");
+        expect(response.status).toBe(200);
+        const statements = (await response.json()) as {
+          target: { package_name: string; sha256_cert_fingerprints: string[] };
+        }[];
+        expect(statements.find((s) => s.target.package_name === app)?.target).toMatchObject({
+          sha256_cert_fingerprints: [FINGERPRINT],
+        });
       });
-    });
-  });
+    },
+  );
 
-  itNeeds(["linkHost"], "attributes an install to the tap whose click id its Play referrer brings back", async () => {
-    const link = await makeLink({
-      media_source: "facebook_ads",
-      campaign_id: "123",
-      campaign_name: "Winter",
-      deep_link_path: "/levels/7",
-      params: { promo: "WINTER" },
-    });
-    const tap = await target.tap(`/${link.deeplink_id}`, { "user-agent": PIXEL });
-    const referrer =
-      new URL(tap.headers.get("location") ?? "").searchParams.get("referrer") ?? "";
-    const serviceId = randomUUID();
-    const now = Math.floor(Date.now() / 1000);
-    const installed = await target.post(
-      "/v1/installs",
-      androidInstall(serviceId, {
-        install_referrer: {
-          referrer,
-          click_timestamp: now - 5,
-          install_begin_timestamp: now - 2,
-        },
-      }),
-      keys.sdkKey,
-    );
-    expect(installed.status).toBe(202);
-    expect(await attributionOf(serviceId)).toMatchObject({
-      service_match_status: "matched",
-      media_source: "facebook_ads",
-      campaign_id: "123",
-      campaign_name: "Winter",
-      deep_link_path: "/levels/7",
-      promo: "WINTER",
-      matching_type: "network",
-      confidence_score: "high",
-    });
-  });
-
-  itAll("takes a network's touches, answers each, and refuses keys without the s2s scope", async () => {
-    const response = await target.post(
-      "/v1/touches",
-      {
-        touches: [
-          {
-            touch_type: "click",
-            touch_time: minutesAgo(5),
-            media_source: "network_a",
-            maid: randomUUID(),
+  itNeeds(
+    ["linkHost"],
+    "attributes an install to the tap whose click id its Play referrer brings back",
+    async () => {
+      const link = await makeLink({
+        media_source: "facebook_ads",
+        campaign_id: "123",
+        campaign_name: "Winter",
+        deep_link_path: "/levels/7",
+        params: { promo: "WINTER" },
+      });
+      const tap = await target.tap(`/${link.deeplink_id}`, { "user-agent": PIXEL });
+      const referrer =
+        new URL(tap.headers.get("location") ?? "").searchParams.get("referrer") ?? "";
+      const serviceId = randomUUID();
+      const now = Math.floor(Date.now() / 1000);
+      const installed = await target.post(
+        "/v1/installs",
+        androidInstall(serviceId, {
+          install_referrer: {
+            referrer,
+            click_timestamp: now - 5,
+            install_begin_timestamp: now - 2,
           },
-          { touch_type: "view", touch_time: minutesAgo(1), media_source: "network_a" },
-        ],
-      },
-      keys.serverKey,
-    );
-    expect(response.status).toBe(202);
-    const answer = (await response.json()) as {
-      accepted: { index: number; click_id: string }[];
-      rejected: { index: number; detail: string }[];
-    };
-    expect(answer.accepted.map((a) => a.index)).toEqual([0]);
-    expect(answer.rejected.map((r) => r.index)).toEqual([1]);
-    expect(answer.rejected[0]?.detail).toContain("touch_type");
-    expect((await target.post("/v1/touches", { touches: [{}] }, keys.sdkKey)).status).toBe(401);
-    expect((await target.post("/v1/touches", { touches: [] }, keys.serverKey)).status).toBe(422);
-  });
+        }),
+        keys.sdkKey,
+      );
+      expect(installed.status).toBe(202);
+      expect(await attributionOf(serviceId)).toMatchObject({
+        service_match_status: "matched",
+        media_source: "facebook_ads",
+        campaign_id: "123",
+        campaign_name: "Winter",
+        deep_link_path: "/levels/7",
+        promo: "WINTER",
+        matching_type: "network",
+        confidence_score: "high",
+      });
+    },
+  );
+
+  itAll(
+    "takes a network's touches, answers each, and refuses keys without the s2s scope",
+    async () => {
+      const response = await target.post(
+        "/v1/touches",
+        {
+          touches: [
+            {
+              touch_type: "click",
+              touch_time: minutesAgo(5),
+              media_source: "network_a",
+              maid: randomUUID(),
+            },
+            { touch_type: "view", touch_time: minutesAgo(1), media_source: "network_a" },
+          ],
+        },
+        keys.serverKey,
+      );
+      expect(response.status).toBe(202);
+      const answer = (await response.json()) as {
+        accepted: { index: number; click_id: string }[];
+        rejected: { index: number; detail: string }[];
+      };
+      expect(answer.accepted.map((a) => a.index)).toEqual([0]);
+      expect(answer.rejected.map((r) => r.index)).toEqual([1]);
+      expect(answer.rejected[0]?.detail).toContain("touch_type");
+      expect((await target.post("/v1/touches", { touches: [{}] }, keys.sdkKey)).status).toBe(401);
+      expect((await target.post("/v1/touches", { touches: [] }, keys.serverKey)).status).toBe(422);
+    },
+  );
 
   itAll("attributes an install to a network's click on its advertising id", async () => {
     const gaid = randomUUID();
