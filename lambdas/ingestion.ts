@@ -16,8 +16,8 @@ import { createCountryResolver } from "../src/adapters/geoip/country-resolver.ts
 import { createKmsKeyWrapper } from "../src/adapters/kms/kms-key-wrapper.ts";
 import { s3RatesTable } from "../src/adapters/s3-lake/rates-table.ts";
 import { createSqsWorkQueue } from "../src/adapters/sqs/work-queue.ts";
+import { createAppKeyrings } from "../src/apps/app-keyrings.ts";
 import { DEFAULT_APP_CACHE_MS } from "../src/config/defaults.ts";
-import { createAppKeyrings } from "../src/domain/app-keyrings.ts";
 import { functionEnv } from "../src/functions/env.ts";
 import { loadEcbRates, parseEcbRates } from "../src/fx/ecb-rates.ts";
 import { reloadingRates } from "../src/fx/reloading-rates.ts";

@@ -8,6 +8,7 @@ import { Names, Stack } from "aws-cdk-lib";
 import { CfnDatabase, CfnTable } from "aws-cdk-lib/aws-glue";
 import type { IRole } from "aws-cdk-lib/aws-iam";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import type { IBucket } from "aws-cdk-lib/aws-s3";
 import { Construct } from "constructs";
 import { EXCLUSIONS_TABLE } from "../src/adapters/athena/exclusions.ts";
 import {
@@ -19,7 +20,6 @@ import {
   PARTITION_KEYS,
   perLakeTable,
 } from "../src/lake/tables.ts";
-import type { Lake } from "./lake.ts";
 import { pascal } from "./naming.ts";
 
 const GLUE_TYPES: Record<LakeType, string> = {
@@ -84,6 +84,12 @@ const STORAGE_FORMATS = {
   },
 } as const;
 
+/** Where the catalog's tables are: the lake's buckets (./lake.ts), which own the catalog. */
+export interface LakeStorage {
+  tableLocation(table: LakeTableName): string;
+  readonly resultsBucket: IBucket;
+}
+
 export class LakeCatalog extends Construct {
   readonly database: CfnDatabase;
   readonly databaseName: string;
@@ -94,7 +100,7 @@ export class LakeCatalog extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    private readonly storage: Pick<Lake, "tableLocation" | "resultsBucket">,
+    private readonly storage: LakeStorage,
   ) {
     super(scope, id);
     const account = Stack.of(this).account;

@@ -47,7 +47,7 @@ export const generateWrappedAppKey = async (
 /**
  * Unwraps every key (each under the context it was wrapped under: the caller's, without
  * purpose and keyId, which are added per key) into a keyring that opens values synchronously.
- * It keeps nothing: src/domain/app-keyrings.ts keeps each app's ring for the process.
+ * It keeps nothing: src/apps/app-keyrings.ts keeps each app's ring for the process.
  */
 export const unwrapKeyring = async (
   entries: readonly WrappedKeyEntry[],

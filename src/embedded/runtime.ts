@@ -25,9 +25,9 @@ import {
   type LocalDeliveryStream,
 } from "../adapters/local-stream/delivery-stream.ts";
 import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
+import { createAppKeyrings } from "../apps/app-keyrings.ts";
 import { type EmbeddedConfig, sizeInBytes } from "../config/embedded.ts";
 import { purgeOpenRequests } from "../deletion/deletions.ts";
-import { createAppKeyrings } from "../domain/app-keyrings.ts";
 import { type FxRates, loadEcbRates } from "../fx/ecb-rates.ts";
 import { ratesFrom } from "../fx/reloading-rates.ts";
 import { createAttributionHandler } from "../http/handlers/attribution.ts";

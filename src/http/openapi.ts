@@ -12,7 +12,7 @@ import {
 } from "@asteasolutions/zod-to-openapi";
 import * as z from "zod";
 import pkg from "../../package.json" with { type: "json" };
-import { CLEAR_PARAMETER_KEYS, SEALING_ALGORITHM } from "../domain/app-config.ts";
+import { CLEAR_PARAMETER_KEYS, SEALING_ALGORITHM } from "../apps/app-config.ts";
 import { UnauthorizedError } from "../domain/errors.ts";
 import { EVENT_TYPES, exportEventName } from "../domain/event-types.ts";
 import { KEY_KINDS, type Scope } from "../domain/keys.ts";

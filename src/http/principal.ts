@@ -3,7 +3,7 @@
  * context (`requestContext.authorizer`), where every value is a string.
  */
 import * as z from "zod";
-import type { Principal } from "../domain/authenticate.ts";
+import type { Principal } from "../apps/authenticate.ts";
 import { UnauthorizedError } from "../domain/errors.ts";
 import { SCOPES, type Scope } from "../domain/keys.ts";
 

@@ -4,9 +4,9 @@
  * a failed request can be retried whole (the export removes the duplicates a retry makes).
  */
 
+import type { AppKeyrings } from "../apps/app-keyrings.ts";
 import { installFacts } from "../attribution/facts.ts";
 import { isSealed, openSealed } from "../crypto/envelope.ts";
-import type { AppKeyrings } from "../domain/app-keyrings.ts";
 import { UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/tables.ts";

@@ -4,7 +4,8 @@
  * conversion), the delivery streams of both runtimes, the DuckDB views, the purge and the
  * stack's outputs all map over LAKE_TABLES, so a new table is one entry here.
  */
-import { APP_ID_PATTERN } from "../domain/apps.ts";
+import { APP_ID_PATTERN } from "../apps/registration.ts";
+import type { LakeRecord } from "../ports/lake.ts";
 import { EXPORT_COLUMNS, type ExportType } from "../record/columns.ts";
 import { TOUCH_COLUMNS } from "../record/touch-columns.ts";
 
@@ -124,11 +125,7 @@ export const perLakeTableAsync = async <T>(
   return made;
 };
 
-/**
- * A record as it travels on a stream to the lake: JSON with timestamps as ISO 8601 strings
- * and the partition key `app_id`; `dt` is derived from the table's date column on delivery.
- */
-export type LakeRecord = Record<string, string | number | null> & { app_id: string };
+export type { LakeRecord };
 
 /**
  * Every column of a table, null: records start from it, so a column added to the table is

@@ -1,7 +1,19 @@
 import type { Readable } from "node:stream";
-import type { EngineEncoding } from "../export/formats/writer.ts";
-import type { LakeRecord } from "../lake/tables.ts";
 import type { ExportRecord } from "../record/columns.ts";
+
+/**
+ * A record as it travels on a stream to the lake: JSON with timestamps as ISO 8601 strings
+ * and the partition key `app_id`; `dt` is derived from the table's date column on delivery.
+ */
+export type LakeRecord = Record<string, string | number | null> & { app_id: string };
+
+/**
+ * Encodings a lake engine may write from inside itself (DuckDB's COPY does, in C++), with the
+ * conventions of the export's writers (src/export/formats): csv and tsv with a header row, `\n` line ends, an empty
+ * cell for null and `""` for an empty string; ndjson one object a line, keys in column order;
+ * parquet with the columns and types of src/export/formats/parquet.ts.
+ */
+export type EngineEncoding = "csv" | "tsv" | "ndjson" | "parquet";
 
 /** Delivers records to one lake table (Firehose on AWS, a local delivery stream embedded). */
 export interface RecordStream {

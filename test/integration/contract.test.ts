@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { createKeyFileWrapper } from "../../src/adapters/key-file/key-file-wrapper.ts";
-import { withEncryption } from "../../src/domain/app-config.ts";
+import { withEncryption } from "../../src/apps/app-config.ts";
 import { dataPaths } from "../../src/embedded/data-dir.ts";
 import { EXPORT_FORMATS } from "../../src/export/formats/index.ts";
 import { SNAPSHOT_HEADER } from "../../src/export/params.ts";

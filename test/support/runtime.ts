@@ -2,8 +2,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { createApp } from "../../src/apps/registration.ts";
 import { embeddedConfig } from "../../src/config/embedded.ts";
-import { createApp } from "../../src/domain/apps.ts";
 import { dataPaths } from "../../src/embedded/data-dir.ts";
 import { type EmbeddedRuntime, startEmbeddedRuntime } from "../../src/embedded/runtime.ts";
 import type { Platform } from "../../src/ports/apps.ts";

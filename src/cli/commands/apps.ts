@@ -1,10 +1,10 @@
+import { withEncryption } from "../../apps/app-config.ts";
+import { createApp } from "../../apps/registration.ts";
 import {
   type AttributionChange,
   attributionSettingsOf,
   withAttributionSettings,
 } from "../../attribution/settings.ts";
-import { withEncryption } from "../../domain/app-config.ts";
-import { createApp } from "../../domain/apps.ts";
 import { NotFoundError, ValidationError } from "../../domain/errors.ts";
 import { type LinkSettingsChange, withLinkSettings } from "../../links/app-settings.ts";
 import type { Platform } from "../../ports/apps.ts";

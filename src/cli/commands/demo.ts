@@ -7,13 +7,13 @@
  */
 import { SingleBar } from "cli-progress";
 import { createCountryResolver } from "../../adapters/geoip/country-resolver.ts";
+import { createApp, issueKey } from "../../apps/registration.ts";
 import { embeddedConfig } from "../../config/embedded.ts";
 import { findAddresses } from "../../demo/addresses.ts";
 import { type AppOutcome, createDemoDriver, type Found, type Planned } from "../../demo/drive.ts";
 import { type DemoApp, generateDemo } from "../../demo/generate.ts";
 import { MARKETS } from "../../demo/markets.ts";
 import { createRandom } from "../../demo/prng.ts";
-import { createApp, issueKey } from "../../domain/apps.ts";
 import { readRuntimeInfo } from "../../embedded/data-dir.ts";
 import { startEmbeddedRuntime } from "../../embedded/runtime.ts";
 import { loadEcbRates } from "../../fx/ecb-rates.ts";

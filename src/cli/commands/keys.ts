@@ -1,4 +1,4 @@
-import { issueKey } from "../../domain/apps.ts";
+import { issueKey } from "../../apps/registration.ts";
 import { NotFoundError } from "../../domain/errors.ts";
 import { KEY_KINDS, type KeyKind } from "../../domain/keys.ts";
 import { withAdminStores } from "../admin-stores.ts";

@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import type { EngineEncoding } from "../../ports/lake.ts";
 import type { ExportRecord } from "../../record/columns.ts";
 
 export interface FormatWriter {
@@ -19,13 +20,8 @@ export interface FormatWriter {
   };
 }
 
-/**
- * Encodings a lake engine may write from inside itself (DuckDB's COPY does, in C++), with the
- * conventions of this module's writers: csv and tsv with a header row, `\n` line ends, an empty
- * cell for null and `""` for an empty string; ndjson one object a line, keys in column order;
- * parquet with the columns and types of ./parquet.ts.
- */
-export type EngineEncoding = "csv" | "tsv" | "ndjson" | "parquet";
+/** Encodings a lake engine may write from inside itself: see the lake port (src/ports/lake.ts). */
+export type { EngineEncoding };
 
 /** How a text format wraps its records. */
 export interface TextFraming {

@@ -1,12 +1,12 @@
 /** The remote configuration's contract: `GET /v1/config`. */
 import * as z from "zod";
-import { SEALED_VERSION } from "../../crypto/envelope.ts";
 import {
   CLEAR_PARAMETER_KEYS,
   CONFIG_REFRESH_SECONDS,
   type RemoteConfig,
   SEALING_ALGORITHM,
-} from "../../domain/app-config.ts";
+} from "../../apps/app-config.ts";
+import { SEALED_VERSION } from "../../crypto/envelope.ts";
 import { INTERNAL, JSON_MEDIA_TYPE, type RouteContract, tiedTo, unauthorized } from "./shared.ts";
 
 const encryptionOff = z.strictObject({ enabled: z.literal(false) }).meta({

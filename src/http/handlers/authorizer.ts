@@ -1,7 +1,7 @@
 /** The API's Lambda authorizer (TOKEN type, on the Authorization header). */
 import middy from "@middy/core";
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from "aws-lambda";
-import { authenticate } from "../../domain/authenticate.ts";
+import { authenticate } from "../../apps/authenticate.ts";
 import type { AppStore, KeyStore } from "../../ports/apps.ts";
 import { policyFor } from "../policy.ts";
 import { toAuthorizerContext } from "../principal.ts";

@@ -1,7 +1,7 @@
 /** `GET /v1/config`: the app's remote configuration for its SDKs. */
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import { remoteConfig } from "../../domain/app-config.ts";
+import { remoteConfig } from "../../apps/app-config.ts";
 import { UnauthorizedError } from "../../domain/errors.ts";
 import type { AppStore } from "../../ports/apps.ts";
 import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";

@@ -1,6 +1,7 @@
 /** Resolves an API key to its app and scopes, or to nothing when the key is not valid now. */
+
+import { keyIdOf, keyMatches, type Scope } from "../domain/keys.ts";
 import type { AppStore, KeyStore } from "../ports/apps.ts";
-import { keyIdOf, keyMatches, type Scope } from "./keys.ts";
 
 /** Who is calling: the app a key belongs to, and what the key may do. */
 export interface Principal {

@@ -1,7 +1,7 @@
 /** Registering an app: the app itself and its first SDK and server keys, shown once. */
 import * as z from "zod";
+import { generateKey, type KeyKind } from "../domain/keys.ts";
 import { type App, type AppStore, type KeyStore, PLATFORMS } from "../ports/apps.ts";
-import { generateKey, type KeyKind } from "./keys.ts";
 
 /** Bundle identifiers and package names; also safe as a lake partition value. */
 export const APP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
