@@ -1,0 +1,596 @@
+/**
+ * The Lambda bundles as CDK ships them, exercised here: each function of the manifest
+ * (src/functions/manifest.ts) built once with the stack's esbuild options (bench/lambda-bundles.ts),
+ * imported in this process with the environment the synthesized stack gives it, and invoked
+ * with the events API Gateway (a REST API with a TOKEN authorizer, and the link host's HTTP
+ * API, both payload 1.0) and SQS would send it. Their AWS SDK clients reach local servers
+ * through the standard AWS_ENDPOINT_URL_<SERVICE> variables: DynamoDB is dynalite, with the
+ * stack's tables and indexes under the template's names; SQS, Firehose, S3 and KMS are moto's
+ * server (test/local-aws/moto.ts). Each route's answer is held to its contract.
+ *
+ * Not invoked, for want of a faithful local server: the export route (Athena runs its
+ * queries), the purge job (Athena lists what to rewrite), the rates job (it fetches the ECB's
+ * feed); see docs/testing.md. Every bundle is still imported with its environment.
+ */
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { rm } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  Context,
+  SQSBatchResponse,
+  SQSEvent,
+} from "aws-lambda";
+import dynalite from "dynalite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type * as z from "zod";
+import { bundleFunction } from "../../bench/lambda-bundles.ts";
+import { PROJECT_ROOT } from "../../lib/service-function.ts";
+import { TEST_ENV } from "../../lib/stack.test-support.ts";
+import {
+  envSchemaOf,
+  queueUrlName,
+  streamVariable,
+  tableVariable,
+} from "../../src/functions/env.ts";
+import { FUNCTIONS, type FunctionId, type FunctionRow } from "../../src/functions/manifest.ts";
+import { CONTRACTS, JSON_MEDIA_TYPE } from "../../src/http/contracts/index.ts";
+import type { HttpResponse } from "../../src/http/middleware.ts";
+import { isAllowed, type PolicyDocument } from "../../src/http/policy.ts";
+import { type LinkHostRouteId, type RouteId, routeOf } from "../../src/http/routes.ts";
+import { AWS_JOBS } from "../../src/jobs/jobs.ts";
+import { WORKERS, type WorkerId } from "../../src/workers/workers.ts";
+import {
+  MOTO_CREDENTIALS,
+  type MotoServer,
+  motoClientConfig,
+  motoDisabled,
+  reportNoMoto,
+  startMoto,
+} from "../local-aws/moto.ts";
+import { installRequest } from "../support/installs.ts";
+import { type StackOnLocalServers, stackOnLocalServers } from "./stack-on-local-servers.ts";
+
+const run = promisify(execFile);
+
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+
+const APP = "com.example.bundles";
+const API_ARN = `arn:aws:execute-api:${TEST_ENV.region}:${TEST_ENV.account}:api/prod`;
+
+/** What is not invoked here, and why; every other row of the manifest is. */
+const NOT_HERE: Readonly<Record<string, string>> = {
+  export: "Athena runs the export's queries, and nothing here answers Athena's API faithfully",
+  purge: "Athena finds the files a purge rewrites",
+  "fx-rates": "it fetches the ECB's feed from the internet",
+};
+
+const lambdaContext = (row: FunctionRow): Context => ({
+  callbackWaitsForEmptyEventLoop: false,
+  functionName: row.id,
+  functionVersion: "$LATEST",
+  invokedFunctionArn: `arn:aws:lambda:${TEST_ENV.region}:${TEST_ENV.account}:function:${row.id}`,
+  memoryLimitInMB: String(row.memoryMb),
+  awsRequestId: randomUUID(),
+  logGroupName: `/aws/lambda/${row.id}`,
+  logStreamName: "bundles",
+  getRemainingTimeInMillis: () => (row.timeoutSeconds ?? 60) * 1000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+});
+
+reportNoMoto(
+  "the Lambda bundles against local servers (test/lambda-bundles/lambda-bundles.test.ts)",
+);
+
+describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local servers", () => {
+  const outDir = join(PROJECT_ROOT, "node_modules", ".cache", `lambda-bundles-${process.pid}`);
+  const handlers = new Map<string, Handler>();
+  const environments = new Map<string, Record<string, string>>();
+  const invoked = new Set<string>();
+  let moto: MotoServer;
+  let closeDynamo: () => Promise<void>;
+  let stack: StackOnLocalServers;
+  let sqs: SQSClient;
+  let s3: S3Client;
+  let keys: { sdk: string; server: string };
+  const savedEnv = { ...process.env };
+
+  /** The environment every function shares: the region, credentials and local endpoints. */
+  const awsEnv = (dynamoEndpoint: string): Record<string, string> => ({
+    AWS_REGION: TEST_ENV.region,
+    AWS_ACCESS_KEY_ID: MOTO_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: MOTO_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+    AWS_ENDPOINT_URL_S3: moto.endpoint,
+    AWS_ENDPOINT_URL_SQS: moto.endpoint,
+    AWS_ENDPOINT_URL_FIREHOSE: moto.endpoint,
+    AWS_ENDPOINT_URL_KMS: moto.endpoint,
+    // Info lines of two dozen functions would bury the test's own output.
+    POWERTOOLS_LOG_LEVEL: "ERROR",
+  });
+
+  const envOf = (id: string): Record<string, string> => {
+    const env = environments.get(id);
+    if (!env) throw new Error(`No environment for ${id}`);
+    return env;
+  };
+
+  beforeAll(async () => {
+    moto = await startMoto();
+    const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const dynamoEndpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    closeDynamo = () => new Promise<void>((resolve) => server.close(() => resolve()));
+    const shared = awsEnv(dynamoEndpoint);
+    Object.assign(process.env, shared);
+    const dynamodb = new DynamoDBClient({ ...motoClientConfig(moto), endpoint: dynamoEndpoint });
+    stack = await stackOnLocalServers({ dynamodb, moto });
+    sqs = new SQSClient(motoClientConfig(moto));
+    s3 = new S3Client(motoClientConfig(moto));
+
+    // Built one after another (two cores), then each imported with its own environment only,
+    // as Lambda starts it.
+    for (const row of FUNCTIONS) {
+      const bundle = await bundleFunction(row.id as FunctionId, outDir);
+      const env = await stack.environmentOf(row.id, dirname(bundle.file));
+      environments.set(row.id, env);
+      const before = { ...process.env };
+      for (const name of Object.keys(process.env)) {
+        if (!(name in savedEnv) && !(name in shared)) delete process.env[name];
+      }
+      Object.assign(process.env, env);
+      if (row.streaming) {
+        // The runtime's global for response streaming, which the export's entry wraps itself in.
+        (globalThis as Record<string, unknown>).awslambda = {
+          streamifyResponse: (handler: unknown) => handler,
+          HttpResponseStream: { from: (stream: unknown) => stream },
+        };
+      }
+      try {
+        const entry = (await import(pathToFileURL(bundle.file).href)) as { handler?: Handler };
+        if (typeof entry.handler !== "function") throw new Error(`${row.id}: no handler export`);
+        handlers.set(row.id, entry.handler);
+      } finally {
+        for (const name of Object.keys(env)) {
+          if (before[name] === undefined) delete process.env[name];
+          else process.env[name] = before[name];
+        }
+      }
+    }
+
+    // The app and its keys, made by `attribution apps create` on the AWS target, as a user
+    // does after `cdk deploy`: in the stack's tables, its private key wrapped by the stack's
+    // sealing key.
+    const { stdout } = await run(
+      process.execPath,
+      [
+        join(PROJECT_ROOT, "bin", "attribution.js"),
+        "apps",
+        "create",
+        "--app-id",
+        APP,
+        "--name",
+        "Bundles",
+        "--platform",
+        "ios",
+        "--json",
+      ],
+      {
+        env: {
+          ...process.env,
+          ATTRIBUTION_AWS_APPS_TABLE: envOf("authorizer")[tableVariable("apps")],
+          ATTRIBUTION_AWS_KEYS_TABLE: envOf("authorizer")[tableVariable("keys")],
+          ATTRIBUTION_AWS_SEALING_KEY_ARN: envOf("installs").SEALING_KEY_ARN,
+        },
+      },
+    );
+    const created = JSON.parse(stdout) as { keys: { kind: string; key: string }[] };
+    const keyOf = (kind: string) => created.keys.find((key) => key.kind === kind)?.key ?? "";
+    keys = { sdk: keyOf("sdk"), server: keyOf("server") };
+  }, 600_000);
+
+  afterAll(async () => {
+    for (const name of Object.keys(process.env)) {
+      if (!(name in savedEnv)) delete process.env[name];
+    }
+    Object.assign(process.env, savedEnv);
+    sqs?.destroy();
+    s3?.destroy();
+    await closeDynamo?.();
+    await moto?.stop();
+    await rm(outDir, { recursive: true, force: true });
+  });
+
+  const handlerOf = (id: string): Handler => {
+    const handler = handlers.get(id);
+    if (!handler) throw new Error(`No bundle for ${id}`);
+    invoked.add(id);
+    return handler;
+  };
+
+  const rowOf = (id: string): FunctionRow => {
+    const row = FUNCTIONS.find((candidate) => candidate.id === id);
+    if (!row) throw new Error(`No row ${id}`);
+    return row;
+  };
+
+  /**
+   * A request as API Gateway hands it over: through the authorizer's bundle first when the
+   * route takes a key (its policy must allow the method), then the route's bundle with the
+   * authorizer's context.
+   */
+  const call = async (
+    id: RouteId | LinkHostRouteId,
+    request: {
+      readonly path?: Record<string, string>;
+      readonly query?: Record<string, string>;
+      readonly body?: unknown;
+      readonly key?: string;
+      readonly headers?: Record<string, string>;
+    } = {},
+  ): Promise<HttpResponse & { readonly body: string }> => {
+    const route = routeOf(id);
+    const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+      encodeURIComponent(request.path?.[name] ?? ""),
+    );
+    let authorizer: Record<string, string> | undefined;
+    if (route.scope !== null) {
+      const methodArn = `${API_ARN}/${route.method}${path}`;
+      const verdict = (await handlerOf("authorizer")(
+        { type: "TOKEN", authorizationToken: request.key, methodArn },
+        lambdaContext(rowOf("authorizer")),
+      )) as APIGatewayAuthorizerResult;
+      expect(isAllowed(verdict.policyDocument as PolicyDocument, methodArn), id).toBe(true);
+      authorizer = {
+        ...(verdict.context as Record<string, string>),
+        principalId: verdict.principalId,
+      };
+    }
+    const headers = {
+      "content-type": "application/json",
+      "user-agent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36",
+      ...request.headers,
+    };
+    const event: APIGatewayProxyEvent = {
+      resource: route.path,
+      path,
+      httpMethod: route.method,
+      headers,
+      multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+      queryStringParameters: request.query ?? null,
+      multiValueQueryStringParameters: request.query
+        ? Object.fromEntries(Object.entries(request.query).map(([k, v]) => [k, [v]]))
+        : null,
+      pathParameters: request.path ?? null,
+      stageVariables: null,
+      body: request.body === undefined ? null : JSON.stringify(request.body),
+      isBase64Encoded: false,
+      requestContext: {
+        accountId: TEST_ENV.account,
+        apiId: "api",
+        stage: "prod",
+        protocol: "HTTP/1.1",
+        httpMethod: route.method,
+        path: `/prod${path}`,
+        resourcePath: route.path,
+        resourceId: route.id,
+        requestId: randomUUID(),
+        requestTimeEpoch: Date.now(),
+        authorizer,
+        identity: {
+          sourceIp: "81.2.69.142",
+          userAgent: headers["user-agent"],
+          accessKey: null,
+          accountId: null,
+          apiKey: null,
+          apiKeyId: null,
+          caller: null,
+          clientCert: null,
+          cognitoAuthenticationProvider: null,
+          cognitoAuthenticationType: null,
+          cognitoIdentityId: null,
+          cognitoIdentityPoolId: null,
+          principalOrgId: null,
+          user: null,
+          userArn: null,
+        },
+      },
+    };
+    const response = (await handlerOf(id)(event, lambdaContext(rowOf(id)))) as HttpResponse;
+    expect(typeof response.body, `${id} answers a string body`).toBe("string");
+    return response as HttpResponse & { readonly body: string };
+  };
+
+  /** The answer's status and JSON body held to the route's contract; the body returned. */
+  const conforming = (id: RouteId, response: HttpResponse & { body: string }): unknown => {
+    const { success } = CONTRACTS[id];
+    expect(response.statusCode, `${id}: ${response.body}`).toBe(success.status);
+    const schema = success.content?.[JSON_MEDIA_TYPE] as z.ZodType | undefined;
+    if (!schema) throw new Error(`${id} documents no JSON answer`);
+    const body: unknown = JSON.parse(response.body);
+    const parsed = schema.safeParse(body);
+    expect(parsed.error?.issues ?? [], `${id}: ${response.body}`).toEqual([]);
+    return body;
+  };
+
+  /** The lake records a delivery stream has written to moto's S3, as JSON lines. */
+  const delivered = async (streamVariableName: string, from = "events"): Promise<unknown[]> => {
+    const name = envOf(from)[streamVariableName];
+    const stream = name ? stack.streams.get(name) : undefined;
+    if (!stream) throw new Error(`No stream named by ${from}'s ${streamVariableName}`);
+    const listed = await s3.send(
+      new ListObjectsV2Command({ Bucket: stream.bucket, Prefix: stream.prefix }),
+    );
+    const records: unknown[] = [];
+    for (const object of listed.Contents ?? []) {
+      const got = await s3.send(new GetObjectCommand({ Bucket: stream.bucket, Key: object.Key }));
+      const text = (await got.Body?.transformToString()) ?? "";
+      for (const line of text.split("\n")) if (line) records.push(JSON.parse(line));
+    }
+    return records;
+  };
+
+  /** The attribution worker's messages waiting in its queue, as an SQS event. */
+  const queuedEvent = async (worker: WorkerId): Promise<SQSEvent> => {
+    const queueUrl = envOf("installs")[queueUrlName(worker)] ?? "";
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        MessageSystemAttributeNames: ["All"],
+        WaitTimeSeconds: 0,
+      }),
+    );
+    return {
+      Records: Messages.map((message) => ({
+        messageId: message.MessageId ?? "",
+        receiptHandle: message.ReceiptHandle ?? "",
+        body: message.Body ?? "",
+        attributes: {
+          ApproximateReceiveCount: message.Attributes?.ApproximateReceiveCount ?? "1",
+          SentTimestamp: message.Attributes?.SentTimestamp ?? "",
+          SenderId: message.Attributes?.SenderId ?? "",
+          ApproximateFirstReceiveTimestamp:
+            message.Attributes?.ApproximateFirstReceiveTimestamp ?? "",
+        },
+        messageAttributes: {},
+        md5OfBody: message.MD5OfBody ?? "",
+        eventSource: "aws:sqs",
+        eventSourceARN: `arn:aws:sqs:${TEST_ENV.region}:${TEST_ENV.account}:${worker}`,
+        awsRegion: TEST_ENV.region,
+      })),
+    };
+  };
+
+  it("gives each bundle the environment its manifest row asks for, with the stack's names", () => {
+    for (const row of FUNCTIONS) {
+      const env = envOf(row.id);
+      const parsed = envSchemaOf(row.uses).safeParse(env);
+      expect(parsed.error?.issues ?? [], row.id).toEqual([]);
+      for (const table of Object.keys(row.uses.tables ?? {})) {
+        expect(env[tableVariable(table)], `${row.id}: ${table}`).toMatch(/^Tables/);
+      }
+    }
+  });
+
+  const serviceId = randomUUID();
+  const eventId = randomUUID();
+  const user = "bundles-user-1";
+  let deeplinkId = "";
+  let requestId = "";
+
+  it("config, through the authorizer, answers the app's configuration", async () => {
+    const body = conforming("config", await call("config", { key: keys.sdk }));
+    expect(body).toMatchObject({ enabled: true });
+  });
+
+  it("installs stores the install and queues its attribution", async () => {
+    const body = conforming(
+      "installs",
+      await call("installs", {
+        key: keys.sdk,
+        body: installRequest(serviceId, { customer_user_id: user }),
+      }),
+    );
+    expect(body).toEqual({ service_id: serviceId });
+  });
+
+  it("the attribution worker takes the queued install from SQS and resolves it", async () => {
+    const event = await queuedEvent("attribute");
+    expect(event.Records.map((record) => JSON.parse(record.body))).toEqual([
+      expect.objectContaining({ serviceId }),
+    ]);
+    for (const worker of WORKERS) {
+      const answer = (await handlerOf(worker.id)(
+        event,
+        lambdaContext(rowOf(worker.id)),
+      )) as SQSBatchResponse;
+      expect(answer.batchItemFailures).toEqual([]);
+    }
+    const attributions = await delivered(streamVariable("attributions"), "attribute");
+    expect(attributions).toEqual([expect.objectContaining({ app_id: APP, service_id: serviceId })]);
+  });
+
+  it("attribution answers the install's resolved attribution", async () => {
+    const body = conforming(
+      "attribution",
+      await call("attribution", { key: keys.sdk, path: { service_id: serviceId } }),
+    );
+    expect(body).toMatchObject({ service_match_status: "organic" });
+  });
+
+  it("events puts the accepted event on the events stream (Firehose)", async () => {
+    const body = conforming(
+      "events",
+      await call("events", {
+        key: keys.sdk,
+        body: {
+          events: [
+            {
+              event_id: eventId,
+              service_id: serviceId,
+              event_type: "PURCHASE",
+              event_time: new Date(Date.now() - 60_000).toISOString(),
+              // Names the user, whom the server-to-server events below then reach.
+              customer_user_id: user,
+              parameters: { revenue: 4.99, currency: "EUR" },
+            },
+          ],
+        },
+      }),
+    );
+    expect(body).toMatchObject({ accepted: 1 });
+    const events = await delivered(streamVariable("events"));
+    expect(events).toContainEqual(
+      expect.objectContaining({ app_id: APP, event_id: eventId, service_id: serviceId }),
+    );
+  });
+
+  it("s2s-events resolves the customer user id to the install", async () => {
+    const s2sId = randomUUID();
+    const body = conforming(
+      "s2s-events",
+      await call("s2s-events", {
+        key: keys.server,
+        body: {
+          events: [
+            {
+              event_id: s2sId,
+              customer_user_id: user,
+              event_type: "SUBSCRIBE",
+              event_time: new Date(Date.now() - 60_000).toISOString(),
+            },
+          ],
+        },
+      }),
+    );
+    expect(body, JSON.stringify(body)).toMatchObject({ accepted: 1 });
+    expect(await delivered(streamVariable("events"))).toContainEqual(
+      expect.objectContaining({ event_id: s2sId, service_id: serviceId }),
+    );
+  });
+
+  it("touches records a click and puts it on the touches stream", async () => {
+    const body = conforming(
+      "touches",
+      await call("touches", {
+        key: keys.server,
+        body: {
+          touches: [
+            {
+              touch_type: "click",
+              touch_time: new Date(Date.now() - 60_000).toISOString(),
+              media_source: "network",
+              click_id: "bundles-click-1",
+            },
+          ],
+        },
+      }),
+    );
+    expect(body).toMatchObject({ accepted: [{ index: 0 }] });
+    expect(await delivered(streamVariable("touches"), "touches")).toContainEqual(
+      expect.objectContaining({ app_id: APP, network_click_id: "bundles-click-1" }),
+    );
+  });
+
+  it("create-link, list-links and get-link make and read a link", async () => {
+    const made = conforming(
+      "create-link",
+      await call("create-link", {
+        key: keys.server,
+        body: {
+          media_source: "network",
+          deep_link_path: "/promo",
+          params: { promo: "X" },
+          web_url: "https://game.example.com/winter",
+        },
+      }),
+    ) as { deeplink_id: string; url: string };
+    deeplinkId = made.deeplink_id;
+    const listed = conforming(
+      "list-links",
+      await call("list-links", { key: keys.server, query: { limit: "10" } }),
+    );
+    expect(listed).toMatchObject({ data: [{ deeplink_id: deeplinkId }] });
+    conforming(
+      "get-link",
+      await call("get-link", { key: keys.server, path: { deeplink_id: deeplinkId } }),
+    );
+  });
+
+  it("the link host's click records the tap and redirects", async () => {
+    const response = await call("click", { path: { deeplink_id: deeplinkId } });
+    expect(response.statusCode).toBe(302);
+    expect(response.headers?.location ?? response.headers?.Location).toBeTruthy();
+    expect(await delivered(streamVariable("touches"), "click")).toContainEqual(
+      expect.objectContaining({ app_id: APP, touch_type: "click" }),
+    );
+  });
+
+  it("update-link disables the link", async () => {
+    const updated = conforming(
+      "update-link",
+      await call("update-link", {
+        key: keys.server,
+        path: { deeplink_id: deeplinkId },
+        body: { disabled: true },
+      }),
+    );
+    expect(updated).toMatchObject({ deeplink_id: deeplinkId, disabled: true });
+  });
+
+  it("the link host's .well-known files answer JSON", async () => {
+    for (const id of ["apple-app-site-association", "assetlinks"] as const) {
+      const response = await call(id);
+      expect(response.statusCode, id).toBe(200);
+      expect(() => JSON.parse(response.body), id).not.toThrow();
+    }
+  });
+
+  it("delete-install records a deletion request, and deletion-status reads it", async () => {
+    const requested = conforming(
+      "delete-install",
+      await call("delete-install", { key: keys.sdk, path: { service_id: serviceId } }),
+    ) as { request_id: string };
+    requestId = requested.request_id;
+    const status = conforming(
+      "deletion-status",
+      await call("deletion-status", { key: keys.server, path: { request_id: requestId } }),
+    );
+    expect(status).toMatchObject({ request_id: requestId, service_id: serviceId });
+  });
+
+  it("openapi answers the document without a key", async () => {
+    conforming("openapi", await call("openapi"));
+  });
+
+  it("the attribution sweep finds nothing unfinished", async () => {
+    const job = AWS_JOBS.find((candidate) => candidate.id === "attribution-sweep");
+    if (!job) throw new Error("no attribution sweep");
+    const answer = await handlerOf(job.id)(
+      { "detail-type": "Scheduled Event", source: "aws.events", detail: {} },
+      lambdaContext(rowOf(job.id)),
+    );
+    expect(answer).toEqual({ queued: 0 });
+  });
+
+  it("invokes every bundle but those with no faithful local server", () => {
+    const expected = FUNCTIONS.map((row) => row.id).filter((id) => !(id in NOT_HERE));
+    expect([...invoked].sort()).toEqual([...expected].sort());
+    console.info(
+      `Lambda bundles not invoked here: ${Object.entries(NOT_HERE)
+        .map(([id, why]) => `${id} (${why})`)
+        .join("; ")}`,
+    );
+  });
+});
