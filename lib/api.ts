@@ -66,8 +66,11 @@ const BUFFERED_TIMEOUT_LIMIT = Duration.seconds(29);
 const STREAMED_TIMEOUT_LIMIT = Duration.minutes(15);
 
 export interface AttributionApiProps {
-  /** One binding per route id: adding a route to ROUTES without wiring it fails to compile. */
-  readonly routes: { readonly [K in RouteId]: FunctionBinding };
+  /**
+   * One binding per route id: adding a route to ROUTES without wiring it fails to compile.
+   * Null leaves the route out (the export without lake queries, lib/settings.ts).
+   */
+  readonly routes: { readonly [K in RouteId]: FunctionBinding | null };
   readonly authorizer: FunctionBinding;
   /**
    * How long API Gateway caches an authorizer decision per key. Longer saves DynamoDB reads
@@ -131,7 +134,9 @@ export class AttributionApi extends Construct {
 
     const functions: Record<string, ServiceFunction> = {};
     for (const route of ROUTES) {
-      const fn = routeFunction(this, route, props.routes[route.id], {
+      const binding = props.routes[route.id];
+      if (!binding) continue;
+      const fn = routeFunction(this, route, binding, {
         entryFor: props.entryFor,
         logRetention,
       });

@@ -21,7 +21,12 @@ export const createApp = (props: AppProps = {}): { app: App; stack: AttributionS
   const stack = new AttributionStack(app, STACK_ID, {
     description: "Mobile attribution service: API, DynamoDB, Firehose to a Parquet lake, Athena",
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-    settings: { trustViewerCountry: flag.parse(app.node.tryGetContext("trustViewerCountry")) },
+    settings: {
+      trustViewerCountry: flag.parse(app.node.tryGetContext("trustViewerCountry")),
+      // Both false for an emulator without Glue, Athena and HTTP APIs (docs/testing.md).
+      lakeQueries: flag.parse(app.node.tryGetContext("lakeQueries")),
+      linkHost: flag.parse(app.node.tryGetContext("linkHost")),
+    },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
   return { app, stack };

@@ -8,6 +8,7 @@
 import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
 import { TABLE_DEFINITIONS, TABLE_IDS } from "../src/adapters/dynamodb/tables.ts";
+import type { Uses } from "../src/functions/uses.ts";
 import {
   AUTHORIZER,
   LINK_HOST_ROUTES,
@@ -37,6 +38,16 @@ import { ServiceTables } from "./tables.ts";
 
 export { INGEST_DATA } from "./bindings.ts";
 
+/** What new links name when the stack has no link host (the setting linkHost false). */
+export const NO_LINK_HOST_URL = "https://link-host.invalid";
+
+const present = <T>(part: T | undefined, name: string, setting: string): T => {
+  if (part === undefined) {
+    throw new Error(`The stack has no ${name}: it was made with the setting ${setting} false`);
+  }
+  return part;
+};
+
 /** One binding per row, keyed by its id, each from what the row uses. */
 const bindingsOf = <R extends { readonly id: string; readonly uses: StackUses }>(
   rows: readonly R[],
@@ -58,33 +69,51 @@ export class AttributionStack extends Stack {
   readonly tables: ServiceTables;
   readonly lake: Lake;
   readonly ingest: IngestStreams;
-  readonly queries: QueryWorkgroup;
   readonly sealingKey: SealingKey;
   readonly api: AttributionApi;
-  readonly linkHost: LinkHost;
-  readonly purge: PurgeJob;
   readonly fxRates: FxRatesJob;
   readonly workers: QueueWorkers<(typeof WORKERS)[number]>;
   readonly attributionSweep: AttributionSweep;
+  readonly #queries: QueryWorkgroup | undefined;
+  readonly #linkHost: LinkHost | undefined;
+  readonly #purge: PurgeJob | undefined;
+
+  /** The Athena workgroup; absent with the setting lakeQueries false. */
+  get queries(): QueryWorkgroup {
+    return present(this.#queries, "the query workgroup", "lakeQueries");
+  }
+
+  /** The link host; absent with the setting linkHost false. */
+  get linkHost(): LinkHost {
+    return present(this.#linkHost, "the link host", "linkHost");
+  }
+
+  /** The purge of deleted installs; absent with the setting lakeQueries false. */
+  get purge(): PurgeJob {
+    return present(this.#purge, "the purge job", "lakeQueries");
+  }
 
   constructor(scope: Construct, id: string, props: AttributionStackProps = {}) {
     super(scope, id, props);
     const settings = stackSettings(props.settings);
     this.tables = new ServiceTables(this, "Tables");
-    this.lake = new Lake(this, "Lake");
+    this.lake = new Lake(this, "Lake", { catalog: settings.lakeQueries });
     this.ingest = new IngestStreams(this, "Ingest", {
       lake: this.lake,
       bufferInterval: settings.streamBufferInterval,
       bufferSize: settings.streamBufferSize,
       logRetention: settings.logRetention,
     });
-    this.queries = new QueryWorkgroup(this, "Queries", {
-      resultsBucket: this.lake.resultsBucket,
-      bytesScannedCutoffPerQuery: settings.bytesScannedCutoffPerQuery,
-    });
+    this.#queries = settings.lakeQueries
+      ? new QueryWorkgroup(this, "Queries", {
+          resultsBucket: this.lake.resultsBucket,
+          bytesScannedCutoffPerQuery: settings.bytesScannedCutoffPerQuery,
+        })
+      : undefined;
     this.sealingKey = new SealingKey(this, "SealingKey");
 
-    const { tables, lake, queries, ingest, sealingKey } = this;
+    const { tables, lake, ingest, sealingKey } = this;
+    const queries = this.#queries;
     // Every function's environment and grants come from its manifest row; the parts are what
     // those rows may name, the queues and the link host's URL once they are built.
     const parts: StackParts = {
@@ -94,7 +123,7 @@ export class AttributionStack extends Stack {
       streams: ingest,
       sealingKey,
       queue: (worker) => this.workers.queueOf(worker as WorkerId),
-      linkBaseUrl: () => this.linkHost.baseUrl,
+      linkBaseUrl: () => this.#linkHost?.baseUrl ?? NO_LINK_HOST_URL,
       settings: {
         snapshotTtl: String(settings.snapshotTtl.toSeconds()),
         trustViewerCountry: settings.trustViewerCountry ? "true" : "false",
@@ -113,19 +142,28 @@ export class AttributionStack extends Stack {
       entryFor: props.entryFor,
       logRetention: settings.logRetention,
     });
-    this.linkHost = new LinkHost(this, "LinkHost", {
-      routes: bindingsOf<(typeof LINK_HOST_ROUTES)[number]>(LINK_HOST_ROUTES, parts) satisfies {
-        readonly [K in LinkHostRouteId]: FunctionBinding;
-      },
-      domain: settings.linkDomain,
-      throttle: settings.linkThrottle,
-      entryFor: props.entryFor,
-      logRetention: settings.logRetention,
-    });
+    this.#linkHost = settings.linkHost
+      ? new LinkHost(this, "LinkHost", {
+          routes: bindingsOf<(typeof LINK_HOST_ROUTES)[number]>(LINK_HOST_ROUTES, parts) satisfies {
+            readonly [K in LinkHostRouteId]: FunctionBinding;
+          },
+          domain: settings.linkDomain,
+          throttle: settings.linkThrottle,
+          entryFor: props.entryFor,
+          logRetention: settings.logRetention,
+        })
+      : undefined;
+    // Without lake queries, the routes that query the lake (the export) are left out.
+    const routes = bindingsOf<(typeof ROUTES)[number]>(
+      settings.lakeQueries
+        ? ROUTES
+        : ROUTES.filter((route) => !(route.uses as Uses | undefined)?.queries),
+      parts,
+    );
     this.api = new AttributionApi(this, "Api", {
       authorizer: bindingOf(AUTHORIZER.uses, parts),
-      routes: bindingsOf<(typeof ROUTES)[number]>(ROUTES, parts) satisfies {
-        readonly [K in RouteId]: FunctionBinding;
+      routes: Object.fromEntries(ROUTES.map((route) => [route.id, routes[route.id] ?? null])) as {
+        readonly [K in RouteId]: FunctionBinding | null;
       },
       authorizerCacheTtl: settings.authorizerCacheTtl,
       throttle: settings.throttle,
@@ -134,14 +172,17 @@ export class AttributionStack extends Stack {
     });
 
     // Deletion requests are completed on a schedule (lib/purge-job.ts documents the bound).
-    this.purge = new PurgeJob(this, "Purge", {
-      tables,
-      lake,
-      streamBufferInterval: ingest.bufferInterval,
-      schedule: settings.purgeSchedule,
-      logRetention: settings.logRetention,
-      entryFor: props.entryFor,
-    });
+    // The purge rewrites the lake's Parquet files: none are written without the catalog.
+    this.#purge = settings.lakeQueries
+      ? new PurgeJob(this, "Purge", {
+          tables,
+          lake,
+          streamBufferInterval: ingest.bufferInterval,
+          schedule: settings.purgeSchedule,
+          logRetention: settings.logRetention,
+          entryFor: props.entryFor,
+        })
+      : undefined;
 
     // The rate table that ingestion reads, kept current from the ECB's feed.
     this.fxRates = new FxRatesJob(this, "FxRates", {
@@ -165,7 +206,12 @@ export class AttributionStack extends Stack {
 
     const outputs: Record<string, [string, string]> = {
       ApiUrl: [this.api.url, "Base URL of the API (the spec's {base_url})"],
-      LinkHostUrl: [this.linkHost.baseUrl, "Base URL of the link host: links are tapped here"],
+      ...(this.#linkHost && {
+        LinkHostUrl: [
+          this.#linkHost.baseUrl,
+          "Base URL of the link host: links are tapped here",
+        ] as [string, string],
+      }),
       ...Object.fromEntries(
         TABLE_IDS.map((id) => [
           `${pascal(id)}TableName`,
@@ -174,8 +220,16 @@ export class AttributionStack extends Stack {
       ),
       LakeBucketName: [lake.bucket.bucketName, "S3 bucket of the Parquet lake"],
       ResultsBucketName: [lake.resultsBucket.bucketName, "S3 bucket of Athena results"],
-      GlueDatabaseName: [lake.catalog.databaseName, "Glue database of the lake tables"],
-      AthenaWorkGroupName: [queries.workGroupName, "Athena workgroup of export queries"],
+      ...(queries && {
+        GlueDatabaseName: [lake.catalog.databaseName, "Glue database of the lake tables"] as [
+          string,
+          string,
+        ],
+        AthenaWorkGroupName: [queries.workGroupName, "Athena workgroup of export queries"] as [
+          string,
+          string,
+        ],
+      }),
       ...Object.fromEntries(
         LAKE_TABLES.map((table) => [
           `${pascal(table.name)}StreamName`,

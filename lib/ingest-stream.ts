@@ -105,12 +105,14 @@ export class IngestStreams extends Construct {
         resources: objectPrefixes,
       }),
     );
-    role.addToPolicy(
-      new PolicyStatement({
-        actions: ["glue:GetTable", "glue:GetTableVersion", "glue:GetTableVersions"],
-        resources: lake.catalog.arns([table.name]),
-      }),
-    );
+    if (lake.hasCatalog) {
+      role.addToPolicy(
+        new PolicyStatement({
+          actions: ["glue:GetTable", "glue:GetTableVersion", "glue:GetTableVersions"],
+          resources: lake.catalog.arns([table.name]),
+        }),
+      );
+    }
     logGroup.grantWrite(role);
     for (const resource of objectPrefixes) {
       acknowledgeWildcardResource(
@@ -120,7 +122,7 @@ export class IngestStreams extends Construct {
       );
     }
 
-    const glueTable = lake.catalog.tables[table.name];
+    const glueTable = lake.hasCatalog ? lake.catalog.tables[table.name] : undefined;
     const stream = new CfnDeliveryStream(scope, "Stream", {
       deliveryStreamType: "DirectPut",
       deliveryStreamEncryptionConfigurationInput: { keyType: "AWS_OWNED_CMK" },
@@ -162,7 +164,8 @@ export class IngestStreams extends Construct {
             },
           ],
         },
-        dataFormatConversionConfiguration: {
+        // Without the catalog (lakeQueries false) records land as the JSON they were put as.
+        dataFormatConversionConfiguration: glueTable && {
           enabled: true,
           inputFormatConfiguration: { deserializer: { openXJsonSerDe: {} } },
           outputFormatConfiguration: {
@@ -181,7 +184,7 @@ export class IngestStreams extends Construct {
     });
     // Firehose checks its role's rights when the stream is created, so the policy goes first.
     stream.node.addDependency(role);
-    stream.addResourceDependency(glueTable);
+    if (glueTable) stream.addResourceDependency(glueTable);
     return { stream, role };
   }
 }

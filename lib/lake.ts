@@ -34,14 +34,15 @@ export interface LakeProps {
   readonly noncurrentVersionExpiration?: Duration;
   readonly firehoseErrorExpiration?: Duration;
   readonly accessLogExpiration?: Duration;
+  /** False: no Glue catalog (lib/settings.ts, lakeQueries). */
+  readonly catalog?: boolean;
 }
 
 export class Lake extends Construct {
   readonly bucket: Bucket;
   readonly resultsBucket: Bucket;
   readonly accessLogsBucket: Bucket;
-  /** The Glue database and tables that describe the lake's files. */
-  readonly catalog: LakeCatalog;
+  readonly #catalog: LakeCatalog | undefined;
 
   constructor(scope: Construct, id: string, props: LakeProps = {}) {
     super(scope, id);
@@ -95,7 +96,19 @@ export class Lake extends Construct {
       ],
     });
 
-    this.catalog = new LakeCatalog(this, "Catalog", this);
+    this.#catalog = props.catalog === false ? undefined : new LakeCatalog(this, "Catalog", this);
+  }
+
+  /** Whether the lake has its Glue catalog (not with the setting lakeQueries false). */
+  get hasCatalog(): boolean {
+    return this.#catalog !== undefined;
+  }
+
+  /** The Glue database and tables that describe the lake's files. */
+  get catalog(): LakeCatalog {
+    if (!this.#catalog)
+      throw new Error("The lake has no catalog: the stack leaves out lake queries");
+    return this.#catalog;
   }
 
   /** `s3://bucket/<table>/`, the table's location and its Firehose prefix root. */

@@ -49,6 +49,18 @@ export interface StackSettings {
   readonly linkDomain: { readonly name: string; readonly certificateArn: string } | null;
   /** The link host's request rate (per second) and burst: ad clicks come in bursts. */
   readonly linkThrottle: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * False leaves out what queries the lake, for an emulator without Glue and Athena
+   * (LocalStack's free plan, `npm run test:localstack`): the Glue database and tables, the
+   * streams' Parquet conversion (records land as JSON), the Athena workgroup, the export route
+   * and the purge of deleted installs. Never false for a deployment that serves exports.
+   */
+  readonly lakeQueries: boolean;
+  /**
+   * False leaves out the link host (an API Gateway HTTP API), for an emulator without HTTP
+   * APIs (LocalStack's free plan); new links then name `https://link-host.invalid`.
+   */
+  readonly linkHost: boolean;
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -65,6 +77,8 @@ export const DEFAULT_SETTINGS: StackSettings = {
   trustViewerCountry: false,
   linkDomain: null,
   linkThrottle: { rateLimit: 2_000, burstLimit: 5_000 },
+  lakeQueries: true,
+  linkHost: true,
 };
 
 /** The defaults with the given overrides; an override left undefined keeps its default. */
