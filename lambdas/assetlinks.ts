@@ -1,5 +1,6 @@
 /** `GET /.well-known/assetlinks.json` on the link host's API: Android App Links. */
-import { logged } from "./logged.ts";
-import { handlers } from "./well-known.ts";
+import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
+import { lambda } from "../src/aws/lambda.ts";
+import { assetLinksFunction } from "../src/http/handlers/link-host.ts";
 
-export const handler = logged(handlers.assetLinks);
+export const handler = await lambda(assetLinksFunction, { tables: { apps: createAppStore } });

@@ -1,13 +1,14 @@
 /** `GET /{deeplink_id}` on the link host's API: the tap recorded, then a redirect by platform. */
-import { createClickHandler } from "../src/http/handlers/link-host.ts";
-import { logger } from "../src/logging/logger.ts";
-import { logged } from "./logged.ts";
-import { touchDeps } from "./touch-recording.ts";
+import { createLinkStore } from "../src/adapters/dynamodb/links.ts";
+import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
+import { createTouchStore } from "../src/adapters/dynamodb/touches.ts";
+import { firehoseStreams } from "../src/aws/firehose-streams.ts";
+import { geoipCountries } from "../src/aws/geoip-countries.ts";
+import { lambda } from "../src/aws/lambda.ts";
+import { clickFunction } from "../src/http/handlers/link-host.ts";
 
-export const handler = logged(
-  createClickHandler({
-    ...touchDeps,
-    onRecordFailure: (error, click) =>
-      logger.error("click not recorded", { appId: click.appId, clickId: click.clickId, error }),
-  }),
-);
+export const handler = await lambda(clickFunction, {
+  tables: { apps: createAppStore, links: createLinkStore, touches: createTouchStore },
+  streams: firehoseStreams,
+  countries: geoipCountries,
+});

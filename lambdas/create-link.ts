@@ -1,5 +1,9 @@
 /** `POST /v1/links` on AWS: makes a link for ads. */
-import { handlers } from "./links.ts";
-import { logged } from "./logged.ts";
+import { createLinkStore } from "../src/adapters/dynamodb/links.ts";
+import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
+import { lambda } from "../src/aws/lambda.ts";
+import { createLinkFunction } from "../src/http/handlers/links.ts";
 
-export const handler = logged(handlers.createLink);
+export const handler = await lambda(createLinkFunction, {
+  tables: { apps: createAppStore, links: createLinkStore },
+});

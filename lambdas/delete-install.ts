@@ -1,15 +1,8 @@
 /** `DELETE /v1/installs/{service_id}` on AWS: records the deletion request (a tombstone). */
 import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
-import { functionEnv } from "../src/functions/env.ts";
-import { createDeletionHandlers } from "../src/http/handlers/deletions.ts";
-import { routeOf } from "../src/http/routes.ts";
-import { dynamoDocument } from "./clients.ts";
-import { logged } from "./logged.ts";
+import { lambda } from "../src/aws/lambda.ts";
+import { deleteInstallFunction } from "../src/http/handlers/deletions.ts";
 
-// At start-up, so a bad deployment fails on its first cold start, naming the variable.
-const env = functionEnv(routeOf("delete-install"));
-
-export const handler = logged(
-  createDeletionHandlers({ deletions: createDeletionStore(dynamoDocument, env.DELETIONS_TABLE) })
-    .deleteInstall,
-);
+export const handler = await lambda(deleteInstallFunction, {
+  tables: { deletions: createDeletionStore },
+});

@@ -1,5 +1,9 @@
 /** `GET /v1/links` on AWS: the app's links, a page at a time. */
-import { handlers } from "./links.ts";
-import { logged } from "./logged.ts";
+import { createLinkStore } from "../src/adapters/dynamodb/links.ts";
+import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
+import { lambda } from "../src/aws/lambda.ts";
+import { listLinksFunction } from "../src/http/handlers/links.ts";
 
-export const handler = logged(handlers.listLinks);
+export const handler = await lambda(listLinksFunction, {
+  tables: { apps: createAppStore, links: createLinkStore },
+});

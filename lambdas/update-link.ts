@@ -1,5 +1,9 @@
 /** `PATCH /v1/links/{deeplink_id}` on AWS: disables or enables a link. */
-import { handlers } from "./links.ts";
-import { logged } from "./logged.ts";
+import { createLinkStore } from "../src/adapters/dynamodb/links.ts";
+import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
+import { lambda } from "../src/aws/lambda.ts";
+import { updateLinkFunction } from "../src/http/handlers/links.ts";
 
-export const handler = logged(handlers.updateLink);
+export const handler = await lambda(updateLinkFunction, {
+  tables: { apps: createAppStore, links: createLinkStore },
+});

@@ -1,7 +1,7 @@
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SWEEP_AGE_MS } from "../src/attribution/sweep.ts";
-import { ATTRIBUTION_WORKER } from "../src/workers/attribution.ts";
+import { ATTRIBUTION_WORKER } from "../src/workers/workers.ts";
 import type { AttributionStack } from "./attribution-stack.ts";
 import {
   actionsOf,

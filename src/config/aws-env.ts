@@ -8,7 +8,7 @@ import type * as z from "zod";
 import { envSchemaOf } from "../functions/env.ts";
 import { AUTHORIZER, LINK_HOST_ROUTES, ROUTES } from "../http/routes.ts";
 import { jobOf } from "../jobs/jobs.ts";
-import { ATTRIBUTION_WORKER } from "../workers/attribution.ts";
+import { ATTRIBUTION_WORKER } from "../workers/workers.ts";
 
 export { parseEnv } from "./parse-env.ts";
 

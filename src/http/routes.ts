@@ -37,7 +37,7 @@ export type Route = RouteBase &
 export type ServiceRoute = Route & { readonly uses: Uses };
 
 /**
- * What the three ingestion routes use: they share one composition (lambdas/ingestion.ts), so
+ * What the three ingestion routes use: they share one composition (src/http/handlers/ingest.ts), so
  * one environment; only the routes that take events may put them on the stream or open
  * sealed values.
  */

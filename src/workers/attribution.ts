@@ -5,12 +5,12 @@
  * from the stored result, so a job run again writes the same rows. A job whose last try fails
  * marks the install `failed`; the sweeper queues it again later.
  */
-import * as z from "zod";
 import { attributionRow, installEventRow } from "../attribution/lake-rows.ts";
 import { matchInstall, type TouchLookups } from "../attribution/matcher.ts";
 import { installTypeOf, resultOf, skippedResult } from "../attribution/results.ts";
 import { attributionSettingsOf } from "../attribution/settings.ts";
 import { DAY_MS } from "../domain/time.ts";
+import { composition } from "../functions/adapters.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { AttributionResult, AttributionStore } from "../ports/attributions.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
@@ -18,41 +18,12 @@ import type { Install, InstallHistory, InstallStore } from "../ports/installs.ts
 import type { RecordStream } from "../ports/lake.ts";
 import type { SearchAds } from "../ports/search-ads.ts";
 import type { WorkHandler } from "../ports/work-queue.ts";
-import { defineWorker } from "./worker.ts";
-
-export const ATTRIBUTION_WORKER = defineWorker({
-  id: "attribute",
-  description: "Matches each new install to the touch that caused it, or finds it organic.",
-  message: z.object({ appId: z.string(), serviceId: z.string() }),
-  maxAttempts: 5,
-  retryAfterSeconds: 30,
-  batchSize: 10,
-  // A job waits on the store and the disk: more at once keep a burst's queue short.
-  concurrency: 32,
-  // Unbounded, a burst's queue grows faster than it is matched (one process both takes
-  // installs in and matches them) and the wait from the 202 grows with it; bounded at the
-  // concurrency, installs are taken in more slowly and the last is matched no later. The
-  // attribution benchmark's install-to-resolved figures: docs/benchmarks.md#attribution.
-  maxBacklog: 32,
-  memoryMb: 512,
-  timeoutSeconds: 30,
-  uses: {
-    tables: {
-      apps: "get",
-      installs: "match",
-      touches: "match",
-      attributions: "work",
-      deletions: "lookup",
-    },
-    streams: { attributions: "put", events: "put" },
-    appleAds: "call",
-  },
-});
+import { ATTRIBUTION_WORKER, type WorkerMessage } from "./workers.ts";
 
 /** How long Apple's AdServices token can be resolved after the app got it. */
 export const APPLE_TOKEN_LIFE_MS = DAY_MS;
 
-export type AttributionJob = z.infer<typeof ATTRIBUTION_WORKER.message>;
+export type AttributionJob = WorkerMessage<"attribute">;
 
 export interface AttributionDeps {
   readonly apps: Pick<AppStore, "get">;
@@ -141,3 +112,18 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
     }
   };
 };
+
+/** The worker's composition on both runtimes: its stores, the lake's two streams, Apple Ads. */
+export const attributionWorkerFunction = composition(
+  ATTRIBUTION_WORKER,
+  ({ tables, streams, searchAds }, runtime) =>
+    createAttributionWorker({
+      apps: runtime.apps(tables.apps),
+      installs: tables.installs,
+      attributions: tables.attributions,
+      deletions: tables.deletions,
+      touches: tables.touches,
+      searchAds,
+      lake: { attributions: streams.attributions, events: streams.events },
+    }),
+);

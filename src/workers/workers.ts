@@ -3,12 +3,42 @@
  * CDK app and the embedded runtime both build their queues and consumers from it, so a worker
  * exists on both runtimes or on neither. A new worker is a row here (naming what it uses, from
  * which its environment and grants on AWS are derived), its handler factory beside this file,
- * `lambdas/<id>.ts`, and its handler in the embedded wiring (src/embedded/attribution.ts),
- * which fails to compile until it names it.
+ * and `lambdas/<id>.ts`.
  */
+
+import * as z from "zod";
 import type { Uses } from "../functions/uses.ts";
-import { ATTRIBUTION_WORKER } from "./attribution.ts";
-import type { MessageOf, WorkerDefinition } from "./worker.ts";
+import { defineWorker, type MessageOf, type WorkerDefinition } from "./worker.ts";
+
+/** The attribution worker (./attribution.ts). */
+export const ATTRIBUTION_WORKER = defineWorker({
+  id: "attribute",
+  description: "Matches each new install to the touch that caused it, or finds it organic.",
+  message: z.object({ appId: z.string(), serviceId: z.string() }),
+  maxAttempts: 5,
+  retryAfterSeconds: 30,
+  batchSize: 10,
+  // A job waits on the store and the disk: more at once keep a burst's queue short.
+  concurrency: 32,
+  // Unbounded, a burst's queue grows faster than it is matched (one process both takes
+  // installs in and matches them) and the wait from the 202 grows with it; bounded at the
+  // concurrency, installs are taken in more slowly and the last is matched no later. The
+  // attribution benchmark's install-to-resolved figures: docs/benchmarks.md#attribution.
+  maxBacklog: 32,
+  memoryMb: 512,
+  timeoutSeconds: 30,
+  uses: {
+    tables: {
+      apps: "get",
+      installs: "match",
+      touches: "match",
+      attributions: "work",
+      deletions: "lookup",
+    },
+    streams: { attributions: "put", events: "put" },
+    appleAds: "call",
+  },
+});
 
 export const WORKERS = [ATTRIBUTION_WORKER] as const satisfies readonly (WorkerDefinition & {
   readonly uses: Uses;

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import * as z from "zod";
 import { attributionParams } from "../../attribution/params.ts";
 import { NotFoundError } from "../../domain/errors.ts";
+import { composition } from "../../functions/adapters.ts";
 import type { AppStore } from "../../ports/apps.ts";
 import type { AttributionStore } from "../../ports/attributions.ts";
 import type { DeletionStore } from "../../ports/deletions.ts";
@@ -14,6 +15,7 @@ import { checked } from "../../validation/issues.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
 import { pathParam } from "../path-param.ts";
 import { principalOf } from "../principal.ts";
+import { routeOf } from "../routes.ts";
 import { serviceIdParam } from "./deletions.ts";
 
 export const MAX_WAIT_SECONDS = 20;
@@ -63,3 +65,14 @@ export const createAttributionHandler = (deps: AttributionRouteDeps) =>
     }
     return jsonResponse(200, attributionParams(record, { appEnabled }));
   });
+
+export const attributionFunction = composition(routeOf("attribution"), ({ tables }, runtime) =>
+  createAttributionHandler({
+    apps: runtime.apps(tables.apps),
+    attributions: tables.attributions,
+    deletions: tables.deletions,
+    // On AWS every read of a waiting request is a strongly consistent read billed: twice a
+    // second keeps a 20 s wait to 40 of them.
+    ...(runtime.kind === "aws" ? { pollIntervalMs: 500 } : {}),
+  }),
+);

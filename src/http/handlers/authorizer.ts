@@ -2,9 +2,11 @@
 import middy from "@middy/core";
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from "aws-lambda";
 import { authenticate } from "../../apps/authenticate.ts";
+import { composition } from "../../functions/adapters.ts";
 import type { AppStore, KeyStore } from "../../ports/apps.ts";
 import { policyFor } from "../policy.ts";
 import { toAuthorizerContext } from "../principal.ts";
+import { AUTHORIZER } from "../routes.ts";
 
 export interface AuthorizerDeps {
   readonly apps: AppStore;
@@ -24,3 +26,7 @@ export const createAuthorizerHandler = (deps: AuthorizerDeps) =>
       context: toAuthorizerContext(principal),
     };
   });
+
+export const authorizerFunction = composition(AUTHORIZER, ({ tables }, runtime) =>
+  createAuthorizerHandler({ apps: runtime.apps(tables.apps), keys: tables.keys }),
+);

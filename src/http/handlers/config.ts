@@ -3,9 +3,11 @@ import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { remoteConfig } from "../../apps/app-config.ts";
 import { UnauthorizedError } from "../../domain/errors.ts";
+import { composition } from "../../functions/adapters.ts";
 import type { AppStore } from "../../ports/apps.ts";
 import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
+import { routeOf } from "../routes.ts";
 
 export const createConfigHandler = (deps: { apps: AppStore }) =>
   middy<APIGatewayProxyEvent, HttpResponse>()
@@ -17,3 +19,8 @@ export const createConfigHandler = (deps: { apps: AppStore }) =>
       if (!app) throw new UnauthorizedError();
       return jsonResponse(200, remoteConfig(app));
     });
+
+/** `GET /v1/config`: the app read fresh, so a change shows at the SDK's next refresh. */
+export const configFunction = composition(routeOf("config"), ({ tables }) =>
+  createConfigHandler({ apps: tables.apps }),
+);

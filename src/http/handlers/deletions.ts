@@ -6,11 +6,13 @@ import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import * as z from "zod";
 import { deletionStatus, requestDeletion } from "../../deletion/deletions.ts";
+import { composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
 import { serviceIdField } from "../../ingest/fields.ts";
 import type { DeletionStore } from "../../ports/deletions.ts";
 import { errorResponses, type HttpResponse, jsonResponse } from "../middleware.ts";
 import { pathParam } from "../path-param.ts";
 import { principalOf } from "../principal.ts";
+import { routeOf } from "../routes.ts";
 
 /** The install's id, by the same rule as in the bodies that named it. */
 export const serviceIdParam = serviceIdField();
@@ -38,3 +40,21 @@ export const createDeletionHandlers = (deps: {
       return jsonResponse(200, await deletionStatus(appId, requestId, deps.deletions));
     }),
 });
+
+const deletionHandlers = sharedBy(
+  (adapters: { readonly tables: { readonly deletions: DeletionStore } }, runtime: Runtime) =>
+    createDeletionHandlers({
+      deletions: adapters.tables.deletions,
+      ...(runtime.onDeletionRequested ? { onRequested: runtime.onDeletionRequested } : {}),
+    }),
+);
+
+export const deleteInstallFunction = composition(
+  routeOf("delete-install"),
+  (adapters, runtime) => deletionHandlers(adapters, runtime).deleteInstall,
+);
+
+export const deletionStatusFunction = composition(
+  routeOf("deletion-status"),
+  (adapters, runtime) => deletionHandlers(adapters, runtime).deletionStatus,
+);

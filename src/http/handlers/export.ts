@@ -5,9 +5,11 @@ import { createExportPages, type ExportPageDeps } from "../../export/export-page
 import { exportFileName } from "../../export/file-name.ts";
 import { FORMATS } from "../../export/formats/index.ts";
 import { exportParamsSchema, SNAPSHOT_HEADER, SNAPSHOT_ROWS_HEADER } from "../../export/params.ts";
+import { composition } from "../../functions/adapters.ts";
 import { checked } from "../../validation/issues.ts";
 import { errorResponses, type HttpResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
+import { routeOf } from "../routes.ts";
 
 export const createExportHandler = (
   deps: ExportPageDeps,
@@ -55,3 +57,18 @@ export const createExportHandler = (
       return { statusCode: 200, headers, body: await page.encode(writer) };
     });
 };
+
+/** On AWS the page streams with Lambda response streaming. */
+export const exportFunction = composition(
+  routeOf("export"),
+  ({ tables, engine, settings }, runtime) =>
+    createExportHandler(
+      {
+        engine,
+        catalog: tables.snapshots,
+        deletions: tables.deletions,
+        snapshotTtlSeconds: settings.snapshotTtlSeconds,
+      },
+      ...(runtime.kind === "aws" ? [{ streamifyResponse: true }] : []),
+    ),
+);

@@ -1,11 +1,14 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import type { Scope } from "../../domain/keys.ts";
+import type { Adapters, Runtime } from "../../functions/adapters.ts";
+import { composition, sharedBy } from "../../functions/adapters.ts";
 import { S2S_EVENTS, SDK_EVENTS } from "../../ingest/event-sources.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import { type Caller, createIngestion, type IngestionDeps } from "../../ingest/service.ts";
 import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse, lowerCaseHeaders } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
+import { routeOf } from "../routes.ts";
 
 const callerOf = (event: APIGatewayProxyEvent, scope: Scope): Caller => {
   return {
@@ -32,3 +35,34 @@ export const createIngestHandlers = (deps: IngestionDeps) => {
     ),
   };
 };
+
+/** The three ingestion routes share one composition, so one set of handlers per runtime. */
+const ingestHandlers = sharedBy(
+  (adapters: Adapters<ReturnType<typeof routeOf<"events">>["uses"]>, runtime: Runtime) =>
+    createIngestHandlers({
+      apps: runtime.hotApps(adapters.tables.apps),
+      installs: adapters.tables.installs,
+      customerUsers: adapters.tables.customerUsers,
+      deletions: adapters.tables.deletions,
+      events: adapters.streams.events,
+      countries: adapters.countries,
+      fx: adapters.fx,
+      keyrings: adapters.keyrings,
+      attribution: { store: adapters.tables.attributions, queue: adapters.queues.attribute },
+    }),
+);
+
+export const installsFunction = composition(
+  routeOf("installs"),
+  (adapters, runtime) => ingestHandlers(adapters, runtime).installs,
+);
+
+export const eventsFunction = composition(
+  routeOf("events"),
+  (adapters, runtime) => ingestHandlers(adapters, runtime).events,
+);
+
+export const s2sEventsFunction = composition(
+  routeOf("s2s-events"),
+  (adapters, runtime) => ingestHandlers(adapters, runtime).s2sEvents,
+);

@@ -1,9 +1,12 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
 import { linkHostsOf } from "../../links/app-settings.ts";
 import { appleAppSiteAssociation, assetLinks } from "../../links/well-known.ts";
+import { logger } from "../../logging/logger.ts";
 import type { App } from "../../ports/apps.ts";
 import { type ClickDeps, createClickRecorder } from "../../touches/clicks.ts";
 import { type HttpResponse, httpRoute, lowerCaseHeaders } from "../middleware.ts";
+import { routeOf } from "../routes.ts";
 
 /** What every link host answer says of caching: a tap must reach the host every time. */
 const NO_STORE = "no-store";
@@ -64,3 +67,34 @@ export const createWellKnownHandlers = (deps: { allApps: () => Promise<App[]> })
     assetLinks: httpRoute(async (event) => jsonFile(assetLinks(await hostApps(event)))),
   };
 };
+
+/** A tap: recorded through the hot path's caches, then redirected. */
+export const clickFunction = composition(
+  routeOf("click"),
+  ({ tables, streams, countries }, runtime) =>
+    createClickHandler({
+      apps: runtime.hotApps(tables.apps),
+      links: runtime.hotLinks(tables.links),
+      touches: runtime.tapTouches(tables.touches),
+      stream: streams.touches,
+      countries,
+      onRecordFailure: (error, touch) =>
+        logger.error("click not recorded", { appId: touch.appId, clickId: touch.clickId, error }),
+    }),
+);
+
+/** The two `.well-known` files share every app's link settings. */
+const wellKnownHandlers = sharedBy(
+  (adapters: Adapters<ReturnType<typeof routeOf<"assetlinks">>["uses"]>, runtime: Runtime) =>
+    createWellKnownHandlers({ allApps: runtime.allApps(adapters.tables.apps) }),
+);
+
+export const appleAppSiteAssociationFunction = composition(
+  routeOf("apple-app-site-association"),
+  (adapters, runtime) => wellKnownHandlers(adapters, runtime).appleAppSiteAssociation,
+);
+
+export const assetLinksFunction = composition(
+  routeOf("assetlinks"),
+  (adapters, runtime) => wellKnownHandlers(adapters, runtime).assetLinks,
+);

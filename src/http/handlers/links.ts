@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import * as z from "zod";
+import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import { createLinks, LINK_PAGE_LIMITS, type LinksDeps, linkAnswer } from "../../links/links.ts";
 import { deeplinkIdField } from "../../touches/ids.ts";
@@ -8,6 +9,7 @@ import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
 import { pathParam } from "../path-param.ts";
 import { principalOf } from "../principal.ts";
+import { routeOf } from "../routes.ts";
 
 export const deeplinkIdParam = deeplinkIdField();
 
@@ -62,3 +64,33 @@ export const createLinkHandlers = (deps: LinksDeps) => {
     }),
   };
 };
+
+/** The four link routes share one composition. */
+const linkHandlers = sharedBy(
+  (adapters: Adapters<ReturnType<typeof routeOf<"create-link">>["uses"]>, runtime: Runtime) =>
+    createLinkHandlers({
+      links: runtime.links(adapters.tables.links),
+      apps: runtime.apps(adapters.tables.apps),
+      linkBaseUrl: adapters.linkBaseUrl,
+    }),
+);
+
+export const createLinkFunction = composition(
+  routeOf("create-link"),
+  (adapters, runtime) => linkHandlers(adapters, runtime).createLink,
+);
+
+export const listLinksFunction = composition(
+  routeOf("list-links"),
+  (adapters, runtime) => linkHandlers(adapters, runtime).listLinks,
+);
+
+export const getLinkFunction = composition(
+  routeOf("get-link"),
+  (adapters, runtime) => linkHandlers(adapters, runtime).getLink,
+);
+
+export const updateLinkFunction = composition(
+  routeOf("update-link"),
+  (adapters, runtime) => linkHandlers(adapters, runtime).updateLink,
+);

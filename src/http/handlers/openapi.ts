@@ -1,8 +1,10 @@
 /** `GET /v1/openapi.json`: the API's OpenAPI 3.1 document, public (no key). */
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import { composition } from "../../functions/adapters.ts";
 import { errorResponses, type HttpResponse } from "../middleware.ts";
 import { buildOpenApiDocument } from "../openapi.ts";
+import { routeOf } from "../routes.ts";
 
 export const createOpenApiHandler = () => {
   // Built on the first request, then served as is: it only changes with the code.
@@ -21,3 +23,5 @@ export const createOpenApiHandler = () => {
       };
     });
 };
+
+export const openApiFunction = composition(routeOf("openapi"), () => createOpenApiHandler());

@@ -1,8 +1,10 @@
+import { composition } from "../../functions/adapters.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import { createNetworkTouches, type NetworkTouchDeps } from "../../touches/network-touches.ts";
 import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
+import { routeOf } from "../routes.ts";
 
 export const createTouchesHandler = (deps: NetworkTouchDeps) => {
   const record = createNetworkTouches(deps);
@@ -11,3 +13,16 @@ export const createTouchesHandler = (deps: NetworkTouchDeps) => {
     return jsonResponse(202, await record(appId, readJsonBody(event, INGEST_LIMITS.maxBodyBytes)));
   });
 };
+
+/** `POST /v1/touches`: links and apps read through the hot path's caches. */
+export const touchesFunction = composition(
+  routeOf("touches"),
+  ({ tables, streams, countries }, runtime) =>
+    createTouchesHandler({
+      apps: runtime.hotApps(tables.apps),
+      links: runtime.hotLinks(tables.links),
+      touches: tables.touches,
+      stream: streams.touches,
+      countries,
+    }),
+);

@@ -6,7 +6,7 @@
  */
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import type { MiddyfiedHandler } from "@middy/core";
-import { logger } from "../src/logging/logger.ts";
+import { logger } from "../logging/logger.ts";
 
 export const logged = <E, R>(handler: MiddyfiedHandler<E, R>): MiddyfiedHandler<E, R> => {
   handler.use(injectLambdaContext(logger, { resetKeys: true }));
