@@ -16,7 +16,6 @@
  * ATTRIBUTION_TEST_POLL_ONLY=1, which leaves the runtime to its own short intervals, as a
  * deployed stack is.
  */
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,32 +25,17 @@ import * as z from "zod";
 import type { Platform } from "../../src/ports/apps.ts";
 import { startTestRuntime, type TestRuntime } from "./runtime.ts";
 import { cliWithEnv } from "./service.ts";
+import {
+  type Capability,
+  cliEnvOf,
+  localstackUrl,
+  missingOn,
+  readStackOutputs,
+  type TargetKind,
+  targetKindOf,
+} from "./target-env.ts";
 
-export const TARGET_KINDS = ["embedded", "localstack", "aws"] as const;
-export type TargetKind = (typeof TARGET_KINDS)[number];
-
-/**
- * What a test may need beyond the API's own routes, and which targets lack it. The reasons are
- * printed in the names of the tests a target skips.
- */
-export const CAPABILITIES = {
-  /** The export route: Athena over the Glue tables of the Parquet lake that Firehose writes. */
-  export: {
-    localstack:
-      "the export queries Athena over Glue tables of the Parquet files Firehose converts: LocalStack's free edition has neither Athena nor Glue, so the stack is deployed without them (lakeQueries=false)",
-  },
-  /** Deletions completed by the purge, which rewrites the lake's Parquet files. */
-  purge: {
-    localstack:
-      "the purge rewrites the Parquet files that Firehose converts with the Glue tables, which are left out on LocalStack (lakeQueries=false)",
-  },
-  /** The link host: an API Gateway HTTP API. */
-  linkHost: {
-    localstack:
-      "the link host is an API Gateway HTTP API (v2), which LocalStack's free edition lacks, so the stack is deployed without it (linkHost=false)",
-  },
-} as const satisfies Record<string, Partial<Record<TargetKind, string>>>;
-export type Capability = keyof typeof CAPABILITIES;
+export { CAPABILITIES, type Capability, TARGET_KINDS, type TargetKind } from "./target-env.ts";
 
 export interface Keys {
   readonly sdkKey: string;
@@ -94,28 +78,12 @@ export interface Target {
 
 const env = process.env;
 
-const kindOf = (value: string | undefined): TargetKind => {
-  const kind = value || "embedded";
-  if (!(TARGET_KINDS as readonly string[]).includes(kind)) {
-    throw new Error(`ATTRIBUTION_TEST_TARGET=${kind}: must be one of ${TARGET_KINDS.join(", ")}`);
-  }
-  return kind as TargetKind;
-};
-
 /** The target this run tests, known when the test files are collected. */
-export const TARGET_KIND: TargetKind = kindOf(env.ATTRIBUTION_TEST_TARGET);
+export const TARGET_KIND: TargetKind = targetKindOf(env.ATTRIBUTION_TEST_TARGET);
 
 /** Why this run's target cannot run a test that needs these, or undefined when it can. */
-export const missing = (
-  needs: readonly Capability[],
-  kind: TargetKind = TARGET_KIND,
-): string | undefined => {
-  const reasons = needs.flatMap((need) => {
-    const reason = (CAPABILITIES[need] as Partial<Record<TargetKind, string>>)[kind];
-    return reason ? [reason] : [];
-  });
-  return reasons.length ? reasons.join("; ") : undefined;
-};
+export const missing = (needs: readonly Capability[]): string | undefined =>
+  missingOn(TARGET_KIND, needs);
 
 /**
  * What a test waits for: most things within the target's usual bound; a deletion's purge,
@@ -154,44 +122,6 @@ export const itNeeds = (
 /** `it` on every target, with the target's time limit. */
 export const itAll = (name: string, test: () => Promise<void>): void => {
   it(name, test, TEST_TIMEOUT_MS);
-};
-
-/** The stack outputs the suite reads, as `cdk deploy --outputs-file` writes them. */
-const StackOutputs = z.object({
-  ApiUrl: z.url(),
-  LinkHostUrl: z.url().optional(),
-  AppsTableName: z.string(),
-  KeysTableName: z.string(),
-  LinksTableName: z.string(),
-  SealingKeyArn: z.string().optional(),
-  AthenaWorkGroupName: z.string().optional(),
-  GlueDatabaseName: z.string().optional(),
-});
-export type StackOutputs = z.infer<typeof StackOutputs>;
-
-/** The one stack of an outputs file (`{ "<stack>": { ApiUrl, … } }`). */
-export const readStackOutputs = (file: string): StackOutputs => {
-  const parsed = z.record(z.string(), z.unknown()).parse(JSON.parse(readFileSync(file, "utf8")));
-  const stacks = Object.values(parsed);
-  if (stacks.length !== 1) {
-    throw new Error(`${file} holds ${stacks.length} stacks' outputs; the suite tests one`);
-  }
-  return StackOutputs.parse(stacks[0]);
-};
-
-/**
- * A URL LocalStack's CloudFormation gave as AWS's (`https://<api>.execute-api.<region>.amazonaws.com/…`)
- * as LocalStack answers it: `<api>.execute-api.localhost.localstack.cloud` on its endpoint's port.
- */
-export const localstackUrl = (url: string, endpoint: string): string => {
-  const parsed = new URL(url);
-  const api = /^([a-z0-9]+)\.execute-api\.[a-z0-9-]+\.amazonaws\.com$/.exec(parsed.hostname);
-  if (!api) return url;
-  const local = new URL(endpoint);
-  parsed.protocol = local.protocol;
-  parsed.hostname = `${api[1]}.execute-api.localhost.localstack.cloud`;
-  parsed.port = local.port;
-  return parsed.toString();
 };
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
@@ -320,28 +250,7 @@ const deployedTarget = async (kind: "localstack" | "aws"): Promise<Target> => {
     throw new Error("ATTRIBUTION_TEST_TARGET=localstack needs LOCALSTACK_ENDPOINT");
   }
   const url = (value: string) => (endpoint ? localstackUrl(value, endpoint) : value);
-  const cliEnv: Record<string, string> = {
-    ATTRIBUTION_AWS_APPS_TABLE: outputs.AppsTableName,
-    ATTRIBUTION_AWS_KEYS_TABLE: outputs.KeysTableName,
-    ATTRIBUTION_AWS_LINKS_TABLE: outputs.LinksTableName,
-    ...(outputs.SealingKeyArn ? { ATTRIBUTION_AWS_SEALING_KEY_ARN: outputs.SealingKeyArn } : {}),
-    ...(outputs.LinkHostUrl ? { ATTRIBUTION_AWS_LINK_HOST_URL: url(outputs.LinkHostUrl) } : {}),
-    ...(outputs.AthenaWorkGroupName && outputs.GlueDatabaseName
-      ? {
-          ATTRIBUTION_AWS_ATHENA_WORKGROUP: outputs.AthenaWorkGroupName,
-          ATTRIBUTION_AWS_GLUE_DATABASE: outputs.GlueDatabaseName,
-        }
-      : {}),
-    // LocalStack answers every service on one endpoint, with any credentials.
-    ...(endpoint
-      ? {
-          AWS_ENDPOINT_URL: endpoint,
-          AWS_ACCESS_KEY_ID: env.AWS_ACCESS_KEY_ID ?? "test",
-          AWS_SECRET_ACCESS_KEY: env.AWS_SECRET_ACCESS_KEY ?? "test",
-          AWS_REGION: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1",
-        }
-      : {}),
-  };
+  const cliEnv = cliEnvOf(outputs, endpoint, env);
   // The CLI is told the stack's tables; the data folder it is given is never opened.
   const unused = await mkdtemp(join(tmpdir(), "attribution-target-"));
   const runId = (env.ATTRIBUTION_TEST_RUN_ID ?? Date.now().toString(36)).toLowerCase();
