@@ -3,14 +3,18 @@
  * streams, lake folder and DuckDB, wired to the same handlers that run on AWS.
  */
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { createAdServicesClient } from "../adapters/apple/ad-services.ts";
+import { coalescedWrites } from "../adapters/batching/coalesced-writes.ts";
 import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
 import { cachedCustomerUserMap } from "../adapters/cache/cached-customer-users.ts";
 import { cachedDeletionStore } from "../adapters/cache/cached-deletions.ts";
 import { cachedInstallStore } from "../adapters/cache/cached-installs.ts";
 import { cachedKeyStore } from "../adapters/cache/cached-keys.ts";
+import { cachedLinkStore } from "../adapters/cache/cached-links.ts";
 import { cachedSnapshotCatalog } from "../adapters/cache/cached-snapshots.ts";
+import { cachedValue } from "../adapters/cache/cached-value.ts";
 import { createDuckDbPurger } from "../adapters/duckdb/purge.ts";
 import {
   createDuckDbQueryEngine,
@@ -18,6 +22,7 @@ import {
 } from "../adapters/duckdb/query-engine.ts";
 import { createReadWriteLock } from "../adapters/duckdb/read-write-lock.ts";
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
+import { fetchEcbFeed } from "../adapters/ecb/feed.ts";
 import { createCountryResolver } from "../adapters/geoip/country-resolver.ts";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
 import {
@@ -27,33 +32,30 @@ import {
 import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
 import { createAppKeyrings } from "../apps/app-keyrings.ts";
 import { type EmbeddedConfig, sizeInBytes } from "../config/embedded.ts";
-import { purgeOpenRequests } from "../deletion/deletions.ts";
-import { type FxRates, loadEcbRates } from "../fx/ecb-rates.ts";
+import type { AllAdapters, Runtime } from "../functions/adapters.ts";
+import {
+  AUTHORIZER_FUNCTION,
+  LINK_HOST_FUNCTIONS,
+  ROUTE_FUNCTIONS,
+  WORKER_FUNCTIONS,
+} from "../functions/compositions.ts";
+import { type FxRates, loadEcbRates, SHIPPED_ECB_RATES } from "../fx/ecb-rates.ts";
 import { ratesFrom } from "../fx/reloading-rates.ts";
-import { createAttributionHandler } from "../http/handlers/attribution.ts";
-import { createAuthorizerHandler } from "../http/handlers/authorizer.ts";
-import { createConfigHandler } from "../http/handlers/config.ts";
-import { createDeletionHandlers } from "../http/handlers/deletions.ts";
-import { createExportHandler } from "../http/handlers/export.ts";
-import { createIngestHandlers } from "../http/handlers/ingest.ts";
 import { linkNotFound } from "../http/handlers/link-host.ts";
-import { createOpenApiHandler } from "../http/handlers/openapi.ts";
-import { LINK_HOST_ROUTES, ROUTES, type RouteId } from "../http/routes.ts";
+import { LINK_HOST_ROUTES, ROUTES } from "../http/routes.ts";
 import { jobOf } from "../jobs/jobs.ts";
-import { reapSnapshotEntries } from "../jobs/reap-snapshot-entries.ts";
 import { type LakeTableName, perLakeTableAsync } from "../lake/tables.ts";
-import type { WORKERS } from "../workers/workers.ts";
+import type { WorkQueue } from "../ports/work-queue.ts";
+import { WORKERS } from "../workers/workers.ts";
 import { adminRevision } from "./admin-changes.ts";
-import { startAttribution } from "./attribution.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
-import { startJob } from "./background-job.ts";
 import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
-import type { RouteHandler } from "./gateway.ts";
+import { type EmbeddedJobs, startEmbeddedJobs } from "./jobs.ts";
 import { listenAll } from "./listeners.ts";
 import { type DynamoConnection, LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./local-dynamodb.ts";
 import type { QueueWorkers } from "./queue-workers.ts";
-import { startRatesRefresh } from "./rates-refresh.ts";
-import { startTouches } from "./touches.ts";
+import { startQueueWorkers } from "./queue-workers.ts";
+import { ratesRefresh } from "./rates-refresh.ts";
 
 /** One delivery stream per lake table. */
 export type LakeStreams = Readonly<Record<LakeTableName, LocalDeliveryStream>>;
@@ -178,81 +180,84 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   // the shipped one. A refresh replaces it under ingestion.
   let rates = await loadRates(paths.fxRates);
   const fx = ratesFrom(() => rates);
-  const ratesRefresh =
-    config.fxFeedUrl === null
-      ? undefined
-      : startRatesRefresh({
-          feedUrl: config.fxFeedUrl,
-          table: fileRatesTable(paths.fxRates),
-          current: () => rates,
-          replace: (next) => {
-            rates = next;
-          },
-        });
+  const ratesTable = fileRatesTable(paths.fxRates);
 
-  // Ingestion and the authorizer read apps through a short cache; the configuration, fresh.
+  // Requests read apps through a short cache, which the CLI's changes empty; the configuration
+  // and the `.well-known` files read them fresh (tables.apps).
   const apps = cachedAppStore(stores.apps, config.appCacheMs, { revision: revision.current });
-  const countries = await createCountryResolver(config.geoipDatabase, {
-    trustViewerCountry: config.trustViewerCountry,
-  });
-  const attribution = await startAttribution({
-    queuesDir: paths.queues,
-    stores,
-    apps,
-    lake: { attributions: lake.streams.attributions, events: lake.streams.events },
-    appleAdsUrl: config.appleAdsUrl,
-  });
-  const ingest = createIngestHandlers({
-    ...stores,
-    apps,
-    events: lake.streams.events,
-    countries,
-    fx,
-    keyrings: createAppKeyrings(createKeyFileWrapper(paths.masterKey)),
-    attribution: { store: stores.attributions, queue: attribution.queue },
-  });
+  // Links change only through this process (the API) or the CLI.
+  const links = cachedLinkStore(stores.links, config.appCacheMs);
   let linkBaseUrl = config.linkBaseUrl;
-  const touches = startTouches({
-    stores,
-    apps,
-    stream: lake.streams.touches,
-    countries,
-    cacheMs: config.appCacheMs,
-    revision: revision.current,
+  const queues: Record<string, WorkQueue<unknown>> = {};
+  const adapters: AllAdapters = {
+    tables: stores,
+    streams: lake.streams,
+    queues: queues as AllAdapters["queues"],
+    keyrings: createAppKeyrings(createKeyFileWrapper(paths.masterKey)),
+    fx,
+    ratesTable,
+    shippedRates: () => readFile(SHIPPED_ECB_RATES, "utf8"),
+    ratesFeed: () => fetchEcbFeed(config.fxFeedUrl ?? undefined),
+    countries: await createCountryResolver(config.geoipDatabase, {
+      trustViewerCountry: config.trustViewerCountry,
+    }),
+    engine: lake.engine,
+    lakePurger: lake.purger,
+    flushLake: lake.flush,
+    // The service's own link host, once its listener is up.
     linkBaseUrl: () => linkBaseUrl ?? "",
-  });
-  // Deletions: requested through the API, purged in the background (minutes at most).
-  const purge = startJob(
-    jobOf("purge"),
-    () => purgeOpenRequests({ ...stores, lake: lake.purger, flush: lake.flush }),
-    config.purgeIntervalMs,
-  );
-  const deletions = createDeletionHandlers({
-    deletions: stores.deletions,
-    onRequested: () => void purge.trigger(),
-  });
-  const handlers: Record<RouteId, RouteHandler> = {
-    config: createConfigHandler(stores),
-    "delete-install": deletions.deleteInstall,
-    "deletion-status": deletions.deletionStatus,
-    installs: ingest.installs,
-    events: ingest.events,
-    "s2s-events": ingest.s2sEvents,
-    export: createExportHandler({
-      engine: lake.engine,
-      catalog: stores.snapshots,
-      deletions: stores.deletions,
+    searchAds: createAdServicesClient({ url: config.appleAdsUrl }),
+    settings: {
       snapshotTtlSeconds: config.snapshotTtlSeconds,
-    }),
-    attribution: createAttributionHandler({
-      apps,
-      attributions: stores.attributions,
-      deletions: stores.deletions,
-    }),
-    ...touches.routes,
-    openapi: createOpenApiHandler(),
+      trustViewerCountry: config.trustViewerCountry,
+      minRequestAgeMs: 0,
+    },
   };
-  const authorizer = cacheAuthorizerAnswers(createAuthorizerHandler({ keys: stores.keys, apps }), {
+  let jobs: EmbeddedJobs | undefined;
+  const runtime: Runtime = {
+    kind: "embedded",
+    hotApps: () => apps,
+    apps: () => apps,
+    hotLinks: () => links,
+    links: () => links,
+    // The CLI changes link settings: its mark reads them again at the next request.
+    allApps: (store) => cachedValue(() => store.list(), 60_000, { revision: revision.current }),
+    // Taps that arrive together are stored together: the local store's cost is mostly per
+    // request, and it runs in this process, so one batch at a time serves best.
+    tapTouches: (touches) => ({
+      put: coalescedWrites((batch) => touches.put(batch), { maxBatch: 25, maxInFlight: 1 }),
+    }),
+    // Deletions: requested through the API, purged in the background (minutes at most).
+    onDeletionRequested: () => jobs?.trigger("purge"),
+  };
+
+  // Queue-driven workers: one consumer per row of the worker table, each its composition.
+  const workers = await startQueueWorkers({
+    dir: paths.queues,
+    workers: WORKERS,
+    handlers: mapRows(WORKERS, (worker) => WORKER_FUNCTIONS[worker.id].compose(adapters, runtime)),
+  });
+  for (const worker of WORKERS) queues[worker.id] = workers.queue(worker.id);
+
+  jobs = startEmbeddedJobs({
+    adapters,
+    runtime,
+    pruneSnapshots: () => lake.engine.prune(new Date(Date.now() - snapshotPruneAfterMs(config))),
+    refreshRates:
+      config.fxFeedUrl === null
+        ? null
+        : ratesRefresh({
+            feedUrl: config.fxFeedUrl,
+            table: ratesTable,
+            current: () => rates,
+            replace: (next) => {
+              rates = next;
+            },
+          }),
+    everyMs: { purge: config.purgeIntervalMs },
+  });
+
+  const authorizer = cacheAuthorizerAnswers(AUTHORIZER_FUNCTION.compose(adapters, runtime), {
     revision: revision.current,
   });
   // One gateway per row, each on its own port with its own route table.
@@ -262,7 +267,10 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       host: config.host,
       port: config.port,
       gateway: {
-        routes: ROUTES.map((route) => ({ route, handler: handlers[route.id] })),
+        routes: ROUTES.map((route) => ({
+          route,
+          handler: ROUTE_FUNCTIONS[route.id].compose(adapters, runtime),
+        })),
         authorizer,
         // The CLI's changes to keys and apps, seen by every request that arrives after them.
         onRequest: revision.check,
@@ -274,7 +282,10 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       host: config.host,
       port: config.linkPort,
       gateway: {
-        routes: LINK_HOST_ROUTES.map((route) => ({ route, handler: touches.linkHost[route.id] })),
+        routes: LINK_HOST_ROUTES.map((route) => ({
+          route,
+          handler: LINK_HOST_FUNCTIONS[route.id].compose(adapters, runtime),
+        })),
         authorizer,
         onRequest: revision.check,
         trustForwardedFor: config.trustProxy,
@@ -294,13 +305,6 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     trustProxy: config.trustProxy,
   });
 
-  const pruner = startJob(jobOf("prune-snapshots"), () =>
-    lake.engine.prune(new Date(Date.now() - snapshotPruneAfterMs(config))),
-  );
-  const snapshotEntries = startJob(jobOf("reap-snapshot-entries"), () =>
-    reapSnapshotEntries({ apps: stores.apps, snapshots: stores.snapshots }),
-  );
-
   return {
     url,
     linkUrl: linkListener.url,
@@ -309,21 +313,24 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     stores,
     streams: lake.streams,
     engine: lake.engine,
-    workers: attribution.workers,
+    workers,
     fx,
     flush: lake.flush,
     async stop() {
-      await pruner.stop();
-      await snapshotEntries.stop();
       // No new request first, so none can start a purge while the stores close.
       await Promise.all(listeners.map((listening) => listening.close()));
-      await purge.stop();
-      await touches.stop();
-      await ratesRefresh?.stop();
-      await attribution.stop();
+      await jobs?.stop();
+      await workers.stop();
       await lake.close();
       await dynamodb.close();
       await removeRuntimeInfo(config.dataDir);
     },
   };
 };
+
+/** One value per row of a table, keyed by the row's id. */
+const mapRows = <Row extends { readonly id: string }, V>(
+  rows: readonly Row[],
+  value: (row: Row) => V,
+): { readonly [K in Row["id"]]: V } =>
+  Object.fromEntries(rows.map((row) => [row.id, value(row)])) as { readonly [K in Row["id"]]: V };

@@ -1,0 +1,74 @@
+/**
+ * The job table (src/jobs/jobs.ts) on the embedded runtime: each row's work as a background job
+ * on its row's interval. The jobs that also run on AWS call the same composition as their
+ * Lambda function; the others are what AWS does by itself (a table's TTL, a bucket's
+ * lifecycle rule), done here by hand.
+ */
+import { sweepAttributions } from "../attribution/sweep.ts";
+import { purgeJob } from "../deletion/deletions.ts";
+import type { AllAdapters, Runtime } from "../functions/adapters.ts";
+import { JOBS, type JobId, jobOf } from "../jobs/jobs.ts";
+import { reapSnapshotEntries } from "../jobs/reap-snapshot-entries.ts";
+import { type BackgroundJob, startJob } from "./background-job.ts";
+
+export interface EmbeddedJobDeps {
+  readonly adapters: AllAdapters;
+  readonly runtime: Runtime;
+  /** Removes export snapshot files older than the given date (the query engine's). */
+  readonly pruneSnapshots: () => Promise<unknown>;
+  /** The exchange rates' refresh from the ECB feed, or null when the feed is off. */
+  readonly refreshRates: (() => Promise<unknown>) | null;
+  /** Intervals the configuration sets instead of the row's. */
+  readonly everyMs?: { readonly [K in JobId]?: number };
+}
+
+/** Each row's work on this runtime; null for a job switched off by the configuration. */
+const workOf = (
+  deps: EmbeddedJobDeps,
+): { readonly [K in JobId]: (() => Promise<unknown>) | null } => {
+  const { adapters, runtime } = deps;
+  const { tables } = adapters;
+  // At start, everything unfinished from before it (what a crash left); then every
+  // SWEEP_AGE_MS, what is that old and unfinished. The queue redelivers the jobs it had
+  // taken; the sweep finds those it never got.
+  const startedAt = new Date();
+  let firstSweep = true;
+  return {
+    purge: purgeJob.compose(adapters, runtime).run,
+    "fx-rates": deps.refreshRates,
+    "attribution-sweep": () => {
+      const before = firstSweep ? startedAt : undefined;
+      firstSweep = false;
+      return sweepAttributions(
+        { attributions: tables.attributions, queue: adapters.queues.attribute },
+        before,
+      );
+    },
+    // Touches expire after the longest click window.
+    "reap-touches": () => tables.touches.reap(new Date()),
+    "prune-snapshots": deps.pruneSnapshots,
+    "reap-snapshot-entries": () =>
+      reapSnapshotEntries({ apps: tables.apps, snapshots: tables.snapshots }),
+  };
+};
+
+export interface EmbeddedJobs {
+  /** Runs a job now (a deletion request starts a purge at once). */
+  trigger(id: JobId): void;
+  stop(): Promise<void>;
+}
+
+export const startEmbeddedJobs = (deps: EmbeddedJobDeps): EmbeddedJobs => {
+  const work = workOf(deps);
+  const started = new Map<JobId, BackgroundJob>();
+  for (const job of JOBS) {
+    const run = work[job.id];
+    if (run) started.set(job.id, startJob(jobOf(job.id), run, deps.everyMs?.[job.id]));
+  }
+  return {
+    trigger: (id) => void started.get(id)?.trigger(),
+    async stop() {
+      await Promise.all([...started.values()].map((job) => job.stop()));
+    },
+  };
+};
