@@ -19,7 +19,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type {
@@ -100,6 +100,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
   let moto: MotoServer;
   let closeDynamo: () => Promise<void>;
   let stack: StackOnLocalServers;
+  let dynamodb: DynamoDBClient;
   let sqs: SQSClient;
   let s3: S3Client;
   let keys: { sdk: string; server: string };
@@ -133,7 +134,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     closeDynamo = () => new Promise<void>((resolve) => server.close(() => resolve()));
     const shared = awsEnv(dynamoEndpoint);
     Object.assign(process.env, shared);
-    const dynamodb = new DynamoDBClient({ ...motoClientConfig(moto), endpoint: dynamoEndpoint });
+    dynamodb = new DynamoDBClient({ ...motoClientConfig(moto), endpoint: dynamoEndpoint });
     stack = await stackOnLocalServers({ dynamodb, moto });
     sqs = new SQSClient(motoClientConfig(moto));
     s3 = new S3Client(motoClientConfig(moto));
@@ -206,6 +207,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     Object.assign(process.env, savedEnv);
     sqs?.destroy();
     s3?.destroy();
+    dynamodb?.destroy();
     await closeDynamo?.();
     await moto?.stop();
     await rm(outDir, { recursive: true, force: true });
@@ -372,13 +374,15 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     };
   };
 
-  it("gives each bundle the environment its manifest row asks for, with the stack's names", () => {
+  it("gives each bundle the environment its manifest row asks for, with the stack's names", async () => {
+    // The tables made from the template, under its names: a function names only those.
+    const { TableNames = [] } = await dynamodb.send(new ListTablesCommand({}));
     for (const row of FUNCTIONS) {
       const env = envOf(row.id);
       const parsed = envSchemaOf(row.uses).safeParse(env);
       expect(parsed.error?.issues ?? [], row.id).toEqual([]);
       for (const table of Object.keys(row.uses.tables ?? {})) {
-        expect(env[tableVariable(table)], `${row.id}: ${table}`).toMatch(/^Tables/);
+        expect(TableNames, `${row.id}: ${table}`).toContain(env[tableVariable(table)]);
       }
     }
   });
@@ -581,7 +585,9 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
       { "detail-type": "Scheduled Event", source: "aws.events", detail: {} },
       lambdaContext(rowOf(job.id)),
     );
-    expect(answer).toEqual({ queued: 0 });
+    // How many it queued again: a count, or an object naming it.
+    const queued = typeof answer === "number" ? answer : (answer as { queued?: number }).queued;
+    expect(queued).toBe(0);
   });
 
   it("invokes every bundle but those with no faithful local server", () => {
