@@ -16,7 +16,7 @@ import { loadEcbRates } from "../src/fx/ecb-rates.ts";
 import { parseEventsEnvelope } from "../src/ingest/event-schema.ts";
 import { judgeEvents } from "../src/ingest/judge.ts";
 import { toLakeEvent } from "../src/ingest/lake-event.ts";
-import { EVENTS_TABLE, type LakeRecord, recordChecker } from "../src/lake/tables.ts";
+import { EVENTS_TABLE, type LakeRecord, recordChecker } from "../src/lake/lake-tables.ts";
 import type { App } from "../src/ports/apps.ts";
 import { storedInstall } from "../test/support/installs.ts";
 import { serve } from "./serve.mjs";

@@ -17,7 +17,7 @@ import { performance } from "node:perf_hooks";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { dataPaths } from "../src/embedded/data-dir.ts";
 import { sqlString } from "../src/lake/export-query.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../src/lake/tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../src/lake/lake-tables.ts";
 import { installRequest } from "../test/support/installs.ts";
 import {
   createAppWithCli,

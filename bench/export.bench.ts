@@ -14,7 +14,7 @@ import {
   EVENTS_TABLE,
   type LakeRecord,
   nullColumns,
-} from "../src/lake/tables.ts";
+} from "../src/lake/lake-tables.ts";
 import { peakMemory, startService, stopService } from "../test/support/service.ts";
 import { measuredOn, median, verdict, writeDocsSection } from "./figures.ts";
 import { type ExportLakeFigures, type ExportPageFigures, exportSection } from "./sections.ts";

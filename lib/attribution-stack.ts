@@ -7,7 +7,7 @@
  */
 import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
-import { TABLE_DEFINITIONS, TABLE_IDS } from "../src/adapters/dynamodb/tables.ts";
+import { TABLE_DEFINITIONS, TABLE_IDS } from "../src/adapters/dynamodb/table-definitions.ts";
 import type { Uses } from "../src/functions/uses.ts";
 import {
   AUTHORIZER,
@@ -17,15 +17,16 @@ import {
   type RouteId,
 } from "../src/http/routes.ts";
 import { AWS_JOBS } from "../src/jobs/jobs.ts";
-import { LAKE_TABLES } from "../src/lake/tables.ts";
+import { LAKE_TABLES } from "../src/lake/lake-tables.ts";
 import { WORKERS, type WorkerId } from "../src/workers/workers.ts";
 import { AttributionApi, type FunctionBinding } from "./api.ts";
 import { QueryWorkgroup } from "./athena.ts";
 import { AttributionSweep } from "./attribution-sweep.ts";
 import { bindingOf, type StackParts } from "./bindings.ts";
+import { ServiceTables } from "./dynamodb-tables.ts";
 import { FxRatesJob } from "./fx-rates-job.ts";
-import { IngestStreams } from "./ingest-stream.ts";
 import { Lake } from "./lake.ts";
+import { IngestStreams } from "./lake-streams.ts";
 import { LinkHost } from "./link-host.ts";
 import { pascal } from "./naming.ts";
 import { PurgeJob } from "./purge-job.ts";
@@ -34,7 +35,6 @@ import { ScheduledJob } from "./scheduled-job.ts";
 import { SealingKey } from "./sealing-key.ts";
 import type { EntryResolver } from "./service-function.ts";
 import { type StackSettings, stackSettings } from "./settings.ts";
-import { ServiceTables } from "./tables.ts";
 
 export { INGEST_DATA } from "./bindings.ts";
 

@@ -10,9 +10,9 @@ import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import { jobOf } from "../src/jobs/jobs.ts";
 import { bindingOf } from "./bindings.ts";
+import type { ServiceTables } from "./dynamodb-tables.ts";
 import { scheduledFunction } from "./scheduled-job.ts";
 import type { EntryResolver, ServiceFunction } from "./service-function.ts";
-import type { ServiceTables } from "./tables.ts";
 
 export interface AttributionSweepProps {
   readonly tables: ServiceTables;

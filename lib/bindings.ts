@@ -13,15 +13,15 @@ import { envSchemaOf, queueUrlName, streamVariable, tableVariable } from "../src
 import type { FunctionSetting, Uses } from "../src/functions/uses.ts";
 import { SHIPPED_ECB_RATES } from "../src/fx/ecb-rates.ts";
 import { EXPORT_TABLES } from "../src/lake/export-query.ts";
-import type { LakeTableName } from "../src/lake/tables.ts";
+import type { LakeTableName } from "../src/lake/lake-tables.ts";
 import type { FunctionBinding } from "./api.ts";
 import { type QueryWorkgroup, RESULTS_PREFIX } from "./athena.ts";
+import type { ServiceTables } from "./dynamodb-tables.ts";
 import { envFor } from "./env.ts";
-import type { IngestStreams } from "./ingest-stream.ts";
 import { type Lake, RATES_TABLE_KEY } from "./lake.ts";
+import type { IngestStreams } from "./lake-streams.ts";
 import type { SealingKey } from "./sealing-key.ts";
 import { type BundledFile, bundledPath, projectFile } from "./service-function.ts";
-import type { ServiceTables } from "./tables.ts";
 
 /**
  * The data files functions read at start-up, the same ones the embedded runtime uses by
@@ -63,7 +63,7 @@ type Grants = {
   };
 };
 
-/** What each access word of the non-table resources grants (tables: lib/tables.ts). */
+/** What each access word of the non-table resources grants (tables: lib/dynamodb-tables.ts). */
 const GRANTS: Grants = {
   sealingKey: {
     unwrap: (role, parts) => need(parts.sealingKey, "the sealing key").grantUnwrap(role),

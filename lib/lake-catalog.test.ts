@@ -1,7 +1,7 @@
 import type { Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
-import { LAKE_TABLES, type LakeType, PARTITION_KEYS } from "../src/lake/tables.ts";
+import { LAKE_TABLES, type LakeType, PARTITION_KEYS } from "../src/lake/lake-tables.ts";
 import { Lake } from "./lake.ts";
 import { propertiesOf, testStack } from "./stack.test-support.ts";
 
@@ -44,7 +44,7 @@ describe("Glue catalog", () => {
       return input;
     };
 
-    it("has exactly the columns of src/lake/tables.ts, in order", () => {
+    it("has exactly the columns of src/lake/lake-tables.ts, in order", () => {
       expect(tableInput()).toMatchObject({
         StorageDescriptor: {
           Columns: table.columns.map((c) => ({ Name: c.name, Type: GLUE_TYPE[c.type] })),

@@ -1,6 +1,6 @@
 /**
  * The lake's catalog: the Glue database and one Glue table per lake table, derived from
- * src/lake/tables.ts, the one Parquet contract, so Firehose's conversion, Athena and the
+ * src/lake/lake-tables.ts, the one Parquet contract, so Firehose's conversion, Athena and the
  * embedded DuckDB views cannot drift apart; and the table of the lists of installs an export
  * leaves out. Partition projection computes partitions from rules instead of listing them.
  */
@@ -19,7 +19,7 @@ import {
   type LakeType,
   PARTITION_KEYS,
   perLakeTable,
-} from "../src/lake/tables.ts";
+} from "../src/lake/lake-tables.ts";
 import { pascal } from "./naming.ts";
 
 const GLUE_TYPES: Record<LakeType, string> = {

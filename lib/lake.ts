@@ -15,7 +15,7 @@ import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from "aws-cdk-lib/cx-api";
 import { Construct } from "constructs";
-import { INSTALL_TABLES, type LakeTable, type LakeTableName } from "../src/lake/tables.ts";
+import { INSTALL_TABLES, type LakeTable, type LakeTableName } from "../src/lake/lake-tables.ts";
 import { LakeCatalog } from "./lake-catalog.ts";
 import { acknowledgeWildcardResource } from "./nag.ts";
 

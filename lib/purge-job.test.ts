@@ -3,8 +3,9 @@ import type { Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AttributionStack } from "./attribution-stack.ts";
-import { IngestStreams } from "./ingest-stream.ts";
+import { ServiceTables } from "./dynamodb-tables.ts";
 import { Lake } from "./lake.ts";
+import { IngestStreams } from "./lake-streams.ts";
 import { PurgeJob } from "./purge-job.ts";
 import {
   actionsOf,
@@ -13,7 +14,6 @@ import {
   synthAttributionStack,
   testStack,
 } from "./stack.test-support.ts";
-import { ServiceTables } from "./tables.ts";
 
 let stack: AttributionStack;
 let template: Template;

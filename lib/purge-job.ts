@@ -23,11 +23,11 @@ import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { jobOf } from "../src/jobs/jobs.ts";
 import { bindingOf } from "./bindings.ts";
+import type { ServiceTables } from "./dynamodb-tables.ts";
 import type { Lake } from "./lake.ts";
 import { scheduledFunction } from "./scheduled-job.ts";
 import type { EntryResolver, ServiceFunction } from "./service-function.ts";
 import { DEFAULT_SETTINGS } from "./settings.ts";
-import type { ServiceTables } from "./tables.ts";
 
 /** Firehose writes a file shortly after its buffer closes; this covers the S3 write. */
 export const DELIVERY_MARGIN = Duration.minutes(1);

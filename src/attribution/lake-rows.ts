@@ -5,7 +5,12 @@
  */
 import { createHash } from "node:crypto";
 import { exportEventName } from "../domain/event-types.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeRecord, nullColumns } from "../lake/tables.ts";
+import {
+  ATTRIBUTIONS_TABLE,
+  EVENTS_TABLE,
+  type LakeRecord,
+  nullColumns,
+} from "../lake/lake-tables.ts";
 import type { App } from "../ports/apps.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";

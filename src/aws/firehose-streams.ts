@@ -2,7 +2,7 @@
 import { createFirehoseStream } from "../adapters/firehose/record-stream.ts";
 import type { AllAdapters } from "../functions/adapters.ts";
 import { streamVariable } from "../functions/env.ts";
-import { LAKE_TABLES } from "../lake/tables.ts";
+import { LAKE_TABLES } from "../lake/lake-tables.ts";
 import { firehose } from "./clients.ts";
 import { type Provider, variable } from "./provider.ts";
 

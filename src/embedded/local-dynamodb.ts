@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import dynalite from "dynalite";
-import { ensureTables, perTable, type TableNames } from "../adapters/dynamodb/tables.ts";
+import { ensureTables, perTable, type TableNames } from "../adapters/dynamodb/table-definitions.ts";
 
 /**
  * Table names on the embedded runtime, from the tables' ids (`customerUsers` is

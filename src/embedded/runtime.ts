@@ -44,7 +44,7 @@ import { ratesFrom } from "../fx/reloading-rates.ts";
 import { linkNotFound } from "../http/handlers/link-host.ts";
 import { LINK_HOST_ROUTES, ROUTES } from "../http/routes.ts";
 import { jobOf } from "../jobs/jobs.ts";
-import { type LakeTableName, perLakeTableAsync } from "../lake/tables.ts";
+import { type LakeTableName, perLakeTableAsync } from "../lake/lake-tables.ts";
 import type { WorkQueue } from "../ports/work-queue.ts";
 import { WORKERS } from "../workers/workers.ts";
 import { adminRevision } from "./admin-changes.ts";

@@ -10,7 +10,7 @@
 import type { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import type { AppKeyrings } from "../apps/app-keyrings.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
-import type { LakeTableName } from "../lake/tables.ts";
+import type { LakeTableName } from "../lake/lake-tables.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { CountryResolver } from "../ports/geo.ts";
 import type { LakePurger, LakeQueryEngine, RecordStream } from "../ports/lake.ts";

@@ -3,17 +3,17 @@
  * (./manifest.ts). A row names each resource its handler reads or writes and the access it
  * needs, and everything else is derived from it: the function's environment (./env.ts, which
  * src/config/aws-env.ts names), its CDK environment values and IAM grants (lib/bindings.ts,
- * lib/tables.ts), the Lambda bundle's data files, the entries test and the bench's list.
+ * lib/dynamodb-tables.ts), the Lambda bundle's data files, the entries test and the bench's list.
  *
  * Each access word is one grant on AWS, so a word added here fails to compile until
- * lib/tables.ts (for a table) or lib/bindings.ts (for the rest) grants it.
+ * lib/dynamodb-tables.ts (for a table) or lib/bindings.ts (for the rest) grants it.
  */
-import type { TableId } from "../adapters/dynamodb/tables.ts";
-import type { LakeTableName } from "../lake/tables.ts";
+import type { TableId } from "../adapters/dynamodb/table-definitions.ts";
+import type { LakeTableName } from "../lake/lake-tables.ts";
 
 /**
- * What a function may do with each DynamoDB table (src/adapters/dynamodb/tables.ts); the
- * statements each word grants are in lib/tables.ts.
+ * What a function may do with each DynamoDB table (src/adapters/dynamodb/table-definitions.ts); the
+ * statements each word grants are in lib/dynamodb-tables.ts.
  */
 export interface TableAccess {
   /** get: one app by id; lookup: by id, in batches too (the authorizer); list: every app. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
-import { EVENTS_TABLE } from "../lake/tables.ts";
+import { EVENTS_TABLE } from "../lake/lake-tables.ts";
 import type { App } from "../ports/apps.ts";
 import type { Install } from "../ports/installs.ts";
 import { NOW, open, sdkEvent } from "./ingest.test-support.ts";

@@ -7,7 +7,7 @@
 
 import { exportEventName } from "../domain/event-types.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
-import type { LakeRecord } from "../lake/tables.ts";
+import type { LakeRecord } from "../lake/lake-tables.ts";
 import type { App } from "../ports/apps.ts";
 import type { Install } from "../ports/installs.ts";
 import type { ValidEvent } from "./judge.ts";

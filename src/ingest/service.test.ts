@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../test/support/installs.ts";
 import { staticKeyring } from "../crypto/keyring.ts";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
-import type { LakeRecord } from "../lake/tables.ts";
+import type { LakeRecord } from "../lake/lake-tables.ts";
 import type { App } from "../ports/apps.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
 import { DELETED_INSTALL_DETAIL, SDK_EVENTS } from "./event-sources.ts";

@@ -9,7 +9,7 @@ import { installFacts } from "../attribution/facts.ts";
 import { isSealed, openSealed } from "../crypto/envelope.ts";
 import { UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
-import type { LakeRecord } from "../lake/tables.ts";
+import type { LakeRecord } from "../lake/lake-tables.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { AttributionStore } from "../ports/attributions.ts";
 import type { DeletionStore } from "../ports/deletions.ts";

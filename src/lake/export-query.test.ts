@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DUCKDB_TYPES } from "../adapters/duckdb/lake-sql.ts";
 import { EXPORT_COLUMNS } from "../record/columns.ts";
 import { buildCrossDayQuery, buildExportQuery, type Exclusion, sqlString } from "./export-query.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable, PARTITION_KEYS } from "./tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable, PARTITION_KEYS } from "./lake-tables.ts";
 
 const input = {
   appId: "com.example.game",

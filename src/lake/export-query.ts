@@ -4,7 +4,7 @@
  * only in how a timestamp is written out and read in; everything else is shared SQL.
  */
 import { EXPORT_COLUMNS } from "../record/columns.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "./tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "./lake-tables.ts";
 
 export type Dialect = "duckdb" | "athena";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LakeRecord } from "../lake/tables.ts";
+import type { LakeRecord } from "../lake/lake-tables.ts";
 import { testLink } from "../links/link.test-support.ts";
 import type { App } from "../ports/apps.ts";
 import type { Link } from "../ports/links.ts";

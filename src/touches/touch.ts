@@ -4,7 +4,7 @@
  * advertising id, for reports.
  */
 import { createHash } from "node:crypto";
-import type { LakeRecord } from "../lake/tables.ts";
+import type { LakeRecord } from "../lake/lake-tables.ts";
 import type { AdFields } from "../ports/links.ts";
 import type { Touch } from "../ports/touches.ts";
 import type { TouchColumnName } from "../record/touch-columns.ts";

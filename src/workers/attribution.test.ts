@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../test/support/installs.ts";
 import { installFacts } from "../attribution/facts.ts";
-import type { LakeRecord } from "../lake/tables.ts";
+import type { LakeRecord } from "../lake/lake-tables.ts";
 import type { App } from "../ports/apps.ts";
 import type {
   AttributionRecord,

@@ -21,7 +21,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-s
 import { INGEST_DATA } from "../../lib/bindings.ts";
 import { PROJECT_ROOT, TASK_ROOT } from "../../lib/service-function.ts";
 import { synthAttributionStack, TEST_ENV } from "../../lib/stack.test-support.ts";
-import { waitUntilActive } from "../../src/adapters/dynamodb/tables.ts";
+import { waitUntilActive } from "../../src/adapters/dynamodb/table-definitions.ts";
 import { type MotoServer, motoClientConfig } from "../local-aws/moto.ts";
 
 type Json = Record<string, unknown>;

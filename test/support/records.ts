@@ -5,7 +5,7 @@ import {
   EVENTS_TABLE,
   type LakeRecord,
   nullColumns,
-} from "../../src/lake/tables.ts";
+} from "../../src/lake/lake-tables.ts";
 
 export const lakeEvent = (overrides: Partial<LakeRecord> & { app_id: string }): LakeRecord => ({
   ...nullColumns(EVENTS_TABLE),

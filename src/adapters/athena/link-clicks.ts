@@ -5,8 +5,8 @@
 import type { AthenaClient } from "@aws-sdk/client-athena";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { parse } from "csv-parse/sync";
+import { TOUCHES_TABLE } from "../../lake/lake-tables.ts";
 import { linkClicksQuery } from "../../lake/link-clicks-query.ts";
-import { TOUCHES_TABLE } from "../../lake/tables.ts";
 import { runQuery } from "./run-query.ts";
 import { openObject, parseS3Uri, readText } from "./s3-object.ts";
 

@@ -8,7 +8,7 @@ import type { Readable } from "node:stream";
 import type { AthenaClient } from "@aws-sdk/client-athena";
 import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { buildExportQuery, type Exclusion, sqlString } from "../../lake/export-query.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../../lake/tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../../lake/lake-tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import type { ExportRecord } from "../../record/columns.ts";
 import { EXCLUSIONS_TABLE, exclusionList } from "./exclusions.ts";

@@ -16,7 +16,7 @@ import {
   EVENTS_TABLE,
   type LakeRecord,
   nullColumns,
-} from "../../lake/tables.ts";
+} from "../../lake/lake-tables.ts";
 import type { LakeQueryEngine } from "../../ports/lake.ts";
 import type { ExportRecord } from "../../record/columns.ts";
 

@@ -10,7 +10,7 @@
  * no local server has (the embedded layout is held by the delivery stream's own tests).
  */
 import { describe, expect, it } from "vitest";
-import type { LakeRecord, LakeTable } from "../../lake/tables.ts";
+import type { LakeRecord, LakeTable } from "../../lake/lake-tables.ts";
 import type { RecordStream } from "../../ports/lake.ts";
 
 /** A table with a column of each lake type, partitioned by the date of `happened_at`. */

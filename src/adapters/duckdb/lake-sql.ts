@@ -2,7 +2,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { sqlString } from "../../lake/export-query.ts";
-import { type LakeTable, type LakeType, PARTITION_KEYS } from "../../lake/tables.ts";
+import { type LakeTable, type LakeType, PARTITION_KEYS } from "../../lake/lake-tables.ts";
 
 export const DUCKDB_TYPES: Record<LakeType, string> = {
   string: "VARCHAR",

@@ -5,8 +5,8 @@
  * the service.
  */
 import { DuckDBInstance } from "@duckdb/node-api";
+import { TOUCHES_TABLE } from "../../lake/lake-tables.ts";
 import { linkClicksQuery } from "../../lake/link-clicks-query.ts";
-import { TOUCHES_TABLE } from "../../lake/tables.ts";
 import { appFilesRelation, appParquetFiles } from "./lake-sql.ts";
 
 export const countLinkClicks = async (

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
-import { EVENTS_TABLE } from "../../lake/tables.ts";
+import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
 import { createDuckDbPurger } from "./purge.ts";
 import { createDuckDbQueryEngine } from "./query-engine.ts";

@@ -9,7 +9,7 @@ import { readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "../../lake/export-query.ts";
-import { INSTALL_TABLES } from "../../lake/tables.ts";
+import { INSTALL_TABLES } from "../../lake/lake-tables.ts";
 import type { LakePurger } from "../../ports/lake.ts";
 import { appParquetFiles } from "./lake-sql.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";

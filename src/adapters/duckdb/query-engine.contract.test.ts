@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import { describeQueryEngineContract } from "../contracts/query-engine.test-support.ts";
 import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
 import { createDuckDbQueryEngine } from "./query-engine.ts";

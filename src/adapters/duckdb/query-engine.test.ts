@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lakeAttribution, lakeEvent } from "../../../test/support/records.ts";
 import { UnavailableError } from "../../domain/errors.ts";
 import type { EngineEncoding } from "../../export/formats/writer.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import type { SnapshotLocation } from "../../ports/lake.ts";
 import type { ExportRecord } from "../../record/columns.ts";
 import { COLUMN_NAMES } from "../../record/columns.ts";

@@ -12,7 +12,7 @@ import type { DuckDBDataChunk, DuckDBInstance } from "@duckdb/node-api";
 import pLimit from "p-limit";
 import { UnavailableError } from "../../domain/errors.ts";
 import { buildCrossDayQuery, buildExportQuery, sqlString } from "../../lake/export-query.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
 import { appDir, appParquetFiles, filesRelation, parquetFilesUnder } from "./lake-sql.ts";

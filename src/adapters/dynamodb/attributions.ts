@@ -21,7 +21,7 @@ import { MATCH_STATUSES } from "../../ports/attributions.ts";
 import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";
-import { indexOf } from "./tables.ts";
+import { indexOf } from "./table-definitions.ts";
 
 const OPEN = indexOf("attributions", "open");
 const OPEN_MARKER = "open";

@@ -15,7 +15,7 @@ import {
   type DeletionStore,
 } from "../../ports/deletions.ts";
 import { queryIndex, scanWhere } from "./query-index.ts";
-import { indexOf, TOMBSTONES_PREFIX } from "./tables.ts";
+import { indexOf, TOMBSTONES_PREFIX } from "./table-definitions.ts";
 import { createTombstones } from "./tombstones.ts";
 
 const BY_APP = indexOf("deletions", "byApp");

@@ -18,7 +18,7 @@ import type {
 } from "../../ports/installs.ts";
 import { conditionHolds } from "./conditional.ts";
 import { queryIndex } from "./query-index.ts";
-import { indexOf } from "./tables.ts";
+import { indexOf } from "./table-definitions.ts";
 
 const installKey = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
 const customerUserKey = (appId: string, customerUserId: string) => `${appId}#${customerUserId}`;

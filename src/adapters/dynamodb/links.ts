@@ -12,7 +12,7 @@ import type { Link, LinkStore } from "../../ports/links.ts";
 import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";
-import { indexOf } from "./tables.ts";
+import { indexOf } from "./table-definitions.ts";
 
 const BY_APP = indexOf("links", "byApp");
 

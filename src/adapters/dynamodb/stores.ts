@@ -23,7 +23,7 @@ import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createLinkStore } from "./links.ts";
 import { queryIndex } from "./query-index.ts";
-import { indexOf, type TableNames } from "./tables.ts";
+import { indexOf, type TableNames } from "./table-definitions.ts";
 import { createTouchStore } from "./touches.ts";
 
 const KEYS_BY_APP_INDEX = indexOf("keys", "byApp").name;

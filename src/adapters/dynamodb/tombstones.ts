@@ -15,7 +15,7 @@ import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk
 import * as z from "zod";
 import type { DeletionRequest, Tombstones } from "../../ports/deletions.ts";
 import { conditionHolds } from "./conditional.ts";
-import { TOMBSTONES_PREFIX } from "./tables.ts";
+import { TOMBSTONES_PREFIX } from "./table-definitions.ts";
 
 /** The key of an app's tombstones item. */
 export const tombstonesKey = (appId: string) => ({ requestId: `${TOMBSTONES_PREFIX}${appId}` });

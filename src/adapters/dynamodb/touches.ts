@@ -22,7 +22,7 @@ import { TOUCH_LIMITS } from "../../touches/touch-request.ts";
 import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";
-import { type IndexName, indexOf } from "./tables.ts";
+import { type IndexName, indexOf } from "./table-definitions.ts";
 
 const text = z.string().nullable();
 

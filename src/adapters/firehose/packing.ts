@@ -3,7 +3,7 @@
  * newline-delimited records travel in one Firehose record: fewer records, fewer calls, and
  * Firehose bills by the 5 KB record. Limits are Firehose's service quotas.
  */
-import type { LakeRecord } from "../../lake/tables.ts";
+import type { LakeRecord } from "../../lake/lake-tables.ts";
 
 export interface PackingLimits {
   /** Bytes in one Firehose record, before base64. */

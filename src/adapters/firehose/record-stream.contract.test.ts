@@ -26,7 +26,7 @@ import {
   reportNoMoto,
   startMoto,
 } from "../../../test/local-aws/moto.ts";
-import type { LakeRecord } from "../../lake/tables.ts";
+import type { LakeRecord } from "../../lake/lake-tables.ts";
 import { describeRecordStreamContract } from "../contracts/record-stream.test-support.ts";
 import { createFirehoseStream } from "./record-stream.ts";
 

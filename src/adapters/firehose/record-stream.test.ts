@@ -6,7 +6,7 @@ import {
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
-import { EVENTS_TABLE, type LakeRecord } from "../../lake/tables.ts";
+import { EVENTS_TABLE, type LakeRecord } from "../../lake/lake-tables.ts";
 import { FIREHOSE_LIMITS, RecordTooLargeError } from "./packing.ts";
 import { createFirehoseStream, FirehoseDeliveryError } from "./record-stream.ts";
 

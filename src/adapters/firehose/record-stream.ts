@@ -12,7 +12,7 @@ import {
   PutRecordBatchCommand,
   type PutRecordBatchResponseEntry,
 } from "@aws-sdk/client-firehose";
-import { type LakeTable, recordChecker } from "../../lake/tables.ts";
+import { type LakeTable, recordChecker } from "../../lake/lake-tables.ts";
 import type { RecordStream } from "../../ports/lake.ts";
 import { FIREHOSE_LIMITS, type PackedRecord, packLines, toBatches, toLines } from "./packing.ts";
 

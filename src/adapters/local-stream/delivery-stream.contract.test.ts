@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "../../lake/export-query.ts";
-import type { LakeRecord } from "../../lake/tables.ts";
+import type { LakeRecord } from "../../lake/lake-tables.ts";
 import { describeRecordStreamContract } from "../contracts/record-stream.test-support.ts";
 import { tableDir } from "../duckdb/lake-sql.ts";
 import { createLocalDeliveryStream } from "./delivery-stream.ts";

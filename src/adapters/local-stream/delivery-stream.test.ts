@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
-import { EVENTS_TABLE } from "../../lake/tables.ts";
+import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import { logger } from "../../logging/logger.ts";
 import { createLocalDeliveryStream } from "./delivery-stream.ts";
 

@@ -19,7 +19,7 @@ import { dirname, join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { drain } from "../../embedded/drain.ts";
 import { sqlString } from "../../lake/export-query.ts";
-import { type LakeTable, recordChecker } from "../../lake/tables.ts";
+import { type LakeTable, recordChecker } from "../../lake/lake-tables.ts";
 import { logger } from "../../logging/logger.ts";
 import type { RecordStream } from "../../ports/lake.ts";
 import { partitionPath, tableDir } from "../duckdb/lake-sql.ts";

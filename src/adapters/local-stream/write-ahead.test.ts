@@ -5,7 +5,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
-import { EVENTS_TABLE, type LakeRecord } from "../../lake/tables.ts";
+import { EVENTS_TABLE, type LakeRecord } from "../../lake/lake-tables.ts";
 import {
   joinedPartition,
   partitionOf,

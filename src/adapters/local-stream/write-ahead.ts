@@ -15,7 +15,7 @@
  */
 import { open } from "node:fs/promises";
 import { sqlString } from "../../lake/export-query.ts";
-import type { LakeRecord, LakeTable } from "../../lake/tables.ts";
+import type { LakeRecord, LakeTable } from "../../lake/lake-tables.ts";
 import { DUCKDB_TYPES } from "../duckdb/lake-sql.ts";
 
 /** Every key a record of the table has: its columns and the partition key `app_id`. */

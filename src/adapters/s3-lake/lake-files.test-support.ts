@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import type { SchemaElement } from "hyparquet";
 import { parquetWriteBuffer } from "hyparquet-writer";
-import type { LakeTable, LakeType } from "../../lake/tables.ts";
+import type { LakeTable, LakeType } from "../../lake/lake-tables.ts";
 import { readColumns, readMetadata, writeParquet } from "./parquet-rewrite.ts";
 import { memoryAsyncBuffer } from "./s3-buffer.ts";
 

@@ -2,7 +2,7 @@
 import type { FileMetaData, SchemaElement } from "hyparquet";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { describe, expect, it } from "vitest";
-import { EVENTS_TABLE } from "../../lake/tables.ts";
+import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import { duckdbRows, firehoseSchema } from "./lake-files.test-support.ts";
 import {
   assertRewritable,

@@ -15,7 +15,7 @@ import {
   LOCAL_TABLE_NAMES,
   startLocalDynamoDb,
 } from "../../embedded/local-dynamodb.ts";
-import { EVENTS_TABLE } from "../../lake/tables.ts";
+import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import type { Install } from "../../ports/installs.ts";
 import { createAttributionStore } from "../dynamodb/attributions.ts";
 import { createDeletionStore } from "../dynamodb/deletions.ts";

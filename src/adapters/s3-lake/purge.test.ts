@@ -12,7 +12,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import type { AppSnapshots, SnapshotRef } from "../../ports/lake.ts";
 import {
   duckdbRows,

@@ -23,7 +23,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { INSTALL_TABLES, type LakeTable } from "../../lake/tables.ts";
+import { INSTALL_TABLES, type LakeTable } from "../../lake/lake-tables.ts";
 import type { AppSnapshots, LakePurger } from "../../ports/lake.ts";
 import { sidecarOf } from "../athena/page-checkpoints.ts";
 import { parseS3Uri } from "../athena/s3-object.ts";

@@ -11,7 +11,7 @@ import type { FormatWriter } from "./writer.ts";
 /** Rows per row group: the writer holds at most one group in memory. */
 export const ROW_GROUP_SIZE = 2048;
 
-// INT32 matches the lake, whose integer columns are Glue `int` (src/lake/tables.ts), so every
+// INT32 matches the lake, whose integer columns are Glue `int` (src/lake/lake-tables.ts), so every
 // value read from it fits; the library rejects anything outside int32 rather than wrapping it.
 const ELEMENT: Record<ExportType, (name: string) => SchemaElement> = {
   string: (name) => ({

@@ -9,7 +9,7 @@ import { staticKeyring } from "../../crypto/keyring.ts";
 import { generateKey } from "../../domain/keys.ts";
 import { memoryCatalog } from "../../export/memory-catalog.test-support.ts";
 import { parseEcbRates } from "../../fx/ecb-rates.ts";
-import type { LakeRecord } from "../../lake/tables.ts";
+import type { LakeRecord } from "../../lake/lake-tables.ts";
 import type { App, AppStore, KeyStore, StoredKey } from "../../ports/apps.ts";
 import type { DeletionRequest, DeletionStore } from "../../ports/deletions.ts";
 import type { Install } from "../../ports/installs.ts";

@@ -28,7 +28,7 @@ export interface TableDefinition {
 }
 
 /**
- * One entry per table, keyed by the id code uses for it. The CDK stack (lib/tables.ts) and the
+ * One entry per table, keyed by the id code uses for it. The CDK stack (lib/dynamodb-tables.ts) and the
  * embedded runtime create their tables from these entries, and the stores read indexes by
  * their names here, so a new table is an entry here and its store.
  */

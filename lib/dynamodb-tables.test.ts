@@ -2,9 +2,9 @@ import type { Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { beforeAll, describe, expect, it } from "vitest";
-import { TABLE_DEFINITIONS } from "../src/adapters/dynamodb/tables.ts";
+import { TABLE_DEFINITIONS } from "../src/adapters/dynamodb/table-definitions.ts";
+import { ServiceTables } from "./dynamodb-tables.ts";
 import { statementsOfRole, testStack } from "./stack.test-support.ts";
-import { ServiceTables } from "./tables.ts";
 
 let stack: Stack;
 let tables: ServiceTables;

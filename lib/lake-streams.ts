@@ -16,7 +16,7 @@ import {
   type LakeTableName,
   PARTITION_KEYS,
   perLakeTable,
-} from "../src/lake/tables.ts";
+} from "../src/lake/lake-tables.ts";
 import { errorPrefix, type Lake } from "./lake.ts";
 import { acknowledgeWildcardResource } from "./nag.ts";
 import { pascal } from "./naming.ts";

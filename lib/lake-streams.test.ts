@@ -2,9 +2,9 @@ import type { Stack } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { beforeAll, describe, expect, it } from "vitest";
-import { LAKE_TABLES } from "../src/lake/tables.ts";
-import { IngestStreams } from "./ingest-stream.ts";
+import { LAKE_TABLES } from "../src/lake/lake-tables.ts";
 import { Lake } from "./lake.ts";
+import { IngestStreams } from "./lake-streams.ts";
 import { actionsOf, propertiesOf, statementsOfRole, testStack } from "./stack.test-support.ts";
 
 let stack: Stack;

@@ -1,5 +1,5 @@
 /**
- * The DynamoDB tables, one per entry of TABLE_DEFINITIONS (src/adapters/dynamodb/tables.ts,
+ * The DynamoDB tables, one per entry of TABLE_DEFINITIONS (src/adapters/dynamodb/table-definitions.ts,
  * which the embedded runtime creates its tables from too), with the grants the functions need
  * (each word of a manifest row's table access, in TABLE_GRANTS below).
  * On demand (traffic is spiky: SDK launches and batch exports), point-in-time recovery on,
@@ -18,7 +18,7 @@ import {
   type TableDefinition,
   type TableId,
   TOMBSTONES_PREFIX,
-} from "../src/adapters/dynamodb/tables.ts";
+} from "../src/adapters/dynamodb/table-definitions.ts";
 import type { TableAccess, Uses } from "../src/functions/uses.ts";
 import { pascal } from "./naming.ts";
 

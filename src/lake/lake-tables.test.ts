@@ -6,7 +6,7 @@ import {
   type LakeRecord,
   type LakeTable,
   recordChecker,
-} from "./tables.ts";
+} from "./lake-tables.ts";
 
 const checkRecord = (table: LakeTable, record: LakeRecord) => recordChecker(table)(record);
 
