@@ -10,7 +10,7 @@ import { createTouchStore } from "../src/adapters/dynamodb/touches.ts";
 import { appleAds } from "../src/aws/apple-ads.ts";
 import { firehoseStreams } from "../src/aws/firehose-streams.ts";
 import { lambdaWorker } from "../src/aws/lambda-worker.ts";
-import { attributionWorkerFunction } from "../src/workers/attribution.ts";
+import { attributionWorkerFunction } from "../src/workers/attribution-worker.ts";
 
 export const handler = await lambdaWorker(attributionWorkerFunction, {
   tables: {

@@ -3,7 +3,7 @@ import { createAttributionStore } from "../src/adapters/dynamodb/attributions.ts
 import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
 import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
 import { lambda } from "../src/aws/lambda.ts";
-import { attributionFunction } from "../src/http/handlers/attribution.ts";
+import { attributionFunction } from "../src/http/handlers/install-attribution.ts";
 
 export const handler = await lambda(attributionFunction, {
   tables: {

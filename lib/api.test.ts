@@ -3,25 +3,25 @@ import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { authorizerEnv, exportEnv, ingestEnv } from "../src/config/aws-env.ts";
 import { ROUTES } from "../src/http/routes.ts";
-import { type AttributionStack, INGEST_DATA } from "./attribution-stack.ts";
 import { GATEWAY_RESPONSES } from "./gateway-responses.ts";
 import { RATES_TABLE_KEY } from "./lake.ts";
+import { INGEST_DATA, type ServiceStack } from "./service-stack.ts";
 import {
   actionsOf,
   asArray,
   isJson,
   propertiesOf,
   statementsOfRole,
-  synthAttributionStack,
+  synthServiceStack,
 } from "./stack.test-support.ts";
 
-let stack: AttributionStack;
+let stack: ServiceStack;
 let template: Template;
 
 const INGEST_ROUTES = ["installs", "events", "s2s-events"] as const;
 
 beforeAll(() => {
-  ({ stack, template } = synthAttributionStack());
+  ({ stack, template } = synthServiceStack());
 });
 
 const functionOf = (id: string) => {

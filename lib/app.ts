@@ -7,7 +7,7 @@
 import { App, type AppProps, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
 import * as z from "zod";
-import { AttributionStack } from "./attribution-stack.ts";
+import { ServiceStack } from "./service-stack.ts";
 
 export const STACK_ID = "AttributionService";
 
@@ -16,9 +16,9 @@ const flag = z
   .union([z.boolean(), z.enum(["true", "false"]).transform((text) => text === "true")])
   .optional();
 
-export const createApp = (props: AppProps = {}): { app: App; stack: AttributionStack } => {
+export const createApp = (props: AppProps = {}): { app: App; stack: ServiceStack } => {
   const app = new App(props);
-  const stack = new AttributionStack(app, STACK_ID, {
+  const stack = new ServiceStack(app, STACK_ID, {
     description: "Mobile attribution service: API, DynamoDB, Firehose to a Parquet lake, Athena",
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     settings: {

@@ -19,7 +19,7 @@ import { type QueryWorkgroup, RESULTS_PREFIX } from "./athena.ts";
 import type { ServiceTables } from "./dynamodb-tables.ts";
 import { envFor } from "./env.ts";
 import { type Lake, RATES_TABLE_KEY } from "./lake.ts";
-import type { IngestStreams } from "./lake-streams.ts";
+import type { LakeStreams } from "./lake-streams.ts";
 import type { SealingKey } from "./sealing-key.ts";
 import { type BundledFile, bundledPath, projectFile } from "./service-function.ts";
 
@@ -39,7 +39,7 @@ export const INGEST_DATA = {
 export interface StackParts {
   readonly tables?: ServiceTables;
   readonly lake?: Lake;
-  readonly streams?: IngestStreams;
+  readonly streams?: LakeStreams;
   readonly queries?: QueryWorkgroup;
   readonly sealingKey?: SealingKey;
   /** A worker's queue, by the worker's id. */

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp, STACK_ID } from "./app.ts";
-import { NO_LINK_HOST_URL } from "./attribution-stack.ts";
-import { propertiesOf, synthAttributionStack } from "./stack.test-support.ts";
+import { NO_LINK_HOST_URL } from "./service-stack.ts";
+import { propertiesOf, synthServiceStack } from "./stack.test-support.ts";
 
 const LEFT_OUT = [
   "AWS::Glue::Database",
@@ -19,12 +19,12 @@ const LEFT_OUT = [
   "AWS::ApiGatewayV2::Route",
 ];
 
-const count = (template: ReturnType<typeof synthAttributionStack>["template"], type: string) =>
+const count = (template: ReturnType<typeof synthServiceStack>["template"], type: string) =>
   Object.keys(template.findResources(type)).length;
 
 describe("the stack for an emulator without Glue, Athena and HTTP APIs", () => {
-  const full = synthAttributionStack();
-  const bare = synthAttributionStack({ settings: { lakeQueries: false, linkHost: false } });
+  const full = synthServiceStack();
+  const bare = synthServiceStack({ settings: { lakeQueries: false, linkHost: false } });
 
   it("has by default what the settings leave out", () => {
     for (const type of LEFT_OUT) expect(count(full.template, type), type).toBeGreaterThan(0);

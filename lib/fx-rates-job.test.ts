@@ -1,14 +1,14 @@
 import type { Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AttributionStack } from "./attribution-stack.ts";
 import { RATES_TABLE_KEY } from "./lake.ts";
-import { propertiesOf, statementsOfRole, synthAttributionStack } from "./stack.test-support.ts";
+import type { ServiceStack } from "./service-stack.ts";
+import { propertiesOf, statementsOfRole, synthServiceStack } from "./stack.test-support.ts";
 
-let stack: AttributionStack;
+let stack: ServiceStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthAttributionStack());
+  ({ stack, template } = synthServiceStack());
 });
 
 const resolve = (value: unknown) => stack.resolve(value);

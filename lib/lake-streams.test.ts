@@ -4,19 +4,19 @@ import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LAKE_TABLES } from "../src/lake/lake-tables.ts";
 import { Lake } from "./lake.ts";
-import { IngestStreams } from "./lake-streams.ts";
+import { LakeStreams } from "./lake-streams.ts";
 import { actionsOf, propertiesOf, statementsOfRole, testStack } from "./stack.test-support.ts";
 
 let stack: Stack;
 let lake: Lake;
-let ingest: IngestStreams;
+let ingest: LakeStreams;
 let producer: Role;
 let template: Template;
 
 beforeAll(() => {
   stack = testStack();
   lake = new Lake(stack, "Lake");
-  ingest = new IngestStreams(stack, "Ingest", { lake });
+  ingest = new LakeStreams(stack, "Ingest", { lake });
   producer = new Role(stack, "Producer", {
     assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
   });

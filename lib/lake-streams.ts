@@ -30,7 +30,7 @@ export const partitionQuery = (table: LakeTable): string =>
 export const deliveryPrefix = (table: LakeTableName): string =>
   `${table}/${PARTITION_KEYS.map((k) => `${k.name}=!{partitionKeyFromQuery:${k.name}}`).join("/")}/`;
 
-export interface IngestStreamsProps {
+export interface LakeStreamsProps {
   readonly lake: Lake;
   /**
    * How long Firehose buffers before writing a file. Longer means fewer, larger Parquet files
@@ -48,14 +48,14 @@ interface Delivery {
   readonly role: Role;
 }
 
-export class IngestStreams extends Construct {
+export class LakeStreams extends Construct {
   readonly streams: Readonly<Record<LakeTableName, CfnDeliveryStream>>;
   readonly roles: Readonly<Record<LakeTableName, Role>>;
   /** How long a record may wait in a stream's buffer before it is written to the lake. */
   readonly bufferInterval: Duration;
   readonly bufferSize: Size;
 
-  constructor(scope: Construct, id: string, props: IngestStreamsProps) {
+  constructor(scope: Construct, id: string, props: LakeStreamsProps) {
     super(scope, id);
     this.bufferInterval = props.bufferInterval ?? DEFAULT_SETTINGS.streamBufferInterval;
     this.bufferSize = props.bufferSize ?? DEFAULT_SETTINGS.streamBufferSize;
@@ -74,7 +74,7 @@ export class IngestStreams extends Construct {
     );
   }
 
-  private delivery(table: LakeTable<LakeTableName>, props: IngestStreamsProps): Delivery {
+  private delivery(table: LakeTable<LakeTableName>, props: LakeStreamsProps): Delivery {
     const { lake } = props;
     const scope = new Construct(this, pascal(table.name));
     const stack = Stack.of(this);

@@ -2,14 +2,14 @@ import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { linksEnv, touchesEnv, wellKnownEnv } from "../src/config/aws-env.ts";
 import { LINK_HOST_ROUTES } from "../src/http/routes.ts";
-import type { AttributionStack } from "./attribution-stack.ts";
-import { actionsOf, statementsOfRole, synthAttributionStack } from "./stack.test-support.ts";
+import type { ServiceStack } from "./service-stack.ts";
+import { actionsOf, statementsOfRole, synthServiceStack } from "./stack.test-support.ts";
 
-let stack: AttributionStack;
+let stack: ServiceStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthAttributionStack());
+  ({ stack, template } = synthServiceStack());
 });
 
 const environmentOf = (fn: { function: { functionArn: string } }) => {
@@ -62,14 +62,14 @@ describe("the link host", () => {
   });
 
   it("names its own URL in new links, or the custom domain when one is set", () => {
-    const variables = (target: AttributionStack, t: Template) => {
+    const variables = (target: ServiceStack, t: Template) => {
       const arn = target.resolve(target.api.routeFunctions["create-link"]?.function.functionArn);
       return t.toJSON().Resources[arn["Fn::GetAtt"][0]].Properties.Environment.Variables;
     };
     expect(variables(stack, template).LINK_BASE_URL).toEqual(
       stack.resolve(stack.linkHost.api.apiEndpoint),
     );
-    const custom = synthAttributionStack({
+    const custom = synthServiceStack({
       settings: {
         linkDomain: {
           name: "go.example.com",

@@ -6,13 +6,13 @@ import { Stack, Validations } from "aws-cdk-lib";
 import { Bucket } from "aws-cdk-lib/aws-s3";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AttributionStack } from "./attribution-stack.ts";
-import { isJson, synthAttributionStack, testApp } from "./stack.test-support.ts";
+import type { ServiceStack } from "./service-stack.ts";
+import { isJson, synthServiceStack, testApp } from "./stack.test-support.ts";
 
-let stack: AttributionStack;
+let stack: ServiceStack;
 
 beforeAll(() => {
-  ({ stack } = synthAttributionStack());
+  ({ stack } = synthServiceStack());
 });
 
 describe("cdk-nag AwsSolutions", () => {

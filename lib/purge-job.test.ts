@@ -2,24 +2,24 @@ import { Duration } from "aws-cdk-lib";
 import type { Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AttributionStack } from "./attribution-stack.ts";
 import { ServiceTables } from "./dynamodb-tables.ts";
 import { Lake } from "./lake.ts";
-import { IngestStreams } from "./lake-streams.ts";
+import { LakeStreams } from "./lake-streams.ts";
 import { PurgeJob } from "./purge-job.ts";
+import type { ServiceStack } from "./service-stack.ts";
 import {
   actionsOf,
   propertiesOf,
   statementsOfRole,
-  synthAttributionStack,
+  synthServiceStack,
   testStack,
 } from "./stack.test-support.ts";
 
-let stack: AttributionStack;
+let stack: ServiceStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthAttributionStack());
+  ({ stack, template } = synthServiceStack());
 });
 
 const resolve = (value: unknown) => stack.resolve(value);
@@ -70,7 +70,7 @@ describe("purge job", () => {
     const build = (props: { schedule?: Duration; timeout?: Duration }) => {
       const scope = testStack();
       const lake = new Lake(scope, "Lake");
-      const ingest = new IngestStreams(scope, "Ingest", {
+      const ingest = new LakeStreams(scope, "Ingest", {
         lake,
         bufferInterval: Duration.minutes(10),
       });

@@ -35,7 +35,7 @@ export const DELIVERY_MARGIN = Duration.minutes(1);
 export interface PurgeJobProps {
   readonly tables: ServiceTables;
   readonly lake: Lake;
-  /** The Firehose streams' buffering interval (IngestStreams.bufferInterval). */
+  /** The Firehose streams' buffering interval (LakeStreams.bufferInterval). */
   readonly streamBufferInterval: Duration;
   /** How often the job runs. Default 10 minutes; must exceed the buffering interval. */
   readonly schedule?: Duration;

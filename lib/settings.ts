@@ -1,6 +1,6 @@
 /**
  * The stack's tunables in one typed object: the defaults below, any of which a deployment may
- * override (`AttributionStackProps.settings`; `lib/app.ts` reads the ones given as context).
+ * override (`ServiceStackProps.settings`; `lib/app.ts` reads the ones given as context).
  * Each construct still takes its own props; the stack hands each the values it needs.
  */
 import { Duration, Size } from "aws-cdk-lib";

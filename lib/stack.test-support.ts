@@ -1,12 +1,12 @@
 /**
  * Test helpers for the CDK constructs. Function bundling is skipped (the `bundling-stacks`
- * context left empty) so a whole stack synthesizes in a second or two; test/infra bundles the
+ * context left empty) so a whole stack synthesizes in a second or two; lib/app.test.ts bundles the
  * real entries once.
  */
 import { App, Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import type { IRole } from "aws-cdk-lib/aws-iam";
-import { AttributionStack, type AttributionStackProps } from "./attribution-stack.ts";
+import { ServiceStack, type ServiceStackProps } from "./service-stack.ts";
 
 export const TEST_ENV = { account: "123456789012", region: "eu-west-1" } as const;
 
@@ -14,11 +14,11 @@ export const testApp = (): App => new App({ context: { "aws:cdk:bundling-stacks"
 
 export const testStack = (): Stack => new Stack(testApp(), "Test", { env: TEST_ENV });
 
-export const synthAttributionStack = (
-  props: AttributionStackProps = {},
-): { app: App; stack: AttributionStack; template: Template } => {
+export const synthServiceStack = (
+  props: ServiceStackProps = {},
+): { app: App; stack: ServiceStack; template: Template } => {
   const app = testApp();
-  const stack = new AttributionStack(app, "Attribution", { env: TEST_ENV, ...props });
+  const stack = new ServiceStack(app, "Attribution", { env: TEST_ENV, ...props });
   return { app, stack, template: Template.fromStack(stack) };
 };
 

@@ -5,7 +5,7 @@
  */
 import type { AttributionStore } from "../ports/attributions.ts";
 import type { WorkQueue } from "../ports/work-queue.ts";
-import type { AttributionJob } from "../workers/attribution.ts";
+import type { AttributionJob } from "../workers/attribution-worker.ts";
 
 /**
  * How old an unfinished attribution must be before it is queued again: longer than a job takes

@@ -4,12 +4,12 @@
  * row without its composition here fails to compile.
  */
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
-import { attributionFunction } from "../http/handlers/attribution.ts";
 import { authorizerFunction } from "../http/handlers/authorizer.ts";
 import { configFunction } from "../http/handlers/config.ts";
 import { deleteInstallFunction, deletionStatusFunction } from "../http/handlers/deletions.ts";
 import { exportFunction } from "../http/handlers/export.ts";
 import { eventsFunction, installsFunction, s2sEventsFunction } from "../http/handlers/ingest.ts";
+import { attributionFunction } from "../http/handlers/install-attribution.ts";
 import {
   appleAppSiteAssociationFunction,
   assetLinksFunction,
@@ -26,7 +26,7 @@ import { touchesFunction } from "../http/handlers/touches.ts";
 import type { HttpResponse } from "../http/middleware.ts";
 import type { LinkHostRouteId, RouteId } from "../http/routes.ts";
 import type { WorkHandler } from "../ports/work-queue.ts";
-import { attributionWorkerFunction } from "../workers/attribution.ts";
+import { attributionWorkerFunction } from "../workers/attribution-worker.ts";
 import type { WorkerId, WorkerMessage } from "../workers/workers.ts";
 import type { AllAdapters, Runtime } from "./adapters.ts";
 

@@ -17,7 +17,7 @@ import type { CountryResolver } from "../ports/geo.ts";
 import type { CustomerUserMap, InstallStore } from "../ports/installs.ts";
 import type { RecordStream } from "../ports/lake.ts";
 import type { WorkQueue } from "../ports/work-queue.ts";
-import type { AttributionJob } from "../workers/attribution.ts";
+import type { AttributionJob } from "../workers/attribution-worker.ts";
 import { parseEventsEnvelope } from "./event-schema.ts";
 import type { BatchLookups, EventSource } from "./event-sources.ts";
 import { parseInstallRequest, toInstall } from "./install.ts";

@@ -20,7 +20,7 @@ import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { INGEST_DATA } from "../../lib/bindings.ts";
 import { PROJECT_ROOT, TASK_ROOT } from "../../lib/service-function.ts";
-import { synthAttributionStack, TEST_ENV } from "../../lib/stack.test-support.ts";
+import { synthServiceStack, TEST_ENV } from "../../lib/stack.test-support.ts";
 import { waitUntilActive } from "../../src/adapters/dynamodb/table-definitions.ts";
 import { type MotoServer, motoClientConfig } from "../local-aws/moto.ts";
 
@@ -59,7 +59,7 @@ export const stackOnLocalServers = async (servers: {
   readonly dynamodb: DynamoDBClient;
   readonly moto: MotoServer;
 }): Promise<StackOnLocalServers> => {
-  const { template } = synthAttributionStack();
+  const { template } = synthServiceStack();
   const resources = (template.toJSON() as { Resources: Record<string, Resource> }).Resources;
   const config = motoClientConfig(servers.moto);
   const sqs = new SQSClient(config);

@@ -7,21 +7,21 @@
  * test/integration/contract.test.ts holds real answers to it.
  */
 import type { RouteId } from "../routes.ts";
-import { ATTRIBUTION_CONTRACTS } from "./attribution.ts";
 import { CONFIG_CONTRACTS } from "./config.ts";
 import { DELETION_CONTRACTS } from "./deletions.ts";
 import { EXPORT_CONTRACTS } from "./export.ts";
 import { INGEST_CONTRACTS } from "./ingest.ts";
+import { ATTRIBUTION_CONTRACTS } from "./install-attribution.ts";
 import { LINK_CONTRACTS } from "./links.ts";
 import { OPENAPI_CONTRACTS } from "./openapi.ts";
 import type { RouteContract } from "./shared.ts";
 import { TOUCH_CONTRACTS } from "./touches.ts";
 
-export * from "./attribution.ts";
 export * from "./config.ts";
 export * from "./deletions.ts";
 export * from "./export.ts";
 export * from "./ingest.ts";
+export * from "./install-attribution.ts";
 export * from "./links.ts";
 export * from "./openapi.ts";
 export * from "./shared.ts";

@@ -6,7 +6,7 @@ import { DEFAULT_ATTRIBUTION } from "../../attribution/settings.ts";
 import type { App } from "../../ports/apps.ts";
 import type { AttributionRecord } from "../../ports/attributions.ts";
 import { apiEvent, CONTEXT, principal } from "../api-event.test-support.ts";
-import { createAttributionHandler } from "./attribution.ts";
+import { createAttributionHandler } from "./install-attribution.ts";
 
 const APP: App = {
   appId: "com.example.game",

@@ -3,8 +3,8 @@ import * as z from "zod";
 import type { AttributionParams } from "../../attribution/params.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import { MATCH_STATUSES } from "../../ports/attributions.ts";
-import { attributionQuery, MAX_WAIT_SECONDS } from "../handlers/attribution.ts";
 import { serviceIdParam } from "../handlers/deletions.ts";
+import { attributionQuery, MAX_WAIT_SECONDS } from "../handlers/install-attribution.ts";
 import { INTERNAL, JSON_MEDIA_TYPE, type RouteContract, tiedTo, unauthorized } from "./shared.ts";
 
 export const attributionParamsSchema = tiedTo<AttributionParams>()(

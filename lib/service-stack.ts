@@ -26,7 +26,7 @@ import { bindingOf, type StackParts } from "./bindings.ts";
 import { ServiceTables } from "./dynamodb-tables.ts";
 import { FxRatesJob } from "./fx-rates-job.ts";
 import { Lake } from "./lake.ts";
-import { IngestStreams } from "./lake-streams.ts";
+import { LakeStreams } from "./lake-streams.ts";
 import { LinkHost } from "./link-host.ts";
 import { pascal } from "./naming.ts";
 import { PurgeJob } from "./purge-job.ts";
@@ -58,17 +58,17 @@ const bindingsOf = <R extends { readonly id: string; readonly uses: StackUses }>
   };
 type StackUses = Parameters<typeof bindingOf>[0];
 
-export interface AttributionStackProps extends StackProps {
+export interface ServiceStackProps extends StackProps {
   /** The tunables a deployment overrides; the rest keep DEFAULT_SETTINGS (lib/settings.ts). */
   readonly settings?: Partial<StackSettings>;
   /** Where `lambdas/<name>.ts` lives; tests may substitute fixtures. */
   readonly entryFor?: EntryResolver;
 }
 
-export class AttributionStack extends Stack {
+export class ServiceStack extends Stack {
   readonly tables: ServiceTables;
   readonly lake: Lake;
-  readonly ingest: IngestStreams;
+  readonly ingest: LakeStreams;
   readonly sealingKey: SealingKey;
   readonly api: AttributionApi;
   readonly fxRates: FxRatesJob;
@@ -93,12 +93,12 @@ export class AttributionStack extends Stack {
     return present(this.#purge, "the purge job", "lakeQueries");
   }
 
-  constructor(scope: Construct, id: string, props: AttributionStackProps = {}) {
+  constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
     super(scope, id, props);
     const settings = stackSettings(props.settings);
     this.tables = new ServiceTables(this, "Tables");
     this.lake = new Lake(this, "Lake", { catalog: settings.lakeQueries });
-    this.ingest = new IngestStreams(this, "Ingest", {
+    this.ingest = new LakeStreams(this, "Ingest", {
       lake: this.lake,
       bufferInterval: settings.streamBufferInterval,
       bufferSize: settings.streamBufferSize,

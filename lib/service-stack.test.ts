@@ -1,17 +1,17 @@
 import { Duration } from "aws-cdk-lib";
 import type { Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AttributionStack } from "./attribution-stack.ts";
-import { synthAttributionStack } from "./stack.test-support.ts";
+import type { ServiceStack } from "./service-stack.ts";
+import { synthServiceStack } from "./stack.test-support.ts";
 
-let stack: AttributionStack;
+let stack: ServiceStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthAttributionStack());
+  ({ stack, template } = synthServiceStack());
 });
 
-describe("AttributionStack", () => {
+describe("ServiceStack", () => {
   it("outputs what the CLI needs", () => {
     const outputs = template.toJSON().Outputs;
     expect(Object.keys(outputs).sort()).toEqual([
@@ -63,7 +63,7 @@ describe("AttributionStack", () => {
   });
 
   it("takes the snapshot lifetime as a prop, checked against the function's schema", () => {
-    expect(() => synthAttributionStack({ settings: { snapshotTtl: Duration.seconds(5) } })).toThrow(
+    expect(() => synthServiceStack({ settings: { snapshotTtl: Duration.seconds(5) } })).toThrow(
       /SNAPSHOT_TTL_SECONDS/,
     );
   });

@@ -9,7 +9,7 @@ import type {
   AttributionStore,
 } from "../ports/attributions.ts";
 import type { Touch } from "../ports/touches.ts";
-import { createAttributionWorker } from "./attribution.ts";
+import { createAttributionWorker } from "./attribution-worker.ts";
 
 const APP: App = {
   appId: "com.example.game",

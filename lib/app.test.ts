@@ -9,12 +9,12 @@ import { Template } from "aws-cdk-lib/assertions";
 import { Bucket } from "aws-cdk-lib/aws-s3";
 import type { CloudAssembly } from "aws-cdk-lib/cx-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp, STACK_ID } from "../../lib/app.ts";
-import { INGEST_DATA } from "../../lib/attribution-stack.ts";
-import { PROJECT_ROOT } from "../../lib/service-function.ts";
-import { ingestEnv } from "../../src/config/aws-env.ts";
-import { LINK_HOST_ROUTES, ROUTES } from "../../src/http/routes.ts";
-import { WORKERS } from "../../src/workers/workers.ts";
+import { ingestEnv } from "../src/config/aws-env.ts";
+import { LINK_HOST_ROUTES, ROUTES } from "../src/http/routes.ts";
+import { WORKERS } from "../src/workers/workers.ts";
+import { createApp, STACK_ID } from "./app.ts";
+import { PROJECT_ROOT } from "./service-function.ts";
+import { INGEST_DATA } from "./service-stack.ts";
 
 /** The budget for one function's JavaScript (index.mjs, minified). */
 const MAX_BUNDLE_BYTES = 1024 * 1024;

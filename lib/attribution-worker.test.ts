@@ -2,19 +2,14 @@ import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SWEEP_AGE_MS } from "../src/attribution/sweep.ts";
 import { ATTRIBUTION_WORKER } from "../src/workers/workers.ts";
-import type { AttributionStack } from "./attribution-stack.ts";
-import {
-  actionsOf,
-  asArray,
-  statementsOfRole,
-  synthAttributionStack,
-} from "./stack.test-support.ts";
+import type { ServiceStack } from "./service-stack.ts";
+import { actionsOf, asArray, statementsOfRole, synthServiceStack } from "./stack.test-support.ts";
 
-let stack: AttributionStack;
+let stack: ServiceStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthAttributionStack());
+  ({ stack, template } = synthServiceStack());
 });
 
 /** `action on resource` for every grant of a role, logs and tracing left out. */
