@@ -1,5 +1,5 @@
 /**
- * Keys, 401s and the remote configuration, on any target: apps and keys are made, changed and
+ * Keys, 401s and the remote configuration (`GET /v1/config`), on any target: apps and keys are made, changed and
  * revoked with the admin CLI against the target's tables, and every answer comes over HTTP.
  */
 import { afterAll, beforeAll, describe, expect } from "vitest";
