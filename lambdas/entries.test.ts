@@ -53,7 +53,7 @@ describe.each(Object.entries(ENTRIES))("lambdas/%s.ts", (_, entry) => {
   });
 });
 
-describe("lambdas/ingestion.ts", () => {
+describe("the ingestion entries (installs, events, s2s-events)", () => {
   it("refuses a relative data file path, naming it", async () => {
     stubEnv({ ...INGEST_ENV, GEOIP_DB_FILE: "geo-whois-asn-country.mmdb" });
     await expect(import("./installs.ts")).rejects.toThrow(/GEOIP_DB_FILE: must be an absolute/);

@@ -5,9 +5,9 @@ import { jobOf } from "../jobs/jobs.ts";
 import { logger } from "../logging/logger.ts";
 import { sweepAttributions } from "./sweep.ts";
 
-const SWEEP = jobOf("attribution-sweep");
+const SWEEP = /* @__PURE__ */ jobOf("attribution-sweep");
 
-export const attributionSweepJob = composition(
+export const attributionSweepJob = /* @__PURE__ */ composition(
   { id: SWEEP.id, uses: SWEEP.aws.uses },
   ({ tables, queues }): JobRun<number> => ({
     run: () => sweepAttributions({ attributions: tables.attributions, queue: queues.attribute }),

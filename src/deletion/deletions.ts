@@ -134,7 +134,7 @@ export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
   return completed;
 };
 
-const PURGE = jobOf("purge");
+const PURGE = /* @__PURE__ */ jobOf("purge");
 
 /**
  * The purge job on both runtimes. Firehose cannot be flushed: it delivers a file when its
@@ -142,7 +142,7 @@ const PURGE = jobOf("purge");
  * older than the minimum request age (the buffering interval plus a delivery margin) and a
  * younger one waits for a later run; the embedded streams are flushed first instead.
  */
-export const purgeJob = composition(
+export const purgeJob = /* @__PURE__ */ composition(
   { id: PURGE.id, uses: PURGE.aws.uses },
   ({ tables, lakePurger, flushLake, settings }, runtime): JobRun<number> => ({
     run: () =>

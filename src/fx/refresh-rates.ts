@@ -35,10 +35,10 @@ export const refreshRates = async (
   return { firstDate, lastDate };
 };
 
-const FX_RATES = jobOf("fx-rates");
+const FX_RATES = /* @__PURE__ */ jobOf("fx-rates");
 
 /** The daily rates job on AWS: the ECB's feed merged into the stored table. */
-export const fxRatesJob = composition(
+export const fxRatesJob = /* @__PURE__ */ composition(
   { id: FX_RATES.id, uses: FX_RATES.aws.uses },
   ({ ratesTable, ratesFeed, shippedRates }): JobRun<Awaited<ReturnType<typeof refreshRates>>> => ({
     run: () => refreshRates({ table: ratesTable, feed: ratesFeed, shipped: shippedRates }),

@@ -114,7 +114,7 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
 };
 
 /** The worker's composition on both runtimes: its stores, the lake's two streams, Apple Ads. */
-export const attributionWorkerFunction = composition(
+export const attributionWorkerFunction = /* @__PURE__ */ composition(
   ATTRIBUTION_WORKER,
   ({ tables, streams, searchAds }, runtime) =>
     createAttributionWorker({

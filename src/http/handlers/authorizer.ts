@@ -27,6 +27,6 @@ export const createAuthorizerHandler = (deps: AuthorizerDeps) =>
     };
   });
 
-export const authorizerFunction = composition(AUTHORIZER, ({ tables }, runtime) =>
+export const authorizerFunction = /* @__PURE__ */ composition(AUTHORIZER, ({ tables }, runtime) =>
   createAuthorizerHandler({ apps: runtime.apps(tables.apps), keys: tables.keys }),
 );

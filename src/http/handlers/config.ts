@@ -21,6 +21,7 @@ export const createConfigHandler = (deps: { apps: AppStore }) =>
     });
 
 /** `GET /v1/config`: the app read fresh, so a change shows at the SDK's next refresh. */
-export const configFunction = composition(routeOf("config"), ({ tables }) =>
-  createConfigHandler({ apps: tables.apps }),
+export const configFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("config"),
+  ({ tables }) => createConfigHandler({ apps: tables.apps }),
 );

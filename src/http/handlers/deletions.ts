@@ -41,7 +41,7 @@ export const createDeletionHandlers = (deps: {
     }),
 });
 
-const deletionHandlers = sharedBy(
+const deletionHandlers = /* @__PURE__ */ sharedBy(
   (adapters: { readonly tables: { readonly deletions: DeletionStore } }, runtime: Runtime) =>
     createDeletionHandlers({
       deletions: adapters.tables.deletions,
@@ -49,12 +49,12 @@ const deletionHandlers = sharedBy(
     }),
 );
 
-export const deleteInstallFunction = composition(
-  routeOf("delete-install"),
+export const deleteInstallFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("delete-install"),
   (adapters, runtime) => deletionHandlers(adapters, runtime).deleteInstall,
 );
 
-export const deletionStatusFunction = composition(
-  routeOf("deletion-status"),
+export const deletionStatusFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("deletion-status"),
   (adapters, runtime) => deletionHandlers(adapters, runtime).deletionStatus,
 );

@@ -59,8 +59,8 @@ export const createExportHandler = (
 };
 
 /** On AWS the page streams with Lambda response streaming. */
-export const exportFunction = composition(
-  routeOf("export"),
+export const exportFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("export"),
   ({ tables, engine, settings }, runtime) =>
     createExportHandler(
       {

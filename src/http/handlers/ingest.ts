@@ -37,7 +37,7 @@ export const createIngestHandlers = (deps: IngestionDeps) => {
 };
 
 /** The three ingestion routes share one composition, so one set of handlers per runtime. */
-const ingestHandlers = sharedBy(
+const ingestHandlers = /* @__PURE__ */ sharedBy(
   (adapters: Adapters<ReturnType<typeof routeOf<"events">>["uses"]>, runtime: Runtime) =>
     createIngestHandlers({
       apps: runtime.hotApps(adapters.tables.apps),
@@ -52,17 +52,17 @@ const ingestHandlers = sharedBy(
     }),
 );
 
-export const installsFunction = composition(
-  routeOf("installs"),
+export const installsFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("installs"),
   (adapters, runtime) => ingestHandlers(adapters, runtime).installs,
 );
 
-export const eventsFunction = composition(
-  routeOf("events"),
+export const eventsFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("events"),
   (adapters, runtime) => ingestHandlers(adapters, runtime).events,
 );
 
-export const s2sEventsFunction = composition(
-  routeOf("s2s-events"),
+export const s2sEventsFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("s2s-events"),
   (adapters, runtime) => ingestHandlers(adapters, runtime).s2sEvents,
 );

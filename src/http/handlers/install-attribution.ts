@@ -66,13 +66,15 @@ export const createAttributionHandler = (deps: AttributionRouteDeps) =>
     return jsonResponse(200, attributionParams(record, { appEnabled }));
   });
 
-export const attributionFunction = composition(routeOf("attribution"), ({ tables }, runtime) =>
-  createAttributionHandler({
-    apps: runtime.apps(tables.apps),
-    attributions: tables.attributions,
-    deletions: tables.deletions,
-    // On AWS every read of a waiting request is a strongly consistent read billed: twice a
-    // second keeps a 20 s wait to 40 of them.
-    ...(runtime.kind === "aws" ? { pollIntervalMs: 500 } : {}),
-  }),
+export const attributionFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("attribution"),
+  ({ tables }, runtime) =>
+    createAttributionHandler({
+      apps: runtime.apps(tables.apps),
+      attributions: tables.attributions,
+      deletions: tables.deletions,
+      // On AWS every read of a waiting request is a strongly consistent read billed: twice a
+      // second keeps a 20 s wait to 40 of them.
+      ...(runtime.kind === "aws" ? { pollIntervalMs: 500 } : {}),
+    }),
 );

@@ -69,8 +69,8 @@ export const createWellKnownHandlers = (deps: { allApps: () => Promise<App[]> })
 };
 
 /** A tap: recorded through the hot path's caches, then redirected. */
-export const clickFunction = composition(
-  routeOf("click"),
+export const clickFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("click"),
   ({ tables, streams, countries }, runtime) =>
     createClickHandler({
       apps: runtime.hotApps(tables.apps),
@@ -84,17 +84,17 @@ export const clickFunction = composition(
 );
 
 /** The two `.well-known` files share every app's link settings. */
-const wellKnownHandlers = sharedBy(
+const wellKnownHandlers = /* @__PURE__ */ sharedBy(
   (adapters: Adapters<ReturnType<typeof routeOf<"assetlinks">>["uses"]>, runtime: Runtime) =>
     createWellKnownHandlers({ allApps: runtime.allApps(adapters.tables.apps) }),
 );
 
-export const appleAppSiteAssociationFunction = composition(
-  routeOf("apple-app-site-association"),
+export const appleAppSiteAssociationFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("apple-app-site-association"),
   (adapters, runtime) => wellKnownHandlers(adapters, runtime).appleAppSiteAssociation,
 );
 
-export const assetLinksFunction = composition(
-  routeOf("assetlinks"),
+export const assetLinksFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("assetlinks"),
   (adapters, runtime) => wellKnownHandlers(adapters, runtime).assetLinks,
 );

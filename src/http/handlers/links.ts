@@ -66,7 +66,7 @@ export const createLinkHandlers = (deps: LinksDeps) => {
 };
 
 /** The four link routes share one composition. */
-const linkHandlers = sharedBy(
+const linkHandlers = /* @__PURE__ */ sharedBy(
   (adapters: Adapters<ReturnType<typeof routeOf<"create-link">>["uses"]>, runtime: Runtime) =>
     createLinkHandlers({
       links: runtime.links(adapters.tables.links),
@@ -75,22 +75,22 @@ const linkHandlers = sharedBy(
     }),
 );
 
-export const createLinkFunction = composition(
-  routeOf("create-link"),
+export const createLinkFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("create-link"),
   (adapters, runtime) => linkHandlers(adapters, runtime).createLink,
 );
 
-export const listLinksFunction = composition(
-  routeOf("list-links"),
+export const listLinksFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("list-links"),
   (adapters, runtime) => linkHandlers(adapters, runtime).listLinks,
 );
 
-export const getLinkFunction = composition(
-  routeOf("get-link"),
+export const getLinkFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("get-link"),
   (adapters, runtime) => linkHandlers(adapters, runtime).getLink,
 );
 
-export const updateLinkFunction = composition(
-  routeOf("update-link"),
+export const updateLinkFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("update-link"),
   (adapters, runtime) => linkHandlers(adapters, runtime).updateLink,
 );

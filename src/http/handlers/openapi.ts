@@ -24,4 +24,6 @@ export const createOpenApiHandler = () => {
     });
 };
 
-export const openApiFunction = composition(routeOf("openapi"), () => createOpenApiHandler());
+export const openApiFunction = /* @__PURE__ */ composition(/* @__PURE__ */ routeOf("openapi"), () =>
+  createOpenApiHandler(),
+);

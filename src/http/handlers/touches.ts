@@ -15,8 +15,8 @@ export const createTouchesHandler = (deps: NetworkTouchDeps) => {
 };
 
 /** `POST /v1/touches`: links and apps read through the hot path's caches. */
-export const touchesFunction = composition(
-  routeOf("touches"),
+export const touchesFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("touches"),
   ({ tables, streams, countries }, runtime) =>
     createTouchesHandler({
       apps: runtime.hotApps(tables.apps),
