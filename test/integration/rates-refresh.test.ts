@@ -83,7 +83,10 @@ describe("exchange rates on the embedded runtime", () => {
     await rt.flush();
     const since = Math.floor(Date.now() / 1000) - 3_600;
     const page = await rt.get(`/api/v1/export?timestamp=${since}`, keys.serverKey);
-    const [record] = ((await page.json()) as { data: ExportRecord[] }).data;
+    // The purchase, whether or not the install's own event, which attribution writes, is in.
+    const record = ((await page.json()) as { data: ExportRecord[] }).data.find(
+      (r) => r.event_id === "e1",
+    );
     expect(record?.revenue_usd).toBe(12.5);
   });
 
