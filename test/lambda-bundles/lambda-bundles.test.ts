@@ -392,6 +392,24 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
   let deeplinkId = "";
   let requestId = "";
 
+  it("the authorizer refuses an unknown key, and denies a route outside the key's scopes", async () => {
+    const authorize = (key: string, method: string, path: string) =>
+      handlerOf("authorizer")(
+        { type: "TOKEN", authorizationToken: key, methodArn: `${API_ARN}/${method}${path}` },
+        lambdaContext(rowOf("authorizer")),
+      ) as Promise<APIGatewayAuthorizerResult>;
+    // API Gateway answers 401 to exactly this error.
+    await expect(authorize("not-a-key", "GET", "/v1/config")).rejects.toThrow(/^Unauthorized$/);
+    const route = routeOf("export");
+    const verdict = await authorize(keys.sdk, route.method, route.path);
+    expect(
+      isAllowed(
+        verdict.policyDocument as PolicyDocument,
+        `${API_ARN}/${route.method}${route.path}`,
+      ),
+    ).toBe(false);
+  });
+
   it("config, through the authorizer, answers the app's configuration", async () => {
     const body = conforming("config", await call("config", { key: keys.sdk }));
     expect(body).toMatchObject({ enabled: true });
