@@ -153,7 +153,13 @@ describe("the suite's targets", () => {
         "https://abc123.execute-api.us-east-1.amazonaws.com/prod/",
         "http://localhost:4566",
       ),
-    ).toBe("http://abc123.execute-api.localhost.localstack.cloud:4566/prod/");
+    ).toBe("http://localhost:4566/_aws/execute-api/abc123/prod/");
+    expect(
+      localstackUrl(
+        "https://abc123.execute-api.localhost.localstack.cloud:4566/prod/",
+        "http://localstack:4566/",
+      ),
+    ).toBe("http://localstack:4566/_aws/execute-api/abc123/prod/");
     expect(localstackUrl("http://other.example/x", "http://localhost:4566")).toBe(
       "http://other.example/x",
     );

@@ -75,18 +75,17 @@ export const readStackOutputs = (file: string): StackOutputs => {
 };
 
 /**
- * A URL LocalStack's CloudFormation gave as AWS's (`https://<api>.execute-api.<region>.amazonaws.com/…`)
- * as LocalStack answers it: `<api>.execute-api.localhost.localstack.cloud` on its endpoint's port.
+ * An API's URL as LocalStack answers it on its own endpoint, whatever host name its
+ * CloudFormation gave the API (`https://<api>.execute-api.<region>.amazonaws.com/<stage>/`, or a
+ * LocalStack host): `<endpoint>/_aws/execute-api/<api>/<stage>/`, which needs no DNS for the API's
+ * host name and works for a LocalStack on another machine. Any other URL is kept.
  */
 export const localstackUrl = (url: string, endpoint: string): string => {
   const parsed = new URL(url);
-  const api = /^([a-z0-9]+)\.execute-api\.[a-z0-9-]+\.amazonaws\.com$/.exec(parsed.hostname);
+  const api = /^([a-z0-9]+)\.execute-api\./.exec(parsed.hostname);
   if (!api) return url;
-  const local = new URL(endpoint);
-  parsed.protocol = local.protocol;
-  parsed.hostname = `${api[1]}.execute-api.localhost.localstack.cloud`;
-  parsed.port = local.port;
-  return parsed.toString();
+  const base = new URL(endpoint).origin;
+  return `${base}/_aws/execute-api/${api[1]}${parsed.pathname}${parsed.search}`;
 };
 
 /**
