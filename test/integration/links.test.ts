@@ -124,34 +124,6 @@ describe("links and the link host", () => {
     expect((await rt.post("/v1/links", "{nope", android.serverKey)).status).toBe(400);
   });
 
-  it("lists an app's links newest first, page by page, and never another app's", async () => {
-    const made: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      made.push(
-        (await makeLink({ media_source: "paging", campaign_id: String(i) }, ios.serverKey))
-          .deeplink_id,
-      );
-    }
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const query: string = cursor ? `?limit=2&cursor=${encodeURIComponent(cursor)}` : "?limit=2";
-      const response = await rt.get(`/v1/links${query}`, ios.serverKey);
-      expect(response.status).toBe(200);
-      const page = (await response.json()) as { data: LinkAnswer[]; next_cursor: string | null };
-      expect(page.data.length).toBeLessThanOrEqual(2);
-      seen.push(...page.data.map((link) => link.deeplink_id));
-      cursor = page.next_cursor;
-    } while (cursor);
-    expect(seen).toEqual([...made].reverse());
-
-    // Another app's link is as unknown as a link that does not exist.
-    expect((await rt.get(`/v1/links/${made[0]}`, android.serverKey)).status).toBe(404);
-    expect((await rt.get("/v1/links?limit=0", ios.serverKey)).status).toBe(422);
-    expect((await rt.get("/v1/links?cursor=bogus", ios.serverKey)).status).toBe(422);
-    expect((await rt.get("/v1/links/not-an-id", ios.serverKey)).status).toBe(422);
-  });
-
   it("sends Android to the Play Store with the click id in the referrer, and records the click", async () => {
     const link = await makeLink({
       media_source: "facebook_ads",

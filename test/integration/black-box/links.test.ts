@@ -11,6 +11,8 @@ import { itAll, itNeeds, type Keys, openTarget, type Target } from "../../suppor
 
 const PIXEL =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
+const IPHONE =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
 const DESKTOP =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
 const FINGERPRINT =
@@ -35,6 +37,7 @@ describe("links, taps and touches", () => {
   let target: Target;
   let app: string;
   let keys: Keys;
+  let iosKeys: Keys;
 
   const makeLink = async (body: Record<string, unknown>) => {
     const response = await target.post("/v1/links", body, keys.serverKey);
@@ -69,6 +72,9 @@ describe("links, taps and touches", () => {
       "--android-sha256",
       FINGERPRINT,
     );
+    const iosApp = target.appId("com.example.linked.ios");
+    iosKeys = await target.createApp(iosApp, "ios");
+    await target.cli("apps", "config", "--app-id", iosApp, "--app-store-id", "1234567890");
   });
 
   afterAll(() => target?.dispose());
@@ -101,6 +107,36 @@ describe("links, taps and touches", () => {
     expect(((await bad.json()) as { detail: string }).detail).toContain("media_source");
     expect((await target.post("/v1/links", { media_source: "x" }, keys.sdkKey)).status).toBe(401);
     expect((await target.get("/v1/links/not-an-id", keys.serverKey)).status).toBe(422);
+  });
+
+  itAll("lists an app's links newest first, page by page, and never another app's", async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await target.post(
+        "/v1/links",
+        { media_source: "paging", campaign_id: String(i) },
+        iosKeys.serverKey,
+      );
+      expect(response.status).toBe(201);
+      made.push(((await response.json()) as LinkAnswer).deeplink_id);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `?limit=2&cursor=${encodeURIComponent(cursor)}` : "?limit=2";
+      const response = await target.get(`/v1/links${query}`, iosKeys.serverKey);
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as { data: LinkAnswer[]; next_cursor: string | null };
+      expect(page.data.length).toBeLessThanOrEqual(2);
+      seen.push(...page.data.map((link) => link.deeplink_id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual([...made].reverse());
+
+    // Another app's link is as unknown as a link that does not exist.
+    expect((await target.get(`/v1/links/${made[0]}`, keys.serverKey)).status).toBe(404);
+    expect((await target.get("/v1/links?limit=0", iosKeys.serverKey)).status).toBe(422);
+    expect((await target.get("/v1/links?cursor=bogus", iosKeys.serverKey)).status).toBe(422);
   });
 
   itAll("makes a link with the CLI that the API then shows", async () => {
@@ -151,6 +187,14 @@ describe("links, taps and touches", () => {
       expect(await unknown.text()).toContain("Link not found");
     },
   );
+
+  itNeeds(["linkHost"], "sends an iPhone's tap to the App Store page the CLI set", async () => {
+    const response = await target.post("/v1/links", { media_source: "tiktok" }, iosKeys.serverKey);
+    const link = (await response.json()) as LinkAnswer;
+    const tap = await target.tap(`/${link.deeplink_id}`, { "user-agent": IPHONE });
+    expect(tap.status).toBe(302);
+    expect(tap.headers.get("location")).toBe("https://apps.apple.com/app/id1234567890");
+  });
 
   itNeeds(
     ["linkHost"],
