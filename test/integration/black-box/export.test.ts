@@ -127,18 +127,41 @@ describe("the export", () => {
       return page;
     });
 
-  itNeeds(["export"], "answers 422 to a bad query, naming the parameter", async () => {
-    for (const [query, detail] of [
-      ["format=json", /timestamp/],
-      ["timestamp=yesterday", /timestamp/],
-      [`timestamp=${since}&format=pdf`, /format/],
-      [`timestamp=${since}&limit=10001`, /limit/],
-      [`timestamp=${since}&offset=-1`, /offset/],
-    ] as const) {
-      const response = await target.get(`/api/v1/export?${query}`, keys.serverKey);
-      expect(response.status, query).toBe(422);
-      expect(((await response.json()) as { detail: string }).detail).toMatch(detail);
-    }
+  itNeeds(
+    ["export"],
+    "answers 422 with the spec's body to a bad query, naming the parameter",
+    async () => {
+      for (const [query, detail] of [
+        ["format=json", /timestamp/],
+        ["timestamp=yesterday", /timestamp/],
+        ["timestamp=1.5", /timestamp/],
+        ["timestamp=-5", /timestamp/],
+        [`timestamp=${since}&format=pdf`, /format/],
+        [`timestamp=${since}&limit=0`, /limit/],
+        [`timestamp=${since}&limit=10001`, /limit/],
+        [`timestamp=${since}&limit=ten`, /limit/],
+        [`timestamp=${since}&offset=-1`, /offset/],
+        [`timestamp=${since}&offset=2.5`, /offset/],
+      ] as const) {
+        const response = await target.get(`/api/v1/export?${query}`, keys.serverKey);
+        expect(response.status, query).toBe(422);
+        const body = (await response.json()) as { error: string; detail: string };
+        expect(body.error).toBe("Unprocessable Entity");
+        expect(body.detail).toMatch(detail);
+        expect(Object.keys(body).sort()).toEqual(["detail", "error"]);
+      }
+    },
+  );
+
+  itNeeds(["export"], "answers HEAD with the headers only", async () => {
+    const response = await target.fetch(
+      `/api/v1/export?timestamp=${since}&format=csv`,
+      { method: "HEAD" },
+      keys.serverKey,
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-disposition")).toMatch(/^attachment/);
+    expect(await response.text()).toBe("");
   });
 
   itNeeds(["export"], "gives the app's events in time order, and never another app's", async () => {

@@ -33,27 +33,32 @@ describe("keys and configuration", () => {
   });
 
   itAll(
-    "answers 401 with the spec's body to no key, an unknown key, a malformed key and the wrong kind",
+    "answers 401 with the spec's body to no key, an unknown, malformed or altered key, and the wrong kind",
     async () => {
+      const altered = (key: string) => `${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}`;
       const cases: [string, string | undefined][] = [
         ["/v1/config", undefined],
         ["/v1/config", UNKNOWN_SDK_KEY],
         ["/v1/config", "not-a-key"],
+        ["/v1/config", altered(keys.sdkKey)],
         ["/v1/config", keys.serverKey],
+        ["/api/v1/export?timestamp=0", undefined],
         ["/api/v1/export?timestamp=0", UNKNOWN_SERVER_KEY],
+        ["/api/v1/export?timestamp=0", "not-a-key"],
+        ["/api/v1/export?timestamp=0", altered(keys.serverKey)],
         ["/api/v1/export?timestamp=0", keys.sdkKey],
         ["/v1/links", keys.sdkKey],
       ];
       for (const [path, key] of cases) {
         const response = await target.get(path, key);
         expect(response.status, `${path} with ${key ?? "no key"}`).toBe(401);
-        expect(await response.json()).toMatchObject({ error: "Unauthorized" });
+        const body = (await response.json()) as { error: string; detail: string };
+        expect(body).toEqual({ error: "Unauthorized", detail: expect.any(String) });
+        expect(body.detail.length).toBeGreaterThan(0);
       }
-      const altered = `${keys.sdkKey.slice(0, -1)}${keys.sdkKey.endsWith("A") ? "B" : "A"}`;
-      expect((await target.post("/v1/installs", installRequest("k-1"), altered)).status).toBe(401);
-      expect(
-        (await target.post("/v1/installs", installRequest("k-1"), keys.serverKey)).status,
-      ).toBe(401);
+      for (const key of [altered(keys.sdkKey), keys.serverKey, undefined]) {
+        expect((await target.post("/v1/installs", installRequest("k-1"), key)).status).toBe(401);
+      }
     },
   );
 
