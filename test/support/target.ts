@@ -94,8 +94,9 @@ export type Wait = "usual" | "purge";
 /** How long a wait may take, and how often it looks, by target. */
 const WAITS: Record<TargetKind, { boundMs: number; everyMs: number; purgeMs: number }> = {
   embedded: { boundMs: 30_000, everyMs: 100, purgeMs: 30_000 },
-  // LocalStack runs each Lambda in a container of its own: first calls take seconds.
-  localstack: { boundMs: 180_000, everyMs: 2_000, purgeMs: 180_000 },
+  // LocalStack runs each Lambda in a container of its own (first calls take seconds), and a
+  // revoked key may be cached by the authorizer for its 5 minutes (lib/settings.ts).
+  localstack: { boundMs: 360_000, everyMs: 2_000, purgeMs: 360_000 },
   // Firehose buffers for up to 5 minutes (lib/settings.ts, streamBufferInterval); a deletion
   // is completed within 25 minutes with the stack's defaults (lib/purge-job.ts).
   aws: { boundMs: 720_000, everyMs: 10_000, purgeMs: 1_800_000 },

@@ -4,9 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { installRequest } from "../../support/installs.ts";
-import { itAll, type Keys, openTarget, type Target } from "../../support/target.ts";
+import { itAll, itNeeds, type Keys, openTarget, type Target } from "../../support/target.ts";
 
 const UNKNOWN_SDK_KEY = "sdk_0123456789abcdef_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+/** A key with its last character changed: its id is known, its secret wrong. */
+const altered = (key: string) => `${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}`;
+
 const UNKNOWN_SERVER_KEY = "srv_0123456789abcdef_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
 
 describe("keys and configuration", () => {
@@ -35,18 +38,12 @@ describe("keys and configuration", () => {
   itAll(
     "answers 401 with the spec's body to no key, an unknown, malformed or altered key, and the wrong kind",
     async () => {
-      const altered = (key: string) => `${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}`;
       const cases: [string, string | undefined][] = [
         ["/v1/config", undefined],
         ["/v1/config", UNKNOWN_SDK_KEY],
         ["/v1/config", "not-a-key"],
         ["/v1/config", altered(keys.sdkKey)],
         ["/v1/config", keys.serverKey],
-        ["/api/v1/export?timestamp=0", undefined],
-        ["/api/v1/export?timestamp=0", UNKNOWN_SERVER_KEY],
-        ["/api/v1/export?timestamp=0", "not-a-key"],
-        ["/api/v1/export?timestamp=0", altered(keys.serverKey)],
-        ["/api/v1/export?timestamp=0", keys.sdkKey],
         ["/v1/links", keys.sdkKey],
       ];
       for (const [path, key] of cases) {
@@ -61,6 +58,21 @@ describe("keys and configuration", () => {
       }
     },
   );
+
+  itNeeds(["export"], "answers the export's 401s with the spec's body", async () => {
+    for (const key of [
+      undefined,
+      UNKNOWN_SERVER_KEY,
+      "not-a-key",
+      altered(keys.serverKey),
+      keys.sdkKey,
+    ]) {
+      const response = await target.get("/api/v1/export?timestamp=0", key);
+      expect(response.status, key ?? "no key").toBe(401);
+      const body = (await response.json()) as { error: string; detail: string };
+      expect(body).toEqual({ error: "Unauthorized", detail: expect.any(String) });
+    }
+  });
 
   itAll(
     "says enabled: false once the app is switched off with the CLI, and true again",
