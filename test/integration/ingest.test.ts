@@ -114,35 +114,6 @@ describe("ingestion", () => {
         idfv: REQUEST_IDFV,
       });
     });
-
-    it.each([
-      ["a body that is not JSON", "{not json", 400, "Bad Request"],
-      ["an empty body", "", 400, "Bad Request"],
-      [
-        "a missing service_id",
-        { ...installRequest("x"), service_id: undefined },
-        422,
-        "Unprocessable Entity",
-      ],
-      ["an unknown os", { ...installRequest("x"), os: "windows" }, 422, "Unprocessable Entity"],
-      [
-        "a body over 1 MiB",
-        JSON.stringify({ ...installRequest("x"), locale: "x".repeat(1_100_000) }),
-        413,
-        "Payload Too Large",
-      ],
-    ])("answers %s with its status and the spec's body", async (_case, body, status, error) => {
-      const response = await rt.post("/v1/installs", body, keys.sdkKey);
-      expect(response.status).toBe(status);
-      const answer = (await response.json()) as { error: string; detail: string };
-      expect(answer.error).toBe(error);
-      expect(answer.detail.length).toBeGreaterThan(0);
-    });
-
-    it("needs an SDK key: a server key or no key gets 401", async () => {
-      expect((await rt.post("/v1/installs", installRequest("y"), keys.serverKey)).status).toBe(401);
-      expect((await rt.post("/v1/installs", installRequest("y"))).status).toBe(401);
-    });
   });
 
   describe("POST /v1/events", () => {

@@ -68,8 +68,14 @@ describe("ingestion", () => {
   itAll("answers bad install bodies with their status and the spec's body", async () => {
     const cases: [unknown, number, string][] = [
       ["{not json", 400, "Bad Request"],
+      ["", 400, "Bad Request"],
       [{ ...installRequest("x"), service_id: undefined }, 422, "Unprocessable Entity"],
       [{ ...installRequest("x"), os: "windows" }, 422, "Unprocessable Entity"],
+      [
+        JSON.stringify({ ...installRequest("x"), locale: "x".repeat(1_100_000) }),
+        413,
+        "Payload Too Large",
+      ],
     ];
     for (const [body, status, error] of cases) {
       const response = await target.post("/v1/installs", body, keys.sdkKey);
