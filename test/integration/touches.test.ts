@@ -118,20 +118,6 @@ describe("touches from ad networks", () => {
     expect(found.map((t) => t.mediaSource).sort()).toEqual(["network_b", "network_c"]);
   });
 
-  it("refuses a bad envelope, and keys without the s2s scope", async () => {
-    const empty = await rt.post("/v1/touches", { touches: [] }, keys.serverKey);
-    expect(empty.status).toBe(422);
-    expect(((await empty.json()) as { detail: string }).detail).toContain("touches");
-    const tooMany = await rt.post(
-      "/v1/touches",
-      { touches: Array.from({ length: 1_001 }, () => ({})) },
-      keys.serverKey,
-    );
-    expect(tooMany.status).toBe(422);
-    expect((await rt.post("/v1/touches", { touches: [{}] }, keys.sdkKey)).status).toBe(401);
-    expect((await rt.post("/v1/touches", "not json", keys.serverKey)).status).toBe(400);
-  });
-
   it("finds every one of 10,000 clicks sharing one IP, newest first", async () => {
     const ip = "203.0.113.77";
     const base = Date.now() - 3_600_000;

@@ -141,5 +141,13 @@ describe("deleting an install's data", () => {
     expect(
       (await target.fetch("/v1/installs/bad%20id", { method: "DELETE" }, keys.sdkKey)).status,
     ).toBe(422);
+    // Past the id's 128 characters: the route's own 422, not the gateway's 404.
+    const long = await target.fetch(
+      `/v1/installs/${"0".repeat(129)}`,
+      { method: "DELETE" },
+      keys.sdkKey,
+    );
+    expect(long.status).toBe(422);
+    expect(((await long.json()) as { detail: string }).detail).toMatch(/service_id/);
   });
 });

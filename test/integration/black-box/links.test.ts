@@ -281,7 +281,16 @@ describe("links, taps and touches", () => {
       expect(answer.rejected.map((r) => r.index)).toEqual([1]);
       expect(answer.rejected[0]?.detail).toContain("touch_type");
       expect((await target.post("/v1/touches", { touches: [{}] }, keys.sdkKey)).status).toBe(401);
-      expect((await target.post("/v1/touches", { touches: [] }, keys.serverKey)).status).toBe(422);
+      const empty = await target.post("/v1/touches", { touches: [] }, keys.serverKey);
+      expect(empty.status).toBe(422);
+      expect(((await empty.json()) as { detail: string }).detail).toContain("touches");
+      const tooMany = await target.post(
+        "/v1/touches",
+        { touches: Array.from({ length: 1_001 }, () => ({})) },
+        keys.serverKey,
+      );
+      expect(tooMany.status).toBe(422);
+      expect((await target.post("/v1/touches", "not json", keys.serverKey)).status).toBe(400);
     },
   );
 
