@@ -1,27 +1,6 @@
 /** `POST /v1/s2s/events` on AWS: server-to-server event batches into the events stream. */
-import { createAttributionStore } from "../src/adapters/dynamodb/attributions.ts";
-import { createDeletionStore } from "../src/adapters/dynamodb/deletions.ts";
-import { createCustomerUserMap, createInstallStore } from "../src/adapters/dynamodb/installs.ts";
-import { createAppStore } from "../src/adapters/dynamodb/stores.ts";
-import { firehoseStreams } from "../src/aws/firehose-streams.ts";
-import { geoipCountries } from "../src/aws/geoip-countries.ts";
-import { kmsKeyrings } from "../src/aws/kms-keyrings.ts";
+import { INGEST_PROVIDERS } from "../src/aws/ingest-providers.ts";
 import { lambda } from "../src/aws/lambda.ts";
-import { s3Rates } from "../src/aws/rates.ts";
-import { sqsQueues } from "../src/aws/sqs-queues.ts";
 import { s2sEventsFunction } from "../src/http/handlers/ingest.ts";
 
-export const handler = await lambda(s2sEventsFunction, {
-  tables: {
-    apps: createAppStore,
-    installs: createInstallStore,
-    customerUsers: createCustomerUserMap,
-    deletions: createDeletionStore,
-    attributions: createAttributionStore,
-  },
-  streams: firehoseStreams,
-  queues: sqsQueues,
-  rates: s3Rates,
-  countries: geoipCountries,
-  sealingKey: kmsKeyrings,
-});
+export const handler = await lambda(s2sEventsFunction, INGEST_PROVIDERS);
