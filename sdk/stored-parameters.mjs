@@ -16,7 +16,7 @@ if (!dataDir || !appId || !eventId) {
 register();
 const src = join(dirname(fileURLToPath(import.meta.url)), "..", "src");
 const { withAdminStores } = await import(join(src, "cli", "admin-stores.ts"));
-const { createAppKeyrings } = await import(join(src, "domain", "app-keyrings.ts"));
+const { createAppKeyrings } = await import(join(src, "apps", "app-keyrings.ts"));
 const { isSealed, openSealed } = await import(join(src, "crypto", "envelope.ts"));
 const { dataPaths } = await import(join(src, "embedded", "data-dir.ts"));
 

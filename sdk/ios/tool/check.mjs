@@ -399,7 +399,7 @@ checking("ATT statuses and match statuses are the service's", () => {
   const requestsType = typeNamed(core("Core/Requests.swift"), "Requests");
   const att =
     /ATT_STATUSES\s*=\s*\[([^\]]*)\]/.exec(
-      read(join(root, "src", "attribution", "matcher.ts")),
+      read(join(root, "src", "domain", "install-facts.ts")),
     )?.[1] ?? "";
   const match =
     /MATCH_STATUSES\s*=\s*\[([^\]]*)\]/.exec(
