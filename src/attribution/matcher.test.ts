@@ -200,6 +200,12 @@ describe("matching by click id", () => {
         ]),
       ),
     ).toBe(tap.clickId);
+    // The same for a network's click on its advertising id, which is looked up by time.
+    expect(
+      winner(
+        await match(install({ ...unknown, maid: GAID, ip: null, installBeganAt: began }), [tap]),
+      ),
+    ).toBe(tap.clickId);
   });
 
   it("refuses a click after Play's server-clock install begin whatever the phone's clock", async () => {

@@ -85,6 +85,13 @@ export const trustedFirstOpen = (facts: InstallFacts): number =>
 const latestTouchTime = (facts: InstallFacts) =>
   facts.installBeganAt ? timeOf(facts.installBeganAt) : trustedFirstOpen(facts);
 
+/**
+ * Where a store lookup of the install's touches ends: at the trusted first open, or later when
+ * Play's install begin is later (a phone whose slow clock it did not send).
+ */
+const lookupEnd = (facts: InstallFacts) =>
+  new Date(Math.max(trustedFirstOpen(facts), latestTouchTime(facts)));
+
 /** Whether the touch is in its window before the first open (a click's, an impression's). */
 const inWindow = (
   touch: Pick<Credit, "touchType" | "touchTime">,
@@ -322,7 +329,7 @@ const byAdvertisingId = async (
   const touches = await lookups.byMaid(maid, {
     appId: facts.appId,
     from: new Date(firstOpen - reach),
-    to: new Date(firstOpen),
+    to: lookupEnd(facts),
   });
   const found = lastTouch(touches.filter((touch) => inWindow(touch, facts, settings)));
   return found && matched("advertising_id", found, facts, "high");
@@ -343,7 +350,7 @@ const probabilistically = async (
     await lookups.byIp(facts.ip, {
       appId: facts.appId,
       from: new Date(firstOpen - history),
-      to: new Date(firstOpen),
+      to: lookupEnd(facts),
     })
   ).filter((touch) => timeOf(touch.touchTime) <= latestTouchTime(facts));
   const compatible = day.filter(
