@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Language, Parser } from "web-tree-sitter";
+import { syntaxErrors } from "../../syntax-errors.mjs";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const conformance = join(root, "..", "conformance");
@@ -30,24 +31,6 @@ const check = (name, problems) => {
   results.push(problems.length === 0);
   console.log(`${problems.length === 0 ? "ok  " : "FAIL"} ${name}`);
   for (const problem of problems) console.log(`       ${problem}`);
-};
-
-/** Syntax errors of a tree: its ERROR and MISSING nodes, with line and column. */
-const syntaxErrors = (tree, file) => {
-  const found = [];
-  const visit = (node) => {
-    if (node.type === "ERROR" || node.isMissing) {
-      const { row, column } = node.startPosition;
-      const what = node.isMissing
-        ? `missing ${node.type}`
-        : `unexpected '${node.text.slice(0, 40)}'`;
-      found.push(`${file}:${row + 1}:${column + 1}: ${what}`);
-      return;
-    }
-    if (node.hasError) for (const child of node.children) visit(child);
-  };
-  visit(tree.rootNode);
-  return found;
 };
 
 const dartFiles = (dir) =>

@@ -10,6 +10,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { Language, Parser } from "web-tree-sitter";
+import { syntaxErrors } from "../../syntax-errors.mjs";
 
 const ios = dirname(dirname(fileURLToPath(import.meta.url)));
 const sdk = dirname(ios);
@@ -158,24 +159,6 @@ const same = (actual, expected, what) =>
     : [`${what}: ${JSON.stringify(actual)} instead of ${JSON.stringify(expected)}`];
 
 // --- Every Swift file parses ---------------------------------------------------------------
-
-/** Syntax errors of a tree: its ERROR and MISSING nodes, with line and column. */
-const syntaxErrors = (tree, file) => {
-  const found = [];
-  const visit = (node) => {
-    if (node.type === "ERROR" || node.isMissing) {
-      const { row, column } = node.startPosition;
-      const what = node.isMissing
-        ? `missing ${node.type}`
-        : `unexpected '${node.text.slice(0, 40)}'`;
-      found.push(`${file}:${row + 1}:${column + 1}: ${what}`);
-      return;
-    }
-    if (node.hasError) for (const child of node.children) visit(child);
-  };
-  visit(tree.rootNode);
-  return found;
-};
 
 const filesUnder = (dir, ending) =>
   existsSync(dir)

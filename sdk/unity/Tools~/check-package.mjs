@@ -20,6 +20,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { Language, Parser } from "web-tree-sitter";
+import { syntaxErrors } from "../../syntax-errors.mjs";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -217,23 +218,6 @@ const objc = await Language.load(
 );
 const parser = new Parser();
 parser.setLanguage(objc);
-
-/** Syntax errors of a tree: its ERROR and MISSING nodes, with line and column. */
-const syntaxErrors = (tree, file) => {
-  const found = [];
-  const visit = (node) => {
-    if (node.type === "ERROR" || node.isMissing) {
-      const { row, column } = node.startPosition;
-      found.push(
-        `${file}:${row + 1}:${column + 1}: ${node.isMissing ? `missing ${node.type}` : `unexpected '${node.text.slice(0, 40)}'`}`,
-      );
-      return;
-    }
-    if (node.hasError) for (const child of node.children) visit(child);
-  };
-  visit(tree.rootNode);
-  return found;
-};
 
 const descendants = (node) => [node, ...node.namedChildren.flatMap(descendants)];
 const functionName = (definition) =>
