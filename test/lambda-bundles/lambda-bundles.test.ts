@@ -42,6 +42,7 @@ import {
   tableVariable,
 } from "../../src/functions/env.ts";
 import { FUNCTIONS, type FunctionId, type FunctionRow } from "../../src/functions/manifest.ts";
+import { apiEvent } from "../../src/http/api-event.test-support.ts";
 import { CONTRACTS, JSON_MEDIA_TYPE } from "../../src/http/contracts/index.ts";
 import type { HttpResponse } from "../../src/http/middleware.ts";
 import { isAllowed, type PolicyDocument } from "../../src/http/policy.ts";
@@ -54,6 +55,7 @@ import {
   motoClientConfig,
   motoDisabled,
   reportNoMoto,
+  sqsEventOf,
   startMoto,
 } from "../local-aws/moto.ts";
 import { installRequest } from "../support/installs.ts";
@@ -262,49 +264,35 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
       "user-agent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36",
       ...request.headers,
     };
-    const event: APIGatewayProxyEvent = {
-      resource: route.path,
+    // The project's API Gateway event, as the stack's REST API stage sends it.
+    const base = apiEvent({
       path,
-      httpMethod: route.method,
       headers,
+      body: request.body === undefined ? null : JSON.stringify(request.body),
+      ...(request.query ? { query: request.query } : {}),
+      ...(request.path ? { params: request.path } : {}),
+      ...(authorizer ? { authorizer } : {}),
+    });
+    const event: APIGatewayProxyEvent = {
+      ...base,
+      resource: route.path,
+      httpMethod: route.method,
       multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
-      queryStringParameters: request.query ?? null,
       multiValueQueryStringParameters: request.query
         ? Object.fromEntries(Object.entries(request.query).map(([k, v]) => [k, [v]]))
         : null,
-      pathParameters: request.path ?? null,
-      stageVariables: null,
-      body: request.body === undefined ? null : JSON.stringify(request.body),
-      isBase64Encoded: false,
       requestContext: {
+        ...base.requestContext,
         accountId: TEST_ENV.account,
         apiId: "api",
         stage: "prod",
-        protocol: "HTTP/1.1",
         httpMethod: route.method,
         path: `/prod${path}`,
         resourcePath: route.path,
         resourceId: route.id,
         requestId: randomUUID(),
         requestTimeEpoch: Date.now(),
-        authorizer,
-        identity: {
-          sourceIp: "81.2.69.142",
-          userAgent: headers["user-agent"],
-          accessKey: null,
-          accountId: null,
-          apiKey: null,
-          apiKeyId: null,
-          caller: null,
-          clientCert: null,
-          cognitoAuthenticationProvider: null,
-          cognitoAuthenticationType: null,
-          cognitoIdentityId: null,
-          cognitoIdentityPoolId: null,
-          principalOrgId: null,
-          user: null,
-          userArn: null,
-        },
+        identity: { ...base.requestContext.identity, userAgent: headers["user-agent"] ?? null },
       },
     };
     const response = (await handlerOf(id)(event, lambdaContext(rowOf(id)))) as HttpResponse;
@@ -352,25 +340,11 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
         WaitTimeSeconds: 0,
       }),
     );
-    return {
-      Records: Messages.map((message) => ({
-        messageId: message.MessageId ?? "",
-        receiptHandle: message.ReceiptHandle ?? "",
-        body: message.Body ?? "",
-        attributes: {
-          ApproximateReceiveCount: message.Attributes?.ApproximateReceiveCount ?? "1",
-          SentTimestamp: message.Attributes?.SentTimestamp ?? "",
-          SenderId: message.Attributes?.SenderId ?? "",
-          ApproximateFirstReceiveTimestamp:
-            message.Attributes?.ApproximateFirstReceiveTimestamp ?? "",
-        },
-        messageAttributes: {},
-        md5OfBody: message.MD5OfBody ?? "",
-        eventSource: "aws:sqs",
-        eventSourceARN: `arn:aws:sqs:${TEST_ENV.region}:${TEST_ENV.account}:${worker}`,
-        awsRegion: TEST_ENV.region,
-      })),
-    };
+    return sqsEventOf(
+      Messages,
+      `arn:aws:sqs:${TEST_ENV.region}:${TEST_ENV.account}:${worker}`,
+      TEST_ENV.region,
+    );
   };
 
   it("gives each bundle the environment its manifest row asks for, with the stack's names", async () => {

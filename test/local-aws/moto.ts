@@ -8,6 +8,7 @@
  * `ATTRIBUTION_TEST_NO_MOTO=1`: the suites that need it then print what they did not run.
  * Without that variable, a moto that cannot be installed or started fails the suite.
  */
+
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdir, rm, stat } from "node:fs/promises";
@@ -16,6 +17,8 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import type { Message } from "@aws-sdk/client-sqs";
+import type { SQSEvent } from "aws-lambda";
 
 const run = promisify(execFile);
 
@@ -164,4 +167,28 @@ export const motoClientConfig = (server: MotoServer) => ({
   credentials: MOTO_CREDENTIALS,
   // S3 by path (`/bucket/key`): moto on a bare host and port has no bucket subdomains.
   forcePathStyle: true,
+});
+
+/** Messages received from a queue, as the SQS event Lambda hands its worker. */
+export const sqsEventOf = (
+  messages: readonly Message[],
+  queueArn: string,
+  region: string,
+): SQSEvent => ({
+  Records: messages.map((message) => ({
+    messageId: message.MessageId ?? "",
+    receiptHandle: message.ReceiptHandle ?? "",
+    body: message.Body ?? "",
+    attributes: {
+      ApproximateReceiveCount: message.Attributes?.ApproximateReceiveCount ?? "1",
+      SentTimestamp: message.Attributes?.SentTimestamp ?? "",
+      SenderId: message.Attributes?.SenderId ?? "",
+      ApproximateFirstReceiveTimestamp: message.Attributes?.ApproximateFirstReceiveTimestamp ?? "",
+    },
+    messageAttributes: {},
+    md5OfBody: message.MD5OfBody ?? "",
+    eventSource: "aws:sqs",
+    eventSourceARN: queueArn,
+    awsRegion: region,
+  })),
 });

@@ -19,13 +19,15 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from "@aws-sdk/client-sqs";
-import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
+import type { Context, SQSBatchResponse } from "aws-lambda";
 import { afterAll, beforeAll, describe } from "vitest";
 import {
+  MOTO_REGION,
   type MotoServer,
   motoClientConfig,
   motoDisabled,
   reportNoMoto,
+  sqsEventOf,
   startMoto,
 } from "../../../test/local-aws/moto.ts";
 import { describeWorkQueueContract } from "../contracts/work-queue.test-support.ts";
@@ -65,26 +67,6 @@ describe.skipIf(motoDisabled)("SQS", () => {
     return Messages;
   };
 
-  const toEvent = (queueArn: string, messages: readonly Message[]): SQSEvent => ({
-    Records: messages.map((message) => ({
-      messageId: message.MessageId ?? "",
-      receiptHandle: message.ReceiptHandle ?? "",
-      body: message.Body ?? "",
-      attributes: {
-        ApproximateReceiveCount: message.Attributes?.ApproximateReceiveCount ?? "",
-        SentTimestamp: message.Attributes?.SentTimestamp ?? "",
-        SenderId: message.Attributes?.SenderId ?? "",
-        ApproximateFirstReceiveTimestamp:
-          message.Attributes?.ApproximateFirstReceiveTimestamp ?? "",
-      },
-      messageAttributes: {},
-      md5OfBody: message.MD5OfBody ?? "",
-      eventSource: "aws:sqs",
-      eventSourceARN: queueArn,
-      awsRegion: "eu-west-1",
-    })),
-  });
-
   describeWorkQueueContract("SQS and the worker's Lambda handler", async (worker) => {
     const name = `contract-${randomUUID()}`;
     const { QueueUrl: deadUrl = "" } = await sqs.send(
@@ -118,7 +100,10 @@ describe.skipIf(motoDisabled)("SQS", () => {
           if (batch.length === 0) return;
           let failedIds: Set<string>;
           try {
-            const answer = (await lambda(toEvent(queueArn, batch), CONTEXT)) as SQSBatchResponse;
+            const answer = (await lambda(
+              sqsEventOf(batch, queueArn, MOTO_REGION),
+              CONTEXT,
+            )) as SQSBatchResponse;
             failedIds = new Set(answer.batchItemFailures.map((f) => f.itemIdentifier));
           } catch {
             failedIds = new Set(batch.map((message) => message.MessageId ?? ""));
