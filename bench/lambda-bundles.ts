@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
-import { LAMBDA_BUILD_OPTIONS, PROJECT_ROOT } from "../lib/service-function.ts";
+import { writeEntry } from "../lambdas/entries.ts";
+import { LAMBDA_BUILD_OPTIONS } from "../lib/service-function.ts";
 import { FUNCTION_IDS, FUNCTIONS, type FunctionId, functionOf } from "../src/functions/manifest.ts";
 import { sampleEnv } from "../src/functions/sample-env.ts";
 
@@ -39,7 +40,7 @@ export const bundleFunction = async (name: FunctionName, outDir: string): Promis
     ...LAMBDA_BUILD_OPTIONS,
     mainFields: [...LAMBDA_BUILD_OPTIONS.mainFields],
     external: [...LAMBDA_BUILD_OPTIONS.external],
-    entryPoints: [join(PROJECT_ROOT, "lambdas", `${name}.ts`)],
+    entryPoints: [writeEntry(name)],
     outfile: file,
   });
   return { name, file, bytes: (await stat(file)).size, warnings: result.warnings.length };

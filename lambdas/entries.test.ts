@@ -1,23 +1,32 @@
 /**
- * The Lambda entry points load with the environment the stack gives them, and refuse to load,
- * naming the variable, without it.
+ * The Lambda entry points, as lambdas/entries.ts writes them from the manifest, load with the
+ * environment the stack gives them, and refuse to load, naming the variable, without it.
  */
+import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { FUNCTIONS, functionOf } from "../src/functions/manifest.ts";
+import { FUNCTIONS, type FunctionId, functionOf } from "../src/functions/manifest.ts";
 import { sampleEnv } from "../src/functions/sample-env.ts";
+import { writeEntry } from "./entries.ts";
+
+const loader = (id: FunctionId) => {
+  const url = pathToFileURL(writeEntry(id)).href;
+  return () => import(url);
+};
 
 /** Every deployable function of the manifest, loaded as the stack deploys it. */
 const ENTRIES = Object.fromEntries(
   FUNCTIONS.map((row) => [
     row.id,
-    { load: () => import(`./${row.id}.ts`), env: sampleEnv(row.uses) },
+    { load: loader(row.id as FunctionId), env: sampleEnv(row.uses) },
   ]),
 );
 
 // The ingestion functions share one environment, with the files shipped in their assets.
 const INGEST_ENV = sampleEnv(functionOf("events").uses);
-const EXPORT = { load: () => import("./export.ts"), env: sampleEnv(functionOf("export").uses) };
-const PURGE = { load: () => import("./purge.ts"), env: sampleEnv(functionOf("purge").uses) };
+const EXPORT = { load: loader("export"), env: sampleEnv(functionOf("export").uses) };
+const PURGE = { load: loader("purge"), env: sampleEnv(functionOf("purge").uses) };
+const INSTALLS = loader("installs");
+const EVENTS = loader("events");
 
 const stubEnv = (env: Record<string, string>) => {
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
@@ -39,7 +48,7 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-describe.each(Object.entries(ENTRIES))("lambdas/%s.ts", (_, entry) => {
+describe.each(Object.entries(ENTRIES))("the %s function's entry", (_, entry) => {
   it("exports a handler when its environment is valid", async () => {
     stubEnv(entry.env);
     const { handler } = await entry.load();
@@ -56,23 +65,23 @@ describe.each(Object.entries(ENTRIES))("lambdas/%s.ts", (_, entry) => {
 describe("the ingestion entries (installs, events, s2s-events)", () => {
   it("refuses a relative data file path, naming it", async () => {
     stubEnv({ ...INGEST_ENV, GEOIP_DB_FILE: "geo-whois-asn-country.mmdb" });
-    await expect(import("./installs.ts")).rejects.toThrow(/GEOIP_DB_FILE: must be an absolute/);
+    await expect(INSTALLS()).rejects.toThrow(/GEOIP_DB_FILE: must be an absolute/);
   });
 
   it("refuses to load when a data file is not where the environment says", async () => {
     stubEnv({ ...INGEST_ENV, FX_RATES_FILE: "/nonexistent/ecb-eurofxref-hist.csv" });
-    await expect(import("./events.ts")).rejects.toThrow(/ENOENT.*ecb-eurofxref-hist\.csv/);
+    await expect(EVENTS()).rejects.toThrow(/ENOENT.*ecb-eurofxref-hist\.csv/);
   });
 });
 
-describe("lambdas/export.ts", () => {
+describe("the export function's entry", () => {
   it("refuses an out-of-range SNAPSHOT_TTL_SECONDS, naming it", async () => {
     stubEnv({ ...EXPORT.env, SNAPSHOT_TTL_SECONDS: "5" });
     await expect(EXPORT.load()).rejects.toThrow(/SNAPSHOT_TTL_SECONDS/);
   });
 });
 
-describe("lambdas/purge.ts", () => {
+describe("the purge function's entry", () => {
   it("refuses a MIN_REQUEST_AGE_SECONDS under a minute, naming it", async () => {
     stubEnv({ ...PURGE.env, MIN_REQUEST_AGE_SECONDS: "30" });
     await expect(PURGE.load()).rejects.toThrow(/MIN_REQUEST_AGE_SECONDS/);

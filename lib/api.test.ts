@@ -62,7 +62,7 @@ describe.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))("route %
     },
   );
 
-  it(`runs lambdas/${route.id}.ts on Node 22, arm64, sized as the route says`, () => {
+  it(`runs the ${route.id} function on Node 22, arm64, sized as the route says`, () => {
     expect(resourceOf(functionOf(route.id).function.functionArn).Properties).toMatchObject({
       Runtime: "nodejs22.x",
       Architectures: ["arm64"],

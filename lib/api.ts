@@ -1,6 +1,6 @@
 /**
  * The REST API, built from the route table in src/http/routes.ts: one resource and method per
- * route, each backed by `lambdas/<id>.ts`, every method behind the API-key TOKEN authorizer but
+ * route, each backed by its function, every method behind the API-key TOKEN authorizer but
  * the public ones (null scope), which have none.
  * Streaming routes use Lambda response streaming through the proxy integration
  * (`responseTransferMode: STREAM`), which also lifts API Gateway's 29 s and 10 MB limits.
@@ -39,7 +39,7 @@ export interface FunctionBinding {
 }
 
 /**
- * A route's function (`lambdas/<id>.ts`), sized by its row of the route table, given its
+ * A route's function, sized by its row of the route table, given its
  * binding's environment, files and grants: the same for the API's routes and the link host's.
  */
 export const routeFunction = (

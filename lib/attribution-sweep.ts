@@ -1,5 +1,5 @@
 /**
- * The attribution sweep on AWS: `lambdas/attribution-sweep.ts` run by an EventBridge schedule,
+ * The attribution sweep on AWS: the attribution-sweep function run by an EventBridge schedule,
  * queueing again the attributions a crash or a failure left unfinished (SWEEP_AGE_MS old), so a
  * `failed` install is retried and none is left pending. Its row in the job table says what it
  * uses; a missed run is made up by the next, which finds the same attributions open.

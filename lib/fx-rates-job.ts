@@ -1,5 +1,5 @@
 /**
- * The daily rates job on AWS: `lambdas/fx-rates.ts` run by an EventBridge schedule after the
+ * The daily rates job on AWS: the fx-rates function run by an EventBridge schedule after the
  * ECB publishes (around 16:00 CET on working days), merging the 90-day feed into the rate table
  * in the lake bucket. It starts from the history shipped with the service, which it carries in
  * its asset; a failed run leaves the table as it was, and the next day's run fills the gap,

@@ -1,6 +1,6 @@
 /**
  * The link host on AWS: an HTTP API (API Gateway v2) built from LINK_HOST_ROUTES, one function
- * per route (`lambdas/<id>.ts`), with an optional custom domain. An HTTP API rather than the
+ * per route, with an optional custom domain. An HTTP API rather than the
  * REST API or CloudFront: every tap must reach a function (it records the click, and the
  * redirect depends on the tapper), HTTP APIs cost $1.00 per million requests against the REST
  * API's $3.50, and they carry the caller's address to the function. Payload format 1.0 gives

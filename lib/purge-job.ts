@@ -1,5 +1,5 @@
 /**
- * The purge of deleted installs on AWS: `lambdas/purge.ts` run by an EventBridge schedule,
+ * The purge of deleted installs on AWS: the purge function run by an EventBridge schedule,
  * with exactly the environment and grants its row in the job table uses (src/jobs/jobs.ts).
  *
  * How long a deletion takes. Firehose cannot be flushed, so the job purges a request only once

@@ -1,7 +1,7 @@
 /**
  * The queue-driven workers, one set of resources per row of the worker table
  * (src/workers/workers.ts): an SQS queue, its dead-letter queue with an alarm on any message in
- * it, and `lambdas/<id>.ts` fed by the queue with partial batch responses, so only the failed
+ * it, and its function fed by the queue with partial batch responses, so only the failed
  * messages come again. Both queues are encrypted with SQS-managed keys and refuse plain HTTP.
  */
 import { Duration } from "aws-cdk-lib";

@@ -1,5 +1,5 @@
 /**
- * A row of the job table (src/jobs/jobs.ts) on AWS: `lambdas/<id>.ts` run by an EventBridge
+ * A row of the job table (src/jobs/jobs.ts) on AWS: its function run by an EventBridge
  * rule on the row's schedule, given the environment and grants its row's uses derive
  * (./bindings.ts). A failed run is retried by the next scheduled one, not by Lambda alongside
  * it, so Lambda's own retries are off.

@@ -44,7 +44,7 @@ describe("bundled files", () => {
       () => new ServiceFunction(testStack(), "Fn", props(["package.json", "test/../package.json"])),
     ).toThrow(/two files named package\.json/);
     expect(
-      () => new ServiceFunction(testStack(), "Fn", props(["lambdas/config.ts"])),
+      () => new ServiceFunction(testStack(), "Fn", props(["lambdas/entries.ts"])),
     ).not.toThrow();
   });
 });

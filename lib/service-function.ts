@@ -1,5 +1,6 @@
 /**
- * A Lambda function of this service: `lambdas/<name>.ts` bundled by esbuild as ESM for Node 22
+ * A Lambda function of this service: its entry (written from its manifest row by
+ * lambdas/entries.ts) bundled by esbuild as ESM for Node 22
  * on arm64, with its own role (no AWS managed policy: it may write only its own log group),
  * its own log group with a retention, and X-Ray tracing. Data files a function reads at
  * start-up are copied next to its bundle, under /var/task.
@@ -14,6 +15,7 @@ import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import type { BuildOptions } from "esbuild";
+import { writeEntry } from "../lambdas/entries.ts";
 import { acknowledge, acknowledgeWildcardResource } from "./nag.ts";
 import { DEFAULT_SETTINGS } from "./settings.ts";
 
@@ -22,9 +24,8 @@ export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Resolves a function name to its entry file. Tests may point it elsewhere. */
 export type EntryResolver = (name: string) => string;
 
-/** `lambdas/<name>.ts` in this project: route id X is `lambdas/X.ts`. */
-export const lambdaEntry: EntryResolver = (name) =>
-  fileURLToPath(new URL(`../lambdas/${name}.ts`, import.meta.url));
+/** A function's entry, written from its manifest row. */
+export const lambdaEntry: EntryResolver = (name) => writeEntry(name);
 
 /** Where Lambda unpacks a function's asset (LAMBDA_TASK_ROOT). */
 export const TASK_ROOT = "/var/task";
@@ -92,7 +93,7 @@ export const LAMBDA_BUILD_OPTIONS = {
 } as const satisfies BuildOptions;
 
 export interface ServiceFunctionProps {
-  /** `lambdas/<name>.ts`, exporting `handler`. */
+  /** The function's id in the manifest. */
   readonly name: string;
   readonly memoryMb: number;
   readonly timeout: Duration;
@@ -114,20 +115,20 @@ export class ServiceFunction extends Construct {
     const assets = props.assets ?? [];
     for (const file of assets) {
       if (!existsSync(join(PROJECT_ROOT, file))) {
-        throw new Error(`lambdas/${props.name}.ts ships ${file}, which does not exist`);
+        throw new Error(`The ${props.name} function ships ${file}, which does not exist`);
       }
     }
     const names = assets.map((file) => basename(file));
     // The bundle itself is index.mjs; every file lands in the same folder.
     const clash = names.find((n, i) => [...names.slice(0, i), "index.mjs"].includes(n));
-    if (clash) throw new Error(`lambdas/${props.name}.ts would ship two files named ${clash}`);
+    if (clash) throw new Error(`The ${props.name} function would ship two files named ${clash}`);
 
     const logGroup = new LogGroup(this, "Logs", {
       retention: props.logRetention ?? DEFAULT_SETTINGS.logRetention,
     });
     this.role = new Role(this, "Role", {
       assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
-      description: `Runs lambdas/${props.name}.ts`,
+      description: `Runs the ${props.name} function`,
     });
     logGroup.grantWrite(this.role);
 

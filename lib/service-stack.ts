@@ -61,7 +61,7 @@ type StackUses = Parameters<typeof bindingOf>[0];
 export interface ServiceStackProps extends StackProps {
   /** The tunables a deployment overrides; the rest keep DEFAULT_SETTINGS (lib/settings.ts). */
   readonly settings?: Partial<StackSettings>;
-  /** Where `lambdas/<name>.ts` lives; tests may substitute fixtures. */
+  /** Where a function's entry is; tests may substitute fixtures. */
   readonly entryFor?: EntryResolver;
 }
 

@@ -2,7 +2,8 @@
  * A function on AWS: its environment parsed at start-up (so a bad deployment fails on its first
  * cold start, naming the variable), the adapters its row names built by the providers its entry
  * passes (one module per kind of dependency, beside this file), then its composition called
- * once per execution environment. Entries (`lambdas/<id>.ts`) are one call of this.
+ * once per execution environment. Each function's entry (written by lambdas/entries.ts) is one
+ * call of this.
  */
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { MiddyfiedHandler } from "@middy/core";

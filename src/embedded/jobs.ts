@@ -1,13 +1,14 @@
 /**
  * The job table (src/jobs/jobs.ts) on the embedded runtime: each row's work as a background job
- * on its row's interval. The jobs that also run on AWS call the same composition as their
- * Lambda function; the others are what AWS does by itself (a table's TTL, a bucket's
- * lifecycle rule), done here by hand.
+ * on its row's interval. A job that runs on AWS runs its row's composition here too, unless
+ * `workOf` gives it a way of its own; the others are what AWS does by itself (a table's TTL, a
+ * bucket's lifecycle rule), done here by hand.
  */
 import { sweepAttributions } from "../attribution/sweep.ts";
-import { purgeJob } from "../deletion/deletions.ts";
 import type { AllAdapters, Runtime } from "../functions/adapters.ts";
-import { JOBS, type JobId, jobOf } from "../jobs/jobs.ts";
+import { loadComposition } from "../functions/compositions.ts";
+import type { JobRun } from "../jobs/job-run.ts";
+import { JOBS, type JobDefinition, type JobId, jobOf } from "../jobs/jobs.ts";
 import { reapSnapshotEntries } from "../jobs/reap-snapshot-entries.ts";
 import { type BackgroundJob, startJob } from "./background-job.ts";
 
@@ -22,11 +23,21 @@ export interface EmbeddedJobDeps {
   readonly everyMs?: { readonly [K in JobId]?: number };
 }
 
-/** Each row's work on this runtime; null for a job switched off by the configuration. */
+/** The jobs that name no composition: AWS does them by itself. */
+type ComposedJobId = Extract<(typeof JOBS)[number], { readonly handler: string }>["id"];
+type Work = (() => Promise<unknown>) | null;
+
+/**
+ * The work of each job that has a way of its own on this runtime (every job AWS does by
+ * itself, and the few whose composition needs what only this runtime has); null for a job
+ * switched off by the configuration.
+ */
 const workOf = (
   deps: EmbeddedJobDeps,
-): { readonly [K in JobId]: (() => Promise<unknown>) | null } => {
-  const { adapters, runtime } = deps;
+): { readonly [K in Exclude<JobId, ComposedJobId>]: Work } & {
+  readonly [K in ComposedJobId]?: Work;
+} => {
+  const { adapters } = deps;
   const { tables } = adapters;
   // At start, everything unfinished from before it (what a crash left); then every
   // SWEEP_AGE_MS, what is that old and unfinished. The queue redelivers the jobs it had
@@ -34,7 +45,6 @@ const workOf = (
   const startedAt = new Date();
   let firstSweep = true;
   return {
-    purge: purgeJob.compose(adapters, runtime).run,
     "fx-rates": deps.refreshRates,
     "attribution-sweep": () => {
       const before = firstSweep ? startedAt : undefined;
@@ -58,11 +68,19 @@ export interface EmbeddedJobs {
   stop(): Promise<void>;
 }
 
-export const startEmbeddedJobs = (deps: EmbeddedJobDeps): EmbeddedJobs => {
-  const work = workOf(deps);
+export const startEmbeddedJobs = async (deps: EmbeddedJobDeps): Promise<EmbeddedJobs> => {
+  const own: Partial<Record<JobId, Work>> = workOf(deps);
   const started = new Map<JobId, BackgroundJob>();
-  for (const job of JOBS) {
-    const run = work[job.id];
+  for (const job of JOBS as readonly JobDefinition<JobId>[]) {
+    const run =
+      job.id in own
+        ? own[job.id]
+        : job.handler
+          ? (await loadComposition<JobRun<unknown>>({ id: job.id, handler: job.handler })).compose(
+              deps.adapters,
+              deps.runtime,
+            ).run
+          : null;
     if (run) started.set(job.id, startJob(jobOf(job.id), run, deps.everyMs?.[job.id]));
   }
   return {

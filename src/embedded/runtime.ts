@@ -33,27 +33,23 @@ import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
 import { createAppKeyrings } from "../apps/app-keyrings.ts";
 import { type EmbeddedConfig, sizeInBytes } from "../config/embedded.ts";
 import type { AllAdapters, Runtime } from "../functions/adapters.ts";
-import {
-  AUTHORIZER_FUNCTION,
-  LINK_HOST_FUNCTIONS,
-  ROUTE_FUNCTIONS,
-  WORKER_FUNCTIONS,
-} from "../functions/compositions.ts";
+import { type HttpHandler, loadComposition } from "../functions/compositions.ts";
 import { type FxRates, loadEcbRates, SHIPPED_ECB_RATES } from "../fx/ecb-rates.ts";
 import { ratesFrom } from "../fx/reloading-rates.ts";
 import { linkNotFound } from "../http/handlers/link-host.ts";
-import { LINK_HOST_ROUTES, ROUTES } from "../http/routes.ts";
+import { AUTHORIZER, LINK_HOST_ROUTES, ROUTES, type ServiceRoute } from "../http/routes.ts";
 import { jobOf } from "../jobs/jobs.ts";
 import { type LakeTableName, perLakeTableAsync } from "../lake/lake-tables.ts";
-import type { WorkQueue } from "../ports/work-queue.ts";
+import type { WorkHandler, WorkQueue } from "../ports/work-queue.ts";
 import { WORKERS } from "../workers/workers.ts";
 import { adminRevision } from "./admin-changes.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
 import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
+import type { Authorizer } from "./gateway.ts";
 import { type EmbeddedJobs, startEmbeddedJobs } from "./jobs.ts";
 import { listenAll } from "./listeners.ts";
 import { type DynamoConnection, LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./local-dynamodb.ts";
-import type { QueueWorkers } from "./queue-workers.ts";
+import type { QueueWorkers, WorkerHandlers } from "./queue-workers.ts";
 import { startQueueWorkers } from "./queue-workers.ts";
 import { ratesRefresh } from "./rates-refresh.ts";
 
@@ -235,11 +231,15 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const workers = await startQueueWorkers({
     dir: paths.queues,
     workers: WORKERS,
-    handlers: mapRows(WORKERS, (worker) => WORKER_FUNCTIONS[worker.id].compose(adapters, runtime)),
+    // Each row's composition is its own worker's (loadComposition checks the row's id), so
+    // its handler takes that worker's messages.
+    handlers: (await mapRows(WORKERS, async (worker) =>
+      (await loadComposition<WorkHandler<unknown>>(worker)).compose(adapters, runtime),
+    )) as WorkerHandlers<(typeof WORKERS)[number]>,
   });
   for (const worker of WORKERS) queues[worker.id] = workers.queue(worker.id);
 
-  jobs = startEmbeddedJobs({
+  jobs = await startEmbeddedJobs({
     adapters,
     runtime,
     pruneSnapshots: () => lake.engine.prune(new Date(Date.now() - snapshotPruneAfterMs(config))),
@@ -257,7 +257,8 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     everyMs: { purge: config.purgeIntervalMs },
   });
 
-  const authorizer = cacheAuthorizerAnswers(AUTHORIZER_FUNCTION.compose(adapters, runtime), {
+  const authorizerComposition = await loadComposition<Authorizer>(AUTHORIZER);
+  const authorizer = cacheAuthorizerAnswers(authorizerComposition.compose(adapters, runtime), {
     revision: revision.current,
   });
   // One gateway per row, each on its own port with its own route table.
@@ -267,10 +268,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       host: config.host,
       port: config.port,
       gateway: {
-        routes: ROUTES.map((route) => ({
-          route,
-          handler: ROUTE_FUNCTIONS[route.id].compose(adapters, runtime),
-        })),
+        routes: await composedRoutes(ROUTES, adapters, runtime),
         authorizer,
         // The CLI's changes to keys and apps, seen by every request that arrives after them.
         onRequest: revision.check,
@@ -282,10 +280,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       host: config.host,
       port: config.linkPort,
       gateway: {
-        routes: LINK_HOST_ROUTES.map((route) => ({
-          route,
-          handler: LINK_HOST_FUNCTIONS[route.id].compose(adapters, runtime),
-        })),
+        routes: await composedRoutes(LINK_HOST_ROUTES, adapters, runtime),
         authorizer,
         onRequest: revision.check,
         trustForwardedFor: config.trustProxy,
@@ -329,8 +324,23 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
 };
 
 /** One value per row of a table, keyed by the row's id. */
-const mapRows = <Row extends { readonly id: string }, V>(
+const mapRows = async <Row extends { readonly id: string }, V>(
   rows: readonly Row[],
-  value: (row: Row) => V,
-): { readonly [K in Row["id"]]: V } =>
-  Object.fromEntries(rows.map((row) => [row.id, value(row)])) as { readonly [K in Row["id"]]: V };
+  value: (row: Row) => Promise<V>,
+): Promise<{ readonly [K in Row["id"]]: V }> =>
+  Object.fromEntries(
+    await Promise.all(rows.map(async (row) => [row.id, await value(row)] as const)),
+  ) as { readonly [K in Row["id"]]: V };
+
+/** A route table's rows, each with the handler its composition makes. */
+const composedRoutes = (
+  routes: readonly ServiceRoute[],
+  adapters: AllAdapters,
+  runtime: Runtime,
+): Promise<{ route: ServiceRoute; handler: HttpHandler }[]> =>
+  Promise.all(
+    routes.map(async (route) => ({
+      route,
+      handler: (await loadComposition<HttpHandler>(route)).compose(adapters, runtime),
+    })),
+  );

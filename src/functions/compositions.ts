@@ -1,70 +1,48 @@
 /**
- * Every function's composition, by its manifest id: what the embedded runtime maps the route,
- * link-host and worker tables over (AWS entries import their own, so a bundle holds one). A
- * row without its composition here fails to compile.
+ * Every function's composition, found from its row's `handler` (./handler-ref.ts): what the
+ * embedded runtime maps the route, link-host and worker tables and the jobs over. AWS entries
+ * import theirs statically (lambdas/entries.ts writes them), so a bundle holds one.
  */
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
-import { authorizerFunction } from "../http/handlers/authorizer.ts";
-import { configFunction } from "../http/handlers/config.ts";
-import { deleteInstallFunction, deletionStatusFunction } from "../http/handlers/deletions.ts";
-import { exportFunction } from "../http/handlers/export.ts";
-import { eventsFunction, installsFunction, s2sEventsFunction } from "../http/handlers/ingest.ts";
-import { attributionFunction } from "../http/handlers/install-attribution.ts";
-import {
-  appleAppSiteAssociationFunction,
-  assetLinksFunction,
-  clickFunction,
-} from "../http/handlers/link-host.ts";
-import {
-  createLinkFunction,
-  getLinkFunction,
-  listLinksFunction,
-  updateLinkFunction,
-} from "../http/handlers/links.ts";
-import { openApiFunction } from "../http/handlers/openapi.ts";
-import { touchesFunction } from "../http/handlers/touches.ts";
 import type { HttpResponse } from "../http/middleware.ts";
-import type { LinkHostRouteId, RouteId } from "../http/routes.ts";
-import type { WorkHandler } from "../ports/work-queue.ts";
-import { attributionWorkerFunction } from "../workers/attribution-worker.ts";
-import type { WorkerId, WorkerMessage } from "../workers/workers.ts";
 import type { AllAdapters, Runtime } from "./adapters.ts";
+import { type HandlerRef, parseHandlerRef } from "./handler-ref.ts";
 
 /** An HTTP handler as both the Lambda runtime and the embedded gateway call it. */
 export type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
 
 /** A composition as a runtime that holds every adapter calls it. */
-interface Composed<H> {
+export interface Composed<H> {
+  readonly row: { readonly id: string };
   readonly compose: (adapters: AllAdapters, runtime: Runtime) => H;
 }
 
-export const ROUTE_FUNCTIONS: { readonly [K in RouteId]: Composed<HttpHandler> } = {
-  config: configFunction,
-  installs: installsFunction,
-  events: eventsFunction,
-  "s2s-events": s2sEventsFunction,
-  "delete-install": deleteInstallFunction,
-  "deletion-status": deletionStatusFunction,
-  export: exportFunction,
-  attribution: attributionFunction,
-  touches: touchesFunction,
-  "create-link": createLinkFunction,
-  "list-links": listLinksFunction,
-  "get-link": getLinkFunction,
-  "update-link": updateLinkFunction,
-  openapi: openApiFunction,
+const SRC = new URL("../", import.meta.url);
+
+/**
+ * The composition a row names. It must be one, and composed for that very row: a row that
+ * names another row's handler would run with the other's environment and grants.
+ */
+export const loadComposition = async <H>(row: {
+  readonly id: string;
+  readonly handler: HandlerRef;
+}): Promise<Composed<H>> => {
+  const { path, name } = parseHandlerRef(row.handler);
+  const module = (await import(new URL(path, SRC).href)) as Record<string, unknown>;
+  const found = module[name] as Partial<Composed<H>> | undefined;
+  if (typeof found?.compose !== "function" || typeof found.row?.id !== "string") {
+    throw new Error(`${row.id}: ${row.handler} is not a composition`);
+  }
+  if (found.row.id !== row.id) {
+    throw new Error(`${row.id}: ${row.handler} is composed for ${found.row.id}`);
+  }
+  return found as Composed<H>;
 };
 
-export const LINK_HOST_FUNCTIONS: { readonly [K in LinkHostRouteId]: Composed<HttpHandler> } = {
-  click: clickFunction,
-  "apple-app-site-association": appleAppSiteAssociationFunction,
-  assetlinks: assetLinksFunction,
-};
-
-export const AUTHORIZER_FUNCTION = authorizerFunction;
-
-export const WORKER_FUNCTIONS: {
-  readonly [K in WorkerId]: Composed<WorkHandler<WorkerMessage<K>>>;
-} = {
-  attribute: attributionWorkerFunction,
-};
+/** Each row's composition, in the rows' order. */
+export const loadCompositions = <
+  H,
+  R extends { readonly id: string; readonly handler: HandlerRef },
+>(
+  rows: readonly R[],
+): Promise<Composed<H>[]> => Promise.all(rows.map((row) => loadComposition<H>(row)));

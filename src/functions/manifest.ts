@@ -1,5 +1,5 @@
 /**
- * The manifest of deployable functions: every `lambdas/<id>.ts` the CDK app deploys, each once,
+ * The manifest of deployable functions: every function the CDK app deploys, each once,
  * gathered from the tables that declare them (the API's and the link host's route tables and
  * the authorizer in src/http/routes.ts, the worker table, the job table's rows that run on AWS),
  * with its sizing and what it uses. The stack's environments and grants, the entries test and
@@ -9,13 +9,16 @@
 import { AUTHORIZER, LINK_HOST_ROUTES, ROUTES } from "../http/routes.ts";
 import { AWS_JOBS } from "../jobs/jobs.ts";
 import { WORKERS, type WorkerId } from "../workers/workers.ts";
+import type { HandlerRef } from "./handler-ref.ts";
 import type { Uses } from "./uses.ts";
 
 export type FunctionKind = "route" | "link-route" | "authorizer" | "worker" | "job";
 
 export interface FunctionRow {
-  /** `lambdas/<id>.ts`. */
+  /** Names the function; its Lambda entry is written from the row (lambdas/entries.ts). */
   readonly id: string;
+  /** Its composition. */
+  readonly handler: HandlerRef;
   readonly kind: FunctionKind;
   readonly uses: Uses<WorkerId>;
   /** Lambda sizing; unset for a job whose construct derives it from its schedule. */
@@ -30,7 +33,13 @@ export const FUNCTIONS: readonly FunctionRow[] = [
   ...LINK_HOST_ROUTES.map((route) => ({ ...route, kind: "link-route" as const })),
   { ...AUTHORIZER, kind: "authorizer", streaming: false },
   ...WORKERS.map((worker) => ({ ...worker, kind: "worker" as const, streaming: false })),
-  ...AWS_JOBS.map((job) => ({ id: job.id, kind: "job" as const, streaming: false, ...job.aws })),
+  ...AWS_JOBS.map((job) => ({
+    id: job.id,
+    handler: job.handler,
+    kind: "job" as const,
+    streaming: false,
+    ...job.aws,
+  })),
 ];
 
 export type FunctionId =

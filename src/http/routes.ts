@@ -5,11 +5,14 @@
  * Pure data: no handler imports, so a Lambda entry that reads its row bundles no other route.
  */
 import type { Scope } from "../domain/keys.ts";
+import type { HandlerRef } from "../functions/handler-ref.ts";
 import type { Uses } from "../functions/uses.ts";
 
 interface RouteBase {
-  /** Names the handler: `lambdas/<id>.ts` on AWS, the same factory on the embedded runtime. */
+  /** Names the function: its Lambda on AWS, its logs on both runtimes. */
   readonly id: string;
+  /** Its composition, which both runtimes build the handler from; required of the service's own tables below. */
+  readonly handler?: HandlerRef;
   readonly method: "GET" | "POST" | "PATCH" | "DELETE";
   /** API Gateway resource path; `{name}` marks a path parameter. */
   readonly path: string;
@@ -33,8 +36,8 @@ export type Route = RouteBase &
     | { readonly scope: null; readonly publicReason: string }
   );
 
-/** A row of the service's own route tables: it names what its function uses. */
-export type ServiceRoute = Route & { readonly uses: Uses };
+/** A row of the service's own route tables: it names its composition and what it uses. */
+export type ServiceRoute = Route & { readonly handler: HandlerRef; readonly uses: Uses };
 
 /**
  * What the three ingestion routes use: they share one composition (src/http/handlers/ingest.ts), so
@@ -75,6 +78,7 @@ const WELL_KNOWN_USES = { tables: { apps: "list" } } as const satisfies Uses;
 /** The API's Lambda authorizer: API keys checked against the keys and apps tables. */
 export const AUTHORIZER = {
   id: "authorizer",
+  handler: "http/handlers/authorizer.ts#authorizerFunction",
   memoryMb: 256,
   timeoutSeconds: 10,
   uses: { tables: { apps: "lookup", keys: "lookup" } },
@@ -83,6 +87,7 @@ export const AUTHORIZER = {
 export const ROUTES = [
   {
     id: "config",
+    handler: "http/handlers/config.ts#configFunction",
     method: "GET",
     path: "/v1/config",
     scope: "config",
@@ -93,6 +98,7 @@ export const ROUTES = [
   },
   {
     id: "installs",
+    handler: "http/handlers/ingest.ts#installsFunction",
     method: "POST",
     path: "/v1/installs",
     scope: "ingest",
@@ -103,6 +109,7 @@ export const ROUTES = [
   },
   {
     id: "events",
+    handler: "http/handlers/ingest.ts#eventsFunction",
     method: "POST",
     path: "/v1/events",
     scope: "ingest",
@@ -113,6 +120,7 @@ export const ROUTES = [
   },
   {
     id: "s2s-events",
+    handler: "http/handlers/ingest.ts#s2sEventsFunction",
     method: "POST",
     path: "/v1/s2s/events",
     scope: "s2s",
@@ -123,6 +131,7 @@ export const ROUTES = [
   },
   {
     id: "delete-install",
+    handler: "http/handlers/deletions.ts#deleteInstallFunction",
     method: "DELETE",
     path: "/v1/installs/{service_id}",
     scope: "ingest",
@@ -133,6 +142,7 @@ export const ROUTES = [
   },
   {
     id: "deletion-status",
+    handler: "http/handlers/deletions.ts#deletionStatusFunction",
     method: "GET",
     path: "/v1/deletions/{request_id}",
     scope: "deletions",
@@ -143,6 +153,7 @@ export const ROUTES = [
   },
   {
     id: "export",
+    handler: "http/handlers/export.ts#exportFunction",
     method: "GET",
     path: "/api/v1/export",
     scope: "export",
@@ -157,6 +168,7 @@ export const ROUTES = [
   },
   {
     id: "attribution",
+    handler: "http/handlers/install-attribution.ts#attributionFunction",
     method: "GET",
     path: "/v1/installs/{service_id}/attribution",
     scope: "attribution:read",
@@ -168,6 +180,7 @@ export const ROUTES = [
   },
   {
     id: "touches",
+    handler: "http/handlers/touches.ts#touchesFunction",
     method: "POST",
     path: "/v1/touches",
     scope: "s2s",
@@ -178,6 +191,7 @@ export const ROUTES = [
   },
   {
     id: "create-link",
+    handler: "http/handlers/links.ts#createLinkFunction",
     method: "POST",
     path: "/v1/links",
     scope: "links",
@@ -188,6 +202,7 @@ export const ROUTES = [
   },
   {
     id: "list-links",
+    handler: "http/handlers/links.ts#listLinksFunction",
     method: "GET",
     path: "/v1/links",
     scope: "links",
@@ -198,6 +213,7 @@ export const ROUTES = [
   },
   {
     id: "get-link",
+    handler: "http/handlers/links.ts#getLinkFunction",
     method: "GET",
     path: "/v1/links/{deeplink_id}",
     scope: "links",
@@ -208,6 +224,7 @@ export const ROUTES = [
   },
   {
     id: "update-link",
+    handler: "http/handlers/links.ts#updateLinkFunction",
     method: "PATCH",
     path: "/v1/links/{deeplink_id}",
     scope: "links",
@@ -218,6 +235,7 @@ export const ROUTES = [
   },
   {
     id: "openapi",
+    handler: "http/handlers/openapi.ts#openApiFunction",
     method: "GET",
     path: "/v1/openapi.json",
     scope: null,
@@ -239,6 +257,7 @@ export type RouteId = (typeof ROUTES)[number]["id"];
 export const LINK_HOST_ROUTES = [
   {
     id: "click",
+    handler: "http/handlers/link-host.ts#clickFunction",
     method: "GET",
     path: "/{deeplink_id}",
     scope: null,
@@ -251,6 +270,7 @@ export const LINK_HOST_ROUTES = [
   },
   {
     id: "apple-app-site-association",
+    handler: "http/handlers/link-host.ts#appleAppSiteAssociationFunction",
     method: "GET",
     path: "/.well-known/apple-app-site-association",
     scope: null,
@@ -262,6 +282,7 @@ export const LINK_HOST_ROUTES = [
   },
   {
     id: "assetlinks",
+    handler: "http/handlers/link-host.ts#assetLinksFunction",
     method: "GET",
     path: "/.well-known/assetlinks.json",
     scope: null,

@@ -1,13 +1,14 @@
 /**
  * The job table: one row per scheduled job, the work either runtime does on a clock rather than
  * on a request or a message. The embedded runtime runs each row as a background job
- * (src/embedded/jobs.ts); the CDK app runs each row that has an AWS schedule as
- * `lambdas/<id>.ts` on an EventBridge rule (lib/scheduled-job.ts), with the environment and
- * grants derived from what the row uses. A row with no schedule on AWS says what does its work
- * there instead. Pure data: no handler imports, so a job's Lambda bundles no other job.
+ * (src/embedded/jobs.ts); the CDK app runs each row that has an AWS schedule as a function on
+ * an EventBridge rule (lib/scheduled-job.ts), with the environment and grants derived from what
+ * the row uses. A row with no schedule on AWS says what does its work there instead. Pure data:
+ * no handler imports, so a job's Lambda bundles no other job.
  */
 import { SWEEP_AGE_MS } from "../attribution/sweep.ts";
 import { HOUR_MS } from "../domain/time.ts";
+import type { HandlerRef } from "../functions/handler-ref.ts";
 import type { Uses } from "../functions/uses.ts";
 
 /** An EventBridge schedule: a fixed rate, or a cron expression's fields (UTC). */
@@ -23,19 +24,29 @@ export interface AwsJob {
   readonly uses: Uses;
 }
 
-export interface JobDefinition<Id extends string = string> {
-  /** Names the job in logs, and its function (`lambdas/<id>.ts`) on AWS. */
+interface JobBase<Id extends string> {
+  /** Names the job in logs, and its function on AWS. */
   readonly id: Id;
   readonly description: string;
   /** The embedded runtime: how often it runs, and whether once at start as well. */
   readonly embedded: { readonly everyMs: number; readonly atStart: boolean };
-  /** AWS: its schedule and function, or what does its work there instead. */
-  readonly aws: AwsJob | { readonly instead: string };
 }
+
+/**
+ * A job that runs on AWS names its composition (a `JobRun`), which the embedded runtime runs
+ * too unless src/embedded/jobs.ts gives the job a way of its own there; a job AWS does by
+ * itself says what does it, and src/embedded/jobs.ts does its work here.
+ */
+export type JobDefinition<Id extends string = string> = JobBase<Id> &
+  (
+    | { readonly handler: HandlerRef; readonly aws: AwsJob }
+    | { readonly handler?: never; readonly aws: { readonly instead: string } }
+  );
 
 export const JOBS = [
   {
     id: "purge",
+    handler: "deletion/deletions.ts#purgeJob",
     description: "Purges deleted installs from the tables and the lake.",
     // Embedded, a deletion request also starts a run at once; minutes at most otherwise.
     embedded: { everyMs: 60_000, atStart: false },
@@ -59,6 +70,7 @@ export const JOBS = [
   },
   {
     id: "fx-rates",
+    handler: "fx/refresh-rates.ts#fxRatesJob",
     description: "Merges the ECB's reference rates of the last 90 days into the rate table.",
     // The ECB publishes once a working day, around 16:00 CET.
     embedded: { everyMs: 6 * HOUR_MS, atStart: true },
@@ -71,6 +83,7 @@ export const JOBS = [
   },
   {
     id: "attribution-sweep",
+    handler: "attribution/sweep-job.ts#attributionSweepJob",
     description: "Queues again the attributions a crash or a failure left unfinished.",
     // At start, everything unfinished from before it: what a crash left.
     embedded: { everyMs: SWEEP_AGE_MS, atStart: true },

@@ -1,15 +1,21 @@
 /**
  * What a queue-driven worker is, as data: the table in ./workers.ts lists them, and both
  * runtimes build theirs from it: on AWS an SQS queue, its dead-letter queue with an alarm, and
- * `lambdas/<id>.ts` fed by the queue (lib/queue-workers.ts); on the embedded runtime a queue
+ * its function fed by the queue (lib/queue-workers.ts); on the embedded runtime a queue
  * in the data folder and an in-process consumer (src/embedded/queue-workers.ts).
  */
 import type * as z from "zod";
+import type { HandlerRef } from "../functions/handler-ref.ts";
 import type { Uses } from "../functions/uses.ts";
 
 export interface WorkerDefinition<T = unknown, Id extends string = string> {
-  /** Names the queue and the handler: `lambdas/<id>.ts` on AWS. */
+  /** Names the queue and the function. */
   readonly id: Id;
+  /**
+   * Its composition, which both runtimes build the message handler from. Required of the rows
+   * of the worker table.
+   */
+  readonly handler?: HandlerRef;
   readonly description: string;
   /** Each message body is parsed with it; one that does not parse goes the way of a failure. */
   readonly message: z.ZodType<T>;
@@ -49,10 +55,21 @@ export interface WorkerDefinition<T = unknown, Id extends string = string> {
  * A definition with its id, message type and uses kept, so the wiring tables and the
  * function's environment can be typed by them.
  */
-export const defineWorker = <T, const Id extends string, const U extends Uses | undefined>(
-  definition: Omit<WorkerDefinition<T, Id>, "uses"> & { readonly uses?: U },
-): Omit<WorkerDefinition<T, Id>, "uses"> & { readonly uses: U } =>
-  definition as Omit<WorkerDefinition<T, Id>, "uses"> & { readonly uses: U };
+export const defineWorker = <
+  T,
+  const Id extends string,
+  const U extends Uses | undefined,
+  const H extends HandlerRef | undefined = undefined,
+>(
+  definition: Omit<WorkerDefinition<T, Id>, "uses" | "handler"> & {
+    readonly uses?: U;
+    readonly handler?: H;
+  },
+): Omit<WorkerDefinition<T, Id>, "uses" | "handler"> & { readonly uses: U; readonly handler: H } =>
+  definition as Omit<WorkerDefinition<T, Id>, "uses" | "handler"> & {
+    readonly uses: U;
+    readonly handler: H;
+  };
 
 /** The queue's visibility timeout on AWS: the retry delay, never under 6 × the timeout. */
 export const visibilityTimeoutSeconds = (worker: WorkerDefinition): number =>

@@ -2,17 +2,19 @@
  * The worker table: one row per queue-driven worker (./worker.ts says what a row holds). The
  * CDK app and the embedded runtime both build their queues and consumers from it, so a worker
  * exists on both runtimes or on neither. A new worker is a row here (naming what it uses, from
- * which its environment and grants on AWS are derived), its handler factory beside this file,
- * and `lambdas/<id>.ts`.
+ * which its environment and grants on AWS are derived, and its composition) and its handler
+ * factory beside this file.
  */
 
 import * as z from "zod";
+import type { HandlerRef } from "../functions/handler-ref.ts";
 import type { Uses } from "../functions/uses.ts";
 import { defineWorker, type MessageOf, type WorkerDefinition } from "./worker.ts";
 
 /** The attribution worker (./attribution.ts). */
 export const ATTRIBUTION_WORKER = defineWorker({
   id: "attribute",
+  handler: "workers/attribution-worker.ts#attributionWorkerFunction",
   description: "Matches each new install to the touch that caused it, or finds it organic.",
   message: z.object({ appId: z.string(), serviceId: z.string() }),
   maxAttempts: 5,
@@ -41,6 +43,7 @@ export const ATTRIBUTION_WORKER = defineWorker({
 });
 
 export const WORKERS = [ATTRIBUTION_WORKER] as const satisfies readonly (WorkerDefinition & {
+  readonly handler: HandlerRef;
   readonly uses: Uses;
 })[];
 

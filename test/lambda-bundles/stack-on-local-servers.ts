@@ -199,9 +199,9 @@ export const stackOnLocalServers = async (servers: {
     throw new Error(`Cannot resolve ${JSON.stringify(value)} from the template`);
   };
 
-  /** The Lambda function the stack builds from `lambdas/<id>.ts` (its role says which). */
+  /** The Lambda function the stack builds for the manifest's `id` (its role says which). */
   const functionOf = (id: string): Resource => {
-    const description = `Runs lambdas/${id}.ts`;
+    const description = `Runs the ${id} function`;
     const role = Object.entries(resources).find(
       ([, r]) => r.Type === "AWS::IAM::Role" && r.Properties?.Description === description,
     )?.[0];
@@ -214,7 +214,7 @@ export const stackOnLocalServers = async (servers: {
         roleOf["Fn::GetAtt"][0] === role
       );
     });
-    if (!role || !fn) throw new Error(`The stack has no function for lambdas/${id}.ts`);
+    if (!role || !fn) throw new Error(`The stack has no ${id} function`);
     return fn;
   };
 

@@ -6,6 +6,7 @@ import {
   type DynamoDBClient,
   ResourceInUseException,
 } from "@aws-sdk/client-dynamodb";
+import type { HandlerRef } from "../../functions/handler-ref.ts";
 
 export interface IndexDefinition {
   readonly partitionKey: string;
@@ -25,6 +26,11 @@ export interface TableDefinition {
   readonly removal: "retain" | "destroy";
   /** What it holds, for the stack's output of its name. */
   readonly holds: string;
+  /**
+   * Its store's factory (`(doc, tableName) => store`), which a Lambda entry imports for a
+   * function that uses the table.
+   */
+  readonly store: HandlerRef;
 }
 
 /**
@@ -33,14 +39,21 @@ export interface TableDefinition {
  * their names here, so a new table is an entry here and its store.
  */
 export const TABLE_DEFINITIONS = {
-  apps: { partitionKey: "appId", removal: "retain", holds: "apps" },
+  apps: {
+    store: "adapters/dynamodb/stores.ts#createAppStore",
+    partitionKey: "appId",
+    removal: "retain",
+    holds: "apps",
+  },
   keys: {
+    store: "adapters/dynamodb/stores.ts#createKeyStore",
     partitionKey: "keyId",
     indexes: { byApp: { partitionKey: "appId" } },
     removal: "retain",
     holds: "API keys",
   },
   snapshots: {
+    store: "adapters/dynamodb/stores.ts#createSnapshotCatalog",
     partitionKey: "snapshotKey",
     // The purge job finds an app's snapshots through it.
     indexes: { byApp: { partitionKey: "appId" } },
@@ -49,6 +62,7 @@ export const TABLE_DEFINITIONS = {
     holds: "export snapshots",
   },
   installs: {
+    store: "adapters/dynamodb/installs.ts#createInstallStore",
     partitionKey: "installKey",
     // An iOS app's installs of one IDFV (`<app>#<idfv>`): a new one of a device seen before is
     // a reinstall. Sparse (only installs with an IDFV), and the sort key is unique per install.
@@ -57,12 +71,14 @@ export const TABLE_DEFINITIONS = {
     holds: "installs",
   },
   customerUsers: {
+    store: "adapters/dynamodb/installs.ts#createCustomerUserMap",
     partitionKey: "customerUserKey",
     indexes: { byInstall: { partitionKey: "installKey" } },
     removal: "retain",
     holds: "customer user ids and their installs",
   },
   deletions: {
+    store: "adapters/dynamodb/deletions.ts#createDeletionStore",
     partitionKey: "requestId",
     indexes: {
       byApp: { partitionKey: "appId" },
@@ -77,6 +93,7 @@ export const TABLE_DEFINITIONS = {
     holds: "deletion requests",
   },
   links: {
+    store: "adapters/dynamodb/links.ts#createLinkStore",
     partitionKey: "deeplinkId",
     // An app's links, newest first: the sort key is `<created at>#<deeplink id>`.
     indexes: { byApp: { partitionKey: "appId", sortKey: "createdKey" } },
@@ -84,6 +101,7 @@ export const TABLE_DEFINITIONS = {
     holds: "links",
   },
   attributions: {
+    store: "adapters/dynamodb/attributions.ts#createAttributionStore",
     partitionKey: "attributionKey",
     // Sparse: only attributions not yet finished carry `openMarker`, so the sweeper reads just
     // those; the sort key, unique per install, keeps every one of them in the index.
@@ -92,6 +110,7 @@ export const TABLE_DEFINITIONS = {
     holds: "installs' attributions",
   },
   touches: {
+    store: "adapters/dynamodb/touches.ts#createTouchStore",
     partitionKey: "clickId",
     // The matcher's lookups, each a window of one app's touches newest first. The sort key
     // (`<touch time>#<click id>`) is unique per touch: an index keyed by a value many touches

@@ -1,5 +1,5 @@
 /**
- * The purge's whole flow as lambdas/purge.ts composes it on AWS: the DynamoDB stores (reading
+ * The purge's whole flow as the purge function's entry composes it on AWS: the DynamoDB stores (reading
  * their indexes, as on AWS) against the embedded DynamoDB-compatible server, and the S3 lake
  * in memory.
  */
