@@ -1,0 +1,131 @@
+/**
+ * The reports on AWS: each one Athena query over the lake's Glue tables (partition projection
+ * prunes them to the days the query names), its small CSV result read back from S3. The
+ * installs to leave out go to the results bucket as a list Athena reads (exclusions.ts), as
+ * the export's do; link clicks are the CLI's count (link-clicks.ts).
+ */
+import { createHash } from "node:crypto";
+import type { AthenaClient } from "@aws-sdk/client-athena";
+import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { type Exclusion, sqlString } from "../../lake/export-query.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, TOUCHES_TABLE } from "../../lake/lake-tables.ts";
+import type { ReportEngine } from "../../ports/reports.ts";
+import type { ExportRecord } from "../../record/columns.ts";
+import { overviewReport, overviewRowOf } from "../../reports/overview.ts";
+import { buildLatestEventsQuery, buildOverviewQuery } from "../../reports/queries.ts";
+import { EXCLUSIONS_TABLE, exclusionList } from "./exclusions.ts";
+import { athenaLinkClicks } from "./link-clicks.ts";
+import { assertHeader, csvRows, toExportRecord } from "./result-csv.ts";
+import { runQuery } from "./run-query.ts";
+import { openObject, parseS3Uri } from "./s3-object.ts";
+
+export interface AthenaReportOptions {
+  readonly athena: AthenaClient;
+  readonly s3: S3Client;
+  readonly workGroup: string;
+  /** The Glue database holding the lake tables. */
+  readonly database: string;
+  /** The bucket Athena writes results to, where the lists of installs to leave out go too. */
+  readonly resultsBucket: string;
+  /** First wait between status polls; it doubles up to 2 s. Default 250 ms. */
+  readonly pollIntervalMs?: number;
+  readonly now?: () => Date;
+}
+
+const quoteIdentifier = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
+export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEngine => {
+  const { athena, s3, workGroup, database, resultsBucket } = options;
+  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const now = options.now ?? (() => new Date());
+  const table = (name: string) => `${quoteIdentifier(database)}.${quoteIdentifier(name)}`;
+  const sources = {
+    events: table(EVENTS_TABLE.name),
+    attributions: table(ATTRIBUTIONS_TABLE.name),
+    touches: table(TOUCHES_TABLE.name),
+  };
+
+  /** Where the query reads the installs to leave out: their list, put in the results bucket. */
+  const excluded = async (serviceIds: readonly string[]): Promise<Exclusion | undefined> => {
+    if (serviceIds.length === 0) return undefined;
+    const { list, count, key, body } = exclusionList(serviceIds);
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: resultsBucket,
+        Key: key,
+        Body: body,
+        ContentType: "text/plain; charset=utf-8",
+      }),
+    );
+    const { name, column, partitionKey } = EXCLUSIONS_TABLE;
+    return {
+      serviceIdsFrom: `SELECT ${column} FROM ${table(name)} WHERE ${partitionKey} = ${sqlString(list)}`,
+      count,
+    };
+  };
+
+  /**
+   * Runs a query and reads its result: the header's names, then each row's fields. The same
+   * query asked again within a minute (a page of charts, a reload) joins the same run.
+   */
+  const run = async function* (queryString: string) {
+    const digest = createHash("sha256").update(queryString).digest("hex");
+    const location = await runQuery(athena, {
+      queryString,
+      workGroup,
+      database,
+      idempotencyKey: `reports/${now().toISOString().slice(0, 16)}/${digest}`,
+      pollIntervalMs,
+    });
+    const { body } = await openObject(s3, parseS3Uri(location));
+    yield* csvRows(body);
+  };
+
+  return {
+    async overview({ appId, from, to, excludeServiceIds }) {
+      const query = buildOverviewQuery({
+        dialect: "athena",
+        appId,
+        from,
+        to,
+        sources,
+        exclude: await excluded(excludeServiceIds),
+      });
+      let header: readonly (string | null)[] | undefined;
+      const rows = [];
+      for await (const { fields } of run(query)) {
+        if (header === undefined) {
+          header = fields;
+          continue;
+        }
+        const names = header;
+        rows.push(overviewRowOf(Object.fromEntries(fields.map((value, i) => [names[i], value]))));
+      }
+      return overviewReport({ from, to }, rows);
+    },
+
+    async latestEvents({ appId, limit, today, excludeServiceIds }) {
+      const query = buildLatestEventsQuery({
+        dialect: "athena",
+        appId,
+        limit,
+        today,
+        sources,
+        exclude: await excluded(excludeServiceIds),
+      });
+      const records: ExportRecord[] = [];
+      let header = true;
+      for await (const { fields } of run(query)) {
+        if (header) {
+          assertHeader(fields);
+          header = false;
+        } else {
+          records.push(toExportRecord(fields));
+        }
+      }
+      return records;
+    },
+
+    linkClicks: athenaLinkClicks({ athena, s3, workGroup, database, pollIntervalMs }),
+  };
+};

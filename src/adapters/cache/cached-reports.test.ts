@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import type { OverviewQuery, OverviewReport, ReportEngine } from "../../ports/reports.ts";
+import { cachedReportEngine, REPORT_CACHE_TTL_MS } from "./cached-reports.ts";
+
+const answerOf = (query: OverviewQuery): OverviewReport => ({
+  from: query.from,
+  to: query.to,
+  totals: { installs: 0, paid_installs: 0, organic_installs: 0, events: 0, revenue_usd: 0 },
+  installs_by_day: [],
+  match_status: [],
+  match_method: [],
+  events_by_day: [],
+  revenue_by_day: [],
+  campaigns: [],
+  deep_link_paths: [],
+});
+
+/** An engine that counts what it is asked, and fails while `failing` says so. */
+const countingEngine = () => {
+  const asked: string[] = [];
+  let failing = false;
+  const engine: ReportEngine = {
+    async overview(query) {
+      asked.push(`overview ${query.appId} ${query.from} ${query.to}`);
+      if (failing) throw new Error("Athena is down");
+      return answerOf(query);
+    },
+    async latestEvents(query) {
+      asked.push(`latest ${query.appId} ${query.limit} ${query.today}`);
+      return [];
+    },
+    async linkClicks(appId) {
+      asked.push(`clicks ${appId}`);
+      return new Map([["Kx3v9QpZ2aQ", 3]]);
+    },
+  };
+  const fail = (value: boolean) => {
+    failing = value;
+  };
+  return { engine, asked, fail };
+};
+
+const WINDOW: OverviewQuery = {
+  appId: "com.example.game",
+  from: "2026-11-01",
+  to: "2026-11-14",
+  excludeServiceIds: ["s-1", "s-2"],
+};
+
+describe("cachedReportEngine", () => {
+  it("answers the same overview again within the TTL without asking the engine", async () => {
+    let clock = 1_000;
+    const { engine, asked } = countingEngine();
+    const reports = cachedReportEngine(engine, { now: () => clock });
+    const first = await reports.overview(WINDOW);
+    clock += REPORT_CACHE_TTL_MS - 1;
+    // The same installs left out, in another order and repeated, are the same query.
+    const again = await reports.overview({ ...WINDOW, excludeServiceIds: ["s-2", "s-1", "s-1"] });
+    expect(again).toBe(first);
+    expect(asked).toEqual(["overview com.example.game 2026-11-01 2026-11-14"]);
+    clock += 1;
+    await reports.overview(WINDOW);
+    expect(asked).toHaveLength(2);
+  });
+
+  it("asks the engine for another window, app or set of deleted installs", async () => {
+    const { engine, asked } = countingEngine();
+    const reports = cachedReportEngine(engine, { now: () => 0 });
+    await reports.overview(WINDOW);
+    await reports.overview({ ...WINDOW, to: "2026-11-15" });
+    await reports.overview({ ...WINDOW, from: "2026-10-31" });
+    await reports.overview({ ...WINDOW, appId: "com.example.other" });
+    await reports.overview({ ...WINDOW, excludeServiceIds: ["s-1", "s-2", "s-3"] });
+    await reports.overview({ ...WINDOW, excludeServiceIds: [] });
+    expect(asked).toHaveLength(6);
+    await reports.overview({ ...WINDOW, to: "2026-11-15" });
+    expect(asked).toHaveLength(6);
+  });
+
+  it("shares one run between the asks that come while it runs", async () => {
+    const { engine, asked } = countingEngine();
+    const reports = cachedReportEngine(engine);
+    const answers = await Promise.all([reports.overview(WINDOW), reports.overview(WINDOW)]);
+    expect(answers[0]).toBe(answers[1]);
+    expect(asked).toHaveLength(1);
+  });
+
+  it("does not remember a failure", async () => {
+    const { engine, asked, fail } = countingEngine();
+    const reports = cachedReportEngine(engine, { now: () => 0 });
+    fail(true);
+    await expect(reports.overview(WINDOW)).rejects.toThrow("Athena is down");
+    fail(false);
+    await expect(reports.overview(WINDOW)).resolves.toMatchObject({ from: WINDOW.from });
+    expect(asked).toHaveLength(2);
+  });
+
+  it("keeps the latest events per app, limit and day, and the link clicks per app", async () => {
+    const { engine, asked } = countingEngine();
+    const reports = cachedReportEngine(engine, { now: () => 0 });
+    const latest = {
+      appId: "com.example.game",
+      limit: 50,
+      today: "2026-11-20",
+      excludeServiceIds: [],
+    };
+    await reports.latestEvents(latest);
+    await reports.latestEvents(latest);
+    await reports.latestEvents({ ...latest, limit: 10 });
+    await reports.latestEvents({ ...latest, today: "2026-11-21" });
+    await reports.linkClicks("com.example.game");
+    expect(await reports.linkClicks("com.example.game")).toEqual(new Map([["Kx3v9QpZ2aQ", 3]]));
+    expect(asked).toEqual([
+      "latest com.example.game 50 2026-11-20",
+      "latest com.example.game 10 2026-11-20",
+      "latest com.example.game 50 2026-11-21",
+      "clicks com.example.game",
+    ]);
+  });
+
+  it("forgets the least recently used answers beyond its bound", async () => {
+    const { engine, asked } = countingEngine();
+    const reports = cachedReportEngine(engine, { now: () => 0, maxEntries: 2 });
+    await reports.overview(WINDOW);
+    await reports.overview({ ...WINDOW, to: "2026-11-15" });
+    await reports.overview({ ...WINDOW, to: "2026-11-16" });
+    await reports.overview(WINDOW);
+    expect(asked).toHaveLength(4);
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * The reports through a brief in-memory cache in front of either engine: a dashboard page
+ * asks for several charts of one window at once, and a reload asks again, and each would
+ * scan the window's events anew. An answer is kept `ttlMs` (30 s by default) under its whole
+ * query; the installs left out are part of it, so a deletion request is seen at once. Asks of
+ * the same query while it runs share the run; a failed one is not remembered.
+ */
+import { createHash } from "node:crypto";
+import type { ReportEngine } from "../../ports/reports.ts";
+import { RecentMap } from "./recent-map.ts";
+
+export const REPORT_CACHE_TTL_MS = 30_000;
+
+/** A set of install ids, in any order and with repeats, as one short key. */
+const digestOf = (serviceIds: readonly string[]): string =>
+  serviceIds.length === 0
+    ? "-"
+    : createHash("sha256")
+        .update([...new Set(serviceIds)].sort().join("\n"))
+        .digest("base64url");
+
+export const cachedReportEngine = (
+  engine: ReportEngine,
+  options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {},
+): ReportEngine => {
+  const { ttlMs = REPORT_CACHE_TTL_MS, maxEntries = 1_000, now = Date.now } = options;
+  const entries = new RecentMap<string, { answer: Promise<unknown>; expiresAt: number }>(
+    maxEntries,
+  );
+
+  const cached = <T>(key: string, ask: () => Promise<T>): Promise<T> => {
+    const entry = entries.get(key);
+    // Answers are stored under their report's key only, so the type is the one asked.
+    if (entry && entry.expiresAt > now()) return entry.answer as Promise<T>;
+    const answer = ask();
+    const stored = { answer, expiresAt: now() + ttlMs };
+    entries.set(key, stored);
+    answer.catch(() => {
+      if (entries.get(key) === stored) entries.delete(key);
+    });
+    return answer;
+  };
+
+  return {
+    overview: (query) =>
+      cached(
+        JSON.stringify([
+          "overview",
+          query.appId,
+          query.from,
+          query.to,
+          digestOf(query.excludeServiceIds),
+        ]),
+        () => engine.overview(query),
+      ),
+    latestEvents: (query) =>
+      cached(
+        JSON.stringify([
+          "latest-events",
+          query.appId,
+          query.limit,
+          query.today,
+          digestOf(query.excludeServiceIds),
+        ]),
+        () => engine.latestEvents(query),
+      ),
+    linkClicks: (appId) =>
+      cached(JSON.stringify(["link-clicks", appId]), () => engine.linkClicks(appId)),
+  };
+};

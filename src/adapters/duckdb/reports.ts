@@ -1,0 +1,118 @@
+/**
+ * The reports on the embedded runtime: DuckDB over the lake folder's Parquet files, each query
+ * opening the files of the days it asks for only (the partitions of the window, and for the
+ * overview's deep link paths the touches of the days its installs' clicks may lie on). Lake
+ * files are read under the read side of the lock a purge writes under, as snapshots are.
+ */
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { DuckDBInstance } from "@duckdb/node-api";
+import {
+  ATTRIBUTIONS_TABLE,
+  EVENTS_TABLE,
+  type LakeTable,
+  TOUCHES_TABLE,
+} from "../../lake/lake-tables.ts";
+import type { ReportEngine } from "../../ports/reports.ts";
+import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
+import { addDays } from "../../reports/days.ts";
+import { overviewReport, overviewRowOf } from "../../reports/overview.ts";
+import {
+  buildLatestEventsQuery,
+  buildOverviewQuery,
+  latestEventDays,
+  TOUCH_LEAD_DAYS,
+} from "../../reports/queries.ts";
+import { appDir, appParquetFiles, filesRelation, parquetFilesUnder } from "./lake-sql.ts";
+import { countLinkClicks } from "./link-clicks.ts";
+import type { ReadWriteLock } from "./read-write-lock.ts";
+
+export interface DuckDbReportOptions {
+  readonly duckdb: DuckDBInstance;
+  readonly lakeDir: string;
+  /** The lock the purge replaces lake files under (see query-engine.ts). */
+  readonly lakeFiles: ReadWriteLock;
+}
+
+/** An exported record from a row of the export's columns, as DuckDB's JS values give them. */
+const exportRecordOf = (row: Readonly<Record<string, unknown>>): ExportRecord => {
+  const record: Record<string, unknown> = {};
+  for (const name of COLUMN_NAMES) {
+    const value = row[name] ?? null;
+    record[name] = typeof value === "bigint" ? Number(value) : value;
+  }
+  // The columns are the export query's, typed from EXPORT_COLUMNS as ExportRecord is.
+  return record as ExportRecord;
+};
+
+export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEngine => {
+  const { duckdb, lakeDir, lakeFiles } = options;
+
+  /** A table's Parquet files of the app's days `from` to `to` (its `dt=` folders). */
+  const dayFiles = async (table: LakeTable, appId: string, from: string, to: string) => {
+    const app = appDir(lakeDir, table, appId);
+    const names = (await readdir(app).catch(() => [])).filter(
+      (name) => name >= `dt=${from}` && name <= `dt=${to}`,
+    );
+    const files = await Promise.all(names.map((name) => parquetFilesUnder(join(app, name))));
+    return filesRelation(table, files.flat());
+  };
+
+  const rowsOf = (query: () => Promise<string>) =>
+    lakeFiles.read(async () => {
+      const connection = await duckdb.connect();
+      try {
+        return (await connection.runAndReadAll(await query())).getRowObjectsJS();
+      } finally {
+        connection.closeSync();
+      }
+    });
+
+  const attributionsOf = async (appId: string) =>
+    filesRelation(ATTRIBUTIONS_TABLE, await appParquetFiles(lakeDir, ATTRIBUTIONS_TABLE, appId));
+
+  return {
+    async overview({ appId, from, to, excludeServiceIds }) {
+      const rows = await rowsOf(async () =>
+        buildOverviewQuery({
+          dialect: "duckdb",
+          appId,
+          from,
+          to,
+          sources: {
+            events: await dayFiles(EVENTS_TABLE, appId, from, to),
+            attributions: await attributionsOf(appId),
+            touches: await dayFiles(
+              TOUCHES_TABLE,
+              appId,
+              addDays(from, -TOUCH_LEAD_DAYS),
+              addDays(to, 1),
+            ),
+          },
+          exclude: { serviceIds: excludeServiceIds },
+        }),
+      );
+      return overviewReport({ from, to }, rows.map(overviewRowOf));
+    },
+
+    async latestEvents({ appId, limit, today, excludeServiceIds }) {
+      const { from, to } = latestEventDays(today);
+      const rows = await rowsOf(async () =>
+        buildLatestEventsQuery({
+          dialect: "duckdb",
+          appId,
+          limit,
+          today,
+          sources: {
+            events: await dayFiles(EVENTS_TABLE, appId, from, to),
+            attributions: await attributionsOf(appId),
+          },
+          exclude: { serviceIds: excludeServiceIds },
+        }),
+      );
+      return rows.map(exportRecordOf);
+    },
+
+    linkClicks: (appId) => countLinkClicks(lakeDir, appId),
+  };
+};

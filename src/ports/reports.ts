@@ -1,0 +1,86 @@
+/**
+ * The dashboard's reports, as the lake's query engine answers them (DuckDB embedded, Athena on
+ * AWS): one query per report over the same relation the export reads (each event once, with
+ * its install's latest attribution, deleted installs left out), so a report agrees with the
+ * export of the same window. Answers are in the API's words (docs: the dashboard API's
+ * "Reports"), so the handlers send them as they are.
+ */
+import type { ExportRecord } from "../record/columns.ts";
+
+/** The installs to leave out of a report: those of the app's deletion requests. */
+export interface Excluding {
+  readonly excludeServiceIds: readonly string[];
+}
+
+/** The overview's window: UTC days `YYYY-MM-DD`, both ends included. */
+export interface OverviewQuery extends Excluding {
+  readonly appId: string;
+  readonly from: string;
+  readonly to: string;
+}
+
+/** The newest events of the app, from the last two days' partitions (today's and yesterday's). */
+export interface LatestEventsQuery extends Excluding {
+  readonly appId: string;
+  /** 1 to 200. */
+  readonly limit: number;
+  /** Today, the UTC day `YYYY-MM-DD`: its partition and the one before it are read. */
+  readonly today: string;
+}
+
+export interface OverviewTotals {
+  /** The install events (`service_install`) of the window. */
+  readonly installs: number;
+  /** Installs credited to a media source other than organic. */
+  readonly paid_installs: number;
+  /** Installs found organic (media_source `organic`). */
+  readonly organic_installs: number;
+  /** Every event of the window, the installs' own included. */
+  readonly events: number;
+  /** The sum of `revenue_usd`, nulls as 0. */
+  readonly revenue_usd: number;
+}
+
+export interface OverviewReport {
+  readonly from: string;
+  readonly to: string;
+  readonly totals: OverviewTotals;
+  /** `media_source` is `organic` for organic installs, null for installs credited to none. */
+  readonly installs_by_day: readonly {
+    readonly date: string;
+    readonly media_source: string | null;
+    readonly installs: number;
+  }[];
+  /** By the latest attribution's status; `pending` where it is not in the lake yet. */
+  readonly match_status: readonly { readonly status: string; readonly installs: number }[];
+  /** By `matching_type` (network, geo), else the status (organic, skipped, pending). */
+  readonly match_method: readonly { readonly method: string; readonly installs: number }[];
+  readonly events_by_day: readonly {
+    readonly date: string;
+    readonly event_name: string | null;
+    readonly events: number;
+  }[];
+  readonly revenue_by_day: readonly { readonly date: string; readonly revenue_usd: number }[];
+  /** By the installs' media source and campaign (its name, else its id), most installs first. */
+  readonly campaigns: readonly {
+    readonly media_source: string | null;
+    readonly campaign: string | null;
+    readonly installs: number;
+    readonly events: number;
+    readonly revenue_usd: number;
+    readonly revenue_per_install: number;
+  }[];
+  /** The ten deep link paths of the most paid installs (their winning touch's link). */
+  readonly deep_link_paths: readonly {
+    readonly deep_link_path: string;
+    readonly installs: number;
+  }[];
+}
+
+export interface ReportEngine {
+  overview(query: OverviewQuery): Promise<OverviewReport>;
+  /** Newest first. */
+  latestEvents(query: LatestEventsQuery): Promise<ExportRecord[]>;
+  /** Counted taps per link of the app (every link tapped at least once). */
+  linkClicks(appId: string): Promise<ReadonlyMap<string, number>>;
+}

@@ -1,0 +1,15 @@
+import { describe, expect, it } from "vitest";
+import { addDays, dayOf, daysSpanned, startOfDay } from "./days.ts";
+
+describe("report days", () => {
+  it("are UTC days, counted across months, leap days and years", () => {
+    expect(dayOf(new Date("2026-11-01T23:59:59.999Z"))).toBe("2026-11-01");
+    expect(startOfDay("2026-11-01").toISOString()).toBe("2026-11-01T00:00:00.000Z");
+    expect(addDays("2024-02-28", 1)).toBe("2024-02-29");
+    expect(addDays("2026-01-01", -1)).toBe("2025-12-31");
+    expect(addDays("2026-11-01", -31)).toBe("2026-10-01");
+    expect(daysSpanned("2026-11-01", "2026-11-01")).toBe(1);
+    expect(daysSpanned("2024-01-01", "2024-12-31")).toBe(366);
+    expect(daysSpanned("2026-11-02", "2026-11-01")).toBe(0);
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { overviewReport, overviewRowOf } from "./overview.ts";
+import { groupingIdOf, OVERVIEW_SETS } from "./queries.ts";
+
+const row = (
+  set: keyof typeof OVERVIEW_SETS,
+  values: Record<string, unknown>,
+): Record<string, unknown> => ({
+  grouping_id: BigInt(groupingIdOf(OVERVIEW_SETS[set])),
+  installs: 0n,
+  paid_installs: 0n,
+  organic_installs: 0n,
+  events: 0n,
+  revenue_usd: 0,
+  ...values,
+});
+
+describe("the overview's answer", () => {
+  it("reads DuckDB's values and Athena's text alike", () => {
+    const fromDuckDb = overviewRowOf(
+      row("campaigns", { media_source: "x", installs: 2n, revenue_usd: 1.5 }),
+    );
+    const fromAthena = overviewRowOf({
+      ...row("campaigns", {}),
+      grouping_id: String(groupingIdOf(OVERVIEW_SETS.campaigns)),
+      media_source: "x",
+      installs: "2",
+      paid_installs: "0",
+      organic_installs: "0",
+      events: "0",
+      revenue_usd: "1.5E0",
+    });
+    expect(fromAthena).toEqual(fromDuckDb);
+    expect(fromDuckDb).toMatchObject({
+      set: "campaigns",
+      media_source: "x",
+      campaign: null,
+      installs: 2,
+    });
+    expect(() => overviewRowOf(row("totals", { events: "" }))).toThrow(/events is not a number/);
+    expect(() => overviewRowOf(row("totals", { events: null }))).toThrow(/events is not a number/);
+  });
+
+  it("rounds money to a millionth, and a campaign without installs earns 0 per install", () => {
+    const report = overviewReport({ from: "2026-11-01", to: "2026-11-01" }, [
+      overviewRowOf(row("totals", { installs: 3n, events: 5n, revenue_usd: 0.1 + 0.2 })),
+      overviewRowOf(row("revenue_by_day", { day: "2026-11-01", revenue_usd: 0.1 + 0.2 })),
+      overviewRowOf(row("campaigns", { media_source: "a", installs: 3n, revenue_usd: 1 })),
+      overviewRowOf(row("campaigns", { media_source: "b", events: 2n, revenue_usd: 4 })),
+    ]);
+    expect(report.totals.revenue_usd).toBe(0.3);
+    expect(report.revenue_by_day).toEqual([{ date: "2026-11-01", revenue_usd: 0.3 }]);
+    expect(report.campaigns.map((c) => [c.media_source, c.revenue_per_install])).toEqual([
+      ["a", 0.333333],
+      ["b", 0],
+    ]);
+  });
+
+  it("lists deep link paths most installs first", () => {
+    const paths = Array.from({ length: 10 }, (_, i) =>
+      overviewRowOf(row("deep_link_paths", { deep_link_path: `/p${i}`, installs: BigInt(i + 1) })),
+    );
+    const report = overviewReport({ from: "2026-11-01", to: "2026-11-01" }, paths);
+    expect(report.deep_link_paths.map((p) => p.deep_link_path)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `/p${9 - i}`),
+    );
+  });
+});

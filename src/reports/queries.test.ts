@@ -1,0 +1,129 @@
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Dialect } from "../lake/export-query.ts";
+import { sqlString } from "../lake/export-query.ts";
+import {
+  buildLatestEventsQuery,
+  buildOverviewQuery,
+  exportRows,
+  groupingIdOf,
+  INSTALL_EVENT_NAME,
+  latestEventDays,
+  OVERVIEW_KEYS,
+  OVERVIEW_SETS,
+  TOUCH_LEAD_DAYS,
+} from "./queries.ts";
+
+const SOURCES = { events: '"events"', attributions: '"attributions"', touches: '"touches"' };
+
+const overview = (dialect: Dialect) =>
+  buildOverviewQuery({
+    dialect,
+    appId: "com.example.game",
+    from: "2026-11-01",
+    to: "2026-11-30",
+    sources: SOURCES,
+    exclude: { serviceIds: ["s-1"] },
+  });
+
+const latest = (dialect: Dialect) =>
+  buildLatestEventsQuery({
+    dialect,
+    appId: "com.example.game",
+    limit: 50,
+    today: "2026-12-01",
+    sources: SOURCES,
+  });
+
+describe("the report queries", () => {
+  let duckdb: DuckDBInstance;
+  beforeAll(async () => {
+    duckdb = await DuckDBInstance.create(":memory:");
+  });
+  afterAll(() => duckdb.closeSync());
+
+  /** DuckDB's parser's verdict on a query, of either dialect: it parses without binding. */
+  const syntaxError = async (query: string): Promise<string | undefined> => {
+    const connection = await duckdb.connect();
+    try {
+      const reader = await connection.runAndReadAll(
+        `SELECT json_serialize_sql(${sqlString(query)}) AS tree`,
+      );
+      const tree = JSON.parse(String(reader.getRowObjectsJS()[0]?.tree));
+      return tree.error ? String(tree.error_message) : undefined;
+    } finally {
+      connection.closeSync();
+    }
+  };
+
+  it("parse, in both dialects", async () => {
+    for (const dialect of ["duckdb", "athena"] as const) {
+      expect(await syntaxError(overview(dialect))).toBeUndefined();
+      expect(await syntaxError(latest(dialect))).toBeUndefined();
+    }
+    expect(await syntaxError("SELECT FROM WHERE (")).toBeDefined();
+  });
+
+  it("differ between dialects only in how a time is written and a deep link path read", () => {
+    const duckdb = overview("duckdb");
+    const athena = overview("athena");
+    expect(duckdb).toContain("TIMESTAMP '2026-12-01T00:00:00.000'");
+    expect(athena).toContain("from_iso8601_timestamp('2026-12-01T00:00:00.000Z')");
+    expect(duckdb).toContain("json_extract_string(params, '$.deep_link_path')");
+    expect(athena).toContain("json_extract_scalar(params, '$.deep_link_path')");
+  });
+
+  it("make the overview one aggregation with a grouping set per chart", () => {
+    const query = overview("athena");
+    expect(query.match(/GROUP BY GROUPING SETS/g)).toHaveLength(1);
+    for (const keys of Object.values(OVERVIEW_SETS))
+      expect(query).toContain(`(${keys.join(", ")})`);
+    expect(query).toContain(`grouping(${OVERVIEW_KEYS.join(", ")}) AS grouping_id`);
+    expect(query).toContain(`r.event_name = ${sqlString(INSTALL_EVENT_NAME)}`);
+    expect(query).toContain("events.service_id NOT IN ('s-1')");
+    // Partitions: the window's events, the touches its installs' clicks may lie on.
+    expect(query).toContain("bounded.dt BETWEEN '2026-11-01' AND '2026-11-30'");
+    expect(TOUCH_LEAD_DAYS).toBe(31);
+    expect(query).toContain("dt BETWEEN '2026-10-01' AND '2026-12-01'");
+  });
+
+  it("read the export's rows unsorted, and the latest events newest first", () => {
+    expect(overview("duckdb")).not.toContain("ORDER BY ev.event_time");
+    const query = latest("duckdb");
+    expect(query).not.toContain("ORDER BY ev.event_time");
+    expect(query).toMatch(/ORDER BY event_time DESC, event_id DESC\nLIMIT 50$/);
+    expect(query).toContain("bounded.dt BETWEEN '2026-11-30' AND '2026-12-01'");
+    expect(() =>
+      buildLatestEventsQuery({
+        dialect: "duckdb",
+        appId: "a",
+        limit: 0,
+        today: "2026-12-01",
+        sources: SOURCES,
+      }),
+    ).toThrow(RangeError);
+  });
+
+  it("take the export query as it is, less its final order", () => {
+    const input = {
+      dialect: "duckdb" as const,
+      appId: "a",
+      since: new Date("2026-11-01T00:00:00.000Z"),
+      sources: SOURCES,
+    };
+    expect(exportRows(input)).toMatch(/WHERE ev\.copy_no = 1$/);
+  });
+
+  it("name each grouping set by grouping()'s bits: one per key left out, the first the highest", () => {
+    expect(groupingIdOf(OVERVIEW_KEYS)).toBe(0);
+    expect(groupingIdOf([])).toBe(2 ** OVERVIEW_KEYS.length - 1);
+    expect(groupingIdOf(["deep_link_path"])).toBe(2 ** OVERVIEW_KEYS.length - 2);
+    expect(groupingIdOf(["day"])).toBe(2 ** (OVERVIEW_KEYS.length - 1) - 1);
+    const ids = Object.values(OVERVIEW_SETS).map(groupingIdOf);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("read the latest events from yesterday's and today's partitions", () => {
+    expect(latestEventDays("2026-03-01")).toEqual({ from: "2026-02-28", to: "2026-03-01" });
+  });
+});

@@ -1,0 +1,270 @@
+/**
+ * The report queries, for both engines, as src/lake/export-query.ts writes the export's: one
+ * definition, the dialects differing only where DuckDB and Athena (Trino) spell a thing
+ * differently. Each report reads the export's own relation (`buildExportQuery`: each event
+ * once, joined with its install's latest attribution, deleted installs left out), over sources
+ * bounded to the report's days, so its numbers are the export's numbers by construction.
+ *
+ * The overview is one query per (app, from, to): the window's rows feed one aggregation with
+ * a grouping set per chart, each result row naming its set by `grouping_id`.
+ */
+import { ATTRIBUTION_LIMITS } from "../domain/attribution.ts";
+import { exportEventName } from "../domain/event-types.ts";
+import { buildExportQuery, type Dialect, type Exclusion, sqlString } from "../lake/export-query.ts";
+import { addDays, startOfDay } from "./days.ts";
+
+/** The lake tables a report reads, as the engine names them (Glue tables, DuckDB relations). */
+export interface ReportSources {
+  readonly events: string;
+  readonly attributions: string;
+  readonly touches: string;
+}
+
+/** What the attribution worker names an install's own event (src/attribution/lake-rows.ts). */
+export const INSTALL_EVENT_NAME = exportEventName("INSTALL");
+
+/** The media source the attribution gives an organic install (src/attribution/results.ts). */
+export const ORGANIC = "organic";
+
+/** An install whose attribution row is not in the lake yet (the two streams deliver apart). */
+export const PENDING = "pending";
+
+/** The deep link paths the overview names: the top ones by installs. */
+export const TOP_DEEP_LINK_PATHS = 10;
+
+/**
+ * The days before an install's first day on which its winning touch may lie: the longest
+ * click window (a view window is shorter), and a day for the phone's clock.
+ */
+export const TOUCH_LEAD_DAYS = ATTRIBUTION_LIMITS.clickWindowDays.max + 1;
+
+/** Timestamps are stored in UTC without zone: DuckDB reads the literal without its "Z". */
+const timestampLiteral: Record<Dialect, (moment: Date) => string> = {
+  duckdb: (moment) => `TIMESTAMP ${sqlString(moment.toISOString().replace("Z", ""))}`,
+  athena: (moment) => `from_iso8601_timestamp(${sqlString(moment.toISOString())})`,
+};
+
+/** The `deep_link_path` of a touch's params (JSON text); null where they are not JSON. */
+const deepLinkPathOf: Record<Dialect, (params: string) => string> = {
+  duckdb: (params) =>
+    `CASE WHEN json_valid(${params}) THEN json_extract_string(${params}, '$.deep_link_path') END`,
+  athena: (params) => `json_extract_scalar(${params}, '$.deep_link_path')`,
+};
+
+/** The export query ends with its order, which an aggregate over it does not need. */
+const EXPORT_ORDER = "\nORDER BY ev.event_time, ev.event_id";
+
+/**
+ * The export's rows, unsorted: DuckDB would sort a subquery's rows however they are used
+ * after. Throws if the export query's shape changed, rather than sort or misread.
+ */
+export const exportRows = (input: Parameters<typeof buildExportQuery>[0]): string => {
+  const query = buildExportQuery(input);
+  if (!query.endsWith(EXPORT_ORDER)) {
+    throw new Error("the export query no longer ends with its ORDER BY: update reports/queries.ts");
+  }
+  return query.slice(0, -EXPORT_ORDER.length);
+};
+
+/** The app's events of the days `from` to `to` (partitions and times), for the export query. */
+const boundedEvents = (
+  dialect: Dialect,
+  events: string,
+  appId: string,
+  from: string,
+  to: string,
+): string => `(
+  SELECT * FROM ${events} AS bounded
+  WHERE bounded.app_id = ${sqlString(appId)}
+    AND bounded.dt BETWEEN ${sqlString(from)} AND ${sqlString(to)}
+    AND bounded.event_time < ${timestampLiteral[dialect](startOfDay(addDays(to, 1)))}
+)`;
+
+/** The overview's grouping keys, in the order `grouping(...)` names them. */
+export const OVERVIEW_KEYS = [
+  "day",
+  "media_source",
+  "campaign",
+  "event_name",
+  "status",
+  "method",
+  "deep_link_path",
+] as const;
+export type OverviewKey = (typeof OVERVIEW_KEYS)[number];
+
+/** One grouping set per part of the answer. */
+export const OVERVIEW_SETS = {
+  totals: [],
+  installs_by_day: ["day", "media_source"],
+  revenue_by_day: ["day"],
+  events_by_day: ["day", "event_name"],
+  campaigns: ["media_source", "campaign"],
+  match_status: ["status"],
+  match_method: ["method"],
+  deep_link_paths: ["deep_link_path"],
+} as const satisfies Record<string, readonly OverviewKey[]>;
+export type OverviewSet = keyof typeof OVERVIEW_SETS;
+
+/**
+ * What `grouping(<every key>)` answers for a set's rows: a bit per key, the first key the
+ * highest, set for each key the set does not group by (SQL's rule, DuckDB's and Trino's).
+ */
+export const groupingIdOf = (keys: readonly OverviewKey[]): number =>
+  OVERVIEW_KEYS.reduce(
+    (id, key, index) => (keys.includes(key) ? id : id | (1 << (OVERVIEW_KEYS.length - 1 - index))),
+    0,
+  );
+
+/** The overview's result columns: the set, its keys, then the measures. */
+export const OVERVIEW_MEASURES = [
+  "installs",
+  "paid_installs",
+  "organic_installs",
+  "events",
+  "revenue_usd",
+] as const;
+
+export interface OverviewQueryInput {
+  readonly dialect: Dialect;
+  readonly appId: string;
+  /** UTC days, both included. */
+  readonly from: string;
+  readonly to: string;
+  readonly sources: ReportSources;
+  readonly exclude?: Exclusion;
+}
+
+/**
+ * The overview of an app's days `from` to `to`. Its result has a row per group of each
+ * grouping set (see OVERVIEW_SETS); the deep link paths are cut to the top ones in the query.
+ * Besides the export's relation, it reads the latest attribution's status and winning click of
+ * the window's installs, and that click's deep link path from the touches of the days it may
+ * lie on: small reads, each bounded by the window's installs.
+ */
+export const buildOverviewQuery = (input: OverviewQueryInput): string => {
+  const { dialect, appId, from, to, sources } = input;
+  const app = sqlString(appId);
+  const install = sqlString(INSTALL_EVENT_NAME);
+  const organic = sqlString(ORGANIC);
+  const pending = sqlString(PENDING);
+  const events = boundedEvents(dialect, sources.events, appId, from, to);
+  const rows = exportRows({
+    dialect,
+    appId,
+    since: startOfDay(from),
+    sources: { events, attributions: sources.attributions },
+    exclude: input.exclude,
+  });
+  const isInstall = `r.event_name = ${install}`;
+  const keys = OVERVIEW_KEYS.join(", ");
+  const sets = Object.values(OVERVIEW_SETS)
+    .map((set) => `(${set.join(", ")})`)
+    .join(",\n    ");
+  const paths = groupingIdOf(OVERVIEW_SETS.deep_link_paths);
+  return `WITH report_rows AS (
+${rows}
+),
+window_installs AS (
+  SELECT service_id,
+    max_by(match_status, attributed_at) AS match_status,
+    max_by(click_id, attributed_at) AS click_id
+  FROM ${sources.attributions} AS attributions
+  WHERE app_id = ${app}
+    AND service_id IN (
+      SELECT service_id FROM ${events} AS installs WHERE installs.event_name = ${install}
+    )
+  GROUP BY service_id
+),
+install_paths AS (
+  SELECT click_id, min(${deepLinkPathOf[dialect]("params")}) AS deep_link_path
+  FROM ${sources.touches} AS touches
+  WHERE app_id = ${app}
+    AND dt BETWEEN ${sqlString(addDays(from, -TOUCH_LEAD_DAYS))} AND ${sqlString(addDays(to, 1))}
+    AND click_id IN (SELECT click_id FROM window_installs)
+  GROUP BY click_id
+),
+facts AS (
+  SELECT
+    substr(r.event_time, 1, 10) AS day,
+    r.media_source,
+    coalesce(r.campaign_name, r.campaign_id) AS campaign,
+    r.event_name,
+    ${isInstall} AS is_install,
+    CASE WHEN ${isInstall} THEN coalesce(i.match_status, ${pending}) END AS status,
+    CASE WHEN ${isInstall} THEN coalesce(r.matching_type, i.match_status, ${pending}) END AS method,
+    CASE WHEN ${isInstall} AND r.media_source <> ${organic} THEN p.deep_link_path END AS deep_link_path,
+    coalesce(r.revenue_usd, 0) AS revenue_usd
+  FROM report_rows AS r
+  LEFT JOIN window_installs AS i ON ${isInstall} AND i.service_id = r.service_id
+  LEFT JOIN install_paths AS p ON p.click_id = i.click_id
+),
+grouped AS (
+  SELECT
+    grouping(${keys}) AS grouping_id,
+    ${keys},
+    count(CASE WHEN is_install THEN 1 END) AS installs,
+    count(CASE WHEN is_install AND media_source <> ${organic} THEN 1 END) AS paid_installs,
+    count(CASE WHEN is_install AND media_source = ${organic} THEN 1 END) AS organic_installs,
+    count(*) AS events,
+    coalesce(sum(revenue_usd), 0) AS revenue_usd
+  FROM facts
+  GROUP BY GROUPING SETS (
+    ${sets}
+  )
+),
+ranked AS (
+  SELECT grouped.*,
+    row_number() OVER (
+      PARTITION BY grouping_id
+      ORDER BY CASE WHEN deep_link_path IS NULL THEN 1 ELSE 0 END, installs DESC, deep_link_path
+    ) AS path_rank
+  FROM grouped
+)
+SELECT grouping_id, ${keys}, ${OVERVIEW_MEASURES.join(", ")}
+FROM ranked
+WHERE grouping_id <> ${paths}
+  OR (deep_link_path IS NOT NULL AND installs > 0 AND path_rank <= ${TOP_DEEP_LINK_PATHS})`;
+};
+
+/** The days whose partitions the latest events are read from: yesterday's and today's. */
+export const LATEST_EVENT_DAYS = 2;
+
+export interface LatestEventsQueryInput {
+  readonly dialect: Dialect;
+  readonly appId: string;
+  readonly limit: number;
+  /** UTC day `YYYY-MM-DD`. */
+  readonly today: string;
+  readonly sources: Omit<ReportSources, "touches">;
+  readonly exclude?: Exclusion;
+}
+
+/** The window of the latest events: the last LATEST_EVENT_DAYS days, today's included. */
+export const latestEventDays = (today: string): { from: string; to: string } => ({
+  from: addDays(today, 1 - LATEST_EVENT_DAYS),
+  to: today,
+});
+
+/** The newest `limit` exported records of the last days' partitions, newest first. */
+export const buildLatestEventsQuery = (input: LatestEventsQueryInput): string => {
+  const { dialect, appId, sources } = input;
+  if (!Number.isSafeInteger(input.limit) || input.limit < 1) {
+    throw new RangeError("limit must be a positive integer");
+  }
+  const { from, to } = latestEventDays(input.today);
+  const rows = exportRows({
+    dialect,
+    appId,
+    since: startOfDay(from),
+    sources: {
+      events: boundedEvents(dialect, sources.events, appId, from, to),
+      attributions: sources.attributions,
+    },
+    exclude: input.exclude,
+  });
+  return `SELECT * FROM (
+${rows}
+) AS latest
+ORDER BY event_time DESC, event_id DESC
+LIMIT ${input.limit}`;
+};

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import type { DeletionRequest } from "../ports/deletions.ts";
+import type { LatestEventsQuery, OverviewQuery, ReportEngine } from "../ports/reports.ts";
+import { createReports, deletedInstalls } from "./reports.ts";
+
+const request = (serviceId: string, appId = "com.example.game"): DeletionRequest => ({
+  requestId: `r-${serviceId}`,
+  appId,
+  serviceId,
+  status: "completed",
+  requestedAt: "2026-11-01T00:00:00.000Z",
+  completedAt: "2026-11-02T00:00:00.000Z",
+});
+
+/** Tombstones hold the newest requests at once; the list, through an index, all the others. */
+const deletions = {
+  tombstones: async (appId: string) => ({
+    serviceIds: appId === "com.example.game" ? ["s-new", "s-3"] : [],
+    version: 2,
+  }),
+  listByApp: async (appId: string) =>
+    [request("s-3"), request("s-1"), request("o-1", "com.example.other")].filter(
+      (r) => r.appId === appId,
+    ),
+};
+
+const recordingEngine = () => {
+  const asked: (OverviewQuery | LatestEventsQuery)[] = [];
+  const engine: ReportEngine = {
+    async overview(query) {
+      asked.push(query);
+      return {
+        from: query.from,
+        to: query.to,
+        totals: { installs: 0, paid_installs: 0, organic_installs: 0, events: 0, revenue_usd: 0 },
+        installs_by_day: [],
+        match_status: [],
+        match_method: [],
+        events_by_day: [],
+        revenue_by_day: [],
+        campaigns: [],
+        deep_link_paths: [],
+      };
+    },
+    async latestEvents(query) {
+      asked.push(query);
+      return [];
+    },
+    async linkClicks() {
+      return new Map([
+        ["bbbbbbbbbbb", 2],
+        ["Kx3v9QpZ2aQ", 12],
+        ["AAAAAAAAAAA", 2],
+      ]);
+    },
+  };
+  return { engine, asked };
+};
+
+describe("the reports", () => {
+  it("leave out the installs of the app's tombstones and of every request it lists", async () => {
+    expect(await deletedInstalls(deletions, "com.example.game")).toEqual(["s-1", "s-3", "s-new"]);
+    expect(await deletedInstalls(deletions, "com.example.empty")).toEqual([]);
+  });
+
+  it("ask the engine for the window with the deleted installs left out", async () => {
+    const { engine, asked } = recordingEngine();
+    const reports = createReports({ engine, deletions });
+    const overview = await reports.overview("com.example.game", {
+      from: "2026-11-01",
+      to: "2026-11-14",
+    });
+    expect(overview).toMatchObject({ from: "2026-11-01", to: "2026-11-14" });
+    expect(asked).toEqual([
+      {
+        appId: "com.example.game",
+        from: "2026-11-01",
+        to: "2026-11-14",
+        excludeServiceIds: ["s-1", "s-3", "s-new"],
+      },
+    ]);
+  });
+
+  it("ask for the latest events of today's UTC day", async () => {
+    const { engine, asked } = recordingEngine();
+    const reports = createReports({
+      engine,
+      deletions,
+      now: () => new Date("2026-11-20T23:59:59.999Z"),
+    });
+    expect(await reports.latestEvents("com.example.other", 50)).toEqual({ events: [] });
+    expect(asked).toEqual([
+      { appId: "com.example.other", limit: 50, today: "2026-11-20", excludeServiceIds: ["o-1"] },
+    ]);
+  });
+
+  it("list link clicks most clicked first", async () => {
+    const { engine } = recordingEngine();
+    const reports = createReports({ engine, deletions });
+    expect(await reports.linkClicks("com.example.game")).toEqual({
+      clicks: [
+        { deeplink_id: "Kx3v9QpZ2aQ", clicks: 12 },
+        { deeplink_id: "AAAAAAAAAAA", clicks: 2 },
+        { deeplink_id: "bbbbbbbbbbb", clicks: 2 },
+      ],
+    });
+  });
+});

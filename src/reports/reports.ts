@@ -1,0 +1,73 @@
+/**
+ * The dashboard's reports: what the report routes ask of the query engine (ReportEngine),
+ * with the installs to leave out read as the export reads them: every report leaves out the
+ * installs of the app's deletion requests, from the moment a request is made, before their
+ * rows are purged from the lake, and after.
+ */
+import type { DeletionStore } from "../ports/deletions.ts";
+import type { OverviewReport, ReportEngine } from "../ports/reports.ts";
+import type { ExportRecord } from "../record/columns.ts";
+import { dayOf } from "./days.ts";
+
+export interface ReportsDeps {
+  readonly engine: ReportEngine;
+  readonly deletions: Pick<DeletionStore, "tombstones" | "listByApp">;
+  readonly now?: () => Date;
+}
+
+/**
+ * The installs a deletion request was made for, as an export's snapshot leaves them out
+ * (src/export/export-page.ts): the app's tombstones, which hold the newest requests at once,
+ * and every request its list holds, completed ones too.
+ */
+export const deletedInstalls = async (
+  deletions: ReportsDeps["deletions"],
+  appId: string,
+): Promise<string[]> => {
+  const [tombstones, requests] = await Promise.all([
+    deletions.tombstones(appId),
+    deletions.listByApp(appId),
+  ]);
+  return [
+    ...new Set([...tombstones.serviceIds, ...requests.map((request) => request.serviceId)]),
+  ].sort();
+};
+
+export interface LinkClicksAnswer {
+  readonly clicks: readonly { readonly deeplink_id: string; readonly clicks: number }[];
+}
+
+export interface LatestEventsAnswer {
+  readonly events: readonly ExportRecord[];
+}
+
+export const createReports = (deps: ReportsDeps) => {
+  const now = deps.now ?? (() => new Date());
+  const excluded = (appId: string) => deletedInstalls(deps.deletions, appId);
+  return {
+    async overview(appId: string, window: { from: string; to: string }): Promise<OverviewReport> {
+      return deps.engine.overview({ appId, ...window, excludeServiceIds: await excluded(appId) });
+    },
+
+    async latestEvents(appId: string, limit: number): Promise<LatestEventsAnswer> {
+      const events = await deps.engine.latestEvents({
+        appId,
+        limit,
+        today: dayOf(now()),
+        excludeServiceIds: await excluded(appId),
+      });
+      return { events };
+    },
+
+    /** Most clicked first. Touches name no install: a deletion request leaves them be. */
+    async linkClicks(appId: string): Promise<LinkClicksAnswer> {
+      const counts = await deps.engine.linkClicks(appId);
+      const clicks = [...counts]
+        .map(([deeplinkId, count]) => ({ deeplink_id: deeplinkId, clicks: count }))
+        .sort((a, b) => b.clicks - a.clicks || (a.deeplink_id < b.deeplink_id ? -1 : 1));
+      return { clicks };
+    },
+  };
+};
+
+export type Reports = ReturnType<typeof createReports>;
