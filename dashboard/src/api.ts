@@ -1,0 +1,417 @@
+/**
+ * The dashboard's one API client: a typed function for every call the page makes. Every call
+ * sends the session cookie (same origin); every call that is not a GET sends the session's
+ * CSRF token. A 401 on any call but the sign-in's own sends the user to sign in.
+ */
+
+export interface User {
+  user_id: string;
+  email: string;
+  admin: boolean;
+}
+
+export interface Session {
+  user: User;
+  csrf_token: string;
+}
+
+export type Platform = "android" | "ios";
+
+export interface AppSummary {
+  app_id: string;
+  name: string;
+  platform: Platform;
+  enabled: boolean;
+  created_at: string;
+}
+
+export type ConfidenceFloor = "low" | "medium";
+export type DeepLinkConfidenceFloor = "low" | "medium" | "high";
+
+export interface AttributionSettings {
+  enabled: boolean;
+  click_window_days: number;
+  view_window_hours: number;
+  probabilistic_window_hours: number;
+  probabilistic: { android: boolean; ios: boolean };
+  confidence_floor: ConfidenceFloor;
+  deep_link_confidence_floor: DeepLinkConfidenceFloor;
+}
+
+export interface LinkSettings {
+  app_store_id: string | null;
+  web_url: string | null;
+  hosts: string[];
+  apple_team_id: string | null;
+  android_sha256_fingerprints: string[];
+}
+
+export interface AppSettings extends AppSummary {
+  encryption: { enabled: boolean; key_id: string | null };
+  attribution: AttributionSettings;
+  links: LinkSettings;
+}
+
+/** What PATCH /v1/apps/{app_id} takes: any subset of the writable fields, nested ones partial. */
+export interface AppSettingsPatch {
+  name?: string;
+  enabled?: boolean;
+  encryption?: { enabled?: boolean };
+  attribution?: Partial<Omit<AttributionSettings, "probabilistic">> & {
+    probabilistic?: Partial<AttributionSettings["probabilistic"]>;
+  };
+  links?: Partial<LinkSettings>;
+}
+
+export type KeyKind = "sdk" | "server";
+
+export interface ApiKey {
+  key_id: string;
+  kind: KeyKind;
+  scopes: string[];
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** A key just made: the key itself is in it this once. */
+export interface NewApiKey extends ApiKey {
+  key: string;
+}
+
+export interface Link {
+  deeplink_id: string;
+  url: string;
+  media_source: string;
+  campaign_id: string | null;
+  campaign_name: string | null;
+  adset_id: string | null;
+  adset_name: string | null;
+  ad_id: string | null;
+  ad_name: string | null;
+  deep_link_path: string | null;
+  params: Record<string, string>;
+  android_url: string | null;
+  ios_url: string | null;
+  web_url: string | null;
+  disabled: boolean;
+  created_at: string;
+}
+
+export interface LinkRequest {
+  media_source: string;
+  campaign_name?: string;
+  campaign_id?: string;
+  deep_link_path?: string;
+  params?: Record<string, string>;
+}
+
+export interface LinkPage {
+  data: Link[];
+  next_cursor: string | null;
+}
+
+export interface Overview {
+  from: string;
+  to: string;
+  totals: {
+    installs: number;
+    paid_installs: number;
+    organic_installs: number;
+    events: number;
+    revenue_usd: number;
+  };
+  installs_by_day: { date: string; media_source: string; installs: number }[];
+  match_status: { status: string; installs: number }[];
+  match_method: { method: string; installs: number }[];
+  events_by_day: { date: string; event_name: string; events: number }[];
+  revenue_by_day: { date: string; revenue_usd: number }[];
+  campaigns: CampaignRow[];
+  deep_link_paths: { deep_link_path: string | null; installs: number }[];
+}
+
+export interface CampaignRow {
+  media_source: string | null;
+  campaign: string | null;
+  installs: number;
+  events: number;
+  revenue_usd: number;
+  revenue_per_install: number | null;
+}
+
+export interface LinkClicks {
+  deeplink_id: string;
+  clicks: number;
+}
+
+/**
+ * One exported event. The export's record names every field (any may be null); the dashboard
+ * reads a few of them and shows the rest as they come.
+ */
+export interface ExportRecord {
+  event_id: string | null;
+  event_time: string | null;
+  event_name: string | null;
+  media_source: string | null;
+  campaign_name?: string | null;
+  campaign?: string | null;
+  revenue_usd: number | null;
+  country?: string | null;
+  country_code?: string | null;
+  os?: string | null;
+  platform?: string | null;
+  [field: string]: unknown;
+}
+
+export const EXPORT_FORMATS = ["json", "ndjson", "csv", "tsv", "xml", "xlsx", "parquet"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const EXPORT_MAX_LIMIT = 10_000;
+
+export interface ExportRequest {
+  appId: string;
+  /** Start of the window, Unix seconds; the window runs to now. */
+  timestamp: number;
+  format: ExportFormat;
+  limit: number;
+  offset: number;
+  /** The snapshot of the first page, to page through the same window. */
+  snapshot?: string | undefined;
+}
+
+export interface ExportDownload {
+  blob: Blob;
+  /** From Content-Disposition when the service sends one (every format but json, ndjson). */
+  fileName: string | null;
+  snapshot: string | null;
+  /** Events in the whole window, when the service says (X-Export-Snapshot-Rows). */
+  snapshotRows: number | null;
+}
+
+/** An answer that is not a success: the service's `{error, detail}`, or what could be read. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly error: string;
+  readonly detail: string;
+
+  constructor(status: number, error: string, detail: string) {
+    super(detail ? `${error}: ${detail}` : error);
+    this.name = "ApiError";
+    this.status = status;
+    this.error = error;
+    this.detail = detail;
+  }
+}
+
+/** A message fit to show a person for whatever a call threw. */
+export const errorMessage = (error: unknown): string => {
+  if (error instanceof ApiError) return error.detail || error.error || `HTTP ${error.status}`;
+  if (error instanceof TypeError) return "The service could not be reached.";
+  if (error instanceof Error) return error.message;
+  return String(error);
+};
+
+let csrfToken: string | null = null;
+let unauthorizedHandler: () => void = () => {};
+
+/** What to do when a call answers 401 (the session ended): the app sends the user to sign in. */
+export const onUnauthorized = (handler: () => void): void => {
+  unauthorizedHandler = handler;
+};
+
+type Query = Record<string, string | number | undefined>;
+
+const withQuery = (path: string, query?: Query): string => {
+  if (!query) return path;
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `${path}?${text}` : path;
+};
+
+const segment = encodeURIComponent;
+
+const readError = async (response: Response): Promise<ApiError> => {
+  const text = await response.text().catch(() => "");
+  try {
+    const body: unknown = JSON.parse(text);
+    if (body && typeof body === "object") {
+      const { error, detail, message } = body as Record<string, unknown>;
+      return new ApiError(
+        response.status,
+        typeof error === "string" ? error : response.statusText,
+        typeof detail === "string" ? detail : typeof message === "string" ? message : "",
+      );
+    }
+  } catch {
+    // not JSON: fall through
+  }
+  return new ApiError(response.status, response.statusText || `HTTP ${response.status}`, text);
+};
+
+interface CallOptions {
+  query?: Query;
+  body?: unknown;
+  /** False for the session's own calls, whose 401 is an answer rather than an expiry. */
+  redirectOn401?: boolean;
+  accept?: string;
+}
+
+const send = async (method: string, path: string, options: CallOptions): Promise<Response> => {
+  const headers: Record<string, string> = { Accept: options.accept ?? "application/json" };
+  if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  if (method !== "GET" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
+  const response = await fetch(withQuery(path, options.query), {
+    method,
+    headers,
+    credentials: "same-origin",
+    body: options.body === undefined ? null : JSON.stringify(options.body),
+  });
+  if (!response.ok) {
+    const error = await readError(response);
+    if (response.status === 401 && options.redirectOn401 !== false) {
+      csrfToken = null;
+      unauthorizedHandler();
+    }
+    throw error;
+  }
+  return response;
+};
+
+const call = async <T>(method: string, path: string, options: CallOptions = {}): Promise<T> => {
+  const response = await send(method, path, options);
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+};
+
+// Session
+
+export const signIn = async (email: string, password: string): Promise<Session> => {
+  const session = await call<Session>("POST", "/v1/session", {
+    body: { email, password },
+    redirectOn401: false,
+  });
+  csrfToken = session.csrf_token;
+  return session;
+};
+
+export const getSession = async (): Promise<Session> => {
+  const session = await call<Session>("GET", "/v1/session", { redirectOn401: false });
+  csrfToken = session.csrf_token;
+  return session;
+};
+
+export const signOut = async (): Promise<void> => {
+  try {
+    await call<void>("DELETE", "/v1/session", { redirectOn401: false });
+  } finally {
+    csrfToken = null;
+  }
+};
+
+// Apps
+
+export const listApps = async (): Promise<AppSummary[]> =>
+  (await call<{ apps: AppSummary[] }>("GET", "/v1/apps")).apps;
+
+export const createApp = async (app: {
+  app_id: string;
+  name: string;
+  platform: Platform;
+}): Promise<AppSettings> =>
+  (await call<{ app: AppSettings }>("POST", "/v1/apps", { body: app })).app;
+
+export const getApp = async (appId: string): Promise<AppSettings> =>
+  (await call<{ app: AppSettings }>("GET", `/v1/apps/${segment(appId)}`)).app;
+
+export const updateApp = async (appId: string, patch: AppSettingsPatch): Promise<AppSettings> =>
+  (await call<{ app: AppSettings }>("PATCH", `/v1/apps/${segment(appId)}`, { body: patch })).app;
+
+// Keys
+
+export const listKeys = async (appId: string): Promise<ApiKey[]> =>
+  (await call<{ keys: ApiKey[] }>("GET", `/v1/apps/${segment(appId)}/keys`)).keys;
+
+export const createKey = async (appId: string, kind: KeyKind): Promise<NewApiKey> =>
+  (await call<{ key: NewApiKey }>("POST", `/v1/apps/${segment(appId)}/keys`, { body: { kind } }))
+    .key;
+
+export const revokeKey = async (appId: string, keyId: string): Promise<ApiKey> =>
+  (await call<{ key: ApiKey }>("DELETE", `/v1/apps/${segment(appId)}/keys/${segment(keyId)}`)).key;
+
+// Links
+
+export const createLink = (appId: string, link: LinkRequest): Promise<Link> =>
+  call<Link>("POST", "/v1/links", { query: { app_id: appId }, body: link });
+
+export const listLinks = (
+  appId: string,
+  page: { limit?: number; cursor?: string | undefined } = {},
+): Promise<LinkPage> =>
+  call<LinkPage>("GET", "/v1/links", {
+    query: { app_id: appId, limit: page.limit, cursor: page.cursor },
+  });
+
+export const setLinkDisabled = (appId: string, deeplinkId: string, disabled: boolean) =>
+  call<Link>("PATCH", `/v1/links/${segment(deeplinkId)}`, {
+    query: { app_id: appId },
+    body: { disabled },
+  });
+
+// Reports
+
+export const getOverview = (appId: string, from: string, to: string): Promise<Overview> =>
+  call<Overview>("GET", "/v1/reports/overview", { query: { app_id: appId, from, to } });
+
+export const getLinkClicks = async (appId: string): Promise<LinkClicks[]> =>
+  (
+    await call<{ clicks: LinkClicks[] }>("GET", "/v1/reports/link-clicks", {
+      query: { app_id: appId },
+    })
+  ).clicks;
+
+export const getLatestEvents = async (appId: string, limit = 50): Promise<ExportRecord[]> =>
+  (
+    await call<{ events: ExportRecord[] }>("GET", "/v1/reports/latest-events", {
+      query: { app_id: appId, limit },
+    })
+  ).events;
+
+// Export
+
+/** `attachment; filename="a.csv"` or `filename*=UTF-8''a.csv` -> the name; null without one. */
+export const fileNameOf = (contentDisposition: string | null): string | null => {
+  if (!contentDisposition) return null;
+  const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(contentDisposition);
+  if (extended?.[1]) {
+    try {
+      return decodeURIComponent(extended[1].trim());
+    } catch {
+      // fall back to the plain name
+    }
+  }
+  const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))/.exec(contentDisposition);
+  const name = plain?.[1]?.replace(/\\(.)/g, "$1") ?? plain?.[2]?.trim();
+  return name || null;
+};
+
+export const downloadExport = async (request: ExportRequest): Promise<ExportDownload> => {
+  const response = await send("GET", "/api/v1/export", {
+    accept: "*/*",
+    query: {
+      app_id: request.appId,
+      timestamp: request.timestamp,
+      format: request.format,
+      limit: request.limit,
+      offset: request.offset,
+      snapshot: request.snapshot,
+    },
+  });
+  const rows = response.headers.get("X-Export-Snapshot-Rows");
+  return {
+    blob: await response.blob(),
+    fileName: fileNameOf(response.headers.get("Content-Disposition")),
+    snapshot: response.headers.get("X-Export-Snapshot"),
+    snapshotRows: rows !== null && /^\d+$/.test(rows) ? Number(rows) : null,
+  };
+};

@@ -1,0 +1,50 @@
+/** Dates (UTC days, as the reports count them) and numbers as the dashboard shows them. */
+
+const DAY_MS = 86_400_000;
+
+/** A UTC day as `YYYY-MM-DD`. */
+export const isoDay = (date: Date): string => date.toISOString().slice(0, 10);
+
+export const today = (): string => isoDay(new Date());
+
+/** The day `days` after `day` (before, when negative). */
+export const addDays = (day: string, days: number): string =>
+  isoDay(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS));
+
+export const isDay = (value: string): boolean =>
+  /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
+
+/** Every day from `from` to `to`, both included; at most `max` of them. */
+export const daysBetween = (from: string, to: string, max = 400): string[] => {
+  const days: string[] = [];
+  for (let day = from; day <= to && days.length < max; day = addDays(day, 1)) days.push(day);
+  return days;
+};
+
+/** Unix seconds of the start of a UTC day. */
+export const dayStartSeconds = (day: string): number =>
+  Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000);
+
+const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+const usd = new Intl.NumberFormat("en-US", {
+  style: "currency",
+  currency: "USD",
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+});
+
+export const formatCount = (value: number): string => integer.format(value);
+
+export const formatUsd = (value: number | null | undefined): string =>
+  value === null || value === undefined || !Number.isFinite(value) ? "–" : usd.format(value);
+
+/** An ISO timestamp as `YYYY-MM-DD HH:MM:SS UTC`; what it was when it is not one. */
+export const formatTime = (value: string | null | undefined): string => {
+  if (!value) return "–";
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) return value;
+  return `${new Date(time).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+};
+
+export const formatDay = (value: string | null | undefined): string =>
+  value ? value.slice(0, 10) : "–";
