@@ -46,23 +46,23 @@ export interface OverviewReport {
   readonly to: string;
   readonly totals: OverviewTotals;
   /** `media_source` is `organic` for organic installs, null for installs credited to none. */
-  readonly installs_by_day: readonly {
+  readonly installs_by_day: {
     readonly date: string;
     readonly media_source: string | null;
     readonly installs: number;
   }[];
   /** By the latest attribution's status; `pending` where it is not in the lake yet. */
-  readonly match_status: readonly { readonly status: string; readonly installs: number }[];
+  readonly match_status: { readonly status: string; readonly installs: number }[];
   /** By `matching_type` (network, geo), else the status (organic, skipped, pending). */
-  readonly match_method: readonly { readonly method: string; readonly installs: number }[];
-  readonly events_by_day: readonly {
+  readonly match_method: { readonly method: string; readonly installs: number }[];
+  readonly events_by_day: {
     readonly date: string;
     readonly event_name: string | null;
     readonly events: number;
   }[];
-  readonly revenue_by_day: readonly { readonly date: string; readonly revenue_usd: number }[];
+  readonly revenue_by_day: { readonly date: string; readonly revenue_usd: number }[];
   /** By the installs' media source and campaign (its name, else its id), most installs first. */
-  readonly campaigns: readonly {
+  readonly campaigns: {
     readonly media_source: string | null;
     readonly campaign: string | null;
     readonly installs: number;
@@ -71,7 +71,7 @@ export interface OverviewReport {
     readonly revenue_per_install: number;
   }[];
   /** The ten deep link paths of the most paid installs (their winning touch's link). */
-  readonly deep_link_paths: readonly {
+  readonly deep_link_paths: {
     readonly deep_link_path: string;
     readonly installs: number;
   }[];

@@ -11,7 +11,11 @@
 import { ATTRIBUTION_LIMITS } from "../domain/attribution.ts";
 import { exportEventName } from "../domain/event-types.ts";
 import { buildExportQuery, type Dialect, type Exclusion, sqlString } from "../lake/export-query.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, TOUCHES_TABLE } from "../lake/lake-tables.ts";
 import { addDays, startOfDay } from "./days.ts";
+
+/** The lake tables the reports read, and nothing else (their grants name these only). */
+export const REPORT_TABLES = [EVENTS_TABLE, ATTRIBUTIONS_TABLE, TOUCHES_TABLE] as const;
 
 /** The lake tables a report reads, as the engine names them (Glue tables, DuckDB relations). */
 export interface ReportSources {

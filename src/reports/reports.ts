@@ -34,11 +34,11 @@ export const deletedInstalls = async (
 };
 
 export interface LinkClicksAnswer {
-  readonly clicks: readonly { readonly deeplink_id: string; readonly clicks: number }[];
+  readonly clicks: { readonly deeplink_id: string; readonly clicks: number }[];
 }
 
 export interface LatestEventsAnswer {
-  readonly events: readonly ExportRecord[];
+  readonly events: ExportRecord[];
 }
 
 export const createReports = (deps: ReportsDeps) => {

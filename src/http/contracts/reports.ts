@@ -1,0 +1,221 @@
+/** The report routes' contracts: the dashboard's overview, link clicks and latest events. */
+import * as z from "zod";
+import type { OverviewReport } from "../../ports/reports.ts";
+import {
+  latestEventsParamsSchema,
+  linkClicksParamsSchema,
+  overviewParamsSchema,
+  REPORT_LIMITS,
+} from "../../reports/params.ts";
+import { TOP_DEEP_LINK_PATHS } from "../../reports/queries.ts";
+import type { LatestEventsAnswer, LinkClicksAnswer } from "../../reports/reports.ts";
+import { exportRecordContractSchema } from "./export.ts";
+import { INTERNAL, JSON_MEDIA_TYPE, type RouteContract, tiedTo, unauthorized } from "./shared.ts";
+
+const count = (description: string, example: number) =>
+  z.int().min(0).meta({ description, example });
+const usd = (description: string, example: number) =>
+  z.number().meta({ description: `${description} In USD, to a millionth.`, example });
+const date = z.iso.date().meta({ description: "A UTC day.", example: "2026-11-03" });
+const mediaSource = z
+  .string()
+  .nullable()
+  .meta({
+    description:
+      "The media source the installs are credited to; `organic` for organic installs, null for " +
+      "installs credited to none (attribution skipped, or not in the lake yet).",
+    example: "meta_ads",
+  });
+
+export const overviewReportSchema = tiedTo<OverviewReport>()(
+  z
+    .strictObject({
+      from: date,
+      to: date,
+      totals: z
+        .strictObject({
+          installs: count("The installs (their `service_install` events) of the window.", 120),
+          paid_installs: count("Installs credited to a media source other than organic.", 80),
+          organic_installs: count("Installs found organic.", 35),
+          events: count("Every event of the window, the installs' own included.", 2400),
+          revenue_usd: usd("The events' `revenue_usd` summed, a missing one as 0.", 1234.5),
+        })
+        .meta({
+          description:
+            "The window's figures, as the export of the same window counts them. Installs " +
+            "neither paid nor organic were skipped (attribution off) or are not attributed yet.",
+        }),
+      installs_by_day: z
+        .array(
+          z.strictObject({
+            date,
+            media_source: mediaSource,
+            installs: count("Installs of the day from the source.", 12),
+          }),
+        )
+        .meta({ description: "Each day's installs per media source, by day." }),
+      match_status: z
+        .array(
+          z.strictObject({
+            status: z.string().meta({
+              description:
+                "The install's latest attribution's status: `matched`, `matched_no_params`, " +
+                "`organic`, `skipped`, or `pending` while it is not in the lake yet.",
+              example: "matched",
+            }),
+            installs: count("Installs with this status.", 70),
+          }),
+        )
+        .meta({ description: "Installs per attribution status, most first." }),
+      match_method: z
+        .array(
+          z.strictObject({
+            method: z.string().meta({
+              description:
+                "How the install was matched (`matching_type`: `network`, `geo`), else its " +
+                "status (`organic`, `skipped`, `pending`).",
+              example: "network",
+            }),
+            installs: count("Installs matched so.", 60),
+          }),
+        )
+        .meta({ description: "Installs per matching method, most first." }),
+      events_by_day: z
+        .array(
+          z.strictObject({
+            date,
+            event_name: z
+              .string()
+              .nullable()
+              .meta({ description: "The exported event name.", example: "service_purchase" }),
+            events: count("Events of the day with this name.", 40),
+          }),
+        )
+        .meta({ description: "Each day's events per event name, by day." }),
+      revenue_by_day: z
+        .array(
+          z.strictObject({
+            date,
+            revenue_usd: usd("The day's `revenue_usd` summed, a missing one as 0.", 98.7),
+          }),
+        )
+        .meta({ description: "Each day's revenue, by day; days without events are left out." }),
+      campaigns: z
+        .array(
+          z.strictObject({
+            media_source: mediaSource,
+            campaign: z.string().nullable().meta({
+              description: "The campaign's name, else its id; null for none.",
+              example: "Winter Sale",
+            }),
+            installs: count("The campaign's installs in the window.", 40),
+            events: count("The window's events of installs credited to the campaign.", 900),
+            revenue_usd: usd("Their revenue.", 456.7),
+            revenue_per_install: usd("`revenue_usd` / `installs`; 0 without installs.", 11.42),
+          }),
+        )
+        .meta({
+          description:
+            "Per media source and campaign of the events' installs, most installs first.",
+        }),
+      deep_link_paths: z
+        .array(
+          z.strictObject({
+            deep_link_path: z.string().meta({ example: "/levels/7" }),
+            installs: count("Paid installs whose winning touch's link leads there.", 9),
+          }),
+        )
+        .meta({
+          description: `The ${TOP_DEEP_LINK_PATHS} deep link paths of the most paid installs, most first.`,
+        }),
+    })
+    .meta({
+      id: "OverviewReport",
+      description:
+        "An app's days in figures, each part one chart's. It counts the events the export of " +
+        "the same window gives: each event once, with its install's latest attribution, the " +
+        "installs of deletion requests left out.",
+    }),
+);
+
+const linkClicksSchema = tiedTo<LinkClicksAnswer>()(
+  z
+    .strictObject({
+      clicks: z
+        .array(
+          z.strictObject({
+            deeplink_id: z.string().meta({ example: "Kx3v9QpZ2aQ" }),
+            clicks: count("Counted taps on the link through the link host.", 12),
+          }),
+        )
+        .meta({ description: "Every link tapped at least once, most clicked first." }),
+    })
+    .meta({ id: "LinkClicksReport" }),
+);
+
+const latestEventsSchema = tiedTo<LatestEventsAnswer>()(
+  z
+    .strictObject({
+      events: z
+        .array(exportRecordContractSchema)
+        .meta({ description: "The newest events, newest first, as the export has them." }),
+    })
+    .meta({ id: "LatestEventsReport" }),
+);
+
+const NOT_FOUND = "`app_id` names an app other than the caller's.";
+
+export const REPORT_CONTRACTS = {
+  "report-overview": {
+    summary: "An overview of the app's days",
+    description:
+      "The app's installs (paid and organic, by day and media source, attribution status and " +
+      "method), events by day and name, revenue by day, campaigns and deep link paths, for UTC " +
+      "days `from` to `to`, both included. Answers are kept 30 seconds, so the charts of a " +
+      "page and a reload cost one query (on AWS, Athena may also reuse a result of the same " +
+      "query up to 5 minutes old).",
+    request: { query: overviewParamsSchema },
+    success: {
+      status: 200,
+      description: "The overview.",
+      content: { [JSON_MEDIA_TYPE]: overviewReportSchema },
+    },
+    errors: {
+      401: unauthorized("reports"),
+      404: NOT_FOUND,
+      422:
+        "`from` or `to` is missing or not a day `YYYY-MM-DD`, `to` is before `from`, or the " +
+        `window is longer than ${REPORT_LIMITS.maxDays} days. The detail names it.`,
+      500: INTERNAL,
+    },
+  },
+  "report-link-clicks": {
+    summary: "Clicks per link",
+    description: "Counted taps of each of the app's links through the link host.",
+    request: { query: linkClicksParamsSchema },
+    success: {
+      status: 200,
+      description: "The counts.",
+      content: { [JSON_MEDIA_TYPE]: linkClicksSchema },
+    },
+    errors: { 401: unauthorized("reports"), 404: NOT_FOUND, 500: INTERNAL },
+  },
+  "report-latest-events": {
+    summary: "The app's latest events",
+    description:
+      "The newest `limit` events of yesterday and today (UTC), newest first, as the export " +
+      "gives them.",
+    request: { query: latestEventsParamsSchema },
+    success: {
+      status: 200,
+      description: "The events.",
+      content: { [JSON_MEDIA_TYPE]: latestEventsSchema },
+    },
+    errors: {
+      401: unauthorized("reports"),
+      404: NOT_FOUND,
+      422: `\`limit\` is not a whole number from 1 to ${REPORT_LIMITS.maxLimit}.`,
+      500: INTERNAL,
+    },
+  },
+} as const satisfies Record<string, RouteContract>;
