@@ -1,0 +1,128 @@
+import {
+  ArcElement,
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  type ChartConfiguration,
+  type ChartType,
+  DoughnutController,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+} from "chart.js";
+import type { ComponentChildren } from "preact";
+import { useEffect, useRef } from "preact/hooks";
+
+Chart.register(
+  ArcElement,
+  BarController,
+  BarElement,
+  CategoryScale,
+  DoughnutController,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+);
+Chart.defaults.font.family = getComputedStyle(document.documentElement).fontFamily || "system-ui";
+Chart.defaults.color = "#374151";
+Chart.defaults.maintainAspectRatio = false;
+if (matchMedia("(prefers-reduced-motion: reduce)").matches) Chart.defaults.animation = false;
+
+/** The organic series' colour, and the others' in turn. */
+export const ORGANIC_COLOUR = "#9ca3af";
+const PALETTE = [
+  "#2563eb",
+  "#d97706",
+  "#059669",
+  "#db2777",
+  "#7c3aed",
+  "#0891b2",
+  "#65a30d",
+  "#dc2626",
+  "#4f46e5",
+  "#ca8a04",
+];
+export const seriesColour = (index: number): string => PALETTE[index % PALETTE.length] ?? "#2563eb";
+
+/** A chart drawn on a canvas that assistive technology skips: its figure holds the text. */
+export function ChartCanvas<T extends ChartType>(props: { config: ChartConfiguration<T> }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  useEffect(() => {
+    if (!canvas.current) return;
+    const chart = new Chart(canvas.current, props.config);
+    return () => chart.destroy();
+  }, [props.config]);
+  return (
+    <div class="chart-box" aria-hidden="true">
+      <canvas ref={canvas} />
+    </div>
+  );
+}
+
+export interface FigureTable {
+  /** The first column's header (e.g. "Date"), then one per series. */
+  columns: string[];
+  rows: (string | number)[][];
+}
+
+/**
+ * A chart with its caption and, for assistive technology, the same figures as a visually
+ * hidden table under the same caption.
+ */
+export function ChartFigure<T extends ChartType>(props: {
+  caption: string;
+  config: ChartConfiguration<T>;
+  table: FigureTable;
+  empty?: boolean;
+  children?: ComponentChildren;
+}) {
+  return (
+    <figure class="chart card">
+      <figcaption>{props.caption}</figcaption>
+      {props.empty ? (
+        <p class="empty">No data in this range.</p>
+      ) : (
+        <>
+          <ChartCanvas config={props.config} />
+          <div class="visually-hidden">
+            <table>
+              <caption>{props.caption}</caption>
+              <thead>
+                <tr>
+                  {props.table.columns.map((column) => (
+                    <th key={column} scope="col">
+                      {column}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {props.table.rows.map((row) => (
+                  <tr key={String(row[0])}>
+                    {row.map((cell, index) =>
+                      index === 0 ? (
+                        <th key={index} scope="row">
+                          {cell}
+                        </th>
+                      ) : (
+                        <td key={index}>{cell}</td>
+                      ),
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+      {props.children}
+    </figure>
+  );
+}

@@ -1,0 +1,44 @@
+import { createContext } from "preact";
+import { useContext } from "preact/hooks";
+import type { AppSummary, User } from "./api.ts";
+
+export interface SessionContextValue {
+  user: User;
+  /** The apps the user may see; null while loading. */
+  apps: AppSummary[] | null;
+  reloadApps: () => Promise<void>;
+  /** The app the header's picker and the app pages name, if one was chosen. */
+  currentAppId: string | null;
+  chooseApp: (appId: string) => void;
+}
+
+export const SessionContext = createContext<SessionContextValue | null>(null);
+
+export const useSession = (): SessionContextValue => {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error("useSession outside a signed-in page");
+  return session;
+};
+
+const STORED_APP = "attribution.dashboard.app";
+
+export const storedAppId = (): string | null => {
+  try {
+    return localStorage.getItem(STORED_APP);
+  } catch {
+    return null;
+  }
+};
+
+export const storeAppId = (appId: string | null): void => {
+  try {
+    if (appId === null) localStorage.removeItem(STORED_APP);
+    else localStorage.setItem(STORED_APP, appId);
+  } catch {
+    // storage unavailable (private mode): the choice lasts this page only
+  }
+};
+
+/** The hash route of one of an app's pages. */
+export const appPath = (appId: string, page: string): string =>
+  `/apps/${encodeURIComponent(appId)}/${page}`;
