@@ -1,0 +1,311 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { Link, Route, Router, Switch, useLocation } from "wouter-preact";
+import { useHashLocation } from "wouter-preact/use-hash-location";
+import {
+  ApiError,
+  type AppSummary,
+  errorMessage,
+  getSession,
+  listApps,
+  onUnauthorized,
+  type Session,
+  signOut,
+  type User,
+} from "./api.ts";
+import { ErrorText, Page } from "./components/page.tsx";
+import { AppsPage } from "./pages/apps.tsx";
+import { ExportPage } from "./pages/export.tsx";
+import { KeysPage } from "./pages/keys.tsx";
+import { LinksPage } from "./pages/links.tsx";
+import { LivePage } from "./pages/live.tsx";
+import { OverviewPage } from "./pages/overview.tsx";
+import { SettingsPage } from "./pages/settings.tsx";
+import { SignInPage } from "./pages/sign-in.tsx";
+import {
+  appPath,
+  SessionContext,
+  type SessionContextValue,
+  storeAppId,
+  storedAppId,
+} from "./session.tsx";
+
+export function App() {
+  return (
+    <Router hook={useHashLocation}>
+      <Shell />
+    </Router>
+  );
+}
+
+type SessionState =
+  | { status: "loading" }
+  | { status: "failed"; message: string }
+  | { status: "signed-out" }
+  | { status: "signed-in"; user: User };
+
+const APP_PAGES = [
+  ["overview", "Overview"],
+  ["settings", "Settings"],
+  ["keys", "Keys"],
+  ["links", "Links"],
+  ["live", "Live"],
+  ["export", "Export"],
+] as const;
+
+const decodeSegment = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
+/** The app named by an app page's route, if the location is one. */
+const routeAppId = (location: string): string | null => {
+  const match = /^\/apps\/([^/]+)\//.exec(location);
+  return match?.[1] ? decodeSegment(match[1]) : null;
+};
+
+function Shell() {
+  const [location, navigate] = useLocation();
+  const [session, setSession] = useState<SessionState>({ status: "loading" });
+  const [apps, setApps] = useState<AppSummary[] | null>(null);
+  const [chosenAppId, setChosenAppId] = useState<string | null>(storedAppId);
+  /** Where a signed-out visitor was going: they land there after signing in. */
+  const returnTo = useRef<string | null>(null);
+
+  const loadSession = useCallback(() => {
+    setSession({ status: "loading" });
+    getSession().then(
+      (answer) => setSession({ status: "signed-in", user: answer.user }),
+      (error: unknown) =>
+        setSession(
+          error instanceof ApiError && error.status === 401
+            ? { status: "signed-out" }
+            : { status: "failed", message: errorMessage(error) },
+        ),
+    );
+  }, []);
+
+  useEffect(() => {
+    onUnauthorized(() => setSession({ status: "signed-out" }));
+    loadSession();
+  }, [loadSession]);
+
+  // Signed out: every page but sign-in leads there. Signed in: sign-in and `/` lead to the apps.
+  useEffect(() => {
+    if (session.status === "signed-out" && location !== "/sign-in") {
+      if (location !== "/") returnTo.current = location;
+      navigate("/sign-in", { replace: true });
+    } else if (session.status === "signed-in" && (location === "/" || location === "/sign-in")) {
+      const next = returnTo.current ?? "/apps";
+      returnTo.current = null;
+      navigate(next, { replace: true });
+    }
+  }, [session.status, location, navigate]);
+
+  const reloadApps = useCallback(async () => {
+    setApps(await listApps());
+  }, []);
+
+  useEffect(() => {
+    if (session.status !== "signed-in") {
+      setApps(null);
+      return;
+    }
+    reloadApps().catch(() => setApps([]));
+  }, [session.status, reloadApps]);
+
+  const appInRoute = routeAppId(location);
+  useEffect(() => {
+    if (appInRoute !== null && appInRoute !== chosenAppId) {
+      setChosenAppId(appInRoute);
+      storeAppId(appInRoute);
+    }
+  }, [appInRoute, chosenAppId]);
+
+  // An app remembered from before that this user may not see is forgotten.
+  useEffect(() => {
+    if (apps && chosenAppId && appInRoute === null && !apps.some((a) => a.app_id === chosenAppId)) {
+      setChosenAppId(null);
+      storeAppId(null);
+    }
+  }, [apps, chosenAppId, appInRoute]);
+
+  const currentAppId = appInRoute ?? chosenAppId;
+  const chooseApp = useCallback(
+    (appId: string) => {
+      setChosenAppId(appId);
+      storeAppId(appId);
+      navigate(appPath(appId, "overview"));
+    },
+    [navigate],
+  );
+
+  const onSignedIn = useCallback((answer: Session) => {
+    setSession({ status: "signed-in", user: answer.user });
+  }, []);
+
+  const onSignOut = async () => {
+    try {
+      await signOut();
+    } catch {
+      // signed out here whatever the service said
+    }
+    returnTo.current = null;
+    setSession({ status: "signed-out" });
+  };
+
+  const user = session.status === "signed-in" ? session.user : null;
+  const context = useMemo<SessionContextValue | null>(
+    () => (user ? { user, apps, reloadApps, currentAppId, chooseApp } : null),
+    [user, apps, reloadApps, currentAppId, chooseApp],
+  );
+
+  return (
+    <>
+      <button type="button" class="skip-link" onClick={skipToMain}>
+        Skip to content
+      </button>
+      <header class="site-header">
+        <div class="header-row">
+          <span class="brand">Attribution</span>
+          {context ? (
+            <div class="header-tools">
+              <AppPicker apps={apps} currentAppId={currentAppId} onChoose={chooseApp} />
+              <span class="user" title={context.user.email}>
+                {context.user.email}
+              </span>
+              <button type="button" class="secondary" onClick={onSignOut}>
+                Sign out
+              </button>
+            </div>
+          ) : null}
+        </div>
+        {context ? <MainNav location={location} currentAppId={currentAppId} /> : null}
+      </header>
+      <main id="main" tabIndex={-1}>
+        {session.status === "loading" ? (
+          <p class="loading">Loading…</p>
+        ) : session.status === "failed" ? (
+          <Page title="The service did not answer">
+            <ErrorText message={session.message} />
+            <button type="button" onClick={loadSession}>
+              Try again
+            </button>
+          </Page>
+        ) : session.status === "signed-out" ? (
+          location === "/sign-in" ? (
+            <SignInPage onSignedIn={onSignedIn} />
+          ) : null
+        ) : context ? (
+          <SessionContext.Provider value={context}>
+            <Routes />
+          </SessionContext.Provider>
+        ) : null}
+      </main>
+    </>
+  );
+}
+
+/** The skip link is a button: it moves focus without touching the hash, which is the route. */
+const skipToMain = () => {
+  document.getElementById("main")?.focus();
+};
+
+function AppPicker(props: {
+  apps: AppSummary[] | null;
+  currentAppId: string | null;
+  onChoose: (appId: string) => void;
+}) {
+  const { apps, currentAppId } = props;
+  if (!currentAppId) return null;
+  const known = apps?.some((app) => app.app_id === currentAppId) ?? false;
+  return (
+    <label class="app-picker">
+      <span>Current app</span>
+      <select
+        value={currentAppId}
+        onChange={(event) => {
+          const value = event.currentTarget.value;
+          if (value && value !== currentAppId) props.onChoose(value);
+        }}
+      >
+        {known ? null : <option value={currentAppId}>{currentAppId}</option>}
+        {(apps ?? []).map((app) => (
+          <option key={app.app_id} value={app.app_id}>
+            {app.name} ({app.app_id})
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function MainNav(props: { location: string; currentAppId: string | null }) {
+  const { location, currentAppId } = props;
+  const item = (href: string, label: string) => {
+    const current = location === href;
+    return (
+      <li key={href}>
+        <Link href={href} aria-current={current ? "page" : undefined}>
+          {label}
+        </Link>
+      </li>
+    );
+  };
+  return (
+    <nav aria-label="Main">
+      <ul>
+        {item("/apps", "Apps")}
+        {currentAppId
+          ? APP_PAGES.map(([page, label]) => item(appPath(currentAppId, page), label))
+          : null}
+      </ul>
+    </nav>
+  );
+}
+
+function Routes() {
+  return (
+    <Switch>
+      <Route path="/apps">
+        <AppsPage />
+      </Route>
+      <Route path="/apps/:appId/overview">
+        {(params) => <OverviewPage key={params.appId} appId={decodeSegment(params.appId)} />}
+      </Route>
+      <Route path="/apps/:appId/settings">
+        {(params) => <SettingsPage key={params.appId} appId={decodeSegment(params.appId)} />}
+      </Route>
+      <Route path="/apps/:appId/keys">
+        {(params) => <KeysPage key={params.appId} appId={decodeSegment(params.appId)} />}
+      </Route>
+      <Route path="/apps/:appId/links">
+        {(params) => <LinksPage key={params.appId} appId={decodeSegment(params.appId)} />}
+      </Route>
+      <Route path="/apps/:appId/live">
+        {(params) => <LivePage key={params.appId} appId={decodeSegment(params.appId)} />}
+      </Route>
+      <Route path="/apps/:appId/export">
+        {(params) => <ExportPage key={params.appId} appId={decodeSegment(params.appId)} />}
+      </Route>
+      <Route path="/sign-in">
+        <p class="loading">Loading…</p>
+      </Route>
+      <Route>
+        <NotFound />
+      </Route>
+    </Switch>
+  );
+}
+
+function NotFound() {
+  return (
+    <Page title="Page not found">
+      <p>
+        There is no page here. <Link href="/apps">Go to your apps</Link>.
+      </p>
+    </Page>
+  );
+}

@@ -1,0 +1,321 @@
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { toDataURL } from "qrcode";
+import {
+  createLink,
+  errorMessage,
+  getLinkClicks,
+  type Link,
+  type LinkRequest,
+  listLinks,
+  setLinkDisabled,
+} from "../api.ts";
+import { CopyField } from "../components/copy-field.tsx";
+import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
+import { formatCount, formatDay } from "../format.ts";
+
+const PAGE_SIZE = 200;
+
+/** `key=value` lines as the link's custom parameters; the first bad line as an error. */
+export const parseParams = (
+  text: string,
+): { params: Record<string, string> } | { error: string } => {
+  const params: Record<string, string> = {};
+  const lines = text.split(/\r?\n/);
+  for (const [index, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line === "") continue;
+    const equals = line.indexOf("=");
+    const key = equals < 0 ? "" : line.slice(0, equals).trim();
+    if (key === "") return { error: `Custom parameters, line ${index + 1}: write key=value.` };
+    params[key] = line.slice(equals + 1).trim();
+  }
+  return { params };
+};
+
+export function LinksPage(props: { appId: string }) {
+  const { appId } = props;
+  const [links, setLinks] = useState<Link[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [clicks, setClicks] = useState<Map<string, number>>(new Map());
+  const [created, setCreated] = useState<Link | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+  const [busyRow, setBusyRow] = useState<string | null>(null);
+
+  const loadClicks = useCallback(
+    () =>
+      getLinkClicks(appId).then(
+        (rows) => setClicks(new Map(rows.map((row) => [row.deeplink_id, row.clicks]))),
+        (caught: unknown) => setError(errorMessage(caught)),
+      ),
+    [appId],
+  );
+
+  const loadFirstPage = useCallback(
+    () =>
+      listLinks(appId, { limit: PAGE_SIZE }).then(
+        (page) => {
+          setLinks(page.data);
+          setCursor(page.next_cursor);
+        },
+        (caught: unknown) => setError(errorMessage(caught)),
+      ),
+    [appId],
+  );
+
+  const refresh = useCallback(() => {
+    setError(null);
+    return Promise.all([loadFirstPage(), loadClicks()]);
+  }, [loadFirstPage, loadClicks]);
+
+  useEffect(() => {
+    refresh();
+  }, [refresh]);
+
+  const loadMore = async () => {
+    if (!cursor) return;
+    try {
+      const page = await listLinks(appId, { limit: PAGE_SIZE, cursor });
+      setLinks((current) => [...(current ?? []), ...page.data]);
+      setCursor(page.next_cursor);
+    } catch (caught) {
+      setError(errorMessage(caught));
+    }
+  };
+
+  const toggle = async (link: Link) => {
+    setBusyRow(link.deeplink_id);
+    setError(null);
+    setStatus(null);
+    try {
+      const updated = await setLinkDisabled(appId, link.deeplink_id, !link.disabled);
+      setLinks(
+        (current) =>
+          current?.map((l) => (l.deeplink_id === updated.deeplink_id ? updated : l)) ?? current,
+      );
+      setStatus(`Link ${updated.deeplink_id} ${updated.disabled ? "disabled" : "enabled"}.`);
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusyRow(null);
+    }
+  };
+
+  const onCreated = (link: Link) => {
+    setCreated(link);
+    setLinks((current) => [
+      link,
+      ...(current ?? []).filter((l) => l.deeplink_id !== link.deeplink_id),
+    ]);
+  };
+
+  return (
+    <Page title="Links" subtitle={appId}>
+      <CreateLinkForm appId={appId} onCreated={onCreated} />
+      {created ? <CreatedLink link={created} /> : null}
+      <section class="card">
+        <div class="section-head">
+          <h2>Link list</h2>
+          <button type="button" class="secondary" onClick={refresh}>
+            Refresh
+          </button>
+        </div>
+        <ErrorText message={error} />
+        <StatusText message={status} />
+        {links === null ? (
+          error ? null : (
+            <p class="loading">Loading…</p>
+          )
+        ) : links.length === 0 ? (
+          <p>No links yet.</p>
+        ) : (
+          <TableScroll>
+            <table aria-label="Links">
+              <thead>
+                <tr>
+                  <th scope="col">Link</th>
+                  <th scope="col">Media source</th>
+                  <th scope="col">Campaign</th>
+                  <th scope="col">Deep link path</th>
+                  <th scope="col" class="num">
+                    Clicks
+                  </th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {links.map((link) => (
+                  <tr
+                    key={link.deeplink_id}
+                    data-deeplink-id={link.deeplink_id}
+                    class={link.disabled ? "muted" : undefined}
+                  >
+                    <td class="mono wrap-anywhere">{link.url}</td>
+                    <td>{link.media_source}</td>
+                    <td>{link.campaign_name ?? link.campaign_id ?? "–"}</td>
+                    <td class="mono">{link.deep_link_path ?? "–"}</td>
+                    <td class="num" data-testid="clicks">
+                      {formatCount(clicks.get(link.deeplink_id) ?? 0)}
+                    </td>
+                    <td>{formatDay(link.created_at)}</td>
+                    <td>{link.disabled ? "Disabled" : "Active"}</td>
+                    <td class="row-actions">
+                      <button
+                        type="button"
+                        class="secondary"
+                        disabled={busyRow === link.deeplink_id}
+                        onClick={() => toggle(link)}
+                      >
+                        {link.disabled ? "Enable" : "Disable"}
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        )}
+        {cursor ? (
+          <div class="actions">
+            <button type="button" class="secondary" onClick={loadMore}>
+              Load more links
+            </button>
+          </div>
+        ) : null}
+      </section>
+    </Page>
+  );
+}
+
+function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void }) {
+  const [mediaSource, setMediaSource] = useState("");
+  const [campaignName, setCampaignName] = useState("");
+  const [deepLinkPath, setDeepLinkPath] = useState("");
+  const [paramsText, setParamsText] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    const parsed = parseParams(paramsText);
+    if ("error" in parsed) {
+      setError(parsed.error);
+      return;
+    }
+    const request: LinkRequest = { media_source: mediaSource.trim() };
+    if (campaignName.trim()) request.campaign_name = campaignName.trim();
+    if (deepLinkPath.trim()) request.deep_link_path = deepLinkPath.trim();
+    if (Object.keys(parsed.params).length > 0) request.params = parsed.params;
+    setBusy(true);
+    try {
+      props.onCreated(await createLink(props.appId, request));
+      setCampaignName("");
+      setDeepLinkPath("");
+      setParamsText("");
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="card">
+      <h2>Create a link</h2>
+      <form class="stack" onSubmit={submit} aria-describedby="create-link-error">
+        <div class="form-grid">
+          <label class="field">
+            <span>Media source</span>
+            <input
+              name="media_source"
+              required
+              autocomplete="off"
+              placeholder="e.g. instagram"
+              value={mediaSource}
+              onInput={(event) => setMediaSource(event.currentTarget.value)}
+            />
+          </label>
+          <label class="field">
+            <span>Campaign name</span>
+            <input
+              name="campaign_name"
+              autocomplete="off"
+              value={campaignName}
+              onInput={(event) => setCampaignName(event.currentTarget.value)}
+            />
+          </label>
+          <label class="field">
+            <span>Deep link path</span>
+            <input
+              name="deep_link_path"
+              autocomplete="off"
+              spellcheck={false}
+              placeholder="/levels/7"
+              value={deepLinkPath}
+              onInput={(event) => setDeepLinkPath(event.currentTarget.value)}
+            />
+          </label>
+        </div>
+        <label class="field">
+          <span>Custom parameters (one key=value a line)</span>
+          <textarea
+            name="params"
+            rows={3}
+            spellcheck={false}
+            class="mono"
+            placeholder="promo=WINTER"
+            value={paramsText}
+            onInput={(event) => setParamsText(event.currentTarget.value)}
+          />
+        </label>
+        <div class="actions">
+          <button type="submit" disabled={busy}>
+            Create link
+          </button>
+        </div>
+        <ErrorText id="create-link-error" message={error} />
+      </form>
+    </section>
+  );
+}
+
+function CreatedLink(props: { link: Link }) {
+  const { url } = props.link;
+  const [qr, setQr] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    let live = true;
+    toDataURL(url, { margin: 2, width: 192, errorCorrectionLevel: "M" }).then(
+      (data) => live && setQr(data),
+      () => live && setQr(null),
+    );
+    heading.current?.focus();
+    return () => {
+      live = false;
+    };
+  }, [url]);
+  return (
+    <section class="card created-link">
+      <h2 ref={heading} tabIndex={-1}>
+        New link
+      </h2>
+      <div class="created-link-body">
+        <div class="grow">
+          <CopyField value={url} label="Link URL" />
+          <p>
+            <a href={url} target="_blank" rel="noopener noreferrer">
+              Open the link
+            </a>{" "}
+            (a tap from this browser counts as a click).
+          </p>
+        </div>
+        {qr ? <img class="qr" src={qr} alt={url} width={192} height={192} /> : null}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,128 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { type ExportRecord, errorMessage, getLatestEvents } from "../api.ts";
+import { ErrorText, Page, TableScroll } from "../components/page.tsx";
+import { formatTime, formatUsd } from "../format.ts";
+
+const POLL_MS = 3000;
+const LIMIT = 50;
+
+const text = (value: unknown): string =>
+  value === null || value === undefined || value === "" ? "–" : String(value);
+
+/** An event's identity across polls: its id, else what it is made of. */
+const identity = (event: ExportRecord): string =>
+  event.event_id ?? `${event.event_time}|${event.event_name}|${event.media_source}`;
+
+export function LivePage(props: { appId: string }) {
+  const { appId } = props;
+  const [events, setEvents] = useState<ExportRecord[] | null>(null);
+  const [paused, setPaused] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [fresh, setFresh] = useState<Set<string>>(new Set());
+  const [announcement, setAnnouncement] = useState("");
+  const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
+  const seen = useRef<Set<string> | null>(null);
+
+  useEffect(() => {
+    if (paused) return;
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = async () => {
+      try {
+        const latest = await getLatestEvents(appId, LIMIT);
+        if (stopped) return;
+        const ids = latest.map(identity);
+        const previous = seen.current;
+        const added = previous ? ids.filter((id) => !previous.has(id)) : [];
+        seen.current = new Set([...(previous ?? []), ...ids]);
+        setEvents(latest);
+        setFresh(new Set(added));
+        setUpdatedAt(new Date());
+        setError(null);
+        if (added.length > 0) {
+          setAnnouncement(
+            `${added.length} new ${added.length === 1 ? "event" : "events"} at ${new Date().toLocaleTimeString()}.`,
+          );
+        }
+      } catch (caught) {
+        if (stopped) return;
+        setError(errorMessage(caught));
+      }
+      if (!stopped) timer = setTimeout(poll, POLL_MS);
+    };
+    poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [appId, paused]);
+
+  return (
+    <Page title="Live" subtitle={appId}>
+      <div class="card live-bar">
+        <button type="button" onClick={() => setPaused(!paused)}>
+          {paused ? "Resume" : "Pause"}
+        </button>
+        <p class="hint">
+          {paused
+            ? "Paused."
+            : `The ${LIMIT} latest events, refreshed every ${POLL_MS / 1000} seconds.`}
+          {updatedAt ? ` Last updated ${updatedAt.toLocaleTimeString()}.` : ""}
+        </p>
+        <p class="live-count" aria-live="polite" aria-atomic="true" data-testid="new-events">
+          {announcement}
+        </p>
+      </div>
+      <ErrorText message={error} />
+      {events === null ? (
+        error ? null : (
+          <p class="loading">Loading…</p>
+        )
+      ) : events.length === 0 ? (
+        <p>No events yet. They appear here as the SDKs send them.</p>
+      ) : (
+        <TableScroll>
+          <table aria-label="Latest events" class="card-table">
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Event</th>
+                <th scope="col">Media source</th>
+                <th scope="col">Campaign</th>
+                <th scope="col" class="num">
+                  Revenue USD
+                </th>
+                <th scope="col">Country</th>
+                <th scope="col">Platform</th>
+                <th scope="col">Event id</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.map((event) => {
+                const id = identity(event);
+                return (
+                  <tr
+                    key={id}
+                    data-event-id={event.event_id ?? undefined}
+                    class={fresh.has(id) ? "fresh" : undefined}
+                  >
+                    <td>{formatTime(event.event_time)}</td>
+                    <td>{text(event.event_name)}</td>
+                    <td>{text(event.media_source)}</td>
+                    <td>{text(event.campaign_name ?? event.campaign)}</td>
+                    <td class="num">
+                      {typeof event.revenue_usd === "number" ? formatUsd(event.revenue_usd) : "–"}
+                    </td>
+                    <td>{text(event.country ?? event.country_code)}</td>
+                    <td>{text(event.os ?? event.platform)}</td>
+                    <td class="mono">{text(event.event_id)}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+    </Page>
+  );
+}
