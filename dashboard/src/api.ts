@@ -5,7 +5,8 @@
  */
 
 export interface User {
-  user_id: string;
+  /** In the contract; the service may leave it out. */
+  user_id?: string;
   email: string;
   admin: boolean;
 }
@@ -120,10 +121,11 @@ export interface Overview {
     events: number;
     revenue_usd: number;
   };
-  installs_by_day: { date: string; media_source: string; installs: number }[];
+  /** media_source: "organic" for organic installs, null for installs credited to none. */
+  installs_by_day: { date: string; media_source: string | null; installs: number }[];
   match_status: { status: string; installs: number }[];
   match_method: { method: string; installs: number }[];
-  events_by_day: { date: string; event_name: string; events: number }[];
+  events_by_day: { date: string; event_name: string | null; events: number }[];
   revenue_by_day: { date: string; revenue_usd: number }[];
   campaigns: CampaignRow[];
   deep_link_paths: { deep_link_path: string | null; installs: number }[];

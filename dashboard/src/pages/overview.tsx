@@ -13,6 +13,10 @@ const PRESETS: { label: string; range: () => Range }[] = [
   { label: "Last 30 days", range: () => ({ from: addDays(today(), -29), to: today() }) },
 ];
 
+/** Installs credited to no source (attribution skipped, or not done yet). */
+const UNATTRIBUTED = "none (not attributed)";
+const UNATTRIBUTED_COLOUR = "#d6d3d1";
+
 const defaultRange = (): Range => ({ from: addDays(today(), -6), to: today() });
 
 export function OverviewPage(props: { appId: string }) {
@@ -204,12 +208,14 @@ function InstallsChart(props: { data: Overview }) {
       data,
       data.installs_by_day,
       (r) => r.date,
-      (r) => r.media_source || "unknown",
+      (r) => r.media_source ?? UNATTRIBUTED,
       (r) => r.installs,
     );
     // Organic is its own, grey series, drawn last (on top of the paid sources).
+    const last = new Set(["organic", UNATTRIBUTED]);
     const names = [
-      ...result.names.filter((n) => n !== "organic"),
+      ...result.names.filter((n) => !last.has(n)),
+      ...result.names.filter((n) => n === UNATTRIBUTED),
       ...result.names.filter((n) => n === "organic"),
     ];
     return { ...result, names };
@@ -223,7 +229,12 @@ function InstallsChart(props: { data: Overview }) {
         datasets: built.names.map((name) => ({
           label: name,
           data: built.series.get(name) ?? [],
-          backgroundColor: name === "organic" ? ORGANIC_COLOUR : seriesColour(paidIndex++),
+          backgroundColor:
+            name === "organic"
+              ? ORGANIC_COLOUR
+              : name === UNATTRIBUTED
+                ? UNATTRIBUTED_COLOUR
+                : seriesColour(paidIndex++),
         })),
       },
       options: stackedBarOptions,
@@ -306,7 +317,7 @@ function EventsChart(props: { data: Overview }) {
         data,
         data.events_by_day,
         (r) => r.date,
-        (r) => r.event_name,
+        (r) => r.event_name ?? "(no name)",
         (r) => r.events,
       ),
     [data],
