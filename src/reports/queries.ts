@@ -199,7 +199,9 @@ facts AS (
     CASE WHEN ${isInstall} AND r.media_source <> ${organic} THEN p.deep_link_path END AS deep_link_path,
     coalesce(r.revenue_usd, 0) AS revenue_usd
   FROM report_rows AS r
-  LEFT JOIN window_installs AS i ON ${isInstall} AND i.service_id = r.service_id
+  -- Each event meets its install's one row, which only the install event's CASEs read: a test
+  -- of the event's own name in the ON clause makes DuckDB loop over every pair instead.
+  LEFT JOIN window_installs AS i ON i.service_id = r.service_id
   LEFT JOIN install_paths AS p ON p.click_id = i.click_id
 ),
 grouped AS (

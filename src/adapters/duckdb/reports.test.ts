@@ -4,13 +4,16 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lakeAttribution, lakeEvent } from "../../../test/support/records.ts";
+import { sqlString } from "../../lake/export-query.ts";
 import {
   ATTRIBUTIONS_TABLE,
   EVENTS_TABLE,
   type LakeRecord,
+  type LakeTable,
   nullColumns,
   TOUCHES_TABLE,
 } from "../../lake/lake-tables.ts";
+import { buildOverviewQuery } from "../../reports/queries.ts";
 import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
 import { appDir } from "./lake-sql.ts";
 import { createReadWriteLock } from "./read-write-lock.ts";
@@ -109,6 +112,39 @@ describe("DuckDB reports", () => {
     await expect(
       engine().latestEvents({ appId: APP, limit: 1, today: "2026-11-11", excludeServiceIds: [] }),
     ).resolves.toHaveLength(1);
+  });
+
+  it("plans the overview as hash joins over unsorted rows: no loop over pairs, no sort", async () => {
+    // November's partitions: not the broken file of October.
+    const relation = (table: LakeTable) =>
+      `read_parquet(${sqlString(`${appDir(lakeDir, table, APP)}/dt=2026-11-*/*.parquet`)}, hive_partitioning = true)`;
+    const query = buildOverviewQuery({
+      dialect: "duckdb",
+      appId: APP,
+      from: "2026-11-01",
+      to: "2026-11-30",
+      sources: {
+        events: relation(EVENTS_TABLE),
+        attributions: relation(ATTRIBUTIONS_TABLE),
+        touches: relation(TOUCHES_TABLE),
+      },
+      exclude: { serviceIds: ["s-1-0"] },
+    });
+    const connection = await duckdb.connect();
+    try {
+      const plan = (await connection.runAndReadAll(`EXPLAIN (FORMAT json) ${query}`))
+        .getRowObjectsJS()
+        .map((row) => String(row.explain_value))
+        .join("\n");
+      const operators = new Set([...plan.matchAll(/"name":\s*"([A-Z_]+)"/g)].map((m) => m[1]));
+      expect(operators).toContain("HASH_JOIN");
+      expect(operators).toContain("READ_PARQUET");
+      for (const slow of ["NESTED_LOOP_JOIN", "BLOCKWISE_NL_JOIN", "CROSS_PRODUCT", "ORDER_BY"]) {
+        expect(operators).not.toContain(slow);
+      }
+    } finally {
+      connection.closeSync();
+    }
   });
 
   it("waits for a purge replacing lake files", async () => {

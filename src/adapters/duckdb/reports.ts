@@ -52,7 +52,7 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
   const dayFiles = async (table: LakeTable, appId: string, from: string, to: string) => {
     const app = appDir(lakeDir, table, appId);
     const names = (await readdir(app).catch(() => [])).filter(
-      (name) => name >= `dt=${from}` && name <= `dt=${to}`,
+      (name) => name.startsWith("dt=") && name >= `dt=${from}` && name <= `dt=${to}`,
     );
     const files = await Promise.all(names.map((name) => parquetFilesUnder(join(app, name))));
     return filesRelation(table, files.flat());
