@@ -244,15 +244,23 @@ describe("least privilege", () => {
   const servicesOf = (statements: Record<string, unknown>[]) =>
     new Set(statements.flatMap(actionsOf).map((a) => a.split(":")[0]));
 
-  it("lets the authorizer read apps and keys, and touch no lake, query or stream", () => {
+  it("lets the authorizer read apps, keys, users and sessions, and touch no lake, query or stream", () => {
     const statements = statementsOfRole(template, stack.api.authorizerFunction.role);
     expect([...servicesOf(statements)].sort()).toEqual(["dynamodb", "logs", "xray"]);
     const dynamo = statements.filter((s) => actionsOf(s).some((a) => a.startsWith("dynamodb:")));
-    expect(dynamo.flatMap(actionsOf).sort()).toEqual(["dynamodb:BatchGetItem", "dynamodb:GetItem"]);
-    expect(dynamo.flatMap((s) => asArray(s.Resource))).toEqual([
-      stack.resolve(stack.tables.table.apps.tableArn),
-      stack.resolve(stack.tables.table.keys.tableArn),
+    expect([...new Set(dynamo.flatMap(actionsOf))].sort()).toEqual([
+      "dynamodb:BatchGetItem",
+      "dynamodb:GetItem",
     ]);
+    expect(dynamo.flatMap((s) => asArray(s.Resource))).toEqual(
+      expect.arrayContaining([
+        stack.resolve(stack.tables.table.apps.tableArn),
+        stack.resolve(stack.tables.table.keys.tableArn),
+        stack.resolve(stack.tables.table.users.tableArn),
+        stack.resolve(stack.tables.table.sessions.tableArn),
+      ]),
+    );
+    expect(dynamo.flatMap((s) => asArray(s.Resource))).toHaveLength(4);
   });
 
   it("scopes the export's Athena actions to its workgroup", () => {
@@ -409,11 +417,16 @@ describe("least privilege", () => {
     }
   });
 
-  it("grants Scan to no one but the link host's .well-known functions, and on apps only", () => {
+  it("grants Scan to no one but the .well-known functions and the dashboard's app routes (an admin lists every app), and on apps only", () => {
     const wellKnown = new Set(
-      (["apple-app-site-association", "assetlinks"] as const).map((id) =>
-        JSON.stringify(stack.resolve(stack.linkHost.routeFunctions[id].role.roleName)),
-      ),
+      [
+        ...(["apple-app-site-association", "assetlinks"] as const).map(
+          (id) => stack.linkHost.routeFunctions[id].role,
+        ),
+        ...ROUTES.filter((route) => route.scope === "apps").map(
+          (route) => functionOf(route.id).role,
+        ),
+      ].map((role) => JSON.stringify(stack.resolve(role.roleName))),
     );
     for (const policy of Object.values(template.findResources("AWS::IAM::Policy"))) {
       const document = propertiesOf(policy).PolicyDocument;
@@ -431,11 +444,15 @@ describe("least privilege", () => {
     }
   });
 
-  it("grants no wildcard action anywhere", () => {
-    const statements = Object.values(template.findResources("AWS::IAM::Policy")).flatMap((p) => {
-      const document = propertiesOf(p).PolicyDocument;
-      return isJson(document) ? asArray(document.Statement).filter(isJson) : [];
-    });
+  it("grants no wildcard action anywhere but to CDK's deploy-time copy of the dashboard's files", () => {
+    // That function runs only while the stack deploys; CDK writes its policy.
+    const deployment = JSON.stringify(stack.resolve(stack.dashboard.deploymentRole.roleName));
+    const statements = Object.values(template.findResources("AWS::IAM::Policy"))
+      .filter((p) => !asArray(propertiesOf(p).Roles).some((r) => JSON.stringify(r) === deployment))
+      .flatMap((p) => {
+        const document = propertiesOf(p).PolicyDocument;
+        return isJson(document) ? asArray(document.Statement).filter(isJson) : [];
+      });
     expect(statements.flatMap(actionsOf).filter((a) => a.includes("*"))).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The REST API, built from the route table in src/http/routes.ts: one resource and method per
- * route, each backed by its function, every method behind the API-key TOKEN authorizer but
- * the public ones (null scope), which have none.
+ * route, each backed by its function, every method behind the API-key TOKEN authorizer (or,
+ * for the routes the dashboard calls, the same function as a REQUEST authorizer that also takes
+ * a session cookie) but the public ones (null scope), which have none.
  * Streaming routes use Lambda response streaming through the proxy integration
  * (`responseTransferMode: STREAM`), which also lifts API Gateway's 29 s and 10 MB limits.
  */
@@ -16,6 +17,7 @@ import {
   type LambdaIntegrationOptions,
   LogGroupLogDestination,
   MethodLoggingLevel,
+  RequestAuthorizer,
   ResponseTransferMode,
   RestApi,
   TokenAuthorizer,
@@ -23,6 +25,7 @@ import {
 import type { IRole } from "aws-cdk-lib/aws-iam";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import { SESSION_SCOPES } from "../src/domain/sessions.ts";
 import { ROUTES, type Route, type RouteId } from "../src/http/routes.ts";
 import { addGatewayErrors } from "./gateway-responses.ts";
 import { acknowledge } from "./nag.ts";
@@ -131,6 +134,14 @@ export class AttributionApi extends Construct {
       identitySource: IdentitySource.header("Authorization"),
       resultsCacheTtl: props.authorizerCacheTtl ?? DEFAULT_SETTINGS.authorizerCacheTtl,
     });
+    // The routes the dashboard calls take a key or a session cookie: the same function as a
+    // REQUEST authorizer, which sees the cookie, the method, the app named and the CSRF header.
+    // Uncached (an answer depends on all of those), so with no identity source either.
+    const sessionAuthorizer = new RequestAuthorizer(this, "SessionAuthorizer", {
+      handler: this.authorizerFunction.function,
+      identitySources: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
 
     const functions: Record<string, ServiceFunction> = {};
     for (const route of ROUTES) {
@@ -155,15 +166,18 @@ export class AttributionApi extends Construct {
         acknowledge(method, "AwsSolutions-COG4", reason);
         continue;
       }
+      const withSession = (SESSION_SCOPES as readonly string[]).includes(route.scope);
       const method = resource.addMethod(route.method, integration, {
-        authorizer,
+        authorizer: withSession ? sessionAuthorizer : authorizer,
         authorizationType: AuthorizationType.CUSTOM,
         operationName: route.id,
       });
       acknowledge(
         method,
         "AwsSolutions-COG4",
-        "Callers authenticate with the spec's API keys, checked by the Lambda TOKEN authorizer; there are no Cognito users.",
+        withSession
+          ? "Callers authenticate with the spec's API keys or a dashboard session cookie, both checked by the Lambda REQUEST authorizer; Cognito checks passwords at sign-in only."
+          : "Callers authenticate with the spec's API keys, checked by the Lambda TOKEN authorizer.",
       );
     }
     this.routeFunctions = functions;

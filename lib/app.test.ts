@@ -48,6 +48,8 @@ const lambdaBundles = (): Bundle[] => {
     assembly.getStackByName(STACK_ID).template;
   return Object.entries(template.Resources)
     .filter(([, r]) => r.Type === "AWS::Lambda::Function")
+    // The service's own functions; CDK's deploy-time copy of the dashboard's files is Python.
+    .filter(([, r]) => String(r.Properties.Runtime).startsWith("nodejs"))
     .map(([id, r]) => {
       // The asset's key is `<hash>.zip`; its staged directory is `asset.<hash>`.
       const code = r.Properties.Code;

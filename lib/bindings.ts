@@ -16,6 +16,7 @@ import { EXPORT_TABLES } from "../src/lake/export-query.ts";
 import type { LakeTableName } from "../src/lake/lake-tables.ts";
 import type { FunctionBinding } from "./api.ts";
 import { type QueryWorkgroup, RESULTS_PREFIX } from "./athena.ts";
+import type { DashboardUsers } from "./dashboard-users.ts";
 import type { ServiceTables } from "./dynamodb-tables.ts";
 import { envFor } from "./env.ts";
 import { type Lake, RATES_TABLE_KEY } from "./lake.ts";
@@ -42,6 +43,8 @@ export interface StackParts {
   readonly streams?: LakeStreams;
   readonly queries?: QueryWorkgroup;
   readonly sealingKey?: SealingKey;
+  /** The dashboard's user pool. */
+  readonly users?: DashboardUsers;
   /** A worker's queue, by the worker's id. */
   readonly queue?: (worker: string) => Queue;
   /** Known once the link host is built. */
@@ -55,7 +58,7 @@ const need = <T>(part: T | undefined, name: string): T => {
 };
 
 type Grants = {
-  readonly [K in "sealingKey" | "rates" | "countries" | "queries" | "lake"]-?: {
+  readonly [K in "sealingKey" | "rates" | "countries" | "queries" | "lake" | "credentials"]-?: {
     readonly [A in Exclude<NonNullable<Uses[K]>, "named">]: (
       role: IRole,
       parts: StackParts,
@@ -67,6 +70,11 @@ type Grants = {
 const GRANTS: Grants = {
   sealingKey: {
     unwrap: (role, parts) => need(parts.sealingKey, "the sealing key").grantUnwrap(role),
+    wrap: (role, parts) => need(parts.sealingKey, "the sealing key").grantWrap(role),
+  },
+  credentials: {
+    verify: (role, parts) => need(parts.users, "the user pool").grantVerify(role),
+    manage: (role, parts) => need(parts.users, "the user pool").grantManage(role),
   },
   rates: {
     read: (role, parts) => need(parts.lake, "the lake").grantReadRates(role),
@@ -124,6 +132,11 @@ const environmentOf = (uses: Uses, parts: StackParts): Record<string, string> =>
   }
   if (uses.linkHost) env.LINK_BASE_URL = need(parts.linkBaseUrl, "the link host's URL")();
   if (uses.appleAds) env.APPLE_ADS_URL = APPLE_ADSERVICES_URL;
+  if (uses.credentials) {
+    const users = need(parts.users, "the user pool");
+    env.USER_POOL_ID = users.pool.userPoolId;
+    env.USER_POOL_CLIENT_ID = users.client.userPoolClientId;
+  }
   for (const setting of uses.settings ?? []) {
     const value = parts.settings?.[setting];
     const [variable] = Object.keys(envSchemaOf({ settings: [setting] }).shape);
@@ -161,6 +174,7 @@ export const bindingOf = (uses: Uses, parts: StackParts): FunctionBinding => {
       if (uses.countries) GRANTS.countries[uses.countries](role, parts);
       if (uses.queries) GRANTS.queries[uses.queries](role, parts);
       if (uses.lake) GRANTS.lake[uses.lake](role, parts);
+      if (uses.credentials) GRANTS.credentials[uses.credentials](role, parts);
     },
   };
 };

@@ -131,9 +131,36 @@ const TABLE_GRANTS: {
     lookup: [{ actions: ["dynamodb:GetItem", "dynamodb:BatchGetItem"], on: whole("apps") }],
     // The `.well-known` files: every app's settings.
     list: [{ actions: ["dynamodb:Scan"], on: whole("apps") }],
+    // The dashboard: an admin lists every app; a change replaces the app's item.
+    manage: [
+      { actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("apps") },
+      { actions: ["dynamodb:Scan"], on: whole("apps") },
+    ],
   },
   keys: {
     lookup: [{ actions: ["dynamodb:GetItem", "dynamodb:BatchGetItem"], on: whole("keys") }],
+    // The dashboard: an app's keys by the by-app index, a new one put, one revoked.
+    manage: [
+      { actions: QUERY, on: indexes("keys", "byApp") },
+      {
+        actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
+        on: whole("keys"),
+      },
+    ],
+  },
+  users: {
+    read: [{ actions: ["dynamodb:GetItem"], on: whole("users") }],
+    // A new app's maker may see it: the user's item read, and updated.
+    grant: [{ actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"], on: whole("users") }],
+  },
+  sessions: {
+    read: [{ actions: ["dynamodb:GetItem"], on: whole("sessions") }],
+    readWrite: [
+      {
+        actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
+        on: whole("sessions"),
+      },
+    ],
   },
   installs: {
     // Ingestion only adds, and looks up by key: a repeat keeps the first.

@@ -21,6 +21,7 @@ describe("ServiceStack", () => {
       "AttributionsStreamName",
       "AttributionsTableName",
       "CustomerUsersTableName",
+      "DashboardUrl",
       "DeletionsTableName",
       "EventsStreamName",
       "GlueDatabaseName",
@@ -31,9 +32,12 @@ describe("ServiceStack", () => {
       "LinksTableName",
       "ResultsBucketName",
       "SealingKeyArn",
+      "SessionsTableName",
       "SnapshotsTableName",
       "TouchesStreamName",
       "TouchesTableName",
+      "UserPoolId",
+      "UsersTableName",
     ]);
     expect(outputs.SealingKeyArn.Value).toEqual(stack.resolve(stack.sealingKey.keyArn));
     expect(outputs.EventsStreamName.Value).toEqual(stack.resolve(stack.ingest.streams.events.ref));

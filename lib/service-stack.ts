@@ -23,6 +23,8 @@ import { AttributionApi, type FunctionBinding } from "./api.ts";
 import { QueryWorkgroup } from "./athena.ts";
 import { AttributionSweep } from "./attribution-sweep.ts";
 import { bindingOf, type StackParts } from "./bindings.ts";
+import { DashboardSite } from "./dashboard-site.ts";
+import { DashboardUsers } from "./dashboard-users.ts";
 import { ServiceTables } from "./dynamodb-tables.ts";
 import { FxRatesJob } from "./fx-rates-job.ts";
 import { Lake } from "./lake.ts";
@@ -63,6 +65,8 @@ export interface ServiceStackProps extends StackProps {
   readonly settings?: Partial<StackSettings>;
   /** Where a function's entry is; tests may substitute fixtures. */
   readonly entryFor?: EntryResolver;
+  /** Where the dashboard's built files are; unset, dashboard/dist. */
+  readonly dashboardDir?: string;
 }
 
 export class ServiceStack extends Stack {
@@ -70,6 +74,8 @@ export class ServiceStack extends Stack {
   readonly lake: Lake;
   readonly ingest: LakeStreams;
   readonly sealingKey: SealingKey;
+  readonly dashboardUsers: DashboardUsers;
+  readonly dashboard: DashboardSite;
   readonly api: AttributionApi;
   readonly fxRates: FxRatesJob;
   readonly workers: QueueWorkers<(typeof WORKERS)[number]>;
@@ -111,6 +117,7 @@ export class ServiceStack extends Stack {
         })
       : undefined;
     this.sealingKey = new SealingKey(this, "SealingKey");
+    this.dashboardUsers = new DashboardUsers(this, "DashboardUsers");
 
     const { tables, lake, ingest, sealingKey } = this;
     const queries = this.#queries;
@@ -122,6 +129,7 @@ export class ServiceStack extends Stack {
       queries,
       streams: ingest,
       sealingKey,
+      users: this.dashboardUsers,
       queue: (worker) => this.workers.queueOf(worker as WorkerId),
       linkBaseUrl: () => this.#linkHost?.baseUrl ?? NO_LINK_HOST_URL,
       settings: {
@@ -171,6 +179,13 @@ export class ServiceStack extends Stack {
       entryFor: props.entryFor,
     });
 
+    // The dashboard's page, and the API behind the same origin.
+    this.dashboard = new DashboardSite(this, "Dashboard", {
+      api: this.api.api,
+      logsBucket: lake.accessLogsBucket,
+      ...(props.dashboardDir !== undefined && { sourceDir: props.dashboardDir }),
+    });
+
     // Deletion requests are completed on a schedule (lib/purge-job.ts documents the bound).
     // The purge rewrites the lake's Parquet files: none are written without the catalog.
     this.#purge = settings.lakeQueries
@@ -206,6 +221,11 @@ export class ServiceStack extends Stack {
 
     const outputs: Record<string, [string, string]> = {
       ApiUrl: [this.api.url, "Base URL of the API (the spec's {base_url})"],
+      DashboardUrl: [this.dashboard.url, "The dashboard (and the API behind the same origin)"],
+      UserPoolId: [
+        this.dashboardUsers.pool.userPoolId,
+        "Cognito user pool of the dashboard's people (attribution users)",
+      ],
       ...(this.#linkHost && {
         LinkHostUrl: [
           this.#linkHost.baseUrl,

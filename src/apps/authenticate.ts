@@ -1,15 +1,74 @@
-/** Resolves an API key to its app and scopes, or to nothing when the key is not valid now. */
+/**
+ * Resolves a caller to its app and scopes: an API key, or a dashboard session acting on one of
+ * the apps its person may see; nothing when neither is valid now.
+ */
 
 import { keyIdOf, keyMatches, type Scope } from "../domain/keys.ts";
+import {
+  SESSION_SCOPES,
+  SESSION_SCOPES_WITHOUT_APP,
+  sessionKeyOf,
+  tokensMatch,
+} from "../domain/sessions.ts";
 import type { AppStore, KeyStore } from "../ports/apps.ts";
+import type { SessionStore, User, UserStore } from "../ports/users.ts";
 
-/** Who is calling: the app a key belongs to, and what the key may do. */
+/** Who is calling: the app a key belongs to (or a session acts on), and what it may do. */
 export interface Principal {
+  /** The key's id, or `session` for a signed-in person. */
   readonly keyId: string;
+  /** Empty for a session that names no app (it may only list and create apps). */
   readonly appId: string;
   readonly appName: string;
   readonly scopes: readonly Scope[];
+  /** The signed-in person's email; unset for a key. */
+  readonly user?: string;
 }
+
+/** Whether a person may see and change an app. */
+export const maySee = (user: User, appId: string): boolean =>
+  user.admin || user.appIds.includes(appId);
+
+export interface SessionRequest {
+  readonly method: string;
+  /** The CSRF header's value. */
+  readonly csrfToken: string | undefined;
+  /** The app the request names (`app_id` in its path or query), if any. */
+  readonly appId: string | undefined;
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * A session's principal: undefined when the session is unknown or over (sign in again); no
+ * scope at all (refused) for a change without the session's CSRF token, or for an app the
+ * person may not see or that does not exist.
+ */
+export const authenticateSession = async (
+  token: string,
+  request: SessionRequest,
+  stores: { sessions: SessionStore; users: UserStore; apps: AppStore },
+): Promise<Principal | undefined> => {
+  const session = await stores.sessions.get(sessionKeyOf(token));
+  if (!session) return undefined;
+  const user = await stores.users.get(session.email);
+  if (!user) return undefined;
+  const refused: Principal = {
+    keyId: "session",
+    appId: "",
+    appName: "",
+    scopes: [],
+    user: user.email,
+  };
+  if (!SAFE_METHODS.has(request.method) && !tokensMatch(request.csrfToken, session.csrfToken)) {
+    return refused;
+  }
+  if (request.appId === undefined) return { ...refused, scopes: SESSION_SCOPES_WITHOUT_APP };
+  if (!maySee(user, request.appId)) return refused;
+  const app = await stores.apps.get(request.appId);
+  if (!app) return refused;
+  return { ...refused, appId: app.appId, appName: app.name, scopes: SESSION_SCOPES };
+};
 
 export const authenticate = async (
   presented: string | undefined,

@@ -4,6 +4,7 @@
  * environment. Each is marked pure so a function's bundle drops the clients it does not use.
  */
 import { AthenaClient } from "@aws-sdk/client-athena";
+import { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { FirehoseClient } from "@aws-sdk/client-firehose";
 import { KMSClient } from "@aws-sdk/client-kms";
@@ -20,6 +21,8 @@ export const firehose = /* @__PURE__ */ new FirehoseClient({});
 export const kms = /* @__PURE__ */ new KMSClient({});
 
 export const sqs = /* @__PURE__ */ new SQSClient({});
+
+export const cognito = /* @__PURE__ */ new CognitoIdentityProviderClient({});
 
 /** Marshalled like the embedded runtime's client, so the stores behave the same on both. */
 export const dynamoDocument = /* @__PURE__ */ DynamoDBDocumentClient.from(

@@ -1,14 +1,13 @@
 /**
  * Apps' keyrings, their private keys unwrapped by KMS once per app key and execution
- * environment, then kept in memory.
+ * environment, then kept in memory; and the wrapper itself, for a new app key pair.
  */
 import { createKmsKeyWrapper } from "../adapters/kms/kms-key-wrapper.ts";
 import { createAppKeyrings } from "../apps/app-keyrings.ts";
 import { kms } from "./clients.ts";
 import { type Provider, variable } from "./provider.ts";
 
-export const kmsKeyrings: Provider = (env) => ({
-  keyrings: createAppKeyrings(
-    createKmsKeyWrapper({ kms, keyId: variable(env, "SEALING_KEY_ARN") }),
-  ),
-});
+export const kmsKeyrings: Provider = (env) => {
+  const wrapper = createKmsKeyWrapper({ kms, keyId: variable(env, "SEALING_KEY_ARN") });
+  return { keyrings: createAppKeyrings(wrapper), keyWrapper: wrapper };
+};

@@ -37,6 +37,7 @@ export const AWS_RUNTIME: Runtime = {
   // Apple's and Google's fetchers cache the files themselves.
   allApps: (apps) => cachedValue(() => apps.list(), 60_000),
   tapTouches: (touches) => touches,
+  secureCookies: true,
 };
 
 /** A DynamoDB store's factory (the adapter's own `create…`), given the table's name. */

@@ -25,6 +25,7 @@ export const PROVIDERS: {
   queries: "aws/athena-engine.ts#athenaEngine",
   lake: "aws/s3-lake-purger.ts#s3LakePurger",
   appleAds: "aws/apple-ads.ts#appleAds",
+  credentials: "aws/cognito-credentials.ts#cognitoCredentials",
 };
 
 export const NON_TABLE_KINDS = Object.keys(PROVIDERS) as NonTableKind[];

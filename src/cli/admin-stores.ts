@@ -3,19 +3,24 @@
  * On AWS, after `cdk deploy`: the stack's tables and sealing key, named by the stack outputs
  * in ATTRIBUTION_AWS_APPS_TABLE, ATTRIBUTION_AWS_KEYS_TABLE and ATTRIBUTION_AWS_SEALING_KEY_ARN
  * (and, for links, ATTRIBUTION_AWS_LINKS_TABLE and ATTRIBUTION_AWS_LINK_HOST_URL; for their
- * click counts, ATTRIBUTION_AWS_ATHENA_WORKGROUP and ATTRIBUTION_AWS_GLUE_DATABASE), reached with
- * the caller's AWS credentials and region.
+ * click counts, ATTRIBUTION_AWS_ATHENA_WORKGROUP and ATTRIBUTION_AWS_GLUE_DATABASE; for the
+ * dashboard's people, ATTRIBUTION_AWS_USERS_TABLE and ATTRIBUTION_AWS_USER_POOL_ID), reached
+ * with the caller's AWS credentials and region.
  */
 import { AthenaClient } from "@aws-sdk/client-athena";
+import { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { S3Client } from "@aws-sdk/client-s3";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { athenaLinkClicks } from "../adapters/athena/link-clicks.ts";
+import { createCognitoCredentials } from "../adapters/cognito/cognito-credentials.ts";
 import { countLinkClicks } from "../adapters/duckdb/link-clicks.ts";
 import { createLinkStore } from "../adapters/dynamodb/links.ts";
+import { createPasswordCredentials } from "../adapters/dynamodb/password-credentials.ts";
 import { createAppStore, createKeyStore } from "../adapters/dynamodb/stores.ts";
+import { createUserStore } from "../adapters/dynamodb/users.ts";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
 import { createKmsKeyWrapper } from "../adapters/kms/kms-key-wrapper.ts";
 import { embeddedConfig } from "../config/embedded.ts";
@@ -24,6 +29,7 @@ import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { dataPaths, readRuntimeInfo } from "../embedded/data-dir.ts";
 import type { AppStore, KeyStore } from "../ports/apps.ts";
 import type { LinkStore } from "../ports/links.ts";
+import type { Credentials, UserStore } from "../ports/users.ts";
 import { withLocalStores } from "./local-data.ts";
 
 export interface AdminStores {
@@ -37,6 +43,10 @@ export interface AdminStores {
   readonly linkBaseUrl: () => string;
   /** Counted clicks per link of an app, from the lake; undefined where the CLI cannot count. */
   readonly clickCounts?: (appId: string) => Promise<Map<string, number>>;
+  /** The dashboard's people; a ValidationError on AWS when the users table is not named. */
+  readonly users: () => UserStore;
+  /** Their passwords: the users table's hashes here, Cognito's user pool on AWS. */
+  readonly credentials: () => Credentials;
   /** Where the commands act, for their messages. */
   readonly target: string;
 }
@@ -49,6 +59,8 @@ const awsTarget = z.object({
   ATTRIBUTION_AWS_LINK_HOST_URL: z.url().optional(),
   ATTRIBUTION_AWS_ATHENA_WORKGROUP: z.string().min(1).optional(),
   ATTRIBUTION_AWS_GLUE_DATABASE: z.string().min(1).optional(),
+  ATTRIBUTION_AWS_USERS_TABLE: z.string().min(3).optional(),
+  ATTRIBUTION_AWS_USER_POOL_ID: z.string().min(1).optional(),
 });
 
 const unset = (variable: string, output: string) => () => {
@@ -90,6 +102,8 @@ export const withAdminStores = async <T>(
         links: () => stores.links,
         linkBaseUrl: () => linkBaseUrl,
         clickCounts: (appId) => countLinkClicks(dataPaths(dataDir).lake, appId),
+        users: () => stores.users,
+        credentials: () => createPasswordCredentials(stores.users),
         target: dataDir,
       }),
     );
@@ -105,6 +119,13 @@ export const withAdminStores = async <T>(
   const database = aws.ATTRIBUTION_AWS_GLUE_DATABASE;
   const query =
     workGroup && database ? { athena: new AthenaClient({}), s3: new S3Client({}) } : undefined;
+  const usersTable = aws.ATTRIBUTION_AWS_USERS_TABLE;
+  const userPoolId = aws.ATTRIBUTION_AWS_USER_POOL_ID;
+  let cognitoClient: CognitoIdentityProviderClient | undefined;
+  const cognito = () => {
+    cognitoClient ??= new CognitoIdentityProviderClient({});
+    return cognitoClient;
+  };
   try {
     return await work({
       apps: createAppStore(doc, aws.ATTRIBUTION_AWS_APPS_TABLE),
@@ -123,9 +144,16 @@ export const withAdminStores = async <T>(
         query && workGroup && database
           ? athenaLinkClicks({ ...query, workGroup, database })
           : undefined,
+      users: usersTable
+        ? () => createUserStore(doc, usersTable)
+        : unset("ATTRIBUTION_AWS_USERS_TABLE", "UsersTableName"),
+      credentials: userPoolId
+        ? () => createCognitoCredentials({ client: cognito(), userPoolId })
+        : unset("ATTRIBUTION_AWS_USER_POOL_ID", "UserPoolId"),
       target: `AWS (${aws.ATTRIBUTION_AWS_APPS_TABLE})`,
     });
   } finally {
+    cognitoClient?.destroy();
     client.destroy();
     kms?.destroy();
     query?.athena.destroy();

@@ -25,6 +25,13 @@ import {
 } from "./commands/links.ts";
 import { importRatesCommand } from "./commands/rates.ts";
 import { start } from "./commands/start.ts";
+import {
+  addUserCommand,
+  grantUserCommand,
+  listUsersCommand,
+  removeUserCommand,
+  userPasswordCommand,
+} from "./commands/users.ts";
 
 const pkg: unknown = JSON.parse(
   readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
@@ -205,6 +212,74 @@ keys
   .addOption(dataDirOption())
   .action((keyId: string, options: { dataDir?: string }) =>
     revokeKeyCommand({ keyId, dataDir: defaultDataDir(options.dataDir) }),
+  );
+
+const users = program
+  .command("users")
+  .description("the dashboard's people: who may sign in, and which apps each sees");
+users
+  .command("add")
+  .description("add a person (a password not given is made and shown once)")
+  .argument("<email>", "their email, which they sign in with")
+  .option("--password <password>", "their password (at least 8 characters)")
+  .option("--admin", "an admin sees every app")
+  .option(
+    "--app-id <id>",
+    "an app they may see (repeat for more)",
+    (value: string, previous: string[]) => [...previous, value],
+    [] as string[],
+  )
+  .addOption(dataDirOption())
+  .action(
+    (
+      email: string,
+      options: { password?: string; admin?: boolean; appId: string[]; dataDir?: string },
+    ) =>
+      addUserCommand({
+        email,
+        ...(options.password !== undefined && { password: options.password }),
+        admin: options.admin ?? false,
+        appIds: options.appId,
+        dataDir: defaultDataDir(options.dataDir),
+      }),
+  );
+users
+  .command("list")
+  .description("list the people and the apps each sees (never a password)")
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action((options: { json?: boolean; dataDir?: string }) =>
+    listUsersCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  );
+users
+  .command("grant")
+  .description("let a person see an app")
+  .argument("<email>", "the person")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .addOption(dataDirOption())
+  .action((email: string, options: { appId: string; dataDir?: string }) =>
+    grantUserCommand({ email, appId: options.appId, dataDir: defaultDataDir(options.dataDir) }),
+  );
+users
+  .command("password")
+  .description("set a person's password (made and shown once when not given)")
+  .argument("<email>", "the person")
+  .option("--password <password>", "the new password (at least 8 characters)")
+  .addOption(dataDirOption())
+  .action((email: string, options: { password?: string; dataDir?: string }) =>
+    userPasswordCommand({
+      email,
+      ...(options.password !== undefined && { password: options.password }),
+      dataDir: defaultDataDir(options.dataDir),
+    }),
+  );
+users
+  .command("remove")
+  .description("remove a person")
+  .argument("<email>", "the person")
+  .addOption(dataDirOption())
+  .action((email: string, options: { dataDir?: string }) =>
+    removeUserCommand({ email, dataDir: defaultDataDir(options.dataDir) }),
   );
 
 const links = program.command("links").description("make and list an app's links for ads");

@@ -12,13 +12,16 @@ export const SCOPES = [
   "s2s",
   "deletions",
   "links",
+  "reports",
+  // The dashboard's apps, settings and keys: a signed-in person's, never a key's.
+  "apps",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** An SDK key is embedded in apps and so is public; a server key stays on the owner's servers. */
 export const KEY_KINDS = {
   sdk: { prefix: "sdk", scopes: ["ingest", "config", "attribution:read"] },
-  server: { prefix: "srv", scopes: ["export", "s2s", "deletions", "links"] },
+  server: { prefix: "srv", scopes: ["export", "s2s", "deletions", "links", "reports"] },
 } as const satisfies Record<string, { prefix: string; scopes: readonly Scope[] }>;
 export type KeyKind = keyof typeof KEY_KINDS;
 

@@ -19,6 +19,7 @@ const countingAuthorizer = () => {
   const gate = readGate();
   const authorizer: Authorizer = async (event) => {
     calls.count += 1;
+    if (event.type !== "TOKEN") throw new Error("Unauthorized");
     const allowed = valid.has(event.authorizationToken);
     await gate.passed();
     if (!allowed) throw new Error("Unauthorized");

@@ -4,7 +4,9 @@
  * each request. AWS keeps an answer for minutes; here it is dropped at once when the admin
  * revision moves (a key revoked, an app disabled, by the CLI), and after `maxAgeMs` in any case
  * (10 seconds: short, because a lost mark would otherwise add it to the key cache's minute).
- * Only answers that let a key in are kept: a refused token is asked about again.
+ * Only answers that let a key in are kept: a refused token is asked about again. The REQUEST
+ * authorizer of dashboard sessions is asked every time (its answer depends on the method, the
+ * app named and the CSRF header).
  */
 import { RecentMap } from "../adapters/cache/recent-map.ts";
 import { followRevision } from "../adapters/cache/revision.ts";
@@ -27,6 +29,8 @@ export const cacheAuthorizerAnswers = (
   const answers = new RecentMap<string, { answer: Answer; at: number }>(maxEntries);
   const current = followRevision(options.revision, () => answers.clear());
   return async (event, context) => {
+    // A REQUEST authorizer (a dashboard session) is not cached, as on AWS.
+    if (event.type !== "TOKEN") return authorizer(event, context);
     const before = current();
     const token = event.authorizationToken;
     const at = now();

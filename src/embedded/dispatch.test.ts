@@ -33,7 +33,7 @@ const open: Route = {
 
 /** Allows keys named `good` (the route's scope only), refuses the rest. */
 const authorizer: Authorizer = async (event) => {
-  if (event.authorizationToken !== "good") throw new Error(UNAUTHORIZED);
+  if (event.type !== "TOKEN" || event.authorizationToken !== "good") throw new Error(UNAUTHORIZED);
   return {
     principalId: "k1",
     policyDocument: {

@@ -11,10 +11,12 @@ import { pipeline } from "node:stream/promises";
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
+  APIGatewayRequestAuthorizerEvent,
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from "aws-lambda";
 import FindMyWay, { type HTTPVersion } from "find-my-way";
+import { SESSION_SCOPES } from "../domain/sessions.ts";
 import { type ErrorBody, statusName, toErrorResponse } from "../http/errors.ts";
 import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
@@ -26,9 +28,45 @@ import { type LambdaBody, lambdaBody, readBody } from "./request-body.ts";
 
 export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
 export type Authorizer = (
-  event: APIGatewayTokenAuthorizerEvent,
+  event: APIGatewayTokenAuthorizerEvent | APIGatewayRequestAuthorizerEvent,
   context: Context,
 ) => Promise<APIGatewayAuthorizerResult>;
+
+/** A route the dashboard calls with a session as well as a key calls with its key. */
+export const sessionRoute = (route: Route): boolean =>
+  route.scope !== null && (SESSION_SCOPES as readonly string[]).includes(route.scope);
+
+/** The REQUEST authorizer's event, as API Gateway builds it for a route without caching. */
+const requestAuthorizerEvent = (
+  request: GatewayRequest,
+  url: URL,
+  methodArn: string,
+  route: Route,
+  params: Record<string, string | undefined>,
+): APIGatewayRequestAuthorizerEvent => {
+  const headers: Record<string, string> = {};
+  for (const [name, values] of Object.entries(request.headers)) {
+    if (values?.[0] !== undefined) headers[name] = values.join(name === "cookie" ? "; " : ", ");
+  }
+  const query = Object.fromEntries(url.searchParams.entries());
+  const pathParameters = Object.fromEntries(
+    Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  return {
+    type: "REQUEST",
+    methodArn,
+    resource: route.path,
+    path: url.pathname,
+    httpMethod: route.method,
+    headers,
+    multiValueHeaders: null,
+    pathParameters,
+    queryStringParameters: query,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    requestContext: null as unknown as APIGatewayRequestAuthorizerEvent["requestContext"],
+  };
+};
 
 export interface GatewayOptions {
   readonly routes: readonly { route: Route; handler: RouteHandler }[];
@@ -42,8 +80,11 @@ export interface GatewayOptions {
    * writes it. Off by default: a client could name any address there.
    */
   readonly trustForwardedFor?: boolean;
-  /** The answer to a path no route takes; by default the API's JSON 404. */
-  readonly notFound?: () => HttpResponse;
+  /**
+   * The answer to a path no route takes (the dashboard's files on the API's listener); by
+   * default the API's JSON 404.
+   */
+  readonly notFound?: (request: { method: string; path: string }) => HttpResponse | undefined;
   /** How long the listener waits on a client; LISTENER_TIMEOUTS by default. */
   readonly timeouts?: ListenerTimeouts;
 }
@@ -152,7 +193,11 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
     const url = new URL(request.url || "/", "http://gateway");
     const method = request.method;
     const found = router.find(method === "HEAD" ? "GET" : (method as "GET"), url.pathname);
-    if (!found?.store) return options.notFound?.() ?? gatewayError(GATEWAY_ERRORS.noRoute);
+    if (!found?.store) {
+      return (
+        options.notFound?.({ method, path: url.pathname }) ?? gatewayError(GATEWAY_ERRORS.noRoute)
+      );
+    }
     const { route, handler } = found.store as GatewayOptions["routes"][number];
     const methodArn = `arn:aws:execute-api:local:000000000000:${API_ID}/${STAGE}/${route.method}${url.pathname}`;
 
@@ -160,10 +205,15 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
     let authorizer: APIGatewayAuthorizerResult | undefined;
     if (route.scope !== null) {
       const token = request.headers.authorization?.[0];
-      if (!token) return gatewayError(GATEWAY_ERRORS.unauthorized);
+      // The routes the dashboard calls take a session cookie instead of a key: on AWS a
+      // REQUEST authorizer (uncached) sees the whole request, and so does the authorizer here.
+      const withSession = !token && sessionRoute(route);
+      if (!token && !withSession) return gatewayError(GATEWAY_ERRORS.unauthorized);
       try {
         authorizer = await options.authorizer(
-          { type: "TOKEN", authorizationToken: token, methodArn },
+          token
+            ? { type: "TOKEN", authorizationToken: token, methodArn }
+            : requestAuthorizerEvent(request, url, methodArn, route, found.params),
           lambdaContext("authorizer", 10),
         );
       } catch (error) {

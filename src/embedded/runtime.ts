@@ -21,6 +21,7 @@ import {
   type DuckDbQueryEngine,
 } from "../adapters/duckdb/query-engine.ts";
 import { createReadWriteLock } from "../adapters/duckdb/read-write-lock.ts";
+import { createPasswordCredentials } from "../adapters/dynamodb/password-credentials.ts";
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import { fetchEcbFeed } from "../adapters/ecb/feed.ts";
 import { createCountryResolver } from "../adapters/geoip/country-resolver.ts";
@@ -32,6 +33,7 @@ import {
 import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
 import { createAppKeyrings } from "../apps/app-keyrings.ts";
 import { type EmbeddedConfig, sizeInBytes } from "../config/embedded.ts";
+import { ensureOwner } from "../dashboard/accounts.ts";
 import type { AllAdapters, Runtime } from "../functions/adapters.ts";
 import { type HttpHandler, loadComposition } from "../functions/compositions.ts";
 import { type FxRates, loadEcbRates, SHIPPED_ECB_RATES } from "../fx/ecb-rates.ts";
@@ -42,8 +44,9 @@ import { jobOf } from "../jobs/jobs.ts";
 import { type LakeTableName, perLakeTableAsync } from "../lake/lake-tables.ts";
 import type { WorkHandler, WorkQueue } from "../ports/work-queue.ts";
 import { WORKERS } from "../workers/workers.ts";
-import { adminRevision } from "./admin-changes.ts";
+import { adminRevision, markAdminChange } from "./admin-changes.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
+import { dashboardFiles } from "./dashboard.ts";
 import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
 import type { Authorizer } from "./gateway.ts";
 import { type EmbeddedJobs, startEmbeddedJobs } from "./jobs.ts";
@@ -60,6 +63,8 @@ export interface EmbeddedRuntime {
   readonly url: string;
   /** The link host: links are tapped here. */
   readonly linkUrl: string;
+  /** The owner account made by this start (the first), with its one-time password. */
+  readonly owner: { readonly email: string; readonly password: string } | undefined;
   readonly config: EmbeddedConfig;
   readonly dynamodb: DynamoConnection;
   readonly stores: ReturnType<typeof createDynamoStores>;
@@ -185,11 +190,14 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const links = cachedLinkStore(stores.links, config.appCacheMs);
   let linkBaseUrl = config.linkBaseUrl;
   const queues: Record<string, WorkQueue<unknown>> = {};
+  const keyWrapper = createKeyFileWrapper(paths.masterKey);
   const adapters: AllAdapters = {
     tables: stores,
     streams: lake.streams,
     queues: queues as AllAdapters["queues"],
-    keyrings: createAppKeyrings(createKeyFileWrapper(paths.masterKey)),
+    keyrings: createAppKeyrings(keyWrapper),
+    keyWrapper,
+    credentials: createPasswordCredentials(stores.users),
     fx,
     ratesTable,
     shippedRates: () => readFile(SHIPPED_ECB_RATES, "utf8"),
@@ -225,6 +233,11 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     }),
     // Deletions: requested through the API, purged in the background (minutes at most).
     onDeletionRequested: () => jobs?.trigger("purge"),
+    // Marked as the CLI marks its changes: every cache of keys and apps empties at once.
+    onAdminChange: () => markAdminChange(config.dataDir),
+    // Served over plain HTTP on this machine, where a browser would drop a Secure cookie; a
+    // proxy in front that terminates TLS says so in X-Forwarded-Proto (see the handler).
+    secureCookies: false,
   };
 
   // Queue-driven workers: one consumer per row of the worker table, each its composition.
@@ -273,6 +286,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
         // The CLI's changes to keys and apps, seen by every request that arrives after them.
         onRequest: revision.check,
         trustForwardedFor: config.trustProxy,
+        notFound: await dashboardFiles(),
       },
     },
     {
@@ -300,9 +314,12 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     trustProxy: config.trustProxy,
   });
 
+  // The first start makes the owner account, whose password is shown this once.
+  const owner = await ensureOwner({ users: stores.users, credentials: adapters.credentials });
   return {
     url,
     linkUrl: linkListener.url,
+    owner,
     config,
     dynamodb,
     stores,

@@ -9,6 +9,7 @@
  */
 import type { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import type { AppKeyrings } from "../apps/app-keyrings.ts";
+import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { LakeTableName } from "../lake/lake-tables.ts";
 import type { App, AppStore } from "../ports/apps.ts";
@@ -18,6 +19,7 @@ import type { LinkStore } from "../ports/links.ts";
 import type { RatesTable } from "../ports/rates.ts";
 import type { SearchAds } from "../ports/search-ads.ts";
 import type { TouchStore } from "../ports/touches.ts";
+import type { Credentials } from "../ports/users.ts";
 import type { WorkQueue } from "../ports/work-queue.ts";
 import type { WorkerId, WorkerMessage } from "../workers/workers.ts";
 import type { Uses } from "./uses.ts";
@@ -39,6 +41,10 @@ export interface AllAdapters {
   readonly queues: { readonly [W in WorkerId]: WorkQueue<WorkerMessage<W>> };
   /** sealingKey: apps' keyrings, their private keys unwrapped once per app key. */
   readonly keyrings: AppKeyrings;
+  /** sealingKey `wrap`: wraps a new app key pair's private key. */
+  readonly keyWrapper: KeyWrapper;
+  /** credentials: dashboard people's passwords. */
+  readonly credentials: Credentials;
   /** rates `read`: revenue's exchange rates. */
   readonly fx: FxRates;
   /** rates `write`: the stored rate table, and the one shipped with the service. */
@@ -78,6 +84,8 @@ export type Adapters<U extends Uses> = {
   readonly queues: Pick<AllAdapters["queues"], KeysIn<U, "queues"> & WorkerId>;
   readonly settings: FunctionSettings;
 } & When<Has<U, "sealingKey">, Pick<AllAdapters, "keyrings">> &
+  (U extends { readonly sealingKey: "wrap" } ? Pick<AllAdapters, "keyWrapper"> : unknown) &
+  When<Has<U, "credentials">, Pick<AllAdapters, "credentials">> &
   When<Has<U, "countries">, Pick<AllAdapters, "countries">> &
   When<Has<U, "queries">, Pick<AllAdapters, "engine">> &
   When<Has<U, "lake">, Pick<AllAdapters, "lakePurger" | "flushLake">> &
@@ -110,6 +118,13 @@ export interface Runtime {
   tapTouches(touches: TouchStore): Pick<TouchStore, "put">;
   /** Told of each new deletion request, so a purge can start at once. */
   readonly onDeletionRequested?: () => void;
+  /**
+   * Told of a change the dashboard made to an app or a key, so this runtime's caches of them
+   * forget it (on AWS each execution environment's short caches simply expire).
+   */
+  readonly onAdminChange?: () => Promise<void>;
+  /** Whether session cookies are marked `Secure`: always on AWS (HTTPS only). */
+  readonly secureCookies: boolean;
 }
 
 /** What a composition needs of its row: its id and what it uses. */

@@ -85,6 +85,12 @@ const VARIABLES = {
     /** Apple's AdServices attribution API (the default is Apple's own). */
     APPLE_ADS_URL: z.url().default(APPLE_ADSERVICES_URL),
   },
+  credentials: {
+    /** The Cognito user pool that holds dashboard people's passwords. */
+    USER_POOL_ID: name,
+    /** Its app client that allows the admin password flow (no secret). */
+    USER_POOL_CLIENT_ID: name,
+  },
 } as const;
 
 const SETTINGS = {
@@ -129,6 +135,7 @@ export type EnvShape<U extends Uses> = {
   If<Access<U, "lake">, Variables["lake"]> &
   If<Access<U, "linkHost">, Variables["linkHost"]> &
   If<Access<U, "appleAds">, Variables["appleAds"]> &
+  If<Access<U, "credentials">, Variables["credentials"]> &
   SettingsShape<SettingsOf<Access<U, "settings">>>;
 
 type SettingsOf<A> = [A] extends [never]
@@ -170,6 +177,7 @@ export const envSchemaOf = <const U extends Uses>(uses: U): EnvSchema<U> => {
   if (uses.lake) Object.assign(shape, VARIABLES.lake);
   if (uses.linkHost) Object.assign(shape, VARIABLES.linkHost);
   if (uses.appleAds) Object.assign(shape, VARIABLES.appleAds);
+  if (uses.credentials) Object.assign(shape, VARIABLES.credentials);
   for (const setting of uses.settings ?? []) Object.assign(shape, SETTINGS[setting]);
   return z.object(shape) as unknown as EnvSchema<U>;
 };

@@ -16,10 +16,13 @@ import type { LakeTableName } from "../lake/lake-tables.ts";
  * statements each word grants are in lib/dynamodb-tables.ts.
  */
 export interface TableAccess {
-  /** get: one app by id; lookup: by id, in batches too (the authorizer); list: every app. */
-  readonly apps: "get" | "lookup" | "list";
-  /** lookup: a key by id, in batches too. */
-  readonly keys: "lookup";
+  /**
+   * get: one app by id; lookup: by id, in batches too (the authorizer); list: every app;
+   * manage: the dashboard's (create, read, list and change apps).
+   */
+  readonly apps: "get" | "lookup" | "list" | "manage";
+  /** lookup: a key by id, in batches too; manage: an app's keys listed, issued and revoked. */
+  readonly keys: "lookup" | "manage";
   /** create: get and put-if-absent; match: get, and query by IDFV; purge: delete by key. */
   readonly installs: "create" | "match" | "purge";
   /** create: get and put-if-absent; purge: find an install's mappings and delete them. */
@@ -41,6 +44,10 @@ export interface TableAccess {
    * one (the SDKs); sweep: find unfinished ones; purge: delete by key.
    */
   readonly attributions: "request" | "work" | "get" | "sweep" | "purge";
+  /** read: one user by email (a session's owner); grant: add an app to a user's apps. */
+  readonly users: "read" | "grant";
+  /** read: one session by key (the authorizer); readWrite: sign in and out. */
+  readonly sessions: "read" | "readWrite";
 }
 
 /**
@@ -63,8 +70,16 @@ export interface Uses<Queue extends string = string> {
   readonly streams?: { readonly [T in LakeTableName]?: "put" | Named };
   /** Queue-driven workers' queues (src/workers/workers.ts): `send` messages. */
   readonly queues?: { readonly [W in Queue]?: "send" };
-  /** The key that wraps apps' sealing private keys: `unwrap` one. */
-  readonly sealingKey?: "unwrap" | Named;
+  /**
+   * The key that wraps apps' sealing private keys: `unwrap` one; `wrap` a new app key pair's
+   * (switching sealing on from the dashboard).
+   */
+  readonly sealingKey?: "unwrap" | "wrap" | Named;
+  /**
+   * Dashboard people's passwords (Cognito's user pool on AWS): `verify` one at sign-in;
+   * `manage` them (set, remove).
+   */
+  readonly credentials?: "verify" | "manage";
   /**
    * The exchange-rate table: `read` the stored one (else the one shipped in the asset); `write`
    * it (the daily rates job), starting from the shipped one.

@@ -15,6 +15,10 @@ const contextSchema = z.object({
     .string()
     .transform((s) => s.split(" ").filter(Boolean))
     .pipe(z.array(z.enum(SCOPES))),
+  user: z
+    .string()
+    .optional()
+    .transform((user) => user || undefined),
 });
 
 export const toAuthorizerContext = (principal: Principal): Record<string, string> => ({
@@ -22,14 +26,39 @@ export const toAuthorizerContext = (principal: Principal): Record<string, string
   appId: principal.appId,
   appName: principal.appName,
   scopes: principal.scopes.join(" "),
+  user: principal.user ?? "",
 });
 
-/** The principal of a request, checked again here so a handler never trusts a missing scope. */
+/**
+ * The principal of a request, checked again here so a handler never trusts a missing scope;
+ * it names an app (a session's request without one is only for the app-less routes, which read
+ * `sessionOf`).
+ */
 export const principalOf = (
+  event: { requestContext?: { authorizer?: unknown } | null },
+  scope: Scope,
+): Principal => {
+  const principal = anyPrincipal(event, scope);
+  if (!principal.appId) throw new UnauthorizedError("The request names no app (app_id).");
+  return principal;
+};
+
+const anyPrincipal = (
   event: { requestContext?: { authorizer?: unknown } | null },
   scope: Scope,
 ): Principal => {
   const parsed = contextSchema.safeParse(event.requestContext?.authorizer);
   if (!parsed.success || !parsed.data.scopes.includes(scope)) throw new UnauthorizedError();
-  return parsed.data;
+  const { user, ...rest } = parsed.data;
+  return user ? { ...rest, user } : rest;
+};
+
+/** The signed-in person of a dashboard request (a key has none: refused). */
+export const sessionOf = (
+  event: { requestContext?: { authorizer?: unknown } | null },
+  scope: Scope,
+): Principal & { readonly user: string } => {
+  const principal = anyPrincipal(event, scope);
+  if (!principal.user) throw new UnauthorizedError("Sign in to the dashboard for this.");
+  return { ...principal, user: principal.user };
 };

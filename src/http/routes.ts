@@ -75,13 +75,34 @@ const LINKS_USES = {
 /** The link host's `.well-known` files: every app's link settings. */
 const WELL_KNOWN_USES = { tables: { apps: "list" } } as const satisfies Uses;
 
+/** What the dashboard's session routes use: the people, their sessions and passwords. */
+const SESSION_USES = {
+  tables: { users: "read", sessions: "readWrite" },
+  credentials: "verify",
+} as const satisfies Uses;
+
+/** What the dashboard's app routes use: apps, keys, who sees what, and new app key pairs. */
+const APPS_USES = {
+  tables: { apps: "manage", keys: "manage", users: "grant" },
+  sealingKey: "wrap",
+} as const satisfies Uses;
+
+/** A dashboard route: a small, quick function. */
+const DASHBOARD_SIZING = { streaming: false, memoryMb: 256, timeoutSeconds: 10 } as const;
+
+/**
+ * The session routes read their own cookie, so the gateway lets them in without a key.
+ */
+const SESSION_ROUTE_REASON =
+  "It is how a person signs in to the dashboard (a password for a session cookie), or reads or ends their own session: it takes no key, and answers nothing without a valid session.";
+
 /** The API's Lambda authorizer: API keys checked against the keys and apps tables. */
 export const AUTHORIZER = {
   id: "authorizer",
   handler: "http/handlers/authorizer.ts#authorizerFunction",
   memoryMb: 256,
   timeoutSeconds: 10,
-  uses: { tables: { apps: "lookup", keys: "lookup" } },
+  uses: { tables: { apps: "lookup", keys: "lookup", users: "read", sessions: "read" } },
 } as const;
 
 export const ROUTES = [
@@ -232,6 +253,99 @@ export const ROUTES = [
     memoryMb: 256,
     timeoutSeconds: 10,
     uses: LINKS_USES,
+  },
+  {
+    id: "sign-in",
+    handler: "http/handlers/session.ts#signInFunction",
+    method: "POST",
+    path: "/v1/session",
+    scope: null,
+    publicReason: SESSION_ROUTE_REASON,
+    ...DASHBOARD_SIZING,
+    uses: SESSION_USES,
+  },
+  {
+    id: "session",
+    handler: "http/handlers/session.ts#sessionFunction",
+    method: "GET",
+    path: "/v1/session",
+    scope: null,
+    publicReason: SESSION_ROUTE_REASON,
+    ...DASHBOARD_SIZING,
+    uses: SESSION_USES,
+  },
+  {
+    id: "sign-out",
+    handler: "http/handlers/session.ts#signOutFunction",
+    method: "DELETE",
+    path: "/v1/session",
+    scope: null,
+    publicReason: SESSION_ROUTE_REASON,
+    ...DASHBOARD_SIZING,
+    uses: SESSION_USES,
+  },
+  {
+    id: "list-apps",
+    handler: "http/handlers/apps.ts#listAppsFunction",
+    method: "GET",
+    path: "/v1/apps",
+    scope: "apps",
+    ...DASHBOARD_SIZING,
+    uses: APPS_USES,
+  },
+  {
+    id: "create-app",
+    handler: "http/handlers/apps.ts#createAppFunction",
+    method: "POST",
+    path: "/v1/apps",
+    scope: "apps",
+    ...DASHBOARD_SIZING,
+    uses: APPS_USES,
+  },
+  {
+    id: "get-app",
+    handler: "http/handlers/apps.ts#getAppFunction",
+    method: "GET",
+    path: "/v1/apps/{app_id}",
+    scope: "apps",
+    ...DASHBOARD_SIZING,
+    uses: APPS_USES,
+  },
+  {
+    id: "update-app",
+    handler: "http/handlers/apps.ts#updateAppFunction",
+    method: "PATCH",
+    path: "/v1/apps/{app_id}",
+    scope: "apps",
+    ...DASHBOARD_SIZING,
+    uses: APPS_USES,
+  },
+  {
+    id: "list-keys",
+    handler: "http/handlers/apps.ts#listKeysFunction",
+    method: "GET",
+    path: "/v1/apps/{app_id}/keys",
+    scope: "apps",
+    ...DASHBOARD_SIZING,
+    uses: APPS_USES,
+  },
+  {
+    id: "create-key",
+    handler: "http/handlers/apps.ts#createKeyFunction",
+    method: "POST",
+    path: "/v1/apps/{app_id}/keys",
+    scope: "apps",
+    ...DASHBOARD_SIZING,
+    uses: APPS_USES,
+  },
+  {
+    id: "revoke-key",
+    handler: "http/handlers/apps.ts#revokeKeyFunction",
+    method: "DELETE",
+    path: "/v1/apps/{app_id}/keys/{key_id}",
+    scope: "apps",
+    ...DASHBOARD_SIZING,
+    uses: APPS_USES,
   },
   {
     id: "openapi",

@@ -24,6 +24,7 @@ import {
 import { buildOpenApiDocument } from "../../src/http/openapi.ts";
 import { ROUTES, type RouteId } from "../../src/http/routes.ts";
 import { COLUMN_NAMES } from "../../src/record/columns.ts";
+import { type DashboardSession, signIn } from "../support/dashboard-session.ts";
 import { installRequest } from "../support/installs.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
@@ -39,7 +40,10 @@ describe("the wire contract, over HTTP", () => {
   let rt: TestRuntime;
   let keys: { sdkKey: string; serverKey: string };
   let sealingKeys: { sdkKey: string; serverKey: string };
+  let owner: DashboardSession;
   const serviceId = randomUUID();
+  const DASHBOARD_APP = "com.example.contract-dashboard";
+  const BIG_BODY = JSON.stringify({ pad: "x".repeat(1_100_000) });
 
   /** Checks status and media type against the route's contract, and returns the body's schema. */
   const successOf = (id: RouteId, response: Response, mediaType = JSON_MEDIA_TYPE): z.ZodType => {
@@ -69,6 +73,13 @@ describe("the wire contract, over HTTP", () => {
   beforeAll(async () => {
     rt = await startTestRuntime();
     keys = await rt.createApp(APP, "ios");
+    if (!rt.owner) throw new Error("The first start made no owner account");
+    owner = await signIn(rt.url, rt.owner.email, rt.owner.password);
+    await owner.send("POST", "/v1/apps", {
+      app_id: DASHBOARD_APP,
+      name: "Dashboard contract",
+      platform: "android",
+    });
     sealingKeys = await rt.createApp(SEALING_APP, "android");
     const sealing = await rt.stores.apps.get(SEALING_APP);
     if (!sealing) throw new Error("no app");
@@ -323,6 +334,102 @@ describe("the wire contract, over HTTP", () => {
       );
       expect(body).toMatchObject({ deeplink_id: made.deeplink_id, disabled: true });
     },
+    "sign-in": async () => {
+      if (!rt.owner) throw new Error("no owner");
+      const response = await rt.post("/v1/session", {
+        email: rt.owner.email.toUpperCase(),
+        password: rt.owner.password,
+      });
+      const body = await expectConforming("sign-in", response);
+      expect(body).toMatchObject({ user: { email: rt.owner.email, admin: true } });
+      const cookie = response.headers.get("set-cookie") ?? "";
+      expect(cookie).toMatch(
+        /^attribution_session=[^;]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Strict$/,
+      );
+    },
+    session: async () => {
+      const body = await expectConforming("session", await owner.get("/v1/session"));
+      expect(body).toEqual({
+        user: { email: owner.email, admin: true },
+        csrf_token: owner.csrfToken,
+      });
+    },
+    "sign-out": async () => {
+      if (!rt.owner) throw new Error("no owner");
+      const leaving = await signIn(rt.url, rt.owner.email, rt.owner.password);
+      const response = await leaving.send("DELETE", "/v1/session");
+      expect(response.status).toBe(CONTRACTS["sign-out"].success.status);
+      expect(response.headers.get("set-cookie")).toContain("Max-Age=0");
+      expect((await leaving.get("/v1/session")).status).toBe(401);
+    },
+    "list-apps": async () => {
+      const body = await expectConforming("list-apps", await owner.get("/v1/apps"));
+      expect((body as { apps: { app_id: string }[] }).apps.map((app) => app.app_id)).toContain(
+        DASHBOARD_APP,
+      );
+    },
+    "create-app": async () => {
+      const appId = `com.example.made-${randomUUID().slice(0, 8)}`;
+      const body = await expectConforming(
+        "create-app",
+        await owner.send("POST", "/v1/apps", { app_id: appId, name: "Made", platform: "ios" }),
+      );
+      expect(body).toMatchObject({ app: { app_id: appId, platform: "ios", enabled: true } });
+    },
+    "get-app": async () => {
+      const body = await expectConforming("get-app", await owner.get(`/v1/apps/${DASHBOARD_APP}`));
+      expect(body).toMatchObject({
+        app: { app_id: DASHBOARD_APP, attribution: { click_window_days: 7 } },
+      });
+    },
+    "update-app": async () => {
+      const body = await expectConforming(
+        "update-app",
+        await owner.send("PATCH", `/v1/apps/${DASHBOARD_APP}`, {
+          attribution: { click_window_days: 14 },
+          links: { web_url: "https://example.com/" },
+          encryption: { enabled: true },
+        }),
+      );
+      expect(body).toMatchObject({
+        app: {
+          attribution: { click_window_days: 14 },
+          links: { web_url: "https://example.com/" },
+          encryption: { enabled: true, key_id: expect.any(String) },
+        },
+      });
+    },
+    "list-keys": async () => {
+      await owner.send("POST", `/v1/apps/${DASHBOARD_APP}/keys`, { kind: "sdk" });
+      const body = await expectConforming(
+        "list-keys",
+        await owner.get(`/v1/apps/${DASHBOARD_APP}/keys`),
+      );
+      expect((body as { keys: unknown[] }).keys.length).toBeGreaterThan(0);
+      expect(JSON.stringify(body)).not.toMatch(/"(key|hash)":/);
+    },
+    "create-key": async () => {
+      const body = await expectConforming(
+        "create-key",
+        await owner.send("POST", `/v1/apps/${DASHBOARD_APP}/keys`, { kind: "server" }),
+      );
+      const { key } = body as { key: { key: string } };
+      expect((await rt.get(`/v1/links?app_id=ignored`, key.key)).status).toBe(200);
+    },
+    "revoke-key": async () => {
+      const made = (await (
+        await owner.send("POST", `/v1/apps/${DASHBOARD_APP}/keys`, { kind: "sdk" })
+      ).json()) as { key: { key_id: string; key: string } };
+      expect((await rt.get("/v1/config", made.key.key)).status).toBe(200);
+      const body = await expectConforming(
+        "revoke-key",
+        await owner.send("DELETE", `/v1/apps/${DASHBOARD_APP}/keys/${made.key.key_id}`),
+      );
+      expect(body).toMatchObject({
+        key: { key_id: made.key.key_id, revoked_at: expect.any(String) },
+      });
+      expect((await rt.get("/v1/config", made.key.key)).status).toBe(401);
+    },
     openapi: async () => {
       // Public: no key, and a key that is not one does not matter either.
       for (const key of [undefined, "not-a-key"]) {
@@ -424,6 +531,58 @@ describe("the wire contract, over HTTP", () => {
           keys.serverKey,
         ),
       422: () => patchLink("AAAAAAAAAAA", { disabled: "no" }),
+    },
+    "sign-in": {
+      400: () =>
+        rt.post("/v1/session", { email: "a@b", password: "x" }, undefined, {
+          "content-type": "text/plain",
+        }),
+      401: () => rt.post("/v1/session", { email: owner.email, password: "wrong password" }),
+      422: () => rt.post("/v1/session", { email: owner.email }),
+    },
+    session: { 401: () => rt.get("/v1/session") },
+    "sign-out": { 401: () => owner.fetch("/v1/session", { method: "DELETE", csrf: false }) },
+    "list-apps": { 401: () => rt.get("/v1/apps", keys.serverKey) },
+    "create-app": {
+      400: () => owner.send("POST", "/v1/apps", "{"),
+      401: () => owner.fetch("/v1/apps", { method: "POST", body: "{}", csrf: false }),
+      409: () => owner.send("POST", "/v1/apps", { app_id: APP, name: "Again", platform: "ios" }),
+      413: () => owner.send("POST", "/v1/apps", BIG_BODY),
+      422: () =>
+        owner.send("POST", "/v1/apps", { app_id: "no spaces", name: "x", platform: "ios" }),
+    },
+    "get-app": { 401: () => rt.get(`/v1/apps/${DASHBOARD_APP}`, keys.serverKey) },
+    "update-app": {
+      400: () => owner.send("PATCH", `/v1/apps/${DASHBOARD_APP}`, "{"),
+      401: () =>
+        owner.fetch(`/v1/apps/${DASHBOARD_APP}`, { method: "PATCH", body: "{}", csrf: false }),
+      413: () => owner.send("PATCH", `/v1/apps/${DASHBOARD_APP}`, BIG_BODY),
+      422: () =>
+        owner.send("PATCH", `/v1/apps/${DASHBOARD_APP}`, {
+          attribution: { click_window_days: 99 },
+        }),
+    },
+    "list-keys": { 401: () => rt.get(`/v1/apps/${DASHBOARD_APP}/keys`, keys.serverKey) },
+    "create-key": {
+      400: () => owner.send("POST", `/v1/apps/${DASHBOARD_APP}/keys`, "{"),
+      401: () =>
+        owner.fetch(`/v1/apps/${DASHBOARD_APP}/keys`, {
+          method: "POST",
+          body: JSON.stringify({ kind: "sdk" }),
+          csrf: false,
+        }),
+      413: () => owner.send("POST", `/v1/apps/${DASHBOARD_APP}/keys`, BIG_BODY),
+      422: () => owner.send("POST", `/v1/apps/${DASHBOARD_APP}/keys`, { kind: "admin" }),
+    },
+    "revoke-key": {
+      401: () =>
+        rt.fetch(
+          `/v1/apps/${DASHBOARD_APP}/keys/0000000000000000`,
+          { method: "DELETE" },
+          keys.serverKey,
+        ),
+      404: () => owner.send("DELETE", `/v1/apps/${DASHBOARD_APP}/keys/0000000000000000`),
+      422: () => owner.send("DELETE", `/v1/apps/${DASHBOARD_APP}/keys/not-a-key`),
     },
     openapi: {},
   };

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorBodySchema } from "../../src/http/contracts/index.ts";
 import { linkNotFound } from "../../src/http/handlers/link-host.ts";
 import type { LinkHostRouteId, RouteId } from "../../src/http/routes.ts";
+import { type DashboardSession, signIn } from "../support/dashboard-session.ts";
 import { installRequest } from "../support/installs.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
@@ -30,7 +31,8 @@ interface Request {
   readonly params?: Readonly<Record<string, string>>;
   readonly query?: Readonly<Record<string, string>>;
   readonly body?: unknown;
-  readonly key: "sdk" | "server" | "none";
+  /** `session`: a signed-in person's cookie and CSRF token, as the dashboard sends them. */
+  readonly key: "sdk" | "server" | "session" | "none";
 }
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
@@ -58,6 +60,9 @@ describe("Object.prototype's names in requests", () => {
   let keys: { sdkKey: string; serverKey: string };
   const serviceId = randomUUID();
   let deeplinkId = "";
+  let owner: DashboardSession;
+  let keyId = "";
+  const APP = "com.example.prototype";
 
   const API: { readonly [K in RouteId]: () => Request } = {
     config: () => ({ method: "GET", path: "/v1/config", key: "sdk" }),
@@ -164,6 +169,54 @@ describe("Object.prototype's names in requests", () => {
       key: "server",
       body: { disabled: false, params: { promo: "Y" } },
     }),
+    "sign-in": () => ({
+      method: "POST",
+      path: "/v1/session",
+      key: "none",
+      body: { email: owner.email, password: "not the password" },
+    }),
+    session: () => ({ method: "GET", path: "/v1/session", key: "session" }),
+    // Signing out ends the session the other requests use: a fresh one is made for it.
+    "sign-out": () => ({ method: "DELETE", path: "/v1/session", key: "none" }),
+    "list-apps": () => ({ method: "GET", path: "/v1/apps", key: "session" }),
+    "create-app": () => ({
+      method: "POST",
+      path: "/v1/apps",
+      key: "session",
+      body: { app_id: `com.example.p${randomUUID().slice(0, 8)}`, name: "P", platform: "ios" },
+    }),
+    "get-app": () => ({
+      method: "GET",
+      path: "/v1/apps/{app_id}",
+      params: { app_id: APP },
+      key: "session",
+    }),
+    "update-app": () => ({
+      method: "PATCH",
+      path: "/v1/apps/{app_id}",
+      params: { app_id: APP },
+      key: "session",
+      body: { attribution: { probabilistic: { android: true } }, links: { hosts: [] } },
+    }),
+    "list-keys": () => ({
+      method: "GET",
+      path: "/v1/apps/{app_id}/keys",
+      params: { app_id: APP },
+      key: "session",
+    }),
+    "create-key": () => ({
+      method: "POST",
+      path: "/v1/apps/{app_id}/keys",
+      params: { app_id: APP },
+      key: "session",
+      body: { kind: "sdk" },
+    }),
+    "revoke-key": () => ({
+      method: "DELETE",
+      path: "/v1/apps/{app_id}/keys/{key_id}",
+      params: { app_id: APP, key_id: keyId },
+      key: "session",
+    }),
     openapi: () => ({ method: "GET", path: "/v1/openapi.json", key: "none" }),
   };
 
@@ -201,7 +254,10 @@ describe("Object.prototype's names in requests", () => {
     for (const [k, v] of hostile.query) query.append(k, v);
     const headers = new Headers();
     for (const [k, v] of hostile.headers) headers.append(k, v);
-    if (request.key !== "none") {
+    if (request.key === "session") {
+      headers.set("cookie", owner.cookie);
+      headers.set("x-csrf-token", owner.csrfToken);
+    } else if (request.key !== "none") {
       headers.set("authorization", request.key === "sdk" ? keys.sdkKey : keys.serverKey);
     }
     headers.set("user-agent", "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36");
@@ -242,7 +298,11 @@ describe("Object.prototype's names in requests", () => {
 
   beforeAll(async () => {
     rt = await startTestRuntime();
-    keys = await rt.createApp("com.example.prototype", "android");
+    keys = await rt.createApp(APP, "android");
+    if (!rt.owner) throw new Error("The first start made no owner account");
+    owner = await signIn(rt.url, rt.owner.email, rt.owner.password);
+    const key = await owner.send("POST", `/v1/apps/${APP}/keys`, { kind: "server" });
+    keyId = ((await key.json()) as { key: { key_id: string } }).key.key_id;
     const installed = await rt.post(
       "/v1/installs",
       installRequest(serviceId, { customer_user_id: "user-1" }),

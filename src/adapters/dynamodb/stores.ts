@@ -25,6 +25,7 @@ import { createLinkStore } from "./links.ts";
 import { queryIndex } from "./query-index.ts";
 import { indexOf, type TableNames } from "./table-definitions.ts";
 import { createTouchStore } from "./touches.ts";
+import { createSessionStore, createUserStore } from "./users.ts";
 
 const KEYS_BY_APP_INDEX = indexOf("keys", "byApp").name;
 const SNAPSHOTS_BY_APP_INDEX = indexOf("snapshots", "byApp").name;
@@ -245,4 +246,6 @@ export const createDynamoStores = (doc: DynamoDBDocumentClient, tables: TableNam
   links: createLinkStore(doc, tables.links),
   touches: createTouchStore(doc, tables.touches),
   attributions: createAttributionStore(doc, tables.attributions),
+  users: createUserStore(doc, tables.users),
+  sessions: createSessionStore(doc, tables.sessions),
 });

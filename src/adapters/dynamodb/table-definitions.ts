@@ -124,6 +124,20 @@ export const TABLE_DEFINITIONS = {
     removal: "retain",
     holds: "clicks and impressions until they expire",
   },
+  users: {
+    store: "adapters/dynamodb/users.ts#createUserStore",
+    partitionKey: "email",
+    removal: "retain",
+    holds: "dashboard users and the apps each may see",
+  },
+  sessions: {
+    store: "adapters/dynamodb/users.ts#createSessionStore",
+    partitionKey: "sessionKey",
+    ttlAttribute: "expiresTtl",
+    // A lost session is a sign-in again.
+    removal: "destroy",
+    holds: "dashboard sessions",
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 /**

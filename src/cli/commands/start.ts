@@ -10,6 +10,16 @@ export const start = async (options: {
   const config = embeddedConfig(process.env, options);
   const runtime = await startEmbeddedRuntime(config);
   console.log(`Attribution service listening on ${runtime.url}`);
+  console.log(`Dashboard:   ${runtime.url}/`);
+  if (runtime.owner) {
+    console.log("");
+    console.log("  The first start made the owner account. Its password is shown this once:");
+    console.log(`    email:    ${runtime.owner.email}`);
+    console.log(`    password: ${runtime.owner.password}`);
+    console.log("  Change it with `attribution users password owner@localhost`; add people with");
+    console.log("  `attribution users add <email>`.");
+    console.log("");
+  }
   console.log(`Data folder: ${config.dataDir}`);
   console.log(`SDK API:     ${runtime.url}/v1/… (contract: ${runtime.url}/v1/openapi.json)`);
   console.log(`Export:      GET ${runtime.url}/api/v1/export (Authorization: <server key>)`);

@@ -7,6 +7,7 @@
  * test/integration/contract.test.ts holds real answers to it.
  */
 import type { RouteId } from "../routes.ts";
+import { APP_CONTRACTS } from "./apps.ts";
 import { CONFIG_CONTRACTS } from "./config.ts";
 import { DELETION_CONTRACTS } from "./deletions.ts";
 import { EXPORT_CONTRACTS } from "./export.ts";
@@ -14,9 +15,11 @@ import { INGEST_CONTRACTS } from "./ingest.ts";
 import { ATTRIBUTION_CONTRACTS } from "./install-attribution.ts";
 import { LINK_CONTRACTS } from "./links.ts";
 import { OPENAPI_CONTRACTS } from "./openapi.ts";
+import { SESSION_CONTRACTS } from "./session.ts";
 import type { RouteContract } from "./shared.ts";
 import { TOUCH_CONTRACTS } from "./touches.ts";
 
+export * from "./apps.ts";
 export * from "./config.ts";
 export * from "./deletions.ts";
 export * from "./export.ts";
@@ -24,6 +27,7 @@ export * from "./ingest.ts";
 export * from "./install-attribution.ts";
 export * from "./links.ts";
 export * from "./openapi.ts";
+export * from "./session.ts";
 export * from "./shared.ts";
 export * from "./touches.ts";
 
@@ -36,5 +40,7 @@ export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
   ...EXPORT_CONTRACTS,
   ...LINK_CONTRACTS,
   ...TOUCH_CONTRACTS,
+  ...SESSION_CONTRACTS,
+  ...APP_CONTRACTS,
   ...OPENAPI_CONTRACTS,
 };

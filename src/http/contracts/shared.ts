@@ -4,10 +4,11 @@
  */
 import * as z from "zod";
 import { KEY_KINDS, type Scope } from "../../domain/keys.ts";
+import { SESSION_SCOPES } from "../../domain/sessions.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import type { ErrorBody } from "../errors.ts";
 
-export const ERROR_STATUSES = [400, 401, 404, 413, 422, 500, 503] as const;
+export const ERROR_STATUSES = [400, 401, 404, 409, 413, 422, 500, 503] as const;
 export type ErrorStatus = (typeof ERROR_STATUSES)[number];
 
 export const JSON_MEDIA_TYPE = "application/json";
@@ -23,7 +24,7 @@ export interface RouteContract {
   };
   readonly success: {
     /** 302 is a redirect: its `Location` header (in `headers`) is the answer, with no body. */
-    readonly status: 200 | 201 | 202 | 302;
+    readonly status: 200 | 201 | 202 | 204 | 302;
     readonly description: string;
     /**
      * Each media type the route answers with (without parameters such as charset), and its
@@ -80,8 +81,17 @@ const kindsWith = (scope: Scope): string =>
     .join(" and ");
 
 export const unauthorized = (scope: Scope) =>
-  "The `Authorization` header is missing, or its key is unknown, revoked, or lacks the " +
-  `\`${scope}\` scope (${kindsWith(scope)} keys have it).`;
+  kindsWith(scope) === ""
+    ? "No dashboard session (sign in), the session is over, a change lacks its `X-CSRF-Token` " +
+      "header, or the app named is not one the person may see."
+    : "The `Authorization` header is missing, or its key is unknown, revoked, or lacks the " +
+      `\`${scope}\` scope (${kindsWith(scope)} keys have it)` +
+      (SESSION_SCOPE_SET.has(scope)
+        ? "; or, from the dashboard, there is no session, a change lacks its `X-CSRF-Token` " +
+          "header, or `app_id` names an app the person may not see."
+        : ".");
+
+const SESSION_SCOPE_SET: ReadonlySet<Scope> = new Set(SESSION_SCOPES);
 
 export const INTERNAL = "An unexpected failure; the detail never shows internals. Retry later.";
 export const NOT_JSON = "The body is empty or is not valid JSON.";

@@ -14,6 +14,7 @@ import type { App, AppStore, KeyStore, StoredKey } from "../../ports/apps.ts";
 import type { DeletionRequest, DeletionStore } from "../../ports/deletions.ts";
 import type { Install } from "../../ports/installs.ts";
 import type { LakeQueryEngine } from "../../ports/lake.ts";
+import type { SessionStore, UserStore } from "../../ports/users.ts";
 import { apiEvent, CONTEXT, principal } from "../api-event.test-support.ts";
 import type { HttpResponse } from "../middleware.ts";
 import { createAuthorizerHandler, UNAUTHORIZED } from "./authorizer.ts";
@@ -221,7 +222,14 @@ describe("the authorizer", () => {
     listByApp: async () => [stored],
     revoke: async () => undefined,
   };
-  const authorizer = createAuthorizerHandler({ apps: appsOf(APP), keys });
+  // Keys only: no one is signed in.
+  const sessions: SessionStore = {
+    put: async () => undefined,
+    get: async () => undefined,
+    remove: async () => undefined,
+  };
+  const users = { get: async () => undefined } as unknown as UserStore;
+  const authorizer = createAuthorizerHandler({ apps: appsOf(APP), keys, users, sessions });
   const methodArn = "arn:aws:execute-api:eu-west-1:123456789012:api/prod/GET/api/v1/export";
 
   it("allows a valid key its scopes' routes and passes its app on", async () => {

@@ -1,0 +1,181 @@
+/**
+ * The dashboard on AWS: its built files (dashboard/dist) in a private S3 bucket behind a
+ * CloudFront distribution (origin access control: only the distribution reads the bucket),
+ * which also forwards `/v1/*` and `/api/*` to the API uncached. Page and API share one origin,
+ * so the session cookie is first-party and `SameSite=Strict`, and no CORS is needed. The same
+ * security headers as the embedded runtime sends (src/http/dashboard-headers.ts).
+ */
+import { DefaultStackSynthesizer, Duration, RemovalPolicy, Stack } from "aws-cdk-lib";
+import type { RestApi } from "aws-cdk-lib/aws-apigateway";
+import {
+  AllowedMethods,
+  CachePolicy,
+  Distribution,
+  HeadersFrameOption,
+  HeadersReferrerPolicy,
+  OriginRequestPolicy,
+  ResponseHeadersPolicy,
+  ViewerProtocolPolicy,
+} from "aws-cdk-lib/aws-cloudfront";
+import { RestApiOrigin, S3BucketOrigin } from "aws-cdk-lib/aws-cloudfront-origins";
+import type { IRole } from "aws-cdk-lib/aws-iam";
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
+import { BucketDeployment, Source } from "aws-cdk-lib/aws-s3-deployment";
+import { Construct } from "constructs";
+import { dashboardDist } from "../dashboard/dist-path.ts";
+import { CONTENT_SECURITY_POLICY } from "../src/http/dashboard-headers.ts";
+import { acknowledge, acknowledgeWildcardResource } from "./nag.ts";
+
+export interface DashboardSiteProps {
+  readonly api: RestApi;
+  /** The bucket that receives the distribution's and the site bucket's access logs. */
+  readonly logsBucket: Bucket;
+  /**
+   * Where the built files are; unset, dashboard/dist (built at `npm install`). Tests pass a
+   * folder of their own.
+   */
+  readonly sourceDir?: string;
+}
+
+const DEPLOYMENT_REASON =
+  "CDK's BucketDeployment function: it runs only while the stack deploys, copying the dashboard's built files from the CDK asset bucket into the site bucket and invalidating the distribution; CDK writes its role and runtime.";
+
+/** Acknowledges cdk-nag's findings on CDK's deployment function, and on nothing else. */
+const acknowledgeDeployment = (scope: Construct, deployment: BucketDeployment) => {
+  const role = deployment.handlerRole;
+  for (const finding of [
+    "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]",
+    "AwsSolutions-IAM5[Action::s3:GetObject*]",
+    "AwsSolutions-IAM5[Action::s3:GetBucket*]",
+    "AwsSolutions-IAM5[Action::s3:List*]",
+    "AwsSolutions-IAM5[Action::s3:DeleteObject*]",
+    "AwsSolutions-IAM5[Action::s3:Abort*]",
+    "AwsSolutions-IAM5[Resource::*]",
+  ]) {
+    acknowledge(role, finding, DEPLOYMENT_REASON);
+  }
+  const stack = Stack.of(scope);
+  // The bootstrap's asset bucket, named as the default synthesizer names it.
+  const assets = DefaultStackSynthesizer.DEFAULT_FILE_ASSETS_BUCKET_NAME.replace(
+    "${Qualifier}",
+    stack.synthesizer.bootstrapQualifier ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER,
+  )
+    .replace("${AWS::AccountId}", stack.account)
+    .replace("${AWS::Region}", stack.region);
+  acknowledgeWildcardResource(role, `arn:${stack.partition}:s3:::${assets}/*`, DEPLOYMENT_REASON);
+  acknowledgeWildcardResource(
+    role,
+    `${(scope as DashboardSite).bucket.bucketArn}/*`,
+    DEPLOYMENT_REASON,
+  );
+  // The function itself is a singleton at the stack's root.
+  const handler = stack.node.children.find((child) =>
+    child.node.id.startsWith("Custom::CDKBucketDeployment"),
+  );
+  if (handler) acknowledge(handler, "AwsSolutions-L1", DEPLOYMENT_REASON);
+};
+
+/** The API's paths, forwarded by the distribution to the API's stage. */
+export const API_PATHS = ["/v1/*", "/api/*"] as const;
+
+export class DashboardSite extends Construct {
+  readonly bucket: Bucket;
+  readonly distribution: Distribution;
+  /**
+   * The role of CDK's own deployment function, which copies the built files into the bucket
+   * at deploy time: CDK writes its policy (S3 wildcard actions on the asset and site buckets,
+   * CloudFront invalidation), and no request ever reaches it.
+   */
+  readonly deploymentRole: IRole;
+
+  constructor(scope: Construct, id: string, props: DashboardSiteProps) {
+    super(scope, id);
+    this.bucket = new Bucket(this, "Files", {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      // Kept with the stack's other buckets; its files are made again by every deployment.
+      removalPolicy: RemovalPolicy.RETAIN,
+      serverAccessLogsBucket: props.logsBucket,
+      serverAccessLogsPrefix: "dashboard-files/",
+    });
+
+    const headers = new ResponseHeadersPolicy(this, "SecurityHeaders", {
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: CONTENT_SECURITY_POLICY, override: true },
+        contentTypeOptions: { override: true },
+        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.SAME_ORIGIN, override: true },
+        strictTransportSecurity: {
+          accessControlMaxAge: Duration.days(365),
+          includeSubdomains: true,
+          override: true,
+        },
+      },
+    });
+
+    const api = new RestApiOrigin(props.api);
+    this.distribution = new Distribution(this, "Distribution", {
+      comment: "Attribution service dashboard",
+      defaultRootObject: "index.html",
+      defaultBehavior: {
+        origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        responseHeadersPolicy: headers,
+        cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+      },
+      additionalBehaviors: Object.fromEntries(
+        API_PATHS.map((path) => [
+          path,
+          {
+            origin: api,
+            viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+            allowedMethods: AllowedMethods.ALLOW_ALL,
+            // Every answer is a person's or an app's own: never cached at the edge.
+            cachePolicy: CachePolicy.CACHING_DISABLED,
+            originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+          },
+        ]),
+      ),
+      enableLogging: true,
+      logBucket: props.logsBucket,
+      logFilePrefix: "dashboard-cdn/",
+    });
+
+    const deployment = new BucketDeployment(this, "Deploy", {
+      sources: [Source.asset(props.sourceDir ?? dashboardDist)],
+      destinationBucket: this.bucket,
+      distribution: this.distribution,
+      distributionPaths: ["/index.html"],
+    });
+    this.deploymentRole = deployment.handlerRole;
+    acknowledgeDeployment(this, deployment);
+
+    acknowledge(
+      this.distribution,
+      "AwsSolutions-CFR1",
+      "No geo restriction: the dashboard's people may be anywhere, and every call needs a session.",
+    );
+    acknowledge(
+      this.distribution,
+      "AwsSolutions-CFR2",
+      "No WAF web ACL by default, as for the API (its stage is throttled); attach one per deployment if needed.",
+    );
+    acknowledge(
+      this.distribution,
+      "AwsSolutions-CFR4",
+      "The distribution's default certificate (*.cloudfront.net) fixes the minimum TLS version; a custom domain with its own certificate would set TLSv1.2_2021.",
+    );
+    acknowledge(
+      this.distribution,
+      "AwsSolutions-CFR7",
+      "The S3 origin uses origin access control (S3BucketOrigin.withOriginAccessControl), which this rule predates.",
+    );
+  }
+
+  /** The dashboard's URL. */
+  get url(): string {
+    return `https://${this.distribution.distributionDomainName}/`;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The dashboard's users and sessions on DynamoDB (the same code against AWS and the embedded
+ * server). A session item carries DynamoDB's TTL attribute; reads also check its expiry, as the
+ * TTL reaps only eventually and the embedded server not at all.
+ */
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateScan,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import * as z from "zod";
+import { ConflictError, NotFoundError } from "../../domain/errors.ts";
+import type { SessionStore, User, UserStore } from "../../ports/users.ts";
+import { conditionHolds } from "./conditional.ts";
+
+const userItem = z.object({
+  email: z.string(),
+  admin: z.boolean(),
+  appIds: z.array(z.string()),
+  createdAt: z.string(),
+  passwordHash: z.string().optional(),
+});
+
+const sessionItem = z.object({
+  sessionKey: z.string(),
+  email: z.string(),
+  csrfToken: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+});
+
+export const createUserStore = (doc: DynamoDBDocumentClient, table: string): UserStore => ({
+  async create(user) {
+    const created = await conditionHolds(() =>
+      doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: user,
+          ConditionExpression: "attribute_not_exists(email)",
+        }),
+      ),
+    );
+    if (!created) throw new ConflictError(`A user ${user.email} already exists.`);
+  },
+  async get(email) {
+    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { email } }));
+    return Item ? userItem.parse(Item) : undefined;
+  },
+  async list() {
+    const found: User[] = [];
+    for await (const page of paginateScan({ client: doc }, { TableName: table })) {
+      for (const item of page.Items ?? []) found.push(userItem.parse(item));
+    }
+    return found.sort((a, b) => a.email.localeCompare(b.email));
+  },
+  async grantApp(email, appId) {
+    // Appended once: the condition keeps a second grant (or two at once) from adding it twice.
+    const granted = await conditionHolds(() =>
+      doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: { email },
+          UpdateExpression: "SET appIds = list_append(appIds, :added)",
+          ConditionExpression: "attribute_exists(email) AND NOT contains(appIds, :appId)",
+          ExpressionAttributeValues: { ":added": [appId], ":appId": appId },
+        }),
+      ),
+    );
+    if (!granted && !(await this.get(email))) throw new NotFoundError(`No user ${email}.`);
+  },
+  async save(user) {
+    const saved = await conditionHolds(() =>
+      doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: user,
+          ConditionExpression: "attribute_exists(email)",
+        }),
+      ),
+    );
+    if (!saved) throw new NotFoundError(`No user ${user.email}.`);
+  },
+  async remove(email) {
+    await doc.send(new DeleteCommand({ TableName: table, Key: { email } }));
+  },
+});
+
+export const createSessionStore = (doc: DynamoDBDocumentClient, table: string): SessionStore => ({
+  async put(session) {
+    await doc.send(
+      new PutCommand({
+        TableName: table,
+        Item: { ...session, expiresTtl: Math.ceil(Date.parse(session.expiresAt) / 1000) },
+      }),
+    );
+  },
+  async get(sessionKey, now = new Date()) {
+    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { sessionKey } }));
+    if (!Item) return undefined;
+    const session = sessionItem.parse(Item);
+    return Date.parse(session.expiresAt) > now.getTime() ? session : undefined;
+  },
+  async remove(sessionKey) {
+    await doc.send(new DeleteCommand({ TableName: table, Key: { sessionKey } }));
+  },
+});

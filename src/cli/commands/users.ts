@@ -1,0 +1,96 @@
+/**
+ * `attribution users`: the dashboard's people. Each sees the apps granted to them (and those
+ * they create); an admin sees every app. A password not given is made and shown once.
+ */
+import { addUser, removeUser, setPassword } from "../../dashboard/accounts.ts";
+import { normalEmail } from "../../dashboard/sessions.ts";
+import { NotFoundError } from "../../domain/errors.ts";
+import { generatePassword } from "../../domain/passwords.ts";
+import { markAdminChange } from "../../embedded/admin-changes.ts";
+import { type AdminStores, withAdminStores } from "../admin-stores.ts";
+
+const accountDeps = (stores: AdminStores) => ({
+  users: stores.users(),
+  credentials: stores.credentials(),
+});
+
+export const addUserCommand = async (options: {
+  email: string;
+  password?: string;
+  admin?: boolean;
+  appIds?: string[];
+  dataDir: string;
+}) => {
+  const { user, password } = await withAdminStores(options.dataDir, async (stores) => {
+    for (const appId of options.appIds ?? []) {
+      if (!(await stores.apps.get(appId))) throw new NotFoundError(`App ${appId} does not exist.`);
+    }
+    return addUser(accountDeps(stores), options);
+  });
+  console.log(
+    `Added ${user.email}${user.admin ? " (admin: every app)" : ""}${
+      user.appIds.length > 0 ? `, who may see ${user.appIds.join(", ")}` : ""
+    }.`,
+  );
+  if (!options.password) {
+    console.log("Their password is shown this once:");
+    console.log(`  ${password}`);
+  }
+};
+
+export const listUsersCommand = async (options: { dataDir: string; json?: boolean }) => {
+  const users = await withAdminStores(options.dataDir, (stores) => stores.users().list());
+  // Password hashes stay inside.
+  const listed = users.map(({ passwordHash: _hash, ...user }) => user);
+  if (options.json) {
+    console.log(JSON.stringify(listed, null, 2));
+    return;
+  }
+  for (const user of listed) {
+    const sees = user.admin ? "every app (admin)" : user.appIds.join(", ") || "no app yet";
+    console.log(`${user.email.padEnd(40)} ${sees}`);
+  }
+};
+
+export const removeUserCommand = async (options: { email: string; dataDir: string }) => {
+  await withAdminStores(options.dataDir, async (stores) => {
+    const email = normalEmail(options.email);
+    if (!(await stores.users().get(email))) throw new NotFoundError(`No user ${email}.`);
+    await removeUser(accountDeps(stores), email);
+  });
+  console.log(`Removed ${normalEmail(options.email)}; their sessions end at their next request.`);
+};
+
+export const userPasswordCommand = async (options: {
+  email: string;
+  password?: string;
+  dataDir: string;
+}) => {
+  const password = await withAdminStores(options.dataDir, async (stores) => {
+    const email = normalEmail(options.email);
+    if (!(await stores.users().get(email))) throw new NotFoundError(`No user ${email}.`);
+    const next = options.password ?? generatePassword();
+    await setPassword(accountDeps(stores), email, next);
+    return next;
+  });
+  console.log(`Set the password of ${normalEmail(options.email)}.`);
+  if (!options.password) {
+    console.log("It is shown this once:");
+    console.log(`  ${password}`);
+  }
+};
+
+export const grantUserCommand = async (options: {
+  email: string;
+  appId: string;
+  dataDir: string;
+}) => {
+  await withAdminStores(options.dataDir, async (stores) => {
+    if (!(await stores.apps.get(options.appId))) {
+      throw new NotFoundError(`App ${options.appId} does not exist.`);
+    }
+    await stores.users().grantApp(normalEmail(options.email), options.appId);
+    if (!stores.target.startsWith("AWS")) await markAdminChange(options.dataDir);
+  });
+  console.log(`${normalEmail(options.email)} may now see ${options.appId}.`);
+};

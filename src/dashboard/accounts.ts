@@ -1,0 +1,69 @@
+/**
+ * The dashboard's accounts: the owner made on the embedded runtime's first start (its password
+ * printed once, as self-hosted tools do), and the people an admin adds (`attribution users`).
+ */
+import { ValidationError } from "../domain/errors.ts";
+import { generatePassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../domain/passwords.ts";
+import type { Credentials, User, UserStore } from "../ports/users.ts";
+import { normalEmail } from "./sessions.ts";
+
+export interface AccountDeps {
+  readonly users: UserStore;
+  readonly credentials: Credentials;
+}
+
+/** The first start's owner account. */
+export const OWNER_EMAIL = "owner@localhost";
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+const checkPassword = (password: string) => {
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    throw new ValidationError(
+      `password: must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`,
+    );
+  }
+};
+
+export const addUser = async (
+  deps: AccountDeps,
+  input: { email: string; password?: string; admin?: boolean; appIds?: readonly string[] },
+  now = new Date(),
+): Promise<{ user: User; password: string }> => {
+  const email = normalEmail(input.email);
+  if (!EMAIL.test(email)) throw new ValidationError("email: must be an email address");
+  const password = input.password ?? generatePassword();
+  checkPassword(password);
+  const user: User = {
+    email,
+    admin: input.admin ?? false,
+    appIds: [...new Set(input.appIds ?? [])],
+    createdAt: now.toISOString(),
+  };
+  await deps.users.create(user);
+  await deps.credentials.set(email, password);
+  return { user: (await deps.users.get(email)) ?? user, password };
+};
+
+export const setPassword = async (deps: AccountDeps, email: string, password: string) => {
+  checkPassword(password);
+  await deps.credentials.set(normalEmail(email), password);
+};
+
+export const removeUser = async (deps: AccountDeps, email: string) => {
+  const key = normalEmail(email);
+  await deps.credentials.remove(key);
+  await deps.users.remove(key);
+};
+
+/**
+ * Makes the owner account when there is no account at all, and answers its one-time password
+ * (to print once); undefined when accounts exist.
+ */
+export const ensureOwner = async (
+  deps: AccountDeps,
+): Promise<{ email: string; password: string } | undefined> => {
+  if ((await deps.users.list()).length > 0) return undefined;
+  const { user, password } = await addUser(deps, { email: OWNER_EMAIL, admin: true });
+  return { email: user.email, password };
+};

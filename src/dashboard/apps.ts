@@ -1,0 +1,251 @@
+/**
+ * Apps as the dashboard shows and changes them: only those the signed-in person may see; their
+ * settings in the API's snake_case, with the defaults filled in; their keys, listed without
+ * hashes, issued once and revoked.
+ */
+import * as z from "zod";
+import { withEncryption } from "../apps/app-config.ts";
+import { maySee } from "../apps/authenticate.ts";
+import { issueKey, newAppSchema } from "../apps/registration.ts";
+import {
+  type AttributionChange,
+  attributionChangeSchema,
+  attributionSettingsOf,
+  withAttributionSettings,
+} from "../attribution/settings.ts";
+import type { KeyWrapper } from "../crypto/key-wrapper.ts";
+import { NotFoundError } from "../domain/errors.ts";
+import type { KeyKind, Scope } from "../domain/keys.ts";
+import { type linkSettingsChangeSchema, withLinkSettings } from "../links/app-settings.ts";
+import type { App, AppStore, KeyStore, Platform, StoredKey } from "../ports/apps.ts";
+import type { User, UserStore } from "../ports/users.ts";
+import { checked } from "../validation/issues.ts";
+
+export interface AppSummary {
+  readonly app_id: string;
+  readonly name: string;
+  readonly platform: Platform;
+  readonly enabled: boolean;
+  readonly created_at: string;
+}
+
+export interface AppSettings extends AppSummary {
+  readonly encryption: { readonly enabled: boolean; readonly key_id: string | null };
+  readonly attribution: {
+    readonly enabled: boolean;
+    readonly click_window_days: number;
+    readonly view_window_hours: number;
+    readonly probabilistic_window_hours: number;
+    readonly probabilistic: { readonly android: boolean; readonly ios: boolean };
+    readonly confidence_floor: "low" | "medium";
+    readonly deep_link_confidence_floor: "low" | "medium" | "high";
+  };
+  readonly links: {
+    readonly app_store_id: string | null;
+    readonly web_url: string | null;
+    readonly hosts: readonly string[];
+    readonly apple_team_id: string | null;
+    readonly android_sha256_fingerprints: readonly string[];
+  };
+}
+
+export interface KeyAnswer {
+  readonly key_id: string;
+  readonly kind: KeyKind;
+  readonly scopes: readonly Scope[];
+  readonly created_at: string;
+  readonly revoked_at: string | null;
+}
+
+export const appSummary = (app: App): AppSummary => ({
+  app_id: app.appId,
+  name: app.name,
+  platform: app.platform,
+  enabled: app.enabled,
+  created_at: app.createdAt,
+});
+
+export const appSettings = (app: App): AppSettings => {
+  const attribution = attributionSettingsOf(app);
+  return {
+    ...appSummary(app),
+    encryption: {
+      enabled: app.encryptionEnabled ?? false,
+      key_id: app.encryptionKeys?.[0]?.keyId ?? null,
+    },
+    attribution: {
+      enabled: attribution.enabled,
+      click_window_days: attribution.clickWindowDays,
+      view_window_hours: attribution.viewWindowHours,
+      probabilistic_window_hours: attribution.probabilisticWindowHours,
+      probabilistic: { ...attribution.probabilistic },
+      confidence_floor: attribution.confidenceFloor,
+      deep_link_confidence_floor: attribution.deepLinkConfidenceFloor,
+    },
+    links: {
+      app_store_id: app.links?.appStoreId ?? null,
+      web_url: app.links?.webUrl ?? null,
+      hosts: app.links?.hosts ?? [],
+      apple_team_id: app.links?.appleTeamId ?? null,
+      android_sha256_fingerprints: app.links?.androidSha256Fingerprints ?? [],
+    },
+  };
+};
+
+export const keyAnswer = (key: StoredKey): KeyAnswer => ({
+  key_id: key.keyId,
+  kind: key.kind,
+  scopes: key.scopes,
+  created_at: key.createdAt,
+  revoked_at: key.revokedAt ?? null,
+});
+
+/** A new app, as the dashboard's form sends it. */
+export const newAppBody = z.strictObject({
+  app_id: newAppSchema.shape.appId,
+  name: newAppSchema.shape.name,
+  platform: newAppSchema.shape.platform,
+});
+
+const nullableText = z.string().nullable();
+const nullToClear = (value: string | null | undefined) => (value === null ? "" : value);
+
+/** A settings change: any subset of the writable settings, nested objects partial. */
+export const settingsChangeBody = z.strictObject({
+  name: newAppSchema.shape.name.optional(),
+  enabled: z.boolean().optional(),
+  encryption: z.strictObject({ enabled: z.boolean() }).optional(),
+  attribution: z
+    .strictObject({
+      enabled: attributionChangeSchema.shape.enabled,
+      click_window_days: attributionChangeSchema.shape.clickWindowDays,
+      view_window_hours: attributionChangeSchema.shape.viewWindowHours,
+      probabilistic_window_hours: attributionChangeSchema.shape.probabilisticWindowHours,
+      probabilistic: attributionChangeSchema.shape.probabilistic,
+      confidence_floor: attributionChangeSchema.shape.confidenceFloor,
+      deep_link_confidence_floor: attributionChangeSchema.shape.deepLinkConfidenceFloor,
+    })
+    .optional(),
+  links: z
+    .strictObject({
+      app_store_id: nullableText.optional(),
+      web_url: nullableText.optional(),
+      hosts: z.array(z.string()).optional(),
+      apple_team_id: nullableText.optional(),
+      android_sha256_fingerprints: z.array(z.string()).optional(),
+    })
+    .optional(),
+});
+export type SettingsChange = z.infer<typeof settingsChangeBody>;
+
+export const newKeyBody = z.strictObject({
+  kind: z.enum(["sdk", "server"], { error: "must be sdk or server" }),
+});
+
+export interface DashboardAppsDeps {
+  readonly apps: AppStore;
+  readonly keys: KeyStore;
+  readonly users: UserStore;
+  readonly keyWrapper: KeyWrapper;
+  /** Told of a change to an app or a key, so caches in front of them forget it. */
+  readonly onChange?: () => Promise<void> | void;
+}
+
+export const createDashboardApps = (deps: DashboardAppsDeps) => {
+  const userOf = async (email: string): Promise<User> => {
+    const user = await deps.users.get(email);
+    if (!user) throw new NotFoundError(`No user ${email}.`);
+    return user;
+  };
+  const appOf = async (appId: string): Promise<App> => {
+    const app = await deps.apps.get(appId);
+    if (!app) throw new NotFoundError(`App ${appId} does not exist.`);
+    return app;
+  };
+  return {
+    async list(email: string): Promise<AppSummary[]> {
+      const user = await userOf(email);
+      const apps = await deps.apps.list();
+      return apps.filter((app) => maySee(user, app.appId)).map(appSummary);
+    },
+    /** Creates the app (without keys: the dashboard makes them one at a time) for its maker. */
+    async create(email: string, body: unknown): Promise<AppSettings> {
+      const input = checked(newAppBody, body, "body");
+      const app: App = {
+        appId: input.app_id,
+        name: input.name,
+        platform: input.platform,
+        enabled: true,
+        createdAt: new Date().toISOString(),
+      };
+      await deps.apps.create(app);
+      await deps.users.grantApp(email, app.appId);
+      await deps.onChange?.();
+      return appSettings(app);
+    },
+    async get(appId: string): Promise<AppSettings> {
+      return appSettings(await appOf(appId));
+    },
+    async update(appId: string, body: unknown): Promise<AppSettings> {
+      const change = checked(settingsChangeBody, body, "body");
+      let app = await appOf(appId);
+      if (change.name !== undefined) app = { ...app, name: change.name };
+      if (change.enabled !== undefined) app = { ...app, enabled: change.enabled };
+      if (change.attribution) {
+        const a = change.attribution;
+        const attribution: AttributionChange = {
+          enabled: a.enabled,
+          clickWindowDays: a.click_window_days,
+          viewWindowHours: a.view_window_hours,
+          probabilisticWindowHours: a.probabilistic_window_hours,
+          probabilistic: a.probabilistic,
+          confidenceFloor: a.confidence_floor,
+          deepLinkConfidenceFloor: a.deep_link_confidence_floor,
+        };
+        app = withAttributionSettings(
+          app,
+          Object.fromEntries(
+            Object.entries(attribution).filter(([, value]) => value !== undefined),
+          ) as AttributionChange,
+        );
+      }
+      if (change.links) {
+        const l = change.links;
+        app = withLinkSettings(app, {
+          appStoreId: nullToClear(l.app_store_id),
+          webUrl: nullToClear(l.web_url),
+          hosts: l.hosts,
+          appleTeamId: nullToClear(l.apple_team_id),
+          androidSha256Fingerprints: l.android_sha256_fingerprints,
+        } satisfies z.input<typeof linkSettingsChangeSchema>);
+      }
+      if (change.encryption) {
+        app = await withEncryption(app, change.encryption.enabled, deps.keyWrapper);
+      }
+      await deps.apps.save(app);
+      await deps.onChange?.();
+      return appSettings(app);
+    },
+    async keys(appId: string): Promise<KeyAnswer[]> {
+      const keys = await deps.keys.listByApp(appId);
+      return keys.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(keyAnswer);
+    },
+    async issueKey(appId: string, body: unknown): Promise<KeyAnswer & { key: string }> {
+      const { kind } = checked(newKeyBody, body, "body");
+      await appOf(appId);
+      const issued = await issueKey(appId, kind, deps.keys);
+      const stored = await deps.keys.get(issued.keyId);
+      if (!stored) throw new Error(`Key ${issued.keyId} was not stored`);
+      return { ...keyAnswer(stored), key: issued.key };
+    },
+    async revokeKey(appId: string, keyId: string): Promise<KeyAnswer> {
+      const key = await deps.keys.get(keyId);
+      // Another app's key is as unknown as a key that does not exist.
+      if (!key || key.appId !== appId) throw new NotFoundError(`App ${appId} has no key ${keyId}.`);
+      const revoked = await deps.keys.revoke(keyId, new Date().toISOString());
+      if (!revoked) throw new NotFoundError(`App ${appId} has no key ${keyId}.`);
+      await deps.onChange?.();
+      return keyAnswer(revoked);
+    },
+  };
+};

@@ -1,0 +1,122 @@
+/**
+ * Who sees what through the dashboard's session, over HTTP: a person sees only the apps they
+ * may see, on every route a session reaches (apps, keys, links, export); a change needs the
+ * session's own CSRF token; signing out ends the session; a key is never a session.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPasswordCredentials } from "../../src/adapters/dynamodb/password-credentials.ts";
+import { addUser } from "../../src/dashboard/accounts.ts";
+import { type DashboardSession, signIn } from "../support/dashboard-session.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+const OWNER_APP = "com.example.owners";
+const OTHER_APP = "com.example.others";
+
+describe("the dashboard's sessions", () => {
+  let rt: TestRuntime;
+  let owner: DashboardSession;
+  let other: DashboardSession;
+
+  beforeAll(async () => {
+    rt = await startTestRuntime();
+    if (!rt.owner) throw new Error("The first start made no owner account");
+    owner = await signIn(rt.url, rt.owner.email, rt.owner.password);
+    await addUser(
+      { users: rt.stores.users, credentials: createPasswordCredentials(rt.stores.users) },
+      { email: "Second@Example.com", password: "second person's password" },
+    );
+    other = await signIn(rt.url, "second@example.com", "second person's password");
+    const made = await owner.send("POST", "/v1/apps", {
+      app_id: OWNER_APP,
+      name: "Owner's",
+      platform: "android",
+    });
+    expect(made.status).toBe(201);
+    const theirs = await other.send("POST", "/v1/apps", {
+      app_id: OTHER_APP,
+      name: "Other's",
+      platform: "ios",
+    });
+    expect(theirs.status).toBe(201);
+  });
+
+  afterAll(async () => {
+    await rt.dispose();
+  });
+
+  const appIdsOf = async (session: DashboardSession) =>
+    ((await (await session.get("/v1/apps")).json()) as { apps: { app_id: string }[] }).apps.map(
+      (app) => app.app_id,
+    );
+
+  it("shows a person only their apps; the owner (an admin) sees every app", async () => {
+    expect(await appIdsOf(other)).toEqual([OTHER_APP]);
+    expect(await appIdsOf(owner)).toEqual(expect.arrayContaining([OWNER_APP, OTHER_APP]));
+  });
+
+  it("refuses another person's app on every route a session reaches", async () => {
+    const refused = [
+      await other.get(`/v1/apps/${OWNER_APP}`),
+      await other.send("PATCH", `/v1/apps/${OWNER_APP}`, { name: "Taken" }),
+      await other.get(`/v1/apps/${OWNER_APP}/keys`),
+      await other.send("POST", `/v1/apps/${OWNER_APP}/keys`, { kind: "server" }),
+      await other.get(`/v1/links?app_id=${OWNER_APP}`),
+      await other.send("POST", `/v1/links?app_id=${OWNER_APP}`, { media_source: "x" }),
+      await other.get(`/api/v1/export?app_id=${OWNER_APP}&timestamp=0`),
+    ];
+    expect(refused.map((response) => response.status)).toEqual(refused.map(() => 401));
+    expect((await rt.stores.apps.get(OWNER_APP))?.name).toBe("Owner's");
+    expect(await rt.stores.keys.listByApp(OWNER_APP)).toEqual([]);
+  });
+
+  it("lets a person use their own app's links and export with the session", async () => {
+    const link = await other.send("POST", `/v1/links?app_id=${OTHER_APP}`, { media_source: "qr" });
+    expect(link.status).toBe(201);
+    const listed = await other.get(`/v1/links?app_id=${OTHER_APP}`);
+    expect(((await listed.json()) as { data: unknown[] }).data).toHaveLength(1);
+    const exported = await other.get(`/api/v1/export?app_id=${OTHER_APP}&timestamp=0&format=json`);
+    expect(exported.status).toBe(200);
+  });
+
+  it("refuses a route that needs an app when the request names none", async () => {
+    expect((await other.get("/v1/links")).status).toBe(401);
+  });
+
+  it("refuses a change without the session's CSRF token, or with another session's", async () => {
+    const without = await other.fetch(`/v1/apps/${OTHER_APP}`, {
+      method: "PATCH",
+      body: JSON.stringify({ name: "No token" }),
+      csrf: false,
+    });
+    const borrowed = await other.fetch(`/v1/apps/${OTHER_APP}`, {
+      method: "PATCH",
+      body: JSON.stringify({ name: "Wrong token" }),
+      csrf: false,
+      headers: { "x-csrf-token": owner.csrfToken },
+    });
+    expect([without.status, borrowed.status]).toEqual([401, 401]);
+    expect((await rt.stores.apps.get(OTHER_APP))?.name).toBe("Other's");
+  });
+
+  it("never takes an API key for a person: the app routes refuse every key", async () => {
+    const keys = await rt.createApp("com.example.keyed");
+    for (const key of [keys.sdkKey, keys.serverKey]) {
+      expect((await rt.get("/v1/apps", key)).status).toBe(401);
+    }
+  });
+
+  it("refuses a wrong password and an unknown person alike", async () => {
+    const wrong = await rt.post("/v1/session", { email: "second@example.com", password: "nope" });
+    const unknown = await rt.post("/v1/session", { email: "nobody@example.com", password: "nope" });
+    expect([wrong.status, unknown.status]).toEqual([401, 401]);
+    expect(await wrong.json()).toEqual(await unknown.json());
+  });
+
+  it("ends the session at sign-out: the cookie then reaches nothing", async () => {
+    const leaving = await signIn(rt.url, "second@example.com", "second person's password");
+    expect((await leaving.get("/v1/apps")).status).toBe(200);
+    expect((await leaving.send("DELETE", "/v1/session")).status).toBe(204);
+    expect((await leaving.get("/v1/apps")).status).toBe(401);
+    expect((await leaving.get("/v1/session")).status).toBe(401);
+  });
+});
