@@ -13,7 +13,8 @@ import { envSchemaOf, queueUrlName, streamVariable, tableVariable } from "../src
 import type { FunctionSetting, Uses } from "../src/functions/uses.ts";
 import { SHIPPED_ECB_RATES } from "../src/fx/ecb-rates.ts";
 import { EXPORT_TABLES } from "../src/lake/export-query.ts";
-import type { LakeTableName } from "../src/lake/lake-tables.ts";
+import type { LakeTable, LakeTableName } from "../src/lake/lake-tables.ts";
+import { REPORT_TABLES } from "../src/reports/queries.ts";
 import type { FunctionBinding } from "./api.ts";
 import { type QueryWorkgroup, RESULTS_PREFIX } from "./athena.ts";
 import type { DashboardUsers } from "./dashboard-users.ts";
@@ -66,6 +67,19 @@ type Grants = {
   };
 };
 
+/** Queries over some lake tables: run in the workgroup, read the tables, write results. */
+const grantQueries = (
+  role: IRole,
+  parts: StackParts,
+  tables: readonly LakeTable<LakeTableName>[],
+) => {
+  const lake = need(parts.lake, "the lake");
+  need(parts.queries, "the query workgroup").grantRunQueries(role);
+  lake.catalog.grantRead(role, tables);
+  lake.grantReadTables(role, tables);
+  lake.grantResults(role);
+};
+
 /** What each access word of the non-table resources grants (tables: lib/dynamodb-tables.ts). */
 const GRANTS: Grants = {
   sealingKey: {
@@ -83,13 +97,9 @@ const GRANTS: Grants = {
   // A file in the asset: nothing to grant.
   countries: { read: () => {} },
   queries: {
-    export: (role, parts) => {
-      const lake = need(parts.lake, "the lake");
-      need(parts.queries, "the query workgroup").grantRunQueries(role);
-      lake.catalog.grantRead(role, EXPORT_TABLES);
-      lake.grantReadTables(role, EXPORT_TABLES);
-      lake.grantResults(role);
-    },
+    export: (role, parts) => grantQueries(role, parts, EXPORT_TABLES),
+    // The reports read the touches too (a link's clicks, an install's deep link path).
+    reports: (role, parts) => grantQueries(role, parts, REPORT_TABLES),
   },
   lake: {
     purge: (role, parts) => {

@@ -22,7 +22,10 @@ export const PROVIDERS: {
   sealingKey: "aws/kms-keyrings.ts#kmsKeyrings",
   rates: { read: "aws/rates.ts#s3Rates", write: "aws/rates-job.ts#s3RatesJob" },
   countries: "aws/geoip-countries.ts#geoipCountries",
-  queries: "aws/athena-engine.ts#athenaEngine",
+  queries: {
+    export: "aws/athena-engine.ts#athenaEngine",
+    reports: "aws/athena-reports.ts#athenaReports",
+  },
   lake: "aws/s3-lake-purger.ts#s3LakePurger",
   appleAds: "aws/apple-ads.ts#appleAds",
   credentials: "aws/cognito-credentials.ts#cognitoCredentials",

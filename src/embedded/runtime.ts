@@ -13,6 +13,7 @@ import { cachedDeletionStore } from "../adapters/cache/cached-deletions.ts";
 import { cachedInstallStore } from "../adapters/cache/cached-installs.ts";
 import { cachedKeyStore } from "../adapters/cache/cached-keys.ts";
 import { cachedLinkStore } from "../adapters/cache/cached-links.ts";
+import { cachedReportEngine } from "../adapters/cache/cached-reports.ts";
 import { cachedSnapshotCatalog } from "../adapters/cache/cached-snapshots.ts";
 import { cachedValue } from "../adapters/cache/cached-value.ts";
 import { createDuckDbPurger } from "../adapters/duckdb/purge.ts";
@@ -21,6 +22,7 @@ import {
   type DuckDbQueryEngine,
 } from "../adapters/duckdb/query-engine.ts";
 import { createReadWriteLock } from "../adapters/duckdb/read-write-lock.ts";
+import { createDuckDbReportEngine } from "../adapters/duckdb/reports.ts";
 import { createPasswordCredentials } from "../adapters/dynamodb/password-credentials.ts";
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import { fetchEcbFeed } from "../adapters/ecb/feed.ts";
@@ -138,9 +140,14 @@ export const openLake = async (config: EmbeddedConfig) => {
     snapshotDir: paths.snapshots,
     lakeFiles,
   });
+  // Reports on the bounded instance too: an overview of a long window joins and groups a lot.
+  const reports = cachedReportEngine(
+    createDuckDbReportEngine({ duckdb: snapshotDuckdb, lakeDir: paths.lake, lakeFiles }),
+  );
   return {
     streams,
     engine,
+    reports,
     purger,
     flush: async () => {
       await Promise.all(Object.values(streams).map((stream) => stream.flush()));
@@ -206,6 +213,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       trustViewerCountry: config.trustViewerCountry,
     }),
     engine: lake.engine,
+    reports: lake.reports,
     lakePurger: lake.purger,
     flushLake: lake.flush,
     // The service's own link host, once its listener is up.

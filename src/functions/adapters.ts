@@ -17,6 +17,7 @@ import type { CountryResolver } from "../ports/geo.ts";
 import type { LakePurger, LakeQueryEngine, RecordStream } from "../ports/lake.ts";
 import type { LinkStore } from "../ports/links.ts";
 import type { RatesTable } from "../ports/rates.ts";
+import type { ReportEngine } from "../ports/reports.ts";
 import type { SearchAds } from "../ports/search-ads.ts";
 import type { TouchStore } from "../ports/touches.ts";
 import type { Credentials } from "../ports/users.ts";
@@ -53,8 +54,10 @@ export interface AllAdapters {
   /** The ECB's feed of the last 90 days' reference rates. */
   readonly ratesFeed: () => Promise<string>;
   readonly countries: CountryResolver;
-  /** queries: the export's query engine over the lake. */
+  /** queries `export`: the export's query engine over the lake. */
   readonly engine: LakeQueryEngine;
+  /** queries `reports`: the dashboard's reports over the lake, briefly cached. */
+  readonly reports: ReportEngine;
   /** lake `purge`: the lake's files of deleted installs, and what delivers pending rows first. */
   readonly lakePurger: LakePurger;
   readonly flushLake: () => Promise<void>;
@@ -87,7 +90,8 @@ export type Adapters<U extends Uses> = {
   (U extends { readonly sealingKey: "wrap" } ? Pick<AllAdapters, "keyWrapper"> : unknown) &
   When<Has<U, "credentials">, Pick<AllAdapters, "credentials">> &
   When<Has<U, "countries">, Pick<AllAdapters, "countries">> &
-  When<Has<U, "queries">, Pick<AllAdapters, "engine">> &
+  (U extends { readonly queries: "export" } ? Pick<AllAdapters, "engine"> : unknown) &
+  (U extends { readonly queries: "reports" } ? Pick<AllAdapters, "reports"> : unknown) &
   When<Has<U, "lake">, Pick<AllAdapters, "lakePurger" | "flushLake">> &
   When<Has<U, "linkHost">, Pick<AllAdapters, "linkBaseUrl">> &
   When<Has<U, "appleAds">, Pick<AllAdapters, "searchAds">> &

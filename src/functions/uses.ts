@@ -87,8 +87,11 @@ export interface Uses<Queue extends string = string> {
   readonly rates?: "read" | "write";
   /** The IP-to-country database, shipped in the asset. */
   readonly countries?: "read";
-  /** The export's query engine (Athena): run queries over the lake, read and write results. */
-  readonly queries?: "export";
+  /**
+   * The lake's query engine (Athena): run queries over the lake, read and write results; for
+   * the export's snapshots and pages, or the dashboard's reports.
+   */
+  readonly queries?: "export" | "reports";
   /** The lake's files: `purge` rewrites those of a deleted install and drops query results. */
   readonly lake?: "purge";
   /** The link host's base URL, which new links name. */
