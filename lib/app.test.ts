@@ -46,25 +46,27 @@ interface Bundle {
 const lambdaBundles = (): Bundle[] => {
   const template: { Resources: Record<string, { Type: string; Properties: Json }> } =
     assembly.getStackByName(STACK_ID).template;
-  return Object.entries(template.Resources)
-    .filter(([, r]) => r.Type === "AWS::Lambda::Function")
-    // The service's own functions; CDK's deploy-time copy of the dashboard's files is Python.
-    .filter(([, r]) => String(r.Properties.Runtime).startsWith("nodejs"))
-    .map(([id, r]) => {
-      // The asset's key is `<hash>.zip`; its staged directory is `asset.<hash>`.
-      const code = r.Properties.Code;
-      const key = isJson(code) ? code.S3Key : undefined;
-      if (typeof key !== "string") throw new Error(`${id} has no asset`);
-      const dir = join(outdir, `asset.${key.replace(/\.zip$/, "")}`);
-      const env = r.Properties.Environment;
-      const variables = isJson(env) && isJson(env.Variables) ? env.Variables : {};
-      return {
-        id,
-        dir,
-        code: readFileSync(join(dir, "index.mjs"), "utf8"),
-        environment: variables,
-      };
-    });
+  return (
+    Object.entries(template.Resources)
+      .filter(([, r]) => r.Type === "AWS::Lambda::Function")
+      // The service's own functions; CDK's deploy-time copy of the dashboard's files is Python.
+      .filter(([, r]) => String(r.Properties.Runtime).startsWith("nodejs"))
+      .map(([id, r]) => {
+        // The asset's key is `<hash>.zip`; its staged directory is `asset.<hash>`.
+        const code = r.Properties.Code;
+        const key = isJson(code) ? code.S3Key : undefined;
+        if (typeof key !== "string") throw new Error(`${id} has no asset`);
+        const dir = join(outdir, `asset.${key.replace(/\.zip$/, "")}`);
+        const env = r.Properties.Environment;
+        const variables = isJson(env) && isJson(env.Variables) ? env.Variables : {};
+        return {
+          id,
+          dir,
+          code: readFileSync(join(dir, "index.mjs"), "utf8"),
+          environment: variables,
+        };
+      })
+  );
 };
 
 describe("cdk synth", () => {

@@ -98,7 +98,7 @@ const openApi31 = z.strictObject({
       z.string(),
       z.strictObject({
         type: z.literal("apiKey"),
-        in: z.literal("header"),
+        in: z.enum(["header", "cookie"]),
         name: z.string(),
         description: z.string(),
       }),
@@ -148,9 +148,10 @@ describe("the OpenAPI document", () => {
       expect.objectContaining({ type: "apiKey", in: "header", name: "Authorization" }),
     );
     for (const route of ROUTES) {
-      expect(operationOf(route).security, route.id).toEqual(
-        route.scope === null ? [] : [{ [API_KEY_SCHEME]: [route.scope] }],
-      );
+      const security = operationOf(route).security;
+      if (route.scope === null) expect(security, route.id).toEqual([]);
+      else if (route.scope === "apps") expect(security, route.id).toEqual([{ Session: [] }]);
+      else expect(security, route.id).toContainEqual({ [API_KEY_SCHEME]: [route.scope] });
     }
   });
 
@@ -205,7 +206,10 @@ describe("the OpenAPI document", () => {
       const statuses = Object.keys(CONTRACTS[route.id].errors).map(Number);
       for (const status of statuses) expect(ERROR_STATUSES).toContain(status);
       expect(statuses, route.id).toContain(500);
-      expect(statuses.includes(401), route.id).toBe(route.scope !== null);
+      // The session routes are public at the gateway and refuse a missing session themselves.
+      expect(statuses.includes(401), route.id).toBe(
+        route.scope !== null || route.path === "/v1/session",
+      );
     }
   });
 

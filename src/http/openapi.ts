@@ -16,6 +16,7 @@ import { CLEAR_PARAMETER_KEYS, SEALING_ALGORITHM } from "../apps/app-config.ts";
 import { UnauthorizedError } from "../domain/errors.ts";
 import { EVENT_TYPES, exportEventName } from "../domain/event-types.ts";
 import { KEY_KINDS, type Scope } from "../domain/keys.ts";
+import { CSRF_HEADER, SESSION_COOKIE, SESSION_SCOPES } from "../domain/sessions.ts";
 import { MAX_LIMIT } from "../export/params.ts";
 import { ISO_4217_CODES } from "../ingest/currencies.ts";
 import { INGEST_LIMITS } from "../ingest/limits.ts";
@@ -38,11 +39,32 @@ export const OPENAPI_FILE = "spec/openapi.json";
 /** The security scheme every keyed operation names. */
 export const API_KEY_SCHEME = "ApiKey";
 
+/** The dashboard's session cookie, which the operations the dashboard calls also take. */
+export const SESSION_SCHEME = "Session";
+
+/** Keys have these scopes; a session has the rest (the dashboard's own). */
+const KEY_SCOPES: ReadonlySet<Scope> = new Set(
+  Object.values(KEY_KINDS).flatMap((kind) => kind.scopes as readonly Scope[]),
+);
+
+/** An operation's security requirements: its key scope, a session, or either. */
+export const securityOf = (route: Route): Record<string, string[]>[] => {
+  if (route.scope === null) return [];
+  const key = KEY_SCOPES.has(route.scope) ? [{ [API_KEY_SCHEME]: [route.scope] }] : [];
+  const session = (SESSION_SCOPES as readonly Scope[]).includes(route.scope)
+    ? [{ [SESSION_SCHEME]: [] }]
+    : [];
+  return [...key, ...session];
+};
+
 export const TAGS = {
   SDK: "Called by the SDKs in the app, with the app's SDK key.",
   Server: "Called by the app owner's servers, with the app's server key.",
   Export: "The export of attributed events, with the app's server key.",
   Links: "The app's links for ads, with the app's server key.",
+  Reports: "The dashboard's figures over the lake, with a server key or a dashboard session.",
+  Dashboard:
+    "Signing in to the dashboard, and the apps, settings and keys a signed-in person manages (session cookie and CSRF token).",
   Contract: "This document. Public.",
 } as const;
 export type Tag = keyof typeof TAGS;
@@ -50,7 +72,9 @@ export type Tag = keyof typeof TAGS;
 const SDK_SCOPES: readonly Scope[] = KEY_KINDS.sdk.scopes;
 
 export const tagOf = (route: Route): Tag => {
+  if (route.path === "/v1/session" || route.scope === "apps") return "Dashboard";
   if (route.scope === null) return "Contract";
+  if (route.scope === "reports") return "Reports";
   if (route.scope === "export") return "Export";
   if (route.scope === "links") return "Links";
   return SDK_SCOPES.includes(route.scope) ? "SDK" : "Server";
@@ -238,7 +262,7 @@ const routeConfig = (route: Route, contract: RouteContract): RouteConfig => {
     description: contract.description,
     tags: [tagOf(route)],
     // OpenAPI 3.1 lets a non-OAuth requirement list roles: here, the key scope it needs.
-    security: route.scope === null ? [] : [{ [API_KEY_SCHEME]: [route.scope] }],
+    security: securityOf(route),
     request: {
       ...(request?.query && { query: request.query }),
       ...(request?.params && { params: request.params }),
@@ -263,6 +287,15 @@ export const buildOpenApiDocument = (options: { serverUrl?: string } = {}): Open
     description:
       "The app's API key itself, with no scheme. Scopes: SDK keys " +
       `${KEY_KINDS.sdk.scopes.join(", ")}; server keys ${KEY_KINDS.server.scopes.join(", ")}.`,
+  });
+  registry.registerComponent("securitySchemes", SESSION_SCHEME, {
+    type: "apiKey",
+    in: "cookie",
+    name: SESSION_COOKIE,
+    description:
+      "A dashboard session, from `POST /v1/session`. A change (not GET) also sends the " +
+      `session's CSRF token in the \`${CSRF_HEADER}\` header. A request about an app names it ` +
+      "(`app_id` in the path or the query), and must be one the person may see.",
   });
   for (const route of ROUTES) registry.registerPath(routeConfig(route, CONTRACTS[route.id]));
 

@@ -86,7 +86,9 @@ const newKeySchema = tiedTo<KeyAnswer & { key: string }>()(
 const appIdParams = z.object({
   app_id: z.string().meta({ description: "The app's id.", example: "com.example.game" }),
 });
-const keyParams = appIdParams.extend({ key_id: keyIdParam.meta({ example: "3f9a0c1d2e4b5a69" }) });
+const keyParams = appIdParams.extend({
+  key_id: keyIdParam.meta({ description: "The key's id.", example: "3f9a0c1d2e4b5a69" }),
+});
 
 const UNAUTHORIZED = unauthorized("apps");
 const json = (schema: z.ZodType) => ({ [JSON_MEDIA_TYPE]: schema });
