@@ -87,6 +87,15 @@ const APPS_USES = {
   sealingKey: "wrap",
 } as const satisfies Uses;
 
+/** What the report routes use: the app's deletions to leave out, and the lake's reports. */
+const REPORTS_USES = {
+  tables: { deletions: "tombstones" },
+  queries: "reports",
+} as const satisfies Uses;
+
+/** A report waits on its query: Athena's within API Gateway's 29 s. */
+const REPORT_SIZING = { streaming: false, memoryMb: 512, timeoutSeconds: 28 } as const;
+
 /** A dashboard route: a small, quick function. */
 const DASHBOARD_SIZING = { streaming: false, memoryMb: 256, timeoutSeconds: 10 } as const;
 
@@ -346,6 +355,33 @@ export const ROUTES = [
     scope: "apps",
     ...DASHBOARD_SIZING,
     uses: APPS_USES,
+  },
+  {
+    id: "report-overview",
+    handler: "http/handlers/reports.ts#overviewReportFunction",
+    method: "GET",
+    path: "/v1/reports/overview",
+    scope: "reports",
+    ...REPORT_SIZING,
+    uses: REPORTS_USES,
+  },
+  {
+    id: "report-link-clicks",
+    handler: "http/handlers/reports.ts#linkClicksReportFunction",
+    method: "GET",
+    path: "/v1/reports/link-clicks",
+    scope: "reports",
+    ...REPORT_SIZING,
+    uses: REPORTS_USES,
+  },
+  {
+    id: "report-latest-events",
+    handler: "http/handlers/reports.ts#latestEventsReportFunction",
+    method: "GET",
+    path: "/v1/reports/latest-events",
+    scope: "reports",
+    ...REPORT_SIZING,
+    uses: REPORTS_USES,
   },
   {
     id: "openapi",

@@ -33,6 +33,11 @@ const SEALING_APP = "com.example.contract-sealed";
 const USER = "user-contract-1";
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+const today = () => new Date().toISOString().slice(0, 10);
+const ANDROID_AGENT =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36";
+const dayBefore = (day: string) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
 
 const mediaTypeOf = (response: Response) => response.headers.get("content-type")?.split(";")[0];
 
@@ -430,6 +435,47 @@ describe("the wire contract, over HTTP", () => {
       });
       expect((await rt.get("/v1/config", made.key.key)).status).toBe(401);
     },
+    "report-overview": async () => {
+      const body = await expectConforming(
+        "report-overview",
+        await rt.get(
+          `/v1/reports/overview?from=${dayBefore(today())}&to=${today()}`,
+          keys.serverKey,
+        ),
+      );
+      // The purchase sent before: 4.99 EUR in USD.
+      expect(body).toMatchObject({
+        totals: { events: expect.any(Number), revenue_usd: expect.any(Number) },
+      });
+      const { totals } = body as { totals: { events: number; revenue_usd: number } };
+      expect(totals.events).toBeGreaterThanOrEqual(1);
+      expect(totals.revenue_usd).toBeGreaterThan(4);
+    },
+    "report-link-clicks": async () => {
+      // The Android app: a tap from an Android phone goes to its Play Store page.
+      const made = (await (
+        await rt.post("/v1/links", { media_source: "counted" }, sealingKeys.serverKey)
+      ).json()) as { url: string; deeplink_id: string };
+      const tapped = await fetch(`${rt.linkUrl}/${made.deeplink_id}`, {
+        redirect: "manual",
+        headers: { "user-agent": ANDROID_AGENT },
+      });
+      expect(tapped.status).toBe(302);
+      await rt.flush();
+      const body = await expectConforming(
+        "report-link-clicks",
+        await rt.get("/v1/reports/link-clicks", sealingKeys.serverKey),
+      );
+      expect(body).toMatchObject({ clicks: [{ deeplink_id: made.deeplink_id, clicks: 1 }] });
+    },
+    "report-latest-events": async () => {
+      const body = await expectConforming(
+        "report-latest-events",
+        await rt.get("/v1/reports/latest-events?limit=5", keys.serverKey),
+      );
+      const { events } = body as { events: { event_name: string }[] };
+      expect(events.length).toBeGreaterThanOrEqual(1);
+    },
     openapi: async () => {
       // Public: no key, and a key that is not one does not matter either.
       for (const key of [undefined, "not-a-key"]) {
@@ -583,6 +629,24 @@ describe("the wire contract, over HTTP", () => {
         ),
       404: () => owner.send("DELETE", `/v1/apps/${DASHBOARD_APP}/keys/0000000000000000`),
       422: () => owner.send("DELETE", `/v1/apps/${DASHBOARD_APP}/keys/not-a-key`),
+    },
+    "report-overview": {
+      401: () => rt.get(`/v1/reports/overview?from=${today()}&to=${today()}`, keys.sdkKey),
+      404: () =>
+        rt.get(
+          `/v1/reports/overview?app_id=com.example.other&from=${today()}&to=${today()}`,
+          keys.serverKey,
+        ),
+      422: () => rt.get(`/v1/reports/overview?from=${today()}&to=2000-01-01`, keys.serverKey),
+    },
+    "report-link-clicks": {
+      401: () => rt.get("/v1/reports/link-clicks", keys.sdkKey),
+      404: () => rt.get("/v1/reports/link-clicks?app_id=com.example.other", keys.serverKey),
+    },
+    "report-latest-events": {
+      401: () => rt.get("/v1/reports/latest-events", keys.sdkKey),
+      404: () => rt.get("/v1/reports/latest-events?app_id=com.example.other", keys.serverKey),
+      422: () => rt.get("/v1/reports/latest-events?limit=0", keys.serverKey),
     },
     openapi: {},
   };

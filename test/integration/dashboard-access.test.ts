@@ -1,6 +1,6 @@
 /**
  * Who sees what through the dashboard's session, over HTTP: a person sees only the apps they
- * may see, on every route a session reaches (apps, keys, links, export); a change needs the
+ * may see, on every route a session reaches (apps, keys, links, export, reports); a change needs the
  * session's own CSRF token; signing out ends the session; a key is never a session.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,6 +63,8 @@ describe("the dashboard's sessions", () => {
       await other.get(`/v1/links?app_id=${OWNER_APP}`),
       await other.send("POST", `/v1/links?app_id=${OWNER_APP}`, { media_source: "x" }),
       await other.get(`/api/v1/export?app_id=${OWNER_APP}&timestamp=0`),
+      await other.get(`/v1/reports/overview?app_id=${OWNER_APP}&from=2026-01-01&to=2026-01-02`),
+      await other.get(`/v1/reports/latest-events?app_id=${OWNER_APP}`),
     ];
     expect(refused.map((response) => response.status)).toEqual(refused.map(() => 401));
     expect((await rt.stores.apps.get(OWNER_APP))?.name).toBe("Owner's");

@@ -217,6 +217,19 @@ describe("Object.prototype's names in requests", () => {
       params: { app_id: APP, key_id: keyId },
       key: "session",
     }),
+    "report-overview": () => ({
+      method: "GET",
+      path: "/v1/reports/overview",
+      query: { from: "2026-01-01", to: "2026-01-31" },
+      key: "server",
+    }),
+    "report-link-clicks": () => ({ method: "GET", path: "/v1/reports/link-clicks", key: "server" }),
+    "report-latest-events": () => ({
+      method: "GET",
+      path: "/v1/reports/latest-events",
+      query: { limit: "3" },
+      key: "session",
+    }),
     openapi: () => ({ method: "GET", path: "/v1/openapi.json", key: "none" }),
   };
 

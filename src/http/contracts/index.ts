@@ -15,6 +15,7 @@ import { INGEST_CONTRACTS } from "./ingest.ts";
 import { ATTRIBUTION_CONTRACTS } from "./install-attribution.ts";
 import { LINK_CONTRACTS } from "./links.ts";
 import { OPENAPI_CONTRACTS } from "./openapi.ts";
+import { REPORT_CONTRACTS } from "./reports.ts";
 import { SESSION_CONTRACTS } from "./session.ts";
 import type { RouteContract } from "./shared.ts";
 import { TOUCH_CONTRACTS } from "./touches.ts";
@@ -27,6 +28,7 @@ export * from "./ingest.ts";
 export * from "./install-attribution.ts";
 export * from "./links.ts";
 export * from "./openapi.ts";
+export * from "./reports.ts";
 export * from "./session.ts";
 export * from "./shared.ts";
 export * from "./touches.ts";
@@ -42,5 +44,6 @@ export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
   ...TOUCH_CONTRACTS,
   ...SESSION_CONTRACTS,
   ...APP_CONTRACTS,
+  ...REPORT_CONTRACTS,
   ...OPENAPI_CONTRACTS,
 };
