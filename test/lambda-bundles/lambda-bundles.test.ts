@@ -71,6 +71,9 @@ const API_ARN = `arn:aws:execute-api:${TEST_ENV.region}:${TEST_ENV.account}:api/
 /** What is not invoked here, and why; every other row of the manifest is. */
 const NOT_HERE: Readonly<Record<string, string>> = {
   export: "Athena runs the export's queries, and nothing here answers Athena's API faithfully",
+  "report-overview": "Athena runs the reports' queries",
+  "report-link-clicks": "Athena runs the reports' queries",
+  "report-latest-events": "Athena runs the reports' queries",
   "fx-rates": "it fetches the ECB's feed from the internet",
 };
 
@@ -117,6 +120,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     AWS_ENDPOINT_URL_SQS: moto.endpoint,
     AWS_ENDPOINT_URL_FIREHOSE: moto.endpoint,
     AWS_ENDPOINT_URL_KMS: moto.endpoint,
+    AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: moto.endpoint,
     // Info lines of two dozen functions would bury the test's own output.
     POWERTOOLS_LOG_LEVEL: "ERROR",
   });
@@ -239,9 +243,14 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
       readonly query?: Record<string, string>;
       readonly body?: unknown;
       readonly key?: string;
+      /** A dashboard session: its cookie, and its CSRF token sent on every call. */
+      readonly session?: { readonly cookie: string; readonly csrfToken: string };
       readonly headers?: Record<string, string>;
     } = {},
   ): Promise<HttpResponse & { readonly body: string }> => {
+    const sessionHeaders: Record<string, string> = request.session
+      ? { cookie: request.session.cookie, "x-csrf-token": request.session.csrfToken }
+      : {};
     const route = routeOf(id);
     const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
       encodeURIComponent(request.path?.[name] ?? ""),
@@ -249,8 +258,21 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     let authorizer: Record<string, string> | undefined;
     if (route.scope !== null) {
       const methodArn = `${API_ARN}/${route.method}${path}`;
+      // A session's call reaches the REQUEST authorizer, as API Gateway sends it the request.
+      const authorizerEvent = request.session
+        ? {
+            type: "REQUEST",
+            methodArn,
+            resource: route.path,
+            path,
+            httpMethod: route.method,
+            headers: sessionHeaders,
+            pathParameters: request.path ?? null,
+            queryStringParameters: request.query ?? null,
+          }
+        : { type: "TOKEN", authorizationToken: request.key, methodArn };
       const verdict = (await handlerOf("authorizer")(
-        { type: "TOKEN", authorizationToken: request.key, methodArn },
+        authorizerEvent,
         lambdaContext(rowOf("authorizer")),
       )) as APIGatewayAuthorizerResult;
       expect(isAllowed(verdict.policyDocument as PolicyDocument, methodArn), id).toBe(true);
@@ -262,6 +284,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     const headers = {
       "content-type": "application/json",
       "user-agent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36",
+      ...sessionHeaders,
       ...request.headers,
     };
     // The project's API Gateway event, as the stack's REST API stage sends it.
@@ -592,6 +615,91 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
       await call("deletion-status", { key: keys.server, path: { request_id: requestId } }),
     );
     expect(status).toMatchObject({ request_id: requestId, status: "completed" });
+  });
+
+  it("the dashboard: a person added with the CLI on AWS signs in through Cognito and manages an app with the session", async () => {
+    const email = "person@example.com";
+    const password = "A long enough password 1!";
+    await run(
+      process.execPath,
+      [join(PROJECT_ROOT, "bin", "attribution.js"), "users", "add", email, "--password", password],
+      {
+        env: {
+          ...process.env,
+          ATTRIBUTION_AWS_APPS_TABLE: envOf("authorizer")[tableVariable("apps")],
+          ATTRIBUTION_AWS_KEYS_TABLE: envOf("authorizer")[tableVariable("keys")],
+          ATTRIBUTION_AWS_USERS_TABLE: envOf("authorizer")[tableVariable("users")],
+          ATTRIBUTION_AWS_USER_POOL_ID: envOf("sign-in").USER_POOL_ID,
+        },
+      },
+    );
+    expect((await call("sign-in", { body: { email, password: "not it" } })).statusCode).toBe(401);
+    const signedIn = await call("sign-in", { body: { email, password } });
+    const answer = conforming("sign-in", signedIn) as { csrf_token: string };
+    const setCookie = signedIn.headers["set-cookie"] ?? "";
+    // HTTPS only on AWS: the cookie is Secure.
+    expect(setCookie).toMatch(/^attribution_session=[^;]+;.*HttpOnly; SameSite=Strict; Secure$/);
+    const session = { cookie: setCookie.split(";")[0] ?? "", csrfToken: answer.csrf_token };
+    conforming("session", await call("session", { session }));
+
+    const appId = "com.example.dashboard";
+    conforming(
+      "create-app",
+      await call("create-app", {
+        session,
+        body: { app_id: appId, name: "Dashboard", platform: "android" },
+      }),
+    );
+    const listed = conforming("list-apps", await call("list-apps", { session })) as {
+      apps: { app_id: string }[];
+    };
+    expect(listed.apps.map((app) => app.app_id)).toEqual([appId]);
+    conforming("get-app", await call("get-app", { session, path: { app_id: appId } }));
+    // Sealing on: a new key pair, its private key wrapped by the stack's KMS key.
+    const updated = conforming(
+      "update-app",
+      await call("update-app", {
+        session,
+        path: { app_id: appId },
+        body: { encryption: { enabled: true }, attribution: { click_window_days: 3 } },
+      }),
+    ) as { app: { encryption: { key_id: string | null } } };
+    expect(updated.app.encryption.key_id).not.toBeNull();
+    const made = conforming(
+      "create-key",
+      await call("create-key", { session, path: { app_id: appId }, body: { kind: "sdk" } }),
+    ) as { key: { key: string; key_id: string } };
+    conforming("config", await call("config", { key: made.key.key }));
+    conforming("list-keys", await call("list-keys", { session, path: { app_id: appId } }));
+    conforming(
+      "revoke-key",
+      await call("revoke-key", {
+        session,
+        path: { app_id: appId, key_id: made.key.key_id },
+      }),
+    );
+    await expect(
+      handlerOf("authorizer")(
+        { type: "TOKEN", authorizationToken: made.key.key, methodArn: `${API_ARN}/GET/v1/config` },
+        lambdaContext(rowOf("authorizer")),
+      ),
+    ).rejects.toThrow("Unauthorized");
+    // Another person's app, or none at all, is refused by the authorizer.
+    const other = (await handlerOf("authorizer")(
+      {
+        type: "REQUEST",
+        methodArn: `${API_ARN}/GET/v1/apps/${APP}`,
+        httpMethod: "GET",
+        headers: { cookie: session.cookie },
+        pathParameters: { app_id: APP },
+      },
+      lambdaContext(rowOf("authorizer")),
+    )) as APIGatewayAuthorizerResult;
+    expect(isAllowed(other.policyDocument as PolicyDocument, `${API_ARN}/GET/v1/apps/${APP}`)).toBe(
+      false,
+    );
+    expect((await call("sign-out", { session })).statusCode).toBe(204);
+    expect((await call("session", { session })).statusCode).toBe(401);
   });
 
   it("openapi answers the document without a key", async () => {

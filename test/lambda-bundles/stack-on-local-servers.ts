@@ -13,6 +13,11 @@
  */
 import { copyFile } from "node:fs/promises";
 import { basename, join } from "node:path";
+import {
+  CognitoIdentityProviderClient,
+  CreateUserPoolClientCommand,
+  CreateUserPoolCommand,
+} from "@aws-sdk/client-cognito-identity-provider";
 import { CreateTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { CreateDeliveryStreamCommand, FirehoseClient } from "@aws-sdk/client-firehose";
 import { CreateKeyCommand, KMSClient } from "@aws-sdk/client-kms";
@@ -66,6 +71,7 @@ export const stackOnLocalServers = async (servers: {
   const s3 = new S3Client(config);
   const firehose = new FirehoseClient(config);
   const kms = new KMSClient(config);
+  const cognito = new CognitoIdentityProviderClient(config);
   const region = TEST_ENV.region;
   const account = TEST_ENV.account;
 
@@ -151,6 +157,26 @@ export const stackOnLocalServers = async (servers: {
           new CreateKeyCommand({ Description: logicalId, KeyUsage: "ENCRYPT_DECRYPT" }),
         );
         entry = { ref: KeyMetadata?.KeyId ?? "", attributes: { Arn: KeyMetadata?.Arn ?? "" } };
+        break;
+      }
+      case "AWS::Cognito::UserPool": {
+        const { UserPool } = await cognito.send(new CreateUserPoolCommand({ PoolName: name }));
+        entry = {
+          ref: UserPool?.Id ?? "",
+          attributes: { Arn: UserPool?.Arn ?? "", ProviderName: UserPool?.Name ?? "" },
+        };
+        break;
+      }
+      case "AWS::Cognito::UserPoolClient": {
+        const { UserPoolClient } = await cognito.send(
+          new CreateUserPoolClientCommand({
+            UserPoolId: await resolve(properties.UserPoolId),
+            ClientName: name,
+            ExplicitAuthFlows: properties.ExplicitAuthFlows as never,
+            GenerateSecret: false,
+          }),
+        );
+        entry = { ref: UserPoolClient?.ClientId ?? "", attributes: {} };
         break;
       }
       case "AWS::ApiGatewayV2::Api":
