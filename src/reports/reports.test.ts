@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DeletionRequest } from "../ports/deletions.ts";
-import type { LatestEventsQuery, OverviewQuery, ReportEngine } from "../ports/reports.ts";
+import { recordingEngine } from "./recording-engine.test-support.ts";
 import { createReports, deletedInstalls } from "./reports.ts";
 
 const request = (serviceId: string, appId = "com.example.game"): DeletionRequest => ({
@@ -24,38 +24,11 @@ const deletions = {
     ),
 };
 
-const recordingEngine = () => {
-  const asked: (OverviewQuery | LatestEventsQuery)[] = [];
-  const engine: ReportEngine = {
-    async overview(query) {
-      asked.push(query);
-      return {
-        from: query.from,
-        to: query.to,
-        totals: { installs: 0, paid_installs: 0, organic_installs: 0, events: 0, revenue_usd: 0 },
-        installs_by_day: [],
-        match_status: [],
-        match_method: [],
-        events_by_day: [],
-        revenue_by_day: [],
-        campaigns: [],
-        deep_link_paths: [],
-      };
-    },
-    async latestEvents(query) {
-      asked.push(query);
-      return [];
-    },
-    async linkClicks() {
-      return new Map([
-        ["bbbbbbbbbbb", 2],
-        ["Kx3v9QpZ2aQ", 12],
-        ["AAAAAAAAAAA", 2],
-      ]);
-    },
-  };
-  return { engine, asked };
-};
+const CLICKS = new Map([
+  ["bbbbbbbbbbb", 2],
+  ["Kx3v9QpZ2aQ", 12],
+  ["AAAAAAAAAAA", 2],
+]);
 
 describe("the reports", () => {
   it("leave out the installs of the app's tombstones and of every request it lists", async () => {
@@ -64,7 +37,7 @@ describe("the reports", () => {
   });
 
   it("ask the engine for the window with the deleted installs left out", async () => {
-    const { engine, asked } = recordingEngine();
+    const { engine, asked } = recordingEngine(CLICKS);
     const reports = createReports({ engine, deletions });
     const overview = await reports.overview("com.example.game", {
       from: "2026-11-01",
@@ -82,7 +55,7 @@ describe("the reports", () => {
   });
 
   it("ask for the latest events of today's UTC day", async () => {
-    const { engine, asked } = recordingEngine();
+    const { engine, asked } = recordingEngine(CLICKS);
     const reports = createReports({
       engine,
       deletions,
@@ -95,7 +68,7 @@ describe("the reports", () => {
   });
 
   it("list link clicks most clicked first", async () => {
-    const { engine } = recordingEngine();
+    const { engine } = recordingEngine(CLICKS);
     const reports = createReports({ engine, deletions });
     expect(await reports.linkClicks("com.example.game")).toEqual({
       clicks: [

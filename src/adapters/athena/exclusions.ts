@@ -11,7 +11,9 @@
  * result. The objects expire with the other query results.
  */
 import { createHash } from "node:crypto";
+import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { isIdentifier } from "../../ingest/fields.ts";
+import { type Exclusion, sqlString } from "../../lake/export-query.ts";
 
 /** The Glue table over the lists, defined here for the CDK stack and the query alike. */
 export const EXCLUSIONS_TABLE = {
@@ -50,5 +52,35 @@ export const exclusionList = (serviceIds: readonly string[]): ExclusionList => {
     count: ids.length,
     key: `${EXCLUSIONS_TABLE.prefix}${list}/service-ids.txt`,
     body,
+  };
+};
+
+/**
+ * Where a query reads the installs to leave out: their list, written to the results bucket
+ * first. Never deleted by a query: another may be reading the same list, and it expires with
+ * the results. `qualified` names a table of the query's database.
+ */
+export const uploadExclusion = async (
+  options: {
+    readonly s3: S3Client;
+    readonly resultsBucket: string;
+    readonly qualified: (table: string) => string;
+  },
+  serviceIds: readonly string[],
+): Promise<Exclusion | undefined> => {
+  if (serviceIds.length === 0) return undefined;
+  const { list, count, key, body } = exclusionList(serviceIds);
+  await options.s3.send(
+    new PutObjectCommand({
+      Bucket: options.resultsBucket,
+      Key: key,
+      Body: body,
+      ContentType: "text/plain; charset=utf-8",
+    }),
+  );
+  const { name, column, partitionKey } = EXCLUSIONS_TABLE;
+  return {
+    serviceIdsFrom: `SELECT ${column} FROM ${options.qualified(name)} WHERE ${partitionKey} = ${sqlString(list)}`,
+    count,
   };
 };

@@ -6,12 +6,12 @@
  */
 import type { Readable } from "node:stream";
 import type { AthenaClient } from "@aws-sdk/client-athena";
-import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import { buildExportQuery, type Exclusion, sqlString } from "../../lake/export-query.ts";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { buildExportQuery } from "../../lake/export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../../lake/lake-tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import type { ExportRecord } from "../../record/columns.ts";
-import { EXCLUSIONS_TABLE, exclusionList } from "./exclusions.ts";
+import { uploadExclusion } from "./exclusions.ts";
 import {
   loadCheckpoints,
   PageCheckpoints,
@@ -61,28 +61,9 @@ export const createAthenaQueryEngine = (options: AthenaQueryEngineOptions): Lake
   const qualified = (name: string) => `${quoteIdentifier(database)}.${quoteIdentifier(name)}`;
   const table = (t: LakeTable) => qualified(t.name);
 
-  /**
-   * Where the query reads the installs to leave out: their list, written to the results bucket
-   * first (see exclusions.ts). Never deleted by the export: another export may be reading the
-   * same list, and it expires with the results.
-   */
-  const excluded = async (serviceIds: readonly string[]): Promise<Exclusion | undefined> => {
-    if (serviceIds.length === 0) return undefined;
-    const { list, count, key, body } = exclusionList(serviceIds);
-    await s3.send(
-      new PutObjectCommand({
-        Bucket: resultsBucket,
-        Key: key,
-        Body: body,
-        ContentType: "text/plain; charset=utf-8",
-      }),
-    );
-    const { name, column, partitionKey } = EXCLUSIONS_TABLE;
-    return {
-      serviceIdsFrom: `SELECT ${column} FROM ${qualified(name)} WHERE ${partitionKey} = ${sqlString(list)}`,
-      count,
-    };
-  };
+  /** Where the query reads the installs to leave out (see exclusions.ts). */
+  const excluded = (serviceIds: readonly string[]) =>
+    uploadExclusion({ s3, resultsBucket, qualified }, serviceIds);
 
   /** Opens the result at the nearest checkpoint before `offset`, or at its start. */
   const open = async (result: S3ObjectRef, offset: number): Promise<OpenedResult> => {

@@ -6,14 +6,13 @@
  */
 import { createHash } from "node:crypto";
 import type { AthenaClient } from "@aws-sdk/client-athena";
-import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import { type Exclusion, sqlString } from "../../lake/export-query.ts";
+import type { S3Client } from "@aws-sdk/client-s3";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, TOUCHES_TABLE } from "../../lake/lake-tables.ts";
 import type { ReportEngine } from "../../ports/reports.ts";
 import type { ExportRecord } from "../../record/columns.ts";
 import { overviewReport, overviewRowOf } from "../../reports/overview.ts";
 import { buildLatestEventsQuery, buildOverviewQuery } from "../../reports/queries.ts";
-import { EXCLUSIONS_TABLE, exclusionList } from "./exclusions.ts";
+import { uploadExclusion } from "./exclusions.ts";
 import { athenaLinkClicks } from "./link-clicks.ts";
 import { assertHeader, csvRows, toExportRecord } from "./result-csv.ts";
 import { runQuery } from "./run-query.ts";
@@ -45,24 +44,9 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
     touches: table(TOUCHES_TABLE.name),
   };
 
-  /** Where the query reads the installs to leave out: their list, put in the results bucket. */
-  const excluded = async (serviceIds: readonly string[]): Promise<Exclusion | undefined> => {
-    if (serviceIds.length === 0) return undefined;
-    const { list, count, key, body } = exclusionList(serviceIds);
-    await s3.send(
-      new PutObjectCommand({
-        Bucket: resultsBucket,
-        Key: key,
-        Body: body,
-        ContentType: "text/plain; charset=utf-8",
-      }),
-    );
-    const { name, column, partitionKey } = EXCLUSIONS_TABLE;
-    return {
-      serviceIdsFrom: `SELECT ${column} FROM ${table(name)} WHERE ${partitionKey} = ${sqlString(list)}`,
-      count,
-    };
-  };
+  /** Where the query reads the installs to leave out (see exclusions.ts). */
+  const excluded = (serviceIds: readonly string[]) =>
+    uploadExclusion({ s3, resultsBucket, qualified: table }, serviceIds);
 
   /**
    * Runs a query and reads its result: the header's names, then each row's fields. The same

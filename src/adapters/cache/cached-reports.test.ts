@@ -1,19 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { OverviewQuery, OverviewReport, ReportEngine } from "../../ports/reports.ts";
+import { overviewReport } from "../../reports/overview.ts";
 import { cachedReportEngine, REPORT_CACHE_TTL_MS } from "./cached-reports.ts";
 
-const answerOf = (query: OverviewQuery): OverviewReport => ({
-  from: query.from,
-  to: query.to,
-  totals: { installs: 0, paid_installs: 0, organic_installs: 0, events: 0, revenue_usd: 0 },
-  installs_by_day: [],
-  match_status: [],
-  match_method: [],
-  events_by_day: [],
-  revenue_by_day: [],
-  campaigns: [],
-  deep_link_paths: [],
-});
+const answerOf = (query: OverviewQuery): OverviewReport => overviewReport(query, []);
 
 /** An engine that counts what it is asked, and fails while `failing` says so. */
 const countingEngine = () => {

@@ -18,7 +18,7 @@ import { SCOPES } from "../../domain/keys.ts";
 import { type App, type AppStore, type KeyStore, PLATFORMS } from "../../ports/apps.ts";
 import type { AppSnapshots, SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
 import { createAttributionStore } from "./attributions.ts";
-import { conditionHolds } from "./conditional.ts";
+import { conditionHolds, putWhen } from "./conditional.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createLinkStore } from "./links.ts";
@@ -98,15 +98,7 @@ const snapshotKey = (appId: string, since: number) => `${appId}#${since}`;
 
 export const createAppStore = (doc: DynamoDBDocumentClient, table: string): AppStore => ({
   async create(app) {
-    const created = await conditionHolds(() =>
-      doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: app,
-          ConditionExpression: "attribute_not_exists(appId)",
-        }),
-      ),
-    );
+    const created = await putWhen(doc, table, { ...app }, "appId", "absent");
     if (!created) throw new ConflictError(`App ${app.appId} already exists.`);
   },
   async get(appId) {
@@ -121,15 +113,7 @@ export const createAppStore = (doc: DynamoDBDocumentClient, table: string): AppS
     return found.sort((a, b) => a.appId.localeCompare(b.appId));
   },
   async save(app) {
-    const saved = await conditionHolds(() =>
-      doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: app,
-          ConditionExpression: "attribute_exists(appId)",
-        }),
-      ),
-    );
+    const saved = await putWhen(doc, table, { ...app }, "appId", "present");
     if (!saved) throw new NotFoundError(`App ${app.appId} does not exist.`);
   },
 });

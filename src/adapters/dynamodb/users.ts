@@ -14,7 +14,7 @@ import {
 import * as z from "zod";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import type { SessionStore, User, UserStore } from "../../ports/users.ts";
-import { conditionHolds } from "./conditional.ts";
+import { conditionHolds, putWhen } from "./conditional.ts";
 
 const userItem = z.object({
   email: z.string(),
@@ -34,15 +34,7 @@ const sessionItem = z.object({
 
 export const createUserStore = (doc: DynamoDBDocumentClient, table: string): UserStore => ({
   async create(user) {
-    const created = await conditionHolds(() =>
-      doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: user,
-          ConditionExpression: "attribute_not_exists(email)",
-        }),
-      ),
-    );
+    const created = await putWhen(doc, table, { ...user }, "email", "absent");
     if (!created) throw new ConflictError(`A user ${user.email} already exists.`);
   },
   async get(email) {
@@ -72,15 +64,7 @@ export const createUserStore = (doc: DynamoDBDocumentClient, table: string): Use
     if (!granted && !(await this.get(email))) throw new NotFoundError(`No user ${email}.`);
   },
   async save(user) {
-    const saved = await conditionHolds(() =>
-      doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: user,
-          ConditionExpression: "attribute_exists(email)",
-        }),
-      ),
-    );
+    const saved = await putWhen(doc, table, { ...user }, "email", "present");
     if (!saved) throw new NotFoundError(`No user ${user.email}.`);
   },
   async remove(email) {

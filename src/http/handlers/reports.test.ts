@@ -3,6 +3,7 @@
  * DuckDB lake, their answers hold to the routes' contracts; over an engine in memory, what
  * each asks for, and each error's answer.
  */
+
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +20,7 @@ import {
   TOUCHES_TABLE,
 } from "../../lake/lake-tables.ts";
 import type { DeletionRequest } from "../../ports/deletions.ts";
-import type { LatestEventsQuery, OverviewQuery, ReportEngine } from "../../ports/reports.ts";
+import { recordingEngine } from "../../reports/recording-engine.test-support.ts";
 import type { ReportsDeps } from "../../reports/reports.ts";
 import { apiEvent, CONTEXT, principal } from "../api-event.test-support.ts";
 import { REPORT_CONTRACTS } from "../contracts/reports.ts";
@@ -186,29 +187,7 @@ describe("the report routes over a DuckDB lake", () => {
 });
 
 describe("the report routes' parameters and errors", () => {
-  const asked: (OverviewQuery | LatestEventsQuery)[] = [];
-  const engine: ReportEngine = {
-    overview: async (query) => {
-      asked.push(query);
-      return {
-        from: query.from,
-        to: query.to,
-        totals: { installs: 0, paid_installs: 0, organic_installs: 0, events: 0, revenue_usd: 0 },
-        installs_by_day: [],
-        match_status: [],
-        match_method: [],
-        events_by_day: [],
-        revenue_by_day: [],
-        campaigns: [],
-        deep_link_paths: [],
-      };
-    },
-    latestEvents: async (query) => {
-      asked.push(query);
-      return [];
-    },
-    linkClicks: async () => new Map(),
-  };
+  const { engine, asked } = recordingEngine();
   const handlers = createReportHandlers({
     engine,
     deletions: deletions([]),

@@ -1,0 +1,21 @@
+/** A report engine for tests of what stands in front of one: it records what it is asked. */
+import type { LatestEventsQuery, OverviewQuery, ReportEngine } from "../ports/reports.ts";
+import { overviewReport } from "./overview.ts";
+
+export const recordingEngine = (clicks: ReadonlyMap<string, number> = new Map()) => {
+  const asked: (OverviewQuery | LatestEventsQuery)[] = [];
+  const engine: ReportEngine = {
+    async overview(query) {
+      asked.push(query);
+      return overviewReport(query, []);
+    },
+    async latestEvents(query) {
+      asked.push(query);
+      return [];
+    },
+    async linkClicks() {
+      return clicks;
+    },
+  };
+  return { engine, asked };
+};
