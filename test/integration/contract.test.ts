@@ -584,6 +584,7 @@ describe("the wire contract, over HTTP", () => {
           "content-type": "text/plain",
         }),
       401: () => rt.post("/v1/session", { email: owner.email, password: "wrong password" }),
+      413: () => rt.post("/v1/session", { email: owner.email, password: "x".repeat(5_000) }),
       422: () => rt.post("/v1/session", { email: owner.email }),
     },
     session: { 401: () => rt.get("/v1/session") },

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Schemathesis against the service's own OpenAPI document: the embedded service on free ports
 # with a fresh data folder (sdk/service.sh), one app made with the project's CLI, then every
-# operation of its GET /v1/openapi.json, the SDK key sent to the operations tagged SDK and the
-# server key to the others (hooks.py). No answer may be a 5xx, and each answer's status,
+# operation of its GET /v1/openapi.json, the SDK key sent to the operations tagged SDK, a
+# signed-in admin's session to those tagged Dashboard, and the server key to the others
+# (hooks.py). No answer may be a 5xx, and each answer's status,
 # content type, headers and body must be ones the document declares for its operation.
 #
 # Schemathesis, pinned, is installed in .venv-schemathesis/ (git-ignored) on first use and
@@ -43,6 +44,18 @@ keys="$(node -e '
 ' "$created")" || fail "the app's keys are not in: $created"
 read -r sdk_key server_key <<<"$keys"
 
+# A signed-in admin for the dashboard's operations: its cookie and CSRF token.
+password="schemathesis-password-1"
+(cd "$root" && ATTRIBUTION_DATA_DIR="$SERVICE_DATA_DIR" node bin/attribution.js \
+  users add schemathesis@example.com --admin --password "$password" >/dev/null) ||
+  fail "could not add the dashboard user"
+signed_in="$(curl -sS -D - -H 'content-type: application/json' \
+  -d "{\"email\":\"schemathesis@example.com\",\"password\":\"$password\"}" \
+  "$SERVICE_URL/v1/session")" || fail "could not sign in"
+session_cookie="$(grep -io 'attribution_session=[^;]*' <<<"$signed_in" | head -n 1)"
+csrf="$(grep -o '"csrf_token":"[^"]*"' <<<"$signed_in" | cut -d'"' -f4)"
+[[ -n "$session_cookie" && -n "$csrf" ]] || fail "sign-in gave no session: $signed_in"
+
 # --include-path-regex: Schemathesis leaves out the operation that served the document unless a
 #   filter names it, and GET /v1/openapi.json is one of the API's operations.
 # --checks: the five that hold answers to the document. Of the others, negative_data_rejection
@@ -62,6 +75,7 @@ set +e
   cd "$here"
   HYPOTHESIS_STORAGE_DIRECTORY="$venv/hypothesis" SCHEMATHESIS_HOOKS="$here/hooks.py" \
     SCHEMATHESIS_SDK_KEY="$sdk_key" SCHEMATHESIS_SERVER_KEY="$server_key" \
+    SCHEMATHESIS_SESSION_COOKIE="$session_cookie" SCHEMATHESIS_CSRF="$csrf" \
     "$venv/bin/schemathesis" --config-file "$here/schemathesis.toml" \
     run "$SERVICE_URL/v1/openapi.json" --url "$SERVICE_URL" --include-path-regex '^/' \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \

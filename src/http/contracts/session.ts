@@ -1,7 +1,7 @@
 /** The dashboard's session routes' contracts: sign in, who is signed in, sign out. */
 import * as z from "zod";
 import { CSRF_HEADER, SESSION_COOKIE } from "../../domain/sessions.ts";
-import { type SessionAnswer, signInBody } from "../handlers/session.ts";
+import { type SessionAnswer, SIGN_IN_MAX_BYTES, signInBody } from "../handlers/session.ts";
 import { INTERNAL, JSON_MEDIA_TYPE, NOT_JSON, type RouteContract, tiedTo } from "./shared.ts";
 
 const sessionAnswerSchema = tiedTo<SessionAnswer>()(
@@ -38,6 +38,7 @@ export const SESSION_CONTRACTS = {
     errors: {
       400: `${NOT_JSON} Or it is not sent as \`application/json\`.`,
       401: "The email or the password is wrong (which of the two is not said).",
+      413: `The body is over ${SIGN_IN_MAX_BYTES} bytes; it was not parsed.`,
       422: "The body is not `{email, password}`.",
       500: INTERNAL,
     },

@@ -34,6 +34,9 @@ export const signInBody = z.strictObject({
   password: z.string().min(1).max(MAX_PASSWORD_LENGTH),
 });
 
+/** A sign-in is an email and a password: a few hundred bytes. */
+export const SIGN_IN_MAX_BYTES = 4_096;
+
 export interface SessionAnswer {
   readonly user: { readonly email: string; readonly admin: boolean };
   readonly csrf_token: string;
@@ -65,7 +68,11 @@ export const createSessionHandlers = (deps: SessionDeps & { readonly secure: boo
       if (!headersOf(event)["content-type"]?.toLowerCase().startsWith("application/json")) {
         throw new BadRequestError("Sign in with a JSON body (Content-Type: application/json).");
       }
-      const { email, password } = checked(signInBody, readJsonBody(event, 4_096), "body");
+      const { email, password } = checked(
+        signInBody,
+        readJsonBody(event, SIGN_IN_MAX_BYTES),
+        "body",
+      );
       const session = await signIn(deps, email, password);
       const maxAgeSeconds = Math.floor((session.expiresAt.getTime() - Date.now()) / 1000);
       return noStore(
