@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import {
   attributionSection,
   clicksSection,
+  dashboardSection,
   exportSection,
   ingestSection,
   markdownTable,
@@ -195,5 +196,23 @@ describe("benchmark sections", () => {
       expect(markdown.trimEnd().endsWith(MEASURED)).toBe(true);
       tablesAreWhole(markdown);
     }
+  });
+
+  it("shows each dashboard page's loads beside the target, a slow first load failing it", () => {
+    const dashboard = dashboardSection({
+      setup: "the demo's 2 apps",
+      pages: [
+        { page: "overview", firstMs: 1_400, medianMs: 120, maxMs: 150 },
+        { page: "keys", firstMs: 90, medianMs: 60, maxMs: 70 },
+      ],
+      targetMs: 1_000,
+      measured: MEASURED,
+    });
+    expect(dashboard).toContain(
+      "| overview | 1400 ms | 120 ms | 150 ms | under 1000 ms: NOT MET |",
+    );
+    expect(dashboard).toContain("| keys | 90 ms | 60 ms | 70 ms | under 1000 ms: met |");
+    tablesAreWhole(dashboard);
+    expect(dashboard.endsWith(MEASURED)).toBe(true);
   });
 });
