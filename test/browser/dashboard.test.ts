@@ -1,0 +1,473 @@
+/**
+ * The dashboard in a real browser (the machine's Chromium), against the embedded runtime that
+ * serves it: signing in with the keyboard, an app made through its form, a key made, used and
+ * revoked, a link made and tapped, the overview of demo traffic held to the export of the same
+ * window, settings saved and refused, the latest events, an export downloaded, a second person
+ * who sees none of the first's apps, and every page at a phone's width. The tests run in order
+ * and build on each other (one owner, one app), as a person would use the dashboard.
+ *
+ * Each page is saved as a PNG in test-results/browser/ for a person to look at.
+ */
+import { readFile } from "node:fs/promises";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPasswordCredentials } from "../../src/adapters/dynamodb/password-credentials.ts";
+import { addUser } from "../../src/dashboard/accounts.ts";
+import { keyIdOf } from "../../src/domain/keys.ts";
+import { SESSION_COOKIE } from "../../src/domain/sessions.ts";
+import { COLUMN_NAMES } from "../../src/record/columns.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+import {
+  DESKTOP,
+  documentWidth,
+  launchChromium,
+  PHONE,
+  screenshot,
+  utcDay,
+} from "./support/browser.ts";
+import { type DemoTraffic, driveDemoTraffic } from "./support/demo-traffic.ts";
+import { exportTotals } from "./support/export-totals.ts";
+
+const APP_ID = "com.example.browser";
+const APP_NAME = "Browser Test App";
+const SECOND = { email: "second@example.com", password: "second person's password" };
+const ANDROID_PHONE =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
+
+/** How long a condition may take to hold: the lake's flush, a report's query, a render. */
+const WITHIN = { timeout: 30_000, interval: 200 } as const;
+/** The reports keep an answer 30 s (src/adapters/cache/cached-reports.ts). */
+const PAST_REPORT_CACHE = { timeout: 60_000, interval: 1_000 } as const;
+
+describe("the dashboard in a browser", () => {
+  let rt: TestRuntime;
+  let browser: Browser;
+  let owner: BrowserContext;
+  let page: Page;
+  /** The demo's Android app, once test 5 drove its traffic. */
+  let demo: DemoTraffic | undefined;
+  /** The overview's window: the demo's days, computed in UTC as the test starts. */
+  let range: { from: string; to: string };
+
+  const ownerAccount = () => {
+    if (!rt.owner) throw new Error("The first start made no owner account");
+    return rt.owner;
+  };
+  const demoApp = () => {
+    if (!demo) throw new Error("No demo traffic: the overview test drives it");
+    return demo;
+  };
+  const open = (on: Page, route: string) => on.goto(`${rt.url}/#${route}`);
+  const heading = (on: Page, name: string) =>
+    on.getByRole("heading", { level: 1, name, exact: true });
+  const navLink = (on: Page, name: string) =>
+    on.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true });
+  const cellTexts = async (rows: Locator, column: number) =>
+    Promise.all((await rows.all()).map((row) => row.locator("th, td").nth(column).innerText()));
+  const countOf = (text: string) => Number(text.replace(/[^\d.-]/g, ""));
+  /** GET with the context's session cookie, as the page's own calls go. */
+  const apiGet = async (context: BrowserContext, path: string) => {
+    const response = await context.request.get(`${rt.url}${path}`);
+    return { status: response.status(), body: (await response.json()) as unknown };
+  };
+
+  beforeAll(async () => {
+    // The demo's devices each connect from their own address, in X-Forwarded-For.
+    rt = await startTestRuntime({ trustProxy: true });
+    browser = await launchChromium();
+    // Reduced motion: Chart.js draws at once, so a screenshot holds the whole chart.
+    owner = await browser.newContext({ viewport: DESKTOP, reducedMotion: "reduce" });
+    page = await owner.newPage();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await rt?.dispose();
+  });
+
+  it("1. signs the owner in with the keyboard alone; a wrong password is refused first", async () => {
+    const { email, password } = ownerAccount();
+    await page.goto(`${rt.url}/`);
+    await heading(page, "Sign in").waitFor();
+    expect(new URL(page.url()).hash).toBe("#/sign-in");
+    await screenshot(page, "sign-in");
+
+    await page.getByLabel("Email").focus();
+    await page.keyboard.type(email);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("not the owner's password");
+    await page.keyboard.press("Enter");
+    const error = page.locator("#sign-in-error");
+    await expect.poll(() => error.textContent(), WITHIN).toBe("Wrong email or password.");
+    expect(await error.getAttribute("role")).toBe("alert");
+    expect(await page.getByRole("button", { name: "Sign out" }).count()).toBe(0);
+    expect((await owner.cookies()).map((cookie) => cookie.name)).not.toContain(SESSION_COOKIE);
+    expect(new URL(page.url()).hash).toBe("#/sign-in");
+
+    // Still in the password field: select what was typed and type the right one.
+    expect(await page.evaluate("document.activeElement?.name")).toBe("password");
+    await page.keyboard.press("ControlOrMeta+a");
+    await page.keyboard.type(password);
+    await page.keyboard.press("Enter");
+    await heading(page, "Apps").waitFor();
+    expect(new URL(page.url()).hash).toBe("#/apps");
+    await page.getByRole("button", { name: "Sign out" }).waitFor();
+    expect((await owner.cookies()).map((cookie) => cookie.name)).toContain(SESSION_COOKIE);
+  });
+
+  it("2. creates an Android app through the form: it is in the list and in the app picker", async () => {
+    await open(page, "/apps");
+    await heading(page, "Apps").waitFor();
+    await page.getByLabel("App id").fill(APP_ID);
+    await page.getByLabel("Name", { exact: true }).fill(APP_NAME);
+    await page.getByLabel("Platform").selectOption("android");
+    await page.getByRole("button", { name: "Create app" }).click();
+
+    const row = page.getByRole("table", { name: "Apps" }).locator(`tr[data-app-id="${APP_ID}"]`);
+    await row.waitFor();
+    expect((await row.locator("th, td").allInnerTexts()).slice(0, 4)).toEqual([
+      APP_NAME,
+      APP_ID,
+      "Android",
+      "Yes",
+    ]);
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Created ${APP_NAME} (${APP_ID}).` })
+      .waitFor();
+    const stored = await apiGet(owner, `/v1/apps/${APP_ID}`);
+    expect(stored).toMatchObject({ status: 200, body: { app: { platform: "android" } } });
+    await screenshot(page, "apps");
+
+    // The picker shows once an app is chosen: choosing this one opens its overview.
+    await row.getByRole("link", { name: APP_NAME }).click();
+    await heading(page, "Overview").waitFor();
+    const picker = page.getByLabel("Current app");
+    expect(await picker.inputValue()).toBe(APP_ID);
+    expect(await picker.locator("option").allInnerTexts()).toContain(`${APP_NAME} (${APP_ID})`);
+  });
+
+  it("3. creates an SDK key that the API takes, then revokes it in the page: the API refuses it", async () => {
+    await open(page, `/apps/${APP_ID}/overview`);
+    await navLink(page, "Keys").click();
+    await heading(page, "Keys").waitFor();
+    // An app made in the dashboard has no key yet.
+    await page.getByText("No keys yet.").waitFor();
+    await page.getByRole("button", { name: "Create SDK key" }).click();
+    const key = await page.getByLabel("New key").inputValue();
+    const keyId = keyIdOf(key);
+    expect(keyId).toBeDefined();
+    const row = page.locator(`tr[data-key-id="${keyId}"]`);
+    await row.waitFor();
+    expect((await row.locator("td").allInnerTexts()).slice(0, 2)).toEqual([keyId, "SDK"]);
+    await screenshot(page, "keys");
+
+    const config = () => fetch(`${rt.url}/v1/config`, { headers: { authorization: key } });
+    const before = await config();
+    await before.body?.cancel();
+    expect(before.status).toBe(200);
+
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await row.getByRole("button", { name: "Confirm revoke" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Key ${keyId} revoked.` })
+      .waitFor();
+    const after = await config();
+    await after.body?.cancel();
+    expect(after.status).toBe(401);
+    // The table says so: a time in the Revoked column, and no Revoke button left.
+    expect(await row.locator("td").nth(4).innerText()).toMatch(/^\d{4}-\d{2}-\d{2} .* UTC$/);
+    expect(await row.getByRole("button").count()).toBe(0);
+  });
+
+  it("4. creates a link with its QR code; a phone's tap on it shows as a click", async () => {
+    await open(page, `/apps/${APP_ID}/links`);
+    await heading(page, "Links").waitFor();
+    await page.getByLabel("Media source").fill("browser_qr");
+    await page.getByLabel("Campaign name").fill("Spring launch");
+    await page.getByLabel("Deep link path").fill("/levels/7");
+    await page.getByRole("button", { name: "Create link" }).click();
+
+    const url = await page.getByLabel("Link URL").inputValue();
+    expect(url.startsWith(`${rt.linkUrl}/`)).toBe(true);
+    const qr = page.getByRole("img", { name: url, exact: true });
+    await qr.waitFor();
+    expect(await qr.getAttribute("src")).toMatch(/^data:image\/png;base64,/);
+    expect(await qr.evaluate((img: { naturalWidth: number }) => img.naturalWidth)).toBeGreaterThan(
+      0,
+    );
+    const { origin, pathname } = new URL(url);
+    expect(origin).toBe(rt.linkUrl);
+    const deeplinkId = pathname.slice(1);
+    const row = page.locator(`tr[data-deeplink-id="${deeplinkId}"]`);
+    await row.waitFor();
+    expect(await row.locator("td").allInnerTexts()).toEqual(
+      expect.arrayContaining(["browser_qr", "Spring launch", "/levels/7"]),
+    );
+    await screenshot(page, "links");
+
+    // The URL as the page shows it and its QR code holds, tapped on an Android phone.
+    const tap = await fetch(url, {
+      redirect: "manual",
+      headers: { "user-agent": ANDROID_PHONE },
+    });
+    await tap.body?.cancel();
+    expect(tap.status).toBe(302);
+    await rt.flush();
+
+    // The page asked for the clicks when it opened; the report keeps that answer 30 s.
+    await expect
+      .poll(async () => {
+        const { body } = await apiGet(owner, `/v1/reports/link-clicks?app_id=${APP_ID}`);
+        const { clicks } = body as { clicks: { deeplink_id: string; clicks: number }[] };
+        return clicks.find((entry) => entry.deeplink_id === deeplinkId)?.clicks ?? 0;
+      }, PAST_REPORT_CACHE)
+      .toBe(1);
+    await page.reload();
+    await expect.poll(() => row.getByTestId("clicks").innerText(), WITHIN).toBe("1");
+  });
+
+  it("5. shows the overview of demo traffic with the export's totals, charts and a sortable campaign table", async () => {
+    range = { from: utcDay(-3), to: utcDay(0) };
+    demo = await driveDemoTraffic(rt, { days: 3, installs: 150, seed: 5 });
+    await rt.flush();
+    const { appId, serverKey, outcome } = demo;
+    const expected = await exportTotals(rt.url, serverKey, appId, range);
+    // Every install the demo made is in the lake, and so in the window.
+    expect(expected.installs).toBe(outcome.installs);
+    expect(expected.events).toBeGreaterThan(expected.installs);
+    expect(expected.revenueUsd).toBeGreaterThan(0);
+
+    await open(page, `/apps/${appId}/overview`);
+    await heading(page, "Overview").waitFor();
+    await page.getByLabel("From").fill(range.from);
+    await page.getByLabel("To", { exact: true }).fill(range.to);
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Showing ${range.from} to ${range.to}.` })
+      .waitFor();
+
+    const total = (name: string) => page.getByTestId(`total-${name}`);
+    const figure = async (name: string) => Number(await total(name).getAttribute("data-value"));
+    expect(await figure("installs")).toBe(expected.installs);
+    expect(await figure("events")).toBe(expected.events);
+    expect(await figure("revenue")).toBeCloseTo(expected.revenueUsd, 2);
+    expect(countOf(await total("installs").innerText())).toBe(expected.installs);
+    expect(countOf(await total("events").innerText())).toBe(expected.events);
+    expect(await figure("paid")).toBeGreaterThan(0);
+    expect(await figure("organic")).toBeGreaterThan(0);
+
+    // Six charts, each drawn on a canvas of some size.
+    const charts = page.locator("figure.chart");
+    expect(await charts.count()).toBe(6);
+    for (const chart of await charts.all()) {
+      const box = await chart.locator("canvas").boundingBox();
+      expect(box?.width).toBeGreaterThan(100);
+      expect(box?.height).toBeGreaterThan(100);
+    }
+
+    const campaigns = page.getByRole("table", { name: "Campaigns" });
+    const rows = campaigns.locator("tbody tr");
+    expect(await rows.count()).toBeGreaterThan(2);
+    const header = (name: string) => campaigns.locator("th").filter({ hasText: name });
+    expect(await header("Installs").getAttribute("aria-sort")).toBe("descending");
+    const installsOf = async () => (await cellTexts(rows, 2)).map(countOf);
+    const descending = await installsOf();
+    expect(descending).toEqual([...descending].sort((a, b) => b - a));
+    expect(new Set(descending).size, "campaigns with different installs").toBeGreaterThan(1);
+
+    await header("Installs").getByRole("button").click();
+    await expect.poll(() => header("Installs").getAttribute("aria-sort"), WITHIN).toBe("ascending");
+    const ascending = await installsOf();
+    expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+    expect(ascending).not.toEqual(descending);
+
+    await header("Media source").getByRole("button").click();
+    await expect
+      .poll(() => header("Media source").getAttribute("aria-sort"), WITHIN)
+      .toBe("ascending");
+    expect(await header("Installs").getAttribute("aria-sort")).toBeNull();
+    const sources = await cellTexts(rows, 0);
+    expect(sources).toEqual([...sources].sort((a, b) => a.localeCompare(b)));
+    await screenshot(page, "overview-1280");
+  });
+
+  it("6. saves a click window of 14 days; shows the service's refusal of 99", async () => {
+    await open(page, `/apps/${APP_ID}/settings`);
+    await heading(page, "Settings").waitFor();
+    const clickWindow = page.getByLabel("Click window");
+    await clickWindow.fill("14");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByRole("status").filter({ hasText: "Settings saved." }).waitFor();
+    expect(await apiGet(owner, `/v1/apps/${APP_ID}`)).toMatchObject({
+      status: 200,
+      body: { app: { attribution: { click_window_days: 14 } } },
+    });
+    expect((await rt.stores.apps.get(APP_ID))?.attribution?.clickWindowDays).toBe(14);
+
+    await clickWindow.fill("99");
+    const [answer] = await Promise.all([
+      page.waitForResponse(
+        (response) =>
+          response.request().method() === "PATCH" && response.url().endsWith(`/v1/apps/${APP_ID}`),
+      ),
+      page.getByRole("button", { name: "Save settings" }).click(),
+    ]);
+    expect(answer.status()).toBe(422);
+    const { detail } = (await answer.json()) as { detail: string };
+    expect(detail).toMatch(/click_window_days/);
+    const error = page.locator("#settings-error");
+    await expect.poll(() => error.innerText(), WITHIN).toBe(`Not saved: ${detail}`);
+    expect(await error.getAttribute("role")).toBe("alert");
+    expect((await rt.stores.apps.get(APP_ID))?.attribution?.clickWindowDays).toBe(14);
+    await screenshot(page, "settings");
+  });
+
+  it("7. lists the latest events of the demo app", async () => {
+    const { appId } = demoApp();
+    await open(page, `/apps/${appId}/live`);
+    await heading(page, "Live").waitFor();
+    const rows = page.getByRole("table", { name: "Latest events" }).locator("tbody tr");
+    await rows.first().waitFor();
+    expect(await rows.count()).toBeGreaterThan(0);
+    const times = await cellTexts(rows, 0);
+    expect(times.every((time) => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/.test(time))).toBe(
+      true,
+    );
+    // Newest first.
+    expect(times).toEqual([...times].sort().reverse());
+    const names = await cellTexts(rows, 1);
+    expect(names.every((name) => name.startsWith("service_"))).toBe(true);
+    await screenshot(page, "live");
+  });
+
+  it("8. downloads a CSV export of the window: the export's columns and its events", async () => {
+    const { appId } = demoApp();
+    await open(page, `/apps/${appId}/export`);
+    await heading(page, "Export").waitFor();
+    await page.getByLabel("Format").selectOption("csv");
+    await page.getByLabel("Start date").fill(range.from);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/\.csv$/);
+    const text = await readFile(await download.path(), "utf8");
+    const [header, ...rows] = text.split(/\r?\n/).filter((line) => line !== "");
+    expect(header?.replace(/^\uFEFF/, "")).toBe(COLUMN_NAMES.join(","));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((row) => row.includes(appId))).toBe(true);
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Downloaded ${download.suggestedFilename()}` })
+      .waitFor();
+    await screenshot(page, "export");
+  });
+
+  it("9. shows a second person none of the owner's apps", async () => {
+    await addUser(
+      { users: rt.stores.users, credentials: createPasswordCredentials(rt.stores.users) },
+      SECOND,
+    );
+    const context = await browser.newContext({ viewport: DESKTOP, reducedMotion: "reduce" });
+    try {
+      const theirs = await context.newPage();
+      await theirs.goto(`${rt.url}/`);
+      await heading(theirs, "Sign in").waitFor();
+      await theirs.getByLabel("Email").fill(SECOND.email);
+      await theirs.getByLabel("Password").fill(SECOND.password);
+      await theirs.getByRole("button", { name: "Sign in" }).click();
+      await heading(theirs, "Apps").waitFor();
+      await theirs.getByText("No apps yet.").waitFor();
+      expect(await theirs.getByRole("table", { name: "Apps" }).count()).toBe(0);
+      expect(await theirs.getByLabel("Current app").count()).toBe(0);
+      expect(await theirs.getByText(APP_NAME).count()).toBe(0);
+      await screenshot(theirs, "second-user-apps");
+
+      // The owner's app by its address: the service refuses its report, the page shows none.
+      const [report] = await Promise.all([
+        theirs.waitForResponse((response) => response.url().includes("/v1/reports/overview")),
+        open(theirs, `/apps/${APP_ID}/overview`),
+      ]);
+      expect(report.status()).toBe(401);
+      await heading(theirs, "Sign in")
+        .or(theirs.getByRole("alert").filter({ hasText: /\S/ }))
+        .first()
+        .waitFor();
+      expect(await theirs.getByTestId("total-installs").count()).toBe(0);
+      await screenshot(theirs, "second-user-owners-app");
+      expect(await theirs.getByText(APP_NAME).count()).toBe(0);
+      expect((await apiGet(context, `/v1/apps/${APP_ID}`)).status).toBe(401);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("10. fits every page in 390 px without sideways scrolling, the navigation in reach", async () => {
+    const { appId } = demoApp();
+    const pages: [route: string, title: string, ready: (on: Page) => Locator][] = [
+      ["/apps", "Apps", (on) => on.getByRole("table", { name: "Apps" })],
+      [`/apps/${appId}/overview`, "Overview", (on) => on.getByRole("table", { name: "Campaigns" })],
+      [
+        `/apps/${APP_ID}/settings`,
+        "Settings",
+        (on) => on.getByRole("button", { name: "Save settings" }),
+      ],
+      [`/apps/${APP_ID}/keys`, "Keys", (on) => on.getByRole("table", { name: "Keys" })],
+      [`/apps/${APP_ID}/links`, "Links", (on) => on.getByRole("table", { name: "Links" })],
+      [`/apps/${appId}/live`, "Live", (on) => on.getByRole("table", { name: "Latest events" })],
+      [`/apps/${appId}/export`, "Export", (on) => on.getByRole("button", { name: "Download" })],
+    ];
+    const fits = async (on: Page, what: string) => {
+      const { scrollWidth, innerWidth } = await documentWidth(on);
+      expect(innerWidth, what).toBe(PHONE.width);
+      expect(scrollWidth, `${what}: the document's width`).toBeLessThanOrEqual(innerWidth);
+    };
+
+    const signedOut = await browser.newContext({ viewport: PHONE, reducedMotion: "reduce" });
+    try {
+      const phone = await signedOut.newPage();
+      await phone.goto(`${rt.url}/`);
+      await heading(phone, "Sign in").waitFor();
+      await fits(phone, "Sign in");
+    } finally {
+      await signedOut.close();
+    }
+
+    const context = await browser.newContext({
+      viewport: PHONE,
+      reducedMotion: "reduce",
+      storageState: await owner.storageState(),
+    });
+    try {
+      const phone = await context.newPage();
+      for (const [route, title, ready] of pages) {
+        await open(phone, route);
+        await heading(phone, title).waitFor();
+        await ready(phone).waitFor();
+        await fits(phone, title);
+        const links = await phone.getByRole("navigation", { name: "Main" }).getByRole("link").all();
+        // Apps, then the chosen app's six pages.
+        expect(links.length, `${title}: the navigation's links`).toBe(7);
+        for (const link of links) {
+          const box = await link.boundingBox();
+          expect(box, `${title}: a navigation link is laid out`).not.toBeNull();
+          if (!box) continue;
+          expect(box.x, `${title}: ${await link.innerText()}`).toBeGreaterThanOrEqual(0);
+          expect(box.x + box.width, `${title}: ${await link.innerText()}`).toBeLessThanOrEqual(
+            PHONE.width,
+          );
+          // Visible, steady and the element a tap at its centre reaches.
+          await link.click({ trial: true });
+        }
+        if (title === "Overview") await screenshot(phone, "overview-390");
+      }
+      // And the navigation works there: Apps from the last page.
+      await navLink(phone, "Apps").click();
+      await heading(phone, "Apps").waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+});

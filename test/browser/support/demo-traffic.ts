@@ -1,0 +1,68 @@
+/**
+ * The demo's traffic for its Android app, driven into a test runtime as `attribution demo`
+ * drives it into a running service (src/cli/commands/demo.ts): the app made with its link
+ * settings, then links, network touches, taps, installs and events from each device's own
+ * address (the runtime must trust X-Forwarded-For), and every install's attribution read back.
+ */
+import { createCountryResolver } from "../../../src/adapters/geoip/country-resolver.ts";
+import { createApp } from "../../../src/apps/registration.ts";
+import { DEMO_APPS } from "../../../src/cli/commands/demo.ts";
+import { findAddresses } from "../../../src/demo/addresses.ts";
+import { type AppOutcome, createDemoDriver } from "../../../src/demo/drive.ts";
+import { generateDemo } from "../../../src/demo/generate.ts";
+import { MARKETS } from "../../../src/demo/markets.ts";
+import { createRandom } from "../../../src/demo/prng.ts";
+import { withLinkSettings } from "../../../src/links/app-settings.ts";
+import type { TestRuntime } from "../../support/runtime.ts";
+
+export interface DemoTraffic {
+  readonly appId: string;
+  readonly appName: string;
+  /** The app's server key, for the export. */
+  readonly serverKey: string;
+  readonly outcome: AppOutcome;
+}
+
+export const driveDemoTraffic = async (
+  rt: TestRuntime,
+  options: { days: number; installs: number; seed: number },
+): Promise<DemoTraffic> => {
+  const demo = DEMO_APPS.find((app) => app.platform === "android");
+  if (!demo) throw new Error("the demo has no Android app");
+  if (!rt.config.trustProxy) throw new Error("the demo's devices need trustProxy: true");
+  const { app, keys } = await createApp(
+    { appId: demo.appId, name: demo.appName, platform: demo.platform },
+    rt.stores,
+  );
+  await rt.stores.apps.save(withLinkSettings(app, { webUrl: demo.webUrl }));
+  const key = (kind: string) => keys.find((k) => k.kind === kind)?.key ?? "";
+  const end = new Date();
+  // Prices in the currencies the runtime converts to USD on every day of the traffic (its
+  // rates may be older than the days it carries a rate over: then only USD), so purchases
+  // always count as revenue; the first install's scripted tour makes one.
+  const days = Array.from({ length: options.days + 1 }, (_, back) =>
+    new Date(end.getTime() - back * 86_400_000).toISOString().slice(0, 10),
+  );
+  const currencies = rt.fx.currencies.filter((currency) =>
+    days.every((day) => rt.fx.toUsd(1, currency, day) !== null),
+  );
+  const [traffic] = generateDemo([demo], {
+    days: options.days,
+    installs: options.installs,
+    end,
+    seed: options.seed,
+    fx: { currencies },
+    addresses: findAddresses(
+      MARKETS.map((market) => market.country),
+      await createCountryResolver(rt.config.geoipDatabase),
+      createRandom(options.seed),
+    ),
+  });
+  if (!traffic) throw new Error("the demo generated no traffic");
+  const drive = createDemoDriver(
+    { apiUrl: rt.url, sdkKey: key("sdk"), serverKey: key("server") },
+    () => {},
+  );
+  const outcome = await drive(traffic);
+  return { appId: demo.appId, appName: demo.appName, serverKey: key("server"), outcome };
+};
