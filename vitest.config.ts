@@ -1,8 +1,10 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "lib/**/*.test.ts", "lambdas/**/*.test.ts", "test/**/*.test.ts"],
+    // The browser tests need Chromium, which a fresh clone lacks: npm run test:browser runs them.
+    exclude: [...configDefaults.exclude, "test/browser/**"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
