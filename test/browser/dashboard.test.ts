@@ -17,14 +17,7 @@ import { keyIdOf } from "../../src/domain/keys.ts";
 import { SESSION_COOKIE } from "../../src/domain/sessions.ts";
 import { COLUMN_NAMES } from "../../src/record/columns.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
-import {
-  DESKTOP,
-  documentWidth,
-  launchChromium,
-  PHONE,
-  screenshot,
-  utcDay,
-} from "./support/browser.ts";
+import { DESKTOP, documentWidth, launchChromium, PHONE, screenshot } from "./support/browser.ts";
 import { type DemoTraffic, driveDemoTraffic } from "./support/demo-traffic.ts";
 import { exportTotals } from "./support/export-totals.ts";
 
@@ -46,7 +39,7 @@ describe("the dashboard in a browser", () => {
   let page: Page;
   /** The demo's Android app, once test 5 drove its traffic. */
   let demo: DemoTraffic | undefined;
-  /** The overview's window: the demo's days, computed in UTC as the test starts. */
+  /** The overview's window: the UTC days of the demo's traffic. */
   let range: { from: string; to: string };
 
   const ownerAccount = () => {
@@ -229,8 +222,9 @@ describe("the dashboard in a browser", () => {
   });
 
   it("5. shows the overview of demo traffic with the export's totals, charts and a sortable campaign table", async () => {
-    range = { from: utcDay(-3), to: utcDay(0) };
     demo = await driveDemoTraffic(rt, { days: 3, installs: 150, seed: 5 });
+    // The UTC days of the traffic, from its end (now) back: four of them for three days'.
+    range = demo.days;
     await rt.flush();
     const { appId, serverKey, outcome } = demo;
     const expected = await exportTotals(rt.url, serverKey, appId, range);

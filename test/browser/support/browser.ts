@@ -38,7 +38,3 @@ export const documentWidth = (page: Page): Promise<{ scrollWidth: number; innerW
   page.evaluate<{ scrollWidth: number; innerWidth: number }>(
     "({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })",
   );
-
-/** The UTC day `days` after today (before, when negative), as `YYYY-MM-DD`. */
-export const utcDay = (days = 0): string =>
-  new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);

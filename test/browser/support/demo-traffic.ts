@@ -20,6 +20,8 @@ export interface DemoTraffic {
   readonly appName: string;
   /** The app's server key, for the export. */
   readonly serverKey: string;
+  /** The UTC days the traffic spans, from the first install's day to the day it ended. */
+  readonly days: { readonly from: string; readonly to: string };
   readonly outcome: AppOutcome;
 }
 
@@ -64,5 +66,11 @@ export const driveDemoTraffic = async (
     () => {},
   );
   const outcome = await drive(traffic);
-  return { appId: demo.appId, appName: demo.appName, serverKey: key("server"), outcome };
+  return {
+    appId: demo.appId,
+    appName: demo.appName,
+    serverKey: key("server"),
+    days: { from: days.at(-1) ?? "", to: days[0] ?? "" },
+    outcome,
+  };
 };
