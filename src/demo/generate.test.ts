@@ -13,7 +13,8 @@ const APPS: readonly DemoApp[] = [
   { appId: "com.example.game", appName: "Example Game", platform: "android" },
   { appId: "com.example.shop", appName: "Example Shop", platform: "ios" },
 ];
-const END = new Date("2026-11-07T13:45:12.345Z");
+// Within the shipped ECB table's days, so every store currency converts on each day.
+const END = new Date("2025-05-07T13:45:12.345Z");
 const DAYS = 14;
 const INSTALLS = 2_000;
 const HOUR = 3_600_000;
@@ -243,7 +244,7 @@ describe("generateDemo", () => {
   });
 
   it("falls back to USD prices when the FX table lacks a store currency", () => {
-    const usdOnly = parseEcbRates("Date,USD,\n2026-01-02,1.1,\n");
+    const usdOnly = parseEcbRates("Date,USD,\n2025-05-01,1.1,\n");
     const run = generateDemo(APPS, options({ days: 3, installs: 200, seed: 5, fx: usdOnly }));
     const currencies = run.flatMap((a) =>
       a.installs.flatMap((i) => i.events.flatMap((e) => e.parameters?.currency ?? [])),
@@ -251,6 +252,16 @@ describe("generateDemo", () => {
     expect(currencies.length).toBeGreaterThan(0);
     // The table knows only EUR (its base) and USD: every other store prices in USD.
     expect(new Set(currencies)).toEqual(new Set(["USD", "EUR"]));
+  });
+
+  it("prices in USD when the rates end before the window (offline, an old table)", () => {
+    const old = parseEcbRates("Date,USD,GBP,\n2025-01-02,1.1,0.8,\n");
+    const run = generateDemo(APPS, options({ days: 3, installs: 200, seed: 5, fx: old }));
+    const currencies = run.flatMap((a) =>
+      a.installs.flatMap((i) => i.events.flatMap((e) => e.parameters?.currency ?? [])),
+    );
+    expect(currencies.length).toBeGreaterThan(0);
+    expect(new Set(currencies)).toEqual(new Set(["USD"]));
   });
 
   it("sends about 0.5 % of events twice, as an SDK retries after a lost answer", () => {

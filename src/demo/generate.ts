@@ -31,8 +31,12 @@ export interface DemoOptions {
   readonly installs: number;
   readonly end: Date;
   readonly seed?: number;
-  /** Which store currencies the service can convert; others fall back to USD prices. */
-  readonly fx: Pick<FxRates, "currencies">;
+  /**
+   * The service's rates: a store currency it cannot convert on every day of the window (its
+   * rates may end before the window, offline) is priced in USD instead, so every purchase
+   * counts as revenue.
+   */
+  readonly fx: Pick<FxRates, "currencies" | "toUsd">;
   readonly addresses: Addresses;
 }
 
@@ -142,7 +146,14 @@ const strayTouch = (
 function appTraffic(app: DemoApp, options: DemoOptions, start: number, end: number): AppTraffic {
   // Seeded per app, so an app's traffic does not depend on which other apps are generated.
   const random = createRandom(hashString(`${options.seed ?? 1}/${app.appId}`));
-  const known = new Set(options.fx.currencies);
+  const days = Array.from({ length: options.days + 1 }, (_, back) =>
+    new Date(end - back * DAY_MS).toISOString().slice(0, 10),
+  );
+  const known = new Set(
+    options.fx.currencies.filter((currency) =>
+      days.every((day) => options.fx.toUsd(1, currency, day) !== null),
+    ),
+  );
   const currencyOf = new Map(
     MARKETS.map((m) => [m, known.has(m.currency) && PRICE_TIERS[m.currency] ? m.currency : "USD"]),
   );

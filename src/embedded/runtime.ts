@@ -161,8 +161,8 @@ export const openLake = async (config: EmbeddedConfig) => {
   };
 };
 
-/** Imported rates when there are some, else the table shipped with the service. */
-const loadRates = async (imported: string) =>
+/** Imported (or refreshed) rates when there are some, else the table shipped with the service. */
+export const loadRates = async (imported: string) =>
   existsSync(imported) ? loadEcbRates(imported) : loadEcbRates();
 
 export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRuntime> => {

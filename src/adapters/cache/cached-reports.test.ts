@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { OverviewQuery, OverviewReport, ReportEngine } from "../../ports/reports.ts";
 import { overviewReport } from "../../reports/overview.ts";
-import { cachedReportEngine, REPORT_CACHE_TTL_MS } from "./cached-reports.ts";
+import {
+  cachedReportEngine,
+  LIVE_REPORT_CACHE_TTL_MS,
+  REPORT_CACHE_TTL_MS,
+} from "./cached-reports.ts";
 
 const answerOf = (query: OverviewQuery): OverviewReport => overviewReport(query, []);
 
@@ -85,9 +89,10 @@ describe("cachedReportEngine", () => {
     expect(asked).toHaveLength(2);
   });
 
-  it("keeps the latest events per app, limit and day, and the link clicks per app", async () => {
+  it("keeps the latest events per app, limit and day, and the link clicks per app, for 2 s only", async () => {
+    let clock = 0;
     const { engine, asked } = countingEngine();
-    const reports = cachedReportEngine(engine, { now: () => 0 });
+    const reports = cachedReportEngine(engine, { now: () => clock });
     const latest = {
       appId: "com.example.game",
       limit: 50,
@@ -104,6 +109,14 @@ describe("cachedReportEngine", () => {
       "latest com.example.game 50 2026-11-20",
       "latest com.example.game 10 2026-11-20",
       "latest com.example.game 50 2026-11-21",
+      "clicks com.example.game",
+    ]);
+    // What just happened is not hidden for long: the next poll after 2 s asks again.
+    clock += LIVE_REPORT_CACHE_TTL_MS;
+    await reports.latestEvents(latest);
+    await reports.linkClicks("com.example.game");
+    expect(asked.slice(4)).toEqual([
+      "latest com.example.game 50 2026-11-20",
       "clicks com.example.game",
     ]);
   });

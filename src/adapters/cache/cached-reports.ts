@@ -1,15 +1,19 @@
 /**
  * The reports through a brief in-memory cache in front of either engine: a dashboard page
  * asks for several charts of one window at once, and a reload asks again, and each would
- * scan the window's events anew. An answer is kept `ttlMs` (30 s by default) under its whole
- * query; the installs left out are part of it, so a deletion request is seen at once. Asks of
- * the same query while it runs share the run; a failed one is not remembered.
+ * scan the window's events anew. An overview is kept `ttlMs` (30 s by default) under its whole
+ * query; the installs left out are part of it, so a deletion request is seen at once. The
+ * latest events and the link clicks, which people watch for what just happened (the live
+ * page polls every few seconds), are kept only `liveTtlMs` (2 s): enough that many watchers
+ * share one query, not enough to hide a new event. Asks of the same query while it runs share
+ * the run; a failed one is not remembered.
  */
 import { createHash } from "node:crypto";
 import type { ReportEngine } from "../../ports/reports.ts";
 import { RecentMap } from "./recent-map.ts";
 
 export const REPORT_CACHE_TTL_MS = 30_000;
+export const LIVE_REPORT_CACHE_TTL_MS = 2_000;
 
 /** A set of install ids, in any order and with repeats, as one short key. */
 const digestOf = (serviceIds: readonly string[]): string =>
@@ -21,19 +25,24 @@ const digestOf = (serviceIds: readonly string[]): string =>
 
 export const cachedReportEngine = (
   engine: ReportEngine,
-  options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {},
+  options: { ttlMs?: number; liveTtlMs?: number; maxEntries?: number; now?: () => number } = {},
 ): ReportEngine => {
-  const { ttlMs = REPORT_CACHE_TTL_MS, maxEntries = 1_000, now = Date.now } = options;
+  const {
+    ttlMs = REPORT_CACHE_TTL_MS,
+    liveTtlMs = LIVE_REPORT_CACHE_TTL_MS,
+    maxEntries = 1_000,
+    now = Date.now,
+  } = options;
   const entries = new RecentMap<string, { answer: Promise<unknown>; expiresAt: number }>(
     maxEntries,
   );
 
-  const cached = <T>(key: string, ask: () => Promise<T>): Promise<T> => {
+  const cached = <T>(key: string, ask: () => Promise<T>, keepMs = ttlMs): Promise<T> => {
     const entry = entries.get(key);
     // Answers are stored under their report's key only, so the type is the one asked.
     if (entry && entry.expiresAt > now()) return entry.answer as Promise<T>;
     const answer = ask();
-    const stored = { answer, expiresAt: now() + ttlMs };
+    const stored = { answer, expiresAt: now() + keepMs };
     entries.set(key, stored);
     answer.catch(() => {
       if (entries.get(key) === stored) entries.delete(key);
@@ -63,8 +72,9 @@ export const cachedReportEngine = (
           digestOf(query.excludeServiceIds),
         ]),
         () => engine.latestEvents(query),
+        liveTtlMs,
       ),
     linkClicks: (appId) =>
-      cached(JSON.stringify(["link-clicks", appId]), () => engine.linkClicks(appId)),
+      cached(JSON.stringify(["link-clicks", appId]), () => engine.linkClicks(appId), liveTtlMs),
   };
 };

@@ -14,9 +14,8 @@ import { type AppOutcome, createDemoDriver, type Found, type Planned } from "../
 import { type DemoApp, generateDemo } from "../../demo/generate.ts";
 import { MARKETS } from "../../demo/markets.ts";
 import { createRandom } from "../../demo/prng.ts";
-import { readRuntimeInfo } from "../../embedded/data-dir.ts";
-import { startEmbeddedRuntime } from "../../embedded/runtime.ts";
-import { loadEcbRates } from "../../fx/ecb-rates.ts";
+import { dataPaths, readRuntimeInfo } from "../../embedded/data-dir.ts";
+import { loadRates, startEmbeddedRuntime } from "../../embedded/runtime.ts";
 import { withLinkSettings } from "../../links/app-settings.ts";
 import { withLocalStores } from "../local-data.ts";
 
@@ -129,14 +128,15 @@ const revokeDemoKeys = (dataDir: string, keys: ReadonlyMap<string, DemoKeys>) =>
 const sendTraffic = async (
   apiUrl: string,
   keys: ReadonlyMap<string, DemoKeys>,
-  options: { days: number; installs: number; seed: number },
+  options: { days: number; installs: number; seed: number; dataDir: string },
 ): Promise<[string, AppOutcome][]> => {
   const traffic = generateDemo(DEMO_APPS, {
     days: options.days,
     installs: options.installs,
     end: new Date(),
     seed: options.seed,
-    fx: await loadEcbRates(),
+    // The rates the service converts with: imported or refreshed ones, else those it ships.
+    fx: await loadRates(dataPaths(options.dataDir).fxRates),
     addresses: findAddresses(
       MARKETS.map((m) => m.country),
       await createCountryResolver(embeddedConfig(process.env).geoipDatabase),

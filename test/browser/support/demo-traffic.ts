@@ -39,21 +39,17 @@ export const driveDemoTraffic = async (
   await rt.stores.apps.save(withLinkSettings(app, { webUrl: demo.webUrl }));
   const key = (kind: string) => keys.find((k) => k.kind === kind)?.key ?? "";
   const end = new Date();
-  // Prices in the currencies the runtime converts to USD on every day of the traffic (its
-  // rates may be older than the days it carries a rate over: then only USD), so purchases
-  // always count as revenue; the first install's scripted tour makes one.
+  // The days the traffic spans; purchases are priced in currencies the runtime's rates
+  // convert on each of them (generateDemo), so every purchase counts as revenue.
   const days = Array.from({ length: options.days + 1 }, (_, back) =>
     new Date(end.getTime() - back * 86_400_000).toISOString().slice(0, 10),
-  );
-  const currencies = rt.fx.currencies.filter((currency) =>
-    days.every((day) => rt.fx.toUsd(1, currency, day) !== null),
   );
   const [traffic] = generateDemo([demo], {
     days: options.days,
     installs: options.installs,
     end,
     seed: options.seed,
-    fx: { currencies },
+    fx: rt.fx,
     addresses: findAddresses(
       MARKETS.map((market) => market.country),
       await createCountryResolver(rt.config.geoipDatabase),
