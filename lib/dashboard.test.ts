@@ -1,0 +1,133 @@
+/**
+ * The dashboard on AWS: its page from a private bucket through CloudFront with origin access
+ * control and the service's security headers, the API behind the same origin uncached, and
+ * a Cognito user pool that no one signs themselves up to.
+ */
+import { Match, type Template } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CONTENT_SECURITY_POLICY } from "../src/http/dashboard-headers.ts";
+import { ROUTES } from "../src/http/routes.ts";
+import type { ServiceStack } from "./service-stack.ts";
+import { actionsOf, statementsOfRole, synthServiceStack } from "./stack.test-support.ts";
+
+let stack: ServiceStack;
+let template: Template;
+
+beforeAll(() => {
+  ({ stack, template } = synthServiceStack());
+});
+
+/** CloudFront's managed policies, by their fixed ids. */
+const CACHING_DISABLED = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad";
+const ALL_VIEWER_EXCEPT_HOST_HEADER = "b689b0a8-53d0-40ab-baf2-68738e2966ac";
+
+describe("the dashboard's site", () => {
+  it("serves the page from a private bucket that only the distribution reads (origin access control)", () => {
+    template.resourceCountIs("AWS::CloudFront::OriginAccessControl", 1);
+    const bucket = stack.resolve(stack.dashboard.bucket.bucketName);
+    template.hasResourceProperties("AWS::S3::Bucket", {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+    });
+    template.hasResourceProperties("AWS::S3::BucketPolicy", {
+      Bucket: bucket,
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: "s3:GetObject",
+            Principal: { Service: "cloudfront.amazonaws.com" },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it("forwards every API path to the API's stage, uncached, with the viewer's headers", () => {
+    const distribution = template.findResources("AWS::CloudFront::Distribution");
+    const [config] = Object.values(distribution).map(
+      (d) =>
+        (d as { Properties: { DistributionConfig: Record<string, unknown> } }).Properties
+          .DistributionConfig,
+    );
+    const behaviors = (config?.CacheBehaviors ?? []) as {
+      PathPattern: string;
+      CachePolicyId: string;
+      OriginRequestPolicyId: string;
+      AllowedMethods: string[];
+      ViewerProtocolPolicy: string;
+    }[];
+    expect(behaviors.map((b) => b.PathPattern).sort()).toEqual(["/api/*", "/v1/*"]);
+    for (const behavior of behaviors) {
+      expect(behavior.CachePolicyId).toBe(CACHING_DISABLED);
+      expect(behavior.OriginRequestPolicyId).toBe(ALL_VIEWER_EXCEPT_HOST_HEADER);
+      expect(behavior.AllowedMethods).toContain("DELETE");
+      expect(behavior.ViewerProtocolPolicy).toBe("https-only");
+    }
+    // Every API route is under one of them, so the page reaches all it calls.
+    for (const route of ROUTES) {
+      expect(
+        route.path.startsWith("/v1/") || route.path.startsWith("/api/"),
+        `${route.id}: ${route.path}`,
+      ).toBe(true);
+    }
+  });
+
+  it("sends the service's content security policy, HSTS and no framing with the page", () => {
+    template.hasResourceProperties("AWS::CloudFront::ResponseHeadersPolicy", {
+      ResponseHeadersPolicyConfig: {
+        SecurityHeadersConfig: Match.objectLike({
+          ContentSecurityPolicy: { ContentSecurityPolicy: CONTENT_SECURITY_POLICY, Override: true },
+          FrameOptions: { FrameOption: "DENY", Override: true },
+          StrictTransportSecurity: Match.objectLike({ Override: true }),
+          ContentTypeOptions: { Override: true },
+        }),
+      },
+    });
+  });
+
+  it("outputs the dashboard's URL", () => {
+    expect(template.toJSON().Outputs.DashboardUrl.Value).toEqual(
+      stack.resolve(stack.dashboard.url),
+    );
+  });
+});
+
+describe("the dashboard's people (Cognito)", () => {
+  it("lets no one sign themselves up, and asks for strong passwords", () => {
+    template.hasResourceProperties("AWS::Cognito::UserPool", {
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      Policies: {
+        PasswordPolicy: Match.objectLike({
+          MinimumLength: 12,
+          RequireLowercase: true,
+          RequireUppercase: true,
+          RequireNumbers: true,
+          RequireSymbols: true,
+        }),
+      },
+    });
+  });
+
+  it("has one app client, for the sign-in function's admin password flow, without a secret", () => {
+    template.resourceCountIs("AWS::Cognito::UserPoolClient", 1);
+    template.hasResourceProperties("AWS::Cognito::UserPoolClient", {
+      ExplicitAuthFlows: Match.arrayWith(["ALLOW_ADMIN_USER_PASSWORD_AUTH"]),
+      GenerateSecret: false,
+      PreventUserExistenceErrors: "ENABLED",
+    });
+  });
+
+  it("lets the sign-in function check passwords, and nothing else of Cognito", () => {
+    const signIn = stack.api.routeFunctions["sign-in"];
+    if (!signIn) throw new Error("no sign-in function");
+    const cognito = statementsOfRole(template, signIn.role).filter((s) =>
+      actionsOf(s).some((a) => a.startsWith("cognito-idp:")),
+    );
+    expect(cognito.flatMap(actionsOf)).toEqual(["cognito-idp:AdminInitiateAuth"]);
+    expect(cognito[0]?.Resource).toEqual(stack.resolve(stack.dashboardUsers.pool.userPoolArn));
+  });
+});
