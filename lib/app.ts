@@ -26,6 +26,7 @@ export const createApp = (props: AppProps = {}): { app: App; stack: ServiceStack
       // Both false for an emulator without Glue, Athena and HTTP APIs (docs/testing.md).
       lakeQueries: flag.parse(app.node.tryGetContext("lakeQueries")),
       linkHost: flag.parse(app.node.tryGetContext("linkHost")),
+      dashboard: flag.parse(app.node.tryGetContext("dashboard")),
     },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

@@ -30,11 +30,6 @@ export interface DashboardSiteProps {
   readonly api: RestApi;
   /** The bucket that receives the distribution's and the site bucket's access logs. */
   readonly logsBucket: Bucket;
-  /**
-   * Where the built files are; unset, dashboard/dist (built at `npm install`). Tests pass a
-   * folder of their own.
-   */
-  readonly sourceDir?: string;
 }
 
 const DEPLOYMENT_REASON =
@@ -144,7 +139,8 @@ export class DashboardSite extends Construct {
     });
 
     const deployment = new BucketDeployment(this, "Deploy", {
-      sources: [Source.asset(props.sourceDir ?? dashboardDist)],
+      // Built at `npm install`.
+      sources: [Source.asset(dashboardDist)],
       destinationBucket: this.bucket,
       distribution: this.distribution,
       distributionPaths: ["/index.html"],

@@ -1,7 +1,8 @@
 /**
- * The settings that leave out what an emulator lacks (lakeQueries and linkHost false, as
- * `npm run test:localstack` deploys): no Glue, Athena, HTTP API, export route or purge, the
- * streams writing JSON, the outputs without them, and cdk-nag still passing on the rest.
+ * The settings that leave out what an emulator lacks (lakeQueries, linkHost and dashboard
+ * false, as `npm run test:localstack` deploys): no Glue, Athena, HTTP API, export and report
+ * routes, purge, CloudFront or Cognito, the streams writing JSON, the outputs without them, and
+ * cdk-nag still passing on the rest.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +18,8 @@ const LEFT_OUT = [
   "AWS::Athena::WorkGroup",
   "AWS::ApiGatewayV2::Api",
   "AWS::ApiGatewayV2::Route",
+  "AWS::CloudFront::Distribution",
+  "AWS::Cognito::UserPool",
 ];
 
 const count = (template: ReturnType<typeof synthServiceStack>["template"], type: string) =>
@@ -24,7 +27,9 @@ const count = (template: ReturnType<typeof synthServiceStack>["template"], type:
 
 describe("the stack for an emulator without Glue, Athena and HTTP APIs", () => {
   const full = synthServiceStack();
-  const bare = synthServiceStack({ settings: { lakeQueries: false, linkHost: false } });
+  const bare = synthServiceStack({
+    settings: { lakeQueries: false, linkHost: false, dashboard: false },
+  });
 
   it("has by default what the settings leave out", () => {
     for (const type of LEFT_OUT) expect(count(full.template, type), type).toBeGreaterThan(0);
@@ -41,6 +46,15 @@ describe("the stack for an emulator without Glue, Athena and HTTP APIs", () => {
     expect(() => bare.stack.queries).toThrow(/lakeQueries/);
     expect(() => bare.stack.purge).toThrow(/lakeQueries/);
     expect(() => bare.stack.linkHost).toThrow(/linkHost/);
+  });
+
+  it("leaves out the reports, the dashboard's site and user pool, and the routes that check a password", () => {
+    const routes = Object.keys(bare.stack.api.routeFunctions);
+    expect(routes).not.toContain("report-overview");
+    expect(routes).not.toContain("sign-in");
+    expect(routes).toContain("list-apps");
+    expect(() => bare.stack.dashboard).toThrow(/dashboard/);
+    expect(() => bare.stack.dashboardUsers).toThrow(/dashboard/);
   });
 
   it("keeps the streams, which write records as JSON, without Parquet conversion", () => {
@@ -76,12 +90,17 @@ describe("the stack for an emulator without Glue, Athena and HTTP APIs", () => {
     }
   });
 
-  it("is what the app makes from `-c lakeQueries=false -c linkHost=false`, cdk-nag passing", () => {
+  it("is what the app makes from `-c lakeQueries=false -c linkHost=false -c dashboard=false`, cdk-nag passing", () => {
     const outdir = mkdtempSync(join(tmpdir(), "attribution-emulator-synth-"));
     try {
       const { app } = createApp({
         outdir,
-        context: { lakeQueries: "false", linkHost: "false", "aws:cdk:bundling-stacks": [] },
+        context: {
+          lakeQueries: "false",
+          linkHost: "false",
+          dashboard: "false",
+          "aws:cdk:bundling-stacks": [],
+        },
       });
       const template = app.synth().getStackByName(STACK_ID).template as {
         Resources: Record<string, { Type: string }>;

@@ -65,8 +65,6 @@ export interface ServiceStackProps extends StackProps {
   readonly settings?: Partial<StackSettings>;
   /** Where a function's entry is; tests may substitute fixtures. */
   readonly entryFor?: EntryResolver;
-  /** Where the dashboard's built files are; unset, dashboard/dist. */
-  readonly dashboardDir?: string;
 }
 
 export class ServiceStack extends Stack {
@@ -74,8 +72,6 @@ export class ServiceStack extends Stack {
   readonly lake: Lake;
   readonly ingest: LakeStreams;
   readonly sealingKey: SealingKey;
-  readonly dashboardUsers: DashboardUsers;
-  readonly dashboard: DashboardSite;
   readonly api: AttributionApi;
   readonly fxRates: FxRatesJob;
   readonly workers: QueueWorkers<(typeof WORKERS)[number]>;
@@ -83,6 +79,18 @@ export class ServiceStack extends Stack {
   readonly #queries: QueryWorkgroup | undefined;
   readonly #linkHost: LinkHost | undefined;
   readonly #purge: PurgeJob | undefined;
+  readonly #dashboardUsers: DashboardUsers | undefined;
+  readonly #dashboard: DashboardSite | undefined;
+
+  /** The dashboard's user pool; absent with the setting dashboard false. */
+  get dashboardUsers(): DashboardUsers {
+    return present(this.#dashboardUsers, "dashboard user pool", "dashboard");
+  }
+
+  /** The dashboard's site; absent with the setting dashboard false. */
+  get dashboard(): DashboardSite {
+    return present(this.#dashboard, "dashboard site", "dashboard");
+  }
 
   /** The Athena workgroup; absent with the setting lakeQueries false. */
   get queries(): QueryWorkgroup {
@@ -117,7 +125,9 @@ export class ServiceStack extends Stack {
         })
       : undefined;
     this.sealingKey = new SealingKey(this, "SealingKey");
-    this.dashboardUsers = new DashboardUsers(this, "DashboardUsers");
+    this.#dashboardUsers = settings.dashboard
+      ? new DashboardUsers(this, "DashboardUsers")
+      : undefined;
 
     const { tables, lake, ingest, sealingKey } = this;
     const queries = this.#queries;
@@ -129,7 +139,7 @@ export class ServiceStack extends Stack {
       queries,
       streams: ingest,
       sealingKey,
-      users: this.dashboardUsers,
+      users: this.#dashboardUsers,
       queue: (worker) => this.workers.queueOf(worker as WorkerId),
       linkBaseUrl: () => this.#linkHost?.baseUrl ?? NO_LINK_HOST_URL,
       settings: {
@@ -161,11 +171,13 @@ export class ServiceStack extends Stack {
           logRetention: settings.logRetention,
         })
       : undefined;
-    // Without lake queries, the routes that query the lake (the export) are left out.
+    // Without lake queries, the routes that query the lake (the export, the reports) are left
+    // out; without the dashboard's user pool, those that check a password (sign-in).
     const routes = bindingsOf<(typeof ROUTES)[number]>(
-      settings.lakeQueries
-        ? ROUTES
-        : ROUTES.filter((route) => !(route.uses as Uses | undefined)?.queries),
+      ROUTES.filter((route) => {
+        const uses = route.uses as Uses;
+        return (settings.lakeQueries || !uses.queries) && (settings.dashboard || !uses.credentials);
+      }),
       parts,
     );
     this.api = new AttributionApi(this, "Api", {
@@ -180,11 +192,12 @@ export class ServiceStack extends Stack {
     });
 
     // The dashboard's page, and the API behind the same origin.
-    this.dashboard = new DashboardSite(this, "Dashboard", {
-      api: this.api.api,
-      logsBucket: lake.accessLogsBucket,
-      ...(props.dashboardDir !== undefined && { sourceDir: props.dashboardDir }),
-    });
+    this.#dashboard = settings.dashboard
+      ? new DashboardSite(this, "Dashboard", {
+          api: this.api.api,
+          logsBucket: lake.accessLogsBucket,
+        })
+      : undefined;
 
     // Deletion requests are completed on a schedule (lib/purge-job.ts documents the bound).
     // The purge rewrites the lake's Parquet files: none are written without the catalog.
@@ -221,11 +234,18 @@ export class ServiceStack extends Stack {
 
     const outputs: Record<string, [string, string]> = {
       ApiUrl: [this.api.url, "Base URL of the API (the spec's {base_url})"],
-      DashboardUrl: [this.dashboard.url, "The dashboard (and the API behind the same origin)"],
-      UserPoolId: [
-        this.dashboardUsers.pool.userPoolId,
-        "Cognito user pool of the dashboard's people (attribution users)",
-      ],
+      ...(this.#dashboard && {
+        DashboardUrl: [
+          this.#dashboard.url,
+          "The dashboard (and the API behind the same origin)",
+        ] as [string, string],
+      }),
+      ...(this.#dashboardUsers && {
+        UserPoolId: [
+          this.#dashboardUsers.pool.userPoolId,
+          "Cognito user pool of the dashboard's people (attribution users)",
+        ] as [string, string],
+      }),
       ...(this.#linkHost && {
         LinkHostUrl: [
           this.#linkHost.baseUrl,

@@ -61,6 +61,12 @@ export interface StackSettings {
    * APIs (LocalStack's free plan); new links then name `https://link-host.invalid`.
    */
   readonly linkHost: boolean;
+  /**
+   * False leaves out the dashboard's CloudFront site and Cognito user pool, and so the sign-in
+   * routes, for an emulator without them (LocalStack's free plan). The API keeps its other
+   * routes; without a way to sign in, the session routes answer no one.
+   */
+  readonly dashboard: boolean;
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -79,6 +85,7 @@ export const DEFAULT_SETTINGS: StackSettings = {
   linkThrottle: { rateLimit: 2_000, burstLimit: 5_000 },
   lakeQueries: true,
   linkHost: true,
+  dashboard: true,
 };
 
 /** The defaults with the given overrides; an override left undefined keeps its default. */

@@ -85,7 +85,14 @@ describe("npm run test:localstack", () => {
   });
 
   it("deploys without what LocalStack's free plan lacks, on LocalStack's endpoint", () => {
-    expect(DEPLOY_CONTEXT).toEqual(["-c", "lakeQueries=false", "-c", "linkHost=false"]);
+    expect(DEPLOY_CONTEXT).toEqual([
+      "-c",
+      "lakeQueries=false",
+      "-c",
+      "linkHost=false",
+      "-c",
+      "dashboard=false",
+    ]);
     expect(localstackEnv({ LOCALSTACK_ENDPOINT: "http://localhost:4566/" })).toMatchObject({
       AWS_ENDPOINT_URL: "http://localhost:4566",
       AWS_ENDPOINT_URL_S3: "http://s3.localhost.localstack.cloud:4566",

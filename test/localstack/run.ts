@@ -4,7 +4,7 @@
  *
  *   1. checks that LocalStack answers at LOCALSTACK_ENDPOINT (else one line and exit 2, at once);
  *   2. deploys the stack with cdklocal, leaving out what LocalStack's free plan lacks
- *      (`-c lakeQueries=false -c linkHost=false`, lib/settings.ts), the outputs to a file;
+ *      (`-c lakeQueries=false -c linkHost=false -c dashboard=false`, lib/settings.ts), the outputs to a file;
  *   3. checks that the admin CLI reaches the deployed tables (`attribution apps list`);
  *   4. runs the suite with ATTRIBUTION_TEST_TARGET=localstack, which provisions its own apps and
  *      keys with the CLI and names each test it skips with the reason;
@@ -114,7 +114,14 @@ export const localstackEnv = (env: NodeJS.ProcessEnv): Record<string, string> =>
 };
 
 /** The settings the stack is deployed with here: what LocalStack's free plan lacks, left out. */
-export const DEPLOY_CONTEXT = ["-c", "lakeQueries=false", "-c", "linkHost=false"] as const;
+export const DEPLOY_CONTEXT = [
+  "-c",
+  "lakeQueries=false",
+  "-c",
+  "linkHost=false",
+  "-c",
+  "dashboard=false",
+] as const;
 
 const run = (command: string, args: readonly string[], env: Record<string, string>) =>
   new Promise<number>((resolve, reject) => {
