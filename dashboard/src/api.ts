@@ -1,7 +1,9 @@
 /**
  * The dashboard's one API client: a typed function for every call the page makes. Every call
  * sends the session cookie (same origin); every call that is not a GET sends the session's
- * CSRF token. A 401 on any call but the sign-in's own sends the user to sign in.
+ * CSRF token. The service answers 401 both when the session is over and when the app a call
+ * names is not one the person may see (or a write lacks its CSRF token), so a 401 is followed
+ * by GET /v1/session: only when that is a 401 too is the user sent to sign in.
  */
 
 export interface User {
@@ -203,6 +205,20 @@ export class ApiError extends Error {
   }
 }
 
+/** What the page says of an app the service refused while the session still holds. */
+export const APP_NOT_VISIBLE = "This app is not one you may see, or it does not exist.";
+
+/** A call about one app answered 401 while the session still holds: that app is not theirs. */
+export class AppNotVisibleError extends ApiError {
+  readonly appId: string;
+
+  constructor(appId: string) {
+    super(401, "Unauthorized", APP_NOT_VISIBLE);
+    this.name = "AppNotVisibleError";
+    this.appId = appId;
+  }
+}
+
 /** A message fit to show a person for whatever a call threw. */
 export const errorMessage = (error: unknown): string => {
   if (error instanceof ApiError) return error.detail || error.error || `HTTP ${error.status}`;
@@ -213,10 +229,16 @@ export const errorMessage = (error: unknown): string => {
 
 let csrfToken: string | null = null;
 let unauthorizedHandler: () => void = () => {};
+let appRefusedHandler: (appId: string) => void = () => {};
 
-/** What to do when a call answers 401 (the session ended): the app sends the user to sign in. */
+/** What to do when the session is over (a call and the session both answer 401): sign in. */
 export const onUnauthorized = (handler: () => void): void => {
   unauthorizedHandler = handler;
+};
+
+/** What to do when a call about an app answers 401 while the session holds: say so. */
+export const onAppRefused = (handler: (appId: string) => void): void => {
+  appRefusedHandler = handler;
 };
 
 type Query = Record<string, string | number | undefined>;
@@ -257,27 +279,81 @@ interface CallOptions {
   /** False for the session's own calls, whose 401 is an answer rather than an expiry. */
   redirectOn401?: boolean;
   accept?: string;
+  /** The app the call is about: its 401 may mean that app, not the session. */
+  appId?: string;
 }
 
-const send = async (method: string, path: string, options: CallOptions): Promise<Response> => {
+type SessionCheck =
+  | { status: "signed-in"; csrfToken: string }
+  | { status: "signed-out" }
+  | { status: "unknown" };
+
+let sessionCheck: Promise<SessionCheck> | null = null;
+
+/** GET /v1/session after a 401: is the session still there? Calls that fail together share one. */
+const checkSession = (): Promise<SessionCheck> => {
+  sessionCheck ??= (async (): Promise<SessionCheck> => {
+    try {
+      const response = await fetch("/v1/session", {
+        headers: { Accept: "application/json" },
+        credentials: "same-origin",
+      });
+      if (response.status === 401) {
+        await response.body?.cancel();
+        return { status: "signed-out" };
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        return { status: "unknown" };
+      }
+      const session = (await response.json()) as Session;
+      return { status: "signed-in", csrfToken: session.csrf_token };
+    } catch {
+      return { status: "unknown" };
+    } finally {
+      sessionCheck = null;
+    }
+  })();
+  return sessionCheck;
+};
+
+const send = async (
+  method: string,
+  path: string,
+  options: CallOptions,
+  retried = false,
+): Promise<Response> => {
   const headers: Record<string, string> = { Accept: options.accept ?? "application/json" };
   if (options.body !== undefined) headers["Content-Type"] = "application/json";
-  if (method !== "GET" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
+  const sentToken = method !== "GET" ? csrfToken : null;
+  if (sentToken) headers["X-CSRF-Token"] = sentToken;
   const response = await fetch(withQuery(path, options.query), {
     method,
     headers,
     credentials: "same-origin",
     body: options.body === undefined ? null : JSON.stringify(options.body),
   });
-  if (!response.ok) {
-    const error = await readError(response);
-    if (response.status === 401 && options.redirectOn401 !== false) {
-      csrfToken = null;
-      unauthorizedHandler();
-    }
+  if (response.ok) return response;
+  const error = await readError(response);
+  if (response.status !== 401 || options.redirectOn401 === false) throw error;
+
+  const session = await checkSession();
+  if (session.status === "signed-out") {
+    csrfToken = null;
+    unauthorizedHandler();
     throw error;
   }
-  return response;
+  if (session.status === "unknown") throw error;
+  csrfToken = session.csrfToken;
+  // A write refused for a missing or stale CSRF token was not done: once more with the session's.
+  if (method !== "GET" && !retried && sentToken !== session.csrfToken) {
+    return send(method, path, options, true);
+  }
+  if (options.appId !== undefined) {
+    appRefusedHandler(options.appId);
+    throw new AppNotVisibleError(options.appId);
+  }
+  throw error;
 };
 
 const call = async <T>(method: string, path: string, options: CallOptions = {}): Promise<T> => {
@@ -324,27 +400,40 @@ export const createApp = async (app: {
   (await call<{ app: AppSettings }>("POST", "/v1/apps", { body: app })).app;
 
 export const getApp = async (appId: string): Promise<AppSettings> =>
-  (await call<{ app: AppSettings }>("GET", `/v1/apps/${segment(appId)}`)).app;
+  (await call<{ app: AppSettings }>("GET", `/v1/apps/${segment(appId)}`, { appId })).app;
 
 export const updateApp = async (appId: string, patch: AppSettingsPatch): Promise<AppSettings> =>
-  (await call<{ app: AppSettings }>("PATCH", `/v1/apps/${segment(appId)}`, { body: patch })).app;
+  (
+    await call<{ app: AppSettings }>("PATCH", `/v1/apps/${segment(appId)}`, {
+      body: patch,
+      appId,
+    })
+  ).app;
 
 // Keys
 
 export const listKeys = async (appId: string): Promise<ApiKey[]> =>
-  (await call<{ keys: ApiKey[] }>("GET", `/v1/apps/${segment(appId)}/keys`)).keys;
+  (await call<{ keys: ApiKey[] }>("GET", `/v1/apps/${segment(appId)}/keys`, { appId })).keys;
 
 export const createKey = async (appId: string, kind: KeyKind): Promise<NewApiKey> =>
-  (await call<{ key: NewApiKey }>("POST", `/v1/apps/${segment(appId)}/keys`, { body: { kind } }))
-    .key;
+  (
+    await call<{ key: NewApiKey }>("POST", `/v1/apps/${segment(appId)}/keys`, {
+      body: { kind },
+      appId,
+    })
+  ).key;
 
 export const revokeKey = async (appId: string, keyId: string): Promise<ApiKey> =>
-  (await call<{ key: ApiKey }>("DELETE", `/v1/apps/${segment(appId)}/keys/${segment(keyId)}`)).key;
+  (
+    await call<{ key: ApiKey }>("DELETE", `/v1/apps/${segment(appId)}/keys/${segment(keyId)}`, {
+      appId,
+    })
+  ).key;
 
 // Links
 
 export const createLink = (appId: string, link: LinkRequest): Promise<Link> =>
-  call<Link>("POST", "/v1/links", { query: { app_id: appId }, body: link });
+  call<Link>("POST", "/v1/links", { query: { app_id: appId }, body: link, appId });
 
 export const listLinks = (
   appId: string,
@@ -352,23 +441,26 @@ export const listLinks = (
 ): Promise<LinkPage> =>
   call<LinkPage>("GET", "/v1/links", {
     query: { app_id: appId, limit: page.limit, cursor: page.cursor },
+    appId,
   });
 
 export const setLinkDisabled = (appId: string, deeplinkId: string, disabled: boolean) =>
   call<Link>("PATCH", `/v1/links/${segment(deeplinkId)}`, {
     query: { app_id: appId },
     body: { disabled },
+    appId,
   });
 
 // Reports
 
 export const getOverview = (appId: string, from: string, to: string): Promise<Overview> =>
-  call<Overview>("GET", "/v1/reports/overview", { query: { app_id: appId, from, to } });
+  call<Overview>("GET", "/v1/reports/overview", { query: { app_id: appId, from, to }, appId });
 
 export const getLinkClicks = async (appId: string): Promise<LinkClicks[]> =>
   (
     await call<{ clicks: LinkClicks[] }>("GET", "/v1/reports/link-clicks", {
       query: { app_id: appId },
+      appId,
     })
   ).clicks;
 
@@ -376,6 +468,7 @@ export const getLatestEvents = async (appId: string, limit = 50): Promise<Export
   (
     await call<{ events: ExportRecord[] }>("GET", "/v1/reports/latest-events", {
       query: { app_id: appId, limit },
+      appId,
     })
   ).events;
 
@@ -408,6 +501,7 @@ export const downloadExport = async (request: ExportRequest): Promise<ExportDown
       offset: request.offset,
       snapshot: request.snapshot,
     },
+    appId: request.appId,
   });
   const rows = response.headers.get("X-Export-Snapshot-Rows");
   return {

@@ -2,11 +2,13 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks"
 import { Link, Route, Router, Switch, useLocation } from "wouter-preact";
 import { useHashLocation } from "wouter-preact/use-hash-location";
 import {
+  APP_NOT_VISIBLE,
   ApiError,
   type AppSummary,
   errorMessage,
   getSession,
   listApps,
+  onAppRefused,
   onUnauthorized,
   type Session,
   signOut,
@@ -71,6 +73,8 @@ function Shell() {
   const [session, setSession] = useState<SessionState>({ status: "loading" });
   const [apps, setApps] = useState<AppSummary[] | null>(null);
   const [chosenAppId, setChosenAppId] = useState<string | null>(storedAppId);
+  /** An app the service refused while the session held: not this person's, or none. */
+  const [refusedAppId, setRefusedAppId] = useState<string | null>(null);
   /** Where a signed-out visitor was going: they land there after signing in. */
   const returnTo = useRef<string | null>(null);
 
@@ -89,6 +93,12 @@ function Shell() {
 
   useEffect(() => {
     onUnauthorized(() => setSession({ status: "signed-out" }));
+    onAppRefused((appId) => {
+      setRefusedAppId(appId);
+      // Not remembered: the picker and the next visit do not offer it again.
+      if (storedAppId() === appId) storeAppId(null);
+      setChosenAppId((chosen) => (chosen === appId ? null : chosen));
+    });
     loadSession();
   }, [loadSession]);
 
@@ -117,12 +127,18 @@ function Shell() {
   }, [session.status, reloadApps]);
 
   const appInRoute = routeAppId(location);
+  const routeRefused = appInRoute !== null && appInRoute === refusedAppId;
   useEffect(() => {
-    if (appInRoute !== null && appInRoute !== chosenAppId) {
+    if (appInRoute !== null && appInRoute !== chosenAppId && !routeRefused) {
       setChosenAppId(appInRoute);
       storeAppId(appInRoute);
     }
-  }, [appInRoute, chosenAppId]);
+  }, [appInRoute, chosenAppId, routeRefused]);
+
+  // Another page than the refused app's: that app is asked for again if the route names it.
+  useEffect(() => {
+    if (refusedAppId !== null && appInRoute !== refusedAppId) setRefusedAppId(null);
+  }, [appInRoute, refusedAppId]);
 
   // An app remembered from before that this user may not see is forgotten.
   useEffect(() => {
@@ -132,7 +148,7 @@ function Shell() {
     }
   }, [apps, chosenAppId, appInRoute]);
 
-  const currentAppId = appInRoute ?? chosenAppId;
+  const currentAppId = (routeRefused ? null : appInRoute) ?? chosenAppId;
   const chooseApp = useCallback(
     (appId: string) => {
       setChosenAppId(appId);
@@ -200,7 +216,7 @@ function Shell() {
           ) : null
         ) : context ? (
           <SessionContext.Provider value={context}>
-            <Routes />
+            {routeRefused ? <AppRefused /> : <Routes />}
           </SessionContext.Provider>
         ) : null}
       </main>
@@ -297,6 +313,20 @@ function Routes() {
         <NotFound />
       </Route>
     </Switch>
+  );
+}
+
+/** The page of an app the service refused while the person is still signed in. */
+function AppRefused() {
+  return (
+    <Page title="App not available">
+      <p class="error" role="alert" data-testid="app-refused">
+        {APP_NOT_VISIBLE}
+      </p>
+      <p>
+        <Link href="/apps">Go to the Apps page</Link> to see the apps you may open.
+      </p>
+    </Page>
   );
 }
 

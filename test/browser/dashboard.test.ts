@@ -379,20 +379,35 @@ describe("the dashboard in a browser", () => {
       expect(await theirs.getByText(APP_NAME).count()).toBe(0);
       await screenshot(theirs, "second-user-apps");
 
-      // The owner's app by its address: the service refuses its report, the page shows none.
+      // The owner's app by its address: the service refuses its report (401, as for a session
+      // that is over); the page asks the session, which holds, so it says so and stays signed in.
       const [report] = await Promise.all([
         theirs.waitForResponse((response) => response.url().includes("/v1/reports/overview")),
         open(theirs, `/apps/${APP_ID}/overview`),
       ]);
       expect(report.status()).toBe(401);
-      await heading(theirs, "Sign in")
-        .or(theirs.getByRole("alert").filter({ hasText: /\S/ }))
-        .first()
+      await theirs
+        .getByRole("alert")
+        .filter({ hasText: "This app is not one you may see, or it does not exist." })
         .waitFor();
+      expect(new URL(theirs.url()).hash).toBe(`#/apps/${APP_ID}/overview`);
+      expect(await heading(theirs, "Sign in").count()).toBe(0);
+      const header = theirs.getByRole("banner");
+      expect(await header.getByText(SECOND.email, { exact: true }).isVisible()).toBe(true);
+      expect(await header.getByRole("button", { name: "Sign out" }).isVisible()).toBe(true);
       expect(await theirs.getByTestId("total-installs").count()).toBe(0);
+      // Not remembered, not offered in the picker; the way back is the Apps page.
+      expect(await theirs.getByLabel("Current app").count()).toBe(0);
+      expect(await theirs.evaluate("localStorage.getItem('attribution.dashboard.app')")).toBeNull();
+      const toApps = theirs.getByRole("main").getByRole("link", { name: /Apps page/ });
+      expect(await toApps.getAttribute("href")).toBe("#/apps");
       await screenshot(theirs, "second-user-owners-app");
       expect(await theirs.getByText(APP_NAME).count()).toBe(0);
       expect((await apiGet(context, `/v1/apps/${APP_ID}`)).status).toBe(401);
+      expect((await apiGet(context, "/v1/session")).status).toBe(200);
+      await toApps.click();
+      await heading(theirs, "Apps").waitFor();
+      await theirs.getByText("No apps yet.").waitFor();
     } finally {
       await context.close();
     }
