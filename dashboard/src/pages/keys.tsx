@@ -144,38 +144,42 @@ export function KeysPage(props: { appId: string }) {
                     <td>{key.scopes.join(", ") || "–"}</td>
                     <td>{formatTime(key.created_at)}</td>
                     <td>{key.revoked_at ? formatTime(key.revoked_at) : "No"}</td>
-                    <td class="row-actions">
-                      {key.revoked_at ? null : confirming === key.key_id ? (
-                        <>
-                          <button
-                            ref={confirmButton}
-                            type="button"
-                            class="danger"
-                            disabled={busy}
-                            onClick={() => revoke(key.key_id)}
-                          >
-                            Confirm revoke
-                          </button>
-                          <button
-                            type="button"
-                            class="secondary"
-                            onClick={() => {
-                              cancelled.current = key.key_id;
-                              setConfirming(null);
-                            }}
-                          >
-                            Cancel
-                          </button>
-                        </>
-                      ) : (
-                        <button
-                          type="button"
-                          class="secondary"
-                          disabled={busy}
-                          onClick={() => setConfirming(key.key_id)}
-                        >
-                          Revoke
-                        </button>
+                    <td>
+                      {key.revoked_at ? null : (
+                        <div class="row-actions">
+                          {confirming === key.key_id ? (
+                            <>
+                              <button
+                                ref={confirmButton}
+                                type="button"
+                                class="danger"
+                                disabled={busy}
+                                onClick={() => revoke(key.key_id)}
+                              >
+                                Confirm revoke
+                              </button>
+                              <button
+                                type="button"
+                                class="secondary"
+                                onClick={() => {
+                                  cancelled.current = key.key_id;
+                                  setConfirming(null);
+                                }}
+                              >
+                                Cancel
+                              </button>
+                            </>
+                          ) : (
+                            <button
+                              type="button"
+                              class="secondary"
+                              disabled={busy}
+                              onClick={() => setConfirming(key.key_id)}
+                            >
+                              Revoke
+                            </button>
+                          )}
+                        </div>
                       )}
                     </td>
                   </tr>

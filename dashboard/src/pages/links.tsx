@@ -163,15 +163,17 @@ export function LinksPage(props: { appId: string }) {
                     </td>
                     <td>{formatDay(link.created_at)}</td>
                     <td>{link.disabled ? "Disabled" : "Active"}</td>
-                    <td class="row-actions">
-                      <button
-                        type="button"
-                        class="secondary"
-                        disabled={busyRow === link.deeplink_id}
-                        onClick={() => toggle(link)}
-                      >
-                        {link.disabled ? "Enable" : "Disable"}
-                      </button>
+                    <td>
+                      <div class="row-actions">
+                        <button
+                          type="button"
+                          class="secondary"
+                          disabled={busyRow === link.deeplink_id}
+                          onClick={() => toggle(link)}
+                        >
+                          {link.disabled ? "Enable" : "Disable"}
+                        </button>
+                      </div>
                     </td>
                   </tr>
                 ))}
