@@ -1,4 +1,4 @@
-import type { ChartConfiguration } from "chart.js";
+import type { ChartConfiguration, Scale } from "chart.js";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type CampaignRow, errorMessage, getOverview, type Overview } from "../api.ts";
 import { ChartFigure, ORGANIC_COLOUR, seriesColour } from "../components/chart.tsx";
@@ -16,6 +16,12 @@ const PRESETS: { label: string; range: () => Range }[] = [
 /** Installs credited to no source (attribution skipped, or not done yet). */
 const UNATTRIBUTED = "none (not attributed)";
 const UNATTRIBUTED_COLOUR = "#d6d3d1";
+/** The series that sums the smaller ones, when a chart has too many to read. */
+const OTHER_COLOUR = "#57534e";
+/** Events per day: the 6 most frequent event names, then one "other". */
+const TOP_EVENT_NAMES = 6;
+/** Installs per day: the 7 largest media sources, then one "other" (organic, none apart). */
+const TOP_MEDIA_SOURCES = 7;
 
 const defaultRange = (): Range => ({ from: addDays(today(), -6), to: today() });
 
@@ -183,14 +189,56 @@ const seriesByDay = <R,>(
   return { days, names, series };
 };
 
+/** A chart's series: a name as shown in the legend, its values, its colour. */
+interface Series {
+  label: string;
+  values: number[];
+  colour: string;
+}
+
+/**
+ * The `top` largest of `names` (ranked by total, largest first) as their own series, the rest
+ * summed into one "other" series; all of them as they are when that would leave one or none
+ * in "other". The visually hidden table keeps every name.
+ */
+const topAndOther = (
+  days: string[],
+  names: string[],
+  series: Map<string, number[]>,
+  top: number,
+  what: string,
+): { kept: string[]; other: Series | null } => {
+  if (names.length <= top + 1) return { kept: names, other: null };
+  const rest = names.slice(top);
+  const values = days.map((_, i) =>
+    rest.reduce((sum, name) => sum + (series.get(name)?.[i] ?? 0), 0),
+  );
+  return {
+    kept: names.slice(0, top),
+    other: { label: `other (${rest.length} ${what})`, values, colour: OTHER_COLOUR },
+  };
+};
+
+/** Days along the x axis: level, and as MM-DD when the chart is narrow (a phone). */
+const dayTicks = {
+  maxRotation: 0,
+  autoSkip: true,
+  callback(this: Scale, value: number | string) {
+    const label = this.getLabelForValue(Number(value));
+    return this.chart.width < 480 ? label.slice(5) : label;
+  },
+};
+
 const stackedBarOptions = {
   responsive: true,
   interaction: { mode: "index" as const, intersect: false },
   scales: {
-    x: { stacked: true },
+    x: { stacked: true, ticks: dayTicks },
     y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } },
   },
-  plugins: { legend: { position: "bottom" as const } },
+  plugins: {
+    legend: { position: "bottom" as const, labels: { boxWidth: 12, boxHeight: 12 } },
+  },
 };
 
 const tableOf = (
@@ -221,20 +269,33 @@ function InstallsChart(props: { data: Overview }) {
     return { ...result, names };
   }, [data]);
   const config = useMemo<ChartConfiguration<"bar">>(() => {
-    let paidIndex = 0;
+    const own = (name: string) => name === "organic" || name === UNATTRIBUTED;
+    const { kept, other } = topAndOther(
+      built.days,
+      built.names.filter((name) => !own(name)),
+      built.series,
+      TOP_MEDIA_SOURCES,
+      "media sources",
+    );
+    const of = (name: string, colour: string): Series => ({
+      label: name,
+      values: built.series.get(name) ?? [],
+      colour,
+    });
+    const series: Series[] = [
+      ...kept.map((name, i) => of(name, seriesColour(i))),
+      ...(other ? [other] : []),
+      ...built.names.filter((n) => n === UNATTRIBUTED).map((n) => of(n, UNATTRIBUTED_COLOUR)),
+      ...built.names.filter((n) => n === "organic").map((n) => of(n, ORGANIC_COLOUR)),
+    ];
     return {
       type: "bar",
       data: {
         labels: built.days,
-        datasets: built.names.map((name) => ({
-          label: name,
-          data: built.series.get(name) ?? [],
-          backgroundColor:
-            name === "organic"
-              ? ORGANIC_COLOUR
-              : name === UNATTRIBUTED
-                ? UNATTRIBUTED_COLOUR
-                : seriesColour(paidIndex++),
+        datasets: series.map((one) => ({
+          label: one.label,
+          data: one.values,
+          backgroundColor: one.colour,
         })),
       },
       options: stackedBarOptions,
@@ -322,21 +383,35 @@ function EventsChart(props: { data: Overview }) {
       ),
     [data],
   );
-  const config = useMemo<ChartConfiguration<"bar">>(
-    () => ({
+  const config = useMemo<ChartConfiguration<"bar">>(() => {
+    const { kept, other } = topAndOther(
+      built.days,
+      built.names,
+      built.series,
+      TOP_EVENT_NAMES,
+      "event names",
+    );
+    const series: Series[] = [
+      ...kept.map((name, i) => ({
+        label: name,
+        values: built.series.get(name) ?? [],
+        colour: seriesColour(i),
+      })),
+      ...(other ? [other] : []),
+    ];
+    return {
       type: "bar",
       data: {
         labels: built.days,
-        datasets: built.names.map((name, i) => ({
-          label: name,
-          data: built.series.get(name) ?? [],
-          backgroundColor: seriesColour(i),
+        datasets: series.map((one) => ({
+          label: one.label,
+          data: one.values,
+          backgroundColor: one.colour,
         })),
       },
       options: stackedBarOptions,
-    }),
-    [built],
-  );
+    };
+  }, [built]);
   return (
     <ChartFigure
       caption="Events per day by event name"
