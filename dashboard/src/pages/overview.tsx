@@ -447,13 +447,14 @@ function RevenueChart(props: { data: Overview }) {
             data: values,
             borderColor: seriesColour(2),
             backgroundColor: seriesColour(2),
-            tension: 0.2,
+            // Straight segments: a curve would dip below a day's figure (under zero after one).
+            tension: 0,
           },
         ],
       },
       options: {
         responsive: true,
-        scales: { y: { beginAtZero: true } },
+        scales: { x: { ticks: dayTicks }, y: { beginAtZero: true } },
         plugins: { legend: { display: false } },
       },
     }),
