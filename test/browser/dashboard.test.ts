@@ -333,6 +333,25 @@ describe("the dashboard in a browser", () => {
     expect(times).toEqual([...times].sort().reverse());
     const names = await cellTexts(rows, 1);
     expect(names.every((name) => name.startsWith("service_"))).toBe(true);
+    // Updated at a UTC time written as the table's; the table fits 1280 px without scrolling.
+    await expect
+      .poll(() => page.getByText(/Last updated/).innerText(), WITHIN)
+      .toMatch(/Last updated \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\.$/);
+    const box = page.locator(".table-scroll").filter({ has: page.getByRole("table") });
+    const { scrollWidth, clientWidth } = await box.evaluate(
+      (element: { scrollWidth: number; clientWidth: number }) => ({
+        scrollWidth: element.scrollWidth,
+        clientWidth: element.clientWidth,
+      }),
+    );
+    expect(scrollWidth, "the latest events' table at 1280 px").toBeLessThanOrEqual(clientWidth);
+    // An event id shows its first 8 characters; the whole of it in its title and hidden text.
+    const idCell = rows.first().getByTestId("event-id");
+    const id = await rows.first().getAttribute("data-event-id");
+    expect(id).toBeTruthy();
+    expect(await idCell.getAttribute("title")).toBe(id);
+    expect(await idCell.locator("[aria-hidden='true']").innerText()).toBe(`${id?.slice(0, 8)}…`);
+    expect(await idCell.locator(".visually-hidden").textContent()).toBe(id);
     await screenshot(page, "live");
   });
 

@@ -5,9 +5,15 @@ import { formatTime, formatUsd } from "../format.ts";
 
 const POLL_MS = 3000;
 const LIMIT = 50;
+/** How much of an event id the table shows. */
+const ID_SHOWN = 8;
 
 const text = (value: unknown): string =>
   value === null || value === undefined || value === "" ? "–" : String(value);
+
+/** A name that may wrap after its `_`, `-` and `.` (EG_AND_UA_Tier1 / _Purchase), not mid-word. */
+const breakable = (name: string) =>
+  name.split(/(?<=[_.-])/).map((part, i) => (i === 0 ? part : [<wbr key={i} />, part]));
 
 /** An event's identity across polls: its id, else what it is made of. */
 const identity = (event: ExportRecord): string =>
@@ -41,7 +47,7 @@ export function LivePage(props: { appId: string }) {
         setError(null);
         if (added.length > 0) {
           setAnnouncement(
-            `${added.length} new ${added.length === 1 ? "event" : "events"} at ${new Date().toLocaleTimeString()}.`,
+            `${added.length} new ${added.length === 1 ? "event" : "events"} at ${formatTime(new Date().toISOString())}.`,
           );
         }
       } catch (caught) {
@@ -67,7 +73,7 @@ export function LivePage(props: { appId: string }) {
           {paused
             ? "Paused."
             : `The ${LIMIT} latest events, refreshed every ${POLL_MS / 1000} seconds.`}
-          {updatedAt ? ` Last updated ${updatedAt.toLocaleTimeString()}.` : ""}
+          {updatedAt ? ` Last updated ${formatTime(updatedAt.toISOString())}.` : ""}
         </p>
         <p class="live-count" aria-live="polite" aria-atomic="true" data-testid="new-events">
           {announcement}
@@ -82,7 +88,7 @@ export function LivePage(props: { appId: string }) {
         <p>No events yet. They appear here as the SDKs send them.</p>
       ) : (
         <TableScroll>
-          <table aria-label="Latest events" class="card-table">
+          <table aria-label="Latest events" class="card-table live-table">
             <thead>
               <tr>
                 <th scope="col">Time</th>
@@ -90,7 +96,8 @@ export function LivePage(props: { appId: string }) {
                 <th scope="col">Media source</th>
                 <th scope="col">Campaign</th>
                 <th scope="col" class="num">
-                  Revenue USD
+                  {/* Its figures are in $: the word is for screen readers, the column stays narrow. */}
+                  Revenue<span class="visually-hidden"> USD</span>
                 </th>
                 <th scope="col">Country</th>
                 <th scope="col">Platform</th>
@@ -107,15 +114,15 @@ export function LivePage(props: { appId: string }) {
                     class={fresh.has(id) ? "fresh" : undefined}
                   >
                     <td>{formatTime(event.event_time)}</td>
-                    <td>{text(event.event_name)}</td>
+                    <td class="wrap">{breakable(text(event.event_name))}</td>
                     <td>{text(event.media_source)}</td>
-                    <td>{text(event.campaign_name ?? event.campaign)}</td>
+                    <td class="wrap">{breakable(text(event.campaign_name ?? event.campaign))}</td>
                     <td class="num">
                       {typeof event.revenue_usd === "number" ? formatUsd(event.revenue_usd) : "–"}
                     </td>
                     <td>{text(event.country ?? event.country_code)}</td>
                     <td>{text(event.os ?? event.platform)}</td>
-                    <td class="mono">{text(event.event_id)}</td>
+                    <EventIdCell id={event.event_id} />
                   </tr>
                 );
               })}
@@ -124,5 +131,18 @@ export function LivePage(props: { appId: string }) {
         </TableScroll>
       )}
     </Page>
+  );
+}
+
+/** An event id cut to its first 8 characters; the whole id in its title and for screen readers. */
+function EventIdCell(props: { id: string | null }) {
+  const { id } = props;
+  if (!id) return <td class="mono">–</td>;
+  const short = id.length > ID_SHOWN ? `${id.slice(0, ID_SHOWN)}…` : id;
+  return (
+    <td class="mono" title={id} data-testid="event-id">
+      <span aria-hidden="true">{short}</span>
+      <span class="visually-hidden">{id}</span>
+    </td>
   );
 }
