@@ -77,6 +77,8 @@ function Shell() {
   const [refusedAppId, setRefusedAppId] = useState<string | null>(null);
   /** Where a signed-out visitor was going: they land there after signing in. */
   const returnTo = useRef<string | null>(null);
+  /** Apps a route named that the list did not know, for which the list was asked again. */
+  const reloadedFor = useRef(new Set<string>());
 
   const loadSession = useCallback(() => {
     setSession({ status: "loading" });
@@ -121,6 +123,7 @@ function Shell() {
   useEffect(() => {
     if (session.status !== "signed-in") {
       setApps(null);
+      reloadedFor.current.clear();
       return;
     }
     reloadApps().catch(() => setApps([]));
@@ -139,6 +142,16 @@ function Shell() {
   useEffect(() => {
     if (refusedAppId !== null && appInRoute !== refusedAppId) setRefusedAppId(null);
   }, [appInRoute, refusedAppId]);
+
+  // An app the route names that the list does not know (made since, by the CLI or the demo):
+  // the list is asked for once more, so the picker shows its name rather than its bare id.
+  useEffect(() => {
+    if (apps === null || appInRoute === null || routeRefused) return;
+    if (apps.some((app) => app.app_id === appInRoute) || reloadedFor.current.has(appInRoute))
+      return;
+    reloadedFor.current.add(appInRoute);
+    reloadApps().catch(() => undefined);
+  }, [apps, appInRoute, routeRefused, reloadApps]);
 
   // An app remembered from before that this user may not see is forgotten.
   useEffect(() => {

@@ -235,6 +235,11 @@ describe("the dashboard in a browser", () => {
 
     await open(page, `/apps/${appId}/overview`);
     await heading(page, "Overview").waitFor();
+    // Made outside the page since its app list was read: the list is read again for its name.
+    const picker = page.getByLabel("Current app");
+    await expect
+      .poll(() => picker.locator("option:checked").innerText(), WITHIN)
+      .toBe(`${demo.appName} (${appId})`);
     await page.getByLabel("From").fill(range.from);
     await page.getByLabel("To", { exact: true }).fill(range.to);
     await page
