@@ -319,6 +319,16 @@ describe("the dashboard in a browser", () => {
     const error = page.locator("#settings-error");
     await expect.poll(() => error.innerText(), WITHIN).toBe(`Not saved: ${detail}`);
     expect(await error.getAttribute("role")).toBe("alert");
+    // The field the detail names is marked, its reason beside it, and it has the focus.
+    await expect.poll(() => clickWindow.getAttribute("aria-invalid"), WITHIN).toBe("true");
+    const describedBy = await clickWindow.getAttribute("aria-describedby");
+    expect(describedBy).toBeTruthy();
+    const reason = page.locator(`[id="${describedBy}"]`);
+    expect(await reason.innerText()).toBe(detail.replace(/^[^:]*:\s*/, "").split("; ")[0]);
+    await expect
+      .poll(() => page.evaluate("document.activeElement?.name"), WITHIN)
+      .toBe("click_window_days");
+    expect(await page.locator('[aria-invalid="true"]').count()).toBe(1);
     expect((await rt.stores.apps.get(APP_ID))?.attribution?.clickWindowDays).toBe(14);
     await screenshot(page, "settings");
   });

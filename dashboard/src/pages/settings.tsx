@@ -1,4 +1,5 @@
-import { useEffect, useState } from "preact/hooks";
+import type { ComponentChildren } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
 import {
   ApiError,
   type AppSettings,
@@ -82,6 +83,92 @@ const patchOf = (draft: Draft): AppSettingsPatch => ({
   },
 });
 
+/** The form's inputs by name, each the field a path in a 422's detail may name. */
+const FIELD_NAMES = new Set([
+  "name",
+  "enabled",
+  "encryption",
+  "attribution_enabled",
+  "click_window_days",
+  "view_window_hours",
+  "probabilistic_window_hours",
+  "probabilistic_android",
+  "probabilistic_ios",
+  "confidence_floor",
+  "deep_link_confidence_floor",
+  "app_store_id",
+  "web_url",
+  "hosts",
+  "apple_team_id",
+  "android_sha256_fingerprints",
+]);
+
+/** Paths whose last part is not the input's name. */
+const FIELD_OF_PATH: Record<string, string> = {
+  "encryption.enabled": "encryption",
+  "attribution.enabled": "attribution_enabled",
+  "attribution.probabilistic.android": "probabilistic_android",
+  "attribution.probabilistic.ios": "probabilistic_ios",
+};
+
+/**
+ * The input a path of the service's 422 names: `body.attribution.click_window_days` or
+ * `attribution.click_window_days` -> `click_window_days`, `links.hosts[2]` -> `hosts`; null for
+ * a path the form has no input for.
+ */
+export const fieldOfPath = (path: string): string | null => {
+  const bare = path
+    .replace(/^body(?:\.|$)/, "")
+    .replace(/\[[^\]]*\]/g, "")
+    .replace(/\.$/, "");
+  const mapped = FIELD_OF_PATH[bare];
+  if (mapped) return mapped;
+  const last = bare.split(".").at(-1) ?? "";
+  return FIELD_NAMES.has(last) ? last : null;
+};
+
+/**
+ * A 422's detail (`path: message; path: message`, as the service joins its problems) as the
+ * message of each input it names; problems about no input stay in the form's message only.
+ */
+export const fieldErrorsOf = (detail: string): Record<string, string> => {
+  const errors: Record<string, string> = {};
+  for (const problem of detail.split("; ")) {
+    const match = /^([A-Za-z_][\w.[\]"]*):\s*(.+)$/s.exec(problem.trim());
+    if (!match?.[1] || !match[2]) continue;
+    const field = fieldOfPath(match[1]);
+    if (field && !errors[field]) errors[field] = match[2];
+  }
+  return errors;
+};
+
+const inputId = (name: string) => `settings-${name}`;
+const errorId = (name: string) => `settings-${name}-error`;
+
+/** An input's label above it and, when the service refused its value, the reason below it. */
+function Field(props: {
+  name: string;
+  label: string;
+  error: string | undefined;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="field">
+      <label for={inputId(props.name)}>{props.label}</label>
+      {props.children}
+      <FieldError name={props.name} error={props.error} />
+    </div>
+  );
+}
+
+function FieldError(props: { name: string; error: string | undefined }) {
+  return props.error ? (
+    <span id={errorId(props.name)} class="field-error">
+      {props.error}
+    </span>
+  ) : null;
+}
+
 export function SettingsPage(props: { appId: string }) {
   const { appId } = props;
   const { reloadApps } = useSession();
@@ -89,6 +176,9 @@ export function SettingsPage(props: { appId: string }) {
   const [draft, setDraft] = useState<Draft | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [saveError, setSaveError] = useState<string | null>(null);
+  /** The service's reasons by input name, from a 422. */
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const form = useRef<HTMLFormElement>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -107,6 +197,7 @@ export function SettingsPage(props: { appId: string }) {
     if (!draft) return;
     setBusy(true);
     setSaveError(null);
+    setFieldErrors({});
     setStatus(null);
     try {
       const saved = await updateApp(appId, patchOf(draft));
@@ -115,11 +206,18 @@ export function SettingsPage(props: { appId: string }) {
       setStatus("Settings saved.");
       reloadApps().catch(() => undefined);
     } catch (caught) {
-      setSaveError(
-        caught instanceof ApiError && caught.status === 422
-          ? `Not saved: ${caught.detail || caught.error}`
-          : `Not saved: ${errorMessage(caught)}`,
-      );
+      if (caught instanceof ApiError && caught.status === 422) {
+        setSaveError(`Not saved: ${caught.detail || caught.error}`);
+        const errors = fieldErrorsOf(caught.detail);
+        setFieldErrors(errors);
+        // The first field refused, in the form's order, takes focus once it is marked.
+        requestAnimationFrame(() => {
+          const first = form.current?.querySelector<HTMLElement>('[aria-invalid="true"]');
+          first?.focus();
+        });
+      } else {
+        setSaveError(`Not saved: ${errorMessage(caught)}`);
+      }
     } finally {
       setBusy(false);
     }
@@ -128,22 +226,50 @@ export function SettingsPage(props: { appId: string }) {
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) =>
     setDraft((current) => (current ? { ...current, [key]: value } : current));
 
+  /** A changed value is no longer the one refused: its mark goes. */
+  const changed = (name: string) =>
+    setFieldErrors((errors) => {
+      if (!(name in errors)) return errors;
+      const { [name]: _, ...rest } = errors;
+      return rest;
+    });
+
+  /** An input's id, and its mark and reason when the service refused its value. */
+  const control = (name: string) => ({
+    id: inputId(name),
+    name,
+    ...(fieldErrors[name]
+      ? { "aria-invalid": "true" as const, "aria-describedby": errorId(name) }
+      : {}),
+  });
+
   const text = (key: keyof Draft) => ({
     value: draft ? String(draft[key]) : "",
-    onInput: (event: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) =>
-      set(key, event.currentTarget.value as never),
+    onInput: (event: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) => {
+      changed(event.currentTarget.name);
+      set(key, event.currentTarget.value as never);
+    },
   });
   const check = (key: keyof Draft) => ({
     checked: draft ? Boolean(draft[key]) : false,
-    onChange: (event: { currentTarget: HTMLInputElement }) =>
-      set(key, event.currentTarget.checked as never),
+    onChange: (event: { currentTarget: HTMLInputElement }) => {
+      changed(event.currentTarget.name);
+      set(key, event.currentTarget.checked as never);
+    },
   });
+  const choose =
+    <K extends "confidenceFloor" | "deepLinkConfidenceFloor">(key: K) =>
+    (event: { currentTarget: HTMLSelectElement }) => {
+      changed(event.currentTarget.name);
+      set(key, event.currentTarget.value as Draft[K]);
+    };
 
   return (
     <Page title="Settings" subtitle={appId}>
       <ErrorText message={loadError} />
       {draft && app ? (
         <form
+          ref={form}
           class="stack"
           onSubmit={save}
           noValidate
@@ -153,10 +279,9 @@ export function SettingsPage(props: { appId: string }) {
           <fieldset class="card">
             <legend>App</legend>
             <div class="form-grid">
-              <label class="field">
-                <span>Name</span>
-                <input name="name" autocomplete="off" {...text("name")} />
-              </label>
+              <Field name="name" label="Name" error={fieldErrors.name}>
+                <input autocomplete="off" {...control("name")} {...text("name")} />
+              </Field>
               <p class="field readonly">
                 <span>Platform</span>
                 <span>{app.platform === "ios" ? "iOS" : "Android"}</span>
@@ -167,13 +292,15 @@ export function SettingsPage(props: { appId: string }) {
             <legend>Remote configuration</legend>
             <p class="hint">What the SDKs read when they start.</p>
             <label class="check">
-              <input type="checkbox" name="enabled" {...check("enabled")} />
+              <input type="checkbox" {...control("enabled")} {...check("enabled")} />
               <span>App enabled (the SDKs send installs and events)</span>
             </label>
+            <FieldError name="enabled" error={fieldErrors.enabled} />
             <label class="check">
-              <input type="checkbox" name="encryption" {...check("encryption")} />
+              <input type="checkbox" {...control("encryption")} {...check("encryption")} />
               <span>Encryption of SDK payloads</span>
             </label>
+            <FieldError name="encryption" error={fieldErrors.encryption} />
             <p class="hint">
               Encryption key id: <span class="mono">{app.encryption.key_id ?? "none"}</span>
             </p>
@@ -181,124 +308,142 @@ export function SettingsPage(props: { appId: string }) {
           <fieldset class="card">
             <legend>Attribution</legend>
             <label class="check">
-              <input type="checkbox" name="attribution_enabled" {...check("attributionEnabled")} />
+              <input
+                type="checkbox"
+                {...control("attribution_enabled")}
+                {...check("attributionEnabled")}
+              />
               <span>Attribution enabled</span>
             </label>
+            <FieldError name="attribution_enabled" error={fieldErrors.attribution_enabled} />
             <div class="form-grid">
-              <label class="field">
-                <span>Click window (days, 1–30)</span>
+              <Field
+                name="click_window_days"
+                label="Click window (days, 1–30)"
+                error={fieldErrors.click_window_days}
+              >
                 <input
                   type="number"
-                  name="click_window_days"
                   min={1}
                   max={30}
                   step={1}
                   inputMode="numeric"
+                  {...control("click_window_days")}
                   {...text("clickWindowDays")}
                 />
-              </label>
-              <label class="field">
-                <span>View window (hours)</span>
+              </Field>
+              <Field
+                name="view_window_hours"
+                label="View window (hours)"
+                error={fieldErrors.view_window_hours}
+              >
                 <input
                   type="number"
-                  name="view_window_hours"
                   min={0}
                   step={1}
                   inputMode="numeric"
+                  {...control("view_window_hours")}
                   {...text("viewWindowHours")}
                 />
-              </label>
-              <label class="field">
-                <span>Probabilistic window (hours, 1–24)</span>
+              </Field>
+              <Field
+                name="probabilistic_window_hours"
+                label="Probabilistic window (hours, 1–24)"
+                error={fieldErrors.probabilistic_window_hours}
+              >
                 <input
                   type="number"
-                  name="probabilistic_window_hours"
                   min={1}
                   max={24}
                   step={1}
                   inputMode="numeric"
+                  {...control("probabilistic_window_hours")}
                   {...text("probabilisticWindowHours")}
                 />
-              </label>
-              <label class="field">
-                <span>Confidence floor</span>
+              </Field>
+              <Field
+                name="confidence_floor"
+                label="Confidence floor"
+                error={fieldErrors.confidence_floor}
+              >
                 <select
-                  name="confidence_floor"
+                  {...control("confidence_floor")}
                   value={draft.confidenceFloor}
-                  onChange={(event) =>
-                    set("confidenceFloor", event.currentTarget.value as ConfidenceFloor)
-                  }
+                  onChange={choose("confidenceFloor")}
                 >
                   <option value="low">Low</option>
                   <option value="medium">Medium</option>
                 </select>
-              </label>
-              <label class="field">
-                <span>Deep link confidence floor</span>
+              </Field>
+              <Field
+                name="deep_link_confidence_floor"
+                label="Deep link confidence floor"
+                error={fieldErrors.deep_link_confidence_floor}
+              >
                 <select
-                  name="deep_link_confidence_floor"
+                  {...control("deep_link_confidence_floor")}
                   value={draft.deepLinkConfidenceFloor}
-                  onChange={(event) =>
-                    set(
-                      "deepLinkConfidenceFloor",
-                      event.currentTarget.value as DeepLinkConfidenceFloor,
-                    )
-                  }
+                  onChange={choose("deepLinkConfidenceFloor")}
                 >
                   <option value="low">Low</option>
                   <option value="medium">Medium</option>
                   <option value="high">High</option>
                 </select>
-              </label>
+              </Field>
             </div>
             <label class="check">
               <input
                 type="checkbox"
-                name="probabilistic_android"
+                {...control("probabilistic_android")}
                 {...check("probabilisticAndroid")}
               />
               <span>Probabilistic matching on Android</span>
             </label>
+            <FieldError name="probabilistic_android" error={fieldErrors.probabilistic_android} />
             <label class="check">
-              <input type="checkbox" name="probabilistic_ios" {...check("probabilisticIos")} />
+              <input
+                type="checkbox"
+                {...control("probabilistic_ios")}
+                {...check("probabilisticIos")}
+              />
               <span>Probabilistic matching on iOS</span>
             </label>
+            <FieldError name="probabilistic_ios" error={fieldErrors.probabilistic_ios} />
           </fieldset>
           <fieldset class="card">
             <legend>Links</legend>
             <div class="form-grid">
-              <label class="field">
-                <span>App Store id</span>
+              <Field name="app_store_id" label="App Store id" error={fieldErrors.app_store_id}>
                 <input
-                  name="app_store_id"
                   autocomplete="off"
                   inputMode="numeric"
+                  {...control("app_store_id")}
                   {...text("appStoreId")}
                 />
-              </label>
-              <label class="field">
-                <span>Web URL</span>
-                <input type="url" name="web_url" autocomplete="off" {...text("webUrl")} />
-              </label>
-              <label class="field">
-                <span>Apple team id</span>
-                <input name="apple_team_id" autocomplete="off" {...text("appleTeamId")} />
-              </label>
+              </Field>
+              <Field name="web_url" label="Web URL" error={fieldErrors.web_url}>
+                <input type="url" autocomplete="off" {...control("web_url")} {...text("webUrl")} />
+              </Field>
+              <Field name="apple_team_id" label="Apple team id" error={fieldErrors.apple_team_id}>
+                <input autocomplete="off" {...control("apple_team_id")} {...text("appleTeamId")} />
+              </Field>
             </div>
-            <label class="field">
-              <span>Link hosts (one per line)</span>
-              <textarea name="hosts" rows={3} spellcheck={false} {...text("hosts")} />
-            </label>
-            <label class="field">
-              <span>Android SHA-256 fingerprints (one per line)</span>
+            <Field name="hosts" label="Link hosts (one per line)" error={fieldErrors.hosts}>
+              <textarea rows={3} spellcheck={false} {...control("hosts")} {...text("hosts")} />
+            </Field>
+            <Field
+              name="android_sha256_fingerprints"
+              label="Android SHA-256 fingerprints (one per line)"
+              error={fieldErrors.android_sha256_fingerprints}
+            >
               <textarea
-                name="android_sha256_fingerprints"
                 rows={3}
                 spellcheck={false}
                 class="mono"
+                {...control("android_sha256_fingerprints")}
                 {...text("fingerprints")}
               />
-            </label>
+            </Field>
           </fieldset>
           <div class="actions">
             <button type="submit" disabled={busy}>
