@@ -130,6 +130,10 @@ describe("the dashboard in a browser", () => {
       .waitFor();
     const stored = await apiGet(owner, `/v1/apps/${APP_ID}`);
     expect(stored).toMatchObject({ status: 200, body: { app: { platform: "android" } } });
+    // The button lines up with the inputs beside it, not with their labels.
+    const input = await page.getByLabel("App id").boundingBox();
+    const button = await page.getByRole("button", { name: "Create app" }).boundingBox();
+    expect(Math.abs((button?.y ?? 0) - (input?.y ?? 100))).toBeLessThanOrEqual(1);
     await screenshot(page, "apps");
 
     // The picker shows once an app is chosen: choosing this one opens its overview.
