@@ -172,6 +172,8 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
         fc.asyncProperty(fc.array(record, { maxLength: 8 }), async (records) => {
           const { engine: ours, service } = await both(records, FORMATS[format]);
           expect(readers[format](ours)).toEqual(readers[format](service));
+          // tsv has one way to write each value: DuckDB's page is the writer's, byte for byte.
+          if (format === "tsv") expect(ours.toString("utf8")).toBe(service.toString("utf8"));
         }),
         { numRuns: 60 },
       );
