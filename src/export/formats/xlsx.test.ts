@@ -79,6 +79,18 @@ describe("xlsx writer", () => {
     expect(xml).toContain('<t xml:space="preserve"> lead</t>');
   });
 
+  it("names a cell's column only at a row's start and after an empty cell", async () => {
+    // Columns F and G empty (null, the empty string): H names itself, the others follow on.
+    const record = { ...ALL_SET, campaign_id: null, campaign_name: "", revenue: Number.NaN };
+    const bytes = await collect(xlsx.write(source([record])));
+    const xml = await sheetXml(bytes);
+    const row = xml.slice(xml.indexOf('<row r="2">'));
+    expect(row.match(/ r="[A-Z]+2"/g)).toEqual([' r="A2"', ' r="H2"', ' r="U2"']);
+    expect((await read(bytes)).rows).toEqual([
+      { ...record, campaign_id: null, campaign_name: null, revenue: null },
+    ]);
+  });
+
   it("writes a workbook with only the header row for no rows", async () => {
     const sheet = await read(await collect(xlsx.write(source([]))));
     expect(sheet.header).toEqual(COLUMN_NAMES);

@@ -8,7 +8,7 @@
  */
 import { PassThrough, Readable } from "node:stream";
 import ZipStream from "zip-stream";
-import { COLUMN_NAMES, EXPORT_COLUMNS } from "../../record/columns.ts";
+import { COLUMN_NAMES } from "../../record/columns.ts";
 import { encodeText, type FormatWriter, type TextFraming } from "./writer.ts";
 import { escapeXmlText } from "./xml.ts";
 
@@ -57,21 +57,11 @@ const PARTS: Record<string, string> = {
 const SHEET_HEAD = `${DECLARATION}<worksheet xmlns="${MAIN}"><sheetData>`;
 const SHEET_TAIL = "</sheetData></worksheet>";
 
-/** A, B, … Z, AA, AB, …: the column part of a cell reference. */
-const columnLetters = (index: number): string => {
-  let letters = "";
-  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) {
-    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
-  }
-  return letters;
-};
-const COLUMN_LETTERS = EXPORT_COLUMNS.map((_, i) => columnLetters(i));
-
 const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a;
 // escapeXmlText writes CR as a character reference, which readers trim like a space.
 const CR = "&#13;";
 
-function textCell(ref: string, text: string): string {
+function textCell(text: string, ref: string): string {
   // Tested on the escaped text, so characters XML cannot carry (dropped) are not edges.
   // Without xml:space="preserve", readers may trim leading and trailing whitespace.
   const escaped = escapeXmlText(text);
@@ -82,20 +72,45 @@ function textCell(ref: string, text: string): string {
       escaped.startsWith(CR) ||
       escaped.endsWith(CR));
   const open = edges ? '<t xml:space="preserve">' : "<t>";
-  return `<c r="${ref}" t="inlineStr"><is>${open}${escaped}</t></is></c>`;
+  return `<c${ref} t="inlineStr"><is>${open}${escaped}</t></is></c>`;
 }
 
-/** One sheet row; `rowNumber` counts from 1, the header's. */
+/** A, B, … Z, AA, AB, …: the column part of a cell reference. */
+const columnLetters = (index: number): string => {
+  let letters = "";
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) {
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  }
+  return letters;
+};
+const COLUMN_LETTERS = COLUMN_NAMES.map((_, i) => columnLetters(i));
+
+/**
+ * One sheet row; `rowNumber` counts from 1, the header's. An empty cell (null, the empty
+ * string, or a number that is not finite) is no cell at all. OOXML lets a cell omit its
+ * reference (`r`), readers placing it in the column after the previous cell's, so only a row's
+ * first cell and a cell after an empty one name their column: the row numbers in references
+ * are the one part of a sheet deflate cannot shrink, and a reference on every cell made the
+ * zipped page 2.5 times as large and slower to write. exceljs (the tests' reader) needs the
+ * row's `r` and its first cell's, and skips an empty `<c/>` without moving on a column, so
+ * empty cells are left out rather than written as `<c/>`.
+ */
 function rowXml(cells: readonly (string | number | null | undefined)[], rowNumber: number): string {
   let out = `<row r="${rowNumber}">`;
+  let placed = false;
   for (let i = 0; i < cells.length; i++) {
     const value = cells[i];
-    const ref = `${COLUMN_LETTERS[i]}${rowNumber}`;
-    if (typeof value === "string") out += textCell(ref, value);
+    const ref = placed ? "" : ` r="${COLUMN_LETTERS[i]}${rowNumber}"`;
+    // The empty string is an empty cell, as spreadsheet applications write it.
+    if (typeof value === "string" && value !== "") out += textCell(value, ref);
     // A number that is not finite has no spreadsheet value; it is left empty, as null is.
     else if (typeof value === "number" && Number.isFinite(value)) {
-      out += `<c r="${ref}"><v>${value}</v></c>`;
+      out += `<c${ref}><v>${value}</v></c>`;
+    } else {
+      placed = false;
+      continue;
     }
+    placed = true;
   }
   return `${out}</row>`;
 }
