@@ -60,10 +60,25 @@ const SHEET_TAIL = "</sheetData></worksheet>";
 const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a;
 // escapeXmlText writes CR as a character reference, which readers trim like a space.
 const CR = "&#13;";
+const TEXT = ' t="inlineStr"><is><t>';
+const TEXT_PRESERVED = ' t="inlineStr"><is><t xml:space="preserve">';
+const TEXT_END = "</t></is></c>";
+/**
+ * The characters escapeXmlText changes or drops: C0 controls but tab and line feed, the five
+ * markup characters, surrogates (a well-formed pair as well: the rare text with one takes the
+ * slow path) and U+FFFE, U+FFFF. Text without any, nearly all of it, is written as it is.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it finds.
+const NEEDS_ESCAPE = /[\u0000-\u0008\u000b-\u001f"&'<>\ud800-\udfff\ufffe\uffff]/;
 
-function textCell(text: string, ref: string): string {
-  // Tested on the escaped text, so characters XML cannot carry (dropped) are not edges.
+/** A text cell from its opening `<c` on; `text` is not empty. */
+function textCell(text: string): string {
   // Without xml:space="preserve", readers may trim leading and trailing whitespace.
+  if (!NEEDS_ESCAPE.test(text)) {
+    const edges = isSpace(text.charCodeAt(0)) || isSpace(text.charCodeAt(text.length - 1));
+    return (edges ? TEXT_PRESERVED : TEXT) + text + TEXT_END;
+  }
+  // Tested on the escaped text, so characters XML cannot carry (dropped) are not edges.
   const escaped = escapeXmlText(text);
   const edges =
     escaped.length > 0 &&
@@ -71,8 +86,7 @@ function textCell(text: string, ref: string): string {
       isSpace(escaped.charCodeAt(escaped.length - 1)) ||
       escaped.startsWith(CR) ||
       escaped.endsWith(CR));
-  const open = edges ? '<t xml:space="preserve">' : "<t>";
-  return `<c${ref} t="inlineStr"><is>${open}${escaped}</t></is></c>`;
+  return (edges ? TEXT_PRESERVED : TEXT) + escaped + TEXT_END;
 }
 
 /** A, B, … Z, AA, AB, …: the column part of a cell reference. */
@@ -95,21 +109,22 @@ const COLUMN_LETTERS = COLUMN_NAMES.map((_, i) => columnLetters(i));
  * row's `r` and its first cell's, and skips an empty `<c/>` without moving on a column, so
  * empty cells are left out rather than written as `<c/>`.
  */
-function rowXml(cells: readonly (string | number | null | undefined)[], rowNumber: number): string {
+function rowXml(
+  cells: Readonly<Record<string, string | number | null>>,
+  rowNumber: number,
+): string {
   let out = `<row r="${rowNumber}">`;
   let placed = false;
-  for (let i = 0; i < cells.length; i++) {
-    const value = cells[i];
-    const ref = placed ? "" : ` r="${COLUMN_LETTERS[i]}${rowNumber}"`;
-    // The empty string is an empty cell, as spreadsheet applications write it.
-    if (typeof value === "string" && value !== "") out += textCell(value, ref);
-    // A number that is not finite has no spreadsheet value; it is left empty, as null is.
-    else if (typeof value === "number" && Number.isFinite(value)) {
-      out += `<c${ref}><v>${value}</v></c>`;
-    } else {
+  for (let i = 0; i < COLUMN_NAMES.length; i++) {
+    const value = cells[COLUMN_NAMES[i] as string];
+    // The empty string is an empty cell, as spreadsheet applications write it; a number that
+    // is not finite has no spreadsheet value and is left empty, as null is.
+    if (typeof value === "string" ? value === "" : !Number.isFinite(value)) {
       placed = false;
       continue;
     }
+    out += placed ? "<c" : `<c r="${COLUMN_LETTERS[i]}${rowNumber}"`;
+    out += typeof value === "string" ? textCell(value) : `><v>${value}</v></c>`;
     placed = true;
   }
   return `${out}</row>`;
@@ -120,12 +135,8 @@ const SHEET_CHUNK_CHARS = 64 * 1024;
 
 /** The sheet part: the header row, then a row per record, numbered from 2. */
 const SHEET: TextFraming = {
-  head: SHEET_HEAD + rowXml(COLUMN_NAMES, 1),
-  record: (row, index) =>
-    rowXml(
-      COLUMN_NAMES.map((name) => row[name]),
-      index + 2,
-    ),
+  head: SHEET_HEAD + rowXml(Object.fromEntries(COLUMN_NAMES.map((name) => [name, name])), 1),
+  record: (row, index) => rowXml(row, index + 2),
   tail: () => SHEET_TAIL,
 };
 
