@@ -91,6 +91,33 @@ describe("xlsx writer", () => {
     ]);
   });
 
+  it("writes a valid zip: every entry's CRC-32 and size check out", async () => {
+    const bytes = await collect(xlsx.write(source(Array.from({ length: 2_000 }, recordAt))));
+    // JSZip checks each entry's CRC-32 against its bytes when asked to, and its sizes always.
+    const zip = await JSZip.loadAsync(bytes, { checkCRC32: true });
+    const names = Object.keys(zip.files).sort();
+    expect(names).toEqual([
+      "[Content_Types].xml",
+      "_rels/.rels",
+      "xl/_rels/workbook.xml.rels",
+      "xl/styles.xml",
+      "xl/workbook.xml",
+      "xl/worksheets/sheet1.xml",
+    ]);
+    for (const name of names) await zip.file(name)?.async("uint8array");
+    // A wrong CRC-32 is caught, so the check above means something: the sheet's, in its
+    // central directory header (46 bytes before the name, the CRC at 16).
+    const crcAt = bytes.lastIndexOf("xl/worksheets/sheet1.xml") - 46 + 16;
+    expect(bytes.readUInt32LE(crcAt - 16)).toBe(0x02014b50);
+    const corrupt = Buffer.from(bytes);
+    corrupt[crcAt] = (corrupt[crcAt] ?? 0) ^ 0xff;
+    await expect(
+      JSZip.loadAsync(corrupt, { checkCRC32: true }).then((z) =>
+        z.file("xl/worksheets/sheet1.xml")?.async("string"),
+      ),
+    ).rejects.toThrow();
+  });
+
   it("writes a workbook with only the header row for no rows", async () => {
     const sheet = await read(await collect(xlsx.write(source([]))));
     expect(sheet.header).toEqual(COLUMN_NAMES);
