@@ -1,15 +1,17 @@
 /**
  * xlsx: one sheet, "events", a header row, then a row per record: strings as inline strings
  * (never formulas), numbers as numbers, null as no cell. The sheet is SpreadsheetML written as
- * the rows arrive and zipped by zip-stream (zlib deflate, on the thread pool) on its way out;
- * the other parts of the package are fixed. A general workbook library (exceljs) spends most of
+ * the rows arrive (on DuckDB, as the lines of its tsv page are read) and zipped by zip-stream
+ * (zlib deflate, on the thread pool) on its way out; the other parts of the package are fixed. A general workbook library (exceljs) spends most of
  * a 10,000-row page building cell objects for features an export never uses, several times what
  * these strings cost; the tests read the output back with exceljs.
  */
 import { PassThrough, Readable, type TransformCallback } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import { crc32, DeflateRaw, type ZlibOptions } from "node:zlib";
 import ZipStream from "zip-stream";
-import { COLUMN_NAMES } from "../../record/columns.ts";
+import { COLUMN_NAMES, EXPORT_COLUMNS } from "../../record/columns.ts";
+import { unescapeTsvField } from "./tsv.ts";
 import { encodeText, type FormatWriter, type TextFraming } from "./writer.ts";
 import { escapeXmlText } from "./xml.ts";
 
@@ -141,6 +143,59 @@ const SHEET: TextFraming = {
   tail: () => SHEET_TAIL,
 };
 
+const IS_TEXT = EXPORT_COLUMNS.map((column) => column.type === "string");
+
+/**
+ * One sheet row from a line of the tsv page (src/export/formats/tsv.ts), the same XML as
+ * rowXml writes for its record: tsv writes null and the empty string alike as an empty field,
+ * both an empty cell here, and a number as JavaScript writes it, as rowXml does.
+ */
+function tsvRowXml(line: string, rowNumber: number): string {
+  const fields = line.split("\t");
+  // The escapes are undone only where there are some: a line without a backslash has none.
+  const escaped = line.includes("\\");
+  let out = `<row r="${rowNumber}">`;
+  let placed = false;
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i] as string;
+    if (field === "" || (!IS_TEXT[i] && !Number.isFinite(Number(field)))) {
+      placed = false;
+      continue;
+    }
+    out += placed ? "<c" : `<c r="${COLUMN_LETTERS[i]}${rowNumber}"`;
+    out += IS_TEXT[i]
+      ? textCell(escaped ? unescapeTsvField(field) : field)
+      : `><v>${field}</v></c>`;
+    placed = true;
+  }
+  return `${out}</row>`;
+}
+
+/** The sheet part from the bytes of a tsv page, its header line first, read as it is read. */
+async function* sheetFromTsv(tsv: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const decoder = new StringDecoder("utf8");
+  let pending = SHEET.head;
+  let partial = "";
+  let lines = 0;
+  for await (const chunk of tsv) {
+    const text = partial + decoder.write(chunk);
+    let start = 0;
+    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+      // The header line is the sheet's first row, already in its head.
+      if (lines > 0) pending += tsvRowXml(text.slice(start, end), lines + 1);
+      lines++;
+      start = end + 1;
+    }
+    partial = text.slice(start);
+    if (pending.length >= SHEET_CHUNK_CHARS) {
+      yield Buffer.from(pending, "utf8");
+      pending = "";
+    }
+  }
+  if (partial + decoder.end() !== "") throw new Error("the tsv page ends inside a line");
+  yield Buffer.from(pending + SHEET_TAIL, "utf8");
+}
+
 /** The part of a compress-commons zip entry (ZipArchiveEntry) the deflate below fills in. */
 interface ZipEntry {
   getMethod(): number;
@@ -202,41 +257,53 @@ class SheetZip extends ZipStream {
   }
 }
 
+/**
+ * The workbook: the fixed parts, then the sheet, deflated as `out` is read. The fastest
+ * deflate: a page's sheet is most of 1 KB of XML a row, and the default level takes several
+ * times as long to compress it for a download only somewhat smaller.
+ */
+function workbook(sheetXml: Readable): Readable {
+  const zip = new SheetZip({ zlib: { level: 1 } });
+  const out = new PassThrough();
+  const fail = (error: unknown) =>
+    out.destroy(error instanceof Error ? error : new Error(String(error)));
+  // Entries go in one after another; the sheet's rows are read only as `out` is.
+  const entry = (source: Buffer | Readable, name: string) =>
+    new Promise<void>((resolve, reject) =>
+      zip.entry(source, { name }, (error) => (error ? reject(error) : resolve())),
+    );
+  const fill = async () => {
+    for (const [name, text] of Object.entries(PARTS)) {
+      await entry(Buffer.from(DECLARATION + text, "utf8"), name);
+    }
+    await entry(sheetXml, "xl/worksheets/sheet1.xml");
+    zip.finalize();
+  };
+  fill().catch(fail);
+  zip.on("error", fail);
+  sheetXml.on("error", fail);
+  // A consumer that goes away stops the rows.
+  out.on("close", () => {
+    sheetXml.destroy();
+    zip.destroy();
+  });
+  zip.pipe(out);
+  return out;
+}
+
 export const xlsx: FormatWriter = {
   contentType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
   extension: "xlsx",
   attachment: true,
-  write(rows) {
-    // The fastest deflate: a page's sheet is about 1 KB of XML a row, and the default level
-    // takes several times as long to compress it for a download only somewhat smaller.
-    const zip = new SheetZip({ zlib: { level: 1 } });
-    const sheetXml = Readable.from(encodeText(rows, SHEET, SHEET_CHUNK_CHARS), {
-      objectMode: false,
-    });
-    const out = new PassThrough();
-    const fail = (error: unknown) =>
-      out.destroy(error instanceof Error ? error : new Error(String(error)));
-    // Entries go in one after another; the sheet's rows are read only as `out` is.
-    const entry = (source: Buffer | Readable, name: string) =>
-      new Promise<void>((resolve, reject) =>
-        zip.entry(source, { name }, (error) => (error ? reject(error) : resolve())),
-      );
-    const fill = async () => {
-      for (const [name, text] of Object.entries(PARTS)) {
-        await entry(Buffer.from(DECLARATION + text, "utf8"), name);
-      }
-      await entry(sheetXml, "xl/worksheets/sheet1.xml");
-      zip.finalize();
-    };
-    fill().catch(fail);
-    zip.on("error", fail);
-    sheetXml.on("error", fail);
-    // A consumer that goes away stops the rows.
-    out.on("close", () => {
-      sheetXml.destroy();
-      zip.destroy();
-    });
-    zip.pipe(out);
-    return out;
+  write: (rows) =>
+    workbook(Readable.from(encodeText(rows, SHEET, SHEET_CHUNK_CHARS), { objectMode: false })),
+  /**
+   * On an engine that writes pages itself (DuckDB), the sheet is made from its tsv page: the
+   * rows arrive as lines, split on tabs, rather than as one JSON text each parsed into a
+   * record, and the lines carry numbers already written as JavaScript writes them.
+   */
+  engineEncoding: {
+    encoding: "tsv",
+    frame: (body) => workbook(Readable.from(sheetFromTsv(body), { objectMode: false })),
   },
 };
