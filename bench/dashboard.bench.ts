@@ -14,7 +14,7 @@ import { cli, startService, stopService } from "../test/support/service.ts";
 import { measuredOn, writeDocsSection } from "./figures.ts";
 import { dashboardSection } from "./sections.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM = process.env.ATTRIBUTION_CHROMIUM ?? "/usr/bin/chromium";
 const APP = "com.example.game";
 const DAYS = 14;
 const INSTALLS = 2_000;
