@@ -6,9 +6,8 @@
  * a 10,000-row page building cell objects for features an export never uses, several times what
  * these strings cost; the tests read the output back with exceljs.
  */
-import { PassThrough, Readable, type TransformCallback } from "node:stream";
-import { StringDecoder } from "node:string_decoder";
-import { crc32, DeflateRaw, type ZlibOptions } from "node:zlib";
+import { PassThrough, Readable, Transform, type TransformCallback } from "node:stream";
+import { constants, crc32, DeflateRaw, deflateRawSync, type ZlibOptions } from "node:zlib";
 import ZipStream from "zip-stream";
 import { COLUMN_NAMES, EXPORT_COLUMNS } from "../../record/columns.ts";
 import { unescapeTsvField } from "./tsv.ts";
@@ -144,11 +143,17 @@ const SHEET: TextFraming = {
 };
 
 const IS_TEXT = EXPORT_COLUMNS.map((column) => column.type === "string");
+/**
+ * A number's text ends in a digit when it is finite: tsv writes JavaScript's text, and DuckDB's
+ * page "Infinity", "-Infinity" and "NaN" for the rest, which are no spreadsheet value.
+ */
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
 
 /**
  * One sheet row from a line of the tsv page (src/export/formats/tsv.ts), the same XML as
  * rowXml writes for its record: tsv writes null and the empty string alike as an empty field,
- * both an empty cell here, and a number as JavaScript writes it, as rowXml does.
+ * both an empty cell here, and a number as JavaScript writes it, as rowXml does. The lines
+ * tsvRowBytes leaves (escapes, markup characters, controls) come here.
  */
 function tsvRowXml(line: string, rowNumber: number): string {
   const fields = line.split("\t");
@@ -158,7 +163,7 @@ function tsvRowXml(line: string, rowNumber: number): string {
   let placed = false;
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i] as string;
-    if (field === "" || (!IS_TEXT[i] && !Number.isFinite(Number(field)))) {
+    if (field === "" || (!IS_TEXT[i] && !isDigit(field.charCodeAt(field.length - 1)))) {
       placed = false;
       continue;
     }
@@ -171,29 +176,138 @@ function tsvRowXml(line: string, rowNumber: number): string {
   return `${out}</row>`;
 }
 
-/** The sheet part from the bytes of a tsv page, its header line first, read as it is read. */
-async function* sheetFromTsv(tsv: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  const decoder = new StringDecoder("utf8");
-  let pending = SHEET.head;
-  let partial = "";
-  let lines = 0;
-  for await (const chunk of tsv) {
-    const text = partial + decoder.write(chunk);
-    let start = 0;
-    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
-      // The header line is the sheet's first row, already in its head.
-      if (lines > 0) pending += tsvRowXml(text.slice(start, end), lines + 1);
-      lines++;
-      start = end + 1;
-    }
-    partial = text.slice(start);
-    if (pending.length >= SHEET_CHUNK_CHARS) {
-      yield Buffer.from(pending, "utf8");
-      pending = "";
+const ascii = (text: string) => Buffer.from(text, "latin1");
+const ROW_OPEN = ascii('<row r="');
+const ROW_OPENED = ascii('">');
+const ROW_CLOSE = ascii("</row>");
+const CELL = ascii("<c");
+const CELL_AT = COLUMN_LETTERS.map((letters) => ascii(`<c r="${letters}`));
+const QUOTE = ascii('"');
+const TEXT_BYTES = ascii(TEXT);
+const TEXT_PRESERVED_BYTES = ascii(TEXT_PRESERVED);
+const TEXT_END_BYTES = ascii(TEXT_END);
+const NUMBER_BYTES = ascii("><v>");
+const NUMBER_END_BYTES = ascii("</v></c>");
+const COLUMN_COUNT = COLUMN_NAMES.length;
+
+/**
+ * The bytes of a tsv line that send it to tsvRowXml: C0 controls but tab, the markup
+ * characters, the backslash of an escape, and 0xEF, the first byte of U+FFFE and U+FFFF (and
+ * of the rest of U+F000 to U+FFFF: rare). A line without any is copied into the sheet as it is:
+ * DuckDB's text is well-formed UTF-8, and none of it needs escaping.
+ */
+const SLOW_PATH = new Uint8Array(256);
+for (let byte = 0; byte < 0x20; byte++) if (byte !== 0x09) SLOW_PATH[byte] = 1;
+for (const character of `"&'<>\\`) SLOW_PATH[character.charCodeAt(0)] = 1;
+SLOW_PATH[0xef] = 1;
+
+const put = (out: Buffer, at: number, bytes: Uint8Array): number => {
+  for (let k = 0; k < bytes.length; k++) out[at + k] = bytes[k] as number;
+  return at + bytes.length;
+};
+const putCount = (out: Buffer, at: number, count: number): number => {
+  let digits = 1;
+  for (let rest = count; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  for (let k = digits - 1, rest = count; k >= 0; k--, rest = Math.floor(rest / 10)) {
+    out[at + k] = 0x30 + (rest % 10);
+  }
+  return at + digits;
+};
+/** Where each field of the line being written ends (its tab, or the line's end). */
+const fieldEnds = new Int32Array(COLUMN_COUNT);
+
+/**
+ * tsvRowXml's row, written as bytes into `out` from `at` (which has room for the line and
+ * 4 KB): the end of what it wrote, or -1 for a line that needs tsvRowXml. Building the sheet as
+ * strings cost more than deflating it, and the garbage of a string per field and per tag made
+ * the service's collector a sixth of the page.
+ */
+function tsvRowBytes(
+  tsv: Buffer,
+  start: number,
+  end: number,
+  rowNumber: number,
+  out: Buffer,
+  at: number,
+): number {
+  let fields = 0;
+  for (let k = start; k < end; k++) {
+    const byte = tsv[k] as number;
+    if (SLOW_PATH[byte]) return -1;
+    if (byte === 0x09) {
+      if (fields === COLUMN_COUNT - 1) return -1;
+      fieldEnds[fields++] = k;
     }
   }
-  if (partial + decoder.end() !== "") throw new Error("the tsv page ends inside a line");
-  yield Buffer.from(pending + SHEET_TAIL, "utf8");
+  if (fields !== COLUMN_COUNT - 1) return -1;
+  fieldEnds[fields] = end;
+  let to = putCount(out, put(out, at, ROW_OPEN), rowNumber);
+  to = put(out, to, ROW_OPENED);
+  let placed = false;
+  for (let i = 0, from = start; i < COLUMN_COUNT; from = (fieldEnds[i++] as number) + 1) {
+    const last = (fieldEnds[i] as number) - 1;
+    if (last < from || (!IS_TEXT[i] && !isDigit(tsv[last] as number))) {
+      placed = false;
+      continue;
+    }
+    if (placed) to = put(out, to, CELL);
+    else to = put(out, putCount(out, put(out, to, CELL_AT[i] as Buffer), rowNumber), QUOTE);
+    if (IS_TEXT[i]) {
+      // Tab and line feed are escaped in tsv, so a space is the only edge to keep.
+      const edges = tsv[from] === 0x20 || tsv[last] === 0x20;
+      to = put(out, to, edges ? TEXT_PRESERVED_BYTES : TEXT_BYTES);
+    } else to = put(out, to, NUMBER_BYTES);
+    for (let k = from; k <= last; k++) out[to++] = tsv[k] as number;
+    to = put(out, to, IS_TEXT[i] ? TEXT_END_BYTES : NUMBER_END_BYTES);
+    placed = true;
+  }
+  return put(out, to, ROW_CLOSE);
+}
+
+// The sheet leaves in parts of about this size, each deflated on its own (see ChunkDeflate).
+const SHEET_FROM_TSV_BYTES = 256 * 1024;
+
+/** The sheet part from the bytes of a tsv page, its header line first, read as it is read. */
+async function* sheetFromTsv(tsv: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let out = Buffer.allocUnsafe(2 * SHEET_FROM_TSV_BYTES);
+  let at = out.write(SHEET.head);
+  let partial: Buffer | undefined;
+  let lines = 0;
+  for await (const chunk of tsv) {
+    const bytes = partial ? Buffer.concat([partial, chunk]) : chunk;
+    let start = 0;
+    for (let end = bytes.indexOf(0x0a); end !== -1; end = bytes.indexOf(0x0a, start)) {
+      // The header line is the sheet's first row, already in its head.
+      if (lines > 0) {
+        // Room for the row: the line and the tags of 25 cells; a longer line is rare, and
+        // takes the strings' way like a line with escapes.
+        let written =
+          out.length - at >= end - start + 4096
+            ? tsvRowBytes(bytes, start, end, lines + 1, out, at)
+            : -1;
+        if (written < 0) {
+          const xml = Buffer.from(tsvRowXml(bytes.toString("utf8", start, end), lines + 1));
+          if (out.length - at < xml.length) {
+            yield out.subarray(0, at);
+            out = Buffer.allocUnsafe(Math.max(2 * SHEET_FROM_TSV_BYTES, xml.length));
+            at = 0;
+          }
+          written = at + xml.copy(out, at);
+        }
+        at = written;
+      }
+      lines++;
+      start = end + 1;
+      if (at >= SHEET_FROM_TSV_BYTES) {
+        yield out.subarray(0, at);
+        out = Buffer.allocUnsafe(2 * SHEET_FROM_TSV_BYTES);
+        at = 0;
+      }
+    }
+    partial = start < bytes.length ? bytes.subarray(start) : undefined;
+  }
+  if (partial) throw new Error("the tsv page ends inside a line");
+  yield Buffer.concat([out.subarray(0, at), ascii(SHEET_TAIL)]);
 }
 
 /** The part of a compress-commons zip entry (ZipArchiveEntry) the deflate below fills in. */
@@ -205,8 +319,15 @@ interface ZipEntry {
 }
 const DEFLATED = 8;
 
-/** Raw deflate that counts what it reads and writes and takes the CRC-32 with Node's zlib. */
-class CountingDeflate extends DeflateRaw {
+/** A raw deflate stream that counts what it reads and writes and takes its CRC-32. */
+interface CountedDeflate extends Transform {
+  readonly checksum: number;
+  readonly rawSize: number;
+  readonly compressedSize: number;
+}
+
+/** Node's raw deflate (on the thread pool), counted, the CRC-32 by Node's zlib. */
+class CountingDeflate extends DeflateRaw implements CountedDeflate {
   checksum = 0;
   rawSize = 0;
   compressedSize = 0;
@@ -224,19 +345,69 @@ class CountingDeflate extends DeflateRaw {
 }
 
 /**
+ * Raw deflate on this thread, a chunk at a time: each chunk is compressed on its own and
+ * flushed to a byte boundary (Z_SYNC_FLUSH), so the chunks one after another are one deflate
+ * stream, which an empty final block ends. For a sheet made as fast as the tsv page's is,
+ * the thread pool's round trip per chunk cost more than the deflate (about 6 ms a 10,000-row
+ * page at level 1, 0.2 ms a 256 KB chunk); each chunk starting afresh makes the download about
+ * 2% larger.
+ */
+class ChunkDeflate extends Transform implements CountedDeflate {
+  checksum = 0;
+  rawSize = 0;
+  compressedSize = 0;
+
+  constructor(private readonly zlib: ZlibOptions) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+    this.checksum = crc32(chunk, this.checksum);
+    this.rawSize += chunk.length;
+    this.deflate(chunk, constants.Z_SYNC_FLUSH, callback);
+  }
+
+  override _flush(callback: TransformCallback) {
+    this.deflate(Buffer.alloc(0), constants.Z_FINISH, callback);
+  }
+
+  private deflate(chunk: Buffer, finishFlush: number, callback: TransformCallback) {
+    let compressed: Buffer;
+    try {
+      compressed = deflateRawSync(chunk, { ...this.zlib, finishFlush });
+    } catch (error) {
+      callback(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    this.compressedSize += compressed.length;
+    callback(null, compressed);
+  }
+}
+
+/**
  * zip-stream with its deflated entries' CRC-32 taken by Node's zlib (native code) instead of
  * the crc-32 package's JavaScript, which was an eighth of the writer's time on a 10,000-row
- * page. It replaces compress-commons's `_smartStream` (v7: the stream each entry's bytes go
- * through, whose checksum and sizes it writes after them) for deflated entries; the zip is
- * still the library's. The tests check every entry's CRC.
+ * page, and deflated on the thread pool or, with `deflateHere`, on this thread (ChunkDeflate).
+ * It replaces compress-commons's `_smartStream` (v7: the stream each entry's bytes go through,
+ * whose checksum and sizes it writes after them) for deflated entries; the zip is still the
+ * library's. The tests check every entry's CRC.
  */
 class SheetZip extends ZipStream {
+  constructor(private readonly deflateHere: boolean) {
+    // The fastest deflate: a page's sheet is most of 1 KB of XML a row, and the default
+    // level takes several times as long to compress it for a download only somewhat smaller.
+    super({ zlib: { level: 1 } });
+  }
+
   _smartStream(entry: ZipEntry, callback: (error: Error | null, entry: ZipEntry) => void) {
     const library = ZipStream.prototype as unknown as {
       _smartStream(this: ZipStream, entry: ZipEntry, callback: unknown): unknown;
     };
     if (entry.getMethod() !== DEFLATED) return library._smartStream.call(this, entry, callback);
-    const deflate = new CountingDeflate(this.zlibOptions);
+    const zlib = (this as unknown as { options: { zlib: ZlibOptions } }).options.zlib;
+    const deflate: CountedDeflate = this.deflateHere
+      ? new ChunkDeflate(zlib)
+      : new CountingDeflate(zlib);
     let failure: Error | null = null;
     deflate.once("end", () => {
       entry.setCrc(deflate.checksum >>> 0);
@@ -251,19 +422,15 @@ class SheetZip extends ZipStream {
     deflate.pipe(this, { end: false });
     return deflate;
   }
-
-  private get zlibOptions(): ZlibOptions {
-    return (this as unknown as { options: { zlib: ZlibOptions } }).options.zlib;
-  }
 }
 
 /**
- * The workbook: the fixed parts, then the sheet, deflated as `out` is read. The fastest
- * deflate: a page's sheet is most of 1 KB of XML a row, and the default level takes several
- * times as long to compress it for a download only somewhat smaller.
+ * The workbook: the fixed parts, then the sheet, deflated as `out` is read: on this thread
+ * with `deflateHere`, else on the thread pool, which lets a sheet made from records (more work
+ * a row than deflating it) be deflated while the next rows are.
  */
-function workbook(sheetXml: Readable): Readable {
-  const zip = new SheetZip({ zlib: { level: 1 } });
+function workbook(sheetXml: Readable, deflateHere: boolean): Readable {
+  const zip = new SheetZip(deflateHere);
   const out = new PassThrough();
   const fail = (error: unknown) =>
     out.destroy(error instanceof Error ? error : new Error(String(error)));
@@ -296,7 +463,10 @@ export const xlsx: FormatWriter = {
   extension: "xlsx",
   attachment: true,
   write: (rows) =>
-    workbook(Readable.from(encodeText(rows, SHEET, SHEET_CHUNK_CHARS), { objectMode: false })),
+    workbook(
+      Readable.from(encodeText(rows, SHEET, SHEET_CHUNK_CHARS), { objectMode: false }),
+      false,
+    ),
   /**
    * On an engine that writes pages itself (DuckDB), the sheet is made from its tsv page: the
    * rows arrive as lines, split on tabs, rather than as one JSON text each parsed into a
@@ -304,6 +474,6 @@ export const xlsx: FormatWriter = {
    */
   engineEncoding: {
     encoding: "tsv",
-    frame: (body) => workbook(Readable.from(sheetFromTsv(body), { objectMode: false })),
+    frame: (body) => workbook(Readable.from(sheetFromTsv(body), { objectMode: false }), true),
   },
 };
