@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import ExcelJS from "exceljs";
 import JSZip from "jszip";
 import { describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import {
   recordAt,
   source,
 } from "./fixtures.test-support.ts";
+import { tsv } from "./tsv.ts";
 import { xlsx } from "./xlsx.ts";
 
 interface Sheet {
@@ -116,6 +118,34 @@ describe("xlsx writer", () => {
         z.file("xl/worksheets/sheet1.xml")?.async("string"),
       ),
     ).rejects.toThrow();
+  });
+
+  it("makes the same sheet from a tsv page as from its records, however the page's bytes arrive", async () => {
+    // Lines with escapes, markup and controls (the strings' way) among plain ones (the bytes'),
+    // multi-byte characters, edge spaces, numbers that are not finite.
+    const records: ExportRecord[] = [
+      ...RECORDS,
+      CONTROL_CHARS,
+      {
+        ...ALL_SET,
+        campaign_name: " edge ",
+        ad_name: "é❄😀\uffff",
+        revenue: Number.POSITIVE_INFINITY,
+      },
+      ...Array.from({ length: 3_000 }, (_, i) => recordAt(i)),
+    ];
+    const fromRecords = await sheetXml(await collect(xlsx.write(source(records))));
+    const page = await collect(tsv.write(source(records)));
+    const frame = xlsx.engineEncoding?.frame;
+    if (!frame) throw new Error("no frame");
+    // Whole, then in 7-byte pieces: lines and characters split across chunks.
+    for (const size of [page.length, 7]) {
+      const pieces = Array.from({ length: Math.ceil(page.length / size) }, (_, i) =>
+        page.subarray(i * size, (i + 1) * size),
+      );
+      const framed = await collect(frame(Readable.from(pieces), records.length));
+      expect(await sheetXml(framed)).toBe(fromRecords);
+    }
   });
 
   it("writes a workbook with only the header row for no rows", async () => {
