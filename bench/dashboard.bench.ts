@@ -71,7 +71,7 @@ const main = async () => {
   const service = await startService(dataDir, { ATTRIBUTION_TRUST_PROXY: "true" });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
   try {
-    console.log(`demo traffic: ${DAYS} days, ${INSTALLS} installs a day…`);
+    console.log(`demo traffic: ${DAYS} days, ${INSTALLS} installs per app…`);
     await cli(dataDir, "demo", "--days", String(DAYS), "--installs", String(INSTALLS));
     await cli(dataDir, "users", "add", EMAIL, "--password", PASSWORD, "--admin");
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
