@@ -400,8 +400,9 @@ export const dashboardSection = (f: DashboardFigures): string =>
     "Dashboard",
     `${f.setup} (\`bench/dashboard.bench.ts\`). A load is from the navigation to the page's
 content shown (its figures, table or form filled), the page's script, stylesheet and API calls
-included; the first load of a page asks the query engine, the later ones find the report in
-its 30-second cache.`,
+included; the first load of a page asks the query engine, the later ones may find its report in
+the service's short cache (30 seconds for the overview, 2 for the latest events and link
+clicks).`,
     [
       markdownTable(
         ["page", ">first load", ">median", ">slowest", "target"],
