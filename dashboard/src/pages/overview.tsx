@@ -241,6 +241,20 @@ const stackedBarOptions = {
   },
 };
 
+/** A bar chart of one series per name, stacked day by day. */
+const stackedBars = (days: string[], series: Series[]): ChartConfiguration<"bar"> => ({
+  type: "bar",
+  data: {
+    labels: days,
+    datasets: series.map((one) => ({
+      label: one.label,
+      data: one.values,
+      backgroundColor: one.colour,
+    })),
+  },
+  options: stackedBarOptions,
+});
+
 const tableOf = (
   firstColumn: string,
   built: { days: string[]; names: string[]; series: Map<string, number[]> },
@@ -288,18 +302,7 @@ function InstallsChart(props: { data: Overview }) {
       ...built.names.filter((n) => n === UNATTRIBUTED).map((n) => of(n, UNATTRIBUTED_COLOUR)),
       ...built.names.filter((n) => n === "organic").map((n) => of(n, ORGANIC_COLOUR)),
     ];
-    return {
-      type: "bar",
-      data: {
-        labels: built.days,
-        datasets: series.map((one) => ({
-          label: one.label,
-          data: one.values,
-          backgroundColor: one.colour,
-        })),
-      },
-      options: stackedBarOptions,
-    };
+    return stackedBars(built.days, series);
   }, [built]);
   return (
     <ChartFigure
@@ -399,18 +402,7 @@ function EventsChart(props: { data: Overview }) {
       })),
       ...(other ? [other] : []),
     ];
-    return {
-      type: "bar",
-      data: {
-        labels: built.days,
-        datasets: series.map((one) => ({
-          label: one.label,
-          data: one.values,
-          backgroundColor: one.colour,
-        })),
-      },
-      options: stackedBarOptions,
-    };
+    return stackedBars(built.days, series);
   }, [built]);
   return (
     <ChartFigure

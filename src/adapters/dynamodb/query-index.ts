@@ -67,3 +67,10 @@ export const scanWhere = async <T>(
   );
   return collect(pages, parse);
 };
+
+/** Every item of a table, parsed: the few small tables listed whole (apps, users). */
+export const scanAll = <T>(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  parse: (item: Record<string, unknown>) => T,
+): Promise<T[]> => collect(paginateScan({ client: doc }, { TableName: table }), parse);

@@ -9,20 +9,19 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  paginateScan,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import { SCOPES } from "../../domain/keys.ts";
-import { type App, type AppStore, type KeyStore, PLATFORMS } from "../../ports/apps.ts";
+import { type AppStore, type KeyStore, PLATFORMS } from "../../ports/apps.ts";
 import type { AppSnapshots, SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
 import { createAttributionStore } from "./attributions.ts";
 import { conditionHolds, putWhen } from "./conditional.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createLinkStore } from "./links.ts";
-import { queryIndex } from "./query-index.ts";
+import { queryIndex, scanAll } from "./query-index.ts";
 import { indexOf, type TableNames } from "./table-definitions.ts";
 import { createTouchStore } from "./touches.ts";
 import { createSessionStore, createUserStore } from "./users.ts";
@@ -106,10 +105,7 @@ export const createAppStore = (doc: DynamoDBDocumentClient, table: string): AppS
     return Item ? appItem.parse(Item) : undefined;
   },
   async list() {
-    const found: App[] = [];
-    for await (const page of paginateScan({ client: doc }, { TableName: table })) {
-      for (const item of page.Items ?? []) found.push(appItem.parse(item));
-    }
+    const found = await scanAll(doc, table, (item) => appItem.parse(item));
     return found.sort((a, b) => a.appId.localeCompare(b.appId));
   },
   async save(app) {

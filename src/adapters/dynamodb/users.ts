@@ -8,13 +8,13 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  paginateScan,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
-import type { SessionStore, User, UserStore } from "../../ports/users.ts";
+import type { SessionStore, UserStore } from "../../ports/users.ts";
 import { conditionHolds, putWhen } from "./conditional.ts";
+import { scanAll } from "./query-index.ts";
 
 const userItem = z.object({
   email: z.string(),
@@ -42,10 +42,7 @@ export const createUserStore = (doc: DynamoDBDocumentClient, table: string): Use
     return Item ? userItem.parse(Item) : undefined;
   },
   async list() {
-    const found: User[] = [];
-    for await (const page of paginateScan({ client: doc }, { TableName: table })) {
-      for (const item of page.Items ?? []) found.push(userItem.parse(item));
-    }
+    const found = await scanAll(doc, table, (item) => userItem.parse(item));
     return found.sort((a, b) => a.email.localeCompare(b.email));
   },
   async grantApp(email, appId) {
