@@ -311,9 +311,17 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
   };
 };
 
+/** A gateway's server, which can say when the requests it took have all been answered. */
+export type GatewayServer = Server & {
+  /** Resolves once every request taken so far is answered (or has failed). */
+  readonly settled: () => Promise<void>;
+};
+
 /** The gateway on a socket: `dispatch` for each request, its answer written or streamed. */
-export const createGateway = (options: GatewayOptions): Server => {
+export const createGateway = (options: GatewayOptions): GatewayServer => {
   const dispatch = createDispatch(options);
+  // Requests being answered: a stop waits for them before it closes the stores they use.
+  const pending = new Set<Promise<void>>();
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const response = await dispatch({
       method: req.method ?? "GET",
@@ -357,11 +365,14 @@ export const createGateway = (options: GatewayOptions): Server => {
       connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs),
     },
     (req, res) => {
-      answer(req, res).catch((error: unknown) => {
-        // Mid-stream failure: the only honest signal left is to cut the connection.
-        logger.error("response stream failed", { path: req.url?.split("?")[0], error });
-        res.destroy(error instanceof Error ? error : undefined);
-      });
+      const answered = answer(req, res)
+        .catch((error: unknown) => {
+          // Mid-stream failure: the only honest signal left is to cut the connection.
+          logger.error("response stream failed", { path: req.url?.split("?")[0], error });
+          res.destroy(error instanceof Error ? error : undefined);
+        })
+        .finally(() => pending.delete(answered));
+      pending.add(answered);
     },
   );
   // A client that half-closes after a complete request (sends FIN) still reads the answer:
@@ -369,7 +380,11 @@ export const createGateway = (options: GatewayOptions): Server => {
   // nothing, sends it again.
   Object.assign(server, { httpAllowHalfOpen: true });
   server.on("clientError", answerClientError);
-  return server;
+  return Object.assign(server, {
+    settled: async () => {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+  });
 };
 
 /**

@@ -16,7 +16,10 @@ export interface ListenerSpec {
 export interface Listening {
   readonly name: string;
   readonly url: string;
-  /** Takes no new request, cuts the open connections and resolves once closed. */
+  /**
+   * Takes no new request, cuts the open connections and resolves once closed and every request
+   * it took is answered, so that nothing reaches a store closed after it.
+   */
   close(): Promise<void>;
 }
 
@@ -30,11 +33,13 @@ export const listen = async (spec: ListenerSpec): Promise<Listening> => {
   return {
     name: spec.name,
     url: `http://${spec.host}:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      await server.settled();
+    },
   };
 };
 

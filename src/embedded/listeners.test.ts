@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import type { Route } from "../http/routes.ts";
+import type { Authorizer, RouteHandler } from "./gateway.ts";
+import { listen } from "./listeners.ts";
+
+const ROUTE: Route = {
+  id: "slow",
+  method: "GET",
+  path: "/v1/slow",
+  scope: null,
+  publicReason: "a test route",
+  streaming: false,
+  memoryMb: 128,
+  timeoutSeconds: 5,
+};
+
+const noAuthorizer: Authorizer = async () => {
+  throw new Error("not called for a public route");
+};
+
+describe("a listener's close", () => {
+  it("resolves only once the requests it took are answered, so none outlives the stores", async () => {
+    let release: () => void = () => {};
+    let markStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      markStarted = resolve;
+    });
+    const events: string[] = [];
+    const handler: RouteHandler = async () => {
+      markStarted();
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      events.push("handler done");
+      return { statusCode: 200, headers: {}, body: "late" };
+    };
+    const listening = await listen({
+      name: "test",
+      host: "127.0.0.1",
+      port: 0,
+      gateway: { routes: [{ route: ROUTE, handler }], authorizer: noAuthorizer },
+    });
+    const asked = fetch(`${listening.url}/v1/slow`).catch(() => "cut");
+    await started;
+    const closed = listening.close().then(() => events.push("closed"));
+    // The connection is cut at once; the handler still runs, and close waits for it.
+    expect(await asked).toBe("cut");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual([]);
+    release();
+    await closed;
+    expect(events).toEqual(["handler done", "closed"]);
+  });
+});
