@@ -6,11 +6,14 @@
 import { UnauthorizedError } from "../domain/errors.ts";
 import { newSession, SESSION_LIFETIME_MS, sessionKeyOf } from "../domain/sessions.ts";
 import type { Credentials, SessionStore, User, UserStore } from "../ports/users.ts";
+import type { SignInGuard } from "./sign-in-guard.ts";
 
 export interface SessionDeps {
   readonly users: UserStore;
   readonly sessions: SessionStore;
   readonly credentials: Credentials;
+  /** Refuses a person's sign-ins for a while after many failed ones. */
+  readonly guard?: SignInGuard;
 }
 
 export interface SignedIn {
@@ -33,9 +36,14 @@ export const signIn = async (
   now = new Date(),
 ): Promise<SignedIn> => {
   const key = normalEmail(email);
+  deps.guard?.check(key);
   const verified = await deps.credentials.verify(key, password);
   const user = verified ? await deps.users.get(key) : undefined;
-  if (!user) throw new UnauthorizedError(REFUSED);
+  if (!user) {
+    deps.guard?.failed(key);
+    throw new UnauthorizedError(REFUSED);
+  }
+  deps.guard?.succeeded(key);
   const session = newSession();
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
   await deps.sessions.put({

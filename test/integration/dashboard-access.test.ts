@@ -114,6 +114,28 @@ describe("the dashboard's sessions", () => {
     expect(await wrong.json()).toEqual(await unknown.json());
   });
 
+  it("refuses even the right password for a while after ten wrong ones", async () => {
+    await addUser(
+      { users: rt.stores.users, credentials: createPasswordCredentials(rt.stores.users) },
+      { email: "guessed@example.com", password: "the right password" },
+    );
+    for (let i = 0; i < 10; i += 1) {
+      const wrong = await rt.post("/v1/session", {
+        email: "guessed@example.com",
+        password: `no ${i}`,
+      });
+      expect(wrong.status).toBe(401);
+    }
+    const right = await rt.post("/v1/session", {
+      email: "guessed@example.com",
+      password: "the right password",
+    });
+    expect(right.status).toBe(401);
+    expect(((await right.json()) as { detail: string }).detail).toMatch(/Too many failed sign-ins/);
+    // Someone else still signs in.
+    await signIn(rt.url, "second@example.com", "second person's password");
+  });
+
   it("ends the session at sign-out: the cookie then reaches nothing", async () => {
     const leaving = await signIn(rt.url, "second@example.com", "second person's password");
     expect((await leaving.get("/v1/apps")).status).toBe(200);

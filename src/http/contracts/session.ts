@@ -37,7 +37,9 @@ export const SESSION_CONTRACTS = {
     },
     errors: {
       400: `${NOT_JSON} Or it is not sent as \`application/json\`.`,
-      401: "The email or the password is wrong (which of the two is not said).",
+      401:
+        "The email or the password is wrong (which of the two is not said), or the account had " +
+        "10 failed sign-ins in 15 minutes and is refused until they are older.",
       413: `The body is over ${SIGN_IN_MAX_BYTES} bytes; it was not parsed.`,
       422: "The body is not `{email, password}`.",
       500: INTERNAL,

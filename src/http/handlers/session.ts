@@ -13,6 +13,7 @@ import {
   signIn,
   signOut,
 } from "../../dashboard/sessions.ts";
+import { createSignInGuard } from "../../dashboard/sign-in-guard.ts";
 import { BadRequestError, UnauthorizedError } from "../../domain/errors.ts";
 import { MAX_PASSWORD_LENGTH } from "../../domain/passwords.ts";
 import {
@@ -105,6 +106,7 @@ const sessionHandlers = /* @__PURE__ */ sharedBy(
       users: adapters.tables.users,
       sessions: adapters.tables.sessions,
       credentials: adapters.credentials,
+      guard: createSignInGuard(),
       secure: runtime.secureCookies,
     }),
 );
