@@ -241,6 +241,12 @@ const stackedBarOptions = {
   },
 };
 
+/** The doughnuts' legend, with the bar charts' small boxes. */
+const doughnutLegend = {
+  position: "bottom" as const,
+  labels: { boxWidth: 12, boxHeight: 12 },
+};
+
 /** A bar chart of one series per name, stacked day by day. */
 const stackedBars = (days: string[], series: Series[]): ChartConfiguration<"bar"> => ({
   type: "bar",
@@ -323,7 +329,7 @@ function PaidOrganicChart(props: { data: Overview }) {
         labels: ["Paid", "Organic"],
         datasets: [{ data: [paid, organic], backgroundColor: [seriesColour(0), ORGANIC_COLOUR] }],
       },
-      options: { responsive: true, plugins: { legend: { position: "bottom" } } },
+      options: { responsive: true, plugins: { legend: doughnutLegend } },
     }),
     [paid, organic],
   );
@@ -359,7 +365,7 @@ function BreakdownChart(props: { caption: string; rows: [string, number][] }) {
           },
         ],
       },
-      options: { responsive: true, plugins: { legend: { position: "bottom" } } },
+      options: { responsive: true, plugins: { legend: doughnutLegend } },
     }),
     [rows],
   );

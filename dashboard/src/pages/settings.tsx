@@ -278,7 +278,7 @@ export function SettingsPage(props: { appId: string }) {
         >
           <fieldset class="card">
             <legend>App</legend>
-            <div class="form-grid">
+            <div class="form-grid aligned">
               <Field name="name" label="Name" error={fieldErrors.name}>
                 <input autocomplete="off" {...control("name")} {...text("name")} />
               </Field>
@@ -316,7 +316,7 @@ export function SettingsPage(props: { appId: string }) {
               <span>Attribution enabled</span>
             </label>
             <FieldError name="attribution_enabled" error={fieldErrors.attribution_enabled} />
-            <div class="form-grid">
+            <div class="form-grid aligned">
               <Field
                 name="click_window_days"
                 label="Click window (days, 1–30)"
@@ -412,7 +412,7 @@ export function SettingsPage(props: { appId: string }) {
           </fieldset>
           <fieldset class="card">
             <legend>Links</legend>
-            <div class="form-grid">
+            <div class="form-grid aligned">
               <Field name="app_store_id" label="App Store id" error={fieldErrors.app_store_id}>
                 <input
                   autocomplete="off"
