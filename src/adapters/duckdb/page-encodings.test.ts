@@ -6,6 +6,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { parse } from "csv-parse/sync";
 import fc from "fast-check";
@@ -47,6 +48,8 @@ const special = fc.constantFrom(
   "é",
   "😀",
   "<&>",
+  "'",
+  "\ufffe",
   "=1+2",
   "null",
   "NULL",
@@ -203,6 +206,49 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
     const { engine: ours, service, rowCount } = await both(records, FORMATS.xlsx);
     expect(rowCount).toBe(records.length);
     expect(await readXlsx(ours)).toEqual(await readXlsx(service));
+  });
+
+  it("xml made from DuckDB's csv page: the writer's document byte for byte, in any pieces", async () => {
+    const xml = FORMATS.xml;
+    const frame = xml.engineEncoding?.frame;
+    if (!frame) throw new Error("xml has no frame");
+    /** The page's bytes again, cut into pieces of the given sizes in turn. */
+    const cut = async (body: Readable, sizes: readonly number[]) => {
+      const bytes = await collect(body);
+      const pieces: Buffer[] = [];
+      for (let at = 0, i = 0; at < bytes.length; i++) {
+        const size = sizes.length > 0 ? (sizes[i % sizes.length] as number) : bytes.length;
+        pieces.push(bytes.subarray(at, at + size));
+        at += size;
+      }
+      return Readable.from(pieces);
+    };
+    const check = async (records: readonly ExportRecord[], sizes: readonly number[]) => {
+      const service = await collect(xml.write(source(records)));
+      const snapshot = await snapshotOf(records);
+      const page = await engine.encodePage(snapshot, 0, records.length, "csv");
+      if (!page) throw new Error("DuckDB declined the page");
+      expect(page.rowCount).toBe(records.length);
+      const ours = await collect(frame(await cut(page.body, sizes), page.rowCount));
+      expect(ours.toString("utf8")).toBe(service.toString("utf8"));
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(record, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.integer({ min: 1, max: 9 }), { maxLength: 4 }),
+        check,
+      ),
+      { numRuns: 60 },
+    );
+    const hostile = {
+      ...ALL_NULL,
+      customer_user_id: "tab\there",
+      ad_name: "a\\b\r\nc<&>\"'\u0001\uffff",
+      campaign_name: "",
+      adset_name: " ",
+    };
+    await check([...RECORDS, hostile, ...Array.from({ length: 3000 }, (_, i) => recordAt(i))], []);
+    await check([...RECORDS, hostile], [1]);
   });
 
   it("csv: numbers in the same text as JavaScript writes them", async () => {

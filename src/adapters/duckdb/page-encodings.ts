@@ -53,7 +53,8 @@ const TEXT_COLUMNS = EXPORT_COLUMNS.map(textCell).join(", ");
 
 /** The select list over a snapshot's typed columns, and COPY's options. */
 export const PAGE_ENCODINGS: Record<EngineEncoding, { select: string; options: string }> = {
-  // DuckDB already writes null as an empty cell, an empty string as "", and "\n" line ends.
+  // DuckDB already writes null as an empty cell, an empty string as "", and "\n" line ends;
+  // xml is made from this page too (it tells null from "", which tsv does not).
   csv: { select: TEXT_COLUMNS, options: "FORMAT csv, HEADER true, DELIMITER ','" },
   // One column, the line, never quoted: its only tabs are the separators, and no field holds a
   // line break once escaped.

@@ -1,6 +1,9 @@
+import { Readable } from "node:stream";
+import fc from "fast-check";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
-import { COLUMN_NAMES, EXPORT_COLUMNS } from "../../record/columns.ts";
+import { COLUMN_NAMES, EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
+import { csv } from "./csv.ts";
 import {
   ALL_NULL,
   ALL_SET,
@@ -13,7 +16,7 @@ import {
   source,
   TRICKY,
 } from "./fixtures.test-support.ts";
-import { escapeXmlText, xml } from "./xml.ts";
+import { escapeXmlText, xml, xmlFromCsv } from "./xml.ts";
 
 const XSI = "http://www.w3.org/2001/XMLSchema-instance";
 const HEAD = `<?xml version="1.0" encoding="UTF-8"?>\n<events xmlns:xsi="${XSI}">\n`;
@@ -117,5 +120,87 @@ describe("xml writer", () => {
     expect(probe.rowsBeforeFirstChunk).toBeLessThan(10_000);
     expect(probe.bytesBeforeLastRow).toBeGreaterThan(HEAD.length + "</events>\n".length);
     expect(parse(probe.output)).toEqual(Array.from({ length: 10_000 }, (_, i) => recordAt(i)));
+  });
+});
+
+/** Bytes as a stream of pieces of the given sizes, in turn (the last piece takes the rest). */
+const inPieces = (bytes: Buffer, sizes: readonly number[]): Readable => {
+  const pieces: Buffer[] = [];
+  for (let at = 0, i = 0; at < bytes.length; i++) {
+    const size = sizes.length > 0 ? (sizes[i % sizes.length] as number) : bytes.length;
+    pieces.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return Readable.from(pieces);
+};
+
+/** Strings with what csv quotes and XML escapes or drops; numbers as the lake holds them. */
+const xmlText = fc.oneof(
+  fc.string({ unit: "grapheme", maxLength: 8 }),
+  fc
+    .array(
+      fc.oneof(
+        fc.constantFrom("", " ", ",", "\t", "\n", "\r", "\r\n", "\\", '"', "'", "<", ">", "&"),
+        fc.constantFrom("\u0000", "\u0001", "\u001f", "\u007f", "\ufffe", "\uffff", "\uf000"),
+        fc.constantFrom("é", "😀", "\u2028", `<a href="x">&amp;'</a>`),
+        fc.string({ maxLength: 3 }),
+      ),
+      { maxLength: 6 },
+    )
+    .map((parts) => parts.join("")),
+);
+const xmlCell = (
+  type: (typeof EXPORT_COLUMNS)[number]["type"],
+): fc.Arbitrary<string | number | null> =>
+  fc.option<string | number, null>(
+    type === "string"
+      ? xmlText
+      : type === "integer"
+        ? fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 })
+        : fc
+            .double({ noNaN: true, noDefaultInfinity: true })
+            .map((n) => (Object.is(n, -0) ? 0 : n)),
+    { nil: null, freq: 4 },
+  );
+const anyRecord = fc.record(
+  Object.fromEntries(EXPORT_COLUMNS.map((column) => [column.name, xmlCell(column.type)])),
+) as fc.Arbitrary<ExportRecord>;
+
+describe("xml from a csv page (xmlFromCsv, the DuckDB path)", () => {
+  const framed = async (records: readonly ExportRecord[], sizes: readonly number[]) => {
+    const page = await collect(csv.write(source(records)));
+    return collect(Readable.from(xmlFromCsv(inPieces(page, sizes)), { objectMode: false }));
+  };
+
+  it("is the writer's document, byte for byte, for any records in any pieces", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(anyRecord, { maxLength: 8 }),
+        fc.array(fc.integer({ min: 1, max: 9 }), { maxLength: 4 }),
+        async (records, sizes) => {
+          const service = await collect(xml.write(source(records)));
+          expect((await framed(records, sizes)).toString("utf8")).toBe(service.toString("utf8"));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("tells null from the empty string, and keeps the fixtures' values", async () => {
+    const records = [...RECORDS, CONTROL_CHARS, { ...ALL_NULL, ad_name: "", adset_name: " " }];
+    for (const sizes of [[], [1], [3, 1, 7]]) {
+      const output = await framed(records, sizes);
+      expect(output.toString("utf8")).toBe(
+        (await collect(xml.write(source(records)))).toString("utf8"),
+      );
+      expect(parse(output).at(-1)).toEqual({ ...ALL_NULL, ad_name: "", adset_name: " " });
+    }
+  });
+
+  it("refuses a page that ends inside a record", async () => {
+    const page = await collect(csv.write(source([ALL_SET])));
+    await expect(
+      collect(Readable.from(xmlFromCsv(inPieces(page.subarray(0, -1), [])))),
+    ).rejects.toThrow(/ends inside a record/);
   });
 });
