@@ -6,7 +6,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { parse } from "csv-parse/sync";
 import fc from "fast-check";
@@ -16,6 +16,7 @@ import {
   ALL_NULL,
   collect,
   duckdb,
+  inPieces,
   RECORDS,
   recordAt,
   source,
@@ -213,16 +214,8 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
     const frame = xml.engineEncoding?.frame;
     if (!frame) throw new Error("xml has no frame");
     /** The page's bytes again, cut into pieces of the given sizes in turn. */
-    const cut = async (body: Readable, sizes: readonly number[]) => {
-      const bytes = await collect(body);
-      const pieces: Buffer[] = [];
-      for (let at = 0, i = 0; at < bytes.length; i++) {
-        const size = sizes.length > 0 ? (sizes[i % sizes.length] as number) : bytes.length;
-        pieces.push(bytes.subarray(at, at + size));
-        at += size;
-      }
-      return Readable.from(pieces);
-    };
+    const cut = async (body: Readable, sizes: readonly number[]) =>
+      inPieces(await collect(body), sizes);
     const check = async (records: readonly ExportRecord[], sizes: readonly number[]) => {
       const service = await collect(xml.write(source(records)));
       const snapshot = await snapshotOf(records);

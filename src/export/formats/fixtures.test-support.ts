@@ -2,7 +2,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
 import type { FormatWriter } from "./writer.ts";
@@ -172,3 +172,14 @@ export async function duckdb(sql: string): Promise<QueryResult> {
 }
 
 export const sqlString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
+/** Bytes as a stream of pieces of the given sizes, in turn (the last piece takes the rest). */
+export const inPieces = (bytes: Buffer, sizes: readonly number[]): Readable => {
+  const pieces: Buffer[] = [];
+  for (let at = 0, i = 0; at < bytes.length; i++) {
+    const size = sizes.length > 0 ? (sizes[i % sizes.length] as number) : bytes.length;
+    pieces.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return Readable.from(pieces);
+};

@@ -10,6 +10,7 @@ import {
   CONTROL_CHARS,
   CONTROL_CHARS_DROPPED,
   collect,
+  inPieces,
   probeStreaming,
   RECORDS,
   recordAt,
@@ -122,17 +123,6 @@ describe("xml writer", () => {
     expect(parse(probe.output)).toEqual(Array.from({ length: 10_000 }, (_, i) => recordAt(i)));
   });
 });
-
-/** Bytes as a stream of pieces of the given sizes, in turn (the last piece takes the rest). */
-const inPieces = (bytes: Buffer, sizes: readonly number[]): Readable => {
-  const pieces: Buffer[] = [];
-  for (let at = 0, i = 0; at < bytes.length; i++) {
-    const size = sizes.length > 0 ? (sizes[i % sizes.length] as number) : bytes.length;
-    pieces.push(bytes.subarray(at, at + size));
-    at += size;
-  }
-  return Readable.from(pieces);
-};
 
 /** Strings with what csv quotes and XML escapes or drops; numbers as the lake holds them. */
 const xmlText = fc.oneof(
