@@ -4,11 +4,14 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { buildDashboard } from "../../dashboard/build.ts";
 import { dashboardDist } from "../../dashboard/dist-path.ts";
 import { type DashboardFiles, loadDashboardFiles } from "./dashboard-files.ts";
 
 export const dashboardFiles = async (): Promise<DashboardFiles> => {
-  if (!existsSync(join(dashboardDist, "index.html"))) await buildDashboard();
+  // The builder (esbuild) is loaded only when there is something to build.
+  if (!existsSync(join(dashboardDist, "index.html"))) {
+    const { buildDashboard } = await import("../../dashboard/build.ts");
+    await buildDashboard();
+  }
   return loadDashboardFiles(dashboardDist);
 };
