@@ -82,6 +82,11 @@ const schema = z.object({
   ATTRIBUTION_SNAPSHOT_DISK: size.default("8GB"),
   /** Free space a new snapshot must leave on the data folder's disk, for ingestion's files. */
   ATTRIBUTION_DISK_RESERVE: size.default("1GB"),
+  /**
+   * A window whose lake files take less is made whole before its first page is answered;
+   * a larger one is answered once its first day is written, the other days meanwhile.
+   */
+  ATTRIBUTION_SNAPSHOT_WHOLE_BELOW: size.default("16MB"),
 });
 
 export interface EmbeddedConfig {
@@ -107,6 +112,8 @@ export interface EmbeddedConfig {
   readonly snapshotDisk: string;
   /** Free space on the data folder's disk that a new snapshot leaves, such as "1GB". */
   readonly diskReserve: string;
+  /** Windows whose lake files take less are made whole before their first page: "16MB". */
+  readonly snapshotWholeBelow: string;
 }
 
 export const embeddedConfig = (
@@ -132,6 +139,7 @@ export const embeddedConfig = (
     queryMemory: overrides.queryMemory ?? parsed.ATTRIBUTION_QUERY_MEMORY,
     snapshotDisk: overrides.snapshotDisk ?? parsed.ATTRIBUTION_SNAPSHOT_DISK,
     diskReserve: overrides.diskReserve ?? parsed.ATTRIBUTION_DISK_RESERVE,
+    snapshotWholeBelow: overrides.snapshotWholeBelow ?? parsed.ATTRIBUTION_SNAPSHOT_WHOLE_BELOW,
     fxFeedUrl:
       overrides.fxFeedUrl !== undefined
         ? overrides.fxFeedUrl

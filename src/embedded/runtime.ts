@@ -87,15 +87,33 @@ const PAGE_QUERY_MEMORY = "128MB";
 /** Snapshots outlive their catalog entry by a grace period, for pages being streamed. */
 const snapshotPruneAfterMs = (config: EmbeddedConfig) => 2 * config.snapshotTtlSeconds * 1000;
 
+/**
+ * Each page reads a snapshot part's footer, which describes every row group of a day: kept
+ * once read, so a page parses none. DuckDB reads a file's footer again once the file changes
+ * (a purge's rewrite), and snapshot parts never change.
+ */
+const keepParquetMetadata = async (instance: DuckDBInstance) => {
+  const connection = await instance.connect();
+  try {
+    await connection.run("SET GLOBAL parquet_metadata_cache = true");
+  } finally {
+    connection.closeSync();
+  }
+};
+
 export const openLake = async (config: EmbeddedConfig) => {
   const paths = dataPaths(config.dataDir);
   await mkdir(paths.lake, { recursive: true });
-  // Pages and purges: small slices and streamed rewrites.
+  // Pages and purges: small slices and streamed rewrites, one at a time, on one thread: a page
+  // is too small for a second thread to pay for the work of sharing it, and the other core
+  // meanwhile sends the page before and serves the client that asks for the next.
   const duckdb = await DuckDBInstance.create(":memory:", {
+    threads: "1",
     memory_limit: PAGE_QUERY_MEMORY,
     temp_directory: paths.duckdbTemp,
     max_temp_directory_size: config.snapshotDisk,
   });
+  await keepParquetMetadata(duckdb);
   // Snapshots, on an instance of their own: bounded, so the memory an export takes does not
   // grow with its window (it is made a day at a time, and a large day's sort spills to the
   // data folder), and on one thread, with which DuckDB's join and sort stay within the bound
@@ -133,6 +151,7 @@ export const openLake = async (config: EmbeddedConfig) => {
       pruneAfterMs: snapshotPruneAfterMs(config),
       pruneEveryMs: jobOf("prune-snapshots").embedded.everyMs,
     },
+    wholeBelowBytes: sizeInBytes(config.snapshotWholeBelow),
   });
   const purger = createDuckDbPurger({
     duckdb,
@@ -153,6 +172,7 @@ export const openLake = async (config: EmbeddedConfig) => {
       await Promise.all(Object.values(streams).map((stream) => stream.flush()));
     },
     close: async () => {
+      await engine.stop();
       await Promise.all(Object.values(streams).map((stream) => stream.close()));
       deliveryDuckdb.closeSync();
       duckdb.closeSync();

@@ -129,7 +129,7 @@ describe("export pages", () => {
     });
     for (const offset of [20, 25]) {
       const page = await pages.open({ appId: "a", since: 1, offset, limit: 10 });
-      await collect(await page.encode(FORMATS.ndjson));
+      await collect((await page.encode(FORMATS.ndjson)).body);
     }
     expect(calls.pages.map(([, offset, limit]) => [offset, limit])).toEqual([[20, 10]]);
   });
@@ -168,17 +168,21 @@ describe("encoding a page", () => {
   it("takes the engine's own bytes for a format it writes, and the writer's otherwise", async () => {
     const { engine, queries } = trackingEngine();
     const page = await pagesOf(engine).open({ appId: "a", since: 1, offset: 0, limit: 5 });
-    expect((await collect(await page.encode(FORMATS.csv))).toString()).toBe("csv by the engine");
+    const csv = await page.encode(FORMATS.csv);
+    expect((await collect(csv.body)).toString()).toBe("csv by the engine");
+    // The engine wrote the page, so its events are counted before its bytes are sent.
+    expect(csv.rowCount).toBe(5);
     expect(queries).toEqual([]);
-    const xlsx = await collect(await page.encode(FORMATS.xlsx));
-    expect(xlsx.subarray(0, 2).toString()).toBe("PK");
+    const xlsx = await page.encode(FORMATS.xlsx);
+    expect((await collect(xlsx.body)).subarray(0, 2).toString()).toBe("PK");
+    expect(xlsx.rowCount).toBeUndefined();
     expect(queries).toEqual([{ closed: true }]);
   });
 
   it("closes the query of a page whose body is dropped before it is read", async () => {
     const { engine, queries } = trackingEngine();
     const { encode } = await pagesOf(engine).open({ appId: "a", since: 1, offset: 0, limit: 50 });
-    const body = await encode(FORMATS.xlsx);
+    const { body } = await encode(FORMATS.xlsx);
     // Started before the status line, so a failing query could still answer 500.
     expect(queries).toEqual([{ closed: false }]);
     body.destroy();

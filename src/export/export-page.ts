@@ -41,9 +41,10 @@ export interface ExportPage {
   /**
    * The page in the writer's format: written by the engine itself when it can (see
    * FormatWriter.engineEncoding), else the rows through the writer. Resolves once the source
-   * has started, so a failing query rejects here, before a status line says 200.
+   * has started, so a failing query rejects here, before a status line says 200; with the
+   * page's number of events when that is known before its bytes (the engine wrote them).
    */
-  encode(writer: FormatWriter): Promise<Readable>;
+  encode(writer: FormatWriter): Promise<{ body: Readable; rowCount?: number }>;
 }
 
 // async function* () {} typed as a page of no rows.
@@ -55,9 +56,10 @@ const noRows = async function* (): AsyncIterable<ExportRecord> {};
  */
 const primed = async (
   rows: AsyncIterable<ExportRecord>,
-): Promise<AsyncIterableIterator<ExportRecord>> => {
+): Promise<{ rows: AsyncIterableIterator<ExportRecord>; empty: boolean }> => {
   const source = rows[Symbol.asyncIterator]();
   let first: IteratorResult<ExportRecord> | undefined = await source.next();
+  const empty = first.done === true;
   const primedRows: AsyncIterableIterator<ExportRecord> = {
     [Symbol.asyncIterator]: () => primedRows,
     next: async () => {
@@ -71,7 +73,7 @@ const primed = async (
       return { done: true, value: undefined };
     },
   };
-  return primedRows;
+  return { rows: primedRows, empty };
 };
 
 export const createExportPages = (deps: ExportPageDeps) => {
@@ -170,15 +172,17 @@ export const createExportPages = (deps: ExportPageDeps) => {
               ? await deps.engine.encodePage?.(snapshot, offset, limit, native.encoding)
               : undefined;
           if (native && page) {
-            return native.frame ? native.frame(page.body, page.rowCount) : page.body;
+            const body = native.frame ? native.frame(page.body, page.rowCount) : page.body;
+            return { body, rowCount: page.rowCount };
           }
-          const rows = beyondEnd ? noRows() : deps.engine.readPage(snapshot, offset, limit);
-          const started = await primed(rows);
-          const body = writer.write(started);
+          const source = beyondEnd ? noRows() : deps.engine.readPage(snapshot, offset, limit);
+          const { rows, empty } = await primed(source);
+          const body = writer.write(rows);
           // A body dropped before the writer read from it (a HEAD request, a client gone at
           // once) would leave the started query open: closing the rows releases it.
-          body.once("close", () => void started.return?.());
-          return body;
+          body.once("close", () => void rows.return?.());
+          // A page past the end is known to be empty before its bytes are sent.
+          return empty ? { body, rowCount: 0 } : { body };
         },
       };
     },

@@ -28,7 +28,7 @@ import type { EngineEncoding, FormatWriter } from "../../export/formats/writer.t
 import { EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
 import { createDuckDbQueryEngine } from "./query-engine.ts";
 import { createReadWriteLock } from "./read-write-lock.ts";
-import { partName, SNAPSHOT_SUFFIX } from "./snapshot-parts.ts";
+import { COMPLETE, partName, SNAPSHOT_SUFFIX } from "./snapshot-parts.ts";
 
 // Strings as the lake holds them (well-formed Unicode), with the characters formats treat
 // specially; numbers as the lake's INTEGER and DOUBLE columns hold them.
@@ -142,6 +142,7 @@ describe("pages DuckDB writes itself read back as the service's writers' pages",
     } finally {
       connection.closeSync();
     }
+    await writeFile(join(location, COMPLETE), "");
     return { location, rowCount: records.length };
   };
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -69,7 +69,9 @@ describe("DuckDB purge of an install", () => {
       snapshotId: "clean",
       excludeServiceIds: ["gone"],
     });
-    await writeFile(join(snapshotDir(), `writing${SNAPSHOT_SUFFIX}.partial`), "not parquet yet");
+    // Its first day's part is being written beside its name.
+    await mkdir(join(snapshotDir(), `writing${SNAPSHOT_SUFFIX}`));
+    await writeFile(join(snapshotDir(), `writing${SNAPSHOT_SUFFIX}`, "part.parquet"), "not yet");
   });
 
   afterAll(async () => {
@@ -106,7 +108,7 @@ describe("DuckDB purge of an install", () => {
     expect(await rowsOf(lakeDir(), "stays")).toBe(1);
     expect((await readdir(snapshotDir())).sort()).toEqual([
       `clean${SNAPSHOT_SUFFIX}`,
-      `writing${SNAPSHOT_SUFFIX}.partial`,
+      `writing${SNAPSHOT_SUFFIX}`,
     ]);
   });
 });

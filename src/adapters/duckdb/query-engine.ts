@@ -2,15 +2,16 @@
  * The embedded lake query engine: DuckDB over the lake folder's Parquet files. A snapshot is the
  * sorted, de-duplicated export with its typed columns, written once as one Parquet part per
  * day of the window (snapshot-parts.ts), so each page is a cheap range read of a part or two.
- * Pages in csv, tsv, ndjson and parquet are written by DuckDB itself into a file that is
- * streamed out and removed.
+ * A large window's first page is answered once its first day is written, and the other days
+ * are written meanwhile (snapshot-making.ts). Pages in csv, tsv, ndjson and parquet are
+ * written by DuckDB itself into a file that is streamed out and removed.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readdir, rename, rm, stat, statfs } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { DuckDBDataChunk, DuckDBInstance } from "@duckdb/node-api";
 import pLimit from "p-limit";
-import { UnavailableError } from "../../domain/errors.ts";
+import { UnavailableError, ValidationError } from "../../domain/errors.ts";
 import { buildCrossDayQuery, buildExportQuery, sqlString } from "../../lake/export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
@@ -18,12 +19,15 @@ import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
 import { appDir, appParquetFiles, filesRelation, parquetFilesUnder } from "./lake-sql.ts";
 import { PAGE_ENCODINGS } from "./page-encodings.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";
-import { partName, partsOf, SNAPSHOT_SUFFIX } from "./snapshot-parts.ts";
+import { SnapshotMaking } from "./snapshot-making.ts";
+import { COMPLETE, type Part, partName, readSnapshot, SNAPSHOT_SUFFIX } from "./snapshot-parts.ts";
 
 export interface DuckDbQueryEngine extends LakeQueryEngine {
   encodePage: NonNullable<LakeQueryEngine["encodePage"]>;
   /** Deletes snapshot and page files last written before the given time. */
   prune(olderThan: Date): Promise<number>;
+  /** Stops the snapshots being made (their pages get an error) before DuckDB is closed. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -36,7 +40,14 @@ const RECORD_JSON = `to_json(struct_pack(${COLUMN_NAMES.map((name) => `${name} :
 
 const parseRecord = (json: string): ExportRecord => JSON.parse(json);
 
-const SNAPSHOT_ROW_GROUP = 10_000;
+/**
+ * Rows per row group of a snapshot's parts. DuckDB reads a page's row groups whole and pays a
+ * cost per row group and column, so a 10,000-row page reads fastest from a few groups of
+ * two pages each, not from groups of its own size (which DuckDB rounds up to 10,240, so that
+ * nearly every page would span two). Larger groups make the day's writer hold more beside its
+ * sort than the snapshot's memory allows, and the sort then spills.
+ */
+const SNAPSHOT_ROW_GROUP = 20_480;
 const PAGE_READ_BYTES = 256 * 1024;
 /** The temporary table of events held on more than one day, per snapshot connection. */
 const CROSS_DAY_TABLE = "cross_day";
@@ -49,18 +60,18 @@ const CROSS_DAY_TABLE = "cross_day";
 const PAGES_AT_ONCE = 1;
 
 /**
- * A query of the rows of positions [offset, offset + limit), in position order, with `select`
- * as its columns; undefined past the last part. A page within one part is read in file order,
- * which DuckDB keeps; one across two parts is ordered by part and row number.
+ * A query of the rows of positions [offset, offset + limit) of `parts`, in position order, with
+ * `select` as its columns; undefined past the last part. A page within one part is read in
+ * file order, which DuckDB keeps; one across two parts is ordered by part and row number.
  */
-const pageQuery = async (
-  snapshot: SnapshotLocation,
+const pageQuery = (
+  parts: readonly Part[],
   offset: number,
   limit: number,
   select: string,
-): Promise<string | undefined> => {
+): string | undefined => {
   const end = offset + limit;
-  const slices = (await partsOf(snapshot.location))
+  const slices = parts
     .filter((part) => part.first < end && part.end > offset)
     .map((part, index) => {
       const from = Math.max(offset, part.first) - part.first;
@@ -116,8 +127,19 @@ export const createDuckDbQueryEngine = (options: {
   lakeFiles: ReadWriteLock;
   /** What the snapshots may take; without it, only the disk's own size bounds them. */
   diskBudget?: DiskBudget;
+  /**
+   * A window whose lake files take less than this is made whole before its first page is
+   * answered, which then gives the window's size; a larger one answers once its first day is
+   * written. Without it, every window is made whole first.
+   */
+  wholeBelowBytes?: number;
 }): DuckDbQueryEngine => {
   const { duckdb, lakeDir, snapshotDir, pageDir, lakeFiles } = options;
+  const wholeBelowBytes = options.wholeBelowBytes ?? Number.POSITIVE_INFINITY;
+  // Snapshots being made by this process, by location: finished ones leave (their `complete`
+  // file says it), failed ones stay until pruned, so their pages get the failure.
+  const making = new Map<string, SnapshotMaking>();
+  const stoppers = new Set<() => Promise<void>>();
   // Pages read as rows (readPage) stream a chunk at a time and are not held to it: a slow
   // client would keep a turn for as long as it reads.
   const pages = pLimit(PAGES_AT_ONCE);
@@ -152,20 +174,45 @@ export const createDuckDbQueryEngine = (options: {
     );
   };
 
+  /**
+   * The parts of a snapshot that hold positions [offset, end), once written: a page of a
+   * snapshot being made waits for them, or for its end. A snapshot neither complete nor being
+   * made here stopped with the process that was making it.
+   */
+  const partsFor = async (snapshot: SnapshotLocation, end: number): Promise<Part[]> => {
+    await making.get(snapshot.location)?.until(end);
+    const again = "start the export again without it, at offset 0";
+    const { parts, complete } = await readSnapshot(snapshot.location).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      throw new ValidationError(`snapshot: it has been removed; ${again}`);
+    });
+    if (!complete && !making.has(snapshot.location)) {
+      throw new ValidationError(
+        `snapshot: its making was stopped before it was finished; ${again}`,
+      );
+    }
+    return parts;
+  };
+
   /** The window's days with events, in order: its `dt` partitions from the window's first. */
   const windowDays = async (
     appId: string,
     since: Date,
-  ): Promise<{ day: string; files: string[] }[]> => {
+  ): Promise<{ day: string; files: string[]; bytes: number }[]> => {
     const first = `dt=${since.toISOString().slice(0, 10)}`;
     const app = appDir(lakeDir, EVENTS_TABLE, appId);
     const names = await readdir(app).catch(() => []);
     const days = names.filter((name) => name.startsWith("dt=") && name >= first).sort();
     return Promise.all(
-      days.map(async (name) => ({
-        day: name.slice("dt=".length),
-        files: await parquetFilesUnder(join(app, name)),
-      })),
+      days.map(async (name) => {
+        const files = await parquetFilesUnder(join(app, name));
+        const sizes = await Promise.all(files.map((file) => stat(file).then((info) => info.size)));
+        return {
+          day: name.slice("dt=".length),
+          files,
+          bytes: sizes.reduce((sum, size) => sum + size, 0),
+        };
+      }),
     );
   };
 
@@ -178,72 +225,103 @@ export const createDuckDbQueryEngine = (options: {
         since,
         exclude: { serviceIds: excludeServiceIds ?? [] },
       };
-      const attributions = filesRelation(
-        ATTRIBUTIONS_TABLE,
-        await appParquetFiles(lakeDir, ATTRIBUTIONS_TABLE, appId),
-      );
       const location = join(snapshotDir, `${snapshotId}${SNAPSHOT_SUFFIX}`);
-      // Written beside and renamed, so a reader (a page, a purge) never meets half a snapshot.
-      const staged = `${location}.partial`;
       await checkDisk();
-      await mkdir(staged, { recursive: true });
+      await mkdir(location, { recursive: true });
+      const progress = new SnapshotMaking();
+      making.set(location, progress);
       const connection = await (options.snapshotDuckdb ?? duckdb).connect();
-      try {
-        const rowCount = await lakeFiles.read(async () => {
-          // Each query opens the files of its own days only, however much history the app has.
-          const days = await windowDays(appId, since);
-          const windowEvents = filesRelation(
-            EVENTS_TABLE,
-            days.flatMap((day) => day.files),
+      let windowBytes = 0;
+      let listed: () => void = () => undefined;
+      const daysListed = new Promise<void>((resolve) => {
+        listed = resolve;
+      });
+      // Parts are written into the snapshot's folder, each beside and renamed once whole, so
+      // a page or a purge never meets half of one; `complete` is written after the last.
+      const make = lakeFiles.read(async () => {
+        const attributions = filesRelation(
+          ATTRIBUTIONS_TABLE,
+          await appParquetFiles(lakeDir, ATTRIBUTIONS_TABLE, appId),
+        );
+        // Each query opens the files of its own days only, however much history the app has.
+        const days = await windowDays(appId, since);
+        windowBytes = days.reduce((sum, day) => sum + day.bytes, 0);
+        listed();
+        const windowEvents = filesRelation(
+          EVENTS_TABLE,
+          days.flatMap((day) => day.files),
+        );
+        await connection.run(
+          `CREATE OR REPLACE TEMP TABLE ${CROSS_DAY_TABLE} AS ${buildCrossDayQuery({
+            ...query,
+            sources: { events: windowEvents, attributions },
+          })}`,
+        );
+        let position = 0;
+        for (const { day, files } of days) {
+          const dayQuery = buildExportQuery({
+            ...query,
+            sources: { events: filesRelation(EVENTS_TABLE, files), attributions },
+            day,
+            crossDay: CROSS_DAY_TABLE,
+          });
+          const part = join(location, "part.parquet");
+          const result = await connection.run(
+            `COPY (${dayQuery}) TO ${sqlString(part)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
           );
-          await connection.run(
-            `CREATE OR REPLACE TEMP TABLE ${CROSS_DAY_TABLE} AS ${buildCrossDayQuery({
-              ...query,
-              sources: { events: windowEvents, attributions },
-            })}`,
-          );
-          let position = 0;
-          for (const { day, files } of days) {
-            const dayQuery = buildExportQuery({
-              ...query,
-              sources: { events: filesRelation(EVENTS_TABLE, files), attributions },
-              day,
-              crossDay: CROSS_DAY_TABLE,
-            });
-            const part = join(staged, "part.parquet");
-            const result = await connection.run(
-              `COPY (${dayQuery}) TO ${sqlString(part)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
-            );
-            const rows = Number(result.rowsChanged);
-            if (rows === 0) {
-              await rm(part, { force: true });
-              continue;
-            }
-            await rename(part, join(staged, partName(position, position + rows)));
-            position += rows;
-            // The budget counts the parts written so far: a window too large stops here.
-            await checkDisk();
+          const rows = Number(result.rowsChanged);
+          if (rows === 0) {
+            await rm(part, { force: true });
+            continue;
           }
-          return position;
+          await rename(part, join(location, partName(position, position + rows)));
+          position += rows;
+          // The budget counts the parts written so far: a window too large stops here.
+          await checkDisk();
+          progress.advance(position);
+        }
+        await writeFile(join(location, COMPLETE), "");
+        progress.finish();
+      });
+      const made = make
+        .then(() => making.delete(location))
+        .catch(async (error: unknown) => {
+          await rm(location, { recursive: true, force: true });
+          progress.fail(
+            error instanceof Error && DISK_FULL.test(error.message)
+              ? fullDisk("this export's snapshot", retryAfterFullDisk)
+              : error,
+          );
+        })
+        .finally(async () => {
+          listed();
+          await connection.run(`DROP TABLE IF EXISTS ${CROSS_DAY_TABLE}`).catch(() => undefined);
+          connection.closeSync();
+          stoppers.delete(stop);
         });
-        await rename(staged, location);
-        return { location, rowCount };
+      const stop = async () => {
+        connection.interrupt();
+        await made;
+      };
+      stoppers.add(stop);
+      await daysListed;
+      // A small window whole, so its first page gives its size; a large one from its first day.
+      if (windowBytes < wholeBelowBytes) await made;
+      try {
+        await progress.until(1);
       } catch (error) {
-        await rm(staged, { recursive: true, force: true });
-        throw error instanceof Error && DISK_FULL.test(error.message)
-          ? fullDisk("this export's snapshot", retryAfterFullDisk)
-          : error;
-      } finally {
-        await connection.run(`DROP TABLE IF EXISTS ${CROSS_DAY_TABLE}`).catch(() => undefined);
-        connection.closeSync();
+        making.delete(location);
+        throw error;
       }
+      return { location, ...(progress.done ? { rowCount: progress.written } : {}) };
     },
 
     async *readPage(snapshot: SnapshotLocation, offset: number, limit: number) {
       const connection = await duckdb.connect();
       let next: Promise<DuckDBDataChunk | null> | undefined;
       try {
-        const query = await pageQuery(snapshot, offset, limit, `${RECORD_JSON} AS record`);
+        const parts = await partsFor(snapshot, offset + limit);
+        const query = pageQuery(parts, offset, limit, `${RECORD_JSON} AS record`);
         if (query === undefined) return;
         const result = await connection.stream(query);
         // The next chunk is fetched while this one is encoded: DuckDB works on its own threads.
@@ -265,7 +343,7 @@ export const createDuckDbQueryEngine = (options: {
 
     async encodePage(snapshot, offset, limit, encoding) {
       const { select, options } = PAGE_ENCODINGS[encoding];
-      const query = await pageQuery(snapshot, offset, limit, select);
+      const query = pageQuery(await partsFor(snapshot, offset + limit), offset, limit, select);
       // Past the last part: no rows, which the service's writers encode.
       if (query === undefined) return undefined;
       await mkdir(pageDir, { recursive: true });
@@ -297,18 +375,28 @@ export const createDuckDbQueryEngine = (options: {
 
     async prune(olderThan) {
       let removed = 0;
+      for (const [location, progress] of making) {
+        const failedAt = progress.failedAt;
+        if (failedAt !== undefined && failedAt < olderThan.getTime()) making.delete(location);
+      }
       // Page files are left only by a process that stopped while DuckDB wrote one.
       for (const dir of [snapshotDir, pageDir]) {
         for (const name of await readdir(dir).catch(() => [])) {
           const path = join(dir, name);
           const info = await stat(path).catch(() => undefined);
-          if (info && info.mtime < olderThan) {
+          // A snapshot still being made is as new as its last part, whatever its folder says.
+          const beingMade = making.get(path)?.failedAt === undefined && making.has(path);
+          if (info && info.mtime < olderThan && !beingMade) {
             await rm(path, { recursive: true, force: true });
             removed += 1;
           }
         }
       }
       return removed;
+    },
+
+    async stop() {
+      await Promise.all([...stoppers].map((stop) => stop()));
     },
   };
 };

@@ -5,6 +5,7 @@ import {
   type ExportParams,
   MAX_LIMIT,
   MAX_TIMESTAMP,
+  PAGE_ROWS_HEADER,
   SNAPSHOT_HEADER,
   SNAPSHOT_ROWS_HEADER,
 } from "../../export/params.ts";
@@ -168,9 +169,21 @@ const exportHeaders = z.object({
     .meta({
       description:
         "The number of events in the snapshot, i.e. in the whole window, when the service " +
-        "knows it (the embedded runtime always does): a client can request the pages " +
-        "ahead, and knows the last one without reading it.",
+        "knows it: a client can request the pages ahead, and knows the last one without " +
+        "reading it. The embedded runtime knows it once the snapshot is made; a large " +
+        "window's first page is answered while the snapshot is still being made, without it.",
       example: "2481337",
+    }),
+  [PAGE_ROWS_HEADER]: z
+    .string()
+    .regex(/^\d+$/)
+    .optional()
+    .meta({
+      description:
+        "The number of events in this page, when the service knows it before sending the " +
+        "page (the embedded runtime's csv, tsv, ndjson and parquet pages): a page holding " +
+        "fewer than `limit` is the last.",
+      example: "10000",
     }),
 });
 

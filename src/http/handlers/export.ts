@@ -4,7 +4,12 @@ import type { APIGatewayProxyEvent } from "aws-lambda";
 import { createExportPages, type ExportPageDeps } from "../../export/export-page.ts";
 import { exportFileName } from "../../export/file-name.ts";
 import { FORMATS } from "../../export/formats/index.ts";
-import { exportParamsSchema, SNAPSHOT_HEADER, SNAPSHOT_ROWS_HEADER } from "../../export/params.ts";
+import {
+  exportParamsSchema,
+  PAGE_ROWS_HEADER,
+  SNAPSHOT_HEADER,
+  SNAPSHOT_ROWS_HEADER,
+} from "../../export/params.ts";
 import { composition } from "../../functions/adapters.ts";
 import { checked } from "../../validation/issues.ts";
 import { errorResponses, type HttpResponse } from "../middleware.ts";
@@ -54,7 +59,9 @@ export const createExportHandler = (
         });
         headers["content-disposition"] = `attachment; filename="${fileName}"`;
       }
-      return { statusCode: 200, headers, body: await page.encode(writer) };
+      const { body, rowCount } = await page.encode(writer);
+      if (rowCount !== undefined) headers[PAGE_ROWS_HEADER.toLowerCase()] = String(rowCount);
+      return { statusCode: 200, headers, body };
     });
 };
 
