@@ -377,6 +377,48 @@ describe("the attribution command line", () => {
     await expect(cli(dataDir, "rates", "import", file)).rejects.toThrow();
   });
 
+  it("joins the pages of a window still being made by each page's count", async () => {
+    const whole = async (format: string) => {
+      const timestamp = Date.parse(`${since}T00:00:00Z`) / 1000;
+      const response = await fetch(
+        `${service.url}/api/v1/export?timestamp=${timestamp}&format=${format}&limit=10000`,
+        { headers: { authorization: serverKey } },
+      );
+      return {
+        rows: response.headers.get("x-export-snapshot-rows"),
+        pageRows: response.headers.get("x-export-page-rows"),
+        body: Buffer.from(await response.arrayBuffer()),
+      };
+    };
+    const expected = { csv: await whole("csv"), ndjson: await whole("ndjson") };
+    expect(expected.csv.rows).toBe(expected.csv.pageRows);
+    await stopService(service.child);
+    // Every window answered from its first day: the window's size comes later than its pages.
+    service = await startService(dataDir, {
+      ATTRIBUTION_TRUST_PROXY: "true",
+      ATTRIBUTION_FLUSH_INTERVAL_MS: "200",
+      ATTRIBUTION_SNAPSHOT_WHOLE_BELOW: "0KB",
+    });
+    try {
+      const first = await whole("csv");
+      expect(first.rows).toBeNull();
+      expect(first.pageRows).toBe(expected.csv.pageRows);
+      for (const format of ["csv", "ndjson"] as const) {
+        const { output, count } = await exportAll(format);
+        expect(count).toBe(Number(expected.csv.rows));
+        expect(await readFile(output)).toEqual(expected[format].body);
+      }
+      const { count } = await exportAll("parquet");
+      expect(count).toBe(Number(expected.csv.rows));
+    } finally {
+      await stopService(service.child);
+      service = await startService(dataDir, {
+        ATTRIBUTION_TRUST_PROXY: "true",
+        ATTRIBUTION_FLUSH_INTERVAL_MS: "200",
+      });
+    }
+  });
+
   it("stops cleanly on Ctrl-C and keeps every app, key and event across a restart", async () => {
     const before = await exportAll("csv");
     expect(await stopService(service.child)).toBe(0);

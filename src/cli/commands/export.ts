@@ -6,19 +6,28 @@
  * csv, tsv, ndjson and parquet pages are asked for in that format and joined as they are (a
  * csv or tsv page's header row dropped after the first page; parquet pages merged into one
  * file by DuckDB), two pages in flight, so nothing is decoded and encoded again here. That needs
- * the window's size (the snapshot-rows header). json, xml and xlsx, and a service that does not
- * send the size, are paged in json and written with the same writers the API uses.
+ * the window's size (the snapshot-rows header) or each page's (the page-rows header). json,
+ * xml and xlsx, and a service that sends neither, are paged in json and written with the same
+ * writers the API uses.
  */
 import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { dirname, join as joinPath } from "node:path";
+import { json as readJson, text as readText } from "node:stream/consumers";
 import { pipeline } from "node:stream/promises";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { SingleBar } from "cli-progress";
 import * as z from "zod";
 import { type ExportFormat, FORMATS } from "../../export/formats/index.ts";
-import { MAX_LIMIT, SNAPSHOT_HEADER, SNAPSHOT_ROWS_HEADER } from "../../export/params.ts";
+import {
+  MAX_LIMIT,
+  PAGE_ROWS_HEADER,
+  SNAPSHOT_HEADER,
+  SNAPSHOT_ROWS_HEADER,
+} from "../../export/params.ts";
 import { sqlString } from "../../lake/export-query.ts";
 import { exportRecordSchema } from "../../record/schema.ts";
 
@@ -56,12 +65,32 @@ const JOINS: Partial<Record<ExportFormat, Join>> = {
   parquet: "merge-parquet",
 };
 
+/**
+ * Keep-alive connections, one per page in flight. Pages come over node:http rather than
+ * fetch: a page is megabytes, and fetch's web streams cost the CLI several times the CPU
+ * of Node's own for each of them.
+ */
+const agentFor = (url: string) =>
+  new URL(url).protocol === "https:"
+    ? new HttpsAgent({ keepAlive: true, maxSockets: PAGES_IN_FLIGHT })
+    : new HttpAgent({ keepAlive: true, maxSockets: PAGES_IN_FLIGHT });
+
+type Connection = ExportOptions & { readonly agent: HttpAgent };
+
+const get = (url: URL, key: string, agent: HttpAgent): Promise<IncomingMessage> =>
+  new Promise((resolve, reject) => {
+    const request = url.protocol === "https:" ? httpsRequest : httpRequest;
+    request(url, { agent, headers: { authorization: key } }, resolve)
+      .on("error", reject)
+      .end();
+  });
+
 const fetchPage = async (
-  options: ExportOptions,
+  options: Connection,
   format: ExportFormat,
   offset: number,
   snapshot: string | null,
-): Promise<Response> => {
+): Promise<IncomingMessage> => {
   const query = new URLSearchParams({
     timestamp: String(options.since),
     format,
@@ -69,21 +98,32 @@ const fetchPage = async (
     offset: String(offset),
     ...(snapshot === null ? {} : { snapshot }),
   });
-  const response = await fetch(`${options.url}/api/v1/export?${query}`, {
-    headers: { authorization: options.key },
-  });
-  if (!response.ok) {
-    const body = await response.text();
-    throw new Error(`Export failed with ${response.status}: ${body}`);
+  const response = await get(
+    new URL(`${options.url}/api/v1/export?${query}`),
+    options.key,
+    options.agent,
+  );
+  const status = response.statusCode ?? 0;
+  if (status < 200 || status > 299) {
+    const body = await readText(response);
+    throw new Error(`Export failed with ${status}: ${body}`);
   }
   return response;
 };
 
+/** A response header's single value. */
+const header = (response: IncomingMessage, name: string): string | null => {
+  const value = response.headers[name.toLowerCase()];
+  return typeof value === "string" ? value : null;
+};
+
 /** The body's bytes; the first line left out when `skipFirstLine`. */
-async function* bodyOf(response: Response, skipFirstLine: boolean): AsyncGenerator<Uint8Array> {
-  if (!response.body) return;
+async function* bodyOf(
+  response: IncomingMessage,
+  skipFirstLine: boolean,
+): AsyncGenerator<Uint8Array> {
   let skipping = skipFirstLine;
-  for await (const chunk of response.body) {
+  for await (const chunk of response as AsyncIterable<Buffer>) {
     if (!skipping) {
       yield chunk;
       continue;
@@ -106,33 +146,70 @@ const close = async (out: WriteStream) => {
   await once(out, "finish");
 };
 
-/** The pages after the first, in order, each requested while the one before is written. */
+/** A response header's value as a count of events; undefined when absent or not one. */
+const countHeader = (response: IncomingMessage, name: string): number | undefined => {
+  const value = Number(header(response, name) ?? Number.NaN);
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+};
+
+/**
+ * The pages after the first, in order, each requested while the one before is written. With
+ * the window's size the pages are known ahead; without it (a large window's snapshot is still
+ * being made), each page's own count says whether it was the last: the first holding fewer
+ * than `limit` events. A page asked beyond it meanwhile holds none and is dropped.
+ */
 async function* laterPages(
-  options: ExportOptions,
+  options: Connection,
   format: ExportFormat,
   snapshot: string,
-  total: number,
+  size: { total: number } | { firstPageRows: number },
 ) {
   const limit = options.pageSize ?? MAX_LIMIT;
-  const offsets: number[] = [];
-  for (let offset = limit; offset < total; offset += limit) offsets.push(offset);
-  const inFlight: Promise<Response>[] = [];
-  let next = 0;
+  const end = "total" in size ? size.total : Number.POSITIVE_INFINITY;
+  if ("firstPageRows" in size && size.firstPageRows < limit) return;
+  const inFlight: { offset: number; page: Promise<IncomingMessage> }[] = [];
+  let next = limit;
   const request = () => {
-    const offset = offsets[next++];
-    if (offset !== undefined) {
-      const page = fetchPage(options, format, offset, snapshot);
-      // Awaited in turn below; a failure meanwhile is not an unhandled rejection.
-      page.catch(() => undefined);
-      inFlight.push(page);
+    if (next >= end) return;
+    const page = fetchPage(options, format, next, snapshot);
+    // Awaited in turn below; a failure meanwhile is not an unhandled rejection.
+    page.catch(() => undefined);
+    inFlight.push({ offset: next, page });
+    next += limit;
+  };
+  const dropInFlight = () => {
+    for (const { page } of inFlight.splice(0)) {
+      page.then(
+        (response) => response.destroy(),
+        () => undefined,
+      );
     }
   };
-  for (let i = 0; i < PAGES_IN_FLIGHT; i++) request();
-  for (let index = 0; inFlight.length > 0; index++) {
-    const page = inFlight.shift();
-    if (!page) break;
-    request();
-    yield { response: await page, rows: Math.min(limit, total - (index + 1) * limit) };
+  try {
+    for (let i = 0; i < PAGES_IN_FLIGHT; i++) request();
+    for (let ahead = inFlight.shift(); ahead; ahead = inFlight.shift()) {
+      const response = await ahead.page;
+      const rows =
+        "total" in size
+          ? Math.min(limit, size.total - ahead.offset)
+          : countHeader(response, PAGE_ROWS_HEADER);
+      if (rows === undefined) {
+        response.destroy();
+        throw new Error(
+          `The service sent neither the window's size nor page ${ahead.offset / limit + 1}'s (${PAGE_ROWS_HEADER})`,
+        );
+      }
+      if (rows < limit) {
+        dropInFlight();
+        if (rows > 0) yield { response, rows };
+        else response.destroy();
+        return;
+      }
+      request();
+      yield { response, rows };
+    }
+  } finally {
+    dropInFlight();
   }
 }
 
@@ -154,26 +231,31 @@ const mergeParquet = async (files: readonly string[], output: string): Promise<n
 
 /** The window in the pages' own format, joined; undefined when the service sent no size. */
 const joinedExport = async (
-  options: ExportOptions,
+  options: Connection,
   how: Join,
-  onPage: (rows: number, total: number) => void,
+  onPage: (rows: number, total?: number) => void,
 ): Promise<number | undefined> => {
   const first = await fetchPage(options, options.format, 0, null);
-  const snapshot = first.headers.get(SNAPSHOT_HEADER);
-  const total = Number(first.headers.get(SNAPSHOT_ROWS_HEADER) ?? Number.NaN);
-  if (snapshot === null || !Number.isSafeInteger(total)) {
-    await first.body?.cancel();
+  const snapshot = header(first, SNAPSHOT_HEADER);
+  const total = countHeader(first, SNAPSHOT_ROWS_HEADER);
+  const firstPageRows = countHeader(first, PAGE_ROWS_HEADER);
+  if (snapshot === null || (total === undefined && firstPageRows === undefined)) {
+    first.destroy();
     return undefined;
   }
   const limit = options.pageSize ?? MAX_LIMIT;
-  const pages = laterPages(options, options.format, snapshot, total);
+  const size = total !== undefined ? { total } : { firstPageRows: firstPageRows ?? 0 };
+  const pages = laterPages(options, options.format, snapshot, size);
+  const firstRows = total !== undefined ? Math.min(limit, total) : (firstPageRows ?? 0);
+  let exported = firstRows;
   if (how !== "merge-parquet") {
     const out = createWriteStream(options.output);
     try {
       await write(out, bodyOf(first, false));
-      onPage(Math.min(limit, total), total);
+      onPage(firstRows, total);
       for await (const { response, rows } of pages) {
         await write(out, bodyOf(response, how === "drop-header-line"));
+        exported += rows;
         onPage(rows, total);
       }
       await close(out);
@@ -181,12 +263,12 @@ const joinedExport = async (
       out.destroy();
       throw error;
     }
-    return total;
+    return exported;
   }
   const dir = await mkdtemp(joinPath(dirname(options.output), ".export-pages-"));
   try {
     const files: string[] = [];
-    const save = async (response: Response) => {
+    const save = async (response: IncomingMessage) => {
       const file = joinPath(dir, `${String(files.length).padStart(9, "0")}.parquet`);
       const out = createWriteStream(file);
       await write(out, bodyOf(response, false));
@@ -194,28 +276,29 @@ const joinedExport = async (
       files.push(file);
     };
     await save(first);
-    onPage(Math.min(limit, total), total);
+    onPage(firstRows, total);
     for await (const { response, rows } of pages) {
       await save(response);
+      exported += rows;
       onPage(rows, total);
     }
     const merged = await mergeParquet(files, options.output);
-    if (merged !== total) {
-      throw new Error(`Export incomplete: ${merged} of the window's ${total} events arrived`);
+    if (merged !== exported) {
+      throw new Error(`Export incomplete: ${merged} of the window's ${exported} events arrived`);
     }
-    return total;
+    return exported;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 };
 
-async function* jsonPages(options: ExportOptions, onPage: (rows: number) => void) {
+async function* jsonPages(options: Connection, onPage: (rows: number) => void) {
   const limit = options.pageSize ?? MAX_LIMIT;
   let snapshot: string | null = null;
   for (let offset = 0; ; offset += limit) {
     const response = await fetchPage(options, "json", offset, snapshot);
-    snapshot ??= response.headers.get(SNAPSHOT_HEADER);
-    const page = pageSchema.parse(await response.json());
+    snapshot ??= header(response, SNAPSHOT_HEADER);
+    const page = pageSchema.parse(await readJson(response));
     onPage(page.data.length);
     yield* page.data;
     if (page.data.length < limit) return;
@@ -238,18 +321,20 @@ export const exportCommand = async (options: ExportOptions): Promise<number> => 
     bar.setTotal(total ?? written + (rows === (options.pageSize ?? MAX_LIMIT) ? rows : 0));
     bar.update(written, { pages: pageCount });
   };
+  const connection: Connection = { ...options, agent: agentFor(options.url) };
   try {
     const how = JOINS[options.format];
-    const joined = how === undefined ? undefined : await joinedExport(options, how, onPage);
+    const joined = how === undefined ? undefined : await joinedExport(connection, how, onPage);
     if (joined !== undefined) return joined;
     written = 0;
     pageCount = 0;
     await pipeline(
-      FORMATS[options.format].write(jsonPages(options, (rows) => onPage(rows))),
+      FORMATS[options.format].write(jsonPages(connection, (rows) => onPage(rows))),
       createWriteStream(options.output),
     );
     return written;
   } finally {
+    connection.agent.destroy();
     bar.stop();
   }
 };
