@@ -24,6 +24,7 @@ import type { HttpResponse } from "../http/middleware.ts";
 import { isAllowed, type PolicyDocument } from "../http/policy.ts";
 import type { Route } from "../http/routes.ts";
 import { logger } from "../logging/logger.ts";
+import type { SelfSendingBody } from "../ports/lake.ts";
 import { type LambdaBody, lambdaBody, readBody } from "./request-body.ts";
 
 export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<HttpResponse>;
@@ -317,6 +318,9 @@ export type GatewayServer = Server & {
   readonly settled: () => Promise<void>;
 };
 
+const sendsItself = (body: object): body is SelfSendingBody =>
+  typeof (body as Partial<SelfSendingBody>).sendTo === "function";
+
 /** The gateway on a socket: `dispatch` for each request, its answer written or streamed. */
 export const createGateway = (options: GatewayOptions): GatewayServer => {
   const dispatch = createDispatch(options);
@@ -352,7 +356,8 @@ export const createGateway = (options: GatewayOptions): GatewayServer => {
       res.end(response.body);
       return;
     }
-    await pipeline(response.body, res);
+    if (sendsItself(response.body)) await response.body.sendTo(res);
+    else await pipeline(response.body, res);
   };
   const timeouts = options.timeouts ?? LISTENER_TIMEOUTS;
   const server = createServer(

@@ -1,4 +1,4 @@
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type { ExportRecord } from "../record/columns.ts";
 
 /**
@@ -52,6 +52,15 @@ export interface LakeQueryEngine {
     limit: number,
     encoding: EngineEncoding,
   ): Promise<EncodedPage | undefined>;
+}
+
+/**
+ * A body that can send itself to a writable more cheaply than a pipe can carry it (reusing its
+ * buffers); a server that knows this uses it, any other reads the body as a stream.
+ */
+export interface SelfSendingBody {
+  /** Writes every byte to `destination`, then ends it. */
+  sendTo(destination: Writable): Promise<void>;
 }
 
 /** A page's bytes as the engine wrote them, and how many records they hold. */

@@ -17,6 +17,7 @@ import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
 import { appDir, appParquetFiles, filesRelation, parquetFilesUnder } from "./lake-sql.ts";
+import { PageBody } from "./page-body.ts";
 import { PAGE_ENCODINGS } from "./page-encodings.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";
 import { SnapshotMaking } from "./snapshot-making.ts";
@@ -48,7 +49,6 @@ const parseRecord = (json: string): ExportRecord => JSON.parse(json);
  * sort than the snapshot's memory allows, and the sort then spills.
  */
 const SNAPSHOT_ROW_GROUP = 20_480;
-const PAGE_READ_BYTES = 256 * 1024;
 /** The temporary table of events held on more than one day, per snapshot connection. */
 const CROSS_DAY_TABLE = "cross_day";
 
@@ -363,9 +363,7 @@ export const createDuckDbQueryEngine = (options: {
       } finally {
         connection.closeSync();
       }
-      const file = await open(path);
-      // Large reads: each one is a trip to the thread pool, and the file is read whole.
-      const body = file.createReadStream({ highWaterMark: PAGE_READ_BYTES });
+      const body = new PageBody(await open(path));
       // The open file stays readable once unlinked, and the space is freed when it is closed
       // (read to the end, or the consumer gone). Where an open file cannot be unlinked
       // (Windows), it is removed once closed.
