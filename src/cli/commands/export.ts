@@ -4,8 +4,8 @@
  * one file in the asked format.
  *
  * csv, tsv, ndjson and parquet pages are asked for in that format and joined as they are (a
- * csv or tsv page's header row dropped after the first page; parquet pages merged into one
- * file by DuckDB), two pages in flight, so nothing is decoded and encoded again here. That needs
+ * csv or tsv page's header row dropped after the first page; parquet pages joined into one
+ * file by copying their row groups), two pages in flight, so nothing is decoded and encoded again here. That needs
  * the window's size (the snapshot-rows header) or each page's (the page-rows header). json,
  * xml and xlsx, and a service that sends neither, are paged in json and written with the same
  * writers the API uses.
@@ -18,7 +18,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { dirname, join as joinPath } from "node:path";
 import { json as readJson, text as readText } from "node:stream/consumers";
 import { pipeline } from "node:stream/promises";
-import { DuckDBInstance } from "@duckdb/node-api";
+import { setFlagsFromString } from "node:v8";
 import { SingleBar } from "cli-progress";
 import * as z from "zod";
 import { type ExportFormat, FORMATS } from "../../export/formats/index.ts";
@@ -28,8 +28,8 @@ import {
   SNAPSHOT_HEADER,
   SNAPSHOT_ROWS_HEADER,
 } from "../../export/params.ts";
-import { sqlString } from "../../lake/export-query.ts";
 import { exportRecordSchema } from "../../record/schema.ts";
+import { joinParquet } from "../parquet-join.ts";
 
 const pageSchema = z.object({ data: z.array(exportRecordSchema), total_count: z.number() });
 
@@ -56,13 +56,13 @@ export interface ExportOptions {
 }
 
 /** How the pages of a format become one file without decoding them. */
-type Join = "drop-header-line" | "concatenate" | "merge-parquet";
+type Join = "drop-header-line" | "concatenate" | "join-parquet";
 
 const JOINS: Partial<Record<ExportFormat, Join>> = {
   csv: "drop-header-line",
   tsv: "drop-header-line",
   ndjson: "concatenate",
-  parquet: "merge-parquet",
+  parquet: "join-parquet",
 };
 
 /**
@@ -213,22 +213,6 @@ async function* laterPages(
   }
 }
 
-/** Merges Parquet files, in order, into one: DuckDB keeps the order of the listed files. */
-const mergeParquet = async (files: readonly string[], output: string): Promise<number> => {
-  const instance = await DuckDBInstance.create(":memory:", { memory_limit: "128MB" });
-  const connection = await instance.connect();
-  try {
-    const result = await connection.run(
-      `COPY (SELECT * FROM read_parquet([${files.map(sqlString).join(", ")}]))
-       TO ${sqlString(output)} (FORMAT parquet, COMPRESSION snappy)`,
-    );
-    return Number(result.rowsChanged);
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
-};
-
 /** The window in the pages' own format, joined; undefined when the service sent no size. */
 const joinedExport = async (
   options: Connection,
@@ -248,7 +232,7 @@ const joinedExport = async (
   const pages = laterPages(options, options.format, snapshot, size);
   const firstRows = total !== undefined ? Math.min(limit, total) : (firstPageRows ?? 0);
   let exported = firstRows;
-  if (how !== "merge-parquet") {
+  if (how !== "join-parquet") {
     const out = createWriteStream(options.output);
     try {
       await write(out, bodyOf(first, false));
@@ -282,9 +266,9 @@ const joinedExport = async (
       exported += rows;
       onPage(rows, total);
     }
-    const merged = await mergeParquet(files, options.output);
-    if (merged !== exported) {
-      throw new Error(`Export incomplete: ${merged} of the window's ${exported} events arrived`);
+    const joined = await joinParquet(files, options.output);
+    if (joined !== exported) {
+      throw new Error(`Export incomplete: ${joined} of the window's ${exported} events arrived`);
     }
     return exported;
   } finally {
@@ -306,6 +290,10 @@ async function* jsonPages(options: Connection, onPage: (rows: number) => void) {
 }
 
 export const exportCommand = async (options: ExportOptions): Promise<number> => {
+  // Pages arrive as megabytes of buffers outside V8's heap, each of which made V8 start
+  // marking its (small) heap again bit by bit, which cost most of this command's CPU: here a
+  // whole collection at once is short.
+  setFlagsFromString("--no-incremental-marking");
   const bar = new SingleBar({
     format: "Exporting {bar} {value} events, {pages} pages",
     hideCursor: true,

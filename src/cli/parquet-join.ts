@@ -1,0 +1,89 @@
+/**
+ * Joins Parquet files of one schema into one file by copying their row groups as they are: each
+ * file's column chunks are appended byte for byte, and one footer lists every row group, its
+ * offsets moved by where its bytes now start. Nothing is decoded or encoded again, so joining
+ * the pages of a whole window costs about as much as copying them, where reading and writing
+ * them again through a query engine cost more than making the pages.
+ *
+ * The footer is hyparquet's reading of each file's, written back by hyparquet-writer, without
+ * the column chunks' min/max statistics: those would be converted to values and back, and a
+ * reader only loses the row groups it could have skipped with them.
+ */
+import { open, readFile } from "node:fs/promises";
+import { type ColumnChunk, type FileMetaData, parquetMetadata, type RowGroup } from "hyparquet";
+import { ByteWriter } from "hyparquet-writer";
+import { writeMetadata } from "hyparquet-writer/src/metadata.js";
+
+const MAGIC = Buffer.from("PAR1");
+/** A footer's length and the closing magic. */
+const TAIL_BYTES = 8;
+
+const moved = (offset: bigint | undefined, by: bigint): bigint | undefined =>
+  offset === undefined ? undefined : offset + by;
+
+const movedChunk = (chunk: ColumnChunk, by: bigint): ColumnChunk => {
+  const meta = chunk.meta_data;
+  return {
+    ...chunk,
+    file_offset: chunk.file_offset + by,
+    offset_index_offset: moved(chunk.offset_index_offset, by),
+    column_index_offset: moved(chunk.column_index_offset, by),
+    meta_data: meta && {
+      ...meta,
+      statistics: undefined,
+      data_page_offset: meta.data_page_offset + by,
+      index_page_offset: moved(meta.index_page_offset, by),
+      dictionary_page_offset: moved(meta.dictionary_page_offset, by),
+      bloom_filter_offset: moved(meta.bloom_filter_offset, by),
+    },
+  };
+};
+
+const movedGroup = (group: RowGroup, by: bigint): RowGroup => ({
+  ...group,
+  file_offset: moved(group.file_offset, by),
+  columns: group.columns.map((chunk) => movedChunk(chunk, by)),
+});
+
+const schemaText = (metadata: FileMetaData) =>
+  JSON.stringify(metadata.schema, (_key, value) =>
+    typeof value === "bigint" ? value.toString() : value,
+  );
+
+/** Writes `files`' rows, in order, into `output`; returns how many. */
+export const joinParquet = async (files: readonly string[], output: string): Promise<number> => {
+  const out = await open(output, "w");
+  try {
+    let position = 0;
+    const append = async (bytes: Uint8Array) => {
+      await out.write(bytes);
+      position += bytes.length;
+    };
+    await append(MAGIC);
+    let first: FileMetaData | undefined;
+    const groups: RowGroup[] = [];
+    let rows = 0n;
+    for (const file of files) {
+      const bytes = await readFile(file);
+      const metadata = parquetMetadata(bytes, { geoparquet: false });
+      if (first !== undefined && schemaText(metadata) !== schemaText(first)) {
+        throw new Error(`${file} has another schema than ${files[0]}`);
+      }
+      first ??= metadata;
+      const footer = bytes.readUInt32LE(bytes.length - TAIL_BYTES);
+      // Its chunks move from just after its magic to where the output is now.
+      const by = BigInt(position - MAGIC.length);
+      await append(bytes.subarray(MAGIC.length, bytes.length - TAIL_BYTES - footer));
+      for (const group of metadata.row_groups) groups.push(movedGroup(group, by));
+      rows += metadata.num_rows;
+    }
+    if (first === undefined) throw new Error("There are no Parquet files to join");
+    const footer = new ByteWriter();
+    writeMetadata(footer, { ...first, num_rows: rows, row_groups: groups });
+    await append(new Uint8Array(footer.getBuffer()));
+    await append(MAGIC);
+    return Number(rows);
+  } finally {
+    await out.close();
+  }
+};
