@@ -109,6 +109,9 @@ export const openLake = async (config: EmbeddedConfig) => {
   // meanwhile sends the page before and serves the client that asks for the next.
   const duckdb = await DuckDBInstance.create(":memory:", {
     threads: "1",
+    // Each page reads row groups no other page reads (but for one it may share): DuckDB's
+    // cache of file blocks would only fill the instance's memory with them.
+    enable_external_file_cache: "false",
     memory_limit: PAGE_QUERY_MEMORY,
     temp_directory: paths.duckdbTemp,
     max_temp_directory_size: config.snapshotDisk,
