@@ -5,33 +5,57 @@ import { embeddedConfig } from "../config/embedded.ts";
 import { MAX_DEMO_DAYS } from "../demo/generate.ts";
 import { KEY_KINDS, type KeyKind } from "../domain/keys.ts";
 import { readRuntimeInfo } from "../embedded/data-dir.ts";
-import { EXPORT_FORMATS, type ExportFormat } from "../export/formats/index.ts";
+import { EXPORT_FORMATS, type ExportFormat } from "../export/formats/names.ts";
 import { PLATFORMS, type Platform } from "../ports/apps.ts";
-import {
-  type ConfigureAppOptions,
-  configureAppCommand,
-  createAppCommand,
-  listAppsCommand,
-} from "./commands/apps.ts";
-import { demoCommand } from "./commands/demo.ts";
-import { exportCommand, parseSince } from "./commands/export.ts";
-import { createKeyCommand, listKeysCommand, revokeKeyCommand } from "./commands/keys.ts";
-import {
-  type CreateLinkOptions,
-  collectParam,
-  createLinkCommand,
-  listLinksCommand,
-  setLinkDisabledCommand,
-} from "./commands/links.ts";
-import { importRatesCommand } from "./commands/rates.ts";
-import { start } from "./commands/start.ts";
-import {
-  addUserCommand,
-  grantUserCommand,
-  listUsersCommand,
-  removeUserCommand,
-  userPasswordCommand,
-} from "./commands/users.ts";
+import type { ConfigureAppOptions } from "./commands/apps.ts";
+import { parseSince } from "./commands/export.ts";
+import type { CreateLinkOptions } from "./commands/links.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: any function's parameters and result are carried through
+type AnyFunction = (...args: any[]) => any;
+
+/**
+ * A command's function, its module loaded when the command runs: `attribution export` or
+ * `keys list` need not load the service (`start`) or the AWS SDK's clients, which took most
+ * of every command's start.
+ */
+const lazy =
+  <Module extends Record<Name, AnyFunction>, Name extends keyof Module>(
+    load: () => Promise<Module>,
+    name: Name,
+  ) =>
+  async (...args: Parameters<Module[Name]>): Promise<Awaited<ReturnType<Module[Name]>>> =>
+    (await load())[name](...args);
+
+/** `--param promo=WINTER`, repeatable: each adds one custom parameter. */
+const collectParam = (value: string, previous: Record<string, string> = {}) => {
+  const at = value.indexOf("=");
+  if (at <= 0) throw new InvalidArgumentError("must be name=value.");
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+};
+
+const appsModule = () => import("./commands/apps.ts");
+const keysModule = () => import("./commands/keys.ts");
+const linksModule = () => import("./commands/links.ts");
+const usersModule = () => import("./commands/users.ts");
+const createAppCommand = lazy(appsModule, "createAppCommand");
+const listAppsCommand = lazy(appsModule, "listAppsCommand");
+const configureAppCommand = lazy(appsModule, "configureAppCommand");
+const demoCommand = lazy(() => import("./commands/demo.ts"), "demoCommand");
+const exportCommand = lazy(() => import("./commands/export.ts"), "exportCommand");
+const createKeyCommand = lazy(keysModule, "createKeyCommand");
+const listKeysCommand = lazy(keysModule, "listKeysCommand");
+const revokeKeyCommand = lazy(keysModule, "revokeKeyCommand");
+const createLinkCommand = lazy(linksModule, "createLinkCommand");
+const listLinksCommand = lazy(linksModule, "listLinksCommand");
+const setLinkDisabledCommand = lazy(linksModule, "setLinkDisabledCommand");
+const importRatesCommand = lazy(() => import("./commands/rates.ts"), "importRatesCommand");
+const start = lazy(() => import("./commands/start.ts"), "start");
+const addUserCommand = lazy(usersModule, "addUserCommand");
+const grantUserCommand = lazy(usersModule, "grantUserCommand");
+const listUsersCommand = lazy(usersModule, "listUsersCommand");
+const removeUserCommand = lazy(usersModule, "removeUserCommand");
+const userPasswordCommand = lazy(usersModule, "userPasswordCommand");
 
 const pkg: unknown = JSON.parse(
   readFileSync(new URL("../../package.json", import.meta.url), "utf8"),

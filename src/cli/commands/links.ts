@@ -3,18 +3,10 @@
  * command line with the same rules as `POST /v1/links`. `list` counts each link's clicks from
  * the lake where the CLI can read it (the embedded service's data folder).
  */
-import { InvalidArgumentError } from "commander";
 import { NotFoundError } from "../../domain/errors.ts";
 import { createLinks, linkAnswer } from "../../links/links.ts";
 import type { Link } from "../../ports/links.ts";
 import { type AdminStores, withAdminStores } from "../admin-stores.ts";
-
-/** `--param promo=WINTER`, repeatable: each adds one custom parameter. */
-export const collectParam = (value: string, previous: Record<string, string> = {}) => {
-  const at = value.indexOf("=");
-  if (at <= 0) throw new InvalidArgumentError("must be name=value.");
-  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
-};
 
 export interface CreateLinkOptions {
   appId: string;
