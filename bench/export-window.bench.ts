@@ -192,10 +192,16 @@ const ingestionProbe = async (url: string, sdkKey: string) => {
         parameters: { level: 1 },
       }));
       const started = performance.now();
-      const response = await post("/v1/events", { events });
-      await response.arrayBuffer();
+      // A service gone (stopped after a failed export) is a refusal, not the bench's crash.
+      const status = await post("/v1/events", { events }).then(
+        async (response) => {
+          await response.arrayBuffer();
+          return response.status;
+        },
+        () => 0,
+      );
       times.push(performance.now() - started);
-      if (response.status !== 202) refused.push(response.status);
+      if (status !== 202) refused.push(status);
       await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
     }
   })();
