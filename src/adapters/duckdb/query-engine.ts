@@ -226,11 +226,19 @@ export const createDuckDbQueryEngine = (options: {
         exclude: { serviceIds: excludeServiceIds ?? [] },
       };
       const location = join(snapshotDir, `${snapshotId}${SNAPSHOT_SUFFIX}`);
-      await checkDisk();
-      await mkdir(location, { recursive: true });
+      const connection = await (options.snapshotDuckdb ?? duckdb).connect();
+      try {
+        await checkDisk();
+        await mkdir(location, { recursive: true });
+      } catch (error) {
+        connection.closeSync();
+        throw error;
+      }
       const progress = new SnapshotMaking();
       making.set(location, progress);
-      const connection = await (options.snapshotDuckdb ?? duckdb).connect();
+      // Set by a stop: the making ends before its next day (DuckDB's interrupt ends a query
+      // under way, not one about to start).
+      let stopping = false;
       let windowBytes = 0;
       let listed: () => void = () => undefined;
       const daysListed = new Promise<void>((resolve) => {
@@ -259,6 +267,7 @@ export const createDuckDbQueryEngine = (options: {
         );
         let position = 0;
         for (const { day, files } of days) {
+          if (stopping) throw new UnavailableError("The service is stopping.", 1);
           const dayQuery = buildExportQuery({
             ...query,
             sources: { events: filesRelation(EVENTS_TABLE, files), attributions },
@@ -300,6 +309,7 @@ export const createDuckDbQueryEngine = (options: {
           stoppers.delete(stop);
         });
       const stop = async () => {
+        stopping = true;
         connection.interrupt();
         await made;
       };
