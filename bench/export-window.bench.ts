@@ -180,6 +180,7 @@ const outputDir = async (dataDir: string, format: string, rows: number) => {
 /** How often, while a window is exported, one batch of events is sent, as an app's SDKs would. */
 const PROBE_EVERY_MS = 250;
 const PROBE_EVENTS = 10;
+const IDLE_BATCHES = 60;
 /** Ingestion "as usual": every batch accepted, and its p99 at most this many times the idle one. */
 const TARGET_INGEST_SLOWDOWN = 3;
 
@@ -303,7 +304,8 @@ const measure = async (millions: number): Promise<Result[]> => {
       try {
         // Ingestion's answers with nothing else going on, then while the window is exported.
         const idle = await ingestionProbe(service.url, sdk);
-        await new Promise((resolve) => setTimeout(resolve, 20 * PROBE_EVERY_MS));
+        // As many batches as a short export sends, so both p99s are of samples alike.
+        await new Promise((resolve) => setTimeout(resolve, IDLE_BATCHES * PROBE_EVERY_MS));
         const idleTimes = (await idle.stop()).times;
         const probe = await ingestionProbe(service.url, sdk);
         const memory = sampleMemory(() => service.child.pid);
@@ -396,8 +398,9 @@ const main = async () => {
     }
   }
   const rowsTarget = all.filter((r) => r.format !== "ndjson");
+  const below = rowsTarget.filter((r) => r.rows / r.seconds < TARGET_ROWS_PER_SECOND);
   report(
-    `rows a second, parquet and csv, at least ${int(TARGET_ROWS_PER_SECOND)}: ${verdict(rowsTarget.every((r) => r.rows / r.seconds >= TARGET_ROWS_PER_SECOND))}`,
+    `rows a second, parquet and csv, at least ${int(TARGET_ROWS_PER_SECOND)}: ${verdict(below.length === 0)}${below.length > 0 ? ` (below it: ${below.map((r) => `${r.format} at ${int(r.rows)} events`).join(", ")})` : ""}`,
   );
   const peak = Math.max(...all.map((r) => r.servicePeak));
   report(
