@@ -52,6 +52,14 @@ describe("a page's body from its file", () => {
     expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
   });
 
+  it("fails at once, and closes its file, for a destination already gone", async () => {
+    const file = await open(path);
+    const destination = new PassThrough();
+    destination.destroy();
+    await expect(new PageBody(file).sendTo(destination)).rejects.toThrow(/closed/);
+    await expect.poll(() => file.fd).toBe(-1);
+  });
+
   it("fails, and closes its file, when the destination goes away halfway", async () => {
     const file = await open(path);
     const destination = new PassThrough({ highWaterMark: 1 });

@@ -49,6 +49,9 @@ export class PageBody extends Readable implements SelfSendingBody {
       for (;;) {
         const { bytesRead } = await this.#file.read(buffer, 0, buffer.length, null);
         if (bytesRead === 0) break;
+        // A destination closed already emits no "close" for the wait below to hear.
+        if (destination.destroyed)
+          throw new Error("the destination closed before the page was sent");
         await new Promise<void>((resolve, reject) => {
           // A destination closed under a write may never call it back.
           const closed = () => reject(new Error("the destination closed before the page was sent"));
@@ -60,7 +63,12 @@ export class PageBody extends Readable implements SelfSendingBody {
           });
         });
       }
-      await new Promise<void>((resolve) => destination.end(resolve));
+      await new Promise<void>((resolve) => {
+        // Ended, or closed before it could be (a client gone): either way nothing is left.
+        if (destination.destroyed) return resolve();
+        destination.once("close", () => resolve());
+        destination.end(() => resolve());
+      });
     } catch (error) {
       // A write not called back may still hold the buffer.
       reusable = false;
