@@ -387,6 +387,7 @@ describe("the attribution command line", () => {
       return {
         rows: response.headers.get("x-export-snapshot-rows"),
         pageRows: response.headers.get("x-export-page-rows"),
+        fileName: response.headers.get("content-disposition"),
         body: Buffer.from(await response.arrayBuffer()),
       };
     };
@@ -403,6 +404,8 @@ describe("the attribution command line", () => {
       const first = await whole("csv");
       expect(first.rows).toBeNull();
       expect(first.pageRows).toBe(expected.csv.pageRows);
+      // Named by the rows it holds, not by the limit it was asked with.
+      expect(first.fileName).toMatch(new RegExp(`_rows-1-${expected.csv.rows}\\.csv"$`));
       for (const format of ["csv", "ndjson"] as const) {
         const { output, count } = await exportAll(format);
         expect(count).toBe(Number(expected.csv.rows));

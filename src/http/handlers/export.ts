@@ -47,20 +47,22 @@ export const createExportHandler = (
       if (page.snapshot.rowCount !== undefined) {
         headers[SNAPSHOT_ROWS_HEADER.toLowerCase()] = String(page.snapshot.rowCount);
       }
+      const { body, rowCount } = await page.encode(writer);
+      if (rowCount !== undefined) headers[PAGE_ROWS_HEADER.toLowerCase()] = String(rowCount);
       if (writer.attachment) {
+        // The page's last row: from the window's size, or else from the page's own count (a
+        // snapshot still being made), so a short last page is not named as a full one.
         const fileName = exportFileName({
           appId: principal.appId,
           since: timestamp,
           until: page.snapshot.createdAt,
           offset,
           limit,
-          total: page.snapshot.rowCount,
+          total: page.snapshot.rowCount ?? (rowCount === undefined ? undefined : offset + rowCount),
           extension: writer.extension,
         });
         headers["content-disposition"] = `attachment; filename="${fileName}"`;
       }
-      const { body, rowCount } = await page.encode(writer);
-      if (rowCount !== undefined) headers[PAGE_ROWS_HEADER.toLowerCase()] = String(rowCount);
       return { statusCode: 200, headers, body };
     });
 };
