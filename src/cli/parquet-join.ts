@@ -77,16 +77,20 @@ export const joinParquet = async (files: readonly string[], output: string): Pro
     };
     await append(MAGIC);
     let first: FileMetaData | undefined;
+    let firstSchema = "";
     const groups: RowGroup[] = [];
     const chunk = compact(new Map());
     let rows = 0n;
     for (const file of files) {
       const bytes = await readFile(file);
       const metadata = parquetMetadata(bytes, { geoparquet: false });
-      if (first !== undefined && schemaText(metadata) !== schemaText(first)) {
+      const schema = schemaText(metadata);
+      if (first === undefined) {
+        first = metadata;
+        firstSchema = schema;
+      } else if (schema !== firstSchema) {
         throw new Error(`${file} has another schema than ${files[0]}`);
       }
-      first ??= metadata;
       const footer = bytes.readUInt32LE(bytes.length - TAIL_BYTES);
       // Its chunks move from just after its magic to where the output is now.
       const by = BigInt(position - MAGIC.length);

@@ -395,7 +395,8 @@ export const createDuckDbQueryEngine = (options: {
           const path = join(dir, name);
           const info = await stat(path).catch(() => undefined);
           // A snapshot still being made is as new as its last part, whatever its folder says.
-          const beingMade = making.get(path)?.failedAt === undefined && making.has(path);
+          const progress = making.get(path);
+          const beingMade = progress !== undefined && progress.failedAt === undefined;
           if (info && info.mtime < olderThan && !beingMade) {
             await rm(path, { recursive: true, force: true });
             removed += 1;
