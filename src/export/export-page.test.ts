@@ -136,7 +136,7 @@ describe("export pages", () => {
 });
 
 describe("encoding a page", () => {
-  /** An engine whose pages say whether their query was closed, and which writes csv itself. */
+  /** An engine whose pages say whether their query was closed, and which writes tsv itself. */
   const trackingEngine = () => {
     const queries: { closed: boolean }[] = [];
     const engine: LakeQueryEngine = {
@@ -151,7 +151,7 @@ describe("encoding a page", () => {
         }
       },
       encodePage: async (_snapshot, _offset, limit, encoding) =>
-        encoding === "csv"
+        encoding === "tsv"
           ? { body: Readable.from([Buffer.from(`${encoding} by the engine`)]), rowCount: limit }
           : undefined,
     };
@@ -168,10 +168,10 @@ describe("encoding a page", () => {
   it("takes the engine's own bytes for a format it writes, and the writer's otherwise", async () => {
     const { engine, queries } = trackingEngine();
     const page = await pagesOf(engine).open({ appId: "a", since: 1, offset: 0, limit: 5 });
-    const csv = await page.encode(FORMATS.csv);
-    expect((await collect(csv.body)).toString()).toBe("csv by the engine");
+    const tsv = await page.encode(FORMATS.tsv);
+    expect((await collect(tsv.body)).toString()).toBe("tsv by the engine");
     // The engine wrote the page, so its events are counted before its bytes are sent.
-    expect(csv.rowCount).toBe(5);
+    expect(tsv.rowCount).toBe(5);
     expect(queries).toEqual([]);
     const xlsx = await page.encode(FORMATS.xlsx);
     expect((await collect(xlsx.body)).subarray(0, 2).toString()).toBe("PK");

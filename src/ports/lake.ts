@@ -63,6 +63,15 @@ export interface SelfSendingBody {
   sendTo(destination: Writable): Promise<void>;
 }
 
+/**
+ * A body that reads its bytes into buffers its reader gives, as a file does, so reading it
+ * allocates none; any other reader reads it as a stream. Read to its end (0 bytes), or
+ * destroyed, it lets go of what it holds.
+ */
+export interface BufferReadableBody {
+  readInto(buffer: Buffer, offset: number, length: number): Promise<number>;
+}
+
 /** A page's bytes as the engine wrote them, and how many records they hold. */
 export interface EncodedPage {
   readonly body: Readable;

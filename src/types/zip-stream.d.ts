@@ -9,6 +9,8 @@ declare module "zip-stream" {
 
   interface EntryData {
     name: string;
+    /** Stored as it is rather than deflated. */
+    store?: boolean;
   }
 
   /** A zip archive as a stream; entries are added one at a time, each after the last is done. */

@@ -52,6 +52,19 @@ describe("a page's body from its file", () => {
     expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
   });
 
+  it("reads into its reader's buffers, and closes its file at the end", async () => {
+    const file = await open(path);
+    const body = new PageBody(file);
+    const buffer = Buffer.alloc(100_000);
+    const parts: Buffer[] = [];
+    for (let read = await body.readInto(buffer, 7, 99_000); read > 0; ) {
+      parts.push(Buffer.from(buffer.subarray(7, 7 + read)));
+      read = await body.readInto(buffer, 7, 99_000);
+    }
+    expect(Buffer.concat(parts).equals(bytes)).toBe(true);
+    await expect.poll(() => file.fd).toBe(-1);
+  });
+
   it("fails at once, and closes its file, for a destination already gone", async () => {
     const file = await open(path);
     const destination = new PassThrough();

@@ -1,13 +1,15 @@
 /**
  * A page's bytes from the file DuckDB wrote them to. Read as a stream, it is any file stream;
  * sent by the embedded gateway (`sendTo`), it goes through buffers taken from a pool and
- * reused once the socket has taken their bytes, so a page of megabytes allocates nothing. The
+ * reused once the socket has taken their bytes, so a page of megabytes allocates nothing; read
+ * into its reader's buffers (`readInto`, as the xml and xlsx made from it are), neither. The
  * megabytes a stream allocates per page live outside V8's heap, and each page's made V8 start
  * marking the whole heap again: that, not the bytes, was most of a page's cost in the service.
  */
 import type { FileHandle } from "node:fs/promises";
 import { Readable, type Writable } from "node:stream";
-import type { SelfSendingBody } from "../../ports/lake.ts";
+import { sendParts } from "../../export/formats/send-parts.ts";
+import type { BufferReadableBody, SelfSendingBody } from "../../ports/lake.ts";
 
 const READ_BYTES = 256 * 1024;
 /** Buffers kept for reuse: as many as pages are sent at once, within reason. */
@@ -19,7 +21,7 @@ const give = (buffer: Buffer) => {
   if (pool.length < POOLED) pool.push(buffer);
 };
 
-export class PageBody extends Readable implements SelfSendingBody {
+export class PageBody extends Readable implements SelfSendingBody, BufferReadableBody {
   readonly #file: FileHandle;
 
   constructor(file: FileHandle) {
@@ -41,39 +43,34 @@ export class PageBody extends Readable implements SelfSendingBody {
     );
   }
 
+  /** Reads the next bytes into `buffer`; the file is closed at its end. */
+  async readInto(buffer: Buffer, offset: number, length: number): Promise<number> {
+    try {
+      const { bytesRead } = await this.#file.read(buffer, offset, length, null);
+      if (bytesRead === 0) this.destroy();
+      return bytesRead;
+    } catch (error) {
+      this.destroy();
+      throw error;
+    }
+  }
+
   /** Writes the page to `destination` and ends it; the file is closed either way. */
   async sendTo(destination: Writable): Promise<void> {
+    const file = this.#file;
     const buffer = take();
-    let reusable = true;
-    try {
+    async function* parts() {
       for (;;) {
-        const { bytesRead } = await this.#file.read(buffer, 0, buffer.length, null);
-        if (bytesRead === 0) break;
-        // A destination closed already emits no "close" for the wait below to hear.
-        if (destination.destroyed)
-          throw new Error("the destination closed before the page was sent");
-        await new Promise<void>((resolve, reject) => {
-          // A destination closed under a write may never call it back.
-          const closed = () => reject(new Error("the destination closed before the page was sent"));
-          destination.once("close", closed);
-          destination.write(buffer.subarray(0, bytesRead), (error) => {
-            destination.off("close", closed);
-            if (error) reject(error);
-            else resolve();
-          });
-        });
+        const { bytesRead } = await file.read(buffer, 0, buffer.length, null);
+        if (bytesRead === 0) return;
+        yield buffer.subarray(0, bytesRead);
       }
-      await new Promise<void>((resolve) => {
-        // Ended, or closed before it could be (a client gone): either way nothing is left.
-        if (destination.destroyed) return resolve();
-        destination.once("close", () => resolve());
-        destination.end(() => resolve());
-      });
-    } catch (error) {
-      // A write not called back may still hold the buffer.
-      reusable = false;
-      destination.destroy(error instanceof Error ? error : undefined);
-      throw error;
+    }
+    // A write that failed may never be called back, and may still hold the buffer.
+    let reusable = false;
+    try {
+      await sendParts(parts(), destination);
+      reusable = true;
     } finally {
       if (reusable) give(buffer);
       this.destroy();

@@ -3,6 +3,7 @@ import ExcelJS from "exceljs";
 import JSZip from "jszip";
 import { describe, expect, it } from "vitest";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
+import { csv } from "./csv.ts";
 import {
   ALL_SET,
   CONTROL_CHARS,
@@ -13,7 +14,6 @@ import {
   recordAt,
   source,
 } from "./fixtures.test-support.ts";
-import { tsv } from "./tsv.ts";
 import { xlsx } from "./xlsx.ts";
 
 interface Sheet {
@@ -120,9 +120,9 @@ describe("xlsx writer", () => {
     ).rejects.toThrow();
   });
 
-  it("makes the same sheet from a tsv page as from its records, however the page's bytes arrive", async () => {
-    // Lines with escapes, markup and controls (the strings' way) among plain ones (the bytes'),
-    // multi-byte characters, edge spaces, numbers that are not finite.
+  it("makes the same sheet from a csv page as from its records, however the page's bytes arrive", async () => {
+    // Lines with quoted fields, markup and controls (the strings' way) among plain ones (the
+    // bytes'), multi-byte characters, edge spaces, numbers that are not finite.
     const records: ExportRecord[] = [
       ...RECORDS,
       CONTROL_CHARS,
@@ -135,7 +135,7 @@ describe("xlsx writer", () => {
       ...Array.from({ length: 3_000 }, (_, i) => recordAt(i)),
     ];
     const fromRecords = await sheetXml(await collect(xlsx.write(source(records))));
-    const page = await collect(tsv.write(source(records)));
+    const page = await collect(csv.write(source(records)));
     const frame = xlsx.engineEncoding?.frame;
     if (!frame) throw new Error("no frame");
     // Whole, then in 7-byte pieces: lines and characters split across chunks.

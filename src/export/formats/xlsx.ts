@@ -1,16 +1,16 @@
 /**
  * xlsx: one sheet, "events", a header row, then a row per record: strings as inline strings
  * (never formulas), numbers as numbers, null as no cell. The sheet is SpreadsheetML written as
- * the rows arrive (on DuckDB, as the lines of its tsv page are read) and zipped by zip-stream
- * (zlib deflate, on the thread pool) on its way out; the other parts of the package are fixed. A general workbook library (exceljs) spends most of
- * a 10,000-row page building cell objects for features an export never uses, several times what
- * these strings cost; the tests read the output back with exceljs.
+ * the rows arrive (on DuckDB, as the lines of its csv page are read) and zipped by zip-stream
+ * on its way out; the other parts of the package are fixed. A general workbook library
+ * (exceljs) spends most of a 10,000-row page building cell objects for features an export never
+ * uses, several times what these strings cost; the tests read the output back with exceljs.
  */
 import { PassThrough, Readable, Transform, type TransformCallback } from "node:stream";
 import { constants, crc32, DeflateRaw, deflateRawSync, type ZlibOptions } from "node:zlib";
 import ZipStream from "zip-stream";
 import { COLUMN_NAMES, EXPORT_COLUMNS } from "../../record/columns.ts";
-import { unescapeTsvField } from "./tsv.ts";
+import { type CsvPageMarkup, fromCsvPage, putBytes, putField, splitLine } from "./csv-page.ts";
 import { encodeText, type FormatWriter, type TextFraming } from "./writer.ts";
 import { escapeXmlText } from "./xml.ts";
 
@@ -144,33 +144,30 @@ const SHEET: TextFraming = {
 
 const IS_TEXT = EXPORT_COLUMNS.map((column) => column.type === "string");
 /**
- * A number's text ends in a digit when it is finite: tsv writes JavaScript's text, and DuckDB's
- * page "Infinity", "-Infinity" and "NaN" for the rest, which are no spreadsheet value.
+ * A number's text ends in a digit when it is finite: the csv page holds JavaScript's text, and
+ * DuckDB's page "Infinity", "-Infinity" and "NaN" for the rest, which are no spreadsheet value.
  */
 const isDigit = (code: number) => code >= 0x30 && code <= 0x39;
 
 /**
- * One sheet row from a line of the tsv page (src/export/formats/tsv.ts), the same XML as
- * rowXml writes for its record: tsv writes null and the empty string alike as an empty field,
- * both an empty cell here, and a number as JavaScript writes it, as rowXml does. The lines
- * tsvRowBytes leaves (escapes, markup characters, controls) come here.
+ * One sheet row from a record of the csv page (src/export/formats/csv.ts), the same XML as
+ * rowXml writes for its record: null (an unquoted empty field) and the empty string (a quoted
+ * one) are both an empty cell, and a number is as JavaScript writes it, as rowXml does. The
+ * records the line writer declines (quoted fields, markup characters, controls) come here.
  */
-function tsvRowXml(line: string, rowNumber: number): string {
-  const fields = line.split("\t");
-  // The escapes are undone only where there are some: a line without a backslash has none.
-  const escaped = line.includes("\\");
+function fieldsRowXml(fields: readonly (string | null)[], index: number): string {
+  if (fields.length !== COLUMN_COUNT) throw new Error("a csv page record of the wrong width");
+  const rowNumber = index + 2;
   let out = `<row r="${rowNumber}">`;
   let placed = false;
-  for (let i = 0; i < fields.length; i++) {
-    const field = fields[i] as string;
-    if (field === "" || (!IS_TEXT[i] && !isDigit(field.charCodeAt(field.length - 1)))) {
+  for (let i = 0; i < COLUMN_COUNT; i++) {
+    const field = fields[i];
+    if (!field || (!IS_TEXT[i] && !isDigit(field.charCodeAt(field.length - 1)))) {
       placed = false;
       continue;
     }
     out += placed ? "<c" : `<c r="${COLUMN_LETTERS[i]}${rowNumber}"`;
-    out += IS_TEXT[i]
-      ? textCell(escaped ? unescapeTsvField(field) : field)
-      : `><v>${field}</v></c>`;
+    out += IS_TEXT[i] ? textCell(field) : `><v>${field}</v></c>`;
     placed = true;
   }
   return `${out}</row>`;
@@ -189,22 +186,9 @@ const TEXT_END_BYTES = ascii(TEXT_END);
 const NUMBER_BYTES = ascii("><v>");
 const NUMBER_END_BYTES = ascii("</v></c>");
 const COLUMN_COUNT = COLUMN_NAMES.length;
+/** The most digits of a row number in a cell reference. */
+const ROW_DIGITS = 10;
 
-/**
- * The bytes of a tsv line that send it to tsvRowXml: C0 controls but tab, the markup
- * characters, the backslash of an escape, and 0xEF, the first byte of U+FFFE and U+FFFF (and
- * of the rest of U+F000 to U+FFFF: rare). A line without any is copied into the sheet as it is:
- * DuckDB's text is well-formed UTF-8, and none of it needs escaping.
- */
-const SLOW_PATH = new Uint8Array(256);
-for (let byte = 0; byte < 0x20; byte++) if (byte !== 0x09) SLOW_PATH[byte] = 1;
-for (const character of `"&'<>\\`) SLOW_PATH[character.charCodeAt(0)] = 1;
-SLOW_PATH[0xef] = 1;
-
-const put = (out: Buffer, at: number, bytes: Uint8Array): number => {
-  for (let k = 0; k < bytes.length; k++) out[at + k] = bytes[k] as number;
-  return at + bytes.length;
-};
 const putCount = (out: Buffer, at: number, count: number): number => {
   let digits = 1;
   for (let rest = count; rest >= 10; rest = Math.floor(rest / 10)) digits++;
@@ -213,102 +197,61 @@ const putCount = (out: Buffer, at: number, count: number): number => {
   }
   return at + digits;
 };
-/** Where each field of the line being written ends (its tab, or the line's end). */
+/** Where each field of the line being written ends (its comma, or the line's end). */
 const fieldEnds = new Int32Array(COLUMN_COUNT);
 
 /**
- * tsvRowXml's row, written as bytes into `out` from `at` (which has room for the line and
- * 4 KB): the end of what it wrote, or -1 for a line that needs tsvRowXml. Building the sheet as
- * strings cost more than deflating it, and the garbage of a string per field and per tag made
- * the service's collector a sixth of the page.
+ * The sheet part from a csv page, numbered from 2 (the header row is in its head). A line
+ * whose text needs no escaping is copied into the sheet between fixed tag bytes: building the
+ * sheet as strings cost more than deflating it, and the garbage of a string per field and per
+ * tag made the service's collector a sixth of the page.
  */
-function tsvRowBytes(
-  tsv: Buffer,
-  start: number,
-  end: number,
-  rowNumber: number,
-  out: Buffer,
-  at: number,
-): number {
-  let fields = 0;
-  for (let k = start; k < end; k++) {
-    const byte = tsv[k] as number;
-    if (SLOW_PATH[byte]) return -1;
-    if (byte === 0x09) {
-      if (fields === COLUMN_COUNT - 1) return -1;
-      fieldEnds[fields++] = k;
-    }
-  }
-  if (fields !== COLUMN_COUNT - 1) return -1;
-  fieldEnds[fields] = end;
-  let to = putCount(out, put(out, at, ROW_OPEN), rowNumber);
-  to = put(out, to, ROW_OPENED);
-  let placed = false;
-  for (let i = 0, from = start; i < COLUMN_COUNT; from = (fieldEnds[i++] as number) + 1) {
-    const last = (fieldEnds[i] as number) - 1;
-    if (last < from || (!IS_TEXT[i] && !isDigit(tsv[last] as number))) {
-      placed = false;
-      continue;
-    }
-    if (placed) to = put(out, to, CELL);
-    else to = put(out, putCount(out, put(out, to, CELL_AT[i] as Buffer), rowNumber), QUOTE);
-    if (IS_TEXT[i]) {
-      // Tab and line feed are escaped in tsv, so a space is the only edge to keep.
-      const edges = tsv[from] === 0x20 || tsv[last] === 0x20;
-      to = put(out, to, edges ? TEXT_PRESERVED_BYTES : TEXT_BYTES);
-    } else to = put(out, to, NUMBER_BYTES);
-    for (let k = from; k <= last; k++) out[to++] = tsv[k] as number;
-    to = put(out, to, IS_TEXT[i] ? TEXT_END_BYTES : NUMBER_END_BYTES);
-    placed = true;
-  }
-  return put(out, to, ROW_CLOSE);
-}
-
-// The sheet leaves in parts of about this size, each deflated on its own (see ChunkDeflate).
-const SHEET_FROM_TSV_BYTES = 256 * 1024;
-
-/** The sheet part from the bytes of a tsv page, its header line first, read as it is read. */
-async function* sheetFromTsv(tsv: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  let out = Buffer.allocUnsafe(2 * SHEET_FROM_TSV_BYTES);
-  let at = out.write(SHEET.head);
-  let partial: Buffer | undefined;
-  let lines = 0;
-  for await (const chunk of tsv) {
-    const bytes = partial ? Buffer.concat([partial, chunk]) : chunk;
-    let start = 0;
-    for (let end = bytes.indexOf(0x0a); end !== -1; end = bytes.indexOf(0x0a, start)) {
-      // The header line is the sheet's first row, already in its head.
-      if (lines > 0) {
-        // Room for the row: the line and the tags of 25 cells; a longer line is rare, and
-        // takes the strings' way like a line with escapes.
-        let written =
-          out.length - at >= end - start + 4096
-            ? tsvRowBytes(bytes, start, end, lines + 1, out, at)
-            : -1;
-        if (written < 0) {
-          const xml = Buffer.from(tsvRowXml(bytes.toString("utf8", start, end), lines + 1));
-          if (out.length - at < xml.length) {
-            yield out.subarray(0, at);
-            out = Buffer.allocUnsafe(Math.max(2 * SHEET_FROM_TSV_BYTES, xml.length));
-            at = 0;
-          }
-          written = at + xml.copy(out, at);
-        }
-        at = written;
+const SHEET_FROM_CSV: CsvPageMarkup = {
+  head: SHEET.head,
+  tail: SHEET_TAIL,
+  tagBytes:
+    ROW_OPEN.length +
+    ROW_DIGITS +
+    ROW_OPENED.length +
+    ROW_CLOSE.length +
+    CELL_AT.reduce((sum, cellAt) => sum + cellAt.length, 0) +
+    COLUMN_COUNT *
+      (ROW_DIGITS +
+        QUOTE.length +
+        Math.max(
+          TEXT_PRESERVED_BYTES.length + TEXT_END_BYTES.length,
+          NUMBER_BYTES.length + NUMBER_END_BYTES.length,
+        )),
+  line(csv, start, end, index, out, at) {
+    if (!splitLine(csv, start, end, fieldEnds)) return -1;
+    const rowNumber = index + 2;
+    let to = putCount(out, putBytes(out, at, ROW_OPEN), rowNumber);
+    to = putBytes(out, to, ROW_OPENED);
+    let placed = false;
+    for (let i = 0, from = start; i < COLUMN_COUNT; from = (fieldEnds[i++] as number) + 1) {
+      const fieldEnd = fieldEnds[i] as number;
+      if (fieldEnd === from || (!IS_TEXT[i] && !isDigit(csv[fieldEnd - 1] as number))) {
+        placed = false;
+        continue;
       }
-      lines++;
-      start = end + 1;
-      if (at >= SHEET_FROM_TSV_BYTES) {
-        yield out.subarray(0, at);
-        out = Buffer.allocUnsafe(2 * SHEET_FROM_TSV_BYTES);
-        at = 0;
+      if (placed) to = putBytes(out, to, CELL);
+      else {
+        to = putCount(out, putBytes(out, to, CELL_AT[i] as Buffer), rowNumber);
+        to = putBytes(out, to, QUOTE);
       }
+      if (IS_TEXT[i]) {
+        // Tab and line feed are declined, so a space is the only edge to keep.
+        const edges = csv[from] === 0x20 || csv[fieldEnd - 1] === 0x20;
+        to = putBytes(out, to, edges ? TEXT_PRESERVED_BYTES : TEXT_BYTES);
+      } else to = putBytes(out, to, NUMBER_BYTES);
+      to = putField(out, to, csv, from, fieldEnd);
+      to = putBytes(out, to, IS_TEXT[i] ? TEXT_END_BYTES : NUMBER_END_BYTES);
+      placed = true;
     }
-    partial = start < bytes.length ? bytes.subarray(start) : undefined;
-  }
-  if (partial) throw new Error("the tsv page ends inside a line");
-  yield Buffer.concat([out.subarray(0, at), ascii(SHEET_TAIL)]);
-}
+    return putBytes(out, to, ROW_CLOSE);
+  },
+  record: fieldsRowXml,
+};
 
 /** The part of a compress-commons zip entry (ZipArchiveEntry) the deflate below fills in. */
 interface ZipEntry {
@@ -319,10 +262,14 @@ interface ZipEntry {
 }
 const DEFLATED = 8;
 
-/** A raw deflate stream that counts what it reads and writes and takes its CRC-32. */
-interface CountedDeflate extends Transform {
-  readonly checksum: number;
-  readonly rawSize: number;
+/** What a zip entry's header needs of its data: the CRC-32 and the size before deflating. */
+interface RawSums {
+  checksum: number;
+  rawSize: number;
+}
+
+/** A deflated entry's bytes on their way into the zip, counted. */
+interface CountedDeflate extends Transform, Readonly<RawSums> {
   readonly compressedSize: number;
 }
 
@@ -344,59 +291,62 @@ class CountingDeflate extends DeflateRaw implements CountedDeflate {
   }
 }
 
-/**
- * Raw deflate on this thread, a chunk at a time: each chunk is compressed on its own and
- * flushed to a byte boundary (Z_SYNC_FLUSH), so the chunks one after another are one deflate
- * stream, which an empty final block ends. For a sheet made as fast as the tsv page's is,
- * the thread pool's round trip per chunk cost more than the deflate (about 6 ms a 10,000-row
- * page at level 1, 0.2 ms a 256 KB chunk); each chunk starting afresh makes the download about
- * 2% larger.
- */
-class ChunkDeflate extends Transform implements CountedDeflate {
-  checksum = 0;
-  rawSize = 0;
+/** Bytes deflated before they came (deflatedParts), counted; their sums come with them. */
+class AlreadyDeflated extends Transform implements CountedDeflate {
   compressedSize = 0;
 
-  constructor(private readonly zlib: ZlibOptions) {
+  constructor(private readonly sums: RawSums) {
     super();
   }
 
+  get checksum() {
+    return this.sums.checksum;
+  }
+
+  get rawSize() {
+    return this.sums.rawSize;
+  }
+
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-    this.checksum = crc32(chunk, this.checksum);
-    this.rawSize += chunk.length;
-    this.deflate(chunk, constants.Z_SYNC_FLUSH, callback);
-  }
-
-  override _flush(callback: TransformCallback) {
-    this.deflate(Buffer.alloc(0), constants.Z_FINISH, callback);
-  }
-
-  private deflate(chunk: Buffer, finishFlush: number, callback: TransformCallback) {
-    let compressed: Buffer;
-    try {
-      compressed = deflateRawSync(chunk, { ...this.zlib, finishFlush });
-    } catch (error) {
-      callback(error instanceof Error ? error : new Error(String(error)));
-      return;
-    }
-    this.compressedSize += compressed.length;
-    callback(null, compressed);
+    this.compressedSize += chunk.length;
+    callback(null, chunk);
   }
 }
 
+const FASTEST: ZlibOptions = { level: 1 };
+
 /**
- * zip-stream with its deflated entries' CRC-32 taken by Node's zlib (native code) instead of
- * the crc-32 package's JavaScript, which was an eighth of the writer's time on a 10,000-row
- * page, and deflated on the thread pool or, with `deflateHere`, on this thread (ChunkDeflate).
+ * Raw deflate on this thread, a part at a time, into `sums`: each part is compressed on its
+ * own and flushed to a byte boundary (Z_SYNC_FLUSH), so the parts one after another are one
+ * deflate stream, which an empty final block ends. Each part is deflated before the next is
+ * asked for, so the parts may be one buffer written again (fromCsvPage's `reuse`): a sheet's
+ * megabytes in fresh buffers outside V8's heap made it mark the whole heap again every few
+ * pages. For a sheet made as fast as a csv page's lines are copied, the thread pool's round
+ * trip per part cost more than the deflate of the part at level 1; each part starting afresh
+ * makes the download slightly larger.
+ */
+async function* deflatedParts(parts: AsyncIterable<Buffer>, sums: RawSums) {
+  for await (const part of parts) {
+    sums.checksum = crc32(part, sums.checksum);
+    sums.rawSize += part.length;
+    yield deflateRawSync(part, { ...FASTEST, finishFlush: constants.Z_SYNC_FLUSH });
+  }
+  yield deflateRawSync(Buffer.alloc(0), { ...FASTEST, finishFlush: constants.Z_FINISH });
+}
+
+/**
+ * zip-stream with its sheet's CRC-32 taken by Node's zlib (native code) instead of the crc-32
+ * package's JavaScript, which was an eighth of the writer's time on a 10,000-row page, and the
+ * sheet deflated on the thread pool or, given its `sums`, deflated already (deflatedParts).
  * It replaces compress-commons's `_smartStream` (v7: the stream each entry's bytes go through,
- * whose checksum and sizes it writes after them) for deflated entries; the zip is still the
- * library's. The tests check every entry's CRC.
+ * whose checksum and sizes it writes after them) for deflated entries, the sheet alone: the
+ * fixed parts are stored. The zip is still the library's. The tests check every entry's CRC.
  */
 class SheetZip extends ZipStream {
-  constructor(private readonly deflateHere: boolean) {
+  constructor(private readonly deflated: RawSums | undefined) {
     // The fastest deflate: a page's sheet is most of 1 KB of XML a row, and the default
     // level takes several times as long to compress it for a download only somewhat smaller.
-    super({ zlib: { level: 1 } });
+    super({ zlib: FASTEST });
   }
 
   _smartStream(entry: ZipEntry, callback: (error: Error | null, entry: ZipEntry) => void) {
@@ -404,10 +354,9 @@ class SheetZip extends ZipStream {
       _smartStream(this: ZipStream, entry: ZipEntry, callback: unknown): unknown;
     };
     if (entry.getMethod() !== DEFLATED) return library._smartStream.call(this, entry, callback);
-    const zlib = (this as unknown as { options: { zlib: ZlibOptions } }).options.zlib;
-    const deflate: CountedDeflate = this.deflateHere
-      ? new ChunkDeflate(zlib)
-      : new CountingDeflate(zlib);
+    const deflate: CountedDeflate = this.deflated
+      ? new AlreadyDeflated(this.deflated)
+      : new CountingDeflate(FASTEST);
     let failure: Error | null = null;
     deflate.once("end", () => {
       entry.setCrc(deflate.checksum >>> 0);
@@ -425,37 +374,45 @@ class SheetZip extends ZipStream {
 }
 
 /**
- * The workbook: the fixed parts, then the sheet, deflated as `out` is read: on this thread
- * with `deflateHere`, else on the thread pool, which lets a sheet made from records (more work
- * a row than deflating it) be deflated while the next rows are.
+ * The workbook: the fixed parts, then the sheet, as `out` is read. The sheet is deflated on the
+ * thread pool, which lets a sheet made from records (more work a row than deflating it) be
+ * deflated while the next rows are; or, given its `deflated` sums, it comes deflated.
  */
-function workbook(sheetXml: Readable, deflateHere: boolean): Readable {
-  const zip = new SheetZip(deflateHere);
+function workbook(sheet: Readable, deflated?: RawSums): Readable {
+  const zip = new SheetZip(deflated);
   const out = new PassThrough();
   const fail = (error: unknown) =>
     out.destroy(error instanceof Error ? error : new Error(String(error)));
   // Entries go in one after another; the sheet's rows are read only as `out` is.
-  const entry = (source: Buffer | Readable, name: string) =>
+  const entry = (source: Buffer | Readable, name: string, store: boolean) =>
     new Promise<void>((resolve, reject) =>
-      zip.entry(source, { name }, (error) => (error ? reject(error) : resolve())),
+      zip.entry(source, { name, store }, (error) => (error ? reject(error) : resolve())),
     );
   const fill = async () => {
+    // A few hundred bytes each: stored, they leave the sheet the one deflated entry.
     for (const [name, text] of Object.entries(PARTS)) {
-      await entry(Buffer.from(DECLARATION + text, "utf8"), name);
+      await entry(Buffer.from(DECLARATION + text, "utf8"), name, true);
     }
-    await entry(sheetXml, "xl/worksheets/sheet1.xml");
+    await entry(sheet, "xl/worksheets/sheet1.xml", false);
     zip.finalize();
   };
   fill().catch(fail);
   zip.on("error", fail);
-  sheetXml.on("error", fail);
+  sheet.on("error", fail);
   // A consumer that goes away stops the rows.
   out.on("close", () => {
-    sheetXml.destroy();
+    sheet.destroy();
     zip.destroy();
   });
   zip.pipe(out);
   return out;
+}
+
+/** The sheet made from a csv page's bytes and deflated here, part by part, in one buffer. */
+function workbookFromCsv(csv: Readable): Readable {
+  const sums: RawSums = { checksum: 0, rawSize: 0 };
+  const sheet = deflatedParts(fromCsvPage(csv, SHEET_FROM_CSV, { reuse: true }), sums);
+  return workbook(Readable.from(sheet, { objectMode: false }), sums);
 }
 
 export const xlsx: FormatWriter = {
@@ -463,17 +420,15 @@ export const xlsx: FormatWriter = {
   extension: "xlsx",
   attachment: true,
   write: (rows) =>
-    workbook(
-      Readable.from(encodeText(rows, SHEET, SHEET_CHUNK_CHARS), { objectMode: false }),
-      false,
-    ),
+    workbook(Readable.from(encodeText(rows, SHEET, SHEET_CHUNK_CHARS), { objectMode: false })),
   /**
-   * On an engine that writes pages itself (DuckDB), the sheet is made from its tsv page: the
-   * rows arrive as lines, split on tabs, rather than as one JSON text each parsed into a
-   * record, and the lines carry numbers already written as JavaScript writes them.
+   * On an engine that writes pages itself (DuckDB), the sheet is made from its csv page: the
+   * rows arrive as lines, split on commas, rather than as one JSON text each parsed into a
+   * record, and the lines carry numbers already written as JavaScript writes them. Not its tsv
+   * page: DuckDB takes longer to escape each field for tsv than to quote the rare one for csv.
    */
   engineEncoding: {
-    encoding: "tsv",
-    frame: (body) => workbook(Readable.from(sheetFromTsv(body), { objectMode: false }), true),
+    encoding: "csv",
+    frame: workbookFromCsv,
   },
 };

@@ -1,0 +1,270 @@
+/**
+ * Reading an engine's csv page (src/export/formats/csv.ts, DuckDB's page alike) into another
+ * markup, as xml and xlsx do on DuckDB: each line is handed to the format's byte writer, which
+ * copies the line's own bytes between fixed tags when it can; a record it declines (a quoted
+ * field, a character to escape) is read into fields and written as a string instead.
+ */
+
+import { Readable, type Writable } from "node:stream";
+import type { BufferReadableBody, SelfSendingBody } from "../../ports/lake.ts";
+import { sendParts } from "./send-parts.ts";
+
+/** How a format writes the records of a csv page. */
+export interface CsvPageMarkup {
+  readonly head: string;
+  readonly tail: string;
+  /** The most bytes a record's markup adds to its line's. */
+  readonly tagBytes: number;
+  /**
+   * The record on the line from `start` to `end` (its line feed) written into `out` from `at`,
+   * which has room for the line and `tagBytes`: the end of what it wrote, or -1 to have the
+   * record read into fields and given to `record`. `index` counts records from 0.
+   */
+  line(csv: Buffer, start: number, end: number, index: number, out: Buffer, at: number): number;
+  /** A record the line writer declined: null for an unquoted empty field. */
+  record(fields: readonly (string | null)[], index: number): string;
+}
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const LINE_FEED = 0x0a;
+
+/**
+ * One record of an RFC 4180 csv page from `start` (quotes doubled inside quoted fields, which may
+ * hold commas and line breaks; "\n" ends a record): its fields, null for an unquoted empty one,
+ * and where the next record starts; undefined when `bytes` ends before the record does. A quote
+ * is never a byte of a longer UTF-8 character, so the text between quotes decodes whole.
+ */
+function csvRecord(
+  bytes: Buffer,
+  start: number,
+): { fields: (string | null)[]; next: number } | undefined {
+  const fields: (string | null)[] = [];
+  let k = start;
+  for (;;) {
+    if (bytes[k] === QUOTE) {
+      let value = "";
+      let from = k + 1;
+      for (;;) {
+        const quote = bytes.indexOf(QUOTE, from);
+        // Whether a quote closes the field is told by the byte after it.
+        if (quote === -1 || quote + 1 >= bytes.length) return undefined;
+        value += bytes.toString("utf8", from, quote);
+        if (bytes[quote + 1] !== QUOTE) {
+          k = quote + 1;
+          break;
+        }
+        value += '"';
+        from = quote + 2;
+      }
+      fields.push(value);
+    } else {
+      let end = k;
+      while (end < bytes.length && bytes[end] !== COMMA && bytes[end] !== LINE_FEED) end++;
+      fields.push(end === k ? null : bytes.toString("utf8", k, end));
+      k = end;
+    }
+    if (k >= bytes.length) return undefined;
+    if (bytes[k] === LINE_FEED) return { fields, next: k + 1 };
+    if (bytes[k] !== COMMA) throw new Error("a csv page field with text after its closing quote");
+    k++;
+  }
+}
+
+// The output leaves in parts of about this size; a body read into buffers is read this much
+// at a time.
+const PART_BYTES = 256 * 1024;
+
+/**
+ * The bytes of a page a window at a time: each is what was left of the last (`rest`, the start
+ * of a record not yet whole) and the bytes after it; undefined at the end.
+ */
+type Windows = (rest: Buffer | undefined) => Promise<Buffer | undefined>;
+
+/** A stream's windows: each chunk, after the rest of the last copied before it. */
+const streamWindows = (csv: AsyncIterable<Buffer>): Windows => {
+  const chunks = csv[Symbol.asyncIterator]();
+  return async (rest) => {
+    const next = await chunks.next();
+    if (next.done) return undefined;
+    return rest ? Buffer.concat([rest, next.value]) : next.value;
+  };
+};
+
+/**
+ * A body's windows read into one buffer, the rest moved to its start: a page's bytes in fresh
+ * buffers outside V8's heap made it mark the whole heap again every few pages.
+ */
+const readWindows = (body: BufferReadableBody): Windows => {
+  let buffer = Buffer.allocUnsafeSlow(PART_BYTES);
+  return async (rest) => {
+    const kept = rest?.length ?? 0;
+    if (rest && kept === buffer.length) {
+      // A record longer than the buffer: a larger one.
+      const larger = Buffer.allocUnsafeSlow(2 * buffer.length);
+      rest.copy(larger);
+      buffer = larger;
+    } else if (rest) buffer.copyWithin(0, rest.byteOffset - buffer.byteOffset, buffer.length);
+    const read = await body.readInto(buffer, kept, buffer.length - kept);
+    return read === 0 ? undefined : buffer.subarray(0, kept + read);
+  };
+};
+
+const readsIntoBuffers = (body: object): body is BufferReadableBody =>
+  typeof (body as Partial<BufferReadableBody>).readInto === "function";
+
+/**
+ * The markup of a csv page, from its bytes (the header line first, skipped: the head holds the
+ * columns), read as they are read: into a buffer of its own from a body that can
+ * (BufferReadableBody), else as a stream. With `reuse`, the parts are written into one buffer
+ * again and again: each is only good until the next is asked for.
+ */
+export async function* fromCsvPage(
+  csv: AsyncIterable<Buffer>,
+  markup: CsvPageMarkup,
+  { reuse = false } = {},
+): AsyncGenerator<Buffer> {
+  const fresh = (bytes: number) => Buffer.allocUnsafe(Math.max(2 * PART_BYTES, bytes));
+  const windows = readsIntoBuffers(csv) ? readWindows(csv) : streamWindows(csv);
+  let out = fresh(0);
+  let at = out.write(markup.head, "utf8");
+  let rest: Buffer | undefined;
+  let header = true;
+  let index = 0;
+  try {
+    for (let bytes = await windows(rest); bytes; bytes = await windows(rest)) {
+      let start = 0;
+      for (let end = bytes.indexOf(LINE_FEED); end !== -1; end = bytes.indexOf(LINE_FEED, start)) {
+        if (header) {
+          header = false;
+          start = end + 1;
+          continue;
+        }
+        // A line longer than the room left is rare, and takes the strings' way.
+        let written =
+          out.length - at >= end - start + markup.tagBytes
+            ? markup.line(bytes, start, end, index, out, at)
+            : -1;
+        if (written < 0) {
+          // A quoted field may hold line feeds: the record may end after this line, or after
+          // this window.
+          const record = csvRecord(bytes, start);
+          if (!record) break;
+          const text = Buffer.from(markup.record(record.fields, index), "utf8");
+          if (out.length - at < text.length) {
+            yield out.subarray(0, at);
+            if (!reuse || out.length < text.length) out = fresh(text.length);
+            at = 0;
+          }
+          written = at + text.copy(out, at);
+          start = record.next;
+        } else start = end + 1;
+        at = written;
+        index++;
+        if (at >= PART_BYTES) {
+          yield out.subarray(0, at);
+          if (!reuse) out = fresh(0);
+          at = 0;
+        }
+      }
+      rest = start < bytes.length ? bytes.subarray(start) : undefined;
+    }
+  } finally {
+    // Read to its end, a stream or a body lets go of its file itself; not so when the reader
+    // of the markup stops early.
+    if (csv instanceof Readable) csv.destroy();
+  }
+  if (rest) throw new Error("the csv page ends inside a record");
+  yield Buffer.concat([out.subarray(0, at), Buffer.from(markup.tail, "utf8")]);
+}
+
+/**
+ * A csv page's markup as a body. Read as a stream, its parts are fresh buffers; sent by the
+ * embedded gateway (`sendTo`), they are written into one buffer again once the socket has
+ * taken each, and the page is read into one buffer too: a page then allocates next to nothing.
+ */
+export class CsvPageMarkupBody extends Readable implements SelfSendingBody {
+  #parts: AsyncGenerator<Buffer> | undefined;
+
+  constructor(
+    private readonly csv: Readable,
+    private readonly markup: CsvPageMarkup,
+  ) {
+    super({ highWaterMark: PART_BYTES });
+  }
+
+  override _read(): void {
+    this.#parts ??= fromCsvPage(this.csv, this.markup);
+    this.#parts.next().then(
+      ({ done, value }) => this.push(done ? null : value),
+      (error: Error) => this.destroy(error),
+    );
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // Stopping the parts closes the page; a body never read closes it here.
+    this.csv.destroy();
+    if (!this.#parts) {
+      callback(error);
+      return;
+    }
+    this.#parts.return(undefined).then(
+      () => callback(error),
+      (stopError: Error) => callback(error ?? stopError),
+    );
+  }
+
+  /** Writes the markup to `destination` and ends it; the page is closed either way. */
+  async sendTo(destination: Writable): Promise<void> {
+    try {
+      await sendParts(fromCsvPage(this.csv, this.markup, { reuse: true }), destination);
+    } finally {
+      this.destroy();
+    }
+  }
+}
+
+/** `bytes` copied into `out` at `at`: the end. A loop, for the few bytes of a tag. */
+export const putBytes = (out: Buffer, at: number, bytes: Uint8Array): number => {
+  for (let k = 0; k < bytes.length; k++) out[at + k] = bytes[k] as number;
+  return at + bytes.length;
+};
+
+/** A field's bytes copied: a loop for short ones, which most are; a copy for the rest. */
+export const putField = (out: Buffer, at: number, csv: Buffer, from: number, end: number) => {
+  if (end - from > 32) return at + csv.copy(out, at, from, end);
+  let to = at;
+  for (let k = from; k < end; k++) out[to++] = csv[k] as number;
+  return to;
+};
+
+/**
+ * The bytes of a csv line that make the formats decline it: the quote (a quoted field), C0
+ * controls, the characters XML escapes, and 0xEF, the first byte of U+FFFE and U+FFFF (and of
+ * the rest of U+F000 to U+FFFF: rare). A line without any is a record of unquoted fields whose
+ * text needs no escaping: DuckDB's text is well-formed UTF-8.
+ */
+export const DECLINED = new Uint8Array(256);
+for (let byte = 0; byte < 0x20; byte++) DECLINED[byte] = 1;
+for (const character of `"&'<>`) DECLINED[character.charCodeAt(0)] = 1;
+DECLINED[0xef] = 1;
+
+/**
+ * Splits a csv line into `fieldEnds` (where each of `count` fields ends: its comma, or the
+ * line's end): false when the line has a declined byte or another number of fields.
+ */
+export function splitLine(csv: Buffer, start: number, end: number, fieldEnds: Int32Array): boolean {
+  const last = fieldEnds.length - 1;
+  let fields = 0;
+  for (let k = start; k < end; k++) {
+    const byte = csv[k] as number;
+    if (DECLINED[byte]) return false;
+    if (byte === COMMA) {
+      if (fields === last) return false;
+      fieldEnds[fields++] = k;
+    }
+  }
+  if (fields !== last) return false;
+  fieldEnds[fields] = end;
+  return true;
+}
