@@ -130,9 +130,10 @@ export const createDuckDbQueryEngine = (options: {
   /** What the snapshots may take; without it, only the disk's own size bounds them. */
   diskBudget?: DiskBudget;
   /**
-   * A window whose lake files take less than this is made whole before its first page is
-   * answered, which then gives the window's size; a larger one answers once its first day is
-   * written. Without it, every window is made whole first.
+   * A window whose lake files take less than this is made whole, as one part sorted at once,
+   * before its first page is answered, which then gives the window's size; a larger one is
+   * made a day at a time, and answers once its first day is written. Without it, every window
+   * is made whole.
    */
   wholeBelowBytes?: number;
 }): DuckDbQueryEngine => {
@@ -257,28 +258,37 @@ export const createDuckDbQueryEngine = (options: {
         const days = await windowDays(appId, since);
         windowBytes = days.reduce((sum, day) => sum + day.bytes, 0);
         listed();
-        const windowEvents = filesRelation(
-          EVENTS_TABLE,
-          days.flatMap((day) => day.files),
-        );
-        await connection.run(
-          `CREATE OR REPLACE TEMP TABLE ${CROSS_DAY_TABLE} AS ${buildCrossDayQuery({
-            ...query,
-            sources: { events: windowEvents, attributions },
-          })}`,
-        );
+        // A small window is one part, sorted whole: a page of it never reads several. A large
+        // one is made a day at a time, each day sorted alone, so that its first pages come
+        // after its first day and the sort never holds more than a day.
+        const whole = windowBytes < wholeBelowBytes;
+        if (!whole) {
+          const windowEvents = filesRelation(
+            EVENTS_TABLE,
+            days.flatMap((day) => day.files),
+          );
+          await connection.run(
+            `CREATE OR REPLACE TEMP TABLE ${CROSS_DAY_TABLE} AS ${buildCrossDayQuery({
+              ...query,
+              sources: { events: windowEvents, attributions },
+            })}`,
+          );
+        }
+        const steps = whole
+          ? [{ files: days.flatMap((day) => day.files), day: undefined }]
+          : days.map(({ day, files }) => ({ files, day }));
         let position = 0;
-        for (const { day, files } of days) {
+        for (const { day, files } of steps) {
+          if (files.length === 0) continue;
           if (stopping) throw new UnavailableError("The service is stopping.", 1);
-          const dayQuery = buildExportQuery({
+          const partQuery = buildExportQuery({
             ...query,
             sources: { events: filesRelation(EVENTS_TABLE, files), attributions },
-            day,
-            crossDay: CROSS_DAY_TABLE,
+            ...(day === undefined ? {} : { day, crossDay: CROSS_DAY_TABLE }),
           });
           const part = join(location, "part.parquet");
           const result = await connection.run(
-            `COPY (${dayQuery}) TO ${sqlString(part)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
+            `COPY (${partQuery}) TO ${sqlString(part)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
           );
           const rows = Number(result.rowsChanged);
           if (rows === 0) {
