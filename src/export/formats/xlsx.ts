@@ -10,7 +10,7 @@ import { PassThrough, Readable, Transform, type TransformCallback } from "node:s
 import { constants, crc32, DeflateRaw, deflateRawSync, type ZlibOptions } from "node:zlib";
 import ZipStream from "zip-stream";
 import { COLUMN_NAMES, EXPORT_COLUMNS } from "../../record/columns.ts";
-import { type CsvPageMarkup, fromCsvPage, putBytes, putField, splitLine } from "./csv-page.ts";
+import { COMMA, type CsvPageMarkup, copyField, fromCsvPage, putBytes } from "./csv-page.ts";
 import { encodeText, type FormatWriter, type TextFraming } from "./writer.ts";
 import { escapeXmlText } from "./xml.ts";
 
@@ -181,7 +181,6 @@ const CELL = ascii("<c");
 const CELL_AT = COLUMN_LETTERS.map((letters) => ascii(`<c r="${letters}`));
 const QUOTE = ascii('"');
 const TEXT_BYTES = ascii(TEXT);
-const TEXT_PRESERVED_BYTES = ascii(TEXT_PRESERVED);
 const TEXT_END_BYTES = ascii(TEXT_END);
 const NUMBER_BYTES = ascii("><v>");
 const NUMBER_END_BYTES = ascii("</v></c>");
@@ -197,14 +196,13 @@ const putCount = (out: Buffer, at: number, count: number): number => {
   }
   return at + digits;
 };
-/** Where each field of the line being written ends (its comma, or the line's end). */
-const fieldEnds = new Int32Array(COLUMN_COUNT);
+const SPACE = 0x20;
 
 /**
  * The sheet part from a csv page, numbered from 2 (the header row is in its head). A line
- * whose text needs no escaping is copied into the sheet between fixed tag bytes: building the
- * sheet as strings cost more than deflating it, and the garbage of a string per field and per
- * tag made the service's collector a sixth of the page.
+ * whose text needs no escaping, and no xml:space, is copied into the sheet between fixed tag
+ * bytes as it is read: building the sheet as strings cost more than deflating it, and the
+ * garbage of a string per field and per tag made the service's collector a sixth of the page.
  */
 const SHEET_FROM_CSV: CsvPageMarkup = {
   head: SHEET.head,
@@ -219,36 +217,51 @@ const SHEET_FROM_CSV: CsvPageMarkup = {
       (ROW_DIGITS +
         QUOTE.length +
         Math.max(
-          TEXT_PRESERVED_BYTES.length + TEXT_END_BYTES.length,
+          TEXT_BYTES.length + TEXT_END_BYTES.length,
           NUMBER_BYTES.length + NUMBER_END_BYTES.length,
         )),
   line(csv, start, end, index, out, at) {
-    if (!splitLine(csv, start, end, fieldEnds)) return -1;
     const rowNumber = index + 2;
-    let to = putCount(out, putBytes(out, at, ROW_OPEN), rowNumber);
-    to = putBytes(out, to, ROW_OPENED);
+    let to = putBytes(out, putCount(out, putBytes(out, at, ROW_OPEN), rowNumber), ROW_OPENED);
     let placed = false;
-    for (let i = 0, from = start; i < COLUMN_COUNT; from = (fieldEnds[i++] as number) + 1) {
-      const fieldEnd = fieldEnds[i] as number;
-      if (fieldEnd === from || (!IS_TEXT[i] && !isDigit(csv[fieldEnd - 1] as number))) {
+    let k = start;
+    for (let i = 0; i < COLUMN_COUNT; i++) {
+      // Past the field before's comma; a line of fewer fields is declined.
+      if (i > 0 && k++ >= end) return -1;
+      if (k === end || csv[k] === COMMA) {
         placed = false;
         continue;
       }
+      // Text with a space at an edge needs xml:space, and is rare: declined (and at its end,
+      // below). Tab and line feed are declined already.
+      if (IS_TEXT[i] && csv[k] === SPACE) return -1;
+      const cell = to;
       if (placed) to = putBytes(out, to, CELL);
-      else {
-        to = putCount(out, putBytes(out, to, CELL_AT[i] as Buffer), rowNumber);
-        to = putBytes(out, to, QUOTE);
-      }
+      else
+        to = putBytes(
+          out,
+          putCount(out, putBytes(out, to, CELL_AT[i] as Buffer), rowNumber),
+          QUOTE,
+        );
+      const value = putBytes(out, to, IS_TEXT[i] ? TEXT_BYTES : NUMBER_BYTES);
+      to = copyField(csv, k, end, out, value);
+      if (to < 0) return -1;
+      k += to - value;
+      const last = out[to - 1] as number;
       if (IS_TEXT[i]) {
-        // Tab and line feed are declined, so a space is the only edge to keep.
-        const edges = csv[from] === 0x20 || csv[fieldEnd - 1] === 0x20;
-        to = putBytes(out, to, edges ? TEXT_PRESERVED_BYTES : TEXT_BYTES);
-      } else to = putBytes(out, to, NUMBER_BYTES);
-      to = putField(out, to, csv, from, fieldEnd);
-      to = putBytes(out, to, IS_TEXT[i] ? TEXT_END_BYTES : NUMBER_END_BYTES);
+        if (last === SPACE) return -1;
+        to = putBytes(out, to, TEXT_END_BYTES);
+      } else if (isDigit(last)) to = putBytes(out, to, NUMBER_END_BYTES);
+      else {
+        // A number that is not finite: no cell.
+        to = cell;
+        placed = false;
+        continue;
+      }
       placed = true;
     }
-    return putBytes(out, to, ROW_CLOSE);
+    // A line of more fields is declined.
+    return k === end ? putBytes(out, to, ROW_CLOSE) : -1;
   },
   record: fieldsRowXml,
 };

@@ -4,13 +4,7 @@
  * JavaScript writes them. On DuckDB it is made from the engine's csv page (XML_FROM_CSV).
  */
 import { EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
-import {
-  type CsvPageMarkup,
-  CsvPageMarkupBody,
-  putBytes,
-  putField,
-  splitLine,
-} from "./csv-page.ts";
+import { COMMA, type CsvPageMarkup, CsvPageMarkupBody, copyField, putBytes } from "./csv-page.ts";
 import { type FormatWriter, textStream } from "./writer.ts";
 
 const HEAD =
@@ -108,9 +102,6 @@ const NIL_BYTES = ELEMENTS.map((element) => ascii(element.nil));
 const EVENT_OPEN = ascii("<event>");
 const EVENT_CLOSE = ascii("</event>\n");
 
-/** Where each field of the line being written ends (its comma, or the line's end). */
-const fieldEnds = new Int32Array(COLUMN_COUNT);
-
 /**
  * The document from a csv page: the same bytes as the writer makes from the page's records.
  * A line whose text needs no escaping is written from its own bytes; strings per field and
@@ -132,19 +123,23 @@ const XML_FROM_CSV: CsvPageMarkup = {
       0,
     ),
   line(csv, start, end, _index, out, at) {
-    if (!splitLine(csv, start, end, fieldEnds)) return -1;
     let to = putBytes(out, at, EVENT_OPEN);
-    for (let i = 0, from = start; i < COLUMN_COUNT; from = (fieldEnds[i++] as number) + 1) {
-      const fieldEnd = fieldEnds[i] as number;
-      if (fieldEnd === from) {
+    let k = start;
+    for (let i = 0; i < COLUMN_COUNT; i++) {
+      // Past the field before's comma; a line of fewer fields is declined.
+      if (i > 0 && k++ >= end) return -1;
+      if (k === end || csv[k] === COMMA) {
         to = putBytes(out, to, NIL_BYTES[i] as Buffer);
         continue;
       }
-      to = putBytes(out, to, OPEN_BYTES[i] as Buffer);
-      to = putField(out, to, csv, from, fieldEnd);
+      const text = putBytes(out, to, OPEN_BYTES[i] as Buffer);
+      to = copyField(csv, k, end, out, text);
+      if (to < 0) return -1;
+      k += to - text;
       to = putBytes(out, to, CLOSE_BYTES[i] as Buffer);
     }
-    return putBytes(out, to, EVENT_CLOSE);
+    // A line of more fields is declined.
+    return k === end ? putBytes(out, to, EVENT_CLOSE) : -1;
   },
   record: xmlFromFields,
 };
