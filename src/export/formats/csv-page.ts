@@ -116,17 +116,29 @@ const readsIntoBuffers = (body: object): body is BufferReadableBody =>
 /**
  * The markup of a csv page, from its bytes (the header line first, skipped: the head holds the
  * columns), read as they are read: into a buffer of its own from a body that can
- * (BufferReadableBody), else as a stream. With `reuse`, the parts are written into one buffer
- * again and again: each is only good until the next is asked for.
+ * (BufferReadableBody), else as a stream. With `buffers`, the parts are written into that many
+ * buffers in turn: each part is only good until as many more are asked for.
  */
 export async function* fromCsvPage(
   csv: AsyncIterable<Buffer>,
   markup: CsvPageMarkup,
-  { reuse = false } = {},
+  { buffers = 0 } = {},
 ): AsyncGenerator<Buffer> {
   const fresh = (bytes: number) => Buffer.allocUnsafe(Math.max(2 * PART_BYTES, bytes));
+  const ring: Buffer[] = [];
+  let turn = 0;
+  /** The buffer for the next part, with room for `bytes`. */
+  const nextBuffer = (bytes: number): Buffer => {
+    if (buffers === 0) return fresh(bytes);
+    turn = (turn + 1) % buffers;
+    const buffer = ring[turn];
+    if (buffer && buffer.length >= bytes) return buffer;
+    const larger = fresh(bytes);
+    ring[turn] = larger;
+    return larger;
+  };
   const windows = readsIntoBuffers(csv) ? readWindows(csv) : streamWindows(csv);
-  let out = fresh(0);
+  let out = nextBuffer(0);
   let at = out.write(markup.head, "utf8");
   let rest: Buffer | undefined;
   let header = true;
@@ -153,7 +165,7 @@ export async function* fromCsvPage(
           const text = Buffer.from(markup.record(record.fields, index), "utf8");
           if (out.length - at < text.length) {
             yield out.subarray(0, at);
-            if (!reuse || out.length < text.length) out = fresh(text.length);
+            out = nextBuffer(text.length);
             at = 0;
           }
           written = at + text.copy(out, at);
@@ -163,7 +175,7 @@ export async function* fromCsvPage(
         index++;
         if (at >= PART_BYTES) {
           yield out.subarray(0, at);
-          if (!reuse) out = fresh(0);
+          out = nextBuffer(0);
           at = 0;
         }
       }
@@ -217,7 +229,7 @@ export class CsvPageMarkupBody extends Readable implements SelfSendingBody {
   /** Writes the markup to `destination` and ends it; the page is closed either way. */
   async sendTo(destination: Writable): Promise<void> {
     try {
-      await sendParts(fromCsvPage(this.csv, this.markup, { reuse: true }), destination);
+      await sendParts(fromCsvPage(this.csv, this.markup, { buffers: 1 }), destination);
     } finally {
       this.destroy();
     }

@@ -6,8 +6,10 @@
  * (exceljs) spends most of a 10,000-row page building cell objects for features an export never
  * uses, several times what these strings cost; the tests read the output back with exceljs.
  */
+
+import { once } from "node:events";
 import { PassThrough, Readable, Transform, type TransformCallback } from "node:stream";
-import { constants, crc32, DeflateRaw, deflateRawSync, type ZlibOptions } from "node:zlib";
+import { crc32, DeflateRaw, type ZlibOptions } from "node:zlib";
 import ZipStream from "zip-stream";
 import { COLUMN_NAMES, EXPORT_COLUMNS } from "../../record/columns.ts";
 import { COMMA, type CsvPageMarkup, copyField, fromCsvPage, putBytes } from "./csv-page.ts";
@@ -281,31 +283,8 @@ interface RawSums {
   rawSize: number;
 }
 
-/** A deflated entry's bytes on their way into the zip, counted. */
-interface CountedDeflate extends Transform, Readonly<RawSums> {
-  readonly compressedSize: number;
-}
-
-/** Node's raw deflate (on the thread pool), counted, the CRC-32 by Node's zlib. */
-class CountingDeflate extends DeflateRaw implements CountedDeflate {
-  checksum = 0;
-  rawSize = 0;
-  compressedSize = 0;
-
-  override push(chunk: Buffer | null, encoding?: BufferEncoding): boolean {
-    if (chunk) this.compressedSize += chunk.length;
-    return super.push(chunk, encoding);
-  }
-
-  override _transform(chunk: Buffer, encoding: BufferEncoding, callback: TransformCallback) {
-    this.checksum = crc32(chunk, this.checksum);
-    this.rawSize += chunk.length;
-    super._transform(chunk, encoding, callback);
-  }
-}
-
 /** Bytes deflated before they came (deflatedParts), counted; their sums come with them. */
-class AlreadyDeflated extends Transform implements CountedDeflate {
+class AlreadyDeflated extends Transform {
   compressedSize = 0;
 
   constructor(private readonly sums: RawSums) {
@@ -326,40 +305,59 @@ class AlreadyDeflated extends Transform implements CountedDeflate {
   }
 }
 
+// The fastest deflate: a page's sheet is most of 1 KB of XML a row, and the default level
+// takes several times as long to compress it for a download only somewhat smaller.
 const FASTEST: ZlibOptions = { level: 1 };
 
+/** Room for a deflated part's bytes: one pass of the thread pool a part, not one per 16 KB. */
+const DEFLATED_CHUNK_BYTES = 256 * 1024;
+
 /**
- * Raw deflate on this thread, a part at a time, into `sums`: each part is compressed on its
- * own and flushed to a byte boundary (Z_SYNC_FLUSH), so the parts one after another are one
- * deflate stream, which an empty final block ends. Each part is deflated before the next is
- * asked for, so the parts may be one buffer written again (fromCsvPage's `reuse`): a sheet's
- * megabytes in fresh buffers outside V8's heap made it mark the whole heap again every few
- * pages. For a sheet made as fast as a csv page's lines are copied, the thread pool's round
- * trip per part cost more than the deflate of the part at level 1; each part starting afresh
- * makes the download slightly larger.
+ * One raw deflate stream on the thread pool, written a part at a time, into `sums`: a part is
+ * deflated while the next is made, and taken in before the one after is asked for, so the
+ * parts may be two buffers written in turn (fromCsvPage's `buffers`). A sheet's megabytes in
+ * fresh buffers outside V8's heap made it mark the whole heap again every few pages; on this
+ * thread, the deflate added its time to the sheet's.
  */
 async function* deflatedParts(parts: AsyncIterable<Buffer>, sums: RawSums) {
-  for await (const part of parts) {
-    sums.checksum = crc32(part, sums.checksum);
-    sums.rawSize += part.length;
-    yield deflateRawSync(part, { ...FASTEST, finishFlush: constants.Z_SYNC_FLUSH });
+  const deflate = new DeflateRaw({ ...FASTEST, chunkSize: DEFLATED_CHUNK_BYTES });
+  const deflated: Buffer[] = [];
+  deflate.on("data", (chunk: Buffer) => deflated.push(chunk));
+  const ended = once(deflate, "end");
+  ended.catch(() => undefined);
+  try {
+    let writing: Promise<void> | undefined;
+    for await (const part of parts) {
+      sums.checksum = crc32(part, sums.checksum);
+      sums.rawSize += part.length;
+      await writing;
+      writing = new Promise<void>((resolve, reject) =>
+        deflate.write(part, (error) => (error ? reject(error) : resolve())),
+      );
+      // Its failure is met when it is awaited, before the next part.
+      writing.catch(() => undefined);
+      yield* deflated.splice(0);
+    }
+    await writing;
+    deflate.end();
+    await ended;
+    yield* deflated.splice(0);
+  } finally {
+    deflate.destroy();
   }
-  yield deflateRawSync(Buffer.alloc(0), { ...FASTEST, finishFlush: constants.Z_FINISH });
 }
 
 /**
- * zip-stream with its sheet's CRC-32 taken by Node's zlib (native code) instead of the crc-32
- * package's JavaScript, which was an eighth of the writer's time on a 10,000-row page, and the
- * sheet deflated on the thread pool or, given its `sums`, deflated already (deflatedParts).
- * It replaces compress-commons's `_smartStream` (v7: the stream each entry's bytes go through,
- * whose checksum and sizes it writes after them) for deflated entries, the sheet alone: the
- * fixed parts are stored. The zip is still the library's. The tests check every entry's CRC.
+ * zip-stream with its sheet deflated before it comes (deflatedParts), its CRC-32 taken by
+ * Node's zlib (native code) rather than the crc-32 package's JavaScript, which was an eighth of
+ * the writer's time on a 10,000-row page. It replaces compress-commons's `_smartStream` (v7:
+ * the stream each entry's bytes go through, whose checksum and sizes it writes after them) for
+ * deflated entries, the sheet alone: the fixed parts are stored. The zip is still the
+ * library's. The tests check every entry's CRC.
  */
 class SheetZip extends ZipStream {
-  constructor(private readonly deflated: RawSums | undefined) {
-    // The fastest deflate: a page's sheet is most of 1 KB of XML a row, and the default
-    // level takes several times as long to compress it for a download only somewhat smaller.
-    super({ zlib: FASTEST });
+  constructor(private readonly deflated: RawSums) {
+    super();
   }
 
   _smartStream(entry: ZipEntry, callback: (error: Error | null, entry: ZipEntry) => void) {
@@ -367,9 +365,7 @@ class SheetZip extends ZipStream {
       _smartStream(this: ZipStream, entry: ZipEntry, callback: unknown): unknown;
     };
     if (entry.getMethod() !== DEFLATED) return library._smartStream.call(this, entry, callback);
-    const deflate: CountedDeflate = this.deflated
-      ? new AlreadyDeflated(this.deflated)
-      : new CountingDeflate(FASTEST);
+    const deflate = new AlreadyDeflated(this.deflated);
     let failure: Error | null = null;
     deflate.once("end", () => {
       entry.setCrc(deflate.checksum >>> 0);
@@ -387,12 +383,13 @@ class SheetZip extends ZipStream {
 }
 
 /**
- * The workbook: the fixed parts, then the sheet, as `out` is read. The sheet is deflated on the
- * thread pool, which lets a sheet made from records (more work a row than deflating it) be
- * deflated while the next rows are; or, given its `deflated` sums, it comes deflated.
+ * The workbook: the fixed parts, then the sheet, as `out` is read, its parts deflated as they
+ * are made.
  */
-function workbook(sheet: Readable, deflated?: RawSums): Readable {
-  const zip = new SheetZip(deflated);
+function workbook(sheetParts: AsyncIterable<Buffer>): Readable {
+  const sums: RawSums = { checksum: 0, rawSize: 0 };
+  const sheet = Readable.from(deflatedParts(sheetParts, sums), { objectMode: false });
+  const zip = new SheetZip(sums);
   const out = new PassThrough();
   const fail = (error: unknown) =>
     out.destroy(error instanceof Error ? error : new Error(String(error)));
@@ -421,19 +418,15 @@ function workbook(sheet: Readable, deflated?: RawSums): Readable {
   return out;
 }
 
-/** The sheet made from a csv page's bytes and deflated here, part by part, in one buffer. */
-function workbookFromCsv(csv: Readable): Readable {
-  const sums: RawSums = { checksum: 0, rawSize: 0 };
-  const sheet = deflatedParts(fromCsvPage(csv, SHEET_FROM_CSV, { reuse: true }), sums);
-  return workbook(Readable.from(sheet, { objectMode: false }), sums);
-}
+/** The sheet made from a csv page's bytes, through two buffers (see deflatedParts). */
+const workbookFromCsv = (csv: Readable): Readable =>
+  workbook(fromCsvPage(csv, SHEET_FROM_CSV, { buffers: 2 }));
 
 export const xlsx: FormatWriter = {
   contentType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
   extension: "xlsx",
   attachment: true,
-  write: (rows) =>
-    workbook(Readable.from(encodeText(rows, SHEET, SHEET_CHUNK_CHARS), { objectMode: false })),
+  write: (rows) => workbook(encodeText(rows, SHEET, SHEET_CHUNK_CHARS)),
   /**
    * On an engine that writes pages itself (DuckDB), the sheet is made from its csv page: the
    * rows arrive as lines, split on commas, rather than as one JSON text each parsed into a
