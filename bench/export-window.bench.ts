@@ -177,18 +177,22 @@ const outputDir = async (dataDir: string, format: string, rows: number) => {
   return size < free / 2 ? { dir: MEMORY_DIR, shared: false } : { dir: dataDir, shared: true };
 };
 
-/** How often, while a window is exported, one batch of events is sent, as an app's SDKs would. */
-const PROBE_EVERY_MS = 250;
+/**
+ * How often, while a window is exported, one batch of events is sent, as an app's SDKs would:
+ * often enough that a p99 is of hundreds of batches from 10 million events up, not nearly the
+ * slowest answer of a few dozen.
+ */
+const PROBE_EVERY_MS = 50;
 const PROBE_EVENTS = 10;
-const IDLE_BATCHES = 60;
+const IDLE_BATCHES = 200;
 /** Ingestion "as usual": every batch accepted, and its p99 at most this many times the idle one. */
 const TARGET_INGEST_SLOWDOWN = 3;
 
 /**
- * Ingestion's answer times with nothing else going on: as many batches as a short export sends,
- * so both p99s are of samples alike. Taken before the export and after it, together: a p99 of
- * one short probe is nearly its slowest answer, and the one taken just after the service
- * started moved by half or double from one run to the next.
+ * Ingestion's answer times with nothing else going on: as many batches as an export of 10
+ * million events sends, so both p99s are of samples alike. Taken before the export and after
+ * it, together: the one taken just after the service started moved by half or double from one
+ * run to the next.
  */
 const idleIngestion = async (url: string, sdkKey: string): Promise<number[]> => {
   const idle = await ingestionProbe(url, sdkKey);
