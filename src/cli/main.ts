@@ -8,7 +8,6 @@ import { readRuntimeInfo } from "../embedded/data-dir.ts";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/formats/names.ts";
 import { PLATFORMS, type Platform } from "../ports/apps.ts";
 import type { ConfigureAppOptions } from "./commands/apps.ts";
-import { parseSince } from "./commands/export.ts";
 import type { CreateLinkOptions } from "./commands/links.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: any function's parameters and result are carried through
@@ -42,7 +41,9 @@ const createAppCommand = lazy(appsModule, "createAppCommand");
 const listAppsCommand = lazy(appsModule, "listAppsCommand");
 const configureAppCommand = lazy(appsModule, "configureAppCommand");
 const demoCommand = lazy(() => import("./commands/demo.ts"), "demoCommand");
-const exportCommand = lazy(() => import("./commands/export.ts"), "exportCommand");
+const exportModule = () => import("./commands/export.ts");
+const exportCommand = lazy(exportModule, "exportCommand");
+const parseSince = lazy(exportModule, "parseSince");
 const createKeyCommand = lazy(keysModule, "createKeyCommand");
 const listKeysCommand = lazy(keysModule, "listKeysCommand");
 const revokeKeyCommand = lazy(keysModule, "revokeKeyCommand");
@@ -429,7 +430,8 @@ program
         options.url ??
         (await readRuntimeInfo(defaultDataDir(options.dataDir)))?.url ??
         "http://127.0.0.1:8787";
-      const count = await exportCommand({ ...options, url, since: parseSince(options.since) });
+      const since = await parseSince(options.since);
+      const count = await exportCommand({ ...options, url, since });
       console.log(`Wrote ${count} events to ${options.output}.`);
     },
   );

@@ -274,9 +274,9 @@ export const createDuckDbQueryEngine = (options: {
             })}`,
           );
         }
-        const steps = whole
-          ? [{ files: days.flatMap((day) => day.files), day: undefined }]
-          : days.map(({ day, files }) => ({ files, day }));
+        const steps: readonly { files: string[]; day?: string }[] = whole
+          ? [{ files: days.flatMap((day) => day.files) }]
+          : days;
         let position = 0;
         for (const { day, files } of steps) {
           if (files.length === 0) continue;

@@ -283,24 +283,12 @@ interface RawSums {
   rawSize: number;
 }
 
-/** Bytes deflated before they came (deflatedParts), counted; their sums come with them. */
-class AlreadyDeflated extends Transform {
-  compressedSize = 0;
-
-  constructor(private readonly sums: RawSums) {
-    super();
-  }
-
-  get checksum() {
-    return this.sums.checksum;
-  }
-
-  get rawSize() {
-    return this.sums.rawSize;
-  }
+/** Bytes deflated before they came (deflatedParts), counted on their way into the zip. */
+class Counted extends Transform {
+  bytes = 0;
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-    this.compressedSize += chunk.length;
+    this.bytes += chunk.length;
     callback(null, chunk);
   }
 }
@@ -365,20 +353,20 @@ class SheetZip extends ZipStream {
       _smartStream(this: ZipStream, entry: ZipEntry, callback: unknown): unknown;
     };
     if (entry.getMethod() !== DEFLATED) return library._smartStream.call(this, entry, callback);
-    const deflate = new AlreadyDeflated(this.deflated);
+    const deflated = new Counted();
     let failure: Error | null = null;
-    deflate.once("end", () => {
-      entry.setCrc(deflate.checksum >>> 0);
-      entry.setSize(deflate.rawSize);
-      entry.setCompressedSize(deflate.compressedSize);
+    deflated.once("end", () => {
+      entry.setCrc(this.deflated.checksum >>> 0);
+      entry.setSize(this.deflated.rawSize);
+      entry.setCompressedSize(deflated.bytes);
       (this as unknown as { _afterAppend(entry: ZipEntry): void })._afterAppend(entry);
       callback(failure, entry);
     });
-    deflate.once("error", (error: Error) => {
+    deflated.once("error", (error: Error) => {
       failure = error;
     });
-    deflate.pipe(this, { end: false });
-    return deflate;
+    deflated.pipe(this, { end: false });
+    return deflated;
   }
 }
 

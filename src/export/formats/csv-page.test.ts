@@ -1,0 +1,73 @@
+import { Readable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { COMMA, type CsvPageMarkup, copyField, fromCsvPage, putBytes } from "./csv-page.ts";
+import { inPieces } from "./fixtures.test-support.ts";
+
+const BAR = Buffer.from("|");
+const NEWLINE = Buffer.from("\n");
+
+/**
+ * A markup of two fields a record, `a|b` a line, that counts the records its line writer
+ * declined (and the record writer then wrote).
+ */
+const pipes = () => {
+  const declined: (string | null)[][] = [];
+  const markup: CsvPageMarkup = {
+    head: "<",
+    tail: ">",
+    tagBytes: 2,
+    line(csv, start, end, _index, out, at) {
+      const first = copyField(csv, start, end, out, at);
+      if (first < 0) return -1;
+      const k = start + (first - at);
+      if (k >= end || csv[k] !== COMMA) return -1;
+      const second = copyField(csv, k + 1, end, out, putBytes(out, first, BAR));
+      if (second < 0 || k + 1 + (second - first - 1) !== end) return -1;
+      return putBytes(out, second, NEWLINE);
+    },
+    record(fields) {
+      declined.push([...fields]);
+      return `${fields.map((field) => field ?? "null").join("|")}\n`;
+    },
+  };
+  return { markup, declined };
+};
+
+const text = async (parts: AsyncIterable<Buffer>) => {
+  let all = "";
+  for await (const part of parts) all += part.toString("utf8");
+  return all;
+};
+
+describe("the markup of a csv page", () => {
+  const page = Buffer.from('x,y\na,b\nc,d\n"q,1",e\n,f&\ng,h\n');
+
+  it("writes plain lines from their bytes and hands the others over as fields, in any pieces", async () => {
+    for (const sizes of [[], [1], [3, 5]]) {
+      const { markup, declined } = pipes();
+      expect(await text(fromCsvPage(inPieces(page, sizes), markup))).toBe(
+        "<a|b\nc|d\nq,1|e\nnull|f&\ng|h\n>",
+      );
+      // The quoted field and the markup character are declined; the plain lines are not.
+      expect(declined).toEqual([
+        ["q,1", "e"],
+        [null, "f&"],
+      ]);
+    }
+  });
+
+  it("writes its parts into as many buffers as it is given, in turn", async () => {
+    // Parts of 256 KB and more: lines enough for several.
+    const lines = Array.from({ length: 60_000 }, (_, i) => `${"v".repeat(20)},${i}\n`).join("");
+    const { markup } = pipes();
+    const parts = fromCsvPage(Readable.from([Buffer.from(`x,y\n${lines}`)]), markup, {
+      buffers: 2,
+    });
+    const seen: { part: Buffer; copy: string }[] = [];
+    for await (const part of parts) seen.push({ part, copy: part.toString("latin1") });
+    expect(seen.length).toBeGreaterThan(3);
+    const buffers = new Set(seen.slice(0, -1).map(({ part }) => part.buffer));
+    expect(buffers.size).toBe(2);
+    expect(seen.map(({ copy }) => copy).join("")).toBe(`<${lines.replaceAll(",", "|")}>`);
+  });
+});
