@@ -1,5 +1,5 @@
 /** How the lake tables read and write in DuckDB, derived from the table definitions. */
-import { readdir } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { sqlString } from "../../lake/export-query.ts";
 import { type LakeTable, type LakeType, PARTITION_KEYS } from "../../lake/lake-tables.ts";
@@ -52,3 +52,27 @@ export const filesRelation = (table: LakeTable, files: readonly string[]): strin
   files.length === 0
     ? emptyRelation(table)
     : `read_parquet([${files.map(sqlString).join(", ")}], hive_partitioning = true, union_by_name = true)`;
+
+/**
+ * A lake file as listed. A rewrite of the lake (a purge, a compaction) reads a file, writes
+ * what replaces it beside, and puts that in place only if the file is still the one it read:
+ * another rewrite that put a file at the same path, or removed it, meanwhile changes these.
+ */
+export interface Listed {
+  readonly path: string;
+  readonly size: number;
+  readonly ino: number;
+  readonly mtimeMs: number;
+}
+
+/** The file as it is now; undefined when there is none. */
+export const listedFile = async (path: string): Promise<Listed | undefined> => {
+  const info = await stat(path).catch(() => undefined);
+  return info && { path, size: info.size, ino: info.ino, mtimeMs: info.mtimeMs };
+};
+
+/** Whether the file at the listed path is still the one listed. */
+export const sameFile = async (file: Listed): Promise<boolean> => {
+  const now = await listedFile(file.path);
+  return now?.ino === file.ino && now.size === file.size && now.mtimeMs === file.mtimeMs;
+};

@@ -11,9 +11,12 @@ import type { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "../../lake/export-query.ts";
 import { INSTALL_TABLES } from "../../lake/lake-tables.ts";
 import type { LakePurger } from "../../ports/lake.ts";
-import { appParquetFiles } from "./lake-sql.ts";
+import { appParquetFiles, listedFile, sameFile } from "./lake-sql.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";
 import { partsOf, SNAPSHOT_SUFFIX } from "./snapshot-parts.ts";
+
+/** Passes over an app's files before a purge that keeps meeting moved files gives up for now. */
+const MAX_PASSES = 5;
 
 export const createDuckDbPurger = (options: {
   duckdb: DuckDBInstance;
@@ -29,19 +32,51 @@ export const createDuckDbPurger = (options: {
     const id = sqlString(serviceId);
     let filesRewritten = 0;
     try {
-      for (const table of INSTALL_TABLES) {
-        for (const file of await appParquetFiles(options.lakeDir, table, appId)) {
-          // Without hive_partitioning, so app_id and dt stay in the path, not in the rewritten file.
-          const source = `read_parquet(${sqlString(file)}, hive_partitioning = false)`;
-          if ((await count(`SELECT count(*) FROM ${source} WHERE service_id = ${id}`)) === 0)
-            continue;
-          const rewritten = `${file}.purge`;
-          await connection.run(
-            `COPY (SELECT * FROM ${source} WHERE service_id IS DISTINCT FROM ${id})
-             TO ${sqlString(rewritten)} (FORMAT parquet)`,
+      // A file merged by a compaction while it was rewritten here is not put back: its rows
+      // are in the merged file now, which the next pass finds.
+      for (let pass = 1; ; pass++) {
+        let moved = false;
+        for (const table of INSTALL_TABLES) {
+          for (const path of await appParquetFiles(options.lakeDir, table, appId)) {
+            const file = await listedFile(path);
+            if (!file) {
+              moved = true;
+              continue;
+            }
+            // Without hive_partitioning, so app_id and dt stay in the path, not in the rewritten file.
+            const source = `read_parquet(${sqlString(path)}, hive_partitioning = false)`;
+            const rewritten = `${path}.purge`;
+            try {
+              if ((await count(`SELECT count(*) FROM ${source} WHERE service_id = ${id}`)) === 0)
+                continue;
+              await connection.run(
+                `COPY (SELECT * FROM ${source} WHERE service_id IS DISTINCT FROM ${id})
+                 TO ${sqlString(rewritten)} (FORMAT parquet)`,
+              );
+            } catch (error) {
+              // Removed while it was read: merged into another file, which a next pass reads.
+              if (await sameFile(file)) throw error;
+              await rm(rewritten, { force: true });
+              moved = true;
+              continue;
+            }
+            const replaced = await options.lakeFiles.write(async () => {
+              if (!(await sameFile(file))) return false;
+              await rename(rewritten, path);
+              return true;
+            });
+            if (replaced) filesRewritten += 1;
+            else {
+              await rm(rewritten, { force: true });
+              moved = true;
+            }
+          }
+        }
+        if (!moved) break;
+        if (pass === MAX_PASSES) {
+          throw new Error(
+            `The lake's files of ${appId} kept moving under the purge; it runs again`,
           );
-          await options.lakeFiles.write(() => rename(rewritten, file));
-          filesRewritten += 1;
         }
       }
       for (const name of await readdir(options.snapshotDir).catch(() => [])) {
