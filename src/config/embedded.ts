@@ -62,6 +62,13 @@ const schema = z.object({
     .min(100)
     .max(3_600_000)
     .default(jobOf("purge").embedded.everyMs),
+  /** How often the lake's small files, as delivery leaves them, are merged. */
+  ATTRIBUTION_COMPACT_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(86_400_000)
+    .default(jobOf("compact-lake").embedded.everyMs),
   /** "true" when a CloudFront distribution in front sets a trustworthy viewer-country header. */
   ATTRIBUTION_TRUST_VIEWER_COUNTRY: z.enum(["true", "false"]).default("false"),
   /** A fresher IP-to-country database (MMDB with `country_code`) than the shipped one. */
@@ -99,6 +106,7 @@ export interface EmbeddedConfig {
   readonly trustProxy: boolean;
   readonly snapshotTtlSeconds: number;
   readonly flushIntervalMs: number;
+  readonly compactIntervalMs: number;
   readonly purgeIntervalMs: number;
   readonly appCacheMs: number;
   readonly geoipDatabase?: string;
@@ -131,6 +139,7 @@ export const embeddedConfig = (
     snapshotTtlSeconds: overrides.snapshotTtlSeconds ?? parsed.ATTRIBUTION_SNAPSHOT_TTL_SECONDS,
     flushIntervalMs: overrides.flushIntervalMs ?? parsed.ATTRIBUTION_FLUSH_INTERVAL_MS,
     purgeIntervalMs: overrides.purgeIntervalMs ?? parsed.ATTRIBUTION_PURGE_INTERVAL_MS,
+    compactIntervalMs: overrides.compactIntervalMs ?? parsed.ATTRIBUTION_COMPACT_INTERVAL_MS,
     appCacheMs: overrides.appCacheMs ?? parsed.ATTRIBUTION_APP_CACHE_MS,
     geoipDatabase: overrides.geoipDatabase ?? parsed.ATTRIBUTION_GEOIP_DB,
     trustViewerCountry:

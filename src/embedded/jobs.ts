@@ -17,6 +17,8 @@ export interface EmbeddedJobDeps {
   readonly runtime: Runtime;
   /** Removes export snapshot files older than the given date (the query engine's). */
   readonly pruneSnapshots: () => Promise<unknown>;
+  /** Merges the lake's small files (the lake's compactor). */
+  readonly compactLake: () => Promise<unknown>;
   /** The exchange rates' refresh from the ECB feed, or null when the feed is off. */
   readonly refreshRates: (() => Promise<unknown>) | null;
   /** Intervals the configuration sets instead of the row's. */
@@ -57,6 +59,7 @@ const workOf = (
     // Touches expire after the longest click window.
     "reap-touches": () => tables.touches.reap(new Date()),
     "prune-snapshots": deps.pruneSnapshots,
+    "compact-lake": deps.compactLake,
     "reap-snapshot-entries": () =>
       reapSnapshotEntries({ apps: tables.apps, snapshots: tables.snapshots }),
   };

@@ -16,6 +16,7 @@ import { cachedLinkStore } from "../adapters/cache/cached-links.ts";
 import { cachedReportEngine } from "../adapters/cache/cached-reports.ts";
 import { cachedSnapshotCatalog } from "../adapters/cache/cached-snapshots.ts";
 import { cachedValue } from "../adapters/cache/cached-value.ts";
+import { createDuckDbCompactor } from "../adapters/duckdb/compact.ts";
 import { createDuckDbPurger } from "../adapters/duckdb/purge.ts";
 import {
   createDuckDbQueryEngine,
@@ -83,6 +84,14 @@ export interface EmbeddedRuntime {
 /** The lake side alone (streams and DuckDB), for the service and for offline CLI commands. */
 /** What the instance serving pages and purges may hold in memory. */
 const PAGE_QUERY_MEMORY = "128MB";
+/** Delivery's and compaction's: both stream rows from files into a Parquet file. */
+const DELIVERY_MEMORY = "128MB";
+
+/**
+ * About the size of a file the lake's compaction writes: a day of a mid-size app (a few
+ * million events) is one file, and a query opens a few files a day at most.
+ */
+const COMPACTED_FILE_BYTES = 64 * 1024 * 1024;
 
 /** Snapshots outlive their catalog entry by a grace period, for pages being streamed. */
 const snapshotPruneAfterMs = (config: EmbeddedConfig) => 2 * config.snapshotTtlSeconds * 1000;
@@ -129,7 +138,24 @@ export const openLake = async (config: EmbeddedConfig) => {
   });
   // Delivery turns write-ahead files into Parquet in the background: on one thread of its own
   // it leaves the other cores to the requests (and to export queries on the first instance).
-  const deliveryDuckdb = await DuckDBInstance.create(":memory:", { threads: "1" });
+  // It reads each file once: DuckDB's cache of file blocks would only hold what it merged.
+  const deliveryDuckdb = await DuckDBInstance.create(":memory:", {
+    threads: "1",
+    memory_limit: DELIVERY_MEMORY,
+    enable_external_file_cache: "false",
+  });
+  // A purge or a compaction never replaces a lake file while a snapshot is being made from it.
+  const lakeFiles = createReadWriteLock();
+  // Compaction writes the lake in the background too, on delivery's instance, which keeps no
+  // file's footer: those of the thousands of files merged would stay in memory.
+  const compactor = createDuckDbCompactor({
+    duckdb: deliveryDuckdb,
+    lakeDir: paths.lake,
+    lakeFiles,
+    targetBytes: COMPACTED_FILE_BYTES,
+  });
+  // A merge a stop left halfway is finished before anything reads the lake.
+  await compactor.recover();
   const streamOptions = {
     duckdb: deliveryDuckdb,
     lakeDir: paths.lake,
@@ -139,8 +165,6 @@ export const openLake = async (config: EmbeddedConfig) => {
   const streams: LakeStreams = await perLakeTableAsync((table) =>
     createLocalDeliveryStream({ ...streamOptions, table }),
   );
-  // A purge never replaces a lake file while a snapshot is being made from it.
-  const lakeFiles = createReadWriteLock();
   const engine = createDuckDbQueryEngine({
     duckdb,
     snapshotDuckdb,
@@ -171,6 +195,7 @@ export const openLake = async (config: EmbeddedConfig) => {
     engine,
     reports,
     purger,
+    compactor,
     flush: async () => {
       await Promise.all(Object.values(streams).map((stream) => stream.flush()));
     },
@@ -287,6 +312,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     adapters,
     runtime,
     pruneSnapshots: () => lake.engine.prune(new Date(Date.now() - snapshotPruneAfterMs(config))),
+    compactLake: () => lake.compactor.compact(),
     refreshRates:
       config.fxFeedUrl === null
         ? null
@@ -298,7 +324,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
               rates = next;
             },
           }),
-    everyMs: { purge: config.purgeIntervalMs },
+    everyMs: { purge: config.purgeIntervalMs, "compact-lake": config.compactIntervalMs },
   });
 
   const authorizerComposition = await loadComposition<Authorizer>(AUTHORIZER);

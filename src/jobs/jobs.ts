@@ -108,6 +108,17 @@ export const JOBS = [
     aws: { instead: "the results bucket's lifecycle rule (lib/lake.ts)" },
   },
   {
+    id: "compact-lake",
+    description: "Merges the lake's small files, as delivery leaves them, into larger ones.",
+    // Delivery writes a file a partition every few seconds: a run merges some hundreds. Not
+    // at start, which has work enough; a lake left long unmerged is merged minutes later.
+    embedded: { everyMs: 10 * 60_000, atStart: false },
+    aws: {
+      instead:
+        "Firehose's buffering (lib/settings.ts: five minutes or 128 MiB a file), at most 288 files a partition a day, which Athena reads as they are",
+    },
+  },
+  {
     id: "reap-snapshot-entries",
     description: "Forgets export snapshot entries a day past their lifetime.",
     embedded: { everyMs: HOUR_MS, atStart: true },

@@ -1,0 +1,228 @@
+/**
+ * Compacting the embedded lake. Delivery writes one Parquet file per partition each time it
+ * flushes (every few seconds by default), so a day of steady traffic is thousands of small
+ * files, and every query over that day opens each of them: the export's snapshot, the reports
+ * and the purge all slow down with the count of files, not with the rows. Compaction merges a
+ * partition's small files into files of about `targetBytes`; a file of half that or more is
+ * left as it is, so each row is rewritten a few times at most.
+ *
+ * A merge is written beside the lake, then put in place under the lake's write lock: its
+ * journal (the sources and the merged file) is written first, so a merge stopped by a crash is
+ * finished at the next start (`recover`), and no row is lost or held twice. A source that a
+ * purge rewrote meanwhile (another file at the same path) or removed leaves the merge undone:
+ * the purge's file stands, and the next run merges it.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { DuckDBInstance } from "@duckdb/node-api";
+import { sqlString } from "../../lake/export-query.ts";
+import { LAKE_TABLES } from "../../lake/lake-tables.ts";
+import { type Listed, listedFile, sameFile, tableDir } from "./lake-sql.ts";
+import type { ReadWriteLock } from "./read-write-lock.ts";
+
+/** The folder beside the lake's tables where merges are written and journaled. */
+const WORK_DIR = ".compaction";
+
+/** What one run did: partitions merged, the files they held before, and the files they hold now. */
+export interface CompactionResult {
+  readonly partitions: number;
+  readonly filesBefore: number;
+  readonly filesAfter: number;
+}
+
+export interface LakeCompactor {
+  /** Merges the small files of every partition of every lake table. */
+  compact(): Promise<CompactionResult>;
+  /** Finishes the merges a stop left journaled and drops those it left unjournaled. */
+  recover(): Promise<void>;
+}
+
+interface Journal {
+  readonly staged: string;
+  readonly target: string;
+  readonly sources: readonly string[];
+}
+
+/** Written and flushed to the disk, so that a journal names only merges that are whole. */
+const syncFile = async (path: string) => {
+  const handle = await open(path, "r+");
+  try {
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+};
+
+const subfolders = async (dir: string, prefix: string): Promise<string[]> =>
+  (await readdir(dir, { withFileTypes: true }).catch(() => []))
+    .filter((entry) => entry.isDirectory() && entry.name.startsWith(prefix))
+    .map((entry) => join(dir, entry.name));
+
+/**
+ * Files a merge reads at most: DuckDB holds each file's schema and footer while it reads them
+ * (the union of their columns is the merged file's), so the memory a merge takes grows with
+ * their count. A partition of more is merged in rounds.
+ */
+export const MAX_FILES_PER_MERGE = 500;
+
+/**
+ * Small files in groups of at most `targetBytes` and MAX_FILES_PER_MERGE together, oldest
+ * first; a file is never merged alone.
+ */
+export const mergeGroups = (
+  files: readonly Listed[],
+  targetBytes: number,
+  maxFiles = MAX_FILES_PER_MERGE,
+): (readonly Listed[])[] => {
+  const small = files
+    .filter((file) => file.size < targetBytes / 2)
+    .sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path));
+  const groups: Listed[][] = [];
+  let group: Listed[] = [];
+  let bytes = 0;
+  for (const file of small) {
+    if (group.length === maxFiles || (group.length > 0 && bytes + file.size > targetBytes)) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(file);
+    bytes += file.size;
+  }
+  groups.push(group);
+  return groups.filter((candidate) => candidate.length > 1);
+};
+
+/** Puts a journaled merge in place; each step may have been done already by a stopped run. */
+const finish = async (journal: Journal) => {
+  await Promise.all(journal.sources.map((source) => rm(source, { force: true })));
+  await rename(journal.staged, journal.target).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw error;
+  });
+};
+
+export const createDuckDbCompactor = (options: {
+  duckdb: DuckDBInstance;
+  lakeDir: string;
+  /** Shared with the query engine and the purge: a merge is put in place alone. */
+  lakeFiles: ReadWriteLock;
+  /** About the size of a merged file; a file of half this or more is not merged again. */
+  targetBytes: number;
+  /** MAX_FILES_PER_MERGE by default. */
+  maxFilesPerMerge?: number;
+}): LakeCompactor => {
+  const { duckdb, lakeDir, lakeFiles, targetBytes } = options;
+  const workDir = join(lakeDir, WORK_DIR);
+
+  const listed = async (partition: string): Promise<Listed[]> => {
+    const names = (await readdir(partition)).filter((name) => name.endsWith(".parquet"));
+    const files = await Promise.all(names.map((name) => listedFile(join(partition, name))));
+    return files.filter((file): file is Listed => file !== undefined);
+  };
+
+  /** One group into one file; false when a source changed meanwhile and the merge was dropped. */
+  const merge = async (partition: string, sources: readonly Listed[]): Promise<boolean> => {
+    const id = randomUUID();
+    const journal: Journal = {
+      staged: join(workDir, `${id}.parquet`),
+      target: join(partition, `part-${id}.parquet`),
+      sources: sources.map((source) => source.path),
+    };
+    const files = `[${journal.sources.map(sqlString).join(", ")}]`;
+    const connection = await duckdb.connect();
+    try {
+      const expected = Number(
+        (
+          await connection.runAndReadAll(
+            `SELECT sum(num_rows) FROM parquet_file_metadata(${files})`,
+          )
+        ).getRowsJS()[0]?.[0] ?? 0,
+      );
+      // Without hive_partitioning, so app_id and dt stay in the path, not in the merged file.
+      const written = await connection.run(
+        `COPY (SELECT * FROM read_parquet(${files}, hive_partitioning = false, union_by_name = true))
+         TO ${sqlString(journal.staged)} (FORMAT parquet)`,
+      );
+      if (Number(written.rowsChanged) !== expected) {
+        throw new Error(
+          `Compaction of ${partition}: ${written.rowsChanged} rows written of ${expected}`,
+        );
+      }
+    } catch (error) {
+      await rm(journal.staged, { force: true });
+      throw error;
+    } finally {
+      connection.closeSync();
+    }
+    await syncFile(journal.staged);
+    return lakeFiles.write(async () => {
+      const unchanged = await Promise.all(sources.map(sameFile));
+      if (!unchanged.every(Boolean)) {
+        await rm(journal.staged, { force: true });
+        return false;
+      }
+      const journalPath = join(workDir, `${id}.json`);
+      await writeFile(`${journalPath}.part`, JSON.stringify(journal));
+      await syncFile(`${journalPath}.part`);
+      await rename(`${journalPath}.part`, journalPath);
+      await finish(journal);
+      await rm(journalPath);
+      return true;
+    });
+  };
+
+  return {
+    async compact() {
+      await mkdir(workDir, { recursive: true });
+      let partitions = 0;
+      let filesBefore = 0;
+      let filesAfter = 0;
+      const failures: unknown[] = [];
+      for (const table of LAKE_TABLES) {
+        for (const app of await subfolders(tableDir(lakeDir, table), "app_id=")) {
+          for (const partition of await subfolders(app, "dt=")) {
+            // A partition that cannot be merged now (a file DuckDB cannot read) holds up no other.
+            try {
+              const before = (await listed(partition)).length;
+              let merged = false;
+              // Rounds until no two small files are left: each merge leaves one file of several.
+              for (let round = true; round; ) {
+                round = false;
+                for (const group of mergeGroups(
+                  await listed(partition),
+                  targetBytes,
+                  options.maxFilesPerMerge,
+                )) {
+                  if (await merge(partition, group)) merged = round = true;
+                }
+              }
+              if (!merged) continue;
+              partitions += 1;
+              filesBefore += before;
+              filesAfter += (await listed(partition)).length;
+            } catch (error) {
+              failures.push(error);
+            }
+          }
+        }
+      }
+      if (failures.length > 0) {
+        throw new AggregateError(failures, `Compaction failed in ${failures.length} partitions`);
+      }
+      return { partitions, filesBefore, filesAfter };
+    },
+    async recover() {
+      const names = await readdir(workDir).catch(() => []);
+      for (const name of names.filter((entry) => entry.endsWith(".json"))) {
+        const journal = JSON.parse(await readFile(join(workDir, name), "utf8")) as Journal;
+        await finish(journal);
+        await rm(join(workDir, name));
+      }
+      // What is left was never journaled: merges stopped before they were put in place.
+      for (const name of await readdir(workDir).catch(() => [])) {
+        await rm(join(workDir, name), { force: true });
+      }
+    },
+  };
+};
