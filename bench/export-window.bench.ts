@@ -5,155 +5,40 @@
  * some): rows a second end to end (the CLI's own snapshot included), the first page's time to
  * first byte (once the snapshot's first day is written) and the time until that snapshot is
  * made whole, the peak resident memory of the service and of the CLI, and the disk the
- * snapshots take; then how each grows with the window. The lake is written straight in its Parquet layout by DuckDB (as the delivery
- * stream leaves it), so seeding 50 million events takes a minute, not an hour. Prints figures
- * and writes them to docs/benchmarks.md; asserts nothing.
+ * snapshots take; then how each grows with the window. The lake is written straight in its
+ * Parquet layout by DuckDB, a file a day (as the lake's compaction leaves it; the lake as
+ * delivery leaves it is bench/lake-compaction.bench.ts's), so seeding 50 million events takes
+ * a minute, not an hour. Prints figures and writes them to docs/benchmarks.md; asserts nothing.
  */
-import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, rm, stat, statfs } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, statfs } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { dataPaths } from "../src/embedded/data-dir.ts";
-import { sqlString } from "../src/lake/export-query.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../src/lake/lake-tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../src/lake/lake-tables.ts";
 import { installRequest } from "../test/support/installs.ts";
-import {
-  createAppWithCli,
-  memoryOf,
-  START_FLAGS,
-  startService,
-  stopService,
-} from "../test/support/service.ts";
+import { createAppWithCli, startService, stopService } from "../test/support/service.ts";
 import { int, mb, measuredOn, verdict, writeDocsSection } from "./figures.ts";
 import { percentile } from "./http-load.ts";
+import {
+  APP,
+  ATTRIBUTION_VALUES,
+  bytesUnder,
+  EVENT_VALUES,
+  EVENTS_PER_INSTALL,
+  exportWindow,
+  firstPage,
+  sampleMemory,
+  writeTable,
+} from "./window-lake.ts";
 
-const APP = "com.bench.window";
 const FORMATS = (process.env.WINDOW_FORMATS ?? "parquet,csv,ndjson").split(",");
 const MILLIONS = (process.env.WINDOW_MILLIONS ?? "1,10,50").split(",").map(Number);
-const CLI = new URL("../bin/attribution.js", import.meta.url).pathname;
-/** One install for this many events; one attribution for every other install. */
-const EVENTS_PER_INSTALL = 50;
-const SAMPLE_MS = 200;
 
 const TARGET_ROWS_PER_SECOND = 400_000;
 const TARGET_SERVICE_BYTES = 1024 * 1024 * 1024;
 /** 10x the rows at most 11x the time. */
 const TARGET_GROWTH = 1.1;
-
-const DUCKDB_TYPE = { string: "VARCHAR", int: "INTEGER", double: "DOUBLE", timestamp: "TIMESTAMP" };
-
-/** A column's value for row `i`: SQL over `i`, or null. */
-const EVENT_VALUES: Record<string, string> = {
-  event_id: "'00000000-0000-4000-8000-' || lpad(CAST(i AS VARCHAR), 12, '0')",
-  event_time: "TIMESTAMP '2026-10-01' + to_seconds(i // 20)",
-  received_at: "TIMESTAMP '2026-10-01' + to_seconds(i // 20 + 2)",
-  event_name: "CASE WHEN i % 4 = 0 THEN 'service_purchase' ELSE 'service_level_complete' END",
-  event_type: "CASE WHEN i % 4 = 0 THEN 'PURCHASE' ELSE 'LEVEL_COMPLETE' END",
-  service_id: `'install-' || (i // ${EVENTS_PER_INSTALL})`,
-  os: "'android'",
-  country: "['US', 'DE', 'BR', 'JP'][i % 4 + 1]",
-  app_name: "'Bench App'",
-  revenue: "CASE WHEN i % 4 = 0 THEN 4.99 END",
-  currency: "CASE WHEN i % 4 = 0 THEN 'EUR' END",
-  revenue_usd: "CASE WHEN i % 4 = 0 THEN 5.41 END",
-  maid: `'38400000-8cf0-11bd-b23e-' || lpad(CAST(i // ${EVENTS_PER_INSTALL} AS VARCHAR), 12, '0')`,
-  customer_user_id: `CASE WHEN i % 3 = 0 THEN 'user-' || (i // ${EVENTS_PER_INSTALL}) END`,
-  parameters: "'{\"level\":7}'",
-};
-
-const ATTRIBUTION_VALUES: Record<string, string> = {
-  service_id: "'install-' || (i * 2)",
-  attributed_at: "TIMESTAMP '2026-09-30'",
-  media_source: "CASE WHEN i % 3 = 0 THEN 'organic' ELSE 'meta_ads' END",
-  campaign_id: "CASE WHEN i % 3 <> 0 THEN 'c-' || (i % 7) END",
-  campaign_name: "CASE WHEN i % 3 <> 0 THEN 'Campaign ' || (i % 7) END",
-  matching_type: "CASE WHEN i % 3 <> 0 THEN 'network' END",
-  confidence_score: "CASE WHEN i % 3 <> 0 THEN 'high' END",
-};
-
-/** `rows` rows of a lake table in its Parquet layout: app_id=…/dt=…/part-N.parquet. */
-const writeTable = async (
-  lakeDir: string,
-  table: LakeTable,
-  values: Record<string, string>,
-  rows: number,
-) => {
-  const columns = table.columns.map(
-    (column) =>
-      `CAST(${values[column.name] ?? "NULL"} AS ${DUCKDB_TYPE[column.type]}) AS ${column.name}`,
-  );
-  const date = table.dateColumn;
-  const instance = await DuckDBInstance.create(":memory:");
-  const connection = await instance.connect();
-  try {
-    await connection.run(
-      `COPY (SELECT *, ${sqlString(APP)} AS app_id, strftime(${date}, '%Y-%m-%d') AS dt
-             FROM (SELECT ${columns.join(", ")} FROM range(${rows}) AS r(i)))
-       TO ${sqlString(join(lakeDir, table.name))}
-       (FORMAT parquet, PARTITION_BY (app_id, dt), FILENAME_PATTERN 'part-{i}')`,
-    );
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
-};
-
-const bytesUnder = async (dir: string): Promise<number> => {
-  let total = 0;
-  for (const name of await readdir(dir, { recursive: true }).catch(() => [])) {
-    const info = await stat(join(dir, String(name))).catch(() => undefined);
-    if (info?.isFile()) total += info.size;
-  }
-  return total;
-};
-
-/** VmRSS, or 0 once the process is gone. */
-const residentMemory = async (pid: number | undefined): Promise<number> =>
-  (await memoryOf(pid, ["VmRSS"]).catch(() => ({ VmRSS: 0 }))).VmRSS;
-
-/** The highest resident memory of a process, sampled until `stop` is called. */
-const sampleMemory = (pid: () => number | undefined) => {
-  let peak = 0;
-  const timer = setInterval(() => {
-    void residentMemory(pid()).then((rss) => {
-      peak = Math.max(peak, rss);
-    });
-  }, SAMPLE_MS);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return peak;
-    },
-  };
-};
-
-/** `attribution export` of the whole window into a file: seconds and the CLI's peak memory. */
-const exportWindow = async (url: string, key: string, format: string, output: string) => {
-  const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    [
-      ...START_FLAGS,
-      CLI,
-      "export",
-      "--since",
-      "0",
-      "--format",
-      format,
-      "-o",
-      output,
-      "--no-progress",
-    ],
-    { env: { ...process.env, ATTRIBUTION_URL: url, ATTRIBUTION_API_KEY: key }, stdio: "inherit" },
-  );
-  const memory = sampleMemory(() => child.pid);
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  const cliPeak = memory.stop();
-  if (code !== 0) throw new Error(`attribution export --format ${format} exited with ${code}`);
-  return { seconds: (performance.now() - started) / 1000, cliPeak };
-};
 
 /**
  * Where the CLI writes the window: in memory (`/dev/shm`) when it fits in half of what is free
@@ -251,31 +136,6 @@ const ingestionProbe = async (url: string, sdkKey: string) => {
       return { times: [...times].sort((a, b) => a - b), refused };
     },
   };
-};
-
-/**
- * The first page's time to first byte, and the time until its snapshot is made. A large
- * window's first page leaves once the snapshot's first day is written; a page asked past the
- * window's end is answered once the last day is, so its answer is when the snapshot was made.
- */
-const firstPage = async (url: string, key: string) => {
-  const started = performance.now();
-  const response = await fetch(`${url}/api/v1/export?timestamp=0&format=csv&limit=10000`, {
-    headers: { authorization: key },
-  });
-  if (!response.ok || !response.body) throw new Error(`first page: ${response.status}`);
-  let firstByte = 0;
-  for await (const _chunk of response.body) {
-    if (firstByte === 0) firstByte = (performance.now() - started) / 1000;
-  }
-  const snapshot = response.headers.get("x-export-snapshot") ?? "";
-  const beyond = await fetch(
-    `${url}/api/v1/export?timestamp=0&format=csv&limit=1&offset=${Number.MAX_SAFE_INTEGER}&snapshot=${snapshot}`,
-    { headers: { authorization: key } },
-  );
-  await beyond.arrayBuffer();
-  if (!beyond.ok) throw new Error(`the page past the window: ${beyond.status}`);
-  return { firstByte, snapshotSeconds: (performance.now() - started) / 1000 };
 };
 
 interface Result {
