@@ -45,6 +45,7 @@ import { linkNotFound } from "../http/handlers/link-host.ts";
 import { AUTHORIZER, LINK_HOST_ROUTES, ROUTES, type ServiceRoute } from "../http/routes.ts";
 import { jobOf } from "../jobs/jobs.ts";
 import { type LakeTableName, perLakeTableAsync } from "../lake/lake-tables.ts";
+import { logger } from "../logging/logger.ts";
 import type { WorkHandler, WorkQueue } from "../ports/work-queue.ts";
 import { WORKERS } from "../workers/workers.ts";
 import { adminRevision, markAdminChange } from "./admin-changes.ts";
@@ -312,7 +313,10 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     adapters,
     runtime,
     pruneSnapshots: () => lake.engine.prune(new Date(Date.now() - snapshotPruneAfterMs(config))),
-    compactLake: () => lake.compactor.compact(),
+    compactLake: async () => {
+      const merged = await lake.compactor.compact();
+      if (merged.partitions > 0) logger.info("lake files merged", { ...merged });
+    },
     refreshRates:
       config.fxFeedUrl === null
         ? null
