@@ -2,7 +2,9 @@
  * Clicks per link, counted by DuckDB from the lake's touches table: every tap through the link
  * host that was counted, as delivered so far (the embedded stream delivers every few seconds).
  * It reads Parquet files only, which delivery renames into place whole, so it may run beside
- * the service.
+ * the service (the CLI's count). One taken in the milliseconds in which the service's
+ * compaction puts a merge in place may miss that merge's rows or fail; run again, it counts
+ * them. The service's own count takes the lake's read side (reports.ts).
  */
 import { DuckDBInstance } from "@duckdb/node-api";
 import { TOUCHES_TABLE } from "../../lake/lake-tables.ts";

@@ -113,6 +113,7 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
       return rows.map(exportRecordOf);
     },
 
-    linkClicks: (appId) => countLinkClicks(lakeDir, appId),
+    // Under the read side too: a compaction's merge is put in place as several steps.
+    linkClicks: (appId) => lakeFiles.read(() => countLinkClicks(lakeDir, appId)),
   };
 };
