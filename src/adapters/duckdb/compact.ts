@@ -13,11 +13,12 @@
  * the purge's file stands, and the next run merges it.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "../../lake/export-query.ts";
 import { LAKE_TABLES } from "../../lake/lake-tables.ts";
+import { syncFile, syncFolder } from "../local-disk/sync.ts";
 import { type Listed, listedFile, sameFile, tableDir } from "./lake-sql.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";
 
@@ -43,16 +44,6 @@ interface Journal {
   readonly target: string;
   readonly sources: readonly string[];
 }
-
-/** Written and flushed to the disk, so that a journal names only merges that are whole. */
-const syncFile = async (path: string) => {
-  const handle = await open(path, "r+");
-  try {
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-};
 
 const subfolders = async (dir: string, prefix: string): Promise<string[]> =>
   (await readdir(dir, { withFileTypes: true }).catch(() => []))
@@ -155,6 +146,7 @@ export const createDuckDbCompactor = (options: {
     } finally {
       connection.closeSync();
     }
+    // The merged file whole on the disk before a journal names it.
     await syncFile(journal.staged);
     return lakeFiles.write(async () => {
       const unchanged = await Promise.all(sources.map(sameFile));
@@ -166,7 +158,10 @@ export const createDuckDbCompactor = (options: {
       await writeFile(`${journalPath}.part`, JSON.stringify(journal));
       await syncFile(`${journalPath}.part`);
       await rename(`${journalPath}.part`, journalPath);
+      await syncFolder(workDir);
       await finish(journal);
+      // The merge in place on the disk before its journal goes.
+      await syncFolder(partition);
       await rm(journalPath);
       return true;
     });

@@ -20,6 +20,7 @@ import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import * as z from "zod";
 import type { WorkMessage, WorkQueue } from "../../ports/work-queue.ts";
+import { syncFolder } from "../local-disk/sync.ts";
 
 const FOLDERS = ["ready", "taken", "dead", "incoming"] as const;
 
@@ -71,16 +72,6 @@ const writeSynced = async (path: string, text: string) => {
     await file.sync();
   } finally {
     await file.close();
-  }
-};
-
-/** A rename is durable once its folder is synced. */
-const syncFolder = async (path: string) => {
-  const folder = await open(path, "r");
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
   }
 };
 
