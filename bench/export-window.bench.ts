@@ -15,20 +15,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { dataPaths } from "../src/embedded/data-dir.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../src/lake/lake-tables.ts";
+import { EVENTS_TABLE } from "../src/lake/lake-tables.ts";
 import { installRequest } from "../test/support/installs.ts";
 import { createAppWithCli, startService, stopService } from "../test/support/service.ts";
 import { int, mb, measuredOn, verdict, writeDocsSection } from "./figures.ts";
 import { percentile } from "./http-load.ts";
 import {
   APP,
-  ATTRIBUTION_VALUES,
   bytesUnder,
   EVENT_VALUES,
-  EVENTS_PER_INSTALL,
   exportWindow,
   firstPage,
   sampleMemory,
+  writeAttributions,
   writeTable,
 } from "./window-lake.ts";
 
@@ -163,12 +162,7 @@ const measure = async (millions: number): Promise<Result[]> => {
     await mkdir(paths.lake, { recursive: true });
     const seeding = performance.now();
     await writeTable(paths.lake, EVENTS_TABLE, EVENT_VALUES, rows);
-    await writeTable(
-      paths.lake,
-      ATTRIBUTIONS_TABLE,
-      ATTRIBUTION_VALUES,
-      rows / EVENTS_PER_INSTALL / 2,
-    );
+    await writeAttributions(paths.lake, rows);
     console.log(
       `\n${int(rows)} events seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s (${mb(await bytesUnder(paths.lake))} of Parquet)`,
     );

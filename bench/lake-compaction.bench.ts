@@ -11,18 +11,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { dataPaths } from "../src/embedded/data-dir.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../src/lake/lake-tables.ts";
+import { EVENTS_TABLE } from "../src/lake/lake-tables.ts";
 import { createAppWithCli, startService, stopService } from "../test/support/service.ts";
 import { int, mb, measuredOn, writeDocsSection } from "./figures.ts";
 import {
   APP,
-  ATTRIBUTION_VALUES,
-  EVENTS_PER_INSTALL,
   exportWindow,
   firstPage,
   sampleMemory,
+  writeAttributions,
   writeDeliveredDay,
-  writeTable,
 } from "./window-lake.ts";
 
 const ROWS = 1_000_000;
@@ -55,12 +53,7 @@ const main = async () => {
     await mkdir(paths.lake, { recursive: true });
     const seeding = performance.now();
     await writeDeliveredDay(paths.lake, DAY, ROWS, FILES);
-    await writeTable(
-      paths.lake,
-      ATTRIBUTIONS_TABLE,
-      ATTRIBUTION_VALUES,
-      ROWS / EVENTS_PER_INSTALL / 2,
-    );
+    await writeAttributions(paths.lake, ROWS);
     console.log(
       `${int(ROWS)} events of one day in ${int(FILES)} files, seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s`,
     );

@@ -10,13 +10,13 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "../src/lake/export-query.ts";
-import { EVENTS_TABLE, type LakeTable } from "../src/lake/lake-tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable } from "../src/lake/lake-tables.ts";
 import { memoryOf, START_FLAGS } from "../test/support/service.ts";
 
 export const APP = "com.bench.window";
 const CLI = new URL("../bin/attribution.js", import.meta.url).pathname;
 /** One install for this many events; one attribution for every other install. */
-export const EVENTS_PER_INSTALL = 50;
+const EVENTS_PER_INSTALL = 50;
 const SAMPLE_MS = 200;
 
 const DUCKDB_TYPE = { string: "VARCHAR", int: "INTEGER", double: "DOUBLE", timestamp: "TIMESTAMP" };
@@ -40,7 +40,7 @@ export const EVENT_VALUES: Record<string, string> = {
   parameters: "'{\"level\":7}'",
 };
 
-export const ATTRIBUTION_VALUES: Record<string, string> = {
+const ATTRIBUTION_VALUES: Record<string, string> = {
   service_id: "'install-' || (i * 2)",
   attributed_at: "TIMESTAMP '2026-09-30'",
   media_source: "CASE WHEN i % 3 = 0 THEN 'organic' ELSE 'meta_ads' END",
@@ -87,7 +87,7 @@ export const bytesUnder = async (dir: string): Promise<number> => {
 };
 
 /** VmRSS, or 0 once the process is gone. */
-export const residentMemory = async (pid: number | undefined): Promise<number> =>
+const residentMemory = async (pid: number | undefined): Promise<number> =>
   (await memoryOf(pid, ["VmRSS"]).catch(() => ({ VmRSS: 0 }))).VmRSS;
 
 /** The highest resident memory of a process, sampled until `stop` is called. */
@@ -156,6 +156,10 @@ export const firstPage = async (url: string, key: string) => {
   if (!beyond.ok) throw new Error(`the page past the window: ${beyond.status}`);
   return { firstByte, snapshotSeconds: (performance.now() - started) / 1000 };
 };
+
+/** The attributions of `events` events' installs: one for every other install. */
+export const writeAttributions = (lakeDir: string, events: number) =>
+  writeTable(lakeDir, ATTRIBUTIONS_TABLE, ATTRIBUTION_VALUES, events / EVENTS_PER_INSTALL / 2);
 
 /**
  * `rows` events of one day (from row `first` of EVENT_VALUES) as the embedded delivery leaves
