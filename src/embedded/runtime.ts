@@ -392,6 +392,8 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     async stop() {
       // No new request first, so none can start a purge while the stores close.
       await Promise.all(listeners.map((listening) => listening.close()));
+      // A compaction under way drops the merge it is writing rather than hold the stop up.
+      lake.compactor.stop();
       await jobs?.stop();
       await workers.stop();
       await lake.close();

@@ -147,6 +147,22 @@ describe("DuckDB compaction of the lake", () => {
     expect(await workFiles()).toEqual([]);
   });
 
+  it("ends a run under way when stopped, the lake as it was and the next run whole", async () => {
+    const before = await rows();
+    const stopped = compactor(createReadWriteLock(), 2);
+
+    const run = stopped.compact();
+    stopped.stop();
+    await run;
+
+    expect((await filesIn(DAY)).length).toBeGreaterThan(1);
+    expect(await rows()).toEqual(before);
+    expect(await workFiles()).toEqual([]);
+    await compactor().compact();
+    expect(await filesIn(DAY)).toHaveLength(1);
+    expect(await rows()).toEqual(before);
+  });
+
   it("leaves the merge undone when a purge put another file at a source's path meanwhile", async () => {
     const [first] = await filesIn(DAY);
     const source = join(partition(DAY), String(first));

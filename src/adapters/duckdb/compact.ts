@@ -35,6 +35,11 @@ export interface CompactionResult {
 export interface LakeCompactor {
   /** Merges the small files of every partition of every lake table. */
   compact(): Promise<CompactionResult>;
+  /**
+   * Ends a run under way: the merge being written is dropped (its sources stay), and no other
+   * begins. The service calls it as it stops, so that a long run does not hold the stop up.
+   */
+  stop(): void;
   /** Finishes the merges a stop left journaled and drops those it left unjournaled. */
   recover(): Promise<void>;
 }
@@ -105,6 +110,8 @@ export const createDuckDbCompactor = (options: {
 }): LakeCompactor => {
   const { duckdb, lakeDir, lakeFiles, targetBytes } = options;
   const workDir = join(lakeDir, WORK_DIR);
+  let stopping = false;
+  const writing = new Set<{ interrupt(): void }>();
 
   const listed = async (partition: string): Promise<Listed[]> => {
     const names = (await readdir(partition)).filter((name) => name.endsWith(".parquet"));
@@ -122,6 +129,7 @@ export const createDuckDbCompactor = (options: {
     };
     const files = `[${journal.sources.map(sqlString).join(", ")}]`;
     const connection = await duckdb.connect();
+    writing.add(connection);
     try {
       const expected = Number(
         (
@@ -142,8 +150,10 @@ export const createDuckDbCompactor = (options: {
       }
     } catch (error) {
       await rm(journal.staged, { force: true });
+      if (stopping) return false;
       throw error;
     } finally {
+      writing.delete(connection);
       connection.closeSync();
     }
     // The merged file whole on the disk before a journal names it.
@@ -184,11 +194,13 @@ export const createDuckDbCompactor = (options: {
               // Rounds until no two small files are left: each merge leaves one file of several.
               for (let round = true; round; ) {
                 round = false;
-                for (const group of mergeGroups(
+                const groups = mergeGroups(
                   await listed(partition),
                   targetBytes,
                   options.maxFilesPerMerge,
-                )) {
+                );
+                for (const group of groups) {
+                  if (stopping) break;
                   if (await merge(partition, group)) merged = round = true;
                 }
               }
@@ -206,6 +218,10 @@ export const createDuckDbCompactor = (options: {
         throw new AggregateError(failures, `Compaction failed in ${failures.length} partitions`);
       }
       return { partitions, filesBefore, filesAfter };
+    },
+    stop() {
+      stopping = true;
+      for (const connection of writing) connection.interrupt();
     },
     async recover() {
       const names = await readdir(workDir).catch(() => []);
