@@ -1,6 +1,6 @@
 import { cp, mkdir, mkdtemp, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
@@ -192,7 +192,7 @@ describe("DuckDB compaction of the lake", () => {
     expect(await workFiles()).toEqual([]);
   });
 
-  it("finishes a merge its journal names, and drops one it never journaled", async () => {
+  it("finishes a merge its journal names, in a moved data folder too, and drops one it never journaled", async () => {
     const before = await rows();
     const sources = (await filesIn(DAY)).map((name) => join(partition(DAY), name));
     const work = join(lakeDir(), ".compaction");
@@ -206,11 +206,24 @@ describe("DuckDB compaction of the lake", () => {
     );
     connection.closeSync();
     const target = join(partition(DAY), "part-stopped.parquet");
-    await writeFile(join(work, "stopped.json"), JSON.stringify({ staged, target, sources }));
+    // Its paths from the lake's folder, as the compaction writes them.
+    const fromLake = (path: string) => relative(lakeDir(), path);
+    await writeFile(
+      join(work, "stopped.json"),
+      JSON.stringify({
+        staged: fromLake(staged),
+        target: fromLake(target),
+        sources: sources.map(fromLake),
+      }),
+    );
     await rm(String(sources[0]));
     // And a merge stopped before its journal: never in place.
     await cp(String(sources[1]), join(work, "unjournaled.parquet"));
     await writeFile(join(work, "unjournaled.json.part"), "{");
+    // And the data folder moved before the next start.
+    const moved = `${dir}-moved`;
+    await rename(dir, moved);
+    dir = moved;
 
     await compactor().recover();
 

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "../../lake/export-query.ts";
 import { LAKE_TABLES } from "../../lake/lake-tables.ts";
@@ -44,6 +44,7 @@ export interface LakeCompactor {
   recover(): Promise<void>;
 }
 
+/** A merge put in place, its paths from the lake's folder, so that a moved data folder keeps it. */
 interface Journal {
   readonly staged: string;
   readonly target: string;
@@ -91,11 +92,13 @@ export const mergeGroups = (
 };
 
 /** Puts a journaled merge in place; each step may have been done already by a stopped run. */
-const finish = async (journal: Journal) => {
-  await Promise.all(journal.sources.map((source) => rm(source, { force: true })));
-  await rename(journal.staged, journal.target).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "ENOENT") throw error;
-  });
+const finish = async (lakeDir: string, journal: Journal) => {
+  await Promise.all(journal.sources.map((source) => rm(join(lakeDir, source), { force: true })));
+  await rename(join(lakeDir, journal.staged), join(lakeDir, journal.target)).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== "ENOENT") throw error;
+    },
+  );
 };
 
 export const createDuckDbCompactor = (options: {
@@ -122,12 +125,13 @@ export const createDuckDbCompactor = (options: {
   /** One group into one file; false when a source changed meanwhile and the merge was dropped. */
   const merge = async (partition: string, sources: readonly Listed[]): Promise<boolean> => {
     const id = randomUUID();
+    const staged = join(workDir, `${id}.parquet`);
     const journal: Journal = {
-      staged: join(workDir, `${id}.parquet`),
-      target: join(partition, `part-${id}.parquet`),
-      sources: sources.map((source) => source.path),
+      staged: relative(lakeDir, staged),
+      target: relative(lakeDir, join(partition, `part-${id}.parquet`)),
+      sources: sources.map((source) => relative(lakeDir, source.path)),
     };
-    const files = `[${journal.sources.map(sqlString).join(", ")}]`;
+    const files = `[${sources.map((source) => sqlString(source.path)).join(", ")}]`;
     const connection = await duckdb.connect();
     writing.add(connection);
     try {
@@ -141,7 +145,7 @@ export const createDuckDbCompactor = (options: {
       // Without hive_partitioning, so app_id and dt stay in the path, not in the merged file.
       const written = await connection.run(
         `COPY (SELECT * FROM read_parquet(${files}, hive_partitioning = false, union_by_name = true))
-         TO ${sqlString(journal.staged)} (FORMAT parquet)`,
+         TO ${sqlString(staged)} (FORMAT parquet)`,
       );
       if (Number(written.rowsChanged) !== expected) {
         throw new Error(
@@ -149,7 +153,7 @@ export const createDuckDbCompactor = (options: {
         );
       }
     } catch (error) {
-      await rm(journal.staged, { force: true });
+      await rm(staged, { force: true });
       if (stopping) return false;
       throw error;
     } finally {
@@ -157,11 +161,11 @@ export const createDuckDbCompactor = (options: {
       connection.closeSync();
     }
     // The merged file whole on the disk before a journal names it.
-    await syncFile(journal.staged);
+    await syncFile(staged);
     return lakeFiles.write(async () => {
       const unchanged = await Promise.all(sources.map(sameFile));
       if (!unchanged.every(Boolean)) {
-        await rm(journal.staged, { force: true });
+        await rm(staged, { force: true });
         return false;
       }
       const journalPath = join(workDir, `${id}.json`);
@@ -169,7 +173,7 @@ export const createDuckDbCompactor = (options: {
       await syncFile(`${journalPath}.part`);
       await rename(`${journalPath}.part`, journalPath);
       await syncFolder(workDir);
-      await finish(journal);
+      await finish(lakeDir, journal);
       // The merge in place on the disk before its journal goes.
       await syncFolder(partition);
       await rm(journalPath);
@@ -227,7 +231,7 @@ export const createDuckDbCompactor = (options: {
       const names = await readdir(workDir).catch(() => []);
       for (const name of names.filter((entry) => entry.endsWith(".json"))) {
         const journal = JSON.parse(await readFile(join(workDir, name), "utf8")) as Journal;
-        await finish(journal);
+        await finish(lakeDir, journal);
         await rm(join(workDir, name));
       }
       // What is left was never journaled: merges stopped before they were put in place.
