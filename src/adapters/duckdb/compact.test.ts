@@ -163,6 +163,24 @@ describe("DuckDB compaction of the lake", () => {
     expect(await rows()).toEqual(before);
   });
 
+  it("merges nothing while a snapshot is being made from the lake", async () => {
+    const lock = createReadWriteLock();
+    let release: () => void = () => undefined;
+    const making = lock.read(() => new Promise<void>((resolve) => (release = resolve)));
+
+    const run = compactor(lock).compact();
+    // Correct, it cannot have begun however long this waits; were it to run beside the making,
+    // a few tiny files would be merged well within it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await filesIn(DAY)).toHaveLength(BATCHES);
+    expect(await workFiles()).toEqual([]);
+    release();
+    await making;
+    await run;
+
+    expect(await filesIn(DAY)).toHaveLength(1);
+  });
+
   it("leaves the merge undone when a purge put another file at a source's path meanwhile", async () => {
     const [first] = await filesIn(DAY);
     const source = join(partition(DAY), String(first));

@@ -6,7 +6,7 @@
  * partition's small files into files of about `targetBytes`; a file of half that or more is
  * left as it is, so each row is rewritten a few times at most.
  *
- * A merge is written beside the lake, then put in place under the lake's write lock: its
+ * A merge is written beside the lake and put in place under the lake's write lock: its
  * journal (the sources and the merged file) is written first, so a merge stopped by a crash is
  * finished at the next start (`recover`), and no row is lost or held twice. A source that a
  * purge rewrote meanwhile (another file at the same path) or removed leaves the merge undone:
@@ -122,15 +122,8 @@ export const createDuckDbCompactor = (options: {
     return files.filter((file): file is Listed => file !== undefined);
   };
 
-  /** One group into one file; false when a source changed meanwhile and the merge was dropped. */
-  const merge = async (partition: string, sources: readonly Listed[]): Promise<boolean> => {
-    const id = randomUUID();
-    const staged = join(workDir, `${id}.parquet`);
-    const journal: Journal = {
-      staged: relative(lakeDir, staged),
-      target: relative(lakeDir, join(partition, `part-${id}.parquet`)),
-      sources: sources.map((source) => relative(lakeDir, source.path)),
-    };
+  /** Writes the group's rows into one file beside the lake, flushed; false when stopped. */
+  const write = async (sources: readonly Listed[], staged: string): Promise<boolean> => {
     const files = `[${sources.map((source) => sqlString(source.path)).join(", ")}]`;
     const connection = await duckdb.connect();
     writing.add(connection);
@@ -148,9 +141,7 @@ export const createDuckDbCompactor = (options: {
          TO ${sqlString(staged)} (FORMAT parquet)`,
       );
       if (Number(written.rowsChanged) !== expected) {
-        throw new Error(
-          `Compaction of ${partition}: ${written.rowsChanged} rows written of ${expected}`,
-        );
+        throw new Error(`Compaction: ${written.rowsChanged} rows written of ${expected}`);
       }
     } catch (error) {
       await rm(staged, { force: true });
@@ -162,12 +153,29 @@ export const createDuckDbCompactor = (options: {
     }
     // The merged file whole on the disk before a journal names it.
     await syncFile(staged);
-    return lakeFiles.write(async () => {
+    return true;
+  };
+
+  /**
+   * One group into one file; false when a source changed meanwhile and the merge was dropped.
+   * All of it under the lake's write side: a merge never runs beside a snapshot being made or
+   * a report, so their memory and its own are never taken at once.
+   */
+  const merge = (partition: string, sources: readonly Listed[]): Promise<boolean> =>
+    lakeFiles.write(async () => {
+      const id = randomUUID();
+      const staged = join(workDir, `${id}.parquet`);
+      if (!(await write(sources, staged))) return false;
       const unchanged = await Promise.all(sources.map(sameFile));
       if (!unchanged.every(Boolean)) {
         await rm(staged, { force: true });
         return false;
       }
+      const journal: Journal = {
+        staged: relative(lakeDir, staged),
+        target: relative(lakeDir, join(partition, `part-${id}.parquet`)),
+        sources: sources.map((source) => relative(lakeDir, source.path)),
+      };
       const journalPath = join(workDir, `${id}.json`);
       await writeFile(`${journalPath}.part`, JSON.stringify(journal));
       await syncFile(`${journalPath}.part`);
@@ -179,7 +187,6 @@ export const createDuckDbCompactor = (options: {
       await rm(journalPath);
       return true;
     });
-  };
 
   return {
     async compact() {
