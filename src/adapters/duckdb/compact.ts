@@ -157,12 +157,14 @@ export const createDuckDbCompactor = (options: {
   };
 
   /**
-   * One group into one file; false when a source changed meanwhile and the merge was dropped.
-   * All of it under the lake's write side: a merge never runs beside a snapshot being made or
-   * a report, so their memory and its own are never taken at once.
+   * One group into one file; false when a source changed meanwhile and the merge was dropped,
+   * or when the lake was busy. All of it under the lake's write side: a merge never runs beside
+   * a snapshot being made or a report, so their memory and its own are never taken at once. It
+   * does not wait for the lake either, which would hold up every reader behind it (a report
+   * behind a long export's snapshot): a busy lake is merged at the next run.
    */
-  const merge = (partition: string, sources: readonly Listed[]): Promise<boolean> =>
-    lakeFiles.write(async () => {
+  const merge = async (partition: string, sources: readonly Listed[]): Promise<boolean> =>
+    (await lakeFiles.writeIfFree(async () => {
       const id = randomUUID();
       const staged = join(workDir, `${id}.parquet`);
       if (!(await write(sources, staged))) return false;
@@ -186,7 +188,7 @@ export const createDuckDbCompactor = (options: {
       await syncFolder(partition);
       await rm(journalPath);
       return true;
-    });
+    })) ?? false;
 
   return {
     async compact() {

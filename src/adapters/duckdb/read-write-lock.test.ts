@@ -56,4 +56,24 @@ describe("read-write lock", () => {
     expect(await lock.read(async () => "read")).toBe("read");
     expect(await lock.write(async () => "written")).toBe("written");
   });
+
+  it("gives the write side at once only when no one holds the lock or waits for it", async () => {
+    const lock = createReadWriteLock();
+    const log: string[] = [];
+    const [r, w] = ["r", "w"].map((name) => held(log, name));
+    if (!r || !w) throw new Error("two pieces of work");
+    const reading = lock.read(r.work);
+    await turn();
+
+    expect(await lock.writeIfFree(async () => "written beside a reader")).toBeUndefined();
+    r.release();
+    await reading;
+    const writing = lock.writeIfFree(w.work);
+    await turn();
+    expect(log).toEqual(["r starts", "r ends", "w starts"]);
+    expect(await lock.writeIfFree(async () => "written beside a writer")).toBeUndefined();
+    w.release();
+    expect(await writing).toBe("w");
+    expect(await lock.writeIfFree(async () => "alone")).toBe("alone");
+  });
 });

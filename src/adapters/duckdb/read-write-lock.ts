@@ -5,6 +5,11 @@
 export interface ReadWriteLock {
   read<T>(work: () => Promise<T>): Promise<T>;
   write<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * The write side at once if no one holds the lock or waits for it, else nothing (undefined):
+   * for work that can wait for another time rather than hold up the readers behind it.
+   */
+  writeIfFree<T>(work: () => Promise<T>): Promise<T | undefined>;
 }
 
 export const createReadWriteLock = (): ReadWriteLock => {
@@ -35,5 +40,11 @@ export const createReadWriteLock = (): ReadWriteLock => {
         startWaiting();
       }
     };
-  return { read: holding(false), write: holding(true) };
+  const write = holding(true);
+  return {
+    read: holding(false),
+    write,
+    writeIfFree: async (work) =>
+      readers === 0 && !writing && waiting.length === 0 ? write(work) : undefined,
+  };
 };
