@@ -5,22 +5,17 @@
  */
 import { open } from "node:fs/promises";
 
-/** A written file's bytes, on the disk. */
-export const syncFile = async (path: string) => {
-  const file = await open(path, "r+");
+const flush = async (path: string, flags: "r" | "r+") => {
+  const handle = await open(path, flags);
   try {
-    await file.sync();
+    await handle.sync();
   } finally {
-    await file.close();
+    await handle.close();
   }
 };
 
-/** A rename into the folder, or a removal from it, on the disk. */
-export const syncFolder = async (path: string) => {
-  const folder = await open(path, "r");
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
-};
+/** A written file's bytes, on the disk. */
+export const syncFile = (path: string) => flush(path, "r+");
+
+/** A rename into the folder, or a removal from it, on the disk (a folder opens for reading). */
+export const syncFolder = (path: string) => flush(path, "r");
