@@ -104,7 +104,7 @@ const finish = async (lakeDir: string, journal: Journal) => {
 export const createDuckDbCompactor = (options: {
   duckdb: DuckDBInstance;
   lakeDir: string;
-  /** Shared with the query engine and the purge: a merge is put in place alone. */
+  /** Shared with the query engine, the reports and the purge: a merge runs alone, when free. */
   lakeFiles: ReadWriteLock;
   /** About the size of a merged file; a file of half this or more is not merged again. */
   targetBytes: number;
