@@ -210,6 +210,9 @@ const measure = async (millions: number): Promise<Result[]> => {
         await rm(output, { force: true });
       } finally {
         await stopService(service.child);
+        // Each format's snapshots its own: three formats' at 50 million events would take the
+        // snapshots' disk budget.
+        await rm(paths.snapshots, { recursive: true, force: true });
       }
     }
   } finally {

@@ -21,22 +21,36 @@ const SAMPLE_MS = 200;
 
 const DUCKDB_TYPE = { string: "VARCHAR", int: "INTEGER", double: "DOUBLE", timestamp: "TIMESTAMP" };
 
+/**
+ * The install of event `i`, as traffic comes: 20 installs active at once, their events
+ * interleaved one a second each, and EVENTS_PER_INSTALL events an install; every install
+ * index from 0 up is used.
+ */
+const INSTALL = `((i // (20 * ${EVENTS_PER_INSTALL})) * 20 + i % 20)`;
+
+/** A version 4 UUID's text, random-looking and the same for the same `i`, as SDKs make them. */
+const UUID = (() => {
+  const hex = "md5(CAST(i AS VARCHAR))";
+  const part = (from: number, length: number) => `substr(${hex}, ${from}, ${length})`;
+  return `${part(1, 8)} || '-' || ${part(9, 4)} || '-4' || ${part(14, 3)} || '-8' || ${part(18, 3)} || '-' || ${part(21, 12)}`;
+})();
+
 /** A column's value for row `i`: SQL over `i`, or null. */
 export const EVENT_VALUES: Record<string, string> = {
-  event_id: "'00000000-0000-4000-8000-' || lpad(CAST(i AS VARCHAR), 12, '0')",
+  event_id: UUID,
   event_time: "TIMESTAMP '2026-10-01' + to_seconds(i // 20)",
   received_at: "TIMESTAMP '2026-10-01' + to_seconds(i // 20 + 2)",
   event_name: "CASE WHEN i % 4 = 0 THEN 'service_purchase' ELSE 'service_level_complete' END",
   event_type: "CASE WHEN i % 4 = 0 THEN 'PURCHASE' ELSE 'LEVEL_COMPLETE' END",
-  service_id: `'install-' || (i // ${EVENTS_PER_INSTALL})`,
+  service_id: `'install-' || ${INSTALL}`,
   os: "'android'",
   country: "['US', 'DE', 'BR', 'JP'][i % 4 + 1]",
   app_name: "'Bench App'",
   revenue: "CASE WHEN i % 4 = 0 THEN 4.99 END",
   currency: "CASE WHEN i % 4 = 0 THEN 'EUR' END",
   revenue_usd: "CASE WHEN i % 4 = 0 THEN 5.41 END",
-  maid: `'38400000-8cf0-11bd-b23e-' || lpad(CAST(i // ${EVENTS_PER_INSTALL} AS VARCHAR), 12, '0')`,
-  customer_user_id: `CASE WHEN i % 3 = 0 THEN 'user-' || (i // ${EVENTS_PER_INSTALL}) END`,
+  maid: `'38400000-8cf0-11bd-b23e-' || lpad(CAST(${INSTALL} AS VARCHAR), 12, '0')`,
+  customer_user_id: `CASE WHEN i % 3 = 0 THEN 'user-' || ${INSTALL} END`,
   parameters: "'{\"level\":7}'",
 };
 
