@@ -89,8 +89,8 @@ const PAGE_QUERY_MEMORY = "128MB";
 const DELIVERY_MEMORY = "128MB";
 
 /**
- * About the size of a file the lake's compaction writes: a day of a mid-size app (a few
- * million events) is one file, and a query opens a few files a day at most.
+ * About the size of a file the lake's compaction writes: a day of a mid-size app (a million
+ * or two events) is one file, and a query opens a few files a day at most.
  */
 const COMPACTED_FILE_BYTES = 64 * 1024 * 1024;
 
