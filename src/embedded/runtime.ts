@@ -82,11 +82,10 @@ export interface EmbeddedRuntime {
   stop(): Promise<void>;
 }
 
-/** The lake side alone (streams and DuckDB), for the service and for offline CLI commands. */
 /** What the instance serving pages and purges may hold in memory. */
 const PAGE_QUERY_MEMORY = "128MB";
-/** Delivery's and compaction's: both stream rows from files into a Parquet file. */
-const DELIVERY_MEMORY = "128MB";
+/** What a merge of the lake's files may hold: it streams rows from files into one. */
+const COMPACTION_MEMORY = "128MB";
 
 /**
  * About the size of a file the lake's compaction writes: a day of a mid-size app (a million
@@ -111,6 +110,7 @@ const keepParquetMetadata = async (instance: DuckDBInstance) => {
   }
 };
 
+/** The lake side alone (streams and DuckDB), for the service and for offline CLI commands. */
 export const openLake = async (config: EmbeddedConfig) => {
   const paths = dataPaths(config.dataDir);
   await mkdir(paths.lake, { recursive: true });
@@ -139,18 +139,19 @@ export const openLake = async (config: EmbeddedConfig) => {
   });
   // Delivery turns write-ahead files into Parquet in the background: on one thread of its own
   // it leaves the other cores to the requests (and to export queries on the first instance).
-  // It reads each file once: DuckDB's cache of file blocks would only hold what it merged.
-  const deliveryDuckdb = await DuckDBInstance.create(":memory:", {
-    threads: "1",
-    memory_limit: DELIVERY_MEMORY,
-    enable_external_file_cache: "false",
-  });
+  // Unbounded: a write-ahead file of many days is written to as many partitions at once.
+  const deliveryDuckdb = await DuckDBInstance.create(":memory:", { threads: "1" });
   // A purge or a compaction never replaces a lake file while a snapshot is being made from it.
   const lakeFiles = createReadWriteLock();
-  // Compaction writes the lake in the background too, on delivery's instance, which keeps no
-  // file's footer: those of the thousands of files merged would stay in memory.
+  // Compaction on an instance of its own, bounded, on one thread, keeping neither footers nor
+  // file blocks: those of the thousands of files merged would stay in memory.
+  const compactionDuckdb = await DuckDBInstance.create(":memory:", {
+    threads: "1",
+    memory_limit: COMPACTION_MEMORY,
+    enable_external_file_cache: "false",
+  });
   const compactor = createDuckDbCompactor({
-    duckdb: deliveryDuckdb,
+    duckdb: compactionDuckdb,
     lakeDir: paths.lake,
     lakeFiles,
     targetBytes: COMPACTED_FILE_BYTES,
@@ -204,6 +205,7 @@ export const openLake = async (config: EmbeddedConfig) => {
       await engine.stop();
       await Promise.all(Object.values(streams).map((stream) => stream.close()));
       deliveryDuckdb.closeSync();
+      compactionDuckdb.closeSync();
       duckdb.closeSync();
       snapshotDuckdb.closeSync();
     },
