@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,10 +31,16 @@ const MATERIALISE_REPEATS = 5;
 const TARGET_HISTORY_RATIO = 1.2;
 const TARGET_PEAK_BYTES = 512 * 1024 * 1024;
 
+/** A version 4 UUID's text, random-looking and the same for the same `i`, as SDKs make them. */
+const eventId = (i: number): string => {
+  const hex = createHash("md5").update(String(i)).digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+};
+
 const event = (app: string, i: number, time: number): LakeRecord => ({
   ...nullColumns(EVENTS_TABLE),
   app_id: app,
-  event_id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+  event_id: eventId(i),
   event_time: new Date(time).toISOString(),
   event_name: i % 4 === 0 ? "service_purchase" : "service_level_complete",
   service_id: `install-${i % 2_000}`,
