@@ -1,7 +1,8 @@
 /**
  * The embedded lake as the runtime opens it (openLake): a write-ahead file whose events fall
- * on many days is delivered whole, one partition a day, however many partitions it opens at
- * once.
+ * on many days is delivered whole, one partition a day, with the attributions delivered beside
+ * it. (Delivery's instance held to 128 MB failed a larger such file only some of the time, so
+ * this is no guard for the instance's bound; it checks the delivery itself.)
  */
 import { randomUUID } from "node:crypto";
 import { mkdtemp, readdir, rm } from "node:fs/promises";

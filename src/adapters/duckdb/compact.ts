@@ -202,17 +202,13 @@ export const createDuckDbCompactor = (options: {
           for (const partition of await subfolders(app, "dt=")) {
             // A partition that cannot be merged now (a file DuckDB cannot read) holds up no other.
             try {
-              const before = (await listed(partition)).length;
+              let files = await listed(partition);
+              const before = files.length;
               let merged = false;
               // Rounds until no two small files are left: each merge leaves one file of several.
-              for (let round = true; round; ) {
+              for (let round = true; round; files = await listed(partition)) {
                 round = false;
-                const groups = mergeGroups(
-                  await listed(partition),
-                  targetBytes,
-                  options.maxFilesPerMerge,
-                );
-                for (const group of groups) {
+                for (const group of mergeGroups(files, targetBytes, options.maxFilesPerMerge)) {
                   if (stopping) break;
                   if (await merge(partition, group)) merged = round = true;
                 }
@@ -220,7 +216,7 @@ export const createDuckDbCompactor = (options: {
               if (!merged) continue;
               partitions += 1;
               filesBefore += before;
-              filesAfter += (await listed(partition)).length;
+              filesAfter += files.length;
             } catch (error) {
               failures.push(error);
             }
