@@ -2,7 +2,13 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, it } from "vitest";
 import { DUCKDB_TYPES } from "../adapters/duckdb/lake-sql.ts";
 import { EXPORT_COLUMNS } from "../record/columns.ts";
-import { buildCrossDayQuery, buildExportQuery, type Exclusion, sqlString } from "./export-query.ts";
+import {
+  buildCrossSliceQuery,
+  buildExportQuery,
+  buildLatestAttributionsQuery,
+  type Exclusion,
+  sqlString,
+} from "./export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, type LakeTable, PARTITION_KEYS } from "./lake-tables.ts";
 
 const input = {
@@ -52,25 +58,53 @@ describe("export query", () => {
     );
   });
 
-  it("reads one day when asked, leaving out events whose first copy is on another day", () => {
+  it("reads one day when asked, leaving out events whose first copy is at another time", () => {
     expect(buildExportQuery({ ...input, dialect: "duckdb" })).not.toContain("AND events.dt = ");
     const sql = buildExportQuery({
       ...input,
       dialect: "duckdb",
       day: "2026-11-02",
-      crossDay: "cross_day",
+      crossSlice: "cross_slice",
     });
     expect(sql).toContain("AND events.dt = '2026-11-02'");
     expect(sql).toContain(
-      "LEFT JOIN cross_day AS other ON other.service_id = ev.service_id AND other.event_id = ev.event_id AND other.dt <> ev.dt",
+      "LEFT JOIN cross_slice AS other ON other.service_id = ev.service_id AND other.event_id = ev.event_id AND other.event_time <> ev.event_time",
     );
     expect(sql).toContain("WHERE ev.copy_no = 1 AND other.service_id IS NULL");
-    expect(buildCrossDayQuery({ ...input, dialect: "duckdb" })).toContain(
-      "CAST(arg_min(CAST(dt AS DATE), received_at) AS VARCHAR) AS dt",
+    expect(buildCrossSliceQuery({ ...input, dialect: "duckdb" })).toContain(
+      "arg_min(event_time, received_at) AS event_time",
     );
-    expect(buildCrossDayQuery({ ...input, dialect: "athena" })).toContain(
-      "CAST(min_by(CAST(dt AS DATE), received_at) AS VARCHAR) AS dt",
+    expect(buildCrossSliceQuery({ ...input, dialect: "athena" })).toContain(
+      "min_by(event_time, received_at) AS event_time",
     );
+  });
+
+  it("reads a slice of a day's time when asked, its end left out", () => {
+    const day = { ...input, dialect: "duckdb" as const, day: "2026-11-02" };
+    const from = new Date("2026-11-02T06:00:00.000Z");
+    const to = new Date("2026-11-02T12:00:00.000Z");
+    const sql = buildExportQuery({ ...day, slice: { from, to } });
+    expect(sql).toContain("AND events.event_time >= TIMESTAMP '2026-11-02T06:00:00.000'");
+    expect(sql).toContain("AND events.event_time < TIMESTAMP '2026-11-02T12:00:00.000'");
+    // An open end is no bound.
+    expect(buildExportQuery({ ...day, slice: { to } })).not.toContain(
+      "event_time >= TIMESTAMP '2026-11-02",
+    );
+    expect(buildExportQuery({ ...day, slice: { from } })).not.toContain("AND events.event_time <");
+  });
+
+  it("reads the latest attributions once for a day's slices, when given them", () => {
+    const latest = buildLatestAttributionsQuery({ ...input, dialect: "duckdb", day: "2026-11-02" });
+    expect(latest).toContain("service_id IN (SELECT service_id FROM src)");
+    expect(latest.trimEnd().endsWith("SELECT * FROM att WHERE version_no = 1")).toBe(true);
+    const sql = buildExportQuery({
+      ...input,
+      dialect: "duckdb",
+      day: "2026-11-02",
+      latestAttributions: "day_attributions",
+    });
+    expect(sql).toContain("att AS (SELECT * FROM day_attributions)");
+    expect(sql).not.toContain("att_src");
   });
 
   it("leaves deleted installs out, and adds nothing without any", () => {

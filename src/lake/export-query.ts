@@ -26,10 +26,28 @@ export interface ExportQueryInput {
    */
   readonly day?: string;
   /**
-   * With `day`: a relation of the events held on more than one day (the columns of
-   * `buildCrossDayQuery`), so that each is exported once, on the day of its first copy.
+   * With `day`: its rows with `event_time` in [from, to) only (either bound left out: none).
+   * Slices of a day one after the other are the day, as days are the window.
    */
-  readonly crossDay?: string;
+  readonly slice?: TimeSlice;
+  /**
+   * With `day`: a relation of the events held at more than one `event_time` (the columns of
+   * `buildCrossSliceQuery`), so that each is exported once, at the time of its first copy,
+   * whichever day or slice holds it.
+   */
+  readonly crossSlice?: string;
+  /**
+   * A relation of the latest attribution of each install of the rows read (as
+   * `buildLatestAttributionsQuery` selects them), read instead of `sources.attributions`: a
+   * day's slices share their day's, read once.
+   */
+  readonly latestAttributions?: string;
+}
+
+/** A range of `event_time`, `from` included and `to` not; a bound left out is none. */
+export interface TimeSlice {
+  readonly from?: Date;
+  readonly to?: Date;
 }
 
 /**
@@ -134,27 +152,35 @@ const windowRows = (input: ExportQueryInput): string => {
     dialect === "duckdb" ? sinceIso.replace("Z", "") : sinceIso,
   );
   const day = input.day === undefined ? "" : `\n    AND events.dt = ${sqlString(input.day)}`;
+  const time = (bound: Date) =>
+    timestampLiteral[dialect](
+      dialect === "duckdb" ? bound.toISOString().replace("Z", "") : bound.toISOString(),
+    );
+  const from = input.slice?.from ? `\n    AND events.event_time >= ${time(input.slice.from)}` : "";
+  const to = input.slice?.to ? `\n    AND events.event_time < ${time(input.slice.to)}` : "";
   return `SELECT *
   FROM ${sources.events} AS events
   WHERE events.app_id = ${sqlString(appId)}
     AND events.dt >= ${sqlString(sinceIso.slice(0, 10))}${day}
-    AND events.event_time >= ${sinceLiteral}${exclusionFilter(input.exclude)}`;
+    AND events.event_time >= ${sinceLiteral}${from}${to}${exclusionFilter(input.exclude)}`;
 };
 
 /**
- * The events of the window held on more than one day (`service_id`, `event_id`), with the day
- * (`dt`) of their first copy: the days of an export made day by day (`day`) leave the others
- * out. An event sent again keeps its time, so these are few.
+ * The events of the window held at more than one `event_time` (`service_id`, `event_id`),
+ * with the time of their first copy (`event_time`): the days, or slices of days, of an export
+ * made a part at a time leave the other copies out. Copies at one time are in one slice, where
+ * the query's own de-duplication keeps the first; an event sent again keeps its time, so these
+ * are few.
  */
-export const buildCrossDayQuery = (input: Omit<ExportQueryInput, "day" | "crossDay">): string => {
-  // Days as dates: an aggregate over fixed-size values is one DuckDB can spill to disk.
-  const day = "CAST(dt AS DATE)";
+export const buildCrossSliceQuery = (
+  input: Omit<ExportQueryInput, "day" | "slice" | "crossSlice" | "latestAttributions">,
+): string => {
   const exact = (
     source: string,
-  ) => `SELECT service_id, event_id, CAST(${firstBy[input.dialect](day, "received_at")} AS VARCHAR) AS dt
+  ) => `SELECT service_id, event_id, ${firstBy[input.dialect]("event_time", "received_at")} AS event_time
 FROM ${source} AS src
 GROUP BY service_id, event_id
-HAVING min(${day}) <> max(${day})`;
+HAVING min(event_time) <> max(event_time)`;
   const hash = keyHash[input.dialect];
   if (hash === undefined) return exact(`(${windowRows(input)})`);
   // Grouping every key of a large window by its text takes memory DuckDB cannot spill; its
@@ -163,43 +189,68 @@ HAVING min(${day}) <> max(${day})`;
   ${windowRows(input)}
 ),
 candidates AS (
-  SELECT ${hash} AS key_hash FROM src GROUP BY key_hash HAVING min(${day}) <> max(${day})
+  SELECT ${hash} AS key_hash FROM src GROUP BY key_hash HAVING min(event_time) <> max(event_time)
 )
 ${exact(`(SELECT * FROM src WHERE ${hash} IN (SELECT key_hash FROM candidates))`)}`;
 };
 
 /**
- * The export's rows, of the whole window or of one `day`. It reads the attributions of the
- * rows' installs only (a semi-join on the events read): the join holds them in memory beside
- * the sort, and every install an app ever had would not fit beside a day's sort.
+ * The attributions of the installs among the rows read (a semi-join on them: the join holds
+ * them in memory beside the sort, and every install an app ever had would not fit beside a
+ * day's sort), `version_no` 1 on the latest of each: the `att` of the export query.
  */
-export const buildExportQuery = (input: ExportQueryInput): string => {
+const attributionsOfRows = (input: ExportQueryInput): string => {
   const { dialect, appId, sources } = input;
-  const order = "ev.event_time, ev.event_id";
-  // Applied to the day's de-duplicated rows, through a join the engine builds on the few
-  // cross-day events: the day's rows themselves stay a stream.
-  const crossDay =
-    input.day === undefined || input.crossDay === undefined
-      ? { join: "", filter: "" }
-      : {
-          join: `\nLEFT JOIN ${input.crossDay} AS other ON other.service_id = ev.service_id AND other.event_id = ev.event_id AND other.dt <> ev.dt`,
-          filter: " AND other.service_id IS NULL",
-        };
-  return `WITH src ${inlined[dialect]} (
-  ${windowRows(input)}
-),
-${firstOfEach("ev", "src", "service_id, event_id", "received_at", "copy_no")},
-att_src ${inlined[dialect]} (
+  return `att_src ${inlined[dialect]} (
   SELECT *
   FROM ${sources.attributions}
   WHERE app_id = ${sqlString(appId)}
     AND service_id IN (SELECT service_id FROM src)
 ),
-${firstOfEach("att", "att_src", "service_id", "attributed_at DESC", "version_no")}
+${firstOfEach("att", "att_src", "service_id", "attributed_at DESC", "version_no")}`;
+};
+
+/**
+ * The latest attribution of each install among the rows `input` reads, once: a relation for
+ * `latestAttributions`, so that a day's slices do not each read the app's attributions.
+ */
+export const buildLatestAttributionsQuery = (
+  input: Omit<ExportQueryInput, "slice" | "crossSlice" | "latestAttributions">,
+): string => `WITH src ${inlined[input.dialect]} (
+  ${windowRows(input)}
+),
+${attributionsOfRows(input)}
+SELECT * FROM att WHERE version_no = 1`;
+
+/**
+ * The export's rows, of the whole window, of one `day`, or of a slice of one, joined with the
+ * latest attribution of their install.
+ */
+export const buildExportQuery = (input: ExportQueryInput): string => {
+  const { dialect } = input;
+  const order = "ev.event_time, ev.event_id";
+  // Applied to the rows once de-duplicated, through a join the engine builds on the few
+  // events held at several times: the rows themselves stay a stream.
+  const crossSlice =
+    input.day === undefined || input.crossSlice === undefined
+      ? { join: "", filter: "" }
+      : {
+          join: `\nLEFT JOIN ${input.crossSlice} AS other ON other.service_id = ev.service_id AND other.event_id = ev.event_id AND other.event_time <> ev.event_time`,
+          filter: " AND other.service_id IS NULL",
+        };
+  const att =
+    input.latestAttributions === undefined
+      ? attributionsOfRows(input)
+      : `att AS (SELECT * FROM ${input.latestAttributions})`;
+  return `WITH src ${inlined[dialect]} (
+  ${windowRows(input)}
+),
+${firstOfEach("ev", "src", "service_id, event_id", "received_at", "copy_no")},
+${att}
 SELECT
   ${selectList(dialect)}
 FROM ev
-LEFT JOIN att ON att.service_id = ev.service_id AND att.version_no = 1${crossDay.join}
-WHERE ev.copy_no = 1${crossDay.filter}
+LEFT JOIN att ON att.service_id = ev.service_id AND att.version_no = 1${crossSlice.join}
+WHERE ev.copy_no = 1${crossSlice.filter}
 ORDER BY ${order}`;
 };

@@ -262,6 +262,75 @@ describe("DuckDB query engine over the local lake", () => {
     }
   });
 
+  it("makes a day in slices of time, an event sent again at another time kept once", async () => {
+    const lakeDir = join(dir, "lake");
+    const events = await createLocalDeliveryStream({
+      table: EVENTS_TABLE,
+      duckdb,
+      lakeDir,
+      walDir: join(dir, "wal-slices"),
+    });
+    const app = "com.example.slices";
+    const event = (eventId: string, time: string, received: string) =>
+      lakeEvent({
+        app_id: app,
+        event_id: eventId,
+        service_id: "s1",
+        event_time: `2026-11-05T${time}.000Z`,
+        received_at: `2026-11-05T${received}.000Z`,
+      });
+    // Three deliveries, three files of one row group each, one after the other in time: y1 is
+    // sent again at 10:00, a slice after its first copy's.
+    await events.put([event("y1", "08:00:00", "08:00:01"), event("y2", "08:30:00", "08:30:01")]);
+    await events.flush();
+    await events.put([event("y3", "10:00:00", "10:00:01"), event("y1", "10:00:00", "10:00:05")]);
+    await events.flush();
+    await events.put([event("y4", "12:00:00", "12:00:01"), event("y5", "12:30:00", "12:30:01")]);
+    await events.close();
+    const sliced = createDuckDbQueryEngine({
+      duckdb,
+      lakeDir,
+      snapshotDir: join(dir, "snapshots"),
+      pageDir: join(dir, "pages"),
+      lakeFiles,
+      wholeBelowBytes: 0,
+      sliceRows: 1,
+    });
+    const expected = [
+      ["y1", "2026-11-05T08:00:00.000Z"],
+      ["y2", "2026-11-05T08:30:00.000Z"],
+      ["y3", "2026-11-05T10:00:00.000Z"],
+      ["y4", "2026-11-05T12:00:00.000Z"],
+      ["y5", "2026-11-05T12:30:00.000Z"],
+    ];
+    for (const [made, maker] of [
+      ["whole", engine],
+      ["in slices", sliced],
+    ] as const) {
+      const snapshot = await maker.materialize({
+        appId: app,
+        since: new Date(0),
+        snapshotId: `slices-${made}`,
+      });
+      const all = await collect(maker.readPage(snapshot, 0, 10));
+      expect(
+        all.map((r) => [r.event_id, r.event_time]),
+        made,
+      ).toEqual(expected);
+      // A part a slice: 08:00 to 10:00, 10:00 to 12:00, and from 12:00.
+      const parts = (await readdir(snapshot.location)).filter((name) => name.endsWith(".parquet"));
+      expect(parts.length, made).toBe(made === "whole" ? 1 : 3);
+      // A page DuckDB writes itself, across the three slices' parts.
+      const page = await maker.encodePage(snapshot, 1, 3, "ndjson");
+      if (!page) throw new Error("DuckDB declined the page");
+      const lines = (await text(page.body)).trim().split("\n");
+      expect(
+        lines.map((line) => JSON.parse(line).event_id),
+        made,
+      ).toEqual(["y2", "y3", "y4"]);
+    }
+  });
+
   it("exports a number that is not finite as null, in rows and in pages it writes itself", async () => {
     // JSON cannot carry one, but a Parquet file in the lake can: a copy of an app's file with
     // infinite and NaN revenue, as another app's.

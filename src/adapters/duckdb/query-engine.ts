@@ -12,10 +12,17 @@ import { join } from "node:path";
 import type { DuckDBDataChunk, DuckDBInstance } from "@duckdb/node-api";
 import pLimit from "p-limit";
 import { UnavailableError, ValidationError } from "../../domain/errors.ts";
-import { buildCrossDayQuery, buildExportQuery, sqlString } from "../../lake/export-query.ts";
+import {
+  buildCrossSliceQuery,
+  buildExportQuery,
+  buildLatestAttributionsQuery,
+  sqlString,
+  type TimeSlice,
+} from "../../lake/export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
+import { planSlices, rowGroupTimes } from "./day-slices.ts";
 import { appDir, appParquetFiles, filesRelation, parquetFilesUnder } from "./lake-sql.ts";
 import { PageBody } from "./page-body.ts";
 import { PAGE_ENCODINGS } from "./page-encodings.ts";
@@ -49,8 +56,23 @@ const parseRecord = (json: string): ExportRecord => JSON.parse(json);
  * sort than the snapshot's memory allows, and the sort then spills.
  */
 const SNAPSHOT_ROW_GROUP = 20_480;
-/** The temporary table of events held on more than one day, per snapshot connection. */
-const CROSS_DAY_TABLE = "cross_day";
+/** The temporary table of events held at more than one time, per snapshot connection. */
+const CROSS_SLICE_TABLE = "cross_slice";
+/** The temporary table of the latest attributions of a day's installs, for its slices. */
+const DAY_ATTRIBUTIONS_TABLE = "day_attributions";
+
+/**
+ * Rows of a slice of a day (day-slices.ts), at least: DuckDB sorts this many within the
+ * snapshot's memory, where a whole day of a large app spills; smaller slices add each one's
+ * fixed cost (its query, its part) more often, and save no more.
+ */
+const SLICE_ROWS = 200_000;
+
+/**
+ * How often, at most, a snapshot being made counts the other snapshots' files against their
+ * budget: a count lists every part of every snapshot, and a large window has hundreds.
+ */
+const DISK_CHECK_MS = 1_000;
 
 /**
  * Page queries DuckDB runs at once: a parquet page's writer alone can take most of the page
@@ -136,9 +158,12 @@ export const createDuckDbQueryEngine = (options: {
    * is made whole.
    */
   wholeBelowBytes?: number;
+  /** Rows of a slice of a large window's day; SLICE_ROWS by default. */
+  sliceRows?: number;
 }): DuckDbQueryEngine => {
   const { duckdb, lakeDir, snapshotDir, pageDir, lakeFiles } = options;
   const wholeBelowBytes = options.wholeBelowBytes ?? Number.POSITIVE_INFINITY;
+  const sliceRows = options.sliceRows ?? SLICE_ROWS;
   // Snapshots being made by this process, by location: finished ones leave (their `complete`
   // file says it), failed ones stay until pruned, so their pages get the failure.
   const making = new Map<string, SnapshotMaking>();
@@ -151,14 +176,8 @@ export const createDuckDbQueryEngine = (options: {
     ? Math.ceil(options.diskBudget.pruneEveryMs / 1000)
     : RETRY_SECONDS_WITHOUT_BUDGET;
 
-  /**
-   * Refuses with a 503 when the snapshots take their budget or the disk's free space is under
-   * the reserve. Retry-After: until the oldest snapshot is pruned, at most a pruning interval
-   * later.
-   */
-  const checkDisk = async () => {
-    const budget = options.diskBudget;
-    if (!budget) return;
+  /** What the snapshots' files take together, and when the oldest was last written. */
+  const snapshotsOnDisk = async () => {
     let used = 0;
     let oldest = Number.POSITIVE_INFINITY;
     for (const name of await readdir(snapshotDir, { recursive: true }).catch(() => [])) {
@@ -167,6 +186,18 @@ export const createDuckDbQueryEngine = (options: {
       used += info.size;
       oldest = Math.min(oldest, info.mtimeMs);
     }
+    return { used, oldest };
+  };
+
+  /**
+   * Refuses with a 503 when the snapshots take their budget (counted now, or as given) or the
+   * disk's free space is under the reserve. Retry-After: until the oldest snapshot is pruned,
+   * at most a pruning interval later.
+   */
+  const checkDisk = async (counted?: { used: number; oldest: number }) => {
+    const budget = options.diskBudget;
+    if (!budget) return;
+    const { used, oldest } = counted ?? (await snapshotsOnDisk());
     const disk = await statfs(snapshotDir);
     const free = disk.bavail * disk.bsize;
     if (used < budget.snapshotBytes && free >= budget.reserveBytes) return;
@@ -259,8 +290,8 @@ export const createDuckDbQueryEngine = (options: {
         windowBytes = days.reduce((sum, day) => sum + day.bytes, 0);
         listed();
         // A small window is one part, sorted whole: a page of it never reads several. A large
-        // one is made a day at a time, each day sorted alone, so that its first pages come
-        // after its first day and the sort never holds more than a day.
+        // one is made a day at a time, each day in slices of time sorted alone, so that its
+        // first pages come after its first slice and a sort never holds more than a slice.
         const whole = windowBytes < wholeBelowBytes;
         if (!whole) {
           const windowEvents = filesRelation(
@@ -268,7 +299,7 @@ export const createDuckDbQueryEngine = (options: {
             days.flatMap((day) => day.files),
           );
           await connection.run(
-            `CREATE OR REPLACE TEMP TABLE ${CROSS_DAY_TABLE} AS ${buildCrossDayQuery({
+            `CREATE OR REPLACE TEMP TABLE ${CROSS_SLICE_TABLE} AS ${buildCrossSliceQuery({
               ...query,
               sources: { events: windowEvents, attributions },
             })}`,
@@ -278,14 +309,11 @@ export const createDuckDbQueryEngine = (options: {
           ? [{ files: days.flatMap((day) => day.files) }]
           : days;
         let position = 0;
-        for (const { day, files } of steps) {
-          if (files.length === 0) continue;
+        // The snapshots' files as last counted, and this one's parts written since.
+        let counted = { ...(await snapshotsOnDisk()), at: Date.now() };
+        let writtenSince = 0;
+        const writePart = async (partQuery: string) => {
           if (stopping) throw new UnavailableError("The service is stopping.", 1);
-          const partQuery = buildExportQuery({
-            ...query,
-            sources: { events: filesRelation(EVENTS_TABLE, files), attributions },
-            ...(day === undefined ? {} : { day, crossDay: CROSS_DAY_TABLE }),
-          });
           const part = join(location, "part.parquet");
           const result = await connection.run(
             `COPY (${partQuery}) TO ${sqlString(part)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
@@ -293,13 +321,47 @@ export const createDuckDbQueryEngine = (options: {
           const rows = Number(result.rowsChanged);
           if (rows === 0) {
             await rm(part, { force: true });
+            return;
+          }
+          const name = join(location, partName(position, position + rows));
+          await rename(part, name);
+          position += rows;
+          // The budget counts the parts written so far: a window too large stops here. The
+          // other snapshots are counted again now and then, this one's parts as they come.
+          writtenSince += (await stat(name)).size;
+          if (Date.now() - counted.at >= DISK_CHECK_MS) {
+            counted = { ...(await snapshotsOnDisk()), at: Date.now() };
+            writtenSince = 0;
+          }
+          await checkDisk({ used: counted.used + writtenSince, oldest: counted.oldest });
+          progress.advance(position);
+        };
+        for (const { day, files } of steps) {
+          if (files.length === 0) continue;
+          const sources = { events: filesRelation(EVENTS_TABLE, files), attributions };
+          if (day === undefined) {
+            await writePart(buildExportQuery({ ...query, sources }));
             continue;
           }
-          await rename(part, join(location, partName(position, position + rows)));
-          position += rows;
-          // The budget counts the parts written so far: a window too large stops here.
-          await checkDisk();
-          progress.advance(position);
+          const slices: TimeSlice[] = planSlices(await rowGroupTimes(connection, files), sliceRows);
+          const sliced = slices.length > 1;
+          if (sliced) {
+            await connection.run(
+              `CREATE OR REPLACE TEMP TABLE ${DAY_ATTRIBUTIONS_TABLE} AS ${buildLatestAttributionsQuery({ ...query, sources, day })}`,
+            );
+          }
+          for (const slice of slices) {
+            await writePart(
+              buildExportQuery({
+                ...query,
+                sources,
+                day,
+                slice,
+                crossSlice: CROSS_SLICE_TABLE,
+                ...(sliced ? { latestAttributions: DAY_ATTRIBUTIONS_TABLE } : {}),
+              }),
+            );
+          }
         }
         await writeFile(join(location, COMPLETE), "");
         progress.finish();
@@ -316,7 +378,9 @@ export const createDuckDbQueryEngine = (options: {
         })
         .finally(async () => {
           listed();
-          await connection.run(`DROP TABLE IF EXISTS ${CROSS_DAY_TABLE}`).catch(() => undefined);
+          for (const table of [CROSS_SLICE_TABLE, DAY_ATTRIBUTIONS_TABLE]) {
+            await connection.run(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+          }
           connection.closeSync();
           stoppers.delete(stop);
         });

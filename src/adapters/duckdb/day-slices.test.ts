@@ -1,0 +1,126 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { planSlices, type RowGroupTimes, rowGroupTimes } from "./day-slices.ts";
+
+const HOUR = 3_600_000;
+const DAY = Date.parse("2026-11-02T00:00:00.000Z");
+
+/** `count` groups of `rows` rows, one after the other, each `hours` long. */
+const inOrder = (count: number, rows: number, hours = 1): RowGroupTimes[] =>
+  Array.from({ length: count }, (_, index) => ({
+    rows,
+    min: DAY + index * hours * HOUR,
+    max: DAY + (index + 1) * hours * HOUR - 1000,
+  }));
+
+const bounds = (groups: RowGroupTimes[], rows: number) =>
+  planSlices(groups, rows).map((slice) => [slice.from?.getTime(), slice.to?.getTime()]);
+
+describe("a day's slices", () => {
+  it("cut a day in time order where row groups start, each of the rows asked at least", () => {
+    expect(bounds(inOrder(6, 100), 200)).toEqual([
+      [undefined, DAY + 2 * HOUR],
+      [DAY + 2 * HOUR, DAY + 4 * HOUR],
+      [DAY + 4 * HOUR, undefined],
+    ]);
+  });
+
+  it("leave the first and last open, so no row falls outside them", () => {
+    const slices = planSlices(inOrder(4, 100), 100);
+    expect(slices[0]?.from).toBeUndefined();
+    expect(slices.at(-1)?.to).toBeUndefined();
+    expect(slices).toHaveLength(4);
+  });
+
+  it("join a last slice of less than half the rows asked to the one before", () => {
+    const groups = [...inOrder(4, 100), { rows: 20, min: DAY + 4 * HOUR, max: DAY + 5 * HOUR }];
+    expect(bounds(groups, 200)).toEqual([
+      [undefined, DAY + 2 * HOUR],
+      [DAY + 2 * HOUR, undefined],
+    ]);
+  });
+
+  it("are one when the day holds fewer than two slices' rows", () => {
+    expect(planSlices(inOrder(3, 100), 200)).toEqual([{}]);
+    expect(planSlices([], 200)).toEqual([{}]);
+  });
+
+  it("follow the groups' times, not the order of their files", () => {
+    const groups = inOrder(4, 100);
+    expect(bounds([...groups].reverse(), 200)).toEqual(bounds(groups, 200));
+  });
+
+  it("never start two slices at one time", () => {
+    // Three groups starting at one time: a slice cannot end between them.
+    const groups = [
+      { rows: 100, min: DAY, max: DAY + HOUR },
+      { rows: 100, min: DAY, max: DAY + HOUR },
+      { rows: 100, min: DAY, max: DAY + HOUR },
+      ...inOrder(3, 100).map((group) => ({
+        ...group,
+        min: group.min + 2 * HOUR,
+        max: group.max + 2 * HOUR,
+      })),
+    ];
+    expect(bounds(groups, 100)).toEqual([
+      [undefined, DAY + 2 * HOUR],
+      [DAY + 2 * HOUR, DAY + 3 * HOUR],
+      [DAY + 3 * HOUR, DAY + 4 * HOUR],
+      [DAY + 4 * HOUR, undefined],
+    ]);
+  });
+
+  it("are one when the groups overlap so that the slices would read the day over and over", () => {
+    // Rows out of time order: every group spans the day, and every slice would read them all.
+    const shuffled = Array.from({ length: 8 }, () => ({
+      rows: 100,
+      min: DAY,
+      max: DAY + 23 * HOUR,
+    }));
+    shuffled.forEach((group, index) => {
+      group.min += index * 1000;
+    });
+    expect(planSlices(shuffled, 200)).toEqual([{}]);
+    // One group of stragglers across the day is read by every slice, and allowed while the
+    // slices read at most twice the day together.
+    const straggling = [...inOrder(8, 100), { rows: 50, min: DAY + HOUR, max: DAY + 7 * HOUR }];
+    expect(planSlices(straggling, 200).length).toBeGreaterThan(1);
+    expect(planSlices(straggling, 200, 1)).toEqual([{}]);
+  });
+});
+
+describe("a day's row groups, from the files' footers", () => {
+  let dir: string;
+  let duckdb: DuckDBInstance;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "day-slices-"));
+    duckdb = await DuckDBInstance.create(":memory:");
+  });
+  afterAll(async () => {
+    duckdb.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("gives each group's rows and its event_time's range, in milliseconds", async () => {
+    const connection = await duckdb.connect();
+    try {
+      const file = join(dir, "day.parquet");
+      await connection.run(
+        `COPY (SELECT TIMESTAMP '2026-11-02 00:00:00' + to_seconds(i) AS event_time, i AS n
+               FROM range(5000) AS r(i))
+         TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 2048)`,
+      );
+      const groups = await rowGroupTimes(connection, [file]);
+      expect(groups.map((group) => group.rows)).toEqual([2048, 2048, 904]);
+      expect(groups[0]).toEqual({ rows: 2048, min: DAY, max: DAY + 2047_000 });
+      expect(groups[2]?.max).toBe(DAY + 4999_000);
+      // Too many files to read all their footers: none, and the day is one slice.
+      expect(await rowGroupTimes(connection, Array(65).fill(file))).toEqual([]);
+    } finally {
+      connection.closeSync();
+    }
+  });
+});

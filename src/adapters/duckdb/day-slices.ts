@@ -1,0 +1,99 @@
+/**
+ * A day of a large export cut into slices of `event_time`, each sorted alone: DuckDB sorts a
+ * slice of a hundred thousand rows within its memory, where a whole day's sort spills, and the
+ * first pages leave once the first slice is written. Slices are planned from the row groups'
+ * statistics in the day's files (their footers only), so that each slice reads its own row
+ * groups; a day whose rows are not in time order would have every slice read it whole, and is
+ * one slice.
+ */
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type { TimeSlice } from "../../lake/export-query.ts";
+import { sqlString } from "../../lake/export-query.ts";
+
+/** A row group's rows and the range of its `event_time`, in epoch milliseconds. */
+export interface RowGroupTimes {
+  readonly rows: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** How much more a day's slices may read together than the day itself. */
+const MOST_READ = 2;
+
+/** Files above which a day's footers are not read to plan it: one slice, as delivered. */
+const MOST_FILES = 64;
+
+/**
+ * Slices of about `rows` rows or more, in time order, from a day's row groups: a slice ends
+ * where the next row group (by its earliest time) starts. Every row is in one slice whatever the
+ * bounds (they are filters, the statistics only say what each reads); a day whose groups
+ * overlap so much that its slices would read more than MOST_READ times its rows is one slice.
+ */
+export const planSlices = (
+  groups: readonly RowGroupTimes[],
+  rows: number,
+  mostRead = MOST_READ,
+): TimeSlice[] => {
+  const whole = [{}];
+  const total = groups.reduce((sum, group) => sum + group.rows, 0);
+  if (total < 2 * rows) return whole;
+  const sorted = [...groups].sort((a, b) => a.min - b.min || a.max - b.max);
+  const bounds: number[] = [];
+  let held = 0;
+  // Where the current slice's rows start: a group that starts there too joins it.
+  let start = sorted[0]?.min ?? 0;
+  for (const group of sorted) {
+    if (held >= rows && group.min > start) {
+      bounds.push(group.min);
+      start = group.min;
+      held = 0;
+    }
+    held += group.rows;
+  }
+  // The last slice too small: joined to the one before.
+  if (bounds.length > 0 && held < rows / 2) bounds.pop();
+  const slices: TimeSlice[] = [...bounds, undefined].map((to, index) => {
+    const from = bounds[index - 1];
+    return {
+      ...(from === undefined ? {} : { from: new Date(from) }),
+      ...(to === undefined ? {} : { to: new Date(to) }),
+    };
+  });
+  const read = slices.reduce(
+    (sum, slice) =>
+      sum +
+      groups
+        .filter(
+          (group) =>
+            (slice.from === undefined || group.max >= slice.from.getTime()) &&
+            (slice.to === undefined || group.min < slice.to.getTime()),
+        )
+        .reduce((rowsRead, group) => rowsRead + group.rows, 0),
+    0,
+  );
+  return slices.length > 1 && read <= mostRead * total ? slices : whole;
+};
+
+/**
+ * The `event_time` range of each row group of a day's files, from their footers; none when
+ * there are too many files to read them all, or a group has no statistics.
+ */
+export const rowGroupTimes = async (
+  connection: DuckDBConnection,
+  files: readonly string[],
+): Promise<RowGroupTimes[]> => {
+  if (files.length === 0 || files.length > MOST_FILES) return [];
+  const reader = await connection.runAndReadAll(
+    `SELECT row_group_num_rows AS rows,
+            epoch_ms(TRY_CAST(stats_min_value AS TIMESTAMP)) AS min,
+            epoch_ms(TRY_CAST(stats_max_value AS TIMESTAMP)) AS max
+     FROM parquet_metadata([${files.map(sqlString).join(", ")}])
+     WHERE path_in_schema = 'event_time'`,
+  );
+  const groups: RowGroupTimes[] = [];
+  for (const [rows, min, max] of reader.getRows()) {
+    if (min === null || max === null) return [];
+    groups.push({ rows: Number(rows), min: Number(min), max: Number(max) });
+  }
+  return groups;
+};
