@@ -56,6 +56,13 @@ const parseRecord = (json: string): ExportRecord => JSON.parse(json);
  * sort than the snapshot's memory allows, and the sort then spills.
  */
 const SNAPSHOT_ROW_GROUP = 20_480;
+/**
+ * How a snapshot's part is written. Its pages read it on this machine, each of its row groups
+ * once or twice: uncompressed, they spend nothing on decompression, and the version 2 encodings
+ * (deltas of lengths and values) keep a part of random ids about the size snappy gave.
+ */
+const SNAPSHOT_PART_OPTIONS = `FORMAT parquet, PARQUET_VERSION V2, COMPRESSION uncompressed, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP}`;
+
 /** The temporary table of events held at more than one time, per snapshot connection. */
 const CROSS_SLICE_TABLE = "cross_slice";
 /** The temporary table of the latest attributions of a day's installs, for its slices. */
@@ -316,7 +323,7 @@ export const createDuckDbQueryEngine = (options: {
           if (stopping) throw new UnavailableError("The service is stopping.", 1);
           const part = join(location, "part.parquet");
           const result = await connection.run(
-            `COPY (${partQuery}) TO ${sqlString(part)} (FORMAT parquet, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP})`,
+            `COPY (${partQuery}) TO ${sqlString(part)} (${SNAPSHOT_PART_OPTIONS})`,
           );
           const rows = Number(result.rowsChanged);
           if (rows === 0) {
