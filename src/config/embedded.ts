@@ -91,7 +91,7 @@ const schema = z.object({
   ATTRIBUTION_DISK_RESERVE: size.default("1GB"),
   /**
    * A window whose lake files take less is made whole before its first page is answered;
-   * a larger one is answered once its first day is written, the other days meanwhile.
+   * a larger one is answered once its first slice of a day is written, the others meanwhile.
    */
   ATTRIBUTION_SNAPSHOT_WHOLE_BELOW: size.default("16MB"),
 });

@@ -128,8 +128,8 @@ export const openLake = async (config: EmbeddedConfig) => {
   });
   await keepParquetMetadata(duckdb);
   // Snapshots, on an instance of their own: bounded, so the memory an export takes does not
-  // grow with its window (it is made a day at a time, and a large day's sort spills to the
-  // data folder), and on one thread, with which DuckDB's join and sort stay within the bound
+  // grow with its window (it is made a slice of a day at a time, and a day out of time order,
+  // sorted whole, spills to the data folder), and on one thread, with which DuckDB's join and sort stay within the bound
   // where two threads' buffers do not; pages meanwhile go on on the instance above.
   const snapshotDuckdb = await DuckDBInstance.create(":memory:", {
     threads: "1",

@@ -28,6 +28,12 @@ describe("a day's slices", () => {
     ]);
   });
 
+  it("make the first slice as small as asked, for the pages that wait for it", () => {
+    expect(
+      planSlices(inOrder(6, 100), 200, { firstRows: 1 }).map((slice) => slice.to?.getTime()),
+    ).toEqual([DAY + HOUR, DAY + 3 * HOUR, DAY + 5 * HOUR, undefined]);
+  });
+
   it("leave the first and last open, so no row falls outside them", () => {
     const slices = planSlices(inOrder(4, 100), 100);
     expect(slices[0]?.from).toBeUndefined();
@@ -88,7 +94,7 @@ describe("a day's slices", () => {
     // slices read at most twice the day together.
     const straggling = [...inOrder(8, 100), { rows: 50, min: DAY + HOUR, max: DAY + 7 * HOUR }];
     expect(planSlices(straggling, 200).length).toBeGreaterThan(1);
-    expect(planSlices(straggling, 200, 1)).toEqual([{}]);
+    expect(planSlices(straggling, 200, { mostRead: 1 })).toEqual([{}]);
   });
 });
 

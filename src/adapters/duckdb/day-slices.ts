@@ -1,7 +1,7 @@
 /**
  * A day of a large export cut into slices of `event_time`, each sorted alone: DuckDB sorts a
- * slice of a hundred thousand rows within its memory, where a whole day's sort spills, and the
- * first pages leave once the first slice is written. Slices are planned from the row groups'
+ * slice of a few hundred thousand rows within its memory, where a whole day's sort spills, and
+ * the first pages leave once the first slice is written. Slices are planned from the row groups'
  * statistics in the day's files (their footers only), so that each slice reads its own row
  * groups; a day whose rows are not in time order would have every slice read it whole, and is
  * one slice.
@@ -25,14 +25,15 @@ const MOST_FILES = 64;
 
 /**
  * Slices of about `rows` rows or more, in time order, from a day's row groups: a slice ends
- * where the next row group (by its earliest time) starts. Every row is in one slice whatever the
+ * where the next row group (by its earliest time) starts. The first slice is `firstRows` or
+ * more, fewer, so that the pages waiting for it start sooner. Every row is in one slice whatever the
  * bounds (they are filters, the statistics only say what each reads); a day whose groups
  * overlap so much that its slices would read more than MOST_READ times its rows is one slice.
  */
 export const planSlices = (
   groups: readonly RowGroupTimes[],
   rows: number,
-  mostRead = MOST_READ,
+  { firstRows = rows, mostRead = MOST_READ }: { firstRows?: number; mostRead?: number } = {},
 ): TimeSlice[] => {
   const whole = [{}];
   const total = groups.reduce((sum, group) => sum + group.rows, 0);
@@ -43,7 +44,7 @@ export const planSlices = (
   // Where the current slice's rows start: a group that starts there too joins it.
   let start = sorted[0]?.min ?? 0;
   for (const group of sorted) {
-    if (held >= rows && group.min > start) {
+    if (held >= (bounds.length === 0 ? firstRows : rows) && group.min > start) {
       bounds.push(group.min);
       start = group.min;
       held = 0;

@@ -1,10 +1,11 @@
 /**
  * The embedded lake query engine: DuckDB over the lake folder's Parquet files. A snapshot is the
- * sorted, de-duplicated export with its typed columns, written once as one Parquet part per
- * day of the window (snapshot-parts.ts), so each page is a cheap range read of a part or two.
- * A large window's first page is answered once its first day is written, and the other days
- * are written meanwhile (snapshot-making.ts). Pages in csv, tsv, ndjson and parquet are
- * written by DuckDB itself into a file that is streamed out and removed.
+ * sorted, de-duplicated export with its typed columns, written once as Parquet parts in window
+ * order (snapshot-parts.ts), so each page is a cheap range read of a part or two. A large
+ * window's is made a slice of a day at a time (day-slices.ts): its first page is answered once
+ * its first slice is written, and the others are written meanwhile (snapshot-making.ts). Pages
+ * in csv, tsv, ndjson and parquet are written by DuckDB itself into a file that is streamed
+ * out and removed.
  */
 import { randomUUID } from "node:crypto";
 import { mkdir, open, readdir, rename, rm, stat, statfs, writeFile } from "node:fs/promises";
@@ -161,8 +162,8 @@ export const createDuckDbQueryEngine = (options: {
   /**
    * A window whose lake files take less than this is made whole, as one part sorted at once,
    * before its first page is answered, which then gives the window's size; a larger one is
-   * made a day at a time, and answers once its first day is written. Without it, every window
-   * is made whole.
+   * made a slice of a day at a time, and answers once its first slice is written. Without it,
+   * every window is made whole.
    */
   wholeBelowBytes?: number;
   /** Rows of a slice of a large window's day; SLICE_ROWS by default. */
@@ -350,7 +351,14 @@ export const createDuckDbQueryEngine = (options: {
             await writePart(buildExportQuery({ ...query, sources }));
             continue;
           }
-          const slices: TimeSlice[] = planSlices(await rowGroupTimes(connection, files), sliceRows);
+          // The window's first slice is a row group: the first page waits for it alone.
+          const slices: TimeSlice[] = planSlices(
+            await rowGroupTimes(connection, files),
+            sliceRows,
+            {
+              firstRows: position === 0 ? 1 : sliceRows,
+            },
+          );
           const sliced = slices.length > 1;
           if (sliced) {
             await connection.run(
@@ -398,7 +406,7 @@ export const createDuckDbQueryEngine = (options: {
       };
       stoppers.add(stop);
       await daysListed;
-      // A small window whole, so its first page gives its size; a large one from its first day.
+      // A small window whole, so its first page gives its size; a large one from its first slice.
       if (windowBytes < wholeBelowBytes) await made;
       try {
         await progress.until(1);

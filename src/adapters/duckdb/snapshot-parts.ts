@@ -3,10 +3,11 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
- * A snapshot is a folder of Parquet parts, one per day of the window in order, each named by
- * the positions it holds (`<first>-<end>.parquet`, end exclusive, zero-padded so that names
- * sort as numbers), and a `complete` file once the last is written. A row's position in its part is its Parquet row number, which DuckDB
- * reads row groups by, so a page reads only its own.
+ * A snapshot is a folder of Parquet parts in window order (one per slice of a day), each named
+ * by the positions it holds (`<first>-<end>.parquet`, end exclusive, zero-padded so that names
+ * sort as numbers), and a `complete` file once the last is written. A row's position in its
+ * part is its Parquet row number, which DuckDB reads row groups by, so a page reads only its
+ * own.
  */
 export const SNAPSHOT_SUFFIX = ".v5";
 
