@@ -8,7 +8,7 @@ import { createApp } from "../src/apps/registration.ts";
 import { embeddedConfig } from "../src/config/embedded.ts";
 import { startEmbeddedRuntime } from "../src/embedded/runtime.ts";
 import { EXPORT_FORMATS } from "../src/export/formats/index.ts";
-import { SNAPSHOT_HEADER } from "../src/export/params.ts";
+import { SNAPSHOT_HEADER } from "../src/export/paging.ts";
 import { sqlString } from "../src/lake/export-query.ts";
 import {
   ATTRIBUTIONS_TABLE,

@@ -1,7 +1,6 @@
 /** The `attribution` command line: run the service, manage apps, load demo data, export. */
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { embeddedConfig } from "../config/embedded.ts";
 import { MAX_DEMO_DAYS } from "../demo/generate.ts";
 import { KEY_KINDS, type KeyKind } from "../domain/keys.ts";
 import { readRuntimeInfo } from "../embedded/data-dir.ts";
@@ -75,8 +74,10 @@ const dataDirOption = () =>
   new Option("--data-dir <path>", "data folder of the embedded service").env(
     "ATTRIBUTION_DATA_DIR",
   );
-const defaultDataDir = (dataDir?: string) =>
-  embeddedConfig(process.env, dataDir ? { dataDir } : {}).dataDir;
+/** The data folder: loads the service's configuration, which the export to a URL never needs. */
+const defaultDataDir = async (dataDir?: string) =>
+  (await import("../config/embedded.ts")).embeddedConfig(process.env, dataDir ? { dataDir } : {})
+    .dataDir;
 
 const program = new Command("attribution")
   .description("Mobile attribution service: ingestion, attribution and export.")
@@ -111,21 +112,21 @@ apps
   .option("--json", "print JSON")
   .addOption(dataDirOption())
   .action(
-    (options: {
+    async (options: {
       appId: string;
       name: string;
       platform: Platform;
       json?: boolean;
       dataDir?: string;
-    }) => createAppCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+    }) => createAppCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
   );
 apps
   .command("list")
   .description("list registered apps")
   .option("--json", "print JSON")
   .addOption(dataDirOption())
-  .action((options: { json?: boolean; dataDir?: string }) =>
-    listAppsCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  .action(async (options: { json?: boolean; dataDir?: string }) =>
+    listAppsCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
   );
 
 apps
@@ -202,8 +203,8 @@ apps
     ).choices(["low", "medium", "high"]),
   )
   .addOption(dataDirOption())
-  .action((options: Omit<ConfigureAppOptions, "dataDir"> & { dataDir?: string }) =>
-    configureAppCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  .action(async (options: Omit<ConfigureAppOptions, "dataDir"> & { dataDir?: string }) =>
+    configureAppCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
   );
 
 const keys = program.command("keys").description("issue, list and revoke API keys");
@@ -218,8 +219,8 @@ keys
   )
   .option("--json", "print JSON")
   .addOption(dataDirOption())
-  .action((options: { appId: string; kind: KeyKind; json?: boolean; dataDir?: string }) =>
-    createKeyCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  .action(async (options: { appId: string; kind: KeyKind; json?: boolean; dataDir?: string }) =>
+    createKeyCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
   );
 keys
   .command("list")
@@ -227,16 +228,16 @@ keys
   .requiredOption("--app-id <id>", "bundle identifier or package name")
   .option("--json", "print JSON")
   .addOption(dataDirOption())
-  .action((options: { appId: string; json?: boolean; dataDir?: string }) =>
-    listKeysCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  .action(async (options: { appId: string; json?: boolean; dataDir?: string }) =>
+    listKeysCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
   );
 keys
   .command("revoke")
   .description("revoke a key: it stops working at once on this machine")
   .argument("<key-id>", "the key's id, as `keys list` shows it")
   .addOption(dataDirOption())
-  .action((keyId: string, options: { dataDir?: string }) =>
-    revokeKeyCommand({ keyId, dataDir: defaultDataDir(options.dataDir) }),
+  .action(async (keyId: string, options: { dataDir?: string }) =>
+    revokeKeyCommand({ keyId, dataDir: await defaultDataDir(options.dataDir) }),
   );
 
 const users = program
@@ -256,7 +257,7 @@ users
   )
   .addOption(dataDirOption())
   .action(
-    (
+    async (
       email: string,
       options: { password?: string; admin?: boolean; appId: string[]; dataDir?: string },
     ) =>
@@ -265,7 +266,7 @@ users
         ...(options.password !== undefined && { password: options.password }),
         admin: options.admin ?? false,
         appIds: options.appId,
-        dataDir: defaultDataDir(options.dataDir),
+        dataDir: await defaultDataDir(options.dataDir),
       }),
   );
 users
@@ -273,8 +274,8 @@ users
   .description("list the people and the apps each sees (never a password)")
   .option("--json", "print JSON")
   .addOption(dataDirOption())
-  .action((options: { json?: boolean; dataDir?: string }) =>
-    listUsersCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  .action(async (options: { json?: boolean; dataDir?: string }) =>
+    listUsersCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
   );
 users
   .command("grant")
@@ -282,8 +283,12 @@ users
   .argument("<email>", "the person")
   .requiredOption("--app-id <id>", "bundle identifier or package name")
   .addOption(dataDirOption())
-  .action((email: string, options: { appId: string; dataDir?: string }) =>
-    grantUserCommand({ email, appId: options.appId, dataDir: defaultDataDir(options.dataDir) }),
+  .action(async (email: string, options: { appId: string; dataDir?: string }) =>
+    grantUserCommand({
+      email,
+      appId: options.appId,
+      dataDir: await defaultDataDir(options.dataDir),
+    }),
   );
 users
   .command("password")
@@ -291,11 +296,11 @@ users
   .argument("<email>", "the person")
   .option("--password <password>", "the new password (at least 8 characters)")
   .addOption(dataDirOption())
-  .action((email: string, options: { password?: string; dataDir?: string }) =>
+  .action(async (email: string, options: { password?: string; dataDir?: string }) =>
     userPasswordCommand({
       email,
       ...(options.password !== undefined && { password: options.password }),
-      dataDir: defaultDataDir(options.dataDir),
+      dataDir: await defaultDataDir(options.dataDir),
     }),
   );
 users
@@ -303,8 +308,8 @@ users
   .description("remove a person")
   .argument("<email>", "the person")
   .addOption(dataDirOption())
-  .action((email: string, options: { dataDir?: string }) =>
-    removeUserCommand({ email, dataDir: defaultDataDir(options.dataDir) }),
+  .action(async (email: string, options: { dataDir?: string }) =>
+    removeUserCommand({ email, dataDir: await defaultDataDir(options.dataDir) }),
   );
 
 const links = program.command("links").description("make and list an app's links for ads");
@@ -326,8 +331,8 @@ links
   .option("--web-url <url>", "where other taps go instead of the app's web site")
   .option("--json", "print JSON")
   .addOption(dataDirOption())
-  .action((options: Omit<CreateLinkOptions, "dataDir"> & { dataDir?: string }) =>
-    createLinkCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  .action(async (options: Omit<CreateLinkOptions, "dataDir"> & { dataDir?: string }) =>
+    createLinkCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
   );
 links
   .command("list")
@@ -335,8 +340,8 @@ links
   .requiredOption("--app-id <id>", "bundle identifier or package name")
   .option("--json", "print JSON")
   .addOption(dataDirOption())
-  .action((options: { appId: string; json?: boolean; dataDir?: string }) =>
-    listLinksCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  .action(async (options: { appId: string; json?: boolean; dataDir?: string }) =>
+    listLinksCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
   );
 for (const [name, disabled] of [
   ["disable", true],
@@ -352,12 +357,12 @@ for (const [name, disabled] of [
     .argument("<deeplink-id>", "the link's deeplink_id")
     .requiredOption("--app-id <id>", "bundle identifier or package name")
     .addOption(dataDirOption())
-    .action((deeplinkId: string, options: { appId: string; dataDir?: string }) =>
+    .action(async (deeplinkId: string, options: { appId: string; dataDir?: string }) =>
       setLinkDisabledCommand({
         appId: options.appId,
         deeplinkId,
         disabled,
-        dataDir: defaultDataDir(options.dataDir),
+        dataDir: await defaultDataDir(options.dataDir),
       }),
     );
 }
@@ -368,8 +373,8 @@ rates
   .description("import the ECB's eurofxref-hist.csv (unzipped) for dates after the shipped table")
   .argument("<file>", "path of eurofxref-hist.csv")
   .addOption(dataDirOption())
-  .action((file: string, options: { dataDir?: string }) =>
-    importRatesCommand({ file, dataDir: defaultDataDir(options.dataDir) }),
+  .action(async (file: string, options: { dataDir?: string }) =>
+    importRatesCommand({ file, dataDir: await defaultDataDir(options.dataDir) }),
   );
 
 program
@@ -385,8 +390,8 @@ program
   )
   .addOption(new Option("--seed <n>", "random seed").argParser(integer(0, 2 ** 31)).default(1))
   .addOption(dataDirOption())
-  .action((options: { days: number; installs: number; seed: number; dataDir?: string }) =>
-    demoCommand({ ...options, dataDir: defaultDataDir(options.dataDir) }),
+  .action(async (options: { days: number; installs: number; seed: number; dataDir?: string }) =>
+    demoCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
   );
 
 program
@@ -428,7 +433,7 @@ program
     }) => {
       const url =
         options.url ??
-        (await readRuntimeInfo(defaultDataDir(options.dataDir)))?.url ??
+        (await readRuntimeInfo(await defaultDataDir(options.dataDir)))?.url ??
         "http://127.0.0.1:8787";
       const since = await parseSince(options.since);
       const count = await exportCommand({ ...options, url, since });

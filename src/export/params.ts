@@ -1,27 +1,7 @@
 /** The export's query parameters (docs/export.md#request), parsed once with zod. */
 import * as z from "zod";
 import { EXPORT_FORMATS } from "./formats/names.ts";
-
-export const MAX_LIMIT = 10_000;
-
-/** The response header naming a page's snapshot, which the `snapshot` parameter pins. */
-export const SNAPSHOT_HEADER = "X-Export-Snapshot";
-
-/**
- * The response header giving the number of events in the page's snapshot, i.e. the whole
- * window, when the engine knows it: a client can then request the pages ahead.
- */
-export const SNAPSHOT_ROWS_HEADER = "X-Export-Snapshot-Rows";
-
-/**
- * The response header giving the number of events in the page, when the service knows it
- * before sending the page: a client paging ahead knows the last page (the first holding fewer
- * than `limit`) without reading it, while the window's size is not known yet.
- */
-export const PAGE_ROWS_HEADER = "X-Export-Page-Rows";
-
-/** 9999-12-31T23:59:59Z: the last second a timestamp can name as an ISO 8601 date. */
-export const MAX_TIMESTAMP = 253_402_300_799;
+import { MAX_LIMIT, MAX_TIMESTAMP, SNAPSHOT_HEADER } from "./paging.ts";
 
 // Query values are strings; only plain base-10 integers are accepted ("1e3", "5.0" are not).
 // Messages are the rule alone: the formatter puts the parameter's name before each.

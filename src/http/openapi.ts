@@ -17,7 +17,7 @@ import { UnauthorizedError } from "../domain/errors.ts";
 import { EVENT_TYPES, exportEventName } from "../domain/event-types.ts";
 import { KEY_KINDS, type Scope } from "../domain/keys.ts";
 import { CSRF_HEADER, SESSION_COOKIE, SESSION_SCOPES } from "../domain/sessions.ts";
-import { MAX_LIMIT } from "../export/params.ts";
+import { MAX_LIMIT } from "../export/paging.ts";
 import { ISO_4217_CODES } from "../ingest/currencies.ts";
 import { INGEST_LIMITS } from "../ingest/limits.ts";
 import { PII_KEYS } from "../ingest/pii.ts";

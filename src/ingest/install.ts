@@ -6,7 +6,7 @@
 import * as z from "zod";
 import { ATT_STATUSES, OS_VALUES } from "../domain/install-facts.ts";
 import { HOUR_MS } from "../domain/time.ts";
-import { MAX_TIMESTAMP } from "../export/params.ts";
+import { MAX_TIMESTAMP } from "../export/paging.ts";
 import type { Install } from "../ports/installs.ts";
 import { formatIssues, type Parsed } from "../validation/issues.ts";
 import {

@@ -11,7 +11,7 @@ import { createKeyFileWrapper } from "../../src/adapters/key-file/key-file-wrapp
 import { withEncryption } from "../../src/apps/app-config.ts";
 import { dataPaths } from "../../src/embedded/data-dir.ts";
 import { EXPORT_FORMATS } from "../../src/export/formats/index.ts";
-import { SNAPSHOT_HEADER } from "../../src/export/params.ts";
+import { SNAPSHOT_HEADER } from "../../src/export/paging.ts";
 import {
   CONTRACTS,
   type ErrorStatus,

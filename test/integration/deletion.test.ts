@@ -6,7 +6,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SNAPSHOT_HEADER } from "../../src/export/params.ts";
+import { SNAPSHOT_HEADER } from "../../src/export/paging.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
 import { lakeAttribution } from "../support/records.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";

@@ -3,7 +3,7 @@
  * or two at once, each naming its snapshot; a new export sees the present.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SNAPSHOT_HEADER } from "../../src/export/params.ts";
+import { SNAPSHOT_HEADER } from "../../src/export/paging.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
 import { lakeEvent } from "../support/records.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";

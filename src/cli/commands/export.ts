@@ -20,18 +20,26 @@ import { json as readJson, text as readText } from "node:stream/consumers";
 import { pipeline } from "node:stream/promises";
 import { setFlagsFromString } from "node:v8";
 import { SingleBar } from "cli-progress";
-import * as z from "zod";
-import { type ExportFormat, FORMATS } from "../../export/formats/index.ts";
+import type { ExportFormat } from "../../export/formats/names.ts";
 import {
   MAX_LIMIT,
   PAGE_ROWS_HEADER,
   SNAPSHOT_HEADER,
   SNAPSHOT_ROWS_HEADER,
-} from "../../export/params.ts";
-import { exportRecordSchema } from "../../record/schema.ts";
-import { joinParquet } from "../parquet-join.ts";
+} from "../../export/paging.ts";
 
-const pageSchema = z.object({ data: z.array(exportRecordSchema), total_count: z.number() });
+/**
+ * A json page's schema, and the formats' writers, are loaded by the exports that re-encode
+ * pages only: csv, tsv, ndjson and parquet pages are joined as they come, and the command
+ * starts sooner without them.
+ */
+const jsonPageSchema = async () => {
+  const [z, { exportRecordSchema }] = await Promise.all([
+    import("zod"),
+    import("../../record/schema.ts"),
+  ]);
+  return z.object({ data: z.array(exportRecordSchema), total_count: z.number() });
+};
 
 /** Pages requested ahead of the one being written: the service makes one while we write one. */
 const PAGES_IN_FLIGHT = 2;
@@ -266,6 +274,7 @@ const joinedExport = async (
       exported += rows;
       onPage(rows, total);
     }
+    const { joinParquet } = await import("../parquet-join.ts");
     const joined = await joinParquet(files, options.output);
     if (joined !== exported) {
       throw new Error(`Export incomplete: ${joined} of the window's ${exported} events arrived`);
@@ -279,6 +288,7 @@ const joinedExport = async (
 async function* jsonPages(options: Connection, onPage: (rows: number) => void) {
   const limit = options.pageSize ?? MAX_LIMIT;
   let snapshot: string | null = null;
+  const pageSchema = await jsonPageSchema();
   for (let offset = 0; ; offset += limit) {
     const response = await fetchPage(options, "json", offset, snapshot);
     snapshot ??= header(response, SNAPSHOT_HEADER);
@@ -316,6 +326,7 @@ export const exportCommand = async (options: ExportOptions): Promise<number> => 
     if (joined !== undefined) return joined;
     written = 0;
     pageCount = 0;
+    const { FORMATS } = await import("../../export/formats/index.ts");
     await pipeline(
       FORMATS[options.format].write(jsonPages(connection, (rows) => onPage(rows))),
       createWriteStream(options.output),

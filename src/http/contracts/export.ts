@@ -2,13 +2,13 @@
 import * as z from "zod";
 import { EXPORT_FORMATS, type ExportFormat } from "../../export/formats/names.ts";
 import {
-  type ExportParams,
   MAX_LIMIT,
   MAX_TIMESTAMP,
   PAGE_ROWS_HEADER,
   SNAPSHOT_HEADER,
   SNAPSHOT_ROWS_HEADER,
-} from "../../export/params.ts";
+} from "../../export/paging.ts";
+import type { ExportParams } from "../../export/params.ts";
 import { COLUMN_NAMES, type ColumnName, type ExportRecord } from "../../record/columns.ts";
 import { COLUMN_DESCRIPTIONS } from "../../record/descriptions.ts";
 import { exportRecordSchema } from "../../record/schema.ts";

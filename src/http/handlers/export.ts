@@ -4,12 +4,8 @@ import type { APIGatewayProxyEvent } from "aws-lambda";
 import { createExportPages, type ExportPageDeps } from "../../export/export-page.ts";
 import { exportFileName } from "../../export/file-name.ts";
 import { FORMATS } from "../../export/formats/index.ts";
-import {
-  exportParamsSchema,
-  PAGE_ROWS_HEADER,
-  SNAPSHOT_HEADER,
-  SNAPSHOT_ROWS_HEADER,
-} from "../../export/params.ts";
+import { PAGE_ROWS_HEADER, SNAPSHOT_HEADER, SNAPSHOT_ROWS_HEADER } from "../../export/paging.ts";
+import { exportParamsSchema } from "../../export/params.ts";
 import { composition } from "../../functions/adapters.ts";
 import { checked } from "../../validation/issues.ts";
 import { errorResponses, type HttpResponse } from "../middleware.ts";

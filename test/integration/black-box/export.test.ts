@@ -12,7 +12,7 @@ import ExcelJS from "exceljs";
 import { XMLParser } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { EXPORT_FORMATS, type ExportFormat } from "../../../src/export/formats/names.ts";
-import { SNAPSHOT_HEADER } from "../../../src/export/params.ts";
+import { SNAPSHOT_HEADER } from "../../../src/export/paging.ts";
 import type { ExportRecord } from "../../../src/record/columns.ts";
 import { installRequest } from "../../support/installs.ts";
 import { itNeeds, type Keys, openTarget, type Target } from "../../support/target.ts";
