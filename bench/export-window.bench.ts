@@ -78,6 +78,8 @@ const TARGET_INGEST_SLOWDOWN = 3;
  * it, together: the one taken just after the service started moved by half or double from one
  * run to the next.
  */
+const sorted = (times: readonly number[]) => [...times].sort((a, b) => a - b);
+
 const idleIngestion = async (url: string, sdkKey: string): Promise<number[]> => {
   const idle = await ingestionProbe(url, sdkKey);
   await new Promise((resolve) => setTimeout(resolve, IDLE_BATCHES * PROBE_EVERY_MS));
@@ -147,8 +149,18 @@ interface Result {
   readonly servicePeak: number;
   readonly cliPeak: number;
   readonly snapshotBytes: number;
-  /** Batches of events sent meanwhile: how many, how many refused, p99 now and when idle. */
-  readonly ingest: { batches: number; refused: number; p99: number; idleP99: number };
+  /**
+   * Batches of events sent meanwhile: how many, how many refused, p99 now and when idle, and
+   * each batch's time, meanwhile and idle.
+   */
+  readonly ingest: {
+    batches: number;
+    refused: number;
+    p99: number;
+    idleP99: number;
+    times: readonly number[];
+    idleTimes: readonly number[];
+  };
   /** The CLI wrote the window to the service's disk. */
   readonly sharedDisk: boolean;
 }
@@ -188,7 +200,10 @@ const measure = async (millions: number): Promise<Result[]> => {
           batches: during.times.length,
           refused: during.refused.length,
           p99: percentile(during.times, 99),
-          idleP99: percentile(idleTimes, 99),
+          // Two idle runs, each sorted: sorted again together.
+          idleP99: percentile(sorted(idleTimes), 99),
+          times: during.times,
+          idleTimes,
         };
         // This format's two snapshots: the first page's and the CLI's.
         const snapshotBytes = (await bytesUnder(paths.snapshots)) - snapshotsBefore;
@@ -235,12 +250,14 @@ const main = async () => {
     "`attribution export` of every page of a window (`bench/export-window.bench.ts`): the seconds",
     "and rows a second are the CLI's, from its first request (its snapshot made meanwhile) to its",
     "file written. Before it, a first page of its own: its first byte leaves once the snapshot's",
-    "first day is written, and the snapshot is made whole when a page past the window's end is",
+    "first slice is written, and the snapshot is made whole when a page past the window's end is",
     "answered. The service's and the CLI's peaks are their resident memory sampled every 200 ms.",
     "The CLI writes the window to memory (`/dev/shm`) when it fits, as a client on another",
     "machine: on the service's disk its writes delay the write-ahead file's fsync that every",
     "ingestion answer waits for, so the ingestion target is judged on the other runs. The idle",
-    "p99 is of the batches sent with nothing else going on before the export and after it.",
+    "p99 is of the batches sent with nothing else going on before the export and after it. The",
+    "target is judged on all the batches of those runs together: a million events' export takes",
+    "under 3 s, and the p99 of its hundred batches or fewer is its slowest one.",
     "",
     "| events | format | rows a second | seconds | first byte | snapshot made | service peak | CLI peak | snapshots made (two) | ingestion meanwhile: batches, refused, p99 (idle) | the CLI's file |",
     "| -----: | ------ | ------------: | ------: | ---------: | ------------: | -----------: | -------: | ----------------: | ---------------------------------------------- | -------------- |",
@@ -281,7 +298,12 @@ const main = async () => {
   );
   const refused = all.reduce((sum, r) => sum + r.ingest.refused, 0);
   const apart = all.filter((r) => !r.sharedDisk);
-  const slowdown = Math.max(...apart.map((r) => r.ingest.p99 / r.ingest.idleP99));
+  // The p99 of all the batches sent during these exports against that of all those sent idle:
+  // a short export's own p99 is of a hundred batches or fewer, i.e. its slowest one.
+  const during = sorted(apart.flatMap((r) => r.ingest.times));
+  const idle = sorted(apart.flatMap((r) => r.ingest.idleTimes));
+  const slowdown = percentile(during, 99) / percentile(idle, 99);
+  const slowest = Math.max(...apart.map((r) => r.ingest.p99 / r.ingest.idleP99));
   const shared = all.filter((r) => r.sharedDisk);
   if (shared.length > 0) {
     report(
@@ -289,7 +311,10 @@ const main = async () => {
     );
   }
   report(
-    `ingestion meanwhile, the CLI writing elsewhere: ${refused} batches refused, p99 at most ${slowdown.toFixed(1)}x the idle one (target none refused, at most ${TARGET_INGEST_SLOWDOWN}x): ${verdict(refused === 0 && slowdown <= TARGET_INGEST_SLOWDOWN)}`,
+    `ingestion meanwhile, the CLI writing elsewhere: ${refused} batches refused; p99 of the ${int(during.length)} batches sent during these exports ${percentile(during, 99).toFixed(1)} ms against ${percentile(idle, 99).toFixed(1)} ms for the ${int(idle.length)} sent idle, ${slowdown.toFixed(1)}x (target none refused, at most ${TARGET_INGEST_SLOWDOWN}x): ${verdict(refused === 0 && slowdown <= TARGET_INGEST_SLOWDOWN)}`,
+  );
+  report(
+    `ingestion meanwhile, the CLI writing elsewhere, each export's own p99 against its idle one: at most ${slowest.toFixed(1)}x`,
   );
   docs.push("", measuredOn());
   await writeDocsSection("export-window", docs.join("\n"));
