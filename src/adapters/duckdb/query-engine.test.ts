@@ -13,7 +13,11 @@ import type { SnapshotLocation } from "../../ports/lake.ts";
 import type { ExportRecord } from "../../record/columns.ts";
 import { COLUMN_NAMES } from "../../record/columns.ts";
 import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
-import { createDuckDbQueryEngine, type DiskBudget } from "./query-engine.ts";
+import {
+  createDuckDbQueryEngine,
+  type DiskBudget,
+  type DuckDbQueryEngine,
+} from "./query-engine.ts";
 import { createReadWriteLock } from "./read-write-lock.ts";
 
 const text = async (body: Readable) => {
@@ -46,18 +50,25 @@ describe("DuckDB query engine over the local lake", () => {
     return page;
   };
 
+  /** An engine over the test's lake and folders, with `options` added. */
+  const engineWith = (
+    options: Partial<Parameters<typeof createDuckDbQueryEngine>[0]> = {},
+  ): DuckDbQueryEngine =>
+    createDuckDbQueryEngine({
+      duckdb,
+      lakeDir: join(dir, "lake"),
+      snapshotDir: join(dir, "snapshots"),
+      pageDir: join(dir, "pages"),
+      lakeFiles,
+      ...options,
+    });
+
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "lake-"));
     duckdb = await DuckDBInstance.create(":memory:");
     const lakeDir = join(dir, "lake");
     const walDir = join(dir, "wal");
-    engine = createDuckDbQueryEngine({
-      duckdb,
-      lakeDir,
-      snapshotDir: join(dir, "snapshots"),
-      pageDir: join(dir, "pages"),
-      lakeFiles,
-    });
+    engine = engineWith();
     const events = await createLocalDeliveryStream({
       table: EVENTS_TABLE,
       duckdb,
@@ -192,143 +203,129 @@ describe("DuckDB query engine over the local lake", () => {
     expect(page3).toEqual([]);
   });
 
-  it("keeps an event sent again on another day once, on the day of its first copy", async () => {
-    const lakeDir = join(dir, "lake");
+  /** Events of `app`'s install s1, [id, time, received], a lake file a delivery. */
+  const deliver = async (app: string, walName: string, deliveries: string[][][]) => {
     const events = await createLocalDeliveryStream({
       table: EVENTS_TABLE,
       duckdb,
-      lakeDir,
-      walDir: join(dir, "wal-cross-day"),
+      lakeDir: join(dir, "lake"),
+      walDir: join(dir, walName),
     });
-    const app = "com.example.days";
-    const event = (eventId: string, eventTime: string, receivedAt: string) =>
-      lakeEvent({
-        app_id: app,
-        event_id: eventId,
-        service_id: "s1",
-        event_time: eventTime,
-        received_at: receivedAt,
-      });
-    // x1's first copy names 3 November; a later copy of it, 1 November.
-    await events.put([
-      event("x1", "2026-11-03T08:00:00.000Z", "2026-11-03T08:00:01.000Z"),
-      event("x0", "2026-11-01T09:00:00.000Z", "2026-11-01T09:00:01.000Z"),
-      event("x2", "2026-11-02T09:00:00.000Z", "2026-11-02T09:00:01.000Z"),
-      event("x3", "2026-11-03T09:00:00.000Z", "2026-11-03T09:00:01.000Z"),
-    ]);
-    await events.flush();
-    await events.put([event("x1", "2026-11-01T08:00:00.000Z", "2026-11-04T08:00:00.000Z")]);
-    await events.close();
-    // Made whole (one part, sorted at once) and made day by day (a part a day, the event
-    // left out of the days after its first copy's): the same rows in the same order.
-    const dayByDay = createDuckDbQueryEngine({
-      duckdb,
-      lakeDir,
-      snapshotDir: join(dir, "snapshots"),
-      pageDir: join(dir, "pages"),
-      lakeFiles,
-      wholeBelowBytes: 0,
-    });
-    for (const [made, maker] of [
-      ["whole", engine],
-      ["day by day", dayByDay],
-    ] as const) {
-      const snapshot = await maker.materialize({
-        appId: app,
-        since: new Date(0),
-        snapshotId: made,
-      });
-      const all = await collect(maker.readPage(snapshot, 0, 10));
-      expect(
-        all.map((r) => [r.event_id, r.event_time?.slice(0, 10)]),
-        made,
-      ).toEqual([
-        ["x0", "2026-11-01"],
-        ["x2", "2026-11-02"],
-        ["x1", "2026-11-03"],
-        ["x3", "2026-11-03"],
-      ]);
-      // Read to its end, the snapshot is whole.
-      const parts = (await readdir(snapshot.location)).filter((name) => name.endsWith(".parquet"));
-      expect(parts.length, made).toBe(made === "whole" ? 1 : 3);
-      // A page DuckDB reads and writes itself, across the days' parts when made day by day.
-      const page = await maker.encodePage(snapshot, 1, 2, "ndjson");
-      if (!page) throw new Error("DuckDB declined the page");
-      const lines = (await text(page.body)).trim().split("\n");
-      expect(
-        lines.map((line) => JSON.parse(line).event_id),
-        made,
-      ).toEqual(["x2", "x1"]);
+    for (const [index, delivery] of deliveries.entries()) {
+      if (index > 0) await events.flush();
+      await events.put(
+        delivery.map(([eventId, eventTime, receivedAt]) =>
+          lakeEvent({
+            app_id: app,
+            event_id: eventId,
+            service_id: "s1",
+            event_time: eventTime,
+            received_at: receivedAt,
+          }),
+        ),
+      );
     }
-  });
-
-  it("makes a day in slices of time, an event sent again at another time kept once", async () => {
-    const lakeDir = join(dir, "lake");
-    const events = await createLocalDeliveryStream({
-      table: EVENTS_TABLE,
-      duckdb,
-      lakeDir,
-      walDir: join(dir, "wal-slices"),
-    });
-    const app = "com.example.slices";
-    const event = (eventId: string, time: string, received: string) =>
-      lakeEvent({
-        app_id: app,
-        event_id: eventId,
-        service_id: "s1",
-        event_time: `2026-11-05T${time}.000Z`,
-        received_at: `2026-11-05T${received}.000Z`,
-      });
-    // Three deliveries, three files of one row group each, one after the other in time: y1 is
-    // sent again at 10:00, a slice after its first copy's.
-    await events.put([event("y1", "08:00:00", "08:00:01"), event("y2", "08:30:00", "08:30:01")]);
-    await events.flush();
-    await events.put([event("y3", "10:00:00", "10:00:01"), event("y1", "10:00:00", "10:00:05")]);
-    await events.flush();
-    await events.put([event("y4", "12:00:00", "12:00:01"), event("y5", "12:30:00", "12:30:01")]);
     await events.close();
-    const sliced = createDuckDbQueryEngine({
-      duckdb,
-      lakeDir,
-      snapshotDir: join(dir, "snapshots"),
-      pageDir: join(dir, "pages"),
-      lakeFiles,
-      wholeBelowBytes: 0,
-      sliceRows: 1,
-    });
-    const expected = [
-      ["y1", "2026-11-05T08:00:00.000Z"],
-      ["y2", "2026-11-05T08:30:00.000Z"],
-      ["y3", "2026-11-05T10:00:00.000Z"],
-      ["y4", "2026-11-05T12:00:00.000Z"],
-      ["y5", "2026-11-05T12:30:00.000Z"],
-    ];
+  };
+
+  /**
+   * `app`'s window made whole (one part, sorted at once) and made a part at a time by `inParts`:
+   * the same rows (id and time) in the same order, `parts` parts, and the page at [from, from +
+   * 3) that DuckDB writes itself, across the parts.
+   */
+  const expectMadeAlike = async (
+    app: string,
+    inParts: DuckDbQueryEngine,
+    expected: { rows: string[][]; parts: number; page: string[]; from: number },
+  ) => {
     for (const [made, maker] of [
       ["whole", engine],
-      ["in slices", sliced],
+      ["in parts", inParts],
     ] as const) {
       const snapshot = await maker.materialize({
         appId: app,
         since: new Date(0),
-        snapshotId: `slices-${made}`,
+        snapshotId: `${app}-${made}`,
       });
       const all = await collect(maker.readPage(snapshot, 0, 10));
       expect(
         all.map((r) => [r.event_id, r.event_time]),
         made,
-      ).toEqual(expected);
-      // A part a slice: 08:00 to 10:00, 10:00 to 12:00, and from 12:00.
+      ).toEqual(expected.rows);
+      // Read to its end, the snapshot is whole.
       const parts = (await readdir(snapshot.location)).filter((name) => name.endsWith(".parquet"));
-      expect(parts.length, made).toBe(made === "whole" ? 1 : 3);
-      // A page DuckDB writes itself, across the three slices' parts.
-      const page = await maker.encodePage(snapshot, 1, 3, "ndjson");
+      expect(parts.length, made).toBe(made === "whole" ? 1 : expected.parts);
+      const page = await maker.encodePage(snapshot, expected.from, 3, "ndjson");
       if (!page) throw new Error("DuckDB declined the page");
       const lines = (await text(page.body)).trim().split("\n");
       expect(
         lines.map((line) => JSON.parse(line).event_id),
         made,
-      ).toEqual(["y2", "y3", "y4"]);
+      ).toEqual(expected.page);
     }
+  };
+
+  const madeInParts = (sliceRows?: number) =>
+    engineWith({ wholeBelowBytes: 0, ...(sliceRows === undefined ? {} : { sliceRows }) });
+
+  it("keeps an event sent again on another day once, on the day of its first copy", async () => {
+    const app = "com.example.days";
+    // x1's first copy names 3 November; a later copy of it, 1 November.
+    await deliver(app, "wal-cross-day", [
+      [
+        ["x1", "2026-11-03T08:00:00.000Z", "2026-11-03T08:00:01.000Z"],
+        ["x0", "2026-11-01T09:00:00.000Z", "2026-11-01T09:00:01.000Z"],
+        ["x2", "2026-11-02T09:00:00.000Z", "2026-11-02T09:00:01.000Z"],
+        ["x3", "2026-11-03T09:00:00.000Z", "2026-11-03T09:00:01.000Z"],
+      ],
+      [["x1", "2026-11-01T08:00:00.000Z", "2026-11-04T08:00:00.000Z"]],
+    ]);
+    // A part a day, the event left out of the days after its first copy's.
+    await expectMadeAlike(app, madeInParts(), {
+      rows: [
+        ["x0", "2026-11-01T09:00:00.000Z"],
+        ["x2", "2026-11-02T09:00:00.000Z"],
+        ["x1", "2026-11-03T08:00:00.000Z"],
+        ["x3", "2026-11-03T09:00:00.000Z"],
+      ],
+      parts: 3,
+      from: 1,
+      page: ["x2", "x1", "x3"],
+    });
+  });
+
+  it("makes a day in slices of time, an event sent again at another time kept once", async () => {
+    const app = "com.example.slices";
+    const at = (time: string) => `2026-11-05T${time}.000Z`;
+    // Three deliveries, three files of one row group each, one after the other in time: y1 is
+    // sent again at 10:00, a slice after its first copy's.
+    await deliver(app, "wal-slices", [
+      [
+        ["y1", at("08:00:00"), at("08:00:01")],
+        ["y2", at("08:30:00"), at("08:30:01")],
+      ],
+      [
+        ["y3", at("10:00:00"), at("10:00:01")],
+        ["y1", at("10:00:00"), at("10:00:05")],
+      ],
+      [
+        ["y4", at("12:00:00"), at("12:00:01")],
+        ["y5", at("12:30:00"), at("12:30:01")],
+      ],
+    ]);
+    // A part a slice: 08:00 to 10:00, 10:00 to 12:00, and from 12:00.
+    await expectMadeAlike(app, madeInParts(1), {
+      rows: [
+        ["y1", at("08:00:00")],
+        ["y2", at("08:30:00")],
+        ["y3", at("10:00:00")],
+        ["y4", at("12:00:00")],
+        ["y5", at("12:30:00")],
+      ],
+      parts: 3,
+      from: 1,
+      page: ["y2", "y3", "y4"],
+    });
   });
 
   it("exports a number that is not finite as null, in rows and in pages it writes itself", async () => {
@@ -400,15 +397,7 @@ describe("DuckDB query engine over the local lake", () => {
   });
 
   it("refuses a snapshot past its disk budget with a 503, leaving nothing half-written", async () => {
-    const budgeted = (diskBudget: DiskBudget) =>
-      createDuckDbQueryEngine({
-        duckdb,
-        lakeDir: join(dir, "lake"),
-        snapshotDir: join(dir, "snapshots"),
-        pageDir: join(dir, "pages"),
-        lakeFiles,
-        diskBudget,
-      });
+    const budgeted = (diskBudget: DiskBudget) => engineWith({ diskBudget });
     const request = { appId: "com.example.a", since: new Date(0) };
     const before = await readdir(join(dir, "snapshots"));
     // A byte more than the snapshots already made take: refused once the first part is written.
