@@ -7,8 +7,7 @@
  * one slice.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { TimeSlice } from "../../lake/export-query.ts";
-import { sqlString } from "../../lake/export-query.ts";
+import { sqlString, type TimeSlice } from "../../lake/export-query.ts";
 
 /** A row group's rows and the range of its `event_time`, in epoch milliseconds. */
 export interface RowGroupTimes {
@@ -24,11 +23,11 @@ const MOST_READ = 2;
 const MOST_FILES = 64;
 
 /**
- * Slices of about `rows` rows or more, in time order, from a day's row groups: a slice ends
- * where the next row group (by its earliest time) starts. The first slice is `firstRows` or
- * more, fewer, so that the pages waiting for it start sooner. Every row is in one slice whatever the
- * bounds (they are filters, the statistics only say what each reads); a day whose groups
- * overlap so much that its slices would read more than MOST_READ times its rows is one slice.
+ * Slices of `rows` rows or more, in time order, from a day's row groups: a slice ends where
+ * the next row group (by its earliest time) starts. The first slice may hold fewer, down to
+ * `firstRows`, so that the pages waiting for it start sooner. Every row is in one slice whatever
+ * the bounds (they are filters; the statistics only say what each reads). A day whose groups
+ * overlap so much that its slices would read more than `mostRead` times its rows is one slice.
  */
 export const planSlices = (
   groups: readonly RowGroupTimes[],
