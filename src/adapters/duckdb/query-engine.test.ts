@@ -19,6 +19,7 @@ import {
   type DuckDbQueryEngine,
 } from "./query-engine.ts";
 import { createReadWriteLock } from "./read-write-lock.ts";
+import { partsOf } from "./snapshot-parts.ts";
 
 const text = async (body: Readable) => {
   const chunks: Buffer[] = [];
@@ -326,6 +327,19 @@ describe("DuckDB query engine over the local lake", () => {
       from: 1,
       page: ["y2", "y3", "y4"],
     });
+    // Slices of three rows or more, but the window's first a row group alone (the first page
+    // waits for it only): 08:00 to 10:00, then the rest.
+    const maker = madeInParts(3);
+    const firstSmall = await maker.materialize({
+      appId: app,
+      since: new Date(0),
+      snapshotId: `${app}-first-small`,
+    });
+    await collect(maker.readPage(firstSmall, 0, 10));
+    expect((await partsOf(firstSmall.location)).map((part) => [part.first, part.end])).toEqual([
+      [0, 2],
+      [2, 5],
+    ]);
   });
 
   it("exports a number that is not finite as null, in rows and in pages it writes itself", async () => {
