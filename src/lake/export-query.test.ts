@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { DUCKDB_TYPES } from "../adapters/duckdb/lake-sql.ts";
 import { EXPORT_COLUMNS } from "../record/columns.ts";
 import {
-  buildCrossSliceQuery,
   buildExportQuery,
+  buildExportRowsQuery,
   buildLatestAttributionsQuery,
+  buildRepeatedEventsQuery,
   type Exclusion,
   sqlString,
 } from "./export-query.ts";
@@ -46,36 +47,60 @@ describe("export query", () => {
     );
     expect(sql).toContain("att.version_no = 1");
     expect(sql).toContain("WHERE ev.copy_no = 1");
-    expect(sql.trimEnd().endsWith("ORDER BY ev.event_time, ev.event_id")).toBe(true);
+    expect(sql).toContain("ORDER BY ev.event_time, ev.event_id");
+  });
+
+  it("sorts DuckDB's rows by the timestamp and writes its text once they are in order", () => {
+    const sql = buildExportQuery({ ...input, dialect: "duckdb" });
+    expect(sql).toMatch(
+      /^SELECT \* REPLACE \(strftime\(event_time, '%Y-%m-%dT%H:%M:%S\.%gZ'\) AS event_time\)\nFROM \(/,
+    );
+    expect(sql).toContain("  ev.event_time AS event_time,");
+    expect(sql).toMatch(/\nORDER BY ev\.event_time, ev\.event_id\n\) AS sorted$/);
+  });
+
+  it("gives its rows in no order, their time as text, to the reports", () => {
+    for (const dialect of ["duckdb", "athena"] as const) {
+      const rows = buildExportRowsQuery({ ...input, dialect });
+      expect(rows).toMatch(/WHERE ev\.copy_no = 1$/);
+      expect(rows).not.toContain("ORDER BY ev.event_time");
+    }
   });
 
   it("writes event_time as ISO 8601 UTC in each dialect", () => {
-    expect(buildExportQuery({ ...input, dialect: "duckdb" })).toContain(
+    expect(buildExportRowsQuery({ ...input, dialect: "duckdb" })).toContain(
       "strftime(ev.event_time, '%Y-%m-%dT%H:%M:%S.%gZ') AS event_time",
     );
-    expect(buildExportQuery({ ...input, dialect: "athena" })).toContain(
+    const athena = buildExportQuery({ ...input, dialect: "athena" });
+    expect(athena).toContain(
       "format_datetime(ev.event_time, 'yyyy-MM-dd''T''HH:mm:ss.SSS''Z''') AS event_time",
     );
+    expect(athena.endsWith("\nORDER BY ev.event_time, ev.event_id")).toBe(true);
   });
 
-  it("reads one day when asked, leaving out events whose first copy is at another time", () => {
+  it("reads one day when asked, its repeated events found beforehand and kept at their first time", () => {
     expect(buildExportQuery({ ...input, dialect: "duckdb" })).not.toContain("AND events.dt = ");
     const sql = buildExportQuery({
       ...input,
       dialect: "duckdb",
       day: "2026-11-02",
-      crossSlice: "cross_slice",
+      slice: { from: new Date("2026-11-02T06:00:00.000Z") },
+      repeated: "repeated_events",
     });
     expect(sql).toContain("AND events.dt = '2026-11-02'");
+    // The slice's own rows of the repeated events, and no grouping of the keys it reads.
     expect(sql).toContain(
-      "LEFT JOIN cross_slice AS other ON other.service_id = ev.service_id AND other.event_id = ev.event_id AND other.event_time <> ev.event_time",
+      "FROM repeated_events AS copies\n  WHERE true\n    AND copies.dt = '2026-11-02'\n    AND copies.event_time >= TIMESTAMP '2026-11-02T06:00:00.000'",
     );
-    expect(sql).toContain("WHERE ev.copy_no = 1 AND other.service_id IS NULL");
-    expect(buildCrossSliceQuery({ ...input, dialect: "duckdb" })).toContain(
-      "arg_min(event_time, received_at) AS event_time",
+    expect(sql).not.toContain("GROUP BY service_id, event_id");
+    expect(sql).toContain(
+      "JOIN ev_repeated AS repeated ON repeated.service_id = src.service_id AND repeated.event_id = src.event_id AND repeated.event_time = src.event_time\n  WHERE repeated.first_time = src.event_time",
     );
-    expect(buildCrossSliceQuery({ ...input, dialect: "athena" })).toContain(
-      "min_by(event_time, received_at) AS event_time",
+    const repeated = buildRepeatedEventsQuery({ ...input, dialect: "duckdb" });
+    expect(repeated).toContain("arg_min(event_time, received_at) AS first_time");
+    expect(repeated).toContain("copies AS MATERIALIZED");
+    expect(buildRepeatedEventsQuery({ ...input, dialect: "athena" })).toContain(
+      "min_by(event_time, received_at) AS first_time",
     );
   });
 

@@ -31,11 +31,12 @@ export interface ExportQueryInput {
    */
   readonly slice?: TimeSlice;
   /**
-   * With `day`: a relation of the events held at more than one `event_time` (the columns of
-   * `buildCrossSliceQuery`), so that each is exported once, at the time of its first copy,
-   * whichever day or slice holds it.
+   * With `day`: a relation of the window's events held more than once (the rows of
+   * `buildRepeatedEventsQuery`), so that each is exported once, at the time of its first copy,
+   * whichever day or slice holds it, and a slice finds its repeated events there rather than
+   * by grouping every key it reads.
    */
-  readonly crossSlice?: string;
+  readonly repeated?: string;
   /**
    * A relation of the latest attribution of each install of the rows read (as
    * `buildLatestAttributionsQuery` selects them), read instead of `sources.attributions`: a
@@ -90,14 +91,20 @@ const keyHash: Record<Dialect, string | undefined> = {
  */
 const inlined: Record<Dialect, string> = { duckdb: "AS NOT MATERIALIZED", athena: "AS" };
 
+/** A common table expression kept once where it is named twice: DuckDB's; Trino inlines. */
+const materialized: Record<Dialect, string> = { duckdb: "AS MATERIALIZED", athena: "AS" };
+
 const finiteTest: Record<Dialect, (expr: string) => string> = {
   duckdb: (expr) => `isfinite(${expr})`,
   athena: (expr) => `is_finite(${expr})`,
 };
 
-const selectList = (dialect: Dialect): string =>
+/** The export's columns; `event_time` as its text, or as the timestamp when `timeAsText` is not. */
+const selectList = (dialect: Dialect, timeAsText: boolean): string =>
   EXPORT_COLUMNS.map((c) => {
-    if (c.name === "event_time") return `${isoTime[dialect]("ev.event_time")} AS event_time`;
+    if (c.name === "event_time") {
+      return `${timeAsText ? isoTime[dialect]("ev.event_time") : "ev.event_time"} AS event_time`;
+    }
     const value = `${c.source === "event" ? "ev" : "att"}.${c.name}`;
     // JSON has no infinities or NaN: a number that is not finite is exported as null, alike
     // in every format.
@@ -126,72 +133,108 @@ const exclusionFilter = (exclude: Exclusion | undefined): string => {
  * the keys held more than once (an SDK's retry, a delivery made twice, an install attributed
  * again) go through the window that ranks them: they are few, and a window over every key of
  * a large window holds them all in memory at once, where the grouping and the join spill.
+ * `repeated` names those keys' copies found beforehand, at their times (a slice's rows of
+ * `buildRepeatedEventsQuery`): only the copies at the time of each key's first are ranked,
+ * and the rows read are not grouped again.
  */
-const firstOfEach = (name: string, source: string, key: string, order: string, rank: string) => {
+const firstOfEach = (
+  name: string,
+  source: string,
+  key: string,
+  order: string,
+  rank: string,
+  repeated?: string,
+) => {
   const columns = key.split(", ");
   const on = columns.map((column) => `repeated.${column} = ${source}.${column}`).join(" AND ");
+  const partition = columns.map((column) => `${source}.${column}`).join(", ");
+  const found =
+    repeated === undefined
+      ? {
+          keys: `SELECT ${key} FROM ${source} GROUP BY ${key} HAVING count(*) > 1`,
+          at: "",
+          first: "",
+        }
+      : {
+          keys: repeated,
+          at: ` AND repeated.event_time = ${source}.event_time`,
+          first: `\n  WHERE repeated.first_time = ${source}.event_time`,
+        };
   return `${name}_repeated AS (
-  SELECT ${key} FROM ${source} GROUP BY ${key} HAVING count(*) > 1
+  ${found.keys}
 ),
 ${name} AS (
   SELECT ${source}.*, 1 AS ${rank}
   FROM ${source} LEFT JOIN ${name}_repeated AS repeated ON ${on}
   WHERE repeated.${columns[0]} IS NULL
   UNION ALL
-  SELECT ${source}.*, row_number() OVER (PARTITION BY ${columns.map((column) => `${source}.${column}`).join(", ")} ORDER BY ${source}.${order}) AS ${rank}
-  FROM ${source} JOIN ${name}_repeated AS repeated ON ${on}
+  SELECT ${source}.*, row_number() OVER (PARTITION BY ${partition} ORDER BY ${source}.${order}) AS ${rank}
+  FROM ${source} JOIN ${name}_repeated AS repeated ON ${on}${found.at}${found.first}
 )`;
+};
+
+/** A time bound as a literal of the dialect: stored in UTC without zone, DuckDB's without "Z". */
+const timeLiteral = (dialect: Dialect, at: Date): string =>
+  timestampLiteral[dialect](
+    dialect === "duckdb" ? at.toISOString().replace("Z", "") : at.toISOString(),
+  );
+
+/** The conditions on `alias` of `input`'s day and slice of it, each on a line of its own. */
+const dayAndSlice = (input: ExportQueryInput, alias: string): string => {
+  const { dialect, slice } = input;
+  const day = input.day === undefined ? "" : `\n    AND ${alias}.dt = ${sqlString(input.day)}`;
+  const from = slice?.from
+    ? `\n    AND ${alias}.event_time >= ${timeLiteral(dialect, slice.from)}`
+    : "";
+  const to = slice?.to ? `\n    AND ${alias}.event_time < ${timeLiteral(dialect, slice.to)}` : "";
+  return `${day}${from}${to}`;
 };
 
 /** The window's rows of the app, before de-duplication: `src`'s definition. */
 const windowRows = (input: ExportQueryInput): string => {
   const { dialect, appId, since, sources } = input;
-  const sinceIso = since.toISOString();
-  // Timestamps are stored in UTC without zone; DuckDB reads the literal without its "Z".
-  const sinceLiteral = timestampLiteral[dialect](
-    dialect === "duckdb" ? sinceIso.replace("Z", "") : sinceIso,
-  );
-  const day = input.day === undefined ? "" : `\n    AND events.dt = ${sqlString(input.day)}`;
-  const time = (bound: Date) =>
-    timestampLiteral[dialect](
-      dialect === "duckdb" ? bound.toISOString().replace("Z", "") : bound.toISOString(),
-    );
-  const from = input.slice?.from ? `\n    AND events.event_time >= ${time(input.slice.from)}` : "";
-  const to = input.slice?.to ? `\n    AND events.event_time < ${time(input.slice.to)}` : "";
   return `SELECT *
   FROM ${sources.events} AS events
   WHERE events.app_id = ${sqlString(appId)}
-    AND events.dt >= ${sqlString(sinceIso.slice(0, 10))}${day}
-    AND events.event_time >= ${sinceLiteral}${from}${to}${exclusionFilter(input.exclude)}`;
+    AND events.dt >= ${sqlString(since.toISOString().slice(0, 10))}
+    AND events.event_time >= ${timeLiteral(dialect, since)}${dayAndSlice(input, "events")}${exclusionFilter(input.exclude)}`;
 };
 
 /**
- * The events of the window held at more than one `event_time` (`service_id`, `event_id`),
- * with the time of their first copy (`event_time`): the days, or slices of days, of an export
- * made a part at a time leave the other copies out. Copies at one time are in one slice, where
- * the query's own de-duplication keeps the first; an event sent again keeps its time, so these
- * are few.
+ * The copies of the window's events held more than once: one row for each event (`service_id`,
+ * `event_id`) and time it is held at (`dt`, `event_time`), with the time of its first copy by
+ * `received_at` (`first_time`), in time order. A day, or a slice of one, of an export made a
+ * part at a time reads its own rows of it (`repeated`): it keeps each event at its first time
+ * wherever the other copies are, and groups none of the keys it reads. An SDK's retry or a
+ * delivery made twice repeats an event, so these are few.
  */
-export const buildCrossSliceQuery = (
-  input: Omit<ExportQueryInput, "day" | "slice" | "crossSlice" | "latestAttributions">,
+export const buildRepeatedEventsQuery = (
+  input: Omit<ExportQueryInput, "day" | "slice" | "repeated" | "latestAttributions">,
 ): string => {
-  const exact = (
-    source: string,
-  ) => `SELECT service_id, event_id, ${firstBy[input.dialect]("event_time", "received_at")} AS event_time
-FROM ${source} AS src
-GROUP BY service_id, event_id
-HAVING min(event_time) <> max(event_time)`;
-  const hash = keyHash[input.dialect];
-  if (hash === undefined) return exact(`(${windowRows(input)})`);
+  const { dialect } = input;
+  const hash = keyHash[dialect];
   // Grouping every key of a large window by its text takes memory DuckDB cannot spill; its
   // 64-bit hash first finds the few candidates (a collision only adds one), then their text.
-  return `WITH src ${inlined[input.dialect]} (
+  const copies =
+    hash === undefined
+      ? "SELECT service_id, event_id, dt, event_time, received_at FROM src"
+      : `SELECT service_id, event_id, dt, event_time, received_at FROM src
+  WHERE ${hash} IN (SELECT ${hash} AS key_hash FROM src GROUP BY key_hash HAVING count(*) > 1)`;
+  return `WITH src ${inlined[dialect]} (
   ${windowRows(input)}
 ),
-candidates AS (
-  SELECT ${hash} AS key_hash FROM src GROUP BY key_hash HAVING min(event_time) <> max(event_time)
+copies ${materialized[dialect]} (
+  ${copies}
+),
+repeated AS (
+  SELECT service_id, event_id, ${firstBy[dialect]("event_time", "received_at")} AS first_time
+  FROM copies
+  GROUP BY service_id, event_id
+  HAVING count(*) > 1
 )
-${exact(`(SELECT * FROM src WHERE ${hash} IN (SELECT key_hash FROM candidates))`)}`;
+SELECT DISTINCT copies.service_id, copies.event_id, copies.dt, copies.event_time, repeated.first_time
+FROM copies JOIN repeated ON repeated.service_id = copies.service_id AND repeated.event_id = copies.event_id
+ORDER BY copies.event_time`;
 };
 
 /**
@@ -215,7 +258,7 @@ ${firstOfEach("att", "att_src", "service_id", "attributed_at DESC", "version_no"
  * `latestAttributions`, so that a day's slices do not each read the app's attributions.
  */
 export const buildLatestAttributionsQuery = (
-  input: Omit<ExportQueryInput, "slice" | "crossSlice" | "latestAttributions">,
+  input: Omit<ExportQueryInput, "slice" | "repeated" | "latestAttributions">,
 ): string => `WITH src ${inlined[input.dialect]} (
   ${windowRows(input)}
 ),
@@ -224,20 +267,17 @@ SELECT * FROM att WHERE version_no = 1`;
 
 /**
  * The export's rows, of the whole window, of one `day`, or of a slice of one, joined with the
- * latest attribution of their install.
+ * latest attribution of their install, in no order; `event_time` as its text unless not
+ * `timeAsText`.
  */
-export const buildExportQuery = (input: ExportQueryInput): string => {
+const exportRows = (input: ExportQueryInput, timeAsText: boolean): string => {
   const { dialect } = input;
-  const order = "ev.event_time, ev.event_id";
-  // Applied to the rows once de-duplicated, through a join the engine builds on the few
-  // events held at several times: the rows themselves stay a stream.
-  const crossSlice =
-    input.day === undefined || input.crossSlice === undefined
-      ? { join: "", filter: "" }
-      : {
-          join: `\nLEFT JOIN ${input.crossSlice} AS other ON other.service_id = ev.service_id AND other.event_id = ev.event_id AND other.event_time <> ev.event_time`,
-          filter: " AND other.service_id IS NULL",
-        };
+  const repeated =
+    input.day === undefined || input.repeated === undefined
+      ? undefined
+      : `SELECT service_id, event_id, event_time, first_time
+  FROM ${input.repeated} AS copies
+  WHERE true${dayAndSlice(input, "copies")}`;
   const att =
     input.latestAttributions === undefined
       ? attributionsOfRows(input)
@@ -245,12 +285,28 @@ export const buildExportQuery = (input: ExportQueryInput): string => {
   return `WITH src ${inlined[dialect]} (
   ${windowRows(input)}
 ),
-${firstOfEach("ev", "src", "service_id, event_id", "received_at", "copy_no")},
+${firstOfEach("ev", "src", "service_id, event_id", "received_at", "copy_no", repeated)},
 ${att}
 SELECT
-  ${selectList(dialect)}
+  ${selectList(dialect, timeAsText)}
 FROM ev
-LEFT JOIN att ON att.service_id = ev.service_id AND att.version_no = 1${crossSlice.join}
-WHERE ev.copy_no = 1${crossSlice.filter}
-ORDER BY ${order}`;
+LEFT JOIN att ON att.service_id = ev.service_id AND att.version_no = 1
+WHERE ev.copy_no = 1`;
+};
+
+/** The export's rows in no order, `event_time` as its text: what reports group. */
+export const buildExportRowsQuery = (input: ExportQueryInput): string => exportRows(input, true);
+
+const EXPORT_ORDER = "ORDER BY ev.event_time, ev.event_id";
+
+/** The export's rows in export order: by `event_time`, then `event_id`. */
+export const buildExportQuery = (input: ExportQueryInput): string => {
+  if (input.dialect === "athena") return `${exportRows(input, true)}\n${EXPORT_ORDER}`;
+  // DuckDB sorts the rows with all their columns: the time's 8 bytes cost less to carry than
+  // its text, which is written once the rows are in order (a projection keeps its input's).
+  return `SELECT * REPLACE (${isoTime.duckdb("event_time")} AS event_time)
+FROM (
+${exportRows(input, false)}
+${EXPORT_ORDER}
+) AS sorted`;
 };

@@ -5,7 +5,6 @@ import { sqlString } from "../lake/export-query.ts";
 import {
   buildLatestEventsQuery,
   buildOverviewQuery,
-  exportRows,
   groupingIdOf,
   INSTALL_EVENT_NAME,
   latestEventDays,
@@ -102,16 +101,6 @@ describe("the report queries", () => {
         sources: SOURCES,
       }),
     ).toThrow(RangeError);
-  });
-
-  it("take the export query as it is, less its final order", () => {
-    const input = {
-      dialect: "duckdb" as const,
-      appId: "a",
-      since: new Date("2026-11-01T00:00:00.000Z"),
-      sources: SOURCES,
-    };
-    expect(exportRows(input)).toMatch(/WHERE ev\.copy_no = 1$/);
   });
 
   it("name each grouping set by grouping()'s bits: one per key left out, the first the highest", () => {

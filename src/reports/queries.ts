@@ -1,7 +1,7 @@
 /**
  * The report queries, for both engines, as src/lake/export-query.ts writes the export's: one
  * definition, the dialects differing only where DuckDB and Athena (Trino) spell a thing
- * differently. Each report reads the export's own relation (`buildExportQuery`: each event
+ * differently. Each report reads the export's own relation (`buildExportRowsQuery`: each event
  * once, joined with its install's latest attribution, deleted installs left out), over sources
  * bounded to the report's days, so its numbers are the export's numbers by construction.
  *
@@ -10,7 +10,12 @@
  */
 import { ATTRIBUTION_LIMITS } from "../domain/attribution.ts";
 import { exportEventName } from "../domain/event-types.ts";
-import { buildExportQuery, type Dialect, type Exclusion, sqlString } from "../lake/export-query.ts";
+import {
+  buildExportRowsQuery,
+  type Dialect,
+  type Exclusion,
+  sqlString,
+} from "../lake/export-query.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, TOUCHES_TABLE } from "../lake/lake-tables.ts";
 import { addDays, startOfDay } from "./days.ts";
 
@@ -53,21 +58,6 @@ const deepLinkPathOf: Record<Dialect, (params: string) => string> = {
   duckdb: (params) =>
     `CASE WHEN json_valid(${params}) THEN json_extract_string(${params}, '$.deep_link_path') END`,
   athena: (params) => `json_extract_scalar(${params}, '$.deep_link_path')`,
-};
-
-/** The export query ends with its order, which an aggregate over it does not need. */
-const EXPORT_ORDER = "\nORDER BY ev.event_time, ev.event_id";
-
-/**
- * The export's rows, unsorted: DuckDB would sort a subquery's rows however they are used
- * after. Throws if the export query's shape changed, rather than sort or misread.
- */
-export const exportRows = (input: Parameters<typeof buildExportQuery>[0]): string => {
-  const query = buildExportQuery(input);
-  if (!query.endsWith(EXPORT_ORDER)) {
-    throw new Error("the export query no longer ends with its ORDER BY: update reports/queries.ts");
-  }
-  return query.slice(0, -EXPORT_ORDER.length);
 };
 
 /** The app's events of the days `from` to `to` (partitions and times), for the export query. */
@@ -152,7 +142,7 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
   const organic = sqlString(ORGANIC);
   const pending = sqlString(PENDING);
   const events = boundedEvents(dialect, sources.events, appId, from, to);
-  const rows = exportRows({
+  const rows = buildExportRowsQuery({
     dialect,
     appId,
     since: startOfDay(from),
@@ -258,7 +248,7 @@ export const buildLatestEventsQuery = (input: LatestEventsQueryInput): string =>
     throw new RangeError("limit must be a positive integer");
   }
   const { from, to } = latestEventDays(input.today);
-  const rows = exportRows({
+  const rows = buildExportRowsQuery({
     dialect,
     appId,
     since: startOfDay(from),

@@ -299,7 +299,8 @@ describe("DuckDB query engine over the local lake", () => {
     const app = "com.example.slices";
     const at = (time: string) => `2026-11-05T${time}.000Z`;
     // Three deliveries, three files of one row group each, one after the other in time: y1 is
-    // sent again at 10:00, a slice after its first copy's.
+    // sent again at 10:00, a slice after its first copy's, and y4 again at its own time (an
+    // SDK's retry).
     await deliver(app, "wal-slices", [
       [
         ["y1", at("08:00:00"), at("08:00:01")],
@@ -312,6 +313,7 @@ describe("DuckDB query engine over the local lake", () => {
       [
         ["y4", at("12:00:00"), at("12:00:01")],
         ["y5", at("12:30:00"), at("12:30:01")],
+        ["y4", at("12:00:00"), at("12:00:09")],
       ],
     ]);
     // A part a slice: 08:00 to 10:00, 10:00 to 12:00, and from 12:00.

@@ -14,9 +14,9 @@ import type { DuckDBDataChunk, DuckDBInstance } from "@duckdb/node-api";
 import pLimit from "p-limit";
 import { UnavailableError, ValidationError } from "../../domain/errors.ts";
 import {
-  buildCrossSliceQuery,
   buildExportQuery,
   buildLatestAttributionsQuery,
+  buildRepeatedEventsQuery,
   sqlString,
   type TimeSlice,
 } from "../../lake/export-query.ts";
@@ -64,8 +64,8 @@ const SNAPSHOT_ROW_GROUP = 20_480;
  */
 const SNAPSHOT_PART_OPTIONS = `FORMAT parquet, PARQUET_VERSION V2, COMPRESSION uncompressed, ROW_GROUP_SIZE ${SNAPSHOT_ROW_GROUP}`;
 
-/** The temporary table of events held at more than one time, per snapshot connection. */
-const CROSS_SLICE_TABLE = "cross_slice";
+/** The temporary table of the window's events held more than once, per snapshot connection. */
+const REPEATED_TABLE = "repeated_events";
 /** The temporary table of the latest attributions of a day's installs, for its slices. */
 const DAY_ATTRIBUTIONS_TABLE = "day_attributions";
 
@@ -307,7 +307,7 @@ export const createDuckDbQueryEngine = (options: {
             days.flatMap((day) => day.files),
           );
           await connection.run(
-            `CREATE OR REPLACE TEMP TABLE ${CROSS_SLICE_TABLE} AS ${buildCrossSliceQuery({
+            `CREATE OR REPLACE TEMP TABLE ${REPEATED_TABLE} AS ${buildRepeatedEventsQuery({
               ...query,
               sources: { events: windowEvents, attributions },
             })}`,
@@ -372,7 +372,7 @@ export const createDuckDbQueryEngine = (options: {
                 sources,
                 day,
                 slice,
-                crossSlice: CROSS_SLICE_TABLE,
+                repeated: REPEATED_TABLE,
                 ...(sliced ? { latestAttributions: DAY_ATTRIBUTIONS_TABLE } : {}),
               }),
             );
@@ -393,7 +393,7 @@ export const createDuckDbQueryEngine = (options: {
         })
         .finally(async () => {
           listed();
-          for (const table of [CROSS_SLICE_TABLE, DAY_ATTRIBUTIONS_TABLE]) {
+          for (const table of [REPEATED_TABLE, DAY_ATTRIBUTIONS_TABLE]) {
             await connection.run(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
           }
           connection.closeSync();
