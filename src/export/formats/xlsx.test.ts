@@ -134,8 +134,25 @@ describe("xlsx writer", () => {
       },
       ...Array.from({ length: 3_000 }, (_, i) => recordAt(i)),
     ];
-    const fromRecords = await sheetXml(await collect(xlsx.write(source(records))));
-    const page = await collect(csv.write(source(records)));
+    // DuckDB's page writes a number that is not finite as its name, where the service's csv
+    // writer leaves it empty: these lines' stand-ins are swapped for the names in the page.
+    const notFinite = [
+      { ...ALL_SET, campaign_id: null, revenue: Number.NaN },
+      { ...ALL_SET, revenue_usd: Number.NEGATIVE_INFINITY },
+    ];
+    const standIns = [
+      { ...ALL_SET, campaign_id: null, revenue: 12345.25 },
+      { ...ALL_SET, revenue_usd: 54321.25 },
+    ];
+    const fromRecords = await sheetXml(
+      await collect(xlsx.write(source([...records, ...notFinite]))),
+    );
+    const page = Buffer.from(
+      (await collect(csv.write(source([...records, ...standIns]))))
+        .toString("utf8")
+        .replace(",12345.25,", ",NaN,")
+        .replace(",54321.25\n", ",-Infinity\n"),
+    );
     const frame = xlsx.engineEncoding?.frame;
     if (!frame) throw new Error("no frame");
     // Whole, then in 7-byte pieces: lines and characters split across chunks.
@@ -143,7 +160,7 @@ describe("xlsx writer", () => {
       const pieces = Array.from({ length: Math.ceil(page.length / size) }, (_, i) =>
         page.subarray(i * size, (i + 1) * size),
       );
-      const framed = await collect(frame(Readable.from(pieces), records.length));
+      const framed = await collect(frame(Readable.from(pieces), records.length + 2));
       expect(await sheetXml(framed)).toBe(fromRecords);
     }
   });

@@ -176,19 +176,32 @@ function fieldsRowXml(fields: readonly (string | null)[], index: number): string
 }
 
 const ascii = (text: string) => Buffer.from(text, "latin1");
-const ROW_OPEN = ascii('<row r="');
-const ROW_OPENED = ascii('">');
-const ROW_CLOSE = ascii("</row>");
-const CELL = ascii("<c");
-const CELL_AT = COLUMN_LETTERS.map((letters) => ascii(`<c r="${letters}`));
-const QUOTE = ascii('"');
-const TEXT_BYTES = ascii(TEXT);
-const TEXT_END_BYTES = ascii(TEXT_END);
-const NUMBER_BYTES = ascii("><v>");
-const NUMBER_END_BYTES = ascii("</v></c>");
 const COLUMN_COUNT = COLUMN_NAMES.length;
 /** The most digits of a row number in a cell reference. */
 const ROW_DIGITS = 10;
+
+/**
+ * A cell's closing tags are written with whatever follows them (the next cell's opening tags,
+ * or the row's end) as one run of bytes: a copy of a few bytes costs a call whatever its
+ * length, and three a cell were most of a sheet's calls. The cell still open is one of these.
+ */
+const OPEN_NONE = 0;
+const OPEN_TEXT = 1;
+const OPEN_NUMBER = 2;
+const CLOSE = ["", TEXT_END, "</v></c>"];
+const OPEN = [' t="inlineStr"><is><t>', "><v>"];
+/** [closing][text or number]: the cell before closed, the next one opened without a reference. */
+const NEXT_CELL = CLOSE.map((close) => OPEN.map((open) => ascii(`${close}<c${open}`)));
+/** [closing][column]: the cell before closed, the next one's reference begun, up to its row. */
+const NEXT_CELL_AT = CLOSE.map((close) =>
+  COLUMN_LETTERS.map((letters) => ascii(`${close}<c r="${letters}`)),
+);
+/** [text or number]: the reference's row ended and the cell opened. */
+const CELL_AT_OPENED = OPEN.map((open) => ascii(`"${open}`));
+const ROW_END = CLOSE.map((close) => ascii(`${close}</row>`));
+const ROW_OPEN = ascii('<row r="');
+const ROW_OPENED = ascii('">');
+const longest = (runs: readonly Buffer[]) => Math.max(...runs.map((run) => run.length));
 
 const putCount = (out: Buffer, at: number, count: number): number => {
   let digits = 1;
@@ -213,18 +226,18 @@ const SHEET_FROM_CSV: CsvPageMarkup = {
     ROW_OPEN.length +
     ROW_DIGITS +
     ROW_OPENED.length +
-    ROW_CLOSE.length +
-    CELL_AT.reduce((sum, cellAt) => sum + cellAt.length, 0) +
+    longest(ROW_END) +
     COLUMN_COUNT *
-      (ROW_DIGITS +
-        QUOTE.length +
-        Math.max(
-          TEXT_BYTES.length + TEXT_END_BYTES.length,
-          NUMBER_BYTES.length + NUMBER_END_BYTES.length,
-        )),
+      (Math.max(
+        longest(NEXT_CELL.flat()),
+        longest(NEXT_CELL_AT.flat()) + ROW_DIGITS + longest(CELL_AT_OPENED),
+      ) +
+        ROW_DIGITS),
   line(csv, start, end, index, out, at) {
     const rowNumber = index + 2;
     let to = putBytes(out, putCount(out, putBytes(out, at, ROW_OPEN), rowNumber), ROW_OPENED);
+    // The cell before, its closing tags not yet written; none when it was left empty.
+    let open = OPEN_NONE;
     let placed = false;
     let k = start;
     for (let i = 0; i < COLUMN_COUNT; i++) {
@@ -234,36 +247,40 @@ const SHEET_FROM_CSV: CsvPageMarkup = {
         placed = false;
         continue;
       }
+      const text = IS_TEXT[i] as boolean;
       // Text with a space at an edge needs xml:space, and is rare: declined (and at its end,
       // below). Tab and line feed are declined already.
-      if (IS_TEXT[i] && csv[k] === SPACE) return -1;
+      if (text && csv[k] === SPACE) return -1;
       const cell = to;
-      if (placed) to = putBytes(out, to, CELL);
-      else
-        to = putBytes(
-          out,
-          putCount(out, putBytes(out, to, CELL_AT[i] as Buffer), rowNumber),
-          QUOTE,
-        );
-      const value = putBytes(out, to, IS_TEXT[i] ? TEXT_BYTES : NUMBER_BYTES);
+      const kind = text ? 0 : 1;
+      const value = placed
+        ? putBytes(out, to, (NEXT_CELL[open] as Buffer[])[kind] as Buffer)
+        : putBytes(
+            out,
+            putCount(
+              out,
+              putBytes(out, to, (NEXT_CELL_AT[open] as Buffer[])[i] as Buffer),
+              rowNumber,
+            ),
+            CELL_AT_OPENED[kind] as Buffer,
+          );
       to = copyField(csv, k, end, out, value);
       if (to < 0) return -1;
       k += to - value;
       const last = out[to - 1] as number;
-      if (IS_TEXT[i]) {
+      if (text) {
         if (last === SPACE) return -1;
-        to = putBytes(out, to, TEXT_END_BYTES);
-      } else if (isDigit(last)) to = putBytes(out, to, NUMBER_END_BYTES);
-      else {
-        // A number that is not finite: no cell.
+      } else if (!isDigit(last)) {
+        // A number that is not finite: no cell, and the cell before still open.
         to = cell;
         placed = false;
         continue;
       }
+      open = text ? OPEN_TEXT : OPEN_NUMBER;
       placed = true;
     }
     // A line of more fields is declined.
-    return k === end ? putBytes(out, to, ROW_CLOSE) : -1;
+    return k === end ? putBytes(out, to, ROW_END[open] as Buffer) : -1;
   },
   record: fieldsRowXml,
 };

@@ -96,11 +96,23 @@ function xmlFromFields(fields: readonly (string | null)[]): string {
 }
 
 const ascii = (text: string) => Buffer.from(text, "latin1");
-const OPEN_BYTES = ELEMENTS.map((element) => ascii(element.open));
-const CLOSE_BYTES = ELEMENTS.map((element) => ascii(element.close));
-const NIL_BYTES = ELEMENTS.map((element) => ascii(element.nil));
-const EVENT_OPEN = ascii("<event>");
-const EVENT_CLOSE = ascii("</event>\n");
+const NIL = 0;
+const VALUE = 1;
+/**
+ * The bytes between two fields' values, as one run: the element before closed (when it holds
+ * a value), then this one's opening tag or its nil element; `<event>` before the first. A copy
+ * of a few bytes costs a call whatever its length, and two a field were most of the calls.
+ * [the field before: NIL or VALUE][column][this field: NIL or VALUE].
+ */
+const BETWEEN = [NIL, VALUE].map((before) =>
+  ELEMENTS.map((element, i) => {
+    const opened = i === 0 ? "<event>" : before === VALUE ? (ELEMENTS[i - 1]?.close ?? "") : "";
+    return [ascii(opened + element.nil), ascii(opened + element.open)];
+  }),
+);
+/** [the last field: NIL or VALUE]: the record's end. */
+const EVENT_END = [ascii("</event>\n"), ascii(`${ELEMENTS.at(-1)?.close ?? ""}</event>\n`)];
+const longest = (runs: readonly Buffer[]) => Math.max(...runs.map((run) => run.length));
 
 /**
  * The document from a csv page: the same bytes as the writer makes from the page's records.
@@ -111,35 +123,32 @@ const XML_FROM_CSV: CsvPageMarkup = {
   head: HEAD,
   tail: TAIL,
   tagBytes:
-    EVENT_OPEN.length +
-    EVENT_CLOSE.length +
+    longest(EVENT_END) +
     ELEMENTS.reduce(
-      (sum, _, i) =>
-        sum +
-        Math.max(
-          (NIL_BYTES[i] as Buffer).length,
-          (OPEN_BYTES[i] as Buffer).length + (CLOSE_BYTES[i] as Buffer).length,
-        ),
+      (sum, _, i) => sum + longest([NIL, VALUE].flatMap((before) => BETWEEN[before]?.[i] ?? [])),
       0,
     ),
   line(csv, start, end, _index, out, at) {
-    let to = putBytes(out, at, EVENT_OPEN);
+    let to = at;
+    let before = NIL;
     let k = start;
     for (let i = 0; i < COLUMN_COUNT; i++) {
       // Past the field before's comma; a line of fewer fields is declined.
       if (i > 0 && k++ >= end) return -1;
+      const runs = (BETWEEN[before] as Buffer[][])[i] as Buffer[];
       if (k === end || csv[k] === COMMA) {
-        to = putBytes(out, to, NIL_BYTES[i] as Buffer);
+        to = putBytes(out, to, runs[NIL] as Buffer);
+        before = NIL;
         continue;
       }
-      const text = putBytes(out, to, OPEN_BYTES[i] as Buffer);
+      const text = putBytes(out, to, runs[VALUE] as Buffer);
       to = copyField(csv, k, end, out, text);
       if (to < 0) return -1;
       k += to - text;
-      to = putBytes(out, to, CLOSE_BYTES[i] as Buffer);
+      before = VALUE;
     }
     // A line of more fields is declined.
-    return k === end ? putBytes(out, to, EVENT_CLOSE) : -1;
+    return k === end ? putBytes(out, to, EVENT_END[before] as Buffer) : -1;
   },
   record: xmlFromFields,
 };
