@@ -41,24 +41,33 @@ const TARGET_GROWTH = 1.1;
 
 /**
  * Where the CLI writes the window: in memory (`/dev/shm`) when it fits in half of what is free
- * there, as a client on another machine would; else beside the service's data. On the service's
- * own disk, the client's writes (a hundred megabytes a second and more) delay the fsync of the
- * service's write-ahead file, which every ingestion answer waits for: the client's load on a
- * shared disk, not the export's on the service, so the ingestion target is judged on the runs
- * written elsewhere. WINDOW_OUTPUT_DIR picks a folder for every run.
+ * there, as a client on another machine would; else to `/dev/null`, the CLI still receiving
+ * and joining every page. On this one machine the file would otherwise go to the service's own
+ * disk, where the client's writes (a hundred megabytes a second and more) delay the fsync of
+ * the service's write-ahead file that every ingestion answer waits for, and the disk's speed,
+ * not the export's, sets the time. WINDOW_OUTPUT_DIR picks a folder for every run; those runs
+ * count as on the service's disk, and the ingestion target is judged on the others.
  */
 const MEMORY_DIR = "/dev/shm";
 /** A generous size of a window's file, per event, by format. */
 const BYTES_PER_EVENT: Record<string, number> = { csv: 250, ndjson: 700, parquet: 50 };
 
-const outputDir = async (dataDir: string, format: string, rows: number) => {
-  if (process.env.WINDOW_OUTPUT_DIR) return { dir: process.env.WINDOW_OUTPUT_DIR, shared: true };
+type Place = "in memory" | "discarded" | "on a disk";
+
+const outputFor = async (format: string, rows: number): Promise<{ path: string; place: Place }> => {
+  const name = `window.${format}`;
+  const chosen = process.env.WINDOW_OUTPUT_DIR;
+  if (chosen) return { path: join(chosen, name), place: "on a disk" };
   const free = await statfs(MEMORY_DIR).then(
     (disk) => disk.bavail * disk.bsize,
     () => 0,
   );
   const size = rows * (BYTES_PER_EVENT[format] ?? 1000);
-  return size < free / 2 ? { dir: MEMORY_DIR, shared: false } : { dir: dataDir, shared: true };
+  // The parquet join writes a real file; a parquet window fits in memory at every size here.
+  if (size < free / 2 || format === "parquet") {
+    return { path: join(MEMORY_DIR, name), place: "in memory" };
+  }
+  return { path: "/dev/null", place: "discarded" };
 };
 
 /**
@@ -162,7 +171,7 @@ interface Result {
     idleTimes: readonly number[];
   };
   /** The CLI wrote the window to the service's disk. */
-  readonly sharedDisk: boolean;
+  readonly place: Place;
 }
 
 const measure = async (millions: number): Promise<Result[]> => {
@@ -190,8 +199,8 @@ const measure = async (millions: number): Promise<Result[]> => {
         const probe = await ingestionProbe(service.url, sdk);
         const memory = sampleMemory(() => service.child.pid);
         const { firstByte, snapshotSeconds } = await firstPage(service.url, server);
-        const written = await outputDir(dataDir, format, rows);
-        const output = join(written.dir, `window.${format}`);
+        const written = await outputFor(format, rows);
+        const output = written.path;
         const { seconds, cliPeak } = await exportWindow(service.url, server, format, output);
         const servicePeak = memory.stop();
         const during = await probe.stop();
@@ -217,12 +226,13 @@ const measure = async (millions: number): Promise<Result[]> => {
           cliPeak,
           snapshotBytes,
           ingest,
-          sharedDisk: written.shared,
+          place: written.place,
         });
         console.log(
-          `${format.padEnd(8)} ${int(Math.round(rows / seconds)).padStart(10)} rows/s  ${seconds.toFixed(1).padStart(7)} s  first byte ${firstByte.toFixed(2).padStart(6)} s  snapshot made ${snapshotSeconds.toFixed(1).padStart(6)} s  service ${mb(servicePeak).padStart(10)}  CLI ${mb(cliPeak).padStart(10)}  snapshots ${mb(snapshotBytes).padStart(10)}  ingestion ${ingest.batches} batches, ${ingest.refused} refused, p99 ${ingest.p99.toFixed(0)} ms (idle ${ingest.idleP99.toFixed(0)} ms)  file ${written.shared ? "on the service's disk" : "in memory"}`,
+          `${format.padEnd(8)} ${int(Math.round(rows / seconds)).padStart(10)} rows/s  ${seconds.toFixed(1).padStart(7)} s  first byte ${firstByte.toFixed(2).padStart(6)} s  snapshot made ${snapshotSeconds.toFixed(1).padStart(6)} s  service ${mb(servicePeak).padStart(10)}  CLI ${mb(cliPeak).padStart(10)}  snapshots ${mb(snapshotBytes).padStart(10)}  ingestion ${ingest.batches} batches, ${ingest.refused} refused, p99 ${ingest.p99.toFixed(0)} ms (idle ${ingest.idleP99.toFixed(0)} ms)  file ${written.place}`,
         );
-        await rm(output, { force: true });
+        // Never /dev/null itself.
+        if (written.place !== "discarded") await rm(output, { force: true });
       } finally {
         await stopService(service.child);
         // Each format's snapshots its own: three formats' at 50 million events would take the
@@ -253,17 +263,18 @@ const main = async () => {
     "first slice is written, and the snapshot is made whole when a page past the window's end is",
     "answered. The service's and the CLI's peaks are their resident memory sampled every 200 ms.",
     "The CLI writes the window to memory (`/dev/shm`) when it fits, as a client on another",
-    "machine: on the service's disk its writes delay the write-ahead file's fsync that every",
-    "ingestion answer waits for, so the ingestion target is judged on the other runs. The idle",
-    "p99 is of the batches sent with nothing else going on before the export and after it. The",
-    "target is judged on all the batches of those runs together: a million events' export takes",
+    "machine would; else to `/dev/null`, still receiving and joining every page: on this one",
+    "machine its file would go to the service's own disk, whose speed would then set the time,",
+    "and whose write-ahead fsync every ingestion answer waits for. The idle p99 is of the",
+    "batches sent with nothing else going on before the export and after it. The ingestion",
+    "target is judged on all the batches of the runs together: a million events' export takes",
     "under 3 s, and the p99 of its hundred batches or fewer is its slowest one.",
     "",
     "| events | format | rows a second | seconds | first byte | snapshot made | service peak | CLI peak | snapshots made (two) | ingestion meanwhile: batches, refused, p99 (idle) | the CLI's file |",
     "| -----: | ------ | ------------: | ------: | ---------: | ------------: | -----------: | -------: | ----------------: | ---------------------------------------------- | -------------- |",
     ...all.map(
       (r) =>
-        `| ${int(r.rows)} | ${r.format} | ${int(r.rows / r.seconds)} | ${r.seconds.toFixed(1)} | ${r.firstByte.toFixed(2)} s | ${r.snapshotSeconds.toFixed(1)} s | ${mb(r.servicePeak)} | ${mb(r.cliPeak)} | ${mb(r.snapshotBytes)} | ${r.ingest.batches}, ${r.ingest.refused}, ${r.ingest.p99.toFixed(0)} ms (${r.ingest.idleP99.toFixed(0)} ms) | ${r.sharedDisk ? "on the service's disk" : "in memory"} |`,
+        `| ${int(r.rows)} | ${r.format} | ${int(r.rows / r.seconds)} | ${r.seconds.toFixed(1)} | ${r.firstByte.toFixed(2)} s | ${r.snapshotSeconds.toFixed(1)} s | ${mb(r.servicePeak)} | ${mb(r.cliPeak)} | ${mb(r.snapshotBytes)} | ${r.ingest.batches}, ${r.ingest.refused}, ${r.ingest.p99.toFixed(0)} ms (${r.ingest.idleP99.toFixed(0)} ms) | ${r.place} |`,
     ),
     "",
   ];
@@ -297,17 +308,17 @@ const main = async () => {
     `service peak ${mb(peak)} (target under ${mb(TARGET_SERVICE_BYTES)}): ${verdict(peak < TARGET_SERVICE_BYTES)}`,
   );
   const refused = all.reduce((sum, r) => sum + r.ingest.refused, 0);
-  const apart = all.filter((r) => !r.sharedDisk);
+  const apart = all.filter((r) => r.place !== "on a disk");
   // The p99 of all the batches sent during these exports against that of all those sent idle:
   // a short export's own p99 is of a hundred batches or fewer, i.e. its slowest one.
   const during = sorted(apart.flatMap((r) => r.ingest.times));
   const idle = sorted(apart.flatMap((r) => r.ingest.idleTimes));
   const slowdown = percentile(during, 99) / percentile(idle, 99);
   const slowest = Math.max(...apart.map((r) => r.ingest.p99 / r.ingest.idleP99));
-  const shared = all.filter((r) => r.sharedDisk);
+  const shared = all.filter((r) => r.place === "on a disk");
   if (shared.length > 0) {
     report(
-      `ingestion meanwhile, the CLI writing to the service's disk (${shared.map((r) => `${r.format} ${int(r.rows)}`).join(", ")}): p99 at most ${Math.max(...shared.map((r) => r.ingest.p99 / r.ingest.idleP99)).toFixed(1)}x the idle one`,
+      `ingestion meanwhile, the CLI writing to WINDOW_OUTPUT_DIR (${shared.map((r) => `${r.format} ${int(r.rows)}`).join(", ")}): p99 at most ${Math.max(...shared.map((r) => r.ingest.p99 / r.ingest.idleP99)).toFixed(1)}x the idle one`,
     );
   }
   report(
