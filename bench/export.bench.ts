@@ -294,6 +294,7 @@ const main = async () => {
         peakBytes,
         peakTargetBytes: TARGET_PEAK_BYTES,
         measured: measuredOn(),
+        rounds: REPEATS,
       }),
     );
   } finally {

@@ -57,6 +57,8 @@ export interface ExportFigures {
   readonly historyTarget: number;
   readonly peakBytes: number;
   readonly peakTargetBytes: number;
+  /** Rounds of requests, each format's page and the references once a round. */
+  readonly rounds: number;
   readonly measured: string;
 }
 
@@ -109,8 +111,9 @@ export const exportSection = (f: ExportFigures): string => {
   return section(
     "Export pages",
     `A 10,000-row page in each format through the embedded gateway (\`bench/export.bench.ts\`),
-medians of repeated requests naming the export's snapshot, as a client paging does, against
-DuckDB's own \`COPY\` of the same rows from a typed Parquet file (the reference).`,
+medians of ${f.rounds} rounds of requests naming the export's snapshot, as a client paging does, read
+over \`node:http\`, against DuckDB's own \`COPY\` of the same rows from a typed Parquet file
+(the reference), timed in the same rounds.`,
     body,
     f.measured,
   );

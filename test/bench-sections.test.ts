@@ -78,8 +78,10 @@ describe("benchmark sections", () => {
       peakBytes: 400 * MB,
       peakTargetBytes: 512 * MB,
       measured: MEASURED,
+      rounds: 15,
     });
     expect(markdown).toMatch(/^## Export pages\n/);
+    expect(markdown).toContain("medians of 15 rounds of requests");
     expect(markdown).toContain("| csv | 20 ms | 24 ms | 2.0 MB | csv 12 ms | 2.00x | 3x: met |");
     expect(markdown).toContain(
       "| xlsx | 12 ms | 90 ms | 0.8 MB | csv 12 ms | 7.50x | 4x: NOT MET |",
