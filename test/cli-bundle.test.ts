@@ -1,0 +1,73 @@
+/**
+ * The CLI's bundle (bin/build-cli.ts, bin/cli-bundle.js): built as `npm install` builds it, it
+ * runs the commands as the sources do, and is left aside once a source is newer than it.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCli } from "../bin/build-cli.ts";
+import { BUNDLE_INPUTS, freshBundle } from "../bin/cli-bundle.js";
+
+const run = promisify(execFile);
+
+describe("the CLI's bundle", () => {
+  // Two folders below the project, as the bundle's own place is; one of its own, so that the
+  // commands other tests run meanwhile never meet a bundle being written.
+  const dir = new URL(`../bin/.cli-test-${process.pid}/`, import.meta.url);
+  let dataDir: string;
+
+  beforeAll(async () => {
+    await buildCli(dir);
+    dataDir = await mkdtemp(join(tmpdir(), "cli-bundle-"));
+  }, 60_000);
+
+  afterAll(async () => {
+    await rm(fileURLToPath(dir), { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const bundled = async (...args: string[]) => {
+    const entry = freshBundle(dir);
+    if (!entry) throw new Error("the bundle just built is not fresh");
+    return (await run(process.execPath, [fileURLToPath(entry), ...args])).stdout;
+  };
+
+  it("names the package's version and runs a command on the local data, as the sources do", async () => {
+    const sources = new URL("../src/cli/main.ts", import.meta.url);
+    const fromSources = await run(process.execPath, [
+      "--import",
+      "tsx",
+      fileURLToPath(sources),
+      "--version",
+    ]);
+    expect(await bundled("--version")).toBe(fromSources.stdout);
+    const created = await bundled(
+      "apps",
+      "create",
+      "--app-id",
+      "com.example.bundled",
+      "--name",
+      "Bundled",
+      "--platform",
+      "android",
+      "--data-dir",
+      dataDir,
+    );
+    expect(created).toContain("com.example.bundled");
+    expect(await bundled("apps", "list", "--data-dir", dataDir)).toContain("com.example.bundled");
+  }, 60_000);
+
+  it("is left aside when a source it was built from is newer, or when it lists none", async () => {
+    expect(freshBundle(dir)?.href).toBe(new URL("main.js", dir).href);
+    const inputs = new URL(BUNDLE_INPUTS, dir);
+    await writeFile(inputs, JSON.stringify({ builtAt: 0, inputs: ["src/cli/main.ts"] }));
+    expect(freshBundle(dir)).toBeUndefined();
+    await writeFile(inputs, "not json");
+    expect(freshBundle(dir)).toBeUndefined();
+    expect(freshBundle(new URL("../bin/.cli-missing/", import.meta.url))).toBeUndefined();
+  });
+});
