@@ -236,6 +236,10 @@ export class CsvPageMarkupBody extends Readable implements SelfSendingBody {
   }
 }
 
+/** The length of the longest of `runs` (a format's tags): room a record's markup may need. */
+export const longest = (runs: readonly Uint8Array[]): number =>
+  Math.max(...runs.map((run) => run.length));
+
 /** `bytes` (a tag) copied into `out` at `at`: the end. */
 export const putBytes = (out: Buffer, at: number, bytes: Uint8Array): number => {
   out.set(bytes, at);

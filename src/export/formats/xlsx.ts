@@ -12,7 +12,14 @@ import { PassThrough, Readable, Transform, type TransformCallback } from "node:s
 import { crc32, DeflateRaw, type ZlibOptions } from "node:zlib";
 import ZipStream from "zip-stream";
 import { COLUMN_NAMES, EXPORT_COLUMNS } from "../../record/columns.ts";
-import { COMMA, type CsvPageMarkup, copyField, fromCsvPage, putBytes } from "./csv-page.ts";
+import {
+  COMMA,
+  type CsvPageMarkup,
+  copyField,
+  fromCsvPage,
+  longest,
+  putBytes,
+} from "./csv-page.ts";
 import { encodeText, type FormatWriter, type TextFraming } from "./writer.ts";
 import { escapeXmlText } from "./xml.ts";
 
@@ -201,7 +208,6 @@ const CELL_AT_OPENED = OPEN.map((open) => ascii(`"${open}`));
 const ROW_END = CLOSE.map((close) => ascii(`${close}</row>`));
 const ROW_OPEN = ascii('<row r="');
 const ROW_OPENED = ascii('">');
-const longest = (runs: readonly Buffer[]) => Math.max(...runs.map((run) => run.length));
 
 const putCount = (out: Buffer, at: number, count: number): number => {
   let digits = 1;

@@ -4,7 +4,14 @@
  * JavaScript writes them. On DuckDB it is made from the engine's csv page (XML_FROM_CSV).
  */
 import { EXPORT_COLUMNS, type ExportRecord } from "../../record/columns.ts";
-import { COMMA, type CsvPageMarkup, CsvPageMarkupBody, copyField, putBytes } from "./csv-page.ts";
+import {
+  COMMA,
+  type CsvPageMarkup,
+  CsvPageMarkupBody,
+  copyField,
+  longest,
+  putBytes,
+} from "./csv-page.ts";
 import { type FormatWriter, textStream } from "./writer.ts";
 
 const HEAD =
@@ -112,7 +119,6 @@ const BETWEEN = [NIL, VALUE].map((before) =>
 );
 /** [the last field: NIL or VALUE]: the record's end. */
 const EVENT_END = [ascii("</event>\n"), ascii(`${ELEMENTS.at(-1)?.close ?? ""}</event>\n`)];
-const longest = (runs: readonly Buffer[]) => Math.max(...runs.map((run) => run.length));
 
 /**
  * The document from a csv page: the same bytes as the writer makes from the page's records.
