@@ -3,4 +3,14 @@ library service_attribution;
 
 export 'src/event_type.dart' show EventType, EventTypeExtension;
 export 'src/link_result.dart' show ServiceLinkResult;
+export 'src/listeners.dart'
+    show
+        ServiceDeepLink,
+        ServiceDeepLinkKind,
+        ServiceDeepLinkKindWire,
+        ServiceDropReason,
+        ServiceDropReasonWire,
+        ServiceError,
+        ServiceErrorKind,
+        ServiceErrorKindWire;
 export 'src/service_plugin.dart' show ServicePlugin;

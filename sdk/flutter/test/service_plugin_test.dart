@@ -64,7 +64,6 @@ void main() {
   group('sendEvent', () {
     /// A configured, enabled SDK: the native side takes every event.
     Object? enabled(MethodCall call) => switch (call.method) {
-          'isSdkDisabled' => false,
           'sendEvent' => true,
           _ => null,
         };
@@ -87,7 +86,7 @@ void main() {
         await ServicePlugin.sendEvent(eventType: EventType.custom, eventName: 'boss_defeated'),
         isTrue,
       );
-      expect(calls.map((call) => call.method), ['isSdkDisabled', 'sendEvent']);
+      expect(calls.map((call) => call.method), ['sendEvent']);
       expect(calls.last.arguments, {
         'eventType': 'CUSTOM',
         'eventName': 'boss_defeated',
@@ -95,32 +94,32 @@ void main() {
       });
     });
 
-    test('is false, with nothing sent, while the SDK is disabled', () async {
-      answer = (call) => call.method == 'isSdkDisabled' ? true : enabled(call);
-      expect(await ServicePlugin.sendEvent(eventType: EventType.login), isFalse);
-      expect(calls.map((call) => call.method), ['isSdkDisabled']);
-    });
-
-    test('is false, with nothing sent, before configure (the native side reports disabled)',
-        () async {
-      // Before configure the native SDKs report themselves disabled; a native side that says
-      // nothing at all counts as disabled too.
-      answer = (_) => null;
-      expect(
-        await ServicePlugin.sendEvent(
-          eventType: EventType.purchase,
-          parameters: {'revenue': 9.99, 'currency': 'EUR'},
-        ),
-        isFalse,
-      );
-      expect(calls.map((call) => call.method), ['isSdkDisabled']);
-    });
-
-    test('is false when the native side refuses the event after all', () async {
-      // Switched off by remote configuration between the two calls.
+    test('is false when the native SDK does not take the event (disabled or stopped)', () async {
       answer = (call) => call.method == 'sendEvent' ? false : enabled(call);
       expect(await ServicePlugin.sendEvent(eventType: EventType.share), isFalse);
-      expect(calls.map((call) => call.method), ['isSdkDisabled', 'sendEvent']);
+      expect(calls.map((call) => call.method), ['sendEvent']);
+    });
+
+    test('a native side that says nothing counts as not taken', () async {
+      answer = (_) => null;
+      expect(await ServicePlugin.sendEvent(eventType: EventType.login), isFalse);
+    });
+
+    test('before configure the event goes to the native SDK, which keeps it until configure',
+        () async {
+      // Both native SDKs keep the events sent before configure and send them, in order, once
+      // it has run; the Dart side asks nothing first (it used to ask isSdkDisabled, which is
+      // true before configure, and the event was lost).
+      final sent = <Object?>[];
+      answer = (call) {
+        if (call.method == 'sendEvent') sent.add((call.arguments as Map)['eventType']);
+        return call.method == 'sendEvent' ? true : null;
+      };
+      expect(await ServicePlugin.sendEvent(eventType: EventType.login), isTrue);
+      expect(await ServicePlugin.sendEvent(eventType: EventType.levelStart), isTrue);
+      await ServicePlugin.configure(apiKey: 'sdk_key');
+      expect(calls.map((call) => call.method), ['sendEvent', 'sendEvent', 'configure']);
+      expect(sent, ['LOGIN', 'LEVEL_START']);
     });
 
     test('hands nested maps and lists to the native side as they are', () async {

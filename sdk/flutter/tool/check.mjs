@@ -103,6 +103,135 @@ check(
   constant("int logLevel") === levels.default.flutter ? [] : ["the default differs"],
 );
 
+// Listeners, consent and delivery (docs/sdks.md): every name of the table's Flutter column is
+// a static member of ServicePlugin with the types the table gives, and the wire values the Dart
+// side decodes (drop reasons, error kinds, deep link kinds) are the conformance files'.
+const docs = read(join(root, "..", "..", "docs", "sdks.md"));
+const section = docs.slice(docs.indexOf("## Listeners, consent and delivery"));
+const tableRows = section
+  .split("\n")
+  .filter((line) => line.startsWith("|"))
+  .map((line) => line.split("|").map((cell) => cell.trim()));
+const flutterColumn = tableRows[0]?.findIndex((cell) => cell.startsWith("Flutter")) ?? -1;
+/** What the table's Flutter column asks of ServicePlugin: one entry per backticked member. */
+const asked = [];
+for (const row of tableRows.slice(2)) {
+  const cell = row[flutterColumn] ?? "";
+  const getter = /^`(\w+)`:\s*`([^`]+)`$/.exec(cell);
+  if (getter) {
+    asked.push({ name: getter[1], getterType: getter[2] });
+    continue;
+  }
+  for (const span of cell.matchAll(/`(\w+)\(([^`]*?)\)(?::\s*([^`]+))?`/g)) {
+    asked.push({ name: span[1], params: span[2], returns: span[3] });
+  }
+}
+const compact = (text) => text.replace(/\s+/g, "");
+/** A static member's declaration: its return type and parameter list, or undefined. */
+const member = (name) => {
+  const match = new RegExp(`static\\s+([\\w<>?, ]+?)\\s+${name}\\(`).exec(plugin);
+  if (!match) return undefined;
+  return { returns: match[1], params: argumentsText(plugin, match.index + match[0].length) };
+};
+check(
+  "ServicePlugin has every member of docs/sdks.md's Flutter column, with its types",
+  flutterColumn < 0 || asked.length < 10
+    ? [`docs/sdks.md's table gives ${asked.length} Flutter members`]
+    : asked.flatMap((want) => {
+        if (want.getterType) {
+          const found = new RegExp(
+            `static\\s+([\\w<>?, ]+?)\\s+get\\s+${want.name}\\b`,
+          ).exec(plugin);
+          return found && compact(found[1]) === compact(want.getterType)
+            ? []
+            : [`${want.name}: no static getter of type ${want.getterType}`];
+        }
+        const found = member(want.name);
+        if (!found) return [`${want.name}: no static method`];
+        const problems = [];
+        if (want.returns && compact(found.returns) !== compact(want.returns)) {
+          problems.push(`${want.name} returns ${found.returns}, not ${want.returns}`);
+        }
+        // Each parameter the table names (`Uri`, `bool`, `bool? gdprApplies`) is declared so.
+        const ours = compact(found.params);
+        for (const param of want.params.replace(/[{}]/g, "").split(",").map((p) => p.trim())) {
+          if (!param) continue;
+          if (!ours.includes(compact(param))) problems.push(`${want.name}: no parameter ${param}`);
+        }
+        if (want.params.includes("{") !== found.params.trim().startsWith("{")) {
+          problems.push(`${want.name}: named parameters differ from the table's`);
+        }
+        return problems;
+      }),
+);
+
+const listenersFile = join("lib", "src", "listeners.dart");
+const listenersText = sources.get(listenersFile)?.text ?? "";
+/** The wire values of an extension's `get wire` switch: Dart case name to wire string. */
+const wireOf = (enumName) => {
+  const extension = new RegExp(`extension \\w+ on ${enumName} \\{([\\s\\S]*?)\\n\\}`).exec(
+    listenersText,
+  )?.[1];
+  return new Map(
+    [...(extension ?? "").matchAll(new RegExp(`${enumName}\\.(\\w+)\\s*=>\\s*'([a-z_]+)'`, "g"))].map(
+      (m) => [m[1], m[2]],
+    ),
+  );
+};
+/** The cases of a Dart enum, in order. */
+const casesOf = (enumName) => {
+  const body = new RegExp(`enum ${enumName} \\{([\\s\\S]*?)\\n\\}`).exec(listenersText)?.[1] ?? "";
+  return [...body.replace(/\/\/\/.*$/gm, "").matchAll(/^\s*(\w+),?\s*$/gm)].map((m) => m[1]);
+};
+const delivery = vectors("delivery.json");
+const listenerVectors = vectors("listeners.json");
+// The deep link kinds in the order the description names them (direct, then deferred).
+const deepLinkKinds = [
+  ...new Set(
+    [...listenerVectors.direct, ...listenerVectors.deferred]
+      .map((vector) => vector.deepLink?.kind)
+      .filter(Boolean),
+  ),
+];
+for (const [enumName, want, source] of [
+  ["ServiceDropReason", Object.keys(delivery.dropReasons), "delivery.json's dropReasons"],
+  ["ServiceErrorKind", Object.keys(delivery.errorKinds), "delivery.json's errorKinds"],
+  ["ServiceDeepLinkKind", deepLinkKinds, "listeners.json's deep link kinds"],
+]) {
+  const wires = wireOf(enumName);
+  const cases = casesOf(enumName);
+  check(`${enumName}'s wire values are ${source}, in order`, [
+    ...(JSON.stringify(cases.map((c) => wires.get(c))) === JSON.stringify(want)
+      ? []
+      : [`cases ${cases.join(", ")} give ${cases.map((c) => wires.get(c)).join(", ")}`]),
+  ]);
+}
+// The fields docs/sdks.md gives ServiceError and ServiceDeepLink, each a field of the Dart class
+// that its fromChannel reads under the same key.
+const classBody = (name) => {
+  const start = listenersText.indexOf(`final class ${name} `);
+  return start < 0 ? "" : listenersText.slice(start, listenersText.indexOf("\n}\n", start));
+};
+/** The backticked names of a docs/sdks.md sentence, what its parentheses say left out. */
+const docFields = (sentence) =>
+  [...(sentence ?? "").replace(/\([^)]*\)/g, "").matchAll(/`(\w+)`/g)].map((m) => m[1]);
+const errorFields = docFields(/`ServiceError` \(iOS[^)]*\) carries\s+([\s\S]*?)\.\s/.exec(section)?.[1]);
+const deepLinkFields = docFields(/`ServiceDeepLink` carries\s+([\s\S]*?)\.\s/.exec(section)?.[1]);
+for (const [name, fields] of [
+  ["ServiceError", errorFields],
+  ["ServiceDeepLink", deepLinkFields],
+]) {
+  const body = classBody(name);
+  check(`${name} has docs/sdks.md's fields, each read from the channel under its name`,
+    fields.length < 4
+      ? [`docs/sdks.md names ${fields.length} fields of ${name}`]
+      : fields.flatMap((field) => [
+          ...(new RegExp(`final [\\w<>?, ]+ ${field};`).test(body) ? [] : [`no field ${field}`]),
+          ...(body.includes(`arguments['${field}']`) ? [] : [`fromChannel never reads '${field}'`]),
+        ]),
+  );
+}
+
 // The method channel: every method the Dart side invokes is handled by each native side, which
 // reads only argument keys that the Dart side sends with it.
 const invoked = new Map();

@@ -56,14 +56,14 @@ ServiceLinkResult? parseServiceLink(Uri url, Set<String>? allowedHosts) {
   final segments = url.pathSegments.where((segment) => segment.isNotEmpty).toList();
   return ServiceLinkResult._(
     deeplinkId: segments.length == 1 ? segments.single : null,
-    queryParams: _queryParams(url.query),
+    queryParams: queryParamsOf(url.query),
     url: url,
   );
 }
 
 /// The query split by hand, to the rules every SDK shares (split at the first `=`, empty pairs
 /// skipped, the last value winning), whatever `Uri.queryParameters` does at the edges.
-Map<String, String> _queryParams(String query) {
+Map<String, String> queryParamsOf(String query) {
   final params = <String, String>{};
   for (final pair in query.split('&')) {
     if (pair.isEmpty) continue;

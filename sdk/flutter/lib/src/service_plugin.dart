@@ -5,6 +5,7 @@ import 'package:flutter/services.dart';
 
 import 'event_type.dart';
 import 'link_result.dart';
+import 'listeners.dart';
 import 'parameters.dart';
 
 /// The attribution service's SDK for Flutter. Every member is static and calls the platform's
@@ -58,10 +59,14 @@ final class ServicePlugin {
   /// Sends an event; true when the native SDK took it to send. [eventName] names an
   /// [EventType.custom] event and is required for it.
   ///
+  /// Before [configure] the native SDK keeps the event in memory (up to 1000 events, the oldest
+  /// dropped beyond) and sends it once [configure] has run, in order with the later ones: the
+  /// answer is then true.
+  ///
   /// Throws an [ArgumentError], with nothing sent, when [eventType] is [EventType.custom] and
   /// [eventName] is null or blank, or when a parameter value is of a type the service cannot
-  /// take (see the package README). False, with nothing sent, while the SDK is disabled or not
-  /// configured, and for [EventType.install], which the SDK tracks itself.
+  /// take (see the package README). False, with nothing sent, while the SDK is disabled or
+  /// stopped ([stop]), and for [EventType.install], which the SDK tracks itself.
   static Future<bool> sendEvent({
     required EventType eventType,
     String? eventName,
@@ -72,9 +77,8 @@ final class ServicePlugin {
     }
     final checked = checkedParameters(parameters);
     if (eventType == EventType.install) return false;
-    // Asked here, not left to each native side, so that every platform answers alike; the
-    // Android side checks again, for the moment between the two calls.
-    if (await isSdkDisabled()) return false;
+    // The native side answers: it alone knows whether it is configured, disabled or stopped
+    // at the moment it takes the event.
     final sent = await _channel.invokeMethod<bool>('sendEvent', <String, Object?>{
       'eventType': eventType.name,
       'eventName': eventName,
@@ -107,11 +111,39 @@ final class ServicePlugin {
   /// [configure]. Null for a link that is none of the service's, or whose host is not one of
   /// [allowedHosts] (null accepts every host). Throws an [ArgumentError] when [allowedHosts]
   /// names a blank host.
+  ///
+  /// A link it gives is also delivered on [onDeepLink] as a [ServiceDeepLinkKind.direct] deep
+  /// link (held until [onDeepLink] has a listener).
   static Future<ServiceLinkResult?> handleUniversalLink(
     Uri url, {
     Set<String>? allowedHosts,
-  }) async =>
-      parseServiceLink(url, allowedHosts);
+  }) async {
+    final link = parseServiceLink(url, allowedHosts);
+    if (link != null) _deliverDirect(directDeepLinkOf(link));
+    return link;
+  }
+
+  /// Hands a link that opened the app, of any scheme (an App Link, a Universal Link, the app's
+  /// own `myapp://…`), to [onDeepLink] as a [ServiceDeepLinkKind.direct] deep link, and gives
+  /// it; null, with nothing delivered, for a URL with no scheme. A link handed over before
+  /// [onDeepLink] has a listener is delivered when it gets one. The native SDK is told of the
+  /// link too (the link that opened a new install goes with the install's report); nothing is
+  /// sent for it on its own. Works before [configure].
+  static Future<ServiceDeepLink?> handleDeepLink(Uri url) async {
+    final link = directDeepLink(url);
+    if (link == null) return null;
+    _deliverDirect(link);
+    try {
+      await _channel.invokeMethod<void>('handleDeepLink', <String, Object?>{
+        'url': url.toString(),
+      });
+    } on PlatformException catch (error) {
+      _warn('handleDeepLink: the native SDK did not take the link: ${error.message}');
+    } on MissingPluginException {
+      _warn('handleDeepLink: no native side to tell of the link');
+    }
+    return link;
+  }
 
   /// Starts Apple Ads attribution (iOS 14.3 and later); a no-op on Android. True when on.
   static Future<bool> enablePlatformAdsAttribution() async =>
@@ -119,6 +151,149 @@ final class ServicePlugin {
 
   /// Deletes the install's data at the service, for a user's privacy request.
   static Future<void> deleteUserData() => _channel.invokeMethod<void>('deleteUserData');
+
+  /// Stops the SDK, for a user who opted out: nothing is sent from now on, not even the
+  /// install, and nothing is queued; the events queued so far are dropped (reported on
+  /// [onError] with [ServiceDropReason.stopped]). Kept across launches until [start].
+  static Future<void> stop() => _channel.invokeMethod<void>('stop');
+
+  /// Starts the SDK again after [stop]: the install goes out if it never did, then the events
+  /// sent from now on.
+  static Future<void> start() => _channel.invokeMethod<void>('start');
+
+  /// True while the SDK is stopped ([stop]), in this launch or an earlier one.
+  static Future<bool> isStopped() async =>
+      await _channel.invokeMethod<bool>('isStopped') ?? false;
+
+  /// Turns anonymous mode on or off, kept across launches: while on, no advertising id, IDFV
+  /// or customer user id leaves the device (on the install and on events).
+  static Future<void> setAnonymous(bool anonymous) =>
+      _channel.invokeMethod<void>('setAnonymous', <String, Object?>{'anonymous': anonymous});
+
+  /// True while anonymous mode is on.
+  static Future<bool> isAnonymous() async =>
+      await _channel.invokeMethod<bool>('isAnonymous') ?? false;
+
+  /// The user's consent, kept across launches: sent with the install, and sent again to the
+  /// service whenever it changes after the install is recorded. Null leaves a value unknown.
+  /// The IAB TCF string and `gdprApplies` that the app's consent platform stored on the
+  /// device are read by the native SDK; [gdprApplies] given here wins over the stored one.
+  static Future<void> setConsent({
+    bool? gdprApplies,
+    bool? adUserData,
+    bool? adPersonalization,
+  }) =>
+      _channel.invokeMethod<void>('setConsent', <String, Object?>{
+        'gdprApplies': gdprApplies,
+        'adUserData': adUserData,
+        'adPersonalization': adPersonalization,
+      });
+
+  /// How many events the SDK has dropped on this device, over every launch (each drop is also
+  /// reported on [onError]).
+  static Future<int> getDroppedEventCount() async =>
+      await _channel.invokeMethod<int>('getDroppedEventCount') ?? 0;
+
+  /// The install's attribution, once resolved (any `service_match_status` but `failed`): the
+  /// map the service answered, `service_match_status` included. At every later start it comes
+  /// again with the map stored on the device, and a first listener gets the stored map at
+  /// once. Nothing comes while the SDK is stopped or disabled, or after [deleteUserData].
+  ///
+  /// A broadcast stream: the native SDK's listener is set while it has a listener. Listen
+  /// once, early (in `main`): a second listener added later does not get the stored map.
+  static Stream<Map<String, dynamic>> get onAttribution => _attribution.stream;
+
+  /// Deep links: [ServiceDeepLinkKind.direct] ones handed to [handleDeepLink] or
+  /// [handleUniversalLink], and the [ServiceDeepLinkKind.deferred] one that brought the
+  /// install, once per install (on the launch whose attribution first carries its path).
+  static Stream<ServiceDeepLink> get onDeepLink => _deepLinks.stream;
+
+  /// Errors the app should know of: a configuration the service refused
+  /// ([ServiceErrorKind.configuration]) and events dropped ([ServiceErrorKind.eventsDropped]).
+  static Stream<ServiceError> get onError => _errors.stream;
+
+  static final StreamController<Map<String, dynamic>> _attribution =
+      StreamController<Map<String, dynamic>>.broadcast(
+    onListen: () => _listen(_attributionListener, true),
+    onCancel: () => _listen(_attributionListener, false),
+  );
+
+  static final StreamController<ServiceDeepLink> _deepLinks =
+      StreamController<ServiceDeepLink>.broadcast(
+    onListen: () {
+      final pending = _pendingDirect;
+      _pendingDirect = null;
+      if (pending != null) _deepLinks.add(pending);
+      _listen(_deepLinkListener, true);
+    },
+    onCancel: () => _listen(_deepLinkListener, false),
+  );
+
+  static final StreamController<ServiceError> _errors = StreamController<ServiceError>.broadcast(
+    onListen: () => _listen(_errorListener, true),
+    onCancel: () => _listen(_errorListener, false),
+  );
+
+  /// The names of the native listeners, as the channel's `listen` method takes them.
+  static const String _attributionListener = 'attribution';
+  static const String _deepLinkListener = 'deepLink';
+  static const String _errorListener = 'error';
+
+  /// The last direct deep link handed over while [onDeepLink] had no listener.
+  static ServiceDeepLink? _pendingDirect;
+
+  static void _deliverDirect(ServiceDeepLink link) {
+    if (_deepLinks.hasListener) {
+      _deepLinks.add(link);
+    } else {
+      _pendingDirect = link;
+    }
+  }
+
+  static bool _handlerSet = false;
+
+  /// Sets or clears the native SDK's listener [name]; the native side calls back on this
+  /// channel ([_onNativeCall]), whose handler is set first.
+  static Future<void> _listen(String name, bool listening) async {
+    if (!_handlerSet) {
+      _channel.setMethodCallHandler(_onNativeCall);
+      _handlerSet = true;
+    }
+    try {
+      await _channel.invokeMethod<void>('listen', <String, Object?>{
+        'listener': name,
+        'listening': listening,
+      });
+    } on PlatformException catch (error) {
+      _warn('the native SDK did not set its $name listener: ${error.message}');
+    } on MissingPluginException {
+      _warn('no native side for the $name listener');
+    }
+  }
+
+  /// What the native side calls: `onAttribution`, `onDeepLink` and `onError`, each with a map.
+  static Future<Object?> _onNativeCall(MethodCall call) async {
+    switch (call.method) {
+      case 'onAttribution':
+        final params = _stringKeyed(call.arguments as Map<Object?, Object?>?);
+        if (params != null) _attribution.add(params);
+      case 'onDeepLink':
+        final link = ServiceDeepLink.fromChannel(call.arguments);
+        // Direct links are delivered from the Dart calls alone, whatever the native SDK
+        // also saw (the iOS application delegate's Universal Link), so none comes twice.
+        if (link != null && link.kind == ServiceDeepLinkKind.deferred) _deepLinks.add(link);
+      case 'onError':
+        final error = ServiceError.fromChannel(call.arguments);
+        if (error == null) {
+          _warn('an error of a kind this version does not know: ${call.arguments}');
+        } else {
+          _errors.add(error);
+        }
+      default:
+        throw MissingPluginException('${call.method} is not a method of the Dart side');
+    }
+    return null;
+  }
 
   static Map<String, dynamic>? _stringKeyed(Map<Object?, Object?>? map) =>
       map?.map((key, value) => MapEntry(key.toString(), value));
