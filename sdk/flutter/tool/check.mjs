@@ -347,6 +347,32 @@ if (existsSync(join(root, swiftFile))) {
   console.log(`skip ${swiftFile} is not in the repository: its methods are not checked`);
 }
 
+// The iOS plugin compiles nowhere here: each member of the iOS SDK it uses
+// (`ServiceAttribution.x`) is at least declared, public and static, in sdk/ios's sources.
+const iosSources = join(root, "..", "ios", "Sources");
+const swiftPluginText = read(join(root, swiftFile));
+if (existsSync(iosSources) && swiftPluginText) {
+  const swiftFilesOf = (dir) =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return swiftFilesOf(path);
+      return entry.name.endsWith(".swift") ? [path] : [];
+    });
+  const iosText = swiftFilesOf(iosSources)
+    .map((path) => readFileSync(path, "utf8"))
+    .join("\n");
+  const used = [
+    ...new Set([...swiftPluginText.matchAll(/\bServiceAttribution\.(\w+)/g)].map((m) => m[1])),
+  ];
+  check(
+    "every member of the iOS SDK the iOS plugin uses is declared public static in sdk/ios",
+    used.filter(
+      (name) =>
+        !new RegExp(`public static (?:func|var|let) ${name}\\b`).test(iosText),
+    ).map((name) => `ServiceAttribution.${name} is not declared`),
+  );
+}
+
 // pubspec.yaml: both platforms, each naming a class its side declares.
 const pubspec = readFileSync(join(root, "pubspec.yaml"), "utf8");
 const platform = (name) =>

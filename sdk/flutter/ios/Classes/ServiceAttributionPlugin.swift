@@ -7,14 +7,21 @@ import UIKit
 /// the iOS SDK, with the argument maps, results and error codes of the Android side. The Dart
 /// side has already checked the arguments; what waits (the attribution match, a deletion)
 /// runs off the main thread and answers on it, as a channel result must.
+///
+/// The SDK's listeners (`onAttribution`, `onDeepLink`, `onError`) are set while the Dart side's
+/// stream of the same name has a listener (the channel's `listen`), and call the Dart side back
+/// on the main thread with `onAttribution`, `onDeepLink` and `onError`.
 public class ServiceAttributionPlugin: NSObject, FlutterPlugin {
     static let channelName = "service_attribution"
+    /// The channel, for the calls back to the Dart side.
+    private var channel: FlutterMethodChannel?
     /// The Flutter package's name and version, reported in the install.
     static let wrapper = WrapperInfo(platform: "flutter", version: "2.10.0", sealsCustomParameters: true)
 
     public static func register(with registrar: FlutterPluginRegistrar) {
         let channel = FlutterMethodChannel(name: channelName, binaryMessenger: registrar.messenger())
         let instance = ServiceAttributionPlugin()
+        instance.channel = channel
         registrar.addMethodCallDelegate(instance, channel: channel)
         // The Universal Link that opens the app goes with the install report (its click id
         // attributes the install); the plugin only notes it and leaves it to the app.
@@ -50,11 +57,8 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin {
                 result(FlutterError(code: "argument", message: "eventName is required for custom events", details: nil))
                 return
             }
-            // Not taken before configure or while disabled: the Dart side answers false.
-            if ServiceAttribution.isSdkDisabled {
-                result(false)
-                return
-            }
+            // Before configure the SDK keeps the event and answers true; false while it is
+            // disabled or stopped.
             do {
                 let taken = try ServiceAttribution.sendEvent(type, name: name, parameters: arguments["parameters"] as? [String: Any])
                 result(taken)
@@ -80,9 +84,103 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin {
                     result(nil)
                 }
             }
+        case "handleDeepLink":
+            // The Dart side delivers the direct deep link itself; the SDK notes the link that
+            // opened the app (it goes with a new install's report).
+            if let text = arguments["url"] as? String, let url = URL(string: text) {
+                _ = try? ServiceAttribution.handleDeepLink(url)
+            }
+            result(nil)
+        case "stop":
+            ServiceAttribution.stop()
+            result(nil)
+        case "start":
+            ServiceAttribution.start()
+            result(nil)
+        case "isStopped":
+            result(ServiceAttribution.isStopped)
+        case "setAnonymous":
+            ServiceAttribution.setAnonymous((arguments["anonymous"] as? Bool) ?? false)
+            result(nil)
+        case "isAnonymous":
+            result(ServiceAttribution.isAnonymous)
+        case "setConsent":
+            // A null from Dart arrives as NSNull: not a Bool, so nil (unknown).
+            ServiceAttribution.setConsent(ServiceConsent(
+                gdprApplies: arguments["gdprApplies"] as? Bool,
+                adUserData: arguments["adUserData"] as? Bool,
+                adPersonalization: arguments["adPersonalization"] as? Bool
+            ))
+            result(nil)
+        case "getDroppedEventCount":
+            result(ServiceAttribution.droppedEventCount)
+        case "listen":
+            listen(arguments["listener"] as? String, (arguments["listening"] as? Bool) ?? false)
+            result(nil)
         default:
             result(FlutterMethodNotImplemented)
         }
+    }
+
+    // MARK: - Listeners
+
+    /// Sets (or clears) the SDK's listener that the Dart stream [name] is fed by. The SDK calls
+    /// a listener set after the attribution is known at once with the stored map.
+    private func listen(_ name: String?, _ listening: Bool) {
+        switch name {
+        case "attribution":
+            ServiceAttribution.onAttribution = listening
+                ? { [weak self] attribution in self?.callDart("onAttribution", attribution) }
+                : nil
+        case "deepLink":
+            ServiceAttribution.onDeepLink = listening
+                ? { [weak self] deepLink in self?.callDart("onDeepLink", ServiceAttributionPlugin.channelMap(deepLink)) }
+                : nil
+        case "error":
+            ServiceAttribution.onError = listening
+                ? { [weak self] error in self?.callDart("onError", ServiceAttributionPlugin.channelMap(error)) }
+                : nil
+        default:
+            break
+        }
+    }
+
+    /// Calls the Dart side on the main thread, as a channel must be called.
+    private func callDart(_ method: String, _ arguments: Any) {
+        if Thread.isMainThread {
+            channel?.invokeMethod(method, arguments: arguments)
+        } else {
+            DispatchQueue.main.async { [weak self] in
+                self?.channel?.invokeMethod(method, arguments: arguments)
+            }
+        }
+    }
+
+    /// A deep link as the Dart side's `ServiceDeepLink.fromChannel` reads it.
+    static func channelMap(_ deepLink: ServiceDeepLink) -> [String: Any] {
+        return [
+            "kind": deepLink.kind.rawValue,
+            "deeplinkId": orNull(deepLink.deeplinkId),
+            "path": orNull(deepLink.path),
+            "params": deepLink.params,
+            "url": orNull(deepLink.url?.absoluteString),
+        ]
+    }
+
+    /// An error as the Dart side's `ServiceError.fromChannel` reads it.
+    static func channelMap(_ error: ServiceError) -> [String: Any] {
+        return [
+            "kind": error.kind.rawValue,
+            "reason": orNull(error.reason?.rawValue),
+            "code": orNull(error.code),
+            "count": error.count,
+            "message": error.message,
+        ]
+    }
+
+    /// The value, or NSNull for nil, which the channel's codec sends as null.
+    private static func orNull(_ value: Any?) -> Any {
+        return value ?? NSNull()
     }
 
     private func blank(_ name: String?) -> Bool {
