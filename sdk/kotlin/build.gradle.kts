@@ -47,6 +47,13 @@ android {
 
 kotlin {
     jvmToolchain(libs.versions.jvmTarget.get().toInt())
+    // Apps still on Kotlin 2.0 read the library's classes: compiled for language and API 2.0,
+    // against the standard library 2.0.21, which the POM then names.
+    coreLibrariesVersion = libs.versions.kotlinStdlib.get()
+    compilerOptions {
+        languageVersion.set(org.jetbrains.kotlin.gradle.dsl.KotlinVersion.KOTLIN_2_0)
+        apiVersion.set(org.jetbrains.kotlin.gradle.dsl.KotlinVersion.KOTLIN_2_0)
+    }
 }
 
 val robolectricRuntime: Configuration by configurations.creating

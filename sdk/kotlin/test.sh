@@ -63,15 +63,19 @@ main_classes="$build/main-classes"
 test_classes="$build/test-classes"
 # src/main against android-all (as an app's build compiles it against android.jar) and the
 # declared dependencies only: a class of a test library used there fails here.
-compile "src/main against android-all $(catalog_version compileSdk) and the declared dependencies" "$main_classes" \
+# For Kotlin 2.0 (language and API version, the standard library 2.0.21 rather than the
+# compiler's own), as build.gradle.kts sets it: an app still on Kotlin 2.0 reads the classes.
+compile "src/main for Kotlin $(catalog_version kotlinLanguage) against android-all $(catalog_version compileSdk), kotlin-stdlib $(catalog_version kotlinStdlib) and the declared dependencies" "$main_classes" \
   "$here/src/main/kotlin" "$catalog" "$here/build.gradle.kts" -- \
-  -cp "$main_classpath" "$here/src/main/kotlin" || finish
+  -language-version "$(catalog_version kotlinLanguage)" -api-version "$(catalog_version kotlinLanguage)" -Xsuppress-version-warnings \
+  -no-stdlib -no-reflect -cp "$kotlin_stdlib_jar:$main_classpath" "$here/src/main/kotlin" || finish
 compile "src/test" "$test_classes" "$here/src/test/kotlin" "$main_classes.stamp" -- -Xfriend-paths="$main_classes" \
   -cp "$main_classes:$main_classpath:$test_classpath:$kotlin_runtime" "$here/src/test/kotlin" || finish
 
 source "$here/tools/artifact.sh"
 build_artifact
 check_artifact
+check_kotlin_metadata
 
 # The Robolectric tests run on the catalog's compileSdk.
 robolectric_sdks="$(grep -rhoE '@Config\(sdk = \[[0-9]+\]' "$here/src/test/kotlin" | grep -oE '[0-9]+' | sort -u | tr '\n' ' ')"

@@ -8,11 +8,11 @@ artifact_dir="$repo/com/service/attribution-sdk/$sdk_version"
 aar="$artifact_dir/attribution-sdk-$sdk_version.aar"
 pom="$artifact_dir/attribution-sdk-$sdk_version.pom"
 
-# The dependencies a Gradle publication writes into the POM: the Kotlin plugin's standard
-# library (compile), each api (compile) and implementation (runtime) of build.gradle.kts.
+# The dependencies a Gradle publication writes into the POM: the standard library of
+# coreLibrariesVersion (compile), each api (compile) and implementation (runtime) of build.gradle.kts.
 # Lines "group:artifact:version scope".
 pom_dependencies() {
-  echo "org.jetbrains.kotlin:kotlin-stdlib:$(catalog_version kotlin) compile"
+  echo "$(catalog_library kotlin-stdlib) compile"
   local configuration alias
   while read -r configuration alias; do
     case "$configuration" in
@@ -204,5 +204,26 @@ EOF
     ok "the POM carries Kotlin's standard library, as the Kotlin plugin publishes it"
   else
     fail "the POM carries Kotlin's standard library, as the Kotlin plugin publishes it"
+  fi
+}
+
+# The classes an app's Kotlin 2.0 compiler reads: every class of the AAR's classes.jar that
+# carries kotlin.Metadata says version 2.0.x (javap prints it as mv=[2,0,N]); the POM names the
+# standard library they were compiled against.
+check_kotlin_metadata() {
+  local jar="$build/aar/check.jar" names versions
+  names="$(unzip -Z1 "$jar" | grep '\.class$' | sed 's/\.class$//; s|/|.|g')"
+  versions="$(javap -v -cp "$jar" $names 2>/dev/null | grep -oE 'mv=\[[0-9, ]+\]' | tr -d ' ' | sort | uniq -c)"
+  if [[ -n "$versions" ]] && ! grep -vqE ' mv=\[2,0,[0-9]+\]$' <<<"$versions"; then
+    ok "classes.jar's Kotlin metadata is 2.0.x ($(echo $versions))"
+  else
+    fail "classes.jar's Kotlin metadata is 2.0.x" "$(echo $versions)"
+  fi
+  local stdlib
+  stdlib="$(tr -d ' \n' <"$pom" | grep -oE '<artifactId>kotlin-stdlib</artifactId><version>[^<]*' | sed 's/.*<version>//')"
+  if [[ "$stdlib" == "$(catalog_version kotlinStdlib)" ]]; then
+    ok "the POM's kotlin-stdlib is $stdlib, what the classes were compiled against"
+  else
+    fail "the POM's kotlin-stdlib is $(catalog_version kotlinStdlib)" "it says ${stdlib:-none}"
   fi
 }

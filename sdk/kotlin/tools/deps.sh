@@ -5,6 +5,7 @@
 # Sets: catalog, build, deps (folder), and after fetch_deps:
 #   android_all_jar     Robolectric's android-all for compileSdk (compiled against)
 #   android_all_instrumented_jar  the same, instrumented (what Robolectric runs tests on)
+#   kotlin_stdlib_jar   the standard library the library is compiled against (the POM's)
 #   main_classpath      what the library's sources compile against (android-all, declared deps)
 #   consumer_classpath  main_classpath plus kotlinx-coroutines-android (for code built on the SDK)
 #   test_classpath      the declared deps' runtime, JUnit and Robolectric (no android-all:
@@ -90,6 +91,7 @@ fetch_deps() {
       pom_dependency "$(catalog_library android-all)" provided
       pom_dependency "$(catalog_library robolectric-android-all)" test
       pom_dependency "$(catalog_library kotlinx-coroutines-android)" provided
+      pom_dependency "$(catalog_library kotlin-stdlib)" provided
       local configuration alias
       while read -r configuration alias; do
         case "$configuration" in
@@ -112,6 +114,7 @@ fetch_deps() {
   # Lines "   group:artifact:type[:classifier]:version:scope:/path[ -- module …]".
   local line coordinates path scope group artifact jar
   android_all_jar=""
+  kotlin_stdlib_jar=""
   local compile=() provided=() test=()
   while read -r line; do
     line="${line%% -- *}"
@@ -120,6 +123,7 @@ fetch_deps() {
     path="/${line#*:/}"
     scope="${coordinates##*:}"
     IFS=: read -r group artifact _ <<<"$coordinates"
+    [[ "$group:$artifact" == org.jetbrains.kotlin:kotlin-stdlib ]] && kotlin_stdlib_jar="$path"
     # Kotlin's own runtime comes with the compiler that test.sh runs, at the catalog's version.
     [[ "$group" == org.jetbrains.kotlin || "$group:$artifact" == org.jetbrains:annotations ]] && continue
     jar="$path"
@@ -137,7 +141,32 @@ fetch_deps() {
     fi
   done <"$deps/list.txt"
   [[ -n "$android_all_jar" ]] || { echo "android-all was not fetched" >&2; return 1; }
+  [[ -n "$kotlin_stdlib_jar" ]] || { echo "kotlin-stdlib was not fetched" >&2; return 1; }
   main_classpath="$(IFS=:; echo "$android_all_jar${compile[*]:+:${compile[*]}}")"
   consumer_classpath="$main_classpath${provided[*]:+:$(IFS=:; echo "${provided[*]}")}"
   test_classpath="$(IFS=:; echo "${compile[*]}:${test[*]}")"
+}
+
+# fetch_consumer_compiler: the older Kotlin compiler an app of the catalog's kotlinStdlib era
+# builds with (kotlin-compiler-embeddable and its runtime, from Maven Central), for the consumer
+# apps. Sets consumer_kotlinc_classpath (run org.jetbrains.kotlin.cli.jvm.K2JVMCompiler on it).
+fetch_consumer_compiler() {
+  local dir="$deps/consumer-compiler"
+  if [[ ! -f "$dir/list.txt" || "$catalog" -nt "$dir/list.txt" ]]; then
+    mkdir -p "$dir"
+    {
+      echo '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+      echo '  <groupId>local</groupId><artifactId>attribution-sdk-consumer-compiler</artifactId><version>0</version><packaging>pom</packaging>'
+      echo '  <dependencies>'
+      pom_dependency "$(catalog_library kotlin-compiler-embeddable)" compile
+      echo '  </dependencies>'
+      echo '</project>'
+    } >"$dir/pom.xml"
+    rm -f "$dir/list.txt"
+    mvn_quiet -f "$dir/pom.xml" org.apache.maven.plugins:maven-dependency-plugin:3.8.1:list \
+      -DoutputAbsoluteArtifactFilename=true -DoutputFile="$dir/list.txt.tmp" -DexcludeTransitive=false || return 1
+    mv "$dir/list.txt.tmp" "$dir/list.txt"
+  fi
+  consumer_kotlinc_classpath="$(sed -nE 's/.*:(\/[^ ]*\.jar).*/\1/p' "$dir/list.txt" | tr '\n' ':' | sed 's/:$//')"
+  [[ -n "$consumer_kotlinc_classpath" ]]
 }

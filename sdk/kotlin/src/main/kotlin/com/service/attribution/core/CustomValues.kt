@@ -32,8 +32,8 @@ internal object CustomValues {
     }
 
     /** A sealed envelope too long for the service costs its key: sent in clear it would leak. */
-    private fun value(value: Any?, seal: (String) -> String): Any? =
-        when (value) {
+    private fun value(value: Any?, seal: (String) -> String): Any? {
+        return when (value) {
             null -> null
             is Map<*, *> -> {
                 val out = LinkedHashMap<String, Any?>()
@@ -55,4 +55,5 @@ internal object CustomValues {
             }
             else -> seal(Json.write(value)).takeIf { it.length <= MAX_STRING_LENGTH } ?: Drop
         }
+    }
 }
