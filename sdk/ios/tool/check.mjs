@@ -299,7 +299,11 @@ checking("LogLevel WARN acts as ERROR on iOS, as the spec says", () => {
 const requests = vectors("requests.json");
 checking("the install body has the vectors' fields, and only fields the service takes", () => {
   const install = functionNamed(typeNamed(core("Core/Requests.swift"), "Requests"), "install");
-  const fields = dictionaryKeys(install);
+  // The literal's keys, and those set on it afterwards (`body["consent"] = …`).
+  const fields = [
+    ...dictionaryKeys(install),
+    ...[...install.text.matchAll(/\bbody\["(\w+)"\]\s*=/g)].map((m) => m[1]),
+  ];
   const schema = read(join(root, "src", "ingest", "install.ts"));
   const problems = [];
   for (const testCase of requests.installs) {

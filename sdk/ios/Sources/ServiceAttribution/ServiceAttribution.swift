@@ -28,6 +28,12 @@ public enum ServiceAttribution {
     /// `matched`, `matched_no_params`, `organic`, `skipped`, `failed` or `not_configured`.
     public static let matchStatusKey = SdkCore.matchStatus
 
+    /// The listeners as a delegate, held weakly, beside the closures ``onAttribution``,
+    /// ``onDeepLink`` and ``onError`` (both are called, on the main thread).
+    public static weak var delegate: ServiceAttributionDelegate? {
+        didSet { core.listenerDelegate = delegate }
+    }
+
     // MARK: - Configuration
 
     /// Starts the SDK: fetches remote configuration, tracks the install once, sends the events
@@ -85,7 +91,8 @@ public enum ServiceAttribution {
         }
         let configured = Bundle.main.object(forInfoDictionaryKey: baseURLInfoPlistKey) as? String
         let address = baseURL?.absoluteString ?? configured?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        let platform = Platform(store: FileStore.standard(), device: device, log: UnifiedLogSink(), http: URLSessionTransport())
+        var platform = Platform(store: FileStore.standard(), device: device, log: UnifiedLogSink(), http: URLSessionTransport())
+        platform.consentSignals = ConsentPlatformDefaults()
         core.configure(
             platform: platform,
             settings: SdkSettings(baseURL: address),
@@ -98,6 +105,8 @@ public enum ServiceAttribution {
     }
 
     /// Fetches remote configuration again (also done at startup and every interval it names).
+    /// After a configuration error (``ServiceError/Kind/configuration``) it also lets the
+    /// install be sent again.
     public static func refreshConfig() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
             core.refreshConfig { error in
@@ -125,8 +134,9 @@ public enum ServiceAttribution {
         core.setCustomerUserId(customerUserId)
     }
 
-    /// Sends an event. Before `configure` completes it is kept in memory and sent once remote
-    /// configuration says how to protect its parameters; offline, it is kept on the device.
+    /// Sends an event: written to the queue on the device before this returns (before
+    /// `configure`, kept in memory until it runs), sent in order as soon as it can be. The queue
+    /// holds 1,000 events: beyond, the oldest is dropped and reported (``onError``).
     ///
     /// - Parameters:
     ///   - event: The event type; ``EventType/install`` is tracked by the SDK and not sent.
@@ -136,8 +146,8 @@ public enum ServiceAttribution {
     ///     key; a value JSON cannot hold (NaN, a `Date`, `Data`, a `URL`, an object of yours)
     ///     loses only its own key, with a warning. The matching parameters `email`, `name`,
     ///   `phone_number`, `date_of_birth` and `gender` are hashed or sealed on the device.
-    /// - Returns: True when the event was taken; false for ``EventType/install`` and while the
-    ///   SDK is disabled.
+    /// - Returns: True when the event was taken; false for ``EventType/install``, while the
+    ///   SDK is disabled or stopped (``stop()``), and after ``deleteUserData()``.
     /// - Throws: ``ServiceAttributionError/invalidArgument(_:)`` for a custom event without a
     ///   name; nothing is sent.
     @discardableResult
@@ -236,7 +246,8 @@ public enum ServiceAttribution {
 
     /// Parses a Universal Link of the service from its URL alone, with no network call;
     /// callable before `configure`. The link that opened the app on its first launch also goes
-    /// with the install report, whose click id attributes it.
+    /// with the install report, whose click id attributes it. The link also goes to the
+    /// deep-link listeners (``onDeepLink``, ``delegate``) as a direct ``ServiceDeepLink``.
     ///
     /// - Parameters:
     ///   - url: The tapped link (`userActivity.webpageURL`).
@@ -251,6 +262,7 @@ public enum ServiceAttribution {
         let text = url.absoluteString
         guard let link = LinkParser.parse(text, allowedHosts: allowedHosts) else { return nil }
         core.noteOpenURL(text)
+        if let deepLink = SdkCore.directDeepLink(text) { core.deliver(deepLink) }
         return ServiceLinkResult(deeplinkId: link.deeplinkId, queryParams: link.queryParams, url: url)
     }
 
@@ -262,6 +274,100 @@ public enum ServiceAttribution {
             return nil
         }
         return try handleUniversalLink(url, allowedHosts: allowedHosts)
+    }
+}
+
+extension ServiceAttribution {
+    // MARK: - Listeners
+
+    /// Called on the main thread with the install's attribution once it is resolved (any
+    /// `service_match_status` but `failed`), every key the service answered included; again at
+    /// every later launch with the map kept on the device; at once when set after that. Never
+    /// while the SDK is stopped or disabled, nor after ``deleteUserData()``.
+    public static var onAttribution: (([String: String]) -> Void)? {
+        get { return core.attributionListener }
+        set { core.attributionListener = newValue }
+    }
+
+    /// Called on the main thread with each deep link to route: `direct` for a link that opened
+    /// the app (``handleUniversalLink(_:allowedHosts:)``, ``handleDeepLink(_:)``), `deferred`
+    /// for the link that brought the install, once per install. A link parsed while no
+    /// deep-link listener is set waits for one.
+    public static var onDeepLink: ((ServiceDeepLink) -> Void)? {
+        get { return core.deepLinkListener }
+        set { core.deepLinkListener = newValue }
+    }
+
+    /// Called on the main thread when events are dropped (``ServiceError/Kind/eventsDropped``,
+    /// with the reason and how many) or the service refuses the install
+    /// (``ServiceError/Kind/configuration``, with the HTTP status).
+    public static var onError: ((ServiceError) -> Void)? {
+        get { return core.errorListener }
+        set { core.errorListener = newValue }
+    }
+
+    /// Delivers a link that opened the app, of any scheme (a Universal Link, or your own
+    /// `myapp://open?deep_link_path=…`), to ``onDeepLink`` and the ``delegate`` as a direct
+    /// ``ServiceDeepLink``: its `deep_link_path` parameter is its `path`; only a link of the
+    /// link host (`https://<link host>/<deeplinkId>`) has a `deeplinkId`. Parsed from the URL
+    /// alone, callable before `configure`.
+    /// - Returns: The deep link delivered; nil for a URL with no scheme, of which nothing is
+    ///   delivered.
+    @discardableResult
+    public static func handleDeepLink(_ url: URL) -> ServiceDeepLink? {
+        return core.handleDeepLink(url.absoluteString)
+    }
+
+    // MARK: - Delivery, consent and privacy
+
+    /// Events the SDK dropped on this install (each also reported to ``onError``), kept across
+    /// launches.
+    public static var droppedEventCount: Int {
+        return core.droppedEventCount
+    }
+
+    /// Stops the SDK at the user's request, in this launch and the next ones: no request at all
+    /// leaves the device and ``sendEvent(_:name:parameters:)`` queues nothing (it answers
+    /// false); what was queued is dropped (reason `stopped`). Callable before `configure`.
+    public static func stop() {
+        core.stop()
+    }
+
+    /// Undoes ``stop()``: remote configuration is fetched, the install is sent if it never was,
+    /// and the events sent from now on are delivered.
+    public static func start() {
+        core.start()
+    }
+
+    /// True after ``stop()``, until ``start()``, across launches.
+    public static var isStopped: Bool {
+        return core.isStopped
+    }
+
+    /// Anonymous mode, kept across launches: no IDFA, IDFV or customer user id leaves the
+    /// device (the install report and every event sent from now on, queued ones included).
+    /// Callable before `configure`.
+    public static func setAnonymous(_ anonymous: Bool) {
+        core.setAnonymous(anonymous)
+    }
+
+    /// True while anonymous mode is on.
+    public static var isAnonymous: Bool {
+        return core.isAnonymous
+    }
+
+    /// The user's consent as your consent screen asked it, kept across launches: sent with the
+    /// install, or to the service as soon as it changes once the install is recorded. The TCF
+    /// string and `gdprApplies` your consent platform stores (`IABTCF_TCString`,
+    /// `IABTCF_gdprApplies` in `UserDefaults.standard`) are read by the SDK at each launch;
+    /// `gdprApplies` set here wins over the platform's. Callable before `configure`.
+    public static func setConsent(_ consent: ServiceConsent) {
+        core.setConsent(consent)
+    }
+
+    /// The consent last set with ``setConsent(_:)``, nil if none.
+    public static var consent: ServiceConsent? {
+        return core.currentConsent
     }
 }
 

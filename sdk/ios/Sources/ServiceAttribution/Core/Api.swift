@@ -2,10 +2,33 @@ import Foundation
 
 /// What a POST /v1/events answer asks of the SDK.
 struct EventsVerdict: Equatable {
+    /// One event the service refused by name, for good.
+    struct Refusal: Equatable {
+        let index: Int
+        let detail: String
+    }
+
     /// Indexes to send again later (the install is not recorded yet).
     let retry: Set<Int>
-    /// Why events were refused for good, for the log.
-    let refused: [String]
+    /// Events refused for good, by index.
+    let refused: [Refusal]
+    /// Whether a retryable refusal says the install is not recorded (`Conflict`): it is
+    /// reported again before these events.
+    let installMissing: Bool
+}
+
+/// A 2xx whose body is not what the route's contract says (not JSON, or JSON of another
+/// shape): something between the app and the service answered, not the service. Handled like
+/// a 5xx: retried with backoff.
+struct UnexpectedAnswer: Error, LocalizedError {
+    let route: String
+    let statusCode: Int
+    let body: String
+
+    var errorDescription: String? {
+        let start = String(body.prefix(80)).replacingOccurrences(of: "\n", with: " ")
+        return "\(route) answered \(statusCode) with a body that is not the service's: \(start)"
+    }
 }
 
 /// The service's SDK routes (spec/openapi.json), with the bare SDK key in `Authorization`.
@@ -34,25 +57,46 @@ final class Api {
         }
     }
 
+    /// POST /v1/installs; its 2xx answer names the install (`{"service_id": …}`).
     func install(_ body: JSONValue) throws {
-        _ = try call("POST", "/v1/installs", body.text)
+        let response = try call("POST", "/v1/installs", body.text)
+        guard Api.object(response.body)?["service_id"]?.stringValue != nil else {
+            throw UnexpectedAnswer(route: "POST /v1/installs", statusCode: response.statusCode, body: response.body)
+        }
     }
 
-    func events(_ events: [JSONValue]) throws -> EventsVerdict {
-        let body = try call("POST", "/v1/events", JSONValue.object(["events": .array(events)]).text).body
-        let answer = (try? JSONValue.parse(body))?.objectValue ?? [:]
-        let rejected = (answer["rejected"]?.arrayValue ?? []).compactMap { $0.objectValue }
+    /// POST /v1/events with the device's clock as `sent_at`; its 2xx answer counts the accepted
+    /// events and lists the refused ones by index.
+    func events(_ events: [JSONValue], sentAt: Date) throws -> EventsVerdict {
+        let envelope = JSONValue.object(["sent_at": .string(Requests.iso(sentAt)), "events": .array(events)])
+        let response = try call("POST", "/v1/events", envelope.text)
+        guard let answer = Api.object(response.body), answer["accepted"]?.int64Value != nil,
+              let rejected = (answer["rejected"] ?? .array([])).arrayValue else {
+            throw UnexpectedAnswer(route: "POST /v1/events", statusCode: response.statusCode, body: response.body)
+        }
         var retry = Set<Int>()
-        var refused: [String] = []
-        for verdict in rejected {
-            let index = verdict["index"]?.int64Value.map { Int($0) }
+        var refused: [EventsVerdict.Refusal] = []
+        var installMissing = false
+        for verdict in rejected.compactMap({ $0.objectValue }) {
+            guard let index = verdict["index"]?.int64Value.map({ Int($0) }), index >= 0, index < events.count else { continue }
             if verdict["retryable"]?.boolValue == true {
-                if let index = index { retry.insert(index) }
+                retry.insert(index)
+                if verdict["error"]?.stringValue == "Conflict" { installMissing = true }
             } else {
-                refused.append("#\(index.map { String($0) } ?? "?"): \(verdict["detail"]?.stringValue ?? "refused")")
+                refused.append(EventsVerdict.Refusal(index: index, detail: verdict["detail"]?.stringValue ?? "refused"))
             }
         }
-        return EventsVerdict(retry: retry, refused: refused)
+        return EventsVerdict(retry: retry, refused: refused, installMissing: installMissing)
+    }
+
+    /// POST /v1/installs/{service_id}/consent: the consent as it now stands, with the device's
+    /// clock as `sent_at`. Answers 202 once the install is recorded, 409 before.
+    func consent(serviceId: String, consent: JSONValue, sentAt: Date) throws {
+        let body = JSONValue.object(["sent_at": .string(Requests.iso(sentAt)), "consent": consent])
+        let response = try call("POST", "/v1/installs/\(Api.encode(serviceId))/consent", body.text)
+        guard Api.object(response.body) != nil else {
+            throw UnexpectedAnswer(route: "POST /v1/installs/{service_id}/consent", statusCode: response.statusCode, body: response.body)
+        }
     }
 
     func deleteInstall(serviceId: String) throws {
@@ -83,6 +127,10 @@ final class Api {
         default:
             throw ServiceAttributionError.http(statusCode: response.statusCode, message: Api.detail(of: response))
         }
+    }
+
+    private static func object(_ body: String) -> [String: JSONValue]? {
+        return (try? JSONValue.parse(body))?.objectValue
     }
 
     private static func detail(of response: HTTPResponse) -> String {

@@ -1,13 +1,16 @@
 import Foundation
 
-/// Events waiting to be sent, in the order they were sent, kept in the store so that an app
-/// killed while offline sends them at its next launch. Each keeps its `event_id`, so a request
-/// that reached the service but whose answer was lost is sent again and deduplicated there.
-/// Used on the SDK's worker queue only.
+/// Events waiting to be sent, in the order they were sent, written to the store before `add`
+/// returns, so that an app killed while offline sends them at its next launch. Each keeps its
+/// `event_id`, so a request that reached the service but whose answer was lost is sent again and
+/// deduplicated there. Thread-safe: `sendEvent` adds on the app's thread while the worker sends;
+/// the worker removes what it sent by `event_id`, never by position, so an event dropped or
+/// added meanwhile is never mistaken for another.
 final class EventQueue {
     private static let key = "event_queue"
     private let store: KeyValueStore
     private let max: Int
+    private let lock = NSLock()
     private var events: [JSONValue]
 
     init(store: KeyValueStore, max: Int) {
@@ -17,32 +20,61 @@ final class EventQueue {
     }
 
     var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
         return events.count
     }
 
-    func add(_ event: JSONValue) {
-        events.append(event)
-        // Bounded: a device offline for months must not fill its storage.
-        if events.count > max { events.removeFirst(events.count - max) }
+    /// Adds the event and keeps it on the device; returns the oldest events dropped to stay
+    /// within the bound (a device offline for months must not fill its storage).
+    @discardableResult
+    func add(_ event: JSONValue) -> [JSONValue] {
+        return add([event])
+    }
+
+    @discardableResult
+    func add(_ added: [JSONValue]) -> [JSONValue] {
+        lock.lock()
+        defer { lock.unlock() }
+        events.append(contentsOf: added)
+        var dropped: [JSONValue] = []
+        if events.count > max {
+            dropped = Array(events.prefix(events.count - max))
+            events.removeFirst(events.count - max)
+        }
         save()
+        return dropped
     }
 
     func peek(_ count: Int) -> [JSONValue] {
+        lock.lock()
+        defer { lock.unlock() }
         return Array(events.prefix(count))
     }
 
-    /// Removes the first `count` events but those at `keep`, which stay first, in order.
-    func remove(_ count: Int, keep: Set<Int>) {
-        let head = events.prefix(count)
-        let kept = head.enumerated().filter { keep.contains($0.offset) }.map { $0.element }
-        events.removeFirst(Swift.min(count, events.count))
-        events.insert(contentsOf: kept, at: 0)
+    /// Removes the events of these ids (sent, or dropped); the others keep their order.
+    func remove(ids: Set<String>) {
+        if ids.isEmpty { return }
+        lock.lock()
+        defer { lock.unlock() }
+        events.removeAll { event in EventQueue.id(of: event).map { ids.contains($0) } ?? false }
         save()
     }
 
-    func clear() {
+    /// Empties the queue; returns what it held.
+    @discardableResult
+    func clear() -> [JSONValue] {
+        lock.lock()
+        defer { lock.unlock() }
+        let held = events
         events.removeAll()
         store.remove(EventQueue.key)
+        return held
+    }
+
+    /// The `event_id` of a queued event.
+    static func id(of event: JSONValue) -> String? {
+        return event.objectValue?["event_id"]?.stringValue
     }
 
     private static func load(_ store: KeyValueStore) -> [JSONValue] {
@@ -50,6 +82,7 @@ final class EventQueue {
         return value.arrayValue ?? []
     }
 
+    /// Under `lock`.
     private func save() {
         if events.isEmpty {
             store.remove(EventQueue.key)

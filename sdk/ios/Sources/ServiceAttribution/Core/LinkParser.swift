@@ -39,6 +39,22 @@ enum LinkParser {
         return ParsedLink(deeplinkId: deeplinkId, queryParams: query(group(match, 4, in: text)))
     }
 
+    private static let anyScheme = try! NSRegularExpression(
+        pattern: "^[A-Za-z][A-Za-z0-9+.-]*:[^?#]*(?:\\?([^#]*))?(?:#.*)?$"
+    )
+
+    /// A link of any scheme, for a direct deep link: an http(s) link as ``parse(_:allowedHosts:)``
+    /// reads it; the app's own scheme (`myapp://open?deep_link_path=…`) with its query's
+    /// parameters and no `deeplinkId`. Nil for text that is no URL (no scheme).
+    static func parseAnyScheme(_ url: String) -> ParsedLink? {
+        let text = url.trimmingCharacters(in: .whitespacesAndNewlines)
+        let range = NSRange(text.startIndex..<text.endIndex, in: text)
+        guard !text.contains(" "), let match = anyScheme.firstMatch(in: text, options: [], range: range) else { return nil }
+        let scheme = text.prefix { $0 != ":" }.lowercased()
+        if scheme == "http" || scheme == "https" { return parse(text, allowedHosts: nil) }
+        return ParsedLink(deeplinkId: nil, queryParams: query(group(match, 1, in: text)))
+    }
+
     private static func group(_ match: NSTextCheckingResult, _ index: Int, in text: String) -> String {
         guard let range = Range(match.range(at: index), in: text) else { return "" }
         return String(text[range])

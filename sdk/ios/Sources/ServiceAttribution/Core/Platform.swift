@@ -59,13 +59,50 @@ protocol HTTPTransport: AnyObject {
     func send(_ request: HTTPRequest) throws -> HTTPResponse
 }
 
+/// What the app's consent platform (CMP) stored on the device under the IAB TCF keys; read at
+/// each start and before each request that may carry consent.
+protocol ConsentSignals: AnyObject {
+    /// `IABTCF_TCString`; nil when none is stored.
+    var tcString: String? { get }
+    /// `IABTCF_gdprApplies`: 1 true, 0 false; nil when none is stored.
+    var gdprApplies: Bool? { get }
+}
+
+/// No consent platform: nothing stored.
+final class NoConsentSignals: ConsentSignals {
+    var tcString: String? {
+        return nil
+    }
+
+    var gdprApplies: Bool? {
+        return nil
+    }
+}
+
+/// Runs work later: retries with backoff, the remote configuration's refresh, the attribution
+/// poll's next attempt. Tests hold the work and run it when they choose, with no waiting.
+protocol Scheduler: AnyObject {
+    /// Runs `work` on `queue` once `delay` seconds have passed.
+    func schedule(after delay: TimeInterval, on queue: DispatchQueue, _ work: @escaping () -> Void)
+}
+
+/// Dispatch's own timer.
+final class DispatchScheduler: Scheduler {
+    func schedule(after delay: TimeInterval, on queue: DispatchQueue, _ work: @escaping () -> Void) {
+        queue.asyncAfter(deadline: .now() + delay, execute: work)
+    }
+}
+
 /// Everything the core needs from the platform it runs on.
 struct Platform {
     let store: KeyValueStore
     let device: DeviceSignals
     let log: LogSink
     let http: HTTPTransport
+    var consentSignals: ConsentSignals = NoConsentSignals()
+    var scheduler: Scheduler = DispatchScheduler()
     var clock: () -> Date = { Date() }
+    /// Where the app's listeners and completion handlers run: the main queue.
     var mainThread: (@escaping () -> Void) -> Void = { work in DispatchQueue.main.async(execute: work) }
 }
 
@@ -78,4 +115,9 @@ struct SdkSettings {
     var attributionWaitSeconds: Int = 20
     /// Events kept on the device at most; the oldest go first.
     var maxQueuedEvents: Int = 1_000
+    /// Events at most in one POST /v1/events.
+    var maxEventsPerRequest: Int = 100
+    /// An event older than this (by the device's clock, when it is about to be sent) is
+    /// dropped as `expired`: the service would refuse it.
+    var maxEventAge: TimeInterval = 30 * 24 * 3600
 }

@@ -131,6 +131,10 @@ enum Requests {
         var platformAdsToken: String?
         var openURL: String?
         var customerUserId: String?
+        /// The `consent` object (``Requests/consent(_:tcString:tcfGdprApplies:)``); nil sends none.
+        var consent: JSONValue?
+        /// Anonymous mode: no IDFA, IDFV or customer user id in the report.
+        var anonymous = false
         var sdkPlatform: String = Requests.sdkPlatform
         var sdkVersion: String = Requests.sdkVersion
     }
@@ -138,8 +142,8 @@ enum Requests {
     static func install(_ input: InstallInput) -> JSONValue {
         let att = input.trackingAuthorizationStatus.flatMap { attStatuses.contains($0) ? $0 : nil }
         // The IDFA only with the user's consent: ATT's `authorized`.
-        let maid = att == "authorized" ? Fields.deviceId(input.advertisingIdentifier) : nil
-        return .object([
+        let maid = att == "authorized" && !input.anonymous ? Fields.deviceId(input.advertisingIdentifier) : nil
+        var body: [String: JSONValue] = [
             "service_id": .string(input.serviceId),
             "os": .string("ios"),
             "os_version": optional(Fields.text(input.osVersion, max: 64)),
@@ -149,15 +153,36 @@ enum Requests {
             "sdk_version": .string(input.sdkVersion),
             "first_open_time": .string(iso(input.firstOpen)),
             "sent_at": .string(iso(input.sentAt)),
-            "idfv": optional(Fields.deviceId(input.identifierForVendor)),
+            "idfv": optional(input.anonymous ? nil : Fields.deviceId(input.identifierForVendor)),
             "maid": optional(maid),
             "install_referrer": .null,
             "att_status": optional(att),
             "platform_ads_token": optional(input.platformAdsToken.flatMap { $0.isEmpty || $0.utf16.count > 8_192 ? nil : $0 }),
             "open_url": optional(input.openURL.flatMap { $0.utf16.count > 2_048 ? nil : $0 }),
-            "customer_user_id": optional(Fields.customerUserId(input.customerUserId)),
+            "customer_user_id": optional(input.anonymous ? nil : Fields.customerUserId(input.customerUserId)),
             "locale": optional(Fields.matching(input.locale, Fields.locale, max: 35)),
             "timezone": optional(Fields.matching(input.timezone, Fields.timezone, max: 64)),
+        ]
+        if let consent = input.consent { body["consent"] = consent }
+        return .object(body)
+    }
+
+    /// The longest TCF string the service takes; a longer one is left out rather than cost the
+    /// request.
+    static let maxTcfStringLength = 4_096
+
+    /// The `consent` object of the install and of the consent update: what the app set, with
+    /// `gdpr_applies` from the consent platform's `IABTCF_gdprApplies` when the app did not say,
+    /// and the platform's TCF string. Nil when nothing at all is known.
+    static func consent(_ app: ServiceConsent?, tcString: String?, tcfGdprApplies: Bool?) -> JSONValue? {
+        let tcf = tcString.flatMap { $0.isEmpty || $0.utf16.count > maxTcfStringLength ? nil : $0 }
+        let gdprApplies = app?.gdprApplies ?? tcfGdprApplies
+        if gdprApplies == nil && app?.adUserData == nil && app?.adPersonalization == nil && tcf == nil { return nil }
+        return .object([
+            "gdpr_applies": flag(gdprApplies),
+            "ad_user_data": flag(app?.adUserData),
+            "ad_personalization": flag(app?.adPersonalization),
+            "tcf_string": optional(tcf),
         ])
     }
 
@@ -175,7 +200,8 @@ enum Requests {
         ])
     }
 
-    static func event(_ draft: Draft, parameters: [String: JSONValue], serviceId: String) -> JSONValue {
+    /// An event as it is queued; anonymous mode leaves out the customer user id.
+    static func event(_ draft: Draft, parameters: [String: JSONValue], serviceId: String, anonymous: Bool = false) -> JSONValue {
         return .object([
             "event_id": .string(draft.eventId),
             "event_type": .string(draft.type.rawValue),
@@ -183,13 +209,38 @@ enum Requests {
             "parameters": parameters.isEmpty ? .null : .object(parameters),
             "event_time": .string(iso(draft.time)),
             "service_id": .string(serviceId),
-            "customer_user_id": optional(draft.customerUserId),
+            "customer_user_id": optional(anonymous ? nil : draft.customerUserId),
         ])
     }
+
+    /// A queued event as anonymous mode sends it: without its customer user id, whenever it
+    /// was queued.
+    static func anonymized(_ event: JSONValue) -> JSONValue {
+        guard var object = event.objectValue, let id = object["customer_user_id"], id != .null else { return event }
+        object["customer_user_id"] = .null
+        return .object(object)
+    }
+
+    /// An ISO 8601 time as ``iso(_:)`` writes it, also without milliseconds.
+    static func date(_ text: String) -> Date? {
+        return isoFormatter.date(from: text) ?? plainIsoFormatter.date(from: text)
+    }
+
+    private static let plainIsoFormatter: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter
+    }()
 
     /// ISO 8601 in UTC with milliseconds and `Z`.
     static func iso(_ date: Date) -> String {
         return isoFormatter.string(from: date)
+    }
+
+    private static func flag(_ value: Bool?) -> JSONValue {
+        guard let value = value else { return .null }
+        return .bool(value)
     }
 
     private static func optional(_ value: String?) -> JSONValue {

@@ -14,36 +14,60 @@ struct Wrapper: Equatable {
 /// One instance is one process of the app; a second instance on the same ``KeyValueStore`` is
 /// the app's next launch.
 ///
-/// Queues: every change of state and every request but the attribution long poll runs on one
-/// serial worker queue, so events leave in the order they were sent; public calls only hand
-/// work to it. The attribution poll has its own queue so that its long wait never holds events
-/// back. State that public calls read is guarded by `lock`; the rest belongs to the worker.
+/// Queues: `sendEvent` writes the event to the queue on disk on the caller's thread, before it
+/// returns; every request but the attribution long poll runs on one serial worker queue, so
+/// events leave in the order they were sent. The attribution poll has its own queue so that its
+/// long wait never holds events back. Later work (retries, refreshes) goes through the
+/// platform's ``Scheduler``. State that public calls read is guarded by `lock`; `enqueueLock`
+/// orders the writes to the queue (taken before `lock`, never after); the rest belongs to the
+/// worker. Listeners run through `mainThread`, never under a lock.
 final class SdkCore: @unchecked Sendable {
     static let matchStatus = "service_match_status"
     /// The statuses that end the install's matching; `failed` (and anything unknown) is asked
     /// again, within the session and at the next launch.
     static let settledStatuses: Set<String> = ["matched", "matched_no_params", "organic", "skipped"]
+    /// The attribution route's own keys (sdk/conformance/listeners.json): every other key of the
+    /// map is a custom parameter of the install's link, and goes in its deferred deep link.
+    static let attributionKeys: Set<String> = [
+        "service_match_status", "media_source", "campaign_id", "campaign_name", "adset_id", "adset_name",
+        "ad_id", "ad_name", "click_id", "click_to_first_open_hours", "matching_type", "confidence_score",
+    ]
+    static let deepLinkPathKey = "deep_link_path"
     private static let maxEarlyEvents = 1_000
-    private static let batchSize = 100
+    private static let maxPendingLinks = 16
+    /// The statuses with which the service refuses the install's address or key: a
+    /// configuration error, not a refusal of what the report holds.
+    static let configurationStatuses: Set<Int> = [401, 403, 404]
 
-    private enum Key {
+    enum Key {
         static let serviceId = "service_id"
         static let firstOpen = "first_open_time"
         static let installTracked = "install_tracked"
         static let customerUserId = "customer_user_id"
         static let config = "remote_config"
         static let attribution = "attribution"
+        static let stopped = "stopped"
+        static let anonymous = "anonymous"
+        static let consent = "consent"
+        static let consentSent = "consent_sent"
+        static let droppedEvents = "dropped_events"
+        static let deferredDelivered = "deferred_deep_link_delivered"
+        static let deleted = "deleted"
     }
 
     private let worker = DispatchQueue(label: "com.service.attribution.worker", qos: .utility)
     private let poller = DispatchQueue(label: "com.service.attribution.attribution", qos: .utility)
     private let lock = NSLock()
+    private let enqueueLock = NSLock()
 
     // Guarded by `lock`.
     private var configured = false
     private var disabled = false
     private var initialized = false
     private var config: RemoteConfig?
+    /// How parameters are protected when queued: the configuration applied, else the one kept
+    /// from an earlier launch, else sealing off (matching parameters hashed).
+    private var protection: Encryption = .off
     private var lastInitError: Error?
     private var customerUserId: String?
     private var serviceId: String?
@@ -51,24 +75,56 @@ final class SdkCore: @unchecked Sendable {
     private var deleted = false
     private var platformAds = false
     private var polling = false
+    private var stopped = false
+    private var stoppedSetEarly = false
+    private var anonymous = false
+    private var anonymousSetEarly = false
+    private var consent: ServiceConsent?
+    private var consentSetEarly = false
+    private var droppedTotal = 0
+    private var earlyDropped = 0
+    private var early: [Draft] = []
     private var log = Logger(sink: nil, level: .info)
+    private var onAttribution: (([String: String]) -> Void)?
+    private var onDeepLink: ((ServiceDeepLink) -> Void)?
+    private var onError: ((ServiceError) -> Void)?
+    private weak var delegate: ServiceAttributionDelegate?
+    /// The attribution given to the listeners in this process, for a listener set later.
+    private var announced: [String: String]?
+    /// Deep links parsed while no deep-link listener was set, delivered when one is.
+    private var pendingLinks: [ServiceDeepLink] = []
+    private var mainThread: (@escaping () -> Void) -> Void
 
     // Set once by configure before `configured` is; read after it only.
     private var platform: Platform!
     private var settings: SdkSettings!
     private var api: Api!
     private var wrapper: Wrapper?
+    private var apiKey = ""
+    private var queue: EventQueue?
 
     // Worker-queue state.
-    private var queue: EventQueue?
-    private var early: [Draft] = []
     private var retryDelay: TimeInterval = 0
     private var retryPending = false
     private var refreshGeneration = 0
     private var adsToken: String?
+    /// The status of a configuration error met in this process: nothing more is sent (but
+    /// remote configuration) until `refreshConfig` or the next launch.
+    private var blockedCode: Int?
+    private var configurationReported = false
+    /// Events a request may hold: the maximum, or less while a batch refused as a whole is
+    /// being split to find the event refused alone.
+    private var batchLimit = 0
+    /// The last event of the batch whose refusal started the splitting: once it has left the
+    /// queue, requests are whole again.
+    private var splitUntil: String?
 
     /// Opens once the first attribution attempt of this process has finished, either way.
     private let initialMatch = Latch()
+
+    init(mainThread: ((@escaping () -> Void) -> Void)? = nil) {
+        self.mainThread = mainThread ?? { work in DispatchQueue.main.async(execute: work) }
+    }
 
     private func locked<T>(_ body: () -> T) -> T {
         lock.lock()
@@ -90,38 +146,77 @@ final class SdkCore: @unchecked Sendable {
         completion: ((Error?) -> Void)?
     ) -> Bool {
         let started = platform.clock()
+        enqueueLock.lock()
         lock.lock()
         if configured {
             let log = self.log
             lock.unlock()
+            enqueueLock.unlock()
             log.info("configure was already called: this call changes nothing")
             return false
         }
         self.platform = platform
         self.settings = settings
         self.wrapper = wrapper
+        self.apiKey = apiKey
+        mainThread = platform.mainThread
+        batchLimit = settings.maxEventsPerRequest
         log = Logger(sink: platform.log, level: logLevel)
         api = Api(baseURL: settings.baseURL, apiKey: apiKey, http: platform.http)
-        let available = platform.store.isAvailable
+        let store = platform.store
+        let available = store.isAvailable
         if available {
             if let id = Fields.customerUserId(customerUserId) { self.customerUserId = id }
             if let id = self.customerUserId {
-                platform.store.put(Key.customerUserId, id)
+                store.put(Key.customerUserId, id)
             } else {
-                self.customerUserId = platform.store.get(Key.customerUserId)
+                self.customerUserId = store.get(Key.customerUserId)
             }
-            if let id = platform.store.get(Key.serviceId) {
+            if let id = store.get(Key.serviceId) {
                 serviceId = id
             } else {
                 // A new id on every install: the IDFV, not this id, tells the service of a reinstall.
                 let id = UUID().uuidString.lowercased()
-                platform.store.put(Key.serviceId, id)
-                platform.store.put(Key.firstOpen, String(Int64(started.timeIntervalSince1970 * 1000)))
+                store.put(Key.serviceId, id)
+                store.put(Key.firstOpen, String(Int64(started.timeIntervalSince1970 * 1000)))
                 serviceId = id
             }
+            // What the app said before configure wins over what was kept; either is kept.
+            if stoppedSetEarly { store.put(Key.stopped, stopped ? "1" : "0") } else { stopped = store.get(Key.stopped) == "1" }
+            if anonymousSetEarly { store.put(Key.anonymous, anonymous ? "1" : "0") } else { anonymous = store.get(Key.anonymous) == "1" }
+            if consentSetEarly {
+                SdkCore.storeConsent(consent, in: store)
+            } else {
+                consent = store.get(Key.consent).flatMap(SdkCore.parseConsent)
+            }
+            deleted = store.get(Key.deleted) != nil
+            droppedTotal += store.get(Key.droppedEvents).flatMap { Int($0) } ?? 0
+            if droppedTotal > 0 { store.put(Key.droppedEvents, String(droppedTotal)) }
+            protection = cachedConfig()?.encryption ?? .off
+            queue = EventQueue(store: store, max: settings.maxQueuedEvents)
         }
         configured = true
+        let waiting = early
+        early.removeAll()
+        let earlyOverflow = earlyDropped
+        earlyDropped = 0
+        let isStopped = stopped
+        let isDeleted = deleted
         lock.unlock()
+        // Events sent before configure, first and in order: on the device now.
+        var overflow: [JSONValue] = []
+        if available && !isStopped && !isDeleted {
+            waiting.forEach { overflow += enqueue($0) }
+        }
+        enqueueLock.unlock()
+        if earlyOverflow > 0 {
+            reportDrop(.queueFull, earlyOverflow, "more events were sent before configure than the queue holds")
+        }
+        if !overflow.isEmpty { reportDrop(.queueFull, overflow.count, "the queue is full: the oldest events make room") }
+        if !waiting.isEmpty && (!available || isStopped || isDeleted) {
+            let reason: ServiceError.DropReason = !available ? .disabled : isStopped ? .stopped : .deleted
+            reportDrop(reason, waiting.count, "events sent before configure, which found the SDK \(reason == .disabled ? "unable to read its files" : reason.rawValue)")
+        }
         worker.async {
             if !available {
                 let error = ServiceAttributionError.disabled
@@ -129,13 +224,17 @@ final class SdkCore: @unchecked Sendable {
                 self.finishInit(error, completion)
                 return
             }
-            self.queue = EventQueue(store: platform.store, max: settings.maxQueuedEvents)
-            self.initialize(apiKey: apiKey, completion: completion)
+            if isStopped {
+                self.currentLog.info("stopped by the app: nothing is sent until start()")
+                self.finishInit(nil, completion, initialized: false)
+                return
+            }
+            self.initialize(completion: completion)
         }
         return true
     }
 
-    private func initialize(apiKey: String, completion: ((Error?) -> Void)?) {
+    private func initialize(completion: ((Error?) -> Void)?) {
         let refusal: ServiceAttributionError?
         if apiKey.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             refusal = .invalidArgument("apiKey must not be empty")
@@ -154,33 +253,38 @@ final class SdkCore: @unchecked Sendable {
             fetched = try api.config()
             platform.store.put(Key.config, fetched.json.text)
         } catch let error as ServiceAttributionError where error.isAuthentication {
-            failInit(error, message: "the API key was rejected: the SDK disables itself", disable: true)
+            failInit(error, message: "the API key was rejected on GET /v1/config: the SDK disables itself", disable: true)
             return finishInit(error, completion)
         } catch {
             failInit(error, message: "remote configuration: \(error.localizedDescription)", disable: false)
             initError = error
             fetched = cachedConfig() ?? .placeholder
         }
-        apply(fetched)
         locked { initialized = true }
         currentLog.info("initialized: \(fetched.enabled ? "enabled" : "switched off by remote configuration")")
+        apply(fetched)
         finishInit(initError, completion)
     }
 
     private func failInit(_ error: Error, message: String, disable shouldDisable: Bool) {
         locked { lastInitError = error }
         currentLog.error("initialization: \(message)")
-        if shouldDisable { disable() }
+        if shouldDisable { disable(because: message) }
     }
 
-    private func finishInit(_ error: Error?, _ completion: ((Error?) -> Void)?) {
-        locked { initialized = true }
+    private func finishInit(_ error: Error?, _ completion: ((Error?) -> Void)?, initialized: Bool = true) {
+        if initialized { locked { self.initialized = true } }
         guard let completion = completion else { return }
-        platform.mainThread { completion(error) }
+        onMain { completion(error) }
     }
 
     private var currentLog: Logger {
         return locked { log }
+    }
+
+    private func onMain(_ work: @escaping () -> Void) {
+        let run = locked { mainThread }
+        run(work)
     }
 
     private func cachedConfig() -> RemoteConfig? {
@@ -190,41 +294,42 @@ final class SdkCore: @unchecked Sendable {
 
     /// On the worker: runs with a configuration, switching off or on as it says.
     private func apply(_ newConfig: RemoteConfig) {
-        locked { config = newConfig }
+        locked {
+            config = newConfig
+            protection = newConfig.encryption
+        }
         refreshGeneration += 1
         let generation = refreshGeneration
-        worker.asyncAfter(deadline: .now() + TimeInterval(newConfig.refreshIntervalSeconds)) { [weak self] in
+        platform.scheduler.schedule(after: TimeInterval(newConfig.refreshIntervalSeconds), on: worker) { [weak self] in
             guard let self = self, self.refreshGeneration == generation else { return }
             self.refreshQuietly()
         }
         if !newConfig.enabled {
-            disable()
+            disable(because: "remote configuration switched the SDK off")
             return
         }
         locked { disabled = false }
-        let waiting = early
-        early.removeAll()
-        waiting.forEach { enqueue($0) }
         flush()
     }
 
-    /// On the worker: sends nothing from now on; what was waiting is dropped, as the app's
+    /// Sends nothing from now on; what was queued is dropped (reason `disabled`), as the app's
     /// owner asked.
-    private func disable() {
+    private func disable(because why: String) {
         locked { disabled = true }
-        early.removeAll()
-        queue?.clear()
+        let dropped = queue?.clear() ?? []
+        reportDrop(.disabled, dropped.count, why)
         initialMatch.open()
     }
 
     private func refreshQuietly() {
+        if locked({ stopped }) { return }
         do {
             try refreshOnWorker()
         } catch {
             currentLog.warn("remote configuration refresh failed: \(error.localizedDescription)")
             // Asked again after a while: the placeholder's interval.
             let generation = refreshGeneration
-            worker.asyncAfter(deadline: .now() + TimeInterval(RemoteConfig.placeholder.refreshIntervalSeconds)) { [weak self] in
+            platform.scheduler.schedule(after: TimeInterval(RemoteConfig.placeholder.refreshIntervalSeconds), on: worker) { [weak self] in
                 guard let self = self, self.refreshGeneration == generation else { return }
                 self.refreshQuietly()
             }
@@ -236,16 +341,25 @@ final class SdkCore: @unchecked Sendable {
         do {
             fetched = try api.config()
         } catch let error as ServiceAttributionError where error.isAuthentication {
-            disable()
+            currentLog.error("the API key was rejected on GET /v1/config: the SDK disables itself")
+            disable(because: "the API key was rejected on GET /v1/config")
             throw error
         }
         platform.store.put(Key.config, fetched.json.text)
+        locked { initialized = true }
         apply(fetched)
     }
 
+    /// The app's refresh: also lets the install be tried again after a configuration error.
     func refreshConfig(_ completion: @escaping (Error?) -> Void) {
         guard isConfigured else { return completion(ServiceAttributionError.notConfigured) }
         worker.async {
+            if self.locked({ self.stopped }) {
+                self.currentLog.info("stopped by the app: remote configuration is not fetched")
+                return completion(nil)
+            }
+            self.blockedCode = nil
+            self.configurationReported = false
             do {
                 try self.refreshOnWorker()
                 completion(nil)
@@ -264,53 +378,78 @@ final class SdkCore: @unchecked Sendable {
             return (configured, self.log)
         }
         if id == nil && value != nil { log.warn("the customer user id must be 1 to 256 characters: it is cleared") }
-        guard isConfigured else { return }
-        worker.async {
-            guard self.platform.store.isAvailable else { return }
-            if let id = id {
-                self.platform.store.put(Key.customerUserId, id)
-            } else {
-                self.platform.store.remove(Key.customerUserId)
-            }
+        guard isConfigured, platform.store.isAvailable else { return }
+        if let id = id {
+            platform.store.put(Key.customerUserId, id)
+        } else {
+            platform.store.remove(Key.customerUserId)
         }
     }
 
-    /// True when the event was taken: sent now, or kept until it can be. False for a manual
-    /// `install` and while the SDK is disabled. Throws for `custom` without a name.
+    /// True when the event was taken: on the device before this returns (kept in memory before
+    /// configure), sent as soon as it can be. False for a manual `install`, while the SDK is
+    /// disabled or stopped, and after the install's data was deleted. Throws for `custom`
+    /// without a name.
     func sendEvent(_ type: EventType, name: String?, parameters: [String: Any]?) throws -> Bool {
-        let (isConfigured, isDisabled, log, userId) = locked { (configured, disabled, self.log, customerUserId) }
-        if isConfigured && isDisabled {
+        let (isConfigured, refusal, log, userId) = locked { () -> (Bool, String?, Logger, String?) in
+            (configured, refusalLocked(), self.log, customerUserId)
+        }
+        if let refusal = refusal {
             try Drafts.checkName(type, name)
-            log.debug("the SDK is disabled: \(type.rawValue) is not sent")
+            log.debug("\(refusal): \(type.rawValue) is not sent")
             return false
         }
         let time = isConfigured ? platform.clock() : Date()
         guard let draft = try Drafts.create(type, name: name, parameters: parameters, time: time, customerUserId: userId, log: log) else {
             return false
         }
-        worker.async {
-            let (configuredNow, disabledNow, hasConfig) = self.locked { (self.configured, self.disabled, self.config != nil) }
-            if configuredNow && disabledNow { return }
-            if !hasConfig {
+        if !isConfigured {
+            let keptEarly = locked { () -> Bool in
+                if configured { return false }
                 // Bounded like the queue, for an app that sends events and never configures.
-                if self.early.count >= SdkCore.maxEarlyEvents { self.early.removeFirst() }
-                self.early.append(draft)
-                return
+                if early.count >= SdkCore.maxEarlyEvents {
+                    early.removeFirst()
+                    earlyDropped += 1
+                }
+                early.append(draft)
+                return true
             }
-            self.enqueue(draft)
-            self.flush()
+            if keptEarly { return true }
         }
+        enqueueLock.lock()
+        if let refusal = locked({ refusalLocked() }) {
+            enqueueLock.unlock()
+            log.debug("\(refusal): \(type.rawValue) is not sent")
+            return false
+        }
+        let overflow = enqueue(draft)
+        enqueueLock.unlock()
+        if !overflow.isEmpty {
+            reportDrop(.queueFull, overflow.count, "the queue holds \(settings.maxQueuedEvents) events: the oldest makes room")
+        }
+        worker.async { self.flush() }
         return true
     }
 
-    /// On the worker: protects the draft's parameters and keeps the event on the device.
-    private func enqueue(_ draft: Draft) {
-        guard let queue = queue, let serviceId = locked({ self.serviceId }) else { return }
-        let encryption = locked { config?.encryption } ?? .off
+    /// Under `lock`: why an event cannot be taken now, or nil.
+    private func refusalLocked() -> String? {
+        if stopped { return "the SDK is stopped" }
+        if !configured { return nil }
+        if disabled { return "the SDK is disabled" }
+        if deleted { return "the install's data was deleted" }
+        return nil
+    }
+
+    /// Under `enqueueLock`: protects the draft's parameters and writes the event to the queue
+    /// on the device; returns the oldest events dropped to make room.
+    private func enqueue(_ draft: Draft) -> [JSONValue] {
+        guard let queue = queue else { return [] }
+        let (serviceId, encryption, isAnonymous, log) = locked { (self.serviceId, protection, anonymous, self.log) }
+        guard let id = serviceId else { return [] }
         var sealer: Sealer?
         if case let .on(keyId, publicKey, _) = encryption {
             sealer = try? Sealer(keyId: keyId, publicKeySpki: publicKey)
-            if sealer == nil { currentLog.warn("the sealing key of remote configuration is unusable: values are hashed") }
+            if sealer == nil { log.warn("the sealing key of remote configuration is unusable: values are hashed") }
         }
         let protector = Protector(
             sealer: { text in sealer.flatMap { try? $0.seal(Data(text.utf8)) } },
@@ -318,9 +457,9 @@ final class SdkCore: @unchecked Sendable {
         )
         let protected = protector.protect(draft.parameters, encryption: encryption)
         if !protected.dropped.isEmpty {
-            currentLog.warn("\(draft.type.rawValue): parameters with no value that may be sent were left out: \(protected.dropped.joined(separator: ", "))")
+            log.warn("\(draft.type.rawValue): parameters with no value that may be sent were left out: \(protected.dropped.joined(separator: ", "))")
         }
-        queue.add(Requests.event(draft, parameters: protected.parameters, serviceId: serviceId))
+        return queue.add(Requests.event(draft, parameters: protected.parameters, serviceId: id, anonymous: isAnonymous))
     }
 
     /// A status the service may answer differently later: a timeout, throttling, its own error.
@@ -328,77 +467,458 @@ final class SdkCore: @unchecked Sendable {
         return statusCode == 408 || statusCode == 429 || statusCode >= 500
     }
 
-    private var isDisabledNow: Bool {
-        return locked { disabled }
+    /// Whether requests may go out now: configured with a configuration, switched on, not
+    /// stopped, the install's data not deleted.
+    private var isSending: Bool {
+        return locked { configured && config != nil && !disabled && !stopped && !deleted }
     }
 
-    /// On the worker: the install first, then queued events in order, 100 a request. A request
-    /// the service refuses for good is dropped with one error line, and what follows goes on.
+    /// On the worker: the install first, then a consent that changed, then queued events in
+    /// order, `maxEventsPerRequest` a request.
     private func flush() {
-        if isDisabledNow || retryPending { return }
+        if !isSending || retryPending || blockedCode != nil { return }
         guard let queue = queue else { return }
-        if !ensureInstall() {
-            if !isDisabledNow { scheduleRetry(nil) }
+        switch ensureInstall() {
+        case .recorded:
+            break
+        case .blocked:
+            return
+        case .later:
+            scheduleRetry(nil)
             return
         }
-        while !isDisabledNow {
-            let batch = queue.peek(SdkCore.batchSize)
+        if !sendConsentIfChanged() { return }
+        while isSending {
+            if let until = splitUntil, !queue.peek(Int.max).contains(where: { EventQueue.id(of: $0) == until }) {
+                endSplitting()
+            }
+            let batch = queue.peek(batchLimit)
             if batch.isEmpty { break }
-            let verdict: EventsVerdict
-            do {
-                verdict = try api.events(batch)
-            } catch let error as ServiceAttributionError {
-                switch error {
-                case .authentication:
-                    currentLog.error("the API key was rejected: the SDK disables itself")
-                    disable()
-                    return
-                case let .http(statusCode, message) where !SdkCore.isRetryable(statusCode):
-                    // A request the service refuses as a whole would be refused every time.
-                    currentLog.error("events refused (\(message)): \(batch.count) dropped")
-                    queue.remove(batch.count, keep: [])
-                    continue
-                default:
-                    scheduleRetry(error)
-                    return
-                }
-            } catch {
-                scheduleRetry(error)
-                return
+            let expired = batch.filter(isExpired)
+            if !expired.isEmpty {
+                queue.remove(ids: Set(expired.compactMap(EventQueue.id)))
+                reportDrop(.expired, expired.count, "older than the service keeps (\(Int(settings.maxEventAge / 86_400)) days)")
+                continue
             }
-            queue.remove(batch.count, keep: verdict.retry)
-            if !verdict.refused.isEmpty {
-                currentLog.error("events refused by the service: \(verdict.refused.joined(separator: "; "))")
-            }
-            if !verdict.retry.isEmpty {
-                // The service has not recorded the install: report it again, then these events.
-                platform.store.remove(Key.installTracked)
-                scheduleRetry(nil)
-                return
-            }
+            if !send(batch, from: queue) { return }
         }
         retryDelay = 0
     }
 
+    private func isExpired(_ event: JSONValue) -> Bool {
+        guard let text = event.objectValue?["event_time"]?.stringValue, let time = Requests.date(text) else { return false }
+        return time < platform.clock().addingTimeInterval(-settings.maxEventAge)
+    }
+
+    private func endSplitting() {
+        splitUntil = nil
+        batchLimit = settings.maxEventsPerRequest
+    }
+
+    /// On the worker: one POST /v1/events; true to go on with the next batch.
+    private func send(_ batch: [JSONValue], from queue: EventQueue) -> Bool {
+        let anonymous = locked { self.anonymous }
+        let ids = batch.compactMap(EventQueue.id)
+        let verdict: EventsVerdict
+        do {
+            verdict = try api.events(anonymous ? batch.map(Requests.anonymized) : batch, sentAt: platform.clock())
+        } catch let error as ServiceAttributionError {
+            switch error {
+            case let .authentication(statusCode):
+                configurationError(statusCode, "POST /v1/events: the API key was rejected (HTTP \(statusCode))")
+                return false
+            case let .http(statusCode, message) where SdkCore.configurationStatuses.contains(statusCode):
+                configurationError(statusCode, "POST /v1/events: \(message)")
+                return false
+            case let .http(statusCode, message) where !SdkCore.isRetryable(statusCode):
+                refusedAsWhole(batch, from: queue, message)
+                return true
+            default:
+                scheduleRetry(error)
+                return false
+            }
+        } catch {
+            scheduleRetry(error)
+            return false
+        }
+        let kept = Set(verdict.retry.compactMap { $0 < ids.count ? ids[$0] : nil })
+        queue.remove(ids: Set(ids).subtracting(kept))
+        if !verdict.refused.isEmpty {
+            let details = verdict.refused.map { "#\($0.index): \($0.detail)" }.joined(separator: "; ")
+            reportDrop(.refused, verdict.refused.count, "refused by the service: \(details)")
+        }
+        if let until = splitUntil, ids.contains(until), !kept.contains(until) { endSplitting() }
+        if !verdict.retry.isEmpty {
+            if verdict.installMissing {
+                // The service has not recorded the install: report it again, then these events.
+                platform.store.remove(Key.installTracked)
+            }
+            scheduleRetry(nil)
+            return false
+        }
+        return true
+    }
+
+    /// A request refused as a whole, naming no event (413, 400, 422…): halved and sent again
+    /// until the one event refused alone is known; only that one is dropped.
+    private func refusedAsWhole(_ batch: [JSONValue], from queue: EventQueue, _ message: String) {
+        guard batch.count > 1 else {
+            let id = batch.first.flatMap(EventQueue.id)
+            queue.remove(ids: Set(id.map { [$0] } ?? []))
+            reportDrop(.refused, 1, "refused alone by the service (\(message))")
+            // The event that failed its batch is known: requests are whole again.
+            endSplitting()
+            return
+        }
+        if splitUntil == nil { splitUntil = batch.last.flatMap(EventQueue.id) }
+        batchLimit = (batch.count + 1) / 2
+        currentLog.info("\(batch.count) events refused as a whole (\(message)): sent again \(batchLimit) at a time to find the one refused")
+    }
+
     private func scheduleRetry(_ cause: Error?) {
         retryDelay = retryDelay == 0 ? settings.retryDelay : min(retryDelay * 2, settings.maxRetryDelay)
-        let reason = cause?.localizedDescription ?? "install pending"
-        currentLog.info("the service is not reachable (\(reason)): retrying in \(Int(retryDelay * 1000)) ms")
+        let delay = retryDelay
+        if let unexpected = cause as? UnexpectedAnswer {
+            currentLog.warn("\(unexpected.localizedDescription): retrying in \(Int(delay * 1000)) ms")
+        } else {
+            let reason = cause?.localizedDescription ?? "install pending"
+            currentLog.info("the service is not reachable (\(reason)): retrying in \(Int(delay * 1000)) ms")
+        }
         retryPending = true
-        worker.asyncAfter(deadline: .now() + retryDelay) { [weak self] in
+        platform.scheduler.schedule(after: delay, on: worker) { [weak self] in
             guard let self = self else { return }
             self.retryPending = false
             self.flush()
         }
     }
 
+    /// On the worker: the service refused the install's address or key. Said once, at error
+    /// level and to the error listener; nothing more is sent in this process until
+    /// `refreshConfig`. Queued events stay on the device.
+    private func configurationError(_ code: Int, _ message: String) {
+        blockedCode = code
+        initialMatch.open()
+        if configurationReported { return }
+        configurationReported = true
+        let text = "\(message): nothing more is sent until the next launch or refreshConfig; events stay queued"
+        currentLog.error(text)
+        emitError(ServiceError(kind: .configuration, reason: nil, code: code, count: 1, message: text))
+    }
+
+    // MARK: - drops and listeners
+
+    /// Every drop: a warning with its reason, the count kept on the device, the error listener.
+    private func reportDrop(_ reason: ServiceError.DropReason, _ count: Int, _ detail: String) {
+        guard count > 0 else { return }
+        let log = locked { () -> Logger in
+            droppedTotal += count
+            if configured && platform.store.isAvailable {
+                platform.store.put(Key.droppedEvents, String(droppedTotal))
+            }
+            return self.log
+        }
+        let message = "\(count) event\(count == 1 ? "" : "s") dropped (\(reason.rawValue)): \(detail)"
+        log.warn(message)
+        emitError(ServiceError(kind: .eventsDropped, reason: reason, code: nil, count: count, message: message))
+    }
+
+    private func emitError(_ error: ServiceError) {
+        let (listener, delegate) = locked { (onError, self.delegate) }
+        if listener == nil && delegate == nil { return }
+        onMain {
+            listener?(error)
+            delegate?.serviceAttribution(didFail: error)
+        }
+    }
+
+    /// The attribution to the listeners: once resolved, and at every later start.
+    private func announce(_ attribution: [String: String]) {
+        let listeners = locked { () -> ((([String: String]) -> Void)?, ServiceAttributionDelegate?)? in
+            guard configured && !disabled && !stopped && !deleted else { return nil }
+            announced = attribution
+            return (onAttribution, delegate)
+        }
+        guard let pair = listeners, pair.0 != nil || pair.1 != nil else { return }
+        let (listener, delegate) = pair
+        onMain {
+            listener?(attribution)
+            delegate?.serviceAttribution(didResolve: attribution)
+        }
+    }
+
+    /// The deferred deep link an attribution gives: its `deep_link_path` and the link's custom
+    /// parameters; nil when it carries no path.
+    static func deferredDeepLink(_ attribution: [String: String]) -> ServiceDeepLink? {
+        guard let path = attribution[deepLinkPathKey], !path.isEmpty else { return nil }
+        let params = attribution.filter { !attributionKeys.contains($0.key) }
+        return ServiceDeepLink(kind: .deferred, deeplinkId: nil, path: path, params: params, url: nil)
+    }
+
+    /// A direct deep link from a tapped URL of any scheme; nil for text that is no link.
+    static func directDeepLink(_ text: String) -> ServiceDeepLink? {
+        guard let link = LinkParser.parseAnyScheme(text) else { return nil }
+        let path = link.queryParams[deepLinkPathKey].flatMap { $0.isEmpty ? nil : $0 }
+        return ServiceDeepLink(kind: .direct, deeplinkId: link.deeplinkId, path: path, params: link.queryParams, url: URL(string: text))
+    }
+
+    /// To the deep-link listeners, or kept until one is set.
+    func deliver(_ link: ServiceDeepLink) {
+        let listeners = locked { () -> (((ServiceDeepLink) -> Void)?, ServiceAttributionDelegate?)? in
+            if onDeepLink == nil && delegate == nil {
+                if pendingLinks.count >= SdkCore.maxPendingLinks { pendingLinks.removeFirst() }
+                pendingLinks.append(link)
+                return nil
+            }
+            return (onDeepLink, delegate)
+        }
+        guard let pair = listeners else { return }
+        let (listener, delegate) = pair
+        onMain {
+            listener?(link)
+            delegate?.serviceAttribution(didReceive: link)
+        }
+    }
+
+    /// Parses a tapped link of any scheme and delivers it as a direct deep link.
+    @discardableResult
+    func handleDeepLink(_ text: String) -> ServiceDeepLink? {
+        guard let link = SdkCore.directDeepLink(text) else {
+            currentLog.debug("not a link: nothing delivered")
+            return nil
+        }
+        deliver(link)
+        return link
+    }
+
+    var attributionListener: (([String: String]) -> Void)? {
+        get { return locked { onAttribution } }
+        set {
+            let stored = locked { () -> [String: String]? in
+                onAttribution = newValue
+                return announcedWhileRunning()
+            }
+            if let listener = newValue, let attribution = stored { onMain { listener(attribution) } }
+        }
+    }
+
+    var deepLinkListener: ((ServiceDeepLink) -> Void)? {
+        get { return locked { onDeepLink } }
+        set {
+            let pending = locked { () -> [ServiceDeepLink] in
+                onDeepLink = newValue
+                return newValue == nil ? [] : takePendingLinks()
+            }
+            if let listener = newValue, !pending.isEmpty { onMain { pending.forEach(listener) } }
+        }
+    }
+
+    var errorListener: ((ServiceError) -> Void)? {
+        get { return locked { onError } }
+        set { locked { onError = newValue } }
+    }
+
+    /// The delegate, held weakly; set, it hears the attribution already given and the deep
+    /// links waiting.
+    var listenerDelegate: ServiceAttributionDelegate? {
+        get { return locked { delegate } }
+        set {
+            let (stored, pending) = locked { () -> ([String: String]?, [ServiceDeepLink]) in
+                delegate = newValue
+                return newValue == nil ? (nil, []) : (announcedWhileRunning(), takePendingLinks())
+            }
+            guard let delegate = newValue, stored != nil || !pending.isEmpty else { return }
+            onMain { [weak delegate] in
+                if let attribution = stored { delegate?.serviceAttribution(didResolve: attribution) }
+                pending.forEach { delegate?.serviceAttribution(didReceive: $0) }
+            }
+        }
+    }
+
+    /// Under `lock`.
+    private func announcedWhileRunning() -> [String: String]? {
+        guard configured && !disabled && !stopped && !deleted else { return nil }
+        return announced
+    }
+
+    /// Under `lock`.
+    private func takePendingLinks() -> [ServiceDeepLink] {
+        let pending = pendingLinks
+        pendingLinks.removeAll()
+        return pending
+    }
+
+    // MARK: - stop, anonymous mode, consent
+
+    /// Nothing is sent and nothing is queued until `start()`, in this launch and the next ones;
+    /// what was queued is dropped (reason `stopped`).
+    func stop() {
+        enqueueLock.lock()
+        let (wasStopped, isConfigured, drafts) = locked { () -> (Bool, Bool, Int) in
+            let was = stopped
+            stopped = true
+            if configured {
+                if platform.store.isAvailable { platform.store.put(Key.stopped, "1") }
+            } else {
+                stoppedSetEarly = true
+            }
+            let drafts = early.count
+            early.removeAll()
+            return (was, configured, drafts)
+        }
+        let dropped = queue?.clear() ?? []
+        enqueueLock.unlock()
+        if wasStopped { return }
+        currentLog.info("stopped by the app: nothing is sent or queued until start()")
+        reportDrop(.stopped, dropped.count + drafts, "the app stopped the SDK")
+        if isConfigured { initialMatch.open() }
+    }
+
+    /// Sends again: remote configuration, the install if it was never recorded, and what is
+    /// sent from now on.
+    func start() {
+        let (wasStopped, isConfigured) = locked { () -> (Bool, Bool) in
+            let was = stopped
+            stopped = false
+            if configured {
+                if platform.store.isAvailable { platform.store.put(Key.stopped, "0") }
+            } else {
+                stoppedSetEarly = true
+            }
+            return (was, configured)
+        }
+        guard wasStopped, isConfigured else { return }
+        currentLog.info("started by the app")
+        worker.async {
+            guard self.platform.store.isAvailable else { return }
+            if self.locked({ self.config == nil }) {
+                self.initialize(completion: nil)
+            } else {
+                self.refreshQuietly()
+                self.flush()
+            }
+        }
+    }
+
+    var isStopped: Bool {
+        return locked { stopped }
+    }
+
+    /// Anonymous mode: no IDFA, IDFV or customer user id leaves the device, kept across launches.
+    func setAnonymous(_ value: Bool) {
+        locked {
+            anonymous = value
+            if configured {
+                if platform.store.isAvailable { platform.store.put(Key.anonymous, value ? "1" : "0") }
+            } else {
+                anonymousSetEarly = true
+            }
+        }
+    }
+
+    var isAnonymous: Bool {
+        return locked { anonymous }
+    }
+
+    /// The user's consent, kept across launches; sent with the install, or through the consent
+    /// route once the install is recorded.
+    func setConsent(_ value: ServiceConsent) {
+        let isConfigured = locked { () -> Bool in
+            consent = value
+            if configured {
+                if platform.store.isAvailable { SdkCore.storeConsent(value, in: platform.store) }
+            } else {
+                consentSetEarly = true
+            }
+            return configured
+        }
+        if isConfigured { worker.async { self.flush() } }
+    }
+
+    var currentConsent: ServiceConsent? {
+        return locked { consent }
+    }
+
+    /// The `consent` object as it now stands: the app's answers and the consent platform's
+    /// TCF values.
+    private func consentObject() -> JSONValue? {
+        let app = locked { consent }
+        let signals = platform.consentSignals
+        return Requests.consent(app, tcString: signals.tcString, tcfGdprApplies: signals.gdprApplies)
+    }
+
+    /// On the worker, once the install is recorded: the consent update when the consent differs
+    /// from the one last sent. False when the events must wait (a retry is scheduled, or a
+    /// configuration error met).
+    private func sendConsentIfChanged() -> Bool {
+        let current = consentObject()
+        let text = current?.text ?? ""
+        if text == (platform.store.get(Key.consentSent) ?? "") { return true }
+        guard let serviceId = locked({ self.serviceId }) else { return true }
+        // Consent withdrawn to nothing known is sent too: every answer null.
+        let body = current ?? .object(["gdpr_applies": .null, "ad_user_data": .null, "ad_personalization": .null, "tcf_string": .null])
+        do {
+            try api.consent(serviceId: serviceId, consent: body, sentAt: platform.clock())
+            platform.store.put(Key.consentSent, text)
+            currentLog.info("consent update sent")
+            return true
+        } catch let error as ServiceAttributionError {
+            switch error {
+            case let .authentication(statusCode):
+                configurationError(statusCode, "the consent update: the API key was rejected (HTTP \(statusCode))")
+                return false
+            case let .http(statusCode, message) where SdkCore.configurationStatuses.contains(statusCode):
+                configurationError(statusCode, "the consent update: \(message)")
+                return false
+            case let .http(statusCode, message) where statusCode != 409 && !SdkCore.isRetryable(statusCode):
+                // Refused for good: sending it again would be refused the same way.
+                currentLog.error("the consent update was refused (\(message)): not sent again until the consent changes")
+                platform.store.put(Key.consentSent, text)
+                return true
+            default:
+                // 409: the install is not recorded yet; the service's own error, no answer.
+                scheduleRetry(error)
+                return false
+            }
+        } catch {
+            scheduleRetry(error)
+            return false
+        }
+    }
+
+    private static func storeConsent(_ consent: ServiceConsent?, in store: KeyValueStore) {
+        guard let consent = consent else { return store.remove(Key.consent) }
+        let flag: (Bool?) -> JSONValue = { $0.map { .bool($0) } ?? .null }
+        store.put(Key.consent, JSONValue.object([
+            "gdpr_applies": flag(consent.gdprApplies),
+            "ad_user_data": flag(consent.adUserData),
+            "ad_personalization": flag(consent.adPersonalization),
+        ]).text)
+    }
+
+    private static func parseConsent(_ text: String) -> ServiceConsent? {
+        guard let object = (try? JSONValue.parse(text))?.objectValue else { return nil }
+        return ServiceConsent(
+            gdprApplies: object["gdpr_applies"]?.boolValue,
+            adUserData: object["ad_user_data"]?.boolValue,
+            adPersonalization: object["ad_personalization"]?.boolValue
+        )
+    }
+
     // MARK: - install
 
     private enum InstallOutcome {
         case recorded
-        case rejectedKey
-        case refused(String)
+        /// Refused for good, with the status.
+        case refused(Int, String)
         case failed(Error)
+    }
+
+    private enum InstallState {
+        case recorded
+        /// A configuration error: not tried again in this process.
+        case blocked
+        /// Not recorded yet: tried again after the retry delay.
+        case later
     }
 
     private func sendInstall(_ body: JSONValue) -> InstallOutcome {
@@ -407,10 +927,10 @@ final class SdkCore: @unchecked Sendable {
             return .recorded
         } catch let error as ServiceAttributionError {
             switch error {
-            case .authentication:
-                return .rejectedKey
+            case let .authentication(statusCode):
+                return .refused(statusCode, "the API key was rejected (HTTP \(statusCode))")
             case let .http(statusCode, message) where !SdkCore.isRetryable(statusCode):
-                return .refused(message)
+                return .refused(statusCode, message)
             default:
                 return .failed(error)
             }
@@ -419,43 +939,49 @@ final class SdkCore: @unchecked Sendable {
         }
     }
 
-    /// On the worker: reports the first open once per install; true once it is recorded.
-    private func ensureInstall() -> Bool {
+    /// On the worker: reports the first open once per install.
+    private func ensureInstall() -> InstallState {
         if platform.store.get(Key.installTracked) != nil {
             startPolling()
-            return true
+            return .recorded
         }
+        if blockedCode != nil { return .blocked }
         let input = installInput()
         var outcome = sendInstall(Requests.install(input))
-        if case let .refused(message) = outcome {
+        if case let .refused(statusCode, message) = outcome, !SdkCore.configurationStatuses.contains(statusCode) {
             // Only a device signal can make a report the service refuses for good: the report
-            // goes again without any, so it never costs the install and every event after it.
-            currentLog.error("install refused (\(message)): sent again without device signals")
+            // goes again with its required fields only, so it never costs the install and every
+            // event after it.
+            currentLog.warn("install refused (\(message)): sent again with its required fields only")
             outcome = sendInstall(Requests.minimalInstall(input))
         }
         switch outcome {
         case .recorded:
             platform.store.put(Key.installTracked, "1")
+            platform.store.put(Key.consentSent, input.consent?.text ?? "")
             currentLog.info("install recorded")
             startPolling()
-            return true
-        case .rejectedKey:
-            currentLog.error("the API key was rejected: the SDK disables itself")
-            disable()
-            return false
-        case let .refused(message):
-            currentLog.error("install refused (\(message)): retrying later")
+            return .recorded
+        case let .refused(statusCode, message):
+            configurationError(statusCode, "the install was refused (\(message))")
+            return .blocked
         case let .failed(error):
-            currentLog.warn("install not recorded yet: \(error.localizedDescription)")
+            if let unexpected = error as? UnexpectedAnswer {
+                currentLog.warn("install not recorded yet: \(unexpected.localizedDescription)")
+            } else {
+                currentLog.info("install not recorded yet: \(error.localizedDescription)")
+            }
+            // An attempt was made and did not resolve: a reader sees `failed` until the retry.
+            initialMatch.open()
+            return .later
         }
-        // An attempt was made and did not resolve: a reader sees `failed` until the retry.
-        initialMatch.open()
-        return false
     }
 
     private func installInput() -> Requests.InstallInput {
         let device = platform.device
-        let (userId, serviceId, openURL, platformAds) = locked { (customerUserId, self.serviceId, self.openURL, self.platformAds) }
+        let (userId, serviceId, openURL, platformAds, isAnonymous) = locked {
+            (customerUserId, self.serviceId, self.openURL, self.platformAds, anonymous)
+        }
         let firstOpenMs = platform.store.get(Key.firstOpen).flatMap { Int64($0) }
         let firstOpen = firstOpenMs.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) } ?? platform.clock()
         if platformAds && adsToken == nil {
@@ -472,12 +998,17 @@ final class SdkCore: @unchecked Sendable {
         input.appVersion = device.appVersion
         input.locale = device.locale
         input.timezone = device.timezone
-        input.identifierForVendor = device.identifierForVendor
         input.trackingAuthorizationStatus = device.trackingAuthorizationStatus
-        input.advertisingIdentifier = device.advertisingIdentifier()
+        input.anonymous = isAnonymous
+        if !isAnonymous {
+            // Not even read in anonymous mode.
+            input.identifierForVendor = device.identifierForVendor
+            input.advertisingIdentifier = device.advertisingIdentifier()
+            input.customerUserId = userId
+        }
         input.platformAdsToken = adsToken
         input.openURL = openURL
-        input.customerUserId = userId
+        input.consent = consentObject()
         if let wrapper = wrapper {
             input.sdkPlatform = wrapper.platform
             input.sdkVersion = wrapper.version
@@ -487,7 +1018,8 @@ final class SdkCore: @unchecked Sendable {
 
     // MARK: - attribution
 
-    /// On the worker: reads the install's attribution until it resolves.
+    /// On the worker: the attribution kept from an earlier launch goes to the listeners; else it
+    /// is read until it resolves.
     private func startPolling() {
         let alreadyPolling = locked { () -> Bool in
             let was = polling
@@ -495,19 +1027,30 @@ final class SdkCore: @unchecked Sendable {
             return was
         }
         if alreadyPolling { return }
-        if platform.store.get(Key.attribution) != nil {
+        if let stored = storedAttribution() {
             initialMatch.open()
+            announce(stored)
             return
         }
         let delay = settings.retryDelay
         poller.async { self.poll(delay: delay) }
     }
 
+    private func storedAttribution() -> [String: String]? {
+        guard let text = platform.store.get(Key.attribution), let answer = (try? JSONValue.parse(text))?.objectValue else { return nil }
+        var params: [String: String] = [:]
+        for (key, value) in answer {
+            if let text = value.stringValue { params[key] = text }
+        }
+        return params[SdkCore.matchStatus] == nil ? nil : params
+    }
+
     /// On the poller: one attribution read; `failed`, an unknown status and errors are asked
     /// again after `delay`, which doubles up to the maximum.
     private func poll(delay: TimeInterval) {
-        let (isDisabled, isDeleted, id) = locked { (disabled, deleted, serviceId) }
-        guard !isDisabled, !isDeleted, let serviceId = id else {
+        let (isRunning, id) = locked { (!disabled && !deleted && !stopped, serviceId) }
+        guard isRunning, let serviceId = id else {
+            locked { polling = false }
             initialMatch.open()
             return
         }
@@ -519,10 +1062,11 @@ final class SdkCore: @unchecked Sendable {
                 // Still pending: wait on the service again.
                 next = 0
             } else if let status = status, SdkCore.settledStatuses.contains(status) {
-                let keep = locked { !disabled && !deleted }
+                let keep = locked { !disabled && !deleted && !stopped }
                 if keep { platform.store.put(Key.attribution, JSONValue.object(answer.mapValues { .string($0) }).text) }
                 currentLog.info("attribution resolved: \(status)")
                 initialMatch.open()
+                if keep { resolved(answer) }
                 return
             } else {
                 currentLog.info("attribution not resolved (\(status ?? "no status")): asking again")
@@ -534,8 +1078,10 @@ final class SdkCore: @unchecked Sendable {
                 currentLog.warn("the service knows no install \(serviceId): attribution stops")
                 initialMatch.open()
                 return
-            case .authentication:
-                worker.async { self.disable() }
+            case let .authentication(statusCode):
+                currentLog.error("reading the attribution: the API key was rejected (HTTP \(statusCode)): attribution stops in this process")
+                locked { polling = false }
+                initialMatch.open()
                 return
             default:
                 initialMatch.open()
@@ -544,9 +1090,20 @@ final class SdkCore: @unchecked Sendable {
             initialMatch.open()
         }
         let following = min(delay * 2, settings.maxRetryDelay)
-        poller.asyncAfter(deadline: .now() + next) { [weak self] in
-            self?.poll(delay: following)
+        if next == 0 {
+            poller.async { [weak self] in self?.poll(delay: following) }
+        } else {
+            platform.scheduler.schedule(after: next, on: poller) { [weak self] in self?.poll(delay: following) }
         }
+    }
+
+    /// The install's attribution, resolved for the first time: to the listeners, with the
+    /// deferred deep link it carries, once per install.
+    private func resolved(_ attribution: [String: String]) {
+        announce(attribution)
+        guard let link = SdkCore.deferredDeepLink(attribution), platform.store.get(Key.deferredDelivered) == nil else { return }
+        platform.store.put(Key.deferredDelivered, "1")
+        deliver(link)
     }
 
     /// The attribution known now, always with `service_match_status` (docs/attribution.md#results;
@@ -557,21 +1114,16 @@ final class SdkCore: @unchecked Sendable {
         let (isConfigured, isDisabled, isDeleted, isInitialized) = locked { (configured, disabled, deleted, initialized) }
         if !isConfigured || isDisabled { return [SdkCore.matchStatus: "not_configured"] }
         if isDeleted { return [SdkCore.matchStatus: "skipped"] }
-        if let text = platform.store.get(Key.attribution), let answer = (try? JSONValue.parse(text))?.objectValue {
-            var params: [String: String] = [:]
-            for (key, value) in answer {
-                if let text = value.stringValue { params[key] = text }
-            }
-            if params[SdkCore.matchStatus] != nil { return params }
-        }
+        if let params = storedAttribution() { return params }
         return [SdkCore.matchStatus: isInitialized ? "failed" : "not_configured"]
     }
 
     /// Calls `completion` (on a background queue) once the first attribution attempt of this
-    /// process has finished, matched or not; at once before configure and while disabled.
+    /// process has finished, matched or not; at once before configure, while disabled or
+    /// stopped.
     func awaitAttributionParams(_ completion: @escaping ([String: String]) -> Void) {
-        let (isConfigured, isDisabled) = locked { (configured, disabled) }
-        if !isConfigured || isDisabled { return completion(attributionParams()) }
+        let (isConfigured, isDisabled, isStopped) = locked { (configured, disabled, stopped) }
+        if !isConfigured || isDisabled || isStopped { return completion(attributionParams()) }
         initialMatch.wait { completion(self.attributionParams()) }
     }
 
@@ -585,10 +1137,15 @@ final class SdkCore: @unchecked Sendable {
             }
             do {
                 try self.api.deleteInstall(serviceId: serviceId)
+                self.enqueueLock.lock()
                 self.locked { self.deleted = true }
+                self.platform.store.put(Key.deleted, "1")
                 self.platform.store.remove(Key.attribution)
-                self.queue?.clear()
+                let dropped = self.queue?.clear() ?? []
+                self.enqueueLock.unlock()
                 self.currentLog.info("the install's data is deleted")
+                self.reportDrop(.deleted, dropped.count, "the install's data was deleted: the service ignores its events")
+                self.initialMatch.open()
                 completion(nil)
             } catch {
                 self.currentLog.error("deleting the install's data failed: \(error.localizedDescription)")
@@ -634,6 +1191,16 @@ final class SdkCore: @unchecked Sendable {
 
     var initError: Error? {
         return locked { lastInitError }
+    }
+
+    /// Events dropped on this install, kept across launches.
+    var droppedEventCount: Int {
+        return locked { droppedTotal }
+    }
+
+    /// Events queued on the device now.
+    var queuedEventCount: Int {
+        return queue?.count ?? 0
     }
 
     /// Waits until the worker and the poller have done what was handed to them so far (tests).
