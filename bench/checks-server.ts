@@ -46,7 +46,7 @@ const answer = (body: string): { status: number; json: unknown } => {
   if (!envelope.ok) return { status: 422, json: { error: "Unprocessable Entity" } };
   const now = new Date();
   const receivedAt = now.toISOString();
-  const verdicts = judgeEvents(envelope.value, {
+  const verdicts = judgeEvents(envelope.value.events, {
     now,
     s2s: false,
     isSealed: sealedNever,

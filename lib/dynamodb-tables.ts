@@ -165,6 +165,8 @@ const TABLE_GRANTS: {
   installs: {
     // Ingestion only adds, and looks up by key: a repeat keeps the first.
     create: [{ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("installs") }],
+    // An install's consent replaced, only where the install exists (a condition on its key).
+    consent: [{ actions: ["dynamodb:UpdateItem"], on: whole("installs") }],
     // The install, and the app's installs of one IDFV.
     match: [
       { actions: ["dynamodb:GetItem"], on: whole("installs") },

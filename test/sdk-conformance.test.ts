@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isSealed, seal } from "../src/crypto/envelope.ts";
 import { EVENT_TYPES, type EventType, exportEventName } from "../src/domain/event-types.ts";
+import { parseConsentRequest } from "../src/ingest/consent.ts";
 import { eventSchema, eventsRequestSchema } from "../src/ingest/event-schema.ts";
 import { parseInstallRequest } from "../src/ingest/install.ts";
 import { sanitizeParameters } from "../src/ingest/parameters.ts";
@@ -128,13 +129,24 @@ describe("SDK conformance vectors", () => {
   );
 
   it.each(requests.other.map((c) => [c.name, c] as const))(
-    "request is a route of the OpenAPI document: %s",
+    "request is a route of the OpenAPI document, its body one the service takes: %s",
     (_name, vector) => {
       const request = filled(vector.request, randomUUID()) as Request;
       expectRoute(request);
-      expect(request.body).toBeNull();
+      if (request.method === "GET" || request.method === "DELETE") {
+        expect(request.body).toBeNull();
+      } else {
+        const parsed = parseConsentRequest(request.body);
+        expect(parsed.ok ? "" : parsed.detail).toBe("");
+      }
     },
   );
+
+  it("sends sent_at with every body that carries device times", () => {
+    for (const vector of [...requests.installs, ...requests.events]) {
+      expect((vector.request.body as { sent_at?: unknown }).sent_at, vector.name).toBe("{{time}}");
+    }
+  });
 
   it("every event a sendEvent vector sends is accepted", () => {
     const { cases } = read<{

@@ -1,4 +1,6 @@
 /** What matching reads of an install: its device, its first open, the click ids it carries. */
+import { allowsAdUserData } from "../domain/consent.ts";
+import { deviceClockOffsetMs } from "../domain/device-clock.ts";
 import type { InstallFacts } from "../domain/install-facts.ts";
 import type { Install } from "../ports/installs.ts";
 import { clickIdOfReferrer, REFERRER_CLICK_ID } from "../touches/destination.ts";
@@ -39,7 +41,7 @@ export const installFacts = (
   receivedAt: request.receivedAt.toISOString(),
   // The stored first open was on this device's clock too (the first report wins, and a
   // device's offset changes slowly): this request's offset moves it to the service's.
-  clockOffsetMs: request.sentAt ? request.receivedAt.getTime() - Date.parse(request.sentAt) : null,
+  clockOffsetMs: request.sentAt ? deviceClockOffsetMs(request.receivedAt, request.sentAt) : null,
   maid: install.maid,
   attStatus: install.attStatus,
   referrerClickId: clickIdOfReferrer(install.installReferrer?.referrer),
@@ -49,3 +51,10 @@ export const installFacts = (
   ip: normalizeIp(request.ip),
   platformAdsToken: request.platformAdsToken ?? null,
 });
+
+/**
+ * The facts matching may use under the install's consent as it stands when matching runs: an
+ * advertising id whose user refused ad user data is never matched on.
+ */
+export const factsUnderConsent = (facts: InstallFacts, install: Install): InstallFacts =>
+  facts.maid && !allowsAdUserData(install.consent) ? { ...facts, maid: null } : facts;

@@ -4,6 +4,7 @@
  * from the install, so a job run twice or a first open sent twice never makes two.
  */
 import { createHash } from "node:crypto";
+import { keptDeviceTime } from "../domain/device-clock.ts";
 import { exportEventName } from "../domain/event-types.ts";
 import {
   ATTRIBUTIONS_TABLE,
@@ -29,15 +30,28 @@ export const attributionRow = (install: Install, result: AttributionResult): Lak
   other_candidates: result.otherCandidates,
 });
 
+const keptFirstOpen = (install: Install): string => {
+  const deviceMs = Date.parse(install.firstOpenTime);
+  const keptMs = keptDeviceTime(deviceMs, install.clockOffsetMs ?? 0);
+  return keptMs === deviceMs
+    ? install.firstOpenTime
+    : new Date(Math.min(keptMs, Date.parse(install.receivedAt))).toISOString();
+};
+
 /** The install event's id: the same for the same install, and unlike any SDK's event id. */
 export const installEventId = (install: Pick<Install, "appId" | "serviceId">): string =>
   `service_install_${createHash("sha256").update(`${install.appId}\0${install.serviceId}`).digest("hex").slice(0, 32)}`;
 
+/**
+ * The install's `service_install` event, at its first open as the device reported it, or on the
+ * service's clock when the device's was off, as every event is kept; never after the service
+ * heard of the install.
+ */
 export const installEventRow = (app: App, install: Install): LakeRecord => ({
   ...nullColumns(EVENTS_TABLE),
   app_id: install.appId,
   event_id: installEventId(install),
-  event_time: install.firstOpenTime,
+  event_time: keptFirstOpen(install),
   event_name: exportEventName("INSTALL"),
   service_id: install.serviceId,
   country: install.country,

@@ -39,6 +39,7 @@ const noopStores = {
   installs: {
     putIfAbsent: async () => ({ install: undefined as never, created: false }),
     get: async () => undefined,
+    setConsent: async () => undefined,
     delete: async () => undefined,
   },
   customerUsers: {

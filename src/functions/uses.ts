@@ -23,8 +23,11 @@ export interface TableAccess {
   readonly apps: "get" | "lookup" | "list" | "manage";
   /** lookup: a key by id, in batches too; manage: an app's keys listed, issued and revoked. */
   readonly keys: "lookup" | "manage";
-  /** create: get and put-if-absent; match: get, and query by IDFV; purge: delete by key. */
-  readonly installs: "create" | "match" | "purge";
+  /**
+   * create: get and put-if-absent; consent: update an install's consent; match: get, and query
+   * by IDFV; purge: delete by key.
+   */
+  readonly installs: "create" | "consent" | "match" | "purge";
   /** create: get and put-if-absent; purge: find an install's mappings and delete them. */
   readonly customerUsers: "create" | "purge";
   /**

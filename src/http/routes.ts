@@ -171,6 +171,17 @@ export const ROUTES = [
     uses: { tables: { deletions: "request" } },
   },
   {
+    id: "consent",
+    handler: "http/handlers/consent.ts#consentFunction",
+    method: "POST",
+    path: "/v1/installs/{service_id}/consent",
+    scope: "ingest",
+    streaming: false,
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    uses: { tables: { apps: "get", installs: "consent", deletions: "lookup" } },
+  },
+  {
     id: "deletion-status",
     handler: "http/handlers/deletions.ts#deletionStatusFunction",
     method: "GET",

@@ -15,7 +15,19 @@ describe("parseEventsEnvelope", () => {
   it("returns the events, each still unchecked", () => {
     expect(parseEventsEnvelope({ events: [1, null, sdkEvent()], extra: true })).toEqual({
       ok: true,
-      value: [1, null, sdkEvent()],
+      value: { events: [1, null, sdkEvent()], sentAt: null },
+    });
+  });
+
+  it("reads the sender's clock, sent_at, beside the events", () => {
+    const sentAt = "2026-09-16T10:00:02Z";
+    expect(parseEventsEnvelope({ sent_at: sentAt, events: [1] })).toEqual({
+      ok: true,
+      value: { events: [1], sentAt },
+    });
+    expect(parseEventsEnvelope({ sent_at: "now", events: [1] })).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/^sent_at: must be an ISO 8601/),
     });
   });
 

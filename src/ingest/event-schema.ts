@@ -173,25 +173,46 @@ const eventsList = <T extends z.ZodType>(event: T) =>
     .min(1, { error: EVENTS_COUNT_RULE })
     .max(INGEST_LIMITS.maxEventsPerRequest, { error: EVENTS_COUNT_RULE });
 
+const sentAtField = () =>
+  dateTime()
+    .nullish()
+    .meta({
+      description:
+        "The sender's clock when this request was sent (set on each attempt, not when the " +
+        "events were queued), ISO 8601. With it the service reads each `event_time` on its own " +
+        "clock: a phone whose clock is off is not refused, and when it is off by more than a " +
+        "minute its events are kept at the times they happened by the service's clock.",
+      example: "2026-09-16T10:00:02Z",
+    });
+
 /** The `POST /v1/events` body, for documentation: handlers parse with `parseEventsEnvelope`. */
 export const eventsRequestSchema = z
-  .object({ events: eventsList(eventSchema) }, NOT_AN_OBJECT)
+  .object({ sent_at: sentAtField(), events: eventsList(eventSchema) }, NOT_AN_OBJECT)
   .meta({ description: "A batch of SDK events; each gets its own verdict in the answer." });
 
 /** The `POST /v1/s2s/events` body, for documentation: handlers parse with `parseEventsEnvelope`. */
 export const s2sEventsRequestSchema = z
-  .object({ events: eventsList(s2sEventSchema) }, NOT_AN_OBJECT)
+  .object({ sent_at: sentAtField(), events: eventsList(s2sEventSchema) }, NOT_AN_OBJECT)
   .meta({
     description: "A batch of server-to-server events; each gets its own verdict in the answer.",
   });
 
 /** The envelope alone: each event stays unknown until `judgeEvents` looks at it. */
-const envelopeSchema = z.object({ events: eventsList(z.unknown()) }, NOT_AN_OBJECT);
+const envelopeSchema = z.object(
+  { sent_at: sentAtField(), events: eventsList(z.unknown()) },
+  NOT_AN_OBJECT,
+);
+
+export interface EventsEnvelope {
+  readonly events: readonly unknown[];
+  /** The sender's clock when it sent the request, if it said. */
+  readonly sentAt: string | null;
+}
 
 /** Checks the envelope of either events body; a failure is a 422 for the whole request. */
-export const parseEventsEnvelope = (body: unknown): Parsed<readonly unknown[]> => {
+export const parseEventsEnvelope = (body: unknown): Parsed<EventsEnvelope> => {
   const parsed = envelopeSchema.safeParse(body);
   return parsed.success
-    ? { ok: true, value: parsed.data.events }
+    ? { ok: true, value: { events: parsed.data.events, sentAt: parsed.data.sent_at ?? null } }
     : { ok: false, detail: formatIssues(parsed.error.issues, "body") };
 };

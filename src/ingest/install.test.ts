@@ -24,6 +24,13 @@ const full = {
     install_begin_timestamp: 0,
   },
   customer_user_id: "user-1",
+  consent: {
+    gdpr_applies: true,
+    ad_user_data: false,
+    ad_personalization: null,
+    tcf_string: "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA",
+  },
+  sent_at: "2026-09-16T11:00:00Z",
   locale: "de_DE",
   timezone: "America/Argentina/Buenos_Aires",
 };
@@ -123,6 +130,17 @@ describe("parseInstallRequest", () => {
     expect(detailOf({ ...fast, sent_at: "yesterday" })).toMatch(/^sent_at: must be an ISO 8601/);
   });
 
+  it("checks the consent's answers and TCF string", () => {
+    expect(requestOf({ ...minimal, consent: {} }).consent).toEqual({});
+    expect(detailOf({ ...minimal, consent: { ad_user_data: "granted" } })).toBe(
+      "consent.ad_user_data: must be true, false or null",
+    );
+    expect(detailOf({ ...minimal, consent: "yes" })).toBe("consent: must be a JSON object");
+    expect(detailOf({ ...minimal, consent: { tcf_string: "C".repeat(4097) } })).toBe(
+      "consent.tcf_string: must be at most 4096 characters",
+    );
+  });
+
   it("checks the install referrer", () => {
     const referrer = (value: unknown) => ({ ...minimal, install_referrer: value });
     expect(detailOf(referrer({ referrer: "r".repeat(2049) }))).toBe(
@@ -166,6 +184,8 @@ describe("toInstall", () => {
       sdkPlatform: "flutter",
       sdkVersion: "2.10.0",
       firstOpenTime: "2026-09-16T08:00:00.000Z",
+      // The phone's clock an hour behind the service's when it sent the install.
+      clockOffsetMs: HOUR_MS,
       idfv: "6F9619FF-8B86-D011-B42D-00CF4FC964FF",
       maid: "38400000-8cf0-11bd-b23e-10b96e40000d",
       installReferrer: {
@@ -179,6 +199,13 @@ describe("toInstall", () => {
       attStatus: null,
       openUrl: null,
       customerUserId: "user-1",
+      consent: {
+        gdprApplies: true,
+        adUserData: false,
+        adPersonalization: null,
+        tcfString: "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA",
+        updatedAt: "2026-09-16T12:00:00.000Z",
+      },
       locale: "de_DE",
       timezone: "America/Argentina/Buenos_Aires",
       country: "DE",

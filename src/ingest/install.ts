@@ -4,11 +4,13 @@
  * event-schema.ts for why).
  */
 import * as z from "zod";
+import { deviceClockOffsetMs } from "../domain/device-clock.ts";
 import { ATT_STATUSES, OS_VALUES } from "../domain/install-facts.ts";
 import { HOUR_MS } from "../domain/time.ts";
 import { MAX_TIMESTAMP } from "../export/paging.ts";
 import type { Install } from "../ports/installs.ts";
 import { formatIssues, type Parsed } from "../validation/issues.ts";
+import { consentSchema, toConsent } from "./consent.ts";
 import {
   customerUserIdField,
   dateTime,
@@ -182,6 +184,11 @@ export const installRequestSchema = z
             "server events resolve an id only once an event was sent with it.",
           example: "user-8812",
         }),
+      consent: consentSchema.nullish().meta({
+        description:
+          "The user's consent at first open, as the app and its consent platform know it. " +
+          "Later changes go to POST /v1/installs/{service_id}/consent.",
+      }),
       locale: text()
         .max(INGEST_LIMITS.maxLocaleLength, { error: LOCALE_RULE })
         .regex(/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/, { error: LOCALE_RULE })
@@ -210,7 +217,7 @@ export const parseInstallRequest = (
   if (!parsed.success) return { ok: false, detail: formatIssues(parsed.error.issues, "body") };
   // On the service's clock when the device sent its own: a phone set days ahead is not wrong.
   const { first_open_time: firstOpen, sent_at: sentAt } = parsed.data;
-  const offset = sentAt ? options.now.getTime() - Date.parse(sentAt) : 0;
+  const offset = deviceClockOffsetMs(options.now, sentAt);
   const skew = Date.parse(firstOpen) + offset - options.now.getTime();
   if (skew > INGEST_LIMITS.maxFutureSkewHours * HOUR_MS) {
     return {
@@ -247,6 +254,7 @@ export function toInstall(
     sdkVersion: request.sdk_version,
     // UTC like every other time the service keeps, so they compare as strings.
     firstOpenTime: new Date(request.first_open_time).toISOString(),
+    clockOffsetMs: request.sent_at ? deviceClockOffsetMs(ctx.receivedAt, request.sent_at) : null,
     idfv: deviceIdOrNull(request.idfv),
     maid: deviceIdOrNull(request.maid),
     installReferrer: referrer
@@ -264,6 +272,7 @@ export function toInstall(
     attStatus: request.att_status ?? null,
     openUrl: textOrNull(request.open_url),
     customerUserId: request.customer_user_id ?? null,
+    consent: request.consent ? toConsent(request.consent, ctx.receivedAt) : null,
     locale: textOrNull(request.locale),
     timezone: textOrNull(request.timezone),
     country: ctx.country,

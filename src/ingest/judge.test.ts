@@ -249,6 +249,45 @@ describe("judgeEvents: identifiers and time", () => {
   });
 });
 
+describe("judgeEvents: the sender's clock (sent_at)", () => {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  /** One event of a phone whose clock is `aheadMs` ahead, `ageMs` before it sent the request. */
+  const fromPhone = (aheadMs: number, ageMs: number) => {
+    const sentMs = NOW.getTime() + aheadMs;
+    const [verdict] = judgeEvents([sdkEvent({ event_time: iso(sentMs - ageMs) })], {
+      now: NOW,
+      sentAt: iso(sentMs),
+      s2s: false,
+      open,
+    });
+    if (!verdict) throw new Error("no verdict");
+    return verdict;
+  };
+  const keptTime = (verdict: EventVerdict) =>
+    verdict.kind === "accepted" ? verdict.event.eventTime : verdict;
+
+  it("takes a phone days ahead, and keeps its events at their time by the service's clock", () => {
+    expect(keptTime(fromPhone(30 * HOUR_MS, 5 * 60_000))).toBe(iso(NOW.getTime() - 5 * 60_000));
+    expect(keptTime(fromPhone(-3 * DAY_MS, HOUR_MS))).toBe(iso(NOW.getTime() - HOUR_MS));
+  });
+
+  it("keeps the time as sent when the clocks agree within a minute", () => {
+    expect(keptTime(fromPhone(59_000, 10_000))).toBe(iso(NOW.getTime() + 59_000 - 10_000));
+    expect(keptTime(fromPhone(-800, 10_000))).toBe(iso(NOW.getTime() - 800 - 10_000));
+  });
+
+  it("bounds event_time by sent_at, and says so", () => {
+    expect(fromPhone(30 * HOUR_MS, -24 * HOUR_MS).kind).toBe("accepted");
+    expect(fromPhone(30 * HOUR_MS, -24 * HOUR_MS - 1)).toMatchObject({
+      detail: "event_time: is more than 24 hours after sent_at",
+    });
+    expect(fromPhone(30 * HOUR_MS, 30 * DAY_MS).kind).toBe("accepted");
+    expect(fromPhone(30 * HOUR_MS, 30 * DAY_MS + 1)).toMatchObject({
+      detail: "event_time: is more than 30 days before sent_at; events that late are not accepted",
+    });
+  });
+});
+
 describe("judgeEvents: server-to-server events", () => {
   it("names the user by customer_user_id and carries no service_id", () => {
     const event = accepted(s2sEvent(), true);

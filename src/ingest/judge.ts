@@ -4,6 +4,7 @@
  * others, and nothing here throws on any input: the body is untrusted JSON.
  */
 import type * as z from "zod";
+import { deviceClockOffsetMs, keptDeviceTime } from "../domain/device-clock.ts";
 import type { EventType } from "../domain/event-types.ts";
 import { DAY_MS, HOUR_MS } from "../domain/time.ts";
 import { formatIssues, joinProblems, UNPROCESSABLE } from "../validation/issues.ts";
@@ -65,6 +66,11 @@ export type EventVerdict =
 
 export interface JudgeOptions {
   readonly now: Date;
+  /**
+   * The sender's clock when it sent the request (`sent_at`), if it said: each `event_time` is
+   * then read on the service's clock (src/domain/device-clock.ts).
+   */
+  readonly sentAt?: string | null;
   /** True for `POST /v1/s2s/events`: events name `customer_user_id`, never `service_id`. */
   readonly s2s: boolean;
   /** Opens a sealed string, undefined for a plain one. Used for `revenue` and `currency` only. */
@@ -101,13 +107,20 @@ const hasUnknownKey = (raw: Record<string, unknown>, known: ReadonlySet<string>)
   return false;
 };
 
-/** Problems with the time of an event that is otherwise well formed. */
-const timeProblem = (eventMs: number, nowMs: number): string | null => {
-  if (eventMs - nowMs > INGEST_LIMITS.maxFutureSkewHours * HOUR_MS) {
-    return `event_time: is more than ${INGEST_LIMITS.maxFutureSkewHours} hours ahead of the server's clock`;
+/**
+ * Problems with the time of an event that is otherwise well formed, on the service's clock
+ * (`serviceMs`); the messages name the clock the sender can see.
+ */
+const timeProblem = (serviceMs: number, batch: BatchContext): string | null => {
+  if (serviceMs - batch.nowMs > INGEST_LIMITS.maxFutureSkewHours * HOUR_MS) {
+    return batch.sentAt
+      ? `event_time: is more than ${INGEST_LIMITS.maxFutureSkewHours} hours after sent_at`
+      : `event_time: is more than ${INGEST_LIMITS.maxFutureSkewHours} hours ahead of the server's clock`;
   }
-  if (nowMs - eventMs > INGEST_LIMITS.maxEventAgeDays * DAY_MS) {
-    return `event_time: is more than ${INGEST_LIMITS.maxEventAgeDays} days old; events that late are not accepted`;
+  if (batch.nowMs - serviceMs > INGEST_LIMITS.maxEventAgeDays * DAY_MS) {
+    return batch.sentAt
+      ? `event_time: is more than ${INGEST_LIMITS.maxEventAgeDays} days before sent_at; events that late are not accepted`
+      : `event_time: is more than ${INGEST_LIMITS.maxEventAgeDays} days old; events that late are not accepted`;
   }
   return null;
 };
@@ -163,6 +176,9 @@ const check = (map: Record<string, unknown>, s2s: boolean): Checked => {
 /** What one batch's events are judged with, made once per batch. */
 interface BatchContext {
   readonly nowMs: number;
+  readonly sentAt: string | null;
+  /** The service's clock minus the sender's (0 when it did not say). */
+  readonly offsetMs: number;
   readonly s2s: boolean;
   readonly open: Open;
   readonly isSealed: (value: string) => boolean;
@@ -194,7 +210,8 @@ const judgeOne = (raw: unknown, index: number, batch: BatchContext): EventVerdic
   if (eventType === "INSTALL")
     return { kind: "ignored", index, eventId, detail: INSTALL_IGNORED_DETAIL };
 
-  const late = timeProblem(eventMs, batch.nowMs);
+  const keptMs = keptDeviceTime(eventMs, batch.offsetMs);
+  const late = timeProblem(eventMs + batch.offsetMs, batch);
   if (late !== null) return rejected(index, eventId, late);
 
   // The raw map, not zod's copy: zod silently drops a `__proto__` key, the walker names it.
@@ -227,7 +244,7 @@ const judgeOne = (raw: unknown, index: number, batch: BatchContext): EventVerdic
       eventId: event.event_id,
       eventType,
       eventName: eventType === "CUSTOM" ? (event.event_name?.trim() ?? null) : null,
-      eventTime: checked.eventTime,
+      eventTime: keptMs === eventMs ? checked.eventTime : new Date(keptMs).toISOString(),
       serviceId:
         "service_id" in event && typeof event.service_id === "string" ? event.service_id : null,
       customerUserId: event.customer_user_id ?? null,
@@ -246,8 +263,11 @@ const judgeOne = (raw: unknown, index: number, batch: BatchContext): EventVerdic
  */
 export function judgeEvents(rawEvents: readonly unknown[], options: JudgeOptions): EventVerdict[] {
   const { open } = options;
+  const sentAt = options.sentAt ?? null;
   const batch: BatchContext = {
     nowMs: options.now.getTime(),
+    sentAt,
+    offsetMs: deviceClockOffsetMs(options.now, sentAt),
     s2s: options.s2s,
     open,
     isSealed: options.isSealed ?? ((value: string) => open(value) !== undefined),

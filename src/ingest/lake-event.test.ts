@@ -39,6 +39,8 @@ const install: Install = {
   attStatus: null,
   openUrl: null,
   customerUserId: "user-0",
+  consent: null,
+  clockOffsetMs: null,
   locale: "en-US",
   timezone: "America/New_York",
   country: "US",

@@ -53,6 +53,8 @@ export const INGEST_LIMITS = {
   maxAdsTokenLength: 8_192,
   /** `locale` (a BCP 47 tag; the longest in real use are well under this), in characters. */
   maxLocaleLength: 35,
+  /** `consent.tcf_string`: a TCF v2 string with every vendor and publisher section stays well under it. */
+  maxTcfStringLength: 4_096,
   /** `timezone` (an IANA name such as `America/Argentina/Buenos_Aires`), in characters. */
   maxTimezoneLength: 64,
 } as const;

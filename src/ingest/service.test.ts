@@ -72,6 +72,7 @@ describe("recordEvents", () => {
       installs: {
         get: (_, serviceId) => installs.call(known.get(serviceId)),
         putIfAbsent: async (found) => ({ install: found, created: true }),
+        setConsent: async () => undefined,
         delete: async () => undefined,
       },
       customerUsers: {

@@ -143,7 +143,7 @@ export const createIngestion = (deps: IngestionDeps) => {
       if (!app.enabled) {
         return {
           accepted: 0,
-          ignored: envelope.value.map((raw, index) => ({
+          ignored: envelope.value.events.map((raw, index) => ({
             index,
             event_id: echoedEventId(raw),
             detail: DISABLED_APP_DETAIL,
@@ -153,8 +153,9 @@ export const createIngestion = (deps: IngestionDeps) => {
         };
       }
       const keyring = await deps.keyrings(app);
-      const verdicts = judgeEvents(envelope.value, {
+      const verdicts = judgeEvents(envelope.value.events, {
         now: receivedAt,
+        sentAt: envelope.value.sentAt,
         s2s: source.s2s,
         isSealed,
         // A value that fails to open throws SealedValueError, and judgeEvents rejects its event.

@@ -1,4 +1,5 @@
 /** Installs and the customer-user mapping, as the ingestion path stores and reads them. */
+import type { Consent } from "../domain/consent.ts";
 import type { AttStatus, Os } from "../domain/install-facts.ts";
 
 export type { Os };
@@ -16,6 +17,11 @@ export interface Install {
   readonly sdkVersion: string;
   /** ISO 8601, from the device. */
   readonly firstOpenTime: string;
+  /**
+   * The service's clock minus the device's when the install was first reported, from its
+   * `sent_at`; null when it did not say.
+   */
+  readonly clockOffsetMs: number | null;
   readonly idfv: string | null;
   readonly maid: string | null;
   readonly installReferrer: {
@@ -32,6 +38,8 @@ export interface Install {
   /** The link that opened the app on its first launch. */
   readonly openUrl: string | null;
   readonly customerUserId: string | null;
+  /** The user's latest consent, as the SDK last reported it; null when it never said. */
+  readonly consent: Consent | null;
   readonly locale: string | null;
   readonly timezone: string | null;
   /** Country of the caller at first open (ISO 3166-1 alpha-2), when known. */
@@ -44,6 +52,8 @@ export interface InstallStore {
   /** Stores the install unless one with its id exists; returns the stored one either way. */
   putIfAbsent(install: Install): Promise<{ install: Install; created: boolean }>;
   get(appId: string, serviceId: string): Promise<Install | undefined>;
+  /** Replaces the install's consent; returns the install as it now is, or undefined when there is none. */
+  setConsent(appId: string, serviceId: string, consent: Consent): Promise<Install | undefined>;
   delete(appId: string, serviceId: string): Promise<void>;
 }
 

@@ -5,6 +5,7 @@
  * from the stored result, so a job run again writes the same rows. A job whose last try fails
  * marks the install `failed`; the sweeper queues it again later.
  */
+import { factsUnderConsent } from "../attribution/facts.ts";
 import { attributionRow, installEventRow } from "../attribution/lake-rows.ts";
 import { matchInstall, type TouchLookups } from "../attribution/matcher.ts";
 import { installTypeOf, resultOf, skippedResult } from "../attribution/results.ts";
@@ -88,7 +89,8 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       const sameIdfv = install.idfv ? await deps.installs.withIdfv(job.appId, install.idfv) : [];
       // Apple's token lives 24 hours: past that, asking Apple (or failing to reach it) is moot.
       const tokenAlive = now().getTime() - Date.parse(record.requestedAt) < APPLE_TOKEN_LIFE_MS;
-      const facts = tokenAlive ? record.facts : { ...record.facts, platformAdsToken: null };
+      const consented = factsUnderConsent(record.facts, install);
+      const facts = tokenAlive ? consented : { ...consented, platformAdsToken: null };
       const match = await matchInstall(facts, settings, deps.touches, deps.searchAds);
       result = resultOf(match, installTypeOf(install, sameIdfv), now(), settings);
     }

@@ -120,6 +120,90 @@ describe("attribution over HTTP", () => {
     });
   });
 
+  describe("consent", () => {
+    /** A network's click on `maid` two hours ago, from an address no install comes from. */
+    const reportClick = async (maid: string, mediaSource: string) => {
+      const reported = await rt.post(
+        "/v1/touches",
+        {
+          touches: [
+            {
+              touch_type: "click",
+              touch_time: new Date(Date.now() - 2 * 3_600_000).toISOString(),
+              media_source: mediaSource,
+              maid,
+              ip: "203.0.113.50",
+            },
+          ],
+        },
+        keys.serverKey,
+      );
+      expect(reported.status).toBe(202);
+    };
+
+    it("never matches on the advertising id of a user who refused ad user data", async () => {
+      const maid = "38400000-8cf0-11bd-b23e-10b96e400101";
+      await reportClick(maid, "network_consent");
+      await install(
+        androidInstall("consent-refused", {
+          maid,
+          consent: { gdpr_applies: true, ad_user_data: false, ad_personalization: false },
+        }),
+      );
+      expect(await attributionOf("consent-refused")).toEqual({
+        service_match_status: "organic",
+        media_source: "organic",
+      });
+    });
+
+    it("matches it where the user agreed, and where consent is not required", async () => {
+      const agreed = "38400000-8cf0-11bd-b23e-10b96e400102";
+      const unasked = "38400000-8cf0-11bd-b23e-10b96e400103";
+      await reportClick(agreed, "network_agreed");
+      await reportClick(unasked, "network_unasked");
+      await install(
+        androidInstall("consent-agreed", {
+          maid: agreed,
+          consent: { gdpr_applies: true, ad_user_data: true, tcf_string: "CQF0-AAQF0-AAAH" },
+        }),
+      );
+      await install(androidInstall("consent-unasked", { maid: unasked, consent: null }));
+      expect(await attributionOf("consent-agreed")).toMatchObject({
+        media_source: "network_agreed",
+        matching_type: "network",
+      });
+      expect(await attributionOf("consent-unasked")).toMatchObject({
+        media_source: "network_unasked",
+      });
+    });
+
+    it("keeps the latest consent the SDK sends, and says so", async () => {
+      await install(androidInstall("consent-updated", { consent: { gdpr_applies: true } }));
+      const sent = { gdpr_applies: true, ad_user_data: true, ad_personalization: false };
+      const response = await rt.post(
+        "/v1/installs/consent-updated/consent",
+        { sent_at: new Date().toISOString(), consent: sent },
+        keys.sdkKey,
+      );
+      expect(response.status).toBe(202);
+      expect(await response.json()).toEqual({
+        service_id: "consent-updated",
+        consent: { ...sent, tcf_string: null, updated_at: expect.any(String) },
+      });
+      expect((await rt.stores.installs.get(APP, "consent-updated"))?.consent).toMatchObject({
+        gdprApplies: true,
+        adUserData: true,
+        adPersonalization: false,
+      });
+      const unknown = await rt.post(
+        "/v1/installs/nobody-yet/consent",
+        { consent: sent },
+        keys.sdkKey,
+      );
+      expect(unknown.status).toBe(409);
+    });
+  });
+
   it("matches probabilistically a tap from the install's IP on the same kind of phone", async () => {
     const made = await rt.post("/v1/links", { media_source: "tiktok" }, keys.serverKey);
     const link = (await made.json()) as LinkAnswer;
@@ -252,6 +336,10 @@ describe("attribution over HTTP", () => {
     expect(Object.keys(byInstall).sort()).toEqual(
       [
         "by-maid-1",
+        "consent-agreed",
+        "consent-refused",
+        "consent-unasked",
+        "consent-updated",
         "geo-1",
         "organic-1",
         "referred-1",
@@ -272,9 +360,15 @@ describe("attribution over HTTP", () => {
     expect(byInstall["geo-1"]).toMatchObject({ matching_type: "geo", media_source: "tiktok" });
     expect(byInstall["organic-1"]).toMatchObject({ media_source: "organic", matching_type: null });
     expect(byInstall["skipped-1"]).toMatchObject({ media_source: null });
-    // Exported as the phone reported it: a slow clock's first open stays on that clock.
+    // A clock ten minutes slow: the first open is exported at its time by the service's clock.
     const slow = byInstall["slow-referred"];
     expect(slow).toMatchObject({ media_source: "snapchat" });
-    expect(Date.parse(slow?.event_time ?? "")).toBeLessThan(Date.now() - 9 * 60_000);
+    const slowInstall = await rt.stores.installs.get(APP, "slow-referred");
+    expect(Date.parse(slow?.event_time ?? "")).toBeGreaterThan(
+      Date.parse(slowInstall?.firstOpenTime ?? "") + 9 * 60_000,
+    );
+    expect(Date.parse(slow?.event_time ?? "")).toBeLessThanOrEqual(
+      Date.parse(slowInstall?.receivedAt ?? ""),
+    );
   });
 });

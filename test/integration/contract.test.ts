@@ -211,6 +211,26 @@ describe("the wire contract, over HTTP", () => {
       );
       expect(body).toMatchObject({ accepted: 1, rejected: [{ index: 1, retryable: false }] });
     },
+    consent: async () => {
+      const consent = {
+        gdpr_applies: true,
+        ad_user_data: false,
+        ad_personalization: null,
+        tcf_string: "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA",
+      };
+      const body = await expectConforming(
+        "consent",
+        await rt.post(
+          `/v1/installs/${serviceId}/consent`,
+          { sent_at: new Date().toISOString(), consent },
+          keys.sdkKey,
+        ),
+      );
+      expect(body).toEqual({
+        service_id: serviceId,
+        consent: { ...consent, updated_at: expect.any(String) },
+      });
+    },
     "delete-install": async () => {
       const doomed = randomUUID();
       await rt.post("/v1/installs", installRequest(doomed), keys.sdkKey);
@@ -524,6 +544,23 @@ describe("the wire contract, over HTTP", () => {
       413: () =>
         rt.post("/v1/s2s/events", JSON.stringify({ pad: "x".repeat(1_100_000) }), keys.serverKey),
       422: () => rt.post("/v1/s2s/events", { events: "none" }, keys.serverKey),
+    },
+    consent: {
+      400: () => rt.post(`/v1/installs/${serviceId}/consent`, "{", keys.sdkKey),
+      401: () => rt.post(`/v1/installs/${serviceId}/consent`, { consent: {} }, keys.serverKey),
+      409: () => rt.post(`/v1/installs/${randomUUID()}/consent`, { consent: {} }, keys.sdkKey),
+      413: () =>
+        rt.post(
+          `/v1/installs/${serviceId}/consent`,
+          JSON.stringify({ pad: "x".repeat(1_100_000) }),
+          keys.sdkKey,
+        ),
+      422: () =>
+        rt.post(
+          `/v1/installs/${serviceId}/consent`,
+          { consent: { ad_user_data: "yes" } },
+          keys.sdkKey,
+        ),
     },
     "delete-install": {
       401: () => deleteInstall(serviceId, keys.serverKey),

@@ -414,6 +414,33 @@ describe("ingestion", () => {
     });
   });
 
+  describe("a phone whose clock runs 30 hours ahead", () => {
+    it("has its events accepted and exported at their time by the service's clock", async () => {
+      const ahead = (ms: number) => new Date(Date.now() + 30 * 3_600_000 + ms).toISOString();
+      const event = {
+        event_id: "clock-ahead-1",
+        service_id: serviceId,
+        event_type: "LEVEL_START",
+        event_time: ahead(-5 * 60_000),
+      };
+      const refused = await sendEvents([{ ...event, event_id: "clock-ahead-0" }]);
+      expect(refused.rejected).toMatchObject([
+        { detail: "event_time: is more than 24 hours ahead of the server's clock" },
+      ]);
+      const response = await rt.post(
+        "/v1/events",
+        { sent_at: ahead(0), events: [event] },
+        keys.sdkKey,
+      );
+      expect(await response.json()).toMatchObject({ accepted: 1, rejected: [] });
+      const row = (await exported()).find((r) => r.event_id === "clock-ahead-1");
+      // Five minutes before it was sent, by the service's clock: within seconds of that.
+      expect(Math.abs(Date.parse(row?.event_time ?? "") - (Date.now() - 5 * 60_000))).toBeLessThan(
+        60_000,
+      );
+    });
+  });
+
   describe("POST /v1/s2s/events", () => {
     it("resolves the user by customer_user_id to the install that last used it", async () => {
       const answer = await sendEvents(

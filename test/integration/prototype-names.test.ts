@@ -104,6 +104,16 @@ describe("Object.prototype's names in requests", () => {
         ],
       },
     }),
+    consent: () => ({
+      method: "POST",
+      path: "/v1/installs/{service_id}/consent",
+      params: { service_id: serviceId },
+      key: "sdk",
+      body: {
+        sent_at: new Date().toISOString(),
+        consent: { gdpr_applies: true, ad_user_data: true, ad_personalization: false },
+      },
+    }),
     "delete-install": () => ({
       method: "DELETE",
       path: "/v1/installs/{service_id}",

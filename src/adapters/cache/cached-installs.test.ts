@@ -23,6 +23,13 @@ const memoryStore = () => {
       await gate.passed();
       return found;
     },
+    async setConsent(_appId, serviceId, consent) {
+      const found = stored.get(serviceId);
+      if (!found) return undefined;
+      const updated = { ...found, consent };
+      stored.set(serviceId, updated);
+      return updated;
+    },
     async delete(_appId, serviceId) {
       stored.delete(serviceId);
     },
@@ -60,6 +67,23 @@ describe("cached install store", () => {
     release();
     expect(await read).toEqual(install("s1"));
     expect(await cached.get("com.a", "s1")).toBeUndefined();
+  });
+
+  it("answers an install's new consent, not the one it kept", async () => {
+    const { store, reads } = memoryStore();
+    const cached = cachedInstallStore(store, 10);
+    await cached.putIfAbsent(install("s1"));
+    const consent = {
+      gdprApplies: true,
+      adUserData: false,
+      adPersonalization: null,
+      tcfString: null,
+      updatedAt: "2026-11-02T10:00:00.000Z",
+    };
+    expect((await cached.setConsent("com.a", "s1", consent))?.consent).toEqual(consent);
+    expect((await cached.get("com.a", "s1"))?.consent).toEqual(consent);
+    expect(reads.count).toBe(0);
+    expect(await cached.setConsent("com.a", "unknown", consent)).toBeUndefined();
   });
 
   it("drops the oldest entries beyond its size", async () => {

@@ -1,10 +1,11 @@
 /**
  * Installs kept in memory once read, for the embedded runtime's ingestion path: an install
- * never changes after its first open, and it is deleted only through this same store (the
- * purge), which evicts it. Only installs that exist are kept: one not found yet may arrive at
+ * changes after its first open only through this same store (its consent, its purge), which
+ * keeps the entry current. Only installs that exist are kept: one not found yet may arrive at
  * any moment. The least recently used go first when the cache is full. A read that a deletion
  * overlapped is not kept: it may have found the install just before it went.
  */
+import type { Consent } from "../../domain/consent.ts";
 import type { Install, InstallStore } from "../../ports/installs.ts";
 import { RecentMap } from "./recent-map.ts";
 
@@ -30,6 +31,12 @@ export const cachedInstallStore = <S extends InstallStore>(store: S, maxEntries:
       const found = await store.get(appId, serviceId);
       if (found && generation === before) remember(found);
       return found;
+    },
+    async setConsent(appId: string, serviceId: string, consent: Consent) {
+      const before = generation;
+      const updated = await store.setConsent(appId, serviceId, consent);
+      if (updated && generation === before) remember(updated);
+      return updated;
     },
     async delete(appId: string, serviceId: string) {
       generation += 1;

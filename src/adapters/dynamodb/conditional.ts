@@ -2,16 +2,19 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 
-/** Runs a conditional write: false when its condition did not hold, so nothing was written. */
-export const conditionHolds = async (write: () => Promise<unknown>): Promise<boolean> => {
+/** Runs a conditional write: its answer, or undefined when its condition did not hold. */
+export const unlessConditionFails = async <T>(write: () => Promise<T>): Promise<T | undefined> => {
   try {
-    await write();
-    return true;
+    return await write();
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (error instanceof ConditionalCheckFailedException) return undefined;
     throw error;
   }
 };
+
+/** Runs a conditional write: false when its condition did not hold, so nothing was written. */
+export const conditionHolds = async (write: () => Promise<unknown>): Promise<boolean> =>
+  (await unlessConditionFails(async () => (await write(), true))) ?? false;
 
 /**
  * Puts an item only when no item has its key (`absent`: a create) or only when one does

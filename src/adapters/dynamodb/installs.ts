@@ -7,6 +7,7 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { ATT_STATUSES, OS_VALUES } from "../../domain/install-facts.ts";
@@ -16,7 +17,7 @@ import type {
   InstallHistory,
   InstallStore,
 } from "../../ports/installs.ts";
-import { conditionHolds } from "./conditional.ts";
+import { conditionHolds, unlessConditionFails } from "./conditional.ts";
 import { queryIndex } from "./query-index.ts";
 import { indexOf } from "./table-definitions.ts";
 
@@ -34,6 +35,7 @@ const installItem = z.object({
   sdkPlatform: z.string(),
   sdkVersion: z.string(),
   firstOpenTime: z.string(),
+  clockOffsetMs: z.number().nullable().default(null),
   idfv: z.string().nullable(),
   maid: z.string().nullable(),
   installReferrer: z
@@ -49,6 +51,16 @@ const installItem = z.object({
   attStatus: z.enum(ATT_STATUSES).nullable(),
   openUrl: z.string().nullable(),
   customerUserId: z.string().nullable(),
+  consent: z
+    .object({
+      gdprApplies: z.boolean().nullable(),
+      adUserData: z.boolean().nullable(),
+      adPersonalization: z.boolean().nullable(),
+      tcfString: z.string().nullable(),
+      updatedAt: z.string(),
+    })
+    .nullable()
+    .default(null),
   locale: z.string().nullable(),
   timezone: z.string().nullable(),
   country: z.string().nullable(),
@@ -91,6 +103,23 @@ export const createInstallStore = (
       return { install: stored, created: false };
     },
     get,
+    async setConsent(appId, serviceId, consent) {
+      // Only an install that exists: a consent never makes one.
+      const written = await unlessConditionFails(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { installKey: installKey(appId, serviceId) },
+            UpdateExpression: "SET #consent = :consent",
+            ConditionExpression: "attribute_exists(installKey)",
+            ExpressionAttributeNames: { "#consent": "consent" },
+            ExpressionAttributeValues: { ":consent": consent },
+            ReturnValues: "ALL_NEW",
+          }),
+        ),
+      );
+      return written?.Attributes ? toInstall(written.Attributes) : undefined;
+    },
     withIdfv: (appId, idfv) =>
       queryIndex(
         doc,

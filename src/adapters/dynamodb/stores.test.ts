@@ -104,6 +104,26 @@ describe("DynamoDB stores", () => {
     expect(await installs.get("com.a", "s1")).toBeUndefined();
   });
 
+  it("replaces an install's consent, and never makes an install of a consent", async () => {
+    const installs = createInstallStore(dynamo.doc, LOCAL_TABLE_NAMES.installs);
+    await installs.putIfAbsent(install("com.a", "c1"));
+    const consent = {
+      gdprApplies: true,
+      adUserData: false,
+      adPersonalization: true,
+      tcfString: "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA",
+      updatedAt: "2026-11-02T10:00:00.000Z",
+    };
+    expect(await installs.setConsent("com.a", "c1", consent)).toEqual(
+      install("com.a", "c1", { consent }),
+    );
+    const later = { ...consent, adUserData: true, updatedAt: "2026-11-03T10:00:00.000Z" };
+    await installs.setConsent("com.a", "c1", later);
+    expect((await installs.get("com.a", "c1"))?.consent).toEqual(later);
+    expect(await installs.setConsent("com.b", "c1", consent)).toBeUndefined();
+    expect(await installs.get("com.b", "c1")).toBeUndefined();
+  });
+
   it("maps a customer user id to the install that last used it, per app", async () => {
     const users = createCustomerUserMap(dynamo.doc, LOCAL_TABLE_NAMES.customerUsers);
     const later = { serviceId: "s2", seenAt: "2026-11-02T10:00:00.000Z" };

@@ -9,6 +9,7 @@
 import type { RouteId } from "../routes.ts";
 import { APP_CONTRACTS } from "./apps.ts";
 import { CONFIG_CONTRACTS } from "./config.ts";
+import { CONSENT_CONTRACTS } from "./consent.ts";
 import { DELETION_CONTRACTS } from "./deletions.ts";
 import { EXPORT_CONTRACTS } from "./export.ts";
 import { INGEST_CONTRACTS } from "./ingest.ts";
@@ -22,6 +23,7 @@ import { TOUCH_CONTRACTS } from "./touches.ts";
 
 export * from "./apps.ts";
 export * from "./config.ts";
+export * from "./consent.ts";
 export * from "./deletions.ts";
 export * from "./export.ts";
 export * from "./ingest.ts";
@@ -37,6 +39,7 @@ export * from "./touches.ts";
 export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
   ...CONFIG_CONTRACTS,
   ...INGEST_CONTRACTS,
+  ...CONSENT_CONTRACTS,
   ...ATTRIBUTION_CONTRACTS,
   ...DELETION_CONTRACTS,
   ...EXPORT_CONTRACTS,

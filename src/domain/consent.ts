@@ -1,0 +1,27 @@
+/**
+ * A user's consent as the SDK reports it: whether the user is where consent is required, the
+ * answers Google's EU user consent policy asks for, and the IAB TCF string a consent platform
+ * stored on the device. Null is "not known": the app did not ask, or the user did not answer.
+ */
+export interface Consent {
+  readonly gdprApplies: boolean | null;
+  /** May the user's data be sent to ad platforms for advertising (Google's `ad_user_data`). */
+  readonly adUserData: boolean | null;
+  /** May ads be personalised for the user (Google's `ad_personalization`). */
+  readonly adPersonalization: boolean | null;
+  /** The IAB TCF v2 consent string (`IABTCF_TCString`), kept as the device stored it. */
+  readonly tcfString: string | null;
+  /** When the service received this consent (ISO 8601 UTC). */
+  readonly updatedAt: string;
+}
+
+/**
+ * Whether the install's advertising id may serve advertising purposes, matching included: not
+ * when the user refused ad user data, nor where consent is required and was not given (Google's
+ * policy for the EEA asks for a yes, not the absence of a no).
+ */
+export const allowsAdUserData = (consent: Consent | null): boolean => {
+  if (!consent) return true;
+  if (consent.adUserData === false) return false;
+  return consent.gdprApplies !== true || consent.adUserData === true;
+};

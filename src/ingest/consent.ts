@@ -1,0 +1,130 @@
+/**
+ * Consent as the SDK sends it: with the install (`consent` of `POST /v1/installs`) and, when it
+ * changes afterwards, through `POST /v1/installs/{service_id}/consent` (docs/api.md#consent).
+ */
+import * as z from "zod";
+import type { Consent } from "../domain/consent.ts";
+import { ConflictError, UnauthorizedError, ValidationError } from "../domain/errors.ts";
+import type { AppStore } from "../ports/apps.ts";
+import type { DeletionStore } from "../ports/deletions.ts";
+import type { InstallStore } from "../ports/installs.ts";
+import { formatIssues, type Parsed } from "../validation/issues.ts";
+import { dateTime, missing, text } from "./fields.ts";
+import { INGEST_LIMITS } from "./limits.ts";
+
+const answer = (description: string) =>
+  z.boolean({ error: "must be true, false or null" }).nullish().meta({ description });
+
+export const consentSchema = z
+  .object(
+    {
+      gdpr_applies: answer(
+        "Whether the user is where consent is required (the EEA, the UK, Switzerland): the " +
+          "app's own answer, else the consent platform's `IABTCF_gdprApplies`. Null: unknown.",
+      ),
+      ad_user_data: answer(
+        "Whether the user agreed that their data be sent to ad platforms for advertising " +
+          "(Google's `ad_user_data`). Null: not asked. False, or not true where consent is " +
+          "required, keeps the advertising id out of matching.",
+      ),
+      ad_personalization: answer(
+        "Whether the user agreed to personalised ads (Google's `ad_personalization`). Null: not asked.",
+      ),
+      tcf_string: text()
+        .max(INGEST_LIMITS.maxTcfStringLength, {
+          error: `must be at most ${INGEST_LIMITS.maxTcfStringLength} characters`,
+        })
+        .nullish()
+        .meta({
+          description:
+            "The IAB TCF v2 consent string the app's consent platform stored on the device " +
+            "(`IABTCF_TCString`), as stored.",
+          example: "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA",
+        }),
+    },
+    {
+      error: (issue) => (missing(issue.input) ? "is required" : "must be a JSON object"),
+    },
+  )
+  .meta({
+    id: "Consent",
+    description:
+      "The user's consent as the app knows it. The service keeps the latest per install for " +
+      "the features that share data with ad networks.",
+  });
+
+export type ConsentBody = z.infer<typeof consentSchema>;
+
+export const toConsent = (body: ConsentBody, receivedAt: Date): Consent => ({
+  gdprApplies: body.gdpr_applies ?? null,
+  adUserData: body.ad_user_data ?? null,
+  adPersonalization: body.ad_personalization ?? null,
+  tcfString: body.tcf_string || null,
+  updatedAt: receivedAt.toISOString(),
+});
+
+/** The consent as answers show it: the wire's names. */
+export const consentAnswer = (consent: Consent) => ({
+  gdpr_applies: consent.gdprApplies,
+  ad_user_data: consent.adUserData,
+  ad_personalization: consent.adPersonalization,
+  tcf_string: consent.tcfString,
+  updated_at: consent.updatedAt,
+});
+
+export const consentRequestSchema = z
+  .object(
+    {
+      sent_at: dateTime().nullish().meta({
+        description: "The device's clock when this request was sent (set on each attempt).",
+        example: "2026-09-16T10:00:02Z",
+      }),
+      consent: consentSchema,
+    },
+    { error: "must be a JSON object" },
+  )
+  .meta({ id: "ConsentRequest", description: "The install's consent, as it now stands." });
+
+export const parseConsentRequest = (body: unknown): Parsed<ConsentBody> => {
+  const parsed = consentRequestSchema.safeParse(body);
+  return parsed.success
+    ? { ok: true, value: parsed.data.consent }
+    : { ok: false, detail: formatIssues(parsed.error.issues, "body") };
+};
+
+export interface ConsentAnswer {
+  service_id: string;
+  consent: ReturnType<typeof consentAnswer> | null;
+}
+
+export interface ConsentDeps {
+  readonly apps: Pick<AppStore, "get">;
+  readonly installs: Pick<InstallStore, "setConsent">;
+  readonly deletions: Pick<DeletionStore, "listByInstall">;
+  readonly now?: () => Date;
+}
+
+/** `POST /v1/installs/{service_id}/consent`: the install's consent replaced by the one sent. */
+export const createConsentRecorder = (deps: ConsentDeps) => {
+  const now = deps.now ?? (() => new Date());
+  return async (appId: string, serviceId: string, body: unknown): Promise<ConsentAnswer> => {
+    // The key's app was deleted after the authorizer's decision was cached.
+    if (!(await deps.apps.get(appId))) throw new UnauthorizedError();
+    const parsed = parseConsentRequest(body);
+    if (!parsed.ok) throw new ValidationError(parsed.detail);
+    // Nothing more is kept of an install whose data was deleted on request.
+    if ((await deps.deletions.listByInstall(appId, serviceId)).length > 0) {
+      return { service_id: serviceId, consent: null };
+    }
+    const updated = await deps.installs.setConsent(
+      appId,
+      serviceId,
+      toConsent(parsed.value, now()),
+    );
+    if (!updated?.consent) throw new ConflictError(INSTALL_NOT_RECORDED);
+    return { service_id: serviceId, consent: consentAnswer(updated.consent) };
+  };
+};
+
+export const INSTALL_NOT_RECORDED =
+  "No install with this service_id is recorded yet: send POST /v1/installs first, then this again.";
