@@ -14,7 +14,10 @@ export const unlessConditionFails = async <T>(write: () => Promise<T>): Promise<
 
 /** Runs a conditional write: false when its condition did not hold, so nothing was written. */
 export const conditionHolds = async (write: () => Promise<unknown>): Promise<boolean> =>
-  (await unlessConditionFails(async () => (await write(), true))) ?? false;
+  (await unlessConditionFails(async () => {
+    await write();
+    return true;
+  })) ?? false;
 
 /**
  * Puts an item only when no item has its key (`absent`: a create) or only when one does
