@@ -11,6 +11,7 @@ namespace Service.Unity
     public static class ServiceSDK
     {
         private static readonly object Gate = new object();
+        private static readonly SdkListeners Listeners = new SdkListeners();
         private static SdkSetup setup;
         private static SdkCore core;
         private static string baseUrl;
@@ -56,9 +57,110 @@ namespace Service.Unity
             Guard("GetAttributionParams", () => Core.GetAttributionParams(onSuccess, onError));
         }
 
+        /// <summary>
+        /// Parses a link of the service (callable before Configure). A recognised link also goes
+        /// to <see cref="DeepLinkReceived"/> as a direct deep link.
+        /// </summary>
         public static ServiceLinkResult HandleUniversalLink(string url, string[] allowedHosts = null)
         {
-            return Guard("HandleUniversalLink", () => LinkParser.Parse(url, allowedHosts));
+            return Guard("HandleUniversalLink", () =>
+            {
+                var link = LinkParser.Parse(url, allowedHosts);
+                if (link != null) Listeners.RaiseDeepLink(DeepLinks.Direct(link));
+                return link;
+            });
+        }
+
+        /// <summary>
+        /// A link that opened the app, from any scheme (the app's own `myapp://…` too), to
+        /// <see cref="DeepLinkReceived"/> as a direct deep link; also returned. Callable before
+        /// Configure. Text that is no URL gives null and nothing is delivered.
+        /// </summary>
+        public static ServiceDeepLink HandleDeepLink(string url)
+        {
+            return Guard("HandleDeepLink", () =>
+            {
+                var link = DeepLinks.Parse(url);
+                if (link != null) Listeners.RaiseDeepLink(link);
+                return link;
+            });
+        }
+
+        /// <summary>
+        /// The install's attribution once it is resolved (any status but `failed`), with
+        /// `service_match_status`; at every later start again with the map kept on the device; a
+        /// handler added later hears the kept map at once. On the main thread. Never while the
+        /// SDK is stopped or switched off, nor after DeleteUserData.
+        /// </summary>
+        public static event Action<Dictionary<string, object>> AttributionReceived
+        {
+            add { Listeners.AddAttribution(value); }
+            remove { Listeners.RemoveAttribution(value); }
+        }
+
+        /// <summary>
+        /// Deep links, on the main thread: direct ones (HandleUniversalLink, HandleDeepLink) and the
+        /// deferred one that brought the install, once an install. One that comes before any
+        /// handler waits for the first.
+        /// </summary>
+        public static event Action<ServiceDeepLink> DeepLinkReceived
+        {
+            add { Listeners.AddDeepLink(value); }
+            remove { Listeners.RemoveDeepLink(value); }
+        }
+
+        /// <summary>Configuration errors and dropped events, on the main thread.</summary>
+        public static event Action<ServiceError> ErrorOccurred
+        {
+            add { Listeners.AddError(value); }
+            remove { Listeners.RemoveError(value); }
+        }
+
+        /// <summary>Every event dropped on this device, across launches (each drop also went to ErrorOccurred).</summary>
+        public static long GetDroppedEventCount()
+        {
+            return Guard("GetDroppedEventCount", () => Core.DroppedEventCount);
+        }
+
+        /// <summary>
+        /// Stops the SDK, kept across launches: what is queued is dropped, nothing more is queued,
+        /// and no request at all is made until <see cref="Start"/>.
+        /// </summary>
+        public static void Stop()
+        {
+            Guard("Stop", () => Core.Stop());
+        }
+
+        /// <summary>Starts the SDK again after <see cref="Stop"/>.</summary>
+        public static void Start()
+        {
+            Guard("Start", () => Core.Start());
+        }
+
+        public static bool IsStopped()
+        {
+            return Guard("IsStopped", () => Core.IsStopped);
+        }
+
+        /// <summary>Anonymous mode, kept across launches: no advertising id, IDFV or customer user id leaves the device.</summary>
+        public static void SetAnonymous(bool anonymous)
+        {
+            Guard("SetAnonymous", () => Core.SetAnonymous(anonymous));
+        }
+
+        public static bool IsAnonymous()
+        {
+            return Guard("IsAnonymous", () => Core.IsAnonymous);
+        }
+
+        /// <summary>
+        /// The user's consent, kept across launches; sent with the install, and again whenever it
+        /// changes once the install is recorded. The TCF values the app's consent platform stored
+        /// on the device go with it. Null forgets what was set.
+        /// </summary>
+        public static void SetConsent(ServiceConsent consent)
+        {
+            Guard("SetConsent", () => Core.SetConsent(consent));
         }
 
         /// <summary>iOS only: the install then carries Apple's AdServices token. A no-op elsewhere.</summary>
@@ -82,6 +184,7 @@ namespace Service.Unity
             {
                 setup = platform;
                 core = null;
+                Listeners.Use(platform == null ? null : platform.MainThread, platform == null ? null : platform.Log);
             }
         }
 
@@ -94,7 +197,7 @@ namespace Service.Unity
                     if (core != null) return core;
                     if (setup == null) throw new InvalidOperationException("no platform: call ServiceSDK.UsePlatform first");
                     setup.BaseUrl = setup.BaseUrl ?? baseUrl;
-                    core = new SdkCore(setup);
+                    core = new SdkCore(setup, Listeners);
                     return core;
                 }
             }

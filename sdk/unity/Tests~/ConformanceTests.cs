@@ -186,11 +186,94 @@ namespace Service.Unity.Tests
             device.InstallReferrer = input["installReferrer"].Type == JTokenType.Null ? null : input["installReferrer"].ToObject<InstallReferrer>();
             device.OpenUrl = (string)input["openUrl"];
             var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
-            var core = new SdkCore(Setups.For("http://service.test", backend, device: new FixedDevice { Signals = device }));
+            var core = new SdkCore(Setups.For("http://service.test", backend, device: new FixedDevice { Signals = device }, tcf: Tcf(input["tcf"])));
+            if (input["consent"] is JObject) core.SetConsent(Consent(input["consent"]));
+            if (input.Value<bool?>("anonymous") == true) core.SetAnonymous(true);
             core.Configure("sdk_key", 1, (string)input["customerUserId"]);
             core.Idle().Wait();
             var install = backend.Requests.Single(r => r.Key == "POST /v1/installs");
-            AssertMatches(vector["request"]["body"], install.Value, core.ServiceId);
+            AssertMatches(OwnPlatform(vector, vector["request"]["body"]), install.Value, core.ServiceId);
+        }
+
+        /// <summary>
+        /// A case shared by several SDKs shows the first one's sdk_platform and sdk_version: this
+        /// SDK sends its own, every other field as the case has it.
+        /// </summary>
+        private static JToken OwnPlatform(JObject vector, JToken body)
+        {
+            var platforms = vector["platforms"] as JArray;
+            if (platforms == null || platforms.Count < 2 || (string)body["sdk_platform"] == Requests.SdkPlatform) return body;
+            var own = (JObject)body.DeepClone();
+            own["sdk_platform"] = Requests.SdkPlatform;
+            own["sdk_version"] = Requests.SdkVersion;
+            return own;
+        }
+
+        private static ServiceConsent Consent(JToken consent)
+        {
+            return new ServiceConsent(
+                consent.Value<bool?>("gdprApplies"), consent.Value<bool?>("adUserData"), consent.Value<bool?>("adPersonalization"));
+        }
+
+        private static FixedTcf Tcf(JToken tcf)
+        {
+            if (!(tcf is JObject)) return null;
+            return new FixedTcf
+            {
+                Values = new TcfValues { TcString = (string)tcf["IABTCF_TCString"], GdprApplies = tcf.Value<int?>("IABTCF_gdprApplies") },
+            };
+        }
+
+        public static IEnumerable<TestCaseData> ConsentUpdates()
+        {
+            return Cases("requests.json", "other", v => ForUnity(v) && ((string)v["request"]["path"]).EndsWith("/consent"));
+        }
+
+        [TestCaseSource("ConsentUpdates")]
+        public void TheConsentUpdateAfterSetConsentIsTheVectors(JObject vector)
+        {
+            // The install recorded first; then the app sets its consent.
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend, tcf: Tcf(vector["input"]["tcf"])));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            Assert.AreEqual(0, backend.Requests.Count(r => r.Key.EndsWith("/consent")), "nothing changed since the install");
+            core.SetConsent(Consent(vector["input"]["consent"]));
+            core.Idle().Wait();
+            var update = backend.Requests.Single(r => r.Key.EndsWith("/consent"));
+            Assert.AreEqual(
+                ((string)vector["request"]["method"]) + " " + ((string)vector["request"]["path"]).Replace("{{service_id}}", core.ServiceId),
+                update.Key);
+            AssertMatches(vector["request"]["body"], update.Value, core.ServiceId);
+            // The same consent again sends nothing.
+            core.SetConsent(Consent(vector["input"]["consent"]));
+            core.Idle().Wait();
+            Assert.AreEqual(1, backend.Requests.Count(r => r.Key.EndsWith("/consent")));
+        }
+
+        [TestCaseSource("ConsentUpdates")]
+        public void TheConsentUpdateAtAStartWithANewTcfStringIsTheVectors(JObject vector)
+        {
+            // The first launch with the app's consent and no TCF string; the next one finds one.
+            var store = new MemoryStore();
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var first = new SdkCore(Setups.For("http://service.test", backend, store));
+            first.SetConsent(Consent(vector["input"]["consent"]));
+            first.Configure("sdk_key", 1, null);
+            first.Idle().Wait();
+            Assert.AreEqual(JTokenType.Null, backend.Requests.Single(r => r.Key == "POST /v1/installs").Value["consent"]["tcf_string"].Type);
+
+            var second = new SdkCore(Setups.For("http://service.test", backend, store, tcf: Tcf(vector["input"]["tcf"])));
+            second.Configure("sdk_key", 1, null);
+            second.Idle().Wait();
+            var update = backend.Requests.Single(r => r.Key.EndsWith("/consent"));
+            AssertMatches(vector["request"]["body"], update.Value, second.ServiceId);
+
+            // The launch after, with the same string: nothing to send.
+            var third = new SdkCore(Setups.For("http://service.test", backend, store, tcf: Tcf(vector["input"]["tcf"])));
+            third.Configure("sdk_key", 1, null);
+            third.Idle().Wait();
+            Assert.AreEqual(1, backend.Requests.Count(r => r.Key.EndsWith("/consent")));
         }
 
         public static IEnumerable<TestCaseData> EventBatches()
@@ -203,13 +286,15 @@ namespace Service.Unity.Tests
         {
             var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
             var core = new SdkCore(Setups.For("http://service.test", backend));
+            if (vector["input"].Value<bool?>("anonymous") == true) core.SetAnonymous(true);
             core.Configure("sdk_key", 1, null);
             core.Idle().Wait();
             foreach (JObject step in vector["input"]["steps"])
             {
-                if (step["setCustomerUserId"] != null)
+                var userId = step["setCustomerUserId"];
+                if (userId != null)
                 {
-                    core.SetCustomerUserId((string)step["setCustomerUserId"]);
+                    core.SetCustomerUserId(userId is JObject ? (string)userId["customerUserId"] : (string)userId);
                     continue;
                 }
                 var call = step["sendEvent"];
@@ -219,7 +304,18 @@ namespace Service.Unity.Tests
                     Native(call["parameters"]) as Dictionary<string, object>);
                 core.Idle().Wait();
             }
-            var sent = new JArray(backend.Requests.Where(r => r.Key == "POST /v1/events").SelectMany(r => r.Value["events"]));
+            var requests = backend.Requests.Where(r => r.Key == "POST /v1/events").Select(r => (JObject)r.Value).ToList();
+            CollectionAssert.IsNotEmpty(requests);
+            // Each request as the case's body shows it, apart from its own events.
+            var envelope = (JObject)vector["request"]["body"].DeepClone();
+            envelope.Remove("events");
+            foreach (var request in requests)
+            {
+                var own = (JObject)request.DeepClone();
+                own.Remove("events");
+                AssertMatches(envelope, own, core.ServiceId);
+            }
+            var sent = new JArray(requests.SelectMany(r => r["events"]));
             AssertMatches(vector["request"]["body"]["events"], sent, core.ServiceId);
         }
 

@@ -128,7 +128,7 @@ namespace Service.Unity.Tests
             core.Idle().Wait();
             // The events' own sends, queued behind the first, send the kept one again.
             Assert.AreEqual(0, core.Queued);
-            Assert.AreEqual(1, ((ListLog)setup.Log).At(LogLevel.Error, "refused 1 of 2 events for good").Count);
+            Assert.AreEqual(1, ((ListLog)setup.Log).At(LogLevel.Warn, "refused 1 of 2 events for good").Count);
             var sent = backend.Requests.Where(r => r.Key.StartsWith("POST")).Select(r => r.Key).ToList();
             // The service had no install for the kept one: the install is reported again first.
             CollectionAssert.AreEqual(
@@ -155,7 +155,9 @@ namespace Service.Unity.Tests
             core.SendEvent(EventType.LOGIN, null, null);
             core.Idle().Wait();
             Assert.AreEqual(0, core.Queued);
-            Assert.AreEqual(1, ((ListLog)setup.Log).At(LogLevel.Error, "refused a batch of 1 events").Count);
+            // Alone in its request, the event refused is known: dropped with a warning and counted.
+            Assert.AreEqual(1, ((ListLog)setup.Log).At(LogLevel.Warn, "1 event dropped (refused)").Count);
+            Assert.AreEqual(1, core.DroppedEventCount);
             core.SendEvent(EventType.SHARE, null, null);
             core.Idle().Wait();
             var sent = backend.Requests.Where(r => r.Key.StartsWith("POST /v1/events")).ToList();
@@ -220,10 +222,13 @@ namespace Service.Unity.Tests
         }
 
         [Test]
-        public void CallsBeforeConfigureFail()
+        public void CallsBeforeConfigureFailButAnEventIsQueued()
         {
-            Assert.Throws<InvalidOperationException>(() => ServiceSDK.SendEvent(EventType.LOGIN));
             Assert.Throws<InvalidOperationException>(() => ServiceSDK.SetCustomerUserId("user"));
+            Assert.Throws<InvalidOperationException>(() => ServiceSDK.GetAttributionParams(p => { }));
+            // delivery.json: events sent before configure are delivered once it runs.
+            ServiceSDK.SendEvent(EventType.LOGIN);
+            Assert.AreEqual(1, ServiceSDK.Core.Queued);
         }
 
         [Test]

@@ -289,18 +289,21 @@ namespace Service.Unity.Tests
         }
 
         [Test]
-        public void ABatchRefusedForGoodIsDroppedWithOneErrorAndTheNextEventArrives()
+        public void A413LosesTheOneEventTooLargeNotTheHundredOfItsBatch()
         {
             var timers = new ManualTimers();
             var setup = Setups.For(Service.Url, network, scheduler: timers);
-            var core = Launch(setup);
+            var core = new SdkCore(setup);
+            var errors = Heard.ErrorsOf(core.Listeners);
+            core.Configure(app.SdkKey, 1, null);
             core.Idle().Wait();
-            // Offline, 100 events gather into one batch over the service's 1 MiB body limit.
+            // Offline, 100 events gather into one batch; #37 alone is over the service's 1 MiB body limit.
             network.Off = true;
-            var big = new string('x', 11000);
             for (var i = 0; i < 100; i++)
             {
-                core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "note", big } });
+                var parameters = new Dictionary<string, object> { { "level", i } };
+                if (i == 37) parameters["note"] = new string('x', 1100 * 1024);
+                core.SendEvent(EventType.LEVEL_START, null, parameters);
             }
             core.Idle().Wait();
             Assert.AreEqual(100, core.Queued);
@@ -309,13 +312,18 @@ namespace Service.Unity.Tests
             core.SendEvent(EventType.LEVEL_COMPLETE, null, new Dictionary<string, object> { { "level", 1 } });
             core.Idle().Wait();
             Assert.AreEqual(0, core.Queued);
+            Assert.AreEqual(1, core.DroppedEventCount);
             var log = (ListLog)setup.Log;
-            var errors = log.At(LogLevel.Error, "refused a batch of 100 events");
-            Assert.AreEqual(1, errors.Count, string.Join("\n", log.Lines));
-            StringAssert.Contains("413", errors[0]);
-            var rows = Service.ExportUntil(app.ServerKey, r => Has(r, core.ServiceId, "service_level_complete"));
+            var dropped = log.At(LogLevel.Warn, "1 event dropped (refused)");
+            Assert.AreEqual(1, dropped.Count, string.Join("\n", log.Lines));
+            StringAssert.Contains("413", dropped[0]);
+            Assert.AreEqual(1, errors.Dropped(ServiceDropReason.Refused).Count);
+            Assert.AreEqual(1, errors.Dropped(ServiceDropReason.Refused)[0].Count);
+            var rows = Service.ExportUntil(app.ServerKey, r => Has(r, core.ServiceId, "service_level_complete")
+                && Rows(r, core.ServiceId).Count(e => (string)e["event_name"] == "service_level_start") >= 99);
+            var levels = Rows(rows, core.ServiceId).Where(e => (string)e["event_name"] == "service_level_start").ToList();
+            Assert.AreEqual(99, levels.Count, "every event but the one refused, each once");
             Assert.IsTrue(Has(rows, core.ServiceId, "service_level_complete"));
-            Assert.IsFalse(Has(rows, core.ServiceId, "service_level_start"));
         }
 
         [Test]
@@ -329,7 +337,7 @@ namespace Service.Unity.Tests
             core.SendEvent(EventType.LOGIN, null, null);
             core.Idle().Wait();
             Assert.AreEqual(0, core.Queued);
-            var errors = ((ListLog)setup.Log).At(LogLevel.Error, "refused 1 of 1 events for good");
+            var errors = ((ListLog)setup.Log).At(LogLevel.Warn, "refused 1 of 1 events for good");
             Assert.AreEqual(1, errors.Count);
             StringAssert.Contains("event_name", errors[0]);
             var rows = Service.ExportUntil(app.ServerKey, r => Has(r, core.ServiceId, "service_login"));

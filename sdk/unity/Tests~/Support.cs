@@ -35,6 +35,144 @@ namespace Service.Unity.Tests
         }
     }
 
+    /// <summary>
+    /// PlayerPrefs as the SDK sees them: writes go to memory, and reach the disk only when
+    /// saved. A crash loses what was not saved: <see cref="AfterCrash"/> is the store the next
+    /// process reads.
+    /// </summary>
+    internal sealed class DiskStore : IDiskStore
+    {
+        private readonly Dictionary<string, string> memory;
+        private readonly Dictionary<string, string> disk;
+        public int Saves;
+
+        public DiskStore() : this(new Dictionary<string, string>()) { }
+
+        private DiskStore(Dictionary<string, string> disk)
+        {
+            this.disk = disk;
+            memory = new Dictionary<string, string>(disk);
+        }
+
+        public string Get(string key)
+        {
+            lock (memory)
+            {
+                string value;
+                return memory.TryGetValue(key, out value) ? value : null;
+            }
+        }
+
+        public void Set(string key, string value)
+        {
+            lock (memory) memory[key] = value;
+        }
+
+        public void Remove(string key)
+        {
+            lock (memory) memory.Remove(key);
+        }
+
+        public void Save()
+        {
+            lock (memory)
+            {
+                disk.Clear();
+                foreach (var pair in memory) disk[pair.Key] = pair.Value;
+                Saves++;
+            }
+        }
+
+        /// <summary>What is on the disk, for a key.</summary>
+        public string OnDisk(string key)
+        {
+            lock (memory)
+            {
+                string value;
+                return disk.TryGetValue(key, out value) ? value : null;
+            }
+        }
+
+        /// <summary>The process ends without a save (no pause, no quit): the next one reads the disk.</summary>
+        public DiskStore AfterCrash()
+        {
+            lock (memory) return new DiskStore(new Dictionary<string, string>(disk));
+        }
+    }
+
+    /// <summary>The TCF values a consent platform stored on the device.</summary>
+    internal sealed class FixedTcf : ITcfSource
+    {
+        public TcfValues Values;
+
+        public TcfValues Read()
+        {
+            return Values;
+        }
+    }
+
+    /// <summary>
+    /// Unity's main thread as the behaviour runs it: what is posted waits for the next frame,
+    /// which the test runs with <see cref="Drain"/>.
+    /// </summary>
+    internal sealed class QueuedMainThread : IMainThread
+    {
+        private readonly Queue<Action> posted = new Queue<Action>();
+
+        public void Post(Action action)
+        {
+            lock (posted) posted.Enqueue(action);
+        }
+
+        /// <summary>Runs everything posted (and posted meanwhile); how many ran.</summary>
+        public int Drain()
+        {
+            var ran = 0;
+            while (true)
+            {
+                Action next;
+                lock (posted)
+                {
+                    if (posted.Count == 0) return ran;
+                    next = posted.Dequeue();
+                }
+                next();
+                ran++;
+            }
+        }
+    }
+
+    /// <summary>What the app's listeners heard, as it would record them.</summary>
+    internal sealed class Heard
+    {
+        public readonly List<Dictionary<string, object>> Attributions = new List<Dictionary<string, object>>();
+        public readonly List<ServiceDeepLink> DeepLinks = new List<ServiceDeepLink>();
+        public readonly List<ServiceError> Errors = new List<ServiceError>();
+
+        public Heard(SdkListeners listeners)
+        {
+            listeners.AddAttribution(map => { lock (this) Attributions.Add(map); });
+            listeners.AddDeepLink(link => { lock (this) DeepLinks.Add(link); });
+            listeners.AddError(error => { lock (this) Errors.Add(error); });
+        }
+
+        /// <summary>Only the error listener.</summary>
+        public static Heard ErrorsOf(SdkListeners listeners)
+        {
+            return new Heard(listeners, true);
+        }
+
+        private Heard(SdkListeners listeners, bool errorsOnly)
+        {
+            listeners.AddError(error => { lock (this) Errors.Add(error); });
+        }
+
+        public List<ServiceError> Dropped(ServiceDropReason reason)
+        {
+            lock (this) return Errors.Where(e => e.Kind == ServiceErrorKind.EventsDropped && e.Reason == reason).ToList();
+        }
+    }
+
     internal sealed class FixedDevice : IDevice
     {
         public DeviceSignals Signals = new DeviceSignals
@@ -164,6 +302,8 @@ namespace Service.Unity.Tests
         /// <summary>The path of the next request to rewrite, and how its JSON body is changed.</summary>
         public string ManglePath;
         public Action<JObject> Mangle;
+        /// <summary>Every request that reached the service: its method and path, and the answer's status and body.</summary>
+        public readonly List<Tuple<string, int, string>> Answers = new List<Tuple<string, int, string>>();
 
         public CuttableNetwork() : base(new HttpClientHandler()) { }
 
@@ -183,7 +323,16 @@ namespace Service.Unity.Tests
                 request.Content = new StringContent(body.ToString(), System.Text.Encoding.UTF8, "application/json");
             }
             Interlocked.Increment(ref Sent);
-            return await base.SendAsync(request, token);
+            var answer = await base.SendAsync(request, token);
+            var text = answer.Content == null ? "" : await answer.Content.ReadAsStringAsync();
+            lock (Answers) Answers.Add(Tuple.Create(request.Method + " " + request.RequestUri.AbsolutePath, (int)answer.StatusCode, text));
+            return answer;
+        }
+
+        /// <summary>The requests sent so far to a path, as "METHOD /path".</summary>
+        public List<Tuple<string, int, string>> To(string methodAndPathStart)
+        {
+            lock (Answers) return Answers.Where(a => a.Item1.StartsWith(methodAndPathStart)).ToList();
         }
     }
 
@@ -209,7 +358,16 @@ namespace Service.Unity.Tests
         public static Tuple<int, JToken> Usual(string key, JToken body)
         {
             if (key.StartsWith("GET /v1/config")) return Tuple.Create(200, (JToken)JObject.Parse("{\"enabled\":true}"));
-            if (key.StartsWith("POST /v1/events")) return Tuple.Create(202, (JToken)JObject.Parse("{\"accepted\":[],\"rejected\":[]}"));
+            if (key.StartsWith("POST /v1/events"))
+            {
+                var count = body == null || !(body["events"] is JArray) ? 0 : ((JArray)body["events"]).Count;
+                return Tuple.Create(202, (JToken)new JObject { { "accepted", count }, { "ignored", new JArray() }, { "rejected", new JArray() } });
+            }
+            if (key.StartsWith("POST /v1/installs") && key.EndsWith("/consent"))
+            {
+                return Tuple.Create(202, (JToken)new JObject { { "service_id", key.Split('/')[3] }, { "consent", body == null ? null : body["consent"] } });
+            }
+            if (key.StartsWith("POST /v1/installs")) return Tuple.Create(202, (JToken)new JObject { { "service_id", body == null ? null : body["service_id"] } });
             return Tuple.Create(202, (JToken)new JObject());
         }
     }
@@ -218,14 +376,15 @@ namespace Service.Unity.Tests
     {
         public static SdkSetup For(
             string baseUrl, HttpMessageHandler handler, IKeyValueStore store = null, IDevice device = null,
-            IClock clock = null, IScheduler scheduler = null)
+            IClock clock = null, IScheduler scheduler = null, IMainThread mainThread = null, ITcfSource tcf = null)
         {
             return new SdkSetup
             {
+                Tcf = tcf,
                 Store = store ?? new MemoryStore(),
                 Device = device ?? new FixedDevice(),
                 Log = new ListLog(),
-                MainThread = new InlineMainThread(),
+                MainThread = mainThread ?? new InlineMainThread(),
                 Clock = clock ?? new SystemClock(),
                 Scheduler = scheduler,
                 BaseUrl = baseUrl,

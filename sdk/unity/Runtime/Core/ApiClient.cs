@@ -22,6 +22,15 @@ namespace Service.Unity
         }
 
         /// <summary>
+        /// An install (or consent update) answered so names a wrong address or key: a
+        /// configuration error, not tried again in this process.
+        /// </summary>
+        public bool IsConfiguration
+        {
+            get { return Code == 401 || Code == 403 || Code == 404; }
+        }
+
+        /// <summary>
         /// The request itself was refused (a 4xx but the key's and "later"'s): sent again unchanged
         /// it would be refused again.
         /// </summary>
@@ -35,6 +44,15 @@ namespace Service.Unity
         {
             get { return Code == 408 || Code == 429 || Code >= 500; }
         }
+    }
+
+    /// <summary>
+    /// A 2xx whose body is not what the contract says (not JSON, or JSON of another shape): a
+    /// proxy or a captive portal answered, not the service. Sent again later, like a 5xx.
+    /// </summary>
+    public sealed class UnexpectedAnswerException : Exception
+    {
+        public UnexpectedAnswerException(string message) : base(message) { }
     }
 
     /// <summary>The SDK's side of the service's API: the bare SDK key in Authorization, JSON both ways.</summary>
@@ -51,15 +69,60 @@ namespace Service.Unity
             this.transport = transport;
         }
 
-        /// <summary>The answer's JSON; a <see cref="ServiceHttpException"/> for any status but 2xx.</summary>
-        public async Task<JToken> Send(string method, string path, JToken body)
+        /// <summary>
+        /// The answer's JSON; a <see cref="ServiceHttpException"/> for any status but 2xx, an
+        /// <see cref="UnexpectedAnswerException"/> for a 2xx whose body is not JSON or not of
+        /// the shape <paramref name="contract"/> accepts.
+        /// </summary>
+        public async Task<JToken> Send(string method, string path, JToken body, Func<JToken, bool> contract = null)
         {
             var answer = await transport.Send(method, baseUrl + path, apiKey, body == null ? null : body.ToString(Formatting.None));
             if (answer.Status < 200 || answer.Status > 299)
             {
                 throw new ServiceHttpException(answer.Status, method + " " + path + " answered " + answer.Status + ": " + answer.Body);
             }
-            return string.IsNullOrEmpty(answer.Body) ? null : JToken.Parse(answer.Body);
+            JToken json;
+            try
+            {
+                json = string.IsNullOrEmpty(answer.Body) ? null : JToken.Parse(answer.Body);
+            }
+            catch (JsonException)
+            {
+                throw new UnexpectedAnswerException(method + " " + path + " answered " + answer.Status + " with a body that is not JSON: " + Excerpt(answer.Body));
+            }
+            if (contract != null && !contract(json))
+            {
+                throw new UnexpectedAnswerException(method + " " + path + " answered " + answer.Status + " with a body the service does not give: " + Excerpt(answer.Body));
+            }
+            return json;
+        }
+
+        private static string Excerpt(string text)
+        {
+            if (text == null) return "(none)";
+            return text.Length <= 200 ? text : text.Substring(0, 200) + "...";
+        }
+
+        /// <summary>POST /v1/events' 202: how many were accepted, and lists of those that were not.</summary>
+        public static bool EventsAnswer(JToken json)
+        {
+            var answer = json as JObject;
+            return answer != null
+                && answer["accepted"] != null && answer["accepted"].Type == JTokenType.Integer
+                && (answer["rejected"] == null || answer["rejected"].Type == JTokenType.Array)
+                && (answer["ignored"] == null || answer["ignored"].Type == JTokenType.Array);
+        }
+
+        /// <summary>A JSON object, as the install's and the consent update's answers are.</summary>
+        public static bool AnObject(JToken json)
+        {
+            return json is JObject;
+        }
+
+        /// <summary>The remote configuration: an object (or no body at all, which keeps the SDK on).</summary>
+        public static bool AConfiguration(JToken json)
+        {
+            return json == null || json is JObject;
         }
     }
 }

@@ -1,4 +1,6 @@
+using System;
 using System.Collections.Generic;
+using System.Globalization;
 using System.Linq;
 using Newtonsoft.Json;
 using Newtonsoft.Json.Linq;
@@ -18,12 +20,13 @@ namespace Service.Unity
 
     /// <summary>
     /// The events not yet delivered, oldest first, kept in the store so that a restart (or a
-    /// week offline) loses none. Bounded: past <see cref="Capacity"/> the oldest go first.
+    /// week offline) loses none. Bounded: past <see cref="Capacity"/> the oldest go first. Each
+    /// change is written to the store at once; the core saves the store to disk.
     /// </summary>
     internal sealed class EventQueue
     {
         public const int Capacity = 1000;
-        private const string Key = "service_sdk.event_queue";
+        public const string Key = "service_sdk.event_queue";
         private readonly IKeyValueStore store;
         private readonly List<QueuedEvent> events;
         private readonly object gate = new object();
@@ -32,9 +35,15 @@ namespace Service.Unity
         {
             this.store = store;
             var saved = store.Get(Key);
-            events = saved == null
-                ? new List<QueuedEvent>()
-                : JsonConvert.DeserializeObject<List<QueuedEvent>>(saved) ?? new List<QueuedEvent>();
+            try
+            {
+                events = saved == null ? null : JsonConvert.DeserializeObject<List<QueuedEvent>>(saved);
+            }
+            catch (JsonException)
+            {
+                events = null;
+            }
+            events = events ?? new List<QueuedEvent>();
         }
 
         public int Count
@@ -42,13 +51,16 @@ namespace Service.Unity
             get { lock (gate) return events.Count; }
         }
 
-        public void Add(QueuedEvent queued)
+        /// <summary>Adds an event; how many of the oldest went to make room.</summary>
+        public int Add(QueuedEvent queued)
         {
             lock (gate)
             {
                 events.Add(queued);
-                if (events.Count > Capacity) events.RemoveRange(0, events.Count - Capacity);
+                var over = Math.Max(0, events.Count - Capacity);
+                if (over > 0) events.RemoveRange(0, over);
                 Save();
+                return over;
             }
         }
 
@@ -62,18 +74,39 @@ namespace Service.Unity
             lock (gate)
             {
                 var gone = new HashSet<string>(eventIds);
-                events.RemoveAll(queued => gone.Contains(queued.EventId));
-                Save();
+                if (events.RemoveAll(queued => gone.Contains(queued.EventId)) > 0) Save();
             }
         }
 
-        public void Clear()
+        /// <summary>Removes the events of before this time; how many.</summary>
+        public int RemoveOlderThan(DateTime cutoff)
         {
             lock (gate)
             {
+                var removed = events.RemoveAll(queued => Time(queued) < cutoff);
+                if (removed > 0) Save();
+                return removed;
+            }
+        }
+
+        /// <summary>Empties the queue; how many it held.</summary>
+        public int Clear()
+        {
+            lock (gate)
+            {
+                var count = events.Count;
                 events.Clear();
                 Save();
+                return count;
             }
+        }
+
+        private static DateTime Time(QueuedEvent queued)
+        {
+            DateTime time;
+            return DateTime.TryParse(queued.EventTime, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind, out time)
+                ? time.ToUniversalTime()
+                : DateTime.MaxValue;
         }
 
         private void Save()

@@ -34,6 +34,12 @@ namespace Service.Unity
             return new ServiceLinkResult(deeplinkId, QueryParams(RawQuery(url)), url);
         }
 
+        /// <summary>The query parameters of any URL, by the rules of a link's.</summary>
+        public static Dictionary<string, string> Query(string url)
+        {
+            return QueryParams(RawQuery(url));
+        }
+
         /// <summary>The query as written, not as Uri normalizes it; the fragment is no part of it.</summary>
         private static string RawQuery(string url)
         {

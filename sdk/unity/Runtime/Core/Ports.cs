@@ -10,6 +10,25 @@ namespace Service.Unity
         void Remove(string key);
     }
 
+    /// <summary>
+    /// A store whose writes reach the disk only when saved, as PlayerPrefs' do: the core saves
+    /// it within a second of each change, and at once when the install's id is made.
+    /// </summary>
+    public interface IDiskStore : IKeyValueStore
+    {
+        void Save();
+    }
+
+    /// <summary>
+    /// The IAB TCF values the app's consent platform stored on the device, where the platform
+    /// keeps them (Android: the default SharedPreferences; iOS: NSUserDefaults); read at each
+    /// start, off the main thread.
+    /// </summary>
+    public interface ITcfSource
+    {
+        TcfValues Read();
+    }
+
     /// <summary>What the device says about itself on the first launch; null where unknown.</summary>
     public sealed class DeviceSignals
     {

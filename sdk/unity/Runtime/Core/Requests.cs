@@ -1,5 +1,7 @@
 using System;
+using System.Collections.Generic;
 using System.Globalization;
+using System.Linq;
 using Newtonsoft.Json.Linq;
 
 namespace Service.Unity
@@ -18,7 +20,11 @@ namespace Service.Unity
         /// <see cref="Fields"/>). On iOS the advertising id goes only with ATT's `authorized`.
         /// </summary>
         /// <param name="sentAt">The clock now: set on each attempt, it tells the service how far off the clock is.</param>
-        public static JObject Install(string serviceId, DateTime firstOpen, DateTime sentAt, DeviceSignals device, string customerUserId)
+        /// <param name="consent">The consent object (<see cref="Consent"/>), or null when nothing of it is known: no `consent` at all.</param>
+        /// <param name="anonymous">Anonymous mode: no advertising id, IDFV or customer user id.</param>
+        public static JObject Install(
+            string serviceId, DateTime firstOpen, DateTime sentAt, DeviceSignals device, string customerUserId,
+            JObject consent = null, bool anonymous = false)
         {
             var referrer = device.InstallReferrer;
             var referrerText = referrer == null ? null : Fields.Text(referrer.Referrer, Fields.MaxReferrerLength);
@@ -26,7 +32,14 @@ namespace Service.Unity
             var attStatus = Fields.AttStatus(device.AttStatus);
             var maid = Fields.DeviceIdentifier(device.AdvertisingId);
             if (os == "ios" && attStatus != "authorized") maid = null;
-            return new JObject
+            var idfv = Fields.DeviceIdentifier(device.Idfv);
+            if (anonymous)
+            {
+                maid = null;
+                idfv = null;
+                customerUserId = null;
+            }
+            var install = new JObject
             {
                 { "service_id", serviceId },
                 { "os", os },
@@ -37,7 +50,7 @@ namespace Service.Unity
                 { "sdk_version", SdkVersion },
                 { "first_open_time", Iso(firstOpen) },
                 { "sent_at", Iso(sentAt) },
-                { "idfv", Fields.DeviceIdentifier(device.Idfv) },
+                { "idfv", idfv },
                 // The all-zero id is what the OS gives without consent: no id at all.
                 { "maid", maid },
                 {
@@ -58,6 +71,54 @@ namespace Service.Unity
                 { "locale", Fields.LocaleTag(device.Locale) },
                 { "timezone", Fields.TimeZoneName(device.Timezone) },
             };
+            if (consent != null) install["consent"] = consent;
+            return install;
+        }
+
+        /// <summary>
+        /// The consent object of the install and of its update route: what the app set, with the
+        /// TCF values of the device (`IABTCF_gdprApplies` standing in for gdprApplies the app did
+        /// not set); null when none of its four is known.
+        /// </summary>
+        public static JObject Consent(ServiceConsent app, TcfValues tcf)
+        {
+            bool? gdprApplies = app == null ? null : app.GdprApplies;
+            if (gdprApplies == null && tcf != null && (tcf.GdprApplies == 1 || tcf.GdprApplies == 0)) gdprApplies = tcf.GdprApplies == 1;
+            var tcString = tcf == null || string.IsNullOrWhiteSpace(tcf.TcString) ? null : tcf.TcString;
+            var consent = new JObject
+            {
+                { "gdpr_applies", gdprApplies },
+                { "ad_user_data", app == null ? null : app.AdUserData },
+                { "ad_personalization", app == null ? null : app.AdPersonalization },
+                // A null string would be a JValue of type String: null as JSON's null.
+                { "tcf_string", tcString == null ? JValue.CreateNull() : new JValue(tcString) },
+            };
+            return consent.Properties().All(p => p.Value.Type == JTokenType.Null) ? null : consent;
+        }
+
+        /// <summary>POST /v1/installs/{service_id}/consent: the consent now, all four null when none is known.</summary>
+        public static JObject ConsentUpdate(JObject consent, DateTime sentAt)
+        {
+            return new JObject
+            {
+                { "sent_at", Iso(sentAt) },
+                {
+                    "consent", consent ?? new JObject
+                    {
+                        { "gdpr_applies", null }, { "ad_user_data", null }, { "ad_personalization", null }, { "tcf_string", null },
+                    }
+                },
+            };
+        }
+
+        /// <summary>POST /v1/events: the batch, with the device clock as it leaves (set again on each attempt).</summary>
+        public static JObject Events(IEnumerable<QueuedEvent> batch, string serviceId, DateTime sentAt, bool anonymous)
+        {
+            return new JObject
+            {
+                { "sent_at", Iso(sentAt) },
+                { "events", new JArray(batch.Select(e => Event(e, serviceId, anonymous))) },
+            };
         }
 
         /// <summary>
@@ -77,7 +138,7 @@ namespace Service.Unity
             };
         }
 
-        public static JObject Event(QueuedEvent queued, string serviceId)
+        public static JObject Event(QueuedEvent queued, string serviceId, bool anonymous = false)
         {
             return new JObject
             {
@@ -87,7 +148,7 @@ namespace Service.Unity
                 { "parameters", queued.Parameters },
                 { "event_time", queued.EventTime },
                 { "service_id", serviceId },
-                { "customer_user_id", queued.CustomerUserId },
+                { "customer_user_id", anonymous ? null : queued.CustomerUserId },
             };
         }
 

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
+using Newtonsoft.Json;
 using Newtonsoft.Json.Linq;
 
 namespace Service.Unity
@@ -10,11 +11,15 @@ namespace Service.Unity
     /// <summary>What the core runs on: the platform's seams, and where the service is.</summary>
     public sealed class SdkSetup
     {
+        /// <summary>Where the SDK keeps its state; an <see cref="IDiskStore"/> is saved within a second of each change.</summary>
         public IKeyValueStore Store { get; set; }
         public IDevice Device { get; set; }
         public ILog Log { get; set; }
+        /// <summary>Where the app's callbacks and listeners run: Unity's main thread.</summary>
         public IMainThread MainThread { get; set; }
         public IClock Clock { get; set; }
+        /// <summary>The IAB TCF values on the device; null where the platform has none.</summary>
+        public ITcfSource Tcf { get; set; }
         /// <summary>The service's address; the spec names none, so the app sets it.</summary>
         public string BaseUrl { get; set; }
         /// <summary>How requests reach the service; null: HttpClient.</summary>
@@ -30,53 +35,108 @@ namespace Service.Unity
     /// <summary>
     /// Every rule of the SDK, with no Unity type: configure once, remote configuration, the
     /// install tracked once, events kept on the device until the service has them (in order,
-    /// each once), the customer user id, attribution reads and deletion. The static
+    /// each once, a batch refused as a whole split until the one refused event is known), every
+    /// drop logged, counted and reported, stop and start, anonymous mode, consent, the
+    /// customer user id, attribution reads, the listeners, and deletion. The static
     /// <see cref="ServiceSDK"/> holds one for the app; tests make as many as they need.
     /// </summary>
     internal sealed class SdkCore
     {
         public const string MatchStatus = "service_match_status";
+        public const string DeepLinkPath = "deep_link_path";
         private const string ServiceIdKey = "service_sdk.service_id";
         private const string FirstOpenKey = "service_sdk.first_open";
         private const string InstallTrackedKey = "service_sdk.install_tracked";
         private const string EnabledKey = "service_sdk.enabled";
         private const string AttributionKey = "service_sdk.attribution";
         private const string CustomerUserIdKey = "service_sdk.customer_user_id";
+        private const string DroppedKey = "service_sdk.dropped_events";
+        private const string StoppedKey = "service_sdk.stopped";
+        private const string AnonymousKey = "service_sdk.anonymous";
+        private const string ConsentKey = "service_sdk.consent";
+        private const string ConsentSentKey = "service_sdk.consent_sent";
+        private const string DeferredKey = "service_sdk.deferred_deep_link";
+
+        /// <summary>Every key the core keeps (the Unity layer loads these from PlayerPrefs).</summary>
+        public static readonly string[] StoreKeys =
+        {
+            ServiceIdKey, FirstOpenKey, InstallTrackedKey, EnabledKey, AttributionKey, EventQueue.Key,
+            CustomerUserIdKey, DroppedKey, StoppedKey, AnonymousKey, ConsentKey, ConsentSentKey, DeferredKey,
+        };
+
         private const int EventBatch = 100;
+        private const int AttributionAttempts = 5;
         private static readonly TimeSpan MaxRetryDelay = TimeSpan.FromMinutes(1);
+        /// <summary>An event older than this (by the device's clock) the service refuses: it is not sent.</summary>
+        public static readonly TimeSpan MaxEventAge = TimeSpan.FromDays(30);
+        /// <summary>A change reaches the disk (PlayerPrefs.Save) at most this long after it is made.</summary>
+        public static readonly TimeSpan SaveDelay = TimeSpan.FromSeconds(1);
         /// <summary>Remote configuration is read again this often when it names no interval.</summary>
         public static readonly TimeSpan DefaultRefreshInterval = TimeSpan.FromHours(1);
         private static readonly HashSet<string> Settled = new HashSet<string>
         {
             "matched", "matched_no_params", "organic", "skipped",
         };
+        /// <summary>The attribution route's own keys; the others of a matched install are its link's parameters.</summary>
+        private static readonly HashSet<string> AttributionKeys = new HashSet<string>
+        {
+            "service_match_status", "media_source", "campaign_id", "campaign_name", "adset_id", "adset_name",
+            "ad_id", "ad_name", "click_id", "click_to_first_open_hours", "matching_type", "confidence_score",
+        };
 
         private readonly SdkSetup setup;
+        private readonly SavingStore store;
         private readonly EventQueue queue;
+        private readonly SdkListeners listeners;
         private readonly SemaphoreSlim sending = new SemaphoreSlim(1, 1);
         private readonly object gate = new object();
         private ApiClient api;
         private Task initialization;
+        private bool initialized;
         private Task flushing = Task.FromResult(0);
+        private Task resolving = Task.FromResult(0);
+        private bool resolvingAttribution;
+        private int attributionAttempts;
+        private bool attributionRaised;
         private LogLevel logLevel = LogLevel.Info;
         private string customerUserId;
         private volatile bool configured;
         private volatile bool disabled;
+        private volatile bool stopped;
+        private volatile bool anonymous;
+        private volatile bool deleted;
+        /// <summary>The HTTP status that refused the install in this process: nothing more is sent until the next start.</summary>
+        private int? configurationError;
         private TimeSpan retryDelay;
         private bool retryScheduled;
+        private bool saveScheduled;
+        private int refreshGeneration;
         private TimeSpan refreshInterval = DefaultRefreshInterval;
         private DeviceSignals deviceSignals;
+        private TcfValues tcf;
         /// <summary>The whole install was refused for good in this process: the bare one goes instead.</summary>
         private bool installRefused;
 
         private readonly IScheduler scheduler;
 
-        public SdkCore(SdkSetup setup)
+        public SdkCore(SdkSetup setup, SdkListeners listeners = null)
         {
             this.setup = setup;
             scheduler = setup.Scheduler ?? new ThreadPoolScheduler();
-            queue = new EventQueue(setup.Store);
+            store = new SavingStore(setup.Store, RequestSave);
+            queue = new EventQueue(store);
             retryDelay = setup.RetryDelay;
+            stopped = store.Get(StoppedKey) == "true";
+            anonymous = store.Get(AnonymousKey) == "true";
+            this.listeners = listeners ?? new SdkListeners();
+            this.listeners.Use(setup.MainThread, setup.Log);
+            this.listeners.Attach(this);
+        }
+
+        /// <summary>The listeners this core raises (the facade's, or a test's own).</summary>
+        public SdkListeners Listeners
+        {
+            get { return listeners; }
         }
 
         public bool IsConfigured
@@ -92,7 +152,7 @@ namespace Service.Unity
 
         public string ServiceId
         {
-            get { return configured ? setup.Store.Get(ServiceIdKey) : null; }
+            get { return configured ? store.Get(ServiceIdKey) : null; }
         }
 
         public void Configure(string apiKey, int level, string userId)
@@ -102,6 +162,7 @@ namespace Service.Unity
             {
                 throw new ArgumentException("logLevel must be 0 (DEBUG) to 3 (ERROR)", "logLevel");
             }
+            Dictionary<string, object> stored = null;
             lock (gate)
             {
                 // One configure per process: a repeat, its customer user id included, changes nothing.
@@ -116,18 +177,34 @@ namespace Service.Unity
                     return;
                 }
                 api = new ApiClient(setup.BaseUrl, apiKey, setup.Transport ?? new HttpClientTransport());
-                if (setup.Store.Get(ServiceIdKey) == null)
+                if (store.Get(ServiceIdKey) == null)
                 {
-                    setup.Store.Set(ServiceIdKey, Guid.NewGuid().ToString());
-                    setup.Store.Set(FirstOpenKey, Requests.Iso(setup.Clock.UtcNow));
+                    store.Set(ServiceIdKey, Guid.NewGuid().ToString());
+                    store.Set(FirstOpenKey, Requests.Iso(setup.Clock.UtcNow));
+                    // The install's identity is on the disk at once: a crash now makes no second install.
+                    SaveNow();
                 }
                 // Kept across launches: a launch that names none goes on with the last one set.
-                if (Blank(userId)) customerUserId = setup.Store.Get(CustomerUserIdKey);
+                if (Blank(userId)) customerUserId = store.Get(CustomerUserIdKey);
                 else KeepCustomerUserId(userId);
-                disabled = setup.Store.Get(EnabledKey) == "false";
+                disabled = store.Get(EnabledKey) == "false";
                 configured = true;
-                initialization = scheduler.Start(Initialize);
+                if (stopped)
+                {
+                    // Stopped: not even the remote configuration is read until Start.
+                    Write(LogLevel.Info, "the SDK is stopped (ServiceSDK.Stop): it sends nothing until ServiceSDK.Start");
+                    initialization = Task.FromResult(0);
+                }
+                else
+                {
+                    initialized = true;
+                    initialization = scheduler.Start(Initialize);
+                }
+                var kept = store.Get(AttributionKey);
+                if (kept != null && !disabled && !stopped) stored = JObject.Parse(kept).ToObject<Dictionary<string, object>>();
             }
+            // At every start the attribution listener hears the attribution kept on the device.
+            if (stored != null) RaiseAttribution(stored, false);
         }
 
         /// <summary>
@@ -150,23 +227,36 @@ namespace Service.Unity
                 userId = null;
             }
             lock (gate) customerUserId = userId;
-            if (userId == null) setup.Store.Remove(CustomerUserIdKey);
-            else setup.Store.Set(CustomerUserIdKey, userId);
+            if (userId == null) store.Remove(CustomerUserIdKey);
+            else store.Set(CustomerUserIdKey, userId);
         }
 
+        /// <summary>
+        /// Queues the event (before Configure too: it goes once Configure ran) and sends what is
+        /// queued. While stopped, or switched off, the event is not queued.
+        /// </summary>
         public void SendEvent(EventType eventType, string eventName, IDictionary<string, object> parameters)
         {
-            RequireConfigured();
             if (eventType == EventType.CUSTOM && Blank(eventName))
             {
                 throw new ArgumentException("a CUSTOM event needs an eventName", "eventName");
             }
             var checkedParameters = EventParameters.Check(parameters);
             // The SDK tracks the install itself; a manual one would count it twice.
-            if (eventType == EventType.INSTALL || disabled) return;
+            if (eventType == EventType.INSTALL) return;
+            if (stopped)
+            {
+                Write(LogLevel.Debug, "the SDK is stopped: " + eventType + " is not queued");
+                return;
+            }
+            if (configured && disabled)
+            {
+                Write(LogLevel.Debug, "the SDK is switched off: " + eventType + " is not queued");
+                return;
+            }
             string userId;
-            lock (gate) userId = customerUserId;
-            queue.Add(new QueuedEvent
+            lock (gate) userId = configured ? customerUserId : store.Get(CustomerUserIdKey);
+            var overflow = queue.Add(new QueuedEvent
             {
                 EventId = Guid.NewGuid().ToString("N"),
                 EventType = eventType.ToString(),
@@ -176,7 +266,89 @@ namespace Service.Unity
                 EventTime = Requests.Iso(setup.Clock.UtcNow),
                 CustomerUserId = userId,
             });
-            Flush();
+            Drop(ServiceDropReason.QueueFull, overflow, "the queue held its " + EventQueue.Capacity + " events; the oldest made room");
+            if (configured) Flush();
+        }
+
+        /// <summary>
+        /// Stops the SDK, as the user asked: what is queued is dropped (reason `stopped`), and from
+        /// now on, across launches, nothing is queued and no request is made until Start.
+        /// </summary>
+        public void Stop()
+        {
+            lock (gate)
+            {
+                if (stopped) return;
+                stopped = true;
+                store.Set(StoppedKey, "true");
+            }
+            Write(LogLevel.Info, "the SDK is stopped: nothing is sent or queued until ServiceSDK.Start");
+            Drop(ServiceDropReason.Stopped, queue.Clear(), "the app stopped the SDK");
+        }
+
+        /// <summary>Starts the SDK again after Stop: the install if it was never sent, then the events sent after.</summary>
+        public void Start()
+        {
+            bool first;
+            lock (gate)
+            {
+                if (!stopped) return;
+                stopped = false;
+                store.Remove(StoppedKey);
+                if (!configured || api == null) return;
+                first = !initialized;
+                initialized = true;
+                if (first) initialization = scheduler.Start(Initialize);
+            }
+            Write(LogLevel.Info, "the SDK is started again");
+            if (!first) RefreshConfig();
+            var kept = store.Get(AttributionKey);
+            if (kept != null && !disabled) RaiseAttribution(JObject.Parse(kept).ToObject<Dictionary<string, object>>(), false);
+        }
+
+        public bool IsStopped
+        {
+            get { return stopped; }
+        }
+
+        /// <summary>Anonymous mode, kept across launches: no advertising id, IDFV or customer user id is sent.</summary>
+        public void SetAnonymous(bool on)
+        {
+            anonymous = on;
+            if (on) store.Set(AnonymousKey, "true");
+            else store.Remove(AnonymousKey);
+        }
+
+        public bool IsAnonymous
+        {
+            get { return anonymous; }
+        }
+
+        /// <summary>
+        /// The user's consent, kept across launches: sent on the install, or once the install is
+        /// recorded through the consent route whenever it differs from what was last sent.
+        /// </summary>
+        public void SetConsent(ServiceConsent consent)
+        {
+            if (consent == null) store.Remove(ConsentKey);
+            else store.Set(ConsentKey, consent.ToJson().ToString(Formatting.None));
+            if (configured && !disabled && !stopped) Flush();
+        }
+
+        /// <summary>The consent set with SetConsent (null when none).</summary>
+        public ServiceConsent Consent
+        {
+            get { return ServiceConsent.FromJson(store.Get(ConsentKey)); }
+        }
+
+        /// <summary>Every event dropped on this device (all launches together).</summary>
+        public long DroppedEventCount
+        {
+            get
+            {
+                long count;
+                return long.TryParse(store.Get(DroppedKey), out count) ? count : 0;
+            }
         }
 
         /// <summary>
@@ -208,21 +380,38 @@ namespace Service.Unity
             RequireConfigured();
             if (api == null) throw new InvalidOperationException("the SDK is off: no service address");
             await initialization;
-            await api.Send("DELETE", "/v1/installs/" + Uri.EscapeDataString(ServiceId), null)
-                ;
-            setup.Store.Remove(AttributionKey);
-            queue.Clear();
+            await api.Send("DELETE", "/v1/installs/" + Uri.EscapeDataString(ServiceId), null);
+            deleted = true;
+            store.Remove(AttributionKey);
+            Drop(ServiceDropReason.Deleted, queue.Clear(), "the install's data was deleted");
         }
 
-        /// <summary>Resolves once initialization and the sending under way are done (for tests).</summary>
+        /// <summary>Resolves once initialization, the sending and the attribution read under way are done (for tests).</summary>
         internal async Task Idle()
         {
-            if (initialization != null) await initialization;
+            Task current;
+            do
+            {
+                await SendingDone();
+                lock (gate) current = resolving;
+                await Finished(current);
+            } while (!ReferenceEquals(current, resolving) || !SendingIsDone());
+        }
+
+        private bool SendingIsDone()
+        {
+            lock (gate) return flushing.IsCompleted && (initialization == null || initialization.IsCompleted);
+        }
+
+        /// <summary>Resolves once initialization and the sending under way are done.</summary>
+        private async Task SendingDone()
+        {
+            if (initialization != null) await Finished(initialization);
             Task current;
             do
             {
                 lock (gate) current = flushing;
-                await current;
+                await Finished(current);
             } while (!ReferenceEquals(current, flushing));
         }
 
@@ -231,10 +420,56 @@ namespace Service.Unity
             get { return queue.Count; }
         }
 
+        /// <summary>Saves the store now (tests: as the save timer would).</summary>
+        internal void SaveNow()
+        {
+            var disk = setup.Store as IDiskStore;
+            if (disk == null) return;
+            try
+            {
+                disk.Save();
+            }
+            catch (Exception error)
+            {
+                Write(LogLevel.Warn, "the SDK's state was not saved: " + error.Message);
+            }
+        }
+
+        /// <summary>Saves the store within <see cref="SaveDelay"/> of a change: one save for every change meanwhile.</summary>
+        private void RequestSave()
+        {
+            if (!(setup.Store is IDiskStore)) return;
+            lock (gate)
+            {
+                if (saveScheduled) return;
+                saveScheduled = true;
+            }
+            scheduler.After(SaveDelay, () =>
+            {
+                lock (gate) saveScheduled = false;
+                SaveNow();
+            });
+        }
+
         private async Task Initialize()
         {
+            ReadTcf();
             await ReadConfig(true);
-            if (!disabled) await SendQueued();
+            if (!disabled && !stopped) await SendQueued();
+        }
+
+        /// <summary>The consent platform's values, once a start (off the main thread).</summary>
+        private void ReadTcf()
+        {
+            if (setup.Tcf == null) return;
+            try
+            {
+                tcf = setup.Tcf.Read();
+            }
+            catch (Exception error)
+            {
+                Write(LogLevel.Warn, "the consent platform's TCF values were not read: " + error.Message);
+            }
         }
 
         /// <summary>
@@ -245,13 +480,14 @@ namespace Service.Unity
         /// </summary>
         private async Task ReadConfig(bool first)
         {
+            if (stopped) return;
             try
             {
-                var config = await api.Send("GET", "/v1/config", null);
+                var config = await api.Send("GET", "/v1/config", null, ApiClient.AConfiguration);
                 var enabled = config == null || config.Value<bool?>("enabled") != false;
                 var seconds = config == null ? null : config.Value<long?>("refresh_interval_seconds");
                 refreshInterval = seconds.HasValue && seconds.Value >= 1 ? TimeSpan.FromSeconds(seconds.Value) : DefaultRefreshInterval;
-                setup.Store.Set(EnabledKey, enabled ? "true" : "false");
+                store.Set(EnabledKey, enabled ? "true" : "false");
                 if (enabled)
                 {
                     if (disabled && !first) Write(LogLevel.Info, "the app is switched on again in its remote configuration");
@@ -272,7 +508,14 @@ namespace Service.Unity
                 // Offline or the service down: go on with the last configuration kept.
                 Write(LogLevel.Warn, "remote configuration not fetched: " + error.Message);
             }
-            scheduler.After(refreshInterval, RefreshConfig);
+            int generation;
+            lock (gate) generation = ++refreshGeneration;
+            // Only the last timer set reads again: a Start while one waits makes no second reader.
+            scheduler.After(refreshInterval, () =>
+            {
+                lock (gate) if (generation != refreshGeneration) return;
+                RefreshConfig();
+            });
         }
 
         /// <summary>Reads the configuration again in turn with the sending, then sends what waits.</summary>
@@ -280,12 +523,13 @@ namespace Service.Unity
         {
             lock (gate)
             {
+                if (stopped) return;
                 var before = flushing;
                 flushing = scheduler.Start(async () =>
                 {
                     await Finished(before);
                     await ReadConfig(false);
-                    if (!disabled) await SendQueued();
+                    if (!disabled && !stopped) await SendQueued();
                 });
             }
         }
@@ -299,9 +543,9 @@ namespace Service.Unity
         private void SwitchOff(string why)
         {
             disabled = true;
-            // The owner asked for nothing to be sent: what waits is dropped, not kept for later.
-            queue.Clear();
             Write(LogLevel.Error, why + ": the SDK sends nothing");
+            // The owner asked for nothing to be sent: what waits is dropped, not kept for later.
+            Drop(ServiceDropReason.Disabled, queue.Clear(), why);
         }
 
         /// <summary>Sends what is queued once initialization and the sending before are done.</summary>
@@ -332,60 +576,67 @@ namespace Service.Unity
             }
         }
 
-        /// <summary>The install first, once; then the queued events in order, 100 a request.</summary>
+        /// <summary>
+        /// The install first, once; then the consent when it changed since it was last sent; then
+        /// the queued events in order, at most 100 a request. A request refused as a whole (413,
+        /// or a 4xx naming no event) is split in halves until the one event refused alone is
+        /// known: that one is dropped, every other goes.
+        /// </summary>
         private async Task SendQueued()
         {
             await sending.WaitAsync();
             try
             {
-                if (disabled) return;
-                if (setup.Store.Get(InstallTrackedKey) != "true") await TrackInstall();
-                while (!disabled && queue.Count > 0)
+                if (disabled || stopped || configurationError != null) return;
+                if (store.Get(InstallTrackedKey) != "true")
                 {
-                    var batch = queue.Peek(EventBatch);
-                    var body = new JObject
-                    {
-                        { "events", new JArray(batch.Select(e => Requests.Event(e, ServiceId))) },
-                    };
+                    if (!await TrackInstall()) return;
+                    KickAttribution();
+                }
+                if (!await SendConsentIfChanged()) return;
+                var limit = EventBatch;
+                while (!disabled && !stopped && queue.Count > 0)
+                {
+                    Drop(ServiceDropReason.Expired, queue.RemoveOlderThan(setup.Clock.UtcNow.ToUniversalTime() - MaxEventAge),
+                        "older than the " + MaxEventAge.TotalDays + " days the service keeps, by the device's clock");
+                    var batch = queue.Peek(limit);
+                    if (batch.Count == 0) break;
                     JToken answer;
                     try
                     {
-                        answer = await api.Send("POST", "/v1/events", body);
+                        answer = await api.Send(
+                            "POST", "/v1/events", Requests.Events(batch, ServiceId, setup.Clock.UtcNow, anonymous), ApiClient.EventsAnswer);
                     }
                     catch (ServiceHttpException error) when (error.IsRefusedForGood)
                     {
-                        // The batch itself was refused (a 4xx): sent again it would be refused
-                        // again and hold up every later event.
-                        Write(LogLevel.Error, "the service refused a batch of " + batch.Count + " events; they are dropped: " + error.Message);
-                        queue.Remove(batch.Select(e => e.EventId));
+                        // Refused as a whole, naming no event: sent again it would be refused again.
+                        if (batch.Count == 1)
+                        {
+                            queue.Remove(new[] { batch[0].EventId });
+                            Drop(ServiceDropReason.Refused, 1, "the service refused " + batch[0].EventType + " " + batch[0].EventId + " alone: " + error.Message);
+                        }
+                        else
+                        {
+                            limit = (batch.Count + 1) / 2;
+                            Write(LogLevel.Info, "the service refused a batch of " + batch.Count + " events as a whole (" + error.Code
+                                + "); it is sent again in halves to find the event it refuses");
+                        }
                         continue;
                     }
-                    // Accepted, ignored and refused for good leave; a retryable refusal stays.
-                    var rejected = answer?["rejected"] as JArray ?? new JArray();
-                    var keep = new HashSet<string>(rejected
-                        .Where(r => r.Value<bool?>("retryable") == true)
-                        .Select(r => r.Value<string>("event_id")));
-                    var refused = rejected.Where(r => r.Value<bool?>("retryable") != true)
-                        .Select(r => "#" + r.Value<int?>("index") + " " + r.Value<string>("event_id") + ": " + r.Value<string>("detail"))
-                        .ToList();
-                    if (refused.Count > 0)
-                    {
-                        Write(LogLevel.Error, "the service refused " + refused.Count + " of " + batch.Count
-                            + " events for good; they are dropped: " + string.Join("; ", refused));
-                    }
-                    queue.Remove(batch.Select(e => e.EventId).Where(id => !keep.Contains(id)));
-                    if (keep.Count > 0)
-                    {
-                        // The service has no install for them: it is reported again before they are.
-                        setup.Store.Remove(InstallTrackedKey);
-                        throw new InvalidOperationException("events to send again later");
-                    }
+                    // After a split, the batches grow back to their full size.
+                    limit = Math.Min(EventBatch, limit * 2);
+                    HandleVerdicts(batch, (JObject)answer);
                 }
                 retryDelay = setup.RetryDelay;
             }
             catch (ServiceHttpException error) when (error.IsAuthentication)
             {
                 SwitchOff("the SDK key was rejected (" + error.Code + ")");
+            }
+            catch (UnexpectedAnswerException error)
+            {
+                Write(LogLevel.Warn, "an unexpected answer, sending again in " + retryDelay.TotalSeconds + " s: " + error.Message);
+                ScheduleRetry();
             }
             catch (Exception error)
             {
@@ -400,28 +651,86 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// POST /v1/installs. An install the service refuses for good is not sent again as it was:
-        /// one error in the log, then the install with only its required fields, so that it is
-        /// recorded and its events are taken. Should that be refused too, it is tried again later,
-        /// as offline.
+        /// A 202's verdicts: accepted and ignored events leave the queue, one refused for good is
+        /// dropped (reason `refused`), one refused as retryable stays for a later attempt.
         /// </summary>
-        private async Task TrackInstall()
+        private void HandleVerdicts(List<QueuedEvent> batch, JObject answer)
+        {
+            Func<JToken, QueuedEvent> named = verdict =>
+            {
+                var index = verdict.Value<int?>("index");
+                if (index.HasValue && index.Value >= 0 && index.Value < batch.Count) return batch[index.Value];
+                var id = verdict.Value<string>("event_id");
+                return batch.FirstOrDefault(e => e.EventId == id);
+            };
+            var rejected = (answer["rejected"] as JArray ?? new JArray()).Where(r => r is JObject).ToList();
+            var keep = new HashSet<string>(rejected.Where(r => r.Value<bool?>("retryable") == true)
+                .Select(named).Where(e => e != null).Select(e => e.EventId));
+            var refused = rejected.Where(r => r.Value<bool?>("retryable") != true)
+                .Select(r => new { Event = named(r), Detail = r.Value<string>("detail") })
+                .Where(r => r.Event != null && !keep.Contains(r.Event.EventId))
+                .ToList();
+            var ignored = (answer["ignored"] as JArray ?? new JArray()).Where(r => r is JObject)
+                .Select(r => new { Event = named(r), Detail = r.Value<string>("detail") ?? "" })
+                .Where(r => r.Event != null && !keep.Contains(r.Event.EventId))
+                .ToList();
+            queue.Remove(batch.Select(e => e.EventId).Where(id => !keep.Contains(id)));
+            if (refused.Count > 0)
+            {
+                Drop(ServiceDropReason.Refused, refused.Count, "the service refused " + refused.Count + " of " + batch.Count
+                    + " events for good: " + string.Join("; ", refused.Select(r => r.Event.EventType + " " + r.Event.EventId + ": " + r.Detail)));
+            }
+            // Ignored: the service will not keep them (the app switched off, the install's data deleted).
+            var deletedOnes = ignored.Where(r => r.Detail.IndexOf("delet", StringComparison.OrdinalIgnoreCase) >= 0).ToList();
+            var offOnes = ignored.Except(deletedOnes).ToList();
+            if (deletedOnes.Count > 0)
+            {
+                Drop(ServiceDropReason.Deleted, deletedOnes.Count, "the service ignored them: " + deletedOnes[0].Detail);
+            }
+            if (offOnes.Count > 0)
+            {
+                Drop(ServiceDropReason.Disabled, offOnes.Count, "the service ignored them: " + offOnes[0].Detail);
+            }
+            if (keep.Count > 0)
+            {
+                // The service has no install for them: it is reported again before they are.
+                store.Remove(InstallTrackedKey);
+                throw new InvalidOperationException("events to send again later");
+            }
+        }
+
+        /// <summary>
+        /// POST /v1/installs; true once it is recorded. An install the service refuses with 401,
+        /// 403 or 404 names a wrong address or key: a configuration error, not tried again in this
+        /// process. One refused for good otherwise is not sent again as it was: one error in the
+        /// log, then the install with only its required fields, so that it is recorded and its
+        /// events are taken; should that be refused too, a configuration error as well.
+        /// </summary>
+        private async Task<bool> TrackInstall()
         {
             string userId;
             lock (gate) userId = customerUserId;
             var firstOpen = DateTime.Parse(
-                setup.Store.Get(FirstOpenKey), null, System.Globalization.DateTimeStyles.RoundtripKind).ToUniversalTime();
+                store.Get(FirstOpenKey), null, System.Globalization.DateTimeStyles.RoundtripKind).ToUniversalTime();
             // A clock put right since the first open: not a first open in the future.
             var now = setup.Clock.UtcNow.ToUniversalTime();
             if (firstOpen > now) firstOpen = now;
             var device = deviceSignals ?? (deviceSignals = setup.Device.Read());
             if (!installRefused)
             {
+                var consent = CurrentConsent();
                 try
                 {
-                    await api.Send("POST", "/v1/installs", Requests.Install(ServiceId, firstOpen, setup.Clock.UtcNow, device, userId));
-                    setup.Store.Set(InstallTrackedKey, "true");
-                    return;
+                    await api.Send("POST", "/v1/installs",
+                        Requests.Install(ServiceId, firstOpen, setup.Clock.UtcNow, device, userId, consent, anonymous), ApiClient.AnObject);
+                    store.Set(ConsentSentKey, ConsentText(consent));
+                    store.Set(InstallTrackedKey, "true");
+                    return true;
+                }
+                catch (ServiceHttpException error) when (error.IsConfiguration)
+                {
+                    ConfigurationError(error.Code, "the install");
+                    return false;
                 }
                 catch (ServiceHttpException error) when (error.IsRefusedForGood)
                 {
@@ -429,8 +738,91 @@ namespace Service.Unity
                     Write(LogLevel.Error, "the service refused the install; it is sent again with its required fields only: " + error.Message);
                 }
             }
-            await api.Send("POST", "/v1/installs", Requests.BareInstall(ServiceId, firstOpen, setup.Clock.UtcNow, device.Os == "ios" ? "ios" : "android"));
-            setup.Store.Set(InstallTrackedKey, "true");
+            try
+            {
+                await api.Send("POST", "/v1/installs",
+                    Requests.BareInstall(ServiceId, firstOpen, setup.Clock.UtcNow, device.Os == "ios" ? "ios" : "android"), ApiClient.AnObject);
+            }
+            catch (ServiceHttpException error) when (error.IsRefusedForGood || error.IsConfiguration)
+            {
+                ConfigurationError(error.Code, "the install with its required fields only");
+                return false;
+            }
+            // No consent went with it: the consent route sends it next.
+            store.Remove(ConsentSentKey);
+            store.Set(InstallTrackedKey, "true");
+            return true;
+        }
+
+        /// <summary>
+        /// POST /v1/installs/{service_id}/consent when the consent now (the app's and the TCF
+        /// values) differs from what was last sent; false after a configuration error.
+        /// </summary>
+        private async Task<bool> SendConsentIfChanged()
+        {
+            var consent = CurrentConsent();
+            var text = ConsentText(consent);
+            if (text == (store.Get(ConsentSentKey) ?? ConsentText(null))) return true;
+            try
+            {
+                await api.Send("POST", "/v1/installs/" + Uri.EscapeDataString(ServiceId) + "/consent",
+                    Requests.ConsentUpdate(consent, setup.Clock.UtcNow), ApiClient.AnObject);
+                store.Set(ConsentSentKey, text);
+                Write(LogLevel.Debug, "consent sent: " + text);
+                return true;
+            }
+            catch (ServiceHttpException error) when (error.Code == 409)
+            {
+                // The install is not recorded yet at the service: later, like any retryable answer.
+                throw new InvalidOperationException("the consent update waits for the install: " + error.Message);
+            }
+            catch (ServiceHttpException error) when (error.IsConfiguration)
+            {
+                ConfigurationError(error.Code, "the consent update");
+                return false;
+            }
+            catch (ServiceHttpException error) when (error.IsRefusedForGood)
+            {
+                // Sent again as it is it would be refused again: kept as sent, the next change goes.
+                Write(LogLevel.Error, "the service refused the consent update for good: " + error.Message);
+                store.Set(ConsentSentKey, text);
+                return true;
+            }
+        }
+
+        private JObject CurrentConsent()
+        {
+            return Requests.Consent(Consent, tcf);
+        }
+
+        private static string ConsentText(JObject consent)
+        {
+            return consent == null ? "null" : consent.ToString(Formatting.None);
+        }
+
+        /// <summary>Once a process: an error in the log and to the error listener; nothing more is sent.</summary>
+        private void ConfigurationError(int code, string what)
+        {
+            lock (gate)
+            {
+                if (configurationError != null) return;
+                configurationError = code;
+            }
+            var message = "the service refused " + what + " with " + code
+                + " (a wrong service address or SDK key?): nothing is sent until the app starts again; "
+                + queue.Count + " events stay queued on the device";
+            Write(LogLevel.Error, message);
+            listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, code, 1, message));
+        }
+
+        /// <summary>Events dropped: a warning with the reason, the count kept on the device, the error listener told.</summary>
+        private void Drop(ServiceDropReason reason, int count, string why)
+        {
+            if (count <= 0) return;
+            lock (gate) store.Set(DroppedKey, (DroppedEventCount + count).ToString(System.Globalization.CultureInfo.InvariantCulture));
+            var message = count + (count == 1 ? " event" : " events") + " dropped (" + ServiceError.WireName(reason) + "): " + why;
+            Write(LogLevel.Warn, message);
+            listeners.RaiseError(new ServiceError(ServiceErrorKind.EventsDropped, reason, null, count, message));
         }
 
         private void ScheduleRetry()
@@ -449,16 +841,77 @@ namespace Service.Unity
             });
         }
 
+        /// <summary>
+        /// A new attribution listener: at once the attribution kept on the device, or the read
+        /// that resolves it.
+        /// </summary>
+        internal void AttributionListenerAdded(Action<Dictionary<string, object>> handler)
+        {
+            if (!configured || disabled || stopped || deleted) return;
+            var kept = store.Get(AttributionKey);
+            if (kept != null) listeners.RaiseAttributionTo(handler, JObject.Parse(kept).ToObject<Dictionary<string, object>>());
+            else KickAttribution();
+        }
+
+        internal void DeepLinkListenerAdded()
+        {
+            if (store.Get(AttributionKey) == null) KickAttribution();
+        }
+
+        /// <summary>
+        /// Reads the attribution for the listeners, once the install is recorded and while none is
+        /// kept: a few times a launch, further apart each time, while it is not resolved.
+        /// </summary>
+        private void KickAttribution()
+        {
+            if (!configured || api == null || disabled || stopped || deleted || configurationError != null) return;
+            if (!listeners.WantsAttribution || store.Get(AttributionKey) != null) return;
+            if (store.Get(InstallTrackedKey) != "true") return;
+            lock (gate)
+            {
+                if (resolvingAttribution || attributionAttempts >= AttributionAttempts) return;
+                resolvingAttribution = true;
+                attributionAttempts++;
+                resolving = scheduler.Start(ResolveAttribution);
+            }
+        }
+
+        private async Task ResolveAttribution()
+        {
+            var settled = false;
+            try
+            {
+                var parameters = await ReadAttribution();
+                object status;
+                settled = parameters.TryGetValue(MatchStatus, out status) && Settled.Contains(status as string);
+            }
+            catch (Exception error)
+            {
+                Write(LogLevel.Info, "attribution not read yet: " + error.Message);
+            }
+            int attempt;
+            lock (gate)
+            {
+                resolvingAttribution = false;
+                attempt = attributionAttempts;
+            }
+            if (!settled && attempt < AttributionAttempts)
+            {
+                var delay = TimeSpan.FromTicks(Math.Min(setup.RetryDelay.Ticks << attempt, MaxRetryDelay.Ticks));
+                scheduler.After(delay, KickAttribution);
+            }
+        }
+
         private async Task<Dictionary<string, object>> ReadAttribution()
         {
-            if (disabled) return Status("not_configured");
-            var kept = setup.Store.Get(AttributionKey);
+            if (disabled || stopped) return Status("not_configured");
+            var kept = store.Get(AttributionKey);
             if (kept != null) return JObject.Parse(kept).ToObject<Dictionary<string, object>>();
             await initialization;
-            if (disabled) return Status("not_configured");
+            if (disabled || stopped) return Status("not_configured");
             // The install must be at the service before it can be matched.
-            await Idle();
-            if (setup.Store.Get(InstallTrackedKey) != "true") return Status("failed");
+            await SendingDone();
+            if (store.Get(InstallTrackedKey) != "true") return Status("failed");
             var answer = await api.Send(
                 "GET",
                 "/v1/installs/" + Uri.EscapeDataString(ServiceId) + "/attribution?wait_seconds=" + setup.AttributionWaitSeconds,
@@ -466,8 +919,52 @@ namespace Service.Unity
             var parameters = answer.ToObject<Dictionary<string, object>>();
             object status;
             if (!parameters.TryGetValue(MatchStatus, out status)) return Status("failed");
-            if (Settled.Contains(status as string)) setup.Store.Set(AttributionKey, answer.ToString());
+            if (Settled.Contains(status as string))
+            {
+                lock (gate)
+                {
+                    // Two reads at once: the first kept is the one the listeners hear.
+                    if (store.Get(AttributionKey) != null) return parameters;
+                    store.Set(AttributionKey, answer.ToString(Formatting.None));
+                }
+                RaiseAttribution(parameters, true);
+            }
             return parameters;
+        }
+
+        /// <summary>
+        /// The attribution listener, once a launch; and the deferred deep link when the attribution
+        /// just resolved carries one, once an install.
+        /// </summary>
+        private void RaiseAttribution(Dictionary<string, object> parameters, bool fresh)
+        {
+            if (disabled || stopped || deleted) return;
+            bool raise;
+            lock (gate)
+            {
+                raise = !attributionRaised;
+                attributionRaised = true;
+            }
+            if (raise) listeners.RaiseAttribution(parameters);
+            if (!fresh) return;
+            var link = DeferredDeepLink(parameters);
+            if (link == null) return;
+            lock (gate)
+            {
+                if (store.Get(DeferredKey) == "true") return;
+                store.Set(DeferredKey, "true");
+            }
+            listeners.RaiseDeepLink(link);
+        }
+
+        /// <summary>The deferred deep link an attribution map gives (listeners.json), or null.</summary>
+        internal static ServiceDeepLink DeferredDeepLink(IDictionary<string, object> parameters)
+        {
+            object path;
+            if (!parameters.TryGetValue(DeepLinkPath, out path) || path == null || Convert.ToString(path).Length == 0) return null;
+            var custom = parameters.Where(p => !AttributionKeys.Contains(p.Key) && p.Value != null)
+                .ToDictionary(p => p.Key, p => Convert.ToString(p.Value, System.Globalization.CultureInfo.InvariantCulture));
+            return new ServiceDeepLink(ServiceDeepLinkKind.Deferred, null, Convert.ToString(path), custom, null);
         }
 
         private static Dictionary<string, object> Status(string status)
@@ -488,6 +985,36 @@ namespace Service.Unity
         private static bool Blank(string text)
         {
             return text == null || text.Trim().Length == 0;
+        }
+
+        /// <summary>The store, each change of it followed by a save within a second.</summary>
+        private sealed class SavingStore : IKeyValueStore
+        {
+            private readonly IKeyValueStore inner;
+            private readonly Action changed;
+
+            public SavingStore(IKeyValueStore inner, Action changed)
+            {
+                this.inner = inner;
+                this.changed = changed;
+            }
+
+            public string Get(string key)
+            {
+                return inner.Get(key);
+            }
+
+            public void Set(string key, string value)
+            {
+                inner.Set(key, value);
+                changed();
+            }
+
+            public void Remove(string key)
+            {
+                inner.Remove(key);
+                changed();
+            }
         }
     }
 }

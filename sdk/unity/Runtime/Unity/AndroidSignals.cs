@@ -86,6 +86,48 @@ namespace Service.Unity
             }
         }
 
+        /// <summary>
+        /// IABTCF_TCString and IABTCF_gdprApplies from the app's default SharedPreferences
+        /// (`&lt;package&gt;_preferences`), where a TCF consent platform stores them; off the main thread.
+        /// </summary>
+        public static TcfValues Tcf()
+        {
+            AndroidJNI.AttachCurrentThread();
+            try
+            {
+                using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
+                using (var activity = player.GetStatic<AndroidJavaObject>("currentActivity"))
+                using (var preferences = activity.Call<AndroidJavaObject>(
+                    "getSharedPreferences", activity.Call<string>("getPackageName") + "_preferences", 0))
+                {
+                    // No null through JNI: "" and -1 stand for "not stored".
+                    var tcString = preferences.Call<bool>("contains", "IABTCF_TCString")
+                        ? preferences.Call<string>("getString", "IABTCF_TCString", "")
+                        : "";
+                    var applies = -1;
+                    try
+                    {
+                        applies = preferences.Call<int>("getInt", "IABTCF_gdprApplies", -1);
+                    }
+                    catch (Exception)
+                    {
+                        // Some consent platforms store it as a string.
+                        int parsed;
+                        if (int.TryParse(preferences.Call<string>("getString", "IABTCF_gdprApplies", ""), out parsed)) applies = parsed;
+                    }
+                    return new TcfValues
+                    {
+                        TcString = tcString.Length == 0 ? null : tcString,
+                        GdprApplies = applies == 0 || applies == 1 ? applies : (int?)null,
+                    };
+                }
+            }
+            catch (Exception)
+            {
+                return null;
+            }
+        }
+
         // InstallReferrerStateListener, called by the Play Store's service connection.
         private void onInstallReferrerSetupFinished(int responseCode)
         {

@@ -13,6 +13,7 @@ namespace Service.Unity
     public sealed class ServiceSdkBehaviour : MonoBehaviour, IMainThread
     {
         private readonly Queue<Action> pending = new Queue<Action>();
+        private PlayerPrefsStore store;
 #if UNITY_WEBGL && !UNITY_EDITOR
         private MainThreadScheduler scheduler;
 #endif
@@ -23,9 +24,11 @@ namespace Service.Unity
             var host = new GameObject("ServiceSDK");
             DontDestroyOnLoad(host);
             var behaviour = host.AddComponent<ServiceSdkBehaviour>();
+            behaviour.store = new PlayerPrefsStore(behaviour);
             var setup = new SdkSetup
             {
-                Store = new PlayerPrefsStore(behaviour),
+                Store = behaviour.store,
+                Tcf = new TcfSource(),
                 // Made here, on the main thread: it reads what only the main thread may.
                 Device = new UnityDevice(),
                 Log = new UnityLog(),
@@ -64,7 +67,12 @@ namespace Service.Unity
 
         private void OnApplicationPause(bool paused)
         {
-            if (paused) PlayerPrefs.Save();
+            if (paused) store.SaveOnMainThread();
+        }
+
+        private void OnApplicationQuit()
+        {
+            store.SaveOnMainThread();
         }
     }
 }

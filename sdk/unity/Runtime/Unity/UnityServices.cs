@@ -2,30 +2,30 @@ using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Runtime.InteropServices;
+using System.Threading;
 using UnityEngine;
 
 namespace Service.Unity
 {
     /// <summary>
     /// PlayerPrefs may only be touched on the main thread, and the SDK writes from its own: reads
-    /// come from a copy made at load, writes go to the copy and, on the main thread, to PlayerPrefs.
+    /// come from a copy made at load, writes go to the copy, and Save (which the core calls
+    /// within a second of a change, and at once for the install's id) writes what changed to
+    /// PlayerPrefs and PlayerPrefs to the disk, on the main thread. The behaviour saves too when
+    /// the app pauses or quits.
     /// </summary>
-    internal sealed class PlayerPrefsStore : IKeyValueStore
+    internal sealed class PlayerPrefsStore : IDiskStore
     {
-        private static readonly string[] Keys =
-        {
-            "service_sdk.service_id", "service_sdk.first_open", "service_sdk.install_tracked",
-            "service_sdk.enabled", "service_sdk.attribution", "service_sdk.event_queue",
-            "service_sdk.customer_user_id",
-        };
-
         private readonly Dictionary<string, string> values = new Dictionary<string, string>();
+        private readonly HashSet<string> changed = new HashSet<string>();
         private readonly IMainThread mainThread;
+        private readonly int mainThreadId = Thread.CurrentThread.ManagedThreadId;
 
+        /// <summary>Made on the main thread.</summary>
         public PlayerPrefsStore(IMainThread mainThread)
         {
             this.mainThread = mainThread;
-            foreach (var key in Keys)
+            foreach (var key in SdkCore.StoreKeys)
             {
                 if (PlayerPrefs.HasKey(key)) values[key] = PlayerPrefs.GetString(key);
             }
@@ -42,14 +42,76 @@ namespace Service.Unity
 
         public void Set(string key, string value)
         {
-            lock (values) values[key] = value;
-            mainThread.Post(() => PlayerPrefs.SetString(key, value));
+            lock (values)
+            {
+                values[key] = value;
+                changed.Add(key);
+            }
         }
 
         public void Remove(string key)
         {
-            lock (values) values.Remove(key);
-            mainThread.Post(() => PlayerPrefs.DeleteKey(key));
+            lock (values)
+            {
+                values.Remove(key);
+                changed.Add(key);
+            }
+        }
+
+        public void Save()
+        {
+            if (Thread.CurrentThread.ManagedThreadId == mainThreadId) SaveOnMainThread();
+            else mainThread.Post(SaveOnMainThread);
+        }
+
+        /// <summary>What changed to PlayerPrefs, then PlayerPrefs to the disk.</summary>
+        public void SaveOnMainThread()
+        {
+            lock (values)
+            {
+                foreach (var key in changed)
+                {
+                    string value;
+                    if (values.TryGetValue(key, out value)) PlayerPrefs.SetString(key, value);
+                    else PlayerPrefs.DeleteKey(key);
+                }
+                changed.Clear();
+            }
+            PlayerPrefs.Save();
+        }
+    }
+
+    /// <summary>
+    /// The IAB TCF values the app's consent platform (CMP) stored where the TCF says: on Android
+    /// the app's default SharedPreferences (`&lt;package&gt;_preferences`, as
+    /// PreferenceManager.getDefaultSharedPreferences names it), on iOS NSUserDefaults'
+    /// standard defaults. PlayerPrefs holds neither. Read off the main thread.
+    /// </summary>
+    internal sealed class TcfSource : ITcfSource
+    {
+#if UNITY_IOS && !UNITY_EDITOR
+        // Runtime/Plugins/iOS/ServiceSdkDevice.m.
+        [DllImport("__Internal")]
+        private static extern string ServiceSdkTcfString();
+
+        [DllImport("__Internal")]
+        private static extern int ServiceSdkTcfGdprApplies();
+#endif
+
+        public TcfValues Read()
+        {
+#if UNITY_ANDROID && !UNITY_EDITOR
+            return AndroidSignals.Tcf();
+#elif UNITY_IOS && !UNITY_EDITOR
+            var applies = ServiceSdkTcfGdprApplies();
+            return new TcfValues
+            {
+                TcString = ServiceSdkTcfString(),
+                GdprApplies = applies == 0 || applies == 1 ? applies : (int?)null,
+            };
+#else
+            return null;
+#endif
         }
     }
 

@@ -1,8 +1,9 @@
 // What only iOS itself knows, for the Unity layer (Runtime/Unity/UnityServices.cs, through
 // [DllImport("__Internal")]): App Tracking Transparency's status and, once the user allowed
 // tracking, the IDFA; Apple's AdServices token once the app has called
-// ServiceSDK.EnablePlatformAdsAttribution; the device's language. Each answer is a malloc'd copy
-// (or NULL), which the managed marshaller frees.
+// ServiceSDK.EnablePlatformAdsAttribution; the device's language; the IAB TCF values a consent
+// platform stored in NSUserDefaults. Each string answer is a malloc'd copy (or NULL), which the
+// managed marshaller frees.
 //
 // AppTrackingTransparency (iOS 14) and AdServices (iOS 14.3) are missing on older systems: they
 // are weak-linked (Editor/ServiceSdkXcodeFrameworks.cs) and every use is behind @available.
@@ -59,4 +60,22 @@ const char *ServiceSdkAdvertisingId(void) {
 // The user's first preferred language, a BCP 47 tag such as "en-US".
 const char *ServiceSdkLocale(void) {
     return ServiceSdkCopy([[NSLocale preferredLanguages] firstObject]);
+}
+
+// IABTCF_TCString as the app's consent platform stored it in the standard user defaults (the
+// TCF's place on iOS; Unity's PlayerPrefs do not hold it), or NULL.
+const char *ServiceSdkTcfString(void) {
+    id value = [[NSUserDefaults standardUserDefaults] objectForKey:@"IABTCF_TCString"];
+    if (![value isKindOfClass:[NSString class]] || [(NSString *)value length] == 0) return NULL;
+    return ServiceSdkCopy((NSString *)value);
+}
+
+// IABTCF_gdprApplies: 1 or 0 (a number, or a string some platforms store); -1 when absent.
+int ServiceSdkTcfGdprApplies(void) {
+    id value = [[NSUserDefaults standardUserDefaults] objectForKey:@"IABTCF_gdprApplies"];
+    if ([value isKindOfClass:[NSNumber class]] || [value isKindOfClass:[NSString class]]) {
+        NSInteger applies = [value integerValue];
+        if (applies == 0 || applies == 1) return (int)applies;
+    }
+    return -1;
 }

@@ -1,0 +1,175 @@
+using System;
+using System.Collections.Generic;
+
+namespace Service.Unity
+{
+    /// <summary>
+    /// The app's three listeners (<see cref="ServiceSDK.AttributionReceived"/>,
+    /// <see cref="ServiceSDK.DeepLinkReceived"/>, <see cref="ServiceSDK.ErrorOccurred"/>), each
+    /// called through the platform's main thread (<see cref="IMainThread"/>): the Unity layer's
+    /// behaviour runs them in its Update, tests drain them. A direct or deferred deep link that
+    /// comes before any deep-link listener waits for the first one.
+    /// </summary>
+    internal sealed class SdkListeners
+    {
+        private readonly object gate = new object();
+        private Action<Dictionary<string, object>> attribution;
+        private Action<ServiceDeepLink> deepLink;
+        private Action<ServiceError> error;
+        private readonly List<ServiceDeepLink> pendingLinks = new List<ServiceDeepLink>();
+        private IMainThread mainThread;
+        private ILog log;
+        private SdkCore core;
+
+        /// <summary>Where listeners run and where what they throw is logged.</summary>
+        public void Use(IMainThread thread, ILog errors)
+        {
+            List<ServiceDeepLink> waiting = null;
+            Action<ServiceDeepLink> handlers;
+            lock (gate)
+            {
+                mainThread = thread;
+                log = errors;
+                handlers = deepLink;
+                if (handlers != null && thread != null && pendingLinks.Count > 0)
+                {
+                    waiting = new List<ServiceDeepLink>(pendingLinks);
+                    pendingLinks.Clear();
+                }
+            }
+            if (waiting != null) foreach (var link in waiting) Post(handlers, link);
+        }
+
+        /// <summary>The core a new attribution listener asks for the stored attribution.</summary>
+        public void Attach(SdkCore owner)
+        {
+            lock (gate) core = owner;
+        }
+
+        public bool WantsAttribution
+        {
+            get { lock (gate) return attribution != null || deepLink != null; }
+        }
+
+        public void AddAttribution(Action<Dictionary<string, object>> handler)
+        {
+            if (handler == null) return;
+            SdkCore owner;
+            lock (gate)
+            {
+                attribution += handler;
+                owner = core;
+            }
+            if (owner != null) owner.AttributionListenerAdded(handler);
+        }
+
+        public void RemoveAttribution(Action<Dictionary<string, object>> handler)
+        {
+            lock (gate) attribution -= handler;
+        }
+
+        public void AddDeepLink(Action<ServiceDeepLink> handler)
+        {
+            if (handler == null) return;
+            List<ServiceDeepLink> waiting = null;
+            SdkCore owner;
+            lock (gate)
+            {
+                deepLink += handler;
+                owner = core;
+                if (mainThread != null && pendingLinks.Count > 0)
+                {
+                    waiting = new List<ServiceDeepLink>(pendingLinks);
+                    pendingLinks.Clear();
+                }
+            }
+            if (waiting != null) foreach (var link in waiting) Post(handler, link);
+            // A deferred deep link comes with the attribution: read it if nobody has.
+            if (owner != null) owner.DeepLinkListenerAdded();
+        }
+
+        public void RemoveDeepLink(Action<ServiceDeepLink> handler)
+        {
+            lock (gate) deepLink -= handler;
+        }
+
+        public void AddError(Action<ServiceError> handler)
+        {
+            if (handler == null) return;
+            lock (gate) error += handler;
+        }
+
+        public void RemoveError(Action<ServiceError> handler)
+        {
+            lock (gate) error -= handler;
+        }
+
+        /// <summary>Every attribution listener, each with a copy of the map.</summary>
+        public void RaiseAttribution(Dictionary<string, object> parameters)
+        {
+            Action<Dictionary<string, object>> handlers;
+            lock (gate) handlers = attribution;
+            if (handlers != null) RaiseAttributionTo(handlers, parameters);
+        }
+
+        public void RaiseAttributionTo(Action<Dictionary<string, object>> handlers, Dictionary<string, object> parameters)
+        {
+            foreach (Action<Dictionary<string, object>> handler in handlers.GetInvocationList())
+            {
+                Post(handler, new Dictionary<string, object>(parameters));
+            }
+        }
+
+        /// <summary>To every deep-link listener; kept for the first one when there is none yet.</summary>
+        public void RaiseDeepLink(ServiceDeepLink link)
+        {
+            Action<ServiceDeepLink> handlers;
+            lock (gate)
+            {
+                handlers = deepLink;
+                if (handlers == null || mainThread == null)
+                {
+                    // A direct link only the last one: the app opens where the last tap leads.
+                    if (link.Kind == ServiceDeepLinkKind.Direct) pendingLinks.RemoveAll(l => l.Kind == ServiceDeepLinkKind.Direct);
+                    pendingLinks.Add(link);
+                    return;
+                }
+            }
+            Post(handlers, link);
+        }
+
+        public void RaiseError(ServiceError problem)
+        {
+            Action<ServiceError> handlers;
+            lock (gate) handlers = error;
+            if (handlers != null) Post(handlers, problem);
+        }
+
+        /// <summary>Each handler on the main thread, one's exception logged and the next still called.</summary>
+        private void Post<T>(Action<T> handlers, T value)
+        {
+            IMainThread thread;
+            ILog errors;
+            lock (gate)
+            {
+                thread = mainThread;
+                errors = log;
+            }
+            if (thread == null) return;
+            thread.Post(() =>
+            {
+                foreach (Action<T> handler in handlers.GetInvocationList())
+                {
+                    try
+                    {
+                        handler(value);
+                    }
+                    catch (Exception failure)
+                    {
+                        if (errors != null) errors.Write(LogLevel.Error, "a ServiceSDK listener threw: " + failure);
+                    }
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,91 @@
+namespace Service.Unity
+{
+    public enum ServiceErrorKind
+    {
+        /// <summary>The service refused the install (401, 403, 404, or its bare form): <see cref="ServiceError.Code"/> says how.</summary>
+        Configuration,
+
+        /// <summary>Events were dropped: <see cref="ServiceError.Reason"/> says why, <see cref="ServiceError.Count"/> how many.</summary>
+        EventsDropped,
+    }
+
+    /// <summary>The only reasons the SDK drops an event it queued (sdk/conformance/delivery.json).</summary>
+    public enum ServiceDropReason
+    {
+        /// <summary>`queue_full`: the queue held 1000 events; the oldest went.</summary>
+        QueueFull,
+
+        /// <summary>`refused`: the service refused this event for good.</summary>
+        Refused,
+
+        /// <summary>`expired`: older than 30 days by the device's clock, which the service refuses.</summary>
+        Expired,
+
+        /// <summary>`stopped`: the app called Stop.</summary>
+        Stopped,
+
+        /// <summary>`disabled`: remote configuration switched the SDK off, or the key was rejected.</summary>
+        Disabled,
+
+        /// <summary>`deleted`: the install's data was deleted (DeleteUserData).</summary>
+        Deleted,
+    }
+
+    /// <summary>What <see cref="ServiceSDK.ErrorOccurred"/> receives; read-only.</summary>
+    public sealed class ServiceError
+    {
+        internal ServiceError(ServiceErrorKind kind, ServiceDropReason? reason, int? code, long count, string message)
+        {
+            Kind = kind;
+            Reason = reason;
+            Code = code;
+            Count = count;
+            Message = message;
+        }
+
+        public ServiceErrorKind Kind { get; }
+
+        /// <summary>Why the events were dropped; null for a configuration error.</summary>
+        public ServiceDropReason? Reason { get; }
+
+        /// <summary>The HTTP status of a configuration error; null otherwise.</summary>
+        public int? Code { get; }
+
+        /// <summary>How many events were dropped (1 for a configuration error).</summary>
+        public long Count { get; }
+
+        public string Message { get; }
+
+        /// <summary>The kind's wire name: `configuration` or `events_dropped`.</summary>
+        public string KindName
+        {
+            get { return Kind == ServiceErrorKind.Configuration ? "configuration" : "events_dropped"; }
+        }
+
+        /// <summary>The reason's wire name (`queue_full`, `refused`, ...), or null.</summary>
+        public string ReasonName
+        {
+            get { return Reason.HasValue ? WireName(Reason.Value) : null; }
+        }
+
+        /// <summary>A drop reason's name in sdk/conformance/delivery.json and in the log.</summary>
+        public static string WireName(ServiceDropReason reason)
+        {
+            switch (reason)
+            {
+                case ServiceDropReason.QueueFull: return "queue_full";
+                case ServiceDropReason.Refused: return "refused";
+                case ServiceDropReason.Expired: return "expired";
+                case ServiceDropReason.Stopped: return "stopped";
+                case ServiceDropReason.Disabled: return "disabled";
+                default: return "deleted";
+            }
+        }
+
+        public override string ToString()
+        {
+            return "ServiceError(" + KindName + (Reason.HasValue ? ", " + ReasonName : "") + (Code.HasValue ? ", " + Code : "")
+                + ", count " + Count + ": " + Message + ")";
+        }
+    }
+}
