@@ -1,0 +1,32 @@
+# The attribution service's SDK for iOS (sources in sdk/ios). Paths are relative to the
+# repository's root, which is what CocoaPods checks out at the tag: `pod 'ServiceAttribution',
+# :git => 'https://github.com/service-attribution/service-attribution.git', :tag => '1.0.0'`.
+# `pod lib lint ServiceAttribution.podspec` checks it where CocoaPods is.
+Pod::Spec.new do |s|
+  s.name             = 'ServiceAttribution'
+  s.version          = '1.0.0'
+  s.summary          = "The attribution service's SDK for iOS: installs, events, attribution and deep links."
+  s.description      = <<-DESC
+    Tracks the install and in-app events (kept on the device while offline), reads the
+    install's attribution and deferred deep link, delivers direct and deferred deep links and
+    errors to the app's listeners, honours stop, anonymous mode and consent (with the IAB TCF
+    values the app's consent platform stores), and reports Apple Ads attribution through
+    AdServices. Swift, no third-party dependency.
+  DESC
+  s.homepage         = 'https://github.com/service-attribution/service-attribution/tree/main/sdk/ios'
+  s.license          = { :type => 'Apache-2.0' }
+  s.author           = { 'Service Attribution' => 'sdk@service-attribution.invalid' }
+  # The same plain version tags SwiftPM reads (SwiftPM takes no prefixed tag as a version).
+  s.source           = { :git => 'https://github.com/service-attribution/service-attribution.git', :tag => s.version.to_s }
+
+  s.ios.deployment_target = '13.0'
+  # Swift 5 language mode: CocoaPods picks the highest of these its Xcode supports.
+  s.swift_versions   = ['5.7', '5.8', '5.9', '5.10']
+
+  s.source_files     = 'sdk/ios/Sources/ServiceAttribution/**/*.swift'
+  s.resource_bundles = { 'ServiceAttribution_Privacy' => ['sdk/ios/Sources/ServiceAttribution/PrivacyInfo.xcprivacy'] }
+
+  s.frameworks       = 'Foundation', 'CryptoKit', 'AdSupport', 'UIKit'
+  # Newer than iOS 13: linked weakly, used behind availability checks.
+  s.weak_frameworks  = 'AppTrackingTransparency', 'AdServices'
+end
