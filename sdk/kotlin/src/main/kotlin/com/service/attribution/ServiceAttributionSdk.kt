@@ -6,14 +6,16 @@ import android.net.Uri
 import com.service.attribution.android.AndroidPlatform
 import com.service.attribution.core.LinkParser
 import com.service.attribution.core.SdkCore
+import java.util.concurrent.CompletableFuture
 
 /**
  * The SDK. Call [configure] once from `Application.onCreate()`; every other member is safe
  * from any thread, before or after it. Each member hands over to the JVM core ([SdkCore]),
- * which holds every rule; this object only turns Android types into the core's.
+ * which holds every rule; this object only turns Android types into the core's. Every member
+ * is callable from Java: the `suspend` ones have a `…Async` twin returning a CompletableFuture.
  */
 object ServiceAttributionSdk {
-    internal val core = SdkCore()
+    internal val core = SdkCore(defaultMainThread = AndroidPlatform.mainThread)
 
     /**
      * Starts the SDK: fetches remote configuration, tracks the install once, sends buffered
@@ -83,15 +85,79 @@ object ServiceAttributionSdk {
     fun handleAppLink(intent: Intent, options: LinkOptions = LinkOptions()): AppLinkResult? =
         intent.data?.let { handleAppLink(it, options) }
 
-    /** Parses [uri] locally, with no network call; callable before configure. */
+    /**
+     * Parses [uri] locally, with no network call; callable before configure. A recognised link
+     * also goes to the deep-link listener, as a direct deep link.
+     */
     @JvmStatic
     @JvmOverloads
     fun handleAppLink(uri: Uri, options: LinkOptions = LinkOptions()): AppLinkResult? {
         val url = uri.toString()
         val link = LinkParser.parse(url, options) ?: return null
         core.noteOpenUrl(url)
+        core.deliverAppLink(link, url)
         return AppLinkResult(link.deeplinkId, link.queryParams, uri)
     }
+
+    /**
+     * A link that opened the app, from any scheme (an App Link, or the app's own `myapp://…`):
+     * delivered to the deep-link listener as a direct deep link, and returned. Null when [uri]
+     * is no link (nothing is delivered).
+     */
+    @JvmStatic
+    fun handleDeepLink(uri: Uri): DeepLink? = core.handleDeepLink(uri.toString())
+
+    /** [handleDeepLink] for the link in [intent]'s data; null without one. */
+    @JvmStatic
+    fun handleDeepLink(intent: Intent): DeepLink? = intent.data?.let { handleDeepLink(it) }
+
+    /**
+     * Told the install's attribution once resolved (with `service_match_status`), and at every
+     * later start with the map kept on the device; set after that, at once. Main thread. Null
+     * removes it.
+     */
+    @JvmStatic
+    fun setAttributionListener(listener: AttributionListener?) = core.setAttributionListener(listener)
+
+    /** Told direct deep links (handleAppLink, handleDeepLink) and, once per install, the deferred one. Main thread. */
+    @JvmStatic
+    fun setDeepLinkListener(listener: DeepLinkListener?) = core.setDeepLinkListener(listener)
+
+    /** Told events dropped (with the reason and how many) and an install the backend refuses. Main thread. */
+    @JvmStatic
+    fun setErrorListener(listener: ErrorListener?) = core.setErrorListener(listener)
+
+    /** Events dropped on this device so far, across launches (each also told to the error listener). */
+    @JvmStatic
+    fun getDroppedEventCount(): Long = core.getDroppedEventCount()
+
+    /**
+     * Stops the SDK, as the user asked: nothing is sent (no request at all) and nothing queued
+     * until [start]; what was queued is dropped. Kept across launches.
+     */
+    @JvmStatic
+    fun stop() = core.stop()
+
+    /** Undoes [stop]: the install is sent if it never was, and events from now on. */
+    @JvmStatic
+    fun start() = core.start()
+
+    @JvmStatic
+    fun isStopped(): Boolean = core.isStopped()
+
+    /** Anonymous mode: no advertising id and no customer user id leave the device. Kept across launches. */
+    @JvmStatic
+    fun setAnonymous(anonymous: Boolean) = core.setAnonymous(anonymous)
+
+    @JvmStatic
+    fun isAnonymous(): Boolean = core.isAnonymous()
+
+    /**
+     * The user's consent (kept across launches): sent on the install with the IAB TCF values
+     * the app's consent platform stored on the device, and again whenever it changes.
+     */
+    @JvmStatic
+    fun setConsent(consent: Consent) = core.setConsent(consent)
 
     @JvmStatic
     @JvmOverloads
@@ -107,4 +173,18 @@ object ServiceAttributionSdk {
 
     @JvmStatic
     suspend fun refreshConfig() = core.refreshConfig()
+
+    /** [awaitAttributionParams] for Java: completes once the first attribution attempt of the launch finished. */
+    @JvmStatic
+    @JvmOverloads
+    fun awaitAttributionParamsAsync(rawReferrer: String? = null): CompletableFuture<Map<String, String>> =
+        core.awaitAttributionParamsAsync(rawReferrer)
+
+    /** [deleteUserData] for Java: fails with HttpException, or IllegalStateException before configure. */
+    @JvmStatic
+    fun deleteUserDataAsync(): CompletableFuture<Void?> = core.deleteUserDataAsync()
+
+    /** [refreshConfig] for Java: fails as refreshConfig throws. */
+    @JvmStatic
+    fun refreshConfigAsync(): CompletableFuture<Void?> = core.refreshConfigAsync()
 }

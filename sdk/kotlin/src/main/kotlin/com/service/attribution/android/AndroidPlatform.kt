@@ -19,6 +19,8 @@ import com.service.attribution.core.LogSink
 import com.service.attribution.core.MainThread
 import com.service.attribution.core.Platform
 import com.service.attribution.core.SdkSettings
+import com.service.attribution.core.TcfSource
+import com.service.attribution.core.TcfValues
 import java.util.Locale
 import java.util.TimeZone
 import java.util.concurrent.CountDownLatch
@@ -31,6 +33,12 @@ internal object AndroidPlatform {
 
     const val PREFERENCES = "com.service.attribution"
 
+    /** What sendEvent hands over, written with commit() before it returns: a file of its own, kept small. */
+    const val JOURNAL = "com.service.attribution.journal"
+
+    /** The app's main thread (listeners run there). */
+    val mainThread = MainThread { Handler(Looper.getMainLooper()).post(it) }
+
     fun create(
         context: Context,
         referrerClient: (Context) -> InstallReferrerClient = { InstallReferrerClient.newBuilder(it).build() },
@@ -40,8 +48,10 @@ internal object AndroidPlatform {
             store = PreferencesStore(context.getSharedPreferences(PREFERENCES, Context.MODE_PRIVATE)),
             device = AndroidDevice(context, advertisingIdInfo),
             installReferrer = PlayInstallReferrer(context, referrerClient),
-            mainThread = MainThread { Handler(Looper.getMainLooper()).post(it) },
+            mainThread = mainThread,
             log = Logcat,
+            tcf = DefaultPreferencesTcf(context),
+            journal = PreferencesStore(context.getSharedPreferences(JOURNAL, Context.MODE_PRIVATE), durable = true),
         )
 
     /**
@@ -58,12 +68,37 @@ internal object AndroidPlatform {
     }
 }
 
-internal class PreferencesStore(private val preferences: SharedPreferences) : KeyValueStore {
+/** SharedPreferences; [durable]: each write is on disk when it returns (commit()), else written behind (apply()). */
+internal class PreferencesStore(private val preferences: SharedPreferences, private val durable: Boolean = false) : KeyValueStore {
     override fun get(key: String): String? = preferences.getString(key, null)
 
-    override fun put(key: String, value: String) = preferences.edit().putString(key, value).apply()
+    override fun put(key: String, value: String) = write(preferences.edit().putString(key, value))
 
-    override fun remove(key: String) = preferences.edit().remove(key).apply()
+    override fun remove(key: String) = write(preferences.edit().remove(key))
+
+    private fun write(editor: SharedPreferences.Editor) {
+        if (durable) editor.commit() else editor.apply()
+    }
+}
+
+/**
+ * The IAB TCF values the app's consent platform stored in the default SharedPreferences (what
+ * `PreferenceManager.getDefaultSharedPreferences` opens: the file `<package>_preferences`).
+ * `IABTCF_gdprApplies` is an int by the TCF spec; a string or boolean is read too.
+ */
+internal class DefaultPreferencesTcf(private val context: Context) : TcfSource {
+    override fun read(): TcfValues {
+        val values = context.getSharedPreferences(context.packageName + "_preferences", Context.MODE_PRIVATE).all
+        val gdprApplies =
+            when (val v = values["IABTCF_gdprApplies"]) {
+                is Int -> v
+                is Long -> v.toInt()
+                is String -> v.trim().toIntOrNull()
+                is Boolean -> if (v) 1 else 0
+                else -> null
+            }
+        return TcfValues(values["IABTCF_TCString"] as? String, gdprApplies)
+    }
 }
 
 /**

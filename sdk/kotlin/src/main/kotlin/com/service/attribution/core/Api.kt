@@ -2,38 +2,65 @@ package com.service.attribution.core
 
 import com.service.attribution.AuthenticationException
 import com.service.attribution.HttpException
+import java.io.IOException
 import java.net.URLEncoder
 
 /** What a POST /v1/events answer asks of the SDK. */
 internal data class EventsVerdict(
     /** Indexes to send again later (the install is not recorded yet). */
     val retry: Set<Int>,
-    /** Why events were refused for good, for the log. */
+    /** Why events were refused for good, for the log; one entry per event. */
     val refused: List<String>,
 )
 
 /**
+ * A 2xx whose body is not what the contract says (no JSON, or JSON of another shape): handled
+ * like a 5xx, since a proxy or a captive portal may answer for the backend.
+ */
+internal class UnexpectedAnswerException(message: String) : IOException(message)
+
+/**
  * The backend's SDK routes (spec/openapi.json), with the bare SDK key in `Authorization`.
  * A 401 or 403 is an [AuthenticationException]; any other non-success status an [HttpException];
- * no answer at all an IOException from the transport.
+ * no answer at all an IOException from the transport, a 2xx not of the contract an
+ * [UnexpectedAnswerException].
  */
 internal class Api(baseUrl: String, private val apiKey: String, private val http: HttpTransport) {
     private val base = baseUrl.trimEnd('/')
 
-    fun config(): RemoteConfig = RemoteConfig.parse(call("GET", "/v1/config", null).body)
-
-    fun install(body: Map<String, Any?>) {
-        call("POST", "/v1/installs", Json.write(body))
+    fun config(): RemoteConfig {
+        val body = call("GET", "/v1/config", null).body
+        return try {
+            RemoteConfig.parse(body)
+        } catch (e: RuntimeException) {
+            throw UnexpectedAnswerException("GET /v1/config answered ${describe(body)}")
+        }
     }
 
-    fun events(events: List<Map<String, Any?>>): EventsVerdict {
-        val answer = Json.parseObject(call("POST", "/v1/events", Json.write(mapOf("events" to events))).body)
-        val rejected = (answer["rejected"] as? List<*>).orEmpty().mapNotNull { it as? Map<*, *> }
+    fun install(body: Map<String, Any?>) {
+        jsonObject("POST /v1/installs", call("POST", "/v1/installs", Json.write(body)).body)
+    }
+
+    /** [sentAtMs]: the device clock as the request leaves, set again on each attempt. */
+    fun events(events: List<Map<String, Any?>>, sentAtMs: Long): EventsVerdict {
+        val body = Json.write(linkedMapOf("sent_at" to Requests.iso(sentAtMs), "events" to events))
+        val answer = jsonObject("POST /v1/events", call("POST", "/v1/events", body).body)
+        val rejectedField = answer["rejected"]
+        if (answer["accepted"] !is Number || (rejectedField != null && rejectedField !is List<*>)) {
+            throw UnexpectedAnswerException("POST /v1/events answered ${describe(Json.write(answer))}")
+        }
+        val rejected = (rejectedField as? List<*>).orEmpty().mapNotNull { it as? Map<*, *> }
         val (retryable, refused) = rejected.partition { it["retryable"] == true }
         return EventsVerdict(
             retry = retryable.mapNotNull { (it["index"] as? Number)?.toInt() }.toSet(),
             refused = refused.map { "#${it["index"]}: ${it["detail"]}" },
         )
+    }
+
+    /** POST /v1/installs/{service_id}/consent: 202 once stored, 409 while the install is not recorded. */
+    fun consent(serviceId: String, consent: Map<String, Any?>, sentAtMs: Long) {
+        val body = Json.write(linkedMapOf("sent_at" to Requests.iso(sentAtMs), "consent" to consent))
+        jsonObject("POST /v1/installs/{id}/consent", call("POST", "/v1/installs/${encode(serviceId)}/consent", body).body)
     }
 
     fun deleteInstall(serviceId: String) {
@@ -43,8 +70,18 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
     /** The flat map; empty while the install's attribution is not resolved. */
     fun attribution(serviceId: String, waitSeconds: Int): Map<String, String> {
         val body = call("GET", "/v1/installs/${encode(serviceId)}/attribution?wait_seconds=$waitSeconds", null).body
-        return Json.parseObject(body).mapNotNull { (k, v) -> (v as? String)?.let { k to it } }.toMap()
+        return jsonObject("GET attribution", body).mapNotNull { (k, v) -> (v as? String)?.let { k to it } }.toMap()
     }
+
+    private fun jsonObject(what: String, body: String): Map<String, Any?> =
+        try {
+            Json.parseObject(body)
+        } catch (e: RuntimeException) {
+            throw UnexpectedAnswerException("$what answered ${describe(body)}")
+        }
+
+    private fun describe(body: String): String =
+        if (body.isBlank()) "an empty body" else "a body not of the contract: " + body.take(80).replace('\n', ' ')
 
     private fun call(method: String, path: String, body: String?): HttpResponse {
         val headers = LinkedHashMap<String, String>()

@@ -39,3 +39,38 @@ internal object Drafts {
         )
     }
 }
+
+/** Drafts as kept in the journal (JSON), so that an event handed to sendEvent survives the process. */
+internal object DraftJson {
+    fun write(drafts: List<Draft>): String =
+        Json.write(
+            drafts.map {
+                linkedMapOf(
+                    "event_id" to it.eventId,
+                    "type" to it.type.name,
+                    "name" to it.name,
+                    "parameters" to it.parameters,
+                    "time_ms" to it.timeMs,
+                    "customer_user_id" to it.customerUserId,
+                )
+            },
+        )
+
+    @Suppress("UNCHECKED_CAST")
+    fun read(text: String?): List<Draft> {
+        if (text == null) return emptyList()
+        val list = runCatching { Json.parse(text) as List<Map<String, Any?>> }.getOrNull() ?: return emptyList()
+        return list.mapNotNull { m ->
+            runCatching {
+                Draft(
+                    eventId = m["event_id"] as String,
+                    type = EventType.valueOf(m["type"] as String),
+                    name = m["name"] as String?,
+                    parameters = (m["parameters"] as Map<String, Any?>?).orEmpty(),
+                    timeMs = (m["time_ms"] as Number).toLong(),
+                    customerUserId = m["customer_user_id"] as String?,
+                )
+            }.getOrNull()
+        }
+    }
+}

@@ -60,7 +60,21 @@ internal data class HttpRequest(val method: String, val url: String, val headers
 
 internal data class HttpResponse(val code: Int, val body: String)
 
-/** Everything the core needs from the platform it runs on. */
+/**
+ * What the app's IAB TCF consent platform stored on the device: `IABTCF_TCString` and
+ * `IABTCF_gdprApplies` (1 or 0); each null when absent.
+ */
+internal data class TcfValues(val tcString: String?, val gdprApplies: Int?)
+
+/** Reads the TCF values (Android: the default SharedPreferences). Called off the main thread. */
+internal fun interface TcfSource {
+    fun read(): TcfValues
+}
+
+/**
+ * Everything the core needs from the platform it runs on. [journal] holds what sendEvent hands
+ * over, written before it returns (Android: a small preferences file written with commit()).
+ */
 internal class Platform(
     val store: KeyValueStore,
     val device: DeviceSignals,
@@ -69,6 +83,8 @@ internal class Platform(
     val log: LogSink,
     val http: HttpTransport = UrlConnectionTransport(),
     val clock: () -> Long = System::currentTimeMillis,
+    val tcf: TcfSource = TcfSource { TcfValues(null, null) },
+    val journal: KeyValueStore = store,
 )
 
 /** An SDK built on this one (the Flutter plugin): its name and version, and its parameter rule. */

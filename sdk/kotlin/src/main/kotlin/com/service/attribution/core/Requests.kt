@@ -47,8 +47,10 @@ internal object Requests {
         openUrl: String?,
         customerUserId: String?,
         wrapper: Wrapper? = null,
+        /** gdpr_applies, ad_user_data, ad_personalization, tcf_string; null when none is known. */
+        consent: Map<String, Any?>? = null,
     ): Map<String, Any?> =
-        linkedMapOf(
+        linkedMapOf<String, Any?>(
             "service_id" to serviceId,
             "os" to "android",
             "os_version" to Fields.text(device.osVersion, 64),
@@ -65,6 +67,15 @@ internal object Requests {
             "customer_user_id" to customerUserId,
             "locale" to Fields.matching(device.locale, Fields.LOCALE, 35),
             "timezone" to Fields.matching(device.timezone, Fields.TIMEZONE, 64),
+        ).also { body -> if (consent != null) body["consent"] = consent }
+
+    /** The consent object of the install and of the consent route, keys in a fixed order. */
+    fun consent(gdprApplies: Boolean?, adUserData: Boolean?, adPersonalization: Boolean?, tcfString: String?): Map<String, Any?> =
+        linkedMapOf(
+            "gdpr_applies" to gdprApplies,
+            "ad_user_data" to adUserData,
+            "ad_personalization" to adPersonalization,
+            "tcf_string" to tcfString,
         )
 
     /**

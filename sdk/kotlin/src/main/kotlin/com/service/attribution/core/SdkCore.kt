@@ -1,16 +1,28 @@
 package com.service.attribution.core
 
+import com.service.attribution.AttributionListener
 import com.service.attribution.AuthenticationException
+import com.service.attribution.Consent
+import com.service.attribution.DeepLink
+import com.service.attribution.DeepLinkKind
+import com.service.attribution.DeepLinkListener
+import com.service.attribution.DropReason
+import com.service.attribution.ErrorListener
 import com.service.attribution.EventType
 import com.service.attribution.HttpException
 import com.service.attribution.InitListener
+import com.service.attribution.LinkOptions
 import com.service.attribution.LogLevel
+import com.service.attribution.ServiceError
+import com.service.attribution.ServiceErrorKind
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.withContext
 import java.io.IOException
 import java.util.UUID
+import java.util.concurrent.CompletableFuture
 import java.util.concurrent.Executors
+import java.util.concurrent.ScheduledExecutorService
 import java.util.concurrent.ScheduledFuture
 import java.util.concurrent.TimeUnit
 
@@ -23,6 +35,8 @@ internal data class SdkSettings(
     val attributionWaitSeconds: Int = 20,
     /** Events kept on the device at most; the oldest go first. */
     val maxQueuedEvents: Int = 1_000,
+    /** Events older than this by the device's clock are not sent: the backend keeps 30 days. */
+    val maxEventAgeMs: Long = 30L * 24 * 3600 * 1000,
 )
 
 /**
@@ -32,14 +46,22 @@ internal data class SdkSettings(
  *
  * Threads: every change of state and every request but the attribution long poll runs on one
  * worker thread, so events leave in the order they were sent; public calls only hand work to it.
- * The attribution poll has its own thread so that its long wait never holds events back.
+ * The attribution poll has its own thread so that its long wait never holds events back. Both
+ * executors can be given (tests drive them by hand, with a clock of their own).
+ *
+ * [defaultMainThread] runs listeners until configure gives the platform's (a direct deep link
+ * handled before configure).
  */
-internal class SdkCore {
-    private val worker =
-        Executors.newSingleThreadScheduledExecutor { r -> Thread(r, "ServiceSdk").apply { isDaemon = true } }
-    private val workerDispatcher = worker.asCoroutineDispatcher()
-    private val poller =
-        Executors.newSingleThreadScheduledExecutor { r -> Thread(r, "ServiceSdk-attribution").apply { isDaemon = true } }
+internal class SdkCore(
+    worker: ScheduledExecutorService? = null,
+    poller: ScheduledExecutorService? = null,
+    private val defaultMainThread: MainThread = MainThread { it.run() },
+) {
+    private val worker: ScheduledExecutorService =
+        worker ?: Executors.newSingleThreadScheduledExecutor { r -> Thread(r, "ServiceSdk").apply { isDaemon = true } }
+    private val workerDispatcher = this.worker.asCoroutineDispatcher()
+    private val poller: ScheduledExecutorService =
+        poller ?: Executors.newSingleThreadScheduledExecutor { r -> Thread(r, "ServiceSdk-attribution").apply { isDaemon = true } }
 
     @Volatile private var configured = false
 
@@ -58,6 +80,29 @@ internal class SdkCore {
     /** Set once deleteUserData succeeded: no attribution is kept for the install again. */
     @Volatile private var deleted = false
 
+    /** stop(): nothing is sent and nothing queued; kept on the device. */
+    @Volatile private var stopped = false
+
+    /** setAnonymous(true): no advertising id or customer user id leaves the device; kept on the device. */
+    @Volatile private var anonymous = false
+
+    /** What the app set with setConsent; kept on the device. */
+    @Volatile private var consent: Consent? = null
+
+    // Set before configure, written to the store when it runs (there is no store before).
+    private var stoppedBeforeConfigure: Boolean? = null
+    private var anonymousBeforeConfigure: Boolean? = null
+    private var consentBeforeConfigure: Consent? = null
+
+    @Volatile private var attributionListener: AttributionListener? = null
+
+    @Volatile private var deepLinkListener: DeepLinkListener? = null
+
+    @Volatile private var errorListener: ErrorListener? = null
+
+    /** Deep links found while no listener was set, delivered when one is. */
+    private val pendingDeepLinks = ArrayList<DeepLink>()
+
     @Volatile private var log = Logger(LogSink { _, _, _ -> }, LogLevel.INFO)
 
     /** The SDK built on this one, if any (the Flutter plugin): named on the install, with its rules. */
@@ -67,21 +112,45 @@ internal class SdkCore {
     private lateinit var settings: SdkSettings
     private lateinit var api: Api
     private lateinit var queue: EventQueue
+    private var apiKey = ""
+    private var initListener: InitListener? = null
+    private var configureStarted = 0L
+    private var configureMainThreadMs = 0L
+
+    /**
+     * What sendEvent took and the worker has not queued yet (all of it until remote
+     * configuration says how to protect parameters); in the journal once configure has run.
+     */
+    private val drafts = ArrayList<Draft>()
+
+    /** Events dropped before configure, by reason: counted and reported once it runs. */
+    private val dropsBeforeConfigure = LinkedHashMap<DropReason, Int>()
+    private var droppedBeforeConfigure = 0L
 
     // Worker-thread state.
-    private val early = ArrayList<Draft>()
+    private var initialized = false
     private var retryDelayMs = 0L
     private var retry: ScheduledFuture<*>? = null
     private var refresh: ScheduledFuture<*>? = null
-    private var polling = false
+
+    @Volatile private var polling = false
     private var referrerRead = false
     private var referrer: InstallReferrerDetails? = null
 
-    /** Events still to send one a request, after a batch holding them was refused as a whole. */
-    private var singlesLeft = 0
+    /**
+     * How many events at the head of the queue hold one the backend refused as a whole (413, or
+     * a 4xx naming no event): sent in halves until the one refused alone is known.
+     */
+    private var suspect = 0
 
     /** Set once the backend refused the full install for good: only its required fields go. */
     private var minimalInstall = false
+
+    /**
+     * Set when the backend refused the install as a configuration error (401, 403, 404, or its
+     * bare form): nothing is tried again until the next start or refreshConfig.
+     */
+    private var installBlocked = false
 
     /** Completed once the first attribution attempt of this process has finished, either way. */
     private val initialMatch = CompletableDeferred<Unit>()
@@ -102,23 +171,52 @@ internal class SdkCore {
             }
             this.platform = platform
             this.settings = settings
+            this.apiKey = apiKey
+            this.initListener = listener
+            this.configureStarted = started
             log = Logger(platform.log, logLevel)
             api = Api(settings.baseUrl, apiKey, platform.http)
             queue = EventQueue(platform.store, settings.maxQueuedEvents)
+            val store = platform.store
             Fields.customerUserId(customerUserId)?.let { this.customerUserId = it }
-            this.customerUserId?.let { platform.store.put(KEY_CUSTOMER_USER_ID, it) }
-                ?: run { this.customerUserId = platform.store.get(KEY_CUSTOMER_USER_ID) }
-            serviceId = platform.store.get(KEY_SERVICE_ID) ?: UUID.randomUUID().toString().also {
-                platform.store.put(KEY_SERVICE_ID, it)
-                platform.store.put(KEY_FIRST_OPEN, started.toString())
+            this.customerUserId?.let { store.put(KEY_CUSTOMER_USER_ID, it) }
+                ?: run { this.customerUserId = store.get(KEY_CUSTOMER_USER_ID) }
+            serviceId = store.get(KEY_SERVICE_ID) ?: UUID.randomUUID().toString().also {
+                store.put(KEY_SERVICE_ID, it)
+                store.put(KEY_FIRST_OPEN, started.toString())
+            }
+            stoppedBeforeConfigure?.let { putFlag(KEY_STOPPED, it) }
+            anonymousBeforeConfigure?.let { putFlag(KEY_ANONYMOUS, it) }
+            consentBeforeConfigure?.let { store.put(KEY_CONSENT, consentJson(it)) }
+            stopped = store.get(KEY_STOPPED) != null
+            anonymous = store.get(KEY_ANONYMOUS) != null
+            consent = store.get(KEY_CONSENT)?.let(::parseConsent)
+            synchronized(drafts) {
+                // Events handed over in an earlier process and not queued yet come first.
+                val kept = DraftJson.read(platform.journal.get(KEY_DRAFTS))
+                val keptIds = kept.map { it.eventId }.toSet()
+                val merged = kept + drafts.filter { it.eventId !in keptIds }
+                drafts.clear()
+                drafts.addAll(if (stopped) emptyList() else merged)
+                writeDrafts()
             }
             configured = true
         }
-        val mainThreadMs = platform.clock() - started
-        worker.execute { initialize(apiKey, listener, started, mainThreadMs) }
+        configureMainThreadMs = platform.clock() - started
+        worker.execute {
+            reportDropsBeforeConfigure()
+            initialize()
+        }
     }
 
-    private fun initialize(apiKey: String, listener: InitListener?, started: Long, mainThreadMs: Long) {
+    /** On the worker: fetches remote configuration and starts sending; nothing while stopped. */
+    private fun initialize() {
+        if (stopped) {
+            log.info("the SDK is stopped: nothing is sent until start()")
+            return
+        }
+        initialized = true
+        val listener = initListener
         val missing = platform.device.missingPermissions()
         val refusal =
             when {
@@ -139,8 +237,11 @@ internal class SdkCore {
             }
         apply(fetched)
         log.info("initialized: ${if (fetched.enabled) "enabled" else "switched off by remote configuration"}")
+        // A later start: the attribution kept on the device, told again.
+        if (!disabled) storedAttribution()?.let { announceAttribution(it) }
         if (listener != null) {
-            val total = platform.clock() - started
+            val total = platform.clock() - configureStarted
+            val mainThreadMs = configureMainThreadMs
             platform.mainThread.post { listener.onInitialized(mainThreadMs, total) }
         }
     }
@@ -166,20 +267,32 @@ internal class SdkCore {
         refresh = worker.schedule({ refreshQuietly() }, newConfig.refreshIntervalSeconds, TimeUnit.SECONDS)
         if (!newConfig.enabled) return disable()
         disabled = false
-        early.forEach(::enqueue)
-        early.clear()
+        queueDrafts()
         flush()
     }
 
     /** Sends nothing from now on: what was waiting is dropped, as the app's owner asked. */
     private fun disable() {
         disabled = true
-        early.clear()
-        if (::queue.isInitialized) queue.clear()
+        dropEverything(DropReason.DISABLED)
         initialMatch.complete(Unit)
     }
 
+    /** On the worker: drops what sendEvent handed over and what is queued, reported as [reason]. */
+    private fun dropEverything(reason: DropReason) {
+        val fromDrafts =
+            synchronized(drafts) {
+                drafts.size.also {
+                    drafts.clear()
+                    writeDrafts()
+                }
+            }
+        val fromQueue = if (::queue.isInitialized) queue.clear() else 0
+        reportDrop(reason, fromDrafts + fromQueue)
+    }
+
     private fun refreshQuietly() {
+        if (stopped) return
         try {
             refreshOnWorker()
         } catch (e: Exception) {
@@ -188,6 +301,12 @@ internal class SdkCore {
     }
 
     private fun refreshOnWorker() {
+        if (stopped) {
+            log.info("the SDK is stopped: remote configuration is not fetched")
+            return
+        }
+        // A refused install is tried again from here on, as at the next start.
+        installBlocked = false
         val fetched =
             try {
                 api.config()
@@ -202,6 +321,29 @@ internal class SdkCore {
     suspend fun refreshConfig() {
         check(configured) { "configure has not been called" }
         withContext(workerDispatcher) { refreshOnWorker() }
+    }
+
+    fun refreshConfigAsync(): CompletableFuture<Void?> =
+        onWorker {
+            refreshOnWorker()
+            null
+        }
+
+    /** Runs [block] on the worker; the future fails with IllegalStateException before configure. */
+    private fun <T> onWorker(block: () -> T): CompletableFuture<T> {
+        val future = CompletableFuture<T>()
+        if (!configured) {
+            future.completeExceptionally(IllegalStateException("configure has not been called"))
+            return future
+        }
+        worker.execute {
+            try {
+                future.complete(block())
+            } catch (e: Throwable) {
+                future.completeExceptionally(e)
+            }
+        }
+        return future
     }
 
     fun setCustomerUserId(value: String?) {
@@ -220,31 +362,55 @@ internal class SdkCore {
     }
 
     fun sendEvent(event: EventType, name: String?, parameters: Map<String, Any?>?) {
-        if (configured && disabled) {
+        if (stopped || (configured && disabled)) {
             require(event != EventType.CUSTOM || !name.isNullOrBlank()) { Drafts.CUSTOM_NAME_RULE }
-            log.debug("the SDK is disabled: ${event.name} is not sent")
+            log.debug("the SDK is ${if (stopped) "stopped" else "disabled"}: ${event.name} is not sent")
             return
         }
         val timeMs = if (configured) platform.clock() else System.currentTimeMillis()
         val draft = Drafts.create(event, name, parameters, timeMs, customerUserId, log) ?: return
+        var overflow = 0
+        synchronized(drafts) {
+            drafts.add(draft)
+            // Bounded like the queue, for an app that sends events and never configures.
+            while (drafts.size > MAX_DRAFTS) {
+                drafts.removeAt(0)
+                overflow++
+            }
+            // On the device before sendEvent returns (once configure gave a store).
+            writeDrafts()
+        }
         worker.execute {
-            when {
-                disabled && configured -> Unit
-                config == null -> {
-                    // Bounded like the queue, for an app that sends events and never configures.
-                    if (early.size >= MAX_EARLY_EVENTS) early.removeAt(0)
-                    early.add(draft)
-                }
-                else -> {
-                    enqueue(draft)
-                    flush()
-                }
+            if (overflow > 0) reportDrop(DropReason.QUEUE_FULL, overflow)
+            if (config != null && !disabled && !stopped) {
+                queueDrafts()
+                flush()
             }
         }
     }
 
-    /** On the worker: protects the draft's matching parameters and keeps it on the device. */
-    private fun enqueue(draft: Draft) {
+    /** Under the drafts lock: the journal holds what sendEvent handed over and is not queued. */
+    private fun writeDrafts() {
+        if (!::platform.isInitialized) return
+        if (drafts.isEmpty()) platform.journal.remove(KEY_DRAFTS) else platform.journal.put(KEY_DRAFTS, DraftJson.write(drafts))
+    }
+
+    /** On the worker, with a configuration: protects each draft's parameters and queues it. */
+    private fun queueDrafts() {
+        if (config == null || disabled || stopped) return
+        val taken = synchronized(drafts) { drafts.toList() }
+        if (taken.isEmpty()) return
+        var overflow = 0
+        for (draft in taken) overflow += enqueue(draft)
+        synchronized(drafts) {
+            drafts.subList(0, taken.size).clear()
+            writeDrafts()
+        }
+        if (overflow > 0) reportDrop(DropReason.QUEUE_FULL, overflow)
+    }
+
+    /** On the worker: protects the draft's matching parameters and keeps it on the device; returns how many old events went. */
+    private fun enqueue(draft: Draft): Int {
         val encryption = config?.encryption ?: Encryption.Off
         val sealer = (encryption as? Encryption.On)?.let { Sealer(it.keyId, it.publicKey) }
         val pii = Pii { plaintext -> sealer?.seal(plaintext.toByteArray(Charsets.UTF_8)) }
@@ -260,22 +426,71 @@ internal class SdkCore {
             }
             parameters = sealed.parameters
         }
-        queue.add(Requests.event(draft, parameters, serviceId!!))
+        return queue.add(Requests.event(draft, parameters, serviceId!!))
     }
 
-    /** On the worker: the install first, then queued events in order, 100 a request. */
+    /**
+     * On the worker: logs [count] events dropped for [reason] at warning level, adds them to
+     * the count kept on the device, and tells the error listener.
+     */
+    private fun reportDrop(reason: DropReason, count: Int) {
+        if (count <= 0) return
+        synchronized(this) {
+            if (!configured) {
+                dropsBeforeConfigure[reason] = (dropsBeforeConfigure[reason] ?: 0) + count
+                droppedBeforeConfigure += count
+                return
+            }
+        }
+        val message = "$count event${if (count == 1) "" else "s"} dropped: ${reason.wire}"
+        log.warn(message)
+        val total = (platform.store.get(KEY_DROPPED)?.toLongOrNull() ?: 0L) + count
+        platform.store.put(KEY_DROPPED, total.toString())
+        tell(ServiceError(ServiceErrorKind.EVENTS_DROPPED, reason, null, count, message))
+    }
+
+    private fun reportDropsBeforeConfigure() {
+        val drops = synchronized(this) { LinkedHashMap(dropsBeforeConfigure).also { dropsBeforeConfigure.clear() } }
+        for ((reason, count) in drops) reportDrop(reason, count)
+    }
+
+    private fun tell(error: ServiceError) {
+        val listener = errorListener ?: return
+        post { listener.onError(error) }
+    }
+
+    /** Runs [work] on the app's main thread; a listener that throws is logged, not rethrown. */
+    private fun post(work: () -> Unit) {
+        val main = if (::platform.isInitialized) platform.mainThread else defaultMainThread
+        main.post {
+            try {
+                work()
+            } catch (e: RuntimeException) {
+                log.error("a listener threw", e)
+            }
+        }
+    }
+
+    /** On the worker: the install first, then a changed consent, then queued events in order, 100 a request. */
     private fun flush() {
-        if (disabled || retry != null) return
+        if (disabled || stopped || installBlocked || retry != null || !initialized) return
         if (!ensureInstall()) {
-            if (!disabled) scheduleRetry()
+            if (!disabled && !installBlocked) scheduleRetry()
             return
         }
-        while (!disabled) {
-            val batch = queue.peek(if (singlesLeft > 0) 1 else 100)
-            if (batch.isEmpty()) break
+        if (!ensureConsent()) {
+            if (!installBlocked) scheduleRetry()
+            return
+        }
+        while (!disabled && !stopped) {
+            reportDrop(DropReason.EXPIRED, queue.expire(platform.clock() - settings.maxEventAgeMs))
+            val size = if (suspect > 0) (suspect + 1) / 2 else MAX_EVENTS_PER_REQUEST
+            val queued = queue.peek(size)
+            if (queued.isEmpty()) break
+            val batch = if (anonymous) queued.map { it + ("customer_user_id" to null) } else queued
             val verdict =
                 try {
-                    api.events(batch)
+                    api.events(batch, platform.clock())
                 } catch (e: AuthenticationException) {
                     log.error("the API key was rejected: the SDK disables itself", e)
                     disable()
@@ -283,23 +498,32 @@ internal class SdkCore {
                 } catch (e: HttpException) {
                     if (!refusedForGood(e.code)) return scheduleRetry(e)
                     if (batch.size > 1) {
-                        // Refused as a whole: one at a time, so that only the culprit is lost.
-                        singlesLeft = batch.size
+                        // Refused as a whole: sent in halves until the one refused alone is known.
+                        log.info("${batch.size} events refused as a whole (${e.message}): sent again in halves")
+                        suspect = batch.size
                         continue
                     }
-                    // Sent again it would be refused again: dropped, and what follows goes on.
-                    log.error("event refused by the backend (${e.message}): it is dropped")
+                    // Alone and refused: sent again it would be refused again.
+                    log.error("event refused by the backend (${e.message})")
                     queue.remove(1, emptySet())
-                    singlesLeft--
+                    suspect = 0
+                    reportDrop(DropReason.REFUSED, 1)
                     continue
+                } catch (e: UnexpectedAnswerException) {
+                    return scheduleRetry(e, warn = true)
                 } catch (e: IOException) {
                     return scheduleRetry(e)
                 }
-            if (singlesLeft > 0) singlesLeft--
+            // Accepted: the refused one is in the rest of the suspect events, if any.
+            suspect = maxOf(0, suspect - batch.size)
             queue.remove(batch.size, verdict.retry)
-            if (verdict.refused.isNotEmpty()) log.error("events refused by the backend: ${verdict.refused.joinToString("; ")}")
+            if (verdict.refused.isNotEmpty()) {
+                log.error("events refused by the backend: ${verdict.refused.joinToString("; ")}")
+                reportDrop(DropReason.REFUSED, verdict.refused.size)
+            }
             if (verdict.retry.isNotEmpty()) {
                 // The backend has not recorded the install: report it again, then these events.
+                suspect = 0
                 platform.store.remove(KEY_INSTALL_TRACKED)
                 return scheduleRetry()
             }
@@ -307,9 +531,10 @@ internal class SdkCore {
         retryDelayMs = 0
     }
 
-    private fun scheduleRetry(cause: Exception? = null) {
+    private fun scheduleRetry(cause: Exception? = null, warn: Boolean = false) {
         retryDelayMs = if (retryDelayMs == 0L) settings.retryDelayMs else minOf(retryDelayMs * 2, settings.maxRetryDelayMs)
-        log.info("backend not reachable (${cause?.message ?: "install pending"}): retrying in $retryDelayMs ms")
+        val message = "backend not reachable (${cause?.message ?: "install pending"}): retrying in $retryDelayMs ms"
+        if (warn) log.warn(message) else log.info(message)
         retry = worker.schedule({
             retry = null
             flush()
@@ -322,6 +547,7 @@ internal class SdkCore {
             startPolling()
             return true
         }
+        val consentSent = currentConsent()
         val body =
             try {
                 Requests.install(
@@ -330,10 +556,11 @@ internal class SdkCore {
                     firstOpenMs = platform.store.get(KEY_FIRST_OPEN)?.toLongOrNull() ?: platform.clock(),
                     sentAtMs = platform.clock(),
                     device = platform.device,
-                    advertisingId = advertisingId(),
+                    advertisingId = if (anonymous) null else advertisingId(),
                     referrer = installReferrer(),
                     openUrl = openUrl,
-                    customerUserId = customerUserId,
+                    customerUserId = if (anonymous) null else customerUserId,
+                    consent = consentSent,
                 )
             } catch (e: RuntimeException) {
                 log.error("device signals failed", e)
@@ -342,28 +569,110 @@ internal class SdkCore {
         return try {
             api.install(if (minimalInstall) Requests.minimalInstall(body, platform.clock()) else body)
             platform.store.put(KEY_INSTALL_TRACKED, "1")
+            // The consent the backend now holds; the bare install holds none.
+            if (consentSent != null && !minimalInstall) platform.store.put(KEY_CONSENT_SENT, Json.write(consentSent))
             log.info("install recorded")
             startPolling()
             true
         } catch (e: AuthenticationException) {
-            disable()
+            configurationError(e.code, "the backend refused the install (${e.message}): check the API key")
             false
         } catch (e: HttpException) {
-            if (refusedForGood(e.code) && !minimalInstall) {
-                // The same body would be refused forever, and every event waits on the install.
-                log.error("install refused by the backend (${e.message}): sent again with its required fields only")
-                minimalInstall = true
-                return ensureInstall()
+            when {
+                e.code == 404 -> configurationError(e.code, "the backend refused the install (${e.message}): check the backend address")
+                refusedForGood(e.code) && !minimalInstall -> {
+                    // The same body would be refused forever, and every event waits on the install.
+                    log.warn("install refused by the backend (${e.message}): sent again with its required fields only")
+                    minimalInstall = true
+                    return ensureInstall()
+                }
+                refusedForGood(e.code) -> configurationError(e.code, "the backend refused the install's required fields (${e.message})")
+                else -> {
+                    log.warn("install not recorded yet: ${e.message}")
+                    initialMatch.complete(Unit)
+                }
             }
-            log.warn("install not recorded yet: ${e.message}")
-            initialMatch.complete(Unit)
             false
         } catch (e: Exception) {
-            log.warn("install not recorded yet: ${e.message}")
+            if (e is UnexpectedAnswerException) log.warn("install: ${e.message}") else log.warn("install not recorded yet: ${e.message}")
             // An attempt was made and did not resolve: a reader sees `failed` until the retry.
             initialMatch.complete(Unit)
             false
         }
+    }
+
+    /**
+     * The install refused as a configuration error: logged at error level and told to the
+     * error listener once; not tried again until the next start or refreshConfig. Queued events
+     * stay on the device.
+     */
+    private fun configurationError(code: Int, message: String) {
+        installBlocked = true
+        log.error("$message: not tried again until the next start or refreshConfig")
+        tell(ServiceError(ServiceErrorKind.CONFIGURATION, null, code, 1, message))
+        initialMatch.complete(Unit)
+    }
+
+    /** On the worker, the install recorded: sends the consent if it changed since last sent; true when nothing is left to send. */
+    private fun ensureConsent(): Boolean {
+        val current = currentConsent()
+        val lastSent = platform.store.get(KEY_CONSENT_SENT)
+        if (current == null && lastSent == null) return true
+        val body = current ?: Requests.consent(null, null, null, null)
+        val text = Json.write(body)
+        if (text == lastSent) return true
+        return try {
+            api.consent(serviceId!!, body, platform.clock())
+            platform.store.put(KEY_CONSENT_SENT, text)
+            log.info("consent sent")
+            true
+        } catch (e: AuthenticationException) {
+            configurationError(e.code, "the backend refused the consent update (${e.message})")
+            false
+        } catch (e: HttpException) {
+            when {
+                e.code == 404 -> {
+                    configurationError(e.code, "the backend refused the consent update (${e.message})")
+                    false
+                }
+                e.code == 409 -> {
+                    log.info("consent update: the install is not recorded yet: retrying")
+                    false
+                }
+                refusedForGood(e.code) -> {
+                    // The same body would be refused again: not sent again until the consent changes.
+                    log.error("consent update refused by the backend (${e.message})")
+                    platform.store.put(KEY_CONSENT_SENT, text)
+                    true
+                }
+                else -> false
+            }
+        } catch (e: UnexpectedAnswerException) {
+            log.warn("consent update: ${e.message}")
+            false
+        } catch (e: IOException) {
+            false
+        }
+    }
+
+    /** On the worker: the consent to send (the app's, with the TCF values on the device), or null when none is known. */
+    private fun currentConsent(): Map<String, Any?>? {
+        val tcf =
+            try {
+                platform.tcf.read()
+            } catch (e: Exception) {
+                log.warn("TCF values unreadable: ${e.message}")
+                TcfValues(null, null)
+            }
+        val app = consent
+        val gdprApplies =
+            app?.gdprApplies ?: when (tcf.gdprApplies) {
+                1 -> true
+                0 -> false
+                else -> null
+            }
+        val body = Requests.consent(gdprApplies, app?.adUserData, app?.adPersonalization, tcf.tcString?.takeIf { it.isNotEmpty() })
+        return body.takeIf { it.values.any { v -> v != null } }
     }
 
     private fun installReferrer(): InstallReferrerDetails? {
@@ -408,7 +717,10 @@ internal class SdkCore {
     }
 
     private fun poll(delayMs: Long) {
-        if (disabled || deleted) return
+        if (disabled || deleted || stopped) {
+            polling = false
+            return
+        }
         val id = serviceId ?: return
         val next =
             try {
@@ -422,9 +734,8 @@ internal class SdkCore {
                         delayMs
                     }
                     else -> {
-                        if (!disabled && !deleted) platform.store.put(KEY_ATTRIBUTION, Json.write(answer))
+                        worker.execute { resolved(answer) }
                         log.info("attribution resolved: $status")
-                        initialMatch.complete(Unit)
                         return
                     }
                 }
@@ -440,11 +751,192 @@ internal class SdkCore {
                 worker.execute { disable() }
                 return
             } catch (e: Exception) {
+                if (e is UnexpectedAnswerException) log.warn("attribution: ${e.message}")
                 initialMatch.complete(Unit)
                 delayMs
             }
         poller.schedule({ poll(minOf(delayMs * 2, settings.maxRetryDelayMs)) }, next, TimeUnit.MILLISECONDS)
     }
+
+    /** On the worker: the attribution resolved; kept, told, and its deferred deep link delivered once per install. */
+    private fun resolved(answer: Map<String, String>) {
+        if (!disabled && !deleted && !stopped) {
+            platform.store.put(KEY_ATTRIBUTION, Json.write(answer))
+            announceAttribution(answer)
+            val path = answer[DEEP_LINK_PATH]
+            if (!path.isNullOrEmpty() && platform.store.get(KEY_DEFERRED_DELIVERED) == null) {
+                platform.store.put(KEY_DEFERRED_DELIVERED, "1")
+                deliverDeepLink(
+                    DeepLink(DeepLinkKind.DEFERRED, null, path, answer.filterKeys { it !in ATTRIBUTION_KEYS }, null),
+                )
+            }
+        }
+        initialMatch.complete(Unit)
+    }
+
+    private fun storedAttribution(): Map<String, String>? =
+        platform.store.get(KEY_ATTRIBUTION)?.let { text ->
+            runCatching { Json.parseObject(text).mapNotNull { (k, v) -> (v as? String)?.let { k to it } }.toMap() }.getOrNull()
+        }
+
+    private fun announceAttribution(map: Map<String, String>) {
+        if (stopped || disabled || deleted) return
+        val listener = attributionListener ?: return
+        post { listener.onAttribution(map) }
+    }
+
+    fun setAttributionListener(listener: AttributionListener?) {
+        attributionListener = listener
+        if (listener != null && configured) {
+            worker.execute { if (initialized) storedAttribution()?.let { announceAttribution(it) } }
+        }
+    }
+
+    fun setDeepLinkListener(listener: DeepLinkListener?) {
+        deepLinkListener = listener
+        if (listener == null) return
+        val pending = synchronized(pendingDeepLinks) { pendingDeepLinks.toList().also { pendingDeepLinks.clear() } }
+        pending.forEach { link -> post { listener.onDeepLink(link) } }
+    }
+
+    fun setErrorListener(listener: ErrorListener?) {
+        errorListener = listener
+    }
+
+    private fun deliverDeepLink(link: DeepLink) {
+        val listener = deepLinkListener
+        if (listener == null) {
+            synchronized(pendingDeepLinks) {
+                pendingDeepLinks.add(link)
+                while (pendingDeepLinks.size > MAX_PENDING_DEEP_LINKS) pendingDeepLinks.removeAt(0)
+            }
+            return
+        }
+        post { listener.onDeepLink(link) }
+    }
+
+    /**
+     * A link that opened the app, from any scheme: delivered to the deep-link listener as a
+     * direct deep link. An http(s) link of the link host gives its deeplinkId and is the
+     * install's `open_url`; a custom scheme's (`myapp://…`) has none. Null for text that is no
+     * link (nothing delivered).
+     */
+    fun handleDeepLink(url: String): DeepLink? {
+        val text = url.trim()
+        val match = ANY_LINK.matchEntire(text) ?: return null
+        val scheme = match.groupValues[1].lowercase()
+        val link =
+            if (scheme == "http" || scheme == "https") {
+                val parsed = LinkParser.parse(text, LinkOptions()) ?: return null
+                noteOpenUrl(url)
+                directLink(parsed, url)
+            } else {
+                directLink(ParsedLink(null, LinkParser.query(match.groupValues[2])), url)
+            }
+        deliverDeepLink(link)
+        return link
+    }
+
+    /** handleAppLink parsed [parsed] from [url]: delivered as a direct deep link. */
+    fun deliverAppLink(parsed: ParsedLink, url: String) = deliverDeepLink(directLink(parsed, url))
+
+    private fun directLink(parsed: ParsedLink, url: String) =
+        DeepLink(DeepLinkKind.DIRECT, parsed.deeplinkId, parsed.queryParams[DEEP_LINK_PATH], parsed.queryParams, url)
+
+    /** Stops sending: what is queued is dropped (reason `stopped`), nothing is sent or queued until start(); kept on the device. */
+    fun stop() {
+        synchronized(this) {
+            stopped = true
+            if (!configured) {
+                stoppedBeforeConfigure = true
+                val count = synchronized(drafts) { drafts.size.also { drafts.clear() } }
+                if (count > 0) reportDrop(DropReason.STOPPED, count)
+                return
+            }
+            putFlag(KEY_STOPPED, true)
+        }
+        log.info("stopped: nothing is sent until start()")
+        worker.execute {
+            retry?.cancel(false)
+            retry = null
+            retryDelayMs = 0
+            dropEverything(DropReason.STOPPED)
+            initialMatch.complete(Unit)
+        }
+    }
+
+    /** Sends again after [stop]: the install if it was never sent, and what is sent from now on. */
+    fun start() {
+        synchronized(this) {
+            stopped = false
+            if (!configured) {
+                stoppedBeforeConfigure = false
+                return
+            }
+            putFlag(KEY_STOPPED, false)
+        }
+        log.info("started")
+        worker.execute {
+            if (stopped) return@execute
+            if (!initialized) {
+                initialize()
+            } else {
+                queueDrafts()
+                flush()
+            }
+        }
+    }
+
+    fun isStopped(): Boolean = stopped
+
+    /** Anonymous: no advertising id and no customer user id leave the device; kept on the device. */
+    fun setAnonymous(anonymous: Boolean) {
+        synchronized(this) {
+            this.anonymous = anonymous
+            if (!configured) {
+                anonymousBeforeConfigure = anonymous
+                return
+            }
+            putFlag(KEY_ANONYMOUS, anonymous)
+        }
+    }
+
+    fun isAnonymous(): Boolean = anonymous
+
+    /** Keeps [consent] on the device; sent on the install, or through the consent route once it is recorded. */
+    fun setConsent(consent: Consent) {
+        synchronized(this) {
+            this.consent = consent
+            if (!configured) {
+                consentBeforeConfigure = consent
+                return
+            }
+            platform.store.put(KEY_CONSENT, consentJson(consent))
+        }
+        worker.execute { flush() }
+    }
+
+    fun getDroppedEventCount(): Long =
+        if (configured) platform.store.get(KEY_DROPPED)?.toLongOrNull() ?: 0L else droppedBeforeConfigure
+
+    private fun putFlag(key: String, on: Boolean) {
+        if (on) platform.store.put(key, "1") else platform.store.remove(key)
+    }
+
+    private fun consentJson(consent: Consent) =
+        Json.write(
+            linkedMapOf(
+                "gdpr_applies" to consent.gdprApplies,
+                "ad_user_data" to consent.adUserData,
+                "ad_personalization" to consent.adPersonalization,
+            ),
+        )
+
+    private fun parseConsent(text: String): Consent? =
+        runCatching {
+            val json = Json.parseObject(text)
+            Consent(json["gdpr_applies"] as Boolean?, json["ad_user_data"] as Boolean?, json["ad_personalization"] as Boolean?)
+        }.getOrNull()
 
     /**
      * The attribution known now, without `service_match_status`, which Android does not send
@@ -453,29 +945,47 @@ internal class SdkCore {
      */
     fun getAttributionParams(rawReferrer: String?): Map<String, String> {
         if (!configured || disabled) return emptyMap()
-        val cached = platform.store.get(KEY_ATTRIBUTION)?.let { runCatching { Json.parseObject(it) }.getOrNull() }.orEmpty()
+        val cached = storedAttribution().orEmpty()
         val params = LinkedHashMap<String, String>()
         if (!rawReferrer.isNullOrBlank()) {
             params.putAll(LinkParser.query(rawReferrer))
         }
-        for ((k, v) in cached) if (k != MATCH_STATUS && v is String) params[k] = v
+        for ((k, v) in cached) if (k != MATCH_STATUS) params[k] = v
         return params
     }
 
     suspend fun awaitAttributionParams(rawReferrer: String?): Map<String, String> {
-        if (configured && !disabled) initialMatch.await()
+        if (configured && !disabled && !stopped) initialMatch.await()
         return getAttributionParams(rawReferrer)
+    }
+
+    fun awaitAttributionParamsAsync(rawReferrer: String?): CompletableFuture<Map<String, String>> {
+        val future = CompletableFuture<Map<String, String>>()
+        if (configured && !disabled && !stopped) {
+            initialMatch.invokeOnCompletion { future.complete(getAttributionParams(rawReferrer)) }
+        } else {
+            future.complete(getAttributionParams(rawReferrer))
+        }
+        return future
     }
 
     suspend fun deleteUserData() {
         check(configured) { "configure has not been called" }
-        withContext(workerDispatcher) {
-            api.deleteInstall(serviceId!!)
-            deleted = true
-            platform.store.remove(KEY_ATTRIBUTION)
-            queue.clear()
-            log.info("the install's data is deleted")
+        withContext(workerDispatcher) { deleteOnWorker() }
+    }
+
+    fun deleteUserDataAsync(): CompletableFuture<Void?> =
+        onWorker {
+            deleteOnWorker()
+            null
         }
+
+    private fun deleteOnWorker() {
+        api.deleteInstall(serviceId!!)
+        deleted = true
+        platform.store.remove(KEY_ATTRIBUTION)
+        dropEverything(DropReason.DELETED)
+        log.info("the install's data is deleted")
     }
 
     /** Remembers the link that opened the app, for the install's `open_url` on its first launch. */
@@ -493,6 +1003,9 @@ internal class SdkCore {
 
     fun getLastInitError(): Throwable? = lastInitError
 
+    /** Events on the device not sent yet: queued, and handed over but not queued yet. */
+    internal fun queuedCount(): Int = (if (::queue.isInitialized) queue.size else 0) + synchronized(drafts) { drafts.size }
+
     /** Waits until the worker has done what was handed to it so far. */
     internal fun drain() {
         worker.submit {}.get()
@@ -509,12 +1022,30 @@ internal class SdkCore {
         fun refusedForGood(code: Int): Boolean = code in 400..499 && code != 408 && code != 429
 
         const val MATCH_STATUS = "service_match_status"
-        private const val MAX_EARLY_EVENTS = 1_000
+        const val DEEP_LINK_PATH = "deep_link_path"
+
+        /** The attribution route's own keys; every other key of the map is a custom parameter of the link. */
+        val ATTRIBUTION_KEYS =
+            setOf(
+                "service_match_status", "media_source", "campaign_id", "campaign_name", "adset_id", "adset_name",
+                "ad_id", "ad_name", "click_id", "click_to_first_open_hours", "matching_type", "confidence_score",
+            )
+        private val ANY_LINK = Regex("^([A-Za-z][A-Za-z0-9+.-]*)://[^?#]*(?:\\?([^#]*))?(?:#.*)?$")
+        private const val MAX_EVENTS_PER_REQUEST = 100
+        private const val MAX_DRAFTS = 1_000
+        private const val MAX_PENDING_DEEP_LINKS = 10
         private const val KEY_SERVICE_ID = "service_id"
         private const val KEY_FIRST_OPEN = "first_open_time"
         private const val KEY_INSTALL_TRACKED = "install_tracked"
         private const val KEY_CUSTOMER_USER_ID = "customer_user_id"
         private const val KEY_CONFIG = "remote_config"
         private const val KEY_ATTRIBUTION = "attribution"
+        private const val KEY_DROPPED = "dropped_event_count"
+        private const val KEY_STOPPED = "stopped"
+        private const val KEY_ANONYMOUS = "anonymous"
+        private const val KEY_CONSENT = "consent"
+        private const val KEY_CONSENT_SENT = "consent_sent"
+        private const val KEY_DEFERRED_DELIVERED = "deferred_deep_link_delivered"
+        private const val KEY_DRAFTS = "pending_events"
     }
 }
