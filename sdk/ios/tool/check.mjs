@@ -382,71 +382,131 @@ const delivery = vectors("delivery.json");
 const listeners = vectors("listeners.json");
 /** The wire names of an enum with string raw values: each case's string, or its own name. */
 const rawValues = (file, name) => {
-  const found = descendants(tree(core(file)), "enum_declaration").concat(
-    descendants(tree(core(file)), "class_declaration"),
-  ).find((node) => nameOf(node) === name);
+  const found = descendants(tree(core(file)), "enum_declaration")
+    .concat(descendants(tree(core(file)), "class_declaration"))
+    .find((node) => nameOf(node) === name);
   if (!found) throw new Error(`${file}: no enum ${name}`);
   // Only the enum's own cases, not those of an enum declared inside it.
-  const body = found.namedChildren.find((child) => child.type.endsWith("class_body") || child.type === "enum_class_body");
+  const body = found.namedChildren.find(
+    (child) => child.type.endsWith("class_body") || child.type === "enum_class_body",
+  );
   return (body?.namedChildren ?? [])
     .filter((child) => child.type === "enum_entry")
     .map((entry) => stringsIn(entry).join("") || nameOf(entry));
 };
 
-checking("ServiceError's kinds and drop reasons, and ServiceDeepLink's kinds, are the vectors'", () => [
-  ...same(rawValues("Listeners.swift", "DropReason"), Object.keys(delivery.dropReasons), "ServiceError.DropReason"),
-  ...same(
-    descendants(tree(core("Listeners.swift")), "class_declaration")
-      .filter((node) => nameOf(node) === "Kind")
-      .map((node) => descendants(node, "enum_entry").map((e) => stringsIn(e).join("") || nameOf(e)).sort()),
-    [
-      [...new Set([...listeners.deferred, ...listeners.direct].map((c) => c.deepLink?.kind).filter(Boolean))].sort(),
-      Object.keys(delivery.errorKinds).sort(),
-    ],
-    "ServiceDeepLink.Kind, ServiceError.Kind",
-  ),
-]);
+checking(
+  "ServiceError's kinds and drop reasons, and ServiceDeepLink's kinds, are the vectors'",
+  () => [
+    ...same(
+      rawValues("Listeners.swift", "DropReason"),
+      Object.keys(delivery.dropReasons),
+      "ServiceError.DropReason",
+    ),
+    ...same(
+      descendants(tree(core("Listeners.swift")), "class_declaration")
+        .filter((node) => nameOf(node) === "Kind")
+        .map((node) =>
+          descendants(node, "enum_entry")
+            .map((e) => stringsIn(e).join("") || nameOf(e))
+            .sort(),
+        ),
+      [
+        [
+          ...new Set(
+            [...listeners.deferred, ...listeners.direct]
+              .map((c) => c.deepLink?.kind)
+              .filter(Boolean),
+          ),
+        ].sort(),
+        Object.keys(delivery.errorKinds).sort(),
+      ],
+      "ServiceDeepLink.Kind, ServiceError.Kind",
+    ),
+  ],
+);
 
 checking("the attribution route's own keys and the delivery limits are the vectors'", () => {
   const sdkCore = typeNamed(core("Core/SdkCore.swift"), "SdkCore");
   const platform = read(join(sdk, core("Core/Platform.swift")));
-  const setting = (name) => new RegExp(`var ${name}[^=]*=\\s*([^\\n]+)`).exec(platform)?.[1]?.trim();
+  const setting = (name) =>
+    new RegExp(`var ${name}[^=]*=\\s*([^\\n]+)`).exec(platform)?.[1]?.trim();
   const number = (text) => Number((text ?? "").replace(/_/g, ""));
-  const age = setting("maxEventAge")?.split("*").map((part) => number(part.trim()));
+  const age = setting("maxEventAge")
+    ?.split("*")
+    .map((part) => number(part.trim()));
   return [
-    ...same(stringsIn(propertyValue(sdkCore, "attributionKeys")).sort(), [...listeners.attributionKeys].sort(), "SdkCore.attributionKeys"),
+    ...same(
+      stringsIn(propertyValue(sdkCore, "attributionKeys")).sort(),
+      [...listeners.attributionKeys].sort(),
+      "SdkCore.attributionKeys",
+    ),
     ...same(number(setting("maxQueuedEvents")), delivery.limits.maxQueuedEvents, "maxQueuedEvents"),
-    ...same(number(setting("maxEventsPerRequest")), delivery.limits.maxEventsPerRequest, "maxEventsPerRequest"),
-    ...same(age?.reduce((a, b) => a * b, 1) / 86_400, delivery.limits.maxEventAgeDays, "maxEventAge in days"),
+    ...same(
+      number(setting("maxEventsPerRequest")),
+      delivery.limits.maxEventsPerRequest,
+      "maxEventsPerRequest",
+    ),
+    ...same(
+      age?.reduce((a, b) => a * b, 1) / 86_400,
+      delivery.limits.maxEventAgeDays,
+      "maxEventAge in days",
+    ),
     ...same(number(setting("retryDelay")), delivery.limits.firstRetryDelaySeconds, "retryDelay"),
-    ...same(number(setting("maxRetryDelay")), delivery.limits.maxRetryDelaySeconds, "maxRetryDelay"),
+    ...same(
+      number(setting("maxRetryDelay")),
+      delivery.limits.maxRetryDelaySeconds,
+      "maxRetryDelay",
+    ),
   ];
 });
 
-checking("the consent object, the events envelope, the consent update and the TCF keys are the vectors'", () => {
-  const requestsType = typeNamed(core("Core/Requests.swift"), "Requests");
-  const consentKeys = dictionaryKeys(functionNamed(requestsType, "consent"));
-  const expectedConsent = [
-    ...requests.installs.filter((c) => c.request.body.consent).map((c) => Object.keys(c.request.body.consent)),
-    Object.keys(requests.other.find((c) => c.request.path.endsWith("/consent")).request.body.consent),
-  ];
-  const api = typeNamed(core("Core/Api.swift"), "Api");
-  const envelope = dictionaryKeys(functionNamed(api, "events"));
-  const update = dictionaryKeys(functionNamed(api, "consent"));
-  const tcf = typeNamed(core("Platform/ConsentPlatformDefaults.swift"), "ConsentPlatformDefaults");
-  const tcfKeys = [stringValue(tcf, "tcStringKey"), stringValue(tcf, "gdprAppliesKey")];
-  const vectorTcf = requests.installs.filter((c) => c.input.tcf).map((c) => Object.keys(c.input.tcf));
-  return [
-    ...expectedConsent.flatMap((keys) => same([...consentKeys].sort(), [...keys].sort(), "Requests.consent's keys")),
-    ...requests.events.flatMap((c) => same([...envelope].sort(), Object.keys(c.request.body).sort(), `${c.name}: the events envelope`)),
-    ...same(
-      [...update].sort(),
-      Object.keys(requests.other.find((c) => c.request.path.endsWith("/consent")).request.body).sort(),
-      "the consent update's body",
-    ),
-    ...vectorTcf.flatMap((keys) => same(tcfKeys, keys, "the TCF keys read from UserDefaults")),
-  ];
-});
+checking(
+  "the consent object, the events envelope, the consent update and the TCF keys are the vectors'",
+  () => {
+    const requestsType = typeNamed(core("Core/Requests.swift"), "Requests");
+    const consentKeys = dictionaryKeys(functionNamed(requestsType, "consent"));
+    const expectedConsent = [
+      ...requests.installs
+        .filter((c) => c.request.body.consent)
+        .map((c) => Object.keys(c.request.body.consent)),
+      Object.keys(
+        requests.other.find((c) => c.request.path.endsWith("/consent")).request.body.consent,
+      ),
+    ];
+    const api = typeNamed(core("Core/Api.swift"), "Api");
+    const envelope = dictionaryKeys(functionNamed(api, "events"));
+    const update = dictionaryKeys(functionNamed(api, "consent"));
+    const tcf = typeNamed(
+      core("Platform/ConsentPlatformDefaults.swift"),
+      "ConsentPlatformDefaults",
+    );
+    const tcfKeys = [stringValue(tcf, "tcStringKey"), stringValue(tcf, "gdprAppliesKey")];
+    const vectorTcf = requests.installs
+      .filter((c) => c.input.tcf)
+      .map((c) => Object.keys(c.input.tcf));
+    return [
+      ...expectedConsent.flatMap((keys) =>
+        same([...consentKeys].sort(), [...keys].sort(), "Requests.consent's keys"),
+      ),
+      ...requests.events.flatMap((c) =>
+        same(
+          [...envelope].sort(),
+          Object.keys(c.request.body).sort(),
+          `${c.name}: the events envelope`,
+        ),
+      ),
+      ...same(
+        [...update].sort(),
+        Object.keys(
+          requests.other.find((c) => c.request.path.endsWith("/consent")).request.body,
+        ).sort(),
+        "the consent update's body",
+      ),
+      ...vectorTcf.flatMap((keys) => same(tcfKeys, keys, "the TCF keys read from UserDefaults")),
+    ];
+  },
+);
 
 checking("the matching parameters are pii.json's keys", () => {
   const protector = typeNamed(core("Core/Pii.swift"), "Protector");
@@ -526,65 +586,86 @@ const callsNamed = (node, name) =>
 /** The value of the labelled argument `label:` of a call, or null. */
 const argumentOf = (call, label) => {
   const argument = descendants(call, "value_argument").find(
-    (arg) => arg.namedChildren[0]?.type === "value_argument_label" && arg.namedChildren[0].text === label,
+    (arg) =>
+      arg.namedChildren[0]?.type === "value_argument_label" && arg.namedChildren[0].text === label,
   );
   return argument ? argument.namedChildren.at(-1) : null;
 };
 const manifest = () => tree("Package.swift");
 
-checking("Package.swift (root): one library, no dependency, its targets' paths and resources exist", () => {
-  const targets = [...callsNamed(manifest(), "target"), ...callsNamed(manifest(), "testTarget")];
-  const paths = targets.map((target) => stringsIn(argumentOf(target, "path") ?? target).join(""));
-  const library = callsNamed(manifest(), "library").map((call) => stringsIn(argumentOf(call, "name") ?? call).join(""));
-  const [main] = callsNamed(manifest(), "target");
-  const copied = main
-    ? callsNamed(argumentOf(main, "resources") ?? main, "copy").map((call) => stringsIn(call).join(""))
-    : [];
-  const platforms = argumentOf(callsNamed(manifest(), "Package")[0], "platforms")?.text ?? "";
-  return [
-    ...(callsNamed(manifest(), "package").length > 0 ? ["a package dependency"] : []),
-    ...same(library, ["ServiceAttribution"], "library products"),
-    ...same(paths, ["sdk/ios/Sources/ServiceAttribution", "sdk/ios/Tests/ServiceAttributionTests"], "target paths"),
-    ...paths.filter((p) => !existsSync(join(root, p))).map((p) => `${p} does not exist`),
-    ...same(copied, ["PrivacyInfo.xcprivacy"], "resources copied"),
-    ...copied
-      .filter((c) => !existsSync(join(root, paths[0] ?? "", c)))
-      .map((c) => `${c} does not exist in ${paths[0]}`),
-    ...(/\.iOS\(\.v13\)/.test(platforms) ? [] : ["platforms do not say iOS 13"]),
-    ...(existsSync(join(ios, "Package.swift")) ? ["sdk/ios/Package.swift is back: one manifest, at the root"] : []),
-  ];
-});
+checking(
+  "Package.swift (root): one library, no dependency, its targets' paths and resources exist",
+  () => {
+    const targets = [...callsNamed(manifest(), "target"), ...callsNamed(manifest(), "testTarget")];
+    const paths = targets.map((target) => stringsIn(argumentOf(target, "path") ?? target).join(""));
+    const library = callsNamed(manifest(), "library").map((call) =>
+      stringsIn(argumentOf(call, "name") ?? call).join(""),
+    );
+    const [main] = callsNamed(manifest(), "target");
+    const copied = main
+      ? callsNamed(argumentOf(main, "resources") ?? main, "copy").map((call) =>
+          stringsIn(call).join(""),
+        )
+      : [];
+    const platforms = argumentOf(callsNamed(manifest(), "Package")[0], "platforms")?.text ?? "";
+    return [
+      ...(callsNamed(manifest(), "package").length > 0 ? ["a package dependency"] : []),
+      ...same(library, ["ServiceAttribution"], "library products"),
+      ...same(
+        paths,
+        ["sdk/ios/Sources/ServiceAttribution", "sdk/ios/Tests/ServiceAttributionTests"],
+        "target paths",
+      ),
+      ...paths.filter((p) => !existsSync(join(root, p))).map((p) => `${p} does not exist`),
+      ...same(copied, ["PrivacyInfo.xcprivacy"], "resources copied"),
+      ...copied
+        .filter((c) => !existsSync(join(root, paths[0] ?? "", c)))
+        .map((c) => `${c} does not exist in ${paths[0]}`),
+      ...(/\.iOS\(\.v13\)/.test(platforms) ? [] : ["platforms do not say iOS 13"]),
+      ...(existsSync(join(ios, "Package.swift"))
+        ? ["sdk/ios/Package.swift is back: one manifest, at the root"]
+        : []),
+    ];
+  },
+);
 
-checking("ServiceAttribution.podspec (root): the SDK's version and tag, iOS 13, its files, Swift 5", () => {
-  const sources = podField(podspec, "source_files");
-  const prefix = sources?.replace(/\*\*\/\*\.swift$/, "");
-  const shipped = filesUnder(join(ios, "Sources"), ".swift").map((path) => relative(root, path));
-  const covered = prefix ? shipped.filter((file) => file.startsWith(prefix)) : [];
-  const resources = [
-    ...(/resource_bundles\s*=\s*\{([^}]*)\}/.exec(podspec)?.[1] ?? "").matchAll(
-      /'([^']+\.xcprivacy)'/g,
-    ),
-  ].map((m) => m[1]);
-  const [target] = callsNamed(manifest(), "target");
-  const targetPath = stringsIn(argumentOf(target, "path") ?? target).join("");
-  const swiftVersions = /s\.swift_versions\s*=\s*\[([^\]]*)\]/.exec(podspec)?.[1] ?? "";
-  return [
-    ...same(podField(podspec, "name"), "ServiceAttribution", "name"),
-    ...same(podField(podspec, "version"), sdkVersion(), "version (Requests.sdkVersion)"),
-    ...same(podField(podspec, "ios.deployment_target"), "13.0", "deployment target"),
-    ...(/:tag\s*=>\s*s\.version\.to_s/.test(podspec) ? [] : ["source :tag is not the plain version (s.version.to_s)"]),
-    ...(gitURL?.startsWith("https://") ? [] : ["source has no https :git URL"]),
-    ...same(sources, `${targetPath}/**/*.swift`, "source_files (the SwiftPM target's path)"),
-    ...same(covered.length, shipped.length, "Swift files covered by source_files"),
-    ...(resources.length === 1 && existsSync(join(root, resources[0]))
-      ? []
-      : [`the privacy manifest in resource_bundles is missing: ${resources.join(", ")}`]),
-    ...(/'6/.test(swiftVersions) ? ["swift_versions lets CocoaPods pick Swift 6's language mode"] : []),
-    ...["AppTrackingTransparency", "AdServices"]
-      .filter((f) => !new RegExp(`weak_frameworks[^\\n]*'${f}'`).test(podspec))
-      .map((f) => `${f} is not weakly linked`),
-  ];
-});
+checking(
+  "ServiceAttribution.podspec (root): the SDK's version and tag, iOS 13, its files, Swift 5",
+  () => {
+    const sources = podField(podspec, "source_files");
+    const prefix = sources?.replace(/\*\*\/\*\.swift$/, "");
+    const shipped = filesUnder(join(ios, "Sources"), ".swift").map((path) => relative(root, path));
+    const covered = prefix ? shipped.filter((file) => file.startsWith(prefix)) : [];
+    const resources = [
+      ...(/resource_bundles\s*=\s*\{([^}]*)\}/.exec(podspec)?.[1] ?? "").matchAll(
+        /'([^']+\.xcprivacy)'/g,
+      ),
+    ].map((m) => m[1]);
+    const [target] = callsNamed(manifest(), "target");
+    const targetPath = stringsIn(argumentOf(target, "path") ?? target).join("");
+    const swiftVersions = /s\.swift_versions\s*=\s*\[([^\]]*)\]/.exec(podspec)?.[1] ?? "";
+    return [
+      ...same(podField(podspec, "name"), "ServiceAttribution", "name"),
+      ...same(podField(podspec, "version"), sdkVersion(), "version (Requests.sdkVersion)"),
+      ...same(podField(podspec, "ios.deployment_target"), "13.0", "deployment target"),
+      ...(/:tag\s*=>\s*s\.version\.to_s/.test(podspec)
+        ? []
+        : ["source :tag is not the plain version (s.version.to_s)"]),
+      ...(gitURL?.startsWith("https://") ? [] : ["source has no https :git URL"]),
+      ...same(sources, `${targetPath}/**/*.swift`, "source_files (the SwiftPM target's path)"),
+      ...same(covered.length, shipped.length, "Swift files covered by source_files"),
+      ...(resources.length === 1 && existsSync(join(root, resources[0]))
+        ? []
+        : [`the privacy manifest in resource_bundles is missing: ${resources.join(", ")}`]),
+      ...(/'6/.test(swiftVersions)
+        ? ["swift_versions lets CocoaPods pick Swift 6's language mode"]
+        : []),
+      ...["AppTrackingTransparency", "AdServices"]
+        .filter((f) => !new RegExp(`weak_frameworks[^\\n]*'${f}'`).test(podspec))
+        .map((f) => `${f} is not weakly linked`),
+    ];
+  },
+);
 
 checking("the README shows both install routes at the manifests' URL and version", () => {
   const readme = read(join(ios, "README.md"));
@@ -625,38 +706,41 @@ const collected = (text) =>
     .exec(text)?.[1]
     ?.replace(/\s+/g, " ")
     .trim();
-checking("privacy manifests declare the IDFA and IDFV and the same data; the SDK's its UserDefaults reads", () => {
-  const sdkManifest = read(join(ios, "Sources", "ServiceAttribution", "PrivacyInfo.xcprivacy"));
-  const pluginManifest = read(join(flutter, "ios", "Resources", "PrivacyInfo.xcprivacy"));
-  const balanced = (text) =>
-    ["dict", "array", "plist"].every(
-      (tag) =>
-        (text.match(new RegExp(`<${tag}[ >]`, "g")) ?? []).length ===
-        (text.match(new RegExp(`</${tag}>`, "g")) ?? []).length,
-    );
-  return [
-    ...(balanced(sdkManifest) ? [] : ["the SDK's manifest is not well formed"]),
-    ...[
-      "NSPrivacyCollectedDataTypeDeviceID",
-      "NSPrivacyCollectedDataTypes",
-      "NSPrivacyAccessedAPITypes",
-      "NSPrivacyTracking",
-    ]
-      .filter((key) => !sdkManifest.includes(key))
-      .map((key) => `no ${key}`),
-    ...same(
-      collected(pluginManifest),
-      collected(sdkManifest),
-      "the data the Flutter plugin's manifest declares (the SDK's)",
-    ),
-    // The consent platform's IABTCF_* values are read from UserDefaults.standard.
-    ...(/NSPrivacyAccessedAPICategoryUserDefaults<\/string>\s*<key>NSPrivacyAccessedAPITypeReasons<\/key>\s*<array>\s*<string>CA92\.1<\/string>/.test(
-      sdkManifest,
-    )
-      ? []
-      : ["UserDefaults is not declared with reason CA92.1"]),
-  ];
-});
+checking(
+  "privacy manifests declare the IDFA and IDFV and the same data; the SDK's its UserDefaults reads",
+  () => {
+    const sdkManifest = read(join(ios, "Sources", "ServiceAttribution", "PrivacyInfo.xcprivacy"));
+    const pluginManifest = read(join(flutter, "ios", "Resources", "PrivacyInfo.xcprivacy"));
+    const balanced = (text) =>
+      ["dict", "array", "plist"].every(
+        (tag) =>
+          (text.match(new RegExp(`<${tag}[ >]`, "g")) ?? []).length ===
+          (text.match(new RegExp(`</${tag}>`, "g")) ?? []).length,
+      );
+    return [
+      ...(balanced(sdkManifest) ? [] : ["the SDK's manifest is not well formed"]),
+      ...[
+        "NSPrivacyCollectedDataTypeDeviceID",
+        "NSPrivacyCollectedDataTypes",
+        "NSPrivacyAccessedAPITypes",
+        "NSPrivacyTracking",
+      ]
+        .filter((key) => !sdkManifest.includes(key))
+        .map((key) => `no ${key}`),
+      ...same(
+        collected(pluginManifest),
+        collected(sdkManifest),
+        "the data the Flutter plugin's manifest declares (the SDK's)",
+      ),
+      // The consent platform's IABTCF_* values are read from UserDefaults.standard.
+      ...(/NSPrivacyAccessedAPICategoryUserDefaults<\/string>\s*<key>NSPrivacyAccessedAPITypeReasons<\/key>\s*<array>\s*<string>CA92\.1<\/string>/.test(
+        sdkManifest,
+      )
+        ? []
+        : ["UserDefaults is not declared with reason CA92.1"]),
+    ];
+  },
+);
 
 // --- The Flutter plugin's iOS side --------------------------------------------------------
 

@@ -84,9 +84,11 @@ final class SdkCoreTests: XCTestCase {
         harness.eventually("the next event") { harness.service.deliveredEvents.count == 2 }
         XCTAssertEqual(harness.service.count("POST", "/v1/events"), 2)
         XCTAssertEqual(eventTypes(harness.service.deliveredEvents), ["LOGIN", "SHARE"])
-        let errors = harness.log.messages(.error)
-        XCTAssertEqual(errors.count, 1, "\(errors)")
-        XCTAssertTrue(errors.first?.contains("events refused") == true)
+        // Alone in its request, the refused event is the one dropped: a warning, not an error.
+        XCTAssertEqual(harness.log.messages(.error), [])
+        let warnings = harness.log.messages(.warn).filter { $0.contains("dropped (refused)") }
+        XCTAssertEqual(warnings.count, 1, "\(harness.log.messages(.warn))")
+        XCTAssertEqual(harness.core.droppedEventCount, 1)
     }
 
     func testAnEventTheServiceRejectsForGoodIsDroppedTheOthersAreNot() throws {
@@ -104,7 +106,8 @@ final class SdkCoreTests: XCTestCase {
         harness.eventually("the next event") { harness.service.count("POST", "/v1/events") == 2 }
         let last = try XCTUnwrap(harness.service.requests.last(where: { FakeService.path($0) == "/v1/events" }))
         XCTAssertEqual(eventTypes(FakeService.events(last)), ["SEARCH"])
-        XCTAssertEqual(harness.log.messages(.error).count, 1)
+        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("dropped (refused)") && $0.contains("event_name") }.count, 1)
+        XCTAssertEqual(harness.core.droppedEventCount, 1)
     }
 
     func testAnInstallRefusedForGoodGoesAgainWithoutDeviceSignalsAndEventsFollow() throws {
@@ -117,7 +120,11 @@ final class SdkCoreTests: XCTestCase {
         try harness.core.sendEvent(.levelStart, name: nil, parameters: ["level": 1])
         harness.eventually("the event") { harness.service.deliveredEvents.count == 1 }
         XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 2)
-        XCTAssertEqual(harness.log.messages(.error).count, 1)
+        let bare = try XCTUnwrap(FakeService.body(harness.service.requests("POST", "/v1/installs")[1]))
+        XCTAssertEqual(Set(bare.keys), ["service_id", "os", "sdk_platform", "sdk_version", "first_open_time", "sent_at"])
+        // Recovered: a warning, no error, no error listener call.
+        XCTAssertEqual(harness.log.messages(.error), [])
+        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("required fields only") }.count, 1)
     }
 
     func testServerErrorsAndOfflineAreRetriedWithBackoffEachEventOnce() throws {
@@ -336,9 +343,7 @@ final class SdkCoreTests: XCTestCase {
             let body = answers.count > 1 ? answers.removeFirst() : answers[0]
             return HTTPResponse(statusCode: 200, body: body)
         }
-        var slow = Harness.settings
-        slow.retryDelay = 0.5
-        XCTAssertNil(harness.configure(settings: slow))
+        XCTAssertNil(harness.configure())
         let awaited = expectation(description: "first attempt")
         var first: [String: String] = [:]
         harness.core.awaitAttributionParams { result in

@@ -70,13 +70,147 @@ final class RecordingLog: LogSink {
     }
 }
 
+/// The consent platform's values as a test states them (`IABTCF_TCString`, `IABTCF_gdprApplies`).
+final class FakeConsentPlatform: ConsentSignals {
+    var tcString: String?
+    var gdprApplies: Bool?
+}
+
+/// Later work held until the test runs it: no timer fires by itself, and the clock of the
+/// harness is this scheduler's. `runNext()` moves the clock to the earliest task and runs every
+/// task due by then.
+final class ManualScheduler: Scheduler {
+    private struct Task {
+        let due: TimeInterval
+        let order: Int
+        let delay: TimeInterval
+        let queue: DispatchQueue
+        let work: () -> Void
+    }
+
+    private let lock = NSLock()
+    private var now: TimeInterval = 0
+    private var order = 0
+    private var tasks: [Task] = []
+    private var asked: [TimeInterval] = []
+
+    func schedule(after delay: TimeInterval, on queue: DispatchQueue, _ work: @escaping () -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        order += 1
+        tasks.append(Task(due: now + delay, order: order, delay: delay, queue: queue, work: work))
+        asked.append(delay)
+    }
+
+    /// Seconds since the harness started.
+    var elapsed: TimeInterval {
+        lock.lock()
+        defer { lock.unlock() }
+        return now
+    }
+
+    /// Every delay asked for, in order.
+    var delays: [TimeInterval] {
+        lock.lock()
+        defer { lock.unlock() }
+        return asked
+    }
+
+    /// The delays of the tasks waiting now.
+    var pending: [TimeInterval] {
+        lock.lock()
+        defer { lock.unlock() }
+        return tasks.map { $0.delay }
+    }
+
+    /// Moves the clock to the earliest task and hands every task due by then to its queue, in
+    /// order; false when nothing is scheduled.
+    @discardableResult
+    func runNext() -> Bool {
+        lock.lock()
+        guard let next = tasks.min(by: { ($0.due, $0.order) < ($1.due, $1.order) }) else {
+            lock.unlock()
+            return false
+        }
+        now = max(now, next.due)
+        let due = tasks.filter { $0.due <= now }.sorted { ($0.due, $0.order) < ($1.due, $1.order) }
+        tasks.removeAll { $0.due <= now }
+        lock.unlock()
+        due.forEach { $0.queue.async(execute: $0.work) }
+        return true
+    }
+}
+
+/// What the app's listeners heard, closures and delegate alike.
+final class Heard: ServiceAttributionDelegate {
+    private let lock = NSLock()
+    private var attributionList: [[String: String]] = []
+    private var deepLinkList: [ServiceDeepLink] = []
+    private var errorList: [ServiceError] = []
+
+    var attributions: [[String: String]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return attributionList
+    }
+
+    var deepLinks: [ServiceDeepLink] {
+        lock.lock()
+        defer { lock.unlock() }
+        return deepLinkList
+    }
+
+    var errors: [ServiceError] {
+        lock.lock()
+        defer { lock.unlock() }
+        return errorList
+    }
+
+    func serviceAttribution(didResolve attribution: [String: String]) {
+        lock.lock()
+        defer { lock.unlock() }
+        attributionList.append(attribution)
+    }
+
+    func serviceAttribution(didReceive deepLink: ServiceDeepLink) {
+        lock.lock()
+        defer { lock.unlock() }
+        deepLinkList.append(deepLink)
+    }
+
+    func serviceAttribution(didFail error: ServiceError) {
+        lock.lock()
+        defer { lock.unlock() }
+        errorList.append(error)
+    }
+
+    /// Sets the core's three closures to this recorder.
+    func listen(to core: SdkCore) {
+        core.attributionListener = { [unowned self] in self.serviceAttribution(didResolve: $0) }
+        core.deepLinkListener = { [unowned self] in self.serviceAttribution(didReceive: $0) }
+        core.errorListener = { [unowned self] in self.serviceAttribution(didFail: $0) }
+    }
+
+    /// The events_dropped errors' counts by reason.
+    var dropped: [String: Int] {
+        var counts: [String: Int] = [:]
+        for error in errors where error.kind == .eventsDropped {
+            counts[error.reason?.rawValue ?? "?", default: 0] += error.count
+        }
+        return counts
+    }
+}
+
 /// The service as a test scripts it: each route answers what `answer` says (by default, what
 /// the real service answers a valid request), and every request is kept.
 final class FakeService: HTTPTransport {
     private let lock = NSLock()
     private var log: [HTTPRequest] = []
+    private var acceptedLog: [JSONValue] = []
     /// Returns an answer for the request, or nil for the default one; throws for no answer.
     var answer: ((HTTPRequest) throws -> HTTPResponse?)?
+    /// No answer at all to any request.
+    var offline = false
     var config = #"{"enabled":true,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"#
     var attribution = #"{"service_match_status":"organic","media_source":"organic"}"#
 
@@ -86,13 +220,31 @@ final class FakeService: HTTPTransport {
         return log
     }
 
+    /// The events the service stored: those of 2xx answers of its contract, but the ones the
+    /// answer rejected.
+    var acceptedEvents: [JSONValue] {
+        lock.lock()
+        defer { lock.unlock() }
+        return acceptedLog
+    }
+
     func send(_ request: HTTPRequest) throws -> HTTPResponse {
         lock.lock()
         log.append(request)
         let script = answer
+        let isOffline = offline
         lock.unlock()
-        if let answered = try script?(request) { return answered }
-        return defaultAnswer(request)
+        if isOffline { throw ServiceAttributionError.network("offline") }
+        let response = try script?(request) ?? defaultAnswer(request)
+        if request.method == "POST", FakeService.path(request) == "/v1/events", (200...299).contains(response.statusCode),
+           let answer = (try? JSONValue.parse(response.body))?.objectValue, answer["accepted"] != nil {
+            let rejected = Set((answer["rejected"]?.arrayValue ?? []).compactMap { $0.objectValue?["index"]?.int64Value })
+            let stored = FakeService.events(request).enumerated().filter { !rejected.contains(Int64($0.offset)) }.map { $0.element }
+            lock.lock()
+            acceptedLog += stored
+            lock.unlock()
+        }
+        return response
     }
 
     private func defaultAnswer(_ request: HTTPRequest) -> HTTPResponse {
@@ -105,6 +257,8 @@ final class FakeService: HTTPTransport {
         case ("POST", "/v1/events"):
             let count = FakeService.events(request).count
             return HTTPResponse(statusCode: 202, body: #"{"accepted":\#(count),"ignored":[],"rejected":[],"warnings":[]}"#)
+        case ("POST", _) where path.hasSuffix("/consent"):
+            return HTTPResponse(statusCode: 202, body: #"{"service_id":"x","consent":null}"#)
         case ("DELETE", _):
             return HTTPResponse(statusCode: 202, body: "{}")
         case ("GET", _) where path.hasSuffix("/attribution"):
@@ -123,10 +277,20 @@ final class FakeService: HTTPTransport {
 
     static let base = "https://attribution.example.test"
 
+    /// The body of a request, parsed.
+    static func body(_ request: HTTPRequest) -> [String: JSONValue]? {
+        guard let body = request.body else { return nil }
+        return (try? JSONValue.parse(body))?.objectValue
+    }
+
     /// The events of a POST /v1/events body.
     static func events(_ request: HTTPRequest) -> [JSONValue] {
-        guard let body = request.body, let json = try? JSONValue.parse(body) else { return [] }
-        return json.objectValue?["events"]?.arrayValue ?? []
+        return body(request)?["events"]?.arrayValue ?? []
+    }
+
+    /// The index a test gave an event (its parameter `n`).
+    static func index(_ event: JSONValue) -> Int? {
+        return event.objectValue?["parameters"]?.objectValue?["n"]?.int64Value.map { Int($0) }
     }
 
     /// Every event the service was sent, in the order it got them (a retried one each time).
@@ -137,31 +301,53 @@ final class FakeService: HTTPTransport {
     func count(_ method: String, _ path: String) -> Int {
         return requests.filter { $0.method == method && FakeService.path($0) == path }.count
     }
+
+    func requests(_ method: String, _ path: String) -> [HTTPRequest] {
+        return requests.filter { $0.method == method && FakeService.path($0) == path }
+    }
 }
 
-/// One app process over a store: a core with fakes and quick retries.
+/// One app process over a store: a core with fakes, the scheduler's clock, and listeners run
+/// on a queue of their own (the main thread's stand-in) that `settle()` waits for.
 final class Harness {
+    static let epoch = Date(timeIntervalSince1970: 1_789_552_700)
+
     let store: MemoryStore
     let device = FakeDevice()
+    let consentPlatform = FakeConsentPlatform()
     let log = RecordingLog()
     let service: FakeService
-    let core = SdkCore()
+    let scheduler = ManualScheduler()
+    let callbacks: DispatchQueue
+    let core: SdkCore
+    /// Added to the device clock (a device clock that is wrong, an event sent long ago).
+    var clockOffset: TimeInterval = 0
 
     init(store: MemoryStore = MemoryStore(), service: FakeService = FakeService()) {
         self.store = store
         self.service = service
+        let callbacks = DispatchQueue(label: "test.main-thread")
+        self.callbacks = callbacks
+        core = SdkCore(mainThread: { work in callbacks.async(execute: work) })
+    }
+
+    /// The device clock now.
+    var now: Date {
+        return Harness.epoch.addingTimeInterval(scheduler.elapsed + clockOffset)
     }
 
     var platform: Platform {
         var platform = Platform(store: store, device: device, log: log, http: service)
-        platform.mainThread = { work in DispatchQueue.global().async(execute: work) }
+        platform.consentSignals = consentPlatform
+        platform.scheduler = scheduler
+        platform.clock = { [unowned self] in self.now }
+        platform.mainThread = { [callbacks] work in callbacks.async(execute: work) }
         return platform
     }
 
+    /// The limits of sdk/conformance/delivery.json (the SDK's own), with no long poll.
     static let settings: SdkSettings = {
         var settings = SdkSettings(baseURL: FakeService.base)
-        settings.retryDelay = 0.02
-        settings.maxRetryDelay = 0.1
         settings.attributionWaitSeconds = 0
         return settings
     }()
@@ -188,18 +374,79 @@ final class Harness {
             done.signal()
         }
         _ = done.wait(timeout: .now() + 10)
-        core.drain()
+        settle()
         return result
     }
 
-    /// Waits until `condition` holds, letting the core's queues run.
-    func eventually(_ what: String, timeout: TimeInterval = 5, file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool) {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+    /// Waits until the core's queues and the listeners' have done what was handed to them.
+    func settle() {
+        for _ in 0..<3 {
             core.drain()
-            if condition() { return }
-            Thread.sleep(forTimeInterval: 0.01)
+            callbacks.sync {}
         }
-        XCTFail("timed out waiting for: \(what)", file: file, line: line)
+    }
+
+    /// Lets the SDK run, firing its scheduled work (retries, refreshes, polls) one due time
+    /// after the other, until `condition` holds; fails when it never does within `steps`.
+    func eventually(_ what: String, steps: Int = 200, file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool) {
+        for _ in 0..<steps {
+            settle()
+            if condition() { return }
+            if !scheduler.runNext() { break }
+        }
+        settle()
+        if condition() { return }
+        XCTFail("never happened: \(what)", file: file, line: line)
+    }
+
+    /// Fires the scheduled work `steps` times (the hour's configuration refresh included): for
+    /// what must NOT happen.
+    func runScheduled(_ steps: Int = 20) {
+        for _ in 0..<steps {
+            settle()
+            if !scheduler.runNext() { break }
+        }
+        settle()
+    }
+
+    /// Sends `count` events whose parameter `n` is their index, from `first` on.
+    func sendIndexed(_ count: Int, from first: Int = 0) throws {
+        for index in first..<(first + count) {
+            XCTAssertTrue(try core.sendEvent(.levelComplete, name: nil, parameters: ["n": index]), "event \(index)")
+        }
+    }
+
+    /// The indexes of the events the service stored, in order.
+    var acceptedIndexes: [Int] {
+        return service.acceptedEvents.compactMap(FakeService.index)
+    }
+
+    /// The events waiting on the device, as the next launch reads them.
+    var queuedIndexes: [Int] {
+        return EventQueue(store: store, max: Int.max).peek(Int.max).compactMap(FakeService.index)
+    }
+
+    /// A store as an earlier launch left it: the install recorded, its attribution read, and
+    /// `count` events queued while the service was out of reach (each with its index as `n`;
+    /// `ages` sends some that many seconds in the past). With `installRecorded` false, the
+    /// install was never recorded either.
+    static func given(queued count: Int, installRecorded: Bool = true, ages: [Int: TimeInterval] = [:]) throws -> MemoryStore {
+        let earlier = Harness()
+        if installRecorded {
+            XCTAssertNil(earlier.configure())
+        } else {
+            earlier.service.offline = true
+            earlier.configure()
+        }
+        earlier.service.offline = true
+        for index in 0..<count {
+            earlier.clockOffset = -(ages[index] ?? 0)
+            try earlier.sendIndexed(1, from: index)
+        }
+        earlier.clockOffset = 0
+        earlier.settle()
+        XCTAssertEqual(earlier.queuedIndexes, Array(0..<count))
+        XCTAssertEqual(earlier.store.get(SdkCore.Key.installTracked) != nil, installRecorded)
+        return earlier.store
     }
 }

@@ -1,0 +1,414 @@
+import Foundation
+import XCTest
+@testable import ServiceAttribution
+
+/// Every scenario of sdk/conformance/delivery.json, against the SDK's own queue and transport
+/// with a scripted service. Each event's parameter `n` is its index (the order `sendEvent` was
+/// called in); "given queued" is a store an earlier launch left with those events on it.
+final class DeliveryTests: XCTestCase {
+    /// Each scenario's test, by the scenario's name: a scenario added to the vectors without a
+    /// test here fails `testEveryScenarioOfTheVectorsHasItsTest`.
+    static let scenarios: [String: (DeliveryTests) -> () throws -> Void] = [
+        "a batch refused as a whole with 413 is split until the one event refused alone is known":
+            DeliveryTests.testABatchRefusedAsAWholeWith413IsSplitUntilTheOneEventRefusedAloneIsKnown,
+        "a 4xx naming no event (400, 422) splits the batch as a 413 does":
+            DeliveryTests.testA4xxNamingNoEventSplitsTheBatchAsA413Does,
+        "an event rejected by name in a 202 is dropped alone; one rejected as retryable is kept":
+            DeliveryTests.testAnEventRejectedByNameIsDroppedAloneOneRejectedAsRetryableIsKept,
+        "a full queue drops its oldest event, with a warning and a count":
+            DeliveryTests.testAFullQueueDropsItsOldestEventWithAWarningAndACount,
+        "an event older than the backend keeps is dropped before it is sent":
+            DeliveryTests.testAnEventOlderThanTheBackendKeepsIsDroppedBeforeItIsSent,
+        "a 2xx whose body is not the contract's is retried like a 5xx":
+            DeliveryTests.testA2xxWhoseBodyIsNotTheContractsIsRetriedLikeA5xx,
+        "every events request carries sent_at, the device clock when it left":
+            DeliveryTests.testEveryEventsRequestCarriesSentAtTheDeviceClockWhenItLeft,
+        "an install refused with 404 is a configuration error, not a stall":
+            DeliveryTests.testAnInstallRefusedWith404IsAConfigurationErrorNotAStall,
+        "an install refused with 401 or 403 keeps its events queued":
+            DeliveryTests.testAnInstallRefusedWith401Or403KeepsItsEventsQueued,
+        "an install refused with another 4xx is sent bare once, then reported":
+            DeliveryTests.testAnInstallRefusedWithAnother4xxIsSentBareOnceThenReported,
+        "stopped means no request at all, and it survives a restart":
+            DeliveryTests.testStoppedMeansNoRequestAtAllAndItSurvivesARestart,
+        "stopping drops what was queued, with the reason stopped":
+            DeliveryTests.testStoppingDropsWhatWasQueuedWithTheReasonStopped,
+        "events sent before configure are delivered once it runs":
+            DeliveryTests.testEventsSentBeforeConfigureAreDeliveredOnceItRuns,
+    ]
+
+    func testEveryScenarioOfTheVectorsHasItsTest() throws {
+        let vectors = try Vectors.conformance("delivery.json")
+        let names = try XCTUnwrap(vectors["scenarios"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+        XCTAssertEqual(Set(names), Set(DeliveryTests.scenarios.keys))
+        // The drop reasons and error kinds are the SDK's.
+        let reasons = try XCTUnwrap(vectors["dropReasons"] as? [String: Any]).keys
+        for reason in reasons { XCTAssertNotNil(ServiceError.DropReason(rawValue: reason), reason) }
+        XCTAssertEqual(Set(reasons), Set([ServiceError.DropReason.queueFull, .refused, .expired, .stopped, .disabled, .deleted].map { $0.rawValue }))
+        let kinds = try XCTUnwrap(vectors["errorKinds"] as? [String: Any]).keys
+        XCTAssertEqual(Set(kinds), Set([ServiceError.Kind.configuration, .eventsDropped].map { $0.rawValue }))
+        let limits = try XCTUnwrap(vectors["limits"] as? [String: Int])
+        let settings = SdkSettings(baseURL: "")
+        XCTAssertEqual(settings.maxQueuedEvents, limits["maxQueuedEvents"])
+        XCTAssertEqual(settings.maxEventsPerRequest, limits["maxEventsPerRequest"])
+        XCTAssertEqual(settings.maxEventAge, TimeInterval(try XCTUnwrap(limits["maxEventAgeDays"])) * 86_400)
+        XCTAssertEqual(settings.retryDelay, TimeInterval(try XCTUnwrap(limits["firstRetryDelaySeconds"])))
+        XCTAssertEqual(settings.maxRetryDelay, TimeInterval(try XCTUnwrap(limits["maxRetryDelaySeconds"])))
+    }
+
+    /// A service that refuses, with `status` and a detail naming no event, any events request
+    /// that holds one of `indexes`.
+    private func refusing(_ status: Int, holding indexes: Set<Int>) -> (HTTPRequest) -> HTTPResponse? {
+        return { request in
+            guard FakeService.path(request) == "/v1/events",
+                  FakeService.events(request).contains(where: { FakeService.index($0).map(indexes.contains) ?? false }) else { return nil }
+            return HTTPResponse(statusCode: status, body: #"{"error":"Refused","detail":"the request is refused as a whole"}"#)
+        }
+    }
+
+    private func assertSplit(queued count: Int, status: Int, refused index: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        let harness = Harness(store: try Harness.given(queued: count))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.answer = refusing(status, holding: [index])
+        XCTAssertNil(harness.configure())
+        harness.eventually("the queue emptied") { harness.queuedIndexes.isEmpty }
+        // Every event but the refused one, in order, each stored once.
+        XCTAssertEqual(harness.acceptedIndexes, (0..<count).filter { $0 != index }, file: file, line: line)
+        XCTAssertEqual(heard.errors, [ServiceError(
+            kind: .eventsDropped, reason: .refused, code: nil, count: 1,
+            message: try XCTUnwrap(heard.errors.first?.message)
+        )], file: file, line: line)
+        XCTAssertEqual(harness.core.droppedEventCount, 1, file: file, line: line)
+        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("dropped (refused)") }.count, 1, file: file, line: line)
+        // No request held more than the limit; the refused event went alone once.
+        let batches = harness.service.requests("POST", "/v1/events").map(FakeService.events)
+        XCTAssertTrue(batches.allSatisfy { $0.count <= 100 }, file: file, line: line)
+        XCTAssertEqual(batches.filter { $0.count == 1 && FakeService.index($0[0]) == index }.count, 1, file: file, line: line)
+        // Splitting is over: what follows goes 100 a request again (queued while offline, so
+        // that all 150 wait together).
+        harness.service.offline = true
+        try harness.sendIndexed(150, from: count)
+        harness.settle()
+        harness.service.offline = false
+        harness.eventually("the next events") { harness.acceptedIndexes.count == count - 1 + 150 }
+        let after = harness.service.requests("POST", "/v1/events").suffix(2).map { FakeService.events($0).count }
+        XCTAssertEqual(after, [100, 50], file: file, line: line)
+    }
+
+    func testABatchRefusedAsAWholeWith413IsSplitUntilTheOneEventRefusedAloneIsKnown() throws {
+        try assertSplit(queued: 150, status: 413, refused: 37)
+    }
+
+    func testA4xxNamingNoEventSplitsTheBatchAsA413Does() throws {
+        try assertSplit(queued: 10, status: 422, refused: 4)
+        try assertSplit(queued: 10, status: 400, refused: 4)
+    }
+
+    func testABatchTooLargeWithNoBadEventIsDeliveredWholeInHalves() throws {
+        let harness = Harness(store: try Harness.given(queued: 100))
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", FakeService.events(request).count > 50 else { return nil }
+            return HTTPResponse(statusCode: 413, body: #"{"error":"Payload Too Large","detail":"too large"}"#)
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("delivered") { harness.acceptedIndexes.count == 100 }
+        XCTAssertEqual(harness.acceptedIndexes, Array(0..<100))
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+    }
+
+    func testAnEventRejectedByNameIsDroppedAloneOneRejectedAsRetryableIsKept() throws {
+        let harness = Harness(store: try Harness.given(queued: 3))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        var answered = false
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", !answered else { return nil }
+            answered = true
+            return HTTPResponse(statusCode: 202, body: #"{"accepted":1,"ignored":[],"rejected":[{"index":1,"event_id":"a","error":"Unprocessable Entity","detail":"event_time: is required","retryable":false},{"index":2,"event_id":"b","error":"Conflict","detail":"install not recorded yet","retryable":true}],"warnings":[]}"#)
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("#2 delivered") { harness.acceptedIndexes == [0, 2] }
+        let batches = harness.service.requests("POST", "/v1/events").map { FakeService.events($0).compactMap(FakeService.index) }
+        XCTAssertEqual(batches, [[0, 1, 2], [2]])
+        XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, $0.reason?.rawValue ?? "", String($0.count)] }, [["events_dropped", "refused", "1"]])
+        XCTAssertEqual(harness.core.droppedEventCount, 1)
+        XCTAssertTrue(harness.queuedIndexes.isEmpty)
+    }
+
+    func testAFullQueueDropsItsOldestEventWithAWarningAndACount() throws {
+        let store = try Harness.given(queued: 1000)
+        let harness = Harness(store: store)
+        harness.service.offline = true
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        XCTAssertNotNil(harness.configure())
+        try harness.sendIndexed(5, from: 1000)
+        harness.settle()
+        XCTAssertEqual(harness.core.queuedEventCount, 1000)
+        XCTAssertEqual(harness.queuedIndexes, Array(5..<1005), "#0 to #4 dropped, the oldest first")
+        XCTAssertEqual(harness.core.droppedEventCount, 5)
+        XCTAssertEqual(heard.dropped, ["queue_full": 5])
+        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("dropped (queue_full)") }.count, 5)
+        // The count is kept on the device.
+        let next = Harness(store: store)
+        next.service.offline = true
+        next.configure()
+        XCTAssertEqual(next.core.droppedEventCount, 5)
+    }
+
+    func testAnEventOlderThanTheBackendKeepsIsDroppedBeforeItIsSent() throws {
+        let harness = Harness(store: try Harness.given(queued: 2, ages: [0: 31 * 86_400]))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        XCTAssertNil(harness.configure())
+        harness.eventually("#1 delivered") { harness.acceptedIndexes == [1] }
+        XCTAssertEqual(harness.service.deliveredEvents.compactMap(FakeService.index), [1], "#0 never sent")
+        XCTAssertEqual(heard.dropped, ["expired": 1])
+        XCTAssertEqual(harness.core.droppedEventCount, 1)
+    }
+
+    func testA2xxWhoseBodyIsNotTheContractsIsRetriedLikeA5xx() throws {
+        let harness = Harness(store: try Harness.given(queued: 2))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        var times = 0
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", times < 1 else { return nil }
+            times += 1
+            return HTTPResponse(statusCode: 200, body: "<html>ok</html>")
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("delivered") { harness.acceptedIndexes == [0, 1] }
+        let attempts = harness.service.requests("POST", "/v1/events")
+        XCTAssertEqual(attempts.count, 2)
+        // The second attempt left after the first retry delay, 2 s by the device clock.
+        let sentAt = attempts.compactMap { FakeService.body($0)?["sent_at"]?.stringValue }
+        XCTAssertEqual(sentAt, [Requests.iso(Harness.epoch), Requests.iso(Harness.epoch.addingTimeInterval(2))])
+        XCTAssertEqual(heard.errors, [])
+        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("POST /v1/events answered 200") && $0.contains("<html>ok</html>") }.count, 1)
+    }
+
+    func testTheRetryDelayDoublesToAMinute() throws {
+        let harness = Harness(store: try Harness.given(queued: 1))
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/events" ? HTTPResponse(statusCode: 503, body: "{}") : nil
+        }
+        XCTAssertNil(harness.configure())
+        harness.runScheduled(8)
+        let retries = harness.scheduler.delays.filter { $0 < 3600 }
+        XCTAssertEqual(Array(retries.prefix(7)), [2, 4, 8, 16, 32, 60, 60])
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+    }
+
+    func testEveryEventsRequestCarriesSentAtTheDeviceClockWhenItLeft() throws {
+        let harness = Harness()
+        harness.clockOffset = 30 * 3600
+        XCTAssertNil(harness.configure())
+        try harness.sendIndexed(1)
+        harness.eventually("delivered") { harness.acceptedIndexes == [0] }
+        let request = try XCTUnwrap(harness.service.requests("POST", "/v1/events").first)
+        let body = try XCTUnwrap(FakeService.body(request))
+        XCTAssertEqual(Set(body.keys), ["sent_at", "events"])
+        XCTAssertEqual(body["sent_at"], .string(Requests.iso(harness.now)), "the device clock, 30 hours ahead")
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+    }
+
+    func testAnInstallRefusedWith404IsAConfigurationErrorNotAStall() throws {
+        let store = try Harness.given(queued: 3, installRecorded: false)
+        let harness = Harness(store: store)
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/installs" ? HTTPResponse(statusCode: 404, body: #"{"error":"Not Found","detail":"no route"}"#) : nil
+        }
+        XCTAssertNil(harness.configure())
+        try harness.sendIndexed(1, from: 3)
+        harness.runScheduled()
+        XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, String($0.code ?? 0), String($0.count)] }, [["configuration", "404", "1"]])
+        XCTAssertEqual(harness.log.messages(.error).count, 1, "\(harness.log.messages(.error))")
+        XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 1, "not tried again in this process")
+        XCTAssertEqual(harness.service.count("POST", "/v1/events"), 0)
+        XCTAssertEqual(harness.queuedIndexes, [0, 1, 2, 3])
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+
+        let restarted = Harness(store: store)
+        XCTAssertNil(restarted.configure())
+        restarted.eventually("delivered after the restart") { restarted.acceptedIndexes == [0, 1, 2, 3] }
+        XCTAssertEqual(restarted.service.count("POST", "/v1/installs"), 1)
+    }
+
+    func testAnInstallRefusedWith401Or403KeepsItsEventsQueued() throws {
+        for status in [401, 403] {
+            let harness = Harness(store: try Harness.given(queued: 2, installRecorded: false))
+            let heard = Heard()
+            heard.listen(to: harness.core)
+            var refusing = true
+            harness.service.answer = { request in
+                guard FakeService.path(request) == "/v1/installs", refusing else { return nil }
+                return HTTPResponse(statusCode: status, body: #"{"error":"Unauthorized","detail":"the key was revoked"}"#)
+            }
+            XCTAssertNil(harness.configure())
+            harness.runScheduled()
+            XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, String($0.code ?? 0), String($0.count)] }, [["configuration", String(status), "1"]])
+            XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 1)
+            XCTAssertEqual(harness.queuedIndexes, [0, 1], "the events stay queued")
+            XCTAssertFalse(harness.core.isSdkDisabled, "a refused install does not disable the SDK")
+            // refreshConfig tries the install again.
+            refusing = false
+            let refreshed = expectation(description: "refreshed")
+            harness.core.refreshConfig { _ in refreshed.fulfill() }
+            wait(for: [refreshed], timeout: 10)
+            harness.eventually("delivered after refreshConfig") { harness.acceptedIndexes == [0, 1] }
+            XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 2)
+        }
+    }
+
+    func testAKeyRejectedOnGetConfigDisablesAndDropsTheQueueAsDisabled() throws {
+        let harness = Harness(store: try Harness.given(queued: 2))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/config" ? HTTPResponse(statusCode: 401, body: #"{"error":"Unauthorized","detail":"bad key"}"#) : nil
+        }
+        XCTAssertEqual(harness.configure() as? ServiceAttributionError, .authentication(statusCode: 401))
+        XCTAssertTrue(harness.core.isSdkDisabled)
+        XCTAssertEqual(heard.dropped, ["disabled": 2])
+        XCTAssertTrue(harness.queuedIndexes.isEmpty)
+    }
+
+    func testAnAppSwitchedOffByRemoteConfigurationDropsItsQueueAsDisabled() throws {
+        let harness = Harness(store: try Harness.given(queued: 3))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.config = #"{"enabled":false,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"#
+        XCTAssertNil(harness.configure())
+        XCTAssertEqual(heard.dropped, ["disabled": 3])
+        XCTAssertEqual(harness.core.droppedEventCount, 3)
+    }
+
+    func testDeletingTheInstallsDataDropsItsQueueAsDeleted() throws {
+        let store = try Harness.given(queued: 2)
+        let harness = Harness(store: store)
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/events" ? HTTPResponse(statusCode: 503, body: "{}") : nil
+        }
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        XCTAssertNil(harness.configure())
+        let deleted = expectation(description: "deleted")
+        harness.core.deleteUserData { error in
+            XCTAssertNil(error)
+            deleted.fulfill()
+        }
+        wait(for: [deleted], timeout: 10)
+        harness.settle()
+        XCTAssertEqual(heard.dropped, ["deleted": 2])
+        XCTAssertFalse(try harness.core.sendEvent(.login, name: nil, parameters: nil), "the service ignores a deleted install's events")
+        // Kept across launches.
+        let next = Harness(store: store)
+        XCTAssertNil(next.configure())
+        XCTAssertFalse(try next.core.sendEvent(.login, name: nil, parameters: nil))
+        XCTAssertEqual(next.core.attributionParams(), [SdkCore.matchStatus: "skipped"])
+    }
+
+    func testAnInstallRefusedWithAnother4xxIsSentBareOnceThenReported() throws {
+        let harness = Harness(store: try Harness.given(queued: 1, installRecorded: false))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/installs" ? HTTPResponse(statusCode: 422, body: #"{"error":"Unprocessable Entity","detail":"body.os: must be one of android, ios"}"#) : nil
+        }
+        XCTAssertNil(harness.configure())
+        harness.runScheduled()
+        let installs = harness.service.requests("POST", "/v1/installs").compactMap(FakeService.body)
+        XCTAssertEqual(installs.count, 2)
+        XCTAssertNotNil(installs.first?["locale"], "the full body first")
+        XCTAssertEqual(Set(installs.last?.keys.map { $0 } ?? []), ["service_id", "os", "sdk_platform", "sdk_version", "first_open_time", "sent_at"])
+        XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, String($0.code ?? 0), String($0.count)] }, [["configuration", "422", "1"]])
+        XCTAssertEqual(harness.queuedIndexes, [0])
+    }
+
+    func testStoppedMeansNoRequestAtAllAndItSurvivesARestart() throws {
+        // Stopped before the first launch's configure: not even GET /v1/config.
+        let store = MemoryStore()
+        let first = Harness(store: store)
+        first.core.stop()
+        XCTAssertNil(first.configure())
+        XCTAssertFalse(try first.core.sendEvent(.login, name: nil, parameters: nil))
+        first.runScheduled()
+        XCTAssertEqual(first.service.requests, [])
+
+        let restarted = Harness(store: store)
+        XCTAssertNil(restarted.configure())
+        XCTAssertTrue(restarted.core.isStopped)
+        XCTAssertFalse(try restarted.core.sendEvent(.login, name: nil, parameters: nil))
+        restarted.runScheduled()
+        XCTAssertEqual(restarted.service.requests, [])
+        XCTAssertEqual(restarted.core.queuedEventCount, 0)
+        XCTAssertEqual(restarted.core.attributionParams(), [SdkCore.matchStatus: "not_configured"])
+
+        // start() sends the install, never sent, and the events sent after it.
+        restarted.core.start()
+        XCTAssertFalse(restarted.core.isStopped)
+        try restarted.sendIndexed(2)
+        restarted.eventually("delivered after start") { restarted.acceptedIndexes == [0, 1] }
+        XCTAssertEqual(restarted.service.count("GET", "/v1/config"), 1)
+        XCTAssertEqual(restarted.service.count("POST", "/v1/installs"), 1)
+        // Started is kept too.
+        let later = Harness(store: store)
+        XCTAssertNil(later.configure())
+        XCTAssertFalse(later.core.isStopped)
+    }
+
+    func testStoppedAfterTheInstallSendsNothingMore() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        harness.eventually("attribution read") { harness.core.attributionParams()[SdkCore.matchStatus] == "organic" }
+        let before = harness.service.requests.count
+        harness.core.stop()
+        XCTAssertFalse(try harness.core.sendEvent(.login, name: nil, parameters: nil))
+        harness.core.setConsent(ServiceConsent(adUserData: false))
+        let refreshed = expectation(description: "refresh")
+        harness.core.refreshConfig { _ in refreshed.fulfill() }
+        wait(for: [refreshed], timeout: 10)
+        harness.runScheduled()
+        XCTAssertEqual(harness.service.requests.count, before, "no request at all, not even the hour's GET /v1/config")
+    }
+
+    func testStoppingDropsWhatWasQueuedWithTheReasonStopped() throws {
+        let store = try Harness.given(queued: 4)
+        let harness = Harness(store: store)
+        harness.service.offline = true
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.configure()
+        harness.core.stop()
+        harness.settle()
+        XCTAssertEqual(harness.core.queuedEventCount, 0)
+        XCTAssertTrue(harness.queuedIndexes.isEmpty)
+        XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, $0.reason?.rawValue ?? "", String($0.count)] }, [["events_dropped", "stopped", "4"]])
+        XCTAssertEqual(harness.core.droppedEventCount, 4)
+        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("4 events dropped (stopped)") }.count, 1)
+    }
+
+    func testEventsSentBeforeConfigureAreDeliveredOnceItRuns() throws {
+        let harness = Harness()
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        try harness.sendIndexed(3)
+        XCTAssertNil(harness.configure())
+        harness.eventually("delivered") { harness.acceptedIndexes == [0, 1, 2] }
+        XCTAssertEqual(heard.errors, [])
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+    }
+
+    func testTheQueueIsOnTheDeviceBeforeSendEventReturns() throws {
+        let harness = Harness()
+        harness.service.offline = true
+        harness.configure()
+        try harness.sendIndexed(1)
+        // Read as the next launch would, without letting the SDK's queues run.
+        XCTAssertEqual(EventQueue(store: harness.store, max: 1000).peek(10).compactMap(FakeService.index), [0])
+    }
+}
