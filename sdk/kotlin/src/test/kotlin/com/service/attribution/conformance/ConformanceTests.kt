@@ -1,5 +1,6 @@
 package com.service.attribution.conformance
 
+import com.service.attribution.Consent
 import com.service.attribution.EventType
 import com.service.attribution.LinkOptions
 import com.service.attribution.LogLevel
@@ -12,6 +13,7 @@ import com.service.attribution.core.Logger
 import com.service.attribution.core.Pii
 import com.service.attribution.core.Requests
 import com.service.attribution.core.Sealer
+import com.service.attribution.core.TcfValues
 import com.service.attribution.support.FakeDevice
 import com.service.attribution.support.RecordingLog
 import com.service.attribution.support.Vectors
@@ -246,8 +248,9 @@ class InstallRequestVectorsTest(private val name: String, private val case: Case
                             it["installVersion"] as String?,
                         )
                     },
+                tcf = tcf(input["tcf"].cast()),
             )
-        harness.configure(input["customerUserId"] as String?, input["openUrl"] as String?)
+        harness.configure(input["customerUserId"] as String?, input["openUrl"] as String?, consent(input["consent"].cast()), input["anonymous"] == true)
         val request = case["request"].cast<Case>()
         val bodies = harness.bodies("POST", request["path"] as String)
         assertEquals(name, 1, bodies.size)
@@ -268,19 +271,30 @@ class EventRequestVectorsTest(private val name: String, private val case: Case) 
     fun kotlin() {
         val input = case["input"].cast<Case>()
         val harness = Harness(encryption = input["encryption"].cast())
-        harness.configure()
+        harness.configure(anonymous = input["anonymous"] == true)
         for (step in input["steps"].cast<List<Case>>()) {
             if (step.containsKey("setCustomerUserId")) {
-                harness.core.setCustomerUserId(step["setCustomerUserId"] as String?)
+                // A string (or null), or an object holding it as `customerUserId`.
+                val value = step["setCustomerUserId"]
+                harness.core.setCustomerUserId(if (value is Map<*, *>) value["customerUserId"] as String? else value as String?)
             } else {
                 val call = step["sendEvent"].cast<Case>()
                 harness.core.sendEvent(EventType.valueOf(call["eventType"] as String), call["eventName"] as String?, call["parameters"].cast())
             }
         }
-        val expected = case["request"].cast<Case>()["body"].cast<Case>()["events"].cast<List<Any?>>()
-        Vectors.Matcher().match(expected, harness.sentEvents())
+        val body = case["request"].cast<Case>()["body"].cast<Case>()
+        Vectors.Matcher().match(body["events"], harness.sentEvents())
+        // Each request's envelope: sent_at, then the events (matched above across requests).
+        val envelope = body.filterKeys { it != "events" }
+        for (request in harness.bodies("POST", "/v1/events")) Vectors.Matcher().match(envelope, request.filterKeys { it != "events" })
     }
 }
+
+private fun tcf(input: Case?): TcfValues =
+    TcfValues(input?.get("IABTCF_TCString") as String?, (input?.get("IABTCF_gdprApplies") as Number?)?.toInt())
+
+private fun consent(input: Case?): Consent? =
+    input?.let { Consent(it["gdprApplies"] as Boolean?, it["adUserData"] as Boolean?, it["adPersonalization"] as Boolean?) }
 
 /** requests.json: the body-less requests, by path and method. */
 class OtherRequestVectorsTest {
@@ -305,5 +319,29 @@ class OtherRequestVectorsTest {
         val wait = sent.first { it.url.contains("/attribution") }.url.substringAfter("wait_seconds=").toInt()
         assertTrue("wait_seconds $wait", wait in 0..20)
         assertTrue(sent.all { it.headers["Authorization"] == "sdk_test" })
+    }
+}
+
+/** requests.json's consent update: sent once the install is recorded, when the consent changed. */
+class ConsentUpdateVectorTest {
+    @Test
+    fun `setConsent after the install sends the consent route's body`() {
+        val case = Vectors.conformance("requests.json")["other"].cast<List<Case>>().single { it["name"] == "consent update" }
+        val input = case["input"].cast<Case>()
+        val request = case["request"].cast<Case>()
+        val harness = Harness(tcf = tcf(input["tcf"].cast()))
+        harness.configure()
+        val id = harness.core.getServiceId()!!
+        val path = (request["path"] as String).replace("{{service_id}}", id)
+        // The install carried what the device knew then (the TCF values): nothing to update yet.
+        assertEquals(1, harness.bodies("POST", "/v1/installs").size)
+        assertEquals(0, harness.bodies("POST", path).size)
+        harness.core.setConsent(consent(input["consent"].cast())!!)
+        val sent = harness.bodies("POST", path)
+        assertEquals(1, sent.size)
+        Vectors.Matcher().match(request["body"], sent.single())
+        // The same consent again: nothing more to send.
+        harness.core.setConsent(consent(input["consent"].cast())!!)
+        assertEquals(1, harness.bodies("POST", path).size)
     }
 }

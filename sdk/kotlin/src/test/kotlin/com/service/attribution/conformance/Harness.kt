@@ -1,12 +1,16 @@
 package com.service.attribution.conformance
 
+import com.service.attribution.Consent
 import com.service.attribution.LogLevel
 import com.service.attribution.core.HttpRequest
 import com.service.attribution.core.HttpResponse
 import com.service.attribution.core.InstallReferrerDetails
 import com.service.attribution.core.Json
 import com.service.attribution.core.SdkCore
+import com.service.attribution.core.Platform
 import com.service.attribution.core.SdkSettings
+import com.service.attribution.core.TcfSource
+import com.service.attribution.core.TcfValues
 import com.service.attribution.support.FakeDevice
 import com.service.attribution.support.MemoryStore
 import com.service.attribution.support.ScriptedTransport
@@ -22,13 +26,20 @@ internal class Harness(
     encryption: Map<String, Any?> = mapOf("enabled" to false),
     device: FakeDevice = FakeDevice(),
     referrer: InstallReferrerDetails? = null,
+    /** What the consent platform stored on the device (IABTCF_TCString, IABTCF_gdprApplies). */
+    tcf: TcfValues = TcfValues(null, null),
 ) {
     val transport = ScriptedTransport { request -> answer(request, encryption) }
     val core = SdkCore()
-    private val platform = platform(store = MemoryStore(), http = transport, device = device, referrer = referrer)
+    private val platform =
+        platform(store = MemoryStore(), http = transport, device = device, referrer = referrer).let {
+            Platform(it.store, it.device, it.installReferrer, it.mainThread, it.log, it.http, it.clock, TcfSource { tcf })
+        }
 
-    fun configure(customerUserId: String? = null, openUrl: String? = null) {
+    fun configure(customerUserId: String? = null, openUrl: String? = null, consent: Consent? = null, anonymous: Boolean = false) {
         openUrl?.let(core::noteOpenUrl)
+        consent?.let(core::setConsent)
+        if (anonymous) core.setAnonymous(true)
         core.configure(platform, SdkSettings(baseUrl = "https://backend.test", retryDelayMs = 50), "sdk_test", LogLevel.DEBUG, null, customerUserId)
         core.drain()
     }
@@ -63,6 +74,7 @@ internal class Harness(
                 HttpResponse(200, Json.write(mapOf("enabled" to true, "refresh_interval_seconds" to 3600, "encryption" to sealing)))
             }
             path == "/v1/installs" -> HttpResponse(202, Json.write(mapOf("service_id" to Json.parseObject(request.body!!)["service_id"])))
+            path.endsWith("/consent") -> HttpResponse(202, Json.write(mapOf("consent" to Json.parseObject(request.body!!)["consent"])))
             path == "/v1/events" -> {
                 val count = (Json.parseObject(request.body!!)["events"] as List<*>).size
                 HttpResponse(202, Json.write(mapOf("accepted" to count, "ignored" to emptyList<Any>(), "rejected" to emptyList<Any>(), "warnings" to emptyList<Any>())))

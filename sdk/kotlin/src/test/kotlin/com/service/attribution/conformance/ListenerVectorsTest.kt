@@ -1,0 +1,166 @@
+package com.service.attribution.conformance
+
+import com.service.attribution.DeepLink
+import com.service.attribution.DeepLinkKind
+import com.service.attribution.LinkOptions
+import com.service.attribution.core.HttpResponse
+import com.service.attribution.core.Json
+import com.service.attribution.core.LinkParser
+import com.service.attribution.core.SdkCore
+import com.service.attribution.support.ScriptedDevice
+import com.service.attribution.support.Vectors
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertNull
+import org.junit.Assert.assertTrue
+import org.junit.Test
+import org.junit.runner.RunWith
+import org.junit.runners.Parameterized
+import org.junit.runners.Parameterized.Parameters
+
+@Suppress("UNCHECKED_CAST")
+private fun deepLinkOf(json: Map<String, Any?>?): DeepLink? =
+    json?.let {
+        DeepLink(
+            DeepLinkKind.values().single { k -> k.wire == it["kind"] },
+            it["deeplinkId"] as String?,
+            it["path"] as String?,
+            it["params"] as Map<String, String>,
+            it["url"] as String?,
+        )
+    }
+
+/**
+ * listeners.json `deferred`: the attribution listener gets the route's map, status included;
+ * the deep-link listener the deferred deep link once per install, never at later starts.
+ */
+@RunWith(Parameterized::class)
+class DeferredDeepLinkVectorsTest(private val name: String, private val case: Map<String, Any?>) {
+    companion object {
+        @Suppress("UNCHECKED_CAST")
+        @JvmStatic
+        @Parameters(name = "{0}")
+        fun cases() = (Vectors.conformance("listeners.json")["deferred"] as List<Map<String, Any?>>).map { arrayOf(it["name"] as String, it) }
+    }
+
+    private val device = ScriptedDevice()
+
+    @After
+    fun close() = device.close()
+
+    @Suppress("UNCHECKED_CAST")
+    @Test
+    fun kotlin() {
+        val attribution = case["attribution"] as Map<String, String>
+        device.backend.attribution = { HttpResponse(200, Json.write(attribution)) }
+        device.configure(device.launch())
+        assertEquals(listOf(attribution), device.attributions.toList())
+        assertEquals(listOfNotNull(deepLinkOf(case["deepLink"] as Map<String, Any?>?)), device.deepLinks.toList())
+        // Every listener call ran through the main-thread port.
+        assertEquals(device.attributions.size + device.deepLinks.size, device.mainThread.posted.size)
+
+        // The next start: the stored map again, the deferred deep link not again.
+        val next = device.configure(device.launch())
+        assertEquals(listOf(attribution, attribution), device.attributions.toList())
+        assertEquals(listOfNotNull(deepLinkOf(case["deepLink"] as Map<String, Any?>?)), device.deepLinks.toList())
+        assertEquals(1, device.backend.requests("GET", "/v1/installs/").size)
+
+        // A listener set later is told at once, with the stored map.
+        val later = ArrayList<Map<String, String>>()
+        next.setAttributionListener { later.add(it) }
+        device.scheduler.runDue()
+        assertEquals(listOf(attribution), later)
+        device.assertNoFailures()
+    }
+}
+
+/** listeners.json `direct`: the deep link a tapped URL gives, through handleAppLink and handleDeepLink. */
+@RunWith(Parameterized::class)
+class DirectDeepLinkVectorsTest(private val name: String, private val case: Map<String, Any?>) {
+    companion object {
+        @Suppress("UNCHECKED_CAST")
+        @JvmStatic
+        @Parameters(name = "{0}")
+        fun cases() = (Vectors.conformance("listeners.json")["direct"] as List<Map<String, Any?>>).map { arrayOf(it["name"] as String, it) }
+    }
+
+    private val device = ScriptedDevice()
+
+    @After
+    fun close() = device.close()
+
+    @Suppress("UNCHECKED_CAST")
+    @Test
+    fun kotlin() {
+        val url = case["url"] as String
+        val expected = deepLinkOf(case["deepLink"] as Map<String, Any?>?)
+        val core = device.launch()
+
+        // handleDeepLink: any scheme; before configure too.
+        assertEquals(expected, core.handleDeepLink(url))
+        assertEquals(listOfNotNull(expected), device.deepLinks.toList())
+
+        if (case["entry"] == null) {
+            // handleAppLink (the facade parses with LinkParser, then hands the link over).
+            device.deepLinks.clear()
+            val parsed = LinkParser.parse(url, LinkOptions())!!
+            core.deliverAppLink(parsed, url)
+            assertEquals(listOf(expected), device.deepLinks.toList())
+            // deeplinkId and params are links.json's for the same URL.
+            assertEquals(parsed.deeplinkId, expected!!.deeplinkId)
+            assertEquals(parsed.queryParams, expected.params)
+        }
+    }
+}
+
+/** Deep links reach a listener set after they arrived; a listener that throws does not stop the SDK. */
+class DeepLinkListenerTest {
+    private val device = ScriptedDevice()
+
+    @After
+    fun close() = device.close()
+
+    @Test
+    fun `a direct link handled before a listener is set is delivered when it is set`() {
+        val core = SdkCore()
+        try {
+            val link = core.handleDeepLink("myapp://open?deep_link_path=%2Fshop")
+            val got = ArrayList<DeepLink>()
+            core.setDeepLinkListener { got.add(it) }
+            assertEquals(listOf(link), got)
+            assertEquals("/shop", got.single().path)
+            // Delivered once: setting another listener gives nothing more.
+            val again = ArrayList<DeepLink>()
+            core.setDeepLinkListener { again.add(it) }
+            assertTrue(again.isEmpty())
+            assertNull(core.handleDeepLink("not a link"))
+        } finally {
+            core.close()
+        }
+    }
+
+    @Test
+    fun `the deferred deep link found while no listener is set waits for one, in that process only`() {
+        device.backend.attribution = {
+            HttpResponse(200, """{"service_match_status":"matched","media_source":"x","deep_link_path":"/levels/7","promo":"W"}""")
+        }
+        val core = device.launch()
+        core.setDeepLinkListener(null)
+        device.configure(core)
+        assertTrue(device.deepLinks.isEmpty())
+        core.setDeepLinkListener { device.deepLinks.add(it) }
+        assertEquals(listOf("/levels/7"), device.deepLinks.map { it.path })
+        assertEquals(DeepLinkKind.DEFERRED, device.deepLinks.single().kind)
+        device.configure(device.launch())
+        assertEquals(1, device.deepLinks.size)
+    }
+
+    @Test
+    fun `a listener that throws is logged and the SDK goes on`() {
+        val core = device.launch()
+        core.setAttributionListener { throw IllegalStateException("app bug") }
+        device.configure(core)
+        assertTrue(device.logged(com.service.attribution.LogLevel.ERROR).any { "listener threw" in it })
+        device.assertNoFailures()
+    }
+}

@@ -1,0 +1,151 @@
+package com.service.attribution.core
+
+import com.service.attribution.Consent
+import com.service.attribution.EventType
+import com.service.attribution.ServiceErrorKind
+import com.service.attribution.support.ScriptedDevice
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
+import org.junit.Assert.assertNull
+import org.junit.Assert.assertTrue
+import org.junit.Test
+
+/** Consent, anonymous mode and the on-disk queue, with a clock and executors moved by hand. */
+class ConsentAndQueueTest {
+    private val device = ScriptedDevice()
+
+    @After
+    fun close() = device.close()
+
+    private fun consentBodies(): List<Map<String, Any?>> =
+        device.backend.requests("POST", "/v1/installs/").filter { it.url.endsWith("/consent") }.map { Json.parseObject(it.body!!) }
+
+    @Test
+    fun `a TCF string changed since it was last sent is sent at the next start, with sent_at`() {
+        device.tcf = TcfValues("CQ-first", 1)
+        device.configure(device.launch())
+        val install = Json.parseObject(device.backend.requests("POST", "/v1/installs").single().body!!)
+        assertEquals(mapOf("gdpr_applies" to true, "ad_user_data" to null, "ad_personalization" to null, "tcf_string" to "CQ-first"), install["consent"])
+        assertEquals(emptyList<Any>(), consentBodies())
+        // The same values at the next start: nothing to send.
+        device.configure(device.launch())
+        assertEquals(emptyList<Any>(), consentBodies())
+        // The consent platform stored a new string.
+        device.tcf = TcfValues("CQ-second", 1)
+        device.configure(device.launch())
+        val update = consentBodies().single()
+        assertEquals(Requests.iso(device.clock.now), update["sent_at"])
+        assertEquals("CQ-second", (update["consent"] as Map<*, *>)["tcf_string"])
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a consent update answered 409 is sent again later, and the app's consent is kept across launches`() {
+        val core = device.configure(device.launch())
+        var conflicts = 1
+        device.backend.consent = { if (conflicts-- > 0) HttpResponse(409, """{"error":"Conflict","detail":"install"}""") else HttpResponse(202, "{}") }
+        core.setConsent(Consent(gdprApplies = true, adUserData = false))
+        device.scheduler.runDue()
+        assertEquals(1, consentBodies().size)
+        device.scheduler.advance(2_000)
+        assertEquals(2, consentBodies().size)
+        assertEquals(
+            mapOf("gdpr_applies" to true, "ad_user_data" to false, "ad_personalization" to null, "tcf_string" to null),
+            consentBodies().last()["consent"],
+        )
+        // Kept on the device: nothing to send at the next start, and a change is sent.
+        val next = device.configure(device.launch())
+        assertEquals(2, consentBodies().size)
+        next.setConsent(Consent(true, true, true))
+        device.scheduler.runDue()
+        assertEquals(3, consentBodies().size)
+    }
+
+    @Test
+    fun `a consent update refused with 404 is a configuration error`() {
+        val core = device.configure(device.launch())
+        device.backend.consent = { HttpResponse(404, """{"error":"Not Found","detail":"x"}""") }
+        core.setConsent(Consent(adPersonalization = false))
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(1, consentBodies().size)
+        assertEquals(listOf(ServiceErrorKind.CONFIGURATION to 404), device.errors.map { it.kind to it.code })
+    }
+
+    @Test
+    fun `anonymous mode, kept across launches, sends no advertising id and no customer user id`() {
+        val core = device.launch()
+        core.setAnonymous(true)
+        core.setCustomerUserId("user-1")
+        device.configure(core)
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        val install = Json.parseObject(device.backend.requests("POST", "/v1/installs").single().body!!)
+        assertNull(install["maid"])
+        assertNull(install["customer_user_id"])
+        assertNull(device.backend.delivered.single()["customer_user_id"])
+        val next = device.configure(device.launch())
+        assertTrue(next.isAnonymous())
+        next.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.runDue()
+        assertNull(device.backend.delivered.last()["customer_user_id"])
+        // Off again: the customer user id goes with the next events.
+        next.setAnonymous(false)
+        next.sendEvent(EventType.SEARCH, null, null)
+        device.scheduler.runDue()
+        assertEquals("user-1", device.backend.delivered.last()["customer_user_id"])
+    }
+
+    @Test
+    fun `an event is on the device when sendEvent returns, and a process killed before its worker ran sends it at the next launch`() {
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, mapOf("email" to "a@b.co"))
+        // The worker has not run: the event is in the journal already.
+        assertTrue(device.store.get("pending_events")!!.contains("LOGIN"))
+        // The process dies here.
+        device.configure(device.launch())
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        // Its matching parameter protected as any other.
+        assertEquals(Pii.sha256Marked("a@b.co"), (device.backend.delivered.single()["parameters"] as Map<*, *>)["email"])
+        assertNull(device.store.get("pending_events"))
+    }
+
+    @Test
+    fun `remote configuration switching the SDK off drops what was queued with the reason disabled`() {
+        device.backend.events = { null }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        core.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.runDue()
+        device.backend.config = { HttpResponse(200, """{"enabled":false,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}""") }
+        val refreshed = core.refreshConfigAsync()
+        device.scheduler.runDue()
+        refreshed.get()
+        assertEquals(0, core.queuedCount())
+        assertEquals(listOf("disabled" to 2), device.errors.map { it.reason!!.wire to it.count })
+    }
+
+    @Test
+    fun `deleteUserData drops what was queued with the reason deleted, and the async twin completes`() {
+        device.backend.events = { null }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        val deleted = core.deleteUserDataAsync()
+        assertFalse(deleted.isDone)
+        device.scheduler.runDue()
+        assertNull(deleted.get())
+        assertEquals(listOf("deleted" to 1), device.errors.map { it.reason!!.wire to it.count })
+        assertEquals(1L, core.getDroppedEventCount())
+    }
+
+    @Test
+    fun `the async twins, attribution completes once the first attempt finished, and fail before configure`() {
+        val core = device.launch()
+        assertTrue(core.refreshConfigAsync().isCompletedExceptionally)
+        assertTrue(core.deleteUserDataAsync().isCompletedExceptionally)
+        assertEquals(emptyMap<String, String>(), core.awaitAttributionParamsAsync(null).get())
+        device.configure(core)
+        assertEquals("organic", core.awaitAttributionParamsAsync(null).get()["media_source"])
+    }
+}

@@ -1,0 +1,122 @@
+package com.service.attribution.support
+
+import com.service.attribution.DeepLink
+import com.service.attribution.LogLevel
+import com.service.attribution.ServiceError
+import com.service.attribution.core.HttpRequest
+import com.service.attribution.core.HttpResponse
+import com.service.attribution.core.Json
+import com.service.attribution.core.Platform
+import com.service.attribution.core.SdkCore
+import com.service.attribution.core.SdkSettings
+import com.service.attribution.core.TcfSource
+import com.service.attribution.core.TcfValues
+import org.junit.Assert.assertEquals
+import java.util.Collections
+
+/**
+ * A backend answering as its contract says unless a test changes a route's answer: config
+ * on with sealing off, installs and consent 202, events 202 with every event accepted,
+ * attribution organic. Each answer may be null: no connection.
+ */
+internal class ScriptedBackend {
+    var config: (HttpRequest) -> HttpResponse? = { HttpResponse(200, CONFIG_ON) }
+    var installs: (HttpRequest) -> HttpResponse? = { HttpResponse(202, """{"service_id":"x"}""") }
+    var consent: (HttpRequest) -> HttpResponse? = { HttpResponse(202, Json.write(mapOf("consent" to Json.parseObject(it.body!!)["consent"]))) }
+    var events: (List<Map<String, Any?>>) -> HttpResponse? = { accepted(it.size) }
+    var attribution: (HttpRequest) -> HttpResponse? = { HttpResponse(200, """{"service_match_status":"organic","media_source":"organic"}""") }
+    var delete: (HttpRequest) -> HttpResponse? = { HttpResponse(202, "{}") }
+
+    /** Every event the backend accepted (a 202 naming it neither rejected), in order. */
+    val delivered = Collections.synchronizedList(ArrayList<Map<String, Any?>>())
+
+    @Suppress("UNCHECKED_CAST")
+    val transport =
+        ScriptedTransport { request ->
+            val path = pathOf(request.url).substringBefore('?')
+            when {
+                path == "/v1/config" -> config(request)
+                path == "/v1/installs" -> installs(request)
+                path.endsWith("/consent") -> consent(request)
+                path == "/v1/events" -> {
+                    val events = Json.parseObject(request.body!!)["events"] as List<Map<String, Any?>>
+                    events(events)?.also { answer -> record(events, answer) }
+                }
+                path.endsWith("/attribution") -> attribution(request)
+                request.method == "DELETE" -> delete(request)
+                else -> HttpResponse(404, """{"error":"Not Found","detail":"$path"}""")
+            }
+        }
+
+    private fun record(events: List<Map<String, Any?>>, answer: HttpResponse) {
+        if (answer.code != 202) return
+        val json = runCatching { Json.parseObject(answer.body) }.getOrNull() ?: return
+        val rejected = (json["rejected"] as? List<*>).orEmpty().mapNotNull { ((it as Map<*, *>)["index"] as Number).toInt() }.toSet()
+        events.forEachIndexed { i, e -> if (i !in rejected) delivered.add(e) }
+    }
+
+    fun requests(method: String, path: String): List<HttpRequest> =
+        synchronized(transport.requests) {
+            transport.requests.filter { it.method == method && pathOf(it.url).substringBefore('?').let { p -> if (path.endsWith("/")) p.startsWith(path) else p == path } }
+        }
+
+    fun eventRequests(): List<Map<String, Any?>> = requests("POST", "/v1/events").map { Json.parseObject(it.body!!) }
+
+    companion object {
+        const val CONFIG_ON = """{"enabled":true,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"""
+
+        fun accepted(n: Int) = HttpResponse(202, """{"accepted":$n,"ignored":[],"rejected":[],"warnings":[]}""")
+    }
+}
+
+/**
+ * One device driven by hand: its storage, clock, executors and main thread, and the
+ * listeners' record. [launch] starts a process of the app (an SdkCore) on it; a second launch
+ * is the app's next start on the same device.
+ */
+internal class ScriptedDevice(
+    val backend: ScriptedBackend = ScriptedBackend(),
+    val clock: ManualClock = ManualClock(),
+    @Volatile var tcf: TcfValues = TcfValues(null, null),
+) {
+    val store = MemoryStore()
+    /** The executors of the current process (a new launch has its own; the old one's tasks die with it). */
+    var scheduler = ManualScheduler(clock)
+        private set
+    val log = RecordingLog()
+    val mainThread = RecordingMainThread()
+    val errors = Collections.synchronizedList(ArrayList<ServiceError>())
+    val deepLinks = Collections.synchronizedList(ArrayList<DeepLink>())
+    val attributions = Collections.synchronizedList(ArrayList<Map<String, String>>())
+    private val cores = ArrayList<SdkCore>()
+
+    val platform: Platform
+        get() =
+            Platform(store, FakeDevice(advertisingId = "38400000-8cf0-11bd-b23e-10b96e40000d"), { null }, mainThread, log, backend.transport, clock.read, TcfSource { tcf })
+
+    /** A new process of the app with its listeners set (not configured yet). */
+    fun launch(): SdkCore {
+        cores.lastOrNull()?.close()
+        if (cores.isNotEmpty()) scheduler = ManualScheduler(clock)
+        return SdkCore(scheduler, scheduler).also { core ->
+            cores += core
+            core.setErrorListener { errors.add(it) }
+            core.setDeepLinkListener { deepLinks.add(it) }
+            core.setAttributionListener { attributions.add(it) }
+        }
+    }
+
+    fun configure(core: SdkCore, key: String = "sdk_key"): SdkCore {
+        core.configure(platform, SdkSettings(baseUrl = "https://backend.test"), key, LogLevel.DEBUG, null, null)
+        scheduler.runDue()
+        return core
+    }
+
+    /** What the SDK logged at [level]. */
+    fun logged(level: LogLevel): List<String> = synchronized(log.lines) { log.lines.filter { it.first == level }.map { it.second } }
+
+    /** No task of the SDK threw. */
+    fun assertNoFailures() = assertEquals(emptyList<Throwable>(), scheduler.failures)
+
+    fun close() = cores.forEach { it.close() }
+}
