@@ -119,14 +119,17 @@ namespace Service.Unity.Tests
                     });
                 },
             };
-            var setup = Setups.For("http://service.test", backend, scheduler: new ManualTimers());
+            var timers = new ManualTimers();
+            var setup = Setups.For("http://service.test", backend, scheduler: timers);
             var core = new SdkCore(setup);
             core.Configure("sdk_key", 1, null);
             core.SendEvent(EventType.LOGIN, null, null);
             core.SendEvent(EventType.SHARE, null, null);
             release.Set();
             core.Idle().Wait();
-            // The events' own sends, queued behind the first, send the kept one again.
+            Assert.AreEqual(1, core.Queued, "the retryable one waits for the retry");
+            Assert.AreEqual(1, timers.Fire(setup.RetryDelay));
+            core.Idle().Wait();
             Assert.AreEqual(0, core.Queued);
             Assert.AreEqual(1, ((ListLog)setup.Log).At(LogLevel.Warn, "refused 1 of 2 events for good").Count);
             var sent = backend.Requests.Where(r => r.Key.StartsWith("POST")).Select(r => r.Key).ToList();

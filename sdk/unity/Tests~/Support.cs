@@ -275,6 +275,19 @@ namespace Service.Unity.Tests
             return due.Count;
         }
 
+        /// <summary>Runs (once) every action waiting with a delay up to this one (retries, saves); how many ran.</summary>
+        public int FireUpTo(TimeSpan longest)
+        {
+            List<Action> due;
+            lock (pending)
+            {
+                due = pending.Where(p => p.Key <= longest).Select(p => p.Value).ToList();
+                pending.RemoveAll(p => p.Key <= longest);
+            }
+            foreach (var action in due) action();
+            return due.Count;
+        }
+
         /// <summary>Runs (once) every action waiting with this delay; how many ran.</summary>
         public int Fire(TimeSpan delay)
         {
@@ -341,12 +354,22 @@ namespace Service.Unity.Tests
     {
         public readonly List<KeyValuePair<string, JToken>> Requests = new List<KeyValuePair<string, JToken>>();
         public Func<string, JToken, Tuple<int, JToken>> Answer;
+        /// <summary>An answer whose body is text as it is (not JSON); null: <see cref="Answer"/> answers.</summary>
+        public Func<string, JToken, Tuple<int, string>> RawAnswer;
+        /// <summary>Every request fails as offline ones do, and is not recorded.</summary>
+        public volatile bool Offline;
 
         protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken token)
         {
+            if (Offline) throw new HttpRequestException("network unreachable");
             var body = request.Content == null ? null : JToken.Parse(await request.Content.ReadAsStringAsync());
             var key = request.Method + " " + request.RequestUri.PathAndQuery;
             lock (Requests) Requests.Add(new KeyValuePair<string, JToken>(key, body));
+            var raw = RawAnswer == null ? null : RawAnswer(key, body);
+            if (raw != null)
+            {
+                return new HttpResponseMessage((HttpStatusCode)raw.Item1) { Content = new StringContent(raw.Item2, Encoding.UTF8, "text/html") };
+            }
             var answer = Answer(key, body);
             return new HttpResponseMessage((HttpStatusCode)answer.Item1)
             {
@@ -369,6 +392,15 @@ namespace Service.Unity.Tests
             }
             if (key.StartsWith("POST /v1/installs")) return Tuple.Create(202, (JToken)new JObject { { "service_id", body == null ? null : body["service_id"] } });
             return Tuple.Create(202, (JToken)new JObject());
+        }
+    }
+
+    internal static class Backends
+    {
+        /// <summary>The requests sent so far whose key starts so.</summary>
+        public static List<KeyValuePair<string, JToken>> To(this ScriptedBackend backend, string start)
+        {
+            lock (backend.Requests) return backend.Requests.Where(r => r.Key.StartsWith(start)).ToList();
         }
     }
 

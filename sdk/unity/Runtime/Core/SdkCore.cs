@@ -109,6 +109,7 @@ namespace Service.Unity
         private int? configurationError;
         private TimeSpan retryDelay;
         private bool retryScheduled;
+        private bool flushWaiting;
         private bool saveScheduled;
         private int refreshGeneration;
         private TimeSpan refreshInterval = DefaultRefreshInterval;
@@ -548,17 +549,30 @@ namespace Service.Unity
             Drop(ServiceDropReason.Disabled, queue.Clear(), why);
         }
 
-        /// <summary>Sends what is queued once initialization and the sending before are done.</summary>
+        /// <summary>
+        /// Sends what is queued once initialization and the sending before are done. One send
+        /// waiting to start is enough for any number of events queued meanwhile: a burst of
+        /// events (or a thousand queued offline) makes no chain of a thousand sends. While a
+        /// retry waits (offline, the service unwell), what is queued goes with it, not before.
+        /// </summary>
         private void Flush()
         {
             lock (gate)
             {
+                if (flushWaiting) return;
+                flushWaiting = true;
                 var before = flushing;
                 flushing = scheduler.Start(async () =>
                 {
                     await Finished(before);
                     await Finished(initialization);
-                    await SendQueued();
+                    bool backingOff;
+                    lock (gate)
+                    {
+                        flushWaiting = false;
+                        backingOff = retryScheduled;
+                    }
+                    if (!backingOff) await SendQueued();
                 });
             }
         }

@@ -1,0 +1,621 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+using Newtonsoft.Json.Linq;
+using NUnit.Framework;
+
+namespace Service.Unity.Tests
+{
+    /// <summary>
+    /// An SDK with a scripted backend, its own timers, clock and main thread: events are
+    /// numbered by a parameter `n` in the order SendEvent took them, as delivery.json counts them.
+    /// </summary>
+    internal sealed class Rig
+    {
+        public readonly ScriptedBackend Backend = new ScriptedBackend();
+        public readonly ManualTimers Timers = new ManualTimers();
+        public readonly QueuedMainThread Main = new QueuedMainThread();
+        public readonly SettableClock Clock = new SettableClock();
+        public readonly IKeyValueStore Store;
+        /// <summary>The answer to POST /v1/events, from the numbers of its events; null: every one accepted.</summary>
+        public Func<List<int>, JToken, Tuple<int, JToken>> Events;
+        /// <summary>The answer to every other request.</summary>
+        public Func<string, JToken, Tuple<int, JToken>> Other = ScriptedBackend.Usual;
+        /// <summary>The numbers of the events the backend accepted, in the order it did.</summary>
+        public readonly List<int> Accepted = new List<int>();
+        public TimeSpan RetryDelay = TimeSpan.FromMilliseconds(100);
+        public SdkSetup Setup;
+        public SdkCore Core;
+        public Heard Heard;
+
+        public Rig(IKeyValueStore store = null)
+        {
+            Store = store ?? new MemoryStore();
+            Backend.Answer = (key, body) =>
+            {
+                if (!key.StartsWith("POST /v1/events")) return Other(key, body);
+                var numbers = body["events"].Select(e => (int)e["parameters"]["n"]).ToList();
+                var answer = Events == null ? ScriptedBackend.Usual(key, body) : Events(numbers, body);
+                if (answer.Item1 == 202)
+                {
+                    var rejected = new HashSet<int>((answer.Item2["rejected"] as JArray ?? new JArray()).Select(r => (int)r["index"]));
+                    lock (Accepted) Accepted.AddRange(numbers.Where((n, i) => !rejected.Contains(i)));
+                }
+                return answer;
+            };
+            Launch();
+        }
+
+        public ListLog Log
+        {
+            get { return (ListLog)Setup.Log; }
+        }
+
+        /// <summary>A new process on the same store.</summary>
+        public SdkCore Launch()
+        {
+            Setup = Setups.For("http://service.test", Backend, Store, clock: Clock, scheduler: Timers, mainThread: Main);
+            Setup.RetryDelay = RetryDelay;
+            Core = new SdkCore(Setup);
+            Heard = Heard.ErrorsOf(Core.Listeners);
+            return Core;
+        }
+
+        public void Configure()
+        {
+            Core.Configure("sdk_key", 1, null);
+            Core.Idle().Wait();
+        }
+
+        public void Send(int n)
+        {
+            Core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "n", n } });
+        }
+
+        /// <summary>Events `from` to `from + count - 1`, queued while the device is offline.</summary>
+        public void QueueOffline(int count, int from = 0)
+        {
+            Backend.Offline = true;
+            for (var n = from; n < from + count; n++) Send(n);
+            Core.Idle().Wait();
+            Backend.Offline = false;
+        }
+
+        /// <summary>Lets the retries run (not the hourly configuration read) until none waits, then a frame on the main thread.</summary>
+        public void Settle()
+        {
+            Core.Idle().Wait();
+            for (var round = 0; round < 50; round++)
+            {
+                if (Timers.FireUpTo(TimeSpan.FromMinutes(1)) == 0) break;
+                Core.Idle().Wait();
+            }
+            Main.Drain();
+        }
+
+        public List<int> AcceptedNow
+        {
+            get { lock (Accepted) return Accepted.ToList(); }
+        }
+    }
+
+    /// <summary>Every scenario of sdk/conformance/delivery.json, against the core with a scripted backend.</summary>
+    [TestFixture]
+    public class DeliveryTests
+    {
+        private static readonly string[] Covered =
+        {
+            Split413, Split422, RejectedByName, QueueFull, Expired, NotTheContract, SentAt, Install404, Install401, Install422,
+            StoppedNothing, StoppingDrops, BeforeConfigure,
+        };
+
+        private const string Split413 = "a batch refused as a whole with 413 is split until the one event refused alone is known";
+        private const string Split422 = "a 4xx naming no event (400, 422) splits the batch as a 413 does";
+        private const string RejectedByName = "an event rejected by name in a 202 is dropped alone; one rejected as retryable is kept";
+        private const string QueueFull = "a full queue drops its oldest event, with a warning and a count";
+        private const string Expired = "an event older than the backend keeps is dropped before it is sent";
+        private const string NotTheContract = "a 2xx whose body is not the contract's is retried like a 5xx";
+        private const string SentAt = "every events request carries sent_at, the device clock when it left";
+        private const string Install404 = "an install refused with 404 is a configuration error, not a stall";
+        private const string Install401 = "an install refused with 401 or 403 keeps its events queued";
+        private const string Install422 = "an install refused with another 4xx is sent bare once, then reported";
+        private const string StoppedNothing = "stopped means no request at all, and it survives a restart";
+        private const string StoppingDrops = "stopping drops what was queued, with the reason stopped";
+        private const string BeforeConfigure = "events sent before configure are delivered once it runs";
+
+        private static JObject Scenario(string name)
+        {
+            var scenario = Repo.Vectors("delivery.json")["scenarios"].Cast<JObject>().SingleOrDefault(s => (string)s["name"] == name);
+            Assert.IsNotNull(scenario, "delivery.json has no scenario \"" + name + "\"");
+            return scenario;
+        }
+
+        private static Tuple<int, JToken> Error(int status)
+        {
+            return Tuple.Create(status, (JToken)new JObject { { "error", "Refused" }, { "detail", "scripted " + status } });
+        }
+
+        /// <summary>A time the SDK sent (Json.NET reads an ISO string as a date).</summary>
+        private static DateTime Time(JToken value)
+        {
+            return value.Type == JTokenType.Date
+                ? ((DateTime)value).ToUniversalTime()
+                : DateTime.Parse((string)value, CultureInfo.InvariantCulture, DateTimeStyles.RoundtripKind).ToUniversalTime();
+        }
+
+        [Test]
+        public void EveryScenarioOfDeliveryJsonHasItsTest()
+        {
+            var names = Repo.Vectors("delivery.json")["scenarios"].Select(s => (string)s["name"]).ToList();
+            CollectionAssert.AreEquivalent(names, Covered);
+        }
+
+        [Test]
+        public void TheLimitsAreTheVectors()
+        {
+            var limits = Repo.Vectors("delivery.json")["limits"];
+            Assert.AreEqual((int)limits["maxQueuedEvents"], EventQueue.Capacity);
+            Assert.AreEqual((int)limits["maxEventAgeDays"], (int)SdkCore.MaxEventAge.TotalDays);
+            Assert.AreEqual((int)limits["firstRetryDelaySeconds"], (int)new SdkSetup().RetryDelay.TotalSeconds);
+            var reasons = ((JObject)Repo.Vectors("delivery.json")["dropReasons"]).Properties().Select(p => p.Name).ToList();
+            CollectionAssert.AreEquivalent(reasons, Enum.GetValues(typeof(ServiceDropReason)).Cast<ServiceDropReason>().Select(ServiceError.WireName));
+        }
+
+        /// <summary>A batch refused whenever it holds one of these events: split until that one is alone.</summary>
+        private static void SplitsUntilTheRefusedEventIsAlone(string name)
+        {
+            var scenario = Scenario(name);
+            var queued = (int)scenario["given"]["queued"];
+            var status = (int)scenario["backend"]["events"]["status"];
+            var refused = scenario["backend"]["events"]["whenRequestHolds"].Select(i => (int)i).ToList();
+            var rig = new Rig();
+            rig.Events = (numbers, body) =>
+            {
+                Assert.LessOrEqual(numbers.Count, 100, "at most 100 events a request");
+                return numbers.Any(refused.Contains) ? Error(status) : ScriptedBackend.Usual("POST /v1/events", body);
+            };
+            rig.Configure();
+            rig.QueueOffline(queued);
+            rig.Settle();
+
+            var expected = Enumerable.Range(0, queued).Where(n => !refused.Contains(n)).ToList();
+            CollectionAssert.AreEqual(expected, rig.AcceptedNow, "every event but the refused one, in order, each accepted once");
+            Assert.AreEqual(0, rig.Core.Queued);
+            AssertDropped(rig, scenario);
+            var warning = rig.Log.At(LogLevel.Warn, "1 event dropped (refused)");
+            Assert.AreEqual(1, warning.Count);
+            StringAssert.Contains(status.ToString(CultureInfo.InvariantCulture), warning[0]);
+        }
+
+        /// <summary>`expect.errors` heard by the error listener, and the count kept on the device.</summary>
+        private static void AssertDropped(Rig rig, JObject scenario)
+        {
+            var errors = (JArray)scenario["expect"]["errors"];
+            CollectionAssert.AreEqual(
+                errors.Select(e => (string)e["kind"] + " " + (string)e["reason"] + " " + (int)e["count"]).ToList(),
+                rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + " " + e.Count).ToList());
+            Assert.AreEqual(errors.Sum(e => (int)e["count"]), rig.Core.DroppedEventCount);
+        }
+
+        [Test]
+        public void A413BatchIsSplitUntilTheOneRefusedEventIsKnown()
+        {
+            SplitsUntilTheRefusedEventIsAlone(Split413);
+        }
+
+        [Test]
+        public void A422BatchIsSplitAsA413Is()
+        {
+            SplitsUntilTheRefusedEventIsAlone(Split422);
+        }
+
+        [Test]
+        public void AnEventRejectedByNameIsDroppedAloneAndOneRetryableIsKept()
+        {
+            var scenario = Scenario(RejectedByName);
+            var rig = new Rig();
+            var attempts = 0;
+            rig.Events = (numbers, body) =>
+            {
+                if (++attempts > 1) return ScriptedBackend.Usual("POST /v1/events", body);
+                var events = (JArray)body["events"];
+                var rejected = scenario["backend"]["events"]["rejected"].Select(r => new JObject
+                {
+                    { "index", r["index"] },
+                    { "event_id", events[(int)r["index"]]["event_id"] },
+                    { "error", (bool)r["retryable"] ? "Conflict" : "Unprocessable Entity" },
+                    { "retryable", r["retryable"] },
+                    { "detail", (bool)r["retryable"] ? "install not recorded yet" : "event_name: too long" },
+                });
+                return Tuple.Create(202, (JToken)new JObject
+                {
+                    { "accepted", numbers.Count - rejected.Count() }, { "ignored", new JArray() }, { "rejected", new JArray(rejected) },
+                });
+            };
+            rig.Configure();
+            rig.QueueOffline((int)scenario["given"]["queued"]);
+            rig.Core.Idle().Wait();
+            rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
+            rig.Core.Idle().Wait();
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow, "#0 at once");
+            Assert.AreEqual(1, rig.Core.Queued, "#2 kept for a later attempt");
+            rig.Settle();
+            CollectionAssert.AreEqual(new[] { 0, 2 }, rig.AcceptedNow, "#2 on a later attempt");
+            AssertDropped(rig, scenario);
+        }
+
+        [Test]
+        public void AFullQueueDropsItsOldestEventWithAWarningAndACount()
+        {
+            var scenario = Scenario(QueueFull);
+            var rig = new Rig();
+            rig.Configure();
+            var queued = (int)scenario["given"]["queued"];
+            rig.QueueOffline(queued);
+            Assert.AreEqual(queued, rig.Core.Queued);
+            Assert.IsEmpty(rig.Heard.Errors);
+            rig.QueueOffline(5, queued);
+            rig.Main.Drain();
+
+            Assert.AreEqual((int)scenario["expect"]["queued"], rig.Core.Queued);
+            Assert.AreEqual((long)scenario["expect"]["droppedEventCount"], rig.Core.DroppedEventCount);
+            Assert.AreEqual(5, rig.Heard.Dropped(ServiceDropReason.QueueFull).Sum(e => e.Count), "queue_full, 5 in all");
+            Assert.AreEqual(5, rig.Log.At(LogLevel.Warn, "dropped (queue_full)").Count);
+            // The oldest went: #5 to #1004 are delivered, in order.
+            rig.Settle();
+            CollectionAssert.AreEqual(Enumerable.Range(5, queued).ToList(), rig.AcceptedNow);
+            // Kept on the device: the next launch reads the same count.
+            Assert.AreEqual(5, rig.Launch().DroppedEventCount);
+        }
+
+        [Test]
+        public void AnEventOlderThanTheBackendKeepsIsDroppedBeforeItIsSent()
+        {
+            var scenario = Scenario(Expired);
+            var rig = new Rig();
+            rig.Configure();
+            rig.Clock.Offset = -TimeSpan.FromDays((int)scenario["given"]["firstEventAgeDays"]);
+            rig.QueueOffline(1);
+            rig.Clock.Offset = TimeSpan.Zero;
+            rig.QueueOffline(1, 1);
+            rig.Settle();
+            CollectionAssert.AreEqual(new[] { 1 }, rig.AcceptedNow, "#1 only");
+            AssertDropped(rig, scenario);
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Warn, "dropped (expired)").Count);
+        }
+
+        [Test]
+        public void A2xxWhoseBodyIsNotTheContractsIsRetriedLikeA5xx()
+        {
+            var scenario = Scenario(NotTheContract);
+            var rig = new Rig { RetryDelay = new SdkSetup().RetryDelay };
+            rig.Launch();
+            var times = (int)scenario["backend"]["events"]["times"];
+            rig.Backend.RawAnswer = (key, body) => key.StartsWith("POST /v1/events") && times-- > 0
+                ? Tuple.Create((int)scenario["backend"]["events"]["status"], (string)scenario["backend"]["events"]["body"])
+                : null;
+            rig.Configure();
+            rig.QueueOffline((int)scenario["given"]["queued"]);
+            rig.Core.Idle().Wait();
+            // The retry from offline meets the HTML: a warning, and the first retry delay again after the success... not yet.
+            rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
+            rig.Core.Idle().Wait();
+            Assert.IsEmpty(rig.AcceptedNow);
+            Assert.AreEqual(2, rig.Core.Queued);
+            var warnings = rig.Log.At(LogLevel.Warn, "unexpected answer");
+            Assert.AreEqual(1, warnings.Count, string.Join("\n", rig.Log.Lines));
+            StringAssert.Contains("<html>ok</html>", warnings[0]);
+            rig.Settle();
+            CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow);
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+            Assert.IsEmpty(rig.Heard.Errors);
+        }
+
+        [Test]
+        public void A2xxNotTheContractsWaitsTheFirstRetryDelay()
+        {
+            var rig = new Rig { RetryDelay = new SdkSetup().RetryDelay };
+            rig.Launch();
+            var times = 1;
+            rig.Backend.RawAnswer = (key, body) => key.StartsWith("POST /v1/events") && times-- > 0 ? Tuple.Create(200, "<html>ok</html>") : null;
+            rig.Configure();
+            rig.Send(0);
+            rig.Send(1);
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(2, rig.Core.Queued);
+            CollectionAssert.Contains(rig.Timers.Delays, TimeSpan.FromSeconds(2), "retried after the first retry delay, 2 s");
+            Assert.AreEqual(1, rig.Timers.Fire(TimeSpan.FromSeconds(2)));
+            rig.Core.Idle().Wait();
+            CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow, "on the second attempt");
+        }
+
+        [Test]
+        public void EveryEventsRequestCarriesSentAtTheDeviceClockWhenItLeft()
+        {
+            var scenario = Scenario(SentAt);
+            var rig = new Rig();
+            rig.Clock.Offset = TimeSpan.FromHours((int)scenario["given"]["clockAheadHours"]);
+            rig.Configure();
+            var before = rig.Clock.UtcNow.AddMilliseconds(-1);
+            rig.Send(0);
+            rig.Settle();
+            var after = rig.Clock.UtcNow.AddMilliseconds(1);
+            var request = rig.Backend.To("POST /v1/events").Single().Value;
+            var sentAt = Time(request["sent_at"]);
+            Assert.That(sentAt, Is.InRange(before, after),
+                "the device clock, 30 hours ahead: " + request["sent_at"] + " not within " + before.ToString("o") + " and " + after.ToString("o"));
+            Assert.Greater(sentAt, DateTime.UtcNow.AddHours(29));
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+        }
+
+        [Test]
+        public void SentAtIsSetAgainOnEachAttempt()
+        {
+            var rig = new Rig();
+            var attempts = 0;
+            rig.Events = (numbers, body) => ++attempts == 1 ? Error(503) : ScriptedBackend.Usual("POST /v1/events", body);
+            rig.Configure();
+            rig.Send(0);
+            rig.Core.Idle().Wait();
+            rig.Clock.Offset = TimeSpan.FromMinutes(5);
+            rig.Settle();
+            var sent = rig.Backend.To("POST /v1/events").Select(r => Time(r.Value["sent_at"])).ToList();
+            Assert.AreEqual(2, sent.Count);
+            Assert.GreaterOrEqual((sent[1] - sent[0]).TotalMinutes, 4.9);
+        }
+
+        [Test]
+        public void AnInstallRefusedWith404IsAConfigurationErrorNotAStall()
+        {
+            var scenario = Scenario(Install404);
+            var rig = new Rig();
+            var refuse = true;
+            rig.Other = (key, body) => refuse && key == "POST /v1/installs" ? Error(404) : ScriptedBackend.Usual(key, body);
+            rig.Core.Configure("sdk_key", 1, null);
+            for (var n = 0; n < (int)scenario["given"]["queued"]; n++) rig.Send(n);
+            rig.Settle();
+
+            Assert.AreEqual(1, rig.Heard.Errors.Count);
+            var error = rig.Heard.Errors[0];
+            Assert.AreEqual(ServiceErrorKind.Configuration, error.Kind);
+            Assert.AreEqual("configuration", error.KindName);
+            Assert.AreEqual((int)scenario["expect"]["errors"][0]["code"], error.Code);
+            Assert.AreEqual((int)scenario["expect"]["errors"][0]["count"], error.Count);
+            Assert.IsNull(error.Reason);
+            Assert.AreEqual(1, rig.Log.Lines.Count(l => l.StartsWith("Error ")), "one error-level line: " + string.Join("\n", rig.Log.Lines));
+            Assert.AreEqual((int)scenario["expect"]["queued"], rig.Core.Queued);
+            // Nothing more in this process: not on a retry, nor for a new event.
+            rig.Timers.FireUpTo(TimeSpan.FromHours(2));
+            rig.Send(3);
+            rig.Settle();
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/installs").Count);
+            Assert.IsEmpty(rig.Backend.To("POST /v1/events"));
+            Assert.AreEqual(1, rig.Heard.Errors.Count, "reported once");
+            Assert.AreEqual(0, rig.Core.DroppedEventCount, "nothing dropped");
+
+            // The next start, with the backend answering 202: the install and the events.
+            refuse = false;
+            rig.Launch();
+            rig.Configure();
+            rig.Settle();
+            Assert.AreEqual(2, rig.Backend.To("POST /v1/installs").Count);
+            CollectionAssert.AreEqual(new[] { 0, 1, 2, 3 }, rig.AcceptedNow);
+        }
+
+        [TestCase(401)]
+        [TestCase(403)]
+        public void AnInstallRefusedWith401Or403KeepsItsEventsQueued(int status)
+        {
+            var scenario = Scenario(Install401);
+            Assert.AreEqual(401, (int)scenario["backend"]["install"]["status"]);
+            var rig = new Rig();
+            rig.Other = (key, body) => key == "POST /v1/installs" ? Error(status) : ScriptedBackend.Usual(key, body);
+            rig.Core.Configure("sdk_key", 1, null);
+            for (var n = 0; n < (int)scenario["given"]["queued"]; n++) rig.Send(n);
+            rig.Settle();
+            rig.Timers.FireUpTo(TimeSpan.FromMinutes(1));
+            rig.Settle();
+            Assert.AreEqual(1, rig.Heard.Errors.Count);
+            Assert.AreEqual(ServiceErrorKind.Configuration, rig.Heard.Errors[0].Kind);
+            Assert.AreEqual(status, rig.Heard.Errors[0].Code);
+            Assert.AreEqual((int)scenario["expect"]["queued"], rig.Core.Queued, "kept, not cleared");
+            Assert.IsFalse(rig.Core.IsSdkDisabled, "a refused install does not switch the SDK off");
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/installs").Count, "not tried again until the next start");
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+        }
+
+        [Test]
+        public void AnInstallRefusedWithAnother4xxIsSentBareOnceThenReported()
+        {
+            var scenario = Scenario(Install422);
+            var rig = new Rig();
+            rig.Other = (key, body) => key == "POST /v1/installs" ? Error((int)scenario["backend"]["install"]["status"]) : ScriptedBackend.Usual(key, body);
+            rig.Core.Configure("sdk_key", 1, null);
+            rig.Send(0);
+            rig.Settle();
+            var installs = rig.Backend.To("POST /v1/installs").Select(r => (JObject)r.Value).ToList();
+            Assert.AreEqual(2, installs.Count, "the full body, then once with its required fields only");
+            Assert.IsNotNull(installs[0]["device_model"]);
+            CollectionAssert.AreEquivalent(
+                new[] { "service_id", "os", "sdk_platform", "sdk_version", "first_open_time", "sent_at" },
+                installs[1].Properties().Select(p => p.Name));
+            Assert.AreEqual(
+                new[] { "configuration 422 1" },
+                rig.Heard.Errors.Select(e => e.KindName + " " + e.Code + " " + e.Count).ToArray());
+            Assert.AreEqual((int)scenario["expect"]["queued"], rig.Core.Queued);
+        }
+
+        [Test]
+        public void StoppedMeansNoRequestAtAllAndItSurvivesARestart()
+        {
+            Scenario(StoppedNothing);
+            var rig = new Rig();
+            rig.Core.Stop();
+            rig.Send(0);
+            Assert.AreEqual(0, rig.Core.Queued);
+            // A restart: a new process on the same device.
+            rig.Launch();
+            Assert.IsTrue(rig.Core.IsStopped, "kept across launches");
+            rig.Configure();
+            rig.Send(1);
+            rig.Settle();
+            Assert.IsEmpty(rig.Backend.Requests, "no request at all, not even GET /v1/config");
+            Assert.AreEqual(0, rig.Core.Queued);
+            Assert.IsTrue(rig.Core.IsStopped);
+
+            rig.Core.Start();
+            Assert.IsFalse(rig.Core.IsStopped);
+            rig.Send(2);
+            rig.Settle();
+            var posts = rig.Backend.Requests.Where(r => r.Key.StartsWith("POST")).Select(r => r.Key).ToList();
+            CollectionAssert.AreEqual(new[] { "POST /v1/installs", "POST /v1/events" }, posts, "the install never sent, then the events after start");
+            CollectionAssert.AreEqual(new[] { 2 }, rig.AcceptedNow);
+            Assert.IsFalse(rig.Launch().IsStopped, "started is kept too");
+        }
+
+        [Test]
+        public void StoppingDropsWhatWasQueuedWithTheReasonStopped()
+        {
+            var scenario = Scenario(StoppingDrops);
+            var rig = new Rig();
+            rig.Configure();
+            rig.QueueOffline((int)scenario["given"]["queued"]);
+            var before = rig.Backend.Requests.Count;
+            rig.Core.Stop();
+            rig.Settle();
+            Assert.AreEqual((int)scenario["expect"]["queued"], rig.Core.Queued);
+            AssertDropped(rig, scenario);
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Warn, "4 events dropped (stopped)").Count);
+            Assert.AreEqual(before, rig.Backend.Requests.Count, "the retry that waited sends nothing");
+        }
+
+        [Test]
+        public void EventsSentBeforeConfigureAreDeliveredOnceItRuns()
+        {
+            Scenario(BeforeConfigure);
+            var rig = new Rig();
+            rig.Send(0);
+            rig.Send(1);
+            rig.Send(2);
+            Assert.IsEmpty(rig.Backend.Requests, "nothing before configure");
+            rig.Configure();
+            rig.Settle();
+            CollectionAssert.AreEqual(new[] { 0, 1, 2 }, rig.AcceptedNow);
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+            Assert.AreEqual("POST /v1/installs", rig.Backend.Requests.First(r => r.Key.StartsWith("POST")).Key);
+        }
+
+        // The other drop reasons, beside the scenarios.
+
+        [Test]
+        public void AnAppSwitchedOffDropsItsQueueWithTheReasonDisabled()
+        {
+            var rig = new Rig();
+            rig.Configure();
+            rig.QueueOffline(3);
+            rig.Other = (key, body) => key.StartsWith("GET /v1/config")
+                ? Tuple.Create(200, (JToken)JObject.Parse("{\"enabled\":false}"))
+                : ScriptedBackend.Usual(key, body);
+            rig.Timers.Fire(SdkCore.DefaultRefreshInterval);
+            rig.Settle();
+            Assert.IsTrue(rig.Core.IsSdkDisabled);
+            Assert.AreEqual(0, rig.Core.Queued);
+            CollectionAssert.AreEqual(new[] { "events_dropped disabled 3" }, rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + " " + e.Count));
+            Assert.AreEqual(3, rig.Core.DroppedEventCount);
+        }
+
+        [Test]
+        public void ARejectedKeyOnTheConfigurationDropsTheQueueWithTheReasonDisabled()
+        {
+            var rig = new Rig();
+            rig.Other = (key, body) => key.StartsWith("GET /v1/config") ? Error(401) : ScriptedBackend.Usual(key, body);
+            rig.Send(0);
+            rig.Send(1);
+            rig.Configure();
+            rig.Settle();
+            Assert.IsTrue(rig.Core.IsSdkDisabled);
+            CollectionAssert.AreEqual(new[] { "events_dropped disabled 2" }, rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + " " + e.Count));
+            Assert.IsEmpty(rig.Backend.To("POST"));
+        }
+
+        [Test]
+        public void DeletingTheUsersDataDropsTheQueueWithTheReasonDeleted()
+        {
+            var rig = new Rig();
+            rig.Configure();
+            rig.QueueOffline(2);
+            rig.Core.DeleteUserData().Wait();
+            rig.Main.Drain();
+            Assert.AreEqual(0, rig.Core.Queued);
+            CollectionAssert.AreEqual(new[] { "events_dropped deleted 2" }, rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + " " + e.Count));
+        }
+
+        [Test]
+        public void ErrorsReachTheListenerOnlyOnTheMainThread()
+        {
+            var rig = new Rig();
+            rig.Core.Stop();
+            rig.Core.Start();
+            rig.Send(0);
+            rig.Core.Stop();
+            Assert.IsEmpty(rig.Heard.Errors, "not before the main thread runs");
+            Assert.AreEqual(1, rig.Main.Drain());
+            Assert.AreEqual(1, rig.Heard.Errors.Count);
+        }
+
+        [Test]
+        public void AListenerThatThrowsDoesNotStopTheNextOne()
+        {
+            var rig = new Rig();
+            rig.Core.Listeners.AddError(e => { throw new InvalidOperationException("app bug"); });
+            var second = Heard.ErrorsOf(rig.Core.Listeners);
+            rig.Send(0);
+            rig.Core.Stop();
+            rig.Main.Drain();
+            Assert.AreEqual(1, second.Errors.Count);
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Error, "app bug").Count);
+        }
+    }
+
+    /// <summary>The queue and the install's id on the disk: PlayerPrefs saved within a second, the id at once.</summary>
+    [TestFixture]
+    public class PersistenceTests
+    {
+        [Test]
+        public void TheServiceIdIsOnTheDiskAtOnceOnTheFirstLaunch()
+        {
+            var disk = new DiskStore();
+            var rig = new Rig(disk);
+            rig.Backend.Offline = true;
+            rig.Core.Configure("sdk_key", 1, null);
+            Assert.IsNotNull(disk.OnDisk("service_sdk.service_id"), "saved before Configure returns");
+            var restarted = new Rig(disk.AfterCrash());
+            restarted.Configure();
+            Assert.AreEqual(rig.Core.ServiceId, restarted.Core.ServiceId);
+        }
+
+        [Test]
+        public void TheQueueIsOnTheDiskWithinASecondOfEachChange()
+        {
+            var disk = new DiskStore();
+            var rig = new Rig(disk);
+            rig.Configure();
+            rig.QueueOffline(3);
+            Assert.IsNull(disk.OnDisk(EventQueue.Key) == null ? null : (JArray.Parse(disk.OnDisk(EventQueue.Key)).Count == 3 ? "saved" : null),
+                "not yet: the save waits for its timer");
+            CollectionAssert.Contains(rig.Timers.Delays, SdkCore.SaveDelay);
+            var saves = disk.Saves;
+            Assert.AreEqual(1, rig.Timers.Fire(SdkCore.SaveDelay), "one save for every change within the second");
+            Assert.AreEqual(saves + 1, disk.Saves);
+            Assert.AreEqual(3, JArray.Parse(disk.OnDisk(EventQueue.Key)).Count);
+
+            // A crash now: the next process has the queue and the recorded install.
+            var next = new Rig(disk.AfterCrash());
+            next.Configure();
+            next.Settle();
+            CollectionAssert.AreEqual(new[] { 0, 1, 2 }, next.AcceptedNow);
+            Assert.IsEmpty(next.Backend.To("POST /v1/installs"), "no second install");
+        }
+    }
+}
