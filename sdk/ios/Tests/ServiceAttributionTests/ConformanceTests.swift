@@ -218,15 +218,67 @@ final class ConformanceTests: XCTestCase {
         }
     }
 
+    /// The install cases that name iOS (consent, the consent platform's TCF values, anonymous
+    /// mode), end to end through the core: the vector's device as an iOS device reports it (its
+    /// own `os`, `sdk_platform` and `sdk_version`; the advertising id, where the vector has one,
+    /// with ATT's `authorized`, the only way iOS gives it).
+    func testInstallReportsOfTheCasesNamingIOS() throws {
+        let installs = try cases("requests.json", "installs").filter { ($0["platforms"] as? [String])?.contains("ios") == true }
+        XCTAssertGreaterThanOrEqual(installs.count, 3)
+        for testCase in installs {
+            let name = testCase["name"] as? String ?? "?"
+            let input = try XCTUnwrap(testCase["input"] as? [String: Any])
+            let device = try XCTUnwrap(input["device"] as? [String: Any])
+            let harness = Harness()
+            harness.device.osVersion = device["osVersion"] as? String
+            harness.device.deviceModel = device["deviceModel"] as? String
+            harness.device.appVersion = device["appVersion"] as? String
+            harness.device.locale = device["locale"] as? String
+            harness.device.timezone = device["timezone"] as? String
+            harness.device.idfa = device["advertisingId"] as? String
+            harness.device.identifierForVendor = device["idfv"] as? String
+            harness.device.trackingAuthorizationStatus = harness.device.idfa != nil ? "authorized" : device["attStatus"] as? String
+            harness.device.token = nil
+            var expected = try XCTUnwrap((testCase["request"] as? [String: Any])?["body"] as? [String: Any])
+            expected["os"] = "ios"
+            expected["sdk_platform"] = Requests.sdkPlatform
+            expected["sdk_version"] = Requests.sdkVersion
+            if harness.device.idfa != nil { expected["att_status"] = "authorized" }
+            if input["anonymous"] as? Bool == true {
+                // The device has every id; none may leave it.
+                harness.device.identifierForVendor = "6F9619FF-8B86-D011-B42D-00CF4FC964FF"
+                harness.core.setAnonymous(true)
+            }
+            if let consent = input["consent"] as? [String: Any] {
+                harness.core.setConsent(ServiceConsent(
+                    gdprApplies: consent["gdprApplies"] as? Bool,
+                    adUserData: consent["adUserData"] as? Bool,
+                    adPersonalization: consent["adPersonalization"] as? Bool
+                ))
+            }
+            if let tcf = input["tcf"] as? [String: Any] {
+                harness.consentPlatform.tcString = tcf["IABTCF_TCString"] as? String
+                harness.consentPlatform.gdprApplies = (tcf["IABTCF_gdprApplies"] as? Int).map { $0 == 1 }
+            }
+            XCTAssertNil(harness.configure(customerUserId: input["customerUserId"] as? String), name)
+            let install = try XCTUnwrap(harness.service.requests("POST", "/v1/installs").first, name)
+            let body = try JSONValue.parse(try XCTUnwrap(install.body))
+            XCTAssertEqual(JSONMatch.differences(body, expected), [], name)
+            XCTAssertEqual(harness.service.requests.filter { FakeService.path($0).hasSuffix("/consent") }, [], "\(name): the install carried the consent")
+        }
+    }
+
     func testEventRequests() throws {
         let recipient = try Vectors.recipient()
         var ran = 0
         for testCase in try cases("requests.json", "events") {
             let name = testCase["name"] as? String ?? "?"
-            guard (testCase["platforms"] as? [String])?.contains("kotlin") == true else { continue }
+            let platforms = testCase["platforms"] as? [String] ?? []
+            guard platforms.contains("kotlin") || platforms.contains("ios") else { continue }
             let input = try XCTUnwrap(testCase["input"] as? [String: Any])
             let encryption = try XCTUnwrap(input["encryption"] as? [String: Any])
             let harness = Harness()
+            if input["anonymous"] as? Bool == true { harness.core.setAnonymous(true) }
             if encryption["enabled"] as? Bool == true {
                 var sealing = encryption
                 sealing["public_key"] = recipient.publicKeySpki
@@ -252,6 +304,12 @@ final class ConformanceTests: XCTestCase {
             XCTAssertTrue(delivered.allSatisfy { $0.objectValue?["service_id"] == .string(serviceId) }, name)
             let ids = delivered.compactMap { $0.objectValue?["event_id"]?.stringValue }
             XCTAssertEqual(Set(ids).count, delivered.count, "\(name): a fresh event_id per event")
+            // The envelope: sent_at, the device clock when the request left, and the events.
+            for sent in harness.service.requests("POST", "/v1/events") {
+                let body = try XCTUnwrap(FakeService.body(sent))
+                XCTAssertEqual(Set(body.keys), Set((request["body"] as? [String: Any] ?? [:]).keys), name)
+                XCTAssertEqual(JSONMatch.differences(body["sent_at"], "{{time}}"), [], name)
+            }
             for sent in harness.service.requests {
                 XCTAssertEqual(sent.headers["Authorization"], "sdk_test")
                 if sent.body != nil { XCTAssertEqual(sent.headers["Content-Type"], "application/json") }
@@ -275,6 +333,8 @@ final class ConformanceTests: XCTestCase {
         let other = try cases("requests.json", "other")
         for testCase in other {
             let request = try XCTUnwrap(testCase["request"] as? [String: Any])
+            // The consent update has a body: ConsentTests.testTheConsentUpdateRequest.
+            if !(request["body"] is NSNull) && request["body"] != nil { continue }
             let method = try XCTUnwrap(request["method"] as? String)
             let path = try XCTUnwrap(request["path"] as? String).replacingOccurrences(of: "{{service_id}}", with: serviceId)
             let sent = harness.service.requests.filter { $0.method == method && FakeService.path($0) == path }

@@ -1,0 +1,165 @@
+import Foundation
+import XCTest
+@testable import ServiceAttribution
+
+/// Consent (the app's answers and the consent platform's TCF values), its update route, and
+/// anonymous mode, kept across launches.
+final class ConsentTests: XCTestCase {
+    private let tcString = "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA"
+
+    private func consentUpdates(_ harness: Harness) -> [[String: JSONValue]] {
+        return harness.service.requests.filter { $0.method == "POST" && FakeService.path($0).hasSuffix("/consent") }.compactMap(FakeService.body)
+    }
+
+    /// requests.json's `other` case "consent update", end to end.
+    func testTheConsentUpdateRequest() throws {
+        let other = try XCTUnwrap(try Vectors.conformance("requests.json")["other"] as? [[String: Any]])
+        let testCase = try XCTUnwrap(other.first { ($0["platforms"] as? [String])?.contains("ios") == true && ($0["input"] as? [String: Any])?["consent"] != nil })
+        let input = try XCTUnwrap(testCase["input"] as? [String: Any])
+        let consent = try XCTUnwrap(input["consent"] as? [String: Any])
+        let tcf = try XCTUnwrap(input["tcf"] as? [String: Any])
+        let request = try XCTUnwrap(testCase["request"] as? [String: Any])
+
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        harness.eventually("install recorded") { harness.store.get(SdkCore.Key.installTracked) != nil }
+        XCTAssertEqual(consentUpdates(harness).count, 0, "nothing known, nothing to update")
+        harness.consentPlatform.tcString = tcf["IABTCF_TCString"] as? String
+        harness.consentPlatform.gdprApplies = (tcf["IABTCF_gdprApplies"] as? Int).map { $0 == 1 }
+        harness.core.setConsent(ServiceConsent(
+            gdprApplies: consent["gdprApplies"] as? Bool,
+            adUserData: consent["adUserData"] as? Bool,
+            adPersonalization: consent["adPersonalization"] as? Bool
+        ))
+        harness.eventually("the update") { !self.consentUpdates(harness).isEmpty }
+        let serviceId = try XCTUnwrap(harness.core.serviceIdentifier)
+        let sent = try XCTUnwrap(harness.service.requests.first { FakeService.path($0).hasSuffix("/consent") })
+        XCTAssertEqual(sent.method, request["method"] as? String)
+        XCTAssertEqual(FakeService.path(sent), (request["path"] as? String)?.replacingOccurrences(of: "{{service_id}}", with: serviceId))
+        XCTAssertEqual(sent.headers["Content-Type"], "application/json")
+        XCTAssertEqual(JSONMatch.differences(try JSONValue.parse(try XCTUnwrap(sent.body)), try XCTUnwrap(request["body"])), [])
+        XCTAssertEqual(FakeService.body(sent)?["sent_at"], .string(Requests.iso(harness.now)))
+        // Sent once: the same consent again sends nothing.
+        harness.core.setConsent(try XCTUnwrap(harness.core.currentConsent))
+        harness.runScheduled(3)
+        XCTAssertEqual(consentUpdates(harness).count, 1)
+    }
+
+    func testConsentSetBeforeTheInstallGoesWithItAndIsKeptAcrossLaunches() throws {
+        let store = MemoryStore()
+        let first = Harness(store: store)
+        first.core.setConsent(ServiceConsent(gdprApplies: false, adUserData: true, adPersonalization: true))
+        first.consentPlatform.gdprApplies = true
+        XCTAssertNil(first.configure())
+        first.eventually("install") { first.service.count("POST", "/v1/installs") == 1 }
+        let install = try XCTUnwrap(FakeService.body(first.service.requests("POST", "/v1/installs")[0]))
+        XCTAssertEqual(install["consent"], .object([
+            // The app's gdprApplies wins over the consent platform's.
+            "gdpr_applies": .bool(false), "ad_user_data": .bool(true), "ad_personalization": .bool(true), "tcf_string": .null,
+        ]))
+        first.runScheduled(3)
+        XCTAssertEqual(consentUpdates(first).count, 0)
+
+        let next = Harness(store: store)
+        next.consentPlatform.gdprApplies = true
+        XCTAssertNil(next.configure())
+        next.runScheduled(3)
+        XCTAssertEqual(next.core.currentConsent, ServiceConsent(gdprApplies: false, adUserData: true, adPersonalization: true))
+        XCTAssertEqual(consentUpdates(next).count, 0, "unchanged: not sent again")
+    }
+
+    func testANewTcfStringAtAStartIsSentAsAConsentUpdate() throws {
+        let store = MemoryStore()
+        let first = Harness(store: store)
+        first.consentPlatform.tcString = "CPold"
+        XCTAssertNil(first.configure())
+        first.eventually("install") { first.store.get(SdkCore.Key.installTracked) != nil }
+        XCTAssertEqual(try XCTUnwrap(FakeService.body(first.service.requests("POST", "/v1/installs")[0]))["consent"]?.objectValue?["tcf_string"], .string("CPold"))
+
+        let next = Harness(store: store)
+        next.consentPlatform.tcString = tcString
+        XCTAssertNil(next.configure())
+        next.eventually("the update") { self.consentUpdates(next).count == 1 }
+        XCTAssertEqual(consentUpdates(next).first?["consent"]?.objectValue?["tcf_string"], .string(tcString))
+        XCTAssertEqual(consentUpdates(next).first?["consent"]?.objectValue?["gdpr_applies"], .null)
+    }
+
+    func testAConsentUpdateAnswered409IsSentAgainLater() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        harness.eventually("install") { harness.store.get(SdkCore.Key.installTracked) != nil }
+        var conflicts = 0
+        harness.service.answer = { request in
+            guard FakeService.path(request).hasSuffix("/consent"), conflicts < 1 else { return nil }
+            conflicts += 1
+            return HTTPResponse(statusCode: 409, body: #"{"error":"Conflict","detail":"install not recorded yet"}"#)
+        }
+        harness.core.setConsent(ServiceConsent(adUserData: false))
+        harness.eventually("sent again") { self.consentUpdates(harness).count == 2 }
+        harness.runScheduled(3)
+        XCTAssertEqual(consentUpdates(harness).count, 2, "accepted the second time: not sent again")
+        XCTAssertEqual(harness.log.messages(.error), [])
+    }
+
+    func testAConsentUpdateAnswered404IsAConfigurationError() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        harness.eventually("install") { harness.store.get(SdkCore.Key.installTracked) != nil }
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.answer = { request in
+            FakeService.path(request).hasSuffix("/consent") ? HTTPResponse(statusCode: 404, body: #"{"error":"Not Found","detail":"no route"}"#) : nil
+        }
+        harness.core.setConsent(ServiceConsent(adPersonalization: false))
+        harness.runScheduled()
+        XCTAssertEqual(consentUpdates(harness).count, 1)
+        XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, String($0.code ?? 0)] }, [["configuration", "404"]])
+    }
+
+    func testAnonymousModeIsKeptAcrossLaunchesAndCoversEventsQueuedBefore() throws {
+        let store = MemoryStore()
+        let first = Harness(store: store)
+        XCTAssertNil(first.configure(customerUserId: "user-8812"))
+        first.service.offline = true
+        try first.core.sendEvent(.login, name: nil, parameters: nil)
+        first.settle()
+        first.core.setAnonymous(true)
+        XCTAssertTrue(first.core.isAnonymous)
+
+        let next = Harness(store: store)
+        XCTAssertNil(next.configure())
+        XCTAssertTrue(next.core.isAnonymous)
+        try next.core.sendEvent(.share, name: nil, parameters: nil)
+        next.eventually("delivered") { next.service.acceptedEvents.count == 2 }
+        XCTAssertEqual(next.service.acceptedEvents.map { $0.objectValue?["customer_user_id"] ?? .null }, [.null, .null])
+
+        next.core.setAnonymous(false)
+        let third = Harness(store: store)
+        XCTAssertNil(third.configure())
+        XCTAssertFalse(third.core.isAnonymous)
+        try third.core.sendEvent(.search, name: nil, parameters: nil)
+        third.eventually("delivered") { third.service.acceptedEvents.count == 1 }
+        XCTAssertEqual(third.service.acceptedEvents.first?.objectValue?["customer_user_id"], .string("user-8812"))
+    }
+
+    func testTheConsentPlatformIsReadFromUserDefaults() throws {
+        let defaults = try XCTUnwrap(UserDefaults(suiteName: "ConsentTests.\(UUID().uuidString)"))
+        let platform = ConsentPlatformDefaults(defaults: defaults)
+        XCTAssertNil(platform.tcString)
+        XCTAssertNil(platform.gdprApplies)
+        defaults.set(tcString, forKey: "IABTCF_TCString")
+        defaults.set(1, forKey: "IABTCF_gdprApplies")
+        XCTAssertEqual(platform.tcString, tcString)
+        XCTAssertEqual(platform.gdprApplies, true)
+        defaults.set(0, forKey: "IABTCF_gdprApplies")
+        XCTAssertEqual(platform.gdprApplies, false)
+        defaults.set("1", forKey: "IABTCF_gdprApplies")
+        XCTAssertEqual(platform.gdprApplies, true)
+    }
+
+    func testATcfStringTooLongForTheServiceIsLeftOut() {
+        let long = String(repeating: "C", count: Requests.maxTcfStringLength + 1)
+        XCTAssertNil(Requests.consent(nil, tcString: long, tcfGdprApplies: nil))
+        XCTAssertEqual(Requests.consent(nil, tcString: long, tcfGdprApplies: true)?.objectValue?["tcf_string"], .null)
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import XCTest
+@testable import ServiceAttribution
+
+/// sdk/conformance/listeners.json: what the attribution, deep-link and error listeners receive,
+/// through the closures and the delegate.
+final class ListenerTests: XCTestCase {
+    private func cases(_ key: String) throws -> [[String: Any]] {
+        return try XCTUnwrap(try Vectors.conformance("listeners.json")[key] as? [[String: Any]], key)
+    }
+
+    /// The deep link a vector expects, compared field by field with the SDK's.
+    private func assertDeepLink(_ actual: ServiceDeepLink?, _ expected: Any?, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
+        guard let expected = expected as? [String: Any] else {
+            XCTAssertNil(actual, name, file: file, line: line)
+            return
+        }
+        guard let link = actual else { return XCTFail("\(name): no deep link", file: file, line: line) }
+        XCTAssertEqual(link.kind.rawValue, expected["kind"] as? String, name, file: file, line: line)
+        XCTAssertEqual(link.deeplinkId, expected["deeplinkId"] as? String, name, file: file, line: line)
+        XCTAssertEqual(link.path, expected["path"] as? String, name, file: file, line: line)
+        XCTAssertEqual(link.params, expected["params"] as? [String: String], name, file: file, line: line)
+        XCTAssertEqual(link.url?.absoluteString, expected["url"] as? String, name, file: file, line: line)
+    }
+
+    func testTheAttributionKeysAreTheVectors() throws {
+        let keys = try XCTUnwrap(try Vectors.conformance("listeners.json")["attributionKeys"] as? [String])
+        XCTAssertEqual(SdkCore.attributionKeys, Set(keys))
+    }
+
+    // MARK: deferred deep links
+
+    func testTheDeferredDeepLinkEachAttributionGives() throws {
+        for testCase in try cases("deferred") {
+            let name = testCase["name"] as? String ?? "?"
+            let attribution = try XCTUnwrap(testCase["attribution"] as? [String: String], name)
+            assertDeepLink(SdkCore.deferredDeepLink(attribution), testCase["deepLink"], name)
+        }
+    }
+
+    /// End to end: the service answers each vector's attribution; the listeners hear the map,
+    /// and the deferred deep link once per install, never at a later launch.
+    func testTheListenersHearTheAttributionAndItsDeferredDeepLinkOncePerInstall() throws {
+        for testCase in try cases("deferred") {
+            let name = testCase["name"] as? String ?? "?"
+            let attribution = try XCTUnwrap(testCase["attribution"] as? [String: String], name)
+            let harness = Harness()
+            harness.service.attribution = try XCTUnwrap(JSONValue(foundation: attribution)?.text)
+            let closures = Heard()
+            closures.listen(to: harness.core)
+            let delegate = Heard()
+            harness.core.listenerDelegate = delegate
+            XCTAssertNil(harness.configure(), name)
+            harness.eventually("\(name): attribution") { closures.attributions.count == 1 }
+            XCTAssertEqual(closures.attributions, [attribution], "\(name): the route's whole map")
+            XCTAssertEqual(delegate.attributions, [attribution], name)
+            let expected = testCase["deepLink"] as? [String: Any]
+            XCTAssertEqual(closures.deepLinks.count, expected == nil ? 0 : 1, name)
+            assertDeepLink(closures.deepLinks.first, expected, name)
+            assertDeepLink(delegate.deepLinks.first, expected, name)
+
+            // The next launch: the stored map again, the deferred deep link never again.
+            let next = Harness(store: harness.store, service: harness.service)
+            let later = Heard()
+            later.listen(to: next.core)
+            XCTAssertNil(next.configure(), name)
+            next.runScheduled(3)
+            XCTAssertEqual(later.attributions, [attribution], "\(name): the stored map at the next start")
+            XCTAssertEqual(later.deepLinks, [], name)
+            XCTAssertEqual(next.service.requests.filter { FakeService.path($0).hasSuffix("/attribution") }.count, 1, "read once per install")
+        }
+    }
+
+    func testAFailedMatchIsNotGivenToTheListener() throws {
+        let harness = Harness()
+        harness.service.attribution = #"{"service_match_status":"failed"}"#
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        XCTAssertNil(harness.configure())
+        harness.runScheduled(5)
+        XCTAssertEqual(heard.attributions, [])
+        harness.service.attribution = #"{"service_match_status":"organic","media_source":"organic"}"#
+        harness.eventually("organic") { heard.attributions.count == 1 }
+        XCTAssertEqual(heard.attributions, [["service_match_status": "organic", "media_source": "organic"]])
+    }
+
+    func testAListenerSetLaterIsCalledAtOnceWithTheStoredMap() throws {
+        let harness = Harness()
+        harness.service.attribution = #"{"service_match_status":"matched","media_source":"facebook_ads","deep_link_path":"/levels/7"}"#
+        XCTAssertNil(harness.configure())
+        harness.eventually("attribution") { harness.core.attributionParams()[SdkCore.matchStatus] == "matched" }
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.settle()
+        XCTAssertEqual(heard.attributions, [["service_match_status": "matched", "media_source": "facebook_ads", "deep_link_path": "/levels/7"]])
+        // The deferred deep link that waited for a listener.
+        XCTAssertEqual(heard.deepLinks.map { $0.kind }, [.deferred])
+        XCTAssertEqual(heard.deepLinks.first?.path, "/levels/7")
+        let delegate = Heard()
+        harness.core.listenerDelegate = delegate
+        harness.settle()
+        XCTAssertEqual(delegate.attributions.count, 1)
+    }
+
+    func testNoAttributionListenerCallWhileStoppedOrAfterDeletion() throws {
+        let store = MemoryStore()
+        let first = Harness(store: store)
+        XCTAssertNil(first.configure())
+        first.eventually("attribution") { first.core.attributionParams()[SdkCore.matchStatus] == "organic" }
+
+        let stopped = Harness(store: store)
+        stopped.core.stop()
+        let heard = Heard()
+        heard.listen(to: stopped.core)
+        XCTAssertNil(stopped.configure())
+        stopped.runScheduled(3)
+        XCTAssertEqual(heard.attributions, [])
+
+        let deleted = Harness(store: store)
+        deleted.core.start()
+        XCTAssertNil(deleted.configure())
+        let done = expectation(description: "deleted")
+        deleted.core.deleteUserData { _ in done.fulfill() }
+        wait(for: [done], timeout: 10)
+        let afterDeletion = Heard()
+        afterDeletion.listen(to: deleted.core)
+        deleted.settle()
+        XCTAssertEqual(afterDeletion.attributions, [])
+    }
+
+    // MARK: direct deep links
+
+    func testTheDirectDeepLinkEachURLGives() throws {
+        for testCase in try cases("direct") {
+            let name = testCase["name"] as? String ?? "?"
+            let url = try XCTUnwrap(testCase["url"] as? String)
+            assertDeepLink(SdkCore.directDeepLink(url), testCase["deepLink"], name)
+            // deeplinkId and params are links.json's for the same URL.
+            if let expected = testCase["deepLink"] as? [String: Any], (url.hasPrefix("http://") || url.hasPrefix("https://")) {
+                let link = try XCTUnwrap(LinkParser.parse(url, allowedHosts: nil), name)
+                XCTAssertEqual(link.deeplinkId, expected["deeplinkId"] as? String, name)
+                XCTAssertEqual(link.queryParams, expected["params"] as? [String: String], name)
+            }
+        }
+    }
+
+    /// Each direct case through the entry it names, to the listeners: handleDeepLink, or the
+    /// Universal Link's handleUniversalLink; a link parsed before a listener is set waits for it.
+    func testADirectDeepLinkReachesTheListenersAlsoWhenSetAfterwards() throws {
+        for testCase in try cases("direct") {
+            let name = testCase["name"] as? String ?? "?"
+            let url = try XCTUnwrap(testCase["url"] as? String)
+            let harness = Harness()
+            XCTAssertNil(harness.configure())
+            if testCase["entry"] as? String == "handleDeepLink" {
+                harness.core.handleDeepLink(url)
+            } else {
+                // handleUniversalLink's own path: the parsed link, delivered.
+                let link = try XCTUnwrap(SdkCore.directDeepLink(url))
+                harness.core.deliver(link)
+            }
+            let heard = Heard()
+            heard.listen(to: harness.core)
+            let delegate = Heard()
+            harness.core.listenerDelegate = delegate
+            harness.settle()
+            let expected = testCase["deepLink"] as? [String: Any]
+            XCTAssertEqual(heard.deepLinks.count, expected == nil ? 0 : 1, name)
+            assertDeepLink(heard.deepLinks.first, expected, name)
+            XCTAssertEqual(delegate.deepLinks, [], "\(name): a waiting link goes to the first listener set")
+            // Once a listener is set, the next link goes to every listener at once.
+            if expected != nil {
+                harness.core.handleDeepLink(url)
+                harness.settle()
+                XCTAssertEqual(heard.deepLinks.count, 2, name)
+                XCTAssertEqual(delegate.deepLinks.count, 1, name)
+            }
+        }
+    }
+
+    func testHandleUniversalLinkDeliversTheDirectDeepLink() throws {
+        let url = try XCTUnwrap(URL(string: "https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7&promo=WINTER"))
+        let received = expectation(description: "delivered on the main thread")
+        // Other tests' links may be waiting in the shared SDK: they come first.
+        received.assertForOverFulfill = false
+        let previous = ServiceAttribution.onDeepLink
+        ServiceAttribution.onDeepLink = { link in
+            XCTAssertTrue(Thread.isMainThread)
+            if link.url == url {
+                XCTAssertEqual(link.deeplinkId, "Kx3v9QpZ2aQ")
+                XCTAssertEqual(link.path, "/levels/7")
+                received.fulfill()
+            }
+        }
+        let result = try ServiceAttribution.handleUniversalLink(url, allowedHosts: ["go.example.com"])
+        XCTAssertEqual(result?.deeplinkId, "Kx3v9QpZ2aQ")
+        wait(for: [received], timeout: 10)
+        ServiceAttribution.onDeepLink = previous
+        // handleDeepLink through the public API, a custom scheme.
+        let custom = try XCTUnwrap(URL(string: "myapp://open?deep_link_path=%2Flevels%2F7"))
+        XCTAssertEqual(ServiceAttribution.handleDeepLink(custom)?.path, "/levels/7")
+        XCTAssertNil(ServiceAttribution.handleDeepLink(try XCTUnwrap(URL(string: "no-scheme"))))
+    }
+
+    // MARK: errors and threads
+
+    func testListenersRunOnTheMainThreadByDefault() throws {
+        let core = SdkCore()
+        let delivered = expectation(description: "delivered")
+        core.deepLinkListener = { _ in
+            XCTAssertTrue(Thread.isMainThread)
+            delivered.fulfill()
+        }
+        core.handleDeepLink("myapp://open?deep_link_path=%2Fhome")
+        wait(for: [delivered], timeout: 10)
+    }
+
+    func testTheDelegateIsHeldWeakly() {
+        let harness = Harness()
+        var delegate: Heard? = Heard()
+        harness.core.listenerDelegate = delegate
+        XCTAssertNotNil(harness.core.listenerDelegate)
+        delegate = nil
+        XCTAssertNil(harness.core.listenerDelegate)
+    }
+
+    func testTheErrorListenerHearsDropsAndConfigurationErrorsThroughBothRoutes() throws {
+        let harness = Harness()
+        let closures = Heard()
+        closures.listen(to: harness.core)
+        let delegate = Heard()
+        harness.core.listenerDelegate = delegate
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/installs" ? HTTPResponse(statusCode: 403, body: #"{"error":"Forbidden","detail":"revoked"}"#) : nil
+        }
+        XCTAssertNil(harness.configure())
+        harness.settle()
+        let expected = [ServiceError.Kind.configuration]
+        XCTAssertEqual(closures.errors.map { $0.kind }, expected)
+        XCTAssertEqual(delegate.errors.map { $0.kind }, expected)
+        XCTAssertEqual(closures.errors.first?.code, 403)
+        XCTAssertNil(closures.errors.first?.reason)
+    }
+}
