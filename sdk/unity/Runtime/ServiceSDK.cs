@@ -184,6 +184,7 @@ namespace Service.Unity
             {
                 setup = platform;
                 core = null;
+                Listeners.ForgetPending();
                 Listeners.Use(platform == null ? null : platform.MainThread, platform == null ? null : platform.Log);
             }
         }

@@ -40,6 +40,12 @@ namespace Service.Unity
             if (waiting != null) foreach (var link in waiting) Post(handlers, link);
         }
 
+        /// <summary>A new platform, a new SDK: deep links that waited for a listener are forgotten.</summary>
+        public void ForgetPending()
+        {
+            lock (gate) pendingLinks.Clear();
+        }
+
         /// <summary>The core a new attribution listener asks for the stored attribution.</summary>
         public void Attach(SdkCore owner)
         {

@@ -1,0 +1,195 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Newtonsoft.Json.Linq;
+using NUnit.Framework;
+
+namespace Service.Unity.Tests
+{
+    /// <summary>
+    /// Delivery, configuration errors, consent and anonymous mode against the real embedded
+    /// service (started by test.sh): one fresh app per test, what arrived read back from the
+    /// export and from the service's answers.
+    /// </summary>
+    [TestFixture]
+    public class EndToEndDeliveryTests
+    {
+        private TestApp app;
+        private CuttableNetwork network;
+
+        [SetUp]
+        public void NewApp()
+        {
+            app = Service.NewApp();
+            network = new CuttableNetwork();
+        }
+
+        private SdkSetup Setup(IKeyValueStore store = null, ManualTimers timers = null, IClock clock = null, IDevice device = null, ITcfSource tcf = null)
+        {
+            return Setups.For(Service.Url, network, store, device, clock, timers ?? new ManualTimers(), tcf: tcf);
+        }
+
+        private static JObject[] Rows(JArray rows, string serviceId)
+        {
+            return rows.Cast<JObject>().Where(r => (string)r["service_id"] == serviceId).ToArray();
+        }
+
+        private static int Count(JArray rows, string serviceId, string eventName)
+        {
+            return Rows(rows, serviceId).Count(e => (string)e["event_name"] == eventName);
+        }
+
+        [Test]
+        public void AnInstallAnswered404RaisesErrorOccurredOnceAndWaitsForTheNextStart()
+        {
+            var store = new MemoryStore();
+            var timers = new ManualTimers();
+            // A wrong base path: the service has no such route.
+            var wrong = Setup(store, timers);
+            wrong.BaseUrl = Service.Url + "/wrong-base";
+            var core = new SdkCore(wrong);
+            var heard = Heard.ErrorsOf(core.Listeners);
+            core.Configure(app.SdkKey, 1, null);
+            for (var level = 1; level <= 3; level++)
+            {
+                core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "level", level } });
+            }
+            core.Idle().Wait();
+            Assert.AreEqual(1, network.To("POST /wrong-base/v1/installs").Count);
+            Assert.AreEqual(404, network.To("POST /wrong-base/v1/installs")[0].Item2);
+            Assert.AreEqual(1, heard.Errors.Count);
+            Assert.AreEqual(ServiceErrorKind.Configuration, heard.Errors[0].Kind);
+            Assert.AreEqual(404, heard.Errors[0].Code);
+            Assert.AreEqual(1, ((ListLog)wrong.Log).At(LogLevel.Error, "with 404").Count);
+
+            // Not tried again in this process: every timer fired, another event sent.
+            timers.FireUpTo(TimeSpan.FromHours(2));
+            core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "level", 4 } });
+            core.Idle().Wait();
+            Assert.AreEqual(1, network.To("POST /wrong-base/v1/installs").Count, "no second install in this process");
+            Assert.IsEmpty(network.To("POST /wrong-base/v1/events"));
+            Assert.AreEqual(4, core.Queued, "kept on the device");
+            Assert.AreEqual(1, heard.Errors.Count, "reported once");
+
+            // The next start, at the right address: the install and the four events.
+            var next = new SdkCore(Setup(store));
+            next.Configure(app.SdkKey, 1, null);
+            next.Idle().Wait();
+            Assert.AreEqual(0, next.Queued);
+            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, next.ServiceId, "service_level_start") >= 4);
+            Assert.AreEqual(4, Count(rows, next.ServiceId, "service_level_start"));
+            Assert.AreEqual(1, Count(rows, next.ServiceId, "service_install"));
+        }
+
+        [Test]
+        public void ConsentReachesTheServiceOnTheInstallAndThroughItsRoute()
+        {
+            var tcf = new FixedTcf { Values = new TcfValues { TcString = "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA", GdprApplies = 1 } };
+            var core = new SdkCore(Setup(tcf: tcf));
+            core.SetConsent(new ServiceConsent(null, true, true));
+            core.Configure(app.SdkKey, 1, null);
+            core.Idle().Wait();
+            var install = network.To("POST /v1/installs").Single();
+            Assert.AreEqual(202, install.Item2, install.Item3);
+
+            // The user changes their mind: the consent route, once the install is recorded.
+            core.SetConsent(new ServiceConsent(null, false, false));
+            core.Idle().Wait();
+            var updates = network.To("POST /v1/installs/" + core.ServiceId + "/consent");
+            Assert.AreEqual(1, updates.Count);
+            Assert.AreEqual(202, updates[0].Item2, updates[0].Item3);
+            // The service answers with the consent it stored.
+            var stored = (JObject)JObject.Parse(updates[0].Item3)["consent"];
+            var four = new JObject(stored.Properties().Where(p => p.Name != "updated_at"));
+            Assert.IsTrue(JToken.DeepEquals(JObject.Parse(
+                "{\"gdpr_applies\":true,\"ad_user_data\":false,\"ad_personalization\":false,\"tcf_string\":\"CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA\"}"), four),
+                "stored: " + stored);
+
+            // The same consent again: nothing to send.
+            core.SetConsent(new ServiceConsent(null, false, false));
+            core.Idle().Wait();
+            Assert.AreEqual(1, network.To("POST /v1/installs/" + core.ServiceId + "/consent").Count);
+        }
+
+        [Test]
+        public void EventsQueuedBeforeConfigureArrive()
+        {
+            var core = new SdkCore(Setup());
+            core.SendEvent(EventType.TUTORIAL_COMPLETE, null, null);
+            core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "level", 1 } });
+            core.SendEvent(EventType.CUSTOM, "Boss Defeated", null);
+            Assert.AreEqual(0, network.Sent, "nothing leaves before Configure");
+            core.Configure(app.SdkKey, 1, null);
+            core.Idle().Wait();
+            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, core.ServiceId, "service_boss_defeated") == 1);
+            Assert.AreEqual(1, Count(rows, core.ServiceId, "service_tutorial_complete"));
+            Assert.AreEqual(1, Count(rows, core.ServiceId, "service_level_start"));
+            Assert.AreEqual(1, Count(rows, core.ServiceId, "service_boss_defeated"));
+        }
+
+        [Test]
+        public void ACrashKeepsTheQueueAndSendsNoSecondInstall()
+        {
+            var disk = new DiskStore();
+            var timers = new ManualTimers();
+            var first = new SdkCore(Setup(disk, timers));
+            first.Configure(app.SdkKey, 1, null);
+            first.Idle().Wait();
+            network.Off = true;
+            for (var level = 1; level <= 3; level++)
+            {
+                first.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "level", level } });
+            }
+            first.Idle().Wait();
+            Assert.AreEqual(3, first.Queued);
+            // A second passes (the save timer), then the process dies: no pause, no quit.
+            Assert.AreEqual(1, timers.Fire(SdkCore.SaveDelay));
+            var afterCrash = disk.AfterCrash();
+
+            network.Off = false;
+            var second = new SdkCore(Setup(afterCrash));
+            second.Configure(app.SdkKey, 1, null);
+            second.Idle().Wait();
+            Assert.AreEqual(first.ServiceId, second.ServiceId);
+            Assert.AreEqual(0, second.Queued);
+            Assert.AreEqual(1, network.To("POST /v1/installs").Count, "no second install");
+            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, second.ServiceId, "service_level_start") >= 3);
+            Assert.AreEqual(3, Count(rows, second.ServiceId, "service_level_start"));
+            Assert.AreEqual(1, Count(rows, second.ServiceId, "service_install"));
+        }
+
+        [Test]
+        public void AnEventFromADeviceClock30HoursAheadIsAccepted()
+        {
+            var clock = new SettableClock { Offset = TimeSpan.FromHours(30) };
+            var core = new SdkCore(Setup(clock: clock));
+            core.Configure(app.SdkKey, 1, null);
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            Assert.AreEqual(0, core.Queued);
+            var events = network.To("POST /v1/events");
+            Assert.AreEqual(202, events.Last().Item2);
+            Assert.AreEqual(1, (int)JObject.Parse(events.Last().Item3)["accepted"], events.Last().Item3);
+            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, core.ServiceId, "service_login") == 1);
+            Assert.AreEqual(1, Count(rows, core.ServiceId, "service_login"));
+        }
+
+        [Test]
+        public void AnonymousModeSendsNoAdvertisingIdNorCustomerUserId()
+        {
+            var device = new FixedDevice();
+            device.Signals.AdvertisingId = "38400000-8cf0-11bd-b23e-10b96e40000d";
+            var core = new SdkCore(Setup(device: device));
+            core.SetAnonymous(true);
+            core.Configure(app.SdkKey, 1, "user-" + app.AppId);
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, core.ServiceId, "service_login") == 1);
+            foreach (var row in Rows(rows, core.ServiceId))
+            {
+                Assert.IsNull((string)row["maid"], row.ToString());
+                Assert.IsNull((string)row["customer_user_id"], row.ToString());
+            }
+        }
+    }
+}

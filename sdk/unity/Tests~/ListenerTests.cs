@@ -1,0 +1,289 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Newtonsoft.Json.Linq;
+using NUnit.Framework;
+
+namespace Service.Unity.Tests
+{
+    /// <summary>Every case of sdk/conformance/listeners.json, and the listeners' rules, against the SDK's own code.</summary>
+    [TestFixture]
+    public class ListenerTests
+    {
+        private static IEnumerable<TestCaseData> Cases(string list)
+        {
+            return Repo.Vectors("listeners.json")[list].Cast<JObject>()
+                .Select(vector => new TestCaseData(vector).SetName("listeners.json " + list + ": " + (string)vector["name"]));
+        }
+
+        public static IEnumerable<TestCaseData> Deferred()
+        {
+            return Cases("deferred");
+        }
+
+        public static IEnumerable<TestCaseData> Direct()
+        {
+            return Cases("direct");
+        }
+
+        /// <summary>A launch whose backend answers the attribution route with this map.</summary>
+        private sealed class Launch
+        {
+            public readonly SdkCore Core;
+            public readonly Heard Heard;
+            public readonly QueuedMainThread Main = new QueuedMainThread();
+            public readonly ManualTimers Timers = new ManualTimers();
+
+            public Launch(ScriptedBackend backend, IKeyValueStore store, bool listen = true)
+            {
+                Core = new SdkCore(Setups.For("http://service.test", backend, store, scheduler: Timers, mainThread: Main));
+                if (listen) Heard = new Heard(Core.Listeners);
+            }
+
+            public Launch Configured()
+            {
+                Core.Configure("sdk_key", 1, null);
+                Core.Idle().Wait();
+                return this;
+            }
+        }
+
+        private static ScriptedBackend AnsweringAttribution(Func<JToken> attribution)
+        {
+            return new ScriptedBackend
+            {
+                Answer = (key, body) => key.Contains("/attribution")
+                    ? Tuple.Create(200, attribution())
+                    : ScriptedBackend.Usual(key, body),
+            };
+        }
+
+        private static void AssertDeepLink(JToken expected, ServiceDeepLink actual)
+        {
+            Assert.AreEqual((string)expected["kind"], actual.Kind.ToString().ToLowerInvariant());
+            Assert.AreEqual((string)expected["deeplinkId"], actual.DeeplinkId);
+            Assert.AreEqual((string)expected["path"], actual.Path);
+            CollectionAssert.AreEquivalent(((JObject)expected["params"]).Properties().ToDictionary(p => p.Name, p => (string)p.Value), actual.Params);
+            Assert.AreEqual((string)expected["url"], actual.Url);
+        }
+
+        [TestCaseSource("Deferred")]
+        public void TheDeferredDeepLinkIsTheVectors(JObject vector)
+        {
+            var link = SdkCore.DeferredDeepLink(vector["attribution"].ToObject<Dictionary<string, object>>());
+            if (vector["deepLink"].Type == JTokenType.Null) Assert.IsNull(link);
+            else AssertDeepLink(vector["deepLink"], link);
+        }
+
+        [TestCaseSource("Deferred")]
+        public void TheListenersHearTheAttributionAndItsDeferredDeepLinkOnce(JObject vector)
+        {
+            var store = new MemoryStore();
+            var backend = AnsweringAttribution(() => vector["attribution"]);
+            var first = new Launch(backend, store).Configured();
+            Assert.IsEmpty(first.Heard.Attributions, "not before the main thread runs");
+            first.Main.Drain();
+            Assert.AreEqual(1, first.Heard.Attributions.Count);
+            CollectionAssert.AreEquivalent(vector["attribution"].ToObject<Dictionary<string, object>>(), first.Heard.Attributions[0]);
+            if (vector["deepLink"].Type == JTokenType.Null)
+            {
+                Assert.IsEmpty(first.Heard.DeepLinks);
+            }
+            else
+            {
+                Assert.AreEqual(1, first.Heard.DeepLinks.Count);
+                AssertDeepLink(vector["deepLink"], first.Heard.DeepLinks[0]);
+            }
+
+            // The next start: the stored map again, without asking; never the deferred link again.
+            var reads = backend.To("GET /v1/installs").Count;
+            var second = new Launch(backend, store).Configured();
+            second.Main.Drain();
+            Assert.AreEqual(1, second.Heard.Attributions.Count);
+            CollectionAssert.AreEquivalent(vector["attribution"].ToObject<Dictionary<string, object>>(), second.Heard.Attributions[0]);
+            Assert.IsEmpty(second.Heard.DeepLinks);
+            Assert.AreEqual(reads, backend.To("GET /v1/installs").Count);
+        }
+
+        [Test]
+        public void FailedIsNotHeardAndTheAttributionIsAskedAgainUntilResolved()
+        {
+            var reads = 0;
+            var backend = AnsweringAttribution(() => ++reads == 1
+                ? JObject.Parse("{\"service_match_status\":\"failed\"}")
+                : JObject.Parse("{\"service_match_status\":\"organic\",\"media_source\":\"organic\"}"));
+            var launch = new Launch(backend, new MemoryStore()).Configured();
+            launch.Main.Drain();
+            Assert.IsEmpty(launch.Heard.Attributions, "failed is not resolved");
+            Assert.AreEqual(1, launch.Timers.FireUpTo(TimeSpan.FromMinutes(1)));
+            launch.Core.Idle().Wait();
+            launch.Main.Drain();
+            Assert.AreEqual(1, launch.Heard.Attributions.Count);
+            Assert.AreEqual("organic", launch.Heard.Attributions[0][SdkCore.MatchStatus]);
+        }
+
+        [Test]
+        public void AListenerAddedLaterHearsTheStoredMapAtOnce()
+        {
+            var store = new MemoryStore();
+            var backend = AnsweringAttribution(() => JObject.Parse("{\"service_match_status\":\"organic\",\"media_source\":\"organic\"}"));
+            new Launch(backend, store).Configured();
+            var reads = backend.To("GET /v1/installs").Count;
+
+            var later = new Launch(backend, store, listen: false).Configured();
+            later.Main.Drain();
+            var heard = new List<Dictionary<string, object>>();
+            later.Core.Listeners.AddAttribution(heard.Add);
+            Assert.IsEmpty(heard);
+            later.Main.Drain();
+            Assert.AreEqual(1, heard.Count);
+            Assert.AreEqual("organic", heard[0][SdkCore.MatchStatus]);
+            Assert.AreEqual(reads, backend.To("GET /v1/installs").Count, "the stored map, not a new read");
+        }
+
+        [Test]
+        public void AListenerAddedBeforeTheAttributionIsResolvedHearsItWhenItIs()
+        {
+            var backend = AnsweringAttribution(() => JObject.Parse("{\"service_match_status\":\"organic\",\"media_source\":\"organic\"}"));
+            var launch = new Launch(backend, new MemoryStore(), listen: false).Configured();
+            Assert.IsEmpty(backend.To("GET /v1/installs"), "no listener, no read");
+            var heard = new List<Dictionary<string, object>>();
+            launch.Core.Listeners.AddAttribution(heard.Add);
+            launch.Core.Idle().Wait();
+            launch.Main.Drain();
+            Assert.AreEqual(1, heard.Count);
+        }
+
+        [Test]
+        public void NotHeardWhileStoppedNorAfterDeletion()
+        {
+            var store = new MemoryStore();
+            var backend = AnsweringAttribution(() => JObject.Parse("{\"service_match_status\":\"organic\",\"media_source\":\"organic\"}"));
+            var first = new Launch(backend, store).Configured();
+            first.Core.Stop();
+
+            var stopped = new Launch(backend, store).Configured();
+            stopped.Main.Drain();
+            Assert.IsEmpty(stopped.Heard.Attributions);
+            stopped.Core.Start();
+            stopped.Core.Idle().Wait();
+            stopped.Main.Drain();
+            Assert.AreEqual(1, stopped.Heard.Attributions.Count, "heard once started");
+
+            stopped.Core.DeleteUserData().Wait();
+            var reads = backend.To("GET /v1/installs").Count;
+            stopped.Core.Listeners.AddAttribution(map => Assert.Fail("heard after deletion"));
+            stopped.Core.Idle().Wait();
+            stopped.Main.Drain();
+            Assert.AreEqual(reads, backend.To("GET /v1/installs").Count);
+        }
+
+        [Test]
+        public void TheAttributionReadByGetAttributionParamsIsHeardToo()
+        {
+            var backend = AnsweringAttribution(() => JObject.Parse("{\"service_match_status\":\"matched\",\"media_source\":\"facebook_ads\",\"deep_link_path\":\"/levels/7\"}"));
+            var launch = new Launch(backend, new MemoryStore(), listen: false);
+            var links = new List<ServiceDeepLink>();
+            launch.Core.Configure("sdk_key", 1, null);
+            launch.Core.Idle().Wait();
+            string status = null;
+            launch.Core.GetAttributionParams(p => status = (string)p[SdkCore.MatchStatus], null);
+            launch.Core.Idle().Wait();
+            System.Threading.SpinWait.SpinUntil(() => { launch.Main.Drain(); return status != null; }, 5000);
+            Assert.AreEqual("matched", status);
+            // A deep-link listener added afterwards still hears the deferred link, once.
+            launch.Core.Listeners.AddDeepLink(links.Add);
+            launch.Main.Drain();
+            Assert.AreEqual(1, links.Count);
+            Assert.AreEqual(ServiceDeepLinkKind.Deferred, links[0].Kind);
+            Assert.AreEqual("/levels/7", links[0].Path);
+        }
+
+        [TestCaseSource("Direct")]
+        public void ADirectDeepLinkIsTheVectors(JObject vector)
+        {
+            var main = new QueuedMainThread();
+            ServiceSDK.UsePlatform(Setups.For("http://service.test", new ScriptedBackend { Answer = ScriptedBackend.Usual }, mainThread: main));
+            var heard = new List<ServiceDeepLink>();
+            Action<ServiceDeepLink> listener = heard.Add;
+            ServiceSDK.DeepLinkReceived += listener;
+            try
+            {
+                var url = (string)vector["url"];
+                if ((string)vector["entry"] == "handleDeepLink") ServiceSDK.HandleDeepLink(url);
+                else ServiceSDK.HandleUniversalLink(url);
+                Assert.IsEmpty(heard, "not before the main thread runs");
+                main.Drain();
+                if (vector["deepLink"].Type == JTokenType.Null)
+                {
+                    Assert.IsEmpty(heard);
+                    return;
+                }
+                Assert.AreEqual(1, heard.Count);
+                AssertDeepLink(vector["deepLink"], heard[0]);
+                // Every link HandleDeepLink takes, it reads as the listener hears it.
+                AssertDeepLink(vector["deepLink"], ServiceSDK.HandleDeepLink(url));
+            }
+            finally
+            {
+                ServiceSDK.DeepLinkReceived -= listener;
+            }
+        }
+
+        [Test]
+        public void ADirectLinkBeforeAnyListenerIsDeliveredWhenOneIsSet()
+        {
+            var main = new QueuedMainThread();
+            ServiceSDK.UsePlatform(Setups.For("http://service.test", new ScriptedBackend { Answer = ScriptedBackend.Usual }, mainThread: main));
+            ServiceSDK.HandleDeepLink("myapp://open?deep_link_path=%2Fshop");
+            main.Drain();
+            var heard = new List<ServiceDeepLink>();
+            Action<ServiceDeepLink> listener = heard.Add;
+            ServiceSDK.DeepLinkReceived += listener;
+            try
+            {
+                main.Drain();
+                Assert.AreEqual(1, heard.Count);
+                Assert.AreEqual("/shop", heard[0].Path);
+                Assert.IsNull(heard[0].DeeplinkId);
+            }
+            finally
+            {
+                ServiceSDK.DeepLinkReceived -= listener;
+            }
+        }
+
+        [Test]
+        public void TheFacadesListenersAreCSharpEventsWithTheDocumentedTypes()
+        {
+            Assert.AreEqual(typeof(Action<Dictionary<string, object>>), typeof(ServiceSDK).GetEvent("AttributionReceived").EventHandlerType);
+            Assert.AreEqual(typeof(Action<ServiceDeepLink>), typeof(ServiceSDK).GetEvent("DeepLinkReceived").EventHandlerType);
+            Assert.AreEqual(typeof(Action<ServiceError>), typeof(ServiceSDK).GetEvent("ErrorOccurred").EventHandlerType);
+            Assert.AreEqual(typeof(long), typeof(ServiceSDK).GetMethod("GetDroppedEventCount").ReturnType);
+            Assert.IsNotNull(typeof(ServiceSDK).GetMethod("SetConsent", new[] { typeof(ServiceConsent) }));
+            Assert.IsNotNull(typeof(ServiceSDK).GetMethod("HandleDeepLink", new[] { typeof(string) }));
+            Assert.IsNotNull(typeof(ServiceSDK).GetMethod("SetAnonymous", new[] { typeof(bool) }));
+            foreach (var name in new[] { "Stop", "Start", "IsStopped", "IsAnonymous" }) Assert.IsNotNull(typeof(ServiceSDK).GetMethod(name, Type.EmptyTypes), name);
+        }
+
+        [Test]
+        public void TheFacadeKeepsStoppedAnonymousAndConsentAcrossLaunches()
+        {
+            var store = new MemoryStore();
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            ServiceSDK.UsePlatform(Setups.For("http://service.test", backend, store));
+            ServiceSDK.Stop();
+            ServiceSDK.SetAnonymous(true);
+            ServiceSDK.SetConsent(new ServiceConsent(true, false, null));
+            ServiceSDK.UsePlatform(Setups.For("http://service.test", backend, store));
+            Assert.IsTrue(ServiceSDK.IsStopped());
+            Assert.IsTrue(ServiceSDK.IsAnonymous());
+            Assert.AreEqual(false, ServiceSDK.Core.Consent.AdUserData);
+            Assert.AreEqual(0, ServiceSDK.GetDroppedEventCount());
+            ServiceSDK.Start();
+            ServiceSDK.SetAnonymous(false);
+            Assert.IsFalse(ServiceSDK.IsStopped());
+            Assert.IsFalse(ServiceSDK.IsAnonymous());
+        }
+    }
+}
