@@ -14,26 +14,37 @@ final class EventQueueTests: XCTestCase {
         XCTAssertEqual(next.peek(10), [event(1), event(2), event(3)])
     }
 
-    func testBoundedTheOldestGoFirst() {
+    func testBoundedTheOldestGoFirstAndAreReturned() {
         let queue = EventQueue(store: MemoryStore(), max: 3)
-        (1...5).forEach { queue.add(event($0)) }
+        let dropped = (1...5).flatMap { queue.add(event($0)) }
         XCTAssertEqual(queue.peek(10), [event(3), event(4), event(5)])
+        XCTAssertEqual(dropped, [event(1), event(2)])
     }
 
-    func testRemoveKeepsTheEventsToRetryFirstInOrder() {
+    func testRemoveByIdKeepsTheOthersInOrder() {
         let store = MemoryStore()
         let queue = EventQueue(store: store, max: 10)
         (1...5).forEach { queue.add(event($0)) }
-        queue.remove(3, keep: [0, 2])
-        XCTAssertEqual(queue.peek(10), [event(1), event(3), event(4), event(5)])
-        XCTAssertEqual(EventQueue(store: store, max: 10).count, 4)
+        queue.remove(ids: ["e2", "e4", "unknown"])
+        XCTAssertEqual(queue.peek(10), [event(1), event(3), event(5)])
+        XCTAssertEqual(EventQueue(store: store, max: 10).count, 3)
+    }
+
+    func testAnEventAddedWhileABatchIsOutIsNotRemovedWithIt() {
+        let queue = EventQueue(store: MemoryStore(), max: 3)
+        (1...3).forEach { queue.add(event($0)) }
+        let batch = queue.peek(3)
+        // Meanwhile the app sends one more: the oldest (in the batch) makes room.
+        queue.add(event(4))
+        queue.remove(ids: Set(batch.compactMap(EventQueue.id)))
+        XCTAssertEqual(queue.peek(10), [event(4)])
     }
 
     func testClearEmptiesTheStore() {
         let store = MemoryStore()
         let queue = EventQueue(store: store, max: 10)
         queue.add(event(1))
-        queue.clear()
+        XCTAssertEqual(queue.clear(), [event(1)])
         XCTAssertNil(store.get("event_queue"))
         XCTAssertEqual(EventQueue(store: store, max: 10).count, 0)
     }

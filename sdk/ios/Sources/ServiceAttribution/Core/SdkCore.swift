@@ -165,6 +165,7 @@ final class SdkCore: @unchecked Sendable {
         api = Api(baseURL: settings.baseURL, apiKey: apiKey, http: platform.http)
         let store = platform.store
         let available = store.isAvailable
+        var stoppedQueue = 0
         if available {
             if let id = Fields.customerUserId(customerUserId) { self.customerUserId = id }
             if let id = self.customerUserId {
@@ -193,7 +194,10 @@ final class SdkCore: @unchecked Sendable {
             droppedTotal += store.get(Key.droppedEvents).flatMap { Int($0) } ?? 0
             if droppedTotal > 0 { store.put(Key.droppedEvents, String(droppedTotal)) }
             protection = cachedConfig()?.encryption ?? .off
-            queue = EventQueue(store: store, max: settings.maxQueuedEvents)
+            let events = EventQueue(store: store, max: settings.maxQueuedEvents)
+            // Stopped before this launch's configure: what an earlier launch queued goes too.
+            if stopped { stoppedQueue = events.clear().count }
+            queue = events
         }
         configured = true
         let waiting = early
@@ -213,6 +217,7 @@ final class SdkCore: @unchecked Sendable {
             reportDrop(.queueFull, earlyOverflow, "more events were sent before configure than the queue holds")
         }
         if !overflow.isEmpty { reportDrop(.queueFull, overflow.count, "the queue is full: the oldest events make room") }
+        reportDrop(.stopped, stoppedQueue, "the app stopped the SDK")
         if !waiting.isEmpty && (!available || isStopped || isDeleted) {
             let reason: ServiceError.DropReason = !available ? .disabled : isStopped ? .stopped : .deleted
             reportDrop(reason, waiting.count, "events sent before configure, which found the SDK \(reason == .disabled ? "unable to read its files" : reason.rawValue)")
@@ -315,8 +320,10 @@ final class SdkCore: @unchecked Sendable {
     /// Sends nothing from now on; what was queued is dropped (reason `disabled`), as the app's
     /// owner asked.
     private func disable(because why: String) {
+        enqueueLock.lock()
         locked { disabled = true }
         let dropped = queue?.clear() ?? []
+        enqueueLock.unlock()
         reportDrop(.disabled, dropped.count, why)
         initialMatch.open()
     }
@@ -887,7 +894,7 @@ final class SdkCore: @unchecked Sendable {
 
     private static func storeConsent(_ consent: ServiceConsent?, in store: KeyValueStore) {
         guard let consent = consent else { return store.remove(Key.consent) }
-        let flag: (Bool?) -> JSONValue = { $0.map { .bool($0) } ?? .null }
+        let flag: (Bool?) -> JSONValue = { $0.map(JSONValue.bool) ?? JSONValue.null }
         store.put(Key.consent, JSONValue.object([
             "gdpr_applies": flag(consent.gdprApplies),
             "ad_user_data": flag(consent.adUserData),
