@@ -90,6 +90,12 @@ fi
 source "$root/sdk/service.sh"
 start_service "$root"
 
+# The consumer apps (consumers/), as apps of the Kotlin 2.0 era build them: `./test.sh Consumer`.
+if [[ -z "${1:-}" || "Consumer" == *"$1"* || "$1" == *Consumer* ]]; then
+  source "$here/tools/consumers.sh"
+  run_consumers
+fi
+
 log="$build/tests.log"
 set +e
 java -Xmx1g -cp "$test_classes:$main_classes:$test_classpath:$kotlin_runtime:$android_all_jar" \

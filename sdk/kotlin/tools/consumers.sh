@@ -1,0 +1,57 @@
+# Sourced by test.sh once the AAR is built and the service runs: compiles the two consumer apps
+# of consumers/ against the AAR's classes.jar as apps of the Kotlin 2.0 era build them (the
+# Kotlin one with kotlinc 2.0.21 from Maven Central, the Java one with javac), then runs each
+# under Robolectric against the embedded service with kotlin-stdlib 2.0.21 (the POM's) on the
+# classpath. Uses ok/fail from test.sh.
+
+run_consumers() {
+  local out="$build/consumers" sources="$kotlin_sdk/consumers"
+  local classes_jar="$build/aar/check.jar"
+  if ! fetch_consumer_compiler; then
+    fail "fetch kotlin-compiler-embeddable $(catalog_version kotlinConsumerCompiler) from Maven Central"
+    return
+  fi
+  rm -rf "$out"
+  mkdir -p "$out/seen" "$out/kotlin" "$out/java" "$out/harness"
+  local app_classpath="$classes_jar:$kotlin_stdlib_jar:$consumer_classpath:$out/seen"
+  if ! javac -d "$out/seen" "$sources/harness/Seen.java" >"$out/javac-seen.log" 2>&1; then
+    cat "$out/javac-seen.log"
+    fail "compile the consumer apps' record"
+    return
+  fi
+  local version
+  version="$(java -cp "$consumer_kotlinc_classpath" org.jetbrains.kotlin.cli.jvm.K2JVMCompiler -version 2>&1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1)"
+  if java -cp "$consumer_kotlinc_classpath" org.jetbrains.kotlin.cli.jvm.K2JVMCompiler -jvm-target "$(catalog_version jvmTarget)" \
+    -no-stdlib -no-reflect -cp "$app_classpath" -d "$out/kotlin" "$sources/kotlin" >"$out/kotlinc.log" 2>&1 \
+    && [[ -n "$(find "$out/kotlin" -name '*.class' | head -1)" ]] && [[ "$version" == "$(catalog_version kotlinConsumerCompiler)" ]]; then
+    ok "the Kotlin consumer app compiles with kotlinc $version against the AAR's classes.jar"
+  else
+    grep -E 'error|exception' "$out/kotlinc.log" | head -20
+    fail "the Kotlin consumer app compiles with kotlinc $(catalog_version kotlinConsumerCompiler) against the AAR's classes.jar" "kotlinc said ${version:-nothing}"
+  fi
+  if javac -Xlint:-deprecation -d "$out/java" -cp "$app_classpath" "$sources/java/"*.java >"$out/javac.log" 2>&1; then
+    ok "the Java consumer app compiles with javac against the AAR's classes.jar, every member without a Continuation"
+  else
+    cat "$out/javac.log" | head -30
+    fail "the Java consumer app compiles with javac against the AAR's classes.jar"
+  fi
+  local run_classpath="$out/harness:$out/kotlin:$out/java:$out/seen:$classes_jar:$kotlin_stdlib_jar:$test_classpath:$android_all_jar"
+  if ! javac -d "$out/harness" -cp "$run_classpath" "$sources/harness/ConsumerAppTest.java" >"$out/javac-harness.log" 2>&1; then
+    cat "$out/javac-harness.log" | head -30
+    fail "compile the consumer apps' Robolectric harness"
+    return
+  fi
+  local activity name
+  for activity in com.example.consumer.KotlinConsumerActivity com.example.consumer.JavaConsumerActivity; do
+    name="${activity##*.}"
+    if java -Xmx1g -cp "$run_classpath" -Drepo.root="$root" -Dconsumer.activity="$activity" \
+      -Drobolectric.offline=true -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented_jar")" \
+      -Drobolectric.logging.enabled=false \
+      org.junit.runner.JUnitCore com.example.consumer.ConsumerAppTest >"$out/$name.log" 2>&1; then
+      ok "$name under Robolectric with kotlin-stdlib $(catalog_version kotlinStdlib): its events reach the service, its listeners and futures answer"
+    else
+      grep -vE '^\s+at (org\.junit|org\.robolectric|java\.|jdk\.|sun\.)' "$out/$name.log" | head -40
+      fail "$name under Robolectric against the service"
+    fi
+  done
+}
