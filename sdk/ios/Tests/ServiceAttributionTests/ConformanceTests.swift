@@ -261,7 +261,7 @@ final class ConformanceTests: XCTestCase {
                 harness.consentPlatform.gdprApplies = (tcf["IABTCF_gdprApplies"] as? Int).map { $0 == 1 }
             }
             XCTAssertNil(harness.configure(customerUserId: input["customerUserId"] as? String), name)
-            let install = try XCTUnwrap(harness.service.requests("POST", "/v1/installs").first, name)
+            let install = try XCTUnwrap(harness.service.sent("POST", "/v1/installs").first, name)
             let body = try JSONValue.parse(try XCTUnwrap(install.body))
             XCTAssertEqual(JSONMatch.differences(body, expected), [], name)
             XCTAssertEqual(harness.service.requests.filter { FakeService.path($0).hasSuffix("/consent") }, [], "\(name): the install carried the consent")
@@ -305,7 +305,7 @@ final class ConformanceTests: XCTestCase {
             let ids = delivered.compactMap { $0.objectValue?["event_id"]?.stringValue }
             XCTAssertEqual(Set(ids).count, delivered.count, "\(name): a fresh event_id per event")
             // The envelope: sent_at, the device clock when the request left, and the events.
-            for sent in harness.service.requests("POST", "/v1/events") {
+            for sent in harness.service.sent("POST", "/v1/events") {
                 let body = try XCTUnwrap(FakeService.body(sent))
                 XCTAssertEqual(Set(body.keys), Set((request["body"] as? [String: Any] ?? [:]).keys), name)
                 XCTAssertEqual(JSONMatch.differences(body["sent_at"], "{{time}}"), [], name)

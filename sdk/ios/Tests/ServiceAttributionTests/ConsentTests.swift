@@ -52,7 +52,7 @@ final class ConsentTests: XCTestCase {
         first.consentPlatform.gdprApplies = true
         XCTAssertNil(first.configure())
         first.eventually("install") { first.service.count("POST", "/v1/installs") == 1 }
-        let install = try XCTUnwrap(FakeService.body(first.service.requests("POST", "/v1/installs")[0]))
+        let install = try XCTUnwrap(FakeService.body(first.service.sent("POST", "/v1/installs")[0]))
         XCTAssertEqual(install["consent"], .object([
             // The app's gdprApplies wins over the consent platform's.
             "gdpr_applies": .bool(false), "ad_user_data": .bool(true), "ad_personalization": .bool(true), "tcf_string": .null,
@@ -74,7 +74,7 @@ final class ConsentTests: XCTestCase {
         first.consentPlatform.tcString = "CPold"
         XCTAssertNil(first.configure())
         first.eventually("install") { first.store.get(SdkCore.Key.installTracked) != nil }
-        XCTAssertEqual(try XCTUnwrap(FakeService.body(first.service.requests("POST", "/v1/installs")[0]))["consent"]?.objectValue?["tcf_string"], .string("CPold"))
+        XCTAssertEqual(try XCTUnwrap(FakeService.body(first.service.sent("POST", "/v1/installs")[0]))["consent"]?.objectValue?["tcf_string"], .string("CPold"))
 
         let next = Harness(store: store)
         next.consentPlatform.tcString = tcString

@@ -61,7 +61,7 @@ final class DeliveryTests: XCTestCase {
     private func refusing(_ status: Int, holding indexes: Set<Int>) -> (HTTPRequest) -> HTTPResponse? {
         return { request in
             guard FakeService.path(request) == "/v1/events",
-                  FakeService.events(request).contains(where: { FakeService.index($0).map(indexes.contains) ?? false }) else { return nil }
+                  FakeService.events(request).contains(where: { FakeService.index($0).map { indexes.contains($0) } ?? false }) else { return nil }
             return HTTPResponse(statusCode: status, body: #"{"error":"Refused","detail":"the request is refused as a whole"}"#)
         }
     }
@@ -82,7 +82,7 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(harness.core.droppedEventCount, 1, file: file, line: line)
         XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("dropped (refused)") }.count, 1, file: file, line: line)
         // No request held more than the limit; the refused event went alone once.
-        let batches = harness.service.requests("POST", "/v1/events").map(FakeService.events)
+        let batches = harness.service.sent("POST", "/v1/events").map(FakeService.events)
         XCTAssertTrue(batches.allSatisfy { $0.count <= 100 }, file: file, line: line)
         XCTAssertEqual(batches.filter { $0.count == 1 && FakeService.index($0[0]) == index }.count, 1, file: file, line: line)
         // Splitting is over: what follows goes 100 a request again (queued while offline, so
@@ -92,7 +92,7 @@ final class DeliveryTests: XCTestCase {
         harness.settle()
         harness.service.offline = false
         harness.eventually("the next events") { harness.acceptedIndexes.count == count - 1 + 150 }
-        let after = harness.service.requests("POST", "/v1/events").suffix(2).map { FakeService.events($0).count }
+        let after = harness.service.sent("POST", "/v1/events").suffix(2).map { FakeService.events($0).count }
         XCTAssertEqual(after, [100, 50], file: file, line: line)
     }
 
@@ -129,7 +129,7 @@ final class DeliveryTests: XCTestCase {
         }
         XCTAssertNil(harness.configure())
         harness.eventually("#2 delivered") { harness.acceptedIndexes == [0, 2] }
-        let batches = harness.service.requests("POST", "/v1/events").map { FakeService.events($0).compactMap(FakeService.index) }
+        let batches = harness.service.sent("POST", "/v1/events").map { FakeService.events($0).compactMap(FakeService.index) }
         XCTAssertEqual(batches, [[0, 1, 2], [2]])
         XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, $0.reason?.rawValue ?? "", String($0.count)] }, [["events_dropped", "refused", "1"]])
         XCTAssertEqual(harness.core.droppedEventCount, 1)
@@ -180,7 +180,7 @@ final class DeliveryTests: XCTestCase {
         }
         XCTAssertNil(harness.configure())
         harness.eventually("delivered") { harness.acceptedIndexes == [0, 1] }
-        let attempts = harness.service.requests("POST", "/v1/events")
+        let attempts = harness.service.sent("POST", "/v1/events")
         XCTAssertEqual(attempts.count, 2)
         // The second attempt left after the first retry delay, 2 s by the device clock.
         let sentAt = attempts.compactMap { FakeService.body($0)?["sent_at"]?.stringValue }
@@ -207,7 +207,7 @@ final class DeliveryTests: XCTestCase {
         XCTAssertNil(harness.configure())
         try harness.sendIndexed(1)
         harness.eventually("delivered") { harness.acceptedIndexes == [0] }
-        let request = try XCTUnwrap(harness.service.requests("POST", "/v1/events").first)
+        let request = try XCTUnwrap(harness.service.sent("POST", "/v1/events").first)
         let body = try XCTUnwrap(FakeService.body(request))
         XCTAssertEqual(Set(body.keys), ["sent_at", "events"])
         XCTAssertEqual(body["sent_at"], .string(Requests.iso(harness.now)), "the device clock, 30 hours ahead")
@@ -321,7 +321,7 @@ final class DeliveryTests: XCTestCase {
         }
         XCTAssertNil(harness.configure())
         harness.runScheduled()
-        let installs = harness.service.requests("POST", "/v1/installs").compactMap(FakeService.body)
+        let installs = harness.service.sent("POST", "/v1/installs").compactMap(FakeService.body)
         XCTAssertEqual(installs.count, 2)
         XCTAssertNotNil(installs.first?["locale"], "the full body first")
         XCTAssertEqual(Set(installs.last?.keys.map { $0 } ?? []), ["service_id", "os", "sdk_platform", "sdk_version", "first_open_time", "sent_at"])

@@ -120,7 +120,7 @@ final class SdkCoreTests: XCTestCase {
         try harness.core.sendEvent(.levelStart, name: nil, parameters: ["level": 1])
         harness.eventually("the event") { harness.service.deliveredEvents.count == 1 }
         XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 2)
-        let bare = try XCTUnwrap(FakeService.body(harness.service.requests("POST", "/v1/installs")[1]))
+        let bare = try XCTUnwrap(FakeService.body(harness.service.sent("POST", "/v1/installs")[1]))
         XCTAssertEqual(Set(bare.keys), ["service_id", "os", "sdk_platform", "sdk_version", "first_open_time", "sent_at"])
         // Recovered: a warning, no error, no error listener call.
         XCTAssertEqual(harness.log.messages(.error), [])

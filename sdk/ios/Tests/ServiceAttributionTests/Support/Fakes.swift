@@ -302,7 +302,7 @@ final class FakeService: HTTPTransport {
         return requests.filter { $0.method == method && FakeService.path($0) == path }.count
     }
 
-    func requests(_ method: String, _ path: String) -> [HTTPRequest] {
+    func sent(_ method: String, _ path: String) -> [HTTPRequest] {
         return requests.filter { $0.method == method && FakeService.path($0) == path }
     }
 }
