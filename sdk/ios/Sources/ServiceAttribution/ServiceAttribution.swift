@@ -58,7 +58,7 @@ public enum ServiceAttribution {
         baseURL: URL? = nil,
         completion: ((Error?) -> Void)? = nil
     ) {
-        start(apiKey: apiKey, logLevel: logLevel, customerUserId: customerUserId, baseURL: baseURL, wrapper: nil, completion: completion)
+        launch(apiKey: apiKey, logLevel: logLevel, customerUserId: customerUserId, baseURL: baseURL, wrapper: nil, completion: completion)
     }
 
     /// As ``configure(apiKey:logLevel:customerUserId:baseURL:completion:)``, for a layer over
@@ -73,10 +73,10 @@ public enum ServiceAttribution {
         completion: ((Error?) -> Void)? = nil
     ) {
         let info = Wrapper(platform: wrapper.platform, version: wrapper.version, sealsCustomValues: wrapper.sealsCustomParameters)
-        start(apiKey: apiKey, logLevel: logLevel, customerUserId: customerUserId, baseURL: nil, wrapper: info, completion: completion)
+        launch(apiKey: apiKey, logLevel: logLevel, customerUserId: customerUserId, baseURL: nil, wrapper: info, completion: completion)
     }
 
-    private static func start(
+    private static func launch(
         apiKey: String,
         logLevel: LogLevel,
         customerUserId: String?,
