@@ -80,7 +80,7 @@ final class DeliveryTests: XCTestCase {
             message: try XCTUnwrap(heard.errors.first?.message)
         )], file: file, line: line)
         XCTAssertEqual(harness.core.droppedEventCount, 1, file: file, line: line)
-        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("dropped (refused)") }.count, 1, file: file, line: line)
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("dropped (refused)") }.count, 1, file: file, line: line)
         // No request held more than the limit; the refused event went alone once.
         let batches = harness.service.sent("POST", "/v1/events").map(FakeService.events)
         XCTAssertTrue(batches.allSatisfy { $0.count <= 100 }, file: file, line: line)
@@ -149,7 +149,7 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(harness.queuedIndexes, Array(5..<1005), "#0 to #4 dropped, the oldest first")
         XCTAssertEqual(harness.core.droppedEventCount, 5)
         XCTAssertEqual(heard.dropped, ["queue_full": 5])
-        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("dropped (queue_full)") }.count, 5)
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("dropped (queue_full)") }.count, 5)
         // The count is kept on the device.
         let next = Harness(store: store)
         next.service.offline = true
@@ -186,7 +186,7 @@ final class DeliveryTests: XCTestCase {
         let sentAt = attempts.compactMap { FakeService.body($0)?["sent_at"]?.stringValue }
         XCTAssertEqual(sentAt, [Requests.iso(Harness.epoch), Requests.iso(Harness.epoch.addingTimeInterval(2))])
         XCTAssertEqual(heard.errors, [])
-        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("POST /v1/events answered 200") && $0.contains("<html>ok</html>") }.count, 1)
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("POST /v1/events answered 200") && $0.contains("<html>ok</html>") }.count, 1)
     }
 
     func testTheRetryDelayDoublesToAMinute() throws {
@@ -389,7 +389,7 @@ final class DeliveryTests: XCTestCase {
         XCTAssertTrue(harness.queuedIndexes.isEmpty)
         XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, $0.reason?.rawValue ?? "", String($0.count)] }, [["events_dropped", "stopped", "4"]])
         XCTAssertEqual(harness.core.droppedEventCount, 4)
-        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("4 events dropped (stopped)") }.count, 1)
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("4 events dropped (stopped)") }.count, 1)
     }
 
     func testEventsSentBeforeConfigureAreDeliveredOnceItRuns() throws {

@@ -12,6 +12,12 @@ struct Logger {
 
     func error(_ message: String) { write(.error, message) }
 
+    /// A warning the rules require the SDK to write (an event dropped, an answer that is not the
+    /// service's). iOS has no warning tier (the spec: WARN behaves as ERROR), so it is written
+    /// where the SDK maps WARN, at error level: shown at every configured level but `none`, as a
+    /// warning on a platform with the tier would be at WARN and below.
+    func warning(_ message: String) { write(.error, message) }
+
     private func write(_ at: LogLevel, _ message: String) {
         if Logger.shows(configured: level, message: at) { sink?.write(at, message) }
     }

@@ -586,7 +586,7 @@ final class SdkCore: @unchecked Sendable {
         retryDelay = retryDelay == 0 ? settings.retryDelay : min(retryDelay * 2, settings.maxRetryDelay)
         let delay = retryDelay
         if let unexpected = cause as? UnexpectedAnswer {
-            currentLog.warn("\(unexpected.localizedDescription): retrying in \(Int(delay * 1000)) ms")
+            currentLog.warning("\(unexpected.localizedDescription): retrying in \(Int(delay * 1000)) ms")
         } else {
             let reason = cause?.localizedDescription ?? "install pending"
             currentLog.info("the service is not reachable (\(reason)): retrying in \(Int(delay * 1000)) ms")
@@ -625,7 +625,7 @@ final class SdkCore: @unchecked Sendable {
             return self.log
         }
         let message = "\(count) event\(count == 1 ? "" : "s") dropped (\(reason.rawValue)): \(detail)"
-        log.warn(message)
+        log.warning(message)
         emitError(ServiceError(kind: .eventsDropped, reason: reason, code: nil, count: count, message: message))
     }
 
@@ -974,7 +974,7 @@ final class SdkCore: @unchecked Sendable {
             return .blocked
         case let .failed(error):
             if let unexpected = error as? UnexpectedAnswer {
-                currentLog.warn("install not recorded yet: \(unexpected.localizedDescription)")
+                currentLog.warning("install not recorded yet: \(unexpected.localizedDescription)")
             } else {
                 currentLog.info("install not recorded yet: \(error.localizedDescription)")
             }
