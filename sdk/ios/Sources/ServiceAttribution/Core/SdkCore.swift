@@ -693,6 +693,8 @@ final class SdkCore: @unchecked Sendable {
             currentLog.debug("not a link: nothing delivered")
             return nil
         }
+        // An http(s) link that opened the app may carry the click that brought the install.
+        if let scheme = link.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" { noteOpenURL(text) }
         deliver(link)
         return link
     }
