@@ -595,6 +595,53 @@ namespace Service.Unity.Tests
             Assert.AreEqual(rig.Core.ServiceId, restarted.Core.ServiceId);
         }
 
+        /// <summary>A store that remembers every key written to it.</summary>
+        private sealed class RecordingStore : IKeyValueStore
+        {
+            private readonly MemoryStore inner = new MemoryStore();
+            public readonly HashSet<string> Written = new HashSet<string>();
+
+            public string Get(string key)
+            {
+                return inner.Get(key);
+            }
+
+            public void Set(string key, string value)
+            {
+                lock (Written) Written.Add(key);
+                inner.Set(key, value);
+            }
+
+            public void Remove(string key)
+            {
+                lock (Written) Written.Add(key);
+                inner.Remove(key);
+            }
+        }
+
+        [Test]
+        public void EveryKeyTheCoreWritesIsOneThePlayerPrefsStoreLoads()
+        {
+            // PlayerPrefs cannot list their keys: the Unity layer loads SdkCore.StoreKeys, so a key
+            // missing there would be lost at the next launch.
+            var store = new RecordingStore();
+            var rig = new Rig(store);
+            rig.Other = (key, body) => key.Contains("/attribution")
+                ? Tuple.Create(200, (JToken)JObject.Parse("{\"service_match_status\":\"matched\",\"deep_link_path\":\"/levels/7\"}"))
+                : ScriptedBackend.Usual(key, body);
+            rig.Core.Listeners.AddDeepLink(link => { });
+            rig.Core.SetConsent(new ServiceConsent(true, true, true));
+            rig.Core.SetAnonymous(true);
+            rig.Core.Configure("sdk_key", 1, "user-1");
+            rig.Send(0);
+            rig.Settle();
+            rig.QueueOffline(1, 1);
+            rig.Core.Stop();
+            rig.Settle();
+            CollectionAssert.AreEquivalent(SdkCore.StoreKeys, store.Written,
+                "missing: " + string.Join(", ", SdkCore.StoreKeys.Except(store.Written)));
+        }
+
         [Test]
         public void TheQueueIsOnTheDiskWithinASecondOfEachChange()
         {

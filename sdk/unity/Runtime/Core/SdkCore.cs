@@ -918,9 +918,11 @@ namespace Service.Unity
 
         private async Task<Dictionary<string, object>> ReadAttribution()
         {
-            if (disabled || stopped) return Status("not_configured");
+            if (disabled) return Status("not_configured");
             var kept = store.Get(AttributionKey);
             if (kept != null) return JObject.Parse(kept).ToObject<Dictionary<string, object>>();
+            // Stopped: no request, not even this one.
+            if (stopped) return Status("not_configured");
             await initialization;
             if (disabled || stopped) return Status("not_configured");
             // The install must be at the service before it can be matched.
