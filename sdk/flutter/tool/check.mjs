@@ -373,6 +373,59 @@ if (existsSync(iosSources) && swiftPluginText) {
   );
 }
 
+// The other way: each call the native sides make to the Dart side (`onAttribution`,
+// `onDeepLink`, `onError`) is handled by the Dart side's handler; the listener names the Dart
+// side's `listen` sends are the native sides'; the keys of the maps they send are the ones the
+// Dart side's fromChannel reads.
+const dartHandles = new Set(
+  [...(/_onNativeCall\(MethodCall call\)[\s\S]*?\n  \}\n/.exec(plugin)?.[0] ?? "").matchAll(
+    /case '(\w+)':/g,
+  )].map((m) => m[1]),
+);
+const dartListeners = [...plugin.matchAll(/static const String _\w+Listener = '(\w+)';/g)].map(
+  (m) => m[1],
+);
+const nativeCalls = (text, pattern) => new Set([...text.matchAll(pattern)].map((m) => m[1]));
+const fromAndroid = nativeCalls(androidText, /toDart\("(\w+)"/g);
+const fromIos = nativeCalls(read(join(root, swiftFile)), /callDart\("(\w+)"/g);
+/** The keys of a native `channelMap` for a type, in the Kotlin or Swift text. */
+const mapKeys = (text, start) => {
+  const from = text.indexOf(start);
+  if (from < 0) return [];
+  // To the blank line after the function.
+  const end = text.indexOf("\n\n", from);
+  const body = text.slice(from, end < 0 ? undefined : end);
+  return [...body.matchAll(/"(\w+)"\s*(?:to|:)/g)].map((m) => m[1]);
+};
+const readsOf = (name) => [...classBody(name).matchAll(/arguments\['(\w+)'\]/g)].map((m) => m[1]);
+check("each call the native sides make to the Dart side is handled there, with the keys it reads", [
+  ...(dartHandles.size === 0 ? ["no case in _onNativeCall"] : []),
+  ...[...fromAndroid, ...fromIos]
+    .filter((method) => !dartHandles.has(method))
+    .map((method) => `${method} is not handled by the Dart side`),
+  ...[...dartHandles]
+    .filter((method) => !fromAndroid.has(method) || !fromIos.has(method))
+    .map((method) => `${method} is not sent by both native sides`),
+  ...dartListeners.flatMap((name) => [
+    ...(androidText.includes(`"${name}"`) ? [] : [`the Android side has no listener ${name}`]),
+    ...(read(join(root, swiftFile)).includes(`case "${name}":`)
+      ? []
+      : [`the iOS side has no listener ${name}`]),
+  ]),
+  ...[
+    ["ServiceDeepLink", "fun channelMap(link: DeepLink)", "static func channelMap(_ deepLink: ServiceDeepLink)"],
+    ["ServiceError", "fun channelMap(error: ServiceError)", "static func channelMap(_ error: ServiceError)"],
+  ].flatMap(([name, kotlinStart, swiftStart]) => {
+    const reads = readsOf(name).sort().join(", ");
+    return [
+      ["Android", mapKeys(androidText, kotlinStart)],
+      ["iOS", mapKeys(read(join(root, swiftFile)), swiftStart)],
+    ]
+      .filter(([, keys]) => keys.sort().join(", ") !== reads)
+      .map(([side, keys]) => `the ${side} side sends ${name} as ${keys.join(", ")}; Dart reads ${reads}`);
+  }),
+]);
+
 // pubspec.yaml: both platforms, each naming a class its side declares.
 const pubspec = readFileSync(join(root, "pubspec.yaml"), "utf8");
 const platform = (name) =>
@@ -472,22 +525,68 @@ const catalog = read(join(kotlinSdk, "gradle", "libs.versions.toml"));
 /** A version of the Kotlin SDK's catalog ([versions]), or undefined while it has none. */
 const catalogVersion = (name) => new RegExp(`^${name}\\s*=\\s*"([^"]+)"`, "m").exec(catalog)?.[1];
 if (catalog) {
-  const versions = [
-    ["the Kotlin SDK", /com\.service:attribution-sdk:([\w.-]+)/, "sdk"],
-    ["kotlinx-coroutines-android", /kotlinx-coroutines-android:([\w.-]+)/, "coroutines"],
-    ["the Kotlin Gradle plugin", /kotlin_version\s*=\s*'([\w.-]+)'/, "kotlin"],
-    ["the Android Gradle plugin", /com\.android\.tools\.build:gradle:([\w.-]+)/, "agp"],
-  ];
   check(
-    "android/build.gradle's versions are the Kotlin SDK's catalog's",
-    versions.flatMap(([what, pattern, name]) => {
+    "android/build.gradle's Kotlin and Android Gradle plugins are the Kotlin SDK's catalog's",
+    [
+      ["the Kotlin Gradle plugin", /kotlin_version\s*=\s*'([\w.-]+)'/, "kotlin"],
+      ["the Android Gradle plugin", /com\.android\.tools\.build:gradle:([\w.-]+)/, "agp"],
+    ].flatMap(([what, pattern, name]) => {
       const ours = pattern.exec(gradle)?.[1];
       return ours === catalogVersion(name)
         ? []
         : [`${what}: ${ours} instead of ${catalogVersion(name)}`];
     }),
   );
+  // The SDK is compiled from its sources, so its dependencies are the plugin's: each
+  // `implementation(libs.…)` of sdk/kotlin/build.gradle.kts, at the catalog's version, and
+  // coroutines' Android dispatcher at the same version as their core.
+  /** A catalog library alias (`kotlinx-coroutines-core`) as `group:name:version`. */
+  const library = (alias) => {
+    const line = new RegExp(`^${alias}\\s*=\\s*\\{([^}]*)\\}`, "m").exec(catalog)?.[1] ?? "";
+    const module = /module\s*=\s*"([^"]+)"/.exec(line)?.[1];
+    const version = catalogVersion(/version\.ref\s*=\s*"([^"]+)"/.exec(line)?.[1] ?? "");
+    return module && version ? `${module}:${version}` : undefined;
+  };
+  const sdkDependencies = [
+    ...read(join(kotlinSdk, "build.gradle.kts")).matchAll(/^\s*implementation\(libs\.([\w.]+)\)/gm),
+  ].map((m) => m[1].replaceAll(".", "-"));
+  const wanted = [...sdkDependencies, "kotlinx-coroutines-android"].map((alias) => [
+    alias,
+    library(alias),
+  ]);
+  check(
+    "android/build.gradle declares the Kotlin SDK's dependencies at its catalog's versions",
+    sdkDependencies.length === 0
+      ? ["sdk/kotlin/build.gradle.kts has no implementation(libs.…) dependency"]
+      : wanted.flatMap(([alias, coordinates]) =>
+          !coordinates
+            ? [`${alias} is not in the catalog`]
+            : gradle.includes(`implementation '${coordinates}'`)
+              ? []
+              : [`no implementation '${coordinates}'`],
+        ),
+  );
 }
+// The Kotlin SDK's sources and R8 rules, where android/build.gradle finds them in a checkout
+// (its `kotlinSdk`, relative to android/): the plugin builds nothing without them.
+const kotlinSdkPath = /def kotlinSdk = file\('([^']+)'\)/.exec(gradle)?.[1];
+check(
+  "android/build.gradle finds the Kotlin SDK's sources and R8 rules in the checkout",
+  !kotlinSdkPath
+    ? ["android/build.gradle names no kotlinSdk folder"]
+    : [
+        ...(join(root, "android", kotlinSdkPath) === kotlinSdk
+          ? []
+          : [`${kotlinSdkPath} is not sdk/kotlin`]),
+        ...[...gradle.matchAll(/"\$kotlinSdk\/([\w./-]+)"/g)]
+          .map((m) => m[1])
+          .filter((path) => !existsSync(join(kotlinSdk, path)))
+          .map((path) => `sdk/kotlin/${path} does not exist`),
+        ...(/srcDirs[^\n]*"\$kotlinSdk\/src\/main\/kotlin"/.test(gradle)
+          ? []
+          : ["the SDK's src/main/kotlin is not among the sources"]),
+      ],
+);
 const permissions = (xml) =>
   new Set([...xml.matchAll(/<uses-permission\b[^>]*android:name="([^"]+)"/g)].map((m) => m[1]));
 const ours = permissions(read(join(root, "android", "src", "main", "AndroidManifest.xml")));

@@ -1,12 +1,19 @@
 package com.service.attribution.flutter
 
 import android.content.Context
+import android.net.Uri
 import android.os.Handler
 import android.os.Looper
+import com.service.attribution.AttributionListener
+import com.service.attribution.Consent
+import com.service.attribution.DeepLink
+import com.service.attribution.DeepLinkListener
+import com.service.attribution.ErrorListener
 import com.service.attribution.EventType
 import com.service.attribution.LogLevel
 import com.service.attribution.SdkWrapper
 import com.service.attribution.ServiceAttributionSdk
+import com.service.attribution.ServiceError
 import com.service.attribution.WrapperPlatform
 import io.flutter.embedding.engine.plugins.FlutterPlugin
 import io.flutter.plugin.common.MethodCall
@@ -21,6 +28,10 @@ import kotlinx.coroutines.launch
  * The Android side of the Flutter plugin: each method of the channel `service_attribution`
  * calls the Kotlin SDK. The Dart side has already checked the arguments; what waits (the
  * attribution match, a deletion) runs off the platform thread and answers on it.
+ *
+ * The SDK's listeners are set while the Dart side's stream of the same name has a listener
+ * (the channel's `listen`): each calls the Dart side back on the main thread with
+ * `onAttribution`, `onDeepLink` or `onError` and a map of the standard codec's types.
  */
 class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler {
     private lateinit var channel: MethodChannel
@@ -36,6 +47,8 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
 
     override fun onDetachedFromEngine(binding: FlutterPlugin.FlutterPluginBinding) {
         channel.setMethodCallHandler(null)
+        // The SDK outlives the engine: it must not call a channel that is gone.
+        for (name in listOf(ATTRIBUTION, DEEP_LINK, ERROR)) listen(name, false)
         scope.cancel()
     }
 
@@ -69,8 +82,11 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
                     result.error("argument", "unknown eventType", null)
                     return
                 }
-                // Not configured, or switched off: the SDK would send nothing.
-                if (ServiceAttributionSdk.isSdkDisabled()) {
+                // Switched off (a rejected key, remote configuration) or stopped: the SDK sends
+                // nothing. Before configure it keeps the event and sends it once configure ran.
+                if ((ServiceAttributionSdk.isConfigured() && ServiceAttributionSdk.isSdkDisabled()) ||
+                    ServiceAttributionSdk.isStopped()
+                ) {
                     result.success(false)
                     return
                 }
@@ -102,7 +118,76 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
                 ServiceAttributionSdk.deleteUserData()
                 null
             }
+            "handleDeepLink" -> {
+                // The Dart side delivers the direct deep link itself; the SDK notes the link that
+                // opened the app (an http(s) link goes with a new install's report).
+                call.argument<String>("url")?.let { ServiceAttributionSdk.handleDeepLink(Uri.parse(it)) }
+                result.success(null)
+            }
+            "stop" -> {
+                ServiceAttributionSdk.stop()
+                result.success(null)
+            }
+            "start" -> {
+                ServiceAttributionSdk.start()
+                result.success(null)
+            }
+            "isStopped" -> result.success(ServiceAttributionSdk.isStopped())
+            "setAnonymous" -> {
+                ServiceAttributionSdk.setAnonymous(call.argument<Boolean>("anonymous") ?: false)
+                result.success(null)
+            }
+            "isAnonymous" -> result.success(ServiceAttributionSdk.isAnonymous())
+            "setConsent" -> {
+                ServiceAttributionSdk.setConsent(
+                    Consent(
+                        call.argument<Boolean>("gdprApplies"),
+                        call.argument<Boolean>("adUserData"),
+                        call.argument<Boolean>("adPersonalization"),
+                    ),
+                )
+                result.success(null)
+            }
+            "getDroppedEventCount" -> result.success(ServiceAttributionSdk.getDroppedEventCount())
+            "listen" -> {
+                listen(call.argument<String>("listener"), call.argument<Boolean>("listening") ?: false)
+                result.success(null)
+            }
             else -> result.notImplemented()
+        }
+    }
+
+    /**
+     * Sets (or clears) the SDK's listener that feeds the Dart stream [name]. The SDK has one of
+     * each for the process: a plugin clears only the one it set, so that an engine going away
+     * (a background isolate's, say) leaves another engine's listener alone.
+     */
+    private fun listen(name: String?, listening: Boolean) {
+        if (name !in listOf(ATTRIBUTION, DEEP_LINK, ERROR)) return
+        synchronized(owners) {
+            if (!listening && owners[name] !== this) return
+            if (listening) owners[name!!] = this else owners.remove(name)
+        }
+        when (name) {
+            // Set after the attribution is known, the SDK tells the listener at once.
+            ATTRIBUTION -> ServiceAttributionSdk.setAttributionListener(
+                if (listening) AttributionListener { toDart("onAttribution", HashMap(it)) } else null,
+            )
+            DEEP_LINK -> ServiceAttributionSdk.setDeepLinkListener(
+                if (listening) DeepLinkListener { toDart("onDeepLink", channelMap(it)) } else null,
+            )
+            ERROR -> ServiceAttributionSdk.setErrorListener(
+                if (listening) ErrorListener { toDart("onError", channelMap(it)) } else null,
+            )
+        }
+    }
+
+    /** Calls the Dart side, on the main thread as a channel must be called. */
+    private fun toDart(method: String, arguments: Any?) {
+        if (Looper.myLooper() == Looper.getMainLooper()) {
+            channel.invokeMethod(method, arguments)
+        } else {
+            main.post { channel.invokeMethod(method, arguments) }
         }
     }
 
@@ -119,14 +204,42 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
         }
     }
 
-    private companion object {
-        const val CHANNEL = "service_attribution"
+    companion object {
+        private const val CHANNEL = "service_attribution"
+
+        /** The Dart side's names of the SDK's listeners (the channel's `listen`). */
+        private const val ATTRIBUTION = "attribution"
+        private const val DEEP_LINK = "deepLink"
+        private const val ERROR = "error"
+
+        /** The plugin (of which engine) that set each of the SDK's listeners. */
+        private val owners = HashMap<String, ServiceAttributionPlugin>()
+
+        /** A deep link as the Dart side's `ServiceDeepLink.fromChannel` reads it. */
+        fun channelMap(link: DeepLink): Map<String, Any?> =
+            hashMapOf(
+                "kind" to link.kind.wire,
+                "deeplinkId" to link.deeplinkId,
+                "path" to link.path,
+                "params" to HashMap(link.params),
+                "url" to link.url,
+            )
+
+        /** An error as the Dart side's `ServiceError.fromChannel` reads it. */
+        fun channelMap(error: ServiceError): Map<String, Any?> =
+            hashMapOf(
+                "kind" to error.kind.wire,
+                "reason" to error.reason?.wire,
+                "code" to error.code,
+                "count" to error.count,
+                "message" to error.message,
+            )
 
         /** The plugin's version (pubspec.yaml), which the SDK reports with the install. */
-        const val VERSION = "2.10.0"
+        private const val VERSION = "2.10.0"
 
         /** Flutter's levels are 0 DEBUG to 3 ERROR, as the Dart side checked. */
-        fun logLevelOf(level: Int): LogLevel =
+        private fun logLevelOf(level: Int): LogLevel =
             when (level) {
                 0 -> LogLevel.DEBUG
                 2 -> LogLevel.WARN
@@ -134,6 +247,6 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
                 else -> LogLevel.INFO
             }
 
-        fun eventTypeOf(wire: String): EventType? = EventType.entries.firstOrNull { it.name == wire }
+        private fun eventTypeOf(wire: String): EventType? = EventType.entries.firstOrNull { it.name == wire }
     }
 }

@@ -10,6 +10,15 @@ import io.flutter.embedding.engine.plugins.FlutterPlugin
 import io.flutter.plugin.common.BinaryMessenger
 import io.flutter.plugin.common.MethodCall
 import io.flutter.plugin.common.MethodChannel
+import io.flutter.plugin.common.StandardMessageCodec
+import io.flutter.plugin.common.StandardMethodCodec
+import com.service.attribution.DeepLink
+import com.service.attribution.DeepLinkKind
+import com.service.attribution.DropReason
+import com.service.attribution.ServiceError
+import com.service.attribution.ServiceErrorKind
+import java.io.File
+import java.nio.ByteBuffer
 import kotlinx.coroutines.runBlocking
 import org.json.JSONArray
 import org.json.JSONObject
@@ -32,6 +41,16 @@ import org.robolectric.shadows.ShadowLog
  * framework (Robolectric), against the embedded service that test.sh started: nothing of the
  * service is mocked. The SDK is one per process, as in an app, so the tests run in name order:
  * `a` before configure, `b` configured. Robolectric runs on the compileSdk
+ * (src/test/resources/robolectric.properties).
+ */
+/**
+ * The plugin's Android side driven as the Flutter engine drives it (real [MethodCall]s, the
+ * arguments as the standard codec decodes them) over the real Kotlin SDK and the real Android
+ * framework (Robolectric), against the embedded service that test.sh started: nothing of the
+ * service is mocked. What the plugin sends the Dart side goes through the channel's standard
+ * codec to [DartSide], which decodes it as the Dart side would. The SDK is one per process, as
+ * in an app, so the tests run in name order on one app: `a` before and through configure, then
+ * configured, `e` last (it switches the app off). Robolectric runs on the compileSdk
  * (src/test/resources/robolectric.properties).
  */
 @RunWith(RobolectricTestRunner::class)
@@ -58,16 +77,35 @@ class ServiceAttributionPluginTest {
         }
     }
 
+    /** The Dart side of the channel: every call the plugin sends it, decoded by the standard codec. */
+    private class DartSide : BinaryMessenger {
+        val calls = mutableListOf<MethodCall>()
+
+        override fun send(channel: String, message: ByteBuffer?) = send(channel, message, null)
+
+        override fun send(channel: String, message: ByteBuffer?, callback: BinaryMessenger.BinaryReply?) {
+            assertEquals("service_attribution", channel)
+            calls += StandardMethodCodec.INSTANCE.decodeMethodCall(message!!.flip())
+            callback?.reply(StandardMethodCodec.INSTANCE.encodeSuccessEnvelope(null))
+        }
+
+        override fun setMessageHandler(channel: String, handler: BinaryMessenger.BinaryMessageHandler?) {}
+
+        fun received(method: String): List<Map<*, *>> = calls.filter { it.method == method }.map { it.arguments as Map<*, *> }
+    }
+
+    private val dart = DartSide()
+
     private val plugin =
         ServiceAttributionPlugin().also {
-            it.onAttachedToEngine(FlutterPlugin.FlutterPluginBinding(app, object : BinaryMessenger {}))
+            it.onAttachedToEngine(FlutterPlugin.FlutterPluginBinding(app, dart))
         }
 
     /** Calls [method] and returns the answer, running the main looper until there is one. */
     private fun call(method: String, arguments: Map<String, Any?>? = null): Answer {
         val answer = Answer()
         plugin.onMethodCall(MethodCall(method, arguments?.let { HashMap(it) }), answer)
-        assertTrue("$method answered", eventually { shadowOf(Looper.getMainLooper()).idle(); answer.outcome != null })
+        assertTrue("$method answered", eventually { idle(); answer.outcome != null })
         return answer
     }
 
@@ -80,33 +118,75 @@ class ServiceAttributionPluginTest {
     private fun sendEvent(type: String, name: String? = null, parameters: Map<String, Any?>? = null) =
         success("sendEvent", mapOf("eventType" to type, "eventName" to name, "parameters" to parameters))
 
+    /** The Dart side's streams listening, as `ServicePlugin.onAttribution` and the others do on their first listener. */
+    private fun listenAll() {
+        for (listener in listOf("attribution", "deepLink", "error")) {
+            assertNull(success("listen", mapOf("listener" to listener, "listening" to true)))
+        }
+    }
+
+    private fun idle() = shadowOf(Looper.getMainLooper()).idle()
+
     @Test
-    fun `a before configure, sendEvent answers false and the SDK reports itself disabled`() {
+    fun `a before configure, events are taken and sent in order once configure runs, and the attribution reaches the channel`() {
+        Shared.service = Service.createApp("flutter").also { Service.configApp(it, "--encryption", "on") }
+        val service = Shared.service!!
         assertEquals(true, success("isSdkDisabled"))
-        assertEquals(false, sendEvent("LOGIN"))
-        assertEquals(false, sendEvent("PURCHASE", parameters = mapOf("revenue" to 1.5, "currency" to "EUR")))
         assertNull(success("getServiceId"))
         assertNull(success("getAttributionParams"))
         assertEquals(false, success("enablePlatformAdsAttribution"))
         assertEquals("notImplemented", call("noSuchMethod").outcome)
-    }
+        assertEquals(false, success("isStopped"))
+        assertEquals(false, success("isAnonymous"))
+        assertEquals(0L, success("getDroppedEventCount"))
+        listenAll()
 
-    @Test
-    fun `b configured with sealing on, events reach the service sealed as asked, a refused one stops nothing`() {
-        val service = Service.createApp("flutter")
-        Service.configApp(service, "--encryption", "on")
+        // Before configure (delivery.json: events sent before configure are delivered once it
+        // runs): taken, kept by the SDK, sent in order after the install. A millisecond apart,
+        // so that their times order them in the export.
+        val early = listOf("LOGIN", "LEVEL_START", "TUTORIAL_COMPLETE")
+        for (type in early) {
+            assertEquals(type, true, sendEvent(type))
+            Thread.sleep(2)
+        }
+        assertEquals(false, sendEvent("INSTALL"))
+
         // What an app's manifest and the plugin's own give the SDK: the service's address and the network.
         shadowOf(app.packageManager).getInternalMutablePackageInfo(app.packageName).applicationInfo.metaData =
             Bundle().apply { putString("com.service.attribution.BASE_URL", Service.url) }
         shadowOf(app).grantPermissions(Manifest.permission.INTERNET)
-
         assertNull(success("configure", mapOf("apiKey" to service.sdkKey, "logLevel" to 0, "customerUserId" to "flutter-user")))
         assertEquals(false, success("isSdkDisabled"))
 
-        // Refused by the service for good (an event name over its 100 characters): dropped, and
-        // the SDK goes on.
+        val wire = early.map { "service_" + it.lowercase() }
+        val records = Service.exportUntil(service) { names(it).containsAll(wire + "service_install") }
+        assertEquals(wire, records.filter { it.getString("event_name") in wire }.sortedBy { it.getString("event_time") }.map { it.getString("event_name") })
+        assertEquals(1, names(records).count { it == "service_install" })
+        assertEquals(0L, success("getDroppedEventCount"))
+
+        // The attribution (organic here), to the Dart side through the codec, on the main thread.
+        assertTrue("onAttribution reached the channel", eventually { idle(); dart.received("onAttribution").isNotEmpty() })
+        val attribution = dart.received("onAttribution").first()
+        assertEquals("organic", attribution["service_match_status"])
+    }
+
+    @Test
+    fun `b configured with sealing on, events reach the service sealed as asked, and a refused one is reported on the channel`() {
+        val service = Shared.service!!
+        listenAll()
+        // A listener set once the attribution is known is told it at once.
+        assertTrue("the stored attribution at once", eventually { idle(); dart.received("onAttribution").isNotEmpty() })
+
+        // Refused by the service for good (an event name over its 100 characters): dropped,
+        // counted and reported, and the SDK goes on.
         assertEquals(true, sendEvent("CUSTOM", name = "n".repeat(101)))
-        assertTrue("the refusal is logged", eventually { ShadowLog.getLogsForTag("ServiceSdk").any { it.type == Log.ERROR && "refused" in it.msg } })
+        assertTrue("the refusal reaches the channel", eventually { idle(); dart.received("onError").isNotEmpty() })
+        assertEquals(
+            mapOf("kind" to "events_dropped", "reason" to "refused", "code" to null, "count" to 1),
+            dart.received("onError").single().filterKeys { it != "message" },
+        )
+        assertTrue("the refusal is logged", ShadowLog.getLogsForTag("ServiceSdk").any { it.type >= Log.WARN && "refused" in it.msg })
+        assertEquals(1L, success("getDroppedEventCount"))
 
         // As the standard codec decodes the Dart map: HashMap, ArrayList, Integer, Double, null in a list.
         val parameters =
@@ -120,8 +200,9 @@ class ServiceAttributionPluginTest {
             )
         assertEquals(true, sendEvent("PURCHASE", parameters = parameters))
 
-        val records = Service.exportUntil(service) { names(it).containsAll(listOf("service_install", "service_purchase")) }
-        assertEquals(listOf("service_install", "service_purchase"), names(records).sorted())
+        val records = Service.exportUntil(service) { names(it).contains("service_purchase") }
+        assertEquals(1, names(records).count { it == "service_purchase" })
+        assertTrue(names(records).none { it.startsWith("service_n") })
         val purchase = records.single { it.getString("event_name") == "service_purchase" }
         assertEquals(9.99, purchase.getDouble("revenue"), 1e-9)
         assertEquals("EUR", purchase.getString("currency"))
@@ -149,12 +230,118 @@ class ServiceAttributionPluginTest {
         // The attribution, waited for off the platform thread and answered on it.
         val attribution = success("awaitAttributionParams") as Map<*, *>
         assertEquals("organic", attribution["media_source"])
+    }
 
-        // Switched off by its owner: sendEvent answers false, nothing is sent.
+    @Test
+    fun `c handleDeepLink reaches the SDK, whose direct deep link reaches the channel as listeners json has it`() {
+        listenAll()
+        val vectors = JSONObject(File(System.getProperty("repo.root"), "sdk/conformance/listeners.json").readText()).getJSONArray("direct")
+        for (i in 0 until vectors.length()) {
+            val vector = vectors.getJSONObject(i)
+            val before = dart.received("onDeepLink").size
+            assertNull(success("handleDeepLink", mapOf("url" to vector.getString("url"))))
+            val expected = vector.opt("deepLink").takeIf { it is JSONObject } as JSONObject?
+            if (expected == null) {
+                idle()
+                assertEquals(vector.getString("name"), before, dart.received("onDeepLink").size)
+                continue
+            }
+            assertTrue(vector.getString("name"), eventually { idle(); dart.received("onDeepLink").size > before })
+            assertEquals(vector.getString("name"), toMap(expected), dart.received("onDeepLink").last())
+        }
+    }
+
+    @Test
+    fun `d stop, consent and anonymous mode reach the SDK, nothing is taken while stopped, and what follows start is delivered`() {
+        val service = Shared.service!!
+        listenAll()
+        assertNull(success("setConsent", mapOf("gdprApplies" to true, "adUserData" to false, "adPersonalization" to null)))
+        assertNull(success("setAnonymous", mapOf("anonymous" to true)))
+        assertEquals(true, success("isAnonymous"))
+
+        assertNull(success("stop"))
+        assertEquals(true, success("isStopped"))
+        assertEquals(false, sendEvent("SHARE"))
+        // The SDK drops what was queued on its worker; a refresh, which does nothing while
+        // stopped, runs after it there. (Without it, an event sent at once after start() can
+        // be dropped by the stop still pending on the worker: the Kotlin SDK's to fix.)
+        runBlocking { ServiceAttributionSdk.refreshConfig() }
+        assertNull(success("start"))
+        assertEquals(false, success("isStopped"))
+        assertEquals(true, sendEvent("SEARCH"))
+
+        val records = Service.exportUntil(service) { names(it).contains("service_search") }
+        assertTrue("nothing taken while stopped", names(records).none { it == "service_share" })
+        // Anonymous: the customer user id set at configure no longer leaves the device.
+        val search = records.single { it.getString("event_name") == "service_search" }
+        assertTrue(search.isNull("customer_user_id"))
+        assertNull(success("setAnonymous", mapOf("anonymous" to false)))
+        assertEquals(false, success("isAnonymous"))
+    }
+
+    @Test
+    fun `e switched off by its owner, sendEvent answers false and nothing is sent`() {
+        val service = Shared.service!!
         Service.configApp(service, "--disable")
         runBlocking { ServiceAttributionSdk.refreshConfig() }
         assertEquals(true, success("isSdkDisabled"))
         assertEquals(false, sendEvent("LOGIN"))
+    }
+
+    @Test
+    fun `f what the plugin sends the Dart side goes through the standard codec as the Dart side reads it`() {
+        // A deferred deep link and a configuration error, which the service cannot be made to
+        // give here: the maps are the ones ServiceDeepLink.fromChannel and ServiceError.fromChannel read.
+        val deferred = JSONObject(File(System.getProperty("repo.root"), "sdk/conformance/listeners.json").readText())
+            .getJSONArray("deferred").getJSONObject(0).getJSONObject("deepLink")
+        val link = DeepLink(DeepLinkKind.DEFERRED, null, "/levels/7", mapOf("deep_link_path" to "/levels/7", "promo" to "WINTER"), null)
+        assertEquals(toMap(deferred), roundTrip(ServiceAttributionPlugin.channelMap(link)))
+        val error = ServiceError(ServiceErrorKind.CONFIGURATION, null, 404, 1, "the service refused the install (404)")
+        assertEquals(
+            mapOf("kind" to "configuration", "reason" to null, "code" to 404, "count" to 1, "message" to "the service refused the install (404)"),
+            roundTrip(ServiceAttributionPlugin.channelMap(error)),
+        )
+        for (reason in DropReason.entries) {
+            val dropped = ServiceError(ServiceErrorKind.EVENTS_DROPPED, reason, null, 3, "3 dropped")
+            assertEquals(reason.wire, roundTrip(ServiceAttributionPlugin.channelMap(dropped))["reason"])
+        }
+    }
+
+    @Test
+    fun `g an engine going away leaves the listeners another engine set`() {
+        val other = DartSide()
+        val binding = FlutterPlugin.FlutterPluginBinding(app, other)
+        val otherPlugin = ServiceAttributionPlugin().also { it.onAttachedToEngine(binding) }
+        val answer = Answer()
+        otherPlugin.onMethodCall(MethodCall("listen", hashMapOf("listener" to "deepLink", "listening" to true)), answer)
+        assertEquals("success", answer.outcome)
+        listenAll()
+        otherPlugin.onDetachedFromEngine(binding)
+
+        assertNull(success("handleDeepLink", mapOf("url" to "myapp://open?deep_link_path=%2Fshop")))
+        assertTrue("this engine still hears deep links", eventually { idle(); dart.received("onDeepLink").any { it["path"] == "/shop" } })
+        assertTrue(other.received("onDeepLink").isEmpty())
+    }
+
+    /** A value as the Dart side receives it: encoded and decoded by the standard codec. */
+    private fun roundTrip(value: Any?): Map<*, *> {
+        val buffer = StandardMessageCodec.INSTANCE.encodeMessage(value)!!
+        return StandardMessageCodec.INSTANCE.decodeMessage(buffer.flip()) as Map<*, *>
+    }
+
+    /** A JSON object as the codec gives a map: JSON null as null, nested objects as maps. */
+    private fun toMap(json: JSONObject): Map<String, Any?> =
+        json.keys().asSequence().associateWith { key ->
+            when (val value = json.get(key)) {
+                JSONObject.NULL -> null
+                is JSONObject -> toMap(value)
+                else -> value
+            }
+        }
+
+    private object Shared {
+        /** The app of every test: the SDK is configured once per process, in `a`. */
+        var service: Service.App? = null
     }
 
     private fun names(records: List<JSONObject>) = records.map { it.getString("event_name") }
