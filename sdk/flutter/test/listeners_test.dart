@@ -92,7 +92,7 @@ void main() {
         );
         final received = await listen(ServicePlugin.onDeepLink);
         expect(calls.map((call) => call.arguments),
-            contains({'listener': 'deepLink', 'listening': true}));
+            contains(equals({'listener': 'deepLink', 'listening': true})));
         await fromNative('onDeepLink', expected);
         final link = received.single;
         expect(link.kind, ServiceDeepLinkKind.deferred);
@@ -201,7 +201,7 @@ void main() {
       test('events dropped with the reason $reason reach the listener', () async {
         final received = await listen(ServicePlugin.onError);
         expect(calls.map((call) => call.arguments),
-            contains({'listener': 'error', 'listening': true}));
+            contains(equals({'listener': 'error', 'listening': true})));
         await fromNative('onError', {
           'kind': 'events_dropped',
           'reason': reason,
