@@ -508,6 +508,27 @@ checking(
   },
 );
 
+checking("DeliveryTests has a test for every scenario of delivery.json, each one declared", () => {
+  const file = join("ios", "Tests", "ServiceAttributionTests", "DeliveryTests.swift");
+  const tests = typeNamed(file, "DeliveryTests");
+  const table = propertyValue(tests, "scenarios");
+  const literal = descendants(table, "dictionary_literal")[0];
+  if (!literal) throw new Error("DeliveryTests.scenarios is no dictionary literal");
+  const names = literal.childrenForFieldName("key").map((key) => stringsIn(key).join(""));
+  const methods = literal
+    .childrenForFieldName("value")
+    .map((value) => value.text.replace(/^DeliveryTests\./, ""));
+  const declared = descendants(tests, "function_declaration").map(nameOf);
+  return [
+    ...same(
+      [...names].sort(),
+      delivery.scenarios.map((scenario) => scenario.name).sort(),
+      "scenarios",
+    ),
+    ...methods.filter((m) => !declared.includes(m)).map((m) => `${m} is not declared`),
+  ];
+});
+
 checking("the matching parameters are pii.json's keys", () => {
   const protector = typeNamed(core("Core/Pii.swift"), "Protector");
   return same(stringsIn(propertyValue(protector, "piiKeys")), vectors("pii.json").keys, "piiKeys");
