@@ -3,8 +3,8 @@
 # package and of the Flutter plugin's iOS side parses (tree-sitter's Swift grammar, from npm at
 # the repository root), the wire values written in Swift are the conformance vectors', the
 # packaging names what is there, and the Flutter plugin answers every method the Dart side
-# invokes (tool/check.mjs). The XCTest suite under Tests/ runs on a Mac: `swift test` here, or
-# Xcode. Ends with one line: `N passed, N failed`.
+# invokes (tool/check.mjs). The XCTest suite under Tests/ runs on a Mac: `swift test` at the
+# repository's root (Package.swift is there), or Xcode. Ends with one line: `N passed, N failed`.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"

@@ -1,9 +1,12 @@
 // The checks this machine can make of the iOS SDK and of the Flutter plugin's iOS side, with
 // no Swift compiler here: every Swift file parses (tree-sitter's Swift grammar), the wire values
-// written in Swift (event types, log levels, request fields, routes, statuses, the sealing
-// constants) are the conformance vectors' and the service's, the packaging (Package.swift, both
-// podspecs, the privacy manifests) names what is there, and the Flutter plugin answers every
-// method the Dart side invokes. Prints one line per check and a closing `N passed, N failed`.
+// written in Swift (event types, log levels, request fields, the consent object, routes,
+// statuses, drop reasons and error kinds, delivery limits, the sealing constants) are the
+// conformance vectors' and the service's, every delivery.json scenario has its XCTest, the
+// packaging (the root Package.swift, parsed, and ServiceAttribution.podspec; the Flutter
+// plugin's podspec; the privacy manifests; the README's install lines) names what is there,
+// and the Flutter plugin answers every method the Dart side invokes. Prints one line per check
+// and a closing `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
