@@ -6,7 +6,9 @@ namespace Service.Unity
 {
     /// <summary>
     /// The attribution service's SDK for Unity. Calls are synchronous unless stated; each logs
-    /// and rethrows what fails. Configure must come first (HandleUniversalLink excepted).
+    /// and rethrows what fails. Configure comes first; before it, HandleUniversalLink,
+    /// HandleDeepLink, the listeners, Stop/Start, SetAnonymous and SetConsent work, and an event
+    /// sent is queued until Configure runs. Listeners run on the main thread.
     /// </summary>
     public static class ServiceSDK
     {
