@@ -21,6 +21,10 @@ internal class Relay(private val target: String) {
     val url = "http://127.0.0.1:$port"
 
     @Volatile var mode = Mode.FORWARD
+
+    /** When set, a POST /v1/events whose body holds this text is answered 413, as a proxy with a size limit would. */
+    @Volatile var refuseEventsHolding: String? = null
+    val refusedAsWhole = AtomicInteger()
     val lostAnswers = AtomicInteger()
     private var server: HttpServer? = null
 
@@ -45,7 +49,16 @@ internal class Relay(private val target: String) {
                 exchange.responseBody.write(body)
                 return
             }
-            val (code, body) = forward(exchange)
+            val requestBody = exchange.requestBody.readBytes()
+            val marker = refuseEventsHolding
+            if (marker != null && exchange.requestURI.path == "/v1/events" && String(requestBody, Charsets.UTF_8).contains(marker)) {
+                refusedAsWhole.incrementAndGet()
+                val body = """{"error":"Payload Too Large","detail":"relay"}""".toByteArray()
+                exchange.sendResponseHeaders(413, body.size.toLong())
+                exchange.responseBody.write(body)
+                return
+            }
+            val (code, body) = forward(exchange, requestBody)
             if (mode == Mode.LOSE_EVENTS_ANSWER && exchange.requestURI.path == "/v1/events") {
                 // Stored by the service, but the connection drops before the answer.
                 lostAnswers.incrementAndGet()
@@ -57,11 +70,10 @@ internal class Relay(private val target: String) {
         }
     }
 
-    private fun forward(exchange: HttpExchange): Pair<Int, ByteArray> {
+    private fun forward(exchange: HttpExchange, body: ByteArray): Pair<Int, ByteArray> {
         val connection = URL(target + exchange.requestURI.toString()).openConnection() as HttpURLConnection
         connection.requestMethod = exchange.requestMethod
         exchange.requestHeaders["Authorization"]?.firstOrNull()?.let { connection.setRequestProperty("Authorization", it) }
-        val body = exchange.requestBody.readBytes()
         if (body.isNotEmpty()) {
             connection.doOutput = true
             connection.setRequestProperty("Content-Type", "application/json")

@@ -1,0 +1,173 @@
+package com.service.attribution.e2e
+
+import com.service.attribution.Consent
+import com.service.attribution.DropReason
+import com.service.attribution.EventType
+import com.service.attribution.LogLevel
+import com.service.attribution.ServiceError
+import com.service.attribution.ServiceErrorKind
+import com.service.attribution.core.Json
+import com.service.attribution.core.Platform
+import com.service.attribution.core.SdkCore
+import com.service.attribution.core.SdkSettings
+import com.service.attribution.core.TcfSource
+import com.service.attribution.core.TcfValues
+import com.service.attribution.core.UrlConnectionTransport
+import com.service.attribution.support.FakeDevice
+import com.service.attribution.support.MemoryStore
+import com.service.attribution.support.RecordingLog
+import com.service.attribution.support.RecordingMainThread
+import com.service.attribution.support.RecordingTransport
+import com.service.attribution.support.Service
+import com.service.attribution.support.eventually
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertTrue
+import org.junit.Test
+import java.util.Collections
+
+/**
+ * delivery.json's scenarios and the consent route end to end: the core against the real
+ * embedded service (started by test.sh), through a relay where the network must misbehave.
+ */
+class DeliveryEndToEndTest {
+    private val cores = ArrayList<SdkCore>()
+    private val since = System.currentTimeMillis() / 1000 - 120
+
+    @After
+    fun close() = cores.forEach { it.close() }
+
+    private inner class Launch(
+        val store: MemoryStore = MemoryStore(),
+        val baseUrl: String = Service.url,
+        clock: () -> Long = System::currentTimeMillis,
+        tcf: TcfValues = TcfValues(null, null),
+    ) {
+        val transport = RecordingTransport(UrlConnectionTransport(readTimeoutMs = 30_000))
+        val core = SdkCore().also { cores += it }
+        val errors = Collections.synchronizedList(ArrayList<ServiceError>())
+        val log = RecordingLog()
+        private val platform =
+            Platform(store, FakeDevice(advertisingId = "38400000-8cf0-11bd-b23e-10b96e40000d"), { null }, RecordingMainThread(), log, transport, clock, TcfSource { tcf })
+
+        init {
+            core.setErrorListener { errors.add(it) }
+        }
+
+        fun configure(key: String): Launch {
+            core.configure(platform, SdkSettings(baseUrl, retryDelayMs = 200, maxRetryDelayMs = 1_000), key, LogLevel.DEBUG, null, null)
+            return this
+        }
+
+        fun accepted(): Int =
+            transport.requests("POST", "/v1/events").filter { it.second?.code == 202 }.sumOf {
+                (Json.parseObject(it.second!!.body)["accepted"] as Number).toInt()
+            }
+    }
+
+    private fun names(records: List<Map<String, Any?>>) = records.map { it["event_name"] }
+
+    @Test
+    fun `a batch the network refuses with 413 loses the one event it holds, not a hundred`() {
+        val app = Service.createApp("split")
+        val relay = Relay(Service.url)
+        relay.refuseEventsHolding = "poison-pill"
+        relay.start()
+        try {
+            val launch = Launch(baseUrl = relay.url)
+            // Before configure, so that they leave 100 a request.
+            for (i in 0 until 150) launch.core.sendEvent(EventType.LEVEL_START, null, mapOf("i" to i, "tag" to if (i == 37) "poison-pill" else "ok"))
+            launch.configure(app.sdkKey)
+            assertTrue("149 accepted", eventually { launch.accepted() >= 149 && launch.errors.isNotEmpty() })
+            assertEquals(listOf(ServiceError(ServiceErrorKind.EVENTS_DROPPED, DropReason.REFUSED, null, 1, "")), launch.errors.map { it.copy(message = "") })
+            assertEquals(1L, launch.core.getDroppedEventCount())
+            assertEquals(0, launch.core.queuedCount())
+            // Halved, not sent one a request.
+            assertTrue("${relay.refusedAsWhole.get()} refusals", relay.refusedAsWhole.get() <= 10)
+            val records = Service.exportUntil(app, since) { names(it).count { n -> n == "service_level_start" } >= 149 }
+            assertEquals(149, names(records).count { it == "service_level_start" })
+        } finally {
+            relay.stop()
+        }
+    }
+
+    @Test
+    fun `an install answered 404 is reported once to the error listener, nothing more is sent, and the next start delivers`() {
+        val app = Service.createApp("notfound")
+        val store = MemoryStore()
+        // A wrong base path: every route answers 404.
+        val wrong = Launch(store, baseUrl = Service.url + "/wrong-base").configure(app.sdkKey)
+        assertTrue(eventually { wrong.errors.isNotEmpty() })
+        wrong.core.sendEvent(EventType.LOGIN, null, null)
+        wrong.core.sendEvent(EventType.SHARE, null, null)
+        wrong.core.drain()
+        assertEquals(listOf(ServiceError(ServiceErrorKind.CONFIGURATION, null, 404, 1, "")), wrong.errors.map { it.copy(message = "") })
+        assertEquals(wrong.log.lines.toString(), 1, wrong.log.lines.count { it.first == LogLevel.ERROR && "install" in it.second })
+        // Under the wrong base path.
+        assertEquals(1, wrong.transport.exchanges.count { it.first.url.endsWith("/wrong-base/v1/installs") })
+        assertEquals(0, wrong.transport.exchanges.count { it.first.url.endsWith("/v1/events") })
+        assertEquals(2, wrong.core.queuedCount())
+        wrong.core.close()
+
+        // The app fixed and started again: the install and the kept events reach the service.
+        val fixed = Launch(store).configure(app.sdkKey)
+        assertTrue(eventually { fixed.accepted() >= 2 })
+        val records = Service.exportUntil(app, since) { it.size == 3 }
+        assertEquals(listOf("service_install", "service_login", "service_share"), names(records).map { it.toString() }.sorted())
+    }
+
+    @Test
+    fun `consent set by the app and the consent platform's string reach the service, and a change goes through the consent route`() {
+        val app = Service.createApp("consent")
+        val tcf = "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA"
+        val launch = Launch(tcf = TcfValues(tcf, 1))
+        launch.core.setConsent(Consent(gdprApplies = true, adUserData = true, adPersonalization = false))
+        launch.configure(app.sdkKey)
+        assertTrue(eventually { launch.transport.requests("POST", "/v1/installs").any { it.second?.code == 202 } })
+        val install = Json.parseObject(launch.transport.requests("POST", "/v1/installs").first().first.body!!)
+        assertEquals(mapOf("gdpr_applies" to true, "ad_user_data" to true, "ad_personalization" to false, "tcf_string" to tcf), install["consent"])
+
+        launch.core.setConsent(Consent(gdprApplies = true, adUserData = false, adPersonalization = false))
+        val route = "/v1/installs/${launch.core.getServiceId()}/consent"
+        assertTrue(eventually { launch.transport.requests("POST", route).any { it.second != null } })
+        val (request, answer) = launch.transport.requests("POST", route).single()
+        assertEquals(202, answer!!.code)
+        val sent = Json.parseObject(request.body!!)
+        val expected = mapOf("gdpr_applies" to true, "ad_user_data" to false, "ad_personalization" to false, "tcf_string" to tcf)
+        assertEquals(expected, sent["consent"])
+        // The service answers the consent it kept.
+        assertEquals(expected, (Json.parseObject(answer.body)["consent"] as Map<*, *>).filterKeys { it in expected.keys })
+        assertEquals(emptyList<ServiceError>(), launch.errors.toList())
+    }
+
+    @Test
+    fun `anonymous mode sends no advertising id and no customer user id, and the service records the events`() {
+        val app = Service.createApp("anonymous")
+        val launch = Launch()
+        launch.core.setAnonymous(true)
+        launch.core.setCustomerUserId("user-8812")
+        launch.configure(app.sdkKey)
+        launch.core.sendEvent(EventType.LOGIN, null, null)
+        assertTrue(eventually { launch.accepted() >= 1 })
+        val install = Json.parseObject(launch.transport.requests("POST", "/v1/installs").first().first.body!!)
+        assertEquals(null, install["maid"])
+        assertEquals(null, install["customer_user_id"])
+        val records = Service.exportUntil(app, since) { "service_login" in names(it) }
+        assertEquals(null, records.single { it["event_name"] == "service_login" }["customer_user_id"])
+    }
+
+    @Test
+    fun `events sent with the device clock 30 hours ahead carry sent_at and the service accepts them`() {
+        val app = Service.createApp("clock")
+        val ahead = 30L * 3600 * 1000
+        val launch = Launch(clock = { System.currentTimeMillis() + ahead }).configure(app.sdkKey)
+        launch.core.sendEvent(EventType.SEARCH, null, null)
+        assertTrue(eventually { launch.accepted() >= 1 })
+        val body = Json.parseObject(launch.transport.requests("POST", "/v1/events").last().first.body!!)
+        val sentAt = java.time.Instant.parse(body["sent_at"] as String).toEpochMilli()
+        assertTrue("sent_at $sentAt is the device clock", sentAt - System.currentTimeMillis() > ahead - 600_000)
+        val records = Service.exportUntil(app, since) { "service_search" in names(it) }
+        assertTrue(names(records).contains("service_search"))
+        assertEquals(emptyList<ServiceError>(), launch.errors.toList())
+    }
+}
