@@ -187,6 +187,7 @@ namespace Service.Unity
                 setup = platform;
                 core = null;
                 Listeners.ForgetPending();
+                Listeners.Attach(null);
                 Listeners.Use(platform == null ? null : platform.MainThread, platform == null ? null : platform.Log);
             }
         }
