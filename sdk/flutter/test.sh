@@ -75,6 +75,10 @@ fi
 # tests on the instrumented one.
 android_all="$(tr ':' '\n' <<<"$compile_classpath" | grep '/android-all-[^/]*\.jar$' | head -1)"
 
+# The Kotlin language and API version the Kotlin SDK is built for (its catalog's kotlinLanguage),
+# which the plugin and the SDK's sources are compiled for here too: what an app's Kotlin Gradle
+# plugin 2.0 or later compiles.
+kotlin_language="$(sed -nE 's/^kotlinLanguage = "([^"]+)"/\1/p' "$kotlin_sdk/gradle/libs.versions.toml")"
 stubs="$build/flutter-stubs"
 classes="$build/classes"
 main_sources=("$here/android/src/main/kotlin" "$kotlin_sdk/src/main/kotlin")
@@ -82,7 +86,8 @@ if stale "$build/main.stamp" "$here/android/stubs" "${main_sources[@]}" "$kotlin
   rm -rf "$stubs" "$classes" "$build/main.stamp" "$build/test.stamp"
   mkdir -p "$stubs" "$classes"
   javac -nowarn -cp "$compile_classpath" -d "$stubs" $(find "$here/android/stubs" -name '*.java') &&
-    kotlinc -cp "$compile_classpath:$stubs" -d "$classes" "${main_sources[@]}" &&
+    kotlinc -language-version "$kotlin_language" -api-version "$kotlin_language" -Xsuppress-version-warnings \
+      -cp "$compile_classpath:$stubs" -d "$classes" "${main_sources[@]}" &&
     [[ -f "$classes/com/service/attribution/flutter/ServiceAttributionPlugin.class" ]] &&
     touch "$build/main.stamp"
 fi

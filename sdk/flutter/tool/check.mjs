@@ -473,6 +473,16 @@ if (swiftText) {
       : ["the podspec's differs"]),
   ]);
 }
+// The iOS SDK's pod the plugin's podspec depends on is the one the repository's root declares.
+const rootPodspec = read(join(root, "..", "..", "ServiceAttribution.podspec"));
+check("ios/service_attribution.podspec depends on the ServiceAttribution pod's version", [
+  ...(/s\.version\s*=\s*'([^']+)'/.exec(rootPodspec)?.[1] ===
+  /s\.dependency\s+'ServiceAttribution',\s*'([^']+)'/.exec(
+    read(join(root, "ios", "service_attribution.podspec")),
+  )?.[1]
+    ? []
+    : ["the versions differ, or ServiceAttribution.podspec is not at the repository's root"]),
+]);
 if (existsSync(join(root, swiftFile))) {
   check(
     "the ios pluginClass is the iOS plugin's class",
