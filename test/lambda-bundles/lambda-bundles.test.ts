@@ -439,6 +439,22 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     expect(attributions).toEqual([expect.objectContaining({ app_id: APP, service_id: serviceId })]);
   });
 
+  it("consent replaces the install's consent in the installs table", async () => {
+    const consent = { gdpr_applies: true, ad_user_data: true, ad_personalization: false };
+    const body = conforming(
+      "consent",
+      await call("consent", {
+        key: keys.sdk,
+        path: { service_id: serviceId },
+        body: { sent_at: new Date().toISOString(), consent },
+      }),
+    );
+    expect(body).toEqual({
+      service_id: serviceId,
+      consent: { ...consent, tcf_string: null, updated_at: expect.any(String) },
+    });
+  });
+
   it("attribution answers the install's resolved attribution", async () => {
     const body = conforming(
       "attribution",
