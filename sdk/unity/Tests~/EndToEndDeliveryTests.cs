@@ -76,7 +76,8 @@ namespace Service.Unity.Tests
             next.Configure(app.SdkKey, 1, null);
             next.Idle().Wait();
             Assert.AreEqual(0, next.Queued);
-            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, next.ServiceId, "service_level_start") >= 4);
+            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, next.ServiceId, "service_level_start") >= 4
+                && Count(r, next.ServiceId, "service_install") >= 1);
             Assert.AreEqual(4, Count(rows, next.ServiceId, "service_level_start"));
             Assert.AreEqual(1, Count(rows, next.ServiceId, "service_install"));
         }
@@ -121,7 +122,8 @@ namespace Service.Unity.Tests
             Assert.AreEqual(0, network.Sent, "nothing leaves before Configure");
             core.Configure(app.SdkKey, 1, null);
             core.Idle().Wait();
-            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, core.ServiceId, "service_boss_defeated") == 1);
+            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, core.ServiceId, "service_boss_defeated") == 1
+                && Count(r, core.ServiceId, "service_tutorial_complete") == 1 && Count(r, core.ServiceId, "service_level_start") == 1);
             Assert.AreEqual(1, Count(rows, core.ServiceId, "service_tutorial_complete"));
             Assert.AreEqual(1, Count(rows, core.ServiceId, "service_level_start"));
             Assert.AreEqual(1, Count(rows, core.ServiceId, "service_boss_defeated"));
@@ -153,7 +155,8 @@ namespace Service.Unity.Tests
             Assert.AreEqual(first.ServiceId, second.ServiceId);
             Assert.AreEqual(0, second.Queued);
             Assert.AreEqual(1, network.To("POST /v1/installs").Count, "no second install");
-            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, second.ServiceId, "service_level_start") >= 3);
+            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, second.ServiceId, "service_level_start") >= 3
+                && Count(r, second.ServiceId, "service_install") >= 1);
             Assert.AreEqual(3, Count(rows, second.ServiceId, "service_level_start"));
             Assert.AreEqual(1, Count(rows, second.ServiceId, "service_install"));
         }
@@ -184,7 +187,9 @@ namespace Service.Unity.Tests
             core.Configure(app.SdkKey, 1, "user-" + app.AppId);
             core.SendEvent(EventType.LOGIN, null, null);
             core.Idle().Wait();
-            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, core.ServiceId, "service_login") == 1);
+            var rows = Service.ExportUntil(app.ServerKey, r => Count(r, core.ServiceId, "service_login") == 1
+                && Count(r, core.ServiceId, "service_install") == 1);
+            Assert.AreEqual(2, Rows(rows, core.ServiceId).Length, "the install and the login");
             foreach (var row in Rows(rows, core.ServiceId))
             {
                 Assert.IsNull((string)row["maid"], row.ToString());
