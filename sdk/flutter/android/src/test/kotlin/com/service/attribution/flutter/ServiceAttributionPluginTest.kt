@@ -256,6 +256,8 @@ class ServiceAttributionPluginTest {
         val service = Shared.service!!
         listenAll()
         assertNull(success("setConsent", mapOf("gdprApplies" to true, "adUserData" to false, "adPersonalization" to null)))
+        // A change once the install is recorded goes to the consent route, which the service accepts.
+        assertTrue("the consent update accepted", eventually { ShadowLog.getLogsForTag("ServiceSdk").any { it.msg == "consent sent" } })
         assertNull(success("setAnonymous", mapOf("anonymous" to true)))
         assertEquals(true, success("isAnonymous"))
 
