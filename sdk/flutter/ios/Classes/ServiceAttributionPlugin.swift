@@ -88,7 +88,7 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin {
             // The Dart side delivers the direct deep link itself; the SDK notes the link that
             // opened the app (it goes with a new install's report).
             if let text = arguments["url"] as? String, let url = URL(string: text) {
-                _ = try? ServiceAttribution.handleDeepLink(url)
+                _ = ServiceAttribution.handleDeepLink(url)
             }
             result(nil)
         case "stop":
