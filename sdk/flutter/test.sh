@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Flutter package's checks on a machine without Flutter or a Dart SDK:
-#  - every Dart file parses, the Dart side's rule tables are the conformance vectors', every
-#    channel method it invokes is handled natively, and the Android library's levels and
-#    permissions are the Kotlin SDK's (tool/check.mjs);
+#  - every Dart file parses, the Dart side's rule tables and names are the conformance vectors'
+#    and docs/sdks.md's, every channel method it invokes is handled natively (and every call
+#    back by Dart), and the Android library's levels, dependencies, paths and permissions are
+#    the Kotlin SDK's (tool/check.mjs);
 #  - the Android side compiles with the Kotlin SDK's sources against the real Android framework
 #    and the SDK's dependencies (sdk/kotlin/classpath.sh) and compile-only declarations of
 #    Flutter's embedding (android/stubs, which Maven Central does not serve);

@@ -1,11 +1,14 @@
 // The checks this machine can make of the Flutter package, which has no Dart SDK here: every
 // Dart file parses as Dart 3 (tree-sitter's grammar); the rules written out on the Dart side
-// (the EventType wire values, the log level bounds and default) are the shared conformance
-// vectors' rules; every channel method the Dart side invokes is handled by the Android plugin
-// (which reads only argument keys Dart sends) and named by the iOS plugin; pubspec.yaml's
-// platforms, classes and version are the plugins'; the Android library's SDK levels, versions
-// and permissions are the Kotlin SDK's. Prints one line per check and a closing
-// `N passed, N failed`.
+// (the EventType wire values, the log level bounds and default, the drop reasons, error kinds
+// and deep link kinds) are the shared conformance vectors' rules; ServicePlugin has every member
+// of docs/sdks.md's Flutter column with its types; every channel method the Dart side invokes is
+// handled by the Android plugin (which reads only argument keys Dart sends) and named by the iOS
+// plugin, and every call they make back is handled by Dart with the keys it reads; the iOS SDK
+// declares each member the iOS plugin uses; pubspec.yaml's platforms, classes and version are
+// the plugins'; the Android library's SDK levels, versions, dependencies and permissions are the
+// Kotlin SDK's, whose sources and R8 rules are where android/build.gradle finds them. Prints
+// one line per check and a closing `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
