@@ -143,4 +143,38 @@ class AndroidPlatformTest {
         assertEquals(setOf(id), records.map { it["service_id"] }.toSet())
         assertEquals("kept-user", records.last()["customer_user_id"])
     }
+
+    @Test
+    fun `the consent platform's IAB TCF values are read from the default SharedPreferences and go on the install`() {
+        val app = robolectricApp()
+        // Where a consent platform writes them: PreferenceManager.getDefaultSharedPreferences.
+        @Suppress("DEPRECATION")
+        android.preference.PreferenceManager.getDefaultSharedPreferences(app).edit()
+            .putString("IABTCF_TCString", "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA").putInt("IABTCF_gdprApplies", 1).commit()
+        assertEquals(com.service.attribution.core.TcfValues("CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA", 1), DefaultPreferencesTcf(app).read())
+        val service = Service.createApp("tcf")
+        val core = launch(app, service.sdkKey)
+        core.sendEvent(EventType.LOGIN, null, null)
+        // The journal is written (commit) before sendEvent returns, in its own small file.
+        Service.exportUntil(service, since) { it.size == 2 }
+        assertTrue(eventually { preferences(app).getString("consent_sent", null) != null })
+        assertEquals(
+            mapOf("gdpr_applies" to true, "ad_user_data" to null, "ad_personalization" to null, "tcf_string" to "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA"),
+            com.service.attribution.core.Json.parseObject(preferences(app).getString("consent_sent", null)!!),
+        )
+    }
+
+    @Test
+    fun `an event handed to sendEvent is in the journal file before it returns`() {
+        val app = robolectricApp()
+        // A worker that runs nothing: what is on disk when sendEvent returns is sendEvent's doing.
+        val idle = com.service.attribution.support.ManualScheduler(com.service.attribution.support.ManualClock())
+        val core = SdkCore(idle, idle).also { cores += it }
+        core.configure(AndroidPlatform.create(app), AndroidPlatform.settings(app), "sdk_key", LogLevel.NONE, null, null)
+        core.sendEvent(EventType.SHARE, null, mapOf("sku" to "gems"))
+        val journal = app.getSharedPreferences(AndroidPlatform.JOURNAL, Context.MODE_PRIVATE).getString("pending_events", null)
+        assertTrue(journal, journal!!.contains("SHARE") && journal.contains("gems"))
+        // Not in the SDK's main preferences file, which holds the queue and is written behind.
+        assertNull(preferences(app).getString("pending_events", null))
+    }
 }
