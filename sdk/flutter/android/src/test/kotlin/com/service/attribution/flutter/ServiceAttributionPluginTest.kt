@@ -128,7 +128,7 @@ class ServiceAttributionPluginTest {
     private fun idle() = shadowOf(Looper.getMainLooper()).idle()
 
     @Test
-    fun `a before configure, events are taken and sent in order once configure runs, and the attribution reaches the channel`() {
+    fun `a before configure, events are taken within the bound, the oldest dropped and reported, the rest sent in order once configure runs, and the attribution reaches the channel`() {
         Shared.service = Service.createApp("flutter").also { Service.configApp(it, "--encryption", "on") }
         val service = Shared.service!!
         assertEquals(true, success("isSdkDisabled"))
@@ -142,14 +142,18 @@ class ServiceAttributionPluginTest {
         listenAll()
 
         // Before configure (delivery.json: events sent before configure are delivered once it
-        // runs): taken, kept by the SDK, sent in order after the install. A millisecond apart,
-        // so that their times order them in the export.
+        // runs; a full queue drops its oldest): taken, kept by the SDK within its bound of 1000,
+        // sent in order after the install. 1005 events: the 5 oldest make room for the last.
+        repeat(5) { assertEquals(true, sendEvent("ADD_TO_WISHLIST")) }
+        repeat(997) { assertEquals(true, sendEvent("VIEW_ITEM")) }
+        // A millisecond apart, so that their times order them in the export.
         val early = listOf("LOGIN", "LEVEL_START", "TUTORIAL_COMPLETE")
         for (type in early) {
-            assertEquals(type, true, sendEvent(type))
             Thread.sleep(2)
+            assertEquals(type, true, sendEvent(type))
         }
         assertEquals(false, sendEvent("INSTALL"))
+        assertEquals(5L, success("getDroppedEventCount"))
 
         // What an app's manifest and the plugin's own give the SDK: the service's address and the network.
         shadowOf(app.packageManager).getInternalMutablePackageInfo(app.packageName).applicationInfo.metaData =
@@ -158,11 +162,20 @@ class ServiceAttributionPluginTest {
         assertNull(success("configure", mapOf("apiKey" to service.sdkKey, "logLevel" to 0, "customerUserId" to "flutter-user")))
         assertEquals(false, success("isSdkDisabled"))
 
+        // The drop, told to the Dart side once configure gave the SDK its store, and counted there.
+        assertTrue("the queue_full report reaches the channel", eventually { idle(); dart.received("onError").isNotEmpty() })
+        assertEquals(
+            listOf(mapOf("kind" to "events_dropped", "reason" to "queue_full", "code" to null, "count" to 5)),
+            dart.received("onError").map { it.filterKeys { key -> key != "message" } },
+        )
+        assertEquals(5L, success("getDroppedEventCount"))
+
         val wire = early.map { "service_" + it.lowercase() }
-        val records = Service.exportUntil(service) { names(it).containsAll(wire + "service_install") }
+        val records = Service.exportUntil(service) { names(it).containsAll(wire + "service_install") && names(it).count { n -> n == "service_view_item" } == 997 }
         assertEquals(wire, records.filter { it.getString("event_name") in wire }.sortedBy { it.getString("event_time") }.map { it.getString("event_name") })
         assertEquals(1, names(records).count { it == "service_install" })
-        assertEquals(0L, success("getDroppedEventCount"))
+        assertEquals(997, names(records).count { it == "service_view_item" })
+        assertTrue("the oldest were dropped", names(records).none { it == "service_add_to_wishlist" })
 
         // The attribution (organic here), to the Dart side through the codec, on the main thread.
         assertTrue("onAttribution reached the channel", eventually { idle(); dart.received("onAttribution").isNotEmpty() })
@@ -179,6 +192,7 @@ class ServiceAttributionPluginTest {
 
         // Refused by the service for good (an event name over its 100 characters): dropped,
         // counted and reported, and the SDK goes on.
+        val droppedBefore = success("getDroppedEventCount") as Long
         assertEquals(true, sendEvent("CUSTOM", name = "n".repeat(101)))
         assertTrue("the refusal reaches the channel", eventually { idle(); dart.received("onError").isNotEmpty() })
         assertEquals(
@@ -186,7 +200,7 @@ class ServiceAttributionPluginTest {
             dart.received("onError").single().filterKeys { it != "message" },
         )
         assertTrue("the refusal is logged", ShadowLog.getLogsForTag("ServiceSdk").any { it.type >= Log.WARN && "refused" in it.msg })
-        assertEquals(1L, success("getDroppedEventCount"))
+        assertEquals(droppedBefore + 1, success("getDroppedEventCount"))
 
         // As the standard codec decodes the Dart map: HashMap, ArrayList, Integer, Double, null in a list.
         val parameters =
