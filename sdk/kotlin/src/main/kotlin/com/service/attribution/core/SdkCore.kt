@@ -134,6 +134,8 @@ internal class SdkCore(
     private var refresh: ScheduledFuture<*>? = null
 
     @Volatile private var polling = false
+    private var announcedTo: AttributionListener? = null
+    private var announcedMap: Map<String, String>? = null
     private var referrerRead = false
     private var referrer: InstallReferrerDetails? = null
 
@@ -368,7 +370,8 @@ internal class SdkCore(
             return
         }
         val timeMs = if (configured) platform.clock() else System.currentTimeMillis()
-        val draft = Drafts.create(event, name, parameters, timeMs, customerUserId, log) ?: return
+        // Anonymous when sent: the event never carries the id, even once anonymous mode is off.
+        val draft = Drafts.create(event, name, parameters, timeMs, if (anonymous) null else customerUserId, log) ?: return
         var overflow = 0
         synchronized(drafts) {
             drafts.add(draft)
@@ -779,9 +782,13 @@ internal class SdkCore(
             runCatching { Json.parseObject(text).mapNotNull { (k, v) -> (v as? String)?.let { k to it } }.toMap() }.getOrNull()
         }
 
+    /** On the worker: tells the attribution listener [map], once per listener and map in this process. */
     private fun announceAttribution(map: Map<String, String>) {
         if (stopped || disabled || deleted) return
         val listener = attributionListener ?: return
+        if (announcedTo === listener && announcedMap == map) return
+        announcedTo = listener
+        announcedMap = map
         post { listener.onAttribution(map) }
     }
 

@@ -156,6 +156,17 @@ class DeepLinkListenerTest {
     }
 
     @Test
+    fun `a listener set at a later start, before the SDK initialized, is told the stored map once`() {
+        device.configure(device.launch())
+        val next = device.launch()
+        next.configure(device.platform, com.service.attribution.core.SdkSettings("https://backend.test"), "sdk_key", com.service.attribution.LogLevel.DEBUG, null, null)
+        val told = ArrayList<Map<String, String>>()
+        next.setAttributionListener { told.add(it) }
+        device.scheduler.runDue()
+        assertEquals(listOf(mapOf("service_match_status" to "organic", "media_source" to "organic")), told)
+    }
+
+    @Test
     fun `a listener that throws is logged and the SDK goes on`() {
         val core = device.launch()
         core.setAttributionListener { throw IllegalStateException("app bug") }

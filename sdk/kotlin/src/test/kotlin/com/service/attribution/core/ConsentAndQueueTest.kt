@@ -89,8 +89,13 @@ class ConsentAndQueueTest {
         next.sendEvent(EventType.SHARE, null, null)
         device.scheduler.runDue()
         assertNull(device.backend.delivered.last()["customer_user_id"])
-        // Off again: the customer user id goes with the next events.
+        // An event sent while anonymous stays so, even if the mode is off before it leaves.
+        next.sendEvent(EventType.VIEW_ITEM, null, null)
         next.setAnonymous(false)
+        device.scheduler.runDue()
+        assertEquals("VIEW_ITEM", device.backend.delivered.last()["event_type"])
+        assertNull(device.backend.delivered.last()["customer_user_id"])
+        // Off: the customer user id goes with the next events.
         next.sendEvent(EventType.SEARCH, null, null)
         device.scheduler.runDue()
         assertEquals("user-1", device.backend.delivered.last()["customer_user_id"])
