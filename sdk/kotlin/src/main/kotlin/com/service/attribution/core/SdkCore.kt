@@ -154,6 +154,9 @@ internal class SdkCore(
      */
     private var installBlocked = false
 
+    /** The same for the consent route (events still go): not tried again until the next start or refreshConfig. */
+    private var consentBlocked = false
+
     /** Completed once the first attribution attempt of this process has finished, either way. */
     private val initialMatch = CompletableDeferred<Unit>()
 
@@ -199,7 +202,8 @@ internal class SdkCore(
                 val keptIds = kept.map { it.eventId }.toSet()
                 val merged = kept + drafts.filter { it.eventId !in keptIds }
                 drafts.clear()
-                drafts.addAll(if (stopped) emptyList() else merged)
+                // Stopped: what an earlier process handed over goes too, as stop() drops it.
+                if (stopped) reportDrop(DropReason.STOPPED, merged.size) else drafts.addAll(merged)
                 writeDrafts()
             }
             configured = true
@@ -307,8 +311,9 @@ internal class SdkCore(
             log.info("the SDK is stopped: remote configuration is not fetched")
             return
         }
-        // A refused install is tried again from here on, as at the next start.
+        // A refused install (or consent) is tried again from here on, as at the next start.
         installBlocked = false
+        consentBlocked = false
         val fetched =
             try {
                 api.config()
@@ -405,8 +410,10 @@ internal class SdkCore(
         if (taken.isEmpty()) return
         var overflow = 0
         for (draft in taken) overflow += enqueue(draft)
+        val ids = taken.mapTo(HashSet()) { it.eventId }
         synchronized(drafts) {
-            drafts.subList(0, taken.size).clear()
+            // By id: sendEvent may have trimmed the oldest meanwhile.
+            drafts.removeAll { it.eventId in ids }
             writeDrafts()
         }
         if (overflow > 0) reportDrop(DropReason.QUEUE_FULL, overflow)
@@ -481,10 +488,7 @@ internal class SdkCore(
             if (!disabled && !installBlocked) scheduleRetry()
             return
         }
-        if (!ensureConsent()) {
-            if (!installBlocked) scheduleRetry()
-            return
-        }
+        if (!ensureConsent()) return scheduleRetry()
         while (!disabled && !stopped) {
             reportDrop(DropReason.EXPIRED, queue.expire(platform.clock() - settings.maxEventAgeMs))
             val size = if (suspect > 0) (suspect + 1) / 2 else MAX_EVENTS_PER_REQUEST
@@ -609,15 +613,19 @@ internal class SdkCore(
      * error listener once; not tried again until the next start or refreshConfig. Queued events
      * stay on the device.
      */
-    private fun configurationError(code: Int, message: String) {
-        installBlocked = true
+    private fun configurationError(code: Int, message: String, consentRoute: Boolean = false) {
+        if (consentRoute) consentBlocked = true else installBlocked = true
         log.error("$message: not tried again until the next start or refreshConfig")
         tell(ServiceError(ServiceErrorKind.CONFIGURATION, null, code, 1, message))
         initialMatch.complete(Unit)
     }
 
-    /** On the worker, the install recorded: sends the consent if it changed since last sent; true when nothing is left to send. */
+    /**
+     * On the worker, the install recorded: sends the consent if it changed since last sent;
+     * false when it is to be sent again later (events wait for it, as the install's retry).
+     */
     private fun ensureConsent(): Boolean {
+        if (consentBlocked) return true
         val current = currentConsent()
         val lastSent = platform.store.get(KEY_CONSENT_SENT)
         if (current == null && lastSent == null) return true
@@ -630,13 +638,13 @@ internal class SdkCore(
             log.info("consent sent")
             true
         } catch (e: AuthenticationException) {
-            configurationError(e.code, "the backend refused the consent update (${e.message})")
-            false
+            configurationError(e.code, "the backend refused the consent update (${e.message})", consentRoute = true)
+            true
         } catch (e: HttpException) {
             when {
                 e.code == 404 -> {
-                    configurationError(e.code, "the backend refused the consent update (${e.message})")
-                    false
+                    configurationError(e.code, "the backend refused the consent update (${e.message})", consentRoute = true)
+                    true
                 }
                 e.code == 409 -> {
                     log.info("consent update: the install is not recorded yet: retrying")

@@ -63,13 +63,22 @@ class ConsentAndQueueTest {
     }
 
     @Test
-    fun `a consent update refused with 404 is a configuration error`() {
+    fun `a consent update refused with 404 is a configuration error that holds back no event`() {
         val core = device.configure(device.launch())
         device.backend.consent = { HttpResponse(404, """{"error":"Not Found","detail":"x"}""") }
         core.setConsent(Consent(adPersonalization = false))
         device.scheduler.advance(10 * 60_000)
         assertEquals(1, consentBodies().size)
         assertEquals(listOf(ServiceErrorKind.CONFIGURATION to 404), device.errors.map { it.kind to it.code })
+        // Events go on meanwhile; the consent is tried again after refreshConfig.
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(1, consentBodies().size)
+        device.backend.consent = { HttpResponse(202, "{}") }
+        core.refreshConfigAsync()
+        device.scheduler.runDue()
+        assertEquals(2, consentBodies().size)
     }
 
     @Test
