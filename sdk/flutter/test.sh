@@ -117,11 +117,15 @@ fi
 
 source "$root/sdk/service.sh"
 start_service "$root"
-set +e
-output="$(java -Xmx1g -cp "$test_classes:$classes:$stubs:$here/android/src/test/resources:$test_classpath:$kotlin/lib/kotlin-stdlib.jar:$android_all" \
-  -Drepo.root="$root" -Drobolectric.offline=true -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented")" \
-  -Drobolectric.logging.enabled=false \
-  com.service.attribution.flutter.TestMainKt 2>"$build/jvm-tests.log")"
-set -e
-add_counts "$output"
+# One JVM per test class: the SDK is one per process, as in an app, and the configuration
+# error needs an SDK configured with a wrong address from the start.
+for test_class in ServiceAttributionPluginTest ConfigurationErrorTest; do
+  set +e
+  output="$(java -Xmx1g -cp "$test_classes:$classes:$stubs:$here/android/src/test/resources:$test_classpath:$kotlin/lib/kotlin-stdlib.jar:$android_all" \
+    -Drepo.root="$root" -Drobolectric.offline=true -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented")" \
+    -Drobolectric.logging.enabled=false \
+    com.service.attribution.flutter.TestMainKt "com.service.attribution.flutter.$test_class" 2>"$build/jvm-tests-$test_class.log")"
+  set -e
+  add_counts "$output"
+done
 finish

@@ -51,6 +51,9 @@ internal object Service {
         return last
     }
 
+    /** What the service exported of the app's events so far. */
+    fun exportNow(app: App): List<JSONObject> = export(app, since)
+
     private fun export(app: App, sinceSeconds: Long): List<JSONObject> {
         val connection = URL("$url/api/v1/export?timestamp=$sinceSeconds").openConnection() as HttpURLConnection
         connection.setRequestProperty("Authorization", app.serverKey)

@@ -7,11 +7,12 @@ import org.junit.runner.notification.RunListener
 import kotlin.system.exitProcess
 
 /**
- * Runs the plugin's JVM tests and prints one line per test (`ok   name` or `FAIL name` with the
- * failure) and a closing `N passed, N failed`, which sdk/flutter/test.sh adds to its
- * own count.
+ * Runs the test classes named in [args] (the plugin's JVM tests; test.sh runs one class per
+ * process, as the SDK is one per process) and prints one line per test (`ok   name` or
+ * `FAIL name` with the failure) and a closing `N passed, N failed`, which sdk/flutter/test.sh
+ * adds to its own count.
  */
-fun main() {
+fun main(args: Array<String>) {
     val failures = HashSet<Description>()
     val core = JUnitCore()
     core.addListener(
@@ -29,7 +30,8 @@ fun main() {
             }
         },
     )
-    val result = core.run(ServiceAttributionPluginTest::class.java)
+    val classes = args.ifEmpty { arrayOf(ServiceAttributionPluginTest::class.java.name) }.map { Class.forName(it) }
+    val result = core.run(*classes.toTypedArray())
     val failed = result.failureCount
     println("${result.runCount - failed} passed, $failed failed")
     exitProcess(if (failed == 0 && result.runCount > 0) 0 else 1)
