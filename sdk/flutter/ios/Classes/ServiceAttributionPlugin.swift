@@ -129,17 +129,29 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin {
     private func listen(_ name: String?, _ listening: Bool) {
         switch name {
         case "attribution":
-            ServiceAttribution.onAttribution = listening
-                ? { [weak self] attribution in self?.callDart("onAttribution", attribution) }
-                : nil
+            if listening {
+                ServiceAttribution.onAttribution = { [weak self] attribution in
+                    self?.callDart("onAttribution", attribution)
+                }
+            } else {
+                ServiceAttribution.onAttribution = nil
+            }
         case "deepLink":
-            ServiceAttribution.onDeepLink = listening
-                ? { [weak self] deepLink in self?.callDart("onDeepLink", ServiceAttributionPlugin.channelMap(deepLink)) }
-                : nil
+            if listening {
+                ServiceAttribution.onDeepLink = { [weak self] deepLink in
+                    self?.callDart("onDeepLink", ServiceAttributionPlugin.channelMap(deepLink))
+                }
+            } else {
+                ServiceAttribution.onDeepLink = nil
+            }
         case "error":
-            ServiceAttribution.onError = listening
-                ? { [weak self] error in self?.callDart("onError", ServiceAttributionPlugin.channelMap(error)) }
-                : nil
+            if listening {
+                ServiceAttribution.onError = { [weak self] error in
+                    self?.callDart("onError", ServiceAttributionPlugin.channelMap(error))
+                }
+            } else {
+                ServiceAttribution.onError = nil
+            }
         default:
             break
         }
