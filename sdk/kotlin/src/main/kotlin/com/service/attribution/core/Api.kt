@@ -46,10 +46,13 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
         val body = Json.write(linkedMapOf("sent_at" to Requests.iso(sentAtMs), "events" to events))
         val answer = jsonObject("POST /v1/events", call("POST", "/v1/events", body).body)
         val rejectedField = answer["rejected"]
-        if (answer["accepted"] !is Number || (rejectedField != null && rejectedField !is List<*>)) {
-            throw UnexpectedAnswerException("POST /v1/events answered ${describe(Json.write(answer))}")
-        }
-        val rejected = (rejectedField as? List<*>).orEmpty().mapNotNull { it as? Map<*, *> }
+        val rejectedList: List<*> =
+            when {
+                answer["accepted"] !is Number -> null
+                rejectedField == null -> emptyList<Any?>()
+                else -> rejectedField as? List<*>
+            } ?: throw UnexpectedAnswerException("POST /v1/events answered ${describe(Json.write(answer))}")
+        val rejected = rejectedList.mapNotNull { it as? Map<*, *> }
         val (retryable, refused) = rejected.partition { it["retryable"] == true }
         return EventsVerdict(
             retry = retryable.mapNotNull { (it["index"] as? Number)?.toInt() }.toSet(),
