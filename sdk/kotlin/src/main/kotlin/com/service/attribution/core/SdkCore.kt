@@ -285,16 +285,21 @@ internal class SdkCore(
     }
 
     /** On the worker: drops what sendEvent handed over and what is queued, reported as [reason]. */
-    private fun dropEverything(reason: DropReason) {
-        val fromDrafts =
-            synchronized(drafts) {
-                drafts.size.also {
-                    drafts.clear()
-                    writeDrafts()
-                }
+    private fun dropEverything(reason: DropReason) = dropQueued(reason, clearDrafts())
+
+    /** What sendEvent handed over and is not queued yet, dropped: how many. */
+    private fun clearDrafts(): Int =
+        synchronized(drafts) {
+            drafts.size.also {
+                drafts.clear()
+                writeDrafts()
             }
+        }
+
+    /** On the worker: drops the queue, reported as [reason] with [alsoDropped] drafts. */
+    private fun dropQueued(reason: DropReason, alsoDropped: Int) {
         val fromQueue = if (::queue.isInitialized) queue.clear() else 0
-        reportDrop(reason, fromDrafts + fromQueue)
+        reportDrop(reason, alsoDropped + fromQueue)
     }
 
     private fun refreshQuietly() {
@@ -871,11 +876,14 @@ internal class SdkCore(
             putFlag(KEY_STOPPED, true)
         }
         log.info("stopped: nothing is sent until start()")
+        // The drafts now, not on the worker: an event sent after a start() that follows at once
+        // is not the stop's to drop. The queue only takes drafts on the worker, so it waits there.
+        val fromDrafts = clearDrafts()
         worker.execute {
             retry?.cancel(false)
             retry = null
             retryDelayMs = 0
-            dropEverything(DropReason.STOPPED)
+            dropQueued(DropReason.STOPPED, fromDrafts)
             initialMatch.complete(Unit)
         }
     }
