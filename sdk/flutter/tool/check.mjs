@@ -142,9 +142,9 @@ check(
     ? [`docs/sdks.md's table gives ${asked.length} Flutter members`]
     : asked.flatMap((want) => {
         if (want.getterType) {
-          const found = new RegExp(
-            `static\\s+([\\w<>?, ]+?)\\s+get\\s+${want.name}\\b`,
-          ).exec(plugin);
+          const found = new RegExp(`static\\s+([\\w<>?, ]+?)\\s+get\\s+${want.name}\\b`).exec(
+            plugin,
+          );
           return found && compact(found[1]) === compact(want.getterType)
             ? []
             : [`${want.name}: no static getter of type ${want.getterType}`];
@@ -157,7 +157,10 @@ check(
         }
         // Each parameter the table names (`Uri`, `bool`, `bool? gdprApplies`) is declared so.
         const ours = compact(found.params);
-        for (const param of want.params.replace(/[{}]/g, "").split(",").map((p) => p.trim())) {
+        for (const param of want.params
+          .replace(/[{}]/g, "")
+          .split(",")
+          .map((p) => p.trim())) {
           if (!param) continue;
           if (!ours.includes(compact(param))) problems.push(`${want.name}: no parameter ${param}`);
         }
@@ -176,9 +179,9 @@ const wireOf = (enumName) => {
     listenersText,
   )?.[1];
   return new Map(
-    [...(extension ?? "").matchAll(new RegExp(`${enumName}\\.(\\w+)\\s*=>\\s*'([a-z_]+)'`, "g"))].map(
-      (m) => [m[1], m[2]],
-    ),
+    [
+      ...(extension ?? "").matchAll(new RegExp(`${enumName}\\.(\\w+)\\s*=>\\s*'([a-z_]+)'`, "g")),
+    ].map((m) => [m[1], m[2]]),
   );
 };
 /** The cases of a Dart enum, in order. */
@@ -218,14 +221,17 @@ const classBody = (name) => {
 /** The backticked names of a docs/sdks.md sentence, what its parentheses say left out. */
 const docFields = (sentence) =>
   [...(sentence ?? "").replace(/\([^)]*\)/g, "").matchAll(/`(\w+)`/g)].map((m) => m[1]);
-const errorFields = docFields(/`ServiceError` \(iOS[^)]*\) carries\s+([\s\S]*?)\.\s/.exec(section)?.[1]);
+const errorFields = docFields(
+  /`ServiceError` \(iOS[^)]*\) carries\s+([\s\S]*?)\.\s/.exec(section)?.[1],
+);
 const deepLinkFields = docFields(/`ServiceDeepLink` carries\s+([\s\S]*?)\.\s/.exec(section)?.[1]);
 for (const [name, fields] of [
   ["ServiceError", errorFields],
   ["ServiceDeepLink", deepLinkFields],
 ]) {
   const body = classBody(name);
-  check(`${name} has docs/sdks.md's fields, each read from the channel under its name`,
+  check(
+    `${name} has docs/sdks.md's fields, each read from the channel under its name`,
     fields.length < 4
       ? [`docs/sdks.md names ${fields.length} fields of ${name}`]
       : fields.flatMap((field) => [
@@ -369,10 +375,9 @@ if (existsSync(iosSources) && swiftPluginText) {
   ];
   check(
     "every member of the iOS SDK the iOS plugin uses is declared public static in sdk/ios",
-    used.filter(
-      (name) =>
-        !new RegExp(`public static (?:func|var|let) ${name}\\b`).test(iosText),
-    ).map((name) => `ServiceAttribution.${name} is not declared`),
+    used
+      .filter((name) => !new RegExp(`public static (?:func|var|let) ${name}\\b`).test(iosText))
+      .map((name) => `ServiceAttribution.${name} is not declared`),
   );
 }
 
@@ -381,9 +386,11 @@ if (existsSync(iosSources) && swiftPluginText) {
 // side's `listen` sends are the native sides'; the keys of the maps they send are the ones the
 // Dart side's fromChannel reads.
 const dartHandles = new Set(
-  [...(/_onNativeCall\(MethodCall call\)[\s\S]*?\n  \}\n/.exec(plugin)?.[0] ?? "").matchAll(
-    /case '(\w+)':/g,
-  )].map((m) => m[1]),
+  [
+    ...(/_onNativeCall\(MethodCall call\)[\s\S]*?\n {2}\}\n/.exec(plugin)?.[0] ?? "").matchAll(
+      /case '(\w+)':/g,
+    ),
+  ].map((m) => m[1]),
 );
 const dartListeners = [...plugin.matchAll(/static const String _\w+Listener = '(\w+)';/g)].map(
   (m) => m[1],
@@ -416,8 +423,16 @@ check("each call the native sides make to the Dart side is handled there, with t
       : [`the iOS side has no listener ${name}`]),
   ]),
   ...[
-    ["ServiceDeepLink", "fun channelMap(link: DeepLink)", "static func channelMap(_ deepLink: ServiceDeepLink)"],
-    ["ServiceError", "fun channelMap(error: ServiceError)", "static func channelMap(_ error: ServiceError)"],
+    [
+      "ServiceDeepLink",
+      "fun channelMap(link: DeepLink)",
+      "static func channelMap(_ deepLink: ServiceDeepLink)",
+    ],
+    [
+      "ServiceError",
+      "fun channelMap(error: ServiceError)",
+      "static func channelMap(_ error: ServiceError)",
+    ],
   ].flatMap(([name, kotlinStart, swiftStart]) => {
     const reads = readsOf(name).sort().join(", ");
     return [
@@ -425,7 +440,10 @@ check("each call the native sides make to the Dart side is handled there, with t
       ["iOS", mapKeys(read(join(root, swiftFile)), swiftStart)],
     ]
       .filter(([, keys]) => keys.sort().join(", ") !== reads)
-      .map(([side, keys]) => `the ${side} side sends ${name} as ${keys.join(", ")}; Dart reads ${reads}`);
+      .map(
+        ([side, keys]) =>
+          `the ${side} side sends ${name} as ${keys.join(", ")}; Dart reads ${reads}`,
+      );
   }),
 ]);
 
