@@ -119,7 +119,8 @@ const flutterColumn = tableRows[0]?.findIndex((cell) => cell.startsWith("Flutter
 /** What the table's Flutter column asks of ServicePlugin: one entry per backticked member. */
 const asked = [];
 for (const row of tableRows.slice(2)) {
-  const cell = row[flutterColumn] ?? "";
+  // The cell's names come before its tests (`<br>test: …`).
+  const cell = (row[flutterColumn] ?? "").split("<br>")[0]?.trim() ?? "";
   const getter = /^`(\w+)`:\s*`([^`]+)`$/.exec(cell);
   if (getter) {
     asked.push({ name: getter[1], getterType: getter[2] });

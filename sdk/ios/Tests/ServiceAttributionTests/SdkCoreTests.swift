@@ -169,6 +169,22 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertEqual(online.service.count("POST", "/v1/installs"), 1)
     }
 
+    func testAnEventIsOnTheDeviceWhenSendEventReturns() throws {
+        let store = MemoryStore()
+        let offline = Harness(store: store)
+        offline.service.answer = { request in
+            if FakeService.path(request) == "/v1/config" { return nil }
+            throw ServiceAttributionError.network("offline")
+        }
+        XCTAssertNil(offline.configure())
+        try offline.core.sendEvent(.share, name: nil, parameters: nil)
+        // No drain: the process may end right here, before its worker runs again.
+        let next = Harness(store: store)
+        XCTAssertNil(next.configure())
+        next.eventually("the event sent just before the end") { next.service.deliveredEvents.count == 1 }
+        XCTAssertEqual(eventTypes(next.service.deliveredEvents), ["SHARE"])
+    }
+
     func testAnInstallNotRecordedYetIsReportedAgainBeforeItsEvents() throws {
         let harness = Harness()
         var conflict = true
