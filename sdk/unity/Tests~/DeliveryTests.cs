@@ -188,6 +188,27 @@ namespace Service.Unity.Tests
             StringAssert.Contains(status.ToString(CultureInfo.InvariantCulture), warning[0]);
         }
 
+        [Test]
+        public void AConsentUpdateRefusedWith404IsReportedOnceAndHoldsBackNoEvent()
+        {
+            // A service without the consent route: the update is refused, the events still go.
+            var rig = new Rig();
+            rig.Other = (key, body) => key.EndsWith("/consent") ? Error(404) : ScriptedBackend.Usual(key, body);
+            rig.Configure();
+            rig.Core.SetConsent(new ServiceConsent(adUserData: false));
+            rig.Send(0);
+            rig.Settle();
+            rig.Core.SetConsent(new ServiceConsent(adUserData: true));
+            rig.Send(1);
+            rig.Settle();
+
+            CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow);
+            Assert.AreEqual(1, rig.Backend.Requests.Count(r => r.Key.EndsWith("/consent")), "not sent again in this process");
+            Assert.AreEqual(1, rig.Heard.Errors.Count);
+            Assert.AreEqual(ServiceErrorKind.Configuration, rig.Heard.Errors[0].Kind);
+            Assert.AreEqual(404, rig.Heard.Errors[0].Code);
+        }
+
         /// <summary>`expect.errors` heard by the error listener, and the count kept on the device.</summary>
         private static void AssertDropped(Rig rig, JObject scenario)
         {

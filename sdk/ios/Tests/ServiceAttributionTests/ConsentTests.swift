@@ -101,7 +101,7 @@ final class ConsentTests: XCTestCase {
         XCTAssertEqual(harness.log.messages(.error), [])
     }
 
-    func testAConsentUpdateAnswered404IsAConfigurationError() throws {
+    func testAConsentUpdateAnswered404IsAConfigurationErrorThatHoldsBackNoEvent() throws {
         let harness = Harness()
         XCTAssertNil(harness.configure())
         harness.eventually("install") { harness.store.get(SdkCore.Key.installTracked) != nil }
@@ -114,6 +114,11 @@ final class ConsentTests: XCTestCase {
         harness.runScheduled()
         XCTAssertEqual(consentUpdates(harness).count, 1)
         XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, String($0.code ?? 0)] }, [["configuration", "404"]])
+        // A service without the route still takes the events, and the consent is not asked again.
+        _ = try harness.core.sendEvent(.share, name: nil, parameters: nil)
+        harness.runScheduled()
+        harness.eventually("the event after the refused update") { harness.service.deliveredEvents.count == 1 }
+        XCTAssertEqual(consentUpdates(harness).count, 1)
     }
 
     func testAnonymousModeIsKeptAcrossLaunchesAndCoversEventsQueuedBefore() throws {

@@ -150,26 +150,7 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertEqual(harness.log.messages(.error), [])
     }
 
-    func testEventsKeptOfflineAreSentAtTheNextLaunch() throws {
-        let store = MemoryStore()
-        let offline = Harness(store: store)
-        offline.service.answer = { request in
-            if FakeService.path(request) == "/v1/config" { return nil }
-            throw ServiceAttributionError.network("offline")
-        }
-        XCTAssertNil(offline.configure())
-        try offline.core.sendEvent(.viewItem, name: nil, parameters: ["sku": "gem-pack"])
-        offline.core.drain()
-        XCTAssertEqual(offline.service.deliveredEvents, [])
-
-        let online = Harness(store: store)
-        XCTAssertNil(online.configure())
-        online.eventually("the kept event") { online.service.deliveredEvents.count == 1 }
-        XCTAssertEqual(eventTypes(online.service.deliveredEvents), ["VIEW_ITEM"])
-        XCTAssertEqual(online.service.count("POST", "/v1/installs"), 1)
-    }
-
-    func testAnEventIsOnTheDeviceWhenSendEventReturns() throws {
+    func testAnEventKeptOfflineIsOnTheDeviceWhenSendEventReturnsAndSentAtTheNextLaunch() throws {
         let store = MemoryStore()
         let offline = Harness(store: store)
         offline.service.answer = { request in
@@ -183,6 +164,7 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertNil(next.configure())
         next.eventually("the event sent just before the end") { next.service.deliveredEvents.count == 1 }
         XCTAssertEqual(eventTypes(next.service.deliveredEvents), ["SHARE"])
+        XCTAssertEqual(next.service.count("POST", "/v1/installs"), 1)
     }
 
     func testAnInstallNotRecordedYetIsReportedAgainBeforeItsEvents() throws {

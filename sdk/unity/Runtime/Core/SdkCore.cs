@@ -107,6 +107,10 @@ namespace Service.Unity
         private volatile bool deleted;
         /// <summary>The HTTP status that refused the install in this process: nothing more is sent until the next start.</summary>
         private int? configurationError;
+        // Set once the consent route refused the update with 401, 403 or 404: not sent again in
+        // this process, and no event waits on it.
+        private bool consentHeld;
+        private bool consentRefusalReported;
         private TimeSpan retryDelay;
         private bool retryScheduled;
         private bool flushWaiting;
@@ -770,10 +774,13 @@ namespace Service.Unity
 
         /// <summary>
         /// POST /v1/installs/{service_id}/consent when the consent now (the app's and the TCF
-        /// values) differs from what was last sent; false after a configuration error.
+        /// values) differs from what was last sent. A refusal of the route itself (401, 403, 404:
+        /// a service without it, or a key it no longer takes) is reported once and holds back no
+        /// event, which meets its own answer.
         /// </summary>
         private async Task<bool> SendConsentIfChanged()
         {
+            if (consentHeld) return true;
             var consent = CurrentConsent();
             var text = ConsentText(consent);
             if (text == (store.Get(ConsentSentKey) ?? ConsentText(null))) return true;
@@ -792,8 +799,8 @@ namespace Service.Unity
             }
             catch (ServiceHttpException error) when (error.IsConfiguration)
             {
-                ConfigurationError(error.Code, "the consent update");
-                return false;
+                ConsentRefused(error.Code);
+                return true;
             }
             catch (ServiceHttpException error) when (error.IsRefusedForGood)
             {
@@ -825,6 +832,17 @@ namespace Service.Unity
             var message = "the service refused " + what + " with " + code
                 + " (a wrong service address or SDK key?): nothing is sent until the app starts again; "
                 + queue.Count + " events stay queued on the device";
+            Write(LogLevel.Error, message);
+            listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, code, 1, message));
+        }
+
+        private void ConsentRefused(int code)
+        {
+            consentHeld = true;
+            if (consentRefusalReported) return;
+            consentRefusalReported = true;
+            var message = "the service refused the consent update with " + code
+                + ": it is sent again when the app starts again; events go on";
             Write(LogLevel.Error, message);
             listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, code, 1, message));
         }

@@ -112,6 +112,9 @@ final class SdkCore: @unchecked Sendable {
     /// remote configuration) until `refreshConfig` or the next launch.
     private var blockedCode: Int?
     private var configurationReported = false
+    /// Set once the consent route refused the update with 401, 403 or 404: not sent again until
+    /// the next launch or refreshConfig, and no event waits on it.
+    private var consentHeld = false
     /// Events a request may hold: the maximum, or less while a batch refused as a whole is
     /// being split to find the event refused alone.
     private var batchLimit = 0
@@ -367,6 +370,7 @@ final class SdkCore: @unchecked Sendable {
             }
             self.blockedCode = nil
             self.configurationReported = false
+            self.consentHeld = false
             do {
                 try self.refreshOnWorker()
                 completion(nil)
@@ -608,6 +612,18 @@ final class SdkCore: @unchecked Sendable {
         if configurationReported { return }
         configurationReported = true
         let text = "\(message): nothing more is sent until the next launch or refreshConfig; events stay queued"
+        currentLog.error(text)
+        emitError(ServiceError(kind: .configuration, reason: nil, code: code, count: 1, message: text))
+    }
+
+    /// The consent route refused the update with 401, 403 or 404 (a service without the route,
+    /// or a key it no longer takes): reported once as a configuration error, and not sent again
+    /// until the next launch or refreshConfig. Events go on, and meet their own answer.
+    private func consentRefused(_ code: Int, _ message: String) {
+        consentHeld = true
+        if configurationReported { return }
+        configurationReported = true
+        let text = "\(message): sent again at the next launch or refreshConfig; events go on"
         currentLog.error(text)
         emitError(ServiceError(kind: .configuration, reason: nil, code: code, count: 1, message: text))
     }
@@ -856,9 +872,9 @@ final class SdkCore: @unchecked Sendable {
     }
 
     /// On the worker, once the install is recorded: the consent update when the consent differs
-    /// from the one last sent. False when the events must wait (a retry is scheduled, or a
-    /// configuration error met).
+    /// from the one last sent. False when the events must wait (a retry is scheduled).
     private func sendConsentIfChanged() -> Bool {
+        if consentHeld { return true }
         let current = consentObject()
         let text = current?.text ?? ""
         if text == (platform.store.get(Key.consentSent) ?? "") { return true }
@@ -873,11 +889,11 @@ final class SdkCore: @unchecked Sendable {
         } catch let error as ServiceAttributionError {
             switch error {
             case let .authentication(statusCode):
-                configurationError(statusCode, "the consent update: the API key was rejected (HTTP \(statusCode))")
-                return false
+                consentRefused(statusCode, "the consent update: the API key was rejected (HTTP \(statusCode))")
+                return true
             case let .http(statusCode, message) where SdkCore.configurationStatuses.contains(statusCode):
-                configurationError(statusCode, "the consent update: \(message)")
-                return false
+                consentRefused(statusCode, "the consent update: \(message)")
+                return true
             case let .http(statusCode, message) where statusCode != 409 && !SdkCore.isRetryable(statusCode):
                 // Refused for good: sending it again would be refused the same way.
                 currentLog.error("the consent update was refused (\(message)): not sent again until the consent changes")
