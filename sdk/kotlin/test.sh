@@ -65,10 +65,12 @@ test_classes="$build/test-classes"
 # declared dependencies only: a class of a test library used there fails here.
 # For Kotlin 2.0 (language and API version, the standard library 2.0.21 rather than the
 # compiler's own), as build.gradle.kts sets it: an app still on Kotlin 2.0 reads the classes.
+# An interface's members with a body are Java default methods (-jvm-default), so that Java
+# passes a lambda where the interface has one abstract member (InitListener).
 compile "src/main for Kotlin $(catalog_version kotlinLanguage) against android-all $(catalog_version compileSdk), kotlin-stdlib $(catalog_version kotlinStdlib) and the declared dependencies" "$main_classes" \
   "$here/src/main/kotlin" "$catalog" "$here/build.gradle.kts" -- \
   -language-version "$(catalog_version kotlinLanguage)" -api-version "$(catalog_version kotlinLanguage)" -Xsuppress-version-warnings \
-  -no-stdlib -no-reflect -cp "$kotlin_stdlib_jar:$main_classpath" "$here/src/main/kotlin" || finish
+  -jvm-default=no-compatibility -no-stdlib -no-reflect -cp "$kotlin_stdlib_jar:$main_classpath" "$here/src/main/kotlin" || finish
 # The Flutter plugin compiles the same sources with this compiler at its own language version
 # (classpath.sh): they must compile there too, warnings included.
 compile "src/main for Kotlin $compiler_version too, as the Flutter plugin compiles it" "$build/main-classes-current" \

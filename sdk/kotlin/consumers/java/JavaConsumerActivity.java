@@ -48,14 +48,8 @@ public class JavaConsumerActivity extends Activity {
         // The other overloads: repeat calls, no-ops.
         ServiceAttributionSdk.configure(this, key);
         ServiceAttributionSdk.configure(this, key, LogLevel.INFO);
-        // InitListener's onInitialized has a Kotlin default body: from Java, an anonymous class.
-        InitListener quiet = new InitListener() {
-            @Override
-            public void onError(Throwable t) { }
-
-            @Override
-            public void onInitialized(long mainThreadDurationMs, long totalDurationMs) { }
-        };
+        // InitListener's onInitialized has a default body: from Java too, a lambda implements onError.
+        InitListener quiet = t -> Seen.add("init-error:" + t);
         ServiceAttributionSdk.configure(this, key, LogLevel.INFO, quiet);
         ServiceAttributionSdk.configure(this, key, quiet);
         ServiceAttributionSdk.configure(this, key, true);
