@@ -86,6 +86,30 @@ describe("ingestion", () => {
     }
   });
 
+  itAll(
+    "keeps the consent the SDK sends after the install, and refuses one for no install",
+    async () => {
+      const consent = { gdpr_applies: true, ad_user_data: false, ad_personalization: null };
+      const response = await target.post(
+        `/v1/installs/${serviceId}/consent`,
+        { sent_at: new Date().toISOString(), consent },
+        keys.sdkKey,
+      );
+      expect(response.status).toBe(202);
+      expect(await response.json()).toEqual({
+        service_id: serviceId,
+        consent: { ...consent, tcf_string: null, updated_at: expect.any(String) },
+      });
+      const unknown = await target.post(
+        `/v1/installs/${randomUUID()}/consent`,
+        { consent },
+        keys.sdkKey,
+      );
+      expect(unknown.status).toBe(409);
+      expect(((await unknown.json()) as { error: string }).error).toBe("Conflict");
+    },
+  );
+
   itAll("reads an install without a touch as organic", async () => {
     const organic = randomUUID();
     await target.post("/v1/installs", installRequest(organic), keys.sdkKey);
