@@ -12,22 +12,22 @@ import { formatIssues, type Parsed } from "../validation/issues.ts";
 import { dateTime, missing, text } from "./fields.ts";
 import { INGEST_LIMITS } from "./limits.ts";
 
-const answer = (description: string) =>
+const consentFlag = (description: string) =>
   z.boolean({ error: "must be true, false or null" }).nullish().meta({ description });
 
 export const consentSchema = z
   .object(
     {
-      gdpr_applies: answer(
+      gdpr_applies: consentFlag(
         "Whether the user is where consent is required (the EEA, the UK, Switzerland): the " +
           "app's own answer, else the consent platform's `IABTCF_gdprApplies`. Null: unknown.",
       ),
-      ad_user_data: answer(
+      ad_user_data: consentFlag(
         "Whether the user agreed that their data be sent to ad platforms for advertising " +
           "(Google's `ad_user_data`). Null: not asked. False, or not true where consent is " +
           "required, keeps the advertising id out of matching.",
       ),
-      ad_personalization: answer(
+      ad_personalization: consentFlag(
         "Whether the user agreed to personalised ads (Google's `ad_personalization`). Null: not asked.",
       ),
       tcf_string: text()
