@@ -50,7 +50,6 @@ namespace Service.Unity
         private const string EnabledKey = "service_sdk.enabled";
         private const string AttributionKey = "service_sdk.attribution";
         private const string CustomerUserIdKey = "service_sdk.customer_user_id";
-        private const string DroppedKey = "service_sdk.dropped_events";
         private const string StoppedKey = "service_sdk.stopped";
         private const string AnonymousKey = "service_sdk.anonymous";
         private const string ConsentKey = "service_sdk.consent";
@@ -61,7 +60,7 @@ namespace Service.Unity
         public static readonly string[] StoreKeys =
         {
             ServiceIdKey, FirstOpenKey, InstallTrackedKey, EnabledKey, AttributionKey, EventQueue.Key,
-            CustomerUserIdKey, DroppedKey, StoppedKey, AnonymousKey, ConsentKey, ConsentSentKey, DeferredKey,
+            CustomerUserIdKey, DropReporter.Key, StoppedKey, AnonymousKey, ConsentKey, ConsentSentKey, DeferredKey,
         };
 
         private const int EventBatch = 100;
@@ -88,6 +87,7 @@ namespace Service.Unity
         private readonly SavingStore store;
         private readonly EventQueue queue;
         private readonly SdkListeners listeners;
+        private readonly DropReporter drops;
         private readonly SemaphoreSlim sending = new SemaphoreSlim(1, 1);
         private readonly object gate = new object();
         private ApiClient api;
@@ -136,6 +136,7 @@ namespace Service.Unity
             this.listeners = listeners ?? new SdkListeners();
             this.listeners.Use(setup.MainThread, setup.Log);
             this.listeners.Attach(this);
+            drops = new DropReporter(store, this.listeners, Write);
         }
 
         /// <summary>The listeners this core raises (the facade's, or a test's own).</summary>
@@ -271,7 +272,7 @@ namespace Service.Unity
                 EventTime = Requests.Iso(setup.Clock.UtcNow),
                 CustomerUserId = userId,
             });
-            Drop(ServiceDropReason.QueueFull, overflow, "the queue held its " + EventQueue.Capacity + " events; the oldest made room");
+            drops.Drop(ServiceDropReason.QueueFull, overflow, "the queue held its " + EventQueue.Capacity + " events; the oldest made room");
             if (configured) Flush();
         }
 
@@ -288,7 +289,7 @@ namespace Service.Unity
                 store.Set(StoppedKey, "true");
             }
             Write(LogLevel.Info, "the SDK is stopped: nothing is sent or queued until ServiceSDK.Start");
-            Drop(ServiceDropReason.Stopped, queue.Clear(), "the app stopped the SDK");
+            drops.Drop(ServiceDropReason.Stopped, queue.Clear(), "the app stopped the SDK");
         }
 
         /// <summary>Starts the SDK again after Stop: the install if it was never sent, then the events sent after.</summary>
@@ -349,11 +350,7 @@ namespace Service.Unity
         /// <summary>Every event dropped on this device (all launches together).</summary>
         public long DroppedEventCount
         {
-            get
-            {
-                long count;
-                return long.TryParse(store.Get(DroppedKey), out count) ? count : 0;
-            }
+            get { return drops.Count; }
         }
 
         /// <summary>
@@ -388,7 +385,7 @@ namespace Service.Unity
             await api.Send("DELETE", "/v1/installs/" + Uri.EscapeDataString(ServiceId), null);
             deleted = true;
             store.Remove(AttributionKey);
-            Drop(ServiceDropReason.Deleted, queue.Clear(), "the install's data was deleted");
+            drops.Drop(ServiceDropReason.Deleted, queue.Clear(), "the install's data was deleted");
         }
 
         /// <summary>Resolves once initialization, the sending and the attribution read under way are done (for tests).</summary>
@@ -550,7 +547,7 @@ namespace Service.Unity
             disabled = true;
             Write(LogLevel.Error, why + ": the SDK sends nothing");
             // The owner asked for nothing to be sent: what waits is dropped, not kept for later.
-            Drop(ServiceDropReason.Disabled, queue.Clear(), why);
+            drops.Drop(ServiceDropReason.Disabled, queue.Clear(), why);
         }
 
         /// <summary>
@@ -615,7 +612,7 @@ namespace Service.Unity
                 var limit = EventBatch;
                 while (!disabled && !stopped && queue.Count > 0)
                 {
-                    Drop(ServiceDropReason.Expired, queue.RemoveOlderThan(setup.Clock.UtcNow.ToUniversalTime() - MaxEventAge),
+                    drops.Drop(ServiceDropReason.Expired, queue.RemoveOlderThan(setup.Clock.UtcNow.ToUniversalTime() - MaxEventAge),
                         "older than the " + MaxEventAge.TotalDays + " days the service keeps, by the device's clock");
                     var batch = queue.Peek(limit);
                     if (batch.Count == 0) break;
@@ -631,7 +628,7 @@ namespace Service.Unity
                         if (batch.Count == 1)
                         {
                             queue.Remove(new[] { batch[0].EventId });
-                            Drop(ServiceDropReason.Refused, 1, "the service refused " + batch[0].EventType + " " + batch[0].EventId + " alone: " + error.Message);
+                            drops.Drop(ServiceDropReason.Refused, 1, "the service refused " + batch[0].EventType + " " + batch[0].EventId + " alone: " + error.Message);
                         }
                         else
                         {
@@ -695,7 +692,7 @@ namespace Service.Unity
             queue.Remove(batch.Select(e => e.EventId).Where(id => !keep.Contains(id)));
             if (refused.Count > 0)
             {
-                Drop(ServiceDropReason.Refused, refused.Count, "the service refused " + refused.Count + " of " + batch.Count
+                drops.Drop(ServiceDropReason.Refused, refused.Count, "the service refused " + refused.Count + " of " + batch.Count
                     + " events for good: " + string.Join("; ", refused.Select(r => r.Event.EventType + " " + r.Event.EventId + ": " + r.Detail)));
             }
             // Ignored: the service will not keep them (the app switched off, the install's data deleted).
@@ -703,11 +700,11 @@ namespace Service.Unity
             var offOnes = ignored.Except(deletedOnes).ToList();
             if (deletedOnes.Count > 0)
             {
-                Drop(ServiceDropReason.Deleted, deletedOnes.Count, "the service ignored them: " + deletedOnes[0].Detail);
+                drops.Drop(ServiceDropReason.Deleted, deletedOnes.Count, "the service ignored them: " + deletedOnes[0].Detail);
             }
             if (offOnes.Count > 0)
             {
-                Drop(ServiceDropReason.Disabled, offOnes.Count, "the service ignored them: " + offOnes[0].Detail);
+                drops.Drop(ServiceDropReason.Disabled, offOnes.Count, "the service ignored them: " + offOnes[0].Detail);
             }
             if (keep.Count > 0)
             {
@@ -845,16 +842,6 @@ namespace Service.Unity
                 + ": it is sent again when the app starts again; events go on";
             Write(LogLevel.Error, message);
             listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, code, 1, message));
-        }
-
-        /// <summary>Events dropped: a warning with the reason, the count kept on the device, the error listener told.</summary>
-        private void Drop(ServiceDropReason reason, int count, string why)
-        {
-            if (count <= 0) return;
-            lock (gate) store.Set(DroppedKey, (DroppedEventCount + count).ToString(System.Globalization.CultureInfo.InvariantCulture));
-            var message = count + (count == 1 ? " event" : " events") + " dropped (" + ServiceError.WireName(reason) + "): " + why;
-            Write(LogLevel.Warn, message);
-            listeners.RaiseError(new ServiceError(ServiceErrorKind.EventsDropped, reason, null, count, message));
         }
 
         private void ScheduleRetry()
