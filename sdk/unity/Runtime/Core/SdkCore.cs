@@ -52,15 +52,13 @@ namespace Service.Unity
         private const string CustomerUserIdKey = "service_sdk.customer_user_id";
         private const string StoppedKey = "service_sdk.stopped";
         private const string AnonymousKey = "service_sdk.anonymous";
-        private const string ConsentKey = "service_sdk.consent";
-        private const string ConsentSentKey = "service_sdk.consent_sent";
         private const string DeferredKey = "service_sdk.deferred_deep_link";
 
         /// <summary>Every key the core keeps (the Unity layer loads these from PlayerPrefs).</summary>
         public static readonly string[] StoreKeys =
         {
             ServiceIdKey, FirstOpenKey, InstallTrackedKey, EnabledKey, AttributionKey, EventQueue.Key,
-            CustomerUserIdKey, DropReporter.Key, StoppedKey, AnonymousKey, ConsentKey, ConsentSentKey, DeferredKey,
+            CustomerUserIdKey, DropReporter.Key, StoppedKey, AnonymousKey, ConsentState.Key, ConsentState.SentKey, DeferredKey,
         };
 
         private const int EventBatch = 100;
@@ -88,6 +86,7 @@ namespace Service.Unity
         private readonly EventQueue queue;
         private readonly SdkListeners listeners;
         private readonly DropReporter drops;
+        private readonly ConsentState consent;
         private readonly SemaphoreSlim sending = new SemaphoreSlim(1, 1);
         private readonly object gate = new object();
         private ApiClient api;
@@ -107,10 +106,6 @@ namespace Service.Unity
         private volatile bool deleted;
         /// <summary>The HTTP status that refused the install in this process: nothing more is sent until the next start.</summary>
         private int? configurationError;
-        // Set once the consent route refused the update with 401, 403 or 404: not sent again in
-        // this process, and no event waits on it.
-        private bool consentHeld;
-        private bool consentRefusalReported;
         private TimeSpan retryDelay;
         private bool retryScheduled;
         private bool flushWaiting;
@@ -118,7 +113,6 @@ namespace Service.Unity
         private int refreshGeneration;
         private TimeSpan refreshInterval = DefaultRefreshInterval;
         private DeviceSignals deviceSignals;
-        private TcfValues tcf;
         /// <summary>The whole install was refused for good in this process: the bare one goes instead.</summary>
         private bool installRefused;
 
@@ -137,6 +131,7 @@ namespace Service.Unity
             this.listeners.Use(setup.MainThread, setup.Log);
             this.listeners.Attach(this);
             drops = new DropReporter(store, this.listeners, Write);
+            consent = new ConsentState(store, setup.Tcf, setup.Clock, this.listeners, Write);
         }
 
         /// <summary>The listeners this core raises (the facade's, or a test's own).</summary>
@@ -336,15 +331,14 @@ namespace Service.Unity
         /// </summary>
         public void SetConsent(ServiceConsent consent)
         {
-            if (consent == null) store.Remove(ConsentKey);
-            else store.Set(ConsentKey, consent.ToJson().ToString(Formatting.None));
+            this.consent.Set(consent);
             if (configured && !disabled && !stopped) Flush();
         }
 
         /// <summary>The consent set with SetConsent (null when none).</summary>
         public ServiceConsent Consent
         {
-            get { return ServiceConsent.FromJson(store.Get(ConsentKey)); }
+            get { return consent.App; }
         }
 
         /// <summary>Every event dropped on this device (all launches together).</summary>
@@ -455,23 +449,9 @@ namespace Service.Unity
 
         private async Task Initialize()
         {
-            ReadTcf();
+            consent.ReadTcf();
             await ReadConfig(true);
             if (!disabled && !stopped) await SendQueued();
-        }
-
-        /// <summary>The consent platform's values, once a start (off the main thread).</summary>
-        private void ReadTcf()
-        {
-            if (setup.Tcf == null) return;
-            try
-            {
-                tcf = setup.Tcf.Read();
-            }
-            catch (Exception error)
-            {
-                Write(LogLevel.Warn, "the consent platform's TCF values were not read: " + error.Message);
-            }
         }
 
         /// <summary>
@@ -608,7 +588,7 @@ namespace Service.Unity
                     if (!await TrackInstall()) return;
                     KickAttribution();
                 }
-                if (!await SendConsentIfChanged()) return;
+                if (!await consent.SendIfChanged(api, ServiceId)) return;
                 var limit = EventBatch;
                 while (!disabled && !stopped && queue.Count > 0)
                 {
@@ -733,12 +713,12 @@ namespace Service.Unity
             var device = deviceSignals ?? (deviceSignals = setup.Device.Read());
             if (!installRefused)
             {
-                var consent = CurrentConsent();
+                var current = consent.Current();
                 try
                 {
                     await api.Send("POST", "/v1/installs",
-                        Requests.Install(ServiceId, firstOpen, setup.Clock.UtcNow, device, userId, consent, anonymous), ApiClient.AnObject);
-                    store.Set(ConsentSentKey, ConsentText(consent));
+                        Requests.Install(ServiceId, firstOpen, setup.Clock.UtcNow, device, userId, current, anonymous), ApiClient.AnObject);
+                    consent.SentWithInstall(current);
                     store.Set(InstallTrackedKey, "true");
                     return true;
                 }
@@ -764,58 +744,9 @@ namespace Service.Unity
                 return false;
             }
             // No consent went with it: the consent route sends it next.
-            store.Remove(ConsentSentKey);
+            consent.NoneSent();
             store.Set(InstallTrackedKey, "true");
             return true;
-        }
-
-        /// <summary>
-        /// POST /v1/installs/{service_id}/consent when the consent now (the app's and the TCF
-        /// values) differs from what was last sent. A refusal of the route itself (401, 403, 404:
-        /// a service without it, or a key it no longer takes) is reported once and holds back no
-        /// event, which meets its own answer.
-        /// </summary>
-        private async Task<bool> SendConsentIfChanged()
-        {
-            if (consentHeld) return true;
-            var consent = CurrentConsent();
-            var text = ConsentText(consent);
-            if (text == (store.Get(ConsentSentKey) ?? ConsentText(null))) return true;
-            try
-            {
-                await api.Send("POST", "/v1/installs/" + Uri.EscapeDataString(ServiceId) + "/consent",
-                    Requests.ConsentUpdate(consent, setup.Clock.UtcNow), ApiClient.AnObject);
-                store.Set(ConsentSentKey, text);
-                Write(LogLevel.Debug, "consent sent: " + text);
-                return true;
-            }
-            catch (ServiceHttpException error) when (error.Code == 409)
-            {
-                // The install is not recorded yet at the service: later, like any retryable answer.
-                throw new InvalidOperationException("the consent update waits for the install: " + error.Message);
-            }
-            catch (ServiceHttpException error) when (error.IsConfiguration)
-            {
-                ConsentRefused(error.Code);
-                return true;
-            }
-            catch (ServiceHttpException error) when (error.IsRefusedForGood)
-            {
-                // Sent again as it is it would be refused again: kept as sent, the next change goes.
-                Write(LogLevel.Error, "the service refused the consent update for good: " + error.Message);
-                store.Set(ConsentSentKey, text);
-                return true;
-            }
-        }
-
-        private JObject CurrentConsent()
-        {
-            return Requests.Consent(Consent, tcf);
-        }
-
-        private static string ConsentText(JObject consent)
-        {
-            return consent == null ? "null" : consent.ToString(Formatting.None);
         }
 
         /// <summary>Once a process: an error in the log and to the error listener; nothing more is sent.</summary>
@@ -829,17 +760,6 @@ namespace Service.Unity
             var message = "the service refused " + what + " with " + code
                 + " (a wrong service address or SDK key?): nothing is sent until the app starts again; "
                 + queue.Count + " events stay queued on the device";
-            Write(LogLevel.Error, message);
-            listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, code, 1, message));
-        }
-
-        private void ConsentRefused(int code)
-        {
-            consentHeld = true;
-            if (consentRefusalReported) return;
-            consentRefusalReported = true;
-            var message = "the service refused the consent update with " + code
-                + ": it is sent again when the app starts again; events go on";
             Write(LogLevel.Error, message);
             listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, code, 1, message));
         }

@@ -1,0 +1,137 @@
+using System;
+using System.Threading.Tasks;
+using Newtonsoft.Json;
+using Newtonsoft.Json.Linq;
+
+namespace Service.Unity
+{
+    /// <summary>
+    /// The user's consent: what the app set (kept across launches), the consent platform's TCF
+    /// values, the body the service gets, what was last sent, and the consent route that sends
+    /// it again whenever it differs.
+    /// </summary>
+    internal sealed class ConsentState
+    {
+        public const string Key = "service_sdk.consent";
+        public const string SentKey = "service_sdk.consent_sent";
+        private readonly IKeyValueStore store;
+        private readonly ITcfSource tcfSource;
+        private readonly IClock clock;
+        private readonly SdkListeners listeners;
+        private readonly Action<LogLevel, string> write;
+        private TcfValues tcf;
+        // Set once the consent route refused the update with 401, 403 or 404: not sent again in
+        // this process, and no event waits on it.
+        private bool held;
+        private bool refusalReported;
+
+        /// <param name="write">The core's log, at the level the app set.</param>
+        public ConsentState(IKeyValueStore store, ITcfSource tcfSource, IClock clock, SdkListeners listeners, Action<LogLevel, string> write)
+        {
+            this.store = store;
+            this.tcfSource = tcfSource;
+            this.clock = clock;
+            this.listeners = listeners;
+            this.write = write;
+        }
+
+        /// <summary>The consent set with SetConsent (null when none).</summary>
+        public ServiceConsent App
+        {
+            get { return ServiceConsent.FromJson(store.Get(Key)); }
+        }
+
+        public void Set(ServiceConsent consent)
+        {
+            if (consent == null) store.Remove(Key);
+            else store.Set(Key, consent.ToJson().ToString(Formatting.None));
+        }
+
+        /// <summary>The consent platform's values, once a start (off the main thread).</summary>
+        public void ReadTcf()
+        {
+            if (tcfSource == null) return;
+            try
+            {
+                tcf = tcfSource.Read();
+            }
+            catch (Exception error)
+            {
+                write(LogLevel.Warn, "the consent platform's TCF values were not read: " + error.Message);
+            }
+        }
+
+        /// <summary>The consent object the service gets now: the app's and the TCF values.</summary>
+        public JObject Current()
+        {
+            return Requests.Consent(App, tcf);
+        }
+
+        /// <summary>The consent went with the install.</summary>
+        public void SentWithInstall(JObject consent)
+        {
+            store.Set(SentKey, Text(consent));
+        }
+
+        /// <summary>The install went without it: the consent route sends it next.</summary>
+        public void NoneSent()
+        {
+            store.Remove(SentKey);
+        }
+
+        /// <summary>
+        /// POST /v1/installs/{service_id}/consent when the consent now (the app's and the TCF
+        /// values) differs from what was last sent. A refusal of the route itself (401, 403, 404:
+        /// a service without it, or a key it no longer takes) is reported once and holds back no
+        /// event, which meets its own answer.
+        /// </summary>
+        public async Task<bool> SendIfChanged(ApiClient api, string serviceId)
+        {
+            if (held) return true;
+            var consent = Current();
+            var text = Text(consent);
+            if (text == (store.Get(SentKey) ?? Text(null))) return true;
+            try
+            {
+                await api.Send("POST", "/v1/installs/" + Uri.EscapeDataString(serviceId) + "/consent",
+                    Requests.ConsentUpdate(consent, clock.UtcNow), ApiClient.AnObject);
+                store.Set(SentKey, text);
+                write(LogLevel.Debug, "consent sent: " + text);
+                return true;
+            }
+            catch (ServiceHttpException error) when (error.Code == 409)
+            {
+                // The install is not recorded yet at the service: later, like any retryable answer.
+                throw new InvalidOperationException("the consent update waits for the install: " + error.Message);
+            }
+            catch (ServiceHttpException error) when (error.IsConfiguration)
+            {
+                Refused(error.Code);
+                return true;
+            }
+            catch (ServiceHttpException error) when (error.IsRefusedForGood)
+            {
+                // Sent again as it is it would be refused again: kept as sent, the next change goes.
+                write(LogLevel.Error, "the service refused the consent update for good: " + error.Message);
+                store.Set(SentKey, text);
+                return true;
+            }
+        }
+
+        private static string Text(JObject consent)
+        {
+            return consent == null ? "null" : consent.ToString(Formatting.None);
+        }
+
+        private void Refused(int code)
+        {
+            held = true;
+            if (refusalReported) return;
+            refusalReported = true;
+            var message = "the service refused the consent update with " + code
+                + ": it is sent again when the app starts again; events go on";
+            write(LogLevel.Error, message);
+            listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, code, 1, message));
+        }
+    }
+}
