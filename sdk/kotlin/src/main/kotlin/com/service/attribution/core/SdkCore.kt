@@ -55,7 +55,7 @@ internal data class SdkSettings(
 internal class SdkCore(
     worker: ScheduledExecutorService? = null,
     poller: ScheduledExecutorService? = null,
-    private val defaultMainThread: MainThread = MainThread { it.run() },
+    defaultMainThread: MainThread = MainThread { it.run() },
 ) {
     private val worker: ScheduledExecutorService =
         worker ?: Executors.newSingleThreadScheduledExecutor { r -> Thread(r, "ServiceSdk").apply { isDaemon = true } }
@@ -94,14 +94,8 @@ internal class SdkCore(
     private var anonymousBeforeConfigure: Boolean? = null
     private var consentBeforeConfigure: Consent? = null
 
-    @Volatile private var attributionListener: AttributionListener? = null
-
-    @Volatile private var deepLinkListener: DeepLinkListener? = null
-
-    @Volatile private var errorListener: ErrorListener? = null
-
-    /** Deep links found while no listener was set, delivered when one is. */
-    private val pendingDeepLinks = ArrayList<DeepLink>()
+    /** The app's listeners, run on its main thread, and the report of dropped events. */
+    private val listeners = Listeners(defaultMainThread)
 
     @Volatile private var log = Logger(LogSink { _, _, _ -> }, LogLevel.INFO)
 
@@ -123,10 +117,6 @@ internal class SdkCore(
      */
     private val drafts = ArrayList<Draft>()
 
-    /** Events dropped before configure, by reason: counted and reported once it runs. */
-    private val dropsBeforeConfigure = LinkedHashMap<DropReason, Int>()
-    private var droppedBeforeConfigure = 0L
-
     // Worker-thread state.
     private var initialized = false
     private var retryDelayMs = 0L
@@ -134,8 +124,6 @@ internal class SdkCore(
     private var refresh: ScheduledFuture<*>? = null
 
     @Volatile private var polling = false
-    private var announcedTo: AttributionListener? = null
-    private var announcedMap: Map<String, String>? = null
     private var referrerRead = false
     private var referrer: InstallReferrerDetails? = null
 
@@ -180,6 +168,7 @@ internal class SdkCore(
             this.initListener = listener
             this.configureStarted = started
             log = Logger(platform.log, logLevel)
+            listeners.attach(platform.mainThread, log)
             api = Api(settings.baseUrl, apiKey, platform.http)
             queue = EventQueue(platform.store, settings.maxQueuedEvents)
             val store = platform.store
@@ -203,14 +192,15 @@ internal class SdkCore(
                 val merged = kept + drafts.filter { it.eventId !in keptIds }
                 drafts.clear()
                 // Stopped: what an earlier process handed over goes too, as stop() drops it.
-                if (stopped) reportDrop(DropReason.STOPPED, merged.size) else drafts.addAll(merged)
+                if (stopped) listeners.reportDrop(DropReason.STOPPED, merged.size) else drafts.addAll(merged)
                 writeDrafts()
             }
+            listeners.keepDropCountIn(store)
             configured = true
         }
         configureMainThreadMs = platform.clock() - started
         worker.execute {
-            reportDropsBeforeConfigure()
+            listeners.reportDropsBeforeConfigure()
             initialize()
         }
     }
@@ -299,7 +289,7 @@ internal class SdkCore(
     /** On the worker: drops the queue, reported as [reason] with [alsoDropped] drafts. */
     private fun dropQueued(reason: DropReason, alsoDropped: Int) {
         val fromQueue = if (::queue.isInitialized) queue.clear() else 0
-        reportDrop(reason, alsoDropped + fromQueue)
+        listeners.reportDrop(reason, alsoDropped + fromQueue)
     }
 
     private fun refreshQuietly() {
@@ -394,7 +384,7 @@ internal class SdkCore(
             writeDrafts()
         }
         worker.execute {
-            if (overflow > 0) reportDrop(DropReason.QUEUE_FULL, overflow)
+            if (overflow > 0) listeners.reportDrop(DropReason.QUEUE_FULL, overflow)
             if (config != null && !disabled && !stopped) {
                 queueDrafts()
                 flush()
@@ -421,7 +411,7 @@ internal class SdkCore(
             drafts.removeAll { it.eventId in ids }
             writeDrafts()
         }
-        if (overflow > 0) reportDrop(DropReason.QUEUE_FULL, overflow)
+        if (overflow > 0) listeners.reportDrop(DropReason.QUEUE_FULL, overflow)
     }
 
     /** On the worker: protects the draft's matching parameters and keeps it on the device; returns how many old events went. */
@@ -444,48 +434,6 @@ internal class SdkCore(
         return queue.add(Requests.event(draft, parameters, serviceId!!))
     }
 
-    /**
-     * On the worker: logs [count] events dropped for [reason] at warning level, adds them to
-     * the count kept on the device, and tells the error listener.
-     */
-    private fun reportDrop(reason: DropReason, count: Int) {
-        if (count <= 0) return
-        synchronized(this) {
-            if (!configured) {
-                dropsBeforeConfigure[reason] = (dropsBeforeConfigure[reason] ?: 0) + count
-                droppedBeforeConfigure += count
-                return
-            }
-        }
-        val message = "$count event${if (count == 1) "" else "s"} dropped: ${reason.wire}"
-        log.warn(message)
-        val total = (platform.store.get(KEY_DROPPED)?.toLongOrNull() ?: 0L) + count
-        platform.store.put(KEY_DROPPED, total.toString())
-        tell(ServiceError(ServiceErrorKind.EVENTS_DROPPED, reason, null, count, message))
-    }
-
-    private fun reportDropsBeforeConfigure() {
-        val drops = synchronized(this) { LinkedHashMap(dropsBeforeConfigure).also { dropsBeforeConfigure.clear() } }
-        for ((reason, count) in drops) reportDrop(reason, count)
-    }
-
-    private fun tell(error: ServiceError) {
-        val listener = errorListener ?: return
-        post { listener.onError(error) }
-    }
-
-    /** Runs [work] on the app's main thread; a listener that throws is logged, not rethrown. */
-    private fun post(work: () -> Unit) {
-        val main = if (::platform.isInitialized) platform.mainThread else defaultMainThread
-        main.post {
-            try {
-                work()
-            } catch (e: RuntimeException) {
-                log.error("a listener threw", e)
-            }
-        }
-    }
-
     /** On the worker: the install first, then a changed consent, then queued events in order, 100 a request. */
     private fun flush() {
         if (disabled || stopped || installBlocked || retry != null || !initialized) return
@@ -495,7 +443,7 @@ internal class SdkCore(
         }
         if (!ensureConsent()) return scheduleRetry()
         while (!disabled && !stopped) {
-            reportDrop(DropReason.EXPIRED, queue.expire(platform.clock() - settings.maxEventAgeMs))
+            listeners.reportDrop(DropReason.EXPIRED, queue.expire(platform.clock() - settings.maxEventAgeMs))
             val size = if (suspect > 0) (suspect + 1) / 2 else MAX_EVENTS_PER_REQUEST
             val queued = queue.peek(size)
             if (queued.isEmpty()) break
@@ -519,7 +467,7 @@ internal class SdkCore(
                     log.error("event refused by the backend (${e.message})")
                     queue.remove(1, emptySet())
                     suspect = 0
-                    reportDrop(DropReason.REFUSED, 1)
+                    listeners.reportDrop(DropReason.REFUSED, 1)
                     continue
                 } catch (e: UnexpectedAnswerException) {
                     return scheduleRetry(e, warn = true)
@@ -531,7 +479,7 @@ internal class SdkCore(
             queue.remove(batch.size, verdict.retry)
             if (verdict.refused.isNotEmpty()) {
                 log.error("events refused by the backend: ${verdict.refused.joinToString("; ")}")
-                reportDrop(DropReason.REFUSED, verdict.refused.size)
+                listeners.reportDrop(DropReason.REFUSED, verdict.refused.size)
             }
             if (verdict.retry.isNotEmpty()) {
                 // The backend has not recorded the install: report it again, then these events.
@@ -621,7 +569,7 @@ internal class SdkCore(
     private fun configurationError(code: Int, message: String, consentRoute: Boolean = false) {
         if (consentRoute) consentBlocked = true else installBlocked = true
         log.error("$message: not tried again until the next start or refreshConfig")
-        tell(ServiceError(ServiceErrorKind.CONFIGURATION, null, code, 1, message))
+        listeners.tell(ServiceError(ServiceErrorKind.CONFIGURATION, null, code, 1, message))
         initialMatch.complete(Unit)
     }
 
@@ -798,42 +746,23 @@ internal class SdkCore(
     /** On the worker: tells the attribution listener [map], once per listener and map in this process. */
     private fun announceAttribution(map: Map<String, String>) {
         if (stopped || disabled || deleted) return
-        val listener = attributionListener ?: return
-        if (announcedTo === listener && announcedMap == map) return
-        announcedTo = listener
-        announcedMap = map
-        post { listener.onAttribution(map) }
+        listeners.announceAttribution(map)
     }
 
     fun setAttributionListener(listener: AttributionListener?) {
-        attributionListener = listener
+        listeners.attribution = listener
         if (listener != null && configured) {
             worker.execute { if (initialized) storedAttribution()?.let { announceAttribution(it) } }
         }
     }
 
-    fun setDeepLinkListener(listener: DeepLinkListener?) {
-        deepLinkListener = listener
-        if (listener == null) return
-        val pending = synchronized(pendingDeepLinks) { pendingDeepLinks.toList().also { pendingDeepLinks.clear() } }
-        pending.forEach { link -> post { listener.onDeepLink(link) } }
-    }
+    fun setDeepLinkListener(listener: DeepLinkListener?) = listeners.setDeepLinkListener(listener)
 
     fun setErrorListener(listener: ErrorListener?) {
-        errorListener = listener
+        listeners.error = listener
     }
 
-    private fun deliverDeepLink(link: DeepLink) {
-        val listener = deepLinkListener
-        if (listener == null) {
-            synchronized(pendingDeepLinks) {
-                pendingDeepLinks.add(link)
-                while (pendingDeepLinks.size > MAX_PENDING_DEEP_LINKS) pendingDeepLinks.removeAt(0)
-            }
-            return
-        }
-        post { listener.onDeepLink(link) }
-    }
+    private fun deliverDeepLink(link: DeepLink) = listeners.deliverDeepLink(link)
 
     /**
      * A link that opened the app, from any scheme: delivered to the deep-link listener as a
@@ -870,7 +799,7 @@ internal class SdkCore(
             if (!configured) {
                 stoppedBeforeConfigure = true
                 val count = synchronized(drafts) { drafts.size.also { drafts.clear() } }
-                if (count > 0) reportDrop(DropReason.STOPPED, count)
+                if (count > 0) listeners.reportDrop(DropReason.STOPPED, count)
                 return
             }
             putFlag(KEY_STOPPED, true)
@@ -939,8 +868,7 @@ internal class SdkCore(
         worker.execute { flush() }
     }
 
-    fun getDroppedEventCount(): Long =
-        if (configured) platform.store.get(KEY_DROPPED)?.toLongOrNull() ?: 0L else droppedBeforeConfigure
+    fun getDroppedEventCount(): Long = listeners.droppedEventCount()
 
     private fun putFlag(key: String, on: Boolean) {
         if (on) platform.store.put(key, "1") else platform.store.remove(key)
@@ -1056,14 +984,12 @@ internal class SdkCore(
         private val ANY_LINK = Regex("^([A-Za-z][A-Za-z0-9+.-]*)://[^?#]*(?:\\?([^#]*))?(?:#.*)?$")
         private const val MAX_EVENTS_PER_REQUEST = 100
         private const val MAX_DRAFTS = 1_000
-        private const val MAX_PENDING_DEEP_LINKS = 10
         private const val KEY_SERVICE_ID = "service_id"
         private const val KEY_FIRST_OPEN = "first_open_time"
         private const val KEY_INSTALL_TRACKED = "install_tracked"
         private const val KEY_CUSTOMER_USER_ID = "customer_user_id"
         private const val KEY_CONFIG = "remote_config"
         private const val KEY_ATTRIBUTION = "attribution"
-        private const val KEY_DROPPED = "dropped_event_count"
         private const val KEY_STOPPED = "stopped"
         private const val KEY_ANONYMOUS = "anonymous"
         private const val KEY_CONSENT = "consent"

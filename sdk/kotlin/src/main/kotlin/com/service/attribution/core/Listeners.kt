@@ -1,0 +1,135 @@
+package com.service.attribution.core
+
+import com.service.attribution.AttributionListener
+import com.service.attribution.DeepLink
+import com.service.attribution.DeepLinkListener
+import com.service.attribution.DropReason
+import com.service.attribution.ErrorListener
+import com.service.attribution.LogLevel
+import com.service.attribution.ServiceError
+import com.service.attribution.ServiceErrorKind
+
+/**
+ * The app's listeners (attribution, deep links, errors), each run on the app's main thread, and
+ * the report of dropped events, which ends at the error listener: the warning, the count kept on
+ * the device, the listener told.
+ *
+ * [defaultMainThread] runs listeners until configure gives the platform's (a direct deep link
+ * handled before configure). Before configure there is no store either: drops are counted here
+ * and reported once it runs.
+ */
+internal class Listeners(private val defaultMainThread: MainThread) {
+    @Volatile var attribution: AttributionListener? = null
+
+    @Volatile private var deepLink: DeepLinkListener? = null
+
+    @Volatile var error: ErrorListener? = null
+
+    /** Deep links found while no listener was set, delivered when one is. */
+    private val pendingDeepLinks = ArrayList<DeepLink>()
+
+    // Set by configure: the platform's main thread and logger, then the store the drop count is kept in.
+    @Volatile private var mainThread: MainThread? = null
+
+    @Volatile private var log = Logger(LogSink { _, _, _ -> }, LogLevel.INFO)
+
+    @Volatile private var store: KeyValueStore? = null
+
+    /** Events dropped before configure, by reason: counted and reported once it runs. */
+    private val dropsBeforeConfigure = LinkedHashMap<DropReason, Int>()
+    private var droppedBeforeConfigure = 0L
+
+    // Worker-thread state.
+    private var announcedTo: AttributionListener? = null
+    private var announcedMap: Map<String, String>? = null
+
+    /** Configure: listeners run on [mainThread] from now on, and what they throw goes to [log]. */
+    fun attach(mainThread: MainThread, log: Logger) {
+        this.mainThread = mainThread
+        this.log = log
+    }
+
+    /** Configure, under its lock: drops are reported and counted in [store] from now on. */
+    fun keepDropCountIn(store: KeyValueStore) {
+        synchronized(this) { this.store = store }
+    }
+
+    /** On the worker: tells the attribution listener [map], once per listener and map in this process. */
+    fun announceAttribution(map: Map<String, String>) {
+        val listener = attribution ?: return
+        if (announcedTo === listener && announcedMap == map) return
+        announcedTo = listener
+        announcedMap = map
+        post { listener.onAttribution(map) }
+    }
+
+    fun setDeepLinkListener(listener: DeepLinkListener?) {
+        deepLink = listener
+        if (listener == null) return
+        val pending = synchronized(pendingDeepLinks) { pendingDeepLinks.toList().also { pendingDeepLinks.clear() } }
+        pending.forEach { link -> post { listener.onDeepLink(link) } }
+    }
+
+    fun deliverDeepLink(link: DeepLink) {
+        val listener = deepLink
+        if (listener == null) {
+            synchronized(pendingDeepLinks) {
+                pendingDeepLinks.add(link)
+                while (pendingDeepLinks.size > MAX_PENDING_DEEP_LINKS) pendingDeepLinks.removeAt(0)
+            }
+            return
+        }
+        post { listener.onDeepLink(link) }
+    }
+
+    /**
+     * On the worker: logs [count] events dropped for [reason] at warning level, adds them to
+     * the count kept on the device, and tells the error listener.
+     */
+    fun reportDrop(reason: DropReason, count: Int) {
+        if (count <= 0) return
+        val store =
+            synchronized(this) {
+                store ?: run {
+                    dropsBeforeConfigure[reason] = (dropsBeforeConfigure[reason] ?: 0) + count
+                    droppedBeforeConfigure += count
+                    return
+                }
+            }
+        val message = "$count event${if (count == 1) "" else "s"} dropped: ${reason.wire}"
+        log.warn(message)
+        val total = (store.get(KEY_DROPPED)?.toLongOrNull() ?: 0L) + count
+        store.put(KEY_DROPPED, total.toString())
+        tell(ServiceError(ServiceErrorKind.EVENTS_DROPPED, reason, null, count, message))
+    }
+
+    fun reportDropsBeforeConfigure() {
+        val drops = synchronized(this) { LinkedHashMap(dropsBeforeConfigure).also { dropsBeforeConfigure.clear() } }
+        for ((reason, count) in drops) reportDrop(reason, count)
+    }
+
+    /** The events dropped: the count kept on the device, or those counted before configure. */
+    fun droppedEventCount(): Long = store?.let { it.get(KEY_DROPPED)?.toLongOrNull() ?: 0L } ?: droppedBeforeConfigure
+
+    fun tell(error: ServiceError) {
+        val listener = this.error ?: return
+        post { listener.onError(error) }
+    }
+
+    /** Runs [work] on the app's main thread; a listener that throws is logged, not rethrown. */
+    private fun post(work: () -> Unit) {
+        val main = mainThread ?: defaultMainThread
+        main.post {
+            try {
+                work()
+            } catch (e: RuntimeException) {
+                log.error("a listener threw", e)
+            }
+        }
+    }
+
+    private companion object {
+        const val MAX_PENDING_DEEP_LINKS = 10
+        const val KEY_DROPPED = "dropped_event_count"
+    }
+}
