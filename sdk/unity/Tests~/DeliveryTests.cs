@@ -156,7 +156,7 @@ namespace Service.Unity.Tests
         {
             var limits = Repo.Vectors("delivery.json")["limits"];
             Assert.AreEqual((int)limits["maxQueuedEvents"], EventQueue.Capacity);
-            Assert.AreEqual((int)limits["maxEventAgeDays"], (int)SdkCore.MaxEventAge.TotalDays);
+            Assert.AreEqual((int)limits["maxEventAgeDays"], (int)EventDelivery.MaxEventAge.TotalDays);
             Assert.AreEqual((int)limits["firstRetryDelaySeconds"], (int)new SdkSetup().RetryDelay.TotalSeconds);
             var reasons = ((JObject)Repo.Vectors("delivery.json")["dropReasons"]).Properties().Select(p => p.Name).ToList();
             CollectionAssert.AreEquivalent(reasons, Enum.GetValues(typeof(ServiceDropReason)).Cast<ServiceDropReason>().Select(ServiceError.WireName));

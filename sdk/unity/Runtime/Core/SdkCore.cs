@@ -61,11 +61,8 @@ namespace Service.Unity
             CustomerUserIdKey, DropReporter.Key, StoppedKey, AnonymousKey, ConsentState.Key, ConsentState.SentKey, DeferredKey,
         };
 
-        private const int EventBatch = 100;
         private const int AttributionAttempts = 5;
         private static readonly TimeSpan MaxRetryDelay = TimeSpan.FromMinutes(1);
-        /// <summary>An event older than this (by the device's clock) the service refuses: it is not sent.</summary>
-        public static readonly TimeSpan MaxEventAge = TimeSpan.FromDays(30);
         /// <summary>A change reaches the disk (PlayerPrefs.Save) at most this long after it is made.</summary>
         public static readonly TimeSpan SaveDelay = TimeSpan.FromSeconds(1);
         /// <summary>Remote configuration is read again this often when it names no interval.</summary>
@@ -87,6 +84,7 @@ namespace Service.Unity
         private readonly SdkListeners listeners;
         private readonly DropReporter drops;
         private readonly ConsentState consent;
+        private readonly EventDelivery delivery;
         private readonly SemaphoreSlim sending = new SemaphoreSlim(1, 1);
         private readonly object gate = new object();
         private ApiClient api;
@@ -132,6 +130,7 @@ namespace Service.Unity
             this.listeners.Attach(this);
             drops = new DropReporter(store, this.listeners, Write);
             consent = new ConsentState(store, setup.Tcf, setup.Clock, this.listeners, Write);
+            delivery = new EventDelivery(queue, setup.Clock, drops, Write, () => store.Remove(InstallTrackedKey));
         }
 
         /// <summary>The listeners this core raises (the facade's, or a test's own).</summary>
@@ -575,7 +574,7 @@ namespace Service.Unity
         /// The install first, once; then the consent when it changed since it was last sent; then
         /// the queued events in order, at most 100 a request. A request refused as a whole (413,
         /// or a 4xx naming no event) is split in halves until the one event refused alone is
-        /// known: that one is dropped, every other goes.
+        /// known: that one is dropped, every other goes (<see cref="EventDelivery"/>).
         /// </summary>
         private async Task SendQueued()
         {
@@ -589,39 +588,7 @@ namespace Service.Unity
                     KickAttribution();
                 }
                 if (!await consent.SendIfChanged(api, ServiceId)) return;
-                var limit = EventBatch;
-                while (!disabled && !stopped && queue.Count > 0)
-                {
-                    drops.Drop(ServiceDropReason.Expired, queue.RemoveOlderThan(setup.Clock.UtcNow.ToUniversalTime() - MaxEventAge),
-                        "older than the " + MaxEventAge.TotalDays + " days the service keeps, by the device's clock");
-                    var batch = queue.Peek(limit);
-                    if (batch.Count == 0) break;
-                    JToken answer;
-                    try
-                    {
-                        answer = await api.Send(
-                            "POST", "/v1/events", Requests.Events(batch, ServiceId, setup.Clock.UtcNow, anonymous), ApiClient.EventsAnswer);
-                    }
-                    catch (ServiceHttpException error) when (error.IsRefusedForGood)
-                    {
-                        // Refused as a whole, naming no event: sent again it would be refused again.
-                        if (batch.Count == 1)
-                        {
-                            queue.Remove(new[] { batch[0].EventId });
-                            drops.Drop(ServiceDropReason.Refused, 1, "the service refused " + batch[0].EventType + " " + batch[0].EventId + " alone: " + error.Message);
-                        }
-                        else
-                        {
-                            limit = (batch.Count + 1) / 2;
-                            Write(LogLevel.Info, "the service refused a batch of " + batch.Count + " events as a whole (" + error.Code
-                                + "); it is sent again in halves to find the event it refuses");
-                        }
-                        continue;
-                    }
-                    // After a split, the batches grow back to their full size.
-                    limit = Math.Min(EventBatch, limit * 2);
-                    HandleVerdicts(batch, (JObject)answer);
-                }
+                await delivery.SendAll(api, ServiceId, () => !disabled && !stopped, () => anonymous);
                 retryDelay = setup.RetryDelay;
             }
             catch (ServiceHttpException error) when (error.IsAuthentication)
@@ -642,55 +609,6 @@ namespace Service.Unity
             finally
             {
                 sending.Release();
-            }
-        }
-
-        /// <summary>
-        /// A 202's verdicts: accepted and ignored events leave the queue, one refused for good is
-        /// dropped (reason `refused`), one refused as retryable stays for a later attempt.
-        /// </summary>
-        private void HandleVerdicts(List<QueuedEvent> batch, JObject answer)
-        {
-            Func<JToken, QueuedEvent> named = verdict =>
-            {
-                var index = verdict.Value<int?>("index");
-                if (index.HasValue && index.Value >= 0 && index.Value < batch.Count) return batch[index.Value];
-                var id = verdict.Value<string>("event_id");
-                return batch.FirstOrDefault(e => e.EventId == id);
-            };
-            var rejected = (answer["rejected"] as JArray ?? new JArray()).Where(r => r is JObject).ToList();
-            var keep = new HashSet<string>(rejected.Where(r => r.Value<bool?>("retryable") == true)
-                .Select(named).Where(e => e != null).Select(e => e.EventId));
-            var refused = rejected.Where(r => r.Value<bool?>("retryable") != true)
-                .Select(r => new { Event = named(r), Detail = r.Value<string>("detail") })
-                .Where(r => r.Event != null && !keep.Contains(r.Event.EventId))
-                .ToList();
-            var ignored = (answer["ignored"] as JArray ?? new JArray()).Where(r => r is JObject)
-                .Select(r => new { Event = named(r), Detail = r.Value<string>("detail") ?? "" })
-                .Where(r => r.Event != null && !keep.Contains(r.Event.EventId))
-                .ToList();
-            queue.Remove(batch.Select(e => e.EventId).Where(id => !keep.Contains(id)));
-            if (refused.Count > 0)
-            {
-                drops.Drop(ServiceDropReason.Refused, refused.Count, "the service refused " + refused.Count + " of " + batch.Count
-                    + " events for good: " + string.Join("; ", refused.Select(r => r.Event.EventType + " " + r.Event.EventId + ": " + r.Detail)));
-            }
-            // Ignored: the service will not keep them (the app switched off, the install's data deleted).
-            var deletedOnes = ignored.Where(r => r.Detail.IndexOf("delet", StringComparison.OrdinalIgnoreCase) >= 0).ToList();
-            var offOnes = ignored.Except(deletedOnes).ToList();
-            if (deletedOnes.Count > 0)
-            {
-                drops.Drop(ServiceDropReason.Deleted, deletedOnes.Count, "the service ignored them: " + deletedOnes[0].Detail);
-            }
-            if (offOnes.Count > 0)
-            {
-                drops.Drop(ServiceDropReason.Disabled, offOnes.Count, "the service ignored them: " + offOnes[0].Detail);
-            }
-            if (keep.Count > 0)
-            {
-                // The service has no install for them: it is reported again before they are.
-                store.Remove(InstallTrackedKey);
-                throw new InvalidOperationException("events to send again later");
             }
         }
 
