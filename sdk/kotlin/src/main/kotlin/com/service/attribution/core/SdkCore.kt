@@ -86,9 +86,6 @@ internal class SdkCore(
     /** setAnonymous(true): no advertising id or customer user id leaves the device; kept on the device. */
     @Volatile private var anonymous = false
 
-    /** What the app set with setConsent; kept on the device. */
-    @Volatile private var consent: Consent? = null
-
     // Set before configure, written to the store when it runs (there is no store before).
     private var stoppedBeforeConfigure: Boolean? = null
     private var anonymousBeforeConfigure: Boolean? = null
@@ -106,6 +103,9 @@ internal class SdkCore(
     private lateinit var settings: SdkSettings
     private lateinit var api: Api
     private lateinit var queue: EventQueue
+
+    /** What the app set with setConsent, the TCF values, and what the backend was last sent. */
+    private lateinit var consents: ConsentState
     private var apiKey = ""
     private var initListener: InitListener? = null
     private var configureStarted = 0L
@@ -181,10 +181,9 @@ internal class SdkCore(
             }
             stoppedBeforeConfigure?.let { putFlag(KEY_STOPPED, it) }
             anonymousBeforeConfigure?.let { putFlag(KEY_ANONYMOUS, it) }
-            consentBeforeConfigure?.let { store.put(KEY_CONSENT, consentJson(it)) }
+            consents = ConsentState(store, platform.tcf, log, consentBeforeConfigure)
             stopped = store.get(KEY_STOPPED) != null
             anonymous = store.get(KEY_ANONYMOUS) != null
-            consent = store.get(KEY_CONSENT)?.let(::parseConsent)
             synchronized(drafts) {
                 // Events handed over in an earlier process and not queued yet come first.
                 val kept = DraftJson.read(platform.journal.get(KEY_DRAFTS))
@@ -507,7 +506,7 @@ internal class SdkCore(
             startPolling()
             return true
         }
-        val consentSent = currentConsent()
+        val consentSent = consents.current()
         val body =
             try {
                 Requests.install(
@@ -530,7 +529,7 @@ internal class SdkCore(
             api.install(if (minimalInstall) Requests.minimalInstall(body, platform.clock()) else body)
             platform.store.put(KEY_INSTALL_TRACKED, "1")
             // The consent the backend now holds; the bare install holds none.
-            if (consentSent != null && !minimalInstall) platform.store.put(KEY_CONSENT_SENT, Json.write(consentSent))
+            if (consentSent != null && !minimalInstall) consents.markSent(consentSent)
             log.info("install recorded")
             startPolling()
             true
@@ -579,15 +578,10 @@ internal class SdkCore(
      */
     private fun ensureConsent(): Boolean {
         if (consentBlocked) return true
-        val current = currentConsent()
-        val lastSent = platform.store.get(KEY_CONSENT_SENT)
-        if (current == null && lastSent == null) return true
-        val body = current ?: Requests.consent(null, null, null, null)
-        val text = Json.write(body)
-        if (text == lastSent) return true
+        val body = consents.unsent() ?: return true
         return try {
             api.consent(serviceId!!, body, platform.clock())
-            platform.store.put(KEY_CONSENT_SENT, text)
+            consents.markSent(body)
             log.info("consent sent")
             true
         } catch (e: AuthenticationException) {
@@ -606,7 +600,7 @@ internal class SdkCore(
                 refusedForGood(e.code) -> {
                     // The same body would be refused again: not sent again until the consent changes.
                     log.error("consent update refused by the backend (${e.message})")
-                    platform.store.put(KEY_CONSENT_SENT, text)
+                    consents.markSent(body)
                     true
                 }
                 else -> false
@@ -617,26 +611,6 @@ internal class SdkCore(
         } catch (e: IOException) {
             false
         }
-    }
-
-    /** On the worker: the consent to send (the app's, with the TCF values on the device), or null when none is known. */
-    private fun currentConsent(): Map<String, Any?>? {
-        val tcf =
-            try {
-                platform.tcf.read()
-            } catch (e: Exception) {
-                log.warn("TCF values unreadable: ${e.message}")
-                TcfValues(null, null)
-            }
-        val app = consent
-        val gdprApplies =
-            app?.gdprApplies ?: when (tcf.gdprApplies) {
-                1 -> true
-                0 -> false
-                else -> null
-            }
-        val body = Requests.consent(gdprApplies, app?.adUserData, app?.adPersonalization, tcf.tcString?.takeIf { it.isNotEmpty() })
-        return body.takeIf { it.values.any { v -> v != null } }
     }
 
     private fun installReferrer(): InstallReferrerDetails? {
@@ -858,12 +832,11 @@ internal class SdkCore(
     /** Keeps [consent] on the device; sent on the install, or through the consent route once it is recorded. */
     fun setConsent(consent: Consent) {
         synchronized(this) {
-            this.consent = consent
             if (!configured) {
                 consentBeforeConfigure = consent
                 return
             }
-            platform.store.put(KEY_CONSENT, consentJson(consent))
+            consents.set(consent)
         }
         worker.execute { flush() }
     }
@@ -873,21 +846,6 @@ internal class SdkCore(
     private fun putFlag(key: String, on: Boolean) {
         if (on) platform.store.put(key, "1") else platform.store.remove(key)
     }
-
-    private fun consentJson(consent: Consent) =
-        Json.write(
-            linkedMapOf(
-                "gdpr_applies" to consent.gdprApplies,
-                "ad_user_data" to consent.adUserData,
-                "ad_personalization" to consent.adPersonalization,
-            ),
-        )
-
-    private fun parseConsent(text: String): Consent? =
-        runCatching {
-            val json = Json.parseObject(text)
-            Consent(json["gdpr_applies"] as Boolean?, json["ad_user_data"] as Boolean?, json["ad_personalization"] as Boolean?)
-        }.getOrNull()
 
     /**
      * The attribution known now, without `service_match_status`, which Android does not send
@@ -992,8 +950,6 @@ internal class SdkCore(
         private const val KEY_ATTRIBUTION = "attribution"
         private const val KEY_STOPPED = "stopped"
         private const val KEY_ANONYMOUS = "anonymous"
-        private const val KEY_CONSENT = "consent"
-        private const val KEY_CONSENT_SENT = "consent_sent"
         private const val KEY_DEFERRED_DELIVERED = "deferred_deep_link_delivered"
         private const val KEY_DRAFTS = "pending_events"
     }

@@ -1,0 +1,87 @@
+package com.service.attribution.core
+
+import com.service.attribution.Consent
+
+/**
+ * The consent: what the app set with setConsent, kept on the device; the TCF values on the
+ * device; the body sent to the backend, and whether it changed since it was last sent.
+ * Made by configure (there is no store before): [setBeforeConfigure], what the app set before it,
+ * is written to the store first.
+ */
+internal class ConsentState(
+    private val store: KeyValueStore,
+    private val tcfSource: TcfSource,
+    private val log: Logger,
+    setBeforeConfigure: Consent?,
+) {
+    /** What the app set with setConsent; kept on the device. */
+    @Volatile private var consent: Consent?
+
+    init {
+        setBeforeConfigure?.let { store.put(KEY_CONSENT, consentJson(it)) }
+        consent = store.get(KEY_CONSENT)?.let(::parseConsent)
+    }
+
+    /** Keeps [consent] on the device. */
+    fun set(consent: Consent) {
+        this.consent = consent
+        store.put(KEY_CONSENT, consentJson(consent))
+    }
+
+    /** On the worker: the consent to send (the app's, with the TCF values on the device), or null when none is known. */
+    fun current(): Map<String, Any?>? {
+        val tcf =
+            try {
+                tcfSource.read()
+            } catch (e: Exception) {
+                log.warn("TCF values unreadable: ${e.message}")
+                TcfValues(null, null)
+            }
+        val app = consent
+        val gdprApplies =
+            app?.gdprApplies ?: when (tcf.gdprApplies) {
+                1 -> true
+                0 -> false
+                else -> null
+            }
+        val body = Requests.consent(gdprApplies, app?.adUserData, app?.adPersonalization, tcf.tcString?.takeIf { it.isNotEmpty() })
+        return body.takeIf { it.values.any { v -> v != null } }
+    }
+
+    /**
+     * On the worker: the body for the consent route when the consent changed since last sent
+     * (all null when it was withdrawn), or null when the backend holds it already.
+     */
+    fun unsent(): Map<String, Any?>? {
+        val current = current()
+        val lastSent = store.get(KEY_CONSENT_SENT)
+        if (current == null && lastSent == null) return null
+        val body = current ?: Requests.consent(null, null, null, null)
+        return body.takeIf { Json.write(it) != lastSent }
+    }
+
+    /** The backend holds [body] now (or refused it for good): not sent again until the consent changes. */
+    fun markSent(body: Map<String, Any?>) {
+        store.put(KEY_CONSENT_SENT, Json.write(body))
+    }
+
+    private fun consentJson(consent: Consent) =
+        Json.write(
+            linkedMapOf(
+                "gdpr_applies" to consent.gdprApplies,
+                "ad_user_data" to consent.adUserData,
+                "ad_personalization" to consent.adPersonalization,
+            ),
+        )
+
+    private fun parseConsent(text: String): Consent? =
+        runCatching {
+            val json = Json.parseObject(text)
+            Consent(json["gdpr_applies"] as Boolean?, json["ad_user_data"] as Boolean?, json["ad_personalization"] as Boolean?)
+        }.getOrNull()
+
+    private companion object {
+        const val KEY_CONSENT = "consent"
+        const val KEY_CONSENT_SENT = "consent_sent"
+    }
+}
