@@ -104,6 +104,9 @@ internal class SdkCore(
     private lateinit var api: Api
     private lateinit var queue: EventQueue
 
+    /** Sends the queue: batches, a batch refused as a whole in halves, a 202's verdicts. */
+    private lateinit var delivery: EventDelivery
+
     /** What the app set with setConsent, the TCF values, and what the backend was last sent. */
     private lateinit var consents: ConsentState
     private var apiKey = ""
@@ -126,12 +129,6 @@ internal class SdkCore(
     @Volatile private var polling = false
     private var referrerRead = false
     private var referrer: InstallReferrerDetails? = null
-
-    /**
-     * How many events at the head of the queue hold one the backend refused as a whole (413, or
-     * a 4xx naming no event): sent in halves until the one refused alone is known.
-     */
-    private var suspect = 0
 
     /** Set once the backend refused the full install for good: only its required fields go. */
     private var minimalInstall = false
@@ -171,6 +168,7 @@ internal class SdkCore(
             listeners.attach(platform.mainThread, log)
             api = Api(settings.baseUrl, apiKey, platform.http)
             queue = EventQueue(platform.store, settings.maxQueuedEvents)
+            delivery = EventDelivery(queue, api, platform.clock, settings.maxEventAgeMs, log, listeners)
             val store = platform.store
             Fields.customerUserId(customerUserId)?.let { this.customerUserId = it }
             this.customerUserId?.let { store.put(KEY_CUSTOMER_USER_ID, it) }
@@ -442,49 +440,15 @@ internal class SdkCore(
         }
         if (!ensureConsent()) return scheduleRetry()
         while (!disabled && !stopped) {
-            listeners.reportDrop(DropReason.EXPIRED, queue.expire(platform.clock() - settings.maxEventAgeMs))
-            val size = if (suspect > 0) (suspect + 1) / 2 else MAX_EVENTS_PER_REQUEST
-            val queued = queue.peek(size)
-            if (queued.isEmpty()) break
-            val batch = if (anonymous) queued.map { it + ("customer_user_id" to null) } else queued
-            val verdict =
-                try {
-                    api.events(batch, platform.clock())
-                } catch (e: AuthenticationException) {
-                    log.error("the API key was rejected: the SDK disables itself", e)
-                    disable()
-                    return
-                } catch (e: HttpException) {
-                    if (!refusedForGood(e.code)) return scheduleRetry(e)
-                    if (batch.size > 1) {
-                        // Refused as a whole: sent in halves until the one refused alone is known.
-                        log.info("${batch.size} events refused as a whole (${e.message}): sent again in halves")
-                        suspect = batch.size
-                        continue
-                    }
-                    // Alone and refused: sent again it would be refused again.
-                    log.error("event refused by the backend (${e.message})")
-                    queue.remove(1, emptySet())
-                    suspect = 0
-                    listeners.reportDrop(DropReason.REFUSED, 1)
-                    continue
-                } catch (e: UnexpectedAnswerException) {
-                    return scheduleRetry(e, warn = true)
-                } catch (e: IOException) {
-                    return scheduleRetry(e)
+            when (val result = delivery.sendNext(anonymous)) {
+                EventDelivery.Result.Empty -> break
+                EventDelivery.Result.Sent -> continue
+                EventDelivery.Result.KeyRejected -> return disable()
+                EventDelivery.Result.InstallMissing -> {
+                    platform.store.remove(KEY_INSTALL_TRACKED)
+                    return scheduleRetry()
                 }
-            // Accepted: the refused one is in the rest of the suspect events, if any.
-            suspect = maxOf(0, suspect - batch.size)
-            queue.remove(batch.size, verdict.retry)
-            if (verdict.refused.isNotEmpty()) {
-                log.error("events refused by the backend: ${verdict.refused.joinToString("; ")}")
-                listeners.reportDrop(DropReason.REFUSED, verdict.refused.size)
-            }
-            if (verdict.retry.isNotEmpty()) {
-                // The backend has not recorded the install: report it again, then these events.
-                suspect = 0
-                platform.store.remove(KEY_INSTALL_TRACKED)
-                return scheduleRetry()
+                is EventDelivery.Result.Retry -> return scheduleRetry(result.cause, result.warn)
             }
         }
         retryDelayMs = 0
@@ -940,7 +904,6 @@ internal class SdkCore(
                 "ad_id", "ad_name", "click_id", "click_to_first_open_hours", "matching_type", "confidence_score",
             )
         private val ANY_LINK = Regex("^([A-Za-z][A-Za-z0-9+.-]*)://[^?#]*(?:\\?([^#]*))?(?:#.*)?$")
-        private const val MAX_EVENTS_PER_REQUEST = 100
         private const val MAX_DRAFTS = 1_000
         private const val KEY_SERVICE_ID = "service_id"
         private const val KEY_FIRST_OPEN = "first_open_time"
