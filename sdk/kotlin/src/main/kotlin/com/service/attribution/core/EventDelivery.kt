@@ -17,7 +17,7 @@ internal class EventDelivery(
     private val clock: () -> Long,
     private val maxEventAgeMs: Long,
     private val log: Logger,
-    private val listeners: Listeners,
+    private val listeners: ListenerDispatch,
 ) {
     /** What one [sendNext] did. */
     sealed class Result {

@@ -92,7 +92,7 @@ internal class SdkCore(
     private var consentBeforeConfigure: Consent? = null
 
     /** The app's listeners, run on its main thread, and the report of dropped events. */
-    private val listeners = Listeners(defaultMainThread)
+    private val listeners = ListenerDispatch(defaultMainThread)
 
     @Volatile private var log = Logger(LogSink { _, _, _ -> }, LogLevel.INFO)
 

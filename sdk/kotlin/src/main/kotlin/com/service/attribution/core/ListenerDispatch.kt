@@ -18,7 +18,7 @@ import com.service.attribution.ServiceErrorKind
  * handled before configure). Before configure there is no store either: drops are counted here
  * and reported once it runs.
  */
-internal class Listeners(private val defaultMainThread: MainThread) {
+internal class ListenerDispatch(private val defaultMainThread: MainThread) {
     @Volatile var attribution: AttributionListener? = null
 
     @Volatile private var deepLink: DeepLinkListener? = null
