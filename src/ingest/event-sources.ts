@@ -7,10 +7,8 @@
 import type { App } from "../ports/apps.ts";
 import type { CustomerUserMap, Install } from "../ports/installs.ts";
 import { UNPROCESSABLE } from "../validation/issues.ts";
+import type { IgnoredReason } from "./ignored.ts";
 import type { ValidEvent } from "./judge.ts";
-
-export const DELETED_INSTALL_DETAIL =
-  "The install's data was deleted on request; its events are not taken in.";
 
 const INSTALL_NOT_YET = (serviceId: string) =>
   `No install with service_id ${serviceId} is known to this app yet: send POST /v1/installs first, then retry this event.`;
@@ -21,7 +19,7 @@ const CUSTOMER_USER_UNKNOWN = (customerUserId: string) =>
 export type Target =
   | { install: Install }
   | { error: string; detail: string; retryable: boolean }
-  | { ignored: string };
+  | { ignored: IgnoredReason };
 
 /** The lookups a batch shares: each install and each install's deletion requests read once. */
 export interface BatchLookups {
@@ -52,7 +50,7 @@ export const SDK_EVENTS: EventSource = {
       lookups.installOf(serviceId),
       lookups.deletedOf(serviceId),
     ]);
-    if (deleted) return { ignored: DELETED_INSTALL_DETAIL };
+    if (deleted) return { ignored: "install_deleted" };
     // Requests race and SDKs retry: the event is kept by the SDK and sent again, never lost.
     return install
       ? { install }
@@ -75,7 +73,7 @@ export const S2S_EVENTS: EventSource = {
         retryable: false,
       };
     }
-    if (await lookups.deletedOf(install.serviceId)) return { ignored: DELETED_INSTALL_DETAIL };
+    if (await lookups.deletedOf(install.serviceId)) return { ignored: "install_deleted" };
     return { install };
   },
   // A server-to-server call comes from the app's servers, not the user's device.

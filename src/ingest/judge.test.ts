@@ -2,13 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "../domain/event-types.ts";
 import { DAY_MS, HOUR_MS } from "../domain/time.ts";
+import { ignoredAs } from "./ignored.ts";
 import { isSealed, NOW, open, s2sEvent, sdkEvent } from "./ingest.test-support.ts";
-import {
-  type EventVerdict,
-  INSTALL_IGNORED_DETAIL,
-  judgeEvents,
-  type ValidEvent,
-} from "./judge.ts";
+import { type EventVerdict, judgeEvents, type ValidEvent } from "./judge.ts";
 import { INGEST_LIMITS } from "./limits.ts";
 import type { ParameterValue } from "./parameters.ts";
 import { PII_KEYS, sha256Marked } from "./pii.ts";
@@ -155,7 +151,7 @@ describe("judgeEvents: event_type and event_name", () => {
         kind: "ignored",
         index: 0,
         eventId: "i-1",
-        detail: INSTALL_IGNORED_DETAIL,
+        ...ignoredAs("install_event"),
       });
     }
   });

@@ -18,6 +18,7 @@ import {
   s2sEventSchema,
 } from "./event-schema.ts";
 import { isIdentifier } from "./fields.ts";
+import { type IgnoredReason, ignoredAs } from "./ignored.ts";
 import { INGEST_LIMITS } from "./limits.ts";
 import { isPlainMap, type ParameterMap, sanitizeParameters } from "./parameters.ts";
 import { protectPii } from "./pii.ts";
@@ -52,6 +53,7 @@ export type EventVerdict =
   | { readonly kind: "accepted"; readonly index: number; readonly event: ValidEvent }
   | {
       readonly kind: "ignored";
+      readonly reason: IgnoredReason;
       readonly index: number;
       readonly eventId: string | null;
       readonly detail: string;
@@ -81,9 +83,6 @@ export interface JudgeOptions {
    */
   readonly isSealed?: (value: string) => boolean;
 }
-
-export const INSTALL_IGNORED_DETAIL =
-  "INSTALL is tracked by the SDK itself through POST /v1/installs: a manual install event is counted and not stored.";
 
 /** At most this many ignored keys are named in a warning. */
 const MAX_KEYS_NAMED = 10;
@@ -198,7 +197,7 @@ const judgeOne = (raw: unknown, index: number, batch: BatchContext): EventVerdic
 
   // Nothing of a manual install is stored, so nothing else of it needs checking.
   if (map && ownValue(map, "event_type") === "INSTALL") {
-    return { kind: "ignored", index, eventId, detail: INSTALL_IGNORED_DETAIL };
+    return { kind: "ignored", index, eventId, ...ignoredAs("install_event") };
   }
   if (!map) return rejected(index, eventId, "event: must be a JSON object");
 
@@ -208,7 +207,7 @@ const judgeOne = (raw: unknown, index: number, batch: BatchContext): EventVerdic
   const eventType = event.event_type;
   // Unreachable after the check above, but it narrows the type without a cast.
   if (eventType === "INSTALL")
-    return { kind: "ignored", index, eventId, detail: INSTALL_IGNORED_DETAIL };
+    return { kind: "ignored", index, eventId, ...ignoredAs("install_event") };
 
   const keptMs = keptDeviceTime(eventMs, batch.offsetMs);
   const late = timeProblem(eventMs + batch.offsetMs, batch);

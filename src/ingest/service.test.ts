@@ -6,7 +6,8 @@ import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
 import type { App } from "../ports/apps.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
-import { DELETED_INSTALL_DETAIL, SDK_EVENTS } from "./event-sources.ts";
+import { SDK_EVENTS } from "./event-sources.ts";
+import { ignoredAs } from "./ignored.ts";
 import { NOW, sdkEvent } from "./ingest.test-support.ts";
 import { createIngestion } from "./service.ts";
 
@@ -111,9 +112,9 @@ describe("recordEvents", () => {
     expect(stored.map((record) => record.event_id)).toEqual(["e0", "e5"]);
     expect(answer.accepted).toBe(2);
     expect(answer.ignored).toEqual([
-      { index: 1, event_id: "e1", detail: DELETED_INSTALL_DETAIL },
-      { index: 2, event_id: "e2", detail: DELETED_INSTALL_DETAIL },
-      { index: 4, event_id: "e4", detail: DELETED_INSTALL_DETAIL },
+      { index: 1, event_id: "e1", ...ignoredAs("install_deleted") },
+      { index: 2, event_id: "e2", ...ignoredAs("install_deleted") },
+      { index: 4, event_id: "e4", ...ignoredAs("install_deleted") },
     ]);
     expect(answer.rejected.map((r) => [r.index, r.error, r.retryable])).toEqual([
       [3, "Conflict", true],

@@ -20,6 +20,7 @@ import type { WorkQueue } from "../ports/work-queue.ts";
 import type { AttributionJob } from "../workers/attribution-worker.ts";
 import { parseEventsEnvelope } from "./event-schema.ts";
 import type { BatchLookups, EventSource } from "./event-sources.ts";
+import { type IgnoredReason, ignoredAs } from "./ignored.ts";
 import { parseInstallRequest, toInstall } from "./install.ts";
 import { echoedEventId, judgeEvents, type ValidEvent } from "./judge.ts";
 import { toLakeEvent } from "./lake-event.ts";
@@ -51,7 +52,7 @@ export interface Caller {
 
 export interface EventsAnswer {
   accepted: number;
-  ignored: { index: number; event_id: string | null; detail: string }[];
+  ignored: { index: number; event_id: string | null; reason: IgnoredReason; detail: string }[];
   rejected: {
     index: number;
     event_id: string | null;
@@ -63,9 +64,6 @@ export interface EventsAnswer {
   /** Accepted events of which something was not kept as sent. */
   warnings: { index: number; event_id: string | null; detail: string }[];
 }
-
-export const DISABLED_APP_DETAIL =
-  "The app is disabled in its remote configuration; nothing was stored.";
 
 /** `load` called at most once per key; later calls share its promise. */
 const oncePerKey = <T>(load: (key: string) => Promise<T>) => {
@@ -146,7 +144,7 @@ export const createIngestion = (deps: IngestionDeps) => {
           ignored: envelope.value.events.map((raw, index) => ({
             index,
             event_id: echoedEventId(raw),
-            detail: DISABLED_APP_DETAIL,
+            ...ignoredAs("app_disabled"),
           })),
           rejected: [],
           warnings: [],
@@ -170,6 +168,7 @@ export const createIngestion = (deps: IngestionDeps) => {
           answer.ignored.push({
             index: verdict.index,
             event_id: verdict.eventId,
+            reason: verdict.reason,
             detail: verdict.detail,
           });
         } else {
@@ -212,7 +211,7 @@ export const createIngestion = (deps: IngestionDeps) => {
         const target = targets.get(source.userOf(event));
         if (!target) throw new Error("an accepted event's user was not resolved");
         if ("ignored" in target) {
-          answer.ignored.push({ index, event_id: event.eventId, detail: target.ignored });
+          answer.ignored.push({ index, event_id: event.eventId, ...ignoredAs(target.ignored) });
           continue;
         }
         if ("detail" in target) {

@@ -143,7 +143,12 @@ describe("deleting an install's data", () => {
     expect(await after.json()).toMatchObject({
       accepted: 0,
       ignored: [
-        { index: 0, event_id: `${DOOMED}-after`, detail: expect.stringMatching(/deleted/) },
+        {
+          index: 0,
+          event_id: `${DOOMED}-after`,
+          reason: "install_deleted",
+          detail: expect.stringMatching(/deleted/),
+        },
       ],
     });
 

@@ -131,7 +131,12 @@ describe("ingestion", () => {
       const answer = await sendEvents(events, { country: "PT" });
       expect(answer.accepted).toBe(EVENT_TYPES.length - 1);
       expect(answer.ignored).toEqual([
-        { index: 0, event_id: "evt-INSTALL", detail: expect.stringMatching(/install/i) },
+        {
+          index: 0,
+          event_id: "evt-INSTALL",
+          reason: "install_event",
+          detail: expect.stringMatching(/install/i),
+        },
       ]);
       expect(answer.rejected).toEqual([]);
 
@@ -594,7 +599,12 @@ describe("ingestion", () => {
     await rt.stores.apps.save(app);
     expect(answer).toMatchObject({ accepted: 0, rejected: [] });
     expect(answer.ignored).toEqual([
-      { index: 0, event_id: "while-disabled", detail: expect.stringMatching(/disabled/) },
+      {
+        index: 0,
+        event_id: "while-disabled",
+        reason: "app_disabled",
+        detail: expect.stringMatching(/disabled/),
+      },
     ]);
     expect((await exported()).some((r) => r.event_id === "while-disabled")).toBe(false);
   });

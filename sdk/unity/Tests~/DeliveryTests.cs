@@ -267,6 +267,36 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void EventsTheServiceIgnoresAreReportedByTheReasonItGives()
+        {
+            // The service's own reasons: the install's data deleted, the app switched off.
+            var rig = new Rig();
+            rig.Events = (numbers, body) =>
+            {
+                var events = (JArray)body["events"];
+                Func<int, string, JObject> ignored = (index, reason) => new JObject
+                {
+                    { "index", index }, { "event_id", events[index]["event_id"] }, { "reason", reason }, { "detail", "in words" },
+                };
+                return Tuple.Create(202, (JToken)new JObject
+                {
+                    { "accepted", numbers.Count - 3 },
+                    { "ignored", new JArray(ignored(0, "install_deleted"), ignored(1, "app_disabled"), ignored(2, "app_disabled")) },
+                    { "rejected", new JArray() },
+                });
+            };
+            rig.Configure();
+            rig.QueueOffline(4);
+            rig.Settle();
+
+            Assert.AreEqual(0, rig.Core.Queued, "not sent again");
+            CollectionAssert.AreEqual(
+                new[] { "events_dropped deleted 1", "events_dropped disabled 2" },
+                rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + " " + e.Count).ToList());
+            Assert.AreEqual(3, rig.Core.DroppedEventCount);
+        }
+
+        [Test]
         public void AFullQueueDropsItsOldestEventWithAWarningAndACount()
         {
             var scenario = Scenario(QueueFull);

@@ -2,6 +2,7 @@
 import * as z from "zod";
 import type { Scope } from "../../domain/keys.ts";
 import { eventsRequestSchema, s2sEventsRequestSchema } from "../../ingest/event-schema.ts";
+import { IGNORED_REASONS } from "../../ingest/ignored.ts";
 import { installRequestSchema } from "../../ingest/install.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import type { createIngestion, EventsAnswer } from "../../ingest/service.ts";
@@ -56,12 +57,15 @@ export const eventsAnswerSchema = tiedTo<EventsAnswer>()(
         .array(
           z.strictObject({
             ...verdictFields,
-            detail: z.string().meta({
+            reason: z.enum(IGNORED_REASONS).meta({
               description:
-                "Why: an INSTALL event (installs are reported through POST /v1/installs), the " +
-                "app is switched off in its remote configuration, or the install's data was " +
-                "deleted on request (DELETE /v1/installs/{service_id}).",
+                "Why, for the SDK: `install_event` (installs are reported through POST " +
+                "/v1/installs), `app_disabled` (the app is switched off in its remote " +
+                "configuration), `install_deleted` (the install's data was deleted on request, " +
+                "DELETE /v1/installs/{service_id}).",
+              example: "app_disabled",
             }),
+            detail: z.string().meta({ description: "Why, in words." }),
           }),
         )
         .meta({ description: "Events dropped without an error: do not send them again." }),

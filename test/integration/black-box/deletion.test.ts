@@ -103,7 +103,12 @@ describe("deleting an install's data", () => {
       expect(await after.json()).toMatchObject({
         accepted: 0,
         ignored: [
-          { index: 0, event_id: `${doomed}-after`, detail: expect.stringMatching(/deleted/) },
+          {
+            index: 0,
+            event_id: `${doomed}-after`,
+            reason: "install_deleted",
+            detail: expect.stringMatching(/deleted/),
+          },
         ],
       });
     },

@@ -12,7 +12,7 @@ const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).
 
 type EventsAnswer = {
   accepted: number;
-  ignored: { index: number; event_id: string; detail: string }[];
+  ignored: { index: number; event_id: string; reason: string; detail: string }[];
   rejected: { index: number; event_id: string; detail: string; retryable: boolean }[];
 };
 
@@ -154,7 +154,12 @@ describe("ingestion", () => {
     ]);
     expect(answer.accepted).toBe(2);
     expect(answer.ignored).toEqual([
-      { index: 0, event_id: "evt-install", detail: expect.stringMatching(/install/i) },
+      {
+        index: 0,
+        event_id: "evt-install",
+        reason: "install_event",
+        detail: expect.stringMatching(/install/i),
+      },
     ]);
     expect(answer.rejected).toEqual([]);
   });

@@ -98,7 +98,7 @@ namespace Service.Unity
                 .Where(r => r.Event != null && !keep.Contains(r.Event.EventId))
                 .ToList();
             var ignored = (answer["ignored"] as JArray ?? new JArray()).Where(r => r is JObject)
-                .Select(r => new { Event = named(r), Detail = r.Value<string>("detail") ?? "" })
+                .Select(r => new { Event = named(r), Reason = r.Value<string>("reason"), Detail = r.Value<string>("detail") ?? "" })
                 .Where(r => r.Event != null && !keep.Contains(r.Event.EventId))
                 .ToList();
             queue.Remove(batch.Select(e => e.EventId).Where(id => !keep.Contains(id)));
@@ -107,8 +107,9 @@ namespace Service.Unity
                 drops.Drop(ServiceDropReason.Refused, refused.Count, "the service refused " + refused.Count + " of " + batch.Count
                     + " events for good: " + string.Join("; ", refused.Select(r => r.Event.EventType + " " + r.Event.EventId + ": " + r.Detail)));
             }
-            // Ignored: the service will not keep them (the app switched off, the install's data deleted).
-            var deletedOnes = ignored.Where(r => r.Detail.IndexOf("delet", StringComparison.OrdinalIgnoreCase) >= 0).ToList();
+            // Ignored: the service will not keep them (`app_disabled`: the app switched off;
+            // `install_deleted`: the install's data deleted).
+            var deletedOnes = ignored.Where(r => r.Reason == "install_deleted").ToList();
             var offOnes = ignored.Except(deletedOnes).ToList();
             if (deletedOnes.Count > 0)
             {
