@@ -15,6 +15,8 @@ final class DeliveryTests: XCTestCase {
             DeliveryTests.testA4xxNamingNoEventSplitsTheBatchAsA413Does,
         "an event rejected by name in a 202 is dropped alone; one rejected as retryable is kept":
             DeliveryTests.testAnEventRejectedByNameIsDroppedAloneOneRejectedAsRetryableIsKept,
+        "events the service ignores are reported by the reason it gives":
+            DeliveryTests.testEventsTheServiceIgnoresAreReportedByTheReasonItGives,
         "a full queue drops its oldest event, with a warning and a count":
             DeliveryTests.testAFullQueueDropsItsOldestEventWithAWarningAndACount,
         "an event older than the backend keeps is dropped before it is sent":
@@ -134,6 +136,21 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, $0.reason?.rawValue ?? "", String($0.count)] }, [["events_dropped", "refused", "1"]])
         XCTAssertEqual(harness.core.droppedEventCount, 1)
         XCTAssertTrue(harness.queuedIndexes.isEmpty)
+    }
+
+    func testEventsTheServiceIgnoresAreReportedByTheReasonItGives() throws {
+        let harness = Harness(store: try Harness.given(queued: 4))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events" else { return nil }
+            return HTTPResponse(statusCode: 202, body: #"{"accepted":1,"ignored":[{"index":0,"event_id":"a","reason":"install_deleted","detail":"in words"},{"index":1,"event_id":"b","reason":"app_disabled","detail":"in words"},{"index":2,"event_id":"c","reason":"app_disabled","detail":"in words"}],"rejected":[],"warnings":[]}"#)
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("the batch answered") { harness.queuedIndexes.isEmpty }
+        XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, $0.reason?.rawValue ?? "", String($0.count)] },
+                       [["events_dropped", "deleted", "1"], ["events_dropped", "disabled", "2"]])
+        XCTAssertEqual(harness.core.droppedEventCount, 3)
     }
 
     func testAFullQueueDropsItsOldestEventWithAWarningAndACount() throws {

@@ -15,6 +15,12 @@ struct EventsVerdict: Equatable {
     /// Whether a retryable refusal says the install is not recorded (`Conflict`): it is
     /// reported again before these events.
     let installMissing: Bool
+    /// Events the service ignored (taken, never stored), by the drop each counts as.
+    var ignored: [ServiceError.DropReason: Int] = [:]
+
+    /// The service's reasons for an ignored event that are drops on the device. (A manual
+    /// INSTALL, also ignored, is never sent.)
+    static let ignoredAs: [String: ServiceError.DropReason] = ["install_deleted": .deleted, "app_disabled": .disabled]
 }
 
 /// A 2xx whose body is not what the route's contract says (not JSON, or JSON of another
@@ -86,7 +92,13 @@ final class Api {
                 refused.append(EventsVerdict.Refusal(index: index, detail: verdict["detail"]?.stringValue ?? "refused"))
             }
         }
-        return EventsVerdict(retry: retry, refused: refused, installMissing: installMissing)
+        var ignored: [ServiceError.DropReason: Int] = [:]
+        for verdict in (answer["ignored"]?.arrayValue ?? []).compactMap({ $0.objectValue }) {
+            if let reason = verdict["reason"]?.stringValue.flatMap({ EventsVerdict.ignoredAs[$0] }) {
+                ignored[reason, default: 0] += 1
+            }
+        }
+        return EventsVerdict(retry: retry, refused: refused, installMissing: installMissing, ignored: ignored)
     }
 
     /// POST /v1/installs/{service_id}/consent: the consent as it now stands, with the device's

@@ -558,6 +558,10 @@ final class SdkCore: @unchecked Sendable {
             let details = verdict.refused.map { "#\($0.index): \($0.detail)" }.joined(separator: "; ")
             reportDrop(.refused, verdict.refused.count, "refused by the service: \(details)")
         }
+        // Taken and not stored (the install's data deleted, the app switched off): not sent again.
+        for reason in [ServiceError.DropReason.deleted, .disabled] {
+            reportDrop(reason, verdict.ignored[reason] ?? 0, "ignored by the service")
+        }
         if let until = splitUntil, ids.contains(until), !kept.contains(until) { endSplitting() }
         if !verdict.retry.isEmpty {
             if verdict.installMissing {

@@ -1,6 +1,7 @@
 package com.service.attribution.core
 
 import com.service.attribution.AuthenticationException
+import com.service.attribution.DropReason
 import com.service.attribution.HttpException
 import java.io.IOException
 import java.net.URLEncoder
@@ -11,6 +12,8 @@ internal data class EventsVerdict(
     val retry: Set<Int>,
     /** Why events were refused for good, for the log; one entry per event. */
     val refused: List<String>,
+    /** Events the backend ignored (taken, never stored), by the drop each counts as. */
+    val ignored: Map<DropReason, Int> = emptyMap(),
 )
 
 /**
@@ -57,6 +60,10 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
         return EventsVerdict(
             retry = retryable.mapNotNull { (it["index"] as? Number)?.toInt() }.toSet(),
             refused = refused.map { "#${it["index"]}: ${it["detail"]}" },
+            ignored =
+                (answer["ignored"] as? List<*>).orEmpty().mapNotNull { (it as? Map<*, *>)?.get("reason")?.let(IGNORED_AS::get) }
+                    .groupingBy { it }
+                    .eachCount(),
         )
     }
 
@@ -106,3 +113,9 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
 
     private fun encode(segment: String) = URLEncoder.encode(segment, "UTF-8").replace("+", "%20")
 }
+
+/**
+ * The backend's reasons for an ignored event that are drops on the device: the install's data
+ * deleted, the app switched off. (A manual INSTALL, also ignored, is never sent.)
+ */
+private val IGNORED_AS = mapOf("install_deleted" to DropReason.DELETED, "app_disabled" to DropReason.DISABLED)

@@ -82,6 +82,8 @@ internal class EventDelivery(
             log.error("events refused by the backend: ${verdict.refused.joinToString("; ")}")
             listeners.reportDrop(DropReason.REFUSED, verdict.refused.size)
         }
+        // Taken and not stored (the install's data deleted, the app switched off): not sent again.
+        for (reason in listOf(DropReason.DELETED, DropReason.DISABLED)) listeners.reportDrop(reason, verdict.ignored[reason] ?: 0)
         if (verdict.retry.isNotEmpty()) {
             // The backend has not recorded the install: report it again, then these events.
             suspect = 0

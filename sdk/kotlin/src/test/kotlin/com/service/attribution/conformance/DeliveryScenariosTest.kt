@@ -88,6 +88,7 @@ class DeliveryScenariosTest(private val name: String, private val scenario: Map<
             "a batch refused as a whole with 413 is split until the one event refused alone is known" -> splitOnWholeRefusal()
             "a 4xx naming no event (400, 422) splits the batch as a 413 does" -> splitOnWholeRefusal()
             "an event rejected by name in a 202 is dropped alone; one rejected as retryable is kept" -> rejectedByName()
+            "events the service ignores are reported by the reason it gives" -> ignoredByReason()
             "a full queue drops its oldest event, with a warning and a count" -> fullQueue()
             "an event older than the backend keeps is dropped before it is sent" -> expired()
             "a 2xx whose body is not the contract's is retried like a 5xx" -> unexpectedAnswer()
@@ -127,6 +128,22 @@ class DeliveryScenariosTest(private val name: String, private val scenario: Map<
         assertErrors(expectedErrors())
         assertEquals(refused.size.toLong(), core.getDroppedEventCount())
         assertTrue(device.logged(LogLevel.WARN).any { "refused" in it })
+    }
+
+    @Suppress("UNCHECKED_CAST")
+    private fun ignoredByReason() {
+        val reasons = (backendScript.map("events")["ignored"] as List<Map<String, Any?>>).associate { (it["index"] as Number).toInt() to it["reason"] }
+        device.backend.events = { batch ->
+            val named = batch.withIndex().filter { index(it.value) in reasons }
+            val ignored = named.map { mapOf("index" to it.index, "event_id" to it.value["event_id"], "reason" to reasons[index(it.value)], "detail" to "in words") }
+            HttpResponse(202, Json.write(mapOf("accepted" to batch.size - named.size, "ignored" to ignored, "rejected" to emptyList<Any>())))
+        }
+        val core = configured()
+        core.send(given.int("queued")!!)
+        device.scheduler.runDue()
+        assertEquals(expect.int("queued"), core.queuedCount())
+        assertErrors(expectedErrors())
+        assertEquals(reasons.size.toLong(), core.getDroppedEventCount())
     }
 
     @Suppress("UNCHECKED_CAST")
