@@ -1,8 +1,14 @@
-import type { Template } from "aws-cdk-lib/assertions";
+import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { RATES_TABLE_KEY } from "./lake.ts";
 import type { ServiceStack } from "./service-stack.ts";
-import { propertiesOf, statementsOfRole, synthServiceStack } from "./stack.test-support.ts";
+import {
+  actionsOf,
+  FAILURE_DESTINATION,
+  propertiesOf,
+  statementsOfRole,
+  synthServiceStack,
+} from "./stack.test-support.ts";
 
 let stack: ServiceStack;
 let template: Template;
@@ -14,7 +20,7 @@ beforeAll(() => {
 const resolve = (value: unknown) => stack.resolve(value);
 
 describe("daily rates job", () => {
-  it("runs on working days after the ECB publishes, with no Lambda retry beside it", () => {
+  it("runs on working days after the ECB publishes, tried twice more on failure, then to its failure queue", () => {
     const fn = stack.fxRates.function.function;
     template.hasResourceProperties("AWS::Events::Rule", {
       ScheduleExpression: "cron(30 16 ? * MON-FRI *)",
@@ -23,7 +29,8 @@ describe("daily rates job", () => {
     });
     template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
       FunctionName: resolve(fn.functionName),
-      MaximumRetryAttempts: 0,
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
     });
   });
 
@@ -58,6 +65,8 @@ describe("daily rates job", () => {
     const services = new Set(
       statements.flatMap((s) => [s.Action].flat().map((a) => String(a).split(":")[0])),
     );
-    expect([...services].sort()).toEqual(["logs", "s3", "xray"]);
+    expect([...services].sort()).toEqual(["logs", "s3", "sqs", "xray"]);
+    const sqs = statements.flatMap(actionsOf).filter((a) => a.startsWith("sqs:"));
+    expect(new Set(sqs)).toEqual(FAILURE_DESTINATION);
   });
 });

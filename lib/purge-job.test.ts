@@ -1,5 +1,5 @@
 import { Duration } from "aws-cdk-lib";
-import type { Template } from "aws-cdk-lib/assertions";
+import { Match, type Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ServiceTables } from "./dynamodb-tables.ts";
@@ -9,6 +9,7 @@ import { PurgeJob } from "./purge-job.ts";
 import type { ServiceStack } from "./service-stack.ts";
 import {
   actionsOf,
+  FAILURE_DESTINATION,
   propertiesOf,
   statementsOfRole,
   synthServiceStack,
@@ -25,7 +26,7 @@ beforeAll(() => {
 const resolve = (value: unknown) => stack.resolve(value);
 
 describe("purge job", () => {
-  it("runs every 10 minutes on an EventBridge schedule, with no Lambda retry beside it", () => {
+  it("runs every 10 minutes on an EventBridge schedule, tried twice more on failure, then to its failure queue", () => {
     const fn = stack.purge.function.function;
     template.hasResourceProperties("AWS::Events::Rule", {
       ScheduleExpression: "rate(10 minutes)",
@@ -40,7 +41,8 @@ describe("purge job", () => {
     });
     template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
       FunctionName: resolve(fn.functionName),
-      MaximumRetryAttempts: 0,
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
     });
   });
 
@@ -147,7 +149,9 @@ describe("purge job", () => {
     expect(actions.filter((a) => a.includes("*"))).toEqual([]);
     expect(actions.filter((a) => /Scan|Batch|GetItem|PutItem/.test(a))).toEqual([]);
     const others = actions.filter((a) => !a.startsWith("dynamodb:") && !a.startsWith("s3:"));
-    expect(new Set(others.map((a) => a.split(":")[0]))).toEqual(new Set(["logs", "xray"]));
+    expect(new Set(others.map((a) => a.split(":")[0]))).toEqual(new Set(["logs", "xray", "sqs"]));
+    // SQS: only sending a failed run to its failure queue.
+    expect(new Set(others.filter((a) => a.startsWith("sqs:")))).toEqual(FAILURE_DESTINATION);
   });
 
   it("passes cdk-nag's AWS Solutions checks", () => {

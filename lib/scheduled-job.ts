@@ -1,16 +1,21 @@
 /**
  * A row of the job table (src/jobs/jobs.ts) on AWS: its function run by an EventBridge
  * rule on the row's schedule, given the environment and grants its row's uses derive
- * (./bindings.ts). A failed run is retried by the next scheduled one, not by Lambda alongside
- * it, so Lambda's own retries are off.
+ * (./bindings.ts). A failed run is tried twice more by Lambda (every job is idempotent), then
+ * goes to the job's failure queue, whose alarm reaches the operator (lib/operations.ts): a job
+ * that keeps failing (a purge, and with it the deletion promise) is never failing unseen.
  */
 import { Duration } from "aws-cdk-lib";
+import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { type CronOptions, Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import type { AwsJobDefinition, AwsSchedule } from "../src/jobs/jobs.ts";
 import type { FunctionBinding } from "./api.ts";
+import { acknowledge } from "./nag.ts";
 import { type EntryResolver, ServiceFunction } from "./service-function.ts";
 
 /** EventBridge's schedule of a row's. */
@@ -54,7 +59,31 @@ export const scheduledFunction = (
     logRetention: options.logRetention,
   });
   options.binding.grant(fn.role);
-  fn.function.configureAsyncInvoke({ retryAttempts: 0 });
+  const failures = new Queue(scope, "Failures", {
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+  acknowledge(
+    failures,
+    "AwsSolutions-SQS3",
+    "This queue is the job's failure destination, a dead-letter queue itself; an alarm fires on any message in it.",
+  );
+  fn.function.configureAsyncInvoke({
+    retryAttempts: 2,
+    onFailure: new SqsDestination(failures),
+  });
+  new Alarm(scope, "FailedRuns", {
+    alarmDescription: `The ${job.id} job failed three times in a row: its run is in the failure queue`,
+    metric: failures.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(5),
+      statistic: "Maximum",
+    }),
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
   const rule = new Rule(scope, "Schedule", {
     description: job.description,
     schedule: options.schedule ?? scheduleOf(job.aws.schedule),

@@ -51,3 +51,10 @@ export const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? va
 /** The actions of a statement, always as an array of strings. */
 export const actionsOf = (statement: Json): string[] =>
   asArray(statement.Action).filter((a): a is string => typeof a === "string");
+
+/** What a scheduled job's function may do in SQS: send a failed run to its failure queue. */
+export const FAILURE_DESTINATION = new Set([
+  "sqs:SendMessage",
+  "sqs:GetQueueAttributes",
+  "sqs:GetQueueUrl",
+]);
