@@ -88,6 +88,8 @@ export interface AttributionApiProps {
 
 export class AttributionApi extends Construct {
   readonly api: RestApi;
+  /** The stage's access log: every request, its status and why API Gateway refused it. */
+  readonly accessLogs: LogGroup;
   readonly authorizerFunction: ServiceFunction;
   readonly routeFunctions: Readonly<Record<string, ServiceFunction>>;
 
@@ -96,6 +98,7 @@ export class AttributionApi extends Construct {
     const logRetention = props.logRetention ?? DEFAULT_SETTINGS.logRetention;
 
     const accessLogs = new LogGroup(this, "AccessLogs", { retention: logRetention });
+    this.accessLogs = accessLogs;
     this.api = new RestApi(this, "Api", {
       description: "Attribution service API",
       // Regional: a streamed response may idle 5 minutes (30 s on edge-optimized endpoints).

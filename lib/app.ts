@@ -16,6 +16,8 @@ const flag = z
   .union([z.boolean(), z.enum(["true", "false"]).transform((text) => text === "true")])
   .optional();
 
+const text = z.string().min(1).optional();
+
 export const createApp = (props: AppProps = {}): { app: App; stack: ServiceStack } => {
   const app = new App(props);
   const stack = new ServiceStack(app, STACK_ID, {
@@ -27,6 +29,9 @@ export const createApp = (props: AppProps = {}): { app: App; stack: ServiceStack
       lakeQueries: flag.parse(app.node.tryGetContext("lakeQueries")),
       linkHost: flag.parse(app.node.tryGetContext("linkHost")),
       dashboard: flag.parse(app.node.tryGetContext("dashboard")),
+      // Where the alarms go (docs/aws.md#alarms): an e-mail address, or an existing topic.
+      alarmEmail: text.parse(app.node.tryGetContext("alarmEmail")),
+      alarmTopicArn: text.parse(app.node.tryGetContext("alarmTopicArn")),
     },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

@@ -15,6 +15,7 @@ describe("ServiceStack", () => {
   it("outputs what the CLI needs", () => {
     const outputs = template.toJSON().Outputs;
     expect(Object.keys(outputs).sort()).toEqual([
+      "AlarmTopicArn",
       "ApiUrl",
       "AppsTableName",
       "AthenaWorkGroupName",
@@ -30,6 +31,7 @@ describe("ServiceStack", () => {
       "LakeBucketName",
       "LinkHostUrl",
       "LinksTableName",
+      "OperationsDashboardUrl",
       "ResultsBucketName",
       "SealingKeyArn",
       "SessionsTableName",

@@ -31,6 +31,7 @@ import { Lake } from "./lake.ts";
 import { LakeStreams } from "./lake-streams.ts";
 import { LinkHost } from "./link-host.ts";
 import { pascal } from "./naming.ts";
+import { Operations } from "./operations.ts";
 import { PurgeJob } from "./purge-job.ts";
 import { QueueWorkers } from "./queue-workers.ts";
 import { ScheduledJob } from "./scheduled-job.ts";
@@ -76,6 +77,7 @@ export class ServiceStack extends Stack {
   readonly fxRates: FxRatesJob;
   readonly workers: QueueWorkers<(typeof WORKERS)[number]>;
   readonly attributionSweep: AttributionSweep;
+  readonly operations: Operations;
   readonly #queries: QueryWorkgroup | undefined;
   readonly #linkHost: LinkHost | undefined;
   readonly #purge: PurgeJob | undefined;
@@ -232,8 +234,29 @@ export class ServiceStack extends Stack {
       });
     }
 
+    // Last: its alarms cover every function, table, queue and stream built above.
+    this.operations = new Operations(this, "Operations", {
+      alarmEmail: settings.alarmEmail,
+      alarmTopicArn: settings.alarmTopicArn,
+      api: { api: this.api.api, accessLogs: this.api.accessLogs },
+      ...(this.#linkHost && {
+        linkHost: {
+          api: this.#linkHost.api,
+          tapLogs: this.#linkHost.routeFunctions.click.function.logGroup,
+        },
+      }),
+      tables: TABLE_IDS.map((id) => tables.table[id]),
+      queues: [...this.workers.workers.values()].map((worker) => worker.queue),
+      streams: LAKE_TABLES.map((table) => ingest.streams[table.name]),
+    });
+
     const outputs: Record<string, [string, string]> = {
       ApiUrl: [this.api.url, "Base URL of the API (the spec's {base_url})"],
+      OperationsDashboardUrl: [
+        this.operations.dashboardUrl,
+        "CloudWatch dashboard of the stack's alarms (each also sent to the alarm topic)",
+      ],
+      AlarmTopicArn: [this.operations.topic.topicArn, "SNS topic every alarm sends to"],
       ...(this.#dashboard && {
         DashboardUrl: [
           this.#dashboard.url,

@@ -67,6 +67,10 @@ export interface StackSettings {
    * routes; without a way to sign in, the session routes answer no one.
    */
   readonly dashboard: boolean;
+  /** An e-mail address the stack's alarm topic sends to (it confirms the subscription once). */
+  readonly alarmEmail: string | null;
+  /** An existing SNS topic every alarm sends to instead of a topic of the stack's own. */
+  readonly alarmTopicArn: string | null;
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -86,6 +90,8 @@ export const DEFAULT_SETTINGS: StackSettings = {
   lakeQueries: true,
   linkHost: true,
   dashboard: true,
+  alarmEmail: null,
+  alarmTopicArn: null,
 };
 
 /** The defaults with the given overrides; an override left undefined keeps its default. */
