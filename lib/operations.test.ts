@@ -126,7 +126,13 @@ describe("operations", () => {
   });
 
   it("puts the alarms on one dashboard, whose address is a stack output", () => {
-    expect(Object.keys(template.findResources("AWS::CloudWatch::Dashboard"))).toHaveLength(1);
+    const dashboards = Object.values(template.findResources("AWS::CloudWatch::Dashboard"));
+    expect(dashboards).toHaveLength(1);
+    // Every alarm on it, in status widgets of at most 100.
+    const body = JSON.stringify(dashboards[0]);
+    for (const alarm of Object.keys(template.findResources("AWS::CloudWatch::Alarm"))) {
+      expect(body, alarm).toContain(alarm);
+    }
     const output = template.toJSON().Outputs.OperationsDashboardUrl;
     expect(JSON.stringify(output.Value)).toContain("#dashboards:name=");
     expect(JSON.stringify(output.Value)).toContain(

@@ -69,6 +69,7 @@ export interface OperationsProps {
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
+const ALARMS_PER_WIDGET = 100;
 
 export class Operations extends Construct {
   readonly topic: ITopic;
@@ -175,7 +176,17 @@ export class Operations extends Construct {
 
     this.dashboard = new Dashboard(this, "Dashboard", {
       widgets: [
-        [new AlarmStatusWidget({ title: "Alarms", alarms, width: 24, height: 12 })],
+        // A status widget shows at most 100 alarms.
+        Array.from(
+          { length: Math.ceil(alarms.length / ALARMS_PER_WIDGET) },
+          (_, i) =>
+            new AlarmStatusWidget({
+              title: "Alarms",
+              alarms: alarms.slice(i * ALARMS_PER_WIDGET, (i + 1) * ALARMS_PER_WIDGET),
+              width: 24,
+              height: 12,
+            }),
+        ),
         [
           new GraphWidget({
             title: "API answers",
