@@ -105,6 +105,14 @@ describe("cdk synth", () => {
     expect(() => trusted({ trustViewerCountry: "yes" })).toThrow();
   });
 
+  it("protects the stack from deletion unless the context turns it off (an emulator's)", () => {
+    const protectedBy = (context: Record<string, unknown>) =>
+      createApp({ context: { "aws:cdk:bundling-stacks": [], ...context } }).stack
+        .terminationProtection;
+    expect(protectedBy({})).toBe(true);
+    expect(protectedBy({ terminationProtection: "false" })).toBe(false);
+  });
+
   it("synthesizes with no unacknowledged cdk-nag finding", () => {
     const report = JSON.parse(readFileSync(join(outdir, "validation-report.json"), "utf8"));
     const failures = report.pluginReports.filter(

@@ -23,6 +23,9 @@ export const createApp = (props: AppProps = {}): { app: App; stack: ServiceStack
   const stack = new ServiceStack(app, STACK_ID, {
     description: "Mobile attribution service: API, DynamoDB, Firehose to a Parquet lake, Athena",
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+    // A stack holding every install and event is not deleted by a slip: `cdk destroy` and a
+    // console delete are refused until it is turned off (false for an emulator's stack).
+    terminationProtection: flag.parse(app.node.tryGetContext("terminationProtection")) ?? true,
     settings: {
       trustViewerCountry: flag.parse(app.node.tryGetContext("trustViewerCountry")),
       // Both false for an emulator without Glue, Athena and HTTP APIs (docs/testing.md).

@@ -92,6 +92,8 @@ describe("npm run test:localstack", () => {
       "linkHost=false",
       "-c",
       "dashboard=false",
+      "-c",
+      "terminationProtection=false",
     ]);
     expect(localstackEnv({ LOCALSTACK_ENDPOINT: "http://localhost:4566/" })).toMatchObject({
       AWS_ENDPOINT_URL: "http://localhost:4566",

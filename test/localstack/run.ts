@@ -121,6 +121,9 @@ export const DEPLOY_CONTEXT = [
   "linkHost=false",
   "-c",
   "dashboard=false",
+  // Destroyed at the end of the run.
+  "-c",
+  "terminationProtection=false",
 ] as const;
 
 const run = (command: string, args: readonly string[], env: Record<string, string>) =>
