@@ -113,6 +113,26 @@ describe("cdk synth", () => {
     expect(protectedBy({ terminationProtection: "false" })).toBe(false);
   });
 
+  it("serves the link host on the domain the context names, with its certificate", () => {
+    const domainOf = (context: Record<string, unknown>) =>
+      Template.fromStack(
+        createApp({ context: { "aws:cdk:bundling-stacks": [], ...context } }).stack,
+      ).findResources("AWS::ApiGatewayV2::DomainName");
+    expect(domainOf({})).toEqual({});
+    const certificate = "arn:aws:acm:eu-west-1:123456789012:certificate/link-host";
+    expect(
+      Object.values(domainOf({ linkDomain: "go.example.com", linkCertificateArn: certificate })),
+    ).toEqual([
+      expect.objectContaining({
+        Properties: expect.objectContaining({
+          DomainName: "go.example.com",
+          DomainNameConfigurations: [expect.objectContaining({ CertificateArn: certificate })],
+        }),
+      }),
+    ]);
+    expect(() => domainOf({ linkDomain: "go.example.com" })).toThrow(/linkCertificateArn/);
+  });
+
   it("synthesizes with no unacknowledged cdk-nag finding", () => {
     const report = JSON.parse(readFileSync(join(outdir, "validation-report.json"), "utf8"));
     const failures = report.pluginReports.filter(

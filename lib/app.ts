@@ -18,6 +18,21 @@ const flag = z
 
 const text = z.string().min(1).optional();
 
+/** `-c linkDomain=go.example.com -c linkCertificateArn=arn:aws:acm:…`: both, or neither. */
+const linkDomainOf = (name: unknown, certificateArn: unknown) =>
+  name === undefined && certificateArn === undefined
+    ? undefined
+    : z
+        .object({
+          name: z
+            .string({ error: "linkDomain must be the link host's domain, e.g. go.example.com" })
+            .regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, "linkDomain must be a host name"),
+          certificateArn: z
+            .string({ error: "linkCertificateArn must be the domain's ACM certificate ARN" })
+            .startsWith("arn:aws:acm:", "linkCertificateArn must be an ACM certificate ARN"),
+        })
+        .parse({ name, certificateArn });
+
 export const createApp = (props: AppProps = {}): { app: App; stack: ServiceStack } => {
   const app = new App(props);
   const stack = new ServiceStack(app, STACK_ID, {
@@ -35,6 +50,11 @@ export const createApp = (props: AppProps = {}): { app: App; stack: ServiceStack
       // Where the alarms go (docs/aws.md#alarms): an e-mail address, or an existing topic.
       alarmEmail: text.parse(app.node.tryGetContext("alarmEmail")),
       alarmTopicArn: text.parse(app.node.tryGetContext("alarmTopicArn")),
+      // The link host's own domain, with its ACM certificate in the stack's region (both or none).
+      linkDomain: linkDomainOf(
+        app.node.tryGetContext("linkDomain"),
+        app.node.tryGetContext("linkCertificateArn"),
+      ),
     },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
