@@ -3,7 +3,7 @@
  * pending item holds the facts matching reads; resolving replaces them with the result under a
  * condition, so an install is attributed once however many runs race. Until its lake rows are
  * written an item carries `openMarker`, which puts it in the sparse `open` index the sweeper
- * reads.
+ * reads; the marker is sharded (./shards.ts), so installs in flight spread over partitions.
  */
 import {
   DeleteCommand,
@@ -20,11 +20,14 @@ import type { AttributionRecord, AttributionStore } from "../../ports/attributio
 import { MATCH_STATUSES } from "../../ports/attributions.ts";
 import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
+import { shards } from "./shards.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";
 import { indexOf } from "./table-definitions.ts";
 
 const OPEN = indexOf("attributions", "open");
-const OPEN_MARKER = "open";
+const OPEN_MARKERS = shards(16);
+const openMarkerOf = (appId: string, serviceId: string) =>
+  OPEN_MARKERS.keyOf("open", `${appId}#${serviceId}`);
 
 const text = z.string().nullable();
 
@@ -96,7 +99,7 @@ export const createAttributionStore = (
             ...keyOf(pending.appId, pending.serviceId),
             ...pending,
             state: "pending",
-            openMarker: OPEN_MARKER,
+            openMarker: openMarkerOf(pending.appId, pending.serviceId),
           },
           ConditionExpression: "attribute_not_exists(attributionKey)",
         }),
@@ -158,26 +161,29 @@ export const createAttributionStore = (
   },
   async listOpen(before) {
     const found: { appId: string; serviceId: string }[] = [];
-    const pages = paginateQuery(
-      { client: doc },
-      {
-        TableName: table,
-        IndexName: OPEN.name,
-        KeyConditionExpression: "#open = :open",
-        ExpressionAttributeNames: { "#open": OPEN.partitionKey },
-        ExpressionAttributeValues: { ":open": OPEN_MARKER },
-      },
-    );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) {
-        if (
-          typeof item.requestedAt === "string" &&
-          Date.parse(item.requestedAt) < before.getTime()
-        ) {
-          found.push({ appId: String(item.appId), serviceId: String(item.serviceId) });
+    const readShard = async (marker: string) => {
+      const pages = paginateQuery(
+        { client: doc },
+        {
+          TableName: table,
+          IndexName: OPEN.name,
+          KeyConditionExpression: "#open = :open",
+          ExpressionAttributeNames: { "#open": OPEN.partitionKey },
+          ExpressionAttributeValues: { ":open": marker },
+        },
+      );
+      for await (const page of pages) {
+        for (const item of page.Items ?? []) {
+          if (
+            typeof item.requestedAt === "string" &&
+            Date.parse(item.requestedAt) < before.getTime()
+          ) {
+            found.push({ appId: String(item.appId), serviceId: String(item.serviceId) });
+          }
         }
       }
-    }
+    };
+    await Promise.all(OPEN_MARKERS.all("open").map(readShard));
     return found;
   },
   async delete(appId, serviceId) {

@@ -15,10 +15,14 @@ import {
 } from "../../embedded/local-dynamodb.ts";
 import type { DeletionRequest } from "../../ports/deletions.ts";
 import type { Install } from "../../ports/installs.ts";
+import type { Touch } from "../../ports/touches.ts";
+import { NO_CAMPAIGN } from "../../touches/touch.ts";
+import { createAttributionStore } from "./attributions.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createDynamoStores } from "./stores.ts";
 import { tombstonesKey } from "./tombstones.ts";
+import { createTouchStore } from "./touches.ts";
 
 const deletionRequest = (
   requestId: string,
@@ -122,6 +126,106 @@ describe("DynamoDB stores", () => {
     expect((await installs.get("com.a", "c1"))?.consent).toEqual(later);
     expect(await installs.setConsent("com.b", "c1", consent)).toBeUndefined();
     expect(await installs.get("com.b", "c1")).toBeUndefined();
+  });
+
+  it("spreads one address's taps over shards of its index, and reads them all back newest first", async () => {
+    const touches = createTouchStore(dynamo.doc, LOCAL_TABLE_NAMES.touches);
+    // A carrier NAT's address: forty taps of one app, a minute apart.
+    const tap = (minute: number): Touch => {
+      const at = new Date(Date.UTC(2026, 10, 1, 10, minute)).toISOString();
+      return {
+        clickId: `nat-${minute}`,
+        appId: "com.nat",
+        touchType: "click",
+        source: "link",
+        touchTime: at,
+        receivedAt: at,
+        deeplinkId: null,
+        mediaSource: "network_a",
+        ...NO_CAMPAIGN,
+        networkClickId: null,
+        ip: "81.2.69.142",
+        userAgent: null,
+        platform: "android",
+        osVersion: null,
+        deviceModel: null,
+        language: null,
+        country: null,
+        maid: null,
+        params: {},
+        urlParams: {},
+      };
+    };
+    const taps = Array.from({ length: 40 }, (_, minute) => tap(minute));
+    await touches.put(taps);
+    const keys = new Set<string>();
+    for (const t of taps) {
+      const { Item } = await dynamo.doc.send(
+        new GetCommand({ TableName: LOCAL_TABLE_NAMES.touches, Key: { clickId: t.clickId } }),
+      );
+      keys.add(String(Item?.ipKey));
+    }
+    expect(keys.size).toBeGreaterThan(4);
+    const window = {
+      appId: "com.nat",
+      from: new Date(Date.UTC(2026, 10, 1, 10, 5)),
+      to: new Date(Date.UTC(2026, 10, 1, 10, 34)),
+    };
+    expect((await touches.byIp("81.2.69.142", window)).map((t) => t.clickId)).toEqual(
+      taps
+        .slice(5, 35)
+        .reverse()
+        .map((t) => t.clickId),
+    );
+    expect(await touches.byIp("81.2.69.142", { ...window, appId: "com.other" })).toEqual([]);
+  });
+
+  it("spreads installs in flight over shards of the open index, and lists them all", async () => {
+    const attributions = createAttributionStore(dynamo.doc, LOCAL_TABLE_NAMES.attributions);
+    const facts = {
+      appId: "com.open",
+      os: "android" as const,
+      osVersion: null,
+      deviceModel: null,
+      firstOpenTime: "2026-11-01T10:00:00.000Z",
+      receivedAt: "2026-11-01T10:00:01.000Z",
+      clockOffsetMs: null,
+      maid: null,
+      attStatus: null,
+      referrerClickId: null,
+      openUrlClickId: null,
+      installBeganAt: null,
+      ip: null,
+      platformAdsToken: null,
+    };
+    const ids = Array.from({ length: 30 }, (_, i) => `open-${i}`);
+    for (const serviceId of ids) {
+      await attributions.createPending({
+        appId: "com.open",
+        serviceId,
+        facts,
+        requestedAt: "2026-11-01T10:00:02.000Z",
+      });
+    }
+    const markers = new Set<string>();
+    for (const serviceId of ids) {
+      const { Item } = await dynamo.doc.send(
+        new GetCommand({
+          TableName: LOCAL_TABLE_NAMES.attributions,
+          Key: { attributionKey: `com.open#${serviceId}` },
+        }),
+      );
+      markers.add(String(Item?.openMarker));
+    }
+    expect(markers.size).toBeGreaterThan(4);
+    const open = await attributions.listOpen(new Date("2026-11-01T11:00:00.000Z"));
+    expect(
+      open
+        .filter((o) => o.appId === "com.open")
+        .map((o) => o.serviceId)
+        .sort(),
+    ).toEqual([...ids].sort());
+    expect(await attributions.listOpen(new Date("2026-11-01T10:00:00.000Z"))).toEqual([]);
   });
 
   it("maps a customer user id to the install that last used it, per app", async () => {

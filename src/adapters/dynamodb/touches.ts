@@ -1,7 +1,9 @@
 /**
  * The touch store on DynamoDB. Each touch is one item keyed by its click id; the two indexes
  * key it by `<app>#<advertising id>` and `<app>#<IP match key>` with a sort key unique per
- * touch, so a window of one device's or one address's touches is one query, newest first.
+ * touch, so a window of one device's touches is one query, newest first. An address's key is
+ * sharded (./shards.ts): one carrier NAT's or one bot's address spreads its taps over several
+ * partitions, and its window is read from each and merged, newest first.
  * Items expire by DynamoDB's TTL on AWS and by `reap` on the embedded runtime.
  */
 import {
@@ -21,6 +23,7 @@ import { ipMatchKey } from "../../touches/ip.ts";
 import { TOUCH_LIMITS } from "../../touches/touch-request.ts";
 import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
+import { shards } from "./shards.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";
 import { type IndexName, indexOf } from "./table-definitions.ts";
 
@@ -56,6 +59,9 @@ const toTouch = (item: Record<string, unknown>): Touch => {
 // An IDFA is upper case from the device and often lower case from a network: one key for both.
 const maidKey = (appId: string, maid: string) => `${appId}#${maid.toLowerCase()}`;
 const ipKey = (appId: string, key: string) => `${appId}#${key}`;
+const IP_SHARDS = shards(8);
+const touchKeyOf = (touch: Pick<Touch, "touchTime" | "clickId">) =>
+  `${touch.touchTime}#${touch.clickId}`;
 
 const itemOf = (touch: Touch) => {
   const ip = ipMatchKey(touch.ip);
@@ -64,8 +70,8 @@ const itemOf = (touch: Touch) => {
     params: stringMapText(touch.params),
     urlParams: stringMapText(touch.urlParams),
     ...(touch.maid ? { maidKey: maidKey(touch.appId, touch.maid) } : {}),
-    ...(ip ? { ipKey: ipKey(touch.appId, ip) } : {}),
-    touchKey: `${touch.touchTime}#${touch.clickId}`,
+    ...(ip ? { ipKey: IP_SHARDS.keyOf(ipKey(touch.appId, ip), touch.clickId) } : {}),
+    touchKey: touchKeyOf(touch),
     expiresTtl:
       Math.ceil(Date.parse(touch.touchTime) / 1000) + TOUCH_LIMITS.maxTouchAgeDays * 86_400,
   };
@@ -147,7 +153,16 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
     byMaid: (maid, window) => inWindow("byMaid", maidKey(window.appId, maid), window),
     async byIp(ip, window) {
       const key = ipMatchKey(ip);
-      return key ? inWindow("byIp", ipKey(window.appId, key), window) : [];
+      if (!key) return [];
+      const shards = await Promise.all(
+        IP_SHARDS.all(ipKey(window.appId, key)).map((sharded) => inWindow("byIp", sharded, window)),
+      );
+      // Newest first, as one query of the index would give them (its sort key's byte order).
+      return shards
+        .flat()
+        .map((touch) => ({ touch, key: touchKeyOf(touch) }))
+        .sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0))
+        .map(({ touch }) => touch);
     },
     async reap(cutoff) {
       const expired: string[] = [];
