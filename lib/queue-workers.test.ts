@@ -15,6 +15,7 @@ const worker = defineWorker({
   maxAttempts: 4,
   retryAfterSeconds: 30,
   batchSize: 5,
+  maxConcurrency: 20,
   memoryMb: 512,
   timeoutSeconds: 20,
 });
@@ -79,12 +80,13 @@ describe("queue-driven workers", () => {
     );
   });
 
-  it("feed the worker's function with partial batch responses, in batches of its size", () => {
+  it("feed the worker's function with partial batch responses, in batches of its size, at most its concurrency at once", () => {
     const found = workers.workers.get("match-installs");
     template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
       EventSourceArn: resolve(found?.queue.queueArn),
       FunctionName: resolve(found?.function.function.functionName),
       BatchSize: 5,
+      ScalingConfig: { MaximumConcurrency: 20 },
       FunctionResponseTypes: ["ReportBatchItemFailures"],
     });
     template.hasResourceProperties("AWS::Lambda::Function", {

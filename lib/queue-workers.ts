@@ -89,7 +89,11 @@ export class QueueWorkers<W extends WorkerDefinition> extends Construct {
     });
     binding.grant(fn.role);
     fn.function.addEventSource(
-      new SqsEventSource(queue, { batchSize: worker.batchSize, reportBatchItemFailures: true }),
+      new SqsEventSource(queue, {
+        batchSize: worker.batchSize,
+        maxConcurrency: worker.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
     );
 
     const deadLetterAlarm = new Alarm(scope, "DeadLettersAlarm", {

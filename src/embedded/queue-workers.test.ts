@@ -10,6 +10,7 @@ const sizing = {
   maxAttempts: 3,
   retryAfterSeconds: 1,
   batchSize: 2,
+  maxConcurrency: 2,
   memoryMb: 256,
   timeoutSeconds: 5,
 };

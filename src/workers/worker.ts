@@ -41,6 +41,12 @@ export interface WorkerDefinition<T = unknown, Id extends string = string> {
    * wait.
    */
   readonly maxBacklog?: number;
+  /**
+   * AWS only: how many of its functions SQS runs at once at most (2 to 1,000), so that a burst
+   * of one app's work leaves Lambda's concurrency to the API and the link host; the rest waits
+   * in the queue, whose oldest message's age alarms (docs/aws.md#alarms).
+   */
+  readonly maxConcurrency: number;
   /** Lambda sizing on AWS. */
   readonly memoryMb: number;
   readonly timeoutSeconds: number;

@@ -26,6 +26,7 @@ export const CONTRACT_WORKER: WorkerDefinition<ContractMessage> = {
   maxAttempts: 3,
   retryAfterSeconds: 0,
   batchSize: 10,
+  maxConcurrency: 2,
   concurrency: 4,
   memoryMb: 128,
   timeoutSeconds: 10,

@@ -12,6 +12,7 @@ const worker = defineWorker({
   maxAttempts: 3,
   retryAfterSeconds: 30,
   batchSize: 10,
+  maxConcurrency: 2,
   memoryMb: 256,
   timeoutSeconds: 5,
 });
