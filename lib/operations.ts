@@ -91,40 +91,42 @@ export class Operations extends Construct {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
 
+    const sum = { period: FIVE_MINUTES, statistic: "Sum" };
+    /** A count of the JSON log lines whose `field` is `value`, as a metric of the stack's. */
+    const linesCounted = (metricName: string, logGroup: ILogGroup, field: string, value: string) =>
+      new MetricFilter(this, `${metricName}Filter`, {
+        logGroup,
+        filterPattern: FilterPattern.stringValue(field, "=", value),
+        metricNamespace: METRIC_NAMESPACE,
+        metricName,
+        metricValue: "1",
+      }).metric(sum);
+
     const stack = Stack.of(this);
     for (const fn of stack.node.findAll().filter((c) => c instanceof ServiceFunction)) {
       const name = fn.node.path.split("/").slice(1).join(" ");
-      const sum = { period: FIVE_MINUTES, statistic: "Sum" };
       alarm(`${name} errors`, fn.function.metricErrors(sum), THRESHOLDS.functionErrors);
       alarm(`${name} throttles`, fn.function.metricThrottles(sum), THRESHOLDS.functionThrottles);
     }
 
-    const sum = { period: FIVE_MINUTES, statistic: "Sum" };
     alarm("API 5xx", props.api.api.metricServerError(sum), THRESHOLDS.serverErrors);
     alarm(
       "API 429",
-      new MetricFilter(this, "ThrottledFilter", {
-        logGroup: props.api.accessLogs,
-        filterPattern: FilterPattern.stringValue("$.status", "=", "429"),
-        metricNamespace: METRIC_NAMESPACE,
-        metricName: "ApiThrottled",
-        metricValue: "1",
-      }).metric(sum),
+      linesCounted("ApiThrottled", props.api.accessLogs, "$.status", "429"),
       THRESHOLDS.throttledRequests,
     );
     if (props.linkHost) {
       alarm("link host 5xx", props.linkHost.api.metricServerError(sum), THRESHOLDS.serverErrors);
+      // The tap function's line when the touch store refused the click (the tap is still
+      // redirected).
       alarm(
         "clicks not recorded",
-        new MetricFilter(this, "ClicksNotRecordedFilter", {
-          logGroup: props.linkHost.tapLogs,
-          // The tap function's line when the touch store refused the click (the tap is still
-          // redirected).
-          filterPattern: FilterPattern.stringValue("$.message", "=", "click not recorded"),
-          metricNamespace: METRIC_NAMESPACE,
-          metricName: "ClicksNotRecorded",
-          metricValue: "1",
-        }).metric(sum),
+        linesCounted(
+          "ClicksNotRecorded",
+          props.linkHost.tapLogs,
+          "$.message",
+          "click not recorded",
+        ),
         THRESHOLDS.clicksNotRecorded,
       );
     }
