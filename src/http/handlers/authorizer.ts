@@ -17,6 +17,7 @@ import type { SessionStore, UserStore } from "../../ports/users.ts";
 import { policyFor } from "../policy.ts";
 import { toAuthorizerContext } from "../principal.ts";
 import { AUTHORIZER } from "../routes.ts";
+import { usageKeyOf } from "../usage-keys.ts";
 
 export interface AuthorizerDeps {
   readonly apps: AppStore;
@@ -66,6 +67,8 @@ export const createAuthorizerHandler = (deps: AuthorizerDeps) =>
       principalId: principal.user ?? principal.keyId,
       policyDocument: policyFor(event.methodArn, principal.scopes),
       context: toAuthorizerContext(principal),
+      // The usage-plan key this request counts against: its app's (lib/usage-plans.ts).
+      usageIdentifierKey: usageKeyOf(event.methodArn, principal),
     };
   });
 

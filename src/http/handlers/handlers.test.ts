@@ -17,6 +17,7 @@ import type { LakeQueryEngine } from "../../ports/lake.ts";
 import type { SessionStore, UserStore } from "../../ports/users.ts";
 import { apiEvent, CONTEXT, principal } from "../api-event.test-support.ts";
 import type { HttpResponse } from "../middleware.ts";
+import { usageKeyValue, usageSlotOf } from "../usage-keys.ts";
 import { createAuthorizerHandler, UNAUTHORIZED } from "./authorizer.ts";
 import { createConfigHandler } from "./config.ts";
 import { createDeletionHandlers } from "./deletions.ts";
@@ -227,6 +228,9 @@ describe("the authorizer", () => {
     put: async () => undefined,
     get: async () => undefined,
     remove: async () => undefined,
+    putPending: async () => undefined,
+    getPending: async () => undefined,
+    removePending: async () => undefined,
   };
   const users = { get: async () => undefined } as unknown as UserStore;
   const authorizer = createAuthorizerHandler({ apps: appsOf(APP), keys, users, sessions });
@@ -240,6 +244,8 @@ describe("the authorizer", () => {
     expect(result.principalId).toBe(keyId);
     expect(result.context).toMatchObject({ appId: APP.appId, scopes: key.scopes.join(" ") });
     expect(JSON.stringify(result.policyDocument)).toContain("/GET/api/v1/export");
+    // Its app's usage-plan key, which the stack made for this API (lib/usage-plans.ts).
+    expect(result.usageIdentifierKey).toBe(usageKeyValue("api", usageSlotOf(`app:${APP.appId}`)));
   });
 
   it("refuses an unknown key with API Gateway's Unauthorized", async () => {
