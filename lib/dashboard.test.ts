@@ -5,6 +5,7 @@
  */
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
+import { PENDING_SIGN_IN_LIFETIME_MS } from "../src/dashboard/totp.ts";
 import { CONTENT_SECURITY_POLICY } from "../src/http/dashboard-headers.ts";
 import { ROUTES } from "../src/http/routes.ts";
 import type { ServiceStack } from "./service-stack.ts";
@@ -121,13 +122,39 @@ describe("the dashboard's people (Cognito)", () => {
     });
   });
 
-  it("lets the sign-in function check passwords, and nothing else of Cognito", () => {
+  it("has TOTP as the only second factor, optional at the pool (the sign-in requires it of admins)", () => {
+    template.hasResourceProperties("AWS::Cognito::UserPool", {
+      MfaConfiguration: "OPTIONAL",
+      EnabledMfas: ["SOFTWARE_TOKEN_MFA"],
+    });
+    const [pool] = Object.values(template.findResources("AWS::Cognito::UserPool")) as {
+      Properties: Record<string, unknown>;
+    }[];
+    // No SMS: no SNS role for Cognito to send codes with.
+    expect(pool?.Properties.SmsConfiguration).toBeUndefined();
+    expect(pool?.Properties.EnabledMfas).not.toContain("SMS_MFA");
+  });
+
+  it("waits for a TOTP code as long as the dashboard does, and keeps Cognito's tokens short", () => {
+    template.hasResourceProperties("AWS::Cognito::UserPoolClient", {
+      AuthSessionValidity: PENDING_SIGN_IN_LIFETIME_MS / 60_000,
+      AccessTokenValidity: 5,
+      IdTokenValidity: 5,
+      TokenValidityUnits: Match.objectLike({ AccessToken: "minutes", IdToken: "minutes" }),
+    });
+  });
+
+  it("lets the sign-in function check passwords and TOTP codes, and turn a new TOTP on, nothing else of Cognito", () => {
     const signIn = stack.api.routeFunctions["sign-in"];
     if (!signIn) throw new Error("no sign-in function");
     const cognito = statementsOfRole(template, signIn.role).filter((s) =>
       actionsOf(s).some((a) => a.startsWith("cognito-idp:")),
     );
-    expect(cognito.flatMap(actionsOf)).toEqual(["cognito-idp:AdminInitiateAuth"]);
+    expect(cognito.flatMap(actionsOf).sort()).toEqual([
+      "cognito-idp:AdminInitiateAuth",
+      "cognito-idp:AdminRespondToAuthChallenge",
+      "cognito-idp:AdminSetUserMFAPreference",
+    ]);
     expect(cognito[0]?.Resource).toEqual(stack.resolve(stack.dashboardUsers.pool.userPoolArn));
   });
 });

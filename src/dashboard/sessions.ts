@@ -2,11 +2,25 @@
  * Signing in and out of the dashboard: a password checked by the runtime's credentials (the
  * users table's hashes, or Cognito), then a session stored by its token's hash. A wrong email
  * and a wrong password are refused alike.
+ *
+ * A person with a TOTP, or an admin where admins must use one, gets no session for the
+ * password alone: the sign-in is kept pending (a few minutes, under a challenge token the page
+ * sends back) until the person's code is right, after setting up a TOTP first when they have
+ * none. Wrong codes count as failed sign-ins do, and a few of them end the pending sign-in.
  */
 import { UnauthorizedError } from "../domain/errors.ts";
 import { newSession, SESSION_LIFETIME_MS, sessionKeyOf } from "../domain/sessions.ts";
-import type { Credentials, SessionStore, User, UserStore } from "../ports/users.ts";
+import { MINUTE_MS } from "../domain/time.ts";
+import type {
+  Credentials,
+  PendingSignIn,
+  SessionStore,
+  TotpStep,
+  User,
+  UserStore,
+} from "../ports/users.ts";
 import type { SignInGuard } from "./sign-in-guard.ts";
+import { MAX_CODE_FAILURES, otpauthUri, PENDING_SIGN_IN_LIFETIME_MS } from "./totp.ts";
 
 export interface SessionDeps {
   readonly users: UserStore;
@@ -24,26 +38,34 @@ export interface SignedIn {
   readonly expiresAt: Date;
 }
 
+/** A sign-in whose password was right, awaiting a TOTP code. */
+export interface Challenge {
+  readonly step: TotpStep;
+  /** Sent back with the code: shown to the browser once, stored only as its hash. */
+  readonly token: string;
+  /** For a new TOTP: its secret (base32) and the `otpauth://` URI an authenticator app reads. */
+  readonly setup?: { readonly secret: string; readonly uri: string };
+  readonly expiresAt: Date;
+}
+
+export type SignInResult =
+  | { readonly signedIn: SignedIn; readonly challenge?: undefined }
+  | { readonly challenge: Challenge; readonly signedIn?: undefined };
+
 const REFUSED = "The email or the password is wrong.";
+const WRONG_CODE = "The code is wrong: enter the code your authenticator app shows now.";
+const TOO_MANY_CODES = "Too many wrong codes: sign in again with your password.";
+const SIGN_IN_OVER = `This sign-in is over (it waits ${PENDING_SIGN_IN_LIFETIME_MS / MINUTE_MS} minutes for its code): sign in again with your password.`;
 
 /** An email as accounts are keyed: trimmed and lower-cased. */
 export const normalEmail = (email: string): string => email.trim().toLowerCase();
 
-export const signIn = async (
+const startSession = async (
   deps: SessionDeps,
-  email: string,
-  password: string,
-  now = new Date(),
-): Promise<SignedIn> => {
-  const key = normalEmail(email);
-  deps.guard?.check(key);
-  const verified = await deps.credentials.verify(key, password);
-  const user = verified ? await deps.users.get(key) : undefined;
-  if (!user) {
-    deps.guard?.failed(key);
-    throw new UnauthorizedError(REFUSED);
-  }
-  deps.guard?.succeeded(key);
+  user: User,
+  now: Date,
+): Promise<{ signedIn: SignedIn }> => {
+  deps.guard?.succeeded(user.email);
   const session = newSession();
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
   await deps.sessions.put({
@@ -53,7 +75,97 @@ export const signIn = async (
     createdAt: now.toISOString(),
     expiresAt: expiresAt.toISOString(),
   });
-  return { user, token: session.token, csrfToken: session.csrfToken, expiresAt };
+  return { signedIn: { user, token: session.token, csrfToken: session.csrfToken, expiresAt } };
+};
+
+const challenge = async (
+  deps: SessionDeps,
+  email: string,
+  step: TotpStep,
+  state: string,
+  now: Date,
+): Promise<{ challenge: Challenge }> => {
+  const setup = step === "totp-setup" ? await deps.credentials.startTotpSetup(email, state) : null;
+  // The same random token and hash as a session's; stored apart, under the hash.
+  const { token, sessionKey: challengeKey } = newSession();
+  const expiresAt = new Date(now.getTime() + PENDING_SIGN_IN_LIFETIME_MS);
+  await deps.sessions.putPending({
+    challengeKey,
+    email,
+    step,
+    state: setup ? setup.state : state,
+    failures: 0,
+    expiresAt: expiresAt.toISOString(),
+  });
+  return {
+    challenge: {
+      step,
+      token,
+      ...(setup && { setup: { secret: setup.secret, uri: otpauthUri(email, setup.secret) } }),
+      expiresAt,
+    },
+  };
+};
+
+/**
+ * A password for a session, or for a TOTP challenge when the person has a TOTP or must set one
+ * up. A right password alone does not clear the person's failed sign-ins while a code is due.
+ */
+export const signIn = async (
+  deps: SessionDeps,
+  email: string,
+  password: string,
+  now = new Date(),
+): Promise<SignInResult> => {
+  const key = normalEmail(email);
+  deps.guard?.check(key);
+  const check = await deps.credentials.verify(key, password);
+  const user = check.outcome === "refused" ? undefined : await deps.users.get(key);
+  if (!user || check.outcome === "refused") {
+    deps.guard?.failed(key);
+    throw new UnauthorizedError(REFUSED);
+  }
+  if (check.outcome === "code") return challenge(deps, key, check.step, check.state, now);
+  if (user.admin && deps.credentials.adminsNeedTotp) {
+    return challenge(deps, key, "totp-setup", check.state, now);
+  }
+  return startSession(deps, user, now);
+};
+
+/** A pending sign-in's code (`challengeToken` from `signIn`) for a session. */
+export const answerChallenge = async (
+  deps: SessionDeps,
+  challengeToken: string,
+  code: string,
+  now = new Date(),
+): Promise<SignInResult> => {
+  const challengeKey = sessionKeyOf(challengeToken);
+  const pending = await deps.sessions.getPending(challengeKey, now);
+  if (!pending) throw new UnauthorizedError(SIGN_IN_OVER);
+  deps.guard?.check(pending.email);
+  const check = await deps.credentials.checkCode(pending.email, pending.step, pending.state, code);
+  if (check.outcome === "accepted") {
+    await deps.sessions.removePending(challengeKey);
+    const user = await deps.users.get(pending.email);
+    if (!user) throw new UnauthorizedError(REFUSED);
+    return startSession(deps, user, now);
+  }
+  if (check.outcome === "expired") {
+    await deps.sessions.removePending(challengeKey);
+    throw new UnauthorizedError(SIGN_IN_OVER);
+  }
+  deps.guard?.failed(pending.email);
+  await failedCode(deps, pending);
+  throw new UnauthorizedError(
+    pending.failures + 1 >= MAX_CODE_FAILURES ? TOO_MANY_CODES : WRONG_CODE,
+  );
+};
+
+/** A wrong code counted on its pending sign-in, which the last one allowed ends. */
+const failedCode = async (deps: SessionDeps, pending: PendingSignIn): Promise<void> => {
+  const failures = pending.failures + 1;
+  if (failures >= MAX_CODE_FAILURES) await deps.sessions.removePending(pending.challengeKey);
+  else await deps.sessions.putPending({ ...pending, failures });
 };
 
 /** The session's person and CSRF token, or an UnauthorizedError (sign in again). */

@@ -1,7 +1,8 @@
 /**
  * Failed sign-ins counted per person, in memory: after `maxFailures` within `windowMs`, the
- * person's sign-ins are refused without a password check until the window has passed, as
- * Cognito's own lockout does on AWS. A right password clears the count. Kept per process (per
+ * person's sign-ins are refused without a password or code check until the window has passed,
+ * as Cognito's own lockout does on AWS. Wrong passwords and wrong TOTP codes count alike; a
+ * sign-in completed (the password, and the code when one is asked) clears the count. Kept per process (per
  * execution environment on AWS, where Cognito's lockout is the one that holds across them).
  */
 import { UnauthorizedError } from "../domain/errors.ts";

@@ -13,6 +13,11 @@ export interface User {
   readonly createdAt: string;
   /** The embedded runtime's password hash (src/domain/passwords.ts); unset on AWS (Cognito). */
   readonly passwordHash?: string;
+  /**
+   * The embedded runtime's TOTP secret (base32), once the person set it up; unset on AWS, where
+   * Cognito keeps it.
+   */
+  readonly totpSecret?: string;
 }
 
 export interface UserStore {
@@ -36,19 +41,72 @@ export interface Session {
   readonly expiresAt: string;
 }
 
+/** What a sign-in whose password was right still awaits: a TOTP code. */
+export type TotpStep =
+  /** The code of the authenticator the person set up. */
+  | "totp"
+  /** The first code of a new authenticator, whose secret the page showed. */
+  | "totp-setup";
+
+/**
+ * A sign-in halfway: the password was right, a TOTP code is awaited. Stored apart from the
+ * sessions (its key is never a session's), so no cookie can name one.
+ */
+export interface PendingSignIn {
+  /** SHA-256 of the challenge token the page holds. */
+  readonly challengeKey: string;
+  readonly email: string;
+  readonly step: TotpStep;
+  /** The credentials' own state between the calls (Cognito's session or token, a new secret). */
+  readonly state: string;
+  /** Wrong codes so far: past a few, the sign-in starts again from the password. */
+  readonly failures: number;
+  readonly expiresAt: string;
+}
+
 export interface SessionStore {
   put(session: Session): Promise<void>;
   /** The session, unless it has expired. */
   get(sessionKey: string, now?: Date): Promise<Session | undefined>;
   remove(sessionKey: string): Promise<void>;
+  putPending(pending: PendingSignIn): Promise<void>;
+  /** The pending sign-in, unless it has expired. */
+  getPending(challengeKey: string, now?: Date): Promise<PendingSignIn | undefined>;
+  removePending(challengeKey: string): Promise<void>;
 }
 
+/** What a password check leads to. */
+export type PasswordCheck =
+  /** A wrong password, or an unknown person (which of the two is not said). */
+  | { readonly outcome: "refused" }
+  /** Right, and the person has no TOTP: `state` lets a TOTP setup follow. */
+  | { readonly outcome: "verified"; readonly state: string }
+  /** Right; the person's TOTP code is asked (`step` "totp"), or a TOTP must be set up first. */
+  | { readonly outcome: "code"; readonly step: TotpStep; readonly state: string };
+
+/** What a TOTP code checked for a pending sign-in leads to. */
+export type CodeCheck =
+  | { readonly outcome: "accepted" }
+  /** Not the code (or one already used): the person may try again. */
+  | { readonly outcome: "wrong" }
+  /** The sign-in's state is spent or too old: it starts again from the password. */
+  | { readonly outcome: "expired" };
+
 /**
- * Who checks a person's password: the users table's hashes on the embedded runtime, Cognito's
- * user pool on AWS. `verify` answers false for a wrong password or an unknown person alike.
+ * Who checks a person's password and TOTP code: the users table's hashes and secrets on the
+ * embedded runtime, Cognito's user pool on AWS.
  */
 export interface Credentials {
-  verify(email: string, password: string): Promise<boolean>;
+  /** Whether an admin must use TOTP: one without it sets it up before a session is given. */
+  readonly adminsNeedTotp: boolean;
+  verify(email: string, password: string): Promise<PasswordCheck>;
+  /**
+   * Starts setting up a TOTP for a person whose password was right (`state` from `verify`):
+   * the new secret (base32), and the state its first code is checked with.
+   */
+  startTotpSetup(email: string, state: string): Promise<{ secret: string; state: string }>;
+  /** Checks a code for a pending sign-in's step; a new TOTP is kept once its code is right. */
+  checkCode(email: string, step: TotpStep, state: string, code: string): Promise<CodeCheck>;
   /** Sets (or first sets) a person's password. */
   set(email: string, password: string): Promise<void>;
   /** Forgets a person's password (the user was removed). */

@@ -1,7 +1,8 @@
 /**
  * The dashboard's users and sessions on DynamoDB (the same code against AWS and the embedded
  * server). A session item carries DynamoDB's TTL attribute; reads also check its expiry, as the
- * TTL reaps only eventually and the embedded server not at all.
+ * TTL reaps only eventually and the embedded server not at all. Sign-ins awaiting a TOTP code
+ * are kept in the sessions table too, under keys no session has.
  */
 import {
   DeleteCommand,
@@ -22,6 +23,7 @@ const userItem = z.object({
   appIds: z.array(z.string()),
   createdAt: z.string(),
   passwordHash: z.string().optional(),
+  totpSecret: z.string().optional(),
 });
 
 const sessionItem = z.object({
@@ -31,6 +33,20 @@ const sessionItem = z.object({
   createdAt: z.string(),
   expiresAt: z.string(),
 });
+
+const pendingItem = z.object({
+  email: z.string(),
+  step: z.enum(["totp", "totp-setup"]),
+  state: z.string(),
+  failures: z.number(),
+  expiresAt: z.string(),
+});
+
+/**
+ * How a pending sign-in's key begins in the sessions table: a session's key is a hex hash, so
+ * no cookie's token leads to one.
+ */
+const PENDING_PREFIX = "pending#";
 
 export const createUserStore = (doc: DynamoDBDocumentClient, table: string): UserStore => ({
   async create(user) {
@@ -86,5 +102,33 @@ export const createSessionStore = (doc: DynamoDBDocumentClient, table: string): 
   },
   async remove(sessionKey) {
     await doc.send(new DeleteCommand({ TableName: table, Key: { sessionKey } }));
+  },
+  async putPending({ challengeKey, ...pending }) {
+    await doc.send(
+      new PutCommand({
+        TableName: table,
+        Item: {
+          ...pending,
+          sessionKey: `${PENDING_PREFIX}${challengeKey}`,
+          expiresTtl: Math.ceil(Date.parse(pending.expiresAt) / 1000),
+        },
+      }),
+    );
+  },
+  async getPending(challengeKey, now = new Date()) {
+    const { Item } = await doc.send(
+      new GetCommand({ TableName: table, Key: { sessionKey: `${PENDING_PREFIX}${challengeKey}` } }),
+    );
+    if (!Item) return undefined;
+    const pending = { challengeKey, ...pendingItem.parse(Item) };
+    return Date.parse(pending.expiresAt) > now.getTime() ? pending : undefined;
+  },
+  async removePending(challengeKey) {
+    await doc.send(
+      new DeleteCommand({
+        TableName: table,
+        Key: { sessionKey: `${PENDING_PREFIX}${challengeKey}` },
+      }),
+    );
   },
 });

@@ -1,0 +1,226 @@
+/**
+ * The Cognito credentials' sign-in with a faked Cognito client: the exact commands and
+ * parameters of a password, a TOTP challenge answered, an admin's first TOTP set up with the
+ * sign-in's access token, and a pool's MFA_SETUP challenge; wrong and spent codes; and the
+ * dashboard's sign-in over them, which gives no session before the code.
+ */
+import {
+  AdminInitiateAuthCommand,
+  AdminRespondToAuthChallengeCommand,
+  AdminSetUserMFAPreferenceCommand,
+  AssociateSoftwareTokenCommand,
+  CodeMismatchException,
+  CognitoIdentityProviderClient,
+  EnableSoftwareTokenMFAException,
+  NotAuthorizedException,
+  VerifySoftwareTokenCommand,
+} from "@aws-sdk/client-cognito-identity-provider";
+import { mockClient } from "aws-sdk-client-mock";
+import { beforeEach, describe, expect, it } from "vitest";
+import { memorySessionStore, memoryUserStore } from "../../dashboard/memory-stores.test-support.ts";
+import { answerChallenge, signIn } from "../../dashboard/sessions.ts";
+import { createSignInGuard } from "../../dashboard/sign-in-guard.ts";
+import type { User } from "../../ports/users.ts";
+import { createCognitoCredentials } from "./cognito-credentials.ts";
+
+const cognito = mockClient(CognitoIdentityProviderClient);
+const POOL = "eu-west-1_Pool";
+const CLIENT = "app-client-id";
+const EMAIL = "admin@example.com";
+const SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
+
+const credentials = () =>
+  createCognitoCredentials({
+    client: new CognitoIdentityProviderClient({}),
+    userPoolId: POOL,
+    clientId: CLIENT,
+  });
+
+const inputsOf = <I extends object>(command: abstract new (input: I) => unknown) =>
+  cognito
+    .commandCalls(command as never)
+    .map((call) => (call.args[0] as unknown as { input: I }).input);
+
+const failure = <E>(Exception: new (options: never) => E, message: string): E =>
+  new Exception({ message, $metadata: {} } as never);
+
+describe("Cognito credentials", () => {
+  beforeEach(() => cognito.reset());
+
+  it("checks a password with the admin password flow; a right one with no TOTP is verified", async () => {
+    cognito.on(AdminInitiateAuthCommand).resolves({ AuthenticationResult: { AccessToken: "at" } });
+    expect(await credentials().verify(EMAIL, "the password")).toEqual({
+      outcome: "verified",
+      state: "token:at",
+    });
+    expect(inputsOf(AdminInitiateAuthCommand)).toEqual([
+      {
+        UserPoolId: POOL,
+        ClientId: CLIENT,
+        AuthFlow: "ADMIN_USER_PASSWORD_AUTH",
+        AuthParameters: { USERNAME: EMAIL, PASSWORD: "the password" },
+      },
+    ]);
+  });
+
+  it("refuses a wrong password and an unknown person alike", async () => {
+    cognito.on(AdminInitiateAuthCommand).rejects(failure(NotAuthorizedException, "wrong"));
+    expect(await credentials().verify(EMAIL, "wrong")).toEqual({ outcome: "refused" });
+  });
+
+  it("answers SOFTWARE_TOKEN_MFA with the code and the challenge's session", async () => {
+    cognito
+      .on(AdminInitiateAuthCommand)
+      .resolves({ ChallengeName: "SOFTWARE_TOKEN_MFA", Session: "s1" });
+    cognito
+      .on(AdminRespondToAuthChallengeCommand)
+      .resolves({ AuthenticationResult: { AccessToken: "at" } });
+    const check = await credentials().verify(EMAIL, "the password");
+    expect(check).toEqual({ outcome: "code", step: "totp", state: "session:s1" });
+    if (check.outcome !== "code") throw new Error("no challenge");
+    expect(await credentials().checkCode(EMAIL, check.step, check.state, "123456")).toEqual({
+      outcome: "accepted",
+    });
+    expect(inputsOf(AdminRespondToAuthChallengeCommand)).toEqual([
+      {
+        UserPoolId: POOL,
+        ClientId: CLIENT,
+        ChallengeName: "SOFTWARE_TOKEN_MFA",
+        Session: "s1",
+        ChallengeResponses: { USERNAME: EMAIL, SOFTWARE_TOKEN_MFA_CODE: "123456" },
+      },
+    ]);
+  });
+
+  it("says a wrong code is wrong, and a spent or old session over", async () => {
+    cognito
+      .on(AdminRespondToAuthChallengeCommand)
+      .rejectsOnce(failure(CodeMismatchException, "Invalid code"))
+      .rejectsOnce(failure(NotAuthorizedException, "Invalid session for the user"));
+    const check = (code: string) => credentials().checkCode(EMAIL, "totp", "session:s1", code);
+    expect(await check("000000")).toEqual({ outcome: "wrong" });
+    expect(await check("111111")).toEqual({ outcome: "expired" });
+  });
+
+  it("sets up an admin's first TOTP with the sign-in's access token, then makes it their MFA", async () => {
+    cognito.on(AssociateSoftwareTokenCommand).resolves({ SecretCode: SECRET });
+    cognito.on(VerifySoftwareTokenCommand).resolves({ Status: "SUCCESS" });
+    cognito.on(AdminSetUserMFAPreferenceCommand).resolves({});
+    const setup = await credentials().startTotpSetup(EMAIL, "token:at");
+    expect(setup).toEqual({ secret: SECRET, state: "token:at" });
+    expect(inputsOf(AssociateSoftwareTokenCommand)).toEqual([{ AccessToken: "at" }]);
+
+    expect(await credentials().checkCode(EMAIL, "totp-setup", setup.state, "654321")).toEqual({
+      outcome: "accepted",
+    });
+    expect(inputsOf(VerifySoftwareTokenCommand)).toEqual([
+      { AccessToken: "at", UserCode: "654321", FriendlyDeviceName: "Attribution dashboard" },
+    ]);
+    expect(inputsOf(AdminSetUserMFAPreferenceCommand)).toEqual([
+      {
+        UserPoolId: POOL,
+        Username: EMAIL,
+        SoftwareTokenMfaSettings: { Enabled: true, PreferredMfa: true },
+      },
+    ]);
+  });
+
+  it("turns nothing on when the first code of a new TOTP is wrong", async () => {
+    cognito
+      .on(VerifySoftwareTokenCommand)
+      .rejects(failure(EnableSoftwareTokenMFAException, "Code mismatch"));
+    expect(await credentials().checkCode(EMAIL, "totp-setup", "token:at", "000000")).toEqual({
+      outcome: "wrong",
+    });
+    expect(inputsOf(AdminSetUserMFAPreferenceCommand)).toEqual([]);
+  });
+
+  it("answers a pool's MFA_SETUP challenge: secret by the session, code verified, challenge answered", async () => {
+    cognito.on(AdminInitiateAuthCommand).resolves({ ChallengeName: "MFA_SETUP", Session: "s1" });
+    cognito.on(AssociateSoftwareTokenCommand).resolves({ SecretCode: SECRET, Session: "s2" });
+    cognito.on(VerifySoftwareTokenCommand).resolves({ Status: "SUCCESS", Session: "s3" });
+    cognito
+      .on(AdminRespondToAuthChallengeCommand)
+      .resolves({ AuthenticationResult: { AccessToken: "at" } });
+    const check = await credentials().verify(EMAIL, "the password");
+    expect(check).toEqual({ outcome: "code", step: "totp-setup", state: "session:s1" });
+    if (check.outcome !== "code") throw new Error("no challenge");
+    const setup = await credentials().startTotpSetup(EMAIL, check.state);
+    expect(setup).toEqual({ secret: SECRET, state: "session:s2" });
+    expect(inputsOf(AssociateSoftwareTokenCommand)).toEqual([{ Session: "s1" }]);
+
+    expect(await credentials().checkCode(EMAIL, "totp-setup", setup.state, "654321")).toEqual({
+      outcome: "accepted",
+    });
+    expect(inputsOf(VerifySoftwareTokenCommand)).toEqual([
+      { Session: "s2", UserCode: "654321", FriendlyDeviceName: "Attribution dashboard" },
+    ]);
+    expect(inputsOf(AdminRespondToAuthChallengeCommand)).toEqual([
+      {
+        UserPoolId: POOL,
+        ClientId: CLIENT,
+        ChallengeName: "MFA_SETUP",
+        Session: "s3",
+        ChallengeResponses: { USERNAME: EMAIL },
+      },
+    ]);
+    // The pool asks for the MFA itself: no preference to set.
+    expect(inputsOf(AdminSetUserMFAPreferenceCommand)).toEqual([]);
+  });
+});
+
+describe("the dashboard's sign-in over Cognito", () => {
+  beforeEach(() => cognito.reset());
+
+  const person = (email: string, admin: boolean): User => ({
+    email,
+    admin,
+    appIds: [],
+    createdAt: "2026-11-01T00:00:00.000Z",
+  });
+  const depsWith = () => ({
+    users: memoryUserStore([person(EMAIL, true), person("viewer@example.com", false)]),
+    sessions: memorySessionStore(),
+    credentials: credentials(),
+    guard: createSignInGuard(),
+  });
+
+  it("leads an admin with no TOTP through its setup before any session", async () => {
+    cognito.on(AdminInitiateAuthCommand).resolves({ AuthenticationResult: { AccessToken: "at" } });
+    cognito.on(AssociateSoftwareTokenCommand).resolves({ SecretCode: SECRET });
+    cognito
+      .on(VerifySoftwareTokenCommand)
+      .rejectsOnce(failure(CodeMismatchException, "Invalid code"))
+      .resolves({ Status: "SUCCESS" });
+    cognito.on(AdminSetUserMFAPreferenceCommand).resolves({});
+    const deps = depsWith();
+
+    const first = await signIn(deps, EMAIL, "the password");
+    expect(first.signedIn).toBeUndefined();
+    expect(first.challenge?.step).toBe("totp-setup");
+    expect(first.challenge?.setup?.secret).toBe(SECRET);
+    expect(first.challenge?.setup?.uri).toMatch(
+      new RegExp(`^otpauth://totp/.*admin%40example\\.com\\?.*secret=${SECRET}`),
+    );
+    expect(deps.sessions.sessions.size).toBe(0);
+    // The access token stays on the service's side, under the challenge token's hash.
+    expect([...deps.sessions.pending.values()].map((p) => p.state)).toEqual(["token:at"]);
+    const token = first.challenge?.token ?? "";
+
+    await expect(answerChallenge(deps, token, "000000")).rejects.toThrow(/code is wrong/);
+    expect(deps.sessions.sessions.size).toBe(0);
+    const done = await answerChallenge(deps, token, "654321");
+    expect(done.signedIn?.user.email).toBe(EMAIL);
+    expect(deps.sessions.sessions.size).toBe(1);
+    expect(deps.sessions.pending.size).toBe(0);
+    expect(inputsOf(AdminSetUserMFAPreferenceCommand)).toHaveLength(1);
+  });
+
+  it("signs a person who is not an admin and has no TOTP in with the password", async () => {
+    cognito.on(AdminInitiateAuthCommand).resolves({ AuthenticationResult: { AccessToken: "at" } });
+    const deps = depsWith();
+    const result = await signIn(deps, "viewer@example.com", "the password");
+    expect(result.signedIn?.user.email).toBe("viewer@example.com");
+    expect(inputsOf(AssociateSoftwareTokenCommand)).toEqual([]);
+  });
+});

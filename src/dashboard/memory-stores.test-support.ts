@@ -1,0 +1,61 @@
+/** The users and sessions stores in memory, for the sign-in's unit tests. */
+import type { PendingSignIn, Session, SessionStore, User, UserStore } from "../ports/users.ts";
+
+export const memoryUserStore = (initial: readonly User[] = []): UserStore => {
+  const users = new Map(initial.map((user) => [user.email, user]));
+  return {
+    async create(user) {
+      users.set(user.email, user);
+    },
+    async get(email) {
+      return users.get(email);
+    },
+    async list() {
+      return [...users.values()];
+    },
+    async grantApp(email, appId) {
+      const user = users.get(email);
+      if (user) users.set(email, { ...user, appIds: [...user.appIds, appId] });
+    },
+    async save(user) {
+      users.set(user.email, user);
+    },
+    async remove(email) {
+      users.delete(email);
+    },
+  };
+};
+
+export interface MemorySessionStore extends SessionStore {
+  readonly sessions: Map<string, Session>;
+  readonly pending: Map<string, PendingSignIn>;
+}
+
+export const memorySessionStore = (): MemorySessionStore => {
+  const sessions = new Map<string, Session>();
+  const pending = new Map<string, PendingSignIn>();
+  const live = <T extends { expiresAt: string }>(item: T | undefined, now: Date) =>
+    item && Date.parse(item.expiresAt) > now.getTime() ? item : undefined;
+  return {
+    sessions,
+    pending,
+    async put(session) {
+      sessions.set(session.sessionKey, session);
+    },
+    async get(sessionKey, now = new Date()) {
+      return live(sessions.get(sessionKey), now);
+    },
+    async remove(sessionKey) {
+      sessions.delete(sessionKey);
+    },
+    async putPending(item) {
+      pending.set(item.challengeKey, item);
+    },
+    async getPending(challengeKey, now = new Date()) {
+      return live(pending.get(challengeKey), now);
+    },
+    async removePending(challengeKey) {
+      pending.delete(challengeKey);
+    },
+  };
+};

@@ -1,0 +1,180 @@
+/**
+ * The dashboard's sign-in with a TOTP, over the embedded runtime's credentials (real scrypt
+ * hashes, real RFC 6238 codes) and stores in memory: who is asked for a code, the setup of a
+ * first TOTP, wrong codes counted as failed sign-ins, and a pending sign-in's end.
+ */
+import { describe, expect, it } from "vitest";
+import { createPasswordCredentials } from "../adapters/dynamodb/password-credentials.ts";
+import { MINUTE_MS } from "../domain/time.ts";
+import type { User } from "../ports/users.ts";
+import { memorySessionStore, memoryUserStore } from "./memory-stores.test-support.ts";
+import { answerChallenge, currentSession, signIn } from "./sessions.ts";
+import { createSignInGuard } from "./sign-in-guard.ts";
+import { MAX_CODE_FAILURES, PENDING_SIGN_IN_LIFETIME_MS, totpCode } from "./totp.ts";
+
+const ADMIN = "admin@example.com";
+const VIEWER = "viewer@example.com";
+const PASSWORD = "a long enough password";
+/** Now: the sessions made are read back against the real clock. */
+const START = Date.now();
+
+const person = (email: string, admin: boolean): User => ({
+  email,
+  admin,
+  appIds: [],
+  createdAt: "2026-11-01T00:00:00.000Z",
+});
+
+const setUp = async (options: { adminsNeedTotp: boolean; maxFailures?: number }) => {
+  let clock = START;
+  const users = memoryUserStore([person(ADMIN, true), person(VIEWER, false)]);
+  const credentials = createPasswordCredentials(users, {
+    adminsNeedTotp: options.adminsNeedTotp,
+    now: () => clock,
+  });
+  await credentials.set(ADMIN, PASSWORD);
+  await credentials.set(VIEWER, PASSWORD);
+  const sessions = memorySessionStore();
+  const deps = {
+    users,
+    sessions,
+    credentials,
+    guard: createSignInGuard({ maxFailures: options.maxFailures ?? 10, now: () => clock }),
+  };
+  return {
+    deps,
+    users,
+    sessions,
+    now: () => new Date(clock),
+    advance: (ms: number) => {
+      clock += ms;
+    },
+  };
+};
+
+/** Signs in with the password, expecting a challenge: its token and setup, if any. */
+const challenged = async (t: Awaited<ReturnType<typeof setUp>>, email: string) => {
+  const result = await signIn(t.deps, email, PASSWORD, t.now());
+  if (!result.challenge) throw new Error(`${email} was signed in with the password alone`);
+  return result.challenge;
+};
+
+describe("signing in with a TOTP", () => {
+  it("leads an admin through a first TOTP before a session, then asks its code at each sign-in", async () => {
+    const t = await setUp({ adminsNeedTotp: true });
+    const setup = await challenged(t, ADMIN);
+    expect(setup.step).toBe("totp-setup");
+    const secret = setup.setup?.secret ?? "";
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(setup.setup?.uri).toBe(
+      `otpauth://totp/Attribution%20dashboard:admin%40example.com?issuer=Attribution%20dashboard&secret=${secret}&algorithm=SHA1&digits=6&period=30`,
+    );
+    expect(t.sessions.sessions.size).toBe(0);
+    // Not kept on the person until its first code is right.
+    expect((await t.users.get(ADMIN))?.totpSecret).toBeUndefined();
+
+    const done = await answerChallenge(t.deps, setup.token, totpCode(secret, START), t.now());
+    expect(done.signedIn?.user.email).toBe(ADMIN);
+    expect((await t.users.get(ADMIN))?.totpSecret).toBe(secret);
+    const session = done.signedIn;
+    if (!session) throw new Error("no session");
+    expect((await currentSession(t.deps, session.token)).user.email).toBe(ADMIN);
+
+    // The next sign-in asks for the code of that TOTP.
+    t.advance(MINUTE_MS);
+    const next = await challenged(t, ADMIN);
+    expect(next.step).toBe("totp");
+    expect(next.setup).toBeUndefined();
+    const again = await answerChallenge(t.deps, next.token, totpCode(secret, t.now().getTime()));
+    expect(again.signedIn?.user.email).toBe(ADMIN);
+  });
+
+  it("signs a person who is not an admin in with the password alone, and an admin where admins need no TOTP", async () => {
+    const t = await setUp({ adminsNeedTotp: true });
+    expect((await signIn(t.deps, VIEWER, PASSWORD, t.now())).signedIn?.user.email).toBe(VIEWER);
+    const relaxed = await setUp({ adminsNeedTotp: false });
+    expect((await signIn(relaxed.deps, ADMIN, PASSWORD, relaxed.now())).signedIn).toBeDefined();
+  });
+
+  it("asks the code of anyone who has a TOTP, admin or not", async () => {
+    const t = await setUp({ adminsNeedTotp: false });
+    const secret = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
+    const viewer = await t.users.get(VIEWER);
+    if (!viewer) throw new Error("no viewer");
+    await t.users.save({ ...viewer, totpSecret: secret });
+    const challenge = await challenged(t, VIEWER);
+    expect(challenge.step).toBe("totp");
+    await expect(answerChallenge(t.deps, challenge.token, "000000", t.now())).rejects.toThrow(
+      "The code is wrong: enter the code your authenticator app shows now.",
+    );
+    const done = await answerChallenge(t.deps, challenge.token, totpCode(secret, START), t.now());
+    expect(done.signedIn?.user.email).toBe(VIEWER);
+    // A code is taken once: the same code again is refused.
+    const replay = await challenged(t, VIEWER);
+    await expect(
+      answerChallenge(t.deps, replay.token, totpCode(secret, START), t.now()),
+    ).rejects.toThrow(/code is wrong/);
+  });
+
+  it("ends a pending sign-in after its wrong codes allowed, and after its minutes", async () => {
+    const t = await setUp({ adminsNeedTotp: true });
+    const setup = await challenged(t, ADMIN);
+    for (let i = 1; i < MAX_CODE_FAILURES; i += 1) {
+      await expect(answerChallenge(t.deps, setup.token, "000000", t.now())).rejects.toThrow(
+        /code is wrong/,
+      );
+    }
+    await expect(answerChallenge(t.deps, setup.token, "000000", t.now())).rejects.toThrow(
+      "Too many wrong codes: sign in again with your password.",
+    );
+    // Even the right code does not revive it.
+    const right = totpCode(setup.setup?.secret ?? "", START);
+    await expect(answerChallenge(t.deps, setup.token, right, t.now())).rejects.toThrow(
+      /sign-in is over/,
+    );
+
+    const late = await challenged(t, ADMIN);
+    t.advance(PENDING_SIGN_IN_LIFETIME_MS);
+    await expect(
+      answerChallenge(
+        t.deps,
+        late.token,
+        totpCode(late.setup?.secret ?? "", t.now().getTime()),
+        t.now(),
+      ),
+    ).rejects.toThrow(
+      "This sign-in is over (it waits 5 minutes for its code): sign in again with your password.",
+    );
+    expect(t.sessions.sessions.size).toBe(0);
+  });
+
+  it("counts wrong codes as failed sign-ins: the guard locks the person out, right code or not", async () => {
+    const t = await setUp({ adminsNeedTotp: true, maxFailures: 3 });
+    const setup = await challenged(t, ADMIN);
+    for (let i = 0; i < 2; i += 1) {
+      await expect(answerChallenge(t.deps, setup.token, "000000", t.now())).rejects.toThrow(
+        /code is wrong/,
+      );
+    }
+    // A right password does not clear them while a code is due.
+    const another = await challenged(t, ADMIN);
+    await expect(answerChallenge(t.deps, another.token, "000000", t.now())).rejects.toThrow(
+      /code is wrong/,
+    );
+    const right = totpCode(another.setup?.secret ?? "", START);
+    await expect(answerChallenge(t.deps, another.token, right, t.now())).rejects.toThrow(
+      /Too many failed sign-ins/,
+    );
+    await expect(signIn(t.deps, ADMIN, PASSWORD, t.now())).rejects.toThrow(
+      /Too many failed sign-ins/,
+    );
+    expect(t.sessions.sessions.size).toBe(0);
+  });
+
+  it("gives nothing for a challenge token that was never given", async () => {
+    const t = await setUp({ adminsNeedTotp: true });
+    await expect(answerChallenge(t.deps, "made-up", "123456", t.now())).rejects.toThrow(
+      /sign-in is over/,
+    );
+  });
+});
