@@ -94,6 +94,11 @@ const schema = z.object({
    * a larger one is answered once its first slice of a day is written, the others meanwhile.
    */
   ATTRIBUTION_SNAPSHOT_WHOLE_BELOW: size.default("16MB"),
+  /**
+   * "admins": an admin signs in to the dashboard with a TOTP code too, set up at their next
+   * sign-in (as on AWS); "off": only those who set one up are asked for it.
+   */
+  ATTRIBUTION_DASHBOARD_TOTP: z.enum(["off", "admins"]).default("off"),
 });
 
 export interface EmbeddedConfig {
@@ -122,6 +127,8 @@ export interface EmbeddedConfig {
   readonly diskReserve: string;
   /** Windows whose lake files take less are made whole before their first page: "16MB". */
   readonly snapshotWholeBelow: string;
+  /** Who must sign in to the dashboard with a TOTP code: admins, or only who set one up. */
+  readonly dashboardTotp: "off" | "admins";
 }
 
 export const embeddedConfig = (
@@ -149,6 +156,7 @@ export const embeddedConfig = (
     snapshotDisk: overrides.snapshotDisk ?? parsed.ATTRIBUTION_SNAPSHOT_DISK,
     diskReserve: overrides.diskReserve ?? parsed.ATTRIBUTION_DISK_RESERVE,
     snapshotWholeBelow: overrides.snapshotWholeBelow ?? parsed.ATTRIBUTION_SNAPSHOT_WHOLE_BELOW,
+    dashboardTotp: overrides.dashboardTotp ?? parsed.ATTRIBUTION_DASHBOARD_TOTP,
     fxFeedUrl:
       overrides.fxFeedUrl !== undefined
         ? overrides.fxFeedUrl

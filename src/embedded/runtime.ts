@@ -255,7 +255,9 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     queues: queues as AllAdapters["queues"],
     keyrings: createAppKeyrings(keyWrapper),
     keyWrapper,
-    credentials: createPasswordCredentials(stores.users),
+    credentials: createPasswordCredentials(stores.users, {
+      adminsNeedTotp: config.dashboardTotp === "admins",
+    }),
     fx,
     ratesTable,
     shippedRates: () => readFile(SHIPPED_ECB_RATES, "utf8"),
@@ -273,6 +275,8 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     settings: {
       snapshotTtlSeconds: config.snapshotTtlSeconds,
       trustViewerCountry: config.trustViewerCountry,
+      // The embedded link host takes a proxy's X-Forwarded-For instead (ATTRIBUTION_TRUST_PROXY).
+      trustViewerAddress: false,
       minRequestAgeMs: 0,
     },
   };

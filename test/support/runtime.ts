@@ -32,6 +32,7 @@ export const startTestRuntime = async (
     fxFeedUrl?: string;
     trustProxy?: boolean;
     snapshotDisk?: string;
+    dashboardTotp?: "off" | "admins";
   } = {},
 ): Promise<TestRuntime> => {
   const { ratesCsv, ...config } = overrides;
