@@ -1,7 +1,7 @@
 /**
  * One Firehose delivery stream per lake table. A producer puts newline-delimited JSON records
- * (many events per Firehose record); Firehose splits them, reads each record's `app_id` and the
- * UTC date of the table's date column, converts the record to Parquet with the Glue table's
+ * (many events per Firehose record); Firehose splits them, reads each record's `app_id` and its
+ * partition day (`lakeDay`, named by the producer), converts the record to Parquet with the Glue table's
  * schema and writes it under `<table>/app_id=<app>/dt=<yyyy-mm-dd>/`, the layout the Glue
  * partition projection and the embedded DuckDB views both expect.
  */
@@ -12,19 +12,24 @@ import { CfnDeliveryStream } from "aws-cdk-lib/aws-kinesisfirehose";
 import { LogGroup, LogStream, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import {
+  errorPrefix,
   type LakeTable,
   type LakeTableName,
+  PARTITION_DAY_KEY,
   PARTITION_KEYS,
   perLakeTable,
 } from "../src/lake/lake-tables.ts";
-import { errorPrefix, type Lake } from "./lake.ts";
+import type { Lake } from "./lake.ts";
 import { acknowledgeWildcardResource } from "./nag.ts";
 import { pascal } from "./naming.ts";
 import { DEFAULT_SETTINGS } from "./settings.ts";
 
-/** The JQ query that yields a record's partition keys: its app and its date column's day. */
-export const partitionQuery = (table: LakeTable): string =>
-  `{app_id: .app_id, dt: .${table.dateColumn}[0:10]}`;
+/**
+ * The JQ query that yields a record's partition keys: its app and the day the Firehose stream
+ * (src/adapters/firehose/record-stream.ts) named by `lakeDay`, which bounds the partitions
+ * open at once whatever the days of the rows.
+ */
+export const partitionQuery = (): string => `{app_id: .app_id, dt: .${PARTITION_DAY_KEY}}`;
 
 /** `<table>/app_id=!{partitionKeyFromQuery:app_id}/dt=!{partitionKeyFromQuery:dt}/` */
 export const deliveryPrefix = (table: LakeTableName): string =>
@@ -158,7 +163,7 @@ export class LakeStreams extends Construct {
             {
               type: "MetadataExtraction",
               parameters: [
-                { parameterName: "MetadataExtractionQuery", parameterValue: partitionQuery(table) },
+                { parameterName: "MetadataExtractionQuery", parameterValue: partitionQuery() },
                 { parameterName: "JsonParsingEngine", parameterValue: "JQ-1.6" },
               ],
             },

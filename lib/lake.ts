@@ -21,9 +21,6 @@ import { acknowledgeWildcardResource } from "./nag.ts";
 
 export type { LakeTableName };
 
-/** Where Firehose puts records it could not convert or deliver, per table. */
-export const errorPrefix = (table: LakeTableName): string => `firehose-errors/${table}/`;
-
 /** The ECB rate table the daily rates job keeps, beside the lake tables (no table reads it). */
 export const RATES_TABLE_KEY = "reference/ecb-eurofxref-hist.csv";
 

@@ -3,6 +3,7 @@
  * with the latest attribution of its install, in export order. DuckDB and Athena (Trino) differ
  * only in how a timestamp is written out and read in; everything else is shared SQL.
  */
+import { DAY_MS } from "../domain/time.ts";
 import { EXPORT_COLUMNS } from "../record/columns.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "./lake-tables.ts";
 
@@ -20,9 +21,11 @@ export interface ExportQueryInput {
   /** Installs whose data was deleted: their events are left out even before the purge. */
   readonly exclude?: Exclusion;
   /**
-   * One day of the window (a `dt` partition): its rows, in export order. The export order is
-   * by `event_time`, whose UTC date is `dt`, so the days' results one after the other are the
-   * window's, and each day is sorted alone: the work grows with the window, not faster.
+   * One UTC day of the window's `event_time`: its rows, in export order. The export order is by
+   * `event_time`, so the days' results one after the other are the window's, and each day is
+   * sorted alone: the work grows with the window, not faster. A day's rows lie in its own `dt`
+   * partition and, for rows taken late, in the partitions after it (`lakeDay`): the sources
+   * name the files to read (or the engine prunes by `dt`).
    */
   readonly day?: string;
   /**
@@ -182,12 +185,13 @@ const timeLiteral = (dialect: Dialect, at: Date): string =>
 /** The conditions on `alias` of `input`'s day and slice of it, each on a line of its own. */
 const dayAndSlice = (input: ExportQueryInput, alias: string): string => {
   const { dialect, slice } = input;
-  const day = input.day === undefined ? "" : `\n    AND ${alias}.dt = ${sqlString(input.day)}`;
-  const from = slice?.from
-    ? `\n    AND ${alias}.event_time >= ${timeLiteral(dialect, slice.from)}`
+  const start = input.day === undefined ? undefined : new Date(`${input.day}T00:00:00.000Z`);
+  const bound = (operator: string, at: Date | undefined) =>
+    at ? `\n    AND ${alias}.event_time ${operator} ${timeLiteral(dialect, at)}` : "";
+  const day = start
+    ? `\n    AND ${alias}.dt >= ${sqlString(input.day ?? "")}${bound(">=", start)}${bound("<", new Date(start.getTime() + DAY_MS))}`
     : "";
-  const to = slice?.to ? `\n    AND ${alias}.event_time < ${timeLiteral(dialect, slice.to)}` : "";
-  return `${day}${from}${to}`;
+  return `${day}${bound(">=", slice?.from)}${bound("<", slice?.to)}`;
 };
 
 /** The window's rows of the app, before de-duplication: `src`'s definition. */

@@ -5,6 +5,7 @@ import {
   EVENTS_TABLE,
   type LakeRecord,
   type LakeTable,
+  lakeDay,
   recordChecker,
 } from "./lake-tables.ts";
 
@@ -47,5 +48,38 @@ describe("recordChecker", () => {
         "attributions.click_to_first_open_hours: expected int",
       );
     }
+  });
+});
+
+describe("lakeDay", () => {
+  const event = (event_time: string, received_at: string) =>
+    lakeEvent({ app_id: "com.a", event_time, received_at });
+
+  it("is the row's own day when it is taken that day or the next", () => {
+    expect(
+      lakeDay(EVENTS_TABLE, event("2026-11-01T23:59:59.999Z", "2026-11-01T23:59:59.999Z")),
+    ).toBe("2026-11-01");
+    expect(
+      lakeDay(EVENTS_TABLE, event("2026-11-01T08:00:00.000Z", "2026-11-02T23:00:00.000Z")),
+    ).toBe("2026-11-01");
+  });
+
+  it("is the day before the one it was taken on for a row taken later, never before its own", () => {
+    expect(
+      lakeDay(EVENTS_TABLE, event("2026-10-01T08:00:00.000Z", "2026-10-30T00:00:00.000Z")),
+    ).toBe("2026-10-29");
+    // Ahead of the clock: its own day, the day after the one it was taken on.
+    expect(
+      lakeDay(EVENTS_TABLE, event("2026-11-02T03:00:00.000Z", "2026-11-01T22:00:00.000Z")),
+    ).toBe("2026-11-02");
+  });
+
+  it("is the day of a table's own time where the service sets it", () => {
+    const attribution = lakeAttribution({
+      app_id: "com.a",
+      service_id: "s1",
+      attributed_at: "2026-11-03T01:00:00.000Z",
+    });
+    expect(lakeDay(ATTRIBUTIONS_TABLE, attribution)).toBe("2026-11-03");
   });
 });

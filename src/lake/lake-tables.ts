@@ -5,6 +5,9 @@
  * stack's outputs all map over LAKE_TABLES, so a new table is one entry here.
  */
 import { APP_ID_PATTERN } from "../apps/registration.ts";
+import { ATTRIBUTION_LIMITS } from "../domain/attribution.ts";
+import { DAY_MS } from "../domain/time.ts";
+import { INGEST_LIMITS } from "../ingest/limits.ts";
 import type { LakeRecord } from "../ports/lake.ts";
 import { EXPORT_COLUMNS, type ExportType } from "../record/columns.ts";
 import { TOUCH_COLUMNS } from "../record/touch-columns.ts";
@@ -21,8 +24,13 @@ export interface LakeTable<Name extends string = string> {
   readonly name: Name;
   /** Data columns, stored in the Parquet files. */
   readonly columns: readonly LakeColumn[];
-  /** The column whose UTC date is the `dt` partition. */
+  /** The column of the row's own time: what queries bound, and, mostly, its `dt` partition. */
   readonly dateColumn: string;
+  /**
+   * The column of the time the service took the row (the date column itself where the service
+   * sets it): with the date column, it names the row's `dt` partition (`lakeDay`).
+   */
+  readonly receivedColumn: string;
   /**
    * The column naming the install a row belongs to, which a deletion request's purge removes
    * rows by; null for a table whose rows name no install (touches).
@@ -69,6 +77,7 @@ export const EVENTS_TABLE = lakeTable({
     { name: "parameters", type: "string" },
   ],
   dateColumn: "event_time",
+  receivedColumn: "received_at",
   installColumn: "service_id",
 });
 
@@ -87,6 +96,7 @@ export const ATTRIBUTIONS_TABLE = lakeTable({
     { name: "other_candidates", type: "int" },
   ],
   dateColumn: "attributed_at",
+  receivedColumn: "attributed_at",
   installColumn: "service_id",
 });
 
@@ -94,6 +104,7 @@ export const TOUCHES_TABLE = lakeTable({
   name: "touches",
   columns: TOUCH_COLUMNS.map(({ name, type }) => ({ name, type })),
   dateColumn: "touch_time",
+  receivedColumn: "received_at",
   // A click names no install: a deletion request cannot reach it (it expires with the lake's
   // retention of the table instead).
   installColumn: null,
@@ -102,6 +113,13 @@ export const TOUCHES_TABLE = lakeTable({
 export const LAKE_TABLES = [EVENTS_TABLE, ATTRIBUTIONS_TABLE, TOUCHES_TABLE] as const;
 
 export type LakeTableName = (typeof LAKE_TABLES)[number]["name"];
+
+/**
+ * Where Firehose puts the records of a table it could not partition, convert or deliver (as
+ * JSON documents holding each record's bytes), which `lake replay-errors` puts back on the
+ * table's stream.
+ */
+export const errorPrefix = (table: LakeTableName): string => `firehose-errors/${table}/`;
 
 /** The tables whose rows name an install: what a deletion request's purge rewrites. */
 export const INSTALL_TABLES = LAKE_TABLES.filter((table) => table.installColumn !== null);
@@ -126,6 +144,44 @@ export const perLakeTableAsync = async <T>(
 };
 
 export type { LakeRecord };
+
+/**
+ * How many days after its own day a row may be taken (an event up to 30 days old, a click as
+ * old as the longest click window) and one for the device's clock: a row of day E lies in a
+ * partition from E to E + LAKE_LATE_DAYS, so a query of days `from` to `to` reads the
+ * partitions `from` to `to` + LAKE_LATE_DAYS.
+ */
+export const LAKE_LATE_DAYS =
+  Math.max(INGEST_LIMITS.maxEventAgeDays, ATTRIBUTION_LIMITS.clickWindowDays.max) + 1;
+
+const dayBefore = (iso: string): string =>
+  new Date(Date.parse(iso) - DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * The `dt` partition of a row: the UTC day of its own time, or the day before the one the
+ * service took it if that is later. A row taken today therefore lies in yesterday's, today's or
+ * (up to a day ahead of the clock) tomorrow's partition, whatever day it says it is of, so each
+ * app has at most four partitions open on a stream across a midnight (a delivery stream's open
+ * partitions are bounded by the apps sending, not by the spread of their rows' days); and a row
+ * is never in a partition before its own day, so a window from a day reads the partitions from
+ * that day (late rows of earlier days are filtered by their time). Most rows, taken on their
+ * day or the next, lie in their own day's partition.
+ */
+export const lakeDay = (table: LakeTable, record: LakeRecord): string => {
+  const own = String(record[table.dateColumn]).slice(0, 10);
+  if (table.receivedColumn === table.dateColumn) return own;
+  const floor = dayBefore(String(record[table.receivedColumn]));
+  return own < floor ? floor : own;
+};
+
+/** Partitions one app can hold open on a stream at once (`lakeDay`). */
+export const OPEN_PARTITIONS_PER_APP = 4;
+
+/**
+ * The key each record carries on Firehose naming its `dt` (`lakeDay`), which the stream's
+ * partitioning query reads; not a column, so Parquet conversion leaves it out.
+ */
+export const PARTITION_DAY_KEY = "partition_dt";
 
 /**
  * Every column of a table, null: records start from it, so a column added to the table is
@@ -154,7 +210,7 @@ const FITS: Partial<Record<LakeType, (value: string | number) => boolean>> = {
 /**
  * A check of a table's records, made once per stream: it throws a TypeError unless `app_id` is
  * an app id (it names a folder), every number and time column of a record holds a value of its
- * type and the date column (which names the `dt` partition) is set. A stream (the embedded one
+ * type and the date and received columns (which name the `dt` partition) are set. A stream (the embedded one
  * and Firehose's) checks its records before it takes any: the Parquet writers read each value
  * as its column's type, and one that does not fit would stop the delivery of its file (and,
  * embedded, of every file after it) once it had been acknowledged.
@@ -174,8 +230,10 @@ export const recordChecker = (table: LakeTable): ((record: LakeRecord) => void) 
         );
       }
     }
-    if (typeof record[table.dateColumn] !== "string") {
-      throw new TypeError(`${table.name}.${table.dateColumn} is required: it names the partition`);
+    for (const column of new Set([table.dateColumn, table.receivedColumn])) {
+      if (typeof record[column] !== "string") {
+        throw new TypeError(`${table.name}.${column} is required: it names the partition`);
+      }
     }
   };
 };

@@ -2,6 +2,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Dialect } from "../lake/export-query.ts";
 import { sqlString } from "../lake/export-query.ts";
+import { LAKE_LATE_DAYS } from "../lake/lake-tables.ts";
 import {
   buildLatestEventsQuery,
   buildOverviewQuery,
@@ -80,10 +81,15 @@ describe("the report queries", () => {
     expect(query).toContain(`grouping(${OVERVIEW_KEYS.join(", ")}) AS grouping_id`);
     expect(query).toContain(`r.event_name = ${sqlString(INSTALL_EVENT_NAME)}`);
     expect(query).toContain("events.service_id NOT IN ('s-1')");
-    // Partitions: the window's events, the touches its installs' clicks may lie on.
-    expect(query).toContain("bounded.dt BETWEEN '2026-11-01' AND '2026-11-30'");
+    // Partitions: the window's events, the touches its installs' clicks may lie on, each with
+    // the partitions after them that rows taken late lie in; the window's times exactly.
+    expect(LAKE_LATE_DAYS).toBe(31);
+    expect(query).toContain("bounded.dt BETWEEN '2026-11-01' AND '2026-12-31'");
+    expect(query).toContain(
+      "AND bounded.event_time >= from_iso8601_timestamp('2026-11-01T00:00:00.000Z')\n    AND bounded.event_time < from_iso8601_timestamp('2026-12-01T00:00:00.000Z')",
+    );
     expect(TOUCH_LEAD_DAYS).toBe(31);
-    expect(query).toContain("dt BETWEEN '2026-10-01' AND '2026-12-01'");
+    expect(query).toContain("dt BETWEEN '2026-10-01' AND '2027-01-01'");
   });
 
   it("read the export's rows unsorted, and the latest events newest first", () => {
@@ -91,7 +97,7 @@ describe("the report queries", () => {
     const query = latest("duckdb");
     expect(query).not.toContain("ORDER BY ev.event_time");
     expect(query).toMatch(/ORDER BY event_time DESC, event_id DESC\nLIMIT 50$/);
-    expect(query).toContain("bounded.dt BETWEEN '2026-11-30' AND '2026-12-01'");
+    expect(query).toContain("bounded.dt BETWEEN '2026-11-30' AND '2027-01-01'");
     expect(() =>
       buildLatestEventsQuery({
         dialect: "duckdb",

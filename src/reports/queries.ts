@@ -16,7 +16,12 @@ import {
   type Exclusion,
   sqlString,
 } from "../lake/export-query.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, TOUCHES_TABLE } from "../lake/lake-tables.ts";
+import {
+  ATTRIBUTIONS_TABLE,
+  EVENTS_TABLE,
+  LAKE_LATE_DAYS,
+  TOUCHES_TABLE,
+} from "../lake/lake-tables.ts";
 import { addDays, startOfDay } from "./days.ts";
 
 /** The lake tables the reports read, and nothing else (their grants name these only). */
@@ -60,6 +65,15 @@ const deepLinkPathOf: Record<Dialect, (params: string) => string> = {
   athena: (params) => `json_extract_scalar(${params}, '$.deep_link_path')`,
 };
 
+/**
+ * The `dt` partitions holding a table's rows of the days `from` to `to`: a row lies in its own
+ * day's partition or, taken late, in one of the LAKE_LATE_DAYS after it (`lakeDay`).
+ */
+export const partitionsOfDays = (from: string, to: string): { from: string; to: string } => ({
+  from,
+  to: addDays(to, LAKE_LATE_DAYS),
+});
+
 /** The app's events of the days `from` to `to` (partitions and times), for the export query. */
 const boundedEvents = (
   dialect: Dialect,
@@ -67,12 +81,22 @@ const boundedEvents = (
   appId: string,
   from: string,
   to: string,
-): string => `(
+): string => {
+  const partitions = partitionsOfDays(from, to);
+  return `(
   SELECT * FROM ${events} AS bounded
   WHERE bounded.app_id = ${sqlString(appId)}
-    AND bounded.dt BETWEEN ${sqlString(from)} AND ${sqlString(to)}
+    AND bounded.dt BETWEEN ${sqlString(partitions.from)} AND ${sqlString(partitions.to)}
+    AND bounded.event_time >= ${timestampLiteral[dialect](startOfDay(from))}
     AND bounded.event_time < ${timestampLiteral[dialect](startOfDay(addDays(to, 1)))}
 )`;
+};
+
+/** The days the winning touches of installs of the days `from` to `to` may lie on. */
+export const touchDaysOf = (from: string, to: string): { from: string; to: string } => ({
+  from: addDays(from, -TOUCH_LEAD_DAYS),
+  to: addDays(to, 1),
+});
 
 /** The overview's grouping keys, in the order `grouping(...)` names them. */
 export const OVERVIEW_KEYS = [
@@ -142,6 +166,8 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
   const organic = sqlString(ORGANIC);
   const pending = sqlString(PENDING);
   const events = boundedEvents(dialect, sources.events, appId, from, to);
+  const touchDays = touchDaysOf(from, to);
+  const touchPartitions = partitionsOfDays(touchDays.from, touchDays.to);
   const rows = buildExportRowsQuery({
     dialect,
     appId,
@@ -173,7 +199,7 @@ install_paths AS (
   SELECT click_id, min(${deepLinkPathOf[dialect]("params")}) AS deep_link_path
   FROM ${sources.touches} AS touches
   WHERE app_id = ${app}
-    AND dt BETWEEN ${sqlString(addDays(from, -TOUCH_LEAD_DAYS))} AND ${sqlString(addDays(to, 1))}
+    AND dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
     AND click_id IN (SELECT click_id FROM window_installs)
   GROUP BY click_id
 ),

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAppWithCli, type Service, startService, stopService } from "../support/service.ts";
 
 const APP = "com.example.compaction";
-const DAY = "2026-11-01";
+/** Today: events of today are delivered to its own partition (`lakeDay`). */
+const DAY = new Date().toISOString().slice(0, 10);
 const BATCHES = 4;
 const EVENTS_PER_BATCH = 5;
 /** Long enough for any machine; the test ends as soon as the files are there. */

@@ -24,6 +24,7 @@ export const CONTRACT_TABLE: LakeTable = {
     { name: "note", type: "string" },
   ],
   dateColumn: "happened_at",
+  receivedColumn: "happened_at",
   installColumn: null,
 };
 

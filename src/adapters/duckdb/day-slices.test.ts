@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { planSlices, type RowGroupTimes, rowGroupTimes } from "./day-slices.ts";
+import {
+  eventDays,
+  groupsOfDay,
+  planSlices,
+  type RowGroupTimes,
+  rowGroupTimes,
+} from "./day-slices.ts";
 
 const HOUR = 3_600_000;
 const DAY = Date.parse("2026-11-02T00:00:00.000Z");
@@ -128,5 +134,58 @@ describe("a day's row groups, from the files' footers", () => {
     } finally {
       connection.closeSync();
     }
+  });
+});
+
+describe("the days of a window's files", () => {
+  const at = (iso: string) => Date.parse(iso);
+
+  it("reads each day from its own partition's files and the late files after it that span it", () => {
+    const days = eventDays(
+      [
+        {
+          file: "d1",
+          dt: "2026-11-01",
+          min: at("2026-11-01T01:00:00Z"),
+          max: at("2026-11-01T23:00:00Z"),
+        },
+        {
+          file: "d2",
+          dt: "2026-11-02",
+          min: at("2026-11-02T01:00:00Z"),
+          max: at("2026-11-02T23:00:00Z"),
+        },
+        // Taken on the 4th: rows of the 1st and the 2nd, in the 3rd's partition.
+        {
+          file: "late",
+          dt: "2026-11-03",
+          min: at("2026-11-01T05:00:00Z"),
+          max: at("2026-11-02T05:00:00Z"),
+        },
+      ],
+      "2026-11-01",
+      31,
+    );
+    expect(days).toEqual([
+      { day: "2026-11-01", files: ["d1", "late"] },
+      { day: "2026-11-02", files: ["d2", "late"] },
+    ]);
+  });
+
+  it("leaves out the days before the window's, and reads a file without statistics for every day its partition may hold", () => {
+    const days = eventDays([{ file: "bare", dt: "2026-11-03" }], "2026-11-01", 31);
+    expect(days.map((d) => d.day)).toEqual(["2026-11-01", "2026-11-02", "2026-11-03"]);
+    expect(
+      eventDays([{ file: "bare", dt: "2026-11-03" }], "2026-10-01", 2).map((d) => d.day),
+    ).toEqual(["2026-11-01", "2026-11-02", "2026-11-03"]);
+  });
+
+  it("plans a day's slices from its own row groups only", () => {
+    const groups = [
+      { rows: 10, min: at("2026-11-01T01:00:00Z"), max: at("2026-11-01T02:00:00Z") },
+      { rows: 10, min: at("2026-10-30T01:00:00Z"), max: at("2026-11-01T00:30:00Z") },
+      { rows: 10, min: at("2026-11-02T00:00:00Z"), max: at("2026-11-02T01:00:00Z") },
+    ];
+    expect(groupsOfDay(groups, "2026-11-01")).toEqual(groups.slice(0, 2));
   });
 });

@@ -97,3 +97,72 @@ export const rowGroupTimes = async (
   }
   return groups;
 };
+
+/** A file of a window, with the `dt` partition it lies in and the range of its `event_time`. */
+export interface FileTimes {
+  readonly file: string;
+  readonly dt: string;
+  /** Epoch milliseconds; undefined where its footer has no statistics. */
+  readonly min?: number;
+  readonly max?: number;
+}
+
+const DAY = 86_400_000;
+const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const dayMs = (day: string): number => Date.parse(`${day}T00:00:00.000Z`);
+
+/**
+ * The window's days of `event_time` from `since`, each with the files that may hold rows of it,
+ * in order. A file holds rows of the days its times span, never after its partition's (a row
+ * lies in its own day's partition or a later one: `lakeDay`); a file without statistics is
+ * read for every day its partition may hold, `lateDays` back.
+ */
+export const eventDays = (
+  files: readonly FileTimes[],
+  since: string,
+  lateDays: number,
+): { day: string; files: string[] }[] => {
+  const byDay = new Map<string, string[]>();
+  for (const { file, dt, min, max } of files) {
+    const first = min === undefined ? dayMs(dt) - lateDays * DAY : dayMs(dayOf(min));
+    const last = Math.min(dayMs(dt), max === undefined ? dayMs(dt) : dayMs(dayOf(max)));
+    for (let at = Math.max(first, dayMs(since)); at <= last; at += DAY) {
+      const day = dayOf(at);
+      const held = byDay.get(day);
+      if (held) held.push(file);
+      else byDay.set(day, [file]);
+    }
+  }
+  return [...byDay.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([day, dayFiles]) => ({ day, files: dayFiles }));
+};
+
+/** The range of `event_time` of each of `files`, from their footers (undefined: no statistics). */
+export const fileTimes = async (
+  connection: DuckDBConnection,
+  files: readonly string[],
+): Promise<Map<string, { min?: number; max?: number }>> => {
+  const times = new Map<string, { min?: number; max?: number }>();
+  if (files.length === 0) return times;
+  const reader = await connection.runAndReadAll(
+    `SELECT file_name,
+            epoch_ms(min(TRY_CAST(stats_min_value AS TIMESTAMP))) AS min,
+            epoch_ms(max(TRY_CAST(stats_max_value AS TIMESTAMP))) AS max,
+            count(*) = count(stats_min_value) AND count(*) = count(stats_max_value) AS whole
+     FROM parquet_metadata([${files.map(sqlString).join(", ")}])
+     WHERE path_in_schema = 'event_time'
+     GROUP BY file_name`,
+  );
+  for (const [file, min, max, whole] of reader.getRows()) {
+    if (whole !== true || min === null || max === null) continue;
+    times.set(String(file), { min: Number(min), max: Number(max) });
+  }
+  return times;
+};
+
+/** The row groups of `groups` that may hold rows of `day`. */
+export const groupsOfDay = (groups: readonly RowGroupTimes[], day: string): RowGroupTimes[] => {
+  const start = dayMs(day);
+  return groups.filter((group) => group.max >= start && group.min < start + DAY);
+};

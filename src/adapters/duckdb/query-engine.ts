@@ -20,10 +20,10 @@ import {
   sqlString,
   type TimeSlice,
 } from "../../lake/export-query.ts";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "../../lake/lake-tables.ts";
+import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, LAKE_LATE_DAYS } from "../../lake/lake-tables.ts";
 import type { LakeQueryEngine, SnapshotLocation } from "../../ports/lake.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
-import { planSlices, rowGroupTimes } from "./day-slices.ts";
+import { eventDays, fileTimes, groupsOfDay, planSlices, rowGroupTimes } from "./day-slices.ts";
 import { appDir, appParquetFiles, filesRelation, parquetFilesUnder } from "./lake-sql.ts";
 import { PageBody } from "./page-body.ts";
 import { PAGE_ENCODINGS } from "./page-encodings.ts";
@@ -236,7 +236,10 @@ export const createDuckDbQueryEngine = (options: {
     return parts;
   };
 
-  /** The window's days with events, in order: its `dt` partitions from the window's first. */
+  /**
+   * The window's partitions, in order: its `dt` partitions from the window's first day (a row
+   * is never in a partition before its own day).
+   */
   const windowDays = async (
     appId: string,
     since: Date,
@@ -313,9 +316,17 @@ export const createDuckDbQueryEngine = (options: {
             })}`,
           );
         }
-        const steps: readonly { files: string[]; day?: string }[] = whole
-          ? [{ files: days.flatMap((day) => day.files) }]
-          : days;
+        const windowFiles = days.flatMap((day) => day.files);
+        // A day of `event_time` is read from the files that may hold it: its own partition's,
+        // and the late rows' of the partitions after it (`lakeDay`), found from the footers.
+        let steps: readonly { files: string[]; day?: string }[] = [{ files: windowFiles }];
+        if (!whole) {
+          const times = await fileTimes(connection, windowFiles);
+          const files = days.flatMap(({ day, files: held }) =>
+            held.map((file) => ({ file, dt: day, ...times.get(file) })),
+          );
+          steps = eventDays(files, since.toISOString().slice(0, 10), LAKE_LATE_DAYS);
+        }
         let position = 0;
         // The snapshots' files as last counted, and this one's parts written since.
         let counted = { ...(await snapshotsOnDisk()), at: Date.now() };
@@ -353,7 +364,7 @@ export const createDuckDbQueryEngine = (options: {
           }
           // The window's first slice is a row group: the first page waits for it alone.
           const slices: TimeSlice[] = planSlices(
-            await rowGroupTimes(connection, files),
+            groupsOfDay(await rowGroupTimes(connection, files), day),
             sliceRows,
             {
               firstRows: position === 0 ? 1 : sliceRows,

@@ -66,6 +66,7 @@ describe("DuckDB reports", () => {
           touch_type: "click",
           // The first one the longest click window before the install, and a day more.
           touch_time: n === 0 ? "2026-10-10T12:00:00.000Z" : "2026-11-09T12:00:00.000Z",
+          received_at: n === 0 ? "2026-10-10T12:00:01.000Z" : "2026-11-09T12:00:01.000Z",
           source: "network",
           params: n === 1 ? "not json" : JSON.stringify({ deep_link_path: `/p${path}` }),
         });

@@ -15,13 +15,13 @@ import {
 } from "../../lake/lake-tables.ts";
 import type { ReportEngine } from "../../ports/reports.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
-import { addDays } from "../../reports/days.ts";
 import { overviewReport, overviewRowOf } from "../../reports/overview.ts";
 import {
   buildLatestEventsQuery,
   buildOverviewQuery,
   latestEventDays,
-  TOUCH_LEAD_DAYS,
+  partitionsOfDays,
+  touchDaysOf,
 } from "../../reports/queries.ts";
 import { appDir, appParquetFiles, filesRelation, parquetFilesUnder } from "./lake-sql.ts";
 import { countLinkClicks } from "./link-clicks.ts";
@@ -48,8 +48,9 @@ const exportRecordOf = (row: Readonly<Record<string, unknown>>): ExportRecord =>
 export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEngine => {
   const { duckdb, lakeDir, lakeFiles } = options;
 
-  /** A table's Parquet files of the app's days `from` to `to` (its `dt=` folders). */
-  const dayFiles = async (table: LakeTable, appId: string, from: string, to: string) => {
+  /** A table's Parquet files that may hold the app's rows of the days `from` to `to`. */
+  const dayFiles = async (table: LakeTable, appId: string, days: { from: string; to: string }) => {
+    const { from, to } = partitionsOfDays(days.from, days.to);
     const app = appDir(lakeDir, table, appId);
     const names = (await readdir(app).catch(() => [])).filter(
       (name) => name.startsWith("dt=") && name >= `dt=${from}` && name <= `dt=${to}`,
@@ -80,14 +81,9 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
           from,
           to,
           sources: {
-            events: await dayFiles(EVENTS_TABLE, appId, from, to),
+            events: await dayFiles(EVENTS_TABLE, appId, { from, to }),
             attributions: await attributionsOf(appId),
-            touches: await dayFiles(
-              TOUCHES_TABLE,
-              appId,
-              addDays(from, -TOUCH_LEAD_DAYS),
-              addDays(to, 1),
-            ),
+            touches: await dayFiles(TOUCHES_TABLE, appId, touchDaysOf(from, to)),
           },
           exclude: { serviceIds: excludeServiceIds },
         }),
@@ -104,7 +100,7 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
           limit,
           today,
           sources: {
-            events: await dayFiles(EVENTS_TABLE, appId, from, to),
+            events: await dayFiles(EVENTS_TABLE, appId, { from, to }),
             attributions: await attributionsOf(appId),
           },
           exclude: { serviceIds: excludeServiceIds },

@@ -6,7 +6,12 @@ import {
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
-import { EVENTS_TABLE, type LakeRecord } from "../../lake/lake-tables.ts";
+import {
+  EVENTS_TABLE,
+  type LakeRecord,
+  lakeDay,
+  PARTITION_DAY_KEY,
+} from "../../lake/lake-tables.ts";
 import { FIREHOSE_LIMITS, RecordTooLargeError } from "./packing.ts";
 import { createFirehoseStream, FirehoseDeliveryError } from "./record-stream.ts";
 
@@ -21,10 +26,16 @@ const linesOf = (input: PutRecordBatchCommandInput | undefined): string[] =>
       .filter(Boolean),
   );
 
-/** An event whose JSON line is exactly `bytes` long. */
+/** A record as the stream sends it: with the partition day its stream's partitioning reads. */
+const asSent = (record: LakeRecord) => ({
+  ...record,
+  [PARTITION_DAY_KEY]: lakeDay(EVENTS_TABLE, record),
+});
+
+/** An event whose JSON line, as sent, is exactly `bytes` long. */
 const eventOfSize = (bytes: number, id: string): LakeRecord => {
   const base = lakeEvent({ app_id: APP, event_id: id, customer_user_id: "" });
-  const padding = bytes - Buffer.byteLength(`${JSON.stringify(base)}\n`);
+  const padding = bytes - Buffer.byteLength(`${JSON.stringify(asSent(base))}\n`);
   return { ...base, customer_user_id: "p".repeat(padding) };
 };
 
@@ -55,7 +66,7 @@ describe("Firehose record stream", () => {
     const [call] = calls();
     expect(call?.DeliveryStreamName).toBe("events");
     expect(call?.Records).toHaveLength(1);
-    expect(linesOf(call).map((l) => JSON.parse(l))).toEqual(events);
+    expect(linesOf(call).map((l) => JSON.parse(l))).toEqual(events.map(asSent));
   });
 
   it("starts a new record at the record limit and a new call at 4 MiB", async () => {

@@ -12,7 +12,12 @@ import {
   PutRecordBatchCommand,
   type PutRecordBatchResponseEntry,
 } from "@aws-sdk/client-firehose";
-import { type LakeTable, recordChecker } from "../../lake/lake-tables.ts";
+import {
+  type LakeTable,
+  lakeDay,
+  PARTITION_DAY_KEY,
+  recordChecker,
+} from "../../lake/lake-tables.ts";
 import type { RecordStream } from "../../ports/lake.ts";
 import { FIREHOSE_LIMITS, type PackedRecord, packLines, toBatches, toLines } from "./packing.ts";
 
@@ -99,7 +104,14 @@ export const createFirehoseStream = (options: FirehoseStreamOptions): RecordStre
       // table, and its Parquet conversion would then send it to the error prefix, after 202.
       for (const record of records) checkRecord(record);
       if (records.length === 0) return;
-      const lines = toLines(records, FIREHOSE_LIMITS);
+      // Each record names its partition, which the stream's partitioning query reads: the rule
+      // (lakeDay) is the embedded stream's too, written once.
+      const { table } = options;
+      const named = records.map((record) => ({
+        ...record,
+        [PARTITION_DAY_KEY]: lakeDay(table, record),
+      }));
+      const lines = toLines(named, FIREHOSE_LIMITS);
       // One batch after another: a refused batch stops the put before more is sent, so the
       // caller's retry duplicates as little as possible.
       for (const batch of toBatches(packLines(lines, FIREHOSE_LIMITS), FIREHOSE_LIMITS)) {

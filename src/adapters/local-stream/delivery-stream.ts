@@ -71,6 +71,9 @@ const appendNow = (file: FileHandle, text: string): void => {
   while (offset < bytes.length) offset += writeSync(file.fd, bytes, offset);
 };
 
+/** The `late=…` folder of the partitioned writer's layout, which the table's layout has not. */
+const LATE_FOLDER = /late=(true|false)[/\\]/;
+
 interface ClosedFile {
   readonly path: string;
   /** Unknown for a file left by a process that is gone: delivered as of several partitions. */
@@ -114,8 +117,9 @@ export const createLocalDeliveryStream = async (
       copy = `COPY (SELECT ${columns} FROM (${rows}))
         TO ${sqlString(join(dir, `part-${randomUUID()}.parquet`))} (FORMAT parquet)`;
     } else {
+      // `late` is a folder of the staging layout only (see `deliver`): late rows in files apart.
       copy = `COPY (${rows}) TO ${sqlString(staging)}
-        (FORMAT parquet, PARTITION_BY (app_id, dt), FILENAME_PATTERN 'part-{uuid}')`;
+        (FORMAT parquet, PARTITION_BY (app_id, dt, late), FILENAME_PATTERN 'part-{uuid}')`;
     }
     const connection = await duckdb.connect();
     try {
@@ -135,7 +139,7 @@ export const createLocalDeliveryStream = async (
         await writeParquet(path, partition, staging);
         for (const file of await readdir(staging, { recursive: true })) {
           if (!file.endsWith(".parquet")) continue;
-          const target = join(tableDir(lakeDir, table), file);
+          const target = join(tableDir(lakeDir, table), file.replace(LATE_FOLDER, ""));
           await mkdir(dirname(target), { recursive: true });
           await rename(join(staging, file), target);
         }

@@ -203,7 +203,7 @@ describe("a write-ahead file's partition", () => {
         [at("com.a", "2026-11-01T00:00:00.000Z"), at("com.a", "2026-11-01T23:59:59.999Z")],
         EVENTS_TABLE,
       ),
-    ).toEqual({ appId: "com.a", dt: "2026-11-01" });
+    ).toEqual({ appId: "com.a", dt: "2026-11-01", late: false });
     const twoDays = [
       at("com.a", "2026-11-01T23:59:59.999Z"),
       at("com.a", "2026-11-02T00:00:00.000Z"),
@@ -216,12 +216,40 @@ describe("a write-ahead file's partition", () => {
     expect(partitionOf(twoApps, EVENTS_TABLE)).toBeNull();
   });
 
+  it("keeps a put's late records (of a day before their partition's) apart from its own day's", () => {
+    const received_at = "2026-11-10T08:00:00.000Z";
+    const late = (event_time: string) => lakeEvent({ app_id: "com.a", event_time, received_at });
+    // Taken on the 10th: the 9th's partition at the earliest.
+    expect(
+      partitionOf(
+        [late("2026-11-01T10:00:00.000Z"), late("2026-11-05T10:00:00.000Z")],
+        EVENTS_TABLE,
+      ),
+    ).toEqual({
+      appId: "com.a",
+      dt: "2026-11-09",
+      late: true,
+    });
+    expect(partitionOf([late("2026-11-09T10:00:00.000Z")], EVENTS_TABLE)).toEqual({
+      appId: "com.a",
+      dt: "2026-11-09",
+      late: false,
+    });
+    expect(
+      partitionOf(
+        [late("2026-11-01T10:00:00.000Z"), late("2026-11-09T10:00:00.000Z")],
+        EVENTS_TABLE,
+      ),
+    ).toBeNull();
+  });
+
   it("of a whole file stays one only while every put's is the same", () => {
-    const a = { appId: "com.a", dt: "2026-11-01" };
+    const a = { appId: "com.a", dt: "2026-11-01", late: false };
     expect(joinedPartition(undefined, a)).toEqual(a);
     expect(joinedPartition(a, { ...a })).toEqual(a);
     expect(joinedPartition(a, { ...a, dt: "2026-11-02" })).toBeNull();
     expect(joinedPartition(a, { ...a, appId: "com.b" })).toBeNull();
+    expect(joinedPartition(a, { ...a, late: true })).toBeNull();
     expect(joinedPartition(a, null)).toBeNull();
     expect(joinedPartition(null, a)).toBeNull();
   });

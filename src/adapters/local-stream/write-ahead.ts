@@ -15,7 +15,7 @@
  */
 import { open } from "node:fs/promises";
 import { sqlString } from "../../lake/export-query.ts";
-import type { LakeRecord, LakeTable } from "../../lake/lake-tables.ts";
+import { type LakeRecord, type LakeTable, lakeDay } from "../../lake/lake-tables.ts";
 import { DUCKDB_TYPES } from "../duckdb/lake-sql.ts";
 
 /** Every key a record of the table has: its columns and the partition key `app_id`. */
@@ -37,12 +37,25 @@ export const writeAheadLine = (records: readonly LakeRecord[], keys: readonly st
   return `{"shared":${JSON.stringify(first, shared)},"rows":${JSON.stringify(records, own)}}`;
 };
 
-/** The one partition (app and UTC day) of a file's records, or null for more than one. */
-export type Partition = { readonly appId: string; readonly dt: string } | null;
+/**
+ * The one partition (app and `lakeDay`) of a file's records, and whether they are late (of a day
+ * before their partition's), or null for more than one. Late rows are written to files of
+ * their own: a file of a day's rows then holds that day's times only, and a query of another
+ * day passes it by from its statistics.
+ */
+export type Partition = {
+  readonly appId: string;
+  readonly dt: string;
+  readonly late: boolean;
+} | null;
+
+const samePartition = (a: NonNullable<Partition>, b: NonNullable<Partition>): boolean =>
+  a.appId === b.appId && a.dt === b.dt && a.late === b.late;
 
 /**
  * The one partition of a put's records; undefined for none. The records must have passed the
- * table's `recordChecker`, which vouches for the date column: an ISO 8601 UTC time, date first.
+ * table's `recordChecker`, which vouches for the date and received columns: ISO 8601 UTC times,
+ * date first.
  */
 export const partitionOf = (
   records: readonly LakeRecord[],
@@ -50,16 +63,21 @@ export const partitionOf = (
 ): Partition | undefined => {
   let where: Partition | undefined;
   for (const record of records) {
-    const dt = String(record[table.dateColumn]).slice(0, 10);
-    if (where === undefined) where = { appId: record.app_id, dt };
-    else if (where && (where.appId !== record.app_id || where.dt !== dt)) return null;
+    const dt = lakeDay(table, record);
+    const here = {
+      appId: record.app_id,
+      dt,
+      late: dt !== String(record[table.dateColumn]).slice(0, 10),
+    };
+    if (where === undefined) where = here;
+    else if (where && !samePartition(where, here)) return null;
   }
   return where;
 };
 
 /** The one partition of two sets of records together: null unless both have the same one. */
 export const joinedPartition = (a: Partition | undefined, b: Partition): Partition =>
-  a === undefined || (a && b && a.appId === b.appId && a.dt === b.dt) ? b : null;
+  a === undefined || (a && b && samePartition(a, b)) ? b : null;
 
 /**
  * Cuts a line torn by a crash or by a failed append off the end of a write-ahead file, and
@@ -96,8 +114,19 @@ export const trimTornTail = async (path: string): Promise<number | undefined> =>
 };
 
 /**
+ * `lakeDay` in SQL, over a row's date and received columns (the delivery stream's tests hold the
+ * two to the same answers).
+ */
+export const lakeDaySql = (table: LakeTable): string => {
+  const own = `strftime("${table.dateColumn}", '%Y-%m-%d')`;
+  if (table.receivedColumn === table.dateColumn) return own;
+  return `greatest(${own}, strftime("${table.receivedColumn}" - INTERVAL 1 DAY, '%Y-%m-%d'))`;
+};
+
+/**
  * The typed rows of a write-ahead file of whole lines (see `trimTornTail`), with their
- * partition keys `app_id` and `dt`. DuckDB's JSON reader gives each value its column's type as
+ * partition keys `app_id` and `dt` (`lakeDay`) and `late`, true for a row of a day before its
+ * partition's. DuckDB's JSON reader gives each value its column's type as
  * it parses, which costs less than reading text and casting it, and it reads
  * strictly: a value that does not fit its column fails the read, where a lenient read would
  * store it as null and an event without its time would leave every export. Timestamps arrive
@@ -119,6 +148,6 @@ export const writeAheadRows = (table: LakeTable, path: string): string => {
   SELECT ${overlaid.join(", ")}
   FROM (SELECT "shared" AS s, unnest("rows") AS r FROM lines WHERE "rows" IS NOT NULL)
 )
-SELECT ${keys.map((key) => `"${key}"`).join(", ")}, strftime("${table.dateColumn}", '%Y-%m-%d') AS dt
-FROM records`;
+SELECT *, dt <> strftime("${table.dateColumn}", '%Y-%m-%d') AS late
+FROM (SELECT ${keys.map((key) => `"${key}"`).join(", ")}, ${lakeDaySql(table)} AS dt FROM records)`;
 };
