@@ -5,6 +5,7 @@ import { MAX_DEMO_DAYS } from "../demo/generate.ts";
 import { KEY_KINDS, type KeyKind } from "../domain/keys.ts";
 import { readRuntimeInfo } from "../embedded/data-dir.ts";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/formats/names.ts";
+import { LAKE_TABLES, type LakeTableName } from "../lake/lake-tables.ts";
 import { PLATFORMS, type Platform } from "../ports/apps.ts";
 import type { ConfigureAppOptions } from "./commands/apps.ts";
 import type { CreateLinkOptions } from "./commands/links.ts";
@@ -50,6 +51,7 @@ const createLinkCommand = lazy(linksModule, "createLinkCommand");
 const listLinksCommand = lazy(linksModule, "listLinksCommand");
 const setLinkDisabledCommand = lazy(linksModule, "setLinkDisabledCommand");
 const importRatesCommand = lazy(() => import("./commands/rates.ts"), "importRatesCommand");
+const replayErrorsCommand = lazy(() => import("./commands/lake.ts"), "replayErrorsCommand");
 const start = lazy(() => import("./commands/start.ts"), "start");
 const addUserCommand = lazy(usersModule, "addUserCommand");
 const grantUserCommand = lazy(usersModule, "grantUserCommand");
@@ -375,6 +377,30 @@ rates
   .addOption(dataDirOption())
   .action(async (file: string, options: { dataDir?: string }) =>
     importRatesCommand({ file, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+
+const lake = program.command("lake").description("the lake on AWS");
+lake
+  .command("replay-errors")
+  .description(
+    "put the records Firehose sent to a table's error prefix back on its stream (the stack's outputs name the bucket and stream)",
+  )
+  .addOption(
+    new Option("--table <table>", "lake table")
+      .choices(LAKE_TABLES.map((table) => table.name))
+      .makeOptionMandatory(),
+  )
+  .addOption(
+    new Option("--bucket <name>", "the lake bucket (output LakeBucketName)")
+      .env("ATTRIBUTION_AWS_LAKE_BUCKET")
+      .makeOptionMandatory(),
+  )
+  .requiredOption("--stream <name>", "the table's stream (output <Table>StreamName)")
+  .option("--dry-run", "count what would be put, and change nothing")
+  .action(
+    async (options: { table: LakeTableName; bucket: string; stream: string; dryRun?: boolean }) => {
+      await replayErrorsCommand(options);
+    },
   );
 
 program

@@ -116,3 +116,12 @@ export interface AppSnapshots {
 export interface LakePurger {
   purgeInstall(appId: string, serviceId: string): Promise<{ filesRewritten: number }>;
 }
+
+/** The objects under a table's error prefix in the lake (Firehose's error output). */
+export interface LakeErrorObjects {
+  /** Every object's key, oldest prefix first. */
+  list(): AsyncIterable<string>;
+  read(key: string): Promise<string>;
+  /** Writes `text` in place of the object, or deletes it when `text` is empty. */
+  replace(key: string, text: string): Promise<void>;
+}
