@@ -18,6 +18,20 @@ export interface Session {
   csrf_token: string;
 }
 
+/** A right password that is not yet a session: a TOTP code is asked (set up first, for one). */
+export interface SignInChallenge {
+  challenge: "totp" | "totp_setup";
+  /** Sent back with the code. */
+  challenge_token: string;
+  expires_at: string;
+  /** For a setup: the new TOTP's key, and the `otpauth://` URI its QR code holds. */
+  secret?: string;
+  otpauth_uri?: string;
+}
+
+export const isChallenge = (answer: Session | SignInChallenge): answer is SignInChallenge =>
+  "challenge" in answer;
+
 export type Platform = "android" | "ios";
 
 export interface AppSummary {
@@ -364,9 +378,23 @@ const call = async <T>(method: string, path: string, options: CallOptions = {}):
 
 // Session
 
-export const signIn = async (email: string, password: string): Promise<Session> => {
-  const session = await call<Session>("POST", "/v1/session", {
+/** A password: a session, or the TOTP challenge that `answerChallenge` completes. */
+export const signIn = async (
+  email: string,
+  password: string,
+): Promise<Session | SignInChallenge> => {
+  const answer = await call<Session | SignInChallenge>("POST", "/v1/session", {
     body: { email, password },
+    redirectOn401: false,
+  });
+  if (!isChallenge(answer)) csrfToken = answer.csrf_token;
+  return answer;
+};
+
+/** A TOTP code for a pending sign-in's session. */
+export const answerChallenge = async (challengeToken: string, code: string): Promise<Session> => {
+  const session = await call<Session>("POST", "/v1/session", {
+    body: { challenge_token: challengeToken, code },
     redirectOn401: false,
   });
   csrfToken = session.csrf_token;

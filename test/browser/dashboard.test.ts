@@ -1,6 +1,8 @@
 /**
  * The dashboard in a real browser (the machine's Chromium), against the embedded runtime that
- * serves it: signing in with the keyboard, an app made through its form, a key made, used and
+ * serves it, with admins held to a TOTP as on AWS: signing in with the keyboard (a first TOTP
+ * set up from its QR code and key, a wrong code refused; the code asked at the next sign-in),
+ * an app made through its form, a key made, used and
  * revoked, a link made and tapped, the overview of demo traffic held to the export of the same
  * window, settings saved and refused, the latest events, an export downloaded, a second person
  * who sees none of the first's apps, and every page at a phone's width. The tests run in order
@@ -13,6 +15,7 @@ import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPasswordCredentials } from "../../src/adapters/dynamodb/password-credentials.ts";
 import { addUser } from "../../src/dashboard/accounts.ts";
+import { totpCode } from "../../src/dashboard/totp.ts";
 import { keyIdOf } from "../../src/domain/keys.ts";
 import { SESSION_COOKIE } from "../../src/domain/sessions.ts";
 import { COLUMN_NAMES } from "../../src/record/columns.ts";
@@ -65,8 +68,9 @@ describe("the dashboard in a browser", () => {
   };
 
   beforeAll(async () => {
-    // The demo's devices each connect from their own address, in X-Forwarded-For.
-    rt = await startTestRuntime({ trustProxy: true });
+    // The demo's devices each connect from their own address, in X-Forwarded-For; the owner,
+    // an admin, signs in with a TOTP code as on AWS.
+    rt = await startTestRuntime({ trustProxy: true, dashboardTotp: "admins" });
     browser = await launchChromium();
     // Reduced motion: Chart.js draws at once, so a screenshot holds the whole chart.
     owner = await browser.newContext({ viewport: DESKTOP, reducedMotion: "reduce" });
@@ -78,7 +82,11 @@ describe("the dashboard in a browser", () => {
     await rt?.dispose();
   });
 
-  it("1. signs the owner in with the keyboard alone; a wrong password is refused first", async () => {
+  /** The owner's TOTP key, once test 1 set it up, and when its first code was taken. */
+  let totpKey = "";
+  let firstCodeAt = 0;
+
+  it("1. signs the owner in with the keyboard alone: a wrong password refused, a TOTP set up, a wrong code refused", async () => {
     const { email, password } = ownerAccount();
     await page.goto(`${rt.url}/`);
     await heading(page, "Sign in").waitFor();
@@ -102,10 +110,67 @@ describe("the dashboard in a browser", () => {
     await page.keyboard.press("ControlOrMeta+a");
     await page.keyboard.type(password);
     await page.keyboard.press("Enter");
+
+    // An admin with no TOTP: its QR code and key, and the code field focused.
+    await page.getByRole("heading", { level: 2, name: "Set up two-step sign-in" }).waitFor();
+    const qr = page.getByRole("img", { name: "QR code of the key for your authenticator app" });
+    await qr.waitFor();
+    expect(await qr.getAttribute("src")).toMatch(/^data:image\/png;base64,/);
+    totpKey = await page.getByLabel("Key", { exact: true }).inputValue();
+    expect(totpKey).toMatch(/^[A-Z2-7]{32}$/);
+    expect((await owner.cookies()).map((cookie) => cookie.name)).not.toContain(SESSION_COOKIE);
+    await screenshot(page, "sign-in-totp-setup");
+    expect(await page.evaluate("document.activeElement?.name")).toBe("code");
+
+    // A wrong code: the service's reason, no session, and the code field again.
+    await page.keyboard.type("000000");
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => error.textContent(), WITHIN)
+      .toBe("The code is wrong: enter the code your authenticator app shows now.");
+    expect((await owner.cookies()).map((cookie) => cookie.name)).not.toContain(SESSION_COOKIE);
+    expect(await page.evaluate("document.activeElement?.name")).toBe("code");
+
+    // The code an authenticator app shows for that key.
+    firstCodeAt = Date.now();
+    await page.keyboard.type(totpCode(totpKey, firstCodeAt));
+    await page.keyboard.press("Enter");
     await heading(page, "Apps").waitFor();
     expect(new URL(page.url()).hash).toBe("#/apps");
     await page.getByRole("button", { name: "Sign out" }).waitFor();
     expect((await owner.cookies()).map((cookie) => cookie.name)).toContain(SESSION_COOKIE);
+  });
+
+  it("1b. asks the owner's code at the next sign-in, and goes back to the password on Start again", async () => {
+    const { email, password } = ownerAccount();
+    const context = await browser.newContext({ viewport: DESKTOP, reducedMotion: "reduce" });
+    try {
+      const again = await context.newPage();
+      await again.goto(`${rt.url}/`);
+      await heading(again, "Sign in").waitFor();
+      const signInWithPassword = async () => {
+        await again.getByLabel("Email").fill(email);
+        await again.getByLabel("Password").fill(password);
+        await again.getByRole("button", { name: "Sign in" }).click();
+        await again.getByRole("heading", { level: 2, name: "Two-step sign-in" }).waitFor();
+      };
+      await signInWithPassword();
+      // No new key: the one set up is asked for.
+      expect(await again.getByLabel("Key", { exact: true }).count()).toBe(0);
+      expect(await again.getByRole("img").count()).toBe(0);
+      await screenshot(again, "sign-in-totp");
+
+      await again.getByRole("button", { name: "Start again" }).click();
+      await again.getByLabel("Password").waitFor();
+      await signInWithPassword();
+      // The next step's code: the first one was taken, and a code is taken once.
+      await again.getByLabel("Code").fill(totpCode(totpKey, firstCodeAt + 30_000));
+      await again.getByRole("button", { name: "Sign in" }).click();
+      await heading(again, "Apps").waitFor();
+      expect((await context.cookies()).map((cookie) => cookie.name)).toContain(SESSION_COOKIE);
+    } finally {
+      await context.close();
+    }
   });
 
   it("2. creates an Android app through the form: it is in the list and in the app picker", async () => {

@@ -1,10 +1,26 @@
-import { useState } from "preact/hooks";
-import { ApiError, errorMessage, type Session, signIn } from "../api.ts";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { toDataURL } from "qrcode";
+import {
+  ApiError,
+  answerChallenge,
+  errorMessage,
+  isChallenge,
+  type Session,
+  type SignInChallenge,
+  signIn,
+} from "../api.ts";
+import { CopyField } from "../components/copy-field.tsx";
 import { ErrorText, Page } from "../components/page.tsx";
 
+/**
+ * Signing in: the email and password, then, for a person with a TOTP (or an admin who must set
+ * one up first), the code of their authenticator app. A wrong code keeps the code step, with
+ * the service's reason; "Start again" goes back to the password.
+ */
 export function SignInPage(props: { onSignedIn: (session: Session) => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
+  const [challenge, setChallenge] = useState<SignInChallenge | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -13,7 +29,14 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void }) {
     setBusy(true);
     setError(null);
     try {
-      props.onSignedIn(await signIn(email.trim(), password));
+      const answer = await signIn(email.trim(), password);
+      if (isChallenge(answer)) {
+        setPassword("");
+        setChallenge(answer);
+        setBusy(false);
+      } else {
+        props.onSignedIn(answer);
+      }
     } catch (caught) {
       setError(
         caught instanceof ApiError && caught.status === 401
@@ -24,38 +47,139 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void }) {
     }
   };
 
+  const startAgain = () => {
+    setChallenge(null);
+    setError(null);
+  };
+
   return (
     <Page title="Sign in">
-      <form class="card narrow stack" onSubmit={submit} aria-describedby="sign-in-error">
-        <label class="field">
-          <span>Email</span>
-          <input
-            type="email"
-            name="email"
-            autocomplete="username"
-            required
-            value={email}
-            onInput={(event) => setEmail(event.currentTarget.value)}
-          />
-        </label>
-        <label class="field">
-          <span>Password</span>
-          <input
-            type="password"
-            name="password"
-            autocomplete="current-password"
-            required
-            value={password}
-            onInput={(event) => setPassword(event.currentTarget.value)}
-          />
-        </label>
-        <div class="actions">
-          <button type="submit" disabled={busy}>
-            Sign in
-          </button>
-        </div>
-        <ErrorText id="sign-in-error" message={error} />
-      </form>
+      {challenge ? (
+        <CodeStep challenge={challenge} onSignedIn={props.onSignedIn} onStartAgain={startAgain} />
+      ) : (
+        <form class="card narrow stack" onSubmit={submit} aria-describedby="sign-in-error">
+          <label class="field">
+            <span>Email</span>
+            <input
+              type="email"
+              name="email"
+              autocomplete="username"
+              required
+              value={email}
+              onInput={(event) => setEmail(event.currentTarget.value)}
+            />
+          </label>
+          <label class="field">
+            <span>Password</span>
+            <input
+              type="password"
+              name="password"
+              autocomplete="current-password"
+              required
+              value={password}
+              onInput={(event) => setPassword(event.currentTarget.value)}
+            />
+          </label>
+          <div class="actions">
+            <button type="submit" disabled={busy}>
+              Sign in
+            </button>
+          </div>
+          <ErrorText id="sign-in-error" message={error} />
+        </form>
+      )}
     </Page>
+  );
+}
+
+function CodeStep(props: {
+  challenge: SignInChallenge;
+  onSignedIn: (session: Session) => void;
+  onStartAgain: () => void;
+}) {
+  const { challenge } = props;
+  const setup = challenge.challenge === "totp_setup";
+  const [code, setCode] = useState("");
+  const [qr, setQr] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    input.current?.focus();
+    if (!challenge.otpauth_uri) return;
+    let live = true;
+    toDataURL(challenge.otpauth_uri, { margin: 2, width: 192, errorCorrectionLevel: "M" }).then(
+      (data) => live && setQr(data),
+      () => live && setQr(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [challenge]);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      props.onSignedIn(await answerChallenge(challenge.challenge_token, code));
+    } catch (caught) {
+      // The service says why: a wrong code (try the next), or a sign-in that is over.
+      setError(errorMessage(caught));
+      setCode("");
+      setBusy(false);
+      input.current?.focus();
+    }
+  };
+
+  return (
+    <form class="card narrow stack" onSubmit={submit} aria-describedby="sign-in-error">
+      <h2>{setup ? "Set up two-step sign-in" : "Two-step sign-in"}</h2>
+      {setup ? (
+        <>
+          <p class="hint">
+            Admins sign in with a code from an authenticator app too. Scan this QR code with the app
+            (or enter the key by hand), then enter the 6-digit code it shows.
+          </p>
+          {qr ? (
+            <img
+              class="qr"
+              src={qr}
+              alt="QR code of the key for your authenticator app"
+              width={192}
+              height={192}
+            />
+          ) : null}
+          {challenge.secret ? <CopyField value={challenge.secret} label="Key" /> : null}
+        </>
+      ) : (
+        <p class="hint">Enter the 6-digit code your authenticator app shows.</p>
+      )}
+      <label class="field">
+        <span>Code</span>
+        <input
+          ref={input}
+          type="text"
+          name="code"
+          inputMode="numeric"
+          autocomplete="one-time-code"
+          pattern="[0-9 ]*"
+          maxLength={7}
+          required
+          value={code}
+          onInput={(event) => setCode(event.currentTarget.value)}
+        />
+      </label>
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {setup ? "Turn on and sign in" : "Sign in"}
+        </button>
+        <button type="button" class="secondary" onClick={props.onStartAgain}>
+          Start again
+        </button>
+      </div>
+      <ErrorText id="sign-in-error" message={error} />
+    </form>
   );
 }
