@@ -114,7 +114,8 @@ export const createSessionHandlers = (deps: SessionDeps & { readonly secure: boo
       }
       const body = readJsonBody(event, SIGN_IN_MAX_BYTES);
       // A body naming a challenge answers it; any other is a password (and is checked as one).
-      const answering = typeof body === "object" && body !== null && "challenge_token" in body;
+      const answering =
+        typeof body === "object" && body !== null && Object.hasOwn(body, "challenge_token");
       const result = answering
         ? await answerChallenge(deps, ...codeOf(checked(challengeAnswerBody, body, "body")))
         : await signIn(deps, ...passwordOf(checked(signInBody, body, "body")));
