@@ -6,6 +6,7 @@ import { ROUTES } from "../src/http/routes.ts";
 import { GATEWAY_RESPONSES } from "./gateway-responses.ts";
 import { RATES_TABLE_KEY } from "./lake.ts";
 import { INGEST_DATA, type ServiceStack } from "./service-stack.ts";
+import { DEFAULT_SETTINGS, ROUTE_LOADS } from "./settings.ts";
 import {
   actionsOf,
   asArray,
@@ -227,10 +228,18 @@ describe("stage", () => {
         DestinationArn: Match.anyValue(),
         Format: Match.stringLikeRegexp("\\$context\\.requestId"),
       },
-      MethodSettings: [
-        Match.objectLike({ LoggingLevel: "ERROR", DataTraceEnabled: false, MetricsEnabled: true }),
-      ],
     });
+    // Every method's own settings (its throttle) repeat the stage's logging, which they replace.
+    const [stage] = Object.values(template.findResources("AWS::ApiGateway::Stage"));
+    const settings = propertiesOf(stage).MethodSettings as Record<string, unknown>[];
+    expect(settings).toHaveLength(stack.api.api.methods.length + 1);
+    for (const setting of settings) {
+      expect(setting).toMatchObject({
+        LoggingLevel: "ERROR",
+        DataTraceEnabled: false,
+        MetricsEnabled: true,
+      });
+    }
   });
 
   it("is a regional endpoint (streams may idle 5 minutes there)", () => {
@@ -454,5 +463,129 @@ describe("least privilege", () => {
         return isJson(document) ? asArray(document.Statement).filter(isJson) : [];
       });
     expect(statements.flatMap(actionsOf).filter((a) => a.includes("*"))).toEqual([]);
+  });
+});
+
+describe("limits per route and per app", () => {
+  /** CloudFormation's resource path of a route: each `/` as `~1`. */
+  const resourcePath = (path: string) => `/${path.replaceAll("/", "~1")}`;
+  const methodSettings = (t: Template) => {
+    const [stage] = Object.values(t.findResources("AWS::ApiGateway::Stage"));
+    return propertiesOf(stage).MethodSettings as Record<string, unknown>[];
+  };
+
+  it("throttles each route's method on the stage by its kind of traffic's peak", () => {
+    const settings = methodSettings(template);
+    for (const route of ROUTES) {
+      const peak = DEFAULT_SETTINGS.apiPeak[ROUTE_LOADS[route.id]];
+      expect(settings, route.id).toContainEqual(
+        expect.objectContaining({
+          ResourcePath: resourcePath(route.path),
+          HttpMethod: route.method,
+          ThrottlingRateLimit: peak,
+          ThrottlingBurstLimit: peak * DEFAULT_SETTINGS.burstSeconds,
+        }),
+      );
+    }
+    // Ingestion and sign-in never share a limit: a flood of one leaves the other its own.
+    const rateOf = (id: string) =>
+      settings.find(
+        (s) => s.ResourcePath === resourcePath(ROUTES.find((r) => r.id === id)?.path ?? ""),
+      )?.ThrottlingRateLimit;
+    expect(rateOf("events")).toBeGreaterThan(rateOf("export") as number);
+  });
+
+  it("sizes every limit from the stated peak: a higher peak raises the route's own", () => {
+    const { template: raised } = synthServiceStack({
+      settings: { apiPeak: { ...DEFAULT_SETTINGS.apiPeak, sdk: 2_000 } },
+    });
+    expect(methodSettings(raised)).toContainEqual(
+      expect.objectContaining({
+        ResourcePath: resourcePath("/v1/events"),
+        HttpMethod: "POST",
+        ThrottlingRateLimit: 2_000,
+        ThrottlingBurstLimit: 4_000,
+      }),
+    );
+  });
+
+  it("takes each request's usage-plan key from the authorizer, and requires it on every keyed method", () => {
+    template.hasResourceProperties("AWS::ApiGateway::RestApi", { ApiKeySourceType: "AUTHORIZER" });
+    for (const route of ROUTES) {
+      template.hasResourceProperties("AWS::ApiGateway::Method", {
+        OperationName: route.id,
+        ApiKeyRequired: route.scope === null ? Match.absent() : true,
+      });
+    }
+  });
+
+  it("leaves keys unrequired for the one deploy that makes them on an older stack", () => {
+    const { template: preparing } = synthServiceStack({ settings: { apiKeysRequired: false } });
+    for (const method of Object.values(preparing.findResources("AWS::ApiGateway::Method"))) {
+      expect(propertiesOf(method).ApiKeyRequired).not.toBe(true);
+    }
+    expect(Object.keys(preparing.findResources("AWS::CloudFormation::Stack"))).toHaveLength(1);
+  });
+});
+
+describe("the stage's web ACL", () => {
+  it("is a regional web ACL associated with the API's stage", () => {
+    const association = Object.values(template.findResources("AWS::WAFv2::WebACLAssociation"));
+    expect(association).toHaveLength(1);
+    expect(propertiesOf(association[0]).ResourceArn).toEqual(
+      stack.resolve(stack.api.api.deploymentStage.stageArn),
+    );
+    expect(propertiesOf(association[0]).WebACLArn).toEqual(
+      stack.resolve(stack.api.webAcl.acl.attrArn),
+    );
+    template.hasResourceProperties("AWS::WAFv2::WebACL", {
+      Scope: "REGIONAL",
+      Rules: Match.arrayWith([
+        Match.objectLike({
+          Statement: {
+            RateBasedStatement: Match.objectLike({
+              AggregateKeyType: "IP",
+              Limit: DEFAULT_SETTINGS.addressRateLimit,
+            }),
+          },
+        }),
+      ]),
+    });
+  });
+});
+
+describe("the API's custom domain", () => {
+  const certificateArn = "arn:aws:acm:eu-west-1:123456789012:certificate/api";
+  const custom = () =>
+    synthServiceStack({ settings: { apiDomain: { name: "api.example.com", certificateArn } } });
+
+  it("has none unless set: the API's own URL is the base URL", () => {
+    template.resourceCountIs("AWS::ApiGateway::DomainName", 0);
+    expect(template.toJSON().Outputs.ApiTarget).toBeUndefined();
+    expect(template.toJSON().Outputs.ApiUrl.Value).toEqual(stack.resolve(stack.api.api.url));
+  });
+
+  it("answers on the domain with its regional certificate, TLS 1.2, mapped to the stage", () => {
+    const { stack: withDomain, template: t } = custom();
+    t.hasResourceProperties("AWS::ApiGateway::DomainName", {
+      DomainName: "api.example.com",
+      RegionalCertificateArn: certificateArn,
+      EndpointConfiguration: { Types: ["REGIONAL"] },
+      SecurityPolicy: "TLS_1_2",
+    });
+    t.hasResourceProperties("AWS::ApiGateway::BasePathMapping", {
+      RestApiId: withDomain.resolve(withDomain.api.api.restApiId),
+      Stage: withDomain.resolve(withDomain.api.api.deploymentStage.stageName),
+    });
+    const outputs = t.toJSON().Outputs;
+    // Where the domain's DNS points, and the base URL the SDKs and the CLI are given.
+    expect(outputs.ApiTarget.Value).toEqual({
+      "Fn::GetAtt": [
+        Object.keys(t.findResources("AWS::ApiGateway::DomainName"))[0],
+        "RegionalDomainName",
+      ],
+    });
+    expect(JSON.stringify(outputs.ApiUrl.Value)).toContain("https://");
+    expect(JSON.stringify(withDomain.resolve(withDomain.api.url))).toContain("https://");
   });
 });

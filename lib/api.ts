@@ -5,23 +5,33 @@
  * a session cookie) but the public ones (null scope), which have none.
  * Streaming routes use Lambda response streaming through the proxy integration
  * (`responseTransferMode: STREAM`), which also lifts API Gateway's 29 s and 10 MB limits.
+ *
+ * Each method is throttled by its route's kind of traffic, and each app by the usage plan whose
+ * key the authorizer names (lib/usage-plans.ts); a regional web ACL guards the stage
+ * (lib/web-acl.ts); a custom domain is optional.
  */
-import { Duration } from "aws-cdk-lib";
+import { CfnOutput, Duration } from "aws-cdk-lib";
 import {
   AccessLogField,
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
+  type DomainName,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
   type LambdaIntegrationOptions,
   LogGroupLogDestination,
+  type Method,
+  type MethodDeploymentOptions,
   MethodLoggingLevel,
   RequestAuthorizer,
   ResponseTransferMode,
   RestApi,
+  SecurityPolicy,
   TokenAuthorizer,
 } from "aws-cdk-lib/aws-apigateway";
+import { Certificate } from "aws-cdk-lib/aws-certificatemanager";
 import type { IRole } from "aws-cdk-lib/aws-iam";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
@@ -31,7 +41,15 @@ import { addGatewayErrors } from "./gateway-responses.ts";
 import { acknowledge } from "./nag.ts";
 import { pascal } from "./naming.ts";
 import { type BundledFile, type EntryResolver, ServiceFunction } from "./service-function.ts";
-import { DEFAULT_SETTINGS } from "./settings.ts";
+import { DEFAULT_SETTINGS, type StackSettings } from "./settings.ts";
+import {
+  AppUsagePlan,
+  type Limits,
+  routeThrottle,
+  stageThrottle,
+  type Throttle,
+} from "./usage-plans.ts";
+import { RegionalWebAcl } from "./web-acl.ts";
 
 /** What a function is given: its environment, its grants and its data files, nothing more. */
 export interface FunctionBinding {
@@ -80,8 +98,17 @@ export interface AttributionApiProps {
    * and latency; a revoked key keeps working for up to this long.
    */
   readonly authorizerCacheTtl?: Duration;
-  /** Stage-wide request rate (per second) and burst, before any handler runs. */
-  readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
+  /** What each route's and each app's limits are derived from (lib/usage-plans.ts). */
+  readonly limits?: Limits;
+  /**
+   * Whether keyed methods require their app's usage-plan key (false only for the one deploy
+   * that makes the plan's keys on a stack that had none, docs/deploy.md).
+   */
+  readonly apiKeysRequired?: boolean;
+  /** Requests one address may make in 5 minutes before the stage's web ACL answers 429. */
+  readonly addressRateLimit?: number;
+  /** The API's custom domain, with its certificate in the stack's region. */
+  readonly domain?: StackSettings["apiDomain"];
   readonly entryFor?: EntryResolver;
   readonly logRetention?: RetentionDays;
 }
@@ -92,10 +119,18 @@ export class AttributionApi extends Construct {
   readonly accessLogs: LogGroup;
   readonly authorizerFunction: ServiceFunction;
   readonly routeFunctions: Readonly<Record<string, ServiceFunction>>;
+  /** The apps' usage plan and its keys (a nested stack). */
+  readonly usagePlan: AppUsagePlan;
+  readonly webAcl: RegionalWebAcl;
+  /** The custom domain, when one is set. */
+  readonly domain: DomainName | undefined;
 
   constructor(scope: Construct, id: string, props: AttributionApiProps) {
     super(scope, id);
     const logRetention = props.logRetention ?? DEFAULT_SETTINGS.logRetention;
+    const limits = props.limits ?? DEFAULT_SETTINGS;
+    const routes = ROUTES.filter((route) => props.routes[route.id]);
+    const stage = stageThrottle(limits);
 
     const accessLogs = new LogGroup(this, "AccessLogs", { retention: logRetention });
     this.accessLogs = accessLogs;
@@ -105,14 +140,21 @@ export class AttributionApi extends Construct {
       endpointTypes: [EndpointType.REGIONAL],
       // The account-level role API Gateway needs to write execution logs.
       cloudWatchRole: true,
+      // The usage-plan key of a request is the one its authorizer answer names.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       deployOptions: {
-        throttlingRateLimit: (props.throttle ?? DEFAULT_SETTINGS.throttle).rateLimit,
-        throttlingBurstLimit: (props.throttle ?? DEFAULT_SETTINGS.throttle).burstLimit,
+        // The default of any method without its own, which every route has.
+        throttlingRateLimit: stage.rateLimit,
+        throttlingBurstLimit: stage.burstLimit,
+        // A method's own settings replace the stage's, so each repeats them with its throttle.
+        methodOptions: Object.fromEntries(
+          routes.map((route) => [
+            `${route.path}/${route.method}`,
+            { ...METHOD_LOGGING, ...methodThrottle(routeThrottle(route, limits)) },
+          ]),
+        ),
         tracingEnabled: true,
-        metricsEnabled: true,
-        loggingLevel: MethodLoggingLevel.ERROR,
-        // Full request logging would write API keys (the Authorization header) to the logs.
-        dataTraceEnabled: false,
+        ...METHOD_LOGGING,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
         accessLogFormat: accessLogFormat(),
       },
@@ -147,7 +189,8 @@ export class AttributionApi extends Construct {
     });
 
     const functions: Record<string, ServiceFunction> = {};
-    for (const route of ROUTES) {
+    const keyed: { route: (typeof ROUTES)[number]; method: Method }[] = [];
+    for (const route of routes) {
       const binding = props.routes[route.id];
       if (!binding) continue;
       const fn = routeFunction(this, route, binding, {
@@ -174,7 +217,10 @@ export class AttributionApi extends Construct {
         authorizer: withSession ? sessionAuthorizer : authorizer,
         authorizationType: AuthorizationType.CUSTOM,
         operationName: route.id,
+        // The key is the app's, from the authorizer: its usage plan limits it.
+        apiKeyRequired: props.apiKeysRequired ?? true,
       });
+      keyed.push({ route, method });
       acknowledge(
         method,
         "AwsSolutions-COG4",
@@ -185,15 +231,36 @@ export class AttributionApi extends Construct {
     }
     this.routeFunctions = functions;
 
+    this.usagePlan = new AppUsagePlan(this, "UsagePlan", { api: this.api, methods: keyed, limits });
+    this.webAcl = new RegionalWebAcl(this, "WebAcl", {
+      stageArn: this.api.deploymentStage.stageArn,
+      addressRateLimit: props.addressRateLimit ?? DEFAULT_SETTINGS.addressRateLimit,
+    });
+
+    this.domain = props.domain
+      ? this.api.addDomainName("Domain", {
+          domainName: props.domain.name,
+          certificate: Certificate.fromCertificateArn(
+            this,
+            "Certificate",
+            props.domain.certificateArn,
+          ),
+          endpointType: EndpointType.REGIONAL,
+          securityPolicy: SecurityPolicy.TLS_1_2,
+        })
+      : undefined;
+    if (this.domain && props.domain) {
+      new CfnOutput(this, "Target", {
+        key: "ApiTarget",
+        value: this.domain.domainNameAliasDomainName,
+        description: `Point ${props.domain.name} here (CNAME, or a Route 53 alias to this regional API domain)`,
+      });
+    }
+
     acknowledge(
       this.api,
       "AwsSolutions-APIG2",
       "Requests are validated in the handlers with zod: the spec answers a bad query with 422 and the {error, detail} body, which API Gateway's validators cannot produce.",
-    );
-    acknowledge(
-      this.api.deploymentStage,
-      "AwsSolutions-APIG3",
-      "No WAF web ACL by default: every method but the public OpenAPI document requires an API key checked by the authorizer and the stage is throttled; attach a web ACL per deployment if needed.",
     );
     acknowledge(
       this.api,
@@ -202,11 +269,24 @@ export class AttributionApi extends Construct {
     );
   }
 
-  /** The stage URL; routes hang below it (`<url>api/v1/export`). */
+  /** The API's URL, its custom domain's when set; routes hang below it (`<url>api/v1/export`). */
   get url(): string {
-    return this.api.url;
+    return this.domain ? `https://${this.domain.domainName}/` : this.api.url;
   }
 }
+
+/** Every method's metrics and logging. */
+const METHOD_LOGGING = {
+  metricsEnabled: true,
+  loggingLevel: MethodLoggingLevel.ERROR,
+  // Full request logging would write API keys (the Authorization header) to the logs.
+  dataTraceEnabled: false,
+} as const satisfies MethodDeploymentOptions;
+
+const methodThrottle = (throttle: Throttle): MethodDeploymentOptions => ({
+  throttlingRateLimit: throttle.rateLimit,
+  throttlingBurstLimit: throttle.burstLimit,
+});
 
 const integrationOptions = (route: Route): LambdaIntegrationOptions => {
   const timeout = Duration.seconds(route.timeoutSeconds);

@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestEnv } from "../src/config/aws-env.ts";
 import { LINK_HOST_ROUTES, ROUTES } from "../src/http/routes.ts";
 import { WORKERS } from "../src/workers/workers.ts";
-import { createApp, STACK_ID } from "./app.ts";
+import { createApp, EDGE_STACK_ID, STACK_ID } from "./app.ts";
 import { PROJECT_ROOT } from "./service-function.ts";
-import { INGEST_DATA } from "./service-stack.ts";
+import { INGEST_DATA, type ServiceStack } from "./service-stack.ts";
+import { DEFAULT_SETTINGS } from "./settings.ts";
 
 /** The issue's budget for one function's JavaScript (index.mjs, minified). */
 const MAX_BUNDLE_BYTES = 1024 * 1024;
@@ -113,16 +114,22 @@ describe("cdk synth", () => {
     expect(protectedBy({ terminationProtection: "false" })).toBe(false);
   });
 
-  it("serves the link host on the domain the context names, with its certificate", () => {
-    const domainOf = (context: Record<string, unknown>) =>
+  it("serves the link host on the domain the context names, with its two certificates", () => {
+    const templateOf = (context: Record<string, unknown>) =>
       Template.fromStack(
         createApp({ context: { "aws:cdk:bundling-stacks": [], ...context } }).stack,
-      ).findResources("AWS::ApiGatewayV2::DomainName");
+      );
+    const domainOf = (context: Record<string, unknown>) =>
+      templateOf(context).findResources("AWS::ApiGatewayV2::DomainName");
     expect(domainOf({})).toEqual({});
     const certificate = "arn:aws:acm:eu-west-1:123456789012:certificate/link-host";
-    expect(
-      Object.values(domainOf({ linkDomain: "go.example.com", linkCertificateArn: certificate })),
-    ).toEqual([
+    const edge = "arn:aws:acm:us-east-1:123456789012:certificate/link-host-edge";
+    const context = {
+      linkDomain: "go.example.com",
+      linkCertificateArn: certificate,
+      linkEdgeCertificateArn: edge,
+    };
+    expect(Object.values(domainOf(context))).toEqual([
       expect.objectContaining({
         Properties: expect.objectContaining({
           DomainName: "go.example.com",
@@ -130,7 +137,97 @@ describe("cdk synth", () => {
         }),
       }),
     ]);
+    expect(
+      JSON.stringify(templateOf(context).findResources("AWS::CloudFront::Distribution")),
+    ).toContain(edge);
     expect(() => domainOf({ linkDomain: "go.example.com" })).toThrow(/linkCertificateArn/);
+    // CloudFront takes certificates from us-east-1 only: one there serves both.
+    expect(() => domainOf({ ...context, linkEdgeCertificateArn: undefined })).toThrow(
+      /linkEdgeCertificateArn/,
+    );
+    expect(() => domainOf({ ...context, linkEdgeCertificateArn: certificate })).toThrow(
+      /us-east-1/,
+    );
+    const inUsEast1 = { linkDomain: "go.example.com", linkCertificateArn: edge };
+    expect(Object.keys(domainOf(inUsEast1))).toHaveLength(1);
+  });
+
+  it("serves the API on the domain the context names, with its certificate, both or neither", () => {
+    const domainOf = (context: Record<string, unknown>) =>
+      Template.fromStack(
+        createApp({ context: { "aws:cdk:bundling-stacks": [], ...context } }).stack,
+      ).findResources("AWS::ApiGateway::DomainName");
+    expect(domainOf({})).toEqual({});
+    const certificate = "arn:aws:acm:eu-west-1:123456789012:certificate/api";
+    expect(
+      Object.values(domainOf({ apiDomain: "api.example.com", apiCertificateArn: certificate })),
+    ).toEqual([
+      expect.objectContaining({
+        Properties: expect.objectContaining({
+          DomainName: "api.example.com",
+          RegionalCertificateArn: certificate,
+        }),
+      }),
+    ]);
+    expect(() => domainOf({ apiDomain: "api.example.com" })).toThrow(/apiCertificateArn/);
+    expect(() => domainOf({ apiCertificateArn: certificate })).toThrow(/apiDomain/);
+    expect(() => domainOf({ apiDomain: "not a host", apiCertificateArn: certificate })).toThrow(
+      /host name/,
+    );
+  });
+
+  it("reads the limits from the context: JSON on the command line, objects in cdk.json", () => {
+    const withContext = (context: Record<string, unknown>) =>
+      createApp({ context: { "aws:cdk:bundling-stacks": [], ...context } }).stack;
+    const methodRate = (stack: ServiceStack, path: string) => {
+      const [stage] = Object.values(
+        Template.fromStack(stack).findResources("AWS::ApiGateway::Stage"),
+      );
+      return stage?.Properties.MethodSettings.find(
+        (m: { ResourcePath: string }) => m.ResourcePath === path,
+      )?.ThrottlingRateLimit;
+    };
+    expect(methodRate(withContext({ apiPeak: '{"sdk":1500}' }), "/~1v1~1events")).toBe(1500);
+    expect(methodRate(withContext({ apiPeak: { sdk: 1200 } }), "/~1v1~1events")).toBe(1200);
+    // The kinds left out keep their defaults.
+    expect(methodRate(withContext({ apiPeak: '{"sdk":1500}' }), "/~1api~1v1~1export")).toBe(
+      DEFAULT_SETTINGS.apiPeak.export,
+    );
+    expect(() => withContext({ apiPeak: '{"sdkk":1}' })).toThrow();
+    expect(() => withContext({ apiPeak: "{not json" })).toThrow(/JSON/);
+    const reserved = withContext({ reservedConcurrency: '{"tap":25}' });
+    const functions = Template.fromStack(reserved).findResources("AWS::Lambda::Function");
+    expect(
+      Object.values(functions)
+        .map((fn) => fn.Properties.ReservedConcurrentExecutions)
+        .filter((n) => n !== undefined),
+    ).toEqual([25]);
+  });
+
+  it("gives the distributions the CloudFront web ACL the context names, and makes one only when asked", () => {
+    const acl = "arn:aws:wafv2:us-east-1:123456789012:global/webacl/attribution/0123";
+    const { stack, edge } = createApp({
+      context: { "aws:cdk:bundling-stacks": [], edgeWebAclArn: acl },
+    });
+    const distributions = Template.fromStack(stack).findResources("AWS::CloudFront::Distribution");
+    for (const distribution of Object.values(distributions)) {
+      expect(distribution.Properties.DistributionConfig.WebACLId).toBe(acl);
+    }
+    expect(edge).toBeUndefined();
+    // A regional ACL cannot guard CloudFront.
+    expect(() =>
+      createApp({
+        context: {
+          "aws:cdk:bundling-stacks": [],
+          edgeWebAclArn: "arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/x/0123",
+        },
+      }),
+    ).toThrow(/CLOUDFRONT-scope/);
+    const asked = createApp({
+      context: { "aws:cdk:bundling-stacks": [], edgeWebAclStack: "true" },
+    });
+    expect(asked.edge?.stackName).toBe(EDGE_STACK_ID);
+    expect(asked.edge?.region).toBe("us-east-1");
   });
 
   it("synthesizes with no unacknowledged cdk-nag finding", () => {
@@ -144,12 +241,16 @@ describe("cdk synth", () => {
   it("bundles each function as one ESM file exporting handler, the AWS SDK left to the runtime", () => {
     const bundles = lambdaBundles();
     // One function per route of the API and of the link host and per queue-driven worker, the
-    // authorizer, the scheduled purge, the daily rates job and the attribution sweep.
-    expect(bundles).toHaveLength(ROUTES.length + LINK_HOST_ROUTES.length + WORKERS.length + 4);
+    // authorizer, the scheduled purge, the daily rates job, the attribution sweep and the link
+    // host's origin check.
+    expect(bundles).toHaveLength(ROUTES.length + LINK_HOST_ROUTES.length + WORKERS.length + 5);
     for (const { id, code } of bundles) {
       expect(code, id).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
-      // Every function but the public contract talks to AWS through the runtime's SDK.
-      if (!id.startsWith("ApiOpenapi")) expect(code, id).toMatch(/from\s*["']@aws-sdk\//);
+      // Every function but the public contract and the origin check (a header against its
+      // environment) talks to AWS through the runtime's SDK.
+      if (!id.startsWith("ApiOpenapi") && !id.startsWith("LinkHostOriginCheck")) {
+        expect(code, id).toMatch(/from\s*["']@aws-sdk\//);
+      }
       expect(code, id).not.toContain("@smithy/core");
       expect(code, id).toContain("createRequire");
     }

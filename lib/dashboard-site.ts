@@ -30,6 +30,8 @@ export interface DashboardSiteProps {
   readonly api: RestApi;
   /** The bucket that receives the distribution's and the site bucket's access logs. */
   readonly logsBucket: Bucket;
+  /** The CLOUDFRONT-scope web ACL of the distribution, if any (lib/web-acl.ts). */
+  readonly webAclArn?: string | null;
 }
 
 const DEPLOYMENT_REASON =
@@ -133,6 +135,7 @@ export class DashboardSite extends Construct {
           },
         ]),
       ),
+      ...(props.webAclArn && { webAclId: props.webAclArn }),
       enableLogging: true,
       logBucket: props.logsBucket,
       logFilePrefix: "dashboard-cdn/",
@@ -153,11 +156,13 @@ export class DashboardSite extends Construct {
       "AwsSolutions-CFR1",
       "No geo restriction: the dashboard's people may be anywhere, and every call needs a session.",
     );
-    acknowledge(
-      this.distribution,
-      "AwsSolutions-CFR2",
-      "No WAF web ACL by default, as for the API (its stage is throttled); attach one per deployment if needed.",
-    );
+    if (!props.webAclArn) {
+      acknowledge(
+        this.distribution,
+        "AwsSolutions-CFR2",
+        "No CloudFront web ACL was given (-c edgeWebAclArn, made by lib/web-acl.ts's stack in us-east-1): the API behind it has its own regional web ACL and throttles.",
+      );
+    }
     acknowledge(
       this.distribution,
       "AwsSolutions-CFR4",

@@ -22,6 +22,14 @@ beforeAll(() => {
 const CACHING_DISABLED = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad";
 const ALL_VIEWER_EXCEPT_HOST_HEADER = "b689b0a8-53d0-40ab-baf2-68738e2966ac";
 
+/** The dashboard's distribution's config (the link host has a distribution too). */
+const distributionConfig = (t: Template, target: ServiceStack): Record<string, unknown> => {
+  const { Ref: id } = target.resolve(target.dashboard.distribution.distributionId) as {
+    Ref: string;
+  };
+  return t.toJSON().Resources[id].Properties.DistributionConfig;
+};
+
 describe("the dashboard's site", () => {
   it("serves the page from a private bucket that only the distribution reads (origin access control)", () => {
     template.resourceCountIs("AWS::CloudFront::OriginAccessControl", 1);
@@ -48,12 +56,7 @@ describe("the dashboard's site", () => {
   });
 
   it("forwards every API path to the API's stage, uncached, with the viewer's headers", () => {
-    const distribution = template.findResources("AWS::CloudFront::Distribution");
-    const [config] = Object.values(distribution).map(
-      (d) =>
-        (d as { Properties: { DistributionConfig: Record<string, unknown> } }).Properties
-          .DistributionConfig,
-    );
+    const config = distributionConfig(template, stack);
     const behaviors = (config?.CacheBehaviors ?? []) as {
       PathPattern: string;
       CachePolicyId: string;
@@ -75,6 +78,13 @@ describe("the dashboard's site", () => {
         `${route.id}: ${route.path}`,
       ).toBe(true);
     }
+  });
+
+  it("takes the CloudFront web ACL it is given, and none unless given one", () => {
+    expect(distributionConfig(template, stack).WebACLId).toBeUndefined();
+    const acl = "arn:aws:wafv2:us-east-1:123456789012:global/webacl/attribution/abc";
+    const guarded = synthServiceStack({ settings: { edgeWebAclArn: acl } });
+    expect(distributionConfig(guarded.template, guarded.stack).WebACLId).toBe(acl);
   });
 
   it("sends the service's content security policy, HSTS and no framing with the page", () => {

@@ -1,7 +1,11 @@
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { linksEnv, touchesEnv, wellKnownEnv } from "../src/config/aws-env.ts";
-import { LINK_HOST_ROUTES } from "../src/http/routes.ts";
+import { envSchemaOf } from "../src/functions/env.ts";
+import { LINK_HOST_ROUTES, routeOf } from "../src/http/routes.ts";
+import { VIEWER_ADDRESS } from "../src/http/viewer-address.ts";
+import { FORWARDED_HEADERS } from "./link-host.ts";
+import { ORIGIN_HEADER } from "./link-host-origin.ts";
 import type { ServiceStack } from "./service-stack.ts";
 import { actionsOf, statementsOfRole, synthServiceStack } from "./stack.test-support.ts";
 
@@ -25,20 +29,20 @@ const grantsOf = (role: Parameters<typeof statementsOfRole>[1]) =>
     .filter(({ action }) => !/^(logs|xray):/.test(action));
 
 describe("the link host", () => {
-  it("is an HTTP API with one public route per row of LINK_HOST_ROUTES, each on payload 1.0", () => {
+  it("is an HTTP API with one route per row of LINK_HOST_ROUTES, each on payload 1.0, open only to its distribution", () => {
     template.resourceCountIs("AWS::ApiGatewayV2::Api", 1);
     template.hasResourceProperties("AWS::ApiGatewayV2::Api", { ProtocolType: "HTTP" });
-    for (const route of LINK_HOST_ROUTES) {
+    const authorizer = Object.keys(template.findResources("AWS::ApiGatewayV2::Authorizer"));
+    expect(authorizer).toHaveLength(1);
+    // Every route, and the catch-all whose plain 404 page the tap route answers, checks the
+    // distribution's header before its handler runs.
+    for (const routeKey of [...LINK_HOST_ROUTES.map((r) => `${r.method} ${r.path}`), "$default"]) {
       template.hasResourceProperties("AWS::ApiGatewayV2::Route", {
-        RouteKey: `${route.method} ${route.path}`,
-        AuthorizationType: "NONE",
+        RouteKey: routeKey,
+        AuthorizationType: "CUSTOM",
+        AuthorizerId: { Ref: authorizer[0] },
       });
     }
-    // And the catch-all, whose plain 404 page the tap route answers.
-    template.hasResourceProperties("AWS::ApiGatewayV2::Route", {
-      RouteKey: "$default",
-      AuthorizationType: "NONE",
-    });
     template.resourceCountIs("AWS::ApiGatewayV2::Route", LINK_HOST_ROUTES.length + 1);
     const integrations = template.findResources("AWS::ApiGatewayV2::Integration");
     expect(Object.keys(integrations)).toHaveLength(LINK_HOST_ROUTES.length + 1);
@@ -61,28 +65,24 @@ describe("the link host", () => {
     });
   });
 
-  it("names its own URL in new links, or the custom domain when one is set", () => {
+  it("names its distribution's URL in new links, or the custom domain when one is set", () => {
     const variables = (target: ServiceStack, t: Template) => {
       const arn = target.resolve(target.api.routeFunctions["create-link"]?.function.functionArn);
       return t.toJSON().Resources[arn["Fn::GetAtt"][0]].Properties.Environment.Variables;
     };
     expect(variables(stack, template).LINK_BASE_URL).toEqual(
-      stack.resolve(stack.linkHost.api.apiEndpoint),
+      stack.resolve(`https://${stack.linkHost.distribution.distributionDomainName}`),
     );
-    const custom = synthServiceStack({
-      settings: {
-        linkDomain: {
-          name: "go.example.com",
-          certificateArn: "arn:aws:acm:eu-west-1:123456789012:certificate/abc",
-        },
-      },
-    });
+    const custom = withDomain();
     expect(variables(custom.stack, custom.template).LINK_BASE_URL).toBe("https://go.example.com");
     custom.template.hasResourceProperties("AWS::ApiGatewayV2::DomainName", {
       DomainName: "go.example.com",
     });
     custom.template.resourceCountIs("AWS::ApiGatewayV2::ApiMapping", 1);
-    expect(Object.keys(custom.template.toJSON().Outputs)).toContain("LinkHostTarget");
+    // The domain's DNS points at the distribution, not at the API.
+    expect(custom.template.toJSON().Outputs.LinkHostTarget.Value).toEqual(
+      custom.stack.resolve(custom.stack.linkHost.distribution.distributionDomainName),
+    );
   });
 
   it("gives each function exactly the variables of its schema", () => {
@@ -94,8 +94,130 @@ describe("the link host", () => {
     const touches = stack.api.routeFunctions.touches;
     const createLink = stack.api.routeFunctions["create-link"];
     if (!touches || !createLink) throw new Error("missing functions");
-    expect(environmentOf(touches)).toEqual(Object.keys(touchesEnv.shape).sort());
+    expect(environmentOf(touches)).toEqual(
+      Object.keys(envSchemaOf(routeOf("touches").uses).shape).sort(),
+    );
     expect(environmentOf(createLink)).toEqual(Object.keys(linksEnv.shape).sort());
+  });
+
+  it("tells the tap to trust CloudFront's viewer address, and no API route", () => {
+    const variable = (fn: { function: { functionArn: string } }) => {
+      const resolved = stack.resolve(fn.function.functionArn) as { "Fn::GetAtt": [string] };
+      return template.toJSON().Resources[resolved["Fn::GetAtt"][0]].Properties.Environment.Variables
+        .TRUST_VIEWER_ADDRESS;
+    };
+    expect(variable(stack.linkHost.routeFunctions.click)).toBe("true");
+    for (const fn of Object.values(stack.api.routeFunctions)) {
+      const env = stack.resolve(fn.function.functionArn) as { "Fn::GetAtt": [string] };
+      const vars = template.toJSON().Resources[env["Fn::GetAtt"][0]].Properties.Environment;
+      expect(vars?.Variables?.TRUST_VIEWER_ADDRESS).toBeUndefined();
+    }
+  });
+});
+
+const withDomain = () =>
+  synthServiceStack({
+    settings: {
+      linkDomain: {
+        name: "go.example.com",
+        certificateArn: "arn:aws:acm:eu-west-1:123456789012:certificate/abc",
+        edgeCertificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/edge",
+      },
+    },
+  });
+
+/** The link host's distribution's config. */
+const distributionOf = (target: ServiceStack, t: Template) => {
+  const { Ref: id } = target.resolve(target.linkHost.distribution.distributionId) as {
+    Ref: string;
+  };
+  return t.toJSON().Resources[id].Properties.DistributionConfig;
+};
+
+/** CloudFront's managed cache policy that caches nothing. */
+const CACHING_DISABLED = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad";
+
+describe("the link host's distribution", () => {
+  it("caches no tap: every one reaches the tap function", () => {
+    const behavior = distributionOf(stack, template).DefaultCacheBehavior;
+    expect(behavior.CachePolicyId).toBe(CACHING_DISABLED);
+    expect(distributionOf(stack, template).CacheBehaviors).toBeUndefined();
+  });
+
+  it("forwards what a tap reads, the viewer's address included, and every query parameter", () => {
+    const behavior = distributionOf(stack, template).DefaultCacheBehavior;
+    const policy =
+      template.toJSON().Resources[behavior.OriginRequestPolicyId.Ref].Properties
+        .OriginRequestPolicyConfig;
+    expect(policy.HeadersConfig.HeaderBehavior).toBe("whitelist");
+    expect(policy.HeadersConfig.Headers.map((h: string) => h.toLowerCase())).toEqual(
+      expect.arrayContaining([VIEWER_ADDRESS, "user-agent", "accept-language"]),
+    );
+    // Without a domain the origin is the API's execute-api host, which takes no other Host.
+    expect(policy.HeadersConfig.Headers).not.toContain("Host");
+    expect(policy.QueryStringsConfig.QueryStringBehavior).toBe("all");
+    expect(policy.CookiesConfig.CookieBehavior).toBe("none");
+    expect(FORWARDED_HEADERS.map((h) => h.toLowerCase())).toContain(VIEWER_ADDRESS);
+  });
+
+  it("sends the origin its secret header, which the API's authorizer checks", () => {
+    const [origin] = distributionOf(stack, template).Origins;
+    expect(origin.OriginCustomHeaders).toEqual([
+      { HeaderName: ORIGIN_HEADER, HeaderValue: expect.anything() },
+    ]);
+    expect(JSON.stringify(origin.OriginCustomHeaders)).toContain("resolve:secretsmanager");
+    expect(origin.CustomOriginConfig).toMatchObject({
+      OriginProtocolPolicy: "https-only",
+      OriginSSLProtocols: ["TLSv1.2"],
+    });
+    template.hasResourceProperties("AWS::ApiGatewayV2::Authorizer", {
+      AuthorizerType: "REQUEST",
+      IdentitySource: [`$request.header.${ORIGIN_HEADER}`],
+      EnableSimpleResponses: true,
+      AuthorizerResultTtlInSeconds: 3600,
+    });
+    // The same secret in the authorizer's environment as in the header.
+    const check = stack.resolve(stack.linkHost.originCheck.function.functionArn) as {
+      "Fn::GetAtt": [string];
+    };
+    expect(
+      template.toJSON().Resources[check["Fn::GetAtt"][0]].Properties.Environment.Variables
+        .ORIGIN_SECRET,
+    ).toEqual(origin.OriginCustomHeaders[0].HeaderValue);
+  });
+
+  it("answers on IPv4 only, as the API the SDKs call, so a tap's address matches the install's", () => {
+    expect(distributionOf(stack, template).IPV6Enabled).toBe(false);
+  });
+
+  it("takes the CloudFront web ACL when one is given", () => {
+    expect(distributionOf(stack, template).WebACLId).toBeUndefined();
+    const acl = "arn:aws:wafv2:us-east-1:123456789012:global/webacl/attribution/abc";
+    const guarded = synthServiceStack({ settings: { edgeWebAclArn: acl } });
+    expect(distributionOf(guarded.stack, guarded.template).WebACLId).toBe(acl);
+  });
+
+  it("with a domain: answers on it with the us-east-1 certificate, from the API's domain, the Host forwarded", () => {
+    const custom = withDomain();
+    const config = distributionOf(custom.stack, custom.template);
+    expect(config.Aliases).toEqual(["go.example.com"]);
+    expect(config.ViewerCertificate).toMatchObject({
+      AcmCertificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/edge",
+      MinimumProtocolVersion: "TLSv1.2_2021",
+    });
+    const [domain] = Object.keys(custom.template.findResources("AWS::ApiGatewayV2::DomainName"));
+    expect(config.Origins[0].DomainName).toEqual({ "Fn::GetAtt": [domain, "RegionalDomainName"] });
+    const policy =
+      custom.template.toJSON().Resources[config.DefaultCacheBehavior.OriginRequestPolicyId.Ref]
+        .Properties.OriginRequestPolicyConfig;
+    expect(policy.HeadersConfig.Headers).toContain("Host");
+    // And the API's own URL answers no one: only the domain, only through the distribution.
+    custom.template.hasResourceProperties("AWS::ApiGatewayV2::Api", {
+      DisableExecuteApiEndpoint: true,
+    });
+    template.hasResourceProperties("AWS::ApiGatewayV2::Api", {
+      DisableExecuteApiEndpoint: false,
+    });
   });
 });
 

@@ -10,7 +10,13 @@ import { basename, isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Duration } from "aws-cdk-lib";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
+import {
+  Architecture,
+  type CfnFunction,
+  LoggingFormat,
+  Runtime,
+  Tracing,
+} from "aws-cdk-lib/aws-lambda";
 import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
@@ -175,5 +181,17 @@ export class ServiceFunction extends Construct {
       "AwsSolutions-L1",
       "Pinned to Node.js 22 (LTS), the version the bundle targets and the project tests on; moving to a newer runtime is a deliberate change.",
     );
+  }
+
+  /**
+   * Keeps this much of the account's concurrency for the function alone (0: none), which is
+   * also as much as it may ever use: no other function's burst can take it away.
+   */
+  reserveConcurrency(count: number): void {
+    if (!Number.isInteger(count) || count < 0) {
+      throw new Error(`The ${this.node.id} function's reserved concurrency must be a whole number`);
+    }
+    if (count === 0) return;
+    (this.function.node.defaultChild as CfnFunction).reservedConcurrentExecutions = count;
   }
 }

@@ -1,6 +1,8 @@
 import { Duration } from "aws-cdk-lib";
 import type { Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ATTRIBUTION_WORKER } from "../src/workers/workers.ts";
+import type { ServiceFunction } from "./service-function.ts";
 import type { ServiceStack } from "./service-stack.ts";
 import { synthServiceStack } from "./stack.test-support.ts";
 
@@ -66,6 +68,41 @@ describe("ServiceStack", () => {
         else expect(literal, `${type}.${property}`).toBeUndefined();
       }
     }
+  });
+
+  it("reserves no concurrency unless told to: a fresh account has none to reserve", () => {
+    for (const fn of Object.values(template.findResources("AWS::Lambda::Function"))) {
+      expect(fn.Properties?.ReservedConcurrentExecutions).toBeUndefined();
+    }
+  });
+
+  it("reserves concurrency for ingestion, the tap and the attribution worker, as set", () => {
+    const { stack: reserving, template: t } = synthServiceStack({
+      settings: { reservedConcurrency: { ingest: 40, tap: 30, attribution: 60 } },
+    });
+    const reservedOf = (fn: ServiceFunction | undefined) => {
+      const arn = reserving.resolve(fn?.function.functionArn) as { "Fn::GetAtt": [string] };
+      return t.toJSON().Resources[arn["Fn::GetAtt"][0]].Properties.ReservedConcurrentExecutions;
+    };
+    for (const id of ["installs", "events", "s2s-events"]) {
+      expect(reservedOf(reserving.api.routeFunctions[id]), id).toBe(40);
+    }
+    expect(reservedOf(reserving.linkHost.routeFunctions.click)).toBe(30);
+    expect(reservedOf(reserving.workers.workers.get("attribute")?.function)).toBe(60);
+    // Nothing else: a reservation is also a ceiling.
+    const reserved = Object.values(t.findResources("AWS::Lambda::Function")).filter(
+      (fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined,
+    );
+    expect(reserved).toHaveLength(5);
+  });
+
+  it("refuses a worker reservation below its event source's maxConcurrency", () => {
+    const worker = ATTRIBUTION_WORKER.maxConcurrency;
+    expect(() =>
+      synthServiceStack({
+        settings: { reservedConcurrency: { ingest: 0, tap: 0, attribution: worker - 1 } },
+      }),
+    ).toThrow(/maxConcurrency/);
   });
 
   it("takes the snapshot lifetime as a prop, checked against the function's schema", () => {

@@ -18,7 +18,7 @@ import {
 } from "../src/http/routes.ts";
 import { AWS_JOBS } from "../src/jobs/jobs.ts";
 import { LAKE_TABLES } from "../src/lake/lake-tables.ts";
-import { WORKERS, type WorkerId } from "../src/workers/workers.ts";
+import { ATTRIBUTION_WORKER, WORKERS, type WorkerId } from "../src/workers/workers.ts";
 import { AttributionApi, type FunctionBinding } from "./api.ts";
 import { QueryWorkgroup } from "./athena.ts";
 import { AttributionSweep } from "./attribution-sweep.ts";
@@ -37,9 +37,12 @@ import { QueueWorkers } from "./queue-workers.ts";
 import { ScheduledJob } from "./scheduled-job.ts";
 import { SealingKey } from "./sealing-key.ts";
 import type { EntryResolver } from "./service-function.ts";
-import { type StackSettings, stackSettings } from "./settings.ts";
+import { type ReservedConcurrency, type StackSettings, stackSettings } from "./settings.ts";
 
 export { INGEST_DATA } from "./bindings.ts";
+
+/** The ingestion routes' composition: installs, events and s2s events. */
+const INGESTION_HANDLERS = "http/handlers/ingest.ts#";
 
 /** What new links name when the stack has no link host (the setting linkHost false). */
 export const NO_LINK_HOST_URL = "https://link-host.invalid";
@@ -109,6 +112,27 @@ export class ServiceStack extends Stack {
     return present(this.#purge, "the purge job", "lakeQueries");
   }
 
+  /**
+   * Reserved concurrency (lib/settings.ts): each ingestion function's, the tap's and the
+   * attribution worker's. The worker's must cover its event source's maxConcurrency, or Lambda
+   * would throttle the pollers SQS scales up to and messages would come back as failures.
+   */
+  #reserveConcurrency(reserved: ReservedConcurrency): void {
+    const worker = ATTRIBUTION_WORKER.maxConcurrency;
+    if (reserved.attribution > 0 && reserved.attribution < worker) {
+      throw new Error(
+        `reservedConcurrency.attribution must be 0 or at least the worker's maxConcurrency (${worker})`,
+      );
+    }
+    for (const route of ROUTES.filter((row) => row.handler.startsWith(INGESTION_HANDLERS))) {
+      this.api.routeFunctions[route.id]?.reserveConcurrency(reserved.ingest);
+    }
+    this.#linkHost?.routeFunctions.click.reserveConcurrency(reserved.tap);
+    this.workers.workers
+      .get(ATTRIBUTION_WORKER.id)
+      ?.function.reserveConcurrency(reserved.attribution);
+  }
+
   constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
     super(scope, id, props);
     const settings = stackSettings(props.settings);
@@ -147,6 +171,8 @@ export class ServiceStack extends Stack {
       settings: {
         snapshotTtl: String(settings.snapshotTtl.toSeconds()),
         trustViewerCountry: settings.trustViewerCountry ? "true" : "false",
+        // The link host stands behind its distribution, which nothing reaches around.
+        trustViewerAddress: settings.linkHost ? "true" : "false",
       },
     };
     // Queue-driven workers: an SQS queue, a dead-letter queue and a function per row.
@@ -169,6 +195,8 @@ export class ServiceStack extends Stack {
           },
           domain: settings.linkDomain,
           throttle: settings.linkThrottle,
+          webAclArn: settings.edgeWebAclArn,
+          logsBucket: lake.accessLogsBucket,
           entryFor: props.entryFor,
           logRetention: settings.logRetention,
         })
@@ -188,16 +216,23 @@ export class ServiceStack extends Stack {
         readonly [K in RouteId]: FunctionBinding | null;
       },
       authorizerCacheTtl: settings.authorizerCacheTtl,
-      throttle: settings.throttle,
+      limits: settings,
+      apiKeysRequired: settings.apiKeysRequired,
+      addressRateLimit: settings.addressRateLimit,
+      domain: settings.apiDomain,
       logRetention: settings.logRetention,
       entryFor: props.entryFor,
     });
+
+    // What the functions that must never starve keep of the account's concurrency.
+    this.#reserveConcurrency(settings.reservedConcurrency);
 
     // The dashboard's page, and the API behind the same origin.
     this.#dashboard = settings.dashboard
       ? new DashboardSite(this, "Dashboard", {
           api: this.api.api,
           logsBucket: lake.accessLogsBucket,
+          webAclArn: settings.edgeWebAclArn,
         })
       : undefined;
 

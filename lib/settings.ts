@@ -7,7 +7,57 @@ import { Duration, Size } from "aws-cdk-lib";
 import type { CronOptions } from "aws-cdk-lib/aws-events";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { DEFAULT_SNAPSHOT_TTL_SECONDS } from "../src/config/defaults.ts";
+import type { RouteId } from "../src/http/routes.ts";
 import { jobOf } from "../src/jobs/jobs.ts";
+
+/**
+ * What kind of traffic a route carries, which its limits follow (docs/aws.md#limits): the
+ * apps' SDKs on devices, servers (s2s events, network touches), the export, the dashboard's
+ * reports (each an Athena query), managing apps, keys, links and sessions, and sign-in.
+ */
+export type RouteLoad = "sdk" | "server" | "export" | "reports" | "manage" | "signIn";
+
+/** Each route's kind of traffic, by its id: a route added without one fails to compile. */
+export const ROUTE_LOADS: { readonly [K in RouteId]: RouteLoad } = {
+  config: "sdk",
+  installs: "sdk",
+  events: "sdk",
+  "s2s-events": "server",
+  "delete-install": "sdk",
+  consent: "sdk",
+  "deletion-status": "server",
+  export: "export",
+  attribution: "sdk",
+  touches: "server",
+  "create-link": "manage",
+  "list-links": "manage",
+  "get-link": "manage",
+  "update-link": "manage",
+  "sign-in": "signIn",
+  session: "manage",
+  "sign-out": "manage",
+  "list-apps": "manage",
+  "create-app": "manage",
+  "get-app": "manage",
+  "update-app": "manage",
+  "list-keys": "manage",
+  "create-key": "manage",
+  "revoke-key": "manage",
+  "report-overview": "reports",
+  "report-link-clicks": "reports",
+  "report-latest-events": "reports",
+  openapi: "manage",
+};
+
+/** The functions that must never wait for concurrency another function took. */
+export interface ReservedConcurrency {
+  /** Each ingestion function's (installs, events, s2s events). */
+  readonly ingest: number;
+  /** The link host's tap function's. */
+  readonly tap: number;
+  /** The attribution worker's: at least its row's maxConcurrency (src/workers/workers.ts). */
+  readonly attribution: number;
+}
 
 export interface StackSettings {
   /** How long an export snapshot serves pages (SNAPSHOT_TTL_SECONDS, 1 minute to 1 day). */
@@ -17,8 +67,49 @@ export interface StackSettings {
    * latency, and a revoked key keeps working for up to this long.
    */
   readonly authorizerCacheTtl: Duration;
-  /** The API stage's request rate (per second) and burst, before any handler runs. */
-  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * The busiest second the API is sized for: requests a second each route of a kind may take,
+   * all apps together (its method throttle on the stage; ROUTE_LOADS gives each route's kind).
+   * The stage's own default is their sum. docs/aws.md#limits says why each, and how to raise it.
+   */
+  readonly apiPeak: { readonly [L in RouteLoad]: number };
+  /** A burst API Gateway lets through at once: this many seconds of a limit's rate. */
+  readonly burstSeconds: number;
+  /**
+   * The share of each route's limit one app may take (its usage-plan key's throttle, as of
+   * the stage's whole default): one app, or one leaked key, leaves the rest to the others.
+   */
+  readonly appShare: number;
+  /**
+   * Whether the keyed methods require their app's usage-plan key. False only for one deploy of
+   * a stack made before its usage plan: it makes the plan and its keys, so that the deploy
+   * after, which requires them, finds them there (docs/deploy.md).
+   */
+  readonly apiKeysRequired: boolean;
+  /**
+   * Concurrency reserved per function (0: none). A reservation is also the function's ceiling,
+   * and Lambda keeps 100 of an account's concurrency unreserved: a fresh account, whose quota
+   * may be 10, can reserve none until the quota is raised.
+   */
+  readonly reservedConcurrency: ReservedConcurrency;
+  /**
+   * Requests one address may make in 5 minutes before the web ACLs answer it 429: the REST
+   * API's (regional) and the one CloudFront's distributions take (edgeWebAclArn). Phones
+   * behind a carrier's NAT share an address, so it is high.
+   */
+  readonly addressRateLimit: number;
+  /**
+   * An existing CLOUDFRONT-scope web ACL (it lives in us-east-1) for the link host's and the
+   * dashboard's distributions; `lib/web-acl.ts` makes one in a stack of its own. Null: the
+   * distributions have none.
+   */
+  readonly edgeWebAclArn: string | null;
+  /**
+   * The REST API's custom domain (`api.example.com`) and its ACM certificate's ARN, in the
+   * stack's region; null: the SDKs call the API's own URL. Point the domain at the stack
+   * output `ApiTarget`.
+   */
+  readonly apiDomain: { readonly name: string; readonly certificateArn: string } | null;
   /** Athena's cut-off per export query. */
   readonly bytesScannedCutoffPerQuery: Size;
   /** Retention of every log group the stack makes. */
@@ -42,11 +133,16 @@ export interface StackSettings {
    */
   readonly trustViewerCountry: boolean;
   /**
-   * The link host's custom domain (`go.example.com`) and its ACM certificate's ARN, in the
-   * stack's region; null: links name the link host API's own URL. Point the domain's DNS at
-   * the stack output `LinkHostTarget`.
+   * The link host's custom domain (`go.example.com`): its ACM certificate's ARN in the stack's
+   * region (the HTTP API's domain, CloudFront's origin) and one in us-east-1 (CloudFront's, the
+   * same one when the stack is there); null: links name the distribution's own URL. Point the
+   * domain's DNS at the stack output `LinkHostTarget`.
    */
-  readonly linkDomain: { readonly name: string; readonly certificateArn: string } | null;
+  readonly linkDomain: {
+    readonly name: string;
+    readonly certificateArn: string;
+    readonly edgeCertificateArn: string;
+  } | null;
   /** The link host's request rate (per second) and burst: ad clicks come in bursts. */
   readonly linkThrottle: { readonly rateLimit: number; readonly burstLimit: number };
   /**
@@ -76,7 +172,14 @@ export interface StackSettings {
 export const DEFAULT_SETTINGS: StackSettings = {
   snapshotTtl: Duration.seconds(DEFAULT_SNAPSHOT_TTL_SECONDS),
   authorizerCacheTtl: Duration.minutes(5),
-  throttle: { rateLimit: 100, burstLimit: 200 },
+  apiPeak: { sdk: 500, server: 100, export: 10, reports: 5, manage: 20, signIn: 5 },
+  burstSeconds: 2,
+  appShare: 0.5,
+  apiKeysRequired: true,
+  reservedConcurrency: { ingest: 0, tap: 0, attribution: 0 },
+  addressRateLimit: 10_000,
+  edgeWebAclArn: null,
+  apiDomain: null,
   bytesScannedCutoffPerQuery: Size.gibibytes(10),
   logRetention: RetentionDays.ONE_MONTH,
   streamBufferInterval: Duration.minutes(5),

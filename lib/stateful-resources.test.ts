@@ -2,8 +2,8 @@
  * A change that would replace a stateful resource fails here before it reaches a deployment.
  * CloudFormation replaces a resource whose logical id changes, or one of whose properties that
  * cannot change in place: a new, empty table, bucket or queue takes its place (the old one is
- * retained, or gone, and the service no longer reads it), and a link host domain made anew
- * breaks every live ad link. `stateful-resources.json` holds each stateful resource's logical
+ * retained, or gone, and the service no longer reads it), a link host domain or distribution
+ * made anew breaks every live ad link, and an API domain made anew every SDK's configured URL. `stateful-resources.json` holds each stateful resource's logical
  * id and those properties; a change meant to replace one (with its data moved, docs/aws.md)
  * updates it with `npx vitest run lib/stateful-resources.test.ts -u`.
  */
@@ -23,6 +23,10 @@ const REPLACED_BY: Record<string, readonly string[]> = {
   "AWS::KMS::Key": ["KeySpec", "KeyUsage"],
   "AWS::Cognito::UserPool": ["UserPoolName", "UsernameAttributes", "AliasAttributes"],
   "AWS::ApiGatewayV2::DomainName": ["DomainName"],
+  // The REST API's domain is the SDKs' configured URL.
+  "AWS::ApiGateway::DomainName": ["DomainName"],
+  // A distribution made anew has a new name, which the link host's DNS record points at.
+  "AWS::CloudFront::Distribution": [],
   "AWS::SQS::Queue": ["QueueName", "FifoQueue"],
 };
 
@@ -39,12 +43,17 @@ const at = (value: unknown, path: string): unknown =>
 
 describe("stateful resources", () => {
   it("are the ones stateful-resources.json names, none of them replaced", async () => {
-    // With a link host domain, so that its domain name is among them.
+    // With the link host's and the API's domains, so that their names are among them.
     const { template } = synthServiceStack({
       settings: {
         linkDomain: {
           name: "go.example.com",
           certificateArn: "arn:aws:acm:eu-west-1:123456789012:certificate/link-host",
+          edgeCertificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/link-host-edge",
+        },
+        apiDomain: {
+          name: "api.example.com",
+          certificateArn: "arn:aws:acm:eu-west-1:123456789012:certificate/api",
         },
       },
     });

@@ -65,6 +65,7 @@ export type Providers<R extends ComposedRow> = {
 const settingsOf = (env: ParsedEnv): FunctionSettings => ({
   snapshotTtlSeconds: Number(env.SNAPSHOT_TTL_SECONDS ?? DEFAULT_SNAPSHOT_TTL_SECONDS),
   trustViewerCountry: env.TRUST_VIEWER_COUNTRY === "true",
+  trustViewerAddress: env.TRUST_VIEWER_ADDRESS === "true",
   minRequestAgeMs: Number(env.MIN_REQUEST_AGE_SECONDS ?? 0) * 1000,
 });
 

@@ -32,6 +32,8 @@ export type TableAdapters = ReturnType<typeof createDynamoStores>;
 export interface FunctionSettings {
   readonly snapshotTtlSeconds: number;
   readonly trustViewerCountry: boolean;
+  /** The link host's tap takes the caller's address from CloudFront's viewer-address header. */
+  readonly trustViewerAddress: boolean;
   readonly minRequestAgeMs: number;
 }
 

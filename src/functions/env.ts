@@ -105,6 +105,11 @@ const SETTINGS = {
   /** "true" only behind a CloudFront distribution, whose viewer-country header can be trusted. */
   trustViewerCountry: { TRUST_VIEWER_COUNTRY: z.enum(["true", "false"]).default("false") },
   /**
+   * "true" only behind the link host's CloudFront distribution, which overwrites the viewer's
+   * address header, with nothing reaching the API around it (lib/link-host.ts).
+   */
+  trustViewerAddress: { TRUST_VIEWER_ADDRESS: z.enum(["true", "false"]).default("false") },
+  /**
    * A deletion request younger than this waits for a later purge: Firehose may still buffer rows
    * of the install sent before the request (its buffering interval, up to 900 s, plus delivery).
    */

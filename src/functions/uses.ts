@@ -61,7 +61,11 @@ export interface TableAccess {
 export type Named = "named";
 
 /** The settings a function reads from its environment, each set by the stack (lib/settings.ts). */
-export type FunctionSetting = "snapshotTtl" | "trustViewerCountry" | "minRequestAge";
+export type FunctionSetting =
+  | "snapshotTtl"
+  | "trustViewerCountry"
+  | "trustViewerAddress"
+  | "minRequestAge";
 
 /**
  * A function's resources and access. Key order is the order of the grants on AWS (statements

@@ -427,7 +427,8 @@ export const LINK_HOST_ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
-    uses: TOUCH_RECORDING_USES,
+    // On AWS the tapper's address comes from the link host's CloudFront distribution.
+    uses: { ...TOUCH_RECORDING_USES, settings: ["trustViewerAddress"] },
   },
   {
     id: "apple-app-site-association",

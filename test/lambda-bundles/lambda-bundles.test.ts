@@ -47,6 +47,7 @@ import { CONTRACTS, JSON_MEDIA_TYPE } from "../../src/http/contracts/index.ts";
 import type { HttpResponse } from "../../src/http/middleware.ts";
 import { isAllowed, type PolicyDocument } from "../../src/http/policy.ts";
 import { type LinkHostRouteId, type RouteId, routeOf } from "../../src/http/routes.ts";
+import { apiIdOf, usageKeyValue, usageSlotOf } from "../../src/http/usage-keys.ts";
 import { AWS_JOBS } from "../../src/jobs/jobs.ts";
 import { WORKERS, type WorkerId } from "../../src/workers/workers.ts";
 import {
@@ -276,6 +277,15 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
         lambdaContext(rowOf("authorizer")),
       )) as APIGatewayAuthorizerResult;
       expect(isAllowed(verdict.policyDocument as PolicyDocument, methodArn), id).toBe(true);
+      // The usage-plan key the request counts against: its app's slot (a person's own for the
+      // calls that name no app), one of the keys the stack makes for this API.
+      const context = verdict.context as Record<string, string>;
+      expect(verdict.usageIdentifierKey, id).toBe(
+        usageKeyValue(
+          apiIdOf(methodArn),
+          usageSlotOf(context.appId ? `app:${context.appId}` : `user:${context.user}`),
+        ),
+      );
       authorizer = {
         ...(verdict.context as Record<string, string>),
         principalId: verdict.principalId,
@@ -399,6 +409,8 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     await expect(authorize("not-a-key", "GET", "/v1/config")).rejects.toThrow(/^Unauthorized$/);
     const route = routeOf("export");
     const verdict = await authorize(keys.sdk, route.method, route.path);
+    // Denied this route or not, the key counts against its app's usage-plan key.
+    expect(verdict.usageIdentifierKey).toBe(usageKeyValue("api", usageSlotOf(`app:${APP}`)));
     expect(
       isAllowed(
         verdict.policyDocument as PolicyDocument,

@@ -189,6 +189,12 @@ export const stackOnLocalServers = async (servers: {
         };
         break;
       }
+      case "AWS::CloudFront::Distribution": {
+        // Nothing serves it here either; new links name its domain (the link host's).
+        const id = name.toLowerCase();
+        entry = { ref: id, attributes: { DomainName: `${id}.cloudfront.net` } };
+        break;
+      }
       default:
         throw new Error(`${logicalId} (${type}) has no local server here`);
     }

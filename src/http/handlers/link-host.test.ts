@@ -31,8 +31,9 @@ describe("the tap route", () => {
   const link = testLink({ appId: "plain" });
   const stored: Touch[] = [];
   const failures: unknown[] = [];
-  const handler = (storeFails = false) =>
+  const handler = (storeFails = false, trustViewerAddress?: boolean) =>
     createClickHandler({
+      ...(trustViewerAddress === undefined ? {} : { trustViewerAddress }),
       links: { get: async (id) => (id === link.deeplinkId ? link : undefined) },
       apps: { get: async (appId) => (appId === "plain" ? app("plain") : undefined) },
       touches: {
@@ -86,5 +87,31 @@ describe("the tap route", () => {
       platform: "android",
       deeplinkId: link.deeplinkId,
     });
+  });
+
+  const tapVia = async (viewerAddress: string, trustViewerAddress?: boolean) => {
+    await handler(false, trustViewerAddress)(
+      apiEvent({
+        params: { deeplink_id: link.deeplinkId },
+        // CloudFront's own address as API Gateway sees it, and the viewer's in the header.
+        headers: { ...android, "CloudFront-Viewer-Address": viewerAddress },
+        sourceIp: "130.176.98.7",
+      }),
+      CONTEXT,
+    );
+    return stored.at(-1)?.ip;
+  };
+
+  it("records the viewer's address CloudFront forwards when the link host stands behind it", async () => {
+    expect(await tapVia("81.2.69.142:443", true)).toBe("81.2.69.142");
+    expect(await tapVia("2001:db8::1:51234", true)).toBe("2001:db8::1");
+    expect(await tapVia("[2001:db8::1]:443", true)).toBe("2001:db8::1");
+    // A header that holds no address leaves the one API Gateway saw.
+    expect(await tapVia("nonsense", true)).toBe("130.176.98.7");
+  });
+
+  it("ignores the viewer-address header unless told to trust it: any client can send one", async () => {
+    expect(await tapVia("81.2.69.142:443")).toBe("130.176.98.7");
+    expect(await tapVia("81.2.69.142:443", false)).toBe("130.176.98.7");
   });
 });

@@ -7,6 +7,7 @@ import type { App } from "../../ports/apps.ts";
 import { type ClickDeps, createClickRecorder } from "../../touches/clicks.ts";
 import { type HttpResponse, httpRoute, lowerCaseHeaders } from "../middleware.ts";
 import { routeOf } from "../routes.ts";
+import { callerAddress } from "../viewer-address.ts";
 
 /** What every link host answer says of caching: a tap must reach the host every time. */
 const NO_STORE = "no-store";
@@ -34,15 +35,24 @@ const jsonFile = (body: unknown): HttpResponse => ({
   body: JSON.stringify(body),
 });
 
-/** `GET /{deeplink_id}`: the tap recorded, then a redirect; an unknown link, the plain 404. */
-export const createClickHandler = (deps: ClickDeps) => {
+/**
+ * `GET /{deeplink_id}`: the tap recorded, then a redirect; an unknown link, the plain 404. The
+ * caller's address is the viewer's that CloudFront forwards when `trustViewerAddress` says the
+ * link host stands behind the distribution (on AWS), else the one API Gateway saw.
+ */
+export const createClickHandler = (deps: ClickDeps & { readonly trustViewerAddress?: boolean }) => {
   const tap = createClickRecorder(deps);
   return httpRoute(async (event) => {
+    const headers = lowerCaseHeaders(event.headers);
     const answer = await tap({
       deeplinkId: event.pathParameters?.deeplink_id ?? "",
       query: { ...event.queryStringParameters },
-      sourceIp: event.requestContext?.identity?.sourceIp ?? null,
-      headers: lowerCaseHeaders(event.headers),
+      sourceIp: callerAddress(
+        headers,
+        event.requestContext?.identity?.sourceIp ?? null,
+        deps.trustViewerAddress === true,
+      ),
+      headers,
     });
     if (answer.kind === "not-found") return linkNotFound();
     return {
@@ -71,13 +81,14 @@ export const createWellKnownHandlers = (deps: { allApps: () => Promise<App[]> })
 /** A tap: recorded through the hot path's caches, then redirected. */
 export const clickFunction = /* @__PURE__ */ composition(
   /* @__PURE__ */ routeOf("click"),
-  ({ tables, streams, countries }, runtime) =>
+  ({ tables, streams, countries, settings }, runtime) =>
     createClickHandler({
       apps: runtime.hotApps(tables.apps),
       links: runtime.hotLinks(tables.links),
       touches: runtime.tapTouches(tables.touches),
       stream: streams.touches,
       countries,
+      trustViewerAddress: settings.trustViewerAddress,
       onRecordFailure: (error, touch) =>
         logger.error("click not recorded", { appId: touch.appId, clickId: touch.clickId, error }),
     }),
