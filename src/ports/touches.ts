@@ -3,6 +3,7 @@
  * for the three lookups matching makes (by click id, by advertising id, by IP).
  */
 import type { DevicePlatform, TouchType } from "../domain/touch.ts";
+import type { AddressCrowds } from "./address-crowds.ts";
 import type { AdFields } from "./links.ts";
 
 export interface Touch extends AdFields {
@@ -40,7 +41,11 @@ export interface TouchWindow {
   readonly to: Date;
 }
 
-export interface TouchStore {
+/**
+ * The touch store; it also keeps which installs send from each address (./address-crowds.ts),
+ * beside the touches from it that matching reads with them, and expiring as they do.
+ */
+export interface TouchStore extends AddressCrowds {
   /** Stores touches; a click id already stored is written over. */
   put(touches: readonly Touch[]): Promise<void>;
   /**

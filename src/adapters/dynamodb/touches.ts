@@ -4,7 +4,9 @@
  * touch, so a window of one device's touches is one query, newest first. An address's key is
  * sharded (./shards.ts): one carrier NAT's or one bot's address spreads its taps over several
  * partitions, and its window is read from each and merged, newest first.
- * Items expire by DynamoDB's TTL on AWS and by `reap` on the embedded runtime.
+ * The same table keeps which installs send from each address (./sightings.ts), which matching
+ * reads with the address's touches. Items expire by DynamoDB's TTL on AWS and by `reap` on the
+ * embedded runtime.
  */
 import {
   BatchWriteCommand,
@@ -24,6 +26,7 @@ import { TOUCH_LIMITS } from "../../touches/touch-request.ts";
 import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { shards } from "./shards.ts";
+import { countInstallsAt, SIGHTING_KEY_PREFIX, sightingItem } from "./sightings.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";
 import { type IndexName, indexOf } from "./table-definitions.ts";
 
@@ -51,7 +54,8 @@ const touchItem = z.object({
   urlParams: stringMapItem,
 });
 
-const toTouch = (item: Record<string, unknown>): Touch => {
+/** A stored item as the touch it holds (its index keys and TTL left out); throws on a wrong item. */
+export const toTouch = (item: Record<string, unknown>): Touch => {
   const { maidKey: _m, ipKey: _i, touchKey: _t, expiresTtl: _e, ...touch } = item;
   return touchItem.parse(touch);
 };
@@ -147,6 +151,8 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
     delete: (clickIds) =>
       writeBatches(clickIds.map((clickId) => ({ DeleteRequest: { Key: { clickId } } }))),
     async get(clickId) {
+      // A referrer's click id is the phone's to say: one that names a sighting is no touch.
+      if (clickId.startsWith(SIGHTING_KEY_PREFIX)) return undefined;
       const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { clickId } }));
       return Item ? toTouch(Item) : undefined;
     },
@@ -164,6 +170,16 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
         .sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0))
         .map(({ touch }) => touch);
     },
+    recordSightings(sightings) {
+      const items = new Map<string, Record<string, unknown>>();
+      for (const sighting of sightings) {
+        const item = sightingItem(sighting);
+        // One batch may not name a key twice; the same install in the same hour is one item.
+        if (item) items.set(String(item.clickId), item);
+      }
+      return writeBatches([...items.values()].map((Item) => ({ PutRequest: { Item } })));
+    },
+    installsAt: (ip, window, cap) => countInstallsAt(doc, table, ip, window, cap),
     async reap(cutoff) {
       const expired: string[] = [];
       const pages = paginateScan(
