@@ -48,6 +48,8 @@ export const installFacts = (
   openUrlClickId: clickIdOfOpenUrl(install.openUrl),
   // Google Play's server clock, the one a click's time is on; the device's may be set anywhere.
   installBeganAt: secondsToIso(install.installReferrer?.installBeginServerTimestamp),
+  deviceReferrerClickAt: secondsToIso(install.installReferrer?.clickTimestamp),
+  deviceInstallBeganAt: secondsToIso(install.installReferrer?.installBeginTimestamp),
   ip: normalizeIp(request.ip),
   platformAdsToken: request.platformAdsToken ?? null,
 });

@@ -83,13 +83,28 @@ const install = (overrides: Partial<InstallFacts> = {}): InstallFacts => ({
   referrerClickId: null,
   openUrlClickId: null,
   installBeganAt: null,
+  deviceReferrerClickAt: null,
+  deviceInstallBeganAt: null,
   ip: "81.2.69.142",
   platformAdsToken: null,
   ...overrides,
 });
 
-/** The touch store's three lookups over a list, as the port promises them. */
-const lookupsOf = (touches: readonly Touch[]): TouchLookups => {
+/** Installs of the app that sent from an address, and when (by the service's clock). */
+interface Sighting {
+  readonly ip: string;
+  readonly serviceId: string;
+  readonly at: number;
+}
+
+/**
+ * The touch store's three lookups over a list, and its count of the installs seen at an
+ * address, as the port promises them.
+ */
+const lookupsOf = (
+  touches: readonly Touch[],
+  sightings: readonly Sighting[] = [],
+): TouchLookups => {
   const within = (window: TouchWindow) => (t: Touch) =>
     t.appId === window.appId &&
     Date.parse(t.touchTime) >= window.from.getTime() &&
@@ -105,6 +120,15 @@ const lookupsOf = (touches: readonly Touch[]): TouchLookups => {
       touches
         .filter((t) => ipMatchKey(t.ip) === ipMatchKey(ip) && within(window)(t))
         .sort(newestFirst),
+    installsAt: async (ip, window, cap) => {
+      const seen = sightings.filter(
+        (s) =>
+          ipMatchKey(s.ip) === ipMatchKey(ip) &&
+          s.at >= Math.floor(window.from.getTime() / HOUR) * HOUR &&
+          s.at <= window.to.getTime(),
+      );
+      return Math.min(cap, new Set(seen.map((s) => s.serviceId)).size);
+    },
   };
 };
 
@@ -113,8 +137,14 @@ const match = (
   touches: readonly Touch[],
   settings: Partial<AttributionSettings> = {},
   searchAds?: SearchAds,
+  sightings: readonly Sighting[] = [],
 ): Promise<Match> =>
-  matchInstall(facts, { ...DEFAULT_ATTRIBUTION, ...settings }, lookupsOf(touches), searchAds);
+  matchInstall(
+    facts,
+    { ...DEFAULT_ATTRIBUTION, ...settings },
+    lookupsOf(touches, sightings),
+    searchAds,
+  );
 
 const winner = (result: Match) => (result.kind === "matched" ? result.credit.clickId : "organic");
 
@@ -206,6 +236,83 @@ describe("matching by click id", () => {
         await match(install({ ...unknown, maid: GAID, ip: null, installBeganAt: began }), [tap]),
       ),
     ).toBe(tap.clickId);
+  });
+
+  describe("a phone 15 minutes slow that sends no clock", () => {
+    const SLOW = 15 * 60 * SECOND;
+    /** A time by the service's clock, as the slow phone's clock reads it: ISO, or Play's seconds. */
+    const onPhone = (serviceMs: number) => new Date(serviceMs - SLOW).toISOString();
+    const playSeconds = (serviceMs: number) =>
+      new Date(Math.floor((serviceMs - SLOW) / SECOND) * SECOND).toISOString();
+    // Tapped 3 minutes before the first open; Play stamped the click 2 seconds after the tap.
+    const tap = touch(3 * 60 * SECOND);
+    const tapped = Date.parse(tap.touchTime);
+    const slow = (overrides: Partial<InstallFacts> = {}) =>
+      install({
+        firstOpenTime: onPhone(FIRST_OPEN),
+        clockOffsetMs: null,
+        referrerClickId: tap.clickId,
+        deviceReferrerClickAt: playSeconds(tapped + 2 * SECOND),
+        ip: null,
+        ...overrides,
+      });
+
+    it("reads its first open by the offset the referrer's tap gives: matched by click id", async () => {
+      expect(await match(slow(), [tap])).toMatchObject({
+        method: "click_id",
+        confidence: "high",
+        credit: { clickId: tap.clickId },
+      });
+      // Without Play's click time nothing gives the offset, and the first open, taken at the
+      // phone's word, comes before the tap.
+      expect(winner(await match(slow({ deviceReferrerClickAt: null }), [tap]))).toBe("organic");
+    });
+
+    it("keeps its install begin: a tap before it matches, a click after it was injected", async () => {
+      const began = (serviceMs: number) => ({ deviceInstallBeganAt: playSeconds(serviceMs) });
+      expect(winner(await match(slow(began(tapped + 40 * SECOND)), [tap]))).toBe(tap.clickId);
+      // By the phone's clock the install began before Play's click: the click was injected.
+      expect(winner(await match(slow(began(tapped - 30 * SECOND)), [tap]))).toBe("organic");
+    });
+
+    it("takes the offset only from the app's own tap, whose time is the service's", async () => {
+      // A network's click is timed by the network's clock, another app's is not this install's.
+      for (const other of [
+        touch(3 * 60 * SECOND, { source: "network" }),
+        touch(3 * 60 * SECOND, { appId: "com.example.other" }),
+      ]) {
+        const facts = slow({ referrerClickId: other.clickId });
+        expect(winner(await match(facts, [other]))).toBe("organic");
+      }
+    });
+
+    it("reads its first open by the same offset for the other methods", async () => {
+      // Its ad id's click, 3 minutes before the first open, is before it on the service's clock.
+      const byMaid = touch(3 * 60 * SECOND, { maid: GAID, source: "network" });
+      // The referrer's tap is past the click window: it matches nothing, and still gives the
+      // offset.
+      const stale = touch(10 * DAY, { clickId: "stale" });
+      const facts = slow({
+        referrerClickId: stale.clickId,
+        deviceReferrerClickAt: playSeconds(Date.parse(stale.touchTime) + 2 * SECOND),
+        maid: GAID,
+      });
+      expect(winner(await match(facts, [stale, byMaid]))).toBe(byMaid.clickId);
+    });
+  });
+
+  it("takes a first open up to a second before its own click as a rounding of the phone's clock", async () => {
+    // A link that opened the app at once, its first open written to the whole second.
+    const opened = touch(-800);
+    const facts = install({ openUrlClickId: opened.clickId, ip: null });
+    expect(winner(await match(facts, [opened]))).toBe(opened.clickId);
+    const later = touch(-1_200);
+    expect(winner(await match({ ...facts, openUrlClickId: later.clickId }, [later]))).toBe(
+      "organic",
+    );
+    // An install begin is evidence of its own: a click after it is no rounding.
+    const began = new Date(FIRST_OPEN - 30 * SECOND).toISOString();
+    expect(winner(await match({ ...facts, installBeganAt: began }, [opened]))).toBe("organic");
   });
 
   it("refuses a click after Play's server-clock install begin whatever the phone's clock", async () => {
@@ -492,6 +599,52 @@ describe("probabilistic matching", () => {
     );
   });
 
+  describe("an address where many use the app and few tapped", () => {
+    /** Installs of the app that sent from the install's address `before` ms before its open. */
+    const seen = (count: number, before = 3 * HOUR): Sighting[] =>
+      Array.from({ length: count }, (_, i) => ({
+        ip: "81.2.69.142",
+        serviceId: `user-${i}`,
+        at: FIRST_OPEN - before,
+      }));
+    /** This install's own request, which the service recorded before matching it. */
+    const itself: Sighting = { ip: "81.2.69.142", serviceId: "me", at: FIRST_OPEN + SECOND };
+    const geo = (touches: readonly Touch[], sightings: readonly Sighting[]) =>
+      match(install(), touches, {}, undefined, sightings);
+
+    it("caps a named model at low where more installs than a home's send from it", async () => {
+      // One stranger's tap of the same popular model; the app's users there tapped nothing.
+      const tap = touch(5 * MINUTE);
+      expect(await geo([tap], [itself, ...seen(4)])).toMatchObject({ confidence: "medium" });
+      expect(await geo([tap], [itself, ...seen(5)])).toMatchObject({ confidence: "low" });
+      expect(
+        (
+          await match(install(), [tap], { confidenceFloor: "medium" }, undefined, [
+            itself,
+            ...seen(5),
+          ])
+        ).kind,
+      ).toBe("organic");
+    });
+
+    it("refuses the OS alone where another install sent from the address that day", async () => {
+      const reduced = touch(5 * MINUTE, { userAgent: AGENTS.reduced });
+      expect(await geo([reduced], [itself])).toMatchObject({ confidence: "low" });
+      // A housemate's install sent its events from home this morning.
+      expect((await geo([reduced], [itself, ...seen(1)])).kind).toBe("organic");
+    });
+
+    it("counts the day before the first open to this install's own request, no more", async () => {
+      const tap = touch(5 * MINUTE);
+      // Seen the day before, and after this install's request: neither counts.
+      const outside = [...seen(5, 25 * HOUR), ...seen(5, -HOUR)];
+      expect(await geo([tap], [itself, ...outside])).toMatchObject({ confidence: "medium" });
+      // Another address's installs are its own crowd.
+      const elsewhere = seen(6).map((s) => ({ ...s, ip: "81.2.69.143" }));
+      expect(await geo([tap], [itself, ...elsewhere])).toMatchObject({ confidence: "medium" });
+    });
+  });
+
   it("counts each click with an agent that hides the phone as a device of its own", async () => {
     // Behind a carrier's NAT, six phones in Chrome's reduced agent send the same string: a
     // crowd, not one phone that tapped six times.
@@ -551,14 +704,23 @@ describe("the rest", () => {
     expect(sameVersion("17.4.1", "17.4.2")).toBe(false);
     expect(sameVersion("14", "14.1")).toBe(true);
     const prompt = 20 * 60 * SECOND;
-    const named = { device: "model", elapsedMs: prompt, devices: 5, rivals: 0 } as const;
+    const named = {
+      device: "model",
+      elapsedMs: prompt,
+      devices: 5,
+      installs: 5,
+      rivals: 0,
+    } as const;
     expect(geoConfidence(named)).toBe("medium");
     expect(geoConfidence({ ...named, elapsedMs: prompt + 1 })).toBeUndefined();
     expect(geoConfidence({ ...named, devices: 6 })).toBe("low");
+    expect(geoConfidence({ ...named, installs: 6 })).toBe("low");
+    expect(geoConfidence({ ...named, devices: 1, installs: 6 })).toBe("low");
     expect(geoConfidence({ ...named, rivals: 1 })).toBe("low");
     expect(geoConfidence({ ...named, device: "version" })).toBe("low");
     expect(geoConfidence({ ...named, device: "version", rivals: 1 })).toBeUndefined();
-    expect(geoConfidence({ ...named, device: "os", devices: 1 })).toBe("low");
-    expect(geoConfidence({ ...named, device: "os", devices: 2 })).toBeUndefined();
+    expect(geoConfidence({ ...named, device: "os", devices: 1, installs: 1 })).toBe("low");
+    expect(geoConfidence({ ...named, device: "os", devices: 2, installs: 1 })).toBeUndefined();
+    expect(geoConfidence({ ...named, device: "os", devices: 1, installs: 2 })).toBeUndefined();
   });
 });

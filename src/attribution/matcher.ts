@@ -12,8 +12,9 @@
  *    and whether other phones at the address that day could have been the install's;
  * 5. otherwise organic.
  *
- * A touch after the install began (by the store's clock, where the install says) is injected,
- * never a match. The lookups are the touch store's three, each an indexed window.
+ * The install's times are read on the service's clock (./install-clock.ts). A touch after the
+ * install began (where the install says) is injected, never a match. The lookups are the touch
+ * store's three, each an indexed window, and its count of the installs at an address.
  */
 
 import type { Confidence, MatchMethod } from "../domain/attribution.ts";
@@ -24,6 +25,7 @@ import type { AdFields } from "../ports/links.ts";
 import type { SearchAds } from "../ports/search-ads.ts";
 import type { Touch, TouchStore } from "../ports/touches.ts";
 import { isPublicIp } from "../touches/ip.ts";
+import { type InstallClock, installClock } from "./install-clock.ts";
 import type { AttributionSettings } from "./settings.ts";
 
 /** What a match credits: a touch of the store, or what Apple's attribution names. */
@@ -49,9 +51,12 @@ export type Match =
     }
   | { readonly kind: "organic" };
 
-export type TouchLookups = Pick<TouchStore, "get" | "byMaid" | "byIp">;
+export type TouchLookups = Pick<TouchStore, "get" | "byMaid" | "byIp" | "installsAt">;
 
-/** More devices than this behind one IP over a day (a carrier NAT, an office): at most `low`. */
+/**
+ * More phones than this behind one IP over a day (a carrier NAT, an office, a café): at most
+ * `low`. Phones are told by their taps and by the installs that sent from the address.
+ */
 export const CROWDED_IP_DEVICES = 5;
 /**
  * How soon after its tap an install opens when the tap caused it: most open the app within
@@ -67,44 +72,36 @@ export const PROMPT_OPEN_MINUTES = 20;
  */
 export const ADDRESS_HISTORY_HOURS = 24;
 
+/**
+ * How many distinct installs at an address matching counts to: one more than a crowd, which is
+ * all the confidence rules ask.
+ */
+const INSTALLS_COUNTED = CROWDED_IP_DEVICES + 1;
+
 const timeOf = (iso: string) => Date.parse(iso);
 
 /**
- * The first open by the service's clock, which the touches' times are on: the device's time
- * moved by the device's offset when the SDK sent its clock, and never after the service heard
- * of it. A phone's clock may be set anywhere; a slow one would put its first open before the
- * tap that caused it.
+ * Where a store lookup of the install's touches ends: at the first open, or later when the
+ * install's begin is later (Play's server clock, and a phone whose slow clock nothing gave).
  */
-export const trustedFirstOpen = (facts: InstallFacts): number =>
-  Math.min(timeOf(facts.firstOpenTime) + (facts.clockOffsetMs ?? 0), timeOf(facts.receivedAt));
+const lookupEnd = (clock: InstallClock) => new Date(Math.max(clock.firstOpen, clock.latestTouch));
 
 /**
- * The latest moment a touch may have: the install's begin by the store's server clock when
- * the install says (a click after it was injected), else the trusted first open.
+ * Whether the touch is in its window before the first open (a click's, an impression's); the
+ * click the install names itself may be as late as `latestOwnClick`.
  */
-const latestTouchTime = (facts: InstallFacts) =>
-  facts.installBeganAt ? timeOf(facts.installBeganAt) : trustedFirstOpen(facts);
-
-/**
- * Where a store lookup of the install's touches ends: at the trusted first open, or later when
- * Play's install begin is later (a phone whose slow clock it did not send).
- */
-const lookupEnd = (facts: InstallFacts) =>
-  new Date(Math.max(trustedFirstOpen(facts), latestTouchTime(facts)));
-
-/** Whether the touch is in its window before the first open (a click's, an impression's). */
 const inWindow = (
   touch: Pick<Credit, "touchType" | "touchTime">,
-  facts: InstallFacts,
+  clock: InstallClock,
   settings: AttributionSettings,
+  own = false,
 ) => {
   const at = timeOf(touch.touchTime);
-  const firstOpen = trustedFirstOpen(facts);
   const window =
     touch.touchType === "click"
       ? settings.clickWindowDays * DAY_MS
       : settings.viewWindowHours * HOUR_MS;
-  return at <= latestTouchTime(facts) && at >= firstOpen - window;
+  return at <= (own ? clock.latestOwnClick : clock.latestTouch) && at >= clock.firstOpen - window;
 };
 
 /** The last click, else the last impression: the winner of a method, and the others' count. */
@@ -123,7 +120,7 @@ const lastTouch = (touches: readonly Touch[]): { winner: Touch; others: number }
 const matched = (
   method: MatchMethod,
   found: { winner: Credit; others: number },
-  facts: InstallFacts,
+  clock: InstallClock,
   confidence: Confidence,
 ): Match => ({
   kind: "matched",
@@ -133,7 +130,7 @@ const matched = (
   confidence,
   otherCandidates: found.others,
   clickToFirstOpenHours: Math.floor(
-    Math.max(0, trustedFirstOpen(facts) - timeOf(found.winner.touchTime)) / HOUR_MS,
+    Math.max(0, clock.firstOpen - timeOf(found.winner.touchTime)) / HOUR_MS,
   ),
 });
 
@@ -229,9 +226,22 @@ export interface GeoEvidence {
   readonly device: DeviceEvidence;
   /** Phones (by `deviceKey`) that touched from the address over the day, the tap's among them. */
   readonly devices: number;
+  /**
+   * Distinct installs of the app that sent from the address over the day, this one among them
+   * (counted up to one past a crowd): phones that need not have tapped anything.
+   */
+  readonly installs: number;
   /** Other phones among them whose clicks would have passed as the install's phone too. */
   readonly rivals: number;
 }
+
+/**
+ * The phones at the address over the day, as far as the service can tell: its taps' devices
+ * or its installs, whichever are more. Not their sum: a phone that tapped and installed is in
+ * both, and the two cannot be told apart.
+ */
+export const phonesAt = (evidence: Pick<GeoEvidence, "devices" | "installs">): number =>
+  Math.max(evidence.devices, evidence.installs);
 
 /**
  * A geo match's confidence, or undefined where the evidence cannot carry even `low`. A level
@@ -241,39 +251,46 @@ export interface GeoEvidence {
  * - only a prompt open (the tap at most `PROMPT_OPEN_MINUTES` before it) is evidence: later,
  *   a housemate's tap is about as likely;
  * - `medium` only when the agent named the model and the OS version, no other phone at the
- *   address over the day would have passed, and the address is no crowd;
+ *   address over the day would have passed, and the address is no crowd: at most
+ *   `CROWDED_IP_DEVICES` phones by its taps and by its installs (`phonesAt`), so a carrier
+ *   NAT or a café where few tapped still reads as a crowd by the app's users there;
  * - a named model with an alike phone beside it, or at a crowded address, is `low`: two
  *   identical phones behind one address cannot be told apart by address and agent;
  * - an OS version without the model (an iPhone's Safari) is `low` when no other phone at the
  *   address would have passed, else nothing: every iPhone of the household on that release
  *   looks the same;
- * - the OS alone (Chrome's reduced agent) is `low` only when no other phone touched from the
- *   address all day.
+ * - the OS alone (Chrome's reduced agent) is `low` only when no other phone was seen at the
+ *   address all day, by a tap or by an install.
  */
 export const geoConfidence = (evidence: GeoEvidence): Confidence | undefined => {
   if (evidence.elapsedMs > PROMPT_OPEN_MINUTES * MINUTE_MS) return undefined;
+  const phones = phonesAt(evidence);
   switch (evidence.device) {
     case "model":
-      return evidence.rivals === 0 && evidence.devices <= CROWDED_IP_DEVICES ? "medium" : "low";
+      return evidence.rivals === 0 && phones <= CROWDED_IP_DEVICES ? "medium" : "low";
     case "version":
       return evidence.rivals === 0 ? "low" : undefined;
     case "os":
-      return evidence.devices <= 1 ? "low" : undefined;
+      return phones <= 1 ? "low" : undefined;
   }
 };
 
 const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
 
+/** The referrer's touch (already read for the clock), else the opening link's, in its window. */
 const byClickId = async (
   facts: InstallFacts,
+  clock: InstallClock,
   settings: AttributionSettings,
   lookups: TouchLookups,
+  referred: Touch | undefined,
 ): Promise<Match | undefined> => {
-  for (const clickId of [facts.referrerClickId, facts.openUrlClickId]) {
-    if (!clickId) continue;
-    const touch = await lookups.get(clickId);
-    if (touch && touch.appId === facts.appId && inWindow(touch, facts, settings)) {
-      return matched("click_id", { winner: touch, others: 0 }, facts, "high");
+  const opened = async () =>
+    facts.openUrlClickId ? await lookups.get(facts.openUrlClickId) : undefined;
+  for (const read of [async () => referred, opened]) {
+    const touch = await read();
+    if (touch && touch.appId === facts.appId && inWindow(touch, clock, settings, true)) {
+      return matched("click_id", { winner: touch, others: 0 }, clock, "high");
     }
   }
   return undefined;
@@ -289,6 +306,7 @@ export const SEARCH_ADS_SOURCE = "Apple Search Ads";
  */
 const bySearchAds = async (
   facts: InstallFacts,
+  clock: InstallClock,
   settings: AttributionSettings,
   searchAds: SearchAds | undefined,
 ): Promise<Match | undefined> => {
@@ -304,13 +322,13 @@ const bySearchAds = async (
     adId: answer.adId,
     adName: null,
     touchType: answer.claimType === "Impression" ? "impression" : "click",
-    touchTime: answer.clickDate ?? new Date(trustedFirstOpen(facts)).toISOString(),
+    touchTime: answer.clickDate ?? new Date(clock.firstOpen).toISOString(),
     clickId: null,
     deeplinkId: null,
     params: answer.keywordId ? { keyword_id: answer.keywordId } : {},
   };
-  if (!inWindow(credit, facts, settings)) return undefined;
-  return matched("search_ads", { winner: credit, others: 0 }, facts, "high");
+  if (!inWindow(credit, clock, settings)) return undefined;
+  return matched("search_ads", { winner: credit, others: 0 }, clock, "high");
 };
 
 /** An IDFA counts only with the user's consent; a GAID always (the user may reset it). */
@@ -319,40 +337,42 @@ const usableMaid = (facts: InstallFacts) =>
 
 const byAdvertisingId = async (
   facts: InstallFacts,
+  clock: InstallClock,
   settings: AttributionSettings,
   lookups: TouchLookups,
 ): Promise<Match | undefined> => {
   const maid = usableMaid(facts);
   if (!maid) return undefined;
-  const firstOpen = trustedFirstOpen(facts);
   const reach = Math.max(settings.clickWindowDays * DAY_MS, settings.viewWindowHours * HOUR_MS);
   const touches = await lookups.byMaid(maid, {
     appId: facts.appId,
-    from: new Date(firstOpen - reach),
-    to: lookupEnd(facts),
+    from: new Date(clock.firstOpen - reach),
+    to: lookupEnd(clock),
   });
-  const found = lastTouch(touches.filter((touch) => inWindow(touch, facts, settings)));
-  return found && matched("advertising_id", found, facts, "high");
+  const found = lastTouch(touches.filter((touch) => inWindow(touch, clock, settings)));
+  return found && matched("advertising_id", found, clock, "high");
 };
 
 const probabilistically = async (
   facts: InstallFacts,
+  clock: InstallClock,
   settings: AttributionSettings,
   lookups: TouchLookups,
 ): Promise<Match | undefined> => {
-  if (!settings.probabilistic[facts.os] || !facts.ip || !isPublicIp(facts.ip)) return undefined;
-  const firstOpen = trustedFirstOpen(facts);
+  const ip = facts.ip;
+  if (!settings.probabilistic[facts.os] || !ip || !isPublicIp(ip)) return undefined;
+  const firstOpen = clock.firstOpen;
   const window = settings.probabilisticWindowHours * HOUR_MS;
   const history = Math.max(window, ADDRESS_HISTORY_HOURS * HOUR_MS);
   // One read of the address's day: the window's clicks are the candidates, the whole day tells
   // how many phones share the address.
   const day = (
-    await lookups.byIp(facts.ip, {
+    await lookups.byIp(ip, {
       appId: facts.appId,
       from: new Date(firstOpen - history),
-      to: lookupEnd(facts),
+      to: lookupEnd(clock),
     })
-  ).filter((touch) => timeOf(touch.touchTime) <= latestTouchTime(facts));
+  ).filter((touch) => timeOf(touch.touchTime) <= clock.latestTouch);
   const compatible = day.filter(
     (touch) => touch.touchType === "click" && compatibleDevice(touch, facts),
   );
@@ -361,16 +381,24 @@ const probabilistically = async (
   );
   if (!found) return undefined;
   const mine = deviceKey(found.winner);
+  // The installs that sent from the address over the same day, up to this one's own request:
+  // the app's users there, whether or not they tapped anything.
+  const installs = await lookups.installsAt(
+    ip,
+    { appId: facts.appId, from: new Date(firstOpen - history), to: new Date(facts.receivedAt) },
+    INSTALLS_COUNTED,
+  );
   const confidence = geoConfidence({
-    // On the service's clock where the phone sent its own; a phone that did not is taken at
-    // its word, right for all but the few whose clock is minutes off.
+    // On the service's clock where the phone's offset is known; a phone that gave none is
+    // taken at its word, right for all but the few whose clock is minutes off.
     elapsedMs: firstOpen - timeOf(found.winner.touchTime),
     device: deviceEvidence(found.winner, facts),
     devices: new Set(day.map(deviceKey)).size,
+    installs,
     rivals: new Set(compatible.map(deviceKey).filter((key) => key !== mine)).size,
   });
   if (!confidence || RANK[confidence] < RANK[settings.confidenceFloor]) return undefined;
-  return matched("probabilistic", found, facts, confidence);
+  return matched("probabilistic", found, clock, confidence);
 };
 
 /** The install's match: the first method that finds a touch, else organic. */
@@ -379,8 +407,15 @@ export const matchInstall = async (
   settings: AttributionSettings,
   lookups: TouchLookups,
   searchAds?: SearchAds,
-): Promise<Match> =>
-  (await byClickId(facts, settings, lookups)) ??
-  (await bySearchAds(facts, settings, searchAds)) ??
-  (await byAdvertisingId(facts, settings, lookups)) ??
-  (await probabilistically(facts, settings, lookups)) ?? { kind: "organic" };
+): Promise<Match> => {
+  // The referrer's touch, read once: the click id method's first candidate, and, for a
+  // request that sent no clock, what gives the device's offset.
+  const referred = facts.referrerClickId ? await lookups.get(facts.referrerClickId) : undefined;
+  const clock = installClock(facts, referred);
+  return (
+    (await byClickId(facts, clock, settings, lookups, referred)) ??
+    (await bySearchAds(facts, clock, settings, searchAds)) ??
+    (await byAdvertisingId(facts, clock, settings, lookups)) ??
+    (await probabilistically(facts, clock, settings, lookups)) ?? { kind: "organic" }
+  );
+};

@@ -33,6 +33,13 @@ export interface InstallFacts {
   readonly openUrlClickId: string | null;
   /** When the install began by the store's server clock (ISO 8601 UTC), if known. */
   readonly installBeganAt: string | null;
+  /**
+   * The Play referrer's click time and the install's begin by the device's clock (ISO 8601
+   * UTC, whole seconds as Play gives them), if known: with the click's own time on the
+   * service's clock they give the device's offset when the request did not send its clock.
+   */
+  readonly deviceReferrerClickAt: string | null;
+  readonly deviceInstallBeganAt: string | null;
   /** The address the install was reported from. */
   readonly ip: string | null;
   /** Apple's AdServices token (iOS 14.3 and later), valid for 24 hours. */

@@ -82,6 +82,7 @@ const setup = (options: { touchesFail?: boolean; app?: App } = {}) => {
         if (options.touchesFail) throw new Error("touch store down");
         return [];
       },
+      installsAt: async () => 0,
     },
     lake: {
       attributions: { put: async (records) => void rows.attributions.push(...records) },
@@ -155,7 +156,12 @@ describe("the attribution worker", () => {
       },
       attributions,
       deletions: { listByInstall: async () => [] },
-      touches: { get: async () => undefined, byMaid: async () => [], byIp: async () => [] },
+      touches: {
+        get: async () => undefined,
+        byMaid: async () => [],
+        byIp: async () => [],
+        installsAt: async () => 0,
+      },
       searchAds: {
         resolve: async (token) => {
           asked.push(token);

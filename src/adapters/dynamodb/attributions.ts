@@ -44,6 +44,9 @@ const factsItem = z.object({
   referrerClickId: text,
   openUrlClickId: text,
   installBeganAt: text,
+  // Pending items written before the device's referrer times were kept have none.
+  deviceReferrerClickAt: text.default(null),
+  deviceInstallBeganAt: text.default(null),
   ip: text,
   platformAdsToken: text,
 });

@@ -195,6 +195,8 @@ describe("DynamoDB stores", () => {
       referrerClickId: null,
       openUrlClickId: null,
       installBeganAt: null,
+      deviceReferrerClickAt: null,
+      deviceInstallBeganAt: null,
       ip: null,
       platformAdsToken: null,
     };
