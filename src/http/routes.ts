@@ -42,7 +42,8 @@ export type ServiceRoute = Route & { readonly handler: HandlerRef; readonly uses
 /**
  * What the three ingestion routes use: they share one composition (src/http/handlers/ingest.ts), so
  * one environment; only the routes that take events may put them on the stream or open
- * sealed values.
+ * sealed values. The touches table keeps which installs send from each address, which
+ * ingestion records for matching (src/ingest/sightings.ts).
  */
 const INGEST_USES = {
   tables: {
@@ -51,6 +52,7 @@ const INGEST_USES = {
     customerUsers: "create",
     deletions: "lookup",
     attributions: "request",
+    touches: "record",
   },
   queues: { attribute: "send" },
   rates: "read",

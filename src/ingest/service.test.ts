@@ -4,12 +4,13 @@ import { storedInstall } from "../../test/support/installs.ts";
 import { staticKeyring } from "../crypto/keyring.ts";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
+import type { AddressSighting } from "../ports/address-crowds.ts";
 import type { App } from "../ports/apps.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
-import { SDK_EVENTS } from "./event-sources.ts";
+import { S2S_EVENTS, SDK_EVENTS } from "./event-sources.ts";
 import { ignoredAs } from "./ignored.ts";
-import { NOW, sdkEvent } from "./ingest.test-support.ts";
-import { createIngestion } from "./service.ts";
+import { NOW, s2sEvent, sdkEvent } from "./ingest.test-support.ts";
+import { createIngestion, type IngestionDeps } from "./service.ts";
 
 const APP: App = {
   appId: "com.a",
@@ -99,6 +100,7 @@ describe("recordEvents", () => {
             serviceId.startsWith("deleted") || serviceId === "known-2" ? [request(serviceId)] : [],
           ),
       },
+      sightings: { recordSightings: async () => undefined },
       now: () => NOW,
     });
     const ids = ["known-1", "deleted-1", "known-2", "new-1", "deleted-2", "known-1", "new-1"];
@@ -120,5 +122,90 @@ describe("recordEvents", () => {
       [3, "Conflict", true],
       [6, "Conflict", true],
     ]);
+  });
+});
+
+describe("which installs send from an address", () => {
+  const INSTALL_BODY = {
+    service_id: "new-1",
+    os: "android",
+    sdk_platform: "kotlin",
+    sdk_version: "1.11.0",
+    first_open_time: "2026-09-16T11:59:00Z",
+  };
+
+  /** Ingestion over stores in memory; what it recorded of addresses, and when the job went. */
+  const ingestionOf = (options: { sightingsFail?: boolean } = {}) => {
+    const sightings: AddressSighting[] = [];
+    const steps: string[] = [];
+    const known = new Map([["known-1", install("known-1")]]);
+    const deps: IngestionDeps = {
+      apps: {
+        get: async () => APP,
+        create: async () => undefined,
+        list: async () => [APP],
+        save: async () => undefined,
+      },
+      installs: {
+        get: async (_, serviceId) => known.get(serviceId),
+        putIfAbsent: async (found) => ({ install: found, created: true }),
+        setConsent: async () => undefined,
+        delete: async () => undefined,
+      },
+      customerUsers: {
+        get: async () => "known-1",
+        put: async (_, __, serviceId, seenAt) => ({ serviceId, seenAt }),
+        deleteInstall: async () => undefined,
+      },
+      events: { put: async () => undefined },
+      countries: { countryOf: () => null },
+      fx: parseEcbRates("Date,USD\n2026-09-15,1.1\n"),
+      keyrings: async () => staticKeyring({}),
+      attribution: {
+        store: { createPending: async () => true },
+        queue: { send: async () => void steps.push("queued") },
+      },
+      deletions: { listByInstall: async () => [] },
+      sightings: {
+        recordSightings: async (batch) => {
+          if (options.sightingsFail) throw new Error("touch store down");
+          sightings.push(...batch);
+          steps.push("sighted");
+        },
+      },
+      now: () => NOW,
+    };
+    return { ingestion: createIngestion(deps), sightings, steps };
+  };
+  const from = (sourceIp: string | null) => ({ appId: APP.appId, sourceIp, headers: {} });
+
+  it("records an install at its address before its attribution job is queued", async () => {
+    const { ingestion, sightings, steps } = ingestionOf();
+    await ingestion.recordInstall(from("81.2.69.142"), INSTALL_BODY);
+    expect(sightings).toEqual([
+      { appId: APP.appId, serviceId: "new-1", ip: "81.2.69.142", at: NOW.toISOString() },
+    ]);
+    expect(steps).toEqual(["sighted", "queued"]);
+  });
+
+  it("records the installs of a phone's events, never a server's", async () => {
+    const { ingestion, sightings } = ingestionOf();
+    await ingestion.recordEvents(
+      from("81.2.69.150"),
+      { events: [sdkEvent({ service_id: "known-1" }), sdkEvent({ service_id: "unknown-1" })] },
+      SDK_EVENTS,
+    );
+    // The event of an install not yet stored is refused, and names no install seen there.
+    expect(sightings.map((s) => [s.serviceId, s.ip])).toEqual([["known-1", "81.2.69.150"]]);
+    await ingestion.recordEvents(from("81.2.69.151"), { events: [s2sEvent()] }, S2S_EVENTS);
+    expect(sightings).toHaveLength(1);
+  });
+
+  it("takes the install in when the address cannot be recorded", async () => {
+    const { ingestion, steps } = ingestionOf({ sightingsFail: true });
+    expect(await ingestion.recordInstall(from("81.2.69.142"), INSTALL_BODY)).toEqual({
+      service_id: "new-1",
+    });
+    expect(steps).toEqual(["queued"]);
   });
 });

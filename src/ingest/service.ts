@@ -10,6 +10,8 @@ import { isSealed, openSealed } from "../crypto/envelope.ts";
 import { UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
+import { logger } from "../logging/logger.ts";
+import type { AddressCrowds } from "../ports/address-crowds.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { AttributionStore } from "../ports/attributions.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
@@ -24,6 +26,7 @@ import { type IgnoredReason, ignoredAs } from "./ignored.ts";
 import { parseInstallRequest, toInstall } from "./install.ts";
 import { echoedEventId, judgeEvents, type ValidEvent } from "./judge.ts";
 import { toLakeEvent } from "./lake-event.ts";
+import { createSightingRecorder } from "./sightings.ts";
 
 export interface IngestionDeps {
   readonly apps: AppStore;
@@ -40,6 +43,8 @@ export interface IngestionDeps {
     readonly store: Pick<AttributionStore, "createPending">;
     readonly queue: WorkQueue<AttributionJob>;
   };
+  /** Which installs send from which address, the crowd probabilistic matching reads. */
+  readonly sightings: Pick<AddressCrowds, "recordSightings">;
   readonly now?: () => Date;
 }
 
@@ -80,6 +85,20 @@ const oncePerKey = <T>(load: (key: string) => Promise<T>) => {
 
 export const createIngestion = (deps: IngestionDeps) => {
   const now = deps.now ?? (() => new Date());
+  const recordSighting = createSightingRecorder(deps.sightings);
+  /**
+   * A sighting is a hint to matching's confidence: one lost to a failed write costs a count
+   * at most, never the request, which the SDK would send again whole.
+   */
+  const sighted = (
+    caller: Caller,
+    appId: string,
+    serviceIds: Iterable<string>,
+    at: Date,
+  ): Promise<void> =>
+    recordSighting(appId, caller.sourceIp, serviceIds, at).catch((error: unknown) => {
+      logger.warn("address sighting not recorded", { appId, error });
+    });
 
   const isDeleted = async (appId: string, serviceId: string): Promise<boolean> =>
     (await deps.deletions.listByInstall(appId, serviceId)).length > 0;
@@ -108,7 +127,11 @@ export const createIngestion = (deps: IngestionDeps) => {
         country: deps.countries.countryOf(caller),
         receivedAt,
       });
-      const { install: stored } = await deps.installs.putIfAbsent(install);
+      // Recorded before the job is queued, so that matching counts this install at its address.
+      const [{ install: stored }] = await Promise.all([
+        deps.installs.putIfAbsent(install),
+        sighted(caller, app.appId, [install.serviceId], receivedAt),
+      ]);
       // On every report, so a retry after a failure part-way still queues the job; a repeat
       // finds the pending attribution made and queues nothing (a job lost in between is the
       // sweeper's). The facts are the stored install's: the first report wins.
@@ -207,6 +230,7 @@ export const createIngestion = (deps: IngestionDeps) => {
       // of one id (an SDK sends it with every event) only the latest is written.
       const latestUses = new Map<string, { serviceId: string; seenAt: string }>();
       const callerCountry = deps.countries.countryOf(caller);
+      const installsSent = new Set<string>();
       for (const { event, index } of accepted) {
         const target = targets.get(source.userOf(event));
         if (!target) throw new Error("an accepted event's user was not resolved");
@@ -225,6 +249,7 @@ export const createIngestion = (deps: IngestionDeps) => {
             detail: event.warnings.join("; "),
           });
         }
+        installsSent.add(target.install.serviceId);
         records.push(
           toLakeEvent(event, {
             app,
@@ -243,7 +268,11 @@ export const createIngestion = (deps: IngestionDeps) => {
       }
 
       // One put: every accepted event is stored, or the request fails and is retried whole.
-      await deps.events.put(records);
+      // A phone's own request tells which installs send from its address.
+      await Promise.all([
+        deps.events.put(records),
+        source.s2s ? undefined : sighted(caller, app.appId, installsSent, receivedAt),
+      ]);
       for (const [customerUserId, use] of latestUses) {
         await deps.customerUsers.put(app.appId, customerUserId, use.serviceId, use.seenAt);
       }

@@ -294,6 +294,7 @@ describe("the ingestion routes", () => {
       },
       queue: { send: async (jobs) => void queued.push(...jobs.map((job) => job.serviceId)) },
     },
+    sightings: { recordSightings: async () => undefined },
   });
   const sdk = principal(APP.appId, ["ingest"]);
 

@@ -49,6 +49,7 @@ const ingestHandlers = /* @__PURE__ */ sharedBy(
       fx: adapters.fx,
       keyrings: adapters.keyrings,
       attribution: { store: adapters.tables.attributions, queue: adapters.queues.attribute },
+      sightings: adapters.tables.touches,
     }),
 );
 
