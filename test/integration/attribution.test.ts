@@ -218,6 +218,9 @@ describe("attribution over HTTP", () => {
       matching_type: "geo",
       confidence_score: "medium",
     });
+    // Its report is recorded as an install that sent from the address, which matching reads.
+    const day = { appId: APP, from: new Date(Date.now() - 3_600_000), to: new Date() };
+    expect(await rt.stores.touches.installsAt("81.2.69.160", day, 10)).toBe(1);
     // Another address, no ad id, no referrer: organic.
     await install(androidInstall("organic-1"), { "x-forwarded-for": "198.51.100.7" });
     expect(await attributionOf("organic-1")).toEqual({
@@ -306,6 +309,67 @@ describe("attribution over HTTP", () => {
     });
   });
 
+  describe("a phone 15 minutes slow whose client sends no clock", () => {
+    const SLOW_MS = 15 * 60_000;
+    /** A time by the service's clock as the phone's clock gives it: ISO, or Play's seconds. */
+    const phoneTime = (ms: number) => new Date(ms - SLOW_MS).toISOString();
+    const phoneSeconds = (ms: number) => Math.floor((ms - SLOW_MS) / 1000);
+
+    /** A tap on a new link; the referrer Play hands the phone, and when the tap was made. */
+    const tap = async () => {
+      const made = await rt.post("/v1/links", { media_source: "reddit" }, keys.serverKey);
+      const link = (await made.json()) as LinkAnswer;
+      const tappedAt = Date.now();
+      const response = await fetch(`${rt.linkUrl}/${link.deeplink_id}`, {
+        redirect: "manual",
+        headers: { "user-agent": PIXEL, "x-forwarded-for": "81.2.69.180" },
+      });
+      const location = new URL(response.headers.get("location") ?? "");
+      return { referrer: location.searchParams.get("referrer") ?? "", tappedAt };
+    };
+
+    it("keeps the click id Play brings back: its click time gives the phone's offset", async () => {
+      const { referrer, tappedAt } = await tap();
+      // No sent_at: by its own clock the phone opened the app 15 minutes before the tap.
+      await install(
+        androidInstall("no-clock-referred", {
+          first_open_time: phoneTime(Date.now()),
+          install_referrer: {
+            referrer,
+            click_timestamp: phoneSeconds(tappedAt),
+            install_begin_timestamp: phoneSeconds(tappedAt) + 20,
+          },
+        }),
+        { "x-forwarded-for": "198.51.100.20" },
+      );
+      expect(await attributionOf("no-clock-referred")).toMatchObject({
+        service_match_status: "matched_no_params",
+        media_source: "reddit",
+        matching_type: "network",
+        confidence_score: "high",
+      });
+    });
+
+    it("refuses the click when the install began before it on the phone's clock (injected)", async () => {
+      const { referrer, tappedAt } = await tap();
+      await install(
+        androidInstall("no-clock-injected", {
+          first_open_time: phoneTime(Date.now()),
+          install_referrer: {
+            referrer,
+            click_timestamp: phoneSeconds(tappedAt),
+            install_begin_timestamp: phoneSeconds(tappedAt) - 30,
+          },
+        }),
+        { "x-forwarded-for": "198.51.100.21" },
+      );
+      expect(await attributionOf("no-clock-injected")).toEqual({
+        service_match_status: "organic",
+        media_source: "organic",
+      });
+    });
+  });
+
   it("skips installs of an app with attribution off, and reads not_configured when it is disabled", async () => {
     const app = await rt.stores.apps.get(APP);
     if (!app) throw new Error("no app");
@@ -341,6 +405,8 @@ describe("attribution over HTTP", () => {
         "consent-unasked",
         "consent-updated",
         "geo-1",
+        "no-clock-injected",
+        "no-clock-referred",
         "organic-1",
         "referred-1",
         "skipped-1",
@@ -358,6 +424,8 @@ describe("attribution over HTTP", () => {
       os: "android",
     });
     expect(byInstall["geo-1"]).toMatchObject({ matching_type: "geo", media_source: "tiktok" });
+    expect(byInstall["no-clock-referred"]).toMatchObject({ media_source: "reddit" });
+    expect(byInstall["no-clock-injected"]).toMatchObject({ media_source: "organic" });
     expect(byInstall["organic-1"]).toMatchObject({ media_source: "organic", matching_type: null });
     expect(byInstall["skipped-1"]).toMatchObject({ media_source: null });
     // A clock ten minutes slow: the first open is exported at its time by the service's clock.
