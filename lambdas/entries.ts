@@ -25,6 +25,7 @@ const WRAPPERS: Record<FunctionKind, HandlerRef> = {
   "link-route": "aws/lambda.ts#lambda",
   authorizer: "aws/lambda.ts#lambda",
   worker: "aws/lambda-worker.ts#lambdaWorker",
+  "table-stream": "aws/lambda-table-stream.ts#lambdaTableStream",
   job: "aws/lambda-job.ts#lambdaJob",
 };
 

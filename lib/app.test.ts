@@ -11,6 +11,7 @@ import type { CloudAssembly } from "aws-cdk-lib/cx-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestEnv } from "../src/config/aws-env.ts";
 import { LINK_HOST_ROUTES, ROUTES } from "../src/http/routes.ts";
+import { TABLE_STREAM_WORKERS } from "../src/workers/table-stream-workers.ts";
 import { WORKERS } from "../src/workers/workers.ts";
 import { createApp, EDGE_STACK_ID, STACK_ID } from "./app.ts";
 import { PROJECT_ROOT } from "./service-function.ts";
@@ -240,10 +241,12 @@ describe("cdk synth", () => {
 
   it("bundles each function as one ESM file exporting handler, the AWS SDK left to the runtime", () => {
     const bundles = lambdaBundles();
-    // One function per route of the API and of the link host and per queue-driven worker, the
-    // authorizer, the scheduled purge, the daily rates job, the attribution sweep and the link
-    // host's origin check.
-    expect(bundles).toHaveLength(ROUTES.length + LINK_HOST_ROUTES.length + WORKERS.length + 5);
+    // One function per route of the API and of the link host, per queue-driven worker and per
+    // table-stream worker, the authorizer, the scheduled purge, the daily rates job, the
+    // attribution sweep and the link host's origin check.
+    expect(bundles).toHaveLength(
+      ROUTES.length + LINK_HOST_ROUTES.length + WORKERS.length + TABLE_STREAM_WORKERS.length + 5,
+    );
     for (const { id, code } of bundles) {
       expect(code, id).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
       // Every function but the public contract and the origin check (a header against its
@@ -302,8 +305,12 @@ describe("cdk synth", () => {
   });
 
   it("ships the country database with the functions that record touches, and no other file", () => {
+    // Ingestion reads the touches table too, and ships the exchange rates besides.
     const recording = lambdaBundles().filter(
-      (b) => "TOUCHES_STREAM" in b.environment && "GEOIP_DB_FILE" in b.environment,
+      (b) =>
+        "TOUCHES_TABLE" in b.environment &&
+        "GEOIP_DB_FILE" in b.environment &&
+        !("FX_RATES_FILE" in b.environment),
     );
     // The link host's tap route and POST /v1/touches.
     expect(recording).toHaveLength(2);

@@ -7,7 +7,13 @@
  * the service cannot make again outlives the stack; caches go with it.
  */
 import { RemovalPolicy } from "aws-cdk-lib";
-import { AttributeType, BillingMode, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
+import {
+  AttributeType,
+  BillingMode,
+  StreamViewType,
+  Table,
+  TableEncryption,
+} from "aws-cdk-lib/aws-dynamodb";
 import type { IRole } from "aws-cdk-lib/aws-iam";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
@@ -20,6 +26,11 @@ import {
   TOMBSTONES_PREFIX,
 } from "../src/adapters/dynamodb/table-definitions.ts";
 import type { TableAccess, Uses } from "../src/functions/uses.ts";
+import { TABLE_STREAM_WORKERS } from "../src/workers/table-stream-workers.ts";
+
+/** The tables a table-stream worker reads: they keep a stream of their new items' images. */
+const STREAMED: ReadonlySet<TableId> = new Set(TABLE_STREAM_WORKERS.map((worker) => worker.table));
+
 import { pascal } from "./naming.ts";
 
 const tableOf = (scope: Construct, id: TableId, definition: TableDefinition): Table => {
@@ -30,6 +41,7 @@ const tableOf = (scope: Construct, id: TableId, definition: TableDefinition): Ta
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
     timeToLiveAttribute: definition.ttlAttribute,
+    ...(STREAMED.has(id) ? { stream: StreamViewType.NEW_IMAGE } : {}),
     removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     deletionProtection: retain,
   });

@@ -18,6 +18,7 @@ import {
 } from "../src/http/routes.ts";
 import { AWS_JOBS } from "../src/jobs/jobs.ts";
 import { LAKE_TABLES } from "../src/lake/lake-tables.ts";
+import { TABLE_STREAM_WORKERS } from "../src/workers/table-stream-workers.ts";
 import { ATTRIBUTION_WORKER, WORKERS, type WorkerId } from "../src/workers/workers.ts";
 import { AttributionApi, type FunctionBinding } from "./api.ts";
 import { QueryWorkgroup } from "./athena.ts";
@@ -38,6 +39,7 @@ import { ScheduledJob } from "./scheduled-job.ts";
 import { SealingKey } from "./sealing-key.ts";
 import type { EntryResolver } from "./service-function.ts";
 import { type ReservedConcurrency, type StackSettings, stackSettings } from "./settings.ts";
+import { TableStreamWorkers } from "./table-stream-workers.ts";
 
 export { INGEST_DATA } from "./bindings.ts";
 
@@ -79,6 +81,7 @@ export class ServiceStack extends Stack {
   readonly api: AttributionApi;
   readonly fxRates: FxRatesJob;
   readonly workers: QueueWorkers<(typeof WORKERS)[number]>;
+  readonly tableStreamWorkers: TableStreamWorkers<(typeof TABLE_STREAM_WORKERS)[number]>;
   readonly attributionSweep: AttributionSweep;
   readonly operations: Operations;
   readonly #queries: QueryWorkgroup | undefined;
@@ -179,6 +182,14 @@ export class ServiceStack extends Stack {
     this.workers = new QueueWorkers(this, "Workers", {
       workers: WORKERS,
       bindings: bindingsOf(WORKERS, parts),
+      entryFor: props.entryFor,
+      logRetention: settings.logRetention,
+    });
+    // Table-stream workers: a function per row, fed by its table's new items.
+    this.tableStreamWorkers = new TableStreamWorkers(this, "TableStreamWorkers", {
+      workers: TABLE_STREAM_WORKERS,
+      bindings: bindingsOf(TABLE_STREAM_WORKERS, parts),
+      tables: tables.table,
       entryFor: props.entryFor,
       logRetention: settings.logRetention,
     });

@@ -36,7 +36,9 @@ export const AWS_RUNTIME: Runtime = {
   links: (links) => links,
   // Apple's and Google's fetchers cache the files themselves.
   allApps: (apps) => cachedValue(() => apps.list(), 60_000),
-  tapTouches: (touches) => touches,
+  // The touch store's item is the tap's one write: the touches table's stream feeds the lake
+  // (src/touches/tap-lake.ts).
+  clicks: (touches) => ({ record: (click) => touches.put([click]) }),
   secureCookies: true,
 };
 

@@ -16,6 +16,8 @@ export const dataPaths = (dataDir: string) => ({
   dynamodb: join(dataDir, "dynamodb"),
   lake: join(dataDir, "lake"),
   wal: join(dataDir, "wal"),
+  // The link host's click log: each tap's click, until the touch store and the lake hold it.
+  clicks: join(dataDir, "clicks"),
   snapshots: join(dataDir, "snapshots"),
   // One folder queue per queue-driven worker (the SQS queues of AWS).
   queues: join(dataDir, "queues"),

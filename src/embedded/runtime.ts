@@ -6,7 +6,6 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { createAdServicesClient } from "../adapters/apple/ad-services.ts";
-import { coalescedWrites } from "../adapters/batching/coalesced-writes.ts";
 import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
 import { cachedCustomerUserMap } from "../adapters/cache/cached-customer-users.ts";
 import { cachedDeletionStore } from "../adapters/cache/cached-deletions.ts";
@@ -29,6 +28,7 @@ import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import { fetchEcbFeed } from "../adapters/ecb/feed.ts";
 import { createCountryResolver } from "../adapters/geoip/country-resolver.ts";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
+import { createLocalClickLog, touchReadsAfter } from "../adapters/local-click-log/click-log.ts";
 import {
   createLocalDeliveryStream,
   type LocalDeliveryStream,
@@ -47,6 +47,7 @@ import { jobOf } from "../jobs/jobs.ts";
 import { type LakeTableName, perLakeTableAsync } from "../lake/lake-tables.ts";
 import { logger } from "../logging/logger.ts";
 import type { WorkHandler, WorkQueue } from "../ports/work-queue.ts";
+import { touchRow } from "../touches/touch.ts";
 import { WORKERS } from "../workers/workers.ts";
 import { adminRevision, markAdminChange } from "./admin-changes.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
@@ -225,6 +226,20 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   // Installs, customer-user mappings, snapshots and deletion requests change only through this
   // process, so they stay in memory; keys and apps are changed by the CLI, which marks the data folder when it does.
   const revision = adminRevision(config.dataDir);
+  const lake = await openLake(config);
+  // A tap is answered once its click is in the click log; the touch store and the lake's
+  // stream are written from the log in batches after the answer, and matching reads touches
+  // only once the log is applied up to its start.
+  const clickLog = await createLocalClickLog({
+    dir: paths.clicks,
+    apply: async (clicks) => {
+      await Promise.all([
+        stored.touches.put(clicks),
+        lake.streams.touches.put(clicks.map(touchRow)),
+      ]);
+    },
+  });
+
   const stores = {
     ...stored,
     keys: cachedKeyStore(stored.keys, revision.current),
@@ -232,9 +247,8 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     customerUsers: cachedCustomerUserMap(stored.customerUsers),
     snapshots: cachedSnapshotCatalog(stored.snapshots, 10_000),
     deletions: cachedDeletionStore(stored.deletions),
+    touches: touchReadsAfter(stored.touches, clickLog),
   };
-  const lake = await openLake(config);
-
   // Revenue in USD: the data folder's table (imported, or refreshed from the ECB's feed), else
   // the shipped one. A refresh replaces it under ingestion.
   let rates = await loadRates(paths.fxRates);
@@ -289,11 +303,8 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     links: () => links,
     // The CLI changes link settings: its mark reads them again at the next request.
     allApps: (store) => cachedValue(() => store.list(), 60_000, { revision: revision.current }),
-    // Taps that arrive together are stored together: the local store's cost is mostly per
-    // request, and it runs in this process, so one batch at a time serves best.
-    tapTouches: (touches) => ({
-      put: coalescedWrites((batch) => touches.put(batch), { maxBatch: 25, maxInFlight: 1 }),
-    }),
+    // The click log, whatever store the route was given: the log applies to the one store.
+    clicks: () => ({ record: (click) => clickLog.append(click) }),
     // Deletions: requested through the API, purged in the background (minutes at most).
     onDeletionRequested: () => jobs?.trigger("purge"),
     // Marked as the CLI marks its changes: every cache of keys and apps empties at once.
@@ -402,6 +413,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       lake.compactor.stop();
       await jobs?.stop();
       await workers.stop();
+      await clickLog.close();
       await lake.close();
       await dynamodb.close();
       await removeRuntimeInfo(config.dataDir);

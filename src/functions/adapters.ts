@@ -13,6 +13,7 @@ import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { LakeTableName } from "../lake/lake-tables.ts";
 import type { App, AppStore } from "../ports/apps.ts";
+import type { ClickSink } from "../ports/clicks.ts";
 import type { CountryResolver } from "../ports/geo.ts";
 import type { LakePurger, LakeQueryEngine, RecordStream } from "../ports/lake.ts";
 import type { LinkStore } from "../ports/links.ts";
@@ -120,8 +121,12 @@ export interface Runtime {
   links(links: LinkStore): LinkStore;
   /** Every app, for the `.well-known` files: read at most once a minute. */
   allApps(apps: AppStore): () => Promise<App[]>;
-  /** Where a tap's touch is written: the store, or batches of taps that arrive together. */
-  tapTouches(touches: TouchStore): Pick<TouchStore, "put">;
+  /**
+   * Where a tap's click is written before the tap is answered: on AWS the touch store, whose
+   * table's stream feeds the lake (src/touches/tap-lake.ts); embedded, the click log, which
+   * writes the touch store and the lake's stream after the answer.
+   */
+  clicks(touches: TouchStore): ClickSink;
   /** Told of each new deletion request, so a purge can start at once. */
   readonly onDeletionRequested?: () => void;
   /**

@@ -1,18 +1,26 @@
 /**
  * The manifest of deployable functions: every function the CDK app deploys, each once,
  * gathered from the tables that declare them (the API's and the link host's route tables and
- * the authorizer in src/http/routes.ts, the worker table, the job table's rows that run on AWS),
+ * the authorizer in src/http/routes.ts, the worker table, the table-stream worker table, the job
+ * table's rows that run on AWS),
  * with its sizing and what it uses. The stack's environments and grants, the entries test and
  * the bench's bundles are all derived from it, so a function is declared in its table's row
  * and nowhere else.
  */
 import { AUTHORIZER, LINK_HOST_ROUTES, ROUTES } from "../http/routes.ts";
 import { AWS_JOBS } from "../jobs/jobs.ts";
+import { TABLE_STREAM_WORKERS, type TableStreamWorkerId } from "../workers/table-stream-workers.ts";
 import { WORKERS, type WorkerId } from "../workers/workers.ts";
 import type { HandlerRef } from "./handler-ref.ts";
 import type { Uses } from "./uses.ts";
 
-export type FunctionKind = "route" | "link-route" | "authorizer" | "worker" | "job";
+export type FunctionKind =
+  | "route"
+  | "link-route"
+  | "authorizer"
+  | "worker"
+  | "table-stream"
+  | "job";
 
 export interface FunctionRow {
   /** Names the function; its Lambda entry is written from the row (lambdas/entries.ts). */
@@ -33,6 +41,11 @@ export const FUNCTIONS: readonly FunctionRow[] = [
   ...LINK_HOST_ROUTES.map((route) => ({ ...route, kind: "link-route" as const })),
   { ...AUTHORIZER, kind: "authorizer", streaming: false },
   ...WORKERS.map((worker) => ({ ...worker, kind: "worker" as const, streaming: false })),
+  ...TABLE_STREAM_WORKERS.map((worker) => ({
+    ...worker,
+    kind: "table-stream" as const,
+    streaming: false,
+  })),
   ...AWS_JOBS.map((job) => ({
     id: job.id,
     handler: job.handler,
@@ -47,6 +60,7 @@ export type FunctionId =
   | (typeof LINK_HOST_ROUTES)[number]["id"]
   | typeof AUTHORIZER.id
   | WorkerId
+  | TableStreamWorkerId
   | (typeof AWS_JOBS)[number]["id"];
 
 export const FUNCTION_IDS = FUNCTIONS.map((row) => row.id as FunctionId);

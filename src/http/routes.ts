@@ -429,8 +429,14 @@ export const LINK_HOST_ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
-    // On AWS the tapper's address comes from the link host's CloudFront distribution.
-    uses: { ...TOUCH_RECORDING_USES, settings: ["trustViewerAddress"] },
+    // Its one write is the touch store's: the touches table's stream feeds the lake
+    // (src/touches/tap-lake.ts). On AWS the tapper's address comes from the link host's
+    // CloudFront distribution.
+    uses: {
+      tables: TOUCH_RECORDING_USES.tables,
+      countries: "read",
+      settings: ["trustViewerAddress"],
+    },
   },
   {
     id: "apple-app-site-association",

@@ -7,14 +7,14 @@
 
 import { LINK_LIMITS } from "../links/link-request.ts";
 import type { AppStore } from "../ports/apps.ts";
+import type { ClickSink } from "../ports/clicks.ts";
 import type { CountryResolver } from "../ports/geo.ts";
-import type { RecordStream } from "../ports/lake.ts";
 import type { Link, LinkStore } from "../ports/links.ts";
-import type { Touch, TouchStore } from "../ports/touches.ts";
+import type { Touch } from "../ports/touches.ts";
 import { destinationOf } from "./destination.ts";
 import { DEEPLINK_ID_PATTERN, newClickId } from "./ids.ts";
 import { normalizeIp } from "./ip.ts";
-import { adFieldsOf, firstLanguage, touchRow } from "./touch.ts";
+import { adFieldsOf, firstLanguage } from "./touch.ts";
 import { TOUCH_LIMITS } from "./touch-request.ts";
 import { type DeviceTraits, deviceTraits } from "./user-agent.ts";
 
@@ -34,8 +34,7 @@ export type TapAnswer =
 export interface ClickDeps {
   readonly links: Pick<LinkStore, "get">;
   readonly apps: Pick<AppStore, "get">;
-  readonly touches: Pick<TouchStore, "put">;
-  readonly stream: RecordStream;
+  readonly clicks: ClickSink;
   readonly countries: CountryResolver;
   readonly onRecordFailure: (error: unknown, touch: Touch) => void;
   readonly now?: () => Date;
@@ -93,7 +92,7 @@ export const createClickRecorder = (deps: ClickDeps) => {
 
   const record = async (click: Touch) => {
     try {
-      await Promise.all([deps.touches.put([click]), deps.stream.put([touchRow(click)])]);
+      await deps.clicks.record(click);
     } catch (error) {
       deps.onRecordFailure(error, click);
     }

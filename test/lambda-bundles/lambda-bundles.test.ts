@@ -19,7 +19,12 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { DynamoDBClient, ListTablesCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import {
+  DynamoDBClient,
+  ListTablesCommand,
+  ScanCommand,
+  UpdateItemCommand,
+} from "@aws-sdk/client-dynamodb";
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type {
@@ -574,12 +579,38 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     );
   });
 
-  it("the link host's click records the tap and redirects", async () => {
+  it("the link host's click stores the tap and redirects, and tap-lake puts it on the lake's stream", async () => {
     const response = await call("click", { path: { deeplink_id: deeplinkId } });
     expect(response.statusCode).toBe(302);
     expect(response.headers?.location ?? response.headers?.Location).toBeTruthy();
-    expect(await delivered(streamVariable("touches"), "click")).toContainEqual(
-      expect.objectContaining({ app_id: APP, touch_type: "click" }),
+    // The tap's one write: its item in the touches table, which the table's stream carries to
+    // tap-lake, as DynamoDB Streams hands a new item over (no local server has the stream).
+    const { Items = [] } = await dynamodb.send(
+      new ScanCommand({ TableName: envOf("click")[tableVariable("touches")] }),
+    );
+    const taps = Items.filter((item) => item.source?.S === "link" && item.appId?.S === APP);
+    expect(taps.length).toBeGreaterThan(0);
+    const lake = streamVariable("touches");
+    const tapsInLake = async () =>
+      (await delivered(lake, "tap-lake")).filter(
+        (row) => (row as { source?: string }).source === "link",
+      );
+    // The tap itself put nothing on the lake's stream.
+    expect(await tapsInLake()).toEqual([]);
+    await handlerOf("tap-lake")(
+      {
+        Records: taps.map((image, n) => ({
+          eventName: "INSERT",
+          eventSource: "aws:dynamodb",
+          dynamodb: { NewImage: image, SequenceNumber: String(n + 1), StreamViewType: "NEW_IMAGE" },
+        })),
+      },
+      lambdaContext(rowOf("tap-lake")),
+    );
+    expect(await tapsInLake()).toEqual(
+      taps.map((item) =>
+        expect.objectContaining({ app_id: APP, touch_type: "click", click_id: item.clickId?.S }),
+      ),
     );
   });
 

@@ -36,13 +36,12 @@ describe("the tap route", () => {
       ...(trustViewerAddress === undefined ? {} : { trustViewerAddress }),
       links: { get: async (id) => (id === link.deeplinkId ? link : undefined) },
       apps: { get: async (appId) => (appId === "plain" ? app("plain") : undefined) },
-      touches: {
-        put: async (touches) => {
+      clicks: {
+        record: async (click) => {
           if (storeFails) throw new Error("store down");
-          stored.push(...touches);
+          stored.push(click);
         },
       },
-      stream: { put: async () => undefined },
       countries: { countryOf: () => null },
       onRecordFailure: (error) => failures.push(error),
     });

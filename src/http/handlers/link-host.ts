@@ -81,12 +81,11 @@ export const createWellKnownHandlers = (deps: { allApps: () => Promise<App[]> })
 /** A tap: recorded through the hot path's caches, then redirected. */
 export const clickFunction = /* @__PURE__ */ composition(
   /* @__PURE__ */ routeOf("click"),
-  ({ tables, streams, countries, settings }, runtime) =>
+  ({ tables, countries, settings }, runtime) =>
     createClickHandler({
       apps: runtime.hotApps(tables.apps),
       links: runtime.hotLinks(tables.links),
-      touches: runtime.tapTouches(tables.touches),
-      stream: streams.touches,
+      clicks: runtime.clicks(tables.touches),
       countries,
       trustViewerAddress: settings.trustViewerAddress,
       onRecordFailure: (error, touch) =>

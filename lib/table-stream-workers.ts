@@ -1,0 +1,116 @@
+/**
+ * The table-stream workers, one set of resources per row of src/workers/table-stream-workers.ts:
+ * the function, fed by its table's stream of new items through an event source that lets only
+ * the row's items through (so an expiry, an update or another kind of item invokes nothing),
+ * and the queue where a batch that failed every attempt is named, with an alarm on any message
+ * in it. The tables a row names are made with a stream of new images (lib/dynamodb-tables.ts).
+ */
+import { Duration } from "aws-cdk-lib";
+import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import type { Table } from "aws-cdk-lib/aws-dynamodb";
+import { FilterCriteria, FilterRule, StartingPosition } from "aws-cdk-lib/aws-lambda";
+import { DynamoEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
+import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
+import { Construct } from "constructs";
+import type { TableId } from "../src/adapters/dynamodb/table-definitions.ts";
+import type { TableStreamWorkerDefinition } from "../src/workers/table-stream-workers.ts";
+import type { FunctionBinding } from "./api.ts";
+import { acknowledge } from "./nag.ts";
+import { pascal } from "./naming.ts";
+import { type EntryResolver, ServiceFunction } from "./service-function.ts";
+
+/** Attempts of a batch before it goes to the failure queue (each failure halves it). */
+export const TABLE_STREAM_RETRIES = 10;
+
+export interface TableStreamWorker {
+  readonly function: ServiceFunction;
+  readonly failures: Queue;
+  readonly failureAlarm: Alarm;
+}
+
+export interface TableStreamWorkersProps<W extends TableStreamWorkerDefinition> {
+  readonly workers: readonly W[];
+  readonly bindings: { readonly [K in W["id"]]: FunctionBinding };
+  readonly tables: Readonly<Record<TableId, Table>>;
+  readonly entryFor?: EntryResolver;
+  readonly logRetention?: RetentionDays;
+}
+
+/** The event source's filter of a row: new items whose named attributes hold its strings. */
+export const newItemsFilter = (worker: TableStreamWorkerDefinition) =>
+  FilterCriteria.filter({
+    eventName: FilterRule.isEqual("INSERT"),
+    dynamodb: {
+      NewImage: Object.fromEntries(
+        Object.entries(worker.newItems).map(([name, value]) => [
+          name,
+          { S: FilterRule.isEqual(value) },
+        ]),
+      ),
+    },
+  });
+
+export class TableStreamWorkers<W extends TableStreamWorkerDefinition> extends Construct {
+  readonly workers: ReadonlyMap<W["id"], TableStreamWorker>;
+
+  constructor(scope: Construct, id: string, props: TableStreamWorkersProps<W>) {
+    super(scope, id);
+    const workers = new Map<W["id"], TableStreamWorker>();
+    for (const worker of props.workers) {
+      const workerId: W["id"] = worker.id;
+      workers.set(workerId, this.worker(worker, props.bindings[workerId], props));
+    }
+    this.workers = workers;
+  }
+
+  private worker(
+    worker: W,
+    binding: FunctionBinding,
+    props: TableStreamWorkersProps<W>,
+  ): TableStreamWorker {
+    const scope = new Construct(this, pascal(worker.id));
+    const failures = new Queue(scope, "Failures", {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(
+      failures,
+      "AwsSolutions-SQS3",
+      "This queue is the worker's failure destination, a dead-letter queue itself; an alarm fires on any message in it.",
+    );
+    const fn = new ServiceFunction(scope, "Worker", {
+      name: worker.id,
+      memoryMb: worker.memoryMb,
+      timeout: Duration.seconds(worker.timeoutSeconds),
+      environment: binding.environment,
+      assets: binding.assets,
+      entryFor: props.entryFor,
+      logRetention: props.logRetention,
+    });
+    binding.grant(fn.role);
+    fn.function.addEventSource(
+      new DynamoEventSource(props.tables[worker.table], {
+        // From the oldest record the stream holds (24 hours): a worker made after its table
+        // starts with what is there.
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: worker.batchSize,
+        maxBatchingWindow: Duration.seconds(worker.batchWindowSeconds),
+        bisectBatchOnError: true,
+        retryAttempts: TABLE_STREAM_RETRIES,
+        onFailure: new SqsDlq(failures),
+        filters: [newItemsFilter(worker)],
+      }),
+    );
+    const failureAlarm = new Alarm(scope, "FailuresAlarm", {
+      alarmDescription: `A batch of the ${worker.id} worker failed ${TABLE_STREAM_RETRIES + 1} times: its records are named in the failure queue`,
+      metric: failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    return { function: fn, failures, failureAlarm };
+  }
+}

@@ -1,0 +1,142 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Touch } from "../../ports/touches.ts";
+import { createLocalClickLog } from "./click-log.ts";
+
+const click = (clickId: string): Touch => ({
+  clickId,
+  appId: "com.example.app",
+  touchType: "click",
+  source: "link",
+  touchTime: "2026-11-29T10:00:00.000Z",
+  receivedAt: "2026-11-29T10:00:00.000Z",
+  deeplinkId: "Kx3v9QpZ2aQ",
+  mediaSource: "meta_ads",
+  campaignId: null,
+  campaignName: null,
+  adsetId: null,
+  adsetName: null,
+  adId: null,
+  adName: null,
+  networkClickId: null,
+  ip: "203.0.113.7",
+  userAgent: null,
+  platform: "android",
+  osVersion: null,
+  deviceModel: null,
+  language: null,
+  country: null,
+  maid: null,
+  params: {},
+  urlParams: {},
+});
+
+/** An `apply` that records what it got, and can be held or made to fail. */
+const recorder = () => {
+  const got: Touch[][] = [];
+  let failures = 0;
+  let hold: Promise<void> | undefined;
+  return {
+    got,
+    ids: () => got.flat().map((c) => c.clickId),
+    failNext(times: number) {
+      failures = times;
+    },
+    holdUntil(released: Promise<void>) {
+      hold = released;
+    },
+    apply: async (clicks: readonly Touch[]) => {
+      if (hold) await hold;
+      if (failures > 0) {
+        failures -= 1;
+        throw new Error("store down");
+      }
+      got.push([...clicks]);
+    },
+  };
+};
+
+describe("the embedded click log", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "click-log-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const logLines = async () => {
+    const lines: string[] = [];
+    for (const name of (await readdir(dir)).filter((n) => n.endsWith(".ndjson"))) {
+      lines.push(...(await readFile(join(dir, name), "utf8")).split("\n").filter(Boolean));
+    }
+    return lines.map((line) => (JSON.parse(line) as Touch).clickId);
+  };
+
+  it("holds a click on disk before the append resolves, and applies it after", async () => {
+    const store = recorder();
+    let release: () => void = () => undefined;
+    store.holdUntil(new Promise<void>((resolve) => (release = resolve)));
+    const log = await createLocalClickLog({ dir, apply: store.apply });
+    await log.append(click("c1"));
+    expect(await logLines()).toEqual(["c1"]);
+    expect(store.ids()).toEqual([]);
+    release();
+    await log.applied();
+    expect(store.ids()).toEqual(["c1"]);
+    await log.close();
+    // Applied and closed: nothing is left to apply again.
+    expect(await logLines()).toEqual([]);
+  });
+
+  it("applies the clicks appended together in batches, each once, in order", async () => {
+    const store = recorder();
+    let release: () => void = () => undefined;
+    store.holdUntil(new Promise<void>((resolve) => (release = resolve)));
+    const log = await createLocalClickLog({ dir, apply: store.apply, applyBatch: 40 });
+    const ids = Array.from({ length: 100 }, (_, n) => `c${n}`);
+    await Promise.all(ids.map((id) => log.append(click(id))));
+    release();
+    await log.applied();
+    expect(store.ids()).toEqual(ids);
+    expect(store.got.length).toBeLessThan(ids.length);
+    expect(Math.max(...store.got.map((batch) => batch.length))).toBeLessThanOrEqual(40);
+    await log.close();
+  });
+
+  it("tries a failed apply again until it succeeds, losing nothing", async () => {
+    const store = recorder();
+    store.failNext(2);
+    const log = await createLocalClickLog({ dir, apply: store.apply, retryDelayMs: 1 });
+    await log.append(click("c1"));
+    await log.append(click("c2"));
+    await log.applied();
+    expect(store.ids().sort()).toEqual(["c1", "c2"]);
+    await log.close();
+  });
+
+  it("applies on open what a stopped process left, whole lines only", async () => {
+    const stuck = recorder();
+    stuck.holdUntil(new Promise<void>(() => undefined));
+    const first = await createLocalClickLog({ dir, apply: stuck.apply });
+    await first.append(click("c1"));
+    await first.append(click("c2"));
+    // As a crash leaves a file: a line half written, never acknowledged.
+    await writeFile(
+      join(dir, "1-1-0.ndjson"),
+      `${JSON.stringify(click("c3"))}\n{"clickId":"c4","ap`,
+    );
+
+    const store = recorder();
+    const second = await createLocalClickLog({ dir, apply: store.apply });
+    await second.applied();
+    expect(store.ids().sort()).toEqual(["c1", "c2", "c3"]);
+    await second.append(click("c5"));
+    await second.applied();
+    expect(store.ids()).toContain("c5");
+    await second.close();
+    expect(await logLines()).toEqual([]);
+  });
+});

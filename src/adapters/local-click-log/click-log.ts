@@ -1,0 +1,236 @@
+/**
+ * The embedded link host's click log: a tap is answered once its click is in this log on disk,
+ * and the touch store and the lake's touches stream are written from the log afterwards, in
+ * batches. What DynamoDB is on AWS for a tap (its one write), on one machine.
+ *
+ * Appends that arrive while a sync is under way share the next one (group commit), so
+ * concurrent taps cost one write and one sync between them. Each synced group is handed to
+ * `apply` (the touch store and the lake stream, both idempotent by click id for a reader), one
+ * batch at a time, tried again with a growing pause while it fails; the log's files are deleted
+ * once every click in them is applied. On open, the files a stopped process left (a crash,
+ * `kill -9`) are applied first: a click whose group was synced is never lost, and one applied
+ * but not yet forgotten is applied again, which the touch store writes over and the lake's
+ * readers count once (by click id). A line torn by a crash was never acknowledged, and is cut.
+ *
+ *     <dir>/<pid>-<start ms>-<n>.ndjson   one click a line, as `Touch` JSON
+ */
+import { writeSync } from "node:fs";
+import { type FileHandle, mkdir, open, readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { drain } from "../../embedded/drain.ts";
+import { logger } from "../../logging/logger.ts";
+import type { Touch, TouchStore } from "../../ports/touches.ts";
+import { trimTornTail } from "../local-stream/write-ahead.ts";
+
+export interface LocalClickLog {
+  /** Resolves once the click is on disk, synced. */
+  append(click: Touch): Promise<void>;
+  /** Resolves once every click appended before the call has been applied. */
+  applied(): Promise<void>;
+  /** Applies what is left and closes the file. */
+  close(): Promise<void>;
+}
+
+export interface LocalClickLogOptions {
+  readonly dir: string;
+  /** Writes clicks to where they are read from: the touch store and the lake's stream. */
+  readonly apply: (clicks: readonly Touch[]) => Promise<void>;
+  /** Clicks applied together at most. */
+  readonly applyBatch?: number;
+  /** A file is closed (and deleted once applied) after this many bytes. */
+  readonly fileBytes?: number;
+  /** The first pause after a failed apply; it doubles, up to 30 seconds. */
+  readonly retryDelayMs?: number;
+}
+
+interface PendingAppend {
+  readonly line: string;
+  readonly click: Touch;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Clicks synced and not applied yet, and the file each came from. */
+interface Synced {
+  readonly click: Touch;
+  readonly file: string;
+}
+
+const MAX_RETRY_MS = 30_000;
+
+const writeAll = (file: FileHandle, text: string) => {
+  const bytes = Buffer.from(text, "utf8");
+  let offset = 0;
+  while (offset < bytes.length) offset += writeSync(file.fd, bytes, offset);
+};
+
+export const createLocalClickLog = async (
+  options: LocalClickLogOptions,
+): Promise<LocalClickLog> => {
+  const { dir, apply } = options;
+  const applyBatch = options.applyBatch ?? 500;
+  const fileBytes = options.fileBytes ?? 16 * 1024 * 1024;
+  const retryDelayMs = options.retryDelayMs ?? 100;
+  await mkdir(dir, { recursive: true });
+
+  let sequence = 0;
+  const newPath = () => join(dir, `${process.pid}-${Date.now()}-${sequence++}.ndjson`);
+
+  /** Synced clicks waiting to be applied, in order. */
+  const waiting: Synced[] = [];
+  /** Clicks not yet applied, per file: a file whose count is 0 and is closed can go. */
+  const unapplied = new Map<string, number>();
+  const closedFiles = new Set<string>();
+  /** Appended (synced) and applied so far: `applied()` waits for the one to reach the other. */
+  let syncedCount = 0;
+  let appliedCount = 0;
+  const appliedWaiters: { until: number; resolve: () => void }[] = [];
+
+  const forgetFinished = async () => {
+    for (const file of [...closedFiles]) {
+      if ((unapplied.get(file) ?? 0) > 0) continue;
+      closedFiles.delete(file);
+      unapplied.delete(file);
+      await rm(file, { force: true });
+    }
+  };
+
+  const applyWaiting = drain(
+    () => waiting.length > 0,
+    async () => {
+      const batch = waiting.slice(0, applyBatch);
+      for (let retry = 0; ; retry++) {
+        try {
+          await apply(batch.map((entry) => entry.click));
+          break;
+        } catch (error) {
+          logger.error("clicks not applied yet; trying again", { clicks: batch.length, error });
+          await sleep(Math.min(MAX_RETRY_MS, retryDelayMs * 2 ** retry));
+        }
+      }
+      waiting.splice(0, batch.length);
+      for (const { file } of batch) unapplied.set(file, (unapplied.get(file) ?? 1) - 1);
+      appliedCount += batch.length;
+      for (const waiter of appliedWaiters.splice(0)) {
+        if (waiter.until <= appliedCount) waiter.resolve();
+        else appliedWaiters.push(waiter);
+      }
+      await forgetFinished();
+    },
+  );
+  const startApplying = () => {
+    // Failures are retried inside; nothing rejects but a bug, which is logged.
+    applyWaiting().catch((error: unknown) => logger.error("click log stopped", { error }));
+  };
+
+  // What a stopped process left: every whole line was acknowledged.
+  for (const name of (await readdir(dir)).filter((n) => n.endsWith(".ndjson")).sort()) {
+    const file = join(dir, name);
+    await trimTornTail(file);
+    const clicks = (await readFile(file, "utf8"))
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as Touch);
+    for (const click of clicks) waiting.push({ click, file });
+    unapplied.set(file, clicks.length);
+    closedFiles.add(file);
+    syncedCount += clicks.length;
+  }
+  if (waiting.length > 0)
+    logger.info("applying the clicks a stop left", { clicks: waiting.length });
+  // In the background, as any other: the log takes taps meanwhile, and `applied()` waits.
+  startApplying();
+
+  let path = newPath();
+  let file: FileHandle | undefined;
+  let written = 0;
+  let queue: PendingAppend[] = [];
+
+  const closeFile = async () => {
+    await file?.close();
+    file = undefined;
+    closedFiles.add(path);
+    path = newPath();
+    written = 0;
+  };
+
+  const commit = drain(
+    () => queue.length > 0,
+    async () => {
+      const batch = queue;
+      queue = [];
+      try {
+        file ??= await open(path, "a");
+        const text = batch.map((append) => append.line).join("");
+        writeAll(file, text);
+        await file.datasync();
+        written += Buffer.byteLength(text);
+      } catch (error) {
+        for (const append of batch) append.reject(error);
+        // The file may end in part of this group: it is closed, and its torn tail is cut
+        // when it is read again.
+        await file?.close().catch(() => undefined);
+        file = undefined;
+        closedFiles.add(path);
+        path = newPath();
+        written = 0;
+        return;
+      }
+      unapplied.set(path, (unapplied.get(path) ?? 0) + batch.length);
+      for (const append of batch) waiting.push({ click: append.click, file: path });
+      syncedCount += batch.length;
+      for (const append of batch) append.resolve();
+      if (written >= fileBytes) await closeFile();
+      startApplying();
+    },
+  );
+
+  return {
+    append(click) {
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ line: `${JSON.stringify(click)}\n`, click, resolve, reject });
+        commit().catch(reject);
+      });
+    },
+    async applied() {
+      await commit();
+      if (appliedCount >= syncedCount) return;
+      const until = syncedCount;
+      await new Promise<void>((resolve) => {
+        appliedWaiters.push({ until, resolve });
+        startApplying();
+      });
+    },
+    async close() {
+      await commit();
+      await applyWaiting();
+      await closeFile();
+      await forgetFinished();
+    },
+  };
+};
+
+/**
+ * The touch store as matching reads it: each lookup first waits for the log to be applied up to
+ * its start, so a tap answered before an install arrived is found even while its click is still
+ * on its way from the log to the store.
+ */
+export const touchReadsAfter = (
+  store: TouchStore,
+  log: Pick<LocalClickLog, "applied">,
+): TouchStore => ({
+  ...store,
+  get: async (clickId) => {
+    await log.applied();
+    return store.get(clickId);
+  },
+  byMaid: async (maid, window) => {
+    await log.applied();
+    return store.byMaid(maid, window);
+  },
+  byIp: async (ip, window) => {
+    await log.applied();
+    return store.byIp(ip, window);
+  },
+});
