@@ -1,14 +1,26 @@
 /**
  * An event answered with 202 is durable before the answer: `kill -9` of the service in the
- * middle of a burst of ingestion, then a restart, loses no acknowledged event.
+ * middle of a burst of ingestion, then a restart, loses no acknowledged event. The same holds
+ * for a tap answered with its redirect: its click is in the touch store and the lake after the
+ * restart, counted once.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readRuntimeInfo } from "../../src/embedded/data-dir.ts";
+import { LOCAL_TABLE_NAMES } from "../../src/embedded/local-dynamodb.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
-import { createAppWithCli, type Service, startService, stopService } from "../support/service.ts";
+import { clickIdOfReferrer } from "../../src/touches/destination.ts";
+import {
+  cli,
+  createAppWithCli,
+  type Service,
+  startService,
+  stopService,
+} from "../support/service.ts";
 
 const APP = "com.example.durable";
 const BATCHES = 400;
@@ -162,6 +174,103 @@ describe("durability of acknowledged events", () => {
     expect(rows.filter((row) => row.results !== 1)).toEqual([]);
     const attributed = new Set(rows.map((row) => String(row.service_id)));
     expect(acknowledged.filter((serviceId) => !attributed.has(serviceId))).toEqual([]);
+    service = await startService(dataDir);
+  }, 120_000);
+
+  it("keeps the click of every tap redirected before a kill -9, counted once", async () => {
+    const made = await fetch(`${service.url}/v1/links`, {
+      method: "POST",
+      headers: { authorization: keys.server, "content-type": "application/json" },
+      body: JSON.stringify({ media_source: "durable_ads", campaign_name: "burst" }),
+    });
+    expect(made.status).toBe(201);
+    const { deeplink_id: deeplinkId } = (await made.json()) as { deeplink_id: string };
+    const linkUrl = (await readRuntimeInfo(dataDir))?.linkUrl;
+    if (!linkUrl) throw new Error("no link host");
+
+    const acknowledged = new Set<string>();
+    let sent = 0;
+    let killed = false;
+    const tap = async () => {
+      try {
+        const response = await fetch(`${linkUrl}/${deeplinkId}`, {
+          redirect: "manual",
+          headers: {
+            "user-agent":
+              "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+          },
+        });
+        const location = response.headers.get("location");
+        if (response.status !== 302 || !location) return;
+        const clickId = clickIdOfReferrer(new URL(location).searchParams.get("referrer"));
+        if (clickId) acknowledged.add(clickId);
+      } catch {
+        // The connection died with the process: this tap was never answered.
+      }
+    };
+    const tapper = async () => {
+      while (!killed && sent < 2_000) {
+        sent += 1;
+        await tap();
+        if (!killed && acknowledged.size >= 300) {
+          killed = true;
+          service.child.kill("SIGKILL");
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, tapper));
+    expect(killed).toBe(true);
+
+    service = await startService(dataDir);
+    // The touch store, once the restarted service has applied what its log holds.
+    const info = await readRuntimeInfo(dataDir);
+    const dynamodb = new DynamoDBClient({
+      endpoint: info?.dynamodbEndpoint,
+      region: "local",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    });
+    const missing = async () => {
+      const absent: string[] = [];
+      for (const clickId of acknowledged) {
+        const { Item } = await dynamodb.send(
+          new GetItemCommand({
+            TableName: LOCAL_TABLE_NAMES.touches,
+            Key: { clickId: { S: clickId } },
+            ConsistentRead: true,
+          }),
+        );
+        if (!Item) absent.push(clickId);
+      }
+      return absent;
+    };
+    const deadline = Date.now() + 60_000;
+    let absent = await missing();
+    while (absent.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      absent = await missing();
+    }
+    dynamodb.destroy();
+    expect(absent).toEqual([]);
+
+    // The lake, once a clean stop has delivered everything: every click there, and the link's
+    // count (by click id) within the taps sent.
+    await stopService(service.child);
+    const duckdb = await DuckDBInstance.create(":memory:");
+    const connection = await duckdb.connect();
+    const reader = await connection.runAndReadAll(
+      `SELECT DISTINCT click_id FROM read_parquet('${join(dataDir, "lake", "touches")}/*/*/*.parquet')
+        WHERE deeplink_id = '${deeplinkId}'`,
+    );
+    const inLake = new Set(reader.getRowObjectsJS().map((row) => String(row.click_id)));
+    connection.closeSync();
+    duckdb.closeSync();
+    expect([...acknowledged].filter((clickId) => !inLake.has(clickId))).toEqual([]);
+    expect(inLake.size).toBeLessThanOrEqual(sent);
+    const listed = await cli(dataDir, "links", "list", "--app-id", APP, "--json");
+    const counted = (JSON.parse(listed) as { deeplink_id: string; clicks: number }[]).find(
+      (link) => link.deeplink_id === deeplinkId,
+    );
+    expect(counted?.clicks).toBe(inLake.size);
     service = await startService(dataDir);
   }, 120_000);
 });

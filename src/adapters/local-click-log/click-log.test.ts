@@ -139,4 +139,20 @@ describe("the embedded click log", () => {
     await second.close();
     expect(await logLines()).toEqual([]);
   });
+
+  it("skips on open the clicks a stopped process had applied", async () => {
+    const first = recorder();
+    const log = await createLocalClickLog({ dir, apply: first.apply });
+    await log.append(click("c1"));
+    await log.append(click("c2"));
+    await log.applied();
+    first.holdUntil(new Promise<void>(() => undefined));
+    await log.append(click("c3"));
+
+    const store = recorder();
+    const second = await createLocalClickLog({ dir, apply: store.apply });
+    await second.applied();
+    expect(store.ids()).toEqual(["c3"]);
+    await second.close();
+  });
 });

@@ -6,16 +6,19 @@
  * Appends that arrive while a sync is under way share the next one (group commit), so
  * concurrent taps cost one write and one sync between them. Each synced group is handed to
  * `apply` (the touch store and the lake stream, both idempotent by click id for a reader), one
- * batch at a time, tried again with a growing pause while it fails; the log's files are deleted
- * once every click in them is applied. On open, the files a stopped process left (a crash,
- * `kill -9`) are applied first: a click whose group was synced is never lost, and one applied
- * but not yet forgotten is applied again, which the touch store writes over and the lake's
- * readers count once (by click id). A line torn by a crash was never acknowledged, and is cut.
+ * batch at a time, tried again with a growing pause while it fails; each file's count of
+ * applied clicks is written beside it after each batch, and the file is deleted once every
+ * click in it is applied. On open, the files a stopped process left (a crash, `kill -9`) are
+ * applied from their count on: a click whose group was synced is never lost, and only a batch
+ * being applied at the stop (its count not yet written) is applied again, which the touch store
+ * writes over and the lake's readers count once (by click id). A line torn by a crash was never
+ * acknowledged, and is cut.
  *
- *     <dir>/<pid>-<start ms>-<n>.ndjson   one click a line, as `Touch` JSON
+ *     <dir>/<pid>-<start ms>-<n>.ndjson           one click a line, as `Touch` JSON
+ *     <dir>/<pid>-<start ms>-<n>.ndjson.applied   how many of its lines are applied
  */
 import { writeSync } from "node:fs";
-import { type FileHandle, mkdir, open, readdir, readFile, rm } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { drain } from "../../embedded/drain.ts";
@@ -59,6 +62,9 @@ interface Synced {
 
 const MAX_RETRY_MS = 30_000;
 
+/** Where a log file's count of applied clicks is kept. */
+const countPath = (file: string) => `${file}.applied`;
+
 const writeAll = (file: FileHandle, text: string) => {
   const bytes = Buffer.from(text, "utf8");
   let offset = 0;
@@ -81,6 +87,8 @@ export const createLocalClickLog = async (
   const waiting: Synced[] = [];
   /** Clicks not yet applied, per file: a file whose count is 0 and is closed can go. */
   const unapplied = new Map<string, number>();
+  /** Clicks applied, per file: written beside it, so that a restart skips them. */
+  const appliedLines = new Map<string, number>();
   const closedFiles = new Set<string>();
   /** Appended (synced) and applied so far: `applied()` waits for the one to reach the other. */
   let syncedCount = 0;
@@ -92,7 +100,9 @@ export const createLocalClickLog = async (
       if ((unapplied.get(file) ?? 0) > 0) continue;
       closedFiles.delete(file);
       unapplied.delete(file);
+      appliedLines.delete(file);
       await rm(file, { force: true });
+      await rm(countPath(file), { force: true });
     }
   };
 
@@ -110,7 +120,18 @@ export const createLocalClickLog = async (
         }
       }
       waiting.splice(0, batch.length);
-      for (const { file } of batch) unapplied.set(file, (unapplied.get(file) ?? 1) - 1);
+      const files = new Set<string>();
+      for (const { file } of batch) {
+        unapplied.set(file, (unapplied.get(file) ?? 1) - 1);
+        appliedLines.set(file, (appliedLines.get(file) ?? 0) + 1);
+        files.add(file);
+      }
+      // Not synced: a count lost to a crash only has clicks applied again.
+      for (const file of files) {
+        await writeFile(countPath(file), String(appliedLines.get(file) ?? 0)).catch(
+          (error: unknown) => logger.warn("click log count not written", { file, error }),
+        );
+      }
       appliedCount += batch.length;
       for (const waiter of appliedWaiters.splice(0)) {
         if (waiter.until <= appliedCount) waiter.resolve();
@@ -128,12 +149,15 @@ export const createLocalClickLog = async (
   for (const name of (await readdir(dir)).filter((n) => n.endsWith(".ndjson")).sort()) {
     const file = join(dir, name);
     await trimTornTail(file);
+    const done = Number(await readFile(countPath(file), "utf8").catch(() => "0")) || 0;
     const clicks = (await readFile(file, "utf8"))
       .split("\n")
       .filter((line) => line !== "")
+      .slice(done)
       .map((line) => JSON.parse(line) as Touch);
     for (const click of clicks) waiting.push({ click, file });
     unapplied.set(file, clicks.length);
+    appliedLines.set(file, done);
     closedFiles.add(file);
     syncedCount += clicks.length;
   }
