@@ -11,8 +11,17 @@
  * on public ranges, whose phones may leave by another address of the pool between a tap and
  * the install; IPv6 privacy addresses within a home's /64, and a mobile phone's own /64;
  * dual stack, where a tap over IPv4 may be followed by an install over IPv6 or the reverse;
- * in-app browsers; organic installs next to a housemate's or a stranger's tap; and phones
- * whose clock is minutes off, most of which send their clock with each request.
+ * in-app browsers; organic installs next to a housemate's or a stranger's tap; phones whose
+ * clock is minutes off, most of which send their clock with each request, and some reported
+ * by a client that sends no clock and only the phone's own Play times; and clicks injected
+ * after an install began.
+ *
+ * It also holds the app's users, who send from the same addresses whether or not they ever
+ * tapped an ad: what ingestion records of who sends from where (`sightings`). The app had
+ * users before these installs, and each install becomes one: they send from home, from their
+ * carrier's NAT, from their office's Wi-Fi and from cafés, and some share a home with another
+ * user (a housemate who installed the app before, organically or not). Few of them tap an ad
+ * on a given day, so an address's taps alone may read one home where hundreds use the app.
  *
  * Installs are spread over a few days before `firstOpen`, so that each install's windows
  * see the touches that real density would put in them.
@@ -20,6 +29,7 @@
 
 import { createRandom, type Random } from "../src/demo/prng.ts";
 import type { InstallFacts } from "../src/domain/install-facts.ts";
+import type { AddressSighting } from "../src/ports/address-crowds.ts";
 import type { Touch } from "../src/ports/touches.ts";
 import { NO_CAMPAIGN } from "../src/touches/touch.ts";
 import { deviceTraits } from "../src/touches/user-agent.ts";
@@ -27,6 +37,8 @@ import { deviceTraits } from "../src/touches/user-agent.ts";
 export type Cause = "click_id" | "advertising_id" | "probabilistic" | "organic";
 
 export interface WorldInstall {
+  /** The install's id, which its requests and so its sightings carry. */
+  readonly serviceId: string;
   readonly facts: InstallFacts;
   readonly cause: Cause;
   /** The touch that caused it, for every cause but organic. */
@@ -38,6 +50,11 @@ export interface WorldInstall {
 export interface World {
   readonly touches: Touch[];
   readonly installs: WorldInstall[];
+  /**
+   * Which installs sent from which address, by the service's clock, as ingestion records them:
+   * each install's own report, and the requests of the app's users' sessions.
+   */
+  readonly sightings: AddressSighting[];
 }
 
 const SECOND = 1_000;
@@ -45,6 +62,7 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 /** How long before `firstOpen` the installs are spread over. */
 const SPAN = 3 * 24 * HOUR;
+const DAY = 24 * HOUR;
 
 // --- Phones -------------------------------------------------------------------------------
 
@@ -202,6 +220,7 @@ export const generateWorld = (options: {
   const end = options.firstOpen.getTime();
   const touches: Touch[] = [];
   const installs: WorldInstall[] = [];
+  const sightings: AddressSighting[] = [];
   let clicks = 0;
   let addresses = 0;
 
@@ -271,25 +290,63 @@ export const generateWorld = (options: {
 
   // Places a phone connects from.
   interface Place {
-    readonly kind: "home" | "office" | "cellular";
+    readonly kind: "home" | "office" | "cellular" | "cafe";
     /** The address of one request from the phone; `previous` is that of a request before. */
     address(phone: Phone, previous?: string): string;
   }
-  /** A home: its own public IPv4 and, in half of them, an IPv6 /64 the phones prefer. */
+
+  /**
+   * The app's users, each sending from its places in sessions (`sessionsOf` below): the users
+   * it had before these installs, and each install from its first open on.
+   */
+  interface AppUser {
+    readonly serviceId: string;
+    readonly phone: Phone;
+    readonly home: Place;
+    readonly office: Place | null;
+    /** From when it sends (true time). */
+    readonly since: number;
+  }
+  const users: AppUser[] = [];
+  /** A user the app had before: it sends from the first day on. */
+  const earlierUser = (home: Place) =>
+    users.push({
+      serviceId: `u${users.length + 1}`,
+      phone: newPhone(random.chance(0.55) ? "android" : "ios"),
+      home,
+      office: random.chance(0.3) ? newOffice() : null,
+      since: Number.NEGATIVE_INFINITY,
+    });
+
+  /**
+   * A home: its own public IPv4 and, in half of them, an IPv6 /64 the phones prefer. In some,
+   * someone already uses the app: a housemate whose sessions send from it.
+   */
   const newHome = (): Place => {
     const v4 = publicIpv4();
     const v6 = random.chance(0.5) ? ipv6Prefix() : null;
-    return {
+    const home: Place = {
       kind: "home",
       // Dual stack: most requests go over IPv6, some over IPv4 (a v4-only path, a fallback).
       address: () => (v6 && random.chance(0.85) ? privacyAddress(v6) : v4),
     };
+    if (random.chance(0.12)) earlierUser(home);
+    return home;
   };
   /** An office's guest Wi-Fi: one public address for every phone in the building. */
   const offices = Array.from({ length: 25 }, () => publicIpv4());
   const newOffice = (): Place => {
     const ip = random.pick(offices);
     return { kind: "office", address: () => ip };
+  };
+  /**
+   * A café's Wi-Fi: one public address for whoever passes by, many of them the app's users,
+   * few of whom tap an ad there. Some cafés are far busier than others.
+   */
+  const cafes = Array.from({ length: 40 }, () => publicIpv4());
+  const newCafe = (): Place => {
+    const ip = random.weighted(cafes.map((address, i) => [address, cafes.length - i] as const));
+    return { kind: "cafe", address: () => ip };
   };
   /**
    * Mobile data: the phone's own /64 on a carrier that gives one (mostly preferred), else an
@@ -304,12 +361,16 @@ export const generateWorld = (options: {
       return random.pick(pool);
     },
   };
-  /** Where an install (or a tap) happens: mostly at home, often on mobile data, some at work. */
+  /**
+   * Where an install (or a tap) happens: mostly at home, often on mobile data, some at work or
+   * in a café.
+   */
   const somePlace = (home: Place): Place =>
     random.weighted([
       [home, 55],
-      [cellular, 35],
-      [newOffice(), 10],
+      [cellular, 32],
+      [newOffice(), 9],
+      [newCafe(), 4],
     ] as const);
 
   const tap = (
@@ -373,10 +434,18 @@ export const generateWorld = (options: {
       openUrlClickId: null,
       installBeganAt:
         phone.os === "android" && random.chance(0.9) ? new Date(began).toISOString() : null,
+      deviceReferrerClickAt: null,
+      deviceInstallBeganAt: null,
       ip,
       platformAdsToken: null,
     };
   };
+
+  /** A true time as the phone's clock gives it to Play's referrer API: whole seconds, ISO. */
+  const playTime = (phone: Phone, at: number) =>
+    new Date(Math.floor((at + phone.skewMs) / SECOND) * SECOND).toISOString();
+  /** When Play stamps the click of a tap that opened the store: a moment after the tap. */
+  const playClickOf = (tappedAt: number) => tappedAt + random.between(0.5, 4) * SECOND;
 
   /**
    * How long before the first open the tap that caused an install was: most open the app
@@ -398,16 +467,37 @@ export const generateWorld = (options: {
       : random.between(0.3, 8) * HOUR;
 
   const when = () => end - random.next() * SPAN;
+  /**
+   * An install of `phone`, which lives in `home`: its report is a sighting of its address,
+   * and it is a user of the app from then on.
+   */
   const push = (
     scenario: string,
+    who: { readonly phone: Phone; readonly home: Place },
     facts: InstallFacts,
     cause: Cause,
     touchId: string | null = null,
-  ) => installs.push({ facts, cause, touchId, scenario });
+  ) => {
+    const serviceId = `i${installs.length + 1}`;
+    installs.push({ serviceId, facts, cause, touchId, scenario });
+    if (facts.ip) {
+      sightings.push({ appId: options.appId, serviceId, ip: facts.ip, at: facts.receivedAt });
+    }
+    users.push({
+      serviceId,
+      ...who,
+      office: random.chance(0.3) ? newOffice() : null,
+      since: Date.parse(facts.receivedAt),
+    });
+  };
 
   // --- Scenarios: each makes one install and what real traffic puts around it. ---------------
 
-  /** A tap on the app's link on Android; Play's referrer brings its click id back (7%). */
+  /**
+   * A tap on the app's link on Android; Play's referrer brings its click id back, with Play's
+   * click and install begin by the phone's clock and, from the SDK, by Play's server clock too
+   * (7%).
+   */
   const tapWithReferrer = () => {
     const phone = newPhone("android");
     const home = newHome();
@@ -417,12 +507,79 @@ export const generateWorld = (options: {
     const touch = tap(tappedAt, phone, place.address(phone));
     const facts = factsOf(phone, at, place.address(phone));
     // The referrer's answer that carries the click id carries Play's install begin too.
-    const began = new Date(Math.max(at - random.between(20, 120) * SECOND, tappedAt + 5 * SECOND));
+    const began = Math.max(at - random.between(20, 120) * SECOND, tappedAt + 5 * SECOND);
     push(
       "tap with referrer",
-      { ...facts, referrerClickId: touch.clickId, installBeganAt: began.toISOString() },
+      { phone, home },
+      {
+        ...facts,
+        referrerClickId: touch.clickId,
+        installBeganAt: new Date(began).toISOString(),
+        deviceReferrerClickAt: playTime(phone, playClickOf(tappedAt)),
+        deviceInstallBeganAt: playTime(phone, began),
+      },
       "click_id",
       touch.clickId,
+    );
+  };
+
+  /**
+   * The same, reported by a client that sends no clock (a server-to-server client, another
+   * SDK) and only the phone's own Play times, from a phone whose clock is minutes off, either
+   * way: only the referrer's tap tells the phone's clock (1%).
+   */
+  const tapWithReferrerNoClock = () => {
+    const skewMs = (random.chance(0.5) ? -1 : 1) * random.between(2, 40) * MINUTE;
+    const phone = { ...newPhone("android"), skewMs, sendsClock: false };
+    const home = newHome();
+    const place = somePlace(home);
+    const at = when();
+    const tappedAt = at - random.between(0.5, 48 * 60) * MINUTE;
+    const touch = tap(tappedAt, phone, place.address(phone));
+    const facts = factsOf(phone, at, place.address(phone));
+    const began = Math.max(at - random.between(20, 120) * SECOND, tappedAt + 5 * SECOND);
+    push(
+      "tap with referrer, no clock sent",
+      { phone, home },
+      {
+        ...facts,
+        referrerClickId: touch.clickId,
+        installBeganAt: null,
+        deviceReferrerClickAt: playTime(phone, playClickOf(tappedAt)),
+        deviceInstallBeganAt: playTime(phone, began),
+      },
+      "click_id",
+      touch.clickId,
+    );
+  };
+
+  /**
+   * Click injection: an app on the phone sees the install begin and fires a click through the
+   * app's link, whose click id the referrer then carries; the install is organic. Half come
+   * without Play's server times (a client that sends only the phone's), some from a phone
+   * whose clock is minutes off, and most of those without a clock of their own (0.5%).
+   */
+  const injectedClick = () => {
+    const phone = newPhone("android");
+    const home = newHome();
+    const place = somePlace(home);
+    const at = when();
+    const began = at - random.between(30, 120) * SECOND;
+    const injectedAt = began + random.between(3, 25) * SECOND;
+    const touch = tap(injectedAt, { ...phone, maid: null }, place.address(phone));
+    const facts = factsOf(phone, at, place.address(phone));
+    const serverTimes = random.chance(0.5);
+    push(
+      "organic with an injected click",
+      { phone, home },
+      {
+        ...facts,
+        referrerClickId: touch.clickId,
+        installBeganAt: serverTimes ? new Date(began).toISOString() : null,
+        deviceReferrerClickAt: playTime(phone, playClickOf(injectedAt)),
+        deviceInstallBeganAt: playTime(phone, began),
+      },
+      "organic",
     );
   };
 
@@ -443,6 +600,7 @@ export const generateWorld = (options: {
     });
     push(
       "touch on advertising id",
+      { phone, home },
       factsOf(phone, at, somePlace(home).address(phone), at - lead),
       "advertising_id",
       touch.clickId,
@@ -467,17 +625,22 @@ export const generateWorld = (options: {
     const facts = factsOf(phone, at, installPlace.address(phone, tapIp), tappedAt);
     push(
       "tap then install",
+      { phone, home },
       { ...facts, maid: null, attStatus: os === "ios" ? "denied" : null },
       "probabilistic",
       touch.clickId,
     );
   };
 
-  /** An install nobody's ad caused, at home, on mobile data or at work (18% Android, 14% iOS). */
+  /**
+   * An install nobody's ad caused, at home, on mobile data, at work or in a café (18% Android,
+   * 14% iOS).
+   */
   const organic = (os: "android" | "ios") => {
     const phone = newPhone(os);
+    const home = newHome();
     const at = when();
-    push("organic", factsOf(phone, at, somePlace(newHome()).address(phone)), "organic");
+    push("organic", { phone, home }, factsOf(phone, at, somePlace(home).address(phone)), "organic");
   };
 
   /**
@@ -491,7 +654,12 @@ export const generateWorld = (options: {
     const theirs = newPhone(os, mine, random.chance(IDENTICAL_HOUSEMATE[os]));
     const at = when();
     tap(at - random.between(1, 6 * 60) * MINUTE, { ...theirs, maid: null }, home.address(theirs));
-    push("organic after a housemate's tap", factsOf(mine, at, home.address(mine)), "organic");
+    push(
+      "organic after a housemate's tap",
+      { phone: mine, home },
+      factsOf(mine, at, home.address(mine)),
+      "organic",
+    );
   };
 
   /**
@@ -509,6 +677,7 @@ export const generateWorld = (options: {
     const touch = tap(at - lead, { ...theirs, maid: null }, tapIp);
     push(
       "tap then install",
+      { phone: theirs, home },
       { ...factsOf(theirs, at, home.address(theirs, tapIp), at - lead), maid: null },
       "probabilistic",
       touch.clickId,
@@ -516,19 +685,30 @@ export const generateWorld = (options: {
     const later = at + random.between(5, 120) * MINUTE;
     push(
       "organic after a housemate's install",
+      { phone: mine, home },
       factsOf(mine, later, home.address(mine)),
       "organic",
     );
   };
 
   /**
-   * An organic install on mobile data or at the office, where strangers' taps from the same
-   * public address are the background ones below (8% Android, 6% iOS).
+   * An organic install on mobile data, at the office or in a café, where strangers' taps from
+   * the same public address are the background ones below, and the app's users send from it
+   * (8% Android, 6% iOS).
    */
   const organicOnSharedAddress = (os: "android" | "ios") => {
     const phone = newPhone(os);
-    const place = random.chance(0.75) ? cellular : newOffice();
-    push("organic on a shared address", factsOf(phone, when(), place.address(phone)), "organic");
+    const place = random.weighted([
+      [cellular, 60],
+      [newOffice(), 20],
+      [newCafe(), 20],
+    ] as const);
+    push(
+      "organic on a shared address",
+      { phone, home: newHome() },
+      factsOf(phone, when(), place.address(phone)),
+      "organic",
+    );
   };
 
   /**
@@ -537,6 +717,8 @@ export const generateWorld = (options: {
    */
   const scenarios: readonly (readonly [() => void, number])[] = [
     [tapWithReferrer, 7],
+    [tapWithReferrerNoClock, 1],
+    [injectedClick, 0.5],
     [() => touchOnAdvertisingId("android"), 12],
     [() => touchOnAdvertisingId("ios"), 4],
     [() => tapThenInstall("android"), 9],
@@ -555,14 +737,15 @@ export const generateWorld = (options: {
 
   /**
    * Taps that lead to no install, about as many as the installs (most taps do not install):
-   * strangers on the carriers' NAT pools and on office Wi-Fi, who share their address with the
-   * installs there, and homes of their own.
+   * strangers on the carriers' NAT pools, on office Wi-Fi and in cafés, who share their address
+   * with the installs there, and homes of their own.
    */
   for (let i = 0; i < options.installs; i++) {
     const phone = newPhone(random.chance(0.55) ? "android" : "ios");
     const place = random.weighted([
       [cellular, 45],
       [newOffice(), 15],
+      [newCafe(), 4],
       [newHome(), 40],
     ] as const);
     tap(
@@ -571,5 +754,40 @@ export const generateWorld = (options: {
       place.address(phone),
     );
   }
-  return { touches, installs };
+
+  // --- The app's users ------------------------------------------------------------------------
+
+  // Users it had before, about as many as the installs of these days (and the housemates some
+  // homes above already hold).
+  for (let i = 0; i < options.installs; i++) earlierUser(newHome());
+
+  /**
+   * Each user's sessions, each a request from where the phone is: on most days a few, at home
+   * mostly, on mobile data often, at work or in a café some of the time. From the day before
+   * the first install to the end, so that every install's day is full.
+   */
+  const first = end - SPAN - DAY;
+  for (const user of users) {
+    for (let day = first; day < end; day += DAY) {
+      if (!random.chance(0.6)) continue;
+      const sessions = random.int(1, 4);
+      for (let n = 0; n < sessions; n++) {
+        const at = day + random.next() * DAY;
+        if (at < user.since || at > end) continue;
+        const place = random.weighted([
+          [user.home, 60],
+          [cellular, 26],
+          [user.office ?? user.home, 9],
+          [newCafe(), 5],
+        ] as const);
+        sightings.push({
+          appId: options.appId,
+          serviceId: user.serviceId,
+          ip: place.address(user.phone),
+          at: new Date(at).toISOString(),
+        });
+      }
+    }
+  }
+  return { touches, installs, sightings };
 };

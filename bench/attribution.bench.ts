@@ -3,8 +3,10 @@
  *
  * 1. Accuracy on generated worlds with ground truth (bench/attribution-world.ts), three seeds,
  *    matched by the real matcher against the real touch store (the embedded
- *    DynamoDB-compatible server): precision and recall per method and platform, and per
- *    confidence for probabilistic matches.
+ *    DynamoDB-compatible server), which also holds which of the app's installs sent from each
+ *    address: precision and recall per method and platform, and per confidence for
+ *    probabilistic matches; and the same probabilistic figures with the crowd at an address
+ *    counted from its touches alone, as the matcher counted it before it read the installs.
  * 2. The matcher's cost per install as the touches in the store grow 10x and 100x: every
  *    lookup is an indexed window, so the time must stay flat.
  * 3. Install to resolved attribution through the service (its own process, as `npm start`
@@ -17,7 +19,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { createTouchStore } from "../src/adapters/dynamodb/touches.ts";
-import { type Match, matchInstall } from "../src/attribution/matcher.ts";
+import { type Match, matchInstall, type TouchLookups } from "../src/attribution/matcher.ts";
 import { type AttributionSettings, DEFAULT_ATTRIBUTION } from "../src/attribution/settings.ts";
 import type { Confidence } from "../src/domain/attribution.ts";
 import { LOCAL_TABLE_NAMES, startLocalDynamoDb } from "../src/embedded/local-dynamodb.ts";
@@ -32,7 +34,12 @@ import {
 import { type Cause, generateWorld, type WorldInstall } from "./attribution-world.ts";
 import { int, measuredOn, median, ms, verdict, writeDocsSection } from "./figures.ts";
 import { percentile } from "./http-load.ts";
-import { type AccuracyRow, type AttributionFigures, attributionSection } from "./sections.ts";
+import {
+  type AccuracyRow,
+  type AttributionFigures,
+  attributionSection,
+  type CrowdRow,
+} from "./sections.ts";
 
 const APP = "com.bench.attribution";
 const WORLD_INSTALLS = 3_000;
@@ -57,7 +64,7 @@ const SETTINGS: AttributionSettings = {
 /** Seeds of the worlds the accuracy is measured on: the figures must hold on each. */
 const SEEDS = [7, 8, 9];
 
-const matchAll = async (installs: readonly WorldInstall[], store: TouchStore) => {
+const matchAll = async (installs: readonly WorldInstall[], store: TouchLookups) => {
   const results: { install: WorldInstall; match: Match; ms: number }[] = [];
   for (const install of installs) {
     const started = performance.now();
@@ -109,6 +116,32 @@ const right = (r: Result) =>
 type SeedFigures = AttributionFigures["seeds"][number];
 const share = (part: number, whole: number) => (whole === 0 ? null : part / whole);
 
+/**
+ * Probabilistic matches per level and platform, matched with the crowd told by touches alone
+ * and by touches and installs: how many, how many right, how many wrong.
+ */
+const crowdRows = (withInstalls: readonly Result[], touchesOnly: readonly Result[]): CrowdRow[] => {
+  const figures = (results: readonly Result[], os: string, level?: Confidence) => {
+    const attributed = results.filter(
+      (r) => r.install.facts.os === os && probabilistic(level)(r.match),
+    );
+    const correct = attributed.filter(right).length;
+    return {
+      attributed: attributed.length,
+      precision: share(correct, attributed.length),
+      wrong: attributed.length - correct,
+    };
+  };
+  return (["medium", "low", undefined] as const).flatMap((level) =>
+    (["android", "ios"] as const).map((os) => ({
+      level: level ? `probabilistic, ${level}` : "probabilistic, either",
+      platform: os,
+      touchesOnly: figures(touchesOnly, os, level),
+      withInstalls: figures(withInstalls, os, level),
+    })),
+  );
+};
+
 /** One seed's world matched: a row per check and platform; whether every target was met. */
 const accuracyOf = async (
   store: TouchStore,
@@ -122,10 +155,18 @@ const accuracyOf = async (
     seed,
   });
   await store.put(world.touches);
+  await store.recordSightings(world.sightings);
   const results = await matchAll(world.installs, store);
+  // The same installs with the crowd at an address told by its touches alone.
+  const touchesOnly = await matchAll(world.installs, {
+    get: store.get,
+    byMaid: store.byMaid,
+    byIp: store.byIp,
+    installsAt: async () => 0,
+  });
   const count = (os: string) => results.filter((r) => r.install.facts.os === os).length;
   console.log(
-    `\nSeed ${seed}: ${int(WORLD_INSTALLS)} installs (${int(count("android"))} Android, ${int(count("ios"))} iOS), ${int(world.touches.length)} touches`,
+    `\nSeed ${seed}: ${int(WORLD_INSTALLS)} installs (${int(count("android"))} Android, ${int(count("ios"))} iOS), ${int(world.touches.length)} touches, ${int(world.sightings.length)} requests of the app's users (installs and sessions) from their addresses`,
   );
   console.log(
     `${"method".padEnd(24)} ${"platform".padEnd(8)} ${"attributed".padStart(10)} ${"precision".padStart(10)} ${"recall".padStart(8)}  target`,
@@ -171,21 +212,34 @@ const accuracyOf = async (
     organicShares[os] = share(foundOrganic, organic.length);
     console.log(`organic ${os} installs found organic: ${pct(foundOrganic, organic.length)}`);
   }
+  const crowd = crowdRows(results, touchesOnly);
+  console.log(
+    `Probabilistic matches with the crowd at an address told by its touches alone, and by its touches and the installs that sent from it:\n${"level".padEnd(24)} ${"platform".padEnd(8)} ${"touches only".padStart(24)} ${"touches and installs".padStart(24)}`,
+  );
+  const figure = (f: CrowdRow["touchesOnly"]) =>
+    `${int(f.attributed)} at ${f.precision === null ? "-" : `${(100 * f.precision).toFixed(1)}%`}, ${f.wrong} wrong`;
+  for (const row of crowd) {
+    console.log(
+      `${row.level.padEnd(24)} ${row.platform.padEnd(8)} ${figure(row.touchesOnly).padStart(24)} ${figure(row.withInstalls).padStart(24)}`,
+    );
+  }
   return {
     met: allMet,
     figures: {
       seed,
       installs: WORLD_INSTALLS,
       touches: world.touches.length,
+      sightings: world.sightings.length,
       rows,
       organic: organicShares,
+      crowd,
     },
   };
 };
 
 const accuracy = async (store: TouchStore) => {
   console.log(
-    `\nAccuracy on ${SEEDS.length} seeded worlds (bench/attribution-world.ts: both platforms, households of alike phones, office Wi-Fi, carrier NAT pools, IPv6 privacy addresses, dual stack, in-app browsers, organic installs beside a housemate's or a stranger's tap, phones whose clock is minutes off), probabilistic matching on for iOS. Recall of a level: the share of the installs a tap with no id caused that were found at that level.`,
+    `\nAccuracy on ${SEEDS.length} seeded worlds (bench/attribution-world.ts: both platforms, households of alike phones, office Wi-Fi, carrier NAT pools, cafés, IPv6 privacy addresses, dual stack, in-app browsers, organic installs beside a housemate's or a stranger's tap, the app's users sending from the same addresses, phones whose clock is minutes off, some reported without a clock, injected clicks), probabilistic matching on for iOS. Recall of a level: the share of the installs a tap with no id caused that were found at that level.`,
   );
   const seeds: SeedFigures[] = [];
   let allMet = true;
@@ -235,6 +289,7 @@ const cost = async (store: TouchStore) => {
     seed: 11,
   });
   await store.put(world.touches);
+  await store.recordSightings(world.sightings);
   const base = world.touches.length;
   const sample = world.installs.slice(0, COST_SAMPLE);
   console.log(

@@ -246,14 +246,34 @@ export interface AccuracyRow {
   readonly target: string;
 }
 
+/** Probabilistic matches of one level and platform: how many, their precision, how many wrong. */
+export interface CrowdFigures {
+  readonly attributed: number;
+  readonly precision: number | null;
+  readonly wrong: number;
+}
+
+/** One level and platform matched with the crowd at an address told two ways. */
+export interface CrowdRow {
+  readonly level: string;
+  readonly platform: string;
+  /** By the address's touches alone. */
+  readonly touchesOnly: CrowdFigures;
+  /** By its touches and the installs that sent from it, as the matcher tells it. */
+  readonly withInstalls: CrowdFigures;
+}
+
 export interface AttributionFigures {
   readonly seeds: readonly {
     readonly seed: number;
     readonly installs: number;
     readonly touches: number;
+    /** Requests of the app's users (installs and sessions) from their addresses. */
+    readonly sightings: number;
     readonly rows: readonly AccuracyRow[];
     /** Per platform, the share of organic installs found organic. */
     readonly organic: Readonly<Record<string, number | null>>;
+    readonly crowd: readonly CrowdRow[];
   }[];
   readonly allTargetsMet: boolean;
   readonly cost: readonly { readonly touches: number; readonly perInstallMs: number }[];
@@ -280,10 +300,14 @@ export const attributionSection = (f: AttributionFigures): string => {
 real matcher against the real touch store with probabilistic matching on for iOS; the
 matcher's cost as the store's touches grow; and install to resolved attribution through the
 service (\`bench/attribution.bench.ts\`). The recall of a probabilistic level is the share of
-the installs a tap with no id caused that were found at that level.`,
+the installs a tap with no id caused that were found at that level. Each world also holds its
+app's users, who send from home, from their carrier's NAT, from offices and cafés whether or
+not they tapped anything; the store counts the installs that sent from each address, and the
+second table of a seed matches the same installs with the crowd at an address told by its
+touches alone, as the matcher told it before.`,
     [
       ...f.seeds.flatMap((s) => [
-        `**Seed ${s.seed}**: ${count(s.installs)} installs, ${count(s.touches)} touches; organic installs found organic: ${Object.entries(
+        `**Seed ${s.seed}**: ${count(s.installs)} installs, ${count(s.touches)} touches, ${count(s.sightings)} requests of the app's users from their addresses; organic installs found organic: ${Object.entries(
           s.organic,
         )
           .map(([os, share]) => `${os} ${pct(share)}`)
@@ -299,6 +323,25 @@ the installs a tap with no id caused that were found at that level.`,
             pct(r.recall),
             r.target,
           ]),
+        ),
+        "",
+        markdownTable(
+          ["crowd told by", "level", "platform", ">attributed", ">precision", ">wrong"],
+          s.crowd.flatMap((r) =>
+            (
+              [
+                ["touches only", r.touchesOnly],
+                ["touches and installs", r.withInstalls],
+              ] as const
+            ).map(([by, figures]) => [
+              by,
+              r.level,
+              r.platform,
+              count(figures.attributed),
+              pct(figures.precision),
+              count(figures.wrong),
+            ]),
+          ),
         ),
         "",
       ]),

@@ -134,6 +134,7 @@ describe("benchmark sections", () => {
           seed: 7,
           installs: 3_000,
           touches: 9_000,
+          sightings: 41_200,
           rows: [
             {
               method: "click id",
@@ -153,6 +154,14 @@ describe("benchmark sections", () => {
             },
           ],
           organic: { android: 0.99, ios: null },
+          crowd: [
+            {
+              level: "probabilistic, medium",
+              platform: "android",
+              touchesOnly: { attributed: 80, precision: 0.9, wrong: 8 },
+              withInstalls: { attributed: 50, precision: 1, wrong: 0 },
+            },
+          ],
         },
       ],
       allTargetsMet: true,
@@ -175,6 +184,13 @@ describe("benchmark sections", () => {
     expect(attribution).toContain("| click id | android | 60 | 100.0% | 100.0% |");
     expect(attribution).toContain("| probabilistic, low | ios | 0 | - | 35.9% |");
     expect(attribution).toContain("android 99.0%, ios -");
+    expect(attribution).toContain("41,200 requests of the app's users");
+    expect(attribution).toContain(
+      "| touches only | probabilistic, medium | android | 80 | 90.0% | 8 |",
+    );
+    expect(attribution).toContain(
+      "| touches and installs | probabilistic, medium | android | 50 | 100.0% | 0 |",
+    );
     expect(attribution).toContain("0.92x per install (target at most 1.5x: met)");
 
     const soak = soakSection({
