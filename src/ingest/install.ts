@@ -89,7 +89,9 @@ export const installRequestSchema = z
           description:
             "The device's clock when this request was sent (set on each attempt, not when the " +
             "install was queued), ISO 8601. With it the service reads `first_open_time` on its " +
-            "own clock, which matching needs: a phone's clock may be minutes or days off.",
+            "own clock, which matching needs: a phone's clock may be minutes or days off. " +
+            "Without it, the install referrer's `click_timestamp` of one of the service's own " +
+            "taps gives the same offset.",
           example: "2026-09-16T10:00:02Z",
         }),
       idfv: deviceId().nullish().meta({
@@ -114,10 +116,18 @@ export const installRequestSchema = z
               .meta({ description: "The Play install referrer string, as the API returns it." }),
             click_timestamp: unixSeconds()
               .nullish()
-              .meta({ description: "Referrer click time, Unix seconds; 0 means unknown." }),
+              .meta({
+                description:
+                  "Referrer click time by the device's clock, Unix seconds; 0 means unknown. " +
+                  "Without `sent_at`, it and the tap's own time give the device's clock offset.",
+              }),
             install_begin_timestamp: unixSeconds()
               .nullish()
-              .meta({ description: "Install begin time, Unix seconds; 0 means unknown." }),
+              .meta({
+                description:
+                  "Install begin time by the device's clock, Unix seconds; 0 means unknown. A " +
+                  "click after it was injected, and is never a match.",
+              }),
             referrer_click_timestamp_server_seconds: unixSeconds().nullish().meta({
               description:
                 "Referrer click time by Google Play's server clock, Unix seconds; 0 means unknown.",
