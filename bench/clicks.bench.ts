@@ -1,16 +1,20 @@
 /**
- * Click benchmark: taps on a link through the link host (the service in its own process, as
- * `npm start` runs it, told to trust X-Forwarded-For so each tap stands for another device),
- * next to a bare Node server that answers the same 302 and nothing else (the reference), under
- * the same load in the same run. The two take turns over several rounds; the verdicts are on
- * the medians. Every tap is checked (a 302 to the Play Store with a click id in the referrer),
- * and every click must reach the lake. Prints figures and whether each target is met.
+ * Click benchmark: taps on a link, open loop at several rates (each tap due at its time whatever
+ * the answers, its latency from then), through the link host (the service in its own process,
+ * as `npm start` runs it, told to trust X-Forwarded-For so each tap stands for another device),
+ * next to two references under the same load in the same run: a bare Node server answering the
+ * same 302 and nothing else, and what the leading open-source link servers do, answering from
+ * memory and then inserting the click into PostgreSQL, one row a click (Debian's server). Every
+ * tap is checked (a 302 to the Play Store with a click id in the referrer), and every answered
+ * tap must be stored: in the lake for the link host, in the table for the PostgreSQL reference.
+ * Prints figures and whether each target is met.
  */
 import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { readRuntimeInfo } from "../src/embedded/data-dir.ts";
 import { clickIdOfReferrer } from "../src/touches/destination.ts";
 import {
@@ -24,37 +28,37 @@ import {
 } from "../test/support/service.ts";
 import {
   cpuMs,
+  cpuSeconds,
   int,
   lakeRows,
-  type Measured,
   mb,
   measuredOn,
-  measureServer,
-  median,
   ms,
   printFailures,
   verdict,
   writeDocsSection,
 } from "./figures.ts";
-import { type GetRequest, percentile, runLoad } from "./http-load.ts";
-import { clicksSection, type ServerRun } from "./sections.ts";
+import { type GetRequest, type LoadResult, percentile, runLoad, runOpenLoop } from "./http-load.ts";
+import { type Postgres, startPostgres } from "./postgres.ts";
+import { type ClickRate, clicksSection, type ServerRun } from "./sections.ts";
 
 const APP = "com.bench.clicks";
-const CLIENTS = 32;
+const CONNECTIONS = 32;
 const WARMUP_CLICKS = 2_000;
-const CLICKS = 10_000;
-const ROUNDS = 3;
+/** Taps a second offered, each rate for this long. */
+const RATES = [500, 1_000, 2_000];
+const SECONDS_PER_RATE = 8;
 
-const TARGET_P99_MS = 20;
 const TARGET_CPU_RATIO = 3;
 
 const BARE_SERVER = fileURLToPath(new URL("./bare-redirect-server.mjs", import.meta.url));
+const PG_SERVER = fileURLToPath(new URL("./pg-redirect-server.mjs", import.meta.url));
 
 /** Phones of the three kinds that tap ads; desktops go to the web, the rest to a store. */
 const AGENTS = [
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
   "Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/123.0.0.0 Mobile Safari/537.36",
-  "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Mobile Safari/537.36",
+  "Mozilla/5.0 (Linux; Android 14; SM-A546B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Mobile Safari/537.36",
 ];
 
 /** Each tap from its own device: its own address, an ad network's click id in the query. */
@@ -68,41 +72,46 @@ const taps = (deeplinkId: string, prefix: string, count: number): GetRequest[] =
     },
   }));
 
-/** A tap's answer: the Play Store, with a click id the install referrer brings back. */
-const checkTap = (status: number, location: string | undefined) => {
-  if (status !== 302) return `${status}`;
-  if (!location?.startsWith("https://play.google.com/")) return `302 to ${location}`;
-  return undefined;
-};
+/**
+ * A tap's answer: the Play Store, with a click id the install referrer brings back (which the
+ * bare 302, recording nothing, has none of: `answered` undefined).
+ */
+const tapChecker =
+  (answered: Set<string> | undefined) =>
+  (status: number, _body: string, headers: Readonly<Record<string, string | undefined>>) => {
+    if (status !== 302) return `${status}`;
+    const location = headers.location ?? "";
+    if (!location.startsWith("https://play.google.com/")) return `302 to ${location}`;
+    if (!answered) return undefined;
+    const clickId = clickIdOfReferrer(new URL(location).searchParams.get("referrer"));
+    if (!clickId) return "302 without a click id";
+    answered.add(clickId);
+    return undefined;
+  };
 
-/** A warm-up, then the measured run; a counted tap must carry a click id in its referrer. */
-const measure = (
-  child: ChildProcess,
+interface Measured {
+  readonly load: LoadResult;
+  /** CPU seconds of the server (and of PostgreSQL, for its reference) during the run. */
+  readonly serverCpu: number;
+}
+
+/** A closed-loop warm-up, then the open-loop run at `perSecond`. */
+const measure = async (
   url: string,
+  cpu: () => Promise<number>,
   warmup: GetRequest[],
   gets: GetRequest[],
-  counted: boolean,
-): Promise<Measured> =>
-  measureServer(
-    child.pid,
-    (list: GetRequest[]) =>
-      runLoad({
-        url,
-        headers: {},
-        gets: list,
-        concurrency: CLIENTS,
-        check: (status, _body, headers) => {
-          const problem = checkTap(status, headers.location);
-          if (problem || !counted) return problem;
-          const referrer = new URL(headers.location ?? "").searchParams.get("referrer");
-          return clickIdOfReferrer(referrer) ? undefined : "302 without a click id";
-        },
-      }),
-    warmup,
-    gets,
-  );
+  perSecond: number,
+  answered: Set<string> | undefined,
+): Promise<Measured> => {
+  const check = tapChecker(answered);
+  const warm = await runLoad({ url, headers: {}, gets: warmup, concurrency: CONNECTIONS, check });
+  if (warm.failed > 0) console.log(`  warm-up: ${warm.failed} of ${warm.requests} failed`);
+  const before = await cpu();
+  const load = await runOpenLoop({ url, gets, perSecond, connections: CONNECTIONS, check });
+  return { load, serverCpu: (await cpu()) - before };
+};
 
-/** A run's figures for the docs: clicks a second, latency, server CPU per click. */
 const runFigures = (label: string, m: Measured): ServerRun => ({
   label,
   perSecond: (m.load.requests - m.load.failed) / m.load.seconds,
@@ -112,28 +121,39 @@ const runFigures = (label: string, m: Measured): ServerRun => ({
   failed: m.load.failed,
 });
 
-const row = (label: string, m: Measured) => {
-  const { load } = m;
-  return [
-    label.padEnd(20),
-    int((load.requests - load.failed) / load.seconds).padStart(9),
-    ms(percentile(load.latencies, 50)).padStart(9),
-    ms(percentile(load.latencies, 99)).padStart(9),
-    ms(load.latencies.at(-1) ?? 0).padStart(9),
-    cpuMs((m.serverCpu / load.requests) * 1000).padStart(11),
-    cpuMs((m.clientCpu / load.requests) * 1000).padStart(11),
-    String(load.failed).padStart(8),
+const row = (run: ServerRun) =>
+  [
+    run.label.padEnd(22),
+    int(run.perSecond).padStart(9),
+    ms(run.p50Ms).padStart(9),
+    ms(run.p99Ms).padStart(9),
+    cpuMs(run.cpuMs).padStart(11),
+    String(run.failed).padStart(8),
   ].join(" ");
+
+/** Rows the PostgreSQL reference stored, once its inserts have settled. */
+const storedByReference = async (postgres: Postgres, expected: number): Promise<number> => {
+  const client = new pg.Client({
+    host: postgres.socketDir,
+    port: postgres.port,
+    user: postgres.user,
+    database: "postgres",
+  });
+  await client.connect();
+  try {
+    let stored = -1;
+    for (let tries = 0; tries < 100; tries++) {
+      const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM clicks");
+      const now = Number(rows[0]?.n ?? 0);
+      if (now >= expected || now === stored) return now;
+      stored = now;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return stored;
+  } finally {
+    await client.end();
+  }
 };
-
-interface Round {
-  readonly service: Measured;
-  readonly reference: Measured;
-  readonly servicePeak: number;
-}
-
-const cpuPerClick = (m: Measured) => m.serverCpu / m.load.requests;
-const cpuRatioOf = (round: Round) => cpuPerClick(round.service) / cpuPerClick(round.reference);
 
 const main = async () => {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
@@ -143,18 +163,22 @@ const main = async () => {
   process.env.ATTRIBUTION_FX_FEED_URL ??= "off";
   const dataDir = await mkdtemp(join(tmpdir(), "attribution-bench-clicks-"));
   const children: ChildProcess[] = [];
+  const postgres = await startPostgres();
   try {
     console.log(
-      `\nClicks: ${ROUNDS} rounds, each ${int(CLICKS)} taps on one link from ${CLIENTS} keep-alive clients after ${int(WARMUP_CLICKS)} warm-up taps, each tap from its own address, to the link host, then to a bare Node server answering the same 302`,
+      `\nClicks: open loop at ${RATES.map(int).join(", ")} taps a second for ${SECONDS_PER_RATE} s each, from ${CONNECTIONS} keep-alive connections after ${int(WARMUP_CLICKS)} warm-up taps, each tap from its own address: the link host, a bare Node 302, and ${postgres ? "a Node server answering from memory and inserting each click into PostgreSQL" : "no PostgreSQL reference (no PostgreSQL server here: apt-get install postgresql)"}`,
     );
-    let deeplinkId: string | undefined;
-    const rounds: Round[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
+    let deeplinkId = "";
+    let servicePeak = 0;
+    const answeredByService = new Set<string>();
+    const results: ClickRate[] = [];
+    for (const [r, perSecond] of RATES.entries()) {
+      const gets = (prefix: string) => taps(deeplinkId, prefix, perSecond * SECONDS_PER_RATE);
       const service = await startService(dataDir);
       children.push(service.child);
-      if (deeplinkId === undefined) {
+      if (deeplinkId === "") {
         await createAppWithCli(dataDir, APP, "Bench");
-        const created: unknown = JSON.parse(
+        const created = JSON.parse(
           await cli(
             dataDir,
             "links",
@@ -165,84 +189,109 @@ const main = async () => {
             "bench",
             "--json",
           ),
-        );
-        deeplinkId =
-          typeof created === "object" && created && "deeplink_id" in created
-            ? String(created.deeplink_id)
-            : "";
+        ) as { deeplink_id: string };
+        deeplinkId = created.deeplink_id;
       }
       const linkUrl = (await readRuntimeInfo(dataDir))?.linkUrl ?? "";
-      const warmup = taps(deeplinkId, `r${round}w`, WARMUP_CLICKS);
-      const gets = taps(deeplinkId, `r${round}m`, CLICKS);
-      const measured = await measure(service.child, linkUrl, warmup, gets, true);
-      const servicePeak = await peakMemory(service.child.pid);
+      const warmup = taps(deeplinkId, `r${r}w`, WARMUP_CLICKS);
+      const linkHost = await measure(
+        linkUrl,
+        () => cpuSeconds(service.child.pid),
+        warmup,
+        gets(`r${r}m`),
+        perSecond,
+        answeredByService,
+      );
+      printFailures(`${int(perSecond)}/s, link host`, linkHost.load);
+      servicePeak = Math.max(servicePeak, await peakMemory(service.child.pid));
       await stopService(service.child);
 
       const bare = await spawnListening([...START_FLAGS, BARE_SERVER]);
       children.push(bare.child);
-      const reference = await measure(bare.child, bare.url, warmup, gets, false);
-      await stopService(bare.child);
-      rounds.push({ service: measured, reference, servicePeak });
-    }
-
-    console.log(
-      `\n${"".padEnd(20)} ${"clicks/s".padStart(9)} ${"p50".padStart(9)} ${"p99".padStart(9)} ${"max".padStart(9)} ${"server CPU".padStart(11)} ${"client CPU".padStart(11)} ${"failures".padStart(8)}`,
-    );
-    console.log(
-      `${"".padEnd(20)} ${"".padStart(39)} ${"per click".padStart(11)} ${"per click".padStart(11)}`,
-    );
-    rounds.forEach((round, i) => {
-      console.log(row(`${i + 1}: link host`, round.service));
-      console.log(row(`${i + 1}: bare 302`, round.reference));
-      console.log(
-        `${"".padEnd(20)} server CPU per click ${cpuRatioOf(round).toFixed(2)}x the reference's`,
+      const bareRun = await measure(
+        bare.url,
+        () => cpuSeconds(bare.child.pid),
+        warmup.map((tap) => ({ ...tap, path: `/${deeplinkId}` })),
+        gets(`r${r}b`),
+        perSecond,
+        undefined,
       );
-      printFailures(`round ${i + 1}, link host`, round.service.load);
-      printFailures(`round ${i + 1}, bare 302`, round.reference.load);
-    });
+      printFailures(`${int(perSecond)}/s, bare 302`, bareRun.load);
+      await stopService(bare.child);
 
-    const cpuRatio = median(rounds.map(cpuRatioOf));
-    const p99 = median(rounds.map((r) => percentile(r.service.load.latencies, 99)));
-    const p50 = median(rounds.map((r) => percentile(r.service.load.latencies, 50)));
-    const rate = median(
-      rounds.map((r) => (r.service.load.requests - r.service.load.failed) / r.service.load.seconds),
-    );
-    console.log(`\nlink host clicks/s, median of ${ROUNDS} rounds: ${int(rate)}; p50 ${ms(p50)}`);
-    console.log(
-      `link host p99, median of ${ROUNDS} rounds: ${ms(p99)} (target under ${TARGET_P99_MS} ms: ${verdict(p99 < TARGET_P99_MS)})`,
-    );
-    console.log(
-      `server CPU per click, link host / reference, median of ${ROUNDS} rounds: ${cpuRatio.toFixed(2)}x (target at most ${TARGET_CPU_RATIO}x: ${verdict(cpuRatio <= TARGET_CPU_RATIO)})`,
-    );
-    if (rounds.some((r) => r.service.load.failed > 0 || r.reference.load.failed > 0)) {
-      console.log("This run had failed taps: its figures are not valid.");
+      let reference: { run: Measured; answered: number; stored: number } | undefined;
+      if (postgres) {
+        const server = await spawnListening([...START_FLAGS, PG_SERVER], {
+          PGHOST: postgres.socketDir,
+          PGPORT: String(postgres.port),
+          PGUSER: postgres.user,
+          REFERENCE_LINK: deeplinkId,
+        });
+        children.push(server.child);
+        const answered = new Set<string>();
+        const run = await measure(
+          server.url,
+          async () => (await cpuSeconds(server.child.pid)) + (await postgres.cpuSeconds()),
+          warmup,
+          gets(`r${r}p`),
+          perSecond,
+          answered,
+        );
+        printFailures(`${int(perSecond)}/s, PostgreSQL reference`, run.load);
+        const stored = await storedByReference(postgres, answered.size);
+        reference = { run, answered: answered.size, stored };
+        await stopService(server.child);
+      }
+      results.push({
+        offered: perSecond,
+        linkHost: runFigures("link host (embedded)", linkHost),
+        bare: runFigures("bare 302", bareRun),
+        ...(reference
+          ? {
+              reference: runFigures("PostgreSQL reference", reference.run),
+              referenceStored: { answered: reference.answered, stored: reference.stored },
+            }
+          : {}),
+      });
     }
-    const servicePeak = Math.max(...rounds.map((r) => r.servicePeak));
-    console.log(`Peak memory (VmHWM) of the service: ${mb(servicePeak)}`);
-    const delivered = await lakeRows(dataDir, "touches", "click_id");
-    const sent = ROUNDS * (WARMUP_CLICKS + CLICKS);
-    const lake = `Clicks in the lake after the stops: ${int(delivered.rows)} rows, ${int(delivered.distinct)} distinct click ids, of ${int(sent)} taps (warm-ups included)${delivered.rows === sent && delivered.distinct === sent ? "" : " — MISMATCH"}`;
-    console.log(lake);
-    await writeDocsSection(
-      "clicks",
-      clicksSection({
-        setup: `${ROUNDS} rounds, each ${int(CLICKS)} taps on one link from ${CLIENTS} keep-alive clients after ${int(WARMUP_CLICKS)} warm-up taps, each tap from its own address with a phone's user agent, to the link host, then to the reference, one server running at a time`,
-        rounds: rounds.map((round) => [
-          runFigures("link host (embedded)", round.service),
-          runFigures("bare 302 reference", round.reference),
-        ]),
-        perSecond: rate,
-        p99Ms: p99,
-        targetP99Ms: TARGET_P99_MS,
-        cpuRatio,
-        targetCpuRatio: TARGET_CPU_RATIO,
-        servicePeakBytes: servicePeak,
-        lake,
-        measured: measuredOn(),
-      }),
+
+    console.log(
+      `\n${"".padEnd(22)} ${"clicks/s".padStart(9)} ${"p50".padStart(9)} ${"p99".padStart(9)} ${"server CPU".padStart(11)} ${"failures".padStart(8)}`,
     );
+    for (const result of results) {
+      console.log(`offered ${int(result.offered)} a second`);
+      for (const run of [result.linkHost, result.bare, result.reference]) {
+        if (run) console.log(row(run));
+      }
+    }
+    const delivered = await lakeRows(dataDir, "touches", "click_id");
+    const lakeStored = `Clicks in the lake after the stops: ${int(delivered.distinct)} distinct click ids (${int(delivered.rows)} rows) of ${int(answeredByService.size)} taps the link host answered (warm-ups included)`;
+    console.log(`\n${lakeStored}`);
+    const figures = {
+      setup: `Open loop at ${RATES.map(int).join(", ")} taps a second for ${SECONDS_PER_RATE} s each (a tap's latency counts from when it was due), from ${CONNECTIONS} keep-alive connections after ${int(WARMUP_CLICKS)} warm-up taps, each tap from its own address with a phone's user agent; the link host, then the references, one server running at a time`,
+      rates: results,
+      targetCpuRatio: TARGET_CPU_RATIO,
+      serviceStored: { answered: answeredByService.size, stored: delivered.distinct },
+      servicePeakBytes: servicePeak,
+      measured: measuredOn(),
+    };
+    for (const result of results) {
+      const ratio = result.linkHost.cpuMs / result.bare.cpuMs;
+      const p99 = result.reference
+        ? `p99 ${ms(result.linkHost.p99Ms)} against the PostgreSQL reference's ${ms(result.reference.p99Ms)}: ${verdict(result.linkHost.p99Ms <= result.reference.p99Ms)}`
+        : "no PostgreSQL reference";
+      console.log(
+        `at ${int(result.offered)}/s: ${p99}; server CPU per click ${ratio.toFixed(2)}x the bare 302's (target at most ${TARGET_CPU_RATIO}x: ${verdict(ratio <= TARGET_CPU_RATIO)})`,
+      );
+    }
+    console.log(
+      `every answered tap stored: link host ${verdict(delivered.distinct >= answeredByService.size)}${results.some((r) => r.referenceStored) ? `; PostgreSQL reference ${results.map((r) => `${int(r.referenceStored?.stored ?? 0)} of ${int(r.referenceStored?.answered ?? 0)}`).join(", ")}` : ""}`,
+    );
+    console.log(`Peak memory (VmHWM) of the service: ${mb(servicePeak)}`);
+    await writeDocsSection("clicks", clicksSection(figures));
   } finally {
     for (const child of children) await stopService(child);
+    await postgres?.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 };

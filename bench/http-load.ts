@@ -1,9 +1,10 @@
 /**
- * A closed-loop HTTP load generator for the benchmarks: a fixed list of requests (bodies
- * POSTed, or paths fetched with GET) sent by a number of concurrent clients over keep-alive
- * connections (node:http, one Agent with as many sockets as clients), each client sending its
- * next request as soon as its last is answered. Every answer is checked; failures are counted
- * by kind, never thrown.
+ * HTTP load generators for the benchmarks: a fixed list of requests (bodies POSTed, or paths
+ * fetched with GET) sent over keep-alive connections (node:http, one Agent with as many sockets
+ * as clients). Closed loop (`runLoad`): each client sends its next request as soon as its last
+ * is answered. Open loop (`runOpenLoop`): requests are due at a fixed rate whatever the answers,
+ * and each one's latency counts from when it was due. Every answer is checked; failures are
+ * counted by kind, never thrown.
  */
 import { Agent, request } from "node:http";
 import { performance } from "node:perf_hooks";
@@ -128,3 +129,60 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
 /** The nearest-rank percentile of ascending values (p in 0..100). */
 export const percentile = (sorted: readonly number[], p: number): number =>
   sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+
+export interface OpenLoopOptions {
+  readonly url: string;
+  readonly gets: readonly GetRequest[];
+  /** Requests due a second. */
+  readonly perSecond: number;
+  /** Connections they share: a request due while all are busy waits for one. */
+  readonly connections: number;
+  readonly check: LoadOptions["check"];
+}
+
+/**
+ * The GETs sent at a fixed rate: request i is due i / perSecond seconds after the start, sent
+ * on the first free connection, and its latency is from when it was due to its answer, so a
+ * server that falls behind is charged for the requests waiting on it (no coordinated omission).
+ */
+export const runOpenLoop = async (options: OpenLoopOptions): Promise<LoadResult> => {
+  const base = new URL(options.url);
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
+  const latencies: number[] = [];
+  const failures = new Map<string, number>();
+  const fail = (label: string) => failures.set(label, (failures.get(label) ?? 0) + 1);
+  const intervalMs = 1000 / options.perSecond;
+  const started = performance.now();
+  let next = 0;
+  const connection = async () => {
+    while (next < options.gets.length) {
+      const index = next++;
+      const get = options.gets[index];
+      if (!get) break;
+      const due = started + index * intervalMs;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      // A timer may fire a fraction of a millisecond early: a request sent before it was due
+      // counts from when it was sent.
+      const from = Math.max(due, performance.now());
+      try {
+        const answer = await send(agent, new URL(get.path, base), get.headers, undefined);
+        latencies.push(performance.now() - from);
+        const problem = options.check(answer.status, answer.body, answer.headers);
+        if (problem) fail(problem);
+      } catch (error) {
+        latencies.push(performance.now() - from);
+        fail(`socket error: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: options.connections }, connection));
+  } finally {
+    agent.destroy();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const failed = [...failures.values()].reduce((a, b) => a + b, 0);
+  return { requests: options.gets.length, seconds, latencies, failures, failed };
+};
