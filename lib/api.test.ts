@@ -126,6 +126,8 @@ describe("environment contract", () => {
       APPS_TABLE: stack.resolve(stack.tables.table.apps.tableName),
       INSTALLS_TABLE: stack.resolve(stack.tables.table.installs.tableName),
       CUSTOMER_USERS_TABLE: stack.resolve(stack.tables.table.customerUsers.tableName),
+      // Which installs send from each address, recorded beside the touches.
+      TOUCHES_TABLE: stack.resolve(stack.tables.table.touches.tableName),
       EVENTS_STREAM: stack.resolve(stack.ingest.streams.events.ref),
       SEALING_KEY_ARN: stack.resolve(stack.sealingKey.keyArn),
       FX_RATES_FILE: "/var/task/ecb-eurofxref-hist.csv",
