@@ -144,20 +144,31 @@ describe("the link host's distribution", () => {
     expect(distributionOf(stack, template).CacheBehaviors).toBeUndefined();
   });
 
-  it("forwards what a tap reads, the viewer's address included, and every query parameter", () => {
+  it("forwards what a tap reads, the viewer's address and the client hints included, and every query parameter", () => {
     const behavior = distributionOf(stack, template).DefaultCacheBehavior;
     const policy =
       template.toJSON().Resources[behavior.OriginRequestPolicyId.Ref].Properties
         .OriginRequestPolicyConfig;
     expect(policy.HeadersConfig.HeaderBehavior).toBe("whitelist");
     expect(policy.HeadersConfig.Headers.map((h: string) => h.toLowerCase())).toEqual(
-      expect.arrayContaining([VIEWER_ADDRESS, "user-agent", "accept-language"]),
+      expect.arrayContaining([
+        VIEWER_ADDRESS,
+        "user-agent",
+        "accept-language",
+        // The client hints a tap from Chrome's reduced agent is asked for and repeated with.
+        "sec-ch-ua",
+        "sec-ch-ua-model",
+        "sec-ch-ua-platform-version",
+      ]),
     );
     // Without a domain the origin is the API's execute-api host, which takes no other Host.
     expect(policy.HeadersConfig.Headers).not.toContain("Host");
     expect(policy.QueryStringsConfig.QueryStringBehavior).toBe("all");
     expect(policy.CookiesConfig.CookieBehavior).toBe("none");
     expect(FORWARDED_HEADERS.map((h) => h.toLowerCase())).toContain(VIEWER_ADDRESS);
+    // The tap's own headers (Accept-CH, Critical-CH, the landing page's policy) go back as the
+    // function sets them: no response headers policy replaces or drops any.
+    expect(behavior.ResponseHeadersPolicyId).toBeUndefined();
   });
 
   it("sends the origin its secret header, which the API's authorizer checks", () => {

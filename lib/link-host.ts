@@ -61,10 +61,21 @@ const ORIGIN_CHECK_ENTRY = new URL("./link-host-origin.ts", import.meta.url).pat
 
 /**
  * What the tap reads of a request, forwarded by the distribution: its user agent (platform,
- * bot), its language and the viewer's address; and the host asked when it is the link host's
- * own domain, which the `.well-known` files are chosen by.
+ * bot), its language and the viewer's address; the client hints that tell what Chrome's
+ * reduced agent hides (`Sec-CH-UA`, which every Chromium browser sends, says it can tell them;
+ * the tap asks for the other two, src/touches/clicks.ts); and the host asked when it is the
+ * link host's own domain, which the `.well-known` files are chosen by. The answer's headers
+ * (`Accept-CH`, `Critical-CH`, the landing page's policy) reach the viewer as the function
+ * sets them: the distribution has no response headers policy.
  */
-export const FORWARDED_HEADERS = ["User-Agent", "Accept-Language", "CloudFront-Viewer-Address"];
+export const FORWARDED_HEADERS = [
+  "User-Agent",
+  "Accept-Language",
+  "CloudFront-Viewer-Address",
+  "Sec-CH-UA",
+  "Sec-CH-UA-Model",
+  "Sec-CH-UA-Platform-Version",
+];
 
 export interface LinkHostProps {
   /** One binding per link host route: a route added without one fails to compile. */

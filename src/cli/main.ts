@@ -6,9 +6,10 @@ import { KEY_KINDS, type KeyKind } from "../domain/keys.ts";
 import { readRuntimeInfo } from "../embedded/data-dir.ts";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/formats/names.ts";
 import { LAKE_TABLES, type LakeTableName } from "../lake/lake-tables.ts";
+import { LANDING_LANGUAGES } from "../links/landing-strings.ts";
 import { PLATFORMS, type Platform } from "../ports/apps.ts";
 import type { ConfigureAppOptions } from "./commands/apps.ts";
-import type { CreateLinkOptions } from "./commands/links.ts";
+import type { CreateLinkOptions, UpdateLinkOptions } from "./commands/links.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: any function's parameters and result are carried through
 type AnyFunction = (...args: any[]) => any;
@@ -50,6 +51,7 @@ const revokeKeyCommand = lazy(keysModule, "revokeKeyCommand");
 const createLinkCommand = lazy(linksModule, "createLinkCommand");
 const listLinksCommand = lazy(linksModule, "listLinksCommand");
 const setLinkDisabledCommand = lazy(linksModule, "setLinkDisabledCommand");
+const updateLinkCommand = lazy(linksModule, "updateLinkCommand");
 const importRatesCommand = lazy(() => import("./commands/rates.ts"), "importRatesCommand");
 const replayErrorsCommand = lazy(() => import("./commands/lake.ts"), "replayErrorsCommand");
 const start = lazy(() => import("./commands/start.ts"), "start");
@@ -155,6 +157,19 @@ apps
   .option(
     "--android-sha256 <fingerprints>",
     'comma-separated signing certificate SHA-256 fingerprints, for assetlinks.json ("" clears)',
+  )
+  .option(
+    "--languages <languages>",
+    `comma-separated languages of the links' landing pages, the first the default (${LANDING_LANGUAGES.join(", ")}; "" clears: English)`,
+  )
+  .option("--preview-title <title>", 'the links\' preview title when a link has none ("" clears)')
+  .option(
+    "--preview-description <text>",
+    'the links\' preview text when a link has none ("" clears)',
+  )
+  .option(
+    "--preview-image-url <url>",
+    'the links\' preview image (https) when a link has none ("" clears)',
   )
   .addOption(
     new Option("--attribution <state>", "match installs to touches, or skip them all").choices([
@@ -331,6 +346,10 @@ links
   .option("--android-url <url>", "where Android taps go instead of the Play Store")
   .option("--ios-url <url>", "where iOS taps go instead of the App Store")
   .option("--web-url <url>", "where other taps go instead of the app's web site")
+  .option("--landing-page", "every tap gets the link's landing page instead of a redirect")
+  .option("--preview-title <title>", "the title of the link's card in chats and feeds")
+  .option("--preview-description <text>", "the text of the link's card")
+  .option("--preview-image-url <url>", "the image of the link's card (https)")
   .option("--json", "print JSON")
   .addOption(dataDirOption())
   .action(async (options: Omit<CreateLinkOptions, "dataDir"> & { dataDir?: string }) =>
@@ -344,6 +363,33 @@ links
   .addOption(dataDirOption())
   .action(async (options: { appId: string; json?: boolean; dataDir?: string }) =>
     listLinksCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+links
+  .command("update")
+  .description("change a link's landing page or preview")
+  .argument("<deeplink-id>", "the link's deeplink_id")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .addOption(
+    new Option("--landing-page <state>", "every tap gets the link's landing page").choices([
+      "on",
+      "off",
+    ]),
+  )
+  .option("--preview-title <title>", "the title of the link's card (\"\" clears: the app's)")
+  .option("--preview-description <text>", 'the text of the link\'s card ("" clears)')
+  .option("--preview-image-url <url>", 'the image of the link\'s card, https ("" clears)')
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action(
+    async (
+      deeplinkId: string,
+      options: Omit<UpdateLinkOptions, "dataDir" | "deeplinkId"> & { dataDir?: string },
+    ) =>
+      updateLinkCommand({
+        ...options,
+        deeplinkId,
+        dataDir: await defaultDataDir(options.dataDir),
+      }),
   );
 for (const [name, disabled] of [
   ["disable", true],

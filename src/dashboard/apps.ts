@@ -46,6 +46,10 @@ export interface AppSettings extends AppSummary {
     readonly hosts: readonly string[];
     readonly apple_team_id: string | null;
     readonly android_sha256_fingerprints: readonly string[];
+    readonly languages: readonly string[];
+    readonly preview_title: string | null;
+    readonly preview_description: string | null;
+    readonly preview_image_url: string | null;
   };
 }
 
@@ -88,6 +92,10 @@ export const appSettings = (app: App): AppSettings => {
       hosts: app.links?.hosts ?? [],
       apple_team_id: app.links?.appleTeamId ?? null,
       android_sha256_fingerprints: app.links?.androidSha256Fingerprints ?? [],
+      languages: app.links?.languages ?? [],
+      preview_title: app.links?.previewTitle ?? null,
+      preview_description: app.links?.previewDescription ?? null,
+      preview_image_url: app.links?.previewImageUrl ?? null,
     },
   };
 };
@@ -133,6 +141,10 @@ export const settingsChangeBody = z.strictObject({
       hosts: z.array(z.string()).optional(),
       apple_team_id: nullableText.optional(),
       android_sha256_fingerprints: z.array(z.string()).optional(),
+      languages: z.array(z.string()).optional(),
+      preview_title: nullableText.optional(),
+      preview_description: nullableText.optional(),
+      preview_image_url: nullableText.optional(),
     })
     .optional(),
 });
@@ -217,6 +229,10 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
           hosts: l.hosts,
           appleTeamId: nullToClear(l.apple_team_id),
           androidSha256Fingerprints: l.android_sha256_fingerprints,
+          languages: l.languages,
+          previewTitle: nullToClear(l.preview_title),
+          previewDescription: nullToClear(l.preview_description),
+          previewImageUrl: nullToClear(l.preview_image_url),
         } satisfies z.input<typeof linkSettingsChangeSchema>);
       }
       if (change.encryption) {

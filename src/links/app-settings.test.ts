@@ -50,3 +50,41 @@ describe("withLinkSettings", () => {
     expect(() => withLinkSettings(app, change)).toThrow(message);
   });
 });
+
+describe("an app's landing page languages and link preview defaults", () => {
+  it("keeps the languages in their order, the first the default, and the preview", () => {
+    const set = withLinkSettings(app, {
+      languages: ["DE", "en", "de"],
+      previewTitle: "Example Game",
+      previewDescription: "Race through the snowy castle.",
+      previewImageUrl: "https://cdn.example.com/card.png",
+    });
+    expect(set.links).toEqual({
+      languages: ["de", "en"],
+      previewTitle: "Example Game",
+      previewDescription: "Race through the snowy castle.",
+      previewImageUrl: "https://cdn.example.com/card.png",
+    });
+    // Cleared: English again, and each link's own preview or the app's name.
+    expect(
+      withLinkSettings(set, {
+        languages: [],
+        previewTitle: "",
+        previewDescription: "",
+        previewImageUrl: "",
+      }).links,
+    ).toBeUndefined();
+  });
+
+  it("refuses a language with no strings table and a preview that breaks a link's rules", () => {
+    expect(() => withLinkSettings(app, { languages: ["xx"] })).toThrow(
+      /languages\[0\]: must be one of en, de/,
+    );
+    expect(() =>
+      withLinkSettings(app, { previewImageUrl: "http://cdn.example.com/a.png" }),
+    ).toThrow(/previewImageUrl: must be an https URL/);
+    expect(() => withLinkSettings(app, { previewTitle: "t".repeat(101) })).toThrow(
+      /previewTitle: must be at most 100 characters/,
+    );
+  });
+});

@@ -1,12 +1,15 @@
 /**
  * An app's link settings, as `attribution apps config` sets them: where its links send a tap
- * (the App Store page, the web site), the host names its links are served on, and what those
+ * (the App Store page, the web site), the host names its links are served on, what those
  * hosts publish so that a tap opens the installed app (Apple's team id, Android's certificate
- * fingerprints). A change names only what it changes; an empty value clears a setting.
+ * fingerprints), the languages of its landing pages and its links' default preview. A change
+ * names only what it changes; an empty value clears a setting.
  */
 import * as z from "zod";
 import type { App, AppLinkSettings } from "../ports/apps.ts";
 import { checked } from "../validation/issues.ts";
+import { LANDING_LANGUAGES } from "./landing-strings.ts";
+import { PREVIEW_FIELDS } from "./link-request.ts";
 
 export const APPLE_TEAM_ID_PATTERN = /^[A-Z0-9]{10}$/;
 export const SHA256_FINGERPRINT_PATTERN = /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/;
@@ -54,6 +57,24 @@ export const linkSettingsChangeSchema = z.object({
     )
     .max(10, { error: "must name at most 10 fingerprints" })
     .optional(),
+  languages: z
+    .array(
+      z
+        .string()
+        .transform((language) => language.toLowerCase())
+        .pipe(
+          z.enum(LANDING_LANGUAGES, {
+            error: `must be one of ${LANDING_LANGUAGES.join(", ")}`,
+          }),
+        ),
+    )
+    .max(LANDING_LANGUAGES.length, {
+      error: `must name at most ${LANDING_LANGUAGES.length} languages`,
+    })
+    .optional(),
+  previewTitle: clearable(PREVIEW_FIELDS.title).optional(),
+  previewDescription: clearable(PREVIEW_FIELDS.description).optional(),
+  previewImageUrl: clearable(PREVIEW_FIELDS.imageUrl).optional(),
 });
 export type LinkSettingsChange = z.input<typeof linkSettingsChangeSchema>;
 
@@ -76,6 +97,10 @@ export const withLinkSettings = (app: App, change: LinkSettingsChange): App => {
       next.androidSha256Fingerprints,
       current.androidSha256Fingerprints,
     ),
+    languages: list(next.languages, current.languages),
+    previewTitle: scalar(next.previewTitle, current.previewTitle),
+    previewDescription: scalar(next.previewDescription, current.previewDescription),
+    previewImageUrl: scalar(next.previewImageUrl, current.previewImageUrl),
   };
   // An unset setting stays undefined, which the stores and JSON leave out.
   const { links: _previous, ...rest } = app;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatIssues } from "../validation/issues.ts";
-import { linkRequestSchema } from "./link-request.ts";
+import { LINK_LIMITS, linkRequestSchema, linkUpdateSchema } from "./link-request.ts";
 
 const problems = (body: unknown) => {
   const parsed = linkRequestSchema.safeParse(body);
@@ -31,5 +31,74 @@ describe("the POST /v1/links body", () => {
       "keys must be letters, digits",
     );
     expect(problems({ media_source: "x", params: { promo: 7 } })).toContain("must be a string");
+  });
+});
+
+describe("a link's preview and landing page", () => {
+  const updateProblems = (body: unknown) => {
+    const parsed = linkUpdateSchema.safeParse(body);
+    return parsed.success ? "" : formatIssues(parsed.error.issues, "body");
+  };
+
+  it("takes a title, a text and an https image within their bounds", () => {
+    expect(
+      problems({
+        media_source: "x",
+        landing_page: true,
+        preview_title: "t".repeat(LINK_LIMITS.maxPreviewTitleLength),
+        preview_description: "d".repeat(LINK_LIMITS.maxPreviewDescriptionLength),
+        preview_image_url: "https://cdn.example.com/cards/winter.png",
+      }),
+    ).toBe("");
+  });
+
+  it("refuses a long, empty, blank or multi-line text and an image not on https", () => {
+    expect(
+      problems({
+        media_source: "x",
+        preview_title: "t".repeat(LINK_LIMITS.maxPreviewTitleLength + 1),
+      }),
+    ).toBe(`preview_title: must be at most ${LINK_LIMITS.maxPreviewTitleLength} characters`);
+    expect(
+      problems({
+        media_source: "x",
+        preview_description: "d".repeat(LINK_LIMITS.maxPreviewDescriptionLength + 1),
+      }),
+    ).toBe(
+      `preview_description: must be at most ${LINK_LIMITS.maxPreviewDescriptionLength} characters`,
+    );
+    expect(problems({ media_source: "x", preview_title: "" })).toContain(
+      "preview_title: must not be empty",
+    );
+    expect(problems({ media_source: "x", preview_title: "   " })).toBe(
+      "preview_title: must not be blank",
+    );
+    expect(problems({ media_source: "x", preview_description: "a\nb" })).toBe(
+      "preview_description: must hold no control characters",
+    );
+    for (const url of [
+      "http://cdn.example.com/a.png",
+      "javascript:alert(1)",
+      "data:image/png;base64,AAAA",
+      "https://",
+      `https://cdn.example.com/${"a".repeat(LINK_LIMITS.maxUrlLength)}`,
+    ]) {
+      expect(problems({ media_source: "x", preview_image_url: url }), url).toMatch(
+        /^preview_image_url: must/,
+      );
+    }
+    expect(problems({ media_source: "x", landing_page: "yes" })).toBe(
+      "landing_page: must be true or false",
+    );
+  });
+
+  it("takes a change of any of them, null clearing a preview field, and nothing else", () => {
+    expect(updateProblems({ disabled: true })).toBe("");
+    expect(updateProblems({ landing_page: true, preview_title: null })).toBe("");
+    expect(updateProblems({})).toBe("body: must change something");
+    expect(updateProblems({ media_source: "x" })).toContain("must be a JSON object of `disabled`");
+    expect(updateProblems({ preview_image_url: "http://a.example/x.png" })).toBe(
+      "preview_image_url: must be an https URL",
+    );
   });
 });

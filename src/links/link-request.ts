@@ -15,6 +15,9 @@ export const LINK_LIMITS = {
   maxParams: 50,
   maxParamKeyLength: 64,
   maxParamValueLength: 500,
+  // What the cards of chats and feeds show whole; longer, they cut it.
+  maxPreviewTitleLength: 100,
+  maxPreviewDescriptionLength: 300,
 } as const;
 
 /** Keys a link's query carries itself; a custom parameter may not take one. */
@@ -41,6 +44,26 @@ const destination = (platform: string, example: string) =>
       example,
     });
 
+/** Text a card shows on one line: no control characters, not blank. */
+const previewText = (max: number) =>
+  text()
+    .min(1, { error: "must not be empty" })
+    .max(max, { error: `must be at most ${max} characters` })
+    .refine((value) => value.trim() !== "", { error: "must not be blank" })
+    .refine((value) => !/\p{Cc}/u.test(value), { error: "must hold no control characters" });
+
+/** A link preview's fields, as a link and an app's defaults take them. */
+export const PREVIEW_FIELDS = {
+  title: previewText(LINK_LIMITS.maxPreviewTitleLength),
+  description: previewText(LINK_LIMITS.maxPreviewDescriptionLength),
+  // https only: chats fetch the image, and a page served over https shows no http image.
+  imageUrl: z
+    .url({ protocol: /^https$/, hostname: z.regexes.domain, error: "must be an https URL" })
+    .max(LINK_LIMITS.maxUrlLength, {
+      error: `must be at most ${LINK_LIMITS.maxUrlLength} characters`,
+    }),
+} as const;
+
 const PARAM_KEY = /^[A-Za-z0-9_.-]+$/;
 
 const paramKeyProblem = (key: string): string | undefined => {
@@ -52,6 +75,33 @@ const paramKeyProblem = (key: string): string | undefined => {
     return `keys may not be ${RESERVED_PARAM_KEYS.join(", ")}`;
   }
   return undefined;
+};
+
+/** The landing page and the preview, which a link takes when made and may change later. */
+const LINK_PAGE_FIELDS = {
+  landing_page: z
+    .boolean({ error: "must be true or false" })
+    .nullish()
+    .meta({
+      description:
+        "Every tap gets the link's landing page (the app's name, a button to each store it is " +
+        "in, a QR code of the link on a desktop) instead of a redirect. Default false.",
+      example: false,
+    }),
+  preview_title: PREVIEW_FIELDS.title.nullish().meta({
+    description: `The title of the link's card in chats and feeds (\`og:title\`), at most ${LINK_LIMITS.maxPreviewTitleLength} characters; none takes the app's default, else its name.`,
+    example: "Winter Cup: play level 7 now",
+  }),
+  preview_description: PREVIEW_FIELDS.description.nullish().meta({
+    description: `The card's text (\`og:description\`), at most ${LINK_LIMITS.maxPreviewDescriptionLength} characters; none takes the app's default.`,
+    example: "Race your friends through the snowy castle.",
+  }),
+  preview_image_url: PREVIEW_FIELDS.imageUrl.nullish().meta({
+    description:
+      "The card's image (`og:image`), an https URL; none takes the app's default. At least " +
+      "1200×630 pixels suits every chat.",
+    example: "https://game.example.com/cards/winter.png",
+  }),
 };
 
 export const linkRequestSchema = z.object(
@@ -120,8 +170,24 @@ export const linkRequestSchema = z.object(
     ),
     ios_url: destination("iOS", "https://apps.apple.com/app/id1234567890"),
     web_url: destination("anything else", "https://game.example.com/winter"),
+    ...LINK_PAGE_FIELDS,
   },
   { error: "must be a JSON object" },
 );
 
 export type LinkRequest = z.output<typeof linkRequestSchema>;
+
+/** `PATCH /v1/links/{deeplink_id}`: what may change of a link, at least one of them. */
+export const linkUpdateSchema = z
+  .strictObject(
+    { disabled: z.boolean({ error: "must be true or false" }).optional(), ...LINK_PAGE_FIELDS },
+    {
+      error:
+        "must be a JSON object of `disabled`, `landing_page`, `preview_title`, `preview_description` or `preview_image_url`",
+    },
+  )
+  .refine((change) => Object.values(change).some((value) => value !== undefined), {
+    error: "must change something",
+  });
+
+export type LinkUpdate = z.output<typeof linkUpdateSchema>;

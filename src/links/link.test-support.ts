@@ -14,6 +14,10 @@ export const testLink = (overrides: Partial<Link> = {}): Link => ({
   iosUrl: null,
   webUrl: null,
   disabled: false,
+  landingPage: false,
+  previewTitle: null,
+  previewDescription: null,
+  previewImageUrl: null,
   createdAt: "2026-11-01T00:00:00.000Z",
   ...overrides,
 });

@@ -23,10 +23,11 @@ const memoryLinks = (taken: string[] = []): LinkStore & { stored: Map<string, Li
     },
     get: async (id) => stored.get(id),
     listByApp: async () => ({ links: [...stored.values()], next: null }),
-    setDisabled: async (appId, id, disabled) => {
+    update: async (appId, id, change) => {
       const link = stored.get(id);
       if (!link || link.appId !== appId) return undefined;
-      const updated = { ...link, disabled };
+      const defined = Object.entries(change).filter(([, value]) => value !== undefined);
+      const updated = { ...link, ...Object.fromEntries(defined) };
       stored.set(id, updated);
       return updated;
     },
@@ -97,9 +98,11 @@ describe("createLinks", () => {
     );
     const made = await links.create(app.appId, { media_source: "x" });
     await expect(links.get("com.example.other", made.deeplinkId)).rejects.toThrow(NotFoundError);
-    await expect(links.setDisabled("com.example.other", made.deeplinkId, true)).rejects.toThrow(
-      NotFoundError,
+    await expect(
+      links.update("com.example.other", made.deeplinkId, { disabled: true }),
+    ).rejects.toThrow(NotFoundError);
+    expect((await links.update(app.appId, made.deeplinkId, { disabled: true })).disabled).toBe(
+      true,
     );
-    expect((await links.setDisabled(app.appId, made.deeplinkId, true)).disabled).toBe(true);
   });
 });

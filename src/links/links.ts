@@ -6,11 +6,11 @@
  */
 import { NotFoundError, UnauthorizedError } from "../domain/errors.ts";
 import type { AppStore } from "../ports/apps.ts";
-import type { Link, LinkStore } from "../ports/links.ts";
+import type { Link, LinkChange, LinkStore } from "../ports/links.ts";
 import { newDeeplinkId } from "../touches/ids.ts";
 import { checked } from "../validation/issues.ts";
 import { linkHostsOf } from "./app-settings.ts";
-import { type LinkRequest, linkRequestSchema } from "./link-request.ts";
+import { type LinkRequest, linkRequestSchema, linkUpdateSchema } from "./link-request.ts";
 
 /** A link as the API answers it. */
 export interface LinkAnswer {
@@ -29,6 +29,10 @@ export interface LinkAnswer {
   ios_url: string | null;
   web_url: string | null;
   disabled: boolean;
+  landing_page: boolean;
+  preview_title: string | null;
+  preview_description: string | null;
+  preview_image_url: string | null;
   created_at: string;
 }
 
@@ -48,6 +52,10 @@ export const linkAnswer = (link: Link): LinkAnswer => ({
   ios_url: link.iosUrl,
   web_url: link.webUrl,
   disabled: link.disabled,
+  landing_page: link.landingPage,
+  preview_title: link.previewTitle,
+  preview_description: link.previewDescription,
+  preview_image_url: link.previewImageUrl,
   created_at: link.createdAt,
 });
 
@@ -107,8 +115,18 @@ export const createLinks = (deps: LinksDeps) => {
     get: find,
     list: (appId: string, page: { limit: number; after?: string }) =>
       deps.links.listByApp(appId, page),
-    async setDisabled(appId: string, deeplinkId: string, disabled: boolean): Promise<Link> {
-      const link = await deps.links.setDisabled(appId, deeplinkId, disabled);
+    /** A `PATCH` body (src/links/link-request.ts); a ValidationError names a bad field. */
+    async update(appId: string, deeplinkId: string, body: unknown): Promise<Link> {
+      const update = checked(linkUpdateSchema, body, "body");
+      // null clears a preview field (the app's default shows again); absent leaves it.
+      const change: LinkChange = {
+        disabled: update.disabled,
+        landingPage: update.landing_page ?? undefined,
+        previewTitle: update.preview_title,
+        previewDescription: update.preview_description,
+        previewImageUrl: update.preview_image_url,
+      };
+      const link = await deps.links.update(appId, deeplinkId, change);
       if (!link) throw new NotFoundError(`No link ${deeplinkId}.`);
       return link;
     },
@@ -141,6 +159,10 @@ const newLink = (
     iosUrl: request.ios_url ?? null,
     webUrl: request.web_url ?? null,
     disabled: false,
+    landingPage: request.landing_page ?? false,
+    previewTitle: request.preview_title ?? null,
+    previewDescription: request.preview_description ?? null,
+    previewImageUrl: request.preview_image_url ?? null,
     createdAt: createdAt.toISOString(),
   };
 };

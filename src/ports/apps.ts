@@ -44,7 +44,10 @@ export interface StoredAttributionSettings {
 
 /** An app's link settings (`attribution apps config`); every one optional. */
 export interface AppLinkSettings {
-  /** The App Store's numeric id of an iOS app (its store page; a Play package is the app id). */
+  /**
+   * The App Store's numeric id of the app (its store page; a Play package is the app id). An
+   * Android app that names one is in both stores: its iOS build is there.
+   */
   readonly appStoreId?: string;
   /** The app's web site: where a tap from neither Android nor iOS goes. */
   readonly webUrl?: string;
@@ -57,6 +60,15 @@ export interface AppLinkSettings {
   readonly appleTeamId?: string;
   /** SHA-256 fingerprints of the Android signing certificates, for `assetlinks.json`. */
   readonly androidSha256Fingerprints?: readonly string[];
+  /**
+   * The languages of its links' landing pages (src/links/landing-strings.ts), the first for a
+   * browser that asks for none of them; none: English.
+   */
+  readonly languages?: readonly string[];
+  /** What its links' cards in chats and feeds show when a link sets none of its own. */
+  readonly previewTitle?: string;
+  readonly previewDescription?: string;
+  readonly previewImageUrl?: string;
 }
 
 export interface StoredKey {

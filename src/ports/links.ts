@@ -25,8 +25,19 @@ export interface Link extends AdFields {
   readonly webUrl: string | null;
   /** A disabled link still sends a tap to the web destination, but records nothing. */
   readonly disabled: boolean;
+  /** Every tap gets the link's landing page (store buttons, a QR code) instead of a redirect. */
+  readonly landingPage: boolean;
+  /** What the cards of chats and feeds show of the link; null takes the app's default. */
+  readonly previewTitle: string | null;
+  readonly previewDescription: string | null;
+  readonly previewImageUrl: string | null;
   readonly createdAt: string;
 }
+
+/** What may change of a link once made; each field left out stays as it is. */
+export type LinkChange = Partial<
+  Pick<Link, "disabled" | "landingPage" | "previewTitle" | "previewDescription" | "previewImageUrl">
+>;
 
 /** A page of an app's links, newest first, and the cursor of the next page (null: no more). */
 export interface LinkPage {
@@ -40,6 +51,6 @@ export interface LinkStore {
   get(deeplinkId: string): Promise<Link | undefined>;
   /** `after` is a page's `next`; a cursor that is not one is a ValidationError. */
   listByApp(appId: string, page: { limit: number; after?: string }): Promise<LinkPage>;
-  /** The link with its new state; undefined when the app has no such link. */
-  setDisabled(appId: string, deeplinkId: string, disabled: boolean): Promise<Link | undefined>;
+  /** The link with the change made; undefined when the app has no such link. */
+  update(appId: string, deeplinkId: string, change: LinkChange): Promise<Link | undefined>;
 }

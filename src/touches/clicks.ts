@@ -1,22 +1,39 @@
 /**
  * A tap on a link, as the link host takes it: the link and its app are looked up, the tap is
  * recorded as a click (unless the link is disabled or the caller is a bot or a preview
- * fetcher), and the caller is sent on by its platform. A tap is never refused for a failure to
- * record it: the person who tapped still reaches the store, and the failure is logged.
+ * fetcher), and the caller is sent on by its platform, or shown the link's landing page where
+ * its platform has nowhere to go (or the link asks for the page). A chat's or a feed's crawler
+ * gets the link's preview. A tap is never refused for a failure to record it: the person who
+ * tapped still reaches the store, and the failure is logged.
+ *
+ * Chrome on Android hides the phone's model and OS version from its agent. A tap from it that
+ * lacks the client hints telling them is first answered with a request for them (`Accept-CH`,
+ * `Critical-CH`), and nothing is recorded: Chrome repeats the tap at once with the hints,
+ * which is then recorded once. That first answer also redirects to the link with a mark in its
+ * query, so a browser that does not repeat it lands there, and is recorded and sent on without
+ * being asked again.
  */
 
+import type { DevicePlatform } from "../domain/touch.ts";
 import { LINK_LIMITS } from "../links/link-request.ts";
-import type { AppStore } from "../ports/apps.ts";
+import type { App, AppStore } from "../ports/apps.ts";
 import type { ClickSink } from "../ports/clicks.ts";
 import type { CountryResolver } from "../ports/geo.ts";
 import type { Link, LinkStore } from "../ports/links.ts";
 import type { Touch } from "../ports/touches.ts";
-import { destinationOf } from "./destination.ts";
+import { destinationOf, type StoreButton, storesOf, webDestinationOf } from "./destination.ts";
 import { DEEPLINK_ID_PATTERN, newClickId } from "./ids.ts";
 import { normalizeIp } from "./ip.ts";
+import { type PreviewFetcher, previewFetcherOf } from "./preview-fetchers.ts";
 import { adFieldsOf, firstLanguage } from "./touch.ts";
 import { TOUCH_LIMITS } from "./touch-request.ts";
-import { type DeviceTraits, deviceTraits } from "./user-agent.ts";
+import { type DeviceTraits, deviceTraits, sentDeviceHints } from "./user-agent.ts";
+
+/**
+ * The query key the request for client hints redirects with: a tap that carries it was asked
+ * already, and is never asked again. It is not one of the tap's recorded parameters.
+ */
+export const HINTS_ASKED_PARAM = "service_hints";
 
 export interface Tap {
   readonly deeplinkId: string;
@@ -27,8 +44,30 @@ export interface Tap {
   readonly headers: Readonly<Record<string, string | undefined>>;
 }
 
+/** What the link's landing page shows a tapper. */
+export interface LandingAnswer {
+  readonly kind: "landing";
+  readonly app: App;
+  readonly link: Link;
+  readonly platform: DevicePlatform;
+  /** The stores the app is in, the tapper's first, the Play Store's with the click's referrer. */
+  readonly stores: readonly StoreButton[];
+  readonly webUrl: string | null;
+  readonly clickId: string | null;
+}
+
 export type TapAnswer =
   | { readonly kind: "redirect"; readonly location: string; readonly clickId: string | null }
+  | LandingAnswer
+  /** A chat's or a feed's crawler: the link's preview, never counted. */
+  | {
+      readonly kind: "preview";
+      readonly app: App;
+      readonly link: Link;
+      readonly fetcher: PreviewFetcher;
+    }
+  /** Chrome's reduced agent without its hints: asked for them, redirected to `location`. */
+  | { readonly kind: "ask-hints"; readonly location: string }
   | { readonly kind: "not-found" };
 
 export interface ClickDeps {
@@ -46,7 +85,12 @@ const keptParams = (query: Tap["query"]): Record<string, string> => {
   const kept: Record<string, string> = Object.create(null);
   let count = 0;
   for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || key.length === 0 || key.length > LINK_LIMITS.maxParamKeyLength) {
+    if (
+      value === undefined ||
+      key.length === 0 ||
+      key.length > LINK_LIMITS.maxParamKeyLength ||
+      key === HINTS_ASKED_PARAM
+    ) {
       continue;
     }
     if (++count > LINK_LIMITS.maxParams) break;
@@ -103,14 +147,52 @@ export const createClickRecorder = (deps: ClickDeps) => {
     const link = await deps.links.get(tap.deeplinkId);
     const app = link && (await deps.apps.get(link.appId));
     if (!link || !app) return { kind: "not-found" };
-    const traits = deviceTraits(tap.headers["user-agent"]);
+    const agent = tap.headers["user-agent"];
+    const fetcher = previewFetcherOf(agent);
+    if (fetcher) return { kind: "preview", app, link, fetcher };
+    const traits = deviceTraits(agent, tap.headers);
     const counted = !link.disabled && !traits.isBot;
+    if (counted && hintsWanted(tap, traits)) {
+      return { kind: "ask-hints", location: askedAgain(tap) };
+    }
     const clickId = counted ? newClickId() : null;
     // A disabled link sends every tap to the web, as if from a desktop.
     const platform = link.disabled ? "other" : traits.platform;
-    const location = destinationOf(platform, app, link, clickId);
-    if (location === null) return { kind: "not-found" };
+    const location =
+      link.landingPage && !link.disabled ? null : destinationOf(platform, app, link, clickId);
     if (clickId !== null) await record(clickOf(link, tap, traits, clickId, deps, now()));
+    if (location === null) {
+      return {
+        kind: "landing",
+        app,
+        link,
+        platform,
+        stores: storesOf(platform, app, link, clickId),
+        webUrl: webDestinationOf(app, link),
+        clickId,
+      };
+    }
     return { kind: "redirect", location, clickId };
   };
+};
+
+/**
+ * Whether to ask for the hints first: Chrome's reduced agent, from a browser that sends the
+ * client hints every Chromium browser sends by default (`Sec-CH-UA`, so it can send the others),
+ * without the two that tell the phone, and not asked before.
+ */
+const hintsWanted = (tap: Tap, traits: DeviceTraits): boolean =>
+  traits.reducedAgent &&
+  tap.headers["sec-ch-ua"] !== undefined &&
+  !sentDeviceHints(tap.headers) &&
+  tap.query[HINTS_ASKED_PARAM] === undefined;
+
+/** The tapped link again, marked as asked: a path on the link host itself. */
+const askedAgain = (tap: Tap): string => {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(tap.query)) {
+    if (value !== undefined) query.set(key, value);
+  }
+  query.set(HINTS_ASKED_PARAM, "1");
+  return `/${tap.deeplinkId}?${query.toString()}`;
 };

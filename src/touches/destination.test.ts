@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clickIdOfReferrer, destinationOf } from "./destination.ts";
+import { clickIdOfReferrer, destinationOf, storesOf } from "./destination.ts";
 
 const android = {
   appId: "com.example.game",
@@ -33,8 +33,8 @@ describe("destinationOf", () => {
   it("sends iOS to the App Store and anything else to the web", () => {
     expect(destinationOf("ios", ios, link, "c")).toBe("https://apps.apple.com/app/id1234567890");
     expect(destinationOf("other", android, link, "c")).toBe("https://game.example.com/");
-    // No web site: the app's store page.
-    expect(destinationOf("other", ios, link, "c")).toBe("https://apps.apple.com/app/id1234567890");
+    // No web site: nowhere (the landing page, with its QR code, for a desktop).
+    expect(destinationOf("other", ios, link, "c")).toBeNull();
   });
 
   it("lets the link's own destinations win, still carrying the referrer to a Play Store URL", () => {
@@ -54,5 +54,36 @@ describe("destinationOf", () => {
   it("sends a device of the other platform to the web, or says there is nowhere to go", () => {
     expect(destinationOf("ios", android, link, "c")).toBe("https://game.example.com/");
     expect(destinationOf("android", ios, link, "c")).toBeNull();
+  });
+
+  it("sends an iPhone to the App Store page of an Android app that names its iOS build", () => {
+    const both = { ...android, links: { ...android.links, appStoreId: "1234567890" } };
+    expect(destinationOf("ios", both, link, "c")).toBe("https://apps.apple.com/app/id1234567890");
+  });
+});
+
+describe("storesOf", () => {
+  const both = { ...android, links: { appStoreId: "1234567890" } };
+
+  it("lists each store the app is in, the tapper's first, Play's with the click's referrer", () => {
+    const fromAndroid = storesOf("android", both, link, "C1ick1d");
+    expect(fromAndroid.map((s) => s.store)).toEqual(["google-play", "app-store"]);
+    expect(clickIdOfReferrer(new URL(fromAndroid[0]?.url ?? "").searchParams.get("referrer"))).toBe(
+      "C1ick1d",
+    );
+    expect(storesOf("ios", both, link, "c").map((s) => s.store)).toEqual([
+      "app-store",
+      "google-play",
+    ]);
+    expect(storesOf("other", android, link, null)).toEqual([
+      {
+        store: "google-play",
+        url: "https://play.google.com/store/apps/details?id=com.example.game",
+      },
+    ]);
+    expect(storesOf("android", ios, link, "c")).toEqual([
+      { store: "app-store", url: "https://apps.apple.com/app/id1234567890" },
+    ]);
+    expect(storesOf("other", { ...ios, links: {} }, link, "c")).toEqual([]);
   });
 });

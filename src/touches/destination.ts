@@ -3,7 +3,9 @@
  * Store with an install referrer that carries the click id (Play hands it to the app on first
  * launch, so the install names its click), iOS to the App Store, anything else to the web.
  * A link's own destination for a platform wins over the app's store page; a Play Store
- * destination always gets the referrer.
+ * destination always gets the referrer. A phone whose store does not have the app goes to the
+ * web; a device with nowhere to go gets the link's landing page, which has a button to each
+ * store the app is in (`storesOf`).
  */
 
 import type { DevicePlatform } from "../domain/touch.ts";
@@ -43,11 +45,45 @@ const playStorePage = (packageName: string) =>
 const appStorePage = (appStoreId: string) =>
   `https://apps.apple.com/app/id${encodeURIComponent(appStoreId)}`;
 
-/** The app's store page, for a platform with no destination of its own. */
-const storePage = (app: AppDestinations): string | null => {
-  if (app.platform === "android") return playStorePage(app.appId);
+/** The app's Play Store page: an Android app's id is its package. */
+const playPageOf = (app: AppDestinations): string | null =>
+  app.platform === "android" ? playStorePage(app.appId) : null;
+
+/** The app's App Store page: an iOS app's, or an Android app's iOS build's. */
+const appStorePageOf = (app: AppDestinations): string | null => {
   const appStoreId = app.links?.appStoreId;
   return appStoreId ? appStorePage(appStoreId) : null;
+};
+
+export type Store = "google-play" | "app-store";
+
+/** A store the app is in, and its page as a button on the landing page links it. */
+export interface StoreButton {
+  readonly store: Store;
+  readonly url: string;
+}
+
+/**
+ * The stores the app is in, the tapper's platform's first; the Play Store's page carries the
+ * click's install referrer, as a redirect there would.
+ */
+export const storesOf = (
+  platform: DevicePlatform,
+  app: AppDestinations,
+  link: LinkDestinations,
+  clickId: string | null,
+): StoreButton[] => {
+  const play = playPageOf(app);
+  const appStore = appStorePageOf(app);
+  const stores: StoreButton[] = [
+    ...(play === null
+      ? []
+      : [{ store: "google-play" as const, url: asLocation(play, clickId, link) }]),
+    ...(appStore === null
+      ? []
+      : [{ store: "app-store" as const, url: asLocation(appStore, clickId, link) }]),
+  ];
+  return platform === "ios" ? stores.reverse() : stores;
 };
 
 /**
@@ -64,9 +100,14 @@ const asLocation = (url: string, clickId: string | null, link: LinkDestinations)
   return parsed.href;
 };
 
+/** The link's web destination, else the app's web site. */
+export const webDestinationOf = (app: AppDestinations, link: LinkDestinations): string | null =>
+  link.webUrl ?? app.links?.webUrl ?? null;
+
 /**
  * The URL a tap goes to; null when neither the link nor the app names one for the platform or
- * the web. `clickId` is null for a tap that is not counted (a bot, a disabled link).
+ * the web (the tap then gets the landing page). `clickId` is null for a tap that is not
+ * counted (a bot, a disabled link).
  */
 export const destinationOf = (
   platform: DevicePlatform,
@@ -74,12 +115,12 @@ export const destinationOf = (
   link: LinkDestinations,
   clickId: string | null,
 ): string | null => {
-  const web = link.webUrl ?? app.links?.webUrl ?? null;
+  const web = webDestinationOf(app, link);
   const chosen =
     platform === "android"
-      ? (link.androidUrl ?? (app.platform === "android" ? playStorePage(app.appId) : null) ?? web)
+      ? (link.androidUrl ?? playPageOf(app) ?? web)
       : platform === "ios"
-        ? (link.iosUrl ?? (app.platform === "ios" ? storePage(app) : null) ?? web)
-        : (web ?? storePage(app));
+        ? (link.iosUrl ?? appStorePageOf(app) ?? web)
+        : web;
   return chosen === null ? null : asLocation(chosen, clickId, link);
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deviceTraits } from "./user-agent.ts";
+import { deviceTraits, sentDeviceHints, sfString } from "./user-agent.ts";
 
 const PIXEL =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/UQ1A.240205.004) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/122.0.6261.64 Mobile Safari/537.36";
@@ -17,18 +17,21 @@ describe("deviceTraits", () => {
       osVersion: "14",
       deviceModel: "Pixel 8",
       isBot: false,
+      reducedAgent: false,
     });
     expect(deviceTraits(IPHONE)).toEqual({
       platform: "ios",
       osVersion: "17.4",
       deviceModel: "iPhone",
       isBot: false,
+      reducedAgent: false,
     });
     expect(deviceTraits(DESKTOP)).toEqual({
       platform: "other",
       osVersion: null,
       deviceModel: null,
       isBot: false,
+      reducedAgent: false,
     });
   });
 
@@ -38,7 +41,44 @@ describe("deviceTraits", () => {
       osVersion: null,
       deviceModel: null,
       isBot: false,
+      reducedAgent: true,
     });
+  });
+
+  it("reads the model and the OS version of Chrome's reduced agent from its client hints", () => {
+    const hints = {
+      "sec-ch-ua-model": '"SM-S911B"',
+      "sec-ch-ua-platform-version": '"14.0.0"',
+    };
+    expect(deviceTraits(REDUCED, hints)).toMatchObject({
+      platform: "android",
+      osVersion: "14",
+      deviceModel: "SM-S911B",
+      reducedAgent: true,
+    });
+    expect(
+      deviceTraits(REDUCED, { ...hints, "sec-ch-ua-platform-version": '"12.1.0"' }).osVersion,
+    ).toBe("12.1");
+    // Empty or malformed hints say nothing; a full agent is read as it is, whatever the hints.
+    expect(
+      deviceTraits(REDUCED, { "sec-ch-ua-model": '""', "sec-ch-ua-platform-version": "14" }),
+    ).toMatchObject({ osVersion: null, deviceModel: null });
+    expect(deviceTraits(PIXEL, hints)).toMatchObject({ osVersion: "14", deviceModel: "Pixel 8" });
+    expect(deviceTraits(IPHONE, hints)).toMatchObject({ osVersion: "17.4", deviceModel: "iPhone" });
+  });
+
+  it("reads a hint as a structured-field string, or not at all", () => {
+    expect(sfString('"Pixel 8"')).toBe("Pixel 8");
+    expect(sfString(' "say \\"hi\\"" ')).toBe('say "hi"');
+    expect(sfString("Pixel 8")).toBeNull();
+    expect(sfString('"unclosed')).toBeNull();
+    expect(sfString('"ünïcode"')).toBeNull();
+    expect(sfString(`"${"x".repeat(101)}"`)).toBeNull();
+    expect(sfString(undefined)).toBeNull();
+    expect(sentDeviceHints({ "sec-ch-ua-model": '""', "sec-ch-ua-platform-version": '""' })).toBe(
+      true,
+    );
+    expect(sentDeviceHints({ "sec-ch-ua-model": '"Pixel 8"' })).toBe(false);
   });
 
   it.each([

@@ -2,8 +2,12 @@
  * What a click's user agent says about the device that tapped a link: its platform (which
  * store to send it to), OS version and model (what the matcher compares with the SDK's report
  * of an install), and whether it is a bot or a link-preview fetcher (Slack, Facebook, Twitter,
- * Google and the like), which get their redirect but are never counted as clicks. Parsing is
- * ua-parser-js's and bot detection isbot's: both are kept current against real traffic.
+ * Google and the like), which are never counted as clicks. Parsing is ua-parser-js's and bot
+ * detection isbot's: both are kept current against real traffic.
+ *
+ * Chrome on Android hides the model and the OS version from its agent, but tells them in the
+ * client hints `Sec-CH-UA-Model` and `Sec-CH-UA-Platform-Version` when a site asks for them
+ * (`Accept-CH`): a tap that carries them gets its model and version from there.
  */
 import { isbot } from "isbot";
 import { UAParser } from "ua-parser-js";
@@ -16,6 +20,8 @@ export interface DeviceTraits {
   /** `Pixel 8`, `SM-S911B`, `iPhone`; null when the agent does not say or hides it. */
   readonly deviceModel: string | null;
   readonly isBot: boolean;
+  /** Chrome's reduced Android agent, which hides model and version (the hints may tell them). */
+  readonly reducedAgent: boolean;
 }
 
 /**
@@ -24,17 +30,64 @@ export interface DeviceTraits {
  */
 const REDUCED_ANDROID_MODEL = "K";
 
-export const deviceTraits = (userAgent: string | null | undefined): DeviceTraits => {
+/** The client hints that tell what Chrome's reduced agent hides, as the link host asks for them. */
+export const DEVICE_HINTS = ["Sec-CH-UA-Model", "Sec-CH-UA-Platform-Version"] as const;
+
+/** The hints' request headers as a tap's lower-case headers hold them. */
+export interface DeviceHintHeaders {
+  readonly "sec-ch-ua-model"?: string | undefined;
+  readonly "sec-ch-ua-platform-version"?: string | undefined;
+}
+
+/** Longer than any real model name or version: what is longer is not kept. */
+const MAX_HINT_LENGTH = 100;
+
+/**
+ * A structured-field string's value (RFC 8941: printable ASCII in double quotes, `\"` and `\\`
+ * escaped), as client hints are sent; null for anything else, so a malformed header says nothing.
+ */
+export const sfString = (raw: string | undefined): string | null => {
+  const inner = raw?.trim().match(/^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/)?.[1];
+  if (inner === undefined || inner.length > MAX_HINT_LENGTH) return null;
+  return inner.replace(/\\(["\\])/g, "$1");
+};
+
+/** `14.0.0` as an agent would write it, `14`; `12.1.0`, `12.1`. */
+const trimmedVersion = (version: string | null) => {
+  if (version === null || !/^\d+(\.\d+)*$/.test(version)) return null;
+  return version.replace(/(\.0)+$/, "");
+};
+
+/** Whether a tap carries both device hints (empty ones too: the browser answered). */
+export const sentDeviceHints = (headers: DeviceHintHeaders): boolean =>
+  headers["sec-ch-ua-model"] !== undefined && headers["sec-ch-ua-platform-version"] !== undefined;
+
+export const deviceTraits = (
+  userAgent: string | null | undefined,
+  hints: DeviceHintHeaders = {},
+): DeviceTraits => {
   const agent = userAgent ?? "";
   const { os, device } = new UAParser(agent).getResult();
   const platform: DevicePlatform =
     os.name === "Android" ? "android" : os.name === "iOS" ? "ios" : "other";
   const reduced = platform === "android" && device.model === REDUCED_ANDROID_MODEL;
+  const hinted = (value: string | null) => (value === null || value === "" ? null : value);
   return {
     platform,
-    osVersion: platform === "other" || reduced ? null : (os.version ?? null),
-    deviceModel: platform === "other" || reduced ? null : (device.model ?? null),
+    osVersion:
+      platform === "other"
+        ? null
+        : reduced
+          ? trimmedVersion(hinted(sfString(hints["sec-ch-ua-platform-version"])))
+          : (os.version ?? null),
+    deviceModel:
+      platform === "other"
+        ? null
+        : reduced
+          ? hinted(sfString(hints["sec-ch-ua-model"]))
+          : (device.model ?? null),
     // An empty agent is no browser a person taps links in.
     isBot: agent.trim() === "" || isbot(agent),
+    reducedAgent: reduced,
   };
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { testLink } from "../../links/link.test-support.ts";
-import type { Link, LinkStore } from "../../ports/links.ts";
+import type { Link, LinkChange, LinkStore } from "../../ports/links.ts";
 import { cachedLinkStore } from "./cached-links.ts";
 
 const link = testLink({
@@ -20,8 +20,8 @@ const counting = () => {
       return current;
     },
     listByApp: async () => ({ links: [], next: null }),
-    setDisabled: async (_app: string, _id: string, disabled: boolean) => {
-      current = current && { ...current, disabled };
+    update: async (_app: string, _id: string, change: LinkChange) => {
+      current = current && { ...current, ...change };
       return current;
     },
   } satisfies LinkStore & { reads: number };
@@ -43,11 +43,11 @@ describe("cachedLinkStore", () => {
     expect(store.reads).toBe(3);
   });
 
-  it("forgets a link disabled through it at once", async () => {
+  it("forgets a link changed through it at once", async () => {
     const store = counting();
     const cached = cachedLinkStore(store, 60_000, { now: () => 0 });
     expect((await cached.get("AAAAAAAAAAA"))?.disabled).toBe(false);
-    await cached.setDisabled("a", "AAAAAAAAAAA", true);
+    await cached.update("a", "AAAAAAAAAAA", { disabled: true });
     expect((await cached.get("AAAAAAAAAAA"))?.disabled).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Links read through a short in-memory cache, for the link host: every tap reads its link, a
- * link never changes but for being disabled, and an ad sends its taps in bursts. A link
- * disabled here is forgotten at once; disabled elsewhere, it is seen within `ttlMs`. Unknown
+ * link seldom changes (disabled, its landing page or preview), and an ad sends its taps in
+ * bursts. A link changed here is forgotten at once; changed elsewhere, it is seen within `ttlMs`. Unknown
  * ids are remembered too, so a flood of taps on a bad id costs one read per `ttlMs`.
  */
 import type { Link, LinkStore } from "../../ports/links.ts";
@@ -27,8 +27,8 @@ export const cachedLinkStore = (
       link.catch(() => entries.delete(deeplinkId));
       return link;
     },
-    async setDisabled(appId, deeplinkId, disabled) {
-      const link = await store.setDisabled(appId, deeplinkId, disabled);
+    async update(appId, deeplinkId, change) {
+      const link = await store.update(appId, deeplinkId, change);
       entries.delete(deeplinkId);
       return link;
     },

@@ -29,6 +29,11 @@ const linkItem = z.object({
   iosUrl: text,
   webUrl: text,
   disabled: z.boolean(),
+  // Links made before landing pages and previews have none.
+  landingPage: z.boolean().default(false),
+  previewTitle: text.default(null),
+  previewDescription: text.default(null),
+  previewImageUrl: text.default(null),
   createdAt: z.string(),
 });
 
@@ -54,56 +59,70 @@ const decodeCursor = (cursor: string) => {
   }
 };
 
-export const createLinkStore = (doc: DynamoDBDocumentClient, table: string): LinkStore => ({
-  create: (link) =>
-    conditionHolds(() =>
-      doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: { ...link, params: stringMapText(link.params), createdKey: createdKey(link) },
-          ConditionExpression: "attribute_not_exists(deeplinkId)",
-        }),
-      ),
-    ),
-  async get(deeplinkId) {
+export const createLinkStore = (doc: DynamoDBDocumentClient, table: string): LinkStore => {
+  const get = async (deeplinkId: string) => {
     const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { deeplinkId } }));
     return Item ? toLink(Item) : undefined;
-  },
-  async listByApp(appId, page) {
-    const after = page.after === undefined ? undefined : decodeCursor(page.after);
-    const { Items, LastEvaluatedKey } = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: BY_APP.name,
-        KeyConditionExpression: "#app = :app",
-        ExpressionAttributeNames: { "#app": BY_APP.partitionKey },
-        ExpressionAttributeValues: { ":app": appId },
-        ScanIndexForward: false,
-        Limit: page.limit,
-        ExclusiveStartKey: after ? { ...after, appId } : undefined,
-      }),
-    );
-    return {
-      links: (Items ?? []).map(toLink),
-      next: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null,
-    };
-  },
-  async setDisabled(appId, deeplinkId, disabled) {
-    let updated: Record<string, unknown> | undefined;
-    const held = await conditionHolds(async () => {
-      const { Attributes } = await doc.send(
-        new UpdateCommand({
+  };
+  return {
+    create: (link) =>
+      conditionHolds(() =>
+        doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: { ...link, params: stringMapText(link.params), createdKey: createdKey(link) },
+            ConditionExpression: "attribute_not_exists(deeplinkId)",
+          }),
+        ),
+      ),
+    get,
+    async listByApp(appId, page) {
+      const after = page.after === undefined ? undefined : decodeCursor(page.after);
+      const { Items, LastEvaluatedKey } = await doc.send(
+        new QueryCommand({
           TableName: table,
-          Key: { deeplinkId },
-          UpdateExpression: "SET disabled = :disabled",
-          // Another app's link is left alone, and not made either.
-          ConditionExpression: "appId = :app",
-          ExpressionAttributeValues: { ":disabled": disabled, ":app": appId },
-          ReturnValues: "ALL_NEW",
+          IndexName: BY_APP.name,
+          KeyConditionExpression: "#app = :app",
+          ExpressionAttributeNames: { "#app": BY_APP.partitionKey },
+          ExpressionAttributeValues: { ":app": appId },
+          ScanIndexForward: false,
+          Limit: page.limit,
+          ExclusiveStartKey: after ? { ...after, appId } : undefined,
         }),
       );
-      updated = Attributes;
-    });
-    return held && updated ? toLink(updated) : undefined;
-  },
-});
+      return {
+        links: (Items ?? []).map(toLink),
+        next: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null,
+      };
+    },
+    async update(appId, deeplinkId, change) {
+      const fields = Object.entries(change).filter(([, value]) => value !== undefined);
+      if (fields.length === 0) {
+        const link = await get(deeplinkId);
+        return link?.appId === appId ? link : undefined;
+      }
+      let updated: Record<string, unknown> | undefined;
+      const held = await conditionHolds(async () => {
+        const { Attributes } = await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { deeplinkId },
+            UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(", ")}`,
+            // Another app's link is left alone, and not made either.
+            ConditionExpression: "appId = :app",
+            ExpressionAttributeNames: Object.fromEntries(
+              fields.map(([name], i) => [`#f${i}`, name]),
+            ),
+            ExpressionAttributeValues: {
+              ":app": appId,
+              ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+            },
+            ReturnValues: "ALL_NEW",
+          }),
+        );
+        updated = Attributes;
+      });
+      return held && updated ? toLink(updated) : undefined;
+    },
+  };
+};

@@ -54,6 +54,10 @@ const appItem = z.object({
       hosts: z.array(z.string()).optional(),
       appleTeamId: z.string().optional(),
       androidSha256Fingerprints: z.array(z.string()).optional(),
+      languages: z.array(z.string()).optional(),
+      previewTitle: z.string().optional(),
+      previewDescription: z.string().optional(),
+      previewImageUrl: z.string().optional(),
     })
     .optional(),
   attribution: z

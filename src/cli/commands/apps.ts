@@ -64,6 +64,10 @@ const SETTING_FLAGS: Record<keyof LinkSettingsChange | keyof AttributionChange, 
   hosts: "--link-hosts",
   appleTeamId: "--apple-team-id",
   androidSha256Fingerprints: "--android-sha256",
+  languages: "--languages",
+  previewTitle: "--preview-title",
+  previewDescription: "--preview-description",
+  previewImageUrl: "--preview-image-url",
   enabled: "--attribution",
   clickWindowDays: "--click-window-days",
   viewWindowHours: "--view-window-hours",
@@ -106,6 +110,10 @@ export interface ConfigureAppOptions {
   linkHosts?: string;
   appleTeamId?: string;
   androidSha256?: string;
+  languages?: string;
+  previewTitle?: string;
+  previewDescription?: string;
+  previewImageUrl?: string;
   attribution?: "on" | "off";
   clickWindowDays?: number;
   viewWindowHours?: number;
@@ -129,6 +137,10 @@ const describeLinks = (links: ReturnType<typeof withLinkSettings>["links"]) =>
     links?.androidSha256Fingerprints
       ? `${links.androidSha256Fingerprints.length} Android certificate(s)`
       : undefined,
+    `landing pages in ${links?.languages?.join(", ") ?? "en"}`,
+    links?.previewTitle ? `preview title "${links.previewTitle}"` : undefined,
+    links?.previewDescription ? "a preview description" : undefined,
+    links?.previewImageUrl ? `preview image ${links.previewImageUrl}` : undefined,
   ]
     .filter(Boolean)
     .join("; ");
@@ -149,6 +161,10 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
         hosts: listOf(options.linkHosts),
         appleTeamId: options.appleTeamId,
         androidSha256Fingerprints: listOf(options.androidSha256),
+        languages: listOf(options.languages),
+        previewTitle: options.previewTitle,
+        previewDescription: options.previewDescription,
+        previewImageUrl: options.previewImageUrl,
       }),
     );
     const probabilistic = {

@@ -1,7 +1,8 @@
 /**
- * `attribution links create|list|disable|enable`: an app's links, made and managed from the
- * command line with the same rules as `POST /v1/links`. `list` counts each link's clicks from
- * the lake where the CLI can read it (the embedded service's data folder).
+ * `attribution links create|list|update|disable|enable`: an app's links, made and managed from
+ * the command line with the same rules as `POST /v1/links` and `PATCH /v1/links/{id}`. `list`
+ * counts each link's clicks from the lake where the CLI can read it (the embedded service's
+ * data folder).
  */
 import { NotFoundError } from "../../domain/errors.ts";
 import { createLinks, linkAnswer } from "../../links/links.ts";
@@ -22,6 +23,10 @@ export interface CreateLinkOptions {
   androidUrl?: string;
   iosUrl?: string;
   webUrl?: string;
+  landingPage?: boolean;
+  previewTitle?: string;
+  previewDescription?: string;
+  previewImageUrl?: string;
   json?: boolean;
   dataDir: string;
 }
@@ -49,6 +54,10 @@ export const createLinkCommand = async (options: CreateLinkOptions) => {
       android_url: options.androidUrl,
       ios_url: options.iosUrl,
       web_url: options.webUrl,
+      landing_page: options.landingPage,
+      preview_title: options.previewTitle,
+      preview_description: options.previewDescription,
+      preview_image_url: options.previewImageUrl,
     });
   });
   if (options.json) {
@@ -113,9 +122,45 @@ export const setLinkDisabledCommand = async (options: {
   dataDir: string;
 }) => {
   const link = await withAdminStores(options.dataDir, (stores) =>
-    linksOf(stores).setDisabled(options.appId, options.deeplinkId, options.disabled),
+    linksOf(stores).update(options.appId, options.deeplinkId, { disabled: options.disabled }),
   );
   console.log(
     `Link ${link.deeplinkId} is ${link.disabled ? "disabled: its taps go to the web and are not counted" : "active"}.`,
+  );
+};
+
+export interface UpdateLinkOptions {
+  appId: string;
+  deeplinkId: string;
+  landingPage?: "on" | "off";
+  previewTitle?: string;
+  previewDescription?: string;
+  previewImageUrl?: string;
+  json?: boolean;
+  dataDir: string;
+}
+
+/** A flag's text as a preview field: "" clears it (the app's default shows again). */
+const cleared = (value: string | undefined) => (value === "" ? null : value);
+
+export const updateLinkCommand = async (options: UpdateLinkOptions) => {
+  const link = await withAdminStores(options.dataDir, (stores) =>
+    linksOf(stores).update(options.appId, options.deeplinkId, {
+      landing_page: options.landingPage === undefined ? undefined : options.landingPage === "on",
+      preview_title: cleared(options.previewTitle),
+      preview_description: cleared(options.previewDescription),
+      preview_image_url: cleared(options.previewImageUrl),
+    }),
+  );
+  if (options.json) {
+    console.log(JSON.stringify(linkAnswer(link), null, 2));
+    return;
+  }
+  console.log(
+    `Link ${link.deeplinkId}: ${link.landingPage ? "every tap gets its landing page" : "taps are redirected by platform"}; preview ${
+      [link.previewTitle, link.previewDescription, link.previewImageUrl].some((v) => v !== null)
+        ? "its own"
+        : "the app's"
+    }.`,
   );
 };

@@ -58,6 +58,15 @@ const appSettingsSchema = tiedTo<AppSettings>()(
         hosts: z.array(z.string()).readonly(),
         apple_team_id: z.string().nullable(),
         android_sha256_fingerprints: z.array(z.string()).readonly(),
+        languages: z.array(z.string()).readonly().meta({
+          description:
+            "The languages of the links' landing pages, the first for a browser that asks for none of them; empty: English.",
+        }),
+        preview_title: z.string().nullable().meta({
+          description: "The links' preview title when a link sets none; null: the app's name.",
+        }),
+        preview_description: z.string().nullable(),
+        preview_image_url: z.string().nullable(),
       }),
     })
     .meta({

@@ -1,8 +1,8 @@
 /** The link routes' contracts: make a link, list them, read one, disable or enable it. */
 import * as z from "zod";
-import { LINK_LIMITS, linkRequestSchema } from "../../links/link-request.ts";
+import { LINK_LIMITS, linkRequestSchema, linkUpdateSchema } from "../../links/link-request.ts";
 import { LINK_PAGE_LIMITS, type LinkAnswer } from "../../links/links.ts";
-import { deeplinkIdParam, linkListQuery, linkUpdateSchema } from "../handlers/links.ts";
+import { deeplinkIdParam, linkListQuery } from "../handlers/links.ts";
 import {
   INTERNAL,
   JSON_MEDIA_TYPE,
@@ -47,9 +47,17 @@ export const linkAnswerSchema = tiedTo<LinkAnswer>()(
       web_url: nullableText("The link's own web destination, if any.", null),
       disabled: z.boolean().meta({
         description:
-          "A disabled link still sends every tap to the web destination, and records nothing.",
+          "A disabled link still sends every tap to the web destination (or its landing page " +
+          "when there is none), and records nothing.",
         example: false,
       }),
+      landing_page: z.boolean().meta({
+        description: "Every tap gets the link's landing page instead of a redirect.",
+        example: false,
+      }),
+      preview_title: nullableText("The link's own preview title, if any.", null),
+      preview_description: nullableText("The link's own preview text, if any.", null),
+      preview_image_url: nullableText("The link's own preview image, if any.", null),
       created_at: z.iso.datetime().meta({ example: "2026-11-24T10:00:00.000Z" }),
     })
     .meta({ id: "Link", description: "A link of the app." }),
@@ -83,8 +91,10 @@ export const LINK_CONTRACTS = {
       "Makes a link for ads: a tap on its URL goes through the link host, which records a " +
       "click and sends the device to the Play Store (with the click id in the install " +
       "referrer), the App Store or the web, by platform. Destinations default to the app's " +
-      "store page and web site (`attribution apps config`). Unknown keys are ignored; null is " +
-      "the same as absent.",
+      "store page and web site (`attribution apps config`); a device with none gets the " +
+      "link's landing page, which every tap gets with `landing_page: true`. Chats' and feeds' " +
+      "crawlers get a preview page with the link's `preview_*` (or the app's defaults). " +
+      "Unknown keys are ignored; null is the same as absent.",
     request: {
       body: {
         description: "The link's attribution fields, deep link and destinations.",
@@ -133,14 +143,17 @@ export const LINK_CONTRACTS = {
     errors: { 401: unauthorized("links"), 404: NOT_FOUND, 422: BAD_ID, 500: INTERNAL },
   },
   "update-link": {
-    summary: "Disable or enable a link",
+    summary: "Change a link",
     description:
-      "A disabled link still answers every tap, with a redirect to its web destination (the " +
-      "link's, else the app's web site, else its store page), but records no click.",
+      "Disables or enables a link, turns its landing page on or off, or changes its preview " +
+      "(null clears a preview field, so the app's default shows again); what the body leaves " +
+      "out stays. A disabled link still answers every tap, with a redirect to its web " +
+      "destination (the link's, else the app's web site) or, without one, its landing page, " +
+      "but records no click.",
     request: {
       params: deeplinkIdParams,
       body: {
-        description: "The link's new state.",
+        description: "What changes: at least one field.",
         schema: linkUpdateSchema.meta({ id: "LinkUpdate" }),
       },
     },
@@ -154,7 +167,7 @@ export const LINK_CONTRACTS = {
       401: unauthorized("links"),
       404: NOT_FOUND,
       413: TOO_LARGE,
-      422: `${BAD_ID} Or the body is not \`{"disabled": true}\` or \`{"disabled": false}\`.`,
+      422: `${BAD_ID} Or the body changes nothing, names another field, or breaks a field's rule (the detail names it).`,
       500: INTERNAL,
     },
   },

@@ -1,16 +1,29 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
 import { linkHostsOf } from "../../links/app-settings.ts";
+import { PAGE_HEADERS, renderLandingPage, renderPreviewPage } from "../../links/landing-page.ts";
 import { appleAppSiteAssociation, assetLinks } from "../../links/well-known.ts";
 import { logger } from "../../logging/logger.ts";
 import type { App } from "../../ports/apps.ts";
 import { type ClickDeps, createClickRecorder } from "../../touches/clicks.ts";
+import { DEVICE_HINTS } from "../../touches/user-agent.ts";
 import { type HttpResponse, httpRoute, lowerCaseHeaders } from "../middleware.ts";
 import { routeOf } from "../routes.ts";
 import { callerAddress } from "../viewer-address.ts";
 
 /** What every link host answer says of caching: a tap must reach the host every time. */
 const NO_STORE = "no-store";
+
+/**
+ * Every answer to a tap asks for the hints that tell what Chrome's reduced agent hides, so a
+ * browser that keeps the wish for the host sends them with its next tap from the start.
+ */
+const HINT_HEADERS = {
+  "accept-ch": DEVICE_HINTS.join(", "),
+  // The answer depends on them: a cache in front must not give one phone's to another.
+  vary: ["User-Agent", ...DEVICE_HINTS].join(", "),
+  "cache-control": NO_STORE,
+};
 
 /** The plain page of an unknown link (also the link host's answer to any other path). */
 export const linkNotFound = (): HttpResponse => ({
@@ -36,7 +49,9 @@ const jsonFile = (body: unknown): HttpResponse => ({
 });
 
 /**
- * `GET /{deeplink_id}`: the tap recorded, then a redirect; an unknown link, the plain 404. The
+ * `GET /{deeplink_id}`: the tap recorded, then a redirect or the link's landing page; a
+ * crawler's fetch, the link's preview; Chrome's reduced agent without its hints, a request for
+ * them first (src/touches/clicks.ts); an unknown link, the plain 404. The
  * caller's address is the viewer's that CloudFront forwards when `trustViewerAddress` says the
  * link host stands behind the distribution (on AWS), else the one API Gateway saw.
  */
@@ -54,12 +69,40 @@ export const createClickHandler = (deps: ClickDeps & { readonly trustViewerAddre
       ),
       headers,
     });
-    if (answer.kind === "not-found") return linkNotFound();
-    return {
-      statusCode: 302,
-      headers: { location: answer.location, "cache-control": NO_STORE },
-      body: "",
-    };
+    switch (answer.kind) {
+      case "not-found":
+        return linkNotFound();
+      case "redirect":
+        return {
+          statusCode: 302,
+          headers: { location: answer.location, ...HINT_HEADERS },
+          body: "",
+        };
+      case "ask-hints":
+        // Chrome repeats the tap at once with the hints; a browser that does not follows the
+        // redirect to the same link, marked so that it is not asked again.
+        return {
+          statusCode: 302,
+          headers: {
+            location: answer.location,
+            ...HINT_HEADERS,
+            "critical-ch": DEVICE_HINTS.join(", "),
+          },
+          body: "",
+        };
+      case "landing":
+        return {
+          statusCode: 200,
+          headers: { ...PAGE_HEADERS, ...HINT_HEADERS },
+          body: await renderLandingPage({ ...answer, acceptLanguage: headers["accept-language"] }),
+        };
+      case "preview":
+        return {
+          statusCode: 200,
+          headers: { ...PAGE_HEADERS, ...HINT_HEADERS },
+          body: renderPreviewPage(answer.app, answer.link, headers["accept-language"]),
+        };
+    }
   });
 };
 

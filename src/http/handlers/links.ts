@@ -32,11 +32,6 @@ export const linkListQuery = z.object({
     .meta({ description: "The `next_cursor` of the page before; none for the first page." }),
 });
 
-export const linkUpdateSchema = z.strictObject(
-  { disabled: z.boolean({ error: "must be true or false" }) },
-  { error: "must be a JSON object with only `disabled`" },
-);
-
 export const createLinkHandlers = (deps: LinksDeps) => {
   const links = createLinks(deps);
   const appOf = (event: APIGatewayProxyEvent) => principalOf(event, "links").appId;
@@ -59,8 +54,7 @@ export const createLinkHandlers = (deps: LinksDeps) => {
     updateLink: httpRoute(async (event) => {
       const appId = appOf(event);
       const id = pathParam(event, "deeplink_id", deeplinkIdParam);
-      const update = checked(linkUpdateSchema, body(event), "body");
-      return jsonResponse(200, linkAnswer(await links.setDisabled(appId, id, update.disabled)));
+      return jsonResponse(200, linkAnswer(await links.update(appId, id, body(event))));
     }),
   };
 };

@@ -1,0 +1,192 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import type { App } from "../ports/apps.ts";
+import { storesOf } from "../touches/destination.ts";
+import {
+  escapeHtml,
+  PAGE_CSP,
+  PAGE_HEADERS,
+  previewOf,
+  renderLandingPage,
+  renderPreviewPage,
+} from "./landing-page.ts";
+import { LANDING_STRINGS, landingLanguage } from "./landing-strings.ts";
+import { testLink } from "./link.test-support.ts";
+
+const HOSTILE = `"><script>alert(1)</script><img src=x onerror=alert(2)>&'`;
+
+const app: App = {
+  appId: "com.example.game",
+  name: "Example Game",
+  platform: "android",
+  enabled: true,
+  createdAt: "2026-11-01T00:00:00.000Z",
+  links: { appStoreId: "1234567890" },
+};
+const link = testLink({ campaignName: "Winter", url: "https://go.example.com/Kx3v9QpZ2aQ" });
+
+const page = (overrides: Partial<Parameters<typeof renderLandingPage>[0]> = {}) =>
+  renderLandingPage({
+    app,
+    link,
+    platform: "other",
+    stores: storesOf("other", app, link, "C1ick1d"),
+    webUrl: null,
+    acceptLanguage: null,
+    ...overrides,
+  });
+
+/** The text of every inline `<style>` of a page. */
+const styles = (html: string) => [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]);
+
+describe("the landing page", () => {
+  it("names the app, the campaign and the link, with a button to each store and a QR code on a desktop", async () => {
+    const html = await page();
+    expect(html).toContain("<h1>Example Game</h1>");
+    expect(html).toContain("Campaign: Winter");
+    expect(html).toContain("https://go.example.com/Kx3v9QpZ2aQ");
+    expect(html).toMatch(
+      /<a class="button" data-store="google-play" href="https:\/\/play\.google\.com\/store\/apps\/details\?id=com\.example\.game&amp;referrer=service_click_id%3DC1ick1d/,
+    );
+    expect(html).toContain(
+      '<a class="button" data-store="app-store" href="https://apps.apple.com/app/id1234567890">',
+    );
+    expect(html).toMatch(/<svg role="img" aria-label="QR code of this link" [^>]*viewBox=/);
+  });
+
+  it("has no QR code on a phone, and says when no store has the app for it", async () => {
+    const android = { ...app, links: {} };
+    const fromIphone = await page({
+      app: android,
+      platform: "ios",
+      stores: storesOf("ios", android, link, "c"),
+    });
+    expect(fromIphone).not.toContain("<svg");
+    expect(fromIphone).toContain("Example Game is not available for this device yet.");
+    const fromAndroid = await page({ platform: "android" });
+    expect(fromAndroid).not.toContain("not available");
+  });
+
+  it("escapes every value of the app and the link, in text and in attributes", async () => {
+    const hostileApp: App = {
+      ...app,
+      name: HOSTILE,
+      links: { previewTitle: HOSTILE, previewDescription: HOSTILE, previewImageUrl: undefined },
+    };
+    const hostileLink = testLink({
+      campaignName: HOSTILE,
+      url: `https://go.example.com/Kx3v9QpZ2aQ?q=${HOSTILE}`,
+      previewImageUrl: `https://cdn.example.com/${HOSTILE}`,
+    });
+    for (const html of [
+      await page({
+        app: hostileApp,
+        link: hostileLink,
+        webUrl: `https://game.example.com/${HOSTILE}`,
+      }),
+      renderPreviewPage(hostileApp, hostileLink),
+    ]) {
+      expect(html).not.toContain("<script");
+      expect(html).not.toContain("<img");
+      expect(html).not.toContain("onerror=alert(2)>");
+      expect(html).not.toContain(`"><script`);
+      expect(html).toContain(escapeHtml(HOSTILE));
+      // Every tag the page holds is one of its own.
+      const tags = new Set([...html.matchAll(/<([a-z0-9]+)[\s>]/g)].map((m) => m[1]));
+      for (const tag of tags) {
+        expect(
+          [
+            "html",
+            "head",
+            "meta",
+            "title",
+            "style",
+            "body",
+            "main",
+            "h1",
+            "h2",
+            "p",
+            "span",
+            "ul",
+            "li",
+            "a",
+            "figure",
+            "figcaption",
+            "svg",
+            "path",
+          ],
+          `<${tag}>`,
+        ).toContain(tag);
+      }
+    }
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
+      "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;",
+    );
+  });
+
+  it("is in the app's language the browser asks for, else the app's first, else English", async () => {
+    const german = { ...app, links: { ...app.links, languages: ["de", "fr"] } };
+    expect(await page({ app: german, acceptLanguage: "fr-CH, fr;q=0.9, en;q=0.8" })).toContain(
+      LANDING_STRINGS.fr.googlePlay,
+    );
+    const html = await page({ app: german, acceptLanguage: "ja" });
+    expect(html).toContain('<html lang="de"');
+    expect(html).toContain(LANDING_STRINGS.de.googlePlay);
+    expect(await page({ acceptLanguage: "de" })).toContain('<html lang="en"');
+    expect(landingLanguage(["de", "en"], "en;q=0.5, de;q=0")).toBe("en");
+    expect(landingLanguage(undefined, "de")).toBe("en");
+  });
+
+  it("loads nothing but its own stylesheet, allowed by its hash, and sets no cookie", async () => {
+    expect(PAGE_CSP).toContain("default-src 'none'");
+    expect(PAGE_CSP).toContain("frame-ancestors 'none'");
+    expect(PAGE_CSP).toContain("base-uri 'none'");
+    expect(PAGE_CSP).toContain("form-action 'none'");
+    expect(PAGE_CSP).not.toMatch(/unsafe|script-src|\*|https:/);
+    for (const html of [await page(), renderPreviewPage(app, link)]) {
+      const [style, ...more] = styles(html);
+      expect(more).toEqual([]);
+      const hash = createHash("sha256")
+        .update(style ?? "")
+        .digest("base64");
+      expect(PAGE_CSP).toContain(`style-src 'sha256-${hash}'`);
+      expect(html).not.toMatch(/\sstyle=|<script|<link|<iframe|<form|<img/i);
+    }
+    expect(Object.keys(PAGE_HEADERS).map((name) => name.toLowerCase())).not.toContain("set-cookie");
+    expect(PAGE_HEADERS).toMatchObject({
+      "content-security-policy": PAGE_CSP,
+      "x-content-type-options": "nosniff",
+    });
+  });
+});
+
+describe("the preview page", () => {
+  it("has the Open Graph and Twitter card tags of the link, else the app's defaults, else its name", () => {
+    const own = testLink({
+      url: "https://go.example.com/Kx3v9QpZ2aQ",
+      previewTitle: "Winter Cup",
+      previewDescription: "Race your friends",
+      previewImageUrl: "https://cdn.example.com/winter.png",
+    });
+    const html = renderPreviewPage(app, own);
+    expect(html).toContain('<meta property="og:title" content="Winter Cup">');
+    expect(html).toContain('<meta property="og:description" content="Race your friends">');
+    expect(html).toContain(
+      '<meta property="og:image" content="https://cdn.example.com/winter.png">',
+    );
+    expect(html).toContain('<meta property="og:url" content="https://go.example.com/Kx3v9QpZ2aQ">');
+    expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
+    expect(html).toContain('<meta name="twitter:title" content="Winter Cup">');
+
+    const defaults = { ...app, links: { previewTitle: "Example Game: the app" } };
+    expect(previewOf(defaults, link)).toEqual({
+      title: "Example Game: the app",
+      description: null,
+      imageUrl: null,
+    });
+    const plain = renderPreviewPage({ ...app, links: {} }, link);
+    expect(plain).toContain('<meta property="og:title" content="Example Game">');
+    expect(plain).toContain('<meta name="twitter:card" content="summary">');
+    expect(plain).not.toContain("og:image");
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * Every word of the link host's landing page, one table, a row per language. An app picks the
+ * languages its pages speak (`apps config --languages de,en`); a page is in the first of them
+ * that the tapper's browser asks for (`Accept-Language`), else in the app's first, and in
+ * English for an app that chose none. `{app}` stands for the app's name.
+ */
+
+export interface LandingStrings {
+  /** The store buttons' names. */
+  readonly googlePlay: string;
+  readonly appStore: string;
+  /** The link to the app's web site, where it has one. */
+  readonly website: string;
+  /** Above the buttons. */
+  readonly getTheApp: string;
+  /** When no store has the app for the tapper's device. */
+  readonly unavailable: string;
+  /** Beside the QR code on a desktop. */
+  readonly scanOnPhone: string;
+  /** The QR code's text alternative. */
+  readonly qrLabel: string;
+  /** Before the campaign's name. */
+  readonly campaign: string;
+  /** Before the link itself. */
+  readonly link: string;
+}
+
+export const LANDING_STRINGS = {
+  en: {
+    googlePlay: "Get it on Google Play",
+    appStore: "Download on the App Store",
+    website: "Visit the website",
+    getTheApp: "Get {app}",
+    unavailable: "{app} is not available for this device yet.",
+    scanOnPhone: "Scan this code with your phone's camera to open the link there.",
+    qrLabel: "QR code of this link",
+    campaign: "Campaign",
+    link: "Link",
+  },
+  de: {
+    googlePlay: "Jetzt bei Google Play",
+    appStore: "Laden im App Store",
+    website: "Zur Website",
+    getTheApp: "{app} herunterladen",
+    unavailable: "{app} ist für dieses Gerät noch nicht verfügbar.",
+    scanOnPhone:
+      "Scannen Sie diesen Code mit der Kamera Ihres Smartphones, um den Link dort zu öffnen.",
+    qrLabel: "QR-Code dieses Links",
+    campaign: "Kampagne",
+    link: "Link",
+  },
+  fr: {
+    googlePlay: "Disponible sur Google Play",
+    appStore: "Télécharger dans l'App Store",
+    website: "Visiter le site web",
+    getTheApp: "Obtenir {app}",
+    unavailable: "{app} n'est pas encore disponible pour cet appareil.",
+    scanOnPhone: "Scannez ce code avec l'appareil photo de votre téléphone pour y ouvrir le lien.",
+    qrLabel: "Code QR de ce lien",
+    campaign: "Campagne",
+    link: "Lien",
+  },
+  es: {
+    googlePlay: "Disponible en Google Play",
+    appStore: "Descargar en el App Store",
+    website: "Visitar el sitio web",
+    getTheApp: "Obtener {app}",
+    unavailable: "{app} aún no está disponible para este dispositivo.",
+    scanOnPhone: "Escanea este código con la cámara de tu teléfono para abrir el enlace en él.",
+    qrLabel: "Código QR de este enlace",
+    campaign: "Campaña",
+    link: "Enlace",
+  },
+  pt: {
+    googlePlay: "Disponível no Google Play",
+    appStore: "Baixar na App Store",
+    website: "Visitar o site",
+    getTheApp: "Obter {app}",
+    unavailable: "{app} ainda não está disponível para este dispositivo.",
+    scanOnPhone: "Leia este código com a câmera do seu celular para abrir o link nele.",
+    qrLabel: "Código QR deste link",
+    campaign: "Campanha",
+    link: "Link",
+  },
+  it: {
+    googlePlay: "Disponibile su Google Play",
+    appStore: "Scarica su App Store",
+    website: "Visita il sito web",
+    getTheApp: "Scarica {app}",
+    unavailable: "{app} non è ancora disponibile per questo dispositivo.",
+    scanOnPhone: "Inquadra questo codice con la fotocamera del telefono per aprire lì il link.",
+    qrLabel: "Codice QR di questo link",
+    campaign: "Campagna",
+    link: "Link",
+  },
+  ja: {
+    googlePlay: "Google Play で手に入れよう",
+    appStore: "App Store からダウンロード",
+    website: "ウェブサイトを見る",
+    getTheApp: "{app} を入手",
+    unavailable: "{app} はこのデバイスではまだご利用いただけません。",
+    scanOnPhone:
+      "スマートフォンのカメラでこのコードを読み取ると、リンクがスマートフォンで開きます。",
+    qrLabel: "このリンクの QR コード",
+    campaign: "キャンペーン",
+    link: "リンク",
+  },
+} as const satisfies Record<string, LandingStrings>;
+
+export type LandingLanguage = keyof typeof LANDING_STRINGS;
+
+export const LANDING_LANGUAGES = Object.keys(LANDING_STRINGS) as readonly LandingLanguage[];
+
+export const DEFAULT_LANDING_LANGUAGE: LandingLanguage = "en";
+
+const isLanguage = (tag: string): tag is LandingLanguage => Object.hasOwn(LANDING_STRINGS, tag);
+
+/** The primary language tags of `Accept-Language`, most wanted first (`q=0` left out). */
+const askedLanguages = (header: string | null | undefined): string[] =>
+  (header ?? "")
+    .split(",")
+    .slice(0, 20)
+    .map((part, index) => {
+      const [tag = "", ...rest] = part.trim().split(";");
+      const q = rest.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find(Boolean);
+      return { tag: tag.trim().toLowerCase().split("-")[0] ?? "", q: q ? Number(q) : 1, index };
+    })
+    .filter((entry) => /^[a-z]{2,8}$/.test(entry.tag) && entry.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index)
+    .map((entry) => entry.tag);
+
+/** The page's language: the first the browser asks for among the app's, else the app's first. */
+export const landingLanguage = (
+  appLanguages: readonly string[] | undefined,
+  acceptLanguage: string | null | undefined,
+): LandingLanguage => {
+  const offered = (appLanguages ?? []).filter(isLanguage);
+  const first = offered[0];
+  if (first === undefined) return DEFAULT_LANDING_LANGUAGE;
+  const asked = askedLanguages(acceptLanguage).find(
+    (tag): tag is LandingLanguage => isLanguage(tag) && offered.includes(tag),
+  );
+  return asked ?? first;
+};

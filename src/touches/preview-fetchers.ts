@@ -1,0 +1,84 @@
+/**
+ * The crawlers that unfurl a shared link into a card (title, description, image) in a chat or
+ * a feed. The link host answers them with the link's preview page (Open Graph and Twitter card
+ * tags) rather than a redirect to a store, whose page would be unfurled instead, and never
+ * counts their fetches as clicks. One row per fetcher, in the order they are tried: a few
+ * agents name others too (iMessage's names Facebook's and X's, Telegram's names X's), so the
+ * more specific comes first. Each row holds an agent it was seen with, which its test fetches.
+ *
+ * Only the fetchers' own agents are listed, never an app's in-app browser (`FBAN/FBIOS`,
+ * `LinkedInApp`, `[Pinterest/Android]`), where a person taps the link and must be counted.
+ */
+
+export interface PreviewFetcher {
+  /** The app or site whose cards it makes. */
+  readonly name: string;
+  readonly pattern: RegExp;
+  /** An agent it sends. */
+  readonly example: string;
+}
+
+export const PREVIEW_FETCHERS = [
+  {
+    name: "iMessage",
+    pattern: /\bfacebookexternalhit\/1\.1 Facebot Twitterbot\/1\.0\b/,
+    example:
+      "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0",
+  },
+  {
+    name: "Telegram",
+    pattern: /\bTelegramBot\b/i,
+    example: "TelegramBot (like TwitterBot)",
+  },
+  {
+    name: "WhatsApp",
+    pattern: /^WhatsApp\//,
+    example: "WhatsApp/2.23.20.0 A",
+  },
+  {
+    name: "Slack",
+    pattern: /\bSlack(?:bot|-ImgProxy)\b/,
+    example: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+  },
+  {
+    name: "Discord",
+    pattern: /\bDiscordbot\//,
+    example: "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
+  },
+  {
+    name: "X",
+    pattern: /\bTwitterbot\//,
+    example: "Twitterbot/1.0",
+  },
+  {
+    name: "Facebook",
+    pattern: /\bfacebookexternalhit\/|\bFacebot\b|\bfacebookcatalog\//,
+    example: "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+  },
+  {
+    name: "LinkedIn",
+    pattern: /\bLinkedInBot\//,
+    example:
+      "LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)",
+  },
+  {
+    name: "Microsoft Teams and Skype",
+    pattern: /\bSkypeUriPreview\b/,
+    example:
+      "Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5 skype-url-preview@microsoft.com",
+  },
+  {
+    name: "Pinterest",
+    pattern: /\bPinterestbot\/|^Pinterest\/0\./,
+    example: "Pinterest/0.2 (+https://www.pinterest.com/bot.html)",
+  },
+  {
+    name: "Reddit",
+    pattern: /\bredditbot\//,
+    example: "Mozilla/5.0 (compatible; redditbot/1.0; +http://www.reddit.com/feedback)",
+  },
+] as const satisfies readonly PreviewFetcher[];
+
+/** The fetcher an agent is, or null for any other agent (a person's browser, another bot). */
+export const previewFetcherOf = (userAgent: string | null | undefined): PreviewFetcher | null =>
+  (userAgent && PREVIEW_FETCHERS.find((fetcher) => fetcher.pattern.test(userAgent))) || null;
