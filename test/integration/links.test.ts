@@ -2,7 +2,8 @@
  * Links and the link host over HTTP: making and managing links through the API, a tap on each
  * platform redirected and recorded (in the touch store and the lake), bots and disabled links
  * redirected but not counted, unknown ids and hostile requests answered with a plain 404, and
- * the `.well-known` files built from the apps' settings.
+ * the `.well-known` files built from the apps' settings. The landing page and the previews:
+ * landing-pages.test.ts; Chrome's client hints: client-hints.test.ts.
  */
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -30,6 +31,7 @@ const AGENTS = {
   twitter: "Twitterbot/1.0",
   google:
     "Mozilla/5.0 (compatible; Google-PageRenderer; +https://developers.google.com/+/web/snippet/)",
+  googlebot: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
 };
 
 describe("links and the link host", () => {
@@ -219,11 +221,17 @@ describe("links and the link host", () => {
     expect(fromAndroid.headers.get("location")).toBe("https://b.example/%C3%BC");
   });
 
-  it("redirects bots and link-preview fetchers without counting them", async () => {
+  it("redirects bots without counting them, and gives link-preview fetchers the preview", async () => {
     const link = await makeLink({ media_source: "shared" });
-    for (const agent of [AGENTS.slack, AGENTS.facebook, AGENTS.twitter, AGENTS.google, ""]) {
+    for (const agent of [AGENTS.google, AGENTS.googlebot, ""]) {
       const response = await tap(`/${link.deeplink_id}`, agent);
       expect(response.status).toBe(302);
+    }
+    // Chats' crawlers unfurl the link's card (test/integration/landing-pages.test.ts).
+    for (const agent of [AGENTS.slack, AGENTS.facebook, AGENTS.twitter]) {
+      const response = await tap(`/${link.deeplink_id}`, agent);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain('<meta property="og:title"');
     }
     expect(await touchesOfLink(link.deeplink_id)).toHaveLength(0);
     await tap(`/${link.deeplink_id}`, AGENTS.android);

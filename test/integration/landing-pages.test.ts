@@ -1,0 +1,287 @@
+/**
+ * The link host's landing page and previews over HTTP against the embedded runtime: an iPhone,
+ * an Android phone and a desktop tap links of an Android-only app, an iOS-only app and an app
+ * in both stores, with and without a web URL; each gets its redirect or the landing page (the
+ * app's name, the right store buttons, a QR code on a desktop), and each tap is one click with
+ * its platform in the touch store. A link with `landing_page` gets the page on every platform;
+ * the crawler of each chat in the preview fetchers' table gets the preview tags and no click.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DevicePlatform } from "../../src/domain/touch.ts";
+import { withLinkSettings } from "../../src/links/app-settings.ts";
+import { PAGE_CSP } from "../../src/links/landing-page.ts";
+import { LANDING_STRINGS } from "../../src/links/landing-strings.ts";
+import type { LinkAnswer } from "../../src/links/links.ts";
+import { clickIdOfReferrer } from "../../src/touches/destination.ts";
+import { PREVIEW_FETCHERS } from "../../src/touches/preview-fetchers.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+const APPS = {
+  androidOnly: { id: "com.example.landing.android", platform: "android" },
+  iosOnly: { id: "com.example.landing.ios", platform: "ios", appStoreId: "1111111111" },
+  both: { id: "com.example.landing.both", platform: "android", appStoreId: "2222222222" },
+} as const;
+type AppKind = keyof typeof APPS;
+
+const DEVICES = {
+  android:
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+  ios: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+  other:
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
+} as const satisfies Record<DevicePlatform, string>;
+
+const WEB = "https://landing.example.com/winter";
+const PLAY = "https://play.google.com/store/apps/details";
+const appStore = (id: string) => `https://apps.apple.com/app/id${id}`;
+
+/** What a tap must get: a redirect's target, or the page with these store buttons. */
+type Expected =
+  | { readonly redirect: string }
+  | { readonly page: readonly ("google-play" | "app-store")[] };
+
+/** Each app and device, without and with the link's web URL. */
+const EXPECTED: Record<AppKind, Record<DevicePlatform, [Expected, Expected]>> = {
+  androidOnly: {
+    android: [{ redirect: PLAY }, { redirect: PLAY }],
+    ios: [{ page: ["google-play"] }, { redirect: WEB }],
+    other: [{ page: ["google-play"] }, { redirect: WEB }],
+  },
+  iosOnly: {
+    android: [{ page: ["app-store"] }, { redirect: WEB }],
+    ios: [{ redirect: appStore("1111111111") }, { redirect: appStore("1111111111") }],
+    other: [{ page: ["app-store"] }, { redirect: WEB }],
+  },
+  both: {
+    android: [{ redirect: PLAY }, { redirect: PLAY }],
+    ios: [{ redirect: appStore("2222222222") }, { redirect: appStore("2222222222") }],
+    other: [{ page: ["google-play", "app-store"] }, { redirect: WEB }],
+  },
+};
+
+/** The store buttons of a landing page, in order, and their targets. */
+const storeButtons = (html: string) =>
+  [...html.matchAll(/<a class="button" data-store="([a-z-]+)" href="([^"]+)"/g)].map((m) => ({
+    store: m[1],
+    url: (m[2] ?? "").replaceAll("&amp;", "&"),
+  }));
+
+describe("the link host's landing page and previews", () => {
+  let rt: TestRuntime;
+  const serverKeys = {} as Record<AppKind, string>;
+
+  const makeLink = async (kind: AppKind, body: Record<string, unknown>) => {
+    const response = await rt.post("/v1/links", body, serverKeys[kind]);
+    expect(response.status).toBe(201);
+    return (await response.json()) as LinkAnswer;
+  };
+
+  const tap = (link: LinkAnswer, agent: string, headers: Record<string, string> = {}) =>
+    fetch(`${rt.linkUrl}/${link.deeplink_id}`, {
+      redirect: "manual",
+      headers: { "user-agent": agent, ...headers },
+    });
+
+  const clicksOf = async (kind: AppKind, link: LinkAnswer) => {
+    const found = await rt.stores.touches.byIp("127.0.0.1", {
+      appId: APPS[kind].id,
+      from: new Date(Date.now() - 3_600_000),
+      to: new Date(Date.now() + 60_000),
+    });
+    return found.filter((touch) => touch.deeplinkId === link.deeplink_id);
+  };
+
+  beforeAll(async () => {
+    rt = await startTestRuntime();
+    for (const [kind, app] of Object.entries(APPS) as [AppKind, (typeof APPS)[AppKind]][]) {
+      serverKeys[kind] = (await rt.createApp(app.id, app.platform)).serverKey;
+      const stored = await rt.stores.apps.get(app.id);
+      if (!stored) throw new Error("no app");
+      if ("appStoreId" in app) {
+        await rt.stores.apps.save(withLinkSettings(stored, { appStoreId: app.appStoreId }));
+      }
+    }
+  });
+
+  afterAll(() => rt?.dispose());
+
+  describe.each(Object.keys(APPS) as AppKind[])("a link of the %s app", (kind) => {
+    it.each([
+      ["without", 0],
+      ["with", 1],
+    ] as const)(
+      "%s a web URL: each device gets its redirect or the page, and is one click with its platform",
+      async (_, withWeb) => {
+        const link = await makeLink(kind, {
+          media_source: "landing_test",
+          campaign_name: "Winter Cup",
+          ...(withWeb ? { web_url: WEB } : {}),
+        });
+        for (const platform of Object.keys(DEVICES) as DevicePlatform[]) {
+          const expected = EXPECTED[kind][platform][withWeb];
+          const context = `${kind}, ${platform}, ${withWeb ? "web" : "no web"}`;
+          const seen = new Set((await clicksOf(kind, link)).map((touch) => touch.clickId));
+          const response = await tap(link, DEVICES[platform]);
+          const fresh = (await clicksOf(kind, link)).filter((touch) => !seen.has(touch.clickId));
+          expect(fresh.length, context).toBe(1);
+          const click = fresh[0];
+          expect(click?.platform, context).toBe(platform);
+          if ("redirect" in expected) {
+            expect(response.status, context).toBe(302);
+            const location = response.headers.get("location") ?? "";
+            expect(location.startsWith(expected.redirect), `${context}: ${location}`).toBe(true);
+            continue;
+          }
+          expect(response.status, context).toBe(200);
+          expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+          expect(response.headers.get("content-security-policy")).toBe(PAGE_CSP);
+          expect(response.headers.get("cache-control")).toBe("no-store");
+          expect(response.headers.get("set-cookie")).toBeNull();
+          const html = await response.text();
+          expect(html, context).toContain(`<h1>App ${APPS[kind].id}</h1>`);
+          expect(html, context).toContain("Winter Cup");
+          expect(html, context).toContain(link.url.replaceAll("&", "&amp;"));
+          const buttons = storeButtons(html);
+          const order = platform === "ios" ? [...expected.page].reverse() : expected.page;
+          expect(
+            buttons.map((button) => button.store),
+            context,
+          ).toEqual(order);
+          // The Play Store's button carries this tap's click id to the install, as a redirect would.
+          const play = buttons.find((button) => button.store === "google-play");
+          if (play) {
+            expect(clickIdOfReferrer(new URL(play.url).searchParams.get("referrer"))).toBe(
+              click?.clickId,
+            );
+          }
+          expect(html.includes('<svg role="img"'), `${context}: the QR code`).toBe(
+            platform === "other",
+          );
+        }
+      },
+    );
+  });
+
+  it("gives a landing_page link's page to every platform, each tap a click", async () => {
+    const link = await makeLink("both", { media_source: "landing_only", landing_page: true });
+    expect(link.landing_page).toBe(true);
+    for (const platform of Object.keys(DEVICES) as DevicePlatform[]) {
+      const response = await tap(link, DEVICES[platform]);
+      expect(response.status, platform).toBe(200);
+      const html = await response.text();
+      expect(storeButtons(html).length, platform).toBe(2);
+      expect(html.includes("<svg"), platform).toBe(platform === "other");
+    }
+    expect((await clicksOf("both", link)).map((click) => click.platform).sort()).toEqual([
+      "android",
+      "ios",
+      "other",
+    ]);
+
+    // Turned off over the API: redirects again.
+    const patched = await rt.fetch(
+      `/v1/links/${link.deeplink_id}`,
+      { method: "PATCH", body: JSON.stringify({ landing_page: false }) },
+      serverKeys.both,
+    );
+    expect(patched.status).toBe(200);
+    expect(((await patched.json()) as LinkAnswer).landing_page).toBe(false);
+    expect((await tap(link, DEVICES.android)).status).toBe(302);
+  });
+
+  it("sends a disabled link without a web URL to the page, counting nothing", async () => {
+    const link = await makeLink("androidOnly", { media_source: "landing_paused" });
+    const disabled = await rt.fetch(
+      `/v1/links/${link.deeplink_id}`,
+      { method: "PATCH", body: JSON.stringify({ disabled: true }) },
+      serverKeys.androidOnly,
+    );
+    expect(disabled.status).toBe(200);
+    const response = await tap(link, DEVICES.android);
+    expect(response.status).toBe(200);
+    const buttons = storeButtons(await response.text());
+    expect(buttons.map((button) => button.store)).toEqual(["google-play"]);
+    // No click: no click id in the store's referrer.
+    expect(new URL(buttons[0]?.url ?? "").searchParams.get("referrer")).toBeNull();
+    expect(await clicksOf("androidOnly", link)).toHaveLength(0);
+  });
+
+  it("speaks the app's language the browser asks for", async () => {
+    const app = await rt.stores.apps.get(APPS.androidOnly.id);
+    if (!app) throw new Error("no app");
+    await rt.stores.apps.save(withLinkSettings(app, { languages: ["de", "fr"] }));
+    const link = await makeLink("androidOnly", { media_source: "landing_words" });
+    const french = await (
+      await tap(link, DEVICES.other, { "accept-language": "fr-FR,fr;q=0.9" })
+    ).text();
+    expect(french).toContain('<html lang="fr"');
+    expect(french).toContain(LANDING_STRINGS.fr.googlePlay);
+    const other = await (await tap(link, DEVICES.ios, { "accept-language": "en-US" })).text();
+    expect(other).toContain('<html lang="de"');
+    expect(other).toContain(LANDING_STRINGS.de.googlePlay);
+    await rt.stores.apps.save(withLinkSettings(app, { languages: [] }));
+  });
+
+  describe("the crawlers that unfurl links", () => {
+    let link: LinkAnswer;
+    beforeAll(async () => {
+      link = await makeLink("both", {
+        media_source: "shared_in_chats",
+        preview_title: `Winter Cup: "level 7" & more`,
+        preview_description: "Race your friends through the snowy castle.",
+        preview_image_url: "https://cdn.example.com/cards/winter.png",
+      });
+    });
+
+    it.each(PREVIEW_FETCHERS.map((fetcher) => [fetcher.name, fetcher.example] as const))(
+      "gives %s the preview's tags and counts no click",
+      async (_, agent) => {
+        const response = await tap(link, agent);
+        expect(response.status).toBe(200);
+        expect(response.headers.get("content-security-policy")).toBe(PAGE_CSP);
+        const html = await response.text();
+        for (const tag of [
+          `<meta property="og:title" content="Winter Cup: &quot;level 7&quot; &amp; more">`,
+          `<meta property="og:description" content="Race your friends through the snowy castle.">`,
+          `<meta property="og:image" content="https://cdn.example.com/cards/winter.png">`,
+          `<meta property="og:url" content="${link.url}">`,
+          `<meta name="twitter:card" content="summary_large_image">`,
+          `<meta name="twitter:title" content="Winter Cup: &quot;level 7&quot; &amp; more">`,
+        ]) {
+          expect(html).toContain(tag);
+        }
+        expect(await clicksOf("both", link)).toHaveLength(0);
+      },
+    );
+
+    it("falls back to the app's preview, else its name, and takes a change over the API", async () => {
+      const plain = await makeLink("iosOnly", { media_source: "plain_share" });
+      const slack = PREVIEW_FETCHERS.find((fetcher) => fetcher.name === "Slack")?.example ?? "";
+      expect(await (await tap(plain, slack)).text()).toContain(
+        `<meta property="og:title" content="App ${APPS.iosOnly.id}">`,
+      );
+      const app = await rt.stores.apps.get(APPS.iosOnly.id);
+      if (!app) throw new Error("no app");
+      await rt.stores.apps.save(withLinkSettings(app, { previewTitle: "The iOS game" }));
+      expect(await (await tap(plain, slack)).text()).toContain(
+        '<meta property="og:title" content="The iOS game">',
+      );
+      const changed = await rt.fetch(
+        `/v1/links/${plain.deeplink_id}`,
+        { method: "PATCH", body: JSON.stringify({ preview_title: "Its own" }) },
+        serverKeys.iosOnly,
+      );
+      expect(changed.status).toBe(200);
+      expect(await (await tap(plain, slack)).text()).toContain(
+        '<meta property="og:title" content="Its own">',
+      );
+      const refused = await rt.fetch(
+        `/v1/links/${plain.deeplink_id}`,
+        { method: "PATCH", body: JSON.stringify({ preview_image_url: "http://a.example/x.png" }) },
+        serverKeys.iosOnly,
+      );
+      expect(refused.status).toBe(422);
+      expect(await refused.text()).toContain("preview_image_url: must be an https URL");
+    });
+  });
+});
