@@ -158,6 +158,75 @@ describe("links, taps and touches", () => {
     expect(await read.json()).toMatchObject({ media_source: "tiktok", campaign_name: "Spring" });
   });
 
+  itAll("sets a link's landing page and preview with the CLI, and changes them", async () => {
+    const made = JSON.parse(
+      await target.cli(
+        "links",
+        "create",
+        "--app-id",
+        app,
+        "--media-source",
+        "chats",
+        "--landing-page",
+        "--preview-title",
+        "Winter Cup",
+        "--preview-image-url",
+        "https://cdn.example.com/winter.png",
+        "--json",
+      ),
+    ) as LinkAnswer;
+    expect(made).toMatchObject({
+      landing_page: true,
+      preview_title: "Winter Cup",
+      preview_image_url: "https://cdn.example.com/winter.png",
+    });
+    await target.cli(
+      "links",
+      "update",
+      made.deeplink_id,
+      "--app-id",
+      app,
+      "--landing-page",
+      "off",
+      "--preview-title",
+      "",
+    );
+    const read = await target.get(`/v1/links/${made.deeplink_id}`, keys.serverKey);
+    expect(await read.json()).toMatchObject({
+      landing_page: false,
+      preview_title: null,
+      preview_image_url: "https://cdn.example.com/winter.png",
+    });
+  });
+
+  itNeeds(
+    ["linkHost"],
+    "gives a desktop the landing page of an app with no web site, and a chat's crawler the app's preview",
+    async () => {
+      const iosApp = target.appId("com.example.linked.ios");
+      await target.cli("apps", "config", "--app-id", iosApp, "--preview-title", "The iOS game");
+      const response = await target.post("/v1/links", { media_source: "qr" }, iosKeys.serverKey);
+      const link = (await response.json()) as LinkAnswer;
+      const desktop = await target.tap(`/${link.deeplink_id}`, { "user-agent": DESKTOP });
+      expect(desktop.status).toBe(200);
+      expect(desktop.headers.get("content-security-policy")).toContain("default-src 'none'");
+      const page = await desktop.text();
+      expect(page).toContain(`<h1>App ${iosApp}</h1>`);
+      expect(page).toContain(
+        'data-store="app-store" href="https://apps.apple.com/app/id1234567890"',
+      );
+      expect(page).toContain('<svg role="img"');
+
+      await target.eventually("the crawler sees the app's preview", async () => {
+        const slack = await target.tap(`/${link.deeplink_id}`, {
+          "user-agent": "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+        });
+        expect(slack.status).toBe(200);
+        expect(await slack.text()).toContain('<meta property="og:title" content="The iOS game">');
+      });
+    },
+  );
+
   itNeeds(["linkHost"], "names the link host in a link's URL", async () => {
     const link = await makeLink({ media_source: "x" });
     expect(new URL(link.url).origin).toBe(new URL(target.linkUrl).origin);
