@@ -141,9 +141,11 @@ export interface OpenLoopOptions {
 }
 
 /**
- * The GETs sent at a fixed rate: request i is due i / perSecond seconds after the start, sent
- * on the first free connection, and its latency is from when it was due to its answer, so a
- * server that falls behind is charged for the requests waiting on it (no coordinated omission).
+ * The GETs sent at a fixed rate: request i is due i / perSecond seconds after the start, and is
+ * sent at the first turn of the timer at or after that (a millisecond late at most); it waits
+ * for a free connection if all are busy, and its latency is from when it was due to its answer,
+ * so a server that falls behind is charged for the requests waiting on it (no coordinated
+ * omission).
  */
 export const runOpenLoop = async (options: OpenLoopOptions): Promise<LoadResult> => {
   const base = new URL(options.url);
@@ -152,32 +154,34 @@ export const runOpenLoop = async (options: OpenLoopOptions): Promise<LoadResult>
   const failures = new Map<string, number>();
   const fail = (label: string) => failures.set(label, (failures.get(label) ?? 0) + 1);
   const intervalMs = 1000 / options.perSecond;
-  const started = performance.now();
-  let next = 0;
-  const connection = async () => {
-    while (next < options.gets.length) {
-      const index = next++;
-      const get = options.gets[index];
-      if (!get) break;
-      const due = started + index * intervalMs;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      // A timer may fire a fraction of a millisecond early: a request sent before it was due
-      // counts from when it was sent.
-      const from = Math.max(due, performance.now());
-      try {
-        const answer = await send(agent, new URL(get.path, base), get.headers, undefined);
-        latencies.push(performance.now() - from);
-        const problem = options.check(answer.status, answer.body, answer.headers);
-        if (problem) fail(problem);
-      } catch (error) {
-        latencies.push(performance.now() - from);
-        fail(`socket error: ${error instanceof Error ? error.message : String(error)}`);
-      }
+  const inFlight: Promise<void>[] = [];
+  const fire = async (get: GetRequest, due: number) => {
+    try {
+      const answer = await send(agent, new URL(get.path, base), get.headers, undefined);
+      latencies.push(performance.now() - due);
+      const problem = options.check(answer.status, answer.body, answer.headers);
+      if (problem) fail(problem);
+    } catch (error) {
+      latencies.push(performance.now() - due);
+      fail(`socket error: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
+  const started = performance.now();
+  let next = 0;
   try {
-    await Promise.all(Array.from({ length: options.connections }, connection));
+    await new Promise<void>((done) => {
+      const tick = () => {
+        const now = performance.now();
+        for (; next < options.gets.length && started + next * intervalMs <= now; next++) {
+          const get = options.gets[next];
+          if (get) inFlight.push(fire(get, started + next * intervalMs));
+        }
+        if (next >= options.gets.length) done();
+        else setTimeout(tick, Math.max(0, started + next * intervalMs - performance.now()));
+      };
+      tick();
+    });
+    await Promise.all(inFlight);
   } finally {
     agent.destroy();
   }

@@ -45,6 +45,16 @@ export interface LocalClickLogOptions {
   readonly fileBytes?: number;
   /** The first pause after a failed apply; it doubles, up to 30 seconds. */
   readonly retryDelayMs?: number;
+  /**
+   * How long an append waits for others to share its write and sync (0: those of the same turn
+   * of the event loop, and those that arrive while a sync is under way, which share the next).
+   */
+  readonly groupMs?: number;
+  /**
+   * How long synced clicks wait to be applied together (unless a batch is full, or `applied()`
+   * is asked): the store's and the lake's cost is mostly per write, not per click.
+   */
+  readonly applyDelayMs?: number;
 }
 
 interface PendingAppend {
@@ -78,6 +88,8 @@ export const createLocalClickLog = async (
   const applyBatch = options.applyBatch ?? 500;
   const fileBytes = options.fileBytes ?? 16 * 1024 * 1024;
   const retryDelayMs = options.retryDelayMs ?? 100;
+  const groupMs = options.groupMs ?? 0;
+  const applyDelayMs = options.applyDelayMs ?? 100;
   await mkdir(dir, { recursive: true });
 
   let sequence = 0;
@@ -140,9 +152,17 @@ export const createLocalClickLog = async (
       await forgetFinished();
     },
   );
+  let applyTimer: NodeJS.Timeout | undefined;
   const startApplying = () => {
+    clearTimeout(applyTimer);
+    applyTimer = undefined;
     // Failures are retried inside; nothing rejects but a bug, which is logged.
     applyWaiting().catch((error: unknown) => logger.error("click log stopped", { error }));
+  };
+  /** Applies a full batch at once, else the clicks waiting after `applyDelayMs`. */
+  const applySoon = () => {
+    if (waiting.length >= applyBatch) startApplying();
+    else applyTimer ??= setTimeout(startApplying, applyDelayMs);
   };
 
   // What a stopped process left: every whole line was acknowledged.
@@ -206,19 +226,42 @@ export const createLocalClickLog = async (
       syncedCount += batch.length;
       for (const append of batch) append.resolve();
       if (written >= fileBytes) await closeFile();
-      startApplying();
+      applySoon();
     },
   );
+  /** A group's write after `groupMs`, or after this turn of the event loop. */
+  type Later = { cancel: () => void };
+  const later = (run: () => void): Later => {
+    if (groupMs > 0) {
+      const timer = setTimeout(run, groupMs);
+      return { cancel: () => clearTimeout(timer) };
+    }
+    const immediate = setImmediate(run);
+    return { cancel: () => clearImmediate(immediate) };
+  };
+  let commitTimer: Later | undefined;
+  /** Writes and syncs the appends queued so far, now. */
+  const commitNow = () => {
+    commitTimer?.cancel();
+    commitTimer = undefined;
+    return commit();
+  };
 
   return {
     append(click) {
       return new Promise<void>((resolve, reject) => {
         queue.push({ line: `${JSON.stringify(click)}\n`, click, resolve, reject });
-        commit().catch(reject);
+        // Each append's promise settles with its group's write; a failure of the commit
+        // itself rejects what it holds.
+        commitTimer ??= later(() => {
+          commitNow().catch((error: unknown) => {
+            for (const append of queue.splice(0)) append.reject(error);
+          });
+        });
       });
     },
     async applied() {
-      await commit();
+      await commitNow();
       if (appliedCount >= syncedCount) return;
       const until = syncedCount;
       await new Promise<void>((resolve) => {
@@ -227,7 +270,8 @@ export const createLocalClickLog = async (
       });
     },
     async close() {
-      await commit();
+      await commitNow();
+      clearTimeout(applyTimer);
       await applyWaiting();
       await closeFile();
       await forgetFinished();
