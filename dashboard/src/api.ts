@@ -61,6 +61,10 @@ export interface LinkSettings {
   hosts: string[];
   apple_team_id: string | null;
   android_sha256_fingerprints: string[];
+  languages: string[];
+  preview_title: string | null;
+  preview_description: string | null;
+  preview_image_url: string | null;
 }
 
 export interface AppSettings extends AppSummary {
@@ -111,6 +115,10 @@ export interface Link {
   ios_url: string | null;
   web_url: string | null;
   disabled: boolean;
+  landing_page: boolean;
+  preview_title: string | null;
+  preview_description: string | null;
+  preview_image_url: string | null;
   created_at: string;
 }
 
@@ -120,6 +128,10 @@ export interface LinkRequest {
   campaign_id?: string;
   deep_link_path?: string;
   params?: Record<string, string>;
+  landing_page?: boolean;
+  preview_title?: string;
+  preview_description?: string;
+  preview_image_url?: string;
 }
 
 export interface LinkPage {

@@ -176,6 +176,8 @@ export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) 
         headers: { "user-agent": userAgent, "x-forwarded-for": ip },
       });
       await response.body?.cancel();
+      // A chat's crawler gets the link's preview page (200), and counts no click.
+      if (response.status === 200) return null;
       if (response.status !== 302) throw new Error(`a tap on ${url} answered ${response.status}`);
       const location = response.headers.get("location");
       return location ? new URL(location).searchParams.get("referrer") : null;

@@ -162,7 +162,10 @@ export function LinksPage(props: { appId: string }) {
                       {formatCount(clicks.get(link.deeplink_id) ?? 0)}
                     </td>
                     <td>{formatDay(link.created_at)}</td>
-                    <td>{link.disabled ? "Disabled" : "Active"}</td>
+                    <td>
+                      {link.disabled ? "Disabled" : "Active"}
+                      {link.landing_page ? " · landing page" : ""}
+                    </td>
                     <td>
                       <div class="row-actions">
                         <button
@@ -198,6 +201,10 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
   const [campaignName, setCampaignName] = useState("");
   const [deepLinkPath, setDeepLinkPath] = useState("");
   const [paramsText, setParamsText] = useState("");
+  const [landingPage, setLandingPage] = useState(false);
+  const [previewTitle, setPreviewTitle] = useState("");
+  const [previewDescription, setPreviewDescription] = useState("");
+  const [previewImageUrl, setPreviewImageUrl] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -213,12 +220,20 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
     if (campaignName.trim()) request.campaign_name = campaignName.trim();
     if (deepLinkPath.trim()) request.deep_link_path = deepLinkPath.trim();
     if (Object.keys(parsed.params).length > 0) request.params = parsed.params;
+    if (landingPage) request.landing_page = true;
+    if (previewTitle.trim()) request.preview_title = previewTitle.trim();
+    if (previewDescription.trim()) request.preview_description = previewDescription.trim();
+    if (previewImageUrl.trim()) request.preview_image_url = previewImageUrl.trim();
     setBusy(true);
     try {
       props.onCreated(await createLink(props.appId, request));
       setCampaignName("");
       setDeepLinkPath("");
       setParamsText("");
+      setLandingPage(false);
+      setPreviewTitle("");
+      setPreviewDescription("");
+      setPreviewImageUrl("");
     } catch (caught) {
       setError(errorMessage(caught));
     } finally {
@@ -275,6 +290,52 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
             onInput={(event) => setParamsText(event.currentTarget.value)}
           />
         </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="landing_page"
+            checked={landingPage}
+            onChange={(event) => setLandingPage(event.currentTarget.checked)}
+          />
+          <span>Landing page for every tap (store buttons, a QR code on a desktop)</span>
+        </label>
+        <fieldset class="stack">
+          <legend>Preview in chats and feeds (empty: the app's)</legend>
+          <div class="form-grid">
+            <label class="field">
+              <span>Preview title</span>
+              <input
+                name="preview_title"
+                autocomplete="off"
+                maxLength={100}
+                value={previewTitle}
+                onInput={(event) => setPreviewTitle(event.currentTarget.value)}
+              />
+            </label>
+            <label class="field">
+              <span>Preview image URL (https)</span>
+              <input
+                name="preview_image_url"
+                type="url"
+                autocomplete="off"
+                spellcheck={false}
+                placeholder="https://"
+                value={previewImageUrl}
+                onInput={(event) => setPreviewImageUrl(event.currentTarget.value)}
+              />
+            </label>
+          </div>
+          <label class="field">
+            <span>Preview description</span>
+            <textarea
+              name="preview_description"
+              rows={2}
+              maxLength={300}
+              value={previewDescription}
+              onInput={(event) => setPreviewDescription(event.currentTarget.value)}
+            />
+          </label>
+        </fieldset>
         <div class="actions">
           <button type="submit" disabled={busy}>
             Create link

@@ -31,6 +31,10 @@ interface Draft {
   hosts: string;
   appleTeamId: string;
   fingerprints: string;
+  languages: string;
+  previewTitle: string;
+  previewDescription: string;
+  previewImageUrl: string;
 }
 
 const draftOf = (app: AppSettings): Draft => ({
@@ -50,6 +54,10 @@ const draftOf = (app: AppSettings): Draft => ({
   hosts: app.links.hosts.join("\n"),
   appleTeamId: app.links.apple_team_id ?? "",
   fingerprints: app.links.android_sha256_fingerprints.join("\n"),
+  languages: app.links.languages.join(", "),
+  previewTitle: app.links.preview_title ?? "",
+  previewDescription: app.links.preview_description ?? "",
+  previewImageUrl: app.links.preview_image_url ?? "",
 });
 
 /** Text as a number; what cannot be one goes as null, for the service to refuse with a reason. */
@@ -80,6 +88,13 @@ const patchOf = (draft: Draft): AppSettingsPatch => ({
     hosts: linesOf(draft.hosts),
     apple_team_id: textOrNull(draft.appleTeamId),
     android_sha256_fingerprints: linesOf(draft.fingerprints),
+    languages: draft.languages
+      .split(/[\s,]+/)
+      .map((language) => language.trim())
+      .filter((language) => language !== ""),
+    preview_title: textOrNull(draft.previewTitle),
+    preview_description: textOrNull(draft.previewDescription),
+    preview_image_url: textOrNull(draft.previewImageUrl),
   },
 });
 
@@ -101,6 +116,10 @@ const FIELD_NAMES = new Set([
   "hosts",
   "apple_team_id",
   "android_sha256_fingerprints",
+  "languages",
+  "preview_title",
+  "preview_description",
+  "preview_image_url",
 ]);
 
 /** Paths whose last part is not the input's name. */
@@ -442,6 +461,51 @@ export function SettingsPage(props: { appId: string }) {
                 class="mono"
                 {...control("android_sha256_fingerprints")}
                 {...text("fingerprints")}
+              />
+            </Field>
+            <div class="form-grid aligned">
+              <Field
+                name="languages"
+                label="Landing page languages (en, de, fr, es, pt, it, ja; first is the default)"
+                error={fieldErrors.languages}
+              >
+                <input
+                  autocomplete="off"
+                  spellcheck={false}
+                  placeholder="en"
+                  {...control("languages")}
+                  {...text("languages")}
+                />
+              </Field>
+              <Field
+                name="preview_title"
+                label="Default preview title"
+                error={fieldErrors.preview_title}
+              >
+                <input autocomplete="off" {...control("preview_title")} {...text("previewTitle")} />
+              </Field>
+              <Field
+                name="preview_image_url"
+                label="Default preview image URL (https)"
+                error={fieldErrors.preview_image_url}
+              >
+                <input
+                  type="url"
+                  autocomplete="off"
+                  {...control("preview_image_url")}
+                  {...text("previewImageUrl")}
+                />
+              </Field>
+            </div>
+            <Field
+              name="preview_description"
+              label="Default preview description"
+              error={fieldErrors.preview_description}
+            >
+              <textarea
+                rows={2}
+                {...control("preview_description")}
+                {...text("previewDescription")}
               />
             </Field>
           </fieldset>
