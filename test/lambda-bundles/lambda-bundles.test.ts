@@ -20,6 +20,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import {
+  DeleteTableCommand,
   DynamoDBClient,
   ListTablesCommand,
   ScanCommand,
@@ -775,6 +776,33 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     // How many it queued again: a count, or an object naming it.
     const queued = typeof answer === "number" ? answer : (answer as { queued?: number }).queued;
     expect(queued).toBe(0);
+  });
+
+  it("a scheduled job that keeps failing is tried three times, then reaches its failure queue", async () => {
+    // The sweep's table gone: every run fails, as a purge would against a broken store.
+    const table = envOf("attribution-sweep")[tableVariable("attributions")];
+    await dynamodb.send(new DeleteTableCommand({ TableName: table }));
+    const event = { "detail-type": "Scheduled Event", source: "aws.events", detail: {} };
+    const { tries, failureQueueUrl } = await stack.invokeAsync("attribution-sweep", event, () =>
+      handlerOf("attribution-sweep")(event, lambdaContext(rowOf("attribution-sweep"))),
+    );
+    expect(tries).toBe(3);
+    expect(failureQueueUrl).toBeDefined();
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: failureQueueUrl, MaxNumberOfMessages: 10 }),
+    );
+    expect(Messages).toHaveLength(1);
+    const record = JSON.parse(Messages[0]?.Body ?? "{}") as {
+      requestContext: { condition: string; approximateInvokeCount: number };
+      requestPayload: unknown;
+      responsePayload: { errorMessage: string };
+    };
+    expect(record.requestContext).toMatchObject({
+      condition: "RetriesExhausted",
+      approximateInvokeCount: 3,
+    });
+    expect(record.requestPayload).toEqual(event);
+    expect(record.responsePayload.errorMessage).toMatch(/resource|table/i);
   });
 
   it("invokes every bundle but those with no faithful local server", () => {

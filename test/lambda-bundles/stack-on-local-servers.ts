@@ -11,6 +11,7 @@
  * partitioning and no Parquet conversion, so a stream's records land as JSON lines under a
  * prefix of their stream.
  */
+import { randomUUID } from "node:crypto";
 import { copyFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import {
@@ -22,7 +23,12 @@ import { CreateTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamod
 import { CreateDeliveryStreamCommand, FirehoseClient } from "@aws-sdk/client-firehose";
 import { CreateKeyCommand, KMSClient } from "@aws-sdk/client-kms";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  SendMessageCommand,
+  SQSClient,
+} from "@aws-sdk/client-sqs";
 import { INGEST_DATA } from "../../lib/bindings.ts";
 import { PROJECT_ROOT, TASK_ROOT } from "../../lib/service-function.ts";
 import { synthServiceStack, TEST_ENV } from "../../lib/stack.test-support.ts";
@@ -49,6 +55,17 @@ export interface StackOnLocalServers {
   environmentOf(id: string, bundleDir: string): Promise<Record<string, string>>;
   /** Where each delivery stream's records land, by the stream's name. */
   readonly streams: ReadonlyMap<string, LocalStream>;
+  /**
+   * An asynchronous invocation (an EventBridge rule's), as Lambda makes it under the function's
+   * `EventInvokeConfig`: `run` tried once and again up to its retries while it rejects, then, if
+   * every try failed, Lambda's record of the failure sent to its on-failure queue, whose URL is
+   * answered. Resolves with the tries made.
+   */
+  invokeAsync(
+    id: string,
+    event: unknown,
+    run: () => Promise<unknown>,
+  ): Promise<{ tries: number; failureQueueUrl?: string }>;
 }
 
 /** The asset files a function may name, by the name they have under /var/task. */
@@ -231,6 +248,69 @@ export const stackOnLocalServers = async (servers: {
     throw new Error(`Cannot resolve ${JSON.stringify(value)} from the template`);
   };
 
+  /** The Lambda function the stack builds for the manifest's `id`, with its logical id. */
+  const functionEntryOf = (id: string): [string, Resource] => {
+    const fn = functionOf(id);
+    const entry = Object.entries(resources).find(([, r]) => r === fn);
+    if (!entry) throw new Error(`The stack has no ${id} function`);
+    return entry;
+  };
+
+  const invokeAsync: StackOnLocalServers["invokeAsync"] = async (id, event, run) => {
+    const [logicalId] = functionEntryOf(id);
+    const config = Object.values(resources).find(
+      (r) =>
+        r.Type === "AWS::Lambda::EventInvokeConfig" &&
+        isJson(r.Properties?.FunctionName) &&
+        r.Properties.FunctionName.Ref === logicalId,
+    )?.Properties;
+    if (!config) throw new Error(`${id} has no asynchronous invocation config`);
+    const retries = Number(config.MaximumRetryAttempts ?? 2);
+    let tries = 0;
+    let lastError: unknown;
+    for (; tries < retries + 1; ) {
+      tries += 1;
+      try {
+        await run();
+        return { tries };
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    const destination = isJson(config.DestinationConfig) ? config.DestinationConfig : {};
+    const onFailure = isJson(destination.OnFailure) ? destination.OnFailure.Destination : undefined;
+    const getAtt = isJson(onFailure) ? onFailure["Fn::GetAtt"] : undefined;
+    if (!Array.isArray(getAtt) || typeof getAtt[0] !== "string") return { tries };
+    const queueUrl = (await make(getAtt[0])).ref;
+    // The record Lambda sends a destination when an asynchronous invocation's retries run out.
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queueUrl,
+        MessageBody: JSON.stringify({
+          version: "1.0",
+          timestamp: new Date().toISOString(),
+          requestContext: {
+            requestId: randomUUID(),
+            functionArn: `arn:aws:lambda:${region}:${account}:function:${id}:$LATEST`,
+            condition: "RetriesExhausted",
+            approximateInvokeCount: tries,
+          },
+          requestPayload: event,
+          responseContext: {
+            statusCode: 200,
+            executedVersion: "$LATEST",
+            functionError: "Unhandled",
+          },
+          responsePayload: {
+            errorType: lastError instanceof Error ? lastError.name : "Error",
+            errorMessage: lastError instanceof Error ? lastError.message : String(lastError),
+          },
+        }),
+      }),
+    );
+    return { tries, failureQueueUrl: queueUrl };
+  };
+
   /** The Lambda function the stack builds for the manifest's `id` (its role says which). */
   const functionOf = (id: string): Resource => {
     const description = `Runs the ${id} function`;
@@ -275,5 +355,5 @@ export const stackOnLocalServers = async (servers: {
     return env;
   };
 
-  return { environmentOf, streams };
+  return { environmentOf, streams, invokeAsync };
 };
