@@ -27,11 +27,11 @@ export const escapeHtml = (value: string): string =>
 const STYLE = `
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f5f7}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f5f7;overflow-wrap:anywhere}
 main{max-width:32rem;margin:0 auto;padding:2rem 1.25rem}
-h1{font-size:1.75rem;line-height:1.2;margin:0 0 .5rem;overflow-wrap:anywhere}
+h1{font-size:1.75rem;line-height:1.2;margin:0 0 .5rem}
 h2{font-size:1.125rem;margin:1.5rem 0 .75rem}
-p{margin:.5rem 0;overflow-wrap:anywhere}
+p{margin:.5rem 0}
 .muted{color:#57606a}
 .url{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.875rem;word-break:break-all}
 ul{list-style:none;margin:0;padding:0}
