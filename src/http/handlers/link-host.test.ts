@@ -113,4 +113,64 @@ describe("the tap route", () => {
     expect(await tapVia("81.2.69.142:443")).toBe("130.176.98.7");
     expect(await tapVia("81.2.69.142:443", false)).toBe("130.176.98.7");
   });
+
+  it("asks Chrome's reduced agent for its hints without recording, and records its repeat", async () => {
+    const reduced = {
+      "User-Agent":
+        "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+      "Sec-CH-UA": '"Chromium";v="131"',
+    };
+    const before = stored.length;
+    const asked = await handler()(
+      apiEvent({ params: { deeplink_id: link.deeplinkId }, headers: reduced }),
+      CONTEXT,
+    );
+    expect(asked.statusCode).toBe(302);
+    expect(asked.headers["critical-ch"]).toBe("Sec-CH-UA-Model, Sec-CH-UA-Platform-Version");
+    expect(asked.headers["accept-ch"]).toBe("Sec-CH-UA-Model, Sec-CH-UA-Platform-Version");
+    expect(asked.headers.location).toBe(`/${link.deeplinkId}?service_hints=1`);
+    expect(stored).toHaveLength(before);
+    const repeated = await handler()(
+      apiEvent({
+        params: { deeplink_id: link.deeplinkId },
+        headers: {
+          ...reduced,
+          "Sec-CH-UA-Model": '"Pixel 8"',
+          "Sec-CH-UA-Platform-Version": '"14.0.0"',
+        },
+      }),
+      CONTEXT,
+    );
+    expect(repeated.statusCode).toBe(302);
+    expect(repeated.headers["critical-ch"]).toBeUndefined();
+    expect(stored.at(-1)).toMatchObject({ deviceModel: "Pixel 8", osVersion: "14" });
+  });
+
+  it("answers a desktop with nowhere to go with the landing page and its policy, and a crawler with the preview", async () => {
+    const desktop = {
+      "User-Agent":
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
+    };
+    const page = await handler()(
+      apiEvent({ params: { deeplink_id: link.deeplinkId }, headers: desktop }),
+      CONTEXT,
+    );
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
+    expect(page.headers["set-cookie"]).toBeUndefined();
+    expect(String(page.body)).toContain('<svg role="img"');
+    expect(stored.at(-1)).toMatchObject({ platform: "other", deeplinkId: link.deeplinkId });
+
+    const before = stored.length;
+    const preview = await handler()(
+      apiEvent({
+        params: { deeplink_id: link.deeplinkId },
+        headers: { "User-Agent": "Twitterbot/1.0" },
+      }),
+      CONTEXT,
+    );
+    expect(preview.statusCode).toBe(200);
+    expect(String(preview.body)).toContain('<meta name="twitter:card" content="summary">');
+    expect(stored).toHaveLength(before);
+  });
 });
