@@ -8,6 +8,7 @@ import { deviceTraits } from "../touches/user-agent.ts";
 import {
   compatibleDevice,
   deviceEvidence,
+  deviceKey,
   geoConfidence,
   type Match,
   matchInstall,
@@ -722,5 +723,17 @@ describe("the rest", () => {
     expect(geoConfidence({ ...named, device: "os", devices: 1, installs: 1 })).toBe("low");
     expect(geoConfidence({ ...named, device: "os", devices: 2, installs: 1 })).toBeUndefined();
     expect(geoConfidence({ ...named, device: "os", devices: 1, installs: 2 })).toBeUndefined();
+  });
+});
+
+describe("telling phones apart at one address", () => {
+  it("tells apart phones whose reduced agents are the same string by the models their hints gave", () => {
+    const hinted = (deviceModel: string) =>
+      touch(HOUR, { userAgent: AGENTS.reduced, deviceModel, osVersion: "14" });
+    expect(deviceKey(hinted("Pixel 8"))).not.toBe(deviceKey(hinted("SM-S911B")));
+    expect(deviceKey(hinted("Pixel 8"))).toBe(deviceKey(hinted("Pixel 8")));
+    // Without hints, each such tap is a phone of its own.
+    const bare = () => touch(HOUR, { userAgent: AGENTS.reduced });
+    expect(deviceKey(bare())).not.toBe(deviceKey(bare()));
   });
 });

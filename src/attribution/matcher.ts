@@ -210,13 +210,17 @@ export const deviceEvidence = (touch: Touch, facts: InstallFacts): DeviceEvidenc
 
 /**
  * Tells devices apart among the touches from one IP: their ad id, else an agent that names the
- * model (an Android agent in full, an iOS in-app browser's). Chrome's reduced agent and
- * Safari's are the same on millions of phones, so each touch with one counts as a device of
- * its own: a carrier NAT's crowd must never pass for one phone that tapped many times.
+ * model (an Android agent in full, an iOS in-app browser's), with the model and OS version the
+ * click holds (Chrome's reduced agent names no model, and one that sent its client hints is the
+ * same string on every phone: the hints tell them apart). Chrome's reduced agent without hints
+ * and Safari's are the same on millions of phones, so each touch with one counts as a device
+ * of its own: a carrier NAT's crowd must never pass for one phone that tapped many times.
  */
 export const deviceKey = (touch: Touch): string =>
   touch.maid?.toLowerCase() ??
-  (touch.userAgent && namesModel(touch) ? touch.userAgent : touch.clickId);
+  (touch.userAgent && namesModel(touch)
+    ? `${touch.userAgent}|${touch.deviceModel ?? ""}|${touch.osVersion ?? ""}`
+    : touch.clickId);
 
 /** What a geo match rests on, beyond the shared address. */
 export interface GeoEvidence {
