@@ -78,7 +78,7 @@ export interface EmbeddedRuntime {
   readonly workers: QueueWorkers<(typeof WORKERS)[number]>;
   /** The exchange rates ingestion converts revenue with now. */
   readonly fx: FxRates;
-  /** Delivers everything the streams accepted to the lake now. */
+  /** Delivers everything taken so far (the click log's taps, the streams' records) to the lake. */
   flush(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -249,6 +249,12 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     deletions: cachedDeletionStore(stored.deletions),
     touches: touchReadsAfter(stored.touches, clickLog),
   };
+  /** Everything taken so far to the lake: the click log's taps first, then the streams. */
+  const flushAll = async () => {
+    await clickLog.applied();
+    await lake.flush();
+  };
+
   // Revenue in USD: the data folder's table (imported, or refreshed from the ECB's feed), else
   // the shipped one. A refresh replaces it under ingestion.
   let rates = await loadRates(paths.fxRates);
@@ -282,7 +288,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     engine: lake.engine,
     reports: lake.reports,
     lakePurger: lake.purger,
-    flushLake: lake.flush,
+    flushLake: flushAll,
     // The service's own link host, once its listener is up.
     linkBaseUrl: () => linkBaseUrl ?? "",
     searchAds: createAdServicesClient({ url: config.appleAdsUrl }),
@@ -405,7 +411,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     engine: lake.engine,
     workers,
     fx,
-    flush: lake.flush,
+    flush: flushAll,
     async stop() {
       // No new request first, so none can start a purge while the stores close.
       await Promise.all(listeners.map((listening) => listening.close()));

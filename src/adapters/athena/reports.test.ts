@@ -100,7 +100,8 @@ describe("Athena report engine", () => {
     expect(sql).toContain('FROM "lake"."attributions"');
     expect(sql).toContain('FROM "lake"."touches" AS touches');
     expect(sql).toContain("bounded.app_id = 'com.example.o''game'");
-    expect(sql).toContain("bounded.dt BETWEEN '2026-11-01' AND '2026-11-14'");
+    // The window's partitions and the 31 after it, where its events taken late lie.
+    expect(sql).toContain("bounded.dt BETWEEN '2026-11-01' AND '2026-12-15'");
     expect(sql).toContain(
       "bounded.event_time < from_iso8601_timestamp('2026-11-15T00:00:00.000Z')",
     );
@@ -108,7 +109,7 @@ describe("Athena report engine", () => {
       "events.event_time >= from_iso8601_timestamp('2026-11-01T00:00:00.000Z')",
     );
     // The clicks that won the window's installs: up to the longest click window before it.
-    expect(sql).toContain("dt BETWEEN '2026-10-01' AND '2026-11-15'");
+    expect(sql).toContain("dt BETWEEN '2026-10-01' AND '2026-12-16'");
     expect(sql).toContain("json_extract_scalar(params, '$.deep_link_path')");
     expect(sql).toContain("max_by(match_status, attributed_at)");
     expect(sql).toContain("GROUP BY GROUPING SETS");
@@ -312,7 +313,7 @@ describe("Athena report engine", () => {
     });
     expect(events).toEqual([newest, older]);
     const sql = sent()[0]?.QueryString ?? "";
-    expect(sql).toContain("bounded.dt BETWEEN '2026-11-19' AND '2026-11-20'");
+    expect(sql).toContain("bounded.dt BETWEEN '2026-11-19' AND '2026-12-21'");
     expect(sql).toContain("ORDER BY event_time DESC, event_id DESC\nLIMIT 50");
     expect(sql).toContain('FROM "lake"."attributions"');
     expect(sql).not.toContain("touches");
