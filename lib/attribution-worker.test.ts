@@ -41,7 +41,7 @@ describe("attribution on AWS", () => {
     template.hasResourceProperties("AWS::CloudWatch::Alarm", {
       MetricName: "ApproximateNumberOfMessagesVisible",
       Dimensions: [{ Name: "QueueName", Value: stack.resolve(worker.deadLetters.queueName) }],
-      Threshold: 0,
+      Threshold: 1,
     });
   });
 

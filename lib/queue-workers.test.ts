@@ -103,8 +103,9 @@ describe("queue-driven workers", () => {
       MetricName: "ApproximateNumberOfMessagesVisible",
       Namespace: "AWS/SQS",
       Dimensions: [{ Name: "QueueName", Value: resolve(found?.deadLetters.queueName) }],
-      Threshold: 0,
-      ComparisonOperator: "GreaterThanThreshold",
+      Threshold: 1,
+      ComparisonOperator: "GreaterThanOrEqualToThreshold",
+      Statistic: "Maximum",
     });
   });
 

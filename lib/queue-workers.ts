@@ -5,7 +5,7 @@
  * messages come again. Both queues are encrypted with SQS-managed keys and refuse plain HTTP.
  */
 import { Duration } from "aws-cdk-lib";
-import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import type { Alarm } from "aws-cdk-lib/aws-cloudwatch";
 import type { IRole } from "aws-cdk-lib/aws-iam";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -13,7 +13,7 @@ import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import { visibilityTimeoutSeconds, type WorkerDefinition } from "../src/workers/worker.ts";
 import type { FunctionBinding } from "./api.ts";
-import { acknowledge } from "./nag.ts";
+import { failureQueue } from "./failure-queue.ts";
 import { pascal } from "./naming.ts";
 import { type EntryResolver, ServiceFunction } from "./service-function.ts";
 
@@ -62,18 +62,16 @@ export class QueueWorkers<W extends WorkerDefinition> extends Construct {
 
   private worker(worker: W, binding: FunctionBinding, props: QueueWorkersProps<W>): QueueWorker {
     const scope = new Construct(this, pascal(worker.id));
-    const secure = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
-    const deadLetters = new Queue(scope, "DeadLetters", {
-      ...secure,
-      retentionPeriod: props.deadLetterRetention ?? Duration.days(14),
+    const { queue: deadLetters, alarm: deadLetterAlarm } = failureQueue(scope, {
+      queueId: "DeadLetters",
+      alarmId: "DeadLettersAlarm",
+      is: "the dead-letter queue of the worker's queue",
+      alarmDescription: `Messages of the ${worker.id} worker moved to its dead-letter queue after ${worker.maxAttempts} attempts.`,
+      ...(props.deadLetterRetention ? { retention: props.deadLetterRetention } : {}),
     });
-    acknowledge(
-      deadLetters,
-      "AwsSolutions-SQS3",
-      "This is the dead-letter queue of the worker's queue; an alarm fires on any message in it.",
-    );
     const queue = new Queue(scope, "Queue", {
-      ...secure,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
       visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(worker)),
       deadLetterQueue: { queue: deadLetters, maxReceiveCount: worker.maxAttempts },
     });
@@ -96,16 +94,6 @@ export class QueueWorkers<W extends WorkerDefinition> extends Construct {
       }),
     );
 
-    const deadLetterAlarm = new Alarm(scope, "DeadLettersAlarm", {
-      alarmDescription: `Messages of the ${worker.id} worker moved to its dead-letter queue after ${worker.maxAttempts} attempts.`,
-      metric: deadLetters.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(5),
-      }),
-      threshold: 0,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
     return { queue, deadLetters, function: fn, deadLetterAlarm };
   }
 }

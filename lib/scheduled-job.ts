@@ -6,16 +6,14 @@
  * that keeps failing (a purge, and with it the deletion promise) is never failing unseen.
  */
 import { Duration } from "aws-cdk-lib";
-import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { type CronOptions, Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
-import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import type { AwsJobDefinition, AwsSchedule } from "../src/jobs/jobs.ts";
 import type { FunctionBinding } from "./api.ts";
-import { acknowledge } from "./nag.ts";
+import { failureQueue } from "./failure-queue.ts";
 import { type EntryResolver, ServiceFunction } from "./service-function.ts";
 
 /** EventBridge's schedule of a row's. */
@@ -59,30 +57,15 @@ export const scheduledFunction = (
     logRetention: options.logRetention,
   });
   options.binding.grant(fn.role);
-  const failures = new Queue(scope, "Failures", {
-    encryption: QueueEncryption.SQS_MANAGED,
-    enforceSSL: true,
-    retentionPeriod: Duration.days(14),
+  const { queue: failures } = failureQueue(scope, {
+    queueId: "Failures",
+    alarmId: "FailedRuns",
+    is: "the job's failure destination",
+    alarmDescription: `The ${job.id} job failed three times in a row: its run is in the failure queue`,
   });
-  acknowledge(
-    failures,
-    "AwsSolutions-SQS3",
-    "This queue is the job's failure destination, a dead-letter queue itself; an alarm fires on any message in it.",
-  );
   fn.function.configureAsyncInvoke({
     retryAttempts: 2,
     onFailure: new SqsDestination(failures),
-  });
-  new Alarm(scope, "FailedRuns", {
-    alarmDescription: `The ${job.id} job failed three times in a row: its run is in the failure queue`,
-    metric: failures.metricApproximateNumberOfMessagesVisible({
-      period: Duration.minutes(5),
-      statistic: "Maximum",
-    }),
-    threshold: 1,
-    evaluationPeriods: 1,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
   });
   const rule = new Rule(scope, "Schedule", {
     description: job.description,

@@ -55,8 +55,9 @@ describe("table-stream workers", () => {
       },
     });
     template.hasResourceProperties("AWS::CloudWatch::Alarm", {
-      Threshold: 0,
-      ComparisonOperator: "GreaterThanThreshold",
+      Threshold: 1,
+      ComparisonOperator: "GreaterThanOrEqualToThreshold",
+      Statistic: "Maximum",
       Dimensions: [{ Name: "QueueName", Value: resolve(worker?.failures.queueName) }],
       AlarmActions: Match.anyValue(),
     });

@@ -6,17 +6,17 @@
  * in it. The tables a row names are made with a stream of new images (lib/dynamodb-tables.ts).
  */
 import { Duration } from "aws-cdk-lib";
-import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import type { Alarm } from "aws-cdk-lib/aws-cloudwatch";
 import type { Table } from "aws-cdk-lib/aws-dynamodb";
 import { FilterCriteria, FilterRule, StartingPosition } from "aws-cdk-lib/aws-lambda";
 import { DynamoEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
-import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
+import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import type { TableId } from "../src/adapters/dynamodb/table-definitions.ts";
 import type { TableStreamWorkerDefinition } from "../src/workers/table-stream-workers.ts";
 import type { FunctionBinding } from "./api.ts";
-import { acknowledge } from "./nag.ts";
+import { failureQueue } from "./failure-queue.ts";
 import { pascal } from "./naming.ts";
 import { type EntryResolver, ServiceFunction } from "./service-function.ts";
 
@@ -70,16 +70,12 @@ export class TableStreamWorkers<W extends TableStreamWorkerDefinition> extends C
     props: TableStreamWorkersProps<W>,
   ): TableStreamWorker {
     const scope = new Construct(this, pascal(worker.id));
-    const failures = new Queue(scope, "Failures", {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
+    const { queue: failures, alarm: failureAlarm } = failureQueue(scope, {
+      queueId: "Failures",
+      alarmId: "FailuresAlarm",
+      is: "the worker's failure destination",
+      alarmDescription: `A batch of the ${worker.id} worker failed ${TABLE_STREAM_RETRIES + 1} times: its records are named in the failure queue`,
     });
-    acknowledge(
-      failures,
-      "AwsSolutions-SQS3",
-      "This queue is the worker's failure destination, a dead-letter queue itself; an alarm fires on any message in it.",
-    );
     const fn = new ServiceFunction(scope, "Worker", {
       name: worker.id,
       memoryMb: worker.memoryMb,
@@ -103,14 +99,6 @@ export class TableStreamWorkers<W extends TableStreamWorkerDefinition> extends C
         filters: [newItemsFilter(worker)],
       }),
     );
-    const failureAlarm = new Alarm(scope, "FailuresAlarm", {
-      alarmDescription: `A batch of the ${worker.id} worker failed ${TABLE_STREAM_RETRIES + 1} times: its records are named in the failure queue`,
-      metric: failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
-      threshold: 0,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
     return { function: fn, failures, failureAlarm };
   }
 }
