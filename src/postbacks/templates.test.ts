@@ -1,0 +1,318 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  ANDROID_INSTALL,
+  consentOf,
+  contextOf,
+  IOS_INSTALL,
+  PURCHASE,
+  TOUCH,
+} from "./postbacks.test-support.ts";
+import {
+  buildRequest,
+  deviceDataShareable,
+  fillHeaderValue,
+  fillJsonBody,
+  fillUrl,
+  isKnownMacro,
+  MACROS,
+  macroLookup,
+  macrosIn,
+  macroTableMarkdown,
+} from "./templates.ts";
+import { REQUEST_LIMITS } from "./url-safety.ts";
+
+const lookupOf =
+  (values: Record<string, string>) =>
+  (name: string): string =>
+    values[name] ?? "";
+
+describe("fillUrl", () => {
+  it("URL-encodes each macro's value", () => {
+    const url = fillUrl("https://pb.example.com/i?click={click_id}", lookupOf({ click_id: "a b" }));
+    expect(url).toBe("https://pb.example.com/i?click=a%20b");
+  });
+
+  it("never lets a value add a parameter or change the path, whatever it holds", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), fc.string({ unit: "grapheme" }), (a, b) => {
+        const url = new URL(
+          fillUrl(
+            "https://pb.example.com/p/x?a={click_id}&b={media_source}&c=1",
+            lookupOf({ click_id: a, media_source: b }),
+          ),
+        );
+        expect(url.host).toBe("pb.example.com");
+        expect(url.pathname).toBe("/p/x");
+        expect([...url.searchParams.keys()]).toEqual(["a", "b", "c"]);
+        expect(url.searchParams.get("a")).toBe(a);
+        expect(url.searchParams.get("b")).toBe(b);
+      }),
+    );
+  });
+
+  it("fills an unknown macro with nothing, and leaves braces that are no macro", () => {
+    expect(fillUrl("https://x.example.com/?a={nope}&b={}&c={Not-A-Macro}", lookupOf({}))).toBe(
+      "https://x.example.com/?a=&b={}&c={Not-A-Macro}",
+    );
+  });
+
+  it("takes a leading advertiser's URL as it stands, joining a query it already has", () => {
+    const base = (endpoint: string) =>
+      fillUrl(
+        "{partner.endpoint}?event=install&id={service_id}",
+        lookupOf({
+          "partner.endpoint": endpoint,
+          service_id: "s/1",
+        }),
+      );
+    expect(base("https://pb.example.com/hook")).toBe(
+      "https://pb.example.com/hook?event=install&id=s%2F1",
+    );
+    expect(base("https://pb.example.com/hook?k=v")).toBe(
+      "https://pb.example.com/hook?k=v&event=install&id=s%2F1",
+    );
+    // Anything but a whole URL leaves the template without a host: it will not build.
+    expect(base("not a url")).toBe("?event=install&id=s%2F1");
+  });
+});
+
+describe("fillJsonBody", () => {
+  it("escapes each value and keeps the template's keys", () => {
+    fc.assert(
+      fc.property(fc.string(), (value) => {
+        const body = fillJsonBody(
+          '{"a": "{click_id}", "b": "id={click_id};", "c": ["{click_id}"]}',
+          lookupOf({ click_id: value }),
+        );
+        const parsed = JSON.parse(body);
+        expect(Object.keys(parsed)).toEqual(value === "" ? ["b", "c"] : ["a", "b", "c"]);
+        if (value !== "") expect(parsed.a).toBe(value);
+        expect(parsed.b).toBe(`id=${value};`);
+        expect(parsed.c).toEqual([value]);
+      }),
+    );
+  });
+
+  it("escapes a quote rather than letting it close the string", () => {
+    const body = fillJsonBody(
+      '{"a": "{click_id}"}',
+      lookupOf({ click_id: 'x", "admin": true, "y": "' }),
+    );
+    expect(body).toBe('{"a":"x\\", \\"admin\\": true, \\"y\\": \\""}');
+    expect(Object.keys(JSON.parse(body))).toEqual(["a"]);
+  });
+
+  it("makes a numeric macro standing alone a number, and drops an empty one's key", () => {
+    const body = fillJsonBody(
+      '{"t": "{install_unix_ts}", "v": "{revenue}", "cur": "{currency}", "x": ["{revenue}", "{idfa}"], "s": "at {install_unix_ts}"}',
+      lookupOf({ install_unix_ts: "1793527200" }),
+    );
+    expect(JSON.parse(body)).toEqual({ t: 1793527200, x: [null, ""], s: "at 1793527200" });
+  });
+});
+
+describe("fillHeaderValue", () => {
+  it("fills as it is, with no way to add a line (and so a header)", () => {
+    const value = fillHeaderValue(
+      "Bearer {partner.token}",
+      lookupOf({ "partner.token": "abc\r\nX-Evil: 1\u0000" }),
+    );
+    expect(value).toBe("Bearer abcX-Evil: 1");
+  });
+});
+
+describe("deviceDataShareable", () => {
+  it("follows the user's answer, then the app's own setting where the user said nothing", () => {
+    expect(deviceDataShareable(consentOf({ adUserData: true }), false)).toBe(true);
+    expect(deviceDataShareable(consentOf({ adUserData: false }), true)).toBe(false);
+    expect(deviceDataShareable(consentOf({ gdprApplies: true }), true)).toBe(false);
+    expect(deviceDataShareable(consentOf({ gdprApplies: true, adUserData: true }), false)).toBe(
+      true,
+    );
+    for (const absent of [null, consentOf({}), consentOf({ gdprApplies: false })]) {
+      expect(deviceDataShareable(absent, false)).toBe(false);
+      expect(deviceDataShareable(absent, true)).toBe(true);
+    }
+  });
+});
+
+describe("macro values", () => {
+  const value = (name: string, overrides: Parameters<typeof contextOf>[0] = {}) =>
+    macroLookup(contextOf(overrides))(name);
+
+  it("fills every install fact", () => {
+    expect(value("app_id")).toBe("com.example.game");
+    expect(value("platform")).toBe("android");
+    expect(value("service_id")).toBe(ANDROID_INSTALL.serviceId);
+    expect(value("install_unix_ts")).toBe("1793527200");
+    expect(value("install_time")).toBe("2026-11-01T10:00:00.000Z");
+    expect(value("click_unix_ts")).toBe("1793527100");
+    expect(value("click_id")).toBe("clk_service_1");
+    expect(value("network_click_id")).toBe("net-click-9");
+    expect(value("click.gamer_id")).toBe("gamer-77");
+    expect(value("click.absent")).toBe("");
+    expect(value("media_source")).toBe("unityads_int");
+    expect(value("campaign_name")).toBe("EG_AND_Launch");
+    expect(value("store_app_id")).toBe("com.example.game");
+    expect(value("store_app_id", { install: IOS_INSTALL })).toBe("1234567890");
+    expect(value("attributed")).toBe("1");
+    expect(value("retry")).toBe("0");
+    expect(value("retry", { attempt: 3 })).toBe("1");
+    expect(value("attempt", { attempt: 3 })).toBe("3");
+    expect(value("partner.game_id", { values: { game_id: "g-1" } })).toBe("g-1");
+  });
+
+  it("fills the event's facts, its revenue only as the rules passed it", () => {
+    expect(value("event_name", { event: PURCHASE })).toBe("in_app_purchase");
+    expect(value("event_unix_ts", { event: PURCHASE })).toBe("1793707200");
+    expect(value("revenue", { event: PURCHASE })).toBe("9.99");
+    expect(value("currency", { event: PURCHASE })).toBe("EUR");
+    expect(value("revenue", { event: { ...PURCHASE, revenue: null } })).toBe("");
+    expect(value("event_name")).toBe("");
+  });
+
+  it("tells a partner that did not win the install nothing of the attribution", () => {
+    for (const name of [
+      "media_source",
+      "campaign_name",
+      "campaign_id",
+      "adset_name",
+      "ad_id",
+      "click_id",
+      "network_click_id",
+      "click_unix_ts",
+      "click.gamer_id",
+    ]) {
+      expect(value(name, { won: false })).toBe("");
+    }
+    expect(value("attributed", { won: false })).toBe("0");
+  });
+
+  it("fills device ids and the address only where consent allows", () => {
+    const refused = { install: { ...ANDROID_INSTALL, consent: consentOf({ adUserData: false }) } };
+    for (const name of ["advertising_id", "gaid", "ip"]) {
+      expect(value(name)).not.toBe("");
+      expect(value(name, refused)).toBe("");
+    }
+    expect(value("limit_ad_tracking")).toBe("0");
+    expect(value("limit_ad_tracking", refused)).toBe("1");
+    expect(value("ad_tracking_enabled", refused)).toBe("0");
+    // The app's setting decides for a user never asked.
+    const unasked = { ...ANDROID_INSTALL, consent: null };
+    expect(value("advertising_id", { install: unasked })).toBe("");
+    expect(value("advertising_id", { install: unasked, shareDeviceDataWithoutConsent: true })).toBe(
+      ANDROID_INSTALL.advertisingId,
+    );
+    const iosRefused = { ...IOS_INSTALL, consent: consentOf({ gdprApplies: true }) };
+    expect(value("idfv", { install: IOS_INSTALL })).toBe(IOS_INSTALL.idfv);
+    expect(value("idfv", { install: iosRefused })).toBe("");
+  });
+
+  it("sends an IDFA only with App Tracking Transparency authorised, and never a zeroed id", () => {
+    expect(value("idfa", { install: IOS_INSTALL })).toBe(IOS_INSTALL.advertisingId);
+    expect(value("gaid", { install: IOS_INSTALL })).toBe("");
+    const denied = { ...IOS_INSTALL, attStatus: "denied" as const };
+    expect(value("idfa", { install: denied })).toBe("");
+    expect(value("advertising_id", { install: denied })).toBe("");
+    expect(value("att_status", { install: denied })).toBe("denied");
+    const zeroed = { ...ANDROID_INSTALL, advertisingId: "00000000-0000-0000-0000-000000000000" };
+    expect(value("advertising_id", { install: zeroed })).toBe("");
+    expect(value("limit_ad_tracking", { install: zeroed })).toBe("1");
+  });
+
+  it("sends ids to a partner that did not win the install under `all`, within consent", () => {
+    expect(value("advertising_id", { won: false })).toBe(ANDROID_INSTALL.advertisingId);
+  });
+});
+
+describe("buildRequest", () => {
+  const GET = {
+    method: "GET" as const,
+    url: "https://pb.example.com/i?c={click_id}&ifa={advertising_id}",
+    headers: {},
+    body: null,
+  };
+
+  it("fills the URL, the headers and the body, typing a JSON body", () => {
+    const built = buildRequest(
+      {
+        method: "POST",
+        url: "https://pb.example.com/e/{partner.app}",
+        headers: { "X-Key": "{partner.key}" },
+        body: '{"e": "{event_name}", "v": "{revenue}"}',
+      },
+      contextOf({ event: PURCHASE, values: { app: "A 1", key: "k" } }),
+    );
+    expect(built).toEqual({
+      ok: true,
+      request: {
+        method: "POST",
+        url: "https://pb.example.com/e/A%201",
+        headers: { "X-Key": "k", "Content-Type": "application/json" },
+        body: '{"e":"in_app_purchase","v":9.99}',
+      },
+    });
+  });
+
+  it("builds nothing when a macro the partner needs is empty", () => {
+    const refused = { ...ANDROID_INSTALL, consent: consentOf({ adUserData: false }) };
+    expect(buildRequest(GET, contextOf({ install: refused }), ["advertising_id"])).toEqual({
+      ok: false,
+      problem: "the partner needs advertising_id, which is empty",
+    });
+    expect(buildRequest(GET, contextOf(), ["advertising_id"]).ok).toBe(true);
+  });
+
+  it("builds nothing over the size bounds", () => {
+    const huge = "x".repeat(REQUEST_LIMITS.maxUrlBytes);
+    const context = contextOf({
+      install: { ...ANDROID_INSTALL, touch: { ...TOUCH, clickId: huge } },
+    });
+    expect(buildRequest(GET, context)).toEqual({
+      ok: false,
+      problem: `the URL is longer than ${REQUEST_LIMITS.maxUrlBytes} bytes`,
+    });
+    const body = {
+      ...GET,
+      method: "POST" as const,
+      url: "https://pb.example.com/",
+      body: '{"c": "{click_id}"}',
+    };
+    const long = "y".repeat(REQUEST_LIMITS.maxBodyBytes);
+    const bodyContext = contextOf({
+      install: { ...ANDROID_INSTALL, touch: { ...TOUCH, clickId: long } },
+    });
+    expect(buildRequest(body, bodyContext).ok).toBe(false);
+  });
+
+  it("builds nothing when the URL does not fill to one", () => {
+    const template = { ...GET, url: "{partner.endpoint}?x=1" };
+    expect(buildRequest(template, contextOf({ values: { endpoint: "nowhere" } }))).toEqual({
+      ok: false,
+      problem: "the filled URL is not an absolute URL",
+    });
+  });
+});
+
+describe("the macro table", () => {
+  it("names every macro once, each known, in the table docs/postbacks.md shows", () => {
+    const names = MACROS.map((macro) => macro.name);
+    expect(new Set(names).size).toBe(names.length);
+    const table = macroTableMarkdown();
+    for (const name of names) expect(table).toContain(`| \`{${name}}\` |`);
+    for (const name of names.filter((n) => !n.includes("<"))) expect(isKnownMacro(name)).toBe(true);
+    expect(isKnownMacro("partner.x")).toBe(true);
+    expect(isKnownMacro("click.x")).toBe(true);
+    expect(isKnownMacro("nope")).toBe(false);
+    expect(isKnownMacro("partner.")).toBe(false);
+  });
+
+  it("reads the macros a text names", () => {
+    expect(macrosIn("a={x}&b={partner.k}&c={click.sub_1}&d={x}&e={}")).toEqual([
+      "x",
+      "partner.k",
+      "click.sub_1",
+    ]);
+  });
+});

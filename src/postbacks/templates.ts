@@ -1,0 +1,597 @@
+/**
+ * Filling a postback's templates from its facts.
+ *
+ * A macro is `{name}` (Adjust's placeholder syntax: braces never occur in the URLs and bodies
+ * partners define, so any text between them that is a macro's name is one). `{partner.<name>}`
+ * is a value the advertiser gave, `{click.<name>}` a parameter of the tapped link's own URL
+ * (where networks put their click id and sub-parameters). A macro is filled
+ *
+ * - in a URL: URL-encoded (`a b` gives `a%20b`), so a value never adds a parameter or a path;
+ *   a URL template may begin with `{partner.<name>}` whose value is a whole https URL;
+ * - in a header value: as it is, without control characters, so it never adds a header;
+ * - in a JSON body: in the template's string values, JSON-escaped (the body is parsed, filled
+ *   and serialised again, so a value never adds a key). A string value that is one macro alone
+ *   becomes that macro's value: a number for a numeric macro (`"{install_unix_ts}"` gives
+ *   `1790000000`), and, when empty, the key is left out (in an array, the element is `""`).
+ *
+ * A macro the service does not know, or a fact it does not have, is empty. Device ids (the
+ * advertising id, the IDFV) and the IP address are filled only where the install's consent
+ * allows sharing them with ad networks (deviceDataShareable), and the attribution's facts (the
+ * media source, campaign, click) only for the partner that won the install: one network never
+ * learns of another's campaigns.
+ */
+import type { Consent } from "../domain/consent.ts";
+import type { AttStatus, Os } from "../domain/install-facts.ts";
+import type { AdFields } from "../ports/links.ts";
+import type { PlatformRequest } from "./partners.ts";
+import { REQUEST_LIMITS } from "./url-safety.ts";
+
+/** The winning touch, as a postback reads it. */
+export interface PostbackTouch extends AdFields {
+  /** The service's id of the touch. */
+  readonly clickId: string;
+  /** ISO 8601 UTC. */
+  readonly touchTime: string;
+  /** The network's own click id, when the network reported the click. */
+  readonly networkClickId: string | null;
+  /** The tapped URL's own query: a network's click id and sub-parameters. */
+  readonly urlParams: Readonly<Record<string, string>>;
+}
+
+/** What a postback may tell of an install. */
+export interface PostbackInstall {
+  readonly appId: string;
+  /** The App Store's numeric id of an iOS app, when the app set it. */
+  readonly appStoreId: string | null;
+  readonly platform: Os;
+  readonly serviceId: string;
+  /** GAID or IDFA as the SDK sent it. */
+  readonly advertisingId: string | null;
+  readonly attStatus: AttStatus | null;
+  readonly idfv: string | null;
+  /** ISO 8601, by the device's clock: the install's time as exported. */
+  readonly firstOpenTime: string;
+  readonly appVersion: string | null;
+  readonly osVersion: string | null;
+  readonly deviceModel: string | null;
+  readonly sdkVersion: string | null;
+  readonly locale: string | null;
+  readonly timezone: string | null;
+  readonly country: string | null;
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+  readonly consent: Consent | null;
+  /** The winning touch; null for an organic install. */
+  readonly touch: PostbackTouch | null;
+}
+
+/** An event as a partner hears of it: its name mapped, its revenue only when the mapping says. */
+export interface PostbackEvent {
+  readonly eventId: string;
+  /** The partner's name for it. */
+  readonly name: string;
+  /** ISO 8601. */
+  readonly time: string;
+  readonly revenue: { readonly amount: number; readonly currency: string } | null;
+}
+
+/** Everything one attempt's templates are filled from. */
+export interface PostbackContext {
+  readonly install: PostbackInstall;
+  readonly event: PostbackEvent | null;
+  /** Whether the install was won by this partner (its media sources). */
+  readonly won: boolean;
+  /** 1 for the first try, up to 5. */
+  readonly attempt: number;
+  /** The advertiser's values, opened. */
+  readonly values: Readonly<Record<string, string>>;
+  /**
+   * The app's setting for an install whose user was never asked: whether its device ids may go
+   * to ad networks (the owner's decision under the app's own consent flow).
+   */
+  readonly shareDeviceDataWithoutConsent: boolean;
+}
+
+export type MacroKind = "text" | "number";
+
+export interface Macro {
+  readonly name: string;
+  readonly kind: MacroKind;
+  /** Which postbacks have it: install macros are in event postbacks too. */
+  readonly of: "install" | "event" | "any";
+  readonly description: string;
+}
+
+type Value = (context: PostbackContext) => string | number | null | undefined;
+
+interface MacroRow extends Macro {
+  readonly value: Value;
+}
+
+/** 00000000-0000-0000-0000-000000000000: what a device that limits ad tracking reports. */
+const ZERO_ID = /^[0-]+$/;
+
+/**
+ * Whether the install's device ids and address may be shared with ad networks: a user who
+ * said no to ad user data, or where consent is required and was not given (Google's EU user
+ * consent policy asks for a yes there), never; a user who said yes, always; an install whose
+ * consent says nothing on it, as the app's own setting says.
+ */
+export const deviceDataShareable = (consent: Consent | null, appSetting: boolean): boolean => {
+  if (consent?.adUserData === false) return false;
+  if (consent?.adUserData === true) return true;
+  if (consent?.gdprApplies === true) return false;
+  return appSetting;
+};
+
+const shareable = (context: PostbackContext): boolean =>
+  deviceDataShareable(context.install.consent, context.shareDeviceDataWithoutConsent);
+
+/** The advertising id, when consent allows and (iOS) App Tracking Transparency authorised it. */
+const advertisingId = (context: PostbackContext): string | null => {
+  const { install } = context;
+  const id = install.advertisingId?.trim();
+  if (!id || ZERO_ID.test(id) || !shareable(context)) return null;
+  if (install.platform === "ios" && install.attStatus !== "authorized") return null;
+  return id;
+};
+
+const unixSeconds = (iso: string | null | undefined): number | null => {
+  if (!iso) return null;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
+};
+
+/** The winning touch, for the partner that won the install only. */
+const wonTouch = (context: PostbackContext): PostbackTouch | null =>
+  context.won ? context.install.touch : null;
+
+const row = (
+  name: string,
+  kind: MacroKind,
+  of: Macro["of"],
+  description: string,
+  value: Value,
+): MacroRow => ({ name, kind, of, description, value });
+
+/** Every macro, in the order docs/postbacks.md lists them. */
+const MACRO_ROWS: readonly MacroRow[] = [
+  row(
+    "app_id",
+    "text",
+    "install",
+    "The app's id: its bundle identifier or package name.",
+    (c) => c.install.appId,
+  ),
+  row(
+    "store_app_id",
+    "text",
+    "install",
+    "The app's id in its store: the App Store's numeric id on iOS (the app's setting), the package name on Android.",
+    (c) => (c.install.platform === "ios" ? c.install.appStoreId : c.install.appId),
+  ),
+  row("platform", "text", "install", "`android` or `ios`.", (c) => c.install.platform),
+  row("os_name", "text", "install", "`Android` or `iOS`.", (c) =>
+    c.install.platform === "ios" ? "iOS" : "Android",
+  ),
+  row(
+    "os_version",
+    "text",
+    "install",
+    "The OS version the SDK reported.",
+    (c) => c.install.osVersion,
+  ),
+  row(
+    "device_model",
+    "text",
+    "install",
+    "The device model the SDK reported.",
+    (c) => c.install.deviceModel,
+  ),
+  row(
+    "app_version",
+    "text",
+    "install",
+    "The app's version at install.",
+    (c) => c.install.appVersion,
+  ),
+  row(
+    "sdk_version",
+    "text",
+    "install",
+    "The SDK's platform and version.",
+    (c) => c.install.sdkVersion,
+  ),
+  row("locale", "text", "install", "The device's locale.", (c) => c.install.locale),
+  row("timezone", "text", "install", "The device's time zone.", (c) => c.install.timezone),
+  row(
+    "country",
+    "text",
+    "install",
+    "The install's country (ISO 3166-1 alpha-2).",
+    (c) => c.install.country,
+  ),
+  row(
+    "service_id",
+    "text",
+    "install",
+    "The install's id, generated on the device.",
+    (c) => c.install.serviceId,
+  ),
+  row(
+    "advertising_id",
+    "text",
+    "install",
+    "The GAID on Android, the IDFA on iOS (App Tracking Transparency authorised); only where consent allows.",
+    advertisingId,
+  ),
+  row("gaid", "text", "install", "The GAID; empty on iOS. As `advertising_id`.", (c) =>
+    c.install.platform === "android" ? advertisingId(c) : null,
+  ),
+  row("idfa", "text", "install", "The IDFA; empty on Android. As `advertising_id`.", (c) =>
+    c.install.platform === "ios" ? advertisingId(c) : null,
+  ),
+  row("idfv", "text", "install", "The IDFV (iOS); only where consent allows.", (c) =>
+    shareable(c) ? c.install.idfv : null,
+  ),
+  row(
+    "limit_ad_tracking",
+    "number",
+    "install",
+    "`1` when no advertising id is sent (none, limited, refused or not consented), else `0`.",
+    (c) => (advertisingId(c) === null ? 1 : 0),
+  ),
+  row(
+    "ad_tracking_enabled",
+    "number",
+    "install",
+    "The opposite of `limit_ad_tracking`: `1` when the advertising id is sent.",
+    (c) => (advertisingId(c) === null ? 0 : 1),
+  ),
+  row(
+    "att_status",
+    "text",
+    "install",
+    "iOS App Tracking Transparency as the SDK reported it (`authorized`, `denied`, `restricted`, `not_determined`); empty on Android.",
+    (c) => (c.install.platform === "ios" ? c.install.attStatus : null),
+  ),
+  row(
+    "ip",
+    "text",
+    "install",
+    "The install's IP address; only where consent allows, and only if the template asks.",
+    (c) => (shareable(c) ? c.install.ip : null),
+  ),
+  row(
+    "user_agent",
+    "text",
+    "install",
+    "The user agent of the install's request.",
+    (c) => c.install.userAgent,
+  ),
+  row("install_unix_ts", "number", "install", "The install's first open, Unix seconds.", (c) =>
+    unixSeconds(c.install.firstOpenTime),
+  ),
+  row(
+    "install_time",
+    "text",
+    "install",
+    "The install's first open, ISO 8601.",
+    (c) => c.install.firstOpenTime,
+  ),
+  row("attributed", "number", "install", "`1` when this partner won the install, else `0`.", (c) =>
+    c.won ? 1 : 0,
+  ),
+  row(
+    "media_source",
+    "text",
+    "install",
+    "The winning touch's media source. This and the attribution macros below are empty unless this partner won the install.",
+    (c) => wonTouch(c)?.mediaSource,
+  ),
+  row(
+    "campaign_name",
+    "text",
+    "install",
+    "The winning touch's campaign name.",
+    (c) => wonTouch(c)?.campaignName,
+  ),
+  row(
+    "campaign_id",
+    "text",
+    "install",
+    "The winning touch's campaign id.",
+    (c) => wonTouch(c)?.campaignId,
+  ),
+  row(
+    "adset_name",
+    "text",
+    "install",
+    "The winning touch's ad set name.",
+    (c) => wonTouch(c)?.adsetName,
+  ),
+  row("adset_id", "text", "install", "The winning touch's ad set id.", (c) => wonTouch(c)?.adsetId),
+  row("ad_name", "text", "install", "The winning touch's ad name.", (c) => wonTouch(c)?.adName),
+  row("ad_id", "text", "install", "The winning touch's ad id.", (c) => wonTouch(c)?.adId),
+  row(
+    "click_id",
+    "text",
+    "install",
+    "The service's id of the winning touch.",
+    (c) => wonTouch(c)?.clickId,
+  ),
+  row(
+    "network_click_id",
+    "text",
+    "install",
+    "The network's own click id, when the network reported the click.",
+    (c) => wonTouch(c)?.networkClickId,
+  ),
+  row("click_unix_ts", "number", "install", "The winning touch's time, Unix seconds.", (c) =>
+    unixSeconds(wonTouch(c)?.touchTime),
+  ),
+  row(
+    "click_time",
+    "text",
+    "install",
+    "The winning touch's time, ISO 8601.",
+    (c) => wonTouch(c)?.touchTime,
+  ),
+  row(
+    "event_name",
+    "text",
+    "event",
+    "The event's name as the partner calls it (the mapping's).",
+    (c) => c.event?.name,
+  ),
+  row("event_id", "text", "event", "The event's id, as the app sent it.", (c) => c.event?.eventId),
+  row("event_unix_ts", "number", "event", "The event's time, Unix seconds.", (c) =>
+    unixSeconds(c.event?.time),
+  ),
+  row("event_time", "text", "event", "The event's time, ISO 8601.", (c) => c.event?.time),
+  row(
+    "revenue",
+    "number",
+    "event",
+    "The event's revenue; only when the mapping sends revenue.",
+    (c) => c.event?.revenue?.amount,
+  ),
+  row(
+    "currency",
+    "text",
+    "event",
+    "The revenue's currency (ISO 4217); only with `revenue`.",
+    (c) => c.event?.revenue?.currency,
+  ),
+  row("retry", "number", "any", "`0` on the first attempt, `1` on a retry.", (c) =>
+    c.attempt > 1 ? 1 : 0,
+  ),
+  row("attempt", "number", "any", "The attempt's number, 1 to 5.", (c) => c.attempt),
+];
+
+/** The two families of macros named by a key after a dot. */
+const PARTNER_PREFIX = "partner.";
+const CLICK_PREFIX = "click.";
+
+export const MACROS: readonly Macro[] = [
+  ...MACRO_ROWS.map(({ value: _value, ...macro }) => macro),
+  {
+    name: `${CLICK_PREFIX}<name>`,
+    kind: "text",
+    of: "install",
+    description:
+      "The parameter `<name>` of the tapped link's own URL (a network's click id or sub-parameter, passed back); only for the partner that won the install.",
+  },
+  {
+    name: `${PARTNER_PREFIX}<name>`,
+    kind: "text",
+    of: "any",
+    description: "The value `<name>` the advertiser gave in the configuration (an id, a key).",
+  },
+];
+
+const BY_NAME = new Map(MACRO_ROWS.map((macro) => [macro.name, macro]));
+
+/** `{name}`, `{partner.key}`, `{click.utm_source}`; anything else in braces is text. */
+const MACRO = /\{([a-z][a-z0-9_]*(?:\.[A-Za-z0-9_.~-]+)?)\}/g;
+const LONE_MACRO = /^\{([a-z][a-z0-9_]*(?:\.[A-Za-z0-9_.~-]+)?)\}$/;
+const LEADING_PARTNER_MACRO = /^\{partner\.([A-Za-z0-9_.~-]+)\}/;
+
+/** The macros a text names, each once. */
+export const macrosIn = (text: string): string[] => [
+  ...new Set([...text.matchAll(MACRO)].map((match) => match[1] ?? "")),
+];
+
+/** Whether the service knows a macro name (a row, or a `partner.`/`click.` key). */
+export const isKnownMacro = (name: string): boolean =>
+  BY_NAME.has(name) ||
+  (name.startsWith(PARTNER_PREFIX) && name.length > PARTNER_PREFIX.length) ||
+  (name.startsWith(CLICK_PREFIX) && name.length > CLICK_PREFIX.length);
+
+/** The advertiser's value names a text refers to (`{partner.<name>}`). */
+export const partnerValuesIn = (text: string): string[] =>
+  macrosIn(text)
+    .filter((name) => name.startsWith(PARTNER_PREFIX))
+    .map((name) => name.slice(PARTNER_PREFIX.length));
+
+const kindOf = (name: string): MacroKind => BY_NAME.get(name)?.kind ?? "text";
+
+/** A macro's value as text; "" for an unknown macro or a fact the service does not have. */
+export type MacroLookup = (name: string) => string;
+
+const asText = (value: string | number | null | undefined): string => {
+  if (value === null || value === undefined) return "";
+  return typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : value;
+};
+
+/** The values of one attempt's macros. */
+export const macroLookup =
+  (context: PostbackContext): MacroLookup =>
+  (name) => {
+    const macro = BY_NAME.get(name);
+    if (macro) return asText(macro.value(context));
+    if (name.startsWith(PARTNER_PREFIX)) {
+      return context.values[name.slice(PARTNER_PREFIX.length)] ?? "";
+    }
+    if (name.startsWith(CLICK_PREFIX)) {
+      return wonTouch(context)?.urlParams[name.slice(CLICK_PREFIX.length)] ?? "";
+    }
+    return "";
+  };
+
+/** RFC 3986's unreserved characters only: encodeURIComponent leaves `!'()*` as they are. */
+const encodeQueryValue = (value: string): string =>
+  encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+
+/** A whole URL given as the advertiser's value: absolute http(s), no fragment. */
+const isBaseUrl = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.hash === "";
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A URL template filled: each macro URL-encoded; a leading `{partner.<name>}` is the
+ * advertiser's URL as it stands (when it is one), and a query the template appends to a URL
+ * that has one already is joined with `&`.
+ */
+export const fillUrl = (template: string, lookup: MacroLookup): string => {
+  let rest = template;
+  let base = "";
+  const leading = LEADING_PARTNER_MACRO.exec(template);
+  if (leading) {
+    const value = lookup(`${PARTNER_PREFIX}${leading[1] ?? ""}`);
+    base = isBaseUrl(value) ? value : "";
+    rest = template.slice(leading[0].length);
+    if (base.includes("?") && rest.startsWith("?")) rest = `&${rest.slice(1)}`;
+  }
+  return base + rest.replace(MACRO, (_match, name: string) => encodeQueryValue(lookup(name)));
+};
+
+/** What an HTTP header value may not hold: control characters, and what Node refuses. */
+const NOT_IN_HEADER = /[^\t\x20-\x7e\x80-\xff]/g;
+
+export const fillHeaderValue = (template: string, lookup: MacroLookup): string =>
+  template
+    .replace(MACRO, (_match, name: string) => lookup(name).replace(NOT_IN_HEADER, ""))
+    .replace(NOT_IN_HEADER, "");
+
+const OMIT = Symbol("omit");
+
+const fillJsonValue = (value: unknown, lookup: MacroLookup, inArray: boolean): unknown => {
+  if (typeof value === "string") {
+    const lone = LONE_MACRO.exec(value);
+    if (lone) {
+      const name = lone[1] ?? "";
+      const filled = lookup(name);
+      if (filled === "") return inArray ? (kindOf(name) === "number" ? null : "") : OMIT;
+      if (kindOf(name) === "number") {
+        const number = Number(filled);
+        return Number.isFinite(number) ? number : filled;
+      }
+      return filled;
+    }
+    return value.replace(MACRO, (_match, name: string) => lookup(name));
+  }
+  if (Array.isArray(value)) return value.map((item) => fillJsonValue(item, lookup, true));
+  if (value !== null && typeof value === "object") {
+    const filled: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const result = fillJsonValue(item, lookup, false);
+      if (result !== OMIT) filled[key] = result;
+    }
+    return filled;
+  }
+  return value;
+};
+
+/**
+ * A JSON body template filled: parsed, each string value's macros filled, serialised again
+ * (JSON.stringify escapes what a value holds). Throws a SyntaxError for a template that is
+ * not JSON, which a configuration is checked against before it is saved.
+ */
+export const fillJsonBody = (template: string, lookup: MacroLookup): string =>
+  JSON.stringify(fillJsonValue(JSON.parse(template), lookup, false));
+
+/** A request ready to send. */
+export interface PostbackRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | null;
+}
+
+export type BuiltRequest =
+  | { readonly ok: true; readonly request: PostbackRequest }
+  | { readonly ok: false; readonly problem: string };
+
+const bytes = (text: string): number => Buffer.byteLength(text, "utf8");
+
+/**
+ * One attempt's request: the template filled from the context, checked against the bounds.
+ * Not built (a problem, and nothing is sent) when a macro the partner requires is empty (a
+ * device id it matches on, say), when the URL is not one, or when it is too large.
+ */
+export const buildRequest = (
+  template: PlatformRequest,
+  context: PostbackContext,
+  requires: readonly string[] = [],
+): BuiltRequest => {
+  const lookup = macroLookup(context);
+  const missing = requires.filter((name) => lookup(name) === "");
+  if (missing.length > 0) {
+    return { ok: false, problem: `the partner needs ${missing.join(", ")}, which is empty` };
+  }
+  const url = fillUrl(template.url, lookup);
+  try {
+    new URL(url);
+  } catch {
+    return { ok: false, problem: "the filled URL is not an absolute URL" };
+  }
+  if (bytes(url) > REQUEST_LIMITS.maxUrlBytes) {
+    return { ok: false, problem: `the URL is longer than ${REQUEST_LIMITS.maxUrlBytes} bytes` };
+  }
+  const headers: Record<string, string> = {};
+  let headerBytes = 0;
+  for (const [name, value] of Object.entries(template.headers)) {
+    headers[name] = fillHeaderValue(value, lookup);
+    headerBytes += bytes(name) + bytes(headers[name] ?? "");
+  }
+  let body: string | null = null;
+  if (template.body !== null) {
+    try {
+      body = fillJsonBody(template.body, lookup);
+    } catch {
+      return { ok: false, problem: "the body template is not JSON" };
+    }
+    if (bytes(body) > REQUEST_LIMITS.maxBodyBytes) {
+      return { ok: false, problem: `the body is longer than ${REQUEST_LIMITS.maxBodyBytes} bytes` };
+    }
+    const typed = Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
+    if (!typed) headers["Content-Type"] = "application/json";
+  }
+  if (
+    Object.keys(headers).length > REQUEST_LIMITS.maxHeaders ||
+    headerBytes > REQUEST_LIMITS.maxHeaderBytes
+  ) {
+    return { ok: false, problem: "the headers are over their bounds" };
+  }
+  return { ok: true, request: { method: template.method, url, headers, body } };
+};
+
+/** The macro table of docs/postbacks.md, written from MACROS (a test holds the page to it). */
+export const macroTableMarkdown = (): string =>
+  [
+    "| macro | in | kind | value |",
+    "| ----- | -- | ---- | ----- |",
+    ...MACROS.map(
+      (macro) =>
+        `| \`{${macro.name}}\` | ${macro.of === "any" ? "both" : macro.of === "install" ? "installs, events" : "events"} | ${macro.kind} | ${macro.description} |`,
+    ),
+  ].join("\n");
