@@ -1,0 +1,283 @@
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../domain/errors.ts";
+import {
+  DEFAULT_EVENT_WINDOW_DAYS,
+  endpointsOf,
+  type PartnerConfigInput,
+  parsePartnerConfig,
+  parseWebhookConfig,
+  secretNamesOf,
+  secretsOf,
+} from "./config.ts";
+import { PARTNERS } from "./partners.ts";
+
+const base = { id: "pc_1", appId: "com.example.game" } as const;
+
+const problem = (input: unknown): string => {
+  try {
+    parsePartnerConfig(input);
+  } catch (error) {
+    if (error instanceof ValidationError) return error.message;
+    throw error;
+  }
+  return "";
+};
+
+const CUSTOM_GET = {
+  method: "GET",
+  install: { url: "https://pb.example.com/i?c={click_id}&k={partner.key}" },
+} as const;
+
+describe("a catalog partner's configuration", () => {
+  it("takes the catalog's installs and media sources, and the 180-day event window", () => {
+    const config = parsePartnerConfig({
+      ...base,
+      partner: "google-ads",
+      values: { dev_token: "DEV", link_id: "L1" },
+    });
+    expect(config).toEqual({
+      ...base,
+      partner: "google-ads",
+      template: null,
+      mediaSources: ["googleadwords_int", "google_ads"],
+      values: { dev_token: "DEV", link_id: "L1" },
+      secretValues: [],
+      installs: "all",
+      events: {},
+      eventWindowDays: DEFAULT_EVENT_WINDOW_DAYS,
+      enabled: true,
+    });
+    expect(DEFAULT_EVENT_WINDOW_DAYS).toBe(180);
+  });
+
+  it("keeps the owner's choices over the catalog's", () => {
+    const config = parsePartnerConfig({
+      ...base,
+      partner: "unity-ads",
+      values: { game_id: "5000" },
+      mediaSources: ["unity_custom"],
+      installs: "all",
+      events: {
+        service_purchase: { name: "purchase", revenue: true },
+        service_login: { name: "session" },
+      },
+      eventWindowDays: 30,
+      enabled: false,
+    });
+    expect(config).toMatchObject({
+      mediaSources: ["unity_custom"],
+      installs: "all",
+      events: {
+        service_purchase: { name: "purchase", revenue: true },
+        service_login: { name: "session", revenue: false },
+      },
+      eventWindowDays: 30,
+      enabled: false,
+    });
+  });
+
+  it("accepts a minimal configuration of every catalog partner", () => {
+    const values: Record<string, Record<string, string>> = {
+      generic: { endpoint: "https://hooks.example.com/pb" },
+      "google-ads": { dev_token: "D", link_id: "L" },
+      snapchat: { snap_app_id: "S", access_token: "T" },
+      tiktok: { tiktok_app_id: "1", access_token: "T" },
+      "unity-ads": { game_id: "G" },
+    };
+    for (const partner of PARTNERS) {
+      const mediaSources = partner.id === "generic" ? ["my_network"] : undefined;
+      expect(
+        problem({ ...base, partner: partner.id, values: values[partner.id], mediaSources }),
+      ).toBe("");
+    }
+  });
+
+  it("asks for each value the partner's template uses, and refuses others", () => {
+    expect(problem({ ...base, partner: "google-ads", values: { link_id: "L1" } })).toBe(
+      "values.dev_token: is required: the Google Ads (app conversion tracking API) template uses it",
+    );
+    expect(
+      problem({ ...base, partner: "unity-ads", values: { game_id: "G", gameid: "typo" } }),
+    ).toMatch(/^values\.gameid: is not a value of Unity Ads \(game_id\)/);
+  });
+
+  it("refuses an unknown partner, and a template for a catalog one", () => {
+    expect(problem({ ...base, partner: "myspace" })).toMatch(/^partner: must be one of generic, /);
+    expect(
+      problem({ ...base, partner: "unity-ads", values: { game_id: "G" }, template: CUSTOM_GET }),
+    ).toMatch(/^template: is only for a custom partner/);
+  });
+
+  it("maps events only to names the partner takes", () => {
+    const google = { ...base, partner: "google-ads", values: { dev_token: "D", link_id: "L" } };
+    expect(problem({ ...google, events: { service_purchase: { name: "in_app_purchase" } } })).toBe(
+      "",
+    );
+    expect(problem({ ...google, events: { service_purchase: { name: "purchase" } } })).toMatch(
+      /^events\.service_purchase\.name: must be one of session_start, in_app_purchase/,
+    );
+  });
+
+  it("needs media sources when only won installs go", () => {
+    expect(
+      problem({ ...base, partner: "generic", values: { endpoint: "https://h.example.com/" } }),
+    ).toBe("mediaSources: must name at least one media source: only the installs they won go");
+    expect(
+      problem({
+        ...base,
+        partner: "generic",
+        values: { endpoint: "https://h.example.com/" },
+        installs: "all",
+      }),
+    ).toBe("");
+    expect(
+      problem({
+        ...base,
+        partner: "generic",
+        values: { endpoint: "nowhere" },
+        mediaSources: ["x"],
+      }),
+    ).toBe("values.endpoint: must be an https URL");
+  });
+
+  it("bounds the event window", () => {
+    const unity = { ...base, partner: "unity-ads", values: { game_id: "G" } };
+    expect(problem({ ...unity, eventWindowDays: 0 })).toBe("eventWindowDays: must be at least 1");
+    expect(problem({ ...unity, eventWindowDays: 366 })).toBe(
+      "eventWindowDays: must be at most 365",
+    );
+    expect(problem({ ...unity, eventWindowDays: 1.5 })).toBe(
+      "eventWindowDays: must be a whole number of days",
+    );
+  });
+});
+
+describe("a custom template", () => {
+  const custom = (template: unknown, extra: Partial<PartnerConfigInput> = {}) => ({
+    ...base,
+    partner: "custom",
+    template,
+    values: { key: "K" },
+    mediaSources: ["my_network"],
+    ...extra,
+  });
+
+  it("is taken with its values and its own secret ones", () => {
+    const config = parsePartnerConfig(custom(CUSTOM_GET, { secretValues: ["key"] }));
+    expect(config.template).toEqual({
+      method: "GET",
+      install: { url: CUSTOM_GET.install.url, headers: {} },
+    });
+    expect(secretNamesOf(config)).toEqual(["key"]);
+    expect(secretsOf(config)).toEqual(["K"]);
+  });
+
+  it("is required for a custom partner", () => {
+    expect(problem({ ...base, partner: "custom", mediaSources: ["x"] })).toBe(
+      "template: is required for a custom partner",
+    );
+  });
+
+  it("names its host literally, over http(s)", () => {
+    expect(
+      problem(custom({ method: "GET", install: { url: "https://{partner.key}.example.com/x" } })),
+    ).toBe(
+      "template.install.url: must name its host literally: a macro may not choose where a postback goes",
+    );
+    expect(
+      problem(custom({ method: "GET", install: { url: "ftp://x.example.com/{click_id}" } })),
+    ).toBe("template.install.url: must begin with https:// or with {partner.<name>} holding a URL");
+  });
+
+  it("may begin with the advertiser's URL, which must be one", () => {
+    const template = { method: "GET", install: { url: "{partner.endpoint}?c={click_id}" } };
+    expect(problem(custom(template, { values: { endpoint: "https://pb.example.com/x" } }))).toBe(
+      "",
+    );
+    expect(problem(custom(template, { values: { endpoint: "pb.example.com" } }))).toBe(
+      "values.endpoint: must be an https URL: the template begins with it",
+    );
+  });
+
+  it("refuses a macro the service does not know", () => {
+    expect(
+      problem(custom({ method: "GET", install: { url: "https://x.example.com/?a={clickid}" } })),
+    ).toMatch(/^template: names the macro \{clickid\}, which the service does not know/);
+  });
+
+  it("takes a JSON body with POST only, and leaves framing headers to the sender", () => {
+    const post = (body: string, method = "POST", headers = {}) =>
+      problem(
+        custom(
+          { method, event: { url: "https://x.example.com/e", body, headers } },
+          { values: {} },
+        ),
+      );
+    expect(post('{"e": "{event_name}"}')).toBe("");
+    expect(post('{"e": "{event_name}"}', "GET")).toBe("template.event.body: needs POST");
+    expect(post("{e: 1}")).toBe("template.event.body: must be JSON");
+    expect(post("{}", "POST", { "Content-Length": "5" })).toBe(
+      'template.event.headers["Content-Length"]: is set by the sender, not by a template',
+    );
+  });
+
+  it("refuses a secret value it does not have", () => {
+    expect(problem(custom(CUSTOM_GET, { secretValues: ["token"] }))).toBe(
+      "secretValues[0]: names token, which is not among the values",
+    );
+  });
+});
+
+describe("secrets and endpoints", () => {
+  const snap = parsePartnerConfig({
+    ...base,
+    partner: "snapchat",
+    values: { snap_app_id: "S1", access_token: "TOKEN-1" },
+  });
+
+  it("counts the catalog's secret values as secret whatever the owner said", () => {
+    expect(secretNamesOf(snap)).toEqual(["access_token"]);
+    expect(secretsOf(snap)).toEqual(["TOKEN-1"]);
+  });
+
+  it("lists where postbacks go, without the query that holds keys", () => {
+    expect(endpointsOf(snap)).toEqual(["https://tr.snapchat.com/v3/S1/events"]);
+    const generic = parsePartnerConfig({
+      ...base,
+      partner: "generic",
+      values: { endpoint: "https://hooks.example.com/pb?key=abc" },
+      installs: "all",
+    });
+    expect(endpointsOf(generic)).toEqual(["https://hooks.example.com/pb"]);
+    const google = parsePartnerConfig({
+      ...base,
+      partner: "google-ads",
+      values: { dev_token: "D", link_id: "L" },
+    });
+    expect(endpointsOf(google)).toEqual([
+      "https://www.googleadservices.com/pagead/conversion/app/1.0",
+    ]);
+  });
+});
+
+describe("a webhook's configuration", () => {
+  const webhook = {
+    id: "wh_1",
+    appId: "com.example.game",
+    url: "https://backend.example.com/attribution",
+    secret: "whsec_abcdefghijklmnopqrstuvwxyz0123456789",
+  };
+
+  it("is a URL, a signing secret and a switch", () => {
+    expect(parseWebhookConfig(webhook)).toEqual({ ...webhook, enabled: true });
+  });
+
+  it("refuses a URL that is not one, and a short secret", () => {
+    expect(() => parseWebhookConfig({ ...webhook, url: "backend.example.com" })).toThrow(
+      "url: must be an https URL",
+    );
+    expect(() => parseWebhookConfig({ ...webhook, secret: "short" })).toThrow(
+      "secret: must be at least 32 characters",
+    );
+  });
+});

@@ -1,0 +1,439 @@
+/**
+ * An app's postback and webhook configurations, as the owner gives them and as they are kept.
+ *
+ * A partner configuration names a catalog partner (./partners.ts) or writes a custom template,
+ * gives the advertiser's values (a secret one is stored sealed, by the store, never in clear),
+ * says which installs go (`won`: those its media sources won; `all`), maps our event names to
+ * the partner's (an unmapped event is not sent), with revenue per mapped event on or off, and
+ * how long after the install an event still goes (180 days unless set, AppsFlyer's default).
+ *
+ * The schema checks everything that can be checked without the network; the URL's addresses
+ * are checked by url-safety's checkConfiguredUrl over endpointsOf, before saving.
+ */
+import * as z from "zod";
+import { checked } from "../validation/issues.ts";
+import {
+  CUSTOM_PARTNER,
+  HTTP_METHODS,
+  INSTALL_SCOPES,
+  type InstallScope,
+  PARTNERS,
+  type PartnerTemplate,
+  partnerById,
+  requestFor,
+  templateTexts,
+} from "./partners.ts";
+import { fillUrl, isKnownMacro, macrosIn, partnerValuesIn } from "./templates.ts";
+import { REQUEST_LIMITS } from "./url-safety.ts";
+
+/** AppsFlyer's default in-app event window: an event this long after the install still goes. */
+export const DEFAULT_EVENT_WINDOW_DAYS = 180;
+export const EVENT_WINDOW_DAYS = { min: 1, max: 365 } as const;
+
+const ID_RULE = "must be 1 to 64 characters of A-Z, a-z, 0-9, _ or -";
+const id = () => z.string({ error: ID_RULE }).regex(/^[A-Za-z0-9_-]{1,64}$/, { error: ID_RULE });
+
+const VALUE_NAME_RULE = "must be 1 to 64 characters of a-z, 0-9 and _, starting with a letter";
+const valueName = () =>
+  z.string({ error: VALUE_NAME_RULE }).regex(/^[a-z][a-z0-9_]{0,63}$/, { error: VALUE_NAME_RULE });
+
+const text = (max: number, what = "a string") =>
+  z
+    .string({ error: `must be ${what}` })
+    .min(1, { error: "must not be empty" })
+    .max(max, { error: `must be at most ${max} characters` });
+
+/** RFC 9110's token: what a header name may be. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+/** Headers the sender owns: framing, the connection, the host the URL names. */
+const RESERVED_HEADERS = new Set([
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "te",
+  "trailer",
+  "proxy-authorization",
+  "proxy-connection",
+]);
+
+const requestTemplateSchema = z.strictObject({
+  url: text(REQUEST_LIMITS.maxUrlBytes),
+  headers: z
+    .record(
+      z.string().regex(HEADER_NAME, { error: "must be an HTTP header name" }),
+      z.string().max(1024, { error: "must be at most 1024 characters" }),
+    )
+    .default({}),
+  body: z
+    .string()
+    .max(REQUEST_LIMITS.maxBodyBytes, {
+      error: `must be at most ${REQUEST_LIMITS.maxBodyBytes} characters`,
+    })
+    .nullish(),
+});
+
+/** A template of the owner's own, for a partner the catalog lacks. */
+export const customTemplateSchema = z.strictObject({
+  method: z.enum(HTTP_METHODS, { error: "must be GET or POST" }),
+  install: requestTemplateSchema.nullish(),
+  event: requestTemplateSchema.nullish(),
+});
+export type CustomTemplate = z.output<typeof customTemplateSchema>;
+
+const mappingSchema = z.strictObject({
+  /** The partner's name for the event. */
+  name: text(100),
+  /** Whether the event's revenue and currency go with it. */
+  revenue: z.boolean({ error: "must be true or false" }).default(false),
+});
+
+const partnerConfigObject = z.strictObject({
+  id: id(),
+  appId: text(255),
+  /** A catalog partner's id, or `custom` with a template. */
+  partner: text(64),
+  template: customTemplateSchema.nullish(),
+  /** The media sources whose installs are this partner's; the catalog's when left out. */
+  mediaSources: z.array(text(100)).max(20, { error: "must be at most 20" }).optional(),
+  /** The advertiser's values: ids and keys the templates name as `{partner.<name>}`. */
+  values: z.record(valueName(), z.string().max(4096)).default({}),
+  /** Which values are secret, besides those the catalog marks so. */
+  secretValues: z.array(valueName()).max(20).default([]),
+  installs: z.enum(INSTALL_SCOPES, { error: "must be won or all" }).optional(),
+  /** Our event name (the exported `event_name`, e.g. `service_purchase`) → the partner's. */
+  events: z.record(text(200), mappingSchema).default({}),
+  eventWindowDays: z
+    .int({ error: "must be a whole number of days" })
+    .min(EVENT_WINDOW_DAYS.min, { error: `must be at least ${EVENT_WINDOW_DAYS.min}` })
+    .max(EVENT_WINDOW_DAYS.max, { error: `must be at most ${EVENT_WINDOW_DAYS.max}` })
+    .default(DEFAULT_EVENT_WINDOW_DAYS),
+  enabled: z.boolean({ error: "must be true or false" }).default(true),
+});
+
+type ParsedConfig = z.output<typeof partnerConfigObject>;
+
+/** A partner configuration as kept: every default applied. */
+export interface PartnerConfig {
+  readonly id: string;
+  readonly appId: string;
+  readonly partner: string;
+  readonly template: CustomTemplate | null;
+  readonly mediaSources: readonly string[];
+  /** In clear here; the store seals those secretNamesOf names. */
+  readonly values: Readonly<Record<string, string>>;
+  readonly secretValues: readonly string[];
+  readonly installs: InstallScope;
+  readonly events: Readonly<Record<string, { readonly name: string; readonly revenue: boolean }>>;
+  readonly eventWindowDays: number;
+  readonly enabled: boolean;
+}
+
+/** The template a configuration sends with: its catalog row, or its own as one. */
+export const partnerTemplateOf = (
+  config: Pick<ParsedConfig, "partner" | "template">,
+): PartnerTemplate | undefined => {
+  if (config.partner !== CUSTOM_PARTNER) return partnerById(config.partner);
+  if (!config.template) return undefined;
+  return {
+    id: CUSTOM_PARTNER,
+    name: "Custom template",
+    method: config.template.method,
+    install: config.template.install
+      ? { ...config.template.install, body: config.template.install.body ?? undefined }
+      : null,
+    event: config.template.event
+      ? { ...config.template.event, body: config.template.event.body ?? undefined }
+      : null,
+    values: [],
+    mediaSources: [],
+    installs: "won",
+    eventNames: null,
+    requires: [],
+    sources: [],
+    notes: "",
+  };
+};
+
+const CATALOG_IDS = PARTNERS.map((partner) => partner.id).join(", ");
+
+/** The part of a URL template before its path: it must be literal, or be the leading value. */
+const authorityOf = (url: string): string | null => {
+  if (/^\{partner\.[A-Za-z0-9_.~-]+\}/.test(url)) return null;
+  const match = /^https?:\/\/([^/?#]*)/.exec(url);
+  return match ? (match[1] ?? "") : "";
+};
+
+const isHttpUrl = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" || url.protocol === "http:";
+  } catch {
+    return false;
+  }
+};
+
+const checkTemplate = (
+  partner: PartnerTemplate,
+  ctx: z.core.$RefinementCtx,
+  path: (string | number)[],
+): void => {
+  for (const kind of ["install", "event"] as const) {
+    const template = partner[kind];
+    if (!template) continue;
+    for (const platform of ["android", "ios"] as const) {
+      const request = requestFor(partner, kind, platform);
+      if (!request) continue;
+      const authority = authorityOf(request.url);
+      if (authority === "") {
+        ctx.addIssue({
+          code: "custom",
+          path: [...path, kind, "url"],
+          message: "must begin with https:// or with {partner.<name>} holding a URL",
+        });
+      } else if (authority?.includes("{")) {
+        ctx.addIssue({
+          code: "custom",
+          path: [...path, kind, "url"],
+          message: "must name its host literally: a macro may not choose where a postback goes",
+        });
+      }
+      if (request.body !== null) {
+        if (partner.method !== "POST") {
+          ctx.addIssue({ code: "custom", path: [...path, kind, "body"], message: "needs POST" });
+        }
+        try {
+          JSON.parse(request.body);
+        } catch {
+          ctx.addIssue({ code: "custom", path: [...path, kind, "body"], message: "must be JSON" });
+        }
+      }
+      for (const name of Object.keys(request.headers)) {
+        if (RESERVED_HEADERS.has(name.toLowerCase())) {
+          ctx.addIssue({
+            code: "custom",
+            path: [...path, kind, "headers", name],
+            message: "is set by the sender, not by a template",
+          });
+        }
+      }
+    }
+  }
+  for (const textOf of templateTexts(partner)) {
+    for (const name of macrosIn(textOf)) {
+      if (!isKnownMacro(name)) {
+        // The engine fills an unknown macro with nothing; a typo caught here is not sent empty
+        // for ever.
+        ctx.addIssue({
+          code: "custom",
+          path: [...path],
+          message: `names the macro {${name}}, which the service does not know (docs/postbacks.md#macros)`,
+        });
+      }
+    }
+  }
+};
+
+const checkConfig = (config: ParsedConfig, ctx: z.core.$RefinementCtx): void => {
+  const custom = config.partner === CUSTOM_PARTNER;
+  if (custom && !config.template) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["template"],
+      message: "is required for a custom partner",
+    });
+    return;
+  }
+  if (!custom && config.template) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["template"],
+      message: "is only for a custom partner: a catalog partner's template is the catalog's",
+    });
+    return;
+  }
+  const partner = partnerTemplateOf(config);
+  if (!partner) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["partner"],
+      message: `must be one of ${CATALOG_IDS} or ${CUSTOM_PARTNER}`,
+    });
+    return;
+  }
+  if (custom) {
+    checkTemplate(partner, ctx, ["template"]);
+    if (!partner.install && !partner.event) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["template"],
+        message: "needs an install or an event template",
+      });
+    }
+  }
+
+  const referenced = new Set(templateTexts(partner).flatMap(partnerValuesIn));
+  const declared = new Map(partner.values.map((value) => [value.name, value]));
+  for (const name of referenced) {
+    if (!config.values[name]) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["values", name],
+        message: `is required: the ${custom ? "template" : partner.name} template uses it`,
+      });
+    }
+  }
+  for (const [name, value] of Object.entries(config.values)) {
+    if (!custom && !declared.has(name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["values", name],
+        message: `is not a value of ${partner.name} (${[...declared.keys()].join(", ")})`,
+      });
+    }
+    if (declared.get(name)?.kind === "url" && !isHttpUrl(value)) {
+      ctx.addIssue({ code: "custom", path: ["values", name], message: "must be an https URL" });
+    }
+  }
+  if (custom) {
+    // A value standing for a whole URL at the template's start must be one.
+    for (const kind of ["install", "event"] as const) {
+      const url = partner[kind]?.url;
+      const leading = typeof url === "string" ? /^\{partner\.([a-z0-9_]+)\}/.exec(url) : null;
+      const value = leading ? config.values[leading[1] ?? ""] : undefined;
+      if (leading && value !== undefined && !isHttpUrl(value)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["values", leading[1] ?? ""],
+          message: "must be an https URL: the template begins with it",
+        });
+      }
+    }
+  }
+  config.secretValues.forEach((name, index) => {
+    if (config.values[name] === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["secretValues", index],
+        message: `names ${name}, which is not among the values`,
+      });
+    }
+  });
+
+  const installs = config.installs ?? partner.installs;
+  const mediaSources = config.mediaSources ?? partner.mediaSources;
+  if (installs === "won" && mediaSources.length === 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["mediaSources"],
+      message: "must name at least one media source: only the installs they won go",
+    });
+  }
+
+  const mappings = Object.entries(config.events);
+  if (mappings.length > 0 && !partner.event) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["events"],
+      message: `cannot be mapped: ${partner.name} takes no event postbacks`,
+    });
+  }
+  const allowed = partner.eventNames ? new Set<string>(partner.eventNames) : null;
+  for (const [ours, mapping] of mappings) {
+    if (allowed && !allowed.has(mapping.name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["events", ours, "name"],
+        message: `must be one of ${[...allowed].join(", ")}`,
+      });
+    }
+  }
+};
+
+/** The owner's configuration checked, with its defaults (the catalog's, the service's). */
+export const partnerConfigSchema = partnerConfigObject
+  .superRefine(checkConfig)
+  .transform((config): PartnerConfig => {
+    // checkConfig refused a configuration without a template; the fallback keeps types honest.
+    const partner = partnerTemplateOf(config);
+    return {
+      id: config.id,
+      appId: config.appId,
+      partner: config.partner,
+      template: config.template ?? null,
+      mediaSources: config.mediaSources ?? partner?.mediaSources ?? [],
+      values: config.values,
+      secretValues: config.secretValues,
+      installs: config.installs ?? partner?.installs ?? "won",
+      events: config.events,
+      eventWindowDays: config.eventWindowDays,
+      enabled: config.enabled,
+    };
+  });
+export type PartnerConfigInput = z.input<typeof partnerConfigSchema>;
+
+/** A configuration checked, or a ValidationError (a 422) naming what is wrong. */
+export const parsePartnerConfig = (input: unknown): PartnerConfig =>
+  checked(partnerConfigSchema, input, "configuration");
+
+/** The names of a configuration's secret values: the catalog's secret ones and the owner's. */
+export const secretNamesOf = (config: PartnerConfig): string[] => {
+  const partner = partnerTemplateOf(config);
+  const catalog = (partner?.values ?? []).filter((value) => value.secret).map((v) => v.name);
+  return [...new Set([...catalog, ...config.secretValues])].filter(
+    (name) => config.values[name] !== undefined,
+  );
+};
+
+/** The secret values themselves, in clear: what the attempt log masks. */
+export const secretsOf = (config: PartnerConfig): string[] =>
+  secretNamesOf(config)
+    .map((name) => config.values[name] ?? "")
+    .filter((value) => value !== "");
+
+/**
+ * Where a configuration's postbacks go: each distinct scheme, host and path its URL templates
+ * lead to on either platform (query left out: it holds keys), for checkConfiguredUrl before the
+ * configuration is saved.
+ */
+export const endpointsOf = (config: PartnerConfig): string[] => {
+  const partner = partnerTemplateOf(config);
+  if (!partner) return [];
+  // Only the advertiser's values can move a URL's host (a leading value); facts fill the rest.
+  const lookup = (name: string) =>
+    name.startsWith("partner.") ? (config.values[name.slice("partner.".length)] ?? "") : "0";
+  const endpoints = new Set<string>();
+  for (const kind of ["install", "event"] as const) {
+    for (const platform of ["android", "ios"] as const) {
+      const request = requestFor(partner, kind, platform);
+      if (!request) continue;
+      const filled = fillUrl(request.url, lookup);
+      try {
+        const url = new URL(filled);
+        endpoints.add(`${url.protocol}//${url.host}${url.pathname}`);
+      } catch {
+        // checkConfig refused a URL that does not fill to one.
+      }
+    }
+  }
+  return [...endpoints];
+};
+
+/** An app's webhook: where every install and event of the app goes, signed (./signing.ts). */
+export const webhookConfigSchema = z.strictObject({
+  id: id(),
+  appId: text(255),
+  url: text(2048).refine(isHttpUrl, { error: "must be an https URL" }),
+  /** The signing secret: made by the service (newWebhookSecret), kept sealed. */
+  secret: z
+    .string({ error: "must be a string" })
+    .min(32, { error: "must be at least 32 characters" })
+    .max(256, { error: "must be at most 256 characters" }),
+  enabled: z.boolean({ error: "must be true or false" }).default(true),
+});
+export type WebhookConfig = z.output<typeof webhookConfigSchema>;
+
+export const parseWebhookConfig = (input: unknown): WebhookConfig =>
+  checked(webhookConfigSchema, input, "webhook");

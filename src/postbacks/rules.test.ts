@@ -1,0 +1,206 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { DAY_MS } from "../domain/time.ts";
+import { type PartnerConfig, parsePartnerConfig } from "./config.ts";
+import {
+  type AcceptedEvent,
+  eventDecision,
+  installDecision,
+  type ResolvedAttribution,
+  type SendSubject,
+  sendIdOf,
+  wonBy,
+} from "./rules.ts";
+
+const unity = (overrides: Record<string, unknown> = {}): PartnerConfig =>
+  parsePartnerConfig({
+    id: "pc_unity",
+    appId: "com.example.game",
+    partner: "unity-ads",
+    values: { game_id: "G" },
+    events: {
+      service_purchase: { name: "purchase", revenue: true },
+      service_level_complete: { name: "level_complete" },
+    },
+    ...overrides,
+  });
+
+const matched = (mediaSource: string): ResolvedAttribution => ({ status: "matched", mediaSource });
+const ORGANIC: ResolvedAttribution = { status: "organic", mediaSource: "organic" };
+
+const INSTALLED = "2026-11-01T10:00:00.000Z";
+const eventAt = (time: string, name = "service_purchase"): AcceptedEvent => ({
+  eventId: "evt-1",
+  name,
+  time,
+  revenue: { amount: 4.99, currency: "USD" },
+});
+const sinceInstall = (ms: number) => new Date(Date.parse(INSTALLED) + ms).toISOString();
+
+describe("wonBy", () => {
+  it("compares media sources without case or surrounding spaces", () => {
+    const config = unity();
+    expect(wonBy(config, matched("unityads_int"))).toBe(true);
+    expect(wonBy(config, matched(" UnityAds_INT "))).toBe(true);
+    expect(wonBy(config, { status: "matched_no_params", mediaSource: "unity_ads" })).toBe(true);
+    expect(wonBy(config, matched("tiktokglobal_int"))).toBe(false);
+    expect(wonBy(config, ORGANIC)).toBe(false);
+    expect(wonBy(config, { status: "skipped", mediaSource: null })).toBe(false);
+  });
+});
+
+describe("installDecision", () => {
+  it("sends an install the partner won", () => {
+    expect(installDecision(unity(), matched("unityads_int"))).toEqual({ send: true, won: true });
+  });
+
+  it("sends no other install unless the configuration sends all", () => {
+    expect(installDecision(unity(), matched("meta_ads"))).toEqual({
+      send: false,
+      reason: "not_won",
+    });
+    expect(installDecision(unity(), ORGANIC)).toEqual({ send: false, reason: "not_won" });
+    const all = unity({ installs: "all" });
+    expect(installDecision(all, matched("meta_ads"))).toEqual({ send: true, won: false });
+    expect(installDecision(all, ORGANIC)).toEqual({ send: true, won: false });
+  });
+
+  it("sends nothing while disabled or unresolved, nor without an install template", () => {
+    expect(installDecision(unity({ enabled: false }), matched("unityads_int"))).toEqual({
+      send: false,
+      reason: "disabled",
+    });
+    expect(installDecision(unity(), null)).toEqual({ send: false, reason: "not_resolved" });
+    const eventsOnly = parsePartnerConfig({
+      id: "pc_custom",
+      appId: "com.example.game",
+      partner: "custom",
+      template: { method: "GET", event: { url: "https://pb.example.com/e?n={event_name}" } },
+      mediaSources: ["my_network"],
+    });
+    expect(installDecision(eventsOnly, matched("my_network"))).toEqual({
+      send: false,
+      reason: "no_template",
+    });
+  });
+});
+
+describe("eventDecision", () => {
+  const won = matched("unityads_int");
+
+  it("sends a mapped event under the partner's name, with revenue when the mapping says", () => {
+    expect(eventDecision(unity(), won, INSTALLED, eventAt(sinceInstall(DAY_MS)))).toEqual({
+      send: true,
+      won: true,
+      event: {
+        eventId: "evt-1",
+        name: "purchase",
+        time: sinceInstall(DAY_MS),
+        revenue: { amount: 4.99, currency: "USD" },
+      },
+    });
+    const level = eventDecision(
+      unity(),
+      won,
+      INSTALLED,
+      eventAt(sinceInstall(DAY_MS), "service_level_complete"),
+    );
+    expect(level.send && level.event).toMatchObject({ name: "level_complete", revenue: null });
+  });
+
+  it("sends no unmapped event", () => {
+    expect(
+      eventDecision(unity(), won, INSTALLED, eventAt(sinceInstall(1), "service_login")),
+    ).toEqual({
+      send: false,
+      reason: "unmapped",
+    });
+    // A name that is a property of every object is no mapping either.
+    expect(eventDecision(unity(), won, INSTALLED, eventAt(sinceInstall(1), "constructor"))).toEqual(
+      {
+        send: false,
+        reason: "unmapped",
+      },
+    );
+  });
+
+  it("sends within 180 days of the install by default, the 180th day included", () => {
+    const config = unity();
+    expect(eventDecision(config, won, INSTALLED, eventAt(sinceInstall(180 * DAY_MS))).send).toBe(
+      true,
+    );
+    expect(eventDecision(config, won, INSTALLED, eventAt(sinceInstall(180 * DAY_MS + 1)))).toEqual({
+      send: false,
+      reason: "outside_window",
+    });
+    // A device clock set back dates an event before its install: still inside.
+    expect(eventDecision(config, won, INSTALLED, eventAt(sinceInstall(-60_000))).send).toBe(true);
+  });
+
+  it("keeps to the configuration's own window", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 365 }),
+        fc.integer({ min: 0, max: 400 * DAY_MS }),
+        (days, ms) => {
+          const config = unity({ eventWindowDays: days });
+          const decision = eventDecision(config, won, INSTALLED, eventAt(sinceInstall(ms)));
+          expect(decision.send).toBe(ms <= days * DAY_MS);
+        },
+      ),
+    );
+  });
+
+  it("follows its install: another network's event goes only to a configuration sending all", () => {
+    const theirs = matched("meta_ads");
+    expect(eventDecision(unity(), theirs, INSTALLED, eventAt(sinceInstall(1)))).toEqual({
+      send: false,
+      reason: "not_won",
+    });
+    const all = eventDecision(
+      unity({ installs: "all" }),
+      theirs,
+      INSTALLED,
+      eventAt(sinceInstall(1)),
+    );
+    expect(all).toMatchObject({ send: true, won: false });
+  });
+});
+
+describe("sendIdOf", () => {
+  const subject = fc.oneof(
+    fc.record({ kind: fc.constant("install" as const), serviceId: fc.string() }),
+    fc.record({
+      kind: fc.constant("event" as const),
+      serviceId: fc.string(),
+      eventId: fc.string(),
+    }),
+  );
+
+  it("is the same whenever it is computed for the same configuration and subject", () => {
+    fc.assert(
+      fc.property(fc.string(), subject, (configId, s) => {
+        expect(sendIdOf(configId, s)).toBe(sendIdOf(configId, { ...s }));
+        expect(sendIdOf(configId, s)).toMatch(/^snd_[A-Za-z0-9_-]{32}$/);
+      }),
+    );
+  });
+
+  it("differs for any other configuration or subject", () => {
+    fc.assert(
+      fc.property(fc.string(), subject, fc.string(), subject, (c1, s1, c2, s2) => {
+        fc.pre(JSON.stringify([c1, s1]) !== JSON.stringify([c2, s2]));
+        expect(sendIdOf(c1, s1)).not.toBe(sendIdOf(c2, s2));
+      }),
+    );
+  });
+
+  it("keeps ids apart that only differ where one part ends and the next begins", () => {
+    const a: SendSubject = { kind: "event", serviceId: "s:1", eventId: "e" };
+    const b: SendSubject = { kind: "event", serviceId: "s", eventId: "1:e" };
+    expect(sendIdOf("pc", a)).not.toBe(sendIdOf("pc", b));
+    expect(sendIdOf("pc", { kind: "install", serviceId: "s" })).not.toBe(
+      sendIdOf("pc", { kind: "event", serviceId: "s", eventId: "" }),
+    );
+  });
+});
