@@ -5,9 +5,9 @@
  * (ids, keys; a secret one is stored sealed). A partner the catalog lacks is a custom template
  * the owner writes with the same macros (./config.ts).
  *
- * Each row names the public pages it follows. A network whose format could not be read from
- * a public page (Meta's app install events, X, AppLovin, ironSource among them) is left out
- * rather than guessed: docs/postbacks.md#the-catalog.
+ * Each row names the public pages it follows. A network whose format was not read from a
+ * public page (Meta's app install events among them) is left out rather than guessed:
+ * docs/postbacks.md#the-catalog.
  *
  * Macros are `{name}` (./templates.ts): `{partner.<name>}` is an advertiser's value, and
  * `{click.<name>}` a parameter of the tapped link's own URL (a network's click id, passed back).

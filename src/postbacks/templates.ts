@@ -592,6 +592,6 @@ export const macroTableMarkdown = (): string =>
     "| ----- | -- | ---- | ----- |",
     ...MACROS.map(
       (macro) =>
-        `| \`{${macro.name}}\` | ${macro.of === "any" ? "both" : macro.of === "install" ? "installs, events" : "events"} | ${macro.kind} | ${macro.description} |`,
+        `| \`{${macro.name}}\` | ${macro.of === "event" ? "events" : "all"} | ${macro.kind} | ${macro.description} |`,
     ),
   ].join("\n");
