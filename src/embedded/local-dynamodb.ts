@@ -3,12 +3,12 @@
  * tables on disk. It needs nothing installed beyond npm (DynamoDB Local needs Java), and the
  * service reaches it with the same AWS SDK client code as on AWS.
  */
-import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
+import { once } from "node:events";
+import { Worker } from "node:worker_threads";
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import dynalite from "dynalite";
 import { ensureTables, perTable, type TableNames } from "../adapters/dynamodb/table-definitions.ts";
+import { startDynalite } from "./dynalite-server.mjs";
 
 /**
  * Table names on the embedded runtime, from the tables' ids (`customerUsers` is
@@ -26,36 +26,6 @@ export interface DynamoConnection {
 }
 
 type RequestSigner = Extract<NonNullable<DynamoDBClientConfig["signer"]>, { sign: unknown }>;
-
-/**
- * Table files LevelDB keeps open under dynalite: the fewest it allows. LevelDB reads its table
- * files through mmap, and each open one (up to 2 MB) counts in the process's resident memory
- * once read; with its default of 1,000, resident memory grows with the store until a
- * thousand tables (2 GB) are mapped. 74 keeps 64 tables (LevelDB holds 10 files for
- * itself), about 130 MB at most.
- */
-const LEVELDB_MAX_OPEN_FILES = 74;
-
-/**
- * dynalite opens its LevelDB with no options of ours, so the limit is the default of the class
- * it opens it with (found from dynalite's own folder, as it finds it).
- */
-const LIMITED = Symbol.for("attribution.leveldb-max-open-files");
-const limitOpenTables = () => {
-  const fromDynalite = createRequire(createRequire(import.meta.url).resolve("dynalite"));
-  type Open = (this: unknown, options: Record<string, unknown>) => Promise<void>;
-  const { Level } = fromDynalite("level") as {
-    Level: { prototype: { _open: Open; [LIMITED]?: true } };
-  };
-  // Once per process, though this module may be evaluated again (each test file does).
-  if (Level.prototype[LIMITED]) return;
-  Level.prototype[LIMITED] = true;
-  const open = Level.prototype._open;
-  Level.prototype._open = function (options) {
-    return open.call(this, { maxOpenFiles: LEVELDB_MAX_OPEN_FILES, ...options });
-  };
-};
-limitOpenTables();
 
 /**
  * The local server wants an AWS authorization header but checks no signature, so requests to
@@ -90,21 +60,44 @@ export const connectDynamoDb = (endpoint: string): DynamoConnection => {
   };
 };
 
-/** Starts the on-disk server on loopback and creates the service's tables. */
-export const startLocalDynamoDb = async (path: string, port = 0): Promise<DynamoConnection> => {
-  const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve());
-  });
-  const { port: bound } = server.address() as AddressInfo;
-  const connection = connectDynamoDb(`http://127.0.0.1:${bound}`);
+/**
+ * Starts the on-disk server on loopback and creates the service's tables: in a worker thread of
+ * its own for the running service (`thread`), so the store's work runs beside the requests'
+ * rather than between them; in this thread for a one-off command or a test.
+ */
+export const startLocalDynamoDb = async (
+  path: string,
+  options: { readonly port?: number; readonly thread?: boolean } = {},
+): Promise<DynamoConnection> => {
+  const port = options.port ?? 0;
+  let server: { port: number; close: () => Promise<void> };
+  if (options.thread) {
+    const worker = new Worker(new URL("./dynalite-server.mjs", import.meta.url), {
+      workerData: { dynalite: { path, port } },
+    });
+    const bound = await new Promise<number>((resolve, reject) => {
+      worker.once("error", reject);
+      worker.once("message", (message: { port: number }) => resolve(message.port));
+    });
+    server = {
+      port: bound,
+      close: async () => {
+        const closed = once(worker, "message");
+        worker.postMessage("close");
+        await closed;
+        await worker.terminate();
+      },
+    };
+  } else {
+    server = await startDynalite(path, port);
+  }
+  const connection = connectDynamoDb(`http://127.0.0.1:${server.port}`);
   await ensureTables(connection.client, LOCAL_TABLE_NAMES);
   return {
     ...connection,
     close: async () => {
       await connection.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     },
   };
 };

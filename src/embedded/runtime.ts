@@ -220,7 +220,7 @@ export const loadRates = async (imported: string) =>
 export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRuntime> => {
   const paths = dataPaths(config.dataDir);
   await mkdir(config.dataDir, { recursive: true });
-  const dynamodb = await startLocalDynamoDb(paths.dynamodb);
+  const dynamodb = await startLocalDynamoDb(paths.dynamodb, { thread: true });
   const stored = createDynamoStores(dynamodb.doc, LOCAL_TABLE_NAMES);
   // Every request reads a key, an app, and for an export its snapshot and the app's tombstones.
   // Installs, customer-user mappings, snapshots and deletion requests change only through this

@@ -1,0 +1,4 @@
+export declare const startDynalite: (
+  path: string,
+  port: number,
+) => Promise<{ port: number; close: () => Promise<void> }>;

@@ -1,0 +1,68 @@
+/**
+ * dynalite, the embedded DynamoDB-compatible server, started on loopback: in the calling thread
+ * (`startDynalite`), or in a worker thread of its own when this file is the worker's entry, so
+ * that the store's own work (its validation, LevelDB's calls, its HTTP) never holds up the
+ * thread that answers requests. Plain JavaScript: a worker thread starts without the loader the
+ * service's TypeScript runs under.
+ */
+import { createRequire } from "node:module";
+import { isMainThread, parentPort, workerData } from "node:worker_threads";
+import dynalite from "dynalite";
+
+/**
+ * Table files LevelDB keeps open under dynalite: the fewest it allows. LevelDB reads its table
+ * files through mmap, and each open one (up to 2 MB) counts in the process's resident memory
+ * once read; with its default of 1,000, resident memory grows with the store until a
+ * thousand tables (2 GB) are mapped. 74 keeps 64 tables (LevelDB holds 10 files for
+ * itself), about 130 MB at most.
+ */
+const LEVELDB_MAX_OPEN_FILES = 74;
+
+/**
+ * dynalite opens its LevelDB with no options of ours, so the limit is the default of the class
+ * it opens it with (found from dynalite's own folder, as it finds it).
+ */
+const LIMITED = Symbol.for("attribution.leveldb-max-open-files");
+const limitOpenTables = () => {
+  const fromDynalite = createRequire(createRequire(import.meta.url).resolve("dynalite"));
+  const { Level } = fromDynalite("level");
+  // Once per thread, though this module may be evaluated again (each test file does).
+  if (Level.prototype[LIMITED]) return;
+  Level.prototype[LIMITED] = true;
+  const open = Level.prototype._open;
+  Level.prototype._open = function (options) {
+    return open.call(this, { maxOpenFiles: LEVELDB_MAX_OPEN_FILES, ...options });
+  };
+};
+
+/**
+ * Starts the on-disk server on loopback; resolves with its port and how to close it.
+ * @param {string} path
+ * @param {number} port
+ * @returns {Promise<{ port: number, close: () => Promise<void> }>}
+ */
+export const startDynalite = async (path, port) => {
+  limitOpenTables();
+  const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve(undefined));
+  });
+  const address = server.address();
+  return {
+    port: typeof address === "object" && address ? address.port : 0,
+    close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
+  };
+};
+
+if (!isMainThread && workerData?.dynalite && parentPort) {
+  const port = parentPort;
+  const started = await startDynalite(workerData.dynalite.path, workerData.dynalite.port);
+  port.on("message", async (message) => {
+    if (message !== "close") return;
+    await started.close();
+    port.postMessage("closed");
+    port.close();
+  });
+  port.postMessage({ port: started.port });
+}
