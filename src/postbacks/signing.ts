@@ -5,7 +5,7 @@
  * HMAC-SHA256 with the webhook's secret over `<t>.<raw body>` (the scheme Stripe's webhooks
  * made familiar). The receiver recomputes it over the bytes it received, compares in constant
  * time, and refuses a timestamp more than five minutes from its own clock. Verification in
- * Node, Python and Go: docs/postbacks.md#verifying-a-webhook.
+ * Node, Python and Go: docs/postbacks.md#webhooks-and-verifying-them.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
