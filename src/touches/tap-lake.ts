@@ -2,12 +2,11 @@
  * The taps the link host stored, to the lake: on AWS the tap function's one write is the touch
  * store's item, and this worker, fed by the touches table's stream of new items, puts their
  * rows on the lake's touches stream (src/workers/table-stream-workers.ts). The stream delivers
- * at least once: a row put twice is counted once by the lake's readers (by click id).
+ * at least once: a row put twice is counted once by the lake's readers (by click id). Its
+ * composition is beside its row (src/workers/tap-lake.ts).
  */
-import { composition } from "../functions/adapters.ts";
 import type { RecordStream } from "../ports/lake.ts";
 import type { Touch } from "../ports/touches.ts";
-import { TABLE_STREAM_WORKERS } from "../workers/table-stream-workers.ts";
 import { touchRow } from "./touch.ts";
 
 /** Handles one batch of new touches, in the stream's order; rejects to have it sent again. */
@@ -18,9 +17,3 @@ export const createTapLake =
   async (touches) => {
     if (touches.length > 0) await lake.put(touches.map(touchRow));
   };
-
-const [TAP_LAKE] = TABLE_STREAM_WORKERS;
-
-export const tapLakeFunction = /* @__PURE__ */ composition(TAP_LAKE, ({ streams }) =>
-  createTapLake(streams.touches),
-);

@@ -30,7 +30,7 @@ export interface TableStreamWorkerDefinition<Id extends string = string> {
 export const TABLE_STREAM_WORKERS = [
   {
     id: "tap-lake",
-    handler: "touches/tap-lake.ts#tapLakeFunction",
+    handler: "workers/tap-lake.ts#tapLakeFunction",
     description: "Writes each tap the link host stored to the lake's touches stream.",
     table: "touches",
     // Taps only: the touches route puts a network's touches on the lake's stream itself (and
