@@ -4,10 +4,6 @@
  * stored one, the history shipped with the service serves.
  */
 
-import { composition } from "../functions/adapters.ts";
-import type { JobRun } from "../jobs/job-run.ts";
-import { jobOf } from "../jobs/jobs.ts";
-import { logger } from "../logging/logger.ts";
 import type { RatesTable } from "../ports/rates.ts";
 import { mergeEcbRates, parseEcbFeed } from "./ecb-feed.ts";
 import { parseEcbRates } from "./ecb-rates.ts";
@@ -34,14 +30,3 @@ export const refreshRates = async (
   await deps.table.write(merged);
   return { firstDate, lastDate };
 };
-
-const FX_RATES = /* @__PURE__ */ jobOf("fx-rates");
-
-/** The daily rates job on AWS: the ECB's feed merged into the stored table. */
-export const fxRatesJob = /* @__PURE__ */ composition(
-  { id: FX_RATES.id, uses: FX_RATES.aws.uses },
-  ({ ratesTable, ratesFeed, shippedRates }): JobRun<Awaited<ReturnType<typeof refreshRates>>> => ({
-    run: () => refreshRates({ table: ratesTable, feed: ratesFeed, shipped: shippedRates }),
-    report: (covered) => logger.info("fx rates refreshed", covered),
-  }),
-);

@@ -46,7 +46,7 @@ export type JobDefinition<Id extends string = string> = JobBase<Id> &
 export const JOBS = [
   {
     id: "purge",
-    handler: "deletion/deletions.ts#purgeJob",
+    handler: "jobs/purge.ts#purgeJob",
     description: "Purges deleted installs from the tables and the lake.",
     // Embedded, a deletion request also starts a run at once; minutes at most otherwise.
     embedded: { everyMs: 60_000, atStart: false },
@@ -70,7 +70,7 @@ export const JOBS = [
   },
   {
     id: "fx-rates",
-    handler: "fx/refresh-rates.ts#fxRatesJob",
+    handler: "jobs/fx-rates.ts#fxRatesJob",
     description: "Merges the ECB's reference rates of the last 90 days into the rate table.",
     // The ECB publishes once a working day, around 16:00 CET.
     embedded: { everyMs: 6 * HOUR_MS, atStart: true },
@@ -83,7 +83,7 @@ export const JOBS = [
   },
   {
     id: "attribution-sweep",
-    handler: "attribution/sweep-job.ts#attributionSweepJob",
+    handler: "jobs/attribution-sweep.ts#attributionSweepJob",
     description: "Queues again the attributions a crash or a failure left unfinished.",
     // At start, everything unfinished from before it: what a crash left.
     embedded: { everyMs: SWEEP_AGE_MS, atStart: true },

@@ -1,9 +1,9 @@
-/** The attribution sweep as a scheduled job (its work: ./sweep.ts). */
+/** The attribution sweep's composition (its work: src/attribution/sweep.ts). */
+import { sweepAttributions } from "../attribution/sweep.ts";
 import { composition } from "../functions/adapters.ts";
-import type { JobRun } from "../jobs/job-run.ts";
-import { jobOf } from "../jobs/jobs.ts";
 import { logger } from "../logging/logger.ts";
-import { sweepAttributions } from "./sweep.ts";
+import type { JobRun } from "./job-run.ts";
+import { jobOf } from "./jobs.ts";
 
 const SWEEP = /* @__PURE__ */ jobOf("attribution-sweep");
 
