@@ -2,7 +2,8 @@
  * The import graph's rules, read from the sources with the TypeScript compiler: no import
  * circle in src, lib or lambdas; the domain (src/domain, and the exported record's definition
  * in src/record) imports nothing of the project outside it; a port (src/ports) imports only
- * the domain and other ports.
+ * the domain and other ports; only the folders that hold the tables of functions and their
+ * compositions (and the runtimes that wire them) import src/functions or src/jobs.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -99,5 +100,31 @@ describe("the import graph", () => {
 
   it("lets a port import only the domain and other ports", () => {
     expect(reachingOutside("src/ports", [...DOMAIN, "src/ports"])).toEqual([]);
+  });
+
+  it("keeps compositions beside their rows: no domain folder imports src/functions or src/jobs", () => {
+    // The tables' folders and the runtimes that wire them; adapters and configuration read the
+    // tables' definitions (a handler's reference, a job's interval), never a composition.
+    const composing = [
+      "src/adapters",
+      "src/config",
+      "src/functions",
+      "src/jobs",
+      "src/workers",
+      "src/http",
+      "src/aws",
+      "src/embedded",
+      "src/cli",
+    ];
+    const offending = [...GRAPH]
+      .filter(
+        ([file]) => file.startsWith("src/") && !composing.some((f) => file.startsWith(`${f}/`)),
+      )
+      .flatMap(([file, targets]) =>
+        targets
+          .filter((target) => target.startsWith("src/functions/") || target.startsWith("src/jobs/"))
+          .map((target) => `${file} -> ${target}`),
+      );
+    expect(offending).toEqual([]);
   });
 });
