@@ -126,6 +126,8 @@ export const createApp = (
     terminationProtection: flag.parse(app.node.tryGetContext("terminationProtection")) ?? true,
     settings: {
       trustViewerCountry: flag.parse(app.node.tryGetContext("trustViewerCountry")),
+      // Postbacks to loopback, for an emulator's test deployment only (docs/postbacks.md).
+      postbacksAllowLoopback: flag.parse(app.node.tryGetContext("postbacksAllowLoopback")),
       // Both false for an emulator without Glue, Athena and HTTP APIs (docs/testing.md).
       lakeQueries: flag.parse(app.node.tryGetContext("lakeQueries")),
       linkHost: flag.parse(app.node.tryGetContext("linkHost")),

@@ -59,7 +59,14 @@ const need = <T>(part: T | undefined, name: string): T => {
 };
 
 type Grants = {
-  readonly [K in "sealingKey" | "rates" | "countries" | "queries" | "lake" | "credentials"]-?: {
+  readonly [K in
+    | "sealingKey"
+    | "postbackSecrets"
+    | "rates"
+    | "countries"
+    | "queries"
+    | "lake"
+    | "credentials"]-?: {
     readonly [A in Exclude<NonNullable<Uses[K]>, "named">]: (
       role: IRole,
       parts: StackParts,
@@ -85,6 +92,10 @@ const GRANTS: Grants = {
   sealingKey: {
     unwrap: (role, parts) => need(parts.sealingKey, "the sealing key").grantUnwrap(role),
     wrap: (role, parts) => need(parts.sealingKey, "the sealing key").grantWrap(role),
+  },
+  postbackSecrets: {
+    open: (role, parts) => need(parts.sealingKey, "the sealing key").grantOpenPostbackSecrets(role),
+    seal: (role, parts) => need(parts.sealingKey, "the sealing key").grantSealPostbackSecrets(role),
   },
   credentials: {
     verify: (role, parts) => need(parts.users, "the user pool").grantVerify(role),
@@ -124,7 +135,9 @@ const environmentOf = (uses: Uses, parts: StackParts): Record<string, string> =>
   for (const worker of Object.keys(uses.queues ?? {})) {
     env[queueUrlName(worker)] = need(parts.queue, "the workers' queues")(worker).queueUrl;
   }
-  if (uses.sealingKey) env.SEALING_KEY_ARN = need(parts.sealingKey, "the sealing key").keyArn;
+  if (uses.sealingKey || uses.postbackSecrets) {
+    env.SEALING_KEY_ARN = need(parts.sealingKey, "the sealing key").keyArn;
+  }
   if (uses.rates) {
     env.FX_RATES_FILE = bundledPath(INGEST_DATA.fxRates);
     env.FX_RATES_BUCKET = lake().bucket.bucketName;
@@ -181,6 +194,7 @@ export const bindingOf = (uses: Uses, parts: StackParts): FunctionBinding => {
       if (uses.sealingKey && uses.sealingKey !== "named") {
         GRANTS.sealingKey[uses.sealingKey](role, parts);
       }
+      if (uses.postbackSecrets) GRANTS.postbackSecrets[uses.postbackSecrets](role, parts);
       if (uses.countries) GRANTS.countries[uses.countries](role, parts);
       if (uses.queries) GRANTS.queries[uses.queries](role, parts);
       if (uses.lake) GRANTS.lake[uses.lake](role, parts);

@@ -184,6 +184,8 @@ const TABLE_GRANTS: {
       { actions: ["dynamodb:GetItem"], on: whole("installs") },
       { actions: QUERY, on: indexes("installs", "byIdfv") },
     ],
+    // A postback's install: one by key.
+    get: [{ actions: ["dynamodb:GetItem"], on: whole("installs") }],
     purge: [{ actions: ["dynamodb:DeleteItem"], on: whole("installs") }],
   },
   customerUsers: {
@@ -271,14 +273,42 @@ const TABLE_GRANTS: {
       { actions: ["dynamodb:GetItem"], on: whole("touches") },
       { actions: QUERY, on: indexes("touches", "byMaid", "byIp") },
     ],
+    // A postback's winning touch, by its click id.
+    get: [{ actions: ["dynamodb:GetItem"], on: whole("touches") }],
   },
   attributions: {
-    // A new install's pending record (a conditional put).
-    request: [{ actions: ["dynamodb:PutItem"], on: whole("attributions") }],
+    // A new install's pending record (a conditional put), and one read: an event's postbacks
+    // wait for its install's attribution.
+    request: [{ actions: ["dynamodb:PutItem", "dynamodb:GetItem"], on: whole("attributions") }],
     // Read and resolve one (conditionally); no write but this.
     work: [{ actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"], on: whole("attributions") }],
     get: [{ actions: ["dynamodb:GetItem"], on: whole("attributions") }],
     sweep: [{ actions: QUERY, on: indexes("attributions", "open") }],
     purge: [{ actions: ["dynamodb:DeleteItem"], on: whole("attributions") }],
+  },
+  postbackConfigs: {
+    // An app's configurations by the by-app index, one by key.
+    read: [
+      { actions: QUERY, on: indexes("postbackConfigs", "byApp") },
+      { actions: ["dynamodb:GetItem"], on: whole("postbackConfigs") },
+    ],
+    manage: [
+      { actions: QUERY, on: indexes("postbackConfigs", "byApp") },
+      {
+        actions: ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"],
+        on: whole("postbackConfigs"),
+      },
+    ],
+  },
+  outbox: {
+    // A send added only where none is (a conditional put), and read when one was.
+    enqueue: [{ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("outbox") }],
+    // Read, claimed and settled attempt by attempt (conditional updates); never added or deleted.
+    work: [{ actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"], on: whole("outbox") }],
+  },
+  deliveryLog: {
+    // An attempt's record put (once, conditionally, or again), its day's count updated.
+    write: [{ actions: ["dynamodb:PutItem", "dynamodb:UpdateItem"], on: whole("deliveryLog") }],
+    read: [{ actions: QUERY, on: indexes("deliveryLog", "byApp") }],
   },
 };

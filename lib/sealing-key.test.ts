@@ -3,6 +3,7 @@ import { Template } from "aws-cdk-lib/assertions";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { beforeAll, describe, expect, it } from "vitest";
 import { sealingKeyContext } from "../src/crypto/keyring.ts";
+import { POSTBACK_SECRET_PURPOSE } from "../src/postbacks/secrets.ts";
 import { SealingKey } from "./sealing-key.ts";
 import { isJson, propertiesOf, statementsOfRole, testStack } from "./stack.test-support.ts";
 
@@ -10,6 +11,8 @@ let stack: Stack;
 let sealing: SealingKey;
 let reader: Role;
 let writer: Role;
+let postbackWorker: Role;
+let postbackSaver: Role;
 let template: Template;
 
 beforeAll(() => {
@@ -20,6 +23,10 @@ beforeAll(() => {
   writer = new Role(stack, "Writer", { assumedBy: lambda });
   sealing.grantUnwrap(reader);
   sealing.grantWrap(writer);
+  postbackWorker = new Role(stack, "PostbackWorker", { assumedBy: lambda });
+  postbackSaver = new Role(stack, "PostbackSaver", { assumedBy: lambda });
+  sealing.grantOpenPostbackSecrets(postbackWorker);
+  sealing.grantSealPostbackSecrets(postbackSaver);
   template = Template.fromStack(stack);
 });
 
@@ -94,6 +101,29 @@ describe("sealing key", () => {
         Action: "kms:Encrypt",
         Resource: stack.resolve(sealing.keyArn),
         Condition: purposeCondition,
+      },
+    ]);
+  });
+
+  it("lets the postback worker decrypt configurations' secrets only, never a sealing key", () => {
+    const postbackPurpose = {
+      StringEquals: { "kms:EncryptionContext:purpose": POSTBACK_SECRET_PURPOSE },
+    };
+    expect(POSTBACK_SECRET_PURPOSE).not.toBe("sealed-value-private-key");
+    expect(statementsOfRole(template, postbackWorker)).toEqual([
+      {
+        Effect: "Allow",
+        Action: "kms:Decrypt",
+        Resource: stack.resolve(sealing.keyArn),
+        Condition: postbackPurpose,
+      },
+    ]);
+    expect(statementsOfRole(template, postbackSaver)).toEqual([
+      {
+        Effect: "Allow",
+        Action: "kms:Encrypt",
+        Resource: stack.resolve(sealing.keyArn),
+        Condition: postbackPurpose,
       },
     ]);
   });

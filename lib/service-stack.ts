@@ -174,6 +174,7 @@ export class ServiceStack extends Stack {
       settings: {
         snapshotTtl: String(settings.snapshotTtl.toSeconds()),
         trustViewerCountry: settings.trustViewerCountry ? "true" : "false",
+        postbacksAllowLoopback: settings.postbacksAllowLoopback ? "true" : "false",
         // The link host stands behind its distribution, which nothing reaches around.
         trustViewerAddress: settings.linkHost ? "true" : "false",
       },

@@ -133,6 +133,12 @@ export interface StackSettings {
    */
   readonly trustViewerCountry: boolean;
   /**
+   * True lets postbacks and webhooks go to loopback addresses (and over http to them), for a
+   * test deployment whose mock partners listen on the same machine (an emulator's); never for
+   * a deployment that serves apps. Nothing else private ever passes (docs/postbacks.md).
+   */
+  readonly postbacksAllowLoopback: boolean;
+  /**
    * The link host's custom domain (`go.example.com`): its ACM certificate's ARN in the stack's
    * region (the HTTP API's domain, CloudFront's origin) and one in us-east-1 (CloudFront's, the
    * same one when the stack is there); null: links name the distribution's own URL. Point the
@@ -188,6 +194,7 @@ export const DEFAULT_SETTINGS: StackSettings = {
   purgeSchedule: Duration.millis(jobOf("purge").aws.schedule.everyMs),
   fxRatesSchedule: jobOf("fx-rates").aws.schedule.cron,
   trustViewerCountry: false,
+  postbacksAllowLoopback: false,
   linkDomain: null,
   linkThrottle: { rateLimit: 2_000, burstLimit: 5_000 },
   lakeQueries: true,

@@ -69,6 +69,7 @@ const settingsOf = (env: ParsedEnv): FunctionSettings => ({
   trustViewerCountry: env.TRUST_VIEWER_COUNTRY === "true",
   trustViewerAddress: env.TRUST_VIEWER_ADDRESS === "true",
   minRequestAgeMs: Number(env.MIN_REQUEST_AGE_SECONDS ?? 0) * 1000,
+  postbacksAllowLoopback: env.POSTBACKS_ALLOW_LOOPBACK === "true",
 });
 
 /** The adapters of a row, from its environment and its entry's providers. */

@@ -20,6 +20,7 @@ export const PROVIDERS: {
   streams: "aws/firehose-streams.ts#firehoseStreams",
   queues: "aws/sqs-queues.ts#sqsQueues",
   sealingKey: "aws/kms-keyrings.ts#kmsKeyrings",
+  postbackSecrets: "aws/kms-keyrings.ts#kmsKeyWrapper",
   rates: { read: "aws/rates.ts#s3Rates", write: "aws/rates-job.ts#s3RatesJob" },
   countries: "aws/geoip-countries.ts#geoipCountries",
   queries: {

@@ -99,6 +99,11 @@ const schema = z.object({
    * sign-in (as on AWS); "off": only those who set one up are asked for it.
    */
   ATTRIBUTION_DASHBOARD_TOTP: z.enum(["off", "admins"]).default("off"),
+  /**
+   * "true" lets postbacks and webhooks go to loopback addresses (127.0.0.0/8, ::1, localhost,
+   * over http too), for tests whose mock partners listen on this machine; nothing else private.
+   */
+  ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK: z.enum(["true", "false"]).default("false"),
 });
 
 export interface EmbeddedConfig {
@@ -129,6 +134,8 @@ export interface EmbeddedConfig {
   readonly snapshotWholeBelow: string;
   /** Who must sign in to the dashboard with a TOTP code: admins, or only who set one up. */
   readonly dashboardTotp: "off" | "admins";
+  /** Whether postbacks and webhooks may go to loopback addresses (tests' mock partners). */
+  readonly postbacksAllowLoopback: boolean;
 }
 
 export const embeddedConfig = (
@@ -157,6 +164,8 @@ export const embeddedConfig = (
     diskReserve: overrides.diskReserve ?? parsed.ATTRIBUTION_DISK_RESERVE,
     snapshotWholeBelow: overrides.snapshotWholeBelow ?? parsed.ATTRIBUTION_SNAPSHOT_WHOLE_BELOW,
     dashboardTotp: overrides.dashboardTotp ?? parsed.ATTRIBUTION_DASHBOARD_TOTP,
+    postbacksAllowLoopback:
+      overrides.postbacksAllowLoopback ?? parsed.ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK === "true",
     fxFeedUrl:
       overrides.fxFeedUrl !== undefined
         ? overrides.fxFeedUrl

@@ -298,6 +298,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       // The embedded link host takes a proxy's X-Forwarded-For instead (ATTRIBUTION_TRUST_PROXY).
       trustViewerAddress: false,
       minRequestAgeMs: 0,
+      postbacksAllowLoopback: config.postbacksAllowLoopback,
     },
   };
   let jobs: EmbeddedJobs | undefined;

@@ -36,6 +36,8 @@ export interface FunctionSettings {
   /** The link host's tap takes the caller's address from CloudFront's viewer-address header. */
   readonly trustViewerAddress: boolean;
   readonly minRequestAgeMs: number;
+  /** Postbacks and webhooks may go to loopback addresses: tests' mock partners only. */
+  readonly postbacksAllowLoopback: boolean;
 }
 
 /** Every adapter a function may be given, by the `uses` key that asks for it. */
@@ -45,7 +47,10 @@ export interface AllAdapters {
   readonly queues: { readonly [W in WorkerId]: WorkQueue<WorkerMessage<W>> };
   /** sealingKey: apps' keyrings, their private keys unwrapped once per app key. */
   readonly keyrings: AppKeyrings;
-  /** sealingKey `wrap`: wraps a new app key pair's private key. */
+  /**
+   * sealingKey `wrap`: wraps a new app key pair's private key; postbackSecrets: seals and opens
+   * configurations' secret values.
+   */
   readonly keyWrapper: KeyWrapper;
   /** credentials: dashboard people's passwords. */
   readonly credentials: Credentials;
@@ -91,6 +96,7 @@ export type Adapters<U extends Uses> = {
   readonly settings: FunctionSettings;
 } & When<Has<U, "sealingKey">, Pick<AllAdapters, "keyrings">> &
   (U extends { readonly sealingKey: "wrap" } ? Pick<AllAdapters, "keyWrapper"> : unknown) &
+  When<Has<U, "postbackSecrets">, Pick<AllAdapters, "keyWrapper">> &
   When<Has<U, "credentials">, Pick<AllAdapters, "credentials">> &
   When<Has<U, "countries">, Pick<AllAdapters, "countries">> &
   (U extends { readonly queries: "export" } ? Pick<AllAdapters, "engine"> : unknown) &

@@ -116,6 +116,13 @@ const SETTINGS = {
   minRequestAge: {
     MIN_REQUEST_AGE_SECONDS: z.coerce.number().int().min(60).max(3_600).default(360),
   },
+  /**
+   * "true" lets postbacks and webhooks go to loopback addresses (and over http to them), for a
+   * test deployment whose mock partners listen on the same machine; never in production.
+   */
+  postbacksAllowLoopback: {
+    POSTBACKS_ALLOW_LOOPBACK: z.enum(["true", "false"]).default("false"),
+  },
 } as const satisfies Record<FunctionSetting, z.ZodRawShape>;
 
 type Variables = typeof VARIABLES;
@@ -132,7 +139,7 @@ export type EnvShape<U extends Uses> = {
   [T in KeysOf<U, "tables"> as `${Constant<T>}_TABLE`]: typeof name;
 } & { [S in KeysOf<U, "streams"> as `${Constant<S>}_STREAM`]: typeof name } & {
   [W in KeysOf<U, "queues"> as QueueUrlName<W>]: z.ZodURL;
-} & If<Access<U, "sealingKey">, Variables["sealingKey"]> &
+} & If<Access<U, "sealingKey"> | Access<U, "postbackSecrets">, Variables["sealingKey"]> &
   If<Extract<Access<U, "rates">, "read">, Variables["ratesRead"]> &
   If<Extract<Access<U, "rates">, "write">, Variables["ratesWrite"]> &
   If<Access<U, "countries">, Variables["countries"]> &
@@ -174,7 +181,7 @@ export const envSchemaOf = <const U extends Uses>(uses: U): EnvSchema<U> => {
   for (const table of Object.keys(uses.tables ?? {})) shape[tableVariable(table)] = name;
   for (const stream of Object.keys(uses.streams ?? {})) shape[streamVariable(stream)] = name;
   for (const worker of Object.keys(uses.queues ?? {})) shape[queueUrlName(worker)] = z.url();
-  if (uses.sealingKey) Object.assign(shape, VARIABLES.sealingKey);
+  if (uses.sealingKey || uses.postbackSecrets) Object.assign(shape, VARIABLES.sealingKey);
   if (uses.rates === "read") Object.assign(shape, VARIABLES.ratesRead);
   if (uses.rates === "write") Object.assign(shape, VARIABLES.ratesWrite);
   if (uses.countries) Object.assign(shape, VARIABLES.countries);

@@ -25,9 +25,9 @@ export interface TableAccess {
   readonly keys: "lookup" | "manage";
   /**
    * create: get and put-if-absent; consent: update an install's consent; match: get, and query
-   * by IDFV; purge: delete by key.
+   * by IDFV; get: one by key (a postback's facts); purge: delete by key.
    */
-  readonly installs: "create" | "consent" | "match" | "purge";
+  readonly installs: "create" | "consent" | "match" | "get" | "purge";
   /** create: get and put-if-absent; purge: find an install's mappings and delete them. */
   readonly customerUsers: "create" | "purge";
   /**
@@ -40,17 +40,30 @@ export interface TableAccess {
   readonly snapshots: "readWrite" | "purge";
   /** get: one link by id; manage: create, read, disable and list an app's links. */
   readonly links: "get" | "manage";
-  /** record: put touches (and take back a failed request's); match: the matcher's lookups. */
-  readonly touches: "record" | "match";
   /**
-   * request: a new install's pending record; work: read and resolve one (the worker); get: read
-   * one (the SDKs); sweep: find unfinished ones; purge: delete by key.
+   * record: put touches (and take back a failed request's); match: the matcher's lookups; get:
+   * one by click id (a postback's winning touch).
+   */
+  readonly touches: "record" | "match" | "get";
+  /**
+   * request: a new install's pending record, and one read (whether an event's install is
+   * attributed yet, for its postbacks); work: read and resolve one (the worker); get: read one
+   * (the SDKs, the postback worker); sweep: find unfinished ones; purge: delete by key.
    */
   readonly attributions: "request" | "work" | "get" | "sweep" | "purge";
   /** read: one user by email (a session's owner); grant: add an app to a user's apps. */
   readonly users: "read" | "grant";
   /** read: one session by key (the authorizer); readWrite: sign in and out. */
   readonly sessions: "read" | "readWrite";
+  /** read: an app's configurations (the by-app index) and one by key; manage: and change them. */
+  readonly postbackConfigs: "read" | "manage";
+  /**
+   * enqueue: add a send where none is (a conditional put) and read one (the triggers); work:
+   * read, claim and settle one (the postback worker).
+   */
+  readonly outbox: "enqueue" | "work";
+  /** write: record an attempt and count it; read: an app's attempts and counts (the index). */
+  readonly deliveryLog: "write" | "read";
 }
 
 /**
@@ -65,7 +78,8 @@ export type FunctionSetting =
   | "snapshotTtl"
   | "trustViewerCountry"
   | "trustViewerAddress"
-  | "minRequestAge";
+  | "minRequestAge"
+  | "postbacksAllowLoopback";
 
 /**
  * A function's resources and access. Key order is the order of the grants on AWS (statements
@@ -82,6 +96,12 @@ export interface Uses<Queue extends string = string> {
    * (switching sealing on from the dashboard).
    */
   readonly sealingKey?: "unwrap" | "wrap" | Named;
+  /**
+   * The same key, for the secret values of postback and webhook configurations (their own
+   * purpose in the key's context, src/postbacks/secrets.ts): `open` them (the postback worker);
+   * `seal` them (saving a configuration).
+   */
+  readonly postbackSecrets?: "open" | "seal";
   /**
    * Dashboard people's passwords (Cognito's user pool on AWS): `verify` one at sign-in;
    * `manage` them (set, remove).

@@ -21,6 +21,7 @@ import { conditionHolds, putWhen } from "./conditional.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createLinkStore } from "./links.ts";
+import { createDeliveryLog, createOutboxStore, createPostbackConfigStore } from "./postbacks.ts";
 import { queryIndex, scanAll } from "./query-index.ts";
 import { indexOf, type TableNames } from "./table-definitions.ts";
 import { createTouchStore } from "./touches.ts";
@@ -232,4 +233,7 @@ export const createDynamoStores = (doc: DynamoDBDocumentClient, tables: TableNam
   attributions: createAttributionStore(doc, tables.attributions),
   users: createUserStore(doc, tables.users),
   sessions: createSessionStore(doc, tables.sessions),
+  postbackConfigs: createPostbackConfigStore(doc, tables.postbackConfigs),
+  outbox: createOutboxStore(doc, tables.outbox),
+  deliveryLog: createDeliveryLog(doc, tables.deliveryLog),
 });

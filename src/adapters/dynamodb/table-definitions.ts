@@ -138,6 +138,37 @@ export const TABLE_DEFINITIONS = {
     removal: "destroy",
     holds: "dashboard sessions",
   },
+  postbackConfigs: {
+    store: "adapters/dynamodb/postbacks.ts#createPostbackConfigStore",
+    // `<app id>#partner#<id>`, `<app id>#webhook#<id>`, and `<app id>#settings`.
+    partitionKey: "configKey",
+    // An app's configurations and settings; the sort key is unique per item.
+    indexes: { byApp: { partitionKey: "appId", sortKey: "configKey" } },
+    // The owner's configurations and the secrets they were given: not made again.
+    removal: "retain",
+    holds: "apps' postback and webhook configurations",
+  },
+  outbox: {
+    store: "adapters/dynamodb/postbacks.ts#createOutboxStore",
+    // One row per send (src/postbacks/rules.ts's sendIdOf), added only where none is.
+    partitionKey: "sendId",
+    ttlAttribute: "expiresTtl",
+    // What was sent: without it a repeated install or event would be sent again.
+    removal: "retain",
+    holds: "postbacks and webhooks, one row per send, until they expire",
+  },
+  deliveryLog: {
+    store: "adapters/dynamodb/postbacks.ts#createDeliveryLog",
+    // `<send id>#<attempt>` for an attempt, `count#<app id>#<day>#<configuration id>` for a
+    // day's counts.
+    partitionKey: "logKey",
+    // An app's attempts newest first (the sort key, `<time>#<send id>#<attempt>`, is unique per
+    // attempt) and its days' counts (`count#<day>#<configuration id>`, after every time).
+    indexes: { byApp: { partitionKey: "appId", sortKey: "logSort" } },
+    ttlAttribute: "expiresTtl",
+    removal: "destroy",
+    holds: "every postback and webhook attempt, for 30 days",
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 /**

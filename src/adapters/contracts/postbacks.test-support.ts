@@ -1,0 +1,354 @@
+/**
+ * The contract of the postback stores (src/ports/postbacks.ts): configurations, the outbox and
+ * the delivery log, one suite for each server the stores run against (dynalite on the
+ * embedded runtime, DynamoDB's own API on AWS, moto's here). Each runner's test file calls
+ * `describePostbackStoresContract` with a factory of its own side; the `it`s are the same and
+ * share its stores, each with an app of its own.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  DEFAULT_POSTBACK_SETTINGS,
+  type DeliveryLog,
+  type DeliveryLogEntry,
+  type OutboxRow,
+  type OutboxStore,
+  type PostbackConfigStore,
+  type StoredPartnerConfig,
+  type StoredWebhookConfig,
+} from "../../ports/postbacks.ts";
+
+export interface PostbackStoresUnderTest {
+  readonly configs: PostbackConfigStore;
+  readonly outbox: OutboxStore;
+  readonly log: DeliveryLog;
+  close(): Promise<void>;
+}
+
+const T0 = Date.parse("2026-11-24T12:00:00.000Z");
+const iso = (ms: number) => new Date(ms).toISOString();
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+let apps = 0;
+/** An app of its own for each test, so that tests share tables and not their items. */
+const freshApp = () => `com.postbacks.c${++apps}`;
+
+const partner = (appId: string, id: string): StoredPartnerConfig => ({
+  id,
+  appId,
+  partner: "generic",
+  template: null,
+  mediaSources: ["network_a"],
+  values: { endpoint: "https://partner.example/postback" },
+  sealedValues: { token: "kf1.sealed" },
+  secretValues: ["token"],
+  installs: "won",
+  // A name from outside: kept as a key, whatever it is.
+  events: {
+    service_purchase: { name: "purchase", revenue: true },
+    constructor: { name: "c", revenue: false },
+  },
+  eventWindowDays: 180,
+  enabled: true,
+  updatedAt: iso(T0),
+});
+
+const webhook = (appId: string, id: string): StoredWebhookConfig => ({
+  id,
+  appId,
+  url: "https://backend.example/hooks",
+  sealedSecret: "kf1.secret",
+  enabled: true,
+  updatedAt: iso(T0),
+});
+
+const row = (appId: string, sendId: string, overrides: Partial<OutboxRow> = {}): OutboxRow => ({
+  sendId,
+  appId,
+  configId: "cfg-1",
+  target: "partner",
+  subject: {
+    kind: "event",
+    serviceId: "device-1",
+    eventId: "evt-1",
+    name: "service_purchase",
+    time: iso(T0),
+    revenue: { amount: 9.99, currency: "EUR" },
+    ip: "81.2.69.160",
+    userAgent: null,
+  },
+  state: "queued",
+  attempts: 0,
+  nextAttemptAt: null,
+  note: null,
+  claimToken: null,
+  claimedUntil: null,
+  createdAt: iso(T0),
+  updatedAt: iso(T0),
+  ...overrides,
+});
+
+const entry = (
+  appId: string,
+  sendId: string,
+  attempt: number,
+  at: number,
+  overrides: Partial<DeliveryLogEntry> = {},
+): DeliveryLogEntry => ({
+  appId,
+  sendId,
+  configId: "cfg-1",
+  target: "partner",
+  partner: "generic",
+  subject: { kind: "install", serviceId: "device-1", eventId: null },
+  time: iso(at),
+  url: "https://partner.example/postback?token=***",
+  method: "GET",
+  status: 503,
+  answer: "busy",
+  error: null,
+  attempt,
+  retry: attempt > 1,
+  verdict: "retry",
+  final: false,
+  ...overrides,
+});
+
+export const describePostbackStoresContract = (
+  name: string,
+  factory: () => Promise<PostbackStoresUnderTest>,
+): void => {
+  describe(`the postback stores: ${name}`, () => {
+    let subject: PostbackStoresUnderTest | undefined;
+    beforeAll(async () => {
+      subject = await factory();
+    }, 120_000);
+    afterAll(() => subject?.close());
+    const stores = () => {
+      if (!subject) throw new Error("the stores did not start");
+      return subject;
+    };
+
+    it("keeps an app's configurations and settings, and only that app's", async () => {
+      const { configs } = stores();
+      const app = freshApp();
+      const other = freshApp();
+      await configs.putPartner(partner(app, "net-a"));
+      await configs.putPartner({ ...partner(app, "net-b"), enabled: false });
+      await configs.putWebhook(webhook(app, "backend"));
+      await configs.putPartner(partner(other, "net-a"));
+      expect(await configs.listByApp(freshApp())).toEqual({
+        partners: [],
+        webhooks: [],
+        settings: DEFAULT_POSTBACK_SETTINGS,
+      });
+      await configs.putSettings(app, { shareDeviceDataWithoutConsent: true });
+      const listed = await configs.listByApp(app);
+      expect(listed.partners.map((config) => config.id).sort()).toEqual(["net-a", "net-b"]);
+      expect(listed.partners.find((config) => config.id === "net-a")).toEqual(
+        partner(app, "net-a"),
+      );
+      expect(listed.webhooks).toEqual([webhook(app, "backend")]);
+      expect(listed.settings).toEqual({ shareDeviceDataWithoutConsent: true });
+      expect(await configs.getPartner(app, "net-b")).toMatchObject({ enabled: false });
+      expect(await configs.getWebhook(app, "backend")).toEqual(webhook(app, "backend"));
+      expect(await configs.getWebhook(app, "net-a")).toBeUndefined();
+
+      await configs.putPartner({ ...partner(app, "net-a"), mediaSources: ["network_z"] });
+      expect((await configs.getPartner(app, "net-a"))?.mediaSources).toEqual(["network_z"]);
+      expect(await configs.delete(app, "partner", "net-b")).toBe(true);
+      expect(await configs.delete(app, "partner", "net-b")).toBe(false);
+      expect((await configs.listByApp(app)).partners.map((config) => config.id)).toEqual(["net-a"]);
+    });
+
+    it("adds a send once: a second row of the same send id is refused", async () => {
+      const { outbox } = stores();
+      const app = freshApp();
+      expect(await outbox.add(row(app, `${app}-s1`))).toBe(true);
+      expect(await outbox.add(row(app, `${app}-s1`, { configId: "cfg-2" }))).toBe(false);
+      expect(await outbox.get(`${app}-s1`)).toEqual(row(app, `${app}-s1`));
+      expect(await outbox.get(`${app}-none`)).toBeUndefined();
+    });
+
+    it("claims each attempt for one holder, and settles it only for that holder", async () => {
+      const { outbox } = stores();
+      const app = freshApp();
+      const sendId = `${app}-s1`;
+      await outbox.add(row(app, sendId));
+      const claim = (token: string, attempt: number, at: number, takeOver = false) =>
+        outbox.claim(sendId, {
+          attempt,
+          token,
+          until: iso(at + MINUTE),
+          now: iso(at),
+          takeOver,
+        });
+      // Attempt 2 before attempt 1 is made: refused.
+      expect(await claim("a", 2, T0)).toBeUndefined();
+      expect(await claim("a", 1, T0)).toMatchObject({ claimToken: "a", attempts: 0 });
+      // Another holder while the claim is alive: refused; once it has ended, or when the queue
+      // says the holder is gone: taken.
+      expect(await claim("b", 1, T0 + 1_000)).toBeUndefined();
+      expect(await claim("b", 1, T0 + 1_000, true)).toMatchObject({ claimToken: "b" });
+      expect(
+        await outbox.settle(sendId, "a", {
+          attempt: 1,
+          state: "retrying",
+          nextAttemptAt: iso(T0 + 15 * MINUTE),
+          note: null,
+          at: iso(T0),
+        }),
+      ).toBe(false);
+      expect(
+        await outbox.settle(sendId, "b", {
+          attempt: 1,
+          state: "retrying",
+          nextAttemptAt: iso(T0 + 15 * MINUTE),
+          note: "503",
+          at: iso(T0 + 2_000),
+        }),
+      ).toBe(true);
+      expect(await outbox.get(sendId)).toMatchObject({
+        state: "retrying",
+        attempts: 1,
+        nextAttemptAt: iso(T0 + 15 * MINUTE),
+        note: "503",
+        claimToken: null,
+        claimedUntil: null,
+      });
+      // Attempt 1 is made: it cannot be claimed again; attempt 2 can.
+      expect(await claim("c", 1, T0 + 3 * MINUTE, true)).toBeUndefined();
+      expect(await claim("c", 2, T0 + 15 * MINUTE)).toMatchObject({ claimToken: "c" });
+      expect(
+        await outbox.settle(sendId, "c", {
+          attempt: 2,
+          state: "delivered",
+          nextAttemptAt: null,
+          note: null,
+          at: iso(T0 + 15 * MINUTE),
+        }),
+      ).toBe(true);
+      expect(await outbox.get(sendId)).toMatchObject({
+        state: "delivered",
+        attempts: 2,
+        nextAttemptAt: null,
+        note: null,
+      });
+      // A final send is claimed no more, and not skipped either.
+      expect(await claim("d", 3, T0 + 30 * MINUTE, true)).toBeUndefined();
+      await outbox.skip(sendId, "too late", iso(T0 + 31 * MINUTE));
+      expect((await outbox.get(sendId))?.state).toBe("delivered");
+    });
+
+    it("skips a send not yet final, which then cannot be claimed", async () => {
+      const { outbox } = stores();
+      const app = freshApp();
+      await outbox.add(row(app, `${app}-s1`));
+      await outbox.skip(`${app}-s1`, "the configuration is gone", iso(T0));
+      expect(await outbox.get(`${app}-s1`)).toMatchObject({
+        state: "skipped",
+        note: "the configuration is gone",
+      });
+      expect(
+        await outbox.claim(`${app}-s1`, {
+          attempt: 1,
+          token: "a",
+          until: iso(T0 + MINUTE),
+          now: iso(T0),
+          takeOver: true,
+        }),
+      ).toBeUndefined();
+    });
+
+    it("forgets sends past their lifetime, and no other", async () => {
+      const { outbox } = stores();
+      const app = freshApp();
+      const old = Date.now() - 46 * DAY;
+      await outbox.add(row(app, `${app}-old`, { createdAt: iso(old), updatedAt: iso(old) }));
+      await outbox.add(row(app, `${app}-new`, { createdAt: iso(Date.now()) }));
+      expect(await outbox.reap(new Date())).toBeGreaterThanOrEqual(1);
+      expect(await outbox.get(`${app}-old`)).toBeUndefined();
+      expect(await outbox.get(`${app}-new`)).toBeDefined();
+    });
+
+    it("lists an app's attempts newest first, page by page, and counts them once", async () => {
+      const { log } = stores();
+      const app = freshApp();
+      const other = freshApp();
+      const day = T0 - (T0 % DAY);
+      for (let attempt = 1; attempt <= 5; attempt++) {
+        await log.append(
+          entry(app, "snd_a", attempt, T0 + (attempt - 1) * 15 * MINUTE, {
+            verdict: attempt === 5 ? "failed" : "retry",
+            final: attempt === 5,
+          }),
+        );
+      }
+      await log.append(entry(app, "snd_b", 1, T0 + MINUTE, { verdict: "delivered", status: 200 }));
+      await log.append(
+        entry(app, "snd_c", 1, T0 + DAY, {
+          verdict: "delivered",
+          configId: "hook",
+          partner: "webhook",
+          target: "webhook",
+        }),
+      );
+      await log.append(entry(other, "snd_z", 1, T0, { verdict: "delivered" }));
+      // The same attempt recorded again (its worker stopped before it was done): replaced.
+      await log.append(entry(app, "snd_b", 1, T0 + MINUTE, { verdict: "delivered", status: 204 }));
+
+      const first = await log.listByApp(app, { limit: 4 });
+      expect(first.entries.map((e) => `${e.sendId}#${e.attempt}`)).toEqual([
+        "snd_c#1",
+        "snd_a#5",
+        "snd_a#4",
+        "snd_a#3",
+      ]);
+      expect(first.next).not.toBeNull();
+      const second = await log.listByApp(app, { limit: 4, after: first.next ?? undefined });
+      expect(second.entries.map((e) => `${e.sendId}#${e.attempt}`)).toEqual([
+        "snd_a#2",
+        "snd_b#1",
+        "snd_a#1",
+      ]);
+      expect(second.entries.find((e) => e.sendId === "snd_b")?.status).toBe(204);
+      expect(first.entries[1]).toEqual(
+        entry(app, "snd_a", 5, T0 + 60 * MINUTE, { verdict: "failed", final: true }),
+      );
+
+      const counts = await log.counts(app, new Date(day));
+      expect(counts).toHaveLength(2);
+      expect(counts).toContainEqual({
+        day: iso(day).slice(0, 10),
+        configId: "cfg-1",
+        partner: "generic",
+        delivered: 1,
+        retry: 4,
+        failed: 1,
+      });
+      expect(counts).toContainEqual({
+        day: iso(day + DAY).slice(0, 10),
+        configId: "hook",
+        partner: "webhook",
+        delivered: 1,
+        retry: 0,
+        failed: 0,
+      });
+      expect(await log.counts(app, new Date(day + DAY))).toHaveLength(1);
+    });
+
+    it("forgets attempts and counts past 30 days", async () => {
+      const { log } = stores();
+      const app = freshApp();
+      const old = Date.now() - 32 * DAY;
+      await log.append(entry(app, "snd_old", 1, old));
+      await log.append(entry(app, "snd_new", 1, Date.now()));
+      expect(await log.reap(new Date())).toBeGreaterThanOrEqual(2);
+      const left = await log.listByApp(app, { limit: 10 });
+      expect(left.entries.map((e) => e.sendId)).toEqual(["snd_new"]);
+      expect((await log.counts(app, new Date(old))).map((c) => c.day)).toEqual([
+        iso(Date.now()).slice(0, 10),
+      ]);
+    });
+  });
+};

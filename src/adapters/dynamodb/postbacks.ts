@@ -1,0 +1,521 @@
+/**
+ * Postbacks on DynamoDB: apps' configurations (one item each, and one of the app's settings,
+ * found by the by-app index), the outbox (one item per send, added only where none is, then
+ * claimed and settled attempt by attempt under conditions), and the delivery log (one item per
+ * attempt, and one per app, day and configuration counting attempts by verdict). Outbox and log
+ * items expire by DynamoDB's TTL on AWS and by `reap` on the embedded runtime.
+ */
+import {
+  BatchWriteCommand,
+  type BatchWriteCommandOutput,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateScan,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import * as z from "zod";
+import { ValidationError } from "../../domain/errors.ts";
+import { DAY_MS } from "../../domain/time.ts";
+import {
+  type AppPostbackConfigs,
+  DEFAULT_POSTBACK_SETTINGS,
+  DELIVERY_LOG_DAYS,
+  type DeliveryCounts,
+  type DeliveryLog,
+  type DeliveryLogEntry,
+  OUTBOX_DAYS,
+  OUTBOX_STATES,
+  type OutboxRow,
+  type OutboxStore,
+  type PostbackConfigStore,
+  type PostbackSettings,
+  type StoredPartnerConfig,
+  type StoredWebhookConfig,
+} from "../../ports/postbacks.ts";
+import { conditionHolds, unlessConditionFails } from "./conditional.ts";
+import { queryIndex } from "./query-index.ts";
+import { indexOf } from "./table-definitions.ts";
+
+const epochSeconds = (ms: number) => Math.floor(ms / 1000);
+
+/** Deletes items by key in batches of 25, sending again what DynamoDB left unprocessed. */
+const deleteAll = async (
+  doc: DynamoDBDocumentClient,
+  table: string,
+  keys: readonly Record<string, string>[],
+): Promise<void> => {
+  for (let start = 0; start < keys.length; start += 25) {
+    let pending: BatchWriteCommandOutput["UnprocessedItems"] | undefined = {
+      [table]: keys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } })),
+    };
+    for (let attempt = 0; pending?.[table]?.length; attempt++) {
+      if (attempt > 8) throw new Error(`DynamoDB kept refusing deletes on ${table}`);
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
+      const answer: BatchWriteCommandOutput = await doc.send(
+        new BatchWriteCommand({ RequestItems: pending }),
+      );
+      pending = answer.UnprocessedItems;
+    }
+  }
+};
+
+/** The keys of the items whose `expiresTtl` has passed at `now`. */
+const expiredKeys = async (
+  doc: DynamoDBDocumentClient,
+  table: string,
+  key: string,
+  now: Date,
+): Promise<Record<string, string>[]> => {
+  const found: Record<string, string>[] = [];
+  const pages = paginateScan(
+    { client: doc },
+    {
+      TableName: table,
+      ProjectionExpression: "#key",
+      FilterExpression: "expiresTtl < :now",
+      ExpressionAttributeNames: { "#key": key },
+      ExpressionAttributeValues: { ":now": epochSeconds(now.getTime()) },
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) found.push({ [key]: String(item[key]) });
+  }
+  return found;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Configurations
+
+const CONFIGS_BY_APP = indexOf("postbackConfigs", "byApp");
+
+const partnerBody = z.object({
+  id: z.string(),
+  appId: z.string(),
+  partner: z.string(),
+  template: z.unknown(),
+  mediaSources: z.array(z.string()),
+  values: z.record(z.string(), z.string()),
+  sealedValues: z.record(z.string(), z.string()),
+  secretValues: z.array(z.string()),
+  installs: z.enum(["won", "all"]),
+  events: z.record(z.string(), z.object({ name: z.string(), revenue: z.boolean() })),
+  eventWindowDays: z.number(),
+  enabled: z.boolean(),
+  updatedAt: z.string(),
+});
+
+const webhookBody = z.object({
+  id: z.string(),
+  appId: z.string(),
+  url: z.string(),
+  sealedSecret: z.string(),
+  enabled: z.boolean(),
+  updatedAt: z.string(),
+});
+
+const settingsBody = z.object({ shareDeviceDataWithoutConsent: z.boolean() });
+
+/** Every item: its keys, its kind, and its body as JSON text (keys from outside stay keys). */
+const configItem = z.object({
+  configKey: z.string(),
+  appId: z.string(),
+  kind: z.enum(["partner", "webhook", "settings"]),
+  body: z.string(),
+});
+
+const configKey = (appId: string, kind: "partner" | "webhook", id: string) =>
+  `${appId}#${kind}#${id}`;
+const settingsKey = (appId: string) => `${appId}#settings`;
+
+const partnerOf = (item: Record<string, unknown>): StoredPartnerConfig =>
+  partnerBody.parse(JSON.parse(configItem.parse(item).body)) as StoredPartnerConfig;
+const webhookOf = (item: Record<string, unknown>): StoredWebhookConfig =>
+  webhookBody.parse(JSON.parse(configItem.parse(item).body));
+
+export const createPostbackConfigStore = (
+  doc: DynamoDBDocumentClient,
+  table: string,
+): PostbackConfigStore => {
+  const getItem = async (key: string) =>
+    (await doc.send(new GetCommand({ TableName: table, Key: { configKey: key } }))).Item;
+  const put = (appId: string, key: string, kind: string, body: unknown) =>
+    doc.send(
+      new PutCommand({
+        TableName: table,
+        Item: { configKey: key, appId, kind, body: JSON.stringify(body) },
+      }),
+    );
+  return {
+    async listByApp(appId) {
+      const items = await queryIndex(
+        doc,
+        { table, index: CONFIGS_BY_APP.name, key: CONFIGS_BY_APP.partitionKey, value: appId },
+        (item) => ({ item, kind: configItem.parse(item).kind }),
+      );
+      const found: {
+        partners: StoredPartnerConfig[];
+        webhooks: StoredWebhookConfig[];
+        settings: PostbackSettings;
+      } = { partners: [], webhooks: [], settings: DEFAULT_POSTBACK_SETTINGS };
+      for (const { item, kind } of items) {
+        if (kind === "partner") found.partners.push(partnerOf(item));
+        else if (kind === "webhook") found.webhooks.push(webhookOf(item));
+        else found.settings = settingsBody.parse(JSON.parse(configItem.parse(item).body));
+      }
+      return found satisfies AppPostbackConfigs;
+    },
+    async getPartner(appId, id) {
+      const item = await getItem(configKey(appId, "partner", id));
+      return item ? partnerOf(item) : undefined;
+    },
+    async getWebhook(appId, id) {
+      const item = await getItem(configKey(appId, "webhook", id));
+      return item ? webhookOf(item) : undefined;
+    },
+    async putPartner(config) {
+      await put(config.appId, configKey(config.appId, "partner", config.id), "partner", config);
+    },
+    async putWebhook(config) {
+      await put(config.appId, configKey(config.appId, "webhook", config.id), "webhook", config);
+    },
+    async delete(appId, target, id) {
+      const { Attributes } = await doc.send(
+        new DeleteCommand({
+          TableName: table,
+          Key: { configKey: configKey(appId, target, id) },
+          ReturnValues: "ALL_OLD",
+        }),
+      );
+      return Attributes !== undefined;
+    },
+    async putSettings(appId, settings) {
+      await put(appId, settingsKey(appId), "settings", settings);
+    },
+  };
+};
+
+// ---------------------------------------------------------------------------------------------
+// The outbox
+
+const nullableText = z.string().nullable().default(null);
+
+const subjectBody = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("install"),
+    serviceId: z.string(),
+    ip: z.string().nullable(),
+    userAgent: z.string().nullable(),
+  }),
+  z.object({
+    kind: z.literal("event"),
+    serviceId: z.string(),
+    eventId: z.string(),
+    name: z.string(),
+    time: z.string(),
+    revenue: z.object({ amount: z.number(), currency: z.string() }).nullable(),
+    ip: z.string().nullable(),
+    userAgent: z.string().nullable(),
+  }),
+]);
+
+const outboxItem = z.object({
+  sendId: z.string(),
+  appId: z.string(),
+  configId: z.string(),
+  target: z.enum(["partner", "webhook"]),
+  subject: z.string().transform((text) => subjectBody.parse(JSON.parse(text))),
+  state: z.enum(OUTBOX_STATES),
+  attempts: z.number().int(),
+  nextAttemptAt: nullableText,
+  note: nullableText,
+  claimToken: nullableText,
+  claimedUntil: nullableText,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const toRow = (item: Record<string, unknown>): OutboxRow => {
+  const { expiresTtl: _expires, ...rest } = item;
+  return outboxItem.parse(rest);
+};
+
+/** Null fields are left out of the item: the store reads an absent one as null. */
+const outboxItemOf = (row: OutboxRow): Record<string, unknown> => {
+  const item: Record<string, unknown> = {
+    ...row,
+    subject: JSON.stringify(row.subject),
+    expiresTtl: epochSeconds(Date.parse(row.createdAt) + OUTBOX_DAYS * DAY_MS),
+  };
+  for (const [key, value] of Object.entries(item)) if (value === null) delete item[key];
+  return item;
+};
+
+export const createOutboxStore = (doc: DynamoDBDocumentClient, table: string): OutboxStore => {
+  const get = async (sendId: string) => {
+    const { Item } = await doc.send(
+      new GetCommand({ TableName: table, Key: { sendId }, ConsistentRead: true }),
+    );
+    return Item ? toRow(Item) : undefined;
+  };
+  return {
+    add: (row) =>
+      conditionHolds(() =>
+        doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: outboxItemOf(row),
+            ConditionExpression: "attribute_not_exists(sendId)",
+          }),
+        ),
+      ),
+    get,
+    async claim(sendId, claim) {
+      // Another holder's claim stands until it ends, unless the queue says its holder is gone.
+      const unclaimed = claim.takeOver
+        ? ""
+        : " AND (attribute_not_exists(claimedUntil) OR claimedUntil < :now)";
+      const answer = await unlessConditionFails(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { sendId },
+            UpdateExpression: "SET claimToken = :token, claimedUntil = :until, updatedAt = :now",
+            ConditionExpression: `attempts = :done AND (#state = :queued OR #state = :retrying)${unclaimed}`,
+            ExpressionAttributeNames: { "#state": "state" },
+            ExpressionAttributeValues: {
+              ":token": claim.token,
+              ":until": claim.until,
+              ":now": claim.now,
+              ":done": claim.attempt - 1,
+              ":queued": "queued",
+              ":retrying": "retrying",
+            },
+            ReturnValues: "ALL_NEW",
+          }),
+        ),
+      );
+      return answer?.Attributes ? toRow(answer.Attributes) : undefined;
+    },
+    settle(sendId, token, settlement) {
+      const set = ["attempts = :attempt", "#state = :state", "updatedAt = :at"];
+      const remove = ["claimToken", "claimedUntil"];
+      const values: Record<string, unknown> = {
+        ":attempt": settlement.attempt,
+        ":state": settlement.state,
+        ":at": settlement.at,
+        ":token": token,
+      };
+      for (const [field, value] of [
+        ["nextAttemptAt", settlement.nextAttemptAt],
+        ["note", settlement.note],
+      ] as const) {
+        if (value === null) remove.push(field);
+        else {
+          set.push(`${field} = :${field}`);
+          values[`:${field}`] = value;
+        }
+      }
+      return conditionHolds(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { sendId },
+            UpdateExpression: `SET ${set.join(", ")} REMOVE ${remove.join(", ")}`,
+            ConditionExpression: "claimToken = :token",
+            ExpressionAttributeNames: { "#state": "state" },
+            ExpressionAttributeValues: values,
+          }),
+        ),
+      );
+    },
+    async skip(sendId, note, at) {
+      await conditionHolds(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { sendId },
+            UpdateExpression:
+              "SET #state = :skipped, note = :note, updatedAt = :at REMOVE claimToken, claimedUntil, nextAttemptAt",
+            ConditionExpression: "#state = :queued OR #state = :retrying",
+            ExpressionAttributeNames: { "#state": "state" },
+            ExpressionAttributeValues: {
+              ":skipped": "skipped",
+              ":note": note,
+              ":at": at,
+              ":queued": "queued",
+              ":retrying": "retrying",
+            },
+          }),
+        ),
+      );
+    },
+    async reap(now) {
+      const expired = await expiredKeys(doc, table, "sendId", now);
+      await deleteAll(doc, table, expired);
+      return expired.length;
+    },
+  };
+};
+
+// ---------------------------------------------------------------------------------------------
+// The delivery log
+
+const LOG_BY_APP = indexOf("deliveryLog", "byApp");
+/** Counts' sort keys begin so: after every time (ISO 8601 begins with a digit). */
+const COUNT_PREFIX = "count#";
+
+const entryBody = z.object({
+  appId: z.string(),
+  sendId: z.string(),
+  configId: z.string(),
+  target: z.enum(["partner", "webhook"]),
+  partner: z.string(),
+  subject: z.object({
+    kind: z.enum(["install", "event"]),
+    serviceId: z.string(),
+    eventId: z.string().nullable(),
+  }),
+  time: z.string(),
+  url: z.string(),
+  method: z.string(),
+  status: z.number().nullable(),
+  answer: z.string().nullable(),
+  error: z.string().nullable(),
+  attempt: z.number(),
+  retry: z.boolean(),
+  verdict: z.enum(["delivered", "retry", "failed"]),
+  final: z.boolean(),
+});
+
+const entryOf = (item: Record<string, unknown>): DeliveryLogEntry =>
+  entryBody.parse(JSON.parse(z.object({ body: z.string() }).parse(item).body));
+
+const countItem = z.object({
+  day: z.string(),
+  configId: z.string(),
+  partner: z.string(),
+  delivered: z.number().default(0),
+  retry: z.number().default(0),
+  failed: z.number().default(0),
+});
+
+// A page cursor is the last item's keys; the app's id comes from the caller, not the cursor.
+const cursorSchema = z.object({ logKey: z.string(), logSort: z.string() });
+
+const encodeCursor = (key: Record<string, unknown>) =>
+  Buffer.from(JSON.stringify({ logKey: key.logKey, logSort: key.logSort })).toString("base64url");
+
+const decodeCursor = (cursor: string) => {
+  try {
+    return cursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+  } catch {
+    throw new ValidationError("cursor: must be the next_cursor of an earlier page");
+  }
+};
+
+const dayOf = (iso: string) => iso.slice(0, 10);
+
+export const createDeliveryLog = (doc: DynamoDBDocumentClient, table: string): DeliveryLog => ({
+  async append(entry) {
+    const logKey = `${entry.sendId}#${entry.attempt}`;
+    const expiresTtl = epochSeconds(Date.parse(entry.time) + DELIVERY_LOG_DAYS * DAY_MS);
+    const item = {
+      logKey,
+      appId: entry.appId,
+      logSort: `${entry.time}#${logKey}`,
+      body: JSON.stringify(entry),
+      expiresTtl,
+    };
+    const created = await conditionHolds(() =>
+      doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: item,
+          ConditionExpression: "attribute_not_exists(logKey)",
+        }),
+      ),
+    );
+    if (!created) {
+      // The attempt recorded again (its worker stopped before it was done): its record is
+      // replaced, and it is not counted twice.
+      await doc.send(new PutCommand({ TableName: table, Item: item }));
+      return;
+    }
+    const day = dayOf(entry.time);
+    await doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: { logKey: `${COUNT_PREFIX}${entry.appId}#${day}#${entry.configId}` },
+        UpdateExpression:
+          "SET appId = :app, logSort = :sort, #day = :day, configId = :config, partner = :partner, expiresTtl = :expires ADD #verdict :one",
+        ExpressionAttributeNames: { "#day": "day", "#verdict": entry.verdict },
+        ExpressionAttributeValues: {
+          ":app": entry.appId,
+          ":sort": `${COUNT_PREFIX}${day}#${entry.configId}`,
+          ":day": day,
+          ":config": entry.configId,
+          ":partner": entry.partner,
+          ":expires": epochSeconds(Date.parse(day) + (DELIVERY_LOG_DAYS + 1) * DAY_MS),
+          ":one": 1,
+        },
+      }),
+    );
+  },
+  async listByApp(appId, page) {
+    const after = page.after === undefined ? undefined : decodeCursor(page.after);
+    const { Items, LastEvaluatedKey } = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: LOG_BY_APP.name,
+        KeyConditionExpression: "#app = :app AND #sort < :counts",
+        ExpressionAttributeNames: { "#app": LOG_BY_APP.partitionKey, "#sort": LOG_BY_APP.sortKey },
+        ExpressionAttributeValues: { ":app": appId, ":counts": COUNT_PREFIX },
+        ScanIndexForward: false,
+        Limit: page.limit,
+        ExclusiveStartKey: after ? { ...after, appId } : undefined,
+      }),
+    );
+    return {
+      entries: (Items ?? []).map(entryOf),
+      next: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null,
+    };
+  },
+  async counts(appId, since) {
+    const found: DeliveryCounts[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const {
+        Items,
+        LastEvaluatedKey,
+      }: { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> } =
+        await doc.send(
+          new QueryCommand({
+            TableName: table,
+            IndexName: LOG_BY_APP.name,
+            KeyConditionExpression: "#app = :app AND #sort BETWEEN :from AND :to",
+            ExpressionAttributeNames: {
+              "#app": LOG_BY_APP.partitionKey,
+              "#sort": LOG_BY_APP.sortKey,
+            },
+            ExpressionAttributeValues: {
+              ":app": appId,
+              ":from": `${COUNT_PREFIX}${dayOf(since.toISOString())}`,
+              ":to": `${COUNT_PREFIX}~`,
+            },
+            ExclusiveStartKey: start,
+          }),
+        );
+      for (const item of Items ?? []) found.push(countItem.parse(item));
+      start = LastEvaluatedKey;
+    } while (start);
+    return found;
+  },
+  async reap(now) {
+    const expired = await expiredKeys(doc, table, "logKey", now);
+    await deleteAll(doc, table, expired);
+    return expired.length;
+  },
+});
