@@ -45,7 +45,7 @@ describe("attribution on AWS", () => {
     });
   });
 
-  it("lets the worker read what matching reads and write only the attribution and the lake", () => {
+  it("lets the worker read what matching reads and write only the attribution, the lake and the outbox", () => {
     const worker = stack.workers.workers.get("attribute");
     if (!worker) throw new Error("no attribution worker");
     const grants = grantsOf(worker.function.role);
@@ -59,7 +59,17 @@ describe("attribution on AWS", () => {
     }
     expect(grants).toContain(`dynamodb:UpdateItem on ${arn(tables.table.attributions.tableArn)}`);
     const writes = grants.filter((grant) => /dynamodb:(Put|Update|Delete|BatchWrite)/.test(grant));
-    expect(writes).toEqual([`dynamodb:UpdateItem on ${arn(tables.table.attributions.tableArn)}`]);
+    // A resolved install's sends are added to the outbox (a conditional put), never changed.
+    expect(writes.sort()).toEqual(
+      [
+        `dynamodb:UpdateItem on ${arn(tables.table.attributions.tableArn)}`,
+        `dynamodb:PutItem on ${arn(tables.table.outbox.tableArn)}`,
+      ].sort(),
+    );
+    const sends = grants.filter((grant) => grant.startsWith("sqs:SendMessage"));
+    expect(sends).toEqual([
+      `sqs:SendMessage on ${arn(stack.workers.queueOf("postback").queueArn)}`,
+    ]);
     expect(grants.some((grant) => grant.startsWith("dynamodb:Scan"))).toBe(false);
     const firehose = grants.filter((grant) => grant.startsWith("firehose:"));
     expect(firehose.length).toBeGreaterThan(0);

@@ -25,10 +25,15 @@ export interface QueueWorker {
   readonly deadLetterAlarm: Alarm;
 }
 
+type Bindings<W extends WorkerDefinition> = { readonly [K in W["id"]]: FunctionBinding };
+
 export interface QueueWorkersProps<W extends WorkerDefinition> {
   readonly workers: readonly W[];
-  /** One binding per worker: its function's environment, grants and data files. */
-  readonly bindings: { readonly [K in W["id"]]: FunctionBinding };
+  /**
+   * One binding per worker: its function's environment, grants and data files. Given the
+   * workers' queues when a worker sends to a queue of the set (its own, to try again later).
+   */
+  readonly bindings: Bindings<W> | ((queueOf: (worker: W["id"]) => Queue) => Bindings<W>);
   readonly entryFor?: EntryResolver;
   readonly logRetention?: RetentionDays;
   /** How long a message waits in a dead-letter queue before SQS drops it (at most 14 days). */
@@ -40,10 +45,25 @@ export class QueueWorkers<W extends WorkerDefinition> extends Construct {
 
   constructor(scope: Construct, id: string, props: QueueWorkersProps<W>) {
     super(scope, id);
+    // Every queue first: a worker's function may send to any of them.
+    const queues = new Map<W["id"], Omit<QueueWorker, "function">>();
+    for (const worker of props.workers) queues.set(worker.id, this.queues(worker, props));
+    const queueOf = (worker: W["id"]): Queue => {
+      const found = queues.get(worker);
+      if (!found) throw new Error(`No queue-driven worker ${worker}`);
+      return found.queue;
+    };
+    const bindings =
+      typeof props.bindings === "function" ? props.bindings(queueOf) : props.bindings;
     const workers = new Map<W["id"], QueueWorker>();
     for (const worker of props.workers) {
       const id: W["id"] = worker.id;
-      workers.set(id, this.worker(worker, props.bindings[id], props));
+      const made = queues.get(id);
+      if (!made) throw new Error(`No queue-driven worker ${id}`);
+      workers.set(id, {
+        ...made,
+        function: this.function(worker, made.queue, bindings[id], props),
+      });
     }
     this.workers = workers;
   }
@@ -60,7 +80,7 @@ export class QueueWorkers<W extends WorkerDefinition> extends Construct {
     this.queueOf(worker).grantSendMessages(role);
   }
 
-  private worker(worker: W, binding: FunctionBinding, props: QueueWorkersProps<W>): QueueWorker {
+  private queues(worker: W, props: QueueWorkersProps<W>): Omit<QueueWorker, "function"> {
     const scope = new Construct(this, pascal(worker.id));
     const { queue: deadLetters, alarm: deadLetterAlarm } = failureQueue(scope, {
       queueId: "DeadLetters",
@@ -75,7 +95,17 @@ export class QueueWorkers<W extends WorkerDefinition> extends Construct {
       visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(worker)),
       deadLetterQueue: { queue: deadLetters, maxReceiveCount: worker.maxAttempts },
     });
+    return { queue, deadLetters, deadLetterAlarm };
+  }
 
+  private function(
+    worker: W,
+    queue: Queue,
+    binding: FunctionBinding,
+    props: QueueWorkersProps<W>,
+  ): ServiceFunction {
+    const scope = queue.node.scope;
+    if (!(scope instanceof Construct)) throw new Error(`No scope for the ${worker.id} worker`);
     const fn = new ServiceFunction(scope, "Worker", {
       name: worker.id,
       memoryMb: worker.memoryMb,
@@ -93,7 +123,6 @@ export class QueueWorkers<W extends WorkerDefinition> extends Construct {
         reportBatchItemFailures: true,
       }),
     );
-
-    return { queue, deadLetters, function: fn, deadLetterAlarm };
+    return fn;
   }
 }

@@ -182,7 +182,9 @@ export class ServiceStack extends Stack {
     // Queue-driven workers: an SQS queue, a dead-letter queue and a function per row.
     this.workers = new QueueWorkers(this, "Workers", {
       workers: WORKERS,
-      bindings: bindingsOf(WORKERS, parts),
+      // A worker may send to a queue of the set (the postback worker to its own, for later).
+      bindings: (queueOf) =>
+        bindingsOf(WORKERS, { ...parts, queue: (worker) => queueOf(worker as WorkerId) }),
       entryFor: props.entryFor,
       logRetention: settings.logRetention,
     });

@@ -9,6 +9,7 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { MiddyfiedHandler } from "@middy/core";
 import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
 import { cachedLinkStore } from "../adapters/cache/cached-links.ts";
+import { cachedPostbackConfigs } from "../adapters/cache/cached-postback-configs.ts";
 import { cachedValue } from "../adapters/cache/cached-value.ts";
 import { DEFAULT_APP_CACHE_MS, DEFAULT_SNAPSHOT_TTL_SECONDS } from "../config/defaults.ts";
 import type {
@@ -33,6 +34,7 @@ export const AWS_RUNTIME: Runtime = {
   hotApps: (apps) => cachedAppStore(apps, DEFAULT_APP_CACHE_MS),
   apps: (apps) => apps,
   hotLinks: (links) => cachedLinkStore(links, DEFAULT_APP_CACHE_MS),
+  hotPostbackConfigs: (configs) => cachedPostbackConfigs(configs, DEFAULT_APP_CACHE_MS),
   links: (links) => links,
   // Apple's and Google's fetchers cache the files themselves.
   allApps: (apps) => cachedValue(() => apps.list(), 60_000),

@@ -12,6 +12,7 @@ import { cachedDeletionStore } from "../adapters/cache/cached-deletions.ts";
 import { cachedInstallStore } from "../adapters/cache/cached-installs.ts";
 import { cachedKeyStore } from "../adapters/cache/cached-keys.ts";
 import { cachedLinkStore } from "../adapters/cache/cached-links.ts";
+import { cachedPostbackConfigs } from "../adapters/cache/cached-postback-configs.ts";
 import { cachedReportEngine } from "../adapters/cache/cached-reports.ts";
 import { cachedSnapshotCatalog } from "../adapters/cache/cached-snapshots.ts";
 import { cachedValue } from "../adapters/cache/cached-value.ts";
@@ -248,6 +249,10 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     snapshots: cachedSnapshotCatalog(stored.snapshots, 10_000),
     deletions: cachedDeletionStore(stored.deletions),
     touches: touchReadsAfter(stored.touches, clickLog),
+    // Read on every install and event batch; changed through this process (and, next, the CLI).
+    postbackConfigs: cachedPostbackConfigs(stored.postbackConfigs, config.appCacheMs, {
+      revision: revision.current,
+    }),
   };
   /** Everything taken so far to the lake: the click log's taps first, then the streams. */
   const flushAll = async () => {
@@ -307,6 +312,8 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     hotApps: () => apps,
     apps: () => apps,
     hotLinks: () => links,
+    // The stores' own, cached above.
+    hotPostbackConfigs: () => stores.postbackConfigs,
     links: () => links,
     // The CLI changes link settings: its mark reads them again at the next request.
     allApps: (store) => cachedValue(() => store.list(), 60_000, { revision: revision.current }),

@@ -17,6 +17,7 @@ import type { ClickSink } from "../ports/clicks.ts";
 import type { CountryResolver } from "../ports/geo.ts";
 import type { LakePurger, LakeQueryEngine, RecordStream } from "../ports/lake.ts";
 import type { LinkStore } from "../ports/links.ts";
+import type { PostbackConfigStore } from "../ports/postbacks.ts";
 import type { RatesTable } from "../ports/rates.ts";
 import type { ReportEngine } from "../ports/reports.ts";
 import type { SearchAds } from "../ports/search-ads.ts";
@@ -121,6 +122,12 @@ export interface Runtime {
   hotApps(apps: AppStore): AppStore;
   /** Apps read by the other requests and workers: fresh on AWS. */
   apps(apps: AppStore): AppStore;
+  /**
+   * Postback and webhook configurations read on every install and event batch (the triggers)
+   * and every attempt: a short cache on AWS; embedded, the process's, which changes made
+   * through it and the CLI's marks empty.
+   */
+  hotPostbackConfigs(configs: PostbackConfigStore): PostbackConfigStore;
   /** Links read on a hot path (taps, network touches). */
   hotLinks(links: LinkStore): LinkStore;
   /** Links read and changed by the link API: fresh on AWS. */

@@ -53,8 +53,11 @@ const INGEST_USES = {
     deletions: "lookup",
     attributions: "request",
     touches: "record",
+    // Each accepted event's postbacks and webhooks (src/postbacks/triggers.ts).
+    postbackConfigs: "read",
+    outbox: "enqueue",
   },
-  queues: { attribute: "send" },
+  queues: { attribute: "send", postback: "send" },
   rates: "read",
   countries: "read",
   streams: { events: "put" },

@@ -19,6 +19,8 @@ import type { CountryResolver } from "../ports/geo.ts";
 import type { CustomerUserMap, InstallStore } from "../ports/installs.ts";
 import type { RecordStream } from "../ports/lake.ts";
 import type { WorkQueue } from "../ports/work-queue.ts";
+import { resolvedOf } from "../postbacks/delivery.ts";
+import type { AcceptedInstallEvent, PostbackTriggers } from "../postbacks/triggers.ts";
 import type { AttributionJob } from "../workers/attribution-worker.ts";
 import { parseEventsEnvelope } from "./event-schema.ts";
 import type { BatchLookups, EventSource } from "./event-sources.ts";
@@ -42,6 +44,14 @@ export interface IngestionDeps {
   readonly attribution: {
     readonly store: Pick<AttributionStore, "createPending">;
     readonly queue: WorkQueue<AttributionJob>;
+  };
+  /**
+   * Each accepted event's postbacks and webhooks: outbox rows and queued sends, never a send;
+   * the attributions tell whether an event's install is attributed yet.
+   */
+  readonly postbacks?: {
+    readonly triggers: Pick<PostbackTriggers, "eventsAccepted">;
+    readonly attributions: Pick<AttributionStore, "get">;
   };
   /** Which installs send from which address, the crowd probabilistic matching reads. */
   readonly sightings: Pick<AddressCrowds, "recordSightings">;
@@ -231,6 +241,11 @@ export const createIngestion = (deps: IngestionDeps) => {
       const latestUses = new Map<string, { serviceId: string; seenAt: string }>();
       const callerCountry = deps.countries.countryOf(caller);
       const installsSent = new Set<string>();
+      const sends: AcceptedInstallEvent[] = [];
+      // A phone's request says where the device is and what it runs; a server's says neither.
+      const device = source.s2s
+        ? { ip: null, userAgent: null }
+        : { ip: caller.sourceIp, userAgent: caller.headers["user-agent"] ?? null };
       for (const { event, index } of accepted) {
         const target = targets.get(source.userOf(event));
         if (!target) throw new Error("an accepted event's user was not resolved");
@@ -250,16 +265,28 @@ export const createIngestion = (deps: IngestionDeps) => {
           });
         }
         installsSent.add(target.install.serviceId);
-        records.push(
-          toLakeEvent(event, {
-            app,
-            install: target.install,
-            // A server-to-server call comes from the app's servers, not the user's device.
-            country: source.countryOf(target.install, callerCountry),
-            receivedAt: receivedAtIso,
-            fx: deps.fx,
-          }),
-        );
+        const record = toLakeEvent(event, {
+          app,
+          install: target.install,
+          // A server-to-server call comes from the app's servers, not the user's device.
+          country: source.countryOf(target.install, callerCountry),
+          receivedAt: receivedAtIso,
+          fx: deps.fx,
+        });
+        records.push(record);
+        sends.push({
+          serviceId: target.install.serviceId,
+          installTime: target.install.firstOpenTime,
+          event: {
+            eventId: event.eventId,
+            name: String(record.event_name),
+            time: event.eventTime,
+            revenue: event.revenue
+              ? { amount: event.revenue.amount, currency: event.revenue.currency }
+              : null,
+          },
+          ...device,
+        });
         const used = source.customerUserUse(event);
         // Both times are ISO 8601 UTC with milliseconds, so their text orders as they do.
         if (used && !((latestUses.get(used)?.seenAt ?? "") > event.eventTime)) {
@@ -276,6 +303,13 @@ export const createIngestion = (deps: IngestionDeps) => {
       for (const [customerUserId, use] of latestUses) {
         await deps.customerUsers.put(app.appId, customerUserId, use.serviceId, use.seenAt);
       }
+      // Once stored: a failure here fails the request, which the SDK sends again whole (the
+      // outbox adds no second send of an event, the export no second row).
+      const { postbacks } = deps;
+      await postbacks?.triggers.eventsAccepted(app.appId, sends, async (serviceId) => {
+        const found = await postbacks.attributions.get(app.appId, serviceId);
+        return found?.state === "resolved" ? resolvedOf(found.result) : null;
+      });
       answer.accepted = records.length;
       answer.ignored.sort((a, b) => a.index - b.index);
       answer.rejected.sort((a, b) => a.index - b.index);

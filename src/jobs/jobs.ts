@@ -119,6 +119,12 @@ export const JOBS = [
     },
   },
   {
+    id: "reap-postbacks",
+    description: "Forgets sends past 45 days and delivery log records past 30.",
+    embedded: { everyMs: 6 * HOUR_MS, atStart: true },
+    aws: { instead: "DynamoDB's TTL on the outbox and delivery log tables" },
+  },
+  {
     id: "reap-snapshot-entries",
     description: "Forgets export snapshot entries a day past their lifetime.",
     embedded: { everyMs: HOUR_MS, atStart: true },

@@ -19,6 +19,8 @@ import type { Install, InstallHistory, InstallStore } from "../ports/installs.ts
 import type { RecordStream } from "../ports/lake.ts";
 import type { SearchAds } from "../ports/search-ads.ts";
 import type { WorkHandler } from "../ports/work-queue.ts";
+import { resolvedOf } from "../postbacks/delivery.ts";
+import { createPostbackTriggers, type PostbackTriggers } from "../postbacks/triggers.ts";
 import { ATTRIBUTION_WORKER, type WorkerMessage } from "./workers.ts";
 
 /** How long Apple's AdServices token can be resolved after the app got it. */
@@ -37,6 +39,8 @@ export interface AttributionDeps {
   readonly searchAds?: SearchAds;
   /** The lake's `attributions` and `events` streams. */
   readonly lake: { readonly attributions: RecordStream; readonly events: RecordStream };
+  /** The install's postbacks and webhooks, once its attribution is stored. */
+  readonly postbacks?: Pick<PostbackTriggers, "installResolved">;
   readonly maxAttempts?: number;
   readonly now?: () => Date;
 }
@@ -45,11 +49,15 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
   const now = deps.now ?? (() => new Date());
   const maxAttempts = deps.maxAttempts ?? ATTRIBUTION_WORKER.maxAttempts;
 
-  /** The lake rows of a stored result, then the mark that they are written. */
+  /**
+   * The lake rows of a stored result and its postbacks' outbox rows, then the mark that they
+   * are written: a run that stops before the mark does it all again, which writes the same
+   * rows and adds no second send. `ip` is the install's address, known until the result is.
+   */
   const deliver = async (
     job: AttributionJob,
     result: AttributionResult,
-    known?: { app: App; install: Install },
+    known?: { app: App; install: Install; ip: string | null },
   ) => {
     const [app, install] = known
       ? [known.app, known.install]
@@ -62,6 +70,12 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
         : deps.lake.attributions.put([attributionRow(install, result)]),
       deps.lake.events.put([installEventRow(app, install)]),
     ]);
+    await deps.postbacks?.installResolved({
+      appId: job.appId,
+      serviceId: job.serviceId,
+      attribution: resolvedOf(result),
+      ip: known?.ip ?? null,
+    });
     await deps.attributions.markDelivered(job.appId, job.serviceId);
   };
 
@@ -95,7 +109,7 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       result = resultOf(match, installTypeOf(install, sameIdfv), now(), settings);
     }
     if (await deps.attributions.resolve(job.appId, job.serviceId, result)) {
-      await deliver(job, result, { app, install });
+      await deliver(job, result, { app, install, ip: record.facts.ip });
       return;
     }
     // Another run resolved it first: its result stands, and is the one written to the lake.
@@ -115,10 +129,13 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
   };
 };
 
-/** The worker's composition on both runtimes: its stores, the lake's two streams, Apple Ads. */
+/**
+ * The worker's composition on both runtimes: its stores, the lake's two streams, Apple Ads,
+ * and the postbacks' triggers.
+ */
 export const attributionWorkerFunction = /* @__PURE__ */ composition(
   ATTRIBUTION_WORKER,
-  ({ tables, streams, searchAds }, runtime) =>
+  ({ tables, streams, searchAds, queues }, runtime) =>
     createAttributionWorker({
       apps: runtime.apps(tables.apps),
       installs: tables.installs,
@@ -127,5 +144,10 @@ export const attributionWorkerFunction = /* @__PURE__ */ composition(
       touches: tables.touches,
       searchAds,
       lake: { attributions: streams.attributions, events: streams.events },
+      postbacks: createPostbackTriggers({
+        configs: runtime.hotPostbackConfigs(tables.postbackConfigs),
+        outbox: tables.outbox,
+        queue: queues.postback,
+      }),
     }),
 );

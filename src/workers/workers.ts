@@ -39,13 +39,61 @@ export const ATTRIBUTION_WORKER = defineWorker({
       touches: "match",
       attributions: "work",
       deletions: "lookup",
+      postbackConfigs: "read",
+      outbox: "enqueue",
     },
     streams: { attributions: "put", events: "put" },
+    // Each resolved install's postbacks and webhooks (src/postbacks/triggers.ts).
+    queues: { postback: "send" },
     appleAds: "call",
   },
 });
 
-export const WORKERS = [ATTRIBUTION_WORKER] as const satisfies readonly (WorkerDefinition & {
+/** The postback worker (./postback-worker.ts): one attempt of one send of the outbox a message. */
+export const POSTBACK_WORKER = defineWorker({
+  id: "postback",
+  handler: "workers/postback-worker.ts#postbackWorkerFunction",
+  description:
+    "Sends one postback or webhook of the outbox, logs the attempt, and queues the next one 15 minutes later when it may succeed then.",
+  message: z.object({
+    appId: z.string(),
+    sendId: z.string(),
+    attempt: z.number().int().min(1).max(5),
+  }),
+  // Deliveries of one message (one attempt): a failure of the service's own (a store out of
+  // reach), not a partner's, which the worker answers itself with a message for later.
+  maxAttempts: 5,
+  retryAfterSeconds: 60,
+  batchSize: 10,
+  // An attempt mostly waits on a partner's answer (10 s at most): many at once, and at most
+  // 8 of one configuration (./postback-worker.ts), so a slow partner leaves room to the rest.
+  concurrency: 32,
+  // No backlog bound: ingestion and attribution, which queue sends, never wait on partners.
+  maxConcurrency: 20,
+  memoryMb: 256,
+  // A batch's attempts run side by side, each within 10 s.
+  timeoutSeconds: 30,
+  uses: {
+    tables: {
+      apps: "get",
+      installs: "get",
+      attributions: "get",
+      touches: "get",
+      deletions: "lookup",
+      postbackConfigs: "read",
+      outbox: "work",
+      deliveryLog: "write",
+    },
+    queues: { postback: "send" },
+    postbackSecrets: "open",
+    settings: ["postbacksAllowLoopback"],
+  },
+});
+
+export const WORKERS = [
+  ATTRIBUTION_WORKER,
+  POSTBACK_WORKER,
+] as const satisfies readonly (WorkerDefinition & {
   readonly handler: HandlerRef;
   readonly uses: Uses;
 })[];

@@ -5,6 +5,7 @@ import { composition, sharedBy } from "../../functions/adapters.ts";
 import { S2S_EVENTS, SDK_EVENTS } from "../../ingest/event-sources.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import { type Caller, createIngestion, type IngestionDeps } from "../../ingest/service.ts";
+import { createPostbackTriggers } from "../../postbacks/triggers.ts";
 import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse, lowerCaseHeaders } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
@@ -50,6 +51,14 @@ const ingestHandlers = /* @__PURE__ */ sharedBy(
       keyrings: adapters.keyrings,
       attribution: { store: adapters.tables.attributions, queue: adapters.queues.attribute },
       sightings: adapters.tables.touches,
+      postbacks: {
+        triggers: createPostbackTriggers({
+          configs: runtime.hotPostbackConfigs(adapters.tables.postbackConfigs),
+          outbox: adapters.tables.outbox,
+          queue: adapters.queues.postback,
+        }),
+        attributions: adapters.tables.attributions,
+      },
     }),
 );
 

@@ -1,0 +1,108 @@
+/**
+ * The sender of postbacks and webhooks: one attempt is one request over Node's HTTP client,
+ * through an agent whose lookup checks every address the connection may go to
+ * (src/postbacks/url-safety.ts's safeAgentOptions) and keeps no socket alive, so each attempt
+ * resolves and is checked afresh. A literal address in the URL, which no lookup sees, is
+ * checked before anything is sent. No redirect is followed (Node's client follows none: a
+ * 3xx is the answer), at most 64 KiB of the answer is read, and an attempt with no complete
+ * answer within 10 s is a time-out.
+ */
+import { lookup as dnsLookup } from "node:dns";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { OutgoingRequest, PostbackSender, SendOutcome } from "../../ports/postbacks.ts";
+import {
+  checkUrlSyntax,
+  isUnsafeAddressError,
+  type LookupAll,
+  REQUEST_LIMITS,
+  safeAgentOptions,
+} from "../../postbacks/url-safety.ts";
+
+export interface HttpSenderOptions {
+  /** Loopback allowed (and http to it): tests' mock partners only. */
+  readonly allowLoopback: boolean;
+  /** Resolves a name to every address it has; `dns.lookup` unless given. */
+  readonly lookup?: LookupAll;
+  readonly timeoutMs?: number;
+}
+
+/** What the service calls itself when a template sets no User-Agent of its own. */
+export const POSTBACK_USER_AGENT = "attribution-service-postbacks/1";
+
+const hasHeader = (headers: Readonly<Record<string, string>>, name: string) =>
+  Object.keys(headers).some((key) => key.toLowerCase() === name);
+
+/** The first `max` bytes of an answer's body; the rest is not read. */
+const readBounded = (response: IncomingMessage, max: number): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => resolve(Buffer.concat(chunks).subarray(0, max).toString("utf8"));
+    response.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= max) {
+        response.destroy();
+        done();
+      }
+    });
+    response.on("end", done);
+    response.on("error", reject);
+  });
+
+export const createHttpSender = (options: HttpSenderOptions): PostbackSender => {
+  const base = options.lookup ?? (dnsLookup as unknown as LookupAll);
+  const agentOptions = safeAgentOptions(base, { allowLoopback: options.allowLoopback });
+  const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+  const timeoutMs = options.timeoutMs ?? REQUEST_LIMITS.timeoutMs;
+
+  const attempt = (request: OutgoingRequest, url: URL): Promise<SendOutcome> =>
+    new Promise<SendOutcome>((resolve) => {
+      let settled = false;
+      const finish = (outcome: SendOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      const headers: Record<string, string> = { ...request.headers };
+      if (!hasHeader(headers, "user-agent")) headers["User-Agent"] = POSTBACK_USER_AGENT;
+      if (request.body !== null) {
+        headers["Content-Length"] = String(Buffer.byteLength(request.body, "utf8"));
+      }
+      const https = url.protocol === "https:";
+      const outgoing = (https ? httpsRequest : httpRequest)(url, {
+        method: request.method,
+        headers,
+        agent: https ? agents.https : agents.http,
+      });
+      const timer = setTimeout(() => {
+        finish({ kind: "timeout" });
+        outgoing.destroy();
+      }, timeoutMs);
+      outgoing.on("response", (response) => {
+        readBounded(response, REQUEST_LIMITS.maxAnswerReadBytes).then(
+          (body) => finish({ kind: "answer", status: response.statusCode ?? 0, body }),
+          // The answer's status came; its body was cut off.
+          () => finish({ kind: "answer", status: response.statusCode ?? 0 }),
+        );
+      });
+      outgoing.on("error", (error: NodeJS.ErrnoException) => {
+        if (isUnsafeAddressError(error)) {
+          finish({ kind: "refused", reason: error.message });
+          return;
+        }
+        finish({ kind: "connection", code: error.code ?? "ERROR", message: error.message });
+      });
+      outgoing.end(request.body ?? undefined);
+    });
+
+  return {
+    async send(request) {
+      const checked = checkUrlSyntax(request.url, { allowLoopback: options.allowLoopback });
+      if (!checked.ok) return { kind: "refused", reason: `the URL ${checked.problem}` };
+      return attempt(request, checked.url);
+    },
+  };
+};

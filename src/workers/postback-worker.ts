@@ -1,0 +1,376 @@
+/**
+ * The postback worker: one queued message per attempt of one send of the outbox. It reads the
+ * send's configuration and facts, decides again (a configuration changed or removed since the
+ * trigger, an install deleted on request, an event whose install's attribution was pending),
+ * claims the attempt, builds the request (a partner's template, or a webhook's signed body),
+ * sends it, logs the attempt and settles the send: delivered, failed, or tried again 15
+ * minutes later by a new message with that delay (SQS's message delay on AWS, which allows 15
+ * minutes; the folder queue's embedded), 5 attempts in all (src/postbacks/retries.ts).
+ *
+ * Messages come at least once. An attempt is claimed in the outbox before it is made, so two
+ * deliveries of one message make one attempt; a message the queue delivers again (its worker
+ * stopped: a crash, a `kill -9`, a Lambda time-out) takes the claim over and makes the attempt
+ * whose outcome was never recorded. A message of an attempt already made only makes sure the
+ * next one is queued.
+ *
+ * One slow partner cannot hold the others' sends: an attempt ends within 10 s, and a process
+ * makes at most PER_CONFIGURATION attempts of one configuration at once; a message past that
+ * comes back a few seconds later, leaving the worker's other slots to other partners.
+ */
+import { randomUUID } from "node:crypto";
+import { createHttpSender } from "../adapters/postback-sender/http-sender.ts";
+import type { KeyWrapper } from "../crypto/key-wrapper.ts";
+import { ValidationError } from "../domain/errors.ts";
+import { DAY_MS, SECOND_MS } from "../domain/time.ts";
+import { composition } from "../functions/adapters.ts";
+import { logger } from "../logging/logger.ts";
+import type { AppStore } from "../ports/apps.ts";
+import type { AttributionStore } from "../ports/attributions.ts";
+import type { DeletionStore } from "../ports/deletions.ts";
+import type { InstallStore } from "../ports/installs.ts";
+import {
+  type AppPostbackConfigs,
+  type DeliveryLog,
+  isFinalState,
+  type OutboxRow,
+  type OutboxStore,
+  type OutgoingRequest,
+  type PostbackConfigStore,
+  type PostbackSender,
+  type SendOutcome,
+} from "../ports/postbacks.ts";
+import type { TouchStore } from "../ports/touches.ts";
+import type { WorkHandler, WorkQueue } from "../ports/work-queue.ts";
+import type { PartnerConfig } from "../postbacks/config.ts";
+import { secretsOf } from "../postbacks/config.ts";
+import {
+  acceptedEventOf,
+  type PostbackJob,
+  partnerRequestOf,
+  resolvedOf,
+  type SendFacts,
+  templateUrlOf,
+  webhookRequestOf,
+} from "../postbacks/delivery.ts";
+import { attemptLog, RETRY_POLICY, verdictOf } from "../postbacks/retries.ts";
+import { eventDecision, installDecision, type SkipReason } from "../postbacks/rules.ts";
+import { openPartnerConfig, openWebhookConfig } from "../postbacks/secrets.ts";
+import { POSTBACK_WORKER } from "./workers.ts";
+
+/** Attempts of one configuration one process makes at once. */
+export const PER_CONFIGURATION = 8;
+/** How soon a message set aside for a busy configuration comes back. */
+export const BUSY_DELAY_SECONDS = 5;
+/** How soon an event whose install's attribution is pending is decided again. */
+export const PENDING_DELAY_SECONDS = 60;
+/** How long an event waits for its install's attribution before it is given up. */
+export const PENDING_LIMIT_MS = DAY_MS;
+/** SQS delays a message 15 minutes at most. */
+const MAX_DELAY_SECONDS = 900;
+/** A claim outlives the attempt's time-out by this much: the log and the settling. */
+const CLAIM_MARGIN_MS = 20 * SECOND_MS;
+/** Opened configurations are kept this long per process (their secrets cost a key unwrap). */
+const OPENED_LIFE_MS = 5 * 60 * SECOND_MS;
+
+export interface PostbackWorkerDeps {
+  readonly apps: Pick<AppStore, "get">;
+  readonly installs: Pick<InstallStore, "get">;
+  readonly attributions: Pick<AttributionStore, "get">;
+  readonly touches: Pick<TouchStore, "get">;
+  readonly deletions: Pick<DeletionStore, "listByInstall">;
+  readonly configs: Pick<PostbackConfigStore, "listByApp">;
+  readonly outbox: OutboxStore;
+  readonly log: Pick<DeliveryLog, "append">;
+  /** The worker's own queue: the next attempt, a busy configuration's, a pending event's. */
+  readonly queue: WorkQueue<PostbackJob>;
+  readonly sender: PostbackSender;
+  /** Opens the configurations' secret values (src/postbacks/secrets.ts). */
+  readonly keyWrapper: KeyWrapper;
+  readonly now?: () => Date;
+  readonly perConfiguration?: number;
+}
+
+const SKIPPED: Readonly<Record<SkipReason, string>> = {
+  disabled: "the configuration is switched off",
+  not_resolved: "its install's attribution was never resolved",
+  no_template: "the partner takes no postback of this kind",
+  not_won: "the partner did not win the install",
+  unmapped: "the event is not mapped for the partner",
+  outside_window: "the event is past the partner's window",
+};
+
+/** Whole seconds from now until `at`, within what SQS allows. */
+const delayUntil = (at: string | null, now: Date): number =>
+  at === null
+    ? 0
+    : Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((Date.parse(at) - now.getTime()) / 1000)));
+
+const noteOf = (outcome: SendOutcome, error: string | null): string | null =>
+  error ?? (outcome.kind === "answer" ? `answered ${outcome.status}` : null);
+
+/** At most `max` at once per key, in this process. */
+const perKeyLimit = (max: number) => {
+  const running = new Map<string, number>();
+  return {
+    take(key: string): boolean {
+      const now = running.get(key) ?? 0;
+      if (now >= max) return false;
+      running.set(key, now + 1);
+      return true;
+    },
+    give(key: string): void {
+      const now = (running.get(key) ?? 1) - 1;
+      if (now <= 0) running.delete(key);
+      else running.set(key, now);
+    },
+  };
+};
+
+/** What an attempt sends, or why it sends nothing; with the secrets its log masks. */
+type Prepared =
+  | { readonly skip: string }
+  | { readonly wait: true }
+  | {
+      readonly partner: string;
+      readonly request: OutgoingRequest | { readonly problem: string; readonly url: string };
+      readonly secrets: readonly string[];
+    };
+
+export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<PostbackJob> => {
+  const now = deps.now ?? (() => new Date());
+  const limit = perKeyLimit(deps.perConfiguration ?? PER_CONFIGURATION);
+  const opened = new Map<string, { config: Promise<unknown>; until: number }>();
+
+  /** A configuration's secrets opened once per version and process, for a few minutes. */
+  const openOnce = <T>(key: string, open: () => Promise<T>): Promise<T> => {
+    const kept = opened.get(key);
+    if (kept && kept.until > Date.now()) return kept.config as Promise<T>;
+    const config = open();
+    opened.set(key, { config, until: Date.now() + OPENED_LIFE_MS });
+    config.catch(() => opened.delete(key));
+    return config;
+  };
+
+  /** The send's facts, or why there is nothing to send. */
+  const factsOf = async (
+    row: OutboxRow,
+    configs: AppPostbackConfigs,
+  ): Promise<SendFacts | { skip: string }> => {
+    const [install, record, app, deletions] = await Promise.all([
+      deps.installs.get(row.appId, row.subject.serviceId),
+      deps.attributions.get(row.appId, row.subject.serviceId),
+      deps.apps.get(row.appId),
+      deps.deletions.listByInstall(row.appId, row.subject.serviceId),
+    ]);
+    if (deletions.length > 0) return { skip: "the install's data was deleted on request" };
+    if (!install) return { skip: "the install is not stored" };
+    const attribution = record?.state === "resolved" ? record.result : null;
+    const touch = attribution?.clickId ? await deps.touches.get(attribution.clickId) : undefined;
+    return { app, install, attribution, touch, subject: row.subject, settings: configs.settings };
+  };
+
+  const prepare = async (row: OutboxRow, attempt: number, at: Date): Promise<Prepared> => {
+    const configs = await deps.configs.listByApp(row.appId);
+    const stored =
+      row.target === "partner"
+        ? configs.partners.find((config) => config.id === row.configId)
+        : configs.webhooks.find((config) => config.id === row.configId);
+    if (!stored) return { skip: "the configuration was removed" };
+    if (!stored.enabled) return { skip: SKIPPED.disabled };
+    const facts = await factsOf(row, configs);
+    if ("skip" in facts) return facts;
+
+    if (row.target === "webhook" && "sealedSecret" in stored) {
+      const webhook = await openOnce(`${row.appId}#webhook#${stored.id}#${stored.updatedAt}`, () =>
+        openWebhookConfig(stored, deps.keyWrapper),
+      );
+      return {
+        partner: "webhook",
+        request: webhookRequestOf({
+          url: webhook.url,
+          secret: webhook.secret,
+          facts,
+          sendId: row.sendId,
+          attempt,
+          now: at,
+        }),
+        secrets: [webhook.secret],
+      };
+    }
+    if (!("sealedValues" in stored)) return { skip: "the configuration was removed" };
+
+    let config: PartnerConfig;
+    try {
+      config = await openOnce(`${row.appId}#partner#${stored.id}#${stored.updatedAt}`, () =>
+        openPartnerConfig(stored, deps.keyWrapper),
+      );
+    } catch (error) {
+      // A configuration the catalog no longer takes: the owner must save it again.
+      if (error instanceof ValidationError) {
+        return { skip: `the configuration no longer checks: ${error.message}` };
+      }
+      throw error;
+    }
+    const attribution = facts.attribution ? resolvedOf(facts.attribution) : null;
+    const decision =
+      row.subject.kind === "install"
+        ? { ...installDecision(config, attribution), event: null }
+        : eventDecision(
+            config,
+            attribution,
+            facts.install.firstOpenTime,
+            acceptedEventOf(row.subject),
+          );
+    if (!decision.send) {
+      if (decision.reason !== "not_resolved") return { skip: SKIPPED[decision.reason] };
+      if (at.getTime() - Date.parse(row.createdAt) > PENDING_LIMIT_MS) {
+        return { skip: "its install's attribution was not resolved within a day" };
+      }
+      return { wait: true };
+    }
+    const built = partnerRequestOf({
+      config,
+      facts,
+      event: decision.event,
+      won: decision.won,
+      attempt,
+    });
+    return {
+      partner: config.partner,
+      request: built.ok
+        ? built.request
+        : { problem: built.problem, url: templateUrlOf(config, facts) },
+      secrets: secretsOf(config),
+    };
+  };
+
+  /** Queues the attempt after the one the row last made, at its time. */
+  const queueNext = (row: OutboxRow, at: Date) =>
+    deps.queue.send([{ appId: row.appId, sendId: row.sendId, attempt: row.attempts + 1 }], {
+      delaySeconds: delayUntil(row.nextAttemptAt, at),
+    });
+
+  const attemptOnce = async (row: OutboxRow, job: PostbackJob, takeOver: boolean) => {
+    const startedAt = now();
+    const prepared = await prepare(row, job.attempt, startedAt);
+    if ("skip" in prepared) {
+      await deps.outbox.skip(row.sendId, prepared.skip, startedAt.toISOString());
+      return;
+    }
+    if ("wait" in prepared) {
+      await deps.queue.send([job], { delaySeconds: PENDING_DELAY_SECONDS });
+      return;
+    }
+    const token = randomUUID();
+    const claimed = await deps.outbox.claim(row.sendId, {
+      attempt: job.attempt,
+      token,
+      until: new Date(startedAt.getTime() + RETRY_POLICY.timeoutMs + CLAIM_MARGIN_MS).toISOString(),
+      now: startedAt.toISOString(),
+      takeOver,
+    });
+    // Another delivery of this message holds the attempt, or made it.
+    if (!claimed) return;
+
+    const { request } = prepared;
+    const outcome: SendOutcome =
+      "problem" in request
+        ? { kind: "refused", reason: request.problem }
+        : await deps.sender.send(request);
+    const endedAt = now();
+    const record = attemptLog({
+      url: request.url,
+      method: "problem" in request ? "" : request.method,
+      outcome,
+      attempt: job.attempt,
+      endedAt,
+      secrets: prepared.secrets,
+    });
+    await deps.log.append({
+      appId: row.appId,
+      sendId: row.sendId,
+      configId: row.configId,
+      target: row.target,
+      partner: prepared.partner,
+      subject: {
+        kind: row.subject.kind,
+        serviceId: row.subject.serviceId,
+        eventId: row.subject.kind === "event" ? row.subject.eventId : null,
+      },
+      ...record,
+    });
+    const verdict = verdictOf(outcome, job.attempt, endedAt);
+    const nextAttemptAt = verdict.verdict === "retry" ? verdict.retryAt.toISOString() : null;
+    const settled = await deps.outbox.settle(row.sendId, token, {
+      attempt: job.attempt,
+      state:
+        verdict.verdict === "retry"
+          ? "retrying"
+          : verdict.verdict === "delivered"
+            ? "delivered"
+            : "failed",
+      nextAttemptAt,
+      note: noteOf(outcome, record.error),
+      at: endedAt.toISOString(),
+    });
+    // Lost: a later delivery of this message took the attempt over and settles it.
+    if (!settled) return;
+    if (verdict.verdict === "retry") {
+      await queueNext({ ...row, attempts: job.attempt, nextAttemptAt }, endedAt);
+    } else if (verdict.verdict === "failed") {
+      logger.warn("postback failed", {
+        appId: row.appId,
+        sendId: row.sendId,
+        configId: row.configId,
+        attempt: job.attempt,
+        error: record.error,
+        status: record.status,
+      });
+    }
+  };
+
+  return async (message) => {
+    const job = message.body;
+    const row = await deps.outbox.get(job.sendId);
+    if (!row || row.appId !== job.appId || isFinalState(row.state)) return;
+    if (row.attempts >= job.attempt) {
+      // This attempt was made. Its message came again (its worker stopped after settling it):
+      // the next attempt may never have been queued.
+      if (row.state === "retrying" && row.attempts === job.attempt && message.attempt > 1) {
+        await queueNext(row, now());
+      }
+      return;
+    }
+    // Not the next attempt: the message of an attempt that was never settled is the one.
+    if (row.attempts !== job.attempt - 1) return;
+    const key = `${row.appId}#${row.target}#${row.configId}`;
+    if (!limit.take(key)) {
+      await deps.queue.send([job], { delaySeconds: BUSY_DELAY_SECONDS });
+      return;
+    }
+    try {
+      await attemptOnce(row, job, message.attempt > 1);
+    } finally {
+      limit.give(key);
+    }
+  };
+};
+
+/** The worker's composition on both runtimes: its stores, its own queue, the safe sender. */
+export const postbackWorkerFunction = /* @__PURE__ */ composition(
+  POSTBACK_WORKER,
+  ({ tables, queues, keyWrapper, settings }, runtime) =>
+    createPostbackWorker({
+      apps: runtime.apps(tables.apps),
+      installs: tables.installs,
+      attributions: tables.attributions,
+      touches: tables.touches,
+      deletions: tables.deletions,
+      configs: runtime.hotPostbackConfigs(tables.postbackConfigs),
+      outbox: tables.outbox,
+      log: tables.deliveryLog,
+      queue: queues.postback,
+      sender: createHttpSender({ allowLoopback: settings.postbacksAllowLoopback }),
+      keyWrapper,
+    }),
+);
