@@ -37,6 +37,7 @@ import {
 import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
 import { createAppKeyrings } from "../apps/app-keyrings.ts";
 import { type EmbeddedConfig, sizeInBytes } from "../config/embedded.ts";
+import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { ensureOwner } from "../dashboard/accounts.ts";
 import type { AllAdapters, Runtime } from "../functions/adapters.ts";
 import { type HttpHandler, loadComposition } from "../functions/compositions.ts";
@@ -79,6 +80,8 @@ export interface EmbeddedRuntime {
   readonly workers: QueueWorkers<(typeof WORKERS)[number]>;
   /** The exchange rates ingestion converts revenue with now. */
   readonly fx: FxRates;
+  /** The key file's wrapper: what seals configurations' secrets (src/postbacks/secrets.ts). */
+  readonly keyWrapper: KeyWrapper;
   /** Delivers everything taken so far (the click log's taps, the streams' records) to the lake. */
   flush(): Promise<void>;
   stop(): Promise<void>;
@@ -328,6 +331,19 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     secureCookies: false,
   };
 
+  // Each worker's queue, for its producers, workers among them (the attribution worker queues
+  // postbacks, the postback worker its own later attempts): composed before the queues are
+  // open, and started as each opens, they send through a queue once all are.
+  let opened: (workers: QueueWorkers<(typeof WORKERS)[number]>) => void = () => {};
+  const opening = new Promise<QueueWorkers<(typeof WORKERS)[number]>>((resolve) => {
+    opened = resolve;
+  });
+  for (const worker of WORKERS) {
+    queues[worker.id] = {
+      send: async (messages, options) =>
+        (await opening).queue(worker.id).send(messages as never, options),
+    };
+  }
   // Queue-driven workers: one consumer per row of the worker table, each its composition.
   const workers = await startQueueWorkers({
     dir: paths.queues,
@@ -338,7 +354,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       (await loadComposition<WorkHandler<unknown>>(worker)).compose(adapters, runtime),
     )) as WorkerHandlers<(typeof WORKERS)[number]>,
   });
-  for (const worker of WORKERS) queues[worker.id] = workers.queue(worker.id);
+  opened(workers);
 
   jobs = await startEmbeddedJobs({
     adapters,
@@ -419,6 +435,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     engine: lake.engine,
     workers,
     fx,
+    keyWrapper,
     flush: flushAll,
     async stop() {
       // No new request first, so none can start a purge while the stores close.

@@ -33,6 +33,8 @@ export const startTestRuntime = async (
     trustProxy?: boolean;
     snapshotDisk?: string;
     dashboardTotp?: "off" | "admins";
+    /** Postbacks may go to this machine's loopback addresses: the tests' mock partners. */
+    postbacksAllowLoopback?: boolean;
   } = {},
 ): Promise<TestRuntime> => {
   const { ratesCsv, ...config } = overrides;

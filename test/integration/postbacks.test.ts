@@ -1,0 +1,570 @@
+/**
+ * Postbacks and webhooks over HTTP against the embedded runtime: links tapped on the link
+ * host, installs and events through the SDK routes, and the sends they cause received by a
+ * mock network and a mock app backend on loopback (allowed by ATTRIBUTION_POSTBACKS_ALLOW_
+ * LOOPBACK). Where a retry's 15 minutes would be waited for, the worker is driven directly
+ * with its clock advanced instead.
+ *
+ * Until the configuration routes exist, the tests save configurations through the stores
+ * (src/postbacks/configurations.ts over `rt.stores`), as those routes will.
+ */
+import { lookup } from "node:dns/promises";
+import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHttpSender } from "../../src/adapters/postback-sender/http-sender.ts";
+import type { LinkAnswer } from "../../src/links/links.ts";
+import type { DeliveryLogEntry } from "../../src/ports/postbacks.ts";
+import type { WorkMessage } from "../../src/ports/work-queue.ts";
+import { parsePartnerConfig } from "../../src/postbacks/config.ts";
+import {
+  createPostbackConfigurations,
+  type PostbackConfigurations,
+} from "../../src/postbacks/configurations.ts";
+import type { PostbackJob } from "../../src/postbacks/delivery.ts";
+import { sendIdOf } from "../../src/postbacks/rules.ts";
+import { sealPartnerConfig } from "../../src/postbacks/secrets.ts";
+import { DELIVERY_HEADER, newWebhookSecret } from "../../src/postbacks/signing.ts";
+import { sendConfigKey } from "../../src/postbacks/triggers.ts";
+import { createPostbackWorker } from "../../src/workers/postback-worker.ts";
+import { installRequest } from "../support/installs.ts";
+import { type MockNetwork, startMockNetwork } from "../support/mock-network.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+const APP = "com.example.postbacks";
+const PIXEL =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
+const GAID = "38400000-8cf0-11bd-b23e-10b96e40000d";
+const MINUTE = 60_000;
+
+/** The Node verification docs/postbacks.md shows, as a module of its own. */
+const documentedVerifier = async (): Promise<
+  (secret: string, header: string, body: Buffer, nowMs?: number) => boolean
+> => {
+  const page = readFileSync(
+    fileURLToPath(new URL("../../docs/postbacks.md", import.meta.url)),
+    "utf8",
+  );
+  const at = page.indexOf("<!-- verify:node -->");
+  const code = /```js\n([\s\S]*?)```/.exec(page.slice(at))?.[1];
+  if (at < 0 || !code) throw new Error("docs/postbacks.md shows no Node verification");
+  const module = (await import(`data:text/javascript,${encodeURIComponent(code)}`)) as {
+    verifyAttributionSignature: (s: string, h: string, b: Buffer, n?: number) => boolean;
+  };
+  return module.verifyAttributionSignature;
+};
+
+/** Every address a name has, as the configuration check asks. */
+const resolveAll = (hostname: string) => lookup(hostname, { all: true });
+
+/** What the Kotlin SDK reports of a Pixel 8's first open. */
+const androidInstall = (serviceId: string, overrides: Record<string, unknown> = {}) =>
+  installRequest(serviceId, {
+    os: "android",
+    os_version: "14",
+    device_model: "Pixel 8",
+    sdk_platform: "kotlin",
+    idfv: null,
+    maid: null,
+    first_open_time: new Date().toISOString(),
+    ...overrides,
+  });
+
+/** The mock network's answers: a path under /status/<code> answers that code. */
+const answerByPath = (request: { path: string }) => {
+  const status = /^\/status\/(\d{3})/.exec(request.path)?.[1];
+  if (status === "302") {
+    return { status: 302, headers: { location: "/a/redirected" }, body: "" };
+  }
+  return status
+    ? { status: Number(status), body: `status ${status}` }
+    : { status: 200, body: "ok" };
+};
+
+describe("postbacks and webhooks over HTTP", () => {
+  let rt: TestRuntime;
+  let mock: MockNetwork;
+  let keys: { sdkKey: string; serverKey: string };
+  let configurations: PostbackConfigurations;
+  let address = 0;
+  /** A fresh address for each install, so no install is matched by another's address. */
+  const nextAddress = () => `198.51.100.${++address}`;
+
+  const install = async (body: unknown, ip = nextAddress()) => {
+    const response = await rt.post("/v1/installs", body, keys.sdkKey, { "x-forwarded-for": ip });
+    expect(response.status).toBe(202);
+  };
+
+  const attributionOf = async (serviceId: string) => {
+    const response = await rt.get(
+      `/v1/installs/${serviceId}/attribution?wait_seconds=10`,
+      keys.sdkKey,
+    );
+    expect(response.status).toBe(200);
+    return (await response.json()) as Record<string, string>;
+  };
+
+  const sendEvents = async (events: unknown[]) => {
+    const response = await rt.post("/v1/events", { events }, keys.sdkKey, {
+      "x-forwarded-for": "81.2.69.160",
+    });
+    expect(response.status).toBe(202);
+    return (await response.json()) as { accepted: number };
+  };
+
+  /** Until every queued job is done: attribution, then the sends it queued. */
+  const settle = async () => {
+    for (let round = 0; round < 3; round++) {
+      await rt.workers.idle();
+      await sleep(50);
+    }
+  };
+
+  /** A tap on a new link of the media source, with the network's own parameters appended. */
+  const tap = async (mediaSource: string, query = "") => {
+    const made = await rt.post("/v1/links", { media_source: mediaSource }, keys.serverKey);
+    const link = (await made.json()) as LinkAnswer;
+    const tapped = await fetch(`${rt.linkUrl}/${link.deeplink_id}${query}`, {
+      redirect: "manual",
+      headers: { "user-agent": PIXEL, "x-forwarded-for": nextAddress() },
+    });
+    return new URL(tapped.headers.get("location") ?? "").searchParams.get("referrer") ?? "";
+  };
+
+  const sendsOf = (path: string, serviceId: string) =>
+    mock.to(path).filter((request) => request.query.get("sid") === serviceId);
+
+  const logOf = async (configId: string, serviceId: string): Promise<DeliveryLogEntry[]> => {
+    const { entries } = await rt.stores.deliveryLog.listByApp(APP, { limit: 1000 });
+    return entries.filter(
+      (entry) => entry.configId === configId && entry.subject.serviceId === serviceId,
+    );
+  };
+
+  beforeAll(async () => {
+    mock = await startMockNetwork(answerByPath);
+    rt = await startTestRuntime({ trustProxy: true, postbacksAllowLoopback: true });
+    keys = await rt.createApp(APP, "android");
+    configurations = createPostbackConfigurations({
+      store: rt.stores.postbackConfigs,
+      wrapper: rt.keyWrapper,
+      resolve: resolveAll,
+      allowLoopback: true,
+    });
+    const m = mock.url;
+    // A network attributed by the service: the installs its links won, and purchases with
+    // their revenue. Its click id comes back from the tapped link's own query.
+    await configurations.savePartner({
+      id: "net-a",
+      appId: APP,
+      partner: "custom",
+      template: {
+        method: "GET",
+        install: {
+          url: `${m}/a/install?click={click.click_id}&gaid={advertising_id}&sid={service_id}&attributed={attributed}`,
+        },
+        event: {
+          url: `${m}/a/event?name={event_name}&revenue={revenue}&currency={currency}&sid={service_id}&eid={event_id}`,
+        },
+      },
+      mediaSources: ["network_a"],
+      installs: "won",
+      events: { service_purchase: { name: "purchase", revenue: true } },
+    });
+    // The same network's purchases, without revenue.
+    await configurations.savePartner({
+      id: "net-a-norev",
+      appId: APP,
+      partner: "custom",
+      template: {
+        method: "GET",
+        event: {
+          url: `${m}/a2/event?name={event_name}&revenue={revenue}&currency={currency}&sid={service_id}&eid={event_id}`,
+        },
+      },
+      mediaSources: ["network_a"],
+      events: { service_purchase: { name: "purchase", revenue: false } },
+    });
+    // A network that hears of every install ("send all"), and purchases within a day.
+    await configurations.savePartner({
+      id: "net-b-all",
+      appId: APP,
+      partner: "custom",
+      template: {
+        method: "GET",
+        install: {
+          url: `${m}/b/install?sid={service_id}&attributed={attributed}&source={media_source}&click={click.click_id}`,
+        },
+        event: { url: `${m}/b/event?name={event_name}&sid={service_id}&eid={event_id}` },
+      },
+      mediaSources: ["network_b"],
+      installs: "all",
+      events: { service_purchase: { name: "purchase", revenue: true } },
+      eventWindowDays: 1,
+    });
+  });
+
+  afterAll(async () => {
+    await rt?.dispose();
+    await mock?.close();
+  });
+
+  it("posts an install back once, its network's click id URL-encoded, its ad id where consent allows", async () => {
+    const agreed = await tap("network_a", "?click_id=a%20b");
+    const refused = await tap("network_a", "?click_id=c%2Bd");
+    await install(
+      androidInstall("pb-agreed", {
+        maid: GAID,
+        install_referrer: { referrer: agreed },
+        consent: { gdpr_applies: true, ad_user_data: true },
+      }),
+    );
+    await install(
+      androidInstall("pb-refused", {
+        maid: GAID,
+        install_referrer: { referrer: refused },
+        consent: { gdpr_applies: true, ad_user_data: false },
+      }),
+    );
+    expect(await attributionOf("pb-agreed")).toMatchObject({ media_source: "network_a" });
+    expect(await attributionOf("pb-refused")).toMatchObject({ media_source: "network_a" });
+    await mock.waitFor((r) => r.path === "/a/install" && r.query.get("sid") === "pb-refused");
+    await mock.waitFor((r) => r.path === "/a/install" && r.query.get("sid") === "pb-agreed");
+    await settle();
+
+    const [sent] = sendsOf("/a/install", "pb-agreed");
+    expect(sendsOf("/a/install", "pb-agreed")).toHaveLength(1);
+    // As it went over the wire: the value URL-encoded, never a parameter of its own.
+    expect(sent?.method).toBe("GET");
+    expect(sent?.target).toContain("?click=a%20b&");
+    expect(sent?.query.get("gaid")).toBe(GAID);
+    expect(sent?.query.get("attributed")).toBe("1");
+    const other = sendsOf("/a/install", "pb-refused");
+    expect(other).toHaveLength(1);
+    expect(other[0]?.query.get("click")).toBe("c+d");
+    expect(other[0]?.query.get("gaid")).toBe("");
+    // The network that did not win hears of both, with none of the winner's facts.
+    expect(sendsOf("/b/install", "pb-agreed")).toHaveLength(1);
+    expect(sendsOf("/b/install", "pb-agreed")[0]?.query.get("attributed")).toBe("0");
+    expect(sendsOf("/b/install", "pb-agreed")[0]?.query.get("click")).toBe("");
+
+    const [logged] = await logOf("net-a", "pb-agreed");
+    expect(logged).toMatchObject({ verdict: "delivered", final: true, status: 200, attempt: 1 });
+  });
+
+  it("sends nothing of an organic install or one another network won, but with send all", async () => {
+    await install(androidInstall("pb-organic"));
+    const won = await tap("network_c", "?click_id=zzz");
+    await install(androidInstall("pb-other", { install_referrer: { referrer: won } }));
+    expect(await attributionOf("pb-organic")).toMatchObject({ media_source: "organic" });
+    expect(await attributionOf("pb-other")).toMatchObject({ media_source: "network_c" });
+    // The send-all network hears of both, queued with the sends that do not happen.
+    await mock.waitFor((r) => r.path === "/b/install" && r.query.get("sid") === "pb-organic");
+    await mock.waitFor((r) => r.path === "/b/install" && r.query.get("sid") === "pb-other");
+    await settle();
+    expect(sendsOf("/a/install", "pb-organic")).toEqual([]);
+    expect(sendsOf("/a/install", "pb-other")).toEqual([]);
+    expect(sendsOf("/b/install", "pb-organic")).toHaveLength(1);
+    expect(sendsOf("/b/install", "pb-other")[0]?.query.get("source")).toBe("");
+  });
+
+  it("posts a mapped purchase back once, with revenue only where the mapping says", async () => {
+    const referrer = await tap("network_a", "?click_id=e1");
+    await install(androidInstall("pb-buyer", { install_referrer: { referrer } }));
+    expect(await attributionOf("pb-buyer")).toMatchObject({ media_source: "network_a" });
+    const purchase = {
+      event_id: "evt-purchase-1",
+      service_id: "pb-buyer",
+      event_type: "PURCHASE",
+      event_time: new Date().toISOString(),
+      parameters: { revenue: 9.99, currency: "EUR" },
+    };
+    const unmapped = {
+      ...purchase,
+      event_id: "evt-level-1",
+      event_type: "LEVEL_COMPLETE",
+      parameters: {},
+    };
+    expect(await sendEvents([purchase, unmapped])).toMatchObject({ accepted: 2 });
+    // The SDK sends the same event again (its answer was lost): nothing new goes.
+    expect(await sendEvents([purchase])).toMatchObject({ accepted: 1 });
+    await mock.waitFor((r) => r.path === "/a/event" && r.query.get("sid") === "pb-buyer");
+    await mock.waitFor((r) => r.path === "/a2/event" && r.query.get("sid") === "pb-buyer");
+    await settle();
+
+    const withRevenue = sendsOf("/a/event", "pb-buyer");
+    expect(withRevenue).toHaveLength(1);
+    expect(withRevenue[0]?.query.get("name")).toBe("purchase");
+    expect(withRevenue[0]?.query.get("eid")).toBe("evt-purchase-1");
+    expect(withRevenue[0]?.query.get("revenue")).toBe("9.99");
+    expect(withRevenue[0]?.query.get("currency")).toBe("EUR");
+    const without = sendsOf("/a2/event", "pb-buyer");
+    expect(without).toHaveLength(1);
+    expect(without[0]?.query.get("revenue")).toBe("");
+    expect(without[0]?.query.get("currency")).toBe("");
+    // The level is mapped for no one.
+    expect(mock.received.filter((r) => r.query.get("eid") === "evt-level-1")).toEqual([]);
+  });
+
+  it("sends an event within the partner's window, not one past it", async () => {
+    const firstOpen = Date.now() - 3 * 24 * 60 * MINUTE;
+    await install(androidInstall("pb-old", { first_open_time: new Date(firstOpen).toISOString() }));
+    expect(await attributionOf("pb-old")).toMatchObject({ media_source: "organic" });
+    const event = (eventId: string, at: number) => ({
+      event_id: eventId,
+      service_id: "pb-old",
+      event_type: "PURCHASE",
+      event_time: new Date(at).toISOString(),
+      parameters: { revenue: 1, currency: "USD" },
+    });
+    await sendEvents([
+      event("evt-in-window", firstOpen + 60 * MINUTE),
+      event("evt-late", Date.now()),
+    ]);
+    await mock.waitFor((r) => r.path === "/b/event" && r.query.get("eid") === "evt-in-window");
+    await settle();
+    expect(mock.to("/b/event").filter((r) => r.query.get("sid") === "pb-old")).toHaveLength(1);
+    expect(mock.received.filter((r) => r.query.get("eid") === "evt-late")).toEqual([]);
+  });
+
+  it("tries a 503 5 times in all, 15 minutes apart, then logs it failed; a 400 and a 302 once", async () => {
+    const m = mock.url;
+    for (const [id, path] of [
+      ["flaky", "/status/503"],
+      ["refusing", "/status/400"],
+      ["moving", "/status/302"],
+    ] as const) {
+      await configurations.savePartner({
+        id,
+        appId: APP,
+        partner: "custom",
+        template: { method: "GET", install: { url: `${m}${path}?sid={service_id}&try={attempt}` } },
+        mediaSources: ["network_x"],
+        installs: "all",
+      });
+    }
+    await install(androidInstall("pb-retried"));
+    expect(await attributionOf("pb-retried")).toMatchObject({ media_source: "organic" });
+    await mock.waitFor((r) => r.path === "/status/503" && r.query.get("sid") === "pb-retried");
+    await mock.waitFor((r) => r.path === "/status/400" && r.query.get("sid") === "pb-retried");
+    await mock.waitFor((r) => r.path === "/status/302" && r.query.get("sid") === "pb-retried");
+    await settle();
+
+    // A 4xx and a redirect are final at once; the redirect is not followed.
+    for (const id of ["refusing", "moving"]) {
+      expect(await logOf(id, "pb-retried")).toEqual([
+        expect.objectContaining({ attempt: 1, verdict: "failed", final: true }),
+      ]);
+    }
+    expect((await logOf("moving", "pb-retried"))[0]).toMatchObject({
+      status: 302,
+      error: "redirect not followed",
+    });
+    expect(mock.to("/a/redirected")).toEqual([]);
+
+    // The 503: tried once, the next attempt due 15 minutes after it ended.
+    const sendId = sendIdOf(sendConfigKey(APP, "partner", "flaky"), {
+      kind: "install",
+      serviceId: "pb-retried",
+    });
+    const first = await rt.stores.outbox.get(sendId);
+    const [attempt1] = await logOf("flaky", "pb-retried");
+    expect(first).toMatchObject({ state: "retrying", attempts: 1 });
+    expect(Date.parse(first?.nextAttemptAt ?? "")).toBe(
+      Date.parse(attempt1?.time ?? "") + 15 * MINUTE,
+    );
+
+    // The worker driven directly, its clock moved to each attempt's time rather than waited.
+    let clock = Date.parse(first?.nextAttemptAt ?? "");
+    const queued: { job: PostbackJob; delaySeconds: number | undefined }[] = [];
+    const worker = createPostbackWorker({
+      apps: rt.stores.apps,
+      installs: rt.stores.installs,
+      attributions: rt.stores.attributions,
+      touches: rt.stores.touches,
+      deletions: rt.stores.deletions,
+      configs: rt.stores.postbackConfigs,
+      outbox: rt.stores.outbox,
+      log: rt.stores.deliveryLog,
+      queue: {
+        async send(jobs, options) {
+          for (const job of jobs) queued.push({ job, delaySeconds: options?.delaySeconds });
+        },
+      },
+      sender: createHttpSender({ allowLoopback: true }),
+      keyWrapper: rt.keyWrapper,
+      now: () => new Date(clock),
+    });
+    const message = (attempt: number): WorkMessage<PostbackJob> => ({
+      id: `m${attempt}`,
+      body: { appId: APP, sendId, attempt },
+      attempt: 1,
+    });
+    for (let attempt = 2; attempt <= 5; attempt++) {
+      await worker(message(attempt));
+      const row = await rt.stores.outbox.get(sendId);
+      if (attempt < 5) {
+        expect(queued.at(-1)).toEqual({
+          job: { appId: APP, sendId, attempt: attempt + 1 },
+          delaySeconds: 900,
+        });
+        clock = Date.parse(row?.nextAttemptAt ?? "");
+      }
+    }
+    expect(queued).toHaveLength(3);
+    // The same message again, once its send is final: nothing.
+    await worker(message(5));
+    const tries = mock.to("/status/503").filter((r) => r.query.get("sid") === "pb-retried");
+    expect(tries.map((r) => r.query.get("try"))).toEqual(["1", "2", "3", "4", "5"]);
+    const log = (await logOf("flaky", "pb-retried")).reverse();
+    expect(log.map((entry) => [entry.attempt, entry.retry, entry.verdict, entry.final])).toEqual([
+      [1, false, "retry", false],
+      [2, true, "retry", false],
+      [3, true, "retry", false],
+      [4, true, "retry", false],
+      [5, true, "failed", true],
+    ]);
+    const times = log.map((entry) => Date.parse(entry.time));
+    expect(times.slice(1).map((time, i) => time - (times[i] ?? 0))).toEqual([
+      15 * MINUTE,
+      15 * MINUTE,
+      15 * MINUTE,
+      15 * MINUTE,
+    ]);
+    expect(await rt.stores.outbox.get(sendId)).toMatchObject({ state: "failed", attempts: 5 });
+    const counts = await rt.stores.deliveryLog.counts(APP, new Date(Date.now() - 86_400_000));
+    const flaky = counts.filter((count) => count.configId === "flaky");
+    expect(flaky.reduce((sum, count) => sum + count.retry, 0)).toBe(4);
+    expect(flaky.reduce((sum, count) => sum + count.failed, 0)).toBe(1);
+  });
+
+  it("signs a webhook so that the documented recipe verifies it", async () => {
+    const secret = newWebhookSecret();
+    await configurations.saveWebhook({
+      id: "backend",
+      appId: APP,
+      url: `${mock.url}/hooks/attribution`,
+      secret,
+    });
+    await install(androidInstall("pb-hooked"));
+    expect(await attributionOf("pb-hooked")).toMatchObject({ media_source: "organic" });
+    const [hook] = await mock.waitFor(
+      (r) =>
+        r.path === "/hooks/attribution" && r.body.toString().includes('"service_id":"pb-hooked"'),
+    );
+    const verify = await documentedVerifier();
+    const header = String(hook?.headers["x-attribution-signature"]);
+    expect(hook?.method).toBe("POST");
+    expect(verify(secret, header, hook?.body ?? Buffer.alloc(0))).toBe(true);
+    expect(verify(newWebhookSecret(), header, hook?.body ?? Buffer.alloc(0))).toBe(false);
+    const body = JSON.parse(hook?.body.toString() ?? "{}");
+    expect(body).toMatchObject({
+      type: "install",
+      app_id: APP,
+      service_id: "pb-hooked",
+      attribution: { service_match_status: "organic", media_source: "organic" },
+    });
+    expect(hook?.headers[DELIVERY_HEADER.toLowerCase()]).toBe(body.delivery_id);
+    expect(hook?.headers["x-attribution-attempt"]).toBe("1");
+    await configurations.remove(APP, "webhook", "backend");
+  });
+
+  it("refuses a private or metadata address even with loopback allowed", async () => {
+    // Saved through the stores as a name that answered a public address would be: the
+    // sender's check is the one under test.
+    for (const [id, url] of [
+      ["private", "https://10.0.0.1/postback?sid={service_id}"],
+      ["metadata", "https://169.254.169.254/latest/meta-data?sid={service_id}"],
+    ] as const) {
+      const config = parsePartnerConfig({
+        id,
+        appId: APP,
+        partner: "custom",
+        template: { method: "GET", install: { url } },
+        mediaSources: ["network_x"],
+        installs: "all",
+      });
+      await rt.stores.postbackConfigs.putPartner(await sealPartnerConfig(config, rt.keyWrapper));
+      // Saving checks it first.
+      await expect(configurations.savePartner(config)).rejects.toThrow(
+        /private|metadata|link-local/,
+      );
+    }
+    await install(androidInstall("pb-ssrf"));
+    expect(await attributionOf("pb-ssrf")).toMatchObject({ media_source: "organic" });
+    await mock.waitFor((r) => r.path === "/b/install" && r.query.get("sid") === "pb-ssrf");
+    await settle();
+    expect(await logOf("private", "pb-ssrf")).toEqual([
+      expect.objectContaining({
+        verdict: "failed",
+        final: true,
+        status: null,
+        error: expect.stringMatching(/^not sent: the URL points to a private address/),
+      }),
+    ]);
+    expect((await logOf("metadata", "pb-ssrf"))[0]?.error).toMatch(/metadata address/);
+    await rt.stores.postbackConfigs.delete(APP, "partner", "private");
+    await rt.stores.postbackConfigs.delete(APP, "partner", "metadata");
+  });
+});
+
+describe("postbacks to this machine without the loopback setting", () => {
+  let rt: TestRuntime;
+  let mock: MockNetwork;
+
+  beforeAll(async () => {
+    mock = await startMockNetwork();
+    rt = await startTestRuntime({ trustProxy: true });
+  });
+
+  afterAll(async () => {
+    await rt?.dispose();
+    await mock?.close();
+  });
+
+  it("refuses 127.0.0.1 and a name that resolves to it, whoever saved them", async () => {
+    const keys = await rt.createApp(APP, "android");
+    const configurations = createPostbackConfigurations({
+      store: rt.stores.postbackConfigs,
+      wrapper: rt.keyWrapper,
+      resolve: resolveAll,
+      allowLoopback: false,
+    });
+    const urls = {
+      "literal-loopback": `https://127.0.0.1:${mock.port}/x?sid={service_id}`,
+      "named-loopback": `https://localhost:${mock.port}/x?sid={service_id}`,
+      "plain-loopback": `${mock.url}/x?sid={service_id}`,
+    };
+    for (const [id, url] of Object.entries(urls)) {
+      const config = parsePartnerConfig({
+        id,
+        appId: APP,
+        partner: "custom",
+        template: { method: "GET", install: { url } },
+        mediaSources: ["network_x"],
+        installs: "all",
+      });
+      await expect(configurations.savePartner(config)).rejects.toThrow(/loopback|https/);
+      await rt.stores.postbackConfigs.putPartner(await sealPartnerConfig(config, rt.keyWrapper));
+    }
+    const response = await rt.post("/v1/installs", androidInstall("pb-local"), keys.sdkKey, {
+      "x-forwarded-for": "198.51.100.200",
+    });
+    expect(response.status).toBe(202);
+    const deadline = Date.now() + 20_000;
+    let entries: DeliveryLogEntry[] = [];
+    while (entries.length < 3 && Date.now() < deadline) {
+      await sleep(50);
+      entries = (await rt.stores.deliveryLog.listByApp(APP, { limit: 10 })).entries;
+    }
+    const errorOf = (id: string) => entries.find((entry) => entry.configId === id)?.error;
+    expect(errorOf("literal-loopback")).toMatch(/^not sent: the URL points to a loopback address/);
+    expect(errorOf("named-loopback")).toMatch(
+      /^not sent: localhost resolves to a loopback address/,
+    );
+    expect(errorOf("plain-loopback")).toMatch(/^not sent: the URL must be https/);
+    expect(entries.every((entry) => entry.final && entry.verdict === "failed")).toBe(true);
+    expect(mock.received).toEqual([]);
+  });
+});
