@@ -1,0 +1,154 @@
+/**
+ * The sender against a server on loopback: what an attempt comes to for each kind of answer,
+ * a time-out, and the addresses it refuses, a name's included (an injected lookup stands for
+ * DNS: a name that answers a private or metadata address is refused at connection time).
+ */
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LookupAll } from "../../postbacks/url-safety.ts";
+import { createHttpSender, POSTBACK_USER_AGENT } from "./http-sender.ts";
+
+/** A resolver for the test's names; any other name does not resolve. */
+const fakeDns =
+  (names: Record<string, string>): LookupAll =>
+  (hostname, _options, callback) => {
+    const address = names[hostname];
+    if (!address) {
+      const error: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
+      error.code = "ENOTFOUND";
+      callback(error, []);
+      return;
+    }
+    callback(null, [{ address, family: address.includes(":") ? 6 : 4 }]);
+  };
+
+describe("the postback sender", () => {
+  let server: Server;
+  let port: number;
+  const seen: { method?: string; url?: string; headers: Record<string, unknown>; body: string }[] =
+    [];
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        seen.push({
+          method: request.method,
+          url: request.url,
+          headers: request.headers,
+          body: Buffer.concat(chunks).toString(),
+        });
+        if (request.url?.startsWith("/hang")) return;
+        if (request.url?.startsWith("/redirect")) {
+          response.writeHead(301, { location: "/elsewhere" }).end();
+          return;
+        }
+        if (request.url?.startsWith("/large")) {
+          response.writeHead(200).end("x".repeat(200 * 1024));
+          return;
+        }
+        response.writeHead(request.url?.startsWith("/busy") ? 503 : 200).end("fine");
+      });
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const sender = (options: { allowLoopback?: boolean; timeoutMs?: number } = {}) =>
+    createHttpSender({
+      allowLoopback: options.allowLoopback ?? true,
+      timeoutMs: options.timeoutMs,
+      lookup: fakeDns({
+        localhost: "127.0.0.1",
+        "partner.test": "127.0.0.1",
+        "rebound.test": "10.0.0.1",
+        "metadata.test": "169.254.169.254",
+      }),
+    });
+  const get = (url: string) => ({ method: "GET", url, headers: {}, body: null });
+
+  it("sends the request as built, and answers its status and body", async () => {
+    const outcome = await sender().send({
+      method: "POST",
+      // A name, looked up and checked: loopback, which the setting allows.
+      url: `http://localhost:${port}/ok?x=1`,
+      headers: { "Content-Type": "application/json" },
+      body: '{"a":1}',
+    });
+    expect(outcome).toEqual({ kind: "answer", status: 200, body: "fine" });
+    expect(seen.at(-1)).toMatchObject({
+      method: "POST",
+      url: "/ok?x=1",
+      body: '{"a":1}',
+      headers: { "user-agent": POSTBACK_USER_AGENT, "content-length": "7" },
+    });
+    expect(await sender().send(get(`http://127.0.0.1:${port}/busy`))).toMatchObject({
+      kind: "answer",
+      status: 503,
+    });
+  });
+
+  it("follows no redirect", async () => {
+    const before = seen.length;
+    expect(await sender().send(get(`http://127.0.0.1:${port}/redirect`))).toMatchObject({
+      kind: "answer",
+      status: 301,
+    });
+    expect(seen.slice(before).map((request) => request.url)).toEqual(["/redirect"]);
+  });
+
+  it("reads 64 KiB of an answer at most", async () => {
+    const outcome = await sender().send(get(`http://127.0.0.1:${port}/large`));
+    expect(outcome.kind === "answer" && outcome.body?.length).toBe(64 * 1024);
+  });
+
+  it("gives up on an answer that does not come in time", async () => {
+    expect(await sender({ timeoutMs: 200 }).send(get(`http://127.0.0.1:${port}/hang`))).toEqual({
+      kind: "timeout",
+    });
+  });
+
+  it("answers a connection error with its code", async () => {
+    expect(await sender().send(get("https://nowhere.test/x"))).toMatchObject({
+      kind: "connection",
+      code: "ENOTFOUND",
+    });
+  });
+
+  it("refuses a name that resolves to a private or metadata address, loopback allowed or not", async () => {
+    const before = seen.length;
+    const rebound = await sender().send(get(`https://rebound.test:${port}/x`));
+    expect(rebound).toMatchObject({ kind: "refused" });
+    expect(rebound.kind === "refused" && rebound.reason).toMatch(/private address \(10\.0\.0\.1\)/);
+    const metadata = await sender().send(get("https://metadata.test/latest"));
+    expect(metadata.kind === "refused" && metadata.reason).toMatch(/metadata address/);
+    // A loopback name only with the setting.
+    const named = await sender({ allowLoopback: false }).send(
+      get(`https://partner.test:${port}/x`),
+    );
+    expect(named.kind === "refused" && named.reason).toMatch(/loopback address/);
+    expect(seen.length).toBe(before);
+  });
+
+  it("refuses a literal address before any lookup", async () => {
+    for (const url of [
+      "https://10.0.0.1/x",
+      "https://169.254.169.254/x",
+      "https://[::ffff:10.0.0.1]/x",
+    ]) {
+      expect(await sender().send(get(url))).toMatchObject({ kind: "refused" });
+    }
+    expect(
+      await sender({ allowLoopback: false }).send(get(`http://127.0.0.1:${port}/ok`)),
+    ).toMatchObject({ kind: "refused", reason: "the URL must be https" });
+  });
+});
