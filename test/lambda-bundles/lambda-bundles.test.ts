@@ -26,8 +26,10 @@ import {
   ScanCommand,
   UpdateItemCommand,
 } from "@aws-sdk/client-dynamodb";
+import { KMSClient } from "@aws-sdk/client-kms";
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -42,6 +44,11 @@ import { bundleFunction } from "../../bench/lambda-bundles.ts";
 import { PROJECT_ROOT } from "../../lib/service-function.ts";
 import { TEST_ENV } from "../../lib/stack.test-support.ts";
 import {
+  createDeliveryLog,
+  createPostbackConfigStore,
+} from "../../src/adapters/dynamodb/postbacks.ts";
+import { createKmsKeyWrapper } from "../../src/adapters/kms/kms-key-wrapper.ts";
+import {
   envSchemaOf,
   queueUrlName,
   streamVariable,
@@ -55,7 +62,10 @@ import { isAllowed, type PolicyDocument } from "../../src/http/policy.ts";
 import { type LinkHostRouteId, type RouteId, routeOf } from "../../src/http/routes.ts";
 import { apiIdOf, usageKeyValue, usageSlotOf } from "../../src/http/usage-keys.ts";
 import { AWS_JOBS } from "../../src/jobs/jobs.ts";
-import { WORKERS, type WorkerId } from "../../src/workers/workers.ts";
+import { parseWebhookConfig } from "../../src/postbacks/config.ts";
+import { sealWebhookConfig } from "../../src/postbacks/secrets.ts";
+import { newWebhookSecret } from "../../src/postbacks/signing.ts";
+import type { WorkerId } from "../../src/workers/workers.ts";
 import {
   MOTO_CREDENTIALS,
   type MotoServer,
@@ -368,7 +378,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     return records;
   };
 
-  /** The attribution worker's messages waiting in its queue, as an SQS event. */
+  /** A worker's messages waiting in its queue, as an SQS event. */
   const queuedEvent = async (worker: WorkerId): Promise<SQSEvent> => {
     const queueUrl = envOf("installs")[queueUrlName(worker)] ?? "";
     const { Messages = [] } = await sqs.send(
@@ -441,20 +451,63 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     expect(body).toEqual({ service_id: serviceId });
   });
 
-  it("the attribution worker takes the queued install from SQS and resolves it", async () => {
+  it("the attribution worker takes the queued install from SQS, resolves it and queues its webhook", async () => {
+    // The app's backend, configured before the install is resolved (through the store: no
+    // configuration route yet), its secret sealed by the stack's key as saving one does.
+    const postbackEnv = envOf("postback");
+    const doc = DynamoDBDocumentClient.from(dynamodb, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    const wrapper = createKmsKeyWrapper({
+      kms: new KMSClient(motoClientConfig(moto)),
+      keyId: postbackEnv.SEALING_KEY_ARN ?? "",
+    });
+    const webhook = parseWebhookConfig({
+      id: "backend",
+      appId: APP,
+      url: "https://127.0.0.1:9/hooks",
+      secret: newWebhookSecret(),
+    });
+    await createPostbackConfigStore(
+      doc,
+      postbackEnv[tableVariable("postbackConfigs")] ?? "",
+    ).putWebhook(await sealWebhookConfig(webhook, wrapper));
+
     const event = await queuedEvent("attribute");
     expect(event.Records.map((record) => JSON.parse(record.body))).toEqual([
       expect.objectContaining({ serviceId }),
     ]);
-    for (const worker of WORKERS) {
-      const answer = (await handlerOf(worker.id)(
-        event,
-        lambdaContext(rowOf(worker.id)),
-      )) as SQSBatchResponse;
-      expect(answer.batchItemFailures).toEqual([]);
-    }
+    const answer = (await handlerOf("attribute")(
+      event,
+      lambdaContext(rowOf("attribute")),
+    )) as SQSBatchResponse;
+    expect(answer.batchItemFailures).toEqual([]);
     const attributions = await delivered(streamVariable("attributions"), "attribute");
     expect(attributions).toEqual([expect.objectContaining({ app_id: APP, service_id: serviceId })]);
+
+    // The postback worker takes the webhook's send: it opens the secret with the stack's key,
+    // refuses the loopback address (the stack's default), and logs the attempt.
+    const sends = await queuedEvent("postback");
+    expect(sends.Records.map((record) => JSON.parse(record.body))).toEqual([
+      expect.objectContaining({ appId: APP, attempt: 1 }),
+    ]);
+    const sent = (await handlerOf("postback")(
+      sends,
+      lambdaContext(rowOf("postback")),
+    )) as SQSBatchResponse;
+    expect(sent.batchItemFailures).toEqual([]);
+    const { entries } = await createDeliveryLog(
+      doc,
+      postbackEnv[tableVariable("deliveryLog")] ?? "",
+    ).listByApp(APP, { limit: 10 });
+    expect(entries).toEqual([
+      expect.objectContaining({
+        partner: "webhook",
+        subject: { kind: "install", serviceId, eventId: null },
+        verdict: "failed",
+        error: expect.stringMatching(/^not sent: the URL points to a loopback address/),
+      }),
+    ]);
   });
 
   it("consent replaces the install's consent in the installs table", async () => {
