@@ -1,0 +1,63 @@
+/**
+ * Where the DynamoDB stores' contract suites run: on dynalite, as the embedded runtime keeps
+ * the tables, and on DynamoDB's API as moto's server answers it (test/local-aws/moto.ts), as the
+ * stores run on AWS. Each target makes the service's tables and hands `make` a document client;
+ * what `make` builds comes back with a `close` that stops the target.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import {
+  motoClientConfig,
+  motoDisabled,
+  reportNoMoto,
+  startMoto,
+} from "../../../test/local-aws/moto.ts";
+import { LOCAL_TABLE_NAMES, startLocalDynamoDb } from "../../embedded/local-dynamodb.ts";
+import { ensureTables } from "./table-definitions.ts";
+
+type Made<T> = T & { close(): Promise<void> };
+
+/** The stores on dynalite, in a data folder of their own. */
+export const onDynalite =
+  <T extends object>(make: (doc: DynamoDBDocumentClient) => T) =>
+  async (): Promise<Made<T>> => {
+    const dir = await mkdtemp(join(tmpdir(), "dynamo-contract-"));
+    const dynamo = await startLocalDynamoDb(dir);
+    return {
+      ...make(dynamo.doc),
+      close: async () => {
+        await dynamo.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  };
+
+/**
+ * The stores on moto's DynamoDB API, or undefined on a machine without moto (which says so once,
+ * naming `what`).
+ */
+export const onMoto = <T extends object>(
+  what: string,
+  make: (doc: DynamoDBDocumentClient) => T,
+): (() => Promise<Made<T>>) | undefined => {
+  reportNoMoto(what);
+  if (motoDisabled) return undefined;
+  return async () => {
+    const moto = await startMoto();
+    const client = new DynamoDBClient(motoClientConfig(moto));
+    await ensureTables(client, LOCAL_TABLE_NAMES);
+    const doc = DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    return {
+      ...make(doc),
+      close: async () => {
+        client.destroy();
+        await moto.stop();
+      },
+    };
+  };
+};
