@@ -128,6 +128,10 @@ describe("environment contract", () => {
       CUSTOMER_USERS_TABLE: stack.resolve(stack.tables.table.customerUsers.tableName),
       // Which installs send from each address, recorded beside the touches.
       TOUCHES_TABLE: stack.resolve(stack.tables.table.touches.tableName),
+      // An accepted event's postbacks: the app's configurations, one outbox row a send, queued.
+      POSTBACK_CONFIGS_TABLE: stack.resolve(stack.tables.table.postbackConfigs.tableName),
+      OUTBOX_TABLE: stack.resolve(stack.tables.table.outbox.tableName),
+      POSTBACK_QUEUE_URL: stack.resolve(stack.workers.queueOf("postback").queueUrl),
       EVENTS_STREAM: stack.resolve(stack.ingest.streams.events.ref),
       SEALING_KEY_ARN: stack.resolve(stack.sealingKey.keyArn),
       FX_RATES_FILE: "/var/task/ecb-eurofxref-hist.csv",
@@ -363,12 +367,16 @@ describe("least privilege", () => {
     ]);
     const dynamo = onService(allStatements(id), "dynamodb");
     expect(dynamo.flatMap(actionsOf)).not.toContain("dynamodb:Scan");
-    // The one query: an install's deletion requests, on the by-install index only.
+    // The two queries: an install's deletion requests, on the by-install index only, and an
+    // app's postback configurations, on the by-app index only.
     const queries = dynamo.filter((s) => actionsOf(s).includes("dynamodb:Query"));
-    const deletionsIndex = (name: string) => ({
-      "Fn::Join": ["", [stack.resolve(stack.tables.table.deletions.tableArn), `/index/${name}`]],
+    const indexOf = (table: "deletions" | "postbackConfigs", name: string) => ({
+      "Fn::Join": ["", [stack.resolve(stack.tables.table[table].tableArn), `/index/${name}`]],
     });
-    expect(queries.map((s) => s.Resource)).toEqual([deletionsIndex("byInstall")]);
+    expect(queries.flatMap((s) => asArray(s.Resource))).toEqual([
+      indexOf("deletions", "byInstall"),
+      indexOf("postbackConfigs", "byApp"),
+    ]);
     expect(JSON.stringify(dynamo)).not.toContain(
       JSON.stringify(stack.resolve(stack.tables.table.keys.tableArn)),
     );
@@ -397,7 +405,7 @@ describe("least privilege", () => {
     ]);
   });
 
-  it("lets installs neither put records nor decrypt: it stores installs and queues their attribution", () => {
+  it("lets installs neither put records nor decrypt: it stores installs and queues their attribution and postbacks", () => {
     expect([...servicesOf(allStatements("installs"))].sort()).toEqual([
       "dynamodb",
       "logs",
@@ -410,6 +418,7 @@ describe("least privilege", () => {
     );
     expect(sqs.map((statement) => statement.Resource)).toEqual([
       stack.resolve(stack.workers.queueOf("attribute").queueArn),
+      stack.resolve(stack.workers.queueOf("postback").queueArn),
     ]);
   });
 
