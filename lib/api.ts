@@ -60,19 +60,20 @@ export interface FunctionBinding {
 }
 
 /**
- * A route's function, sized by its row of the route table, given its
- * binding's environment, files and grants: the same for the API's routes and the link host's.
+ * A function sized by its row (a route's, a worker's), given its binding's environment, files
+ * and grants.
  */
-export const routeFunction = (
+export const rowFunction = (
   scope: Construct,
-  route: Route,
+  id: string,
+  row: { readonly id: string; readonly memoryMb: number; readonly timeoutSeconds: number },
   binding: FunctionBinding,
-  options: { readonly entryFor?: EntryResolver; readonly logRetention: RetentionDays },
+  options: { readonly entryFor?: EntryResolver; readonly logRetention?: RetentionDays },
 ): ServiceFunction => {
-  const fn = new ServiceFunction(scope, `${pascal(route.id)}Route`, {
-    name: route.id,
-    memoryMb: route.memoryMb,
-    timeout: Duration.seconds(route.timeoutSeconds),
+  const fn = new ServiceFunction(scope, id, {
+    name: row.id,
+    memoryMb: row.memoryMb,
+    timeout: Duration.seconds(row.timeoutSeconds),
     environment: binding.environment,
     assets: binding.assets,
     entryFor: options.entryFor,
@@ -81,6 +82,14 @@ export const routeFunction = (
   binding.grant(fn.role);
   return fn;
 };
+
+/** A route's function: the same for the API's routes and the link host's. */
+export const routeFunction = (
+  scope: Construct,
+  route: Route,
+  binding: FunctionBinding,
+  options: { readonly entryFor?: EntryResolver; readonly logRetention: RetentionDays },
+): ServiceFunction => rowFunction(scope, `${pascal(route.id)}Route`, route, binding, options);
 
 /** API Gateway's limit for buffered integrations; streamed ones may run up to 15 minutes. */
 const BUFFERED_TIMEOUT_LIMIT = Duration.seconds(29);

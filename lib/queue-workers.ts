@@ -12,10 +12,10 @@ import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import { visibilityTimeoutSeconds, type WorkerDefinition } from "../src/workers/worker.ts";
-import type { FunctionBinding } from "./api.ts";
+import { type FunctionBinding, rowFunction } from "./api.ts";
 import { failureQueue } from "./failure-queue.ts";
 import { pascal } from "./naming.ts";
-import { type EntryResolver, ServiceFunction } from "./service-function.ts";
+import type { EntryResolver, ServiceFunction } from "./service-function.ts";
 
 export interface QueueWorker {
   readonly queue: Queue;
@@ -106,16 +106,7 @@ export class QueueWorkers<W extends WorkerDefinition> extends Construct {
   ): ServiceFunction {
     const scope = queue.node.scope;
     if (!(scope instanceof Construct)) throw new Error(`No scope for the ${worker.id} worker`);
-    const fn = new ServiceFunction(scope, "Worker", {
-      name: worker.id,
-      memoryMb: worker.memoryMb,
-      timeout: Duration.seconds(worker.timeoutSeconds),
-      environment: binding.environment,
-      assets: binding.assets,
-      entryFor: props.entryFor,
-      logRetention: props.logRetention,
-    });
-    binding.grant(fn.role);
+    const fn = rowFunction(scope, "Worker", worker, binding, props);
     fn.function.addEventSource(
       new SqsEventSource(queue, {
         batchSize: worker.batchSize,

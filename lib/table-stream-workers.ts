@@ -15,10 +15,10 @@ import type { Queue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import type { TableId } from "../src/adapters/dynamodb/table-definitions.ts";
 import type { TableStreamWorkerDefinition } from "../src/workers/table-stream-workers.ts";
-import type { FunctionBinding } from "./api.ts";
+import { type FunctionBinding, rowFunction } from "./api.ts";
 import { failureQueue } from "./failure-queue.ts";
 import { pascal } from "./naming.ts";
-import { type EntryResolver, ServiceFunction } from "./service-function.ts";
+import type { EntryResolver, ServiceFunction } from "./service-function.ts";
 
 /** Attempts of a batch before it goes to the failure queue (each failure halves it). */
 export const TABLE_STREAM_RETRIES = 10;
@@ -76,16 +76,7 @@ export class TableStreamWorkers<W extends TableStreamWorkerDefinition> extends C
       is: "the worker's failure destination",
       alarmDescription: `A batch of the ${worker.id} worker failed ${TABLE_STREAM_RETRIES + 1} times: its records are named in the failure queue`,
     });
-    const fn = new ServiceFunction(scope, "Worker", {
-      name: worker.id,
-      memoryMb: worker.memoryMb,
-      timeout: Duration.seconds(worker.timeoutSeconds),
-      environment: binding.environment,
-      assets: binding.assets,
-      entryFor: props.entryFor,
-      logRetention: props.logRetention,
-    });
-    binding.grant(fn.role);
+    const fn = rowFunction(scope, "Worker", worker, binding, props);
     fn.function.addEventSource(
       new DynamoEventSource(props.tables[worker.table], {
         // From the oldest record the stream holds (24 hours): a worker made after its table

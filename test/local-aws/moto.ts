@@ -17,6 +17,8 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { CreateDeliveryStreamCommand, type FirehoseClient } from "@aws-sdk/client-firehose";
+import { CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
 import type { Message } from "@aws-sdk/client-sqs";
 import type { SQSEvent } from "aws-lambda";
 
@@ -192,3 +194,30 @@ export const sqsEventOf = (
     awsRegion: region,
   })),
 });
+
+/**
+ * A bucket and a delivery stream writing into it under `prefix`, on moto: what moto's Firehose
+ * has of a lake table's stream (it writes each call's records as they come, as JSON lines).
+ */
+export const motoStreamIntoBucket = async (
+  clients: { readonly s3: S3Client; readonly firehose: FirehoseClient },
+  names: { readonly bucket: string; readonly stream: string; readonly prefix: string },
+): Promise<void> => {
+  await clients.s3.send(
+    new CreateBucketCommand({
+      Bucket: names.bucket,
+      CreateBucketConfiguration: { LocationConstraint: MOTO_REGION },
+    }),
+  );
+  await clients.firehose.send(
+    new CreateDeliveryStreamCommand({
+      DeliveryStreamName: names.stream,
+      DeliveryStreamType: "DirectPut",
+      ExtendedS3DestinationConfiguration: {
+        BucketARN: `arn:aws:s3:::${names.bucket}`,
+        RoleARN: `arn:aws:iam::123456789012:role/${names.stream}`,
+        Prefix: names.prefix,
+      },
+    }),
+  );
+};

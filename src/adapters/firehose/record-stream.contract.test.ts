@@ -6,23 +6,14 @@
  * is read back is the JSON lines Firehose's conversion would read.
  */
 import { randomUUID } from "node:crypto";
-import {
-  CreateDeliveryStreamCommand,
-  DeleteDeliveryStreamCommand,
-  FirehoseClient,
-} from "@aws-sdk/client-firehose";
-import {
-  CreateBucketCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  S3Client,
-} from "@aws-sdk/client-s3";
+import { DeleteDeliveryStreamCommand, FirehoseClient } from "@aws-sdk/client-firehose";
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import {
-  MOTO_REGION,
   type MotoServer,
   motoClientConfig,
   motoDisabled,
+  motoStreamIntoBucket,
   reportNoMoto,
   startMoto,
 } from "../../../test/local-aws/moto.ts";
@@ -52,22 +43,9 @@ describe.skipIf(motoDisabled)("Firehose", () => {
 
   describeRecordStreamContract("Firehose to S3", async (table) => {
     const name = `contract-${randomUUID()}`;
-    await s3.send(
-      new CreateBucketCommand({
-        Bucket: name,
-        CreateBucketConfiguration: { LocationConstraint: MOTO_REGION },
-      }),
-    );
-    await firehose.send(
-      new CreateDeliveryStreamCommand({
-        DeliveryStreamName: name,
-        DeliveryStreamType: "DirectPut",
-        ExtendedS3DestinationConfiguration: {
-          BucketARN: `arn:aws:s3:::${name}`,
-          RoleARN: `arn:aws:iam::123456789012:role/${name}`,
-          Prefix: `${table.name}/`,
-        },
-      }),
+    await motoStreamIntoBucket(
+      { s3, firehose },
+      { bucket: name, stream: name, prefix: `${table.name}/` },
     );
     return {
       stream: createFirehoseStream({ firehose, streamName: name, table }),

@@ -5,9 +5,8 @@
  * only what is not a lake record of the table.
  */
 import { randomUUID } from "node:crypto";
-import { CreateDeliveryStreamCommand, FirehoseClient } from "@aws-sdk/client-firehose";
+import { FirehoseClient } from "@aws-sdk/client-firehose";
 import {
-  CreateBucketCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -15,10 +14,10 @@ import {
 } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  MOTO_REGION,
   type MotoServer,
   motoClientConfig,
   motoDisabled,
+  motoStreamIntoBucket,
   reportNoMoto,
   startMoto,
 } from "../../../test/local-aws/moto.ts";
@@ -62,23 +61,7 @@ describe.skipIf(motoDisabled)("replaying the lake's error output", () => {
     moto = await startMoto();
     s3 = new S3Client(motoClientConfig(moto));
     firehose = new FirehoseClient(motoClientConfig(moto));
-    await s3.send(
-      new CreateBucketCommand({
-        Bucket: bucket,
-        CreateBucketConfiguration: { LocationConstraint: MOTO_REGION },
-      }),
-    );
-    await firehose.send(
-      new CreateDeliveryStreamCommand({
-        DeliveryStreamName: stream,
-        DeliveryStreamType: "DirectPut",
-        ExtendedS3DestinationConfiguration: {
-          BucketARN: `arn:aws:s3:::${bucket}`,
-          RoleARN: `arn:aws:iam::123456789012:role/${stream}`,
-          Prefix: DELIVERED,
-        },
-      }),
-    );
+    await motoStreamIntoBucket({ s3, firehose }, { bucket, stream, prefix: DELIVERED });
   });
   afterAll(async () => {
     s3?.destroy();
