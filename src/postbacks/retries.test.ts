@@ -110,9 +110,19 @@ describe("maskUrl", () => {
     );
   });
 
+  it("masks a secret whose raw form begins its encoded one", () => {
+    const url = `https://x.example.com/p?a=1&v=${encodeURIComponent("A'A%")}&b=2`;
+    expect(maskUrl(url, ["A'A%"])).toBe(`https://x.example.com/p?a=1&v=${MASK}&b=2`);
+  });
+
   it("leaves no trace of any secret put in a query value", () => {
     fc.assert(
       fc.property(fc.string({ minLength: 4 }), (secret) => {
+        // A secret that is also a piece of the rest of the URL, or of the mask, would be masked
+        // there too: right, but not the URL this expects.
+        fc.pre(
+          !`https://x.example.com/p?a=1&v=${MASK}&b=2`.includes(secret) && !secret.includes("*"),
+        );
         const url = `https://x.example.com/p?a=1&v=${encodeURIComponent(secret)}&b=2`;
         const masked = maskUrl(url, [secret]);
         expect(masked).toBe(`https://x.example.com/p?a=1&v=${MASK}&b=2`);

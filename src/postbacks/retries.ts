@@ -100,14 +100,13 @@ const SECRET_KEY = /key|token|secret|signature|password|passwd|auth|credential/i
 /** Replaces each secret, as it stands and as a URL carries it, with the mask. */
 const maskValues = (text: string, secrets: readonly string[]): string => {
   let masked = text;
-  // The longest first, so a secret containing another is masked whole.
-  const ordered = [...new Set(secrets)].filter((s) => s.length > 0);
-  ordered.sort((a, b) => b.length - a.length);
-  for (const secret of ordered) {
-    for (const form of new Set([secret, encodeURIComponent(secret)])) {
-      masked = masked.split(form).join(MASK);
-    }
-  }
+  // Every form of every secret, the longest first: a secret containing another is masked
+  // whole, and so is an encoded form that its raw form begins (`a%` in `a%25`).
+  const forms = [
+    ...new Set(secrets.filter((s) => s.length > 0).flatMap((s) => [s, encodeURIComponent(s)])),
+  ];
+  forms.sort((a, b) => b.length - a.length);
+  for (const form of forms) masked = masked.split(form).join(MASK);
   return masked;
 };
 
