@@ -148,7 +148,10 @@ export class LinkHost extends Construct {
       functions[route.id] = fn;
       this.api.addRoutes({
         path: route.path,
-        methods: [HttpMethod[route.method]],
+        // HEAD answered as the GET (link checkers and some crawlers ask so), recording nothing;
+        // without its own route it would fall to the catch-all's 404.
+        methods:
+          route.method === "GET" ? [HttpMethod.GET, HttpMethod.HEAD] : [HttpMethod[route.method]],
         integration: new HttpLambdaIntegration(`${pascal(route.id)}Integration`, fn.function, {
           payloadFormatVersion: PayloadFormatVersion.VERSION_1_0,
         }),

@@ -250,7 +250,8 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
     const event: APIGatewayProxyEvent = {
       resource: route.path,
       path: url.pathname,
-      httpMethod: route.method,
+      // As API Gateway names it: a HEAD taken by a GET route is still a HEAD to its handler.
+      httpMethod: method,
       headers: headers.single,
       multiValueHeaders: headers.multi,
       queryStringParameters: url.search ? query.single : null,
@@ -266,7 +267,7 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
         apiId: API_ID,
         stage: STAGE,
         protocol: `HTTP/${request.httpVersion ?? "1.1"}`,
-        httpMethod: route.method,
+        httpMethod: method,
         path: `/${STAGE}${url.pathname}`,
         resourcePath: route.path,
         resourceId: route.id,

@@ -12,6 +12,9 @@
  * which is then recorded once. That first answer also redirects to the link with a mark in its
  * query, so a browser that does not repeat it lands there, and is recorded and sent on without
  * being asked again.
+ *
+ * A HEAD request (link checkers, some crawlers) is answered as its GET would be, and records
+ * nothing: no person tapped, so its answer carries no click id either.
  */
 
 import type { DevicePlatform } from "../domain/touch.ts";
@@ -42,6 +45,8 @@ export interface Tap {
   readonly sourceIp: string | null;
   /** Lower-case names. */
   readonly headers: Readonly<Record<string, string | undefined>>;
+  /** A HEAD request: the GET's answer, nothing recorded. */
+  readonly head?: boolean;
 }
 
 /** What the link's landing page shows a tapper. */
@@ -155,7 +160,7 @@ export const createClickRecorder = (deps: ClickDeps) => {
     if (counted && hintsWanted(tap, traits)) {
       return { kind: "ask-hints", location: askedAgain(tap) };
     }
-    const clickId = counted ? newClickId() : null;
+    const clickId = counted && tap.head !== true ? newClickId() : null;
     // A disabled link sends every tap to the web, as if from a desktop.
     const platform = link.disabled ? "other" : traits.platform;
     const location =

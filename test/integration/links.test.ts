@@ -238,6 +238,41 @@ describe("links and the link host", () => {
     expect(await touchesOfLink(link.deeplink_id)).toHaveLength(1);
   });
 
+  it("answers a HEAD as its GET would, headers without a body, and records no click", async () => {
+    const head = (path: string, agent: string) =>
+      fetch(`${rt.linkUrl}${path}`, {
+        method: "HEAD",
+        redirect: "manual",
+        headers: { "user-agent": agent },
+      });
+    const link = await makeLink({ media_source: "checked", campaign_name: "Spring" });
+    const checked = await head(`/${link.deeplink_id}`, AGENTS.android);
+    expect(checked.status).toBe(302);
+    const location = new URL(checked.headers.get("location") ?? "");
+    expect(location.origin + location.pathname).toBe("https://play.google.com/store/apps/details");
+    expect(location.searchParams.get("id")).toBe(ANDROID_APP);
+    // No click was made, so the referrer carries no click id for an install to bring back.
+    expect(clickIdOfReferrer(location.searchParams.get("referrer"))).toBeNull();
+    expect(await checked.text()).toBe("");
+
+    const landing = await makeLink({ media_source: "checked", landing_page: true });
+    const page = await head(`/${landing.deeplink_id}`, AGENTS.android);
+    const tapped = await tap(`/${landing.deeplink_id}`, AGENTS.android);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toBe("");
+    for (const name of ["content-type", "content-security-policy", "cache-control", "vary"]) {
+      expect(page.headers.get(name)).toBe(tapped.headers.get(name));
+    }
+    expect(await tapped.text()).toContain("<!doctype html>");
+
+    expect((await head("/NoSuchLink0", AGENTS.android)).status).toBe(404);
+    expect(await touchesOfLink(link.deeplink_id)).toHaveLength(0);
+    // The landing page's GET is the one click of that link.
+    expect(await touchesOfLink(landing.deeplink_id)).toHaveLength(1);
+    await tap(`/${link.deeplink_id}`, AGENTS.android);
+    expect(await touchesOfLink(link.deeplink_id)).toHaveLength(1);
+  });
+
   it("sends a disabled link's taps to the web and records none; enabling it counts again", async () => {
     const link = await makeLink({ media_source: "paused" });
     const disable = await rt.fetch(

@@ -51,7 +51,8 @@ const jsonFile = (body: unknown): HttpResponse => ({
 /**
  * `GET /{deeplink_id}`: the tap recorded, then a redirect or the link's landing page; a
  * crawler's fetch, the link's preview; Chrome's reduced agent without its hints, a request for
- * them first (src/touches/clicks.ts); an unknown link, the plain 404. The
+ * them first (src/touches/clicks.ts); an unknown link, the plain 404. `HEAD` gets the same
+ * answer, its body dropped by the gateway in front, and records nothing. The
  * caller's address is the viewer's that CloudFront forwards when `trustViewerAddress` says the
  * link host stands behind the distribution (on AWS), else the one API Gateway saw.
  */
@@ -68,6 +69,7 @@ export const createClickHandler = (deps: ClickDeps & { readonly trustViewerAddre
         deps.trustViewerAddress === true,
       ),
       headers,
+      head: event.httpMethod === "HEAD",
     });
     switch (answer.kind) {
       case "not-found":
