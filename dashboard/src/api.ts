@@ -484,12 +484,24 @@ export const listLinks = (
     appId,
   });
 
-export const setLinkDisabled = (appId: string, deeplinkId: string, disabled: boolean) =>
+/** What `PATCH /v1/links/{deeplink_id}` changes; a preview field's null clears it. */
+export interface LinkPatch {
+  disabled?: boolean;
+  landing_page?: boolean;
+  preview_title?: string | null;
+  preview_description?: string | null;
+  preview_image_url?: string | null;
+}
+
+export const updateLink = (appId: string, deeplinkId: string, patch: LinkPatch) =>
   call<Link>("PATCH", `/v1/links/${segment(deeplinkId)}`, {
     query: { app_id: appId },
-    body: { disabled },
+    body: patch,
     appId,
   });
+
+export const setLinkDisabled = (appId: string, deeplinkId: string, disabled: boolean) =>
+  updateLink(appId, deeplinkId, { disabled });
 
 // Reports
 

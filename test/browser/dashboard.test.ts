@@ -3,7 +3,7 @@
  * serves it, with admins held to a TOTP as on AWS: signing in with the keyboard (a first TOTP
  * set up from its QR code and key, a wrong code refused; the code asked at the next sign-in),
  * an app made through its form, a key made, used and
- * revoked, a link made and tapped, the overview of demo traffic held to the export of the same
+ * revoked, a link made and tapped and its preview changed, the overview of demo traffic held to the export of the same
  * window, settings saved and refused, the latest events, an export downloaded, a second person
  * who sees none of the first's apps, and every page at a phone's width. The tests run in order
  * and build on each other (one owner, one app), as a person would use the dashboard.
@@ -81,6 +81,9 @@ describe("the dashboard in a browser", () => {
     await browser?.close();
     await rt?.dispose();
   });
+
+  /** The link test 4 made through the page. */
+  let madeLink = "";
 
   /** The owner's TOTP key, once test 1 set it up, and when its first code was taken. */
   let totpKey = "";
@@ -262,6 +265,7 @@ describe("the dashboard in a browser", () => {
     const { origin, pathname } = new URL(url);
     expect(origin).toBe(rt.linkUrl);
     const deeplinkId = pathname.slice(1);
+    madeLink = deeplinkId;
     const row = page.locator(`tr[data-deeplink-id="${deeplinkId}"]`);
     await row.waitFor();
     expect(await row.locator("td").allInnerTexts()).toEqual(
@@ -288,6 +292,75 @@ describe("the dashboard in a browser", () => {
       .toBe(1);
     await page.reload();
     await expect.poll(() => row.getByTestId("clicks").innerText(), WITHIN).toBe("1");
+  });
+
+  it("4b. changes an existing link's preview: a chat's crawler then shows it, an emptied field the app's default", async () => {
+    const slackbot = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)";
+    const deeplinkId = madeLink;
+    expect(deeplinkId).not.toBe("");
+    const stored = async () => {
+      const { status, body } = await apiGet(owner, `/v1/links/${deeplinkId}?app_id=${APP_ID}`);
+      expect(status).toBe(200);
+      return body as Record<string, unknown>;
+    };
+    const unfurled = async () => {
+      const response = await fetch(`${rt.linkUrl}/${deeplinkId}`, {
+        headers: { "user-agent": slackbot },
+      });
+      expect(response.status).toBe(200);
+      return response.text();
+    };
+    expect(await unfurled()).toContain(`<meta property="og:title" content="${APP_NAME}">`);
+
+    await open(page, `/apps/${APP_ID}/links`);
+    const row = page.locator(`tr[data-deeplink-id="${deeplinkId}"]`);
+    await row.getByRole("button", { name: `Edit the preview of link ${deeplinkId}` }).click();
+    const form = page.getByRole("form", { name: `Preview of link ${deeplinkId}` });
+    const saved = page
+      .getByRole("status")
+      .filter({ hasText: `Preview of link ${deeplinkId} saved.` });
+    await form.getByLabel("Preview title").fill("Spring launch: level 7 is open");
+    await form.getByLabel("Preview description").fill("Race your friends through the meadow.");
+    // An http image is the service's to refuse (chats show none on an https page).
+    await form.getByLabel("Preview image URL (https)").fill("http://cdn.example.com/spring.png");
+    await form.getByRole("button", { name: "Save preview" }).click();
+    await expect.poll(() => form.getByRole("alert").innerText(), WITHIN).toContain("https");
+    expect((await stored()).preview_title).toBeNull();
+    await screenshot(page, "links-preview-refused");
+
+    await form.getByLabel("Preview image URL (https)").fill("https://cdn.example.com/spring.png");
+    await form.getByRole("button", { name: "Save preview" }).click();
+    await saved.waitFor(WITHIN);
+    expect(await form.count()).toBe(0);
+    expect(await row.locator("td").allInnerTexts()).toEqual(
+      expect.arrayContaining(["Active\nown preview"]),
+    );
+    expect(await stored()).toMatchObject({
+      preview_title: "Spring launch: level 7 is open",
+      preview_description: "Race your friends through the meadow.",
+      preview_image_url: "https://cdn.example.com/spring.png",
+    });
+    const card = await unfurled();
+    expect(card).toContain('<meta property="og:title" content="Spring launch: level 7 is open">');
+    expect(card).toContain(
+      '<meta property="og:image" content="https://cdn.example.com/spring.png">',
+    );
+    await screenshot(page, "links-preview");
+
+    // The form starts from what is stored; an emptied title is cleared, the rest stays.
+    await row.getByRole("button", { name: `Edit the preview of link ${deeplinkId}` }).click();
+    expect(await form.getByLabel("Preview title").inputValue()).toBe(
+      "Spring launch: level 7 is open",
+    );
+    await form.getByLabel("Preview title").fill("");
+    await form.getByRole("button", { name: "Save preview" }).click();
+    await saved.waitFor(WITHIN);
+    expect(await stored()).toMatchObject({
+      preview_title: null,
+      preview_description: "Race your friends through the meadow.",
+      preview_image_url: "https://cdn.example.com/spring.png",
+    });
+    expect(await unfurled()).toContain(`<meta property="og:title" content="${APP_NAME}">`);
   });
 
   it("5. shows the overview of demo traffic with the export's totals, charts and a sortable campaign table", async () => {

@@ -5,9 +5,11 @@ import {
   errorMessage,
   getLinkClicks,
   type Link,
+  type LinkPatch,
   type LinkRequest,
   listLinks,
   setLinkDisabled,
+  updateLink,
 } from "../api.ts";
 import { CopyField } from "../components/copy-field.tsx";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
@@ -32,6 +34,40 @@ export const parseParams = (
   return { params };
 };
 
+/** A link's preview as its form holds it: an empty field is no preview of the link's own. */
+interface PreviewValues {
+  readonly title: string;
+  readonly description: string;
+  readonly imageUrl: string;
+}
+
+const previewValuesOf = (link: Link): PreviewValues => ({
+  title: link.preview_title ?? "",
+  description: link.preview_description ?? "",
+  imageUrl: link.preview_image_url ?? "",
+});
+
+const hasOwnPreview = (link: Link) =>
+  link.preview_title !== null ||
+  link.preview_description !== null ||
+  link.preview_image_url !== null;
+
+/**
+ * The preview fields the form changed: an emptied one cleared (null), so that the app's default
+ * shows again; the rest left out, so they stay.
+ */
+export const previewPatch = (link: Link, values: PreviewValues): LinkPatch => {
+  const patch: LinkPatch = {};
+  const given = (value: string) => (value.trim() === "" ? null : value.trim());
+  const title = given(values.title);
+  const description = given(values.description);
+  const imageUrl = given(values.imageUrl);
+  if (title !== link.preview_title) patch.preview_title = title;
+  if (description !== link.preview_description) patch.preview_description = description;
+  if (imageUrl !== link.preview_image_url) patch.preview_image_url = imageUrl;
+  return patch;
+};
+
 export function LinksPage(props: { appId: string }) {
   const { appId } = props;
   const [links, setLinks] = useState<Link[] | null>(null);
@@ -41,6 +77,7 @@ export function LinksPage(props: { appId: string }) {
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [busyRow, setBusyRow] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Link | null>(null);
 
   const loadClicks = useCallback(
     () =>
@@ -101,6 +138,20 @@ export function LinksPage(props: { appId: string }) {
     }
   };
 
+  const onPreviewSaved = (updated: Link | null) => {
+    const id = editing?.deeplink_id;
+    setEditing(null);
+    if (!updated) {
+      setStatus(`Nothing changed in the preview of link ${id}.`);
+      return;
+    }
+    setLinks(
+      (current) =>
+        current?.map((l) => (l.deeplink_id === updated.deeplink_id ? updated : l)) ?? current,
+    );
+    setStatus(`Preview of link ${updated.deeplink_id} saved.`);
+  };
+
   const onCreated = (link: Link) => {
     setCreated(link);
     setLinks((current) => [
@@ -113,6 +164,15 @@ export function LinksPage(props: { appId: string }) {
     <Page title="Links" subtitle={appId}>
       <CreateLinkForm appId={appId} onCreated={onCreated} />
       {created ? <CreatedLink link={created} /> : null}
+      {editing ? (
+        <LinkPreviewForm
+          key={editing.deeplink_id}
+          appId={appId}
+          link={editing}
+          onSaved={onPreviewSaved}
+          onCancel={() => setEditing(null)}
+        />
+      ) : null}
       <section class="card">
         <div class="section-head">
           <h2>Link list</h2>
@@ -164,10 +224,22 @@ export function LinksPage(props: { appId: string }) {
                     <td>{formatDay(link.created_at)}</td>
                     <td>
                       {link.disabled ? "Disabled" : "Active"}
-                      {link.landing_page ? " · landing page" : ""}
+                      {link.landing_page ? <div class="note">landing page</div> : null}
+                      {hasOwnPreview(link) ? <div class="note">own preview</div> : null}
                     </td>
                     <td>
-                      <div class="row-actions">
+                      <div class="row-actions stacked">
+                        <button
+                          type="button"
+                          class="secondary"
+                          aria-label={`Edit the preview of link ${link.deeplink_id}`}
+                          onClick={() => {
+                            setStatus(null);
+                            setEditing(link);
+                          }}
+                        >
+                          Edit preview
+                        </button>
                         <button
                           type="button"
                           class="secondary"
@@ -202,9 +274,7 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
   const [deepLinkPath, setDeepLinkPath] = useState("");
   const [paramsText, setParamsText] = useState("");
   const [landingPage, setLandingPage] = useState(false);
-  const [previewTitle, setPreviewTitle] = useState("");
-  const [previewDescription, setPreviewDescription] = useState("");
-  const [previewImageUrl, setPreviewImageUrl] = useState("");
+  const [preview, setPreview] = useState<PreviewValues>(NO_PREVIEW);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -221,9 +291,9 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
     if (deepLinkPath.trim()) request.deep_link_path = deepLinkPath.trim();
     if (Object.keys(parsed.params).length > 0) request.params = parsed.params;
     if (landingPage) request.landing_page = true;
-    if (previewTitle.trim()) request.preview_title = previewTitle.trim();
-    if (previewDescription.trim()) request.preview_description = previewDescription.trim();
-    if (previewImageUrl.trim()) request.preview_image_url = previewImageUrl.trim();
+    if (preview.title.trim()) request.preview_title = preview.title.trim();
+    if (preview.description.trim()) request.preview_description = preview.description.trim();
+    if (preview.imageUrl.trim()) request.preview_image_url = preview.imageUrl.trim();
     setBusy(true);
     try {
       props.onCreated(await createLink(props.appId, request));
@@ -231,9 +301,7 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
       setDeepLinkPath("");
       setParamsText("");
       setLandingPage(false);
-      setPreviewTitle("");
-      setPreviewDescription("");
-      setPreviewImageUrl("");
+      setPreview(NO_PREVIEW);
     } catch (caught) {
       setError(errorMessage(caught));
     } finally {
@@ -301,40 +369,7 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
         </label>
         <fieldset class="stack">
           <legend>Preview in chats and feeds (empty: the app's)</legend>
-          <div class="form-grid">
-            <label class="field">
-              <span>Preview title</span>
-              <input
-                name="preview_title"
-                autocomplete="off"
-                maxLength={100}
-                value={previewTitle}
-                onInput={(event) => setPreviewTitle(event.currentTarget.value)}
-              />
-            </label>
-            <label class="field">
-              <span>Preview image URL (https)</span>
-              <input
-                name="preview_image_url"
-                type="url"
-                autocomplete="off"
-                spellcheck={false}
-                placeholder="https://"
-                value={previewImageUrl}
-                onInput={(event) => setPreviewImageUrl(event.currentTarget.value)}
-              />
-            </label>
-          </div>
-          <label class="field">
-            <span>Preview description</span>
-            <textarea
-              name="preview_description"
-              rows={2}
-              maxLength={300}
-              value={previewDescription}
-              onInput={(event) => setPreviewDescription(event.currentTarget.value)}
-            />
-          </label>
+          <PreviewFields values={preview} onChange={setPreview} />
         </fieldset>
         <div class="actions">
           <button type="submit" disabled={busy}>
@@ -342,6 +377,115 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
           </button>
         </div>
         <ErrorText id="create-link-error" message={error} />
+      </form>
+    </section>
+  );
+}
+
+const NO_PREVIEW: PreviewValues = { title: "", description: "", imageUrl: "" };
+
+/** The three preview fields, for a new link and for changing an existing one's. */
+function PreviewFields(props: {
+  values: PreviewValues;
+  onChange: (values: PreviewValues) => void;
+}) {
+  const { values, onChange } = props;
+  return (
+    <>
+      <div class="form-grid">
+        <label class="field">
+          <span>Preview title</span>
+          <input
+            name="preview_title"
+            autocomplete="off"
+            maxLength={100}
+            value={values.title}
+            onInput={(event) => onChange({ ...values, title: event.currentTarget.value })}
+          />
+        </label>
+        <label class="field">
+          <span>Preview image URL (https)</span>
+          <input
+            name="preview_image_url"
+            type="url"
+            autocomplete="off"
+            spellcheck={false}
+            placeholder="https://"
+            value={values.imageUrl}
+            onInput={(event) => onChange({ ...values, imageUrl: event.currentTarget.value })}
+          />
+        </label>
+      </div>
+      <label class="field">
+        <span>Preview description</span>
+        <textarea
+          name="preview_description"
+          rows={2}
+          maxLength={300}
+          value={values.description}
+          onInput={(event) => onChange({ ...values, description: event.currentTarget.value })}
+        />
+      </label>
+    </>
+  );
+}
+
+/**
+ * An existing link's preview, changed in place: the fields start from the link's own, and an
+ * emptied one is cleared, so the app's default shows again. `onSaved` gets the link as stored,
+ * or null when nothing changed.
+ */
+function LinkPreviewForm(props: {
+  appId: string;
+  link: Link;
+  onSaved: (link: Link | null) => void;
+  onCancel: () => void;
+}) {
+  const { appId, link, onSaved, onCancel } = props;
+  const [values, setValues] = useState<PreviewValues>(() => previewValuesOf(link));
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const headingId = `preview-${link.deeplink_id}`;
+  const errorId = `${headingId}-error`;
+  useEffect(() => heading.current?.focus(), []);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    const patch = previewPatch(link, values);
+    if (Object.keys(patch).length === 0) {
+      onSaved(null);
+      return;
+    }
+    setBusy(true);
+    try {
+      onSaved(await updateLink(appId, link.deeplink_id, patch));
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="card">
+      <h2 id={headingId} ref={heading} tabIndex={-1}>
+        Preview of link {link.deeplink_id}
+      </h2>
+      <p class="mono wrap-anywhere">{link.url}</p>
+      <form class="stack" onSubmit={submit} aria-labelledby={headingId} aria-describedby={errorId}>
+        <p>What chats and feeds show of this link. An empty field shows the app's default.</p>
+        <PreviewFields values={values} onChange={setValues} />
+        <div class="actions">
+          <button type="submit" disabled={busy}>
+            Save preview
+          </button>
+          <button type="button" class="secondary" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+        <ErrorText id={errorId} message={error} />
       </form>
     </section>
   );
