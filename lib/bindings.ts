@@ -95,7 +95,11 @@ const GRANTS: Grants = {
   },
   postbackSecrets: {
     open: (role, parts) => need(parts.sealingKey, "the sealing key").grantOpenPostbackSecrets(role),
-    seal: (role, parts) => need(parts.sealingKey, "the sealing key").grantSealPostbackSecrets(role),
+    manage: (role, parts) => {
+      const key = need(parts.sealingKey, "the sealing key");
+      key.grantSealPostbackSecrets(role);
+      key.grantOpenPostbackSecrets(role);
+    },
   },
   credentials: {
     verify: (role, parts) => need(parts.users, "the user pool").grantVerify(role),

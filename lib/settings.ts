@@ -46,6 +46,16 @@ export const ROUTE_LOADS: { readonly [K in RouteId]: RouteLoad } = {
   "report-overview": "reports",
   "report-link-clicks": "reports",
   "report-latest-events": "reports",
+  "list-partners": "manage",
+  "list-postbacks": "manage",
+  "put-partner-postback": "manage",
+  "delete-partner-postback": "manage",
+  "test-partner-postback": "manage",
+  "put-webhook": "manage",
+  "delete-webhook": "manage",
+  "test-webhook": "manage",
+  "put-postback-settings": "manage",
+  "postback-log": "manage",
   openapi: "manage",
 };
 

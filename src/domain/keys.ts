@@ -13,6 +13,8 @@ export const SCOPES = [
   "deletions",
   "links",
   "reports",
+  // An app's postback and webhook configurations and their delivery log.
+  "postbacks",
   // The dashboard's apps, settings and keys: a signed-in person's, never a key's.
   "apps",
 ] as const;
@@ -21,7 +23,10 @@ export type Scope = (typeof SCOPES)[number];
 /** An SDK key is embedded in apps and so is public; a server key stays on the owner's servers. */
 export const KEY_KINDS = {
   sdk: { prefix: "sdk", scopes: ["ingest", "config", "attribution:read"] },
-  server: { prefix: "srv", scopes: ["export", "s2s", "deletions", "links", "reports"] },
+  server: {
+    prefix: "srv",
+    scopes: ["export", "s2s", "deletions", "links", "reports", "postbacks"],
+  },
 } as const satisfies Record<string, { prefix: string; scopes: readonly Scope[] }>;
 export type KeyKind = keyof typeof KEY_KINDS;
 

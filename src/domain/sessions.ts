@@ -22,6 +22,7 @@ export const SESSION_SCOPES = [
   "links",
   "export",
   "reports",
+  "postbacks",
 ] as const satisfies readonly Scope[];
 
 /** What a session may do before it names an app: list and create apps, nothing else. */

@@ -99,9 +99,9 @@ export interface Uses<Queue extends string = string> {
   /**
    * The same key, for the secret values of postback and webhook configurations (their own
    * purpose in the key's context, src/postbacks/secrets.ts): `open` them (the postback worker);
-   * `seal` them (saving a configuration).
+   * `manage` them: seal, and open those a saved configuration keeps (saving one).
    */
-  readonly postbackSecrets?: "open" | "seal";
+  readonly postbackSecrets?: "open" | "manage";
   /**
    * Dashboard people's passwords (Cognito's user pool on AWS): `verify` one at sign-in;
    * `manage` them (set, remove).

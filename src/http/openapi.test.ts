@@ -213,13 +213,13 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  it("has one success answer per route, and a request body only on POST and PATCH", () => {
+  it("has one success answer per route, and a request body only on POST, PUT and PATCH", () => {
     for (const route of ROUTES) {
       const op = operationOf(route);
       const successes = Object.keys(op.responses).filter((s) => Number(s) < 400);
       expect(successes, route.id).toEqual([String(CONTRACTS[route.id].success.status)]);
       expect(op.requestBody !== undefined, route.id).toBe(
-        route.method === "POST" || route.method === "PATCH",
+        route.method === "POST" || route.method === "PUT" || route.method === "PATCH",
       );
     }
   });

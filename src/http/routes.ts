@@ -13,7 +13,7 @@ interface RouteBase {
   readonly id: string;
   /** Its composition, which both runtimes build the handler from; required of the service's own tables below. */
   readonly handler?: HandlerRef;
-  readonly method: "GET" | "POST" | "PATCH" | "DELETE";
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** API Gateway resource path; `{name}` marks a path parameter. */
   readonly path: string;
   /** Streamed responses use Lambda response streaming on AWS. */
@@ -97,6 +97,20 @@ const REPORTS_USES = {
   tables: { deletions: "tombstones" },
   queries: "reports",
 } as const satisfies Uses;
+
+/**
+ * What the postback configuration routes use: the configurations and the delivery log, the
+ * key that seals their secrets (and opens a saved one that a change keeps, or a test sends),
+ * and the operator's loopback setting, which saving and a test postback both obey.
+ */
+const POSTBACKS_USES = {
+  tables: { apps: "get", postbackConfigs: "manage", deliveryLog: "read" },
+  postbackSecrets: "manage",
+  settings: ["postbacksAllowLoopback"],
+} as const satisfies Uses;
+
+/** A test postback waits on the partner's answer: 10 s at most. */
+const POSTBACK_TEST_SIZING = { streaming: false, memoryMb: 256, timeoutSeconds: 20 } as const;
 
 /** A report waits on its query: Athena's within API Gateway's 29 s. */
 const REPORT_SIZING = { streaming: false, memoryMb: 512, timeoutSeconds: 28 } as const;
@@ -398,6 +412,96 @@ export const ROUTES = [
     scope: "reports",
     ...REPORT_SIZING,
     uses: REPORTS_USES,
+  },
+  {
+    id: "list-partners",
+    handler: "http/handlers/postbacks.ts#listPartnersFunction",
+    method: "GET",
+    path: "/v1/partners",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: {},
+  },
+  {
+    id: "list-postbacks",
+    handler: "http/handlers/postbacks.ts#listPostbacksFunction",
+    method: "GET",
+    path: "/v1/postbacks",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: POSTBACKS_USES,
+  },
+  {
+    id: "put-partner-postback",
+    handler: "http/handlers/postbacks.ts#putPartnerPostbackFunction",
+    method: "PUT",
+    path: "/v1/postbacks/partners/{config_id}",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: POSTBACKS_USES,
+  },
+  {
+    id: "delete-partner-postback",
+    handler: "http/handlers/postbacks.ts#deletePartnerPostbackFunction",
+    method: "DELETE",
+    path: "/v1/postbacks/partners/{config_id}",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: POSTBACKS_USES,
+  },
+  {
+    id: "test-partner-postback",
+    handler: "http/handlers/postbacks.ts#testPartnerPostbackFunction",
+    method: "POST",
+    path: "/v1/postbacks/partners/{config_id}/test",
+    scope: "postbacks",
+    ...POSTBACK_TEST_SIZING,
+    uses: POSTBACKS_USES,
+  },
+  {
+    id: "put-webhook",
+    handler: "http/handlers/postbacks.ts#putWebhookFunction",
+    method: "PUT",
+    path: "/v1/postbacks/webhooks/{config_id}",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: POSTBACKS_USES,
+  },
+  {
+    id: "delete-webhook",
+    handler: "http/handlers/postbacks.ts#deleteWebhookFunction",
+    method: "DELETE",
+    path: "/v1/postbacks/webhooks/{config_id}",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: POSTBACKS_USES,
+  },
+  {
+    id: "test-webhook",
+    handler: "http/handlers/postbacks.ts#testWebhookFunction",
+    method: "POST",
+    path: "/v1/postbacks/webhooks/{config_id}/test",
+    scope: "postbacks",
+    ...POSTBACK_TEST_SIZING,
+    uses: POSTBACKS_USES,
+  },
+  {
+    id: "put-postback-settings",
+    handler: "http/handlers/postbacks.ts#putPostbackSettingsFunction",
+    method: "PUT",
+    path: "/v1/postbacks/settings",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: POSTBACKS_USES,
+  },
+  {
+    id: "postback-log",
+    handler: "http/handlers/postbacks.ts#postbackLogFunction",
+    method: "GET",
+    path: "/v1/postbacks/log",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: POSTBACKS_USES,
   },
   {
     id: "openapi",

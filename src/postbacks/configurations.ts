@@ -1,22 +1,51 @@
 /**
- * Saving an app's postback and webhook configurations, as the routes, the CLI and the
- * dashboard's Partners page will: each checked with its schema (./config.ts), every address
- * its URLs lead to checked (./url-safety.ts's checkConfiguredUrl, through the resolver the
- * caller gives), its secret values sealed (./secrets.ts), then stored. The send-time check
- * (the sender's agent) still runs on every attempt: a name may answer otherwise tomorrow.
+ * An app's postback and webhook configurations as the routes, the CLI and the dashboard's
+ * Partners page change them: each checked with its schema (./config.ts, through ./wire.ts for
+ * a request's body), every address its URLs lead to checked (./url-safety.ts's
+ * checkConfiguredUrl, through the resolver the caller gives), its secret values sealed
+ * (./secrets.ts), then stored; read back without a secret; a test postback sent; the delivery
+ * log read. The send-time check (the sender's agent) still runs on every attempt: a name may
+ * answer otherwise tomorrow.
  */
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
-import { ValidationError } from "../domain/errors.ts";
-import type { PostbackConfigStore, PostbackSettings, SendTarget } from "../ports/postbacks.ts";
+import { NotFoundError, ValidationError } from "../domain/errors.ts";
+import type { Os } from "../domain/install-facts.ts";
+import { DAY_MS } from "../domain/time.ts";
+import type {
+  DeliveryLog,
+  PostbackConfigStore,
+  PostbackSender,
+  PostbackSettings,
+  SendTarget,
+  StoredPartnerConfig,
+  StoredWebhookConfig,
+} from "../ports/postbacks.ts";
+import { DELIVERY_LOG_DAYS } from "../ports/postbacks.ts";
 import {
   endpointsOf,
   type PartnerConfig,
   parsePartnerConfig,
   parseWebhookConfig,
+  secretNamesOf,
+  secretsOf,
   type WebhookConfig,
 } from "./config.ts";
-import { sealPartnerConfig, sealWebhookConfig } from "./secrets.ts";
+import {
+  openPartnerConfig,
+  openWebhookConfig,
+  sealPartnerConfig,
+  sealWebhookConfig,
+} from "./secrets.ts";
+import { newWebhookSecret } from "./signing.ts";
+import {
+  partnerTestRequest,
+  type TestRequest,
+  type TestResult,
+  testResultOf,
+  webhookTestRequest,
+} from "./test-send.ts";
 import { checkConfiguredUrl, type Resolver } from "./url-safety.ts";
+import { type PartnerRequest, partnerConfigFrom, type WebhookRequest } from "./wire.ts";
 
 export interface PostbackConfigurationsDeps {
   readonly store: PostbackConfigStore;
@@ -25,8 +54,17 @@ export interface PostbackConfigurationsDeps {
   readonly resolve: Resolver;
   /** The operator's setting: loopback allowed, for tests' mock partners. */
   readonly allowLoopback: boolean;
+  /** Sends test postbacks; the delivery worker's sender. */
+  readonly sender?: PostbackSender;
+  readonly log?: Pick<DeliveryLog, "listByApp" | "counts">;
   readonly now?: () => Date;
 }
+
+/** The API's page bounds of the delivery log. */
+export const LOG_PAGE_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
+
+const notFound = (target: SendTarget, id: string) =>
+  new NotFoundError(`The app has no ${target} configuration ${id}.`);
 
 export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) => {
   const now = deps.now ?? (() => new Date());
@@ -38,25 +76,143 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
       if (!checked.ok) throw new ValidationError(`${path}: ${url} ${checked.problem}`);
     }
   };
+  const storePartner = async (config: PartnerConfig, path: string) => {
+    await checkUrls(endpointsOf(config), path);
+    const sealed = await sealPartnerConfig(config, deps.wrapper, now());
+    await deps.store.putPartner(sealed);
+    return sealed;
+  };
+  const storeWebhook = async (webhook: WebhookConfig, path: string) => {
+    await checkUrls([webhook.url], path);
+    const sealed = await sealWebhookConfig(webhook, deps.wrapper, now());
+    await deps.store.putWebhook(sealed);
+    return sealed;
+  };
+  const sender = () => {
+    if (!deps.sender) throw new Error("No sender for test postbacks");
+    return deps.sender;
+  };
+  const deliveryLog = () => {
+    if (!deps.log) throw new Error("No delivery log");
+    return deps.log;
+  };
+
   return {
     /** Creates or replaces a partner configuration; throws a ValidationError naming what is wrong. */
-    async savePartner(input: unknown): Promise<PartnerConfig> {
+    savePartner: async (input: unknown): Promise<PartnerConfig> => {
       const config = parsePartnerConfig(input);
-      await checkUrls(endpointsOf(config), "configuration");
-      await deps.store.putPartner(await sealPartnerConfig(config, deps.wrapper, now()));
+      await storePartner(config, "configuration");
       return config;
     },
     /** Creates or replaces a webhook; throws a ValidationError naming what is wrong. */
-    async saveWebhook(input: unknown): Promise<WebhookConfig> {
+    saveWebhook: async (input: unknown): Promise<WebhookConfig> => {
       const webhook = parseWebhookConfig(input);
-      await checkUrls([webhook.url], "webhook.url");
-      await deps.store.putWebhook(await sealWebhookConfig(webhook, deps.wrapper, now()));
+      await storeWebhook(webhook, "webhook.url");
       return webhook;
     },
-    remove: (appId: string, target: SendTarget, id: string): Promise<boolean> =>
-      deps.store.delete(appId, target, id),
+
+    /**
+     * `PUT /v1/postbacks/partners/{id}`: the body's configuration, whole, except that a secret
+     * value already saved and left out of the body is kept (it is never shown, so it cannot be
+     * sent back).
+     */
+    async putPartner(appId: string, id: string, body: PartnerRequest) {
+      const existing = await deps.store.getPartner(appId, id);
+      const kept: Record<string, string> = {};
+      // Kept only for the same partner: another's values are not this one's.
+      if (existing && existing.partner === body.partner) {
+        const opened = await openPartnerConfig(existing, deps.wrapper).catch(() => undefined);
+        if (opened) {
+          for (const name of secretNamesOf(opened)) {
+            const value = opened.values[name];
+            if (value !== undefined && body.values?.[name] === undefined) kept[name] = value;
+          }
+        }
+      }
+      const config = partnerConfigFrom(appId, id, body, kept);
+      return { stored: await storePartner(config, "body") };
+    },
+
+    /**
+     * `PUT /v1/postbacks/webhooks/{id}`: its URL and switch; a new webhook, or one asked to,
+     * gets a new signing secret, which only this answer shows.
+     */
+    async putWebhook(
+      appId: string,
+      id: string,
+      body: WebhookRequest,
+    ): Promise<{ stored: StoredWebhookConfig; secret?: string }> {
+      const existing = await deps.store.getWebhook(appId, id);
+      const fresh = !existing || body.rotate_secret === true;
+      const secret = fresh
+        ? newWebhookSecret()
+        : (await openWebhookConfig(existing, deps.wrapper)).secret;
+      const webhook = parseWebhookConfig({
+        id,
+        appId,
+        url: body.url,
+        secret,
+        enabled: body.enabled,
+      });
+      const stored = await storeWebhook(webhook, "body.url");
+      return fresh ? { stored, secret } : { stored };
+    },
+
+    /** Forgets a configuration; a NotFoundError when there was none. */
+    async remove(appId: string, target: SendTarget, id: string): Promise<void> {
+      if (!(await deps.store.delete(appId, target, id))) throw notFound(target, id);
+    },
+
     saveSettings: (appId: string, settings: PostbackSettings): Promise<void> =>
       deps.store.putSettings(appId, settings),
+
+    /** The app's configurations and settings, and its log's counts of the last 30 days. */
+    async list(appId: string) {
+      const [configs, counts] = await Promise.all([
+        deps.store.listByApp(appId),
+        deliveryLog().counts(appId, new Date(now().getTime() - (DELIVERY_LOG_DAYS - 1) * DAY_MS)),
+      ]);
+      return { ...configs, counts };
+    },
+
+    /** A page of the app's delivery log, newest first. */
+    logPage: (appId: string, page: { readonly limit: number; readonly after?: string }) =>
+      deliveryLog().listByApp(appId, page),
+
+    /**
+     * Sends one test postback of a configuration, on or off, with a sample install (./test-
+     * send.ts) and answers what went and what came back; nothing is logged or counted.
+     */
+    async test(
+      appId: string,
+      target: SendTarget,
+      id: string,
+      request: { kind: "install" | "event"; platform: Os; eventName?: string },
+    ): Promise<TestResult> {
+      const at = now();
+      const test: TestRequest = request;
+      if (target === "webhook") {
+        const stored = await deps.store.getWebhook(appId, id);
+        if (!stored) throw notFound(target, id);
+        const webhook = await openWebhookConfig(stored, deps.wrapper);
+        const built = webhookTestRequest(webhook, test, at);
+        const outcome = await sender().send(built);
+        return testResultOf({ request: built, outcome, secrets: [webhook.secret], now: now() });
+      }
+      const stored: StoredPartnerConfig | undefined = await deps.store.getPartner(appId, id);
+      if (!stored) throw notFound(target, id);
+      const config = await openPartnerConfig(stored, deps.wrapper);
+      const { settings } = await deps.store.listByApp(appId);
+      const built = partnerTestRequest(config, test, settings, at);
+      if (!built.ok) throw new ValidationError(`body: ${built.problem}`);
+      const outcome = await sender().send(built.request);
+      return testResultOf({
+        request: built.request,
+        outcome,
+        secrets: secretsOf(config),
+        now: now(),
+      });
+    },
   };
 };
 

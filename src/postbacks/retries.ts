@@ -98,7 +98,7 @@ export const MASK = "***";
 const SECRET_KEY = /key|token|secret|signature|password|passwd|auth|credential/i;
 
 /** Replaces each secret, as it stands and as a URL carries it, with the mask. */
-const maskValues = (text: string, secrets: readonly string[]): string => {
+export const maskSecrets = (text: string, secrets: readonly string[]): string => {
   let masked = text;
   // Every form of every secret, the longest first: a secret containing another is masked
   // whole, and so is an encoded form that its raw form begins (`a%` in `a%25`).
@@ -116,7 +116,7 @@ const maskValues = (text: string, secrets: readonly string[]): string => {
  * `access_token`, `api_key`, `signature`) masked whatever it holds.
  */
 export const maskUrl = (text: string, secrets: readonly string[]): string => {
-  const masked = maskValues(text, secrets);
+  const masked = maskSecrets(text, secrets);
   const queryAt = masked.indexOf("?");
   if (queryAt < 0) return masked;
   const fragmentAt = masked.indexOf("#", queryAt);
@@ -182,7 +182,7 @@ export const attemptLog = (input: {
   const answer =
     outcome.kind === "answer" && outcome.body !== undefined
       ? // Masked before it is cut, so a secret across the cut cannot leave its first half.
-        excerpt(maskValues(outcome.body, input.secrets))
+        excerpt(maskSecrets(outcome.body, input.secrets))
       : null;
   const error = errorOf(outcome);
   return {
@@ -191,7 +191,7 @@ export const attemptLog = (input: {
     method: input.method,
     status: outcome.kind === "answer" ? outcome.status : null,
     answer,
-    error: error === null ? null : maskValues(error, input.secrets),
+    error: error === null ? null : maskSecrets(error, input.secrets),
     attempt: input.attempt,
     retry: input.attempt > 1,
     verdict: verdict.verdict,

@@ -26,6 +26,7 @@ import { ROUTES, type RouteId } from "../../src/http/routes.ts";
 import { COLUMN_NAMES } from "../../src/record/columns.ts";
 import { type DashboardSession, signIn } from "../support/dashboard-session.ts";
 import { installRequest } from "../support/installs.ts";
+import { type MockNetwork, startMockNetwork } from "../support/mock-network.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.contract";
@@ -46,6 +47,7 @@ describe("the wire contract, over HTTP", () => {
   let keys: { sdkKey: string; serverKey: string };
   let sealingKeys: { sdkKey: string; serverKey: string };
   let owner: DashboardSession;
+  let mock: MockNetwork;
   const serviceId = randomUUID();
   const DASHBOARD_APP = "com.example.contract-dashboard";
   const BIG_BODY = JSON.stringify({ pad: "x".repeat(1_100_000) });
@@ -72,11 +74,26 @@ describe("the wire contract, over HTTP", () => {
   const patchLink = (id: string, body: unknown, key = keys.serverKey) =>
     rt.fetch(`/v1/links/${id}`, { method: "PATCH", body: JSON.stringify(body) }, key);
 
+  const put = (path: string, body: unknown, key = keys.serverKey) =>
+    rt.fetch(path, { method: "PUT", body: JSON.stringify(body) }, key);
+
+  /** A generic partner's configuration whose postbacks go to the mock network. */
+  const putPartner = (id: string, extra: Record<string, unknown> = {}) =>
+    put(`/v1/postbacks/partners/${id}`, {
+      partner: "generic",
+      media_sources: ["contractnet"],
+      values: { endpoint: `${mock.url}/postback` },
+      events: { service_purchase: { name: "purchase", revenue: true } },
+      ...extra,
+    });
+
   const deleteInstall = (id: string, key = keys.sdkKey) =>
     rt.fetch(`/v1/installs/${encodeURIComponent(id)}`, { method: "DELETE" }, key);
 
   beforeAll(async () => {
-    rt = await startTestRuntime();
+    mock = await startMockNetwork();
+    // The test postbacks go to the mock network on loopback.
+    rt = await startTestRuntime({ postbacksAllowLoopback: true });
     keys = await rt.createApp(APP, "ios");
     if (!rt.owner) throw new Error("The first start made no owner account");
     owner = await signIn(rt.url, rt.owner.email, rt.owner.password);
@@ -119,6 +136,7 @@ describe("the wire contract, over HTTP", () => {
 
   afterAll(async () => {
     await rt.dispose();
+    await mock.close();
   });
 
   /** One valid call per route, its answer held to the contract. Typed: a new route needs one. */
@@ -496,6 +514,107 @@ describe("the wire contract, over HTTP", () => {
       const { events } = body as { events: { event_name: string }[] };
       expect(events.length).toBeGreaterThanOrEqual(1);
     },
+    "list-partners": async () => {
+      const body = await expectConforming(
+        "list-partners",
+        await rt.get("/v1/partners", keys.serverKey),
+      );
+      const { data } = body as { data: { id: string }[] };
+      expect(data.map((partner) => partner.id)).toContain("generic");
+    },
+    "list-postbacks": async () => {
+      expect((await putPartner("listed")).status).toBe(200);
+      const body = await expectConforming(
+        "list-postbacks",
+        await rt.get("/v1/postbacks", keys.serverKey),
+      );
+      expect(body).toMatchObject({
+        partners: [{ id: "listed", partner: "generic" }],
+        settings: { share_device_data_without_consent: false },
+      });
+    },
+    "put-partner-postback": async () => {
+      const body = await expectConforming("put-partner-postback", await putPartner("saved"));
+      expect(body).toMatchObject({
+        id: "saved",
+        media_sources: ["contractnet"],
+        values: { endpoint: `${mock.url}/postback` },
+        event_window_days: 180,
+        enabled: true,
+      });
+    },
+    "delete-partner-postback": async () => {
+      await putPartner("deleted");
+      const response = await rt.fetch(
+        "/v1/postbacks/partners/deleted",
+        { method: "DELETE" },
+        keys.serverKey,
+      );
+      expect(response.status).toBe(CONTRACTS["delete-partner-postback"].success.status);
+      const listed = (await (await rt.get("/v1/postbacks", keys.serverKey)).json()) as {
+        partners: { id: string }[];
+      };
+      expect(listed.partners.map((partner) => partner.id)).not.toContain("deleted");
+    },
+    "test-partner-postback": async () => {
+      await putPartner("tested");
+      const body = await expectConforming(
+        "test-partner-postback",
+        await rt.post("/v1/postbacks/partners/tested/test", { kind: "event" }, keys.serverKey),
+      );
+      expect(body).toMatchObject({
+        request: { method: "GET" },
+        response: { status: 200 },
+        verdict: "delivered",
+      });
+      const [received] = mock.to("/postback").filter((r) => r.query.get("event") === "purchase");
+      expect(received?.query.get("media_source")).toBe("contractnet");
+    },
+    "put-webhook": async () => {
+      const body = await expectConforming(
+        "put-webhook",
+        await put("/v1/postbacks/webhooks/backend", { url: `${mock.url}/hooks` }),
+      );
+      expect(body).toMatchObject({ id: "backend", secret: expect.stringMatching(/^whsec_/) });
+    },
+    "delete-webhook": async () => {
+      await put("/v1/postbacks/webhooks/gone", { url: `${mock.url}/hooks` });
+      const response = await rt.fetch(
+        "/v1/postbacks/webhooks/gone",
+        { method: "DELETE" },
+        keys.serverKey,
+      );
+      expect(response.status).toBe(CONTRACTS["delete-webhook"].success.status);
+      const again = await rt.fetch(
+        "/v1/postbacks/webhooks/gone",
+        { method: "DELETE" },
+        keys.serverKey,
+      );
+      expect(again.status).toBe(404);
+    },
+    "test-webhook": async () => {
+      await put("/v1/postbacks/webhooks/probe", { url: `${mock.url}/probe` });
+      const body = await expectConforming(
+        "test-webhook",
+        await rt.post("/v1/postbacks/webhooks/probe/test", {}, keys.serverKey),
+      );
+      expect(body).toMatchObject({ request: { method: "POST" }, response: { status: 200 } });
+      expect(mock.to("/probe")).toHaveLength(1);
+    },
+    "put-postback-settings": async () => {
+      const body = await expectConforming(
+        "put-postback-settings",
+        await put("/v1/postbacks/settings", { share_device_data_without_consent: true }),
+      );
+      expect(body).toEqual({ share_device_data_without_consent: true });
+    },
+    "postback-log": async () => {
+      const body = await expectConforming(
+        "postback-log",
+        await rt.get("/v1/postbacks/log?limit=10", keys.serverKey),
+      );
+      expect(body).toMatchObject({ data: expect.any(Array) });
+    },
     openapi: async () => {
       // Public: no key, and a key that is not one does not matter either.
       for (const key of [undefined, "not-a-key"]) {
@@ -685,6 +804,57 @@ describe("the wire contract, over HTTP", () => {
       401: () => rt.get("/v1/reports/latest-events", keys.sdkKey),
       404: () => rt.get("/v1/reports/latest-events?app_id=com.example.other", keys.serverKey),
       422: () => rt.get("/v1/reports/latest-events?limit=0", keys.serverKey),
+    },
+    "list-partners": { 401: () => rt.get("/v1/partners", keys.sdkKey) },
+    "list-postbacks": { 401: () => rt.get("/v1/postbacks", keys.sdkKey) },
+    "put-partner-postback": {
+      400: () => rt.fetch("/v1/postbacks/partners/x", { method: "PUT", body: "{" }, keys.serverKey),
+      401: () => put("/v1/postbacks/partners/x", { partner: "generic" }, keys.sdkKey),
+      413: () =>
+        rt.fetch("/v1/postbacks/partners/x", { method: "PUT", body: BIG_BODY }, keys.serverKey),
+      422: () => put("/v1/postbacks/partners/x", { partner: "generic" }),
+    },
+    "delete-partner-postback": {
+      401: () => rt.fetch("/v1/postbacks/partners/none", { method: "DELETE" }, keys.sdkKey),
+      404: () => rt.fetch("/v1/postbacks/partners/none", { method: "DELETE" }, keys.serverKey),
+      422: () => rt.fetch("/v1/postbacks/partners/a%20b", { method: "DELETE" }, keys.serverKey),
+    },
+    "test-partner-postback": {
+      400: () => rt.post("/v1/postbacks/partners/none/test", "{", keys.serverKey),
+      401: () => rt.post("/v1/postbacks/partners/none/test", {}, keys.sdkKey),
+      404: () => rt.post("/v1/postbacks/partners/none/test", {}, keys.serverKey),
+      413: () => rt.post("/v1/postbacks/partners/none/test", BIG_BODY, keys.serverKey),
+      422: () => rt.post("/v1/postbacks/partners/none/test", { kind: "click" }, keys.serverKey),
+    },
+    "put-webhook": {
+      400: () => rt.fetch("/v1/postbacks/webhooks/x", { method: "PUT", body: "{" }, keys.serverKey),
+      401: () => put("/v1/postbacks/webhooks/x", { url: "https://example.com/" }, keys.sdkKey),
+      413: () =>
+        rt.fetch("/v1/postbacks/webhooks/x", { method: "PUT", body: BIG_BODY }, keys.serverKey),
+      422: () => put("/v1/postbacks/webhooks/x", { url: "https://10.0.0.1/" }),
+    },
+    "delete-webhook": {
+      401: () => rt.fetch("/v1/postbacks/webhooks/none", { method: "DELETE" }, keys.sdkKey),
+      404: () => rt.fetch("/v1/postbacks/webhooks/none", { method: "DELETE" }, keys.serverKey),
+      422: () => rt.fetch("/v1/postbacks/webhooks/a%20b", { method: "DELETE" }, keys.serverKey),
+    },
+    "test-webhook": {
+      400: () => rt.post("/v1/postbacks/webhooks/none/test", "{", keys.serverKey),
+      401: () => rt.post("/v1/postbacks/webhooks/none/test", {}, keys.sdkKey),
+      404: () => rt.post("/v1/postbacks/webhooks/none/test", {}, keys.serverKey),
+      413: () => rt.post("/v1/postbacks/webhooks/none/test", BIG_BODY, keys.serverKey),
+      422: () => rt.post("/v1/postbacks/webhooks/none/test", { platform: "web" }, keys.serverKey),
+    },
+    "put-postback-settings": {
+      400: () => rt.fetch("/v1/postbacks/settings", { method: "PUT", body: "{" }, keys.serverKey),
+      401: () => put("/v1/postbacks/settings", {}, keys.sdkKey),
+      413: () =>
+        rt.fetch("/v1/postbacks/settings", { method: "PUT", body: BIG_BODY }, keys.serverKey),
+      422: () => put("/v1/postbacks/settings", { share_device_data_without_consent: "yes" }),
+    },
+    "postback-log": {
+      401: () => rt.get("/v1/postbacks/log", keys.sdkKey),
+      422: () => rt.get("/v1/postbacks/log?limit=0", keys.serverKey),
     },
     openapi: {},
   };

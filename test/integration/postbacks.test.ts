@@ -5,10 +5,10 @@
  * LOOPBACK). Where a retry's 15 minutes would be waited for, the worker is driven directly
  * with its clock advanced instead.
  *
- * Until the configuration routes exist, the tests save configurations through the stores
- * (src/postbacks/configurations.ts over `rt.stores`), as those routes will.
+ * Configurations are saved through the API's postback routes, as the CLI and the dashboard
+ * save them; one the routes would refuse is put in the stores directly where the sender's own
+ * check is under test.
  */
-import { lookup } from "node:dns/promises";
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -18,10 +18,6 @@ import type { LinkAnswer } from "../../src/links/links.ts";
 import type { DeliveryLogEntry } from "../../src/ports/postbacks.ts";
 import type { WorkMessage } from "../../src/ports/work-queue.ts";
 import { parsePartnerConfig } from "../../src/postbacks/config.ts";
-import {
-  createPostbackConfigurations,
-  type PostbackConfigurations,
-} from "../../src/postbacks/configurations.ts";
 import type { PostbackJob } from "../../src/postbacks/delivery.ts";
 import { sendIdOf } from "../../src/postbacks/rules.ts";
 import { sealPartnerConfig } from "../../src/postbacks/secrets.ts";
@@ -55,9 +51,6 @@ const documentedVerifier = async (): Promise<
   return module.verifyAttributionSignature;
 };
 
-/** Every address a name has, as the configuration check asks. */
-const resolveAll = (hostname: string) => lookup(hostname, { all: true });
-
 /** What the Kotlin SDK reports of a Pixel 8's first open. */
 const androidInstall = (serviceId: string, overrides: Record<string, unknown> = {}) =>
   installRequest(serviceId, {
@@ -86,7 +79,6 @@ describe("postbacks and webhooks over HTTP", () => {
   let rt: TestRuntime;
   let mock: MockNetwork;
   let keys: { sdkKey: string; serverKey: string };
-  let configurations: PostbackConfigurations;
   let address = 0;
   /** A fresh address for each install, so no install is matched by another's address. */
   const nextAddress = () => `198.51.100.${++address}`;
@@ -132,6 +124,18 @@ describe("postbacks and webhooks over HTTP", () => {
     return new URL(tapped.headers.get("location") ?? "").searchParams.get("referrer") ?? "";
   };
 
+  /** Saves a partner configuration through the API; the answer's status is checked. */
+  const putPartner = async (id: string, body: Record<string, unknown>, status = 200) => {
+    const response = await rt.fetch(
+      `/v1/postbacks/partners/${id}`,
+      { method: "PUT", body: JSON.stringify(body) },
+      keys.serverKey,
+    );
+    const text = await response.text();
+    expect(response.status, text).toBe(status);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+
   const sendsOf = (path: string, serviceId: string) =>
     mock.to(path).filter((request) => request.query.get("sid") === serviceId);
 
@@ -146,18 +150,10 @@ describe("postbacks and webhooks over HTTP", () => {
     mock = await startMockNetwork(answerByPath);
     rt = await startTestRuntime({ trustProxy: true, postbacksAllowLoopback: true });
     keys = await rt.createApp(APP, "android");
-    configurations = createPostbackConfigurations({
-      store: rt.stores.postbackConfigs,
-      wrapper: rt.keyWrapper,
-      resolve: resolveAll,
-      allowLoopback: true,
-    });
     const m = mock.url;
     // A network attributed by the service: the installs its links won, and purchases with
     // their revenue. Its click id comes back from the tapped link's own query.
-    await configurations.savePartner({
-      id: "net-a",
-      appId: APP,
+    await putPartner("net-a", {
       partner: "custom",
       template: {
         method: "GET",
@@ -168,14 +164,12 @@ describe("postbacks and webhooks over HTTP", () => {
           url: `${m}/a/event?name={event_name}&revenue={revenue}&currency={currency}&sid={service_id}&eid={event_id}`,
         },
       },
-      mediaSources: ["network_a"],
+      media_sources: ["network_a"],
       installs: "won",
       events: { service_purchase: { name: "purchase", revenue: true } },
     });
     // The same network's purchases, without revenue.
-    await configurations.savePartner({
-      id: "net-a-norev",
-      appId: APP,
+    await putPartner("net-a-norev", {
       partner: "custom",
       template: {
         method: "GET",
@@ -183,13 +177,11 @@ describe("postbacks and webhooks over HTTP", () => {
           url: `${m}/a2/event?name={event_name}&revenue={revenue}&currency={currency}&sid={service_id}&eid={event_id}`,
         },
       },
-      mediaSources: ["network_a"],
+      media_sources: ["network_a"],
       events: { service_purchase: { name: "purchase", revenue: false } },
     });
     // A network that hears of every install ("send all"), and purchases within a day.
-    await configurations.savePartner({
-      id: "net-b-all",
-      appId: APP,
+    await putPartner("net-b-all", {
       partner: "custom",
       template: {
         method: "GET",
@@ -198,10 +190,10 @@ describe("postbacks and webhooks over HTTP", () => {
         },
         event: { url: `${m}/b/event?name={event_name}&sid={service_id}&eid={event_id}` },
       },
-      mediaSources: ["network_b"],
+      media_sources: ["network_b"],
       installs: "all",
       events: { service_purchase: { name: "purchase", revenue: true } },
-      eventWindowDays: 1,
+      event_window_days: 1,
     });
   });
 
@@ -335,12 +327,10 @@ describe("postbacks and webhooks over HTTP", () => {
       ["refusing", "/status/400"],
       ["moving", "/status/302"],
     ] as const) {
-      await configurations.savePartner({
-        id,
-        appId: APP,
+      await putPartner(id, {
         partner: "custom",
         template: { method: "GET", install: { url: `${m}${path}?sid={service_id}&try={attempt}` } },
-        mediaSources: ["network_x"],
+        media_sources: ["network_x"],
         installs: "all",
       });
     }
@@ -437,16 +427,95 @@ describe("postbacks and webhooks over HTTP", () => {
     const flaky = counts.filter((count) => count.configId === "flaky");
     expect(flaky.reduce((sum, count) => sum + count.retry, 0)).toBe(4);
     expect(flaky.reduce((sum, count) => sum + count.failed, 0)).toBe(1);
+
+    // The API shows the same: the counts of the configuration, and every attempt in the log.
+    const listed = (await (await rt.get("/v1/postbacks", keys.serverKey)).json()) as {
+      counts: { config_id: string; retry: number; failed: number }[];
+    };
+    const listedFlaky = listed.counts.filter((count) => count.config_id === "flaky");
+    expect(listedFlaky.reduce((sum, count) => sum + count.retry + count.failed, 0)).toBe(5);
+    const page = (await (await rt.get("/v1/postbacks/log?limit=200", keys.serverKey)).json()) as {
+      data: { config_id: string; service_id: string; attempt: number; retry: boolean }[];
+    };
+    const attempts = page.data.filter(
+      (entry) => entry.config_id === "flaky" && entry.service_id === "pb-retried",
+    );
+    expect(attempts.map((entry) => entry.attempt).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(attempts.filter((entry) => entry.retry)).toHaveLength(4);
+  });
+
+  it("sends a test postback with a saved secret kept, shows it masked, and logs nothing", async () => {
+    const token = "tok-3f9a0c7e";
+    await putPartner("probe", {
+      partner: "custom",
+      template: {
+        method: "GET",
+        install: { url: `${mock.url}/probe/install?sid={service_id}&key={partner.key}` },
+        event: { url: `${mock.url}/probe/event?name={event_name}&revenue={revenue}` },
+      },
+      media_sources: ["network_probe"],
+      values: { key: token },
+      secret_values: ["key"],
+      events: { service_purchase: { name: "buy", revenue: true } },
+    });
+    // Saved again without the secret: it is kept, and never shown.
+    const saved = await putPartner("probe", {
+      partner: "custom",
+      template: {
+        method: "GET",
+        install: { url: `${mock.url}/probe/install?sid={service_id}&key={partner.key}` },
+        event: { url: `${mock.url}/probe/event?name={event_name}&revenue={revenue}` },
+      },
+      media_sources: ["network_probe"],
+      secret_values: ["key"],
+      events: { service_purchase: { name: "buy", revenue: true } },
+      enabled: false,
+    });
+    expect(saved).toMatchObject({ sealed_values: ["key"], values: {}, enabled: false });
+    expect(JSON.stringify(saved)).not.toContain(token);
+
+    const tested = await rt.post("/v1/postbacks/partners/probe/test", {}, keys.serverKey);
+    expect(tested.status).toBe(200);
+    const result = (await tested.json()) as {
+      request: { url: string };
+      response: { status: number };
+      verdict: string;
+    };
+    expect(result.request.url).toContain("key=***");
+    expect(result.request.url).not.toContain(token);
+    expect(result).toMatchObject({ response: { status: 200 }, verdict: "delivered" });
+    const [received] = mock.to("/probe/install");
+    expect(received?.query.get("key")).toBe(token);
+
+    const event = await rt.post(
+      "/v1/postbacks/partners/probe/test",
+      { kind: "event", platform: "ios" },
+      keys.serverKey,
+    );
+    expect(event.status).toBe(200);
+    expect(mock.to("/probe/event")[0]?.query.get("name")).toBe("buy");
+    const { entries } = await rt.stores.deliveryLog.listByApp(APP, { limit: 1000 });
+    expect(entries.filter((entry) => entry.configId === "probe")).toEqual([]);
+    const removed = await rt.fetch(
+      "/v1/postbacks/partners/probe",
+      { method: "DELETE" },
+      keys.serverKey,
+    );
+    expect(removed.status).toBe(204);
   });
 
   it("signs a webhook so that the documented recipe verifies it", async () => {
-    const secret = newWebhookSecret();
-    await configurations.saveWebhook({
-      id: "backend",
-      appId: APP,
-      url: `${mock.url}/hooks/attribution`,
-      secret,
-    });
+    const saved = await rt.fetch(
+      "/v1/postbacks/webhooks/backend",
+      { method: "PUT", body: JSON.stringify({ url: `${mock.url}/hooks/attribution` }) },
+      keys.serverKey,
+    );
+    expect(saved.status).toBe(200);
+    // The secret is shown once, when it is made.
+    const { secret } = (await saved.json()) as { secret: string };
+    const listed = await (await rt.get("/v1/postbacks", keys.serverKey)).text();
+    expect(listed).toContain("/hooks/attribution");
+    expect(listed).not.toContain(secret);
     await install(androidInstall("pb-hooked"));
     expect(await attributionOf("pb-hooked")).toMatchObject({ media_source: "organic" });
     const [hook] = await mock.waitFor(
@@ -467,7 +536,12 @@ describe("postbacks and webhooks over HTTP", () => {
     });
     expect(hook?.headers[DELIVERY_HEADER.toLowerCase()]).toBe(body.delivery_id);
     expect(hook?.headers["x-attribution-attempt"]).toBe("1");
-    await configurations.remove(APP, "webhook", "backend");
+    const removed = await rt.fetch(
+      "/v1/postbacks/webhooks/backend",
+      { method: "DELETE" },
+      keys.serverKey,
+    );
+    expect(removed.status).toBe(204);
   });
 
   it("refuses a private or metadata address even with loopback allowed", async () => {
@@ -485,11 +559,19 @@ describe("postbacks and webhooks over HTTP", () => {
         mediaSources: ["network_x"],
         installs: "all",
       });
-      await rt.stores.postbackConfigs.putPartner(await sealPartnerConfig(config, rt.keyWrapper));
       // Saving checks it first.
-      await expect(configurations.savePartner(config)).rejects.toThrow(
-        /private|metadata|link-local/,
+      const refused = await putPartner(
+        id,
+        {
+          partner: "custom",
+          template: { method: "GET", install: { url } },
+          media_sources: ["network_x"],
+          installs: "all",
+        },
+        422,
       );
+      expect(refused.detail).toMatch(/private|metadata|link-local/);
+      await rt.stores.postbackConfigs.putPartner(await sealPartnerConfig(config, rt.keyWrapper));
     }
     await install(androidInstall("pb-ssrf"));
     expect(await attributionOf("pb-ssrf")).toMatchObject({ media_source: "organic" });
@@ -525,12 +607,6 @@ describe("postbacks to this machine without the loopback setting", () => {
 
   it("refuses 127.0.0.1 and a name that resolves to it, whoever saved them", async () => {
     const keys = await rt.createApp(APP, "android");
-    const configurations = createPostbackConfigurations({
-      store: rt.stores.postbackConfigs,
-      wrapper: rt.keyWrapper,
-      resolve: resolveAll,
-      allowLoopback: false,
-    });
     const urls = {
       "literal-loopback": `https://127.0.0.1:${mock.port}/x?sid={service_id}`,
       "named-loopback": `https://localhost:${mock.port}/x?sid={service_id}`,
@@ -545,7 +621,21 @@ describe("postbacks to this machine without the loopback setting", () => {
         mediaSources: ["network_x"],
         installs: "all",
       });
-      await expect(configurations.savePartner(config)).rejects.toThrow(/loopback|https/);
+      const refused = await rt.fetch(
+        `/v1/postbacks/partners/${id}`,
+        {
+          method: "PUT",
+          body: JSON.stringify({
+            partner: "custom",
+            template: { method: "GET", install: { url } },
+            media_sources: ["network_x"],
+            installs: "all",
+          }),
+        },
+        keys.serverKey,
+      );
+      expect(refused.status).toBe(422);
+      expect(await refused.text()).toMatch(/loopback|https/);
       await rt.stores.postbackConfigs.putPartner(await sealPartnerConfig(config, rt.keyWrapper));
     }
     const response = await rt.post("/v1/installs", androidInstall("pb-local"), keys.sdkKey, {

@@ -240,6 +240,66 @@ describe("Object.prototype's names in requests", () => {
       query: { limit: "3" },
       key: "session",
     }),
+    "list-partners": () => ({ method: "GET", path: "/v1/partners", key: "server" }),
+    "list-postbacks": () => ({ method: "GET", path: "/v1/postbacks", key: "session" }),
+    // An address, not a name: saving resolves the host, and this machine resolves none.
+    "put-partner-postback": () => ({
+      method: "PUT",
+      path: "/v1/postbacks/partners/{config_id}",
+      params: { config_id: "net" },
+      key: "server",
+      body: {
+        partner: "generic",
+        media_sources: ["net"],
+        values: { endpoint: "https://93.184.215.14/postbacks" },
+        events: { service_purchase: { name: "purchase", revenue: true } },
+      },
+    }),
+    "delete-partner-postback": () => ({
+      method: "DELETE",
+      path: "/v1/postbacks/partners/{config_id}",
+      params: { config_id: "none" },
+      key: "server",
+    }),
+    "test-partner-postback": () => ({
+      method: "POST",
+      path: "/v1/postbacks/partners/{config_id}/test",
+      params: { config_id: "none" },
+      key: "server",
+      body: { kind: "event", event_name: "service_purchase" },
+    }),
+    "put-webhook": () => ({
+      method: "PUT",
+      path: "/v1/postbacks/webhooks/{config_id}",
+      params: { config_id: "backend" },
+      key: "session",
+      body: { url: "https://93.184.215.14/hooks", enabled: true },
+    }),
+    "delete-webhook": () => ({
+      method: "DELETE",
+      path: "/v1/postbacks/webhooks/{config_id}",
+      params: { config_id: "none" },
+      key: "server",
+    }),
+    "test-webhook": () => ({
+      method: "POST",
+      path: "/v1/postbacks/webhooks/{config_id}/test",
+      params: { config_id: "none" },
+      key: "server",
+      body: { kind: "install", platform: "ios" },
+    }),
+    "put-postback-settings": () => ({
+      method: "PUT",
+      path: "/v1/postbacks/settings",
+      key: "server",
+      body: { share_device_data_without_consent: false },
+    }),
+    "postback-log": () => ({
+      method: "GET",
+      path: "/v1/postbacks/log",
+      query: { limit: "5" },
+      key: "server",
+    }),
     openapi: () => ({ method: "GET", path: "/v1/openapi.json", key: "none" }),
   };
 

@@ -16,6 +16,7 @@ import { INGEST_CONTRACTS } from "./ingest.ts";
 import { ATTRIBUTION_CONTRACTS } from "./install-attribution.ts";
 import { LINK_CONTRACTS } from "./links.ts";
 import { OPENAPI_CONTRACTS } from "./openapi.ts";
+import { POSTBACK_CONTRACTS } from "./postbacks.ts";
 import { REPORT_CONTRACTS } from "./reports.ts";
 import { SESSION_CONTRACTS } from "./session.ts";
 import type { RouteContract } from "./shared.ts";
@@ -30,6 +31,7 @@ export * from "./ingest.ts";
 export * from "./install-attribution.ts";
 export * from "./links.ts";
 export * from "./openapi.ts";
+export * from "./postbacks.ts";
 export * from "./reports.ts";
 export * from "./session.ts";
 export * from "./shared.ts";
@@ -48,5 +50,6 @@ export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
   ...SESSION_CONTRACTS,
   ...APP_CONTRACTS,
   ...REPORT_CONTRACTS,
+  ...POSTBACK_CONTRACTS,
   ...OPENAPI_CONTRACTS,
 };

@@ -1,0 +1,271 @@
+/**
+ * A test postback: what the Partners page's "send a test postback" sends, so the owner sees a
+ * configuration's request and the partner's answer before a real install depends on it.
+ *
+ * The request is built the way a real send's is (./delivery.ts), from a sample install made
+ * for it: won by the configuration's first media source, consent given, the sample's ids all
+ * zero (the value networks read as "no id"), so a partner that counts conversions counts none
+ * of it by mistake. Its send id says it is a test. It goes once, through the same safe sender,
+ * and is not put in the outbox or the delivery log.
+ */
+import type { Os } from "../domain/install-facts.ts";
+import type { AttributionResult } from "../ports/attributions.ts";
+import type { Install } from "../ports/installs.ts";
+import type {
+  OutboxSubject,
+  OutgoingRequest,
+  PostbackSettings,
+  SendOutcome,
+} from "../ports/postbacks.ts";
+import type { Touch } from "../ports/touches.ts";
+import type { PartnerConfig, WebhookConfig } from "./config.ts";
+import { partnerTemplateOf } from "./config.ts";
+import { partnerRequestOf, type SendFacts, webhookRequestOf } from "./delivery.ts";
+import { attemptLog, maskSecrets } from "./retries.ts";
+
+export const TEST_SERVICE_ID = "00000000-0000-4000-8000-000000000000";
+export const TEST_SEND_ID = "test";
+const ZERO_ID = "00000000-0000-0000-0000-000000000000";
+const TEST_CLICK_ID = "test-click";
+const TEST_MEDIA_SOURCE = "test_network";
+
+/** What the owner asks of a test: an install or an event, of one platform. */
+export interface TestRequest {
+  readonly kind: "install" | "event";
+  readonly platform: Os;
+  /** Our event name (`service_purchase`); the configuration's first mapped event otherwise. */
+  readonly eventName?: string;
+}
+
+/** The facts of the sample install: as a real send reads them from the stores. */
+export const sampleFacts = (input: {
+  readonly appId: string;
+  readonly platform: Os;
+  readonly mediaSource: string;
+  readonly subject: OutboxSubject;
+  readonly settings: PostbackSettings;
+  readonly now: Date;
+}): SendFacts => {
+  const { appId, platform, now } = input;
+  const firstOpenTime = new Date(now.getTime() - 60_000).toISOString();
+  const touchTime = new Date(now.getTime() - 10 * 60_000).toISOString();
+  const ad = {
+    campaignId: "test-campaign",
+    campaignName: "Test campaign",
+    adsetId: null,
+    adsetName: null,
+    adId: null,
+    adName: null,
+  };
+  const install: Install = {
+    appId,
+    serviceId: TEST_SERVICE_ID,
+    os: platform,
+    osVersion: platform === "ios" ? "18.1" : "15",
+    deviceModel: platform === "ios" ? "iPhone17,1" : "Pixel 9",
+    appVersion: "1.0.0",
+    sdkPlatform: platform === "ios" ? "swift" : "kotlin",
+    sdkVersion: "1.0.0",
+    firstOpenTime,
+    clockOffsetMs: 0,
+    idfv: platform === "ios" ? ZERO_ID : null,
+    maid: ZERO_ID,
+    installReferrer: null,
+    attStatus: platform === "ios" ? "authorized" : null,
+    openUrl: null,
+    customerUserId: null,
+    consent: {
+      gdprApplies: false,
+      adUserData: true,
+      adPersonalization: true,
+      tcfString: null,
+      updatedAt: firstOpenTime,
+    },
+    locale: "en_US",
+    timezone: "UTC",
+    country: "US",
+    receivedAt: firstOpenTime,
+  };
+  const attribution: AttributionResult = {
+    ...ad,
+    mediaSource: input.mediaSource,
+    status: "matched",
+    method: "click_id",
+    clickId: TEST_CLICK_ID,
+    deeplinkId: null,
+    matchingType: "network",
+    confidence: "high",
+    clickToFirstOpenHours: 0.15,
+    installType: "new_install",
+    otherCandidates: 0,
+    params: {},
+    attributedAt: now.toISOString(),
+  };
+  const touch: Touch = {
+    ...ad,
+    mediaSource: input.mediaSource,
+    clickId: TEST_CLICK_ID,
+    appId,
+    touchType: "click",
+    source: "link",
+    touchTime,
+    receivedAt: touchTime,
+    deeplinkId: null,
+    networkClickId: "test-network-click",
+    ip: null,
+    userAgent: null,
+    platform,
+    osVersion: install.osVersion,
+    deviceModel: install.deviceModel,
+    language: "en",
+    country: "US",
+    maid: null,
+    params: {},
+    urlParams: { click_id: "test-network-click" },
+  };
+  return {
+    app: undefined,
+    install,
+    attribution,
+    touch,
+    subject: input.subject,
+    settings: input.settings,
+  };
+};
+
+const subjectOf = (test: TestRequest, eventName: string | null, now: Date): OutboxSubject =>
+  test.kind === "install"
+    ? { kind: "install", serviceId: TEST_SERVICE_ID, ip: null, userAgent: null }
+    : {
+        kind: "event",
+        serviceId: TEST_SERVICE_ID,
+        eventId: "00000000-0000-4000-8000-000000000001",
+        name: eventName ?? "service_test",
+        time: now.toISOString(),
+        revenue: { amount: 1.99, currency: "USD" },
+        ip: null,
+        userAgent: null,
+      };
+
+/** A test's request to a partner, or why the configuration cannot make one. */
+export const partnerTestRequest = (
+  config: PartnerConfig,
+  test: TestRequest,
+  settings: PostbackSettings,
+  now: Date,
+): { ok: true; request: OutgoingRequest } | { ok: false; problem: string } => {
+  const eventName = test.eventName ?? Object.keys(config.events)[0] ?? null;
+  const mapping =
+    eventName !== null && Object.hasOwn(config.events, eventName)
+      ? config.events[eventName]
+      : undefined;
+  if (test.kind === "event") {
+    if (!partnerTemplateOf(config)?.event) {
+      return { ok: false, problem: "the partner takes no event postbacks" };
+    }
+    if (!mapping) {
+      return {
+        ok: false,
+        problem:
+          eventName === null
+            ? "no event is mapped for the partner: map one first"
+            : `${eventName} is not mapped for the partner`,
+      };
+    }
+  }
+  const subject = subjectOf(test, eventName, now);
+  const facts = sampleFacts({
+    appId: config.appId,
+    platform: test.platform,
+    mediaSource: config.mediaSources[0] ?? TEST_MEDIA_SOURCE,
+    subject,
+    settings,
+    now,
+  });
+  const built = partnerRequestOf({
+    config,
+    facts,
+    event:
+      subject.kind === "event" && mapping
+        ? {
+            eventId: subject.eventId,
+            name: mapping.name,
+            time: subject.time,
+            revenue: mapping.revenue ? subject.revenue : null,
+          }
+        : null,
+    won: true,
+    attempt: 1,
+  });
+  return built.ok ? { ok: true, request: built.request } : built;
+};
+
+/** A test's delivery to a webhook: the sample install (or its event), signed. */
+export const webhookTestRequest = (
+  webhook: WebhookConfig,
+  test: TestRequest,
+  now: Date,
+): OutgoingRequest =>
+  webhookRequestOf({
+    url: webhook.url,
+    secret: webhook.secret,
+    facts: sampleFacts({
+      appId: webhook.appId,
+      platform: test.platform,
+      mediaSource: TEST_MEDIA_SOURCE,
+      subject: subjectOf(test, test.eventName ?? null, now),
+      settings: { shareDeviceDataWithoutConsent: false },
+      now,
+    }),
+    sendId: TEST_SEND_ID,
+    attempt: 1,
+    now,
+  });
+
+/** What the owner is shown of a test: the request as sent (secrets masked) and its answer. */
+export interface TestResult {
+  readonly request: {
+    readonly method: string;
+    readonly url: string;
+    readonly headers: Readonly<Record<string, string>>;
+    readonly body: string | null;
+  };
+  readonly response: {
+    readonly status: number | null;
+    readonly body: string | null;
+    readonly error: string | null;
+  };
+  /** What a real send would do after this answer: done, tried again, or given up. */
+  readonly verdict: "delivered" | "retry" | "failed";
+}
+
+/** The test's request and outcome, as the owner sees them: every secret masked. */
+export const testResultOf = (input: {
+  readonly request: OutgoingRequest;
+  readonly outcome: SendOutcome;
+  readonly secrets: readonly string[];
+  readonly now: Date;
+}): TestResult => {
+  const { request, secrets } = input;
+  // The attempt log's record masks the URL, the answer and the error as the log would.
+  const record = attemptLog({
+    url: request.url,
+    method: request.method,
+    outcome: input.outcome,
+    attempt: 1,
+    endedAt: input.now,
+    secrets,
+  });
+  return {
+    request: {
+      method: request.method,
+      url: record.url,
+      headers: Object.fromEntries(
+        Object.entries(request.headers).map(([name, value]) => [name, maskSecrets(value, secrets)]),
+      ),
+      body: request.body === null ? null : maskSecrets(request.body, secrets),
+    },
+    response: { status: record.status, body: record.answer, error: record.error },
+    verdict: record.verdict,
+  };
+};

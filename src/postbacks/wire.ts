@@ -1,0 +1,339 @@
+/**
+ * Postback configurations as the API, the CLI and the dashboard carry them: request bodies in
+ * the API's snake_case, mapped onto the configuration schemas (./config.ts), whose problems are
+ * named by the body's own field names; and the answers, which never hold a secret value (a
+ * sealed value is named, never shown; a webhook's secret is shown once, when it is made).
+ */
+import * as z from "zod";
+import { ValidationError } from "../domain/errors.ts";
+import { OS_VALUES } from "../domain/install-facts.ts";
+import type {
+  DeliveryCounts,
+  DeliveryLogEntry,
+  PostbackSettings,
+  StoredPartnerConfig,
+  StoredWebhookConfig,
+} from "../ports/postbacks.ts";
+import { checked, formatIssues } from "../validation/issues.ts";
+import { customTemplateSchema, type PartnerConfig, partnerConfigSchema } from "./config.ts";
+import { INSTALL_SCOPES, PARTNERS, type PartnerTemplate, requestFor } from "./partners.ts";
+import { MACROS, macrosIn } from "./templates.ts";
+
+const mappingRequest = z.strictObject({
+  name: z.string().meta({ description: "The partner's name for the event.", example: "purchase" }),
+  revenue: z
+    .boolean()
+    .optional()
+    .meta({
+      description: "Whether the event's revenue and currency go with it (false unless set).",
+    }),
+});
+
+/** `PUT /v1/postbacks/partners/{config_id}`: a partner configuration, whole. */
+export const partnerRequestSchema = z
+  .strictObject({
+    partner: z.string().meta({
+      description: `A catalog partner's id (${PARTNERS.map((p) => p.id).join(", ")}), or \`custom\` with a \`template\`.`,
+      example: "generic",
+    }),
+    template: customTemplateSchema.nullish().meta({
+      description:
+        "A custom partner's template: `method`, and an `install` and/or `event` request, each a `url` with macros, optional `headers` and, for POST, a JSON `body` (docs/postbacks.md#templates).",
+    }),
+    media_sources: z
+      .array(z.string())
+      .optional()
+      .meta({
+        description:
+          "The media sources whose installs are this partner's wins; the catalog's when left out.",
+        example: ["examplenet_int"],
+      }),
+    values: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta({
+        description:
+          "The advertiser's values the template names (`{partner.<name>}`): ids, keys, an endpoint. A secret value already saved may be left out to keep it.",
+        example: { endpoint: "https://postbacks.example.net/install" },
+      }),
+    secret_values: z.array(z.string()).optional().meta({
+      description:
+        "Which values are secret, besides those the catalog marks so: kept sealed, masked in the log, never shown again.",
+    }),
+    installs: z.enum(INSTALL_SCOPES).optional().meta({
+      description:
+        "`won`: only the installs the partner's media sources won; `all`: every install (\"send all\"). The catalog's when left out.",
+    }),
+    events: z
+      .record(z.string(), mappingRequest)
+      .optional()
+      .meta({
+        description:
+          "Our event name (the export's `event_name`) to the partner's; an unmapped event is not sent.",
+        example: { service_purchase: { name: "purchase", revenue: true } },
+      }),
+    event_window_days: z.number().optional().meta({
+      description: "How many days after the install an event still goes; 180 unless set.",
+      example: 180,
+    }),
+    enabled: z.boolean().optional().meta({ description: "On unless set.", example: true }),
+  })
+  .meta({ id: "PartnerConfigRequest" });
+export type PartnerRequest = z.output<typeof partnerRequestSchema>;
+
+/** The body's names of the configuration's fields, for the problems' paths. */
+const WIRE_NAMES: Readonly<Record<string, string>> = {
+  mediaSources: "media_sources",
+  secretValues: "secret_values",
+  eventWindowDays: "event_window_days",
+};
+
+/** A body's partner configuration for the app, its problems named by the body's fields. */
+export const partnerConfigFrom = (
+  appId: string,
+  id: string,
+  body: PartnerRequest,
+  kept: Readonly<Record<string, string>> = {},
+): PartnerConfig => {
+  const parsed = partnerConfigSchema.safeParse({
+    id,
+    appId,
+    partner: body.partner,
+    template: body.template,
+    mediaSources: body.media_sources,
+    values: { ...kept, ...body.values },
+    secretValues: body.secret_values,
+    installs: body.installs,
+    events: body.events,
+    eventWindowDays: body.event_window_days,
+    enabled: body.enabled,
+  });
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) => {
+    const [first, ...rest] = issue.path;
+    const renamed = typeof first === "string" ? (WIRE_NAMES[first] ?? first) : first;
+    return { ...issue, path: renamed === undefined ? [] : [renamed, ...rest] };
+  });
+  throw new ValidationError(formatIssues(issues, "body"));
+};
+
+/** `PUT /v1/postbacks/webhooks/{config_id}`. */
+export const webhookRequestSchema = z
+  .strictObject({
+    url: z.string().meta({
+      description: "The https URL of the app's backend that receives the deliveries.",
+      example: "https://api.example.com/attribution-webhook",
+    }),
+    enabled: z.boolean().optional().meta({ description: "On unless set.", example: true }),
+    rotate_secret: z.boolean().optional().meta({
+      description:
+        "Makes a new signing secret, shown in this answer only. A new webhook always gets one.",
+    }),
+  })
+  .meta({ id: "WebhookRequest" });
+export type WebhookRequest = z.output<typeof webhookRequestSchema>;
+
+/** `PUT /v1/postbacks/settings`. */
+export const settingsRequestSchema = z
+  .strictObject({
+    share_device_data_without_consent: z.boolean().meta({
+      description:
+        "Whether device ids and the address of an install whose user was never asked about ad user data may go to ad networks: the owner's decision under the app's own consent flow. A user who said no is never shared.",
+      example: false,
+    }),
+  })
+  .meta({ id: "PostbackSettings" });
+
+export const settingsFrom = (body: z.output<typeof settingsRequestSchema>): PostbackSettings => ({
+  shareDeviceDataWithoutConsent: body.share_device_data_without_consent,
+});
+
+export const settingsAnswer = (settings: PostbackSettings) => ({
+  share_device_data_without_consent: settings.shareDeviceDataWithoutConsent,
+});
+
+/** `POST /v1/postbacks/{partners|webhooks}/{config_id}/test`. */
+export const testRequestSchema = z
+  .strictObject({
+    kind: z
+      .enum(["install", "event"])
+      .default("install")
+      .meta({ description: "What the sample is: an install, or one of its events." }),
+    platform: z.enum(OS_VALUES).optional().meta({
+      description: "The sample install's platform; the app's (Android for both) when left out.",
+    }),
+    event_name: z.string().max(200).optional().meta({
+      description:
+        "For an event: our event name (`service_purchase`); the first mapped event when left out.",
+    }),
+  })
+  .meta({ id: "PostbackTestRequest" });
+
+export const parseTestRequest = (body: unknown) => checked(testRequestSchema, body ?? {}, "body");
+
+/** A partner configuration as answered: its secret values named, never shown. */
+export interface PartnerConfigAnswer {
+  readonly id: string;
+  readonly partner: string;
+  readonly template: unknown;
+  readonly media_sources: string[];
+  readonly values: Readonly<Record<string, string>>;
+  readonly sealed_values: string[];
+  readonly secret_values: string[];
+  readonly installs: "won" | "all";
+  readonly events: Readonly<Record<string, { readonly name: string; readonly revenue: boolean }>>;
+  readonly event_window_days: number;
+  readonly enabled: boolean;
+  readonly updated_at: string;
+}
+
+export const partnerAnswer = (stored: StoredPartnerConfig): PartnerConfigAnswer => ({
+  id: stored.id,
+  partner: stored.partner,
+  template: stored.template ?? null,
+  media_sources: [...stored.mediaSources],
+  values: stored.values,
+  sealed_values: Object.keys(stored.sealedValues).sort(),
+  secret_values: [...stored.secretValues],
+  installs: stored.installs,
+  events: stored.events,
+  event_window_days: stored.eventWindowDays,
+  enabled: stored.enabled,
+  updated_at: stored.updatedAt,
+});
+
+export interface WebhookAnswer {
+  readonly id: string;
+  readonly url: string;
+  readonly enabled: boolean;
+  readonly updated_at: string;
+  /** The signing secret: in the answer that made it only. */
+  readonly secret?: string;
+}
+
+export const webhookAnswer = (stored: StoredWebhookConfig, secret?: string): WebhookAnswer => ({
+  id: stored.id,
+  url: stored.url,
+  enabled: stored.enabled,
+  updated_at: stored.updatedAt,
+  ...(secret === undefined ? {} : { secret }),
+});
+
+export interface DeliveryCountsAnswer {
+  readonly day: string;
+  readonly config_id: string;
+  readonly partner: string;
+  readonly delivered: number;
+  readonly retry: number;
+  readonly failed: number;
+}
+
+export const countsAnswer = (counts: DeliveryCounts): DeliveryCountsAnswer => ({
+  day: counts.day,
+  config_id: counts.configId,
+  partner: counts.partner,
+  delivered: counts.delivered,
+  retry: counts.retry,
+  failed: counts.failed,
+});
+
+export interface DeliveryLogAnswer {
+  readonly time: string;
+  readonly send_id: string;
+  readonly config_id: string;
+  readonly target: "partner" | "webhook";
+  readonly partner: string;
+  readonly kind: "install" | "event";
+  readonly service_id: string;
+  readonly event_id: string | null;
+  readonly method: string;
+  readonly url: string;
+  readonly status: number | null;
+  readonly answer: string | null;
+  readonly error: string | null;
+  readonly attempt: number;
+  readonly retry: boolean;
+  readonly verdict: "delivered" | "retry" | "failed";
+  readonly final: boolean;
+}
+
+export const logEntryAnswer = (entry: DeliveryLogEntry): DeliveryLogAnswer => ({
+  time: entry.time,
+  send_id: entry.sendId,
+  config_id: entry.configId,
+  target: entry.target,
+  partner: entry.partner,
+  kind: entry.subject.kind,
+  service_id: entry.subject.serviceId,
+  event_id: entry.subject.eventId,
+  method: entry.method,
+  url: entry.url,
+  status: entry.status,
+  answer: entry.answer,
+  error: entry.error,
+  attempt: entry.attempt,
+  retry: entry.retry,
+  verdict: entry.verdict,
+  final: entry.final,
+});
+
+export interface CatalogPartnerAnswer {
+  readonly id: string;
+  readonly name: string;
+  readonly method: string;
+  readonly installs: "won" | "all";
+  readonly media_sources: string[];
+  readonly event_names: string[] | null;
+  readonly takes_installs: boolean;
+  readonly takes_events: boolean;
+  readonly values: {
+    readonly name: string;
+    readonly label: string;
+    readonly secret: boolean;
+    readonly kind: "text" | "url";
+    readonly description: string;
+  }[];
+  /** The macros its templates fill, on either platform. */
+  readonly macros: string[];
+  readonly sources: string[];
+  readonly notes: string;
+}
+
+const macrosOf = (partner: PartnerTemplate): string[] => {
+  const names = new Set<string>();
+  for (const kind of ["install", "event"] as const) {
+    for (const platform of OS_VALUES) {
+      const request = requestFor(partner, kind, platform);
+      if (!request) continue;
+      const texts = [request.url, ...Object.values(request.headers), request.body ?? ""];
+      for (const text of texts) for (const name of macrosIn(text)) names.add(name);
+    }
+  }
+  return [...names].sort();
+};
+
+export const catalogAnswer = (partner: PartnerTemplate): CatalogPartnerAnswer => ({
+  id: partner.id,
+  name: partner.name,
+  method: partner.method,
+  installs: partner.installs,
+  media_sources: [...partner.mediaSources],
+  event_names: partner.eventNames && [...partner.eventNames],
+  takes_installs: partner.install !== null,
+  takes_events: partner.event !== null,
+  values: partner.values.map((value) => ({ ...value })),
+  macros: macrosOf(partner),
+  sources: [...partner.sources],
+  notes: partner.notes,
+});
+
+/** The catalog and the macros a custom template may use. */
+export const catalogPage = () => ({
+  data: PARTNERS.map(catalogAnswer),
+  macros: MACROS.map((macro) => ({
+    name: macro.name,
+    kind: macro.kind,
+    of: macro.of,
+    description: macro.description,
+  })),
+});
