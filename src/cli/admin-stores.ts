@@ -4,7 +4,8 @@
  * in ATTRIBUTION_AWS_APPS_TABLE, ATTRIBUTION_AWS_KEYS_TABLE and ATTRIBUTION_AWS_SEALING_KEY_ARN
  * (and, for links, ATTRIBUTION_AWS_LINKS_TABLE and ATTRIBUTION_AWS_LINK_HOST_URL; for their
  * click counts, ATTRIBUTION_AWS_ATHENA_WORKGROUP and ATTRIBUTION_AWS_GLUE_DATABASE; for the
- * dashboard's people, ATTRIBUTION_AWS_USERS_TABLE and ATTRIBUTION_AWS_USER_POOL_ID), reached
+ * dashboard's people, ATTRIBUTION_AWS_USERS_TABLE and ATTRIBUTION_AWS_USER_POOL_ID; for postbacks,
+ * ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE and ATTRIBUTION_AWS_DELIVERY_LOG_TABLE), reached
  * with the caller's AWS credentials and region.
  */
 import { AthenaClient } from "@aws-sdk/client-athena";
@@ -19,6 +20,7 @@ import { createCognitoCredentials } from "../adapters/cognito/cognito-credential
 import { countLinkClicks } from "../adapters/duckdb/link-clicks.ts";
 import { createLinkStore } from "../adapters/dynamodb/links.ts";
 import { createPasswordCredentials } from "../adapters/dynamodb/password-credentials.ts";
+import { createDeliveryLog, createPostbackConfigStore } from "../adapters/dynamodb/postbacks.ts";
 import { createAppStore, createKeyStore } from "../adapters/dynamodb/stores.ts";
 import { createUserStore } from "../adapters/dynamodb/users.ts";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
@@ -29,6 +31,7 @@ import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { dataPaths, readRuntimeInfo } from "../embedded/data-dir.ts";
 import type { AppStore, KeyStore } from "../ports/apps.ts";
 import type { LinkStore } from "../ports/links.ts";
+import type { DeliveryLog, PostbackConfigStore } from "../ports/postbacks.ts";
 import type { Credentials, UserStore } from "../ports/users.ts";
 import { withLocalStores } from "./local-data.ts";
 
@@ -47,6 +50,13 @@ export interface AdminStores {
   readonly users: () => UserStore;
   /** Their passwords: the users table's hashes here, Cognito's user pool on AWS. */
   readonly credentials: () => Credentials;
+  /** Postback and webhook configurations and their delivery log; a ValidationError on AWS when unnamed. */
+  readonly postbacks: () => {
+    readonly configs: PostbackConfigStore;
+    readonly log: DeliveryLog;
+    /** The operator's setting: postbacks may go to this machine (tests' mock partners). */
+    readonly allowLoopback: boolean;
+  };
   /** Where the commands act, for their messages. */
   readonly target: string;
 }
@@ -61,11 +71,15 @@ const awsTarget = z.object({
   ATTRIBUTION_AWS_GLUE_DATABASE: z.string().min(1).optional(),
   ATTRIBUTION_AWS_USERS_TABLE: z.string().min(3).optional(),
   ATTRIBUTION_AWS_USER_POOL_ID: z.string().min(1).optional(),
+  ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE: z.string().min(3).optional(),
+  ATTRIBUTION_AWS_DELIVERY_LOG_TABLE: z.string().min(3).optional(),
 });
 
-const unset = (variable: string, output: string) => () => {
-  throw new Error(`Set ${variable} (the stack output ${output}) to manage links on AWS.`);
-};
+const unset =
+  (variable: string, output: string, what = "links") =>
+  () => {
+    throw new Error(`Set ${variable} (the stack output ${output}) to manage ${what} on AWS.`);
+  };
 
 /** The AWS target when its tables are named, else undefined (this machine). */
 const awsConfig = (env: NodeJS.ProcessEnv) =>
@@ -104,6 +118,11 @@ export const withAdminStores = async <T>(
         clickCounts: (appId) => countLinkClicks(dataPaths(dataDir).lake, appId),
         users: () => stores.users,
         credentials: () => createPasswordCredentials(stores.users),
+        postbacks: () => ({
+          configs: stores.postbackConfigs,
+          log: stores.deliveryLog,
+          allowLoopback: config.postbacksAllowLoopback,
+        }),
         target: dataDir,
       }),
     );
@@ -121,6 +140,8 @@ export const withAdminStores = async <T>(
     workGroup && database ? { athena: new AthenaClient({}), s3: new S3Client({}) } : undefined;
   const usersTable = aws.ATTRIBUTION_AWS_USERS_TABLE;
   const userPoolId = aws.ATTRIBUTION_AWS_USER_POOL_ID;
+  const postbackConfigsTable = aws.ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE;
+  const deliveryLogTable = aws.ATTRIBUTION_AWS_DELIVERY_LOG_TABLE;
   let cognitoClient: CognitoIdentityProviderClient | undefined;
   const cognito = () => {
     cognitoClient ??= new CognitoIdentityProviderClient({});
@@ -150,6 +171,19 @@ export const withAdminStores = async <T>(
       credentials: userPoolId
         ? () => createCognitoCredentials({ client: cognito(), userPoolId })
         : unset("ATTRIBUTION_AWS_USER_POOL_ID", "UserPoolId"),
+      postbacks:
+        postbackConfigsTable && deliveryLogTable
+          ? () => ({
+              configs: createPostbackConfigStore(doc, postbackConfigsTable),
+              log: createDeliveryLog(doc, deliveryLogTable),
+              // The stack's functions never send to this machine; neither does the CLI for them.
+              allowLoopback: false,
+            })
+          : unset(
+              "ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE and ATTRIBUTION_AWS_DELIVERY_LOG_TABLE",
+              "PostbackConfigsTableName and DeliveryLogTableName",
+              "postbacks",
+            ),
       target: `AWS (${aws.ATTRIBUTION_AWS_APPS_TABLE})`,
     });
   } finally {

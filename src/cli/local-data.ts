@@ -37,6 +37,14 @@ export const withLocalStores = async <T>(
       ...stores,
       apps: { ...stores.apps, create: noting(stores.apps.create), save: noting(stores.apps.save) },
       keys: { ...stores.keys, put: noting(stores.keys.put), revoke: noting(stores.keys.revoke) },
+      // The running service keeps each app's postback configurations a moment; the mark empties it.
+      postbackConfigs: {
+        ...stores.postbackConfigs,
+        putPartner: noting(stores.postbackConfigs.putPartner),
+        putWebhook: noting(stores.postbackConfigs.putWebhook),
+        delete: noting(stores.postbackConfigs.delete),
+        putSettings: noting(stores.postbackConfigs.putSettings),
+      },
     });
   } finally {
     try {

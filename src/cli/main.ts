@@ -10,6 +10,7 @@ import { LANDING_LANGUAGES } from "../links/landing-strings.ts";
 import { PLATFORMS, type Platform } from "../ports/apps.ts";
 import type { ConfigureAppOptions } from "./commands/apps.ts";
 import type { CreateLinkOptions, UpdateLinkOptions } from "./commands/links.ts";
+import type { SetPartnerOptions } from "./commands/partners.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: any function's parameters and result are carried through
 type AnyFunction = (...args: any[]) => any;
@@ -38,6 +39,7 @@ const appsModule = () => import("./commands/apps.ts");
 const keysModule = () => import("./commands/keys.ts");
 const linksModule = () => import("./commands/links.ts");
 const usersModule = () => import("./commands/users.ts");
+const partnersModule = () => import("./commands/partners.ts");
 const createAppCommand = lazy(appsModule, "createAppCommand");
 const listAppsCommand = lazy(appsModule, "listAppsCommand");
 const configureAppCommand = lazy(appsModule, "configureAppCommand");
@@ -56,6 +58,14 @@ const importRatesCommand = lazy(() => import("./commands/rates.ts"), "importRate
 const replayErrorsCommand = lazy(() => import("./commands/lake.ts"), "replayErrorsCommand");
 const start = lazy(() => import("./commands/start.ts"), "start");
 const addUserCommand = lazy(usersModule, "addUserCommand");
+const partnerCatalogCommand = lazy(partnersModule, "partnerCatalogCommand");
+const listPostbacksCommand = lazy(partnersModule, "listPostbacksCommand");
+const setPartnerCommand = lazy(partnersModule, "setPartnerCommand");
+const setWebhookCommand = lazy(partnersModule, "setWebhookCommand");
+const removePostbackCommand = lazy(partnersModule, "removePostbackCommand");
+const postbackSettingsCommand = lazy(partnersModule, "postbackSettingsCommand");
+const testPostbackCommand = lazy(partnersModule, "testPostbackCommand");
+const postbackLogCommand = lazy(partnersModule, "postbackLogCommand");
 const grantUserCommand = lazy(usersModule, "grantUserCommand");
 const listUsersCommand = lazy(usersModule, "listUsersCommand");
 const removeUserCommand = lazy(usersModule, "removeUserCommand");
@@ -423,6 +433,158 @@ rates
   .addOption(dataDirOption())
   .action(async (file: string, options: { dataDir?: string }) =>
     importRatesCommand({ file, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+
+const partners = program
+  .command("partners")
+  .description("postbacks to ad networks and webhooks to the app's backend (docs/postbacks.md)");
+const repeatable = (value: string, previous: string[] = []) => [...previous, value];
+partners
+  .command("catalog")
+  .description("the ad networks whose postback templates the service knows")
+  .option("--json", "print JSON")
+  // Taken as every command takes it; the catalog is the service's own, in no data folder.
+  .addOption(dataDirOption())
+  .action((options: { json?: boolean }) => partnerCatalogCommand({ json: options.json }));
+partners
+  .command("list")
+  .description("an app's partner configurations and webhooks, with the last 30 days' attempts")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action(async (options: { appId: string; json?: boolean; dataDir?: string }) =>
+    listPostbacksCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+partners
+  .command("set")
+  .description("create or replace a partner configuration (a saved secret left out is kept)")
+  .argument("<config-id>", "the configuration's id: 1 to 64 of A-Z, a-z, 0-9, _, -")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .option("--from-file <path>", "the configuration as the API's JSON body; flags change it")
+  .option("--partner <id>", "a catalog partner (`partners catalog`) or custom")
+  .option("--template-file <path>", "a custom partner's template, as JSON")
+  .option("--media-source <name>", "a media source whose installs it wins (repeat)", repeatable)
+  .option("--value <name=value>", "a value the template names (repeat)", collectParam)
+  .option("--secret-value <name=value>", "a value kept sealed, never shown (repeat)", collectParam)
+  .addOption(
+    new Option("--installs <which>", "only the installs it won, or all").choices(["won", "all"]),
+  )
+  .option(
+    "--event <ours=theirs[:revenue]>",
+    "map an event, with its revenue when :revenue (repeat)",
+    repeatable,
+  )
+  .addOption(
+    new Option("--event-window-days <n>", "days after the install an event still goes").argParser(
+      integer(1, 365),
+    ),
+  )
+  .addOption(new Option("--enabled <state>", "on or off").choices(["on", "off"]))
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action(
+    async (
+      configId: string,
+      options: Omit<SetPartnerOptions, "dataDir" | "configId"> & { dataDir?: string },
+    ) =>
+      setPartnerCommand({
+        ...options,
+        configId,
+        dataDir: await defaultDataDir(options.dataDir),
+      }),
+  );
+partners
+  .command("webhook")
+  .description("create or change a webhook of the app's backend (a new one's secret shown once)")
+  .argument("<config-id>", "the webhook's id: 1 to 64 of A-Z, a-z, 0-9, _, -")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .requiredOption("--url <url>", "the https URL that receives the deliveries")
+  .option("--rotate-secret", "make a new signing secret, shown once")
+  .addOption(new Option("--enabled <state>", "on or off").choices(["on", "off"]))
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action(
+    async (
+      configId: string,
+      options: {
+        appId: string;
+        url: string;
+        rotateSecret?: boolean;
+        enabled?: "on" | "off";
+        json?: boolean;
+        dataDir?: string;
+      },
+    ) =>
+      setWebhookCommand({ ...options, configId, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+partners
+  .command("remove")
+  .description("remove a partner configuration (or, with --webhook, a webhook)")
+  .argument("<config-id>", "the configuration's id")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .option("--webhook", "the id is a webhook's")
+  .addOption(dataDirOption())
+  .action(
+    async (configId: string, options: { appId: string; webhook?: boolean; dataDir?: string }) =>
+      removePostbackCommand({
+        ...options,
+        configId,
+        dataDir: await defaultDataDir(options.dataDir),
+      }),
+  );
+partners
+  .command("settings")
+  .description("the app's postback settings")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .addOption(
+    new Option(
+      "--share-device-data-without-consent <state>",
+      "whether device ids of installs whose users were never asked go to ad networks",
+    )
+      .choices(["on", "off"])
+      .makeOptionMandatory(),
+  )
+  .addOption(dataDirOption())
+  .action(
+    async (options: {
+      appId: string;
+      shareDeviceDataWithoutConsent: "on" | "off";
+      dataDir?: string;
+    }) => postbackSettingsCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+partners
+  .command("test")
+  .description("send one test postback of a sample install (or event) and show the answer")
+  .argument("<config-id>", "the configuration's id")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .option("--webhook", "the id is a webhook's")
+  .option("--event <name>", "send this event (service_purchase) instead of the install")
+  .addOption(new Option("--platform <os>", "the sample's platform").choices(["android", "ios"]))
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action(
+    async (
+      configId: string,
+      options: {
+        appId: string;
+        webhook?: boolean;
+        event?: string;
+        platform?: "android" | "ios";
+        json?: boolean;
+        dataDir?: string;
+      },
+    ) =>
+      testPostbackCommand({ ...options, configId, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+partners
+  .command("log")
+  .description("the latest attempts of the app's postbacks and webhooks, newest first")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .addOption(new Option("--limit <n>", "how many (1-200)").argParser(integer(1, 200)))
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action(async (options: { appId: string; limit?: number; json?: boolean; dataDir?: string }) =>
+    postbackLogCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
   );
 
 const lake = program.command("lake").description("the lake on AWS");

@@ -2,13 +2,15 @@
  * The README's flow with the real command line: `start` as its own process, `apps create`,
  * `demo` and `export` from other processes, then a restart that keeps apps, keys and events.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { cli, type Service, startService, stopService } from "../support/service.ts";
+import { installRequest } from "../support/installs.ts";
+import { startMockNetwork } from "../support/mock-network.ts";
+import { cli, cliWithEnv, type Service, startService, stopService } from "../support/service.ts";
 
 describe("the attribution command line", () => {
   let dataDir: string;
@@ -365,6 +367,130 @@ describe("the attribution command line", () => {
       await cli(dataDir, "links", "disable", deeplinkId, "--app-id", "com.example.game"),
     ).toMatch(/is disabled/);
   }, 60_000);
+
+  it("configures a partner and a webhook, sends a test postback, and reads the attempts' log", async () => {
+    const mock = await startMockNetwork();
+    const APP = "com.example.partners";
+    // The mock network is on this machine: the CLI's check and its test sends allow it only
+    // under the operator's setting. The service has no such setting: its sends are refused.
+    const loopback = { ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK: "true" };
+    try {
+      const made = JSON.parse(
+        await cli(
+          dataDir,
+          "apps",
+          "create",
+          "--app-id",
+          APP,
+          "--name",
+          "Partners",
+          "--platform",
+          "android",
+          "--json",
+        ),
+      );
+      const sdkKey = made.keys.find((k: { kind: string }) => k.kind === "sdk").key;
+      expect(await cli(dataDir, "partners", "catalog")).toMatch(/google-ads +Google Ads/);
+
+      const template = join(dataDir, "template.json");
+      await writeFile(
+        template,
+        JSON.stringify({
+          method: "GET",
+          install: { url: `${mock.url}/cli/install?sid={service_id}&key={partner.key}` },
+          event: { url: `${mock.url}/cli/event?name={event_name}&revenue={revenue}` },
+        }),
+      );
+      const setArgs = [
+        "partners",
+        "set",
+        "cli-net",
+        "--app-id",
+        APP,
+        "--partner",
+        "custom",
+        "--template-file",
+        template,
+        "--installs",
+        "all",
+        "--secret-value",
+        "key=s3cret-cli",
+        "--event",
+        "service_purchase=buy:revenue",
+      ];
+      await expect(cli(dataDir, ...setArgs)).rejects.toThrow(/loopback|https/);
+      const saved = JSON.parse(await cliWithEnv(loopback, dataDir, ...setArgs, "--json"));
+      expect(saved).toMatchObject({
+        id: "cli-net",
+        installs: "all",
+        sealed_values: ["key"],
+        events: { service_purchase: { name: "buy", revenue: true } },
+      });
+      expect(JSON.stringify(saved)).not.toContain("s3cret-cli");
+
+      const tested = await cliWithEnv(
+        loopback,
+        dataDir,
+        "partners",
+        "test",
+        "cli-net",
+        "--app-id",
+        APP,
+      );
+      expect(tested).toContain("key=***");
+      expect(tested).not.toContain("s3cret-cli");
+      expect(tested).toMatch(/→ 200: delivered/);
+      expect(mock.to("/cli/install")[0]?.query.get("key")).toBe("s3cret-cli");
+      const event = await cliWithEnv(
+        loopback,
+        dataDir,
+        "partners",
+        "test",
+        "cli-net",
+        "--app-id",
+        APP,
+        "--event",
+        "service_purchase",
+      );
+      expect(event).toMatch(/name=buy&revenue=1\.99/);
+
+      const hook = await cliWithEnv(
+        loopback,
+        dataDir,
+        "partners",
+        "webhook",
+        "backend",
+        "--app-id",
+        APP,
+        "--url",
+        `${mock.url}/cli/hook`,
+      );
+      expect(hook).toMatch(/Signing secret \(shown once, keep it on your backend\): whsec_/);
+
+      // An install of the app: the service tries to post it back, and is refused the loopback.
+      const installed = await fetch(`${service.url}/v1/installs`, {
+        method: "POST",
+        headers: { authorization: sdkKey, "content-type": "application/json" },
+        body: JSON.stringify(installRequest("cli-partner-install")),
+      });
+      expect(installed.status).toBe(202);
+      let log = "";
+      for (let tries = 0; tries < 100 && !log.includes("cli-net"); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        log = await cli(dataDir, "partners", "log", "--app-id", APP);
+      }
+      expect(log).toMatch(/cli-net +install +try 1 +not sent: .*(loopback|https)/);
+      const listed = await cli(dataDir, "partners", "list", "--app-id", APP);
+      expect(listed).toMatch(/cli-net +custom +on +0 delivered, 0 retried, 1 failed/);
+      expect(listed).toMatch(/backend +webhook +on /);
+      expect(listed).not.toContain("whsec_");
+
+      await cli(dataDir, "partners", "remove", "backend", "--webhook", "--app-id", APP);
+      expect(await cli(dataDir, "partners", "list", "--app-id", APP)).not.toContain("backend");
+    } finally {
+      await mock.close();
+    }
+  });
 
   it("imports newer exchange rates, and refuses a file that is not the ECB's table", async () => {
     const file = join(dataDir, "eurofxref-hist.csv");

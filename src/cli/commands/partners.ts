@@ -1,0 +1,322 @@
+/**
+ * `attribution partners catalog|list|set|webhook|remove|settings|test|log`: an app's postbacks
+ * to ad networks and webhooks to its own backend, managed from the command line with the same
+ * rules as the API's postback routes (src/postbacks/configurations.ts, src/postbacks/wire.ts):
+ * secrets sealed and never printed after they are made, every URL checked, a test postback
+ * that shows the request and the answer.
+ */
+import { lookup } from "node:dns/promises";
+import { readFile } from "node:fs/promises";
+import { createHttpSender } from "../../adapters/postback-sender/http-sender.ts";
+import { NotFoundError, ValidationError } from "../../domain/errors.ts";
+import type { Os } from "../../domain/install-facts.ts";
+import { DELIVERY_LOG_DAYS, type SendTarget } from "../../ports/postbacks.ts";
+import { createPostbackConfigurations } from "../../postbacks/configurations.ts";
+import { PARTNERS } from "../../postbacks/partners.ts";
+import {
+  catalogPage,
+  logEntryAnswer,
+  type PartnerRequest,
+  partnerAnswer,
+  partnerRequestSchema,
+  settingsAnswer,
+  webhookAnswer,
+} from "../../postbacks/wire.ts";
+import { checked } from "../../validation/issues.ts";
+import { type AdminStores, withAdminStores } from "../admin-stores.ts";
+
+const resolveAll = (hostname: string) => lookup(hostname, { all: true });
+
+const configurationsOf = (stores: AdminStores) => {
+  const postbacks = stores.postbacks();
+  return createPostbackConfigurations({
+    store: postbacks.configs,
+    log: postbacks.log,
+    wrapper: stores.wrapper,
+    resolve: resolveAll,
+    allowLoopback: postbacks.allowLoopback,
+    sender: createHttpSender({ allowLoopback: postbacks.allowLoopback }),
+  });
+};
+
+const appMustExist = async (stores: AdminStores, appId: string) => {
+  const app = await stores.apps.get(appId);
+  if (!app) throw new NotFoundError(`App ${appId} does not exist.`);
+  return app;
+};
+
+const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
+
+export const partnerCatalogCommand = (options: { json?: boolean }) => {
+  const page = catalogPage();
+  if (options.json) {
+    print(page);
+    return;
+  }
+  for (const partner of page.data) {
+    const values = partner.values
+      .map((value) => `${value.name}${value.secret ? " (secret)" : ""}`)
+      .join(", ");
+    console.log(`${partner.id.padEnd(12)} ${partner.name}`);
+    console.log(
+      `${"".padEnd(12)} ${partner.method}; installs: ${partner.installs}; events: ${partner.takes_events ? "yes" : "no"}; values: ${values || "none"}`,
+    );
+  }
+  console.log("A partner the catalog lacks: --partner custom --template-file <template.json>.");
+};
+
+export interface SetPartnerOptions {
+  appId: string;
+  configId: string;
+  /** The API's body, as a JSON file; the flags below change it. */
+  fromFile?: string;
+  partner?: string;
+  templateFile?: string;
+  mediaSource?: string[];
+  value?: Record<string, string>;
+  secretValue?: Record<string, string>;
+  installs?: "won" | "all";
+  /** `service_purchase=purchase`, or `service_purchase=purchase:revenue`. */
+  event?: string[];
+  eventWindowDays?: number;
+  enabled?: "on" | "off";
+  json?: boolean;
+  dataDir: string;
+}
+
+const readJson = async (path: string, what: string): Promise<unknown> => {
+  try {
+    return JSON.parse(await readFile(path, "utf8"));
+  } catch (error) {
+    throw new ValidationError(`${what} ${path}: ${(error as Error).message}`);
+  }
+};
+
+/** The body the flags describe, over the file's when one is given. */
+export const partnerBodyOf = async (options: SetPartnerOptions): Promise<PartnerRequest> => {
+  const base = options.fromFile
+    ? checked(partnerRequestSchema, await readJson(options.fromFile, "--from-file"), "file")
+    : undefined;
+  const partner = options.partner ?? base?.partner;
+  if (!partner) throw new ValidationError("--partner is required (or a --from-file naming one).");
+  const events = { ...base?.events };
+  for (const mapping of options.event ?? []) {
+    const match = /^([^=]+)=([^:]+)(:revenue)?$/.exec(mapping);
+    if (!match?.[1] || !match[2]) {
+      throw new ValidationError(`--event ${mapping}: must be ours=theirs or ours=theirs:revenue`);
+    }
+    events[match[1]] = { name: match[2], revenue: match[3] !== undefined };
+  }
+  const secrets = Object.keys(options.secretValue ?? {});
+  return {
+    ...base,
+    partner,
+    ...(options.templateFile
+      ? { template: (await readJson(options.templateFile, "--template-file")) as never }
+      : {}),
+    ...(options.mediaSource?.length ? { media_sources: options.mediaSource } : {}),
+    values: { ...base?.values, ...options.value, ...options.secretValue },
+    ...(secrets.length > 0 || base?.secret_values
+      ? { secret_values: [...new Set([...(base?.secret_values ?? []), ...secrets])] }
+      : {}),
+    ...(options.installs ? { installs: options.installs } : {}),
+    ...(Object.keys(events).length > 0 ? { events } : {}),
+    ...(options.eventWindowDays !== undefined
+      ? { event_window_days: options.eventWindowDays }
+      : {}),
+    ...(options.enabled ? { enabled: options.enabled === "on" } : {}),
+  };
+};
+
+export const setPartnerCommand = async (options: SetPartnerOptions) => {
+  const body = await partnerBodyOf(options);
+  const { stored } = await withAdminStores(options.dataDir, async (stores) => {
+    await appMustExist(stores, options.appId);
+    return configurationsOf(stores).putPartner(options.appId, options.configId, body);
+  });
+  if (options.json) {
+    print(partnerAnswer(stored));
+    return;
+  }
+  const name = PARTNERS.find((partner) => partner.id === stored.partner)?.name ?? "custom template";
+  console.log(
+    `Saved ${stored.id} for ${stored.appId}: ${name}, ${stored.installs === "all" ? "every install" : `installs won by ${stored.mediaSources.join(", ")}`}, ${Object.keys(stored.events).length} mapped event(s), ${stored.enabled ? "on" : "off"}.`,
+  );
+  const sealed = Object.keys(stored.sealedValues);
+  if (sealed.length > 0) console.log(`Sealed: ${sealed.join(", ")} (never shown again).`);
+};
+
+export const setWebhookCommand = async (options: {
+  appId: string;
+  configId: string;
+  url: string;
+  rotateSecret?: boolean;
+  enabled?: "on" | "off";
+  json?: boolean;
+  dataDir: string;
+}) => {
+  const { stored, secret } = await withAdminStores(options.dataDir, async (stores) => {
+    await appMustExist(stores, options.appId);
+    return configurationsOf(stores).putWebhook(options.appId, options.configId, {
+      url: options.url,
+      ...(options.enabled ? { enabled: options.enabled === "on" } : {}),
+      ...(options.rotateSecret ? { rotate_secret: true } : {}),
+    });
+  });
+  if (options.json) {
+    print(webhookAnswer(stored, secret));
+    return;
+  }
+  console.log(`Saved webhook ${stored.id} for ${stored.appId}: ${stored.url}.`);
+  if (secret) {
+    console.log(`Signing secret (shown once, keep it on your backend): ${secret}`);
+  }
+};
+
+export const removePostbackCommand = async (options: {
+  appId: string;
+  configId: string;
+  webhook?: boolean;
+  dataDir: string;
+}) => {
+  const target: SendTarget = options.webhook ? "webhook" : "partner";
+  await withAdminStores(options.dataDir, (stores) =>
+    configurationsOf(stores).remove(options.appId, target, options.configId),
+  );
+  console.log(
+    `Removed ${target} configuration ${options.configId}: its pending sends are skipped.`,
+  );
+};
+
+export const postbackSettingsCommand = async (options: {
+  appId: string;
+  shareDeviceDataWithoutConsent: "on" | "off";
+  dataDir: string;
+}) => {
+  const settings = {
+    shareDeviceDataWithoutConsent: options.shareDeviceDataWithoutConsent === "on",
+  };
+  await withAdminStores(options.dataDir, async (stores) => {
+    await appMustExist(stores, options.appId);
+    await configurationsOf(stores).saveSettings(options.appId, settings);
+  });
+  console.log(
+    settings.shareDeviceDataWithoutConsent
+      ? "Device data of installs whose users were never asked now goes to ad networks."
+      : "Device data goes to ad networks only for users who agreed.",
+  );
+};
+
+export const listPostbacksCommand = async (options: {
+  appId: string;
+  json?: boolean;
+  dataDir: string;
+}) => {
+  const listed = await withAdminStores(options.dataDir, async (stores) => {
+    await appMustExist(stores, options.appId);
+    return configurationsOf(stores).list(options.appId);
+  });
+  if (options.json) {
+    print({
+      partners: listed.partners.map(partnerAnswer),
+      webhooks: listed.webhooks.map((webhook) => webhookAnswer(webhook)),
+      settings: settingsAnswer(listed.settings),
+    });
+    return;
+  }
+  const totals = new Map<string, { delivered: number; retry: number; failed: number }>();
+  for (const count of listed.counts) {
+    const total = totals.get(count.configId) ?? { delivered: 0, retry: 0, failed: 0 };
+    total.delivered += count.delivered;
+    total.retry += count.retry;
+    total.failed += count.failed;
+    totals.set(count.configId, total);
+  }
+  const countsOf = (id: string) => {
+    const total = totals.get(id);
+    return total
+      ? `${total.delivered} delivered, ${total.retry} retried, ${total.failed} failed`
+      : "no attempts";
+  };
+  if (listed.partners.length === 0 && listed.webhooks.length === 0) {
+    console.log(
+      `No postbacks for ${options.appId} yet: add one with \`attribution partners set\`.`,
+    );
+    return;
+  }
+  console.log(`Attempts of the last ${DELIVERY_LOG_DAYS} days:`);
+  for (const config of listed.partners) {
+    console.log(
+      `  ${config.id.padEnd(20)} ${config.partner.padEnd(12)} ${config.enabled ? "on " : "off"}  ${countsOf(config.id)}`,
+    );
+  }
+  for (const webhook of listed.webhooks) {
+    console.log(
+      `  ${webhook.id.padEnd(20)} ${"webhook".padEnd(12)} ${webhook.enabled ? "on " : "off"}  ${countsOf(webhook.id)}  ${webhook.url}`,
+    );
+  }
+};
+
+export const testPostbackCommand = async (options: {
+  appId: string;
+  configId: string;
+  webhook?: boolean;
+  event?: string;
+  platform?: Os;
+  json?: boolean;
+  dataDir: string;
+}) => {
+  const result = await withAdminStores(options.dataDir, async (stores) => {
+    const app = await appMustExist(stores, options.appId);
+    return configurationsOf(stores).test(
+      options.appId,
+      options.webhook ? "webhook" : "partner",
+      options.configId,
+      {
+        kind: options.event ? "event" : "install",
+        platform: options.platform ?? (app.platform === "ios" ? "ios" : "android"),
+        ...(options.event ? { eventName: options.event } : {}),
+      },
+    );
+  });
+  if (options.json) {
+    print(result);
+    return;
+  }
+  console.log(`${result.request.method} ${result.request.url}`);
+  for (const [name, value] of Object.entries(result.request.headers)) {
+    console.log(`${name}: ${value}`);
+  }
+  if (result.request.body !== null) console.log(`\n${result.request.body}`);
+  const { response } = result;
+  console.log(
+    `\n→ ${response.status ?? "no answer"}${response.error ? ` (${response.error})` : ""}: ${result.verdict}`,
+  );
+  if (response.body) console.log(response.body);
+};
+
+export const postbackLogCommand = async (options: {
+  appId: string;
+  limit?: number;
+  json?: boolean;
+  dataDir: string;
+}) => {
+  const page = await withAdminStores(options.dataDir, (stores) =>
+    configurationsOf(stores).logPage(options.appId, { limit: options.limit ?? 50 }),
+  );
+  const entries = page.entries.map(logEntryAnswer);
+  if (options.json) {
+    print(entries);
+    return;
+  }
+  if (entries.length === 0) {
+    console.log(`No attempts logged for ${options.appId} in the last ${DELIVERY_LOG_DAYS} days.`);
+    return;
+  }
+  for (const entry of entries) {
+    const outcome = entry.status === null ? (entry.error ?? "no answer") : String(entry.status);
+    console.log(
+      `${entry.time}  ${entry.config_id.padEnd(16)} ${entry.kind.padEnd(7)} try ${entry.attempt}  ${outcome.padEnd(4)} ${entry.verdict.padEnd(9)} ${entry.method} ${entry.url}`,
+    );
+  }
+};
