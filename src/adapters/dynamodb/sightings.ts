@@ -17,43 +17,38 @@
  * expiry only, none of a touch's attributes, so nothing that takes the table's touches by one
  * of them (their `source`, their advertising id) takes a sighting.
  */
-import { createHash } from "node:crypto";
 import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { HOUR_MS } from "../../domain/time.ts";
 import type { AddressSighting, SightingWindow } from "../../ports/address-crowds.ts";
 import { ipMatchKey } from "../../touches/ip.ts";
+import {
+  installTag,
+  sightingExpirySeconds,
+  sightingHour,
+  windowEndKey,
+} from "../../touches/lookup-keys.ts";
 import { indexOf } from "./table-definitions.ts";
 
 /** How every sighting's key begins: never a click id, which has no `#`. */
 export const SIGHTING_KEY_PREFIX = "seen#";
-
-/**
- * How long a sighting is kept after its hour: the day matching reads before a first open, and
- * a day more for an install reported or matched late (a retried job, the sweep).
- */
-const SIGHTING_LIFE_SECONDS = 2 * 86_400;
 
 /** Items read a page of the index at a time. */
 const PAGE = 100;
 
 const BY_IP = indexOf("touches", "byIp");
 
-const hourOf = (ms: number) => new Date(Math.floor(ms / HOUR_MS) * HOUR_MS).toISOString();
 const addressKey = (appId: string, ip: string) => `${appId}#${ip}#seen`;
-const installTag = (appId: string, serviceId: string) =>
-  createHash("sha256").update(`${appId}#${serviceId}`).digest("base64url").slice(0, 16);
 
 /** A sighting's item, or null for an address matching never reads (none at all). */
 export const sightingItem = (sighting: AddressSighting): Record<string, unknown> | null => {
   const ip = ipMatchKey(sighting.ip);
   if (!ip) return null;
-  const hour = hourOf(Date.parse(sighting.at));
+  const hour = sightingHour(Date.parse(sighting.at));
   const sortKey = `${hour}#${installTag(sighting.appId, sighting.serviceId)}`;
   return {
     clickId: `${SIGHTING_KEY_PREFIX}${sighting.appId}#${ip}#${sortKey}`,
     [BY_IP.partitionKey]: addressKey(sighting.appId, ip),
     [BY_IP.sortKey]: sortKey,
-    expiresTtl: Math.floor(Date.parse(hour) / 1000) + SIGHTING_LIFE_SECONDS,
+    expiresTtl: sightingExpirySeconds(hour),
   };
 };
 
@@ -78,9 +73,9 @@ export const countInstallsAt = async (
         ExpressionAttributeNames: { "#key": BY_IP.partitionKey, "#sort": BY_IP.sortKey },
         ExpressionAttributeValues: {
           ":key": addressKey(window.appId, address),
-          ":from": hourOf(window.from.getTime()),
-          // '~' sorts after '#' and every tag character: the window's last millisecond included.
-          ":to": `${window.to.toISOString()}~`,
+          ":from": sightingHour(window.from.getTime()),
+          // The window's last millisecond included.
+          ":to": windowEndKey(window.to),
         },
         ProjectionExpression: "#sort",
         ScanIndexForward: false,

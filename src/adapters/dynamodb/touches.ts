@@ -22,7 +22,12 @@ import * as z from "zod";
 import { TOUCH_TYPES } from "../../domain/touch.ts";
 import type { Touch, TouchStore, TouchWindow } from "../../ports/touches.ts";
 import { ipMatchKey } from "../../touches/ip.ts";
-import { TOUCH_LIMITS } from "../../touches/touch-request.ts";
+import {
+  maidMatchKey,
+  touchExpirySeconds,
+  touchSortKey,
+  windowEndKey,
+} from "../../touches/lookup-keys.ts";
 import { adFieldsItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { shards } from "./shards.ts";
@@ -60,12 +65,9 @@ export const toTouch = (item: Record<string, unknown>): Touch => {
   return touchItem.parse(touch);
 };
 
-// An IDFA is upper case from the device and often lower case from a network: one key for both.
-const maidKey = (appId: string, maid: string) => `${appId}#${maid.toLowerCase()}`;
+const maidKey = (appId: string, maid: string) => `${appId}#${maidMatchKey(maid)}`;
 const ipKey = (appId: string, key: string) => `${appId}#${key}`;
 const IP_SHARDS = shards(8);
-const touchKeyOf = (touch: Pick<Touch, "touchTime" | "clickId">) =>
-  `${touch.touchTime}#${touch.clickId}`;
 
 const itemOf = (touch: Touch) => {
   const ip = ipMatchKey(touch.ip);
@@ -75,9 +77,8 @@ const itemOf = (touch: Touch) => {
     urlParams: stringMapText(touch.urlParams),
     ...(touch.maid ? { maidKey: maidKey(touch.appId, touch.maid) } : {}),
     ...(ip ? { ipKey: IP_SHARDS.keyOf(ipKey(touch.appId, ip), touch.clickId) } : {}),
-    touchKey: touchKeyOf(touch),
-    expiresTtl:
-      Math.ceil(Date.parse(touch.touchTime) / 1000) + TOUCH_LIMITS.maxTouchAgeDays * 86_400,
+    touchKey: touchSortKey(touch),
+    expiresTtl: touchExpirySeconds(touch.touchTime),
   };
 };
 
@@ -119,8 +120,8 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
         ExpressionAttributeValues: {
           ":key": key,
           ":from": window.from.toISOString(),
-          // '~' sorts after '#' and every id character: the window's last millisecond included.
-          ":to": `${window.to.toISOString()}~`,
+          // The window's last millisecond included.
+          ":to": windowEndKey(window.to),
         },
         ScanIndexForward: false,
       },
@@ -166,7 +167,7 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
       // Newest first, as one query of the index would give them (its sort key's byte order).
       return shards
         .flat()
-        .map((touch) => ({ touch, key: touchKeyOf(touch) }))
+        .map((touch) => ({ touch, key: touchSortKey(touch) }))
         .sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0))
         .map(({ touch }) => touch);
     },

@@ -1,0 +1,64 @@
+/**
+ * What the embedded touch store holds beyond the contract it shares with DynamoDB's table
+ * (./touch-store.contract.test.ts): its folder opened again holds what it stored, and a lookup
+ * key that another begins with (an advertising id is the sender's to say, NULs and all) never
+ * takes that other's touches.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { contractTouch } from "../contracts/touch-store.test-support.ts";
+import { openLocalTouchStore } from "./touch-store.ts";
+
+const T0 = Date.parse("2026-11-24T12:00:00.000Z");
+const APP = "com.example.local";
+const day = { appId: APP, from: new Date(T0 - 86_400_000), to: new Date(T0 + 86_400_000) };
+
+describe("the embedded touch store", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "touch-store-"));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it("holds what it stored once its folder is opened again", async () => {
+    const first = await openLocalTouchStore(dir);
+    const touches = Array.from({ length: 500 }, (_, i) =>
+      contractTouch(APP, T0 + i, { maid: `device-${i % 7}` }),
+    );
+    await first.put(touches);
+    await first.recordSightings([
+      { appId: APP, serviceId: "install-1", ip: "81.2.69.142", at: new Date(T0).toISOString() },
+    ]);
+    await first.close();
+
+    const again = await openLocalTouchStore(dir);
+    try {
+      expect(await again.get(touches[123]?.clickId ?? "")).toEqual(touches[123]);
+      expect(await again.byIp("81.2.69.142", day)).toHaveLength(500);
+      expect(await again.byMaid("DEVICE-3", day)).toHaveLength(
+        touches.filter((touch) => touch.maid === "device-3").length,
+      );
+      expect(await again.installsAt("81.2.69.142", day, 10)).toBe(1);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("keeps a lookup key's window apart from a longer key's that begins with it", async () => {
+    const store = await openLocalTouchStore(dir);
+    try {
+      const mine = contractTouch(APP, T0, { maid: "device-a" });
+      // Unescaped, this one's entries would sort inside device-a's window.
+      const crafted = contractTouch(APP, T0, {
+        maid: `device-a\u0000${new Date(T0).toISOString()}`,
+      });
+      await store.put([mine, crafted]);
+      expect(await store.byMaid("device-a", day)).toEqual([mine]);
+      expect(await store.byMaid(crafted.maid ?? "", day)).toEqual([crafted]);
+    } finally {
+      await store.close();
+    }
+  });
+});

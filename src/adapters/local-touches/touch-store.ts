@@ -1,0 +1,249 @@
+/**
+ * The embedded runtime's touch store: what the DynamoDB table `touches` is on AWS, kept in a
+ * LevelDB database of its own (classic-level, in this process) rather than in the embedded
+ * DynamoDB. The link host writes every answered tap here from its click log, in batches of
+ * hundreds; through dynalite each click cost a request marshalled by the AWS SDK, sent over
+ * HTTP to its thread, checked and written there with an index entry apiece (most of the
+ * service's CPU per click), where here a batch is one LevelDB write of a few keys a click.
+ * It keeps to disk what it holds, so its memory is LevelDB's caches whatever the touches of the
+ * last 30 days number, and it opens at once after a restart.
+ *
+ * Keys (the same lookups as the DynamoDB table's item and indexes, src/touches/lookup-keys.ts):
+ *
+ *     t␀<click id>                                   the touch, as JSON
+ *     m␀<app>#<advertising id, lower case>␀<time>#<click id>   its click id
+ *     i␀<app>#<IP match key>␀<time>#<click id>                its click id
+ *     s␀<app>#<IP match key>␀<hour>#<install tag>             a sighting
+ *     x␀<expiry, Unix seconds, 12 digits>␀<an item's first key>  the item's keys, as JSON
+ *
+ * A window is one range of an index's keys, read backwards: newest first. The lookup key's
+ * own NUL characters (an advertising id is the sender's to say) are written as NUL then \x01,
+ * so that one lookup key's range never takes another's entries: those of a longer key that
+ * begins with it sort before the range's first time. `reap` deletes what the expiry keys
+ * before its cutoff name. A touch is written with its keys in one batch, after the old
+ * version's keys are deleted (a click id stored again is written over); writes that read first
+ * (`put`, `putIfAbsent`, `delete`, `reap`) take turns, so a claim of a click id is made once.
+ *
+ * A write resolves once LevelDB has handed it to the system, so a killed process loses none;
+ * `put`, the click log's batches and a network report's, is synced too, as the click log's
+ * groups are, so that a click the log counts as applied outlasts a power cut.
+ */
+import { ClassicLevel } from "classic-level";
+import type { AddressSighting, SightingWindow } from "../../ports/address-crowds.ts";
+import type { Touch, TouchStore, TouchWindow } from "../../ports/touches.ts";
+import { ipMatchKey } from "../../touches/ip.ts";
+import {
+  installTag,
+  maidMatchKey,
+  sightingExpirySeconds,
+  sightingHour,
+  touchExpirySeconds,
+  touchSortKey,
+  windowEndKey,
+} from "../../touches/lookup-keys.ts";
+
+export interface LocalTouchStore extends TouchStore {
+  close(): Promise<void>;
+}
+
+type Operation =
+  | { readonly type: "put"; readonly key: string; readonly value: string }
+  | { readonly type: "del"; readonly key: string };
+
+const SEPARATOR = "\u0000";
+/** A lookup key's NUL, written so that no lookup key's range reaches into another's. */
+const escaped = (key: string) =>
+  key.includes(SEPARATOR) ? key.replaceAll(SEPARATOR, `${SEPARATOR}\u0001`) : key;
+const indexPrefix = (space: "m" | "i" | "s", key: string) =>
+  `${space}${SEPARATOR}${escaped(key)}${SEPARATOR}`;
+
+const touchKey = (clickId: string) => `t${SEPARATOR}${clickId}`;
+const expiryPrefix = (seconds: number) =>
+  `x${SEPARATOR}${String(Math.max(0, seconds)).padStart(12, "0")}`;
+const expiryKey = (seconds: number, itemKey: string) =>
+  `${expiryPrefix(seconds)}${SEPARATOR}${itemKey}`;
+
+const maidLookup = (appId: string, maid: string) =>
+  indexPrefix("m", `${appId}#${maidMatchKey(maid)}`);
+const ipLookup = (appId: string, ipKey: string) => indexPrefix("i", `${appId}#${ipKey}`);
+const sightingLookup = (appId: string, ipKey: string) => indexPrefix("s", `${appId}#${ipKey}`);
+
+/** The keys a touch is stored under: the touch itself, its lookups, and its expiry. */
+const touchKeys = (touch: Touch) => {
+  const place = touchSortKey(touch);
+  const main = touchKey(touch.clickId);
+  const lookups: string[] = [];
+  if (touch.maid) lookups.push(`${maidLookup(touch.appId, touch.maid)}${place}`);
+  const ip = ipMatchKey(touch.ip);
+  if (ip) lookups.push(`${ipLookup(touch.appId, ip)}${place}`);
+  return { main, lookups, expiry: expiryKey(touchExpirySeconds(touch.touchTime), main) };
+};
+
+const writes = (touch: Touch): Operation[] => {
+  const { main, lookups, expiry } = touchKeys(touch);
+  return [
+    { type: "put", key: main, value: JSON.stringify(touch) },
+    ...lookups.map((key): Operation => ({ type: "put", key, value: touch.clickId })),
+    // What `reap` deletes with the expiry's own key.
+    { type: "put", key: expiry, value: JSON.stringify([main, ...lookups]) },
+  ];
+};
+
+const deletes = (touch: Touch): Operation[] => {
+  const { main, lookups, expiry } = touchKeys(touch);
+  return [main, ...lookups, expiry].map((key): Operation => ({ type: "del", key }));
+};
+
+const parse = (text: string) => JSON.parse(text) as Touch;
+
+/** Expired items a reap deletes at a time, so that writes waiting for their turn go between. */
+const REAP_BATCH = 1_000;
+
+export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore> => {
+  const db = new ClassicLevel<string, string>(dir, {
+    keyEncoding: "utf8",
+    valueEncoding: "utf8",
+  });
+  await db.open();
+
+  /** Writes that read first, one after another. */
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const done = turn.then(work, work);
+    turn = done.catch(() => undefined);
+    return done;
+  };
+
+  /** The touches stored under these click ids (undefined where none is). */
+  const stored = async (clickIds: readonly string[]): Promise<(Touch | undefined)[]> =>
+    clickIds.length === 0
+      ? []
+      : (await db.getMany(clickIds.map(touchKey))).map((text) =>
+          text === undefined ? undefined : parse(text),
+        );
+
+  /** A window of one lookup's touches, newest first. */
+  const inWindow = async (prefix: string, window: TouchWindow): Promise<Touch[]> => {
+    const clickIds: string[] = [];
+    for await (const clickId of db.values({
+      gte: `${prefix}${window.from.toISOString()}`,
+      lte: `${prefix}${windowEndKey(window.to)}`,
+      reverse: true,
+    })) {
+      clickIds.push(clickId);
+    }
+    // A touch deleted since its lookup key was read is left out.
+    return (await stored(clickIds)).filter((touch): touch is Touch => touch !== undefined);
+  };
+
+  return {
+    put: (touches) =>
+      inTurn(async () => {
+        if (touches.length === 0) return;
+        const before = await stored(touches.map((touch) => touch.clickId));
+        // What each click id holds as the batch goes: a click id twice, the second wins.
+        const current = new Map<string, Touch>();
+        for (const [index, old] of before.entries()) {
+          const clickId = touches[index]?.clickId;
+          if (old && clickId !== undefined) current.set(clickId, old);
+        }
+        const operations: Operation[] = [];
+        for (const touch of touches) {
+          const old = current.get(touch.clickId);
+          if (old) operations.push(...deletes(old));
+          operations.push(...writes(touch));
+          current.set(touch.clickId, touch);
+        }
+        await db.batch(operations, { sync: true });
+      }),
+
+    putIfAbsent: (touch) =>
+      inTurn(async () => {
+        const [old] = await stored([touch.clickId]);
+        if (old) return { touch: old, created: false };
+        await db.batch(writes(touch));
+        return { touch, created: true };
+      }),
+
+    delete: (clickIds) =>
+      inTurn(async () => {
+        const operations = (await stored(clickIds)).flatMap((old) => (old ? deletes(old) : []));
+        if (operations.length > 0) await db.batch(operations);
+      }),
+
+    async get(clickId) {
+      const [touch] = await stored([clickId]);
+      return touch;
+    },
+
+    byMaid: (maid, window) => inWindow(maidLookup(window.appId, maid), window),
+
+    async byIp(ip, window) {
+      const key = ipMatchKey(ip);
+      return key ? inWindow(ipLookup(window.appId, key), window) : [];
+    },
+
+    async recordSightings(sightings: readonly AddressSighting[]) {
+      // Idempotent puts, read nothing: the same install at the same address and hour is one key.
+      const operations: Operation[] = [];
+      for (const sighting of sightings) {
+        const ip = ipMatchKey(sighting.ip);
+        if (!ip) continue;
+        const hour = sightingHour(Date.parse(sighting.at));
+        const key = `${sightingLookup(sighting.appId, ip)}${hour}#${installTag(sighting.appId, sighting.serviceId)}`;
+        operations.push({ type: "put", key, value: "" });
+        operations.push({
+          type: "put",
+          key: expiryKey(sightingExpirySeconds(hour), key),
+          value: JSON.stringify([key]),
+        });
+      }
+      if (operations.length > 0) await db.batch(operations);
+    },
+
+    async installsAt(ip: string, window: SightingWindow, cap: number) {
+      const address = ipMatchKey(ip);
+      if (!address || cap <= 0) return 0;
+      const prefix = sightingLookup(window.appId, address);
+      const installs = new Set<string>();
+      for await (const key of db.keys({
+        gte: `${prefix}${sightingHour(window.from.getTime())}`,
+        lte: `${prefix}${windowEndKey(window.to)}`,
+        reverse: true,
+      })) {
+        installs.add(key.slice(key.lastIndexOf("#") + 1));
+        if (installs.size >= cap) break;
+      }
+      return installs.size;
+    },
+
+    async reap(cutoff) {
+      // DynamoDB's TTL takes an item whose expiry is before the cutoff's second.
+      const end = expiryPrefix(Math.floor(cutoff.getTime() / 1000));
+      let reaped = 0;
+      for (;;) {
+        const items = await inTurn(async () => {
+          const operations: Operation[] = [];
+          let count = 0;
+          for await (const [key, value] of db.iterator({
+            gt: `x${SEPARATOR}`,
+            lt: end,
+            limit: REAP_BATCH,
+          })) {
+            for (const itemKey of JSON.parse(value) as string[]) {
+              operations.push({ type: "del", key: itemKey });
+            }
+            operations.push({ type: "del", key });
+            count += 1;
+          }
+          if (operations.length > 0) await db.batch(operations);
+          return count;
+        });
+        reaped += items;
+        if (items < REAP_BATCH) return reaped;
+      }
+    },
+
+    close: () => inTurn(() => db.close()),
+  };
+};
