@@ -1,6 +1,7 @@
 /**
  * The data folder of the embedded runtime. Its layout mirrors the AWS resources:
- * `dynamodb/` (the tables), `lake/` (laid out like the lake bucket), `wal/` (the delivery
+ * `dynamodb/` (the tables), `touches/` (the touches table's, in a store of its own), `clicks/`
+ * (the link host's click log), `lake/` (laid out like the lake bucket), `wal/` (the delivery
  * stream's write-ahead files), `snapshots/` (materialised exports), `queues/` (the workers'
  * queues), `pages/` (export pages being written), `duckdb-tmp/` (what an export's query
  * spills), `fx/` (imported exchange rates), `keys/` (the master key that wraps the
@@ -18,6 +19,8 @@ export const dataPaths = (dataDir: string) => ({
   wal: join(dataDir, "wal"),
   // The link host's click log: each tap's click, until the touch store and the lake hold it.
   clicks: join(dataDir, "clicks"),
+  // The touch store (LevelDB): touches and address sightings, for matching.
+  touches: join(dataDir, "touches"),
   snapshots: join(dataDir, "snapshots"),
   // One folder queue per queue-driven worker (the SQS queues of AWS).
   queues: join(dataDir, "queues"),

@@ -34,6 +34,8 @@ import {
   createLocalDeliveryStream,
   type LocalDeliveryStream,
 } from "../adapters/local-stream/delivery-stream.ts";
+import { moveTouchesFromDynamoDb } from "../adapters/local-touches/from-dynamodb.ts";
+import { openLocalTouchStore } from "../adapters/local-touches/touch-store.ts";
 import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
 import { createAppKeyrings } from "../apps/app-keyrings.ts";
 import { type EmbeddedConfig, sizeInBytes } from "../config/embedded.ts";
@@ -231,16 +233,20 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   // process, so they stay in memory; keys and apps are changed by the CLI, which marks the data folder when it does.
   const revision = adminRevision(config.dataDir);
   const lake = await openLake(config);
+  // Touches in a store of their own rather than the embedded DynamoDB's table: what a data
+  // folder's table still holds moves over first.
+  const touchStore = await openLocalTouchStore(paths.touches);
+  const moved = await moveTouchesFromDynamoDb(dynamodb.doc, LOCAL_TABLE_NAMES.touches, touchStore);
+  if (moved.touches + moved.sightings > 0) {
+    logger.info("touches moved from the embedded DynamoDB to the touch store", moved);
+  }
   // A tap is answered once its click is in the click log; the touch store and the lake's
   // stream are written from the log in batches after the answer, and matching reads touches
   // only once the log is applied up to its start.
   const clickLog = await createLocalClickLog({
     dir: paths.clicks,
     apply: async (clicks) => {
-      await Promise.all([
-        stored.touches.put(clicks),
-        lake.streams.touches.put(clicks.map(touchRow)),
-      ]);
+      await Promise.all([touchStore.put(clicks), lake.streams.touches.put(clicks.map(touchRow))]);
     },
   });
 
@@ -251,7 +257,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     customerUsers: cachedCustomerUserMap(stored.customerUsers),
     snapshots: cachedSnapshotCatalog(stored.snapshots, 10_000),
     deletions: cachedDeletionStore(stored.deletions),
-    touches: touchReadsAfter(stored.touches, clickLog),
+    touches: touchReadsAfter(touchStore, clickLog),
     // Read on every install and event batch; changed through this process (and, next, the CLI).
     postbackConfigs: cachedPostbackConfigs(stored.postbackConfigs, config.appCacheMs, {
       revision: revision.current,
@@ -445,6 +451,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       await jobs?.stop();
       await workers.stop();
       await clickLog.close();
+      await touchStore.close();
       await lake.close();
       await dynamodb.close();
       await removeRuntimeInfo(config.dataDir);

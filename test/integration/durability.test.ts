@@ -7,11 +7,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readRuntimeInfo } from "../../src/embedded/data-dir.ts";
-import { LOCAL_TABLE_NAMES } from "../../src/embedded/local-dynamodb.ts";
+import { openLocalTouchStore } from "../../src/adapters/local-touches/touch-store.ts";
+import { dataPaths, readRuntimeInfo } from "../../src/embedded/data-dir.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
 import { clickIdOfReferrer } from "../../src/touches/destination.ts";
 import {
@@ -221,40 +220,19 @@ describe("durability of acknowledged events", () => {
     await Promise.all(Array.from({ length: CONCURRENCY }, tapper));
     expect(killed).toBe(true);
 
+    // The restarted service applies what its log holds, and a clean stop finishes it; the touch
+    // store and the lake are then read from the data folder.
     service = await startService(dataDir);
-    // The touch store, once the restarted service has applied what its log holds.
-    const info = await readRuntimeInfo(dataDir);
-    const dynamodb = new DynamoDBClient({
-      endpoint: info?.dynamodbEndpoint,
-      region: "local",
-      credentials: { accessKeyId: "local", secretAccessKey: "local" },
-    });
-    const missing = async () => {
-      const absent: string[] = [];
-      for (const clickId of acknowledged) {
-        const { Item } = await dynamodb.send(
-          new GetItemCommand({
-            TableName: LOCAL_TABLE_NAMES.touches,
-            Key: { clickId: { S: clickId } },
-            ConsistentRead: true,
-          }),
-        );
-        if (!Item) absent.push(clickId);
-      }
-      return absent;
-    };
-    const deadline = Date.now() + 60_000;
-    let absent = await missing();
-    while (absent.length > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      absent = await missing();
+    await stopService(service.child);
+    const touches = await openLocalTouchStore(dataPaths(dataDir).touches);
+    const absent: string[] = [];
+    for (const clickId of acknowledged) {
+      if (!(await touches.get(clickId))) absent.push(clickId);
     }
-    dynamodb.destroy();
+    await touches.close();
     expect(absent).toEqual([]);
 
-    // The lake, once a clean stop has delivered everything: every click there, and the link's
-    // count (by click id) within the taps sent.
-    await stopService(service.child);
+    // The lake: every click there, and the link's count (by click id) within the taps sent.
     const duckdb = await DuckDBInstance.create(":memory:");
     const connection = await duckdb.connect();
     const reader = await connection.runAndReadAll(

@@ -43,6 +43,13 @@ import {
 } from "../../touches/lookup-keys.ts";
 
 export interface LocalTouchStore extends TouchStore {
+  /**
+   * Sightings as DynamoDB's table keys them (`<app>#<IP match key>`, `<hour>#<install tag>`),
+   * for moving a data folder's table here (./from-dynamodb.ts).
+   */
+  restoreSightings(
+    sightings: readonly { readonly address: string; readonly sortKey: string }[],
+  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -122,6 +129,23 @@ export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore>
           text === undefined ? undefined : parse(text),
         );
 
+  /** Idempotent puts, read nothing: the same install at the same address and hour is one key. */
+  const putSightings = async (
+    sightings: readonly { address: string; hour: string; sortKey: string }[],
+  ) => {
+    const operations: Operation[] = [];
+    for (const { address, hour, sortKey } of sightings) {
+      const key = `${indexPrefix("s", address)}${sortKey}`;
+      operations.push({ type: "put", key, value: "" });
+      operations.push({
+        type: "put",
+        key: expiryKey(sightingExpirySeconds(hour), key),
+        value: JSON.stringify([key]),
+      });
+    }
+    if (operations.length > 0) await db.batch(operations);
+  };
+
   /** A window of one lookup's touches, newest first. */
   const inWindow = async (prefix: string, window: TouchWindow): Promise<Touch[]> => {
     const clickIds: string[] = [];
@@ -183,23 +207,24 @@ export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore>
       return key ? inWindow(ipLookup(window.appId, key), window) : [];
     },
 
-    async recordSightings(sightings: readonly AddressSighting[]) {
-      // Idempotent puts, read nothing: the same install at the same address and hour is one key.
-      const operations: Operation[] = [];
-      for (const sighting of sightings) {
-        const ip = ipMatchKey(sighting.ip);
-        if (!ip) continue;
-        const hour = sightingHour(Date.parse(sighting.at));
-        const key = `${sightingLookup(sighting.appId, ip)}${hour}#${installTag(sighting.appId, sighting.serviceId)}`;
-        operations.push({ type: "put", key, value: "" });
-        operations.push({
-          type: "put",
-          key: expiryKey(sightingExpirySeconds(hour), key),
-          value: JSON.stringify([key]),
-        });
-      }
-      if (operations.length > 0) await db.batch(operations);
-    },
+    recordSightings: (sightings: readonly AddressSighting[]) =>
+      putSightings(
+        sightings.flatMap((sighting) => {
+          const ip = ipMatchKey(sighting.ip);
+          if (!ip) return [];
+          const hour = sightingHour(Date.parse(sighting.at));
+          const tag = installTag(sighting.appId, sighting.serviceId);
+          return [{ address: `${sighting.appId}#${ip}`, hour, sortKey: `${hour}#${tag}` }];
+        }),
+      ),
+
+    restoreSightings: (sightings) =>
+      putSightings(
+        sightings.map((sighting) => ({
+          ...sighting,
+          hour: sighting.sortKey.slice(0, sighting.sortKey.indexOf("#")),
+        })),
+      ),
 
     async installsAt(ip: string, window: SightingWindow, cap: number) {
       const address = ipMatchKey(ip);
