@@ -563,3 +563,248 @@ export const downloadExport = async (request: ExportRequest): Promise<ExportDown
     snapshotRows: rows !== null && /^\d+$/.test(rows) ? Number(rows) : null,
   };
 };
+
+// Postbacks (docs/postbacks.md): the partner catalog, the app's configurations, tests, the log
+
+export interface CatalogValue {
+  name: string;
+  label: string;
+  /** Stored sealed once saved, never shown again. */
+  secret: boolean;
+  kind: "text" | "url";
+  description: string;
+}
+
+export type InstallScope = "won" | "all";
+
+export interface CatalogPartner {
+  id: string;
+  name: string;
+  method: string;
+  installs: InstallScope;
+  media_sources: string[];
+  /** The names an event may be mapped to; null: any. */
+  event_names: string[] | null;
+  takes_installs: boolean;
+  takes_events: boolean;
+  values: CatalogValue[];
+  macros: string[];
+  sources: string[];
+  notes: string;
+}
+
+export interface CatalogMacro {
+  name: string;
+  kind: "text" | "number";
+  of: "install" | "event" | "any";
+  description: string;
+}
+
+export interface PartnerCatalog {
+  data: CatalogPartner[];
+  macros: CatalogMacro[];
+}
+
+export type HttpMethod = "GET" | "POST";
+
+export interface RequestTemplate {
+  url: string;
+  headers?: Record<string, string>;
+  body?: string | null;
+}
+
+/** A custom partner's template: the method, and an install and/or event request. */
+export interface CustomTemplate {
+  method: HttpMethod;
+  install?: RequestTemplate | null;
+  event?: RequestTemplate | null;
+}
+
+export interface EventMapping {
+  name: string;
+  revenue: boolean;
+}
+
+export interface PartnerConfig {
+  id: string;
+  partner: string;
+  /** A custom partner's; null for a catalog one. */
+  template: CustomTemplate | null;
+  media_sources: string[];
+  /** The values that are not secret. */
+  values: Record<string, string>;
+  /** The names of the secret values saved: never shown. */
+  sealed_values: string[];
+  secret_values: string[];
+  installs: InstallScope;
+  events: Record<string, EventMapping>;
+  event_window_days: number;
+  enabled: boolean;
+  updated_at: string;
+}
+
+/** What `PUT /v1/postbacks/partners/{config_id}` takes: a secret value left out is kept. */
+export interface PartnerConfigRequest {
+  partner: string;
+  template?: CustomTemplate | null;
+  media_sources?: string[];
+  values?: Record<string, string>;
+  secret_values?: string[];
+  installs?: InstallScope;
+  events?: Record<string, EventMapping>;
+  event_window_days?: number;
+  enabled?: boolean;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  enabled: boolean;
+  updated_at: string;
+  /** The signing secret: only in the answer that made it. */
+  secret?: string;
+}
+
+export interface WebhookRequest {
+  url: string;
+  enabled?: boolean;
+  rotate_secret?: boolean;
+}
+
+export interface PostbackSettings {
+  share_device_data_without_consent: boolean;
+}
+
+export interface DeliveryCounts {
+  day: string;
+  config_id: string;
+  partner: string;
+  delivered: number;
+  retry: number;
+  failed: number;
+}
+
+export interface Postbacks {
+  partners: PartnerConfig[];
+  webhooks: Webhook[];
+  settings: PostbackSettings;
+  /** The last 30 days' attempts, per day and configuration, by verdict. */
+  counts: DeliveryCounts[];
+}
+
+export type Verdict = "delivered" | "retry" | "failed";
+
+export interface PostbackTest {
+  kind?: "install" | "event";
+  platform?: Platform;
+  /** Our event name; the first mapped event when left out. */
+  event_name?: string;
+}
+
+export interface PostbackTestResult {
+  request: {
+    method: string;
+    /** As sent, its secrets masked. */
+    url: string;
+    headers: Record<string, string>;
+    body: string | null;
+  };
+  response: { status: number | null; body: string | null; error: string | null };
+  verdict: Verdict;
+}
+
+export interface DeliveryAttempt {
+  time: string;
+  send_id: string;
+  config_id: string;
+  target: "partner" | "webhook";
+  partner: string;
+  kind: "install" | "event";
+  service_id: string;
+  event_id: string | null;
+  method: string;
+  url: string;
+  status: number | null;
+  answer: string | null;
+  error: string | null;
+  attempt: number;
+  retry: boolean;
+  verdict: Verdict;
+  final: boolean;
+}
+
+export interface DeliveryLogPage {
+  data: DeliveryAttempt[];
+  next_cursor: string | null;
+}
+
+export type PostbackTarget = "partners" | "webhooks";
+
+export const getPartnerCatalog = (appId: string): Promise<PartnerCatalog> =>
+  call<PartnerCatalog>("GET", "/v1/partners", { query: { app_id: appId }, appId });
+
+export const getPostbacks = (appId: string): Promise<Postbacks> =>
+  call<Postbacks>("GET", "/v1/postbacks", { query: { app_id: appId }, appId });
+
+export const savePartnerConfig = (
+  appId: string,
+  configId: string,
+  config: PartnerConfigRequest,
+): Promise<PartnerConfig> =>
+  call<PartnerConfig>("PUT", `/v1/postbacks/partners/${segment(configId)}`, {
+    query: { app_id: appId },
+    body: config,
+    appId,
+  });
+
+export const saveWebhook = (
+  appId: string,
+  configId: string,
+  webhook: WebhookRequest,
+): Promise<Webhook> =>
+  call<Webhook>("PUT", `/v1/postbacks/webhooks/${segment(configId)}`, {
+    query: { app_id: appId },
+    body: webhook,
+    appId,
+  });
+
+export const deletePostbackConfig = (
+  appId: string,
+  target: PostbackTarget,
+  configId: string,
+): Promise<void> =>
+  call<void>("DELETE", `/v1/postbacks/${target}/${segment(configId)}`, {
+    query: { app_id: appId },
+    appId,
+  });
+
+export const testPostback = (
+  appId: string,
+  target: PostbackTarget,
+  configId: string,
+  test: PostbackTest,
+): Promise<PostbackTestResult> =>
+  call<PostbackTestResult>("POST", `/v1/postbacks/${target}/${segment(configId)}/test`, {
+    query: { app_id: appId },
+    body: test,
+    appId,
+  });
+
+export const savePostbackSettings = (
+  appId: string,
+  settings: PostbackSettings,
+): Promise<PostbackSettings> =>
+  call<PostbackSettings>("PUT", "/v1/postbacks/settings", {
+    query: { app_id: appId },
+    body: settings,
+    appId,
+  });
+
+export const getDeliveryLog = (
+  appId: string,
+  page: { limit?: number; cursor?: string | undefined } = {},
+): Promise<DeliveryLogPage> =>
+  call<DeliveryLogPage>("GET", "/v1/postbacks/log", {
+    query: { app_id: appId, limit: page.limit, cursor: page.cursor },
+    appId,
+  });
