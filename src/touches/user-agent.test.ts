@@ -97,4 +97,33 @@ describe("deviceTraits", () => {
   it("treats a missing agent as a bot", () => {
     expect(deviceTraits(undefined).isBot).toBe(true);
   });
+
+  it("reads an agent parsed before the same, and each tap's own hints with it", () => {
+    const first = deviceTraits(PIXEL);
+    for (let i = 0; i < 3; i++) expect(deviceTraits(PIXEL)).toEqual(first);
+    const pixel = {
+      "sec-ch-ua-model": '"Pixel 8"',
+      "sec-ch-ua-platform-version": '"14.0.0"',
+    };
+    const galaxy = {
+      "sec-ch-ua-model": '"SM-S911B"',
+      "sec-ch-ua-platform-version": '"13.0.0"',
+    };
+    for (let i = 0; i < 3; i++) {
+      expect(deviceTraits(REDUCED, pixel)).toMatchObject({
+        deviceModel: "Pixel 8",
+        osVersion: "14",
+      });
+      expect(deviceTraits(REDUCED, galaxy)).toMatchObject({
+        deviceModel: "SM-S911B",
+        osVersion: "13",
+      });
+      expect(deviceTraits(REDUCED)).toMatchObject({ deviceModel: null, osVersion: null });
+    }
+    // Past what is kept, an agent is parsed each time, to the same traits.
+    for (let i = 0; i < 2_100; i++) deviceTraits(`${PIXEL} variant/${i}`);
+    expect(deviceTraits(PIXEL)).toEqual(first);
+    const long = `${PIXEL} ${"x".repeat(600)}`;
+    expect(deviceTraits(long)).toEqual(deviceTraits(long));
+  });
 });

@@ -62,32 +62,66 @@ const trimmedVersion = (version: string | null) => {
 export const sentDeviceHints = (headers: DeviceHintHeaders): boolean =>
   headers["sec-ch-ua-model"] !== undefined && headers["sec-ch-ua-platform-version"] !== undefined;
 
+/** What the agent alone says; the hints may fill in what a reduced agent hides. */
+interface AgentTraits {
+  readonly platform: DevicePlatform;
+  readonly osVersion: string | null;
+  readonly deviceModel: string | null;
+  readonly isBot: boolean;
+  readonly reduced: boolean;
+}
+
+const parseAgent = (agent: string): AgentTraits => {
+  const { os, device } = new UAParser(agent).getResult();
+  const platform: DevicePlatform =
+    os.name === "Android" ? "android" : os.name === "iOS" ? "ios" : "other";
+  return {
+    platform,
+    osVersion: platform === "other" ? null : (os.version ?? null),
+    deviceModel: platform === "other" ? null : (device.model ?? null),
+    // An empty agent is no browser a person taps links in.
+    isBot: agent.trim() === "" || isbot(agent),
+    reduced: platform === "android" && device.model === REDUCED_ANDROID_MODEL,
+  };
+};
+
+/**
+ * Agents parsed lately. Taps repeat a few agents many times over (every Android phone on one
+ * Chrome release sends the same reduced agent, every iPhone on one iOS release nearly so), and
+ * parsing one costs more than the rest of a tap's own work; the oldest goes first when full.
+ */
+const PARSED_AGENTS = 2_000;
+/** Longer than real agents: what is longer is parsed each time, not kept. */
+const MAX_KEPT_AGENT_LENGTH = 512;
+const parsedAgents = new Map<string, AgentTraits>();
+
+const agentTraits = (agent: string): AgentTraits => {
+  const known = parsedAgents.get(agent);
+  if (known) return known;
+  const traits = parseAgent(agent);
+  if (agent.length <= MAX_KEPT_AGENT_LENGTH) {
+    if (parsedAgents.size >= PARSED_AGENTS) {
+      const oldest = parsedAgents.keys().next();
+      if (!oldest.done) parsedAgents.delete(oldest.value);
+    }
+    parsedAgents.set(agent, traits);
+  }
+  return traits;
+};
+
 export const deviceTraits = (
   userAgent: string | null | undefined,
   hints: DeviceHintHeaders = {},
 ): DeviceTraits => {
-  const agent = userAgent ?? "";
-  const { os, device } = new UAParser(agent).getResult();
-  const platform: DevicePlatform =
-    os.name === "Android" ? "android" : os.name === "iOS" ? "ios" : "other";
-  const reduced = platform === "android" && device.model === REDUCED_ANDROID_MODEL;
+  const { platform, osVersion, deviceModel, isBot, reduced } = agentTraits(userAgent ?? "");
   const hinted = (value: string | null) => (value === null || value === "" ? null : value);
   return {
     platform,
-    osVersion:
-      platform === "other"
-        ? null
-        : reduced
-          ? trimmedVersion(hinted(sfString(hints["sec-ch-ua-platform-version"])))
-          : (os.version ?? null),
-    deviceModel:
-      platform === "other"
-        ? null
-        : reduced
-          ? hinted(sfString(hints["sec-ch-ua-model"]))
-          : (device.model ?? null),
-    // An empty agent is no browser a person taps links in.
-    isBot: agent.trim() === "" || isbot(agent),
+    osVersion: reduced
+      ? trimmedVersion(hinted(sfString(hints["sec-ch-ua-platform-version"])))
+      : osVersion,
+    deviceModel: reduced ? hinted(sfString(hints["sec-ch-ua-model"])) : deviceModel,
+    isBot,
     reducedAgent: reduced,
   };
 };
