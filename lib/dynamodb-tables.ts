@@ -305,10 +305,20 @@ const TABLE_GRANTS: {
     enqueue: [{ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("outbox") }],
     // Read, claimed and settled attempt by attempt (conditional updates); never added or deleted.
     work: [{ actions: ["dynamodb:GetItem", "dynamodb:UpdateItem"], on: whole("outbox") }],
+    // An install's sends found by the by-install index and deleted (its deletion request).
+    purge: [
+      { actions: QUERY, on: indexes("outbox", "byInstall") },
+      { actions: ["dynamodb:BatchWriteItem", "dynamodb:DeleteItem"], on: whole("outbox") },
+    ],
   },
   deliveryLog: {
     // An attempt's record put (once, conditionally, or again), its day's count updated.
     write: [{ actions: ["dynamodb:PutItem", "dynamodb:UpdateItem"], on: whole("deliveryLog") }],
     read: [{ actions: QUERY, on: indexes("deliveryLog", "byApp") }],
+    // An install's attempts found by the by-install index and deleted; the counts stay.
+    purge: [
+      { actions: QUERY, on: indexes("deliveryLog", "byInstall") },
+      { actions: ["dynamodb:BatchWriteItem", "dynamodb:DeleteItem"], on: whole("deliveryLog") },
+    ],
   },
 };

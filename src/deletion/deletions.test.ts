@@ -36,6 +36,8 @@ const memoryDeletions = () => {
 
 const noopStores = {
   attributions: { delete: async () => undefined },
+  outbox: { purgeInstall: async () => 0 },
+  deliveryLog: { purgeInstall: async () => 0 },
   installs: {
     putIfAbsent: async () => ({ install: undefined as never, created: false }),
     get: async () => undefined,

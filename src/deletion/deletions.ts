@@ -10,6 +10,7 @@ import type { AttributionStore } from "../ports/attributions.ts";
 import type { DeletionRequest, DeletionStore } from "../ports/deletions.ts";
 import type { CustomerUserMap, InstallStore } from "../ports/installs.ts";
 import type { LakePurger } from "../ports/lake.ts";
+import type { DeliveryLog, OutboxStore } from "../ports/postbacks.ts";
 
 export interface DeletionAnswer {
   request_id: string;
@@ -74,6 +75,9 @@ export interface PurgeDeps {
   readonly customerUsers: CustomerUserMap;
   /** The install's attribution: its result, and while pending what matching needed. */
   readonly attributions: Pick<AttributionStore, "delete">;
+  /** Its postbacks' and webhooks' sends, and their attempts' records (URLs may hold its ids). */
+  readonly outbox: Pick<OutboxStore, "purgeInstall">;
+  readonly deliveryLog: Pick<DeliveryLog, "purgeInstall">;
   readonly lake: LakePurger;
   /** Delivers whatever the streams hold, so no row of the install arrives after its purge. */
   readonly flush: () => Promise<void>;
@@ -106,6 +110,8 @@ export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
       await deps.installs.delete(request.appId, request.serviceId);
       await deps.customerUsers.deleteInstall(request.appId, request.serviceId);
       await deps.attributions.delete(request.appId, request.serviceId);
+      await deps.outbox.purgeInstall(request.appId, request.serviceId);
+      await deps.deliveryLog.purgeInstall(request.appId, request.serviceId);
       await deps.lake.purgeInstall(request.appId, request.serviceId);
       // The tombstones hold open requests only: exports find this one by app from now on. Before
       // the status, so a request whose tombstone stays (the call failed) is tried again.

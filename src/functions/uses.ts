@@ -59,11 +59,15 @@ export interface TableAccess {
   readonly postbackConfigs: "read" | "manage";
   /**
    * enqueue: add a send where none is (a conditional put) and read one (the triggers); work:
-   * read, claim and settle one (the postback worker).
+   * read, claim and settle one (the postback worker); purge: an install's sends (the by-install
+   * index) deleted.
    */
-  readonly outbox: "enqueue" | "work";
-  /** write: record an attempt and count it; read: an app's attempts and counts (the index). */
-  readonly deliveryLog: "write" | "read";
+  readonly outbox: "enqueue" | "work" | "purge";
+  /**
+   * write: record an attempt and count it; read: an app's attempts and counts (the index);
+   * purge: an install's attempts (the by-install index) deleted.
+   */
+  readonly deliveryLog: "write" | "read" | "purge";
 }
 
 /**
@@ -127,3 +131,56 @@ export interface Uses<Queue extends string = string> {
   readonly appleAds?: "call";
   readonly settings?: readonly FunctionSetting[];
 }
+
+/**
+ * What one function serving several rows (a route group, src/functions/manifest.ts) uses: every
+ * resource any of them names, with the one access word they all give it, and every setting any
+ * of them reads. A function has one environment and one role, so two rows that name a resource
+ * with different words cannot share one: that is refused here, naming both rows, rather than
+ * granted as the wider word (the narrower row would run with the wider grant unseen).
+ */
+export const mergeUses = <Q extends string>(
+  owner: string,
+  rows: readonly { readonly id: string; readonly uses: Uses<Q> }[],
+): Uses<Q> => {
+  const merged: Record<string, unknown> = {};
+  const givenBy = new Map<string, string>();
+  const settings: FunctionSetting[] = [];
+  const agree = (
+    target: Record<string, unknown>,
+    key: string,
+    path: string,
+    word: unknown,
+    row: string,
+  ) => {
+    const had = target[key];
+    if (had === undefined) {
+      target[key] = word;
+      givenBy.set(path, row);
+    } else if (had !== word) {
+      throw new Error(
+        `${owner}: ${givenBy.get(path)} uses ${path} "${String(had)}" where ${row} uses "${String(word)}"; the rows of one function must give a resource the same access word`,
+      );
+    }
+  };
+  for (const row of rows) {
+    for (const [key, value] of Object.entries(row.uses) as [keyof Uses, unknown][]) {
+      if (value === undefined) continue;
+      if (key === "settings") {
+        for (const setting of value as readonly FunctionSetting[]) {
+          if (!settings.includes(setting)) settings.push(setting);
+        }
+      } else if (typeof value === "object" && value !== null) {
+        const target = (merged[key] ?? {}) as Record<string, unknown>;
+        merged[key] = target;
+        for (const [name, word] of Object.entries(value)) {
+          if (word !== undefined) agree(target, name, `${key}.${name}`, word, row.id);
+        }
+      } else {
+        agree(merged, key, key, value, row.id);
+      }
+    }
+  }
+  if (settings.length > 0) merged.settings = settings;
+  return merged as Uses<Q>;
+};

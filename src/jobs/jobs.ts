@@ -62,6 +62,8 @@ export const JOBS = [
           customerUsers: "purge",
           snapshots: "purge",
           attributions: "purge",
+          outbox: "purge",
+          deliveryLog: "purge",
         },
         lake: "purge",
         settings: ["minRequestAge"],

@@ -22,6 +22,8 @@ export const purgeJob = /* @__PURE__ */ composition(
         installs: tables.installs,
         customerUsers: tables.customerUsers,
         attributions: tables.attributions,
+        outbox: tables.outbox,
+        deliveryLog: tables.deliveryLog,
         lake: lakePurger,
         flush: flushLake,
         ...(runtime.kind === "aws" ? { minAgeMs: settings.minRequestAgeMs } : {}),

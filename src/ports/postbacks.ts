@@ -181,6 +181,8 @@ export interface OutboxStore {
   skip(sendId: string, note: string, at: string): Promise<void>;
   /** Forgets rows past their lifetime (OUTBOX_DAYS) at `now` (DynamoDB's TTL on AWS); how many. */
   reap(now: Date): Promise<number>;
+  /** Forgets every send of an install (its deletion request); how many. */
+  purgeInstall(appId: string, serviceId: string): Promise<number>;
 }
 
 /** One attempt as the delivery log keeps it (src/postbacks/retries.ts's record, and whose). */
@@ -233,6 +235,8 @@ export interface DeliveryLog {
   counts(appId: string, since: Date): Promise<DeliveryCounts[]>;
   /** Forgets records and counts past their lifetime at `now` (DynamoDB's TTL on AWS); how many. */
   reap(now: Date): Promise<number>;
+  /** Forgets every attempt of an install (its deletion request); the days' counts stay. */
+  purgeInstall(appId: string, serviceId: string): Promise<number>;
 }
 
 /** A request ready to go (src/postbacks/templates.ts's, or a webhook's). */

@@ -504,6 +504,32 @@ describe("postbacks and webhooks over HTTP", () => {
     expect(removed.status).toBe(204);
   });
 
+  it("forgets an install's sends and its attempts' records when its data is deleted on request", async () => {
+    await install(androidInstall("pb-forgotten", { maid: GAID }));
+    expect(await attributionOf("pb-forgotten")).toMatchObject({ media_source: "organic" });
+    await mock.waitFor((r) => r.path === "/b/install" && r.query.get("sid") === "pb-forgotten");
+    await settle();
+    expect(await logOf("net-b-all", "pb-forgotten")).toHaveLength(1);
+    const sendId = sendIdOf(sendConfigKey(APP, "partner", "net-b-all"), {
+      kind: "install",
+      serviceId: "pb-forgotten",
+    });
+    expect(await rt.stores.outbox.get(sendId)).toBeDefined();
+
+    const deleted = await rt.fetch("/v1/installs/pb-forgotten", { method: "DELETE" }, keys.sdkKey);
+    expect(deleted.status).toBe(202);
+    const { request_id } = (await deleted.json()) as { request_id: string };
+    let status = "";
+    for (let attempt = 0; attempt < 200 && status !== "completed"; attempt++) {
+      await sleep(100);
+      const response = await rt.get(`/v1/deletions/${request_id}`, keys.serverKey);
+      status = ((await response.json()) as { status: string }).status;
+    }
+    expect(status).toBe("completed");
+    expect(await rt.stores.outbox.get(sendId)).toBeUndefined();
+    expect(await logOf("net-b-all", "pb-forgotten")).toEqual([]);
+  });
+
   it("signs a webhook so that the documented recipe verifies it", async () => {
     const saved = await rt.fetch(
       "/v1/postbacks/webhooks/backend",

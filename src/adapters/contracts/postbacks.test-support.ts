@@ -350,5 +350,38 @@ export const describePostbackStoresContract = (
         iso(Date.now()).slice(0, 10),
       ]);
     });
+
+    it("purges one install's sends and attempts, leaving its neighbours' and the counts", async () => {
+      const { outbox, log } = stores();
+      const app = freshApp();
+      const now = Date.now();
+      const other = { ...row(app, "x").subject, serviceId: "device-2" };
+      await outbox.add(row(app, `${app}-a`));
+      await outbox.add(row(app, `${app}-b`, { configId: "cfg-2" }));
+      await outbox.add(row(app, `${app}-c`, { subject: other }));
+      // The same service id in another app is another install.
+      const elsewhere = freshApp();
+      await outbox.add(row(elsewhere, `${elsewhere}-a`));
+      // Send ids are hashes, unique across apps: these are made so too, apart from other tests'.
+      await log.append(entry(app, `${app}-snd_a`, 1, now));
+      await log.append(entry(app, `${app}-snd_a`, 2, now + 1));
+      await log.append(
+        entry(app, `${app}-snd_c`, 1, now + 2, {
+          subject: { kind: "install", serviceId: "device-2", eventId: null },
+        }),
+      );
+
+      expect(await outbox.purgeInstall(app, "device-1")).toBe(2);
+      expect(await log.purgeInstall(app, "device-1")).toBe(2);
+      expect(await outbox.get(`${app}-a`)).toBeUndefined();
+      expect(await outbox.get(`${app}-b`)).toBeUndefined();
+      expect(await outbox.get(`${app}-c`)).toBeDefined();
+      expect(await outbox.get(`${elsewhere}-a`)).toBeDefined();
+      const left = await log.listByApp(app, { limit: 10 });
+      expect(left.entries.map((e) => e.sendId)).toEqual([`${app}-snd_c`]);
+      const counts = await log.counts(app, new Date(now - DAY));
+      expect(counts.reduce((sum, c) => sum + c.retry, 0)).toBe(3);
+      expect(await outbox.purgeInstall(app, "device-1")).toBe(0);
+    });
   });
 };

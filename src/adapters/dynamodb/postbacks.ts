@@ -12,6 +12,7 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  paginateQuery,
   paginateScan,
   QueryCommand,
   UpdateCommand,
@@ -78,6 +79,34 @@ const expiredKeys = async (
       FilterExpression: "expiresTtl < :now",
       ExpressionAttributeNames: { "#key": key },
       ExpressionAttributeValues: { ":now": epochSeconds(now.getTime()) },
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) found.push({ [key]: String(item[key]) });
+  }
+  return found;
+};
+
+/** An install's key in the by-install indexes. */
+const installKeyOf = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
+
+/** The primary keys of an install's items, by the table's by-install index. */
+const keysOfInstall = async (
+  doc: DynamoDBDocumentClient,
+  table: string,
+  key: string,
+  installKey: string,
+): Promise<Record<string, string>[]> => {
+  const found: Record<string, string>[] = [];
+  const pages = paginateQuery(
+    { client: doc },
+    {
+      TableName: table,
+      IndexName: "byInstall",
+      KeyConditionExpression: "installKey = :install",
+      ProjectionExpression: "#key",
+      ExpressionAttributeNames: { "#key": key },
+      ExpressionAttributeValues: { ":install": installKey },
     },
   );
   for await (const page of pages) {
@@ -238,7 +267,7 @@ const outboxItem = z.object({
 });
 
 const toRow = (item: Record<string, unknown>): OutboxRow => {
-  const { expiresTtl: _expires, ...rest } = item;
+  const { expiresTtl: _expires, installKey: _install, ...rest } = item;
   return outboxItem.parse(rest);
 };
 
@@ -247,6 +276,7 @@ const outboxItemOf = (row: OutboxRow): Record<string, unknown> => {
   const item: Record<string, unknown> = {
     ...row,
     subject: JSON.stringify(row.subject),
+    installKey: installKeyOf(row.appId, row.subject.serviceId),
     expiresTtl: epochSeconds(Date.parse(row.createdAt) + OUTBOX_DAYS * DAY_MS),
   };
   for (const [key, value] of Object.entries(item)) if (value === null) delete item[key];
@@ -357,6 +387,11 @@ export const createOutboxStore = (doc: DynamoDBDocumentClient, table: string): O
       await deleteAll(doc, table, expired);
       return expired.length;
     },
+    async purgeInstall(appId, serviceId) {
+      const keys = await keysOfInstall(doc, table, "sendId", installKeyOf(appId, serviceId));
+      await deleteAll(doc, table, keys);
+      return keys.length;
+    },
   };
 };
 
@@ -426,6 +461,7 @@ export const createDeliveryLog = (doc: DynamoDBDocumentClient, table: string): D
       logKey,
       appId: entry.appId,
       logSort: `${entry.time}#${logKey}`,
+      installKey: installKeyOf(entry.appId, entry.subject.serviceId),
       body: JSON.stringify(entry),
       expiresTtl,
     };
@@ -517,5 +553,10 @@ export const createDeliveryLog = (doc: DynamoDBDocumentClient, table: string): D
     const expired = await expiredKeys(doc, table, "logKey", now);
     await deleteAll(doc, table, expired);
     return expired.length;
+  },
+  async purgeInstall(appId, serviceId) {
+    const keys = await keysOfInstall(doc, table, "logKey", installKeyOf(appId, serviceId));
+    await deleteAll(doc, table, keys);
+    return keys.length;
   },
 });

@@ -152,6 +152,8 @@ export const TABLE_DEFINITIONS = {
     store: "adapters/dynamodb/postbacks.ts#createOutboxStore",
     // One row per send (src/postbacks/rules.ts's sendIdOf), added only where none is.
     partitionKey: "sendId",
+    // An install's sends (`<app id>#<service id>`), which its deletion request purges.
+    indexes: { byInstall: { partitionKey: "installKey" } },
     ttlAttribute: "expiresTtl",
     // What was sent: without it a repeated install or event would be sent again.
     removal: "retain",
@@ -164,7 +166,12 @@ export const TABLE_DEFINITIONS = {
     partitionKey: "logKey",
     // An app's attempts newest first (the sort key, `<time>#<send id>#<attempt>`, is unique per
     // attempt) and its days' counts (`count#<day>#<configuration id>`, after every time).
-    indexes: { byApp: { partitionKey: "appId", sortKey: "logSort" } },
+    indexes: {
+      byApp: { partitionKey: "appId", sortKey: "logSort" },
+      // An install's attempts (`<app id>#<service id>`; counts have none), which its deletion
+      // request purges: their URLs may hold its device ids and address.
+      byInstall: { partitionKey: "installKey" },
+    },
     ttlAttribute: "expiresTtl",
     removal: "destroy",
     holds: "every postback and webhook attempt, for 30 days",

@@ -20,6 +20,7 @@ import type { Install } from "../../ports/installs.ts";
 import { createAttributionStore } from "../dynamodb/attributions.ts";
 import { createDeletionStore } from "../dynamodb/deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "../dynamodb/installs.ts";
+import { createDeliveryLog, createOutboxStore } from "../dynamodb/postbacks.ts";
 import { createDynamoStores, createSnapshotCatalog } from "../dynamodb/stores.ts";
 import { lakeFile, lakeRows, readLakeFile } from "./lake-files.test-support.ts";
 import { createS3LakePurger } from "./purge.ts";
@@ -80,6 +81,8 @@ describe("the purge on AWS", () => {
       CUSTOMER_USERS_TABLE: LOCAL_TABLE_NAMES.customerUsers,
       ATTRIBUTIONS_TABLE: LOCAL_TABLE_NAMES.attributions,
       SNAPSHOTS_TABLE: LOCAL_TABLE_NAMES.snapshots,
+      OUTBOX_TABLE: LOCAL_TABLE_NAMES.outbox,
+      DELIVERY_LOG_TABLE: LOCAL_TABLE_NAMES.deliveryLog,
       LAKE_BUCKET: LAKE,
       RESULTS_BUCKET: RESULTS,
     });
@@ -90,6 +93,8 @@ describe("the purge on AWS", () => {
       installs: createInstallStore(doc, env.INSTALLS_TABLE),
       customerUsers: createCustomerUserMap(doc, env.CUSTOMER_USERS_TABLE),
       attributions: createAttributionStore(doc, env.ATTRIBUTIONS_TABLE),
+      outbox: createOutboxStore(doc, env.OUTBOX_TABLE),
+      deliveryLog: createDeliveryLog(doc, env.DELIVERY_LOG_TABLE),
       lake: createS3LakePurger({
         s3: s3.client,
         lakeBucket: env.LAKE_BUCKET,
