@@ -39,6 +39,12 @@ export const CAPABILITIES = {
     localstack:
       "the link host is an API Gateway HTTP API (v2), which LocalStack's free plan lacks, so the stack is deployed without it (linkHost=false)",
   },
+  /** A mock ad network on this machine, which the target's postbacks reach. */
+  loopbackPartner: {
+    localstack:
+      "postbacks go to public https addresses only, and the stack's functions cannot reach a mock network on this machine",
+    aws: "postbacks go to public https addresses only, and the stack's functions cannot reach a mock network on this machine",
+  },
 } as const satisfies Record<string, Partial<Record<TargetKind, string>>>;
 export type Capability = keyof typeof CAPABILITIES;
 

@@ -218,9 +218,11 @@ const httpTarget = (
 
 const embeddedTarget = async (): Promise<Target> => {
   const pollOnly = env.ATTRIBUTION_TEST_POLL_ONLY === "1";
-  const rt: TestRuntime = await startTestRuntime(
-    pollOnly ? { flushIntervalMs: 500, purgeIntervalMs: 1_000 } : {},
-  );
+  // Postbacks may reach the suite's mock network on this machine (loopbackPartner).
+  const rt: TestRuntime = await startTestRuntime({
+    postbacksAllowLoopback: true,
+    ...(pollOnly ? { flushIntervalMs: 500, purgeIntervalMs: 1_000 } : {}),
+  });
   return httpTarget(
     "embedded",
     { apiUrl: rt.url, linkUrl: rt.linkUrl },
