@@ -21,12 +21,9 @@ import { MACROS, macrosIn } from "./templates.ts";
 
 const mappingRequest = z.strictObject({
   name: z.string().meta({ description: "The partner's name for the event.", example: "purchase" }),
-  revenue: z
-    .boolean()
-    .optional()
-    .meta({
-      description: "Whether the event's revenue and currency go with it (false unless set).",
-    }),
+  revenue: z.boolean().optional().meta({
+    description: "Whether the event's revenue and currency go with it (false unless set).",
+  }),
 });
 
 /** `PUT /v1/postbacks/partners/{config_id}`: a partner configuration, whole. */
@@ -38,7 +35,7 @@ export const partnerRequestSchema = z
     }),
     template: customTemplateSchema.nullish().meta({
       description:
-        "A custom partner's template: `method`, and an `install` and/or `event` request, each a `url` with macros, optional `headers` and, for POST, a JSON `body` (docs/postbacks.md#templates).",
+        "A custom partner's template: `method`, and an `install` and/or `event` request, each a `url` with macros, optional `headers` and, for POST, a JSON `body` (docs/postbacks.md#templates-and-macros).",
     }),
     media_sources: z
       .array(z.string())
