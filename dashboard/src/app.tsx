@@ -21,6 +21,7 @@ import { KeysPage } from "./pages/keys.tsx";
 import { LinksPage } from "./pages/links.tsx";
 import { LivePage } from "./pages/live.tsx";
 import { OverviewPage } from "./pages/overview.tsx";
+import { PartnersPage } from "./pages/partners.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
 import {
@@ -50,6 +51,7 @@ const APP_PAGES = [
   ["settings", "Settings"],
   ["keys", "Keys"],
   ["links", "Links"],
+  ["partners", "Partners"],
   ["live", "Live"],
   ["export", "Export"],
 ] as const;
@@ -312,6 +314,9 @@ function Routes() {
       </Route>
       <Route path="/apps/:appId/links">
         {(params) => <LinksPage key={params.appId} appId={decodeSegment(params.appId)} />}
+      </Route>
+      <Route path="/apps/:appId/partners">
+        {(params) => <PartnersPage key={params.appId} appId={decodeSegment(params.appId)} />}
       </Route>
       <Route path="/apps/:appId/live">
         {(params) => <LivePage key={params.appId} appId={decodeSegment(params.appId)} />}
