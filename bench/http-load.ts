@@ -9,10 +9,11 @@
 import { Agent, request } from "node:http";
 import { performance } from "node:perf_hooks";
 
-/** One GET: a path (and query) below the URL, with headers of its own. */
+/** One GET: a path (and query) below the URL, with headers of its own; a POST with a body. */
 export interface GetRequest {
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
 }
 
 export interface LoadOptions {
@@ -138,6 +139,8 @@ export interface OpenLoopOptions {
   /** Connections they share: a request due while all are busy waits for one. */
   readonly connections: number;
   readonly check: LoadOptions["check"];
+  /** Told when request `index` is due (`performance.now()`'s clock), as it is sent. */
+  readonly onDue?: (index: number, dueMs: number) => void;
 }
 
 /**
@@ -157,7 +160,7 @@ export const runOpenLoop = async (options: OpenLoopOptions): Promise<LoadResult>
   const inFlight: Promise<void>[] = [];
   const fire = async (get: GetRequest, due: number) => {
     try {
-      const answer = await send(agent, new URL(get.path, base), get.headers, undefined);
+      const answer = await send(agent, new URL(get.path, base), get.headers, get.body);
       latencies.push(performance.now() - due);
       const problem = options.check(answer.status, answer.body, answer.headers);
       if (problem) fail(problem);
@@ -174,6 +177,7 @@ export const runOpenLoop = async (options: OpenLoopOptions): Promise<LoadResult>
         const now = performance.now();
         for (; next < options.gets.length && started + next * intervalMs <= now; next++) {
           const get = options.gets[next];
+          options.onDue?.(next, started + next * intervalMs);
           if (get) inFlight.push(fire(get, started + next * intervalMs));
         }
         if (next >= options.gets.length) done();
