@@ -1,9 +1,18 @@
 import type { ChartConfiguration, Scale } from "chart.js";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { type CampaignRow, errorMessage, getOverview, type Overview } from "../api.ts";
+import { Link } from "wouter-preact";
+import {
+  type CampaignRow,
+  type DeliveryCounts,
+  errorMessage,
+  getOverview,
+  getPostbacks,
+  type Overview,
+} from "../api.ts";
 import { ChartFigure, ORGANIC_COLOUR, seriesColour } from "../components/chart.tsx";
 import { ErrorText, Page, TableScroll } from "../components/page.tsx";
 import { addDays, daysBetween, formatCount, formatUsd, isDay, today } from "../format.ts";
+import { appPath } from "../session.tsx";
 
 type Range = { from: string; to: string };
 
@@ -108,6 +117,7 @@ export function OverviewPage(props: { appId: string }) {
       </div>
       <ErrorText message={error} />
       {data ? <OverviewBody data={data} busy={loading} /> : null}
+      <PostbackCounts appId={appId} />
     </Page>
   );
 }
@@ -602,6 +612,122 @@ function DeepLinkTable(props: { rows: Overview["deep_link_paths"] }) {
             </tbody>
           </table>
         </TableScroll>
+      )}
+    </section>
+  );
+}
+
+/** One configuration's attempts of the last 30 days. */
+interface PostbackRow {
+  configId: string;
+  partner: string;
+  delivered: number;
+  retry: number;
+  failed: number;
+}
+
+/** The counts per day and configuration summed per configuration, most attempts first. */
+export const postbackRows = (counts: readonly DeliveryCounts[]): PostbackRow[] => {
+  const rows = new Map<string, PostbackRow>();
+  for (const count of counts) {
+    const key = `${count.partner}\u0000${count.config_id}`;
+    const row = rows.get(key) ?? {
+      configId: count.config_id,
+      partner: count.partner,
+      delivered: 0,
+      retry: 0,
+      failed: 0,
+    };
+    row.delivered += count.delivered;
+    row.retry += count.retry;
+    row.failed += count.failed;
+    rows.set(key, row);
+  }
+  const total = (row: PostbackRow) => row.delivered + row.retry + row.failed;
+  return [...rows.values()].sort(
+    (a, b) => total(b) - total(a) || a.configId.localeCompare(b.configId),
+  );
+};
+
+/**
+ * Postbacks and webhooks of the last 30 days, per configuration and verdict: the delivery log's
+ * own window, whatever the range above (the log keeps 30 days).
+ */
+function PostbackCounts(props: { appId: string }) {
+  const { appId } = props;
+  const [rows, setRows] = useState<PostbackRow[] | null>(null);
+  const [configured, setConfigured] = useState(0);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    getPostbacks(appId).then(
+      (answer) => {
+        setRows(postbackRows(answer.counts));
+        setConfigured(answer.partners.length + answer.webhooks.length);
+      },
+      (caught: unknown) => setError(errorMessage(caught)),
+    );
+  }, [appId]);
+
+  const partners = <Link href={appPath(appId, "partners")}>Partners page</Link>;
+  return (
+    <section class="card" aria-labelledby="postback-counts-heading">
+      <h2 id="postback-counts-heading">Postbacks, last 30 days</h2>
+      <ErrorText message={error} />
+      {rows === null ? (
+        error ? null : (
+          <p class="loading">Loading…</p>
+        )
+      ) : rows.length === 0 ? (
+        <p class="empty">
+          {configured === 0 ? (
+            <>No partners or webhooks yet: add one on the {partners}.</>
+          ) : (
+            <>No postbacks sent in the last 30 days. Each attempt is on the {partners}.</>
+          )}
+        </p>
+      ) : (
+        <>
+          <TableScroll>
+            <table aria-label="Postbacks, last 30 days">
+              <thead>
+                <tr>
+                  <th scope="col">Configuration</th>
+                  <th scope="col">Partner</th>
+                  <th scope="col" class="num">
+                    Delivered
+                  </th>
+                  <th scope="col" class="num">
+                    Retried
+                  </th>
+                  <th scope="col" class="num">
+                    Failed
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((row) => (
+                  <tr key={`${row.partner}:${row.configId}`} data-config-id={row.configId}>
+                    <th scope="row" class="mono">
+                      {row.configId}
+                    </th>
+                    <td>{row.partner}</td>
+                    <td class="num" data-testid="delivered">
+                      {formatCount(row.delivered)}
+                    </td>
+                    <td class="num" data-testid="retried">
+                      {formatCount(row.retry)}
+                    </td>
+                    <td class="num" data-testid="failed">
+                      {formatCount(row.failed)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+          <p class="hint">Attempts by their outcome; every attempt is on the {partners}.</p>
+        </>
       )}
     </section>
   );
