@@ -504,3 +504,51 @@ clicks).`,
     ],
     f.measured,
   );
+
+// Postbacks: a burst of attributed installs, each posted back to a mock network.
+
+export interface PostbackFigures {
+  readonly installs: number;
+  readonly perSecond: number;
+  /** From an install's request being due to its postback reaching the network. */
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** Installs whose postback never came, and installs posted back more than once. */
+  readonly lost: number;
+  readonly twice: number;
+  readonly installP99Ms: number;
+  /** Another app's event batches, alone and during the burst. */
+  readonly probeIdleP99Ms: number;
+  readonly probeBurstP99Ms: number;
+  readonly targetP99Ms: number;
+  readonly targetIngestRatio: number;
+  readonly failedRequests: number;
+  readonly measured: string;
+}
+
+export const postbacksSection = (f: PostbackFigures): string => {
+  const ratio = f.probeIdleP99Ms > 0 ? f.probeBurstP99Ms / f.probeIdleP99Ms : 0;
+  return section(
+    "Postbacks",
+    `${count(f.installs)} installs, each matched to its own tap of a link by the click id in its
+Play referrer, sent open-loop at ${count(f.perSecond)} a second to the embedded service in its own
+process; a generic partner configured for the link's media source; a mock ad network on this
+machine answering 200 (\`bench/postbacks.bench.ts\`). The time counts from an install's request
+being due to its postback reaching the network: the request, the attribution worker, the outbox
+and the postback worker. Another app's SDK sends batches of events at a steady pace, before the
+burst and during it.`,
+    [
+      markdownTable(
+        ["", ">p50", ">p99", ">max"],
+        [["install to postback", msText(f.p50Ms, 0), msText(f.p99Ms, 0), msText(f.maxMs, 0)]],
+      ),
+      "",
+      `- install to postback p99: ${msText(f.p99Ms, 0)} (target under ${count(f.targetP99Ms)} ms: ${met(f.p99Ms < f.targetP99Ms)})`,
+      `- postbacks lost: ${count(f.lost)}, sent twice: ${count(f.twice)} (target none: ${met(f.lost === 0 && f.twice === 0)})`,
+      `- the installs' own p99: ${msText(f.installP99Ms)}; requests refused or failed: ${count(f.failedRequests)}`,
+      `- another app's event batches, p99 alone ${msText(f.probeIdleP99Ms)} and during the burst ${msText(f.probeBurstP99Ms)}: ${fixed(ratio, 2)} times (target at most ${f.targetIngestRatio}: ${met(ratio <= f.targetIngestRatio)})`,
+    ],
+    f.measured,
+  );
+};

@@ -11,6 +11,7 @@ import {
   exportSection,
   ingestSection,
   markdownTable,
+  postbacksSection,
   type ServerRun,
   soakSection,
 } from "../bench/sections.ts";
@@ -248,5 +249,35 @@ describe("benchmark sections", () => {
     expect(dashboard).toContain("| keys | 90 ms | 60 ms | 70 ms | under 1000 ms: met |");
     tablesAreWhole(dashboard);
     expect(dashboard.endsWith(MEASURED)).toBe(true);
+  });
+
+  it("judges postbacks by their p99, none lost or repeated, and ingestion beside the burst", () => {
+    const figures = {
+      installs: 10_000,
+      perSecond: 500,
+      p50Ms: 300,
+      p99Ms: 1_200,
+      maxMs: 2_000,
+      lost: 0,
+      twice: 0,
+      installP99Ms: 20,
+      probeIdleP99Ms: 10,
+      probeBurstP99Ms: 15,
+      targetP99Ms: 5_000,
+      targetIngestRatio: 2,
+      failedRequests: 0,
+      measured: MEASURED,
+    };
+    const met = postbacksSection(figures);
+    expect(met).toContain("| install to postback | 300 ms | 1200 ms | 2000 ms |");
+    expect(met).toContain("(target under 5,000 ms: met)");
+    expect(met).toContain("1.50 times (target at most 2: met)");
+    expect(met).toContain("sent twice: 0 (target none: met)");
+    tablesAreWhole(met);
+    expect(met.endsWith(MEASURED)).toBe(true);
+    const failed = postbacksSection({ ...figures, p99Ms: 6_000, twice: 1, probeBurstP99Ms: 25 });
+    expect(failed).toContain("(target under 5,000 ms: NOT MET)");
+    expect(failed).toContain("sent twice: 1 (target none: NOT MET)");
+    expect(failed).toContain("2.50 times (target at most 2: NOT MET)");
   });
 });
