@@ -480,7 +480,7 @@ function NewSecret(props: { id: string; secret: string }) {
 }
 
 const VERDICT_MEANING: Record<Verdict, string> = {
-  delivered: "Delivered: the partner took it.",
+  delivered: "Delivered: a 2xx answer.",
   retry:
     "To be tried again: a real send would be tried again 15 minutes later (5 attempts in all).",
   failed: "Failed: a real send would not be tried again.",
@@ -592,8 +592,8 @@ function TestPanel(props: {
         {id}
       </h2>
       <p class="hint">
-        A sample install (its ids all zeros) goes once to the real URL, whether the configuration is
-        on or off; it is neither logged nor counted.
+        A sample install or event (its ids all zeros) goes once to the real URL, whether the
+        configuration is on or off; it is neither logged nor counted.
       </p>
       <form class="stack" onSubmit={send} aria-describedby={`${headingId}-error`}>
         <div class="form-grid">
