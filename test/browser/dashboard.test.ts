@@ -5,20 +5,27 @@
  * an app made through its form, a key made, used and
  * revoked, a link made and tapped and its preview changed, the overview of demo traffic held to the export of the same
  * window, settings saved and refused, the latest events, an export downloaded, a second person
- * who sees none of the first's apps, and every page at a phone's width. The tests run in order
+ * who sees none of the first's apps, a partner and a webhook on the Partners page (an unsafe
+ * address refused, test postbacks to a mock network on loopback, a webhook's secret shown once,
+ * a real install's delivery in the log and on the overview), and every page at a phone's width. The tests run in order
  * and build on each other (one owner, one app), as a person would use the dashboard.
  *
  * Each page is saved as a PNG in test-results/browser/ for a person to look at.
  */
+import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPasswordCredentials } from "../../src/adapters/dynamodb/password-credentials.ts";
+import { issueKey } from "../../src/apps/registration.ts";
 import { addUser } from "../../src/dashboard/accounts.ts";
 import { totpCode } from "../../src/dashboard/totp.ts";
 import { keyIdOf } from "../../src/domain/keys.ts";
 import { SESSION_COOKIE } from "../../src/domain/sessions.ts";
+import { SIGNATURE_HEADER, verifySignature } from "../../src/postbacks/signing.ts";
 import { COLUMN_NAMES } from "../../src/record/columns.ts";
+import { installRequest } from "../support/installs.ts";
+import { type MockNetwork, startMockNetwork } from "../support/mock-network.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 import { DESKTOP, documentWidth, launchChromium, PHONE, screenshot } from "./support/browser.ts";
 import { type DemoTraffic, driveDemoTraffic } from "./support/demo-traffic.ts";
@@ -37,6 +44,8 @@ const PAST_REPORT_CACHE = { timeout: 60_000, interval: 1_000 } as const;
 
 describe("the dashboard in a browser", () => {
   let rt: TestRuntime;
+  /** A partner and the app's backend on loopback, which the runtime lets postbacks reach. */
+  let mock: MockNetwork;
   let browser: Browser;
   let owner: BrowserContext;
   let page: Page;
@@ -69,8 +78,14 @@ describe("the dashboard in a browser", () => {
 
   beforeAll(async () => {
     // The demo's devices each connect from their own address, in X-Forwarded-For; the owner,
-    // an admin, signs in with a TOTP code as on AWS.
-    rt = await startTestRuntime({ trustProxy: true, dashboardTotp: "admins" });
+    // an admin, signs in with a TOTP code as on AWS; postbacks may go to the mock network on
+    // loopback (and nowhere else private).
+    rt = await startTestRuntime({
+      trustProxy: true,
+      dashboardTotp: "admins",
+      postbacksAllowLoopback: true,
+    });
+    mock = await startMockNetwork();
     browser = await launchChromium();
     // Reduced motion: Chart.js draws at once, so a screenshot holds the whole chart.
     owner = await browser.newContext({ viewport: DESKTOP, reducedMotion: "reduce" });
@@ -80,6 +95,7 @@ describe("the dashboard in a browser", () => {
   afterAll(async () => {
     await browser?.close();
     await rt?.dispose();
+    await mock?.close();
   });
 
   /** The link test 4 made through the page. */
@@ -589,6 +605,238 @@ describe("the dashboard in a browser", () => {
     }
   });
 
+  /** The generic partner's endpoint carries a token, which every URL the page shows masks. */
+  const PARTNER_TOKEN = "s3cret_partner_token";
+
+  it("9b. adds a partner on the Partners page: a private address refused at the form, then the mock network's, whose test postbacks show the request, token masked, and the answer", async () => {
+    await open(page, `/apps/${APP_ID}/overview`);
+    await navLink(page, "Partners").click();
+    await heading(page, "Partners").waitFor();
+    await page.getByText("No partners yet").waitFor();
+    await page.getByRole("button", { name: "Add a partner" }).click();
+    const form = page.getByRole("form", { name: "Add a partner" });
+    await form.getByLabel("Partner", { exact: true }).selectOption("generic");
+    await form.getByLabel("Configuration id").fill("examplenet");
+    await form.getByLabel("Media sources (comma-separated)").fill("browser_qr");
+    await form.getByRole("button", { name: "Add an event" }).click();
+    await form.getByLabel("Our event name").fill("service_purchase");
+    await form.getByLabel("The partner's name").fill("purchase");
+    await form.getByLabel("With revenue").check();
+    const endpoint = form.getByLabel("Endpoint");
+    await endpoint.fill("https://10.0.0.1/");
+
+    const saving = () =>
+      page.waitForResponse(
+        (response) =>
+          response.request().method() === "PUT" &&
+          response.url().includes("/v1/postbacks/partners/examplenet"),
+      );
+    const [refused] = await Promise.all([
+      saving(),
+      form.getByRole("button", { name: "Save partner" }).click(),
+    ]);
+    expect(refused.status()).toBe(422);
+    // The service names the body's field; the form names its own, beside the input.
+    const said = "Endpoint: https://10.0.0.1/ points to a private address (10.0.0.1)";
+    const problems = page.locator("#partner-form-problems");
+    await expect.poll(() => problems.innerText(), WITHIN).toBe(`Not saved. ${said}`);
+    expect(await problems.getAttribute("role")).toBe("alert");
+    expect(await endpoint.getAttribute("aria-invalid")).toBe("true");
+    const reasonIds = (await endpoint.getAttribute("aria-describedby"))?.split(" ") ?? [];
+    expect(await page.locator(`[id="${reasonIds[0]}"]`).innerText()).toBe(said);
+    await expect
+      .poll(() => page.evaluate("document.activeElement?.name"), WITHIN)
+      .toBe("value_endpoint");
+    const listed = async () =>
+      (await apiGet(owner, `/v1/postbacks?app_id=${APP_ID}`)).body as {
+        partners: Record<string, unknown>[];
+        webhooks: Record<string, unknown>[];
+        counts: Record<string, unknown>[];
+      };
+    expect((await listed()).partners).toEqual([]);
+    await screenshot(page, "partners-refused");
+
+    await endpoint.fill(`${mock.url}/partner?token=${PARTNER_TOKEN}`);
+    expect(await endpoint.getAttribute("aria-invalid")).toBeNull();
+    await form.getByRole("button", { name: "Save partner" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "Partner configuration examplenet saved." })
+      .waitFor(WITHIN);
+    expect(await form.count()).toBe(0);
+    const row = page
+      .getByRole("table", { name: "Partner configurations" })
+      .locator('tr[data-config-id="examplenet"]');
+    expect(await row.locator("td").allInnerTexts()).toEqual(
+      expect.arrayContaining([
+        "examplenet\nGeneric server-to-server",
+        "Won by browser_qr",
+        "service_purchase → purchase (with revenue)",
+        "180 days",
+        "On",
+      ]),
+    );
+    expect((await listed()).partners).toMatchObject([
+      {
+        id: "examplenet",
+        partner: "generic",
+        media_sources: ["browser_qr"],
+        installs: "won",
+        events: { service_purchase: { name: "purchase", revenue: true } },
+        enabled: true,
+      },
+    ]);
+
+    // The install's test postback: the mock network gets the token, the page shows it masked.
+    await row.getByRole("button", { name: "Send a test postback to examplenet" }).click();
+    const panel = page.getByRole("region", { name: "Test postback to examplenet" });
+    await panel.getByRole("button", { name: "Send test postback" }).click();
+    const [install] = await mock.waitFor((request) => request.path === "/partner");
+    expect(install?.query.get("token")).toBe(PARTNER_TOKEN);
+    expect(install?.query.get("event")).toBe("install");
+    await panel.getByTestId("test-result").waitFor(WITHIN);
+    expect(await panel.getByTestId("test-method").innerText()).toBe("GET");
+    expect(await panel.getByTestId("test-status").innerText()).toBe("200");
+    expect(await panel.getByTestId("test-answer").innerText()).toBe("ok");
+    expect(await panel.getByTestId("test-verdict").innerText()).toMatch(/^Delivered/);
+    const shown = await panel.getByTestId("test-url").innerText();
+    expect(shown.startsWith(`${mock.url}/partner?token=***&event=install&`)).toBe(true);
+    expect(shown).toContain(`app_id=${APP_ID}`);
+    expect(await page.locator("main").innerText()).not.toContain(PARTNER_TOKEN);
+    await screenshot(page, "partners-test");
+
+    // A mapped event's: its name and revenue as the partner's.
+    await panel.getByLabel("What to send").selectOption("event:service_purchase");
+    await panel.getByRole("button", { name: "Send test postback" }).click();
+    const [, event] = await mock.waitFor((request) => request.path === "/partner", 2);
+    expect(event?.query.get("event")).toBe("purchase");
+    expect(event?.query.get("revenue")).toBe("1.99");
+    await expect
+      .poll(() => panel.getByTestId("test-url").innerText(), WITHIN)
+      .toContain("event=purchase&");
+    expect(await panel.getByTestId("test-url").innerText()).toContain("token=***&");
+    // A test is neither logged nor counted.
+    await page.getByRole("table", { name: "Partner configurations" }).waitFor();
+    expect(await row.getByTestId("delivered").innerText()).toBe("0");
+    await page
+      .getByRole("region", { name: "Delivery log" })
+      .getByText("No attempts yet.")
+      .waitFor();
+  });
+
+  it("9c. adds a webhook whose signing secret is shown once; a real install's delivery is in the log, on the Partners page and on the overview", async () => {
+    await open(page, `/apps/${APP_ID}/partners`);
+    await heading(page, "Partners").waitFor();
+    await page.getByRole("button", { name: "Add a webhook" }).click();
+    const form = page.getByRole("form", { name: "Add a webhook" });
+    expect(await form.getByLabel("Webhook id").inputValue()).toBe("backend");
+    await form.getByLabel("URL (https)").fill(`${mock.url}/hook`);
+    await form.getByRole("button", { name: "Save webhook" }).click();
+    await page.getByRole("status").filter({ hasText: "Webhook backend saved." }).waitFor(WITHIN);
+    const secretField = page.getByLabel("Signing secret");
+    const secret = await secretField.inputValue();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(await secretField.getAttribute("aria-describedby")).toBe("new-secret-warning");
+    await page.getByText("Copy it now: this secret will not be shown again.").waitFor();
+    await screenshot(page, "partners-webhook-secret");
+    // Once: not in the list's answer, not on the page once it is opened again.
+    expect(
+      JSON.stringify((await apiGet(owner, `/v1/postbacks?app_id=${APP_ID}`)).body),
+    ).not.toContain(secret);
+    await page.reload();
+    const webhook = page
+      .getByRole("table", { name: "Webhooks" })
+      .locator('tr[data-webhook-id="backend"]');
+    await webhook.waitFor();
+    expect(await page.getByLabel("Signing secret").count()).toBe(0);
+    expect(await page.content()).not.toContain(secret);
+
+    // The test delivery is signed with the secret the page showed.
+    await webhook.getByRole("button", { name: "Send a test delivery to webhook backend" }).click();
+    const panel = page.getByRole("region", { name: "Test delivery to webhook backend" });
+    await panel.getByRole("button", { name: "Send test delivery" }).click();
+    const [tested] = await mock.waitFor((request) => request.path === "/hook");
+    const header = tested?.headers[SIGNATURE_HEADER.toLowerCase()];
+    expect(
+      verifySignature({
+        secrets: [secret],
+        body: tested?.body ?? Buffer.alloc(0),
+        header: typeof header === "string" ? header : null,
+        now: new Date(),
+      }),
+    ).toMatchObject({ ok: true });
+    await expect.poll(() => panel.getByTestId("test-status").innerText(), WITHIN).toBe("200");
+    expect(await panel.getByTestId("test-method").innerText()).toBe("POST");
+
+    // A real install, organic (its address tapped nothing): the webhook hears of it once its
+    // attribution is resolved; the partner, whose media source did not win it, does not.
+    const sdk = await issueKey(APP_ID, "sdk", rt.stores.keys);
+    const serviceId = randomUUID();
+    const installed = await rt.post(
+      "/v1/installs",
+      installRequest(serviceId, {
+        os: "android",
+        os_version: "14",
+        device_model: "Pixel 8",
+        sdk_platform: "kotlin",
+        idfv: null,
+        maid: null,
+        first_open_time: new Date().toISOString(),
+      }),
+      sdk.key,
+      { "x-forwarded-for": "198.51.100.77" },
+    );
+    await installed.body?.cancel();
+    expect(installed.status).toBe(202);
+    const delivered = (request: { path: string; body: Buffer }) =>
+      request.path === "/hook" && request.body.toString("utf8").includes(serviceId);
+    await mock.waitFor(delivered, 1, 60_000);
+    await expect
+      .poll(async () => {
+        const { body } = await apiGet(owner, `/v1/postbacks/log?app_id=${APP_ID}`);
+        return (body as { data: { service_id: string }[] }).data.filter(
+          (entry) => entry.service_id === serviceId,
+        ).length;
+      }, WITHIN)
+      .toBe(1);
+    expect(mock.to("/partner")).toHaveLength(2);
+
+    await page
+      .getByRole("region", { name: "Delivery log" })
+      .getByRole("button", { name: "Refresh" })
+      .click();
+    const attempts = page.getByRole("table", { name: "Delivery log" }).locator("tbody tr");
+    await attempts.first().waitFor(WITHIN);
+    expect(await attempts.count()).toBe(1);
+    const cells = await attempts.first().locator("td").allInnerTexts();
+    expect(cells[0]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+    expect(cells.slice(1, 6)).toEqual([
+      "backend\nwebhook",
+      `Install\n${serviceId.slice(0, 8)}…`,
+      "1",
+      "200",
+      "Delivered",
+    ]);
+    expect(cells[6]).toBe(`POST ${mock.url}/hook`);
+    await expect.poll(() => webhook.getByTestId("delivered").innerText(), WITHIN).toBe("1");
+    expect(await webhook.getByTestId("failed").innerText()).toBe("0");
+    await screenshot(page, "partners");
+
+    await navLink(page, "Overview").click();
+    await heading(page, "Overview").waitFor();
+    const counted = page
+      .getByRole("table", { name: "Postbacks, last 30 days" })
+      .locator('tr[data-config-id="backend"]');
+    await counted.waitFor(WITHIN);
+    expect(await counted.locator("th, td").allInnerTexts()).toEqual([
+      "backend",
+      "webhook",
+      "1",
+      "0",
+      "0",
+    ]);
+  });
+
   it("10. fits every page in 390 px without sideways scrolling, the navigation in reach", async () => {
     const { appId } = demoApp();
     const pages: [route: string, title: string, ready: (on: Page) => Locator][] = [
@@ -601,6 +849,11 @@ describe("the dashboard in a browser", () => {
       ],
       [`/apps/${APP_ID}/keys`, "Keys", (on) => on.getByRole("table", { name: "Keys" })],
       [`/apps/${APP_ID}/links`, "Links", (on) => on.getByRole("table", { name: "Links" })],
+      [
+        `/apps/${APP_ID}/partners`,
+        "Partners",
+        (on) => on.getByRole("table", { name: "Delivery log" }),
+      ],
       [`/apps/${appId}/live`, "Live", (on) => on.getByRole("table", { name: "Latest events" })],
       [`/apps/${appId}/export`, "Export", (on) => on.getByRole("button", { name: "Download" })],
     ];
@@ -633,8 +886,8 @@ describe("the dashboard in a browser", () => {
         await ready(phone).waitFor();
         await fits(phone, title);
         const links = await phone.getByRole("navigation", { name: "Main" }).getByRole("link").all();
-        // Apps, then the chosen app's six pages.
-        expect(links.length, `${title}: the navigation's links`).toBe(7);
+        // Apps, then the chosen app's seven pages.
+        expect(links.length, `${title}: the navigation's links`).toBe(8);
         for (const link of links) {
           const box = await link.boundingBox();
           expect(box, `${title}: a navigation link is laid out`).not.toBeNull();
@@ -647,6 +900,7 @@ describe("the dashboard in a browser", () => {
           await link.click({ trial: true });
         }
         if (title === "Overview") await screenshot(phone, "overview-390");
+        if (title === "Partners") await screenshot(phone, "partners-390");
       }
       // And the navigation works there: Apps from the last page.
       await navLink(phone, "Apps").click();
