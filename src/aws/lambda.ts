@@ -3,7 +3,7 @@
  * cold start, naming the variable), the adapters its row names built by the providers its entry
  * passes (one module per kind of dependency, beside this file), then its composition called
  * once per execution environment. Each function's entry (written by lambdas/entries.ts) is one
- * call of this.
+ * call of this, or of the wrapper of its kind beside it (a route group's, a worker's, a job's).
  */
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { MiddyfiedHandler } from "@middy/core";
