@@ -2,8 +2,10 @@
  * The Lambda entries, written from the manifest (src/functions/manifest.ts): each function's
  * entry imports its row's composition, the store of each table its row uses and the provider
  * of each other kind of dependency (src/aws/providers.ts), and hands them to the AWS wrapper of
- * its kind. Nothing else imports them, so a bundle holds only what its row names, and a new
- * function is its row, its contract and its handler: its entry follows.
+ * its kind. A route group's entry imports each of its routes' compositions and hands them all to
+ * one wrapper, which routes each request to its route's. Nothing else imports them, so a bundle
+ * holds only what its row names, and a new function is its row, its contract and its handler:
+ * its entry follows.
  *
  * The CDK app (lib/service-function.ts), the bundles test and the bench write them into
  * `lambdas/.entries/`, which is not kept.
@@ -22,6 +24,7 @@ export const ENTRIES_DIR = fileURLToPath(new URL("./.entries/", import.meta.url)
 /** The AWS wrapper of each kind of function (src/aws/lambda*.ts). */
 const WRAPPERS: Record<FunctionKind, HandlerRef> = {
   route: "aws/lambda.ts#lambda",
+  "route-group": "aws/lambda-routes.ts#lambdaRoutes",
   "link-route": "aws/lambda.ts#lambda",
   authorizer: "aws/lambda.ts#lambda",
   worker: "aws/lambda-worker.ts#lambdaWorker",
@@ -44,7 +47,10 @@ export const entrySource = (row: FunctionRow): string => {
     return name;
   };
   const wrapper = use(WRAPPERS[row.kind]);
-  const composition = use(row.handler);
+  const composition =
+    row.kind === "route-group"
+      ? `[${row.routes.map((route) => use(route.handler)).join(", ")}]`
+      : use(row.handler);
   const tables = Object.keys(row.uses.tables ?? {}).map(
     (table) => `${table}: ${use(TABLE_DEFINITIONS[table as TableId].store)}`,
   );
@@ -56,7 +62,7 @@ export const entrySource = (row: FunctionRow): string => {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([path, names]) => `import { ${[...names].sort().join(", ")} } from "../../src/${path}";`);
   return [
-    `// The ${row.kind} ${row.id} on AWS, written by lambdas/entries.ts from its manifest row.`,
+    `// The ${row.kind === "route-group" ? "route group" : row.kind} ${row.id} on AWS, written by lambdas/entries.ts from its manifest row.`,
     ...importLines,
     "",
     `export const handler = await ${wrapper}(${composition}, { ${parts.join(", ")} });`,

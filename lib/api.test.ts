@@ -2,6 +2,7 @@ import { STATUS_CODES } from "node:http";
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { authorizerEnv, exportEnv, ingestEnv } from "../src/config/aws-env.ts";
+import { API_FUNCTIONS, apiFunctionIdOf, functionOf as rowOf } from "../src/functions/manifest.ts";
 import { ROUTES } from "../src/http/routes.ts";
 import { GATEWAY_RESPONSES } from "./gateway-responses.ts";
 import { RATES_TABLE_KEY } from "./lake.ts";
@@ -63,15 +64,32 @@ describe.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))("route %
     },
   );
 
-  it(`runs the ${route.id} function on Node 22, arm64, sized as the route says`, () => {
+  const row = rowOf(apiFunctionIdOf(route.id));
+  it(`runs on the ${row.id} function on Node 22, arm64, sized as its manifest row says`, () => {
     expect(resourceOf(functionOf(route.id).function.functionArn).Properties).toMatchObject({
       Runtime: "nodejs22.x",
       Architectures: ["arm64"],
       Handler: "index.handler",
-      MemorySize: route.memoryMb,
-      Timeout: route.timeoutSeconds,
+      MemorySize: row.memoryMb,
+      Timeout: row.timeoutSeconds,
       TracingConfig: { Mode: "Active" },
     });
+    // A group's function is sized for the largest of its routes.
+    expect(row.memoryMb).toBeGreaterThanOrEqual(route.memoryMb);
+    expect(row.timeoutSeconds).toBeGreaterThanOrEqual(route.timeoutSeconds);
+  });
+
+  it("lets only its own method invoke the function", () => {
+    const fn = resourceOf(functionOf(route.id).function.functionArn);
+    const logicalId = Object.entries(template.toJSON().Resources).find(([, r]) => r === fn)?.[0];
+    const permissions = Object.values(template.findResources("AWS::Lambda::Permission")).filter(
+      (p) => JSON.stringify(propertiesOf(p).FunctionName).includes(`"${logicalId}"`),
+    );
+    const arns = permissions.map((p) => JSON.stringify(propertiesOf(p).SourceArn));
+    const path = route.path.replace(/\{[^}]+\}/g, "*");
+    // One permission per method of the function, none for the console's test calls.
+    expect(arns.filter((arn) => arn.includes(`/${route.method}${path}"`))).toHaveLength(1);
+    expect(arns.some((arn) => arn.includes("test-invoke-stage"))).toBe(false);
   });
 
   it(`${route.streaming ? "streams" : "buffers"} the Lambda response through the proxy integration`, () => {
@@ -92,6 +110,31 @@ describe.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))("route %
       expect(integration).not.toMatchObject({ ResponseTransferMode: "STREAM" });
       expect(uri).not.toContain("/response-streaming-invocations");
     }
+  });
+});
+
+describe("route groups", () => {
+  const groups = API_FUNCTIONS.filter((row) => row.kind === "route-group");
+
+  it.each(groups.map((row) => [row.id, row] as const))(
+    "serves every route of the %s group from one function, made once",
+    (_, row) => {
+      if (row.kind !== "route-group") throw new Error(`${row.id} is not a route group`);
+      const shared = stack.api.functions[row.id as keyof typeof stack.api.functions];
+      expect(shared).toBeDefined();
+      for (const route of row.routes) expect(functionOf(route.id), route.id).toBe(shared);
+      const described = Object.values(template.findResources("AWS::IAM::Role")).filter(
+        (role) => propertiesOf(role).Description === `Runs the ${row.id} function`,
+      );
+      expect(described).toHaveLength(1);
+    },
+  );
+
+  it("makes one function per API function row, and no other", () => {
+    expect(Object.keys(stack.api.functions).sort()).toEqual(
+      API_FUNCTIONS.map((row) => row.id).sort(),
+    );
+    expect(new Set(Object.values(stack.api.routeFunctions)).size).toBe(API_FUNCTIONS.length);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * The REST API, built from the route table in src/http/routes.ts: one resource and method per
- * route, each backed by its function, every method behind the API-key TOKEN authorizer (or,
+ * route, each backed by its function (a route group's routes by their group's one function,
+ * src/functions/manifest.ts), every method behind the API-key TOKEN authorizer (or,
  * for the routes the dashboard calls, the same function as a REQUEST authorizer that also takes
  * a session cookie) but the public ones (null scope), which have none.
  * Streaming routes use Lambda response streaming through the proxy integration
@@ -36,7 +37,8 @@ import type { IRole } from "aws-cdk-lib/aws-iam";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { SESSION_SCOPES } from "../src/domain/sessions.ts";
-import { ROUTES, type Route, type RouteId } from "../src/http/routes.ts";
+import { API_FUNCTIONS, type ApiFunctionId, apiFunctionIdOf } from "../src/functions/manifest.ts";
+import { ROUTES, type Route } from "../src/http/routes.ts";
 import { addGatewayErrors } from "./gateway-responses.ts";
 import { acknowledge } from "./nag.ts";
 import { pascal } from "./naming.ts";
@@ -97,10 +99,11 @@ const STREAMED_TIMEOUT_LIMIT = Duration.minutes(15);
 
 export interface AttributionApiProps {
   /**
-   * One binding per route id: adding a route to ROUTES without wiring it fails to compile.
-   * Null leaves the route out (the export without lake queries, lib/settings.ts).
+   * One binding per API function (an ungrouped route's, a route group's), from its manifest
+   * row: adding one without wiring it fails to compile. Null leaves the function and its
+   * routes out (the export without lake queries, lib/settings.ts).
    */
-  readonly routes: { readonly [K in RouteId]: FunctionBinding | null };
+  readonly functions: { readonly [K in ApiFunctionId]: FunctionBinding | null };
   readonly authorizer: FunctionBinding;
   /**
    * How long API Gateway caches an authorizer decision per key. Longer saves DynamoDB reads
@@ -127,6 +130,9 @@ export class AttributionApi extends Construct {
   /** The stage's access log: every request, its status and why API Gateway refused it. */
   readonly accessLogs: LogGroup;
   readonly authorizerFunction: ServiceFunction;
+  /** Each API function, by its id: what there is one of per function (alarms, concurrency). */
+  readonly functions: Readonly<Partial<Record<ApiFunctionId, ServiceFunction>>>;
+  /** The function serving each route, by the route's id; a group's routes share theirs. */
   readonly routeFunctions: Readonly<Record<string, ServiceFunction>>;
   /** The apps' usage plan and its keys (a nested stack). */
   readonly usagePlan: AppUsagePlan;
@@ -138,7 +144,7 @@ export class AttributionApi extends Construct {
     super(scope, id);
     const logRetention = props.logRetention ?? DEFAULT_SETTINGS.logRetention;
     const limits = props.limits ?? DEFAULT_SETTINGS;
-    const routes = ROUTES.filter((route) => props.routes[route.id]);
+    const routes = ROUTES.filter((route) => props.functions[apiFunctionIdOf(route.id)]);
     const stage = stageThrottle(limits);
 
     const accessLogs = new LogGroup(this, "AccessLogs", { retention: logRetention });
@@ -197,17 +203,32 @@ export class AttributionApi extends Construct {
       resultsCacheTtl: Duration.seconds(0),
     });
 
-    const functions: Record<string, ServiceFunction> = {};
+    const functions: Partial<Record<ApiFunctionId, ServiceFunction>> = {};
+    for (const row of API_FUNCTIONS) {
+      const id = row.id as ApiFunctionId;
+      const binding = props.functions[id];
+      if (!binding) continue;
+      // An ungrouped route's construct keeps the id it has always had (`<Id>Route`), so its
+      // function is not replaced; a group's is `<Group>Routes`.
+      functions[id] = rowFunction(
+        this,
+        `${pascal(id)}${row.kind === "route-group" ? "Routes" : "Route"}`,
+        row,
+        binding,
+        { entryFor: props.entryFor, logRetention },
+      );
+    }
+    this.functions = functions;
+
+    const routeFunctions: Record<string, ServiceFunction> = {};
     const keyed: { route: (typeof ROUTES)[number]; method: Method }[] = [];
     for (const route of routes) {
-      const binding = props.routes[route.id];
-      if (!binding) continue;
-      const fn = routeFunction(this, route, binding, {
-        entryFor: props.entryFor,
-        logRetention,
-      });
-      functions[route.id] = fn;
+      const fn = functions[apiFunctionIdOf(route.id)];
+      if (!fn) continue;
+      routeFunctions[route.id] = fn;
 
+      // Each method its own integration and its own permission to invoke the function, scoped
+      // to the method (a group's function may be invoked by its routes' methods only).
       const integration = new LambdaIntegration(fn.function, integrationOptions(route));
       const resource = this.api.root.resourceForPath(route.path);
       if (route.scope === null) {
@@ -238,7 +259,7 @@ export class AttributionApi extends Construct {
           : "Callers authenticate with the spec's API keys, checked by the Lambda TOKEN authorizer.",
       );
     }
-    this.routeFunctions = functions;
+    this.routeFunctions = routeFunctions;
 
     this.usagePlan = new AppUsagePlan(this, "UsagePlan", { api: this.api, methods: keyed, limits });
     this.webAcl = new RegionalWebAcl(this, "WebAcl", {
@@ -297,6 +318,10 @@ const methodThrottle = (throttle: Throttle): MethodDeploymentOptions => ({
   throttlingBurstLimit: throttle.burstLimit,
 });
 
+/**
+ * The integration waits as long as the route's own row says (a group's function may be sized
+ * for a slower route of its group), within API Gateway's limit.
+ */
 const integrationOptions = (route: Route): LambdaIntegrationOptions => {
   const timeout = Duration.seconds(route.timeoutSeconds);
   const limit = route.streaming ? STREAMED_TIMEOUT_LIMIT : BUFFERED_TIMEOUT_LIMIT;

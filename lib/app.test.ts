@@ -10,7 +10,8 @@ import { Bucket } from "aws-cdk-lib/aws-s3";
 import type { CloudAssembly } from "aws-cdk-lib/cx-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestEnv } from "../src/config/aws-env.ts";
-import { LINK_HOST_ROUTES, ROUTES } from "../src/http/routes.ts";
+import { API_FUNCTIONS } from "../src/functions/manifest.ts";
+import { LINK_HOST_ROUTES } from "../src/http/routes.ts";
 import { TABLE_STREAM_WORKERS } from "../src/workers/table-stream-workers.ts";
 import { WORKERS } from "../src/workers/workers.ts";
 import { createApp, EDGE_STACK_ID, STACK_ID } from "./app.ts";
@@ -241,11 +242,15 @@ describe("cdk synth", () => {
 
   it("bundles each function as one ESM file exporting handler, the AWS SDK left to the runtime", () => {
     const bundles = lambdaBundles();
-    // One function per route of the API and of the link host, per queue-driven worker and per
-    // table-stream worker, the authorizer, the scheduled purge, the daily rates job, the
-    // attribution sweep and the link host's origin check.
+    // One function per ungrouped route and per route group of the API, per route of the link
+    // host, per queue-driven worker and per table-stream worker, the authorizer, the scheduled
+    // purge, the daily rates job, the attribution sweep and the link host's origin check.
     expect(bundles).toHaveLength(
-      ROUTES.length + LINK_HOST_ROUTES.length + WORKERS.length + TABLE_STREAM_WORKERS.length + 5,
+      API_FUNCTIONS.length +
+        LINK_HOST_ROUTES.length +
+        WORKERS.length +
+        TABLE_STREAM_WORKERS.length +
+        5,
     );
     for (const { id, code } of bundles) {
       expect(code, id).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);

@@ -73,6 +73,18 @@ describe("ServiceStack", () => {
     }
   });
 
+  it("stays under CloudFormation's 500 resources a stack, with room for what comes next", () => {
+    // CloudFormation refuses a stack of more than 500 resources, and synthesis fails with it.
+    // A new function adds six (function, role, policy, log group, two alarms), a new route a
+    // method, a permission and perhaps a resource: routes of a family that use the same things
+    // join its route group (src/http/routes.ts) rather than add a function each.
+    const LIMIT = 500;
+    const HEADROOM = 25;
+    const count = Object.keys(template.toJSON().Resources).length;
+    console.info(`The Attribution stack has ${count} of CloudFormation's ${LIMIT} resources`);
+    expect(count).toBeLessThanOrEqual(LIMIT - HEADROOM);
+  });
+
   it("reserves no concurrency unless told to: a fresh account has none to reserve", () => {
     for (const fn of Object.values(template.findResources("AWS::Lambda::Function"))) {
       expect(fn.Properties?.ReservedConcurrentExecutions).toBeUndefined();

@@ -8,14 +8,9 @@
 import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
 import type { Construct } from "constructs";
 import { TABLE_DEFINITIONS, TABLE_IDS } from "../src/adapters/dynamodb/table-definitions.ts";
+import { API_FUNCTIONS, type ApiFunctionId, apiFunctionIdOf } from "../src/functions/manifest.ts";
 import type { Uses } from "../src/functions/uses.ts";
-import {
-  AUTHORIZER,
-  LINK_HOST_ROUTES,
-  type LinkHostRouteId,
-  ROUTES,
-  type RouteId,
-} from "../src/http/routes.ts";
+import { AUTHORIZER, LINK_HOST_ROUTES, type LinkHostRouteId, ROUTES } from "../src/http/routes.ts";
 import { AWS_JOBS } from "../src/jobs/jobs.ts";
 import { LAKE_TABLES } from "../src/lake/lake-tables.ts";
 import { TABLE_STREAM_WORKERS } from "../src/workers/table-stream-workers.ts";
@@ -128,6 +123,12 @@ export class ServiceStack extends Stack {
       );
     }
     for (const route of ROUTES.filter((row) => row.handler.startsWith(INGESTION_HANDLERS))) {
+      // A reservation is a function's: in a route group it would be shared with other routes.
+      if (apiFunctionIdOf(route.id) !== route.id) {
+        throw new Error(
+          `${route.id} has its concurrency reserved, so it may not be in a route group`,
+        );
+      }
       this.api.routeFunctions[route.id]?.reserveConcurrency(reserved.ingest);
     }
     this.#linkHost?.routeFunctions.click.reserveConcurrency(reserved.tap);
@@ -215,20 +216,21 @@ export class ServiceStack extends Stack {
           logRetention: settings.logRetention,
         })
       : undefined;
-    // Without lake queries, the routes that query the lake (the export, the reports) are left
-    // out; without the dashboard's user pool, those that check a password (sign-in).
-    const routes = bindingsOf<(typeof ROUTES)[number]>(
-      ROUTES.filter((route) => {
-        const uses = route.uses as Uses;
+    // Without lake queries, the functions that query the lake (the export, the reports) are
+    // left out with their routes; without the dashboard's user pool, those that check a
+    // password (the session routes).
+    const functions = bindingsOf(
+      API_FUNCTIONS.filter((row) => {
+        const uses = row.uses as Uses;
         return (settings.lakeQueries || !uses.queries) && (settings.dashboard || !uses.credentials);
       }),
       parts,
-    );
+    ) as Readonly<Record<string, FunctionBinding>>;
     this.api = new AttributionApi(this, "Api", {
       authorizer: bindingOf(AUTHORIZER.uses, parts),
-      routes: Object.fromEntries(ROUTES.map((route) => [route.id, routes[route.id] ?? null])) as {
-        readonly [K in RouteId]: FunctionBinding | null;
-      },
+      functions: Object.fromEntries(
+        API_FUNCTIONS.map((row) => [row.id, functions[row.id] ?? null]),
+      ) as { readonly [K in ApiFunctionId]: FunctionBinding | null },
       authorizerCacheTtl: settings.authorizerCacheTtl,
       limits: settings,
       apiKeysRequired: settings.apiKeysRequired,

@@ -2,6 +2,8 @@
  * The route table: one row per endpoint. The CDK API and the embedded gateway are both built
  * from it, so a route exists in both runtimes or in neither. Each row names what its function
  * uses (src/functions/uses.ts), from which its environment and grants on AWS are derived.
+ * Routes of one family that use the same things name a `group`: on AWS the group is one
+ * function that routes each request to its route's handler (src/functions/manifest.ts).
  * Pure data: no handler imports, so a Lambda entry that reads its row bundles no other route.
  */
 import type { Scope } from "../domain/keys.ts";
@@ -23,6 +25,14 @@ interface RouteBase {
   readonly timeoutSeconds: number;
   /** What its function uses on AWS; required of the service's own tables below. */
   readonly uses?: Uses;
+  /**
+   * The route group whose one function serves it on AWS (the group's name is the function's
+   * id); none: a function of its own. A stack holds at most 500 resources and each function
+   * brings six (function, role, policy, log group, its errors and throttles alarms), so a
+   * family of routes that use the same things shares one. Left apart: a route whose uses
+   * differ from its family's, one that streams, and one whose concurrency is reserved.
+   */
+  readonly group?: string;
 }
 
 /**
@@ -251,6 +261,7 @@ export const ROUTES = [
   },
   {
     id: "create-link",
+    group: "links",
     handler: "http/handlers/links.ts#createLinkFunction",
     method: "POST",
     path: "/v1/links",
@@ -262,6 +273,7 @@ export const ROUTES = [
   },
   {
     id: "list-links",
+    group: "links",
     handler: "http/handlers/links.ts#listLinksFunction",
     method: "GET",
     path: "/v1/links",
@@ -273,6 +285,7 @@ export const ROUTES = [
   },
   {
     id: "get-link",
+    group: "links",
     handler: "http/handlers/links.ts#getLinkFunction",
     method: "GET",
     path: "/v1/links/{deeplink_id}",
@@ -284,6 +297,7 @@ export const ROUTES = [
   },
   {
     id: "update-link",
+    group: "links",
     handler: "http/handlers/links.ts#updateLinkFunction",
     method: "PATCH",
     path: "/v1/links/{deeplink_id}",
@@ -295,6 +309,7 @@ export const ROUTES = [
   },
   {
     id: "sign-in",
+    group: "sessions",
     handler: "http/handlers/session.ts#signInFunction",
     method: "POST",
     path: "/v1/session",
@@ -305,6 +320,7 @@ export const ROUTES = [
   },
   {
     id: "session",
+    group: "sessions",
     handler: "http/handlers/session.ts#sessionFunction",
     method: "GET",
     path: "/v1/session",
@@ -315,6 +331,7 @@ export const ROUTES = [
   },
   {
     id: "sign-out",
+    group: "sessions",
     handler: "http/handlers/session.ts#signOutFunction",
     method: "DELETE",
     path: "/v1/session",
@@ -325,6 +342,7 @@ export const ROUTES = [
   },
   {
     id: "list-apps",
+    group: "apps",
     handler: "http/handlers/apps.ts#listAppsFunction",
     method: "GET",
     path: "/v1/apps",
@@ -334,6 +352,7 @@ export const ROUTES = [
   },
   {
     id: "create-app",
+    group: "apps",
     handler: "http/handlers/apps.ts#createAppFunction",
     method: "POST",
     path: "/v1/apps",
@@ -343,6 +362,7 @@ export const ROUTES = [
   },
   {
     id: "get-app",
+    group: "apps",
     handler: "http/handlers/apps.ts#getAppFunction",
     method: "GET",
     path: "/v1/apps/{app_id}",
@@ -352,6 +372,7 @@ export const ROUTES = [
   },
   {
     id: "update-app",
+    group: "apps",
     handler: "http/handlers/apps.ts#updateAppFunction",
     method: "PATCH",
     path: "/v1/apps/{app_id}",
@@ -361,6 +382,7 @@ export const ROUTES = [
   },
   {
     id: "list-keys",
+    group: "apps",
     handler: "http/handlers/apps.ts#listKeysFunction",
     method: "GET",
     path: "/v1/apps/{app_id}/keys",
@@ -370,6 +392,7 @@ export const ROUTES = [
   },
   {
     id: "create-key",
+    group: "apps",
     handler: "http/handlers/apps.ts#createKeyFunction",
     method: "POST",
     path: "/v1/apps/{app_id}/keys",
@@ -379,6 +402,7 @@ export const ROUTES = [
   },
   {
     id: "revoke-key",
+    group: "apps",
     handler: "http/handlers/apps.ts#revokeKeyFunction",
     method: "DELETE",
     path: "/v1/apps/{app_id}/keys/{key_id}",
@@ -388,6 +412,7 @@ export const ROUTES = [
   },
   {
     id: "report-overview",
+    group: "reports",
     handler: "http/handlers/reports.ts#overviewReportFunction",
     method: "GET",
     path: "/v1/reports/overview",
@@ -397,6 +422,7 @@ export const ROUTES = [
   },
   {
     id: "report-link-clicks",
+    group: "reports",
     handler: "http/handlers/reports.ts#linkClicksReportFunction",
     method: "GET",
     path: "/v1/reports/link-clicks",
@@ -406,6 +432,7 @@ export const ROUTES = [
   },
   {
     id: "report-latest-events",
+    group: "reports",
     handler: "http/handlers/reports.ts#latestEventsReportFunction",
     method: "GET",
     path: "/v1/reports/latest-events",
@@ -415,6 +442,7 @@ export const ROUTES = [
   },
   {
     id: "list-partners",
+    group: "postbacks",
     handler: "http/handlers/postbacks.ts#listPartnersFunction",
     method: "GET",
     path: "/v1/partners",
@@ -424,6 +452,7 @@ export const ROUTES = [
   },
   {
     id: "list-postbacks",
+    group: "postbacks",
     handler: "http/handlers/postbacks.ts#listPostbacksFunction",
     method: "GET",
     path: "/v1/postbacks",
@@ -433,6 +462,7 @@ export const ROUTES = [
   },
   {
     id: "put-partner-postback",
+    group: "postbacks",
     handler: "http/handlers/postbacks.ts#putPartnerPostbackFunction",
     method: "PUT",
     path: "/v1/postbacks/partners/{config_id}",
@@ -442,6 +472,7 @@ export const ROUTES = [
   },
   {
     id: "delete-partner-postback",
+    group: "postbacks",
     handler: "http/handlers/postbacks.ts#deletePartnerPostbackFunction",
     method: "DELETE",
     path: "/v1/postbacks/partners/{config_id}",
@@ -451,6 +482,7 @@ export const ROUTES = [
   },
   {
     id: "test-partner-postback",
+    group: "postbacks",
     handler: "http/handlers/postbacks.ts#testPartnerPostbackFunction",
     method: "POST",
     path: "/v1/postbacks/partners/{config_id}/test",
@@ -460,6 +492,7 @@ export const ROUTES = [
   },
   {
     id: "put-webhook",
+    group: "postbacks",
     handler: "http/handlers/postbacks.ts#putWebhookFunction",
     method: "PUT",
     path: "/v1/postbacks/webhooks/{config_id}",
@@ -469,6 +502,7 @@ export const ROUTES = [
   },
   {
     id: "delete-webhook",
+    group: "postbacks",
     handler: "http/handlers/postbacks.ts#deleteWebhookFunction",
     method: "DELETE",
     path: "/v1/postbacks/webhooks/{config_id}",
@@ -478,6 +512,7 @@ export const ROUTES = [
   },
   {
     id: "test-webhook",
+    group: "postbacks",
     handler: "http/handlers/postbacks.ts#testWebhookFunction",
     method: "POST",
     path: "/v1/postbacks/webhooks/{config_id}/test",
@@ -487,6 +522,7 @@ export const ROUTES = [
   },
   {
     id: "put-postback-settings",
+    group: "postbacks",
     handler: "http/handlers/postbacks.ts#putPostbackSettingsFunction",
     method: "PUT",
     path: "/v1/postbacks/settings",
@@ -496,6 +532,7 @@ export const ROUTES = [
   },
   {
     id: "postback-log",
+    group: "postbacks",
     handler: "http/handlers/postbacks.ts#postbackLogFunction",
     method: "GET",
     path: "/v1/postbacks/log",
@@ -519,6 +556,9 @@ export const ROUTES = [
 ] as const satisfies readonly ServiceRoute[];
 
 export type RouteId = (typeof ROUTES)[number]["id"];
+
+/** The API's route groups, each one function on AWS named by the group. */
+export type RouteGroupId = Extract<(typeof ROUTES)[number], { readonly group: string }>["group"];
 
 /**
  * The link host's route table: its own listener on the embedded runtime, its own API on AWS.
