@@ -6,7 +6,8 @@
  * API, both payload 1.0) and SQS would send it. Their AWS SDK clients reach local servers
  * through the standard AWS_ENDPOINT_URL_<SERVICE> variables: DynamoDB is dynalite, with the
  * stack's tables and indexes under the template's names; SQS, Firehose, S3 and KMS are moto's
- * server (test/local-aws/moto.ts). Each route's answer is held to its contract.
+ * server (test/local-aws/moto.ts). Each route's answer is held to its contract. A route of a
+ * route group is invoked through its group's one bundle, as API Gateway invokes it.
  *
  * Not invoked, for want of a faithful local server: the export route (Athena runs its
  * queries) and the rates job (it fetches the ECB's feed); see docs/testing.md. Every bundle is
@@ -54,12 +55,17 @@ import {
   streamVariable,
   tableVariable,
 } from "../../src/functions/env.ts";
-import { FUNCTIONS, type FunctionId, type FunctionRow } from "../../src/functions/manifest.ts";
+import {
+  apiFunctionIdOf,
+  FUNCTIONS,
+  type FunctionId,
+  type FunctionRow,
+} from "../../src/functions/manifest.ts";
 import { apiEvent } from "../../src/http/api-event.test-support.ts";
 import { CONTRACTS, JSON_MEDIA_TYPE } from "../../src/http/contracts/index.ts";
 import type { HttpResponse } from "../../src/http/middleware.ts";
 import { isAllowed, type PolicyDocument } from "../../src/http/policy.ts";
-import { type LinkHostRouteId, type RouteId, routeOf } from "../../src/http/routes.ts";
+import { type LinkHostRouteId, ROUTES, type RouteId, routeOf } from "../../src/http/routes.ts";
 import { apiIdOf, usageKeyValue, usageSlotOf } from "../../src/http/usage-keys.ts";
 import { AWS_JOBS } from "../../src/jobs/jobs.ts";
 import { parseWebhookConfig } from "../../src/postbacks/config.ts";
@@ -88,11 +94,17 @@ const API_ARN = `arn:aws:execute-api:${TEST_ENV.region}:${TEST_ENV.account}:api/
 /** What is not invoked here, and why; every other row of the manifest is. */
 const NOT_HERE: Readonly<Record<string, string>> = {
   export: "Athena runs the export's queries, and nothing here answers Athena's API faithfully",
-  "report-overview": "Athena runs the reports' queries",
-  "report-link-clicks": "Athena runs the reports' queries",
-  "report-latest-events": "Athena runs the reports' queries",
+  reports: "Athena runs the reports' queries",
   "fx-rates": "it fetches the ECB's feed from the internet",
 };
+
+/** The function that serves a route: an API route's group's or its own, a link host route's own. */
+const functionIdOf = (id: RouteId | LinkHostRouteId): string =>
+  ROUTES.some((route) => route.id === id) ? apiFunctionIdOf(id as RouteId) : id;
+
+/** The routes of a group, by the group's name. */
+const routesOf = (group: string): RouteId[] =>
+  ROUTES.filter((route) => "group" in route && route.group === group).map((route) => route.id);
 
 const lambdaContext = (row: FunctionRow): Context => ({
   callbackWaitsForEmptyEventLoop: false,
@@ -344,7 +356,8 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
         identity: { ...base.requestContext.identity, userAgent: headers["user-agent"] ?? null },
       },
     };
-    const response = (await handlerOf(id)(event, lambdaContext(rowOf(id)))) as HttpResponse;
+    const fn = functionIdOf(id);
+    const response = (await handlerOf(fn)(event, lambdaContext(rowOf(fn)))) as HttpResponse;
     expect(typeof response.body, `${id} answers a string body`).toBe("string");
     return response as HttpResponse & { readonly body: string };
   };
@@ -508,6 +521,48 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
         error: expect.stringMatching(/^not sent: the URL points to a loopback address/),
       }),
     ]);
+  });
+
+  it("one bundle serves the postbacks group's routes: the catalog, a webhook saved with its secret sealed, the settings, the configurations and the delivery log", async () => {
+    // Every route of the group reaches the same function, which routes by method and resource.
+    expect(new Set(routesOf("postbacks").map(functionIdOf))).toEqual(new Set(["postbacks"]));
+    const catalog = conforming("list-partners", await call("list-partners", { key: keys.server }));
+    expect(catalog).toMatchObject({ data: expect.arrayContaining([expect.anything()]) });
+    const saved = conforming(
+      "put-webhook",
+      await call("put-webhook", {
+        key: keys.server,
+        path: { config_id: "bundles-hook" },
+        // An address literal: checked without a DNS lookup, and never called here.
+        body: { url: "https://93.184.215.14/hooks" },
+      }),
+    ) as { secret?: string };
+    // A new webhook's signing secret, shown once, sealed by the stack's key before it is stored.
+    expect(saved.secret).toMatch(/^whsec_/);
+    conforming(
+      "put-postback-settings",
+      await call("put-postback-settings", {
+        key: keys.server,
+        body: { share_device_data_without_consent: true },
+      }),
+    );
+    const listed = conforming(
+      "list-postbacks",
+      await call("list-postbacks", { key: keys.server }),
+    ) as { webhooks: { id: string }[]; settings: unknown };
+    expect(listed.webhooks.map((webhook) => webhook.id).sort()).toEqual([
+      "backend",
+      "bundles-hook",
+    ]);
+    expect(listed.settings).toEqual({ share_device_data_without_consent: true });
+    // The attempt the postback worker's bundle logged above.
+    const log = conforming("postback-log", await call("postback-log", { key: keys.server }));
+    expect(log).toMatchObject({ data: [expect.objectContaining({ attempt: 1 })] });
+    const removed = await call("delete-webhook", {
+      key: keys.server,
+      path: { config_id: "bundles-hook" },
+    });
+    expect(removed.statusCode, removed.body).toBe(204);
   });
 
   it("consent replaces the install's consent in the installs table", async () => {
@@ -742,7 +797,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
           ATTRIBUTION_AWS_APPS_TABLE: envOf("authorizer")[tableVariable("apps")],
           ATTRIBUTION_AWS_KEYS_TABLE: envOf("authorizer")[tableVariable("keys")],
           ATTRIBUTION_AWS_USERS_TABLE: envOf("authorizer")[tableVariable("users")],
-          ATTRIBUTION_AWS_USER_POOL_ID: envOf("sign-in").USER_POOL_ID,
+          ATTRIBUTION_AWS_USER_POOL_ID: envOf(functionIdOf("sign-in")).USER_POOL_ID,
         },
       },
     );
