@@ -1,0 +1,192 @@
+import { generateKeyPairSync, sign } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { APPLE_KEYS } from "./apple-keys.ts";
+import {
+  AAK_DEVELOPMENT,
+  SKAN_1_0_UNVERIFIABLE,
+  SKAN_2_0,
+  SKAN_3_WIN,
+  SKAN_4_COARSE,
+  SKAN_4_FINE,
+  VERIFIED_SKAN_SAMPLES,
+} from "./apple-samples.test-support.ts";
+import { counts, readAdAttributionKitPostback, readSkadnetworkPostback } from "./postbacks.ts";
+
+const read = (body: unknown) => {
+  const result = readSkadnetworkPostback(body);
+  if (!result.ok) throw new Error(result.problem);
+  return result.postback;
+};
+
+const readAak = (body: unknown) => {
+  const result = readAdAttributionKitPostback(body);
+  if (!result.ok) throw new Error(result.problem);
+  return result.postback;
+};
+
+/** One character of a text changed: the next one in the alphabet, or a digit for a digit. */
+const changed = (text: string) =>
+  `${text.slice(0, -1)}${text.at(-1) === "9" ? "8" : text.at(-1) === "1" ? "2" : "x"}`;
+
+describe("Apple's keys", () => {
+  it("load as the curves they say, each with its documentation page", async () => {
+    const { createPublicKey } = await import("node:crypto");
+    for (const key of APPLE_KEYS) {
+      const object = createPublicKey({
+        key: Buffer.from(key.spki, "base64"),
+        format: "der",
+        type: "spki",
+      });
+      const curve = object.asymmetricKeyDetails?.namedCurve;
+      expect(curve, key.id).toBe(key.curve === "P-256" ? "prime256v1" : "prime192v1");
+      expect(key.source).toMatch(/^https:\/\/developer\.apple\.com\/documentation\//);
+    }
+  });
+});
+
+describe("SKAdNetwork postbacks", () => {
+  it.each(Object.entries(VERIFIED_SKAN_SAMPLES))("verifies Apple's %s example", (_name, body) => {
+    const postback = read(body);
+    expect(postback.verification).toEqual({
+      status: "verified",
+      environment: "production",
+      keyId: body.version === "2.0" ? "skadnetwork-1" : "skadnetwork-2.1",
+      reason: null,
+    });
+    expect(counts(postback)).toBe(true);
+  });
+
+  it.each(Object.entries(VERIFIED_SKAN_SAMPLES))(
+    "fails Apple's %s example with one signed character changed",
+    (_name, body) => {
+      const tampered = { ...body, "transaction-id": changed(body["transaction-id"]) };
+      const postback = read(tampered);
+      expect(postback.verification.status).toBe("unverified");
+      expect(counts(postback)).toBe(false);
+      expect(counts(postback, { unverified: true })).toBe(true);
+    },
+  );
+
+  it("leaves the conversion values out of the signature, as Apple documents", () => {
+    expect(read({ ...SKAN_4_FINE, "conversion-value": 1 }).verification.status).toBe("verified");
+    expect(read({ ...SKAN_4_COARSE, "coarse-conversion-value": "low" }).verification.status).toBe(
+      "verified",
+    );
+    expect(read({ ...SKAN_4_FINE, "postback-sequence-index": 1 }).verification.status).toBe(
+      "unverified",
+    );
+  });
+
+  it("reads each version's fields into one shape", () => {
+    expect(read(SKAN_4_FINE)).toMatchObject({
+      kind: "skadnetwork",
+      version: "4.0",
+      adNetworkId: "com.example",
+      sourceIdentifier: "5239",
+      appStoreId: "525463029",
+      transactionId: "6aafb7a5-0170-41b5-bbe4-fe71dedf1e30",
+      redownload: false,
+      sourceAppId: null,
+      sourceDomain: "example.com",
+      fidelityType: 1,
+      didWin: true,
+      sequenceIndex: 0,
+      conversionValue: 63,
+      coarseValue: null,
+    });
+    expect(read(SKAN_4_COARSE)).toMatchObject({ conversionValue: null, coarseValue: "high" });
+    expect(read(SKAN_3_WIN)).toMatchObject({
+      version: "3.0",
+      sourceIdentifier: "42",
+      sourceAppId: "1234567891",
+      redownload: true,
+      conversionValue: 20,
+    });
+    // Before 3.0 a postback is the winner's.
+    expect(read(SKAN_2_0)).toMatchObject({ version: "2.0", didWin: true, fidelityType: null });
+  });
+
+  it("keeps the old 1.0 example, whose signature does not verify, as unverified", () => {
+    const postback = read(SKAN_1_0_UNVERIFIABLE);
+    expect(postback).toMatchObject({ version: "1.0", sourceIdentifier: "42" });
+    expect(postback.verification.status).toBe("unverified");
+  });
+
+  it("refuses a body that is no postback, naming what is wrong", () => {
+    const problems = [
+      {},
+      "text",
+      { ...SKAN_4_FINE, "ad-network-id": undefined },
+      { ...SKAN_4_FINE, version: "9.9" },
+      { ...SKAN_4_FINE, "did-win": undefined },
+      { ...SKAN_4_FINE, "conversion-value": 64 },
+    ].map((body) => readSkadnetworkPostback(body));
+    for (const problem of problems) expect(problem.ok).toBe(false);
+    expect(problems[3]).toEqual({
+      ok: false,
+      problem: "version 9.9 is not an SKAdNetwork version",
+    });
+    expect(problems[4]).toEqual({ ok: false, problem: "a version 4.0 postback needs did-win" });
+  });
+});
+
+describe("AdAttributionKit postbacks", () => {
+  it("verifies Apple's example with the development key its kid names", () => {
+    const postback = readAak(AAK_DEVELOPMENT);
+    expect(postback).toMatchObject({
+      kind: "adattributionkit",
+      version: "aak",
+      adNetworkId: "development.adattributionkit",
+      sourceIdentifier: "1234",
+      appStoreId: "10738027756",
+      transactionId: "85546EB7-FD39-44BC-8990-C98A4AC36A49",
+      didWin: true,
+      sequenceIndex: 0,
+      conversionValue: 24,
+      conversionType: "re-engagement",
+      countryCode: "US",
+      fidelityType: 1,
+    });
+    expect(postback.verification).toEqual({
+      status: "verified",
+      environment: "development",
+      keyId: "apple-development-identifier/1",
+      reason: null,
+    });
+    // A test's postback counts only when the owner asks for them.
+    expect(counts(postback)).toBe(false);
+    expect(counts(postback, { development: true })).toBe(true);
+  });
+
+  it("fails the example with one character of its payload changed", () => {
+    const [header, payload, signature] = AAK_DEVELOPMENT["jws-string"].split(".");
+    const decoded = Buffer.from(payload ?? "", "base64url").toString("utf8");
+    const tampered = Buffer.from(decoded.replace('"1234"', '"1235"')).toString("base64url");
+    const postback = readAak({
+      ...AAK_DEVELOPMENT,
+      "jws-string": `${header}.${tampered}.${signature}`,
+    });
+    expect(postback.sourceIdentifier).toBe("1235");
+    expect(postback.verification.status).toBe("unverified");
+  });
+
+  it("tells the keys apart by kid: another key's signature does not verify", () => {
+    const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    const [, payload] = AAK_DEVELOPMENT["jws-string"].split(".");
+    for (const kid of ["apple-cas-identifier/0", "apple-development-identifier/0", "someone/0"]) {
+      const header = Buffer.from(JSON.stringify({ kid, alg: "ES256" })).toString("base64url");
+      const signature = sign("sha256", Buffer.from(`${header}.${payload}`), {
+        key: privateKey,
+        dsaEncoding: "ieee-p1363",
+      }).toString("base64url");
+      const postback = readAak({ "jws-string": `${header}.${payload}.${signature}` });
+      expect(postback.verification.status, kid).toBe("unverified");
+    }
+  });
+
+  it("refuses a body that is no postback", () => {
+    for (const body of [{}, { "jws-string": "a.b" }, { "jws-string": "e30.e30.e30" }]) {
+      expect(readAdAttributionKitPostback(body).ok).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,369 @@
+/**
+ * The postbacks Apple's devices send, read and verified: SKAdNetwork's (versions 1.0 to 4.0),
+ * signed with ECDSA and SHA-256 over the fields Apple lists for each version joined by U+2063,
+ * and AdAttributionKit's, a JWS signed with ES256 whose `kid` names the key. Conversion values
+ * are never signed, as Apple documents: they are read beside what is.
+ *
+ * A body that is not a postback is refused with why (the endpoint answers 400 and keeps
+ * nothing); a postback whose signature does not verify is read all the same, as unverified, so
+ * it is kept and can be looked at, but never counted.
+ */
+import { createPublicKey, type KeyObject, verify } from "node:crypto";
+import * as z from "zod";
+import { type AppleKey, appleKey } from "./apple-keys.ts";
+
+export const POSTBACK_KINDS = ["skadnetwork", "adattributionkit"] as const;
+export type PostbackKind = (typeof POSTBACK_KINDS)[number];
+
+export const COARSE_VALUES = ["low", "medium", "high"] as const;
+export type CoarseValue = (typeof COARSE_VALUES)[number];
+
+export interface Verification {
+  /** `verified`: Apple's signature holds; else the postback is kept but never counted. */
+  readonly status: "verified" | "unverified";
+  /** The key's environment when verified: a development postback is a test's. */
+  readonly environment: "production" | "development" | null;
+  readonly keyId: string | null;
+  /** Why it is unverified. */
+  readonly reason: string | null;
+}
+
+/** A postback as the service keeps it, whichever framework sent it. */
+export interface ReceivedPostback {
+  readonly kind: PostbackKind;
+  /** SKAdNetwork's `version` (`1.0` when absent); AdAttributionKit's is `aak`. */
+  readonly version: string;
+  readonly adNetworkId: string;
+  /** The campaign: `source-identifier` (2 to 4 digits), or `campaign-id` before 4.0. */
+  readonly sourceIdentifier: string;
+  /** The advertised app's App Store id. */
+  readonly appStoreId: string;
+  /** What makes it unique: `transaction-id`, or AdAttributionKit's `postback-identifier`. */
+  readonly transactionId: string;
+  readonly redownload: boolean;
+  readonly sourceAppId: string | null;
+  readonly sourceDomain: string | null;
+  /** 1: StoreKit-rendered (a click); 0: a view. */
+  readonly fidelityType: number | null;
+  /** Whether it is the winner's; versions before 3.0 send winners only. */
+  readonly didWin: boolean;
+  /** The conversion window: 0, 1 or 2. */
+  readonly sequenceIndex: number;
+  readonly conversionValue: number | null;
+  readonly coarseValue: CoarseValue | null;
+  readonly countryCode: string | null;
+  /** AdAttributionKit's `conversion-type`: `download`, `redownload`, `re-engagement`. */
+  readonly conversionType: string | null;
+  readonly verification: Verification;
+}
+
+export type ReadPostback =
+  | { readonly ok: true; readonly postback: ReceivedPostback }
+  | { readonly ok: false; readonly problem: string };
+
+/** U+2063, INVISIBLE SEPARATOR: what Apple joins the signed fields with. */
+export const SEPARATOR = "\u2063";
+
+const keyObjects = new Map<string, KeyObject>();
+const keyObjectOf = (key: AppleKey): KeyObject => {
+  let object = keyObjects.get(key.id);
+  if (!object) {
+    object = createPublicKey({ key: Buffer.from(key.spki, "base64"), format: "der", type: "spki" });
+    keyObjects.set(key.id, object);
+  }
+  return object;
+};
+
+const idText = z.union([z.string().min(1).max(200), z.number().int().nonnegative()]);
+const flag = z.union([z.boolean(), z.literal(0), z.literal(1)]);
+const asText = (value: string | number | undefined | null): string | null =>
+  value === undefined || value === null ? null : String(value);
+const asFlag = (value: boolean | 0 | 1 | undefined): boolean => value === true || value === 1;
+
+const unsigned = {
+  "conversion-value": z.number().int().min(0).max(63).optional(),
+  "coarse-conversion-value": z.enum(COARSE_VALUES).optional(),
+  "country-code": z.string().max(8).optional(),
+};
+
+/** Every field a version 1.0 to 4.0 postback may carry; which are there depends on the version. */
+const skanSchema = z.object({
+  version: z.string().max(8).optional(),
+  "ad-network-id": z.string().min(1).max(200),
+  "campaign-id": idText.optional(),
+  "source-identifier": idText.optional(),
+  "app-id": idText,
+  "transaction-id": z.string().min(1).max(200),
+  redownload: flag.optional(),
+  "source-app-id": idText.optional(),
+  "source-domain": z.string().max(253).optional(),
+  "fidelity-type": z.number().int().optional(),
+  "did-win": z.boolean().optional(),
+  "postback-sequence-index": z.number().int().min(0).max(2).optional(),
+  "attribution-signature": z.string().min(1).max(512),
+  ...unsigned,
+});
+type SkanBody = z.output<typeof skanSchema>;
+
+/** The signed fields of each version, in Apple's order; an absent optional one is left out. */
+const signedFields = (version: string, body: SkanBody): (string | null)[] | null => {
+  const text = (name: keyof SkanBody) => asText(body[name] as string | number | undefined);
+  const bool = (name: "redownload" | "did-win") =>
+    body[name] === undefined ? null : String(asFlag(body[name]));
+  const source = () => text("source-app-id");
+  switch (version) {
+    case "1.0":
+      return [text("ad-network-id"), text("campaign-id"), text("app-id"), text("transaction-id")];
+    case "2.0":
+    case "2.1":
+      return [
+        version,
+        text("ad-network-id"),
+        text("campaign-id"),
+        text("app-id"),
+        text("transaction-id"),
+        bool("redownload"),
+        source(),
+      ];
+    case "2.2":
+      return [
+        version,
+        text("ad-network-id"),
+        text("campaign-id"),
+        text("app-id"),
+        text("transaction-id"),
+        bool("redownload"),
+        source(),
+        text("fidelity-type"),
+      ];
+    case "3.0":
+      return [
+        version,
+        text("ad-network-id"),
+        text("campaign-id"),
+        text("app-id"),
+        text("transaction-id"),
+        bool("redownload"),
+        source(),
+        text("fidelity-type"),
+        bool("did-win"),
+      ];
+    case "4.0":
+      return [
+        version,
+        text("ad-network-id"),
+        text("source-identifier"),
+        text("app-id"),
+        text("transaction-id"),
+        bool("redownload"),
+        source() ?? text("source-domain"),
+        text("fidelity-type"),
+        bool("did-win"),
+        text("postback-sequence-index"),
+      ];
+    default:
+      return null;
+  }
+};
+
+/** The fields a version must carry, for a clear refusal of a body that lacks them. */
+const REQUIRED: Readonly<Record<string, readonly (keyof SkanBody)[]>> = {
+  "1.0": ["campaign-id"],
+  "2.0": ["campaign-id"],
+  "2.1": ["campaign-id"],
+  "2.2": ["campaign-id", "fidelity-type"],
+  "3.0": ["campaign-id", "fidelity-type", "did-win"],
+  "4.0": ["source-identifier", "fidelity-type", "did-win", "postback-sequence-index"],
+};
+
+const P192_VERSIONS = new Set(["1.0", "2.0"]);
+
+const unverified = (reason: string): Verification => ({
+  status: "unverified",
+  environment: null,
+  keyId: null,
+  reason,
+});
+
+const problemOf = (error: z.ZodError, what: string): string =>
+  `not ${what}: ${error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join(".") || "body"} ${issue.message}`)
+    .join("; ")}`;
+
+/** An SKAdNetwork postback's body, read and verified. */
+export const readSkadnetworkPostback = (body: unknown): ReadPostback => {
+  const parsed = skanSchema.safeParse(body);
+  if (!parsed.success)
+    return { ok: false, problem: problemOf(parsed.error, "an SKAdNetwork postback") };
+  const skan = parsed.data;
+  const version = skan.version ?? "1.0";
+  const required = REQUIRED[version];
+  if (!required) return { ok: false, problem: `version ${version} is not an SKAdNetwork version` };
+  const missing = required.filter((name) => skan[name] === undefined);
+  if (missing.length > 0) {
+    return { ok: false, problem: `a version ${version} postback needs ${missing.join(", ")}` };
+  }
+  const fields = signedFields(version, skan) ?? [];
+  const key = appleKey(
+    "skadnetwork",
+    P192_VERSIONS.has(version) ? "skadnetwork-1" : "skadnetwork-2.1",
+  );
+  let verification: Verification;
+  if (!key) verification = unverified("no key for the version");
+  else {
+    const message = fields.filter((field) => field !== null).join(SEPARATOR);
+    let valid = false;
+    try {
+      valid = verify(
+        "sha256",
+        Buffer.from(message, "utf8"),
+        keyObjectOf(key),
+        Buffer.from(skan["attribution-signature"], "base64"),
+      );
+    } catch {
+      valid = false;
+    }
+    verification = valid
+      ? { status: "verified", environment: key.environment, keyId: key.id, reason: null }
+      : unverified("Apple's signature does not match the postback's fields");
+  }
+  return {
+    ok: true,
+    postback: {
+      kind: "skadnetwork",
+      version,
+      adNetworkId: skan["ad-network-id"],
+      sourceIdentifier: asText(skan["source-identifier"] ?? skan["campaign-id"]) ?? "",
+      appStoreId: String(skan["app-id"]),
+      transactionId: skan["transaction-id"],
+      redownload: asFlag(skan.redownload),
+      sourceAppId: asText(skan["source-app-id"]),
+      sourceDomain: skan["source-domain"] ?? null,
+      fidelityType: skan["fidelity-type"] ?? null,
+      // Before 3.0 only the winner is sent a postback.
+      didWin: skan["did-win"] ?? true,
+      sequenceIndex: skan["postback-sequence-index"] ?? 0,
+      conversionValue: skan["conversion-value"] ?? null,
+      coarseValue: skan["coarse-conversion-value"] ?? null,
+      countryCode: skan["country-code"] ?? null,
+      conversionType: null,
+      verification,
+    },
+  };
+};
+
+const aakBodySchema = z.object({
+  "jws-string": z.string().min(1).max(8_192),
+  ...unsigned,
+  "ad-interaction-type": z.string().max(32).optional(),
+});
+
+const aakHeaderSchema = z.object({ kid: z.string().max(200), alg: z.string().max(16) });
+
+const aakPayloadSchema = z.object({
+  "ad-network-identifier": z.string().min(1).max(200),
+  "source-identifier": idText,
+  "advertised-item-identifier": idText,
+  "postback-identifier": z.string().min(1).max(200),
+  "did-win": z.boolean(),
+  "postback-sequence-index": z.number().int().min(0).max(2),
+  "conversion-type": z.string().max(32).optional(),
+  "publisher-item-identifier": idText.optional(),
+  "source-domain": z.string().max(253).optional(),
+  "country-code": z.string().max(8).optional(),
+});
+
+const decodeJson = (part: string): unknown => {
+  try {
+    return JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
+  } catch {
+    return undefined;
+  }
+};
+
+/** An AdAttributionKit postback's body (its `jws-string` and unsigned fields), read and verified. */
+export const readAdAttributionKitPostback = (body: unknown): ReadPostback => {
+  const parsed = aakBodySchema.safeParse(body);
+  if (!parsed.success) {
+    return { ok: false, problem: problemOf(parsed.error, "an AdAttributionKit postback") };
+  }
+  const parts = parsed.data["jws-string"].split(".");
+  const [headerPart = "", payloadPart = "", signaturePart = ""] = parts;
+  if (parts.length !== 3) return { ok: false, problem: "jws-string is not a compact JWS" };
+  const header = aakHeaderSchema.safeParse(decodeJson(headerPart));
+  if (!header.success) return { ok: false, problem: "jws-string has no JWS header with a kid" };
+  const payload = aakPayloadSchema.safeParse(decodeJson(payloadPart));
+  if (!payload.success) {
+    return {
+      ok: false,
+      problem: problemOf(payload.error, "an AdAttributionKit postback's payload"),
+    };
+  }
+  const key = appleKey("adattributionkit", header.data.kid);
+  let verification: Verification;
+  if (header.data.alg !== "ES256") verification = unverified(`alg ${header.data.alg} is not ES256`);
+  else if (!key) {
+    verification = unverified(`kid ${header.data.kid} is not one of Apple's keys`);
+  } else {
+    let valid = false;
+    try {
+      valid = verify(
+        "sha256",
+        Buffer.from(`${headerPart}.${payloadPart}`, "ascii"),
+        { key: keyObjectOf(key), dsaEncoding: "ieee-p1363" },
+        Buffer.from(signaturePart, "base64url"),
+      );
+    } catch {
+      valid = false;
+    }
+    verification = valid
+      ? { status: "verified", environment: key.environment, keyId: key.id, reason: null }
+      : unverified("Apple's signature does not match the JWS");
+  }
+  const signed = payload.data;
+  return {
+    ok: true,
+    postback: {
+      kind: "adattributionkit",
+      version: "aak",
+      adNetworkId: signed["ad-network-identifier"],
+      sourceIdentifier: String(signed["source-identifier"]),
+      appStoreId: String(signed["advertised-item-identifier"]),
+      transactionId: signed["postback-identifier"],
+      redownload: signed["conversion-type"] === "redownload",
+      sourceAppId: asText(signed["publisher-item-identifier"]),
+      sourceDomain: signed["source-domain"] ?? null,
+      fidelityType:
+        parsed.data["ad-interaction-type"] === "click"
+          ? 1
+          : parsed.data["ad-interaction-type"] === "view"
+            ? 0
+            : null,
+      didWin: signed["did-win"],
+      sequenceIndex: signed["postback-sequence-index"],
+      conversionValue: parsed.data["conversion-value"] ?? null,
+      coarseValue: parsed.data["coarse-conversion-value"] ?? null,
+      countryCode: signed["country-code"] ?? parsed.data["country-code"] ?? null,
+      conversionType: signed["conversion-type"] ?? null,
+      verification,
+    },
+  };
+};
+
+/** A body POSTed to one of the two endpoints, read as that endpoint's framework sends it. */
+export const readPostback = (kind: PostbackKind, body: unknown): ReadPostback =>
+  kind === "skadnetwork" ? readSkadnetworkPostback(body) : readAdAttributionKitPostback(body);
+
+/**
+ * Whether a postback counts in the figures: verified with a production key, unless the owner
+ * asks for development (a test's) or unverified ones too.
+ */
+export const counts = (
+  postback: Pick<ReceivedPostback, "verification">,
+  include: { readonly development?: boolean; readonly unverified?: boolean } = {},
+): boolean => {
+  const { status, environment } = postback.verification;
+  if (status !== "verified") return include.unverified === true;
+  return environment === "production" || include.development === true;
+};
