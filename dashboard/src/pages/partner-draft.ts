@@ -359,6 +359,8 @@ export const partnerProblemsOf = (
       const url = /^(https?:\/\/\S+)\s/.exec(message)?.[1];
       const found = url ? fieldOfUrl(url) : null;
       if (found) return { field: found[0], text: sentence(found[1], message) };
+      // The catalog's own URL: its host out of the service's reach, say.
+      if (url) return { field: null, text: sentence("The partner's URL", message) };
       return { field: null, text: capitalised(message) };
     }
     const segments = pathSegments(path);
