@@ -1,0 +1,122 @@
+/**
+ * The reference evaluation against the SDKs' shared cases (sdk/conformance/conversion-values.json),
+ * and the schema's own checks.
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import * as z from "zod";
+import { type ConversionCall, evaluate, initialState } from "./conversion-evaluation.ts";
+import { describeRule, meaningOf, parseConversionSchema } from "./conversion-schema.ts";
+
+const vectors = z
+  .object({
+    rates: z.record(z.string(), z.number()),
+    schemas: z.record(z.string(), z.unknown()),
+    cases: z.array(
+      z.object({
+        name: z.string(),
+        schema: z.string(),
+        events: z.array(
+          z.object({
+            name: z.string(),
+            hours_after_install: z.number(),
+            revenue: z.object({ amount: z.number(), currency: z.string() }).optional(),
+            parameters: z.record(z.string(), z.unknown()).optional(),
+          }),
+        ),
+        calls: z.array(
+          z
+            .object({
+              window: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+              fine: z.number().nullable(),
+              coarse: z.enum(["low", "medium", "high"]),
+              lock: z.boolean(),
+            })
+            .nullable(),
+        ),
+      }),
+    ),
+  })
+  .parse(
+    JSON.parse(
+      readFileSync(
+        new URL("../../sdk/conformance/conversion-values.json", import.meta.url),
+        "utf8",
+      ),
+    ),
+  );
+
+describe("the conversion value schema on a device", () => {
+  it.each(vectors.cases.map((c) => [c.name, c] as const))("%s", (_name, vector) => {
+    const schema = parseConversionSchema(vectors.schemas[vector.schema]);
+    let state = initialState();
+    const calls: (ConversionCall | null)[] = [];
+    for (const event of vector.events) {
+      const step = evaluate(
+        schema,
+        state,
+        {
+          name: event.name,
+          hoursAfterInstall: event.hours_after_install,
+          revenue: event.revenue ?? null,
+          parameters: event.parameters ?? {},
+        },
+        vectors.rates,
+      );
+      state = step.state;
+      calls.push(step.call);
+    }
+    expect(calls).toEqual(vector.calls);
+  });
+});
+
+describe("the conversion value schema", () => {
+  const game = parseConversionSchema(vectors.schemas.game);
+
+  it("is refused without a fine value in the first window, or with one later, or out of range", () => {
+    const rule = { event: "service_purchase", coarse: "high" };
+    expect(() =>
+      parseConversionSchema({ windows: [{ rules: [rule] }, { rules: [] }, { rules: [] }] }),
+    ).toThrow(
+      "body.windows[0].rules[0].fine: is required in the first window (a fine value 0 to 63)",
+    );
+    expect(() =>
+      parseConversionSchema({
+        windows: [{ rules: [] }, { rules: [{ ...rule, fine: 3 }] }, { rules: [] }],
+      }),
+    ).toThrow(/later windows have coarse values alone/);
+    expect(() =>
+      parseConversionSchema({
+        windows: [{ rules: [{ ...rule, fine: 64 }] }, { rules: [] }, { rules: [] }],
+      }),
+    ).toThrow("body.windows[0].rules[0].fine: must be from 0 to 63");
+    expect(() => parseConversionSchema({ windows: [{ rules: [] }] })).toThrow(
+      /the three conversion windows/,
+    );
+    expect(() =>
+      parseConversionSchema({
+        windows: [
+          { rules: [{ ...rule, fine: 1, revenue_usd: { min: 5, max: 1 } }] },
+          { rules: [] },
+          { rules: [] },
+        ],
+      }),
+    ).toThrow(/max must be above min/);
+  });
+
+  it("reads a value back as the rules that give it", () => {
+    expect(meaningOf(game, 0, { fine: 20, coarse: null })).toEqual([
+      "service_purchase, 0.99–4.99 USD",
+    ]);
+    expect(meaningOf(game, 1, { fine: null, coarse: "high" })).toEqual(["service_purchase"]);
+    expect(
+      describeRule({
+        event: "service_level_achieved",
+        min_count: 1,
+        parameter: { name: "level", at_least: 10 },
+        coarse: "medium",
+        lock: false,
+      }),
+    ).toBe("service_level_achieved, level ≥ 10");
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * An app's conversion value schema: what a user does, in each of SKAdNetwork's three
+ * conversion windows, mapped to the values the app sets on the device (Apple's
+ * `updatePostbackConversionValue(_:coarseValue:lockWindow:)`, AdAttributionKit's
+ * `updateConversionValue(_:coarseConversionValue:lockPostback:)`), so that Apple's postbacks
+ * say what the users of a campaign did.
+ *
+ * Each window has rules. A rule names one of the app's events (the export's `event_name`), how
+ * often it must have happened in the window, the window's revenue of it in USD, or a numeric
+ * parameter one of its occurrences reached; what it is worth (a fine value 0 to 63 in the first
+ * window, a coarse value `low`, `medium` or `high` in each); and whether reaching it locks the
+ * window. The schema reaches the SDKs through the remote configuration; each SDK evaluates it
+ * on every event (./conversion-evaluation.ts is the reference, sdk/conformance holds the cases),
+ * and the reports read the values back through it.
+ */
+import * as z from "zod";
+import { ValidationError } from "../domain/errors.ts";
+import { formatIssues } from "../validation/issues.ts";
+import { COARSE_VALUES, type CoarseValue } from "./postbacks.ts";
+
+/** Apple's three conversion windows, in hours since the install's first open: [from, to). */
+export const CONVERSION_WINDOWS = [
+  { index: 0, fromHours: 0, toHours: 48 },
+  { index: 1, fromHours: 48, toHours: 168 },
+  { index: 2, fromHours: 168, toHours: 840 },
+] as const;
+
+export const MAX_RULES_PER_WINDOW = 64;
+export const MAX_FINE_VALUE = 63;
+
+const eventName = z.string({ error: "must be an event name" }).regex(/^[a-z][a-z0-9_]{0,99}$/, {
+  error: "must be an event_name as exported (service_purchase)",
+});
+
+const amount = z
+  .number({ error: "must be a number" })
+  .min(0, { error: "must be at least 0" })
+  .max(1_000_000, { error: "must be at most 1000000" });
+
+const ruleSchema = z
+  .strictObject({
+    /** The event, as the export names it (`service_purchase`, `service_level_achieved`). */
+    event: eventName,
+    /** How many times it happened in the window, at least. */
+    min_count: z.int({ error: "must be a whole number" }).min(1).max(10_000).default(1),
+    /** The window's revenue of this event in USD, from `min` (included) to `max` (excluded). */
+    revenue_usd: z
+      .strictObject({ min: amount.default(0), max: amount.optional() })
+      .refine((range) => range.max === undefined || range.max > range.min, {
+        error: "max must be above min",
+      })
+      .optional(),
+    /** One occurrence's numeric parameter at least this (`level` reached 10). */
+    parameter: z
+      .strictObject({
+        name: z.string().min(1).max(100),
+        at_least: z.number({ error: "must be a number" }),
+      })
+      .optional(),
+    /** The fine value (first window only), 0 to 63. */
+    fine: z
+      .int({ error: "must be a whole number" })
+      .min(0, { error: `must be from 0 to ${MAX_FINE_VALUE}` })
+      .max(MAX_FINE_VALUE, { error: `must be from 0 to ${MAX_FINE_VALUE}` })
+      .optional(),
+    coarse: z.enum(COARSE_VALUES, { error: "must be low, medium or high" }),
+    /** Reaching it ends the window's updates: the postback is sent sooner. */
+    lock: z.boolean().default(false),
+  })
+  .meta({ id: "ConversionRule" });
+export type ConversionRule = z.output<typeof ruleSchema>;
+
+const windowSchema = z.strictObject({
+  rules: z
+    .array(ruleSchema)
+    .max(MAX_RULES_PER_WINDOW, { error: `must be at most ${MAX_RULES_PER_WINDOW} rules` }),
+});
+
+/** What the owner sends: the three windows' rules. */
+export const conversionSchemaRequest = z
+  .strictObject({
+    windows: z
+      .array(windowSchema)
+      .length(3, { error: "must be the three conversion windows, in order" }),
+  })
+  .superRefine((schema, ctx) => {
+    schema.windows.forEach((window, w) => {
+      window.rules.forEach((rule, r) => {
+        if (w === 0 && rule.fine === undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["windows", w, "rules", r, "fine"],
+            message: "is required in the first window (a fine value 0 to 63)",
+          });
+        }
+        if (w > 0 && rule.fine !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["windows", w, "rules", r, "fine"],
+            message: "is only for the first window: later windows have coarse values alone",
+          });
+        }
+      });
+    });
+  })
+  .meta({ id: "ConversionSchemaRequest" });
+export type ConversionSchemaRequest = z.output<typeof conversionSchemaRequest>;
+
+/** A saved schema: its version, made by the service at each save, the SDKs' cue to reload. */
+export interface ConversionSchema extends ConversionSchemaRequest {
+  readonly version: number;
+  /** ISO 8601 UTC. */
+  readonly updated_at: string;
+}
+
+/** A schema checked, or a ValidationError (a 422) naming each field at fault under `body`. */
+export const parseConversionSchema = (body: unknown): ConversionSchemaRequest => {
+  const parsed = conversionSchemaRequest.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) => ({ ...issue, path: ["body", ...issue.path] }));
+  throw new ValidationError(formatIssues(issues, "body"));
+};
+
+export const COARSE_ORDER: Readonly<Record<CoarseValue, number>> = { low: 0, medium: 1, high: 2 };
+
+/** What a value means under a schema, for the reports: the rules that give it. */
+export const meaningOf = (
+  schema: ConversionSchemaRequest,
+  window: number,
+  value: { readonly fine: number | null; readonly coarse: CoarseValue | null },
+): string[] => {
+  const rules = schema.windows[window]?.rules ?? [];
+  const matching = rules.filter((rule) =>
+    value.fine !== null && window === 0 ? rule.fine === value.fine : rule.coarse === value.coarse,
+  );
+  return matching.map(describeRule);
+};
+
+/** A rule in words: `service_purchase ×2, 0.99–4.99 USD`. */
+export const describeRule = (rule: ConversionRule): string => {
+  const parts = [rule.event];
+  if (rule.min_count > 1) parts.push(`×${rule.min_count}`);
+  if (rule.revenue_usd) {
+    const { min, max } = rule.revenue_usd;
+    parts.push(max === undefined ? `${min}+ USD` : `${min}–${max} USD`);
+  }
+  if (rule.parameter) parts.push(`${rule.parameter.name} ≥ ${rule.parameter.at_least}`);
+  return parts.join(", ");
+};
