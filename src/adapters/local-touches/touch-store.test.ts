@@ -1,12 +1,14 @@
 /**
  * What the embedded touch store holds beyond the contract it shares with DynamoDB's table
- * (./touch-store.contract.test.ts): its folder opened again holds what it stored, and a lookup
+ * (./touch-store.contract.test.ts): its folder opened again holds what it stored; a lookup
  * key that another begins with (an advertising id is the sender's to say, NULs and all) never
- * takes that other's touches.
+ * takes that other's touches; a touch written over is found by its new lookups only, and
+ * reaped by its own expiry, the old version's keys deleted with no trace left.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ClassicLevel } from "classic-level";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { contractTouch } from "../contracts/touch-store.test-support.ts";
 import { openLocalTouchStore } from "./touch-store.ts";
@@ -14,6 +16,17 @@ import { openLocalTouchStore } from "./touch-store.ts";
 const T0 = Date.parse("2026-11-24T12:00:00.000Z");
 const APP = "com.example.local";
 const day = { appId: APP, from: new Date(T0 - 86_400_000), to: new Date(T0 + 86_400_000) };
+
+/** Every key the store's folder holds, once it is closed. */
+const keysIn = async (dir: string) => {
+  const db = new ClassicLevel<string, string>(dir);
+  await db.open();
+  try {
+    return await db.keys().all();
+  } finally {
+    await db.close();
+  }
+};
 
 describe("the embedded touch store", () => {
   let dir: string;
@@ -44,6 +57,35 @@ describe("the embedded touch store", () => {
     } finally {
       await again.close();
     }
+  });
+
+  it("reaps a touch written over by its new expiry, and its old version's keys with the old", async () => {
+    const DAY = 86_400_000;
+    const store = await openLocalTouchStore(dir);
+    const window = { appId: APP, from: new Date(T0 - 90 * DAY), to: new Date(T0 + 90 * DAY) };
+    const old = contractTouch(APP, T0 - 40 * DAY, { ip: "81.2.69.1", maid: "device-old" });
+    const later = { ...old, touchTime: new Date(T0).toISOString(), ip: "81.2.69.2", maid: null };
+    const earlier = contractTouch(APP, T0, { ip: "81.2.69.3" });
+    const rewound = { ...earlier, touchTime: new Date(T0 - 40 * DAY).toISOString() };
+    try {
+      await store.put([old, earlier]);
+      await store.put([later, rewound]);
+      expect(await store.byIp("81.2.69.1", window)).toEqual([]);
+      expect(await store.byMaid("device-old", window)).toEqual([]);
+      expect(await store.byIp("81.2.69.2", window)).toEqual([later]);
+      expect(await store.byIp("81.2.69.3", window)).toEqual([rewound]);
+
+      // Past the older time's expiry: the rewound touch is reaped, the moved-on one stays.
+      expect(await store.reap(new Date(T0 - 5 * DAY))).toBe(1);
+      expect(await store.get(later.clickId)).toEqual(later);
+      expect(await store.get(rewound.clickId)).toBeUndefined();
+      expect(await store.byIp("81.2.69.2", window)).toEqual([later]);
+      // Past the rest: nothing of either is left.
+      expect(await store.reap(new Date(T0 + 60 * DAY))).toBe(1);
+    } finally {
+      await store.close();
+    }
+    expect(await keysIn(dir)).toEqual([]);
   });
 
   it("keeps a lookup key's window apart from a longer key's that begins with it", async () => {

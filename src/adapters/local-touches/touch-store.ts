@@ -19,10 +19,12 @@
  * A window is one range of an index's keys, read backwards: newest first. The lookup key's
  * own NUL characters (an advertising id is the sender's to say) are written as NUL then \x01,
  * so that one lookup key's range never takes another's entries: those of a longer key that
- * begins with it sort before the range's first time. `reap` deletes what the expiry keys
- * before its cutoff name. A touch is written with its keys in one batch, after the old
- * version's keys are deleted (a click id stored again is written over); writes that read first
- * (`put`, `putIfAbsent`, `delete`, `reap`) take turns, so a claim of a click id is made once.
+ * begins with it sort before the range's first time. A touch is written with all its keys in
+ * one batch, without reading what its click id held: a click id stored again is written over,
+ * and the lookup entries of its old version, left behind, are passed by (the touch they name no
+ * longer has them) until `reap` deletes them with the old version's expiry key. `reap` deletes
+ * what the expiry keys before its cutoff name. Writes take turns, so that a claim of a click id
+ * (`putIfAbsent`, which reads first) is made once.
  *
  * A write resolves once LevelDB has handed it to the system, so a killed process loses none;
  * `put`, the click log's batches and a network report's, is synced too, as the click log's
@@ -53,10 +55,6 @@ export interface LocalTouchStore extends TouchStore {
   close(): Promise<void>;
 }
 
-type Operation =
-  | { readonly type: "put"; readonly key: string; readonly value: string }
-  | { readonly type: "del"; readonly key: string };
-
 const SEPARATOR = "\u0000";
 /** A lookup key's NUL, written so that no lookup key's range reaches into another's. */
 const escaped = (key: string) =>
@@ -64,7 +62,8 @@ const escaped = (key: string) =>
 const indexPrefix = (space: "m" | "i" | "s", key: string) =>
   `${space}${SEPARATOR}${escaped(key)}${SEPARATOR}`;
 
-const touchKey = (clickId: string) => `t${SEPARATOR}${clickId}`;
+const TOUCH_PREFIX = `t${SEPARATOR}`;
+const touchKey = (clickId: string) => `${TOUCH_PREFIX}${clickId}`;
 const expiryPrefix = (seconds: number) =>
   `x${SEPARATOR}${String(Math.max(0, seconds)).padStart(12, "0")}`;
 const expiryKey = (seconds: number, itemKey: string) =>
@@ -86,19 +85,14 @@ const touchKeys = (touch: Touch) => {
   return { main, lookups, expiry: expiryKey(touchExpirySeconds(touch.touchTime), main) };
 };
 
-const writes = (touch: Touch): Operation[] => {
-  const { main, lookups, expiry } = touchKeys(touch);
-  return [
-    { type: "put", key: main, value: JSON.stringify(touch) },
-    ...lookups.map((key): Operation => ({ type: "put", key, value: touch.clickId })),
-    // What `reap` deletes with the expiry's own key.
-    { type: "put", key: expiry, value: JSON.stringify([main, ...lookups]) },
-  ];
-};
+type Batch = ReturnType<ClassicLevel<string, string>["batch"]>;
 
-const deletes = (touch: Touch): Operation[] => {
+const write = (batch: Batch, touch: Touch) => {
   const { main, lookups, expiry } = touchKeys(touch);
-  return [main, ...lookups, expiry].map((key): Operation => ({ type: "del", key }));
+  batch.put(main, JSON.stringify(touch));
+  for (const key of lookups) batch.put(key, touch.clickId);
+  // What `reap` deletes, with the expiry's own key.
+  batch.put(expiry, JSON.stringify([main, ...lookups]));
 };
 
 const parse = (text: string) => JSON.parse(text) as Touch;
@@ -133,66 +127,71 @@ export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore>
   const putSightings = async (
     sightings: readonly { address: string; hour: string; sortKey: string }[],
   ) => {
-    const operations: Operation[] = [];
+    if (sightings.length === 0) return;
+    const batch = db.batch();
     for (const { address, hour, sortKey } of sightings) {
       const key = `${indexPrefix("s", address)}${sortKey}`;
-      operations.push({ type: "put", key, value: "" });
-      operations.push({
-        type: "put",
-        key: expiryKey(sightingExpirySeconds(hour), key),
-        value: JSON.stringify([key]),
-      });
+      batch.put(key, "");
+      batch.put(expiryKey(sightingExpirySeconds(hour), key), JSON.stringify([key]));
     }
-    if (operations.length > 0) await db.batch(operations);
+    await batch.write();
   };
 
-  /** A window of one lookup's touches, newest first. */
+  /**
+   * A window of one lookup's touches, newest first: each entry's touch, unless it was deleted
+   * since, or written over with other lookups (the entry then names what it no longer is).
+   */
   const inWindow = async (prefix: string, window: TouchWindow): Promise<Touch[]> => {
+    const entries: string[] = [];
     const clickIds: string[] = [];
-    for await (const clickId of db.values({
+    for await (const [key, clickId] of db.iterator({
       gte: `${prefix}${window.from.toISOString()}`,
       lte: `${prefix}${windowEndKey(window.to)}`,
       reverse: true,
     })) {
+      entries.push(key);
       clickIds.push(clickId);
     }
-    // A touch deleted since its lookup key was read is left out.
-    return (await stored(clickIds)).filter((touch): touch is Touch => touch !== undefined);
+    const touches = await stored(clickIds);
+    return touches.filter(
+      (touch, index): touch is Touch =>
+        touch !== undefined && touchKeys(touch).lookups.includes(entries[index] ?? ""),
+    );
   };
 
   return {
+    // Written without reading what the click ids held: the click log's batches are new clicks
+    // (or, after a crash, the same clicks again), and a read would wait on LevelDB's lock, on
+    // the thread that answers taps. A touch written over leaves its old lookup entries, which
+    // lookups pass by and `reap` deletes.
     put: (touches) =>
       inTurn(async () => {
         if (touches.length === 0) return;
-        const before = await stored(touches.map((touch) => touch.clickId));
-        // What each click id holds as the batch goes: a click id twice, the second wins.
-        const current = new Map<string, Touch>();
-        for (const [index, old] of before.entries()) {
-          const clickId = touches[index]?.clickId;
-          if (old && clickId !== undefined) current.set(clickId, old);
-        }
-        const operations: Operation[] = [];
-        for (const touch of touches) {
-          const old = current.get(touch.clickId);
-          if (old) operations.push(...deletes(old));
-          operations.push(...writes(touch));
-          current.set(touch.clickId, touch);
-        }
-        await db.batch(operations, { sync: true });
+        const batch = db.batch();
+        for (const touch of touches) write(batch, touch);
+        await batch.write({ sync: true });
       }),
 
     putIfAbsent: (touch) =>
       inTurn(async () => {
         const [old] = await stored([touch.clickId]);
         if (old) return { touch: old, created: false };
-        await db.batch(writes(touch));
+        const batch = db.batch();
+        write(batch, touch);
+        await batch.write();
         return { touch, created: true };
       }),
 
     delete: (clickIds) =>
       inTurn(async () => {
-        const operations = (await stored(clickIds)).flatMap((old) => (old ? deletes(old) : []));
-        if (operations.length > 0) await db.batch(operations);
+        const batch = db.batch();
+        for (const old of await stored(clickIds)) {
+          if (!old) continue;
+          const { main, lookups, expiry } = touchKeys(old);
+          for (const key of [main, ...lookups, expiry]) batch.del(key);
+        }
+        if (batch.length > 0) await batch.write();
+        else await batch.close();
       }),
 
     async get(clickId) {
@@ -247,24 +246,43 @@ export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore>
       const end = expiryPrefix(Math.floor(cutoff.getTime() / 1000));
       let reaped = 0;
       for (;;) {
-        const items = await inTurn(async () => {
-          const operations: Operation[] = [];
-          let count = 0;
+        const { items, expired } = await inTurn(async () => {
+          const entries: { key: string; keys: string[] }[] = [];
           for await (const [key, value] of db.iterator({
             gt: `x${SEPARATOR}`,
             lt: end,
             limit: REAP_BATCH,
           })) {
-            for (const itemKey of JSON.parse(value) as string[]) {
-              operations.push({ type: "del", key: itemKey });
-            }
-            operations.push({ type: "del", key });
-            count += 1;
+            entries.push({ key, keys: JSON.parse(value) as string[] });
           }
-          if (operations.length > 0) await db.batch(operations);
-          return count;
+          // A touch's entry may be an older version's, whose touch was written over since:
+          // only the keys the touch no longer has go.
+          const touchIds = entries.flatMap(({ keys: [main] }) =>
+            main?.startsWith(TOUCH_PREFIX) ? [main.slice(TOUCH_PREFIX.length)] : [],
+          );
+          const current = new Map<string, ReturnType<typeof touchKeys>>();
+          for (const touch of await stored(touchIds)) {
+            if (touch) current.set(touchKey(touch.clickId), touchKeys(touch));
+          }
+          const batch = db.batch();
+          let count = 0;
+          for (const { key, keys } of entries) {
+            const now = keys[0] === undefined ? undefined : current.get(keys[0]);
+            if (now === undefined || now.expiry === key) {
+              for (const itemKey of keys) batch.del(itemKey);
+              count += now === undefined && keys[0]?.startsWith(TOUCH_PREFIX) ? 0 : 1;
+            } else {
+              for (const itemKey of keys) {
+                if (itemKey !== now.main && !now.lookups.includes(itemKey)) batch.del(itemKey);
+              }
+            }
+            batch.del(key);
+          }
+          if (batch.length > 0) await batch.write();
+          else await batch.close();
+          return { items: entries.length, expired: count };
         });
-        reaped += items;
+        reaped += expired;
         if (items < REAP_BATCH) return reaped;
       }
     },
