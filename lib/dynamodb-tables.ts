@@ -308,7 +308,7 @@ const TABLE_GRANTS: {
     // An install's sends found by the by-install index and deleted (its deletion request).
     purge: [
       { actions: QUERY, on: indexes("outbox", "byInstall") },
-      { actions: ["dynamodb:BatchWriteItem", "dynamodb:DeleteItem"], on: whole("outbox") },
+      { actions: ["dynamodb:DeleteItem"], on: whole("outbox") },
     ],
   },
   deliveryLog: {
@@ -318,7 +318,12 @@ const TABLE_GRANTS: {
     // An install's attempts found by the by-install index and deleted; the counts stay.
     purge: [
       { actions: QUERY, on: indexes("deliveryLog", "byInstall") },
-      { actions: ["dynamodb:BatchWriteItem", "dynamodb:DeleteItem"], on: whole("deliveryLog") },
+      { actions: ["dynamodb:DeleteItem"], on: whole("deliveryLog") },
     ],
+  },
+  applePostbacks: {
+    // Added once (a conditional put): a device's retry is refused.
+    receive: [{ actions: ["dynamodb:PutItem"], on: whole("applePostbacks") }],
+    read: [{ actions: QUERY, on: indexes("applePostbacks", "byApp") }],
   },
 };

@@ -59,6 +59,8 @@ describe("purge job", () => {
         CUSTOMER_USERS_TABLE: resolve(stack.tables.table.customerUsers.tableName),
         ATTRIBUTIONS_TABLE: resolve(stack.tables.table.attributions.tableName),
         SNAPSHOTS_TABLE: resolve(stack.tables.table.snapshots.tableName),
+        OUTBOX_TABLE: resolve(stack.tables.table.outbox.tableName),
+        DELIVERY_LOG_TABLE: resolve(stack.tables.table.deliveryLog.tableName),
         LAKE_BUCKET: resolve(stack.lake.bucket.bucketName),
         RESULTS_BUCKET: resolve(stack.lake.resultsBucket.bucketName),
         // Firehose's 5-minute buffering plus a minute for the delivery.
@@ -107,6 +109,8 @@ describe("purge job", () => {
           resolve(`${tables.table.deletions.tableArn}/index/open`),
           resolve(`${tables.table.customerUsers.tableArn}/index/byInstall`),
           resolve(`${tables.table.snapshots.tableArn}/index/byApp`),
+          resolve(`${tables.table.outbox.tableArn}/index/byInstall`),
+          resolve(`${tables.table.deliveryLog.tableArn}/index/byInstall`),
         ],
       },
       {
@@ -122,6 +126,8 @@ describe("purge job", () => {
           resolve(tables.table.customerUsers.tableArn),
           resolve(tables.table.snapshots.tableArn),
           resolve(tables.table.attributions.tableArn),
+          resolve(tables.table.outbox.tableArn),
+          resolve(tables.table.deliveryLog.tableArn),
         ],
       },
       {

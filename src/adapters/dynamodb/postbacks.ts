@@ -90,6 +90,18 @@ const expiredKeys = async (
 /** An install's key in the by-install indexes. */
 const installKeyOf = (appId: string, serviceId: string) => `${appId}#${serviceId}`;
 
+/**
+ * Deletes an install's items one by one: an install has few sends, and its deletion is the
+ * purge's, which is granted single deletes only.
+ */
+const deleteEach = async (
+  doc: DynamoDBDocumentClient,
+  table: string,
+  keys: readonly Record<string, string>[],
+): Promise<void> => {
+  for (const Key of keys) await doc.send(new DeleteCommand({ TableName: table, Key }));
+};
+
 /** The primary keys of an install's items, by the table's by-install index. */
 const keysOfInstall = async (
   doc: DynamoDBDocumentClient,
@@ -389,7 +401,7 @@ export const createOutboxStore = (doc: DynamoDBDocumentClient, table: string): O
     },
     async purgeInstall(appId, serviceId) {
       const keys = await keysOfInstall(doc, table, "sendId", installKeyOf(appId, serviceId));
-      await deleteAll(doc, table, keys);
+      await deleteEach(doc, table, keys);
       return keys.length;
     },
   };
@@ -556,7 +568,7 @@ export const createDeliveryLog = (doc: DynamoDBDocumentClient, table: string): D
   },
   async purgeInstall(appId, serviceId) {
     const keys = await keysOfInstall(doc, table, "logKey", installKeyOf(appId, serviceId));
-    await deleteAll(doc, table, keys);
+    await deleteEach(doc, table, keys);
     return keys.length;
   },
 });
