@@ -120,18 +120,30 @@ export function PartnersPage(props: { appId: string }) {
     setTesting(next);
   };
 
+  /** Where focus goes once a form it was in closes: its list's heading. */
+  const focusHeading = (id: string) =>
+    requestAnimationFrame(() => document.getElementById(id)?.focus());
+
   const onPartnerSaved = (saved: PartnerConfig) => {
     setEditing(null);
     setStatus(`Partner configuration ${saved.id} saved.`);
+    focusHeading("partners-heading");
     reload();
   };
 
   const onWebhookSaved = (saved: Webhook) => {
     setEditing(null);
     setStatus(`Webhook ${saved.id} saved.`);
+    // A new secret's card takes focus itself.
     if (saved.secret) setNewSecret({ id: saved.id, secret: saved.secret });
+    else focusHeading("webhooks-heading");
     reload();
   };
+
+  // The confirm step replaces the Delete button that had focus: focus follows it.
+  useEffect(() => {
+    if (confirming) document.querySelector<HTMLButtonElement>("button[data-confirm]")?.focus();
+  }, [confirming]);
 
   const remove = async (target: PostbackTarget, id: string) => {
     setError(null);
@@ -150,7 +162,7 @@ export function PartnersPage(props: { appId: string }) {
   const deleteButtons = (target: PostbackTarget, id: string) =>
     confirming === `${target}:${id}` ? (
       <>
-        <button type="button" class="danger" onClick={() => remove(target, id)}>
+        <button type="button" class="danger" data-confirm onClick={() => remove(target, id)}>
           Confirm delete
         </button>
         <button type="button" class="secondary" onClick={() => setConfirming(null)}>
@@ -221,7 +233,9 @@ export function PartnersPage(props: { appId: string }) {
       <StatusText message={status} />
       <section class="card" aria-labelledby="partners-heading">
         <div class="section-head">
-          <h2 id="partners-heading">Partner configurations</h2>
+          <h2 id="partners-heading" tabIndex={-1}>
+            Partner configurations
+          </h2>
           <button
             type="button"
             disabled={catalog === null}
@@ -325,7 +339,10 @@ export function PartnersPage(props: { appId: string }) {
           config={editing.config}
           takenIds={postbacks.partners.map((config) => config.id)}
           onSaved={onPartnerSaved}
-          onCancel={() => setEditing(null)}
+          onCancel={() => {
+            setEditing(null);
+            focusHeading("partners-heading");
+          }}
         />
       ) : null}
       {testedPartner ? (
@@ -346,13 +363,18 @@ export function PartnersPage(props: { appId: string }) {
               : (partnerOf(testedPartner.partner)?.takes_installs ?? true)
           }
           platform={platform}
-          onClose={() => setTesting(null)}
+          onClose={() => {
+            setTesting(null);
+            focusHeading("partners-heading");
+          }}
         />
       ) : null}
 
       <section class="card" aria-labelledby="webhooks-heading">
         <div class="section-head">
-          <h2 id="webhooks-heading">Webhooks</h2>
+          <h2 id="webhooks-heading" tabIndex={-1}>
+            Webhooks
+          </h2>
           <button type="button" onClick={() => startEditing({ target: "webhooks", config: null })}>
             Add a webhook
           </button>
@@ -425,7 +447,10 @@ export function PartnersPage(props: { appId: string }) {
           webhook={editing.config}
           takenIds={postbacks.webhooks.map((webhook) => webhook.id)}
           onSaved={onWebhookSaved}
-          onCancel={() => setEditing(null)}
+          onCancel={() => {
+            setEditing(null);
+            focusHeading("webhooks-heading");
+          }}
         />
       ) : null}
       {testedWebhook ? (
@@ -437,7 +462,10 @@ export function PartnersPage(props: { appId: string }) {
           events={[]}
           takesInstalls
           platform={platform}
-          onClose={() => setTesting(null)}
+          onClose={() => {
+            setTesting(null);
+            focusHeading("webhooks-heading");
+          }}
         />
       ) : null}
 
