@@ -483,7 +483,8 @@ describe("least privilege", () => {
   it("grants Scan to no one but the .well-known functions and the dashboard's app routes (an admin lists every app), and on apps only", () => {
     const wellKnown = new Set(
       [
-        ...(["apple-app-site-association", "assetlinks"] as const).map(
+        // Apple's postbacks name their app by its App Store id, found among every app.
+        ...(["apple-app-site-association", "assetlinks", "apple-postback"] as const).map(
           (id) => stack.linkHost.routeFunctions[id].role,
         ),
         ...ROUTES.filter((route) => route.scope === "apps").map(

@@ -182,7 +182,11 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   // API Gateway hands a path parameter of any length to the handler, which judges it (a long
   // `service_id` is a 422); find-my-way would match no route past 100 characters, a 404.
-  const router = FindMyWay<HTTPVersion.V1>({ maxParamLength: MAX_PATH_PARAMETER_LENGTH });
+  // API Gateway routes `/a/` as `/a`: so does this (Apple's devices post to a path ending in /).
+  const router = FindMyWay<HTTPVersion.V1>({
+    maxParamLength: MAX_PATH_PARAMETER_LENGTH,
+    ignoreTrailingSlash: true,
+  });
   for (const entry of options.routes) {
     // find-my-way writes path parameters as :name where API Gateway writes {name}.
     const path = entry.route.path.replace(/\{([^}]+)\}/g, ":$1");

@@ -68,6 +68,8 @@ export interface TableAccess {
    * purge: an install's attempts (the by-install index) deleted.
    */
   readonly deliveryLog: "write" | "read" | "purge";
+  /** receive: add one (a conditional put); read: an app's, by the by-app index. */
+  readonly applePostbacks: "receive" | "read";
 }
 
 /**

@@ -609,6 +609,21 @@ export const LINK_HOST_ROUTES = [
     timeoutSeconds: 10,
     uses: WELL_KNOWN_USES,
   },
+  {
+    id: "apple-postback",
+    handler: "http/handlers/apple-postbacks.ts#applePostbackFunction",
+    method: "POST",
+    // `skadnetwork` or `appattribution`; API Gateway, and the embedded gateway as it does,
+    // takes the trailing slash Apple's devices send as this path.
+    path: "/.well-known/{framework}/report-attribution",
+    scope: null,
+    publicReason:
+      "Apple's devices post their copies of SKAdNetwork and AdAttributionKit postbacks to the app's domain without credentials; each is kept with the verdict on Apple's signature, and only verified ones count.",
+    streaming: false,
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    uses: { tables: { apps: "list", applePostbacks: "receive" } },
+  },
 ] as const satisfies readonly ServiceRoute[];
 
 export type LinkHostRouteId = (typeof LINK_HOST_ROUTES)[number]["id"];

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorBodySchema } from "../../src/http/contracts/index.ts";
 import { linkNotFound } from "../../src/http/handlers/link-host.ts";
 import type { LinkHostRouteId, RouteId } from "../../src/http/routes.ts";
+import { SKAN_4_FINE } from "../../src/skadnetwork/apple-samples.test-support.ts";
 import { type DashboardSession, signIn } from "../support/dashboard-session.ts";
 import { installRequest } from "../support/installs.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
@@ -317,6 +318,13 @@ describe("Object.prototype's names in requests", () => {
       key: "none",
     }),
     assetlinks: () => ({ method: "GET", path: "/.well-known/assetlinks.json", key: "none" }),
+    "apple-postback": () => ({
+      method: "POST",
+      path: "/.well-known/{framework}/report-attribution/",
+      params: { framework: "skadnetwork" },
+      key: "none",
+      body: { ...SKAN_4_FINE, "transaction-id": randomUUID() },
+    }),
   };
 
   /** Where the hostile names go in one request. */

@@ -3,6 +3,7 @@
  * embedded DynamoDB-compatible server, so it uses only single-item operations, queries on a
  * GSI and conditional writes (no transactions, TTL or streams, which the local server lacks).
  */
+
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import {
   DeleteCommand,
@@ -16,6 +17,7 @@ import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import { SCOPES } from "../../domain/keys.ts";
 import { type AppStore, type KeyStore, PLATFORMS } from "../../ports/apps.ts";
 import type { AppSnapshots, SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
+import { createApplePostbackStore } from "./apple-postbacks.ts";
 import { createAttributionStore } from "./attributions.ts";
 import { conditionHolds, putWhen } from "./conditional.ts";
 import { createDeletionStore } from "./deletions.ts";
@@ -236,4 +238,5 @@ export const createDynamoStores = (doc: DynamoDBDocumentClient, tables: TableNam
   postbackConfigs: createPostbackConfigStore(doc, tables.postbackConfigs),
   outbox: createOutboxStore(doc, tables.outbox),
   deliveryLog: createDeliveryLog(doc, tables.deliveryLog),
+  applePostbacks: createApplePostbackStore(doc, tables.applePostbacks),
 });

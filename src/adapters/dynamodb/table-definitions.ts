@@ -176,6 +176,16 @@ export const TABLE_DEFINITIONS = {
     removal: "destroy",
     holds: "every postback and webhook attempt, for 30 days",
   },
+  applePostbacks: {
+    store: "adapters/dynamodb/apple-postbacks.ts#createApplePostbackStore",
+    // `<framework>#<transaction id>`: a device's retry of the same postback is refused.
+    partitionKey: "postbackKey",
+    // An app's postbacks by when they came (`-` for those of no app).
+    indexes: { byApp: { partitionKey: "appKey", sortKey: "receivedKey" } },
+    // Apple's only word on most iOS installs: not made again.
+    removal: "retain",
+    holds: "SKAdNetwork and AdAttributionKit postbacks",
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 /**

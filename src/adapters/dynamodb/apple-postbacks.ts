@@ -1,0 +1,91 @@
+/**
+ * Apple's postbacks on DynamoDB: one item per postback keyed by `<framework>#<transaction id>`
+ * (a second copy is refused by a conditional put), and an index by app, sorted by when each
+ * was received, for the reports and the listing. A postback of no app is kept under the
+ * partition `-`, which no app id can be.
+ */
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import * as z from "zod";
+import { ValidationError } from "../../domain/errors.ts";
+import type { ApplePostbackStore, StoredApplePostback } from "../../ports/apple-postbacks.ts";
+import { conditionHolds } from "./conditional.ts";
+import { indexOf } from "./table-definitions.ts";
+
+const BY_APP = indexOf("applePostbacks", "byApp");
+const NO_APP = "-";
+
+const keyOf = (postback: Pick<StoredApplePostback, "kind" | "transactionId">) =>
+  `${postback.kind}#${postback.transactionId}`;
+
+const cursorSchema = z.object({
+  postbackKey: z.string(),
+  appKey: z.string(),
+  receivedKey: z.string(),
+});
+
+const encodeCursor = (key: Record<string, unknown>) =>
+  Buffer.from(
+    JSON.stringify({
+      postbackKey: key.postbackKey,
+      appKey: key.appKey,
+      receivedKey: key.receivedKey,
+    }),
+  ).toString("base64url");
+
+const decodeCursor = (cursor: string) => {
+  try {
+    return cursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+  } catch {
+    throw new ValidationError("cursor: must be the next_cursor of an earlier page");
+  }
+};
+
+const bodyOf = (item: Record<string, unknown>): StoredApplePostback =>
+  JSON.parse(z.object({ body: z.string() }).parse(item).body) as StoredApplePostback;
+
+export const createApplePostbackStore = (
+  doc: DynamoDBDocumentClient,
+  table: string,
+): ApplePostbackStore => ({
+  add: (postback) => {
+    const postbackKey = keyOf(postback);
+    return conditionHolds(() =>
+      doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: {
+            postbackKey,
+            appKey: postback.appId ?? NO_APP,
+            // Unique per postback: the time, then its key.
+            receivedKey: `${postback.receivedAt}#${postbackKey}`,
+            body: JSON.stringify(postback),
+          },
+          ConditionExpression: "attribute_not_exists(postbackKey)",
+        }),
+      ),
+    );
+  },
+  async listByApp(appId, range, page) {
+    const after = page.after === undefined ? undefined : decodeCursor(page.after);
+    const { Items, LastEvaluatedKey } = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: BY_APP.name,
+        KeyConditionExpression: "#app = :app AND #sort BETWEEN :from AND :to",
+        ExpressionAttributeNames: { "#app": BY_APP.partitionKey, "#sort": BY_APP.sortKey },
+        ExpressionAttributeValues: {
+          ":app": appId ?? NO_APP,
+          ":from": range.from.toISOString(),
+          // Before `to`: every key of an earlier time sorts below `to` itself.
+          ":to": range.to.toISOString(),
+        },
+        Limit: page.limit,
+        ...(after ? { ExclusiveStartKey: after } : {}),
+      }),
+    );
+    return {
+      postbacks: (Items ?? []).map(bodyOf),
+      next: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null,
+    };
+  },
+});

@@ -1,0 +1,106 @@
+/**
+ * Apple's postbacks received over HTTP by the link host of the embedded runtime: the examples
+ * of Apple's documentation posted to both endpoints as devices post them (a trailing slash, no
+ * credentials), stored once each, attached to the app by its App Store id, a tampered one kept
+ * unverified, a body that is no postback refused with nothing stored.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AAK_DEVELOPMENT,
+  SKAN_3_WIN,
+  SKAN_4_COARSE,
+  SKAN_4_FINE,
+} from "../../src/skadnetwork/apple-samples.test-support.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+const APP = "com.example.skan";
+const APP_STORE_ID = "525463029";
+const FAR = { from: new Date(0), to: new Date(Date.now() + 86_400_000) };
+
+describe("Apple's postbacks on the link host", () => {
+  let rt: TestRuntime;
+
+  const post = (folder: string, body: unknown) =>
+    fetch(`${rt.linkUrl}/.well-known/${folder}/report-attribution/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+
+  const stored = async (appId: string | null) =>
+    (await rt.stores.applePostbacks.listByApp(appId, FAR, { limit: 100 })).postbacks;
+
+  beforeAll(async () => {
+    rt = await startTestRuntime();
+    await rt.createApp(APP, "ios");
+    const app = await rt.stores.apps.get(APP);
+    if (!app) throw new Error("no app");
+    await rt.stores.apps.save({ ...app, links: { appStoreId: APP_STORE_ID } });
+  });
+
+  afterAll(async () => {
+    await rt?.dispose();
+  });
+
+  it("stores each of Apple's SKAdNetwork examples once, under the app of its App Store id", async () => {
+    for (const body of [SKAN_4_FINE, SKAN_4_COARSE, SKAN_3_WIN]) {
+      const first = await post("skadnetwork", body);
+      expect(first.status).toBe(200);
+      expect(await first.json()).toEqual({ stored: "new" });
+      // A device's retry of the same postback.
+      const again = await post("skadnetwork", body);
+      expect(again.status).toBe(200);
+      expect(await again.json()).toEqual({ stored: "duplicate" });
+    }
+    const postbacks = await stored(APP);
+    expect(postbacks.map((p) => [p.version, p.transactionId, p.verification.status])).toEqual([
+      ["4.0", SKAN_4_FINE["transaction-id"], "verified"],
+      ["4.0", SKAN_4_COARSE["transaction-id"], "verified"],
+      ["3.0", SKAN_3_WIN["transaction-id"], "verified"],
+    ]);
+    expect(postbacks[0]).toMatchObject({
+      appId: APP,
+      conversionValue: 63,
+      sourceIdentifier: "5239",
+    });
+  });
+
+  it("keeps a tampered postback as unverified", async () => {
+    const tampered = { ...SKAN_4_FINE, "transaction-id": "6aafb7a5-0170-41b5-bbe4-fe71dedf1e99" };
+    expect((await post("skadnetwork", tampered)).status).toBe(200);
+    const kept = (await stored(APP)).find((p) => p.transactionId === tampered["transaction-id"]);
+    expect(kept?.verification).toMatchObject({
+      status: "unverified",
+      reason: "Apple's signature does not match the postback's fields",
+    });
+  });
+
+  it("keeps AdAttributionKit's example, of an app no app here has, apart under no app", async () => {
+    const response = await post("appattribution", AAK_DEVELOPMENT);
+    expect(response.status).toBe(200);
+    const [kept] = await stored(null);
+    expect(kept).toMatchObject({
+      appId: null,
+      kind: "adattributionkit",
+      appStoreId: "10738027756",
+      verification: { status: "verified", environment: "development" },
+    });
+  });
+
+  it("refuses a body that is no postback with a 400 and stores nothing", async () => {
+    const before = (await stored(APP)).length + (await stored(null)).length;
+    for (const [folder, body] of [
+      ["skadnetwork", { hello: "world" }],
+      ["skadnetwork", "{not json"],
+      ["appattribution", SKAN_4_FINE],
+      ["skadnetwork", AAK_DEVELOPMENT],
+    ] as const) {
+      const response = await post(folder, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(await response.json()).toMatchObject({ error: "Bad Request" });
+    }
+    const elsewhere = await post("elsewhere", SKAN_4_FINE);
+    expect(elsewhere.status).toBe(404);
+    expect((await stored(APP)).length + (await stored(null)).length).toBe(before);
+  });
+});
