@@ -5,7 +5,9 @@
 import { SEALED_VERSION } from "../crypto/envelope.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { generateWrappedAppKey } from "../crypto/keyring.ts";
+import type { FxRates } from "../fx/ecb-rates.ts";
 import type { App } from "../ports/apps.ts";
+import type { ConversionSchemaRequest } from "../skadnetwork/conversion-schema.ts";
 
 /** How often SDKs fetch the configuration again. */
 export const CONFIG_REFRESH_SECONDS = 3_600;
@@ -30,9 +32,19 @@ export const CLEAR_PARAMETER_KEYS = [
   "deep_link_path",
 ] as const;
 
+/** What the SDKs evaluate on iOS: the app's conversion value schema, and USD rates for revenue. */
+export type SkadnetworkConfig = {
+  version: number;
+  windows: ConversionSchemaRequest["windows"];
+  /** USD of one unit of each currency (upper-case ISO 4217 code). */
+  usd_rates: Record<string, number>;
+};
+
 export type RemoteConfig = {
   enabled: boolean;
   refresh_interval_seconds: number;
+  /** Null when the app has no conversion value schema. */
+  skadnetwork: SkadnetworkConfig | null;
   encryption:
     | { enabled: false }
     | {
@@ -45,11 +57,25 @@ export type RemoteConfig = {
       };
 };
 
-export const remoteConfig = (app: App): RemoteConfig => {
+/** USD of one unit of each currency the rates know, at their newest day. */
+export const usdRates = (fx: FxRates): Record<string, number> => {
+  const rates: Record<string, number> = {};
+  for (const currency of [...fx.currencies, "USD"]) {
+    const usd = fx.toUsd(1, currency, fx.lastDate);
+    if (usd !== null) rates[currency] = usd;
+  }
+  return rates;
+};
+
+export const remoteConfig = (app: App, fx: FxRates): RemoteConfig => {
   const key = app.encryptionKeys?.[0];
+  const schema = app.skadnetwork?.schema;
   return {
     enabled: app.enabled,
     refresh_interval_seconds: CONFIG_REFRESH_SECONDS,
+    skadnetwork: schema
+      ? { version: schema.version, windows: schema.windows, usd_rates: usdRates(fx) }
+      : null,
     encryption:
       app.encryptionEnabled && key
         ? {

@@ -153,7 +153,8 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
-    uses: { tables: { apps: "get" } },
+    // The rates: the conversion value schema's revenue rules are in USD.
+    uses: { tables: { apps: "get" }, rates: "read" },
   },
   {
     id: "installs",

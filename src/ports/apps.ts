@@ -1,5 +1,6 @@
 import type { KeyKind, Scope } from "../domain/keys.ts";
 
+import type { ConversionSchema } from "../skadnetwork/conversion-schema.ts";
 export const PLATFORMS = ["android", "ios"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
@@ -29,6 +30,11 @@ export interface App {
   readonly links?: AppLinkSettings;
   /** What the app changed of the attribution defaults (src/attribution/settings.ts). */
   readonly attribution?: StoredAttributionSettings;
+  /** SKAdNetwork: the conversion value schema, and the app's own names of ad network ids. */
+  readonly skadnetwork?: {
+    readonly schema?: ConversionSchema;
+    readonly networks?: Readonly<Record<string, string>>;
+  };
 }
 
 /** An app's own attribution settings; each unset one takes its default. */

@@ -113,6 +113,24 @@ export interface ConversionSchema extends ConversionSchemaRequest {
   readonly updated_at: string;
 }
 
+/** A schema as stored: checked when it was saved, read back as it is. */
+export const storedConversionSchema = z.object({
+  version: z.int().min(1),
+  updated_at: z.string(),
+  windows: z.array(z.object({ rules: z.array(ruleSchema) })).length(3),
+});
+
+/** The schema a save makes of the owner's: the next version, at `now`. */
+export const nextSchema = (
+  current: ConversionSchema | undefined,
+  request: ConversionSchemaRequest,
+  now: Date,
+): ConversionSchema => ({
+  version: (current?.version ?? 0) + 1,
+  updated_at: now.toISOString(),
+  windows: request.windows,
+});
+
 /** A schema checked, or a ValidationError (a 422) naming each field at fault under `body`. */
 export const parseConversionSchema = (body: unknown): ConversionSchemaRequest => {
   const parsed = conversionSchemaRequest.safeParse(body);

@@ -17,6 +17,7 @@ import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import { SCOPES } from "../../domain/keys.ts";
 import { type AppStore, type KeyStore, PLATFORMS } from "../../ports/apps.ts";
 import type { AppSnapshots, SnapshotCatalog, SnapshotRef } from "../../ports/lake.ts";
+import { storedConversionSchema } from "../../skadnetwork/conversion-schema.ts";
 import { createApplePostbackStore } from "./apple-postbacks.ts";
 import { createAttributionStore } from "./attributions.ts";
 import { conditionHolds, putWhen } from "./conditional.ts";
@@ -74,6 +75,12 @@ const appItem = z.object({
         .optional(),
       confidenceFloor: z.enum(["low", "medium"]).optional(),
       deepLinkConfidenceFloor: z.enum(["low", "medium", "high"]).optional(),
+    })
+    .optional(),
+  skadnetwork: z
+    .object({
+      schema: storedConversionSchema.optional(),
+      networks: z.record(z.string(), z.string()).optional(),
     })
     .optional(),
 });

@@ -7,6 +7,7 @@ import {
   SEALING_ALGORITHM,
 } from "../../apps/app-config.ts";
 import { SEALED_VERSION } from "../../crypto/envelope.ts";
+import { conversionSchemaRequest } from "../../skadnetwork/conversion-schema.ts";
 import { INTERNAL, JSON_MEDIA_TYPE, type RouteContract, tiedTo, unauthorized } from "./shared.ts";
 
 const encryptionOff = z.strictObject({ enabled: z.literal(false) }).meta({
@@ -65,6 +66,28 @@ export const remoteConfigSchema = tiedTo<RemoteConfig>()(
       encryption: z.union([encryptionOff, encryptionOn]).meta({
         description: "Whether and how the SDK seals parameter values on the device.",
       }),
+      skadnetwork: z
+        .strictObject({
+          version: z.int().min(1).meta({
+            description: "The schema's version: a new one applies to the events after it.",
+            example: 3,
+          }),
+          windows: conversionSchemaRequest.shape.windows.meta({
+            description:
+              "The three conversion windows' rules, which the iOS SDK evaluates on each event (docs/skadnetwork.md).",
+          }),
+          usd_rates: z.record(z.string(), z.number()).meta({
+            description:
+              "USD of one unit of each currency, for the rules' revenue in USD (upper-case ISO 4217 codes).",
+            example: { USD: 1, EUR: 1.08 },
+          }),
+        })
+        .nullable()
+        .meta({
+          id: "SkadnetworkConfig",
+          description:
+            "The app's SKAdNetwork conversion value schema for its iOS SDK; null when it has none.",
+        }),
     })
     .meta({ id: "RemoteConfig", description: "The app's remote configuration for its SDKs." }),
 );

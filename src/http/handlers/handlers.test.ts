@@ -67,7 +67,10 @@ const memoryDeletions = (): DeletionStore & { requests: DeletionRequest[] } => {
 };
 
 describe("GET /v1/config", () => {
-  const handler = createConfigHandler({ apps: appsOf(APP) });
+  const handler = createConfigHandler({
+    apps: appsOf(APP),
+    fx: parseEcbRates("Date,USD,JPY,\n2026-11-01,1.1,165,\n"),
+  });
 
   it("answers the key's app's remote configuration", async () => {
     const response = await handler(
@@ -75,7 +78,45 @@ describe("GET /v1/config", () => {
       CONTEXT,
     );
     expect(response.statusCode).toBe(200);
-    expect(json(response)).toMatchObject({ enabled: true, encryption: { enabled: false } });
+    expect(json(response)).toMatchObject({
+      enabled: true,
+      encryption: { enabled: false },
+      skadnetwork: null,
+    });
+  });
+
+  it("carries the app's conversion value schema, with USD rates for its revenue rules", async () => {
+    const windows = [
+      {
+        rules: [
+          {
+            event: "service_purchase",
+            min_count: 1,
+            fine: 5,
+            coarse: "high" as const,
+            lock: false,
+          },
+        ],
+      },
+      { rules: [] },
+      { rules: [] },
+    ];
+    const withSchema = {
+      ...APP,
+      skadnetwork: { schema: { version: 2, updated_at: "2026-11-29T10:00:00.000Z", windows } },
+    };
+    const response = await createConfigHandler({
+      apps: appsOf(withSchema),
+      fx: parseEcbRates("Date,USD,JPY,\n2026-11-01,1.1,165,\n"),
+    })(apiEvent({ authorizer: principal(APP.appId, ["config"]) }), CONTEXT);
+    const { skadnetwork } = json(response) as {
+      skadnetwork: { version: number; windows: unknown; usd_rates: Record<string, number> };
+    };
+    expect(skadnetwork.version).toBe(2);
+    expect(skadnetwork.windows).toEqual(windows);
+    // EUR is 1.1 USD and JPY 165 to the euro, on the table's newest day.
+    expect(skadnetwork.usd_rates).toMatchObject({ USD: 1, EUR: 1.1 });
+    expect(skadnetwork.usd_rates.JPY).toBeCloseTo(1.1 / 165, 6);
   });
 
   it("answers 401 to a key without the scope, and to one whose app is gone", async () => {
