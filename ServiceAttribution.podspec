@@ -10,8 +10,9 @@ Pod::Spec.new do |s|
     Tracks the install and in-app events (kept on the device while offline), reads the
     install's attribution and deferred deep link, delivers direct and deferred deep links and
     errors to the app's listeners, honours stop, anonymous mode and consent (with the IAB TCF
-    values the app's consent platform stores), and reports Apple Ads attribution through
-    AdServices. Swift, no third-party dependency.
+    values the app's consent platform stores), reports Apple Ads attribution through
+    AdServices, and sets SKAdNetwork and AdAttributionKit conversion values from the app's
+    schema. Swift, no third-party dependency.
   DESC
   s.homepage         = 'https://github.com/service-attribution/service-attribution/tree/main/sdk/ios'
   s.license          = { :type => 'Apache-2.0' }
@@ -26,7 +27,7 @@ Pod::Spec.new do |s|
   s.source_files     = 'sdk/ios/Sources/ServiceAttribution/**/*.swift'
   s.resource_bundles = { 'ServiceAttribution_Privacy' => ['sdk/ios/Sources/ServiceAttribution/PrivacyInfo.xcprivacy'] }
 
-  s.frameworks       = 'Foundation', 'CryptoKit', 'AdSupport', 'UIKit'
+  s.frameworks       = 'Foundation', 'CryptoKit', 'AdSupport', 'StoreKit', 'UIKit'
   # Newer than iOS 13: linked weakly, used behind availability checks.
-  s.weak_frameworks  = 'AppTrackingTransparency', 'AdServices'
+  s.weak_frameworks  = 'AppTrackingTransparency', 'AdServices', 'AdAttributionKit'
 end

@@ -591,6 +591,64 @@ checking("sealing constants are the encryption vectors'", () => {
   ];
 });
 
+checking(
+  "conversion values: coarse values and windows are the service's, Apple's calls behind #available, every vector run",
+  () => {
+    const problems = [];
+    const schemaFile = read(join(root, "src", "skadnetwork", "conversion-schema.ts"));
+    const postbacks = read(join(root, "src", "skadnetwork", "postbacks.ts"));
+    const coarse = [
+      ...(/COARSE_VALUES\s*=\s*\[([^\]]*)\]/.exec(postbacks)?.[1] ?? "").matchAll(/"(\w+)"/g),
+    ].map((m) => m[1]);
+    const values = core("Core/ConversionValues.swift");
+    problems.push(...same(rawValues("Core/ConversionValues.swift", "CoarseValue"), coarse, "CoarseValue"));
+    const hours = (text) => [...text.matchAll(/(\d+)/g)].map((m) => Number(m[1]));
+    const windows = [...schemaFile.matchAll(/fromHours:\s*(\d+),\s*toHours:\s*(\d+)/g)].flatMap((m) =>
+      hours(`${m[1]} ${m[2]}`),
+    );
+    const evaluation = descendants(tree(values), "class_declaration").find(
+      (node) => nameOf(node) === "ConversionEvaluation",
+    );
+    if (!evaluation) throw new Error("no ConversionEvaluation");
+    problems.push(...same(hours(propertyValue(evaluation, "windows").text), windows, "the windows' hours"));
+
+    // Each of Apple's calls inside the `if #available` of the iOS version that brought it.
+    const apple = tree(core("Platform/AppleConversionValues.swift"));
+    const since = (call) => {
+      if (call.startsWith("Postback.updateConversionValue")) return [17, 4];
+      if (!call.startsWith("SKAdNetwork.updatePostbackConversionValue")) return null;
+      return /coarseValue:/.test(call) ? [16, 1] : [15, 4];
+    };
+    const found = [];
+    const visit = (node, ifs) => {
+      const inside = node.type === "if_statement" ? [...ifs, node] : ifs;
+      const needed = node.type === "call_expression" ? since(node.text) : null;
+      if (needed) {
+        const guard = [...inside]
+          .reverse()
+          .map((n) => /#available\(iOS (\d+)\.(\d+)/.exec(n.text.slice(0, n.text.indexOf("{"))))
+          .find(Boolean);
+        const version = guard ? [Number(guard[1]), Number(guard[2])] : null;
+        found.push(node.text.split("(")[0]);
+        if (!version || version[0] < needed[0] || (version[0] === needed[0] && version[1] < needed[1]))
+          problems.push(`${node.text.split("{")[0].trim()} outside #available(iOS ${needed.join(".")}, *)`);
+        if (needed[0] === 16 && !/lockWindow:/.test(node.text))
+          problems.push("the iOS 16.1 update does not pass lockWindow");
+        return;
+      }
+      for (const child of node.namedChildren) visit(child, inside);
+    };
+    visit(apple, []);
+    for (const call of ["SKAdNetwork.updatePostbackConversionValue", "Postback.updateConversionValue"])
+      if (!found.includes(call)) problems.push(`${call} is never called`);
+
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConversionValueTests.swift"));
+    if (!tests.includes('"conversion-values.json"') || !/func testEveryCaseOfTheVectors\(/.test(tests))
+      problems.push("ConversionValueTests does not run conversion-values.json's cases");
+    return problems;
+  },
+);
+
 // --- Packaging ----------------------------------------------------------------------------
 
 // Both manifests are at the repository's root, which SwiftPM and CocoaPods check out; their
@@ -684,7 +742,7 @@ checking(
       ...(/'6/.test(swiftVersions)
         ? ["swift_versions lets CocoaPods pick Swift 6's language mode"]
         : []),
-      ...["AppTrackingTransparency", "AdServices"]
+      ...["AppTrackingTransparency", "AdServices", "AdAttributionKit"]
         .filter((f) => !new RegExp(`weak_frameworks[^\\n]*'${f}'`).test(podspec))
         .map((f) => `${f} is not weakly linked`),
     ];

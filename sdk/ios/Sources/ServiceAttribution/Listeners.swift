@@ -49,6 +49,10 @@ public struct ServiceError: Error, Equatable, Sendable {
         case configuration
         /// Events were dropped, for ``reason``; ``count`` says how many.
         case eventsDropped = "events_dropped"
+        /// Apple refused a conversion value update that the app's conversion value schema made
+        /// (SKAdNetwork or AdAttributionKit answered an error): ``message`` names which and
+        /// what it said; ``count`` is 1. Later events and updates go on.
+        case conversionValue = "conversion_value"
     }
 
     /// Why events were dropped: the only reasons the SDK drops an event it took.
@@ -72,7 +76,7 @@ public struct ServiceError: Error, Equatable, Sendable {
     public let reason: DropReason?
     /// For ``Kind/configuration``: the HTTP status the service answered.
     public let code: Int?
-    /// For ``Kind/eventsDropped``: how many events were dropped; 1 for a configuration error.
+    /// For ``Kind/eventsDropped``: how many events were dropped; 1 for the other kinds.
     public let count: Int
     /// A sentence for the log.
     public let message: String

@@ -93,6 +93,7 @@ public enum ServiceAttribution {
         let address = baseURL?.absoluteString ?? configured?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         var platform = Platform(store: FileStore.standard(), device: device, log: UnifiedLogSink(), http: URLSessionTransport())
         platform.consentSignals = ConsentPlatformDefaults()
+        platform.conversionValues = AppleConversionValues()
         core.configure(
             platform: platform,
             settings: SdkSettings(baseURL: address),

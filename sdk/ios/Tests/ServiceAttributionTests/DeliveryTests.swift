@@ -48,7 +48,7 @@ final class DeliveryTests: XCTestCase {
         for reason in reasons { XCTAssertNotNil(ServiceError.DropReason(rawValue: reason), reason) }
         XCTAssertEqual(Set(reasons), Set([ServiceError.DropReason.queueFull, .refused, .expired, .stopped, .disabled, .deleted].map { $0.rawValue }))
         let kinds = try XCTUnwrap(vectors["errorKinds"] as? [String: Any]).keys
-        XCTAssertEqual(Set(kinds), Set([ServiceError.Kind.configuration, .eventsDropped].map { $0.rawValue }))
+        XCTAssertEqual(Set(kinds), Set([ServiceError.Kind.configuration, .eventsDropped, .conversionValue].map { $0.rawValue }))
         let limits = try XCTUnwrap(vectors["limits"] as? [String: Int])
         let settings = SdkSettings(baseURL: "")
         XCTAssertEqual(settings.maxQueuedEvents, limits["maxQueuedEvents"])

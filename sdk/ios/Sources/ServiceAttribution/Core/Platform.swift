@@ -93,6 +93,23 @@ final class DispatchScheduler: Scheduler {
     }
 }
 
+/// Where the conversion values the app's schema makes go: SKAdNetwork and AdAttributionKit on
+/// iOS. Each call returns at once, whatever Apple does with it (event delivery never waits on
+/// it); `failed` runs later, on any thread, with Apple's error when it refused.
+protocol ConversionValueSink: AnyObject {
+    /// The install's first launch told to Apple (its postback needs it), with no value yet.
+    func register(failed: @escaping @Sendable (String) -> Void)
+    /// One update the evaluation made.
+    func update(_ call: ConversionCall, failed: @escaping @Sendable (String) -> Void)
+}
+
+/// No conversion values: a platform without SKAdNetwork.
+final class NoConversionValues: ConversionValueSink {
+    func register(failed: @escaping @Sendable (String) -> Void) {}
+
+    func update(_ call: ConversionCall, failed: @escaping @Sendable (String) -> Void) {}
+}
+
 /// Everything the core needs from the platform it runs on.
 struct Platform {
     let store: KeyValueStore
@@ -100,6 +117,7 @@ struct Platform {
     let log: LogSink
     let http: HTTPTransport
     var consentSignals: ConsentSignals = NoConsentSignals()
+    var conversionValues: ConversionValueSink = NoConversionValues()
     var scheduler: Scheduler = DispatchScheduler()
     var clock: () -> Date = { Date() }
     /// Where the app's listeners and completion handlers run: the main queue.

@@ -11,6 +11,8 @@ struct RemoteConfig: Equatable {
     let enabled: Bool
     let refreshIntervalSeconds: Int64
     let encryption: Encryption
+    /// The app's conversion value schema (`skadnetwork`); nil when the app has none.
+    var skadnetwork: ConversionSchema? = nil
 
     /// What the SDK runs with when the fetch fails for a reason other than the key: on, sealing
     /// off (matching parameters are then hashed, never sent in clear), and a retry within the hour.
@@ -32,7 +34,9 @@ struct RemoteConfig: Equatable {
             let clearKeys = (sealing["clear_keys"]?.arrayValue ?? []).compactMap { $0.stringValue }
             encryption = .on(keyId: keyId, publicKey: publicKey, clearKeys: Set(clearKeys))
         }
-        return RemoteConfig(enabled: enabled, refreshIntervalSeconds: interval, encryption: encryption)
+        var config = RemoteConfig(enabled: enabled, refreshIntervalSeconds: interval, encryption: encryption)
+        config.skadnetwork = ConversionSchema.parse(json["skadnetwork"])
+        return config
     }
 
     var json: JSONValue {
@@ -52,6 +56,7 @@ struct RemoteConfig: Equatable {
             "enabled": .bool(enabled),
             "refresh_interval_seconds": .int(refreshIntervalSeconds),
             "encryption": sealing,
+            "skadnetwork": skadnetwork?.json ?? .null,
         ])
     }
 }

@@ -53,6 +53,7 @@ final class SdkCore: @unchecked Sendable {
         static let droppedEvents = "dropped_events"
         static let deferredDelivered = "deferred_deep_link_delivered"
         static let deleted = "deleted"
+        static let conversionValues = "conversion_values"
     }
 
     private let worker = DispatchQueue(label: "com.service.attribution.worker", qos: .utility)
@@ -68,6 +69,9 @@ final class SdkCore: @unchecked Sendable {
     /// How parameters are protected when queued: the configuration applied, else the one kept
     /// from an earlier launch, else sealing off (matching parameters hashed).
     private var protection: Encryption = .off
+    /// The app's conversion value schema: the configuration applied, else the one kept from an
+    /// earlier launch; nil when the app has none.
+    private var schema: ConversionSchema?
     private var lastInitError: Error?
     private var customerUserId: String?
     private var serviceId: String?
@@ -102,6 +106,10 @@ final class SdkCore: @unchecked Sendable {
     private var wrapper: Wrapper?
     private var apiKey = ""
     private var queue: EventQueue?
+    /// Under `enqueueLock`: events taken while no configuration at all is known (an install's
+    /// first launch, before its first GET /v1/config answers), evaluated in order once one is;
+    /// nil once one is known.
+    private var awaitingSchema: [Draft]?
 
     // Worker-queue state.
     private var retryDelay: TimeInterval = 0
@@ -196,7 +204,10 @@ final class SdkCore: @unchecked Sendable {
             deleted = store.get(Key.deleted) != nil
             droppedTotal += store.get(Key.droppedEvents).flatMap { Int($0) } ?? 0
             if droppedTotal > 0 { store.put(Key.droppedEvents, String(droppedTotal)) }
-            protection = cachedConfig()?.encryption ?? .off
+            let cached = cachedConfig()
+            protection = cached?.encryption ?? .off
+            schema = cached?.skadnetwork
+            awaitingSchema = cached == nil ? [] : nil
             let events = EventQueue(store: store, max: settings.maxQueuedEvents)
             // Stopped before this launch's configure: what an earlier launch queued goes too.
             if stopped { stoppedQueue = events.clear().count }
@@ -257,6 +268,7 @@ final class SdkCore: @unchecked Sendable {
         }
         var initError: Error?
         let fetched: RemoteConfig
+        var read = true
         do {
             fetched = try api.config()
             platform.store.put(Key.config, fetched.json.text)
@@ -266,11 +278,13 @@ final class SdkCore: @unchecked Sendable {
         } catch {
             failInit(error, message: "remote configuration: \(error.localizedDescription)", disable: false)
             initError = error
-            fetched = cachedConfig() ?? .placeholder
+            let cached = cachedConfig()
+            read = cached != nil
+            fetched = cached ?? .placeholder
         }
         locked { initialized = true }
         currentLog.info("initialized: \(fetched.enabled ? "enabled" : "switched off by remote configuration")")
-        apply(fetched)
+        apply(fetched, read: read)
         finishInit(initError, completion)
     }
 
@@ -300,11 +314,27 @@ final class SdkCore: @unchecked Sendable {
         return try? RemoteConfig.parse(text)
     }
 
-    /// On the worker: runs with a configuration, switching off or on as it says.
-    private func apply(_ newConfig: RemoteConfig) {
-        locked {
+    /// On the worker: runs with a configuration, switching off or on as it says. `read` is
+    /// false for the placeholder, which stands for no configuration read at all.
+    private func apply(_ newConfig: RemoteConfig, read: Bool = true) {
+        // Under enqueueLock: no event is evaluated between the new rules and the events that
+        // waited for a first configuration.
+        enqueueLock.lock()
+        let previous = locked { () -> ConversionSchema? in
+            let was = schema
             config = newConfig
             protection = newConfig.encryption
+            schema = newConfig.skadnetwork
+            return was
+        }
+        // With the placeholder no schema is known yet: what waits goes on waiting.
+        let waiting = read ? awaitingSchema ?? [] : []
+        if read { awaitingSchema = nil }
+        if newConfig.enabled { waiting.forEach(evaluateConversion) }
+        enqueueLock.unlock()
+        if let rules = newConfig.skadnetwork, rules.version != previous?.version {
+            // The windows keep what they saw and the values Apple holds; only the rules change.
+            currentLog.info("conversion value schema version \(rules.version): the events from now on are evaluated with its rules")
         }
         refreshGeneration += 1
         let generation = refreshGeneration
@@ -317,6 +347,7 @@ final class SdkCore: @unchecked Sendable {
             return
         }
         locked { disabled = false }
+        registerConversion()
         flush()
     }
 
@@ -470,7 +501,70 @@ final class SdkCore: @unchecked Sendable {
         if !protected.dropped.isEmpty {
             log.warn("\(draft.type.rawValue): parameters with no value that may be sent were left out: \(protected.dropped.joined(separator: ", "))")
         }
-        return queue.add(Requests.event(draft, parameters: protected.parameters, serviceId: id, anonymous: isAnonymous))
+        let overflow = queue.add(Requests.event(draft, parameters: protected.parameters, serviceId: id, anonymous: isAnonymous))
+        evaluateConversion(draft)
+        return overflow
+    }
+
+    // MARK: - conversion values
+
+    /// The install's first open, which starts the conversion windows' clock.
+    private func firstOpenDate() -> Date? {
+        return platform.store.get(Key.firstOpen).flatMap { Int64($0) }.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) }
+    }
+
+    private func conversionState() -> ConversionState {
+        return platform.store.get(Key.conversionValues).flatMap(ConversionState.parse) ?? ConversionState()
+    }
+
+    /// Under `enqueueLock`, for an event just queued: the app's schema evaluated on it (with the
+    /// parameters as the app gave them, before any sealing), the windows' state kept on the
+    /// device, and Apple asked for the update it makes, if any. Apple's answer comes later and
+    /// never holds the event back.
+    private func evaluateConversion(_ draft: Draft) {
+        guard let rules = locked({ schema }) else {
+            if var waiting = awaitingSchema, waiting.count < settings.maxQueuedEvents {
+                waiting.append(draft)
+                awaitingSchema = waiting
+            }
+            return
+        }
+        guard let firstOpen = firstOpenDate() else { return }
+        let state = conversionState()
+        let event = ConversionEvent(draft, firstOpen: firstOpen)
+        let (next, call) = ConversionEvaluation.evaluate(rules.windows, state, event, rates: rules.usdRates)
+        if next != state { platform.store.put(Key.conversionValues, next.json.text) }
+        guard let update = call else { return }
+        let fine = update.fine.map { String($0) } ?? "none"
+        currentLog.info("conversion value after \(event.name): window \(update.window), fine \(fine), coarse \(update.coarse.rawValue)\(update.lock ? ", window locked" : "")")
+        platform.conversionValues.update(update) { [weak self] message in self?.conversionRefused(message) }
+    }
+
+    /// On the worker, once a configuration with a schema is applied: Apple told of the install's
+    /// first launch, once, in the first window, unless a value already told it. Apple's
+    /// postbacks need that call whether or not the user ever meets a rule.
+    private func registerConversion() {
+        guard locked({ schema != nil && !stopped && !deleted }), let firstOpen = firstOpenDate() else { return }
+        let hours = max(0, platform.clock().timeIntervalSince(firstOpen) / 3600)
+        guard ConversionEvaluation.window(ofHours: hours) == 0 else { return }
+        enqueueLock.lock()
+        var state = conversionState()
+        let first = !state.registered
+        if first {
+            state.registered = true
+            platform.store.put(Key.conversionValues, state.json.text)
+        }
+        enqueueLock.unlock()
+        guard first else { return }
+        currentLog.info("the install's first launch is registered with SKAdNetwork and AdAttributionKit")
+        platform.conversionValues.register { [weak self] message in self?.conversionRefused(message) }
+    }
+
+    /// Apple refused an update or the registration: a warning, and the error listener.
+    private func conversionRefused(_ message: String) {
+        let text = "a conversion value update was refused: \(message)"
+        currentLog.warn(text)
+        emitError(ServiceError(kind: .conversionValue, reason: nil, code: nil, count: 1, message: text))
     }
 
     /// A status the service may answer differently later: a timeout, throttling, its own error.
@@ -1011,8 +1105,7 @@ final class SdkCore: @unchecked Sendable {
         let (userId, serviceId, openURL, platformAds, isAnonymous) = locked {
             (customerUserId, self.serviceId, self.openURL, self.platformAds, anonymous)
         }
-        let firstOpenMs = platform.store.get(Key.firstOpen).flatMap { Int64($0) }
-        let firstOpen = firstOpenMs.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) } ?? platform.clock()
+        let firstOpen = firstOpenDate() ?? platform.clock()
         if platformAds && adsToken == nil {
             do {
                 adsToken = try device.platformAdsToken()

@@ -141,6 +141,43 @@ final class ManualScheduler: Scheduler {
     }
 }
 
+/// Apple's side of the conversion values: every call the SDK made, in order. With `refusal`
+/// set, Apple refuses each call with that message.
+final class RecordingConversionValues: ConversionValueSink {
+    private let lock = NSLock()
+    private var made: [ConversionCall] = []
+    private var registered = 0
+    var refusal: String?
+
+    var calls: [ConversionCall] {
+        lock.lock()
+        defer { lock.unlock() }
+        return made
+    }
+
+    var registrations: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return registered
+    }
+
+    func register(failed: @escaping @Sendable (String) -> Void) {
+        lock.lock()
+        registered += 1
+        let refused = refusal
+        lock.unlock()
+        if let message = refused { failed(message) }
+    }
+
+    func update(_ call: ConversionCall, failed: @escaping @Sendable (String) -> Void) {
+        lock.lock()
+        made.append(call)
+        let refused = refusal
+        lock.unlock()
+        if let message = refused { failed(message) }
+    }
+}
+
 /// What the app's listeners heard, closures and delegate alike.
 final class Heard: ServiceAttributionDelegate {
     private let lock = NSLock()
@@ -315,6 +352,7 @@ final class Harness {
     let store: MemoryStore
     let device = FakeDevice()
     let consentPlatform = FakeConsentPlatform()
+    let conversionValues = RecordingConversionValues()
     let log = RecordingLog()
     let service: FakeService
     let scheduler = ManualScheduler()
@@ -339,6 +377,7 @@ final class Harness {
     var platform: Platform {
         var platform = Platform(store: store, device: device, log: log, http: service)
         platform.consentSignals = consentPlatform
+        platform.conversionValues = conversionValues
         platform.scheduler = scheduler
         platform.clock = { [unowned self] in self.now }
         platform.mainThread = { [callbacks] work in callbacks.async(execute: work) }

@@ -1,0 +1,315 @@
+import Foundation
+import XCTest
+@testable import ServiceAttribution
+
+/// The conversion value schema on the device: every case of sdk/conformance/conversion-values.json
+/// against the evaluation, and again through the events the app sends; the export names the
+/// rules use (event-types.json); and the core: the schema from remote configuration, the
+/// windows' state kept across launches, a new version's rules, the first launch registered
+/// once, Apple's refusals on the error listener, nothing while stopped or without a schema.
+final class ConversionValueTests: XCTestCase {
+    private static func vectors() throws -> [String: JSONValue] {
+        return try XCTUnwrap(JSONValue(foundation: try Vectors.conformance("conversion-values.json"))?.objectValue)
+    }
+
+    private static func rates() throws -> [String: Double] {
+        return ConversionSchema.rates(from: try XCTUnwrap(try vectors()["rates"]))
+    }
+
+    /// A named schema's windows as the vectors write them.
+    private static func windows(_ name: String) throws -> JSONValue {
+        return try XCTUnwrap(try vectors()["schemas"]?.objectValue?[name]?.objectValue?["windows"], name)
+    }
+
+    private static func event(_ value: JSONValue) throws -> ConversionEvent {
+        let object = try XCTUnwrap(value.objectValue)
+        var revenue: ConversionEvent.Revenue?
+        if let members = object["revenue"]?.objectValue {
+            revenue = ConversionEvent.Revenue(
+                amount: try XCTUnwrap(members["amount"]?.numberValue),
+                currency: try XCTUnwrap(members["currency"]?.stringValue)
+            )
+        }
+        var parameters: [String: Double] = [:]
+        for (key, member) in object["parameters"]?.objectValue ?? [:] {
+            if let number = member.numberValue { parameters[key] = number }
+        }
+        return ConversionEvent(
+            name: try XCTUnwrap(object["name"]?.stringValue),
+            hoursAfterInstall: try XCTUnwrap(object["hours_after_install"]?.numberValue),
+            revenue: revenue,
+            parameters: parameters
+        )
+    }
+
+    /// A vector's expected call; nil for `null`.
+    private static func call(_ value: JSONValue) throws -> ConversionCall? {
+        guard let object = value.objectValue else { return nil }
+        return ConversionCall(
+            window: Int(try XCTUnwrap(object["window"]?.int64Value)),
+            fine: object["fine"]?.int64Value.map { Int($0) },
+            coarse: try XCTUnwrap(object["coarse"]?.stringValue.flatMap(CoarseValue.init(rawValue:))),
+            lock: try XCTUnwrap(object["lock"]?.boolValue)
+        )
+    }
+
+    /// Runs every case; `evaluate` gives the call each event makes from the state before it.
+    private func runCases(
+        _ evaluate: ([[ConversionRule]], ConversionState, JSONValue) throws -> (state: ConversionState, call: ConversionCall?)
+    ) throws {
+        let cases = try XCTUnwrap(try ConversionValueTests.vectors()["cases"]?.arrayValue)
+        XCTAssertGreaterThan(cases.count, 0)
+        for testCase in cases {
+            let object = try XCTUnwrap(testCase.objectValue)
+            let name = object["name"]?.stringValue ?? "?"
+            let schema = try XCTUnwrap(object["schema"]?.stringValue, name)
+            let rules = try XCTUnwrap(ConversionSchema.windows(from: try ConversionValueTests.windows(schema)), name)
+            let events = try XCTUnwrap(object["events"]?.arrayValue, name)
+            let expected = try XCTUnwrap(object["calls"]?.arrayValue, name)
+            XCTAssertEqual(events.count, expected.count, name)
+            var state = ConversionState()
+            for (index, event) in events.enumerated() {
+                let step = try evaluate(rules, state, event)
+                XCTAssertEqual(step.call, try ConversionValueTests.call(expected[index]), "\(name), event \(index)")
+                // Kept on the device and read back at the next launch, the state is the same.
+                XCTAssertEqual(ConversionState.parse(step.state.json.text), step.state, "\(name), event \(index)")
+                state = step.state
+            }
+        }
+    }
+
+    // MARK: - conversion-values.json
+
+    func testEveryCaseOfTheVectors() throws {
+        let rates = try ConversionValueTests.rates()
+        try runCases { rules, state, event in
+            ConversionEvaluation.evaluate(rules, state, try ConversionValueTests.event(event), rates: rates)
+        }
+    }
+
+    /// The same cases through what the app hands sendEvent: a standard type where the export
+    /// name is one, a custom event otherwise; revenue and currency as parameters; the event's
+    /// time that many hours after the first open.
+    func testEveryCaseThroughTheEventsTheAppSends() throws {
+        let rates = try ConversionValueTests.rates()
+        let firstOpen = Harness.epoch
+        let log = Logger(sink: nil, level: .none)
+        try runCases { rules, state, value in
+            let object = try XCTUnwrap(value.objectValue)
+            let exported = try XCTUnwrap(object["name"]?.stringValue)
+            let standard = EventType.allCases.first { $0 != .custom && EventNames.exportName($0, name: nil) == exported }
+            var parameters: [String: Any] = [:]
+            for (key, member) in object["parameters"]?.objectValue ?? [:] { parameters[key] = member.foundationValue }
+            if let revenue = object["revenue"]?.objectValue {
+                parameters["revenue"] = revenue["amount"]?.foundationValue
+                parameters["currency"] = revenue["currency"]?.foundationValue
+            }
+            let hours = try XCTUnwrap(object["hours_after_install"]?.numberValue)
+            let draft = try XCTUnwrap(try Drafts.create(
+                standard ?? .custom,
+                name: standard == nil ? String(exported.dropFirst("service_".count)) : nil,
+                parameters: parameters,
+                time: firstOpen.addingTimeInterval(hours * 3600),
+                customerUserId: nil,
+                log: log
+            ))
+            let event = ConversionEvent(draft, firstOpen: firstOpen)
+            XCTAssertEqual(event.name, exported)
+            return ConversionEvaluation.evaluate(rules, state, event, rates: rates)
+        }
+    }
+
+    func testTheWindowsAreApplesInHoursSinceTheFirstOpen() {
+        XCTAssertEqual(ConversionEvaluation.window(ofHours: 0), 0)
+        XCTAssertEqual(ConversionEvaluation.window(ofHours: 47.99), 0)
+        XCTAssertEqual(ConversionEvaluation.window(ofHours: 48), 1)
+        XCTAssertEqual(ConversionEvaluation.window(ofHours: 167.99), 1)
+        XCTAssertEqual(ConversionEvaluation.window(ofHours: 168), 2)
+        XCTAssertEqual(ConversionEvaluation.window(ofHours: 839.99), 2)
+        XCTAssertNil(ConversionEvaluation.window(ofHours: 840))
+    }
+
+    func testRevenueIsReadAsTheServiceReadsIt() throws {
+        let log = Logger(sink: nil, level: .none)
+        func revenue(_ parameters: [String: Any]) throws -> ConversionEvent.Revenue? {
+            let draft = try XCTUnwrap(try Drafts.create(.purchase, name: nil, parameters: parameters, time: Harness.epoch, customerUserId: nil, log: log))
+            return ConversionEvent(draft, firstOpen: Harness.epoch).revenue
+        }
+        XCTAssertEqual(try revenue(["revenue": 9.99, "currency": "EUR"]), ConversionEvent.Revenue(amount: 9.99, currency: "EUR"))
+        XCTAssertEqual(try revenue(["revenue": "4.50", "currency": "USD"]), ConversionEvent.Revenue(amount: 4.5, currency: "USD"))
+        XCTAssertEqual(try revenue(["revenue": 3, "currency": "usd"]), ConversionEvent.Revenue(amount: 3, currency: "usd"))
+        // No currency, no revenue: a guessed one would be a wrong figure.
+        XCTAssertNil(try revenue(["revenue": 9.99]))
+        XCTAssertNil(try revenue(["revenue": "1,000", "currency": "USD"]))
+        XCTAssertNil(try revenue(["revenue": "1e3", "currency": "USD"]))
+    }
+
+    // MARK: - event-types.json
+
+    func testExportNamesAreTheVectorsAndTheServices() throws {
+        let vectors = try Vectors.conformance("event-types.json")
+        for type in try XCTUnwrap(vectors["eventTypes"] as? [[String: Any]]) {
+            let wire = try XCTUnwrap(type["wire"] as? String)
+            let event = try XCTUnwrap(EventType(rawValue: wire))
+            XCTAssertEqual(EventNames.exportName(event, name: nil), type["exportEventName"] as? String, wire)
+        }
+        for custom in try XCTUnwrap(vectors["customNames"] as? [[String: Any]]) {
+            let name = try XCTUnwrap(custom["name"] as? String)
+            XCTAssertEqual(EventNames.exportName(.custom, name: name), custom["exportEventName"] as? String, name)
+        }
+        // The service's own cases (src/domain/event-types.test.ts).
+        XCTAssertEqual(EventNames.exportName(.custom, name: "  --Gems  bought!! "), "service_gems_bought")
+        XCTAssertEqual(EventNames.exportName(.custom, name: "Cafe\u{0301} Visit"), "service_café_visit")
+        XCTAssertEqual(EventNames.exportName(.custom, name: "ÉtapeFinie"), "service_étape_finie")
+        XCTAssertEqual(EventNames.exportName(.custom, name: "Straße"), "service_straße")
+        XCTAssertEqual(EventNames.exportName(.custom, name: "購入 完了 1"), "service_購入_完了_1")
+        XCTAssertEqual(EventNames.exportName(.levelComplete, name: "ignored"), "service_level_complete")
+    }
+
+    // MARK: - the core
+
+    /// GET /v1/config's answer with the vectors' `game` schema (or `windows`) at `version`.
+    private static func config(version: Int64, windows: JSONValue? = nil) throws -> String {
+        let rules = try windows ?? ConversionValueTests.windows("game")
+        let schema = JSONValue.object([
+            "version": .int(version),
+            "windows": rules,
+            "usd_rates": .object(["EUR": .double(1.1), "USD": .int(1)]),
+        ])
+        return JSONValue.object([
+            "enabled": .bool(true),
+            "refresh_interval_seconds": .int(3600),
+            "encryption": .object(["enabled": .bool(false)]),
+            "skadnetwork": schema,
+        ]).text
+    }
+
+    func testEventsMakeTheSchemasUpdatesAndTheWindowsSurviveALaunch() throws {
+        let harness = Harness()
+        harness.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertNil(harness.configure())
+        XCTAssertEqual(harness.conversionValues.registrations, 1)
+        XCTAssertTrue(try harness.core.sendEvent(.custom, name: "Tutorial Completion", parameters: nil))
+        XCTAssertEqual(harness.conversionValues.calls, [ConversionCall(window: 0, fine: 1, coarse: .low, lock: false)])
+        // 3 EUR is 3.30 USD: the range 0.99 to 4.99.
+        XCTAssertTrue(try harness.core.sendEvent(.purchase, name: nil, parameters: ["revenue": 3, "currency": "EUR"]))
+        XCTAssertEqual(harness.conversionValues.calls.last, ConversionCall(window: 0, fine: 20, coarse: .medium, lock: false))
+        // A value lower than the one set makes no call.
+        XCTAssertTrue(try harness.core.sendEvent(.custom, name: "tutorial completion", parameters: nil))
+        XCTAssertEqual(harness.conversionValues.calls.count, 2)
+        harness.eventually("the events are delivered") { harness.service.acceptedEvents.count == 3 }
+
+        // The next launch goes on from what the first one saw: 3.30 + 2 USD is past 4.99.
+        let next = Harness(store: harness.store, service: harness.service)
+        XCTAssertNil(next.configure())
+        XCTAssertEqual(next.conversionValues.registrations, 0, "registered once per install")
+        XCTAssertTrue(try next.core.sendEvent(.purchase, name: nil, parameters: ["revenue": "2", "currency": "USD"]))
+        XCTAssertEqual(next.conversionValues.calls, [ConversionCall(window: 0, fine: 40, coarse: .high, lock: false)])
+        // The third purchase locks the first window; nothing more goes to it.
+        XCTAssertTrue(try next.core.sendEvent(.purchase, name: nil, parameters: ["revenue": 1, "currency": "USD"]))
+        XCTAssertEqual(next.conversionValues.calls.last, ConversionCall(window: 0, fine: 63, coarse: .high, lock: true))
+        XCTAssertTrue(try next.core.sendEvent(.purchase, name: nil, parameters: ["revenue": 100, "currency": "USD"]))
+        XCTAssertEqual(next.conversionValues.calls.count, 2)
+        // Two days after the first open, the second window: its own counts, coarse values alone.
+        next.clockOffset = 50 * 3600
+        XCTAssertTrue(try next.core.sendEvent(.login, name: nil, parameters: nil))
+        XCTAssertTrue(try next.core.sendEvent(.login, name: nil, parameters: nil))
+        XCTAssertEqual(next.conversionValues.calls.last, ConversionCall(window: 1, fine: nil, coarse: .low, lock: false))
+        // Past 35 days, nothing.
+        next.clockOffset = 840 * 3600
+        let before = next.store.get(SdkCore.Key.conversionValues)
+        XCTAssertTrue(try next.core.sendEvent(.purchase, name: nil, parameters: ["revenue": 100, "currency": "USD"]))
+        XCTAssertEqual(next.conversionValues.calls.count, 3)
+        XCTAssertEqual(next.store.get(SdkCore.Key.conversionValues), before)
+    }
+
+    func testANewVersionKeepsTheWindowsButEvaluatesWithItsRules() throws {
+        let harness = Harness()
+        harness.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertNil(harness.configure())
+        harness.clockOffset = 50 * 3600
+        XCTAssertTrue(try harness.core.sendEvent(.login, name: nil, parameters: nil))
+        XCTAssertEqual(harness.conversionValues.calls, [])
+
+        // Version 2: one login in the second window is worth medium.
+        var game = try XCTUnwrap(try ConversionValueTests.windows("game").arrayValue)
+        game[1] = .object(["rules": .array([.object(["event": .string("service_login"), "coarse": .string("medium")])])])
+        harness.service.config = try ConversionValueTests.config(version: 2, windows: .array(game))
+        let refreshed = expectation(description: "refreshed")
+        harness.core.refreshConfig { error in
+            XCTAssertNil(error)
+            refreshed.fulfill()
+        }
+        wait(for: [refreshed], timeout: 10)
+        harness.settle()
+        XCTAssertTrue(harness.log.messages(.info).contains { $0.contains("conversion value schema version 2") })
+        // The login seen under version 1 still counts: this one is the second.
+        XCTAssertTrue(try harness.core.sendEvent(.login, name: nil, parameters: nil))
+        XCTAssertEqual(harness.conversionValues.calls, [ConversionCall(window: 1, fine: nil, coarse: .medium, lock: false)])
+        let state = try XCTUnwrap(harness.store.get(SdkCore.Key.conversionValues).flatMap(ConversionState.parse))
+        XCTAssertEqual(state.windows[1].counts["service_login"], 2)
+    }
+
+    func testEventsSentBeforeTheFirstConfigurationAreEvaluatedOnceItIsRead() throws {
+        let harness = Harness()
+        // Before configure an event takes the device's own clock: the harness's is set to it.
+        harness.clockOffset = Date().timeIntervalSince(Harness.epoch)
+        harness.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertTrue(try harness.core.sendEvent(.custom, name: "tutorial_completion", parameters: nil))
+        XCTAssertNil(harness.configure())
+        XCTAssertEqual(harness.conversionValues.calls, [ConversionCall(window: 0, fine: 1, coarse: .low, lock: false)])
+        // That update told Apple of the first launch: no registration besides.
+        XCTAssertEqual(harness.conversionValues.registrations, 0)
+    }
+
+    func testApplesRefusalsGoToTheErrorListenerAndTheEventsGoOn() throws {
+        let harness = Harness()
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.conversionValues.refusal = "SKAdNetwork: the operation couldn't be completed"
+        harness.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertNil(harness.configure())
+        XCTAssertTrue(try harness.core.sendEvent(.custom, name: "tutorial completion", parameters: nil))
+        harness.eventually("the event is delivered") { harness.service.acceptedEvents.count == 1 }
+        let refused = heard.errors.filter { $0.kind == .conversionValue }
+        XCTAssertEqual(refused.count, 2, "the registration and the update")
+        XCTAssertTrue(refused.allSatisfy { $0.count == 1 && $0.reason == nil && $0.code == nil && $0.message.contains("SKAdNetwork") })
+        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("conversion value update was refused") }.count, 2)
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+    }
+
+    func testNoSchemaNoCall() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        XCTAssertTrue(try harness.core.sendEvent(.custom, name: "tutorial completion", parameters: nil))
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.calls, [])
+        XCTAssertEqual(harness.conversionValues.registrations, 0)
+        XCTAssertNil(harness.store.get(SdkCore.Key.conversionValues))
+    }
+
+    func testAStoppedSdkEvaluatesNothing() throws {
+        let harness = Harness()
+        harness.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertNil(harness.configure())
+        harness.core.stop()
+        XCTAssertFalse(try harness.core.sendEvent(.custom, name: "tutorial completion", parameters: nil))
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.calls, [])
+    }
+
+    func testTheSchemaIsKeptWithTheConfigurationForALaunchOffline() throws {
+        let harness = Harness()
+        harness.service.config = try ConversionValueTests.config(version: 7)
+        XCTAssertNil(harness.configure())
+        let offline = FakeService()
+        offline.offline = true
+        let next = Harness(store: harness.store, service: offline)
+        next.configure()
+        XCTAssertTrue(try next.core.sendEvent(.custom, name: "tutorial completion", parameters: nil))
+        XCTAssertEqual(next.conversionValues.calls, [ConversionCall(window: 0, fine: 1, coarse: .low, lock: false)])
+        let kept = try XCTUnwrap(try RemoteConfig.parse(try XCTUnwrap(harness.store.get(SdkCore.Key.config))).skadnetwork)
+        XCTAssertEqual(kept.version, 7)
+        XCTAssertEqual(kept.usdRates, ["EUR": 1.1, "USD": 1])
+    }
+}
