@@ -1,11 +1,19 @@
-import { Match, type Template } from "aws-cdk-lib/assertions";
+import { Stack } from "aws-cdk-lib";
+import { Match, Template } from "aws-cdk-lib/assertions";
+import { Alarm } from "aws-cdk-lib/aws-cloudwatch";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FUNCTIONS } from "../src/functions/manifest.ts";
 import { AWS_JOBS } from "../src/jobs/jobs.ts";
 import { LAKE_TABLES } from "../src/lake/lake-tables.ts";
 import { ServiceFunction } from "./service-function.ts";
 import type { ServiceStack } from "./service-stack.ts";
-import { isJson, propertiesOf, synthServiceStack } from "./stack.test-support.ts";
+import {
+  isJson,
+  nestedStackIdOf,
+  propertiesOf,
+  seenFrom,
+  synthServiceStack,
+} from "./stack.test-support.ts";
 
 type Resources = Record<string, { Type: string; Properties?: Record<string, unknown> }>;
 
@@ -18,22 +26,56 @@ const alarmsOn = (template: Template, metricName: string) =>
 
 describe("operations", () => {
   let stack: ServiceStack;
+  /** The service's stack's template, and its nested stack's of the alarms. */
   let template: Template;
+  let alarms: Template;
   let resources: Resources;
   const resolve = (value: unknown) => stack.resolve(value);
+  /** A value of the service's stack as the alarms' nested stack sees it: a parameter. */
+  const seen = (value: unknown) => seenFrom(stack.operations.alarms, template, value);
 
   beforeAll(() => {
     ({ stack, template } = synthServiceStack({
       settings: { alarmEmail: "oncall@example.com" },
     }));
+    alarms = Template.fromStack(stack.operations.alarms);
     resources = template.toJSON().Resources as Resources;
+  });
+
+  it("keeps its alarms, their metric filters and the dashboard in a nested stack of their own", () => {
+    expect(template.toJSON().Resources[nestedStackIdOf(stack.operations.alarms)]?.Type).toBe(
+      "AWS::CloudFormation::Stack",
+    );
+    const types = new Set(
+      Object.values(alarms.toJSON().Resources as Resources).map((resource) => resource.Type),
+    );
+    expect([...types].sort()).toEqual([
+      "AWS::CloudWatch::Alarm",
+      "AWS::CloudWatch::Dashboard",
+      "AWS::Logs::MetricFilter",
+    ]);
+    template.resourceCountIs("AWS::CloudWatch::Dashboard", 0);
+    template.resourceCountIs("AWS::Logs::MetricFilter", 0);
+    // The service's stack keeps only the alarms made beside their failure queues: one a worker's
+    // dead letters, a job's failed runs, a table-stream worker's failures.
+    for (const alarm of alarmsOf(template)) {
+      expect(alarm.MetricName, String(alarm.AlarmDescription)).toBe(
+        "ApproximateNumberOfMessagesVisible",
+      );
+    }
+    expect(alarmsOf(template)).toHaveLength(
+      stack.workers.workers.size + stack.tableStreamWorkers.workers.size + AWS_JOBS.length,
+    );
   });
 
   it("sends every alarm of the stack to one encrypted topic, which the operator's address gets", () => {
     const topic = resolve(stack.operations.topic.topicArn);
-    const alarms = alarmsOf(template);
-    expect(alarms.length).toBeGreaterThan(40);
-    for (const alarm of alarms) {
+    expect(alarmsOf(alarms).length).toBeGreaterThan(40);
+    // The topic is the service's stack's: the nested stack is passed its ARN.
+    for (const alarm of alarmsOf(alarms)) {
+      expect(alarm.AlarmActions, String(alarm.AlarmDescription)).toEqual([seen(topic)]);
+    }
+    for (const alarm of alarmsOf(template)) {
       expect(alarm.AlarmActions, String(alarm.AlarmDescription)).toEqual([topic]);
     }
     const [keyId] = Object.keys(template.findResources("AWS::SNS::Topic"));
@@ -62,12 +104,12 @@ describe("operations", () => {
     const functions = stack.node
       .findAll()
       .filter((c) => c instanceof ServiceFunction)
-      .map((fn) => JSON.stringify(resolve(fn.function.functionName)));
+      .map((fn) => JSON.stringify(seen(fn.function.functionName)));
     // Every function of the manifest (a route group's once, whatever its routes) and the link
     // host's origin check: the alarms are a function's, not a route's.
     expect(functions.length).toBe(FUNCTIONS.length + 1);
     for (const metric of ["Errors", "Throttles"]) {
-      const watched = alarmsOn(template, metric).map((alarm) =>
+      const watched = alarmsOn(alarms, metric).map((alarm) =>
         JSON.stringify((alarm.Dimensions as { Value: unknown }[])[0]?.Value),
       );
       expect(watched.sort(), metric).toEqual([...functions].sort());
@@ -75,36 +117,36 @@ describe("operations", () => {
   });
 
   it("watches the API's 5xx and 429, the link host's 5xx and its clicks not recorded", () => {
-    expect(alarmsOn(template, "5XXError")).toHaveLength(1);
-    expect(alarmsOn(template, "5xx")).toHaveLength(1);
-    template.hasResourceProperties("AWS::Logs::MetricFilter", {
+    expect(alarmsOn(alarms, "5XXError")).toHaveLength(1);
+    expect(alarmsOn(alarms, "5xx")).toHaveLength(1);
+    alarms.hasResourceProperties("AWS::Logs::MetricFilter", {
       FilterPattern: '{ $.status = "429" }',
-      LogGroupName: resolve(stack.api.accessLogs.logGroupName),
+      LogGroupName: seen(stack.api.accessLogs.logGroupName),
     });
-    template.hasResourceProperties("AWS::Logs::MetricFilter", {
+    alarms.hasResourceProperties("AWS::Logs::MetricFilter", {
       FilterPattern: '{ $.message = "click not recorded" }',
-      LogGroupName: resolve(stack.linkHost.routeFunctions.click.function.logGroup.logGroupName),
+      LogGroupName: seen(stack.linkHost.routeFunctions.click.function.logGroup.logGroupName),
     });
-    expect(alarmsOn(template, "ApiThrottled")).toHaveLength(1);
-    expect(alarmsOn(template, "ClicksNotRecorded")[0]).toMatchObject({ Threshold: 1 });
+    expect(alarmsOn(alarms, "ApiThrottled")).toHaveLength(1);
+    expect(alarmsOn(alarms, "ClicksNotRecorded")[0]).toMatchObject({ Threshold: 1 });
   });
 
   it("watches each table's throttles, each worker's oldest message and each stream's delivery", () => {
     const tables = Object.keys(template.findResources("AWS::DynamoDB::Table"));
-    const throttled = alarmsOf(template).filter((alarm) =>
+    const throttled = alarmsOf(alarms).filter((alarm) =>
       JSON.stringify(alarm.Metrics ?? "").includes("WriteThrottleEvents"),
     );
     expect(throttled).toHaveLength(tables.length);
-    expect(alarmsOn(template, "ApproximateAgeOfOldestMessage")).toHaveLength(
+    expect(alarmsOn(alarms, "ApproximateAgeOfOldestMessage")).toHaveLength(
       stack.workers.workers.size,
     );
     for (const metric of ["DeliveryToS3.DataFreshness", "PartitionCountExceeded"]) {
-      const streams = alarmsOn(template, metric).map((alarm) =>
+      const streams = alarmsOn(alarms, metric).map((alarm) =>
         JSON.stringify((alarm.Dimensions as { Value: unknown }[])[0]?.Value),
       );
       expect(streams.sort()).toEqual(
         LAKE_TABLES.map((table) =>
-          JSON.stringify(resolve(stack.ingest.streams[table.name].ref)),
+          JSON.stringify(seen(stack.ingest.streams[table.name].ref)),
         ).sort(),
       );
     }
@@ -128,24 +170,43 @@ describe("operations", () => {
   });
 
   it("puts the alarms on one dashboard, whose address is a stack output", () => {
-    const dashboards = Object.values(template.findResources("AWS::CloudWatch::Dashboard"));
+    const dashboards = Object.values(alarms.findResources("AWS::CloudWatch::Dashboard"));
     expect(dashboards).toHaveLength(1);
-    // Every alarm on it, in status widgets of at most 100.
+    // Every alarm of the stack on it, in status widgets of at most 100: those of the nested
+    // stack by their own ARN, those of the service's stack by the ARN it is passed.
     const body = JSON.stringify(dashboards[0]);
-    for (const alarm of Object.keys(template.findResources("AWS::CloudWatch::Alarm"))) {
-      expect(body, alarm).toContain(alarm);
+    const nested = stack.operations.alarms;
+    const every = stack.node.findAll().filter((c) => c instanceof Alarm);
+    expect(every).toHaveLength(alarmsOf(alarms).length + alarmsOf(template).length);
+    for (const alarm of every) {
+      const arn =
+        Stack.of(alarm) === nested ? nested.resolve(alarm.alarmArn) : seen(alarm.alarmArn);
+      expect(body, alarm.node.path).toContain(JSON.stringify(arn));
     }
-    const output = template.toJSON().Outputs.OperationsDashboardUrl;
-    expect(JSON.stringify(output.Value)).toContain("#dashboards:name=");
-    expect(JSON.stringify(output.Value)).toContain(
-      JSON.stringify(resolve(stack.operations.dashboard.dashboardName)).slice(1, -1),
+    // The service's stack outputs its address, the dashboard's name an output of the nested one.
+    const [nameOutput] = Object.entries(alarms.toJSON().Outputs ?? {}).filter(
+      ([, output]) =>
+        JSON.stringify((output as { Value: unknown }).Value) ===
+        JSON.stringify(nested.resolve(stack.operations.dashboard.dashboardName)),
+    );
+    expect(nameOutput).toBeDefined();
+    const output = JSON.stringify(template.toJSON().Outputs.OperationsDashboardUrl.Value);
+    expect(output).toContain("#dashboards:name=");
+    expect(output).toContain(
+      JSON.stringify({
+        "Fn::GetAtt": [nestedStackIdOf(nested), `Outputs.${nameOutput?.[0]}`],
+      }),
     );
   });
 
   it("sends to an existing topic instead, and makes none, when given one", () => {
     const existing = "arn:aws:sns:eu-west-1:123456789012:oncall";
-    const other = synthServiceStack({ settings: { alarmTopicArn: existing } }).template;
-    expect(Object.keys(other.findResources("AWS::SNS::Topic"))).toEqual([]);
-    for (const alarm of alarmsOf(other)) expect(alarm.AlarmActions).toEqual([existing]);
+    const other = synthServiceStack({ settings: { alarmTopicArn: existing } });
+    expect(Object.keys(other.template.findResources("AWS::SNS::Topic"))).toEqual([]);
+    const nested = alarmsOf(Template.fromStack(other.stack.operations.alarms));
+    expect(nested.length).toBeGreaterThan(40);
+    for (const alarm of [...alarmsOf(other.template), ...nested]) {
+      expect(alarm.AlarmActions).toEqual([existing]);
+    }
   });
 });

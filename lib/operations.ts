@@ -5,8 +5,14 @@
  * output. The alarms that belong to one construct are made there (a worker's dead letters, a
  * job's failed runs); the ones here cover every resource of a kind, found in the stack, so a
  * new function, table or stream is watched without a line here. Thresholds: docs/aws.md.
+ *
+ * Those alarms (two a function), their metric filters and the dashboard live in a nested stack
+ * of their own, so that the service's stack keeps CloudFormation's 500 resources a stack for
+ * functions, tables and routes. The topic stays in the service's stack: the nested stack is
+ * passed its ARN as one parameter (and one for each resource it watches), and the alarms made
+ * beside their constructs send to it with no reference across stacks.
  */
-import { Duration, Stack } from "aws-cdk-lib";
+import { Duration, NestedStack, Stack } from "aws-cdk-lib";
 import type { RestApi } from "aws-cdk-lib/aws-apigateway";
 import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import {
@@ -73,6 +79,8 @@ const ALARMS_PER_WIDGET = 100;
 
 export class Operations extends Construct {
   readonly topic: ITopic;
+  /** The alarms made here, their metric filters and the dashboard. */
+  readonly alarms: NestedStack;
   readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
@@ -80,9 +88,14 @@ export class Operations extends Construct {
     this.topic = props.alarmTopicArn
       ? Topic.fromTopicArn(this, "Topic", props.alarmTopicArn)
       : this.newTopic(props.alarmEmail);
+    const alarms = new NestedStack(this, "Alarms", {
+      description:
+        "Attribution service: the alarms on every function, table, queue and stream, and the operations dashboard",
+    });
+    this.alarms = alarms;
 
     const alarm = (name: string, metric: Metric | MathExpression, threshold: number) =>
-      new Alarm(this, pascal(name.replaceAll(/[^A-Za-z0-9]+/g, "-")), {
+      new Alarm(alarms, pascal(name.replaceAll(/[^A-Za-z0-9]+/g, "-")), {
         alarmDescription: name,
         metric,
         threshold,
@@ -94,7 +107,7 @@ export class Operations extends Construct {
     const sum = { period: FIVE_MINUTES, statistic: "Sum" };
     /** A count of the JSON log lines whose `field` is `value`, as a metric of the stack's. */
     const linesCounted = (metricName: string, logGroup: ILogGroup, field: string, value: string) =>
-      new MetricFilter(this, `${metricName}Filter`, {
+      new MetricFilter(alarms, `${metricName}Filter`, {
         logGroup,
         filterPattern: FilterPattern.stringValue(field, "=", value),
         metricNamespace: METRIC_NAMESPACE,
@@ -102,6 +115,7 @@ export class Operations extends Construct {
         metricValue: "1",
       }).metric(sum);
 
+    // The service's stack: its tree holds the nested stack's constructs too.
     const stack = Stack.of(this);
     for (const fn of stack.node.findAll().filter((c) => c instanceof ServiceFunction)) {
       const name = fn.node.path.split("/").slice(1).join(" ");
@@ -172,19 +186,19 @@ export class Operations extends Construct {
     }
 
     // Every alarm of the stack, these and those its constructs made, reaches the topic.
-    const alarms = stack.node.findAll().filter((c): c is Alarm => c instanceof Alarm);
+    const everyAlarm = stack.node.findAll().filter((c): c is Alarm => c instanceof Alarm);
     const action = new SnsAction(this.topic);
-    for (const each of alarms) each.addAlarmAction(action);
+    for (const each of everyAlarm) each.addAlarmAction(action);
 
-    this.dashboard = new Dashboard(this, "Dashboard", {
+    this.dashboard = new Dashboard(alarms, "Dashboard", {
       widgets: [
         // A status widget shows at most 100 alarms.
         Array.from(
-          { length: Math.ceil(alarms.length / ALARMS_PER_WIDGET) },
+          { length: Math.ceil(everyAlarm.length / ALARMS_PER_WIDGET) },
           (_, i) =>
             new AlarmStatusWidget({
               title: "Alarms",
-              alarms: alarms.slice(i * ALARMS_PER_WIDGET, (i + 1) * ALARMS_PER_WIDGET),
+              alarms: everyAlarm.slice(i * ALARMS_PER_WIDGET, (i + 1) * ALARMS_PER_WIDGET),
               width: 24,
               height: 12,
             }),

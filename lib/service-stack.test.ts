@@ -1,5 +1,5 @@
 import { Duration } from "aws-cdk-lib";
-import type { Template } from "aws-cdk-lib/assertions";
+import { Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ATTRIBUTION_WORKER } from "../src/workers/workers.ts";
 import type { ServiceFunction } from "./service-function.ts";
@@ -76,14 +76,33 @@ describe("ServiceStack", () => {
 
   it("stays under CloudFormation's 500 resources a stack, with room for what comes next", () => {
     // CloudFormation refuses a stack of more than 500 resources, and synthesis fails with it.
-    // A new function adds six (function, role, policy, log group, two alarms), a new route a
-    // method, a permission and perhaps a resource: routes of a family that use the same things
-    // join its route group (src/http/routes.ts) rather than add a function each.
+    // A new function adds four here (function, role, policy, log group) and its two alarms to
+    // the alarms' nested stack, a new route a method, a permission and perhaps a resource:
+    // routes of a family that use the same things join its route group (src/http/routes.ts)
+    // rather than add a function each.
     const LIMIT = 500;
     const HEADROOM = 25;
     const count = Object.keys(template.toJSON().Resources).length;
     console.info(`The Attribution stack has ${count} of CloudFormation's ${LIMIT} resources`);
     expect(count).toBeLessThanOrEqual(LIMIT - HEADROOM);
+  });
+
+  it("keeps the alarms' nested stack under its own 500 resources and 200 parameters", () => {
+    // Two alarms a function, one a table, two a stream: it grows with the service's stack. Each
+    // resource it watches is passed to it as one parameter (a function's name, a table's), and
+    // CloudFormation takes at most 200 parameters a template.
+    const LIMIT = 500;
+    const HEADROOM = 50;
+    const PARAMETER_LIMIT = 200;
+    const PARAMETER_HEADROOM = 25;
+    const alarms = Template.fromStack(stack.operations.alarms).toJSON();
+    const count = Object.keys(alarms.Resources).length;
+    const parameters = Object.keys(alarms.Parameters ?? {}).length;
+    console.info(
+      `Its alarms' nested stack has ${count} of ${LIMIT} resources and ${parameters} of ${PARAMETER_LIMIT} parameters`,
+    );
+    expect(count).toBeLessThanOrEqual(LIMIT - HEADROOM);
+    expect(parameters).toBeLessThanOrEqual(PARAMETER_LIMIT - PARAMETER_HEADROOM);
   });
 
   it("reserves no concurrency unless told to: a fresh account has none to reserve", () => {

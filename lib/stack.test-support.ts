@@ -3,7 +3,7 @@
  * context left empty) so a whole stack synthesizes in a second or two; lib/app.test.ts bundles the
  * real entries once.
  */
-import { App, Stack } from "aws-cdk-lib";
+import { App, type NestedStack, Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import type { IRole } from "aws-cdk-lib/aws-iam";
 import { ServiceStack, type ServiceStackProps } from "./service-stack.ts";
@@ -23,6 +23,37 @@ export const synthServiceStack = (
 };
 
 type Json = Record<string, unknown>;
+
+/** The logical id, in its parent's template, of the resource that is a nested stack. */
+export const nestedStackIdOf = (nested: NestedStack): string => {
+  const parent = nested.nestedStackParent;
+  const resource = nested.nestedStackResource;
+  if (!parent || !resource) throw new Error(`${nested.node.path} is not a nested stack`);
+  return parent.getLogicalId(resource);
+};
+
+/**
+ * A value of the parent stack as the nested stack's template holds it: CDK passes each
+ * reference from the parent as a parameter of the nested stack, so a token becomes a `Ref` to
+ * the parameter the parent gives it; a literal stays itself.
+ */
+export const seenFrom = (
+  nested: NestedStack,
+  parentTemplate: Template,
+  value: unknown,
+): unknown => {
+  const parent = nested.nestedStackParent;
+  if (!parent) throw new Error(`${nested.node.path} is not a nested stack`);
+  const resolved = parent.resolve(value);
+  if (typeof resolved === "string") return resolved;
+  const resource = parentTemplate.toJSON().Resources[nestedStackIdOf(nested)];
+  const parameters = propertiesOf(resource).Parameters;
+  const passed = Object.entries(isJson(parameters) ? parameters : {}).find(
+    ([, given]) => JSON.stringify(given) === JSON.stringify(resolved),
+  );
+  if (!passed) throw new Error(`${JSON.stringify(resolved)} is not passed to ${nested.node.path}`);
+  return { Ref: passed[0] };
+};
 
 /** Every statement of every IAM policy attached to the role. */
 export const statementsOfRole = (template: Template, role: IRole): Json[] => {
