@@ -148,6 +148,8 @@ const TABLE_GRANTS: {
       { actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("apps") },
       { actions: ["dynamodb:Scan"], on: whole("apps") },
     ],
+    // One app's settings read and replaced by id: no scan.
+    configure: [{ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("apps") }],
   },
   keys: {
     lookup: [{ actions: ["dynamodb:GetItem", "dynamodb:BatchGetItem"], on: whole("keys") }],

@@ -56,6 +56,11 @@ export const ROUTE_LOADS: { readonly [K in RouteId]: RouteLoad } = {
   "test-webhook": "manage",
   "put-postback-settings": "manage",
   "postback-log": "manage",
+  "get-skadnetwork-schema": "manage",
+  "put-skadnetwork-schema": "manage",
+  "get-skadnetwork-networks": "manage",
+  "put-skadnetwork-networks": "manage",
+  "list-skadnetwork-postbacks": "manage",
   openapi: "manage",
 };
 

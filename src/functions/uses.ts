@@ -18,9 +18,10 @@ import type { LakeTableName } from "../lake/lake-tables.ts";
 export interface TableAccess {
   /**
    * get: one app by id; lookup: by id, in batches too (the authorizer); list: every app;
-   * manage: the dashboard's (create, read, list and change apps).
+   * manage: the dashboard's (create, read, list and change apps); configure: read and change
+   * one app by id (its SKAdNetwork settings), listing none.
    */
-  readonly apps: "get" | "lookup" | "list" | "manage";
+  readonly apps: "get" | "lookup" | "list" | "manage" | "configure";
   /** lookup: a key by id, in batches too; manage: an app's keys listed, issued and revoked. */
   readonly keys: "lookup" | "manage";
   /**

@@ -119,6 +119,11 @@ const POSTBACKS_USES = {
   settings: ["postbacksAllowLoopback"],
 } as const satisfies Uses;
 
+/** What the SKAdNetwork routes use: the app (its schema and network names), Apple's postbacks. */
+const SKADNETWORK_USES = {
+  tables: { apps: "configure", applePostbacks: "read" },
+} as const satisfies Uses;
+
 /** A test postback waits on the partner's answer: 10 s at most. */
 const POSTBACK_TEST_SIZING = { streaming: false, memoryMb: 256, timeoutSeconds: 20 } as const;
 
@@ -540,6 +545,56 @@ export const ROUTES = [
     scope: "postbacks",
     ...DASHBOARD_SIZING,
     uses: POSTBACKS_USES,
+  },
+  {
+    id: "get-skadnetwork-schema",
+    group: "skadnetwork",
+    handler: "http/handlers/skadnetwork.ts#getSkadnetworkSchemaFunction",
+    method: "GET",
+    path: "/v1/skadnetwork/schema",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: SKADNETWORK_USES,
+  },
+  {
+    id: "put-skadnetwork-schema",
+    group: "skadnetwork",
+    handler: "http/handlers/skadnetwork.ts#putSkadnetworkSchemaFunction",
+    method: "PUT",
+    path: "/v1/skadnetwork/schema",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: SKADNETWORK_USES,
+  },
+  {
+    id: "get-skadnetwork-networks",
+    group: "skadnetwork",
+    handler: "http/handlers/skadnetwork.ts#getSkadnetworkNetworksFunction",
+    method: "GET",
+    path: "/v1/skadnetwork/networks",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: SKADNETWORK_USES,
+  },
+  {
+    id: "put-skadnetwork-networks",
+    group: "skadnetwork",
+    handler: "http/handlers/skadnetwork.ts#putSkadnetworkNetworksFunction",
+    method: "PUT",
+    path: "/v1/skadnetwork/networks",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: SKADNETWORK_USES,
+  },
+  {
+    id: "list-skadnetwork-postbacks",
+    group: "skadnetwork",
+    handler: "http/handlers/skadnetwork.ts#listSkadnetworkPostbacksFunction",
+    method: "GET",
+    path: "/v1/skadnetwork/postbacks",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: SKADNETWORK_USES,
   },
   {
     id: "openapi",

@@ -615,6 +615,66 @@ describe("the wire contract, over HTTP", () => {
       );
       expect(body).toMatchObject({ data: expect.any(Array) });
     },
+    "get-skadnetwork-schema": async () => {
+      const body = await expectConforming(
+        "get-skadnetwork-schema",
+        await rt.get("/v1/skadnetwork/schema", keys.serverKey),
+      );
+      expect(body).toHaveProperty("schema");
+    },
+    "put-skadnetwork-schema": async () => {
+      const body = await expectConforming(
+        "put-skadnetwork-schema",
+        await put("/v1/skadnetwork/schema", {
+          windows: [
+            { rules: [{ event: "service_purchase", fine: 20, coarse: "high" }] },
+            { rules: [{ event: "service_purchase", coarse: "high" }] },
+            { rules: [] },
+          ],
+        }),
+      );
+      expect(body).toMatchObject({ schema: { version: expect.any(Number) } });
+      const config = await (await rt.get("/v1/config", keys.sdkKey)).json();
+      expect(config).toMatchObject({ skadnetwork: { windows: expect.any(Array) } });
+    },
+    "get-skadnetwork-networks": async () => {
+      const body = await expectConforming(
+        "get-skadnetwork-networks",
+        await rt.get("/v1/skadnetwork/networks", keys.serverKey),
+      );
+      expect(body).toMatchObject({
+        networks: expect.arrayContaining([
+          {
+            ad_network_id: "cstr6suwn9.skadnetwork",
+            media_source: "googleadwords_int",
+            own: false,
+          },
+        ]),
+      });
+    },
+    "put-skadnetwork-networks": async () => {
+      const body = await expectConforming(
+        "put-skadnetwork-networks",
+        await put("/v1/skadnetwork/networks", {
+          networks: { "abcd1234ef.skadnetwork": "examplenet" },
+        }),
+      );
+      expect(body).toMatchObject({
+        networks: expect.arrayContaining([
+          { ad_network_id: "abcd1234ef.skadnetwork", media_source: "examplenet", own: true },
+        ]),
+      });
+    },
+    "list-skadnetwork-postbacks": async () => {
+      const body = await expectConforming(
+        "list-skadnetwork-postbacks",
+        await rt.get(
+          `/v1/skadnetwork/postbacks?from=${dayBefore(today())}&to=${today()}`,
+          keys.serverKey,
+        ),
+      );
+      expect(body).toMatchObject({ data: expect.any(Array), next_cursor: null });
+    },
     openapi: async () => {
       // Public: no key, and a key that is not one does not matter either.
       for (const key of [undefined, "not-a-key"]) {
@@ -855,6 +915,26 @@ describe("the wire contract, over HTTP", () => {
     "postback-log": {
       401: () => rt.get("/v1/postbacks/log", keys.sdkKey),
       422: () => rt.get("/v1/postbacks/log?limit=0", keys.serverKey),
+    },
+    "get-skadnetwork-schema": { 401: () => rt.get("/v1/skadnetwork/schema", keys.sdkKey) },
+    "put-skadnetwork-schema": {
+      400: () => rt.fetch("/v1/skadnetwork/schema", { method: "PUT", body: "{" }, keys.serverKey),
+      401: () => put("/v1/skadnetwork/schema", { windows: [] }, keys.sdkKey),
+      413: () =>
+        rt.fetch("/v1/skadnetwork/schema", { method: "PUT", body: BIG_BODY }, keys.serverKey),
+      422: () => put("/v1/skadnetwork/schema", { windows: [] }),
+    },
+    "get-skadnetwork-networks": { 401: () => rt.get("/v1/skadnetwork/networks", keys.sdkKey) },
+    "put-skadnetwork-networks": {
+      400: () => rt.fetch("/v1/skadnetwork/networks", { method: "PUT", body: "{" }, keys.serverKey),
+      401: () => put("/v1/skadnetwork/networks", { networks: {} }, keys.sdkKey),
+      413: () =>
+        rt.fetch("/v1/skadnetwork/networks", { method: "PUT", body: BIG_BODY }, keys.serverKey),
+      422: () => put("/v1/skadnetwork/networks", { networks: { "not an id": "x" } }),
+    },
+    "list-skadnetwork-postbacks": {
+      401: () => rt.get(`/v1/skadnetwork/postbacks?from=${today()}&to=${today()}`, keys.sdkKey),
+      422: () => rt.get(`/v1/skadnetwork/postbacks?from=${today()}&to=2000-01-01`, keys.serverKey),
     },
     openapi: {},
   };

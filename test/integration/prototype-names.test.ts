@@ -301,6 +301,44 @@ describe("Object.prototype's names in requests", () => {
       query: { limit: "5" },
       key: "server",
     }),
+    "get-skadnetwork-schema": () => ({
+      method: "GET",
+      path: "/v1/skadnetwork/schema",
+      key: "server",
+    }),
+    "put-skadnetwork-schema": () => ({
+      method: "PUT",
+      path: "/v1/skadnetwork/schema",
+      key: "server",
+      body: {
+        windows: [
+          {
+            rules: [
+              { event: "service_purchase", fine: 20, coarse: "high", revenue_usd: { min: 1 } },
+            ],
+          },
+          { rules: [] },
+          { rules: [] },
+        ],
+      },
+    }),
+    "get-skadnetwork-networks": () => ({
+      method: "GET",
+      path: "/v1/skadnetwork/networks",
+      key: "session",
+    }),
+    "put-skadnetwork-networks": () => ({
+      method: "PUT",
+      path: "/v1/skadnetwork/networks",
+      key: "server",
+      body: { networks: { "abcd1234ef.skadnetwork": "examplenet" } },
+    }),
+    "list-skadnetwork-postbacks": () => ({
+      method: "GET",
+      path: "/v1/skadnetwork/postbacks",
+      query: { from: "2026-01-01", to: "2026-01-31" },
+      key: "server",
+    }),
     openapi: () => ({ method: "GET", path: "/v1/openapi.json", key: "none" }),
   };
 

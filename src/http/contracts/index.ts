@@ -20,6 +20,7 @@ import { POSTBACK_CONTRACTS } from "./postbacks.ts";
 import { REPORT_CONTRACTS } from "./reports.ts";
 import { SESSION_CONTRACTS } from "./session.ts";
 import type { RouteContract } from "./shared.ts";
+import { SKADNETWORK_CONTRACTS } from "./skadnetwork.ts";
 import { TOUCH_CONTRACTS } from "./touches.ts";
 
 export * from "./apps.ts";
@@ -35,6 +36,7 @@ export * from "./postbacks.ts";
 export * from "./reports.ts";
 export * from "./session.ts";
 export * from "./shared.ts";
+export * from "./skadnetwork.ts";
 export * from "./touches.ts";
 
 /** One contract per route of the route table: a route without one fails to compile. */
@@ -51,5 +53,6 @@ export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
   ...APP_CONTRACTS,
   ...REPORT_CONTRACTS,
   ...POSTBACK_CONTRACTS,
+  ...SKADNETWORK_CONTRACTS,
   ...OPENAPI_CONTRACTS,
 };

@@ -1,0 +1,173 @@
+/** The SKAdNetwork routes' contracts: the conversion value schema, ad network names, postbacks. */
+import * as z from "zod";
+import {
+  type ConversionSchema,
+  conversionSchemaRequest,
+  storedConversionSchema,
+} from "../../skadnetwork/conversion-schema.ts";
+import { POSTBACK_PAGE_LIMITS, type PostbackAnswer } from "../../skadnetwork/settings.ts";
+import { skadnetworkPostbacksQuery } from "../handlers/skadnetwork.ts";
+import {
+  INTERNAL,
+  JSON_MEDIA_TYPE,
+  NOT_JSON,
+  type RouteContract,
+  TOO_LARGE,
+  tiedTo,
+  unauthorized,
+} from "./shared.ts";
+
+const schemaAnswer = tiedTo<{ schema: ConversionSchema | null }>()(
+  z
+    .strictObject({
+      schema: storedConversionSchema.nullable().meta({
+        description: "The app's schema: its version, when it was saved, the three windows' rules.",
+      }),
+    })
+    .meta({ id: "ConversionSchemaAnswer" }),
+);
+
+const networksAnswer = tiedTo<{
+  networks: { ad_network_id: string; media_source: string; own: boolean }[];
+}>()(
+  z
+    .strictObject({
+      networks: z.array(
+        z.strictObject({
+          ad_network_id: z.string().meta({ example: "cstr6suwn9.skadnetwork" }),
+          media_source: z.string().meta({ example: "googleadwords_int" }),
+          own: z.boolean().meta({ description: "The app's own name, not the catalog's." }),
+        }),
+      ),
+    })
+    .meta({ id: "AdNetworks" }),
+);
+
+const postbackSchema = tiedTo<PostbackAnswer>()(
+  z
+    .strictObject({
+      kind: z.enum(["skadnetwork", "adattributionkit"]),
+      version: z
+        .string()
+        .meta({ description: "SKAdNetwork's version; `aak` for AdAttributionKit." }),
+      received_at: z.iso.datetime(),
+      ad_network_id: z.string(),
+      media_source: z
+        .string()
+        .meta({ description: "The ad network id's name (`/v1/skadnetwork/networks`)." }),
+      source_identifier: z.string().meta({ description: "The campaign: 2 to 4 digits from 4.0." }),
+      app_store_id: z.string(),
+      transaction_id: z.string(),
+      redownload: z.boolean(),
+      source_app_id: z.string().nullable(),
+      source_domain: z.string().nullable(),
+      fidelity_type: z.number().nullable(),
+      did_win: z.boolean(),
+      postback_sequence_index: z
+        .number()
+        .meta({ description: "The conversion window: 0, 1 or 2." }),
+      conversion_value: z.number().nullable(),
+      coarse_conversion_value: z.enum(["low", "medium", "high"]).nullable(),
+      country_code: z.string().nullable(),
+      conversion_type: z.string().nullable(),
+      verification: z.enum(["verified", "unverified"]),
+      environment: z.enum(["production", "development"]).nullable(),
+      counted: z
+        .boolean()
+        .meta({ description: "Verified with Apple's production key: in every figure." }),
+    })
+    .meta({ id: "ApplePostback" }),
+);
+
+const postbackPage = z
+  .strictObject({
+    data: z.array(postbackSchema).meta({ description: "Postbacks, oldest first." }),
+    next_cursor: z.string().nullable(),
+  })
+  .meta({ id: "ApplePostbackPage" });
+
+const networksRequest = z
+  .strictObject({
+    networks: z.record(z.string(), z.string()).meta({
+      description: "Ad network id → media source: the app's own names, replacing its earlier ones.",
+      example: { "abcd1234ef.skadnetwork": "examplenet_int" },
+    }),
+  })
+  .meta({ id: "AdNetworksRequest" });
+
+export const SKADNETWORK_CONTRACTS = {
+  "get-skadnetwork-schema": {
+    summary: "Get the conversion value schema",
+    description: "The app's SKAdNetwork conversion value schema, or null when it has none.",
+    success: {
+      status: 200,
+      description: "The schema.",
+      content: { [JSON_MEDIA_TYPE]: schemaAnswer },
+    },
+    errors: { 401: unauthorized("postbacks"), 500: INTERNAL },
+  },
+  "put-skadnetwork-schema": {
+    summary: "Save the conversion value schema",
+    description:
+      "Saves the three conversion windows' rules as the schema's next version, which the app's iOS SDKs take at their next configuration refresh (docs/skadnetwork.md).",
+    request: {
+      body: { description: "The three windows' rules.", schema: conversionSchemaRequest },
+    },
+    success: {
+      status: 200,
+      description: "The schema as saved, with its version.",
+      content: { [JSON_MEDIA_TYPE]: schemaAnswer },
+    },
+    errors: {
+      400: NOT_JSON,
+      401: unauthorized("postbacks"),
+      413: TOO_LARGE,
+      422: "A rule breaks a rule of the schema: the detail names it (`body.windows[0].rules[2].fine: must be from 0 to 63`).",
+      500: INTERNAL,
+    },
+  },
+  "get-skadnetwork-networks": {
+    summary: "List the ad network names",
+    description:
+      "Each SKAdNetwork ad network id the service names, from its catalog and the app's own, with the media source its postbacks are reported as.",
+    success: {
+      status: 200,
+      description: "The names.",
+      content: { [JSON_MEDIA_TYPE]: networksAnswer },
+    },
+    errors: { 401: unauthorized("postbacks"), 500: INTERNAL },
+  },
+  "put-skadnetwork-networks": {
+    summary: "Save the app's ad network names",
+    description: "Replaces the app's own names of ad network ids; `{}` clears them.",
+    request: { body: { description: "The names.", schema: networksRequest } },
+    success: {
+      status: 200,
+      description: "Every name as it now stands.",
+      content: { [JSON_MEDIA_TYPE]: networksAnswer },
+    },
+    errors: {
+      400: NOT_JSON,
+      401: unauthorized("postbacks"),
+      413: TOO_LARGE,
+      422: "An id is not `<id>.skadnetwork`, or a name is not a media source.",
+      500: INTERNAL,
+    },
+  },
+  "list-skadnetwork-postbacks": {
+    summary: "List Apple's postbacks",
+    description:
+      "The app's SKAdNetwork and AdAttributionKit postbacks received in a window of days, oldest first, a page at a time, each with its verification: for the owner's own analysis (`attribution skadnetwork export` writes them as CSV).",
+    request: { query: skadnetworkPostbacksQuery },
+    success: {
+      status: 200,
+      description: "A page of postbacks.",
+      content: { [JSON_MEDIA_TYPE]: postbackPage },
+    },
+    errors: {
+      401: unauthorized("postbacks"),
+      422: `\`from\` or \`to\` is not a day, \`to\` is before \`from\` or more than 366 days after it, \`limit\` is not from 1 to ${POSTBACK_PAGE_LIMITS.maxLimit}, or \`cursor\` is not a page's \`next_cursor\`.`,
+      500: INTERNAL,
+    },
+  },
+} as const satisfies Record<string, RouteContract>;

@@ -1,0 +1,116 @@
+/**
+ * The SKAdNetwork routes: an app's conversion value schema and its names of ad network ids
+ * (read and saved), and its postbacks from Apple, listed (docs/skadnetwork.md). A server key
+ * or a dashboard session with the `postbacks` scope.
+ */
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import * as z from "zod";
+import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
+import { INGEST_LIMITS } from "../../ingest/limits.ts";
+import { startOfDay } from "../../reports/days.ts";
+import { overviewParamsSchema } from "../../reports/params.ts";
+import {
+  createSkadnetworkSettings,
+  POSTBACK_PAGE_LIMITS,
+  type SkadnetworkSettingsDeps,
+} from "../../skadnetwork/settings.ts";
+import { checked } from "../../validation/issues.ts";
+import { readJsonBody } from "../json-body.ts";
+import { httpRoute, jsonResponse } from "../middleware.ts";
+import { principalOf } from "../principal.ts";
+import { routeOf } from "../routes.ts";
+
+const { defaultLimit, maxLimit } = POSTBACK_PAGE_LIMITS;
+
+export const skadnetworkPostbacksQuery = z
+  .object({
+    from: overviewParamsSchema.shape.from,
+    to: overviewParamsSchema.shape.to,
+    limit: z.coerce
+      .number({ error: "must be a number" })
+      .int({ error: "must be a whole number" })
+      .min(1, { error: `must be from 1 to ${maxLimit}` })
+      .max(maxLimit, { error: `must be from 1 to ${maxLimit}` })
+      .default(defaultLimit)
+      .meta({ description: `Postbacks per page, 1 to ${maxLimit}.`, example: defaultLimit }),
+    cursor: z
+      .string()
+      .min(1, { error: "must not be empty" })
+      .max(1_000)
+      .optional()
+      .meta({ description: "The `next_cursor` of the page before; none for the first page." }),
+  })
+  .refine((query) => query.from <= query.to, { error: "must be on or after `from`", path: ["to"] });
+
+const DAY_MS = 86_400_000;
+
+export const createSkadnetworkHandlers = (deps: SkadnetworkSettingsDeps) => {
+  const settings = createSkadnetworkSettings(deps);
+  const appOf = (event: APIGatewayProxyEvent) => principalOf(event, "postbacks").appId;
+  const body = (event: APIGatewayProxyEvent) => readJsonBody(event, INGEST_LIMITS.maxBodyBytes);
+  return {
+    getSchema: httpRoute(async (event) =>
+      jsonResponse(200, { schema: await settings.schema(appOf(event)) }),
+    ),
+    putSchema: httpRoute(async (event) =>
+      jsonResponse(200, { schema: await settings.saveSchema(appOf(event), body(event)) }),
+    ),
+    getNetworks: httpRoute(async (event) =>
+      jsonResponse(200, { networks: await settings.networks(appOf(event)) }),
+    ),
+    putNetworks: httpRoute(async (event) =>
+      jsonResponse(200, { networks: await settings.saveNetworks(appOf(event), body(event)) }),
+    ),
+    listPostbacks: httpRoute(async (event) => {
+      const appId = appOf(event);
+      const query = checked(skadnetworkPostbacksQuery, event.queryStringParameters ?? {}, "query");
+      const from = startOfDay(query.from);
+      const to = new Date(startOfDay(query.to).getTime() + DAY_MS);
+      return jsonResponse(
+        200,
+        await settings.postbacks(
+          appId,
+          { from, to },
+          { limit: query.limit, ...(query.cursor ? { after: query.cursor } : {}) },
+        ),
+      );
+    }),
+  };
+};
+
+/** The SKAdNetwork routes share one composition. */
+const skadnetworkHandlers = /* @__PURE__ */ sharedBy(
+  (
+    adapters: Adapters<ReturnType<typeof routeOf<"get-skadnetwork-schema">>["uses"]>,
+    runtime: Runtime,
+  ) =>
+    createSkadnetworkHandlers({
+      apps: runtime.apps(adapters.tables.apps),
+      postbacks: adapters.tables.applePostbacks,
+    }),
+);
+
+export const getSkadnetworkSchemaFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("get-skadnetwork-schema"),
+  (adapters, runtime) => skadnetworkHandlers(adapters, runtime).getSchema,
+);
+
+export const putSkadnetworkSchemaFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("put-skadnetwork-schema"),
+  (adapters, runtime) => skadnetworkHandlers(adapters, runtime).putSchema,
+);
+
+export const getSkadnetworkNetworksFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("get-skadnetwork-networks"),
+  (adapters, runtime) => skadnetworkHandlers(adapters, runtime).getNetworks,
+);
+
+export const putSkadnetworkNetworksFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("put-skadnetwork-networks"),
+  (adapters, runtime) => skadnetworkHandlers(adapters, runtime).putNetworks,
+);
+
+export const listSkadnetworkPostbacksFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("list-skadnetwork-postbacks"),
+  (adapters, runtime) => skadnetworkHandlers(adapters, runtime).listPostbacks,
+);

@@ -1,0 +1,144 @@
+/**
+ * An app's SKAdNetwork settings as the API, the CLI and the dashboard change them: its
+ * conversion value schema (checked, then saved as the next version) and its own names of ad
+ * network ids; and its stored postbacks, listed a page at a time.
+ */
+import { NotFoundError, ValidationError } from "../domain/errors.ts";
+import type { ApplePostbackStore, StoredApplePostback } from "../ports/apple-postbacks.ts";
+import type { App, AppStore } from "../ports/apps.ts";
+import { AD_NETWORKS, mediaSourceOf } from "./ad-networks.ts";
+import { type ConversionSchema, nextSchema, parseConversionSchema } from "./conversion-schema.ts";
+import { counts } from "./postbacks.ts";
+
+export const POSTBACK_PAGE_LIMITS = { defaultLimit: 100, maxLimit: 1_000 } as const;
+/** A listing spans at most this many days. */
+export const MAX_LISTING_DAYS = 366;
+
+const NETWORK_ID = /^[a-z0-9]{1,32}\.(skadnetwork|adattributionkit)$/i;
+const MEDIA_SOURCE = /^[A-Za-z0-9_.-]{1,100}$/;
+
+export interface SkadnetworkSettingsDeps {
+  readonly apps: Pick<AppStore, "get" | "save">;
+  readonly postbacks?: Pick<ApplePostbackStore, "listByApp">;
+  readonly now?: () => Date;
+}
+
+/** A stored postback as the API lists it. */
+export const postbackAnswer = (
+  postback: StoredApplePostback,
+  networks: Readonly<Record<string, string>>,
+) => ({
+  kind: postback.kind,
+  version: postback.version,
+  received_at: postback.receivedAt,
+  ad_network_id: postback.adNetworkId,
+  media_source: mediaSourceOf(postback.adNetworkId, networks),
+  source_identifier: postback.sourceIdentifier,
+  app_store_id: postback.appStoreId,
+  transaction_id: postback.transactionId,
+  redownload: postback.redownload,
+  source_app_id: postback.sourceAppId,
+  source_domain: postback.sourceDomain,
+  fidelity_type: postback.fidelityType,
+  did_win: postback.didWin,
+  postback_sequence_index: postback.sequenceIndex,
+  conversion_value: postback.conversionValue,
+  coarse_conversion_value: postback.coarseValue,
+  country_code: postback.countryCode,
+  conversion_type: postback.conversionType,
+  verification: postback.verification.status,
+  environment: postback.verification.environment,
+  counted: counts(postback),
+});
+export type PostbackAnswer = ReturnType<typeof postbackAnswer>;
+
+export const createSkadnetworkSettings = (deps: SkadnetworkSettingsDeps) => {
+  const now = deps.now ?? (() => new Date());
+  const appOf = async (appId: string): Promise<App> => {
+    const app = await deps.apps.get(appId);
+    if (!app) throw new NotFoundError(`App ${appId} does not exist.`);
+    return app;
+  };
+  return {
+    async schema(appId: string): Promise<ConversionSchema | null> {
+      return (await appOf(appId)).skadnetwork?.schema ?? null;
+    },
+    /** Saves the body as the app's schema's next version; a ValidationError names what is wrong. */
+    async saveSchema(appId: string, body: unknown): Promise<ConversionSchema> {
+      const request = parseConversionSchema(body);
+      const app = await appOf(appId);
+      const schema = nextSchema(app.skadnetwork?.schema, request, now());
+      await deps.apps.save({ ...app, skadnetwork: { ...app.skadnetwork, schema } });
+      return schema;
+    },
+    /** The catalog's ids and the app's own, each with the media source it is reported as. */
+    async networks(appId: string) {
+      const own = (await appOf(appId)).skadnetwork?.networks ?? {};
+      const ids = new Set([...AD_NETWORKS.map((network) => network.id), ...Object.keys(own)]);
+      return [...ids].sort().map((id) => ({
+        ad_network_id: id,
+        media_source: mediaSourceOf(id, own),
+        own: Object.hasOwn(own, id),
+      }));
+    },
+    /** Replaces the app's own names of ad network ids (`{}` clears them). */
+    async saveNetworks(appId: string, body: unknown) {
+      const networks =
+        typeof body === "object" && body !== null && "networks" in body
+          ? (body as { networks: unknown }).networks
+          : undefined;
+      if (typeof networks !== "object" || networks === null || Array.isArray(networks)) {
+        throw new ValidationError(
+          "body.networks: must be an object of ad network id to media source",
+        );
+      }
+      const entries = Object.entries(networks);
+      if (entries.length > 500) throw new ValidationError("body.networks: at most 500 ids");
+      for (const [id, source] of entries) {
+        if (!NETWORK_ID.test(id)) {
+          throw new ValidationError(
+            `body.networks: ${id} is not an ad network id (<id>.skadnetwork)`,
+          );
+        }
+        if (typeof source !== "string" || !MEDIA_SOURCE.test(source)) {
+          throw new ValidationError(
+            `body.networks.${id}: must be a media source of 1 to 100 letters, digits, _, . or -`,
+          );
+        }
+      }
+      const app = await appOf(appId);
+      await deps.apps.save({
+        ...app,
+        skadnetwork: {
+          ...app.skadnetwork,
+          networks: Object.fromEntries(
+            entries.map(([id, source]) => [id.toLowerCase(), String(source)]),
+          ),
+        },
+      });
+      return this.networks(appId);
+    },
+    /** The app's postbacks received in [from, to), a page at a time. */
+    async postbacks(
+      appId: string,
+      range: { readonly from: Date; readonly to: Date },
+      page: { readonly limit: number; readonly after?: string },
+    ) {
+      if (!deps.postbacks) throw new Error("No postback store");
+      if (range.to.getTime() <= range.from.getTime()) {
+        throw new ValidationError("query.to: must be after from");
+      }
+      if (range.to.getTime() - range.from.getTime() > MAX_LISTING_DAYS * 86_400_000) {
+        throw new ValidationError(
+          `query: from and to must be at most ${MAX_LISTING_DAYS} days apart`,
+        );
+      }
+      const networks = (await appOf(appId)).skadnetwork?.networks ?? {};
+      const listed = await deps.postbacks.listByApp(appId, range, page);
+      return {
+        data: listed.postbacks.map((postback) => postbackAnswer(postback, networks)),
+        next_cursor: listed.next,
+      };
+    },
+  };
+};
