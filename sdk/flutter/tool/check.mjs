@@ -382,6 +382,22 @@ if (existsSync(iosSources) && swiftPluginText) {
   );
 }
 
+// On iOS the conversion values are evaluated in the iOS SDK's own sendEvent: the plugin's
+// `sendEvent` must hand each event to it, and the SDK's enqueue must evaluate what it queues.
+if (existsSync(iosSources) && swiftPluginText) {
+  const sendCase = /case "sendEvent":([\s\S]*?)\n\s*case "/.exec(swiftPluginText)?.[1] ?? "";
+  const sdkCore = read(join(iosSources, "ServiceAttribution", "Core", "SdkCore.swift"));
+  const enqueue = /private func enqueue\(_ draft: Draft\)[\s\S]*?\n {4}\}\n/.exec(sdkCore)?.[0] ?? "";
+  check("on iOS every event from Dart reaches the iOS SDK's sendEvent, which evaluates the conversion value schema", [
+    ...(/ServiceAttribution\.sendEvent\(type, name: name, parameters:/.test(sendCase)
+      ? []
+      : ["the plugin's sendEvent does not call ServiceAttribution.sendEvent"]),
+    ...(/evaluateConversion\(draft\)/.test(enqueue)
+      ? []
+      : ["sdk/ios's SdkCore.enqueue does not evaluate the conversion value schema"]),
+  ]);
+}
+
 // The other way: each call the native sides make to the Dart side (`onAttribution`,
 // `onDeepLink`, `onError`) is handled by the Dart side's handler; the listener names the Dart
 // side's `listen` sends are the native sides'; the keys of the maps they send are the ones the

@@ -27,6 +27,11 @@ enum ServiceErrorKind {
 
   /// Events were dropped: [ServiceError.reason] says why, [ServiceError.count] how many.
   eventsDropped,
+
+  /// iOS only: Apple refused a conversion value update that the app's conversion value schema
+  /// made (SKAdNetwork or AdAttributionKit answered an error); [ServiceError.message] says
+  /// which and why. Later events and updates go on.
+  conversionValue,
 }
 
 /// The wire form of each kind, as the native SDKs send it.
@@ -34,6 +39,7 @@ extension ServiceErrorKindWire on ServiceErrorKind {
   String get wire => switch (this) {
         ServiceErrorKind.configuration => 'configuration',
         ServiceErrorKind.eventsDropped => 'events_dropped',
+        ServiceErrorKind.conversionValue => 'conversion_value',
       };
 }
 
@@ -204,7 +210,7 @@ final class ServiceError {
   /// otherwise.
   final int? code;
 
-  /// How many events were dropped (for a configuration error, 1: the one report).
+  /// How many events were dropped (for the other kinds, 1: the one report).
   final int count;
 
   /// A sentence for the app's log.

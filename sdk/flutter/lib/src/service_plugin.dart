@@ -209,7 +209,8 @@ final class ServicePlugin {
   static Stream<ServiceDeepLink> get onDeepLink => _deepLinks.stream;
 
   /// Errors the app should know of: a configuration the service refused
-  /// ([ServiceErrorKind.configuration]) and events dropped ([ServiceErrorKind.eventsDropped]).
+  /// ([ServiceErrorKind.configuration]), events dropped ([ServiceErrorKind.eventsDropped]) and,
+  /// on iOS, a conversion value update Apple refused ([ServiceErrorKind.conversionValue]).
   static Stream<ServiceError> get onError => _errors.stream;
 
   static final StreamController<Map<String, dynamic>> _attribution =
