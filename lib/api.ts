@@ -34,6 +34,7 @@ import {
 } from "aws-cdk-lib/aws-apigateway";
 import { Certificate } from "aws-cdk-lib/aws-certificatemanager";
 import type { IRole } from "aws-cdk-lib/aws-iam";
+import { CfnPermission } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { SESSION_SCOPES } from "../src/domain/sessions.ts";
@@ -227,8 +228,8 @@ export class AttributionApi extends Construct {
       if (!fn) continue;
       routeFunctions[route.id] = fn;
 
-      // Each method its own integration and its own permission to invoke the function, scoped
-      // to the method (a group's function may be invoked by its routes' methods only).
+      // Each method its own integration; the permission to invoke the function is one for all
+      // of its methods (below).
       const integration = new LambdaIntegration(fn.function, integrationOptions(route));
       const resource = this.api.root.resourceForPath(route.path);
       if (route.scope === null) {
@@ -260,6 +261,7 @@ export class AttributionApi extends Construct {
       );
     }
     this.routeFunctions = routeFunctions;
+    this.#allowStageOnly();
 
     this.usagePlan = new AppUsagePlan(this, "UsagePlan", { api: this.api, methods: keyed, limits });
     this.webAcl = new RegionalWebAcl(this, "WebAcl", {
@@ -299,6 +301,19 @@ export class AttributionApi extends Construct {
     );
   }
 
+  /**
+   * One permission per function for the whole API, rather than one per method: a route group's
+   * methods would each add a resource to a stack near CloudFormation's 500. CDK's API-wide
+   * permission names every stage, API Gateway's console test calls (`test-invoke-stage`) among
+   * them, so its source is narrowed to the deployed stage: only requests to it invoke a function.
+   */
+  #allowStageOnly(): void {
+    const deployed = this.api.arnForExecuteApi("*", "/*", this.api.deploymentStage.stageName);
+    for (const permission of this.api.node.children) {
+      if (permission instanceof CfnPermission) permission.sourceArn = deployed;
+    }
+  }
+
   /** The API's URL, its custom domain's when set; routes hang below it (`<url>api/v1/export`). */
   get url(): string {
     return this.domain ? `https://${this.domain.domainName}/` : this.api.url;
@@ -327,8 +342,8 @@ const integrationOptions = (route: Route): LambdaIntegrationOptions => {
   const limit = route.streaming ? STREAMED_TIMEOUT_LIMIT : BUFFERED_TIMEOUT_LIMIT;
   return {
     proxy: true,
-    // Only the deployed stage may invoke the function, not console test calls.
-    allowTestInvoke: false,
+    // One permission for the function's methods, made once (AttributionApi narrows it).
+    scopePermissionToMethod: false,
     responseTransferMode: route.streaming
       ? ResponseTransferMode.STREAM
       : ResponseTransferMode.BUFFERED,
