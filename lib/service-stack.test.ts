@@ -76,10 +76,10 @@ describe("ServiceStack", () => {
 
   it("stays under CloudFormation's 500 resources a stack, with room for what comes next", () => {
     // CloudFormation refuses a stack of more than 500 resources, and synthesis fails with it.
-    // A new function adds four here (function, role, policy, log group) and its two alarms to
-    // the alarms' nested stack, a new route a method, a permission and perhaps a resource:
-    // routes of a family that use the same things join its route group (src/http/routes.ts)
-    // rather than add a function each.
+    // A new route's function adds five here (function, role, policy, log group, the API's
+    // permission to invoke it) and its two alarms to the alarms' nested stack, a new route a
+    // method and perhaps a resource: routes of a family that use the same things join its
+    // route group (src/http/routes.ts) rather than add a function each.
     const LIMIT = 500;
     const HEADROOM = 25;
     const count = Object.keys(template.toJSON().Resources).length;
