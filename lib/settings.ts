@@ -61,6 +61,7 @@ export const ROUTE_LOADS: { readonly [K in RouteId]: RouteLoad } = {
   "get-skadnetwork-networks": "manage",
   "put-skadnetwork-networks": "manage",
   "list-skadnetwork-postbacks": "manage",
+  "report-skadnetwork": "reports",
   openapi: "manage",
 };
 

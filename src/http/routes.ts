@@ -587,6 +587,16 @@ export const ROUTES = [
     uses: SKADNETWORK_USES,
   },
   {
+    id: "report-skadnetwork",
+    group: "skadnetwork",
+    handler: "http/handlers/skadnetwork.ts#skadnetworkReportFunction",
+    method: "GET",
+    path: "/v1/skadnetwork/report",
+    scope: "postbacks",
+    ...DASHBOARD_SIZING,
+    uses: SKADNETWORK_USES,
+  },
+  {
     id: "list-skadnetwork-postbacks",
     group: "skadnetwork",
     handler: "http/handlers/skadnetwork.ts#listSkadnetworkPostbacksFunction",

@@ -9,6 +9,7 @@ import type { App, AppStore } from "../ports/apps.ts";
 import { AD_NETWORKS, mediaSourceOf } from "./ad-networks.ts";
 import { type ConversionSchema, nextSchema, parseConversionSchema } from "./conversion-schema.ts";
 import { counts } from "./postbacks.ts";
+import { skadnetworkReport } from "./report.ts";
 
 export const POSTBACK_PAGE_LIMITS = { defaultLimit: 100, maxLimit: 1_000 } as const;
 /** A listing spans at most this many days. */
@@ -117,6 +118,30 @@ export const createSkadnetworkSettings = (deps: SkadnetworkSettingsDeps) => {
         },
       });
       return this.networks(appId);
+    },
+    /** The overview's SKAdNetwork section for the postbacks received in [from, to). */
+    async report(
+      appId: string,
+      range: { readonly from: Date; readonly to: Date },
+      include: { readonly development?: boolean; readonly unverified?: boolean } = {},
+    ) {
+      if (!deps.postbacks) throw new Error("No postback store");
+      const app = await appOf(appId);
+      const all: StoredApplePostback[] = [];
+      let after: string | undefined;
+      do {
+        const page = await deps.postbacks.listByApp(appId, range, {
+          limit: POSTBACK_PAGE_LIMITS.maxLimit,
+          ...(after ? { after } : {}),
+        });
+        all.push(...page.postbacks);
+        after = page.next ?? undefined;
+      } while (after);
+      return skadnetworkReport(all, {
+        schema: app.skadnetwork?.schema ?? null,
+        networks: app.skadnetwork?.networks ?? {},
+        include,
+      });
     },
     /** The app's postbacks received in [from, to), a page at a time. */
     async postbacks(

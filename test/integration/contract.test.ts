@@ -665,6 +665,16 @@ describe("the wire contract, over HTTP", () => {
         ]),
       });
     },
+    "report-skadnetwork": async () => {
+      const body = await expectConforming(
+        "report-skadnetwork",
+        await rt.get(
+          `/v1/skadnetwork/report?from=${dayBefore(today())}&to=${today()}`,
+          keys.serverKey,
+        ),
+      );
+      expect(body).toMatchObject({ postbacks: { received: expect.any(Number) } });
+    },
     "list-skadnetwork-postbacks": async () => {
       const body = await expectConforming(
         "list-skadnetwork-postbacks",
@@ -931,6 +941,11 @@ describe("the wire contract, over HTTP", () => {
       413: () =>
         rt.fetch("/v1/skadnetwork/networks", { method: "PUT", body: BIG_BODY }, keys.serverKey),
       422: () => put("/v1/skadnetwork/networks", { networks: { "not an id": "x" } }),
+    },
+    "report-skadnetwork": {
+      401: () => rt.get(`/v1/skadnetwork/report?from=${today()}&to=${today()}`, keys.sdkKey),
+      422: () =>
+        rt.get(`/v1/skadnetwork/report?from=${today()}&to=${today()}&include=all`, keys.serverKey),
     },
     "list-skadnetwork-postbacks": {
       401: () => rt.get(`/v1/skadnetwork/postbacks?from=${today()}&to=${today()}`, keys.sdkKey),

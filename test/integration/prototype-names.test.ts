@@ -333,6 +333,12 @@ describe("Object.prototype's names in requests", () => {
       key: "server",
       body: { networks: { "abcd1234ef.skadnetwork": "examplenet" } },
     }),
+    "report-skadnetwork": () => ({
+      method: "GET",
+      path: "/v1/skadnetwork/report",
+      query: { from: "2026-01-01", to: "2026-01-31", include: "development" },
+      key: "session",
+    }),
     "list-skadnetwork-postbacks": () => ({
       method: "GET",
       path: "/v1/skadnetwork/postbacks",

@@ -19,6 +19,7 @@ const FAR = { from: new Date(0), to: new Date(Date.now() + 86_400_000) };
 
 describe("Apple's postbacks on the link host", () => {
   let rt: TestRuntime;
+  let serverKey = "";
 
   const post = (folder: string, body: unknown) =>
     fetch(`${rt.linkUrl}/.well-known/${folder}/report-attribution/`, {
@@ -32,7 +33,7 @@ describe("Apple's postbacks on the link host", () => {
 
   beforeAll(async () => {
     rt = await startTestRuntime();
-    await rt.createApp(APP, "ios");
+    serverKey = (await rt.createApp(APP, "ios")).serverKey;
     const app = await rt.stores.apps.get(APP);
     if (!app) throw new Error("no app");
     await rt.stores.apps.save({ ...app, links: { appStoreId: APP_STORE_ID } });
@@ -85,6 +86,90 @@ describe("Apple's postbacks on the link host", () => {
       appStoreId: "10738027756",
       verification: { status: "verified", environment: "development" },
     });
+  });
+
+  it("counts the verified ones in the report, their values decoded with the app's schema", async () => {
+    const saved = await rt.fetch(
+      "/v1/skadnetwork/schema",
+      {
+        method: "PUT",
+        body: JSON.stringify({
+          windows: [
+            {
+              rules: [
+                { event: "service_purchase", revenue_usd: { min: 4.99 }, fine: 63, coarse: "high" },
+                { event: "service_level_achieved", fine: 20, coarse: "medium" },
+              ],
+            },
+            { rules: [] },
+            { rules: [] },
+          ],
+        }),
+      },
+      serverKey,
+    );
+    expect(saved.status).toBe(200);
+    const today = new Date().toISOString().slice(0, 10);
+    const report = async (include = "") => {
+      const response = await rt.get(
+        `/v1/skadnetwork/report?from=${today}&to=${today}${include}`,
+        serverKey,
+      );
+      expect(response.status).toBe(200);
+      return response.json();
+    };
+    // Apple's three examples count; the tampered one is received but not counted.
+    expect(await report()).toEqual({
+      postbacks: { received: 4, counted: 3, unverified: 1, development: 0 },
+      campaigns: [
+        {
+          media_source: "com.example",
+          ad_network_id: "com.example",
+          source_identifier: "39",
+          installs: 1,
+          redownloads: 0,
+          later_postbacks: 0,
+        },
+        {
+          media_source: "com.example",
+          ad_network_id: "com.example",
+          source_identifier: "5239",
+          installs: 1,
+          redownloads: 0,
+          later_postbacks: 0,
+        },
+        {
+          media_source: "example123.skadnetwork",
+          ad_network_id: "example123.skadnetwork",
+          source_identifier: "42",
+          installs: 0,
+          redownloads: 1,
+          later_postbacks: 0,
+        },
+      ],
+      values: [
+        {
+          window: 0,
+          fine: 63,
+          coarse: null,
+          postbacks: 1,
+          meaning: ["service_purchase, 4.99+ USD"],
+        },
+        { window: 0, fine: 20, coarse: null, postbacks: 1, meaning: ["service_level_achieved"] },
+        {
+          window: 0,
+          fine: null,
+          coarse: "high",
+          postbacks: 1,
+          meaning: ["service_purchase, 4.99+ USD"],
+        },
+      ],
+      tiers: { fine: 2, coarse_only: 1, none: 0 },
+    });
+    const withUnverified = (await report("&include=unverified")) as {
+      postbacks: { counted: number };
+    };
+    expect(withUnverified.postbacks.counted).toBe(4);
   });
 
   it("refuses a body that is no postback with a 400 and stores nothing", async () => {

@@ -5,8 +5,9 @@ import {
   conversionSchemaRequest,
   storedConversionSchema,
 } from "../../skadnetwork/conversion-schema.ts";
+import type { SkadnetworkReport } from "../../skadnetwork/report.ts";
 import { POSTBACK_PAGE_LIMITS, type PostbackAnswer } from "../../skadnetwork/settings.ts";
-import { skadnetworkPostbacksQuery } from "../handlers/skadnetwork.ts";
+import { skadnetworkPostbacksQuery, skadnetworkReportQuery } from "../handlers/skadnetwork.ts";
 import {
   INTERNAL,
   JSON_MEDIA_TYPE,
@@ -95,7 +96,67 @@ const networksRequest = z
   })
   .meta({ id: "AdNetworksRequest" });
 
+const coarse = z.enum(["low", "medium", "high"]);
+
+const reportSchema = tiedTo<SkadnetworkReport>()(
+  z
+    .strictObject({
+      postbacks: z.strictObject({
+        received: z.number(),
+        counted: z.number().meta({ description: "In the figures below." }),
+        unverified: z.number(),
+        development: z.number(),
+      }),
+      campaigns: z.array(
+        z.strictObject({
+          media_source: z.string(),
+          ad_network_id: z.string(),
+          source_identifier: z.string(),
+          installs: z
+            .number()
+            .meta({ description: "First-window winning postbacks, redownloads apart." }),
+          redownloads: z.number(),
+          later_postbacks: z
+            .number()
+            .meta({ description: "Postbacks of the second and third windows." }),
+        }),
+      ),
+      values: z.array(
+        z.strictObject({
+          window: z.number(),
+          fine: z.number().nullable(),
+          coarse: coarse.nullable(),
+          postbacks: z.number(),
+          meaning: z
+            .array(z.string())
+            .meta({ description: "The schema's rules that give the value." }),
+        }),
+      ),
+      tiers: z.strictObject({ fine: z.number(), coarse_only: z.number(), none: z.number() }).meta({
+        description:
+          "First-window installs by what Apple let through: a fine value (the crowd was large enough), a coarse value only, or none.",
+      }),
+    })
+    .meta({ id: "SkadnetworkReport" }),
+);
+
 export const SKADNETWORK_CONTRACTS = {
+  "report-skadnetwork": {
+    summary: "Report SKAdNetwork installs and values",
+    description:
+      "The SKAdNetwork section of an iOS app's overview for a window of days: installs by ad network and campaign (source identifier), redownloads apart; each window's conversion values decoded with the app's schema; and the crowd anonymity tiers. Only postbacks verified with Apple's production key count, unless `include` says otherwise.",
+    request: { query: skadnetworkReportQuery },
+    success: {
+      status: 200,
+      description: "The section.",
+      content: { [JSON_MEDIA_TYPE]: reportSchema },
+    },
+    errors: {
+      401: unauthorized("postbacks"),
+      422: "`from` or `to` is not a day, `to` is before `from` or more than 366 days after it, or `include` names something else.",
+      500: INTERNAL,
+    },
+  },
   "get-skadnetwork-schema": {
     summary: "Get the conversion value schema",
     description: "The app's SKAdNetwork conversion value schema, or null when it has none.",

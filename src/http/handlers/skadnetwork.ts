@@ -42,7 +42,30 @@ export const skadnetworkPostbacksQuery = z
   })
   .refine((query) => query.from <= query.to, { error: "must be on or after `from`", path: ["to"] });
 
+export const skadnetworkReportQuery = z
+  .object({
+    from: overviewParamsSchema.shape.from,
+    to: overviewParamsSchema.shape.to,
+    include: z
+      .string()
+      .regex(/^(development|unverified)(,(development|unverified))?$/, {
+        error: "must be development, unverified, or both, comma-separated",
+      })
+      .optional()
+      .meta({
+        description:
+          "Postbacks to count besides those verified with Apple's production key: `development` (tests'), `unverified`.",
+      }),
+  })
+  .refine((query) => query.from <= query.to, { error: "must be on or after `from`", path: ["to"] });
+
 const DAY_MS = 86_400_000;
+
+/** [from, to) of a query's two UTC days, both included. */
+const rangeOf = (query: { from: string; to: string }) => ({
+  from: startOfDay(query.from),
+  to: new Date(startOfDay(query.to).getTime() + DAY_MS),
+});
 
 export const createSkadnetworkHandlers = (deps: SkadnetworkSettingsDeps) => {
   const settings = createSkadnetworkSettings(deps);
@@ -61,18 +84,27 @@ export const createSkadnetworkHandlers = (deps: SkadnetworkSettingsDeps) => {
     putNetworks: httpRoute(async (event) =>
       jsonResponse(200, { networks: await settings.saveNetworks(appOf(event), body(event)) }),
     ),
+    report: httpRoute(async (event) => {
+      const appId = appOf(event);
+      const query = checked(skadnetworkReportQuery, event.queryStringParameters ?? {}, "query");
+      const include = new Set(query.include?.split(",") ?? []);
+      return jsonResponse(
+        200,
+        await settings.report(appId, rangeOf(query), {
+          development: include.has("development"),
+          unverified: include.has("unverified"),
+        }),
+      );
+    }),
     listPostbacks: httpRoute(async (event) => {
       const appId = appOf(event);
       const query = checked(skadnetworkPostbacksQuery, event.queryStringParameters ?? {}, "query");
-      const from = startOfDay(query.from);
-      const to = new Date(startOfDay(query.to).getTime() + DAY_MS);
       return jsonResponse(
         200,
-        await settings.postbacks(
-          appId,
-          { from, to },
-          { limit: query.limit, ...(query.cursor ? { after: query.cursor } : {}) },
-        ),
+        await settings.postbacks(appId, rangeOf(query), {
+          limit: query.limit,
+          ...(query.cursor ? { after: query.cursor } : {}),
+        }),
       );
     }),
   };
@@ -113,4 +145,9 @@ export const putSkadnetworkNetworksFunction = /* @__PURE__ */ composition(
 export const listSkadnetworkPostbacksFunction = /* @__PURE__ */ composition(
   /* @__PURE__ */ routeOf("list-skadnetwork-postbacks"),
   (adapters, runtime) => skadnetworkHandlers(adapters, runtime).listPostbacks,
+);
+
+export const skadnetworkReportFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("report-skadnetwork"),
+  (adapters, runtime) => skadnetworkHandlers(adapters, runtime).report,
 );
