@@ -5,7 +5,8 @@
  * (and, for links, ATTRIBUTION_AWS_LINKS_TABLE and ATTRIBUTION_AWS_LINK_HOST_URL; for their
  * click counts, ATTRIBUTION_AWS_ATHENA_WORKGROUP and ATTRIBUTION_AWS_GLUE_DATABASE; for the
  * dashboard's people, ATTRIBUTION_AWS_USERS_TABLE and ATTRIBUTION_AWS_USER_POOL_ID; for postbacks,
- * ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE and ATTRIBUTION_AWS_DELIVERY_LOG_TABLE), reached
+ * ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE and ATTRIBUTION_AWS_DELIVERY_LOG_TABLE; for Apple's postbacks,
+ * ATTRIBUTION_AWS_APPLE_POSTBACKS_TABLE), reached
  * with the caller's AWS credentials and region.
  */
 import { AthenaClient } from "@aws-sdk/client-athena";
@@ -18,6 +19,7 @@ import * as z from "zod";
 import { athenaLinkClicks } from "../adapters/athena/link-clicks.ts";
 import { createCognitoCredentials } from "../adapters/cognito/cognito-credentials.ts";
 import { countLinkClicks } from "../adapters/duckdb/link-clicks.ts";
+import { createApplePostbackStore } from "../adapters/dynamodb/apple-postbacks.ts";
 import { createLinkStore } from "../adapters/dynamodb/links.ts";
 import { createPasswordCredentials } from "../adapters/dynamodb/password-credentials.ts";
 import { createDeliveryLog, createPostbackConfigStore } from "../adapters/dynamodb/postbacks.ts";
@@ -29,6 +31,7 @@ import { embeddedConfig } from "../config/embedded.ts";
 import { parseEnv } from "../config/parse-env.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { dataPaths, readRuntimeInfo } from "../embedded/data-dir.ts";
+import type { ApplePostbackStore } from "../ports/apple-postbacks.ts";
 import type { AppStore, KeyStore } from "../ports/apps.ts";
 import type { LinkStore } from "../ports/links.ts";
 import type { DeliveryLog, PostbackConfigStore } from "../ports/postbacks.ts";
@@ -57,6 +60,8 @@ export interface AdminStores {
     /** The operator's setting: postbacks may go to this machine (tests' mock partners). */
     readonly allowLoopback: boolean;
   };
+  /** Apple's postbacks; a ValidationError on AWS when their table is not named. */
+  readonly applePostbacks: () => ApplePostbackStore;
   /** Where the commands act, for their messages. */
   readonly target: string;
 }
@@ -73,6 +78,7 @@ const awsTarget = z.object({
   ATTRIBUTION_AWS_USER_POOL_ID: z.string().min(1).optional(),
   ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE: z.string().min(3).optional(),
   ATTRIBUTION_AWS_DELIVERY_LOG_TABLE: z.string().min(3).optional(),
+  ATTRIBUTION_AWS_APPLE_POSTBACKS_TABLE: z.string().min(3).optional(),
 });
 
 const unset =
@@ -123,6 +129,7 @@ export const withAdminStores = async <T>(
           log: stores.deliveryLog,
           allowLoopback: config.postbacksAllowLoopback,
         }),
+        applePostbacks: () => stores.applePostbacks,
         target: dataDir,
       }),
     );
@@ -142,6 +149,7 @@ export const withAdminStores = async <T>(
   const userPoolId = aws.ATTRIBUTION_AWS_USER_POOL_ID;
   const postbackConfigsTable = aws.ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE;
   const deliveryLogTable = aws.ATTRIBUTION_AWS_DELIVERY_LOG_TABLE;
+  const applePostbacksTable = aws.ATTRIBUTION_AWS_APPLE_POSTBACKS_TABLE;
   let cognitoClient: CognitoIdentityProviderClient | undefined;
   const cognito = () => {
     cognitoClient ??= new CognitoIdentityProviderClient({});
@@ -184,6 +192,9 @@ export const withAdminStores = async <T>(
               "PostbackConfigsTableName and DeliveryLogTableName",
               "postbacks",
             ),
+      applePostbacks: applePostbacksTable
+        ? () => createApplePostbackStore(doc, applePostbacksTable)
+        : unset("ATTRIBUTION_AWS_APPLE_POSTBACKS_TABLE", "ApplePostbacksTableName", "SKAdNetwork"),
       target: `AWS (${aws.ATTRIBUTION_AWS_APPS_TABLE})`,
     });
   } finally {

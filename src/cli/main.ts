@@ -40,6 +40,7 @@ const keysModule = () => import("./commands/keys.ts");
 const linksModule = () => import("./commands/links.ts");
 const usersModule = () => import("./commands/users.ts");
 const partnersModule = () => import("./commands/partners.ts");
+const skadnetworkModule = () => import("./commands/skadnetwork.ts");
 const createAppCommand = lazy(appsModule, "createAppCommand");
 const listAppsCommand = lazy(appsModule, "listAppsCommand");
 const configureAppCommand = lazy(appsModule, "configureAppCommand");
@@ -59,6 +60,12 @@ const replayErrorsCommand = lazy(() => import("./commands/lake.ts"), "replayErro
 const start = lazy(() => import("./commands/start.ts"), "start");
 const addUserCommand = lazy(usersModule, "addUserCommand");
 const partnerCatalogCommand = lazy(partnersModule, "partnerCatalogCommand");
+const setSchemaCommand = lazy(skadnetworkModule, "setSchemaCommand");
+const showSchemaCommand = lazy(skadnetworkModule, "showSchemaCommand");
+const networksCommand = lazy(skadnetworkModule, "networksCommand");
+const skadnetworkReportCommand = lazy(skadnetworkModule, "skadnetworkReportCommand");
+const exportPostbacksCommand = lazy(skadnetworkModule, "exportPostbacksCommand");
+const unknownPostbacksCommand = lazy(skadnetworkModule, "unknownPostbacksCommand");
 const listPostbacksCommand = lazy(partnersModule, "listPostbacksCommand");
 const setPartnerCommand = lazy(partnersModule, "setPartnerCommand");
 const setWebhookCommand = lazy(partnersModule, "setWebhookCommand");
@@ -585,6 +592,84 @@ partners
   .addOption(dataDirOption())
   .action(async (options: { appId: string; limit?: number; json?: boolean; dataDir?: string }) =>
     postbackLogCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+
+const skadnetwork = program
+  .command("skadnetwork")
+  .description("iOS measured through Apple: conversion values and postbacks (docs/skadnetwork.md)");
+const schemaCommand = skadnetwork.command("schema").description("the conversion value schema");
+schemaCommand
+  .command("set")
+  .description("save a schema (the API's JSON body) as the app's next version")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .requiredOption("--file <path>", 'the schema: {"windows": [{"rules": [...]}, ...]}')
+  .addOption(dataDirOption())
+  .action(async (options: { appId: string; file: string; dataDir?: string }) =>
+    setSchemaCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+schemaCommand
+  .command("show")
+  .description("the app's schema, rule by rule")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action(async (options: { appId: string; json?: boolean; dataDir?: string }) =>
+    showSchemaCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+skadnetwork
+  .command("networks")
+  .description("ad network ids and the media sources they are reported as")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .option(
+    "--set <id=source>",
+    "the app's own name of an id (repeat; replaces the app's names)",
+    collectParam,
+  )
+  .option("--json", "print JSON")
+  .addOption(dataDirOption())
+  .action(
+    async (options: {
+      appId: string;
+      set?: Record<string, string>;
+      json?: boolean;
+      dataDir?: string;
+    }) => networksCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+skadnetwork
+  .command("report")
+  .description("installs by network and campaign, values decoded, tiers (JSON)")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .requiredOption("--from <day>", "the first UTC day, YYYY-MM-DD")
+  .requiredOption("--to <day>", "the last UTC day, YYYY-MM-DD")
+  .addOption(dataDirOption())
+  .action(async (options: { appId: string; from: string; to: string; dataDir?: string }) =>
+    skadnetworkReportCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+skadnetwork
+  .command("export")
+  .description("the app's postbacks from Apple of a window, as CSV")
+  .requiredOption("--app-id <id>", "bundle identifier or package name")
+  .requiredOption("--from <day>", "the first UTC day, YYYY-MM-DD")
+  .requiredOption("--to <day>", "the last UTC day, YYYY-MM-DD")
+  .requiredOption("-o, --output <file>", "the CSV file to write")
+  .addOption(dataDirOption())
+  .action(
+    async (options: {
+      appId: string;
+      from: string;
+      to: string;
+      output: string;
+      dataDir?: string;
+    }) => exportPostbacksCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+skadnetwork
+  .command("unknown")
+  .description("postbacks that named an App Store id no app has, counted by id")
+  .requiredOption("--from <day>", "the first UTC day, YYYY-MM-DD")
+  .requiredOption("--to <day>", "the last UTC day, YYYY-MM-DD")
+  .addOption(dataDirOption())
+  .action(async (options: { from: string; to: string; dataDir?: string }) =>
+    unknownPostbacksCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
   );
 
 const lake = program.command("lake").description("the lake on AWS");

@@ -15,7 +15,8 @@ export const POSTBACK_PAGE_LIMITS = { defaultLimit: 100, maxLimit: 1_000 } as co
 /** A listing spans at most this many days. */
 export const MAX_LISTING_DAYS = 366;
 
-const NETWORK_ID = /^[a-z0-9]{1,32}\.(skadnetwork|adattributionkit)$/i;
+/** `<id>.skadnetwork` as networks register them; Apple's own examples name `com.example`. */
+const NETWORK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const MEDIA_SOURCE = /^[A-Za-z0-9_.-]{1,100}$/;
 
 export interface SkadnetworkSettingsDeps {

@@ -8,6 +8,12 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
+import { readRuntimeInfo } from "../../src/embedded/data-dir.ts";
+import {
+  AAK_DEVELOPMENT,
+  SKAN_4_COARSE,
+  SKAN_4_FINE,
+} from "../../src/skadnetwork/apple-samples.test-support.ts";
 import { installRequest } from "../support/installs.ts";
 import { startMockNetwork } from "../support/mock-network.ts";
 import { cli, cliWithEnv, type Service, startService, stopService } from "../support/service.ts";
@@ -490,6 +496,113 @@ describe("the attribution command line", () => {
     } finally {
       await mock.close();
     }
+  });
+
+  it("keeps an iOS app's conversion value schema and ad network names, reports and exports Apple's postbacks", async () => {
+    const APP = "com.example.skan-cli";
+    await cli(dataDir, "apps", "create", "--app-id", APP, "--name", "Skan", "--platform", "ios");
+    await cli(dataDir, "apps", "config", "--app-id", APP, "--app-store-id", "525463029");
+    const linkUrl = (await readRuntimeInfo(dataDir))?.linkUrl ?? "";
+    for (const [folder, body] of [
+      ["skadnetwork", SKAN_4_FINE],
+      ["skadnetwork", SKAN_4_COARSE],
+      ["appattribution", AAK_DEVELOPMENT],
+    ] as const) {
+      const posted = await fetch(`${linkUrl}/.well-known/${folder}/report-attribution/`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(posted.status).toBe(200);
+    }
+    const schemaFile = join(dataDir, "schema.json");
+    await writeFile(
+      schemaFile,
+      JSON.stringify({
+        windows: [
+          {
+            rules: [
+              {
+                event: "service_purchase",
+                revenue_usd: { min: 4.99 },
+                fine: 63,
+                coarse: "high",
+                lock: true,
+              },
+            ],
+          },
+          { rules: [{ event: "service_login", min_count: 2, coarse: "low" }] },
+          { rules: [] },
+        ],
+      }),
+    );
+    expect(
+      await cli(dataDir, "skadnetwork", "schema", "set", "--app-id", APP, "--file", schemaFile),
+    ).toMatch(
+      /Saved version 1 of com\.example\.skan-cli's conversion value schema \(rules per window: 1, 1, 0\)/,
+    );
+    await writeFile(
+      schemaFile,
+      JSON.stringify({
+        windows: [
+          { rules: [{ event: "service_purchase", coarse: "high" }] },
+          { rules: [] },
+          { rules: [] },
+        ],
+      }),
+    );
+    await expect(
+      cli(dataDir, "skadnetwork", "schema", "set", "--app-id", APP, "--file", schemaFile),
+    ).rejects.toThrow(/body\.windows\[0\]\.rules\[0\]\.fine: is required in the first window/);
+    const shown = await cli(dataDir, "skadnetwork", "schema", "show", "--app-id", APP);
+    expect(shown).toMatch(/Version 1, saved/);
+    expect(shown).toMatch(/63 \(high\) +service_purchase, 4\.99\+ USD, locks/);
+    expect(
+      await cli(
+        dataDir,
+        "skadnetwork",
+        "networks",
+        "--app-id",
+        APP,
+        "--set",
+        "com.example=example_net",
+      ),
+    ).toMatch(/cstr6suwn9\.skadnetwork +googleadwords_int/);
+    const today = new Date().toISOString().slice(0, 10);
+    const report = JSON.parse(
+      await cli(dataDir, "skadnetwork", "report", "--app-id", APP, "--from", today, "--to", today),
+    );
+    expect(report.postbacks).toEqual({ received: 2, counted: 2, unverified: 0, development: 0 });
+    expect(report.values[0]).toMatchObject({ fine: 63, meaning: ["service_purchase, 4.99+ USD"] });
+    const csvFile = join(dataDir, "postbacks.csv");
+    expect(
+      await cli(
+        dataDir,
+        "skadnetwork",
+        "export",
+        "--app-id",
+        APP,
+        "--from",
+        today,
+        "--to",
+        today,
+        "-o",
+        csvFile,
+      ),
+    ).toMatch(/Wrote 2 postbacks/);
+    const [header, ...rows] = (await readFile(csvFile, "utf8")).trim().split("\n");
+    expect(header?.split(",").slice(0, 5)).toEqual([
+      "kind",
+      "version",
+      "received_at",
+      "ad_network_id",
+      "media_source",
+    ]);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain(",example_net,5239,525463029,");
+    expect(await cli(dataDir, "skadnetwork", "unknown", "--from", today, "--to", today)).toMatch(
+      /10738027756 +1/,
+    );
   });
 
   it("imports newer exchange rates, and refuses a file that is not the ECB's table", async () => {

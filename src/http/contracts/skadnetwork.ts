@@ -211,7 +211,7 @@ export const SKADNETWORK_CONTRACTS = {
       400: NOT_JSON,
       401: unauthorized("postbacks"),
       413: TOO_LARGE,
-      422: "An id is not `<id>.skadnetwork`, or a name is not a media source.",
+      422: "An id is not an ad network id (`<id>.skadnetwork`: letters, digits, `.`, `_`, `-`), or a name is not a media source.",
       500: INTERNAL,
     },
   },

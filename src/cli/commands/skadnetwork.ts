@@ -1,0 +1,213 @@
+/**
+ * `attribution skadnetwork schema|networks|report|export|unknown`: an app's SKAdNetwork
+ * conversion value schema and ad network names, set and shown with the API's rules
+ * (src/skadnetwork/settings.ts); its report; its postbacks from Apple written as CSV; and the
+ * postbacks that named an App Store id no app has.
+ */
+import { createWriteStream } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { finished } from "node:stream/promises";
+import { stringify } from "csv-stringify";
+import { ValidationError } from "../../domain/errors.ts";
+import { startOfDay } from "../../reports/days.ts";
+import { describeRule } from "../../skadnetwork/conversion-schema.ts";
+import {
+  createSkadnetworkSettings,
+  POSTBACK_PAGE_LIMITS,
+  postbackAnswer,
+} from "../../skadnetwork/settings.ts";
+import { type AdminStores, withAdminStores } from "../admin-stores.ts";
+
+const DAY_MS = 86_400_000;
+
+const settingsOf = (stores: AdminStores) =>
+  createSkadnetworkSettings({ apps: stores.apps, postbacks: stores.applePostbacks() });
+
+const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
+
+const rangeOf = (from: string, to: string) => {
+  for (const [name, day] of [
+    ["--from", from],
+    ["--to", to],
+  ] as const) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(startOfDay(day).getTime())) {
+      throw new ValidationError(`${name}: must be a UTC day, YYYY-MM-DD`);
+    }
+  }
+  return { from: startOfDay(from), to: new Date(startOfDay(to).getTime() + DAY_MS) };
+};
+
+export const setSchemaCommand = async (options: {
+  appId: string;
+  file: string;
+  dataDir: string;
+}) => {
+  let body: unknown;
+  try {
+    body = JSON.parse(await readFile(options.file, "utf8"));
+  } catch (error) {
+    throw new ValidationError(`${options.file}: ${(error as Error).message}`);
+  }
+  const schema = await withAdminStores(options.dataDir, (stores) =>
+    settingsOf(stores).saveSchema(options.appId, body),
+  );
+  const rules = schema.windows.map((window) => window.rules.length).join(", ");
+  console.log(
+    `Saved version ${schema.version} of ${options.appId}'s conversion value schema (rules per window: ${rules}); its SDKs take it at their next configuration refresh.`,
+  );
+};
+
+export const showSchemaCommand = async (options: {
+  appId: string;
+  json?: boolean;
+  dataDir: string;
+}) => {
+  const schema = await withAdminStores(options.dataDir, (stores) =>
+    settingsOf(stores).schema(options.appId),
+  );
+  if (options.json) {
+    print({ schema });
+    return;
+  }
+  if (!schema) {
+    console.log(
+      `${options.appId} has no conversion value schema: set one with \`skadnetwork schema set\`.`,
+    );
+    return;
+  }
+  console.log(`Version ${schema.version}, saved ${schema.updated_at}:`);
+  schema.windows.forEach((window, index) => {
+    console.log(`  window ${index + 1}:`);
+    for (const rule of window.rules) {
+      const value = rule.fine === undefined ? rule.coarse : `${rule.fine} (${rule.coarse})`;
+      console.log(`    ${value.padEnd(12)} ${describeRule(rule)}${rule.lock ? ", locks" : ""}`);
+    }
+  });
+};
+
+export const networksCommand = async (options: {
+  appId: string;
+  set?: Record<string, string>;
+  json?: boolean;
+  dataDir: string;
+}) => {
+  const networks = await withAdminStores(options.dataDir, (stores) => {
+    const settings = settingsOf(stores);
+    return options.set
+      ? settings.saveNetworks(options.appId, { networks: options.set })
+      : settings.networks(options.appId);
+  });
+  if (options.json) {
+    print({ networks });
+    return;
+  }
+  for (const network of networks) {
+    console.log(
+      `${network.ad_network_id.padEnd(32)} ${network.media_source}${network.own ? " (the app's)" : ""}`,
+    );
+  }
+};
+
+export const skadnetworkReportCommand = async (options: {
+  appId: string;
+  from: string;
+  to: string;
+  dataDir: string;
+}) => {
+  const report = await withAdminStores(options.dataDir, (stores) =>
+    settingsOf(stores).report(options.appId, rangeOf(options.from, options.to)),
+  );
+  print(report);
+};
+
+/** The CSV's columns: the listing's fields, in its order. */
+const COLUMNS = Object.keys(
+  postbackAnswer(
+    {
+      kind: "skadnetwork",
+      version: "",
+      adNetworkId: "",
+      sourceIdentifier: "",
+      appStoreId: "",
+      transactionId: "",
+      redownload: false,
+      sourceAppId: null,
+      sourceDomain: null,
+      fidelityType: null,
+      didWin: true,
+      sequenceIndex: 0,
+      conversionValue: null,
+      coarseValue: null,
+      countryCode: null,
+      conversionType: null,
+      verification: { status: "unverified", environment: null, keyId: null, reason: null },
+      appId: null,
+      receivedAt: "",
+    },
+    {},
+  ),
+);
+
+export const exportPostbacksCommand = async (options: {
+  appId: string;
+  from: string;
+  to: string;
+  output: string;
+  dataDir: string;
+}) => {
+  const range = rangeOf(options.from, options.to);
+  const csv = stringify({ header: true, columns: COLUMNS });
+  const file = createWriteStream(options.output);
+  csv.pipe(file);
+  let count = 0;
+  await withAdminStores(options.dataDir, async (stores) => {
+    const settings = settingsOf(stores);
+    let after: string | undefined;
+    do {
+      const page = await settings.postbacks(options.appId, range, {
+        limit: POSTBACK_PAGE_LIMITS.maxLimit,
+        ...(after ? { after } : {}),
+      });
+      for (const row of page.data) {
+        csv.write(row);
+        count += 1;
+      }
+      after = page.next_cursor ?? undefined;
+    } while (after);
+  });
+  csv.end();
+  await finished(file);
+  console.log(`Wrote ${count} postbacks to ${options.output}.`);
+};
+
+export const unknownPostbacksCommand = async (options: {
+  from: string;
+  to: string;
+  dataDir: string;
+}) => {
+  const range = rangeOf(options.from, options.to);
+  const byApp = new Map<string, number>();
+  await withAdminStores(options.dataDir, async (stores) => {
+    let after: string | undefined;
+    do {
+      const page = await stores.applePostbacks().listByApp(null, range, {
+        limit: POSTBACK_PAGE_LIMITS.maxLimit,
+        ...(after ? { after } : {}),
+      });
+      for (const postback of page.postbacks) {
+        byApp.set(postback.appStoreId, (byApp.get(postback.appStoreId) ?? 0) + 1);
+      }
+      after = page.next ?? undefined;
+    } while (after);
+  });
+  if (byApp.size === 0) {
+    console.log("Every postback of the window named an app's App Store id.");
+    return;
+  }
+  console.log(
+    "Postbacks naming an App Store id no app has (set it with `apps config --app-store-id`):",
+  );
+  for (const [appStoreId, count] of [...byApp].sort((a, b) => b[1] - a[1])) {
+    console.log(`  ${appStoreId.padEnd(14)} ${count}`);
+  }
+};
