@@ -4,8 +4,8 @@
 # which this script starts on free ports with a fresh data folder. The core is built without
 # UnityEngine; the Unity layer and the Editor code are compiled against compile-only
 # declarations (UnityStubs~/). Then the package as Unity reads it (Tools~/check-package.mjs):
-# every asset's .meta, the External Dependency Manager's declarations, the iOS plugin parsed as
-# Objective-C. Unity never imports a folder whose name ends in ~, so the declarations, the
+# every asset's .meta, the External Dependency Manager's declarations, the iOS plugins parsed as
+# Objective-C and Swift. Unity never imports a folder whose name ends in ~, so the declarations, the
 # checks, the tests and the build output (build~/) stay out of an app.
 # Ends with one line: `N passed, N failed`, over the tests and the package checks.
 set -euo pipefail

@@ -8,14 +8,19 @@ namespace Service.Unity.Editor
 {
     /// <summary>
     /// Links the iOS plugin's newer system frameworks weakly into the generated Xcode project:
-    /// AppTrackingTransparency (iOS 14) and AdServices (iOS 14.3) are missing on the older iOS
-    /// versions Unity builds for, where a required link would stop the app at launch. The
-    /// plugin importer's framework list (ServiceSdkDevice.m.meta) has no weak link, so it
-    /// names only AdSupport, which every supported iOS has.
+    /// AppTrackingTransparency (iOS 14), AdServices (iOS 14.3) and AdAttributionKit (iOS 17.4)
+    /// are missing on the older iOS versions Unity builds for, where a required link would stop
+    /// the app at launch. The plugin importers' framework lists (the .meta files) have no weak
+    /// link, so they name only what every supported iOS has: AdSupport, StoreKit. The Swift
+    /// plugin (ServiceSdkConversionValues.swift) is built into UnityFramework too: a target
+    /// that names no Swift version gets Swift 5's.
     /// </summary>
     public sealed class ServiceSdkXcodeFrameworks : IPostprocessBuildWithReport
     {
-        public static readonly string[] WeakFrameworks = { "AppTrackingTransparency.framework", "AdServices.framework" };
+        public static readonly string[] WeakFrameworks =
+        {
+            "AppTrackingTransparency.framework", "AdServices.framework", "AdAttributionKit.framework",
+        };
 
         public int callbackOrder
         {
@@ -31,6 +36,10 @@ namespace Service.Unity.Editor
             // The plugin's code is built into the UnityFramework target.
             var target = project.GetUnityFrameworkTargetGuid();
             foreach (var framework in WeakFrameworks) project.AddFrameworkToProject(target, framework, true);
+            if (string.IsNullOrEmpty(project.GetBuildPropertyForAnyConfig(target, "SWIFT_VERSION")))
+            {
+                project.SetBuildProperty(target, "SWIFT_VERSION", "5.0");
+            }
             project.WriteToFile(path);
         }
     }

@@ -676,9 +676,12 @@ namespace Service.Unity.Tests
             // missing there would be lost at the next launch.
             var store = new RecordingStore();
             var rig = new Rig(store);
+            // A conversion value schema, so that the windows' state is written too.
+            var schema = JObject.Parse("{\"enabled\":true,\"skadnetwork\":{\"version\":1,\"usd_rates\":{},"
+                + "\"windows\":[{\"rules\":[]},{\"rules\":[]},{\"rules\":[]}]}}");
             rig.Other = (key, body) => key.Contains("/attribution")
                 ? Tuple.Create(200, (JToken)JObject.Parse("{\"service_match_status\":\"matched\",\"deep_link_path\":\"/levels/7\"}"))
-                : ScriptedBackend.Usual(key, body);
+                : key.StartsWith("GET /v1/config") ? Tuple.Create(200, (JToken)schema) : ScriptedBackend.Usual(key, body);
             rig.Core.Listeners.AddDeepLink(link => { });
             rig.Core.SetConsent(new ServiceConsent(true, true, true));
             rig.Core.SetAnonymous(true);

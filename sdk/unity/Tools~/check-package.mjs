@@ -4,10 +4,12 @@
 //   32 lowercase hex digits, unique), and no .meta is left without its asset;
 // - the External Dependency Manager's Editor/*Dependencies.xml is well-formed and declares
 //   exactly the Android libraries the Unity layer calls;
-// - the iOS plugin parses as Objective-C (tree-sitter's grammar), defines every function the
-//   Unity layer imports, reads ATT and AdServices only behind @available and the IDFA only when
-//   ATT authorizes it, and each framework it imports is linked: by the plugin's importer
-//   settings, or weakly by the Editor's post-build step where older iOS versions lack it;
+// - the iOS plugins parse (tree-sitter's Objective-C and Swift grammars) and between them define
+//   every function the Unity layer imports; the Objective-C one reads ATT and AdServices only
+//   behind @available and the IDFA only when ATT authorizes it, the Swift one calls SKAdNetwork
+//   and AdAttributionKit only behind the #available of each call's iOS version; each framework
+//   they import is linked: by the plugin's importer settings, or weakly by the Editor's
+//   post-build step where older iOS versions lack it;
 // - the assembly definitions keep the Editor code out of players.
 // Prints one line per check and `package checks: N passed, N failed`; exits 1 on a failure.
 //
@@ -62,8 +64,12 @@ const importerOf = (path, folder) => {
   return "DefaultImporter";
 };
 
-/** The iOS plugin's platform settings: iOS alone, with the system frameworks it needs. */
-const IOS_FRAMEWORKS = ["AdSupport"];
+/**
+ * The iOS plugins' platform settings: iOS alone, with the system frameworks each needs that
+ * every supported iOS has (the newer ones are weak-linked by the Editor's post-build step).
+ */
+const IOS_FRAMEWORKS = { m: ["AdSupport"], swift: ["StoreKit"] };
+const frameworksOf = (path) => IOS_FRAMEWORKS[path.split(".").pop()] ?? [];
 
 const metaText = (path, folder) => {
   const guid = createHash("md5").update(`${manifest.name}/${path}`).digest("hex");
@@ -115,7 +121,7 @@ const metaText = (path, folder) => {
       "        AddToEmbeddedBinaries: false",
       "        CPU: AnyCPU",
       "        CompileFlags: ",
-      `        FrameworkDependencies: ${IOS_FRAMEWORKS.map((f) => `${f};`).join("")}`,
+      `        FrameworkDependencies: ${frameworksOf(path).map((f) => `${f};`).join("")}`,
       ...tail,
     ].join("\n");
   }
@@ -191,7 +197,9 @@ check(
 
 // ---- the iOS plugin ----------------------------------------------------------------------
 
-const plugins = all.filter(([path]) => path.endsWith(".m")).map(([path]) => path);
+const objcPlugins = all.filter(([path]) => path.endsWith(".m")).map(([path]) => path);
+const swiftPlugins = all.filter(([path]) => path.endsWith(".swift")).map(([path]) => path);
+const plugins = [...objcPlugins, ...swiftPlugins];
 const pluginProblems = [];
 for (const path of plugins) {
   const { lines } = parseMeta(read(`${path}.meta`));
@@ -210,7 +218,7 @@ for (const path of plugins) {
     if (platform(other) === "1") pluginProblems.push(`${path}.meta: enabled for ${other}`);
   }
 }
-check("the iOS plugin is built for iOS only", pluginProblems);
+check("the iOS plugins are built for iOS only", pluginProblems);
 
 await Parser.init();
 const objc = await Language.load(
@@ -230,7 +238,9 @@ const NEWER_APIS = { ATTrackingManager: [14, 0], AAAttribution: [14, 3] };
 const FRAMEWORK_SINCE = {
   AppTrackingTransparency: [14, 0],
   AdServices: [14, 3],
+  AdAttributionKit: [17, 4],
   AdSupport: [6, 0],
+  StoreKit: [3, 0],
   Foundation: [2, 0],
 };
 /** Unity 2021.3's lowest iOS target. */
@@ -239,14 +249,23 @@ const before = (a, b) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 
 const layer = read("Runtime/Unity/UnityServices.cs");
 const imported = [
-  ...layer.matchAll(/\[DllImport\("__Internal"\)\]\s*private static extern string (\w+)\(\);/g),
+  ...layer.matchAll(/\[DllImport\("__Internal"\)\]\s*private static extern [\w.]+ (\w+)\(/g),
 ].map((m) => m[1]);
+/** The functions a Swift plugin exports to C (`@_cdecl("Name")`). */
+const swiftExports = new Map(
+  swiftPlugins.flatMap((path) =>
+    [...read(path).matchAll(/@_cdecl\("(\w+)"\)/g)].map((m) => [m[1], path]),
+  ),
+);
+const objcExports = new Map();
 const editor = read("Editor/ServiceSdkXcodeFrameworks.cs");
 const weak = [
-  ...(/WeakFrameworks = \{([^}]*)\}/.exec(editor)?.[1] ?? "").matchAll(/"(\w+)\.framework"/g),
+  ...(/WeakFrameworks =\s*\{([^}]*)\}/.exec(editor)?.[1] ?? "").matchAll(/"(\w+)\.framework"/g),
 ].map((m) => m[1]);
+/** Every framework the plugins import, for the weak links that must be used by one of them. */
+const importedFrameworks = new Set();
 
-for (const path of plugins) {
+for (const path of objcPlugins) {
   const tree = parser.parse(read(path));
   check(`${path} parses as Objective-C`, syntaxErrors(tree, path));
   const functions = new Map(
@@ -254,12 +273,9 @@ for (const path of plugins) {
       .filter((n) => n.type === "function_definition")
       .map((n) => [functionName(n), n]),
   );
-  check(
-    `${path} defines every function the Unity layer imports (${imported.join(", ")})`,
-    imported
-      .filter((name) => !functions.has(name) || functions.get(name).text.startsWith("static"))
-      .map((name) => `${name}: not an exported function of ${path}`),
-  );
+  for (const [name, node] of functions) {
+    if (!node.text.startsWith("static")) objcExports.set(name, path);
+  }
   const guarded = [];
   for (const node of descendants(tree.rootNode)) {
     const since = node.type === "identifier" ? NEWER_APIS[node.text] : undefined;
@@ -307,6 +323,7 @@ for (const path of plugins) {
   }
   check(`${path} reads the IDFA only when ATT authorizes it`, idfaProblems);
   const frameworks = [...read(path).matchAll(/^#import <(\w+)\//gm)].map((m) => m[1]);
+  for (const framework of frameworks) importedFrameworks.add(framework);
   const linkProblems = [];
   for (const framework of frameworks) {
     const since = FRAMEWORK_SINCE[framework];
@@ -317,9 +334,9 @@ for (const path of plugins) {
         linkProblems.push(
           `${framework} (iOS ${since.join(".")}) is not weak-linked by the Editor's post-build step`,
         );
-      if (IOS_FRAMEWORKS.includes(framework))
+      if (frameworksOf(path).includes(framework))
         linkProblems.push(`${framework} is linked as required by the importer settings`);
-    } else if (!IOS_FRAMEWORKS.includes(framework)) {
+    } else if (!frameworksOf(path).includes(framework)) {
       linkProblems.push(`${framework} is not in the plugin's FrameworkDependencies`);
     }
   }
@@ -328,20 +345,87 @@ for (const path of plugins) {
     (lines.find((l) => l.trim().startsWith("FrameworkDependencies:")) ?? "")
       .split(":")[1]
       ?.trim() ?? "";
-  if (declared !== IOS_FRAMEWORKS.map((f) => `${f};`).join("")) {
+  if (declared !== frameworksOf(path).map((f) => `${f};`).join("")) {
     linkProblems.push(
-      `${path}.meta: FrameworkDependencies is '${declared}', not ${IOS_FRAMEWORKS.join(";")};`,
+      `${path}.meta: FrameworkDependencies is '${declared}', not ${frameworksOf(path).join(";")};`,
     );
-  }
-  for (const framework of weak) {
-    if (!frameworks.includes(framework))
-      linkProblems.push(`${framework} is weak-linked but not used`);
   }
   check(
     `${path}'s frameworks are linked (${frameworks.join(", ")}), the newer ones weakly`,
     linkProblems,
   );
 }
+
+// The Swift plugin: it parses, each of Apple's calls sits inside the `#available` of the iOS
+// version that brought it, and each framework it imports is linked (the newer ones weakly).
+const swift = await Language.load(
+  createRequire(import.meta.url).resolve("tree-sitter-wasms/out/tree-sitter-swift.wasm"),
+);
+/** The iOS version each of Apple's conversion value calls needs, from the call's text. */
+const swiftSince = (call) => {
+  if (call.startsWith("Postback.updateConversionValue")) return [17, 4];
+  if (!call.startsWith("SKAdNetwork.updatePostbackConversionValue")) return null;
+  return /coarseValue:/.test(call) ? [16, 1] : [15, 4];
+};
+for (const path of swiftPlugins) {
+  const swiftParser = new Parser();
+  swiftParser.setLanguage(swift);
+  const tree = swiftParser.parse(read(path));
+  check(`${path} parses as Swift`, syntaxErrors(tree, path));
+  const problems = [];
+  const calls = [];
+  const visit = (node, ifs) => {
+    const inside = node.type === "if_statement" ? [...ifs, node] : ifs;
+    const needed = node.type === "call_expression" ? swiftSince(node.text) : null;
+    if (needed) {
+      calls.push(node.text.split("(")[0]);
+      const guard = [...inside]
+        .reverse()
+        .map((n) => /#available\(iOS (\d+)\.(\d+)/.exec(n.text.slice(0, n.text.indexOf("{"))))
+        .find(Boolean);
+      const version = guard ? [Number(guard[1]), Number(guard[2])] : null;
+      if (!version || before(version, needed))
+        problems.push(`${path}: ${node.text.split("{")[0].trim()} outside #available(iOS ${needed.join(".")}, *)`);
+      return;
+    }
+    for (const child of node.namedChildren) visit(child, inside);
+  };
+  visit(tree.rootNode, []);
+  for (const call of ["SKAdNetwork.updatePostbackConversionValue", "Postback.updateConversionValue"])
+    if (!calls.includes(call)) problems.push(`${path}: ${call} is never called`);
+  check(`${path} calls SKAdNetwork and AdAttributionKit only behind #available`, problems);
+  const frameworks = [...read(path).matchAll(/^import (\w+)$/gm)].map((m) => m[1]);
+  for (const framework of frameworks) importedFrameworks.add(framework);
+  const linkProblems = [];
+  for (const framework of frameworks) {
+    const since = FRAMEWORK_SINCE[framework];
+    if (!since) linkProblems.push(`${framework}: not a framework these checks know`);
+    else if (framework === "Foundation") continue;
+    else if (before(MIN_IOS, since)) {
+      if (!weak.includes(framework))
+        linkProblems.push(`${framework} (iOS ${since.join(".")}) is not weak-linked by the Editor's post-build step`);
+    } else if (!frameworksOf(path).includes(framework)) {
+      linkProblems.push(`${framework} is not in the plugin's FrameworkDependencies`);
+    }
+  }
+  const { lines } = parseMeta(read(`${path}.meta`));
+  const declared =
+    (lines.find((l) => l.trim().startsWith("FrameworkDependencies:")) ?? "").split(":")[1]?.trim() ?? "";
+  if (declared !== frameworksOf(path).map((f) => `${f};`).join(""))
+    linkProblems.push(`${path}.meta: FrameworkDependencies is '${declared}'`);
+  check(`${path}'s frameworks are linked (${frameworks.join(", ")}), the newer ones weakly`, linkProblems);
+}
+
+check(`the iOS plugins define every function the Unity layer imports (${imported.join(", ")})`, [
+  ...(imported.length > 0 ? [] : ["no [DllImport(\"__Internal\")] found in the Unity layer"]),
+  ...imported
+    .filter((name) => !objcExports.has(name) && !swiftExports.has(name))
+    .map((name) => `${name}: exported by no plugin`),
+]);
+check(
+  "each framework the Editor weak-links is imported by a plugin",
+  weak.filter((framework) => !importedFrameworks.has(framework)).map((f) => `${f} is weak-linked but not used`),
+);
 
 // ---- the External Dependency Manager's declarations --------------------------------------
 

@@ -160,3 +160,13 @@ namespace UnityEngine.Networking
         public void Dispose() { }
     }
 }
+
+namespace AOT
+{
+    /// <summary>A static method native code calls back: IL2CPP builds its reverse P/Invoke wrapper.</summary>
+    [AttributeUsage(AttributeTargets.Method)]
+    public sealed class MonoPInvokeCallbackAttribute : Attribute
+    {
+        public MonoPInvokeCallbackAttribute(Type type) { }
+    }
+}

@@ -88,4 +88,19 @@ namespace Service.Unity
     {
         DateTime UtcNow { get; }
     }
+
+    /// <summary>
+    /// Where the conversion values the app's schema makes go: SKAdNetwork and AdAttributionKit
+    /// through the iOS plugin. Each call returns at once, whatever Apple does with it (event
+    /// delivery never waits on it); <c>failed</c> runs later, on any thread, with Apple's error
+    /// when it refused.
+    /// </summary>
+    internal interface IConversionValues
+    {
+        /// <summary>The install's first launch told to Apple (its postback needs it), with no value yet.</summary>
+        void Register(Action<string> failed);
+
+        /// <summary>One update the evaluation made.</summary>
+        void Update(ConversionCall call, Action<string> failed);
+    }
 }

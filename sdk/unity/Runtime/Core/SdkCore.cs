@@ -30,6 +30,8 @@ namespace Service.Unity
         public TimeSpan RetryDelay { get; set; } = TimeSpan.FromSeconds(2);
         /// <summary>How long one attribution read waits for an unresolved match (0 to 20 s).</summary>
         public int AttributionWaitSeconds { get; set; } = 10;
+        /// <summary>Where the conversion values go (the iOS plugin); null: nowhere, as on Android.</summary>
+        internal IConversionValues ConversionValues { get; set; }
     }
 
     /// <summary>
@@ -53,12 +55,18 @@ namespace Service.Unity
         private const string StoppedKey = "service_sdk.stopped";
         private const string AnonymousKey = "service_sdk.anonymous";
         private const string DeferredKey = "service_sdk.deferred_deep_link";
+        /// <summary>Remote configuration's conversion value schema as last read (`null` for none); absent until one is read.</summary>
+        private const string SchemaKey = "service_sdk.skadnetwork";
+        private const string ConversionKey = "service_sdk.conversion_values";
+        /// <summary>Events waiting for the first open or the first configuration, at most.</summary>
+        private const int MaxAwaitingConversion = 1000;
 
         /// <summary>Every key the core keeps (the Unity layer loads these from PlayerPrefs).</summary>
         public static readonly string[] StoreKeys =
         {
             ServiceIdKey, FirstOpenKey, InstallTrackedKey, EnabledKey, AttributionKey, EventQueue.Key,
             CustomerUserIdKey, DropReporter.Key, StoppedKey, AnonymousKey, ConsentState.Key, ConsentState.SentKey, DeferredKey,
+            SchemaKey, ConversionKey,
         };
 
         private const int AttributionAttempts = 5;
@@ -113,6 +121,11 @@ namespace Service.Unity
         private DeviceSignals deviceSignals;
         /// <summary>The whole install was refused for good in this process: the bare one goes instead.</summary>
         private bool installRefused;
+        /// <summary>Guards the conversion values: the schema, the events waiting, the windows' state in the store.</summary>
+        private readonly object conversionGate = new object();
+        private ConversionSchema schema;
+        /// <summary>Events taken before the first open or the first configuration is known, evaluated in order once both are.</summary>
+        private readonly List<AwaitingConversion> awaitingConversion = new List<AwaitingConversion>();
 
         private readonly IScheduler scheduler;
 
@@ -131,6 +144,8 @@ namespace Service.Unity
             drops = new DropReporter(store, this.listeners, Write);
             consent = new ConsentState(store, setup.Tcf, setup.Clock, this.listeners, Write);
             delivery = new EventDelivery(queue, setup.Clock, drops, Write, () => store.Remove(InstallTrackedKey));
+            var kept = store.Get(SchemaKey);
+            if (kept != null) schema = ConversionSchema.Parse(ParseOrNull(kept));
         }
 
         /// <summary>The listeners this core raises (the facade's, or a test's own).</summary>
@@ -203,6 +218,8 @@ namespace Service.Unity
                 var kept = store.Get(AttributionKey);
                 if (kept != null && !disabled && !stopped) stored = JObject.Parse(kept).ToObject<Dictionary<string, object>>();
             }
+            // The first open is known now: what was sent before Configure is evaluated if it can be.
+            EvaluateConversion(null);
             // At every start the attribution listener hears the attribution kept on the device.
             if (stored != null) RaiseAttribution(stored, false);
         }
@@ -256,6 +273,7 @@ namespace Service.Unity
             }
             string userId;
             lock (gate) userId = configured ? customerUserId : store.Get(CustomerUserIdKey);
+            var now = setup.Clock.UtcNow;
             var overflow = queue.Add(new QueuedEvent
             {
                 EventId = Guid.NewGuid().ToString("N"),
@@ -263,10 +281,11 @@ namespace Service.Unity
                 // A standard event's name is not sent: the type names it.
                 EventName = eventType == EventType.CUSTOM ? eventName : null,
                 Parameters = checkedParameters == null ? null : JToken.FromObject(checkedParameters),
-                EventTime = Requests.Iso(setup.Clock.UtcNow),
+                EventTime = Requests.Iso(now),
                 CustomerUserId = userId,
             });
             drops.Drop(ServiceDropReason.QueueFull, overflow, "the queue held its " + EventQueue.Capacity + " events; the oldest made room");
+            EvaluateConversion(new AwaitingConversion(eventType, eventName, checkedParameters, now));
             if (configured) Flush();
         }
 
@@ -469,6 +488,8 @@ namespace Service.Unity
                 var seconds = config == null ? null : config.Value<long?>("refresh_interval_seconds");
                 refreshInterval = seconds.HasValue && seconds.Value >= 1 ? TimeSpan.FromSeconds(seconds.Value) : DefaultRefreshInterval;
                 store.Set(EnabledKey, enabled ? "true" : "false");
+                var settings = config as JObject;
+                UseSchema(settings == null ? null : ConversionSchema.Parse(settings["skadnetwork"]), enabled);
                 if (enabled)
                 {
                     if (disabled && !first) Write(LogLevel.Info, "the app is switched on again in its remote configuration");
@@ -519,6 +540,138 @@ namespace Service.Unity
         internal TimeSpan RefreshInterval
         {
             get { return refreshInterval; }
+        }
+
+        /// <summary>
+        /// The schema of the configuration just read: kept in the store (a launch offline evaluates
+        /// with it), then the events that waited for it, then the first launch's registration.
+        /// A new version keeps the windows' state (the values Apple holds cannot go down) and
+        /// evaluates the events from now on with its rules.
+        /// </summary>
+        private void UseSchema(ConversionSchema read, bool enabled)
+        {
+            lock (conversionGate)
+            {
+                var previous = schema;
+                schema = read;
+                store.Set(SchemaKey, read == null ? "null" : read.ToJson().ToString(Formatting.None));
+                if (read != null && (previous == null || previous.Version != read.Version))
+                {
+                    Write(LogLevel.Info, "conversion value schema version " + read.Version + ": the events from now on are evaluated with its rules");
+                }
+                // Switched off: the events that waited were dropped with the queue.
+                if (!enabled) awaitingConversion.Clear();
+            }
+            if (!enabled) return;
+            EvaluateConversion(null);
+            RegisterConversion();
+        }
+
+        /// <summary>
+        /// The app's schema evaluated on an event just queued (null: only on those waiting), with
+        /// the parameters as the app gave them; the windows' state kept in the store; Apple asked
+        /// for each update this makes. Events wait, in order, while the first open or whether the
+        /// app has a schema is unknown (the first launch, before Configure or before its first
+        /// GET /v1/config answers). Apple answers later: the event never waits on it.
+        /// </summary>
+        private void EvaluateConversion(AwaitingConversion taken)
+        {
+            var calls = new List<KeyValuePair<string, ConversionCall>>();
+            lock (conversionGate)
+            {
+                if (taken != null && !deleted)
+                {
+                    if (awaitingConversion.Count >= MaxAwaitingConversion) awaitingConversion.RemoveAt(0);
+                    awaitingConversion.Add(taken);
+                }
+                var firstOpen = store.Get(FirstOpenKey);
+                if (firstOpen == null || store.Get(SchemaKey) == null) return;
+                if (schema == null)
+                {
+                    awaitingConversion.Clear();
+                    return;
+                }
+                var opened = DateTime.Parse(firstOpen, null, System.Globalization.DateTimeStyles.RoundtripKind).ToUniversalTime();
+                var state = ConversionState.Parse(store.Get(ConversionKey));
+                var changed = false;
+                foreach (var item in awaitingConversion)
+                {
+                    var conversion = ConversionEvent.Of(item.Type, item.Name, item.Parameters, item.Time, opened);
+                    ConversionState next;
+                    var call = ConversionEvaluation.Evaluate(schema.Windows, state, conversion, schema.UsdRates, out next);
+                    changed |= !ReferenceEquals(next, state);
+                    state = next;
+                    if (call != null) calls.Add(new KeyValuePair<string, ConversionCall>(conversion.Name, call));
+                }
+                awaitingConversion.Clear();
+                if (changed) store.Set(ConversionKey, state.ToJson());
+            }
+            var port = setup.ConversionValues;
+            foreach (var call in calls)
+            {
+                Write(LogLevel.Info, "conversion value after " + call.Key + ": " + call.Value);
+                if (port != null) port.Update(call.Value, ConversionRefused);
+            }
+        }
+
+        /// <summary>
+        /// Once a configuration with a schema is read: Apple told of the install's first launch,
+        /// once, in the first window, unless an update already told it. Apple's postbacks need
+        /// that call whether or not the user ever meets a rule.
+        /// </summary>
+        private void RegisterConversion()
+        {
+            lock (conversionGate)
+            {
+                var firstOpen = store.Get(FirstOpenKey);
+                if (schema == null || stopped || deleted || firstOpen == null) return;
+                var opened = DateTime.Parse(firstOpen, null, System.Globalization.DateTimeStyles.RoundtripKind).ToUniversalTime();
+                if (ConversionEvaluation.WindowOf(Math.Max(0, (setup.Clock.UtcNow.ToUniversalTime() - opened).TotalHours)) != 0) return;
+                var state = ConversionState.Parse(store.Get(ConversionKey));
+                if (state.Registered) return;
+                state.Registered = true;
+                store.Set(ConversionKey, state.ToJson());
+            }
+            Write(LogLevel.Info, "the install's first launch is registered with SKAdNetwork and AdAttributionKit");
+            var port = setup.ConversionValues;
+            if (port != null) port.Register(ConversionRefused);
+        }
+
+        /// <summary>Apple refused an update or the registration: a warning, and the error listener.</summary>
+        private void ConversionRefused(string message)
+        {
+            var text = "a conversion value update was refused: " + message;
+            Write(LogLevel.Warn, text);
+            listeners.RaiseError(new ServiceError(ServiceErrorKind.ConversionValue, null, null, 1, text));
+        }
+
+        private static JToken ParseOrNull(string text)
+        {
+            try
+            {
+                return JToken.Parse(text);
+            }
+            catch (JsonException)
+            {
+                return null;
+            }
+        }
+
+        /// <summary>An event taken, as the conversion values read it.</summary>
+        private sealed class AwaitingConversion
+        {
+            public AwaitingConversion(EventType type, string name, IDictionary<string, object> parameters, DateTime time)
+            {
+                Type = type;
+                Name = name;
+                Parameters = parameters;
+                Time = time;
+            }
+
+            public EventType Type { get; }
+            public string Name { get; }
+            public IDictionary<string, object> Parameters { get; }
+            public DateTime Time { get; }
         }
 
         private void SwitchOff(string why)

@@ -7,6 +7,12 @@ namespace Service.Unity
 
         /// <summary>Events were dropped: <see cref="ServiceError.Reason"/> says why, <see cref="ServiceError.Count"/> how many.</summary>
         EventsDropped,
+
+        /// <summary>
+        /// iOS: Apple refused a conversion value update the app's conversion value schema made
+        /// (SKAdNetwork or AdAttributionKit answered an error); <see cref="ServiceError.Message"/> says which and why.
+        /// </summary>
+        ConversionValue,
     }
 
     /// <summary>The only reasons the SDK drops an event it queued (sdk/conformance/delivery.json).</summary>
@@ -51,15 +57,23 @@ namespace Service.Unity
         /// <summary>The HTTP status of a configuration error; null otherwise.</summary>
         public int? Code { get; }
 
-        /// <summary>How many events were dropped (1 for a configuration error).</summary>
+        /// <summary>How many events were dropped (1 for the other kinds).</summary>
         public long Count { get; }
 
         public string Message { get; }
 
-        /// <summary>The kind's wire name: `configuration` or `events_dropped`.</summary>
+        /// <summary>The kind's wire name: `configuration`, `events_dropped` or `conversion_value`.</summary>
         public string KindName
         {
-            get { return Kind == ServiceErrorKind.Configuration ? "configuration" : "events_dropped"; }
+            get
+            {
+                switch (Kind)
+                {
+                    case ServiceErrorKind.Configuration: return "configuration";
+                    case ServiceErrorKind.EventsDropped: return "events_dropped";
+                    default: return "conversion_value";
+                }
+            }
         }
 
         /// <summary>The reason's wire name (`queue_full`, `refused`, ...), or null.</summary>

@@ -35,6 +35,10 @@ namespace Service.Unity
                 MainThread = behaviour,
                 Clock = new SystemClock(),
             };
+#if UNITY_IOS && !UNITY_EDITOR
+            // The conversion values the core evaluates go to SKAdNetwork and AdAttributionKit.
+            setup.ConversionValues = new IosConversionValues();
+#endif
 #if UNITY_WEBGL && !UNITY_EDITOR
             behaviour.scheduler = new MainThreadScheduler();
             setup.Scheduler = behaviour.scheduler;

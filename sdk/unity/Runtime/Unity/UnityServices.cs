@@ -199,6 +199,52 @@ namespace Service.Unity
         }
     }
 
+    /// <summary>
+    /// The conversion values to Apple through the iOS plugin (Runtime/Plugins/iOS/ServiceSdkConversionValues.swift):
+    /// SKAdNetwork, and AdAttributionKit from iOS 17.4. Each call returns at once; Apple's refusal
+    /// comes back later, on a thread of its own, through a static callback (IL2CPP calls back
+    /// only static methods), which hands it to the core's last handler.
+    /// </summary>
+    internal sealed class IosConversionValues : IConversionValues
+    {
+        private delegate void Refused(string message);
+
+#if UNITY_IOS && !UNITY_EDITOR
+        [DllImport("__Internal")]
+        private static extern void ServiceSdkRegisterConversion(Refused refused);
+
+        [DllImport("__Internal")]
+        private static extern void ServiceSdkUpdateConversionValue(int window, int fine, int coarse, int lockWindow, Refused refused);
+
+        private static readonly Refused OnRefused = Report;
+#endif
+        private static Action<string> failures;
+
+        public void Register(Action<string> failed)
+        {
+            failures = failed;
+#if UNITY_IOS && !UNITY_EDITOR
+            ServiceSdkRegisterConversion(OnRefused);
+#endif
+        }
+
+        public void Update(ConversionCall call, Action<string> failed)
+        {
+            failures = failed;
+#if UNITY_IOS && !UNITY_EDITOR
+            // Ints across the boundary: a C# bool is marshalled as 4 bytes, a Swift Bool is 1.
+            ServiceSdkUpdateConversionValue(call.Window, call.Fine ?? -1, (int)call.Coarse, call.Lock ? 1 : 0, OnRefused);
+#endif
+        }
+
+        [AOT.MonoPInvokeCallback(typeof(Refused))]
+        private static void Report(string message)
+        {
+            var report = failures;
+            if (report != null) report(message);
+        }
+    }
+
     internal sealed class UnityLog : ILog
     {
         public void Write(LogLevel level, string message)

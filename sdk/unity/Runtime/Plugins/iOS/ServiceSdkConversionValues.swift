@@ -1,0 +1,86 @@
+// The conversion values the C# core's evaluation makes (Runtime/Core/ConversionValues.cs), handed
+// to Apple for the Unity layer (Runtime/Unity/UnityServices.cs, through [DllImport("__Internal")]):
+// each update goes to SKAdNetwork and, from iOS 17.4, to AdAttributionKit too, whose API is Swift
+// only, hence this file beside the Objective-C one. Both answer later; a refusal comes back
+// through `refused` (a C function the C# side marks MonoPInvokeCallback) with Apple's message.
+//
+// - iOS 16.1 and later: SKAdNetwork.updatePostbackConversionValue(_:coarseValue:lockWindow:).
+// - iOS 15.4 to 16.0: updatePostbackConversionValue(_:), the first window's fine value alone
+//   (SKAdNetwork 3: one postback, fine values only).
+// - Before iOS 15.4: nothing (the calls there are deprecated).
+// - iOS 17.4 and later, also: Postback.updateConversionValue(_:coarseConversionValue:lockPostback:).
+//
+// AdAttributionKit (iOS 17.4) is weak-linked by the Editor's post-build step
+// (Editor/ServiceSdkXcodeFrameworks.cs); every use is behind #available.
+import Foundation
+import StoreKit
+#if canImport(AdAttributionKit)
+import AdAttributionKit
+#endif
+
+/// Apple's refusal, as a NUL-terminated UTF-8 string valid for the call only.
+public typealias ServiceSdkRefused = @convention(c) (UnsafePointer<CChar>?) -> Void
+
+private func serviceSdkReport(_ refused: ServiceSdkRefused?, _ message: String) {
+    guard let refused = refused else { return }
+    message.withCString { refused($0) }
+}
+
+/// The install's first launch told to Apple: fine value 0, no coarse value, nothing claimed.
+@_cdecl("ServiceSdkRegisterConversion")
+public func serviceSdkRegisterConversion(_ refused: ServiceSdkRefused?) {
+    if #available(iOS 15.4, *) {
+        SKAdNetwork.updatePostbackConversionValue(0) { error in
+            if let error = error { serviceSdkReport(refused, "SKAdNetwork: \(error.localizedDescription)") }
+        }
+    }
+    #if canImport(AdAttributionKit)
+    if #available(iOS 17.4, *) {
+        Task {
+            do {
+                try await Postback.updateConversionValue(0, lockPostback: false)
+            } catch {
+                serviceSdkReport(refused, "AdAttributionKit: \(error.localizedDescription)")
+            }
+        }
+    }
+    #endif
+}
+
+/// One update: `window` 0 to 2; `fine` 0 to 63, or -1 in later windows (Apple then reads the
+/// coarse value, and takes 0); `coarse` 0 low, 1 medium, 2 high; `lockWindow` 1 to lock.
+@_cdecl("ServiceSdkUpdateConversionValue")
+public func serviceSdkUpdateConversionValue(
+    _ window: Int32,
+    _ fine: Int32,
+    _ coarse: Int32,
+    _ lockWindow: Int32,
+    _ refused: ServiceSdkRefused?
+) {
+    let value = fine < 0 ? 0 : Int(fine)
+    let lock = lockWindow != 0
+    if #available(iOS 16.1, *) {
+        let level: SKAdNetwork.CoarseConversionValue = coarse >= 2 ? .high : coarse == 1 ? .medium : .low
+        SKAdNetwork.updatePostbackConversionValue(value, coarseValue: level, lockWindow: lock) { error in
+            if let error = error { serviceSdkReport(refused, "SKAdNetwork: \(error.localizedDescription)") }
+        }
+    } else if #available(iOS 15.4, *) {
+        if window == 0 && fine >= 0 {
+            SKAdNetwork.updatePostbackConversionValue(value) { error in
+                if let error = error { serviceSdkReport(refused, "SKAdNetwork: \(error.localizedDescription)") }
+            }
+        }
+    }
+    #if canImport(AdAttributionKit)
+    if #available(iOS 17.4, *) {
+        let level: CoarseConversionValue = coarse >= 2 ? .high : coarse == 1 ? .medium : .low
+        Task {
+            do {
+                try await Postback.updateConversionValue(value, coarseConversionValue: level, lockPostback: lock)
+            } catch {
+                serviceSdkReport(refused, "AdAttributionKit: \(error.localizedDescription)")
+            }
+        }
+    }
+    #endif
+}

@@ -1,0 +1,386 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Newtonsoft.Json.Linq;
+using NUnit.Framework;
+
+namespace Service.Unity.Tests
+{
+    /// <summary>Apple's side of the conversion values: every call the core made, in order.</summary>
+    internal sealed class RecordingConversionValues : IConversionValues
+    {
+        public readonly List<ConversionCall> Calls = new List<ConversionCall>();
+        public int Registrations;
+        /// <summary>Set: Apple refuses each call with this message.</summary>
+        public string Refusal;
+
+        public void Register(Action<string> failed)
+        {
+            lock (this) Registrations++;
+            if (Refusal != null) failed(Refusal);
+        }
+
+        public void Update(ConversionCall call, Action<string> failed)
+        {
+            lock (this) Calls.Add(call);
+            if (Refusal != null) failed(Refusal);
+        }
+    }
+
+    /// <summary>
+    /// The conversion value schema in the C# core: every case of sdk/conformance/conversion-values.json
+    /// against the evaluation and again through what the app hands SendEvent, the export names
+    /// the rules use (event-types.json), and the core with a recording port in the iOS plugin's
+    /// place: the schema from remote configuration, the windows kept across launches, a new
+    /// version's rules, the first launch registered once, events sent before Configure, Apple's
+    /// refusals on the error listener.
+    /// </summary>
+    [TestFixture]
+    public class ConversionValueTests
+    {
+        private static JObject File()
+        {
+            return Repo.Vectors("conversion-values.json");
+        }
+
+        public static IEnumerable<TestCaseData> Cases()
+        {
+            return File()["cases"].Cast<JObject>()
+                .Select(vector => new TestCaseData(vector).SetName("conversion-values.json: " + (string)vector["name"]));
+        }
+
+        private static ConversionCall Expected(JToken call)
+        {
+            if (call == null || call.Type == JTokenType.Null) return null;
+            CoarseValue coarse;
+            Assert.IsTrue(ConversionValues.TryCoarse(call["coarse"], out coarse));
+            var fine = call["fine"];
+            return new ConversionCall((int)call["window"], fine.Type == JTokenType.Null ? (int?)null : (int)fine, coarse, (bool)call["lock"]);
+        }
+
+        /// <summary>Runs one case; <paramref name="evaluate"/> gives each event's call from the state before it.</summary>
+        private static void Run(JObject vector, Func<List<List<ConversionRule>>, ConversionState, JObject, Tuple<ConversionCall, ConversionState>> evaluate)
+        {
+            var rules = ConversionSchema.ParseWindows(File()["schemas"][(string)vector["schema"]]["windows"]);
+            Assert.IsNotNull(rules);
+            var events = (JArray)vector["events"];
+            var calls = (JArray)vector["calls"];
+            Assert.AreEqual(calls.Count, events.Count);
+            var state = new ConversionState();
+            for (var i = 0; i < events.Count; i++)
+            {
+                var step = evaluate(rules, state, (JObject)events[i]);
+                Assert.AreEqual(Expected(calls[i]), step.Item1, "event " + i);
+                // Kept in the store and read back at the next launch, the state gives the same.
+                Assert.AreEqual(step.Item2.ToJson(), ConversionState.Parse(step.Item2.ToJson()).ToJson(), "event " + i);
+                state = step.Item2;
+            }
+        }
+
+        [TestCaseSource("Cases")]
+        public void EveryCaseOfTheVectors(JObject vector)
+        {
+            var rates = ConversionSchema.Rates(File()["rates"]);
+            Run(vector, (rules, state, json) =>
+            {
+                var revenue = json["revenue"] as JObject;
+                var conversion = new ConversionEvent
+                {
+                    Name = (string)json["name"],
+                    HoursAfterInstall = (double)json["hours_after_install"],
+                    RevenueAmount = revenue == null ? (double?)null : (double)revenue["amount"],
+                    RevenueCurrency = revenue == null ? null : (string)revenue["currency"],
+                };
+                var parameters = json["parameters"] as JObject;
+                if (parameters != null)
+                {
+                    foreach (var parameter in parameters.Properties()) conversion.Parameters[parameter.Name] = (double)parameter.Value;
+                }
+                ConversionState next;
+                var call = ConversionEvaluation.Evaluate(rules, state, conversion, rates, out next);
+                return Tuple.Create(call, next);
+            });
+        }
+
+        /// <summary>
+        /// The same cases through what the app hands SendEvent: a standard type where the export
+        /// name is one, CUSTOM otherwise; revenue and currency as parameters; the event's time that
+        /// many hours after the first open.
+        /// </summary>
+        [TestCaseSource("Cases")]
+        public void EveryCaseThroughTheEventsTheAppSends(JObject vector)
+        {
+            var rates = ConversionSchema.Rates(File()["rates"]);
+            var firstOpen = new DateTime(2026, 9, 1, 12, 0, 0, DateTimeKind.Utc);
+            Run(vector, (rules, state, json) =>
+            {
+                var exported = (string)json["name"];
+                var standard = Enum.GetValues(typeof(EventType)).Cast<EventType>()
+                    .Where(candidate => candidate != EventType.CUSTOM && EventNames.ExportName(candidate, null) == exported).ToList();
+                var parameters = new Dictionary<string, object>();
+                var given = json["parameters"] as JObject;
+                if (given != null)
+                {
+                    foreach (var parameter in given.Properties()) parameters[parameter.Name] = ((JValue)parameter.Value).Value;
+                }
+                var revenue = json["revenue"] as JObject;
+                if (revenue != null)
+                {
+                    parameters["revenue"] = ((JValue)revenue["amount"]).Value;
+                    parameters["currency"] = (string)revenue["currency"];
+                }
+                var type = standard.Count == 1 ? standard[0] : EventType.CUSTOM;
+                var name = type == EventType.CUSTOM ? exported.Substring("service_".Length) : null;
+                var conversion = ConversionEvent.Of(type, name, parameters, firstOpen.AddHours((double)json["hours_after_install"]), firstOpen);
+                Assert.AreEqual(exported, conversion.Name);
+                ConversionState next;
+                var call = ConversionEvaluation.Evaluate(rules, state, conversion, rates, out next);
+                return Tuple.Create(call, next);
+            });
+        }
+
+        [Test]
+        public void TheWindowsAreApplesInHoursSinceTheFirstOpen()
+        {
+            Assert.AreEqual(0, ConversionEvaluation.WindowOf(0));
+            Assert.AreEqual(0, ConversionEvaluation.WindowOf(47.99));
+            Assert.AreEqual(1, ConversionEvaluation.WindowOf(48));
+            Assert.AreEqual(2, ConversionEvaluation.WindowOf(168));
+            Assert.AreEqual(2, ConversionEvaluation.WindowOf(839.99));
+            Assert.IsNull(ConversionEvaluation.WindowOf(840));
+        }
+
+        [Test]
+        public void RevenueIsReadAsTheServiceReadsIt()
+        {
+            var at = DateTime.UtcNow;
+            Func<Dictionary<string, object>, ConversionEvent> read = parameters => ConversionEvent.Of(EventType.PURCHASE, null, parameters, at, at);
+            var euros = read(new Dictionary<string, object> { { "revenue", 9.99 }, { "currency", "EUR" } });
+            Assert.AreEqual(9.99, euros.RevenueAmount);
+            Assert.AreEqual("EUR", euros.RevenueCurrency);
+            Assert.AreEqual(4.5, read(new Dictionary<string, object> { { "revenue", "4.50" }, { "currency", "USD" } }).RevenueAmount);
+            Assert.AreEqual(3.0, read(new Dictionary<string, object> { { "revenue", 3 }, { "currency", "usd" } }).RevenueAmount);
+            // No currency, no revenue: a guessed one would be a wrong figure.
+            Assert.IsNull(read(new Dictionary<string, object> { { "revenue", 9.99 } }).RevenueAmount);
+            Assert.IsNull(read(new Dictionary<string, object> { { "revenue", "1,000" }, { "currency", "USD" } }).RevenueAmount);
+            Assert.IsNull(read(new Dictionary<string, object> { { "revenue", "1e3" }, { "currency", "USD" } }).RevenueAmount);
+            // Booleans are no numeric parameter.
+            CollectionAssert.AreEqual(new[] { "level" }, read(new Dictionary<string, object> { { "level", 4 }, { "vip", true } }).Parameters.Keys);
+        }
+
+        [Test]
+        public void ExportNamesAreTheVectorsAndTheServices()
+        {
+            var vectors = Repo.Vectors("event-types.json");
+            foreach (JObject type in vectors["eventTypes"])
+            {
+                var wire = (EventType)Enum.Parse(typeof(EventType), (string)type["wire"]);
+                Assert.AreEqual((string)type["exportEventName"], EventNames.ExportName(wire, null), (string)type["wire"]);
+            }
+            foreach (JObject custom in vectors["customNames"])
+            {
+                Assert.AreEqual((string)custom["exportEventName"], EventNames.ExportName(EventType.CUSTOM, (string)custom["name"]));
+            }
+            // The service's own cases (src/domain/event-types.test.ts).
+            Assert.AreEqual("service_gems_bought", EventNames.ExportName(EventType.CUSTOM, "  --Gems  bought!! "));
+            Assert.AreEqual("service_caf\u00e9_visit", EventNames.ExportName(EventType.CUSTOM, "Cafe\u0301 Visit"));
+            Assert.AreEqual("service_\u00e9tape_finie", EventNames.ExportName(EventType.CUSTOM, "\u00c9tapeFinie"));
+            Assert.AreEqual("service_stra\u00dfe", EventNames.ExportName(EventType.CUSTOM, "Stra\u00dfe"));
+            Assert.AreEqual("service_\u8cfc\u5165_\u5b8c\u4e86_1", EventNames.ExportName(EventType.CUSTOM, "\u8cfc\u5165 \u5b8c\u4e86 1"));
+        }
+
+        // ---- the core ----
+
+        /// <summary>GET /v1/config's answer with the vectors' `game` schema (or <paramref name="windows"/>) at <paramref name="version"/>.</summary>
+        private static JObject Config(long version, JToken windows = null)
+        {
+            return new JObject
+            {
+                { "enabled", true },
+                {
+                    "skadnetwork", new JObject
+                    {
+                        { "version", version },
+                        { "windows", windows ?? File()["schemas"]["game"]["windows"].DeepClone() },
+                        { "usd_rates", new JObject { { "EUR", 1.1 }, { "USD", 1 } } },
+                    }
+                },
+            };
+        }
+
+        private sealed class Rig
+        {
+            public readonly ScriptedBackend Backend;
+            public readonly SdkSetup Setup;
+            public readonly SdkCore Core;
+            public readonly RecordingConversionValues Apple = new RecordingConversionValues();
+            public readonly Heard Heard;
+
+            public Rig(JObject config, IKeyValueStore store = null, SettableClock clock = null)
+            {
+                Backend = new ScriptedBackend
+                {
+                    Answer = (key, body) => key.StartsWith("GET /v1/config") ? Tuple.Create(200, (JToken)config) : ScriptedBackend.Usual(key, body),
+                };
+                Setup = Setups.For("http://service.test", Backend, store, clock: clock);
+                Setup.ConversionValues = Apple;
+                Core = new SdkCore(Setup);
+                Heard = Heard.ErrorsOf(Core.Listeners);
+            }
+
+            public void Start()
+            {
+                Core.Configure("sdk_key", 0, null);
+                Core.Idle().Wait();
+            }
+
+            public ListLog Log
+            {
+                get { return (ListLog)Setup.Log; }
+            }
+        }
+
+        private static readonly Dictionary<string, object> None = null;
+
+        [Test]
+        public void EventsMakeTheSchemasUpdatesAndTheWindowsSurviveALaunch()
+        {
+            var store = new MemoryStore();
+            var clock = new SettableClock();
+            var rig = new Rig(Config(1), store, clock);
+            rig.Start();
+            Assert.AreEqual(1, rig.Apple.Registrations);
+            rig.Core.SendEvent(EventType.CUSTOM, "Tutorial Completion", None);
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, rig.Apple.Calls);
+            // 3 EUR is 3.30 USD: the range 0.99 to 4.99.
+            rig.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 3 }, { "currency", "EUR" } });
+            Assert.AreEqual(new ConversionCall(0, 20, CoarseValue.Medium, false), rig.Apple.Calls.Last());
+            // A value lower than the one set makes no call.
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            Assert.AreEqual(2, rig.Apple.Calls.Count);
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(3, rig.Backend.To("POST /v1/events").Sum(r => ((JArray)r.Value["events"]).Count));
+
+            // The next launch goes on from what the first one saw: 3.30 + 2 USD is past 4.99.
+            var next = new Rig(Config(1), store, clock);
+            next.Start();
+            Assert.AreEqual(0, next.Apple.Registrations, "registered once per install");
+            next.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", "2" }, { "currency", "USD" } });
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 40, CoarseValue.High, false) }, next.Apple.Calls);
+            // The third purchase locks the first window; nothing more goes to it.
+            next.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 1 }, { "currency", "USD" } });
+            Assert.AreEqual(new ConversionCall(0, 63, CoarseValue.High, true), next.Apple.Calls.Last());
+            next.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 100 }, { "currency", "USD" } });
+            Assert.AreEqual(2, next.Apple.Calls.Count);
+            // Two days after the first open, the second window: its own counts, coarse values alone.
+            clock.Offset = TimeSpan.FromHours(50);
+            next.Core.SendEvent(EventType.LOGIN, null, None);
+            next.Core.SendEvent(EventType.LOGIN, null, None);
+            Assert.AreEqual(new ConversionCall(1, null, CoarseValue.Low, false), next.Apple.Calls.Last());
+            // Past 35 days, nothing.
+            clock.Offset = TimeSpan.FromHours(840);
+            var before = store.Get("service_sdk.conversion_values");
+            next.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", 100 }, { "currency", "USD" } });
+            Assert.AreEqual(3, next.Apple.Calls.Count);
+            Assert.AreEqual(before, store.Get("service_sdk.conversion_values"));
+            next.Core.Idle().Wait();
+        }
+
+        [Test]
+        public void ANewVersionKeepsTheWindowsButEvaluatesWithItsRules()
+        {
+            var store = new MemoryStore();
+            var clock = new SettableClock();
+            var first = new Rig(Config(1), store, clock);
+            first.Start();
+            clock.Offset = TimeSpan.FromHours(50);
+            first.Core.SendEvent(EventType.LOGIN, null, None);
+            CollectionAssert.IsEmpty(first.Apple.Calls);
+            first.Core.Idle().Wait();
+
+            // Version 2: one login in the second window is worth medium.
+            var windows = (JArray)File()["schemas"]["game"]["windows"].DeepClone();
+            windows[1] = JObject.Parse("{\"rules\":[{\"event\":\"service_login\",\"coarse\":\"medium\"}]}");
+            var next = new Rig(Config(2, windows), store, clock);
+            next.Start();
+            Assert.AreEqual(1, next.Log.At(LogLevel.Info, "conversion value schema version 2").Count);
+            // The login seen under version 1 still counts: this one is the second.
+            next.Core.SendEvent(EventType.LOGIN, null, None);
+            CollectionAssert.AreEqual(new[] { new ConversionCall(1, null, CoarseValue.Medium, false) }, next.Apple.Calls);
+            Assert.AreEqual(2L, ConversionState.Parse(store.Get("service_sdk.conversion_values")).Windows[1].Counts["service_login"]);
+            next.Core.Idle().Wait();
+        }
+
+        [Test]
+        public void EventsSentBeforeConfigureOnTheFirstLaunchAreEvaluatedOnceTheSchemaIsRead()
+        {
+            var rig = new Rig(Config(1));
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial_completion", None);
+            CollectionAssert.IsEmpty(rig.Apple.Calls);
+            rig.Start();
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, rig.Apple.Calls);
+            // That update told Apple of the first launch: no registration besides.
+            Assert.AreEqual(0, rig.Apple.Registrations);
+        }
+
+        [Test]
+        public void ApplesRefusalsGoToTheErrorListenerAndTheEventsGoOn()
+        {
+            var rig = new Rig(Config(1));
+            rig.Apple.Refusal = "SKAdNetwork: the operation couldn't be completed";
+            rig.Start();
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            rig.Core.Idle().Wait();
+            var refused = rig.Heard.Errors.Where(e => e.Kind == ServiceErrorKind.ConversionValue).ToList();
+            Assert.AreEqual(2, refused.Count, "the registration and the update");
+            Assert.IsTrue(refused.All(e => e.Count == 1 && e.Reason == null && e.Code == null && e.KindName == "conversion_value"
+                && e.Message.Contains("SKAdNetwork")));
+            Assert.AreEqual(2, rig.Log.At(LogLevel.Warn, "conversion value update was refused").Count);
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/events").Sum(r => ((JArray)r.Value["events"]).Count));
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+        }
+
+        [Test]
+        public void NoSchemaNoCall()
+        {
+            var rig = new Rig(JObject.Parse("{\"enabled\":true,\"skadnetwork\":null}"));
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            rig.Start();
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            CollectionAssert.IsEmpty(rig.Apple.Calls);
+            Assert.AreEqual(0, rig.Apple.Registrations);
+            Assert.AreEqual("null", rig.Setup.Store.Get("service_sdk.skadnetwork"));
+            Assert.IsNull(rig.Setup.Store.Get("service_sdk.conversion_values"));
+        }
+
+        [Test]
+        public void AStoppedSdkEvaluatesNothing()
+        {
+            var rig = new Rig(Config(1));
+            rig.Start();
+            rig.Core.Stop();
+            rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            CollectionAssert.IsEmpty(rig.Apple.Calls);
+        }
+
+        [Test]
+        public void TheSchemaIsKeptForALaunchOffline()
+        {
+            var store = new MemoryStore();
+            new Rig(Config(7), store).Start();
+            var offline = new Rig(Config(7), store);
+            offline.Backend.Offline = true;
+            offline.Core.Configure("sdk_key", 0, null);
+            offline.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            CollectionAssert.AreEqual(new[] { new ConversionCall(0, 1, CoarseValue.Low, false) }, offline.Apple.Calls);
+            Assert.AreEqual(7L, (long)JObject.Parse(store.Get("service_sdk.skadnetwork"))["version"]);
+            offline.Core.Stop();
+        }
+
+        [Test]
+        public void TheStoreKeysIncludeTheConversionValues()
+        {
+            CollectionAssert.IsSubsetOf(new[] { "service_sdk.skadnetwork", "service_sdk.conversion_values" }, SdkCore.StoreKeys);
+        }
+    }
+}
