@@ -281,7 +281,7 @@ const checkConfig = (config: ParsedConfig, ctx: z.core.$RefinementCtx): void => 
       ctx.addIssue({
         code: "custom",
         path: ["values", name],
-        message: `is required: the ${custom ? "template" : partner.name} template uses it`,
+        message: `is required: ${custom ? "the template" : `the ${partner.name} template`} uses it`,
       });
     }
   }
