@@ -1,4 +1,3 @@
-import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import {
   ApiError,
@@ -12,6 +11,13 @@ import {
   saveWebhook,
   type Webhook,
 } from "../api.ts";
+import {
+  Field,
+  FieldError,
+  fieldProps,
+  focusFirstRefused,
+  Problems,
+} from "../components/form-fields.tsx";
 import {
   byField,
   CUSTOM,
@@ -30,84 +36,6 @@ import {
 
 const CONFIG_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const ID_RULE = "must be 1 to 64 of letters, digits, _ and -";
-
-/** The form's problems, read out at once: each in the form's words, or the one message. */
-function Problems(props: { id: string; problems: readonly Problem[] }) {
-  const { problems } = props;
-  return (
-    <div class="error" role="alert" id={props.id}>
-      {problems.length === 0 ? null : problems.length === 1 ? (
-        `Not saved. ${problems[0]?.text ?? ""}`
-      ) : (
-        <>
-          Not saved:
-          <ul>
-            {problems.map((problem) => (
-              <li key={problem.text}>{problem.text}</li>
-            ))}
-          </ul>
-        </>
-      )}
-    </div>
-  );
-}
-
-/** The ids and marks of one input of a form whose refused fields are named in `errors`. */
-const fieldProps = (prefix: string, errors: Record<string, string>) => {
-  const idOf = (field: string) => `${prefix}-${field.replace(/[^A-Za-z0-9_-]/g, "-")}`;
-  return {
-    idOf,
-    errorIdOf: (field: string) => `${idOf(field)}-error`,
-    control: (field: string, describedBy?: string) => {
-      const refused = errors[field] !== undefined;
-      const described = [refused ? `${idOf(field)}-error` : null, describedBy ?? null]
-        .filter((id) => id !== null)
-        .join(" ");
-      return {
-        id: idOf(field),
-        ...(refused ? { "aria-invalid": "true" as const } : {}),
-        ...(described ? { "aria-describedby": described } : {}),
-      };
-    },
-  };
-};
-
-function FieldError(props: { id: string; error: string | undefined }) {
-  return props.error ? (
-    <span id={props.id} class="field-error">
-      {props.error}
-    </span>
-  ) : null;
-}
-
-/** A labelled input, its hint and, when the service refused it, the reason below it. */
-function Field(props: {
-  id: string;
-  label: string;
-  error: string | undefined;
-  hint?: ComponentChildren;
-  hintId?: string;
-  children: ComponentChildren;
-}) {
-  return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      {props.children}
-      {props.hint ? (
-        <small id={props.hintId} class="field-hint">
-          {props.hint}
-        </small>
-      ) : null}
-      <FieldError id={`${props.id}-error`} error={props.error} />
-    </div>
-  );
-}
-
-/** Focus on the first input the service refused, once the form has marked it. */
-const focusFirstRefused = (form: HTMLFormElement | null) =>
-  requestAnimationFrame(() => {
-    form?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  });
 
 /**
  * A partner configuration, new or changed: a catalog partner or a custom template, its values
