@@ -808,3 +808,125 @@ export const getDeliveryLog = (
     query: { app_id: appId, limit: page.limit, cursor: page.cursor },
     appId,
   });
+
+// SKAdNetwork (docs/skadnetwork.md): the conversion value schema, ad network names, the report
+
+export type CoarseValue = "low" | "medium" | "high";
+
+/** One rule of a conversion window (src/skadnetwork/conversion-schema.ts). */
+export interface ConversionRule {
+  /** The event as the export names it (`service_purchase`). */
+  event: string;
+  /** How many times it happened in the window, at least; 1 when left out. */
+  min_count?: number;
+  /** The window's revenue of the event in USD, `min` included, `max` excluded. */
+  revenue_usd?: { min?: number; max?: number };
+  /** One occurrence's numeric parameter reached at least this. */
+  parameter?: { name: string; at_least: number };
+  /** The fine value, 0 to 63: the first window's rules only, and required there. */
+  fine?: number;
+  coarse: CoarseValue;
+  /** Reaching it ends the window's updates, so Apple sends its postback sooner. */
+  lock?: boolean;
+}
+
+export interface ConversionWindow {
+  rules: ConversionRule[];
+}
+
+export interface ConversionSchema {
+  version: number;
+  updated_at: string;
+  /** Apple's three conversion windows, in order. */
+  windows: ConversionWindow[];
+}
+
+export interface AdNetworkName {
+  ad_network_id: string;
+  media_source: string;
+  /** The app's own name, not the catalog's. */
+  own: boolean;
+}
+
+export interface SkadnetworkReport {
+  postbacks: { received: number; counted: number; unverified: number; development: number };
+  campaigns: {
+    media_source: string;
+    ad_network_id: string;
+    /** The campaign: 2 to 4 digits from SKAdNetwork 4.0. */
+    source_identifier: string;
+    installs: number;
+    redownloads: number;
+    /** Postbacks of the second and third windows. */
+    later_postbacks: number;
+  }[];
+  values: {
+    /** 0, 1 or 2: the first, second or third conversion window. */
+    window: number;
+    fine: number | null;
+    coarse: CoarseValue | null;
+    postbacks: number;
+    /** The schema's rules that give the value. */
+    meaning: string[];
+  }[];
+  tiers: { fine: number; coarse_only: number; none: number };
+}
+
+export const getConversionSchema = async (appId: string): Promise<ConversionSchema | null> =>
+  (
+    await call<{ schema: ConversionSchema | null }>("GET", "/v1/skadnetwork/schema", {
+      query: { app_id: appId },
+      appId,
+    })
+  ).schema;
+
+/** Saves the three windows' rules as the schema's next version. */
+export const saveConversionSchema = async (
+  appId: string,
+  windows: ConversionWindow[],
+): Promise<ConversionSchema> => {
+  const { schema } = await call<{ schema: ConversionSchema | null }>(
+    "PUT",
+    "/v1/skadnetwork/schema",
+    { query: { app_id: appId }, body: { windows }, appId },
+  );
+  if (!schema) throw new Error("The service saved no schema.");
+  return schema;
+};
+
+export const getAdNetworks = async (appId: string): Promise<AdNetworkName[]> =>
+  (
+    await call<{ networks: AdNetworkName[] }>("GET", "/v1/skadnetwork/networks", {
+      query: { app_id: appId },
+      appId,
+    })
+  ).networks;
+
+/** Replaces the app's own names of ad network ids (id → media source); the catalog's stay. */
+export const saveAdNetworks = async (
+  appId: string,
+  networks: Record<string, string>,
+): Promise<AdNetworkName[]> =>
+  (
+    await call<{ networks: AdNetworkName[] }>("PUT", "/v1/skadnetwork/networks", {
+      query: { app_id: appId },
+      body: { networks },
+      appId,
+    })
+  ).networks;
+
+export const getSkadnetworkReport = (
+  appId: string,
+  from: string,
+  to: string,
+  include: { development?: boolean } = {},
+): Promise<SkadnetworkReport> =>
+  call<SkadnetworkReport>("GET", "/v1/skadnetwork/report", {
+    query: {
+      app_id: appId,
+      from,
+      to,
+      include: include.development ? "development" : undefined,
+    },
+    appId,
+  });
