@@ -1,7 +1,9 @@
 /** Configuration of the embedded runtime, from the environment, parsed once at start-up. */
+
 import { resolve } from "node:path";
 import * as z from "zod";
 import { ECB_90_DAY_FEED } from "../fx/ecb-feed.ts";
+import { parseTrustProxy, type TrustProxy } from "../http/trust-proxy.ts";
 import { jobOf } from "../jobs/jobs.ts";
 import {
   APPLE_ADSERVICES_URL,
@@ -38,7 +40,7 @@ const schema = z.object({
   /** The link host as links name it, when a proxy or a domain is in front of the port. */
   ATTRIBUTION_LINK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** "true" when a proxy in front writes the caller's address first in X-Forwarded-For. */
-  ATTRIBUTION_TRUST_PROXY: z.enum(["true", "false"]).default("false"),
+  ATTRIBUTION_TRUST_PROXY: z.string().optional(),
   /** How long the pages of one export keep slicing the same snapshot. */
   ATTRIBUTION_SNAPSHOT_TTL_SECONDS: z.coerce
     .number()
@@ -113,7 +115,8 @@ export interface EmbeddedConfig {
   readonly linkPort: number;
   /** Undefined: `http://<host>:<link port>`. */
   readonly linkBaseUrl?: string;
-  readonly trustProxy: boolean;
+  /** Whose X-Forwarded-For names the caller (src/http/trust-proxy.ts): loopback peers by default. */
+  readonly trustProxy: TrustProxy;
   readonly snapshotTtlSeconds: number;
   readonly flushIntervalMs: number;
   readonly compactIntervalMs: number;
@@ -149,7 +152,7 @@ export const embeddedConfig = (
     port: overrides.port ?? parsed.ATTRIBUTION_PORT,
     linkPort: overrides.linkPort ?? parsed.ATTRIBUTION_LINK_PORT,
     linkBaseUrl: overrides.linkBaseUrl ?? parsed.ATTRIBUTION_LINK_BASE_URL,
-    trustProxy: overrides.trustProxy ?? parsed.ATTRIBUTION_TRUST_PROXY === "true",
+    trustProxy: overrides.trustProxy ?? parseTrustProxy(parsed.ATTRIBUTION_TRUST_PROXY),
     snapshotTtlSeconds: overrides.snapshotTtlSeconds ?? parsed.ATTRIBUTION_SNAPSHOT_TTL_SECONDS,
     flushIntervalMs: overrides.flushIntervalMs ?? parsed.ATTRIBUTION_FLUSH_INTERVAL_MS,
     purgeIntervalMs: overrides.purgeIntervalMs ?? parsed.ATTRIBUTION_PURGE_INTERVAL_MS,

@@ -43,8 +43,8 @@ const runtimeInfo = z.object({
   /** The link host's URL. */
   linkUrl: z.string(),
   dynamodbEndpoint: z.string(),
-  /** Whether it takes a caller's address from X-Forwarded-For (ATTRIBUTION_TRUST_PROXY). */
-  trustProxy: z.boolean(),
+  /** Whose X-Forwarded-For it believes (ATTRIBUTION_TRUST_PROXY): every peer, none, or these. */
+  trustProxy: z.union([z.boolean(), z.array(z.string())]),
 });
 export type RuntimeInfo = z.infer<typeof runtimeInfo>;
 

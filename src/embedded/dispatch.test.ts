@@ -141,11 +141,19 @@ describe("createDispatch", () => {
     expect(seen).toEqual([]);
   });
 
-  it("takes the caller's address from X-Forwarded-For only when told to trust it", async () => {
+  it("takes the caller's address from X-Forwarded-For only as far as it trusts the hops", async () => {
     const forwarded = { ...request().headers, "x-forwarded-for": ["81.2.69.142, 10.0.0.1"] };
-    const trusting = gateway({ trustForwardedFor: true });
+    const trusting = gateway({ trustProxy: true });
     await trusting.dispatch(request({ headers: forwarded }));
     expect(trusting.seen[0]?.requestContext.identity.sourceIp).toBe("81.2.69.142");
+    // The peer (203.0.113.7) is no proxy of these ranges: its header is not believed.
+    const loopbackOnly = gateway({ trustProxy: ["loopback"] });
+    await loopbackOnly.dispatch(request({ headers: forwarded }));
+    expect(loopbackOnly.seen[0]?.requestContext.identity.sourceIp).toBe("203.0.113.7");
+    // A proxy at 203.0.113.7 appended 10.0.0.1, which is where the caller's own value stops.
+    const oneHop = gateway({ trustProxy: ["203.0.113.7"] });
+    await oneHop.dispatch(request({ headers: forwarded }));
+    expect(oneHop.seen[0]?.requestContext.identity.sourceIp).toBe("10.0.0.1");
     const wary = gateway();
     await wary.dispatch(request({ headers: forwarded }));
     expect(wary.seen[0]?.requestContext.identity.sourceIp).toBe("203.0.113.7");

@@ -3,6 +3,7 @@
  * It runs the same authorizer and handlers with API Gateway-shaped events, and answers
  * gateway errors (no route, no key, denied) with the same JSON bodies as the deployed API.
  */
+
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -23,6 +24,7 @@ import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
 import type { HttpResponse } from "../http/middleware.ts";
 import { isAllowed, type PolicyDocument } from "../http/policy.ts";
 import type { Route } from "../http/routes.ts";
+import { callerAddressFrom, type TrustProxy } from "../http/trust-proxy.ts";
 import { logger } from "../logging/logger.ts";
 import type { SelfSendingBody } from "../ports/lake.ts";
 import { type LambdaBody, lambdaBody, readBody } from "./request-body.ts";
@@ -77,10 +79,10 @@ export interface GatewayOptions {
   /** Runs as each request arrives, before anything else reads a store for it. */
   readonly onRequest?: () => void;
   /**
-   * Take the caller's address from the first address of `X-Forwarded-For`, as a proxy in front
-   * writes it. Off by default: a client could name any address there.
+   * Whose `X-Forwarded-For` names the caller (src/http/trust-proxy.ts); none by default: a
+   * client could name any address there.
    */
-  readonly trustForwardedFor?: boolean;
+  readonly trustProxy?: TrustProxy;
   /**
    * The answer to a path no route takes (the dashboard's files on the API's listener); by
    * default the API's JSON 404.
@@ -174,12 +176,9 @@ const singleAndMulti = (entries: Iterable<[string, string]>) => {
   return { single, multi };
 };
 
-/** The first address a proxy wrote in `X-Forwarded-For`, if any. */
-const forwardedFor = (request: GatewayRequest): string | undefined =>
-  request.headers["x-forwarded-for"]?.[0]?.split(",")[0]?.trim() || undefined;
-
 export const createDispatch = (options: GatewayOptions): Dispatch => {
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
+  const callerOf = callerAddressFrom(options.trustProxy ?? false);
   // API Gateway hands a path parameter of any length to the handler, which judges it (a long
   // `service_id` is a 422); find-my-way would match no route past 100 characters, a 404.
   // API Gateway routes `/a/` as `/a`: so does this (Apple's devices post to a path ending in /).
@@ -247,10 +246,10 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
       ),
     );
     const query = singleAndMulti(url.searchParams.entries());
-    const sourceIp =
-      (options.trustForwardedFor ? forwardedFor(request) : undefined) ??
-      request.remoteAddress ??
-      "127.0.0.1";
+    const sourceIp = callerOf(
+      request.remoteAddress ?? "127.0.0.1",
+      request.headers["x-forwarded-for"] ?? [],
+    );
     const event: APIGatewayProxyEvent = {
       resource: route.path,
       path: url.pathname,

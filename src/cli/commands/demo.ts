@@ -38,11 +38,11 @@ export const DEMO_APPS: readonly (DemoApp & { readonly webUrl: string })[] = [
 const serviceFor = async (dataDir: string) => {
   const running = await readRuntimeInfo(dataDir);
   if (running) {
-    if (!running.trustProxy) {
+    if (running.trustProxy === false) {
       console.warn(
-        "The running service does not trust X-Forwarded-For, so every device seems to connect " +
-          "from 127.0.0.1: installs get no country and none is matched by IP and device. " +
-          "Restart it with ATTRIBUTION_TRUST_PROXY=true for those.",
+        "The running service trusts no X-Forwarded-For (ATTRIBUTION_TRUST_PROXY=false), so every " +
+          "device seems to connect from 127.0.0.1: installs get no country and none is matched by " +
+          "IP and device. Restart it without that setting (loopback peers are trusted by default).",
       );
     }
     return { apiUrl: running.url, running: true, stop: async () => {} };
