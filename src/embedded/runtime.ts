@@ -399,7 +399,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
         authorizer,
         // The CLI's changes to keys and apps, seen by every request that arrives after them.
         onRequest: revision.check,
-        trustForwardedFor: config.trustProxy,
+        trustProxy: config.trustProxy,
         notFound: await dashboardFiles(),
       },
     },
@@ -411,7 +411,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
         routes: await composedRoutes(LINK_HOST_ROUTES, adapters, runtime),
         authorizer,
         onRequest: revision.check,
-        trustForwardedFor: config.trustProxy,
+        trustProxy: config.trustProxy,
         notFound: linkNotFound,
       },
     },
@@ -425,7 +425,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     url,
     linkUrl: linkListener.url,
     dynamodbEndpoint: dynamodb.endpoint,
-    trustProxy: config.trustProxy,
+    trustProxy: typeof config.trustProxy === "boolean" ? config.trustProxy : [...config.trustProxy],
   });
 
   // The first start makes the owner account, whose password is shown this once.
