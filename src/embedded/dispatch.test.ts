@@ -2,6 +2,7 @@
  * The embedded gateway without a socket: `createDispatch` takes a request and gives the answer
  * the server would send, with the API Gateway-shaped event the handler saw.
  */
+
 import { Readable } from "node:stream";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
@@ -9,6 +10,7 @@ import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
 import type { HttpResponse } from "../http/middleware.ts";
 import type { Route } from "../http/routes.ts";
+import type { TrustProxy } from "../http/trust-proxy.ts";
 import { type Authorizer, createDispatch, type GatewayRequest } from "./gateway.ts";
 
 const keyed: Route = {
@@ -50,7 +52,7 @@ const authorizer: Authorizer = async (event) => {
   };
 };
 
-const gateway = (options: { trustForwardedFor?: boolean; maxBodyBytes?: number } = {}) => {
+const gateway = (options: { trustProxy?: TrustProxy; maxBodyBytes?: number } = {}) => {
   const seen: APIGatewayProxyEvent[] = [];
   const answer = (event: APIGatewayProxyEvent): HttpResponse => {
     seen.push(event);
