@@ -6,6 +6,7 @@ import {
   ApiError,
   type AppSummary,
   errorMessage,
+  getApp,
   getSession,
   listApps,
   onAppRefused,
@@ -24,6 +25,7 @@ import { OverviewPage } from "./pages/overview.tsx";
 import { PartnersPage } from "./pages/partners.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
+import { SkadnetworkPage } from "./pages/skadnetwork.tsx";
 import {
   appPath,
   SessionContext,
@@ -46,15 +48,17 @@ type SessionState =
   | { status: "signed-out" }
   | { status: "signed-in"; user: User };
 
-const APP_PAGES = [
-  ["overview", "Overview"],
-  ["settings", "Settings"],
-  ["keys", "Keys"],
-  ["links", "Links"],
-  ["partners", "Partners"],
-  ["live", "Live"],
-  ["export", "Export"],
-] as const;
+/** An app's pages in the navigation; `ios`: only for an app Apple's postbacks may reach. */
+const APP_PAGES: readonly { page: string; label: string; ios?: true }[] = [
+  { page: "overview", label: "Overview" },
+  { page: "settings", label: "Settings" },
+  { page: "keys", label: "Keys" },
+  { page: "links", label: "Links" },
+  { page: "partners", label: "Partners" },
+  { page: "skadnetwork", label: "SKAdNetwork", ios: true },
+  { page: "live", label: "Live" },
+  { page: "export", label: "Export" },
+];
 
 const decodeSegment = (segment: string): string => {
   try {
@@ -164,6 +168,7 @@ function Shell() {
   }, [apps, chosenAppId, appInRoute]);
 
   const currentAppId = (routeRefused ? null : appInRoute) ?? chosenAppId;
+  const currentAppOnIos = useOnIos(apps, currentAppId);
   const chooseApp = useCallback(
     (appId: string) => {
       setChosenAppId(appId);
@@ -189,8 +194,8 @@ function Shell() {
 
   const user = session.status === "signed-in" ? session.user : null;
   const context = useMemo<SessionContextValue | null>(
-    () => (user ? { user, apps, reloadApps, currentAppId, chooseApp } : null),
-    [user, apps, reloadApps, currentAppId, chooseApp],
+    () => (user ? { user, apps, reloadApps, currentAppId, currentAppOnIos, chooseApp } : null),
+    [user, apps, reloadApps, currentAppId, currentAppOnIos, chooseApp],
   );
 
   return (
@@ -213,7 +218,13 @@ function Shell() {
             </div>
           ) : null}
         </div>
-        {context ? <MainNav location={location} currentAppId={currentAppId} /> : null}
+        {context ? (
+          <MainNav
+            location={location}
+            currentAppId={currentAppId}
+            onIos={currentAppOnIos === true}
+          />
+        ) : null}
       </header>
       <main id="main" tabIndex={-1}>
         {session.status === "loading" ? (
@@ -237,6 +248,38 @@ function Shell() {
       </main>
     </>
   );
+}
+
+/**
+ * Whether Apple's postbacks may reach an app: its platform says so for an iOS app; an app
+ * registered for Android is on iOS too when its link settings name an App Store id, which is
+ * how the service finds a postback's app. Asked again whenever the list of apps is (a save of
+ * the settings reads it again); null while not known.
+ */
+function useOnIos(apps: AppSummary[] | null, appId: string | null): boolean | null {
+  const [known, setKnown] = useState<{ appId: string; onIos: boolean } | null>(null);
+  useEffect(() => {
+    if (apps === null || appId === null) return;
+    const summary = apps.find((app) => app.app_id === appId);
+    // An app the list lacks is not one this person may open: nothing to show for it.
+    if (!summary || summary.platform === "ios") {
+      setKnown({ appId, onIos: summary?.platform === "ios" });
+      return;
+    }
+    let current = true;
+    getApp(appId).then(
+      (app) => {
+        if (current) setKnown({ appId, onIos: app.links.app_store_id !== null });
+      },
+      () => {
+        if (current) setKnown({ appId, onIos: false });
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [apps, appId]);
+  return known !== null && known.appId === appId ? known.onIos : null;
 }
 
 /** The skip link is a button: it moves focus without touching the hash, which is the route. */
@@ -273,8 +316,8 @@ function AppPicker(props: {
   );
 }
 
-function MainNav(props: { location: string; currentAppId: string | null }) {
-  const { location, currentAppId } = props;
+function MainNav(props: { location: string; currentAppId: string | null; onIos: boolean }) {
+  const { location, currentAppId, onIos } = props;
   const item = (href: string, label: string) => {
     const current = location === href;
     return (
@@ -290,7 +333,9 @@ function MainNav(props: { location: string; currentAppId: string | null }) {
       <ul>
         {item("/apps", "Apps")}
         {currentAppId
-          ? APP_PAGES.map(([page, label]) => item(appPath(currentAppId, page), label))
+          ? APP_PAGES.filter((page) => onIos || !page.ios).map(({ page, label }) =>
+              item(appPath(currentAppId, page), label),
+            )
           : null}
       </ul>
     </nav>
@@ -317,6 +362,9 @@ function Routes() {
       </Route>
       <Route path="/apps/:appId/partners">
         {(params) => <PartnersPage key={params.appId} appId={decodeSegment(params.appId)} />}
+      </Route>
+      <Route path="/apps/:appId/skadnetwork">
+        {(params) => <SkadnetworkPage key={params.appId} appId={decodeSegment(params.appId)} />}
       </Route>
       <Route path="/apps/:appId/live">
         {(params) => <LivePage key={params.appId} appId={decodeSegment(params.appId)} />}

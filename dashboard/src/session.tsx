@@ -9,6 +9,11 @@ export interface SessionContextValue {
   reloadApps: () => Promise<void>;
   /** The app the header's picker and the app pages name, if one was chosen. */
   currentAppId: string | null;
+  /**
+   * Whether Apple's postbacks may reach the current app: an iOS app, or an app registered for
+   * Android whose links name an App Store id (it ships on both); null while not known.
+   */
+  currentAppOnIos: boolean | null;
   chooseApp: (appId: string) => void;
 }
 
