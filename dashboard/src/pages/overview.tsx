@@ -12,7 +12,8 @@ import {
 import { ChartFigure, ORGANIC_COLOUR, seriesColour } from "../components/chart.tsx";
 import { ErrorText, Page, TableScroll } from "../components/page.tsx";
 import { addDays, daysBetween, formatCount, formatUsd, isDay, today } from "../format.ts";
-import { appPath } from "../session.tsx";
+import { appPath, useSession } from "../session.tsx";
+import { SkadnetworkSection } from "./overview-skadnetwork.tsx";
 
 type Range = { from: string; to: string };
 
@@ -36,6 +37,8 @@ const defaultRange = (): Range => ({ from: addDays(today(), -6), to: today() });
 
 export function OverviewPage(props: { appId: string }) {
   const { appId } = props;
+  const { currentAppId, currentAppOnIos } = useSession();
+  const onIos = currentAppId === appId && currentAppOnIos === true;
   const [range, setRange] = useState<Range>(defaultRange);
   const [data, setData] = useState<Overview | null>(null);
   const [loading, setLoading] = useState(false);
@@ -117,6 +120,7 @@ export function OverviewPage(props: { appId: string }) {
       </div>
       <ErrorText message={error} />
       {data ? <OverviewBody data={data} busy={loading} /> : null}
+      {onIos && valid ? <SkadnetworkSection appId={appId} from={range.from} to={range.to} /> : null}
       <PostbackCounts appId={appId} />
     </Page>
   );

@@ -1,0 +1,262 @@
+import type { ComponentChildren } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { Link } from "wouter-preact";
+import { errorMessage, getSkadnetworkReport, type SkadnetworkReport } from "../api.ts";
+import { ErrorText, TableScroll } from "../components/page.tsx";
+import { formatCount } from "../format.ts";
+import { appPath } from "../session.tsx";
+
+type Value = SkadnetworkReport["values"][number];
+
+/** A value as Apple sent it: the fine value (first window), else the coarse one. */
+export const valueText = (value: Pick<Value, "fine" | "coarse">): string =>
+  value.fine !== null ? `${value.fine} (fine)` : `${value.coarse ?? "none"} (coarse)`;
+
+const share = (part: number, whole: number) =>
+  whole === 0 ? "" : ` (${Math.round((part / whole) * 100)}%)`;
+
+/** What each crowd anonymity tier means, one line each (docs/skadnetwork.md#reports). */
+const TIERS: { key: keyof SkadnetworkReport["tiers"]; label: string; meaning: string }[] = [
+  {
+    key: "fine",
+    label: "Fine value",
+    meaning:
+      "Apple found the crowd of like installs large enough to send the fine value (0–63) and the whole campaign id.",
+  },
+  {
+    key: "coarse_only",
+    label: "Coarse value only",
+    meaning: "A smaller crowd: Apple sent only low, medium or high, and part of the campaign id.",
+  },
+  {
+    key: "none",
+    label: "No value",
+    meaning: "The smallest crowd: Apple sent no conversion value at all.",
+  },
+];
+
+/**
+ * The overview's SKAdNetwork section for the overview's range: Apple's postbacks counted and
+ * received, installs by media source and campaign, each window's values decoded with the
+ * app's schema, and the crowd anonymity tiers. Only postbacks verified with Apple's production
+ * key count, unless the owner includes the development ones (tests from Xcode or a device's
+ * developer settings).
+ */
+export function SkadnetworkSection(props: { appId: string; from: string; to: string }) {
+  const { appId, from, to } = props;
+  const [development, setDevelopment] = useState(false);
+  const [report, setReport] = useState<SkadnetworkReport | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const latest = useRef(0);
+
+  useEffect(() => {
+    const call = ++latest.current;
+    setLoading(true);
+    setError(null);
+    getSkadnetworkReport(appId, from, to, { development }).then(
+      (answer) => {
+        if (call !== latest.current) return;
+        setReport(answer);
+        setLoading(false);
+      },
+      (caught: unknown) => {
+        if (call !== latest.current) return;
+        setError(errorMessage(caught));
+        setLoading(false);
+      },
+    );
+  }, [appId, from, to, development]);
+
+  const schemaPage = <Link href={appPath(appId, "skadnetwork")}>SKAdNetwork page</Link>;
+  return (
+    <section class="card skadnetwork" aria-labelledby="skadnetwork-heading" aria-busy={loading}>
+      <div class="section-head">
+        <h2 id="skadnetwork-heading">SKAdNetwork</h2>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="include_development"
+            checked={development}
+            onChange={(event) => setDevelopment(event.currentTarget.checked)}
+          />
+          <span>Include development postbacks</span>
+        </label>
+      </div>
+      <p class="hint">
+        Apple's postbacks of this app's iOS installs received from {from} to {to}.{" "}
+        {development
+          ? "Postbacks verified with Apple's production key or a development key count."
+          : "Only postbacks verified with Apple's production key count."}
+      </p>
+      <div role="status" class="status">
+        {loading ? "Loading…" : ""}
+      </div>
+      <ErrorText message={error} />
+      {report ? (
+        <>
+          <SkadnetworkCounts postbacks={report.postbacks} />
+          {report.postbacks.counted === 0 ? (
+            <p class="empty">
+              No postbacks counted in this range. Devices send them to the link host once the app's
+              Info.plist names it, and the service finds the app by the App Store id in its
+              settings; the conversion value schema is on the {schemaPage}.
+            </p>
+          ) : (
+            <>
+              <SkadnetworkCampaigns campaigns={report.campaigns} />
+              <SkadnetworkValues values={report.values} schemaPage={schemaPage} />
+              <SkadnetworkTiers tiers={report.tiers} />
+            </>
+          )}
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function SkadnetworkCounts(props: { postbacks: SkadnetworkReport["postbacks"] }) {
+  const { postbacks } = props;
+  const cards: [label: string, testId: string, value: number][] = [
+    ["Counted", "skadnetwork-counted", postbacks.counted],
+    ["Received", "skadnetwork-received", postbacks.received],
+    ["Unverified", "skadnetwork-unverified", postbacks.unverified],
+    ["Development", "skadnetwork-development", postbacks.development],
+  ];
+  return (
+    <div class="totals">
+      {cards.map(([label, testId, value]) => (
+        <section key={testId} class="card total" aria-label={`${label} postbacks`}>
+          <h3>{label}</h3>
+          <p class="total-value" data-testid={testId} data-value={value}>
+            {formatCount(value)}
+          </p>
+        </section>
+      ))}
+    </div>
+  );
+}
+
+function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"] }) {
+  return (
+    <>
+      <h3 id="skadnetwork-campaigns-heading">Installs by media source and campaign</h3>
+      <TableScroll>
+        <table aria-labelledby="skadnetwork-campaigns-heading">
+          <thead>
+            <tr>
+              <th scope="col">Media source</th>
+              <th scope="col">Campaign (source identifier)</th>
+              <th scope="col" class="num">
+                Installs
+              </th>
+              <th scope="col" class="num">
+                Redownloads
+              </th>
+              <th scope="col" class="num">
+                Later windows' postbacks
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.campaigns.map((row) => (
+              <tr
+                key={`${row.ad_network_id}\u0000${row.source_identifier}`}
+                data-media-source={row.media_source}
+                data-campaign={row.source_identifier}
+              >
+                <td>
+                  {row.media_source}
+                  {row.media_source !== row.ad_network_id ? (
+                    <div class="note mono">{row.ad_network_id}</div>
+                  ) : null}
+                </td>
+                <td class="mono">{row.source_identifier}</td>
+                <td class="num">{formatCount(row.installs)}</td>
+                <td class="num">{formatCount(row.redownloads)}</td>
+                <td class="num">{formatCount(row.later_postbacks)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
+    </>
+  );
+}
+
+function SkadnetworkValues(props: {
+  values: SkadnetworkReport["values"];
+  schemaPage: ComponentChildren;
+}) {
+  return (
+    <>
+      <h3 id="skadnetwork-values-heading">Conversion values by window</h3>
+      {props.values.length === 0 ? (
+        <p class="empty">No counted postback carried a conversion value.</p>
+      ) : (
+        <TableScroll>
+          <table aria-labelledby="skadnetwork-values-heading">
+            <thead>
+              <tr>
+                <th scope="col">Window</th>
+                <th scope="col">Value</th>
+                <th scope="col" class="num">
+                  Postbacks
+                </th>
+                <th scope="col">Meaning</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.values.map((value) => (
+                <tr
+                  key={`${value.window}\u0000${value.fine}\u0000${value.coarse}`}
+                  data-window={value.window + 1}
+                  data-value={value.fine ?? value.coarse ?? ""}
+                >
+                  <td>{value.window + 1}</td>
+                  <td>{valueText(value)}</td>
+                  <td class="num">{formatCount(value.postbacks)}</td>
+                  <td class="wrap-words" data-testid="meaning">
+                    {value.meaning.length > 0 ? (
+                      value.meaning.join(" or ")
+                    ) : (
+                      <span class="note">No rule of the schema gives this value</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      <p class="hint">
+        A value means the rules of the app's conversion value schema that give it (on the{" "}
+        {props.schemaPage}), for the schema as it stands now.
+      </p>
+    </>
+  );
+}
+
+function SkadnetworkTiers(props: { tiers: SkadnetworkReport["tiers"] }) {
+  const { tiers } = props;
+  const installs = tiers.fine + tiers.coarse_only + tiers.none;
+  return (
+    <>
+      <h3 id="skadnetwork-tiers-heading">What Apple's privacy thresholds let through</h3>
+      <ul class="tiers" aria-labelledby="skadnetwork-tiers-heading">
+        {TIERS.map((tier) => (
+          <li key={tier.key} data-tier={tier.key}>
+            <strong>
+              {tier.label}:{" "}
+              <span data-testid={`tier-${tier.key}`} data-value={tiers[tier.key]}>
+                {formatCount(tiers[tier.key])}
+              </span>
+              {share(tiers[tier.key], installs)}
+            </strong>{" "}
+            {tier.meaning}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
