@@ -3,6 +3,7 @@
  * invocations reuse their connections. Region and credentials come from the Lambda
  * environment. Each is marked pure so a function's bundle drops the clients it does not use.
  */
+
 import { AthenaClient } from "@aws-sdk/client-athena";
 import { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
@@ -11,6 +12,7 @@ import { KMSClient } from "@aws-sdk/client-kms";
 import { S3Client } from "@aws-sdk/client-s3";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { MARSHALL_OPTIONS } from "../adapters/dynamodb/marshall-options.ts";
 
 export const athena = /* @__PURE__ */ new AthenaClient({});
 
@@ -27,5 +29,5 @@ export const cognito = /* @__PURE__ */ new CognitoIdentityProviderClient({});
 /** Marshalled like the embedded runtime's client, so the stores behave the same on both. */
 export const dynamoDocument = /* @__PURE__ */ DynamoDBDocumentClient.from(
   /* @__PURE__ */ new DynamoDBClient({}),
-  { marshallOptions: { removeUndefinedValues: true } },
+  { marshallOptions: MARSHALL_OPTIONS },
 );

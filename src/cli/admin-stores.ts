@@ -9,6 +9,7 @@
  * ATTRIBUTION_AWS_APPLE_POSTBACKS_TABLE), reached
  * with the caller's AWS credentials and region.
  */
+
 import { AthenaClient } from "@aws-sdk/client-athena";
 import { CognitoIdentityProviderClient } from "@aws-sdk/client-cognito-identity-provider";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
@@ -21,6 +22,7 @@ import { createCognitoCredentials } from "../adapters/cognito/cognito-credential
 import { countLinkClicks } from "../adapters/duckdb/link-clicks.ts";
 import { createApplePostbackStore } from "../adapters/dynamodb/apple-postbacks.ts";
 import { createLinkStore } from "../adapters/dynamodb/links.ts";
+import { MARSHALL_OPTIONS } from "../adapters/dynamodb/marshall-options.ts";
 import { createPasswordCredentials } from "../adapters/dynamodb/password-credentials.ts";
 import { createDeliveryLog, createPostbackConfigStore } from "../adapters/dynamodb/postbacks.ts";
 import { createAppStore, createKeyStore } from "../adapters/dynamodb/stores.ts";
@@ -136,7 +138,7 @@ export const withAdminStores = async <T>(
   }
   const client = new DynamoDBClient({});
   const doc = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true },
+    marshallOptions: MARSHALL_OPTIONS,
   });
   const kms = aws.ATTRIBUTION_AWS_SEALING_KEY_ARN ? new KMSClient({}) : undefined;
   const linksTable = aws.ATTRIBUTION_AWS_LINKS_TABLE;

@@ -3,10 +3,12 @@
  * tables on disk. It needs nothing installed beyond npm (DynamoDB Local needs Java), and the
  * service reaches it with the same AWS SDK client code as on AWS.
  */
+
 import { once } from "node:events";
 import { Worker } from "node:worker_threads";
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { MARSHALL_OPTIONS } from "../adapters/dynamodb/marshall-options.ts";
 import { ensureTables, perTable, type TableNames } from "../adapters/dynamodb/table-definitions.ts";
 import { startDynalite } from "./dynalite-server.mjs";
 
@@ -50,7 +52,7 @@ export const connectDynamoDb = (endpoint: string): DynamoConnection => {
     signer: UNSIGNED,
   });
   const doc = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true },
+    marshallOptions: MARSHALL_OPTIONS,
   });
   return {
     endpoint,

@@ -16,7 +16,7 @@ export const POSTBACK_PAGE_LIMITS = { defaultLimit: 100, maxLimit: 1_000 } as co
 export const MAX_LISTING_DAYS = 366;
 
 /** `<id>.skadnetwork` as networks register them; Apple's own examples name `com.example`. */
-const NETWORK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const NETWORK_ID = /^(?=.{3,100}$)[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)+$/;
 const MEDIA_SOURCE = /^[A-Za-z0-9_.-]{1,100}$/;
 
 export interface SkadnetworkSettingsDeps {

@@ -13,6 +13,7 @@
  * queries) and the rates job (it fetches the ECB's feed); see docs/testing.md. Every bundle is
  * still imported with its environment.
  */
+
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
@@ -44,6 +45,7 @@ import type * as z from "zod";
 import { bundleFunction } from "../../bench/lambda-bundles.ts";
 import { PROJECT_ROOT } from "../../lib/service-function.ts";
 import { TEST_ENV } from "../../lib/stack.test-support.ts";
+import { MARSHALL_OPTIONS } from "../../src/adapters/dynamodb/marshall-options.ts";
 import {
   createDeliveryLog,
   createPostbackConfigStore,
@@ -469,7 +471,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     // configuration route yet), its secret sealed by the stack's key as saving one does.
     const postbackEnv = envOf("postback");
     const doc = DynamoDBDocumentClient.from(dynamodb, {
-      marshallOptions: { removeUndefinedValues: true },
+      marshallOptions: MARSHALL_OPTIONS,
     });
     const wrapper = createKmsKeyWrapper({
       kms: new KMSClient(motoClientConfig(moto)),

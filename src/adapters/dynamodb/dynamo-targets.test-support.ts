@@ -4,6 +4,7 @@
  * stores run on AWS. Each target makes the service's tables and hands `make` a document client;
  * what `make` builds comes back with a `close` that stops the target.
  */
+
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,7 @@ import {
   startMoto,
 } from "../../../test/local-aws/moto.ts";
 import { LOCAL_TABLE_NAMES, startLocalDynamoDb } from "../../embedded/local-dynamodb.ts";
+import { MARSHALL_OPTIONS } from "./marshall-options.ts";
 import { ensureTables } from "./table-definitions.ts";
 
 type Made<T> = T & { close(): Promise<void> };
@@ -50,7 +52,7 @@ export const onMoto = <T extends object>(
     const client = new DynamoDBClient(motoClientConfig(moto));
     await ensureTables(client, LOCAL_TABLE_NAMES);
     const doc = DynamoDBDocumentClient.from(client, {
-      marshallOptions: { removeUndefinedValues: true },
+      marshallOptions: MARSHALL_OPTIONS,
     });
     return {
       ...make(doc),
