@@ -323,6 +323,15 @@ const TABLE_GRANTS: {
       { actions: ["dynamodb:DeleteItem"], on: whole("deliveryLog") },
     ],
   },
+  costs: {
+    // A row put over the earlier one of its keys (the old one read back to count it), and an
+    // app's days read.
+    manage: [
+      { actions: ["dynamodb:PutItem"], on: whole("costs") },
+      { actions: QUERY, on: indexes("costs", "byApp") },
+    ],
+    read: [{ actions: QUERY, on: indexes("costs", "byApp") }],
+  },
   applePostbacks: {
     // Added once (a conditional put): a device's retry is refused.
     receive: [{ actions: ["dynamodb:PutItem"], on: whole("applePostbacks") }],

@@ -62,6 +62,8 @@ export const ROUTE_LOADS: { readonly [K in RouteId]: RouteLoad } = {
   "put-skadnetwork-networks": "manage",
   "list-skadnetwork-postbacks": "manage",
   "report-skadnetwork": "reports",
+  "put-costs": "server",
+  "list-costs": "manage",
   openapi: "manage",
 };
 

@@ -15,6 +15,8 @@ export const SCOPES = [
   "reports",
   // An app's postback and webhook configurations and their delivery log.
   "postbacks",
+  // What the app's campaigns cost.
+  "costs",
   // The dashboard's apps, settings and keys: a signed-in person's, never a key's.
   "apps",
 ] as const;
@@ -25,7 +27,7 @@ export const KEY_KINDS = {
   sdk: { prefix: "sdk", scopes: ["ingest", "config", "attribution:read"] },
   server: {
     prefix: "srv",
-    scopes: ["export", "s2s", "deletions", "links", "reports", "postbacks"],
+    scopes: ["export", "s2s", "deletions", "links", "reports", "postbacks", "costs"],
   },
 } as const satisfies Record<string, { prefix: string; scopes: readonly Scope[] }>;
 export type KeyKind = keyof typeof KEY_KINDS;

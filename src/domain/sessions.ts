@@ -23,6 +23,7 @@ export const SESSION_SCOPES = [
   "export",
   "reports",
   "postbacks",
+  "costs",
 ] as const satisfies readonly Scope[];
 
 /** What a session may do before it names an app: list and create apps, nothing else. */

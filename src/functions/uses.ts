@@ -71,6 +71,11 @@ export interface TableAccess {
   readonly deliveryLog: "write" | "read" | "purge";
   /** receive: add one (a conditional put); read: an app's, by the by-app index. */
   readonly applePostbacks: "receive" | "read";
+  /**
+   * manage: rows put (a row of the same keys written over) and an app's days read; read: only
+   * an app's days (the by-app index).
+   */
+  readonly costs: "manage" | "read";
 }
 
 /**

@@ -124,6 +124,9 @@ const SKADNETWORK_USES = {
   tables: { apps: "configure", applePostbacks: "read" },
 } as const satisfies Uses;
 
+/** What the cost routes use: the cost rows, and the rates that convert them to USD. */
+const COSTS_USES = { tables: { costs: "manage" }, rates: "read" } as const satisfies Uses;
+
 /** A test postback waits on the partner's answer: 10 s at most. */
 const POSTBACK_TEST_SIZING = { streaming: false, memoryMb: 256, timeoutSeconds: 20 } as const;
 
@@ -605,6 +608,26 @@ export const ROUTES = [
     scope: "postbacks",
     ...DASHBOARD_SIZING,
     uses: SKADNETWORK_USES,
+  },
+  {
+    id: "put-costs",
+    group: "costs",
+    handler: "http/handlers/costs.ts#putCostsFunction",
+    method: "POST",
+    path: "/v1/costs",
+    scope: "costs",
+    ...DASHBOARD_SIZING,
+    uses: COSTS_USES,
+  },
+  {
+    id: "list-costs",
+    group: "costs",
+    handler: "http/handlers/costs.ts#listCostsFunction",
+    method: "GET",
+    path: "/v1/costs",
+    scope: "costs",
+    ...DASHBOARD_SIZING,
+    uses: COSTS_USES,
   },
   {
     id: "openapi",

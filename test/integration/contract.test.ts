@@ -685,6 +685,52 @@ describe("the wire contract, over HTTP", () => {
       );
       expect(body).toMatchObject({ data: expect.any(Array), next_cursor: null });
     },
+    "put-costs": async () => {
+      const row = {
+        day: dayBefore(today()),
+        media_source: "contractnet",
+        campaign_id: "c1",
+        amount: 100,
+        currency: "EUR",
+      };
+      const first = await expectConforming(
+        "put-costs",
+        await rt.post("/v1/costs", { rows: [row] }, keys.serverKey),
+      );
+      expect(first).toEqual({ accepted: 1, replaced: 0 });
+      const again = await expectConforming(
+        "put-costs",
+        await rt.post("/v1/costs", { rows: [{ ...row, amount: 120 }] }, keys.serverKey),
+      );
+      expect(again).toEqual({ accepted: 1, replaced: 1 });
+    },
+    "list-costs": async () => {
+      await rt.post(
+        "/v1/costs",
+        {
+          rows: [
+            {
+              day: today(),
+              media_source: "listed",
+              campaign_id: "c2",
+              amount: 5,
+              currency: "USD",
+              clicks: 10,
+            },
+          ],
+        },
+        keys.serverKey,
+      );
+      const body = await expectConforming(
+        "list-costs",
+        await rt.get(`/v1/costs?from=${today()}&to=${today()}`, keys.serverKey),
+      );
+      expect(body).toMatchObject({
+        data: expect.arrayContaining([
+          expect.objectContaining({ media_source: "listed", amount: 5, amount_usd: 5, clicks: 10 }),
+        ]),
+      });
+    },
     openapi: async () => {
       // Public: no key, and a key that is not one does not matter either.
       for (const key of [undefined, "not-a-key"]) {
@@ -950,6 +996,31 @@ describe("the wire contract, over HTTP", () => {
     "list-skadnetwork-postbacks": {
       401: () => rt.get(`/v1/skadnetwork/postbacks?from=${today()}&to=${today()}`, keys.sdkKey),
       422: () => rt.get(`/v1/skadnetwork/postbacks?from=${today()}&to=2000-01-01`, keys.serverKey),
+    },
+    "put-costs": {
+      400: () => rt.post("/v1/costs", "{", keys.serverKey),
+      401: () => rt.post("/v1/costs", { rows: [] }, keys.sdkKey),
+      413: () => rt.post("/v1/costs", BIG_BODY, keys.serverKey),
+      422: () =>
+        rt.post(
+          "/v1/costs",
+          {
+            rows: [
+              {
+                day: "2000-01-01",
+                media_source: "x",
+                campaign_id: "c",
+                amount: 1,
+                currency: "USD",
+              },
+            ],
+          },
+          keys.serverKey,
+        ),
+    },
+    "list-costs": {
+      401: () => rt.get(`/v1/costs?from=${today()}&to=${today()}`, keys.sdkKey),
+      422: () => rt.get(`/v1/costs?from=${today()}&to=2000-01-01`, keys.serverKey),
     },
     openapi: {},
   };

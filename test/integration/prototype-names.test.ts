@@ -345,6 +345,30 @@ describe("Object.prototype's names in requests", () => {
       query: { from: "2026-01-01", to: "2026-01-31" },
       key: "server",
     }),
+    "put-costs": () => ({
+      method: "POST",
+      path: "/v1/costs",
+      key: "server",
+      body: {
+        rows: [
+          {
+            day: new Date().toISOString().slice(0, 10),
+            media_source: "net",
+            campaign_id: "c1",
+            country: "DE",
+            amount: 12.5,
+            currency: "EUR",
+            impressions: 1000,
+          },
+        ],
+      },
+    }),
+    "list-costs": () => ({
+      method: "GET",
+      path: "/v1/costs",
+      query: { from: "2026-01-01", to: "2026-01-31" },
+      key: "session",
+    }),
     openapi: () => ({ method: "GET", path: "/v1/openapi.json", key: "none" }),
   };
 

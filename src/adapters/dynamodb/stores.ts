@@ -21,6 +21,7 @@ import { storedConversionSchema } from "../../skadnetwork/conversion-schema.ts";
 import { createApplePostbackStore } from "./apple-postbacks.ts";
 import { createAttributionStore } from "./attributions.ts";
 import { conditionHolds, putWhen } from "./conditional.ts";
+import { createCostStore } from "./costs.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createLinkStore } from "./links.ts";
@@ -246,4 +247,5 @@ export const createDynamoStores = (doc: DynamoDBDocumentClient, tables: TableNam
   outbox: createOutboxStore(doc, tables.outbox),
   deliveryLog: createDeliveryLog(doc, tables.deliveryLog),
   applePostbacks: createApplePostbackStore(doc, tables.applePostbacks),
+  costs: createCostStore(doc, tables.costs),
 });

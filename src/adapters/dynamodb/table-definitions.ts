@@ -186,6 +186,16 @@ export const TABLE_DEFINITIONS = {
     removal: "retain",
     holds: "SKAdNetwork and AdAttributionKit postbacks",
   },
+  costs: {
+    store: "adapters/dynamodb/costs.ts#createCostStore",
+    // `<app id>#<day and keys>`: a row sent again for the same keys is written over.
+    partitionKey: "costKey",
+    // An app's rows by day.
+    indexes: { byApp: { partitionKey: "appId", sortKey: "daySort" } },
+    // What campaigns cost, as the owner reported it: not made again.
+    removal: "retain",
+    holds: "campaigns' cost per day",
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 /**

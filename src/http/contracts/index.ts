@@ -10,6 +10,7 @@ import type { RouteId } from "../routes.ts";
 import { APP_CONTRACTS } from "./apps.ts";
 import { CONFIG_CONTRACTS } from "./config.ts";
 import { CONSENT_CONTRACTS } from "./consent.ts";
+import { COST_CONTRACTS } from "./costs.ts";
 import { DELETION_CONTRACTS } from "./deletions.ts";
 import { EXPORT_CONTRACTS } from "./export.ts";
 import { INGEST_CONTRACTS } from "./ingest.ts";
@@ -26,6 +27,7 @@ import { TOUCH_CONTRACTS } from "./touches.ts";
 export * from "./apps.ts";
 export * from "./config.ts";
 export * from "./consent.ts";
+export * from "./costs.ts";
 export * from "./deletions.ts";
 export * from "./export.ts";
 export * from "./ingest.ts";
@@ -54,5 +56,6 @@ export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
   ...REPORT_CONTRACTS,
   ...POSTBACK_CONTRACTS,
   ...SKADNETWORK_CONTRACTS,
+  ...COST_CONTRACTS,
   ...OPENAPI_CONTRACTS,
 };

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { parseEcbRates } from "../fx/ecb-rates.ts";
+import { costKeyOf, costRowsOf } from "./cost-rows.ts";
+
+const NOW = new Date("2026-11-29T12:00:00Z");
+const FX = parseEcbRates("Date,USD,\n2026-11-27,1.1,\n2026-11-20,1.2,\n");
+const row = (overrides: Record<string, unknown> = {}) => ({
+  day: "2026-11-27",
+  media_source: "examplenet",
+  campaign_id: "c1",
+  amount: 100,
+  currency: "EUR",
+  ...overrides,
+});
+
+describe("cost rows", () => {
+  it("converts each amount with its own day's rate, and keeps a row without one", () => {
+    const [rate27, rate20, none] = costRowsOf(
+      "com.a",
+      { rows: [row(), row({ day: "2026-11-20" }), row({ day: "2026-09-01" })] },
+      FX,
+      NOW,
+    );
+    expect(rate27?.amountUsd).toBeCloseTo(110, 6);
+    expect(rate20?.amountUsd).toBeCloseTo(120, 6);
+    expect(none?.amountUsd).toBeNull();
+  });
+
+  it("takes days up to 90 back and none after today, naming each row at fault", () => {
+    expect(() =>
+      costRowsOf(
+        "com.a",
+        { rows: [row({ day: "2026-11-30" }), row({ day: "2026-08-30" })] },
+        FX,
+        NOW,
+      ),
+    ).toThrow(
+      "body.rows[0].day: must not be after today (2026-11-29, UTC); body.rows[1].day: must be within 90 days (from 2026-08-31)",
+    );
+    expect(() => costRowsOf("com.a", { rows: [row({ currency: "EURO" })] }, FX, NOW)).toThrow(
+      "body.rows[0].currency: must be an ISO 4217 currency code",
+    );
+  });
+
+  it("keys a row by its day, media source, campaign, ad set, ad and country alone", () => {
+    const [a, b, c] = costRowsOf(
+      "com.a",
+      { rows: [row(), row({ amount: 5, campaign_name: "Renamed" }), row({ country: "DE" })] },
+      FX,
+      NOW,
+    );
+    if (!a || !b || !c) throw new Error("rows");
+    expect(costKeyOf(a)).toBe(costKeyOf(b));
+    expect(costKeyOf(a)).not.toBe(costKeyOf(c));
+  });
+});

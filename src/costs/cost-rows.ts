@@ -1,0 +1,148 @@
+/**
+ * The body of `POST /v1/costs` (and of the CLI's and the dashboard's CSV uploads, row for row):
+ * what a campaign cost on a day, as Adjust's and AppsFlyer's cost APIs take it. A row names its
+ * day, media source and campaign, optionally an ad set, an ad and a country, and the amount in
+ * its currency, with impressions and clicks when the network reports them. Days up to 90 back
+ * are taken (AppsFlyer lets cost be corrected that long); a day ahead of today is not. The
+ * amount is converted to USD with the ECB's rate of its day, as revenue is; as for revenue, a
+ * row without a rate that day is kept, its USD amount null rather than invented.
+ */
+import * as z from "zod";
+import { ValidationError } from "../domain/errors.ts";
+import { DAY_MS } from "../domain/time.ts";
+import type { FxRates } from "../fx/ecb-rates.ts";
+import { ISO_4217_CODES } from "../ingest/currencies.ts";
+import type { CostRow } from "../ports/costs.ts";
+import { dayOf } from "../reports/days.ts";
+import { formatIssues } from "../validation/issues.ts";
+
+export const COST_LIMITS = { maxRows: 1_000, maxDaysBack: 90, maxText: 200 } as const;
+
+const text = (description: string) =>
+  z
+    .string({ error: "must be a string" })
+    .min(1, { error: "must not be empty" })
+    .max(COST_LIMITS.maxText, { error: `must be at most ${COST_LIMITS.maxText} characters` })
+    .meta({ description });
+
+const optionalText = (description: string) => text(description).nullish();
+
+const count = (description: string) =>
+  z
+    .int({ error: "must be a whole number" })
+    .min(0, { error: "must be at least 0" })
+    .nullish()
+    .meta({ description });
+
+export const costRowSchema = z
+  .strictObject({
+    day: z.iso.date({ error: "must be a UTC day, YYYY-MM-DD" }).meta({ example: "2026-11-28" }),
+    media_source: text("The network, as links and touches name it.").meta({
+      example: "facebook_ads",
+    }),
+    campaign_id: text("The campaign's id.").meta({ example: "123" }),
+    campaign_name: optionalText("The campaign's name."),
+    adset_id: optionalText("The ad set's id: a row of one ad set."),
+    adset_name: optionalText("The ad set's name."),
+    ad_id: optionalText("The ad's id: a row of one ad."),
+    ad_name: optionalText("The ad's name."),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, { error: "must be an ISO 3166-1 alpha-2 code (DE)" })
+      .nullish()
+      .meta({ description: "A row of one country; none for every country together." }),
+    amount: z
+      .number({ error: "must be a number" })
+      .min(0, { error: "must be at least 0" })
+      .max(1e12, { error: "must be at most 1000000000000" })
+      .meta({ example: 1250.5 }),
+    currency: z
+      .string()
+      .refine((code) => ISO_4217_CODES.has(code), { error: "must be an ISO 4217 currency code" })
+      .meta({ example: "EUR" }),
+    impressions: count("Impressions the network reports for the row."),
+    clicks: count("Clicks the network reports for the row."),
+  })
+  .meta({ id: "CostRow" });
+
+export const costRequestSchema = z
+  .strictObject({
+    rows: z
+      .array(costRowSchema)
+      .min(1, { error: "must hold at least one row" })
+      .max(COST_LIMITS.maxRows, { error: `must hold at most ${COST_LIMITS.maxRows} rows` }),
+  })
+  .meta({ id: "CostRequest" });
+export type CostRequestRow = z.output<typeof costRowSchema>;
+
+const nullable = <T>(value: T | null | undefined): T | null => value ?? null;
+
+/**
+ * The body's rows as stored: checked, within the days taken, converted to USD. A ValidationError
+ * (a 422) names each row and field at fault; nothing is stored of a body with one.
+ */
+export const costRowsOf = (appId: string, body: unknown, fx: FxRates, now: Date): CostRow[] => {
+  const parsed = costRequestSchema.safeParse(body);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => ({
+      ...issue,
+      path: ["body", ...issue.path],
+    }));
+    throw new ValidationError(formatIssues(issues, "body"));
+  }
+  const today = dayOf(now);
+  const earliest = dayOf(new Date(now.getTime() - COST_LIMITS.maxDaysBack * DAY_MS));
+  const problems: string[] = [];
+  const rows = parsed.data.rows.map((row, index): CostRow => {
+    const at = `body.rows[${index}]`;
+    if (row.day > today) problems.push(`${at}.day: must not be after today (${today}, UTC)`);
+    else if (row.day < earliest) {
+      problems.push(`${at}.day: must be within ${COST_LIMITS.maxDaysBack} days (from ${earliest})`);
+    }
+    return {
+      appId,
+      day: row.day,
+      mediaSource: row.media_source,
+      campaignId: row.campaign_id,
+      campaignName: nullable(row.campaign_name),
+      adsetId: nullable(row.adset_id),
+      adsetName: nullable(row.adset_name),
+      adId: nullable(row.ad_id),
+      adName: nullable(row.ad_name),
+      country: nullable(row.country),
+      amount: row.amount,
+      currency: row.currency,
+      amountUsd: fx.toUsd(row.amount, row.currency, row.day),
+      impressions: nullable(row.impressions),
+      clicks: nullable(row.clicks),
+      receivedAt: now.toISOString(),
+    };
+  });
+  if (problems.length > 0) throw new ValidationError(problems.slice(0, 5).join("; "));
+  return rows;
+};
+
+/** What makes a row the same row: its day and keys; a second one replaces the first. */
+export const costKeyOf = (
+  row: Pick<CostRow, "day" | "mediaSource" | "campaignId" | "adsetId" | "adId" | "country">,
+) => JSON.stringify([row.day, row.mediaSource, row.campaignId, row.adsetId, row.adId, row.country]);
+
+/** A stored row as the API answers it. */
+export const costAnswer = (row: CostRow) => ({
+  day: row.day,
+  media_source: row.mediaSource,
+  campaign_id: row.campaignId,
+  campaign_name: row.campaignName,
+  adset_id: row.adsetId,
+  adset_name: row.adsetName,
+  ad_id: row.adId,
+  ad_name: row.adName,
+  country: row.country,
+  amount: row.amount,
+  currency: row.currency,
+  amount_usd: row.amountUsd,
+  impressions: row.impressions,
+  clicks: row.clicks,
+  received_at: row.receivedAt,
+});
+export type CostAnswer = ReturnType<typeof costAnswer>;

@@ -1,0 +1,67 @@
+/**
+ * The cost routes: an app's cost rows put (`POST /v1/costs`, a row of the same day and keys
+ * replacing the earlier one) and read for a window of days. A server key or a dashboard session
+ * with the `costs` scope.
+ */
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import * as z from "zod";
+import { costAnswer, costRowsOf } from "../../costs/cost-rows.ts";
+import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
+import type { FxRates } from "../../fx/ecb-rates.ts";
+import { INGEST_LIMITS } from "../../ingest/limits.ts";
+import type { CostStore } from "../../ports/costs.ts";
+import { overviewParamsSchema } from "../../reports/params.ts";
+import { checked } from "../../validation/issues.ts";
+import { readJsonBody } from "../json-body.ts";
+import { httpRoute, jsonResponse } from "../middleware.ts";
+import { principalOf } from "../principal.ts";
+import { routeOf } from "../routes.ts";
+
+export const costListQuery = z
+  .object({ from: overviewParamsSchema.shape.from, to: overviewParamsSchema.shape.to })
+  .refine((query) => query.from <= query.to, { error: "must be on or after `from`", path: ["to"] });
+
+export interface CostHandlerDeps {
+  readonly costs: CostStore;
+  readonly fx: FxRates;
+  readonly now?: () => Date;
+}
+
+export const createCostHandlers = (deps: CostHandlerDeps) => {
+  const now = deps.now ?? (() => new Date());
+  const appOf = (event: APIGatewayProxyEvent) => principalOf(event, "costs").appId;
+  return {
+    putCosts: httpRoute(async (event) => {
+      const appId = appOf(event);
+      const rows = costRowsOf(
+        appId,
+        readJsonBody(event, INGEST_LIMITS.maxBodyBytes),
+        deps.fx,
+        now(),
+      );
+      const { replaced } = await deps.costs.put(rows);
+      return jsonResponse(200, { accepted: rows.length, replaced });
+    }),
+    listCosts: httpRoute(async (event) => {
+      const appId = appOf(event);
+      const query = checked(costListQuery, event.queryStringParameters ?? {}, "query");
+      const rows = await deps.costs.listByApp(appId, { from: query.from, to: query.to });
+      return jsonResponse(200, { data: rows.map(costAnswer) });
+    }),
+  };
+};
+
+const costHandlers = /* @__PURE__ */ sharedBy(
+  (adapters: Adapters<ReturnType<typeof routeOf<"put-costs">>["uses"]>, _runtime: Runtime) =>
+    createCostHandlers({ costs: adapters.tables.costs, fx: adapters.fx }),
+);
+
+export const putCostsFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("put-costs"),
+  (adapters, runtime) => costHandlers(adapters, runtime).putCosts,
+);
+
+export const listCostsFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("list-costs"),
+  (adapters, runtime) => costHandlers(adapters, runtime).listCosts,
+);
