@@ -24,6 +24,7 @@ describe("ServiceStack", () => {
       "AthenaWorkGroupName",
       "AttributionsStreamName",
       "AttributionsTableName",
+      "CostsTableName",
       "CustomerUsersTableName",
       "DashboardUrl",
       "DeletionsTableName",
