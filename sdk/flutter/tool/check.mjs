@@ -387,15 +387,19 @@ if (existsSync(iosSources) && swiftPluginText) {
 if (existsSync(iosSources) && swiftPluginText) {
   const sendCase = /case "sendEvent":([\s\S]*?)\n\s*case "/.exec(swiftPluginText)?.[1] ?? "";
   const sdkCore = read(join(iosSources, "ServiceAttribution", "Core", "SdkCore.swift"));
-  const enqueue = /private func enqueue\(_ draft: Draft\)[\s\S]*?\n {4}\}\n/.exec(sdkCore)?.[0] ?? "";
-  check("on iOS every event from Dart reaches the iOS SDK's sendEvent, which evaluates the conversion value schema", [
-    ...(/ServiceAttribution\.sendEvent\(type, name: name, parameters:/.test(sendCase)
-      ? []
-      : ["the plugin's sendEvent does not call ServiceAttribution.sendEvent"]),
-    ...(/evaluateConversion\(draft\)/.test(enqueue)
-      ? []
-      : ["sdk/ios's SdkCore.enqueue does not evaluate the conversion value schema"]),
-  ]);
+  const enqueue =
+    /private func enqueue\(_ draft: Draft\)[\s\S]*?\n {4}\}\n/.exec(sdkCore)?.[0] ?? "";
+  check(
+    "on iOS every event from Dart reaches the iOS SDK's sendEvent, which evaluates the conversion value schema",
+    [
+      ...(/ServiceAttribution\.sendEvent\(type, name: name, parameters:/.test(sendCase)
+        ? []
+        : ["the plugin's sendEvent does not call ServiceAttribution.sendEvent"]),
+      ...(/evaluateConversion\(draft\)/.test(enqueue)
+        ? []
+        : ["sdk/ios's SdkCore.enqueue does not evaluate the conversion value schema"]),
+    ],
+  );
 }
 
 // The other way: each call the native sides make to the Dart side (`onAttribution`,

@@ -601,16 +601,20 @@ checking(
       ...(/COARSE_VALUES\s*=\s*\[([^\]]*)\]/.exec(postbacks)?.[1] ?? "").matchAll(/"(\w+)"/g),
     ].map((m) => m[1]);
     const values = core("Core/ConversionValues.swift");
-    problems.push(...same(rawValues("Core/ConversionValues.swift", "CoarseValue"), coarse, "CoarseValue"));
+    problems.push(
+      ...same(rawValues("Core/ConversionValues.swift", "CoarseValue"), coarse, "CoarseValue"),
+    );
     const hours = (text) => [...text.matchAll(/(\d+)/g)].map((m) => Number(m[1]));
-    const windows = [...schemaFile.matchAll(/fromHours:\s*(\d+),\s*toHours:\s*(\d+)/g)].flatMap((m) =>
-      hours(`${m[1]} ${m[2]}`),
+    const windows = [...schemaFile.matchAll(/fromHours:\s*(\d+),\s*toHours:\s*(\d+)/g)].flatMap(
+      (m) => hours(`${m[1]} ${m[2]}`),
     );
     const evaluation = descendants(tree(values), "class_declaration").find(
       (node) => nameOf(node) === "ConversionEvaluation",
     );
     if (!evaluation) throw new Error("no ConversionEvaluation");
-    problems.push(...same(hours(propertyValue(evaluation, "windows").text), windows, "the windows' hours"));
+    problems.push(
+      ...same(hours(propertyValue(evaluation, "windows").text), windows, "the windows' hours"),
+    );
 
     // Each of Apple's calls inside the `if #available` of the iOS version that brought it.
     const apple = tree(core("Platform/AppleConversionValues.swift"));
@@ -630,8 +634,14 @@ checking(
           .find(Boolean);
         const version = guard ? [Number(guard[1]), Number(guard[2])] : null;
         found.push(node.text.split("(")[0]);
-        if (!version || version[0] < needed[0] || (version[0] === needed[0] && version[1] < needed[1]))
-          problems.push(`${node.text.split("{")[0].trim()} outside #available(iOS ${needed.join(".")}, *)`);
+        if (
+          !version ||
+          version[0] < needed[0] ||
+          (version[0] === needed[0] && version[1] < needed[1])
+        )
+          problems.push(
+            `${node.text.split("{")[0].trim()} outside #available(iOS ${needed.join(".")}, *)`,
+          );
         if (needed[0] === 16 && !/lockWindow:/.test(node.text))
           problems.push("the iOS 16.1 update does not pass lockWindow");
         return;
@@ -639,11 +649,17 @@ checking(
       for (const child of node.namedChildren) visit(child, inside);
     };
     visit(apple, []);
-    for (const call of ["SKAdNetwork.updatePostbackConversionValue", "Postback.updateConversionValue"])
+    for (const call of [
+      "SKAdNetwork.updatePostbackConversionValue",
+      "Postback.updateConversionValue",
+    ])
       if (!found.includes(call)) problems.push(`${call} is never called`);
 
     const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConversionValueTests.swift"));
-    if (!tests.includes('"conversion-values.json"') || !/func testEveryCaseOfTheVectors\(/.test(tests))
+    if (
+      !tests.includes('"conversion-values.json"') ||
+      !/func testEveryCaseOfTheVectors\(/.test(tests)
+    )
       problems.push("ConversionValueTests does not run conversion-values.json's cases");
     return problems;
   },

@@ -121,7 +121,9 @@ const metaText = (path, folder) => {
       "        AddToEmbeddedBinaries: false",
       "        CPU: AnyCPU",
       "        CompileFlags: ",
-      `        FrameworkDependencies: ${frameworksOf(path).map((f) => `${f};`).join("")}`,
+      `        FrameworkDependencies: ${frameworksOf(path)
+        .map((f) => `${f};`)
+        .join("")}`,
       ...tail,
     ].join("\n");
   }
@@ -345,7 +347,12 @@ for (const path of objcPlugins) {
     (lines.find((l) => l.trim().startsWith("FrameworkDependencies:")) ?? "")
       .split(":")[1]
       ?.trim() ?? "";
-  if (declared !== frameworksOf(path).map((f) => `${f};`).join("")) {
+  if (
+    declared !==
+    frameworksOf(path)
+      .map((f) => `${f};`)
+      .join("")
+  ) {
     linkProblems.push(
       `${path}.meta: FrameworkDependencies is '${declared}', not ${frameworksOf(path).join(";")};`,
     );
@@ -385,13 +392,18 @@ for (const path of swiftPlugins) {
         .find(Boolean);
       const version = guard ? [Number(guard[1]), Number(guard[2])] : null;
       if (!version || before(version, needed))
-        problems.push(`${path}: ${node.text.split("{")[0].trim()} outside #available(iOS ${needed.join(".")}, *)`);
+        problems.push(
+          `${path}: ${node.text.split("{")[0].trim()} outside #available(iOS ${needed.join(".")}, *)`,
+        );
       return;
     }
     for (const child of node.namedChildren) visit(child, inside);
   };
   visit(tree.rootNode, []);
-  for (const call of ["SKAdNetwork.updatePostbackConversionValue", "Postback.updateConversionValue"])
+  for (const call of [
+    "SKAdNetwork.updatePostbackConversionValue",
+    "Postback.updateConversionValue",
+  ])
     if (!calls.includes(call)) problems.push(`${path}: ${call} is never called`);
   check(`${path} calls SKAdNetwork and AdAttributionKit only behind #available`, problems);
   const frameworks = [...read(path).matchAll(/^import (\w+)$/gm)].map((m) => m[1]);
@@ -403,28 +415,42 @@ for (const path of swiftPlugins) {
     else if (framework === "Foundation") continue;
     else if (before(MIN_IOS, since)) {
       if (!weak.includes(framework))
-        linkProblems.push(`${framework} (iOS ${since.join(".")}) is not weak-linked by the Editor's post-build step`);
+        linkProblems.push(
+          `${framework} (iOS ${since.join(".")}) is not weak-linked by the Editor's post-build step`,
+        );
     } else if (!frameworksOf(path).includes(framework)) {
       linkProblems.push(`${framework} is not in the plugin's FrameworkDependencies`);
     }
   }
   const { lines } = parseMeta(read(`${path}.meta`));
   const declared =
-    (lines.find((l) => l.trim().startsWith("FrameworkDependencies:")) ?? "").split(":")[1]?.trim() ?? "";
-  if (declared !== frameworksOf(path).map((f) => `${f};`).join(""))
+    (lines.find((l) => l.trim().startsWith("FrameworkDependencies:")) ?? "")
+      .split(":")[1]
+      ?.trim() ?? "";
+  if (
+    declared !==
+    frameworksOf(path)
+      .map((f) => `${f};`)
+      .join("")
+  )
     linkProblems.push(`${path}.meta: FrameworkDependencies is '${declared}'`);
-  check(`${path}'s frameworks are linked (${frameworks.join(", ")}), the newer ones weakly`, linkProblems);
+  check(
+    `${path}'s frameworks are linked (${frameworks.join(", ")}), the newer ones weakly`,
+    linkProblems,
+  );
 }
 
 check(`the iOS plugins define every function the Unity layer imports (${imported.join(", ")})`, [
-  ...(imported.length > 0 ? [] : ["no [DllImport(\"__Internal\")] found in the Unity layer"]),
+  ...(imported.length > 0 ? [] : ['no [DllImport("__Internal")] found in the Unity layer']),
   ...imported
     .filter((name) => !objcExports.has(name) && !swiftExports.has(name))
     .map((name) => `${name}: exported by no plugin`),
 ]);
 check(
   "each framework the Editor weak-links is imported by a plugin",
-  weak.filter((framework) => !importedFrameworks.has(framework)).map((f) => `${f} is weak-linked but not used`),
+  weak
+    .filter((framework) => !importedFrameworks.has(framework))
+    .map((f) => `${f} is weak-linked but not used`),
 );
 
 // ---- the External Dependency Manager's declarations --------------------------------------
