@@ -79,7 +79,14 @@ const gateway = (options: { trustProxy?: TrustProxy; maxBodyBytes?: number } = {
 const request = (overrides: Partial<GatewayRequest> & { text?: string } = {}): GatewayRequest => ({
   method: "POST",
   url: "/v1/things/t1?a=1&a=2",
-  headers: { authorization: ["good"], "user-agent": ["test-agent"] },
+  headers: {
+    authorization: ["good"],
+    "user-agent": ["test-agent"],
+    // As a client sends a body: with its length.
+    ...(overrides.text === undefined
+      ? {}
+      : { "content-length": [String(Buffer.byteLength(overrides.text))] }),
+  },
   body: Readable.from(overrides.text === undefined ? [] : [Buffer.from(overrides.text)]),
   remoteAddress: "203.0.113.7",
   ...overrides,
@@ -133,6 +140,14 @@ describe("createDispatch", () => {
     });
     const head = await dispatch(request({ method: "HEAD", url: "/Kx3v9QpZ2aQ", headers: {} }));
     expect(head?.statusCode).toBe(302);
+  });
+
+  it("reads a body where the headers give its length or its chunks, and none otherwise", async () => {
+    const { dispatch, seen } = gateway();
+    await dispatch(request({ method: "GET", headers: { authorization: ["good"] } }));
+    const chunked = { authorization: ["good"], "transfer-encoding": ["chunked"] };
+    await dispatch(request({ headers: chunked, body: Readable.from([Buffer.from("{}")]) }));
+    expect(seen.map((event) => event.body)).toEqual([null, "{}"]);
   });
 
   it("answers a body over the limit with 413 and a closed connection", async () => {

@@ -176,6 +176,16 @@ const singleAndMulti = (entries: Iterable<[string, string]>) => {
   return { single, multi };
 };
 
+/**
+ * Whether a body follows the headers: HTTP/1.1 has one only where they give its length or its
+ * chunked encoding. A tap has none, and is spared the stream's reading; one whose client left
+ * meanwhile is still read, and so answered no more than before.
+ */
+const hasBody = (request: GatewayRequest): boolean =>
+  request.headers["content-length"] !== undefined ||
+  request.headers["transfer-encoding"] !== undefined ||
+  request.body.destroyed;
+
 export const createDispatch = (options: GatewayOptions): Dispatch => {
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   const callerOf = callerAddressFrom(options.trustProxy ?? false);
@@ -233,7 +243,7 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
 
     let body: LambdaBody;
     try {
-      body = lambdaBody(await readBody(request.body, maxBodyBytes));
+      body = lambdaBody(hasBody(request) ? await readBody(request.body, maxBodyBytes) : null);
     } catch (error) {
       if (!(error instanceof RangeError)) return undefined; // nobody is left to answer
       // The rest of the body is not read: the connection closes after the answer.
