@@ -41,6 +41,7 @@ const linksModule = () => import("./commands/links.ts");
 const usersModule = () => import("./commands/users.ts");
 const partnersModule = () => import("./commands/partners.ts");
 const skadnetworkModule = () => import("./commands/skadnetwork.ts");
+const costsModule = () => import("./commands/costs.ts");
 const createAppCommand = lazy(appsModule, "createAppCommand");
 const listAppsCommand = lazy(appsModule, "listAppsCommand");
 const configureAppCommand = lazy(appsModule, "configureAppCommand");
@@ -61,6 +62,7 @@ const start = lazy(() => import("./commands/start.ts"), "start");
 const addUserCommand = lazy(usersModule, "addUserCommand");
 const partnerCatalogCommand = lazy(partnersModule, "partnerCatalogCommand");
 const setSchemaCommand = lazy(skadnetworkModule, "setSchemaCommand");
+const importCostsCommand = lazy(costsModule, "importCostsCommand");
 const showSchemaCommand = lazy(skadnetworkModule, "showSchemaCommand");
 const networksCommand = lazy(skadnetworkModule, "networksCommand");
 const skadnetworkReportCommand = lazy(skadnetworkModule, "skadnetworkReportCommand");
@@ -670,6 +672,37 @@ skadnetwork
   .addOption(dataDirOption())
   .action(async (options: { from: string; to: string; dataDir?: string }) =>
     unknownPostbacksCommand({ ...options, dataDir: await defaultDataDir(options.dataDir) }),
+  );
+
+const costs = program.command("costs").description("what campaigns cost (docs/api.md#costs)");
+costs
+  .command("import")
+  .description("post a CSV of cost rows (the cost API's fields as its header) to the service")
+  .requiredOption("--file <path>", "the CSV file")
+  .addOption(
+    new Option("--key <key>", "server API key").env("ATTRIBUTION_API_KEY").makeOptionMandatory(),
+  )
+  .addOption(
+    new Option("--url <url>", "service base URL (default: the running embedded service)").env(
+      "ATTRIBUTION_URL",
+    ),
+  )
+  .option("--dry-run", "check the file and send nothing")
+  .addOption(dataDirOption())
+  .action(
+    async (options: {
+      file: string;
+      key: string;
+      url?: string;
+      dryRun?: boolean;
+      dataDir?: string;
+    }) => {
+      const url =
+        options.url ??
+        (await readRuntimeInfo(await defaultDataDir(options.dataDir)))?.url ??
+        "http://127.0.0.1:8787";
+      await importCostsCommand({ ...options, url });
+    },
   );
 
 const lake = program.command("lake").description("the lake on AWS");

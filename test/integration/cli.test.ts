@@ -603,6 +603,36 @@ describe("the attribution command line", () => {
     );
   });
 
+  it("imports a CSV of cost rows through the cost API, a row sent again replacing the first", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const file = join(dataDir, "costs.csv");
+    await writeFile(
+      file,
+      `day,media_source,campaign_id,campaign_name,country,amount,currency,clicks\n${today},examplenet,c1,Winter,DE,120.5,USD,300\n${today},examplenet,c2,,,80,USD,\n`,
+    );
+    expect(await cli(dataDir, "costs", "import", "--file", file, "--key", serverKey)).toMatch(
+      /Imported 2 cost rows \(0 replaced/,
+    );
+    expect(await cli(dataDir, "costs", "import", "--file", file, "--key", serverKey)).toMatch(
+      /Imported 2 cost rows \(2 replaced/,
+    );
+    const listed = await fetch(`${service.url}/v1/costs?from=${today}&to=${today}`, {
+      headers: { authorization: serverKey },
+    });
+    const { data } = (await listed.json()) as { data: Record<string, unknown>[] };
+    expect(data).toHaveLength(2);
+    expect(data).toContainEqual(
+      expect.objectContaining({ campaign_id: "c1", country: "DE", amount_usd: 120.5, clicks: 300 }),
+    );
+    await writeFile(
+      file,
+      `day,media_source,campaign_id,amount,currency\n${today},examplenet,c3,lots,USD\n`,
+    );
+    await expect(
+      cli(dataDir, "costs", "import", "--file", file, "--key", serverKey),
+    ).rejects.toThrow(/line 2, amount: must be a number/);
+  });
+
   it("imports newer exchange rates, and refuses a file that is not the ECB's table", async () => {
     const file = join(dataDir, "eurofxref-hist.csv");
     const { writeFile } = await import("node:fs/promises");

@@ -1,0 +1,88 @@
+/**
+ * `attribution costs import --file costs.csv`: what campaigns cost, from a CSV of the cost
+ * API's rows (a header of its field names: day, media_source, campaign_id, amount, currency,
+ * and any of campaign_name, adset_id, adset_name, ad_id, ad_name, country, impressions,
+ * clicks), posted to `POST /v1/costs` a thousand rows at a time with a server key, so the
+ * service checks and converts them as it does every row. A file with a row at fault posts
+ * nothing: every page is checked first (`--dry-run` stops there).
+ */
+import { readFile } from "node:fs/promises";
+import { parse } from "csv-parse/sync";
+import { COST_LIMITS, costRequestSchema } from "../../costs/cost-rows.ts";
+import { ValidationError } from "../../domain/errors.ts";
+import { joinProblems } from "../../validation/issues.ts";
+
+const NUMBERS = new Set(["amount", "impressions", "clicks"]);
+
+/** A CSV's rows as the API's: numbers as numbers, empty cells left out. */
+export const costRowsOfCsv = (text: string): Record<string, unknown>[] => {
+  const records = parse(text, { columns: true, skip_empty_lines: true, trim: true }) as Record<
+    string,
+    string
+  >[];
+  return records.map((record) =>
+    Object.fromEntries(
+      Object.entries(record)
+        .filter(([, value]) => value !== "")
+        .map(([name, value]) => [name, NUMBERS.has(name) ? Number(value) : value]),
+    ),
+  );
+};
+
+export const importCostsCommand = async (options: {
+  file: string;
+  url: string;
+  key: string;
+  dryRun?: boolean;
+}) => {
+  const rows = costRowsOfCsv(await readFile(options.file, "utf8"));
+  if (rows.length === 0) throw new ValidationError(`${options.file} holds no rows`);
+  const pages: Record<string, unknown>[][] = [];
+  for (let start = 0; start < rows.length; start += COST_LIMITS.maxRows) {
+    pages.push(rows.slice(start, start + COST_LIMITS.maxRows));
+  }
+  // Every page's shape checked before any is sent: a file at fault changes nothing. The days
+  // and the rates are the service's to judge.
+  pages.forEach((page, index) => {
+    const parsed = costRequestSchema.safeParse({ rows: page });
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => {
+        const [, row, ...field] = issue.path;
+        const where =
+          typeof row === "number"
+            ? `line ${index * COST_LIMITS.maxRows + row + 2}${field.length > 0 ? `, ${field.join(".")}` : ""}`
+            : options.file;
+        return `${where}: ${issue.message}`;
+      });
+      throw new ValidationError(`${options.file}: ${joinProblems(problems)}`);
+    }
+  });
+  if (options.dryRun) {
+    console.log(`${rows.length} rows of ${options.file} are well formed; nothing sent.`);
+    return;
+  }
+  let accepted = 0;
+  let replaced = 0;
+  for (const page of pages) {
+    const response = await fetch(`${options.url}/v1/costs`, {
+      method: "POST",
+      headers: { authorization: options.key, "content-type": "application/json" },
+      body: JSON.stringify({ rows: page }),
+    });
+    const body = (await response.json()) as {
+      accepted?: number;
+      replaced?: number;
+      detail?: string;
+    };
+    if (response.status !== 200) {
+      throw new Error(
+        `The service refused rows ${accepted + 1} to ${accepted + page.length} (${response.status}): ${body.detail ?? ""}`,
+      );
+    }
+    accepted += body.accepted ?? 0;
+    replaced += body.replaced ?? 0;
+  }
+  console.log(
+    `Imported ${accepted} cost rows (${replaced} replaced rows of the same day and keys).`,
+  );
+};
