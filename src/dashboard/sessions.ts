@@ -64,8 +64,9 @@ const startSession = async (
   deps: SessionDeps,
   user: User,
   now: Date,
+  address: string,
 ): Promise<{ signedIn: SignedIn }> => {
-  deps.guard?.succeeded(user.email);
+  deps.guard?.succeeded(user.email, address);
   const session = newSession();
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
   await deps.sessions.put({
@@ -116,20 +117,22 @@ export const signIn = async (
   email: string,
   password: string,
   now = new Date(),
+  /** The caller's address: a lockout holds for a person at one address, and for an address. */
+  address = "",
 ): Promise<SignInResult> => {
   const key = normalEmail(email);
-  deps.guard?.check(key);
+  deps.guard?.check(key, address);
   const check = await deps.credentials.verify(key, password);
   const user = check.outcome === "refused" ? undefined : await deps.users.get(key);
   if (!user || check.outcome === "refused") {
-    deps.guard?.failed(key);
+    deps.guard?.failed(key, address);
     throw new UnauthorizedError(REFUSED);
   }
   if (check.outcome === "code") return challenge(deps, key, check.step, check.state, now);
   if (user.admin && deps.credentials.adminsNeedTotp) {
     return challenge(deps, key, "totp-setup", check.state, now);
   }
-  return startSession(deps, user, now);
+  return startSession(deps, user, now, address);
 };
 
 /** A pending sign-in's code (`challengeToken` from `signIn`) for a session. */
@@ -138,23 +141,24 @@ export const answerChallenge = async (
   challengeToken: string,
   code: string,
   now = new Date(),
+  address = "",
 ): Promise<SignInResult> => {
   const challengeKey = sessionKeyOf(challengeToken);
   const pending = await deps.sessions.getPending(challengeKey, now);
   if (!pending) throw new UnauthorizedError(SIGN_IN_OVER);
-  deps.guard?.check(pending.email);
+  deps.guard?.check(pending.email, address);
   const check = await deps.credentials.checkCode(pending.email, pending.step, pending.state, code);
   if (check.outcome === "accepted") {
     await deps.sessions.removePending(challengeKey);
     const user = await deps.users.get(pending.email);
     if (!user) throw new UnauthorizedError(REFUSED);
-    return startSession(deps, user, now);
+    return startSession(deps, user, now, address);
   }
   if (check.outcome === "expired") {
     await deps.sessions.removePending(challengeKey);
     throw new UnauthorizedError(SIGN_IN_OVER);
   }
-  deps.guard?.failed(pending.email);
+  deps.guard?.failed(pending.email, address);
   await failedCode(deps, pending);
   throw new UnauthorizedError(
     pending.failures + 1 >= MAX_CODE_FAILURES ? TOO_MANY_CODES : WRONG_CODE,

@@ -40,7 +40,10 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void }) {
     } catch (caught) {
       setError(
         caught instanceof ApiError && caught.status === 401
-          ? "Wrong email or password."
+          ? // A lockout says so, and for how long: the right password would be refused too.
+            caught.detail.startsWith("Too many failed sign-ins")
+            ? caught.detail
+            : "Wrong email or password."
           : errorMessage(caught),
       );
       setBusy(false);

@@ -116,9 +116,15 @@ export const createSessionHandlers = (deps: SessionDeps & { readonly secure: boo
       // A body naming a challenge answers it; any other is a password (and is checked as one).
       const answering =
         typeof body === "object" && body !== null && Object.hasOwn(body, "challenge_token");
+      const address = event.requestContext?.identity?.sourceIp ?? "";
       const result = answering
-        ? await answerChallenge(deps, ...codeOf(checked(challengeAnswerBody, body, "body")))
-        : await signIn(deps, ...passwordOf(checked(signInBody, body, "body")));
+        ? await answerChallenge(
+            deps,
+            ...codeOf(checked(challengeAnswerBody, body, "body")),
+            new Date(),
+            address,
+          )
+        : await signIn(deps, ...passwordOf(checked(signInBody, body, "body")), new Date(), address);
       if (result.challenge) return noStore(jsonResponse(200, challengeAnswer(result.challenge)));
       return signedIn(event, result.signedIn);
     }),
