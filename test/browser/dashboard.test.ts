@@ -7,7 +7,9 @@
  * window, settings saved and refused, the latest events, an export downloaded, a second person
  * who sees none of the first's apps, a partner and a webhook on the Partners page (an unsafe
  * address refused, test postbacks to a mock network on loopback, a webhook's secret shown once,
- * a real install's delivery in the log and on the overview), and every page at a phone's width. The tests run in order
+ * a real install's delivery in the log and on the overview), an iOS app's SKAdNetwork page (a
+ * schema saved, a fine value of 64 refused at its field, an ad network named) and Apple's sample
+ * postbacks counted and decoded on its overview, and every page at a phone's width. The tests run in order
  * and build on each other (one owner, one app), as a person would use the dashboard.
  *
  * Each page is saved as a PNG in test-results/browser/ for a person to look at.
@@ -24,6 +26,7 @@ import { keyIdOf } from "../../src/domain/keys.ts";
 import { SESSION_COOKIE } from "../../src/domain/sessions.ts";
 import { SIGNATURE_HEADER, verifySignature } from "../../src/postbacks/signing.ts";
 import { COLUMN_NAMES } from "../../src/record/columns.ts";
+import { SKAN_4_COARSE, SKAN_4_FINE } from "../../src/skadnetwork/apple-samples.test-support.ts";
 import { installRequest } from "../support/installs.ts";
 import { type MockNetwork, startMockNetwork } from "../support/mock-network.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
@@ -34,6 +37,10 @@ import { exportTotals } from "./support/export-totals.ts";
 const APP_ID = "com.example.browser";
 const APP_NAME = "Browser Test App";
 const SECOND = { email: "second@example.com", password: "second person's password" };
+/** An iOS app, under the App Store id of Apple's sample postbacks. */
+const IOS_APP_ID = "com.example.browser.ios";
+const IOS_APP_NAME = "Browser Test iOS App";
+const APP_STORE_ID = String(SKAN_4_FINE["app-id"]);
 const ANDROID_PHONE =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
 
@@ -667,6 +674,8 @@ describe("the dashboard in a browser", () => {
     const row = page
       .getByRole("table", { name: "Partner configurations" })
       .locator('tr[data-config-id="examplenet"]');
+    // The page says "saved" at once and then reads the list again: the row follows.
+    await row.waitFor(WITHIN);
     expect(await row.locator("td").allInnerTexts()).toEqual(
       expect.arrayContaining([
         "examplenet\nGeneric server-to-server",
@@ -837,25 +846,313 @@ describe("the dashboard in a browser", () => {
     ]);
   });
 
+  it("9d. edits an iOS app's SKAdNetwork schema (a fine value of 64 refused at its field) and ad network names; its overview counts Apple's samples and decodes their values", async () => {
+    // The app, made for iOS through the Apps page, and its App Store id through Settings: the
+    // service finds a postback's app by it.
+    await open(page, "/apps");
+    await heading(page, "Apps").waitFor();
+    await page.getByLabel("App id").fill(IOS_APP_ID);
+    await page.getByLabel("Name", { exact: true }).fill(IOS_APP_NAME);
+    await page.getByLabel("Platform").selectOption("ios");
+    await page.getByRole("button", { name: "Create app" }).click();
+    const app = page
+      .getByRole("table", { name: "Apps" })
+      .locator(`tr[data-app-id="${IOS_APP_ID}"]`);
+    await app.getByRole("link", { name: IOS_APP_NAME }).click();
+    await heading(page, "Overview").waitFor();
+    await navLink(page, "Settings").click();
+    await heading(page, "Settings").waitFor();
+    await page.getByLabel("App Store id").fill(APP_STORE_ID);
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByRole("status").filter({ hasText: "Settings saved." }).waitFor(WITHIN);
+
+    // Apple's samples as devices post them to the link host, and one tampered with.
+    const tampered = { ...SKAN_4_FINE, "transaction-id": "6aafb7a5-0170-41b5-bbe4-fe71dedf1e99" };
+    for (const sample of [SKAN_4_FINE, SKAN_4_COARSE, tampered]) {
+      const response = await fetch(`${rt.linkUrl}/.well-known/skadnetwork/report-attribution/`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(sample),
+      });
+      expect(response.status).toBe(200);
+      await response.body?.cancel();
+    }
+
+    await navLink(page, "SKAdNetwork").click();
+    await heading(page, "SKAdNetwork").waitFor();
+    await expect
+      .poll(() => page.getByTestId("schema-version").innerText(), WITHIN)
+      .toMatch(/^No schema yet/);
+    const form = page.getByRole("form", { name: "Conversion value schema" });
+    await form.getByRole("button", { name: "Add a rule to window 1" }).click();
+    const first = form.getByRole("group", { name: "Window 1, Rule 1", exact: true });
+    // The new rule's first input has the focus.
+    await expect
+      .poll(() => page.evaluate("document.activeElement?.name"), WITHIN)
+      .toBe("w0_r0_event");
+    await first.getByLabel("Event", { exact: true }).fill("service_purchase");
+    await first.getByLabel("Revenue from (USD)").fill("4.99");
+    const fine = first.getByLabel("Fine value (0–63)");
+    await fine.fill("64");
+    await first.getByLabel("Coarse value").selectOption("high");
+    await form.getByRole("button", { name: "Add a rule to window 2" }).click();
+    const later = form.getByRole("group", { name: "Window 2, Rule 1", exact: true });
+    await later.getByLabel("Event", { exact: true }).fill("service_purchase");
+    await later.getByLabel("Times, at least").fill("2");
+    await later.getByLabel("Coarse value").selectOption("medium");
+    await later.getByLabel("Lock the window").check();
+    // Apple takes fine values in the first window only.
+    expect(await later.getByLabel("Fine value (0–63)").count()).toBe(0);
+
+    const saving = () =>
+      page.waitForResponse(
+        (response) =>
+          response.request().method() === "PUT" &&
+          response.url().includes("/v1/skadnetwork/schema"),
+      );
+    const [refused] = await Promise.all([
+      saving(),
+      form.getByRole("button", { name: "Save schema" }).click(),
+    ]);
+    expect(refused.status()).toBe(422);
+    expect(((await refused.json()) as { detail: string }).detail).toBe(
+      "body.windows[0].rules[0].fine: must be from 0 to 63",
+    );
+    // The service names the body's field; the page names its own, beside the input.
+    const said = "Fine value must be from 0 to 63";
+    const problems = page.locator("#schema-problems");
+    await expect
+      .poll(() => problems.innerText(), WITHIN)
+      .toBe(`Not saved. Window 1, rule 1: ${said}`);
+    expect(await problems.getAttribute("role")).toBe("alert");
+    expect(await fine.getAttribute("aria-invalid")).toBe("true");
+    const reasonIds = (await fine.getAttribute("aria-describedby"))?.split(" ") ?? [];
+    expect(await page.locator(`[id="${reasonIds[0]}"]`).innerText()).toBe(said);
+    expect(await page.locator('[aria-invalid="true"]').count()).toBe(1);
+    await expect
+      .poll(() => page.evaluate("document.activeElement?.name"), WITHIN)
+      .toBe("w0_r0_fine");
+    const storedSchema = async () =>
+      (await apiGet(owner, `/v1/skadnetwork/schema?app_id=${IOS_APP_ID}`)).body;
+    expect(await storedSchema()).toEqual({ schema: null });
+    await screenshot(page, "skadnetwork-refused");
+
+    await fine.fill("63");
+    expect(await fine.getAttribute("aria-invalid")).toBeNull();
+    await form.getByRole("button", { name: "Save schema" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "Schema saved as version 1." })
+      .waitFor(WITHIN);
+    expect(await problems.innerText()).toBe("");
+    expect(await page.getByTestId("schema-version").innerText()).toMatch(
+      /^Version 1, saved \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\.$/,
+    );
+    expect(await storedSchema()).toMatchObject({
+      schema: {
+        version: 1,
+        windows: [
+          {
+            rules: [
+              {
+                event: "service_purchase",
+                min_count: 1,
+                revenue_usd: { min: 4.99 },
+                fine: 63,
+                coarse: "high",
+                lock: false,
+              },
+            ],
+          },
+          { rules: [{ event: "service_purchase", min_count: 2, coarse: "medium", lock: true }] },
+          { rules: [] },
+        ],
+      },
+    });
+    // The form shows the schema as saved.
+    expect(await first.getByLabel("Fine value (0–63)").inputValue()).toBe("63");
+    expect(await later.getByLabel("Lock the window").isChecked()).toBe(true);
+
+    // The ad network of Apple's samples, named: an id that is none refused at its input first.
+    const names = page.getByRole("form", { name: "Name an ad network" });
+    const networkId = names.getByLabel("Ad network id");
+    await networkId.fill("not an id!");
+    await names.getByLabel("Media source").fill("example_network");
+    await names.getByRole("button", { name: "Save name" }).click();
+    await expect
+      .poll(() => page.locator("#network-problems").innerText(), WITHIN)
+      .toMatch(/^Not saved\. Ad network id must be an id as the network publishes it/);
+    expect(await networkId.getAttribute("aria-invalid")).toBe("true");
+    await networkId.fill("com.example");
+    await names.getByRole("button", { name: "Save name" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "com.example is reported as example_network." })
+      .waitFor(WITHIN);
+    const named = page
+      .getByRole("table", { name: "Ad network names" })
+      .locator('tr[data-network-id="com.example"]');
+    expect((await named.locator("th, td").allInnerTexts()).slice(0, 3)).toEqual([
+      "com.example",
+      "example_network",
+      "This app",
+    ]);
+    // The catalog's names stay beside the app's own.
+    expect(
+      await page
+        .getByRole("table", { name: "Ad network names" })
+        .locator('tr[data-network-id="cstr6suwn9.skadnetwork"] td')
+        .allInnerTexts(),
+    ).toEqual(expect.arrayContaining(["googleadwords_int", "Catalog"]));
+    await screenshot(page, "skadnetwork");
+
+    // The overview's SKAdNetwork section: the two samples counted, the tampered one received.
+    await navLink(page, "Overview").click();
+    await heading(page, "Overview").waitFor();
+    const section = page.getByRole("region", { name: "SKAdNetwork", exact: true });
+    const figure = (name: string) => section.getByTestId(`skadnetwork-${name}`);
+    await expect.poll(() => figure("counted").getAttribute("data-value"), WITHIN).toBe("2");
+    expect(await figure("received").getAttribute("data-value")).toBe("3");
+    expect(await figure("unverified").getAttribute("data-value")).toBe("1");
+    expect(await figure("development").getAttribute("data-value")).toBe("0");
+    const rowsOf = async (table: Locator) =>
+      Promise.all(
+        (await table.locator("tbody tr").all()).map((row) => row.locator("td").allInnerTexts()),
+      );
+    expect(
+      await rowsOf(section.getByRole("table", { name: "Installs by media source and campaign" })),
+    ).toEqual([
+      ["example_network\ncom.example", "39", "1", "0", "0"],
+      ["example_network\ncom.example", "5239", "1", "0", "0"],
+    ]);
+    // The fine value and the coarse-only one, each read back as the rule that gives it.
+    expect(
+      await rowsOf(section.getByRole("table", { name: "Conversion values by window" })),
+    ).toEqual([
+      ["1", "63 (fine)", "1", "service_purchase, 4.99+ USD"],
+      ["1", "high (coarse)", "1", "service_purchase, 4.99+ USD"],
+    ]);
+    expect(await section.getByTestId("tier-fine").getAttribute("data-value")).toBe("1");
+    expect(await section.getByTestId("tier-coarse_only").getAttribute("data-value")).toBe("1");
+    expect(await section.getByTestId("tier-none").getAttribute("data-value")).toBe("0");
+    expect(await section.locator("li[data-tier]").count()).toBe(3);
+    await screenshot(page, "overview-skadnetwork");
+
+    // Development postbacks on request: the report is asked for them.
+    const [withDevelopment] = await Promise.all([
+      page.waitForResponse(
+        (response) =>
+          response.url().includes("/v1/skadnetwork/report") &&
+          response.url().includes("include=development"),
+      ),
+      section.getByLabel("Include development postbacks").check(),
+    ]);
+    expect(withDevelopment.status()).toBe(200);
+    await section
+      .getByText("Postbacks verified with Apple's production key or a development key count.")
+      .waitFor(WITHIN);
+    expect(await figure("counted").getAttribute("data-value")).toBe("2");
+
+    // An Android-only app has neither the page nor the section.
+    const [android] = await Promise.all([
+      page.waitForResponse((response) => response.url().endsWith(`/v1/apps/${APP_ID}`)),
+      open(page, `/apps/${APP_ID}/overview`),
+    ]);
+    expect(android.status()).toBe(200);
+    await heading(page, "Overview").waitFor();
+    await page.getByTestId("total-installs").waitFor(WITHIN);
+    expect(await navLink(page, "Partners").count()).toBe(1);
+    expect(await navLink(page, "SKAdNetwork").count()).toBe(0);
+    expect(await page.getByRole("region", { name: "SKAdNetwork", exact: true }).count()).toBe(0);
+
+    // An app registered for Android whose links name an App Store id ships on iOS too.
+    const both = "com.example.browser.both";
+    await rt.createApp(both, "android");
+    const made = await rt.stores.apps.get(both);
+    if (!made) throw new Error("no app");
+    await rt.stores.apps.save({ ...made, links: { appStoreId: "1234567891" } });
+    await open(page, `/apps/${both}/overview`);
+    await heading(page, "Overview").waitFor();
+    await navLink(page, "SKAdNetwork").waitFor(WITHIN);
+    await page.getByRole("region", { name: "SKAdNetwork", exact: true }).waitFor(WITHIN);
+  });
+
   it("10. fits every page in 390 px without sideways scrolling, the navigation in reach", async () => {
     const { appId } = demoApp();
-    const pages: [route: string, title: string, ready: (on: Page) => Locator][] = [
-      ["/apps", "Apps", (on) => on.getByRole("table", { name: "Apps" })],
-      [`/apps/${appId}/overview`, "Overview", (on) => on.getByRole("table", { name: "Campaigns" })],
-      [
-        `/apps/${APP_ID}/settings`,
-        "Settings",
-        (on) => on.getByRole("button", { name: "Save settings" }),
-      ],
-      [`/apps/${APP_ID}/keys`, "Keys", (on) => on.getByRole("table", { name: "Keys" })],
-      [`/apps/${APP_ID}/links`, "Links", (on) => on.getByRole("table", { name: "Links" })],
-      [
-        `/apps/${APP_ID}/partners`,
-        "Partners",
-        (on) => on.getByRole("table", { name: "Delivery log" }),
-      ],
-      [`/apps/${appId}/live`, "Live", (on) => on.getByRole("table", { name: "Latest events" })],
-      [`/apps/${appId}/export`, "Export", (on) => on.getByRole("button", { name: "Download" })],
+    /** Each page, what shows it is ready, its navigation's links, and its screenshot. */
+    const pages: {
+      route: string;
+      title: string;
+      ready: (on: Page) => Locator;
+      /** Apps, then the app's pages: seven, and SKAdNetwork for an app on iOS. */
+      links: number;
+      shot?: string;
+    }[] = [
+      {
+        route: "/apps",
+        title: "Apps",
+        ready: (on) => on.getByRole("table", { name: "Apps" }),
+        links: 8,
+      },
+      {
+        route: `/apps/${appId}/overview`,
+        title: "Overview",
+        ready: (on) => on.getByRole("table", { name: "Campaigns" }),
+        links: 8,
+        shot: "overview-390",
+      },
+      {
+        route: `/apps/${APP_ID}/settings`,
+        title: "Settings",
+        ready: (on) => on.getByRole("button", { name: "Save settings" }),
+        links: 8,
+      },
+      {
+        route: `/apps/${APP_ID}/keys`,
+        title: "Keys",
+        ready: (on) => on.getByRole("table", { name: "Keys" }),
+        links: 8,
+      },
+      {
+        route: `/apps/${APP_ID}/links`,
+        title: "Links",
+        ready: (on) => on.getByRole("table", { name: "Links" }),
+        links: 8,
+      },
+      {
+        route: `/apps/${APP_ID}/partners`,
+        title: "Partners",
+        ready: (on) => on.getByRole("table", { name: "Delivery log" }),
+        links: 8,
+        shot: "partners-390",
+      },
+      {
+        route: `/apps/${IOS_APP_ID}/skadnetwork`,
+        title: "SKAdNetwork",
+        // The saved schema's rules and the names' table.
+        ready: (on) => on.getByRole("group", { name: "Window 2, Rule 1", exact: true }),
+        links: 9,
+        shot: "skadnetwork-390",
+      },
+      {
+        route: `/apps/${IOS_APP_ID}/overview`,
+        title: "Overview",
+        ready: (on) => on.getByRole("table", { name: "Installs by media source and campaign" }),
+        links: 9,
+        shot: "overview-skadnetwork-390",
+      },
+      {
+        route: `/apps/${appId}/live`,
+        title: "Live",
+        ready: (on) => on.getByRole("table", { name: "Latest events" }),
+        links: 8,
+      },
+      {
+        route: `/apps/${appId}/export`,
+        title: "Export",
+        ready: (on) => on.getByRole("button", { name: "Download" }),
+        links: 8,
+      },
     ];
     const fits = async (on: Page, what: string) => {
       const { scrollWidth, innerWidth } = await documentWidth(on);
@@ -880,14 +1177,15 @@ describe("the dashboard in a browser", () => {
     });
     try {
       const phone = await context.newPage();
-      for (const [route, title, ready] of pages) {
+      for (const { route, title, ready, links: count, shot } of pages) {
         await open(phone, route);
         await heading(phone, title).waitFor();
         await ready(phone).waitFor();
         await fits(phone, title);
-        const links = await phone.getByRole("navigation", { name: "Main" }).getByRole("link").all();
-        // Apps, then the chosen app's seven pages.
-        expect(links.length, `${title}: the navigation's links`).toBe(8);
+        const nav = phone.getByRole("navigation", { name: "Main" }).getByRole("link");
+        // The SKAdNetwork link follows the app's platform, known once the apps are read.
+        await expect.poll(() => nav.count(), WITHIN).toBe(count);
+        const links = await nav.all();
         for (const link of links) {
           const box = await link.boundingBox();
           expect(box, `${title}: a navigation link is laid out`).not.toBeNull();
@@ -899,8 +1197,7 @@ describe("the dashboard in a browser", () => {
           // Visible, steady and the element a tap at its centre reaches.
           await link.click({ trial: true });
         }
-        if (title === "Overview") await screenshot(phone, "overview-390");
-        if (title === "Partners") await screenshot(phone, "partners-390");
+        if (shot) await screenshot(phone, shot);
       }
       // And the navigation works there: Apps from the last page.
       await navLink(phone, "Apps").click();
