@@ -1,11 +1,11 @@
 /**
  * Builds the dashboard: bundles src/main.tsx (Preact, TSX) and the stylesheet it imports into
  * dist/app.js and dist/app.css, minified, and writes dist/index.html naming both with a content
- * hash in the query, so a browser never keeps a stale bundle. Run at `npm install` (the
+ * hash in the query, so a browser never keeps a stale bundle, and copies the favicon. Run at `npm install` (the
  * `prepare` script) and by `npm run build:dashboard`.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -40,6 +40,7 @@ export async function buildDashboard(): Promise<void> {
   ]);
   const html = template.replace("%JS_HASH%", shortHash(js)).replace("%CSS_HASH%", shortHash(css));
   await writeFile(path.join(dashboardDist, "index.html"), html);
+  await copyFile(path.join(here, "src", "favicon.svg"), path.join(dashboardDist, "favicon.svg"));
 }
 
 const runDirectly =

@@ -152,6 +152,15 @@ describe("the dashboard's sessions", () => {
     await signIn(rt.url, "second@example.com", "second person's password");
   });
 
+  it("serves the favicon the page names, so no page asks for one in vain", async () => {
+    const page = await (await fetch(`${rt.url}/`)).text();
+    expect(page).toContain('<link rel="icon" type="image/svg+xml" href="/favicon.svg" />');
+    const icon = await fetch(`${rt.url}/favicon.svg`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
+    expect(await icon.text()).toMatch(/^<svg /);
+  });
+
   it("ends the session at sign-out: the cookie then reaches nothing", async () => {
     const leaving = await signIn(rt.url, "second@example.com", "second person's password");
     expect((await leaving.get("/v1/apps")).status).toBe(200);
