@@ -63,6 +63,8 @@ export const authenticateSession = async (
   if (!SAFE_METHODS.has(request.method) && !tokensMatch(request.csrfToken, session.csrfToken)) {
     return refused;
   }
+  // A viewer reads what it may see (reports, exports, settings) and changes nothing.
+  if (user.viewer && !SAFE_METHODS.has(request.method)) return refused;
   if (request.appId === undefined) return { ...refused, scopes: SESSION_SCOPES_WITHOUT_APP };
   if (!maySee(user, request.appId)) return refused;
   const app = await stores.apps.get(request.appId);

@@ -285,6 +285,7 @@ users
   .argument("<email>", "their email, which they sign in with")
   .option("--password <password>", "their password (at least 8 characters)")
   .option("--admin", "an admin sees every app")
+  .option("--viewer", "a viewer sees reports and exports and changes nothing")
   .option(
     "--app-id <id>",
     "an app they may see (repeat for more)",
@@ -295,12 +296,19 @@ users
   .action(
     async (
       email: string,
-      options: { password?: string; admin?: boolean; appId: string[]; dataDir?: string },
+      options: {
+        password?: string;
+        admin?: boolean;
+        viewer?: boolean;
+        appId: string[];
+        dataDir?: string;
+      },
     ) =>
       addUserCommand({
         email,
         ...(options.password !== undefined && { password: options.password }),
         admin: options.admin ?? false,
+        viewer: options.viewer ?? false,
         appIds: options.appId,
         dataDir: await defaultDataDir(options.dataDir),
       }),

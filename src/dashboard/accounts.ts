@@ -27,7 +27,13 @@ const checkPassword = (password: string) => {
 
 export const addUser = async (
   deps: AccountDeps,
-  input: { email: string; password?: string; admin?: boolean; appIds?: readonly string[] },
+  input: {
+    email: string;
+    password?: string;
+    admin?: boolean;
+    viewer?: boolean;
+    appIds?: readonly string[];
+  },
   now = new Date(),
 ): Promise<{ user: User; password: string }> => {
   const email = normalEmail(input.email);
@@ -39,7 +45,11 @@ export const addUser = async (
     admin: input.admin ?? false,
     appIds: [...new Set(input.appIds ?? [])],
     createdAt: now.toISOString(),
+    ...(input.viewer ? { viewer: true } : {}),
   };
+  if (user.admin && user.viewer) {
+    throw new ValidationError("An admin changes every app: a viewer cannot be one.");
+  }
   await deps.users.create(user);
   await deps.credentials.set(email, password);
   return { user: (await deps.users.get(email)) ?? user, password };

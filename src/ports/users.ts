@@ -10,6 +10,11 @@ export interface User {
   readonly admin: boolean;
   /** The apps this user may see and change (every app for an admin). */
   readonly appIds: readonly string[];
+  /**
+   * A viewer sees the reports and exports of the apps it may see and changes nothing: no app,
+   * key, link, setting or configuration. Unset: may change what it sees.
+   */
+  readonly viewer?: boolean;
   readonly createdAt: string;
   /** The embedded runtime's password hash (src/domain/passwords.ts); unset on AWS (Cognito). */
   readonly passwordHash?: string;

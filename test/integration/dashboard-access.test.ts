@@ -152,6 +152,47 @@ describe("the dashboard's sessions", () => {
     await signIn(rt.url, "second@example.com", "second person's password");
   });
 
+  it("lets a viewer read its app's reports, settings and exports, and change nothing", async () => {
+    await addUser(
+      { users: rt.stores.users, credentials: createPasswordCredentials(rt.stores.users) },
+      {
+        email: "viewer@example.com",
+        password: "the viewer's password",
+        viewer: true,
+        appIds: [OWNER_APP],
+      },
+    );
+    const viewer = await signIn(rt.url, "viewer@example.com", "the viewer's password");
+    const me = (await (await viewer.get("/v1/session")).json()) as { user: { viewer: boolean } };
+    expect(me.user.viewer).toBe(true);
+    const today = new Date().toISOString().slice(0, 10);
+    for (const path of [
+      `/v1/apps/${OWNER_APP}`,
+      `/v1/reports/overview?app_id=${OWNER_APP}&from=${today}&to=${today}`,
+      `/v1/links?app_id=${OWNER_APP}`,
+    ]) {
+      expect((await viewer.get(path)).status, path).toBe(200);
+    }
+    for (const [method, path, body] of [
+      ["PATCH", `/v1/apps/${OWNER_APP}`, { attribution: { click_window_days: 3 } }],
+      ["POST", `/v1/apps/${OWNER_APP}/keys`, { kind: "server" }],
+      ["POST", `/v1/links?app_id=${OWNER_APP}`, { media_source: "viewer" }],
+      [
+        "PUT",
+        `/v1/postbacks/settings?app_id=${OWNER_APP}`,
+        { share_device_data_without_consent: true },
+      ],
+      ["POST", "/v1/apps", { app_id: "com.example.viewers", name: "Viewer's", platform: "ios" }],
+    ] as const) {
+      expect((await viewer.send(method, path, body)).status, `${method} ${path}`).toBe(401);
+    }
+    // Nothing changed: the owner's settings are as they were.
+    const app = (await (await owner.get(`/v1/apps/${OWNER_APP}`)).json()) as {
+      app: { attribution: { click_window_days: number } };
+    };
+    expect(app.app.attribution.click_window_days).not.toBe(3);
+  });
+
   it("serves the favicon the page names, so no page asks for one in vain", async () => {
     const page = await (await fetch(`${rt.url}/`)).text();
     expect(page).toContain('<link rel="icon" type="image/svg+xml" href="/favicon.svg" />');

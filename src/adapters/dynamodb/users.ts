@@ -20,6 +20,7 @@ import { scanAll } from "./query-index.ts";
 const userItem = z.object({
   email: z.string(),
   admin: z.boolean(),
+  viewer: z.boolean().optional(),
   appIds: z.array(z.string()),
   createdAt: z.string(),
   passwordHash: z.string().optional(),

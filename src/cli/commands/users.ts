@@ -18,6 +18,7 @@ export const addUserCommand = async (options: {
   email: string;
   password?: string;
   admin?: boolean;
+  viewer?: boolean;
   appIds?: string[];
   dataDir: string;
 }) => {
@@ -28,7 +29,7 @@ export const addUserCommand = async (options: {
     return addUser(accountDeps(stores), options);
   });
   console.log(
-    `Added ${user.email}${user.admin ? " (admin: every app)" : ""}${
+    `Added ${user.email}${user.admin ? " (admin: every app)" : ""}${user.viewer ? " (viewer: changes nothing)" : ""}${
       user.appIds.length > 0 ? `, who may see ${user.appIds.join(", ")}` : ""
     }.`,
   );
@@ -48,7 +49,7 @@ export const listUsersCommand = async (options: { dataDir: string; json?: boolea
   }
   for (const user of listed) {
     const sees = user.admin ? "every app (admin)" : user.appIds.join(", ") || "no app yet";
-    console.log(`${user.email.padEnd(40)} ${sees}`);
+    console.log(`${user.email.padEnd(40)} ${sees}${user.viewer ? " (viewer)" : ""}`);
   }
 };
 

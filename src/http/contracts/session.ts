@@ -22,6 +22,10 @@ const sessionAnswerSchema = tiedTo<SessionAnswer>()(
       user: z.strictObject({
         email: z.string().meta({ example: "owner@localhost" }),
         admin: z.boolean().meta({ description: "An admin sees every app." }),
+        viewer: z.boolean().meta({
+          description:
+            "A viewer sees reports and exports and changes nothing: its changes are refused.",
+        }),
       }),
       csrf_token: z.string().meta({
         description: `Send it back in the \`${CSRF_HEADER}\` header with every change.`,

@@ -55,7 +55,7 @@ export const challengeAnswerBody = z.strictObject({
 export const SIGN_IN_MAX_BYTES = 4_096;
 
 export interface SessionAnswer {
-  readonly user: { readonly email: string; readonly admin: boolean };
+  readonly user: { readonly email: string; readonly admin: boolean; readonly viewer: boolean };
   readonly csrf_token: string;
 }
 
@@ -77,7 +77,7 @@ const challengeAnswer = (challenge: Challenge): ChallengeAnswer => ({
 });
 
 const sessionAnswer = (user: User, csrfToken: string): SessionAnswer => ({
-  user: { email: user.email, admin: user.admin },
+  user: { email: user.email, admin: user.admin, viewer: user.viewer === true },
   csrf_token: csrfToken,
 });
 
