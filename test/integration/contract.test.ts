@@ -393,7 +393,7 @@ describe("the wire contract, over HTTP", () => {
     session: async () => {
       const body = await expectConforming("session", await owner.get("/v1/session"));
       expect(body).toEqual({
-        user: { email: owner.email, admin: true },
+        user: { email: owner.email, admin: true, viewer: false },
         csrf_token: owner.csrfToken,
       });
     },

@@ -89,7 +89,7 @@ describe("signing in to the dashboard with a TOTP", () => {
     });
     expect(right.status).toBe(200);
     const body = (await right.json()) as { user: { email: string; admin: boolean } };
-    expect(body.user).toEqual({ email: owner().email, admin: true });
+    expect(body.user).toEqual({ email: owner().email, admin: true, viewer: false });
     const cookie = cookieOf(right);
     expect(cookie).toBeDefined();
     const apps = await rt.fetch("/v1/apps", { headers: { cookie: `${SESSION_COOKIE}=${cookie}` } });
