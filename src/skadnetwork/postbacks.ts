@@ -111,43 +111,27 @@ const signedFields = (version: string, body: SkanBody): (string | null)[] | null
   const bool = (name: "redownload" | "did-win") =>
     body[name] === undefined ? null : String(asFlag(body[name]));
   const source = () => text("source-app-id");
+  // Each version signs its predecessor's fields and a few more; 4.0 names the campaign anew.
+  const v2 = [
+    version,
+    text("ad-network-id"),
+    text("campaign-id"),
+    text("app-id"),
+    text("transaction-id"),
+    bool("redownload"),
+    source(),
+  ];
+  const v22 = [...v2, text("fidelity-type")];
   switch (version) {
     case "1.0":
       return [text("ad-network-id"), text("campaign-id"), text("app-id"), text("transaction-id")];
     case "2.0":
     case "2.1":
-      return [
-        version,
-        text("ad-network-id"),
-        text("campaign-id"),
-        text("app-id"),
-        text("transaction-id"),
-        bool("redownload"),
-        source(),
-      ];
+      return v2;
     case "2.2":
-      return [
-        version,
-        text("ad-network-id"),
-        text("campaign-id"),
-        text("app-id"),
-        text("transaction-id"),
-        bool("redownload"),
-        source(),
-        text("fidelity-type"),
-      ];
+      return v22;
     case "3.0":
-      return [
-        version,
-        text("ad-network-id"),
-        text("campaign-id"),
-        text("app-id"),
-        text("transaction-id"),
-        bool("redownload"),
-        source(),
-        text("fidelity-type"),
-        bool("did-win"),
-      ];
+      return [...v22, bool("did-win")];
     case "4.0":
       return [
         version,

@@ -7,30 +7,14 @@ import { deeplinkIdField } from "../../touches/ids.ts";
 import { checked } from "../../validation/issues.ts";
 import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
+import { pageParams } from "../page-query.ts";
 import { pathParam } from "../path-param.ts";
 import { principalOf } from "../principal.ts";
 import { routeOf } from "../routes.ts";
 
 export const deeplinkIdParam = deeplinkIdField();
 
-export const linkListQuery = z.object({
-  limit: z.coerce
-    .number({ error: "must be a number" })
-    .int({ error: "must be a whole number" })
-    .min(1, { error: `must be from 1 to ${LINK_PAGE_LIMITS.maxLimit}` })
-    .max(LINK_PAGE_LIMITS.maxLimit, { error: `must be from 1 to ${LINK_PAGE_LIMITS.maxLimit}` })
-    .default(LINK_PAGE_LIMITS.defaultLimit)
-    .meta({
-      description: `Links per page, 1 to ${LINK_PAGE_LIMITS.maxLimit}.`,
-      example: LINK_PAGE_LIMITS.defaultLimit,
-    }),
-  cursor: z
-    .string()
-    .min(1, { error: "must not be empty" })
-    .max(1_000)
-    .optional()
-    .meta({ description: "The `next_cursor` of the page before; none for the first page." }),
-});
+export const linkListQuery = z.object(pageParams("Links", LINK_PAGE_LIMITS));
 
 export const createLinkHandlers = (deps: LinksDeps) => {
   const links = createLinks(deps);

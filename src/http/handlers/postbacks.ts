@@ -32,6 +32,7 @@ import {
 import { checked } from "../../validation/issues.ts";
 import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
+import { pageParams } from "../page-query.ts";
 import { pathParam } from "../path-param.ts";
 import { principalOf } from "../principal.ts";
 import { routeOf } from "../routes.ts";
@@ -41,24 +42,7 @@ export const configIdParam = z
   .string({ error: ID_RULE })
   .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: ID_RULE });
 
-export const logQuery = z.object({
-  limit: z.coerce
-    .number({ error: "must be a number" })
-    .int({ error: "must be a whole number" })
-    .min(1, { error: `must be from 1 to ${LOG_PAGE_LIMITS.maxLimit}` })
-    .max(LOG_PAGE_LIMITS.maxLimit, { error: `must be from 1 to ${LOG_PAGE_LIMITS.maxLimit}` })
-    .default(LOG_PAGE_LIMITS.defaultLimit)
-    .meta({
-      description: `Attempts per page, 1 to ${LOG_PAGE_LIMITS.maxLimit}.`,
-      example: LOG_PAGE_LIMITS.defaultLimit,
-    }),
-  cursor: z
-    .string()
-    .min(1, { error: "must not be empty" })
-    .max(1_000)
-    .optional()
-    .meta({ description: "The `next_cursor` of the page before; none for the first page." }),
-});
+export const logQuery = z.object(pageParams("Attempts", LOG_PAGE_LIMITS));
 
 export interface PostbackHandlerDeps extends PostbackConfigurationsDeps {
   readonly apps: Pick<AppStore, "get">;

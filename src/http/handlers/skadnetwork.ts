@@ -17,28 +17,15 @@ import {
 import { checked } from "../../validation/issues.ts";
 import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
+import { pageParams } from "../page-query.ts";
 import { principalOf } from "../principal.ts";
 import { routeOf } from "../routes.ts";
-
-const { defaultLimit, maxLimit } = POSTBACK_PAGE_LIMITS;
 
 export const skadnetworkPostbacksQuery = z
   .object({
     from: overviewParamsSchema.shape.from,
     to: overviewParamsSchema.shape.to,
-    limit: z.coerce
-      .number({ error: "must be a number" })
-      .int({ error: "must be a whole number" })
-      .min(1, { error: `must be from 1 to ${maxLimit}` })
-      .max(maxLimit, { error: `must be from 1 to ${maxLimit}` })
-      .default(defaultLimit)
-      .meta({ description: `Postbacks per page, 1 to ${maxLimit}.`, example: defaultLimit }),
-    cursor: z
-      .string()
-      .min(1, { error: "must not be empty" })
-      .max(1_000)
-      .optional()
-      .meta({ description: "The `next_cursor` of the page before; none for the first page." }),
+    ...pageParams("Postbacks", POSTBACK_PAGE_LIMITS),
   })
   .refine((query) => query.from <= query.to, { error: "must be on or after `from`", path: ["to"] });
 
