@@ -218,6 +218,11 @@ export interface ClickFigures {
   readonly rates: readonly ClickRate[];
   /** The most server CPU per click of the link host, as a multiple of the bare 302's. */
   readonly targetCpuRatio: number;
+  /**
+   * The targets proposed beside the issue's: the most server CPU per click as a multiple of
+   * the PostgreSQL reference's, and how far past the reference's p99 the link host's may be.
+   */
+  readonly proposed: { readonly referenceCpuRatio: number; readonly p99AllowanceMs: number };
   /** Taps the link host answered, and distinct click ids the lake holds after the run. */
   readonly serviceStored: { readonly answered: number; readonly stored: number };
   readonly servicePeakBytes: number;
@@ -225,12 +230,17 @@ export interface ClickFigures {
 }
 
 export const clicksSection = (f: ClickFigures): string => {
+  const { referenceCpuRatio, p99AllowanceMs } = f.proposed;
   const verdicts = f.rates.map((rate) => {
     const ratio = rate.linkHost.cpuMs / rate.bare.cpuMs;
-    const p99 = rate.reference
-      ? `p99 ${msText(rate.linkHost.p99Ms)} against the PostgreSQL reference's ${msText(rate.reference.p99Ms)} (target at most it: ${met(rate.linkHost.p99Ms <= rate.reference.p99Ms)})`
+    const { reference } = rate;
+    const p99 = reference
+      ? `p99 ${msText(rate.linkHost.p99Ms)} against the PostgreSQL reference's ${msText(reference.p99Ms)} (target at most it: ${met(rate.linkHost.p99Ms <= reference.p99Ms)}; proposed, at most it + ${p99AllowanceMs} ms: ${met(rate.linkHost.p99Ms <= reference.p99Ms + p99AllowanceMs)})`
       : "no PostgreSQL reference on this machine";
-    return `- at ${count(rate.offered)} taps a second: ${p99}; server CPU per click ${fixed(ratio, 2)}x the bare 302's (target at most ${f.targetCpuRatio}x: ${met(ratio <= f.targetCpuRatio)})`;
+    const toReference = reference
+      ? `, ${fixed(rate.linkHost.cpuMs / reference.cpuMs, 2)}x the PostgreSQL reference's (proposed, at most ${referenceCpuRatio}x: ${met(rate.linkHost.cpuMs <= referenceCpuRatio * reference.cpuMs)})`
+      : "";
+    return `- at ${count(rate.offered)} taps a second: ${p99}; server CPU per click ${fixed(ratio, 2)}x the bare 302's (target at most ${f.targetCpuRatio}x: ${met(ratio <= f.targetCpuRatio)})${toReference}`;
   });
   const stored = f.rates
     .filter((rate) => rate.referenceStored)
@@ -243,7 +253,11 @@ export const clicksSection = (f: ClickFigures): string => {
     `${f.setup} (\`bench/clicks.bench.ts\`). The references: a bare Node server answering the
 same 302 (\`bench/bare-redirect-server.mjs\`), and what the leading open-source link servers do,
 answering from memory and then inserting the click into PostgreSQL, one row a click
-(\`bench/pg-redirect-server.mjs\`, Debian's server with its defaults; its CPU counts PostgreSQL's).`,
+(\`bench/pg-redirect-server.mjs\`, Debian's server with its defaults; its CPU counts PostgreSQL's).
+The issue's targets are stated as it states them; beside them, the ones proposed in their place
+(the reference itself takes several times the bare 302's CPU per click, and answers before its
+row is written, where the link host answers once its click is synced to disk): CPU per click at
+most ${referenceCpuRatio} times the reference's, p99 at most the reference's plus ${p99AllowanceMs} ms.`,
     [
       markdownTable(
         ["offered", "server", ">clicks/s", ">p50", ">p99", ">server CPU per click", ">failed"],

@@ -132,12 +132,13 @@ describe("benchmark sections", () => {
         },
       ],
       targetCpuRatio: 3,
+      proposed: { referenceCpuRatio: 2, p99AllowanceMs: 5 },
       serviceStored: { answered: 24_000, stored: 23_999 },
       servicePeakBytes: 507 * MB,
       measured: MEASURED,
     });
     expect(clicks).toContain(
-      "at 500 taps a second: p99 4.2 ms against the PostgreSQL reference's 6.1 ms (target at most it: met); server CPU per click 3.00x the bare 302's (target at most 3x: met)",
+      "at 500 taps a second: p99 4.2 ms against the PostgreSQL reference's 6.1 ms (target at most it: met; proposed, at most it + 5 ms: met); server CPU per click 3.00x the bare 302's (target at most 3x: met), 0.60x the PostgreSQL reference's (proposed, at most 2x: met)",
     );
     expect(clicks).toContain("19.70x the bare 302's (target at most 3x: NOT MET)");
     expect(clicks).toContain("no PostgreSQL reference on this machine");
