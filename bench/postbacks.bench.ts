@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { readRuntimeInfo } from "../src/embedded/data-dir.ts";
-import { installRequest } from "../test/support/installs.ts";
+import { androidInstallRequest } from "../test/support/installs.ts";
 import { startMockNetwork } from "../test/support/mock-network.ts";
 import { createAppWithCli, startService, stopService } from "../test/support/service.ts";
 import { measuredOn, printFailures, writeDocsSection } from "./figures.ts";
@@ -136,16 +136,7 @@ const main = async () => {
           path: "/v1/installs",
           headers: { ...json(keys.sdk), "x-forwarded-for": `172.16.${(i >> 8) & 255}.${i & 255}` },
           body: JSON.stringify(
-            installRequest(serviceIds[i] ?? "", {
-              os: "android",
-              os_version: "14",
-              device_model: "Pixel 8",
-              sdk_platform: "kotlin",
-              idfv: null,
-              maid: null,
-              first_open_time: new Date().toISOString(),
-              install_referrer: { referrer },
-            }),
+            androidInstallRequest(serviceIds[i] ?? "", { install_referrer: { referrer } }),
           ),
         })),
         perSecond: INSTALLS_PER_SECOND,

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withAttributionSettings } from "../../src/attribution/settings.ts";
 import type { LinkAnswer } from "../../src/links/links.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
-import { installRequest } from "../support/installs.ts";
+import { androidInstallRequest, installRequest } from "../support/installs.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.attributed";
@@ -15,19 +15,7 @@ const PIXEL =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
 const GAID = "38400000-8cf0-11bd-b23e-10b96e40000d";
 
-/** What the Kotlin SDK reports of a Pixel 8's first open. */
-const androidInstall = (serviceId: string, overrides: Record<string, unknown> = {}) =>
-  installRequest(serviceId, {
-    os: "android",
-    os_version: "14",
-    device_model: "Pixel 8",
-    sdk_platform: "kotlin",
-    idfv: null,
-    maid: null,
-    // After the taps before it: the first open follows the click.
-    first_open_time: new Date().toISOString(),
-    ...overrides,
-  });
+const androidInstall = androidInstallRequest;
 
 describe("attribution over HTTP", () => {
   let rt: TestRuntime;

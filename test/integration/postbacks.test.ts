@@ -24,7 +24,7 @@ import { sealPartnerConfig } from "../../src/postbacks/secrets.ts";
 import { DELIVERY_HEADER, newWebhookSecret } from "../../src/postbacks/signing.ts";
 import { sendConfigKey } from "../../src/postbacks/triggers.ts";
 import { createPostbackWorker } from "../../src/workers/postback-worker.ts";
-import { installRequest } from "../support/installs.ts";
+import { androidInstallRequest, installRequest } from "../support/installs.ts";
 import { type MockNetwork, startMockNetwork } from "../support/mock-network.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
@@ -51,18 +51,7 @@ const documentedVerifier = async (): Promise<
   return module.verifyAttributionSignature;
 };
 
-/** What the Kotlin SDK reports of a Pixel 8's first open. */
-const androidInstall = (serviceId: string, overrides: Record<string, unknown> = {}) =>
-  installRequest(serviceId, {
-    os: "android",
-    os_version: "14",
-    device_model: "Pixel 8",
-    sdk_platform: "kotlin",
-    idfv: null,
-    maid: null,
-    first_open_time: new Date().toISOString(),
-    ...overrides,
-  });
+const androidInstall = androidInstallRequest;
 
 /** The mock network's answers: a path under /status/<code> answers that code. */
 const answerByPath = (request: { path: string }) => {

@@ -52,3 +52,19 @@ export const installRequest = (serviceId: string, overrides: Record<string, unkn
   timezone: "America/Sao_Paulo",
   ...overrides,
 });
+
+/**
+ * A `POST /v1/installs` body as the Kotlin SDK sends a Pixel 8's first open, now (after any tap
+ * made before it), without an advertising id: every field set, overridable.
+ */
+export const androidInstallRequest = (serviceId: string, overrides: Record<string, unknown> = {}) =>
+  installRequest(serviceId, {
+    os: "android",
+    os_version: "14",
+    device_model: "Pixel 8",
+    sdk_platform: "kotlin",
+    idfv: null,
+    maid: null,
+    first_open_time: new Date().toISOString(),
+    ...overrides,
+  });

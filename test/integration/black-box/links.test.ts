@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { LinkAnswer } from "../../../src/links/links.ts";
 import { clickIdOfReferrer } from "../../../src/touches/destination.ts";
-import { installRequest } from "../../support/installs.ts";
+import { androidInstallRequest, installRequest } from "../../support/installs.ts";
 import { itAll, itNeeds, type Keys, openTarget, type Target } from "../../support/target.ts";
 
 const PIXEL =
@@ -20,18 +20,7 @@ const FINGERPRINT =
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 
-/** What the Kotlin SDK reports of a Pixel 8's first open, now. */
-const androidInstall = (serviceId: string, overrides: Record<string, unknown> = {}) =>
-  installRequest(serviceId, {
-    os: "android",
-    os_version: "14",
-    device_model: "Pixel 8",
-    sdk_platform: "kotlin",
-    idfv: null,
-    maid: null,
-    first_open_time: new Date().toISOString(),
-    ...overrides,
-  });
+const androidInstall = androidInstallRequest;
 
 describe("links, taps and touches", () => {
   let target: Target;
