@@ -14,12 +14,12 @@ import {
   withAttributionSettings,
 } from "../attribution/settings.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
-import { NotFoundError } from "../domain/errors.ts";
+import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import type { KeyKind, Scope } from "../domain/keys.ts";
-import { type linkSettingsChangeSchema, withLinkSettings } from "../links/app-settings.ts";
+import { linkSettingsChangeSchema, withLinkSettings } from "../links/app-settings.ts";
 import type { App, AppStore, KeyStore, Platform, StoredKey } from "../ports/apps.ts";
 import type { User, UserStore } from "../ports/users.ts";
-import { checked } from "../validation/issues.ts";
+import { checked, formatPath, joinProblems } from "../validation/issues.ts";
 
 export interface AppSummary {
   readonly app_id: string;
@@ -108,10 +108,21 @@ export const keyAnswer = (key: StoredKey): KeyAnswer => ({
   revoked_at: key.revokedAt ?? null,
 });
 
+/**
+ * An app's name as the dashboard's forms send it: the registration's rule, its refusals in
+ * words under the field's own name (`name: must be at most 200 characters`), not the
+ * validation library's ("Too big: expected string to have <=200 characters").
+ */
+const appName = z
+  .string()
+  .trim()
+  .min(1, { error: "must not be empty" })
+  .max(200, { error: "must be at most 200 characters" });
+
 /** A new app, as the dashboard's form sends it. */
 export const newAppBody = z.strictObject({
   app_id: newAppSchema.shape.appId,
-  name: newAppSchema.shape.name,
+  name: appName,
   platform: newAppSchema.shape.platform,
 });
 
@@ -120,7 +131,7 @@ const nullToClear = (value: string | null | undefined) => (value === null ? "" :
 
 /** A settings change: any subset of the writable settings, nested objects partial. */
 export const settingsChangeBody = z.strictObject({
-  name: newAppSchema.shape.name.optional(),
+  name: appName.optional(),
   enabled: z.boolean().optional(),
   encryption: z.strictObject({ enabled: z.boolean() }).optional(),
   attribution: z
@@ -149,6 +160,52 @@ export const settingsChangeBody = z.strictObject({
     .optional(),
 });
 export type SettingsChange = z.infer<typeof settingsChangeBody>;
+
+/** The API's name of each link setting (`links.web_url`), which its refusals name. */
+const LINK_FIELDS: Readonly<Record<string, string>> = {
+  appStoreId: "app_store_id",
+  webUrl: "web_url",
+  hosts: "hosts",
+  appleTeamId: "apple_team_id",
+  androidSha256Fingerprints: "android_sha256_fingerprints",
+  languages: "languages",
+  previewTitle: "preview_title",
+  previewDescription: "preview_description",
+  previewImageUrl: "preview_image_url",
+};
+
+/** A refusal in words: a length the rule leaves to the validation library said as a bound. */
+const inWords = (issue: z.core.$ZodIssue): string => {
+  if (issue.code === "too_big" && issue.origin === "string") {
+    return `must be at most ${issue.maximum} characters`;
+  }
+  if (issue.code === "too_small" && issue.origin === "string") {
+    return Number(issue.minimum) <= 1
+      ? "must not be empty"
+      : `must be at least ${issue.minimum} characters`;
+  }
+  return issue.message;
+};
+
+/**
+ * Checks a change of the link settings by their rules, its refusals named by the fields of the
+ * request (`links.web_url: must be an http or https URL`) rather than the settings' own names
+ * (`webUrl`), which a caller of the API never sees.
+ */
+const checkLinkChange = (change: z.input<typeof linkSettingsChangeSchema>): void => {
+  const parsed = linkSettingsChangeSchema.safeParse(change);
+  if (parsed.success) return;
+  throw new ValidationError(
+    joinProblems(
+      parsed.error.issues.map((issue) => {
+        const [key, ...rest] = issue.path;
+        const field = typeof key === "string" ? (LINK_FIELDS[key] ?? key) : key;
+        const path = formatPath(field === undefined ? ["links"] : ["links", field, ...rest]);
+        return `${path}: ${inWords(issue)}`;
+      }),
+    ),
+  );
+};
 
 export const newKeyBody = z.strictObject({
   kind: z.enum(["sdk", "server"], { error: "must be sdk or server" }),
@@ -223,7 +280,7 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
       }
       if (change.links) {
         const l = change.links;
-        app = withLinkSettings(app, {
+        const linkChange = {
           appStoreId: nullToClear(l.app_store_id),
           webUrl: nullToClear(l.web_url),
           hosts: l.hosts,
@@ -233,7 +290,9 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
           previewTitle: nullToClear(l.preview_title),
           previewDescription: nullToClear(l.preview_description),
           previewImageUrl: nullToClear(l.preview_image_url),
-        } satisfies z.input<typeof linkSettingsChangeSchema>);
+        } satisfies z.input<typeof linkSettingsChangeSchema>;
+        checkLinkChange(linkChange);
+        app = withLinkSettings(app, linkChange);
       }
       if (change.encryption) {
         app = await withEncryption(app, change.encryption.enabled, deps.keyWrapper);
