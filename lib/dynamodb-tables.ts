@@ -334,7 +334,10 @@ const TABLE_GRANTS: {
   },
   applePostbacks: {
     // Added once (a conditional put): a device's retry is refused.
-    receive: [{ actions: ["dynamodb:PutItem"], on: whole("applePostbacks") }],
+    // Taken back out when its lake row could not be written.
+    receive: [
+      { actions: ["dynamodb:PutItem", "dynamodb:DeleteItem"], on: whole("applePostbacks") },
+    ],
     read: [{ actions: QUERY, on: indexes("applePostbacks", "byApp") }],
   },
 };

@@ -19,6 +19,7 @@ describe("ServiceStack", () => {
     expect(Object.keys(outputs).sort()).toEqual([
       "AlarmTopicArn",
       "ApiUrl",
+      "ApplePostbacksStreamName",
       "ApplePostbacksTableName",
       "AppsTableName",
       "AthenaWorkGroupName",

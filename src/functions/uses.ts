@@ -69,7 +69,10 @@ export interface TableAccess {
    * purge: an install's attempts (the by-install index) deleted.
    */
   readonly deliveryLog: "write" | "read" | "purge";
-  /** receive: add one (a conditional put); read: an app's, by the by-app index. */
+  /**
+   * receive: add one (a conditional put), or take one just added back out; read: an app's, by
+   * the by-app index.
+   */
   readonly applePostbacks: "receive" | "read";
   /**
    * manage: rows put (a row of the same keys written over) and an app's days read; read: only

@@ -711,7 +711,10 @@ export const LINK_HOST_ROUTES = [
     streaming: false,
     memoryMb: 256,
     timeoutSeconds: 10,
-    uses: { tables: { apps: "list", applePostbacks: "receive" } },
+    uses: {
+      tables: { apps: "list", applePostbacks: "receive" },
+      streams: { apple_postbacks: "put" },
+    },
   },
 ] as const satisfies readonly ServiceRoute[];
 

@@ -110,7 +110,46 @@ export const TOUCHES_TABLE = lakeTable({
   installColumn: null,
 });
 
-export const LAKE_TABLES = [EVENTS_TABLE, ATTRIBUTIONS_TABLE, TOUCHES_TABLE] as const;
+/**
+ * Apple's postbacks of an app (SKAdNetwork, AdAttributionKit; src/skadnetwork), one row each as
+ * received, with its verification, for the owner's own queries beside the rest; those of no app
+ * stay in their table only.
+ */
+export const APPLE_POSTBACKS_TABLE = lakeTable({
+  name: "apple_postbacks",
+  columns: [
+    { name: "received_at", type: "timestamp" },
+    { name: "kind", type: "string" },
+    { name: "version", type: "string" },
+    { name: "ad_network_id", type: "string" },
+    { name: "source_identifier", type: "string" },
+    { name: "app_store_id", type: "string" },
+    { name: "transaction_id", type: "string" },
+    { name: "redownload", type: "int" },
+    { name: "source_app_id", type: "string" },
+    { name: "source_domain", type: "string" },
+    { name: "fidelity_type", type: "int" },
+    { name: "did_win", type: "int" },
+    { name: "postback_sequence_index", type: "int" },
+    { name: "conversion_value", type: "int" },
+    { name: "coarse_conversion_value", type: "string" },
+    { name: "country_code", type: "string" },
+    { name: "conversion_type", type: "string" },
+    { name: "verification", type: "string" },
+    { name: "environment", type: "string" },
+  ],
+  dateColumn: "received_at",
+  receivedColumn: "received_at",
+  // A postback names no install: Apple sends nothing that could.
+  installColumn: null,
+});
+
+export const LAKE_TABLES = [
+  EVENTS_TABLE,
+  ATTRIBUTIONS_TABLE,
+  TOUCHES_TABLE,
+  APPLE_POSTBACKS_TABLE,
+] as const;
 
 export type LakeTableName = (typeof LAKE_TABLES)[number]["name"];
 

@@ -20,6 +20,8 @@ export interface ApplePostbackPage {
 export interface ApplePostbackStore {
   /** Stores the postback unless one of its framework and transaction id is: true when new. */
   add(postback: StoredApplePostback): Promise<boolean>;
+  /** Forgets a postback just added whose lake row could not be written, so its retry adds both. */
+  remove(postback: Pick<StoredApplePostback, "kind" | "transactionId">): Promise<void>;
   /**
    * An app's postbacks received in [from, to), oldest first, a page at a time (`after`: the
    * page before's `next`); `appId` null lists those of no app.

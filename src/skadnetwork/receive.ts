@@ -8,8 +8,9 @@
  * and nothing is kept of it.
  */
 import { BadRequestError, NotFoundError } from "../domain/errors.ts";
-import type { ApplePostbackStore } from "../ports/apple-postbacks.ts";
+import type { ApplePostbackStore, StoredApplePostback } from "../ports/apple-postbacks.ts";
 import type { App } from "../ports/apps.ts";
+import type { LakeRecord, RecordStream } from "../ports/lake.ts";
 import { type PostbackKind, readPostback } from "./postbacks.ts";
 
 /** The `.well-known` folder each framework posts to, as its path names it. */
@@ -21,9 +22,39 @@ export const ENDPOINT_FOLDERS: Readonly<Record<string, PostbackKind>> = {
 export interface PostbackReceiverDeps {
   /** Every app, briefly cached: a postback names its app by App Store id. */
   readonly apps: () => Promise<readonly App[]>;
-  readonly store: Pick<ApplePostbackStore, "add">;
+  readonly store: Pick<ApplePostbackStore, "add" | "remove">;
+  /** The lake's `apple_postbacks` stream: each new postback of an app, a row. */
+  readonly lake: Pick<RecordStream, "put">;
   readonly now?: () => Date;
 }
+
+const flag = (value: boolean) => (value ? 1 : 0);
+
+/** A postback of an app as its lake row (src/lake/lake-tables.ts's APPLE_POSTBACKS_TABLE). */
+export const applePostbackRow = (
+  postback: StoredApplePostback & { readonly appId: string },
+): LakeRecord => ({
+  app_id: postback.appId,
+  received_at: postback.receivedAt,
+  kind: postback.kind,
+  version: postback.version,
+  ad_network_id: postback.adNetworkId,
+  source_identifier: postback.sourceIdentifier,
+  app_store_id: postback.appStoreId,
+  transaction_id: postback.transactionId,
+  redownload: flag(postback.redownload),
+  source_app_id: postback.sourceAppId,
+  source_domain: postback.sourceDomain,
+  fidelity_type: postback.fidelityType,
+  did_win: flag(postback.didWin),
+  postback_sequence_index: postback.sequenceIndex,
+  conversion_value: postback.conversionValue,
+  coarse_conversion_value: postback.coarseValue,
+  country_code: postback.countryCode,
+  conversion_type: postback.conversionType,
+  verification: postback.verification.status,
+  environment: postback.verification.environment,
+});
 
 export const createPostbackReceiver = (deps: PostbackReceiverDeps) => {
   const now = deps.now ?? (() => new Date());
@@ -37,11 +68,23 @@ export const createPostbackReceiver = (deps: PostbackReceiverDeps) => {
       const app = (await deps.apps()).find(
         (candidate) => candidate.links?.appStoreId === read.postback.appStoreId,
       );
-      const created = await deps.store.add({
+      const stored = {
         ...read.postback,
         appId: app?.appId ?? null,
         receivedAt: now().toISOString(),
-      });
+      };
+      const created = await deps.store.add(stored);
+      // Its lake row once it is stored, and only then: a device's retry of a stored postback
+      // adds none. A row that could not be written takes the item back out, so the failed
+      // answer's retry writes both.
+      if (created && stored.appId !== null) {
+        try {
+          await deps.lake.put([applePostbackRow({ ...stored, appId: stored.appId })]);
+        } catch (error) {
+          await deps.store.remove(stored);
+          throw error;
+        }
+      }
       return { created };
     },
   };

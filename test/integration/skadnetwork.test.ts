@@ -4,6 +4,8 @@
  * credentials), stored once each, attached to the app by its App Store id, a tampered one kept
  * unverified, a body that is no postback refused with nothing stored.
  */
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AAK_DEVELOPMENT,
@@ -170,6 +172,51 @@ describe("Apple's postbacks on the link host", () => {
       postbacks: { counted: number };
     };
     expect(withUnverified.postbacks.counted).toBe(4);
+  });
+
+  it("puts each new postback of an app in the lake, once, for the owner's own queries", async () => {
+    await rt.flush();
+    const duckdb = await DuckDBInstance.create(":memory:");
+    const connection = await duckdb.connect();
+    const rows = await connection.runAndReadAll(
+      `SELECT app_id, transaction_id, verification, conversion_value, did_win
+         FROM read_parquet('${join(rt.config.dataDir, "lake", "apple_postbacks")}/*/*/*.parquet', hive_partitioning = true)
+        ORDER BY received_at`,
+    );
+    connection.closeSync();
+    duckdb.closeSync();
+    // Apple's three examples and the tampered one, each once though sent twice; none of the
+    // AdAttributionKit postback, of no app here.
+    expect(rows.getRowObjectsJS()).toEqual([
+      {
+        app_id: APP,
+        transaction_id: SKAN_4_FINE["transaction-id"],
+        verification: "verified",
+        conversion_value: 63,
+        did_win: 1,
+      },
+      {
+        app_id: APP,
+        transaction_id: SKAN_4_COARSE["transaction-id"],
+        verification: "verified",
+        conversion_value: null,
+        did_win: 1,
+      },
+      {
+        app_id: APP,
+        transaction_id: SKAN_3_WIN["transaction-id"],
+        verification: "verified",
+        conversion_value: 20,
+        did_win: 1,
+      },
+      {
+        app_id: APP,
+        transaction_id: "6aafb7a5-0170-41b5-bbe4-fe71dedf1e99",
+        verification: "unverified",
+        conversion_value: 63,
+        did_win: 1,
+      },
+    ]);
   });
 
   it("refuses a body that is no postback with a 400 and stores nothing", async () => {

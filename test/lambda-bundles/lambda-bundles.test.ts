@@ -73,6 +73,7 @@ import { AWS_JOBS } from "../../src/jobs/jobs.ts";
 import { parseWebhookConfig } from "../../src/postbacks/config.ts";
 import { sealWebhookConfig } from "../../src/postbacks/secrets.ts";
 import { newWebhookSecret } from "../../src/postbacks/signing.ts";
+import { SKAN_4_FINE } from "../../src/skadnetwork/apple-samples.test-support.ts";
 import type { WorkerId } from "../../src/workers/workers.ts";
 import {
   MOTO_CREDENTIALS,
@@ -565,6 +566,55 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
       path: { config_id: "bundles-hook" },
     });
     expect(removed.statusCode, removed.body).toBe(204);
+  });
+
+  it("apple-postback stores Apple's example under the app of its App Store id and puts its lake row", async () => {
+    await dynamodb.send(
+      new UpdateItemCommand({
+        TableName: envOf("apple-postback")[tableVariable("apps")],
+        Key: { appId: { S: APP } },
+        UpdateExpression: "SET links = :links",
+        ExpressionAttributeValues: { ":links": { M: { appStoreId: { S: "525463029" } } } },
+      }),
+    );
+    const posted = await call("apple-postback", {
+      path: { framework: "skadnetwork" },
+      body: SKAN_4_FINE,
+    });
+    expect(posted.statusCode, posted.body).toBe(200);
+    expect(JSON.parse(posted.body)).toEqual({ stored: "new" });
+    const again = await call("apple-postback", {
+      path: { framework: "skadnetwork" },
+      body: SKAN_4_FINE,
+    });
+    expect(JSON.parse(again.body)).toEqual({ stored: "duplicate" });
+    const rows = await delivered(streamVariable("apple_postbacks"), "apple-postback");
+    expect(rows).toEqual([
+      expect.objectContaining({
+        app_id: APP,
+        transaction_id: SKAN_4_FINE["transaction-id"],
+        verification: "verified",
+      }),
+    ]);
+    // The skadnetwork group's one bundle reports it, and the costs group's keeps a cost row.
+    const today = new Date().toISOString().slice(0, 10);
+    const report = conforming(
+      "report-skadnetwork",
+      await call("report-skadnetwork", { key: keys.server, query: { from: today, to: today } }),
+    );
+    expect(report).toMatchObject({ postbacks: { received: 1, counted: 1 } });
+    const costs = conforming(
+      "put-costs",
+      await call("put-costs", {
+        key: keys.server,
+        body: {
+          rows: [
+            { day: today, media_source: "net", campaign_id: "c1", amount: 10, currency: "USD" },
+          ],
+        },
+      }),
+    );
+    expect(costs).toEqual({ accepted: 1, replaced: 0 });
   });
 
   it("consent replaces the install's consent in the installs table", async () => {

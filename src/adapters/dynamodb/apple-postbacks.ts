@@ -4,7 +4,12 @@
  * was received, for the reports and the listing. A postback of no app is kept under the
  * partition `-`, which no app id can be.
  */
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+} from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { ValidationError } from "../../domain/errors.ts";
 import type { ApplePostbackStore, StoredApplePostback } from "../../ports/apple-postbacks.ts";
@@ -64,6 +69,9 @@ export const createApplePostbackStore = (
         }),
       ),
     );
+  },
+  async remove(postback) {
+    await doc.send(new DeleteCommand({ TableName: table, Key: { postbackKey: keyOf(postback) } }));
   },
   async listByApp(appId, range, page) {
     const after = page.after === undefined ? undefined : decodeCursor(page.after);

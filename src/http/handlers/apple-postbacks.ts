@@ -22,9 +22,10 @@ export const createApplePostbackHandler = (deps: PostbackReceiverDeps) => {
 
 export const applePostbackFunction = /* @__PURE__ */ composition(
   /* @__PURE__ */ routeOf("apple-postback"),
-  ({ tables }, runtime) =>
+  ({ tables, streams }, runtime) =>
     createApplePostbackHandler({
       apps: runtime.allApps(tables.apps),
       store: tables.applePostbacks,
+      lake: streams.apple_postbacks,
     }),
 );
