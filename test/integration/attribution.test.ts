@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withAttributionSettings } from "../../src/attribution/settings.ts";
 import type { LinkAnswer } from "../../src/links/links.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
-import { androidInstallRequest, installRequest } from "../support/installs.ts";
+import { androidInstallRequest } from "../support/installs.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.attributed";

@@ -24,7 +24,7 @@ import { sealPartnerConfig } from "../../src/postbacks/secrets.ts";
 import { DELIVERY_HEADER, newWebhookSecret } from "../../src/postbacks/signing.ts";
 import { sendConfigKey } from "../../src/postbacks/triggers.ts";
 import { createPostbackWorker } from "../../src/workers/postback-worker.ts";
-import { androidInstallRequest, installRequest } from "../support/installs.ts";
+import { androidInstallRequest } from "../support/installs.ts";
 import { type MockNetwork, startMockNetwork } from "../support/mock-network.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { LinkAnswer } from "../../../src/links/links.ts";
 import { clickIdOfReferrer } from "../../../src/touches/destination.ts";
-import { androidInstallRequest, installRequest } from "../../support/installs.ts";
+import { androidInstallRequest } from "../../support/installs.ts";
 import { itAll, itNeeds, type Keys, openTarget, type Target } from "../../support/target.ts";
 
 const PIXEL =
