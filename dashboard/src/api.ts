@@ -11,6 +11,8 @@ export interface User {
   user_id?: string;
   email: string;
   admin: boolean;
+  /** Sees the reports, settings and exports of the apps granted, and changes nothing. */
+  viewer?: boolean;
 }
 
 export interface Session {
@@ -234,6 +236,9 @@ export class ApiError extends Error {
 /** What the page says of an app the service refused while the session still holds. */
 export const APP_NOT_VISIBLE = "This app is not one you may see, or it does not exist.";
 
+/** What the page says when a viewer's change is refused: a viewer's every change is. */
+export const VIEW_ONLY = "You can only view: a viewer's account changes nothing.";
+
 /** A call about one app answered 401 while the session still holds: that app is not theirs. */
 export class AppNotVisibleError extends ApiError {
   readonly appId: string;
@@ -310,7 +315,7 @@ interface CallOptions {
 }
 
 type SessionCheck =
-  | { status: "signed-in"; csrfToken: string }
+  | { status: "signed-in"; csrfToken: string; viewer: boolean }
   | { status: "signed-out" }
   | { status: "unknown" };
 
@@ -333,7 +338,11 @@ const checkSession = (): Promise<SessionCheck> => {
         return { status: "unknown" };
       }
       const session = (await response.json()) as Session;
-      return { status: "signed-in", csrfToken: session.csrf_token };
+      return {
+        status: "signed-in",
+        csrfToken: session.csrf_token,
+        viewer: session.user.viewer === true,
+      };
     } catch {
       return { status: "unknown" };
     } finally {
@@ -371,6 +380,8 @@ const send = async (
   }
   if (session.status === "unknown") throw error;
   csrfToken = session.csrfToken;
+  // A viewer's change is refused whatever the app: the app is theirs to see, so say that.
+  if (method !== "GET" && session.viewer) throw new ApiError(401, error.error, VIEW_ONLY);
   // A write refused for a missing or stale CSRF token was not done: once more with the session's.
   if (method !== "GET" && !retried && sentToken !== session.csrfToken) {
     return send(method, path, options, true);

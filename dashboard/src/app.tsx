@@ -242,6 +242,7 @@ function Shell() {
           ) : null
         ) : context ? (
           <SessionContext.Provider value={context}>
+            {context.user.viewer ? <ViewOnlyNote /> : null}
             {routeRefused ? <AppRefused /> : <Routes />}
           </SessionContext.Provider>
         ) : null}
@@ -379,6 +380,16 @@ function Routes() {
         <NotFound />
       </Route>
     </Switch>
+  );
+}
+
+/** Above every page of a viewer's: why it finds nothing to change. */
+function ViewOnlyNote() {
+  return (
+    <p class="view-only" data-testid="view-only">
+      <strong>View only.</strong> You can see the reports, settings, links and exports of your apps,
+      but not change them.
+    </p>
   );
 }
 

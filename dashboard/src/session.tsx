@@ -25,6 +25,12 @@ export const useSession = (): SessionContextValue => {
   return session;
 };
 
+/**
+ * Whether the person only views: a viewer's every change is refused by the service, so the
+ * pages show it no control that would make one.
+ */
+export const useViewOnly = (): boolean => useSession().user.viewer === true;
+
 const STORED_APP = "attribution.dashboard.app";
 
 export const storedAppId = (): string | null => {
