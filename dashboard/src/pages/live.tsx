@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { type ExportRecord, errorMessage, getLatestEvents } from "../api.ts";
 import { ErrorText, Page, TableScroll } from "../components/page.tsx";
 import { formatTime, formatUsd } from "../format.ts";
+import { eventWord, platformWord } from "../words.ts";
 
 const POLL_MS = 3000;
 const LIMIT = 50;
@@ -14,6 +15,12 @@ const text = (value: unknown): string =>
 /** A name that may wrap after its `_`, `-` and `.` (EG_AND_UA_Tier1 / _Purchase), not mid-word. */
 const breakable = (name: string) =>
   name.split(/(?<=[_.-])/).map((part, i) => (i === 0 ? part : [<wbr key={i} />, part]));
+
+/** The device's platform in words: `android` → Android. */
+const platformOf = (event: ExportRecord): string => {
+  const platform = event.os ?? event.platform;
+  return typeof platform === "string" && platform !== "" ? platformWord(platform) : "–";
+};
 
 /** An event's identity across polls: its id, else what it is made of. */
 const identity = (event: ExportRecord): string =>
@@ -114,14 +121,16 @@ export function LivePage(props: { appId: string }) {
                     class={fresh.has(id) ? "fresh" : undefined}
                   >
                     <td>{formatTime(event.event_time)}</td>
-                    <td class="wrap">{breakable(text(event.event_name))}</td>
+                    <td class="wrap" title={event.event_name ?? undefined}>
+                      {event.event_name ? eventWord(event.event_name) : "–"}
+                    </td>
                     <td>{text(event.media_source)}</td>
                     <td class="wrap">{breakable(text(event.campaign_name ?? event.campaign))}</td>
                     <td class="num">
                       {typeof event.revenue_usd === "number" ? formatUsd(event.revenue_usd) : "–"}
                     </td>
                     <td>{text(event.country ?? event.country_code)}</td>
-                    <td>{text(event.os ?? event.platform)}</td>
+                    <td>{platformOf(event)}</td>
                     <EventIdCell id={event.event_id} />
                   </tr>
                 );

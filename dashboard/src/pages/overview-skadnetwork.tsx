@@ -5,6 +5,7 @@ import { errorMessage, getSkadnetworkReport, type SkadnetworkReport } from "../a
 import { ErrorText, TableScroll } from "../components/page.tsx";
 import { formatCount } from "../format.ts";
 import { appPath } from "../session.tsx";
+import { withEventWords } from "../words.ts";
 
 type Value = SkadnetworkReport["values"][number];
 
@@ -218,7 +219,7 @@ function SkadnetworkValues(props: {
                   <td class="num">{formatCount(value.postbacks)}</td>
                   <td class="wrap-words" data-testid="meaning">
                     {value.meaning.length > 0 ? (
-                      value.meaning.join(" or ")
+                      value.meaning.map(withEventWords).join(" or ")
                     ) : (
                       <span class="note">No rule of the schema gives this value</span>
                     )}
