@@ -10,8 +10,10 @@ import {
   getApp,
   updateApp,
 } from "../api.ts";
+import { focusFirstRefused, Problems } from "../components/form-fields.tsx";
 import { ErrorText, Page, StatusText } from "../components/page.tsx";
-import { useSession } from "../session.tsx";
+import { capitalised, plainMessage } from "../messages.ts";
+import { useSession, useViewOnly } from "../session.tsx";
 
 /** The form's values as typed: numbers stay text until saved, lists are one item a line. */
 interface Draft {
@@ -98,29 +100,32 @@ const patchOf = (draft: Draft): AppSettingsPatch => ({
   },
 });
 
-/** The form's inputs by name, each the field a path in a 422's detail may name. */
-const FIELD_NAMES = new Set([
-  "name",
-  "enabled",
-  "encryption",
-  "attribution_enabled",
-  "click_window_days",
-  "view_window_hours",
-  "probabilistic_window_hours",
-  "probabilistic_android",
-  "probabilistic_ios",
-  "confidence_floor",
-  "deep_link_confidence_floor",
-  "app_store_id",
-  "web_url",
-  "hosts",
-  "apple_team_id",
-  "android_sha256_fingerprints",
-  "languages",
-  "preview_title",
-  "preview_description",
-  "preview_image_url",
-]);
+/**
+ * The form's inputs by name (the API's field names), each with the words its problems are
+ * said in: the label without its hint.
+ */
+const FIELD_LABELS: Readonly<Record<string, string>> = {
+  name: "Name",
+  enabled: "App enabled",
+  encryption: "Encryption",
+  attribution_enabled: "Attribution enabled",
+  click_window_days: "Click window",
+  view_window_hours: "View window",
+  probabilistic_window_hours: "Probabilistic window",
+  probabilistic_android: "Probabilistic matching on Android",
+  probabilistic_ios: "Probabilistic matching on iOS",
+  confidence_floor: "Confidence floor",
+  deep_link_confidence_floor: "Deep link confidence floor",
+  app_store_id: "App Store id",
+  web_url: "Web URL",
+  hosts: "Link hosts",
+  apple_team_id: "Apple team id",
+  android_sha256_fingerprints: "Android SHA-256 fingerprints",
+  languages: "Landing page languages",
+  preview_title: "Default preview title",
+  preview_description: "Default preview description",
+  preview_image_url: "Default preview image URL",
+};
 
 /** Paths whose last part is not the input's name. */
 const FIELD_OF_PATH: Record<string, string> = {
@@ -130,36 +135,71 @@ const FIELD_OF_PATH: Record<string, string> = {
   "attribution.probabilistic.ios": "probabilistic_ios",
 };
 
+/** `webUrl` → `web_url`: the settings' own names, which a check of them may name. */
+const snakeCase = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+
 /**
- * The input a path of the service's 422 names: `body.attribution.click_window_days` or
- * `attribution.click_window_days` -> `click_window_days`, `links.hosts[2]` -> `hosts`; null for
- * a path the form has no input for.
+ * The input a path of the service's 422 names, and the item of a list it names:
+ * `body.attribution.click_window_days` or `attribution.click_window_days` ->
+ * `click_window_days`, `links.hosts[2]` -> `hosts`, item 2, `webUrl` -> `web_url`; null for a
+ * path the form has no input for.
  */
-export const fieldOfPath = (path: string): string | null => {
-  const bare = path
-    .replace(/^body(?:\.|$)/, "")
-    .replace(/\[[^\]]*\]/g, "")
-    .replace(/\.$/, "");
+export const fieldOfPath = (path: string): { field: string; item: number | null } | null => {
+  const withoutRoot = path.replace(/^(?:body|settings)(?:\.|$)/, "");
+  const item = /\[(\d+)\]/.exec(withoutRoot);
+  const bare = withoutRoot.replace(/\[[^\]]*\]/g, "").replace(/\.$/, "");
   const mapped = FIELD_OF_PATH[bare];
-  if (mapped) return mapped;
-  const last = bare.split(".").at(-1) ?? "";
-  return FIELD_NAMES.has(last) ? last : null;
+  if (mapped) return { field: mapped, item: null };
+  const last = snakeCase(bare.split(".").at(-1) ?? "");
+  return last in FIELD_LABELS ? { field: last, item: item?.[1] ? Number(item[1]) : null } : null;
 };
+
+/** The lists' items as the form sends them, to name the one refused by what was typed. */
+export interface ListItems {
+  readonly hosts: readonly string[];
+  readonly android_sha256_fingerprints: readonly string[];
+  readonly languages: readonly string[];
+}
+
+const PROBLEM = /^([A-Za-z_][\w.[\]"]*):\s*(.+)$/s;
+const MORE = /^and (\d+) more$/;
 
 /**
  * A 422's detail (`path: message; path: message`, as the service joins its problems) as the
- * message of each input it names; problems about no input stay in the form's message only.
+ * form's problems, each in words under the input's label (`Web URL must be an http or https
+ * URL`, `Link hosts: go_example must be a host name, like go.example.com`) and beside the input
+ * it names; a problem about no input keeps the service's words, in a sentence.
  */
-export const fieldErrorsOf = (detail: string): Record<string, string> => {
-  const errors: Record<string, string> = {};
-  for (const problem of detail.split("; ")) {
-    const match = /^([A-Za-z_][\w.[\]"]*):\s*(.+)$/s.exec(problem.trim());
-    if (!match?.[1] || !match[2]) continue;
-    const field = fieldOfPath(match[1]);
-    if (field && !errors[field]) errors[field] = match[2];
+export const settingsProblemsOf = (detail: string, items: ListItems): Problem[] =>
+  detail.split("; ").map((raw): Problem => {
+    const problem = raw.trim();
+    const more = MORE.exec(problem);
+    if (more) return { field: null, text: `And ${more[1]} more problems.` };
+    const match = PROBLEM.exec(problem);
+    const named = match?.[1] ? fieldOfPath(match[1]) : null;
+    const message = plainMessage(match?.[2] ?? problem);
+    if (!named) return { field: null, text: capitalised(plainMessage(problem)) };
+    const label = FIELD_LABELS[named.field] ?? named.field;
+    if (named.item === null) return { field: named.field, text: `${label} ${message}` };
+    const list = items[named.field as keyof ListItems] as readonly string[] | undefined;
+    const value = list?.[named.item];
+    const which = value ? `“${value}”` : `line ${named.item + 1}`;
+    return { field: named.field, text: `${label}: ${which} ${message}` };
+  });
+
+/** The first problem of each input, beside it. */
+const besideByField = (problems: readonly Problem[]): Record<string, string> => {
+  const fields: Record<string, string> = {};
+  for (const problem of problems) {
+    if (problem.field && !fields[problem.field]) fields[problem.field] = problem.text;
   }
-  return errors;
+  return fields;
 };
+
+interface Problem {
+  readonly field: string | null;
+  readonly text: string;
+}
 
 const inputId = (name: string) => `settings-${name}`;
 const errorId = (name: string) => `settings-${name}-error`;
@@ -194,9 +234,10 @@ export function SettingsPage(props: { appId: string }) {
   const [app, setApp] = useState<AppSettings | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const [saveError, setSaveError] = useState<string | null>(null);
-  /** The service's reasons by input name, from a 422. */
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  /** What the service refused, each problem in words, beside its input and under the form. */
+  const [problems, setProblems] = useState<Problem[]>([]);
+  const fieldErrors = besideByField(problems);
+  const viewOnly = useViewOnly();
   const form = useRef<HTMLFormElement>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -213,29 +254,29 @@ export function SettingsPage(props: { appId: string }) {
 
   const save = async (event: Event) => {
     event.preventDefault();
-    if (!draft) return;
+    if (!draft || viewOnly) return;
     setBusy(true);
-    setSaveError(null);
-    setFieldErrors({});
+    setProblems([]);
     setStatus(null);
+    const patch = patchOf(draft);
     try {
-      const saved = await updateApp(appId, patchOf(draft));
+      const saved = await updateApp(appId, patch);
       setApp(saved);
       setDraft(draftOf(saved));
       setStatus("Settings saved.");
       reloadApps().catch(() => undefined);
     } catch (caught) {
       if (caught instanceof ApiError && caught.status === 422) {
-        setSaveError(`Not saved: ${caught.detail || caught.error}`);
-        const errors = fieldErrorsOf(caught.detail);
-        setFieldErrors(errors);
-        // The first field refused, in the form's order, takes focus once it is marked.
-        requestAnimationFrame(() => {
-          const first = form.current?.querySelector<HTMLElement>('[aria-invalid="true"]');
-          first?.focus();
-        });
+        setProblems(
+          settingsProblemsOf(caught.detail || caught.error, {
+            hosts: patch.links?.hosts ?? [],
+            android_sha256_fingerprints: patch.links?.android_sha256_fingerprints ?? [],
+            languages: patch.links?.languages ?? [],
+          }),
+        );
+        focusFirstRefused(form.current);
       } else {
-        setSaveError(`Not saved: ${errorMessage(caught)}`);
+        setProblems([{ field: null, text: errorMessage(caught) }]);
       }
     } finally {
       setBusy(false);
@@ -247,11 +288,11 @@ export function SettingsPage(props: { appId: string }) {
 
   /** A changed value is no longer the one refused: its mark goes. */
   const changed = (name: string) =>
-    setFieldErrors((errors) => {
-      if (!(name in errors)) return errors;
-      const { [name]: _, ...rest } = errors;
-      return rest;
-    });
+    setProblems((current) =>
+      current.some((problem) => problem.field === name)
+        ? current.filter((problem) => problem.field !== name)
+        : current,
+    );
 
   /** An input's id, and its mark and reason when the service refused its value. */
   const control = (name: string) => ({
@@ -295,7 +336,7 @@ export function SettingsPage(props: { appId: string }) {
           aria-describedby="settings-error"
           aria-busy={busy}
         >
-          <fieldset class="card">
+          <fieldset class="card" disabled={viewOnly}>
             <legend>App</legend>
             <div class="form-grid aligned">
               <Field name="name" label="Name" error={fieldErrors.name}>
@@ -307,7 +348,7 @@ export function SettingsPage(props: { appId: string }) {
               </p>
             </div>
           </fieldset>
-          <fieldset class="card">
+          <fieldset class="card" disabled={viewOnly}>
             <legend>Remote configuration</legend>
             <p class="hint">What the SDKs read when they start.</p>
             <label class="check">
@@ -324,7 +365,7 @@ export function SettingsPage(props: { appId: string }) {
               Encryption key id: <span class="mono">{app.encryption.key_id ?? "none"}</span>
             </p>
           </fieldset>
-          <fieldset class="card">
+          <fieldset class="card" disabled={viewOnly}>
             <legend>Attribution</legend>
             <label class="check">
               <input
@@ -353,12 +394,13 @@ export function SettingsPage(props: { appId: string }) {
               </Field>
               <Field
                 name="view_window_hours"
-                label="View window (hours)"
+                label="View window (hours, 1–168)"
                 error={fieldErrors.view_window_hours}
               >
                 <input
                   type="number"
-                  min={0}
+                  min={1}
+                  max={168}
                   step={1}
                   inputMode="numeric"
                   {...control("view_window_hours")}
@@ -429,7 +471,7 @@ export function SettingsPage(props: { appId: string }) {
             </label>
             <FieldError name="probabilistic_ios" error={fieldErrors.probabilistic_ios} />
           </fieldset>
-          <fieldset class="card">
+          <fieldset class="card" disabled={viewOnly}>
             <legend>Links</legend>
             <div class="form-grid aligned">
               <Field name="app_store_id" label="App Store id" error={fieldErrors.app_store_id}>
@@ -509,13 +551,15 @@ export function SettingsPage(props: { appId: string }) {
               />
             </Field>
           </fieldset>
-          <div class="actions">
-            <button type="submit" disabled={busy}>
-              Save settings
-            </button>
-            <StatusText message={status} />
-          </div>
-          <ErrorText id="settings-error" message={saveError} />
+          {viewOnly ? null : (
+            <div class="actions">
+              <button type="submit" disabled={busy}>
+                Save settings
+              </button>
+              <StatusText message={status} />
+            </div>
+          )}
+          <Problems id="settings-error" problems={problems} />
         </form>
       ) : loadError ? null : (
         <p class="loading">Loading…</p>

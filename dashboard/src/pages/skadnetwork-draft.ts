@@ -7,6 +7,7 @@
  * its window and rule.
  */
 import type { CoarseValue, ConversionRule, ConversionSchema, ConversionWindow } from "../api.ts";
+import { plainMessage } from "../messages.ts";
 import { pathSegments } from "./partner-draft.ts";
 
 /** Apple's three conversion windows, by days since the first open; fine values in the first. */
@@ -118,18 +119,6 @@ const MORE = /^and (\d+) more$/;
 const capitalised = (value: string) => value.charAt(0).toUpperCase() + value.slice(1);
 /** A field's label without what its input says of units: `Fine value (0–63)` → `Fine value`. */
 const bare = (label: string) => label.replace(/\s*\([^)]*\)$/, "");
-
-/** zod's own words for a bound, which the schema leaves to it, as the page's. */
-export const plainMessage = (message: string): string =>
-  message
-    .replace(/^Too small: expected number to be >=\s*(\S+)$/, "must be at least $1")
-    .replace(/^Too big: expected number to be <=\s*(\S+)$/, "must be at most $1")
-    .replace(/^Too small: expected string to have >=1 characters?$/, "must not be empty")
-    .replace(
-      /^Too big: expected string to have <=(\d+) characters$/,
-      "must be at most $1 characters",
-    )
-    .replace(/^Invalid input: expected (\w+), received \w+$/, "must be a $1");
 
 const ruleProblem = (field: RuleField, message: string): string => {
   const label = bare(RULE_FIELDS[field]);

@@ -1,0 +1,30 @@
+/**
+ * The service's words for a refused value, where it left them to its validation library (zod:
+ * "Too big: expected string to have <=200 characters"), in the words the forms use beside an
+ * input ("must be at most 200 characters"). The service's own words pass as they are.
+ */
+export const plainMessage = (message: string): string =>
+  message
+    .replace(/^Too small: expected number to be >=\s*(\S+)$/, "must be at least $1")
+    .replace(/^Too big: expected number to be <=\s*(\S+)$/, "must be at most $1")
+    .replace(/^Too small: expected number to be >\s*(\S+)$/, "must be more than $1")
+    .replace(/^Too big: expected number to be <\s*(\S+)$/, "must be less than $1")
+    .replace(/^Too small: expected string to have >=1 characters?$/, "must not be empty")
+    .replace(
+      /^Too small: expected string to have >=(\d+) characters$/,
+      "must be at least $1 characters",
+    )
+    .replace(
+      /^Too big: expected string to have <=(\d+) characters$/,
+      "must be at most $1 characters",
+    )
+    .replace(/^Too big: expected array to have <=(\d+) items$/, "may have at most $1")
+    .replace(/^Invalid input: expected number, received NaN$/, "must be a number")
+    .replace(/^Invalid input: expected (\w+), received \w+$/, "must be a $1")
+    .replace(/^Invalid URL$/, "must be a URL")
+    .replace(
+      /^Invalid option: expected one of (.+)$/,
+      (_, options: string) => `must be one of ${options.replace(/"/g, "").split("|").join(", ")}`,
+    );
+
+export const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
