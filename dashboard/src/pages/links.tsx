@@ -1,3 +1,4 @@
+import { Fragment } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { toDataURL } from "qrcode";
 import {
@@ -12,8 +13,9 @@ import {
   updateLink,
 } from "../api.ts";
 import { CopyField } from "../components/copy-field.tsx";
-import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
+import { ErrorText, Page, StatusText } from "../components/page.tsx";
 import { formatCount, formatDay } from "../format.ts";
+import { useViewOnly } from "../session.tsx";
 
 const PAGE_SIZE = 200;
 
@@ -78,6 +80,16 @@ export function LinksPage(props: { appId: string }) {
   const [status, setStatus] = useState<string | null>(null);
   const [busyRow, setBusyRow] = useState<string | null>(null);
   const [editing, setEditing] = useState<Link | null>(null);
+  /** The links whose QR codes are shown, each under its row. */
+  const [showingQr, setShowingQr] = useState<ReadonlySet<string>>(new Set());
+  const viewOnly = useViewOnly();
+
+  const toggleQr = (deeplinkId: string) =>
+    setShowingQr((shown) => {
+      const next = new Set(shown);
+      if (!next.delete(deeplinkId)) next.add(deeplinkId);
+      return next;
+    });
 
   const loadClicks = useCallback(
     () =>
@@ -162,9 +174,9 @@ export function LinksPage(props: { appId: string }) {
 
   return (
     <Page title="Links" subtitle={appId}>
-      <CreateLinkForm appId={appId} onCreated={onCreated} />
+      {viewOnly ? null : <CreateLinkForm appId={appId} onCreated={onCreated} />}
       {created ? <CreatedLink link={created} /> : null}
-      {editing ? (
+      {editing && !viewOnly ? (
         <LinkPreviewForm
           key={editing.deeplink_id}
           appId={appId}
@@ -189,72 +201,116 @@ export function LinksPage(props: { appId: string }) {
         ) : links.length === 0 ? (
           <p>No links yet.</p>
         ) : (
-          <TableScroll>
-            <table aria-label="Links">
-              <thead>
-                <tr>
-                  <th scope="col">Link</th>
-                  <th scope="col">Media source</th>
-                  <th scope="col">Campaign</th>
-                  <th scope="col">Deep link path</th>
-                  <th scope="col" class="num">
-                    Clicks
-                  </th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {links.map((link) => (
-                  <tr
-                    key={link.deeplink_id}
-                    data-deeplink-id={link.deeplink_id}
-                    class={link.disabled ? "muted" : undefined}
-                  >
-                    <td class="mono wrap-anywhere">{link.url}</td>
-                    <td>{link.media_source}</td>
-                    <td>{link.campaign_name ?? link.campaign_id ?? "–"}</td>
-                    <td class="mono">{link.deep_link_path ?? "–"}</td>
-                    <td class="num" data-testid="clicks">
-                      {formatCount(clicks.get(link.deeplink_id) ?? 0)}
-                    </td>
-                    <td>{formatDay(link.created_at)}</td>
-                    <td>
-                      {link.disabled ? "Disabled" : "Active"}
-                      {link.landing_page ? <div class="note">landing page</div> : null}
-                      {hasOwnPreview(link) ? <div class="note">own preview</div> : null}
-                    </td>
-                    <td>
-                      <div class="row-actions stacked">
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-label={`Edit the preview of link ${link.deeplink_id}`}
-                          onClick={() => {
-                            setStatus(null);
-                            setEditing(link);
-                          }}
-                        >
-                          Edit preview
-                        </button>
-                        <button
-                          type="button"
-                          class="secondary"
-                          disabled={busyRow === link.deeplink_id}
-                          onClick={() => toggle(link)}
-                        >
-                          {link.disabled ? "Enable" : "Disable"}
-                        </button>
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          // Laid out to the card's width: long values wrap or are cut (whole in their title),
+          // and on a narrow screen each link is a block of labelled lines.
+          <table aria-label="Links" class="links-table">
+            <colgroup>
+              <col class="col-link" />
+              <col class="col-source" />
+              <col class="col-campaign" />
+              <col class="col-path" />
+              <col class="col-clicks" />
+              <col class="col-created" />
+              <col class="col-status" />
+              <col class="col-actions" />
+            </colgroup>
+            <thead>
+              <tr>
+                <th scope="col">Link</th>
+                <th scope="col">Media source</th>
+                <th scope="col">Campaign</th>
+                <th scope="col">Deep link path</th>
+                <th scope="col" class="num">
+                  Clicks
+                </th>
+                <th scope="col">Created</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {links.map((link) => {
+                const campaign = link.campaign_name ?? link.campaign_id;
+                const qrShown = showingQr.has(link.deeplink_id);
+                const qrId = `qr-${link.deeplink_id}`;
+                return (
+                  <Fragment key={link.deeplink_id}>
+                    <tr
+                      data-deeplink-id={link.deeplink_id}
+                      class={link.disabled ? "muted" : undefined}
+                    >
+                      <td class="mono" data-label="Link">
+                        {link.url}
+                      </td>
+                      <td data-label="Media source">
+                        <Cut text={link.media_source} />
+                      </td>
+                      <td data-label="Campaign">
+                        {campaign === null ? "–" : <Cut text={campaign} />}
+                      </td>
+                      <td class="mono" data-label="Deep link path">
+                        {link.deep_link_path === null ? "–" : <Cut text={link.deep_link_path} />}
+                      </td>
+                      <td class="num" data-label="Clicks" data-testid="clicks">
+                        {formatCount(clicks.get(link.deeplink_id) ?? 0)}
+                      </td>
+                      <td data-label="Created">{formatDay(link.created_at)}</td>
+                      <td data-label="Status">
+                        {/* One block: on a phone, the lines of a labelled value stay together. */}
+                        <div>
+                          {link.disabled ? "Disabled" : "Active"}
+                          {link.landing_page ? <div class="note">landing page</div> : null}
+                          {hasOwnPreview(link) ? <div class="note">own preview</div> : null}
+                        </div>
+                      </td>
+                      <td class="actions-cell">
+                        <div class="row-actions stacked">
+                          <button
+                            type="button"
+                            class="secondary"
+                            aria-label={`QR code of link ${link.deeplink_id}`}
+                            aria-expanded={qrShown}
+                            aria-controls={qrId}
+                            onClick={() => toggleQr(link.deeplink_id)}
+                          >
+                            QR
+                          </button>
+                          {viewOnly ? null : (
+                            <>
+                              <button
+                                type="button"
+                                class="secondary"
+                                aria-label={`Edit the preview of link ${link.deeplink_id}`}
+                                onClick={() => {
+                                  setStatus(null);
+                                  setEditing(link);
+                                }}
+                              >
+                                Edit preview
+                              </button>
+                              <button
+                                type="button"
+                                class="secondary"
+                                disabled={busyRow === link.deeplink_id}
+                                onClick={() => toggle(link)}
+                              >
+                                {link.disabled ? "Enable" : "Disable"}
+                              </button>
+                            </>
+                          )}
+                        </div>
+                      </td>
+                    </tr>
+                    <tr id={qrId} class="qr-row" data-qr-for={link.deeplink_id} hidden={!qrShown}>
+                      <td colSpan={8}>{qrShown ? <LinkQr url={link.url} /> : null}</td>
+                    </tr>
+                  </Fragment>
+                );
+              })}
+            </tbody>
+          </table>
         )}
         {cursor ? (
           <div class="actions">
@@ -491,20 +547,57 @@ function LinkPreviewForm(props: {
   );
 }
 
-function CreatedLink(props: { link: Link }) {
-  const { url } = props.link;
+/**
+ * A value cut to a few lines where it is long (a campaign name of 300 characters), whole in its
+ * title and to screen readers, which read the text rather than what shows of it.
+ */
+function Cut(props: { text: string }) {
+  return (
+    <span class="cut" title={props.text}>
+      {props.text}
+    </span>
+  );
+}
+
+/** A QR code of a link's URL, drawn when asked for. */
+const useQrCode = (url: string): string | null => {
   const [qr, setQr] = useState<string | null>(null);
-  const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     let live = true;
     toDataURL(url, { margin: 2, width: 192, errorCorrectionLevel: "M" }).then(
       (data) => live && setQr(data),
       () => live && setQr(null),
     );
-    heading.current?.focus();
     return () => {
       live = false;
     };
+  }, [url]);
+  return qr;
+};
+
+/** A listed link's QR code, under its row: to print, or to scan from the screen. */
+function LinkQr(props: { url: string }) {
+  const qr = useQrCode(props.url);
+  return (
+    <div class="link-qr">
+      {qr ? (
+        <img class="qr" src={qr} alt={`QR code of ${props.url}`} width={192} height={192} />
+      ) : (
+        <p class="loading">Drawing the QR code…</p>
+      )}
+      <p class="hint">
+        Scanned, it opens <span class="mono">{props.url}</span>: a scan counts as a click.
+      </p>
+    </div>
+  );
+}
+
+function CreatedLink(props: { link: Link }) {
+  const { url } = props.link;
+  const qr = useQrCode(url);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus();
   }, [url]);
   return (
     <section class="card created-link">
