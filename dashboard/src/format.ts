@@ -14,6 +14,10 @@ export const addDays = (day: string, days: number): string =>
 export const isDay = (value: string): boolean =>
   /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
 
+/** How many days `from` to `to` spans, both counted: 1 for one day, 0 or less when reversed. */
+export const daysSpanned = (from: string, to: string): number =>
+  Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
+
 /** Every day from `from` to `to`, both included; at most `max` of them. */
 export const daysBetween = (from: string, to: string, max = 400): string[] => {
   const days: string[] = [];

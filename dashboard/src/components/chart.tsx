@@ -15,7 +15,8 @@ import {
   Tooltip,
 } from "chart.js";
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { DefinitionText, InfoButton } from "./definition.tsx";
 
 Chart.register(
   ArcElement,
@@ -81,11 +82,32 @@ export function ChartFigure<T extends ChartType>(props: {
   config: ChartConfiguration<T>;
   table: FigureTable;
   empty?: boolean;
+  /** What the chart counts, one click away from its caption. */
+  definition?: { id: string; text: ComponentChildren };
   children?: ComponentChildren;
 }) {
+  const [open, setOpen] = useState(false);
+  const { definition } = props;
+  const captionId = definition ? `${definition.id}-caption` : undefined;
   return (
-    <figure class="chart card">
-      <figcaption>{props.caption}</figcaption>
+    // Named by the caption's words alone, not by the definition's button beside them.
+    <figure class="chart card" aria-labelledby={captionId}>
+      <figcaption class="figure-head">
+        <span id={captionId}>{props.caption}</span>
+        {definition ? (
+          <InfoButton
+            controls={definition.id}
+            term={props.caption}
+            open={open}
+            onToggle={() => setOpen((was) => !was)}
+          />
+        ) : null}
+      </figcaption>
+      {definition ? (
+        <DefinitionText id={definition.id} open={open}>
+          {definition.text}
+        </DefinitionText>
+      ) : null}
       {props.empty ? (
         <p class="empty">No data in this range.</p>
       ) : (

@@ -1,7 +1,9 @@
 import type { ChartConfiguration, Scale } from "chart.js";
+import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import {
+  ApiError,
   type CampaignRow,
   type DeliveryCounts,
   errorMessage,
@@ -10,9 +12,19 @@ import {
   type Overview,
 } from "../api.ts";
 import { ChartFigure, ORGANIC_COLOUR, seriesColour } from "../components/chart.tsx";
+import { DefinitionText, InfoButton, useDefinition } from "../components/definition.tsx";
 import { ErrorText, Page, TableScroll } from "../components/page.tsx";
-import { addDays, daysBetween, formatCount, formatUsd, isDay, today } from "../format.ts";
+import {
+  addDays,
+  daysBetween,
+  daysSpanned,
+  formatCount,
+  formatUsd,
+  isDay,
+  today,
+} from "../format.ts";
 import { appPath, useSession } from "../session.tsx";
+import { eventWord, matchMethodWord, matchStatusWord } from "../words.ts";
 import { SkadnetworkSection } from "./overview-skadnetwork.tsx";
 
 type Range = { from: string; to: string };
@@ -35,6 +47,76 @@ const TOP_MEDIA_SOURCES = 7;
 
 const defaultRange = (): Range => ({ from: addDays(today(), -6), to: today() });
 
+/** The longest range the report takes, both days counted: a leap year. */
+export const MAX_RANGE_DAYS = 366;
+
+/** Why a range cannot be shown, in words, and which of its dates are at fault. */
+export interface RangeProblem {
+  readonly message: string;
+  readonly from: boolean;
+  readonly to: boolean;
+}
+
+/**
+ * The range's problem, if it has one: a date missing, a date after `latest` (today: no day
+ * after it has figures), a start after the end, or more days than the report takes.
+ */
+export const rangeProblem = (range: Range, latest: string): RangeProblem | null => {
+  const fromGiven = isDay(range.from);
+  const toGiven = isDay(range.to);
+  if (!fromGiven || !toGiven) {
+    const message =
+      !fromGiven && !toGiven
+        ? "Enter a start date and an end date."
+        : !fromGiven
+          ? "Enter a start date."
+          : "Enter an end date.";
+    return { message, from: !fromGiven, to: !toGiven };
+  }
+  const fromAhead = range.from > latest;
+  const toAhead = range.to > latest;
+  if (fromAhead || toAhead) {
+    const which =
+      fromAhead && toAhead ? "Both dates are" : fromAhead ? "The start date is" : "The end date is";
+    return {
+      message: `${which} in the future. The latest day with figures is today, ${latest} (UTC).`,
+      from: fromAhead,
+      to: toAhead,
+    };
+  }
+  if (range.from > range.to) {
+    return {
+      message: `The start date is after the end date. Choose a start on or before ${range.to}, or an end on or after ${range.from}.`,
+      from: true,
+      to: true,
+    };
+  }
+  const days = daysSpanned(range.from, range.to);
+  if (days > MAX_RANGE_DAYS) {
+    return {
+      message: `This range is ${formatCount(days)} days long; a range may be at most ${MAX_RANGE_DAYS} days. Choose a later start date or an earlier end date.`,
+      from: true,
+      to: true,
+    };
+  }
+  return null;
+};
+
+/** The service's refusal of a range, should it refuse one the page let through, in words. */
+const refusalOf = (caught: unknown): string => {
+  if (!(caught instanceof ApiError) || caught.status !== 422) return errorMessage(caught);
+  const problems = (caught.detail || caught.error).split("; ").map((problem) =>
+    problem
+      .replace(/^from:\s*/, "The start date ")
+      .replace(/^to:\s*/, "The end date ")
+      .replace(/`from`/g, "the start date")
+      .replace(/`to`/g, "the end date"),
+  );
+  return `These dates cannot be shown. ${problems.join(". ")}.`;
+};
+
+const RANGE_ERROR = "range-error";
+
 export function OverviewPage(props: { appId: string }) {
   const { appId } = props;
   const { currentAppId, currentAppOnIos } = useSession();
@@ -45,11 +127,19 @@ export function OverviewPage(props: { appId: string }) {
   const [error, setError] = useState<string | null>(null);
   const latest = useRef(0);
 
-  const valid = isDay(range.from) && isDay(range.to) && range.from <= range.to;
+  const lastDay = today();
+  const problem = rangeProblem(range, lastDay);
+  const valid = problem === null;
 
   useEffect(() => {
-    if (!valid) return;
+    // Figures of another range never stay under a range that cannot be shown.
     const call = ++latest.current;
+    if (!valid) {
+      setData(null);
+      setError(null);
+      setLoading(false);
+      return;
+    }
     setLoading(true);
     setError(null);
     getOverview(appId, range.from, range.to).then(
@@ -60,11 +150,18 @@ export function OverviewPage(props: { appId: string }) {
       },
       (caught: unknown) => {
         if (call !== latest.current) return;
-        setError(errorMessage(caught));
+        setData(null);
+        setError(refusalOf(caught));
         setLoading(false);
       },
     );
   }, [appId, range.from, range.to, valid]);
+
+  /** A date input's limits and, when the range's problem is its, its mark and the reason. */
+  const dateProps = (which: "from" | "to") => ({
+    ...(problem?.[which] ? { "aria-invalid": "true" as const } : {}),
+    ...(problem ? { "aria-describedby": RANGE_ERROR } : {}),
+  });
 
   return (
     <Page title="Overview" subtitle={appId}>
@@ -79,7 +176,8 @@ export function OverviewPage(props: { appId: string }) {
                 name="from"
                 required
                 value={range.from}
-                max={range.to || undefined}
+                max={isDay(range.to) && range.to < lastDay ? range.to : lastDay}
+                {...dateProps("from")}
                 onChange={(event) => setRange({ ...range, from: event.currentTarget.value })}
               />
             </label>
@@ -90,7 +188,9 @@ export function OverviewPage(props: { appId: string }) {
                 name="to"
                 required
                 value={range.to}
-                min={range.from || undefined}
+                min={isDay(range.from) ? range.from : undefined}
+                max={lastDay}
+                {...dateProps("to")}
                 onChange={(event) => setRange({ ...range, to: event.currentTarget.value })}
               />
             </label>
@@ -112,19 +212,47 @@ export function OverviewPage(props: { appId: string }) {
               })}
             </div>
           </div>
+          <p class="field-error" id={RANGE_ERROR} role="alert">
+            {problem?.message}
+          </p>
         </fieldset>
-        {valid ? null : <p class="error">Choose a start date on or before the end date.</p>}
       </form>
       <div role="status" class="status">
-        {loading ? "Loading…" : data ? `Showing ${data.from} to ${data.to}.` : ""}
+        {loading ? "Loading…" : data && valid ? `Showing ${data.from} to ${data.to}.` : ""}
       </div>
       <ErrorText message={error} />
-      {data ? <OverviewBody data={data} busy={loading} /> : null}
+      {data && valid ? <OverviewBody data={data} busy={loading} /> : null}
       {onIos && valid ? <SkadnetworkSection appId={appId} from={range.from} to={range.to} /> : null}
       <PostbackCounts appId={appId} />
     </Page>
   );
 }
+
+/**
+ * What each figure of the overview is, as the service computes it (docs/dashboard.md#figures):
+ * one click away from the figure.
+ */
+const DEFINITIONS = {
+  installs:
+    "Installs whose first open falls on a day of the range (UTC), each counted once. Deleted installs are left out.",
+  paid: "Installs of the range credited to a media source: a link, an ad network's click or impression, or Apple Ads.",
+  organic: "Installs of the range that no link, click or impression explains.",
+  events:
+    "Everything the apps reported on the days of the range, the installs themselves included, whenever the app was installed.",
+  revenue:
+    "The revenue of the range's events, each converted to US dollars at the European Central Bank's rate of its day. An event without revenue counts as 0.",
+  matchStatus:
+    "Each install of the range by what its attribution found. Matched (with deep link): a touch won and the app was handed its deep link. Matched (no deep link): a touch won, but it carried no deep link or the match was not sure enough to hand one over. Organic: no touch explains it. Waiting for attribution: not in the reports yet, for a few minutes.",
+  matchMethod:
+    "How each install of the range was matched. Click id or advertising id: the touch named the device or the click for sure. Probabilistic: a click from the install's address on a like device, shortly before the first open. An install not matched shows its status.",
+  campaignInstalls: "Installs of the range credited to this media source and campaign.",
+  campaignEvents:
+    "Events of the range (the installs included) of the installs credited to this campaign, whenever those were installed.",
+  campaignRevenue:
+    "The revenue in US dollars of those events: revenue earned in the range, also from installs of earlier days.",
+  revenuePerInstall:
+    "The campaign's revenue in the range divided by its installs in the range. Revenue from installs of earlier days counts too, so it is not what the range's installs earned each; – when the campaign has no install in the range.",
+} as const;
 
 function OverviewBody(props: { data: Overview; busy: boolean }) {
   const { data } = props;
@@ -135,12 +263,24 @@ function OverviewBody(props: { data: Overview; busy: boolean }) {
         <InstallsChart data={data} />
         <PaidOrganicChart data={data} />
         <BreakdownChart
+          id="match-status"
           caption="Installs by match status"
-          rows={data.match_status.map((row) => [row.status, row.installs])}
+          definition={DEFINITIONS.matchStatus}
+          rows={data.match_status.map((row) => ({
+            key: row.status,
+            label: matchStatusWord(row.status),
+            value: row.installs,
+          }))}
         />
         <BreakdownChart
+          id="match-method"
           caption="Installs by match method"
-          rows={data.match_method.map((row) => [row.method, row.installs])}
+          definition={DEFINITIONS.matchMethod}
+          rows={data.match_method.map((row) => ({
+            key: row.method,
+            label: matchMethodWord(row.method),
+            value: row.installs,
+          }))}
         />
         <EventsChart data={data} />
         <RevenueChart data={data} />
@@ -151,24 +291,74 @@ function OverviewBody(props: { data: Overview; busy: boolean }) {
   );
 }
 
+function TotalCard(props: {
+  label: string;
+  testId: string;
+  value: number;
+  text: string;
+  definition: ComponentChildren;
+}) {
+  const { label, testId } = props;
+  const { toggle, text } = useDefinition(`${testId}-definition`, label, props.definition);
+  return (
+    <section class="card total" aria-label={label}>
+      <div class="figure-head">
+        <h2>{label}</h2>
+        {toggle}
+      </div>
+      <p class="total-value" data-testid={testId} data-value={props.value}>
+        {props.text}
+      </p>
+      {text}
+    </section>
+  );
+}
+
 function Totals(props: { data: Overview }) {
   const { totals } = props.data;
-  const cards: [label: string, testId: string, value: number, text: string][] = [
-    ["Installs", "total-installs", totals.installs, formatCount(totals.installs)],
-    ["Paid", "total-paid", totals.paid_installs, formatCount(totals.paid_installs)],
-    ["Organic", "total-organic", totals.organic_installs, formatCount(totals.organic_installs)],
-    ["Events", "total-events", totals.events, formatCount(totals.events)],
-    ["Revenue USD", "total-revenue", totals.revenue_usd, formatUsd(totals.revenue_usd)],
-  ];
+  const cards: [label: string, testId: string, value: number, text: string, definition: string][] =
+    [
+      [
+        "Installs",
+        "total-installs",
+        totals.installs,
+        formatCount(totals.installs),
+        DEFINITIONS.installs,
+      ],
+      [
+        "Paid installs",
+        "total-paid",
+        totals.paid_installs,
+        formatCount(totals.paid_installs),
+        DEFINITIONS.paid,
+      ],
+      [
+        "Organic installs",
+        "total-organic",
+        totals.organic_installs,
+        formatCount(totals.organic_installs),
+        DEFINITIONS.organic,
+      ],
+      ["Events", "total-events", totals.events, formatCount(totals.events), DEFINITIONS.events],
+      [
+        "Revenue USD",
+        "total-revenue",
+        totals.revenue_usd,
+        formatUsd(totals.revenue_usd),
+        DEFINITIONS.revenue,
+      ],
+    ];
   return (
     <div class="totals">
-      {cards.map(([label, testId, value, text]) => (
-        <section key={testId} class="card total" aria-label={label}>
-          <h2>{label === "Paid" || label === "Organic" ? `${label} installs` : label}</h2>
-          <p class="total-value" data-testid={testId} data-value={value}>
-            {text}
-          </p>
-        </section>
+      {cards.map(([label, testId, value, text, definition]) => (
+        <TotalCard
+          key={testId}
+          label={label}
+          testId={testId}
+          value={value}
+          text={text}
+          definition={definition}
+        />
       ))}
     </div>
   );
@@ -363,18 +553,25 @@ function PaidOrganicChart(props: { data: Overview }) {
   );
 }
 
-function BreakdownChart(props: { caption: string; rows: [string, number][] }) {
+/** One slice of a breakdown: the stored word, the reader's word, the installs. */
+interface Slice {
+  key: string;
+  label: string;
+  value: number;
+}
+
+function BreakdownChart(props: { id: string; caption: string; definition: string; rows: Slice[] }) {
   const { caption, rows } = props;
   const config = useMemo<ChartConfiguration<"doughnut">>(
     () => ({
       type: "doughnut",
       data: {
-        labels: rows.map(([label]) => label),
+        labels: rows.map((row) => row.label),
         datasets: [
           {
-            data: rows.map(([, value]) => value),
-            backgroundColor: rows.map(([label], i) =>
-              label === "organic" ? ORGANIC_COLOUR : seriesColour(i),
+            data: rows.map((row) => row.value),
+            backgroundColor: rows.map((row, i) =>
+              row.key === "organic" ? ORGANIC_COLOUR : seriesColour(i),
             ),
           },
         ],
@@ -387,8 +584,9 @@ function BreakdownChart(props: { caption: string; rows: [string, number][] }) {
     <ChartFigure
       caption={caption}
       config={config}
-      table={{ columns: ["Kind", "Installs"], rows }}
-      empty={rows.every(([, value]) => value === 0)}
+      table={{ columns: ["Kind", "Installs"], rows: rows.map((row) => [row.label, row.value]) }}
+      empty={rows.every((row) => row.value === 0)}
+      definition={{ id: `${props.id}-definition`, text: props.definition }}
     />
   );
 }
@@ -401,7 +599,7 @@ function EventsChart(props: { data: Overview }) {
         data,
         data.events_by_day,
         (r) => r.date,
-        (r) => r.event_name ?? "(no name)",
+        (r) => (r.event_name === null ? "(no name)" : eventWord(r.event_name)),
         (r) => r.events,
       ),
     [data],
@@ -487,17 +685,32 @@ function RevenueChart(props: { data: Overview }) {
 
 type SortKey = "media_source" | "campaign" | "installs" | "events" | "revenue_usd" | "rpi";
 
-const COLUMNS: { key: SortKey; label: string; numeric: boolean }[] = [
+const COLUMNS: { key: SortKey; label: string; numeric: boolean; definition?: string }[] = [
   { key: "media_source", label: "Media source", numeric: false },
   { key: "campaign", label: "Campaign", numeric: false },
-  { key: "installs", label: "Installs", numeric: true },
-  { key: "events", label: "Events", numeric: true },
-  { key: "revenue_usd", label: "Revenue USD", numeric: true },
-  { key: "rpi", label: "Revenue per install", numeric: true },
+  { key: "installs", label: "Installs", numeric: true, definition: DEFINITIONS.campaignInstalls },
+  { key: "events", label: "Events", numeric: true, definition: DEFINITIONS.campaignEvents },
+  {
+    key: "revenue_usd",
+    label: "Revenue USD",
+    numeric: true,
+    definition: DEFINITIONS.campaignRevenue,
+  },
+  {
+    key: "rpi",
+    label: "Revenue per install in range",
+    numeric: true,
+    definition: DEFINITIONS.revenuePerInstall,
+  },
 ];
 
-const revenuePerInstall = (row: CampaignRow): number | null =>
-  row.revenue_per_install ?? (row.installs > 0 ? row.revenue_usd / row.installs : null);
+/**
+ * The campaign's revenue in the range over its installs in the range (the report's own
+ * figure); none for a campaign without installs in the range, whose revenue came from earlier
+ * installs.
+ */
+export const revenuePerInstallInRange = (row: CampaignRow): number | null =>
+  row.installs > 0 ? (row.revenue_per_install ?? row.revenue_usd / row.installs) : null;
 
 const sortValue = (row: CampaignRow, key: SortKey): string | number => {
   switch (key) {
@@ -506,17 +719,21 @@ const sortValue = (row: CampaignRow, key: SortKey): string | number => {
     case "campaign":
       return row.campaign ?? "";
     case "rpi":
-      return revenuePerInstall(row) ?? -1;
+      return revenuePerInstallInRange(row) ?? -1;
     default:
       return row[key];
   }
 };
+
+const columnDefinitionId = (key: SortKey) => `campaigns-${key}-definition`;
 
 function CampaignTable(props: { campaigns: CampaignRow[] }) {
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({
     key: "installs",
     descending: true,
   });
+  /** The columns whose definitions are open. */
+  const [explained, setExplained] = useState<ReadonlySet<SortKey>>(new Set());
   const rows = useMemo(() => {
     const sorted = [...props.campaigns].sort((a, b) => {
       const x = sortValue(a, sort.key);
@@ -527,10 +744,27 @@ function CampaignTable(props: { campaigns: CampaignRow[] }) {
     });
     return sorted;
   }, [props.campaigns, sort]);
+  const explain = (key: SortKey) =>
+    setExplained((open) => {
+      const next = new Set(open);
+      if (!next.delete(key)) next.add(key);
+      return next;
+    });
 
   return (
     <section class="card">
       <h2 id="campaigns-heading">Campaigns</h2>
+      {COLUMNS.map((column) =>
+        column.definition ? (
+          <DefinitionText
+            key={column.key}
+            id={columnDefinitionId(column.key)}
+            open={explained.has(column.key)}
+          >
+            <strong>{column.label}:</strong> {column.definition}
+          </DefinitionText>
+        ) : null,
+      )}
       {rows.length === 0 ? (
         <p class="empty">No installs or events in this range.</p>
       ) : (
@@ -549,22 +783,32 @@ function CampaignTable(props: { campaigns: CampaignRow[] }) {
                         active ? (sort.descending ? "descending" : "ascending") : undefined
                       }
                     >
-                      <button
-                        type="button"
-                        class="sort"
-                        onClick={() =>
-                          setSort(
-                            active
-                              ? { key: column.key, descending: !sort.descending }
-                              : { key: column.key, descending: column.numeric },
-                          )
-                        }
-                      >
-                        {column.label}
-                        <span class="sort-mark" aria-hidden="true">
-                          {active ? (sort.descending ? " ▼" : " ▲") : " ↕"}
-                        </span>
-                      </button>
+                      <div class="column-head">
+                        <button
+                          type="button"
+                          class="sort"
+                          onClick={() =>
+                            setSort(
+                              active
+                                ? { key: column.key, descending: !sort.descending }
+                                : { key: column.key, descending: column.numeric },
+                            )
+                          }
+                        >
+                          {column.label}
+                          <span class="sort-mark" aria-hidden="true">
+                            {active ? (sort.descending ? " ▼" : " ▲") : " ↕"}
+                          </span>
+                        </button>
+                        {column.definition ? (
+                          <InfoButton
+                            controls={columnDefinitionId(column.key)}
+                            term={`${column.label} (campaigns)`}
+                            open={explained.has(column.key)}
+                            onToggle={() => explain(column.key)}
+                          />
+                        ) : null}
+                      </div>
                     </th>
                   );
                 })}
@@ -578,7 +822,7 @@ function CampaignTable(props: { campaigns: CampaignRow[] }) {
                   <td class="num">{formatCount(row.installs)}</td>
                   <td class="num">{formatCount(row.events)}</td>
                   <td class="num">{formatUsd(row.revenue_usd)}</td>
-                  <td class="num">{formatUsd(revenuePerInstall(row))}</td>
+                  <td class="num">{formatUsd(revenuePerInstallInRange(row))}</td>
                 </tr>
               ))}
             </tbody>
