@@ -3,10 +3,12 @@ import { Link } from "wouter-preact";
 import { ApiError, createApp, errorMessage, type Platform } from "../api.ts";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
 import { formatDay } from "../format.ts";
-import { appPath, useSession } from "../session.tsx";
+import { appPath, useSession, useViewOnly } from "../session.tsx";
+import { platformWord } from "../words.ts";
 
 export function AppsPage() {
   const { apps, reloadApps } = useSession();
+  const viewOnly = useViewOnly();
   return (
     <Page title="Apps">
       <section aria-labelledby="apps-list-heading" class="card">
@@ -14,7 +16,11 @@ export function AppsPage() {
         {apps === null ? (
           <p class="loading">Loading…</p>
         ) : apps.length === 0 ? (
-          <p>No apps yet. Create the first one below.</p>
+          <p>
+            {viewOnly
+              ? "No apps yet: none has been shared with you."
+              : "No apps yet. Create the first one below."}
+          </p>
         ) : (
           <TableScroll>
             <table aria-label="Apps">
@@ -34,7 +40,7 @@ export function AppsPage() {
                       <Link href={appPath(app.app_id, "overview")}>{app.name}</Link>
                     </th>
                     <td class="mono">{app.app_id}</td>
-                    <td>{app.platform === "ios" ? "iOS" : "Android"}</td>
+                    <td>{platformWord(app.platform)}</td>
                     <td>{app.enabled ? "Yes" : "No"}</td>
                     <td>{formatDay(app.created_at)}</td>
                   </tr>
@@ -44,7 +50,7 @@ export function AppsPage() {
           </TableScroll>
         )}
       </section>
-      <CreateAppForm onCreated={reloadApps} />
+      {viewOnly ? null : <CreateAppForm onCreated={reloadApps} />}
     </Page>
   );
 }

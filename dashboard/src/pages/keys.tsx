@@ -1,3 +1,4 @@
+import type { Ref } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import {
   type ApiKey,
@@ -11,6 +12,7 @@ import {
 import { CopyField } from "../components/copy-field.tsx";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
 import { formatTime } from "../format.ts";
+import { useViewOnly } from "../session.tsx";
 
 const KIND_NAMES: Record<KeyKind, string> = { sdk: "SDK", server: "Server" };
 
@@ -23,6 +25,7 @@ export function KeysPage(props: { appId: string }) {
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const confirmButton = useRef<HTMLButtonElement>(null);
+  const viewOnly = useViewOnly();
   const newKeyHeading = useRef<HTMLHeadingElement>(null);
 
   const reload = useCallback(
@@ -86,31 +89,9 @@ export function KeysPage(props: { appId: string }) {
 
   return (
     <Page title="Keys" subtitle={appId}>
-      <section class="card">
-        <h2>New key</h2>
-        <p class="hint">
-          SDK keys go in the app; server keys call the export and the reports from your servers.
-        </p>
-        <div class="actions">
-          <button type="button" disabled={busy} onClick={() => create("sdk")}>
-            Create SDK key
-          </button>
-          <button type="button" disabled={busy} onClick={() => create("server")}>
-            Create server key
-          </button>
-        </div>
-        {created ? (
-          <div class="new-key">
-            <h3 ref={newKeyHeading} tabIndex={-1}>
-              Your new {KIND_NAMES[created.kind]} key
-            </h3>
-            <CopyField value={created.key} label="New key" describedBy="new-key-warning" />
-            <p id="new-key-warning" class="warning">
-              Copy it now: this key will not be shown again.
-            </p>
-          </div>
-        ) : null}
-      </section>
+      {viewOnly ? null : (
+        <NewKey busy={busy} created={created} headingRef={newKeyHeading} onCreate={create} />
+      )}
       <ErrorText message={error} />
       <StatusText message={status} />
       <section class="card">
@@ -131,9 +112,11 @@ export function KeysPage(props: { appId: string }) {
                   <th scope="col">Scopes</th>
                   <th scope="col">Created</th>
                   <th scope="col">Revoked</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
+                  {viewOnly ? null : (
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  )}
                 </tr>
               </thead>
               <tbody>
@@ -144,44 +127,46 @@ export function KeysPage(props: { appId: string }) {
                     <td>{key.scopes.join(", ") || "–"}</td>
                     <td>{formatTime(key.created_at)}</td>
                     <td>{key.revoked_at ? formatTime(key.revoked_at) : "No"}</td>
-                    <td>
-                      {key.revoked_at ? null : (
-                        <div class="row-actions">
-                          {confirming === key.key_id ? (
-                            <>
-                              <button
-                                ref={confirmButton}
-                                type="button"
-                                class="danger"
-                                disabled={busy}
-                                onClick={() => revoke(key.key_id)}
-                              >
-                                Confirm revoke
-                              </button>
+                    {viewOnly ? null : (
+                      <td>
+                        {key.revoked_at ? null : (
+                          <div class="row-actions">
+                            {confirming === key.key_id ? (
+                              <>
+                                <button
+                                  ref={confirmButton}
+                                  type="button"
+                                  class="danger"
+                                  disabled={busy}
+                                  onClick={() => revoke(key.key_id)}
+                                >
+                                  Confirm revoke
+                                </button>
+                                <button
+                                  type="button"
+                                  class="secondary"
+                                  onClick={() => {
+                                    cancelled.current = key.key_id;
+                                    setConfirming(null);
+                                  }}
+                                >
+                                  Cancel
+                                </button>
+                              </>
+                            ) : (
                               <button
                                 type="button"
                                 class="secondary"
-                                onClick={() => {
-                                  cancelled.current = key.key_id;
-                                  setConfirming(null);
-                                }}
+                                disabled={busy}
+                                onClick={() => setConfirming(key.key_id)}
                               >
-                                Cancel
+                                Revoke
                               </button>
-                            </>
-                          ) : (
-                            <button
-                              type="button"
-                              class="secondary"
-                              disabled={busy}
-                              onClick={() => setConfirming(key.key_id)}
-                            >
-                              Revoke
-                            </button>
-                          )}
-                        </div>
-                      )}
-                    </td>
+                            )}
+                          </div>
+                        )}
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>
@@ -190,5 +175,42 @@ export function KeysPage(props: { appId: string }) {
         )}
       </section>
     </Page>
+  );
+}
+
+/** Making a key: an SDK key or a server key, the new one shown this once. */
+function NewKey(props: {
+  busy: boolean;
+  created: NewApiKey | null;
+  headingRef: Ref<HTMLHeadingElement>;
+  onCreate: (kind: KeyKind) => void;
+}) {
+  const { busy, created } = props;
+  return (
+    <section class="card">
+      <h2>New key</h2>
+      <p class="hint">
+        SDK keys go in the app; server keys call the export and the reports from your servers.
+      </p>
+      <div class="actions">
+        <button type="button" disabled={busy} onClick={() => props.onCreate("sdk")}>
+          Create SDK key
+        </button>
+        <button type="button" disabled={busy} onClick={() => props.onCreate("server")}>
+          Create server key
+        </button>
+      </div>
+      {created ? (
+        <div class="new-key">
+          <h3 ref={props.headingRef} tabIndex={-1}>
+            Your new {KIND_NAMES[created.kind]} key
+          </h3>
+          <CopyField value={created.key} label="New key" describedBy="new-key-warning" />
+          <p id="new-key-warning" class="warning">
+            Copy it now: this key will not be shown again.
+          </p>
+        </div>
+      ) : null}
+    </section>
   );
 }

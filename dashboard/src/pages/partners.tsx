@@ -23,7 +23,8 @@ import {
 import { CopyField } from "../components/copy-field.tsx";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
 import { formatCount, formatTime } from "../format.ts";
-import { useSession } from "../session.tsx";
+import { useSession, useViewOnly } from "../session.tsx";
+import { eventWord, verdictWord } from "../words.ts";
 import { PartnerForm, WebhookForm } from "./partner-forms.tsx";
 
 const LOG_PAGE = 50;
@@ -51,12 +52,6 @@ export const totalsByConfig = (counts: readonly DeliveryCounts[]): Map<string, T
   return totals;
 };
 
-export const VERDICT_WORDS: Record<Verdict, string> = {
-  delivered: "Delivered",
-  retry: "To be tried again",
-  failed: "Failed",
-};
-
 type Editing =
   | { readonly target: "partners"; readonly config: PartnerConfig | null }
   | { readonly target: "webhooks"; readonly config: Webhook | null };
@@ -71,6 +66,7 @@ const targetWord = (target: PostbackTarget) => (target === "partners" ? "partner
 export function PartnersPage(props: { appId: string }) {
   const { appId } = props;
   const { apps } = useSession();
+  const viewOnly = useViewOnly();
   const platform: Platform = apps?.find((app) => app.app_id === appId)?.platform ?? "android";
   const [catalog, setCatalog] = useState<PartnerCatalog | null>(null);
   const [postbacks, setPostbacks] = useState<Postbacks | null>(null);
@@ -211,6 +207,13 @@ export function PartnersPage(props: { appId: string }) {
     </>
   );
 
+  /** A viewer's rows have no actions: each would send or change something. */
+  const actionsHeader = viewOnly ? null : (
+    <th scope="col">
+      <span class="visually-hidden">Actions</span>
+    </th>
+  );
+
   const testedPartner =
     testing?.target === "partners"
       ? postbacks?.partners.find((config) => config.id === testing.id)
@@ -236,13 +239,15 @@ export function PartnersPage(props: { appId: string }) {
           <h2 id="partners-heading" tabIndex={-1}>
             Partner configurations
           </h2>
-          <button
-            type="button"
-            disabled={catalog === null}
-            onClick={() => startEditing({ target: "partners", config: null })}
-          >
-            Add a partner
-          </button>
+          {viewOnly ? null : (
+            <button
+              type="button"
+              disabled={catalog === null}
+              onClick={() => startEditing({ target: "partners", config: null })}
+            >
+              Add a partner
+            </button>
+          )}
         </div>
         {postbacks === null ? (
           loadError ? null : (
@@ -263,9 +268,7 @@ export function PartnersPage(props: { appId: string }) {
                   </th>
                   <th scope="col">Status</th>
                   {countHeaders}
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
+                  {actionsHeader}
                 </tr>
               </thead>
               <tbody>
@@ -292,8 +295,8 @@ export function PartnersPage(props: { appId: string }) {
                       {Object.keys(config.events).length === 0
                         ? "None mapped"
                         : Object.entries(config.events).map(([ours, mapping]) => (
-                            <div key={ours}>
-                              <span class="mono">{ours}</span> → {mapping.name}
+                            <div key={ours} title={ours}>
+                              {eventWord(ours)} → <span class="mono">{mapping.name}</span>
                               {mapping.revenue ? " (with revenue)" : ""}
                             </div>
                           ))}
@@ -301,28 +304,30 @@ export function PartnersPage(props: { appId: string }) {
                     <td class="num">{config.event_window_days} days</td>
                     <td>{config.enabled ? "On" : "Off"}</td>
                     {countCells("partners", config.id)}
-                    <td>
-                      <div class="row-actions stacked">
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-label={`Send a test postback to ${config.id}`}
-                          onClick={() => startTesting({ target: "partners", id: config.id })}
-                        >
-                          Send a test postback
-                        </button>
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-label={`Edit partner ${config.id}`}
-                          disabled={catalog === null}
-                          onClick={() => startEditing({ target: "partners", config })}
-                        >
-                          Edit
-                        </button>
-                        {deleteButtons("partners", config.id)}
-                      </div>
-                    </td>
+                    {viewOnly ? null : (
+                      <td>
+                        <div class="row-actions stacked">
+                          <button
+                            type="button"
+                            class="secondary"
+                            aria-label={`Send a test postback to ${config.id}`}
+                            onClick={() => startTesting({ target: "partners", id: config.id })}
+                          >
+                            Send a test postback
+                          </button>
+                          <button
+                            type="button"
+                            class="secondary"
+                            aria-label={`Edit partner ${config.id}`}
+                            disabled={catalog === null}
+                            onClick={() => startEditing({ target: "partners", config })}
+                          >
+                            Edit
+                          </button>
+                          {deleteButtons("partners", config.id)}
+                        </div>
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>
@@ -331,7 +336,7 @@ export function PartnersPage(props: { appId: string }) {
         )}
         <p class="hint">Delivered, retried and failed: the attempts of the last 30 days.</p>
       </section>
-      {editing?.target === "partners" && catalog && postbacks ? (
+      {editing?.target === "partners" && catalog && postbacks && !viewOnly ? (
         <PartnerForm
           key={editing.config?.id ?? "new"}
           appId={appId}
@@ -375,9 +380,14 @@ export function PartnersPage(props: { appId: string }) {
           <h2 id="webhooks-heading" tabIndex={-1}>
             Webhooks
           </h2>
-          <button type="button" onClick={() => startEditing({ target: "webhooks", config: null })}>
-            Add a webhook
-          </button>
+          {viewOnly ? null : (
+            <button
+              type="button"
+              onClick={() => startEditing({ target: "webhooks", config: null })}
+            >
+              Add a webhook
+            </button>
+          )}
         </div>
         <p class="hint">
           Your backend hears of every install once its attribution is resolved, and of every event,
@@ -395,9 +405,7 @@ export function PartnersPage(props: { appId: string }) {
                   <th scope="col">URL</th>
                   <th scope="col">Status</th>
                   {countHeaders}
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
+                  {actionsHeader}
                 </tr>
               </thead>
               <tbody>
@@ -411,27 +419,29 @@ export function PartnersPage(props: { appId: string }) {
                     <td class="mono wrap-anywhere">{webhook.url}</td>
                     <td>{webhook.enabled ? "On" : "Off"}</td>
                     {countCells("webhooks", webhook.id)}
-                    <td>
-                      <div class="row-actions stacked">
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-label={`Send a test delivery to webhook ${webhook.id}`}
-                          onClick={() => startTesting({ target: "webhooks", id: webhook.id })}
-                        >
-                          Send a test delivery
-                        </button>
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-label={`Edit webhook ${webhook.id}`}
-                          onClick={() => startEditing({ target: "webhooks", config: webhook })}
-                        >
-                          Edit
-                        </button>
-                        {deleteButtons("webhooks", webhook.id)}
-                      </div>
-                    </td>
+                    {viewOnly ? null : (
+                      <td>
+                        <div class="row-actions stacked">
+                          <button
+                            type="button"
+                            class="secondary"
+                            aria-label={`Send a test delivery to webhook ${webhook.id}`}
+                            onClick={() => startTesting({ target: "webhooks", id: webhook.id })}
+                          >
+                            Send a test delivery
+                          </button>
+                          <button
+                            type="button"
+                            class="secondary"
+                            aria-label={`Edit webhook ${webhook.id}`}
+                            onClick={() => startEditing({ target: "webhooks", config: webhook })}
+                          >
+                            Edit
+                          </button>
+                          {deleteButtons("webhooks", webhook.id)}
+                        </div>
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>
@@ -440,7 +450,7 @@ export function PartnersPage(props: { appId: string }) {
         )}
       </section>
       {newSecret ? <NewSecret id={newSecret.id} secret={newSecret.secret} /> : null}
-      {editing?.target === "webhooks" && postbacks ? (
+      {editing?.target === "webhooks" && postbacks && !viewOnly ? (
         <WebhookForm
           key={editing.config?.id ?? "new"}
           appId={appId}
@@ -472,6 +482,7 @@ export function PartnersPage(props: { appId: string }) {
       {postbacks ? (
         <SettingsForm
           appId={appId}
+          viewOnly={viewOnly}
           shareWithoutConsent={postbacks.settings.share_device_data_without_consent}
           onSaved={(settings) => setPostbacks({ ...postbacks, settings })}
         />
@@ -636,7 +647,7 @@ function TestPanel(props: {
               {target === "partners"
                 ? events.map(([ours, theirs]) => (
                     <option key={ours} value={`event:${ours}`}>
-                      Event {ours} (as {theirs})
+                      Event {eventWord(ours)} (as {theirs})
                     </option>
                   ))
                 : null}
@@ -675,6 +686,8 @@ function TestPanel(props: {
 /** The app's one postback setting: device data of an install whose user was never asked. */
 function SettingsForm(props: {
   appId: string;
+  /** A viewer sees the setting and cannot change it. */
+  viewOnly: boolean;
   shareWithoutConsent: boolean;
   onSaved: (settings: { share_device_data_without_consent: boolean }) => void;
 }) {
@@ -711,6 +724,7 @@ function SettingsForm(props: {
             name="share_device_data_without_consent"
             aria-describedby="share-without-consent-hint"
             checked={share}
+            disabled={props.viewOnly}
             onChange={(event) => setShare(event.currentTarget.checked)}
           />
           <span>Share device data without consent</span>
@@ -728,12 +742,14 @@ function SettingsForm(props: {
             whatever this says.
           </p>
         </div>
-        <div class="actions">
-          <button type="submit" disabled={busy}>
-            Save setting
-          </button>
-          <StatusText message={status} />
-        </div>
+        {props.viewOnly ? null : (
+          <div class="actions">
+            <button type="submit" disabled={busy}>
+              Save setting
+            </button>
+            <StatusText message={status} />
+          </div>
+        )}
         <ErrorText id="postback-settings-error" message={error} />
       </form>
     </section>
@@ -832,7 +848,7 @@ function DeliveryLog(props: { appId: string; onRefresh: () => void }) {
                     {entry.error ? <div class="note">{entry.error}</div> : null}
                   </td>
                   <td class={`verdict verdict-${entry.verdict}`}>
-                    {VERDICT_WORDS[entry.verdict]}
+                    {verdictWord(entry.verdict)}
                     {entry.final || entry.verdict !== "retry" ? null : (
                       <div class="note">next in 15 minutes</div>
                     )}

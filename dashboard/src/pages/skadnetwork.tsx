@@ -20,7 +20,7 @@ import {
 } from "../components/form-fields.tsx";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
 import { formatTime } from "../format.ts";
-import { appPath, useSession } from "../session.tsx";
+import { appPath, useSession, useViewOnly } from "../session.tsx";
 import {
   besideByField,
   COARSE_VALUES,
@@ -84,6 +84,7 @@ function SchemaEditor(props: { appId: string }) {
   const [status, setStatus] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  const viewOnly = useViewOnly();
 
   useEffect(() => {
     getConversionSchema(appId).then(
@@ -200,6 +201,7 @@ function SchemaEditor(props: { appId: string }) {
                 <fieldset
                   key={window.name}
                   class="stack window"
+                  disabled={viewOnly}
                   aria-describedby={`${legendId}-hint`}
                   data-window={index}
                 >
@@ -222,32 +224,37 @@ function SchemaEditor(props: { appId: string }) {
                       row={row}
                       errors={errors}
                       onChange={(field, patch) => change(index, row.key, field, patch)}
-                      onRemove={() => removeRule(index, row)}
+                      onRemove={viewOnly ? null : () => removeRule(index, row)}
                     />
                   ))}
-                  <div class="actions">
-                    <button
-                      type="button"
-                      class="secondary"
-                      {...control(windowField(index))}
-                      id={`schema-add-${index}`}
-                      aria-label={`Add a rule to ${window.name.toLowerCase()}`}
-                      onClick={() => addRule(index)}
-                    >
-                      Add a rule
-                    </button>
-                  </div>
+                  {viewOnly ? null : (
+                    <div class="actions">
+                      <button
+                        type="button"
+                        class="secondary"
+                        {...control(windowField(index))}
+                        id={`schema-add-${index}`}
+                        aria-label={`Add a rule to ${window.name.toLowerCase()}`}
+                        onClick={() => addRule(index)}
+                      >
+                        Add a rule
+                      </button>
+                    </div>
+                  )}
                 </fieldset>
               );
             })}
-            <div class="actions">
-              <button type="submit" disabled={busy}>
-                Save schema
-              </button>
-              <span class="hint">
-                {rules === 1 ? "1 rule" : `${rules} rules`}; each save is the schema's next version.
-              </span>
-            </div>
+            {viewOnly ? null : (
+              <div class="actions">
+                <button type="submit" disabled={busy}>
+                  Save schema
+                </button>
+                <span class="hint">
+                  {rules === 1 ? "1 rule" : `${rules} rules`}; each save is the schema's next
+                  version.
+                </span>
+              </div>
+            )}
             <StatusText message={status} />
             <Problems id="schema-problems" problems={problems} />
           </form>
@@ -263,7 +270,8 @@ function RuleEditor(props: {
   row: RuleRow;
   errors: Record<string, string>;
   onChange: (field: RuleField, patch: Partial<RuleRow>) => void;
-  onRemove: () => void;
+  /** None for a viewer, who removes nothing. */
+  onRemove: (() => void) | null;
 }) {
   const { window, position, row, errors } = props;
   const { idOf, control } = fieldProps("schema", errors);
@@ -375,14 +383,16 @@ function RuleEditor(props: {
           <span>{RULE_FIELDS.lock}</span>
         </label>
         <FieldError id={`${idOf(field("lock"))}-error`} error={errors[field("lock")]} />
-        <button
-          type="button"
-          class="secondary"
-          aria-label={`Remove rule ${position + 1} of ${windowName.toLowerCase()}`}
-          onClick={props.onRemove}
-        >
-          Remove
-        </button>
+        {props.onRemove ? (
+          <button
+            type="button"
+            class="secondary"
+            aria-label={`Remove rule ${position + 1} of ${windowName.toLowerCase()}`}
+            onClick={props.onRemove}
+          >
+            Remove
+          </button>
+        ) : null}
       </div>
     </fieldset>
   );
@@ -399,6 +409,7 @@ function NetworkNames(props: { appId: string }) {
   const [status, setStatus] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  const viewOnly = useViewOnly();
 
   useEffect(() => {
     getAdNetworks(appId).then(setNetworks, (caught: unknown) => setLoadError(errorMessage(caught)));
@@ -495,9 +506,11 @@ function NetworkNames(props: { appId: string }) {
                 <th scope="col">Ad network id</th>
                 <th scope="col">Media source</th>
                 <th scope="col">Named by</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                {viewOnly ? null : (
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -508,84 +521,88 @@ function NetworkNames(props: { appId: string }) {
                   </th>
                   <td>{network.media_source}</td>
                   <td>{network.own ? "This app" : "Catalog"}</td>
-                  <td>
-                    <div class="row-actions">
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-label={`Change the name of ${network.ad_network_id}`}
-                        onClick={() => change(network)}
-                      >
-                        Change
-                      </button>
-                      {network.own ? (
+                  {viewOnly ? null : (
+                    <td>
+                      <div class="row-actions">
                         <button
                           type="button"
                           class="secondary"
-                          aria-label={`Remove the app's name of ${network.ad_network_id}`}
-                          disabled={busy}
-                          onClick={() => remove(network.ad_network_id)}
+                          aria-label={`Change the name of ${network.ad_network_id}`}
+                          onClick={() => change(network)}
                         >
-                          Remove
+                          Change
                         </button>
-                      ) : null}
-                    </div>
-                  </td>
+                        {network.own ? (
+                          <button
+                            type="button"
+                            class="secondary"
+                            aria-label={`Remove the app's name of ${network.ad_network_id}`}
+                            disabled={busy}
+                            onClick={() => remove(network.ad_network_id)}
+                          >
+                            Remove
+                          </button>
+                        ) : null}
+                      </div>
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
           </table>
         </TableScroll>
       )}
-      <form
-        ref={form}
-        class="stack network-form"
-        onSubmit={submit}
-        noValidate
-        aria-label="Name an ad network"
-        aria-describedby="network-problems"
-        aria-busy={busy}
-      >
-        <h3>Name an ad network</h3>
-        <div class="form-grid">
-          <Field id={idOf("id")} label="Ad network id" error={errors.id}>
-            <input
-              {...control("id")}
-              name="ad_network_id"
-              class="mono"
-              autocomplete="off"
-              spellcheck={false}
-              placeholder="abcd1234ef.skadnetwork"
-              value={id}
-              onInput={(event) => {
-                setId(event.currentTarget.value);
-                setProblems((current) => current.filter((p) => p.field !== "id"));
-              }}
-            />
-          </Field>
-          <Field id={idOf("media_source")} label="Media source" error={errors.media_source}>
-            <input
-              {...control("media_source")}
-              name="media_source"
-              autocomplete="off"
-              spellcheck={false}
-              placeholder="examplenet_int"
-              value={source}
-              onInput={(event) => {
-                setSource(event.currentTarget.value);
-                setProblems((current) => current.filter((p) => p.field !== "media_source"));
-              }}
-            />
-          </Field>
-          <div class="actions">
-            <button type="submit" disabled={busy || networks === null}>
-              Save name
-            </button>
+      {viewOnly ? null : (
+        <form
+          ref={form}
+          class="stack network-form"
+          onSubmit={submit}
+          noValidate
+          aria-label="Name an ad network"
+          aria-describedby="network-problems"
+          aria-busy={busy}
+        >
+          <h3>Name an ad network</h3>
+          <div class="form-grid">
+            <Field id={idOf("id")} label="Ad network id" error={errors.id}>
+              <input
+                {...control("id")}
+                name="ad_network_id"
+                class="mono"
+                autocomplete="off"
+                spellcheck={false}
+                placeholder="abcd1234ef.skadnetwork"
+                value={id}
+                onInput={(event) => {
+                  setId(event.currentTarget.value);
+                  setProblems((current) => current.filter((p) => p.field !== "id"));
+                }}
+              />
+            </Field>
+            <Field id={idOf("media_source")} label="Media source" error={errors.media_source}>
+              <input
+                {...control("media_source")}
+                name="media_source"
+                autocomplete="off"
+                spellcheck={false}
+                placeholder="examplenet_int"
+                value={source}
+                onInput={(event) => {
+                  setSource(event.currentTarget.value);
+                  setProblems((current) => current.filter((p) => p.field !== "media_source"));
+                }}
+              />
+            </Field>
+            <div class="actions">
+              <button type="submit" disabled={busy || networks === null}>
+                Save name
+              </button>
+            </div>
           </div>
-        </div>
-        <StatusText message={status} />
-        <Problems id="network-problems" problems={problems} />
-      </form>
+          <StatusText message={status} />
+          <Problems id="network-problems" problems={problems} />
+        </form>
+      )}
     </section>
   );
 }
