@@ -269,6 +269,31 @@ describe("the dashboard in a browser", () => {
     expect(await row.getByRole("button").count()).toBe(0);
   });
 
+  it("3b. copies a new server key with its Copy button: the clipboard holds the key exactly, underscores and all, and the API takes it", async () => {
+    await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: rt.url });
+    await open(page, `/apps/${APP_ID}/keys`);
+    await heading(page, "Keys").waitFor();
+    await page.getByRole("button", { name: "Create server key" }).click();
+    await page.getByRole("heading", { name: "Your new Server key" }).waitFor(WITHIN);
+    const field = page.getByLabel("New key");
+    const key = await field.inputValue();
+    expect(key).toMatch(/^srv_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+    // Nothing on the page, the clipboard included, holds anything but the key itself.
+    await page.evaluate("navigator.clipboard.writeText('')");
+    await page.getByRole("button", { name: "Copy the new key" }).click();
+    await page.getByRole("status").filter({ hasText: "Copied the new key." }).waitFor(WITHIN);
+    const copied = await page.evaluate<string>("navigator.clipboard.readText()");
+    expect(copied).toBe(key);
+    expect(copied.split("_").length).toBeGreaterThanOrEqual(3);
+    // The value pasted from the clipboard is a key the reports take.
+    const answer = await fetch(`${rt.url}/v1/reports/link-clicks`, {
+      headers: { authorization: copied },
+    });
+    await answer.body?.cancel();
+    expect(answer.status).toBe(200);
+    await screenshot(page, "keys-copied");
+  });
+
   it("4. creates a link with its QR code; a phone's tap on it shows as a click", async () => {
     await open(page, `/apps/${APP_ID}/links`);
     await heading(page, "Links").waitFor();
@@ -386,6 +411,125 @@ describe("the dashboard in a browser", () => {
     expect(await unfurled()).toContain(`<meta property="og:title" content="${APP_NAME}">`);
   });
 
+  it("4c. fits the Links table in its card at 1440 px and at 390 px, a long campaign name cut and whole in its title; any link's QR code on demand", async () => {
+    // The longest campaign name a link takes, with nowhere to break a line.
+    const longName = `Spring_launch_${"meadow".repeat(31)}`.slice(0, 200);
+    const made = await rt.post(
+      `/v1/links?app_id=${APP_ID}`,
+      { media_source: "browser_long", campaign_name: longName, deep_link_path: "/levels/7" },
+      (await issueKey(APP_ID, "server", rt.stores.keys)).key,
+    );
+    expect(made.status).toBe(201);
+    const { deeplink_id: longLink, url: longUrl } = (await made.json()) as {
+      deeplink_id: string;
+      url: string;
+    };
+
+    /** The table within its card: no wider, and every row's buttons inside the card's box. */
+    const fitsCard = async (on: Page, what: string) => {
+      const table = on.getByRole("table", { name: "Links" });
+      await table.waitFor();
+      const card = on.locator("section.card").filter({ has: table });
+      const widths = await card.evaluate(
+        (element: { scrollWidth: number; clientWidth: number }) => ({
+          scrollWidth: element.scrollWidth,
+          clientWidth: element.clientWidth,
+        }),
+      );
+      expect(widths.scrollWidth, `${what}: the card's content`).toBeLessThanOrEqual(
+        widths.clientWidth,
+      );
+      const cardBox = await card.boundingBox();
+      const tableBox = await table.boundingBox();
+      if (!cardBox || !tableBox) throw new Error(`${what}: the table is not laid out`);
+      expect(tableBox.x + tableBox.width, `${what}: the table's right edge`).toBeLessThanOrEqual(
+        cardBox.x + cardBox.width,
+      );
+      const buttons = await table.getByRole("button", { name: /^(Disable|Enable)$/ }).all();
+      expect(buttons.length, `${what}: a Disable button a link`).toBeGreaterThanOrEqual(2);
+      for (const button of buttons) {
+        const box = await button.boundingBox();
+        expect(box, `${what}: a Disable button is laid out`).not.toBeNull();
+        if (!box) continue;
+        expect(box.x, what).toBeGreaterThanOrEqual(cardBox.x);
+        expect(box.x + box.width, `${what}: a Disable button`).toBeLessThanOrEqual(
+          cardBox.x + cardBox.width,
+        );
+        // Visible, steady and the element a click at its centre reaches.
+        await button.click({ trial: true });
+      }
+      // The long name: cut to a few lines, the whole of it in its title.
+      const cut = table.locator(
+        `tr[data-deeplink-id="${longLink}"] td[data-label="Campaign"] .cut`,
+      );
+      expect(await cut.getAttribute("title")).toBe(longName);
+      expect(await cut.textContent()).toBe(longName);
+      const cutBox = await cut.boundingBox();
+      expect(cutBox?.height ?? 0, `${what}: the long name's height`).toBeLessThan(80);
+    };
+
+    const wide = await browser.newContext({
+      viewport: { width: 1440, height: 900 },
+      reducedMotion: "reduce",
+      storageState: await owner.storageState(),
+    });
+    try {
+      const on = await wide.newPage();
+      await open(on, `/apps/${APP_ID}/links`);
+      await heading(on, "Links").waitFor();
+      await fitsCard(on, "1440 px");
+      await screenshot(on, "links-1440");
+
+      // The QR code of a link listed, not one just made: shown under its row, and hidden again.
+      const row = on.locator(`tr[data-deeplink-id="${madeLink}"]`);
+      const url = await row.locator("td").first().innerText();
+      const qrButton = row.getByRole("button", { name: `QR code of link ${madeLink}` });
+      expect(await qrButton.innerText()).toBe("QR");
+      expect(await qrButton.getAttribute("aria-expanded")).toBe("false");
+      await qrButton.click();
+      const qr = on.getByRole("img", { name: `QR code of ${url}`, exact: true });
+      await qr.waitFor(WITHIN);
+      expect(await qrButton.getAttribute("aria-expanded")).toBe("true");
+      expect(await qr.getAttribute("src")).toMatch(/^data:image\/png;base64,/);
+      expect(
+        await qr.evaluate((img: { naturalWidth: number }) => img.naturalWidth),
+      ).toBeGreaterThan(0);
+      // Under its own row, the controlled element.
+      const controlled = await qrButton.getAttribute("aria-controls");
+      expect(await on.locator(`[id="${controlled}"]`).getAttribute("data-qr-for")).toBe(madeLink);
+      // The other link's too, each its own.
+      await on
+        .locator(`tr[data-deeplink-id="${longLink}"]`)
+        .getByRole("button", { name: `QR code of link ${longLink}` })
+        .click();
+      await on.getByRole("img", { name: `QR code of ${longUrl}`, exact: true }).waitFor(WITHIN);
+      await fitsCard(on, "1440 px, QR codes shown");
+      await screenshot(on, "links-qr");
+      await qrButton.click();
+      await expect.poll(() => qr.count(), WITHIN).toBe(0);
+      expect(await qrButton.getAttribute("aria-expanded")).toBe("false");
+    } finally {
+      await wide.close();
+    }
+
+    const phone = await browser.newContext({
+      viewport: PHONE,
+      reducedMotion: "reduce",
+      storageState: await owner.storageState(),
+    });
+    try {
+      const on = await phone.newPage();
+      await open(on, `/apps/${APP_ID}/links`);
+      await heading(on, "Links").waitFor();
+      await fitsCard(on, "390 px");
+      const { scrollWidth, innerWidth } = await documentWidth(on);
+      expect(scrollWidth, "the Links page at 390 px").toBeLessThanOrEqual(innerWidth);
+      await screenshot(on, "links-390");
+    } finally {
+      await phone.close();
+    }
+  });
+
   it("5. shows the overview of demo traffic with the export's totals, charts and a sortable campaign table", async () => {
     demo = await driveDemoTraffic(rt, { days: 3, installs: 150, seed: 5 });
     // The UTC days of the traffic, from its end (now) back: four of them for three days'.
@@ -434,27 +578,187 @@ describe("the dashboard in a browser", () => {
     const campaigns = page.getByRole("table", { name: "Campaigns" });
     const rows = campaigns.locator("tbody tr");
     expect(await rows.count()).toBeGreaterThan(2);
-    const header = (name: string) => campaigns.locator("th").filter({ hasText: name });
+    const header = (name: string) =>
+      campaigns.locator("th").filter({ has: page.getByRole("button", { name, exact: true }) });
+    const sortBy = (name: string) =>
+      header(name).getByRole("button", { name, exact: true }).click();
     expect(await header("Installs").getAttribute("aria-sort")).toBe("descending");
     const installsOf = async () => (await cellTexts(rows, 2)).map(countOf);
     const descending = await installsOf();
     expect(descending).toEqual([...descending].sort((a, b) => b - a));
     expect(new Set(descending).size, "campaigns with different installs").toBeGreaterThan(1);
 
-    await header("Installs").getByRole("button").click();
+    await sortBy("Installs");
     await expect.poll(() => header("Installs").getAttribute("aria-sort"), WITHIN).toBe("ascending");
     const ascending = await installsOf();
     expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
     expect(ascending).not.toEqual(descending);
 
-    await header("Media source").getByRole("button").click();
+    await sortBy("Media source");
     await expect
       .poll(() => header("Media source").getAttribute("aria-sort"), WITHIN)
       .toBe("ascending");
     expect(await header("Installs").getAttribute("aria-sort")).toBeNull();
     const sources = await cellTexts(rows, 0);
     expect(sources).toEqual([...sources].sort((a, b) => a.localeCompare(b)));
+
+    // The ratio is named for what it is: the range's revenue over the range's installs.
+    expect(await header("Revenue per install").count()).toBe(0);
+    const perInstall = "Revenue per install in range";
+    expect(await header(perInstall).count()).toBe(1);
+    for (const row of await rows.all()) {
+      const cells = await row.locator("td").allInnerTexts();
+      const [installs, revenue, ratio] = [cells[2], cells[4], cells[5]].map((text) =>
+        countOf(text ?? ""),
+      );
+      if (installs === undefined || revenue === undefined || ratio === undefined) continue;
+      if (installs === 0) expect(cells[5]).toBe("–");
+      else expect(ratio).toBeCloseTo(revenue / installs, 1);
+    }
+
+    // Each figure's definition one click away, in words, and away again.
+    const explain = async (name: string, words: RegExp) => {
+      const toggle = page.getByRole("button", { name: `What ${name} means`, exact: true });
+      expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+      const definition = page.locator(`[id="${await toggle.getAttribute("aria-controls")}"]`);
+      expect(await definition.isVisible()).toBe(false);
+      await toggle.click();
+      expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+      expect(await definition.isVisible()).toBe(true);
+      expect(await definition.innerText()).toMatch(words);
+      return { toggle, definition };
+    };
+    const ratio = await explain(
+      `${perInstall} (campaigns)`,
+      /divided by its installs in the range/,
+    );
+    expect(await ratio.definition.innerText()).toMatch(/earlier days counts too/);
+    await explain("Installs", /first open falls on a day of the range/);
+    await explain("Revenue USD", /converted to US dollars/);
+    await explain("Installs by match status", /Matched \(no deep link\)/);
+    await screenshot(page, "overview-definitions");
+    await ratio.toggle.click();
+    expect(await ratio.definition.isVisible()).toBe(false);
+
+    // Statuses, methods and events in words: none as the service stores it.
+    const main = await page.getByRole("main").innerText();
+    expect(main).not.toMatch(/service_|matched_no_params|\bgeo\b|\bpending\b/);
+    const breakdown = async (caption: string) =>
+      cellTexts(
+        page
+          .getByRole("table")
+          .filter({ has: page.locator("caption", { hasText: caption }) })
+          .locator("tbody tr"),
+        0,
+      );
+    const statuses = await breakdown("Installs by match status");
+    expect(statuses.length).toBeGreaterThan(1);
+    expect(
+      statuses.every((word) =>
+        [
+          "Matched (with deep link)",
+          "Matched (no deep link)",
+          "Organic",
+          "Waiting for attribution",
+          "Not attributed (attribution off)",
+        ].includes(word),
+      ),
+      statuses.join(", "),
+    ).toBe(true);
+    const methods = await breakdown("Installs by match method");
+    expect(methods).toContain("Click id or advertising id");
+    expect(
+      methods.some((word) => word.includes("_")),
+      methods.join(", "),
+    ).toBe(false);
+    const events = (
+      await page
+        .getByRole("table")
+        .filter({ has: page.locator("caption", { hasText: "Events per day by event name" }) })
+        .locator("thead th")
+        .allInnerTexts()
+    ).slice(1);
+    expect(events).toContain("Install");
+    expect(events).toContain("Purchase");
     await screenshot(page, "overview-1280");
+  });
+
+  it("5b. refuses a future date, a start after the end and a range over 366 days at the date inputs, in words beside them, the old figures cleared", async () => {
+    const { appId } = demoApp();
+    const reports: number[] = [];
+    const answered = (response: { url(): string; status(): number }) => {
+      if (response.url().includes("/v1/reports/overview")) reports.push(response.status());
+    };
+    page.on("response", answered);
+    await open(page, `/apps/${appId}/overview`);
+    await heading(page, "Overview").waitFor();
+    const from = page.getByLabel("From");
+    const to = page.getByLabel("To", { exact: true });
+    const reason = page.locator("#range-error");
+    const installs = page.getByTestId("total-installs");
+    const showing = page.getByRole("status").filter({ hasText: /^Showing / });
+    const today = new Date().toISOString().slice(0, 10);
+    const dayAfter = (day: string, days: number) =>
+      new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+    const shown = async () => {
+      await from.fill(range.from);
+      await to.fill(range.to);
+      await installs.waitFor(WITHIN);
+      expect(await reason.innerText()).toBe("");
+      expect(await from.getAttribute("aria-invalid")).toBeNull();
+      expect(await to.getAttribute("aria-invalid")).toBeNull();
+    };
+    /** The range refused at its inputs: the reason beside them, and no figures of any range. */
+    const refused = async (words: RegExp, invalid: { from: boolean; to: boolean }) => {
+      await expect.poll(() => reason.innerText(), WITHIN).toMatch(words);
+      expect(await reason.getAttribute("role")).toBe("alert");
+      expect(await from.getAttribute("aria-invalid")).toBe(invalid.from ? "true" : null);
+      expect(await to.getAttribute("aria-invalid")).toBe(invalid.to ? "true" : null);
+      for (const input of [from, to]) {
+        expect(await input.getAttribute("aria-describedby")).toBe("range-error");
+      }
+      expect(await installs.count()).toBe(0);
+      expect(await page.getByRole("table", { name: "Campaigns" }).count()).toBe(0);
+      expect(await showing.count()).toBe(0);
+      expect(await page.getByRole("main").innerText()).not.toMatch(/must be|`from`|`to`/);
+    };
+
+    // No day after today can be picked.
+    expect(await to.getAttribute("max")).toBe(today);
+    expect(await from.getAttribute("max")).toBe(today);
+
+    await shown();
+    await to.fill(dayAfter(today, 1));
+    await refused(/^The end date is in the future\. The latest day with figures is today, /, {
+      from: false,
+      to: true,
+    });
+    await screenshot(page, "overview-range-future");
+
+    await shown();
+    await from.fill(range.to);
+    await to.fill(dayAfter(range.to, -1));
+    await refused(/^The start date is after the end date\./, { from: true, to: true });
+
+    await shown();
+    await from.fill(dayAfter(range.to, -400));
+    await refused(/^This range is 401 days long; a range may be at most 366 days\./, {
+      from: true,
+      to: true,
+    });
+    await screenshot(page, "overview-range-too-long");
+
+    // A range of 366 days is one the report takes.
+    await from.fill(dayAfter(range.to, -365));
+    await installs.waitFor(WITHIN);
+    expect(await reason.innerText()).toBe("");
+    // The page asked the report for no range it refused.
+    page.off("response", answered);
+    expect(reports.length).toBeGreaterThan(0);
+    expect(
+      reports.every((status) => status === 200),
+      reports.join(", "),
+    ).toBe(true);
   });
 
   it("6. saves a click window of 14 days; shows the service's refusal of 99", async () => {
@@ -480,22 +784,105 @@ describe("the dashboard in a browser", () => {
     ]);
     expect(answer.status()).toBe(422);
     const { detail } = (await answer.json()) as { detail: string };
-    expect(detail).toMatch(/click_window_days/);
+    expect(detail).toBe(
+      "attribution.click_window_days: must be a whole number of days from 1 to 30",
+    );
+    // The service names its field; the page names the input, by its label, in words.
+    const said = "Click window must be a whole number of days from 1 to 30";
     const error = page.locator("#settings-error");
-    await expect.poll(() => error.innerText(), WITHIN).toBe(`Not saved: ${detail}`);
+    await expect.poll(() => error.innerText(), WITHIN).toBe(`Not saved. ${said}`);
     expect(await error.getAttribute("role")).toBe("alert");
     // The field the detail names is marked, its reason beside it, and it has the focus.
     await expect.poll(() => clickWindow.getAttribute("aria-invalid"), WITHIN).toBe("true");
     const describedBy = await clickWindow.getAttribute("aria-describedby");
     expect(describedBy).toBeTruthy();
     const reason = page.locator(`[id="${describedBy}"]`);
-    expect(await reason.innerText()).toBe(detail.replace(/^[^:]*:\s*/, "").split("; ")[0]);
+    expect(await reason.innerText()).toBe(said);
     await expect
       .poll(() => page.evaluate("document.activeElement?.name"), WITHIN)
       .toBe("click_window_days");
     expect(await page.locator('[aria-invalid="true"]').count()).toBe(1);
     expect((await rt.stores.apps.get(APP_ID))?.attribution?.clickWindowDays).toBe(14);
     await screenshot(page, "settings");
+  });
+
+  it("6b. says the service's refusals of settings beside their fields, in words: no internal name, no validation library's message", async () => {
+    // Afresh: test 6 left a refused click window in the form.
+    await open(page, `/apps/${APP_ID}/settings`);
+    await page.reload();
+    await heading(page, "Settings").waitFor();
+    const name = page.getByLabel("Name", { exact: true });
+    const webUrl = page.getByLabel("Web URL");
+    const hosts = page.getByLabel("Link hosts (one per line)");
+    const title = page.getByLabel("Default preview title");
+    await name.fill("N".repeat(201));
+    await webUrl.fill("ftp://game.example.com/");
+    await hosts.fill("go.example.com\ngo_example");
+    await title.fill("T".repeat(101));
+    const [answer] = await Promise.all([
+      page.waitForResponse(
+        (response) =>
+          response.request().method() === "PATCH" && response.url().endsWith(`/v1/apps/${APP_ID}`),
+      ),
+      page.getByRole("button", { name: "Save settings" }).click(),
+    ]);
+    expect(answer.status()).toBe(422);
+    // The service names the request's own fields, its bounds in words.
+    const { detail } = (await answer.json()) as { detail: string };
+    expect(detail).toBe("name: must be at most 200 characters");
+    const said = {
+      name: "Name must be at most 200 characters",
+      webUrl: "Web URL must be an http or https URL",
+      hosts: "Link hosts: “go_example” must be a host name, like go.example.com",
+      title: "Default preview title must be at most 100 characters",
+    };
+    const error = page.locator("#settings-error");
+    await expect.poll(() => error.innerText(), WITHIN).toBe(`Not saved. ${said.name}`);
+    const besideOf = async (input: Locator) => {
+      expect(await input.getAttribute("aria-invalid")).toBe("true");
+      const id = await input.getAttribute("aria-describedby");
+      return page.locator(`[id="${id}"]`).innerText();
+    };
+    expect(await besideOf(name)).toBe(said.name);
+    await expect.poll(() => page.evaluate("document.activeElement?.name"), WITHIN).toBe("name");
+
+    // The name right, the link settings' refusals follow, each beside its own field.
+    await name.fill(APP_NAME);
+    expect(await name.getAttribute("aria-invalid")).toBeNull();
+    const [links] = await Promise.all([
+      page.waitForResponse(
+        (response) =>
+          response.request().method() === "PATCH" && response.url().endsWith(`/v1/apps/${APP_ID}`),
+      ),
+      page.getByRole("button", { name: "Save settings" }).click(),
+    ]);
+    expect(links.status()).toBe(422);
+    expect(((await links.json()) as { detail: string }).detail).toBe(
+      "links.web_url: must be an http or https URL; " +
+        "links.hosts[1]: must be a host name, like go.example.com; " +
+        "links.preview_title: must be at most 100 characters",
+    );
+    await expect.poll(() => besideOf(webUrl), WITHIN).toBe(said.webUrl);
+    expect(await besideOf(hosts)).toBe(said.hosts);
+    expect(await besideOf(title)).toBe(said.title);
+    expect(await error.locator("li").allInnerTexts()).toEqual([
+      said.webUrl,
+      said.hosts,
+      said.title,
+    ]);
+    expect(await error.innerText()).toMatch(/^Not saved:/);
+    const main = await page.getByRole("main").innerText();
+    expect(main).not.toMatch(/webUrl|web_url|Too big|expected string/);
+    await screenshot(page, "settings-refused");
+
+    // Put right, the settings save; nothing refused stays marked.
+    await webUrl.fill("");
+    await hosts.fill("");
+    await title.fill("");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByRole("status").filter({ hasText: "Settings saved." }).waitFor(WITHIN);
+    expect(await page.locator('[aria-invalid="true"]').count()).toBe(0);
+    expect(await error.innerText()).toBe("");
   });
 
   it("7. lists the latest events of the demo app", async () => {
@@ -511,8 +898,14 @@ describe("the dashboard in a browser", () => {
     );
     // Newest first.
     expect(times).toEqual([...times].sort().reverse());
+    // Event names in words (Install, Purchase), the export's own name in the cell's title.
     const names = await cellTexts(rows, 1);
-    expect(names.every((name) => name.startsWith("service_"))).toBe(true);
+    expect(names.some((name) => name === "Install" || name === "Purchase")).toBe(true);
+    expect(names.some((name) => name.includes("service_"))).toBe(false);
+    const stored = await rows.first().locator("td").nth(1).getAttribute("title");
+    expect(stored).toMatch(/^service_/);
+    const platforms = await cellTexts(rows, 6);
+    expect(platforms.every((word) => ["Android", "iOS", "–"].includes(word))).toBe(true);
     // Updated at a UTC time written as the table's; the table fits 1280 px without scrolling.
     await expect
       .poll(() => page.getByText(/Last updated/).innerText(), WITHIN)
@@ -680,7 +1073,7 @@ describe("the dashboard in a browser", () => {
       expect.arrayContaining([
         "examplenet\nGeneric server-to-server",
         "Won by browser_qr",
-        "service_purchase → purchase (with revenue)",
+        "Purchase → purchase (with revenue)",
         "180 days",
         "On",
       ]),
@@ -1029,8 +1422,8 @@ describe("the dashboard in a browser", () => {
     expect(
       await rowsOf(section.getByRole("table", { name: "Conversion values by window" })),
     ).toEqual([
-      ["1", "63 (fine)", "1", "service_purchase, 4.99+ USD"],
-      ["1", "high (coarse)", "1", "service_purchase, 4.99+ USD"],
+      ["1", "63 (fine)", "1", "Purchase, 4.99+ USD"],
+      ["1", "high (coarse)", "1", "Purchase, 4.99+ USD"],
     ]);
     expect(await section.getByTestId("tier-fine").getAttribute("data-value")).toBe("1");
     expect(await section.getByTestId("tier-coarse_only").getAttribute("data-value")).toBe("1");
@@ -1077,6 +1470,150 @@ describe("the dashboard in a browser", () => {
     await page.getByRole("region", { name: "SKAdNetwork", exact: true }).waitFor(WITHIN);
   });
 
+  it("9e. shows a viewer the reports, settings, links and partners of the apps granted, and no control that would change them", async () => {
+    const viewer = { email: "viewer@example.com", password: "the viewer's password" };
+    const { appId: demoAppId } = demoApp();
+    await addUser(
+      { users: rt.stores.users, credentials: createPasswordCredentials(rt.stores.users) },
+      { ...viewer, viewer: true, appIds: [APP_ID, IOS_APP_ID, demoAppId] },
+    );
+    const context = await browser.newContext({ viewport: DESKTOP, reducedMotion: "reduce" });
+    try {
+      const theirs = await context.newPage();
+      const changes: string[] = [];
+      theirs.on("request", (request) => {
+        if (request.method() !== "GET" && !request.url().endsWith("/v1/session")) {
+          changes.push(`${request.method()} ${request.url()}`);
+        }
+      });
+      await theirs.goto(`${rt.url}/`);
+      await heading(theirs, "Sign in").waitFor();
+      await theirs.getByLabel("Email").fill(viewer.email);
+      await theirs.getByLabel("Password").fill(viewer.password);
+      await theirs.getByRole("button", { name: "Sign in" }).click();
+      await heading(theirs, "Apps").waitFor();
+      expect((await apiGet(context, "/v1/session")).body).toMatchObject({
+        user: { email: viewer.email, viewer: true },
+      });
+
+      /** No button or form on the page that makes, changes, sends or deletes anything. */
+      const CHANGES =
+        /^(Create|Save|Add|Edit|Delete|Confirm|Revoke|Disable|Enable|Remove|Change|Send|Name an)/;
+      const noChanges = async (what: string) => {
+        await theirs.getByTestId("view-only").waitFor();
+        const names = await theirs.getByRole("main").getByRole("button").allInnerTexts();
+        const labels = await Promise.all(
+          (await theirs.getByRole("main").getByRole("button").all()).map(
+            async (button) => (await button.getAttribute("aria-label")) ?? "",
+          ),
+        );
+        const offered = [...names, ...labels].filter((name) => CHANGES.test(name.trim()));
+        expect(offered, `${what}: controls that change something`).toEqual([]);
+        // Whatever input shows a value shows it only.
+        const editable = theirs
+          .getByRole("main")
+          .locator(
+            "form input:enabled:not([readonly]), form textarea:enabled, form select:enabled",
+          );
+        const inputs = await editable.evaluateAll((elements) =>
+          elements.map((input) => (input as unknown as { name: string }).name),
+        );
+        expect(
+          inputs.filter(
+            (name) =>
+              !["from", "to", "include_development", "format", "limit", "start"].includes(name),
+          ),
+          `${what}: inputs that change something`,
+        ).toEqual([]);
+      };
+
+      expect(await theirs.getByTestId("view-only").innerText()).toMatch(
+        /^View only\. You can see the reports, settings, links and exports of your apps, but not change them\.$/,
+      );
+      expect(await theirs.getByRole("heading", { name: "Create an app" }).count()).toBe(0);
+      await theirs
+        .getByRole("table", { name: "Apps" })
+        .locator(`tr[data-app-id="${APP_ID}"]`)
+        .waitFor();
+      await noChanges("Apps");
+
+      // The reports show, whole.
+      await open(theirs, `/apps/${demoAppId}/overview`);
+      await heading(theirs, "Overview").waitFor();
+      await theirs.getByLabel("From").fill(range.from);
+      await theirs.getByLabel("To", { exact: true }).fill(range.to);
+      await expect
+        .poll(
+          async () => Number(await theirs.getByTestId("total-installs").getAttribute("data-value")),
+          WITHIN,
+        )
+        .toBe(demoApp().outcome.installs);
+      await theirs.getByRole("table", { name: "Campaigns" }).waitFor();
+      expect(await theirs.locator("figure.chart canvas").count()).toBe(6);
+      await noChanges("Overview");
+      await screenshot(theirs, "viewer-overview");
+
+      await open(theirs, `/apps/${APP_ID}/keys`);
+      await heading(theirs, "Keys").waitFor();
+      await theirs.getByRole("table", { name: "Keys" }).waitFor();
+      expect(await theirs.getByRole("heading", { name: "New key" }).count()).toBe(0);
+      await noChanges("Keys");
+
+      await open(theirs, `/apps/${APP_ID}/links`);
+      await heading(theirs, "Links").waitFor();
+      const link = theirs.locator(`tr[data-deeplink-id="${madeLink}"]`);
+      await link.waitFor();
+      expect(await theirs.getByRole("heading", { name: "Create a link" }).count()).toBe(0);
+      await noChanges("Links");
+      // The QR code is the viewer's to see.
+      await link.getByRole("button", { name: `QR code of link ${madeLink}` }).click();
+      await theirs.locator(`[data-qr-for="${madeLink}"] img`).waitFor(WITHIN);
+      await screenshot(theirs, "viewer-links");
+
+      await open(theirs, `/apps/${APP_ID}/settings`);
+      await heading(theirs, "Settings").waitFor();
+      const clickWindow = theirs.getByLabel("Click window");
+      await clickWindow.waitFor();
+      expect(await clickWindow.inputValue()).toBe("14");
+      expect(await clickWindow.isDisabled()).toBe(true);
+      await noChanges("Settings");
+      await screenshot(theirs, "viewer-settings");
+
+      await open(theirs, `/apps/${APP_ID}/partners`);
+      await heading(theirs, "Partners").waitFor();
+      await theirs
+        .getByRole("table", { name: "Partner configurations" })
+        .locator('tr[data-config-id="examplenet"]')
+        .waitFor(WITHIN);
+      await theirs.getByRole("table", { name: "Webhooks" }).waitFor();
+      expect(await theirs.getByLabel("Share device data without consent").isDisabled()).toBe(true);
+      await noChanges("Partners");
+
+      await open(theirs, `/apps/${IOS_APP_ID}/skadnetwork`);
+      await heading(theirs, "SKAdNetwork").waitFor();
+      const rule = theirs.getByRole("group", { name: "Window 1, Rule 1", exact: true });
+      await rule.waitFor(WITHIN);
+      expect(await rule.getByLabel("Fine value (0–63)").inputValue()).toBe("63");
+      expect(await rule.getByLabel("Fine value (0–63)").isDisabled()).toBe(true);
+      await theirs
+        .getByRole("table", { name: "Ad network names" })
+        .locator('tr[data-network-id="com.example"]')
+        .waitFor();
+      expect(await theirs.getByRole("form", { name: "Name an ad network" }).count()).toBe(0);
+      await noChanges("SKAdNetwork");
+      await screenshot(theirs, "viewer-skadnetwork");
+
+      await open(theirs, `/apps/${demoAppId}/export`);
+      await heading(theirs, "Export").waitFor();
+      await theirs.getByRole("button", { name: "Download" }).waitFor();
+
+      // The pages asked the service to change nothing.
+      expect(changes).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("10. fits every page in 390 px without sideways scrolling, the navigation in reach", async () => {
     const { appId } = demoApp();
     /** Each page, what shows it is ready, its navigation's links, and its screenshot. */
@@ -1089,17 +1626,18 @@ describe("the dashboard in a browser", () => {
       shot?: string;
     }[] = [
       {
-        route: "/apps",
-        title: "Apps",
-        ready: (on) => on.getByRole("table", { name: "Apps" }),
-        links: 8,
-      },
-      {
         route: `/apps/${appId}/overview`,
         title: "Overview",
         ready: (on) => on.getByRole("table", { name: "Campaigns" }),
         links: 8,
         shot: "overview-390",
+      },
+      // After an Android app's page: the Apps page's navigation is that of the app last opened.
+      {
+        route: "/apps",
+        title: "Apps",
+        ready: (on) => on.getByRole("table", { name: "Apps" }),
+        links: 8,
       },
       {
         route: `/apps/${APP_ID}/settings`,
