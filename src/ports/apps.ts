@@ -1,6 +1,6 @@
 import type { KeyKind, Scope } from "../domain/keys.ts";
 
-import type { ConversionSchema } from "../skadnetwork/conversion-schema.ts";
+import type { CoarseValue } from "./apple-postbacks.ts";
 export const PLATFORMS = ["android", "ios"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
@@ -35,6 +35,25 @@ export interface App {
     readonly schema?: ConversionSchema;
     readonly networks?: Readonly<Record<string, string>>;
   };
+}
+
+/** A rule of a conversion value schema (src/skadnetwork/conversion-schema.ts checks it). */
+export interface ConversionRule {
+  readonly event: string;
+  readonly min_count: number;
+  readonly revenue_usd?: { readonly min: number; readonly max?: number | undefined } | undefined;
+  readonly parameter?: { readonly name: string; readonly at_least: number } | undefined;
+  readonly fine?: number | undefined;
+  readonly coarse: CoarseValue;
+  readonly lock: boolean;
+}
+
+/** An app's conversion value schema as saved: its version and its three windows' rules. */
+export interface ConversionSchema {
+  readonly version: number;
+  /** ISO 8601 UTC. */
+  readonly updated_at: string;
+  readonly windows: { rules: ConversionRule[] }[];
 }
 
 /** An app's own attribution settings; each unset one takes its default. */

@@ -15,6 +15,7 @@
  */
 import * as z from "zod";
 import { ValidationError } from "../domain/errors.ts";
+import type { ConversionSchema } from "../ports/apps.ts";
 import { formatIssues } from "../validation/issues.ts";
 import { COARSE_VALUES, type CoarseValue } from "./postbacks.ts";
 
@@ -107,11 +108,7 @@ export const conversionSchemaRequest = z
 export type ConversionSchemaRequest = z.output<typeof conversionSchemaRequest>;
 
 /** A saved schema: its version, made by the service at each save, the SDKs' cue to reload. */
-export interface ConversionSchema extends ConversionSchemaRequest {
-  readonly version: number;
-  /** ISO 8601 UTC. */
-  readonly updated_at: string;
-}
+export type { ConversionSchema };
 
 /** A schema as stored: checked when it was saved, read back as it is. */
 export const storedConversionSchema = z.object({

@@ -10,52 +10,22 @@
  */
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import * as z from "zod";
+import type {
+  CoarseValue,
+  PostbackKind,
+  ReceivedPostback,
+  Verification,
+} from "../ports/apple-postbacks.ts";
 import { type AppleKey, appleKey } from "./apple-keys.ts";
 
-export const POSTBACK_KINDS = ["skadnetwork", "adattributionkit"] as const;
-export type PostbackKind = (typeof POSTBACK_KINDS)[number];
+export const POSTBACK_KINDS = [
+  "skadnetwork",
+  "adattributionkit",
+] as const satisfies readonly PostbackKind[];
 
-export const COARSE_VALUES = ["low", "medium", "high"] as const;
-export type CoarseValue = (typeof COARSE_VALUES)[number];
+export const COARSE_VALUES = ["low", "medium", "high"] as const satisfies readonly CoarseValue[];
 
-export interface Verification {
-  /** `verified`: Apple's signature holds; else the postback is kept but never counted. */
-  readonly status: "verified" | "unverified";
-  /** The key's environment when verified: a development postback is a test's. */
-  readonly environment: "production" | "development" | null;
-  readonly keyId: string | null;
-  /** Why it is unverified. */
-  readonly reason: string | null;
-}
-
-/** A postback as the service keeps it, whichever framework sent it. */
-export interface ReceivedPostback {
-  readonly kind: PostbackKind;
-  /** SKAdNetwork's `version` (`1.0` when absent); AdAttributionKit's is `aak`. */
-  readonly version: string;
-  readonly adNetworkId: string;
-  /** The campaign: `source-identifier` (2 to 4 digits), or `campaign-id` before 4.0. */
-  readonly sourceIdentifier: string;
-  /** The advertised app's App Store id. */
-  readonly appStoreId: string;
-  /** What makes it unique: `transaction-id`, or AdAttributionKit's `postback-identifier`. */
-  readonly transactionId: string;
-  readonly redownload: boolean;
-  readonly sourceAppId: string | null;
-  readonly sourceDomain: string | null;
-  /** 1: StoreKit-rendered (a click); 0: a view. */
-  readonly fidelityType: number | null;
-  /** Whether it is the winner's; versions before 3.0 send winners only. */
-  readonly didWin: boolean;
-  /** The conversion window: 0, 1 or 2. */
-  readonly sequenceIndex: number;
-  readonly conversionValue: number | null;
-  readonly coarseValue: CoarseValue | null;
-  readonly countryCode: string | null;
-  /** AdAttributionKit's `conversion-type`: `download`, `redownload`, `re-engagement`. */
-  readonly conversionType: string | null;
-  readonly verification: Verification;
-}
+export type { CoarseValue, PostbackKind, ReceivedPostback, Verification };
 
 export type ReadPostback =
   | { readonly ok: true; readonly postback: ReceivedPostback }

@@ -32,6 +32,8 @@ describe("keys and configuration", () => {
       enabled: true,
       refresh_interval_seconds: 3600,
       encryption: { enabled: false },
+      // No conversion value schema yet.
+      skadnetwork: null,
     });
   });
 
