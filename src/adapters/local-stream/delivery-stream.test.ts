@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { type FileHandle, mkdir, mkdtemp, open, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -156,6 +158,27 @@ describe("local delivery stream", () => {
     await writeFile(join(events, "4194305-1-0.ndjson"), `${whole}{"event_id":"torn","app_`);
     const stream = await openStream();
     expect(await lakeIds()).toEqual(["kept-1", "kept-2"]);
+    expect(await readdir(events)).toEqual([]);
+    await stream.close();
+  });
+
+  it("delivers the file of a process still dying when the stream started, at a later flush", async () => {
+    const events = join(walDir(), "events");
+    await mkdir(events, { recursive: true });
+    // A process alive while the stream starts, gone by its next flush.
+    const dying = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    const exited = once(dying, "exit");
+    await writeFile(
+      join(events, `${dying.pid}-1-0.ndjson`),
+      `${JSON.stringify(lakeEvent({ app_id: "com.a", event_id: "late-1" }))}\n`,
+    );
+    const stream = await openStream();
+    // Not taken at the start: its process was alive.
+    expect(await readdir(events)).toEqual([`${dying.pid}-1-0.ndjson`]);
+    dying.kill("SIGKILL");
+    await exited;
+    await stream.flush();
+    expect(await lakeIds()).toEqual(["late-1"]);
     expect(await readdir(events)).toEqual([]);
     await stream.close();
   });

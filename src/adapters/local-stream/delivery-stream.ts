@@ -170,13 +170,31 @@ export const createLocalDeliveryStream = async (
     }
   }
 
-  // Files of processes that are gone were acknowledged but never delivered.
+  /**
+   * Files of processes that are gone were acknowledged but never delivered: each is queued
+   * once. Looked for at the start and again at every flush, as a process killed just before
+   * this one started may still be dying (or not yet reaped) when the start looks.
+   */
+  const adopted = new Set<string>();
+  const adoptOrphans = async () => {
+    for (const name of await readdir(walDir)) {
+      const pid = Number(name.split("-")[0]);
+      const path = join(walDir, name);
+      if (!name.endsWith(".ndjson") || pid === process.pid || adopted.has(path)) continue;
+      if (isAlive(pid)) continue;
+      adopted.add(path);
+      closed.push({ path, partition: undefined });
+    }
+  };
+  // This process's own files at the start are a previous process's of the same pid.
   for (const name of await readdir(walDir)) {
-    const pid = Number(name.split("-")[0]);
-    if (name.endsWith(".ndjson") && (pid === process.pid || !isAlive(pid))) {
-      closed.push({ path: join(walDir, name), partition: undefined });
+    const path = join(walDir, name);
+    if (name.endsWith(".ndjson") && Number(name.split("-")[0]) === process.pid) {
+      adopted.add(path);
+      closed.push({ path, partition: undefined });
     }
   }
+  await adoptOrphans();
   // A failure here leaves the files queued for the next delivery; the stream still starts.
   await deliverClosed().catch((error: unknown) =>
     logger.error("lake delivery failed", { table: table.name, error }),
@@ -243,6 +261,7 @@ export const createLocalDeliveryStream = async (
   const flush = async () => {
     rotationWanted = true;
     await commit();
+    await adoptOrphans();
     await deliverClosed();
   };
 

@@ -9,6 +9,25 @@ export const start = async (options: {
 }) => {
   const config = embeddedConfig(process.env, options);
   const runtime = await startEmbeddedRuntime(config);
+  // Before anything says the service is up: a Ctrl-C (or a supervisor's signal) that comes as
+  // soon as it is must find the handler that delivers what the streams hold, not Node's default
+  // of ending the process where it stands.
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal} received: delivering buffered events and stopping…`);
+    runtime.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error("Stopped with an error:", error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+
   console.log(`Attribution service listening on ${runtime.url}`);
   console.log(`Dashboard:   ${runtime.url}/`);
   if (runtime.owner) {
@@ -32,20 +51,4 @@ export const start = async (options: {
     }`,
   );
   console.log("Press Ctrl-C to stop.");
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal} received: delivering buffered events and stopping…`);
-    runtime.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error("Stopped with an error:", error);
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
 };
