@@ -192,6 +192,29 @@ namespace Service.Unity
             }
         }
 
+        /// <summary>
+        /// The app went to the background (the Unity layer's pause). Sessions are tracked from
+        /// these two calls; an SDK not made yet has nothing to track (the Configure to come is a
+        /// session of its own), so neither makes one (the app may not have set BaseUrl yet).
+        /// </summary>
+        internal static void EnteredBackground()
+        {
+            var current = Existing;
+            if (current != null) Guard("EnteredBackground", () => current.EnteredBackground());
+        }
+
+        /// <summary>The app is back in the foreground (the Unity layer's resume): a session after long enough away.</summary>
+        internal static void EnteredForeground()
+        {
+            var current = Existing;
+            if (current != null) Guard("EnteredForeground", () => current.EnteredForeground());
+        }
+
+        private static SdkCore Existing
+        {
+            get { lock (Gate) return core; }
+        }
+
         internal static SdkCore Core
         {
             get

@@ -320,7 +320,7 @@ namespace Service.Unity.Tests
         }
 
         /// <summary>Equal as JSON, placeholders by their format, a field shown null also when left out.</summary>
-        private static void AssertMatches(JToken expected, JToken actual, string serviceId)
+        internal static void AssertMatches(JToken expected, JToken actual, string serviceId)
         {
             var problem = Mismatch(expected, actual, serviceId, "body");
             Assert.IsNull(problem, problem + "\nsent: " + actual);

@@ -133,9 +133,10 @@ namespace Service.Unity.Tests
             Assert.AreEqual(0, core.Queued);
             Assert.AreEqual(1, ((ListLog)setup.Log).At(LogLevel.Warn, "refused 1 of 2 events for good").Count);
             var sent = backend.Requests.Where(r => r.Key.StartsWith("POST")).Select(r => r.Key).ToList();
-            // The service had no install for the kept one: the install is reported again first.
+            // The launch's session goes before the events; the service had no install for the kept
+            // event: the install is reported again first.
             CollectionAssert.AreEqual(
-                new[] { "POST /v1/installs", "POST /v1/events", "POST /v1/installs", "POST /v1/events" }, sent);
+                new[] { "POST /v1/installs", "POST /v1/sessions", "POST /v1/events", "POST /v1/installs", "POST /v1/events" }, sent);
             var last = backend.Requests.Last(r => r.Key.StartsWith("POST /v1/events")).Value["events"];
             Assert.AreEqual(1, last.Count(), "only the retryable one was sent again");
             Assert.AreEqual("LOGIN", (string)last[0]["event_type"]);

@@ -157,7 +157,7 @@ namespace Service.Unity.Tests
         {
             var limits = Repo.Vectors("delivery.json")["limits"];
             Assert.AreEqual((int)limits["maxQueuedEvents"], EventQueue.Capacity);
-            Assert.AreEqual((int)limits["maxEventAgeDays"], (int)EventDelivery.MaxEventAge.TotalDays);
+            Assert.AreEqual((int)limits["maxEventAgeDays"], (int)Delivery.MaxAge.TotalDays);
             Assert.AreEqual((int)limits["firstRetryDelaySeconds"], (int)new SdkSetup().RetryDelay.TotalSeconds);
             var reasons = ((JObject)Repo.Vectors("delivery.json")["dropReasons"]).Properties().Select(p => p.Name).ToList();
             CollectionAssert.AreEquivalent(reasons, Enum.GetValues(typeof(ServiceDropReason)).Cast<ServiceDropReason>().Select(ServiceError.WireName));
@@ -519,7 +519,9 @@ namespace Service.Unity.Tests
             rig.Send(2);
             rig.Settle();
             var posts = rig.Backend.Requests.Where(r => r.Key.StartsWith("POST")).Select(r => r.Key).ToList();
-            CollectionAssert.AreEqual(new[] { "POST /v1/installs", "POST /v1/events" }, posts, "the install never sent, then the events after start");
+            CollectionAssert.AreEqual(
+                new[] { "POST /v1/installs", "POST /v1/sessions", "POST /v1/events" }, posts,
+                "the install never sent, then the session of the start, then the events after it");
             CollectionAssert.AreEqual(new[] { 2 }, rig.AcceptedNow);
             Assert.IsFalse(rig.Launch().IsStopped, "started is kept too");
         }
@@ -689,6 +691,13 @@ namespace Service.Unity.Tests
             rig.Send(0);
             rig.Settle();
             rig.QueueOffline(1, 1);
+            // A session queued offline too (a return after an hour away), which the stop drops.
+            rig.Backend.Offline = true;
+            rig.Core.EnteredBackground();
+            rig.Clock.Offset += TimeSpan.FromHours(1);
+            rig.Core.EnteredForeground();
+            rig.Core.Idle().Wait();
+            rig.Backend.Offline = false;
             rig.Core.Stop();
             rig.Settle();
             CollectionAssert.AreEquivalent(SdkCore.StoreKeys, store.Written,

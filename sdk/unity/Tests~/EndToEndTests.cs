@@ -69,12 +69,55 @@ namespace Service.Unity.Tests
             var rows = Service.ExportUntil(app.ServerKey, r => Rows(r, first.ServiceId).Any(e => (string)e["event_name"] == "service_install"));
             Assert.AreEqual(1, Rows(rows, first.ServiceId).Count(e => (string)e["event_name"] == "service_install"));
 
-            var sentBefore = network.Sent;
+            var sentBefore = network.Answers.Count;
             var second = Launch(store);
             second.Idle().Wait();
             Assert.AreEqual(first.ServiceId, second.ServiceId);
-            // The next launch fetches its configuration and reports no install.
-            Assert.AreEqual(sentBefore + 1, network.Sent);
+            // The next launch fetches its configuration and reports its session, no install.
+            CollectionAssert.AreEqual(
+                new[] { "GET /v1/config", "POST /v1/sessions" }, network.Answers.Skip(sentBefore).Select(a => a.Item1).ToList());
+        }
+
+        /// <summary>The answers of POST /v1/sessions so far: each its status and how many it accepted.</summary>
+        private List<Tuple<int, int>> SessionAnswers()
+        {
+            return network.To("POST /v1/sessions")
+                .Select(a => Tuple.Create(a.Item2, a.Item2 == 202 ? (int)JObject.Parse(a.Item3)["accepted"] : -1)).ToList();
+        }
+
+        [Test]
+        public void SessionsReachTheServiceAtEachLaunchAndAfterHalfAnHourAway()
+        {
+            var store = new MemoryStore();
+            var clock = new SettableClock();
+            var core = Launch(Setups.For(Service.Url, network, store, clock: clock));
+            core.Idle().Wait();
+            // The launch's session, after the install: accepted, so the service knew the install.
+            CollectionAssert.AreEqual(new[] { Tuple.Create(202, 1) }, SessionAnswers());
+            var posts = network.Answers.Select(a => a.Item1).Where(k => k.StartsWith("POST")).ToList();
+            CollectionAssert.AreEqual(new[] { "POST /v1/installs", "POST /v1/sessions" }, posts);
+
+            // Ten minutes away continues the session; thirty-one start one.
+            core.EnteredBackground();
+            clock.Offset = TimeSpan.FromMinutes(10);
+            core.EnteredForeground();
+            core.Idle().Wait();
+            Assert.AreEqual(1, SessionAnswers().Count, "a return within the interval sends nothing");
+            core.EnteredBackground();
+            clock.Offset = TimeSpan.FromMinutes(41);
+            core.EnteredForeground();
+            core.Idle().Wait();
+            CollectionAssert.AreEqual(new[] { Tuple.Create(202, 1), Tuple.Create(202, 1) }, SessionAnswers());
+            // The interval is the service's remote configuration's.
+            Assert.AreEqual(TimeSpan.FromSeconds(1800), core.SessionInterval);
+
+            // The next launch of the same install is a session too.
+            var next = Launch(Setups.For(Service.Url, network, store, clock: clock));
+            next.Idle().Wait();
+            Assert.AreEqual(core.ServiceId, next.ServiceId);
+            CollectionAssert.AreEqual(new[] { Tuple.Create(202, 1), Tuple.Create(202, 1), Tuple.Create(202, 1) }, SessionAnswers());
+            Assert.AreEqual(0, next.QueuedSessions);
+            Assert.AreEqual(0, next.DroppedSessionCount);
         }
 
         [Test]
@@ -178,11 +221,13 @@ namespace Service.Unity.Tests
             Assert.AreEqual("organic", organic[SdkCore.MatchStatus]);
 
             // A settled answer is kept: the next launch reads it without asking.
-            var sentBefore = network.Sent;
+            var sentBefore = network.Answers.Count;
             var again = Launch(store, tapped);
             again.Idle().Wait();
             Assert.AreEqual("matched", Attribution(again)[SdkCore.MatchStatus]);
-            Assert.AreEqual(sentBefore + 1, network.Sent, "only the configuration is fetched");
+            CollectionAssert.AreEqual(
+                new[] { "GET /v1/config", "POST /v1/sessions" }, network.Answers.Skip(sentBefore).Select(a => a.Item1).ToList(),
+                "the configuration fetched and the launch's session sent; no attribution read");
         }
 
         [Test]

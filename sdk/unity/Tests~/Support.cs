@@ -227,14 +227,16 @@ namespace Service.Unity.Tests
         }
     }
 
-    /// <summary>The device's clock, which a test can set ahead or behind the real one.</summary>
+    /// <summary>The device's clock, which a test can set ahead or behind the real one, or hold at a time.</summary>
     internal sealed class SettableClock : IClock
     {
         public TimeSpan Offset;
+        /// <summary>The time the clock shows, still; null: the real one plus <see cref="Offset"/>.</summary>
+        public DateTime? Held;
 
         public DateTime UtcNow
         {
-            get { return DateTime.UtcNow + Offset; }
+            get { return Held ?? DateTime.UtcNow + Offset; }
         }
     }
 
@@ -377,13 +379,14 @@ namespace Service.Unity.Tests
             };
         }
 
-        /// <summary>The service's usual answers: on, install taken, every event accepted.</summary>
+        /// <summary>The service's usual answers: on, install taken, every event and session accepted.</summary>
         public static Tuple<int, JToken> Usual(string key, JToken body)
         {
             if (key.StartsWith("GET /v1/config")) return Tuple.Create(200, (JToken)JObject.Parse("{\"enabled\":true}"));
-            if (key.StartsWith("POST /v1/events"))
+            var list = key.StartsWith("POST /v1/events") ? "events" : key.StartsWith("POST /v1/sessions") ? "sessions" : null;
+            if (list != null)
             {
-                var count = body == null || !(body["events"] is JArray) ? 0 : ((JArray)body["events"]).Count;
+                var count = body == null || !(body[list] is JArray) ? 0 : ((JArray)body[list]).Count;
                 return Tuple.Create(202, (JToken)new JObject { { "accepted", count }, { "ignored", new JArray() }, { "rejected", new JArray() } });
             }
             if (key.StartsWith("POST /v1/installs") && key.EndsWith("/consent"))

@@ -103,8 +103,8 @@ namespace Service.Unity
             return text.Length <= 200 ? text : text.Substring(0, 200) + "...";
         }
 
-        /// <summary>POST /v1/events' 202: how many were accepted, and lists of those that were not.</summary>
-        public static bool EventsAnswer(JToken json)
+        /// <summary>The 202 of POST /v1/events and of POST /v1/sessions: how many were accepted, and lists of those that were not.</summary>
+        public static bool VerdictsAnswer(JToken json)
         {
             var answer = json as JObject;
             return answer != null

@@ -8,7 +8,8 @@ namespace Service.Unity
 {
     /// <summary>
     /// The bodies of POST /v1/installs and of each event of POST /v1/events, as
-    /// sdk/conformance/requests.json shows them.
+    /// sdk/conformance/requests.json shows them, and of POST /v1/sessions, as
+    /// sdk/conformance/sessions.json does.
     /// </summary>
     internal static class Requests
     {
@@ -118,6 +119,23 @@ namespace Service.Unity
             {
                 { "sent_at", Iso(sentAt) },
                 { "events", new JArray(batch.Select(e => Event(e, serviceId, anonymous))) },
+            };
+        }
+
+        /// <summary>POST /v1/sessions: the sessions in the order they started, with the device clock as it leaves (set again on each attempt).</summary>
+        public static JObject Sessions(IEnumerable<QueuedSession> batch, string serviceId, DateTime sentAt)
+        {
+            return new JObject
+            {
+                { "sent_at", Iso(sentAt) },
+                {
+                    "sessions", new JArray(batch.Select(s => new JObject
+                    {
+                        { "session_id", s.SessionId },
+                        { "service_id", serviceId },
+                        { "started_at", s.StartedAt },
+                    }))
+                },
             };
         }
 

@@ -38,8 +38,9 @@ namespace Service.Unity
     /// Every rule of the SDK, with no Unity type: configure once, remote configuration, the
     /// install tracked once, events kept on the device until the service has them (in order,
     /// each once, a batch refused as a whole split until the one refused event is known), every
-    /// drop logged, counted and reported, stop and start, anonymous mode, consent, the
-    /// customer user id, attribution reads, the listeners, and deletion. The static
+    /// drop logged, counted and reported, sessions (when one starts, kept and delivered as events
+    /// are), stop and start, anonymous mode, consent, the customer user id, attribution reads,
+    /// the listeners, and deletion. The static
     /// <see cref="ServiceSDK"/> holds one for the app; tests make as many as they need.
     /// </summary>
     internal sealed class SdkCore
@@ -58,6 +59,8 @@ namespace Service.Unity
         /// <summary>Remote configuration's conversion value schema as last read (`null` for none); absent until one is read.</summary>
         private const string SchemaKey = "service_sdk.skadnetwork";
         private const string ConversionKey = "service_sdk.conversion_values";
+        /// <summary>Remote configuration's `session_interval_seconds` as last read; absent until one names it.</summary>
+        private const string SessionIntervalKey = "service_sdk.session_interval";
         /// <summary>Events waiting for the first open or the first configuration, at most.</summary>
         private const int MaxAwaitingConversion = 1000;
 
@@ -66,7 +69,7 @@ namespace Service.Unity
         {
             ServiceIdKey, FirstOpenKey, InstallTrackedKey, EnabledKey, AttributionKey, EventQueue.Key,
             CustomerUserIdKey, DropReporter.Key, StoppedKey, AnonymousKey, ConsentState.Key, ConsentState.SentKey, DeferredKey,
-            SchemaKey, ConversionKey,
+            SchemaKey, ConversionKey, SessionQueue.Key, DropReporter.SessionsKey, SessionIntervalKey,
         };
 
         private const int AttributionAttempts = 5;
@@ -92,7 +95,11 @@ namespace Service.Unity
         private readonly SdkListeners listeners;
         private readonly DropReporter drops;
         private readonly ConsentState consent;
-        private readonly EventDelivery delivery;
+        private readonly Delivery<QueuedEvent> delivery;
+        private readonly SessionQueue sessions;
+        private readonly DropReporter sessionDrops;
+        private readonly Delivery<QueuedSession> sessionDelivery;
+        private readonly SessionTracker sessionTracker = new SessionTracker();
         private readonly SemaphoreSlim sending = new SemaphoreSlim(1, 1);
         private readonly object gate = new object();
         private ApiClient api;
@@ -115,6 +122,12 @@ namespace Service.Unity
         private TimeSpan retryDelay;
         private bool retryScheduled;
         private bool flushWaiting;
+        /// <summary>
+        /// Guards <see cref="saveScheduled"/> alone: a queue asks for a save while it holds its own
+        /// lock, and the core queues a session while it holds <see cref="gate"/>, so the save's
+        /// lock must be one that is never held while another is taken.
+        /// </summary>
+        private readonly object saveGate = new object();
         private bool saveScheduled;
         private int refreshGeneration;
         private TimeSpan refreshInterval = DefaultRefreshInterval;
@@ -141,9 +154,29 @@ namespace Service.Unity
             this.listeners = listeners ?? new SdkListeners();
             this.listeners.Use(setup.MainThread, setup.Log);
             this.listeners.Attach(this);
-            drops = new DropReporter(store, this.listeners, Write);
+            drops = DropReporter.ForEvents(store, this.listeners, Write);
             consent = new ConsentState(store, setup.Tcf, setup.Clock, this.listeners, Write);
-            delivery = new EventDelivery(queue, setup.Clock, drops, Write, () => store.Remove(InstallTrackedKey));
+            Action installMissing = () => store.Remove(InstallTrackedKey);
+            delivery = new Delivery<QueuedEvent>(queue, new DeliveredKind<QueuedEvent>
+            {
+                Path = "/v1/events",
+                Noun = "event",
+                IdField = "event_id",
+                Describe = e => e.EventType + " " + e.EventId,
+                // Anonymous mode is read for each request: set meanwhile, it holds from the next one.
+                Body = (batch, serviceId, sentAt) => Requests.Events(batch, serviceId, sentAt, anonymous),
+            }, setup.Clock, drops, Write, installMissing);
+            sessions = new SessionQueue(store);
+            sessionDrops = DropReporter.ForSessions(store, Write);
+            sessionDelivery = new Delivery<QueuedSession>(sessions, new DeliveredKind<QueuedSession>
+            {
+                Path = "/v1/sessions",
+                Noun = "session",
+                IdField = "session_id",
+                Describe = session => "session " + session.SessionId,
+                Body = Requests.Sessions,
+            }, setup.Clock, sessionDrops, Write, installMissing);
+            sessionTracker.Interval = IntervalOf(store.Get(SessionIntervalKey));
             var kept = store.Get(SchemaKey);
             if (kept != null) schema = ConversionSchema.Parse(ParseOrNull(kept));
         }
@@ -212,6 +245,8 @@ namespace Service.Unity
                 }
                 else
                 {
+                    // Each start of the process is a session, unless the SDK is switched off.
+                    if (!disabled) QueueSession();
                     initialized = true;
                     initialization = scheduler.Start(Initialize);
                 }
@@ -303,9 +338,10 @@ namespace Service.Unity
             }
             Write(LogLevel.Info, "the SDK is stopped: nothing is sent or queued until ServiceSDK.Start");
             drops.Drop(ServiceDropReason.Stopped, queue.Clear(), "the app stopped the SDK");
+            sessionDrops.Drop(ServiceDropReason.Stopped, sessions.Clear(), "the app stopped the SDK");
         }
 
-        /// <summary>Starts the SDK again after Stop: the install if it was never sent, then the events sent after.</summary>
+        /// <summary>Starts the SDK again after Stop, which is a session: the install if it was never sent, then the session and the events sent after.</summary>
         public void Start()
         {
             bool first;
@@ -315,6 +351,8 @@ namespace Service.Unity
                 stopped = false;
                 store.Remove(StoppedKey);
                 if (!configured || api == null) return;
+                // The SDK started again is a session, unless switched off.
+                if (!disabled) QueueSession();
                 first = !initialized;
                 initialized = true;
                 if (first) initialization = scheduler.Start(Initialize);
@@ -328,6 +366,62 @@ namespace Service.Unity
         public bool IsStopped
         {
             get { return stopped; }
+        }
+
+        /// <summary>The app went to the background (Unity: paused): nothing goes on the wire.</summary>
+        public void EnteredBackground()
+        {
+            sessionTracker.Background(setup.Clock.UtcNow);
+        }
+
+        /// <summary>
+        /// The app is back in the foreground: after at least the session interval away, a new
+        /// session, unless the SDK is not configured, stopped or switched off.
+        /// </summary>
+        public void EnteredForeground()
+        {
+            if (!sessionTracker.Foreground(setup.Clock.UtcNow)) return;
+            lock (gate)
+            {
+                if (!configured || api == null || stopped || disabled) return;
+                QueueSession();
+            }
+            Flush();
+        }
+
+        /// <summary>
+        /// A session starts now: queued on the device (the oldest goes past the bound, logged
+        /// and counted), sent once the install is recorded. The caller sends what is queued.
+        /// </summary>
+        private void QueueSession()
+        {
+            var session = new QueuedSession
+            {
+                SessionId = Guid.NewGuid().ToString("N"),
+                StartedAt = Requests.Iso(setup.Clock.UtcNow),
+            };
+            var overflow = sessions.Add(session);
+            Write(LogLevel.Debug, "a session starts: " + session.SessionId);
+            sessionDrops.Drop(ServiceDropReason.QueueFull, overflow, "the queue held its " + SessionQueue.Capacity + " sessions; the oldest made room");
+        }
+
+        /// <summary>Remote configuration's `session_interval_seconds` (the default when it names none), kept for the next launches.</summary>
+        private void UseSessionInterval(JToken seconds)
+        {
+            var text = seconds != null && seconds.Type == JTokenType.Integer ? seconds.ToString() : null;
+            if (text == null) store.Remove(SessionIntervalKey);
+            else store.Set(SessionIntervalKey, text);
+            sessionTracker.Interval = IntervalOf(text);
+        }
+
+        private static TimeSpan IntervalOf(string seconds)
+        {
+            long value;
+            if (!long.TryParse(seconds, System.Globalization.NumberStyles.Integer, System.Globalization.CultureInfo.InvariantCulture, out value) || value < 1)
+            {
+                return SessionTracker.DefaultInterval;
+            }
+            return TimeSpan.FromSeconds(Math.Min(value, int.MaxValue));
         }
 
         /// <summary>Anonymous mode, kept across launches: no advertising id, IDFV or customer user id is sent.</summary>
@@ -398,6 +492,7 @@ namespace Service.Unity
             deleted = true;
             store.Remove(AttributionKey);
             drops.Drop(ServiceDropReason.Deleted, queue.Clear(), "the install's data was deleted");
+            sessionDrops.Drop(ServiceDropReason.Deleted, sessions.Clear(), "the install's data was deleted");
         }
 
         /// <summary>Resolves once initialization, the sending and the attribution read under way are done (for tests).</summary>
@@ -434,6 +529,23 @@ namespace Service.Unity
             get { return queue.Count; }
         }
 
+        internal int QueuedSessions
+        {
+            get { return sessions.Count; }
+        }
+
+        /// <summary>Every session dropped on this device (all launches together).</summary>
+        internal long DroppedSessionCount
+        {
+            get { return sessionDrops.Count; }
+        }
+
+        /// <summary>How long in the background starts a new session at the return (for tests).</summary>
+        internal TimeSpan SessionInterval
+        {
+            get { return sessionTracker.Interval; }
+        }
+
         /// <summary>Saves the store now (tests: as the save timer would).</summary>
         internal void SaveNow()
         {
@@ -453,14 +565,14 @@ namespace Service.Unity
         private void RequestSave()
         {
             if (!(setup.Store is IDiskStore)) return;
-            lock (gate)
+            lock (saveGate)
             {
                 if (saveScheduled) return;
                 saveScheduled = true;
             }
             scheduler.After(SaveDelay, () =>
             {
-                lock (gate) saveScheduled = false;
+                lock (saveGate) saveScheduled = false;
                 SaveNow();
             });
         }
@@ -489,6 +601,7 @@ namespace Service.Unity
                 refreshInterval = seconds.HasValue && seconds.Value >= 1 ? TimeSpan.FromSeconds(seconds.Value) : DefaultRefreshInterval;
                 store.Set(EnabledKey, enabled ? "true" : "false");
                 var settings = config as JObject;
+                UseSessionInterval(settings == null ? null : settings["session_interval_seconds"]);
                 UseSchema(settings == null ? null : ConversionSchema.Parse(settings["skadnetwork"]), enabled);
                 if (enabled)
                 {
@@ -680,6 +793,7 @@ namespace Service.Unity
             Write(LogLevel.Error, why + ": the SDK sends nothing");
             // The owner asked for nothing to be sent: what waits is dropped, not kept for later.
             drops.Drop(ServiceDropReason.Disabled, queue.Clear(), why);
+            sessionDrops.Drop(ServiceDropReason.Disabled, sessions.Clear(), why);
         }
 
         /// <summary>
@@ -725,9 +839,10 @@ namespace Service.Unity
 
         /// <summary>
         /// The install first, once; then the consent when it changed since it was last sent; then
-        /// the queued events in order, at most 100 a request. A request refused as a whole (413,
-        /// or a 4xx naming no event) is split in halves until the one event refused alone is
-        /// known: that one is dropped, every other goes (<see cref="EventDelivery"/>).
+        /// the queued sessions, then the queued events, each in order, at most 100 a request. A
+        /// request refused as a whole (413, or a 4xx naming no item) is split in halves until the
+        /// one item refused alone is known: that one is dropped, every other goes
+        /// (<see cref="Delivery{T}"/>).
         /// </summary>
         private async Task SendQueued()
         {
@@ -741,7 +856,8 @@ namespace Service.Unity
                     KickAttribution();
                 }
                 if (!await consent.SendIfChanged(api, ServiceId)) return;
-                await delivery.SendAll(api, ServiceId, () => !disabled && !stopped, () => anonymous);
+                await sessionDelivery.SendAll(api, ServiceId, () => !disabled && !stopped);
+                await delivery.SendAll(api, ServiceId, () => !disabled && !stopped);
                 retryDelay = setup.RetryDelay;
             }
             catch (ServiceHttpException error) when (error.IsAuthentication)

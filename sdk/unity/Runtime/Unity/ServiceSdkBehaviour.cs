@@ -7,8 +7,9 @@ namespace Service.Unity
 {
     /// <summary>
     /// The Unity layer: at load it gives <see cref="ServiceSDK"/> the engine's seams (PlayerPrefs,
-    /// the device, Debug.Log, the main thread) and keeps one object alive across scenes. It holds
-    /// no rule of its own.
+    /// the device, Debug.Log, the main thread) and keeps one object alive across scenes, which
+    /// tells the core when the app leaves the foreground and comes back. It holds no rule of its
+    /// own.
     /// </summary>
     public sealed class ServiceSdkBehaviour : MonoBehaviour, IMainThread
     {
@@ -72,6 +73,26 @@ namespace Service.Unity
         private void OnApplicationPause(bool paused)
         {
             if (paused) store.SaveOnMainThread();
+#if (UNITY_ANDROID || UNITY_IOS) && !UNITY_EDITOR
+            // On a phone the app leaves the foreground when it pauses; its focus goes for less
+            // (the on-screen keyboard, a system prompt), which is no time away.
+            Away(paused);
+#endif
+        }
+
+        private void OnApplicationFocus(bool focused)
+        {
+#if !((UNITY_ANDROID || UNITY_IOS) && !UNITY_EDITOR)
+            // On a desktop, in a browser tab, in the Editor: away while another window has the focus.
+            Away(!focused);
+#endif
+        }
+
+        /// <summary>Sessions: the core decides, from these, when one starts; the behaviour only forwards.</summary>
+        private static void Away(bool away)
+        {
+            if (away) ServiceSDK.EnteredBackground();
+            else ServiceSDK.EnteredForeground();
         }
 
         private void OnApplicationQuit()
