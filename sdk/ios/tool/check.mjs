@@ -1,8 +1,10 @@
 // The checks this machine can make of the iOS SDK and of the Flutter plugin's iOS side, with
 // no Swift compiler here: every Swift file parses (tree-sitter's Swift grammar), the wire values
 // written in Swift (event types, log levels, request fields, the consent object, routes,
-// statuses, drop reasons and error kinds, delivery limits, the sealing constants) are the
-// conformance vectors' and the service's, every delivery.json scenario has its XCTest, the
+// statuses, drop reasons and error kinds, delivery limits, the sessions' request, limits and
+// interval, the sealing constants) are the conformance vectors' and the service's, every
+// delivery.json scenario and every sessions.json case has its XCTest, UIKit is used only behind
+// `#if os(iOS)`, the
 // packaging (the root Package.swift, parsed, and ServiceAttribution.podspec; the Flutter
 // plugin's podspec; the privacy manifests; the README's install lines) names what is there,
 // and the Flutter plugin answers every method the Dart side invokes. Prints one line per check
@@ -301,6 +303,7 @@ checking("LogLevel WARN acts as ERROR on iOS, as the spec says", () => {
 });
 
 const requests = vectors("requests.json");
+const sessions = vectors("sessions.json");
 checking("the install body has the vectors' fields, and only fields the service takes", () => {
   const install = functionNamed(typeNamed(core("Core/Requests.swift"), "Requests"), "install");
   // The literal's keys, and those set on it afterwards (`body["consent"] = …`).
@@ -365,6 +368,7 @@ checking("the routes are the vectors' requests", () => {
     ...new Set([
       ...requests.installs.map((c) => `${c.request.method} ${c.request.path}`),
       ...requests.events.map((c) => `${c.request.method} ${c.request.path}`),
+      ...sessions.requests.map((c) => `${c.request.method} ${c.request.path}`),
       ...requests.other.map(
         (c) =>
           `${c.request.method} ${c.request.path.replace(/\{\{service_id\}\}.*$/, "{{service_id}}")}`,
@@ -510,6 +514,132 @@ checking(
     ];
   },
 );
+
+checking(
+  "sessions: the envelope, each session's fields, the limits and the interval are sessions.json's and the service's",
+  () => {
+    const api = typeNamed(core("Core/Api.swift"), "Api");
+    const requestsType = typeNamed(core("Core/Requests.swift"), "Requests");
+    const platform = read(join(sdk, core("Core/Platform.swift")));
+    const setting = (name) =>
+      Number(
+        (new RegExp(`var ${name}[^=]*=\\s*([^\\n]+)`).exec(platform)?.[1] ?? "").replace(/_/g, ""),
+      );
+    const tracker = typeNamed(core("Core/Sessions.swift"), "SessionTracker");
+    const interval = Number(
+      propertyValue(tracker, "defaultIntervalSeconds").text.replace(/_/g, ""),
+    );
+    const appConfig = read(join(root, "src", "apps", "app-config.ts"));
+    const serviceInterval = Number(
+      (/SESSION_INTERVAL_SECONDS\s*=\s*([\d_]+)/.exec(appConfig)?.[1] ?? "").replace(/_/g, ""),
+    );
+    const parse = functionNamed(
+      typeNamed(core("Core/RemoteConfig.swift"), "RemoteConfig"),
+      "parse",
+    );
+    const contract = read(join(root, "src", "http", "contracts", "config.ts"));
+    return [
+      ...sessions.requests.flatMap((c) => [
+        ...same(
+          [...dictionaryKeys(functionNamed(api, "sessions"))].sort(),
+          Object.keys(c.request.body).sort(),
+          `${c.name}: the sessions envelope`,
+        ),
+        ...same(
+          [...dictionaryKeys(functionNamed(requestsType, "session"))].sort(),
+          Object.keys(c.request.body.sessions[0]).sort(),
+          `${c.name}: a session's fields`,
+        ),
+      ]),
+      ...same(setting("maxQueuedSessions"), sessions.limits.maxQueuedSessions, "maxQueuedSessions"),
+      ...same(
+        setting("maxSessionsPerRequest"),
+        sessions.limits.maxSessionsPerRequest,
+        "maxSessionsPerRequest",
+      ),
+      ...same(
+        interval,
+        sessions.limits.defaultSessionIntervalSeconds,
+        "SessionTracker.defaultIntervalSeconds",
+      ),
+      ...same(interval, serviceInterval, "the service's SESSION_INTERVAL_SECONDS"),
+      ...(stringsIn(parse).includes("session_interval_seconds") &&
+      contract.includes("session_interval_seconds:")
+        ? []
+        : [
+            "RemoteConfig.parse does not read session_interval_seconds, or the service has no such field",
+          ]),
+    ];
+  },
+);
+
+checking("SessionTests runs every case of sessions.json, every step of its lifecycle cases", () => {
+  const file = join("ios", "Tests", "ServiceAttributionTests", "SessionTests.swift");
+  const tests = typeNamed(file, "SessionTests");
+  const text = tests.text;
+  const steps = [...new Set(sessions.lifecycle.flatMap((c) => c.steps.map((s) => s.step)))];
+  const problems = [];
+  if (!text.includes('"sessions.json"')) problems.push("SessionTests does not read sessions.json");
+  for (const name of [
+    "testEveryLifecycleCaseAgainstTheSessionRules",
+    "testEveryLifecycleCaseThroughTheCore",
+    "testTheRequestCase",
+  ]) {
+    const fn = descendants(tests, "function_declaration").find((f) => nameOf(f) === name);
+    if (!fn) {
+      problems.push(`${name} is not declared`);
+      continue;
+    }
+    if (name === "testTheRequestCase") continue;
+    problems.push(
+      ...steps
+        .filter((step) => !fn.text.includes(`case "${step}"`))
+        .map((step) => `${name} does not drive the step ${step}`),
+    );
+  }
+  return problems;
+});
+
+checking("UIKit is used only behind #if os(iOS), and the SDK observes the app's lifecycle", () => {
+  const problems = [];
+  for (const path of filesUnder(join(ios, "Sources"), ".swift")) {
+    const conditions = [];
+    readFileSync(path, "utf8")
+      .split("\n")
+      .forEach((line, index) => {
+        const code = line.replace(/\/\/.*$/, "").trim();
+        const directive = /^#(if|elseif|else|endif)\b\s*(.*)$/.exec(code);
+        if (directive) {
+          const [, kind, condition] = directive;
+          if (kind === "if") conditions.push(condition);
+          else if (kind === "elseif") conditions.splice(-1, 1, condition);
+          else if (kind === "else") conditions.splice(-1, 1, `!(${conditions.at(-1)})`);
+          else conditions.pop();
+          return;
+        }
+        const guarded = conditions.some((c) => /^os\(iOS\)/.test(c));
+        if (/\bUI(Application|Device|Kit)\b/.test(code) && !guarded)
+          problems.push(`${relative(sdk, path)}:${index + 1}: UIKit outside #if os(iOS)`);
+      });
+  }
+  const lifecycle = read(join(sdk, core("Platform/UIKitLifecycle.swift")));
+  for (const name of ["didEnterBackgroundNotification", "willEnterForegroundNotification"])
+    if (!lifecycle.includes(`UIApplication.${name}`))
+      problems.push(`UIKitLifecycle does not observe ${name}`);
+  if (
+    !/platform\.lifecycle\s*=\s*UIKitLifecycle\(\)/.test(
+      read(join(sdk, core("ServiceAttribution.swift"))),
+    )
+  )
+    problems.push("ServiceAttribution's platform does not follow UIKit's lifecycle");
+  if (
+    !/platform\.lifecycle\.observe\(/.test(
+      functionNamed(typeNamed(core("Core/SdkCore.swift"), "SdkCore"), "configure").text,
+    )
+  )
+    problems.push("configure does not observe the app's lifecycle");
+  return problems;
+});
 
 checking("DeliveryTests has a test for every scenario of delivery.json, each one declared", () => {
   const file = join("ios", "Tests", "ServiceAttributionTests", "DeliveryTests.swift");

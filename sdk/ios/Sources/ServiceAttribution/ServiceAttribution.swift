@@ -6,7 +6,8 @@ import Foundation
 /// main thread (in `application(_:didFinishLaunchingWithOptions:)` or your `App`'s `init`).
 /// Every other member is safe from any thread, before or after it. The SDK then tracks the
 /// install once, sends events in the order they were sent (kept on the device while offline),
-/// follows its remote configuration and reads the install's attribution.
+/// reports sessions from the app's lifecycle by itself, follows its remote configuration and
+/// reads the install's attribution.
 ///
 /// ```swift
 /// ServiceAttribution.configure(apiKey: "sdk_…")
@@ -37,7 +38,8 @@ public enum ServiceAttribution {
     // MARK: - Configuration
 
     /// Starts the SDK: fetches remote configuration, tracks the install once, sends the events
-    /// sent before. A repeat call is a no-op, its `customerUserId` included.
+    /// sent before, and starts this launch's session (sessions are tracked from the app's
+    /// lifecycle from then on). A repeat call is a no-op, its `customerUserId` included.
     ///
     /// - Parameters:
     ///   - apiKey: The app's SDK key. An empty or rejected key disables the SDK.
@@ -94,6 +96,7 @@ public enum ServiceAttribution {
         var platform = Platform(store: FileStore.standard(), device: device, log: UnifiedLogSink(), http: URLSessionTransport())
         platform.consentSignals = ConsentPlatformDefaults()
         platform.conversionValues = AppleConversionValues()
+        platform.lifecycle = UIKitLifecycle()
         core.configure(
             platform: platform,
             settings: SdkSettings(baseURL: address),
@@ -328,14 +331,15 @@ extension ServiceAttribution {
     }
 
     /// Stops the SDK at the user's request, in this launch and the next ones: no request at all
-    /// leaves the device and ``sendEvent(_:name:parameters:)`` queues nothing (it answers
-    /// false); what was queued is dropped (reason `stopped`). Callable before `configure`.
+    /// leaves the device, no session starts and ``sendEvent(_:name:parameters:)`` queues nothing
+    /// (it answers false); what was queued is dropped (reason `stopped`). Callable before
+    /// `configure`.
     public static func stop() {
         core.stop()
     }
 
     /// Undoes ``stop()``: remote configuration is fetched, the install is sent if it never was,
-    /// and the events sent from now on are delivered.
+    /// a session starts, and the events sent from now on are delivered.
     public static func start() {
         core.start()
     }

@@ -49,6 +49,20 @@ final class EventQueueTests: XCTestCase {
         XCTAssertEqual(EventQueue(store: store, max: 10).count, 0)
     }
 
+    func testTheSessionsQueueIsKeptApartAndRemovesBySessionId() {
+        let store = MemoryStore()
+        let events = EventQueue(store: store, max: 10)
+        let sessions = EventQueue(store: store, max: 10, kind: .sessions)
+        events.add(event(1))
+        sessions.add([.object(["session_id": .string("s1")]), .object(["session_id": .string("s2")])])
+        sessions.remove(ids: ["s1", "e1"])
+        XCTAssertEqual(EventQueue(store: store, max: 10).peek(10), [event(1)])
+        XCTAssertEqual(EventQueue(store: store, max: 10, kind: .sessions).peek(10), [.object(["session_id": .string("s2")])])
+        sessions.clear()
+        XCTAssertNil(store.get("session_queue"))
+        XCTAssertEqual(EventQueue(store: store, max: 10).count, 1)
+    }
+
     func testAnUnreadableQueueIsEmpty() {
         let store = MemoryStore()
         store.put("event_queue", "not json")

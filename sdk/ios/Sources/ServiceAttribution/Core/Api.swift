@@ -1,8 +1,9 @@
 import Foundation
 
-/// What a POST /v1/events answer asks of the SDK.
-struct EventsVerdict: Equatable {
-    /// One event the service refused by name, for good.
+/// What a POST /v1/events or POST /v1/sessions answer asks of the SDK: both routes answer
+/// alike, item by item.
+struct BatchVerdict: Equatable {
+    /// One item the service refused by name, for good.
     struct Refusal: Equatable {
         let index: Int
         let detail: String
@@ -10,15 +11,15 @@ struct EventsVerdict: Equatable {
 
     /// Indexes to send again later (the install is not recorded yet).
     let retry: Set<Int>
-    /// Events refused for good, by index.
+    /// Items refused for good, by index.
     let refused: [Refusal]
     /// Whether a retryable refusal says the install is not recorded (`Conflict`): it is
-    /// reported again before these events.
+    /// reported again before these items.
     let installMissing: Bool
-    /// Events the service ignored (taken, never stored), by the drop each counts as.
+    /// Items the service ignored (taken, never stored), by the drop each counts as.
     var ignored: [ServiceError.DropReason: Int] = [:]
 
-    /// The service's reasons for an ignored event that are drops on the device. (A manual
+    /// The service's reasons for an ignored item that are drops on the device. (A manual
     /// INSTALL, also ignored, is never sent.)
     static let ignoredAs: [String: ServiceError.DropReason] = ["install_deleted": .deleted, "app_disabled": .disabled]
 }
@@ -73,32 +74,46 @@ final class Api {
 
     /// POST /v1/events with the device's clock as `sent_at`; its 2xx answer counts the accepted
     /// events and lists the refused ones by index.
-    func events(_ events: [JSONValue], sentAt: Date) throws -> EventsVerdict {
+    func events(_ events: [JSONValue], sentAt: Date) throws -> BatchVerdict {
         let envelope = JSONValue.object(["sent_at": .string(Requests.iso(sentAt)), "events": .array(events)])
         let response = try call("POST", "/v1/events", envelope.text)
+        return try Api.verdict(of: response, count: events.count, route: "POST /v1/events")
+    }
+
+    /// POST /v1/sessions with the device's clock as `sent_at`; its 2xx answer has the events'
+    /// shape, session by session.
+    func sessions(_ sessions: [JSONValue], sentAt: Date) throws -> BatchVerdict {
+        let envelope = JSONValue.object(["sent_at": .string(Requests.iso(sentAt)), "sessions": .array(sessions)])
+        let response = try call("POST", "/v1/sessions", envelope.text)
+        return try Api.verdict(of: response, count: sessions.count, route: "POST /v1/sessions")
+    }
+
+    /// A batch route's 2xx answer (`accepted`, `ignored`, `rejected`) for a request of `count`
+    /// items; a body of another shape is not the service's.
+    private static func verdict(of response: HTTPResponse, count: Int, route: String) throws -> BatchVerdict {
         guard let answer = Api.object(response.body), answer["accepted"]?.int64Value != nil,
               let rejected = (answer["rejected"] ?? .array([])).arrayValue else {
-            throw UnexpectedAnswer(route: "POST /v1/events", statusCode: response.statusCode, body: response.body)
+            throw UnexpectedAnswer(route: route, statusCode: response.statusCode, body: response.body)
         }
         var retry = Set<Int>()
-        var refused: [EventsVerdict.Refusal] = []
+        var refused: [BatchVerdict.Refusal] = []
         var installMissing = false
         for verdict in rejected.compactMap({ $0.objectValue }) {
-            guard let index = verdict["index"]?.int64Value.map({ Int($0) }), index >= 0, index < events.count else { continue }
+            guard let index = verdict["index"]?.int64Value.map({ Int($0) }), index >= 0, index < count else { continue }
             if verdict["retryable"]?.boolValue == true {
                 retry.insert(index)
                 if verdict["error"]?.stringValue == "Conflict" { installMissing = true }
             } else {
-                refused.append(EventsVerdict.Refusal(index: index, detail: verdict["detail"]?.stringValue ?? "refused"))
+                refused.append(BatchVerdict.Refusal(index: index, detail: verdict["detail"]?.stringValue ?? "refused"))
             }
         }
         var ignored: [ServiceError.DropReason: Int] = [:]
         for verdict in (answer["ignored"]?.arrayValue ?? []).compactMap({ $0.objectValue }) {
-            if let reason = verdict["reason"]?.stringValue.flatMap({ EventsVerdict.ignoredAs[$0] }) {
+            if let reason = verdict["reason"]?.stringValue.flatMap({ BatchVerdict.ignoredAs[$0] }) {
                 ignored[reason, default: 0] += 1
             }
         }
-        return EventsVerdict(retry: retry, refused: refused, installMissing: installMissing, ignored: ignored)
+        return BatchVerdict(retry: retry, refused: refused, installMissing: installMissing, ignored: ignored)
     }
 
     /// POST /v1/installs/{service_id}/consent: the consent as it now stands, with the device's

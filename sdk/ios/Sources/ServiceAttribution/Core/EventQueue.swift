@@ -1,22 +1,38 @@
 import Foundation
 
-/// Events waiting to be sent, in the order they were sent, written to the store before `add`
-/// returns, so that an app killed while offline sends them at its next launch. Each keeps its
-/// `event_id`, so a request that reached the service but whose answer was lost is sent again and
-/// deduplicated there. Thread-safe: `sendEvent` adds on the app's thread while the worker sends;
-/// the worker removes what it sent by `event_id`, never by position, so an event dropped or
-/// added meanwhile is never mistaken for another.
+/// Events (or sessions, ``Kind/sessions``) waiting to be sent, in the order they were sent,
+/// written to the store before `add` returns, so that an app killed while offline sends them at
+/// its next launch. Each keeps its id (`event_id`, `session_id`), so a request that reached the
+/// service but whose answer was lost is sent again and deduplicated there. Thread-safe:
+/// `sendEvent` and the app's lifecycle add on the app's thread while the worker sends; the worker
+/// removes what it sent by id, never by position, so an item dropped or added meanwhile is never
+/// mistaken for another.
 final class EventQueue {
-    private static let key = "event_queue"
+    /// What a queue holds: where the store keeps it, and the field that names each item.
+    struct Kind {
+        let key: String
+        let idField: String
+
+        static let events = Kind(key: "event_queue", idField: "event_id")
+        static let sessions = Kind(key: "session_queue", idField: "session_id")
+
+        /// The id of a queued item of this kind.
+        func id(of item: JSONValue) -> String? {
+            return item.objectValue?[idField]?.stringValue
+        }
+    }
+
+    let kind: Kind
     private let store: KeyValueStore
     private let max: Int
     private let lock = NSLock()
     private var events: [JSONValue]
 
-    init(store: KeyValueStore, max: Int) {
+    init(store: KeyValueStore, max: Int, kind: Kind = .events) {
         self.store = store
         self.max = max
-        events = EventQueue.load(store)
+        self.kind = kind
+        events = EventQueue.load(store, kind.key)
     }
 
     var count: Int {
@@ -52,12 +68,12 @@ final class EventQueue {
         return Array(events.prefix(count))
     }
 
-    /// Removes the events of these ids (sent, or dropped); the others keep their order.
+    /// Removes the items of these ids (sent, or dropped); the others keep their order.
     func remove(ids: Set<String>) {
         if ids.isEmpty { return }
         lock.lock()
         defer { lock.unlock() }
-        events.removeAll { event in EventQueue.id(of: event).map { ids.contains($0) } ?? false }
+        events.removeAll { event in kind.id(of: event).map { ids.contains($0) } ?? false }
         save()
     }
 
@@ -68,16 +84,16 @@ final class EventQueue {
         defer { lock.unlock() }
         let held = events
         events.removeAll()
-        store.remove(EventQueue.key)
+        store.remove(kind.key)
         return held
     }
 
     /// The `event_id` of a queued event.
     static func id(of event: JSONValue) -> String? {
-        return event.objectValue?["event_id"]?.stringValue
+        return Kind.events.id(of: event)
     }
 
-    private static func load(_ store: KeyValueStore) -> [JSONValue] {
+    private static func load(_ store: KeyValueStore, _ key: String) -> [JSONValue] {
         guard let text = store.get(key), let value = try? JSONValue.parse(text) else { return [] }
         return value.arrayValue ?? []
     }
@@ -85,9 +101,9 @@ final class EventQueue {
     /// Under `lock`.
     private func save() {
         if events.isEmpty {
-            store.remove(EventQueue.key)
+            store.remove(kind.key)
         } else {
-            store.put(EventQueue.key, JSONValue.array(events).text)
+            store.put(kind.key, JSONValue.array(events).text)
         }
     }
 }

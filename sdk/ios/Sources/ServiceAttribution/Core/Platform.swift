@@ -110,6 +110,25 @@ final class NoConversionValues: ConversionValueSink {
     func update(_ call: ConversionCall, failed: @escaping @Sendable (String) -> Void) {}
 }
 
+/// The app's moves between the foreground and the background, which start sessions
+/// (``SessionTracker``): UIKit's notifications on iOS.
+protocol AppLifecycle: AnyObject {
+    /// Whether the app is in the foreground now; read by `configure`, on the app's thread.
+    var isInForeground: Bool { get }
+    /// From now on, calls `background` each time the app goes to the background and
+    /// `foreground` each time it comes back. Called once, by `configure`.
+    func observe(background: @escaping () -> Void, foreground: @escaping () -> Void)
+}
+
+/// No lifecycle to follow: a process always in the foreground, whose sessions are its launches.
+final class AlwaysInForeground: AppLifecycle {
+    var isInForeground: Bool {
+        return true
+    }
+
+    func observe(background: @escaping () -> Void, foreground: @escaping () -> Void) {}
+}
+
 /// Everything the core needs from the platform it runs on.
 struct Platform {
     let store: KeyValueStore
@@ -118,6 +137,7 @@ struct Platform {
     let http: HTTPTransport
     var consentSignals: ConsentSignals = NoConsentSignals()
     var conversionValues: ConversionValueSink = NoConversionValues()
+    var lifecycle: AppLifecycle = AlwaysInForeground()
     var scheduler: Scheduler = DispatchScheduler()
     var clock: () -> Date = { Date() }
     /// Where the app's listeners and completion handlers run: the main queue.
@@ -135,7 +155,11 @@ struct SdkSettings {
     var maxQueuedEvents: Int = 1_000
     /// Events at most in one POST /v1/events.
     var maxEventsPerRequest: Int = 100
-    /// An event older than this (by the device's clock, when it is about to be sent) is
-    /// dropped as `expired`: the service would refuse it.
+    /// Sessions kept on the device at most; the oldest go first (sdk/conformance/sessions.json).
+    var maxQueuedSessions: Int = 100
+    /// Sessions at most in one POST /v1/sessions.
+    var maxSessionsPerRequest: Int = 100
+    /// An event or a session older than this (by the device's clock, when it is about to be
+    /// sent) is dropped as `expired`: the service would refuse it.
     var maxEventAge: TimeInterval = 30 * 24 * 3600
 }

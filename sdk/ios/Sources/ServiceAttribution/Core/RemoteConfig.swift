@@ -13,6 +13,9 @@ struct RemoteConfig: Equatable {
     let encryption: Encryption
     /// The app's conversion value schema (`skadnetwork`); nil when the app has none.
     var skadnetwork: ConversionSchema? = nil
+    /// How long the app must be away from the foreground, in seconds, for its return to start a
+    /// session (`session_interval_seconds`).
+    var sessionIntervalSeconds: Int64 = SessionTracker.defaultIntervalSeconds
 
     /// What the SDK runs with when the fetch fails for a reason other than the key: on, sealing
     /// off (matching parameters are then hashed, never sent in clear), and a retry within the hour.
@@ -36,6 +39,7 @@ struct RemoteConfig: Equatable {
         }
         var config = RemoteConfig(enabled: enabled, refreshIntervalSeconds: interval, encryption: encryption)
         config.skadnetwork = ConversionSchema.parse(json["skadnetwork"])
+        config.sessionIntervalSeconds = max(json["session_interval_seconds"]?.int64Value ?? SessionTracker.defaultIntervalSeconds, 1)
         return config
     }
 
@@ -55,6 +59,7 @@ struct RemoteConfig: Equatable {
         return .object([
             "enabled": .bool(enabled),
             "refresh_interval_seconds": .int(refreshIntervalSeconds),
+            "session_interval_seconds": .int(sessionIntervalSeconds),
             "encryption": sealing,
             "skadnetwork": skadnetwork?.json ?? .null,
         ])

@@ -99,8 +99,8 @@ enum Fields {
     }
 }
 
-/// The bodies of POST /v1/installs and of each event of POST /v1/events
-/// (sdk/conformance/requests.json).
+/// The bodies of POST /v1/installs, of each event of POST /v1/events
+/// (sdk/conformance/requests.json) and of each session of POST /v1/sessions (sessions.json).
 enum Requests {
     static let sdkPlatform = "ios"
     static let sdkVersion = "1.0.0"
@@ -210,6 +210,17 @@ enum Requests {
             "event_time": .string(iso(draft.time)),
             "service_id": .string(serviceId),
             "customer_user_id": optional(anonymous ? nil : draft.customerUserId),
+        ])
+    }
+
+    /// A session as it is queued (sdk/conformance/sessions.json): its own fresh id, the install,
+    /// and the device clock when it started. Anonymous mode changes nothing: a session carries no
+    /// id of the user or the device.
+    static func session(id: String, serviceId: String, startedAt: Date) -> JSONValue {
+        return .object([
+            "session_id": .string(id),
+            "service_id": .string(serviceId),
+            "started_at": .string(iso(startedAt)),
         ])
     }
 

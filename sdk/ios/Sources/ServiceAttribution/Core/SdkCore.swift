@@ -15,8 +15,9 @@ struct Wrapper: Equatable {
 /// the app's next launch.
 ///
 /// Queues: `sendEvent` writes the event to the queue on disk on the caller's thread, before it
-/// returns; every request but the attribution long poll runs on one serial worker queue, so
-/// events leave in the order they were sent. The attribution poll has its own queue so that its
+/// returns, as the app's lifecycle writes each session it starts to a queue of its own; every
+/// request but the attribution long poll runs on one serial worker queue, so events and sessions
+/// leave in the order they were queued. The attribution poll has its own queue so that its
 /// long wait never holds events back. Later work (retries, refreshes) goes through the
 /// platform's ``Scheduler``. State that public calls read is guarded by `lock`; `enqueueLock`
 /// orders the writes to the queue (taken before `lock`, never after); the rest belongs to the
@@ -51,6 +52,7 @@ final class SdkCore: @unchecked Sendable {
         static let consent = "consent"
         static let consentSent = "consent_sent"
         static let droppedEvents = "dropped_events"
+        static let droppedSessions = "dropped_sessions"
         static let deferredDelivered = "deferred_deep_link_delivered"
         static let deleted = "deleted"
         static let conversionValues = "conversion_values"
@@ -86,6 +88,9 @@ final class SdkCore: @unchecked Sendable {
     private var consent: ServiceConsent?
     private var consentSetEarly = false
     private var droppedTotal = 0
+    private var droppedSessionsTotal = 0
+    /// When sessions start: this launch's lifecycle and the SDK's state.
+    private var sessionTracker = SessionTracker()
     private var earlyDropped = 0
     private var early: [Draft] = []
     private var log = Logger(sink: nil, level: .info)
@@ -106,6 +111,9 @@ final class SdkCore: @unchecked Sendable {
     private var wrapper: Wrapper?
     private var apiKey = ""
     private var queue: EventQueue?
+    private var sessionQueue: EventQueue?
+    /// What the worker delivers, in this order: the events, then the sessions.
+    private var lanes: [Lane] = []
     /// Under `enqueueLock`: events taken while no configuration at all is known (an install's
     /// first launch, before its first GET /v1/config answers), evaluated in order once one is;
     /// nil once one is known.
@@ -123,12 +131,6 @@ final class SdkCore: @unchecked Sendable {
     /// Set once the consent route refused the update with 401, 403 or 404: not sent again until
     /// the next launch or refreshConfig, and no event waits on it.
     private var consentHeld = false
-    /// Events a request may hold: the maximum, or less while a batch refused as a whole is
-    /// being split to find the event refused alone.
-    private var batchLimit = 0
-    /// The last event of the batch whose refusal started the splitting: once it has left the
-    /// queue, requests are whole again.
-    private var splitUntil: String?
 
     /// Opens once the first attribution attempt of this process has finished, either way.
     private let initialMatch = Latch()
@@ -157,6 +159,7 @@ final class SdkCore: @unchecked Sendable {
         completion: ((Error?) -> Void)?
     ) -> Bool {
         let started = platform.clock()
+        let inForeground = platform.lifecycle.isInForeground
         enqueueLock.lock()
         lock.lock()
         if configured {
@@ -171,12 +174,13 @@ final class SdkCore: @unchecked Sendable {
         self.wrapper = wrapper
         self.apiKey = apiKey
         mainThread = platform.mainThread
-        batchLimit = settings.maxEventsPerRequest
         log = Logger(sink: platform.log, level: logLevel)
         api = Api(baseURL: settings.baseURL, apiKey: apiKey, http: platform.http)
         let store = platform.store
         let available = store.isAvailable
         var stoppedQueue = 0
+        var stoppedSessions = 0
+        var launchSession: Date?
         if available {
             if let id = Fields.customerUserId(customerUserId) { self.customerUserId = id }
             if let id = self.customerUserId {
@@ -204,14 +208,32 @@ final class SdkCore: @unchecked Sendable {
             deleted = store.get(Key.deleted) != nil
             droppedTotal += store.get(Key.droppedEvents).flatMap { Int($0) } ?? 0
             if droppedTotal > 0 { store.put(Key.droppedEvents, String(droppedTotal)) }
+            droppedSessionsTotal += store.get(Key.droppedSessions).flatMap { Int($0) } ?? 0
             let cached = cachedConfig()
             protection = cached?.encryption ?? .off
             schema = cached?.skadnetwork
             awaitingSchema = cached == nil ? [] : nil
             let events = EventQueue(store: store, max: settings.maxQueuedEvents)
+            let sessions = EventQueue(store: store, max: settings.maxQueuedSessions, kind: .sessions)
             // Stopped before this launch's configure: what an earlier launch queued goes too.
-            if stopped { stoppedQueue = events.clear().count }
+            if stopped {
+                stoppedQueue = events.clear().count
+                stoppedSessions = sessions.clear().count
+            }
             queue = events
+            sessionQueue = sessions
+            lanes = [
+                Lane(.events, events, maxPerRequest: settings.maxEventsPerRequest),
+                Lane(.sessions, sessions, maxPerRequest: settings.maxSessionsPerRequest),
+            ]
+            // This launch's session, by what the device knows now: stopped, deleted, or switched
+            // off by the configuration an earlier launch kept. (A fresh configuration that
+            // switches the SDK off drops it, as it drops queued events.)
+            var tracker = SessionTracker(intervalSeconds: cached?.sessionIntervalSeconds ?? SessionTracker.defaultIntervalSeconds)
+            if stopped { tracker.stop() }
+            if deleted || cached?.enabled == false { tracker.disable() }
+            launchSession = tracker.launch(at: started, inForeground: inForeground)
+            sessionTracker = tracker
         }
         configured = true
         let waiting = early
@@ -226,16 +248,23 @@ final class SdkCore: @unchecked Sendable {
         if available && !isStopped && !isDeleted {
             waiting.forEach { overflow += enqueue($0) }
         }
+        let sessionOverflow = launchSession.map { enqueueSession(startedAt: $0) } ?? []
         enqueueLock.unlock()
         if earlyOverflow > 0 {
             reportDrop(.queueFull, earlyOverflow, "more events were sent before configure than the queue holds")
         }
         if !overflow.isEmpty { reportDrop(.queueFull, overflow.count, "the queue is full: the oldest events make room") }
         reportDrop(.stopped, stoppedQueue, "the app stopped the SDK")
+        reportSessionDrop(.stopped, stoppedSessions, "the app stopped the SDK")
+        reportSessionDrop(.queueFull, sessionOverflow.count, "the queue holds \(settings.maxQueuedSessions) sessions: the oldest makes room")
         if !waiting.isEmpty && (!available || isStopped || isDeleted) {
             let reason: ServiceError.DropReason = !available ? .disabled : isStopped ? .stopped : .deleted
             reportDrop(reason, waiting.count, "events sent before configure, which found the SDK \(reason == .disabled ? "unable to read its files" : reason.rawValue)")
         }
+        platform.lifecycle.observe(
+            background: { [weak self] in self?.enteredBackground() },
+            foreground: { [weak self] in self?.enteredForeground() }
+        )
         worker.async {
             if !available {
                 let error = ServiceAttributionError.disabled
@@ -325,6 +354,7 @@ final class SdkCore: @unchecked Sendable {
             config = newConfig
             protection = newConfig.encryption
             schema = newConfig.skadnetwork
+            sessionTracker.intervalSeconds = newConfig.sessionIntervalSeconds
             return was
         }
         // With the placeholder no schema is known yet: what waits goes on waiting.
@@ -346,19 +376,28 @@ final class SdkCore: @unchecked Sendable {
             disable(because: "remote configuration switched the SDK off")
             return
         }
-        locked { disabled = false }
+        locked {
+            disabled = false
+            // On again: no session by itself; the next return after the interval starts one.
+            if !deleted { sessionTracker.enable() }
+        }
         registerConversion()
         flush()
     }
 
-    /// Sends nothing from now on; what was queued is dropped (reason `disabled`), as the app's
-    /// owner asked.
+    /// Sends nothing from now on and starts no session; what was queued is dropped (reason
+    /// `disabled`), as the app's owner asked.
     private func disable(because why: String) {
         enqueueLock.lock()
-        locked { disabled = true }
+        locked {
+            disabled = true
+            sessionTracker.disable()
+        }
         let dropped = queue?.clear() ?? []
+        let droppedSessions = sessionQueue?.clear() ?? []
         enqueueLock.unlock()
         reportDrop(.disabled, dropped.count, why)
+        reportSessionDrop(.disabled, droppedSessions.count, why)
         initialMatch.open()
     }
 
@@ -402,6 +441,7 @@ final class SdkCore: @unchecked Sendable {
             self.blockedCode = nil
             self.configurationReported = false
             self.consentHeld = false
+            self.lanes.forEach { $0.held = false }
             do {
                 try self.refreshOnWorker()
                 completion(nil)
@@ -506,6 +546,40 @@ final class SdkCore: @unchecked Sendable {
         return overflow
     }
 
+    // MARK: - sessions
+
+    /// The app went to the background (UIKit's notification, on the main thread): nothing on the
+    /// wire; the time away counts from now.
+    func enteredBackground() {
+        guard isConfigured else { return }
+        let now = platform.clock()
+        locked { sessionTracker.enterBackground(at: now) }
+    }
+
+    /// The app came back to the foreground (on the main thread): a session when it was away at
+    /// least the configuration's `session_interval_seconds`, on the device before this returns.
+    func enteredForeground() {
+        guard isConfigured else { return }
+        let now = platform.clock()
+        enqueueLock.lock()
+        let session = locked { sessionTracker.enterForeground(at: now) }
+        let overflow = session.map { enqueueSession(startedAt: $0) } ?? []
+        enqueueLock.unlock()
+        guard session != nil else { return }
+        reportSessionDrop(.queueFull, overflow.count, "the queue holds \(settings.maxQueuedSessions) sessions: the oldest makes room")
+        worker.async { self.flush() }
+    }
+
+    /// Under `enqueueLock`: the session that started at `time`, with a fresh id, written to its
+    /// queue on the device; returns the oldest sessions dropped to make room. Sent once the
+    /// install is recorded.
+    private func enqueueSession(startedAt time: Date) -> [JSONValue] {
+        guard let sessions = sessionQueue, let serviceId = locked({ self.serviceId }) else { return [] }
+        let session = Requests.session(id: UUID().uuidString.lowercased(), serviceId: serviceId, startedAt: time)
+        currentLog.debug("session started at \(Requests.iso(time))")
+        return sessions.add(session)
+    }
+
     // MARK: - conversion values
 
     /// The install's first open, which starts the conversion windows' clock.
@@ -578,11 +652,10 @@ final class SdkCore: @unchecked Sendable {
         return locked { configured && config != nil && !disabled && !stopped && !deleted }
     }
 
-    /// On the worker: the install first, then a consent that changed, then queued events in
-    /// order, `maxEventsPerRequest` a request.
+    /// On the worker: the install first, then a consent that changed, then the queued events
+    /// and the queued sessions, each in order, `maxPerRequest` a request.
     private func flush() {
-        if !isSending || retryPending || blockedCode != nil { return }
-        guard let queue = queue else { return }
+        if !isSending || retryPending || blockedCode != nil || lanes.isEmpty { return }
         switch ensureInstall() {
         case .recorded:
             break
@@ -593,50 +666,66 @@ final class SdkCore: @unchecked Sendable {
             return
         }
         if !sendConsentIfChanged() { return }
-        while isSending {
-            if let until = splitUntil, !queue.peek(Int.max).contains(where: { EventQueue.id(of: $0) == until }) {
-                endSplitting()
-            }
-            let batch = queue.peek(batchLimit)
-            if batch.isEmpty { break }
-            let expired = batch.filter(isExpired)
-            if !expired.isEmpty {
-                queue.remove(ids: Set(expired.compactMap(EventQueue.id)))
-                reportDrop(.expired, expired.count, "older than the service keeps (\(Int(settings.maxEventAge / 86_400)) days)")
-                continue
-            }
-            if !send(batch, from: queue) { return }
+        for lane in lanes {
+            if !deliver(lane) { return }
         }
         retryDelay = 0
     }
 
-    private func isExpired(_ event: JSONValue) -> Bool {
-        guard let text = event.objectValue?["event_time"]?.stringValue, let time = Requests.date(text) else { return false }
+    /// On the worker: what the lane holds, in order, until it is empty, the lane is held, or
+    /// sending stops. False when the flush ends here (a retry is scheduled, or a configuration
+    /// error).
+    private func deliver(_ lane: Lane) -> Bool {
+        while isSending && !lane.held {
+            if let until = lane.splitUntil, !lane.queue.peek(Int.max).contains(where: { lane.id(of: $0) == until }) {
+                lane.endSplitting()
+            }
+            let batch = lane.queue.peek(lane.batchLimit)
+            if batch.isEmpty { break }
+            let expired = batch.filter { isExpired($0, in: lane) }
+            if !expired.isEmpty {
+                lane.queue.remove(ids: Set(expired.compactMap { lane.id(of: $0) }))
+                reportDrop(expired.count, of: lane, .expired, "older than the service keeps (\(Int(settings.maxEventAge / 86_400)) days)")
+                continue
+            }
+            // A lane held by its route's refusal lets the flush go on with the next one.
+            if !send(batch, in: lane) { return lane.held }
+        }
+        return true
+    }
+
+    private func isExpired(_ item: JSONValue, in lane: Lane) -> Bool {
+        guard let text = item.objectValue?[lane.timeField]?.stringValue, let time = Requests.date(text) else { return false }
         return time < platform.clock().addingTimeInterval(-settings.maxEventAge)
     }
 
-    private func endSplitting() {
-        splitUntil = nil
-        batchLimit = settings.maxEventsPerRequest
+    /// On the worker: one request of the lane's route, with the device clock as `sent_at`.
+    private func post(_ batch: [JSONValue], in lane: Lane) throws -> BatchVerdict {
+        switch lane.kind {
+        case .events:
+            let anonymous = locked { self.anonymous }
+            return try api.events(anonymous ? batch.map(Requests.anonymized) : batch, sentAt: platform.clock())
+        case .sessions:
+            return try api.sessions(batch, sentAt: platform.clock())
+        }
     }
 
-    /// On the worker: one POST /v1/events; true to go on with the next batch.
-    private func send(_ batch: [JSONValue], from queue: EventQueue) -> Bool {
-        let anonymous = locked { self.anonymous }
-        let ids = batch.compactMap(EventQueue.id)
-        let verdict: EventsVerdict
+    /// On the worker: one batch of the lane; true to go on with its next batch.
+    private func send(_ batch: [JSONValue], in lane: Lane) -> Bool {
+        let ids = batch.compactMap { lane.id(of: $0) }
+        let verdict: BatchVerdict
         do {
-            verdict = try api.events(anonymous ? batch.map(Requests.anonymized) : batch, sentAt: platform.clock())
+            verdict = try post(batch, in: lane)
         } catch let error as ServiceAttributionError {
             switch error {
             case let .authentication(statusCode):
-                configurationError(statusCode, "POST /v1/events: the API key was rejected (HTTP \(statusCode))")
+                routeRefused(lane, statusCode, "\(lane.route): the API key was rejected (HTTP \(statusCode))")
                 return false
             case let .http(statusCode, message) where SdkCore.configurationStatuses.contains(statusCode):
-                configurationError(statusCode, "POST /v1/events: \(message)")
+                routeRefused(lane, statusCode, "\(lane.route): \(message)")
                 return false
             case let .http(statusCode, message) where !SdkCore.isRetryable(statusCode):
-                refusedAsWhole(batch, from: queue, message)
+                refusedAsWhole(batch, in: lane, message)
                 return true
             default:
                 scheduleRetry(error)
@@ -647,19 +736,19 @@ final class SdkCore: @unchecked Sendable {
             return false
         }
         let kept = Set(verdict.retry.compactMap { $0 < ids.count ? ids[$0] : nil })
-        queue.remove(ids: Set(ids).subtracting(kept))
+        lane.queue.remove(ids: Set(ids).subtracting(kept))
         if !verdict.refused.isEmpty {
             let details = verdict.refused.map { "#\($0.index): \($0.detail)" }.joined(separator: "; ")
-            reportDrop(.refused, verdict.refused.count, "refused by the service: \(details)")
+            reportDrop(verdict.refused.count, of: lane, .refused, "refused by the service: \(details)")
         }
         // Taken and not stored (the install's data deleted, the app switched off): not sent again.
         for reason in [ServiceError.DropReason.deleted, .disabled] {
-            reportDrop(reason, verdict.ignored[reason] ?? 0, "ignored by the service")
+            reportDrop(verdict.ignored[reason] ?? 0, of: lane, reason, "ignored by the service")
         }
-        if let until = splitUntil, ids.contains(until), !kept.contains(until) { endSplitting() }
+        if let until = lane.splitUntil, ids.contains(until), !kept.contains(until) { lane.endSplitting() }
         if !verdict.retry.isEmpty {
             if verdict.installMissing {
-                // The service has not recorded the install: report it again, then these events.
+                // The service has not recorded the install: report it again, then these items.
                 platform.store.remove(Key.installTracked)
             }
             scheduleRetry(nil)
@@ -668,20 +757,34 @@ final class SdkCore: @unchecked Sendable {
         return true
     }
 
-    /// A request refused as a whole, naming no event (413, 400, 422…): halved and sent again
-    /// until the one event refused alone is known; only that one is dropped.
-    private func refusedAsWhole(_ batch: [JSONValue], from queue: EventQueue, _ message: String) {
+    /// A request refused as a whole, naming no item (413, 400, 422…): halved and sent again
+    /// until the one item refused alone is known; only that one is dropped.
+    private func refusedAsWhole(_ batch: [JSONValue], in lane: Lane, _ message: String) {
         guard batch.count > 1 else {
-            let id = batch.first.flatMap(EventQueue.id)
-            queue.remove(ids: Set(id.map { [$0] } ?? []))
-            reportDrop(.refused, 1, "refused alone by the service (\(message))")
-            // The event that failed its batch is known: requests are whole again.
-            endSplitting()
+            let id = batch.first.flatMap { lane.id(of: $0) }
+            lane.queue.remove(ids: Set(id.map { [$0] } ?? []))
+            reportDrop(1, of: lane, .refused, "refused alone by the service (\(message))")
+            // The item that failed its batch is known: requests are whole again.
+            lane.endSplitting()
             return
         }
-        if splitUntil == nil { splitUntil = batch.last.flatMap(EventQueue.id) }
-        batchLimit = (batch.count + 1) / 2
-        currentLog.info("\(batch.count) events refused as a whole (\(message)): sent again \(batchLimit) at a time to find the one refused")
+        if lane.splitUntil == nil { lane.splitUntil = batch.last.flatMap { lane.id(of: $0) } }
+        lane.batchLimit = (batch.count + 1) / 2
+        currentLog.info("\(lane.counted(batch.count)) refused as a whole (\(message)): sent again \(lane.batchLimit) at a time to find the one refused")
+    }
+
+    /// The lane's route refused the install's address or key (401, 403, 404). For events, the
+    /// install's configuration error. For sessions, a service without the route (older than
+    /// sessions) or a key it no longer takes: the sessions stay queued and are not sent again
+    /// until the next launch or refreshConfig; the events go on, and meet their own answer.
+    private func routeRefused(_ lane: Lane, _ code: Int, _ message: String) {
+        switch lane.kind {
+        case .events:
+            configurationError(code, message)
+        case .sessions:
+            lane.held = true
+            currentLog.error("\(message): sessions stay queued until the next launch or refreshConfig; events go on")
+        }
     }
 
     private func scheduleRetry(_ cause: Error?) {
@@ -741,6 +844,30 @@ final class SdkCore: @unchecked Sendable {
         let message = "\(count) event\(count == 1 ? "" : "s") dropped (\(reason.rawValue)): \(detail)"
         log.warning(message)
         emitError(ServiceError(kind: .eventsDropped, reason: reason, code: nil, count: count, message: message))
+    }
+
+    /// A session dropped: a warning with its reason, and the count kept on the device. Not the
+    /// error listener: the app sent nothing (sessions.json).
+    private func reportSessionDrop(_ reason: ServiceError.DropReason, _ count: Int, _ detail: String) {
+        guard count > 0 else { return }
+        let log = locked { () -> Logger in
+            droppedSessionsTotal += count
+            if configured && platform.store.isAvailable {
+                platform.store.put(Key.droppedSessions, String(droppedSessionsTotal))
+            }
+            return self.log
+        }
+        log.warning("\(count) session\(count == 1 ? "" : "s") dropped (\(reason.rawValue)): \(detail)")
+    }
+
+    /// Items of a lane dropped, as its kind reports them.
+    private func reportDrop(_ count: Int, of lane: Lane, _ reason: ServiceError.DropReason, _ detail: String) {
+        switch lane.kind {
+        case .events:
+            reportDrop(reason, count, detail)
+        case .sessions:
+            reportSessionDrop(reason, count, detail)
+        }
     }
 
     private func emitError(_ error: ServiceError) {
@@ -873,12 +1000,13 @@ final class SdkCore: @unchecked Sendable {
     // MARK: - stop, anonymous mode, consent
 
     /// Nothing is sent and nothing is queued until `start()`, in this launch and the next ones;
-    /// what was queued is dropped (reason `stopped`).
+    /// what was queued is dropped (reason `stopped`), and no session starts.
     func stop() {
         enqueueLock.lock()
         let (wasStopped, isConfigured, drafts) = locked { () -> (Bool, Bool, Int) in
             let was = stopped
             stopped = true
+            sessionTracker.stop()
             if configured {
                 if platform.store.isAvailable { platform.store.put(Key.stopped, "1") }
             } else {
@@ -889,17 +1017,21 @@ final class SdkCore: @unchecked Sendable {
             return (was, configured, drafts)
         }
         let dropped = queue?.clear() ?? []
+        let droppedSessions = sessionQueue?.clear() ?? []
         enqueueLock.unlock()
         if wasStopped { return }
         currentLog.info("stopped by the app: nothing is sent or queued until start()")
         reportDrop(.stopped, dropped.count + drafts, "the app stopped the SDK")
+        reportSessionDrop(.stopped, droppedSessions.count, "the app stopped the SDK")
         if isConfigured { initialMatch.open() }
     }
 
     /// Sends again: remote configuration, the install if it was never recorded, and what is
-    /// sent from now on.
+    /// sent from now on. Started again, the SDK starts a session, as at a launch.
     func start() {
-        let (wasStopped, isConfigured) = locked { () -> (Bool, Bool) in
+        let now = self.isConfigured ? platform.clock() : Date()
+        enqueueLock.lock()
+        let (wasStopped, isConfigured, session) = locked { () -> (Bool, Bool, Date?) in
             let was = stopped
             stopped = false
             if configured {
@@ -907,10 +1039,14 @@ final class SdkCore: @unchecked Sendable {
             } else {
                 stoppedSetEarly = true
             }
-            return (was, configured)
+            let restarted = was && configured ? sessionTracker.restart(at: now) : nil
+            return (was, configured, restarted)
         }
+        let overflow = session.map { enqueueSession(startedAt: $0) } ?? []
+        enqueueLock.unlock()
         guard wasStopped, isConfigured else { return }
         currentLog.info("started by the app")
+        reportSessionDrop(.queueFull, overflow.count, "the queue holds \(settings.maxQueuedSessions) sessions: the oldest makes room")
         worker.async {
             guard self.platform.store.isAvailable else { return }
             if self.locked({ self.config == nil }) {
@@ -1260,13 +1396,18 @@ final class SdkCore: @unchecked Sendable {
             do {
                 try self.api.deleteInstall(serviceId: serviceId)
                 self.enqueueLock.lock()
-                self.locked { self.deleted = true }
+                self.locked {
+                    self.deleted = true
+                    self.sessionTracker.disable()
+                }
                 self.platform.store.put(Key.deleted, "1")
                 self.platform.store.remove(Key.attribution)
                 let dropped = self.queue?.clear() ?? []
+                let droppedSessions = self.sessionQueue?.clear() ?? []
                 self.enqueueLock.unlock()
                 self.currentLog.info("the install's data is deleted")
                 self.reportDrop(.deleted, dropped.count, "the install's data was deleted: the service ignores its events")
+                self.reportSessionDrop(.deleted, droppedSessions.count, "the install's data was deleted: the service ignores its sessions")
                 self.initialMatch.open()
                 completion(nil)
             } catch {
@@ -1325,11 +1466,76 @@ final class SdkCore: @unchecked Sendable {
         return queue?.count ?? 0
     }
 
+    /// Sessions dropped on this install, kept across launches (the app hears of none).
+    var droppedSessionCount: Int {
+        return locked { droppedSessionsTotal }
+    }
+
+    /// Sessions queued on the device now.
+    var queuedSessionCount: Int {
+        return sessionQueue?.count ?? 0
+    }
+
     /// Waits until the worker and the poller have done what was handed to them so far (tests).
     func drain() {
         worker.sync {}
         poller.sync {}
         worker.sync {}
+    }
+}
+
+extension SdkCore {
+    /// What the worker delivers from one queue on the device, by delivery.json's rules: the
+    /// events (POST /v1/events) or the sessions (POST /v1/sessions, sessions.json). Worker-queue
+    /// state.
+    fileprivate final class Lane {
+        enum Kind {
+            case events
+            case sessions
+        }
+
+        let kind: Kind
+        let queue: EventQueue
+        let maxPerRequest: Int
+        /// Items a request may hold: the maximum, or less while a batch refused as a whole is
+        /// being split to find the item refused alone.
+        var batchLimit: Int
+        /// The last item of the batch whose refusal started the splitting: once it has left the
+        /// queue, requests are whole again.
+        var splitUntil: String?
+        /// Sessions only: their route refused with 401, 403 or 404; they stay queued, and are
+        /// not sent again until the next launch or refreshConfig.
+        var held = false
+
+        init(_ kind: Kind, _ queue: EventQueue, maxPerRequest: Int) {
+            self.kind = kind
+            self.queue = queue
+            self.maxPerRequest = maxPerRequest
+            batchLimit = maxPerRequest
+        }
+
+        var route: String {
+            return kind == .events ? "POST /v1/events" : "POST /v1/sessions"
+        }
+
+        /// The field that says when the item happened, which decides `expired`.
+        var timeField: String {
+            return kind == .events ? "event_time" : "started_at"
+        }
+
+        /// "1 event", "3 sessions".
+        func counted(_ count: Int) -> String {
+            return "\(count) \(kind == .events ? "event" : "session")\(count == 1 ? "" : "s")"
+        }
+
+        func id(of item: JSONValue) -> String? {
+            return queue.kind.id(of: item)
+        }
+
+        func endSplitting() {
+            splitUntil = nil
+            batchLimit = maxPerRequest
+        }
     }
 }
 

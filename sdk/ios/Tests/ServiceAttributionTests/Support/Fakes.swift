@@ -141,6 +141,53 @@ final class ManualScheduler: Scheduler {
     }
 }
 
+/// The app's lifecycle as a test drives it (UIKit's notifications on a device): in the
+/// foreground unless the test says otherwise.
+final class FakeLifecycle: AppLifecycle {
+    private let lock = NSLock()
+    private var foregroundNow = true
+    private var backgroundHandlers: [() -> Void] = []
+    private var foregroundHandlers: [() -> Void] = []
+
+    var isInForeground: Bool {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return foregroundNow
+        }
+        set {
+            lock.lock()
+            defer { lock.unlock() }
+            foregroundNow = newValue
+        }
+    }
+
+    func observe(background: @escaping () -> Void, foreground: @escaping () -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        backgroundHandlers.append(background)
+        foregroundHandlers.append(foreground)
+    }
+
+    /// The app goes to the background: UIKit's `didEnterBackgroundNotification`.
+    func enterBackground() {
+        lock.lock()
+        foregroundNow = false
+        let handlers = backgroundHandlers
+        lock.unlock()
+        handlers.forEach { $0() }
+    }
+
+    /// The app comes back: UIKit's `willEnterForegroundNotification`.
+    func enterForeground() {
+        lock.lock()
+        foregroundNow = true
+        let handlers = foregroundHandlers
+        lock.unlock()
+        handlers.forEach { $0() }
+    }
+}
+
 /// Apple's side of the conversion values: every call the SDK made, in order. With `refusal`
 /// set, Apple refuses each call with that message.
 final class RecordingConversionValues: ConversionValueSink {
@@ -244,6 +291,7 @@ final class FakeService: HTTPTransport {
     private let lock = NSLock()
     private var log: [HTTPRequest] = []
     private var acceptedLog: [JSONValue] = []
+    private var acceptedSessionLog: [JSONValue] = []
     /// Returns an answer for the request, or nil for the default one; throws for no answer.
     var answer: ((HTTPRequest) throws -> HTTPResponse?)?
     /// No answer at all to any request.
@@ -265,6 +313,13 @@ final class FakeService: HTTPTransport {
         return acceptedLog
     }
 
+    /// The sessions the service stored, as `acceptedEvents` are.
+    var acceptedSessions: [JSONValue] {
+        lock.lock()
+        defer { lock.unlock() }
+        return acceptedSessionLog
+    }
+
     func send(_ request: HTTPRequest) throws -> HTTPResponse {
         lock.lock()
         log.append(request)
@@ -273,12 +328,20 @@ final class FakeService: HTTPTransport {
         lock.unlock()
         if isOffline { throw ServiceAttributionError.network("offline") }
         let response = try script?(request) ?? defaultAnswer(request)
-        if request.method == "POST", FakeService.path(request) == "/v1/events", (200...299).contains(response.statusCode),
+        let path = FakeService.path(request)
+        if request.method == "POST", path == "/v1/events" || path == "/v1/sessions", (200...299).contains(response.statusCode),
            let answer = (try? JSONValue.parse(response.body))?.objectValue, answer["accepted"] != nil {
-            let rejected = Set((answer["rejected"]?.arrayValue ?? []).compactMap { $0.objectValue?["index"]?.int64Value })
-            let stored = FakeService.events(request).enumerated().filter { !rejected.contains(Int64($0.offset)) }.map { $0.element }
+            // Neither rejected nor ignored: stored.
+            let answered = ["rejected", "ignored"].flatMap { answer[$0]?.arrayValue ?? [] }
+            let notStored = Set(answered.compactMap { $0.objectValue?["index"]?.int64Value })
+            let items = path == "/v1/events" ? FakeService.events(request) : FakeService.sessions(request)
+            let stored = items.enumerated().filter { !notStored.contains(Int64($0.offset)) }.map { $0.element }
             lock.lock()
-            acceptedLog += stored
+            if path == "/v1/events" {
+                acceptedLog += stored
+            } else {
+                acceptedSessionLog += stored
+            }
             lock.unlock()
         }
         return response
@@ -294,6 +357,9 @@ final class FakeService: HTTPTransport {
         case ("POST", "/v1/events"):
             let count = FakeService.events(request).count
             return HTTPResponse(statusCode: 202, body: #"{"accepted":\#(count),"ignored":[],"rejected":[],"warnings":[]}"#)
+        case ("POST", "/v1/sessions"):
+            let count = FakeService.sessions(request).count
+            return HTTPResponse(statusCode: 202, body: #"{"accepted":\#(count),"ignored":[],"rejected":[]}"#)
         case ("POST", _) where path.hasSuffix("/consent"):
             return HTTPResponse(statusCode: 202, body: #"{"service_id":"x","consent":null}"#)
         case ("DELETE", _):
@@ -325,6 +391,11 @@ final class FakeService: HTTPTransport {
         return body(request)?["events"]?.arrayValue ?? []
     }
 
+    /// The sessions of a POST /v1/sessions body.
+    static func sessions(_ request: HTTPRequest) -> [JSONValue] {
+        return body(request)?["sessions"]?.arrayValue ?? []
+    }
+
     /// The index a test gave an event (its parameter `n`).
     static func index(_ event: JSONValue) -> Int? {
         return event.objectValue?["parameters"]?.objectValue?["n"]?.int64Value.map { Int($0) }
@@ -353,6 +424,7 @@ final class Harness {
     let device = FakeDevice()
     let consentPlatform = FakeConsentPlatform()
     let conversionValues = RecordingConversionValues()
+    let lifecycle = FakeLifecycle()
     let log = RecordingLog()
     let service: FakeService
     let scheduler = ManualScheduler()
@@ -374,10 +446,16 @@ final class Harness {
         return Harness.epoch.addingTimeInterval(scheduler.elapsed + clockOffset)
     }
 
+    /// Sets the device clock to `seconds` after the epoch, whatever the scheduler has run.
+    func setClock(_ seconds: TimeInterval) {
+        clockOffset = seconds - scheduler.elapsed
+    }
+
     var platform: Platform {
         var platform = Platform(store: store, device: device, log: log, http: service)
         platform.consentSignals = consentPlatform
         platform.conversionValues = conversionValues
+        platform.lifecycle = lifecycle
         platform.scheduler = scheduler
         platform.clock = { [unowned self] in self.now }
         platform.mainThread = { [callbacks] work in callbacks.async(execute: work) }
