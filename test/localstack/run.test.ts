@@ -116,7 +116,12 @@ describe("the suite's targets", () => {
     const all = Object.keys(CAPABILITIES) as Capability[];
     expect(missingOn("embedded", all)).toBeUndefined();
     // A deployed stack runs everything but postbacks to a mock network on this machine.
-    expect(missingOn("aws", all.filter((need) => need !== "loopbackPartner"))).toBeUndefined();
+    expect(
+      missingOn(
+        "aws",
+        all.filter((need) => need !== "loopbackPartner"),
+      ),
+    ).toBeUndefined();
     expect(missingOn("aws", ["loopbackPartner"])).toMatch(/mock network on this machine/);
     expect(missingOn("localstack", ["export"])).toMatch(/Athena.*Glue.*lakeQueries=false/);
     expect(missingOn("localstack", ["linkHost"])).toMatch(/HTTP API.*linkHost=false/);
