@@ -134,12 +134,16 @@ describe("purge job", () => {
         Effect: "Allow",
         Action: "s3:ListBucketVersions",
         Resource: resolve(lake.bucket.bucketArn),
-        Condition: { StringLike: { "s3:prefix": ["events/*", "attributions/*"] } },
+        Condition: { StringLike: { "s3:prefix": ["events/*", "attributions/*", "sessions/*"] } },
       },
       {
         Effect: "Allow",
         Action: ["s3:GetObject", "s3:GetObjectVersion", "s3:PutObject", "s3:DeleteObjectVersion"],
-        Resource: [objects(lake.bucket, "events/*"), objects(lake.bucket, "attributions/*")],
+        Resource: [
+          objects(lake.bucket, "events/*"),
+          objects(lake.bucket, "attributions/*"),
+          objects(lake.bucket, "sessions/*"),
+        ],
       },
       {
         Effect: "Allow",

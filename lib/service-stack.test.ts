@@ -42,6 +42,7 @@ describe("ServiceStack", () => {
       "PostbackConfigsTableName",
       "ResultsBucketName",
       "SealingKeyArn",
+      "SessionsStreamName",
       "SessionsTableName",
       "SnapshotsTableName",
       "TouchesStreamName",

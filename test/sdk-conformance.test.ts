@@ -8,11 +8,13 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { SESSION_INTERVAL_SECONDS } from "../src/apps/app-config.ts";
 import { isSealed, seal } from "../src/crypto/envelope.ts";
 import { EVENT_TYPES, type EventType, exportEventName } from "../src/domain/event-types.ts";
 import { parseConsentRequest } from "../src/ingest/consent.ts";
 import { eventSchema, eventsRequestSchema } from "../src/ingest/event-schema.ts";
 import { parseInstallRequest } from "../src/ingest/install.ts";
+import { INGEST_LIMITS } from "../src/ingest/limits.ts";
 import { sanitizeParameters } from "../src/ingest/parameters.ts";
 import {
   normalisePii,
@@ -21,6 +23,7 @@ import {
   protectPii,
   sha256Marked,
 } from "../src/ingest/pii.ts";
+import { sessionsRequestSchema } from "../src/ingest/sessions.ts";
 
 const read = <T>(name: string): T =>
   JSON.parse(readFileSync(new URL(`../sdk/conformance/${name}`, import.meta.url), "utf8")) as T;
@@ -141,6 +144,32 @@ describe("SDK conformance vectors", () => {
       }
     },
   );
+
+  const sessions = read<{
+    limits: {
+      defaultSessionIntervalSeconds: number;
+      maxSessionsPerRequest: number;
+      maxQueuedSessions: number;
+    };
+    requests: { name: string; request: Request }[];
+  }>("sessions.json");
+
+  it.each(sessions.requests.map((c) => [c.name, c] as const))(
+    "sessions body is accepted, with sent_at: %s",
+    (_name, vector) => {
+      const request = filled(vector.request, randomUUID()) as Request;
+      expectRoute(request);
+      expect(request.body).toHaveProperty("sent_at");
+      const parsed = sessionsRequestSchema.safeParse(request.body);
+      expect(parsed.error?.issues ?? []).toEqual([]);
+    },
+  );
+
+  it("states the service's session interval and batch bound", () => {
+    expect(sessions.limits.defaultSessionIntervalSeconds).toBe(SESSION_INTERVAL_SECONDS);
+    expect(sessions.limits.maxSessionsPerRequest).toBe(INGEST_LIMITS.maxEventsPerRequest);
+    expect(sessionsRequestSchema.safeParse({ sessions: [] }).success).toBe(false);
+  });
 
   it("sends sent_at with every body that carries device times", () => {
     for (const vector of [...requests.installs, ...requests.events]) {

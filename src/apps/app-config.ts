@@ -12,6 +12,12 @@ import type { ConversionSchemaRequest } from "../skadnetwork/conversion-schema.t
 /** How often SDKs fetch the configuration again. */
 export const CONFIG_REFRESH_SECONDS = 3_600;
 
+/**
+ * How long away from the foreground starts a new session (src/ingest/sessions.ts): Adjust's
+ * 30 minutes, which AppsFlyer's default matches.
+ */
+export const SESSION_INTERVAL_SECONDS = 1_800;
+
 /** What the envelope's algorithm is called in the configuration: see spec/encryption-test-vectors.json. */
 export const SEALING_ALGORITHM = "ECDH-P256+HKDF-SHA256+AES-256-GCM";
 
@@ -43,6 +49,8 @@ export type SkadnetworkConfig = {
 export type RemoteConfig = {
   enabled: boolean;
   refresh_interval_seconds: number;
+  /** How long away from the foreground starts a new session (src/ingest/sessions.ts). */
+  session_interval_seconds: number;
   /** Null when the app has no conversion value schema. */
   skadnetwork: SkadnetworkConfig | null;
   encryption:
@@ -73,6 +81,7 @@ export const remoteConfig = (app: App, fx: FxRates): RemoteConfig => {
   return {
     enabled: app.enabled,
     refresh_interval_seconds: CONFIG_REFRESH_SECONDS,
+    session_interval_seconds: SESSION_INTERVAL_SECONDS,
     skadnetwork: schema
       ? { version: schema.version, windows: schema.windows, usd_rates: usdRates(fx) }
       : null,

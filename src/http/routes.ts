@@ -104,7 +104,7 @@ const APPS_USES = {
 
 /** What the report routes use: the app's deletions to leave out, and the lake's reports. */
 const REPORTS_USES = {
-  tables: { deletions: "tombstones" },
+  tables: { deletions: "tombstones", costs: "read" },
   queries: "reports",
 } as const satisfies Uses;
 
@@ -185,6 +185,22 @@ export const ROUTES = [
     memoryMb: 512,
     timeoutSeconds: 15,
     uses: INGEST_USES,
+  },
+  {
+    id: "app-sessions",
+    handler: "http/handlers/sessions.ts#sessionsFunction",
+    method: "POST",
+    path: "/v1/sessions",
+    scope: "ingest",
+    streaming: false,
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    uses: {
+      tables: { apps: "get", installs: "get", deletions: "lookup" },
+      countries: "read",
+      streams: { sessions: "put" },
+      settings: ["trustViewerCountry"],
+    },
   },
   {
     id: "s2s-events",
@@ -425,6 +441,16 @@ export const ROUTES = [
     handler: "http/handlers/reports.ts#overviewReportFunction",
     method: "GET",
     path: "/v1/reports/overview",
+    scope: "reports",
+    ...REPORT_SIZING,
+    uses: REPORTS_USES,
+  },
+  {
+    id: "report-cohorts",
+    group: "reports",
+    handler: "http/handlers/reports.ts#cohortsReportFunction",
+    method: "GET",
+    path: "/v1/reports/cohorts",
     scope: "reports",
     ...REPORT_SIZING,
     uses: REPORTS_USES,

@@ -11,7 +11,7 @@ import type { IgnoredReason } from "./ignored.ts";
 import type { ValidEvent } from "./judge.ts";
 
 const INSTALL_NOT_YET = (serviceId: string) =>
-  `No install with service_id ${serviceId} is known to this app yet: send POST /v1/installs first, then retry this event.`;
+  `No install with service_id ${serviceId} is known to this app yet: send POST /v1/installs first, then retry.`;
 const CUSTOMER_USER_UNKNOWN = (customerUserId: string) =>
   `customer_user_id ${customerUserId} is not known to this app: no install has sent an event with it.`;
 
@@ -41,21 +41,27 @@ export interface EventSource {
   customerUserUse(event: ValidEvent): string | null;
 }
 
+/** The install a device's request names by service_id (an event's, a session's), or why none. */
+export const installTarget = async (
+  serviceId: string,
+  lookups: Pick<BatchLookups, "installOf" | "deletedOf">,
+): Promise<Target> => {
+  // The install's requests are read beside it, not after it.
+  const [install, deleted] = await Promise.all([
+    lookups.installOf(serviceId),
+    lookups.deletedOf(serviceId),
+  ]);
+  if (deleted) return { ignored: "install_deleted" };
+  // Requests race and SDKs retry: the request is kept by the SDK and sent again, never lost.
+  return install
+    ? { install }
+    : { error: "Conflict", detail: INSTALL_NOT_YET(serviceId), retryable: true };
+};
+
 export const SDK_EVENTS: EventSource = {
   s2s: false,
   userOf: (event) => event.serviceId ?? "",
-  async target(serviceId, lookups) {
-    // The install's requests are read beside it, not after it.
-    const [install, deleted] = await Promise.all([
-      lookups.installOf(serviceId),
-      lookups.deletedOf(serviceId),
-    ]);
-    if (deleted) return { ignored: "install_deleted" };
-    // Requests race and SDKs retry: the event is kept by the SDK and sent again, never lost.
-    return install
-      ? { install }
-      : { error: "Conflict", detail: INSTALL_NOT_YET(serviceId), retryable: true };
-  },
+  target: installTarget,
   countryOf: (_install, callerCountry) => callerCountry,
   customerUserUse: (event) => event.customerUserId,
 };

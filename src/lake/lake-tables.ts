@@ -144,11 +144,31 @@ export const APPLE_POSTBACKS_TABLE = lakeTable({
   installColumn: null,
 });
 
+/**
+ * Sessions the SDKs report (src/ingest/sessions.ts): when an install was active, for retention
+ * and active users. Apart from `events`, whose rows are the export's.
+ */
+export const SESSIONS_TABLE = lakeTable({
+  name: "sessions",
+  columns: [
+    { name: "service_id", type: "string" },
+    { name: "session_id", type: "string" },
+    { name: "started_at", type: "timestamp" },
+    { name: "received_at", type: "timestamp" },
+    { name: "os", type: "string" },
+    { name: "country", type: "string" },
+  ],
+  dateColumn: "started_at",
+  receivedColumn: "received_at",
+  installColumn: "service_id",
+});
+
 export const LAKE_TABLES = [
   EVENTS_TABLE,
   ATTRIBUTIONS_TABLE,
   TOUCHES_TABLE,
   APPLE_POSTBACKS_TABLE,
+  SESSIONS_TABLE,
 ] as const;
 
 export type LakeTableName = (typeof LAKE_TABLES)[number]["name"];

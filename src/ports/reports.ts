@@ -77,8 +77,47 @@ export interface OverviewReport {
   }[];
 }
 
+/** What a cohort's installs may be grouped by, beside their media source. */
+export type CohortGroup = "campaign" | "adset" | "ad" | "country" | "platform";
+
+/** Filters on the installs (and touches): each narrows every figure to what it holds. */
+export interface CohortFilters {
+  readonly media_source?: string | undefined;
+  readonly campaign?: string | undefined;
+  readonly country?: string | undefined;
+  readonly platform?: string | undefined;
+}
+
+export interface CohortQuery extends Excluding {
+  readonly appId: string;
+  /** UTC install days, both included. */
+  readonly from: string;
+  readonly to: string;
+  readonly groupBy: CohortGroup;
+  readonly filters: CohortFilters;
+}
+
+/**
+ * A row of the cohorts query (src/reports/cohort-query.ts): a cohort's size (`installs`), its
+ * active installs and revenue on one day since install (`days`), or a day's touches (`touches`),
+ * of one media source and group.
+ */
+export interface CohortRow {
+  readonly part: "installs" | "days" | "touches";
+  readonly cohort_day: string;
+  readonly media_source: string | null;
+  readonly group_key: string | null;
+  readonly day_n: number | null;
+  readonly installs: number;
+  readonly active: number;
+  readonly revenue_usd: number;
+  readonly clicks: number;
+  readonly impressions: number;
+}
+
 export interface ReportEngine {
   overview(query: OverviewQuery): Promise<OverviewReport>;
+  cohorts(query: CohortQuery): Promise<CohortRow[]>;
   /** Newest first. */
   latestEvents(query: LatestEventsQuery): Promise<ExportRecord[]>;
   /** Counted taps per link of the app (every link tapped at least once). */

@@ -34,26 +34,60 @@ const isDay = (value: unknown): boolean =>
 const bothDays = (window: { from: unknown; to: unknown }): boolean =>
   isDay(window.from) && isDay(window.to);
 
-export const overviewParamsSchema = z
-  .object({
-    app_id: appIdParam,
-    from: day("first", "2026-11-01"),
-    to: day("last", "2026-11-14"),
-  })
-  // Zod runs these on days it already refused: each holds only of two good days.
-  .refine((window) => !bothDays(window) || window.from <= window.to, {
-    error: "must be on or after `from`",
-    path: ["to"],
-  })
-  .refine(
-    (window) => !bothDays(window) || daysSpanned(window.from, window.to) <= REPORT_LIMITS.maxDays,
-    {
-      error: `must end a window of at most ${REPORT_LIMITS.maxDays} days, \`from\` and \`to\` counted`,
+const windowShape = {
+  app_id: appIdParam,
+  from: day("first", "2026-11-01"),
+  to: day("last", "2026-11-14"),
+};
+
+/** A window's rules, on a schema of its days. */
+const windowRules = <T extends z.ZodType<{ from: string; to: string }>>(schema: T) =>
+  schema
+    // Zod runs these on days it already refused: each holds only of two good days.
+    .refine((window) => !bothDays(window) || window.from <= window.to, {
+      error: "must be on or after `from`",
       path: ["to"],
-    },
-  );
+    })
+    .refine(
+      (window) => !bothDays(window) || daysSpanned(window.from, window.to) <= REPORT_LIMITS.maxDays,
+      {
+        error: `must end a window of at most ${REPORT_LIMITS.maxDays} days, \`from\` and \`to\` counted`,
+        path: ["to"],
+      },
+    );
+
+export const overviewParamsSchema = windowRules(z.object(windowShape));
 
 export type OverviewParams = z.infer<typeof overviewParamsSchema>;
+
+const filter = (what: string, example: string) =>
+  z
+    .string()
+    .min(1, { error: "must not be empty" })
+    .max(200, { error: "must be at most 200 characters" })
+    .optional()
+    .meta({ description: `Only installs (and touches and cost) of this ${what}.`, example });
+
+export const cohortParamsSchema = windowRules(
+  z.object({
+    ...windowShape,
+    group_by: z
+      .enum(["campaign", "adset", "ad", "country", "platform"], {
+        error: "must be one of campaign, adset, ad, country, platform",
+      })
+      .default("campaign")
+      .meta({
+        description: "What each media source's installs are broken down by.",
+        example: "campaign",
+      }),
+    media_source: filter("media source", "meta_ads"),
+    campaign: filter("campaign (its name, else its id)", "Winter Sale"),
+    country: filter("country (ISO 3166-1 alpha-2)", "DE"),
+    platform: filter("platform (`android`, `ios`)", "ios"),
+  }),
+);
+
+export type CohortParams = z.infer<typeof cohortParamsSchema>;
 
 export const linkClicksParamsSchema = z.object({ app_id: appIdParam });
 

@@ -53,7 +53,7 @@ export const TOP_DEEP_LINK_PATHS = 10;
 export const TOUCH_LEAD_DAYS = ATTRIBUTION_LIMITS.clickWindowDays.max + 1;
 
 /** Timestamps are stored in UTC without zone: DuckDB reads the literal without its "Z". */
-const timestampLiteral: Record<Dialect, (moment: Date) => string> = {
+export const timestampLiteral: Record<Dialect, (moment: Date) => string> = {
   duckdb: (moment) => `TIMESTAMP ${sqlString(moment.toISOString().replace("Z", ""))}`,
   athena: (moment) => `from_iso8601_timestamp(${sqlString(moment.toISOString())})`,
 };
@@ -75,7 +75,7 @@ export const partitionsOfDays = (from: string, to: string): { from: string; to: 
 });
 
 /** The app's events of the days `from` to `to` (partitions and times), for the export query. */
-const boundedEvents = (
+export const boundedEvents = (
   dialect: Dialect,
   events: string,
   appId: string,

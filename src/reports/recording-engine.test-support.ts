@@ -1,13 +1,22 @@
 /** A report engine for tests of what stands in front of one: it records what it is asked. */
-import type { LatestEventsQuery, OverviewQuery, ReportEngine } from "../ports/reports.ts";
+import type {
+  CohortQuery,
+  LatestEventsQuery,
+  OverviewQuery,
+  ReportEngine,
+} from "../ports/reports.ts";
 import { overviewReport } from "./overview.ts";
 
 export const recordingEngine = (clicks: ReadonlyMap<string, number> = new Map()) => {
-  const asked: (OverviewQuery | LatestEventsQuery)[] = [];
+  const asked: (OverviewQuery | LatestEventsQuery | CohortQuery)[] = [];
   const engine: ReportEngine = {
     async overview(query) {
       asked.push(query);
       return overviewReport(query, []);
+    },
+    async cohorts(query) {
+      asked.push(query);
+      return [];
     },
     async latestEvents(query) {
       asked.push(query);

@@ -13,6 +13,8 @@ const request = (serviceId: string, appId = "com.example.game"): DeletionRequest
 });
 
 /** Tombstones hold the newest requests at once; the list, through an index, all the others. */
+const NO_COSTS = { listByApp: async () => [] };
+
 const deletions = {
   tombstones: async (appId: string) => ({
     serviceIds: appId === "com.example.game" ? ["s-new", "s-3"] : [],
@@ -38,7 +40,7 @@ describe("the reports", () => {
 
   it("ask the engine for the window with the deleted installs left out", async () => {
     const { engine, asked } = recordingEngine(CLICKS);
-    const reports = createReports({ engine, deletions });
+    const reports = createReports({ engine, deletions, costs: NO_COSTS });
     const overview = await reports.overview("com.example.game", {
       from: "2026-11-01",
       to: "2026-11-14",
@@ -59,6 +61,7 @@ describe("the reports", () => {
     const reports = createReports({
       engine,
       deletions,
+      costs: NO_COSTS,
       now: () => new Date("2026-11-20T23:59:59.999Z"),
     });
     expect(await reports.latestEvents("com.example.other", 50)).toEqual({ events: [] });
@@ -69,7 +72,7 @@ describe("the reports", () => {
 
   it("list link clicks most clicked first", async () => {
     const { engine } = recordingEngine(CLICKS);
-    const reports = createReports({ engine, deletions });
+    const reports = createReports({ engine, deletions, costs: NO_COSTS });
     expect(await reports.linkClicks("com.example.game")).toEqual({
       clicks: [
         { deeplink_id: "Kx3v9QpZ2aQ", clicks: 12 },
@@ -77,5 +80,44 @@ describe("the reports", () => {
         { deeplink_id: "bbbbbbbbbbb", clicks: 2 },
       ],
     });
+  });
+
+  it("ask for cohorts with the filters, the deleted installs left out, and read the window's cost", async () => {
+    const { engine, asked } = recordingEngine(CLICKS);
+    const costsAsked: unknown[] = [];
+    const reports = createReports({
+      engine,
+      deletions,
+      costs: {
+        listByApp: async (appId, days) => {
+          costsAsked.push([appId, days]);
+          return [];
+        },
+      },
+      now: () => new Date("2026-11-20T10:00:00.000Z"),
+    });
+    const answer = await reports.cohorts("com.example.game", {
+      from: "2026-11-01",
+      to: "2026-11-14",
+      group_by: "country",
+      media_source: "meta_ads",
+    });
+    expect(asked).toEqual([
+      {
+        appId: "com.example.game",
+        from: "2026-11-01",
+        to: "2026-11-14",
+        groupBy: "country",
+        filters: {
+          media_source: "meta_ads",
+          campaign: undefined,
+          country: undefined,
+          platform: undefined,
+        },
+        excludeServiceIds: ["s-1", "s-3", "s-new"],
+      },
+    ]);
+    expect(costsAsked).toEqual([["com.example.game", { from: "2026-11-01", to: "2026-11-14" }]]);
+    expect(answer).toMatchObject({ group_by: "country", totals: { installs: 0, cost_usd: null } });
   });
 });

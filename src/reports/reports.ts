@@ -4,14 +4,19 @@
  * installs of the app's deletion requests, from the moment a request is made, before their
  * rows are purged from the lake, and after.
  */
+import type { CostStore } from "../ports/costs.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
 import type { OverviewReport, ReportEngine } from "../ports/reports.ts";
 import type { ExportRecord } from "../record/columns.ts";
+import { type CohortReport, cohortReport } from "./cohorts.ts";
 import { dayOf } from "./days.ts";
+import type { CohortParams } from "./params.ts";
 
 export interface ReportsDeps {
   readonly engine: ReportEngine;
   readonly deletions: Pick<DeletionStore, "tombstones" | "listByApp">;
+  /** The cost rows cohorts weigh their revenue against (ROAS, eCPI). */
+  readonly costs: Pick<CostStore, "listByApp">;
   readonly now?: () => Date;
 }
 
@@ -47,6 +52,23 @@ export const createReports = (deps: ReportsDeps) => {
   return {
     async overview(appId: string, window: { from: string; to: string }): Promise<OverviewReport> {
       return deps.engine.overview({ appId, ...window, excludeServiceIds: await excluded(appId) });
+    },
+
+    async cohorts(appId: string, params: CohortParams): Promise<CohortReport> {
+      const { from, to, group_by: groupBy } = params;
+      const filters = {
+        media_source: params.media_source,
+        campaign: params.campaign,
+        country: params.country,
+        platform: params.platform,
+      };
+      const [rows, costs] = await Promise.all([
+        excluded(appId).then((excludeServiceIds) =>
+          deps.engine.cohorts({ appId, from, to, groupBy, filters, excludeServiceIds }),
+        ),
+        deps.costs.listByApp(appId, { from, to }),
+      ]);
+      return cohortReport({ from, to, today: dayOf(now()), groupBy, filters, rows, costs });
     },
 
     async latestEvents(appId: string, limit: number): Promise<LatestEventsAnswer> {

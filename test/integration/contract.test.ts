@@ -157,6 +157,33 @@ describe("the wire contract, over HTTP", () => {
       );
       expect(body).toEqual({ service_id: expect.any(String) });
     },
+    "app-sessions": async () => {
+      const body = await expectConforming(
+        "app-sessions",
+        await rt.post(
+          "/v1/sessions",
+          {
+            sent_at: new Date().toISOString(),
+            sessions: [
+              { session_id: randomUUID(), service_id: serviceId, started_at: minutesAgo(10) },
+              // Rejected: no started_at.
+              { session_id: randomUUID(), service_id: serviceId },
+              // Rejected, retryable: the install is not recorded yet.
+              { session_id: randomUUID(), service_id: randomUUID(), started_at: minutesAgo(5) },
+            ],
+          },
+          keys.sdkKey,
+        ),
+      );
+      expect(body).toMatchObject({
+        accepted: 1,
+        ignored: [],
+        rejected: [
+          { index: 1, retryable: false },
+          { index: 2, error: "Conflict", retryable: true },
+        ],
+      });
+    },
     events: async () => {
       const body = await expectConforming(
         "events",
@@ -489,6 +516,19 @@ describe("the wire contract, over HTTP", () => {
       expect(totals.events).toBeGreaterThanOrEqual(1);
       expect(totals.revenue_usd).toBeGreaterThan(4);
     },
+    "report-cohorts": async () => {
+      const body = await expectConforming(
+        "report-cohorts",
+        await rt.get(
+          `/v1/reports/cohorts?from=${dayBefore(today())}&to=${today()}&group_by=country`,
+          keys.serverKey,
+        ),
+      );
+      expect(body).toMatchObject({ group_by: "country", totals: { installs: expect.any(Number) } });
+      const { totals } = body as { totals: { installs: number; revenue_usd: number } };
+      expect(totals.installs).toBeGreaterThanOrEqual(1);
+      expect(totals.revenue_usd).toBeGreaterThan(4);
+    },
     "report-link-clicks": async () => {
       // The Android app: a tap from an Android phone goes to its Play Store page.
       const made = (await (
@@ -773,6 +813,13 @@ describe("the wire contract, over HTTP", () => {
       413: () => rt.post("/v1/events", JSON.stringify({ pad: "x".repeat(1_100_000) }), keys.sdkKey),
       422: () => rt.post("/v1/events", { events: [] }, keys.sdkKey),
     },
+    "app-sessions": {
+      400: () => rt.post("/v1/sessions", "{", keys.sdkKey),
+      401: () => rt.post("/v1/sessions", { sessions: [] }, keys.serverKey),
+      413: () =>
+        rt.post("/v1/sessions", JSON.stringify({ pad: "x".repeat(1_100_000) }), keys.sdkKey),
+      422: () => rt.post("/v1/sessions", { sessions: [] }, keys.sdkKey),
+    },
     "s2s-events": {
       400: () => rt.post("/v1/s2s/events", "[", keys.serverKey),
       401: () => rt.post("/v1/s2s/events", { events: [] }, keys.sdkKey),
@@ -911,6 +958,16 @@ describe("the wire contract, over HTTP", () => {
           keys.serverKey,
         ),
       422: () => rt.get(`/v1/reports/overview?from=${today()}&to=2000-01-01`, keys.serverKey),
+    },
+    "report-cohorts": {
+      401: () => rt.get(`/v1/reports/cohorts?from=${today()}&to=${today()}`, keys.sdkKey),
+      404: () =>
+        rt.get(
+          `/v1/reports/cohorts?app_id=com.example.other&from=${today()}&to=${today()}`,
+          keys.serverKey,
+        ),
+      422: () =>
+        rt.get(`/v1/reports/cohorts?from=${today()}&to=${today()}&group_by=os`, keys.serverKey),
     },
     "report-link-clicks": {
       401: () => rt.get("/v1/reports/link-clicks", keys.sdkKey),

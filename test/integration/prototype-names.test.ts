@@ -89,6 +89,14 @@ describe("Object.prototype's names in requests", () => {
         ],
       },
     }),
+    "app-sessions": () => ({
+      method: "POST",
+      path: "/v1/sessions",
+      key: "sdk",
+      body: {
+        sessions: [{ session_id: randomUUID(), service_id: serviceId, started_at: minutesAgo(5) }],
+      },
+    }),
     "s2s-events": () => ({
       method: "POST",
       path: "/v1/s2s/events",
@@ -232,6 +240,12 @@ describe("Object.prototype's names in requests", () => {
       method: "GET",
       path: "/v1/reports/overview",
       query: { from: "2026-01-01", to: "2026-01-31" },
+      key: "server",
+    }),
+    "report-cohorts": () => ({
+      method: "GET",
+      path: "/v1/reports/cohorts",
+      query: { from: "2026-01-01", to: "2026-01-31", campaign: "constructor" },
       key: "server",
     }),
     "report-link-clicks": () => ({ method: "GET", path: "/v1/reports/link-clicks", key: "server" }),

@@ -7,9 +7,16 @@
 import { createHash } from "node:crypto";
 import type { AthenaClient } from "@aws-sdk/client-athena";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { ATTRIBUTIONS_TABLE, EVENTS_TABLE, TOUCHES_TABLE } from "../../lake/lake-tables.ts";
+import {
+  ATTRIBUTIONS_TABLE,
+  EVENTS_TABLE,
+  SESSIONS_TABLE,
+  TOUCHES_TABLE,
+} from "../../lake/lake-tables.ts";
 import type { ReportEngine } from "../../ports/reports.ts";
 import type { ExportRecord } from "../../record/columns.ts";
+import { buildCohortQuery } from "../../reports/cohort-query.ts";
+import { cohortRowOf } from "../../reports/cohorts.ts";
 import { overviewReport, overviewRowOf } from "../../reports/overview.ts";
 import { buildLatestEventsQuery, buildOverviewQuery } from "../../reports/queries.ts";
 import { uploadExclusion } from "./exclusions.ts";
@@ -42,6 +49,7 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
     events: table(EVENTS_TABLE.name),
     attributions: table(ATTRIBUTIONS_TABLE.name),
     touches: table(TOUCHES_TABLE.name),
+    sessions: table(SESSIONS_TABLE.name),
   };
 
   /** Where the query reads the installs to leave out (see exclusions.ts). */
@@ -65,6 +73,24 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
     yield* csvRows(body);
   };
 
+  /** A query's rows, each read by its header's names. */
+  const named = async <T>(
+    query: string,
+    rowOf: (values: Readonly<Record<string, unknown>>) => T,
+  ): Promise<T[]> => {
+    let header: readonly (string | null)[] | undefined;
+    const rows: T[] = [];
+    for await (const { fields } of run(query)) {
+      if (header === undefined) {
+        header = fields;
+        continue;
+      }
+      const names = header;
+      rows.push(rowOf(Object.fromEntries(fields.map((value, i) => [names[i], value]))));
+    }
+    return rows;
+  };
+
   return {
     async overview({ appId, from, to, excludeServiceIds }) {
       const query = buildOverviewQuery({
@@ -75,17 +101,21 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
         sources,
         exclude: await excluded(excludeServiceIds),
       });
-      let header: readonly (string | null)[] | undefined;
-      const rows = [];
-      for await (const { fields } of run(query)) {
-        if (header === undefined) {
-          header = fields;
-          continue;
-        }
-        const names = header;
-        rows.push(overviewRowOf(Object.fromEntries(fields.map((value, i) => [names[i], value]))));
-      }
-      return overviewReport({ from, to }, rows);
+      return overviewReport({ from, to }, await named(query, overviewRowOf));
+    },
+
+    async cohorts({ appId, from, to, groupBy, filters, excludeServiceIds }) {
+      const query = buildCohortQuery({
+        dialect: "athena",
+        appId,
+        from,
+        to,
+        groupBy,
+        filters,
+        sources,
+        exclude: await excluded(excludeServiceIds),
+      });
+      return named(query, cohortRowOf);
     },
 
     async latestEvents({ appId, limit, today, excludeServiceIds }) {

@@ -19,6 +19,10 @@ const countingEngine = () => {
       if (failing) throw new Error("Athena is down");
       return answerOf(query);
     },
+    async cohorts(query) {
+      asked.push(`cohorts ${query.appId} ${query.from} ${query.to}`);
+      return [];
+    },
     async latestEvents(query) {
       asked.push(`latest ${query.appId} ${query.limit} ${query.today}`);
       return [];

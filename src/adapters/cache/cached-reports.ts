@@ -62,6 +62,22 @@ export const cachedReportEngine = (
         ]),
         () => engine.overview(query),
       ),
+    cohorts: (query) =>
+      cached(
+        JSON.stringify([
+          "cohorts",
+          query.appId,
+          query.from,
+          query.to,
+          query.groupBy,
+          query.filters.media_source ?? null,
+          query.filters.campaign ?? null,
+          query.filters.country ?? null,
+          query.filters.platform ?? null,
+          digestOf(query.excludeServiceIds),
+        ]),
+        () => engine.cohorts(query),
+      ),
     latestEvents: (query) =>
       cached(
         JSON.stringify([

@@ -11,10 +11,13 @@ import {
   ATTRIBUTIONS_TABLE,
   EVENTS_TABLE,
   type LakeTable,
+  SESSIONS_TABLE,
   TOUCHES_TABLE,
 } from "../../lake/lake-tables.ts";
 import type { ReportEngine } from "../../ports/reports.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
+import { buildCohortQuery, cohortDaysOf } from "../../reports/cohort-query.ts";
+import { cohortRowOf } from "../../reports/cohorts.ts";
 import { overviewReport, overviewRowOf } from "../../reports/overview.ts";
 import {
   buildLatestEventsQuery,
@@ -89,6 +92,28 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
         }),
       );
       return overviewReport({ from, to }, rows.map(overviewRowOf));
+    },
+
+    async cohorts({ appId, from, to, groupBy, filters, excludeServiceIds }) {
+      const days = cohortDaysOf(from, to);
+      const rows = await rowsOf(async () =>
+        buildCohortQuery({
+          dialect: "duckdb",
+          appId,
+          from,
+          to,
+          groupBy,
+          filters,
+          sources: {
+            events: await dayFiles(EVENTS_TABLE, appId, days),
+            attributions: await attributionsOf(appId),
+            sessions: await dayFiles(SESSIONS_TABLE, appId, days),
+            touches: await dayFiles(TOUCHES_TABLE, appId, { from, to }),
+          },
+          exclude: { serviceIds: excludeServiceIds },
+        }),
+      );
+      return rows.map(cohortRowOf);
     },
 
     async latestEvents({ appId, limit, today, excludeServiceIds }) {

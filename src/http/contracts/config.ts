@@ -5,6 +5,7 @@ import {
   CONFIG_REFRESH_SECONDS,
   type RemoteConfig,
   SEALING_ALGORITHM,
+  SESSION_INTERVAL_SECONDS,
 } from "../../apps/app-config.ts";
 import { SEALED_VERSION } from "../../crypto/envelope.ts";
 import { conversionSchemaRequest } from "../../skadnetwork/conversion-schema.ts";
@@ -63,6 +64,15 @@ export const remoteConfigSchema = tiedTo<RemoteConfig>()(
         description: "How often the SDK fetches this configuration again, in seconds.",
         example: CONFIG_REFRESH_SECONDS,
       }),
+      session_interval_seconds: z
+        .int()
+        .min(1)
+        .meta({
+          description:
+            "How long the app must be away from the foreground, in seconds, for its return to " +
+            "start a new session (POST /v1/sessions).",
+          example: SESSION_INTERVAL_SECONDS,
+        }),
       encryption: z.union([encryptionOff, encryptionOn]).meta({
         description: "Whether and how the SDK seals parameter values on the device.",
       }),

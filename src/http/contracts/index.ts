@@ -7,6 +7,7 @@
  * test/integration/contract.test.ts holds real answers to it.
  */
 import type { RouteId } from "../routes.ts";
+import { APP_SESSION_CONTRACTS } from "./app-sessions.ts";
 import { APP_CONTRACTS } from "./apps.ts";
 import { CONFIG_CONTRACTS } from "./config.ts";
 import { CONSENT_CONTRACTS } from "./consent.ts";
@@ -24,6 +25,7 @@ import type { RouteContract } from "./shared.ts";
 import { SKADNETWORK_CONTRACTS } from "./skadnetwork.ts";
 import { TOUCH_CONTRACTS } from "./touches.ts";
 
+export * from "./app-sessions.ts";
 export * from "./apps.ts";
 export * from "./config.ts";
 export * from "./consent.ts";
@@ -45,6 +47,7 @@ export * from "./touches.ts";
 export const CONTRACTS: { readonly [K in RouteId]: RouteContract } = {
   ...CONFIG_CONTRACTS,
   ...INGEST_CONTRACTS,
+  ...APP_SESSION_CONTRACTS,
   ...CONSENT_CONTRACTS,
   ...ATTRIBUTION_CONTRACTS,
   ...DELETION_CONTRACTS,

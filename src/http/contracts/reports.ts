@@ -1,7 +1,10 @@
 /** The report routes' contracts: the dashboard's overview, link clicks and latest events. */
 import * as z from "zod";
 import type { OverviewReport } from "../../ports/reports.ts";
+import { COHORT_DAYS } from "../../reports/cohort-query.ts";
+import type { CohortReport } from "../../reports/cohorts.ts";
 import {
+  cohortParamsSchema,
   latestEventsParamsSchema,
   linkClicksParamsSchema,
   overviewParamsSchema,
@@ -165,6 +168,102 @@ const latestEventsSchema = tiedTo<LatestEventsAnswer>()(
 
 const NOT_FOUND = "`app_id` names an app other than the caller's.";
 
+const share = (description: string, example: number) =>
+  z.number().min(0).nullable().meta({ description, example });
+
+const cohortFigures = {
+  impressions: count(
+    "Impressions: the service's own touches of the window, or where it has none, what the cost rows report.",
+    12000,
+  ),
+  clicks: count(
+    "Clicks: link taps and networks' clicks the service recorded in the window, or where it has none, what the cost rows report.",
+    800,
+  ),
+  installs: count("Installs of the window's days.", 120),
+  conversion_rate: share("Installs over clicks; null without clicks.", 0.15),
+  cost_usd: usd(
+    "Cost of the window's days, from the cost rows; null when none names them.",
+    600,
+  ).nullable(),
+  ecpi_usd: usd(
+    "Cost over installs (effective cost per install); null without cost.",
+    5,
+  ).nullable(),
+  revenue_usd: usd(
+    `Revenue of these installs' events up to day ${COHORT_DAYS} since each install.`,
+    720,
+  ),
+  arpu_usd: usd("That revenue over installs (average revenue per user).", 6).nullable(),
+  retention: z
+    .strictObject({
+      d1: share("Day 1.", 0.4),
+      d7: share("Day 7.", 0.18),
+      d30: share("Day 30.", 0.07),
+    })
+    .meta({
+      description:
+        "Share of installs active (a session) on the N-th UTC calendar day after their install " +
+        "day, of the install days that have reached day N by today; null when none has.",
+    }),
+  roas: z
+    .strictObject({
+      d0: share("Day 0.", 0.3),
+      d7: share("Day 7.", 0.8),
+      d30: share("Day 30.", 1.2),
+    })
+    .meta({
+      description:
+        "Return on ad spend: revenue up to day N since install over the cost of the same install " +
+        "days (those that reached day N by today); null without cost.",
+    }),
+};
+
+export const cohortReportSchema = tiedTo<CohortReport>()(
+  z
+    .strictObject({
+      from: date,
+      to: date,
+      group_by: z.enum(["campaign", "adset", "ad", "country", "platform"]),
+      filters: z
+        .strictObject({
+          media_source: z.string().optional(),
+          campaign: z.string().optional(),
+          country: z.string().optional(),
+          platform: z.string().optional(),
+        })
+        .meta({ description: "The filters applied, as asked." }),
+      totals: z.strictObject(cohortFigures).meta({ description: "Every install of the window." }),
+      groups: z
+        .array(
+          z.strictObject({
+            media_source: mediaSource,
+            group: z.string().nullable().meta({
+              description: "The group's value (a campaign's name, else its id; a country; ...).",
+              example: "Winter Sale",
+            }),
+            ...cohortFigures,
+          }),
+        )
+        .meta({ description: "Per media source and group, most installs first." }),
+      cohorts: z
+        .array(
+          z.strictObject({
+            day: date,
+            installs: count("The install day's installs.", 14),
+            retention: z.array(z.number().nullable()).meta({
+              description: `Day 0 to ${COHORT_DAYS} since install: the share of the day's installs active that day; null for a day not reached yet.`,
+            }),
+            revenue_per_user: z.array(z.number().nullable()).meta({
+              description: `Day 0 to ${COHORT_DAYS}: the installs' revenue up to that day since install, per install, USD; null for a day not reached yet.`,
+            }),
+          }),
+        )
+        .meta({ description: "The cohort table: one row per install day with installs." }),
+    })
+    .meta({ id: "CohortReport" }),
+);
+
 export const REPORT_CONTRACTS = {
   "report-overview": {
     summary: "An overview of the app's days",
@@ -186,6 +285,30 @@ export const REPORT_CONTRACTS = {
       422:
         "`from` or `to` is missing or not a day `YYYY-MM-DD`, `to` is before `from`, or the " +
         `window is longer than ${REPORT_LIMITS.maxDays} days. The detail names it.`,
+      500: INTERNAL,
+    },
+  },
+  "report-cohorts": {
+    summary: "Cohorts, retention, cost and ROAS of the app's installs",
+    description:
+      "For the installs of UTC days `from` to `to`, filtered by media source, campaign, country " +
+      "and platform: touches, installs, conversion, cost (the cost rows of POST /v1/costs, in " +
+      "USD), eCPI, revenue, ARPU, retention on day 1, 7 and 30, and ROAS on day 0, 7 and 30, in " +
+      "total and by media source and the group asked (`group_by`); and the cohort table, by " +
+      "install day and days since install. Retention counts sessions (POST /v1/sessions) on " +
+      "UTC calendar days; revenue is the events' `revenue_usd`. Answers are kept 30 seconds.",
+    request: { query: cohortParamsSchema },
+    success: {
+      status: 200,
+      description: "The cohorts.",
+      content: { [JSON_MEDIA_TYPE]: cohortReportSchema },
+    },
+    errors: {
+      401: unauthorized("reports"),
+      404: NOT_FOUND,
+      422:
+        "The window is wrong (as for the overview), `group_by` is not one of campaign, adset, ad, " +
+        "country, platform, or a filter is empty or over 200 characters.",
       500: INTERNAL,
     },
   },

@@ -131,6 +131,7 @@ describe("the report routes over a DuckDB lake", () => {
     handlers = createReportHandlers({
       engine: createDuckDbReportEngine({ duckdb, lakeDir, lakeFiles: createReadWriteLock() }),
       deletions: deletions(["s3"]),
+      costs: { listByApp: async () => [] },
       now: () => new Date("2026-11-03T12:00:00.000Z"),
     });
   });
@@ -191,6 +192,7 @@ describe("the report routes' parameters and errors", () => {
   const handlers = createReportHandlers({
     engine,
     deletions: deletions([]),
+    costs: { listByApp: async () => [] },
     now: () => new Date("2026-11-20T01:00:00.000Z"),
   });
 

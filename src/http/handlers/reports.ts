@@ -1,6 +1,6 @@
 /**
- * The dashboard's report routes: `GET /v1/reports/overview`, `/v1/reports/link-clicks` and
- * `/v1/reports/latest-events`, each one call of the reports (src/reports/reports.ts) for the
+ * The dashboard's report routes: `GET /v1/reports/overview`, `/v1/reports/cohorts`,
+ * `/v1/reports/link-clicks` and `/v1/reports/latest-events`, each one call of the reports (src/reports/reports.ts) for the
  * caller's app.
  */
 import type { APIGatewayProxyEvent } from "aws-lambda";
@@ -8,6 +8,7 @@ import type * as z from "zod";
 import { NotFoundError } from "../../domain/errors.ts";
 import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
 import {
+  cohortParamsSchema,
   latestEventsParamsSchema,
   linkClicksParamsSchema,
   overviewParamsSchema,
@@ -43,6 +44,10 @@ export const createReportHandlers = (deps: ReportsDeps) => {
       const { from, to } = params;
       return jsonResponse(200, await reports.overview(appId, { from, to }));
     }),
+    cohorts: httpRoute(async (event) => {
+      const { appId, params } = asked(event, cohortParamsSchema);
+      return jsonResponse(200, await reports.cohorts(appId, params));
+    }),
     linkClicks: httpRoute(async (event) => {
       const { appId } = asked(event, linkClicksParamsSchema);
       return jsonResponse(200, await reports.linkClicks(appId));
@@ -54,15 +59,24 @@ export const createReportHandlers = (deps: ReportsDeps) => {
   };
 };
 
-/** The three report routes share one composition (and, in it, the cache the runtime gives). */
+/** The report routes share one composition (and, in it, the cache the runtime gives). */
 const reportHandlers = /* @__PURE__ */ sharedBy(
   (adapters: Adapters<ReturnType<typeof routeOf<"report-overview">>["uses"]>, _runtime: Runtime) =>
-    createReportHandlers({ engine: adapters.reports, deletions: adapters.tables.deletions }),
+    createReportHandlers({
+      engine: adapters.reports,
+      deletions: adapters.tables.deletions,
+      costs: adapters.tables.costs,
+    }),
 );
 
 export const overviewReportFunction = /* @__PURE__ */ composition(
   /* @__PURE__ */ routeOf("report-overview"),
   (adapters, runtime) => reportHandlers(adapters, runtime).overview,
+);
+
+export const cohortsReportFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("report-cohorts"),
+  (adapters, runtime) => reportHandlers(adapters, runtime).cohorts,
 );
 
 export const linkClicksReportFunction = /* @__PURE__ */ composition(

@@ -1,0 +1,297 @@
+/**
+ * The cohorts query on DuckDB over a small lake built here, laid by the embedded delivery
+ * streams, and folded by cohortReport: retention by UTC calendar day since install, revenue up
+ * to a day since install, touches and conversion, filters and groups, a deleted install left out.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ATTRIBUTIONS_TABLE,
+  EVENTS_TABLE,
+  type LakeRecord,
+  type LakeTable,
+  nullColumns,
+  SESSIONS_TABLE,
+  TOUCHES_TABLE,
+} from "../../lake/lake-tables.ts";
+import type { CostRow } from "../../ports/costs.ts";
+import type { CohortFilters, CohortGroup, ReportEngine } from "../../ports/reports.ts";
+import { cohortReport } from "../../reports/cohorts.ts";
+import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
+import { createReadWriteLock } from "./read-write-lock.ts";
+import { createDuckDbReportEngine } from "./reports.ts";
+
+const APP = "com.example.cohorts";
+const DAY = "2026-11-02";
+const TODAY = "2026-11-20";
+const DELETED = "i-deleted";
+
+const install = (serviceId: string, at: string, country: string, os = "android"): LakeRecord => ({
+  ...nullColumns(EVENTS_TABLE),
+  app_id: APP,
+  event_id: `install-${serviceId}`,
+  event_time: at,
+  event_name: "service_install",
+  service_id: serviceId,
+  country,
+  os,
+  app_name: "Cohorts",
+  received_at: at,
+  event_type: "INSTALL",
+});
+
+const purchase = (serviceId: string, at: string, usd: number): LakeRecord => ({
+  ...install(serviceId, at, "DE"),
+  event_id: `purchase-${serviceId}-${at}`,
+  event_name: "service_purchase",
+  event_type: "PURCHASE",
+  revenue: usd,
+  currency: "USD",
+  revenue_usd: usd,
+});
+
+const attribution = (serviceId: string, at: string, paid: boolean): LakeRecord => ({
+  ...nullColumns(ATTRIBUTIONS_TABLE),
+  app_id: APP,
+  service_id: serviceId,
+  attributed_at: at,
+  media_source: paid ? "meta_ads" : "organic",
+  campaign_id: paid ? "w-1" : null,
+  campaign_name: paid ? "Winter Sale" : null,
+  match_status: paid ? "matched" : "organic",
+});
+
+const session = (serviceId: string, at: string): LakeRecord => ({
+  app_id: APP,
+  service_id: serviceId,
+  session_id: `${serviceId}-${at}`,
+  started_at: at,
+  received_at: at,
+  os: "android",
+  country: "DE",
+});
+
+const click = (n: number, at: string): LakeRecord => ({
+  ...nullColumns(TOUCHES_TABLE),
+  app_id: APP,
+  click_id: `c-${n}`,
+  touch_type: "click",
+  touch_time: at,
+  received_at: at,
+  source: "network",
+  media_source: "meta_ads",
+  campaign_id: "w-1",
+  campaign_name: "Winter Sale",
+  platform: "android",
+  params: "{}",
+});
+
+const cost = (amountUsd: number): CostRow => ({
+  appId: APP,
+  day: DAY,
+  mediaSource: "meta_ads",
+  campaignId: "w-1",
+  campaignName: "Winter Sale",
+  adsetId: null,
+  adsetName: null,
+  adId: null,
+  adName: null,
+  country: null,
+  amount: amountUsd,
+  currency: "USD",
+  amountUsd,
+  impressions: 1_000,
+  clicks: 30,
+  receivedAt: "2026-11-03T00:00:00.000Z",
+});
+
+/** Ten installs on DAY: i-0 to i-5 from Winter Sale (i-5 on iOS in France), i-6 to i-9 organic. */
+const IDS = Array.from({ length: 10 }, (_, n) => `i-${n}`);
+
+describe("cohorts on DuckDB", () => {
+  let dir = "";
+  let duckdb: DuckDBInstance;
+  let engine: ReportEngine;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "cohorts-"));
+    duckdb = await DuckDBInstance.create(":memory:");
+    const lakeDir = join(dir, "lake");
+    const lay = async (table: LakeTable, records: LakeRecord[]) => {
+      const stream = await createLocalDeliveryStream({
+        table,
+        duckdb,
+        lakeDir,
+        walDir: join(dir, "wal"),
+      });
+      await stream.put(records);
+      await stream.close();
+    };
+    const installTime = (n: number) => `${DAY}T${String(8 + n).padStart(2, "0")}:00:00.000Z`;
+    await lay(EVENTS_TABLE, [
+      ...IDS.map((id, n) =>
+        n === 5 ? install(id, installTime(n), "FR", "ios") : install(id, installTime(n), "DE"),
+      ),
+      install(DELETED, installTime(0), "DE"),
+      // i-0: 5 USD on day 0, 3 USD on day 6, 10 USD on day 8; i-6 (organic) 2 USD on day 1.
+      purchase("i-0", `${DAY}T20:00:00.000Z`, 5),
+      purchase("i-0", "2026-11-08T10:00:00.000Z", 3),
+      purchase("i-0", "2026-11-10T10:00:00.000Z", 10),
+      purchase("i-6", "2026-11-03T10:00:00.000Z", 2),
+      purchase(DELETED, "2026-11-03T10:00:00.000Z", 100),
+    ]);
+    await lay(
+      ATTRIBUTIONS_TABLE,
+      [...IDS, DELETED].map((id, n) => attribution(id, installTime(n % 10), n < 6 || n === 10)),
+    );
+    await lay(SESSIONS_TABLE, [
+      ...IDS.map((id, n) => session(id, installTime(n))),
+      // Day 1: i-0 at 00:01 (its other session, at 23:59 the day before, is day 0), i-1, i-6, i-7.
+      session("i-0", `${DAY}T23:59:00.000Z`),
+      session("i-0", "2026-11-03T00:01:00.000Z"),
+      session("i-1", "2026-11-03T12:00:00.000Z"),
+      session("i-1", "2026-11-03T18:00:00.000Z"),
+      session("i-6", "2026-11-03T09:00:00.000Z"),
+      session("i-7", "2026-11-03T22:00:00.000Z"),
+      // Day 7: i-1 only.
+      session("i-1", "2026-11-09T12:00:00.000Z"),
+      session(DELETED, "2026-11-03T12:00:00.000Z"),
+    ]);
+    await lay(
+      TOUCHES_TABLE,
+      Array.from({ length: 20 }, (_, n) => click(n, `${DAY}T0${n % 8}:00:00.000Z`)),
+    );
+    engine = createDuckDbReportEngine({ duckdb, lakeDir, lakeFiles: createReadWriteLock() });
+  });
+
+  afterAll(async () => {
+    duckdb?.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const report = async (
+    options: { groupBy?: CohortGroup; filters?: CohortFilters; costs?: CostRow[] } = {},
+  ) => {
+    const groupBy = options.groupBy ?? "campaign";
+    const filters = options.filters ?? {};
+    const rows = await engine.cohorts({
+      appId: APP,
+      from: DAY,
+      to: DAY,
+      groupBy,
+      filters,
+      excludeServiceIds: [DELETED],
+    });
+    return cohortReport({
+      from: DAY,
+      to: DAY,
+      today: TODAY,
+      groupBy,
+      filters,
+      rows,
+      costs: options.costs ?? [],
+    });
+  };
+
+  it("counts an install retained on day 1 when it has a session on the next UTC day: 4 of 10", async () => {
+    const answer = await report();
+    expect(answer.totals.installs).toBe(10);
+    expect(answer.totals.retention.d1).toBe(0.4);
+    expect(answer.totals.retention.d7).toBe(0.1);
+    // Day 30 of installs of 2026-11-02 is 2026-12-02, after today: not reached, not zero.
+    expect(answer.totals.retention.d30).toBeNull();
+    const [cohort] = answer.cohorts;
+    expect(cohort?.day).toBe(DAY);
+    expect(cohort?.retention.slice(0, 3)).toEqual([1, 0.4, 0]);
+    expect(cohort?.retention[18]).toBe(0);
+    expect(cohort?.retention[19]).toBeNull();
+    expect(cohort?.retention[30]).toBeNull();
+  });
+
+  it("puts a session at 23:59 and one at 00:01 on different days", async () => {
+    const rows = await engine.cohorts({
+      appId: APP,
+      from: DAY,
+      to: DAY,
+      groupBy: "campaign",
+      filters: { media_source: "meta_ads" },
+      excludeServiceIds: [DELETED],
+    });
+    const active = (n: number) =>
+      rows
+        .filter((row) => row.part === "days" && row.day_n === n)
+        .reduce((s, r) => s + r.active, 0);
+    // Winter Sale's six: every one active on day 0, i-0 (at 00:01) and i-1 on day 1.
+    expect([active(0), active(1)]).toEqual([6, 2]);
+  });
+
+  it("sums revenue up to each day since install, per user, and ROAS over the cohort's cost", async () => {
+    const answer = await report({ costs: [cost(30)] });
+    const winter = answer.groups.find((group) => group.group === "Winter Sale");
+    expect(winter).toMatchObject({
+      media_source: "meta_ads",
+      installs: 6,
+      clicks: 20,
+      impressions: 1_000,
+      conversion_rate: 0.3,
+      cost_usd: 30,
+      ecpi_usd: 5,
+      revenue_usd: 18,
+      arpu_usd: 3,
+      // Day 0: 5 USD; day 7: 5 + 3 (day 6); day 30 not reached.
+      roas: { d0: 0.1667, d7: 0.2667, d30: null },
+    });
+    const organic = answer.groups.find((group) => group.media_source === "organic");
+    expect(organic).toMatchObject({ installs: 4, cost_usd: null, revenue_usd: 2, clicks: 0 });
+    expect(answer.totals).toMatchObject({
+      installs: 10,
+      revenue_usd: 20,
+      cost_usd: 30,
+      ecpi_usd: 3,
+    });
+    expect(answer.cohorts[0]?.revenue_per_user.slice(0, 9)).toEqual([
+      0.5, 0.7, 0.7, 0.7, 0.7, 0.7, 1, 1, 2,
+    ]);
+  });
+
+  it("narrows every figure by the filters, and groups by what is asked", async () => {
+    const french = await report({ filters: { country: "FR" }, costs: [cost(30)] });
+    expect(french.totals).toMatchObject({ installs: 1, clicks: 0 });
+    // The cost rows name no country: none of them is the French installs'.
+    expect(french.totals.cost_usd).toBeNull();
+    const ios = await report({ filters: { platform: "ios" }, costs: [cost(30)] });
+    expect(ios.totals.installs).toBe(1);
+    // A cost row names no platform: the cost of iOS installs is not known.
+    expect(ios.totals.cost_usd).toBeNull();
+    const byCountry = await report({ groupBy: "country" });
+    expect(
+      byCountry.groups.map((group) => [group.media_source, group.group, group.installs]),
+    ).toEqual([
+      ["meta_ads", "DE", 5],
+      ["organic", "DE", 4],
+      ["meta_ads", "FR", 1],
+      // The clicks, whose touches name no country.
+      ["meta_ads", null, 0],
+    ]);
+  });
+
+  it("leaves out a deleted install's install, sessions and revenue", async () => {
+    const rows = await engine.cohorts({
+      appId: APP,
+      from: DAY,
+      to: DAY,
+      groupBy: "campaign",
+      filters: {},
+      excludeServiceIds: [],
+    });
+    const installs = rows
+      .filter((row) => row.part === "installs")
+      .reduce((s, r) => s + r.installs, 0);
+    expect(installs).toBe(11);
+    const answer = await report();
+    expect(answer.totals.revenue_usd).toBe(20);
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * The cohorts query, for both engines as the other reports (./queries.ts): the installs of the
+ * days `from` to `to` as the export has them (each once, with its latest attribution, deleted
+ * installs left out), each with the days since its install on which it was active (a session
+ * on that UTC calendar day, as AppsFlyer counts retention) and its revenue on each of those days
+ * (its events' USD revenue), up to COHORT_DAYS after its install. Its rows are per cohort (the
+ * install's UTC day) and group, one with the cohort's size (`day_n` null) and one per day since
+ * install; src/reports/cohorts.ts folds them into the answer.
+ */
+import {
+  buildExportRowsQuery,
+  type Dialect,
+  type Exclusion,
+  sqlString,
+} from "../lake/export-query.ts";
+import type { CohortFilters, CohortGroup } from "../ports/reports.ts";
+import { addDays, startOfDay } from "./days.ts";
+import {
+  boundedEvents,
+  INSTALL_EVENT_NAME,
+  partitionsOfDays,
+  timestampLiteral,
+} from "./queries.ts";
+
+/** The last day since install a cohort is followed to: day 30, as the leading services show. */
+export const COHORT_DAYS = 30;
+
+/**
+ * What a cohort's installs (and the touches beside them) may be grouped by, beside their media
+ * source: the column of the export's rows, and of the touches.
+ */
+export const COHORT_GROUPS: Record<CohortGroup, { rows: string; touches: string }> = {
+  campaign: {
+    rows: "coalesce(r.campaign_name, r.campaign_id)",
+    touches: "coalesce(t.campaign_name, t.campaign_id)",
+  },
+  adset: {
+    rows: "coalesce(r.adset_name, r.adset_id)",
+    touches: "coalesce(t.adset_name, t.adset_id)",
+  },
+  ad: { rows: "coalesce(r.ad_name, r.ad_id)", touches: "coalesce(t.ad_name, t.ad_id)" },
+  country: { rows: "r.country", touches: "t.country" },
+  platform: { rows: "r.os", touches: "t.platform" },
+} as const;
+
+export interface CohortQueryInput {
+  readonly dialect: Dialect;
+  readonly appId: string;
+  /** UTC install days, both included. */
+  readonly from: string;
+  readonly to: string;
+  readonly groupBy: CohortGroup;
+  readonly filters: CohortFilters;
+  readonly sources: {
+    readonly events: string;
+    readonly attributions: string;
+    readonly sessions: string;
+    readonly touches: string;
+  };
+  readonly exclude?: Exclusion;
+}
+
+const FILTER_COLUMNS: Record<keyof CohortFilters, { rows: string; touches: string }> = {
+  media_source: { rows: "r.media_source", touches: "t.media_source" },
+  campaign: COHORT_GROUPS.campaign,
+  country: COHORT_GROUPS.country,
+  platform: COHORT_GROUPS.platform,
+};
+
+/** The days whose events and sessions a cohort query reads: the installs' and 30 after. */
+export const cohortDaysOf = (from: string, to: string) => ({ from, to: addDays(to, COHORT_DAYS) });
+
+export const buildCohortQuery = (input: CohortQueryInput): string => {
+  const { dialect, appId, from, to, sources } = input;
+  const days = cohortDaysOf(from, to);
+  const partitions = partitionsOfDays(days.from, days.to);
+  const at = timestampLiteral[dialect];
+  const rows = buildExportRowsQuery({
+    dialect,
+    appId,
+    since: startOfDay(from),
+    sources: {
+      events: boundedEvents(dialect, sources.events, appId, days.from, days.to),
+      attributions: sources.attributions,
+    },
+    exclude: input.exclude,
+  });
+  const given = Object.entries(input.filters).filter(
+    (entry): entry is [keyof CohortFilters, string] => typeof entry[1] === "string",
+  );
+  const filtersOn = (source: "rows" | "touches") =>
+    given
+      .map(([key, value]) => `\n    AND ${FILTER_COLUMNS[key][source]} = ${sqlString(value)}`)
+      .join("");
+  const group = COHORT_GROUPS[input.groupBy];
+  const touchPartitions = partitionsOfDays(from, to);
+  const sinceInstall = (day: string) =>
+    `date_diff('day', CAST(i.cohort_day AS DATE), CAST(${day} AS DATE))`;
+  return `WITH report_rows AS (
+${rows}
+),
+cohort_installs AS (
+  SELECT r.service_id,
+    substr(r.event_time, 1, 10) AS cohort_day,
+    r.media_source,
+    ${group.rows} AS group_key
+  FROM report_rows AS r
+  WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
+    AND r.event_time < ${sqlString(addDays(to, 1))}${filtersOn("rows")}
+),
+active_days AS (
+  SELECT DISTINCT s.service_id, CAST(s.started_at AS DATE) AS day
+  FROM ${sources.sessions} AS s
+  WHERE s.app_id = ${sqlString(appId)}
+    AND s.dt BETWEEN ${sqlString(partitions.from)} AND ${sqlString(partitions.to)}
+    AND s.started_at >= ${at(startOfDay(days.from))}
+    AND s.started_at < ${at(startOfDay(addDays(days.to, 1)))}
+    AND s.service_id IN (SELECT service_id FROM cohort_installs)
+),
+revenue_days AS (
+  SELECT r.service_id, CAST(substr(r.event_time, 1, 10) AS DATE) AS day, sum(r.revenue_usd) AS revenue_usd
+  FROM report_rows AS r
+  WHERE r.revenue_usd IS NOT NULL
+    AND r.service_id IN (SELECT service_id FROM cohort_installs)
+  GROUP BY r.service_id, CAST(substr(r.event_time, 1, 10) AS DATE)
+),
+install_days AS (
+  SELECT service_id, day, max(active) AS active, sum(revenue_usd) AS revenue_usd
+  FROM (
+    SELECT service_id, day, 1 AS active, 0.0 AS revenue_usd FROM active_days
+    UNION ALL
+    SELECT service_id, day, 0 AS active, revenue_usd FROM revenue_days
+  ) AS both_kinds
+  GROUP BY service_id, day
+)
+SELECT 'installs' AS part, cohort_day, media_source, group_key, CAST(NULL AS INTEGER) AS day_n,
+  count(*) AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions
+FROM cohort_installs AS i
+GROUP BY cohort_day, media_source, group_key
+UNION ALL
+SELECT 'days' AS part, i.cohort_day, i.media_source, i.group_key, ${sinceInstall("d.day")} AS day_n,
+  0 AS installs, sum(d.active) AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions
+FROM cohort_installs AS i
+JOIN install_days AS d ON d.service_id = i.service_id
+WHERE ${sinceInstall("d.day")} BETWEEN 0 AND ${COHORT_DAYS}
+GROUP BY i.cohort_day, i.media_source, i.group_key, ${sinceInstall("d.day")}
+UNION ALL
+SELECT 'touches' AS part, CAST(CAST(t.touch_time AS DATE) AS VARCHAR) AS cohort_day, t.media_source,
+  ${group.touches} AS group_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs, 0 AS active,
+  0.0 AS revenue_usd,
+  count(DISTINCT CASE WHEN t.touch_type = 'click' THEN t.click_id END) AS clicks,
+  count(DISTINCT CASE WHEN t.touch_type = 'impression' THEN t.click_id END) AS impressions
+FROM ${sources.touches} AS t
+WHERE t.app_id = ${sqlString(appId)}
+  AND t.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
+  AND t.touch_time >= ${at(startOfDay(from))}
+  AND t.touch_time < ${at(startOfDay(addDays(to, 1)))}${filtersOn("touches")}
+GROUP BY CAST(CAST(t.touch_time AS DATE) AS VARCHAR), t.media_source, ${group.touches}`;
+};

@@ -1,0 +1,288 @@
+/**
+ * The cohorts report from its query's rows (./cohort-query.ts) and the app's cost rows: per
+ * media source and group (a campaign by default), and in total, what a marketer moves a budget
+ * on (touches, installs, conversion, cost, eCPI, revenue, ARPU, retention and ROAS on day 1, 7
+ * and 30), and a table of cohorts by install day (retention and cumulative revenue per user on
+ * each day since install). A day since install that a cohort has not reached yet (its install
+ * day plus N is after today) is not a zero: such cohorts are left out of that day's figures,
+ * and a figure no cohort has reached is null.
+ */
+import type { CostRow } from "../ports/costs.ts";
+import type { CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
+import { COHORT_DAYS } from "./cohort-query.ts";
+import { addDays } from "./days.ts";
+
+/** The days since install the summary figures are given for. */
+export const SUMMARY_DAYS = { retention: [1, 7, 30], roas: [0, 7, 30] } as const;
+
+const numberOf = (name: string, value: unknown): number => {
+  const parsed = typeof value === "bigint" || typeof value === "string" ? Number(value) : value;
+  if (typeof parsed !== "number" || !Number.isFinite(parsed) || value === "") {
+    throw new Error(`cohorts result column ${name} is not a number: ${String(value)}`);
+  }
+  return parsed;
+};
+
+const textOf = (value: unknown): string | null =>
+  value === null || value === undefined || value === "" ? null : String(value);
+
+const PARTS = new Set<string>(["installs", "days", "touches"]);
+
+/** A result row as an engine reads it (DuckDB's values, Athena's CSV text) as a CohortRow. */
+export const cohortRowOf = (values: Readonly<Record<string, unknown>>): CohortRow => {
+  const part = String(values.part);
+  const day = textOf(values.cohort_day);
+  if (!PARTS.has(part) || day === null) throw new Error(`cohorts result row of no part: ${part}`);
+  const dayN = textOf(values.day_n);
+  return {
+    part: part as CohortRow["part"],
+    cohort_day: day.slice(0, 10),
+    media_source: textOf(values.media_source),
+    group_key: textOf(values.group_key),
+    day_n: dayN === null ? null : numberOf("day_n", dayN),
+    installs: numberOf("installs", values.installs),
+    active: numberOf("active", values.active),
+    revenue_usd: numberOf("revenue_usd", values.revenue_usd ?? 0),
+    clicks: numberOf("clicks", values.clicks),
+    impressions: numberOf("impressions", values.impressions),
+  };
+};
+
+export interface CohortFigures {
+  readonly impressions: number;
+  readonly clicks: number;
+  readonly installs: number;
+  /** Installs over clicks; null without clicks. */
+  readonly conversion_rate: number | null;
+  /** USD; null when no cost row names these installs' days and group. */
+  readonly cost_usd: number | null;
+  readonly ecpi_usd: number | null;
+  /** The installs' revenue up to day 30 since each install (or today), USD. */
+  readonly revenue_usd: number;
+  /** That revenue per install. */
+  readonly arpu_usd: number | null;
+  /** Share of installs active on day N since install, of the cohorts that reached it. */
+  readonly retention: {
+    readonly d1: number | null;
+    readonly d7: number | null;
+    readonly d30: number | null;
+  };
+  /** Revenue up to day N since install over the cost, of the cohorts that reached it. */
+  readonly roas: {
+    readonly d0: number | null;
+    readonly d7: number | null;
+    readonly d30: number | null;
+  };
+}
+
+export interface CohortReport {
+  readonly from: string;
+  readonly to: string;
+  readonly group_by: CohortGroup;
+  readonly filters: CohortFilters;
+  readonly totals: CohortFigures;
+  readonly groups: (CohortFigures & {
+    readonly media_source: string | null;
+    readonly group: string | null;
+  })[];
+  /** One per install day with installs: index N of each list is day N since install. */
+  readonly cohorts: {
+    readonly day: string;
+    readonly installs: number;
+    readonly retention: (number | null)[];
+    readonly revenue_per_user: (number | null)[];
+  }[];
+}
+
+/** The cost row's value of the report's group (a platform names no cost row). */
+const COST_GROUP: Record<CohortGroup, (row: CostRow) => string | null | undefined> = {
+  campaign: (row) => row.campaignName ?? row.campaignId,
+  adset: (row) => row.adsetName ?? row.adsetId,
+  ad: (row) => row.adName ?? row.adId,
+  country: (row) => row.country,
+  platform: () => undefined,
+};
+
+/** Whether a cost row is of the installs the filters keep; undefined: it cannot say. */
+const costMatches = (row: CostRow, filters: CohortFilters): boolean | undefined => {
+  if (filters.platform !== undefined) return undefined;
+  if (filters.media_source !== undefined && row.mediaSource !== filters.media_source) return false;
+  if (filters.campaign !== undefined && (row.campaignName ?? row.campaignId) !== filters.campaign)
+    return false;
+  if (filters.country !== undefined && row.country !== filters.country) return false;
+  return true;
+};
+
+/** Ratios to a ten-thousandth, money to a millionth (sums of doubles carry binary noise). */
+const ratio = (value: number): number => Math.round(value * 1e4) / 1e4;
+const money = (value: number): number => Math.round(value * 1e6) / 1e6;
+const divided = (a: number, b: number | null, round: (value: number) => number) =>
+  b === null || b === 0 ? null : round(a / b);
+
+/** What one set of cohorts adds up to (a group's, or all). */
+class Tally {
+  impressions = 0;
+  clicks = 0;
+  reportedClicks = 0;
+  reportedImpressions = 0;
+  /** Installs by install day. */
+  readonly installs = new Map<string, number>();
+  /** By install day: active installs and revenue per day since install. */
+  readonly active = new Map<string, number[]>();
+  readonly revenue = new Map<string, number[]>();
+  /** Cost by install day, USD; a day of no known cost is absent. */
+  readonly cost = new Map<string, number>();
+  costKnown = true;
+
+  add(row: CohortRow): void {
+    if (row.part === "touches") {
+      this.clicks += row.clicks;
+      this.impressions += row.impressions;
+    } else if (row.part === "installs") {
+      this.installs.set(row.cohort_day, (this.installs.get(row.cohort_day) ?? 0) + row.installs);
+    } else if (row.day_n !== null) {
+      const active = this.active.get(row.cohort_day) ?? new Array<number>(COHORT_DAYS + 1).fill(0);
+      const revenue =
+        this.revenue.get(row.cohort_day) ?? new Array<number>(COHORT_DAYS + 1).fill(0);
+      active[row.day_n] = (active[row.day_n] ?? 0) + row.active;
+      revenue[row.day_n] = (revenue[row.day_n] ?? 0) + row.revenue_usd;
+      this.active.set(row.cohort_day, active);
+      this.revenue.set(row.cohort_day, revenue);
+    }
+  }
+
+  addCost(row: CostRow): void {
+    if (row.amountUsd === null) this.costKnown = false;
+    else this.cost.set(row.day, (this.cost.get(row.day) ?? 0) + row.amountUsd);
+    this.reportedClicks += row.clicks ?? 0;
+    this.reportedImpressions += row.impressions ?? 0;
+  }
+
+  figures(today: string, costs: boolean): CohortFigures {
+    const totalInstalls = [...this.installs.values()].reduce((sum, n) => sum + n, 0);
+    // The service's own touches where it has them; otherwise what the network's cost rows say.
+    const clicks = this.clicks > 0 ? this.clicks : this.reportedClicks;
+    const impressions = this.impressions > 0 ? this.impressions : this.reportedImpressions;
+    const totalCost =
+      costs && this.costKnown && this.cost.size > 0
+        ? [...this.cost.values()].reduce((sum, n) => sum + n, 0)
+        : null;
+    /** The install days that reached day N since install by today. */
+    const reached = (n: number) =>
+      [...this.installs.keys()].filter((day) => addDays(day, n) <= today);
+    const retention = (n: number) => {
+      const days = reached(n);
+      const installs = days.reduce((sum, day) => sum + (this.installs.get(day) ?? 0), 0);
+      const active = days.reduce((sum, day) => sum + (this.active.get(day)?.[n] ?? 0), 0);
+      return installs === 0 ? null : ratio(active / installs);
+    };
+    const revenueTo = (day: string, n: number) =>
+      (this.revenue.get(day) ?? []).slice(0, n + 1).reduce((sum, value) => sum + value, 0);
+    const roas = (n: number) => {
+      if (totalCost === null) return null;
+      const days = reached(n);
+      const cost = days.reduce((sum, day) => sum + (this.cost.get(day) ?? 0), 0);
+      const revenue = days.reduce((sum, day) => sum + revenueTo(day, n), 0);
+      return cost === 0 ? null : ratio(revenue / cost);
+    };
+    const revenue = money(
+      [...this.installs.keys()].reduce((sum, day) => sum + revenueTo(day, COHORT_DAYS), 0),
+    );
+    const [r1, r7, r30] = SUMMARY_DAYS.retention.map(retention);
+    const [o0, o7, o30] = SUMMARY_DAYS.roas.map(roas);
+    return {
+      impressions,
+      clicks,
+      installs: totalInstalls,
+      conversion_rate: divided(totalInstalls, clicks, ratio),
+      cost_usd: totalCost === null ? null : money(totalCost),
+      ecpi_usd: totalCost === null ? null : divided(totalCost, totalInstalls, money),
+      revenue_usd: revenue,
+      arpu_usd: divided(revenue, totalInstalls, money),
+      retention: { d1: r1 ?? null, d7: r7 ?? null, d30: r30 ?? null },
+      roas: { d0: o0 ?? null, d7: o7 ?? null, d30: o30 ?? null },
+    };
+  }
+}
+
+const byText = (a: string | null, b: string | null): number =>
+  a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1;
+
+export const cohortReport = (input: {
+  readonly from: string;
+  readonly to: string;
+  /** UTC day `YYYY-MM-DD`: which days since install each cohort has reached. */
+  readonly today: string;
+  readonly groupBy: CohortGroup;
+  readonly filters: CohortFilters;
+  readonly rows: readonly CohortRow[];
+  /** The app's cost rows of the days `from` to `to`. */
+  readonly costs: readonly CostRow[];
+}): CohortReport => {
+  const { today, groupBy, filters } = input;
+  const total = new Tally();
+  const groups = new Map<
+    string,
+    { media_source: string | null; group: string | null; tally: Tally }
+  >();
+  const groupOf = (mediaSource: string | null, key: string | null) => {
+    const id = JSON.stringify([mediaSource, key]);
+    let found = groups.get(id);
+    if (!found) {
+      found = { media_source: mediaSource, group: key, tally: new Tally() };
+      groups.set(id, found);
+    }
+    return found.tally;
+  };
+  for (const row of input.rows) {
+    total.add(row);
+    groupOf(row.media_source, row.group_key).add(row);
+  }
+  // Cost is known only where the filters can tell which rows are theirs.
+  let costs = true;
+  for (const row of input.costs) {
+    const matches = costMatches(row, filters);
+    if (matches === undefined) costs = false;
+    if (!matches) continue;
+    total.addCost(row);
+    const key = COST_GROUP[groupBy](row);
+    if (key === undefined) continue;
+    groupOf(row.mediaSource, key).addCost(row);
+  }
+  const cohortDays = [...total.installs.keys()].sort();
+  return {
+    from: input.from,
+    to: input.to,
+    group_by: groupBy,
+    filters,
+    totals: total.figures(today, costs),
+    groups: [...groups.values()]
+      .map(({ media_source, group, tally }) => ({
+        media_source,
+        group,
+        ...tally.figures(today, costs && groupBy !== "platform"),
+      }))
+      .sort(
+        (a, b) =>
+          b.installs - a.installs ||
+          (b.cost_usd ?? 0) - (a.cost_usd ?? 0) ||
+          byText(a.media_source, b.media_source) ||
+          byText(a.group, b.group),
+      ),
+    cohorts: cohortDays.map((day) => {
+      const installs = total.installs.get(day) ?? 0;
+      const active = total.active.get(day) ?? [];
+      const revenue = total.revenue.get(day) ?? [];
+      let cumulative = 0;
+      const revenuePerUser: (number | null)[] = [];
+      const retention: (number | null)[] = [];
+      for (let n = 0; n <= COHORT_DAYS; n++) {
+        cumulative += revenue[n] ?? 0;
+        const isReached = addDays(day, n) <= today;
+        retention.push(isReached ? ratio((active[n] ?? 0) / installs) : null);
+        revenuePerUser.push(isReached ? money(cumulative / installs) : null);
+      }
+      return { day, installs, retention, revenue_per_user: revenuePerUser };
+    }),
+  };
+};
