@@ -1,9 +1,12 @@
 package com.service.attribution.android
 
+import android.app.Activity
+import android.app.Application
 import android.content.Context
 import android.content.SharedPreferences
 import android.content.pm.PackageManager
 import android.os.Build
+import android.os.Bundle
 import android.os.Handler
 import android.os.Looper
 import android.util.Log
@@ -11,16 +14,20 @@ import com.android.installreferrer.api.InstallReferrerClient
 import com.android.installreferrer.api.InstallReferrerStateListener
 import com.google.android.gms.ads.identifier.AdvertisingIdClient
 import com.service.attribution.LogLevel
+import com.service.attribution.core.AppLifecycle
 import com.service.attribution.core.DeviceSignals
 import com.service.attribution.core.InstallReferrerDetails
 import com.service.attribution.core.InstallReferrerSource
 import com.service.attribution.core.KeyValueStore
+import com.service.attribution.core.LifecycleListener
 import com.service.attribution.core.LogSink
 import com.service.attribution.core.MainThread
 import com.service.attribution.core.Platform
 import com.service.attribution.core.SdkSettings
 import com.service.attribution.core.TcfSource
 import com.service.attribution.core.TcfValues
+import java.util.Collections
+import java.util.IdentityHashMap
 import java.util.Locale
 import java.util.TimeZone
 import java.util.concurrent.CountDownLatch
@@ -52,6 +59,7 @@ internal object AndroidPlatform {
             log = Logcat,
             tcf = DefaultPreferencesTcf(context),
             journal = PreferencesStore(context.getSharedPreferences(JOURNAL, Context.MODE_PRIVATE), durable = true),
+            lifecycle = ActivityLifecycle(context.applicationContext as? Application),
         )
 
     /**
@@ -78,6 +86,51 @@ internal class PreferencesStore(private val preferences: SharedPreferences, priv
 
     private fun write(editor: SharedPreferences.Editor) {
         if (durable) editor.commit() else editor.apply()
+    }
+}
+
+/**
+ * The app's foreground and background, from its activities (the library has no lifecycle
+ * dependency): in the foreground while one is started. An activity stopped to be made again
+ * (a rotation) is no leave. An activity started before configure is not known: its stop, with
+ * no other activity started, is still the app's leave, and the first start seen is a return
+ * with no leave known (the session goes on).
+ */
+internal class ActivityLifecycle(private val application: Application?) : AppLifecycle {
+    override fun watch(listener: LifecycleListener) {
+        application?.registerActivityLifecycleCallbacks(StartedActivities(listener))
+    }
+
+    /** On the main thread, as Android calls it. */
+    private class StartedActivities(private val listener: LifecycleListener) : Application.ActivityLifecycleCallbacks {
+        private val started = Collections.newSetFromMap(IdentityHashMap<Activity, Boolean>())
+        private var foreground = false
+
+        override fun onActivityStarted(activity: Activity) {
+            started.add(activity)
+            if (!foreground) {
+                foreground = true
+                listener.onForeground()
+            }
+        }
+
+        override fun onActivityStopped(activity: Activity) {
+            started.remove(activity)
+            if (started.isEmpty() && !activity.isChangingConfigurations) {
+                foreground = false
+                listener.onBackground()
+            }
+        }
+
+        override fun onActivityCreated(activity: Activity, savedInstanceState: Bundle?) = Unit
+
+        override fun onActivityResumed(activity: Activity) = Unit
+
+        override fun onActivityPaused(activity: Activity) = Unit
+
+        override fun onActivitySaveInstanceState(activity: Activity, outState: Bundle) = Unit
+
+        override fun onActivityDestroyed(activity: Activity) = Unit
     }
 }
 

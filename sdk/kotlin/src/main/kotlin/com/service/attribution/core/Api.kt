@@ -6,14 +6,16 @@ import com.service.attribution.HttpException
 import java.io.IOException
 import java.net.URLEncoder
 
-/** What a POST /v1/events answer asks of the SDK. */
-internal data class EventsVerdict(
+/** What a POST /v1/events or /v1/sessions answer asks of the SDK. */
+internal data class BatchVerdict(
     /** Indexes to send again later (the install is not recorded yet). */
     val retry: Set<Int>,
-    /** Why events were refused for good, for the log; one entry per event. */
+    /** Why items were refused for good, for the log; one entry per item. */
     val refused: List<String>,
-    /** Events the backend ignored (taken, never stored), by the drop each counts as. */
+    /** Items the backend ignored (taken, never stored), by the drop each counts as. */
     val ignored: Map<DropReason, Int> = emptyMap(),
+    /** How many the backend stored. */
+    val accepted: Int = 0,
 )
 
 /**
@@ -45,25 +47,31 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
     }
 
     /** [sentAtMs]: the device clock as the request leaves, set again on each attempt. */
-    fun events(events: List<Map<String, Any?>>, sentAtMs: Long): EventsVerdict {
-        val body = Json.write(linkedMapOf("sent_at" to Requests.iso(sentAtMs), "events" to events))
-        val answer = jsonObject("POST /v1/events", call("POST", "/v1/events", body).body)
+    fun events(events: List<Map<String, Any?>>, sentAtMs: Long): BatchVerdict = batch("/v1/events", "events", events, sentAtMs)
+
+    /** POST /v1/sessions: answered as the events are, one verdict per session. */
+    fun sessions(sessions: List<Map<String, Any?>>, sentAtMs: Long): BatchVerdict = batch("/v1/sessions", "sessions", sessions, sentAtMs)
+
+    private fun batch(path: String, field: String, items: List<Map<String, Any?>>, sentAtMs: Long): BatchVerdict {
+        val body = Json.write(linkedMapOf("sent_at" to Requests.iso(sentAtMs), field to items))
+        val answer = jsonObject("POST $path", call("POST", path, body).body)
         val rejectedField = answer["rejected"]
         val rejectedList: List<*> =
             when {
                 answer["accepted"] !is Number -> null
                 rejectedField == null -> emptyList<Any?>()
                 else -> rejectedField as? List<*>
-            } ?: throw UnexpectedAnswerException("POST /v1/events answered ${describe(Json.write(answer))}")
+            } ?: throw UnexpectedAnswerException("POST $path answered ${describe(Json.write(answer))}")
         val rejected = rejectedList.mapNotNull { it as? Map<*, *> }
         val (retryable, refused) = rejected.partition { it["retryable"] == true }
-        return EventsVerdict(
+        return BatchVerdict(
             retry = retryable.mapNotNull { (it["index"] as? Number)?.toInt() }.toSet(),
             refused = refused.map { "#${it["index"]}: ${it["detail"]}" },
             ignored =
                 (answer["ignored"] as? List<*>).orEmpty().mapNotNull { (it as? Map<*, *>)?.get("reason")?.let(IGNORED_AS::get) }
                     .groupingBy { it }
                     .eachCount(),
+            accepted = (answer["accepted"] as Number).toInt(),
         )
     }
 
@@ -115,7 +123,7 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
 }
 
 /**
- * The backend's reasons for an ignored event that are drops on the device: the install's data
- * deleted, the app switched off. (A manual INSTALL, also ignored, is never sent.)
+ * The backend's reasons for an ignored event or session that are drops on the device: the
+ * install's data deleted, the app switched off. (A manual INSTALL, also ignored, is never sent.)
  */
 private val IGNORED_AS = mapOf("install_deleted" to DropReason.DELETED, "app_disabled" to DropReason.DISABLED)

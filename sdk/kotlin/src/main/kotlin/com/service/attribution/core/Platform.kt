@@ -71,6 +71,22 @@ internal fun interface TcfSource {
     fun read(): TcfValues
 }
 
+/** Told when the app goes to the background and comes back to the foreground. */
+internal interface LifecycleListener {
+    fun onForeground()
+
+    fun onBackground()
+}
+
+/**
+ * The app's foreground and background (Android: its activities started and stopped). Sessions
+ * are made from it: the core watches it once configure has run.
+ */
+internal fun interface AppLifecycle {
+    /** Tells [listener] of each change from now on, on the thread the platform reports it. */
+    fun watch(listener: LifecycleListener)
+}
+
 /**
  * Everything the core needs from the platform it runs on. [journal] holds what sendEvent hands
  * over, written before it returns (Android: a small preferences file written with commit()).
@@ -85,6 +101,7 @@ internal class Platform(
     val clock: () -> Long = System::currentTimeMillis,
     val tcf: TcfSource = TcfSource { TcfValues(null, null) },
     val journal: KeyValueStore = store,
+    val lifecycle: AppLifecycle = AppLifecycle { },
 )
 
 /** An SDK built on this one (the Flutter plugin): its name and version, and its parameter rule. */

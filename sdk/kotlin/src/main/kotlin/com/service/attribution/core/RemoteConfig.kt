@@ -12,12 +12,15 @@ internal data class RemoteConfig(
     val enabled: Boolean,
     val refreshIntervalSeconds: Long,
     val encryption: Encryption,
+    /** How long the app must be away from the foreground for its return to start a session. */
+    val sessionIntervalSeconds: Long = DEFAULT_SESSION_INTERVAL_SECONDS,
 ) {
     fun toJson(): String =
         Json.write(
             mapOf(
                 "enabled" to enabled,
                 "refresh_interval_seconds" to refreshIntervalSeconds,
+                "session_interval_seconds" to sessionIntervalSeconds,
                 "encryption" to
                     when (encryption) {
                         Encryption.Off -> mapOf("enabled" to false)
@@ -33,6 +36,9 @@ internal data class RemoteConfig(
         )
 
     companion object {
+        /** The session interval until a configuration gives one (sdk/conformance/sessions.json). */
+        const val DEFAULT_SESSION_INTERVAL_SECONDS = 1_800L
+
         /**
          * What the SDK runs with when the fetch fails for a reason other than the key: on,
          * sealing off (matching parameters are then hashed, never sent in clear), and a retry
@@ -46,6 +52,8 @@ internal data class RemoteConfig(
             return RemoteConfig(
                 enabled = json["enabled"] as? Boolean ?: throw IllegalArgumentException("config: enabled"),
                 refreshIntervalSeconds = (json["refresh_interval_seconds"] as? Number)?.toLong()?.coerceAtLeast(1) ?: 3600,
+                sessionIntervalSeconds =
+                    (json["session_interval_seconds"] as? Number)?.toLong()?.coerceAtLeast(1) ?: DEFAULT_SESSION_INTERVAL_SECONDS,
                 encryption =
                     if (encryption?.get("enabled") == true) {
                         Encryption.On(

@@ -30,7 +30,10 @@ internal object Fields {
     fun customerUserId(value: String?): String? = value?.takeIf { it.isNotBlank() && it.length <= 256 }
 }
 
-/** The bodies of POST /v1/installs and of each event of POST /v1/events (sdk/conformance/requests.json). */
+/**
+ * The bodies of POST /v1/installs, of each event of POST /v1/events (sdk/conformance/requests.json)
+ * and of each session of POST /v1/sessions (sdk/conformance/sessions.json).
+ */
 internal object Requests {
     const val SDK_PLATFORM = "kotlin"
     const val SDK_VERSION = "1.11.0"
@@ -107,6 +110,14 @@ internal object Requests {
             "event_time" to iso(draft.timeMs),
             "service_id" to serviceId,
             "customer_user_id" to draft.customerUserId,
+        )
+
+    /** A session that started at [startedAtMs] by the device clock; [sessionId] is fresh, and kept on a retry. */
+    fun session(sessionId: String, serviceId: String, startedAtMs: Long): Map<String, Any?> =
+        linkedMapOf(
+            "session_id" to sessionId,
+            "service_id" to serviceId,
+            "started_at" to iso(startedAtMs),
         )
 
     fun iso(ms: Long): String = Instant.ofEpochMilli(ms).toString()

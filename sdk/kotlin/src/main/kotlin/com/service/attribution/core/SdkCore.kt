@@ -37,6 +37,8 @@ internal data class SdkSettings(
     val maxQueuedEvents: Int = 1_000,
     /** Events older than this by the device's clock are not sent: the backend keeps 30 days. */
     val maxEventAgeMs: Long = 30L * 24 * 3600 * 1000,
+    /** Sessions kept on the device at most; the oldest go first (sdk/conformance/sessions.json). */
+    val maxQueuedSessions: Int = 100,
 )
 
 /**
@@ -102,10 +104,15 @@ internal class SdkCore(
     private lateinit var platform: Platform
     private lateinit var settings: SdkSettings
     private lateinit var api: Api
-    private lateinit var queue: EventQueue
+    private lateinit var queue: StoredQueue
 
     /** Sends the queue: batches, a batch refused as a whole in halves, a 202's verdicts. */
-    private lateinit var delivery: EventDelivery
+    private lateinit var delivery: BatchDelivery
+
+    /** Sessions waiting to be sent, and their delivery, as the events'; their drops are only logged and counted. */
+    private lateinit var sessionQueue: StoredQueue
+    private lateinit var sessionDelivery: BatchDelivery
+    private lateinit var sessionDrops: SessionDrops
 
     /** What the app set with setConsent, the TCF values, and what the backend was last sent. */
     private lateinit var consents: ConsentState
@@ -142,6 +149,9 @@ internal class SdkCore(
     /** The same for the consent route (events still go): not tried again until the next start or refreshConfig. */
     private var consentBlocked = false
 
+    /** When the app's return to the foreground starts a session. */
+    private val sessions = SessionTracker()
+
     /** Completed once the first attribution attempt of this process has finished, either way. */
     private val initialMatch = CompletableDeferred<Unit>()
 
@@ -154,6 +164,7 @@ internal class SdkCore(
         customerUserId: String?,
     ) {
         val started = platform.clock()
+        var sessionAtMs: Long? = null
         synchronized(this) {
             if (configured) {
                 log.info("configure was already called: this call changes nothing")
@@ -167,8 +178,11 @@ internal class SdkCore(
             log = Logger(platform.log, logLevel)
             listeners.attach(platform.mainThread, log)
             api = Api(settings.baseUrl, apiKey, platform.http)
-            queue = EventQueue(platform.store, settings.maxQueuedEvents)
-            delivery = EventDelivery(queue, api, platform.clock, settings.maxEventAgeMs, log, listeners)
+            queue = StoredQueue(platform.store, settings.maxQueuedEvents)
+            delivery = BatchDelivery(queue, "event", api::events, platform.clock, settings.maxEventAgeMs, log, listeners::reportDrop)
+            sessionQueue = StoredQueue(platform.store, settings.maxQueuedSessions, StoredQueue.SESSIONS, "started_at")
+            sessionDrops = SessionDrops(platform.store, log)
+            sessionDelivery = BatchDelivery(sessionQueue, "session", api::sessions, platform.clock, settings.maxEventAgeMs, log, sessionDrops)
             val store = platform.store
             Fields.customerUserId(customerUserId)?.let { this.customerUserId = it }
             this.customerUserId?.let { store.put(KEY_CUSTOMER_USER_ID, it) }
@@ -193,17 +207,30 @@ internal class SdkCore(
                 writeDrafts()
             }
             listeners.keepDropCountIn(store)
+            // The process's session, unless it starts stopped: start() then makes it.
+            if (!stopped) sessionAtMs = started
             configured = true
         }
+        platform.lifecycle.watch(
+            object : LifecycleListener {
+                override fun onForeground() = this@SdkCore.onForeground()
+
+                override fun onBackground() = this@SdkCore.onBackground()
+            },
+        )
         configureMainThreadMs = platform.clock() - started
         worker.execute {
             listeners.reportDropsBeforeConfigure()
-            initialize()
+            initialize(sessionAtMs)
         }
     }
 
-    /** On the worker: fetches remote configuration and starts sending; nothing while stopped. */
-    private fun initialize() {
+    /**
+     * On the worker: fetches remote configuration and starts sending, with a session that
+     * started at [sessionAtMs] (the process's configure, or start() after a stop) if any; nothing
+     * while stopped.
+     */
+    private fun initialize(sessionAtMs: Long?) {
         if (stopped) {
             log.info("the SDK is stopped: nothing is sent until start()")
             return
@@ -228,7 +255,7 @@ internal class SdkCore(
                 failInit(e, listener, disable = false)
                 cachedConfig() ?: RemoteConfig.PLACEHOLDER
             }
-        apply(fetched)
+        apply(fetched, sessionAtMs)
         log.info("initialized: ${if (fetched.enabled) "enabled" else "switched off by remote configuration"}")
         // A later start: the attribution kept on the device, told again.
         if (!disabled) storedAttribution()?.let { announceAttribution(it) }
@@ -253,14 +280,18 @@ internal class SdkCore(
     private fun cachedConfig(): RemoteConfig? =
         platform.store.get(KEY_CONFIG)?.let { runCatching { RemoteConfig.parse(it) }.getOrNull() }
 
-    /** On the worker: runs with a configuration, switching off or on as it says. */
-    private fun apply(newConfig: RemoteConfig) {
+    /**
+     * On the worker: runs with a configuration, switching off or on as it says; with a session
+     * that started at [sessionAtMs] when it leaves the SDK on (a start while off makes none).
+     */
+    private fun apply(newConfig: RemoteConfig, sessionAtMs: Long? = null) {
         config = newConfig
         refresh?.cancel(false)
         refresh = worker.schedule({ refreshQuietly() }, newConfig.refreshIntervalSeconds, TimeUnit.SECONDS)
         if (!newConfig.enabled) return disable()
         disabled = false
         queueDrafts()
+        sessionAtMs?.let(::queueSession)
         flush()
     }
 
@@ -283,10 +314,11 @@ internal class SdkCore(
             }
         }
 
-    /** On the worker: drops the queue, reported as [reason] with [alsoDropped] drafts. */
+    /** On the worker: drops the queues, reported as [reason] with [alsoDropped] drafts; sessions are only logged and counted. */
     private fun dropQueued(reason: DropReason, alsoDropped: Int) {
         val fromQueue = if (::queue.isInitialized) queue.clear() else 0
         listeners.reportDrop(reason, alsoDropped + fromQueue)
+        if (::sessionQueue.isInitialized) sessionDrops.report(reason, sessionQueue.clear())
     }
 
     private fun refreshQuietly() {
@@ -431,7 +463,11 @@ internal class SdkCore(
         return queue.add(Requests.event(draft, parameters, serviceId!!))
     }
 
-    /** On the worker: the install first, then a changed consent, then queued events in order, 100 a request. */
+    /**
+     * On the worker: the install first, then a changed consent, then the queued sessions (a
+     * request or so, never behind a backlog of events), then the queued events; each in order,
+     * 100 a request.
+     */
     private fun flush() {
         if (disabled || stopped || installBlocked || retry != null || !initialized) return
         if (!ensureInstall()) {
@@ -439,19 +475,61 @@ internal class SdkCore(
             return
         }
         if (!ensureConsent()) return scheduleRetry()
+        if (!sendAll(sessionDelivery)) return
+        // Anonymous when it leaves: no customer user id, whatever the event was sent with.
+        if (!sendAll(delivery) { event -> if (anonymous) event + ("customer_user_id" to null) else event }) return
+        retryDelayMs = 0
+    }
+
+    /** On the worker: sends [delivery]'s queue to its end; false when it stopped short (a retry is scheduled, or the SDK is off). */
+    private fun sendAll(delivery: BatchDelivery, prepare: ((Map<String, Any?>) -> Map<String, Any?>)? = null): Boolean {
         while (!disabled && !stopped) {
-            when (val result = delivery.sendNext(anonymous)) {
-                EventDelivery.Result.Empty -> break
-                EventDelivery.Result.Sent -> continue
-                EventDelivery.Result.KeyRejected -> return disable()
-                EventDelivery.Result.InstallMissing -> {
-                    platform.store.remove(KEY_INSTALL_TRACKED)
-                    return scheduleRetry()
+            when (val result = delivery.sendNext(prepare)) {
+                BatchDelivery.Result.Empty -> return true
+                BatchDelivery.Result.Sent -> continue
+                BatchDelivery.Result.KeyRejected -> {
+                    disable()
+                    return false
                 }
-                is EventDelivery.Result.Retry -> return scheduleRetry(result.cause, result.warn)
+                BatchDelivery.Result.InstallMissing -> {
+                    platform.store.remove(KEY_INSTALL_TRACKED)
+                    scheduleRetry()
+                    return false
+                }
+                is BatchDelivery.Result.Retry -> {
+                    scheduleRetry(result.cause, result.warn)
+                    return false
+                }
             }
         }
-        retryDelayMs = 0
+        return true
+    }
+
+    /** On the worker: a session that started at [atMs], queued to be sent; none while stopped or switched off. */
+    private fun queueSession(atMs: Long) {
+        if (disabled || stopped) return
+        sessionDrops.report(DropReason.QUEUE_FULL, sessionQueue.add(Requests.session(UUID.randomUUID().toString(), serviceId!!, atMs)))
+        log.debug("session started at ${Requests.iso(atMs)}")
+    }
+
+    /** The app came back to the foreground (any thread): a session when it was away at least the session interval. */
+    fun onForeground() {
+        if (!configured) return
+        val at = platform.clock()
+        worker.execute {
+            val interval = config?.sessionIntervalSeconds ?: RemoteConfig.DEFAULT_SESSION_INTERVAL_SECONDS
+            if (sessions.foreground(at, interval) && initialized) {
+                queueSession(at)
+                flush()
+            }
+        }
+    }
+
+    /** The app went to the background (any thread): nothing on the wire, the time kept for the return. */
+    fun onBackground() {
+        if (!configured) return
+        val at = platform.clock()
+        worker.execute { sessions.background(at) }
     }
 
     private fun scheduleRetry(cause: Exception? = null, warn: Boolean = false) {
@@ -757,7 +835,9 @@ internal class SdkCore(
 
     /** Sends again after [stop]: the install if it was never sent, and what is sent from now on. */
     fun start() {
+        val wasStopped: Boolean
         synchronized(this) {
+            wasStopped = stopped
             stopped = false
             if (!configured) {
                 stoppedBeforeConfigure = false
@@ -766,12 +846,15 @@ internal class SdkCore(
             putFlag(KEY_STOPPED, false)
         }
         log.info("started")
+        // Started again after a stop: a session, as at a process's start.
+        val sessionAtMs = if (wasStopped) platform.clock() else null
         worker.execute {
             if (stopped) return@execute
             if (!initialized) {
-                initialize()
+                initialize(sessionAtMs)
             } else {
                 queueDrafts()
+                sessionAtMs?.let(::queueSession)
                 flush()
             }
         }
@@ -878,6 +961,12 @@ internal class SdkCore(
 
     /** Events on the device not sent yet: queued, and handed over but not queued yet. */
     internal fun queuedCount(): Int = (if (::queue.isInitialized) queue.size else 0) + synchronized(drafts) { drafts.size }
+
+    /** Sessions on the device not sent yet. */
+    internal fun queuedSessionCount(): Int = if (::sessionQueue.isInitialized) sessionQueue.size else 0
+
+    /** Sessions dropped on this device so far (logged, never told to the app). */
+    internal fun droppedSessionCount(): Long = if (::sessionDrops.isInitialized) sessionDrops.count() else 0L
 
     /** Waits until the worker has done what was handed to it so far. */
     internal fun drain() {

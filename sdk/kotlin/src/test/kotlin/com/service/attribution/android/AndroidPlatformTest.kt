@@ -1,5 +1,6 @@
 package com.service.attribution.android
 
+import android.app.Activity
 import android.content.Context
 import android.os.Bundle
 import com.android.installreferrer.api.InstallReferrerClient
@@ -8,6 +9,7 @@ import com.android.installreferrer.api.ReferrerDetails
 import com.service.attribution.EventType
 import com.service.attribution.LogLevel
 import com.service.attribution.core.InstallReferrerDetails
+import com.service.attribution.core.LifecycleListener
 import com.service.attribution.core.SdkCore
 import com.service.attribution.support.Service
 import com.service.attribution.support.eventually
@@ -19,6 +21,7 @@ import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
 import org.junit.runner.RunWith
+import org.robolectric.Robolectric
 import org.robolectric.RobolectricTestRunner
 import org.robolectric.annotation.Config
 
@@ -54,7 +57,8 @@ private class FakeReferrerClient(
 /**
  * The Android implementations of the core's seams, on Robolectric's Android framework: the
  * SharedPreferences store across a restart, the Play install referrer flow behind
- * InstallReferrerClient, and an app without the optional Google libraries.
+ * InstallReferrerClient, an app without the optional Google libraries, and the app's
+ * foreground and background from its activities.
  */
 @RunWith(RobolectricTestRunner::class)
 @Config(sdk = [34], manifest = Config.NONE) // compileSdk (test.sh checks it against gradle/libs.versions.toml)
@@ -176,5 +180,63 @@ class AndroidPlatformTest {
         assertTrue(journal, journal!!.contains("SHARE") && journal.contains("gems"))
         // Not in the SDK's main preferences file, which holds the queue and is written behind.
         assertNull(preferences(app).getString("pending_events", null))
+    }
+
+    @Test
+    fun `the app's activities say when it leaves and comes back, and a rotation or a move between activities is no leave`() {
+        val app = robolectricApp()
+        val seen = ArrayList<String>()
+        // Started before the SDK watches (configure called late, as the Flutter plugin does).
+        val early = Robolectric.buildActivity(Activity::class.java).setup()
+        ActivityLifecycle(app).watch(
+            object : LifecycleListener {
+                override fun onForeground() {
+                    seen += "foreground"
+                }
+
+                override fun onBackground() {
+                    seen += "background"
+                }
+            },
+        )
+        // Not known, and no other activity started: its stop is the app's leave.
+        early.pause().stop()
+        assertEquals(listOf("background"), seen)
+        val main = Robolectric.buildActivity(Activity::class.java).setup()
+        assertEquals(listOf("background", "foreground"), seen)
+        // A rotation: the activity stopped and made again, the app never away.
+        main.recreate()
+        // One activity opening another, then going back to it.
+        val second = Robolectric.buildActivity(Activity::class.java).setup()
+        main.pause().stop()
+        main.restart()
+        second.pause().stop().destroy()
+        main.resume()
+        assertEquals(listOf("background", "foreground"), seen)
+        // Home, and back.
+        main.pause().stop()
+        assertEquals(listOf("background", "foreground", "background"), seen)
+        main.restart().resume()
+        assertEquals(listOf("background", "foreground", "background", "foreground"), seen)
+    }
+
+    @Test
+    fun `configured, the core watches the app's activities, and a return after the session interval is a session`() {
+        val app = robolectricApp()
+        val service = Service.createApp("lifecycle")
+        val clock = com.service.attribution.support.ManualClock(System.currentTimeMillis())
+        val core = SdkCore().also { cores += it }
+        val platform = AndroidPlatform.create(app).let {
+            com.service.attribution.core.Platform(it.store, it.device, { null }, it.mainThread, it.log, it.http, clock.read, it.tcf, it.journal, it.lifecycle)
+        }
+        core.configure(platform, AndroidPlatform.settings(app), service.sdkKey, LogLevel.DEBUG, null, null)
+        val activity = Robolectric.buildActivity(Activity::class.java).setup()
+        assertTrue("the cold start's session sent", eventuallyOnMain { core.queuedSessionCount() == 0 && sdkLogs(android.util.Log.DEBUG).count { it == "1 session accepted" } == 1 })
+        activity.pause().stop()
+        // Away for the remote configuration's interval (the service's default, 30 minutes): by the device clock.
+        clock.now += 1_800_000
+        activity.restart().resume()
+        assertTrue("the return's session sent", eventuallyOnMain { sdkLogs(android.util.Log.DEBUG).count { it == "1 session accepted" } == 2 })
+        assertEquals(0L, core.droppedSessionCount())
     }
 }

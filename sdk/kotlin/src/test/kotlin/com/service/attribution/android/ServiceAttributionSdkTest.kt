@@ -24,8 +24,8 @@ import java.util.Collections
 
 /**
  * The public facade on the Android framework (Robolectric's android-all), against the real
- * embedded service: configured as an app configures it, sending, parsing links from a real
- * Uri and Intent. ServiceAttributionSdk is one object per process, so it is configured once,
+ * embedded service: configured as an app configures it, its session, sending, parsing links
+ * from a real Uri and Intent. ServiceAttributionSdk is one object per process, so it is configured once,
  * in this one test.
  */
 @RunWith(RobolectricTestRunner::class)
@@ -74,6 +74,8 @@ class ServiceAttributionSdkTest {
         assertNull(ServiceAttributionSdk.getLastInitError())
         val serviceId = ServiceAttributionSdk.getServiceId()
         assertNotNull(serviceId)
+        // The launch's session, made by the SDK itself, accepted by the service.
+        assertTrue("session accepted", eventuallyOnMain { sdkLogs(android.util.Log.DEBUG).any { it == "1 session accepted" } })
 
         ServiceAttributionSdk.sendEvent(EventType.PURCHASE, parameters = mapOf("revenue" to 4.99, "currency" to "USD", "sku" to "gems"))
         ServiceAttributionSdk.sendEvent(EventType.CUSTOM, "Boss Defeated", mapOf("level" to 7))

@@ -79,6 +79,10 @@ internal class Harness(
                 val count = (Json.parseObject(request.body!!)["events"] as List<*>).size
                 HttpResponse(202, Json.write(mapOf("accepted" to count, "ignored" to emptyList<Any>(), "rejected" to emptyList<Any>(), "warnings" to emptyList<Any>())))
             }
+            path == "/v1/sessions" -> {
+                val count = (Json.parseObject(request.body!!)["sessions"] as List<*>).size
+                HttpResponse(202, Json.write(mapOf("accepted" to count, "ignored" to emptyList<Any>(), "rejected" to emptyList<Any>())))
+            }
             path.contains("/attribution") -> HttpResponse(200, """{"service_match_status":"organic","media_source":"organic"}""")
             request.method == "DELETE" -> HttpResponse(202, "{}")
             else -> HttpResponse(404, """{"error":"Not Found","detail":"$path"}""")

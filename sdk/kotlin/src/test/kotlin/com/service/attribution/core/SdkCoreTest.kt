@@ -47,6 +47,7 @@ class SdkCoreTest {
                     path == "/v1/config" -> config()
                     path == "/v1/installs" -> installs()
                     path == "/v1/events" -> events(Json.parseObject(request.body!!)["events"] as List<*>)
+                    path == "/v1/sessions" -> accepted((Json.parseObject(request.body!!)["sessions"] as List<*>).size)
                     path.contains("/attribution") -> attribution()
                     request.method == "DELETE" -> delete()
                     else -> HttpResponse(404, "{}")

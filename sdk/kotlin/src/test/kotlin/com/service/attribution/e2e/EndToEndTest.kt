@@ -95,6 +95,16 @@ class EndToEndTest {
             transport.requests("POST", "/v1/events").filter { it.second?.code == 202 }.sumOf {
                 (Json.parseObject(it.second!!.body)["accepted"] as Number).toInt()
             }
+
+        /** The sessions the service's 202 answers counted as accepted. */
+        fun acceptedSessions(): Int =
+            transport.requests("POST", "/v1/sessions").filter { it.second?.code == 202 }.sumOf {
+                (Json.parseObject(it.second!!.body)["accepted"] as Number).toInt()
+            }
+
+        /** Every session sent, in the order the requests left. */
+        fun sentSessions(): List<Map<*, *>> =
+            transport.requests("POST", "/v1/sessions").flatMap { (Json.parseObject(it.first.body!!)["sessions"] as List<*>).map { s -> s as Map<*, *> } }
     }
 
     private fun names(records: List<Map<String, Any?>>) = records.map { it["event_name"] }
@@ -118,6 +128,52 @@ class EndToEndTest {
         val records = Service.exportUntil(app, since) { names(it).containsAll(listOf("service_install", "service_login")) }
         assertEquals(listOf("service_install", "service_login"), names(records))
         assertEquals(setOf(first.core.getServiceId()), records.map { it["service_id"] }.toSet())
+    }
+
+    @Test
+    fun `each start is a session the service accepts, reported after the install`() {
+        val app = Service.createApp("sessions")
+        val store = MemoryStore()
+        val first = Launch(store).configure(app.sdkKey).awaitInitialized()
+        assertTrue("a session accepted", eventually { first.acceptedSessions() == 1 })
+        val (request, answer) = first.transport.requests("POST", "/v1/sessions").single()
+        val verdict = Json.parseObject(answer!!.body)
+        assertEquals(202, answer.code)
+        assertEquals(emptyList<Any>(), verdict["ignored"])
+        assertEquals(emptyList<Any>(), verdict["rejected"])
+        val body = Json.parseObject(request.body!!)
+        assertTrue(body["sent_at"].toString(), (body["sent_at"] as String).endsWith("Z"))
+        val session = first.sentSessions().single()
+        assertEquals(first.core.getServiceId(), session["service_id"])
+        assertTrue(session.toString(), (session["started_at"] as String).endsWith("Z"))
+        val order = first.transport.exchanges.map { "${it.first.method} ${it.first.url.substringAfter(Service.url)}" }
+        assertTrue(order.toString(), order.indexOf("POST /v1/installs") < order.indexOf("POST /v1/sessions"))
+        assertEquals(0L, first.core.droppedSessionCount())
+        first.core.close()
+
+        // The next launch (a cold start): a session of its own, with a fresh id.
+        val second = Launch(store).configure(app.sdkKey).awaitInitialized()
+        assertTrue("a session accepted", eventually { second.acceptedSessions() == 1 })
+        assertEquals(0, second.transport.requests("POST", "/v1/installs").size)
+        assertTrue(second.sentSessions().single()["session_id"] != session["session_id"])
+        // Sessions are not events: the export holds the install only.
+        assertEquals(listOf("service_install"), names(Service.exportUntil(app, since) { it.isNotEmpty() }))
+    }
+
+    @Test
+    fun `a session made without a network is kept on the device and accepted at the next launch`() {
+        val app = Service.createApp("offlinesession")
+        val store = MemoryStore()
+        // A relay not started: its port refuses every connection.
+        val offline = Launch(store, baseUrl = Relay(Service.url).url).configure(app.sdkKey)
+        assertTrue("the session queued", eventually { offline.core.queuedSessionCount() == 1 })
+        offline.core.close()
+        val online = Launch(store).configure(app.sdkKey).awaitInitialized()
+        assertTrue("both sessions accepted", eventually { online.acceptedSessions() == 2 })
+        val started = online.sentSessions().map { java.time.Instant.parse(it["started_at"] as String) }
+        assertEquals(2, started.size)
+        assertTrue(started.toString(), started[0] < started[1])
+        assertEquals(0, online.core.queuedSessionCount())
     }
 
     @Test

@@ -16,19 +16,23 @@ import java.util.Collections
 
 /**
  * A backend answering as its contract says unless a test changes a route's answer: config
- * on with sealing off, installs and consent 202, events 202 with every event accepted,
- * attribution organic. Each answer may be null: no connection.
+ * on with sealing off, installs and consent 202, events and sessions 202 with every one
+ * accepted, attribution organic. Each answer may be null: no connection.
  */
 internal class ScriptedBackend {
     var config: (HttpRequest) -> HttpResponse? = { HttpResponse(200, CONFIG_ON) }
     var installs: (HttpRequest) -> HttpResponse? = { HttpResponse(202, """{"service_id":"x"}""") }
     var consent: (HttpRequest) -> HttpResponse? = { HttpResponse(202, Json.write(mapOf("consent" to Json.parseObject(it.body!!)["consent"]))) }
     var events: (List<Map<String, Any?>>) -> HttpResponse? = { accepted(it.size) }
+    var sessions: (List<Map<String, Any?>>) -> HttpResponse? = { accepted(it.size) }
     var attribution: (HttpRequest) -> HttpResponse? = { HttpResponse(200, """{"service_match_status":"organic","media_source":"organic"}""") }
     var delete: (HttpRequest) -> HttpResponse? = { HttpResponse(202, "{}") }
 
-    /** Every event the backend accepted (a 202 naming it neither rejected), in order. */
+    /** Every event the backend accepted (a 202 naming it neither rejected nor ignored), in order. */
     val delivered = Collections.synchronizedList(ArrayList<Map<String, Any?>>())
+
+    /** Every session the backend accepted, in order. */
+    val deliveredSessions = Collections.synchronizedList(ArrayList<Map<String, Any?>>())
 
     @Suppress("UNCHECKED_CAST")
     val transport =
@@ -40,7 +44,11 @@ internal class ScriptedBackend {
                 path.endsWith("/consent") -> consent(request)
                 path == "/v1/events" -> {
                     val events = Json.parseObject(request.body!!)["events"] as List<Map<String, Any?>>
-                    events(events)?.also { answer -> record(events, answer) }
+                    events(events)?.also { answer -> record(events, answer, delivered) }
+                }
+                path == "/v1/sessions" -> {
+                    val sessions = Json.parseObject(request.body!!)["sessions"] as List<Map<String, Any?>>
+                    sessions(sessions)?.also { answer -> record(sessions, answer, deliveredSessions) }
                 }
                 path.endsWith("/attribution") -> attribution(request)
                 request.method == "DELETE" -> delete(request)
@@ -48,11 +56,12 @@ internal class ScriptedBackend {
             }
         }
 
-    private fun record(events: List<Map<String, Any?>>, answer: HttpResponse) {
+    private fun record(items: List<Map<String, Any?>>, answer: HttpResponse, into: MutableList<Map<String, Any?>>) {
         if (answer.code != 202) return
         val json = runCatching { Json.parseObject(answer.body) }.getOrNull() ?: return
-        val rejected = (json["rejected"] as? List<*>).orEmpty().mapNotNull { ((it as Map<*, *>)["index"] as Number).toInt() }.toSet()
-        events.forEachIndexed { i, e -> if (i !in rejected) delivered.add(e) }
+        val notStored =
+            listOf("rejected", "ignored").flatMap { (json[it] as? List<*>).orEmpty() }.mapNotNull { ((it as Map<*, *>)["index"] as Number).toInt() }.toSet()
+        items.forEachIndexed { i, e -> if (i !in notStored) into.add(e) }
     }
 
     fun requests(method: String, path: String): List<HttpRequest> =
@@ -61,6 +70,8 @@ internal class ScriptedBackend {
         }
 
     fun eventRequests(): List<Map<String, Any?>> = requests("POST", "/v1/events").map { Json.parseObject(it.body!!) }
+
+    fun sessionRequests(): List<Map<String, Any?>> = requests("POST", "/v1/sessions").map { Json.parseObject(it.body!!) }
 
     companion object {
         const val CONFIG_ON = """{"enabled":true,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"""
@@ -106,8 +117,8 @@ internal class ScriptedDevice(
         }
     }
 
-    fun configure(core: SdkCore, key: String = "sdk_key"): SdkCore {
-        core.configure(platform, SdkSettings(baseUrl = "https://backend.test"), key, LogLevel.DEBUG, null, null)
+    fun configure(core: SdkCore, key: String = "sdk_key", settings: SdkSettings = SdkSettings(baseUrl = "https://backend.test")): SdkCore {
+        core.configure(platform, settings, key, LogLevel.DEBUG, null, null)
         scheduler.runDue()
         return core
     }

@@ -1,0 +1,105 @@
+package com.service.attribution.core
+
+import com.service.attribution.AuthenticationException
+import com.service.attribution.DropReason
+import com.service.attribution.HttpException
+import java.io.IOException
+
+/** Where the drops of a queue go: for events, the error listener too; for sessions, the log and a count. */
+internal fun interface DropReport {
+    /** [count] items dropped for [reason]; nothing when [count] is 0. */
+    fun report(reason: DropReason, count: Int)
+}
+
+/**
+ * Delivery of one queue (the events, the sessions), one request at a time: the queued items in
+ * order, [maxPerRequest] a request; a batch the backend refused as a whole sent again in halves
+ * until the one refused alone is known; a 202's verdicts applied. On the worker only: SdkCore
+ * decides when to send (the install and a changed consent first) and what a [Result] means for
+ * the retries. [noun] names an item in the log.
+ */
+internal class BatchDelivery(
+    private val queue: StoredQueue,
+    private val noun: String,
+    /** Posts one batch with its `sent_at` (the device clock as it leaves): Api.events or Api.sessions. */
+    private val post: (List<Map<String, Any?>>, Long) -> BatchVerdict,
+    private val clock: () -> Long,
+    private val maxAgeMs: Long,
+    private val log: Logger,
+    private val drops: DropReport,
+    private val maxPerRequest: Int = 100,
+) {
+    /** What one [sendNext] did. */
+    sealed class Result {
+        /** Nothing is queued. */
+        object Empty : Result()
+
+        /** A request answered: the next one can go. */
+        object Sent : Result()
+
+        /** The API key was rejected: the SDK disables itself. */
+        object KeyRejected : Result()
+
+        /** The backend has not recorded the install: it is reported again, then these items. */
+        object InstallMissing : Result()
+
+        /** Not sent: tried again later. */
+        class Retry(val cause: Exception, val warn: Boolean = false) : Result()
+    }
+
+    /**
+     * How many items at the head of the queue hold one the backend refused as a whole (413, or
+     * a 4xx naming no item): sent in halves until the one refused alone is known.
+     */
+    private var suspect = 0
+
+    /** Drops the expired items, then sends the next batch, each item as [prepare] gives it. */
+    fun sendNext(prepare: ((Map<String, Any?>) -> Map<String, Any?>)? = null): Result {
+        drops.report(DropReason.EXPIRED, queue.expire(clock() - maxAgeMs))
+        val size = if (suspect > 0) (suspect + 1) / 2 else maxPerRequest
+        val queued = queue.peek(size)
+        if (queued.isEmpty()) return Result.Empty
+        val batch = if (prepare != null) queued.map(prepare) else queued
+        val verdict =
+            try {
+                post(batch, clock())
+            } catch (e: AuthenticationException) {
+                log.error("the API key was rejected: the SDK disables itself", e)
+                return Result.KeyRejected
+            } catch (e: HttpException) {
+                if (!SdkCore.refusedForGood(e.code)) return Result.Retry(e)
+                if (batch.size > 1) {
+                    // Refused as a whole: sent in halves until the one refused alone is known.
+                    log.info("${batch.size} ${noun}s refused as a whole (${e.message}): sent again in halves")
+                    suspect = batch.size
+                    return Result.Sent
+                }
+                // Alone and refused: sent again it would be refused again.
+                log.error("$noun refused by the backend (${e.message})")
+                queue.remove(1, emptySet())
+                suspect = 0
+                drops.report(DropReason.REFUSED, 1)
+                return Result.Sent
+            } catch (e: UnexpectedAnswerException) {
+                return Result.Retry(e, warn = true)
+            } catch (e: IOException) {
+                return Result.Retry(e)
+            }
+        // Accepted: the refused one is in the rest of the suspect items, if any.
+        suspect = maxOf(0, suspect - batch.size)
+        queue.remove(batch.size, verdict.retry)
+        log.debug("${verdict.accepted} ${noun}${if (verdict.accepted == 1) "" else "s"} accepted")
+        if (verdict.refused.isNotEmpty()) {
+            log.error("${noun}s refused by the backend: ${verdict.refused.joinToString("; ")}")
+            drops.report(DropReason.REFUSED, verdict.refused.size)
+        }
+        // Taken and not stored (the install's data deleted, the app switched off): not sent again.
+        for (reason in listOf(DropReason.DELETED, DropReason.DISABLED)) drops.report(reason, verdict.ignored[reason] ?: 0)
+        if (verdict.retry.isNotEmpty()) {
+            // The backend has not recorded the install: report it again, then these items.
+            suspect = 0
+            return Result.InstallMissing
+        }
+        return Result.Sent
+    }
+}

@@ -1,0 +1,244 @@
+package com.service.attribution.core
+
+import com.service.attribution.EventType
+import com.service.attribution.LogLevel
+import com.service.attribution.ServiceError
+import com.service.attribution.support.ScriptedBackend
+import com.service.attribution.support.ScriptedDevice
+import com.service.attribution.support.Vectors
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
+import org.junit.Assert.assertTrue
+import org.junit.Test
+
+/**
+ * How sessions are delivered (sdk/conformance/sessions.json): after the install, as events are
+ * (retries, a 202's verdicts, a batch refused whole split), in a bounded queue of their own on
+ * the device, their drops logged and counted but never told to the app.
+ */
+class SessionsTest {
+    private val device = ScriptedDevice()
+
+    @After
+    fun close() = device.close()
+
+    /** Remote configuration with a session interval of [seconds]. */
+    private fun interval(seconds: Int) {
+        device.backend.config = { HttpResponse(200, """{"enabled":true,"refresh_interval_seconds":3600,"session_interval_seconds":$seconds,"encryption":{"enabled":false}}""") }
+    }
+
+    /** A launch, configured, with its cold-start session. */
+    private fun configured(settings: SdkSettings = SdkSettings(baseUrl = "https://backend.test")): SdkCore =
+        device.configure(device.launch(), settings = settings)
+
+    /** [count] more sessions: each a return after 2 seconds away (with an interval of 1 second). */
+    private fun SdkCore.returns(count: Int) =
+        repeat(count) {
+            onBackground()
+            device.scheduler.advance(2_000)
+            onForeground()
+            device.scheduler.runDue()
+        }
+
+    private fun sessionLogs() = device.logged(LogLevel.WARN).filter { "session" in it }
+
+    @Suppress("UNCHECKED_CAST")
+    private fun sessionsOf(request: Map<String, Any?>) = request["sessions"] as List<Map<String, Any?>>
+
+    @Test
+    fun `a session goes out only once the install is recorded`() {
+        device.backend.installs = { null }
+        val core = configured()
+        device.scheduler.advance(60_000)
+        assertEquals(0, device.backend.sessionRequests().size)
+        assertEquals(1, core.queuedSessionCount())
+        device.backend.installs = { HttpResponse(202, """{"service_id":"x"}""") }
+        device.scheduler.advance(60_000)
+        val paths = device.backend.transport.requests.map { it.method + " " + it.url.substringAfter("backend.test") }.filter { "/attribution" !in it }
+        assertEquals("POST /v1/sessions", paths.last())
+        assertTrue(paths.indexOf("POST /v1/installs") < paths.indexOf("POST /v1/sessions"))
+        assertEquals(1, device.backend.deliveredSessions.size)
+        assertEquals(0, core.queuedSessionCount())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a retryable Conflict keeps the session, reports the install again, then sends it with the same id`() {
+        var answers = 0
+        device.backend.sessions = { batch ->
+            if (answers++ == 0) {
+                HttpResponse(202, """{"accepted":0,"ignored":[],"rejected":[{"index":0,"session_id":"${batch[0]["session_id"]}","error":"Conflict","detail":"the install is not recorded yet","retryable":true}]}""")
+            } else {
+                ScriptedBackend.accepted(batch.size)
+            }
+        }
+        val core = configured()
+        device.scheduler.advance(2_000)
+        val requests = device.backend.sessionRequests()
+        assertEquals(2, requests.size)
+        assertEquals(2, device.backend.requests("POST", "/v1/installs").size)
+        assertEquals(sessionsOf(requests[0]), sessionsOf(requests[1]))
+        assertEquals(1, device.backend.deliveredSessions.size)
+        assertEquals(0, core.queuedSessionCount())
+        assertEquals(0L, core.droppedSessionCount())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `sent_at is the device clock of each attempt, and started_at and session_id stay`() {
+        device.backend.sessions = { null }
+        val core = configured()
+        val started = device.clock.now
+        device.backend.sessions = { ScriptedBackend.accepted(it.size) }
+        device.scheduler.advance(2_000)
+        val requests = device.backend.sessionRequests()
+        assertEquals(2, requests.size)
+        assertEquals(listOf(Requests.iso(started), Requests.iso(started + 2_000)), requests.map { it["sent_at"] })
+        assertEquals(sessionsOf(requests[0]), sessionsOf(requests[1]))
+        assertEquals(Requests.iso(started), sessionsOf(requests[1]).single()["started_at"])
+        assertEquals(0, core.queuedSessionCount())
+    }
+
+    @Test
+    fun `sessions survive the process, queued offline and sent at the next launch in the order they started`() {
+        device.backend.sessions = { null }
+        val first = configured()
+        val firstStarted = device.clock.now
+        device.scheduler.advance(30_000)
+        assertEquals(1, first.queuedSessionCount())
+        device.backend.sessions = { ScriptedBackend.accepted(it.size) }
+        val second = configured()
+        device.scheduler.runDue()
+        assertEquals(listOf(Requests.iso(firstStarted), Requests.iso(device.clock.now)), device.backend.deliveredSessions.map { it["started_at"] })
+        assertEquals(listOf(2), device.backend.sessionRequests().takeLast(1).map { sessionsOf(it).size })
+        assertEquals(0, second.queuedSessionCount())
+    }
+
+    @Test
+    fun `the queue keeps the newest sessions, the oldest dropped with a warning and a count, never told to the app`() {
+        val max = (Vectors.conformance("sessions.json")["limits"] as Map<*, *>)["maxQueuedSessions"] as Number
+        interval(1)
+        device.backend.sessions = { null }
+        val core = configured()
+        core.returns(max.toInt())
+        assertEquals(max.toInt(), core.queuedSessionCount())
+        assertEquals(1L, core.droppedSessionCount())
+        assertEquals(listOf("1 session dropped: queue_full"), sessionLogs())
+        assertEquals(emptyList<ServiceError>(), device.errors.toList())
+        assertEquals(0L, core.getDroppedEventCount())
+        device.backend.sessions = { ScriptedBackend.accepted(it.size) }
+        device.scheduler.advance(60_000)
+        assertEquals(max.toInt(), device.backend.deliveredSessions.size)
+        assertEquals(0, core.queuedSessionCount())
+    }
+
+    @Test
+    fun `sessions leave maxSessionsPerRequest a request, in order`() {
+        val perRequest = ((Vectors.conformance("sessions.json")["limits"] as Map<*, *>)["maxSessionsPerRequest"] as Number).toInt()
+        interval(1)
+        device.backend.sessions = { null }
+        val core = configured(SdkSettings(baseUrl = "https://backend.test", maxQueuedSessions = perRequest + 50))
+        core.returns(perRequest + 49)
+        val offline = device.backend.sessionRequests().size
+        device.backend.sessions = { ScriptedBackend.accepted(it.size) }
+        device.scheduler.advance(60_000)
+        assertEquals(listOf(perRequest, 50), device.backend.sessionRequests().drop(offline).map { sessionsOf(it).size })
+        val started = device.backend.deliveredSessions.map { java.time.Instant.parse(it["started_at"] as String) }
+        assertEquals(started.sorted(), started)
+    }
+
+    @Test
+    fun `a batch refused as a whole is split until the one refused session is known`() {
+        interval(1)
+        device.backend.sessions = { null }
+        val core = configured()
+        core.returns(4)
+        assertEquals(5, core.queuedSessionCount())
+        var refusedId: String? = null
+        device.backend.sessions = { batch ->
+            if (refusedId == null) refusedId = batch[2]["session_id"] as String
+            if (batch.any { it["session_id"] == refusedId }) HttpResponse(413, """{"error":"Payload Too Large","detail":"proxy"}""") else ScriptedBackend.accepted(batch.size)
+        }
+        device.scheduler.advance(60_000)
+        assertEquals(4, device.backend.deliveredSessions.size)
+        assertFalse(device.backend.deliveredSessions.any { it["session_id"] == refusedId })
+        assertEquals(0, core.queuedSessionCount())
+        assertEquals(1L, core.droppedSessionCount())
+        assertEquals(listOf("1 session dropped: refused"), sessionLogs())
+        assertEquals(emptyList<ServiceError>(), device.errors.toList())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a session the service ignores is dropped by its reason`() {
+        device.backend.sessions = { batch ->
+            HttpResponse(202, """{"accepted":0,"ignored":[{"index":0,"session_id":"${batch[0]["session_id"]}","reason":"install_deleted","detail":"in words"}],"rejected":[]}""")
+        }
+        val core = configured()
+        assertEquals(0, core.queuedSessionCount())
+        assertEquals(1L, core.droppedSessionCount())
+        assertEquals(listOf("1 session dropped: deleted"), sessionLogs())
+        assertEquals(emptyList<ServiceError>(), device.errors.toList())
+    }
+
+    @Test
+    fun `stop drops the queued sessions, logged and counted, and the events keep their own count and listener`() {
+        device.backend.sessions = { null }
+        device.backend.events = { null }
+        val core = configured()
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(1, core.queuedSessionCount())
+        core.stop()
+        device.scheduler.runDue()
+        assertEquals(0, core.queuedSessionCount())
+        assertEquals(1L, core.droppedSessionCount())
+        assertEquals(listOf("1 session dropped: stopped"), sessionLogs())
+        // The one event only, as before sessions.
+        assertEquals(1L, core.getDroppedEventCount())
+        assertEquals(listOf(1), device.errors.map { it.count })
+        // Stopped: no session on a return, however long away.
+        core.onBackground()
+        device.scheduler.advance(3_600_000)
+        core.onForeground()
+        device.scheduler.advance(60_000)
+        assertEquals(0, core.queuedSessionCount())
+        assertEquals(0, device.backend.deliveredSessions.size)
+    }
+
+    @Test
+    fun `a session older than the service keeps is dropped before it is sent`() {
+        device.backend.sessions = { null }
+        val core = configured()
+        device.scheduler.jump(31L * 24 * 3_600_000)
+        device.backend.sessions = { ScriptedBackend.accepted(it.size) }
+        device.scheduler.advance(120_000)
+        assertEquals(0, device.backend.deliveredSessions.size)
+        assertEquals(1L, core.droppedSessionCount())
+        assertEquals(listOf("1 session dropped: expired"), sessionLogs())
+    }
+
+    @Test
+    fun `remote configuration carries the session interval, kept on the device with the rest`() {
+        val given = RemoteConfig.parse("""{"enabled":true,"refresh_interval_seconds":3600,"session_interval_seconds":60,"encryption":{"enabled":false}}""")
+        assertEquals(60L, given.sessionIntervalSeconds)
+        assertEquals(given, RemoteConfig.parse(given.toJson()))
+        val none = RemoteConfig.parse("""{"enabled":true,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}""")
+        assertEquals(1_800L, none.sessionIntervalSeconds)
+        assertEquals(1_800L, RemoteConfig.PLACEHOLDER.sessionIntervalSeconds)
+    }
+
+    @Test
+    fun `the tracker counts only time away, from the first leave reported`() {
+        val tracker = SessionTracker()
+        // A return with no leave known (the first activity seen) continues the session.
+        assertFalse(tracker.foreground(0, 60))
+        tracker.background(1_000)
+        tracker.background(30_000)
+        assertTrue(tracker.foreground(61_000, 60))
+        // A clock set back does not start one.
+        tracker.background(100_000)
+        assertFalse(tracker.foreground(50_000, 60))
+    }
+}
