@@ -402,7 +402,7 @@ touches alone, as the matcher told it before.`,
       ]),
       `Every accuracy target on every seed: ${met(f.allTargetsMet)}.`,
       "",
-      "**Cost**, time per install (medians of three passes):",
+      "**Cost**, time per install (the least of five passes' medians):",
       "",
       markdownTable(
         [">touches in the store", ">per install"],
