@@ -2,11 +2,13 @@
  * Sends an app's demo traffic to a running service the way the outside world would: the app
  * owner creates links (`POST /v1/links`), ad networks report touches server to server
  * (`POST /v1/touches`), people tap links on the link host, and the SDK reports installs
- * (`POST /v1/installs`) and events (`POST /v1/events`) from each device's own address. Then
+ * (`POST /v1/installs`), events (`POST /v1/events`) and sessions (`POST /v1/sessions`) from each
+ * device's own address, and the networks report what the paid installs cost (`POST /v1/costs`). Then
  * it reads every install's attribution as the SDK would, so the lake holds only what the
  * pipeline made, and every attribution in it is one the matcher found.
  */
 import * as z from "zod";
+import { COST_LIMITS } from "../costs/cost-rows.ts";
 import { linkOf, type Touch } from "./campaigns.ts";
 import { sdkUserAgent } from "./devices.ts";
 import type { AppTraffic, DemoInstall, LinkTap } from "./generate.ts";
@@ -28,6 +30,8 @@ export interface AppOutcome {
   readonly events: number;
   readonly touches: number;
   readonly taps: number;
+  readonly sessions: number;
+  readonly costRows: number;
   /** Planned cause → what the service found → installs. */
   readonly matrix: ReadonlyMap<Planned, ReadonlyMap<Found, number>>;
   /** Deep link paths the SDK read back for installs made now, after a tap. */
@@ -184,6 +188,7 @@ export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) 
     };
 
     let events = 0;
+    let sessions = 0;
     /** An install and its events; a live one opens now, with the Play referrer of its tap. */
     const send = async (install: DemoInstall, live?: { referrer: string | null }) => {
       const { profile } = install;
@@ -200,6 +205,19 @@ export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) 
         await sendBatch("/v1/events", target.sdkKey, { events: batch }, headers);
         events += batch.length;
       }
+      const opened = live
+        ? [
+            {
+              session_id: `${profile.serviceId}.0`,
+              service_id: profile.serviceId,
+              started_at: new Date().toISOString(),
+            },
+          ]
+        : install.sessions;
+      for (const batch of chunks(opened, EVENT_BATCH)) {
+        await sendBatch("/v1/sessions", target.sdkKey, { sessions: batch }, headers);
+        sessions += batch.length;
+      }
       onProgress(1);
     };
     await eachLimited(traffic.installs, CONCURRENCY, (install) => send(install));
@@ -214,6 +232,17 @@ export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) 
     await eachLimited(traffic.strayTaps, CONCURRENCY, async (stray) => {
       await tap(stray);
     });
+
+    // What the networks report the paid installs cost; sent twice, as a network's cost API
+    // sends a day again once its figures are final, and the second replaces the first.
+    for (let round = 0; round < 2; round++) {
+      for (const batch of chunks(traffic.costs, COST_LIMITS.maxRows)) {
+        await call("POST", "/v1/costs", z.unknown(), {
+          key: target.serverKey,
+          body: { rows: batch },
+        });
+      }
+    }
 
     // What the SDKs read: every install's attribution, once the matcher has resolved it.
     const found = tally();
@@ -231,6 +260,8 @@ export const createDemoDriver = (target: DemoTarget, onProgress: (step: number) 
       installs: installs.length,
       events,
       touches: networkTouches.length,
+      sessions,
+      costRows: traffic.costs.length,
       taps: traffic.live.length + traffic.strayTaps.length,
       matrix: found.matrix,
       deferredDeepLinks: found.deferredDeepLinks,

@@ -6,11 +6,13 @@
  * service makes of it (which touch wins, with what confidence) is left to the service: the
  * demo only sends what devices and networks would.
  */
+import type { CostRequestRow } from "../costs/cost-rows.ts";
 import type { EventType } from "../domain/event-types.ts";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../domain/time.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { Addresses } from "./addresses.ts";
 import { type MediaSource, mediaSourcesFor, pickTouch, type Touch } from "./campaigns.ts";
+import { demoCosts } from "./costs.ts";
 import type { DemoApp } from "./demo-app.ts";
 import { browserUserAgent, type Device, devicesOf } from "./devices.ts";
 import { createInstall, type InstallProfile, type NetworkTouch } from "./install.ts";
@@ -51,10 +53,19 @@ export interface SdkEvent {
   readonly customer_user_id?: string;
 }
 
+/** A session as the SDK reports it in `POST /v1/sessions`. */
+export interface SdkSession {
+  readonly session_id: string;
+  readonly service_id: string;
+  readonly started_at: string;
+}
+
 export interface DemoInstall {
   readonly profile: InstallProfile;
   /** In sending order: time order, with an SDK's occasional retry of an event sent before. */
   readonly events: readonly SdkEvent[];
+  /** In time order: the app's launches and returns to the foreground. */
+  readonly sessions: readonly SdkSession[];
 }
 
 /** A tap on one of the app's links by a browser. */
@@ -74,6 +85,8 @@ export interface AppTraffic {
   readonly strays: readonly NetworkTouch[];
   /** Taps on the app's links that lead to no install, and link previews. */
   readonly strayTaps: readonly LinkTap[];
+  /** What the past paid installs cost, as the networks report it. */
+  readonly costs: readonly CostRequestRow[];
 }
 
 /** Share of events an SDK delivers twice (a retry after a lost answer). */
@@ -97,16 +110,25 @@ const PREVIEW_AGENTS = [
 
 const iso = (time: number): string => new Date(time).toISOString();
 
-/** The SDK events of one install, with its sign-in and the occasional retry. */
+/** The SDK events of one install, with its sign-in and the occasional retry, and its sessions. */
 const sdkEvents = (
   random: Random,
   profile: InstallProfile,
   options: { end: number; currency: string; tour: boolean },
-): SdkEvent[] => {
+): { events: SdkEvent[]; sessions: SdkSession[] } => {
   const events: SdkEvent[] = [];
   const retries: SdkEvent[] = [];
+  const sessions: SdkSession[] = [];
   let customerUserId: string | null = null;
   for (const event of planEvents(random, profile, options)) {
+    // Made of the install's own id, so that the traffic of a seed stays the same.
+    if (event.sessionStart) {
+      sessions.push({
+        session_id: `${profile.serviceId}.${sessions.length}`,
+        service_id: profile.serviceId,
+        started_at: iso(event.time),
+      });
+    }
     if (profile.customerUserId !== null && AUTH_TYPES.has(event.type))
       customerUserId = profile.customerUserId;
     // The SDK reports the install itself (POST /v1/installs); the service makes its event.
@@ -125,7 +147,7 @@ const sdkEvents = (
     events.push(body);
     if (random.chance(DUPLICATE_SHARE)) retries.push(body);
   }
-  return [...events, ...retries];
+  return { events: [...events, ...retries], sessions };
 };
 
 /** A touch from someone else's phone: a click that leads to no install. */
@@ -181,7 +203,7 @@ function appTraffic(app: DemoApp, options: DemoOptions, start: number, end: numb
     const profile = createInstall(ctx, open, { forceIdentified: tour });
     if (profile.idfv) seenIdfvs.push(profile.idfv);
     const currency = currencyOf.get(profile.market) ?? "USD";
-    const events = sdkEvents(random, profile, { end, currency, tour });
+    const { events, sessions } = sdkEvents(random, profile, { end, currency, tour });
     const onCarrier = profile.mobileData;
     if (onCarrier || random.chance(HOUSEHOLD_TAP_SHARE)) {
       // Behind a carrier's NAT, many other phones tapped ads from the same address; at home,
@@ -194,7 +216,7 @@ function appTraffic(app: DemoApp, options: DemoOptions, start: number, end: numb
         );
       }
     }
-    return { profile, events };
+    return { profile, events, sessions };
   });
 
   for (let i = 0; i < options.installs * HOME_STRAY_SHARE; i++) {
@@ -213,7 +235,8 @@ function appTraffic(app: DemoApp, options: DemoOptions, start: number, end: numb
   const live = Array.from({ length: liveCount }, (): DemoInstall => {
     const market = random.weighted(marketWeights(app.platform));
     const profile = createInstall(ctx, { market, firstOpen: end }, { live: true });
-    return { profile, events: [] };
+    // Its first open, and so its session, is when the demo sends it (src/demo/drive.ts).
+    return { profile, events: [], sessions: [] };
   });
 
   const strayTaps: LinkTap[] = Array.from(
@@ -234,7 +257,7 @@ function appTraffic(app: DemoApp, options: DemoOptions, start: number, end: numb
       userAgent,
     });
   }
-  return { app, installs, live, strays, strayTaps };
+  return { app, installs, live, strays, strayTaps, costs: demoCosts(installs) };
 }
 
 export const generateDemo = (apps: readonly DemoApp[], options: DemoOptions): AppTraffic[] => {

@@ -16,6 +16,8 @@ export interface PlannedEvent {
   /** The custom event's own name (CUSTOM only). */
   readonly customName: string | null;
   readonly revenue: { readonly amount: number; readonly currency: string } | null;
+  /** The first event of a session: the SDK reports the session (POST /v1/sessions) at it. */
+  readonly sessionStart: boolean;
 }
 
 export const CUSTOM_EVENT_NAMES = [
@@ -235,7 +237,13 @@ export const planEvents = (
           : step.tier === undefined
             ? null
             : { amount: priceOf(options.currency, step.tier), currency: options.currency };
-      events.push({ time, type: step.type, customName: step.customName ?? null, revenue });
+      events.push({
+        time,
+        type: step.type,
+        customName: step.customName ?? null,
+        revenue,
+        sessionStart: time === start,
+      });
       cursor = time;
       // Seconds between taps: mostly short, sometimes a long read or a level.
       time += Math.floor(3_000 + random.exponential(25_000));

@@ -80,6 +80,8 @@ export interface CohortReport {
   readonly to: string;
   readonly group_by: CohortGroup;
   readonly filters: CohortFilters;
+  /** Cost rows of the window left out of every cost: no rate of their day gave a USD amount. */
+  readonly cost_rows_unconverted: number;
   readonly totals: CohortFigures;
   readonly groups: (CohortFigures & {
     readonly media_source: string | null;
@@ -130,9 +132,8 @@ class Tally {
   /** By install day: active installs and revenue per day since install. */
   readonly active = new Map<string, number[]>();
   readonly revenue = new Map<string, number[]>();
-  /** Cost by install day, USD; a day of no known cost is absent. */
+  /** Cost by install day, USD; a day of no cost row is absent. */
   readonly cost = new Map<string, number>();
-  costKnown = true;
 
   add(row: CohortRow): void {
     if (row.part === "touches") {
@@ -151,9 +152,10 @@ class Tally {
     }
   }
 
+  /** A row without a USD amount (no rate of its day) adds its clicks, not its cost. */
   addCost(row: CostRow): void {
-    if (row.amountUsd === null) this.costKnown = false;
-    else this.cost.set(row.day, (this.cost.get(row.day) ?? 0) + row.amountUsd);
+    if (row.amountUsd !== null)
+      this.cost.set(row.day, (this.cost.get(row.day) ?? 0) + row.amountUsd);
     this.reportedClicks += row.clicks ?? 0;
     this.reportedImpressions += row.impressions ?? 0;
   }
@@ -164,9 +166,7 @@ class Tally {
     const clicks = this.clicks > 0 ? this.clicks : this.reportedClicks;
     const impressions = this.impressions > 0 ? this.impressions : this.reportedImpressions;
     const totalCost =
-      costs && this.costKnown && this.cost.size > 0
-        ? [...this.cost.values()].reduce((sum, n) => sum + n, 0)
-        : null;
+      costs && this.cost.size > 0 ? [...this.cost.values()].reduce((sum, n) => sum + n, 0) : null;
     /** The install days that reached day N since install by today. */
     const reached = (n: number) =>
       [...this.installs.keys()].filter((day) => addDays(day, n) <= today);
@@ -255,6 +255,7 @@ export const cohortReport = (input: {
     to: input.to,
     group_by: groupBy,
     filters,
+    cost_rows_unconverted: input.costs.filter((row) => row.amountUsd === null).length,
     totals: total.figures(today, costs),
     groups: [...groups.values()]
       .map(({ media_source, group, tally }) => ({

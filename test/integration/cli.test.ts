@@ -23,6 +23,8 @@ describe("the attribution command line", () => {
   let service: Service;
   let serverKey: string;
   let duckdb: DuckDBInstance;
+  /** What `attribution demo` printed. */
+  let demoOutput = "";
 
   /** `attribution keys create` for the game app; its JSON answer. */
   const createKey = async (kind: "sdk" | "server"): Promise<{ key: string; keyId: string }> =>
@@ -114,6 +116,7 @@ describe("the attribution command line", () => {
 
   it("drives demo traffic through the service, whose matcher makes every attribution", async () => {
     const stdout = await cli(dataDir, "demo", "--days", "2", "--installs", "60");
+    demoOutput = stdout;
     // The game's table: what caused each install, and what the service found.
     const game = stdout.slice(
       stdout.indexOf("com.example.game:"),
@@ -158,6 +161,146 @@ describe("the attribution command line", () => {
     expect(count("geo")).toBe((byAddress.geo ?? 0) + (organic.geo ?? 0));
     expect(rows.filter((r) => r.media_source === "organic")).toHaveLength(count(null));
     expect(rows.every((r) => r.country !== null)).toBe(true);
+  });
+
+  it("reports the demo's cohorts as a recount of the export and the sessions table gives them", async () => {
+    const exported = async () => {
+      const response = await fetch(
+        `${service.url}/api/v1/export?timestamp=${Date.parse(`${since}T00:00:00Z`) / 1000}&format=ndjson&limit=10000`,
+        { headers: { authorization: serverKey } },
+      );
+      return (await response.text())
+        .split("\n")
+        .filter(Boolean)
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              service_id: string;
+              event_name: string;
+              event_time: string;
+              revenue_usd: number | null;
+            },
+        );
+    };
+    const today = new Date().toISOString().slice(0, 10);
+    const cohortsOf = async () => {
+      const response = await fetch(`${service.url}/v1/reports/cohorts?from=${since}&to=${today}`, {
+        headers: { authorization: serverKey },
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as {
+        totals: { installs: number; cost_usd: number | null; retention: { d1: number | null } };
+        cohorts: {
+          day: string;
+          installs: number;
+          retention: (number | null)[];
+          revenue_per_user: (number | null)[];
+        }[];
+      };
+    };
+    const sessionsFile = join(
+      dataDir,
+      "lake",
+      "sessions",
+      "app_id=com.example.game",
+      "*",
+      "*.parquet",
+    );
+    const sessionDays = async () => {
+      const connection = await duckdb.connect();
+      try {
+        const rows = await connection.runAndReadAll(
+          `SELECT DISTINCT service_id, strftime(started_at, '%Y-%m-%d') AS day FROM read_parquet('${sessionsFile}')`,
+        );
+        return rows.getRowObjectsJS() as { service_id: string; day: string }[];
+      } catch {
+        return [];
+      }
+    };
+    // Every install, each with its first session, is in the lake once the streams flush.
+    await expect
+      .poll(async () => (await cohortsOf()).totals.installs, { timeout: 20_000 })
+      .toBe(62);
+    await expect
+      .poll(async () => new Set((await sessionDays()).map((s) => s.service_id)).size, {
+        timeout: 20_000,
+      })
+      .toBe(62);
+
+    const [report, events, sessions] = await Promise.all([cohortsOf(), exported(), sessionDays()]);
+    // The export holds the spec's events only: no session is one of them.
+    expect(events.some((event) => /session/i.test(event.event_name))).toBe(false);
+    const installDay = new Map(
+      events
+        .filter((event) => event.event_name === "service_install")
+        .map((event) => [event.service_id, event.event_time.slice(0, 10)]),
+    );
+    const active = new Set(sessions.map((s) => `${s.service_id} ${s.day}`));
+    const plusDays = (day: string, n: number) =>
+      new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+    const recount = [...new Set(installDay.values())].sort().map((day) => {
+      const cohort = [...installDay].filter(([, d]) => d === day).map(([id]) => id);
+      const revenueTo = (n: number) =>
+        events
+          .filter(
+            (e) =>
+              cohort.includes(e.service_id) &&
+              e.event_time.slice(0, 10) <= plusDays(day, n) &&
+              e.revenue_usd !== null,
+          )
+          .reduce((sum, e) => sum + (e.revenue_usd ?? 0), 0);
+      const retained = (n: number) =>
+        plusDays(day, n) > today
+          ? null
+          : Math.round(
+              (cohort.filter((id) => active.has(`${id} ${plusDays(day, n)}`)).length /
+                cohort.length) *
+                1e4,
+            ) / 1e4;
+      const perUser = (n: number) =>
+        plusDays(day, n) > today ? null : Math.round((revenueTo(n) / cohort.length) * 1e6) / 1e6;
+      return {
+        day,
+        installs: cohort.length,
+        retention: [0, 1, 2].map(retained),
+        revenue_per_user: [0, 1, 2].map(perUser),
+      };
+    });
+    expect(
+      report.cohorts.map((c) => ({
+        day: c.day,
+        installs: c.installs,
+        retention: c.retention.slice(0, 3),
+        revenue_per_user: c.revenue_per_user
+          .slice(0, 3)
+          .map((v) => (v === null ? null : Number(v.toFixed(4)))),
+      })),
+    ).toEqual(
+      recount.map((c) => ({
+        ...c,
+        revenue_per_user: c.revenue_per_user.map((v) => (v === null ? null : Number(v.toFixed(4)))),
+      })),
+    );
+    // Sessions came back on later days, and the demo's networks reported what they cost.
+    expect(report.totals.retention.d1).toBeGreaterThan(0);
+    expect(report.totals.cost_usd).toBeGreaterThan(0);
+    // The demo sent its cost rows twice; each is stored once, and the report counts it once.
+    const listed = (await (
+      await fetch(`${service.url}/v1/costs?from=${since}&to=${today}`, {
+        headers: { authorization: serverKey },
+      })
+    ).json()) as { data: { amount_usd: number | null }[] };
+    const game = demoOutput.slice(
+      demoOutput.indexOf("com.example.game:"),
+      demoOutput.indexOf("com.example.shop:"),
+    );
+    const sent = Number(/(\d+) cost rows/.exec(game)?.[1]);
+    expect(sent).toBeGreaterThan(0);
+    expect(listed.data).toHaveLength(sent);
+    expect(report.totals.cost_usd).toBeCloseTo(
+      listed.data.reduce((sum, row) => sum + (row.amount_usd ?? 0), 0),
+      4,
+    );
   });
 
   it("exports the whole window to one parquet file, page by page, in export order", async () => {

@@ -65,8 +65,9 @@ const FOUND_COLUMNS: readonly Found[] = ["network", "geo", "organic", "other"];
 
 const printOutcome = (appId: string, outcome: AppOutcome) => {
   console.log(
-    `\n${appId}: ${outcome.installs} installs, ${outcome.events} events, ${outcome.touches} ` +
-      `touches reported by networks, ${outcome.taps} taps on its links.`,
+    `\n${appId}: ${outcome.installs} installs, ${outcome.events} events, ${outcome.sessions} ` +
+      `sessions, ${outcome.touches} touches reported by networks, ${outcome.taps} taps on its ` +
+      `links, ${outcome.costRows} cost rows.`,
   );
   console.log(
     `  ${"caused by".padEnd(16)}${FOUND_COLUMNS.map((f) => `found ${f}`.padStart(15)).join("")}`,

@@ -233,6 +233,10 @@ export const cohortReportSchema = tiedTo<CohortReport>()(
           platform: z.string().optional(),
         })
         .meta({ description: "The filters applied, as asked." }),
+      cost_rows_unconverted: count(
+        "Cost rows of the window left out of every cost figure: no ECB rate of their day (or the 7 days before) converts their currency to USD.",
+        0,
+      ),
       totals: z.strictObject(cohortFigures).meta({ description: "Every install of the window." }),
       groups: z
         .array(
