@@ -122,6 +122,8 @@ const POSTBACKS_USES = {
 /** What the SKAdNetwork routes use: the app (its schema and network names), Apple's postbacks. */
 const SKADNETWORK_USES = {
   tables: { apps: "configure", applePostbacks: "read" },
+  // The report reads the lake's apple_postbacks through the query engine.
+  queries: "reports",
 } as const satisfies Uses;
 
 /** What the cost routes use: the cost rows, and the rates that convert them to USD. */
@@ -582,7 +584,7 @@ export const ROUTES = [
     method: "GET",
     path: "/v1/skadnetwork/schema",
     scope: "postbacks",
-    ...DASHBOARD_SIZING,
+    ...REPORT_SIZING,
     uses: SKADNETWORK_USES,
   },
   {
@@ -592,7 +594,7 @@ export const ROUTES = [
     method: "PUT",
     path: "/v1/skadnetwork/schema",
     scope: "postbacks",
-    ...DASHBOARD_SIZING,
+    ...REPORT_SIZING,
     uses: SKADNETWORK_USES,
   },
   {
@@ -602,7 +604,7 @@ export const ROUTES = [
     method: "GET",
     path: "/v1/skadnetwork/networks",
     scope: "postbacks",
-    ...DASHBOARD_SIZING,
+    ...REPORT_SIZING,
     uses: SKADNETWORK_USES,
   },
   {
@@ -612,7 +614,7 @@ export const ROUTES = [
     method: "PUT",
     path: "/v1/skadnetwork/networks",
     scope: "postbacks",
-    ...DASHBOARD_SIZING,
+    ...REPORT_SIZING,
     uses: SKADNETWORK_USES,
   },
   {
@@ -622,7 +624,7 @@ export const ROUTES = [
     method: "GET",
     path: "/v1/skadnetwork/report",
     scope: "postbacks",
-    ...DASHBOARD_SIZING,
+    ...REPORT_SIZING,
     uses: SKADNETWORK_USES,
   },
   {
@@ -632,7 +634,7 @@ export const ROUTES = [
     method: "GET",
     path: "/v1/skadnetwork/postbacks",
     scope: "postbacks",
-    ...DASHBOARD_SIZING,
+    ...REPORT_SIZING,
     uses: SKADNETWORK_USES,
   },
   {

@@ -72,3 +72,20 @@ export interface ApplePostbackStore {
     page: { readonly limit: number; readonly after?: string },
   ): Promise<ApplePostbackPage>;
 }
+
+/**
+ * The postbacks of an app received in a window, grouped by what the SKAdNetwork report reads
+ * (src/skadnetwork/report-query.ts): how many postbacks (each transaction once) share these
+ * values.
+ */
+export interface ApplePostbackGroup {
+  readonly adNetworkId: string;
+  readonly sourceIdentifier: string;
+  readonly sequenceIndex: number;
+  readonly didWin: boolean;
+  readonly redownload: boolean;
+  readonly conversionValue: number | null;
+  readonly coarseValue: CoarseValue | null;
+  readonly verification: Pick<Verification, "status" | "environment">;
+  readonly postbacks: number;
+}

@@ -6,6 +6,7 @@
  * "Reports"), so the handlers send them as they are.
  */
 import type { ExportRecord } from "../record/columns.ts";
+import type { ApplePostbackGroup } from "./apple-postbacks.ts";
 
 /** The installs to leave out of a report: those of the app's deletion requests. */
 export interface Excluding {
@@ -115,9 +116,18 @@ export interface CohortRow {
   readonly impressions: number;
 }
 
+/** An app's Apple postbacks received from `from` (included) to `to` (left out). */
+export interface SkadnetworkQuery {
+  readonly appId: string;
+  readonly from: Date;
+  readonly to: Date;
+}
+
 export interface ReportEngine {
   overview(query: OverviewQuery): Promise<OverviewReport>;
   cohorts(query: CohortQuery): Promise<CohortRow[]>;
+  /** The postbacks grouped as the SKAdNetwork report reads them. */
+  skadnetwork(query: SkadnetworkQuery): Promise<ApplePostbackGroup[]>;
   /** Newest first. */
   latestEvents(query: LatestEventsQuery): Promise<ExportRecord[]>;
   /** Counted taps per link of the app (every link tapped at least once). */

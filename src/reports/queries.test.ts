@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Dialect } from "../lake/export-query.ts";
 import { sqlString } from "../lake/export-query.ts";
 import { LAKE_LATE_DAYS } from "../lake/lake-tables.ts";
+import { buildSkadnetworkQuery } from "../skadnetwork/report-query.ts";
+import { buildCohortQuery } from "./cohort-query.ts";
 import {
   buildLatestEventsQuery,
   buildOverviewQuery,
@@ -60,6 +62,31 @@ describe("the report queries", () => {
     for (const dialect of ["duckdb", "athena"] as const) {
       expect(await syntaxError(overview(dialect))).toBeUndefined();
       expect(await syntaxError(latest(dialect))).toBeUndefined();
+      expect(
+        await syntaxError(
+          buildCohortQuery({
+            dialect,
+            appId: "com.example.game",
+            from: "2026-11-01",
+            to: "2026-11-30",
+            groupBy: "country",
+            filters: { media_source: "meta_ads", platform: "ios" },
+            sources: { ...SOURCES, sessions: '"sessions"' },
+            exclude: { serviceIds: ["s-1"] },
+          }),
+        ),
+      ).toBeUndefined();
+      expect(
+        await syntaxError(
+          buildSkadnetworkQuery({
+            dialect,
+            appId: "com.example.game",
+            from: new Date("2026-11-01T00:00:00Z"),
+            to: new Date("2026-12-01T00:00:00Z"),
+            source: '"apple_postbacks"',
+          }),
+        ),
+      ).toBeUndefined();
     }
     expect(await syntaxError("SELECT FROM WHERE (")).toBeDefined();
   });

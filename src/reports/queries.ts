@@ -17,15 +17,23 @@ import {
   sqlString,
 } from "../lake/export-query.ts";
 import {
+  APPLE_POSTBACKS_TABLE,
   ATTRIBUTIONS_TABLE,
   EVENTS_TABLE,
   LAKE_LATE_DAYS,
+  SESSIONS_TABLE,
   TOUCHES_TABLE,
 } from "../lake/lake-tables.ts";
 import { addDays, startOfDay } from "./days.ts";
 
 /** The lake tables the reports read, and nothing else (their grants name these only). */
-export const REPORT_TABLES = [EVENTS_TABLE, ATTRIBUTIONS_TABLE, TOUCHES_TABLE] as const;
+export const REPORT_TABLES = [
+  EVENTS_TABLE,
+  ATTRIBUTIONS_TABLE,
+  TOUCHES_TABLE,
+  SESSIONS_TABLE,
+  APPLE_POSTBACKS_TABLE,
+] as const;
 
 /** The lake tables a report reads, as the engine names them (Glue tables, DuckDB relations). */
 export interface ReportSources {

@@ -18,6 +18,9 @@ export const recordingEngine = (clicks: ReadonlyMap<string, number> = new Map())
       asked.push(query);
       return [];
     },
+    async skadnetwork() {
+      return [];
+    },
     async latestEvents(query) {
       asked.push(query);
       return [];

@@ -314,7 +314,7 @@ export const readPostback = (kind: PostbackKind, body: unknown): ReadPostback =>
  * asks for development (a test's) or unverified ones too.
  */
 export const counts = (
-  postback: Pick<ReceivedPostback, "verification">,
+  postback: { readonly verification: Pick<Verification, "status" | "environment"> },
   include: { readonly development?: boolean; readonly unverified?: boolean } = {},
 ): boolean => {
   const { status, environment } = postback.verification;

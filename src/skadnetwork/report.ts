@@ -6,7 +6,7 @@
  * highest tiers; a coarse value only: a lower one; neither: the lowest). Only postbacks that
  * count are in it (verified with Apple's production key), unless the owner asks for the rest.
  */
-import type { StoredApplePostback } from "../ports/apple-postbacks.ts";
+import type { ApplePostbackGroup, StoredApplePostback } from "../ports/apple-postbacks.ts";
 import { mediaSourceOf } from "./ad-networks.ts";
 import { type ConversionSchemaRequest, meaningOf } from "./conversion-schema.ts";
 import { type CoarseValue, counts } from "./postbacks.ts";
@@ -40,8 +40,26 @@ export interface SkadnetworkReport {
   readonly tiers: { readonly fine: number; readonly coarse_only: number; readonly none: number };
 }
 
+/** Stored postbacks as groups of one each: the report of postbacks read one by one. */
+export const groupsOf = (postbacks: readonly StoredApplePostback[]): ApplePostbackGroup[] =>
+  postbacks.map((postback) => ({
+    adNetworkId: postback.adNetworkId,
+    sourceIdentifier: postback.sourceIdentifier,
+    sequenceIndex: postback.sequenceIndex,
+    didWin: postback.didWin,
+    redownload: postback.redownload,
+    conversionValue: postback.conversionValue,
+    coarseValue: postback.coarseValue,
+    verification: postback.verification,
+    postbacks: 1,
+  }));
+
+const sumOf = (groups: readonly ApplePostbackGroup[]): number =>
+  groups.reduce((sum, group) => sum + group.postbacks, 0);
+
+/** The report of the groups of a window's postbacks (each group counted `postbacks` times). */
 export const skadnetworkReport = (
-  postbacks: readonly StoredApplePostback[],
+  postbacks: readonly ApplePostbackGroup[],
   options: {
     readonly schema: ConversionSchemaRequest | null;
     readonly networks: Readonly<Record<string, string>>;
@@ -53,6 +71,7 @@ export const skadnetworkReport = (
   const values = new Map<string, SkadnetworkReport["values"][number]>();
   const tiers = { fine: 0, coarse_only: 0, none: 0 };
   for (const postback of counted) {
+    const n = postback.postbacks;
     const key = `${postback.adNetworkId}\u0000${postback.sourceIdentifier}`;
     const campaign = campaigns.get(key) ?? {
       media_source: mediaSourceOf(postback.adNetworkId, options.networks),
@@ -65,14 +84,14 @@ export const skadnetworkReport = (
     const first = postback.sequenceIndex === 0;
     campaigns.set(key, {
       ...campaign,
-      installs: campaign.installs + (first && postback.didWin && !postback.redownload ? 1 : 0),
-      redownloads: campaign.redownloads + (first && postback.didWin && postback.redownload ? 1 : 0),
-      later_postbacks: campaign.later_postbacks + (first ? 0 : 1),
+      installs: campaign.installs + (first && postback.didWin && !postback.redownload ? n : 0),
+      redownloads: campaign.redownloads + (first && postback.didWin && postback.redownload ? n : 0),
+      later_postbacks: campaign.later_postbacks + (first ? 0 : n),
     });
     if (first && postback.didWin) {
-      if (postback.conversionValue !== null) tiers.fine += 1;
-      else if (postback.coarseValue !== null) tiers.coarse_only += 1;
-      else tiers.none += 1;
+      if (postback.conversionValue !== null) tiers.fine += n;
+      else if (postback.coarseValue !== null) tiers.coarse_only += n;
+      else tiers.none += n;
     }
     if (!postback.didWin) continue;
     const fine = first ? postback.conversionValue : null;
@@ -88,14 +107,14 @@ export const skadnetworkReport = (
         ? meaningOf(options.schema, postback.sequenceIndex, { fine, coarse })
         : [],
     };
-    values.set(valueKey, { ...value, postbacks: value.postbacks + 1 });
+    values.set(valueKey, { ...value, postbacks: value.postbacks + n });
   }
   return {
     postbacks: {
-      received: postbacks.length,
-      counted: counted.length,
-      unverified: postbacks.filter((p) => p.verification.status === "unverified").length,
-      development: postbacks.filter((p) => p.verification.environment === "development").length,
+      received: sumOf(postbacks),
+      counted: sumOf(counted),
+      unverified: sumOf(postbacks.filter((p) => p.verification.status === "unverified")),
+      development: sumOf(postbacks.filter((p) => p.verification.environment === "development")),
     },
     campaigns: [...campaigns.values()].sort(
       (a, b) =>

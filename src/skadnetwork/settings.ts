@@ -6,10 +6,11 @@
 import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import type { ApplePostbackStore, StoredApplePostback } from "../ports/apple-postbacks.ts";
 import type { App, AppStore } from "../ports/apps.ts";
+import type { ReportEngine } from "../ports/reports.ts";
 import { AD_NETWORKS, mediaSourceOf } from "./ad-networks.ts";
 import { type ConversionSchema, nextSchema, parseConversionSchema } from "./conversion-schema.ts";
 import { counts } from "./postbacks.ts";
-import { skadnetworkReport } from "./report.ts";
+import { groupsOf, skadnetworkReport } from "./report.ts";
 
 export const POSTBACK_PAGE_LIMITS = { defaultLimit: 100, maxLimit: 1_000 } as const;
 /** A listing spans at most this many days. */
@@ -22,6 +23,11 @@ const MEDIA_SOURCE = /^[A-Za-z0-9_.-]{1,100}$/;
 export interface SkadnetworkSettingsDeps {
   readonly apps: Pick<AppStore, "get" | "save">;
   readonly postbacks?: Pick<ApplePostbackStore, "listByApp">;
+  /**
+   * The report over the lake's query engine (the API's); without it the report reads the stored
+   * postbacks one by one (the command line's), which gives the same figures.
+   */
+  readonly reports?: Pick<ReportEngine, "skadnetwork">;
   readonly now?: () => Date;
 }
 
@@ -126,19 +132,25 @@ export const createSkadnetworkSettings = (deps: SkadnetworkSettingsDeps) => {
       range: { readonly from: Date; readonly to: Date },
       include: { readonly development?: boolean; readonly unverified?: boolean } = {},
     ) {
-      if (!deps.postbacks) throw new Error("No postback store");
       const app = await appOf(appId);
-      const all: StoredApplePostback[] = [];
-      let after: string | undefined;
-      do {
-        const page = await deps.postbacks.listByApp(appId, range, {
-          limit: POSTBACK_PAGE_LIMITS.maxLimit,
-          ...(after ? { after } : {}),
-        });
-        all.push(...page.postbacks);
-        after = page.next ?? undefined;
-      } while (after);
-      return skadnetworkReport(all, {
+      const stored = async () => {
+        if (!deps.postbacks) throw new Error("No postback store");
+        const all: StoredApplePostback[] = [];
+        let after: string | undefined;
+        do {
+          const page = await deps.postbacks.listByApp(appId, range, {
+            limit: POSTBACK_PAGE_LIMITS.maxLimit,
+            ...(after ? { after } : {}),
+          });
+          all.push(...page.postbacks);
+          after = page.next ?? undefined;
+        } while (after);
+        return groupsOf(all);
+      };
+      const groups = deps.reports
+        ? await deps.reports.skadnetwork({ appId, ...range })
+        : await stored();
+      return skadnetworkReport(groups, {
         schema: app.skadnetwork?.schema ?? null,
         networks: app.skadnetwork?.networks ?? {},
         include,

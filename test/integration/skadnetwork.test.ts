@@ -13,6 +13,7 @@ import {
   SKAN_4_COARSE,
   SKAN_4_FINE,
 } from "../../src/skadnetwork/apple-samples.test-support.ts";
+import { createSkadnetworkSettings } from "../../src/skadnetwork/settings.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.skan";
@@ -112,6 +113,8 @@ describe("Apple's postbacks on the link host", () => {
     );
     expect(saved.status).toBe(200);
     const today = new Date().toISOString().slice(0, 10);
+    // The report reads the lake, as the owner's own queries do.
+    await rt.flush();
     const report = async (include = "") => {
       const response = await rt.get(
         `/v1/skadnetwork/report?from=${today}&to=${today}${include}`,
@@ -172,6 +175,16 @@ describe("Apple's postbacks on the link host", () => {
       postbacks: { counted: number };
     };
     expect(withUnverified.postbacks.counted).toBe(4);
+    // The query engine's report (DuckDB here, Athena on AWS, one query) is the one the stored
+    // postbacks give read one by one, as the command line reads them.
+    const fromStore = await createSkadnetworkSettings({
+      apps: rt.stores.apps,
+      postbacks: rt.stores.applePostbacks,
+    }).report(APP, {
+      from: new Date(`${today}T00:00:00Z`),
+      to: new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000),
+    });
+    expect(await report()).toEqual(fromStore);
   });
 
   it("puts each new postback of an app in the lake, once, for the owner's own queries", async () => {

@@ -349,4 +349,88 @@ describe("Athena report engine", () => {
     expect(second).toBe(first);
     expect(third).not.toBe(first);
   });
+
+  it("reads the cohorts query's rows, each part with its numbers, over the sessions table", async () => {
+    results.push(
+      csv([
+        [
+          "part",
+          "cohort_day",
+          "media_source",
+          "group_key",
+          "day_n",
+          "installs",
+          "active",
+          "revenue_usd",
+          "clicks",
+          "impressions",
+        ],
+        ["installs", "2026-11-02", "meta_ads", "Winter", null, 10, 0, 0, 0, 0],
+        ["days", "2026-11-02", "meta_ads", "Winter", 1, 0, 4, 2.5, 0, 0],
+        ["touches", "2026-11-02", "meta_ads", null, null, 0, 0, 0, 20, 5],
+      ]),
+    );
+    const rows = await engine().cohorts({
+      appId: APP,
+      from: "2026-11-02",
+      to: "2026-11-02",
+      groupBy: "campaign",
+      filters: { country: "DE" },
+      excludeServiceIds: [],
+    });
+    expect(rows).toEqual([
+      expect.objectContaining({ part: "installs", day_n: null, installs: 10 }),
+      expect.objectContaining({ part: "days", day_n: 1, active: 4, revenue_usd: 2.5 }),
+      expect.objectContaining({ part: "touches", group_key: null, clicks: 20, impressions: 5 }),
+    ]);
+    const query = sent()[0]?.QueryString ?? "";
+    expect(query).toContain('"lake"."sessions"');
+    expect(query).toContain("AND r.country = 'DE'");
+  });
+
+  it("reads the SKAdNetwork groups of the apple_postbacks table, each with its count", async () => {
+    results.push(
+      csv([
+        [
+          "ad_network_id",
+          "source_identifier",
+          "postback_sequence_index",
+          "did_win",
+          "redownload",
+          "conversion_value",
+          "coarse_conversion_value",
+          "verification",
+          "environment",
+          "postbacks",
+        ],
+        ["example.skadnetwork", "39", 0, 1, 0, 63, null, "verified", "production", 3],
+        ["example.skadnetwork", "39", 1, 1, 0, null, "high", "unverified", null, 1],
+      ]),
+    );
+    const groups = await engine().skadnetwork({
+      appId: APP,
+      from: new Date("2026-11-01T00:00:00Z"),
+      to: new Date("2026-11-02T00:00:00Z"),
+    });
+    expect(groups).toEqual([
+      {
+        adNetworkId: "example.skadnetwork",
+        sourceIdentifier: "39",
+        sequenceIndex: 0,
+        didWin: true,
+        redownload: false,
+        conversionValue: 63,
+        coarseValue: null,
+        verification: { status: "verified", environment: "production" },
+        postbacks: 3,
+      },
+      expect.objectContaining({
+        sequenceIndex: 1,
+        conversionValue: null,
+        coarseValue: "high",
+        verification: { status: "unverified", environment: null },
+      }),
+    ]);
+    expect(sent()[0]?.QueryString).toContain('FROM "lake"."apple_postbacks"');
+  });
 });

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import type { AthenaClient } from "@aws-sdk/client-athena";
 import type { S3Client } from "@aws-sdk/client-s3";
 import {
+  APPLE_POSTBACKS_TABLE,
   ATTRIBUTIONS_TABLE,
   EVENTS_TABLE,
   SESSIONS_TABLE,
@@ -19,6 +20,7 @@ import { buildCohortQuery } from "../../reports/cohort-query.ts";
 import { cohortRowOf } from "../../reports/cohorts.ts";
 import { overviewReport, overviewRowOf } from "../../reports/overview.ts";
 import { buildLatestEventsQuery, buildOverviewQuery } from "../../reports/queries.ts";
+import { applePostbackGroupOf, buildSkadnetworkQuery } from "../../skadnetwork/report-query.ts";
 import { uploadExclusion } from "./exclusions.ts";
 import { athenaLinkClicks } from "./link-clicks.ts";
 import { assertHeader, csvRows, toExportRecord } from "./result-csv.ts";
@@ -117,6 +119,18 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
       });
       return named(query, cohortRowOf);
     },
+
+    skadnetwork: ({ appId, from, to }) =>
+      named(
+        buildSkadnetworkQuery({
+          dialect: "athena",
+          appId,
+          from,
+          to,
+          source: table(APPLE_POSTBACKS_TABLE.name),
+        }),
+        applePostbackGroupOf,
+      ),
 
     async latestEvents({ appId, limit, today, excludeServiceIds }) {
       const query = buildLatestEventsQuery({

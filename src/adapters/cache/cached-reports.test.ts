@@ -23,6 +23,9 @@ const countingEngine = () => {
       asked.push(`cohorts ${query.appId} ${query.from} ${query.to}`);
       return [];
     },
+    async skadnetwork() {
+      return [];
+    },
     async latestEvents(query) {
       asked.push(`latest ${query.appId} ${query.limit} ${query.today}`);
       return [];

@@ -78,6 +78,18 @@ export const cachedReportEngine = (
         ]),
         () => engine.cohorts(query),
       ),
+    // A postback arrives any time, and the owner checks for one just sent: kept briefly.
+    skadnetwork: (query) =>
+      cached(
+        JSON.stringify([
+          "skadnetwork",
+          query.appId,
+          query.from.toISOString(),
+          query.to.toISOString(),
+        ]),
+        () => engine.skadnetwork(query),
+        liveTtlMs,
+      ),
     latestEvents: (query) =>
       cached(
         JSON.stringify([

@@ -8,6 +8,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
 import {
+  APPLE_POSTBACKS_TABLE,
   ATTRIBUTIONS_TABLE,
   EVENTS_TABLE,
   type LakeTable,
@@ -18,6 +19,7 @@ import type { ReportEngine } from "../../ports/reports.ts";
 import { COLUMN_NAMES, type ExportRecord } from "../../record/columns.ts";
 import { buildCohortQuery, cohortDaysOf } from "../../reports/cohort-query.ts";
 import { cohortRowOf } from "../../reports/cohorts.ts";
+import { dayOf } from "../../reports/days.ts";
 import { overviewReport, overviewRowOf } from "../../reports/overview.ts";
 import {
   buildLatestEventsQuery,
@@ -26,6 +28,7 @@ import {
   partitionsOfDays,
   touchDaysOf,
 } from "../../reports/queries.ts";
+import { applePostbackGroupOf, buildSkadnetworkQuery } from "../../skadnetwork/report-query.ts";
 import { appDir, appParquetFiles, filesRelation, parquetFilesUnder } from "./lake-sql.ts";
 import { countLinkClicks } from "./link-clicks.ts";
 import type { ReadWriteLock } from "./read-write-lock.ts";
@@ -114,6 +117,22 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
         }),
       );
       return rows.map(cohortRowOf);
+    },
+
+    async skadnetwork({ appId, from, to }) {
+      const rows = await rowsOf(async () =>
+        buildSkadnetworkQuery({
+          dialect: "duckdb",
+          appId,
+          from,
+          to,
+          source: await dayFiles(APPLE_POSTBACKS_TABLE, appId, {
+            from: dayOf(from),
+            to: dayOf(to),
+          }),
+        }),
+      );
+      return rows.map(applePostbackGroupOf);
     },
 
     async latestEvents({ appId, limit, today, excludeServiceIds }) {

@@ -106,6 +106,7 @@ const skadnetworkHandlers = /* @__PURE__ */ sharedBy(
     createSkadnetworkHandlers({
       apps: runtime.apps(adapters.tables.apps),
       postbacks: adapters.tables.applePostbacks,
+      reports: adapters.reports,
     }),
 );
 

@@ -1,0 +1,83 @@
+/**
+ * The SKAdNetwork report's query, for both engines as the other reports (src/reports): an app's
+ * postbacks received in a window, from the lake's `apple_postbacks` table, grouped by what the
+ * report reads, each transaction once (a row put twice by a stream's retry counts once).
+ * src/skadnetwork/report.ts folds the groups into the report.
+ */
+import { type Dialect, sqlString } from "../lake/export-query.ts";
+import type { ApplePostbackGroup, CoarseValue } from "../ports/apple-postbacks.ts";
+import { dayOf } from "../reports/days.ts";
+import { partitionsOfDays, timestampLiteral } from "../reports/queries.ts";
+
+/** The columns the report groups by, as the lake names them. */
+const KEYS = [
+  "ad_network_id",
+  "source_identifier",
+  "postback_sequence_index",
+  "did_win",
+  "redownload",
+  "conversion_value",
+  "coarse_conversion_value",
+  "verification",
+  "environment",
+] as const;
+
+export const buildSkadnetworkQuery = (input: {
+  readonly dialect: Dialect;
+  readonly appId: string;
+  /** Received from (included) to (left out). */
+  readonly from: Date;
+  readonly to: Date;
+  /** The lake's apple_postbacks table as the engine names it. */
+  readonly source: string;
+}): string => {
+  const { dialect, appId, from, to } = input;
+  // A postback's row is its day's, or a later one's when the lake took it late.
+  const partitions = partitionsOfDays(dayOf(from), dayOf(to));
+  const keys = KEYS.join(", ");
+  return `SELECT ${keys}, count(DISTINCT transaction_id) AS postbacks
+FROM ${input.source} AS p
+WHERE p.app_id = ${sqlString(appId)}
+  AND p.dt BETWEEN ${sqlString(partitions.from)} AND ${sqlString(partitions.to)}
+  AND p.received_at >= ${timestampLiteral[dialect](from)}
+  AND p.received_at < ${timestampLiteral[dialect](to)}
+GROUP BY ${keys}`;
+};
+
+const textOf = (value: unknown): string | null =>
+  value === null || value === undefined || value === "" ? null : String(value);
+
+const numberOf = (name: string, value: unknown): number => {
+  const parsed = typeof value === "bigint" || typeof value === "string" ? Number(value) : value;
+  if (typeof parsed !== "number" || !Number.isFinite(parsed) || value === "") {
+    throw new Error(`skadnetwork result column ${name} is not a number: ${String(value)}`);
+  }
+  return parsed;
+};
+
+const COARSE = new Set<string>(["low", "medium", "high"]);
+
+/** A result row as an engine reads it (DuckDB's values, Athena's CSV text) as a group. */
+export const applePostbackGroupOf = (
+  values: Readonly<Record<string, unknown>>,
+): ApplePostbackGroup => {
+  const fine = textOf(values.conversion_value);
+  const coarse = textOf(values.coarse_conversion_value);
+  const status = textOf(values.verification);
+  const environment = textOf(values.environment);
+  return {
+    adNetworkId: textOf(values.ad_network_id) ?? "",
+    sourceIdentifier: textOf(values.source_identifier) ?? "",
+    sequenceIndex: numberOf("postback_sequence_index", values.postback_sequence_index),
+    didWin: numberOf("did_win", values.did_win) === 1,
+    redownload: numberOf("redownload", values.redownload) === 1,
+    conversionValue: fine === null ? null : numberOf("conversion_value", fine),
+    coarseValue: coarse !== null && COARSE.has(coarse) ? (coarse as CoarseValue) : null,
+    verification: {
+      status: status === "verified" ? "verified" : "unverified",
+      environment:
+        environment === "production" || environment === "development" ? environment : null,
+    },
+    postbacks: numberOf("postbacks", values.postbacks),
+  };
+};
