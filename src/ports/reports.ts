@@ -16,6 +16,8 @@ export interface Excluding {
 /** The overview's window: UTC days `YYYY-MM-DD`, both ends included. */
 export interface OverviewQuery extends Excluding {
   readonly appId: string;
+  /** None: every install's. */
+  readonly filters?: CohortFilters;
   readonly from: string;
   readonly to: string;
 }

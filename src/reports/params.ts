@@ -34,6 +34,25 @@ const isDay = (value: unknown): boolean =>
 const bothDays = (window: { from: unknown; to: unknown }): boolean =>
   isDay(window.from) && isDay(window.to);
 
+const filter = (what: string, example: string) =>
+  z
+    .string()
+    .min(1, { error: "must not be empty" })
+    .max(200, { error: "must be at most 200 characters" })
+    .optional()
+    .meta({
+      description: `Only what is of this ${what}: installs and their events, touches, cost.`,
+      example,
+    });
+
+/** The filters every report of installs takes: each narrows every figure to what it holds. */
+const filterShape = {
+  media_source: filter("media source", "meta_ads"),
+  campaign: filter("campaign (its name, else its id)", "Winter Sale"),
+  country: filter("country (ISO 3166-1 alpha-2)", "DE"),
+  platform: filter("platform (`android`, `ios`)", "ios"),
+};
+
 const windowShape = {
   app_id: appIdParam,
   from: day("first", "2026-11-01"),
@@ -56,17 +75,9 @@ const windowRules = <T extends z.ZodType<{ from: string; to: string }>>(schema: 
       },
     );
 
-export const overviewParamsSchema = windowRules(z.object(windowShape));
+export const overviewParamsSchema = windowRules(z.object({ ...windowShape, ...filterShape }));
 
 export type OverviewParams = z.infer<typeof overviewParamsSchema>;
-
-const filter = (what: string, example: string) =>
-  z
-    .string()
-    .min(1, { error: "must not be empty" })
-    .max(200, { error: "must be at most 200 characters" })
-    .optional()
-    .meta({ description: `Only installs (and touches and cost) of this ${what}.`, example });
 
 export const cohortParamsSchema = windowRules(
   z.object({
@@ -80,12 +91,22 @@ export const cohortParamsSchema = windowRules(
         description: "What each media source's installs are broken down by.",
         example: "campaign",
       }),
-    media_source: filter("media source", "meta_ads"),
-    campaign: filter("campaign (its name, else its id)", "Winter Sale"),
-    country: filter("country (ISO 3166-1 alpha-2)", "DE"),
-    platform: filter("platform (`android`, `ios`)", "ios"),
+    ...filterShape,
   }),
 );
+
+/** The filters of a report's parameters, as the engine takes them. */
+export const filtersOf = (params: {
+  readonly media_source?: string | undefined;
+  readonly campaign?: string | undefined;
+  readonly country?: string | undefined;
+  readonly platform?: string | undefined;
+}) => ({
+  media_source: params.media_source,
+  campaign: params.campaign,
+  country: params.country,
+  platform: params.platform,
+});
 
 export type CohortParams = z.infer<typeof cohortParamsSchema>;
 

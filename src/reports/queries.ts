@@ -24,6 +24,7 @@ import {
   SESSIONS_TABLE,
   TOUCHES_TABLE,
 } from "../lake/lake-tables.ts";
+import type { CohortFilters } from "../ports/reports.ts";
 import { addDays, startOfDay } from "./days.ts";
 
 /** The lake tables the reports read, and nothing else (their grants name these only). */
@@ -106,6 +107,17 @@ export const touchDaysOf = (from: string, to: string): { from: string; to: strin
   to: addDays(to, 1),
 });
 
+/**
+ * The columns of the export's rows (`r`) a report's filters compare: an event's attribution is
+ * its install's, and its country and platform those it was sent from.
+ */
+export const FILTER_COLUMNS: Record<keyof CohortFilters, string> = {
+  media_source: "r.media_source",
+  campaign: "coalesce(r.campaign_name, r.campaign_id)",
+  country: "r.country",
+  platform: "r.os",
+};
+
 /** The overview's grouping keys, in the order `grouping(...)` names them. */
 export const OVERVIEW_KEYS = [
   "day",
@@ -153,6 +165,8 @@ export const OVERVIEW_MEASURES = [
 export interface OverviewQueryInput {
   readonly dialect: Dialect;
   readonly appId: string;
+  /** Only the rows of this media source, campaign, country, platform (each given). */
+  readonly filters?: CohortFilters;
   /** UTC days, both included. */
   readonly from: string;
   readonly to: string;
@@ -184,6 +198,10 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
     exclude: input.exclude,
   });
   const isInstall = `r.event_name = ${install}`;
+  const filters = Object.entries(input.filters ?? {})
+    .filter((entry): entry is [keyof CohortFilters, string] => typeof entry[1] === "string")
+    .map(([key, value]) => `\n    AND ${FILTER_COLUMNS[key]} = ${sqlString(value)}`)
+    .join("");
   const keys = OVERVIEW_KEYS.join(", ");
   const sets = Object.values(OVERVIEW_SETS)
     .map((set) => `(${set.join(", ")})`)
@@ -227,6 +245,7 @@ facts AS (
   -- of the event's own name in the ON clause makes DuckDB loop over every pair instead.
   LEFT JOIN window_installs AS i ON i.service_id = r.service_id
   LEFT JOIN install_paths AS p ON p.click_id = i.click_id
+  WHERE 1 = 1${filters}
 ),
 grouped AS (
   SELECT

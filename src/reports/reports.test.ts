@@ -44,6 +44,7 @@ describe("the reports", () => {
     const overview = await reports.overview("com.example.game", {
       from: "2026-11-01",
       to: "2026-11-14",
+      country: "DE",
     });
     expect(overview).toMatchObject({ from: "2026-11-01", to: "2026-11-14" });
     expect(asked).toEqual([
@@ -51,6 +52,12 @@ describe("the reports", () => {
         appId: "com.example.game",
         from: "2026-11-01",
         to: "2026-11-14",
+        filters: {
+          media_source: undefined,
+          campaign: undefined,
+          country: "DE",
+          platform: undefined,
+        },
         excludeServiceIds: ["s-1", "s-3", "s-new"],
       },
     ]);

@@ -10,7 +10,7 @@ import type { OverviewReport, ReportEngine } from "../ports/reports.ts";
 import type { ExportRecord } from "../record/columns.ts";
 import { type CohortReport, cohortReport } from "./cohorts.ts";
 import { dayOf } from "./days.ts";
-import type { CohortParams } from "./params.ts";
+import { type CohortParams, filtersOf, type OverviewParams } from "./params.ts";
 
 export interface ReportsDeps {
   readonly engine: ReportEngine;
@@ -50,18 +50,20 @@ export const createReports = (deps: ReportsDeps) => {
   const now = deps.now ?? (() => new Date());
   const excluded = (appId: string) => deletedInstalls(deps.deletions, appId);
   return {
-    async overview(appId: string, window: { from: string; to: string }): Promise<OverviewReport> {
-      return deps.engine.overview({ appId, ...window, excludeServiceIds: await excluded(appId) });
+    async overview(appId: string, params: OverviewParams): Promise<OverviewReport> {
+      const { from, to } = params;
+      return deps.engine.overview({
+        appId,
+        from,
+        to,
+        filters: filtersOf(params),
+        excludeServiceIds: await excluded(appId),
+      });
     },
 
     async cohorts(appId: string, params: CohortParams): Promise<CohortReport> {
       const { from, to, group_by: groupBy } = params;
-      const filters = {
-        media_source: params.media_source,
-        campaign: params.campaign,
-        country: params.country,
-        platform: params.platform,
-      };
+      const filters = filtersOf(params);
       const [rows, costs] = await Promise.all([
         excluded(appId).then((excludeServiceIds) =>
           deps.engine.cohorts({ appId, from, to, groupBy, filters, excludeServiceIds }),

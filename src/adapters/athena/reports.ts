@@ -94,12 +94,13 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
   };
 
   return {
-    async overview({ appId, from, to, excludeServiceIds }) {
+    async overview({ appId, from, to, filters, excludeServiceIds }) {
       const query = buildOverviewQuery({
         dialect: "athena",
         appId,
         from,
         to,
+        filters,
         sources,
         exclude: await excluded(excludeServiceIds),
       });

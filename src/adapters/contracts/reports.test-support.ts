@@ -454,6 +454,44 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
       expect(report.events_by_day.every((row) => row.date >= FROM && row.date <= TO)).toBe(true);
     });
 
+    it("narrows every figure to a media source, a campaign, a platform asked for", async () => {
+      const bySource = await side.reports.overview({
+        appId: REPORT_APP,
+        from: FROM,
+        to: TO,
+        filters: { media_source: "meta_ads" },
+        excludeServiceIds: [],
+      });
+      const ofMeta = (event: EventTruth) =>
+        world.installs.get(event.serviceId)?.mediaSource === "meta_ads";
+      const events = windowEvents([]).filter(ofMeta);
+      expect(events.length).toBeGreaterThan(0);
+      expect(bySource.totals.events).toBe(events.length);
+      expect(bySource.totals.installs).toBe(
+        events.filter((event) => event.eventName === "service_install").length,
+      );
+      expect(bySource.totals.organic_installs).toBe(0);
+      expect(bySource.campaigns.every((row) => row.media_source === "meta_ads")).toBe(true);
+      const byCampaign = await side.reports.overview({
+        appId: REPORT_APP,
+        from: FROM,
+        to: TO,
+        filters: { media_source: "meta_ads", campaign: "Black Friday" },
+        excludeServiceIds: [],
+      });
+      expect(byCampaign.campaigns.map((row) => row.campaign)).toEqual(["Black Friday"]);
+      expect(byCampaign.totals.installs).toBeLessThan(bySource.totals.installs);
+      const other = await side.reports.overview({
+        appId: REPORT_APP,
+        from: FROM,
+        to: TO,
+        filters: { platform: "ios" },
+        excludeServiceIds: [],
+      });
+      // Every event of the world is an Android one.
+      expect(other.totals).toMatchObject({ installs: 0, events: 0 });
+    });
+
     it("leaves out a deleted install's events, its install and its revenue", async () => {
       const [whole, without] = await Promise.all([overview(), overview([world.deleted])]);
       const its = windowEvents([]).filter((event) => event.serviceId === world.deleted);

@@ -79,13 +79,14 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
     filesRelation(ATTRIBUTIONS_TABLE, await appParquetFiles(lakeDir, ATTRIBUTIONS_TABLE, appId));
 
   return {
-    async overview({ appId, from, to, excludeServiceIds }) {
+    async overview({ appId, from, to, filters, excludeServiceIds }) {
       const rows = await rowsOf(async () =>
         buildOverviewQuery({
           dialect: "duckdb",
           appId,
           from,
           to,
+          filters,
           sources: {
             events: await dayFiles(EVENTS_TABLE, appId, { from, to }),
             attributions: await attributionsOf(appId),

@@ -41,8 +41,7 @@ export const createReportHandlers = (deps: ReportsDeps) => {
   return {
     overview: httpRoute(async (event) => {
       const { appId, params } = asked(event, overviewParamsSchema);
-      const { from, to } = params;
-      return jsonResponse(200, await reports.overview(appId, { from, to }));
+      return jsonResponse(200, await reports.overview(appId, params));
     }),
     cohorts: httpRoute(async (event) => {
       const { appId, params } = asked(event, cohortParamsSchema);
