@@ -596,13 +596,19 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
         verification: "verified",
       }),
     ]);
-    // The skadnetwork group's one bundle reports it, and the costs group's keeps a cost row.
+    // The skadnetwork group's one bundle lists it (its report is Athena's query, as the
+    // reports' are), and the costs group's keeps a cost row.
     const today = new Date().toISOString().slice(0, 10);
-    const report = conforming(
-      "report-skadnetwork",
-      await call("report-skadnetwork", { key: keys.server, query: { from: today, to: today } }),
+    const listed = conforming(
+      "list-skadnetwork-postbacks",
+      await call("list-skadnetwork-postbacks", {
+        key: keys.server,
+        query: { from: today, to: today },
+      }),
     );
-    expect(report).toMatchObject({ postbacks: { received: 1, counted: 1 } });
+    expect(listed).toMatchObject({
+      data: [expect.objectContaining({ transaction_id: SKAN_4_FINE["transaction-id"] })],
+    });
     const costs = conforming(
       "put-costs",
       await call("put-costs", {
@@ -665,6 +671,30 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     const events = await delivered(streamVariable("events"));
     expect(events).toContainEqual(
       expect.objectContaining({ app_id: APP, event_id: eventId, service_id: serviceId }),
+    );
+  });
+
+  it("app-sessions puts the install's session on the sessions stream (Firehose)", async () => {
+    const sessionId = randomUUID();
+    const body = conforming(
+      "app-sessions",
+      await call("app-sessions", {
+        key: keys.sdk,
+        body: {
+          sent_at: new Date().toISOString(),
+          sessions: [
+            {
+              session_id: sessionId,
+              service_id: serviceId,
+              started_at: new Date(Date.now() - 30_000).toISOString(),
+            },
+          ],
+        },
+      }),
+    );
+    expect(body).toEqual({ accepted: 1, ignored: [], rejected: [] });
+    expect(await delivered(streamVariable("sessions"), "app-sessions")).toContainEqual(
+      expect.objectContaining({ app_id: APP, session_id: sessionId, service_id: serviceId }),
     );
   });
 

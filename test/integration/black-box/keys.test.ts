@@ -31,6 +31,7 @@ describe("keys and configuration", () => {
     expect(await response.json()).toEqual({
       enabled: true,
       refresh_interval_seconds: 3600,
+      session_interval_seconds: 1800,
       encryption: { enabled: false },
       // No conversion value schema yet.
       skadnetwork: null,
