@@ -1,9 +1,9 @@
 /** The contract of `POST /v1/sessions`: the SDKs' sessions, each with its verdict. */
 import * as z from "zod";
 import { SESSION_INTERVAL_SECONDS } from "../../apps/app-config.ts";
-import { IGNORED_REASONS } from "../../ingest/ignored.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import { type SessionsAnswer, sessionsRequestSchema } from "../../ingest/sessions.ts";
+import { batchVerdicts } from "./ingest.ts";
 import {
   INTERNAL,
   JSON_MEDIA_TYPE,
@@ -14,55 +14,22 @@ import {
   unauthorized,
 } from "./shared.ts";
 
-const verdictFields = {
-  index: z.int().min(0).meta({
-    description: "The session's position in the request's `sessions` list, from 0.",
-    example: 0,
-  }),
-  session_id: z.string().nullable().meta({
-    description: "The session's `session_id`, or null when it did not carry a valid one.",
-    example: "01J8Z3K4M5N6P7Q8R9S0T1V2W3",
-  }),
-};
+const sessionVerdicts = batchVerdicts({
+  noun: "session",
+  id: "session_id",
+  reasons: "`app_disabled` or `install_deleted`, as for events.",
+  errors:
+    "`Unprocessable Entity` for a session that breaks a rule; `Conflict` for one whose install " +
+    "is not recorded yet.",
+  example: { error: "Conflict", detail: "started_at: is required" },
+});
 
 export const sessionsAnswerSchema = tiedTo<SessionsAnswer>()(
   z
     .strictObject({
       accepted: z.int().min(0).meta({ description: "How many sessions were stored.", example: 1 }),
-      ignored: z
-        .array(
-          z.strictObject({
-            ...verdictFields,
-            reason: z.enum(IGNORED_REASONS).meta({
-              description: "Why, for the SDK: `app_disabled` or `install_deleted`, as for events.",
-              example: "app_disabled",
-            }),
-            detail: z.string().meta({ description: "Why, in words." }),
-          }),
-        )
-        .meta({ description: "Sessions dropped without an error: do not send them again." }),
-      rejected: z
-        .array(
-          z.strictObject({
-            ...verdictFields,
-            error: z.string().meta({
-              description:
-                "`Unprocessable Entity` for a session that breaks a rule; `Conflict` for one " +
-                "whose install is not recorded yet.",
-              example: "Conflict",
-            }),
-            detail: z.string().meta({
-              description: "What is wrong with the session, naming the field.",
-              example: "started_at: is required",
-            }),
-            retryable: z.boolean().meta({
-              description:
-                "True when the same session may succeed later unchanged (its install is not " +
-                "recorded yet): keep it and send it again.",
-            }),
-          }),
-        )
-        .meta({ description: "Sessions refused, in index order; the others were still stored." }),
+      ignored: sessionVerdicts.ignored,
+      rejected: sessionVerdicts.rejected,
     })
     .meta({
       id: "SessionsAnswer",

@@ -35,16 +35,85 @@ export const installAnswerSchema = tiedTo<InstallAnswer>()(
     }),
 );
 
-const verdictFields = {
-  index: z.int().min(0).meta({
-    description: "The event's position in the request's `events` list, from 0.",
-    example: 0,
-  }),
-  event_id: z.string().nullable().meta({
-    description: "The event's `event_id`, or null when it did not carry a valid one.",
-    example: "01J8Z3K4M5N6P7Q8R9S0T1V2W3",
-  }),
+/**
+ * A batch's verdicts on its items (events, sessions), each named by its index and id: what a
+ * 202 answer of an ingestion route lists, one shape for every kind of item.
+ */
+export const batchVerdicts = <Id extends string>(item: {
+  /** `event`, `session`. */
+  readonly noun: string;
+  readonly id: Id;
+  /** The `reason` of an ignored item, for the SDK. */
+  readonly reasons: string;
+  /** The `error` of a refused item. */
+  readonly errors: string;
+  readonly example: { readonly error: string; readonly detail: string };
+}) => {
+  const { noun } = item;
+  const nouns = `${noun.charAt(0).toUpperCase()}${noun.slice(1)}s`;
+  const fields = {
+    index: z
+      .int()
+      .min(0)
+      .meta({
+        description: `The ${noun}'s position in the request's \`${noun}s\` list, from 0.`,
+        example: 0,
+      }),
+    [item.id]: z
+      .string()
+      .nullable()
+      .meta({
+        description: `The ${noun}'s \`${item.id}\`, or null when it did not carry a valid one.`,
+        example: "01J8Z3K4M5N6P7Q8R9S0T1V2W3",
+      }),
+  } as { index: z.ZodInt } & Record<Id, z.ZodNullable<z.ZodString>>;
+  return {
+    fields,
+    ignored: z
+      .array(
+        z.strictObject({
+          ...fields,
+          reason: z
+            .enum(IGNORED_REASONS)
+            .meta({ description: `Why, for the SDK: ${item.reasons}`, example: "app_disabled" }),
+          detail: z.string().meta({ description: "Why, in words." }),
+        }),
+      )
+      .meta({ description: `${nouns} dropped without an error: do not send them again.` }),
+    rejected: z
+      .array(
+        z.strictObject({
+          ...fields,
+          error: z.string().meta({ description: item.errors, example: item.example.error }),
+          detail: z.string().meta({
+            description: `What is wrong with the ${noun}, naming the field.`,
+            example: item.example.detail,
+          }),
+          retryable: z.boolean().meta({
+            description:
+              `True when the same ${noun} may succeed later unchanged (its install is not ` +
+              "recorded yet): keep it and send it again. False: it fails the same way every time.",
+          }),
+        }),
+      )
+      .meta({
+        description: `${nouns} refused, in index order; the others were still stored.`,
+      }),
+  };
 };
+
+const eventVerdicts = batchVerdicts({
+  noun: "event",
+  id: "event_id",
+  reasons:
+    "`install_event` (installs are reported through POST /v1/installs), `app_disabled` (the " +
+    "app is switched off in its remote configuration), `install_deleted` (the install's data " +
+    "was deleted on request, DELETE /v1/installs/{service_id}).",
+  errors:
+    "`Unprocessable Entity` for an event that breaks a rule; `Conflict` for an SDK event whose " +
+    "install is not recorded yet.",
+  example: { error: "Unprocessable Entity", detail: "event_time: is required" },
+});
 
 export const eventsAnswerSchema = tiedTo<EventsAnswer>()(
   z
@@ -53,48 +122,12 @@ export const eventsAnswerSchema = tiedTo<EventsAnswer>()(
         description: "How many events were stored. They reach the export within minutes.",
         example: 1,
       }),
-      ignored: z
-        .array(
-          z.strictObject({
-            ...verdictFields,
-            reason: z.enum(IGNORED_REASONS).meta({
-              description:
-                "Why, for the SDK: `install_event` (installs are reported through POST " +
-                "/v1/installs), `app_disabled` (the app is switched off in its remote " +
-                "configuration), `install_deleted` (the install's data was deleted on request, " +
-                "DELETE /v1/installs/{service_id}).",
-              example: "app_disabled",
-            }),
-            detail: z.string().meta({ description: "Why, in words." }),
-          }),
-        )
-        .meta({ description: "Events dropped without an error: do not send them again." }),
-      rejected: z
-        .array(
-          z.strictObject({
-            ...verdictFields,
-            error: z.string().meta({
-              description:
-                "`Unprocessable Entity` for an event that breaks a rule; `Conflict` for an SDK " +
-                "event whose install is not recorded yet.",
-              example: "Unprocessable Entity",
-            }),
-            detail: z.string().meta({
-              description: "What is wrong with the event, naming the field.",
-              example: "event_time: is required",
-            }),
-            retryable: z.boolean().meta({
-              description:
-                "True when the same event may succeed later unchanged (its install is not " +
-                "recorded yet): keep it and send it again. False: it fails the same way every time.",
-            }),
-          }),
-        )
-        .meta({ description: "Events refused, in index order; the others were still stored." }),
+      ignored: eventVerdicts.ignored,
+      rejected: eventVerdicts.rejected,
       warnings: z
         .array(
           z.strictObject({
-            ...verdictFields,
+            ...eventVerdicts.fields,
             detail: z.string().meta({
               description:
                 "What of the event was not kept as sent, each part separated by `; `: unknown " +
