@@ -170,6 +170,60 @@ export interface CampaignRow {
   revenue_per_install: number | null;
 }
 
+/** What the cohorts report may break each media source's installs down by. */
+export type CohortGroupBy = "campaign" | "adset" | "ad" | "country" | "platform";
+
+/** The cohorts report's filters: only installs (and touches and cost) of these values. */
+export interface CohortFilters {
+  media_source?: string;
+  campaign?: string;
+  country?: string;
+  platform?: string;
+}
+
+/**
+ * A set of installs' figures (src/reports/cohorts.ts): null is a figure not known (no clicks,
+ * no cost) or not reached yet (no install day has reached day N), never a zero.
+ */
+export interface CohortFigures {
+  impressions: number;
+  clicks: number;
+  installs: number;
+  conversion_rate: number | null;
+  cost_usd: number | null;
+  ecpi_usd: number | null;
+  revenue_usd: number;
+  arpu_usd: number | null;
+  retention: { d1: number | null; d7: number | null; d30: number | null };
+  roas: { d0: number | null; d7: number | null; d30: number | null };
+}
+
+export interface CohortGroupRow extends CohortFigures {
+  media_source: string | null;
+  group: string | null;
+}
+
+export interface CohortRow {
+  /** The install day, `YYYY-MM-DD`. */
+  day: string;
+  installs: number;
+  /** Index N: day N since install, 0 to 30; null for a day not reached yet. */
+  retention: (number | null)[];
+  revenue_per_user: (number | null)[];
+}
+
+export interface CohortReport {
+  from: string;
+  to: string;
+  group_by: CohortGroupBy;
+  filters: CohortFilters;
+  /** The range's cost rows left out of every cost: no rate of their day converts them to USD. */
+  cost_rows_unconverted: number;
+  totals: CohortFigures;
+  groups: CohortGroupRow[];
+  cohorts: CohortRow[];
+}
+
 export interface LinkClicks {
   deeplink_id: string;
   clicks: number;
@@ -518,6 +572,12 @@ export const setLinkDisabled = (appId: string, deeplinkId: string, disabled: boo
 
 export const getOverview = (appId: string, from: string, to: string): Promise<Overview> =>
   call<Overview>("GET", "/v1/reports/overview", { query: { app_id: appId, from, to }, appId });
+
+export const getCohorts = (
+  appId: string,
+  params: { from: string; to: string; group_by: CohortGroupBy } & CohortFilters,
+): Promise<CohortReport> =>
+  call<CohortReport>("GET", "/v1/reports/cohorts", { query: { app_id: appId, ...params }, appId });
 
 export const getLinkClicks = async (appId: string): Promise<LinkClicks[]> =>
   (

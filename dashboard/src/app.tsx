@@ -1,6 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Link, Route, Router, Switch, useLocation } from "wouter-preact";
-import { useHashLocation } from "wouter-preact/use-hash-location";
 import {
   APP_NOT_VISIBLE,
   ApiError,
@@ -16,7 +15,9 @@ import {
   type User,
 } from "./api.ts";
 import { ErrorText, Page } from "./components/page.tsx";
+import { hashRoute, useHashPath } from "./hash-route.ts";
 import { AppsPage } from "./pages/apps.tsx";
+import { CohortsPage } from "./pages/cohorts.tsx";
 import { ExportPage } from "./pages/export.tsx";
 import { KeysPage } from "./pages/keys.tsx";
 import { LinksPage } from "./pages/links.tsx";
@@ -36,7 +37,7 @@ import {
 
 export function App() {
   return (
-    <Router hook={useHashLocation}>
+    <Router hook={useHashPath}>
       <Shell />
     </Router>
   );
@@ -51,6 +52,7 @@ type SessionState =
 /** An app's pages in the navigation; `ios`: only for an app Apple's postbacks may reach. */
 const APP_PAGES: readonly { page: string; label: string; ios?: true }[] = [
   { page: "overview", label: "Overview" },
+  { page: "cohorts", label: "Cohorts" },
   { page: "settings", label: "Settings" },
   { page: "keys", label: "Keys" },
   { page: "links", label: "Links" },
@@ -113,7 +115,8 @@ function Shell() {
   // Signed out: every page but sign-in leads there. Signed in: sign-in and `/` lead to the apps.
   useEffect(() => {
     if (session.status === "signed-out" && location !== "/sign-in") {
-      if (location !== "/") returnTo.current = location;
+      // With the page's query: a cohorts page's filters are there again after signing in.
+      if (location !== "/") returnTo.current = hashRoute();
       navigate("/sign-in", { replace: true });
     } else if (session.status === "signed-in" && (location === "/" || location === "/sign-in")) {
       const next = returnTo.current ?? "/apps";
@@ -351,6 +354,9 @@ function Routes() {
       </Route>
       <Route path="/apps/:appId/overview">
         {(params) => <OverviewPage key={params.appId} appId={decodeSegment(params.appId)} />}
+      </Route>
+      <Route path="/apps/:appId/cohorts">
+        {(params) => <CohortsPage key={params.appId} appId={decodeSegment(params.appId)} />}
       </Route>
       <Route path="/apps/:appId/settings">
         {(params) => <SettingsPage key={params.appId} appId={decodeSegment(params.appId)} />}

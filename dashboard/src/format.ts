@@ -42,6 +42,25 @@ export const formatCount = (value: number): string => integer.format(value);
 export const formatUsd = (value: number | null | undefined): string =>
   value === null || value === undefined || !Number.isFinite(value) ? "–" : usd.format(value);
 
+/** A figure not known, or not reached yet: shown as such, never as 0. */
+export const UNKNOWN = "—";
+
+const percent = new Intl.NumberFormat("en-US", {
+  style: "percent",
+  minimumFractionDigits: 1,
+  maximumFractionDigits: 1,
+});
+
+/** A share or a ratio (0.4) as a percentage, "40.0%"; "—" for one not known. */
+export const formatShare = (value: number | null | undefined): string =>
+  value === null || value === undefined || !Number.isFinite(value)
+    ? UNKNOWN
+    : percent.format(value);
+
+/** US dollars, "$5.00"; "—" for an amount not known. */
+export const formatKnownUsd = (value: number | null | undefined): string =>
+  value === null || value === undefined || !Number.isFinite(value) ? UNKNOWN : usd.format(value);
+
 /** An ISO timestamp as `YYYY-MM-DD HH:MM:SS UTC`; what it was when it is not one. */
 export const formatTime = (value: string | null | undefined): string => {
   if (!value) return "–";

@@ -45,6 +45,15 @@ const PLATFORM_WORDS: Readonly<Record<string, string>> = {
   ios: "iOS",
 };
 
+/** What the cohorts report breaks a media source's installs down by (`group_by`). */
+const GROUP_BY_WORDS: Readonly<Record<string, string>> = {
+  campaign: "Campaign",
+  adset: "Ad set",
+  ad: "Ad",
+  country: "Country",
+  platform: "Platform",
+};
+
 /** The spec's standard events, as the export names them without their `service_` prefix. */
 const EVENT_WORDS: Readonly<Record<string, string>> = {
   install: "Install",
@@ -85,6 +94,8 @@ export const matchMethodWord = (method: string): string => wordOf(MATCH_METHOD_W
 export const verdictWord = (verdict: string): string => wordOf(VERDICT_WORDS, verdict);
 
 export const platformWord = (platform: string): string => wordOf(PLATFORM_WORDS, platform);
+
+export const groupByWord = (groupBy: string): string => wordOf(GROUP_BY_WORDS, groupBy);
 
 /**
  * An exported event name as a person reads it: `service_purchase` → "Purchase", a custom

@@ -4,7 +4,9 @@
  * set up from its QR code and key, a wrong code refused; the code asked at the next sign-in),
  * an app made through its form, a key made, used and
  * revoked, a link made and tapped and its preview changed, the overview of demo traffic held to the export of the same
- * window, settings saved and refused, the latest events, an export downloaded, a second person
+ * window, the Cohorts page of a world sent through the API (the report's figures, a filter and a
+ * grouping kept in the address, — for days not reached, each table's CSV equal to it),
+ * settings saved and refused, the latest events, an export downloaded, a second person
  * who sees none of the first's apps, a partner and a webhook on the Partners page (an unsafe
  * address refused, test postbacks to a mock network on loopback, a webhook's secret shown once,
  * a real install's delivery in the log and on the overview), an iOS app's SKAdNetwork page (a
@@ -26,11 +28,19 @@ import { keyIdOf } from "../../src/domain/keys.ts";
 import { SESSION_COOKIE } from "../../src/domain/sessions.ts";
 import { SIGNATURE_HEADER, verifySignature } from "../../src/postbacks/signing.ts";
 import { COLUMN_NAMES } from "../../src/record/columns.ts";
+import type { CohortReport as CohortAnswer } from "../../src/reports/cohorts.ts";
 import { SKAN_4_COARSE, SKAN_4_FINE } from "../../src/skadnetwork/apple-samples.test-support.ts";
 import { installRequest } from "../support/installs.ts";
 import { type MockNetwork, startMockNetwork } from "../support/mock-network.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 import { DESKTOP, documentWidth, launchChromium, PHONE, screenshot } from "./support/browser.ts";
+import {
+  COHORT_CAMPAIGN,
+  COHORT_NETWORK,
+  type CohortWorld,
+  parseCsv,
+  seedCohortWorld,
+} from "./support/cohort-world.ts";
 import { type DemoTraffic, driveDemoTraffic } from "./support/demo-traffic.ts";
 import { exportTotals } from "./support/export-totals.ts";
 
@@ -60,6 +70,8 @@ describe("the dashboard in a browser", () => {
   let demo: DemoTraffic | undefined;
   /** The overview's window: the UTC days of the demo's traffic. */
   let range: { from: string; to: string };
+  /** The Cohorts page's app and its days, once test 5c seeded them. */
+  let cohorts: CohortWorld | undefined;
 
   const ownerAccount = () => {
     if (!rt.owner) throw new Error("The first start made no owner account");
@@ -69,6 +81,13 @@ describe("the dashboard in a browser", () => {
     if (!demo) throw new Error("No demo traffic: the overview test drives it");
     return demo;
   };
+  const cohortWorld = () => {
+    if (!cohorts) throw new Error("No cohorts world: the Cohorts test seeds it");
+    return cohorts;
+  };
+  const today = () => new Date().toISOString().slice(0, 10);
+  const dayBefore = (day: string, days: number) =>
+    new Date(Date.parse(`${day}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
   const open = (on: Page, route: string) => on.goto(`${rt.url}/#${route}`);
   const heading = (on: Page, name: string) =>
     on.getByRole("heading", { level: 1, name, exact: true });
@@ -761,6 +780,316 @@ describe("the dashboard in a browser", () => {
     ).toBe(true);
   });
 
+  it("5c. shows the cohorts of a seeded world as the report gives them: filters and grouping kept in the address, — for days not reached, CSV files equal to their tables, no sideways scrolling", async () => {
+    cohorts = await seedCohortWorld(rt);
+    await rt.flush();
+    const { appId, days } = cohorts;
+    const window = `from=${days.first}&to=${days.today}`;
+    const report = async (query = "") =>
+      (await apiGet(owner, `/v1/reports/cohorts?app_id=${appId}&${window}${query}`))
+        .body as CohortAnswer;
+
+    // The world as the service counts it (support/cohort-world.ts).
+    const all = await report();
+    expect(all.totals).toMatchObject({
+      installs: 10,
+      clicks: 12,
+      cost_usd: 30,
+      ecpi_usd: 3,
+      revenue_usd: 24.97,
+      retention: { d1: 0.4, d7: null, d30: null },
+      roas: { d0: 0.666, d7: null, d30: null },
+    });
+    expect(all.cost_rows_unconverted).toBe(1);
+    const paid = await report(`&media_source=${COHORT_NETWORK}`);
+    expect(paid.totals).toMatchObject({ installs: 6, cost_usd: 30, ecpi_usd: 5 });
+    expect(paid.totals.retention.d1).toBe(0.5);
+
+    await open(page, `/apps/${appId}/overview`);
+    await heading(page, "Overview").waitFor();
+    await navLink(page, "Cohorts").click();
+    await heading(page, "Cohorts").waitFor();
+    await page.getByLabel("From").fill(days.first);
+    await page.getByLabel("To", { exact: true }).fill(days.today);
+    const showing = (words: string) =>
+      page
+        .getByRole("status")
+        .filter({ hasText: `Showing ${days.first} to ${days.today}${words}.` })
+        .waitFor(WITHIN);
+    await showing("");
+
+    const figure = (name: string) => page.getByTestId(`cohort-${name}`);
+    /** Each card's text, and its value the report's own (none for a figure not known). */
+    const cards = async (answer: CohortAnswer, texts: Record<string, string>) => {
+      const values: Record<string, number | null> = {
+        impressions: answer.totals.impressions,
+        clicks: answer.totals.clicks,
+        conversion: answer.totals.conversion_rate,
+        installs: answer.totals.installs,
+        cost: answer.totals.cost_usd,
+        ecpi: answer.totals.ecpi_usd,
+        revenue: answer.totals.revenue_usd,
+        arpu: answer.totals.arpu_usd,
+        "retention-d1": answer.totals.retention.d1,
+        "retention-d7": answer.totals.retention.d7,
+        "retention-d30": answer.totals.retention.d30,
+        "roas-d0": answer.totals.roas.d0,
+        "roas-d7": answer.totals.roas.d7,
+        "roas-d30": answer.totals.roas.d30,
+      };
+      for (const [name, value] of Object.entries(values)) {
+        const shown = await figure(name).getAttribute("data-value");
+        expect(shown === null ? null : Number(shown), name).toBe(value);
+      }
+      for (const [name, text] of Object.entries(texts)) {
+        expect(await figure(name).innerText(), name).toBe(text);
+      }
+    };
+    await cards(all, {
+      impressions: "0",
+      clicks: "12",
+      conversion: "83.3%",
+      installs: "10",
+      cost: "$30.00",
+      ecpi: "$3.00",
+      revenue: "$24.97",
+      arpu: "$2.50",
+      "retention-d1": "40.0%",
+      "retention-d7": "—",
+      "retention-d30": "—",
+      "roas-d0": "66.6%",
+      "roas-d7": "—",
+      "roas-d30": "—",
+    });
+    expect(await page.getByTestId("cost-unconverted").innerText()).toBe(
+      "1 cost row of this range is left out of the cost: no rate of its day converts its currency to US dollars.",
+    );
+    // A figure not reached says why, beside its "—" and in its definition.
+    const d7 = page.getByRole("region", { name: "Retention D7", exact: true });
+    expect(await d7.locator(".note").innerText()).toBe("No install day has reached day 7 yet.");
+    const explain = page.getByRole("button", { name: "What Retention D7 means", exact: true });
+    await explain.click();
+    const definition = page.locator(`[id="${await explain.getAttribute("aria-controls")}"]`);
+    expect(await definition.innerText()).toMatch(
+      /session .* on the 7th UTC calendar day after their install day.*— while no install day of the range has reached day 7/,
+    );
+    await page.getByRole("button", { name: "What eCPI means", exact: true }).click();
+    expect(await page.locator("#cohort-ecpi-definition").innerText()).toMatch(
+      /cost divided by the installs, organic installs included/,
+    );
+    await screenshot(page, "cohorts-1280");
+
+    // The table by media source and campaign: the report's groups, then the total.
+    const groups = page.getByTestId("cohort-groups");
+    const tableTexts = async (table: Locator) =>
+      Promise.all(
+        (await table.locator("tr").all()).map((row) => row.locator("th, td").allInnerTexts()),
+      );
+    const byCampaign = await tableTexts(groups);
+    expect(byCampaign[0]?.slice(0, 3)).toEqual(["Media source", "Campaign", "Impressions"]);
+    expect(byCampaign.slice(1, -1).map((row) => row.slice(0, 2))).toEqual(
+      all.groups.map((row) => [row.media_source, row.group ?? "(none)"]),
+    );
+    const campaignRow = byCampaign.find((row) => row[0] === COHORT_NETWORK);
+    expect(campaignRow).toEqual([
+      COHORT_NETWORK,
+      COHORT_CAMPAIGN,
+      "0",
+      "12",
+      "6",
+      "50.0%",
+      "$30.00",
+      "$5.00",
+      "$24.97",
+      "$4.16",
+      "50.0%",
+      "—",
+      "—",
+      "66.6%",
+      "—",
+      "—",
+    ]);
+    expect(byCampaign.at(-1)?.slice(0, 5)).toEqual(["Total", "", "0", "12", "10"]);
+
+    // A filter changes every figure, and the address keeps it over a reload.
+    await page.getByLabel("Media source", { exact: true }).selectOption(COHORT_NETWORK);
+    await showing(`: media source ${COHORT_NETWORK}`);
+    await cards(paid, {
+      installs: "6",
+      conversion: "50.0%",
+      cost: "$30.00",
+      ecpi: "$5.00",
+      arpu: "$4.16",
+      "retention-d1": "50.0%",
+    });
+    expect(new URL(page.url()).hash).toBe(
+      `#/apps/${appId}/cohorts?${window}&media_source=${COHORT_NETWORK}`,
+    );
+    expect((await tableTexts(groups)).length, "one campaign, and the total").toBe(3);
+    await page.reload();
+    await heading(page, "Cohorts").waitFor();
+    await showing(`: media source ${COHORT_NETWORK}`);
+    expect(await page.getByLabel("Media source", { exact: true }).inputValue()).toBe(
+      COHORT_NETWORK,
+    );
+    expect(await page.getByLabel("From").inputValue()).toBe(days.first);
+    expect(await figure("installs").innerText()).toBe("6");
+    expect(await figure("ecpi").innerText()).toBe("$5.00");
+    // The campaigns offered are the media source's.
+    expect(
+      await page.getByLabel("Campaign", { exact: true }).locator("option").allInnerTexts(),
+    ).toEqual(["All campaigns", COHORT_CAMPAIGN]);
+    expect(
+      await page.getByLabel("Platform", { exact: true }).locator("option").allInnerTexts(),
+    ).toEqual(["All platforms", "Android", "iOS"]);
+    // The countries of the range's installs and touches (the clicks' address is in AU).
+    const countries = (await report("&group_by=country")).groups.flatMap((row) =>
+      row.group === null ? [] : [row.group],
+    );
+    expect(countries).toEqual(expect.arrayContaining(["DE", "US"]));
+    const country = page.getByLabel("Country", { exact: true });
+    expect(
+      await country
+        .locator("option")
+        .evaluateAll((options) =>
+          options.map((option) => (option as unknown as { value: string }).value),
+        ),
+    ).toEqual(["", ...[...new Set(countries)].sort()]);
+    expect(await country.locator("option").allInnerTexts()).toEqual(
+      expect.arrayContaining(["All countries", "DE (Germany)", "US (United States)"]),
+    );
+
+    // A platform of the network's installs: their figures, its cost not known (cost rows name none).
+    await page.getByLabel("Platform", { exact: true }).selectOption("android");
+    await showing(`: media source ${COHORT_NETWORK}, platform Android`);
+    expect(await figure("installs").innerText()).toBe("6");
+    expect(await figure("cost").innerText()).toBe("—");
+    expect(
+      await page.getByRole("region", { name: "Cost", exact: true }).locator(".note").innerText(),
+    ).toBe("Cost rows name no platform.");
+
+    // Group by changes the table: every platform's row, the filters cleared.
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await showing("");
+    await page.getByLabel("Group by", { exact: true }).selectOption("platform");
+    await page.getByRole("heading", { name: "By media source and platform" }).waitFor(WITHIN);
+    const byPlatform = await report("&group_by=platform");
+    const platformTable = await tableTexts(groups);
+    expect(platformTable[0]?.slice(0, 2)).toEqual(["Media source", "Platform"]);
+    // Media source, platform, installs.
+    expect(platformTable.slice(1, -1).map((row) => [row[0], row[1], row[4]])).toEqual(
+      byPlatform.groups.map((row) => [
+        row.media_source,
+        row.group === "ios" ? "iOS" : row.group === "android" ? "Android" : row.group,
+        String(row.installs),
+      ]),
+    );
+    expect(platformTable.slice(1, -1).map((row) => [row[1], row[4]])).toEqual([
+      ["Android", "6"],
+      ["Android", "2"],
+      ["iOS", "2"],
+    ]);
+    expect(new URL(page.url()).hash).toBe(`#/apps/${appId}/cohorts?${window}&group_by=platform`);
+
+    // The groups table's CSV holds the numbers shown, cell for cell.
+    const csvOf = async (button: string) => {
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("button", { name: button, exact: true }).click(),
+      ]);
+      expect(download.suggestedFilename()).toMatch(/\.csv$/);
+      const text = await readFile(await download.path(), "utf8");
+      expect(text.startsWith("\uFEFF")).toBe(true);
+      expect(text.endsWith("\r\n")).toBe(true);
+      return parseCsv(text.slice(1));
+    };
+    expect(await csvOf("Download CSV of the table by media source and platform")).toEqual(
+      await tableTexts(groups),
+    );
+
+    // The cohort table: install days by day since install, "—" for a day not reached.
+    const cohortTable = page.getByTestId("cohort-table");
+    const retention = await tableTexts(cohortTable);
+    expect(retention).toEqual([
+      ["Install day", "Installs", "Day 0", "Day 1", "Day 2", "Day 3", "Day 7", "Day 14", "Day 30"],
+      [days.first, "8", "100.0%", "50.0%", "25.0%", "12.5%", "—", "—", "—"],
+      [days.second, "2", "100.0%", "0.0%", "—", "—", "—", "—", "—"],
+      ["All install days", "10", "100.0%", "40.0%", "25.0%", "12.5%", "—", "—", "—"],
+    ]);
+    expect(await csvOf("Download CSV of the cohort table")).toEqual(retention);
+
+    await page.getByRole("button", { name: "Revenue per user (cumulative)" }).click();
+    await expect
+      .poll(() => tableTexts(cohortTable), WITHIN)
+      .toEqual([
+        [
+          "Install day",
+          "Installs",
+          "Day 0",
+          "Day 1",
+          "Day 2",
+          "Day 3",
+          "Day 7",
+          "Day 14",
+          "Day 30",
+        ],
+        [days.first, "8", "$2.50", "$3.12", "$3.12", "$3.12", "—", "—", "—"],
+        [days.second, "2", "$0.00", "$0.00", "—", "—", "—", "—", "—"],
+        ["All install days", "10", "$2.00", "$2.50", "$3.12", "$3.12", "—", "—", "—"],
+      ]);
+    expect(new URL(page.url()).hash).toContain("&view=revenue");
+    expect(await csvOf("Download CSV of the cohort table")).toEqual(await tableTexts(cohortTable));
+
+    // The retention curve: the installs of every install day that reached each day.
+    const curve = page.getByRole("figure", { name: "Retention by day since install" });
+    const box = await curve.locator("canvas").boundingBox();
+    expect(box?.width).toBeGreaterThan(100);
+    const points = await Promise.all(
+      (await curve.locator("tbody tr").all()).map((row) => row.locator("th, td").allTextContents()),
+    );
+    expect(points.slice(0, 4)).toEqual([
+      ["Day 0", "100.0%", "10"],
+      ["Day 1", "40.0%", "10"],
+      ["Day 2", "25.0%", "8"],
+      ["Day 3", "12.5%", "8"],
+    ]);
+    expect(points[4]).toEqual(["Day 4", "—", "—"]);
+    await screenshot(page, "cohorts-platform-revenue");
+
+    // No installs in a range: a sentence that says so, and what the figures need.
+    await page.getByLabel("From").fill(dayBefore(days.first, 20));
+    await page.getByLabel("To", { exact: true }).fill(dayBefore(days.first, 10));
+    const empty = page.getByTestId("cohorts-empty");
+    await empty.waitFor(WITHIN);
+    expect(await empty.innerText()).toMatch(
+      /^No installs in this range, so there is nothing to show\. .*POST \/v1\/sessions.*POST \/v1\/costs or the CLI's attribution costs import\.$/,
+    );
+    expect(await groups.count()).toBe(0);
+
+    // Wide and narrow: the page never scrolls sideways, the wide tables scroll in their cards.
+    for (const viewport of [{ width: 1440, height: 900 }, PHONE]) {
+      const context = await browser.newContext({
+        viewport,
+        reducedMotion: "reduce",
+        storageState: await owner.storageState(),
+      });
+      try {
+        const on = await context.newPage();
+        await open(on, `/apps/${appId}/cohorts?${window}`);
+        await on.getByTestId("cohort-groups").waitFor(WITHIN);
+        await on.getByTestId("cohort-table").waitFor();
+        const { scrollWidth, innerWidth } = await documentWidth(on);
+        expect(innerWidth).toBe(viewport.width);
+        expect(scrollWidth, `the Cohorts page at ${viewport.width} px`).toBeLessThanOrEqual(
+          innerWidth,
+        );
+        await screenshot(on, `cohorts-${viewport.width}`);
+      } finally {
+        await context.close();
+      }
+    }
+  });
+
   it("6. saves a click window of 14 days; shows the service's refusal of 99", async () => {
     await open(page, `/apps/${APP_ID}/settings`);
     await heading(page, "Settings").waitFor();
@@ -1270,6 +1599,18 @@ describe("the dashboard in a browser", () => {
       expect(response.status).toBe(200);
       await response.body?.cancel();
     }
+    // The report reads the lake's postbacks: they are there once verified and delivered to it.
+    const lastWeek = `from=${dayBefore(today(), 6)}&to=${today()}`;
+    await expect
+      .poll(async () => {
+        await rt.flush();
+        const { body } = await apiGet(
+          owner,
+          `/v1/skadnetwork/report?app_id=${IOS_APP_ID}&${lastWeek}`,
+        );
+        return (body as { postbacks?: { received: number } }).postbacks?.received;
+      }, PAST_REPORT_CACHE)
+      .toBe(3);
 
     await navLink(page, "SKAdNetwork").click();
     await heading(page, "SKAdNetwork").waitFor();
@@ -1290,6 +1631,10 @@ describe("the dashboard in a browser", () => {
     await first.getByLabel("Coarse value").selectOption("high");
     await form.getByRole("button", { name: "Add a rule to window 2" }).click();
     const later = form.getByRole("group", { name: "Window 2, Rule 1", exact: true });
+    // Once the new rule has the focus, which would otherwise take the text of a later input.
+    await expect
+      .poll(() => page.evaluate("document.activeElement?.name"), WITHIN)
+      .toBe("w1_r0_event");
     await later.getByLabel("Event", { exact: true }).fill("service_purchase");
     await later.getByLabel("Times, at least").fill("2");
     await later.getByLabel("Coarse value").selectOption("medium");
@@ -1475,7 +1820,11 @@ describe("the dashboard in a browser", () => {
     const { appId: demoAppId } = demoApp();
     await addUser(
       { users: rt.stores.users, credentials: createPasswordCredentials(rt.stores.users) },
-      { ...viewer, viewer: true, appIds: [APP_ID, IOS_APP_ID, demoAppId] },
+      {
+        ...viewer,
+        viewer: true,
+        appIds: [APP_ID, IOS_APP_ID, demoAppId, cohortWorld().appId],
+      },
     );
     const context = await browser.newContext({ viewport: DESKTOP, reducedMotion: "reduce" });
     try {
@@ -1521,7 +1870,20 @@ describe("the dashboard in a browser", () => {
         expect(
           inputs.filter(
             (name) =>
-              !["from", "to", "include_development", "format", "limit", "start"].includes(name),
+              ![
+                "from",
+                "to",
+                "include_development",
+                "format",
+                "limit",
+                "start",
+                // The Cohorts page's filters and grouping: what it shows, nothing stored.
+                "media_source",
+                "campaign",
+                "country",
+                "platform",
+                "group_by",
+              ].includes(name),
           ),
           `${what}: inputs that change something`,
         ).toEqual([]);
@@ -1552,6 +1914,22 @@ describe("the dashboard in a browser", () => {
       expect(await theirs.locator("figure.chart canvas").count()).toBe(6);
       await noChanges("Overview");
       await screenshot(theirs, "viewer-overview");
+
+      // The cohorts, whole: figures, both tables and their files, the curve.
+      const { appId: cohortAppId, days } = cohortWorld();
+      await open(theirs, `/apps/${cohortAppId}/cohorts?from=${days.first}&to=${days.today}`);
+      await heading(theirs, "Cohorts").waitFor();
+      await expect.poll(() => theirs.getByTestId("cohort-installs").innerText(), WITHIN).toBe("10");
+      expect(await theirs.getByTestId("cohort-retention-d1").innerText()).toBe("40.0%");
+      expect(await theirs.getByTestId("cohort-cost").innerText()).toBe("$30.00");
+      await theirs.getByTestId("cohort-groups").waitFor();
+      await theirs.getByTestId("cohort-table").waitFor();
+      expect(await theirs.getByRole("button", { name: /^Download CSV/ }).count()).toBe(2);
+      expect(await theirs.locator("figure.chart canvas").count()).toBe(1);
+      await theirs.getByLabel("Group by", { exact: true }).selectOption("country");
+      await theirs.getByRole("heading", { name: "By media source and country" }).waitFor(WITHIN);
+      await noChanges("Cohorts");
+      await screenshot(theirs, "viewer-cohorts");
 
       await open(theirs, `/apps/${APP_ID}/keys`);
       await heading(theirs, "Keys").waitFor();
@@ -1621,7 +1999,7 @@ describe("the dashboard in a browser", () => {
       route: string;
       title: string;
       ready: (on: Page) => Locator;
-      /** Apps, then the app's pages: seven, and SKAdNetwork for an app on iOS. */
+      /** Apps, then the app's pages: eight, and SKAdNetwork for an app on iOS. */
       links: number;
       shot?: string;
     }[] = [
@@ -1629,39 +2007,46 @@ describe("the dashboard in a browser", () => {
         route: `/apps/${appId}/overview`,
         title: "Overview",
         ready: (on) => on.getByRole("table", { name: "Campaigns" }),
-        links: 8,
+        links: 9,
         shot: "overview-390",
+      },
+      {
+        route: `/apps/${cohortWorld().appId}/cohorts?from=${cohortWorld().days.first}&to=${cohortWorld().days.today}&view=revenue`,
+        title: "Cohorts",
+        ready: (on) => on.getByTestId("cohort-table"),
+        links: 9,
+        shot: "cohorts-390",
       },
       // After an Android app's page: the Apps page's navigation is that of the app last opened.
       {
         route: "/apps",
         title: "Apps",
         ready: (on) => on.getByRole("table", { name: "Apps" }),
-        links: 8,
+        links: 9,
       },
       {
         route: `/apps/${APP_ID}/settings`,
         title: "Settings",
         ready: (on) => on.getByRole("button", { name: "Save settings" }),
-        links: 8,
+        links: 9,
       },
       {
         route: `/apps/${APP_ID}/keys`,
         title: "Keys",
         ready: (on) => on.getByRole("table", { name: "Keys" }),
-        links: 8,
+        links: 9,
       },
       {
         route: `/apps/${APP_ID}/links`,
         title: "Links",
         ready: (on) => on.getByRole("table", { name: "Links" }),
-        links: 8,
+        links: 9,
       },
       {
         route: `/apps/${APP_ID}/partners`,
         title: "Partners",
         ready: (on) => on.getByRole("table", { name: "Delivery log" }),
-        links: 8,
+        links: 9,
         shot: "partners-390",
       },
       {
@@ -1669,27 +2054,27 @@ describe("the dashboard in a browser", () => {
         title: "SKAdNetwork",
         // The saved schema's rules and the names' table.
         ready: (on) => on.getByRole("group", { name: "Window 2, Rule 1", exact: true }),
-        links: 9,
+        links: 10,
         shot: "skadnetwork-390",
       },
       {
         route: `/apps/${IOS_APP_ID}/overview`,
         title: "Overview",
         ready: (on) => on.getByRole("table", { name: "Installs by media source and campaign" }),
-        links: 9,
+        links: 10,
         shot: "overview-skadnetwork-390",
       },
       {
         route: `/apps/${appId}/live`,
         title: "Live",
         ready: (on) => on.getByRole("table", { name: "Latest events" }),
-        links: 8,
+        links: 9,
       },
       {
         route: `/apps/${appId}/export`,
         title: "Export",
         ready: (on) => on.getByRole("button", { name: "Download" }),
-        links: 8,
+        links: 9,
       },
     ];
     const fits = async (on: Page, what: string) => {

@@ -8,6 +8,7 @@ import {
   errorMessage,
 } from "../api.ts";
 import { ErrorText, Page, StatusText } from "../components/page.tsx";
+import { saveFile } from "../download.ts";
 import { addDays, dayStartSeconds, formatCount, isDay, today } from "../format.ts";
 
 const FORMAT_NAMES: Record<ExportFormat, string> = {
@@ -77,18 +78,6 @@ const statusOf = (paging: Paging): string | null => {
   return `Downloaded ${last.fileName}${rows}.${next}`;
 };
 
-const save = (blob: Blob, fileName: string) => {
-  const url = URL.createObjectURL(blob);
-  const anchor = document.createElement("a");
-  anchor.href = url;
-  anchor.download = fileName;
-  anchor.style.display = "none";
-  document.body.append(anchor);
-  anchor.click();
-  anchor.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-};
-
 export function ExportPage(props: { appId: string }) {
   const { appId } = props;
   const [start, setStart] = useState(() => addDays(today(), -7));
@@ -132,7 +121,7 @@ export function ExportPage(props: { appId: string }) {
       const fileName =
         answer.fileName ??
         `${appId}_events_rows-${offset + 1}-${offset + (rows ?? limit)}.${format}`;
-      save(answer.blob, fileName);
+      saveFile(answer.blob, fileName);
       setPaging({
         offset: offset + limit,
         snapshot: answer.snapshot ?? snapshot,

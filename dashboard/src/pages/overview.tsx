@@ -3,7 +3,6 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import {
-  ApiError,
   type CampaignRow,
   type DeliveryCounts,
   errorMessage,
@@ -12,28 +11,19 @@ import {
   type Overview,
 } from "../api.ts";
 import { ChartFigure, ORGANIC_COLOUR, seriesColour } from "../components/chart.tsx";
+import {
+  defaultRange,
+  type Range,
+  RangeForm,
+  rangeProblem,
+  refusalOf,
+} from "../components/date-range.tsx";
 import { DefinitionText, InfoButton, useDefinition } from "../components/definition.tsx";
 import { ErrorText, Page, TableScroll } from "../components/page.tsx";
-import {
-  addDays,
-  daysBetween,
-  daysSpanned,
-  formatCount,
-  formatUsd,
-  isDay,
-  today,
-} from "../format.ts";
+import { daysBetween, formatCount, formatUsd, today } from "../format.ts";
 import { appPath, useSession } from "../session.tsx";
 import { eventWord, matchMethodWord, matchStatusWord } from "../words.ts";
 import { SkadnetworkSection } from "./overview-skadnetwork.tsx";
-
-type Range = { from: string; to: string };
-
-const PRESETS: { label: string; range: () => Range }[] = [
-  { label: "Yesterday", range: () => ({ from: addDays(today(), -1), to: addDays(today(), -1) }) },
-  { label: "Last 7 days", range: () => ({ from: addDays(today(), -6), to: today() }) },
-  { label: "Last 30 days", range: () => ({ from: addDays(today(), -29), to: today() }) },
-];
 
 /** Installs credited to no source (attribution skipped, or not done yet). */
 const UNATTRIBUTED = "none (not attributed)";
@@ -44,78 +34,6 @@ const OTHER_COLOUR = "#57534e";
 const TOP_EVENT_NAMES = 6;
 /** Installs per day: the 7 largest media sources, then one "other" (organic, none apart). */
 const TOP_MEDIA_SOURCES = 7;
-
-const defaultRange = (): Range => ({ from: addDays(today(), -6), to: today() });
-
-/** The longest range the report takes, both days counted: a leap year. */
-export const MAX_RANGE_DAYS = 366;
-
-/** Why a range cannot be shown, in words, and which of its dates are at fault. */
-export interface RangeProblem {
-  readonly message: string;
-  readonly from: boolean;
-  readonly to: boolean;
-}
-
-/**
- * The range's problem, if it has one: a date missing, a date after `latest` (today: no day
- * after it has figures), a start after the end, or more days than the report takes.
- */
-export const rangeProblem = (range: Range, latest: string): RangeProblem | null => {
-  const fromGiven = isDay(range.from);
-  const toGiven = isDay(range.to);
-  if (!fromGiven || !toGiven) {
-    const message =
-      !fromGiven && !toGiven
-        ? "Enter a start date and an end date."
-        : !fromGiven
-          ? "Enter a start date."
-          : "Enter an end date.";
-    return { message, from: !fromGiven, to: !toGiven };
-  }
-  const fromAhead = range.from > latest;
-  const toAhead = range.to > latest;
-  if (fromAhead || toAhead) {
-    const which =
-      fromAhead && toAhead ? "Both dates are" : fromAhead ? "The start date is" : "The end date is";
-    return {
-      message: `${which} in the future. The latest day with figures is today, ${latest} (UTC).`,
-      from: fromAhead,
-      to: toAhead,
-    };
-  }
-  if (range.from > range.to) {
-    return {
-      message: `The start date is after the end date. Choose a start on or before ${range.to}, or an end on or after ${range.from}.`,
-      from: true,
-      to: true,
-    };
-  }
-  const days = daysSpanned(range.from, range.to);
-  if (days > MAX_RANGE_DAYS) {
-    return {
-      message: `This range is ${formatCount(days)} days long; a range may be at most ${MAX_RANGE_DAYS} days. Choose a later start date or an earlier end date.`,
-      from: true,
-      to: true,
-    };
-  }
-  return null;
-};
-
-/** The service's refusal of a range, should it refuse one the page let through, in words. */
-const refusalOf = (caught: unknown): string => {
-  if (!(caught instanceof ApiError) || caught.status !== 422) return errorMessage(caught);
-  const problems = (caught.detail || caught.error).split("; ").map((problem) =>
-    problem
-      .replace(/^from:\s*/, "The start date ")
-      .replace(/^to:\s*/, "The end date ")
-      .replace(/`from`/g, "the start date")
-      .replace(/`to`/g, "the end date"),
-  );
-  return `These dates cannot be shown. ${problems.join(". ")}.`;
-};
-
-const RANGE_ERROR = "range-error";
 
 export function OverviewPage(props: { appId: string }) {
   const { appId } = props;
@@ -157,66 +75,9 @@ export function OverviewPage(props: { appId: string }) {
     );
   }, [appId, range.from, range.to, valid]);
 
-  /** A date input's limits and, when the range's problem is its, its mark and the reason. */
-  const dateProps = (which: "from" | "to") => ({
-    ...(problem?.[which] ? { "aria-invalid": "true" as const } : {}),
-    ...(problem ? { "aria-describedby": RANGE_ERROR } : {}),
-  });
-
   return (
     <Page title="Overview" subtitle={appId}>
-      <form class="card range" onSubmit={(event) => event.preventDefault()}>
-        <fieldset>
-          <legend>Date range (UTC days, both included)</legend>
-          <div class="range-row">
-            <label class="field">
-              <span>From</span>
-              <input
-                type="date"
-                name="from"
-                required
-                value={range.from}
-                max={isDay(range.to) && range.to < lastDay ? range.to : lastDay}
-                {...dateProps("from")}
-                onChange={(event) => setRange({ ...range, from: event.currentTarget.value })}
-              />
-            </label>
-            <label class="field">
-              <span>To</span>
-              <input
-                type="date"
-                name="to"
-                required
-                value={range.to}
-                min={isDay(range.from) ? range.from : undefined}
-                max={lastDay}
-                {...dateProps("to")}
-                onChange={(event) => setRange({ ...range, to: event.currentTarget.value })}
-              />
-            </label>
-            <div class="presets">
-              {PRESETS.map((preset) => {
-                const presetRange = preset.range();
-                const active = presetRange.from === range.from && presetRange.to === range.to;
-                return (
-                  <button
-                    key={preset.label}
-                    type="button"
-                    class="secondary"
-                    aria-pressed={active}
-                    onClick={() => setRange(preset.range())}
-                  >
-                    {preset.label}
-                  </button>
-                );
-              })}
-            </div>
-          </div>
-          <p class="field-error" id={RANGE_ERROR} role="alert">
-            {problem?.message}
-          </p>
-        </fieldset>
-      </form>
+      <RangeForm range={range} problem={problem} lastDay={lastDay} onChange={setRange} />
       <div role="status" class="status">
         {loading ? "Loading…" : data && valid ? `Showing ${data.from} to ${data.to}.` : ""}
       </div>

@@ -1,0 +1,992 @@
+/**
+ * The marketer's view of a range's installs (GET /v1/reports/cohorts): what they cost and
+ * earned, how many came back, by media source and the group chosen, and by install day. The
+ * range, the filters, the grouping and the cohort table's view are kept in the address's query,
+ * so a reload or a shared address shows the same figures. Every figure is the report's own; the
+ * page computes only the retention curve and the cohort table's total row, from its cohorts.
+ */
+import type { ChartConfiguration } from "chart.js";
+import type { ComponentChildren } from "preact";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useLocation } from "wouter-preact";
+import {
+  type CohortFigures,
+  type CohortFilters,
+  type CohortGroupBy,
+  type CohortGroupRow,
+  type CohortReport,
+  type CohortRow,
+  getCohorts,
+} from "../api.ts";
+import { ChartFigure, seriesColour } from "../components/chart.tsx";
+import {
+  defaultRange,
+  type Range,
+  RangeForm,
+  rangeProblem,
+  refusalOf,
+} from "../components/date-range.tsx";
+import { useDefinition } from "../components/definition.tsx";
+import { ErrorText, Page, TableScroll } from "../components/page.tsx";
+import { saveCsv } from "../download.ts";
+import { formatCount, formatKnownUsd, formatShare, formatUsd, today, UNKNOWN } from "../format.ts";
+import { useHashQuery } from "../hash-route.ts";
+import { appPath } from "../session.tsx";
+import { groupByWord, platformWord } from "../words.ts";
+
+const GROUP_BYS: readonly CohortGroupBy[] = ["campaign", "adset", "ad", "country", "platform"];
+const PLATFORMS = ["android", "ios"] as const;
+const FILTER_NAMES = ["media_source", "campaign", "country", "platform"] as const;
+type FilterName = (typeof FILTER_NAMES)[number];
+
+/** The cohort table's days since install: the first days, then a week, two and a month. */
+const TABLE_DAYS = [0, 1, 2, 3, 7, 14, 30] as const;
+/** The report follows each cohort to day 30 since install. */
+const LAST_DAY = 30;
+
+type CohortView = "retention" | "revenue";
+
+/** Media sources a report names none of: installs not attributed (yet). */
+const UNATTRIBUTED = "none (not attributed)";
+/** A group without a value: organic installs have no campaign, an install no country. */
+const NO_VALUE = "(none)";
+
+/** What the page shows, as the address's query holds it. */
+interface Choices {
+  readonly range: Range;
+  readonly groupBy: CohortGroupBy;
+  readonly filters: CohortFilters;
+  readonly view: CohortView;
+}
+
+/** The service takes a filter of 1 to 200 characters. */
+const filterValue = (value: string | null): string | undefined => {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed.slice(0, 200) : undefined;
+};
+
+const choicesOf = (query: URLSearchParams): Choices => {
+  const fallback = defaultRange();
+  const groupBy = query.get("group_by");
+  const filters: CohortFilters = {};
+  for (const name of FILTER_NAMES) {
+    const value = filterValue(query.get(name));
+    if (value !== undefined) filters[name] = value;
+  }
+  // Android or iOS: the platforms installs have.
+  if (!(PLATFORMS as readonly (string | undefined)[]).includes(filters.platform))
+    delete filters.platform;
+  return {
+    range: { from: query.get("from") ?? fallback.from, to: query.get("to") ?? fallback.to },
+    groupBy: GROUP_BYS.find((one) => one === groupBy) ?? "campaign",
+    filters,
+    view: query.get("view") === "revenue" ? "revenue" : "retention",
+  };
+};
+
+/** The choices as the address's query: the defaults (campaign, retention) left out. */
+const queryOf = (choices: Choices): string => {
+  const query = new URLSearchParams({ from: choices.range.from, to: choices.range.to });
+  if (choices.groupBy !== "campaign") query.set("group_by", choices.groupBy);
+  for (const name of FILTER_NAMES) {
+    const value = choices.filters[name];
+    if (value !== undefined) query.set(name, value);
+  }
+  if (choices.view !== "retention") query.set("view", choices.view);
+  return query.toString();
+};
+
+const FILTER_WORDS: Record<FilterName, string> = {
+  media_source: "media source",
+  campaign: "campaign",
+  country: "country",
+  platform: "platform",
+};
+
+/** The filters in words: "media source examplenet, platform iOS"; "" without any. */
+const filtersInWords = (filters: CohortFilters): string =>
+  FILTER_NAMES.flatMap((name) => {
+    const value = filters[name];
+    if (value === undefined) return [];
+    return [`${FILTER_WORDS[name]} ${name === "platform" ? platformWord(value) : value}`];
+  }).join(", ");
+
+/** How long an answer is reused: as long as the service keeps it. */
+const REUSE_MS = 30_000;
+const answers = new Map<string, { at: number; answer: Promise<CohortReport> }>();
+
+/** The report, asked once for the same question within 30 s (the page asks for some twice). */
+const cohortsOf = (
+  appId: string,
+  params: { from: string; to: string; group_by: CohortGroupBy } & CohortFilters,
+): Promise<CohortReport> => {
+  const key = JSON.stringify([appId, params]);
+  const now = Date.now();
+  for (const [old, entry] of answers) if (now - entry.at > REUSE_MS) answers.delete(old);
+  const known = answers.get(key);
+  if (known) return known.answer;
+  const answer = getCohorts(appId, params);
+  answers.set(key, { at: now, answer });
+  answer.catch(() => answers.delete(key));
+  return answer;
+};
+
+/** The filters' choices: what the range's unfiltered report names. */
+interface Options {
+  readonly mediaSources: string[];
+  /** Each campaign with the media sources that name it. */
+  readonly campaigns: { value: string; mediaSources: Set<string | null> }[];
+  readonly countries: string[];
+}
+
+const NO_OPTIONS: Options = { mediaSources: [], campaigns: [], countries: [] };
+
+const sortedValues = (values: Iterable<string | null>): string[] =>
+  [...new Set(values)].filter((value): value is string => value !== null).sort();
+
+const optionsOf = (byCampaign: CohortReport, byCountry: CohortReport): Options => {
+  const campaigns = new Map<string, Set<string | null>>();
+  for (const row of byCampaign.groups) {
+    if (row.group === null) continue;
+    const sources = campaigns.get(row.group) ?? new Set<string | null>();
+    sources.add(row.media_source);
+    campaigns.set(row.group, sources);
+  }
+  return {
+    mediaSources: sortedValues(byCampaign.groups.map((row) => row.media_source)),
+    campaigns: [...campaigns.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([value, mediaSources]) => ({ value, mediaSources })),
+    countries: sortedValues(byCountry.groups.map((row) => row.group)),
+  };
+};
+
+const countryNames = (() => {
+  try {
+    return new Intl.DisplayNames(["en"], { type: "region" });
+  } catch {
+    return null;
+  }
+})();
+
+/** "DE (Germany)"; the code alone where the browser knows no name. */
+const countryLabel = (code: string): string => {
+  try {
+    const name = countryNames?.of(code);
+    return name && name !== code ? `${code} (${name})` : code;
+  } catch {
+    return code;
+  }
+};
+
+export function CohortsPage(props: { appId: string }) {
+  const { appId } = props;
+  const [, navigate] = useLocation();
+  const query = useHashQuery();
+  const choices = useMemo(() => choicesOf(new URLSearchParams(query)), [query]);
+  const choose = (next: Partial<Choices>) =>
+    navigate(`${appPath(appId, "cohorts")}?${queryOf({ ...choices, ...next })}`, {
+      replace: true,
+    });
+
+  const lastDay = today();
+  const { range, groupBy, filters } = choices;
+  const problem = rangeProblem(range, lastDay);
+  const valid = problem === null;
+  /** The report's question: a text, so that a new view of the same figures asks nothing. */
+  const question = JSON.stringify({
+    from: range.from,
+    to: range.to,
+    group_by: groupBy,
+    ...filters,
+  });
+
+  const [report, setReport] = useState<CohortReport | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const latest = useRef(0);
+
+  useEffect(() => {
+    // Figures of another range never stay under a range that cannot be shown.
+    const call = ++latest.current;
+    if (!valid) {
+      setReport(null);
+      setError(null);
+      setLoading(false);
+      return;
+    }
+    setLoading(true);
+    setError(null);
+    cohortsOf(appId, JSON.parse(question) as Parameters<typeof cohortsOf>[1]).then(
+      (answer) => {
+        if (call !== latest.current) return;
+        setReport(answer);
+        setLoading(false);
+      },
+      (caught: unknown) => {
+        if (call !== latest.current) return;
+        setReport(null);
+        setError(refusalOf(caught));
+        setLoading(false);
+      },
+    );
+  }, [appId, question, valid]);
+
+  // The filters' choices: the range's media sources, campaigns and countries, unfiltered.
+  const [options, setOptions] = useState<Options>(NO_OPTIONS);
+  useEffect(() => {
+    setOptions(NO_OPTIONS);
+    if (!valid) return;
+    let current = true;
+    const unfiltered = (group_by: CohortGroupBy) =>
+      cohortsOf(appId, { from: range.from, to: range.to, group_by });
+    Promise.all([unfiltered("campaign"), unfiltered("country")]).then(
+      ([byCampaign, byCountry]) => {
+        if (current) setOptions(optionsOf(byCampaign, byCountry));
+      },
+      // Without them the selects offer what is chosen, and "All".
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [appId, range.from, range.to, valid]);
+
+  const shown = report !== null && valid;
+  const filterWords = report ? filtersInWords(report.filters) : "";
+  return (
+    <Page title="Cohorts" subtitle={appId}>
+      <RangeForm
+        range={range}
+        problem={problem}
+        lastDay={lastDay}
+        onChange={(next) => choose({ range: next })}
+      />
+      <FiltersForm choices={choices} options={options} onChoose={choose} />
+      <div role="status" class="status">
+        {loading
+          ? "Loading…"
+          : shown
+            ? `Showing ${report.from} to ${report.to}${filterWords ? `: ${filterWords}` : ""}.`
+            : ""}
+      </div>
+      <ErrorText message={error} />
+      {shown ? (
+        <CohortsBody
+          appId={appId}
+          report={report}
+          view={choices.view}
+          busy={loading}
+          onView={(view) => choose({ view })}
+        />
+      ) : null}
+    </Page>
+  );
+}
+
+function FiltersForm(props: {
+  choices: Choices;
+  options: Options;
+  onChoose: (next: Partial<Choices>) => void;
+}) {
+  const { choices, options, onChoose } = props;
+  const { filters } = choices;
+  /** The values a select offers: the report's, and the one chosen should the report lack it. */
+  const withChosen = (values: string[], chosen: string | undefined) =>
+    chosen === undefined || values.includes(chosen) ? values : [chosen, ...values];
+  const campaignsOf = (mediaSource: string | undefined) =>
+    options.campaigns
+      .filter((campaign) => mediaSource === undefined || campaign.mediaSources.has(mediaSource))
+      .map((campaign) => campaign.value);
+  const filter = (name: FilterName, value: string) => {
+    const next: CohortFilters = { ...filters };
+    if (value === "") delete next[name];
+    else next[name] = value;
+    // A campaign the new media source does not have is no longer a choice.
+    if (
+      name === "media_source" &&
+      next.campaign !== undefined &&
+      options.campaigns.length > 0 &&
+      !campaignsOf(next.media_source).includes(next.campaign)
+    )
+      delete next.campaign;
+    onChoose({ filters: next });
+  };
+  const select = (
+    name: FilterName,
+    label: string,
+    all: string,
+    values: string[],
+    word: (value: string) => string = (value) => value,
+  ) => (
+    <div class="field">
+      <label for={`cohorts-${name}`}>{label}</label>
+      <select
+        id={`cohorts-${name}`}
+        name={name}
+        value={filters[name] ?? ""}
+        onChange={(event) => filter(name, event.currentTarget.value)}
+      >
+        <option value="">{all}</option>
+        {withChosen(values, filters[name]).map((value) => (
+          <option key={value} value={value}>
+            {word(value)}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+  const filtered = FILTER_NAMES.some((name) => filters[name] !== undefined);
+  return (
+    <form class="card filters" onSubmit={(event) => event.preventDefault()}>
+      <fieldset>
+        <legend>Filters and grouping</legend>
+        <div class="filter-row">
+          {select("media_source", "Media source", "All media sources", options.mediaSources)}
+          {select("campaign", "Campaign", "All campaigns", campaignsOf(filters.media_source))}
+          {select("country", "Country", "All countries", options.countries, countryLabel)}
+          {select("platform", "Platform", "All platforms", [...PLATFORMS], platformWord)}
+          <div class="field">
+            <label for="cohorts-group_by">Group by</label>
+            <select
+              id="cohorts-group_by"
+              name="group_by"
+              value={choices.groupBy}
+              onChange={(event) => {
+                const value = event.currentTarget.value;
+                const groupBy = GROUP_BYS.find((one) => one === value);
+                if (groupBy) onChoose({ groupBy });
+              }}
+            >
+              {GROUP_BYS.map((groupBy) => (
+                <option key={groupBy} value={groupBy}>
+                  {groupByWord(groupBy)}
+                </option>
+              ))}
+            </select>
+          </div>
+          {filtered ? (
+            <div class="filter-end">
+              <button type="button" class="secondary" onClick={() => onChoose({ filters: {} })}>
+                Clear filters
+              </button>
+            </div>
+          ) : null}
+        </div>
+        <p class="hint">
+          The filters change every figure, table and chart below; the table is by media source and
+          the group chosen. The choices come from the range's installs.
+        </p>
+      </fieldset>
+    </form>
+  );
+}
+
+/**
+ * What each figure is, as the service computes it (src/reports/cohorts.ts,
+ * docs/dashboard.md#cohorts): one click away from the figure.
+ */
+const DEFINITIONS = {
+  impressions:
+    "Views of the ads on the range's days (UTC), as ad networks reported them to the service (POST /v1/touches), with the filters' media source, campaign, country and platform. Where the service recorded none, the impressions the cost rows report.",
+  clicks:
+    "Clicks on the range's days (UTC): taps on the app's links and the clicks ad networks reported (POST /v1/touches), with the filters' values. Where the service recorded none, the clicks the cost rows report.",
+  installs:
+    "Installs whose first open falls on a day of the range (UTC), each counted once, with the filters' values; deleted installs left out. Organic installs count too, unless a media source filter leaves them out.",
+  conversion:
+    "Installs divided by clicks. Organic installs count among the installs, so without a media source filter the rate may pass 100%. — when there were no clicks.",
+  cost: "What the cost rows say was spent on the range's days (POST /v1/costs, or the CLI's attribution costs import), each converted to US dollars at the European Central Bank's rate of its day; a row whose currency had no rate on its day is left out (the page says how many). With a media source, campaign or country filter, only the rows of that value count; a row for every country is not one country's. — when no cost row names the range's days and filters, or with a platform filter, since cost rows name no platform.",
+  ecpi: "Effective cost per install: the cost divided by the installs, organic installs included unless a media source filter leaves them out. — without cost.",
+  revenue:
+    "The revenue of these installs' events in US dollars (each at the European Central Bank's rate of its day), from the install day to day 30 after it, or to today for younger installs.",
+  arpu: "Average revenue per user: that revenue divided by the installs. — without installs.",
+  retention: (day: number) =>
+    `The share of installs with a session (the SDKs send them: POST /v1/sessions) on the ${day === 1 ? "first" : `${day}th`} UTC calendar day after their install day, counted over the install days that have reached day ${day} by today. — while no install day of the range has reached day ${day}.`,
+  roas: (day: number) =>
+    `Return on ad spend: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, divided by the cost of their install days, over the install days that have reached day ${day} by today. 100% is the spend earned back. Organic installs' revenue counts too, unless a media source filter leaves them out. — without cost, or while no install day with cost has reached day ${day}.`,
+  curve:
+    "For each day since install, the share of installs with a session on that UTC calendar day, over the install days that have reached it: each install day weighs as many as its installs. Later days rest on fewer, older install days; a day none has reached has no point.",
+  table:
+    "Each install day's installs, and for each day since install the share of them with a session that day (Retention), or their revenue from the install day to that day, divided by the installs (Revenue per user, cumulative). — for a day the install day has not reached yet. The last row weighs each install day by its installs, over those that reached the day.",
+} as const;
+
+/** Whether any install day has reached day N since install. */
+const reached = (cohorts: readonly CohortRow[], day: number) =>
+  cohorts.some((cohort) => cohort.retention[day] !== null && cohort.retention[day] !== undefined);
+
+/** Why a figure is not known, in a few words under its "—". */
+const whyUnknown = {
+  cost: (filters: CohortFilters) =>
+    filters.platform !== undefined
+      ? "Cost rows name no platform."
+      : "No cost known for these installs.",
+  retention: (day: number) => `No install day has reached day ${day} yet.`,
+  roas: (
+    figures: CohortFigures,
+    cohorts: readonly CohortRow[],
+    filters: CohortFilters,
+    day: number,
+  ) =>
+    figures.cost_usd === null
+      ? whyUnknown.cost(filters)
+      : reached(cohorts, day)
+        ? `No cost on the install days that reached day ${day}.`
+        : `No install day has reached day ${day} yet.`,
+};
+
+function CohortsBody(props: {
+  appId: string;
+  report: CohortReport;
+  view: CohortView;
+  busy: boolean;
+  onView: (view: CohortView) => void;
+}) {
+  const { report } = props;
+  if (report.totals.installs === 0) {
+    const filtered = filtersInWords(report.filters) !== "";
+    return (
+      <section class="card" aria-label="No installs">
+        <p class="empty" data-testid="cohorts-empty">
+          No installs in this range{filtered ? " with these filters" : ""}, so there is nothing to
+          show. Installs are the SDKs' first opens; retention also needs the sessions the SDKs send
+          (POST /v1/sessions), and cost needs cost rows, sent with POST /v1/costs or the CLI's{" "}
+          <code>attribution costs import</code>.
+        </p>
+      </section>
+    );
+  }
+  return (
+    <div class="cohorts" aria-busy={props.busy}>
+      <Totals report={report} />
+      <GroupsTable appId={props.appId} report={report} />
+      <RetentionChart cohorts={report.cohorts} />
+      <CohortTable appId={props.appId} report={report} view={props.view} onView={props.onView} />
+    </div>
+  );
+}
+
+function FigureCard(props: {
+  label: string;
+  testId: string;
+  value: number | null;
+  text: string;
+  /** Why the figure is not known, when it is not. */
+  why: string;
+  definition: ComponentChildren;
+}) {
+  const { label, testId } = props;
+  const { toggle, text } = useDefinition(`${testId}-definition`, label, props.definition);
+  return (
+    <section class="card total" aria-label={label}>
+      <div class="figure-head">
+        <h3>{label}</h3>
+        {toggle}
+      </div>
+      <p class="total-value" data-testid={testId} data-value={props.value ?? undefined}>
+        {props.text}
+      </p>
+      {props.value === null ? <p class="note">{props.why}</p> : null}
+      {text}
+    </section>
+  );
+}
+
+interface Card {
+  label: string;
+  testId: string;
+  value: number | null;
+  text: string;
+  why?: string;
+  definition: string;
+}
+
+function Totals(props: { report: CohortReport }) {
+  const { totals: t, cohorts, filters } = props.report;
+  const noCost = whyUnknown.cost(filters);
+  const groups: { id: string; title: string; cards: Card[] }[] = [
+    {
+      id: "acquisition",
+      title: "Acquisition",
+      cards: [
+        {
+          label: "Impressions",
+          testId: "cohort-impressions",
+          value: t.impressions,
+          text: formatCount(t.impressions),
+          definition: DEFINITIONS.impressions,
+        },
+        {
+          label: "Clicks",
+          testId: "cohort-clicks",
+          value: t.clicks,
+          text: formatCount(t.clicks),
+          definition: DEFINITIONS.clicks,
+        },
+        {
+          label: "Conversion rate",
+          testId: "cohort-conversion",
+          value: t.conversion_rate,
+          text: formatShare(t.conversion_rate),
+          why: "No clicks in this range.",
+          definition: DEFINITIONS.conversion,
+        },
+        {
+          label: "Installs",
+          testId: "cohort-installs",
+          value: t.installs,
+          text: formatCount(t.installs),
+          definition: DEFINITIONS.installs,
+        },
+        {
+          label: "Cost",
+          testId: "cohort-cost",
+          value: t.cost_usd,
+          text: formatKnownUsd(t.cost_usd),
+          why: noCost,
+          definition: DEFINITIONS.cost,
+        },
+        {
+          label: "eCPI",
+          testId: "cohort-ecpi",
+          value: t.ecpi_usd,
+          text: formatKnownUsd(t.ecpi_usd),
+          why: t.cost_usd === null ? noCost : "No installs.",
+          definition: DEFINITIONS.ecpi,
+        },
+      ],
+    },
+    {
+      id: "revenue",
+      title: "Revenue and return on ad spend",
+      cards: [
+        {
+          label: "Revenue",
+          testId: "cohort-revenue",
+          value: t.revenue_usd,
+          text: formatUsd(t.revenue_usd),
+          definition: DEFINITIONS.revenue,
+        },
+        {
+          label: "ARPU",
+          testId: "cohort-arpu",
+          value: t.arpu_usd,
+          text: formatKnownUsd(t.arpu_usd),
+          why: "No installs.",
+          definition: DEFINITIONS.arpu,
+        },
+        ...(
+          [
+            [0, t.roas.d0],
+            [7, t.roas.d7],
+            [30, t.roas.d30],
+          ] as const
+        ).map(([day, value]) => {
+          return {
+            label: `ROAS D${day}`,
+            testId: `cohort-roas-d${day}`,
+            value,
+            text: formatShare(value),
+            why: whyUnknown.roas(t, cohorts, filters, day),
+            definition: DEFINITIONS.roas(day),
+          };
+        }),
+      ],
+    },
+    {
+      id: "retention",
+      title: "Retention",
+      cards: (
+        [
+          [1, t.retention.d1],
+          [7, t.retention.d7],
+          [30, t.retention.d30],
+        ] as const
+      ).map(([day, value]) => {
+        return {
+          label: `Retention D${day}`,
+          testId: `cohort-retention-d${day}`,
+          value,
+          text: formatShare(value),
+          why: whyUnknown.retention(day),
+          definition: DEFINITIONS.retention(day),
+        };
+      }),
+    },
+  ];
+  const unconverted = props.report.cost_rows_unconverted ?? 0;
+  const noSessions = cohorts.every((cohort) =>
+    cohort.retention.every((share) => share === null || share === 0),
+  );
+  return (
+    <>
+      {groups.map((group) => (
+        <section key={group.id} class="figure-group" aria-labelledby={`${group.id}-heading`}>
+          <h2 id={`${group.id}-heading`}>{group.title}</h2>
+          <div class="totals">
+            {group.cards.map((card) => (
+              <FigureCard
+                key={card.testId}
+                label={card.label}
+                testId={card.testId}
+                value={card.value}
+                text={card.text}
+                why={card.why ?? ""}
+                definition={card.definition}
+              />
+            ))}
+          </div>
+          {group.id === "acquisition" && unconverted > 0 ? (
+            <p class="warning" data-testid="cost-unconverted">
+              {unconverted === 1
+                ? "1 cost row of this range is left out of the cost: no rate of its day converts its currency to US dollars."
+                : `${formatCount(unconverted)} cost rows of this range are left out of the cost: no rate of their day converts their currency to US dollars.`}
+            </p>
+          ) : null}
+          {group.id === "retention" && noSessions ? (
+            <p class="hint" data-testid="no-sessions">
+              No install of this range has a session: retention counts the sessions the SDKs send
+              (POST /v1/sessions), which SDKs from this version on report at each launch.
+            </p>
+          ) : null}
+        </section>
+      ))}
+    </>
+  );
+}
+
+/** A table as text, header first: what the page shows and its CSV holds, cell for cell. */
+interface TextTable {
+  readonly head: string[];
+  readonly body: { key: string; cells: string[] }[];
+  readonly foot: string[];
+  /** Which columns hold numbers (set right). */
+  readonly numeric: boolean[];
+}
+
+const csvOf = (table: TextTable): string[][] => [
+  table.head,
+  ...table.body.map((row) => row.cells),
+  table.foot,
+];
+
+const figureCells = (figures: CohortFigures): string[] => [
+  formatCount(figures.impressions),
+  formatCount(figures.clicks),
+  formatCount(figures.installs),
+  formatShare(figures.conversion_rate),
+  formatKnownUsd(figures.cost_usd),
+  formatKnownUsd(figures.ecpi_usd),
+  formatUsd(figures.revenue_usd),
+  formatKnownUsd(figures.arpu_usd),
+  formatShare(figures.retention.d1),
+  formatShare(figures.retention.d7),
+  formatShare(figures.retention.d30),
+  formatShare(figures.roas.d0),
+  formatShare(figures.roas.d7),
+  formatShare(figures.roas.d30),
+];
+
+const FIGURE_COLUMNS = [
+  "Impressions",
+  "Clicks",
+  "Installs",
+  "Conversion rate",
+  "Cost",
+  "eCPI",
+  "Revenue",
+  "ARPU",
+  "Retention D1",
+  "Retention D7",
+  "Retention D30",
+  "ROAS D0",
+  "ROAS D7",
+  "ROAS D30",
+];
+
+const groupWord = (groupBy: CohortGroupBy, value: string | null): string =>
+  value === null ? NO_VALUE : groupBy === "platform" ? platformWord(value) : value;
+
+export const groupsTable = (report: CohortReport): TextTable => ({
+  head: ["Media source", groupByWord(report.group_by), ...FIGURE_COLUMNS],
+  body: report.groups.map((row: CohortGroupRow) => ({
+    key: JSON.stringify([row.media_source, row.group]),
+    cells: [
+      row.media_source ?? UNATTRIBUTED,
+      groupWord(report.group_by, row.group),
+      ...figureCells(row),
+    ],
+  })),
+  foot: ["Total", "", ...figureCells(report.totals)],
+  numeric: [false, false, ...FIGURE_COLUMNS.map(() => true)],
+});
+
+/** "2026-11-01_2026-11-07" and the app: a file's name says what it holds. */
+const fileName = (appId: string, report: CohortReport, what: string) =>
+  `${appId.replace(/[^A-Za-z0-9._-]/g, "_")}_${what}_${report.from}_${report.to}.csv`;
+
+function DownloadCsv(props: { of: string; onDownload: () => void }) {
+  return (
+    <button type="button" class="secondary" onClick={props.onDownload}>
+      Download CSV<span class="visually-hidden"> of {props.of}</span>
+    </button>
+  );
+}
+
+function TextTableView(props: { table: TextTable; label: string; testId: string }) {
+  const { table } = props;
+  const cellClass = (index: number, text: string) =>
+    [table.numeric[index] ? "num" : "", text === UNKNOWN ? "unknown" : ""].join(" ").trim() ||
+    undefined;
+  return (
+    <TableScroll>
+      <table class="text-table" aria-label={props.label} data-testid={props.testId}>
+        <thead>
+          <tr>
+            {table.head.map((text, index) => (
+              <th key={text || index} scope="col" class={table.numeric[index] ? "num" : undefined}>
+                {text}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {table.body.map((row) => (
+            <tr key={row.key}>
+              {row.cells.map((text, index) =>
+                index === 0 ? (
+                  <th key={index} scope="row">
+                    {text}
+                  </th>
+                ) : (
+                  <td key={index} class={cellClass(index, text)}>
+                    {text}
+                  </td>
+                ),
+              )}
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>
+            {table.foot.map((text, index) =>
+              index === 0 ? (
+                <th key={index} scope="row">
+                  {text}
+                </th>
+              ) : (
+                <td key={index} class={cellClass(index, text)}>
+                  {text}
+                </td>
+              ),
+            )}
+          </tr>
+        </tfoot>
+      </table>
+    </TableScroll>
+  );
+}
+
+function GroupsTable(props: { appId: string; report: CohortReport }) {
+  const { report } = props;
+  const table = useMemo(() => groupsTable(report), [report]);
+  const name = `By media source and ${groupByWord(report.group_by).toLowerCase()}`;
+  return (
+    <section class="card" aria-labelledby="cohort-groups-heading">
+      <div class="section-head">
+        <h2 id="cohort-groups-heading">{name}</h2>
+        <DownloadCsv
+          of={`the table ${name.toLowerCase()}`}
+          onDownload={() =>
+            saveCsv(csvOf(table), fileName(props.appId, report, `cohorts-by-${report.group_by}`))
+          }
+        />
+      </div>
+      <TextTableView table={table} label={name} testId="cohort-groups" />
+      <p class="hint">
+        Most installs first; each column is the figure of the same name above, for the row's
+        installs.{" "}
+        {report.group_by === "platform"
+          ? "Cost rows name no platform, so no row has a cost; the total's is that of every platform."
+          : `A row's cost is that of the cost rows naming its media source and ${groupByWord(report.group_by).toLowerCase()}; cost rows that name no ${groupByWord(report.group_by).toLowerCase()} make a row of their own, ${NO_VALUE}, and organic installs have none.`}
+      </p>
+    </section>
+  );
+}
+
+/** The share or amount of day N of all install days that reached it, each weighed by its installs. */
+const weighted = (
+  cohorts: readonly CohortRow[],
+  day: number,
+  of: (cohort: CohortRow) => (number | null)[],
+): { value: number | null; installs: number } => {
+  let installs = 0;
+  let sum = 0;
+  for (const cohort of cohorts) {
+    const value = of(cohort)[day];
+    if (value === null || value === undefined) continue;
+    installs += cohort.installs;
+    sum += value * cohort.installs;
+  }
+  return { value: installs === 0 ? null : sum / installs, installs };
+};
+
+const VIEWS: { view: CohortView; label: string }[] = [
+  { view: "retention", label: "Retention" },
+  { view: "revenue", label: "Revenue per user (cumulative)" },
+];
+
+export const cohortTable = (cohorts: readonly CohortRow[], view: CohortView): TextTable => {
+  const of = (cohort: CohortRow) =>
+    view === "retention" ? cohort.retention : cohort.revenue_per_user;
+  const format = view === "retention" ? formatShare : formatKnownUsd;
+  const installs = cohorts.reduce((sum, cohort) => sum + cohort.installs, 0);
+  return {
+    head: ["Install day", "Installs", ...TABLE_DAYS.map((day) => `Day ${day}`)],
+    body: cohorts.map((cohort) => ({
+      key: cohort.day,
+      cells: [
+        cohort.day,
+        formatCount(cohort.installs),
+        ...TABLE_DAYS.map((day) => format(of(cohort)[day] ?? null)),
+      ],
+    })),
+    foot: [
+      "All install days",
+      formatCount(installs),
+      ...TABLE_DAYS.map((day) => format(weighted(cohorts, day, of).value)),
+    ],
+    numeric: [false, true, ...TABLE_DAYS.map(() => true)],
+  };
+};
+
+function CohortTable(props: {
+  appId: string;
+  report: CohortReport;
+  view: CohortView;
+  onView: (view: CohortView) => void;
+}) {
+  const { report, view } = props;
+  const table = useMemo(() => cohortTable(report.cohorts, view), [report, view]);
+  const { toggle, text } = useDefinition(
+    "cohort-table-definition",
+    "Cohorts by install day",
+    DEFINITIONS.table,
+  );
+  return (
+    <section class="card" aria-labelledby="cohort-table-heading">
+      <div class="section-head">
+        <div class="figure-head">
+          <h2 id="cohort-table-heading">Cohorts by install day</h2>
+          {toggle}
+        </div>
+        <DownloadCsv
+          of="the cohort table"
+          onDownload={() =>
+            saveCsv(
+              csvOf(table),
+              fileName(
+                props.appId,
+                report,
+                view === "retention" ? "retention" : "revenue-per-user",
+              ),
+            )
+          }
+        />
+      </div>
+      {text}
+      <fieldset class="view-toggle">
+        <legend class="visually-hidden">The cohort table shows</legend>
+        {VIEWS.map((one) => (
+          <button
+            key={one.view}
+            type="button"
+            class="secondary"
+            aria-pressed={view === one.view}
+            onClick={() => props.onView(one.view)}
+          >
+            {one.label}
+          </button>
+        ))}
+      </fieldset>
+      <TextTableView
+        table={table}
+        label={`Cohorts by install day: ${VIEWS.find((one) => one.view === view)?.label ?? ""}`}
+        testId="cohort-table"
+      />
+      <p class="hint">Days since install 0, 1, 2, 3, 7, 14 and 30; — for a day not reached yet.</p>
+    </section>
+  );
+}
+
+function RetentionChart(props: { cohorts: CohortRow[] }) {
+  const { cohorts } = props;
+  const points = useMemo(
+    () =>
+      Array.from({ length: LAST_DAY + 1 }, (_, day) => ({
+        day,
+        ...weighted(cohorts, day, (cohort) => cohort.retention),
+      })),
+    [cohorts],
+  );
+  const config = useMemo<ChartConfiguration<"line">>(
+    () => ({
+      type: "line",
+      data: {
+        labels: points.map((point) => String(point.day)),
+        datasets: [
+          {
+            label: "Retention",
+            // Percent, to a tenth, as the tables show it.
+            data: points.map((point) =>
+              point.value === null ? null : Math.round(point.value * 1000) / 10,
+            ),
+            borderColor: seriesColour(0),
+            backgroundColor: seriesColour(0),
+            tension: 0,
+            spanGaps: false,
+          },
+        ],
+      },
+      options: {
+        responsive: true,
+        scales: {
+          x: {
+            title: { display: true, text: "Days since install" },
+            ticks: { maxRotation: 0, autoSkip: true },
+          },
+          y: {
+            beginAtZero: true,
+            suggestedMax: 100,
+            ticks: { callback: (value: number | string) => `${value}%` },
+          },
+        },
+        plugins: {
+          legend: { display: false },
+          tooltip: {
+            callbacks: {
+              title: (items) => `Day ${items[0]?.label ?? ""} since install`,
+              label: (item) => `Retention ${item.formattedValue}%`,
+            },
+          },
+        },
+      },
+    }),
+    [points],
+  );
+  return (
+    <ChartFigure
+      caption="Retention by day since install"
+      config={config}
+      table={{
+        columns: ["Day since install", "Retention", "Installs counted"],
+        rows: points.map((point) => [
+          `Day ${point.day}`,
+          formatShare(point.value),
+          point.value === null ? UNKNOWN : formatCount(point.installs),
+        ]),
+      }}
+      empty={cohorts.length === 0}
+      definition={{ id: "retention-curve-definition", text: DEFINITIONS.curve }}
+    />
+  );
+}
