@@ -25,6 +25,7 @@ describe("ServiceStack", () => {
       "AthenaWorkGroupName",
       "AttributionsStreamName",
       "AttributionsTableName",
+      "CostsStreamName",
       "CostsTableName",
       "CustomerUsersTableName",
       "DashboardUrl",

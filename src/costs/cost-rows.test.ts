@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
-import { costKeyOf, costRowsOf } from "./cost-rows.ts";
+import { COSTS_TABLE } from "../lake/lake-tables.ts";
+import { costKeyOf, costLakeRecord, costRowsOf } from "./cost-rows.ts";
 
 const NOW = new Date("2026-11-29T12:00:00Z");
 const FX = parseEcbRates("Date,USD,\n2026-11-27,1.1,\n2026-11-20,1.2,\n");
@@ -52,5 +53,21 @@ describe("cost rows", () => {
     if (!a || !b || !c) throw new Error("rows");
     expect(costKeyOf(a)).toBe(costKeyOf(b));
     expect(costKeyOf(a)).not.toBe(costKeyOf(c));
+  });
+
+  it("goes to the lake as a row of every column of the costs table, and the app", () => {
+    const [stored] = costRowsOf("com.a", { rows: [row({ clicks: 30 })] }, FX, NOW);
+    if (!stored) throw new Error("no row");
+    const record = costLakeRecord(stored);
+    expect(Object.keys(record).sort()).toEqual(
+      ["app_id", ...COSTS_TABLE.columns.map((column) => column.name)].sort(),
+    );
+    expect(record).toMatchObject({
+      app_id: "com.a",
+      day: "2026-11-27",
+      amount_usd: 110.0,
+      clicks: 30,
+      received_at: NOW.toISOString(),
+    });
   });
 });

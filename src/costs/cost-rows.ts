@@ -127,6 +127,26 @@ export const costKeyOf = (
   row: Pick<CostRow, "day" | "mediaSource" | "campaignId" | "adsetId" | "adId" | "country">,
 ) => JSON.stringify([row.day, row.mediaSource, row.campaignId, row.adsetId, row.adId, row.country]);
 
+/** A row as it goes to the lake's costs table (src/lake/lake-tables.ts). */
+export const costLakeRecord = (row: CostRow) => ({
+  app_id: row.appId,
+  day: row.day,
+  media_source: row.mediaSource,
+  campaign_id: row.campaignId,
+  campaign_name: row.campaignName,
+  adset_id: row.adsetId,
+  adset_name: row.adsetName,
+  ad_id: row.adId,
+  ad_name: row.adName,
+  country: row.country,
+  amount: row.amount,
+  currency: row.currency,
+  amount_usd: row.amountUsd,
+  impressions: row.impressions,
+  clicks: row.clicks,
+  received_at: row.receivedAt,
+});
+
 /** A stored row as the API answers it. */
 export const costAnswer = (row: CostRow) => ({
   day: row.day,

@@ -127,7 +127,11 @@ const SKADNETWORK_USES = {
 } as const satisfies Uses;
 
 /** What the cost routes use: the cost rows, and the rates that convert them to USD. */
-const COSTS_USES = { tables: { costs: "manage" }, rates: "read" } as const satisfies Uses;
+const COSTS_USES = {
+  tables: { costs: "manage" },
+  rates: "read",
+  streams: { costs: "put" },
+} as const satisfies Uses;
 
 /** A test postback waits on the partner's answer: 10 s at most. */
 const POSTBACK_TEST_SIZING = { streaming: false, memoryMb: 256, timeoutSeconds: 20 } as const;

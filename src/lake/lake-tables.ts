@@ -163,12 +163,44 @@ export const SESSIONS_TABLE = lakeTable({
   installColumn: "service_id",
 });
 
+/**
+ * What campaigns cost (`POST /v1/costs`), each row as it was sent: a row sent again for the same
+ * day and keys is a later row of the same key, and the latest by `received_at` is the cost as it
+ * stands (the costs table keeps only that one). For the owner's own queries of cost beside the
+ * events; kept by the day it was received.
+ */
+export const COSTS_TABLE = lakeTable({
+  name: "costs",
+  columns: [
+    { name: "day", type: "string" },
+    { name: "media_source", type: "string" },
+    { name: "campaign_id", type: "string" },
+    { name: "campaign_name", type: "string" },
+    { name: "adset_id", type: "string" },
+    { name: "adset_name", type: "string" },
+    { name: "ad_id", type: "string" },
+    { name: "ad_name", type: "string" },
+    { name: "country", type: "string" },
+    { name: "amount", type: "double" },
+    { name: "currency", type: "string" },
+    { name: "amount_usd", type: "double" },
+    { name: "impressions", type: "int" },
+    { name: "clicks", type: "int" },
+    { name: "received_at", type: "timestamp" },
+  ],
+  dateColumn: "received_at",
+  receivedColumn: "received_at",
+  // A cost names no install.
+  installColumn: null,
+});
+
 export const LAKE_TABLES = [
   EVENTS_TABLE,
   ATTRIBUTIONS_TABLE,
   TOUCHES_TABLE,
   APPLE_POSTBACKS_TABLE,
   SESSIONS_TABLE,
+  COSTS_TABLE,
 ] as const;
 
 export type LakeTableName = (typeof LAKE_TABLES)[number]["name"];

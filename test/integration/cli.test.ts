@@ -770,6 +770,24 @@ describe("the attribution command line", () => {
     expect(data).toContainEqual(
       expect.objectContaining({ campaign_id: "c1", country: "DE", amount_usd: 120.5, clicks: 300 }),
     );
+    // The lake keeps each row as it was sent, twice here; the latest of each key is the cost.
+    const lakeRows = async () => {
+      const connection = await duckdb.connect();
+      try {
+        const read = await connection.runAndReadAll(
+          `SELECT campaign_id, count(*)::INTEGER AS sent, max_by(amount_usd, received_at) AS usd
+             FROM read_parquet('${join(dataDir, "lake", "costs", "app_id=com.example.game", "*", "*.parquet")}')
+            WHERE media_source = 'examplenet' GROUP BY campaign_id ORDER BY campaign_id`,
+        );
+        return read.getRowObjectsJS();
+      } catch {
+        return [];
+      }
+    };
+    await expect.poll(lakeRows, { timeout: 20_000 }).toEqual([
+      { campaign_id: "c1", sent: 2, usd: 120.5 },
+      { campaign_id: "c2", sent: 2, usd: 80 },
+    ]);
     await writeFile(
       file,
       `day,media_source,campaign_id,amount,currency\n${today},examplenet,c3,lots,USD\n`,

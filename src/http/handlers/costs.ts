@@ -5,11 +5,12 @@
  */
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import * as z from "zod";
-import { costAnswer, costRowsOf } from "../../costs/cost-rows.ts";
+import { costAnswer, costLakeRecord, costRowsOf } from "../../costs/cost-rows.ts";
 import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
 import type { FxRates } from "../../fx/ecb-rates.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import type { CostStore } from "../../ports/costs.ts";
+import type { RecordStream } from "../../ports/lake.ts";
 import { overviewParamsSchema } from "../../reports/params.ts";
 import { checked } from "../../validation/issues.ts";
 import { readJsonBody } from "../json-body.ts";
@@ -23,6 +24,8 @@ export const costListQuery = z
 
 export interface CostHandlerDeps {
   readonly costs: CostStore;
+  /** The lake's costs table: every row as sent, for the owner's own queries. */
+  readonly lake: RecordStream;
   readonly fx: FxRates;
   readonly now?: () => Date;
 }
@@ -39,6 +42,9 @@ export const createCostHandlers = (deps: CostHandlerDeps) => {
         deps.fx,
         now(),
       );
+      // The lake first: a put of the table that fails after it fails the request, whose retry
+      // adds a later copy of the same rows, which readers take as the rows as they stand.
+      await deps.lake.put(rows.map(costLakeRecord));
       const { replaced } = await deps.costs.put(rows);
       return jsonResponse(200, { accepted: rows.length, replaced });
     }),
@@ -53,7 +59,11 @@ export const createCostHandlers = (deps: CostHandlerDeps) => {
 
 const costHandlers = /* @__PURE__ */ sharedBy(
   (adapters: Adapters<ReturnType<typeof routeOf<"put-costs">>["uses"]>, _runtime: Runtime) =>
-    createCostHandlers({ costs: adapters.tables.costs, fx: adapters.fx }),
+    createCostHandlers({
+      costs: adapters.tables.costs,
+      lake: adapters.streams.costs,
+      fx: adapters.fx,
+    }),
 );
 
 export const putCostsFunction = /* @__PURE__ */ composition(
