@@ -1,6 +1,7 @@
 package com.service.attribution.android
 
 import android.app.Activity
+import android.app.ActivityManager
 import android.app.Application
 import android.content.Context
 import android.content.SharedPreferences
@@ -93,12 +94,32 @@ internal class PreferencesStore(private val preferences: SharedPreferences, priv
  * The app's foreground and background, from its activities (the library has no lifecycle
  * dependency): in the foreground while one is started. An activity stopped to be made again
  * (a rotation) is no leave. An activity started before configure is not known: its stop, with
- * no other activity started, is still the app's leave, and the first start seen is a return
- * with no leave known (the session goes on).
+ * no other activity started, is still the app's leave, and the first start seen while the app is
+ * in the foreground changes nothing.
+ *
+ * Whether the app is in the foreground when configure runs: Android starts the process in the
+ * background too (a push message, a WorkManager job, a broadcast), where `Application.onCreate`
+ * configures with no user there. The system's importance of this process says which: foreground
+ * while an activity of it is started (visible), as when the Flutter plugin configures once its
+ * activity runs, and already for a launch by the user, whose activity the system has started by
+ * the time `Application.onCreate` runs; lower for a process started for a receiver, a service or
+ * a job. Foreground only because a client in the foreground uses one of its services or
+ * providers is not the app's own foreground.
  */
 internal class ActivityLifecycle(private val application: Application?) : AppLifecycle {
     override fun watch(listener: LifecycleListener) {
         application?.registerActivityLifecycleCallbacks(StartedActivities(listener))
+    }
+
+    /** Without an Application to watch, or when the system does not answer, the app counts as in the foreground (a session at configure). */
+    override fun isInForeground(): Boolean {
+        if (application == null) return true
+        val process = ActivityManager.RunningAppProcessInfo()
+        return runCatching {
+            ActivityManager.getMyMemoryState(process)
+            process.importance == ActivityManager.RunningAppProcessInfo.IMPORTANCE_FOREGROUND &&
+                process.importanceReasonCode == ActivityManager.RunningAppProcessInfo.REASON_UNKNOWN
+        }.getOrDefault(true)
     }
 
     /** On the main thread, as Android calls it. */

@@ -80,11 +80,18 @@ internal interface LifecycleListener {
 
 /**
  * The app's foreground and background (Android: its activities started and stopped). Sessions
- * are made from it: the core watches it once configure has run.
+ * are made from it: configure asks whether the app is in the foreground now, then watches it.
  */
 internal fun interface AppLifecycle {
     /** Tells [listener] of each change from now on, on the thread the platform reports it. */
     fun watch(listener: LifecycleListener)
+
+    /**
+     * Whether the app is in the foreground as configure runs (Android: an activity of the process
+     * started), or was started in the background with no user there (a push message, a job, a
+     * broadcast). A platform that cannot tell says true.
+     */
+    fun isInForeground(): Boolean = true
 }
 
 /**

@@ -149,7 +149,7 @@ internal class SdkCore(
     /** The same for the consent route (events still go): not tried again until the next start or refreshConfig. */
     private var consentBlocked = false
 
-    /** When the app's return to the foreground starts a session. */
+    /** When a session starts: this process's launch, its lifecycle, stop and start. */
     private val sessions = SessionTracker()
 
     /** Completed once the first attribution attempt of this process has finished, either way. */
@@ -165,6 +165,8 @@ internal class SdkCore(
     ) {
         val started = platform.clock()
         var sessionAtMs: Long? = null
+        // Asked before the synchronized part: the platform's answer may take a call to the system.
+        val inForeground = platform.lifecycle.isInForeground()
         synchronized(this) {
             if (configured) {
                 log.info("configure was already called: this call changes nothing")
@@ -207,8 +209,10 @@ internal class SdkCore(
                 writeDrafts()
             }
             listeners.keepDropCountIn(store)
-            // The process's session, unless it starts stopped: start() then makes it.
-            if (!stopped) sessionAtMs = started
+            // The process's session: now in the foreground; launched in the background, at its
+            // first return to the foreground; none when it starts stopped (start() then makes it).
+            // The tracker is the worker's, untouched until configured is set.
+            if (sessions.launch(started, inForeground, on = !stopped)) sessionAtMs = started
             configured = true
         }
         platform.lifecycle.watch(
@@ -227,7 +231,7 @@ internal class SdkCore(
 
     /**
      * On the worker: fetches remote configuration and starts sending, with a session that
-     * started at [sessionAtMs] (the process's configure, or start() after a stop) if any; nothing
+     * started at [sessionAtMs] (configure in the foreground, or start() after a stop) if any; nothing
      * while stopped.
      */
     private fun initialize(sessionAtMs: Long?) {
@@ -298,6 +302,7 @@ internal class SdkCore(
     /** Sends nothing from now on: what was waiting is dropped, as the app's owner asked. */
     private fun disable() {
         disabled = true
+        sessions.disable()
         dropEverything(DropReason.DISABLED)
         initialMatch.complete(Unit)
     }
@@ -512,13 +517,18 @@ internal class SdkCore(
         log.debug("session started at ${Requests.iso(atMs)}")
     }
 
-    /** The app came back to the foreground (any thread): a session when it was away at least the session interval. */
+    /**
+     * The app came (back) to the foreground (any thread): a session when it was away at least the
+     * session interval, or when the process was launched (or started again) in the background.
+     */
     fun onForeground() {
         if (!configured) return
         val at = platform.clock()
         worker.execute {
             val interval = config?.sessionIntervalSeconds ?: RemoteConfig.DEFAULT_SESSION_INTERVAL_SECONDS
-            if (sessions.foreground(at, interval) && initialized) {
+            // Queued even before initialize ran (configure off the main thread, an activity
+            // started meanwhile): sent once it has; none while stopped or switched off.
+            if (sessions.foreground(at, interval)) {
                 queueSession(at)
                 flush()
             }
@@ -825,6 +835,7 @@ internal class SdkCore(
         // is not the stop's to drop. The queue only takes drafts on the worker, so it waits there.
         val fromDrafts = clearDrafts()
         worker.execute {
+            sessions.stop()
             retry?.cancel(false)
             retry = null
             retryDelayMs = 0
@@ -846,10 +857,12 @@ internal class SdkCore(
             putFlag(KEY_STOPPED, false)
         }
         log.info("started")
-        // Started again after a stop: a session, as at a process's start.
-        val sessionAtMs = if (wasStopped) platform.clock() else null
+        // Started again after a stop: a session, as at a process's start (in the background, at
+        // the next return to the foreground).
+        val at = platform.clock()
         worker.execute {
             if (stopped) return@execute
+            val sessionAtMs = if (wasStopped && sessions.restart()) at else null
             if (!initialized) {
                 initialize(sessionAtMs)
             } else {

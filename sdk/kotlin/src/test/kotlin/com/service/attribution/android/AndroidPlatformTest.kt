@@ -1,29 +1,42 @@
 package com.service.attribution.android
 
 import android.app.Activity
+import android.app.ActivityManager
+import android.app.Application
 import android.content.Context
 import android.os.Bundle
+import android.os.Looper
 import com.android.installreferrer.api.InstallReferrerClient
 import com.android.installreferrer.api.InstallReferrerStateListener
 import com.android.installreferrer.api.ReferrerDetails
 import com.service.attribution.EventType
+import com.service.attribution.InitListener
 import com.service.attribution.LogLevel
+import com.service.attribution.core.HttpRequest
+import com.service.attribution.core.HttpTransport
 import com.service.attribution.core.InstallReferrerDetails
+import com.service.attribution.core.Json
 import com.service.attribution.core.LifecycleListener
+import com.service.attribution.core.Requests
 import com.service.attribution.core.SdkCore
+import com.service.attribution.support.ManualClock
 import com.service.attribution.support.Service
 import com.service.attribution.support.eventually
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
 import org.junit.After
 import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
 import org.junit.Assert.assertNull
 import org.junit.Assert.assertTrue
 import org.junit.Test
 import org.junit.runner.RunWith
 import org.robolectric.Robolectric
 import org.robolectric.RobolectricTestRunner
+import org.robolectric.Shadows.shadowOf
 import org.robolectric.annotation.Config
+import java.util.Collections
+import java.util.concurrent.TimeUnit
 
 /** A Play install referrer client answering [code] and, for OK, [referrer]. */
 private class FakeReferrerClient(
@@ -172,7 +185,7 @@ class AndroidPlatformTest {
     fun `an event handed to sendEvent is in the journal file before it returns`() {
         val app = robolectricApp()
         // A worker that runs nothing: what is on disk when sendEvent returns is sendEvent's doing.
-        val idle = com.service.attribution.support.ManualScheduler(com.service.attribution.support.ManualClock())
+        val idle = com.service.attribution.support.ManualScheduler(ManualClock())
         val core = SdkCore(idle, idle).also { cores += it }
         core.configure(AndroidPlatform.create(app), AndroidPlatform.settings(app), "sdk_key", LogLevel.NONE, null, null)
         core.sendEvent(EventType.SHARE, null, mapOf("sku" to "gems"))
@@ -224,7 +237,7 @@ class AndroidPlatformTest {
     fun `configured, the core watches the app's activities, and a return after the session interval is a session`() {
         val app = robolectricApp()
         val service = Service.createApp("lifecycle")
-        val clock = com.service.attribution.support.ManualClock(System.currentTimeMillis())
+        val clock = ManualClock(System.currentTimeMillis())
         val core = SdkCore().also { cores += it }
         val platform = AndroidPlatform.create(app).let {
             com.service.attribution.core.Platform(it.store, it.device, { null }, it.mainThread, it.log, it.http, clock.read, it.tcf, it.journal, it.lifecycle)
@@ -237,6 +250,100 @@ class AndroidPlatformTest {
         clock.now += 1_800_000
         activity.restart().resume()
         assertTrue("the return's session sent", eventuallyOnMain { sdkLogs(android.util.Log.DEBUG).count { it == "1 session accepted" } == 2 })
+        assertEquals(0L, core.droppedSessionCount())
+    }
+    /** This process as the system ranks it ([ActivityManager.getMyMemoryState]'s answer). */
+    private fun processImportance(app: Application, importance: Int, reason: Int = ActivityManager.RunningAppProcessInfo.REASON_UNKNOWN) {
+        val process =
+            ActivityManager.RunningAppProcessInfo(app.packageName, android.os.Process.myPid(), arrayOf(app.packageName)).apply {
+                this.importance = importance
+                importanceReasonCode = reason
+            }
+        shadowOf(app.getSystemService(ActivityManager::class.java)).setProcesses(listOf(process))
+    }
+
+    @Test
+    fun `the app is in the foreground at configure when the system ranks the process so for its own activity`() {
+        val app = robolectricApp()
+        val lifecycle = ActivityLifecycle(app)
+        processImportance(app, ActivityManager.RunningAppProcessInfo.IMPORTANCE_FOREGROUND)
+        assertTrue(lifecycle.isInForeground())
+        // Started for a receiver, a job, a service: no activity.
+        processImportance(app, ActivityManager.RunningAppProcessInfo.IMPORTANCE_SERVICE)
+        assertFalse(lifecycle.isInForeground())
+        processImportance(app, ActivityManager.RunningAppProcessInfo.IMPORTANCE_CACHED)
+        assertFalse(lifecycle.isInForeground())
+        // In the foreground only for a client in the foreground using its service (a home screen widget's).
+        processImportance(app, ActivityManager.RunningAppProcessInfo.IMPORTANCE_FOREGROUND, ActivityManager.RunningAppProcessInfo.REASON_SERVICE_IN_USE)
+        assertFalse(lifecycle.isInForeground())
+        // No Application to watch: counted as in the foreground.
+        assertTrue(ActivityLifecycle(null).isInForeground())
+    }
+
+    /**
+     * A process Android starts in the background (a push message, a job): the system ranks it
+     * below the foreground, and the Application configures with no activity started. Its
+     * requests are recorded; [clock] is the device's.
+     */
+    private fun configuredInBackground(app: Application, clock: ManualClock, sent: MutableList<HttpRequest>): SdkCore {
+        processImportance(app, ActivityManager.RunningAppProcessInfo.IMPORTANCE_SERVICE)
+        val service = Service.createApp("background")
+        val core = SdkCore().also { cores += it }
+        val platform = AndroidPlatform.create(app).let {
+            val http = HttpTransport { request -> sent += request; it.http.send(request) }
+            com.service.attribution.core.Platform(it.store, it.device, { null }, it.mainThread, it.log, http, clock.read, it.tcf, it.journal, it.lifecycle)
+        }
+        val errors = Collections.synchronizedList(ArrayList<Throwable>())
+        var initialized = false
+        val listener =
+            object : InitListener {
+                override fun onError(t: Throwable) {
+                    errors += t
+                }
+
+                override fun onInitialized(mainThreadDurationMs: Long, totalDurationMs: Long) {
+                    initialized = true
+                }
+            }
+        core.configure(platform, AndroidPlatform.settings(app), service.sdkKey, LogLevel.DEBUG, listener, null)
+        assertTrue("initialized, the install sent", eventuallyOnMain { initialized })
+        assertEquals(emptyList<Throwable>(), errors.toList())
+        assertTrue(sent.any { it.url.endsWith("/v1/installs") })
+        return core
+    }
+
+    @Test
+    fun `a process whose Application configures with no activity started sends no session`() {
+        val app = robolectricApp()
+        val sent = Collections.synchronizedList(ArrayList<HttpRequest>())
+        val core = configuredInBackground(app, ManualClock(System.currentTimeMillis()), sent)
+        // Its work done, the process stays in the background.
+        shadowOf(Looper.getMainLooper()).idle()
+        assertEquals(emptyList<HttpRequest>(), sent.filter { it.url.endsWith("/v1/sessions") })
+        assertEquals(0, core.queuedSessionCount())
+        assertEquals(0L, core.droppedSessionCount())
+    }
+
+    @Test
+    fun `a process started in the background sends its session when its first activity starts, started then`() {
+        val app = robolectricApp()
+        val sent = Collections.synchronizedList(ArrayList<HttpRequest>())
+        val clock = ManualClock(System.currentTimeMillis())
+        val core = configuredInBackground(app, clock, sent)
+        // The user opens the app 10 minutes later, in the same process.
+        clock.now += 600_000
+        val opened = clock.now
+        processImportance(app, ActivityManager.RunningAppProcessInfo.IMPORTANCE_FOREGROUND)
+        val activity = Robolectric.buildActivity(Activity::class.java).setup()
+        assertTrue("the session sent", eventuallyOnMain { core.queuedSessionCount() == 0 && sdkLogs(android.util.Log.DEBUG).count { it == "1 session accepted" } == 1 })
+        val sessions = sent.filter { it.url.endsWith("/v1/sessions") }.flatMap { Json.parseObject(it.body!!)["sessions"] as List<*> }
+        assertEquals(listOf(Requests.iso(opened)), sessions.map { (it as Map<*, *>)["started_at"] })
+        // A short leave: the same session (the worker's work behind the return done once a refresh is).
+        activity.pause().stop()
+        clock.now += 60_000
+        activity.restart().resume()
+        core.refreshConfigAsync().get(30, TimeUnit.SECONDS)
+        assertEquals(1, sent.count { it.url.endsWith("/v1/sessions") })
         assertEquals(0L, core.droppedSessionCount())
     }
 }

@@ -229,8 +229,107 @@ class SessionsTest {
         assertEquals(1_800L, RemoteConfig.PLACEHOLDER.sessionIntervalSeconds)
     }
 
+    /** A process the system started in the background (a push message, a job): configured with no activity started. */
+    private fun configuredInBackground(): SdkCore {
+        device.inForeground = false
+        return configured().also { device.inForeground = true }
+    }
+
+    private fun startedAt() = device.backend.deliveredSessions.map { it["started_at"] }
+
     @Test
-    fun `the tracker counts only time away, from the first leave reported`() {
+    fun `a process started in the background reports no session, and its install goes out as ever`() {
+        val core = configuredInBackground()
+        device.scheduler.advance(60_000)
+        // The work done, the app never in the foreground.
+        core.onBackground()
+        device.scheduler.advance(600_000)
+        assertEquals(1, device.backend.requests("POST", "/v1/installs").size)
+        assertEquals(0, device.backend.sessionRequests().size)
+        assertEquals(0, core.queuedSessionCount())
+        assertEquals(0L, core.droppedSessionCount())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `its first activity start reports the process's session, started then, and a return within the interval continues it`() {
+        val core = configuredInBackground()
+        device.scheduler.advance(300_000)
+        val opened = device.clock.now
+        // However soon after the launch: the session was owed to the first foreground.
+        core.onForeground()
+        device.scheduler.runDue()
+        assertEquals(listOf(Requests.iso(opened)), startedAt())
+        // A second activity's start while in the foreground, then a short leave: the same session.
+        core.onForeground()
+        core.onBackground()
+        device.scheduler.advance(60_000)
+        core.onForeground()
+        device.scheduler.advance(60_000)
+        assertEquals(listOf(Requests.iso(opened)), startedAt())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a launch in the foreground reports one session at launch, and its first activity start continues it`() {
+        val launched = device.clock.now
+        val core = configured()
+        device.scheduler.advance(200)
+        core.onForeground()
+        device.scheduler.advance(60_000)
+        assertEquals(listOf(Requests.iso(launched)), startedAt())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `start after stop in the background makes the session at the next foreground, however soon`() {
+        val launched = device.clock.now
+        val core = configured()
+        core.onBackground()
+        device.scheduler.advance(10_000)
+        core.stop()
+        device.scheduler.advance(10_000)
+        core.start()
+        device.scheduler.advance(10_000)
+        assertEquals(listOf(Requests.iso(launched)), startedAt())
+        val back = device.clock.now
+        core.onForeground()
+        device.scheduler.runDue()
+        assertEquals(listOf(Requests.iso(launched), Requests.iso(back)), startedAt())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a stop cancels the session a background launch owed, and a start in the foreground makes one then`() {
+        val core = configuredInBackground()
+        core.stop()
+        device.scheduler.runDue()
+        core.onForeground()
+        device.scheduler.advance(60_000)
+        assertEquals(0, device.backend.sessionRequests().size)
+        val started = device.clock.now
+        core.start()
+        device.scheduler.runDue()
+        assertEquals(listOf(Requests.iso(started)), startedAt())
+        assertEquals(0L, core.droppedSessionCount())
+    }
+
+    @Test
+    fun `a switch-off cancels the session a background launch owed, and switching on again makes none`() {
+        device.backend.config = { HttpResponse(200, """{"enabled":false,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}""") }
+        val core = configuredInBackground()
+        device.backend.config = { HttpResponse(200, ScriptedBackend.CONFIG_ON) }
+        core.refreshConfigAsync()
+        device.scheduler.runDue()
+        assertTrue(core.isEnabled())
+        core.onForeground()
+        device.scheduler.advance(60_000)
+        assertEquals(0, device.backend.sessionRequests().size)
+        assertEquals(0L, core.droppedSessionCount())
+    }
+
+    @Test
+    fun `the tracker counts only time away, from the first leave reported, and owes a background launch its session`() {
         val tracker = SessionTracker()
         // A return with no leave known (the first activity seen) continues the session.
         assertFalse(tracker.foreground(0, 60))
@@ -240,5 +339,27 @@ class SessionsTest {
         // A clock set back does not start one.
         tracker.background(100_000)
         assertFalse(tracker.foreground(50_000, 60))
+        // Launched in the foreground: a session now, and the first activity's start continues it.
+        assertTrue(tracker.launch(200_000, inForeground = true))
+        assertFalse(tracker.foreground(200_100, 60))
+        // Launched in the background: none now; the first return starts it, however soon.
+        assertFalse(tracker.launch(300_000, inForeground = false))
+        assertTrue(tracker.foreground(300_001, 60))
+        assertFalse(tracker.foreground(300_002, 60))
+        // Launched stopped: none now, none owed; start() in the background owes one.
+        assertFalse(tracker.launch(400_000, inForeground = false, on = false))
+        assertFalse(tracker.foreground(400_001, 60))
+        tracker.background(400_002)
+        assertFalse(tracker.restart())
+        assertTrue(tracker.foreground(400_003, 60))
+        // start() in the foreground: a session now.
+        assertTrue(tracker.restart())
+        // What a background launch owed, cancelled by a stop or a switch-off.
+        tracker.launch(500_000, inForeground = false)
+        tracker.stop()
+        assertFalse(tracker.foreground(500_001, 60))
+        tracker.launch(600_000, inForeground = false)
+        tracker.disable()
+        assertFalse(tracker.foreground(600_001, 60))
     }
 }

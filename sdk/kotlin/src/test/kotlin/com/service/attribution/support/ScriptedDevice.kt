@@ -3,9 +3,11 @@ package com.service.attribution.support
 import com.service.attribution.DeepLink
 import com.service.attribution.LogLevel
 import com.service.attribution.ServiceError
+import com.service.attribution.core.AppLifecycle
 import com.service.attribution.core.HttpRequest
 import com.service.attribution.core.HttpResponse
 import com.service.attribution.core.Json
+import com.service.attribution.core.LifecycleListener
 import com.service.attribution.core.Platform
 import com.service.attribution.core.SdkCore
 import com.service.attribution.core.SdkSettings
@@ -101,9 +103,25 @@ internal class ScriptedDevice(
     val attributions = Collections.synchronizedList(ArrayList<Map<String, String>>())
     private val cores = ArrayList<SdkCore>()
 
+    /**
+     * Whether the app is in the foreground when configure runs: false for a process the system
+     * started in the background (a push message, a job), with no activity started.
+     */
+    @Volatile var inForeground = true
+
+    private val lifecycle =
+        object : AppLifecycle {
+            override fun watch(listener: LifecycleListener) = Unit
+
+            override fun isInForeground() = inForeground
+        }
+
     val platform: Platform
         get() =
-            Platform(store, FakeDevice(advertisingId = "38400000-8cf0-11bd-b23e-10b96e40000d"), { null }, mainThread, log, backend.transport, clock.read, TcfSource { tcf })
+            Platform(
+                store, FakeDevice(advertisingId = "38400000-8cf0-11bd-b23e-10b96e40000d"), { null }, mainThread, log, backend.transport, clock.read, TcfSource { tcf },
+                lifecycle = lifecycle,
+            )
 
     /** A new process of the app with its listeners set (not configured yet). */
     fun launch(): SdkCore {
