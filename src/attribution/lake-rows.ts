@@ -1,11 +1,15 @@
 /**
  * What an attribution writes to the lake: its `attributions` row (joined to the install's
  * events at export time) and the install's own `service_install` event, whose id is derived
- * from the install, so a job run twice or a first open sent twice never makes two.
+ * from the install, so a job run twice or a first open sent twice never makes two. An install
+ * won by a touch paid per install (CPI) carries its cost on its attribution row, in USD at the
+ * ECB rate of its install event's day (the day its cohort is of).
  */
 import { createHash } from "node:crypto";
+import { costColumns } from "../costs/touch-cost.ts";
 import { keptDeviceTime } from "../domain/device-clock.ts";
 import { exportEventName } from "../domain/event-types.ts";
+import type { FxRates } from "../fx/ecb-rates.ts";
 import {
   ATTRIBUTIONS_TABLE,
   EVENTS_TABLE,
@@ -17,18 +21,27 @@ import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
 import { exportedFields } from "./results.ts";
 
-export const attributionRow = (install: Install, result: AttributionResult): LakeRecord => ({
-  ...nullColumns(ATTRIBUTIONS_TABLE),
-  app_id: install.appId,
-  service_id: install.serviceId,
-  attributed_at: result.attributedAt,
-  ...exportedFields(result),
-  install_type: result.installType,
-  match_status: result.status,
-  match_method: result.method,
-  click_id: result.clickId,
-  other_candidates: result.otherCandidates,
-});
+export const attributionRow = (
+  install: Install,
+  result: AttributionResult,
+  fx: Pick<FxRates, "toUsd">,
+): LakeRecord => {
+  const { cost } = result;
+  return {
+    ...nullColumns(ATTRIBUTIONS_TABLE),
+    app_id: install.appId,
+    service_id: install.serviceId,
+    attributed_at: result.attributedAt,
+    ...exportedFields(result),
+    install_type: result.installType,
+    match_status: result.status,
+    match_method: result.method,
+    click_id: result.clickId,
+    other_candidates: result.otherCandidates,
+    ...costColumns(cost),
+    cost_usd: cost && fx.toUsd(cost.value, cost.currency, keptFirstOpen(install).slice(0, 10)),
+  };
+};
 
 const keptFirstOpen = (install: Install): string => {
   const deviceMs = Date.parse(install.firstOpenTime);

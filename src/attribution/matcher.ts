@@ -20,7 +20,7 @@
 import type { Confidence, MatchMethod } from "../domain/attribution.ts";
 import type { InstallFacts } from "../domain/install-facts.ts";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../domain/time.ts";
-import type { TouchType } from "../domain/touch.ts";
+import type { TouchCost, TouchType } from "../domain/touch.ts";
 import type { AdFields } from "../ports/links.ts";
 import type { SearchAds } from "../ports/search-ads.ts";
 import type { Touch, TouchStore } from "../ports/touches.ts";
@@ -35,6 +35,8 @@ export interface Credit extends AdFields {
   readonly clickId: string | null;
   readonly deeplinkId: string | null;
   readonly params: Readonly<Record<string, string>>;
+  /** What the touch cost, as its link or network said; none for Apple's attribution. */
+  readonly cost?: TouchCost | null;
 }
 
 export type Match =

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Confidence } from "../domain/attribution.ts";
 import { NO_CAMPAIGN } from "../touches/touch.ts";
-import type { Match } from "./matcher.ts";
+import type { Credit, Match } from "./matcher.ts";
 import { resultOf } from "./results.ts";
 import { DEFAULT_ATTRIBUTION } from "./settings.ts";
 
@@ -47,5 +47,28 @@ describe("an attribution result's deferred deep link", () => {
     expect(strict).toMatchObject({ status: "matched_no_params", params: {} });
     const open = resultOf(matchAt("low"), null, AT, { deepLinkConfidenceFloor: "low" });
     expect(open).toMatchObject({ status: "matched", params: { inviter: "user-8812" } });
+  });
+});
+
+describe("an attribution result's cost", () => {
+  const withCost = (cost: Credit["cost"], touchType: Credit["touchType"] = "click"): Match => {
+    const match = matchAt("high");
+    if (match.kind !== "matched") throw new Error("a match");
+    return { ...match, credit: { ...match.credit, cost, touchType } };
+  };
+
+  it("is the winning touch's when it is paid per install (CPI)", () => {
+    const cpi = { model: "CPI", value: 2.5, currency: "EUR" } as const;
+    expect(resultOf(withCost(cpi), null, AT, DEFAULT_ATTRIBUTION).cost).toEqual(cpi);
+    expect(resultOf(withCost(cpi, "impression"), null, AT, DEFAULT_ATTRIBUTION).cost).toEqual(cpi);
+  });
+
+  it("is none for a CPC or CPM touch (their cost is the touch's own), a touch of none, or an organic install", () => {
+    for (const model of ["CPC", "CPM"] as const) {
+      const cost = { model, value: 0.5, currency: "USD" };
+      expect(resultOf(withCost(cost), null, AT, DEFAULT_ATTRIBUTION).cost, model).toBeNull();
+    }
+    expect(resultOf(withCost(undefined), null, AT, DEFAULT_ATTRIBUTION).cost).toBeNull();
+    expect(resultOf({ kind: "organic" }, null, AT, DEFAULT_ATTRIBUTION).cost).toBeNull();
   });
 });

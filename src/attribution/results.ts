@@ -2,6 +2,7 @@
  * An install's attribution result, from the matcher's verdict: what the SDK reads
  * (`service_match_status` and the parameters) and what its exported events carry.
  */
+import { installCostOf } from "../costs/touch-cost.ts";
 import type { Confidence } from "../domain/attribution.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
@@ -49,6 +50,7 @@ export const resultOf = (
       installType,
       otherCandidates: 0,
       params: {},
+      cost: null,
       attributedAt: attributedAt.toISOString(),
     };
   }
@@ -74,6 +76,9 @@ export const resultOf = (
     installType,
     otherCandidates: match.otherCandidates,
     params,
+    // A CPI touch's cost is the install's once it wins (a CPC click's or a CPM impression's is
+    // the touch's own, counted where the touch is).
+    cost: installCostOf(touch.cost),
     attributedAt: attributedAt.toISOString(),
   };
 };
@@ -92,6 +97,7 @@ export const skippedResult = (attributedAt: Date): AttributionResult => ({
   installType: null,
   otherCandidates: 0,
   params: {},
+  cost: null,
   attributedAt: attributedAt.toISOString(),
 });
 

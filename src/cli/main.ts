@@ -377,6 +377,12 @@ links
   .option("--preview-title <title>", "the title of the link's card in chats and feeds")
   .option("--preview-description <text>", "the text of the link's card")
   .option("--preview-image-url <url>", "the image of the link's card (https)")
+  .option(
+    "--cost-model <model>",
+    "how its clicks are paid for: CPI (per install a click wins), CPC or CPM; with --cost-value and --cost-currency",
+  )
+  .option("--cost-value <price>", "the price: of an install, a click, or a thousand impressions")
+  .option("--cost-currency <code>", "the price's currency, ISO 4217 (EUR)")
   .option("--json", "print JSON")
   .addOption(dataDirOption())
   .action(async (options: Omit<CreateLinkOptions, "dataDir"> & { dataDir?: string }) =>
@@ -393,7 +399,7 @@ links
   );
 links
   .command("update")
-  .description("change a link's landing page or preview")
+  .description("change a link's landing page, preview or cost")
   .argument("<deeplink-id>", "the link's deeplink_id")
   .requiredOption("--app-id <id>", "bundle identifier or package name")
   .addOption(
@@ -405,6 +411,12 @@ links
   .option("--preview-title <title>", "the title of the link's card (\"\" clears: the app's)")
   .option("--preview-description <text>", 'the text of the link\'s card ("" clears)')
   .option("--preview-image-url <url>", 'the image of the link\'s card, https ("" clears)')
+  .option(
+    "--cost-model <model>",
+    'CPI, CPC or CPM, with --cost-value and --cost-currency ("" clears the cost)',
+  )
+  .option("--cost-value <price>", "the price: of an install, a click, or a thousand impressions")
+  .option("--cost-currency <code>", "the price's currency, ISO 4217 (EUR)")
   .option("--json", "print JSON")
   .addOption(dataDirOption())
   .action(

@@ -33,7 +33,7 @@ export const attributeEnv = envSchemaOf(ATTRIBUTION_WORKER.uses);
 export const attributionEnv = envSchemaOf(route("attribution").uses);
 export const attributionSweepEnv = envSchemaOf(jobOf("attribution-sweep").aws.uses);
 export const linksEnv = envSchemaOf(route("create-link").uses);
-/** What records touches: the link host's tap route (`click`) and `touches`. */
+/** What records taps: the link host's tap route (`click`). */
 export const touchesEnv = envSchemaOf(linkRoute("click").uses);
 export const wellKnownEnv = envSchemaOf(linkRoute("assetlinks").uses);
 export const deletionsEnv = envSchemaOf(route("delete-install").uses);

@@ -11,10 +11,10 @@ import * as z from "zod";
 import { ValidationError } from "../domain/errors.ts";
 import { DAY_MS } from "../domain/time.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
-import { ISO_4217_CODES } from "../ingest/currencies.ts";
 import type { CostRow } from "../ports/costs.ts";
 import { dayOf } from "../reports/days.ts";
 import { formatIssues } from "../validation/issues.ts";
+import { currencyCode } from "./touch-cost.ts";
 
 export const COST_LIMITS = { maxRows: 1_000, maxDaysBack: 90, maxText: 200 } as const;
 
@@ -56,10 +56,7 @@ export const costRowSchema = z
       .min(0, { error: "must be at least 0" })
       .max(1e12, { error: "must be at most 1000000000000" })
       .meta({ example: 1250.5 }),
-    currency: z
-      .string()
-      .refine((code) => ISO_4217_CODES.has(code), { error: "must be an ISO 4217 currency code" })
-      .meta({ example: "EUR" }),
+    currency: currencyCode().meta({ example: "EUR" }),
     impressions: count("Impressions the network reports for the row."),
     clicks: count("Clicks the network reports for the row."),
   })

@@ -240,13 +240,23 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   if (moved.touches + moved.sightings > 0) {
     logger.info("touches moved from the embedded DynamoDB to the touch store", moved);
   }
+  // Revenue and costs in USD: the data folder's table (imported, or refreshed from the ECB's
+  // feed), else the shipped one. A refresh replaces it under ingestion. Read before the click
+  // log, which converts the taps it finds left from the last run's.
+  let rates = await loadRates(paths.fxRates);
+  const fx = ratesFrom(() => rates);
+  const ratesTable = fileRatesTable(paths.fxRates);
+
   // A tap is answered once its click is in the click log; the touch store and the lake's
   // stream are written from the log in batches after the answer, and matching reads touches
   // only once the log is applied up to its start.
   const clickLog = await createLocalClickLog({
     dir: paths.clicks,
     apply: async (clicks) => {
-      await Promise.all([touchStore.put(clicks), lake.streams.touches.put(clicks.map(touchRow))]);
+      await Promise.all([
+        touchStore.put(clicks),
+        lake.streams.touches.put(clicks.map((click) => touchRow(click, fx))),
+      ]);
     },
   });
 
@@ -268,12 +278,6 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     await clickLog.applied();
     await lake.flush();
   };
-
-  // Revenue in USD: the data folder's table (imported, or refreshed from the ECB's feed), else
-  // the shipped one. A refresh replaces it under ingestion.
-  let rates = await loadRates(paths.fxRates);
-  const fx = ratesFrom(() => rates);
-  const ratesTable = fileRatesTable(paths.fxRates);
 
   // Requests read apps through a short cache, which the CLI's changes empty; the configuration
   // and the `.well-known` files read them fresh (tables.apps).

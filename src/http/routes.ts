@@ -288,7 +288,8 @@ export const ROUTES = [
     streaming: false,
     memoryMb: 512,
     timeoutSeconds: 15,
-    uses: TOUCH_RECORDING_USES,
+    // The rates: a touch's cost goes to the lake in USD too.
+    uses: { ...TOUCH_RECORDING_USES, rates: "read" },
   },
   {
     id: "create-link",

@@ -94,6 +94,13 @@ export const ATTRIBUTIONS_TABLE = lakeTable({
     { name: "match_method", type: "string" },
     { name: "click_id", type: "string" },
     { name: "other_candidates", type: "int" },
+    // Lake-only too, for the cohorts report's cost: the install's cost when the touch that won
+    // it is paid per install (CPI), as its link or network said, and in USD at the ECB rate of
+    // the install's day (src/costs/touch-cost.ts); null otherwise.
+    { name: "cost_model", type: "string" },
+    { name: "cost_value", type: "double" },
+    { name: "cost_currency", type: "string" },
+    { name: "cost_usd", type: "double" },
   ],
   dateColumn: "attributed_at",
   receivedColumn: "attributed_at",

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { TOUCH_COST_LIMITS } from "../costs/touch-cost.ts";
 import { formatIssues } from "../validation/issues.ts";
 import { LINK_LIMITS, linkRequestSchema, linkUpdateSchema } from "./link-request.ts";
 
@@ -99,6 +100,71 @@ describe("a link's preview and landing page", () => {
     expect(updateProblems({ media_source: "x" })).toContain("must be a JSON object of `disabled`");
     expect(updateProblems({ preview_image_url: "http://a.example/x.png" })).toBe(
       "preview_image_url: must be an https URL",
+    );
+  });
+});
+
+describe("a link's cost", () => {
+  const updateProblems = (body: unknown) => {
+    const parsed = linkUpdateSchema.safeParse(body);
+    return parsed.success ? "" : formatIssues(parsed.error.issues, "body");
+  };
+  const CPI = { cost_model: "CPI", cost_value: 2.5, cost_currency: "EUR" };
+
+  it("takes a model, a price and a currency together, or none", () => {
+    expect(problems({ media_source: "x", ...CPI })).toBe("");
+    expect(
+      problems({ media_source: "x", cost_model: "CPM", cost_value: 0, cost_currency: "JPY" }),
+    ).toBe("");
+    expect(problems({ media_source: "x", cost_model: null, cost_value: null })).toBe("");
+    expect(linkRequestSchema.parse({ media_source: "x", ...CPI })).toMatchObject(CPI);
+  });
+
+  it("names each field missing from the three, and each that breaks its rule", () => {
+    expect(problems({ media_source: "x", cost_model: "CPI" })).toBe(
+      "cost_value: is required with cost_model; cost_currency: is required with cost_model",
+    );
+    expect(problems({ media_source: "x", cost_value: 1, cost_currency: "EUR" })).toBe(
+      "cost_model: is required with cost_value and cost_currency",
+    );
+    expect(problems({ media_source: "x", ...CPI, cost_currency: null })).toBe(
+      "cost_currency: is required with cost_model and cost_value",
+    );
+    expect(problems({ media_source: "x", ...CPI, cost_model: "CPA" })).toBe(
+      "cost_model: must be CPI, CPC or CPM",
+    );
+    expect(problems({ media_source: "x", ...CPI, cost_model: "cpi" })).toBe(
+      "cost_model: must be CPI, CPC or CPM",
+    );
+    expect(problems({ media_source: "x", ...CPI, cost_value: -0.01 })).toBe(
+      "cost_value: must be at least 0",
+    );
+    expect(problems({ media_source: "x", ...CPI, cost_value: "2.50" })).toBe(
+      "cost_value: must be a number",
+    );
+    expect(
+      problems({ media_source: "x", ...CPI, cost_value: TOUCH_COST_LIMITS.maxValue * 2 }),
+    ).toBe(`cost_value: must be at most ${TOUCH_COST_LIMITS.maxValue}`);
+    // The cost rows' currency rule: an ISO 4217 code, upper case.
+    for (const currency of ["eur", "EURO", "XXX", ""]) {
+      expect(problems({ media_source: "x", ...CPI, cost_currency: currency }), currency).toBe(
+        "cost_currency: must be an ISO 4217 currency code",
+      );
+    }
+  });
+
+  it("changes whole: the three, or all three null to clear it", () => {
+    expect(updateProblems(CPI)).toBe("");
+    expect(updateProblems({ cost_model: null, cost_value: null, cost_currency: null })).toBe("");
+    expect(updateProblems({ cost_value: 3 })).toBe(
+      "cost_model: is required with cost_value; cost_currency: is required with cost_value",
+    );
+    expect(updateProblems({ ...CPI, cost_value: null })).toBe(
+      "cost_value: is required with cost_model and cost_currency",
+    );
+    expect(updateProblems({ cost_model: null })).toBe(
+      "cost_value: must be null with cost_model: the three are cleared together; " +
+        "cost_currency: must be null with cost_model: the three are cleared together",
     );
   });
 });

@@ -6,6 +6,7 @@
  * ingestion bodies.
  */
 import * as z from "zod";
+import { costFields, refineCostFields } from "../costs/touch-cost.ts";
 import { text, withoutProtoKey } from "../ingest/fields.ts";
 
 export const LINK_LIMITS = {
@@ -77,7 +78,10 @@ const paramKeyProblem = (key: string): string | undefined => {
   return undefined;
 };
 
-/** The landing page and the preview, which a link takes when made and may change later. */
+/**
+ * The landing page, the preview and the cost, which a link takes when made and may change
+ * later. The cost's three fields go together (checked on the whole body).
+ */
 const LINK_PAGE_FIELDS = {
   landing_page: z
     .boolean({ error: "must be true or false" })
@@ -102,9 +106,10 @@ const LINK_PAGE_FIELDS = {
       "1200×630 pixels suits every chat.",
     example: "https://game.example.com/cards/winter.png",
   }),
+  ...costFields("each click of the link"),
 };
 
-export const linkRequestSchema = z.object(
+const linkFields = z.object(
   {
     media_source: text()
       .min(1, { error: "is required" })
@@ -175,19 +180,26 @@ export const linkRequestSchema = z.object(
   { error: "must be a JSON object" },
 );
 
+/** A link's fields, the three cost fields together or none. */
+export const linkRequestSchema = linkFields.superRefine(refineCostFields());
+
 export type LinkRequest = z.output<typeof linkRequestSchema>;
 
-/** `PATCH /v1/links/{deeplink_id}`: what may change of a link, at least one of them. */
+/**
+ * `PATCH /v1/links/{deeplink_id}`: what may change of a link, at least one of them. The cost
+ * changes whole: its three fields together, or all three null to clear it.
+ */
 export const linkUpdateSchema = z
   .strictObject(
     { disabled: z.boolean({ error: "must be true or false" }).optional(), ...LINK_PAGE_FIELDS },
     {
       error:
-        "must be a JSON object of `disabled`, `landing_page`, `preview_title`, `preview_description` or `preview_image_url`",
+        "must be a JSON object of `disabled`, `landing_page`, `preview_title`, `preview_description`, `preview_image_url`, `cost_model`, `cost_value` or `cost_currency`",
     },
   )
   .refine((change) => Object.values(change).some((value) => value !== undefined), {
     error: "must change something",
-  });
+  })
+  .superRefine(refineCostFields({ clearing: true }));
 
 export type LinkUpdate = z.output<typeof linkUpdateSchema>;

@@ -18,6 +18,7 @@ export const testLink = (overrides: Partial<Link> = {}): Link => ({
   previewTitle: null,
   previewDescription: null,
   previewImageUrl: null,
+  cost: null,
   createdAt: "2026-11-01T00:00:00.000Z",
   ...overrides,
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import type { App } from "../ports/apps.ts";
 import type { Link, LinkStore } from "../ports/links.ts";
-import { createLinks, linkUrl } from "./links.ts";
+import { createLinks, linkAnswer, linkUrl } from "./links.ts";
 
 const app: App = {
   appId: "com.example.game",
@@ -104,5 +104,47 @@ describe("createLinks", () => {
     expect((await links.update(app.appId, made.deeplinkId, { disabled: true })).disabled).toBe(
       true,
     );
+  });
+
+  it("keeps a link's cost, answers it, and changes or clears it only when asked", async () => {
+    const links = createLinks({
+      links: memoryLinks(),
+      apps: { get: async () => app },
+      linkBaseUrl: () => "http://127.0.0.1:8788",
+    });
+    const made = await links.create(app.appId, {
+      media_source: "x",
+      cost_model: "CPI",
+      cost_value: 2.5,
+      cost_currency: "EUR",
+    });
+    expect(made.cost).toEqual({ model: "CPI", value: 2.5, currency: "EUR" });
+    expect(linkAnswer(made)).toMatchObject({
+      cost_model: "CPI",
+      cost_value: 2.5,
+      cost_currency: "EUR",
+    });
+    const plain = await links.create(app.appId, { media_source: "x" });
+    expect(plain.cost).toBeNull();
+    expect(linkAnswer(plain)).toMatchObject({
+      cost_model: null,
+      cost_value: null,
+      cost_currency: null,
+    });
+    // A change of something else leaves the cost.
+    expect((await links.update(app.appId, made.deeplinkId, { disabled: true })).cost).toEqual(
+      made.cost,
+    );
+    const cpc = { cost_model: "CPC", cost_value: 0.1, cost_currency: "USD" };
+    expect((await links.update(app.appId, made.deeplinkId, cpc)).cost).toEqual({
+      model: "CPC",
+      value: 0.1,
+      currency: "USD",
+    });
+    const clear = { cost_model: null, cost_value: null, cost_currency: null };
+    expect((await links.update(app.appId, made.deeplinkId, clear)).cost).toBeNull();
+    await expect(
+      links.update(app.appId, made.deeplinkId, { cost_model: "CPC", cost_value: 1 }),
+    ).rejects.toThrow(ValidationError);
   });
 });

@@ -4,7 +4,9 @@
  * link from its URL alone, hand the app both (sdk/conformance/links.json). The link host is
  * the app's first own host name when it has one, else the service's.
  */
+import { costColumns, costOfFields } from "../costs/touch-cost.ts";
 import { NotFoundError, UnauthorizedError } from "../domain/errors.ts";
+import type { CostModel } from "../domain/touch.ts";
 import type { AppStore } from "../ports/apps.ts";
 import type { Link, LinkChange, LinkStore } from "../ports/links.ts";
 import { newDeeplinkId } from "../touches/ids.ts";
@@ -33,6 +35,9 @@ export interface LinkAnswer {
   preview_title: string | null;
   preview_description: string | null;
   preview_image_url: string | null;
+  cost_model: CostModel | null;
+  cost_value: number | null;
+  cost_currency: string | null;
   created_at: string;
 }
 
@@ -56,6 +61,7 @@ export const linkAnswer = (link: Link): LinkAnswer => ({
   preview_title: link.previewTitle,
   preview_description: link.previewDescription,
   preview_image_url: link.previewImageUrl,
+  ...costColumns(link.cost),
   created_at: link.createdAt,
 });
 
@@ -125,6 +131,8 @@ export const createLinks = (deps: LinksDeps) => {
         previewTitle: update.preview_title,
         previewDescription: update.preview_description,
         previewImageUrl: update.preview_image_url,
+        // All three, or all three null to clear it; none leaves it.
+        cost: costOfFields(update),
       };
       const link = await deps.links.update(appId, deeplinkId, change);
       if (!link) throw new NotFoundError(`No link ${deeplinkId}.`);
@@ -163,6 +171,7 @@ const newLink = (
     previewTitle: request.preview_title ?? null,
     previewDescription: request.preview_description ?? null,
     previewImageUrl: request.preview_image_url ?? null,
+    cost: costOfFields(request) ?? null,
     createdAt: createdAt.toISOString(),
   };
 };

@@ -6,6 +6,7 @@
  */
 import type { Confidence, MatchMethod } from "../domain/attribution.ts";
 import type { InstallFacts } from "../domain/install-facts.ts";
+import type { TouchCost } from "../domain/touch.ts";
 import type { AdFields } from "./links.ts";
 
 export const MATCH_STATUSES = [
@@ -34,6 +35,8 @@ export interface AttributionResult extends Omit<AdFields, "mediaSource"> {
   readonly otherCandidates: number;
   /** The link's `deep_link_path` and custom parameters: the deferred deep link. */
   readonly params: Readonly<Record<string, string>>;
+  /** The install's cost: the winning touch's when it is paid per install (CPI); else null. */
+  readonly cost: TouchCost | null;
   /** ISO 8601 UTC. */
   readonly attributedAt: string;
 }

@@ -1,4 +1,5 @@
 /** An app's links: what the link host reads on every tap, and the API and CLI manage. */
+import type { TouchCost } from "../domain/touch.ts";
 
 /** What a link or a touch credits: the source, and the campaign, ad set and ad it names. */
 export interface AdFields {
@@ -31,12 +32,17 @@ export interface Link extends AdFields {
   readonly previewTitle: string | null;
   readonly previewDescription: string | null;
   readonly previewImageUrl: string | null;
+  /** What each click of the link costs, or its install (CPI); null: none said. */
+  readonly cost: TouchCost | null;
   readonly createdAt: string;
 }
 
 /** What may change of a link once made; each field left out stays as it is. */
 export type LinkChange = Partial<
-  Pick<Link, "disabled" | "landingPage" | "previewTitle" | "previewDescription" | "previewImageUrl">
+  Pick<
+    Link,
+    "disabled" | "landingPage" | "previewTitle" | "previewDescription" | "previewImageUrl" | "cost"
+  >
 >;
 
 /** A page of an app's links, newest first, and the cursor of the next page (null: no more). */

@@ -116,6 +116,8 @@ export interface CohortRow {
   readonly revenue_usd: number;
   readonly clicks: number;
   readonly impressions: number;
+  /** USD the service knows itself: the installs' (CPI) or the touches' (CPC, CPM) cost. */
+  readonly cost_usd: number;
 }
 
 /** An app's Apple postbacks received from `from` (included) to `to` (left out). */

@@ -2,7 +2,7 @@
  * The touch store: every click and impression until the longest attribution window has passed,
  * for the three lookups matching makes (by click id, by advertising id, by IP).
  */
-import type { DevicePlatform, TouchType } from "../domain/touch.ts";
+import type { DevicePlatform, TouchCost, TouchType } from "../domain/touch.ts";
 import type { AddressCrowds } from "./address-crowds.ts";
 import type { AdFields } from "./links.ts";
 
@@ -32,6 +32,11 @@ export interface Touch extends AdFields {
   readonly params: Readonly<Record<string, string>>;
   /** The tapped URL's own query (ad networks append their click ids and sub-parameters). */
   readonly urlParams: Readonly<Record<string, string>>;
+  /**
+   * What the touch cost, as its link or the network said (src/costs/touch-cost.ts); null or
+   * absent (a touch stored before costs were taken): none said.
+   */
+  readonly cost?: TouchCost | null;
 }
 
 /** Touches of one app whose touch time is in [from, to], newest first. */

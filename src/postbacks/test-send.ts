@@ -99,6 +99,7 @@ export const sampleFacts = (input: {
     installType: "new_install",
     otherCandidates: 0,
     params: {},
+    cost: null,
     attributedAt: now.toISOString(),
   };
   const touch: Touch = {

@@ -40,9 +40,26 @@ export const TOUCH_COLUMNS = [
     description:
       "JSON text: the link's custom parameters, `deep_link_path` and the tapped URL's own query.",
   },
+  {
+    name: "cost_model",
+    type: "string",
+    description: "How the touch is paid for, as its link or the network said: `CPI`, `CPC`, `CPM`.",
+  },
+  {
+    name: "cost_value",
+    type: "double",
+    description: "The price in cost_currency: of an install, a click, or a thousand impressions.",
+  },
+  { name: "cost_currency", type: "string", description: "The price's currency, ISO 4217." },
+  {
+    name: "cost_usd",
+    type: "double",
+    description:
+      "What the touch itself cost in USD at the ECB rate of its day: a CPC click its price, a CPM impression a thousandth of it; null otherwise (a CPI touch's cost is its install's, in the attributions table).",
+  },
 ] as const satisfies readonly {
   name: string;
-  type: "string" | "int" | "timestamp";
+  type: "string" | "int" | "double" | "timestamp";
   description: string;
 }[];
 

@@ -6,6 +6,12 @@
  * (its events' USD revenue), up to COHORT_DAYS after its install. Its rows are per cohort (the
  * install's UTC day) and group, one with the cohort's size (`day_n` null) and one per day since
  * install; src/reports/cohorts.ts folds them into the answer.
+ *
+ * Cost the service knows itself (src/costs/touch-cost.ts) comes in `cost_usd`: on a cohort's
+ * size row, what its installs cost when a CPI touch won them (the `cost_usd` of each install's
+ * latest attribution, the one the export joins); on a touches row, what its CPC clicks and CPM
+ * impressions cost (each touch once). The cost rows of `POST /v1/costs` are not in the lake:
+ * the fold weighs the two.
  */
 import {
   buildExportRowsQuery,
@@ -70,6 +76,20 @@ const FILTER_COLUMNS: Record<keyof CohortFilters, { rows: string; touches: strin
 /** The days whose events and sessions a cohort query reads: the installs' and 30 after. */
 export const cohortDaysOf = (from: string, to: string) => ({ from, to: addDays(to, COHORT_DAYS) });
 
+/**
+ * The cost columns, in a relation of lake files: DuckDB reads the files' columns, and files
+ * written before the costs were recorded have none (so a window of only those would have no
+ * such column at all); Athena reads the Glue table's, null in those files.
+ */
+const withCostColumns = (dialect: Dialect, relation: string): string =>
+  dialect === "athena"
+    ? relation
+    : `(SELECT * FROM ${relation} AS files
+  UNION ALL BY NAME
+  SELECT CAST(NULL AS VARCHAR) AS cost_model, CAST(NULL AS DOUBLE) AS cost_value,
+    CAST(NULL AS VARCHAR) AS cost_currency, CAST(NULL AS DOUBLE) AS cost_usd
+  WHERE false)`;
+
 export const buildCohortQuery = (input: CohortQueryInput): string => {
   const { dialect, appId, from, to, sources } = input;
   const days = cohortDaysOf(from, to);
@@ -108,6 +128,23 @@ cohort_installs AS (
   WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
     AND r.event_time < ${sqlString(addDays(to, 1))}${filtersOn("rows")}
 ),
+cohort_attributions AS (
+  SELECT a.service_id, a.attributed_at, a.cost_usd
+  FROM ${withCostColumns(dialect, sources.attributions)} AS a
+  WHERE a.app_id = ${sqlString(appId)}
+    AND a.dt >= ${sqlString(from)}
+    AND a.service_id IN (SELECT service_id FROM cohort_installs)
+),
+install_costs AS (
+  SELECT a.service_id, max(a.cost_usd) AS cost_usd
+  FROM cohort_attributions AS a
+  JOIN (
+    SELECT service_id, max(attributed_at) AS attributed_at
+    FROM cohort_attributions
+    GROUP BY service_id
+  ) AS latest ON latest.service_id = a.service_id AND latest.attributed_at = a.attributed_at
+  GROUP BY a.service_id
+),
 active_days AS (
   SELECT DISTINCT s.service_id, CAST(s.started_at AS DATE) AS day
   FROM ${sources.sessions} AS s
@@ -132,28 +169,38 @@ install_days AS (
     SELECT service_id, day, 0 AS active, revenue_usd FROM revenue_days
   ) AS both_kinds
   GROUP BY service_id, day
+),
+cohort_touches AS (
+  SELECT t.click_id, t.touch_type, CAST(CAST(t.touch_time AS DATE) AS VARCHAR) AS cohort_day,
+    t.media_source, ${group.touches} AS group_key, max(t.cost_usd) AS cost_usd
+  FROM ${withCostColumns(dialect, sources.touches)} AS t
+  WHERE t.app_id = ${sqlString(appId)}
+    AND t.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
+    AND t.touch_time >= ${at(startOfDay(from))}
+    AND t.touch_time < ${at(startOfDay(addDays(to, 1)))}${filtersOn("touches")}
+  GROUP BY t.click_id, t.touch_type, CAST(CAST(t.touch_time AS DATE) AS VARCHAR), t.media_source,
+    ${group.touches}
 )
-SELECT 'installs' AS part, cohort_day, media_source, group_key, CAST(NULL AS INTEGER) AS day_n,
-  count(*) AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions
+SELECT 'installs' AS part, i.cohort_day, i.media_source, i.group_key, CAST(NULL AS INTEGER) AS day_n,
+  count(*) AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
+  coalesce(sum(c.cost_usd), 0.0) AS cost_usd
 FROM cohort_installs AS i
-GROUP BY cohort_day, media_source, group_key
+LEFT JOIN install_costs AS c ON c.service_id = i.service_id
+GROUP BY i.cohort_day, i.media_source, i.group_key
 UNION ALL
 SELECT 'days' AS part, i.cohort_day, i.media_source, i.group_key, ${sinceInstall("d.day")} AS day_n,
-  0 AS installs, sum(d.active) AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions
+  0 AS installs, sum(d.active) AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
+  0.0 AS cost_usd
 FROM cohort_installs AS i
 JOIN install_days AS d ON d.service_id = i.service_id
 WHERE ${sinceInstall("d.day")} BETWEEN 0 AND ${COHORT_DAYS}
 GROUP BY i.cohort_day, i.media_source, i.group_key, ${sinceInstall("d.day")}
 UNION ALL
-SELECT 'touches' AS part, CAST(CAST(t.touch_time AS DATE) AS VARCHAR) AS cohort_day, t.media_source,
-  ${group.touches} AS group_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs, 0 AS active,
-  0.0 AS revenue_usd,
+SELECT 'touches' AS part, t.cohort_day, t.media_source, t.group_key, CAST(NULL AS INTEGER) AS day_n,
+  0 AS installs, 0 AS active, 0.0 AS revenue_usd,
   count(DISTINCT CASE WHEN t.touch_type = 'click' THEN t.click_id END) AS clicks,
-  count(DISTINCT CASE WHEN t.touch_type = 'impression' THEN t.click_id END) AS impressions
-FROM ${sources.touches} AS t
-WHERE t.app_id = ${sqlString(appId)}
-  AND t.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
-  AND t.touch_time >= ${at(startOfDay(from))}
-  AND t.touch_time < ${at(startOfDay(addDays(to, 1)))}${filtersOn("touches")}
-GROUP BY CAST(CAST(t.touch_time AS DATE) AS VARCHAR), t.media_source, ${group.touches}`;
+  count(DISTINCT CASE WHEN t.touch_type = 'impression' THEN t.click_id END) AS impressions,
+  coalesce(sum(t.cost_usd), 0.0) AS cost_usd
+FROM cohort_touches AS t
+GROUP BY t.cohort_day, t.media_source, t.group_key`;
 };

@@ -6,6 +6,15 @@
  * each day since install). A day since install that a cohort has not reached yet (its install
  * day plus N is after today) is not a zero: such cohorts are left out of that day's figures,
  * and a figure no cohort has reached is null.
+ *
+ * Cost is the cost rows' (`POST /v1/costs`) and what the service knows itself from its touches
+ * (src/costs/touch-cost.ts): the installs CPI touches won, CPC clicks and CPM impressions, each
+ * on its day (an install's on its install day, a touch's on its touch day). Where a cost row
+ * and the service's own cost name the same day, media source and campaign, the cost row wins
+ * for that day: it is the network's own figure, which the clicks' prices only estimate, and
+ * counting both would count that spend twice. Grouped by anything but the campaign (the rows
+ * then name no campaign) the rule holds per day and media source, unless a campaign filter
+ * names the campaign.
  */
 import type { CostRow } from "../ports/costs.ts";
 import type { CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
@@ -45,6 +54,7 @@ export const cohortRowOf = (values: Readonly<Record<string, unknown>>): CohortRo
     revenue_usd: numberOf("revenue_usd", values.revenue_usd ?? 0),
     clicks: numberOf("clicks", values.clicks),
     impressions: numberOf("impressions", values.impressions),
+    cost_usd: numberOf("cost_usd", values.cost_usd ?? 0),
   };
 };
 
@@ -54,7 +64,11 @@ export interface CohortFigures {
   readonly installs: number;
   /** Installs over clicks; null without clicks. */
   readonly conversion_rate: number | null;
-  /** USD; null when no cost row names these installs' days and group. */
+  /**
+   * USD: the cost rows', and the service's own cost (CPI installs, CPC clicks, CPM impressions)
+   * of the days and groups no cost row names; null when neither names these installs' days and
+   * group.
+   */
   readonly cost_usd: number | null;
   readonly ecpi_usd: number | null;
   /** The installs' revenue up to day 30 since each install (or today), USD. */
@@ -115,6 +129,26 @@ const costMatches = (row: CostRow, filters: CohortFilters): boolean | undefined 
   return true;
 };
 
+/**
+ * What a cost row and the service's own cost are compared by, for the rule that the cost row
+ * wins: the day, the media source and the campaign when the rows name it (grouped by campaign),
+ * else the day and the media source.
+ */
+const costKeys = (groupBy: CohortGroup) => ({
+  ofCostRow: (row: CostRow) =>
+    JSON.stringify(
+      groupBy === "campaign"
+        ? [row.day, row.mediaSource, COST_GROUP.campaign(row) ?? null]
+        : [row.day, row.mediaSource],
+    ),
+  ofRow: (row: CohortRow) =>
+    JSON.stringify(
+      groupBy === "campaign"
+        ? [row.cohort_day, row.media_source, row.group_key]
+        : [row.cohort_day, row.media_source],
+    ),
+});
+
 /** Ratios to a ten-thousandth, money to a millionth (sums of doubles carry binary noise). */
 const ratio = (value: number): number => Math.round(value * 1e4) / 1e4;
 const money = (value: number): number => Math.round(value * 1e6) / 1e6;
@@ -132,7 +166,7 @@ class Tally {
   /** By install day: active installs and revenue per day since install. */
   readonly active = new Map<string, number[]>();
   readonly revenue = new Map<string, number[]>();
-  /** Cost by install day, USD; a day of no cost row is absent. */
+  /** Cost by install day, USD (the cost rows' and the service's own); a day of none is absent. */
   readonly cost = new Map<string, number>();
 
   add(row: CohortRow): void {
@@ -154,10 +188,14 @@ class Tally {
 
   /** A row without a USD amount (no rate of its day) adds its clicks, not its cost. */
   addCost(row: CostRow): void {
-    if (row.amountUsd !== null)
-      this.cost.set(row.day, (this.cost.get(row.day) ?? 0) + row.amountUsd);
+    if (row.amountUsd !== null) this.addDayCost(row.day, row.amountUsd);
     this.reportedClicks += row.clicks ?? 0;
     this.reportedImpressions += row.impressions ?? 0;
+  }
+
+  /** Cost of a day, USD: a cost row's, or what the service's own installs and touches cost. */
+  addDayCost(day: string, usd: number): void {
+    this.cost.set(day, (this.cost.get(day) ?? 0) + usd);
   }
 
   figures(today: string, costs: boolean): CohortFigures {
@@ -240,14 +278,26 @@ export const cohortReport = (input: {
   }
   // Cost is known only where the filters can tell which rows are theirs.
   let costs = true;
+  let costRowsSeen = 0;
+  const keys = costKeys(groupBy);
+  const networkFigures = new Set<string>();
   for (const row of input.costs) {
     const matches = costMatches(row, filters);
     if (matches === undefined) costs = false;
+    if (matches !== false) costRowsSeen++;
     if (!matches) continue;
+    // A row no rate converts still wins its day: the network's figure is known, not in USD.
+    networkFigures.add(keys.ofCostRow(row));
     total.addCost(row);
     const key = COST_GROUP[groupBy](row);
     if (key === undefined) continue;
     groupOf(row.mediaSource, key).addCost(row);
+  }
+  // The service's own cost, of the days, sources and campaigns no cost row names.
+  for (const row of input.rows) {
+    if (row.cost_usd === 0 || networkFigures.has(keys.ofRow(row))) continue;
+    total.addDayCost(row.cohort_day, row.cost_usd);
+    groupOf(row.media_source, row.group_key).addDayCost(row.cohort_day, row.cost_usd);
   }
   const cohortDays = [...total.installs.keys()].sort();
   return {
@@ -261,7 +311,8 @@ export const cohortReport = (input: {
       .map(({ media_source, group, tally }) => ({
         media_source,
         group,
-        ...tally.figures(today, costs && groupBy !== "platform"),
+        // Cost rows name no platform: by platform, a group's cost is known without any.
+        ...tally.figures(today, costs && (groupBy !== "platform" || costRowsSeen === 0)),
       }))
       .sort(
         (a, b) =>

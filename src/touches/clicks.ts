@@ -134,6 +134,8 @@ const clickOf = (
     ...(link.deepLinkPath === null ? {} : { deep_link_path: link.deepLinkPath }),
   },
   urlParams: keptParams(tap.query),
+  // The link's cost goes on each of its clicks.
+  cost: link.cost,
 });
 
 export const createClickRecorder = (deps: ClickDeps) => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
 import { testLink } from "../links/link.test-support.ts";
 import type { App } from "../ports/apps.ts";
@@ -14,6 +15,8 @@ const APP: App = {
   createdAt: "2026-11-01T00:00:00.000Z",
 };
 const NOW = new Date("2026-11-24T12:00:00.000Z");
+/** EUR at 1.1 USD on the touches' day. */
+const FX = parseEcbRates("Date,USD,\n2026-11-24,1.1,\n");
 
 /** The touch store as a map, the way the port promises it behaves. */
 const memoryTouches = () => {
@@ -49,6 +52,7 @@ const setup = (options: { streamFails?: boolean; links?: Link[] } = {}) => {
       },
     },
     countries: { countryOf: () => "DE" },
+    fx: FX,
     now: () => NOW,
   });
   return { record, touches, rows };
@@ -120,6 +124,49 @@ describe("an ad network's touches", () => {
       campaignId: "123",
       campaignName: "Spring",
       params: { deep_link_path: "/levels/7", promo: "WINTER", sub1: "x" },
+    });
+  });
+
+  it("keeps a touch's own cost, else its link's, and its cost in USD on its lake row", async () => {
+    const link = testLink({ cost: { model: "CPI", value: 2.5, currency: "EUR" } });
+    const { record, touches, rows } = setup({ links: [link] });
+    const answer = await record(APP.appId, {
+      touches: [
+        click({ cost_model: "CPC", cost_value: 0.2, cost_currency: "EUR", click_id: "a" }),
+        click({ deeplink_id: link.deeplinkId, click_id: "b" }),
+        click({
+          deeplink_id: link.deeplinkId,
+          touch_type: "impression",
+          cost_model: "CPM",
+          cost_value: 5,
+          cost_currency: "USD",
+          click_id: "c",
+        }),
+        click({ click_id: "d" }),
+        click({ cost_model: "CPC", click_id: "e" }),
+      ],
+    });
+    expect(answer.rejected).toEqual([
+      {
+        index: 4,
+        error: "Unprocessable Entity",
+        detail:
+          "cost_value: is required with cost_model; cost_currency: is required with cost_model",
+      },
+    ]);
+    const ids = answer.accepted.map((verdict) => verdict.click_id);
+    expect(ids.map((id) => touches.stored.get(id)?.cost)).toEqual([
+      { model: "CPC", value: 0.2, currency: "EUR" },
+      { model: "CPI", value: 2.5, currency: "EUR" },
+      { model: "CPM", value: 5, currency: "USD" },
+      null,
+    ]);
+    const rowOf = (id: string | undefined) => rows.find((row) => row.click_id === id);
+    expect(ids.map((id) => rowOf(id)?.cost_usd)).toEqual([0.22, null, 0.005, null]);
+    expect(rowOf(ids[1])).toMatchObject({
+      cost_model: "CPI",
+      cost_value: 2.5,
+      cost_currency: "EUR",
     });
   });
 });

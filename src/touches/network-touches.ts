@@ -5,7 +5,9 @@
  * its click id is derived from (app, media source, network click id), so a repeat, in the
  * same request or a later one, answers the first one's id and records nothing again.
  */
+import { costOfFields } from "../costs/touch-cost.ts";
 import { UnauthorizedError, ValidationError } from "../domain/errors.ts";
+import type { FxRates } from "../fx/ecb-rates.ts";
 import type { AppStore } from "../ports/apps.ts";
 import type { CountryResolver } from "../ports/geo.ts";
 import type { RecordStream } from "../ports/lake.ts";
@@ -27,6 +29,8 @@ export interface NetworkTouchDeps {
   readonly touches: Pick<TouchStore, "put" | "putIfAbsent" | "delete">;
   readonly stream: RecordStream;
   readonly countries: CountryResolver;
+  /** The ECB rates a touch's cost is converted to USD with, for the lake. */
+  readonly fx: Pick<FxRates, "toUsd">;
   readonly now?: () => Date;
 }
 
@@ -76,6 +80,7 @@ const touchOf = (
       ...request.params,
     },
     urlParams: {},
+    cost: costOfFields(request) ?? link?.cost ?? null,
   };
 };
 
@@ -150,7 +155,7 @@ export const createNetworkTouches = (deps: NetworkTouchDeps) => {
       for (const claim of claims) if (claim.status === "fulfilled") stored.push(claim.value);
       const failed = claims.find((claim) => claim.status === "rejected");
       if (failed) throw failed.reason;
-      await deps.stream.put(created().map(touchRow));
+      await deps.stream.put(created().map((touch) => touchRow(touch, deps.fx)));
     } catch (error) {
       await deps.touches.delete(created().map((touch) => touch.clickId));
       throw error;

@@ -3,8 +3,10 @@
  * store's item, and this worker, fed by the touches table's stream of new items, puts their
  * rows on the lake's touches stream (src/workers/table-stream-workers.ts). The stream delivers
  * at least once: a row put twice is counted once by the lake's readers (by click id). Its
- * composition is beside its row (src/workers/tap-lake.ts).
+ * composition is beside its row (src/workers/tap-lake.ts). A tap's cost is converted to USD
+ * here, off the tap's path.
  */
+import type { FxRates } from "../fx/ecb-rates.ts";
 import type { RecordStream } from "../ports/lake.ts";
 import type { Touch } from "../ports/touches.ts";
 import { touchRow } from "./touch.ts";
@@ -13,7 +15,7 @@ import { touchRow } from "./touch.ts";
 export type NewTouchesHandler = (touches: readonly Touch[]) => Promise<void>;
 
 export const createTapLake =
-  (lake: RecordStream): NewTouchesHandler =>
+  (lake: RecordStream, fx: Pick<FxRates, "toUsd">): NewTouchesHandler =>
   async (touches) => {
-    if (touches.length > 0) await lake.put(touches.map(touchRow));
+    if (touches.length > 0) await lake.put(touches.map((touch) => touchRow(touch, fx)));
   };

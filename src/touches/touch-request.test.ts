@@ -52,3 +52,37 @@ describe("POST /v1/touches bodies", () => {
     expect(parsed.ok ? "" : parsed.detail).toContain(detail);
   });
 });
+
+describe("a network touch's cost", () => {
+  it("is the three fields together, or none", () => {
+    const cpc = { cost_model: "CPC", cost_value: 0.12, cost_currency: "USD" };
+    const parsed = parseTouch(touch(cpc), NOW);
+    expect(parsed.ok && parsed.value).toMatchObject(cpc);
+    expect(parseTouch(touch({ cost_model: null }), NOW).ok).toBe(true);
+  });
+
+  it.each([
+    [{ cost_model: "CPC" }, "cost_value: is required with cost_model"],
+    [
+      { cost_value: 1.5, cost_currency: "EUR" },
+      "cost_model: is required with cost_value and cost_currency",
+    ],
+    [
+      { cost_model: "CPM", cost_value: 4 },
+      "cost_currency: is required with cost_model and cost_value",
+    ],
+    [
+      { cost_model: "CPV", cost_value: 1, cost_currency: "EUR" },
+      "cost_model: must be CPI, CPC or CPM",
+    ],
+    [{ cost_model: "CPC", cost_value: -1, cost_currency: "EUR" }, "cost_value: must be at least 0"],
+    [
+      { cost_model: "CPC", cost_value: 1, cost_currency: "euro" },
+      "cost_currency: must be an ISO 4217 currency code",
+    ],
+  ])("refuses %j alone, saying why", (overrides, detail) => {
+    const parsed = parseTouch(touch(overrides), NOW);
+    expect(parsed.ok).toBe(false);
+    expect(parsed.ok ? "" : parsed.detail).toContain(detail);
+  });
+});

@@ -5,6 +5,7 @@
  * ignored and null is the same as absent.
  */
 import * as z from "zod";
+import { costFields, refineCostFields } from "../costs/touch-cost.ts";
 import { ATTRIBUTION_LIMITS } from "../domain/attribution.ts";
 import { DAY_MS, HOUR_MS } from "../domain/time.ts";
 import { TOUCH_TYPES } from "../domain/touch.ts";
@@ -32,7 +33,7 @@ export const TOUCH_LIMITS = {
 
 const field = () => shortText(LINK_LIMITS.maxFieldLength).nullish();
 
-export const touchSchema = z.object(
+const touchFields = z.object(
   {
     touch_type: z.enum(TOUCH_TYPES, { error: "must be click or impression" }).meta({
       description: "A click (a tap on the ad) or an impression (the ad was seen).",
@@ -92,9 +93,14 @@ export const touchSchema = z.object(
     )
       .nullish()
       .meta({ description: "Custom string parameters of the touch.", example: { sub1: "abc" } }),
+    // What the touch cost; a touch that names none takes its link's.
+    ...costFields("the touch"),
   },
   { error: "must be a JSON object" },
 );
+
+/** A touch: its fields, the three cost fields together or none. */
+export const touchSchema = touchFields.superRefine(refineCostFields());
 
 export type TouchRequest = z.output<typeof touchSchema>;
 

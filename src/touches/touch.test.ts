@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { contractTouch } from "../adapters/contracts/touch-store.test-support.ts";
+import { parseEcbRates } from "../fx/ecb-rates.ts";
+import type { Touch } from "../ports/touches.ts";
 import { TOUCH_COLUMNS } from "../record/touch-columns.ts";
 import { CLICK_ID_LENGTH } from "./ids.ts";
-import { firstLanguage, networkTouchId } from "./touch.ts";
+import { firstLanguage, networkTouchId, touchRow } from "./touch.ts";
 
 describe("networkTouchId", () => {
   it("is the same for the same app, network and id, and another for any other", () => {
@@ -36,5 +39,60 @@ describe("the touches lake table", () => {
     expect(names).not.toContain("user_agent");
     expect(names).not.toContain("ip");
     expect(names).toContain("ip_truncated");
+  });
+});
+
+describe("a touch's lake row", () => {
+  // EUR at 1.1 USD on the 24th; no rate of the 25th or later.
+  const fx = parseEcbRates("Date,USD,\n2026-11-24,1.1,\n");
+  const at = (cost: Touch["cost"], touchType: Touch["touchType"] = "click", day = "2026-11-24") =>
+    touchRow(
+      contractTouch("com.example.game", Date.parse(`${day}T12:00:00.000Z`), { cost, touchType }),
+      fx,
+    );
+
+  it("carries its cost as said, and what the touch itself cost in USD: a CPC click's price", () => {
+    expect(at({ model: "CPC", value: 0.5, currency: "EUR" })).toMatchObject({
+      cost_model: "CPC",
+      cost_value: 0.5,
+      cost_currency: "EUR",
+      cost_usd: 0.55,
+    });
+  });
+
+  it("a CPM impression's price over a thousand", () => {
+    expect(at({ model: "CPM", value: 4, currency: "USD" }, "impression")).toMatchObject({
+      cost_model: "CPM",
+      cost_usd: 0.004,
+    });
+  });
+
+  it("none for a CPI touch (its install's, when it wins), a unit its model does not charge, no cost, or no rate", () => {
+    expect(at({ model: "CPI", value: 2.5, currency: "EUR" })).toMatchObject({
+      cost_model: "CPI",
+      cost_value: 2.5,
+      cost_currency: "EUR",
+      cost_usd: null,
+    });
+    expect(at({ model: "CPC", value: 0.5, currency: "EUR" }, "impression").cost_usd).toBeNull();
+    expect(at({ model: "CPM", value: 4, currency: "EUR" }, "click").cost_usd).toBeNull();
+    expect(at(null)).toMatchObject({
+      cost_model: null,
+      cost_value: null,
+      cost_currency: null,
+      cost_usd: null,
+    });
+    expect(at(undefined).cost_model).toBeNull();
+    // The rate of the touch's own day, carried at most 7 days: none here for a day before it.
+    expect(
+      at({ model: "CPC", value: 1, currency: "EUR" }, "click", "2026-11-20").cost_usd,
+    ).toBeNull();
+  });
+
+  it("has a value for every column of the touches table", () => {
+    const row = at({ model: "CPC", value: 0.5, currency: "EUR" });
+    expect(Object.keys(row).sort()).toEqual(
+      ["app_id", ...TOUCH_COLUMNS.map((column) => column.name)].sort(),
+    );
   });
 });

@@ -4,6 +4,8 @@
  * advertising id, for reports.
  */
 import { createHash } from "node:crypto";
+import { costColumns, touchCostUsd } from "../costs/touch-cost.ts";
+import type { FxRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
 import type { AdFields } from "../ports/links.ts";
 import type { Touch } from "../ports/touches.ts";
@@ -11,8 +13,12 @@ import type { TouchColumnName } from "../record/touch-columns.ts";
 import { ALPHABET, CLICK_ID_LENGTH } from "./ids.ts";
 import { truncatedIp } from "./ip.ts";
 
-export const touchRow = (touch: Touch): LakeRecord => {
-  const row: Record<TouchColumnName, string | null> = {
+/**
+ * The touch's lake row; its cost in USD is converted here, at the ECB rate of the touch's UTC
+ * day (src/costs/touch-cost.ts says which touches cost something themselves).
+ */
+export const touchRow = (touch: Touch, fx: Pick<FxRates, "toUsd">): LakeRecord => {
+  const row: Record<TouchColumnName, string | number | null> = {
     click_id: touch.clickId,
     touch_type: touch.touchType,
     touch_time: touch.touchTime,
@@ -34,6 +40,8 @@ export const touchRow = (touch: Touch): LakeRecord => {
     device_model: touch.deviceModel,
     language: touch.language,
     params: JSON.stringify({ ...touch.params, ...touch.urlParams }),
+    ...costColumns(touch.cost),
+    cost_usd: touchCostUsd(touch.cost, touch.touchType, touch.touchTime.slice(0, 10), fx),
   };
   return { app_id: touch.appId, ...row };
 };

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../test/support/installs.ts";
+import { contractTouch } from "../adapters/contracts/touch-store.test-support.ts";
 import { installFacts } from "../attribution/facts.ts";
+import { parseEcbRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
 import type { App } from "../ports/apps.ts";
 import type {
@@ -8,6 +10,7 @@ import type {
   AttributionResult,
   AttributionStore,
 } from "../ports/attributions.ts";
+import type { Install } from "../ports/installs.ts";
 import type { Touch } from "../ports/touches.ts";
 import { createAttributionWorker } from "./attribution-worker.ts";
 
@@ -19,6 +22,8 @@ const APP: App = {
   createdAt: "2026-11-01T00:00:00.000Z",
 };
 const INSTALL = storedInstall(APP.appId, "device-1", { maid: null });
+/** EUR at 1.1 USD on the install's day. */
+const FX = parseEcbRates("Date,USD,\n2026-11-01,1.1,\n");
 /** When the service heard of the install, by its clock. */
 const RECEIVED = new Date("2026-11-01T10:00:01.000Z");
 
@@ -64,20 +69,23 @@ const memoryAttributions = () => {
   return store;
 };
 
-const setup = (options: { touchesFail?: boolean; app?: App } = {}) => {
+const setup = (
+  options: { touchesFail?: boolean; app?: App; install?: Install; byMaid?: Touch[] } = {},
+) => {
+  const install = options.install ?? INSTALL;
   const attributions = memoryAttributions();
   const rows = { attributions: [] as LakeRecord[], events: [] as LakeRecord[] };
   const worker = createAttributionWorker({
     apps: { get: async () => options.app ?? APP },
     installs: {
-      get: async (_app, serviceId) => (serviceId === INSTALL.serviceId ? INSTALL : undefined),
+      get: async (_app, serviceId) => (serviceId === install.serviceId ? install : undefined),
       withIdfv: async () => [],
     },
     attributions,
     deletions: { listByInstall: async () => [] },
     touches: {
       get: async () => undefined,
-      byMaid: async () => [],
+      byMaid: async () => options.byMaid ?? [],
       byIp: async (): Promise<Touch[]> => {
         if (options.touchesFail) throw new Error("touch store down");
         return [];
@@ -88,6 +96,7 @@ const setup = (options: { touchesFail?: boolean; app?: App } = {}) => {
       attributions: { put: async (records) => void rows.attributions.push(...records) },
       events: { put: async (records) => void rows.events.push(...records) },
     },
+    fx: FX,
     maxAttempts: 3,
   });
   const job = (attempt = 1) => ({
@@ -98,11 +107,11 @@ const setup = (options: { touchesFail?: boolean; app?: App } = {}) => {
   return { attributions, rows, worker, job };
 };
 
-const pending = async (attributions: AttributionStore) => {
+const pending = async (attributions: AttributionStore, install = INSTALL) => {
   await attributions.createPending({
     appId: APP.appId,
-    serviceId: INSTALL.serviceId,
-    facts: installFacts(INSTALL, { ip: "81.2.69.142", receivedAt: RECEIVED }),
+    serviceId: install.serviceId,
+    facts: installFacts(install, { ip: "81.2.69.142", receivedAt: RECEIVED }),
     requestedAt: "2026-11-01T10:00:01.000Z",
   });
 };
@@ -169,6 +178,7 @@ describe("the attribution worker", () => {
         },
       },
       lake: { attributions: { put: async () => {} }, events: { put: async () => {} } },
+      fx: FX,
       now: () => new Date("2026-11-02T10:00:02.000Z"),
     });
     await attributions.createPending({
@@ -198,5 +208,31 @@ describe("the attribution worker", () => {
     await worker(job());
     expect(attributions.resolves).toBe(0);
     expect(rows.events).toEqual([]);
+  });
+
+  it("puts a CPI touch's cost on the attribution row of the install it wins, in USD; a CPC touch's not", async () => {
+    const GAID = "38400000-8cf0-11bd-b23e-10b96e40000d";
+    const install = { ...INSTALL, maid: GAID };
+    const tapped = Date.parse(INSTALL.firstOpenTime) - 10 * 60_000;
+    const rowOf = async (cost: Touch["cost"]) => {
+      const touch = contractTouch(APP.appId, tapped, { maid: GAID, cost });
+      const { attributions, rows, worker, job } = setup({ install, byMaid: [touch] });
+      await pending(attributions, install);
+      await worker(job());
+      expect(rows.attributions).toHaveLength(1);
+      return rows.attributions[0];
+    };
+    expect(await rowOf({ model: "CPI", value: 2.5, currency: "EUR" })).toMatchObject({
+      match_method: "advertising_id",
+      cost_model: "CPI",
+      cost_value: 2.5,
+      cost_currency: "EUR",
+      cost_usd: 2.75,
+    });
+    expect(await rowOf({ model: "CPC", value: 0.3, currency: "EUR" })).toMatchObject({
+      match_method: "advertising_id",
+      cost_model: null,
+      cost_usd: null,
+    });
   });
 });

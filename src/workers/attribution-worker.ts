@@ -12,6 +12,7 @@ import { installTypeOf, resultOf, skippedResult } from "../attribution/results.t
 import { attributionSettingsOf } from "../attribution/settings.ts";
 import { DAY_MS } from "../domain/time.ts";
 import { composition } from "../functions/adapters.ts";
+import type { FxRates } from "../fx/ecb-rates.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { AttributionResult, AttributionStore } from "../ports/attributions.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
@@ -39,6 +40,8 @@ export interface AttributionDeps {
   readonly searchAds?: SearchAds;
   /** The lake's `attributions` and `events` streams. */
   readonly lake: { readonly attributions: RecordStream; readonly events: RecordStream };
+  /** The ECB rates an install's cost (a CPI touch's) is converted to USD with. */
+  readonly fx: Pick<FxRates, "toUsd">;
   /** The install's postbacks and webhooks, once its attribution is stored. */
   readonly postbacks?: Pick<PostbackTriggers, "installResolved">;
   readonly maxAttempts?: number;
@@ -67,7 +70,7 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       // A skipped install has no attribution to join; its install event is exported all the same.
       result.status === "skipped"
         ? Promise.resolve()
-        : deps.lake.attributions.put([attributionRow(install, result)]),
+        : deps.lake.attributions.put([attributionRow(install, result, deps.fx)]),
       deps.lake.events.put([installEventRow(app, install)]),
     ]);
     await deps.postbacks?.installResolved({
@@ -130,12 +133,12 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
 };
 
 /**
- * The worker's composition on both runtimes: its stores, the lake's two streams, Apple Ads,
- * and the postbacks' triggers.
+ * The worker's composition on both runtimes: its stores, the lake's two streams, the rates,
+ * Apple Ads, and the postbacks' triggers.
  */
 export const attributionWorkerFunction = /* @__PURE__ */ composition(
   ATTRIBUTION_WORKER,
-  ({ tables, streams, searchAds, queues }, runtime) =>
+  ({ tables, streams, searchAds, queues, fx }, runtime) =>
     createAttributionWorker({
       apps: runtime.apps(tables.apps),
       installs: tables.installs,
@@ -144,6 +147,7 @@ export const attributionWorkerFunction = /* @__PURE__ */ composition(
       touches: tables.touches,
       searchAds,
       lake: { attributions: streams.attributions, events: streams.events },
+      fx,
       postbacks: createPostbackTriggers({
         configs: runtime.hotPostbackConfigs(tables.postbackConfigs),
         outbox: tables.outbox,

@@ -51,6 +51,7 @@ const result = (
   installType: "new_install",
   otherCandidates: 0,
   params: {},
+  cost: null,
   attributedAt: new Date(T0).toISOString(),
   campaignId: null,
   campaignName: null,

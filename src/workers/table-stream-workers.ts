@@ -42,7 +42,8 @@ export const TABLE_STREAM_WORKERS = [
     batchWindowSeconds: 5,
     memoryMb: 256,
     timeoutSeconds: 60,
-    uses: { streams: { touches: "put" } },
+    // The rates: a tap's cost goes to the lake in USD too.
+    uses: { streams: { touches: "put" }, rates: "read" },
     embedded: {
       instead:
         "the link host's click log (src/adapters/local-click-log/click-log.ts), which writes the touch store and the lake's stream itself",

@@ -43,6 +43,8 @@ export const ATTRIBUTION_WORKER = defineWorker({
       outbox: "enqueue",
     },
     streams: { attributions: "put", events: "put" },
+    // An install's cost, when a CPI touch wins it, goes to the lake in USD too.
+    rates: "read",
     // Each resolved install's postbacks and webhooks (src/postbacks/triggers.ts).
     queues: { postback: "send" },
     appleAds: "call",

@@ -513,6 +513,46 @@ describe("the attribution command line", () => {
     expect(
       await cli(dataDir, "links", "disable", deeplinkId, "--app-id", "com.example.game"),
     ).toMatch(/is disabled/);
+
+    // A link's cost: the three flags together, changed and cleared by `links update`.
+    const costed = JSON.parse(
+      await cli(
+        dataDir,
+        "links",
+        "create",
+        "--app-id",
+        "com.example.game",
+        "--media-source",
+        "influencer",
+        "--cost-model",
+        "CPI",
+        "--cost-value",
+        "2.50",
+        "--cost-currency",
+        "EUR",
+        "--json",
+      ),
+    );
+    expect(costed).toMatchObject({ cost_model: "CPI", cost_value: 2.5, cost_currency: "EUR" });
+    const update = (...flags: string[]) =>
+      cli(dataDir, "links", "update", costed.deeplink_id, "--app-id", "com.example.game", ...flags);
+    expect(
+      await update("--cost-model", "CPC", "--cost-value", "0.1", "--cost-currency", "USD"),
+    ).toMatch(/each click costs CPC 0\.1 USD\./);
+    expect(await update("--cost-model", "")).toMatch(/no cost\./);
+    await expect(
+      cli(
+        dataDir,
+        "links",
+        "create",
+        "--app-id",
+        "com.example.game",
+        "--media-source",
+        "influencer",
+        "--cost-model",
+        "CPI",
+      ),
+    ).rejects.toThrow(/cost_value: is required with cost_model/);
   }, 60_000);
 
   it("configures a partner and a webhook, sends a test postback, and reads the attempts' log", async () => {

@@ -353,25 +353,57 @@ describe("the wire contract, over HTTP", () => {
                 touch_time: minutesAgo(5),
                 media_source: "net",
                 click_id: "c1",
+                cost_model: "CPC",
+                cost_value: 0.12,
+                cost_currency: "USD",
               },
               { touch_type: "nope" },
+              {
+                touch_type: "click",
+                touch_time: minutesAgo(5),
+                media_source: "net",
+                cost_model: "CPC",
+              },
             ],
           },
           keys.serverKey,
         ),
       );
-      expect(body).toMatchObject({ accepted: [{ index: 0 }], rejected: [{ index: 1 }] });
+      expect(body).toMatchObject({
+        accepted: [{ index: 0 }],
+        rejected: [
+          { index: 1 },
+          {
+            index: 2,
+            detail:
+              "cost_value: is required with cost_model; cost_currency: is required with cost_model",
+          },
+        ],
+      });
     },
     "create-link": async () => {
       const body = await expectConforming(
         "create-link",
         await rt.post(
           "/v1/links",
-          { media_source: "net", deep_link_path: "/a", params: { promo: "X" } },
+          {
+            media_source: "net",
+            deep_link_path: "/a",
+            params: { promo: "X" },
+            cost_model: "CPI",
+            cost_value: 2.5,
+            cost_currency: "EUR",
+          },
           keys.serverKey,
         ),
       );
-      expect(body).toMatchObject({ media_source: "net", params: { promo: "X" } });
+      expect(body).toMatchObject({
+        media_source: "net",
+        params: { promo: "X" },
+        cost_model: "CPI",
+        cost_value: 2.5,
+        cost_currency: "EUR",
+      });
     },
     "list-links": async () => {
       await rt.post("/v1/links", { media_source: "listed" }, keys.serverKey);
@@ -400,9 +432,29 @@ describe("the wire contract, over HTTP", () => {
       ).json()) as { deeplink_id: string };
       const body = await expectConforming(
         "update-link",
-        await patchLink(made.deeplink_id, { disabled: true }),
+        await patchLink(made.deeplink_id, {
+          disabled: true,
+          cost_model: "CPM",
+          cost_value: 3,
+          cost_currency: "GBP",
+        }),
       );
-      expect(body).toMatchObject({ deeplink_id: made.deeplink_id, disabled: true });
+      expect(body).toMatchObject({
+        deeplink_id: made.deeplink_id,
+        disabled: true,
+        cost_model: "CPM",
+        cost_value: 3,
+        cost_currency: "GBP",
+      });
+      const cleared = await expectConforming(
+        "update-link",
+        await patchLink(made.deeplink_id, {
+          cost_model: null,
+          cost_value: null,
+          cost_currency: null,
+        }),
+      );
+      expect(cleared).toMatchObject({ cost_model: null, cost_value: null, cost_currency: null });
     },
     "sign-in": async () => {
       if (!rt.owner) throw new Error("no owner");
@@ -874,7 +926,7 @@ describe("the wire contract, over HTTP", () => {
       401: () => rt.post("/v1/links", { media_source: "x" }, keys.sdkKey),
       413: () =>
         rt.post("/v1/links", JSON.stringify({ pad: "x".repeat(1_100_000) }), keys.serverKey),
-      422: () => rt.post("/v1/links", { media_source: "" }, keys.serverKey),
+      422: () => rt.post("/v1/links", { media_source: "x", cost_model: "CPI" }, keys.serverKey),
     },
     "list-links": {
       401: () => rt.get("/v1/links", keys.sdkKey),

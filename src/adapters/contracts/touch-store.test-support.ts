@@ -87,9 +87,15 @@ export const describeTouchStoreContract = (
           campaignName: "Winter",
         });
         const bare = contractTouch(app, T0, { ip: null, userAgent: null, country: null });
-        await store.put([touch, bare]);
+        const costed = contractTouch(app, T0, {
+          cost: { model: "CPI", value: 2.5, currency: "EUR" },
+        });
+        const costless = contractTouch(app, T0, { cost: null });
+        await store.put([touch, bare, costed, costless]);
         expect(await store.get(touch.clickId)).toEqual(touch);
         expect(await store.get(bare.clickId)).toEqual(bare);
+        expect(await store.get(costed.clickId)).toEqual(costed);
+        expect(await store.get(costless.clickId)).toEqual(costless);
         expect(await store.get(`${touch.clickId}-not`)).toBeUndefined();
       }),
     );

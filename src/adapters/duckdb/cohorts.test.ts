@@ -1,7 +1,9 @@
 /**
  * The cohorts query on DuckDB over a small lake built here, laid by the embedded delivery
  * streams, and folded by cohortReport: retention by UTC calendar day since install, revenue up
- * to a day since install, touches and conversion, filters and groups, a deleted install left out.
+ * to a day since install, touches and conversion, filters and groups, a deleted install left out;
+ * the cost of installs CPI touches won and of CPC clicks, and files written before the lake
+ * had cost columns.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -111,6 +113,19 @@ const cost = (amountUsd: number): CostRow => ({
 /** Ten installs on DAY: i-0 to i-5 from Winter Sale (i-5 on iOS in France), i-6 to i-9 organic. */
 const IDS = Array.from({ length: 10 }, (_, n) => `i-${n}`);
 
+/** An app whose installs and clicks cost something: CPI wins and CPC clicks. */
+const COSTED = "com.example.cohorts.costed";
+/** An app whose lake files were all written before the cost columns. */
+const OLDER = "com.example.cohorts.older";
+
+/** A table as its files were written before the lake kept costs. */
+const withoutCosts = (table: LakeTable): LakeTable => ({
+  ...table,
+  columns: table.columns.filter((column) => !column.name.startsWith("cost_")),
+});
+
+const ofApp = (appId: string, record: LakeRecord): LakeRecord => ({ ...record, app_id: appId });
+
 describe("cohorts on DuckDB", () => {
   let dir = "";
   let duckdb: DuckDBInstance;
@@ -164,6 +179,49 @@ describe("cohorts on DuckDB", () => {
       TOUCHES_TABLE,
       Array.from({ length: 20 }, (_, n) => click(n, `${DAY}T0${n % 8}:00:00.000Z`)),
     );
+
+    // COSTED: c-0 and c-1 won by CPI clicks of 2.75 USD (c-1 attributed twice: the latest
+    // counts), c-2 by a click of no cost, c-3 organic; 10 CPC clicks of 0.10 USD (one delivered
+    // twice), and 5 clicks in a file of before the cost columns.
+    const costedIds = ["c-0", "c-1", "c-2", "c-3"];
+    const at = (n: number) => `${DAY}T${String(8 + n).padStart(2, "0")}:00:00.000Z`;
+    await lay(
+      EVENTS_TABLE,
+      costedIds.map((id, n) => ofApp(COSTED, install(id, at(n), "DE"))),
+    );
+    const won = (id: string, n: number, costUsd: number | null, time = at(n)) =>
+      ofApp(COSTED, {
+        ...attribution(id, time, n < 3),
+        ...(costUsd === null
+          ? {}
+          : { cost_model: "CPI", cost_value: 2.5, cost_currency: "EUR", cost_usd: costUsd }),
+      });
+    await lay(ATTRIBUTIONS_TABLE, [
+      won("c-0", 0, 2.75),
+      won("c-1", 1, 9.99),
+      won("c-1", 1, 2.75, `${DAY}T09:30:00.000Z`),
+      won("c-2", 2, null),
+      won("c-3", 3, null),
+    ]);
+    const cpc = (n: number) =>
+      ofApp(COSTED, {
+        ...click(100 + n, at(n % 4)),
+        cost_model: "CPC",
+        cost_value: 0.1,
+        cost_currency: "USD",
+        cost_usd: 0.1,
+      });
+    await lay(TOUCHES_TABLE, [...Array.from({ length: 10 }, (_, n) => cpc(n)), cpc(3)]);
+    const olderTouches = withoutCosts(TOUCHES_TABLE);
+    await lay(
+      olderTouches,
+      Array.from({ length: 5 }, (_, n) => ofApp(COSTED, click(200 + n, at(n % 4)))),
+    );
+    // OLDER: one paid install, its attribution and its click, all of before the cost columns.
+    await lay(EVENTS_TABLE, [ofApp(OLDER, install("o-0", at(0), "DE"))]);
+    await lay(withoutCosts(ATTRIBUTIONS_TABLE), [ofApp(OLDER, attribution("o-0", at(0), true))]);
+    await lay(olderTouches, [ofApp(OLDER, click(300, at(0)))]);
+
     engine = createDuckDbReportEngine({ duckdb, lakeDir, lakeFiles: createReadWriteLock() });
   });
 
@@ -173,12 +231,17 @@ describe("cohorts on DuckDB", () => {
   });
 
   const report = async (
-    options: { groupBy?: CohortGroup; filters?: CohortFilters; costs?: CostRow[] } = {},
+    options: {
+      groupBy?: CohortGroup;
+      filters?: CohortFilters;
+      costs?: CostRow[];
+      appId?: string;
+    } = {},
   ) => {
     const groupBy = options.groupBy ?? "campaign";
     const filters = options.filters ?? {};
     const rows = await engine.cohorts({
-      appId: APP,
+      appId: options.appId ?? APP,
       from: DAY,
       to: DAY,
       groupBy,
@@ -293,5 +356,47 @@ describe("cohorts on DuckDB", () => {
     expect(installs).toBe(11);
     const answer = await report();
     expect(answer.totals.revenue_usd).toBe(20);
+  });
+
+  it("counts what the installs CPI clicks won and the CPC clicks cost, each once: eCPI from them", async () => {
+    const answer = await report({ appId: COSTED });
+    const winter = answer.groups.find((group) => group.group === "Winter Sale");
+    // 2.75 for c-0, 2.75 for c-1 (its latest attribution), 10 clicks at 0.10: 6.50 for 3 installs.
+    expect(winter).toMatchObject({
+      media_source: "meta_ads",
+      installs: 3,
+      clicks: 15,
+      cost_usd: 6.5,
+      ecpi_usd: 2.166667,
+    });
+    expect(answer.totals).toMatchObject({ installs: 4, cost_usd: 6.5, ecpi_usd: 1.625 });
+    const organic = answer.groups.find((group) => group.media_source === "organic");
+    expect(organic).toMatchObject({ installs: 1, cost_usd: null });
+    const rows = await engine.cohorts({
+      appId: COSTED,
+      from: DAY,
+      to: DAY,
+      groupBy: "campaign",
+      filters: {},
+      excludeServiceIds: [],
+    });
+    const costOf = (part: string) =>
+      rows.filter((row) => row.part === part).reduce((sum, row) => sum + row.cost_usd, 0);
+    expect(costOf("installs")).toBeCloseTo(5.5, 9);
+    expect(costOf("touches")).toBeCloseTo(1, 9);
+  });
+
+  it("takes the network's cost row over the clicks' own cost for its day, source and campaign", async () => {
+    const answer = await report({ appId: COSTED, costs: [cost(30)] });
+    expect(answer.groups.find((group) => group.group === "Winter Sale")).toMatchObject({
+      installs: 3,
+      cost_usd: 30,
+      ecpi_usd: 10,
+    });
+  });
+
+  it("reads files of before the cost columns as costing nothing, alone or beside newer ones", async () => {
+    const answer = await report({ appId: OLDER });
+    expect(answer.totals).toMatchObject({ installs: 1, clicks: 1, cost_usd: null });
   });
 });

@@ -1,5 +1,9 @@
-/** How links and touches store what they credit (AdFields): one shape for both items. */
+/**
+ * How links and touches store what they credit (AdFields), and what a touch costs: one shape
+ * for the items of links, touches and attributions.
+ */
 import * as z from "zod";
+import { COST_MODELS } from "../../domain/touch.ts";
 
 const text = z.string().nullable();
 
@@ -12,3 +16,11 @@ export const adFieldsItem = {
   adId: text,
   adName: text,
 };
+
+/** What a touch costs (TouchCost): a touch's item has it, null, or none (written before). */
+export const touchCostItem = z
+  .object({ model: z.enum(COST_MODELS), value: z.number(), currency: z.string() })
+  .nullish();
+
+/** A link's or an attribution's cost, or null; items written before costs were taken have none. */
+export const costItem = touchCostItem.transform((cost) => cost ?? null);

@@ -18,7 +18,7 @@ import { CONFIDENCE_LEVELS } from "../../domain/attribution.ts";
 import { ATT_STATUSES, OS_VALUES } from "../../domain/install-facts.ts";
 import type { AttributionRecord, AttributionStore } from "../../ports/attributions.ts";
 import { MATCH_STATUSES } from "../../ports/attributions.ts";
-import { adFieldsItem } from "./ad-fields.ts";
+import { adFieldsItem, costItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { shards } from "./shards.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";
@@ -64,6 +64,7 @@ const resultItem = z.object({
   installType: z.enum(["new_install", "reinstall_same_device"]).nullable(),
   otherCandidates: z.number(),
   params: stringMapItem,
+  cost: costItem,
   attributedAt: z.string(),
 });
 

@@ -9,7 +9,7 @@ import {
 import * as z from "zod";
 import { ValidationError } from "../../domain/errors.ts";
 import type { Link, LinkStore } from "../../ports/links.ts";
-import { adFieldsItem } from "./ad-fields.ts";
+import { adFieldsItem, costItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";
 import { indexOf } from "./table-definitions.ts";
@@ -34,6 +34,7 @@ const linkItem = z.object({
   previewTitle: text.default(null),
   previewDescription: text.default(null),
   previewImageUrl: text.default(null),
+  cost: costItem,
   createdAt: z.string(),
 });
 

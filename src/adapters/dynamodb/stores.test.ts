@@ -4,15 +4,19 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { BatchWriteCommand, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
+import { installFacts } from "../../attribution/facts.ts";
+import { resultOf } from "../../attribution/results.ts";
+import { DEFAULT_ATTRIBUTION } from "../../attribution/settings.ts";
 import { ConflictError, NotFoundError } from "../../domain/errors.ts";
 import {
   type DynamoConnection,
   LOCAL_TABLE_NAMES,
   startLocalDynamoDb,
 } from "../../embedded/local-dynamodb.ts";
+import { testLink } from "../../links/link.test-support.ts";
 import type { DeletionRequest } from "../../ports/deletions.ts";
 import type { Install } from "../../ports/installs.ts";
 import type { Touch } from "../../ports/touches.ts";
@@ -21,6 +25,7 @@ import { createAttributionStore } from "./attributions.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createDynamoStores } from "./stores.ts";
+import { stringMapText } from "./string-map.ts";
 import { tombstonesKey } from "./tombstones.ts";
 import { createTouchStore } from "./touches.ts";
 
@@ -505,5 +510,65 @@ describe("DynamoDB stores", () => {
     expect(await snapshots.byId("com.pinned", 6, "a")).toBeUndefined();
     expect(await snapshots.byId("com.other", 5, "a")).toBeUndefined();
     expect(await snapshots.latest("com.other", 5)).toBeUndefined();
+  });
+
+  it("keeps a link's cost, changes and clears it, and reads a link of before costs with none", async () => {
+    const { links } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    const cpi = { model: "CPI", value: 2.5, currency: "EUR" } as const;
+    const link = testLink({ deeplinkId: "CoSt0000001", appId: "com.costs", cost: cpi });
+    expect(await links.create(link)).toBe(true);
+    expect(await links.get(link.deeplinkId)).toEqual(link);
+    const cpc = { model: "CPC", value: 0.1, currency: "USD" } as const;
+    expect((await links.update(link.appId, link.deeplinkId, { cost: cpc }))?.cost).toEqual(cpc);
+    expect((await links.update(link.appId, link.deeplinkId, { disabled: true }))?.cost).toEqual(
+      cpc,
+    );
+    expect((await links.update(link.appId, link.deeplinkId, { cost: null }))?.cost).toBeNull();
+    const { cost: _none, ...older } = testLink({ deeplinkId: "CoSt0000002", appId: "com.costs" });
+    await dynamo.doc.send(
+      new PutCommand({
+        TableName: LOCAL_TABLE_NAMES.links,
+        Item: {
+          ...older,
+          params: stringMapText(older.params),
+          createdKey: `${older.createdAt}#${older.deeplinkId}`,
+        },
+      }),
+    );
+    expect((await links.get(older.deeplinkId))?.cost).toBeNull();
+  });
+
+  it("keeps the cost of an attribution result, and reads one of before costs with none", async () => {
+    const attributions = createAttributionStore(dynamo.doc, LOCAL_TABLE_NAMES.attributions);
+    const cpi = { model: "CPI", value: 2.5, currency: "EUR" } as const;
+    for (const [serviceId, cost] of [
+      ["with-cost", cpi],
+      ["without", null],
+    ] as const) {
+      await attributions.createPending({
+        appId: "com.costs",
+        serviceId,
+        facts: installFacts(storedInstall("com.costs", serviceId), {
+          ip: null,
+          receivedAt: new Date("2026-11-01T10:00:01.000Z"),
+        }),
+        requestedAt: "2026-11-01T10:00:01.000Z",
+      });
+      const result = resultOf({ kind: "organic" }, null, new Date(), DEFAULT_ATTRIBUTION);
+      await attributions.resolve("com.costs", serviceId, { ...result, cost });
+      const stored = await attributions.get("com.costs", serviceId);
+      expect(stored?.state === "resolved" && stored.result.cost).toEqual(cost);
+    }
+    // An item resolved before costs were taken has no cost attribute.
+    await dynamo.doc.send(
+      new UpdateCommand({
+        TableName: LOCAL_TABLE_NAMES.attributions,
+        Key: { attributionKey: "com.costs#with-cost" },
+        UpdateExpression: "REMOVE #result.#cost",
+        ExpressionAttributeNames: { "#result": "result", "#cost": "cost" },
+      }),
+    );
+    const older = await attributions.get("com.costs", "with-cost");
+    expect(older?.state === "resolved" && older.result.cost).toBeNull();
   });
 });

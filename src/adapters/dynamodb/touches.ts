@@ -28,7 +28,7 @@ import {
   touchSortKey,
   windowEndKey,
 } from "../../touches/lookup-keys.ts";
-import { adFieldsItem } from "./ad-fields.ts";
+import { adFieldsItem, touchCostItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { shards } from "./shards.ts";
 import { countInstallsAt, SIGHTING_KEY_PREFIX, sightingItem } from "./sightings.ts";
@@ -57,6 +57,7 @@ const touchItem = z.object({
   maid: text,
   params: stringMapItem,
   urlParams: stringMapItem,
+  cost: touchCostItem,
 });
 
 /** A stored item as the touch it holds (its index keys and TTL left out); throws on a wrong item. */

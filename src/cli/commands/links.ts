@@ -27,9 +27,34 @@ export interface CreateLinkOptions {
   previewTitle?: string;
   previewDescription?: string;
   previewImageUrl?: string;
+  costModel?: string;
+  costValue?: string;
+  costCurrency?: string;
   json?: boolean;
   dataDir: string;
 }
+
+/** A flag's price as the API takes it: a decimal number, else the text (which the API refuses). */
+const price = (value: string | undefined): number | string | null | undefined => {
+  if (value === undefined) return undefined;
+  if (value === "") return null;
+  return /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+};
+
+/** The three cost flags as the API's fields. */
+const costFieldsOf = (options: {
+  costModel?: string;
+  costValue?: string;
+  costCurrency?: string;
+}) => ({
+  cost_model: options.costModel,
+  cost_value: price(options.costValue),
+  cost_currency: options.costCurrency,
+});
+
+/** `CPI 2.5 EUR`, or nothing. */
+const costText = (link: Link) =>
+  link.cost ? `${link.cost.model} ${link.cost.value} ${link.cost.currency}` : null;
 
 const linksOf = (stores: AdminStores) =>
   createLinks({ links: stores.links(), apps: stores.apps, linkBaseUrl: stores.linkBaseUrl });
@@ -58,6 +83,7 @@ export const createLinkCommand = async (options: CreateLinkOptions) => {
       preview_title: options.previewTitle,
       preview_description: options.previewDescription,
       preview_image_url: options.previewImageUrl,
+      ...costFieldsOf(options),
     });
   });
   if (options.json) {
@@ -66,6 +92,8 @@ export const createLinkCommand = async (options: CreateLinkOptions) => {
   }
   console.log(`Created link ${link.deeplinkId} for ${link.appId} (${link.mediaSource}):`);
   console.log(`  ${link.url}`);
+  const cost = costText(link);
+  if (cost) console.log(`  each click costs ${cost}`);
 };
 
 const describe = (link: Link) =>
@@ -136,9 +164,26 @@ export interface UpdateLinkOptions {
   previewTitle?: string;
   previewDescription?: string;
   previewImageUrl?: string;
+  /** With the other two; "" clears the link's cost. */
+  costModel?: string;
+  costValue?: string;
+  costCurrency?: string;
   json?: boolean;
   dataDir: string;
 }
+
+/**
+ * The cost flags of `links update`: the three as given, or, with `--cost-model ""`, all three
+ * null (the cost is cleared; the API refuses a price or currency given with it).
+ */
+const costChangeOf = (options: UpdateLinkOptions) =>
+  options.costModel === ""
+    ? {
+        cost_model: null,
+        cost_value: options.costValue === undefined ? null : price(options.costValue),
+        cost_currency: options.costCurrency === undefined ? null : options.costCurrency,
+      }
+    : costFieldsOf(options);
 
 /** A flag's text as a preview field: "" clears it (the app's default shows again). */
 const cleared = (value: string | undefined) => (value === "" ? null : value);
@@ -150,6 +195,7 @@ export const updateLinkCommand = async (options: UpdateLinkOptions) => {
       preview_title: cleared(options.previewTitle),
       preview_description: cleared(options.previewDescription),
       preview_image_url: cleared(options.previewImageUrl),
+      ...costChangeOf(options),
     }),
   );
   if (options.json) {
@@ -161,6 +207,6 @@ export const updateLinkCommand = async (options: UpdateLinkOptions) => {
       [link.previewTitle, link.previewDescription, link.previewImageUrl].some((v) => v !== null)
         ? "its own"
         : "the app's"
-    }.`,
+    }; ${costText(link) ? `each click costs ${costText(link)}` : "no cost"}.`,
   );
 };

@@ -1,5 +1,6 @@
 /** The link routes' contracts: make a link, list them, read one, disable or enable it. */
 import * as z from "zod";
+import { COST_MODELS } from "../../domain/touch.ts";
 import { LINK_LIMITS, linkRequestSchema, linkUpdateSchema } from "../../links/link-request.ts";
 import { LINK_PAGE_LIMITS, type LinkAnswer } from "../../links/links.ts";
 import { deeplinkIdParam, linkListQuery } from "../handlers/links.ts";
@@ -58,6 +59,16 @@ export const linkAnswerSchema = tiedTo<LinkAnswer>()(
       preview_title: nullableText("The link's own preview title, if any.", null),
       preview_description: nullableText("The link's own preview text, if any.", null),
       preview_image_url: nullableText("The link's own preview image, if any.", null),
+      cost_model: z.enum(COST_MODELS).nullable().meta({
+        description:
+          "How each click of the link is paid for (`CPI`: per install it wins, `CPC`: per click, `CPM`: per thousand impressions); null: no cost said.",
+        example: "CPI",
+      }),
+      cost_value: z.number().nullable().meta({
+        description: "The price in `cost_currency`, or null.",
+        example: 2.5,
+      }),
+      cost_currency: nullableText("The price's currency (ISO 4217), or null.", "EUR"),
       created_at: z.iso.datetime().meta({ example: "2026-11-24T10:00:00.000Z" }),
     })
     .meta({ id: "Link", description: "A link of the app." }),
@@ -94,6 +105,9 @@ export const LINK_CONTRACTS = {
       "store page and web site (`attribution apps config`); a device with none gets the " +
       "link's landing page, which every tap gets with `landing_page: true`. Chats' and feeds' " +
       "crawlers get a preview page with the link's `preview_*` (or the app's defaults). " +
+      "A link may say what its clicks cost (`cost_model`, `cost_value`, `cost_currency`, all " +
+      "three or none): each click carries it, a CPC click's cost and a CPI click's install's " +
+      "(when the click wins it) count in the cohorts report. " +
       "Unknown keys are ignored; null is the same as absent.",
     request: {
       body: {
@@ -112,7 +126,7 @@ export const LINK_CONTRACTS = {
       413: TOO_LARGE,
       422:
         "The body breaks a rule; the detail names each field at fault (`body.media_source: is " +
-        `required\`, \`body.params.deep_link_path: keys may not be deep_link_path\`; at most ${LINK_LIMITS.maxParams} params).`,
+        `required\`, \`body.params.deep_link_path: keys may not be deep_link_path\`, \`cost_currency: is required with cost_model and cost_value\`; at most ${LINK_LIMITS.maxParams} params).`,
       500: INTERNAL,
     },
   },
@@ -145,9 +159,10 @@ export const LINK_CONTRACTS = {
   "update-link": {
     summary: "Change a link",
     description:
-      "Disables or enables a link, turns its landing page on or off, or changes its preview " +
-      "(null clears a preview field, so the app's default shows again); what the body leaves " +
-      "out stays. A disabled link still answers every tap, with a redirect to its web " +
+      "Disables or enables a link, turns its landing page on or off, changes its preview " +
+      "(null clears a preview field, so the app's default shows again) or its cost (the three " +
+      "`cost_*` fields together, or all three null to clear it: clicks from then on carry " +
+      "it); what the body leaves out stays. A disabled link still answers every tap, with a redirect to its web " +
       "destination (the link's, else the app's web site) or, without one, its landing page, " +
       "but records no click.",
     request: {

@@ -62,7 +62,10 @@ export const TOUCH_CONTRACTS = {
       "An ad network's touches, server to server: each is checked on its own, and the good " +
       "ones are kept for matching (by advertising id, by IP and by click id) for " +
       `${TOUCH_LIMITS.maxTouchAgeDays} days and in the lake's touches table. Idempotent on ` +
-      "(`media_source`, `click_id`). The request is all or nothing on a failure: a 500 " +
+      "(`media_source`, `click_id`). A touch may say what it cost (`cost_model`, " +
+      "`cost_value`, `cost_currency`, all three or none; else its link's): a CPC click's and " +
+      "a CPM impression's cost, and a CPI touch's install's when the touch wins it, count in " +
+      "the cohorts report. The request is all or nothing on a failure: a 500 " +
       "recorded nothing of it, and it may be sent again whole.",
     request: {
       body: {

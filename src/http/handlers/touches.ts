@@ -17,12 +17,13 @@ export const createTouchesHandler = (deps: NetworkTouchDeps) => {
 /** `POST /v1/touches`: links and apps read through the hot path's caches. */
 export const touchesFunction = /* @__PURE__ */ composition(
   /* @__PURE__ */ routeOf("touches"),
-  ({ tables, streams, countries }, runtime) =>
+  ({ tables, streams, countries, fx }, runtime) =>
     createTouchesHandler({
       apps: runtime.hotApps(tables.apps),
       links: runtime.hotLinks(tables.links),
       touches: tables.touches,
       stream: streams.touches,
       countries,
+      fx,
     }),
 );

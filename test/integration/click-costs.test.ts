@@ -1,0 +1,160 @@
+/**
+ * Cost on links and networks' touches over HTTP, into the cohorts report: a CPI link tapped and
+ * an install matched to the tap gives the install's cost, in USD at the day's ECB rate; a CPC
+ * link's taps and a network's CPM impressions give their own; a cost row of POST /v1/costs wins
+ * its day, media source and campaign over the touches' cost.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LinkAnswer } from "../../src/links/links.ts";
+import type { CohortReport } from "../../src/reports/cohorts.ts";
+import type { TouchesAnswer } from "../../src/touches/network-touches.ts";
+import { androidInstallRequest } from "../support/installs.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+const APP = "com.example.costed";
+const PIXEL =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
+/** USD per EUR on every day of the test (the ECB's table gives units per EUR). */
+const USD_PER_EUR = 1.08;
+
+/** ECB-shaped rates for the last 40 days, as `rates import` would bring them. */
+const ratesCsv = () => {
+  const days = Array.from({ length: 40 }, (_, i) =>
+    new Date(Date.now() - i * 86_400_000).toISOString().slice(0, 10),
+  );
+  return `Date,USD,\n${days.map((day) => `${day},${USD_PER_EUR},`).join("\n")}\n`;
+};
+
+describe("cost on links and touches, in the cohorts report", () => {
+  let rt: TestRuntime;
+  let keys: { sdkKey: string; serverKey: string };
+  const today = new Date().toISOString().slice(0, 10);
+
+  const makeLink = async (body: Record<string, unknown>) => {
+    const response = await rt.post("/v1/links", body, keys.serverKey);
+    expect(response.status).toBe(201);
+    return (await response.json()) as LinkAnswer;
+  };
+
+  /** A tap on the link host from a Pixel; its Play Store redirect's install referrer. */
+  const tap = async (link: LinkAnswer) => {
+    const response = await fetch(`${rt.linkUrl}${new URL(link.url).pathname}`, {
+      redirect: "manual",
+      headers: { "user-agent": PIXEL },
+    });
+    expect(response.status).toBe(302);
+    return new URL(response.headers.get("location") ?? "").searchParams.get("referrer") ?? "";
+  };
+
+  const cohorts = async (): Promise<CohortReport> => {
+    await rt.workers.idle();
+    await rt.flush();
+    const response = await rt.get(`/v1/reports/cohorts?from=${today}&to=${today}`, keys.serverKey);
+    expect(response.status).toBe(200);
+    return (await response.json()) as CohortReport;
+  };
+
+  beforeAll(async () => {
+    rt = await startTestRuntime({ ratesCsv: ratesCsv() });
+    keys = await rt.createApp(APP, "android");
+  });
+
+  afterAll(() => rt?.dispose());
+
+  it("gives an install won by a CPI link's tap its cost in USD, and CPC taps and CPM impressions theirs", async () => {
+    const cpi = await makeLink({
+      media_source: "influencer_a",
+      campaign_name: "Winter",
+      cost_model: "CPI",
+      cost_value: 2.5,
+      cost_currency: "EUR",
+    });
+    expect(cpi).toMatchObject({ cost_model: "CPI", cost_value: 2.5, cost_currency: "EUR" });
+    const referrer = await tap(cpi);
+    const installed = await rt.post(
+      "/v1/installs",
+      androidInstallRequest("costed-1", {
+        install_referrer: {
+          referrer,
+          click_timestamp: Math.floor(Date.now() / 1000) - 5,
+          install_begin_timestamp: Math.floor(Date.now() / 1000) - 2,
+        },
+      }),
+      keys.sdkKey,
+    );
+    expect(installed.status).toBe(202);
+    const attribution = await rt.get(
+      "/v1/installs/costed-1/attribution?wait_seconds=10",
+      keys.sdkKey,
+    );
+    expect(await attribution.json()).toMatchObject({
+      service_match_status: "matched_no_params",
+      media_source: "influencer_a",
+    });
+
+    // Three taps on a CPC link at 0.10 EUR; two CPM impressions a network reports at 4 USD.
+    const cpc = await makeLink({
+      media_source: "clicknet",
+      campaign_name: "Taps",
+      cost_model: "CPC",
+      cost_value: 0.1,
+      cost_currency: "EUR",
+    });
+    for (let n = 0; n < 3; n++) await tap(cpc);
+    const impressions = Array.from({ length: 2 }, (_, n) => ({
+      touch_type: "impression",
+      touch_time: new Date(Date.now() - 60_000).toISOString(),
+      media_source: "viewnet",
+      campaign_name: "Views",
+      click_id: `view-${n}`,
+      cost_model: "CPM",
+      cost_value: 4,
+      cost_currency: "USD",
+    }));
+    const reported = await rt.post("/v1/touches", { touches: impressions }, keys.serverKey);
+    expect(reported.status).toBe(202);
+    expect(((await reported.json()) as TouchesAnswer).rejected).toEqual([]);
+
+    const answer = await cohorts();
+    const group = (mediaSource: string) =>
+      answer.groups.find((found) => found.media_source === mediaSource);
+    // 2.50 EUR at 1.08: 2.70 USD, the one install's eCPI.
+    expect(group("influencer_a")).toMatchObject({
+      group: "Winter",
+      installs: 1,
+      clicks: 1,
+      cost_usd: 2.7,
+      ecpi_usd: 2.7,
+    });
+    expect(group("clicknet")).toMatchObject({ group: "Taps", clicks: 3, cost_usd: 0.324 });
+    expect(group("viewnet")).toMatchObject({ group: "Views", impressions: 2, cost_usd: 0.008 });
+    expect(answer.totals.cost_usd).toBe(3.032);
+  });
+
+  it("takes a network's cost row over its clicks' cost for the day and campaign it names", async () => {
+    const costs = await rt.post(
+      "/v1/costs",
+      {
+        rows: [
+          {
+            day: today,
+            media_source: "clicknet",
+            campaign_id: "t-1",
+            campaign_name: "Taps",
+            amount: 5,
+            currency: "EUR",
+          },
+        ],
+      },
+      keys.serverKey,
+    );
+    expect(costs.status).toBe(200);
+    // Answers are kept 30 seconds: another window's is asked for.
+    const response = await rt.get(
+      `/v1/reports/cohorts?from=${today}&to=${today}&group_by=campaign&media_source=clicknet`,
+      keys.serverKey,
+    );
+    const answer = (await response.json()) as CohortReport;
+    expect(answer.totals.cost_usd).toBe(5.4);
+  });
+});
