@@ -94,7 +94,8 @@ describe("cohort cost from the service's own touches", () => {
       roas: { d0: 2 },
     });
     expect(groupOf(answer, null)).toMatchObject({ installs: 2, cost_usd: null, ecpi_usd: null });
-    expect(answer.totals).toMatchObject({ installs: 6, cost_usd: 6.5, ecpi_usd: 1.083333 });
+    // eCPI over the paid installs only: the organic ones cost nothing and would dilute it.
+    expect(answer.totals).toMatchObject({ installs: 6, cost_usd: 6.5, ecpi_usd: 1.625 });
     expect(answer.cost_rows_unconverted).toBe(0);
   });
 

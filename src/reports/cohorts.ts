@@ -20,6 +20,7 @@ import type { CostRow } from "../ports/costs.ts";
 import type { CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
 import { COHORT_DAYS } from "./cohort-query.ts";
 import { addDays } from "./days.ts";
+import { ORGANIC } from "./queries.ts";
 
 /** The days since install the summary figures are given for. */
 export const SUMMARY_DAYS = { retention: [1, 7, 30], roas: [0, 7, 30] } as const;
@@ -155,6 +156,14 @@ const money = (value: number): number => Math.round(value * 1e6) / 1e6;
 const divided = (a: number, b: number | null, round: (value: number) => number) =>
   b === null || b === 0 ? null : round(a / b);
 
+/**
+ * Whether a row's installs are paid ones: won by a media source other than organic. Cost buys
+ * those only, so conversion, eCPI and ROAS read them alone, as AppsFlyer's overview does;
+ * organic installs, and those not attributed (yet), would dilute them.
+ */
+const isPaid = (row: CohortRow): boolean =>
+  row.media_source !== null && row.media_source !== ORGANIC;
+
 /** What one set of cohorts adds up to (a group's, or all). */
 class Tally {
   impressions = 0;
@@ -163,9 +172,13 @@ class Tally {
   reportedImpressions = 0;
   /** Installs by install day. */
   readonly installs = new Map<string, number>();
+  /** Of them, those a media source other than organic won: what cost bought. */
+  readonly paidInstalls = new Map<string, number>();
   /** By install day: active installs and revenue per day since install. */
   readonly active = new Map<string, number[]>();
   readonly revenue = new Map<string, number[]>();
+  /** Of that revenue, the paid installs'. */
+  readonly paidRevenue = new Map<string, number[]>();
   /** Cost by install day, USD (the cost rows' and the service's own); a day of none is absent. */
   readonly cost = new Map<string, number>();
 
@@ -174,15 +187,20 @@ class Tally {
       this.clicks += row.clicks;
       this.impressions += row.impressions;
     } else if (row.part === "installs") {
-      this.installs.set(row.cohort_day, (this.installs.get(row.cohort_day) ?? 0) + row.installs);
+      const add = (counts: Map<string, number>) =>
+        counts.set(row.cohort_day, (counts.get(row.cohort_day) ?? 0) + row.installs);
+      add(this.installs);
+      if (isPaid(row)) add(this.paidInstalls);
     } else if (row.day_n !== null) {
-      const active = this.active.get(row.cohort_day) ?? new Array<number>(COHORT_DAYS + 1).fill(0);
-      const revenue =
-        this.revenue.get(row.cohort_day) ?? new Array<number>(COHORT_DAYS + 1).fill(0);
-      active[row.day_n] = (active[row.day_n] ?? 0) + row.active;
-      revenue[row.day_n] = (revenue[row.day_n] ?? 0) + row.revenue_usd;
-      this.active.set(row.cohort_day, active);
-      this.revenue.set(row.cohort_day, revenue);
+      const { day_n: n } = row;
+      const add = (days: Map<string, number[]>, value: number) => {
+        const values = days.get(row.cohort_day) ?? new Array<number>(COHORT_DAYS + 1).fill(0);
+        values[n] = (values[n] ?? 0) + value;
+        days.set(row.cohort_day, values);
+      };
+      add(this.active, row.active);
+      add(this.revenue, row.revenue_usd);
+      if (isPaid(row)) add(this.paidRevenue, row.revenue_usd);
     }
   }
 
@@ -200,6 +218,7 @@ class Tally {
 
   figures(today: string, costs: boolean): CohortFigures {
     const totalInstalls = [...this.installs.values()].reduce((sum, n) => sum + n, 0);
+    const paidInstalls = [...this.paidInstalls.values()].reduce((sum, n) => sum + n, 0);
     // The service's own touches where it has them; otherwise what the network's cost rows say.
     const clicks = this.clicks > 0 ? this.clicks : this.reportedClicks;
     const impressions = this.impressions > 0 ? this.impressions : this.reportedImpressions;
@@ -214,13 +233,13 @@ class Tally {
       const active = days.reduce((sum, day) => sum + (this.active.get(day)?.[n] ?? 0), 0);
       return installs === 0 ? null : ratio(active / installs);
     };
-    const revenueTo = (day: string, n: number) =>
-      (this.revenue.get(day) ?? []).slice(0, n + 1).reduce((sum, value) => sum + value, 0);
+    const revenueTo = (day: string, n: number, of = this.revenue) =>
+      (of.get(day) ?? []).slice(0, n + 1).reduce((sum, value) => sum + value, 0);
     const roas = (n: number) => {
       if (totalCost === null) return null;
       const days = reached(n);
       const cost = days.reduce((sum, day) => sum + (this.cost.get(day) ?? 0), 0);
-      const revenue = days.reduce((sum, day) => sum + revenueTo(day, n), 0);
+      const revenue = days.reduce((sum, day) => sum + revenueTo(day, n, this.paidRevenue), 0);
       return cost === 0 ? null : ratio(revenue / cost);
     };
     const revenue = money(
@@ -232,9 +251,9 @@ class Tally {
       impressions,
       clicks,
       installs: totalInstalls,
-      conversion_rate: divided(totalInstalls, clicks, ratio),
+      conversion_rate: divided(paidInstalls, clicks, ratio),
       cost_usd: totalCost === null ? null : money(totalCost),
-      ecpi_usd: totalCost === null ? null : divided(totalCost, totalInstalls, money),
+      ecpi_usd: totalCost === null ? null : divided(totalCost, paidInstalls, money),
       revenue_usd: revenue,
       arpu_usd: divided(revenue, totalInstalls, money),
       retention: { d1: r1 ?? null, d7: r7 ?? null, d30: r30 ?? null },

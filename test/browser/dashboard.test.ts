@@ -795,7 +795,8 @@ describe("the dashboard in a browser", () => {
       installs: 10,
       clicks: 12,
       cost_usd: 30,
-      ecpi_usd: 3,
+      // Over the six paid installs: the organic ones cost nothing.
+      ecpi_usd: 5,
       revenue_usd: 24.97,
       retention: { d1: 0.4, d7: null, d30: null },
       roas: { d0: 0.666, d7: null, d30: null },
@@ -848,10 +849,10 @@ describe("the dashboard in a browser", () => {
     await cards(all, {
       impressions: "0",
       clicks: "12",
-      conversion: "83.3%",
+      conversion: "50.0%",
       installs: "10",
       cost: "$30.00",
-      ecpi: "$3.00",
+      ecpi: "$5.00",
       revenue: "$24.97",
       arpu: "$2.50",
       "retention-d1": "40.0%",
@@ -875,7 +876,7 @@ describe("the dashboard in a browser", () => {
     );
     await page.getByRole("button", { name: "What eCPI means", exact: true }).click();
     expect(await page.locator("#cohort-ecpi-definition").innerText()).toMatch(
-      /cost divided by the installs, organic installs included/,
+      /cost divided by the paid installs/,
     );
     await screenshot(page, "cohorts-1280");
 

@@ -394,16 +394,16 @@ const DEFINITIONS = {
   installs:
     "Installs whose first open falls on a day of the range (UTC), each counted once, with the filters' values; deleted installs left out. Organic installs count too, unless a media source filter leaves them out.",
   conversion:
-    "Installs divided by clicks. Organic installs count among the installs, so without a media source filter the rate may pass 100%. — when there were no clicks.",
+    "Paid installs (those a media source other than organic won) divided by clicks: organic installs came from no click. — when there were no clicks.",
   cost: "What the cost rows say was spent on the range's days (POST /v1/costs, or the CLI's attribution costs import), each converted to US dollars at the European Central Bank's rate of its day; a row whose currency had no rate on its day is left out (the page says how many). With a media source, campaign or country filter, only the rows of that value count; a row for every country is not one country's. — when no cost row names the range's days and filters, or with a platform filter, since cost rows name no platform.",
-  ecpi: "Effective cost per install: the cost divided by the installs, organic installs included unless a media source filter leaves them out. — without cost.",
+  ecpi: "Effective cost per install: the cost divided by the paid installs (those a media source other than organic won), as the leading services count it: organic installs cost nothing. — without cost or paid installs.",
   revenue:
     "The revenue of these installs' events in US dollars (each at the European Central Bank's rate of its day), from the install day to day 30 after it, or to today for younger installs.",
   arpu: "Average revenue per user: that revenue divided by the installs. — without installs.",
   retention: (day: number) =>
     `The share of installs with a session (the SDKs send them: POST /v1/sessions) on the ${day === 1 ? "first" : `${day}th`} UTC calendar day after their install day, counted over the install days that have reached day ${day} by today. — while no install day of the range has reached day ${day}.`,
   roas: (day: number) =>
-    `Return on ad spend: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, divided by the cost of their install days, over the install days that have reached day ${day} by today. 100% is the spend earned back. Organic installs' revenue counts too, unless a media source filter leaves them out. — without cost, or while no install day with cost has reached day ${day}.`,
+    `Return on ad spend: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, divided by the cost of their install days, over the install days that have reached day ${day} by today. 100% is the spend earned back. Only paid installs' revenue counts: the cost bought no organic install. — without cost, or while no install day with cost has reached day ${day}.`,
   curve:
     "For each day since install, the share of installs with a session on that UTC calendar day, over the install days that have reached it: each install day weighs as many as its installs. Later days rest on fewer, older install days; a day none has reached has no point.",
   table:

@@ -313,7 +313,11 @@ describe("cohorts on DuckDB", () => {
       installs: 10,
       revenue_usd: 20,
       cost_usd: 30,
-      ecpi_usd: 3,
+      // Over the six paid installs: the organic ones cost nothing.
+      ecpi_usd: 5,
+      conversion_rate: 0.3,
+      // Only the paid installs' revenue is weighed against the cost.
+      roas: { d0: 0.1667, d7: 0.2667, d30: null },
     });
     expect(answer.cohorts[0]?.revenue_per_user.slice(0, 9)).toEqual([
       0.5, 0.7, 0.7, 0.7, 0.7, 0.7, 1, 1, 2,
@@ -369,7 +373,7 @@ describe("cohorts on DuckDB", () => {
       cost_usd: 6.5,
       ecpi_usd: 2.166667,
     });
-    expect(answer.totals).toMatchObject({ installs: 4, cost_usd: 6.5, ecpi_usd: 1.625 });
+    expect(answer.totals).toMatchObject({ installs: 4, cost_usd: 6.5, ecpi_usd: 2.166667 });
     const organic = answer.groups.find((group) => group.media_source === "organic");
     expect(organic).toMatchObject({ installs: 1, cost_usd: null });
     const rows = await engine.cohorts({

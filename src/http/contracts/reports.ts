@@ -181,13 +181,16 @@ const cohortFigures = {
     800,
   ),
   installs: count("Installs of the window's days.", 120),
-  conversion_rate: share("Installs over clicks; null without clicks.", 0.15),
+  conversion_rate: share(
+    "Paid installs (a media source other than organic won them) over clicks; null without clicks.",
+    0.15,
+  ),
   cost_usd: usd(
     "Cost of the window's days, from the cost rows; null when none names them.",
     600,
   ).nullable(),
   ecpi_usd: usd(
-    "Cost over installs (effective cost per install); null without cost.",
+    "Cost over paid installs (effective cost per install): organic installs cost nothing; null without cost or paid installs.",
     5,
   ).nullable(),
   revenue_usd: usd(
@@ -214,7 +217,7 @@ const cohortFigures = {
     })
     .meta({
       description:
-        "Return on ad spend: revenue up to day N since install over the cost of the same install " +
+        "Return on ad spend: the paid installs' revenue up to day N since install over the cost of the same install " +
         "days (those that reached day N by today); null without cost.",
     }),
 };
