@@ -173,8 +173,12 @@ export interface CampaignRow {
 /** What the cohorts report may break each media source's installs down by. */
 export type CohortGroupBy = "campaign" | "adset" | "ad" | "country" | "platform";
 
-/** The cohorts report's filters: only installs (and touches and cost) of these values. */
-export interface CohortFilters {
+/**
+ * The reports' filters (GET /v1/reports/overview and /cohorts): only the installs of this media
+ * source and campaign, and what was sent from this country and platform, with their events (and,
+ * for the cohorts, their touches and cost).
+ */
+export interface ReportFilters {
   media_source?: string;
   campaign?: string;
   country?: string;
@@ -216,7 +220,7 @@ export interface CohortReport {
   from: string;
   to: string;
   group_by: CohortGroupBy;
-  filters: CohortFilters;
+  filters: ReportFilters;
   /** The range's cost rows left out of every cost: no rate of their day converts them to USD. */
   cost_rows_unconverted: number;
   totals: CohortFigures;
@@ -570,12 +574,15 @@ export const setLinkDisabled = (appId: string, deeplinkId: string, disabled: boo
 
 // Reports
 
-export const getOverview = (appId: string, from: string, to: string): Promise<Overview> =>
-  call<Overview>("GET", "/v1/reports/overview", { query: { app_id: appId, from, to }, appId });
+export const getOverview = (
+  appId: string,
+  params: { from: string; to: string } & ReportFilters,
+): Promise<Overview> =>
+  call<Overview>("GET", "/v1/reports/overview", { query: { app_id: appId, ...params }, appId });
 
 export const getCohorts = (
   appId: string,
-  params: { from: string; to: string; group_by: CohortGroupBy } & CohortFilters,
+  params: { from: string; to: string; group_by: CohortGroupBy } & ReportFilters,
 ): Promise<CohortReport> =>
   call<CohortReport>("GET", "/v1/reports/cohorts", { query: { app_id: appId, ...params }, appId });
 
@@ -594,6 +601,49 @@ export const getLatestEvents = async (appId: string, limit = 50): Promise<Export
       appId,
     })
   ).events;
+
+// Costs (docs/api.md#costs): what campaigns cost, a row per day, media source and campaign
+
+/** A cost row as POST /v1/costs takes it: the CSV's cells, numbers as numbers, empty ones left out. */
+export type CostRowInput = Record<string, string | number>;
+
+/** A stored cost row, as GET /v1/costs answers it. */
+export interface CostRow {
+  day: string;
+  media_source: string;
+  campaign_id: string;
+  campaign_name: string | null;
+  adset_id: string | null;
+  adset_name: string | null;
+  ad_id: string | null;
+  ad_name: string | null;
+  country: string | null;
+  amount: number;
+  currency: string;
+  /** At the ECB's rate of the row's day; null when there is none. */
+  amount_usd: number | null;
+  impressions: number | null;
+  clicks: number | null;
+  received_at: string;
+}
+
+/** What POST /v1/costs stored: rows, and of them those that replaced one of the same keys. */
+export interface CostsStored {
+  accepted: number;
+  replaced: number;
+}
+
+/** At most 1,000 rows a request; a body with a row at fault stores none of them. */
+export const putCosts = (appId: string, rows: CostRowInput[]): Promise<CostsStored> =>
+  call<CostsStored>("POST", "/v1/costs", { query: { app_id: appId }, body: { rows }, appId });
+
+export const listCosts = async (appId: string, from: string, to: string): Promise<CostRow[]> =>
+  (
+    await call<{ data: CostRow[] }>("GET", "/v1/costs", {
+      query: { app_id: appId, from, to },
+      appId,
+    })
+  ).data;
 
 // Export
 

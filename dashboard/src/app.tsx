@@ -15,9 +15,10 @@ import {
   type User,
 } from "./api.ts";
 import { ErrorText, Page } from "./components/page.tsx";
-import { hashRoute, useHashPath } from "./hash-route.ts";
+import { hashRoute, useHashPath, useHashQuery } from "./hash-route.ts";
 import { AppsPage } from "./pages/apps.tsx";
 import { CohortsPage } from "./pages/cohorts.tsx";
+import { CostPage } from "./pages/costs.tsx";
 import { ExportPage } from "./pages/export.tsx";
 import { KeysPage } from "./pages/keys.tsx";
 import { LinksPage } from "./pages/links.tsx";
@@ -27,6 +28,7 @@ import { PartnersPage } from "./pages/partners.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
 import { SkadnetworkPage } from "./pages/skadnetwork.tsx";
+import { carriedQuery, isReportPage } from "./report-query.ts";
 import {
   appPath,
   SessionContext,
@@ -53,6 +55,7 @@ type SessionState =
 const APP_PAGES: readonly { page: string; label: string; ios?: true }[] = [
   { page: "overview", label: "Overview" },
   { page: "cohorts", label: "Cohorts" },
+  { page: "cost", label: "Cost" },
   { page: "settings", label: "Settings" },
   { page: "keys", label: "Keys" },
   { page: "links", label: "Links" },
@@ -322,11 +325,19 @@ function AppPicker(props: {
 
 function MainNav(props: { location: string; currentAppId: string | null; onIos: boolean }) {
   const { location, currentAppId, onIos } = props;
-  const item = (href: string, label: string) => {
-    const current = location === href;
+  const query = useHashQuery();
+  /** The report page shown, if one is: its range (and filters) go with a link to another. */
+  const reportPage = /^\/apps\/[^/]+\/([^/]+)$/.exec(location)?.[1];
+  const carrying = reportPage !== undefined && isReportPage(reportPage);
+  const item = (path: string, label: string, page?: string) => {
+    const current = location === path;
+    const carried = carrying && page !== undefined ? carriedQuery(query, page) : "";
     return (
-      <li key={href}>
-        <Link href={href} aria-current={current ? "page" : undefined}>
+      <li key={path}>
+        <Link
+          href={carried ? `${path}?${carried}` : path}
+          aria-current={current ? "page" : undefined}
+        >
           {label}
         </Link>
       </li>
@@ -338,7 +349,7 @@ function MainNav(props: { location: string; currentAppId: string | null; onIos: 
         {item("/apps", "Apps")}
         {currentAppId
           ? APP_PAGES.filter((page) => onIos || !page.ios).map(({ page, label }) =>
-              item(appPath(currentAppId, page), label),
+              item(appPath(currentAppId, page), label, page),
             )
           : null}
       </ul>
@@ -357,6 +368,9 @@ function Routes() {
       </Route>
       <Route path="/apps/:appId/cohorts">
         {(params) => <CohortsPage key={params.appId} appId={decodeSegment(params.appId)} />}
+      </Route>
+      <Route path="/apps/:appId/cost">
+        {(params) => <CostPage key={params.appId} appId={decodeSegment(params.appId)} />}
       </Route>
       <Route path="/apps/:appId/settings">
         {(params) => <SettingsPage key={params.appId} appId={decodeSegment(params.appId)} />}

@@ -5,7 +5,11 @@
  * an app made through its form, a key made, used and
  * revoked, a link made and tapped and its preview changed, the overview of demo traffic held to the export of the same
  * window, the Cohorts page of a world sent through the API (the report's figures, a filter and a
- * grouping kept in the address, — for days not reached, each table's CSV equal to it),
+ * grouping kept in the address, — for days not reached, each table's CSV equal to it), the
+ * overview's filters (its figures and charts the report's of the same filters, kept over a
+ * reload, carried to the Cohorts page and back), cost rows uploaded as a CSV file on the Cost
+ * page (stored and counted by the Cohorts page, a refused row named beside it, a second upload
+ * replacing),
  * settings saved and refused, the latest events, an export downloaded, a second person
  * who sees none of the first's apps, a partner and a webhook on the Partners page (an unsafe
  * address refused, test postbacks to a mock network on loopback, a webhook's secret shown once,
@@ -22,10 +26,12 @@ import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPasswordCredentials } from "../../src/adapters/dynamodb/password-credentials.ts";
 import { issueKey } from "../../src/apps/registration.ts";
+import type { CostAnswer } from "../../src/costs/cost-rows.ts";
 import { addUser } from "../../src/dashboard/accounts.ts";
 import { totpCode } from "../../src/dashboard/totp.ts";
 import { keyIdOf } from "../../src/domain/keys.ts";
 import { SESSION_COOKIE } from "../../src/domain/sessions.ts";
+import type { OverviewReport as OverviewAnswer } from "../../src/ports/reports.ts";
 import { SIGNATURE_HEADER, verifySignature } from "../../src/postbacks/signing.ts";
 import { COLUMN_NAMES } from "../../src/record/columns.ts";
 import type { CohortReport as CohortAnswer } from "../../src/reports/cohorts.ts";
@@ -1091,6 +1097,429 @@ describe("the dashboard in a browser", () => {
     }
   });
 
+  it("5d. filters the overview by media source, country and platform: every figure, chart and table the report's of the same filters, kept over a reload and carried to the Cohorts page and back", async () => {
+    const { appId } = demoApp();
+    const window = `from=${range.from}&to=${range.to}`;
+    const overview = async (filters: Record<string, string> = {}) =>
+      (
+        await apiGet(
+          owner,
+          `/v1/reports/overview?app_id=${appId}&${window}&${new URLSearchParams(filters)}`,
+        )
+      ).body as OverviewAnswer;
+    const routeOf = (pageName: string, filters: Record<string, string> = {}) =>
+      `#/apps/${appId}/${pageName}?${new URLSearchParams({ ...range, ...filters })}`;
+    const all = await overview();
+
+    await open(page, `/apps/${appId}/overview?${window}`);
+    await heading(page, "Overview").waitFor();
+    const showing = (words: string) =>
+      page
+        .getByRole("status")
+        .filter({ hasText: `Showing ${range.from} to ${range.to}${words}.` })
+        .waitFor(WITHIN);
+    await showing("");
+    const total = async (name: string) =>
+      Number(await page.getByTestId(`total-${name}`).getAttribute("data-value"));
+    expect(await total("installs")).toBe(all.totals.installs);
+
+    const select = (label: string) => page.getByLabel(label, { exact: true });
+    const optionValues = (label: string) =>
+      select(label)
+        .locator("option")
+        .evaluateAll((options) =>
+          options.map((option) => (option as unknown as { value: string }).value),
+        );
+    // The media sources and campaigns offered: those of the unfiltered campaign table.
+    const named = (values: (string | null)[]) =>
+      [...new Set(values.filter((value): value is string => value !== null))].sort();
+    await expect
+      .poll(() => optionValues("Media source"), WITHIN)
+      .toEqual(["", ...named(all.campaigns.map((row) => row.media_source))]);
+    expect(await optionValues("Campaign")).toEqual([
+      "",
+      ...named(all.campaigns.map((row) => row.campaign)),
+    ]);
+
+    /** A chart's figures as its table for screen readers holds them: series name → values. */
+    const chartSeries = async (caption: string) => {
+      const table = page
+        .getByRole("table")
+        .filter({ has: page.locator("caption", { hasText: caption }) });
+      const names = (await table.locator("thead th").allTextContents()).slice(1);
+      const rows = await Promise.all(
+        (await table.locator("tbody tr").all()).map((row) =>
+          row.locator("th, td").allTextContents(),
+        ),
+      );
+      return Object.fromEntries(
+        names.map((name, index) => [name, rows.map((row) => row[index + 1])]),
+      );
+    };
+    const days: string[] = [];
+    for (let day = range.from; day <= range.to; day = dayBefore(day, -1)) days.push(day);
+    const usd = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" });
+    /** The page holds the report's answer: totals, two charts' figures, the campaign table. */
+    const holds = async (answer: OverviewAnswer) => {
+      expect(await total("installs")).toBe(answer.totals.installs);
+      expect(await total("paid")).toBe(answer.totals.paid_installs);
+      expect(await total("organic")).toBe(answer.totals.organic_installs);
+      expect(await total("events")).toBe(answer.totals.events);
+      expect(await total("revenue")).toBeCloseTo(answer.totals.revenue_usd, 2);
+      const installs = new Map<string, number[]>();
+      for (const row of answer.installs_by_day) {
+        const name = row.media_source ?? "none (not attributed)";
+        const values = installs.get(name) ?? days.map(() => 0);
+        installs.set(name, values);
+        const at = days.indexOf(row.date.slice(0, 10));
+        if (at >= 0) values[at] = (values[at] ?? 0) + row.installs;
+      }
+      expect(await chartSeries("Installs per day by media source")).toEqual(
+        Object.fromEntries([...installs].map(([name, values]) => [name, values.map(String)])),
+      );
+      expect(await chartSeries("Revenue per day (USD)")).toEqual({
+        "Revenue USD": days.map((day) =>
+          usd.format(
+            answer.revenue_by_day
+              .filter((row) => row.date.slice(0, 10) === day)
+              .reduce((sum, row) => sum + row.revenue_usd, 0),
+          ),
+        ),
+      });
+      const campaigns = page.getByRole("table", { name: "Campaigns" }).locator("tbody tr");
+      expect(await campaigns.count()).toBe(answer.campaigns.length);
+      expect((await cellTexts(campaigns, 0)).sort()).toEqual(
+        answer.campaigns.map((row) => row.media_source ?? "–").sort(),
+      );
+    };
+    await holds(all);
+
+    // A paid media source, the one of the most revenue: its installs, their events and revenue.
+    const revenueOf = new Map<string, number>();
+    for (const row of all.campaigns) {
+      if (row.media_source === null || row.media_source === "organic" || row.installs === 0)
+        continue;
+      revenueOf.set(row.media_source, (revenueOf.get(row.media_source) ?? 0) + row.revenue_usd);
+    }
+    const source = [...revenueOf].sort((a, b) => b[1] - a[1])[0]?.[0];
+    if (!source) throw new Error("the demo's overview names no paid media source");
+    await select("Media source").selectOption(source);
+    await showing(`: media source ${source}`);
+    const bySource = await overview({ media_source: source });
+    expect(bySource.totals.installs).toBeGreaterThan(0);
+    expect(bySource.totals.installs).toBeLessThan(all.totals.installs);
+    expect(bySource.totals.revenue_usd).toBeGreaterThan(0);
+    expect(bySource.totals.revenue_usd).toBeLessThan(all.totals.revenue_usd);
+    await holds(bySource);
+    expect(await total("organic")).toBe(0);
+    // The campaigns offered are the media source's.
+    expect(await optionValues("Campaign")).toEqual([
+      "",
+      ...named(
+        all.campaigns.filter((row) => row.media_source === source).map((row) => row.campaign),
+      ),
+    ]);
+    await screenshot(page, "overview-filtered");
+
+    // And a country: the one of the source's most installs.
+    const countries = (
+      (
+        await apiGet(
+          owner,
+          `/v1/reports/cohorts?app_id=${appId}&${window}&group_by=country&media_source=${encodeURIComponent(source)}`,
+        )
+      ).body as CohortAnswer
+    ).groups.filter((row) => row.group !== null);
+    const country = countries.sort((a, b) => b.installs - a.installs)[0]?.group;
+    if (!country) throw new Error(`no country has installs of ${source}`);
+    expect(await optionValues("Country")).toContain(country);
+    await select("Country").selectOption(country);
+    await showing(`: media source ${source}, country ${country}`);
+    const byCountry = await overview({ media_source: source, country });
+    expect(byCountry.totals.installs).toBeGreaterThan(0);
+    expect(byCountry.totals.installs).toBeLessThan(bySource.totals.installs);
+    await holds(byCountry);
+
+    // An Android app's installs on iOS: none, said in words.
+    await select("Platform").selectOption("ios");
+    await showing(`: media source ${source}, country ${country}, platform iOS`);
+    expect((await overview({ media_source: source, country, platform: "ios" })).totals).toEqual({
+      installs: 0,
+      paid_installs: 0,
+      organic_installs: 0,
+      events: 0,
+      revenue_usd: 0,
+    });
+    expect(await total("installs")).toBe(0);
+    expect(
+      await page.getByRole("table", { name: "Campaigns" }).count(),
+      "no campaign table without installs",
+    ).toBe(0);
+    expect(
+      await page.getByText("No installs or events in this range with these filters.").count(),
+    ).toBe(1);
+    await select("Platform").selectOption("");
+
+    // Kept in the address: a reload shows the same figures.
+    await showing(`: media source ${source}, country ${country}`);
+    expect(new URL(page.url()).hash).toBe(routeOf("overview", { media_source: source, country }));
+    await page.reload();
+    await heading(page, "Overview").waitFor();
+    await showing(`: media source ${source}, country ${country}`);
+    expect(await select("Media source").inputValue()).toBe(source);
+    expect(await select("Country").inputValue()).toBe(country);
+    expect(await page.getByLabel("From").inputValue()).toBe(range.from);
+    await holds(byCountry);
+
+    // The Cost page's link carries the range; the Cohorts page's the filters too.
+    expect(await navLink(page, "Cost").getAttribute("href")).toBe(routeOf("cost"));
+    await navLink(page, "Cohorts").click();
+    await heading(page, "Cohorts").waitFor();
+    expect(new URL(page.url()).hash).toBe(routeOf("cohorts", { media_source: source, country }));
+    await showing(`: media source ${source}, country ${country}`);
+    expect(await select("Media source").inputValue()).toBe(source);
+    expect(await select("Country").inputValue()).toBe(country);
+    const cohortsAnswer = (
+      await apiGet(
+        owner,
+        `/v1/reports/cohorts?app_id=${appId}&${window}&media_source=${encodeURIComponent(source)}&country=${country}`,
+      )
+    ).body as CohortAnswer;
+    expect(Number(await page.getByTestId("cohort-installs").getAttribute("data-value"))).toBe(
+      cohortsAnswer.totals.installs,
+    );
+
+    // A filter chosen on the Cohorts page goes back to the overview with the others.
+    await select("Platform").selectOption("android");
+    await showing(`: media source ${source}, country ${country}, platform Android`);
+    await navLink(page, "Overview").click();
+    await heading(page, "Overview").waitFor();
+    expect(new URL(page.url()).hash).toBe(
+      routeOf("overview", { media_source: source, country, platform: "android" }),
+    );
+    await showing(`: media source ${source}, country ${country}, platform Android`);
+    expect(await select("Platform").inputValue()).toBe("android");
+    await holds(await overview({ media_source: source, country, platform: "android" }));
+
+    // Clear filters: the range's whole overview again.
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await showing("");
+    await holds(all);
+    expect(new URL(page.url()).hash).toBe(routeOf("overview"));
+  });
+
+  it("5e. uploads a CSV file of cost rows on the Cost page: a preview, the rows stored and counted on the Cohorts page, a refused row named beside it with nothing stored, the same file again reported as replacing; the range's rows downloadable; no sideways scrolling", async () => {
+    const { appId } = demoApp();
+    const window = `from=${range.from}&to=${range.to}`;
+    const stored = async () =>
+      ((await apiGet(owner, `/v1/costs?app_id=${appId}&${window}`)).body as { data: CostAnswer[] })
+        .data;
+    const before = await stored();
+    // The demo's networks report what their installs cost.
+    expect(before.length).toBeGreaterThan(0);
+    const source = before[0]?.media_source ?? "";
+    const cohortCost = async (groupBy: string) =>
+      (
+        (
+          await apiGet(
+            owner,
+            `/v1/reports/cohorts?app_id=${appId}&${window}&group_by=${groupBy}&media_source=${encodeURIComponent(source)}`,
+          )
+        ).body as CohortAnswer
+      ).totals.cost_usd ?? 0;
+    // Grouped by country: a question the page will not ask, so no answer of it is kept.
+    const costBefore = await cohortCost("country");
+
+    // The overview's link carries its range to the Cost page.
+    await open(page, `/apps/${appId}/overview?${window}`);
+    await heading(page, "Overview").waitFor();
+    await navLink(page, "Cost").click();
+    await heading(page, "Cost").waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/apps/${appId}/cost?${window}`);
+    expect(await page.getByLabel("From").inputValue()).toBe(range.from);
+
+    // The range's rows: the service's, and the CSV file holds them as shown.
+    const rows = page.getByTestId("cost-rows");
+    await rows.waitFor(WITHIN);
+    const tableTexts = async (table: Locator) =>
+      Promise.all(
+        (await table.locator("tr").all()).map((row) => row.locator("th, td").allInnerTexts()),
+      );
+    const bodyRows = () => rows.locator("tbody tr");
+    expect(await bodyRows().count()).toBe(before.length);
+    expect(await cellTexts(bodyRows(), 0)).toEqual(before.map((row) => row.day));
+    expect(await cellTexts(bodyRows(), 1)).toEqual(before.map((row) => row.media_source));
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download CSV of the cost rows", exact: true }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`${appId}_cost_${range.from}_${range.to}.csv`);
+    const file = await readFile(await download.path(), "utf8");
+    expect(file.startsWith("\uFEFF")).toBe(true);
+    expect(parseCsv(file.slice(1))).toEqual(await tableTexts(rows));
+
+    // A spreadsheet's file: a byte order mark, CRLF, its own order of columns, a quoted comma.
+    const upload = Buffer.from(
+      [
+        "\uFEFFmedia_source,day,campaign_id,campaign_name,amount,currency,country,impressions,clicks",
+        `${source},${range.from},csv-upload,"Spring, from a file",12.5,USD,,,`,
+        `${source},${range.to},csv-upload,"Spring, from a file",7.5,USD,,1000,40`,
+        `${source},${range.to},csv-upload,"Spring, from a file",5,USD,DE,,`,
+        ",,,,,,,,",
+        "",
+      ].join("\r\n"),
+    );
+    const fileInput = page.getByLabel("CSV file of cost rows");
+    await fileInput.setInputFiles({ name: "spring.csv", mimeType: "text/csv", buffer: upload });
+    const preview = page.getByTestId("cost-preview");
+    await preview.waitFor();
+    expect(await page.getByRole("heading", { name: "Preview: 3 rows of spring.csv" }).count()).toBe(
+      1,
+    );
+    expect(await tableTexts(preview)).toEqual([
+      [
+        "Row",
+        "day",
+        "media_source",
+        "campaign_id",
+        "campaign_name",
+        "country",
+        "amount",
+        "currency",
+        "impressions",
+        "clicks",
+      ],
+      ["1", range.from, source, "csv-upload", "Spring, from a file", "", "12.5", "USD", "", ""],
+      ["2", range.to, source, "csv-upload", "Spring, from a file", "", "7.5", "USD", "1000", "40"],
+      ["3", range.to, source, "csv-upload", "Spring, from a file", "DE", "5", "USD", "", ""],
+    ]);
+    await screenshot(page, "cost-preview");
+    const status = page.getByRole("status").filter({ hasText: /rows? stored/ });
+    await page.getByRole("button", { name: "Upload 3 rows", exact: true }).click();
+    await status.filter({ hasText: "3 rows stored (0 replaced an earlier one)." }).waitFor(WITHIN);
+
+    // Stored as sent, and in the table of the range.
+    const after = await stored();
+    expect(after.length).toBe(before.length + 3);
+    const uploaded = after.filter((row) => row.campaign_id === "csv-upload");
+    expect(
+      uploaded
+        .map((row) => [row.day, row.campaign_name, row.country, row.amount, row.amount_usd])
+        .sort(),
+    ).toEqual(
+      [
+        [range.from, "Spring, from a file", null, 12.5, 12.5],
+        [range.to, "Spring, from a file", null, 7.5, 7.5],
+        [range.to, "Spring, from a file", "DE", 5, 5],
+      ].sort(),
+    );
+    expect(uploaded.find((row) => row.clicks !== null)).toMatchObject({
+      impressions: 1000,
+      clicks: 40,
+    });
+    await expect.poll(() => bodyRows().count(), WITHIN).toBe(before.length + 3);
+    expect(
+      (await tableTexts(rows)).filter((row) => row[2] === "csv-upload").map((row) => row[11]),
+    ).toEqual(expect.arrayContaining(["$12.50", "$7.50", "$5.00"]));
+
+    // The Cohorts page's cost counts them: 25 USD more for the media source.
+    await navLink(page, "Cohorts").click();
+    await heading(page, "Cohorts").waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/apps/${appId}/cohorts?${window}`);
+    await page.getByLabel("Media source", { exact: true }).selectOption(source);
+    await page
+      .getByRole("status")
+      .filter({ hasText: `: media source ${source}.` })
+      .waitFor(WITHIN);
+    const cost = Number(await page.getByTestId("cohort-cost").getAttribute("data-value"));
+    expect(cost).toBeCloseTo(costBefore + 25, 2);
+    expect(cost).toBeCloseTo(await cohortCost("campaign"), 2);
+
+    // A file with a row the service refuses: the reason beside that row, nothing stored.
+    await navLink(page, "Cost").click();
+    await heading(page, "Cost").waitFor();
+    const tomorrow = dayBefore(today(), -1);
+    const refused = Buffer.from(
+      [
+        "day,media_source,campaign_id,amount,currency",
+        `${range.from},${source},csv-refused-1,1,USD`,
+        `${range.from},${source},csv-refused-2,1,USD`,
+        `${range.to},${source},csv-refused-3,1,USD`,
+        `${tomorrow},${source},csv-refused-4,1,USD`,
+        "",
+      ].join("\n"),
+    );
+    await fileInput.setInputFiles({ name: "late.csv", mimeType: "text/csv", buffer: refused });
+    await page.getByRole("button", { name: "Upload 4 rows", exact: true }).click();
+    const reason = `day: must not be after today (${today()}, UTC)`;
+    const refusal = page.getByTestId("cost-refusal").getByRole("alert");
+    await expect
+      .poll(() => refusal.innerText(), WITHIN)
+      .toBe(`Nothing was stored. The service refused the file: Row 4 (line 5), ${reason}.`);
+    const fourth = preview.locator('tr[data-row="4"]');
+    const beside = page.locator(
+      `[id="${await fourth.locator("th").getAttribute("aria-describedby")}"]`,
+    );
+    expect(await beside.innerText()).toBe(reason);
+    // Right under the row, its day cell marked, and focus on the row.
+    expect(
+      await fourth.evaluate(
+        (row) =>
+          (row as unknown as { nextElementSibling: { textContent: string } }).nextElementSibling
+            .textContent,
+      ),
+    ).toBe(reason);
+    expect(await fourth.locator('td[data-refused="day"]').innerText()).toBe(tomorrow);
+    expect(await preview.getByTestId("row-problem").count()).toBe(1);
+    expect(
+      await page.evaluate<string | null>(
+        "document.activeElement?.closest('tr')?.getAttribute('data-row') ?? null",
+      ),
+    ).toBe("4");
+    await screenshot(page, "cost-refused");
+    expect((await stored()).filter((row) => row.campaign_id.startsWith("csv-refused"))).toEqual([]);
+    expect((await stored()).length).toBe(before.length + 3);
+
+    // The first file again: its rows replace themselves.
+    await fileInput.setInputFiles({ name: "spring.csv", mimeType: "text/csv", buffer: upload });
+    await page.getByRole("button", { name: "Upload 3 rows", exact: true }).click();
+    await status.filter({ hasText: "3 rows stored (3 replaced an earlier one)." }).waitFor(WITHIN);
+    expect(await page.getByTestId("cost-refusal").innerText()).toBe("");
+    expect((await stored()).length).toBe(before.length + 3);
+
+    // Wide and narrow, the refused preview and the table of 15 columns: no sideways scrolling.
+    for (const viewport of [{ width: 1440, height: 900 }, PHONE]) {
+      const context = await browser.newContext({
+        viewport,
+        reducedMotion: "reduce",
+        storageState: await owner.storageState(),
+      });
+      try {
+        const on = await context.newPage();
+        await open(on, `/apps/${appId}/cost?${window}`);
+        await heading(on, "Cost").waitFor();
+        await on.getByTestId("cost-rows").waitFor(WITHIN);
+        await on
+          .getByLabel("CSV file of cost rows")
+          .setInputFiles({ name: "late.csv", mimeType: "text/csv", buffer: refused });
+        await on.getByRole("button", { name: "Upload 4 rows", exact: true }).click();
+        await on.getByTestId("row-problem").waitFor(WITHIN);
+        const { scrollWidth, innerWidth } = await documentWidth(on);
+        expect(innerWidth).toBe(viewport.width);
+        expect(scrollWidth, `the Cost page at ${viewport.width} px`).toBeLessThanOrEqual(
+          innerWidth,
+        );
+        // The reason is in view, whatever the preview's width.
+        const box = await on.getByTestId("row-problem").boundingBox();
+        expect(box?.x).toBeGreaterThanOrEqual(0);
+        expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(viewport.width);
+        await screenshot(on, `cost-${viewport.width}`);
+      } finally {
+        await context.close();
+      }
+    }
+  });
+
   it("6. saves a click window of 14 days; shows the service's refusal of 99", async () => {
     await open(page, `/apps/${APP_ID}/settings`);
     await heading(page, "Settings").waitFor();
@@ -1848,7 +2277,7 @@ describe("the dashboard in a browser", () => {
 
       /** No button or form on the page that makes, changes, sends or deletes anything. */
       const CHANGES =
-        /^(Create|Save|Add|Edit|Delete|Confirm|Revoke|Disable|Enable|Remove|Change|Send|Name an)/;
+        /^(Create|Save|Add|Edit|Delete|Confirm|Revoke|Disable|Enable|Remove|Change|Send|Name an|Upload)/;
       const noChanges = async (what: string) => {
         await theirs.getByTestId("view-only").waitFor();
         const names = await theirs.getByRole("main").getByRole("button").allInnerTexts();
@@ -1932,6 +2361,19 @@ describe("the dashboard in a browser", () => {
       await noChanges("Cohorts");
       await screenshot(theirs, "viewer-cohorts");
 
+      // The cost rows and their file, and no upload.
+      await open(theirs, `/apps/${demoAppId}/cost?from=${range.from}&to=${range.to}`);
+      await heading(theirs, "Cost").waitFor();
+      await theirs.getByTestId("cost-rows").waitFor(WITHIN);
+      expect(
+        await theirs.getByRole("button", { name: "Download CSV of the cost rows" }).count(),
+      ).toBe(1);
+      expect(await theirs.getByRole("heading", { name: "Upload cost rows" }).count()).toBe(0);
+      expect(await theirs.locator('input[type="file"]').count()).toBe(0);
+      expect(await theirs.getByRole("button", { name: /^Upload/ }).count()).toBe(0);
+      await noChanges("Cost");
+      await screenshot(theirs, "viewer-cost");
+
       await open(theirs, `/apps/${APP_ID}/keys`);
       await heading(theirs, "Keys").waitFor();
       await theirs.getByRole("table", { name: "Keys" }).waitFor();
@@ -2000,7 +2442,7 @@ describe("the dashboard in a browser", () => {
       route: string;
       title: string;
       ready: (on: Page) => Locator;
-      /** Apps, then the app's pages: eight, and SKAdNetwork for an app on iOS. */
+      /** Apps, then the app's pages: nine, and SKAdNetwork for an app on iOS. */
       links: number;
       shot?: string;
     }[] = [
@@ -2008,46 +2450,53 @@ describe("the dashboard in a browser", () => {
         route: `/apps/${appId}/overview`,
         title: "Overview",
         ready: (on) => on.getByRole("table", { name: "Campaigns" }),
-        links: 9,
+        links: 10,
         shot: "overview-390",
       },
       {
         route: `/apps/${cohortWorld().appId}/cohorts?from=${cohortWorld().days.first}&to=${cohortWorld().days.today}&view=revenue`,
         title: "Cohorts",
         ready: (on) => on.getByTestId("cohort-table"),
-        links: 9,
+        links: 10,
         shot: "cohorts-390",
+      },
+      {
+        route: `/apps/${appId}/cost?from=${range.from}&to=${range.to}`,
+        title: "Cost",
+        ready: (on) => on.getByTestId("cost-rows"),
+        links: 10,
+        shot: "cost-rows-390",
       },
       // After an Android app's page: the Apps page's navigation is that of the app last opened.
       {
         route: "/apps",
         title: "Apps",
         ready: (on) => on.getByRole("table", { name: "Apps" }),
-        links: 9,
+        links: 10,
       },
       {
         route: `/apps/${APP_ID}/settings`,
         title: "Settings",
         ready: (on) => on.getByRole("button", { name: "Save settings" }),
-        links: 9,
+        links: 10,
       },
       {
         route: `/apps/${APP_ID}/keys`,
         title: "Keys",
         ready: (on) => on.getByRole("table", { name: "Keys" }),
-        links: 9,
+        links: 10,
       },
       {
         route: `/apps/${APP_ID}/links`,
         title: "Links",
         ready: (on) => on.getByRole("table", { name: "Links" }),
-        links: 9,
+        links: 10,
       },
       {
         route: `/apps/${APP_ID}/partners`,
         title: "Partners",
         ready: (on) => on.getByRole("table", { name: "Delivery log" }),
-        links: 9,
+        links: 10,
         shot: "partners-390",
       },
       {
@@ -2055,27 +2504,27 @@ describe("the dashboard in a browser", () => {
         title: "SKAdNetwork",
         // The saved schema's rules and the names' table.
         ready: (on) => on.getByRole("group", { name: "Window 2, Rule 1", exact: true }),
-        links: 10,
+        links: 11,
         shot: "skadnetwork-390",
       },
       {
         route: `/apps/${IOS_APP_ID}/overview`,
         title: "Overview",
         ready: (on) => on.getByRole("table", { name: "Installs by media source and campaign" }),
-        links: 10,
+        links: 11,
         shot: "overview-skadnetwork-390",
       },
       {
         route: `/apps/${appId}/live`,
         title: "Live",
         ready: (on) => on.getByRole("table", { name: "Latest events" }),
-        links: 9,
+        links: 10,
       },
       {
         route: `/apps/${appId}/export`,
         title: "Export",
         ready: (on) => on.getByRole("button", { name: "Download" }),
-        links: 9,
+        links: 10,
       },
     ];
     const fits = async (on: Page, what: string) => {

@@ -9,35 +9,34 @@ import type { ChartConfiguration } from "chart.js";
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { useLocation } from "wouter-preact";
-import {
-  type CohortFigures,
-  type CohortFilters,
-  type CohortGroupBy,
-  type CohortGroupRow,
-  type CohortReport,
-  type CohortRow,
-  getCohorts,
+import type {
+  CohortFigures,
+  CohortGroupBy,
+  CohortGroupRow,
+  CohortReport,
+  CohortRow,
+  ReportFilters,
 } from "../api.ts";
 import { ChartFigure, seriesColour } from "../components/chart.tsx";
-import {
-  defaultRange,
-  type Range,
-  RangeForm,
-  rangeProblem,
-  refusalOf,
-} from "../components/date-range.tsx";
+import { type Range, RangeForm, rangeProblem, refusalOf } from "../components/date-range.tsx";
 import { useDefinition } from "../components/definition.tsx";
-import { ErrorText, Page, TableScroll } from "../components/page.tsx";
+import { ErrorText, Page } from "../components/page.tsx";
+import {
+  type FilterOptions,
+  FiltersForm,
+  filterOptions,
+  NO_OPTIONS,
+} from "../components/report-filters.tsx";
+import { csvOf, DownloadCsv, type TextTable, TextTableView } from "../components/text-table.tsx";
 import { saveCsv } from "../download.ts";
 import { formatCount, formatKnownUsd, formatShare, formatUsd, today, UNKNOWN } from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
+import { cohortsOf } from "../report-cache.ts";
+import { filtersInWords, filtersOf, putFilters, rangeOf } from "../report-query.ts";
 import { appPath } from "../session.tsx";
 import { groupByWord, platformWord } from "../words.ts";
 
 const GROUP_BYS: readonly CohortGroupBy[] = ["campaign", "adset", "ad", "country", "platform"];
-const PLATFORMS = ["android", "ios"] as const;
-const FILTER_NAMES = ["media_source", "campaign", "country", "platform"] as const;
-type FilterName = (typeof FILTER_NAMES)[number];
 
 /** The cohort table's days since install: the first days, then a week, two and a month. */
 const TABLE_DAYS = [0, 1, 2, 3, 7, 14, 30] as const;
@@ -55,31 +54,16 @@ const NO_VALUE = "(none)";
 interface Choices {
   readonly range: Range;
   readonly groupBy: CohortGroupBy;
-  readonly filters: CohortFilters;
+  readonly filters: ReportFilters;
   readonly view: CohortView;
 }
 
-/** The service takes a filter of 1 to 200 characters. */
-const filterValue = (value: string | null): string | undefined => {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed.slice(0, 200) : undefined;
-};
-
 const choicesOf = (query: URLSearchParams): Choices => {
-  const fallback = defaultRange();
   const groupBy = query.get("group_by");
-  const filters: CohortFilters = {};
-  for (const name of FILTER_NAMES) {
-    const value = filterValue(query.get(name));
-    if (value !== undefined) filters[name] = value;
-  }
-  // Android or iOS: the platforms installs have.
-  if (!(PLATFORMS as readonly (string | undefined)[]).includes(filters.platform))
-    delete filters.platform;
   return {
-    range: { from: query.get("from") ?? fallback.from, to: query.get("to") ?? fallback.to },
+    range: rangeOf(query),
     groupBy: GROUP_BYS.find((one) => one === groupBy) ?? "campaign",
-    filters,
+    filters: filtersOf(query),
     view: query.get("view") === "revenue" ? "revenue" : "retention",
   };
 };
@@ -88,96 +72,17 @@ const choicesOf = (query: URLSearchParams): Choices => {
 const queryOf = (choices: Choices): string => {
   const query = new URLSearchParams({ from: choices.range.from, to: choices.range.to });
   if (choices.groupBy !== "campaign") query.set("group_by", choices.groupBy);
-  for (const name of FILTER_NAMES) {
-    const value = choices.filters[name];
-    if (value !== undefined) query.set(name, value);
-  }
+  putFilters(query, choices.filters);
   if (choices.view !== "retention") query.set("view", choices.view);
   return query.toString();
 };
 
-const FILTER_WORDS: Record<FilterName, string> = {
-  media_source: "media source",
-  campaign: "campaign",
-  country: "country",
-  platform: "platform",
-};
-
-/** The filters in words: "media source examplenet, platform iOS"; "" without any. */
-const filtersInWords = (filters: CohortFilters): string =>
-  FILTER_NAMES.flatMap((name) => {
-    const value = filters[name];
-    if (value === undefined) return [];
-    return [`${FILTER_WORDS[name]} ${name === "platform" ? platformWord(value) : value}`];
-  }).join(", ");
-
-/** How long an answer is reused: as long as the service keeps it. */
-const REUSE_MS = 30_000;
-const answers = new Map<string, { at: number; answer: Promise<CohortReport> }>();
-
-/** The report, asked once for the same question within 30 s (the page asks for some twice). */
-const cohortsOf = (
-  appId: string,
-  params: { from: string; to: string; group_by: CohortGroupBy } & CohortFilters,
-): Promise<CohortReport> => {
-  const key = JSON.stringify([appId, params]);
-  const now = Date.now();
-  for (const [old, entry] of answers) if (now - entry.at > REUSE_MS) answers.delete(old);
-  const known = answers.get(key);
-  if (known) return known.answer;
-  const answer = getCohorts(appId, params);
-  answers.set(key, { at: now, answer });
-  answer.catch(() => answers.delete(key));
-  return answer;
-};
-
-/** The filters' choices: what the range's unfiltered report names. */
-interface Options {
-  readonly mediaSources: string[];
-  /** Each campaign with the media sources that name it. */
-  readonly campaigns: { value: string; mediaSources: Set<string | null> }[];
-  readonly countries: string[];
-}
-
-const NO_OPTIONS: Options = { mediaSources: [], campaigns: [], countries: [] };
-
-const sortedValues = (values: Iterable<string | null>): string[] =>
-  [...new Set(values)].filter((value): value is string => value !== null).sort();
-
-const optionsOf = (byCampaign: CohortReport, byCountry: CohortReport): Options => {
-  const campaigns = new Map<string, Set<string | null>>();
-  for (const row of byCampaign.groups) {
-    if (row.group === null) continue;
-    const sources = campaigns.get(row.group) ?? new Set<string | null>();
-    sources.add(row.media_source);
-    campaigns.set(row.group, sources);
-  }
-  return {
-    mediaSources: sortedValues(byCampaign.groups.map((row) => row.media_source)),
-    campaigns: [...campaigns.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([value, mediaSources]) => ({ value, mediaSources })),
-    countries: sortedValues(byCountry.groups.map((row) => row.group)),
-  };
-};
-
-const countryNames = (() => {
-  try {
-    return new Intl.DisplayNames(["en"], { type: "region" });
-  } catch {
-    return null;
-  }
-})();
-
-/** "DE (Germany)"; the code alone where the browser knows no name. */
-const countryLabel = (code: string): string => {
-  try {
-    const name = countryNames?.of(code);
-    return name && name !== code ? `${code} (${name})` : code;
-  } catch {
-    return code;
-  }
-};
+/** The filters' choices of the range's unfiltered reports, by campaign and by country. */
+const optionsOf = (byCampaign: CohortReport, byCountry: CohortReport): FilterOptions =>
+  filterOptions(
+    byCampaign.groups.map((row) => ({ mediaSource: row.media_source, campaign: row.group })),
+    byCountry.groups.map((row) => row.group),
+  );
 
 export function CohortsPage(props: { appId: string }) {
   const { appId } = props;
@@ -233,7 +138,7 @@ export function CohortsPage(props: { appId: string }) {
   }, [appId, question, valid]);
 
   // The filters' choices: the range's media sources, campaigns and countries, unfiltered.
-  const [options, setOptions] = useState<Options>(NO_OPTIONS);
+  const [options, setOptions] = useState<FilterOptions>(NO_OPTIONS);
   useEffect(() => {
     setOptions(NO_OPTIONS);
     if (!valid) return;
@@ -262,7 +167,34 @@ export function CohortsPage(props: { appId: string }) {
         lastDay={lastDay}
         onChange={(next) => choose({ range: next })}
       />
-      <FiltersForm choices={choices} options={options} onChoose={choose} />
+      <FiltersForm
+        idPrefix="cohorts"
+        legend="Filters and grouping"
+        filters={filters}
+        options={options}
+        onChange={(next) => choose({ filters: next })}
+        hint="The filters change every figure, table and chart below; the table is by media source and the group chosen. The choices come from the range's installs."
+      >
+        <div class="field">
+          <label for="cohorts-group_by">Group by</label>
+          <select
+            id="cohorts-group_by"
+            name="group_by"
+            value={groupBy}
+            onChange={(event) => {
+              const value = event.currentTarget.value;
+              const chosen = GROUP_BYS.find((one) => one === value);
+              if (chosen) choose({ groupBy: chosen });
+            }}
+          >
+            {GROUP_BYS.map((one) => (
+              <option key={one} value={one}>
+                {groupByWord(one)}
+              </option>
+            ))}
+          </select>
+        </div>
+      </FiltersForm>
       <div role="status" class="status">
         {loading
           ? "Loading…"
@@ -281,104 +213,6 @@ export function CohortsPage(props: { appId: string }) {
         />
       ) : null}
     </Page>
-  );
-}
-
-function FiltersForm(props: {
-  choices: Choices;
-  options: Options;
-  onChoose: (next: Partial<Choices>) => void;
-}) {
-  const { choices, options, onChoose } = props;
-  const { filters } = choices;
-  /** The values a select offers: the report's, and the one chosen should the report lack it. */
-  const withChosen = (values: string[], chosen: string | undefined) =>
-    chosen === undefined || values.includes(chosen) ? values : [chosen, ...values];
-  const campaignsOf = (mediaSource: string | undefined) =>
-    options.campaigns
-      .filter((campaign) => mediaSource === undefined || campaign.mediaSources.has(mediaSource))
-      .map((campaign) => campaign.value);
-  const filter = (name: FilterName, value: string) => {
-    const next: CohortFilters = { ...filters };
-    if (value === "") delete next[name];
-    else next[name] = value;
-    // A campaign the new media source does not have is no longer a choice.
-    if (
-      name === "media_source" &&
-      next.campaign !== undefined &&
-      options.campaigns.length > 0 &&
-      !campaignsOf(next.media_source).includes(next.campaign)
-    )
-      delete next.campaign;
-    onChoose({ filters: next });
-  };
-  const select = (
-    name: FilterName,
-    label: string,
-    all: string,
-    values: string[],
-    word: (value: string) => string = (value) => value,
-  ) => (
-    <div class="field">
-      <label for={`cohorts-${name}`}>{label}</label>
-      <select
-        id={`cohorts-${name}`}
-        name={name}
-        value={filters[name] ?? ""}
-        onChange={(event) => filter(name, event.currentTarget.value)}
-      >
-        <option value="">{all}</option>
-        {withChosen(values, filters[name]).map((value) => (
-          <option key={value} value={value}>
-            {word(value)}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-  const filtered = FILTER_NAMES.some((name) => filters[name] !== undefined);
-  return (
-    <form class="card filters" onSubmit={(event) => event.preventDefault()}>
-      <fieldset>
-        <legend>Filters and grouping</legend>
-        <div class="filter-row">
-          {select("media_source", "Media source", "All media sources", options.mediaSources)}
-          {select("campaign", "Campaign", "All campaigns", campaignsOf(filters.media_source))}
-          {select("country", "Country", "All countries", options.countries, countryLabel)}
-          {select("platform", "Platform", "All platforms", [...PLATFORMS], platformWord)}
-          <div class="field">
-            <label for="cohorts-group_by">Group by</label>
-            <select
-              id="cohorts-group_by"
-              name="group_by"
-              value={choices.groupBy}
-              onChange={(event) => {
-                const value = event.currentTarget.value;
-                const groupBy = GROUP_BYS.find((one) => one === value);
-                if (groupBy) onChoose({ groupBy });
-              }}
-            >
-              {GROUP_BYS.map((groupBy) => (
-                <option key={groupBy} value={groupBy}>
-                  {groupByWord(groupBy)}
-                </option>
-              ))}
-            </select>
-          </div>
-          {filtered ? (
-            <div class="filter-end">
-              <button type="button" class="secondary" onClick={() => onChoose({ filters: {} })}>
-                Clear filters
-              </button>
-            </div>
-          ) : null}
-        </div>
-        <p class="hint">
-          The filters change every figure, table and chart below; the table is by media source and
-          the group chosen. The choices come from the range's installs.
-        </p>
-      </fieldset>
-    </form>
   );
 }
 
@@ -416,7 +250,7 @@ const reached = (cohorts: readonly CohortRow[], day: number) =>
 
 /** Why a figure is not known, in a few words under its "—". */
 const whyUnknown = {
-  cost: (filters: CohortFilters) =>
+  cost: (filters: ReportFilters) =>
     filters.platform !== undefined
       ? "Cost rows name no platform."
       : "No cost known for these installs.",
@@ -424,7 +258,7 @@ const whyUnknown = {
   roas: (
     figures: CohortFigures,
     cohorts: readonly CohortRow[],
-    filters: CohortFilters,
+    filters: ReportFilters,
     day: number,
   ) =>
     figures.cost_usd === null
@@ -654,21 +488,6 @@ function Totals(props: { report: CohortReport }) {
   );
 }
 
-/** A table as text, header first: what the page shows and its CSV holds, cell for cell. */
-interface TextTable {
-  readonly head: string[];
-  readonly body: { key: string; cells: string[] }[];
-  readonly foot: string[];
-  /** Which columns hold numbers (set right). */
-  readonly numeric: boolean[];
-}
-
-const csvOf = (table: TextTable): string[][] => [
-  table.head,
-  ...table.body.map((row) => row.cells),
-  table.foot,
-];
-
 const figureCells = (figures: CohortFigures): string[] => [
   formatCount(figures.impressions),
   formatCount(figures.clicks),
@@ -723,68 +542,6 @@ export const groupsTable = (report: CohortReport): TextTable => ({
 /** "2026-11-01_2026-11-07" and the app: a file's name says what it holds. */
 const fileName = (appId: string, report: CohortReport, what: string) =>
   `${appId.replace(/[^A-Za-z0-9._-]/g, "_")}_${what}_${report.from}_${report.to}.csv`;
-
-function DownloadCsv(props: { of: string; onDownload: () => void }) {
-  return (
-    <button type="button" class="secondary" onClick={props.onDownload}>
-      Download CSV<span class="visually-hidden"> of {props.of}</span>
-    </button>
-  );
-}
-
-function TextTableView(props: { table: TextTable; label: string; testId: string }) {
-  const { table } = props;
-  const cellClass = (index: number, text: string) =>
-    [table.numeric[index] ? "num" : "", text === UNKNOWN ? "unknown" : ""].join(" ").trim() ||
-    undefined;
-  return (
-    <TableScroll>
-      <table class="text-table" aria-label={props.label} data-testid={props.testId}>
-        <thead>
-          <tr>
-            {table.head.map((text, index) => (
-              <th key={text || index} scope="col" class={table.numeric[index] ? "num" : undefined}>
-                {text}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {table.body.map((row) => (
-            <tr key={row.key}>
-              {row.cells.map((text, index) =>
-                index === 0 ? (
-                  <th key={index} scope="row">
-                    {text}
-                  </th>
-                ) : (
-                  <td key={index} class={cellClass(index, text)}>
-                    {text}
-                  </td>
-                ),
-              )}
-            </tr>
-          ))}
-        </tbody>
-        <tfoot>
-          <tr>
-            {table.foot.map((text, index) =>
-              index === 0 ? (
-                <th key={index} scope="row">
-                  {text}
-                </th>
-              ) : (
-                <td key={index} class={cellClass(index, text)}>
-                  {text}
-                </td>
-              ),
-            )}
-          </tr>
-        </tfoot>
-      </table>
-    </TableScroll>
-  );
-}
 
 function GroupsTable(props: { appId: string; report: CohortReport }) {
   const { report } = props;

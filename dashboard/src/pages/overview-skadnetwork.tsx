@@ -43,7 +43,13 @@ const TIERS: { key: keyof SkadnetworkReport["tiers"]; label: string; meaning: st
  * key count, unless the owner includes the development ones (tests from Xcode or a device's
  * developer settings).
  */
-export function SkadnetworkSection(props: { appId: string; from: string; to: string }) {
+export function SkadnetworkSection(props: {
+  appId: string;
+  from: string;
+  to: string;
+  /** The overview's filters are set: they do not narrow Apple's postbacks, which name no install. */
+  filtered?: boolean;
+}) {
   const { appId, from, to } = props;
   const [development, setDevelopment] = useState(false);
   const [report, setReport] = useState<SkadnetworkReport | null>(null);
@@ -89,6 +95,9 @@ export function SkadnetworkSection(props: { appId: string; from: string; to: str
         {development
           ? "Postbacks verified with Apple's production key or a development key count."
           : "Only postbacks verified with Apple's production key count."}
+        {props.filtered
+          ? " The filters above leave them as they are: a postback names no install, and so no campaign, country or platform of ours."
+          : ""}
       </p>
       <div role="status" class="status">
         {loading ? "Loading…" : ""}

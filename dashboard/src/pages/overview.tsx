@@ -1,26 +1,37 @@
 import type { ChartConfiguration, Scale } from "chart.js";
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { Link } from "wouter-preact";
+import { Link, useLocation } from "wouter-preact";
 import {
   type CampaignRow,
+  type CohortReport,
   type DeliveryCounts,
   errorMessage,
-  getOverview,
   getPostbacks,
   type Overview,
+  type ReportFilters,
 } from "../api.ts";
 import { ChartFigure, ORGANIC_COLOUR, seriesColour } from "../components/chart.tsx";
-import {
-  defaultRange,
-  type Range,
-  RangeForm,
-  rangeProblem,
-  refusalOf,
-} from "../components/date-range.tsx";
+import { type Range, RangeForm, rangeProblem, refusalOf } from "../components/date-range.tsx";
 import { DefinitionText, InfoButton, useDefinition } from "../components/definition.tsx";
 import { ErrorText, Page, TableScroll } from "../components/page.tsx";
+import {
+  type FilterOptions,
+  FiltersForm,
+  filterOptions,
+  NO_OPTIONS,
+} from "../components/report-filters.tsx";
 import { daysBetween, formatCount, formatUsd, today } from "../format.ts";
+import { useHashQuery } from "../hash-route.ts";
+import { cohortsOf, overviewOf } from "../report-cache.ts";
+import {
+  filterParams,
+  filtersInWords,
+  filtersOf,
+  hasFilters,
+  putFilters,
+  rangeOf,
+} from "../report-query.ts";
 import { appPath, useSession } from "../session.tsx";
 import { eventWord, matchMethodWord, matchStatusWord } from "../words.ts";
 import { SkadnetworkSection } from "./overview-skadnetwork.tsx";
@@ -35,12 +46,50 @@ const TOP_EVENT_NAMES = 6;
 /** Installs per day: the 7 largest media sources, then one "other" (organic, none apart). */
 const TOP_MEDIA_SOURCES = 7;
 
+/** What the overview shows, as the address's query holds it. */
+interface Choices {
+  readonly range: Range;
+  readonly filters: ReportFilters;
+}
+
+const queryOf = (choices: Choices): string =>
+  putFilters(
+    new URLSearchParams({ from: choices.range.from, to: choices.range.to }),
+    choices.filters,
+  ).toString();
+
+/**
+ * The filters' choices: the media sources and campaigns of the range's unfiltered campaign
+ * table (every one the range's events name, those of installs of earlier days too), and the
+ * countries of the range's installs and touches (the cohorts report by country: the overview
+ * names none).
+ */
+const optionsOf = (unfiltered: Overview, byCountry: CohortReport | null): FilterOptions =>
+  filterOptions(
+    unfiltered.campaigns.map((row) => ({ mediaSource: row.media_source, campaign: row.campaign })),
+    byCountry?.groups.map((row) => row.group) ?? [],
+  );
+
 export function OverviewPage(props: { appId: string }) {
   const { appId } = props;
   const { currentAppId, currentAppOnIos } = useSession();
   const onIos = currentAppId === appId && currentAppOnIos === true;
-  const [range, setRange] = useState<Range>(defaultRange);
-  const [data, setData] = useState<Overview | null>(null);
+  const [, navigate] = useLocation();
+  const query = useHashQuery();
+  const choices = useMemo<Choices>(() => {
+    const params = new URLSearchParams(query);
+    return { range: rangeOf(params), filters: filtersOf(params) };
+  }, [query]);
+  const choose = (next: Partial<Choices>) =>
+    navigate(`${appPath(appId, "overview")}?${queryOf({ ...choices, ...next })}`, {
+      replace: true,
+    });
+  const { range, filters } = choices;
+  /** The answer shown, with the filters it was asked with (the answer does not name them). */
+  const [shownAnswer, setShownAnswer] = useState<{
+    data: Overview;
+    filters: ReportFilters;
+  } | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const latest = useRef(0);
@@ -48,42 +97,98 @@ export function OverviewPage(props: { appId: string }) {
   const lastDay = today();
   const problem = rangeProblem(range, lastDay);
   const valid = problem === null;
+  /** The report's question: a text, so that the same choices ask nothing again. */
+  const question = JSON.stringify({ from: range.from, to: range.to, ...filters });
 
   useEffect(() => {
     // Figures of another range never stay under a range that cannot be shown.
     const call = ++latest.current;
     if (!valid) {
-      setData(null);
+      setShownAnswer(null);
       setError(null);
       setLoading(false);
       return;
     }
     setLoading(true);
     setError(null);
-    getOverview(appId, range.from, range.to).then(
+    const asked = JSON.parse(question) as Parameters<typeof overviewOf>[1];
+    overviewOf(appId, asked).then(
       (answer) => {
         if (call !== latest.current) return;
-        setData(answer);
+        setShownAnswer({ data: answer, filters: filterParams(asked) });
         setLoading(false);
       },
       (caught: unknown) => {
         if (call !== latest.current) return;
-        setData(null);
+        setShownAnswer(null);
         setError(refusalOf(caught));
         setLoading(false);
       },
     );
+  }, [appId, question, valid]);
+
+  // The filters' choices, of the range unfiltered (the same answer as above when no filter is set).
+  const [options, setOptions] = useState<FilterOptions>(NO_OPTIONS);
+  useEffect(() => {
+    setOptions(NO_OPTIONS);
+    if (!valid) return;
+    let current = true;
+    const window = { from: range.from, to: range.to };
+    overviewOf(appId, window).then(
+      (unfiltered) => {
+        if (!current) return;
+        setOptions(optionsOf(unfiltered, null));
+        cohortsOf(appId, { ...window, group_by: "country" }).then(
+          (byCountry) => {
+            if (current) setOptions(optionsOf(unfiltered, byCountry));
+          },
+          // Without them the country select offers what is chosen, and "All".
+          () => undefined,
+        );
+      },
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
   }, [appId, range.from, range.to, valid]);
 
+  const data = valid ? (shownAnswer?.data ?? null) : null;
+  const filterWords = shownAnswer ? filtersInWords(shownAnswer.filters) : "";
+  const filtered = shownAnswer !== null && hasFilters(shownAnswer.filters);
   return (
     <Page title="Overview" subtitle={appId}>
-      <RangeForm range={range} problem={problem} lastDay={lastDay} onChange={setRange} />
+      <RangeForm
+        range={range}
+        problem={problem}
+        lastDay={lastDay}
+        onChange={(next) => choose({ range: next })}
+      />
+      <FiltersForm
+        idPrefix="overview"
+        legend="Filters"
+        filters={filters}
+        options={options}
+        onChange={(next) => choose({ filters: next })}
+        hint="The filters narrow every figure, chart and table below: the installs credited to the media source and campaign chosen, with their events, and what was sent from the country and platform chosen. The media sources and campaigns are those of the range's events; the countries those of its installs and touches."
+      />
       <div role="status" class="status">
-        {loading ? "Loading…" : data && valid ? `Showing ${data.from} to ${data.to}.` : ""}
+        {loading
+          ? "Loading…"
+          : data
+            ? `Showing ${data.from} to ${data.to}${filterWords ? `: ${filterWords}` : ""}.`
+            : ""}
       </div>
       <ErrorText message={error} />
-      {data && valid ? <OverviewBody data={data} busy={loading} /> : null}
-      {onIos && valid ? <SkadnetworkSection appId={appId} from={range.from} to={range.to} /> : null}
+      {data ? <OverviewBody data={data} busy={loading} filtered={filtered} /> : null}
+      {onIos && valid ? (
+        <SkadnetworkSection
+          appId={appId}
+          from={range.from}
+          to={range.to}
+          filtered={hasFilters(filters)}
+        />
+      ) : null}
       <PostbackCounts appId={appId} />
     </Page>
   );
@@ -115,8 +220,8 @@ const DEFINITIONS = {
     "The campaign's revenue in the range divided by its installs in the range. Revenue from installs of earlier days counts too, so it is not what the range's installs earned each; – when the campaign has no install in the range.",
 } as const;
 
-function OverviewBody(props: { data: Overview; busy: boolean }) {
-  const { data } = props;
+function OverviewBody(props: { data: Overview; busy: boolean; filtered: boolean }) {
+  const { data, filtered } = props;
   return (
     <div class="overview" aria-busy={props.busy}>
       <Totals data={data} />
@@ -146,8 +251,8 @@ function OverviewBody(props: { data: Overview; busy: boolean }) {
         <EventsChart data={data} />
         <RevenueChart data={data} />
       </div>
-      <CampaignTable campaigns={data.campaigns} />
-      <DeepLinkTable rows={data.deep_link_paths} />
+      <CampaignTable campaigns={data.campaigns} filtered={filtered} />
+      <DeepLinkTable rows={data.deep_link_paths} filtered={filtered} />
     </div>
   );
 }
@@ -588,7 +693,7 @@ const sortValue = (row: CampaignRow, key: SortKey): string | number => {
 
 const columnDefinitionId = (key: SortKey) => `campaigns-${key}-definition`;
 
-function CampaignTable(props: { campaigns: CampaignRow[] }) {
+function CampaignTable(props: { campaigns: CampaignRow[]; filtered: boolean }) {
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({
     key: "installs",
     descending: true,
@@ -627,7 +732,9 @@ function CampaignTable(props: { campaigns: CampaignRow[] }) {
         ) : null,
       )}
       {rows.length === 0 ? (
-        <p class="empty">No installs or events in this range.</p>
+        <p class="empty">
+          No installs or events in this range{props.filtered ? " with these filters" : ""}.
+        </p>
       ) : (
         <TableScroll>
           <table aria-label="Campaigns" class="sortable">
@@ -694,12 +801,15 @@ function CampaignTable(props: { campaigns: CampaignRow[] }) {
   );
 }
 
-function DeepLinkTable(props: { rows: Overview["deep_link_paths"] }) {
+function DeepLinkTable(props: { rows: Overview["deep_link_paths"]; filtered: boolean }) {
   return (
     <section class="card">
       <h2 id="deep-links-heading">Top deep link paths</h2>
       {props.rows.length === 0 ? (
-        <p class="empty">No installs came through a deep link in this range.</p>
+        <p class="empty">
+          No installs came through a deep link in this range
+          {props.filtered ? " with these filters" : ""}.
+        </p>
       ) : (
         <TableScroll>
           <table aria-label="Deep link paths">

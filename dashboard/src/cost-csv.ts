@@ -1,0 +1,222 @@
+/**
+ * A CSV file of cost rows as the Cost page uploads it: the columns of `attribution costs import`
+ * (src/cli/commands/costs.ts), read by the same parser (csv-parse, its browser build) with the
+ * same options, each row as POST /v1/costs takes it (numbers as numbers, empty cells left out);
+ * the requests' pages; and the service's refusal (`body.rows[3].day: …`) as each row's problem.
+ * The rows' rules are the service's (src/costs/cost-rows.ts): the page checks only that the
+ * file is CSV and that its header names the columns a cost row has.
+ */
+import { parse } from "csv-parse/browser/esm/sync";
+import type { CostRowInput } from "./api.ts";
+import { formatCount } from "./format.ts";
+
+/** Every column a cost row may have, in the order the page shows them. */
+export const COST_COLUMNS = [
+  "day",
+  "media_source",
+  "campaign_id",
+  "campaign_name",
+  "adset_id",
+  "adset_name",
+  "ad_id",
+  "ad_name",
+  "country",
+  "amount",
+  "currency",
+  "impressions",
+  "clicks",
+] as const;
+export type CostColumn = (typeof COST_COLUMNS)[number];
+
+/** The columns every row must fill. */
+export const REQUIRED_COLUMNS: readonly CostColumn[] = [
+  "day",
+  "media_source",
+  "campaign_id",
+  "amount",
+  "currency",
+];
+
+const NUMBERS: ReadonlySet<string> = new Set(["amount", "impressions", "clicks"]);
+
+/** POST /v1/costs takes 1,000 rows at most, and a body of at most 1 MiB. */
+export const COST_PAGE_ROWS = 1_000;
+const COST_PAGE_BYTES = 1_000_000;
+
+/** The largest file the page reads: bigger ones are for the CLI. */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+export interface CostFileRow {
+  /** 1 for the first row under the header. */
+  readonly number: number;
+  /** Its line in the file (the header is line 1). */
+  readonly line: number;
+  /** The cells as the file has them, trimmed. */
+  readonly cells: Readonly<Partial<Record<CostColumn, string>>>;
+  /** What POST /v1/costs is sent. */
+  readonly row: CostRowInput;
+}
+
+export interface CostFile {
+  /** The file's columns, in the page's order. */
+  readonly columns: CostColumn[];
+  readonly rows: CostFileRow[];
+}
+
+export type CostFileReading =
+  | { readonly ok: true; readonly file: CostFile }
+  | { readonly ok: false; readonly problem: string };
+
+const quoted = (names: readonly string[]) => names.map((name) => `“${name}”`).join(", ");
+
+/** A cell as the service takes it: a number's text as a number, other text as it is (refused). */
+const cellValue = (column: string, text: string): string | number => {
+  if (!NUMBERS.has(column)) return text;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : text;
+};
+
+/** The parser's reason, in words for its two usual ones. */
+const csvFault = (caught: unknown): string => {
+  const message = caught instanceof Error ? caught.message : String(caught);
+  const length = /^Invalid Record Length: expect (\d+), got (\d+) on line (\d+)/.exec(message);
+  if (length)
+    return `Line ${length[3]} has ${length[2]} cells, and the first line names ${length[1]} columns.`;
+  const quote = /^Quote Not Closed.* at line (\d+)/.exec(message);
+  if (quote) return `A quoted cell is not closed by the end of the file (line ${quote[1]}).`;
+  return message;
+};
+
+/** The file's rows, or why the page cannot read them, in words. */
+export const readCostCsv = (text: string): CostFileReading => {
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parse(text, {
+      bom: true,
+      trim: true,
+      skip_empty_lines: true,
+      info: true,
+    }) as unknown as { record: string[]; info: { lines: number } }[];
+  } catch (caught) {
+    return { ok: false, problem: `This file is not CSV the page can read. ${csvFault(caught)}` };
+  }
+  const [head, ...body] = records;
+  if (!head) return { ok: false, problem: "This file is empty: it has no header and no rows." };
+  const header = head.record;
+  const known = new Set<string>(COST_COLUMNS);
+  const unknown = header.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    return {
+      ok: false,
+      problem: `The first line names ${unknown.length === 1 ? "a column" : "columns"} a cost row does not have: ${quoted(unknown)}. The columns are ${quoted(COST_COLUMNS)}.`,
+    };
+  }
+  const twice = header.filter((name, index) => header.indexOf(name) !== index);
+  if (twice.length > 0) {
+    return { ok: false, problem: `The first line names ${quoted([...new Set(twice)])} twice.` };
+  }
+  const missing = REQUIRED_COLUMNS.filter((name) => !header.includes(name));
+  if (missing.length > 0) {
+    return {
+      ok: false,
+      problem: `The first line lacks ${missing.length === 1 ? "the column" : "the columns"} ${quoted(missing)}: every row needs ${quoted(REQUIRED_COLUMNS)}.`,
+    };
+  }
+  const rows: CostFileRow[] = [];
+  for (const { record, info } of body) {
+    // A spreadsheet's line of empty cells (",,,,") is no row.
+    if (record.every((cell) => cell === "")) continue;
+    const cells: Partial<Record<CostColumn, string>> = {};
+    const row: CostRowInput = {};
+    header.forEach((name, index) => {
+      const cell = record[index] ?? "";
+      cells[name as CostColumn] = cell;
+      if (cell !== "") row[name] = cellValue(name, cell);
+    });
+    // The line the row starts on: its parser counts the line it ends on.
+    const breaks = record.reduce((sum, cell) => sum + (cell.match(/\n/g)?.length ?? 0), 0);
+    rows.push({ number: rows.length + 1, line: info.lines - breaks, cells, row });
+  }
+  if (rows.length === 0) return { ok: false, problem: "This file has a header and no rows." };
+  return {
+    ok: true,
+    file: { columns: COST_COLUMNS.filter((name) => header.includes(name)), rows },
+  };
+};
+
+/** The requests' pages: at most 1,000 rows and about 1 MB each, in the file's order. */
+export const costPages = (rows: readonly CostFileRow[]): CostFileRow[][] => {
+  const encoder = new TextEncoder();
+  const pages: CostFileRow[][] = [];
+  let page: CostFileRow[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = encoder.encode(JSON.stringify(row.row)).length + 1;
+    if (page.length > 0 && (page.length >= COST_PAGE_ROWS || bytes + size > COST_PAGE_BYTES)) {
+      pages.push(page);
+      page = [];
+      bytes = 0;
+    }
+    page.push(row);
+    bytes += size;
+  }
+  if (page.length > 0) pages.push(page);
+  return pages;
+};
+
+/** A problem the service named: of a row (its number in the file) and field, or of the file. */
+export interface CostProblem {
+  /** The row's number in the file (1 for the first under the header); null for the file's. */
+  readonly row: number | null;
+  readonly column: string | null;
+  readonly message: string;
+}
+
+const ROW_PROBLEM = /^body\.rows\[(\d+)\](?:\.([A-Za-z_]+))?:\s*(.*)$/s;
+
+/**
+ * The 422's detail of one page as problems of the file's rows: `body.rows[3].day: must …` is
+ * the page's fourth row. A field the row left empty is said to be so, rather than in the
+ * validation's words for a value that is not there. More problems than the detail names are
+ * counted in `more`.
+ */
+export const costProblems = (
+  detail: string,
+  page: readonly CostFileRow[],
+): { problems: CostProblem[]; more: number } => {
+  const problems: CostProblem[] = [];
+  let more = 0;
+  for (const part of detail.split("; ")) {
+    const counted = /^and (\d+) more$/.exec(part);
+    if (counted) {
+      more += Number(counted[1]);
+      continue;
+    }
+    const match = ROW_PROBLEM.exec(part);
+    const at = match ? page[Number(match[1])] : undefined;
+    if (!match || !at) {
+      problems.push({ row: null, column: null, message: part.replace(/^body(\.rows)?:\s*/, "") });
+      continue;
+    }
+    const column = match[2] ?? null;
+    const empty = column !== null && !(column in at.row);
+    problems.push({
+      row: at.number,
+      column,
+      message: empty ? "is empty: every row needs one" : (match[3] ?? ""),
+    });
+  }
+  return { problems, more };
+};
+
+/** A problem as the page says it beside its row: "day: must not be after today (…)". */
+export const problemText = (problem: CostProblem): string =>
+  problem.column ? `${problem.column}: ${problem.message}` : problem.message;
+
+/** "Row 4 (line 5), day: must …", for the list under the form. */
+export const problemLine = (problem: CostProblem, rows: readonly CostFileRow[]): string => {
+  if (problem.row === null) return problem.message;
+  const line = rows[problem.row - 1]?.line;
+  const where = `Row ${formatCount(problem.row)}${line ? ` (line ${formatCount(line)})` : ""}`;
+  return `${where}${problem.column ? `, ${problem.column}` : ""}: ${problem.message}`;
+};
