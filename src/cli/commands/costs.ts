@@ -14,7 +14,10 @@ import { joinProblems } from "../../validation/issues.ts";
 
 const NUMBERS = new Set(["amount", "impressions", "clicks"]);
 
-/** A CSV's rows as the API's: numbers as numbers, empty cells left out. */
+/**
+ * A CSV's rows as the API's: numbers as numbers, empty cells left out. A number column's cell
+ * that is no number stays text, so the API's rules name it rather than it going as null.
+ */
 export const costRowsOfCsv = (text: string): Record<string, unknown>[] => {
   const records = parse(text, { columns: true, skip_empty_lines: true, trim: true }) as Record<
     string,
@@ -24,7 +27,10 @@ export const costRowsOfCsv = (text: string): Record<string, unknown>[] => {
     Object.fromEntries(
       Object.entries(record)
         .filter(([, value]) => value !== "")
-        .map(([name, value]) => [name, NUMBERS.has(name) ? Number(value) : value]),
+        .map(([name, value]) => [
+          name,
+          NUMBERS.has(name) && Number.isFinite(Number(value)) ? Number(value) : value,
+        ]),
     ),
   );
 };
