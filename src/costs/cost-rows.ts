@@ -144,22 +144,9 @@ export const costLakeRecord = (row: CostRow) => ({
   received_at: row.receivedAt,
 });
 
-/** A stored row as the API answers it. */
-export const costAnswer = (row: CostRow) => ({
-  day: row.day,
-  media_source: row.mediaSource,
-  campaign_id: row.campaignId,
-  campaign_name: row.campaignName,
-  adset_id: row.adsetId,
-  adset_name: row.adsetName,
-  ad_id: row.adId,
-  ad_name: row.adName,
-  country: row.country,
-  amount: row.amount,
-  currency: row.currency,
-  amount_usd: row.amountUsd,
-  impressions: row.impressions,
-  clicks: row.clicks,
-  received_at: row.receivedAt,
-});
+/** A stored row as the API answers it: its lake row, without the app the key names. */
+export const costAnswer = (row: CostRow) => {
+  const { app_id: _app, ...answer } = costLakeRecord(row);
+  return answer;
+};
 export type CostAnswer = ReturnType<typeof costAnswer>;
