@@ -7,7 +7,7 @@
  */
 import type { ChartConfiguration } from "chart.js";
 import type { ComponentChildren } from "preact";
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { useLocation } from "wouter-preact";
 import type {
   CohortFigures,
@@ -18,7 +18,7 @@ import type {
   ReportFilters,
 } from "../api.ts";
 import { ChartFigure, seriesColour } from "../components/chart.tsx";
-import { type Range, RangeForm, rangeProblem, refusalOf } from "../components/date-range.tsx";
+import { type Range, RangeForm, rangeProblem } from "../components/date-range.tsx";
 import { useDefinition } from "../components/definition.tsx";
 import { ErrorText, Page } from "../components/page.tsx";
 import {
@@ -34,6 +34,7 @@ import { useHashQuery } from "../hash-route.ts";
 import { cohortsOf } from "../report-cache.ts";
 import { filtersInWords, filtersOf, putFilters, rangeOf } from "../report-query.ts";
 import { appPath } from "../session.tsx";
+import { useAnswer } from "../use-answer.ts";
 import { groupByWord, platformWord } from "../words.ts";
 
 const GROUP_BYS: readonly CohortGroupBy[] = ["campaign", "adset", "ad", "country", "platform"];
@@ -106,36 +107,13 @@ export function CohortsPage(props: { appId: string }) {
     ...filters,
   });
 
-  const [report, setReport] = useState<CohortReport | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const latest = useRef(0);
-
-  useEffect(() => {
-    // Figures of another range never stay under a range that cannot be shown.
-    const call = ++latest.current;
-    if (!valid) {
-      setReport(null);
-      setError(null);
-      setLoading(false);
-      return;
-    }
-    setLoading(true);
-    setError(null);
-    cohortsOf(appId, JSON.parse(question) as Parameters<typeof cohortsOf>[1]).then(
-      (answer) => {
-        if (call !== latest.current) return;
-        setReport(answer);
-        setLoading(false);
-      },
-      (caught: unknown) => {
-        if (call !== latest.current) return;
-        setReport(null);
-        setError(refusalOf(caught));
-        setLoading(false);
-      },
-    );
-  }, [appId, question, valid]);
+  const {
+    answer: report,
+    loading,
+    error,
+  } = useAnswer(valid ? question : null, (asked) =>
+    cohortsOf(appId, JSON.parse(asked) as Parameters<typeof cohortsOf>[1]),
+  );
 
   // The filters' choices: the range's media sources, campaigns and countries, unfiltered.
   const [options, setOptions] = useState<FilterOptions>(NO_OPTIONS);

@@ -1,6 +1,6 @@
 import type { ChartConfiguration, Scale } from "chart.js";
 import type { ComponentChildren } from "preact";
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
 import {
   type CampaignRow,
@@ -12,7 +12,7 @@ import {
   type ReportFilters,
 } from "../api.ts";
 import { ChartFigure, ORGANIC_COLOUR, seriesColour } from "../components/chart.tsx";
-import { type Range, RangeForm, rangeProblem, refusalOf } from "../components/date-range.tsx";
+import { type Range, RangeForm, rangeProblem } from "../components/date-range.tsx";
 import { DefinitionText, InfoButton, useDefinition } from "../components/definition.tsx";
 import { ErrorText, Page, TableScroll } from "../components/page.tsx";
 import {
@@ -33,6 +33,7 @@ import {
   rangeOf,
 } from "../report-query.ts";
 import { appPath, useSession } from "../session.tsx";
+import { useAnswer } from "../use-answer.ts";
 import { eventWord, matchMethodWord, matchStatusWord } from "../words.ts";
 import { SkadnetworkSection } from "./overview-skadnetwork.tsx";
 
@@ -86,46 +87,21 @@ export function OverviewPage(props: { appId: string }) {
     });
   const { range, filters } = choices;
   /** The answer shown, with the filters it was asked with (the answer does not name them). */
-  const [shownAnswer, setShownAnswer] = useState<{
-    data: Overview;
-    filters: ReportFilters;
-  } | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const latest = useRef(0);
-
   const lastDay = today();
   const problem = rangeProblem(range, lastDay);
   const valid = problem === null;
   /** The report's question: a text, so that the same choices ask nothing again. */
   const question = JSON.stringify({ from: range.from, to: range.to, ...filters });
 
-  useEffect(() => {
-    // Figures of another range never stay under a range that cannot be shown.
-    const call = ++latest.current;
-    if (!valid) {
-      setShownAnswer(null);
-      setError(null);
-      setLoading(false);
-      return;
-    }
-    setLoading(true);
-    setError(null);
-    const asked = JSON.parse(question) as Parameters<typeof overviewOf>[1];
-    overviewOf(appId, asked).then(
-      (answer) => {
-        if (call !== latest.current) return;
-        setShownAnswer({ data: answer, filters: filterParams(asked) });
-        setLoading(false);
-      },
-      (caught: unknown) => {
-        if (call !== latest.current) return;
-        setShownAnswer(null);
-        setError(refusalOf(caught));
-        setLoading(false);
-      },
-    );
-  }, [appId, question, valid]);
+  // The answer keeps the filters it was asked with, which the overview's answer does not name.
+  const {
+    answer: shownAnswer,
+    loading,
+    error,
+  } = useAnswer(valid ? question : null, async (text) => {
+    const asked = JSON.parse(text) as Parameters<typeof overviewOf>[1];
+    return { data: await overviewOf(appId, asked), filters: filterParams(asked) };
+  });
 
   // The filters' choices, of the range unfiltered (the same answer as above when no filter is set).
   const [options, setOptions] = useState<FilterOptions>(NO_OPTIONS);
