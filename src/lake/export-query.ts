@@ -89,6 +89,19 @@ const keyHash: Record<Dialect, string | undefined> = {
 };
 
 /**
+ * Where the engine hashes an event's key, a condition on `source`'s rows that every key held
+ * more than once meets. Grouping every key of a large window by its text takes memory DuckDB
+ * must spill; grouping their 64-bit hashes first leaves the text of the few repeated to group
+ * (a collision only adds one).
+ */
+const repeatedKeyHashes = (dialect: Dialect, source: string): string | undefined => {
+  const hash = keyHash[dialect];
+  return hash === undefined
+    ? undefined
+    : `${hash} IN (SELECT ${hash} AS key_hash FROM ${source} GROUP BY key_hash HAVING count(*) > 1)`;
+};
+
+/**
  * A common table expression that is read where it is named: DuckDB would otherwise keep a
  * result named twice (the rows, and their repeated keys) in memory whole.
  */
@@ -138,7 +151,8 @@ const exclusionFilter = (exclude: Exclusion | undefined): string => {
  * a large window holds them all in memory at once, where the grouping and the join spill.
  * `repeated` names those keys' copies found beforehand, at their times (a slice's rows of
  * `buildRepeatedEventsQuery`): only the copies at the time of each key's first are ranked,
- * and the rows read are not grouped again.
+ * and the rows read are not grouped again. Otherwise `candidates`, where given, is a condition
+ * on `source` that every repeated key meets, so that only those rows' keys are grouped.
  */
 const firstOfEach = (
   name: string,
@@ -147,6 +161,7 @@ const firstOfEach = (
   order: string,
   rank: string,
   repeated?: string,
+  candidates?: string,
 ) => {
   const columns = key.split(", ");
   const on = columns.map((column) => `repeated.${column} = ${source}.${column}`).join(" AND ");
@@ -154,7 +169,7 @@ const firstOfEach = (
   const found =
     repeated === undefined
       ? {
-          keys: `SELECT ${key} FROM ${source} GROUP BY ${key} HAVING count(*) > 1`,
+          keys: `SELECT ${key} FROM ${source}${candidates ? ` WHERE ${candidates}` : ""} GROUP BY ${key} HAVING count(*) > 1`,
           at: "",
           first: "",
         }
@@ -216,14 +231,13 @@ export const buildRepeatedEventsQuery = (
   input: Omit<ExportQueryInput, "day" | "slice" | "repeated" | "latestAttributions">,
 ): string => {
   const { dialect } = input;
-  const hash = keyHash[dialect];
-  // Grouping every key of a large window by its text takes memory DuckDB cannot spill; its
-  // 64-bit hash first finds the few candidates (a collision only adds one), then their text.
-  const copies =
-    hash === undefined
-      ? "SELECT service_id, event_id, dt, event_time, received_at FROM src"
-      : `SELECT service_id, event_id, dt, event_time, received_at FROM src
-  WHERE ${hash} IN (SELECT ${hash} AS key_hash FROM src GROUP BY key_hash HAVING count(*) > 1)`;
+  const candidates = repeatedKeyHashes(dialect, "src");
+  const copies = `SELECT service_id, event_id, dt, event_time, received_at FROM src${
+    candidates
+      ? `
+  WHERE ${candidates}`
+      : ""
+  }`;
   return `WITH src ${inlined[dialect]} (
   ${windowRows(input)}
 ),
@@ -289,7 +303,7 @@ const exportRows = (input: ExportQueryInput, timeAsText: boolean): string => {
   return `WITH src ${inlined[dialect]} (
   ${windowRows(input)}
 ),
-${firstOfEach("ev", "src", "service_id, event_id", "received_at", "copy_no", repeated)},
+${firstOfEach("ev", "src", "service_id, event_id", "received_at", "copy_no", repeated, repeatedKeyHashes(dialect, "src"))},
 ${att}
 SELECT
   ${selectList(dialect, timeAsText)}
