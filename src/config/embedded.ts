@@ -84,6 +84,8 @@ const schema = z.object({
    * data folder. DuckDB's own default is 80% of the machine.
    */
   ATTRIBUTION_QUERY_MEMORY: size.default("256MB"),
+  /** What the reports' DuckDB may hold in memory; past it, a report's grouping spills. */
+  ATTRIBUTION_REPORT_MEMORY: size.default("1GB"),
   /**
    * What the export snapshots may take on disk together, and DuckDB's spill files each: past
    * it, a new snapshot is refused with a 503 until expired ones are pruned.
@@ -129,6 +131,8 @@ export interface EmbeddedConfig {
   readonly appleAdsUrl: string;
   /** DuckDB's memory_limit for export queries, such as "256MB". */
   readonly queryMemory: string;
+  /** DuckDB's memory_limit for report queries, such as "1GB". */
+  readonly reportMemory: string;
   /** The snapshots' disk budget together, and DuckDB's spill files' each, such as "8GB". */
   readonly snapshotDisk: string;
   /** Free space on the data folder's disk that a new snapshot leaves, such as "1GB". */
@@ -163,6 +167,7 @@ export const embeddedConfig = (
       overrides.trustViewerCountry ?? parsed.ATTRIBUTION_TRUST_VIEWER_COUNTRY === "true",
     appleAdsUrl: overrides.appleAdsUrl ?? parsed.ATTRIBUTION_APPLE_ADS_URL,
     queryMemory: overrides.queryMemory ?? parsed.ATTRIBUTION_QUERY_MEMORY,
+    reportMemory: overrides.reportMemory ?? parsed.ATTRIBUTION_REPORT_MEMORY,
     snapshotDisk: overrides.snapshotDisk ?? parsed.ATTRIBUTION_SNAPSHOT_DISK,
     diskReserve: overrides.diskReserve ?? parsed.ATTRIBUTION_DISK_RESERVE,
     snapshotWholeBelow: overrides.snapshotWholeBelow ?? parsed.ATTRIBUTION_SNAPSHOT_WHOLE_BELOW,

@@ -4,6 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { createAdServicesClient } from "../adapters/apple/ad-services.ts";
 import { cachedAppStore } from "../adapters/cache/cached-apps.ts";
@@ -195,9 +196,17 @@ export const openLake = async (config: EmbeddedConfig) => {
     snapshotDir: paths.snapshots,
     lakeFiles,
   });
-  // Reports on the bounded instance too: an overview of a long window joins and groups a lot.
+  // Reports on an instance of their own, on every core: a report reads each event of its window
+  // once a question (its answer is kept a while), where a snapshot goes a day at a time, and a
+  // person waits on it; bounded, above what a 90-day window's grouping holds, and spilling past it.
+  const reportsDuckdb = await DuckDBInstance.create(":memory:", {
+    threads: String(availableParallelism()),
+    memory_limit: config.reportMemory,
+    temp_directory: paths.duckdbTemp,
+    max_temp_directory_size: config.snapshotDisk,
+  });
   const reports = cachedReportEngine(
-    createDuckDbReportEngine({ duckdb: snapshotDuckdb, lakeDir: paths.lake, lakeFiles }),
+    createDuckDbReportEngine({ duckdb: reportsDuckdb, lakeDir: paths.lake, lakeFiles }),
   );
   return {
     streams,
@@ -215,6 +224,7 @@ export const openLake = async (config: EmbeddedConfig) => {
       compactionDuckdb.closeSync();
       duckdb.closeSync();
       snapshotDuckdb.closeSync();
+      reportsDuckdb.closeSync();
     },
   };
 };
