@@ -159,6 +159,8 @@ export interface Overview {
   revenue_by_day: { date: string; revenue_usd: number }[];
   campaigns: CampaignRow[];
   deep_link_paths: { deep_link_path: string | null; installs: number }[];
+  /** By the country the events were sent from (null: none known), most installs first. */
+  countries: { country: string | null; installs: number; events: number; revenue_usd: number }[];
 }
 
 export interface CampaignRow {

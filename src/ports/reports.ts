@@ -78,6 +78,13 @@ export interface OverviewReport {
     readonly deep_link_path: string;
     readonly installs: number;
   }[];
+  /** By the country the events were sent from (null: none known), most installs first. */
+  readonly countries: {
+    readonly country: string | null;
+    readonly installs: number;
+    readonly events: number;
+    readonly revenue_usd: number;
+  }[];
 }
 
 /** What a cohort's installs may be grouped by, beside their media source. */

@@ -133,5 +133,15 @@ export const overviewReport = (
     deep_link_paths: withInstalls("deep_link_paths")
       .map((row) => ({ deep_link_path: required(row, "deep_link_path"), installs: row.installs }))
       .sort((a, b) => b.installs - a.installs || byText(a.deep_link_path, b.deep_link_path)),
+    countries: of("countries")
+      .map((row) => ({
+        country: row.country,
+        installs: row.installs,
+        events: row.events,
+        revenue_usd: money(row.revenue_usd),
+      }))
+      .sort(
+        (a, b) => b.installs - a.installs || b.events - a.events || byText(a.country, b.country),
+      ),
   };
 };

@@ -127,6 +127,7 @@ export const OVERVIEW_KEYS = [
   "status",
   "method",
   "deep_link_path",
+  "country",
 ] as const;
 export type OverviewKey = (typeof OVERVIEW_KEYS)[number];
 
@@ -140,6 +141,7 @@ export const OVERVIEW_SETS = {
   match_status: ["status"],
   match_method: ["method"],
   deep_link_paths: ["deep_link_path"],
+  countries: ["country"],
 } as const satisfies Record<string, readonly OverviewKey[]>;
 export type OverviewSet = keyof typeof OVERVIEW_SETS;
 
@@ -207,6 +209,8 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
     .map((set) => `(${set.join(", ")})`)
     .join(",\n    ");
   const paths = groupingIdOf(OVERVIEW_SETS.deep_link_paths);
+  // A sum of counts, as a count is typed (DuckDB sums integers to a 128-bit one).
+  const count = (counted: string) => `CAST(coalesce(sum(${counted}), 0) AS BIGINT)`;
   return `WITH report_rows AS (
 ${rows}
 ),
@@ -229,32 +233,49 @@ install_paths AS (
     AND click_id IN (SELECT click_id FROM window_installs)
   GROUP BY click_id
 ),
-facts AS (
+-- The window's events grouped once by what the charts group by, each install on a row of its
+-- own (its status, method and path are its own): the per-install lookups and the grouping sets
+-- then read these groups, not every event.
+window_groups AS (
   SELECT
     substr(r.event_time, 1, 10) AS day,
     r.media_source,
     coalesce(r.campaign_name, r.campaign_id) AS campaign,
     r.event_name,
-    ${isInstall} AS is_install,
-    CASE WHEN ${isInstall} THEN coalesce(i.match_status, ${pending}) END AS status,
-    CASE WHEN ${isInstall} THEN coalesce(r.matching_type, i.match_status, ${pending}) END AS method,
-    CASE WHEN ${isInstall} AND r.media_source <> ${organic} THEN p.deep_link_path END AS deep_link_path,
-    coalesce(r.revenue_usd, 0) AS revenue_usd
+    r.country,
+    CASE WHEN ${isInstall} THEN r.service_id END AS install_id,
+    CASE WHEN ${isInstall} THEN r.matching_type END AS matching_type,
+    count(*) AS events,
+    sum(coalesce(r.revenue_usd, 0)) AS revenue_usd
   FROM report_rows AS r
-  -- Each event meets its install's one row, which only the install event's CASEs read: a test
-  -- of the event's own name in the ON clause makes DuckDB loop over every pair instead.
-  LEFT JOIN window_installs AS i ON i.service_id = r.service_id
-  LEFT JOIN install_paths AS p ON p.click_id = i.click_id
   WHERE 1 = 1${filters}
+  GROUP BY 1, 2, 3, 4, 5, 6, 7
+),
+facts AS (
+  SELECT
+    g.day,
+    g.media_source,
+    g.campaign,
+    g.event_name,
+    g.country,
+    g.event_name = ${install} AS is_install,
+    CASE WHEN g.install_id IS NOT NULL THEN coalesce(i.match_status, ${pending}) END AS status,
+    CASE WHEN g.install_id IS NOT NULL THEN coalesce(g.matching_type, i.match_status, ${pending}) END AS method,
+    CASE WHEN g.install_id IS NOT NULL AND g.media_source <> ${organic} THEN p.deep_link_path END AS deep_link_path,
+    g.events,
+    g.revenue_usd
+  FROM window_groups AS g
+  LEFT JOIN window_installs AS i ON i.service_id = g.install_id
+  LEFT JOIN install_paths AS p ON p.click_id = i.click_id
 ),
 grouped AS (
   SELECT
     grouping(${keys}) AS grouping_id,
     ${keys},
-    count(CASE WHEN is_install THEN 1 END) AS installs,
-    count(CASE WHEN is_install AND media_source <> ${organic} THEN 1 END) AS paid_installs,
-    count(CASE WHEN is_install AND media_source = ${organic} THEN 1 END) AS organic_installs,
-    count(*) AS events,
+    ${count("CASE WHEN is_install THEN events END")} AS installs,
+    ${count(`CASE WHEN is_install AND media_source <> ${organic} THEN events END`)} AS paid_installs,
+    ${count(`CASE WHEN is_install AND media_source = ${organic} THEN events END`)} AS organic_installs,
+    ${count("events")} AS events,
     coalesce(sum(revenue_usd), 0) AS revenue_usd
   FROM facts
   GROUP BY GROUPING SETS (

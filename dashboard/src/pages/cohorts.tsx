@@ -7,7 +7,7 @@
  */
 import type { ChartConfiguration } from "chart.js";
 import type { ComponentChildren } from "preact";
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useMemo } from "preact/hooks";
 import { useLocation } from "wouter-preact";
 import type {
   CohortFigures,
@@ -21,12 +21,7 @@ import { ChartFigure, seriesColour } from "../components/chart.tsx";
 import { type Range, RangeForm, rangeProblem } from "../components/date-range.tsx";
 import { useDefinition } from "../components/definition.tsx";
 import { ErrorText, Page } from "../components/page.tsx";
-import {
-  type FilterOptions,
-  FiltersForm,
-  filterOptions,
-  NO_OPTIONS,
-} from "../components/report-filters.tsx";
+import { type FilterOptions, FiltersForm, filterOptions } from "../components/report-filters.tsx";
 import { csvOf, DownloadCsv, type TextTable, TextTableView } from "../components/text-table.tsx";
 import { saveCsv } from "../download.ts";
 import { formatCount, formatKnownUsd, formatShare, formatUsd, today, UNKNOWN } from "../format.ts";
@@ -35,6 +30,7 @@ import { cohortsOf } from "../report-cache.ts";
 import { filtersInWords, filtersOf, putFilters, rangeOf } from "../report-query.ts";
 import { appPath } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
+import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
 import { groupByWord, platformWord } from "../words.ts";
 
 const GROUP_BYS: readonly CohortGroupBy[] = ["campaign", "adset", "ad", "country", "platform"];
@@ -78,12 +74,21 @@ const queryOf = (choices: Choices): string => {
   return query.toString();
 };
 
-/** The filters' choices of the range's unfiltered reports, by campaign and by country. */
-const optionsOf = (byCampaign: CohortReport, byCountry: CohortReport): FilterOptions =>
-  filterOptions(
+/**
+ * The filters' choices: the media sources and campaigns of the range's unfiltered cohorts by
+ * campaign, and the countries of its cohorts by country (its installs' and touches').
+ */
+const filterChoicesOf = async (appId: string, range: ReportRange): Promise<FilterOptions> => {
+  const unfiltered = (group_by: CohortGroupBy) => cohortsOf(appId, { ...range, group_by });
+  const [byCampaign, byCountry] = await Promise.all([
+    unfiltered("campaign"),
+    unfiltered("country"),
+  ]);
+  return filterOptions(
     byCampaign.groups.map((row) => ({ mediaSource: row.media_source, campaign: row.group })),
     byCountry.groups.map((row) => row.group),
   );
+};
 
 export function CohortsPage(props: { appId: string }) {
   const { appId } = props;
@@ -116,24 +121,7 @@ export function CohortsPage(props: { appId: string }) {
   );
 
   // The filters' choices: the range's media sources, campaigns and countries, unfiltered.
-  const [options, setOptions] = useState<FilterOptions>(NO_OPTIONS);
-  useEffect(() => {
-    setOptions(NO_OPTIONS);
-    if (!valid) return;
-    let current = true;
-    const unfiltered = (group_by: CohortGroupBy) =>
-      cohortsOf(appId, { from: range.from, to: range.to, group_by });
-    Promise.all([unfiltered("campaign"), unfiltered("country")]).then(
-      ([byCampaign, byCountry]) => {
-        if (current) setOptions(optionsOf(byCampaign, byCountry));
-      },
-      // Without them the selects offer what is chosen, and "All".
-      () => undefined,
-    );
-    return () => {
-      current = false;
-    };
-  }, [appId, range.from, range.to, valid]);
+  const options = useFilterOptions(appId, valid ? range : null, !loading, filterChoicesOf);
 
   const shown = report !== null && valid;
   const filterWords = report ? filtersInWords(report.filters) : "";

@@ -4,7 +4,6 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
 import {
   type CampaignRow,
-  type CohortReport,
   type DeliveryCounts,
   errorMessage,
   getPostbacks,
@@ -15,15 +14,10 @@ import { ChartFigure, ORGANIC_COLOUR, seriesColour } from "../components/chart.t
 import { type Range, RangeForm, rangeProblem } from "../components/date-range.tsx";
 import { DefinitionText, InfoButton, useDefinition } from "../components/definition.tsx";
 import { ErrorText, Page, TableScroll } from "../components/page.tsx";
-import {
-  type FilterOptions,
-  FiltersForm,
-  filterOptions,
-  NO_OPTIONS,
-} from "../components/report-filters.tsx";
+import { type FilterOptions, FiltersForm, filterOptions } from "../components/report-filters.tsx";
 import { daysBetween, formatCount, formatUsd, today } from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
-import { cohortsOf, overviewOf } from "../report-cache.ts";
+import { overviewOf } from "../report-cache.ts";
 import {
   filterParams,
   filtersInWords,
@@ -34,6 +28,7 @@ import {
 } from "../report-query.ts";
 import { appPath, useSession } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
+import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
 import { eventWord, matchMethodWord, matchStatusWord } from "../words.ts";
 import { SkadnetworkSection } from "./overview-skadnetwork.tsx";
 
@@ -62,14 +57,15 @@ const queryOf = (choices: Choices): string =>
 /**
  * The filters' choices: the media sources and campaigns of the range's unfiltered campaign
  * table (every one the range's events name, those of installs of earlier days too), and the
- * countries of the range's installs and touches (the cohorts report by country: the overview
- * names none).
+ * countries its events were sent from.
  */
-const optionsOf = (unfiltered: Overview, byCountry: CohortReport | null): FilterOptions =>
-  filterOptions(
+const filterChoicesOf = async (appId: string, range: ReportRange): Promise<FilterOptions> => {
+  const unfiltered = await overviewOf(appId, range);
+  return filterOptions(
     unfiltered.campaigns.map((row) => ({ mediaSource: row.media_source, campaign: row.campaign })),
-    byCountry?.groups.map((row) => row.group) ?? [],
+    unfiltered.countries.map((row) => row.country),
   );
+};
 
 export function OverviewPage(props: { appId: string }) {
   const { appId } = props;
@@ -104,30 +100,7 @@ export function OverviewPage(props: { appId: string }) {
   });
 
   // The filters' choices, of the range unfiltered (the same answer as above when no filter is set).
-  const [options, setOptions] = useState<FilterOptions>(NO_OPTIONS);
-  useEffect(() => {
-    setOptions(NO_OPTIONS);
-    if (!valid) return;
-    let current = true;
-    const window = { from: range.from, to: range.to };
-    overviewOf(appId, window).then(
-      (unfiltered) => {
-        if (!current) return;
-        setOptions(optionsOf(unfiltered, null));
-        cohortsOf(appId, { ...window, group_by: "country" }).then(
-          (byCountry) => {
-            if (current) setOptions(optionsOf(unfiltered, byCountry));
-          },
-          // Without them the country select offers what is chosen, and "All".
-          () => undefined,
-        );
-      },
-      () => undefined,
-    );
-    return () => {
-      current = false;
-    };
-  }, [appId, range.from, range.to, valid]);
+  const options = useFilterOptions(appId, valid ? range : null, !loading, filterChoicesOf);
 
   const data = valid ? (shownAnswer?.data ?? null) : null;
   const filterWords = shownAnswer ? filtersInWords(shownAnswer.filters) : "";
@@ -146,7 +119,7 @@ export function OverviewPage(props: { appId: string }) {
         filters={filters}
         options={options}
         onChange={(next) => choose({ filters: next })}
-        hint="The filters narrow every figure, chart and table below: the installs credited to the media source and campaign chosen, with their events, and what was sent from the country and platform chosen. The media sources and campaigns are those of the range's events; the countries those of its installs and touches."
+        hint="The filters narrow every figure, chart and table below: the installs credited to the media source and campaign chosen, with their events, and what was sent from the country and platform chosen. The media sources, campaigns and countries are those of the range's events."
       />
       <div role="status" class="status">
         {loading

@@ -167,6 +167,8 @@ describe("Athena report engine", () => {
         overviewRow("match_method", { method: "network" }, [2, 2, 0, 2, 0]),
         overviewRow("match_method", { method: "organic" }, [1, 0, 1, 1, 0]),
         overviewRow("deep_link_paths", { deep_link_path: "/levels/7" }, [2, 2, 0, 2, 0]),
+        overviewRow("countries", {}, [0, 0, 0, 2, 0]),
+        overviewRow("countries", { country: "DE" }, [3, 2, 1, 8, "1.2345E1"]),
       ]),
     );
     const report = await engine().overview({
@@ -233,6 +235,10 @@ describe("Athena report engine", () => {
         },
       ],
       deep_link_paths: [{ deep_link_path: "/levels/7", installs: 2 }],
+      countries: [
+        { country: "DE", installs: 3, events: 8, revenue_usd: 12.345 },
+        { country: null, installs: 0, events: 2, revenue_usd: 0 },
+      ],
     });
   });
 

@@ -435,6 +435,36 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
       );
     });
 
+    it("tables the countries the events were sent from, as the export's rows of the window give them", async () => {
+      const exclude = [world.deleted];
+      const [report, rows] = await Promise.all([
+        overview(exclude),
+        exportedRows(side.exports, FROM, exclude),
+      ]);
+      const inWindow = rows.filter((row) => dayOfRecord(row) >= FROM && dayOfRecord(row) <= TO);
+      const exported = [...countBy(inWindow, (row) => row.country)].map(([country, events]) => {
+        const sent = inWindow.filter((row) => row.country === country);
+        return {
+          country,
+          installs: sent.filter((row) => row.event_name === "service_install").length,
+          events,
+          revenue_usd: cents(sent.reduce((sum, row) => sum + (row.revenue_usd ?? 0), 0)),
+        };
+      });
+      const reported = report.countries.map((row) => ({
+        ...row,
+        revenue_usd: cents(row.revenue_usd),
+      }));
+      expect(reported).toEqual(
+        expect.arrayContaining(exported.map((row) => expect.objectContaining(row))),
+      );
+      expect(reported).toHaveLength(exported.length);
+      expect(exported.length).toBeGreaterThan(2);
+      // Most installs first.
+      const installs = report.countries.map((row) => row.installs);
+      expect(installs).toEqual([...installs].sort((a, b) => b - a));
+    });
+
     it("counts each event once, of the app and the days asked only", async () => {
       const report = await overview();
       const events = windowEvents([]);
@@ -625,6 +655,7 @@ export const describeReportEngineContract = (name: string, factory: ReportEngine
         revenue_by_day: [],
         campaigns: [],
         deep_link_paths: [],
+        countries: [],
       });
       const before = await overview([], "2026-01-01", "2026-01-31");
       expect(before.totals.events).toBe(0);

@@ -131,6 +131,22 @@ export const overviewReportSchema = tiedTo<OverviewReport>()(
         .meta({
           description: `The ${TOP_DEEP_LINK_PATHS} deep link paths of the most paid installs, most first.`,
         }),
+      countries: z
+        .array(
+          z.strictObject({
+            country: z.string().nullable().meta({
+              description:
+                "The ISO 3166-1 alpha-2 code of the country the events were sent from; null where none is known.",
+              example: "DE",
+            }),
+            installs: count("Installs sent from the country.", 25),
+            events: count("The window's events sent from it, installs' own included.", 700),
+            revenue_usd: usd("Their revenue.", 210.5),
+          }),
+        )
+        .meta({
+          description: "Per country the events were sent from, most installs first.",
+        }),
     })
     .meta({
       id: "OverviewReport",
