@@ -312,8 +312,14 @@ LEFT JOIN att ON att.service_id = ev.service_id AND att.version_no = 1
 WHERE ev.copy_no = 1`;
 };
 
-/** The export's rows in no order, `event_time` as its text: what reports group. */
+/** The export's rows in no order, `event_time` as its text: the export's records. */
 export const buildExportRowsQuery = (input: ExportQueryInput): string => exportRows(input, true);
+
+/**
+ * The export's rows in no order, `event_time` as its timestamp: what reports group, by day,
+ * which the timestamp gives without the text of every row's time being written first.
+ */
+export const buildReportRowsQuery = (input: ExportQueryInput): string => exportRows(input, false);
 
 const EXPORT_ORDER = "ORDER BY ev.event_time, ev.event_id";
 

@@ -14,7 +14,7 @@
  * the fold weighs the two.
  */
 import {
-  buildExportRowsQuery,
+  buildReportRowsQuery,
   type Dialect,
   type Exclusion,
   sqlString,
@@ -23,6 +23,7 @@ import type { CohortFilters, CohortGroup } from "../ports/reports.ts";
 import { addDays, startOfDay } from "./days.ts";
 import {
   boundedEvents,
+  dayOf,
   INSTALL_EVENT_NAME,
   partitionsOfDays,
   timestampLiteral,
@@ -95,7 +96,7 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
   const days = cohortDaysOf(from, to);
   const partitions = partitionsOfDays(days.from, days.to);
   const at = timestampLiteral[dialect];
-  const rows = buildExportRowsQuery({
+  const rows = buildReportRowsQuery({
     dialect,
     appId,
     since: startOfDay(from),
@@ -121,12 +122,12 @@ ${rows}
 ),
 cohort_installs AS (
   SELECT r.service_id,
-    substr(r.event_time, 1, 10) AS cohort_day,
+    ${dayOf("r.event_time")} AS cohort_day,
     r.media_source,
     ${group.rows} AS group_key
   FROM report_rows AS r
   WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
-    AND r.event_time < ${sqlString(addDays(to, 1))}${filtersOn("rows")}
+    AND r.event_time < ${at(startOfDay(addDays(to, 1)))}${filtersOn("rows")}
 ),
 cohort_attributions AS (
   SELECT a.service_id, a.attributed_at, a.cost_usd
@@ -155,11 +156,11 @@ active_days AS (
     AND s.service_id IN (SELECT service_id FROM cohort_installs)
 ),
 revenue_days AS (
-  SELECT r.service_id, CAST(substr(r.event_time, 1, 10) AS DATE) AS day, sum(r.revenue_usd) AS revenue_usd
+  SELECT r.service_id, CAST(r.event_time AS DATE) AS day, sum(r.revenue_usd) AS revenue_usd
   FROM report_rows AS r
   WHERE r.revenue_usd IS NOT NULL
     AND r.service_id IN (SELECT service_id FROM cohort_installs)
-  GROUP BY r.service_id, CAST(substr(r.event_time, 1, 10) AS DATE)
+  GROUP BY r.service_id, CAST(r.event_time AS DATE)
 ),
 install_days AS (
   SELECT service_id, day, max(active) AS active, sum(revenue_usd) AS revenue_usd
@@ -171,14 +172,14 @@ install_days AS (
   GROUP BY service_id, day
 ),
 cohort_touches AS (
-  SELECT t.click_id, t.touch_type, CAST(CAST(t.touch_time AS DATE) AS VARCHAR) AS cohort_day,
+  SELECT t.click_id, t.touch_type, ${dayOf("t.touch_time")} AS cohort_day,
     t.media_source, ${group.touches} AS group_key, max(t.cost_usd) AS cost_usd
   FROM ${withCostColumns(dialect, sources.touches)} AS t
   WHERE t.app_id = ${sqlString(appId)}
     AND t.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
     AND t.touch_time >= ${at(startOfDay(from))}
     AND t.touch_time < ${at(startOfDay(addDays(to, 1)))}${filtersOn("touches")}
-  GROUP BY t.click_id, t.touch_type, CAST(CAST(t.touch_time AS DATE) AS VARCHAR), t.media_source,
+  GROUP BY t.click_id, t.touch_type, ${dayOf("t.touch_time")}, t.media_source,
     ${group.touches}
 )
 SELECT 'installs' AS part, i.cohort_day, i.media_source, i.group_key, CAST(NULL AS INTEGER) AS day_n,

@@ -1,7 +1,7 @@
 /**
  * The report queries, for both engines, as src/lake/export-query.ts writes the export's: one
  * definition, the dialects differing only where DuckDB and Athena (Trino) spell a thing
- * differently. Each report reads the export's own relation (`buildExportRowsQuery`: each event
+ * differently. Each report reads the export's own relation (`buildReportRowsQuery`: each event
  * once, joined with its install's latest attribution, deleted installs left out), over sources
  * bounded to the report's days, so its numbers are the export's numbers by construction.
  *
@@ -12,6 +12,7 @@ import { ATTRIBUTION_LIMITS } from "../domain/attribution.ts";
 import { exportEventName } from "../domain/event-types.ts";
 import {
   buildExportRowsQuery,
+  buildReportRowsQuery,
   type Dialect,
   type Exclusion,
   sqlString,
@@ -66,6 +67,9 @@ export const timestampLiteral: Record<Dialect, (moment: Date) => string> = {
   duckdb: (moment) => `TIMESTAMP ${sqlString(moment.toISOString().replace("Z", ""))}`,
   athena: (moment) => `from_iso8601_timestamp(${sqlString(moment.toISOString())})`,
 };
+
+/** The UTC day (`YYYY-MM-DD`) of a timestamp stored in UTC, in both dialects. */
+export const dayOf = (timestamp: string): string => `CAST(CAST(${timestamp} AS DATE) AS VARCHAR)`;
 
 /** The `deep_link_path` of a touch's params (JSON text); null where they are not JSON. */
 const deepLinkPathOf: Record<Dialect, (params: string) => string> = {
@@ -192,7 +196,7 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
   const events = boundedEvents(dialect, sources.events, appId, from, to);
   const touchDays = touchDaysOf(from, to);
   const touchPartitions = partitionsOfDays(touchDays.from, touchDays.to);
-  const rows = buildExportRowsQuery({
+  const rows = buildReportRowsQuery({
     dialect,
     appId,
     since: startOfDay(from),
@@ -238,7 +242,7 @@ install_paths AS (
 -- then read these groups, not every event.
 window_groups AS (
   SELECT
-    substr(r.event_time, 1, 10) AS day,
+    ${dayOf("r.event_time")} AS day,
     r.media_source,
     coalesce(r.campaign_name, r.campaign_id) AS campaign,
     r.event_name,
