@@ -2,6 +2,7 @@
  * The report filters' choices for a range, asked once the page's own figures are in, so that
  * the report the person waits for does not share the service with the reports the choices
  * come from (an unfiltered page's own report is one of them, asked once: ./report-cache.ts).
+ * Kept while the range stays: a filter chosen changes the figures, not the choices.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type FilterOptions, NO_OPTIONS } from "./components/report-filters.tsx";
@@ -12,8 +13,8 @@ export interface ReportRange {
 }
 
 /**
- * `range` null: none that can be asked. `ready`: the page's own answer is in (or failed).
- * `choicesOf` asks the range's unfiltered reports for them.
+ * `range` null: none that can be asked. `ready`: the answer to the page's own question is in
+ * (or its refusal). `choicesOf` asks the range's unfiltered reports for them.
  */
 export const useFilterOptions = (
   appId: string,
@@ -21,19 +22,19 @@ export const useFilterOptions = (
   ready: boolean,
   choicesOf: (appId: string, range: ReportRange) => Promise<FilterOptions>,
 ): FilterOptions => {
-  const [options, setOptions] = useState<FilterOptions>(NO_OPTIONS);
+  const [loaded, setLoaded] = useState<{ of: string; options: FilterOptions } | null>(null);
   // The asking function changes with every render; the app and the range are what ask again.
   const asker = useRef(choicesOf);
   asker.current = choicesOf;
-  const from = range?.from;
-  const to = range?.to;
+  const wanted = range === null ? null : JSON.stringify([appId, range.from, range.to]);
+  const askNow = wanted !== null && ready && loaded?.of !== wanted;
   useEffect(() => {
-    setOptions(NO_OPTIONS);
-    if (from === undefined || to === undefined || !ready) return;
+    if (!askNow || wanted === null) return;
+    const [app, from, to] = JSON.parse(wanted) as [string, string, string];
     let current = true;
-    asker.current(appId, { from, to }).then(
-      (choices) => {
-        if (current) setOptions(choices);
+    asker.current(app, { from, to }).then(
+      (options) => {
+        if (current) setLoaded({ of: wanted, options });
       },
       // Without them the selects offer what is chosen, and "All".
       () => undefined,
@@ -41,6 +42,6 @@ export const useFilterOptions = (
     return () => {
       current = false;
     };
-  }, [appId, from, to, ready]);
-  return options;
+  }, [askNow, wanted]);
+  return loaded !== null && loaded.of === wanted ? loaded.options : NO_OPTIONS;
 };

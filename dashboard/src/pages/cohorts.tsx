@@ -116,12 +116,13 @@ export function CohortsPage(props: { appId: string }) {
     answer: report,
     loading,
     error,
+    settled,
   } = useAnswer(valid ? question : null, (asked) =>
     cohortsOf(appId, JSON.parse(asked) as Parameters<typeof cohortsOf>[1]),
   );
 
   // The filters' choices: the range's media sources, campaigns and countries, unfiltered.
-  const options = useFilterOptions(appId, valid ? range : null, !loading, filterChoicesOf);
+  const options = useFilterOptions(appId, valid ? range : null, settled, filterChoicesOf);
 
   const shown = report !== null && valid;
   const filterWords = report ? filtersInWords(report.filters) : "";

@@ -94,13 +94,14 @@ export function OverviewPage(props: { appId: string }) {
     answer: shownAnswer,
     loading,
     error,
+    settled,
   } = useAnswer(valid ? question : null, async (text) => {
     const asked = JSON.parse(text) as Parameters<typeof overviewOf>[1];
     return { data: await overviewOf(appId, asked), filters: filterParams(asked) };
   });
 
   // The filters' choices, of the range unfiltered (the same answer as above when no filter is set).
-  const options = useFilterOptions(appId, valid ? range : null, !loading, filterChoicesOf);
+  const options = useFilterOptions(appId, valid ? range : null, settled, filterChoicesOf);
 
   const data = valid ? (shownAnswer?.data ?? null) : null;
   const filterWords = shownAnswer ? filtersInWords(shownAnswer.filters) : "";
