@@ -4,7 +4,7 @@
  * only in how a timestamp is written out and read in; everything else is shared SQL.
  */
 import { DAY_MS } from "../domain/time.ts";
-import { EXPORT_COLUMNS } from "../record/columns.ts";
+import { type ColumnName, EXPORT_COLUMNS } from "../record/columns.ts";
 import { ATTRIBUTIONS_TABLE, EVENTS_TABLE } from "./lake-tables.ts";
 
 export type Dialect = "duckdb" | "athena";
@@ -46,6 +46,11 @@ export interface ExportQueryInput {
    * day's slices share their day's, read once.
    */
   readonly latestAttributions?: string;
+  /**
+   * The export's columns to select, every one by default: a report reads a few, and the
+   * events' other columns are then not read at all.
+   */
+  readonly columns?: readonly ColumnName[];
 }
 
 /** A range of `event_time`, `from` included and `to` not; a bound left out is none. */
@@ -116,19 +121,25 @@ const finiteTest: Record<Dialect, (expr: string) => string> = {
 };
 
 /** The export's columns; `event_time` as its text, or as the timestamp when `timeAsText` is not. */
-const selectList = (dialect: Dialect, timeAsText: boolean): string =>
-  EXPORT_COLUMNS.map((c) => {
-    if (c.name === "event_time") {
-      return `${timeAsText ? isoTime[dialect]("ev.event_time") : "ev.event_time"} AS event_time`;
-    }
-    const value = `${c.source === "event" ? "ev" : "att"}.${c.name}`;
-    // JSON has no infinities or NaN: a number that is not finite is exported as null, alike
-    // in every format.
-    if (c.type === "number") {
-      return `CASE WHEN ${finiteTest[dialect](value)} THEN ${value} END AS ${c.name}`;
-    }
-    return `${value} AS ${c.name}`;
-  }).join(",\n  ");
+const selectList = (
+  dialect: Dialect,
+  timeAsText: boolean,
+  columns: readonly ColumnName[] | undefined,
+): string =>
+  EXPORT_COLUMNS.filter((c) => columns === undefined || columns.includes(c.name))
+    .map((c) => {
+      if (c.name === "event_time") {
+        return `${timeAsText ? isoTime[dialect]("ev.event_time") : "ev.event_time"} AS event_time`;
+      }
+      const value = `${c.source === "event" ? "ev" : "att"}.${c.name}`;
+      // JSON has no infinities or NaN: a number that is not finite is exported as null, alike
+      // in every format.
+      if (c.type === "number") {
+        return `CASE WHEN ${finiteTest[dialect](value)} THEN ${value} END AS ${c.name}`;
+      }
+      return `${value} AS ${c.name}`;
+    })
+    .join(",\n  ");
 
 const exclusionFilter = (exclude: Exclusion | undefined): string => {
   if (!exclude) return "";
@@ -209,10 +220,24 @@ const dayAndSlice = (input: ExportQueryInput, alias: string): string => {
   return `${day}${bound(">=", slice?.from)}${bound("<", slice?.to)}`;
 };
 
+/** The events' columns the window's rows are bounded, de-duplicated and joined by. */
+const WINDOW_KEY_COLUMNS = ["app_id", "dt", "service_id", "event_id", "event_time", "received_at"];
+
 /** The window's rows of the app, before de-duplication: `src`'s definition. */
 const windowRows = (input: ExportQueryInput): string => {
-  const { dialect, appId, since, sources } = input;
-  return `SELECT *
+  const { dialect, appId, since, sources, columns } = input;
+  const read =
+    columns === undefined
+      ? "*"
+      : [
+          ...new Set([
+            ...WINDOW_KEY_COLUMNS,
+            ...EXPORT_COLUMNS.filter((c) => c.source === "event" && columns.includes(c.name)).map(
+              (c) => c.name,
+            ),
+          ]),
+        ].join(", ");
+  return `SELECT ${read}
   FROM ${sources.events} AS events
   WHERE events.app_id = ${sqlString(appId)}
     AND events.dt >= ${sqlString(since.toISOString().slice(0, 10))}
@@ -306,7 +331,7 @@ const exportRows = (input: ExportQueryInput, timeAsText: boolean): string => {
 ${firstOfEach("ev", "src", "service_id, event_id", "received_at", "copy_no", repeated, repeatedKeyHashes(dialect, "src"))},
 ${att}
 SELECT
-  ${selectList(dialect, timeAsText)}
+  ${selectList(dialect, timeAsText, input.columns)}
 FROM ev
 LEFT JOIN att ON att.service_id = ev.service_id AND att.version_no = 1
 WHERE ev.copy_no = 1`;

@@ -20,6 +20,7 @@ import {
   sqlString,
 } from "../lake/export-query.ts";
 import type { CohortFilters, CohortGroup } from "../ports/reports.ts";
+import type { ColumnName } from "../record/columns.ts";
 import { addDays, startOfDay } from "./days.ts";
 import {
   boundedEvents,
@@ -49,6 +50,23 @@ export const COHORT_GROUPS: Record<CohortGroup, { rows: string; touches: string 
   country: { rows: "r.country", touches: "t.country" },
   platform: { rows: "r.os", touches: "t.platform" },
 } as const;
+
+/** The export's columns the cohorts read: their groups' and filters', and revenue. */
+const COHORT_COLUMNS = [
+  "event_time",
+  "event_name",
+  "service_id",
+  "media_source",
+  "campaign_id",
+  "campaign_name",
+  "adset_id",
+  "adset_name",
+  "ad_id",
+  "ad_name",
+  "country",
+  "os",
+  "revenue_usd",
+] as const satisfies readonly ColumnName[];
 
 export interface CohortQueryInput {
   readonly dialect: Dialect;
@@ -105,6 +123,7 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
       attributions: sources.attributions,
     },
     exclude: input.exclude,
+    columns: COHORT_COLUMNS,
   });
   const given = Object.entries(input.filters).filter(
     (entry): entry is [keyof CohortFilters, string] => typeof entry[1] === "string",

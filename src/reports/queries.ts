@@ -26,6 +26,7 @@ import {
   TOUCHES_TABLE,
 } from "../lake/lake-tables.ts";
 import type { CohortFilters } from "../ports/reports.ts";
+import type { ColumnName } from "../record/columns.ts";
 import { addDays, startOfDay } from "./days.ts";
 
 /** The lake tables the reports read, and nothing else (their grants name these only). */
@@ -168,6 +169,20 @@ export const OVERVIEW_MEASURES = [
   "revenue_usd",
 ] as const;
 
+/** The export's columns the overview reads: what it groups and filters by, and revenue. */
+const OVERVIEW_COLUMNS = [
+  "event_time",
+  "event_name",
+  "service_id",
+  "media_source",
+  "campaign_id",
+  "campaign_name",
+  "matching_type",
+  "country",
+  "os",
+  "revenue_usd",
+] as const satisfies readonly ColumnName[];
+
 export interface OverviewQueryInput {
   readonly dialect: Dialect;
   readonly appId: string;
@@ -201,6 +216,7 @@ export const buildOverviewQuery = (input: OverviewQueryInput): string => {
     appId,
     since: startOfDay(from),
     sources: { events, attributions: sources.attributions },
+    columns: OVERVIEW_COLUMNS,
     exclude: input.exclude,
   });
   const isInstall = `r.event_name = ${install}`;
