@@ -64,12 +64,16 @@ const ATTRIBUTION_VALUES: Record<string, string> = {
   confidence_score: "CASE WHEN i % 3 <> 0 THEN 'high' END",
 };
 
-/** `rows` rows of a lake table in its Parquet layout: app_id=…/dt=…/part-N.parquet. */
+/**
+ * `rows` rows of a lake table in its Parquet layout: app_id=…/dt=…/part-N.parquet (of APP, or
+ * of `appId`).
+ */
 export const writeTable = async (
   lakeDir: string,
   table: LakeTable,
   values: Record<string, string>,
   rows: number,
+  appId = APP,
 ) => {
   const columns = table.columns.map(
     (column) =>
@@ -80,7 +84,7 @@ export const writeTable = async (
   const connection = await instance.connect();
   try {
     await connection.run(
-      `COPY (SELECT *, ${sqlString(APP)} AS app_id, strftime(${date}, '%Y-%m-%d') AS dt
+      `COPY (SELECT *, ${sqlString(appId)} AS app_id, strftime(${date}, '%Y-%m-%d') AS dt
              FROM (SELECT ${columns.join(", ")} FROM range(${rows}) AS r(i)))
        TO ${sqlString(join(lakeDir, table.name))}
        (FORMAT parquet, PARTITION_BY (app_id, dt), FILENAME_PATTERN 'part-{i}')`,

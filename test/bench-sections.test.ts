@@ -12,8 +12,11 @@ import {
   ingestSection,
   markdownTable,
   postbacksSection,
+  type ReportsScaleFigures,
+  reportsScaleSection,
   type ServerRun,
   soakSection,
+  typicalMs,
 } from "../bench/sections.ts";
 
 const MEASURED = "Measured 2026-11-27 on 2 cores (Test CPU), 8 GiB, Node 20.20.2.";
@@ -280,5 +283,107 @@ describe("benchmark sections", () => {
     expect(failed).toContain("(target under 5,000 ms: NOT MET)");
     expect(failed).toContain("sent twice: 1 (target none: NOT MET)");
     expect(failed).toContain("2.50 times (target at most 2: NOT MET)");
+  });
+
+  it("takes a failed report ask as slower than any, and judges each first ask and page load", () => {
+    expect(
+      typicalMs([
+        { ms: 30, ok: true },
+        { ms: 10, ok: true },
+        { ms: 20, ok: true },
+      ]),
+    ).toBe(20);
+    expect(
+      typicalMs([
+        { ms: 30, ok: false },
+        { ms: 10, ok: true },
+        { ms: 20, ok: false },
+      ]),
+    ).toBe(null);
+    expect(typicalMs([])).toBe(null);
+    const figures: ReportsScaleFigures = {
+      lake: {
+        events: 10_000_000,
+        installs: 200_000,
+        attributions: 100_000,
+        touches: 200_000,
+        sessions: 1_000_000,
+        from: "2026-09-01",
+        to: "2026-11-29",
+        seconds: 20.5,
+        bytes: 600 * MB,
+      },
+      rounds: 7,
+      failedRounds: 2,
+      timeLimitSeconds: 28,
+      asks: [
+        {
+          report: "overview",
+          filter: "no filter",
+          installs: 200_000,
+          first: { ms: 2_500, ok: true },
+          after: [
+            { ms: 2, ok: true },
+            { ms: 3, ok: true },
+            { ms: 4, ok: true },
+          ],
+        },
+      ],
+      otherWindows: [{ report: "overview", tries: [{ ms: 2_600, ok: true }] }],
+      pages: [
+        {
+          page: "overview",
+          filter: "media source meta_ads",
+          first: { ms: 2_900, ok: true },
+          after: [{ ms: 300, ok: true }],
+          reportAsks: { total: 8, failed: 0, statuses: [] },
+        },
+      ],
+      overviewFilters: true,
+      overviewInAddress: true,
+      peaks: [{ part: "overview through the API", bytes: 900 * MB }],
+      profiles: [
+        {
+          report: "overview",
+          threads: 2,
+          seconds: 2.5,
+          spillBytes: 0,
+          bufferBytes: 800 * MB,
+          top: [{ what: "group by key_hash", rows: 10_000_000, seconds: 0.6 }],
+        },
+      ],
+      targets: { firstMs: 3_000, medianMs: 1_000 },
+      measured: MEASURED,
+    };
+    const met = reportsScaleSection(figures);
+    expect(met).toContain(
+      "| overview | no filter | 200,000 | 2,500 ms: met | 3 ms (of 3): met | 4 ms |",
+    );
+    expect(met).toContain(
+      "every first load under 3,000 ms: met; every median after it under 1,000 ms: met",
+    );
+    tablesAreWhole(met);
+    expect(met.endsWith(MEASURED)).toBe(true);
+    const failed = reportsScaleSection({
+      ...figures,
+      pages: [
+        {
+          page: "cohorts",
+          filter: "media source meta_ads",
+          first: { ms: 29_000, ok: false, status: 500 },
+          after: [
+            { ms: 3_000, ok: false, status: 500 },
+            { ms: 400, ok: true },
+          ],
+          reportAsks: { total: 3, failed: 2, statuses: [500] },
+        },
+      ],
+    });
+    expect(failed).toContain("29,000 ms FAILED (500): NOT MET");
+    expect(failed).toContain("FAILED (of 2, 1 failed): NOT MET");
+    expect(failed).toContain(
+      "every first load under 3,000 ms: NOT MET; every median after it under 1,000 ms: NOT MET",
+    );
+    tablesAreWhole(failed);
   });
 });
