@@ -36,6 +36,17 @@ const PAGES: readonly {
     },
   },
   {
+    name: "cohorts",
+    ready: async (page) => {
+      await page.getByTestId("cohort-groups").locator("tbody tr").first().waitFor();
+      await page.getByTestId("cohort-table").locator("tbody tr").first().waitFor();
+    },
+  },
+  {
+    name: "cost",
+    ready: (page) => page.getByTestId("cost-rows").locator("tbody tr").first().waitFor(),
+  },
+  {
     name: "settings",
     ready: (page) => page.getByRole("button", { name: "Save settings" }).waitFor(),
   },
