@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { chromium, type Page } from "playwright-core";
 import { cli, startService, stopService } from "../test/support/service.ts";
+import { signedInPage } from "./dashboard-page.ts";
 import { measuredOn, writeDocsSection } from "./figures.ts";
 import { dashboardSection } from "./sections.ts";
 
@@ -85,13 +86,7 @@ const main = async () => {
     console.log(`demo traffic: ${DAYS} days, ${INSTALLS} installs per app…`);
     await cli(dataDir, "demo", "--days", String(DAYS), "--installs", String(INSTALLS));
     await cli(dataDir, "users", "add", EMAIL, "--password", PASSWORD, "--admin");
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    await page.goto(`${service.url}/#/sign-in`);
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("table", { name: "Apps" }).waitFor();
+    const page = await signedInPage(browser, service.url, EMAIL, PASSWORD);
     // The lake has the demo's events once the overview counts installs on every day.
     const deadline = Date.now() + 120_000;
     for (;;) {

@@ -5,16 +5,12 @@
  * ATTRIBUTION_REPORT_MEMORY, spilling to the data folder; on as many threads as asked): the
  * query's own time with no time limit, what it spilled, and the operators that took the most.
  */
-import { readdir, readFile, rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { DuckDBInstance } from "@duckdb/node-api";
-import {
-  appDir,
-  appParquetFiles,
-  filesRelation,
-  parquetFilesUnder,
-} from "../src/adapters/duckdb/lake-sql.ts";
+import { appParquetFiles, filesRelation } from "../src/adapters/duckdb/lake-sql.ts";
+import { reportDayFiles } from "../src/adapters/duckdb/reports.ts";
 import { embeddedConfig } from "../src/config/embedded.ts";
 import { dataPaths } from "../src/embedded/data-dir.ts";
 import { sqlString } from "../src/lake/export-query.ts";
@@ -26,7 +22,7 @@ import {
   TOUCHES_TABLE,
 } from "../src/lake/lake-tables.ts";
 import { buildCohortQuery, cohortDaysOf } from "../src/reports/cohort-query.ts";
-import { buildOverviewQuery, partitionsOfDays, touchDaysOf } from "../src/reports/queries.ts";
+import { buildOverviewQuery, touchDaysOf } from "../src/reports/queries.ts";
 
 export interface OperatorTime {
   /** What the operator does, as the plan says it: `group by service_id, event_id`. */
@@ -102,16 +98,9 @@ export const profileReport = async (
   const { threads = 1, topOperators = 6 } = options;
   const paths = dataPaths(dataDir);
   const lakeDir = paths.lake;
-  // As the service's dayFiles: the partitions that may hold the days' rows.
-  const dayFiles = async (table: LakeTable, days: { from: string; to: string }) => {
-    const { from, to } = partitionsOfDays(days.from, days.to);
-    const app = appDir(lakeDir, table, appId);
-    const names = (await readdir(app).catch(() => [])).filter(
-      (name) => name.startsWith("dt=") && name >= `dt=${from}` && name <= `dt=${to}`,
-    );
-    const files = await Promise.all(names.map((name) => parquetFilesUnder(join(app, name))));
-    return filesRelation(table, files.flat());
-  };
+  // The service's own: the partitions that may hold the days' rows.
+  const dayFiles = (table: LakeTable, days: { from: string; to: string }) =>
+    reportDayFiles(lakeDir, table, appId, days);
   const attributions = filesRelation(
     ATTRIBUTIONS_TABLE,
     await appParquetFiles(lakeDir, ATTRIBUTIONS_TABLE, appId),

@@ -42,6 +42,7 @@ import {
   startService,
   stopService,
 } from "../test/support/service.ts";
+import { signedInPage } from "./dashboard-page.ts";
 import { cpuSeconds, int, mb, measuredOn, verdict, writeDocsSection } from "./figures.ts";
 import { REPORT_APP, REPORT_DAYS, type ReportLake, writeReportLake } from "./report-lake.ts";
 import { profileReport } from "./report-profile.ts";
@@ -361,13 +362,7 @@ const browserPages = async (dataDir: string, lake: ReportLake) => {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
   try {
     return await withMemory(dataDir, async (service) => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      const page = await context.newPage();
-      await page.goto(`${service.url}/#/sign-in`);
-      await page.getByLabel("Email").fill(EMAIL);
-      await page.getByLabel("Password").fill(PASSWORD);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("table", { name: "Apps" }).waitFor();
+      const page = await signedInPage(browser, service.url, EMAIL, PASSWORD);
       const asks = reportAsks(page);
       const overview = await overviewLoads(page, service, lake, asks);
       const overviewRows = overview.rows;

@@ -27,6 +27,7 @@ import {
   dayOf,
   INSTALL_EVENT_NAME,
   partitionsOfDays,
+  REPORT_COLUMNS,
   timestampLiteral,
 } from "./queries.ts";
 
@@ -51,22 +52,14 @@ export const COHORT_GROUPS: Record<CohortGroup, { rows: string; touches: string 
   platform: { rows: "r.os", touches: "t.platform" },
 } as const;
 
-/** The export's columns the cohorts read: their groups' and filters', and revenue. */
-const COHORT_COLUMNS = [
-  "event_time",
-  "event_name",
-  "service_id",
-  "media_source",
-  "campaign_id",
-  "campaign_name",
+/** The export's columns the cohorts read: a report's, and the ad sets and ads they group by. */
+const COHORT_COLUMNS: readonly ColumnName[] = [
+  ...REPORT_COLUMNS,
   "adset_id",
   "adset_name",
   "ad_id",
   "ad_name",
-  "country",
-  "os",
-  "revenue_usd",
-] as const satisfies readonly ColumnName[];
+];
 
 export interface CohortQueryInput {
   readonly dialect: Dialect;

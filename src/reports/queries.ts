@@ -169,19 +169,24 @@ export const OVERVIEW_MEASURES = [
   "revenue_usd",
 ] as const;
 
-/** The export's columns the overview reads: what it groups and filters by, and revenue. */
-const OVERVIEW_COLUMNS = [
+/**
+ * The export's columns every report reads: each event's day, name and install, the install's
+ * media source and campaign, the filters' country and platform, and revenue.
+ */
+export const REPORT_COLUMNS = [
   "event_time",
   "event_name",
   "service_id",
   "media_source",
   "campaign_id",
   "campaign_name",
-  "matching_type",
   "country",
   "os",
   "revenue_usd",
 ] as const satisfies readonly ColumnName[];
+
+/** The export's columns the overview reads: a report's, and the installs' match. */
+const OVERVIEW_COLUMNS: readonly ColumnName[] = [...REPORT_COLUMNS, "matching_type"];
 
 export interface OverviewQueryInput {
   readonly dialect: Dialect;

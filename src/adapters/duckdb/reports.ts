@@ -51,19 +51,27 @@ const exportRecordOf = (row: Readonly<Record<string, unknown>>): ExportRecord =>
   return record as ExportRecord;
 };
 
+/** A table's Parquet files that may hold the app's rows of the days `from` to `to`, as a relation. */
+export const reportDayFiles = async (
+  lakeDir: string,
+  table: LakeTable,
+  appId: string,
+  days: { from: string; to: string },
+): Promise<string> => {
+  const { from, to } = partitionsOfDays(days.from, days.to);
+  const app = appDir(lakeDir, table, appId);
+  const names = (await readdir(app).catch(() => [])).filter(
+    (name) => name.startsWith("dt=") && name >= `dt=${from}` && name <= `dt=${to}`,
+  );
+  const files = await Promise.all(names.map((name) => parquetFilesUnder(join(app, name))));
+  return filesRelation(table, files.flat());
+};
+
 export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEngine => {
   const { duckdb, lakeDir, lakeFiles } = options;
 
-  /** A table's Parquet files that may hold the app's rows of the days `from` to `to`. */
-  const dayFiles = async (table: LakeTable, appId: string, days: { from: string; to: string }) => {
-    const { from, to } = partitionsOfDays(days.from, days.to);
-    const app = appDir(lakeDir, table, appId);
-    const names = (await readdir(app).catch(() => [])).filter(
-      (name) => name.startsWith("dt=") && name >= `dt=${from}` && name <= `dt=${to}`,
-    );
-    const files = await Promise.all(names.map((name) => parquetFilesUnder(join(app, name))));
-    return filesRelation(table, files.flat());
-  };
+  const dayFiles = (table: LakeTable, appId: string, days: { from: string; to: string }) =>
+    reportDayFiles(lakeDir, table, appId, days);
 
   const rowsOf = (query: () => Promise<string>) =>
     lakeFiles.read(async () => {
