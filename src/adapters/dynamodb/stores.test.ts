@@ -17,11 +17,13 @@ import {
   startLocalDynamoDb,
 } from "../../embedded/local-dynamodb.ts";
 import { testLink } from "../../links/link.test-support.ts";
+import type { CostRow } from "../../ports/costs.ts";
 import type { DeletionRequest } from "../../ports/deletions.ts";
 import type { Install } from "../../ports/installs.ts";
 import type { Touch } from "../../ports/touches.ts";
 import { NO_CAMPAIGN } from "../../touches/touch.ts";
 import { createAttributionStore } from "./attributions.ts";
+import { createCostStore } from "./costs.ts";
 import { createDeletionStore } from "./deletions.ts";
 import { createCustomerUserMap, createInstallStore } from "./installs.ts";
 import { createDynamoStores } from "./stores.ts";
@@ -570,5 +572,35 @@ describe("DynamoDB stores", () => {
     );
     const older = await attributions.get("com.costs", "with-cost");
     expect(older?.state === "resolved" && older.result.cost).toBeNull();
+  });
+
+  it("keeps a cost row sent twice for the same day and keys once, the later replacing it", async () => {
+    const costs = createCostStore(dynamo.doc, LOCAL_TABLE_NAMES.costs);
+    const row: CostRow = {
+      appId: "com.costs.rows",
+      day: "2026-11-02",
+      mediaSource: "meta_ads",
+      campaignId: "c-1",
+      campaignName: "Winter Sale",
+      adsetId: null,
+      adsetName: null,
+      adId: null,
+      adName: null,
+      country: null,
+      amount: 120,
+      currency: "EUR",
+      amountUsd: 130,
+      impressions: 10_000,
+      clicks: 400,
+      receivedAt: "2026-11-03T08:00:00.000Z",
+    };
+    expect(await costs.put([row])).toEqual({ replaced: 0 });
+    const final = { ...row, amount: 125, amountUsd: 135.4, receivedAt: "2026-11-04T08:00:00.000Z" };
+    expect(await costs.put([final])).toEqual({ replaced: 1 });
+    // Another country is another row of the same day and campaign.
+    expect(await costs.put([{ ...row, country: "DE" }])).toEqual({ replaced: 0 });
+    const listed = await costs.listByApp(row.appId, { from: "2026-11-01", to: "2026-11-30" });
+    expect(listed).toHaveLength(2);
+    expect(listed.find((stored) => stored.country === null)).toEqual(final);
   });
 });
