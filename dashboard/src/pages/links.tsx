@@ -1,5 +1,5 @@
 import { Fragment } from "preact";
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { toDataURL } from "qrcode";
 import {
   createLink,
@@ -504,7 +504,8 @@ function LinkPreviewForm(props: {
   const heading = useRef<HTMLHeadingElement>(null);
   const headingId = `preview-${link.deeplink_id}`;
   const errorId = `${headingId}-error`;
-  useEffect(() => heading.current?.focus(), []);
+  // On mount, before the next event: a person (or a test) typing at once keeps the focus.
+  useLayoutEffect(() => heading.current?.focus(), []);
 
   const submit = async (event: Event) => {
     event.preventDefault();

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import {
   ApiError,
   type CatalogPartner,
@@ -59,7 +59,8 @@ export function PartnerForm(props: {
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  // On mount, before the next event: a person (or a test) typing at once keeps the focus.
+  useLayoutEffect(() => heading.current?.focus(), []);
 
   const partner: CatalogPartner | undefined = partners.find((p) => p.id === draft.partner);
   const custom = draft.partner === CUSTOM;
@@ -608,7 +609,8 @@ export function WebhookForm(props: {
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  // On mount, before the next event: a person (or a test) typing at once keeps the focus.
+  useLayoutEffect(() => heading.current?.focus(), []);
   const errors = byField(problems);
   const { idOf, control } = fieldProps("webhook-form", errors);
 

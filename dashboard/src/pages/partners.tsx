@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import {
   ApiError,
   type CatalogPartner,
@@ -503,7 +503,8 @@ export function PartnersPage(props: { appId: string }) {
 /** A webhook's signing secret, shown once: the answer that made it is the only one to hold it. */
 function NewSecret(props: { id: string; secret: string }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  // On mount, before the next event: a person (or a test) typing at once keeps the focus.
+  useLayoutEffect(() => heading.current?.focus(), []);
   return (
     <section class="card">
       <h2 ref={heading} tabIndex={-1}>
@@ -596,7 +597,8 @@ function TestPanel(props: {
   const [result, setResult] = useState<PostbackTestResult | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const headingId = `test-${target}-${id}`;
-  useEffect(() => heading.current?.focus(), []);
+  // On mount, before the next event: a person (or a test) typing at once keeps the focus.
+  useLayoutEffect(() => heading.current?.focus(), []);
 
   const send = async (event: Event) => {
     event.preventDefault();
