@@ -136,6 +136,25 @@ describe("the report queries", () => {
     ).toThrow(RangeError);
   });
 
+  it("read only the export's columns a report groups and filters by; the latest events all", () => {
+    const cohorts = buildCohortQuery({
+      dialect: "duckdb",
+      appId: "com.example.game",
+      from: "2026-11-01",
+      to: "2026-11-30",
+      groupBy: "ad",
+      filters: {},
+      sources: { ...SOURCES, sessions: '"sessions"' },
+    });
+    for (const query of [overview("duckdb"), overview("athena"), cohorts]) {
+      expect(query).toMatch(/SELECT app_id, dt, service_id, event_id, event_time, received_at, /);
+      expect(query).not.toMatch(/\b(idfv|maid|customer_user_id|app_name)\b/);
+    }
+    expect(overview("duckdb")).toContain("att.matching_type AS matching_type");
+    expect(cohorts).toContain("att.ad_name AS ad_name");
+    expect(latest("duckdb")).toMatch(/\bev\.idfv AS idfv\b/);
+  });
+
   it("name each grouping set by grouping()'s bits: one per key left out, the first the highest", () => {
     expect(groupingIdOf(OVERVIEW_KEYS)).toBe(0);
     expect(groupingIdOf([])).toBe(2 ** OVERVIEW_KEYS.length - 1);
