@@ -35,8 +35,14 @@ const grammar = createRequire(import.meta.url).resolve(
  * objects: type, range, position, flags and children with their field names.
  */
 if (!isMainThread) {
-  // The main thread compiled both WebAssembly modules once; each worker instantiates them.
-  const { runtime, swift, swiftBytes } = workerData;
+  // The main thread compiled both WebAssembly modules once; each worker instantiates them, so
+  // the code V8 compiles lazily is shared. A module has once arrived in a worker as something
+  // else than a module (Node 20), so a worker compiles its own from the bytes sent beside it.
+  const { swiftBytes } = workerData;
+  const usable = (module, bytes) =>
+    module instanceof WebAssembly.Module ? module : new WebAssembly.Module(bytes);
+  const runtime = usable(workerData.runtime, workerData.runtimeBytes);
+  const swift = usable(workerData.swift, swiftBytes);
   await Parser.init({
     instantiateWasm: (imports, done) => {
       WebAssembly.instantiate(runtime, imports).then((instance) => done(instance, runtime));
@@ -107,10 +113,12 @@ class SyntaxNode {
 const compiled = isMainThread
   ? (() => {
       const swiftBytes = new Uint8Array(readFileSync(grammar));
+      const runtimeBytes = new Uint8Array(
+        readFileSync(createRequire(import.meta.url).resolve("web-tree-sitter/tree-sitter.wasm")),
+      );
       return {
-        runtime: new WebAssembly.Module(
-          readFileSync(createRequire(import.meta.url).resolve("web-tree-sitter/tree-sitter.wasm")),
-        ),
+        runtime: new WebAssembly.Module(runtimeBytes),
+        runtimeBytes,
         swift: new WebAssembly.Module(swiftBytes),
         swiftBytes,
       };
