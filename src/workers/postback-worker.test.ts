@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { storedInstall } from "../../test/support/installs.ts";
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
@@ -83,7 +83,7 @@ describe("the postback worker", () => {
   /** An app of its own per test, with its configurations, installs and a worker over them. */
   const setup = async (
     configs: { id: string; installs?: "won" | "all"; events?: boolean }[],
-    options: { perConfiguration?: number } = {},
+    options: { perConfiguration?: number; busyWaitMs?: number } = {},
   ) => {
     const appId = `${APP}.${++apps}`;
     for (const config of configs) {
@@ -137,6 +137,7 @@ describe("the postback worker", () => {
       keyWrapper: wrapper,
       now: () => new Date(clock),
       perConfiguration: options.perConfiguration,
+      busyWaitMs: options.busyWaitMs,
     });
     const triggers = createPostbackTriggers({
       configs: stores.postbackConfigs,
@@ -208,7 +209,10 @@ describe("the postback worker", () => {
   });
 
   it("sets a busy configuration's message aside while another configuration's goes", async () => {
-    const t = await setup([{ id: "slow" }, { id: "quick" }], { perConfiguration: 1 });
+    const t = await setup([{ id: "slow" }, { id: "quick" }], {
+      perConfiguration: 1,
+      busyWaitMs: 20,
+    });
     let open = () => {};
     t.gates.set("slow.example", new Promise<void>((resolve) => (open = resolve)));
     for (const serviceId of ["d1", "d2"]) {
@@ -242,6 +246,41 @@ describe("the postback worker", () => {
     await hanging;
     await t.worker(t.message(slow2));
     expect(t.sent.filter((request) => request.url.includes("slow"))).toHaveLength(2);
+  });
+
+  it("has a busy configuration's next attempt wait for a request to end, and one past the waiting room set aside", async () => {
+    const t = await setup([{ id: "busy" }], { perConfiguration: 1, busyWaitMs: 60_000 });
+    let open = () => {};
+    t.gates.set("busy.example", new Promise<void>((resolve) => (open = resolve)));
+    for (const serviceId of ["d1", "d2", "d3"]) {
+      t.resolve(serviceId, "organic", "organic");
+      await t.triggers.installResolved({
+        appId: t.appId,
+        serviceId,
+        attribution: { status: "organic", mediaSource: "organic" },
+        ip: null,
+      });
+    }
+    const [first, second, third] = t.take().map((queued) => queued.job);
+    if (!first || !second || !third) throw new Error("three sends were not queued");
+    const sending = t.worker(t.message(first));
+    await vi.waitFor(() => expect(t.sent).toHaveLength(1));
+    // One request at once, and one attempt waiting its turn: the third has no room to wait.
+    const waiting = t.worker(t.message(second));
+    await t.worker(t.message(third));
+    expect(t.take()).toEqual([{ job: third, delaySeconds: BUSY_DELAY_SECONDS }]);
+    expect(t.sent).toHaveLength(1);
+    // The first request ends: the waiting attempt goes in its slot, without being set aside.
+    open();
+    await Promise.all([sending, waiting]);
+    expect(t.sent.map((request) => new URL(request.url).searchParams.get("sid"))).toEqual([
+      "d1",
+      "d2",
+    ]);
+    expect(t.take()).toEqual([]);
+    for (const job of [first, second]) {
+      expect(await stores.outbox.get(job.sendId)).toMatchObject({ state: "delivered" });
+    }
   });
 
   it("decides an event's send once its install is attributed, and gives up after a day", async () => {

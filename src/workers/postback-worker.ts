@@ -13,9 +13,12 @@
  * whose outcome was never recorded. A message of an attempt already made only makes sure the
  * next one is queued.
  *
- * One slow partner cannot hold the others' sends: an attempt ends within 10 s, and a process
- * makes at most PER_CONFIGURATION attempts of one configuration at once; a message past that
- * comes back a few seconds later, leaving the worker's other slots to other partners.
+ * One slow partner cannot hold the others' sends: a request ends within 10 s, and a process
+ * has at most PER_CONFIGURATION requests to one configuration at once. An attempt past that
+ * waits a moment for one of them to end (a partner that answers quickly frees one within
+ * milliseconds), as at most PER_CONFIGURATION others of that configuration do; past that, or
+ * once the moment is over, its message comes back a few seconds later, leaving the worker's
+ * other slots to other partners.
  */
 import { randomUUID } from "node:crypto";
 import { createHttpSender } from "../adapters/postback-sender/http-sender.ts";
@@ -57,8 +60,10 @@ import { eventDecision, installDecision, type SkipReason } from "../postbacks/ru
 import { openPartnerConfig, openWebhookConfig } from "../postbacks/secrets.ts";
 import { POSTBACK_WORKER } from "./workers.ts";
 
-/** Attempts of one configuration one process makes at once. */
+/** Requests to one configuration one process has at once. */
 export const PER_CONFIGURATION = 8;
+/** How long an attempt waits for a busy configuration's request to end before it is set aside. */
+export const BUSY_WAIT_MS = 1_000;
 /** How soon a message set aside for a busy configuration comes back. */
 export const BUSY_DELAY_SECONDS = 5;
 /** How soon an event whose install's attribution is pending is decided again. */
@@ -88,6 +93,7 @@ export interface PostbackWorkerDeps {
   readonly keyWrapper: KeyWrapper;
   readonly now?: () => Date;
   readonly perConfiguration?: number;
+  readonly busyWaitMs?: number;
 }
 
 const SKIPPED: Readonly<Record<SkipReason, string>> = {
@@ -108,17 +114,46 @@ const delayUntil = (at: string | null, now: Date): number =>
 const noteOf = (outcome: SendOutcome, error: string | null): string | null =>
   error ?? (outcome.kind === "answer" ? `answered ${outcome.status}` : null);
 
-/** At most `max` at once per key, in this process. */
-const perKeyLimit = (max: number) => {
+/**
+ * At most `max` at once per key, in this process; up to `max` more wait their turn, each at
+ * most `waitMs`, and are handed a slot in the order they came.
+ */
+const perKeyLimit = (max: number, waitMs: number) => {
   const running = new Map<string, number>();
+  const waiting = new Map<string, Array<() => void>>();
   return {
-    take(key: string): boolean {
+    /** Resolves true with a slot, false when there is none within the wait (or no room to wait). */
+    take(key: string): Promise<boolean> {
       const now = running.get(key) ?? 0;
-      if (now >= max) return false;
-      running.set(key, now + 1);
-      return true;
+      if (now < max) {
+        running.set(key, now + 1);
+        return Promise.resolve(true);
+      }
+      const queue = waiting.get(key) ?? [];
+      if (queue.length >= max || waitMs <= 0) return Promise.resolve(false);
+      waiting.set(key, queue);
+      return new Promise((resolve) => {
+        const handOver = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        const timer = setTimeout(() => {
+          queue.splice(queue.indexOf(handOver), 1);
+          if (queue.length === 0) waiting.delete(key);
+          resolve(false);
+        }, waitMs);
+        queue.push(handOver);
+      });
     },
     give(key: string): void {
+      const queue = waiting.get(key);
+      const next = queue?.shift();
+      if (next) {
+        // The slot passes to the next in line: as many run as before.
+        if (queue?.length === 0) waiting.delete(key);
+        next();
+        return;
+      }
       const now = (running.get(key) ?? 1) - 1;
       if (now <= 0) running.delete(key);
       else running.set(key, now);
@@ -138,7 +173,10 @@ type Prepared =
 
 export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<PostbackJob> => {
   const now = deps.now ?? (() => new Date());
-  const limit = perKeyLimit(deps.perConfiguration ?? PER_CONFIGURATION);
+  const limit = perKeyLimit(
+    deps.perConfiguration ?? PER_CONFIGURATION,
+    deps.busyWaitMs ?? BUSY_WAIT_MS,
+  );
   const opened = new Map<string, { config: Promise<unknown>; until: number }>();
 
   /** A configuration's secrets opened once per version and process, for a few minutes. */
@@ -250,6 +288,46 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
       delaySeconds: delayUntil(row.nextAttemptAt, at),
     });
 
+  /**
+   * Claims the attempt and makes its request, within one of the configuration's slots; nothing
+   * when another delivery of the message holds the attempt or made it, or when the
+   * configuration stays busy (the message then comes back later, unclaimed).
+   */
+  const claimAndSend = async (
+    row: OutboxRow,
+    job: PostbackJob,
+    prepared: Extract<Prepared, { request: unknown }>,
+    takeOver: boolean,
+  ): Promise<{ token: string; outcome: SendOutcome } | undefined> => {
+    const key = `${row.appId}#${row.target}#${row.configId}`;
+    if (!(await limit.take(key))) {
+      await deps.queue.send([job], { delaySeconds: BUSY_DELAY_SECONDS });
+      return undefined;
+    }
+    try {
+      const token = randomUUID();
+      const claimedAt = now();
+      const claimed = await deps.outbox.claim(row.sendId, {
+        attempt: job.attempt,
+        token,
+        until: new Date(
+          claimedAt.getTime() + RETRY_POLICY.timeoutMs + CLAIM_MARGIN_MS,
+        ).toISOString(),
+        now: claimedAt.toISOString(),
+        takeOver,
+      });
+      if (!claimed) return undefined;
+      const { request } = prepared;
+      const outcome: SendOutcome =
+        "problem" in request
+          ? { kind: "refused", reason: request.problem }
+          : await deps.sender.send(request);
+      return { token, outcome };
+    } finally {
+      limit.give(key);
+    }
+  };
+
   const attemptOnce = async (row: OutboxRow, job: PostbackJob, takeOver: boolean) => {
     const startedAt = now();
     const prepared = await prepare(row, job.attempt, startedAt);
@@ -261,22 +339,10 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
       await deps.queue.send([job], { delaySeconds: PENDING_DELAY_SECONDS });
       return;
     }
-    const token = randomUUID();
-    const claimed = await deps.outbox.claim(row.sendId, {
-      attempt: job.attempt,
-      token,
-      until: new Date(startedAt.getTime() + RETRY_POLICY.timeoutMs + CLAIM_MARGIN_MS).toISOString(),
-      now: startedAt.toISOString(),
-      takeOver,
-    });
-    // Another delivery of this message holds the attempt, or made it.
-    if (!claimed) return;
-
+    const made = await claimAndSend(row, job, prepared, takeOver);
+    if (!made) return;
+    const { token, outcome } = made;
     const { request } = prepared;
-    const outcome: SendOutcome =
-      "problem" in request
-        ? { kind: "refused", reason: request.problem }
-        : await deps.sender.send(request);
     const endedAt = now();
     const record = attemptLog({
       url: request.url,
@@ -343,16 +409,7 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     }
     // Not the next attempt: the message of an attempt that was never settled is the one.
     if (row.attempts !== job.attempt - 1) return;
-    const key = `${row.appId}#${row.target}#${row.configId}`;
-    if (!limit.take(key)) {
-      await deps.queue.send([job], { delaySeconds: BUSY_DELAY_SECONDS });
-      return;
-    }
-    try {
-      await attemptOnce(row, job, message.attempt > 1);
-    } finally {
-      limit.give(key);
-    }
+    await attemptOnce(row, job, message.attempt > 1);
   };
 };
 
