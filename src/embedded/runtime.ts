@@ -35,6 +35,8 @@ import {
   createLocalDeliveryStream,
   type LocalDeliveryStream,
 } from "../adapters/local-stream/delivery-stream.ts";
+import { openLocalAttributionStore } from "../adapters/local-attributions/attribution-store.ts";
+import { openLocalOutboxStore } from "../adapters/local-outbox/outbox-store.ts";
 import { moveTouchesFromDynamoDb } from "../adapters/local-touches/from-dynamodb.ts";
 import { openLocalTouchStore } from "../adapters/local-touches/touch-store.ts";
 import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
@@ -250,6 +252,10 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   if (moved.touches + moved.sightings > 0) {
     logger.info("touches moved from the embedded DynamoDB to the touch store", moved);
   }
+  // Attributions and the outbox, each in a store of its own too: every install reads and writes
+  // them several times on its way from its request to its postbacks.
+  const attributions = await openLocalAttributionStore(paths.attributions);
+  const outbox = await openLocalOutboxStore(paths.outbox);
   // Revenue and costs in USD: the data folder's table (imported, or refreshed from the ECB's
   // feed), else the shipped one. A refresh replaces it under ingestion. Read before the click
   // log, which converts the taps it finds left from the last run's.
@@ -278,6 +284,8 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     snapshots: cachedSnapshotCatalog(stored.snapshots, 10_000),
     deletions: cachedDeletionStore(stored.deletions),
     touches: touchReadsAfter(touchStore, clickLog),
+    attributions,
+    outbox,
     // Read on every install and event batch; changed through this process (and, next, the CLI).
     postbackConfigs: cachedPostbackConfigs(stored.postbackConfigs, config.appCacheMs, {
       revision: revision.current,
@@ -466,6 +474,8 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       await workers.stop();
       await clickLog.close();
       await touchStore.close();
+      await attributions.close();
+      await outbox.close();
       await lake.close();
       await dynamodb.close();
       await removeRuntimeInfo(config.dataDir);
