@@ -1,7 +1,7 @@
 /**
  * The data folder of the embedded runtime. Its layout mirrors the AWS resources:
- * `dynamodb/` (the tables), `touches/`, `attributions/` and `outbox/` (those tables', each in a
- * store of its own), `clicks/`
+ * `dynamodb/` (the tables), `touches/`, `installs/`, `attributions/` and `outbox/` (those
+ * tables', each in a store of its own), `clicks/`
  * (the link host's click log), `lake/` (laid out like the lake bucket), `wal/` (the delivery
  * stream's write-ahead files), `snapshots/` (materialised exports), `queues/` (the workers'
  * queues), `pages/` (export pages being written), `duckdb-tmp/` (what an export's query
@@ -22,8 +22,9 @@ export const dataPaths = (dataDir: string) => ({
   clicks: join(dataDir, "clicks"),
   // The touch store (LevelDB): touches and address sightings, for matching.
   touches: join(dataDir, "touches"),
-  // Each install's attribution, and each postback's send (LevelDB): read and written by every
-  // install on its way through.
+  // Installs, each install's attribution, and each postback's send (LevelDB): read and written
+  // by every install on its way through.
+  installs: join(dataDir, "installs"),
   attributions: join(dataDir, "attributions"),
   outbox: join(dataDir, "outbox"),
   snapshots: join(dataDir, "snapshots"),

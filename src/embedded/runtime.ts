@@ -30,13 +30,14 @@ import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import { fetchEcbFeed } from "../adapters/ecb/feed.ts";
 import { createCountryResolver } from "../adapters/geoip/country-resolver.ts";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
+import { openLocalAttributionStore } from "../adapters/local-attributions/attribution-store.ts";
 import { createLocalClickLog, touchReadsAfter } from "../adapters/local-click-log/click-log.ts";
+import { openLocalInstallStore } from "../adapters/local-installs/install-store.ts";
+import { openLocalOutboxStore } from "../adapters/local-outbox/outbox-store.ts";
 import {
   createLocalDeliveryStream,
   type LocalDeliveryStream,
 } from "../adapters/local-stream/delivery-stream.ts";
-import { openLocalAttributionStore } from "../adapters/local-attributions/attribution-store.ts";
-import { openLocalOutboxStore } from "../adapters/local-outbox/outbox-store.ts";
 import { moveTouchesFromDynamoDb } from "../adapters/local-touches/from-dynamodb.ts";
 import { openLocalTouchStore } from "../adapters/local-touches/touch-store.ts";
 import { fileRatesTable } from "../adapters/rates-file/rates-file.ts";
@@ -252,8 +253,9 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   if (moved.touches + moved.sightings > 0) {
     logger.info("touches moved from the embedded DynamoDB to the touch store", moved);
   }
-  // Attributions and the outbox, each in a store of its own too: every install reads and writes
-  // them several times on its way from its request to its postbacks.
+  // Installs, attributions and the outbox, each in a store of its own too: every install reads
+  // and writes them on its way from its request to its postbacks.
+  const installs = await openLocalInstallStore(paths.installs);
   const attributions = await openLocalAttributionStore(paths.attributions);
   const outbox = await openLocalOutboxStore(paths.outbox);
   // Revenue and costs in USD: the data folder's table (imported, or refreshed from the ECB's
@@ -279,7 +281,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   const stores = {
     ...stored,
     keys: cachedKeyStore(stored.keys, revision.current),
-    installs: cachedInstallStore(stored.installs, 100_000),
+    installs: cachedInstallStore(installs, 100_000),
     customerUsers: cachedCustomerUserMap(stored.customerUsers),
     snapshots: cachedSnapshotCatalog(stored.snapshots, 10_000),
     deletions: cachedDeletionStore(stored.deletions),
@@ -474,6 +476,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       await workers.stop();
       await clickLog.close();
       await touchStore.close();
+      await installs.close();
       await attributions.close();
       await outbox.close();
       await lake.close();

@@ -19,13 +19,12 @@ import {
 import { testLink } from "../../links/link.test-support.ts";
 import type { CostRow } from "../../ports/costs.ts";
 import type { DeletionRequest } from "../../ports/deletions.ts";
-import type { Install } from "../../ports/installs.ts";
 import type { Touch } from "../../ports/touches.ts";
 import { NO_CAMPAIGN } from "../../touches/touch.ts";
 import { createAttributionStore } from "./attributions.ts";
 import { createCostStore } from "./costs.ts";
 import { createDeletionStore } from "./deletions.ts";
-import { createCustomerUserMap, createInstallStore } from "./installs.ts";
+import { createCustomerUserMap } from "./installs.ts";
 import { createDynamoStores } from "./stores.ts";
 import { stringMapText } from "./string-map.ts";
 import { tombstonesKey } from "./tombstones.ts";
@@ -44,19 +43,6 @@ const deletionRequest = (
   requestedAt: `2026-11-01T10:0${minute}:00.000Z`,
   completedAt: null,
 });
-
-const install = (appId: string, serviceId: string, overrides: Partial<Install> = {}): Install =>
-  storedInstall(appId, serviceId, {
-    installReferrer: {
-      referrer: "utm_source=x&clickid=abc",
-      clickTimestamp: 1,
-      installBeginTimestamp: 2,
-      clickServerTimestamp: 3,
-      installBeginServerTimestamp: 4,
-      installVersion: "1.2.3",
-    },
-    ...overrides,
-  });
 
 describe("DynamoDB stores", () => {
   let dir: string;
@@ -102,37 +88,6 @@ describe("DynamoDB stores", () => {
     expect((await keys.revoke("k1", "t2"))?.revokedAt).toBe("t1");
     expect(await keys.revoke("missing", "t1")).toBeUndefined();
     expect((await keys.listByApp("com.a")).map((k) => k.keyId)).toEqual(["k1"]);
-  });
-
-  it("stores an install once per app and service id; a repeat returns the first", async () => {
-    const installs = createInstallStore(dynamo.doc, LOCAL_TABLE_NAMES.installs);
-    const first = await installs.putIfAbsent(install("com.a", "s1"));
-    const again = await installs.putIfAbsent(install("com.a", "s1", { osVersion: "15" }));
-    expect(first.created).toBe(true);
-    expect(again).toEqual({ install: install("com.a", "s1"), created: false });
-    expect(await installs.get("com.b", "s1")).toBeUndefined();
-    await installs.delete("com.a", "s1");
-    expect(await installs.get("com.a", "s1")).toBeUndefined();
-  });
-
-  it("replaces an install's consent, and never makes an install of a consent", async () => {
-    const installs = createInstallStore(dynamo.doc, LOCAL_TABLE_NAMES.installs);
-    await installs.putIfAbsent(install("com.a", "c1"));
-    const consent = {
-      gdprApplies: true,
-      adUserData: false,
-      adPersonalization: true,
-      tcfString: "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA",
-      updatedAt: "2026-11-02T10:00:00.000Z",
-    };
-    expect(await installs.setConsent("com.a", "c1", consent)).toEqual(
-      install("com.a", "c1", { consent }),
-    );
-    const later = { ...consent, adUserData: true, updatedAt: "2026-11-03T10:00:00.000Z" };
-    await installs.setConsent("com.a", "c1", later);
-    expect((await installs.get("com.a", "c1"))?.consent).toEqual(later);
-    expect(await installs.setConsent("com.b", "c1", consent)).toBeUndefined();
-    expect(await installs.get("com.b", "c1")).toBeUndefined();
   });
 
   it("spreads one address's taps over shards of its index, and reads them all back newest first", async () => {

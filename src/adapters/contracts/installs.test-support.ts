@@ -1,0 +1,104 @@
+/**
+ * The install store's contract (InstallStore and InstallHistory in src/ports/installs.ts), one
+ * suite for every store behind the port: the DynamoDB table (on dynalite, and on DynamoDB's API
+ * as moto's server answers it, as on AWS) and the embedded runtime's own store. Each store's
+ * test file calls `describeInstallStoreContract` with a factory of its own side; the `it`s share
+ * its store, each with apps of its own. Held here: an install stored once per app and service
+ * id, a repeat answered with the first; its consent replaced, never making an install; an iOS
+ * device's installs by IDFV; deletion.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storedInstall } from "../../../test/support/installs.ts";
+import type { Install, InstallHistory, InstallStore } from "../../ports/installs.ts";
+
+export interface InstallStoreUnderTest {
+  readonly store: InstallStore & InstallHistory;
+  close(): Promise<void>;
+}
+
+let apps = 0;
+/** An app of its own for each use, so that tests share a store and not their installs. */
+const freshApp = () => `com.installs.t${++apps}`;
+
+const install = (appId: string, serviceId: string, overrides: Partial<Install> = {}): Install =>
+  storedInstall(appId, serviceId, {
+    installReferrer: {
+      referrer: "utm_source=x&clickid=abc",
+      clickTimestamp: 1,
+      installBeginTimestamp: 2,
+      clickServerTimestamp: 3,
+      installBeginServerTimestamp: 4,
+      installVersion: "1.2.3",
+    },
+    ...overrides,
+  });
+
+export const describeInstallStoreContract = (
+  name: string,
+  factory: () => Promise<InstallStoreUnderTest>,
+): void => {
+  describe(`the install store: ${name}`, () => {
+    let subject: InstallStoreUnderTest | undefined;
+    beforeAll(async () => {
+      subject = await factory();
+    }, 120_000);
+    afterAll(() => subject?.close());
+    const store = () => {
+      if (!subject) throw new Error("the store did not start");
+      return subject.store;
+    };
+
+    it("stores an install once per app and service id; a repeat returns the first", async () => {
+      const [app, other] = [freshApp(), freshApp()];
+      const first = await store().putIfAbsent(install(app, "s1"));
+      const again = await store().putIfAbsent(install(app, "s1", { osVersion: "15" }));
+      expect(first).toEqual({ install: install(app, "s1"), created: true });
+      expect(again).toEqual({ install: install(app, "s1"), created: false });
+      expect(await store().get(app, "s1")).toEqual(install(app, "s1"));
+      expect(await store().get(other, "s1")).toBeUndefined();
+      await store().delete(app, "s1");
+      await store().delete(app, "none");
+      expect(await store().get(app, "s1")).toBeUndefined();
+      // Reported again after its deletion: a new install.
+      expect((await store().putIfAbsent(install(app, "s1", { osVersion: "15" }))).created).toBe(
+        true,
+      );
+    });
+
+    it("replaces an install's consent, and never makes an install of a consent", async () => {
+      const [app, other] = [freshApp(), freshApp()];
+      await store().putIfAbsent(install(app, "c1"));
+      const consent = {
+        gdprApplies: true,
+        adUserData: false,
+        adPersonalization: true,
+        tcfString: "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA",
+        updatedAt: "2026-11-02T10:00:00.000Z",
+      };
+      expect(await store().setConsent(app, "c1", consent)).toEqual(install(app, "c1", { consent }));
+      const later = { ...consent, adUserData: true, updatedAt: "2026-11-03T10:00:00.000Z" };
+      await store().setConsent(app, "c1", later);
+      expect((await store().get(app, "c1"))?.consent).toEqual(later);
+      expect(await store().setConsent(other, "c1", consent)).toBeUndefined();
+      expect(await store().get(other, "c1")).toBeUndefined();
+    });
+
+    it("finds an app's installs of one IDFV, this one's and no other app's or device's", async () => {
+      const [app, other] = [freshApp(), freshApp()];
+      const idfv = "6D92078A-8246-4BA4-AE5B-76104861E7DC";
+      await store().putIfAbsent(install(app, "first", { os: "ios", idfv }));
+      await store().putIfAbsent(install(app, "again", { os: "ios", idfv }));
+      await store().putIfAbsent(install(app, "elsewhere", { os: "ios", idfv: `${idfv}0` }));
+      await store().putIfAbsent(install(app, "android", { idfv: null }));
+      await store().putIfAbsent(install(other, "first", { os: "ios", idfv }));
+      const found = await store().withIdfv(app, idfv);
+      expect(found.map((one) => one.serviceId).sort()).toEqual(["again", "first"]);
+      expect(found.find((one) => one.serviceId === "first")).toEqual(
+        install(app, "first", { os: "ios", idfv }),
+      );
+      await store().delete(app, "again");
+      expect((await store().withIdfv(app, idfv)).map((one) => one.serviceId)).toEqual(["first"]);
+      expect(await store().withIdfv(freshApp(), idfv)).toEqual([]);
+    });
+  });
+};
