@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as z from "zod";
+import { openFileQueue } from "../adapters/local-queue/file-queue.ts";
 import { defineWorker } from "../workers/worker.ts";
 import { startQueueWorkers } from "./queue-workers.ts";
 
@@ -60,7 +61,14 @@ describe("startQueueWorkers", () => {
       handlers: { counting: () => new Promise<void>(() => undefined) },
     });
     await first.stop();
-    await first.queue("counting").send([{ n: 5 }]);
+    // Sent by another owner of the folder while no worker runs.
+    const queue = await openFileQueue({
+      dir: join(dir, "counting"),
+      parse: (body) => counting.message.parse(body),
+      maxAttempts: counting.maxAttempts,
+    });
+    await queue.send([{ n: 5 }]);
+    await queue.close();
 
     const seen: number[] = [];
     const second = await startQueueWorkers({

@@ -5,7 +5,7 @@
  * handler per row; producers send through `queue(id)`.
  */
 import { join } from "node:path";
-import { openFileQueue } from "../adapters/local-queue/file-queue.ts";
+import { type FileQueue, openFileQueue } from "../adapters/local-queue/file-queue.ts";
 import type { WorkHandler, WorkQueue } from "../ports/work-queue.ts";
 import type { MessageOf, WorkerDefinition } from "../workers/worker.ts";
 import { withBackpressure } from "./backpressure.ts";
@@ -30,12 +30,14 @@ export const startQueueWorkers = async <W extends WorkerDefinition>(options: {
 }): Promise<QueueWorkers<W>> => {
   const queues = new Map<string, WorkQueue<unknown>>();
   const consumers: QueueConsumer[] = [];
+  const opened: FileQueue<unknown>[] = [];
   for (const worker of options.workers) {
     const queue = await openFileQueue({
       dir: join(options.dir, worker.id),
       parse: (body) => worker.message.parse(body),
       maxAttempts: worker.maxAttempts,
     });
+    opened.push(queue);
     queues.set(
       worker.id,
       worker.maxBacklog === undefined ? queue : withBackpressure(queue, worker.maxBacklog),
@@ -64,6 +66,7 @@ export const startQueueWorkers = async <W extends WorkerDefinition>(options: {
     },
     async stop() {
       await Promise.all(consumers.map((consumer) => consumer.stop()));
+      await Promise.all(opened.map((queue) => queue.close()));
     },
   };
 };
