@@ -314,8 +314,14 @@ const TABLE_GRANTS: {
     ],
   },
   deliveryLog: {
-    // An attempt's record put (once, conditionally, or again), its day's count updated.
-    write: [{ actions: ["dynamodb:PutItem", "dynamodb:UpdateItem"], on: whole("deliveryLog") }],
+    // Attempts recorded in groups: which are recorded already read at once, the records put
+    // together, each day's count of the new ones updated.
+    write: [
+      {
+        actions: ["dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:UpdateItem"],
+        on: whole("deliveryLog"),
+      },
+    ],
     read: [{ actions: QUERY, on: indexes("deliveryLog", "byApp") }],
     // An install's attempts found by the by-install index and deleted; the counts stay.
     purge: [

@@ -337,6 +337,41 @@ export const describePostbackStoresContract = (
       expect(await log.counts(app, new Date(day + DAY))).toHaveLength(1);
     });
 
+    it("records attempts appended together, each once, and counts each once", async () => {
+      const { log } = stores();
+      const app = freshApp();
+      const day = T0 - (T0 % DAY);
+      await log.append(entry(app, "snd_first", 1, T0, { verdict: "retry" }));
+      // Forty at once, among them the first again (recorded anew, not counted again) and one
+      // attempt given twice in the same burst.
+      await Promise.all([
+        ...Array.from({ length: 38 }, (_, i) =>
+          log.append(
+            entry(app, `snd_${String(i).padStart(2, "0")}`, 1, T0 + i * 1000, {
+              verdict: i % 3 === 0 ? "failed" : "delivered",
+              final: true,
+            }),
+          ),
+        ),
+        log.append(entry(app, "snd_first", 1, T0, { verdict: "retry", status: 504 })),
+        log.append(entry(app, "snd_00", 1, T0, { verdict: "failed", final: true })),
+      ]);
+      const listed = await log.listByApp(app, { limit: 100 });
+      expect(listed.entries).toHaveLength(39);
+      expect(new Set(listed.entries.map((e) => `${e.sendId}#${e.attempt}`)).size).toBe(39);
+      expect(listed.entries.find((e) => e.sendId === "snd_first")?.status).toBe(504);
+      expect(await log.counts(app, new Date(day))).toEqual([
+        {
+          day: iso(day).slice(0, 10),
+          configId: "cfg-1",
+          partner: "generic",
+          delivered: 25,
+          retry: 1,
+          failed: 13,
+        },
+      ]);
+    });
+
     it("forgets attempts and counts past 30 days", async () => {
       const { log } = stores();
       const app = freshApp();

@@ -6,6 +6,8 @@
  * items expire by DynamoDB's TTL on AWS and by `reap` on the embedded runtime.
  */
 import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
   BatchWriteCommand,
   type BatchWriteCommandOutput,
   DeleteCommand,
@@ -42,18 +44,20 @@ import { indexOf } from "./table-definitions.ts";
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
 
-/** Deletes items by key in batches of 25, sending again what DynamoDB left unprocessed. */
-const deleteAll = async (
+type WriteRequest = NonNullable<BatchWriteCommandOutput["UnprocessedItems"]>[string][number];
+
+/** Writes in batches of 25, sending again what DynamoDB left unprocessed. */
+const writeAll = async (
   doc: DynamoDBDocumentClient,
   table: string,
-  keys: readonly Record<string, string>[],
+  requests: readonly WriteRequest[],
 ): Promise<void> => {
-  for (let start = 0; start < keys.length; start += 25) {
+  for (let start = 0; start < requests.length; start += 25) {
     let pending: BatchWriteCommandOutput["UnprocessedItems"] | undefined = {
-      [table]: keys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } })),
+      [table]: requests.slice(start, start + 25),
     };
     for (let attempt = 0; pending?.[table]?.length; attempt++) {
-      if (attempt > 8) throw new Error(`DynamoDB kept refusing deletes on ${table}`);
+      if (attempt > 8) throw new Error(`DynamoDB kept refusing writes on ${table}`);
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
       const answer: BatchWriteCommandOutput = await doc.send(
         new BatchWriteCommand({ RequestItems: pending }),
@@ -61,6 +65,48 @@ const deleteAll = async (
       pending = answer.UnprocessedItems;
     }
   }
+};
+
+/** Deletes items by key in batches of 25. */
+const deleteAll = (
+  doc: DynamoDBDocumentClient,
+  table: string,
+  keys: readonly Record<string, string>[],
+): Promise<void> =>
+  writeAll(
+    doc,
+    table,
+    keys.map((Key) => ({ DeleteRequest: { Key } })),
+  );
+
+/** Which of `keys` (of the key attribute `name`) have an item, read consistently, 100 at a time. */
+const existingKeys = async (
+  doc: DynamoDBDocumentClient,
+  table: string,
+  name: string,
+  keys: readonly string[],
+): Promise<Set<string>> => {
+  const found = new Set<string>();
+  for (let start = 0; start < keys.length; start += 100) {
+    let pending: BatchGetCommandOutput["UnprocessedKeys"] | undefined = {
+      [table]: {
+        Keys: keys.slice(start, start + 100).map((key) => ({ [name]: key })),
+        ProjectionExpression: "#key",
+        ExpressionAttributeNames: { "#key": name },
+        ConsistentRead: true,
+      },
+    };
+    for (let attempt = 0; pending?.[table]?.Keys?.length; attempt++) {
+      if (attempt > 8) throw new Error(`DynamoDB kept refusing reads on ${table}`);
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
+      const answer: BatchGetCommandOutput = await doc.send(
+        new BatchGetCommand({ RequestItems: pending }),
+      );
+      for (const item of answer.Responses?.[table] ?? []) found.add(String(item[name]));
+      pending = answer.UnprocessedKeys;
+    }
+  }
+  return found;
 };
 
 /** The keys of the items whose `expiresTtl` has passed at `now`. */
@@ -465,110 +511,185 @@ const decodeCursor = (cursor: string) => {
 
 const dayOf = (iso: string) => iso.slice(0, 10);
 
-export const createDeliveryLog = (doc: DynamoDBDocumentClient, table: string): DeliveryLog => ({
-  async append(entry) {
-    const logKey = `${entry.sendId}#${entry.attempt}`;
-    const expiresTtl = epochSeconds(Date.parse(entry.time) + DELIVERY_LOG_DAYS * DAY_MS);
-    const item = {
-      logKey,
-      appId: entry.appId,
-      logSort: `${entry.time}#${logKey}`,
-      installKey: installKeyOf(entry.appId, entry.subject.serviceId),
-      body: JSON.stringify(entry),
-      expiresTtl,
-    };
-    const created = await conditionHolds(() =>
-      doc.send(
-        new PutCommand({
+/** An attempt's item: its record, found by app (newest first) and by install. */
+const logItemOf = (entry: DeliveryLogEntry) => {
+  const logKey = `${entry.sendId}#${entry.attempt}`;
+  return {
+    logKey,
+    appId: entry.appId,
+    logSort: `${entry.time}#${logKey}`,
+    installKey: installKeyOf(entry.appId, entry.subject.serviceId),
+    body: JSON.stringify(entry),
+    expiresTtl: epochSeconds(Date.parse(entry.time) + DELIVERY_LOG_DAYS * DAY_MS),
+  };
+};
+
+/**
+ * Records a group of attempts: which are recorded already (their worker stopped before it was
+ * done, and the attempt is recorded again) read at once, every record put, and each day's count
+ * of the new ones added, one update per app, day and configuration.
+ */
+const recordAttempts = async (
+  doc: DynamoDBDocumentClient,
+  table: string,
+  entries: readonly DeliveryLogEntry[],
+): Promise<void> => {
+  // One record per attempt: the last given stands, as a later put would replace it.
+  const items = new Map(entries.map((entry) => [logItemOf(entry).logKey, entry]));
+  const recorded = await existingKeys(doc, table, "logKey", [...items.keys()]);
+  await writeAll(
+    doc,
+    table,
+    [...items.values()].map((entry) => ({ PutRequest: { Item: logItemOf(entry) } })),
+  );
+  const counts = new Map<string, { entry: DeliveryLogEntry; verdicts: Map<string, number> }>();
+  for (const [logKey, entry] of items) {
+    if (recorded.has(logKey)) continue;
+    const key = `${COUNT_PREFIX}${entry.appId}#${dayOf(entry.time)}#${entry.configId}`;
+    const count = counts.get(key) ?? { entry, verdicts: new Map<string, number>() };
+    count.verdicts.set(entry.verdict, (count.verdicts.get(entry.verdict) ?? 0) + 1);
+    counts.set(key, count);
+  }
+  await Promise.all(
+    [...counts].map(([logKey, { entry, verdicts }]) => {
+      const day = dayOf(entry.time);
+      const added = [...verdicts.keys()];
+      return doc.send(
+        new UpdateCommand({
           TableName: table,
-          Item: item,
-          ConditionExpression: "attribute_not_exists(logKey)",
+          Key: { logKey },
+          UpdateExpression: `SET appId = :app, logSort = :sort, #day = :day, configId = :config, partner = :partner, expiresTtl = :expires ADD ${added.map((_, i) => `#v${i} :v${i}`).join(", ")}`,
+          ExpressionAttributeNames: {
+            "#day": "day",
+            ...Object.fromEntries(added.map((verdict, i) => [`#v${i}`, verdict])),
+          },
+          ExpressionAttributeValues: {
+            ":app": entry.appId,
+            ":sort": `${COUNT_PREFIX}${day}#${entry.configId}`,
+            ":day": day,
+            ":config": entry.configId,
+            ":partner": entry.partner,
+            ":expires": epochSeconds(Date.parse(day) + (DELIVERY_LOG_DAYS + 1) * DAY_MS),
+            ...Object.fromEntries(added.map((verdict, i) => [`:v${i}`, verdicts.get(verdict)])),
+          },
         }),
-      ),
-    );
-    if (!created) {
-      // The attempt recorded again (its worker stopped before it was done): its record is
-      // replaced, and it is not counted twice.
-      await doc.send(new PutCommand({ TableName: table, Item: item }));
-      return;
-    }
-    const day = dayOf(entry.time);
-    await doc.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: { logKey: `${COUNT_PREFIX}${entry.appId}#${day}#${entry.configId}` },
-        UpdateExpression:
-          "SET appId = :app, logSort = :sort, #day = :day, configId = :config, partner = :partner, expiresTtl = :expires ADD #verdict :one",
-        ExpressionAttributeNames: { "#day": "day", "#verdict": entry.verdict },
-        ExpressionAttributeValues: {
-          ":app": entry.appId,
-          ":sort": `${COUNT_PREFIX}${day}#${entry.configId}`,
-          ":day": day,
-          ":config": entry.configId,
-          ":partner": entry.partner,
-          ":expires": epochSeconds(Date.parse(day) + (DELIVERY_LOG_DAYS + 1) * DAY_MS),
-          ":one": 1,
+      );
+    }),
+  );
+};
+
+/** How long the first attempt of a group waits for others to be written with it. */
+const LOG_GATHER_MS = 25;
+
+/**
+ * The delivery log. Attempts are written in groups (a group commit): those recorded within
+ * LOG_GATHER_MS of the first, and those recorded while a group is being written, go together.
+ * Under a burst of postbacks a few requests record dozens of attempts, where each alone took a
+ * conditional put and an update. Each `append` resolves once its own attempt is written.
+ */
+export const createDeliveryLog = (doc: DynamoDBDocumentClient, table: string): DeliveryLog => {
+  let waiting: Array<{
+    entry: DeliveryLogEntry;
+    resolve: () => void;
+    reject: (error: unknown) => void;
+  }> = [];
+  let writing = false;
+  let gathering = false;
+  const writeWaiting = () => {
+    if (writing || gathering || waiting.length === 0) return;
+    const group = waiting;
+    waiting = [];
+    writing = true;
+    recordAttempts(
+      doc,
+      table,
+      group.map((one) => one.entry),
+    )
+      .then(
+        () => {
+          for (const one of group) one.resolve();
         },
+        (error: unknown) => {
+          for (const one of group) one.reject(error);
+        },
+      )
+      .finally(() => {
+        writing = false;
+        writeWaiting();
+      });
+  };
+  return {
+    append: (entry) =>
+      new Promise<void>((resolve, reject) => {
+        waiting.push({ entry, resolve, reject });
+        if (writing || gathering) return;
+        gathering = true;
+        setTimeout(() => {
+          gathering = false;
+          writeWaiting();
+        }, LOG_GATHER_MS);
       }),
-    );
-  },
-  async listByApp(appId, page) {
-    const after = page.after === undefined ? undefined : decodeCursor(page.after);
-    const { Items, LastEvaluatedKey } = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: LOG_BY_APP.name,
-        KeyConditionExpression: "#app = :app AND #sort < :counts",
-        ExpressionAttributeNames: { "#app": LOG_BY_APP.partitionKey, "#sort": LOG_BY_APP.sortKey },
-        ExpressionAttributeValues: { ":app": appId, ":counts": COUNT_PREFIX },
-        ScanIndexForward: false,
-        Limit: page.limit,
-        ExclusiveStartKey: after ? { ...after, appId } : undefined,
-      }),
-    );
-    return {
-      entries: (Items ?? []).map(entryOf),
-      next: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null,
-    };
-  },
-  async counts(appId, since) {
-    const found: DeliveryCounts[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const {
-        Items,
-        LastEvaluatedKey,
-      }: { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> } =
-        await doc.send(
-          new QueryCommand({
-            TableName: table,
-            IndexName: LOG_BY_APP.name,
-            KeyConditionExpression: "#app = :app AND #sort BETWEEN :from AND :to",
-            ExpressionAttributeNames: {
-              "#app": LOG_BY_APP.partitionKey,
-              "#sort": LOG_BY_APP.sortKey,
-            },
-            ExpressionAttributeValues: {
-              ":app": appId,
-              ":from": `${COUNT_PREFIX}${dayOf(since.toISOString())}`,
-              ":to": `${COUNT_PREFIX}~`,
-            },
-            ExclusiveStartKey: start,
-          }),
-        );
-      for (const item of Items ?? []) found.push(countItem.parse(item));
-      start = LastEvaluatedKey;
-    } while (start);
-    return found;
-  },
-  async reap(now) {
-    const expired = await expiredKeys(doc, table, "logKey", now);
-    await deleteAll(doc, table, expired);
-    return expired.length;
-  },
-  async purgeInstall(appId, serviceId) {
-    const keys = await keysOfInstall(doc, table, "logKey", installKeyOf(appId, serviceId));
-    await deleteEach(doc, table, keys);
-    return keys.length;
-  },
-});
+    async listByApp(appId, page) {
+      const after = page.after === undefined ? undefined : decodeCursor(page.after);
+      const { Items, LastEvaluatedKey } = await doc.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: LOG_BY_APP.name,
+          KeyConditionExpression: "#app = :app AND #sort < :counts",
+          ExpressionAttributeNames: {
+            "#app": LOG_BY_APP.partitionKey,
+            "#sort": LOG_BY_APP.sortKey,
+          },
+          ExpressionAttributeValues: { ":app": appId, ":counts": COUNT_PREFIX },
+          ScanIndexForward: false,
+          Limit: page.limit,
+          ExclusiveStartKey: after ? { ...after, appId } : undefined,
+        }),
+      );
+      return {
+        entries: (Items ?? []).map(entryOf),
+        next: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null,
+      };
+    },
+    async counts(appId, since) {
+      const found: DeliveryCounts[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const {
+          Items,
+          LastEvaluatedKey,
+        }: { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> } =
+          await doc.send(
+            new QueryCommand({
+              TableName: table,
+              IndexName: LOG_BY_APP.name,
+              KeyConditionExpression: "#app = :app AND #sort BETWEEN :from AND :to",
+              ExpressionAttributeNames: {
+                "#app": LOG_BY_APP.partitionKey,
+                "#sort": LOG_BY_APP.sortKey,
+              },
+              ExpressionAttributeValues: {
+                ":app": appId,
+                ":from": `${COUNT_PREFIX}${dayOf(since.toISOString())}`,
+                ":to": `${COUNT_PREFIX}~`,
+              },
+              ExclusiveStartKey: start,
+            }),
+          );
+        for (const item of Items ?? []) found.push(countItem.parse(item));
+        start = LastEvaluatedKey;
+      } while (start);
+      return found;
+    },
+    async reap(now) {
+      const expired = await expiredKeys(doc, table, "logKey", now);
+      await deleteAll(doc, table, expired);
+      return expired.length;
+    },
+    async purgeInstall(appId, serviceId) {
+      const keys = await keysOfInstall(doc, table, "logKey", installKeyOf(appId, serviceId));
+      await deleteEach(doc, table, keys);
+      return keys.length;
+    },
+  };
+};
