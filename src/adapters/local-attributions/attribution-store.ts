@@ -11,7 +11,8 @@
  *     r␀<app>␀<service id>                     the record, as JSON (with `requestedAt` kept once resolved)
  *     o␀<requested at, ISO 8601 UTC>␀<app>␀<service id>   an open attribution (not delivered), for the sweeper
  *
- * Conditional writes take turns, so an install is attributed once however many runs race.
+ * Conditional writes of one record take turns, so an install is attributed once however many
+ * runs race.
  */
 import type { AttributionRecord, AttributionStore } from "../../ports/attributions.ts";
 import { keyPart, type LevelStore, openLevelStore, SEPARATOR } from "../local-disk/level.ts";
@@ -50,7 +51,7 @@ const attributionsIn = (level: LevelStore): LocalAttributionStore => {
 
   return {
     createPending: (pending) =>
-      inTurn(async () => {
+      inTurn(recordKey(pending.appId, pending.serviceId), async () => {
         if (await read(pending.appId, pending.serviceId)) return false;
         const stored: Stored = { ...pending, state: "pending" };
         await db.batch([
@@ -70,7 +71,7 @@ const attributionsIn = (level: LevelStore): LocalAttributionStore => {
     },
 
     resolve: (appId, serviceId, result) =>
-      inTurn(async () => {
+      inTurn(recordKey(appId, serviceId), async () => {
         const stored = await read(appId, serviceId);
         if (!stored || stored.state === "resolved") return false;
         await replace({
@@ -85,13 +86,13 @@ const attributionsIn = (level: LevelStore): LocalAttributionStore => {
       }),
 
     markFailed: (appId, serviceId) =>
-      inTurn(async () => {
+      inTurn(recordKey(appId, serviceId), async () => {
         const stored = await read(appId, serviceId);
         if (stored?.state === "pending") await replace({ ...stored, state: "failed" });
       }),
 
     markDelivered: (appId, serviceId) =>
-      inTurn(async () => {
+      inTurn(recordKey(appId, serviceId), async () => {
         const stored = await read(appId, serviceId);
         // As DynamoDB's conditional update refuses it.
         if (stored?.state !== "resolved") {
@@ -122,7 +123,7 @@ const attributionsIn = (level: LevelStore): LocalAttributionStore => {
     },
 
     delete: (appId, serviceId) =>
-      inTurn(async () => {
+      inTurn(recordKey(appId, serviceId), async () => {
         const stored = await read(appId, serviceId);
         if (!stored) return;
         await db.batch([

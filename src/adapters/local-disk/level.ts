@@ -1,9 +1,10 @@
 /**
  * A LevelDB database of the embedded runtime's own stores (classic-level, in this process), with
- * the one thing they all need beside it: writes that read first (a conditional write, a claim)
- * take turns, so that two of them never both see the state before the other's write. Reads go
- * straight to the database. A write resolves once LevelDB has handed it to the system, so a
- * killed process loses none.
+ * the one thing they all need beside it: writes of one key that read it first (a conditional
+ * write, a claim) take turns, so that two of them never both see the state before the other's
+ * write, as DynamoDB's conditional writes of one item; writes of other keys go on meanwhile.
+ * Reads go straight to the database. A write resolves once LevelDB has handed it to the system,
+ * so a killed process loses none.
  */
 import { ClassicLevel } from "classic-level";
 
@@ -18,8 +19,8 @@ export const keyPart = (part: string) =>
 
 export interface LevelStore {
   readonly db: LevelDb;
-  /** Runs `work` once every write given before it is done. */
-  inTurn<T>(work: () => Promise<T>): Promise<T>;
+  /** Runs `work` once every write of `key` given before it is done. */
+  inTurn<T>(key: string, work: () => Promise<T>): Promise<T>;
   /** The value under `key`, parsed; undefined when there is none. */
   read<T>(key: string): Promise<T | undefined>;
   close(): Promise<void>;
@@ -31,19 +32,31 @@ export const openLevelStore = async (dir: string): Promise<LevelStore> => {
     valueEncoding: "utf8",
   });
   await db.open();
-  let turn: Promise<unknown> = Promise.resolve();
-  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
-    const done = turn.then(work, work);
-    turn = done.catch(() => undefined);
+  /** Each key's last write given, while one is under way. */
+  const turns = new Map<string, Promise<unknown>>();
+  const inTurn = <T>(key: string, work: () => Promise<T>): Promise<T> => {
+    const before = turns.get(key);
+    const done = before ? before.then(work, work) : work();
+    const settled = done.catch(() => undefined);
+    turns.set(key, settled);
+    void settled.then(() => {
+      if (turns.get(key) === settled) turns.delete(key);
+    });
     return done;
   };
   return {
     db,
     inTurn,
+    // Read in this thread: a key of the service's own recent writes is in LevelDB's memory or
+    // the system's page cache, and a read queued to libuv's threads (four, shared with every
+    // file's sync) cost more than the read itself.
     async read<T>(key: string) {
-      const text = await db.get(key);
+      const text = db.getSync(key);
       return text === undefined ? undefined : (JSON.parse(text) as T);
     },
-    close: () => inTurn(() => db.close()),
+    async close() {
+      while (turns.size > 0) await Promise.all(turns.values());
+      await db.close();
+    },
   };
 };

@@ -9,7 +9,7 @@
  *     n␀<app>␀<service id>            the install, as JSON
  *     v␀<app>␀<IDFV>␀<service id>     an iOS device's installs of the app
  *
- * Writes that depend on what is stored (a first install, a consent) take turns.
+ * Writes of one install that depend on what is stored (its first report, a consent) take turns.
  */
 import type { Install, InstallHistory, InstallStore } from "../../ports/installs.ts";
 import { keyPart, type LevelStore, openLevelStore, SEPARATOR } from "../local-disk/level.ts";
@@ -33,7 +33,7 @@ const installsIn = (level: LevelStore): LocalInstallStore => {
 
   return {
     putIfAbsent: (install) =>
-      inTurn(async () => {
+      inTurn(installKey(install.appId, install.serviceId), async () => {
         // A repeat (an SDK retry, or two first opens racing): the first one stands.
         const stored = await get(install.appId, install.serviceId);
         if (stored) return { install: stored, created: false };
@@ -49,7 +49,7 @@ const installsIn = (level: LevelStore): LocalInstallStore => {
     get,
 
     setConsent: (appId, serviceId, consent) =>
-      inTurn(async () => {
+      inTurn(installKey(appId, serviceId), async () => {
         // Only an install that exists: a consent never makes one.
         const stored = await get(appId, serviceId);
         if (!stored) return undefined;
@@ -71,7 +71,7 @@ const installsIn = (level: LevelStore): LocalInstallStore => {
     },
 
     delete: (appId, serviceId) =>
-      inTurn(async () => {
+      inTurn(installKey(appId, serviceId), async () => {
         const stored = await get(appId, serviceId);
         if (!stored) return;
         const batch = db.batch();

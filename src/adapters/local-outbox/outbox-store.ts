@@ -10,8 +10,8 @@
  *     i␀<app>␀<service id>␀<send id>                 the install's sends, for its deletion
  *     x␀<expiry, Unix seconds, 12 digits>␀<send id>  when the row is past its lifetime
  *
- * Writes that depend on the row (an add, a claim, a settling, a skip) take turns, so a claim is
- * held by one holder at a time.
+ * Writes of one row that depend on it (an add, a claim, a settling, a skip, a deletion) take
+ * turns, so a claim is held by one holder at a time.
  */
 import { DAY_MS } from "../../domain/time.ts";
 import { OUTBOX_DAYS, type OutboxRow, type OutboxStore } from "../../ports/postbacks.ts";
@@ -47,19 +47,22 @@ const outboxIn = (level: LevelStore): LocalOutboxStore => {
   const get = (sendId: string) => level.read<OutboxRow>(rowKey(sendId));
   const replace = (row: OutboxRow) => db.put(rowKey(row.sendId), JSON.stringify(row));
 
-  /** Deletes rows with all their keys, in one write. */
-  const forget = async (rows: readonly OutboxRow[]) => {
-    if (rows.length === 0) return;
-    await db.batch(
-      rows.flatMap((row) =>
-        Object.values(keysOf(row)).map((key) => ({ type: "del" as const, key })),
-      ),
-    );
-  };
+  /** Deletes a row with all its keys, in its turn, if it is still stored; whether it was. */
+  const forget = (sendId: string) =>
+    inTurn(sendId, async () => {
+      const row = await get(sendId);
+      if (!row) return false;
+      await db.batch(Object.values(keysOf(row)).map((key) => ({ type: "del" as const, key })));
+      return true;
+    });
+
+  /** Forgets each of the sends; how many there were. */
+  const forgetAll = async (sendIds: readonly string[]) =>
+    (await Promise.all(sendIds.map(forget))).filter(Boolean).length;
 
   return {
     add: (row) =>
-      inTurn(async () => {
+      inTurn(row.sendId, async () => {
         if (await get(row.sendId)) return false;
         const keys = keysOf(row);
         await db.batch([
@@ -73,7 +76,7 @@ const outboxIn = (level: LevelStore): LocalOutboxStore => {
     get,
 
     claim: (sendId, claim) =>
-      inTurn(async () => {
+      inTurn(sendId, async () => {
         const row = await get(sendId);
         if (!row || row.attempts !== claim.attempt - 1 || !isOpen(row)) return undefined;
         // Another holder's claim stands until it ends, unless the queue says its holder is gone.
@@ -91,7 +94,7 @@ const outboxIn = (level: LevelStore): LocalOutboxStore => {
       }),
 
     settle: (sendId, token, settlement) =>
-      inTurn(async () => {
+      inTurn(sendId, async () => {
         const row = await get(sendId);
         if (row?.claimToken !== token) return false;
         await replace({
@@ -108,7 +111,7 @@ const outboxIn = (level: LevelStore): LocalOutboxStore => {
       }),
 
     skip: (sendId, note, at) =>
-      inTurn(async () => {
+      inTurn(sendId, async () => {
         const row = await get(sendId);
         if (!row || !isOpen(row)) return;
         await replace({
@@ -122,37 +125,27 @@ const outboxIn = (level: LevelStore): LocalOutboxStore => {
         });
       }),
 
-    reap: (now) =>
-      inTurn(async () => {
-        const sendIds: string[] = [];
-        for await (const key of db.keys({
-          gt: EXPIRY_PREFIX,
-          lt: expiryPrefix(epochSeconds(now.getTime())),
-        })) {
-          sendIds.push(key.slice(key.indexOf(SEPARATOR, EXPIRY_PREFIX.length) + 1));
-        }
-        const rows = (await Promise.all(sendIds.map(get))).filter(
-          (row): row is OutboxRow => row !== undefined,
-        );
-        await forget(rows);
-        return rows.length;
-      }),
+    async reap(now) {
+      const sendIds: string[] = [];
+      for await (const key of db.keys({
+        gt: EXPIRY_PREFIX,
+        lt: expiryPrefix(epochSeconds(now.getTime())),
+      })) {
+        sendIds.push(key.slice(key.indexOf(SEPARATOR, EXPIRY_PREFIX.length) + 1));
+      }
+      return forgetAll(sendIds);
+    },
 
-    purgeInstall: (appId, serviceId) =>
-      inTurn(async () => {
-        const prefix = installPrefix(appId, serviceId);
-        const sendIds: string[] = [];
-        for await (const key of db.keys({ gte: prefix, lt: `${prefix}\uffff` })) {
-          // A longer service id that begins with this one (and a NUL) has its own keys here.
-          const sendId = key.slice(prefix.length);
-          if (!sendId.includes(SEPARATOR)) sendIds.push(sendId);
-        }
-        const rows = (await Promise.all(sendIds.map(get))).filter(
-          (row): row is OutboxRow => row !== undefined,
-        );
-        await forget(rows);
-        return rows.length;
-      }),
+    async purgeInstall(appId, serviceId) {
+      const prefix = installPrefix(appId, serviceId);
+      const sendIds: string[] = [];
+      for await (const key of db.keys({ gte: prefix, lt: `${prefix}\uffff` })) {
+        // A longer service id that begins with this one (and a NUL) has its own keys here.
+        const sendId = key.slice(prefix.length);
+        if (!sendId.includes(SEPARATOR)) sendIds.push(sendId);
+      }
+      return forgetAll(sendIds);
+    },
 
     close: level.close,
   };
