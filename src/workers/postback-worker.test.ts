@@ -24,6 +24,7 @@ import type { OutgoingRequest, SendOutcome } from "../ports/postbacks.ts";
 import type { WorkMessage } from "../ports/work-queue.ts";
 import { parsePartnerConfig } from "../postbacks/config.ts";
 import type { PostbackJob } from "../postbacks/delivery.ts";
+import { createPartnerSlots, SLOW_REQUEST_MS } from "../postbacks/partner-slots.ts";
 import { sealPartnerConfig } from "../postbacks/secrets.ts";
 import { createPostbackTriggers } from "../postbacks/triggers.ts";
 import {
@@ -83,7 +84,7 @@ describe("the postback worker", () => {
   /** An app of its own per test, with its configurations, installs and a worker over them. */
   const setup = async (
     configs: { id: string; installs?: "won" | "all"; events?: boolean }[],
-    options: { perConfiguration?: number; busyWaitMs?: number } = {},
+    options: { slots?: { slowMax: number; room: number; waitMs: number } } = {},
   ) => {
     const appId = `${APP}.${++apps}`;
     for (const config of configs) {
@@ -136,8 +137,7 @@ describe("the postback worker", () => {
       },
       keyWrapper: wrapper,
       now: () => new Date(clock),
-      perConfiguration: options.perConfiguration,
-      busyWaitMs: options.busyWaitMs,
+      slots: options.slots && createPartnerSlots({ ...options.slots, now: () => clock }),
     });
     const triggers = createPostbackTriggers({
       configs: stores.postbackConfigs,
@@ -208,10 +208,9 @@ describe("the postback worker", () => {
     ).toBe(0);
   });
 
-  it("sets a busy configuration's message aside while another configuration's goes", async () => {
+  it("sets a slow configuration's message aside while another configuration's goes", async () => {
     const t = await setup([{ id: "slow" }, { id: "quick" }], {
-      perConfiguration: 1,
-      busyWaitMs: 20,
+      slots: { slowMax: 1, room: 1, waitMs: 20 },
     });
     let open = () => {};
     t.gates.set("slow.example", new Promise<void>((resolve) => (open = resolve)));
@@ -234,6 +233,9 @@ describe("the postback worker", () => {
     const [slow1, slow2] = slowJobs;
     if (!slow1 || !slow2) throw new Error("no slow sends");
     const hanging = t.worker(t.message(slow1));
+    await vi.waitFor(() => expect(t.sent).toHaveLength(1));
+    // Its request has taken long enough to find the partner slow.
+    t.tick(SLOW_REQUEST_MS);
     await t.worker(t.message(slow2));
     expect(t.take()).toEqual([{ job: slow2, delaySeconds: BUSY_DELAY_SECONDS }]);
     for (const job of quickJobs) await t.worker(t.message(job));
@@ -248,8 +250,8 @@ describe("the postback worker", () => {
     expect(t.sent.filter((request) => request.url.includes("slow"))).toHaveLength(2);
   });
 
-  it("has a busy configuration's next attempt wait for a request to end, and one past the waiting room set aside", async () => {
-    const t = await setup([{ id: "busy" }], { perConfiguration: 1, busyWaitMs: 60_000 });
+  it("has a slow configuration's next attempt wait for a request to end, and one past the waiting room set aside", async () => {
+    const t = await setup([{ id: "busy" }], { slots: { slowMax: 1, room: 1, waitMs: 60_000 } });
     let open = () => {};
     t.gates.set("busy.example", new Promise<void>((resolve) => (open = resolve)));
     for (const serviceId of ["d1", "d2", "d3"]) {
@@ -265,7 +267,8 @@ describe("the postback worker", () => {
     if (!first || !second || !third) throw new Error("three sends were not queued");
     const sending = t.worker(t.message(first));
     await vi.waitFor(() => expect(t.sent).toHaveLength(1));
-    // One request at once, and one attempt waiting its turn: the third has no room to wait.
+    t.tick(SLOW_REQUEST_MS);
+    // Slow: one request at once, and one attempt waiting its turn; the third has no room.
     const waiting = t.worker(t.message(second));
     await t.worker(t.message(third));
     expect(t.take()).toEqual([{ job: third, delaySeconds: BUSY_DELAY_SECONDS }]);

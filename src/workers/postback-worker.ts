@@ -13,12 +13,10 @@
  * whose outcome was never recorded. A message of an attempt already made only makes sure the
  * next one is queued.
  *
- * One slow partner cannot hold the others' sends: a request ends within 10 s, and a process
- * has at most PER_CONFIGURATION requests to one configuration at once. An attempt past that
- * waits a moment for one of them to end (a partner that answers quickly frees one within
- * milliseconds), as at most PER_CONFIGURATION others of that configuration do; past that, or
- * once the moment is over, its message comes back a few seconds later, leaving the worker's
- * other slots to other partners.
+ * One slow partner cannot hold the others' sends: a request ends within 10 s, and a partner
+ * found slow may have a quarter of the worker's slots in requests and a quarter waiting a
+ * moment for one of them to end (src/postbacks/partner-slots.ts); an attempt past that comes
+ * back a few seconds later, unclaimed. A partner that answers quickly may have every slot.
  */
 import { randomUUID } from "node:crypto";
 import { createHttpSender } from "../adapters/postback-sender/http-sender.ts";
@@ -55,13 +53,17 @@ import {
   templateUrlOf,
   webhookRequestOf,
 } from "../postbacks/delivery.ts";
+import { createPartnerSlots, type PartnerSlots } from "../postbacks/partner-slots.ts";
 import { attemptLog, RETRY_POLICY, verdictOf } from "../postbacks/retries.ts";
 import { eventDecision, installDecision, type SkipReason } from "../postbacks/rules.ts";
 import { openPartnerConfig, openWebhookConfig } from "../postbacks/secrets.ts";
 import { POSTBACK_WORKER } from "./workers.ts";
 
-/** Requests to one configuration one process has at once. */
-export const PER_CONFIGURATION = 8;
+const SLOTS = POSTBACK_WORKER.concurrency ?? POSTBACK_WORKER.batchSize;
+/** Requests to one slow configuration one process has at once. */
+export const SLOW_PER_CONFIGURATION = SLOTS / 4;
+/** Attempts of one slow configuration that may wait for one of its requests to end. */
+export const BUSY_WAITING = SLOTS / 4;
 /** How long an attempt waits for a busy configuration's request to end before it is set aside. */
 export const BUSY_WAIT_MS = 1_000;
 /** How soon a message set aside for a busy configuration comes back. */
@@ -92,8 +94,8 @@ export interface PostbackWorkerDeps {
   /** Opens the configurations' secret values (src/postbacks/secrets.ts). */
   readonly keyWrapper: KeyWrapper;
   readonly now?: () => Date;
-  readonly perConfiguration?: number;
-  readonly busyWaitMs?: number;
+  /** Places for requests, per configuration (src/postbacks/partner-slots.ts). */
+  readonly slots?: PartnerSlots;
 }
 
 const SKIPPED: Readonly<Record<SkipReason, string>> = {
@@ -114,53 +116,6 @@ const delayUntil = (at: string | null, now: Date): number =>
 const noteOf = (outcome: SendOutcome, error: string | null): string | null =>
   error ?? (outcome.kind === "answer" ? `answered ${outcome.status}` : null);
 
-/**
- * At most `max` at once per key, in this process; up to `max` more wait their turn, each at
- * most `waitMs`, and are handed a slot in the order they came.
- */
-const perKeyLimit = (max: number, waitMs: number) => {
-  const running = new Map<string, number>();
-  const waiting = new Map<string, Array<() => void>>();
-  return {
-    /** Resolves true with a slot, false when there is none within the wait (or no room to wait). */
-    take(key: string): Promise<boolean> {
-      const now = running.get(key) ?? 0;
-      if (now < max) {
-        running.set(key, now + 1);
-        return Promise.resolve(true);
-      }
-      const queue = waiting.get(key) ?? [];
-      if (queue.length >= max || waitMs <= 0) return Promise.resolve(false);
-      waiting.set(key, queue);
-      return new Promise((resolve) => {
-        const handOver = () => {
-          clearTimeout(timer);
-          resolve(true);
-        };
-        const timer = setTimeout(() => {
-          queue.splice(queue.indexOf(handOver), 1);
-          if (queue.length === 0) waiting.delete(key);
-          resolve(false);
-        }, waitMs);
-        queue.push(handOver);
-      });
-    },
-    give(key: string): void {
-      const queue = waiting.get(key);
-      const next = queue?.shift();
-      if (next) {
-        // The slot passes to the next in line: as many run as before.
-        if (queue?.length === 0) waiting.delete(key);
-        next();
-        return;
-      }
-      const now = (running.get(key) ?? 1) - 1;
-      if (now <= 0) running.delete(key);
-      else running.set(key, now);
-    },
-  };
-};
-
 /** What an attempt sends, or why it sends nothing; with the secrets its log masks. */
 type Prepared =
   | { readonly skip: string }
@@ -173,10 +128,14 @@ type Prepared =
 
 export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<PostbackJob> => {
   const now = deps.now ?? (() => new Date());
-  const limit = perKeyLimit(
-    deps.perConfiguration ?? PER_CONFIGURATION,
-    deps.busyWaitMs ?? BUSY_WAIT_MS,
-  );
+  const slots =
+    deps.slots ??
+    createPartnerSlots({
+      slowMax: SLOW_PER_CONFIGURATION,
+      room: BUSY_WAITING,
+      waitMs: BUSY_WAIT_MS,
+      now: () => now().getTime(),
+    });
   const opened = new Map<string, { config: Promise<unknown>; until: number }>();
 
   /** A configuration's secrets opened once per version and process, for a few minutes. */
@@ -299,8 +258,8 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     prepared: Extract<Prepared, { request: unknown }>,
     takeOver: boolean,
   ): Promise<{ token: string; outcome: SendOutcome } | undefined> => {
-    const key = `${row.appId}#${row.target}#${row.configId}`;
-    if (!(await limit.take(key))) {
+    const slot = await slots.take(`${row.appId}#${row.target}#${row.configId}`);
+    if (!slot) {
       await deps.queue.send([job], { delaySeconds: BUSY_DELAY_SECONDS });
       return undefined;
     }
@@ -324,7 +283,7 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
           : await deps.sender.send(request);
       return { token, outcome };
     } finally {
-      limit.give(key);
+      slot.end();
     }
   };
 

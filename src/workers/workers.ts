@@ -68,7 +68,8 @@ export const POSTBACK_WORKER = defineWorker({
   retryAfterSeconds: 60,
   batchSize: 10,
   // An attempt mostly waits on a partner's answer (10 s at most): many at once, and at most
-  // 8 of one configuration (./postback-worker.ts), so a slow partner leaves room to the rest.
+  // half of them requests to one configuration (./postback-worker.ts), so a slow partner
+  // leaves room to the rest.
   concurrency: 32,
   // No backlog bound: ingestion and attribution, which queue sends, never wait on partners.
   maxConcurrency: 20,

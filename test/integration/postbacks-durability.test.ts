@@ -2,9 +2,9 @@
  * Postbacks across a `kill -9` of the service, as `npm start` runs it: a send queued once its
  * install is attributed and not sent yet when the process dies goes once after the restart,
  * and one that was already delivered does not go again. The send is kept from going before
- * the kill by a slow partner: 8 of its sends hang at the mock network, the most one
- * configuration may have at once, so the ninth waits in the queue while another partner's
- * send of the same install goes at once (one slow partner holds no one else's sends).
+ * the kill by a slow partner: 8 of its sends hang at the mock network, the most a
+ * configuration found slow may have at once, so the next waits in the queue while another
+ * partner's send of the same install goes at once (one slow partner holds no one else's sends).
  */
 
 import { once } from "node:events";
@@ -23,10 +23,11 @@ import { createKeyFileWrapper } from "../../src/adapters/key-file/key-file-wrapp
 import { dataPaths, readRuntimeInfo } from "../../src/embedded/data-dir.ts";
 import { LOCAL_TABLE_NAMES } from "../../src/embedded/local-dynamodb.ts";
 import { parsePartnerConfig } from "../../src/postbacks/config.ts";
+import { SLOW_REQUEST_MS } from "../../src/postbacks/partner-slots.ts";
 import { sendIdOf } from "../../src/postbacks/rules.ts";
 import { sealPartnerConfig } from "../../src/postbacks/secrets.ts";
 import { sendConfigKey } from "../../src/postbacks/triggers.ts";
-import { PER_CONFIGURATION } from "../../src/workers/postback-worker.ts";
+import { SLOW_PER_CONFIGURATION } from "../../src/workers/postback-worker.ts";
 import { type MockNetwork, type Received, startMockNetwork } from "../support/mock-network.ts";
 import { createAppWithCli, type Service, startService, stopService } from "../support/service.ts";
 
@@ -109,11 +110,13 @@ describe("postbacks across a kill -9", () => {
     mock.received.filter((r) => r.path === path && r.query.get("sid") === serviceId);
 
   it("sends a postback queued before the kill once after the restart, and a delivered one not again", async () => {
-    const hanging = Array.from({ length: PER_CONFIGURATION }, (_, i) => `hang-${i}`);
+    const hanging = Array.from({ length: SLOW_PER_CONFIGURATION }, (_, i) => `hang-${i}`);
     for (const serviceId of hanging) await install(serviceId);
-    await mock.waitFor((r) => r.path === "/slow", PER_CONFIGURATION);
-    await mock.waitFor((r) => r.path === "/fast", PER_CONFIGURATION);
+    await mock.waitFor((r) => r.path === "/slow", SLOW_PER_CONFIGURATION);
+    await mock.waitFor((r) => r.path === "/fast", SLOW_PER_CONFIGURATION);
 
+    // Unanswered this long, the partner is found slow, and holds as many requests as it may.
+    await sleep(SLOW_REQUEST_MS + 500);
     // Attributed, its sends queued: the fast partner's goes, the slow one's waits its turn.
     await install("waiting");
     await mock.waitFor((r) => r.path === "/fast" && r.query.get("sid") === "waiting");
@@ -141,7 +144,7 @@ describe("postbacks across a kill -9", () => {
     // The sends the kill cut off are made again (delivery is at least once), and answered.
     await mock.waitFor(
       (r) => r.path === "/slow" && r.status === 200 && hanging.includes(r.query.get("sid") ?? ""),
-      PER_CONFIGURATION,
+      SLOW_PER_CONFIGURATION,
     );
     await sleep(1_000);
     expect(sent?.status).toBe(200);
