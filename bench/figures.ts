@@ -9,9 +9,18 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { dataPaths } from "../src/embedded/data-dir.ts";
 import type { LoadResult } from "./http-load.ts";
 
-/** User plus system CPU seconds of a process so far, from Linux's /proc (clock ticks of 10 ms). */
-export const cpuSeconds = async (pid: number | undefined): Promise<number> => {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+/**
+ * User plus system CPU seconds of a process so far, from Linux's /proc (clock ticks of 10 ms);
+ * of its main thread alone with `mainThread`.
+ */
+export const cpuSeconds = async (
+  pid: number | undefined,
+  options: { readonly mainThread?: boolean } = {},
+): Promise<number> => {
+  const stat = await readFile(
+    options.mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`,
+    "utf8",
+  );
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // utime and stime are fields 14 and 15 of stat(5); fields[0] here is field 3.
   return (Number(fields[11]) + Number(fields[12])) / 100;

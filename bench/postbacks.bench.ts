@@ -14,7 +14,7 @@ import { readRuntimeInfo } from "../src/embedded/data-dir.ts";
 import { androidInstallRequest } from "../test/support/installs.ts";
 import { startMockNetwork } from "../test/support/mock-network.ts";
 import { createAppWithCli, startService, stopService } from "../test/support/service.ts";
-import { measuredOn, printFailures, writeDocsSection } from "./figures.ts";
+import { cpuSeconds, measuredOn, printFailures, writeDocsSection } from "./figures.ts";
 import { type GetRequest, type LoadResult, percentile, runLoad, runOpenLoop } from "./http-load.ts";
 import { postbacksSection } from "./sections.ts";
 
@@ -129,6 +129,12 @@ const main = async () => {
     const serviceIds = referrers.map((_, i) => `bench-postback-${i}`);
     const dueAt: number[] = [];
     const burstSeconds = referrers.length / INSTALLS_PER_SECOND;
+    const pid = service.child.pid;
+    const before = {
+      at: performance.now(),
+      thread: await cpuSeconds(pid, { mainThread: true }),
+      process: await cpuSeconds(pid),
+    };
     const [burst, during] = await Promise.all([
       runOpenLoop({
         url: service.url,
@@ -154,6 +160,11 @@ const main = async () => {
         check: accepted,
       }),
     ]);
+    const burstMs = performance.now() - before.at;
+    const busy = {
+      thread: ((await cpuSeconds(pid, { mainThread: true })) - before.thread) / (burstMs / 1000),
+      cores: ((await cpuSeconds(pid)) - before.process) / (burstMs / 1000),
+    };
     printFailures("burst", burst);
     printFailures("probe during the burst", during);
 
@@ -186,8 +197,12 @@ const main = async () => {
       lost,
       twice,
       installP99Ms: p99(burst),
+      probeIdleP50Ms: percentile(idle.latencies, 50),
+      probeBurstP50Ms: percentile(during.latencies, 50),
       probeIdleP99Ms: p99(idle),
       probeBurstP99Ms: p99(during),
+      serviceThreadBusy: busy.thread,
+      serviceCores: busy.cores,
       targetP99Ms: TARGET_P99_MS,
       targetIngestRatio: TARGET_INGEST_RATIO,
       failedRequests: burst.failed + during.failed + idle.failed + taps.failed,

@@ -533,8 +533,13 @@ export interface PostbackFigures {
   readonly twice: number;
   readonly installP99Ms: number;
   /** Another app's event batches, alone and during the burst. */
+  readonly probeIdleP50Ms: number;
+  readonly probeBurstP50Ms: number;
   readonly probeIdleP99Ms: number;
   readonly probeBurstP99Ms: number;
+  /** During the burst: the share of it the service's main thread ran, and its process's cores. */
+  readonly serviceThreadBusy: number;
+  readonly serviceCores: number;
   readonly targetP99Ms: number;
   readonly targetIngestRatio: number;
   readonly failedRequests: number;
@@ -561,7 +566,8 @@ burst and during it.`,
       `- install to postback p99: ${msText(f.p99Ms, 0)} (target under ${count(f.targetP99Ms)} ms: ${met(f.p99Ms < f.targetP99Ms)})`,
       `- postbacks lost: ${count(f.lost)}, sent twice: ${count(f.twice)} (target none: ${met(f.lost === 0 && f.twice === 0)})`,
       `- the installs' own p99: ${msText(f.installP99Ms)}; requests refused or failed: ${count(f.failedRequests)}`,
-      `- another app's event batches, p99 alone ${msText(f.probeIdleP99Ms)} and during the burst ${msText(f.probeBurstP99Ms)}: ${fixed(ratio, 2)} times (target at most ${f.targetIngestRatio}: ${met(ratio <= f.targetIngestRatio)})`,
+      `- another app's event batches, p99 alone ${msText(f.probeIdleP99Ms)} and during the burst ${msText(f.probeBurstP99Ms)}: ${fixed(ratio, 2)} times (target at most ${f.targetIngestRatio}: ${met(ratio <= f.targetIngestRatio)}); their median alone ${msText(f.probeIdleP50Ms)}, during the burst ${msText(f.probeBurstP50Ms)}`,
+      `- during the burst the service's main thread, which answers every request and runs the workers, was busy ${fixed(f.serviceThreadBusy * 100, 0)}% of the time, and the service used ${fixed(f.serviceCores, 2)} of the machine's cores`,
     ],
     f.measured,
   );

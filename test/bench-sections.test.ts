@@ -265,8 +265,12 @@ describe("benchmark sections", () => {
       lost: 0,
       twice: 0,
       installP99Ms: 20,
+      probeIdleP50Ms: 3,
+      probeBurstP50Ms: 4,
       probeIdleP99Ms: 10,
       probeBurstP99Ms: 15,
+      serviceThreadBusy: 0.9,
+      serviceCores: 1.25,
       targetP99Ms: 5_000,
       targetIngestRatio: 2,
       failedRequests: 0,
@@ -276,6 +280,10 @@ describe("benchmark sections", () => {
     expect(met).toContain("| install to postback | 300 ms | 1200 ms | 2000 ms |");
     expect(met).toContain("(target under 5,000 ms: met)");
     expect(met).toContain("1.50 times (target at most 2: met)");
+    expect(met).toContain("median alone 3.0 ms, during the burst 4.0 ms");
+    expect(met).toContain(
+      "was busy 90% of the time, and the service used 1.25 of the machine's cores",
+    );
     expect(met).toContain("sent twice: 0 (target none: met)");
     tablesAreWhole(met);
     expect(met.endsWith(MEASURED)).toBe(true);
