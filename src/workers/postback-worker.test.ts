@@ -164,6 +164,18 @@ describe("the postback worker", () => {
     });
     /** The jobs queued so far, taken. */
     const take = () => queued.splice(0);
+    /** Organic installs, each resolved and its sends triggered, in turn. */
+    const organicInstalls = async (serviceIds: readonly string[]) => {
+      for (const serviceId of serviceIds) {
+        resolve(serviceId, "organic", "organic");
+        await triggers.installResolved({
+          appId,
+          serviceId,
+          attribution: { status: "organic", mediaSource: "organic" },
+          ip: null,
+        });
+      }
+    };
     return {
       appId,
       worker,
@@ -174,6 +186,7 @@ describe("the postback worker", () => {
       gates,
       message,
       take,
+      organicInstalls,
       tick: (ms: number) => {
         clock += ms;
       },
@@ -214,15 +227,7 @@ describe("the postback worker", () => {
     });
     let open = () => {};
     t.gates.set("slow.example", new Promise<void>((resolve) => (open = resolve)));
-    for (const serviceId of ["d1", "d2"]) {
-      t.resolve(serviceId, "organic", "organic");
-      await t.triggers.installResolved({
-        appId: t.appId,
-        serviceId,
-        attribution: { status: "organic", mediaSource: "organic" },
-        ip: null,
-      });
-    }
+    await t.organicInstalls(["d1", "d2"]);
     const jobs = t.take().map((queued) => queued.job);
     const slowJobs: PostbackJob[] = [];
     const quickJobs: PostbackJob[] = [];
@@ -254,15 +259,7 @@ describe("the postback worker", () => {
     const t = await setup([{ id: "busy" }], { slots: { slowMax: 1, room: 1, waitMs: 60_000 } });
     let open = () => {};
     t.gates.set("busy.example", new Promise<void>((resolve) => (open = resolve)));
-    for (const serviceId of ["d1", "d2", "d3"]) {
-      t.resolve(serviceId, "organic", "organic");
-      await t.triggers.installResolved({
-        appId: t.appId,
-        serviceId,
-        attribution: { status: "organic", mediaSource: "organic" },
-        ip: null,
-      });
-    }
+    await t.organicInstalls(["d1", "d2", "d3"]);
     const [first, second, third] = t.take().map((queued) => queued.job);
     if (!first || !second || !third) throw new Error("three sends were not queued");
     const sending = t.worker(t.message(first));
@@ -363,15 +360,7 @@ describe("the postback worker", () => {
 
   it("skips a send whose configuration went, or whose install was deleted", async () => {
     const t = await setup([{ id: "removed" }, { id: "kept" }]);
-    for (const serviceId of ["d1", "d2"]) {
-      t.resolve(serviceId, "organic", "organic");
-      await t.triggers.installResolved({
-        appId: t.appId,
-        serviceId,
-        attribution: { status: "organic", mediaSource: "organic" },
-        ip: null,
-      });
-    }
+    await t.organicInstalls(["d1", "d2"]);
     await stores.postbackConfigs.delete(t.appId, "partner", "removed");
     t.deletions.set("d2", [
       {

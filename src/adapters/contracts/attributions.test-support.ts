@@ -8,11 +8,12 @@
  * after; the sweeper's list of what is open (unresolved, or resolved with its lake rows
  * unwritten) requested before a time; deletion.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resultOf } from "../../attribution/results.ts";
 import { DEFAULT_ATTRIBUTION } from "../../attribution/settings.ts";
 import type { InstallFacts } from "../../domain/install-facts.ts";
 import type { AttributionResult, AttributionStore } from "../../ports/attributions.ts";
+import { underTest } from "./under-test.test-support.ts";
 
 export interface AttributionStoreUnderTest {
   readonly store: AttributionStore;
@@ -58,15 +59,8 @@ export const describeAttributionStoreContract = (
   factory: () => Promise<AttributionStoreUnderTest>,
 ): void => {
   describe(`the attribution store: ${name}`, () => {
-    let subject: AttributionStoreUnderTest | undefined;
-    beforeAll(async () => {
-      subject = await factory();
-    }, 120_000);
-    afterAll(() => subject?.close());
-    const store = () => {
-      if (!subject) throw new Error("the store did not start");
-      return subject.store;
-    };
+    const subject = underTest(factory);
+    const store = () => subject().store;
     /** The app's open attributions requested before `before`, by service id. */
     const openOf = async (appId: string, before: string) =>
       (await store().listOpen(new Date(before)))

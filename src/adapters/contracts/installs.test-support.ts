@@ -7,9 +7,10 @@
  * id, a repeat answered with the first; its consent replaced, never making an install; an iOS
  * device's installs by IDFV; deletion.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import type { Install, InstallHistory, InstallStore } from "../../ports/installs.ts";
+import { underTest } from "./under-test.test-support.ts";
 
 export interface InstallStoreUnderTest {
   readonly store: InstallStore & InstallHistory;
@@ -38,15 +39,8 @@ export const describeInstallStoreContract = (
   factory: () => Promise<InstallStoreUnderTest>,
 ): void => {
   describe(`the install store: ${name}`, () => {
-    let subject: InstallStoreUnderTest | undefined;
-    beforeAll(async () => {
-      subject = await factory();
-    }, 120_000);
-    afterAll(() => subject?.close());
-    const store = () => {
-      if (!subject) throw new Error("the store did not start");
-      return subject.store;
-    };
+    const subject = underTest(factory);
+    const store = () => subject().store;
 
     it("stores an install once per app and service id; a repeat returns the first", async () => {
       const [app, other] = [freshApp(), freshApp()];

@@ -5,7 +5,7 @@
  * `describePostbackStoresContract` with a factory of its own side; the `it`s are the same and
  * share its stores, each with an app of its own.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   DEFAULT_POSTBACK_SETTINGS,
   type DeliveryLog,
@@ -16,6 +16,7 @@ import {
   type StoredPartnerConfig,
   type StoredWebhookConfig,
 } from "../../ports/postbacks.ts";
+import { underTest } from "./under-test.test-support.ts";
 
 export interface PostbackStoresUnderTest {
   readonly configs: PostbackConfigStore;
@@ -119,15 +120,7 @@ export const describePostbackStoresContract = (
   factory: () => Promise<PostbackStoresUnderTest>,
 ): void => {
   describe(`the postback stores: ${name}`, () => {
-    let subject: PostbackStoresUnderTest | undefined;
-    beforeAll(async () => {
-      subject = await factory();
-    }, 120_000);
-    afterAll(() => subject?.close());
-    const stores = () => {
-      if (!subject) throw new Error("the stores did not start");
-      return subject;
-    };
+    const stores = underTest(factory);
 
     it("keeps an app's configurations and settings, and only that app's", async () => {
       const { configs } = stores();
