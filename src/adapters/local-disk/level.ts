@@ -26,10 +26,19 @@ export interface LevelStore {
   close(): Promise<void>;
 }
 
+/**
+ * Table files LevelDB keeps open. It reads them through mmap, and each open one (up to 2 MB)
+ * counts in the process's resident memory once read: with LevelDB's default of 1,000, memory
+ * would grow with a store of every install until a thousand were mapped. 74 keeps 64 (LevelDB
+ * holds 10 for itself), as for the embedded DynamoDB (src/embedded/dynalite-server.mjs).
+ */
+const MAX_OPEN_FILES = 74;
+
 export const openLevelStore = async (dir: string): Promise<LevelStore> => {
   const db: LevelDb = new ClassicLevel<string, string>(dir, {
     keyEncoding: "utf8",
     valueEncoding: "utf8",
+    maxOpenFiles: MAX_OPEN_FILES,
   });
   await db.open();
   /** Each key's last write given, while one is under way. */
