@@ -30,7 +30,6 @@
  * `put`, the click log's batches and a network report's, is synced too, as the click log's
  * groups are, so that a click the log counts as applied outlasts a power cut.
  */
-import { ClassicLevel } from "classic-level";
 import type { AddressSighting, SightingWindow } from "../../ports/address-crowds.ts";
 import type { Touch, TouchStore, TouchWindow } from "../../ports/touches.ts";
 import { ipMatchKey } from "../../touches/ip.ts";
@@ -43,6 +42,7 @@ import {
   touchSortKey,
   windowEndKey,
 } from "../../touches/lookup-keys.ts";
+import { keyPart, type LevelDb, openLevelStore, SEPARATOR } from "../local-disk/level.ts";
 
 export interface LocalTouchStore extends TouchStore {
   /**
@@ -55,10 +55,8 @@ export interface LocalTouchStore extends TouchStore {
   close(): Promise<void>;
 }
 
-const SEPARATOR = "\u0000";
-/** A lookup key's NUL, written so that no lookup key's range reaches into another's. */
-const escaped = (key: string) =>
-  key.includes(SEPARATOR) ? key.replaceAll(SEPARATOR, `${SEPARATOR}\u0001`) : key;
+/** A lookup key's NUL is written so that no lookup key's range reaches into another's. */
+const escaped = keyPart;
 const indexPrefix = (space: "m" | "i" | "s", key: string) =>
   `${space}${SEPARATOR}${escaped(key)}${SEPARATOR}`;
 
@@ -85,7 +83,7 @@ const touchKeys = (touch: Touch) => {
   return { main, lookups, expiry: expiryKey(touchExpirySeconds(touch.touchTime), main) };
 };
 
-type Batch = ReturnType<ClassicLevel<string, string>["batch"]>;
+type Batch = ReturnType<LevelDb["batch"]>;
 
 const write = (batch: Batch, touch: Touch) => {
   const { main, lookups, expiry } = touchKeys(touch);
@@ -101,12 +99,11 @@ const parse = (text: string) => JSON.parse(text) as Touch;
 const REAP_BATCH = 1_000;
 
 export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore> => {
-  const db = new ClassicLevel<string, string>(dir, {
-    keyEncoding: "utf8",
-    valueEncoding: "utf8",
-  });
-  await db.open();
+  const level = await openLevelStore(dir);
+  const { db } = level;
 
+  // Writes that read first take one turn across the store, not one per key (../local-disk/
+  // level.ts's): the click log's batches write hundreds of touches at once, and a reap many.
   /** Writes that read first, one after another. */
   let turn: Promise<unknown> = Promise.resolve();
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
@@ -287,6 +284,6 @@ export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore>
       }
     },
 
-    close: () => inTurn(() => db.close()),
+    close: () => inTurn(() => level.close()),
   };
 };
