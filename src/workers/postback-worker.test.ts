@@ -115,6 +115,9 @@ describe("the postback worker", () => {
       },
     };
     let clock = T0;
+    const slots = options.slots && createPartnerSlots({ ...options.slots, now: () => clock });
+    /** Attempts that have asked for a place for their request so far. */
+    let slotAsks = 0;
     const worker = createPostbackWorker({
       apps: { get: async () => undefined },
       installs: {
@@ -137,7 +140,12 @@ describe("the postback worker", () => {
       },
       keyWrapper: wrapper,
       now: () => new Date(clock),
-      slots: options.slots && createPartnerSlots({ ...options.slots, now: () => clock }),
+      slots: slots && {
+        take: (key) => {
+          slotAsks += 1;
+          return slots.take(key);
+        },
+      },
     });
     const triggers = createPostbackTriggers({
       configs: stores.postbackConfigs,
@@ -187,6 +195,7 @@ describe("the postback worker", () => {
       message,
       take,
       organicInstalls,
+      slotAsks: () => slotAsks,
       tick: (ms: number) => {
         clock += ms;
       },
@@ -267,6 +276,8 @@ describe("the postback worker", () => {
     t.tick(SLOW_REQUEST_MS);
     // Slow: one request at once, and one attempt waiting its turn; the third has no room.
     const waiting = t.worker(t.message(second));
+    // The second is in the waiting room before the third asks.
+    await vi.waitFor(() => expect(t.slotAsks()).toBe(2));
     await t.worker(t.message(third));
     expect(t.take()).toEqual([{ job: third, delaySeconds: BUSY_DELAY_SECONDS }]);
     expect(t.sent).toHaveLength(1);
