@@ -143,9 +143,39 @@ const CACHING_DISABLED = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad";
 
 describe("the link host's distribution", () => {
   it("caches no tap: every one reaches the tap function", () => {
-    const behavior = distributionOf(stack, template).DefaultCacheBehavior;
-    expect(behavior.CachePolicyId).toBe(CACHING_DISABLED);
-    expect(distributionOf(stack, template).CacheBehaviors).toBeUndefined();
+    const config = distributionOf(stack, template);
+    for (const behavior of [config.DefaultCacheBehavior, ...config.CacheBehaviors]) {
+      expect(behavior.CachePolicyId).toBe(CACHING_DISABLED);
+    }
+  });
+
+  it("lets Apple's devices post their postbacks' copies, with the trailing slash they send, and takes only GET and HEAD elsewhere", () => {
+    const config = distributionOf(stack, template);
+    expect(config.DefaultCacheBehavior.AllowedMethods).toEqual(["GET", "HEAD"]);
+    const posted = LINK_HOST_ROUTES.filter((route) => route.method !== "GET");
+    expect(posted.map((route) => route.id)).toEqual(["apple-postback"]);
+    const [behavior, ...others] = config.CacheBehaviors;
+    expect(others).toEqual([]);
+    expect(behavior.PathPattern).toBe("/.well-known/*/report-attribution*");
+    expect(behavior.AllowedMethods).toContain("POST");
+    // CloudFront's `*` is any run of characters: both frameworks' paths, with and without
+    // the final slash, fall under it, and no tap's path does.
+    const pattern = new RegExp(
+      `^${behavior.PathPattern.replace(/[.]/g, "\\.").replace(/\*/g, ".*")}$`,
+    );
+    for (const path of [
+      "/.well-known/skadnetwork/report-attribution/",
+      "/.well-known/appattribution/report-attribution/",
+      "/.well-known/skadnetwork/report-attribution",
+    ]) {
+      expect(path).toMatch(pattern);
+    }
+    expect("/summer-sale").not.toMatch(pattern);
+    expect("/.well-known/apple-app-site-association").not.toMatch(pattern);
+    // The same origin, its secret header and what it forwards as every tap's.
+    for (const key of ["TargetOriginId", "OriginRequestPolicyId", "ViewerProtocolPolicy"]) {
+      expect(behavior[key]).toEqual(config.DefaultCacheBehavior[key]);
+    }
   });
 
   it("forwards what a tap reads, the viewer's address and the client hints included, and every query parameter", () => {

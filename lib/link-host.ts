@@ -77,6 +77,13 @@ export const FORWARDED_HEADERS = [
   "Sec-CH-UA-Platform-Version",
 ];
 
+/**
+ * A route's path as a distribution's path pattern: each `{parameter}` any one segment's text,
+ * and anything after it, as the trailing slash Apple's devices post to.
+ */
+export const distributionPathPattern = (path: string): string =>
+  `${path.replace(/\{[^}]+\}/g, "*")}*`;
+
 export interface LinkHostProps {
   /** One binding per link host route: a route added without one fails to compile. */
   readonly routes: { readonly [K in LinkHostRouteId]: FunctionBinding };
@@ -219,20 +226,28 @@ export class LinkHost extends Construct {
       queryStringBehavior: OriginRequestQueryStringBehavior.all(),
       cookieBehavior: OriginRequestCookieBehavior.none(),
     });
+    const behavior = {
+      origin: new HttpOrigin(originHost, {
+        protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+        originSslProtocols: [OriginSslPolicy.TLS_V1_2],
+        customHeaders: { [ORIGIN_HEADER]: secretValue },
+      }),
+      viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      // Every tap must reach the tap function: nothing is answered from a cache.
+      cachePolicy: CachePolicy.CACHING_DISABLED,
+      originRequestPolicy: forwarded,
+    };
     this.distribution = new Distribution(this, "Distribution", {
       comment: "Attribution service link host",
-      defaultBehavior: {
-        origin: new HttpOrigin(originHost, {
-          protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
-          originSslProtocols: [OriginSslPolicy.TLS_V1_2],
-          customHeaders: { [ORIGIN_HEADER]: secretValue },
-        }),
-        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-        allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
-        // Every tap must reach the tap function: nothing is answered from a cache.
-        cachePolicy: CachePolicy.CACHING_DISABLED,
-        originRequestPolicy: forwarded,
-      },
+      defaultBehavior: { ...behavior, allowedMethods: AllowedMethods.ALLOW_GET_HEAD },
+      // A route taking another method (Apple's devices post their postbacks' copies) is let
+      // through on its own path; every other path stays GET and HEAD.
+      additionalBehaviors: Object.fromEntries(
+        LINK_HOST_ROUTES.filter((route) => route.method !== "GET").map((route) => [
+          distributionPathPattern(route.path),
+          { ...behavior, allowedMethods: AllowedMethods.ALLOW_ALL },
+        ]),
+      ),
       ...(domain && {
         domainNames: [domain.name],
         certificate: Certificate.fromCertificateArn(
