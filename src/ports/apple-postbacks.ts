@@ -84,6 +84,8 @@ export interface ApplePostbackGroup {
   readonly sequenceIndex: number;
   readonly didWin: boolean;
   readonly redownload: boolean;
+  /** AdAttributionKit's re-engagement: an ad that brought a user back to an installed app. */
+  readonly reengagement: boolean;
   readonly conversionValue: number | null;
   readonly coarseValue: CoarseValue | null;
   readonly verification: Pick<Verification, "status" | "environment">;

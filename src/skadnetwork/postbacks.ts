@@ -23,6 +23,9 @@ export const POSTBACK_KINDS = [
   "adattributionkit",
 ] as const satisfies readonly PostbackKind[];
 
+/** AdAttributionKit's `conversion-type` of an ad that brought a user back to the installed app. */
+export const REENGAGEMENT = "re-engagement";
+
 export const COARSE_VALUES = ["low", "medium", "high"] as const satisfies readonly CoarseValue[];
 
 export type { CoarseValue, PostbackKind, ReceivedPostback, Verification };

@@ -8,6 +8,7 @@ import { type Dialect, sqlString } from "../lake/export-query.ts";
 import type { ApplePostbackGroup, CoarseValue } from "../ports/apple-postbacks.ts";
 import { dayOf } from "../reports/days.ts";
 import { partitionsOfDays, timestampLiteral } from "../reports/queries.ts";
+import { REENGAGEMENT } from "./postbacks.ts";
 
 /** The columns the report groups by, as the lake names them. */
 const KEYS = [
@@ -16,6 +17,7 @@ const KEYS = [
   "postback_sequence_index",
   "did_win",
   "redownload",
+  "conversion_type",
   "conversion_value",
   "coarse_conversion_value",
   "verification",
@@ -71,6 +73,7 @@ export const applePostbackGroupOf = (
     sequenceIndex: numberOf("postback_sequence_index", values.postback_sequence_index),
     didWin: numberOf("did_win", values.did_win) === 1,
     redownload: numberOf("redownload", values.redownload) === 1,
+    reengagement: textOf(values.conversion_type) === REENGAGEMENT,
     conversionValue: fine === null ? null : numberOf("conversion_value", fine),
     coarseValue: coarse !== null && COARSE.has(coarse) ? (coarse as CoarseValue) : null,
     verification: {

@@ -1,7 +1,7 @@
 /**
  * The SKAdNetwork section of an iOS app's overview, from its stored postbacks of a window:
  * installs by ad network (its media source) and source identifier (the campaign), redownloads
- * apart; each conversion window's values decoded with the app's schema (how many reached each
+ * and AdAttributionKit's re-engagements apart; each conversion window's values decoded with the app's schema (how many reached each
  * rule); and the crowd anonymity tier each first-window postback implies (a fine value: the
  * highest tiers; a coarse value only: a lower one; neither: the lowest). Only postbacks that
  * count are in it (verified with Apple's production key), unless the owner asks for the rest.
@@ -9,7 +9,7 @@
 import type { ApplePostbackGroup, StoredApplePostback } from "../ports/apple-postbacks.ts";
 import { mediaSourceOf } from "./ad-networks.ts";
 import { type ConversionSchemaRequest, meaningOf } from "./conversion-schema.ts";
-import { type CoarseValue, counts } from "./postbacks.ts";
+import { type CoarseValue, counts, REENGAGEMENT } from "./postbacks.ts";
 
 export interface SkadnetworkReport {
   readonly postbacks: {
@@ -25,6 +25,8 @@ export interface SkadnetworkReport {
     /** First-window postbacks that won: the installs. */
     readonly installs: number;
     readonly redownloads: number;
+    /** First-window winning AdAttributionKit postbacks of users brought back to the app. */
+    readonly reengagements: number;
     /** Postbacks of the second and third windows. */
     readonly later_postbacks: number;
   }[];
@@ -48,6 +50,7 @@ export const groupsOf = (postbacks: readonly StoredApplePostback[]): ApplePostba
     sequenceIndex: postback.sequenceIndex,
     didWin: postback.didWin,
     redownload: postback.redownload,
+    reengagement: postback.conversionType === REENGAGEMENT,
     conversionValue: postback.conversionValue,
     coarseValue: postback.coarseValue,
     verification: postback.verification,
@@ -79,13 +82,21 @@ export const skadnetworkReport = (
       source_identifier: postback.sourceIdentifier,
       installs: 0,
       redownloads: 0,
+      reengagements: 0,
       later_postbacks: 0,
     };
     const first = postback.sequenceIndex === 0;
+    const won = first && postback.didWin;
+    const kind = postback.reengagement
+      ? "reengagements"
+      : postback.redownload
+        ? "redownloads"
+        : "installs";
     campaigns.set(key, {
       ...campaign,
-      installs: campaign.installs + (first && postback.didWin && !postback.redownload ? n : 0),
-      redownloads: campaign.redownloads + (first && postback.didWin && postback.redownload ? n : 0),
+      installs: campaign.installs + (won && kind === "installs" ? n : 0),
+      redownloads: campaign.redownloads + (won && kind === "redownloads" ? n : 0),
+      reengagements: campaign.reengagements + (won && kind === "reengagements" ? n : 0),
       later_postbacks: campaign.later_postbacks + (first ? 0 : n),
     });
     if (first && postback.didWin) {

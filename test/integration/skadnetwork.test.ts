@@ -18,11 +18,15 @@ import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.skan";
 const APP_STORE_ID = "525463029";
+/** The app AdAttributionKit's example names (its `advertised-item-identifier`). */
+const AAK_APP = "com.example.aak";
+const AAK_APP_STORE_ID = "10738027756";
 const FAR = { from: new Date(0), to: new Date(Date.now() + 86_400_000) };
 
 describe("Apple's postbacks on the link host", () => {
   let rt: TestRuntime;
   let serverKey = "";
+  let aakServerKey = "";
 
   const post = (folder: string, body: unknown) =>
     fetch(`${rt.linkUrl}/.well-known/${folder}/report-attribution/`, {
@@ -40,6 +44,10 @@ describe("Apple's postbacks on the link host", () => {
     const app = await rt.stores.apps.get(APP);
     if (!app) throw new Error("no app");
     await rt.stores.apps.save({ ...app, links: { appStoreId: APP_STORE_ID } });
+    aakServerKey = (await rt.createApp(AAK_APP, "ios")).serverKey;
+    const aakApp = await rt.stores.apps.get(AAK_APP);
+    if (!aakApp) throw new Error("no app");
+    await rt.stores.apps.save({ ...aakApp, links: { appStoreId: AAK_APP_STORE_ID } });
   });
 
   afterAll(async () => {
@@ -79,15 +87,54 @@ describe("Apple's postbacks on the link host", () => {
     });
   });
 
-  it("keeps AdAttributionKit's example, of an app no app here has, apart under no app", async () => {
-    const response = await post("appattribution", AAK_DEVELOPMENT);
-    expect(response.status).toBe(200);
+  it("stores AdAttributionKit's example once, under the app of its advertised item, as a development postback", async () => {
+    const first = await post("appattribution", AAK_DEVELOPMENT);
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ stored: "new" });
+    const again = await post("appattribution", AAK_DEVELOPMENT);
+    expect(await again.json()).toEqual({ stored: "duplicate" });
+    const kept = await stored(AAK_APP);
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatchObject({
+      appId: AAK_APP,
+      kind: "adattributionkit",
+      appStoreId: AAK_APP_STORE_ID,
+      transactionId: "85546EB7-FD39-44BC-8990-C98A4AC36A49",
+      conversionType: "re-engagement",
+      conversionValue: 24,
+      verification: { status: "verified", environment: "development" },
+    });
+  });
+
+  it("keeps a JWS whose payload was changed as unverified", async () => {
+    const [header, payload, signature] = AAK_DEVELOPMENT["jws-string"].split(".");
+    const claims = JSON.parse(Buffer.from(payload ?? "", "base64url").toString("utf8"));
+    const changed = Buffer.from(
+      JSON.stringify({ ...claims, "postback-identifier": "85546EB7-FD39-44BC-8990-C98A4AC36A50" }),
+    ).toString("base64url");
+    const tampered = { ...AAK_DEVELOPMENT, "jws-string": `${header}.${changed}.${signature}` };
+    expect(await (await post("appattribution", tampered)).json()).toEqual({ stored: "new" });
+    const kept = (await stored(AAK_APP)).find((p) => p.transactionId.endsWith("6A50"));
+    expect(kept?.verification).toMatchObject({
+      status: "unverified",
+      reason: "Apple's signature does not match the JWS",
+    });
+  });
+
+  it("keeps a postback naming an App Store id no app has apart, under no app", async () => {
+    const elsewhere = {
+      ...SKAN_4_FINE,
+      "app-id": 1111111111,
+      "transaction-id": "6aafb7a5-0170-41b5-bbe4-fe71dedf1e77",
+    };
+    expect(await (await post("skadnetwork", elsewhere)).json()).toEqual({ stored: "new" });
     const [kept] = await stored(null);
     expect(kept).toMatchObject({
       appId: null,
-      kind: "adattributionkit",
-      appStoreId: "10738027756",
-      verification: { status: "verified", environment: "development" },
+      kind: "skadnetwork",
+      appStoreId: "1111111111",
+      // The app id is among the signed fields.
+      verification: { status: "unverified" },
     });
   });
 
@@ -133,6 +180,7 @@ describe("Apple's postbacks on the link host", () => {
           source_identifier: "39",
           installs: 1,
           redownloads: 0,
+          reengagements: 0,
           later_postbacks: 0,
         },
         {
@@ -141,6 +189,7 @@ describe("Apple's postbacks on the link host", () => {
           source_identifier: "5239",
           installs: 1,
           redownloads: 0,
+          reengagements: 0,
           later_postbacks: 0,
         },
         {
@@ -149,6 +198,7 @@ describe("Apple's postbacks on the link host", () => {
           source_identifier: "42",
           installs: 0,
           redownloads: 1,
+          reengagements: 0,
           later_postbacks: 0,
         },
       ],
@@ -187,6 +237,84 @@ describe("Apple's postbacks on the link host", () => {
     expect(await report()).toEqual(fromStore);
   });
 
+  it("leaves the development postback out of the report unless asked, then counts it as a re-engagement", async () => {
+    const saved = await rt.fetch(
+      "/v1/skadnetwork/schema",
+      {
+        method: "PUT",
+        body: JSON.stringify({
+          windows: [
+            { rules: [{ event: "service_level_achieved", fine: 24, coarse: "medium" }] },
+            { rules: [] },
+            { rules: [] },
+          ],
+        }),
+      },
+      aakServerKey,
+    );
+    expect(saved.status).toBe(200);
+    await rt.flush();
+    const today = new Date().toISOString().slice(0, 10);
+    const report = async (include = "") =>
+      (
+        await rt.get(`/v1/skadnetwork/report?from=${today}&to=${today}${include}`, aakServerKey)
+      ).json();
+    expect(await report()).toEqual({
+      postbacks: { received: 2, counted: 0, unverified: 1, development: 1 },
+      campaigns: [],
+      values: [],
+      tiers: { fine: 0, coarse_only: 0, none: 0 },
+    });
+    expect(await report("&include=development")).toEqual({
+      postbacks: { received: 2, counted: 1, unverified: 1, development: 1 },
+      campaigns: [
+        {
+          media_source: "development.adattributionkit",
+          ad_network_id: "development.adattributionkit",
+          source_identifier: "1234",
+          installs: 0,
+          redownloads: 0,
+          reengagements: 1,
+          later_postbacks: 0,
+        },
+      ],
+      values: [
+        { window: 0, fine: 24, coarse: null, postbacks: 1, meaning: ["service_level_achieved"] },
+      ],
+      tiers: { fine: 1, coarse_only: 0, none: 0 },
+    });
+  });
+
+  it("lists an app's postbacks a page at a time, each once, oldest first", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const response = await rt.get(
+        `/v1/skadnetwork/postbacks?from=${today}&to=${today}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        serverKey,
+      );
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as {
+        data: { transaction_id: string }[];
+        next_cursor: string | null;
+      };
+      expect(page.data.length).toBeLessThanOrEqual(2);
+      seen.push(...page.data.map((postback) => postback.transaction_id));
+      cursor = page.next_cursor;
+      pages += 1;
+    } while (cursor && pages < 10);
+    expect(seen).toEqual((await stored(APP)).map((postback) => postback.transactionId));
+    expect(seen).toHaveLength(4);
+    expect(pages).toBeGreaterThanOrEqual(2);
+    const refused = await rt.get(
+      `/v1/skadnetwork/postbacks?from=${today}&to=${today}&cursor=not-a-cursor`,
+      serverKey,
+    );
+    expect(refused.status).toBe(422);
+  });
+
   it("puts each new postback of an app in the lake, once, for the owner's own queries", async () => {
     await rt.flush();
     const duckdb = await DuckDBInstance.create(":memory:");
@@ -194,12 +322,13 @@ describe("Apple's postbacks on the link host", () => {
     const rows = await connection.runAndReadAll(
       `SELECT app_id, transaction_id, verification, conversion_value, did_win
          FROM read_parquet('${join(rt.config.dataDir, "lake", "apple_postbacks")}/*/*/*.parquet', hive_partitioning = true)
+        WHERE app_id = '${APP}'
         ORDER BY received_at`,
     );
     connection.closeSync();
     duckdb.closeSync();
     // Apple's three examples and the tampered one, each once though sent twice; none of the
-    // AdAttributionKit postback, of no app here.
+    // postback of no app here.
     expect(rows.getRowObjectsJS()).toEqual([
       {
         app_id: APP,

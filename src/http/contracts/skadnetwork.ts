@@ -112,10 +112,15 @@ const reportSchema = tiedTo<SkadnetworkReport>()(
           media_source: z.string(),
           ad_network_id: z.string(),
           source_identifier: z.string(),
-          installs: z
-            .number()
-            .meta({ description: "First-window winning postbacks, redownloads apart." }),
+          installs: z.number().meta({
+            description:
+              "First-window winning postbacks, redownloads and AdAttributionKit's re-engagements apart.",
+          }),
           redownloads: z.number(),
+          reengagements: z.number().meta({
+            description:
+              "First-window winning AdAttributionKit postbacks whose conversion-type is re-engagement: users the ad brought back to the installed app.",
+          }),
           later_postbacks: z
             .number()
             .meta({ description: "Postbacks of the second and third windows." }),
