@@ -218,11 +218,22 @@ export interface CohortRow {
   revenue_per_user: (number | null)[];
 }
 
+/**
+ * Installs with a session, whatever their install day: in the whole range (each once), their
+ * daily mean, and per UTC day of the range.
+ */
+export interface ActiveUsers {
+  range: number;
+  average_daily: number;
+  daily: { day: string; active: number }[];
+}
+
 export interface CohortReport {
   from: string;
   to: string;
   group_by: CohortGroupBy;
   filters: ReportFilters;
+  active_users: ActiveUsers;
   /** The range's cost rows left out of every cost: no rate of their day converts them to USD. */
   cost_rows_unconverted: number;
   totals: CohortFigures;

@@ -141,17 +141,21 @@ const selectList = (
     })
     .join(",\n  ");
 
-const exclusionFilter = (exclude: Exclusion | undefined): string => {
+/** The condition leaving out `exclude`'s installs, by their `column` (the events' by default). */
+export const exclusionFilter = (
+  exclude: Exclusion | undefined,
+  column = "events.service_id",
+): string => {
   if (!exclude) return "";
   if ("serviceIdsFrom" in exclude) {
     const { serviceIdsFrom, count } = exclude;
     // A failed cast is the portable way to stop a query with a message.
     const readWhole = `CAST(CASE WHEN (SELECT count(*) FROM (${serviceIdsFrom}) AS excluded) = ${count} THEN '1' ELSE 'the list of installs to leave out was not read whole' END AS integer)`;
-    return `\n    AND events.service_id NOT IN (${serviceIdsFrom})\n    AND 1 = ${readWhole}`;
+    return `\n    AND ${column} NOT IN (${serviceIdsFrom})\n    AND 1 = ${readWhole}`;
   }
   const { serviceIds } = exclude;
   return serviceIds.length > 0
-    ? `\n    AND events.service_id NOT IN (${serviceIds.map(sqlString).join(", ")})`
+    ? `\n    AND ${column} NOT IN (${serviceIds.map(sqlString).join(", ")})`
     : "";
 };
 

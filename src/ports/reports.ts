@@ -110,10 +110,11 @@ export interface CohortQuery extends Excluding {
 /**
  * A row of the cohorts query (src/reports/cohort-query.ts): a cohort's size (`installs`), its
  * active installs and revenue on one day since install (`days`), or a day's touches (`touches`),
- * of one media source and group.
+ * of one media source and group; or, of no group, the installs active on a day of the range
+ * (`active_day`, the day in `cohort_day`) or in the whole range (`active_range`), in `active`.
  */
 export interface CohortRow {
-  readonly part: "installs" | "days" | "touches";
+  readonly part: "installs" | "days" | "touches" | "active_day" | "active_range";
   readonly cohort_day: string;
   readonly media_source: string | null;
   readonly group_key: string | null;

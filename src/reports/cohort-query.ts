@@ -12,11 +12,20 @@
  * latest attribution, the one the export joins); on a touches row, what its CPC clicks and CPM
  * impressions cost (each touch once). The cost rows of `POST /v1/costs` are not in the lake:
  * the fold weighs the two.
+ *
+ * Active users are of every install, whatever its install day: an `active_day` row per UTC day
+ * of `from` to `to` with a session, counting the installs with one that day, and one
+ * `active_range` row counting those with one in the whole range (not a sum of the days: an
+ * install active on two days is one active user). The install's latest attribution gives its
+ * media source and campaign; its platform and country are its sessions' (the platform the
+ * install was made on, the country the session came from), since an install of a day before
+ * the range has its install event in partitions the query does not read.
  */
 import {
   buildReportRowsQuery,
   type Dialect,
   type Exclusion,
+  exclusionFilter,
   sqlString,
 } from "../lake/export-query.ts";
 import type { CohortFilters, CohortGroup } from "../ports/reports.ts";
@@ -78,11 +87,14 @@ export interface CohortQueryInput {
   readonly exclude?: Exclusion;
 }
 
-const FILTER_COLUMNS: Record<keyof CohortFilters, { rows: string; touches: string }> = {
-  media_source: { rows: "r.media_source", touches: "t.media_source" },
-  campaign: COHORT_GROUPS.campaign,
-  country: COHORT_GROUPS.country,
-  platform: COHORT_GROUPS.platform,
+const FILTER_COLUMNS: Record<
+  keyof CohortFilters,
+  { rows: string; touches: string; active: string }
+> = {
+  media_source: { rows: "r.media_source", touches: "t.media_source", active: "a.media_source" },
+  campaign: { ...COHORT_GROUPS.campaign, active: "a.campaign" },
+  country: { ...COHORT_GROUPS.country, active: "s.country" },
+  platform: { ...COHORT_GROUPS.platform, active: "s.os" },
 };
 
 /** The days whose events and sessions a cohort query reads: the installs' and 30 after. */
@@ -121,7 +133,7 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
   const given = Object.entries(input.filters).filter(
     (entry): entry is [keyof CohortFilters, string] => typeof entry[1] === "string",
   );
-  const filtersOn = (source: "rows" | "touches") =>
+  const filtersOn = (source: "rows" | "touches" | "active") =>
     given
       .map(([key, value]) => `\n    AND ${FILTER_COLUMNS[key][source]} = ${sqlString(value)}`)
       .join("");
@@ -193,6 +205,36 @@ cohort_touches AS (
     AND t.touch_time < ${at(startOfDay(addDays(to, 1)))}${filtersOn("touches")}
   GROUP BY t.click_id, t.touch_type, ${dayOf("t.touch_time")}, t.media_source,
     ${group.touches}
+),
+range_sessions AS (
+  SELECT DISTINCT s.service_id, ${dayOf("s.started_at")} AS day, s.os, s.country
+  FROM ${sources.sessions} AS s
+  WHERE s.app_id = ${sqlString(appId)}
+    AND s.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
+    AND s.started_at >= ${at(startOfDay(from))}
+    AND s.started_at < ${at(startOfDay(addDays(to, 1)))}${exclusionFilter(input.exclude, "s.service_id")}
+),
+active_attributions AS (
+  SELECT a.service_id, a.attributed_at, a.media_source,
+    coalesce(a.campaign_name, a.campaign_id) AS campaign
+  FROM ${sources.attributions} AS a
+  WHERE a.app_id = ${sqlString(appId)}
+    AND a.service_id IN (SELECT service_id FROM range_sessions)
+),
+active_latest AS (
+  SELECT DISTINCT a.service_id, a.media_source, a.campaign
+  FROM active_attributions AS a
+  JOIN (
+    SELECT service_id, max(attributed_at) AS attributed_at
+    FROM active_attributions
+    GROUP BY service_id
+  ) AS latest ON latest.service_id = a.service_id AND latest.attributed_at = a.attributed_at
+),
+active_installs AS (
+  SELECT s.service_id, s.day
+  FROM range_sessions AS s
+  LEFT JOIN active_latest AS a ON a.service_id = s.service_id
+  WHERE true${filtersOn("active")}
 )
 SELECT 'installs' AS part, i.cohort_day, i.media_source, i.group_key, CAST(NULL AS INTEGER) AS day_n,
   count(*) AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
@@ -215,5 +257,18 @@ SELECT 'touches' AS part, t.cohort_day, t.media_source, t.group_key, CAST(NULL A
   count(DISTINCT CASE WHEN t.touch_type = 'impression' THEN t.click_id END) AS impressions,
   coalesce(sum(t.cost_usd), 0.0) AS cost_usd
 FROM cohort_touches AS t
-GROUP BY t.cohort_day, t.media_source, t.group_key`;
+GROUP BY t.cohort_day, t.media_source, t.group_key
+UNION ALL
+SELECT 'active_day' AS part, s.day AS cohort_day, CAST(NULL AS VARCHAR) AS media_source,
+  CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs,
+  count(DISTINCT s.service_id) AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
+  0.0 AS cost_usd
+FROM active_installs AS s
+GROUP BY s.day
+UNION ALL
+SELECT 'active_range' AS part, ${sqlString(from)} AS cohort_day, CAST(NULL AS VARCHAR) AS media_source,
+  CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs,
+  count(DISTINCT s.service_id) AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
+  0.0 AS cost_usd
+FROM active_installs AS s`;
 };

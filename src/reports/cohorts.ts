@@ -36,7 +36,7 @@ const numberOf = (name: string, value: unknown): number => {
 const textOf = (value: unknown): string | null =>
   value === null || value === undefined || value === "" ? null : String(value);
 
-const PARTS = new Set<string>(["installs", "days", "touches"]);
+const PARTS = new Set<string>(["installs", "days", "touches", "active_day", "active_range"]);
 
 /** A result row as an engine reads it (DuckDB's values, Athena's CSV text) as a CohortRow. */
 export const cohortRowOf = (values: Readonly<Record<string, unknown>>): CohortRow => {
@@ -90,11 +90,26 @@ export interface CohortFigures {
   };
 }
 
+/**
+ * Active users: installs with at least one session, whatever their install day, narrowed by the
+ * filters (media source and campaign of the install's attribution, platform and country of its
+ * sessions).
+ */
+export interface ActiveUsers {
+  /** Installs with a session on any day of the range: each once, however many days. */
+  readonly range: number;
+  /** The daily figures' mean over the range's days. */
+  readonly average_daily: number;
+  /** One per UTC day of the range, in order: installs with a session that day. */
+  readonly daily: { readonly day: string; readonly active: number }[];
+}
+
 export interface CohortReport {
   readonly from: string;
   readonly to: string;
   readonly group_by: CohortGroup;
   readonly filters: CohortFilters;
+  readonly active_users: ActiveUsers;
   /** Cost rows of the window left out of every cost: no rate of their day gave a USD amount. */
   readonly cost_rows_unconverted: number;
   readonly totals: CohortFigures;
@@ -291,9 +306,23 @@ export const cohortReport = (input: {
     }
     return found.tally;
   };
+  const activeByDay = new Map<string, number>();
+  let activeInRange = 0;
   for (const row of input.rows) {
+    if (row.part === "active_day") {
+      activeByDay.set(row.cohort_day, row.active);
+      continue;
+    }
+    if (row.part === "active_range") {
+      activeInRange = row.active;
+      continue;
+    }
     total.add(row);
     groupOf(row.media_source, row.group_key).add(row);
+  }
+  const daily: { day: string; active: number }[] = [];
+  for (let day = input.from; day <= input.to; day = addDays(day, 1)) {
+    daily.push({ day, active: activeByDay.get(day) ?? 0 });
   }
   // Cost is known only where the filters can tell which rows are theirs.
   let costs = true;
@@ -314,6 +343,7 @@ export const cohortReport = (input: {
   }
   // The service's own cost, of the days, sources and campaigns no cost row names.
   for (const row of input.rows) {
+    if (row.part === "active_day" || row.part === "active_range") continue;
     if (row.cost_usd === 0 || networkFigures.has(keys.ofRow(row))) continue;
     total.addDayCost(row.cohort_day, row.cost_usd);
     groupOf(row.media_source, row.group_key).addDayCost(row.cohort_day, row.cost_usd);
@@ -324,6 +354,14 @@ export const cohortReport = (input: {
     to: input.to,
     group_by: groupBy,
     filters,
+    active_users: {
+      range: activeInRange,
+      average_daily:
+        daily.length === 0
+          ? 0
+          : ratio(daily.reduce((sum, { active }) => sum + active, 0) / daily.length),
+      daily,
+    },
     cost_rows_unconverted: input.costs.filter((row) => row.amountUsd === null).length,
     totals: total.figures(today, costs),
     groups: [...groups.values()]

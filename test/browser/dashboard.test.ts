@@ -811,6 +811,19 @@ describe("the dashboard in a browser", () => {
     const paid = await report(`&media_source=${COHORT_NETWORK}`);
     expect(paid.totals).toMatchObject({ installs: 6, cost_usd: 30, ecpi_usd: 5 });
     expect(paid.totals.retention.d1).toBe(0.5);
+    // Active users by day: D's 8 installs, 4 on D+1, D+2's 2 new ones and 2 of D's, 1 today.
+    const dayAfterFirst = dayBefore(days.second, 1);
+    expect(all.active_users).toEqual({
+      range: 10,
+      average_daily: 4.25,
+      daily: [
+        { day: days.first, active: 8 },
+        { day: dayAfterFirst, active: 4 },
+        { day: days.second, active: 4 },
+        { day: days.today, active: 1 },
+      ],
+    });
+    expect(paid.active_users).toMatchObject({ range: 6, average_daily: 3 });
 
     await open(page, `/apps/${appId}/overview`);
     await heading(page, "Overview").waitFor();
@@ -868,6 +881,31 @@ describe("the dashboard in a browser", () => {
       "roas-d7": "—",
       "roas-d30": "—",
     });
+    /** The active users' cards and daily chart: the report's figures, and their texts. */
+    const activeUsers = async (answer: CohortAnswer, range: string, average: string) => {
+      expect(Number(await figure("active-users").getAttribute("data-value"))).toBe(
+        answer.active_users.range,
+      );
+      expect(await figure("active-users").innerText()).toBe(range);
+      expect(Number(await figure("average-dau").getAttribute("data-value"))).toBe(
+        answer.active_users.average_daily,
+      );
+      expect(await figure("average-dau").innerText()).toBe(average);
+      const daily = page.getByRole("figure", { name: "Daily active users", exact: true });
+      const rows = await Promise.all(
+        (await daily.locator("tbody tr").all()).map((row) =>
+          row.locator("th, td").allTextContents(),
+        ),
+      );
+      expect(rows).toEqual(
+        answer.active_users.daily.map(({ day, active }) => [day, String(active)]),
+      );
+    };
+    await activeUsers(all, "10", "4.3");
+    await page.getByRole("button", { name: "What Active users means", exact: true }).click();
+    expect(await page.locator("#cohort-active-users-definition").innerText()).toMatch(
+      /at least once in the range.*counted once however many days.*whatever day it was installed on/,
+    );
     expect(await page.getByTestId("cost-unconverted").innerText()).toBe(
       "1 cost row of this range is left out of the cost: no rate of its day converts its currency to US dollars.",
     );
@@ -929,6 +967,7 @@ describe("the dashboard in a browser", () => {
       arpu: "$4.16",
       "retention-d1": "50.0%",
     });
+    await activeUsers(paid, "6", "3");
     expect(new URL(page.url()).hash).toBe(
       `#/apps/${appId}/cohorts?${window}&media_source=${COHORT_NETWORK}`,
     );

@@ -4,12 +4,15 @@
  * range, the filters, the grouping and the cohort table's view are kept in the address's query,
  * so a reload or a shared address shows the same figures. Every figure is the report's own; the
  * page computes only the retention curve and the cohort table's total row, from its cohorts.
+ * Active users are of every install with a session in the range, not only the range's installs,
+ * so they are shown even when the range has no installs.
  */
 import type { ChartConfiguration } from "chart.js";
 import type { ComponentChildren } from "preact";
 import { useMemo } from "preact/hooks";
 import { useLocation } from "wouter-preact";
 import type {
+  ActiveUsers,
   CohortFigures,
   CohortGroupBy,
   CohortGroupRow,
@@ -207,6 +210,12 @@ const DEFINITIONS = {
     `Return on ad spend: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, divided by the cost of their install days, over the install days that have reached day ${day} by today. 100% is the spend earned back. Only paid installs' revenue counts: the cost bought no organic install. — without cost, or while no install day with cost has reached day ${day}.`,
   curve:
     "For each day since install, the share of installs with a session on that UTC calendar day, over the install days that have reached it: each install day weighs as many as its installs. Later days rest on fewer, older install days; a day none has reached has no point.",
+  activeUsers:
+    "Users (installs) that opened the app at least once in the range: an install with a session (the SDKs send one at launch and on coming back after 30 minutes away: POST /v1/sessions) on any UTC day of the range, counted once however many days it was active, whatever day it was installed on. With the filters: the media source and campaign that won the install, and the platform and country its sessions came from. Deleted installs left out.",
+  averageDau:
+    "Daily active users (DAU) on average: for each UTC day of the range, the installs with at least one session that day, whatever day they were installed on, added up over the days and divided by the number of days. Today counts as a day, though it is not over.",
+  dailyActive:
+    "For each UTC day of the range, the installs with at least one session that day (daily active users), whatever day they were installed on, with the filters' values.",
   table:
     "Each install day's installs, and for each day since install the share of them with a session that day (Retention), or their revenue from the install day to that day, divided by the installs (Revenue per user, cumulative). — for a day the install day has not reached yet. The last row weighs each install day by its installs, over those that reached the day.",
 } as const;
@@ -246,19 +255,24 @@ function CohortsBody(props: {
   if (report.totals.installs === 0) {
     const filtered = filtersInWords(report.filters) !== "";
     return (
-      <section class="card" aria-label="No installs">
-        <p class="empty" data-testid="cohorts-empty">
-          No installs in this range{filtered ? " with these filters" : ""}, so there is nothing to
-          show. Installs are the SDKs' first opens; retention also needs the sessions the SDKs send
-          (POST /v1/sessions), and cost needs cost rows, sent with POST /v1/costs or the CLI's{" "}
-          <code>attribution costs import</code>.
-        </p>
-      </section>
+      <div class="cohorts" aria-busy={props.busy}>
+        <section class="card" aria-label="No installs">
+          <p class="empty" data-testid="cohorts-empty">
+            No installs in this range{filtered ? " with these filters" : ""}, so there is nothing to
+            show. Installs are the SDKs' first opens; retention also needs the sessions the SDKs
+            send (POST /v1/sessions), and cost needs cost rows, sent with POST /v1/costs or the
+            CLI's <code>attribution costs import</code>.
+          </p>
+        </section>
+        {/* Installs of earlier days may still have been active in the range. */}
+        {report.active_users.range > 0 ? <ActiveUsersFigures active={report.active_users} /> : null}
+      </div>
     );
   }
   return (
     <div class="cohorts" aria-busy={props.busy}>
       <Totals report={report} />
+      <ActiveUsersFigures active={report.active_users} />
       <GroupsTable appId={props.appId} report={report} />
       <RetentionChart cohorts={report.cohorts} />
       <CohortTable appId={props.appId} report={report} view={props.view} onView={props.onView} />
@@ -452,6 +466,71 @@ function Totals(props: { report: CohortReport }) {
         </section>
       ))}
     </>
+  );
+}
+
+/** Average DAU to a tenth: a mean of counts, "12.5". */
+const formatAverage = (value: number): string =>
+  value.toLocaleString("en-US", { maximumFractionDigits: 1 });
+
+function ActiveUsersFigures(props: { active: ActiveUsers }) {
+  const { active } = props;
+  const config = useMemo<ChartConfiguration<"bar">>(
+    () => ({
+      type: "bar",
+      data: {
+        labels: active.daily.map((point) => point.day),
+        datasets: [
+          {
+            label: "Daily active users",
+            data: active.daily.map((point) => point.active),
+            backgroundColor: seriesColour(0),
+          },
+        ],
+      },
+      options: {
+        responsive: true,
+        scales: {
+          x: { ticks: { maxRotation: 0, autoSkip: true } },
+          y: { beginAtZero: true, ticks: { precision: 0 } },
+        },
+        plugins: { legend: { display: false } },
+      },
+    }),
+    [active],
+  );
+  return (
+    <section class="figure-group" aria-labelledby="active-users-heading">
+      <h2 id="active-users-heading">Activity</h2>
+      <div class="totals">
+        <FigureCard
+          label="Active users"
+          testId="cohort-active-users"
+          value={active.range}
+          text={formatCount(active.range)}
+          why=""
+          definition={DEFINITIONS.activeUsers}
+        />
+        <FigureCard
+          label="Average DAU"
+          testId="cohort-average-dau"
+          value={active.average_daily}
+          text={formatAverage(active.average_daily)}
+          why=""
+          definition={DEFINITIONS.averageDau}
+        />
+      </div>
+      <ChartFigure
+        caption="Daily active users"
+        config={config}
+        table={{
+          columns: ["Date", "Daily active users"],
+          rows: active.daily.map((point) => [point.day, formatCount(point.active)]),
+        }}
+        empty={active.daily.every((point) => point.active === 0)}
+        definition={{ id: "daily-active-definition", text: DEFINITIONS.dailyActive }}
+      />
+    </section>
   );
 }
 

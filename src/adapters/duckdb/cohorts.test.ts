@@ -2,8 +2,8 @@
  * The cohorts query on DuckDB over a small lake built here, laid by the embedded delivery
  * streams, and folded by cohortReport: retention by UTC calendar day since install, revenue up
  * to a day since install, touches and conversion, filters and groups, a deleted install left out;
- * the cost of installs CPI touches won and of CPC clicks, and files written before the lake
- * had cost columns.
+ * the cost of installs CPI touches won and of CPC clicks, files written before the lake had
+ * cost columns, and active users of installs of any install day.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -66,13 +66,13 @@ const attribution = (serviceId: string, at: string, paid: boolean): LakeRecord =
   match_status: paid ? "matched" : "organic",
 });
 
-const session = (serviceId: string, at: string): LakeRecord => ({
+const session = (serviceId: string, at: string, os = "android"): LakeRecord => ({
   app_id: APP,
   service_id: serviceId,
   session_id: `${serviceId}-${at}`,
   started_at: at,
   received_at: at,
-  os: "android",
+  os,
   country: "DE",
 });
 
@@ -117,6 +117,8 @@ const IDS = Array.from({ length: 10 }, (_, n) => `i-${n}`);
 const COSTED = "com.example.cohorts.costed";
 /** An app whose lake files were all written before the cost columns. */
 const OLDER = "com.example.cohorts.older";
+/** An app of three installs active on DAY and the day after, one of them installed before. */
+const ACTIVE = "com.example.cohorts.active";
 
 /** A table as its files were written before the lake kept costs. */
 const withoutCosts = (table: LakeTable): LakeTable => ({
@@ -221,6 +223,33 @@ describe("cohorts on DuckDB", () => {
     await lay(EVENTS_TABLE, [ofApp(OLDER, install("o-0", at(0), "DE"))]);
     await lay(withoutCosts(ATTRIBUTIONS_TABLE), [ofApp(OLDER, attribution("o-0", at(0), true))]);
     await lay(olderTouches, [ofApp(OLDER, click(300, at(0)))]);
+
+    // ACTIVE: a-old installed on 2026-10-20 (organic, then won again by Winter Sale), a-1 on
+    // DAY by Winter Sale, a-2 on DAY organic on iOS; a deleted install active on DAY too.
+    await lay(EVENTS_TABLE, [
+      ofApp(ACTIVE, install("a-old", "2026-10-20T10:00:00.000Z", "DE")),
+      ofApp(ACTIVE, install("a-1", `${DAY}T08:00:00.000Z`, "DE")),
+      ofApp(ACTIVE, install("a-2", `${DAY}T09:00:00.000Z`, "FR", "ios")),
+      ofApp(ACTIVE, install(DELETED, `${DAY}T10:00:00.000Z`, "DE")),
+    ]);
+    await lay(ATTRIBUTIONS_TABLE, [
+      ofApp(ACTIVE, attribution("a-old", "2026-10-20T10:00:00.000Z", false)),
+      ofApp(ACTIVE, attribution("a-old", "2026-10-21T10:00:00.000Z", true)),
+      ofApp(ACTIVE, attribution("a-1", `${DAY}T08:00:00.000Z`, true)),
+      ofApp(ACTIVE, attribution("a-2", `${DAY}T09:00:00.000Z`, false)),
+      ofApp(ACTIVE, attribution(DELETED, `${DAY}T10:00:00.000Z`, true)),
+    ]);
+    await lay(SESSIONS_TABLE, [
+      ofApp(ACTIVE, session("a-old", "2026-10-20T10:00:00.000Z")),
+      ofApp(ACTIVE, session("a-old", "2026-11-03T07:00:00.000Z")),
+      ofApp(ACTIVE, session("a-1", `${DAY}T08:00:00.000Z`)),
+      ofApp(ACTIVE, session("a-1", `${DAY}T21:00:00.000Z`)),
+      ofApp(ACTIVE, session("a-1", "2026-11-03T23:59:00.000Z")),
+      ofApp(ACTIVE, session("a-2", `${DAY}T09:00:00.000Z`, "ios")),
+      // After the range: not counted.
+      ofApp(ACTIVE, session("a-2", "2026-11-04T00:01:00.000Z", "ios")),
+      ofApp(ACTIVE, session(DELETED, `${DAY}T10:00:00.000Z`)),
+    ]);
 
     engine = createDuckDbReportEngine({ duckdb, lakeDir, lakeFiles: createReadWriteLock() });
   });
@@ -396,6 +425,72 @@ describe("cohorts on DuckDB", () => {
       installs: 3,
       cost_usd: 30,
       ecpi_usd: 10,
+    });
+  });
+
+  describe("active users", () => {
+    const TO = "2026-11-03";
+    const activeUsers = async (filters: CohortFilters = {}) => {
+      const rows = await engine.cohorts({
+        appId: ACTIVE,
+        from: DAY,
+        to: TO,
+        groupBy: "campaign",
+        filters,
+        excludeServiceIds: [DELETED],
+      });
+      const answer = cohortReport({
+        from: DAY,
+        to: TO,
+        today: TODAY,
+        groupBy: "campaign",
+        filters,
+        rows,
+        costs: [],
+      });
+      return { answer, rows };
+    };
+
+    it("counts each day's installs with a session, whatever their install day, and the range's once each", async () => {
+      const { answer } = await activeUsers();
+      // DAY: a-1 (two sessions, one user) and a-2; the next day a-old, installed on 2026-10-20,
+      // and a-1 again. The deleted install is left out.
+      expect(answer.active_users).toEqual({
+        range: 3,
+        average_daily: 2,
+        daily: [
+          { day: DAY, active: 2 },
+          { day: TO, active: 2 },
+        ],
+      });
+      // The cohort figures are of the range's installs alone: a-old is not one of them.
+      expect(answer.totals.installs).toBe(2);
+      expect(answer.groups.map((group) => group.media_source).sort()).toEqual([
+        "meta_ads",
+        "organic",
+      ]);
+    });
+
+    it("narrows them by the install's latest attribution and by platform", async () => {
+      const paid = await activeUsers({ media_source: "meta_ads", campaign: "Winter Sale" });
+      // a-2 is organic; a-old's latest attribution is Winter Sale's.
+      expect(paid.answer.active_users).toEqual({
+        range: 2,
+        average_daily: 1.5,
+        daily: [
+          { day: DAY, active: 1 },
+          { day: TO, active: 2 },
+        ],
+      });
+      const ios = await activeUsers({ platform: "ios" });
+      expect(ios.answer.active_users).toEqual({
+        range: 1,
+        average_daily: 0.5,
+        daily: [
+          { day: DAY, active: 1 },
+          { day: TO, active: 0 },
+        ],
+      });
     });
   });
 

@@ -252,6 +252,31 @@ export const cohortReportSchema = tiedTo<CohortReport>()(
           platform: z.string().optional(),
         })
         .meta({ description: "The filters applied, as asked." }),
+      active_users: z
+        .strictObject({
+          range: count(
+            "Installs with at least one session on any day from `from` to `to`, each counted once however many days it was active.",
+            340,
+          ),
+          average_daily: z.number().min(0).meta({
+            description: "The daily active users' mean over the range's days.",
+            example: 41.5,
+          }),
+          daily: z
+            .array(
+              z.strictObject({
+                day: date,
+                active: count("Installs with at least one session on that UTC day.", 42),
+              }),
+            )
+            .meta({ description: "Daily active users: one per UTC day of the range, in order." }),
+        })
+        .meta({
+          description:
+            "Active users, from the sessions (POST /v1/sessions): installs of any install day, not only the " +
+            "window's, with a session on a UTC day of the window. Media source and campaign are the " +
+            "install's attribution's, platform and country its sessions'.",
+        }),
       cost_rows_unconverted: count(
         "Cost rows of the window left out of every cost figure: no ECB rate of their day (or the 7 days before) converts their currency to USD.",
         0,
