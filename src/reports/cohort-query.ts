@@ -10,8 +10,10 @@
  * Cost the service knows itself (src/costs/touch-cost.ts) comes in `cost_usd`: on a cohort's
  * size row, what its installs cost when a CPI touch won them (the `cost_usd` of each install's
  * latest attribution, the one the export joins); on a touches row, what its CPC clicks and CPM
- * impressions cost (each touch once). The cost rows of `POST /v1/costs` are not in the lake:
- * the fold weighs the two.
+ * impressions cost (each touch once). The cost rows of `POST /v1/costs` are not read here: the
+ * lake's costs table keeps every row as it was sent (a row sent again for the same day and keys
+ * is a second row there), so the report takes them from the cost store, which holds only the
+ * latest of each (src/reports/reports.ts), and the fold (./cohorts.ts) weighs the two.
  *
  * Active users are of every install, whatever its install day: an `active_day` row per UTC day
  * of `from` to `to` with a session, counting the installs with one that day, and one

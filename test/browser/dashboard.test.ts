@@ -1010,9 +1010,15 @@ describe("the dashboard in a browser", () => {
     await showing(`: media source ${COHORT_NETWORK}, platform Android`);
     expect(await figure("installs").innerText()).toBe("6");
     expect(await figure("cost").innerText()).toBe("—");
-    expect(
-      await page.getByRole("region", { name: "Cost", exact: true }).locator(".note").innerText(),
-    ).toBe("Cost rows name no platform.");
+    const costCard = page.getByRole("region", { name: "Cost", exact: true });
+    expect(await costCard.locator(".note").innerText()).toBe(
+      "Cost rows name no platform, so with any in this range one platform's cost is not known; without them, no link or click of these installs carried a cost.",
+    );
+    // Its definition says where cost comes from, which source wins, and when it is not known.
+    await costCard.getByRole("button", { name: "What Cost means", exact: true }).click();
+    expect(await page.locator("#cohort-cost-definition").innerText()).toMatch(
+      /^What the range's days cost.*Cost rows: .*POST \/v1\/costs.*CPI, the price of each install .* on the install's day; CPC, the price of each click, and CPM, a thousandth of the price of each impression.*the cost rows win for that day.*With a platform filter, — whenever the range has any cost row/,
+    );
 
     // Group by changes the table: every platform's row, the filters cleared.
     await page.getByRole("button", { name: "Clear filters" }).click();

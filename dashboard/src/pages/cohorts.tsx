@@ -199,7 +199,7 @@ const DEFINITIONS = {
     "Installs whose first open falls on a day of the range (UTC), each counted once, with the filters' values; deleted installs left out. Organic installs count too, unless a media source filter leaves them out.",
   conversion:
     "Paid installs (those a media source other than organic won) divided by clicks: organic installs came from no click. — when there were no clicks.",
-  cost: "What the cost rows say was spent on the range's days (POST /v1/costs, or the CLI's attribution costs import), each converted to US dollars at the European Central Bank's rate of its day; a row whose currency had no rate on its day is left out (the page says how many). With a media source, campaign or country filter, only the rows of that value count; a row for every country is not one country's. — when no cost row names the range's days and filters, or with a platform filter, since cost rows name no platform.",
+  cost: "What the range's days cost, in US dollars, from two sources added up. Cost rows: what was spent, as sent with POST /v1/costs or the CLI's attribution costs import, each converted at the European Central Bank's rate of its day (or of the nearest of the 7 days before); a row whose currency had no rate is left out (the page says how many). Cost carried by links and ad networks' clicks (their cost model, value and currency): CPI, the price of each install a CPI click or link won (its latest attribution), on the install's day; CPC, the price of each click, and CPM, a thousandth of the price of each impression, on the click's or impression's day; each converted at the rate of that day. Where cost rows and carried cost name the same day, media source and campaign, the cost rows win for that day and the carried cost is not counted (grouped by ad set, ad, country or platform, the same day and media source); a cost row left out for want of a rate still wins. With a media source, campaign or country filter, only the cost rows, installs and touches of that value count (a cost row for every country is no one country's). — when neither source gives a cost for the range's days and filters. With a platform filter, — whenever the range has any cost row, since cost rows name no platform; without cost rows, the cost the links and clicks carried for that platform's installs and touches shows.",
   ecpi: "Effective cost per install: the cost divided by the paid installs (those a media source other than organic won), as the leading services count it: organic installs cost nothing. — without cost or paid installs.",
   revenue:
     "The revenue of these installs' events in US dollars (each at the European Central Bank's rate of its day), from the install day to day 30 after it, or to today for younger installs.",
@@ -228,8 +228,8 @@ const reached = (cohorts: readonly CohortRow[], day: number) =>
 const whyUnknown = {
   cost: (filters: ReportFilters) =>
     filters.platform !== undefined
-      ? "Cost rows name no platform."
-      : "No cost known for these installs.",
+      ? "Cost rows name no platform, so with any in this range one platform's cost is not known; without them, no link or click of these installs carried a cost."
+      : "No cost row, and no cost carried by a link or click, for these installs.",
   retention: (day: number) => `No install day has reached day ${day} yet.`,
   roas: (
     figures: CohortFigures,
@@ -609,8 +609,8 @@ function GroupsTable(props: { appId: string; report: CohortReport }) {
         Most installs first; each column is the figure of the same name above, for the row's
         installs.{" "}
         {report.group_by === "platform"
-          ? "Cost rows name no platform, so no row has a cost; the total's is that of every platform."
-          : `A row's cost is that of the cost rows naming its media source and ${groupByWord(report.group_by).toLowerCase()}; cost rows that name no ${groupByWord(report.group_by).toLowerCase()} make a row of their own, ${NO_VALUE}, and organic installs have none.`}
+          ? "Cost rows name no platform: when the range has any, no row has a cost and the total's is that of every platform; without them, a row's cost is what its links and clicks carried."
+          : `A row's cost is that of the cost rows naming its media source and ${groupByWord(report.group_by).toLowerCase()}, and what its links and clicks carried where no cost row names its day; cost rows that name no ${groupByWord(report.group_by).toLowerCase()} make a row of their own, ${NO_VALUE}, and organic installs have none.`}
       </p>
     </section>
   );

@@ -202,7 +202,7 @@ const cohortFigures = {
     0.15,
   ),
   cost_usd: usd(
-    "Cost of the window's days, from the cost rows; null when none names them.",
+    "Cost of the window's days: the cost rows' (POST /v1/costs), and the cost links and networks' touches carried (CPI installs on their install day, CPC clicks and CPM impressions on their day) where no cost row names the same day, media source and campaign. Null when neither gives one; with a platform filter, whenever the window has cost rows (they name no platform).",
     600,
   ).nullable(),
   ecpi_usd: usd(
