@@ -64,6 +64,7 @@ export const ROUTE_LOADS: { readonly [K in RouteId]: RouteLoad } = {
   "put-skadnetwork-networks": "manage",
   "list-skadnetwork-postbacks": "manage",
   "report-skadnetwork": "reports",
+  "unknown-skadnetwork-postbacks": "manage",
   "put-costs": "server",
   "list-costs": "manage",
   openapi: "manage",

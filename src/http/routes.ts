@@ -643,6 +643,16 @@ export const ROUTES = [
     uses: SKADNETWORK_USES,
   },
   {
+    // Session only: a postback of no app is no app's, so only the service's admins see them.
+    id: "unknown-skadnetwork-postbacks",
+    handler: "http/handlers/skadnetwork.ts#unknownSkadnetworkPostbacksFunction",
+    method: "GET",
+    path: "/v1/skadnetwork/unknown",
+    scope: "apps",
+    ...DASHBOARD_SIZING,
+    uses: { tables: { users: "read", applePostbacks: "read" } },
+  },
+  {
     id: "put-costs",
     group: "costs",
     handler: "http/handlers/costs.ts#putCostsFunction",

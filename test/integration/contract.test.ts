@@ -777,6 +777,13 @@ describe("the wire contract, over HTTP", () => {
       );
       expect(body).toMatchObject({ data: expect.any(Array), next_cursor: null });
     },
+    "unknown-skadnetwork-postbacks": async () => {
+      const body = await expectConforming(
+        "unknown-skadnetwork-postbacks",
+        await owner.get(`/v1/skadnetwork/unknown?from=${dayBefore(today())}&to=${today()}`),
+      );
+      expect(body).toMatchObject({ app_store_ids: expect.any(Array), truncated: false });
+    },
     "put-costs": async () => {
       const row = {
         day: dayBefore(today()),
@@ -1105,6 +1112,11 @@ describe("the wire contract, over HTTP", () => {
     "list-skadnetwork-postbacks": {
       401: () => rt.get(`/v1/skadnetwork/postbacks?from=${today()}&to=${today()}`, keys.sdkKey),
       422: () => rt.get(`/v1/skadnetwork/postbacks?from=${today()}&to=2000-01-01`, keys.serverKey),
+    },
+    "unknown-skadnetwork-postbacks": {
+      // A key is no session, and so no admin.
+      401: () => rt.get(`/v1/skadnetwork/unknown?from=${today()}&to=${today()}`, keys.serverKey),
+      422: () => owner.get(`/v1/skadnetwork/unknown?from=${today()}&to=2000-01-01`),
     },
     "put-costs": {
       400: () => rt.post("/v1/costs", "{", keys.serverKey),

@@ -353,6 +353,12 @@ describe("Object.prototype's names in requests", () => {
       query: { from: "2026-01-01", to: "2026-01-31", include: "development" },
       key: "session",
     }),
+    "unknown-skadnetwork-postbacks": () => ({
+      method: "GET",
+      path: "/v1/skadnetwork/unknown",
+      query: { from: "2026-01-01", to: "2026-01-31" },
+      key: "session",
+    }),
     "list-skadnetwork-postbacks": () => ({
       method: "GET",
       path: "/v1/skadnetwork/postbacks",

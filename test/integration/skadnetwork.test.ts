@@ -7,6 +7,8 @@
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPasswordCredentials } from "../../src/adapters/dynamodb/password-credentials.ts";
+import { addUser } from "../../src/dashboard/accounts.ts";
 import {
   AAK_DEVELOPMENT,
   SKAN_3_WIN,
@@ -14,6 +16,7 @@ import {
   SKAN_4_FINE,
 } from "../../src/skadnetwork/apple-samples.test-support.ts";
 import { createSkadnetworkSettings } from "../../src/skadnetwork/settings.ts";
+import { signIn } from "../support/dashboard-session.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.skan";
@@ -136,6 +139,32 @@ describe("Apple's postbacks on the link host", () => {
       // The app id is among the signed fields.
       verification: { status: "unverified" },
     });
+    // Counted by its App Store id for the service's admins, and for no one else.
+    if (!rt.owner) throw new Error("The first start made no owner account");
+    const admin = await signIn(rt.url, rt.owner.email, rt.owner.password);
+    const today = new Date().toISOString().slice(0, 10);
+    const unknown = await admin.get(`/v1/skadnetwork/unknown?from=${today}&to=${today}`);
+    expect(unknown.status).toBe(200);
+    expect(await unknown.json()).toEqual({
+      app_store_ids: [
+        {
+          app_store_id: "1111111111",
+          postbacks: 1,
+          verified: 0,
+          first_received_at: kept?.receivedAt,
+          last_received_at: kept?.receivedAt,
+        },
+      ],
+      truncated: false,
+    });
+    await addUser(
+      { users: rt.stores.users, credentials: createPasswordCredentials(rt.stores.users) },
+      { email: "granted@example.com", password: "a person granted one app", appIds: [APP] },
+    );
+    const granted = await signIn(rt.url, "granted@example.com", "a person granted one app");
+    expect((await granted.get(`/v1/skadnetwork/unknown?from=${today}&to=${today}`)).status).toBe(
+      401,
+    );
   });
 
   it("counts the verified ones in the report, their values decoded with the app's schema", async () => {

@@ -16,6 +16,7 @@ import {
   POSTBACK_PAGE_LIMITS,
   postbackAnswer,
 } from "../../skadnetwork/settings.ts";
+import { UNKNOWN_SCAN_LIMIT, unknownPostbacks } from "../../skadnetwork/unknown.ts";
 import { type AdminStores, withAdminStores } from "../admin-stores.ts";
 
 const DAY_MS = 86_400_000;
@@ -186,28 +187,27 @@ export const unknownPostbacksCommand = async (options: {
   dataDir: string;
 }) => {
   const range = rangeOf(options.from, options.to);
-  const byApp = new Map<string, number>();
-  await withAdminStores(options.dataDir, async (stores) => {
-    let after: string | undefined;
-    do {
-      const page = await stores.applePostbacks().listByApp(null, range, {
-        limit: POSTBACK_PAGE_LIMITS.maxLimit,
-        ...(after ? { after } : {}),
-      });
-      for (const postback of page.postbacks) {
-        byApp.set(postback.appStoreId, (byApp.get(postback.appStoreId) ?? 0) + 1);
-      }
-      after = page.next ?? undefined;
-    } while (after);
-  });
-  if (byApp.size === 0) {
+  const unknown = await withAdminStores(options.dataDir, (stores) =>
+    unknownPostbacks(stores.applePostbacks(), range),
+  );
+  if (unknown.app_store_ids.length === 0) {
     console.log("Every postback of the window named an app's App Store id.");
     return;
   }
   console.log(
     "Postbacks naming an App Store id no app has (set it with `apps config --app-store-id`):",
   );
-  for (const [appStoreId, count] of [...byApp].sort((a, b) => b[1] - a[1])) {
-    console.log(`  ${appStoreId.padEnd(14)} ${count}`);
+  console.log(
+    `  ${"App Store id".padEnd(14)} ${"postbacks".padStart(9)} ${"verified".padStart(9)}`,
+  );
+  for (const id of unknown.app_store_ids) {
+    console.log(
+      `  ${id.app_store_id.padEnd(14)} ${String(id.postbacks).padStart(9)} ${String(id.verified).padStart(9)}`,
+    );
+  }
+  if (unknown.truncated) {
+    console.log(
+      `  (the first ${UNKNOWN_SCAN_LIMIT} of the window's postbacks: a shorter window reads the rest)`,
+    );
   }
 };

@@ -7,7 +7,12 @@ import {
 } from "../../skadnetwork/conversion-schema.ts";
 import type { SkadnetworkReport } from "../../skadnetwork/report.ts";
 import { POSTBACK_PAGE_LIMITS, type PostbackAnswer } from "../../skadnetwork/settings.ts";
-import { skadnetworkPostbacksQuery, skadnetworkReportQuery } from "../handlers/skadnetwork.ts";
+import type { UnknownPostbacks } from "../../skadnetwork/unknown.ts";
+import {
+  skadnetworkPostbacksQuery,
+  skadnetworkReportQuery,
+  unknownPostbacksQuery,
+} from "../handlers/skadnetwork.ts";
 import {
   INTERNAL,
   JSON_MEDIA_TYPE,
@@ -86,6 +91,29 @@ const postbackPage = z
     next_cursor: z.string().nullable(),
   })
   .meta({ id: "ApplePostbackPage" });
+
+const unknownAnswer = tiedTo<UnknownPostbacks>()(
+  z
+    .strictObject({
+      app_store_ids: z.array(
+        z.strictObject({
+          app_store_id: z.string().meta({ example: "1111111111" }),
+          postbacks: z.number(),
+          verified: z.number().meta({
+            description:
+              "Of which verified with one of Apple's keys: Apple signed the App Store id the postback names.",
+          }),
+          first_received_at: z.string(),
+          last_received_at: z.string(),
+        }),
+      ),
+      truncated: z.boolean().meta({
+        description:
+          "Whether the window held more postbacks of no app than are read for one answer (20,000): a shorter window reads the rest.",
+      }),
+    })
+    .meta({ id: "UnknownApplePostbacks" }),
+);
 
 const networksRequest = z
   .strictObject({
@@ -233,6 +261,22 @@ export const SKADNETWORK_CONTRACTS = {
     errors: {
       401: unauthorized("postbacks"),
       422: `\`from\` or \`to\` is not a day, \`to\` is before \`from\` or more than 366 days after it, \`limit\` is not from 1 to ${POSTBACK_PAGE_LIMITS.maxLimit}, or \`cursor\` is not a page's \`next_cursor\`.`,
+      500: INTERNAL,
+    },
+  },
+  "unknown-skadnetwork-postbacks": {
+    summary: "Count the postbacks of no app",
+    description:
+      "Apple's postbacks received in a window of days naming an App Store id no app's settings had when they came, kept under no app, counted by that id: so an App Store id missing from an app's settings, or mistyped there, is found. For the service's admins only (a dashboard session).",
+    request: { query: unknownPostbacksQuery },
+    success: {
+      status: 200,
+      description: "The App Store ids, most postbacks first.",
+      content: { [JSON_MEDIA_TYPE]: unknownAnswer },
+    },
+    errors: {
+      401: "No dashboard session (sign in), the session is over, or its person is not an admin of the service.",
+      422: "`from` or `to` is not a day, or `to` is before `from` or more than 366 days after it.",
       500: INTERNAL,
     },
   },

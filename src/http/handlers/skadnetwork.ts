@@ -5,8 +5,11 @@
  */
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import * as z from "zod";
+import { UnauthorizedError } from "../../domain/errors.ts";
 import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
+import type { ApplePostbackStore } from "../../ports/apple-postbacks.ts";
+import type { UserStore } from "../../ports/users.ts";
 import { startOfDay } from "../../reports/days.ts";
 import { overviewParamsSchema } from "../../reports/params.ts";
 import {
@@ -14,11 +17,12 @@ import {
   POSTBACK_PAGE_LIMITS,
   type SkadnetworkSettingsDeps,
 } from "../../skadnetwork/settings.ts";
+import { unknownPostbacks } from "../../skadnetwork/unknown.ts";
 import { checked } from "../../validation/issues.ts";
 import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
 import { pageParams } from "../page-query.ts";
-import { principalOf } from "../principal.ts";
+import { principalOf, sessionOf } from "../principal.ts";
 import { routeOf } from "../routes.ts";
 
 export const skadnetworkPostbacksQuery = z
@@ -44,6 +48,10 @@ export const skadnetworkReportQuery = z
           "Postbacks to count besides those verified with Apple's production key: `development` (tests'), `unverified`.",
       }),
   })
+  .refine((query) => query.from <= query.to, { error: "must be on or after `from`", path: ["to"] });
+
+export const unknownPostbacksQuery = z
+  .object({ from: overviewParamsSchema.shape.from, to: overviewParamsSchema.shape.to })
   .refine((query) => query.from <= query.to, { error: "must be on or after `from`", path: ["to"] });
 
 const DAY_MS = 86_400_000;
@@ -138,4 +146,27 @@ export const listSkadnetworkPostbacksFunction = /* @__PURE__ */ composition(
 export const skadnetworkReportFunction = /* @__PURE__ */ composition(
   /* @__PURE__ */ routeOf("report-skadnetwork"),
   (adapters, runtime) => skadnetworkHandlers(adapters, runtime).report,
+);
+
+/** The postbacks of no app, counted by App Store id: for the service's admins only. */
+export const createUnknownPostbacksHandler = (deps: {
+  readonly users: Pick<UserStore, "get">;
+  readonly postbacks: Pick<ApplePostbackStore, "listByApp">;
+}) =>
+  httpRoute(async (event) => {
+    const user = await deps.users.get(sessionOf(event, "apps").user);
+    if (!user?.admin) {
+      throw new UnauthorizedError("Only the service's admins see the postbacks of no app.");
+    }
+    const query = checked(unknownPostbacksQuery, event.queryStringParameters ?? {}, "query");
+    return jsonResponse(200, await unknownPostbacks(deps.postbacks, rangeOf(query)));
+  });
+
+export const unknownSkadnetworkPostbacksFunction = /* @__PURE__ */ composition(
+  /* @__PURE__ */ routeOf("unknown-skadnetwork-postbacks"),
+  (adapters) =>
+    createUnknownPostbacksHandler({
+      users: adapters.tables.users,
+      postbacks: adapters.tables.applePostbacks,
+    }),
 );

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import type { ApplePostbackStore, StoredApplePostback } from "../ports/apple-postbacks.ts";
+import { unknownPostbacks } from "./unknown.ts";
+
+const postback = (appStoreId: string, receivedAt: string, verified: boolean) =>
+  ({
+    appStoreId,
+    receivedAt,
+    verification: verified
+      ? { status: "verified", environment: "production", keyId: "k", reason: null }
+      : { status: "unverified", environment: null, keyId: null, reason: "changed" },
+  }) as StoredApplePostback;
+
+/** A store of no app's postbacks, paged as the real ones are (oldest first, `next` a cursor). */
+const storeOf = (all: StoredApplePostback[]): Pick<ApplePostbackStore, "listByApp"> => ({
+  listByApp: async (appId, _range, page) => {
+    expect(appId).toBeNull();
+    const start = Number(page.after ?? 0);
+    const end = start + page.limit;
+    return { postbacks: all.slice(start, end), next: end < all.length ? String(end) : null };
+  },
+});
+
+const RANGE = { from: new Date("2026-11-01T00:00:00Z"), to: new Date("2026-11-30T00:00:00Z") };
+
+describe("the postbacks no app claims", () => {
+  const all = [
+    postback("111", "2026-11-02T00:00:00.000Z", true),
+    postback("222", "2026-11-03T00:00:00.000Z", false),
+    postback("111", "2026-11-04T00:00:00.000Z", false),
+    postback("111", "2026-11-05T00:00:00.000Z", true),
+  ];
+
+  it("counts them by App Store id, most first, with the verified ones and their first and last", async () => {
+    expect(await unknownPostbacks(storeOf(all), RANGE)).toEqual({
+      app_store_ids: [
+        {
+          app_store_id: "111",
+          postbacks: 3,
+          verified: 2,
+          first_received_at: "2026-11-02T00:00:00.000Z",
+          last_received_at: "2026-11-05T00:00:00.000Z",
+        },
+        {
+          app_store_id: "222",
+          postbacks: 1,
+          verified: 0,
+          first_received_at: "2026-11-03T00:00:00.000Z",
+          last_received_at: "2026-11-03T00:00:00.000Z",
+        },
+      ],
+      truncated: false,
+    });
+  });
+
+  it("reads no more than its limit, and says so", async () => {
+    const counted = await unknownPostbacks(storeOf(all), RANGE, 3);
+    expect(counted.truncated).toBe(true);
+    expect(counted.app_store_ids.map((id) => [id.app_store_id, id.postbacks])).toEqual([
+      ["111", 2],
+      ["222", 1],
+    ]);
+  });
+});

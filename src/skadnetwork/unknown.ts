@@ -1,0 +1,67 @@
+/**
+ * The postbacks no app claims: those naming an App Store id that no app's settings had when they
+ * came, kept under no app rather than lost. The service's admins see them counted by App Store
+ * id (the API, the dashboard's Apps page and `attribution skadnetwork unknown`), so an id
+ * missing from an app's settings, or mistyped there, is found and set.
+ */
+import type { ApplePostbackStore } from "../ports/apple-postbacks.ts";
+import { POSTBACK_PAGE_LIMITS } from "./settings.ts";
+
+/**
+ * At most this many postbacks are read for one answer: the endpoints are public, so the
+ * postbacks of no app can be many, and the answer says when it stopped short.
+ */
+export const UNKNOWN_SCAN_LIMIT = 20_000;
+
+export interface UnknownAppStoreId {
+  readonly app_store_id: string;
+  readonly postbacks: number;
+  /** Of which verified with one of Apple's keys (a signature over the postback's own App Store id). */
+  readonly verified: number;
+  readonly first_received_at: string;
+  readonly last_received_at: string;
+}
+
+export interface UnknownPostbacks {
+  /** The App Store ids, most postbacks first. */
+  readonly app_store_ids: UnknownAppStoreId[];
+  /** Whether more postbacks than UNKNOWN_SCAN_LIMIT were received in the window (the rest unread). */
+  readonly truncated: boolean;
+}
+
+/** The postbacks of no app received in [from, to), counted by the App Store id each names. */
+export const unknownPostbacks = async (
+  store: Pick<ApplePostbackStore, "listByApp">,
+  range: { readonly from: Date; readonly to: Date },
+  limit = UNKNOWN_SCAN_LIMIT,
+): Promise<UnknownPostbacks> => {
+  const byId = new Map<string, UnknownAppStoreId>();
+  let read = 0;
+  let after: string | undefined;
+  do {
+    const page = await store.listByApp(null, range, {
+      limit: Math.min(POSTBACK_PAGE_LIMITS.maxLimit, limit - read),
+      ...(after ? { after } : {}),
+    });
+    for (const postback of page.postbacks) {
+      const seen = byId.get(postback.appStoreId);
+      const verified = postback.verification.status === "verified" ? 1 : 0;
+      // Pages come oldest first: the first seen is the earliest.
+      byId.set(postback.appStoreId, {
+        app_store_id: postback.appStoreId,
+        postbacks: (seen?.postbacks ?? 0) + 1,
+        verified: (seen?.verified ?? 0) + verified,
+        first_received_at: seen?.first_received_at ?? postback.receivedAt,
+        last_received_at: postback.receivedAt,
+      });
+    }
+    read += page.postbacks.length;
+    after = page.next ?? undefined;
+  } while (after && read < limit);
+  return {
+    app_store_ids: [...byId.values()].sort(
+      (a, b) => b.postbacks - a.postbacks || a.app_store_id.localeCompare(b.app_store_id),
+    ),
+    truncated: after !== undefined,
+  };
+};
