@@ -1,6 +1,6 @@
 import { generateKeyPairSync, sign } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { APPLE_KEYS } from "./apple-keys.ts";
+import { APPLE_KEYS, appleKey } from "./apple-keys.ts";
 import {
   AAK_DEVELOPMENT,
   SKAN_1_0_UNVERIFIABLE,
@@ -41,6 +41,23 @@ describe("Apple's keys", () => {
       expect(curve, key.id).toBe(key.curve === "P-256" ? "prime256v1" : "prime192v1");
       expect(key.source).toMatch(/^https:\/\/developer\.apple\.com\/documentation\//);
     }
+  });
+
+  it("give AdAttributionKit's production key and its development keys by kid, each a key of its own", () => {
+    const kids = {
+      "apple-cas-identifier/0": "production",
+      "apple-development-identifier/0": "development",
+      "apple-development-identifier/1": "development",
+    };
+    const keys = Object.entries(kids).map(([kid, environment]) => {
+      const key = appleKey("adattributionkit", kid);
+      expect(key?.environment, kid).toBe(environment);
+      return key?.spki;
+    });
+    expect(new Set(keys).size).toBe(3);
+    expect(appleKey("adattributionkit", "apple-cas-identifier/9")).toBeUndefined();
+    // SKAdNetwork's keys are not AdAttributionKit's.
+    expect(appleKey("skadnetwork", "apple-cas-identifier/0")).toBeUndefined();
   });
 });
 
