@@ -179,6 +179,7 @@ describe("the attribution command line", () => {
               event_name: string;
               event_time: string;
               revenue_usd: number | null;
+              media_source: string | null;
             },
         );
     };
@@ -189,7 +190,13 @@ describe("the attribution command line", () => {
       });
       expect(response.status).toBe(200);
       return (await response.json()) as {
-        totals: { installs: number; cost_usd: number | null; retention: { d1: number | null } };
+        totals: {
+          installs: number;
+          cost_usd: number | null;
+          ecpi_usd: number | null;
+          retention: { d1: number | null };
+          roas: { d0: number | null };
+        };
         cohorts: {
           day: string;
           installs: number;
@@ -301,6 +308,26 @@ describe("the attribution command line", () => {
       listed.data.reduce((sum, row) => sum + (row.amount_usd ?? 0), 0),
       4,
     );
+    // eCPI and ROAS on day 0 over the paid installs (won by a media source other than organic),
+    // recounted from the export: cost over their number, their install day's revenue over cost.
+    const paid = new Set(
+      events
+        .filter((e) => e.event_name === "service_install" && e.media_source !== "organic")
+        .map((e) => e.service_id),
+    );
+    expect(paid.size).toBeGreaterThan(0);
+    const cost = report.totals.cost_usd ?? Number.NaN;
+    expect(report.totals.ecpi_usd).toBeCloseTo(cost / paid.size, 4);
+    const paidDayZeroRevenue = events
+      .filter(
+        (e) =>
+          paid.has(e.service_id) &&
+          e.revenue_usd !== null &&
+          e.event_time.slice(0, 10) === installDay.get(e.service_id),
+      )
+      .reduce((sum, e) => sum + (e.revenue_usd ?? 0), 0);
+    expect(paidDayZeroRevenue).toBeGreaterThan(0);
+    expect(report.totals.roas.d0).toBeCloseTo(paidDayZeroRevenue / cost, 4);
   });
 
   it("exports the whole window to one parquet file, page by page, in export order", async () => {
