@@ -991,6 +991,8 @@ export interface SkadnetworkReport {
     source_identifier: string;
     installs: number;
     redownloads: number;
+    /** AdAttributionKit's re-engagements: users an ad brought back to the installed app. */
+    reengagements: number;
     /** Postbacks of the second and third windows. */
     later_postbacks: number;
   }[];
@@ -1048,6 +1050,22 @@ export const saveAdNetworks = async (
       appId,
     })
   ).networks;
+
+/** Postbacks naming an App Store id no app has, by that id (src/skadnetwork/unknown.ts). */
+export interface UnknownPostbacks {
+  app_store_ids: {
+    app_store_id: string;
+    postbacks: number;
+    verified: number;
+    first_received_at: string;
+    last_received_at: string;
+  }[];
+  truncated: boolean;
+}
+
+/** The service's admins only: the postbacks of no app received in a window of days. */
+export const getUnknownPostbacks = (from: string, to: string): Promise<UnknownPostbacks> =>
+  call<UnknownPostbacks>("GET", "/v1/skadnetwork/unknown", { query: { from, to } });
 
 export const getSkadnetworkReport = (
   appId: string,

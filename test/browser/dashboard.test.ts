@@ -2,7 +2,8 @@
  * The dashboard in a real browser (the machine's Chromium), against the embedded runtime that
  * serves it, with admins held to a TOTP as on AWS: signing in with the keyboard (a first TOTP
  * set up from its QR code and key, a wrong code refused; the code asked at the next sign-in),
- * an app made through its form, a key made, used and
+ * the lockouts said as such (per account and address, and per address, other addresses acting
+ * through X-Forwarded-For), the favicon and no 404 on a page load, an app made through its form, a key made, used and
  * revoked, a link made and tapped and its preview changed, the overview of demo traffic held to the export of the same
  * window, the Cohorts page of a world sent through the API (the report's figures, a filter and a
  * grouping kept in the address, — for days not reached, each table's CSV equal to it), the
@@ -224,6 +225,110 @@ describe("the dashboard in a browser", () => {
     }
   });
 
+  it("1c. says a lockout as such after ten wrong passwords, even to the right one, from that address only; and locks an address that tries fifty accounts' passwords", async () => {
+    const { email, password } = ownerAccount();
+    // Each context acts as another address: the service takes the caller's address from
+    // X-Forwarded-For, which it believes from loopback. The owner's own sign-ins, from loopback
+    // itself, are not the addresses locked here, so the later tests are not locked out.
+    const contexts: BrowserContext[] = [];
+    const signInPageAt = async (address: string) => {
+      const context = await browser.newContext({
+        viewport: DESKTOP,
+        reducedMotion: "reduce",
+        extraHTTPHeaders: { "X-Forwarded-For": address },
+      });
+      contexts.push(context);
+      const on = await context.newPage();
+      await on.goto(`${rt.url}/`);
+      await heading(on, "Sign in").waitFor();
+      return { context, on };
+    };
+    /** One sign-in through the form: the service's status, once its answer is in. */
+    const signInOn = async (on: Page, asEmail: string, asPassword: string) => {
+      await on.getByLabel("Email").fill(asEmail);
+      await on.getByLabel("Password").fill(asPassword);
+      const [response] = await Promise.all([
+        on.waitForResponse(
+          (r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/v1/session",
+        ),
+        on.getByRole("button", { name: "Sign in" }).click(),
+      ]);
+      return response.status();
+    };
+    const errorOn = (on: Page) => on.locator("#sign-in-error");
+    try {
+      // The per-account limit (src/dashboard/sign-in-guard.ts): ten wrong passwords.
+      const first = await signInPageAt("198.51.100.21");
+      for (let n = 1; n <= 10; n++) {
+        expect(await signInOn(first.on, email, `not the owner's password ${n}`)).toBe(401);
+        await expect
+          .poll(() => errorOn(first.on).textContent(), WITHIN)
+          .toBe("Wrong email or password.");
+      }
+      // The right password now: refused, and the page says why and for how long.
+      expect(await signInOn(first.on, email, password)).toBe(401);
+      await expect
+        .poll(() => errorOn(first.on).textContent(), WITHIN)
+        .toMatch(
+          /^Too many failed sign-ins for this account from your address: try again in 1[45] minutes\.$/,
+        );
+      expect(await errorOn(first.on).getAttribute("role")).toBe("alert");
+      expect((await first.context.cookies()).map((cookie) => cookie.name)).not.toContain(
+        SESSION_COOKIE,
+      );
+      await screenshot(first.on, "sign-in-locked");
+
+      // From another address the owner's password is taken: the lockout is not everyone's.
+      const second = await signInPageAt("198.51.100.22");
+      expect(await signInOn(second.on, email, password)).toBe(200);
+      await second.on.getByRole("heading", { level: 2, name: "Two-step sign-in" }).waitFor();
+
+      // The per-address limit: fifty wrong passwords from one address, each for another
+      // account (none near its own limit), lock the address, whoever signs in from it.
+      const third = await signInPageAt("198.51.100.23");
+      for (let n = 0; n < 50; n++) {
+        const response = await third.context.request.post(`${rt.url}/v1/session`, {
+          data: { email: `nobody-${n}@example.com`, password: "a guessed password" },
+        });
+        await response.dispose();
+        expect(response.status(), `attempt ${n + 1}`).toBe(401);
+      }
+      expect(await signInOn(third.on, email, password)).toBe(401);
+      await expect
+        .poll(() => errorOn(third.on).textContent(), WITHIN)
+        .toMatch(/^Too many failed sign-ins from your address: try again in 1[45] minutes\.$/);
+    } finally {
+      await Promise.all(contexts.map((context) => context.close()));
+    }
+  });
+
+  it("1d. loads the dashboard with its favicon, and no request of the load answers 404", async () => {
+    const context = await browser.newContext({
+      viewport: DESKTOP,
+      reducedMotion: "reduce",
+      storageState: await owner.storageState(),
+    });
+    try {
+      const on = await context.newPage();
+      const answered: { url: string; status: number }[] = [];
+      on.on("response", (response) =>
+        answered.push({ url: response.url(), status: response.status() }),
+      );
+      const favicon = on.waitForResponse((r) => new URL(r.url()).pathname === "/favicon.svg");
+      await open(on, "/apps");
+      await heading(on, "Apps").waitFor(WITHIN);
+      const icon = await favicon;
+      expect(icon.status()).toBe(200);
+      expect(icon.headers()["content-type"]).toMatch(/^image\/svg\+xml/);
+      expect(await on.locator('link[rel="icon"]').getAttribute("href")).toBe("/favicon.svg");
+      await on.waitForLoadState("networkidle");
+      expect(answered.length).toBeGreaterThan(3);
+      expect(answered.filter((one) => one.status === 404)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("2. creates an Android app through the form: it is in the list and in the app picker", async () => {
     await open(page, "/apps");
     await heading(page, "Apps").waitFor();
@@ -310,6 +415,21 @@ describe("the dashboard in a browser", () => {
     const copied = await page.evaluate<string>("navigator.clipboard.readText()");
     expect(copied).toBe(key);
     expect(copied.split("_").length).toBeGreaterThanOrEqual(3);
+    // The underscores are drawn: the field looks otherwise than with spaces in their place. At a
+    // fixed height Chromium clipped them (the key read "srv 4753cc…"), and both looked alike.
+    const setValue = (value: string) =>
+      field.evaluate((input, given) => {
+        const element = input as unknown as { value: string; blur(): void };
+        element.value = given;
+        element.blur();
+      }, value);
+    await setValue(key);
+    const shown = await field.screenshot();
+    await setValue(key.replaceAll("_", " "));
+    const spaced = await field.screenshot();
+    await setValue(key);
+    expect(shown.equals(spaced), "the key's underscores are drawn").toBe(false);
+    expect(await field.inputValue()).toBe(key);
     // The value pasted from the clipboard is a key the reports take.
     const answer = await fetch(`${rt.url}/v1/reports/link-clicks`, {
       headers: { authorization: copied },

@@ -164,6 +164,9 @@ function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"]
                 Redownloads
               </th>
               <th scope="col" class="num">
+                Re-engagements
+              </th>
+              <th scope="col" class="num">
                 Later windows' postbacks
               </th>
             </tr>
@@ -184,6 +187,7 @@ function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"]
                 <td class="mono">{row.source_identifier}</td>
                 <td class="num">{formatCount(row.installs)}</td>
                 <td class="num">{formatCount(row.redownloads)}</td>
+                <td class="num">{formatCount(row.reengagements)}</td>
                 <td class="num">{formatCount(row.later_postbacks)}</td>
               </tr>
             ))}
