@@ -1,13 +1,20 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { ApiError, createApp, errorMessage, type Platform } from "../api.ts";
+import {
+  ApiError,
+  createApp,
+  errorMessage,
+  getUnknownPostbacks,
+  type Platform,
+  type UnknownPostbacks,
+} from "../api.ts";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
-import { formatDay } from "../format.ts";
+import { addDays, formatCount, formatDay, today } from "../format.ts";
 import { appPath, useSession, useViewOnly } from "../session.tsx";
 import { platformWord } from "../words.ts";
 
 export function AppsPage() {
-  const { apps, reloadApps } = useSession();
+  const { apps, reloadApps, user } = useSession();
   const viewOnly = useViewOnly();
   return (
     <Page title="Apps">
@@ -50,6 +57,7 @@ export function AppsPage() {
           </TableScroll>
         )}
       </section>
+      {user.admin ? <UnknownPostbacksNotice /> : null}
       {viewOnly ? null : <CreateAppForm onCreated={reloadApps} />}
     </Page>
   );
@@ -132,6 +140,69 @@ function CreateAppForm(props: { onCreated: () => Promise<void> }) {
       </form>
       <ErrorText message={error} />
       <StatusText message={status} />
+    </section>
+  );
+}
+
+/** Days back the notice of Apple's postbacks of no app looks. */
+const UNKNOWN_DAYS = 30;
+
+/**
+ * For the service's admins: Apple's postbacks of the last 30 days that named an App Store id no
+ * app has, kept under no app (docs/skadnetwork.md). Nothing is shown while there are none.
+ */
+function UnknownPostbacksNotice() {
+  const [unknown, setUnknown] = useState<UnknownPostbacks | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let current = true;
+    getUnknownPostbacks(addDays(today(), -(UNKNOWN_DAYS - 1)), today())
+      .then((answer) => current && setUnknown(answer))
+      .catch((caught) => current && setError(errorMessage(caught)));
+    return () => {
+      current = false;
+    };
+  }, []);
+  if (error) return <ErrorText message={error} />;
+  if (!unknown || unknown.app_store_ids.length === 0) return null;
+  return (
+    <section aria-labelledby="unknown-postbacks-heading" class="card">
+      <h2 id="unknown-postbacks-heading">Apple's postbacks of no app</h2>
+      <p>
+        In the last {UNKNOWN_DAYS} days Apple's devices sent postbacks naming an App Store id that
+        no app's settings have. They are kept, but counted for no app: set the id in the app's
+        Settings (App Store id) and its next postbacks are the app's. A verified postback carries an
+        App Store id Apple signed.
+      </p>
+      <TableScroll>
+        <table aria-label="Postbacks of no app">
+          <thead>
+            <tr>
+              <th scope="col">App Store id</th>
+              <th scope="col" class="num">
+                Postbacks
+              </th>
+              <th scope="col" class="num">
+                Verified
+              </th>
+              <th scope="col">Last received</th>
+            </tr>
+          </thead>
+          <tbody>
+            {unknown.app_store_ids.map((row) => (
+              <tr key={row.app_store_id} data-app-store-id={row.app_store_id}>
+                <td class="mono">{row.app_store_id}</td>
+                <td class="num">{formatCount(row.postbacks)}</td>
+                <td class="num">{formatCount(row.verified)}</td>
+                <td>{formatDay(row.last_received_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
+      {unknown.truncated ? (
+        <p class="note">More were received than are read at once: these are the earliest.</p>
+      ) : null}
     </section>
   );
 }
