@@ -675,7 +675,7 @@ describe("the dashboard in a browser", () => {
     }
   });
 
-  it("5. shows the overview of demo traffic with the export's totals, charts and a sortable campaign table", async () => {
+  it("5. shows the overview of demo traffic with the export's totals, charts and a sortable campaign table, each table downloadable as CSV", async () => {
     demo = await driveDemoTraffic(rt, { days: 3, installs: 150, seed: 5 });
     // The UTC days of the traffic, from its end (now) back: four of them for three days'.
     range = demo.days;
@@ -746,6 +746,45 @@ describe("the dashboard in a browser", () => {
     expect(await header("Installs").getAttribute("aria-sort")).toBeNull();
     const sources = await cellTexts(rows, 0);
     expect(sources).toEqual([...sources].sort((a, b) => a.localeCompare(b)));
+
+    // Each table's CSV holds it as shown, in its order, cell for cell (RFC 4180, as the
+    // Cohorts page's), under its columns' names.
+    const downloaded = async (button: string) => {
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("button", { name: button, exact: true }).click(),
+      ]);
+      const text = await readFile(await download.path(), "utf8");
+      expect(text.startsWith("\uFEFF")).toBe(true);
+      expect(text.endsWith("\r\n")).toBe(true);
+      return { name: download.suggestedFilename(), rows: parseCsv(text.slice(1)) };
+    };
+    const bodyTexts = async (table: Locator) =>
+      Promise.all(
+        (await table.locator("tbody tr").all()).map((row) => row.locator("th, td").allInnerTexts()),
+      );
+    const campaignsCsv = await downloaded("Download CSV of the campaign table");
+    expect(campaignsCsv.name).toBe(`${appId}_campaigns_${range.from}_${range.to}.csv`);
+    expect(campaignsCsv.rows).toEqual([
+      [
+        "Media source",
+        "Campaign",
+        "Installs",
+        "Events",
+        "Revenue USD",
+        "Revenue per install in range",
+      ],
+      ...(await bodyTexts(campaigns)),
+    ]);
+    expect(campaignsCsv.rows.length).toBe((await rows.count()) + 1);
+    const deepLinks = page.getByRole("table", { name: "Deep link paths" });
+    expect(await deepLinks.locator("tbody tr").count()).toBeGreaterThan(0);
+    const deepLinksCsv = await downloaded("Download CSV of the deep link paths");
+    expect(deepLinksCsv.name).toBe(`${appId}_deep-link-paths_${range.from}_${range.to}.csv`);
+    expect(deepLinksCsv.rows).toEqual([
+      await deepLinks.locator("thead th").allInnerTexts(),
+      ...(await bodyTexts(deepLinks)),
+    ]);
 
     // The ratio is named for what it is: the range's revenue over the range's installs.
     expect(await header("Revenue per install").count()).toBe(0);

@@ -26,7 +26,7 @@ import { useDefinition } from "../components/definition.tsx";
 import { ErrorText, Page } from "../components/page.tsx";
 import { type FilterOptions, FiltersForm, filterOptions } from "../components/report-filters.tsx";
 import { csvOf, DownloadCsv, type TextTable, TextTableView } from "../components/text-table.tsx";
-import { saveCsv } from "../download.ts";
+import { csvFileName, saveCsv } from "../download.ts";
 import { formatCount, formatKnownUsd, formatShare, formatUsd, today, UNKNOWN } from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
 import { cohortsOf } from "../report-cache.ts";
@@ -585,9 +585,8 @@ export const groupsTable = (report: CohortReport): TextTable => ({
   numeric: [false, false, ...FIGURE_COLUMNS.map(() => true)],
 });
 
-/** "2026-11-01_2026-11-07" and the app: a file's name says what it holds. */
 const fileName = (appId: string, report: CohortReport, what: string) =>
-  `${appId.replace(/[^A-Za-z0-9._-]/g, "_")}_${what}_${report.from}_${report.to}.csv`;
+  csvFileName(appId, what, report.from, report.to);
 
 function GroupsTable(props: { appId: string; report: CohortReport }) {
   const { report } = props;

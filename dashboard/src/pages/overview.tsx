@@ -15,6 +15,8 @@ import { type Range, RangeForm, rangeProblem } from "../components/date-range.ts
 import { DefinitionText, InfoButton, useDefinition } from "../components/definition.tsx";
 import { ErrorText, Page, TableScroll } from "../components/page.tsx";
 import { type FilterOptions, FiltersForm, filterOptions } from "../components/report-filters.tsx";
+import { DownloadCsv } from "../components/text-table.tsx";
+import { csvFileName, saveCsv } from "../download.ts";
 import { daysBetween, formatCount, formatUsd, today } from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
 import { overviewOf } from "../report-cache.ts";
@@ -130,7 +132,7 @@ export function OverviewPage(props: { appId: string }) {
             : ""}
       </div>
       <ErrorText message={error} />
-      {data ? <OverviewBody data={data} busy={loading} filtered={filtered} /> : null}
+      {data ? <OverviewBody appId={appId} data={data} busy={loading} filtered={filtered} /> : null}
       {onIos && valid ? (
         <SkadnetworkSection
           appId={appId}
@@ -170,8 +172,11 @@ const DEFINITIONS = {
     "The campaign's revenue in the range divided by its installs in the range. Revenue from installs of earlier days counts too, so it is not what the range's installs earned each; – when the campaign has no install in the range.",
 } as const;
 
-function OverviewBody(props: { data: Overview; busy: boolean; filtered: boolean }) {
+function OverviewBody(props: { appId: string; data: Overview; busy: boolean; filtered: boolean }) {
   const { data, filtered } = props;
+  /** Saves a table's rows as the CSV file of its name, for the range shown. */
+  const download = (rows: string[][], what: string) =>
+    saveCsv(rows, csvFileName(props.appId, what, data.from, data.to));
   return (
     <div class="overview" aria-busy={props.busy}>
       <Totals data={data} />
@@ -201,8 +206,16 @@ function OverviewBody(props: { data: Overview; busy: boolean; filtered: boolean 
         <EventsChart data={data} />
         <RevenueChart data={data} />
       </div>
-      <CampaignTable campaigns={data.campaigns} filtered={filtered} />
-      <DeepLinkTable rows={data.deep_link_paths} filtered={filtered} />
+      <CampaignTable
+        campaigns={data.campaigns}
+        filtered={filtered}
+        onDownload={(rows) => download(rows, "campaigns")}
+      />
+      <DeepLinkTable
+        rows={data.deep_link_paths}
+        filtered={filtered}
+        onDownload={(rows) => download(rows, "deep-link-paths")}
+      />
     </div>
   );
 }
@@ -643,7 +656,22 @@ const sortValue = (row: CampaignRow, key: SortKey): string | number => {
 
 const columnDefinitionId = (key: SortKey) => `campaigns-${key}-definition`;
 
-function CampaignTable(props: { campaigns: CampaignRow[]; filtered: boolean }) {
+/** A campaign's cells as the table shows them, and its CSV holds them. */
+const campaignCells = (row: CampaignRow): string[] => [
+  row.media_source ?? "–",
+  row.campaign ?? "–",
+  formatCount(row.installs),
+  formatCount(row.events),
+  formatUsd(row.revenue_usd),
+  formatUsd(revenuePerInstallInRange(row)),
+];
+
+function CampaignTable(props: {
+  campaigns: CampaignRow[];
+  filtered: boolean;
+  /** The table's header and rows, in the order shown, to save as CSV. */
+  onDownload: (rows: string[][]) => void;
+}) {
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({
     key: "installs",
     descending: true,
@@ -669,7 +697,17 @@ function CampaignTable(props: { campaigns: CampaignRow[]; filtered: boolean }) {
 
   return (
     <section class="card">
-      <h2 id="campaigns-heading">Campaigns</h2>
+      <div class="section-head">
+        <h2 id="campaigns-heading">Campaigns</h2>
+        {rows.length > 0 ? (
+          <DownloadCsv
+            of="the campaign table"
+            onDownload={() =>
+              props.onDownload([COLUMNS.map((column) => column.label), ...rows.map(campaignCells)])
+            }
+          />
+        ) : null}
+      </div>
       {COLUMNS.map((column) =>
         column.definition ? (
           <DefinitionText
@@ -735,12 +773,14 @@ function CampaignTable(props: { campaigns: CampaignRow[]; filtered: boolean }) {
             <tbody>
               {rows.map((row) => (
                 <tr key={`${row.media_source}\u0000${row.campaign}`}>
-                  <td>{row.media_source ?? "–"}</td>
-                  <td>{row.campaign ?? "–"}</td>
-                  <td class="num">{formatCount(row.installs)}</td>
-                  <td class="num">{formatCount(row.events)}</td>
-                  <td class="num">{formatUsd(row.revenue_usd)}</td>
-                  <td class="num">{formatUsd(revenuePerInstallInRange(row))}</td>
+                  {campaignCells(row).map((text, index) => (
+                    <td
+                      key={COLUMNS[index]?.key}
+                      class={COLUMNS[index]?.numeric ? "num" : undefined}
+                    >
+                      {text}
+                    </td>
+                  ))}
                 </tr>
               ))}
             </tbody>
@@ -751,10 +791,32 @@ function CampaignTable(props: { campaigns: CampaignRow[]; filtered: boolean }) {
   );
 }
 
-function DeepLinkTable(props: { rows: Overview["deep_link_paths"]; filtered: boolean }) {
+/** A deep link path's cells as the table shows them, and its CSV holds them. */
+const deepLinkCells = (row: Overview["deep_link_paths"][number]): string[] => [
+  row.deep_link_path ?? "(none)",
+  formatCount(row.installs),
+];
+
+const DEEP_LINK_COLUMNS = ["Deep link path", "Installs"];
+
+function DeepLinkTable(props: {
+  rows: Overview["deep_link_paths"];
+  filtered: boolean;
+  onDownload: (rows: string[][]) => void;
+}) {
   return (
     <section class="card">
-      <h2 id="deep-links-heading">Top deep link paths</h2>
+      <div class="section-head">
+        <h2 id="deep-links-heading">Top deep link paths</h2>
+        {props.rows.length > 0 ? (
+          <DownloadCsv
+            of="the deep link paths"
+            onDownload={() =>
+              props.onDownload([DEEP_LINK_COLUMNS, ...props.rows.map(deepLinkCells)])
+            }
+          />
+        ) : null}
+      </div>
       {props.rows.length === 0 ? (
         <p class="empty">
           No installs came through a deep link in this range
@@ -765,19 +827,22 @@ function DeepLinkTable(props: { rows: Overview["deep_link_paths"]; filtered: boo
           <table aria-label="Deep link paths">
             <thead>
               <tr>
-                <th scope="col">Deep link path</th>
+                <th scope="col">{DEEP_LINK_COLUMNS[0]}</th>
                 <th scope="col" class="num">
-                  Installs
+                  {DEEP_LINK_COLUMNS[1]}
                 </th>
               </tr>
             </thead>
             <tbody>
-              {props.rows.map((row) => (
-                <tr key={row.deep_link_path ?? ""}>
-                  <td class="mono">{row.deep_link_path ?? "(none)"}</td>
-                  <td class="num">{formatCount(row.installs)}</td>
-                </tr>
-              ))}
+              {props.rows.map((row) => {
+                const [path, installs] = deepLinkCells(row);
+                return (
+                  <tr key={row.deep_link_path ?? ""}>
+                    <td class="mono">{path}</td>
+                    <td class="num">{installs}</td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </TableScroll>
