@@ -1,8 +1,9 @@
 /**
  * The Cognito credentials' sign-in with a faked Cognito client: the exact commands and
  * parameters of a password, a TOTP challenge answered, an admin's first TOTP set up with the
- * sign-in's access token, and a pool's MFA_SETUP challenge; wrong and spent codes; and the
- * dashboard's sign-in over them, which gives no session before the code.
+ * sign-in's access token, and a pool's MFA_SETUP challenge; wrong and spent codes; the pool's
+ * lockout said as such; and the dashboard's sign-in over them, which gives no session before
+ * the code.
  */
 import {
   AdminInitiateAuthCommand,
@@ -19,9 +20,10 @@ import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { memorySessionStore, memoryUserStore } from "../../dashboard/memory-stores.test-support.ts";
 import { answerChallenge, signIn } from "../../dashboard/sessions.ts";
-import { createSignInGuard } from "../../dashboard/sign-in-guard.ts";
+import { createSignInGuard, LOCKED_OUT } from "../../dashboard/sign-in-guard.ts";
+import { UnauthorizedError } from "../../domain/errors.ts";
 import type { User } from "../../ports/users.ts";
-import { createCognitoCredentials } from "./cognito-credentials.ts";
+import { COGNITO_LOCKED_OUT, createCognitoCredentials } from "./cognito-credentials.ts";
 
 const cognito = mockClient(CognitoIdentityProviderClient);
 const POOL = "eu-west-1_Pool";
@@ -66,6 +68,21 @@ describe("Cognito credentials", () => {
   it("refuses a wrong password and an unknown person alike", async () => {
     cognito.on(AdminInitiateAuthCommand).rejects(failure(NotAuthorizedException, "wrong"));
     expect(await credentials().verify(EMAIL, "wrong")).toEqual({ outcome: "refused" });
+    cognito.reset();
+    cognito
+      .on(AdminInitiateAuthCommand)
+      .rejects(failure(NotAuthorizedException, "Incorrect username or password."));
+    expect(await credentials().verify(EMAIL, "wrong")).toEqual({ outcome: "refused" });
+  });
+
+  it("says the pool's lockout as such, not as a wrong password", async () => {
+    cognito
+      .on(AdminInitiateAuthCommand)
+      .rejects(failure(NotAuthorizedException, "Password attempts exceeded"));
+    const refusal = credentials().verify(EMAIL, "the password");
+    await expect(refusal).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(refusal).rejects.toThrow(COGNITO_LOCKED_OUT);
+    expect(COGNITO_LOCKED_OUT.startsWith(`${LOCKED_OUT} for this account`)).toBe(true);
   });
 
   it("answers SOFTWARE_TOKEN_MFA with the code and the challenge's session", async () => {
@@ -214,6 +231,21 @@ describe("the dashboard's sign-in over Cognito", () => {
     expect(deps.sessions.sessions.size).toBe(1);
     expect(deps.sessions.pending.size).toBe(0);
     expect(inputsOf(AdminSetUserMFAPreferenceCommand)).toHaveLength(1);
+  });
+
+  it("refuses a locked person's right password with the lockout's words, and a wrong one as wrong", async () => {
+    cognito
+      .on(AdminInitiateAuthCommand)
+      .rejectsOnce(failure(NotAuthorizedException, "Incorrect username or password."))
+      .rejects(failure(NotAuthorizedException, "Password attempts exceeded"));
+    const deps = depsWith();
+    await expect(signIn(deps, EMAIL, "a wrong password")).rejects.toThrow(
+      "The email or the password is wrong.",
+    );
+    const locked = signIn(deps, EMAIL, "the password");
+    await expect(locked).rejects.toMatchObject({ statusCode: 401, message: COGNITO_LOCKED_OUT });
+    expect(deps.sessions.sessions.size).toBe(0);
+    expect(deps.sessions.pending.size).toBe(0);
   });
 
   it("signs a person who is not an admin and has no TOTP in with the password", async () => {

@@ -13,7 +13,8 @@
  * person's MFA preference is set to it, so that Cognito asks for it at every sign-in from then
  * on. A pool that requires MFA asks instead with the MFA_SETUP challenge, whose session plays
  * the access token's part and is answered once the code is verified. The state kept between
- * the calls names which of the two it is.
+ * the calls names which of the two it is. The pool's lockout is said as such, not as a wrong
+ * password.
  */
 import {
   AdminCreateUserCommand,
@@ -32,7 +33,9 @@ import {
   UsernameExistsException,
   VerifySoftwareTokenCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
+import { LOCKED_OUT } from "../../dashboard/sign-in-guard.ts";
 import { TOTP_ISSUER } from "../../dashboard/totp.ts";
+import { UnauthorizedError } from "../../domain/errors.ts";
 import type { CodeCheck, Credentials } from "../../ports/users.ts";
 
 export interface CognitoCredentialsOptions {
@@ -61,6 +64,18 @@ const stateOf = (text: string): State => {
   if (kind !== "session" && kind !== "token") throw new Error("Not a Cognito sign-in's state");
   return { kind, value: text.slice(at + 1) };
 };
+
+/**
+ * Cognito's lockout: after repeated wrong passwords it refuses the person's sign-ins for a
+ * while (from a second, doubling with each further failure, to about 15 minutes), the right
+ * password too, with a NotAuthorizedException of this message. Said as a wrong password, the
+ * person would keep trying passwords that are right, each lengthening the lockout.
+ */
+const isLockout = (error: NotAuthorizedException): boolean =>
+  /password attempts exceeded/i.test(error.message);
+
+/** The lockout as the dashboard shows it (it shows a refusal that begins so as it is). */
+export const COGNITO_LOCKED_OUT = `${LOCKED_OUT} for this account: it is locked for a while, up to 15 minutes, and each further try makes it longer. Try again later.`;
 
 const WRONG: CodeCheck = { outcome: "wrong" };
 const EXPIRED: CodeCheck = { outcome: "expired" };
@@ -141,6 +156,9 @@ export const createCognitoCredentials = (options: CognitoCredentialsOptions): Cr
         // completes: people are given permanent passwords, and the pool has no SMS.
         return { outcome: "refused" };
       } catch (error) {
+        if (error instanceof NotAuthorizedException && isLockout(error)) {
+          throw new UnauthorizedError(COGNITO_LOCKED_OUT);
+        }
         if (error instanceof NotAuthorizedException || error instanceof UserNotFoundException) {
           return { outcome: "refused" };
         }
