@@ -2556,7 +2556,8 @@ describe("the dashboard in a browser", () => {
       await theirs.getByTestId("cohort-groups").waitFor();
       await theirs.getByTestId("cohort-table").waitFor();
       expect(await theirs.getByRole("button", { name: /^Download CSV/ }).count()).toBe(2);
-      expect(await theirs.locator("figure.chart canvas").count()).toBe(1);
+      // The daily active users and the retention curve.
+      expect(await theirs.locator("figure.chart canvas").count()).toBe(2);
       await theirs.getByLabel("Group by", { exact: true }).selectOption("country");
       await theirs.getByRole("heading", { name: "By media source and country" }).waitFor(WITHIN);
       await noChanges("Cohorts");
