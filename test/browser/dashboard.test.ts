@@ -2199,7 +2199,7 @@ describe("the dashboard in a browser", () => {
     ]);
   });
 
-  it("9d. edits an iOS app's SKAdNetwork schema (a fine value of 64 refused at its field) and ad network names; its overview counts Apple's samples and decodes their values", async () => {
+  it("9d. edits an iOS app's SKAdNetwork schema (a fine value of 64 refused at its field) and ad network names; its overview counts Apple's samples and decodes their values; the owner's Apps page counts a postback of no app", async () => {
     // The app, made for iOS through the Apps page, and its App Store id through Settings: the
     // service finds a postback's app by it.
     await open(page, "/apps");
@@ -2219,9 +2219,15 @@ describe("the dashboard in a browser", () => {
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByRole("status").filter({ hasText: "Settings saved." }).waitFor(WITHIN);
 
-    // Apple's samples as devices post them to the link host, and one tampered with.
+    // Apple's samples as devices post them to the link host, one tampered with, and one naming
+    // an App Store id no app has.
     const tampered = { ...SKAN_4_FINE, "transaction-id": "6aafb7a5-0170-41b5-bbe4-fe71dedf1e99" };
-    for (const sample of [SKAN_4_FINE, SKAN_4_COARSE, tampered]) {
+    const ofNoApp = {
+      ...SKAN_4_FINE,
+      "app-id": 1111111111,
+      "transaction-id": "6aafb7a5-0170-41b5-bbe4-fe71dedf1e77",
+    };
+    for (const sample of [SKAN_4_FINE, SKAN_4_COARSE, tampered, ofNoApp]) {
       const response = await fetch(`${rt.linkUrl}/.well-known/skadnetwork/report-attribution/`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -2391,8 +2397,21 @@ describe("the dashboard in a browser", () => {
     expect(
       await rowsOf(section.getByRole("table", { name: "Installs by media source and campaign" })),
     ).toEqual([
-      ["example_network\ncom.example", "39", "1", "0", "0"],
-      ["example_network\ncom.example", "5239", "1", "0", "0"],
+      ["example_network\ncom.example", "39", "1", "0", "0", "0"],
+      ["example_network\ncom.example", "5239", "1", "0", "0", "0"],
+    ]);
+    expect(
+      await section
+        .getByRole("table", { name: "Installs by media source and campaign" })
+        .locator("thead th")
+        .allInnerTexts(),
+    ).toEqual([
+      "Media source",
+      "Campaign (source identifier)",
+      "Installs",
+      "Redownloads",
+      "Re-engagements",
+      "Later windows' postbacks",
     ]);
     // The fine value and the coarse-only one, each read back as the rule that gives it.
     expect(
@@ -2444,6 +2463,19 @@ describe("the dashboard in a browser", () => {
     await heading(page, "Overview").waitFor();
     await navLink(page, "SKAdNetwork").waitFor(WITHIN);
     await page.getByRole("region", { name: "SKAdNetwork", exact: true }).waitFor(WITHIN);
+
+    // The postback of no app, on the Apps page of the owner (an admin of the service).
+    await open(page, "/apps");
+    await heading(page, "Apps").waitFor();
+    const noApp = page.getByRole("table", { name: "Postbacks of no app" });
+    await noApp.waitFor(WITHIN);
+    expect(await noApp.locator('tr[data-app-store-id="1111111111"] td').allInnerTexts()).toEqual([
+      "1111111111",
+      "1",
+      "0",
+      expect.any(String),
+    ]);
+    expect(await noApp.locator("tbody tr").count()).toBe(1);
   });
 
   it("9e. shows a viewer the reports, settings, links and partners of the apps granted, and no control that would change them", async () => {
@@ -2475,6 +2507,10 @@ describe("the dashboard in a browser", () => {
       expect((await apiGet(context, "/v1/session")).body).toMatchObject({
         user: { email: viewer.email, viewer: true },
       });
+      // The postbacks of no app are the service's admins' to see: the API refuses the viewer.
+      expect(
+        (await apiGet(context, `/v1/skadnetwork/unknown?from=${today()}&to=${today()}`)).status,
+      ).toBe(401);
 
       /** No button or form on the page that makes, changes, sends or deletes anything. */
       const CHANGES =
