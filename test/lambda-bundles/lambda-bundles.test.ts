@@ -948,6 +948,42 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     expect(isAllowed(other.policyDocument as PolicyDocument, `${API_ARN}/GET/v1/apps/${APP}`)).toBe(
       false,
     );
+    // The postbacks of no app are the service's admins' alone: this person is none, until made
+    // one, and then sees the one just posted.
+    const today = new Date().toISOString().slice(0, 10);
+    const window = { from: today, to: today };
+    const refused = await call("unknown-skadnetwork-postbacks", { session, query: window });
+    expect(refused.statusCode, refused.body).toBe(401);
+    const posted = await call("apple-postback", {
+      path: { framework: "skadnetwork" },
+      body: {
+        ...SKAN_4_FINE,
+        "app-id": 1111111111,
+        "transaction-id": "6aafb7a5-0170-41b5-bbe4-fe71dedf1e77",
+      },
+    });
+    expect(JSON.parse(posted.body)).toEqual({ stored: "new" });
+    // Made an admin in the users table (an admin's own sign-in asks a TOTP code on AWS): the
+    // route reads who its person is at each call.
+    await dynamodb.send(
+      new UpdateItemCommand({
+        TableName: envOf("authorizer")[tableVariable("users")],
+        Key: { email: { S: email } },
+        UpdateExpression: "SET #admin = :admin",
+        ExpressionAttributeNames: { "#admin": "admin" },
+        ExpressionAttributeValues: { ":admin": { BOOL: true } },
+      }),
+    );
+    expect(
+      conforming(
+        "unknown-skadnetwork-postbacks",
+        await call("unknown-skadnetwork-postbacks", { session, query: window }),
+      ),
+    ).toMatchObject({
+      app_store_ids: [{ app_store_id: "1111111111", postbacks: 1, verified: 0 }],
+      truncated: false,
+    });
+
     expect((await call("sign-out", { session })).statusCode).toBe(204);
     expect((await call("session", { session })).statusCode).toBe(401);
   });
