@@ -309,7 +309,8 @@ describe("the attribution command line", () => {
       4,
     );
     // eCPI and ROAS on day 0 over the paid installs (won by a media source other than organic),
-    // recounted from the export: cost over their number, their install day's revenue over cost.
+    // recounted from the export: cost over their number, their install day's revenue over cost
+    // (which the demo's random purchases may leave at none).
     const paid = new Set(
       events
         .filter((e) => e.event_name === "service_install" && e.media_source !== "organic")
@@ -326,7 +327,6 @@ describe("the attribution command line", () => {
           e.event_time.slice(0, 10) === installDay.get(e.service_id),
       )
       .reduce((sum, e) => sum + (e.revenue_usd ?? 0), 0);
-    expect(paidDayZeroRevenue).toBeGreaterThan(0);
     expect(report.totals.roas.d0).toBeCloseTo(paidDayZeroRevenue / cost, 4);
   });
 
