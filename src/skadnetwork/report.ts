@@ -1,9 +1,10 @@
 /**
  * The SKAdNetwork section of an iOS app's overview, from its stored postbacks of a window:
  * installs by ad network (its media source) and source identifier (the campaign), redownloads
- * and AdAttributionKit's re-engagements apart; each conversion window's values decoded with the app's schema (how many reached each
- * rule); and the crowd anonymity tier each first-window postback implies (a fine value: the
- * highest tiers; a coarse value only: a lower one; neither: the lowest). Only postbacks that
+ * and AdAttributionKit's re-engagements apart; each conversion window's values decoded with the
+ * app's schema (how many reached each rule); and the crowd anonymity tier each first-window
+ * postback implies (a fine value: the highest tiers; a coarse value only: a lower one; neither:
+ * the lowest). Only postbacks that
  * count are in it (verified with Apple's production key), unless the owner asks for the rest.
  */
 import type { ApplePostbackGroup, StoredApplePostback } from "../ports/apple-postbacks.ts";
