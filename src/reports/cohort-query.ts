@@ -42,6 +42,16 @@ import {
   timestampLiteral,
 } from "./queries.ts";
 
+/**
+ * Keeps, of a CTE of attributions named `a`, each install's latest: an install attributed again
+ * (a reinstall, a late answer) counts as its latest attribution says.
+ */
+const latestAttributionOf = (cte: string) => `JOIN (
+    SELECT service_id, max(attributed_at) AS attributed_at
+    FROM ${cte}
+    GROUP BY service_id
+  ) AS latest ON latest.service_id = a.service_id AND latest.attributed_at = a.attributed_at`;
+
 /** The last day since install a cohort is followed to: day 30, as the leading services show. */
 export const COHORT_DAYS = 30;
 
@@ -165,11 +175,7 @@ cohort_attributions AS (
 install_costs AS (
   SELECT a.service_id, max(a.cost_usd) AS cost_usd
   FROM cohort_attributions AS a
-  JOIN (
-    SELECT service_id, max(attributed_at) AS attributed_at
-    FROM cohort_attributions
-    GROUP BY service_id
-  ) AS latest ON latest.service_id = a.service_id AND latest.attributed_at = a.attributed_at
+  ${latestAttributionOf("cohort_attributions")}
   GROUP BY a.service_id
 ),
 active_days AS (
@@ -226,11 +232,7 @@ active_attributions AS (
 active_latest AS (
   SELECT DISTINCT a.service_id, a.media_source, a.campaign
   FROM active_attributions AS a
-  JOIN (
-    SELECT service_id, max(attributed_at) AS attributed_at
-    FROM active_attributions
-    GROUP BY service_id
-  ) AS latest ON latest.service_id = a.service_id AND latest.attributed_at = a.attributed_at
+  ${latestAttributionOf("active_attributions")}
 ),
 active_installs AS (
   SELECT s.service_id, s.day
