@@ -229,11 +229,23 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
+/** How long a connection to a partner is kept, idle, for the next attempt to the same host. */
+export const KEPT_CONNECTION_IDLE_MS = 4_000;
+
 /**
- * The options of the HTTP(S) agent that sends postbacks and webhooks: the safe lookup, and no
- * kept-alive sockets, so that each attempt resolves (and is checked) afresh.
+ * The options of the HTTP(S) agent that sends postbacks and webhooks: the safe lookup for every
+ * connection it opens, and connections kept alive between attempts to the same host, as a burst
+ * of postbacks to one network would otherwise open (and, over TLS, negotiate) one each. A kept
+ * connection goes to the address checked when it opened; it is closed after `idleMs` without a
+ * request, so a name re-pointed since is looked up, and checked, again within seconds.
  */
-export const safeAgentOptions = (base: LookupAll, options: UrlSafetyOptions = {}) => ({
+export const safeAgentOptions = (
+  base: LookupAll,
+  options: UrlSafetyOptions = {},
+  idleMs = KEPT_CONNECTION_IDLE_MS,
+) => ({
   lookup: safeLookup(base, options),
-  keepAlive: false,
+  keepAlive: true,
+  // Node's agent closes a free socket once it has been idle this long.
+  timeout: idleMs,
 });

@@ -152,3 +152,90 @@ describe("the postback sender", () => {
     ).toMatchObject({ kind: "refused", reason: "the URL must be https" });
   });
 });
+
+describe("the postback sender's kept connections", () => {
+  let server: Server;
+  let port: number;
+  let connections = 0;
+  /** Requests per connection; the server drops a connection at its `dropAt`-th request. */
+  let dropAt = Number.POSITIVE_INFINITY;
+  const closed: Promise<void>[] = [];
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const socket = request.socket as typeof request.socket & { served?: number };
+      socket.served = (socket.served ?? 0) + 1;
+      if (socket.served >= dropAt) {
+        socket.destroy();
+        return;
+      }
+      response.end("fine");
+    });
+    server.on("connection", (socket) => {
+      connections += 1;
+      closed.push(once(socket, "close").then(() => undefined));
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const get = (url: string) => ({ method: "GET", url, headers: {}, body: null });
+  // Plain http goes to loopback only, by the name `localhost`, under the setting; the injected
+  // lookup stands for DNS, so the name can be re-pointed.
+  let answers: Record<string, string> = {};
+  const sender = (keepIdleMs?: number) =>
+    createHttpSender({ allowLoopback: true, keepIdleMs, lookup: fakeDns(answers) });
+
+  it("sends attempts to one host over one connection", async () => {
+    connections = 0;
+    dropAt = Number.POSITIVE_INFINITY;
+    answers = { localhost: "127.0.0.1" };
+    const one = sender();
+    for (let i = 0; i < 3; i++) {
+      expect(await one.send(get(`http://localhost:${port}/${i}`))).toEqual({
+        kind: "answer",
+        status: 200,
+        body: "fine",
+      });
+    }
+    expect(connections).toBe(1);
+  });
+
+  it("makes the request again on a new connection when the kept one is closed under it", async () => {
+    connections = 0;
+    dropAt = 2;
+    answers = { localhost: "127.0.0.1" };
+    const one = sender();
+    expect(await one.send(get(`http://localhost:${port}/first`))).toMatchObject({
+      status: 200,
+    });
+    // The kept connection is dropped at its second request: the attempt still gets its answer.
+    expect(await one.send(get(`http://localhost:${port}/second`))).toEqual({
+      kind: "answer",
+      status: 200,
+      body: "fine",
+    });
+    expect(connections).toBe(2);
+  });
+
+  it("closes an idle connection, so that a name re-pointed since is checked again", async () => {
+    connections = 0;
+    dropAt = Number.POSITIVE_INFINITY;
+    closed.length = 0;
+    answers = { localhost: "127.0.0.1" };
+    const one = sender(50);
+    expect(await one.send(get(`http://localhost:${port}/x`))).toMatchObject({ status: 200 });
+    answers.localhost = "10.0.0.1";
+    // The connection is closed once idle for its time, not by the server.
+    await Promise.all(closed);
+    const again = await one.send(get(`http://localhost:${port}/x`));
+    expect(again.kind === "refused" && again.reason).toMatch(/private address \(10\.0\.0\.1\)/);
+    expect(connections).toBe(1);
+  });
+});

@@ -1,11 +1,15 @@
 /**
  * The sender of postbacks and webhooks: one attempt is one request over Node's HTTP client,
- * through an agent whose lookup checks every address the connection may go to
- * (src/postbacks/url-safety.ts's safeAgentOptions) and keeps no socket alive, so each attempt
- * resolves and is checked afresh. A literal address in the URL, which no lookup sees, is
- * checked before anything is sent. No redirect is followed (Node's client follows none: a
- * 3xx is the answer), at most 64 KiB of the answer is read, and an attempt with no complete
- * answer within 10 s is a time-out.
+ * through an agent whose lookup checks every address a connection it opens may go to, and
+ * which keeps connections a few seconds for the next attempt to the same host
+ * (src/postbacks/url-safety.ts's safeAgentOptions). A literal address in the URL, which no
+ * lookup sees, is checked before anything is sent. No redirect is followed (Node's client
+ * follows none: a 3xx is the answer), at most 64 KiB of the answer is read, and an attempt
+ * with no complete answer within 10 s is a time-out.
+ *
+ * A kept connection the partner closed as the request went out (its own idle limit) fails
+ * with a reset before any answer: the request is made again on a new connection, as browsers
+ * do, rather than counted as a connection error and tried again 15 minutes later.
  */
 import { lookup as dnsLookup } from "node:dns";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
@@ -25,10 +29,17 @@ export interface HttpSenderOptions {
   /** Resolves a name to every address it has; `dns.lookup` unless given. */
   readonly lookup?: LookupAll;
   readonly timeoutMs?: number;
+  /** How long an idle connection is kept for the next attempt to its host. */
+  readonly keepIdleMs?: number;
 }
 
 /** What the service calls itself when a template sets no User-Agent of its own. */
 export const POSTBACK_USER_AGENT = "attribution-service-postbacks/1";
+
+/** How a kept connection the other side closed fails a request written to it. */
+const CLOSED_UNDER_US = new Set(["ECONNRESET", "EPIPE"]);
+/** Kept connections found closed, one after another, before the attempt counts as failed. */
+const MAX_FRESH_TRIES = 3;
 
 const hasHeader = (headers: Readonly<Record<string, string>>, name: string) =>
   Object.keys(headers).some((key) => key.toLowerCase() === name);
@@ -53,11 +64,15 @@ const readBounded = (response: IncomingMessage, max: number): Promise<string> =>
 
 export const createHttpSender = (options: HttpSenderOptions): PostbackSender => {
   const base = options.lookup ?? (dnsLookup as unknown as LookupAll);
-  const agentOptions = safeAgentOptions(base, { allowLoopback: options.allowLoopback });
+  const agentOptions = safeAgentOptions(
+    base,
+    { allowLoopback: options.allowLoopback },
+    options.keepIdleMs,
+  );
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
   const timeoutMs = options.timeoutMs ?? REQUEST_LIMITS.timeoutMs;
 
-  const attempt = (request: OutgoingRequest, url: URL): Promise<SendOutcome> =>
+  const attempt = (request: OutgoingRequest, url: URL, fresh = 0): Promise<SendOutcome> =>
     new Promise<SendOutcome>((resolve) => {
       let settled = false;
       const finish = (outcome: SendOutcome) => {
@@ -81,7 +96,9 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
         finish({ kind: "timeout" });
         outgoing.destroy();
       }, timeoutMs);
+      let answered = false;
       outgoing.on("response", (response) => {
+        answered = true;
         readBounded(response, REQUEST_LIMITS.maxAnswerReadBytes).then(
           (body) => finish({ kind: "answer", status: response.statusCode ?? 0, body }),
           // The answer's status came; its body was cut off.
@@ -89,6 +106,18 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
         );
       });
       outgoing.on("error", (error: NodeJS.ErrnoException) => {
+        if (
+          outgoing.reusedSocket &&
+          !answered &&
+          !settled &&
+          CLOSED_UNDER_US.has(error.code ?? "") &&
+          fresh < MAX_FRESH_TRIES
+        ) {
+          settled = true;
+          clearTimeout(timer);
+          resolve(attempt(request, url, fresh + 1));
+          return;
+        }
         if (isUnsafeAddressError(error)) {
           finish({ kind: "refused", reason: error.message });
           return;
