@@ -532,7 +532,14 @@ export interface PostbackFigures {
   readonly lost: number;
   readonly twice: number;
   readonly installP99Ms: number;
-  /** Another app's event batches, alone and during the burst. */
+  /** Another app's event batches: their pace and size, and how many were measured. */
+  readonly probe: {
+    readonly perSecond: number;
+    readonly events: number;
+    readonly idle: number;
+    readonly burst: number;
+  };
+  /** Their latency alone and during the burst. */
   readonly probeIdleP50Ms: number;
   readonly probeBurstP50Ms: number;
   readonly probeIdleP99Ms: number;
@@ -555,8 +562,8 @@ Play referrer, sent open-loop at ${count(f.perSecond)} a second to the embedded 
 process; a generic partner configured for the link's media source; a mock ad network on this
 machine answering 200 (\`bench/postbacks.bench.ts\`). The time counts from an install's request
 being due to its postback reaching the network: the request, the attribution worker, the outbox
-and the postback worker. Another app's SDK sends batches of events at a steady pace, before the
-burst and during it.`,
+and the postback worker. Another app's SDK sends batches of ${count(f.probe.events)} events, ${count(f.probe.perSecond)} a
+second: ${count(f.probe.idle)} alone (after a few unmeasured), then ${count(f.probe.burst)} during the burst.`,
     [
       markdownTable(
         ["", ">p50", ">p99", ">max"],

@@ -265,6 +265,7 @@ describe("benchmark sections", () => {
       lost: 0,
       twice: 0,
       installP99Ms: 20,
+      probe: { perSecond: 20, events: 10, idle: 400, burst: 400 },
       probeIdleP50Ms: 3,
       probeBurstP50Ms: 4,
       probeIdleP99Ms: 10,
@@ -281,6 +282,7 @@ describe("benchmark sections", () => {
     expect(met).toContain("(target under 5,000 ms: met)");
     expect(met).toContain("1.50 times (target at most 2: met)");
     expect(met).toContain("median alone 3.0 ms, during the burst 4.0 ms");
+    expect(met).toContain("batches of 10 events, 20 a\nsecond: 400 alone");
     expect(met).toContain(
       "was busy 90% of the time, and the service used 1.25 of the machine's cores",
     );
