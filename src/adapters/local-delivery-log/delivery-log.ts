@@ -1,0 +1,267 @@
+/**
+ * The embedded runtime's delivery log: what the DynamoDB table `deliveryLog` is on AWS, kept in
+ * a LevelDB database of its own (../local-disk/level.ts) rather than in the embedded DynamoDB.
+ * Every postback attempt writes it; through dynalite each group of attempts cost the AWS SDK's
+ * marshalling, HTTP to its thread and that thread's own work, here one batch of a few keys.
+ *
+ * Keys:
+ *
+ *     e␀<app>␀<time>␀<send id>␀<attempt>          the attempt, as JSON: an app's, newest last
+ *     k␀<send id>␀<attempt>                        its `e` key, so that an attempt recorded again replaces it
+ *     i␀<app>␀<service id>␀<send id>␀<attempt>     its `e` key, for the install's deletion
+ *     c␀<app>␀<day>␀<configuration>                 the day's counts of the configuration's attempts
+ *     x␀<expiry, Unix seconds, 12 digits>␀<key>     an `e` or `c` key past its lifetime then
+ *
+ * Attempts appended together are written in one batch, groups one after another, and purges
+ * and reaping take their turn between groups: a count is read and written by one writer at a
+ * time. A write resolves once LevelDB has handed it to the system, so a killed process loses
+ * none.
+ */
+import { ValidationError } from "../../domain/errors.ts";
+import { DAY_MS } from "../../domain/time.ts";
+import {
+  DELIVERY_LOG_DAYS,
+  type DeliveryCounts,
+  type DeliveryLog,
+  type DeliveryLogEntry,
+} from "../../ports/postbacks.ts";
+import { keyPart, type LevelDb, openLevelStore, SEPARATOR } from "../local-disk/level.ts";
+
+export interface LocalDeliveryLog extends DeliveryLog {
+  close(): Promise<void>;
+}
+
+const S = SEPARATOR;
+const appPrefix = (appId: string) => `e${S}${keyPart(appId)}${S}`;
+const attemptPart = (entry: DeliveryLogEntry) => `${keyPart(entry.sendId)}${S}${entry.attempt}`;
+const entryKey = (entry: DeliveryLogEntry) =>
+  `${appPrefix(entry.appId)}${entry.time}${S}${attemptPart(entry)}`;
+const replaceKey = (entry: DeliveryLogEntry) => `k${S}${attemptPart(entry)}`;
+const installPrefix = (appId: string, serviceId: string) =>
+  `i${S}${keyPart(appId)}${S}${keyPart(serviceId)}${S}`;
+const installKey = (entry: DeliveryLogEntry) =>
+  `${installPrefix(entry.appId, entry.subject.serviceId)}${attemptPart(entry)}`;
+const countPrefix = (appId: string) => `c${S}${keyPart(appId)}${S}`;
+const dayOf = (iso: string) => iso.slice(0, 10);
+const countKey = (entry: DeliveryLogEntry) =>
+  `${countPrefix(entry.appId)}${dayOf(entry.time)}${S}${keyPart(entry.configId)}`;
+
+const EXPIRY_PREFIX = `x${S}`;
+const epochSeconds = (ms: number) => Math.floor(ms / 1000);
+const expiryPrefix = (seconds: number) =>
+  `${EXPIRY_PREFIX}${String(Math.max(0, seconds)).padStart(12, "0")}`;
+const expiryKey = (ms: number, key: string) => `${expiryPrefix(epochSeconds(ms))}${S}${key}`;
+/** An attempt is kept 30 days from its time; a day's counts until that day's attempts go. */
+const entryExpiry = (entry: DeliveryLogEntry) =>
+  expiryKey(Date.parse(entry.time) + DELIVERY_LOG_DAYS * DAY_MS, entryKey(entry));
+const countExpiry = (entry: DeliveryLogEntry) =>
+  expiryKey(Date.parse(dayOf(entry.time)) + (DELIVERY_LOG_DAYS + 1) * DAY_MS, countKey(entry));
+
+/** The keys an attempt is stored under, apart from its day's counts. */
+const keysOf = (entry: DeliveryLogEntry) => [
+  entryKey(entry),
+  replaceKey(entry),
+  installKey(entry),
+  entryExpiry(entry),
+];
+
+// A page cursor is the last entry's key after its app's prefix; the app comes from the caller.
+const encodeCursor = (key: string, appId: string) =>
+  Buffer.from(key.slice(appPrefix(appId).length), "utf8").toString("base64url");
+const decodeCursor = (cursor: string, appId: string) => {
+  const rest = Buffer.from(cursor, "base64url").toString("utf8");
+  if (rest === "" || Buffer.from(rest, "utf8").toString("base64url") !== cursor) {
+    throw new ValidationError("cursor: must be the next_cursor of an earlier page");
+  }
+  return `${appPrefix(appId)}${rest}`;
+};
+
+interface Waiting {
+  readonly entry: DeliveryLogEntry;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+export const openLocalDeliveryLog = async (dir: string): Promise<LocalDeliveryLog> => {
+  const level = await openLevelStore(dir);
+  return deliveryLogIn(level.db, level.close);
+};
+
+const deliveryLogIn = (db: LevelDb, close: () => Promise<void>): LocalDeliveryLog => {
+  /** Groups, purges and reaping, one after another. */
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const done = turn.then(work);
+    turn = done.catch(() => undefined);
+    return done;
+  };
+  const read = <T>(key: string): T | undefined => {
+    const text = db.getSync(key);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
+  };
+
+  /** Writes a group: each attempt once (the last given), counting those not recorded before. */
+  const writeGroup = async (entries: readonly DeliveryLogEntry[]) => {
+    const latest = new Map(entries.map((entry) => [replaceKey(entry), entry]));
+    const operations: (
+      | { type: "put"; key: string; value: string }
+      | { type: "del"; key: string }
+    )[] = [];
+    const counts = new Map<string, DeliveryCounts>();
+    for (const [replace, entry] of latest) {
+      const before = db.getSync(replace);
+      if (before !== undefined) {
+        // Recorded already: the earlier record goes, and the attempt is not counted again.
+        const earlier = read<DeliveryLogEntry>(before);
+        if (earlier) {
+          for (const key of keysOf(earlier)) operations.push({ type: "del", key });
+        }
+      } else {
+        const key = countKey(entry);
+        const count = counts.get(key) ??
+          read<DeliveryCounts>(key) ?? {
+            day: dayOf(entry.time),
+            configId: entry.configId,
+            partner: entry.partner,
+            delivered: 0,
+            retry: 0,
+            failed: 0,
+          };
+        if (!counts.has(key) && count.delivered + count.retry + count.failed === 0) {
+          operations.push({ type: "put", key: countExpiry(entry), value: key });
+        }
+        counts.set(key, {
+          ...count,
+          partner: entry.partner,
+          [entry.verdict]: count[entry.verdict] + 1,
+        });
+      }
+      const key = entryKey(entry);
+      operations.push(
+        { type: "put", key, value: JSON.stringify(entry) },
+        { type: "put", key: replace, value: key },
+        { type: "put", key: installKey(entry), value: key },
+        { type: "put", key: entryExpiry(entry), value: key },
+      );
+    }
+    for (const [key, count] of counts) {
+      operations.push({ type: "put", key, value: JSON.stringify(count) });
+    }
+    await db.batch(operations);
+  };
+
+  let waiting: Waiting[] = [];
+  let scheduled = false;
+  const writeWaiting = () => {
+    scheduled = false;
+    const group = waiting;
+    waiting = [];
+    inTurn(() => writeGroup(group.map((one) => one.entry))).then(
+      () => {
+        for (const one of group) one.resolve();
+      },
+      (error: unknown) => {
+        for (const one of group) one.reject(error);
+      },
+    );
+  };
+
+  /** Deletes attempts by their `e` keys, with the keys that lead to them; how many there were. */
+  const forgetEntries = async (
+    keys: readonly string[],
+    belongs = (_: DeliveryLogEntry) => true,
+  ) => {
+    const operations: { type: "del"; key: string }[] = [];
+    let forgotten = 0;
+    for (const key of keys) {
+      const entry = read<DeliveryLogEntry>(key);
+      if (!entry || !belongs(entry)) continue;
+      forgotten += 1;
+      for (const each of keysOf(entry)) operations.push({ type: "del", key: each });
+    }
+    await db.batch(operations);
+    return forgotten;
+  };
+
+  const valuesIn = async (range: { gte: string; lt: string }) => {
+    const values: string[] = [];
+    for await (const value of db.values(range)) values.push(value);
+    return values;
+  };
+
+  return {
+    // Attempts given in the same turn of the event loop go together, as one batch.
+    append: (entry) =>
+      new Promise<void>((resolve, reject) => {
+        waiting.push({ entry, resolve, reject });
+        if (scheduled) return;
+        scheduled = true;
+        setImmediate(writeWaiting);
+      }),
+
+    async listByApp(appId, page) {
+      const prefix = appPrefix(appId);
+      const entries: DeliveryLogEntry[] = [];
+      let lastKey: string | undefined;
+      let more = false;
+      for await (const [key, value] of db.iterator({
+        gt: prefix,
+        lt: page.after === undefined ? `${prefix}\uffff` : decodeCursor(page.after, appId),
+        reverse: true,
+        limit: page.limit + 1,
+      })) {
+        if (entries.length === page.limit) {
+          more = true;
+          break;
+        }
+        entries.push(JSON.parse(value) as DeliveryLogEntry);
+        lastKey = key;
+      }
+      return {
+        entries,
+        next: more && lastKey !== undefined ? encodeCursor(lastKey, appId) : null,
+      };
+    },
+
+    async counts(appId, since) {
+      const prefix = countPrefix(appId);
+      const values = await valuesIn({
+        gte: `${prefix}${dayOf(since.toISOString())}`,
+        lt: `${prefix}\uffff`,
+      });
+      return values.map((value) => JSON.parse(value) as DeliveryCounts);
+    },
+
+    reap: (now) =>
+      inTurn(async () => {
+        const entries: string[] = [];
+        const counts: { type: "del"; key: string }[] = [];
+        for await (const [key, ref] of db.iterator({
+          gte: EXPIRY_PREFIX,
+          lt: expiryPrefix(epochSeconds(now.getTime())),
+        })) {
+          if (ref.startsWith("e")) entries.push(ref);
+          else counts.push({ type: "del", key: ref }, { type: "del", key });
+        }
+        const forgotten = await forgetEntries(entries);
+        await db.batch(counts);
+        return forgotten + counts.length / 2;
+      }),
+
+    purgeInstall: (appId, serviceId) =>
+      inTurn(async () => {
+        const prefix = installPrefix(appId, serviceId);
+        const keys = await valuesIn({ gte: prefix, lt: `${prefix}\uffff` });
+        // A longer service id that begins with this one (and a NUL) has its own keys here.
+        return forgetEntries(
+          keys,
+          (entry) => entry.appId === appId && entry.subject.serviceId === serviceId,
+        );
+      }),
+
+    async close() {
+      await inTurn(async () => undefined);
+      await close();
+    },
+  };
+};
