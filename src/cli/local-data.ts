@@ -1,17 +1,23 @@
 /**
  * How CLI commands reach the embedded stores: through the running service's DynamoDB endpoint
- * when `npm start` is up (its store is locked by that process), else by opening the data
- * folder directly for the length of the command. A command that changed an app or a key
+ * and its held stores' bridge (the delivery log) when `npm start` is up (its stores are locked
+ * by that process), else by opening the data folder directly for the length of the command. A command that changed an app or a key
  * marks the data folder so that a running service stops trusting its cached copies.
  */
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
+import {
+  type LocalDeliveryLog,
+  openLocalDeliveryLog,
+} from "../adapters/local-delivery-log/delivery-log.ts";
 import { markAdminChange } from "../embedded/admin-changes.ts";
 import { dataPaths, readRuntimeInfo } from "../embedded/data-dir.ts";
+import { heldStoresAt } from "../embedded/held-stores.ts";
 import {
   connectDynamoDb,
   LOCAL_TABLE_NAMES,
   startLocalDynamoDb,
 } from "../embedded/local-dynamodb.ts";
+import type { DeliveryLog } from "../ports/postbacks.ts";
 
 export const withLocalStores = async <T>(
   dataDir: string,
@@ -21,7 +27,19 @@ export const withLocalStores = async <T>(
   const connection = running
     ? connectDynamoDb(running.dynamodbEndpoint)
     : await startLocalDynamoDb(dataPaths(dataDir).dynamodb);
-  const stores = createDynamoStores(connection.doc, LOCAL_TABLE_NAMES);
+  let ownLog: LocalDeliveryLog | undefined;
+  let deliveryLog: DeliveryLog;
+  if (running) deliveryLog = heldStoresAt(running.heldStores).deliveryLog;
+  else {
+    ownLog = await openLocalDeliveryLog(dataPaths(dataDir).deliveryLog).catch(
+      async (error: unknown) => {
+        await connection.close();
+        throw error;
+      },
+    );
+    deliveryLog = ownLog;
+  }
+  const stores = { ...createDynamoStores(connection.doc, LOCAL_TABLE_NAMES), deliveryLog };
   let changed = false;
   const noting =
     <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
@@ -51,6 +69,7 @@ export const withLocalStores = async <T>(
       // After the writes: a service that reads again from here on reads what they wrote.
       if (changed) await markAdminChange(dataDir);
     } finally {
+      await ownLog?.close();
       await connection.close();
     }
   }

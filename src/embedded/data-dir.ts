@@ -1,7 +1,7 @@
 /**
  * The data folder of the embedded runtime. Its layout mirrors the AWS resources:
- * `dynamodb/` (the tables), `touches/`, `installs/`, `attributions/` and `outbox/` (those
- * tables', each in a store of its own), `clicks/`
+ * `dynamodb/` (the tables), `touches/`, `installs/`, `attributions/`, `outbox/` and
+ * `delivery-log/` (those tables', each in a store of its own), `clicks/`
  * (the link host's click log), `lake/` (laid out like the lake bucket), `wal/` (the delivery
  * stream's write-ahead files), `snapshots/` (materialised exports), `queues/` (the workers'
  * queues), `pages/` (export pages being written), `duckdb-tmp/` (what an export's query
@@ -27,6 +27,8 @@ export const dataPaths = (dataDir: string) => ({
   installs: join(dataDir, "installs"),
   attributions: join(dataDir, "attributions"),
   outbox: join(dataDir, "outbox"),
+  // Every postback's attempts (LevelDB), written by each attempt.
+  deliveryLog: join(dataDir, "delivery-log"),
   snapshots: join(dataDir, "snapshots"),
   // One folder queue per queue-driven worker (the SQS queues of AWS).
   queues: join(dataDir, "queues"),
@@ -49,12 +51,15 @@ const runtimeInfo = z.object({
   /** The link host's URL. */
   linkUrl: z.string(),
   dynamodbEndpoint: z.string(),
+  /** Where the CLI reaches the stores this process holds open (./held-stores.ts). */
+  heldStores: z.object({ url: z.string(), token: z.string() }),
   /** Whose X-Forwarded-For it believes (ATTRIBUTION_TRUST_PROXY): every peer, none, or these. */
   trustProxy: z.union([z.boolean(), z.array(z.string())]),
 });
 export type RuntimeInfo = z.infer<typeof runtimeInfo>;
 
-// Only for this user: the local DynamoDB endpoint it names takes any request.
+// Only for this user: the local DynamoDB endpoint it names takes any request, and the held
+// stores' token is in it.
 export const writeRuntimeInfo = (dataDir: string, info: RuntimeInfo) =>
   writeFile(dataPaths(dataDir).runtimeFile, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
 

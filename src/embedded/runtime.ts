@@ -32,6 +32,7 @@ import { createCountryResolver } from "../adapters/geoip/country-resolver.ts";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
 import { openLocalAttributionStore } from "../adapters/local-attributions/attribution-store.ts";
 import { createLocalClickLog, touchReadsAfter } from "../adapters/local-click-log/click-log.ts";
+import { openLocalDeliveryLog } from "../adapters/local-delivery-log/delivery-log.ts";
 import { openLocalInstallStore } from "../adapters/local-installs/install-store.ts";
 import { openLocalOutboxStore } from "../adapters/local-outbox/outbox-store.ts";
 import {
@@ -62,6 +63,7 @@ import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
 import { dashboardFiles } from "./dashboard.ts";
 import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
 import type { Authorizer } from "./gateway.ts";
+import { serveHeldStores } from "./held-stores.ts";
 import { type EmbeddedJobs, startEmbeddedJobs } from "./jobs.ts";
 import { listenAll } from "./listeners.ts";
 import { type DynamoConnection, LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./local-dynamodb.ts";
@@ -253,11 +255,12 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   if (moved.touches + moved.sightings > 0) {
     logger.info("touches moved from the embedded DynamoDB to the touch store", moved);
   }
-  // Installs, attributions and the outbox, each in a store of its own too: every install reads
-  // and writes them on its way from its request to its postbacks.
+  // Installs, attributions, the outbox and the delivery log, each in a store of its own too:
+  // every install reads and writes them on its way from its request to its postbacks.
   const installs = await openLocalInstallStore(paths.installs);
   const attributions = await openLocalAttributionStore(paths.attributions);
   const outbox = await openLocalOutboxStore(paths.outbox);
+  const deliveryLog = await openLocalDeliveryLog(paths.deliveryLog);
   // Revenue and costs in USD: the data folder's table (imported, or refreshed from the ECB's
   // feed), else the shipped one. A refresh replaces it under ingestion. Read before the click
   // log, which converts the taps it finds left from the last run's.
@@ -288,6 +291,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     touches: touchReadsAfter(touchStore, clickLog),
     attributions,
     outbox,
+    deliveryLog,
     // Read on every install and event batch; changed through this process (and, next, the CLI).
     postbackConfigs: cachedPostbackConfigs(stored.postbackConfigs, config.appCacheMs, {
       revision: revision.current,
@@ -442,6 +446,8 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   ]);
   const [api, linkListener] = listeners;
   if (!api || !linkListener) throw new Error("the listeners did not start");
+  // The CLI reads the delivery log through this process while it holds the store open.
+  const held = await serveHeldStores({ deliveryLog });
   const url = api.url;
   linkBaseUrl ??= linkListener.url;
   await writeRuntimeInfo(config.dataDir, {
@@ -449,6 +455,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     url,
     linkUrl: linkListener.url,
     dynamodbEndpoint: dynamodb.endpoint,
+    heldStores: { url: held.url, token: held.token },
     trustProxy: typeof config.trustProxy === "boolean" ? config.trustProxy : [...config.trustProxy],
   });
 
@@ -470,6 +477,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     async stop() {
       // No new request first, so none can start a purge while the stores close.
       await Promise.all(listeners.map((listening) => listening.close()));
+      await held.close();
       // A compaction under way drops the merge it is writing rather than hold the stop up.
       lake.compactor.stop();
       await jobs?.stop();
@@ -479,6 +487,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       await installs.close();
       await attributions.close();
       await outbox.close();
+      await deliveryLog.close();
       await lake.close();
       await dynamodb.close();
       await removeRuntimeInfo(config.dataDir);

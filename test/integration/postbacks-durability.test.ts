@@ -15,12 +15,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createDeliveryLog,
-  createPostbackConfigStore,
-} from "../../src/adapters/dynamodb/postbacks.ts";
+import { createPostbackConfigStore } from "../../src/adapters/dynamodb/postbacks.ts";
 import { createKeyFileWrapper } from "../../src/adapters/key-file/key-file-wrapper.ts";
 import { dataPaths, readRuntimeInfo } from "../../src/embedded/data-dir.ts";
+import { heldStoresAt } from "../../src/embedded/held-stores.ts";
 import { LOCAL_TABLE_NAMES } from "../../src/embedded/local-dynamodb.ts";
 import { parsePartnerConfig } from "../../src/postbacks/config.ts";
 import { SLOW_REQUEST_MS } from "../../src/postbacks/partner-slots.ts";
@@ -35,20 +33,22 @@ const APP = "com.example.postbacks.durable";
 const SETTINGS = { ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK: "true" };
 
 /**
- * The configurations and the delivery log of the service's data folder, through its
- * DynamoDB-compatible server (the outbox is in a store the service alone opens).
+ * The configurations and the delivery log of the service's data folder, as the CLI reaches
+ * them while it runs: through its DynamoDB-compatible server, and through the bridge to the
+ * stores it alone opens (the delivery log; the outbox too, which no one else reads).
  */
 const storesOf = async (dataDir: string) => {
   const info = await readRuntimeInfo(dataDir);
+  if (!info) throw new Error("the service is not running");
   const client = new DynamoDBClient({
-    endpoint: info?.dynamodbEndpoint,
+    endpoint: info.dynamodbEndpoint,
     region: "local",
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
   });
   const doc = DynamoDBDocumentClient.from(client);
   return {
     configs: createPostbackConfigStore(doc, LOCAL_TABLE_NAMES.postbackConfigs),
-    log: createDeliveryLog(doc, LOCAL_TABLE_NAMES.deliveryLog),
+    log: heldStoresAt(info.heldStores).deliveryLog,
     close: () => client.destroy(),
   };
 };

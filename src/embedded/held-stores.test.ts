@@ -1,0 +1,82 @@
+/**
+ * The held stores as the CLI reaches them while the service runs: the delivery log over the
+ * loopback bridge holds to the same contract as the store itself
+ * (../adapters/contracts/postbacks.test-support.ts), and the bridge answers no one without its
+ * token, and no method outside its list.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describePostbackStoresContract } from "../adapters/contracts/postbacks.test-support.ts";
+import { createPostbackConfigStore } from "../adapters/dynamodb/postbacks.ts";
+import {
+  type LocalDeliveryLog,
+  openLocalDeliveryLog,
+} from "../adapters/local-delivery-log/delivery-log.ts";
+import { openLocalOutboxStore } from "../adapters/local-outbox/outbox-store.ts";
+import { ValidationError } from "../domain/errors.ts";
+import { heldStoresAt, serveHeldStores } from "./held-stores.ts";
+import { LOCAL_TABLE_NAMES, startLocalDynamoDb } from "./local-dynamodb.ts";
+
+describePostbackStoresContract("the delivery log through the CLI's bridge", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "held-stores-contract-"));
+  const dynamo = await startLocalDynamoDb(join(dir, "dynamodb"));
+  const outbox = await openLocalOutboxStore(join(dir, "outbox"));
+  const log = await openLocalDeliveryLog(join(dir, "delivery-log"));
+  const served = await serveHeldStores({ deliveryLog: log });
+  return {
+    configs: createPostbackConfigStore(dynamo.doc, LOCAL_TABLE_NAMES.postbackConfigs),
+    outbox,
+    log: heldStoresAt(served).deliveryLog,
+    close: async () => {
+      await served.close();
+      await outbox.close();
+      await log.close();
+      await dynamo.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe("the held stores' bridge", () => {
+  let dir: string;
+  let log: LocalDeliveryLog;
+  let served: Awaited<ReturnType<typeof serveHeldStores>>;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "held-stores-"));
+    log = await openLocalDeliveryLog(join(dir, "delivery-log"));
+    served = await serveHeldStores({ deliveryLog: log });
+  });
+
+  afterAll(async () => {
+    await served.close();
+    await log.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const post = (path: string, token: string) =>
+    fetch(`${served.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+      body: JSON.stringify(["app", { $date: new Date().toISOString() }]),
+    });
+
+  it("answers no caller without the token of this start", async () => {
+    expect((await post("/deliveryLog/counts", "another-token")).status).toBe(401);
+    expect((await post("/deliveryLog/counts", served.token)).status).toBe(200);
+  });
+
+  it("calls no method outside its list", async () => {
+    expect((await post("/deliveryLog/close", served.token)).status).toBe(404);
+    expect((await post("/outbox/get", served.token)).status).toBe(404);
+  });
+
+  it("brings a store's ValidationError back as one", async () => {
+    const held = heldStoresAt(served).deliveryLog;
+    await expect(held.listByApp("app", { limit: 1, after: "not a cursor" })).rejects.toThrow(
+      ValidationError,
+    );
+  });
+});
