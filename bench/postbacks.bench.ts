@@ -2,8 +2,9 @@
  * Postbacks benchmark: a burst of attributed installs through the embedded service (in its own
  * process, as `npm start` runs it), each posted back to a mock ad network on this machine; the
  * time from an install's request being due to its postback reaching the network, and whether
- * every postback came exactly once. Beside the burst, another app's SDK sends event batches at
- * a steady pace, before the burst (idle) and during it: postbacks must not slow ingestion.
+ * every postback came exactly once. Beside the burst, another app's SDK (a process of its own,
+ * ./probe-client.ts) sends event batches at a steady pace, before the burst (idle) and during
+ * it: postbacks must not slow ingestion.
  * Prints figures and whether each target is met; asserts nothing.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -15,7 +16,8 @@ import { androidInstallRequest } from "../test/support/installs.ts";
 import { startMockNetwork } from "../test/support/mock-network.ts";
 import { createAppWithCli, startService, stopService } from "../test/support/service.ts";
 import { cpuSeconds, measuredOn, printFailures, writeDocsSection } from "./figures.ts";
-import { type GetRequest, type LoadResult, percentile, runLoad, runOpenLoop } from "./http-load.ts";
+import { type LoadResult, percentile, runLoad, runOpenLoop } from "./http-load.ts";
+import { startProbeClient } from "./probe-client.ts";
 import { postbacksSection } from "./sections.ts";
 
 const APP = "com.bench.postbacks";
@@ -23,12 +25,17 @@ const PROBE_APP = "com.bench.postbacks-probe";
 const INSTALLS = Number(process.env.BENCH_POSTBACK_INSTALLS ?? 10_000);
 const INSTALLS_PER_SECOND = Number(process.env.BENCH_POSTBACK_RATE ?? 500);
 const CONNECTIONS = 32;
-const PROBE_PER_SECOND = 20;
+const PROBE_PER_SECOND = 50;
 const PROBE_EVENTS = 10;
 /** The probe's batches alone: enough that their p99 is not one or two slow batches. */
-const IDLE_PROBES = 400;
+const IDLE_PROBES = 1_000;
 /** Batches sent first, unmeasured, so that the figures are of a warm service's. */
-const WARM_PROBES = 40;
+const WARM_PROBES = 100;
+/**
+ * Installs sent first, a second's worth, with their taps and postbacks: the figures are of a
+ * service that has handled installs before, not of its code's first runs.
+ */
+const WARM_INSTALLS = INSTALLS_PER_SECOND;
 const TARGET_P99_MS = 5_000;
 const TARGET_INGEST_RATIO = 2;
 /** How long the postbacks may take to arrive once the burst is sent. */
@@ -38,22 +45,6 @@ const PIXEL =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
 
 const json = (key: string) => ({ authorization: key, "content-type": "application/json" });
-
-/** Event batches of the probe app, one request per `PROBE_PER_SECOND`th of a second. */
-const probeRequests = (key: string, count: number, run: string): GetRequest[] =>
-  Array.from({ length: count }, (_, i) => ({
-    path: "/v1/events",
-    headers: json(key),
-    body: JSON.stringify({
-      events: Array.from({ length: PROBE_EVENTS }, (_, e) => ({
-        event_id: `${run}-${i}-${e}`,
-        service_id: "bench-probe-device",
-        event_type: "LEVEL_COMPLETE",
-        event_time: new Date().toISOString(),
-        parameters: { level: e },
-      })),
-    }),
-  }));
 
 const accepted = (status: number) => (status === 202 ? undefined : `status ${status}`);
 
@@ -68,6 +59,7 @@ const main = async () => {
     arrivals.set(sid, seen);
     return { status: 200, body: "ok" };
   });
+  const probe = startProbeClient();
   const service = await startService(dataDir, {
     ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK: "true",
     ATTRIBUTION_TRUST_PROXY: "true",
@@ -75,6 +67,16 @@ const main = async () => {
   try {
     const keys = await createAppWithCli(dataDir, APP, "Postbacks bench");
     const probeKeys = await createAppWithCli(dataDir, PROBE_APP, "Postbacks probe");
+    /** A run of the probe app's batches, from the probe's own process. */
+    const probeRun = (count: number, run: string) =>
+      probe.run({
+        url: service.url,
+        key: probeKeys.sdk,
+        count,
+        perSecond: PROBE_PER_SECOND,
+        events: PROBE_EVENTS,
+        run,
+      });
     const linkUrl = (await readRuntimeInfo(dataDir))?.linkUrl ?? "";
     const saved = await fetch(`${service.url}/v1/postbacks/partners/bench-net`, {
       method: "PUT",
@@ -101,7 +103,7 @@ const main = async () => {
     const taps = await runLoad({
       url: linkUrl,
       headers: {},
-      gets: Array.from({ length: INSTALLS }, (_, i) => ({
+      gets: Array.from({ length: WARM_INSTALLS + INSTALLS }, (_, i) => ({
         path: `/${deeplink_id}`,
         headers: {
           "user-agent": PIXEL,
@@ -118,28 +120,64 @@ const main = async () => {
     });
     printFailures("taps", taps);
 
-    const warm = await runOpenLoop({
-      url: service.url,
-      gets: probeRequests(probeKeys.sdk, WARM_PROBES, "warm"),
-      perSecond: PROBE_PER_SECOND,
-      connections: 4,
-      check: accepted,
-    });
+    /** Installs at the burst's pace, each with the referrer of its tap, from `first` on. */
+    const installs = (
+      first: number,
+      serviceIds: readonly string[],
+      onDue?: (index: number, due: number) => void,
+    ) =>
+      runOpenLoop({
+        url: service.url,
+        gets: serviceIds.map((serviceId, i) => ({
+          path: "/v1/installs",
+          headers: {
+            ...json(keys.sdk),
+            "x-forwarded-for": `172.16.${((first + i) >> 8) & 255}.${(first + i) & 255}`,
+          },
+          body: JSON.stringify(
+            androidInstallRequest(serviceId, {
+              install_referrer: { referrer: referrers[first + i] ?? "" },
+            }),
+          ),
+        })),
+        perSecond: INSTALLS_PER_SECOND,
+        connections: CONNECTIONS,
+        check: accepted,
+        ...(onDue ? { onDue } : {}),
+      });
+    /** Waits until each install's postback came, or the drain's limit; how many came. */
+    const postbacksOf = async (serviceIds: readonly string[]) => {
+      const deadline = performance.now() + DRAIN_LIMIT_MS;
+      const arrived = () => serviceIds.filter((sid) => arrivals.has(sid)).length;
+      while (arrived() < serviceIds.length && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      return arrived();
+    };
+
+    // Warm: the probe's batches, and a second of installs with the probe beside them (the
+    // first installs a started service takes run its code for the first time).
+    const warm = await probeRun(WARM_PROBES, "warm");
     printFailures("probe warm-up", warm);
+    const warmIds = Array.from({ length: WARM_INSTALLS }, (_, i) => `bench-warm-${i}`);
+    const [warmInstalls, firstSecond] = await Promise.all([
+      installs(0, warmIds),
+      probeRun(PROBE_PER_SECOND, "first"),
+    ]);
+    printFailures("warm-up installs", warmInstalls);
+    printFailures("probe beside the first installs", firstSecond);
+    const warmPostbacks = await postbacksOf(warmIds);
+    if (warmPostbacks < warmIds.length) {
+      console.log(`  warm-up: ${warmIds.length - warmPostbacks} postbacks did not come`);
+    }
     // Idle: the probe app's batches alone.
-    const idle = await runOpenLoop({
-      url: service.url,
-      gets: probeRequests(probeKeys.sdk, IDLE_PROBES, "idle"),
-      perSecond: PROBE_PER_SECOND,
-      connections: 4,
-      check: accepted,
-    });
+    const idle = await probeRun(IDLE_PROBES, "idle");
     printFailures("idle probe", idle);
 
     // The burst, with the probe beside it for as long as the burst is sent.
-    const serviceIds = referrers.map((_, i) => `bench-postback-${i}`);
+    const serviceIds = Array.from({ length: INSTALLS }, (_, i) => `bench-postback-${i}`);
     const dueAt: number[] = [];
-    const burstSeconds = referrers.length / INSTALLS_PER_SECOND;
+    const burstSeconds = serviceIds.length / INSTALLS_PER_SECOND;
     const pid = service.child.pid;
     const before = {
       at: performance.now(),
@@ -147,29 +185,10 @@ const main = async () => {
       process: await cpuSeconds(pid),
     };
     const [burst, during] = await Promise.all([
-      runOpenLoop({
-        url: service.url,
-        gets: referrers.map((referrer, i) => ({
-          path: "/v1/installs",
-          headers: { ...json(keys.sdk), "x-forwarded-for": `172.16.${(i >> 8) & 255}.${i & 255}` },
-          body: JSON.stringify(
-            androidInstallRequest(serviceIds[i] ?? "", { install_referrer: { referrer } }),
-          ),
-        })),
-        perSecond: INSTALLS_PER_SECOND,
-        connections: CONNECTIONS,
-        check: accepted,
-        onDue: (index, due) => {
-          dueAt[index] = due;
-        },
+      installs(WARM_INSTALLS, serviceIds, (index, due) => {
+        dueAt[index] = due;
       }),
-      runOpenLoop({
-        url: service.url,
-        gets: probeRequests(probeKeys.sdk, Math.ceil(burstSeconds * PROBE_PER_SECOND), "burst"),
-        perSecond: PROBE_PER_SECOND,
-        connections: 4,
-        check: accepted,
-      }),
+      probeRun(Math.ceil(burstSeconds * PROBE_PER_SECOND), "burst"),
     ]);
     const burstMs = performance.now() - before.at;
     const busy = {
@@ -179,11 +198,7 @@ const main = async () => {
     printFailures("burst", burst);
     printFailures("probe during the burst", during);
 
-    const deadline = performance.now() + DRAIN_LIMIT_MS;
-    const arrived = () => serviceIds.filter((sid) => arrivals.has(sid)).length;
-    while (arrived() < serviceIds.length && performance.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await postbacksOf(serviceIds);
     // A moment more for a second postback of any install to show.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
 
@@ -213,6 +228,8 @@ const main = async () => {
         events: PROBE_EVENTS,
         idle: idle.requests,
         burst: during.requests,
+        warmInstalls: WARM_INSTALLS,
+        firstSecondMaxMs: Math.max(0, ...firstSecond.latencies),
       },
       probeIdleP50Ms: percentile(idle.latencies, 50),
       probeBurstP50Ms: percentile(during.latencies, 50),
@@ -222,11 +239,19 @@ const main = async () => {
       serviceCores: busy.cores,
       targetP99Ms: TARGET_P99_MS,
       targetIngestRatio: TARGET_INGEST_RATIO,
-      failedRequests: burst.failed + during.failed + idle.failed + warm.failed + taps.failed,
+      failedRequests:
+        burst.failed +
+        during.failed +
+        idle.failed +
+        warm.failed +
+        warmInstalls.failed +
+        firstSecond.failed +
+        taps.failed,
     };
     console.log(JSON.stringify(figures, null, 2));
     await writeDocsSection("postbacks", postbacksSection({ ...figures, measured: measuredOn() }));
   } finally {
+    probe.stop();
     await stopService(service.child);
     await mock.close();
     await rm(dataDir, { recursive: true, force: true });

@@ -265,7 +265,14 @@ describe("benchmark sections", () => {
       lost: 0,
       twice: 0,
       installP99Ms: 20,
-      probe: { perSecond: 20, events: 10, idle: 400, burst: 400 },
+      probe: {
+        perSecond: 20,
+        events: 10,
+        idle: 400,
+        burst: 400,
+        warmInstalls: 500,
+        firstSecondMaxMs: 21,
+      },
       probeIdleP50Ms: 3,
       probeBurstP50Ms: 4,
       probeIdleP99Ms: 10,
@@ -282,7 +289,9 @@ describe("benchmark sections", () => {
     expect(met).toContain("(target under 5,000 ms: met)");
     expect(met).toContain("1.50 times (target at most 2: met)");
     expect(met).toContain("median alone 3.0 ms, during the burst 4.0 ms");
-    expect(met).toContain("batches of 10 events, 20 a\nsecond: 400 alone");
+    expect(met).toContain("batches of 10 events, 20 a second: 400 alone");
+    expect(met).toContain("500 installs at the burst's pace");
+    expect(met).toContain("slowest batch took 21.0 ms");
     expect(met).toContain(
       "was busy 90% of the time, and the service used 1.25 of the machine's cores",
     );
