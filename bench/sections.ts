@@ -566,10 +566,10 @@ process; a generic partner configured for the link's media source; a mock ad net
 machine answering 200 (\`bench/postbacks.bench.ts\`). The time counts from an install's request
 being due to its postback reaching the network: the request, the attribution worker, the outbox
 and the postback worker. Another app's SDK, in a process of its own (\`bench/probe-client.ts\`),
-sends batches of ${count(f.probe.events)} events, ${count(f.probe.perSecond)} a second: ${count(f.probe.idle)} alone (after a few unmeasured), then ${count(f.probe.burst)} during the burst. Before
-both, ${count(f.probe.warmInstalls)} installs at the burst's pace, with their taps and postbacks, warm the service: a
-started service's first installs run its code for the first time, and beside them the other
-app's slowest batch took ${msText(f.probe.firstSecondMaxMs)}.`,
+sends batches of ${count(f.probe.events)} events, ${count(f.probe.perSecond)} a second: ${count(f.probe.idle)} alone (after a few
+unmeasured), then ${count(f.probe.burst)} during the burst. Before both, ${count(f.probe.warmInstalls)} installs at the burst's
+pace, with their taps and postbacks, warm the service: a started service's first installs run
+its code for the first time, and beside them the other app's slowest batch took ${msText(f.probe.firstSecondMaxMs)}.`,
     [
       markdownTable(
         ["", ">p50", ">p99", ">max"],

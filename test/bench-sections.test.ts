@@ -290,7 +290,7 @@ describe("benchmark sections", () => {
     expect(met).toContain("1.50 times (target at most 2: met)");
     expect(met).toContain("median alone 3.0 ms, during the burst 4.0 ms");
     expect(met).toContain("batches of 10 events, 20 a second: 400 alone");
-    expect(met).toContain("500 installs at the burst's pace");
+    expect(met).toContain("500 installs at the burst's\npace");
     expect(met).toContain("slowest batch took 21.0 ms");
     expect(met).toContain(
       "was busy 90% of the time, and the service used 1.25 of the machine's cores",
