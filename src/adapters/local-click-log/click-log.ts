@@ -39,7 +39,11 @@ export interface LocalClickLogOptions {
   readonly dir: string;
   /** Writes clicks to where they are read from: the touch store and the lake's stream. */
   readonly apply: (clicks: readonly Touch[]) => Promise<void>;
-  /** Clicks applied together at most. */
+  /**
+   * Clicks applied together at most. A batch's rows are made in one turn of the event loop,
+   * which taps arriving meanwhile wait behind: a hundred keep that turn short, and a batch's
+   * writes are still few.
+   */
   readonly applyBatch?: number;
   /** A file is closed (and deleted once applied) after this many bytes. */
   readonly fileBytes?: number;
@@ -85,7 +89,7 @@ export const createLocalClickLog = async (
   options: LocalClickLogOptions,
 ): Promise<LocalClickLog> => {
   const { dir, apply } = options;
-  const applyBatch = options.applyBatch ?? 500;
+  const applyBatch = options.applyBatch ?? 100;
   const fileBytes = options.fileBytes ?? 16 * 1024 * 1024;
   const retryDelayMs = options.retryDelayMs ?? 100;
   const groupMs = options.groupMs ?? 0;
