@@ -192,49 +192,38 @@ describe("the postback sender's kept connections", () => {
   const sender = (keepIdleMs?: number) =>
     createHttpSender({ allowLoopback: true, keepIdleMs, lookup: fakeDns(answers) });
 
-  it("sends attempts to one host over one connection", async () => {
+  const FINE = { kind: "answer", status: 200, body: "fine" };
+  /** A sender of its own to `localhost` (loopback), with the server's counts started afresh. */
+  const fresh = (options: { dropAt?: number; keepIdleMs?: number } = {}) => {
     connections = 0;
-    dropAt = Number.POSITIVE_INFINITY;
+    closed.length = 0;
+    dropAt = options.dropAt ?? Number.POSITIVE_INFINITY;
     answers = { localhost: "127.0.0.1" };
-    const one = sender();
-    for (let i = 0; i < 3; i++) {
-      expect(await one.send(get(`http://localhost:${port}/${i}`))).toEqual({
-        kind: "answer",
-        status: 200,
-        body: "fine",
-      });
-    }
+    const one = sender(options.keepIdleMs);
+    return (path: string) => one.send(get(`http://localhost:${port}${path}`));
+  };
+
+  it("sends attempts to one host over one connection", async () => {
+    const send = fresh();
+    for (let i = 0; i < 3; i++) expect(await send(`/${i}`)).toEqual(FINE);
     expect(connections).toBe(1);
   });
 
   it("makes the request again on a new connection when the kept one is closed under it", async () => {
-    connections = 0;
-    dropAt = 2;
-    answers = { localhost: "127.0.0.1" };
-    const one = sender();
-    expect(await one.send(get(`http://localhost:${port}/first`))).toMatchObject({
-      status: 200,
-    });
     // The kept connection is dropped at its second request: the attempt still gets its answer.
-    expect(await one.send(get(`http://localhost:${port}/second`))).toEqual({
-      kind: "answer",
-      status: 200,
-      body: "fine",
-    });
+    const send = fresh({ dropAt: 2 });
+    expect(await send("/first")).toEqual(FINE);
+    expect(await send("/second")).toEqual(FINE);
     expect(connections).toBe(2);
   });
 
   it("closes an idle connection, so that a name re-pointed since is checked again", async () => {
-    connections = 0;
-    dropAt = Number.POSITIVE_INFINITY;
-    closed.length = 0;
-    answers = { localhost: "127.0.0.1" };
-    const one = sender(50);
-    expect(await one.send(get(`http://localhost:${port}/x`))).toMatchObject({ status: 200 });
+    const send = fresh({ keepIdleMs: 50 });
+    expect(await send("/x")).toEqual(FINE);
     answers.localhost = "10.0.0.1";
     // The connection is closed once idle for its time, not by the server.
     await Promise.all(closed);
-    const again = await one.send(get(`http://localhost:${port}/x`));
+    const again = await send("/x");
     expect(again.kind === "refused" && again.reason).toMatch(/private address \(10\.0\.0\.1\)/);
     expect(connections).toBe(1);
   });
