@@ -19,6 +19,23 @@ import {
 } from "../embedded/local-dynamodb.ts";
 import type { DeliveryLog } from "../ports/postbacks.ts";
 
+/** The data folder's delivery log, opened at its first call: most commands never read it. */
+const lazyDeliveryLog = (dir: string) => {
+  let opened: Promise<LocalDeliveryLog> | undefined;
+  const log = () => {
+    opened ??= openLocalDeliveryLog(dir);
+    return opened;
+  };
+  const store: DeliveryLog = {
+    append: async (entry) => (await log()).append(entry),
+    listByApp: async (appId, page) => (await log()).listByApp(appId, page),
+    counts: async (appId, since) => (await log()).counts(appId, since),
+    reap: async (now) => (await log()).reap(now),
+    purgeInstall: async (appId, serviceId) => (await log()).purgeInstall(appId, serviceId),
+  };
+  return { store, close: async () => (await opened)?.close() };
+};
+
 export const withLocalStores = async <T>(
   dataDir: string,
   work: (stores: ReturnType<typeof createDynamoStores>) => Promise<T>,
@@ -27,18 +44,9 @@ export const withLocalStores = async <T>(
   const connection = running
     ? connectDynamoDb(running.dynamodbEndpoint)
     : await startLocalDynamoDb(dataPaths(dataDir).dynamodb);
-  let ownLog: LocalDeliveryLog | undefined;
-  let deliveryLog: DeliveryLog;
-  if (running) deliveryLog = heldStoresAt(running.heldStores).deliveryLog;
-  else {
-    ownLog = await openLocalDeliveryLog(dataPaths(dataDir).deliveryLog).catch(
-      async (error: unknown) => {
-        await connection.close();
-        throw error;
-      },
-    );
-    deliveryLog = ownLog;
-  }
+  // Opened only if used, and only when no service holds it.
+  const ownLog = lazyDeliveryLog(dataPaths(dataDir).deliveryLog);
+  const deliveryLog = running ? heldStoresAt(running.heldStores).deliveryLog : ownLog.store;
   const stores = { ...createDynamoStores(connection.doc, LOCAL_TABLE_NAMES), deliveryLog };
   let changed = false;
   const noting =
@@ -69,7 +77,7 @@ export const withLocalStores = async <T>(
       // After the writes: a service that reads again from here on reads what they wrote.
       if (changed) await markAdminChange(dataDir);
     } finally {
-      await ownLog?.close();
+      await ownLog.close();
       await connection.close();
     }
   }

@@ -24,6 +24,18 @@ const fakeDns =
     callback(null, [{ address, family: address.includes(":") ? 6 : 4 }]);
   };
 
+/** Listens on a free loopback port; the port. */
+const listening = async (server: Server) => {
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return (server.address() as AddressInfo).port;
+};
+
+const closing = (server: Server) => {
+  server.closeAllConnections();
+  server.close();
+};
+
 describe("the postback sender", () => {
   let server: Server;
   let port: number;
@@ -53,15 +65,10 @@ describe("the postback sender", () => {
         response.writeHead(request.url?.startsWith("/busy") ? 503 : 200).end("fine");
       });
     });
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    port = (server.address() as AddressInfo).port;
+    port = await listening(server);
   });
 
-  afterAll(async () => {
-    server.closeAllConnections();
-    server.close();
-  });
+  afterAll(() => closing(server));
 
   const sender = (options: { allowLoopback?: boolean; timeoutMs?: number } = {}) =>
     createHttpSender({
@@ -175,15 +182,10 @@ describe("the postback sender's kept connections", () => {
       connections += 1;
       closed.push(once(socket, "close").then(() => undefined));
     });
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    port = (server.address() as AddressInfo).port;
+    port = await listening(server);
   });
 
-  afterAll(async () => {
-    server.closeAllConnections();
-    server.close();
-  });
+  afterAll(() => closing(server));
 
   const get = (url: string) => ({ method: "GET", url, headers: {}, body: null });
   // Plain http goes to loopback only, by the name `localhost`, under the setting; the injected
