@@ -25,7 +25,7 @@ import {
   type DeliveryLog,
   type DeliveryLogEntry,
 } from "../../ports/postbacks.ts";
-import { keyPart, type LevelDb, openLevelStore, SEPARATOR } from "../local-disk/level.ts";
+import { keyPart, type LevelStore, openLevelStore, SEPARATOR } from "../local-disk/level.ts";
 
 export interface LocalDeliveryLog extends DeliveryLog {
   close(): Promise<void>;
@@ -57,13 +57,16 @@ const entryExpiry = (entry: DeliveryLogEntry) =>
 const countExpiry = (entry: DeliveryLogEntry) =>
   expiryKey(Date.parse(dayOf(entry.time)) + (DELIVERY_LOG_DAYS + 1) * DAY_MS, countKey(entry));
 
-/** The keys an attempt is stored under, apart from its day's counts. */
-const keysOf = (entry: DeliveryLogEntry) => [
-  entryKey(entry),
-  replaceKey(entry),
-  installKey(entry),
-  entryExpiry(entry),
-];
+/** Where an attempt is stored: its record, and the keys leading to it (its day's counts apart). */
+const keysOf = (entry: DeliveryLogEntry) => ({
+  record: entryKey(entry),
+  leading: [replaceKey(entry), installKey(entry), entryExpiry(entry)],
+});
+/** Every key of an attempt, for its deletion. */
+const deletionsOf = (entry: DeliveryLogEntry) => {
+  const { record, leading } = keysOf(entry);
+  return [record, ...leading].map((key) => ({ type: "del" as const, key }));
+};
 
 // A page cursor is the last entry's key after its app's prefix; the app comes from the caller.
 const encodeCursor = (key: string, appId: string) =>
@@ -84,10 +87,10 @@ interface Waiting {
 
 export const openLocalDeliveryLog = async (dir: string): Promise<LocalDeliveryLog> => {
   const level = await openLevelStore(dir);
-  return deliveryLogIn(level.db, level.close);
+  return deliveryLogIn(level);
 };
 
-const deliveryLogIn = (db: LevelDb, close: () => Promise<void>): LocalDeliveryLog => {
+const deliveryLogIn = ({ db, read, close }: LevelStore): LocalDeliveryLog => {
   /** Groups, purges and reaping, one after another. */
   let turn: Promise<unknown> = Promise.resolve();
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
@@ -95,11 +98,6 @@ const deliveryLogIn = (db: LevelDb, close: () => Promise<void>): LocalDeliveryLo
     turn = done.catch(() => undefined);
     return done;
   };
-  const read = <T>(key: string): T | undefined => {
-    const text = db.getSync(key);
-    return text === undefined ? undefined : (JSON.parse(text) as T);
-  };
-
   /** Writes a group: each attempt once (the last given), counting those not recorded before. */
   const writeGroup = async (entries: readonly DeliveryLogEntry[]) => {
     const latest = new Map(entries.map((entry) => [replaceKey(entry), entry]));
@@ -112,14 +110,14 @@ const deliveryLogIn = (db: LevelDb, close: () => Promise<void>): LocalDeliveryLo
       const before = db.getSync(replace);
       if (before !== undefined) {
         // Recorded already: the earlier record goes, and the attempt is not counted again.
-        const earlier = read<DeliveryLogEntry>(before);
+        const earlier = await read<DeliveryLogEntry>(before);
         if (earlier) {
-          for (const key of keysOf(earlier)) operations.push({ type: "del", key });
+          operations.push(...deletionsOf(earlier));
         }
       } else {
         const key = countKey(entry);
         const count = counts.get(key) ??
-          read<DeliveryCounts>(key) ?? {
+          (await read<DeliveryCounts>(key)) ?? {
             day: dayOf(entry.time),
             configId: entry.configId,
             partner: entry.partner,
@@ -136,13 +134,10 @@ const deliveryLogIn = (db: LevelDb, close: () => Promise<void>): LocalDeliveryLo
           [entry.verdict]: count[entry.verdict] + 1,
         });
       }
-      const key = entryKey(entry);
-      operations.push(
-        { type: "put", key, value: JSON.stringify(entry) },
-        { type: "put", key: replace, value: key },
-        { type: "put", key: installKey(entry), value: key },
-        { type: "put", key: entryExpiry(entry), value: key },
-      );
+      // The record under its key, and each other key leading to it.
+      const { record, leading } = keysOf(entry);
+      operations.push({ type: "put", key: record, value: JSON.stringify(entry) });
+      for (const key of leading) operations.push({ type: "put", key, value: record });
     }
     for (const [key, count] of counts) {
       operations.push({ type: "put", key, value: JSON.stringify(count) });
@@ -174,10 +169,10 @@ const deliveryLogIn = (db: LevelDb, close: () => Promise<void>): LocalDeliveryLo
     const operations: { type: "del"; key: string }[] = [];
     let forgotten = 0;
     for (const key of keys) {
-      const entry = read<DeliveryLogEntry>(key);
+      const entry = await read<DeliveryLogEntry>(key);
       if (!entry || !belongs(entry)) continue;
       forgotten += 1;
-      for (const each of keysOf(entry)) operations.push({ type: "del", key: each });
+      operations.push(...deletionsOf(entry));
     }
     await db.batch(operations);
     return forgotten;
