@@ -71,6 +71,7 @@ describe("the held stores' bridge", () => {
   it("calls no method outside its list", async () => {
     expect((await post("/deliveryLog/close", served.token)).status).toBe(404);
     expect((await post("/outbox/get", served.token)).status).toBe(404);
+    expect((await post("/constructor/name", served.token)).status).toBe(404);
   });
 
   it("brings a store's ValidationError back as one", async () => {

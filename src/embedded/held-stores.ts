@@ -62,7 +62,10 @@ export const serveHeldStores = async (
       response.end(JSON.stringify(body));
     };
     const [, store, method] = (request.url ?? "").split("/");
-    const methods: readonly string[] | undefined = HELD[store as keyof typeof HELD];
+    const methods: readonly string[] | undefined =
+      store !== undefined && Object.hasOwn(HELD, store)
+        ? HELD[store as keyof typeof HELD]
+        : undefined;
     if (!sameToken(request.headers.authorization ?? "", `Bearer ${token}`)) {
       answer(401, { error: "not this service's CLI" });
       return;
