@@ -4,7 +4,8 @@
  * fetcher), and the caller is sent on by its platform, or shown the link's landing page where
  * its platform has nowhere to go (or the link asks for the page). A chat's or a feed's crawler
  * gets the link's preview. A tap is never refused for a failure to record it: the person who
- * tapped still reaches the store, and the failure is logged.
+ * tapped still reaches the store, and the failure is logged. The answer then carries no click
+ * id: one sent to the store would come back with the install naming a click never stored.
  *
  * Chrome on Android hides the phone's model and OS version from its agent. A tap from it that
  * lacks the client hints telling them is first answered with a request for them (`Accept-CH`,
@@ -141,11 +142,14 @@ const clickOf = (
 export const createClickRecorder = (deps: ClickDeps) => {
   const now = deps.now ?? (() => new Date());
 
-  const record = async (click: Touch) => {
+  /** Whether the click is stored (or, on the embedded runtime, in its durable log). */
+  const record = async (click: Touch): Promise<boolean> => {
     try {
       await deps.clicks.record(click);
+      return true;
     } catch (error) {
       deps.onRecordFailure(error, click);
+      return false;
     }
   };
 
@@ -162,12 +166,14 @@ export const createClickRecorder = (deps: ClickDeps) => {
     if (counted && hintsWanted(tap, traits)) {
       return { kind: "ask-hints", location: askedAgain(tap) };
     }
-    const clickId = counted && tap.head !== true ? newClickId() : null;
+    let clickId = counted && tap.head !== true ? newClickId() : null;
+    if (clickId !== null && !(await record(clickOf(link, tap, traits, clickId, deps, now())))) {
+      clickId = null;
+    }
     // A disabled link sends every tap to the web, as if from a desktop.
     const platform = link.disabled ? "other" : traits.platform;
     const location =
       link.landingPage && !link.disabled ? null : destinationOf(platform, app, link, clickId);
-    if (clickId !== null) await record(clickOf(link, tap, traits, clickId, deps, now()));
     if (location === null) {
       return {
         kind: "landing",

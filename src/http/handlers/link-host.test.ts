@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { testLink } from "../../links/link.test-support.ts";
 import type { App } from "../../ports/apps.ts";
 import type { Touch } from "../../ports/touches.ts";
+import { clickIdOfReferrer } from "../../touches/destination.ts";
 import { apiEvent, CONTEXT } from "../api-event.test-support.ts";
 import { appsOfHost, createClickHandler } from "./link-host.ts";
 
@@ -56,7 +57,7 @@ describe("the tap route", () => {
     expect(response.headers["content-type"]).toContain("text/html");
   });
 
-  it("still redirects a tap whose click could not be stored, and says so in the log", async () => {
+  it("still redirects a tap whose click could not be stored, without a click id, and says so in the log", async () => {
     const response = await handler(true)(
       apiEvent({
         params: { deeplink_id: link.deeplinkId },
@@ -66,7 +67,10 @@ describe("the tap route", () => {
       CONTEXT,
     );
     expect(response.statusCode).toBe(302);
-    expect(response.headers.location).toMatch(/^https:\/\/play\.google\.com\//);
+    const location = new URL(response.headers.location ?? "");
+    expect(location.origin).toBe("https://play.google.com");
+    // The Play referrer names no click: none was stored for the install to come back to.
+    expect(clickIdOfReferrer(location.searchParams.get("referrer"))).toBeNull();
     expect(failures).toHaveLength(1);
   });
 
