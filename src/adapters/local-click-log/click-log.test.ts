@@ -1,7 +1,7 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdtemp, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Touch } from "../../ports/touches.ts";
 import { createLocalClickLog } from "./click-log.ts";
 
@@ -89,6 +89,39 @@ describe("the embedded click log", () => {
     await log.close();
     // Applied and closed: nothing is left to apply again.
     expect(await logLines()).toEqual([]);
+  });
+
+  it("answers an append only once its group's write is synced to the disk", async () => {
+    // Every file handle's `datasync`, held until released: the page cache alone survives a
+    // kill -9, so only a held sync shows whether the answer waits for the disk.
+    const probe = await open(join(dir, "probe"), "w");
+    const handles = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const realSync = handles.datasync;
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const sync = vi.spyOn(handles, "datasync").mockImplementation(async function (
+      this: FileHandle,
+    ) {
+      await released;
+      return realSync.call(this);
+    });
+    try {
+      const log = await createLocalClickLog({ dir, apply: recorder().apply });
+      let answered = false;
+      const appended = log.append(click("c1")).then(() => {
+        answered = true;
+      });
+      await vi.waitFor(() => expect(sync).toHaveBeenCalledTimes(1));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(answered).toBe(false);
+      release();
+      await appended;
+      expect(answered).toBe(true);
+      await log.close();
+    } finally {
+      sync.mockRestore();
+    }
   });
 
   it("applies the clicks appended together in batches, each once, in order", async () => {
