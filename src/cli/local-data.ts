@@ -63,6 +63,12 @@ export const withLocalStores = async <T>(
       ...stores,
       apps: { ...stores.apps, create: noting(stores.apps.create), save: noting(stores.apps.save) },
       keys: { ...stores.keys, put: noting(stores.keys.put), revoke: noting(stores.keys.revoke) },
+      // The running link host keeps each link a moment, unknown ids too; the mark empties it.
+      links: {
+        ...stores.links,
+        create: noting(stores.links.create),
+        update: noting(stores.links.update),
+      },
       // The running service keeps each app's postback configurations a moment; the mark empties it.
       postbackConfigs: {
         ...stores.postbackConfigs,

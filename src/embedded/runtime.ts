@@ -306,8 +306,8 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
   // Requests read apps through a short cache, which the CLI's changes empty; the configuration
   // and the `.well-known` files read them fresh (tables.apps).
   const apps = cachedAppStore(stores.apps, config.appCacheMs, { revision: revision.current });
-  // Links change only through this process (the API) or the CLI.
-  const links = cachedLinkStore(stores.links, config.appCacheMs);
+  // Links change only through this process (the API) or the CLI, whose mark empties the cache.
+  const links = cachedLinkStore(stores.links, config.appCacheMs, { revision: revision.current });
   let linkBaseUrl = config.linkBaseUrl;
   const queues: Record<string, WorkQueue<unknown>> = {};
   const keyWrapper = createKeyFileWrapper(paths.masterKey);

@@ -511,13 +511,15 @@ describe("the attribution command line", () => {
     expect(link.searchParams.get("deep_link_path")).toBe("/levels/7");
     expect(link.searchParams.get("promo")).toBe("WINTER");
 
-    const tap = await fetch(`${url}&sub1=abc`, {
-      redirect: "manual",
-      headers: {
-        "user-agent":
-          "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
-      },
-    });
+    const tapLink = (sub1: string) =>
+      fetch(`${url}&sub1=${sub1}`, {
+        redirect: "manual",
+        headers: {
+          "user-agent":
+            "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+        },
+      });
+    const tap = await tapLink("abc");
     expect(tap.status).toBe(302);
     expect(tap.headers.get("location")).toMatch(/^https:\/\/play\.google\.com\/.*referrer=/);
 
@@ -540,6 +542,11 @@ describe("the attribution command line", () => {
     expect(
       await cli(dataDir, "links", "disable", deeplinkId, "--app-id", "com.example.game"),
     ).toMatch(/is disabled/);
+    // The running link host, which read the link for the first tap, sees the change at the
+    // next: to the app's web URL, without a click id.
+    const afterDisable = await tapLink("def");
+    expect(afterDisable.status).toBe(302);
+    expect(afterDisable.headers.get("location")).toMatch(/^https:\/\/game\.example\.com\//);
 
     // A link's cost: the three flags together, changed and cleared by `links update`.
     const costed = JSON.parse(

@@ -50,4 +50,16 @@ describe("cachedLinkStore", () => {
     await cached.update("a", "AAAAAAAAAAA", { disabled: true });
     expect((await cached.get("AAAAAAAAAAA"))?.disabled).toBe(true);
   });
+
+  it("reads every link again once the revision moves (a change made by another process)", async () => {
+    const store = counting();
+    let revision = "1";
+    const cached = cachedLinkStore(store, 60_000, { now: () => 0, revision: () => revision });
+    expect((await cached.get("AAAAAAAAAAA"))?.disabled).toBe(false);
+    await store.update("a", "AAAAAAAAAAA", { disabled: true });
+    expect((await cached.get("AAAAAAAAAAA"))?.disabled).toBe(false);
+    revision = "2";
+    expect((await cached.get("AAAAAAAAAAA"))?.disabled).toBe(true);
+    expect(store.reads).toBe(2);
+  });
 });
