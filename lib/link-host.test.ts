@@ -200,7 +200,7 @@ describe("the link host's distribution", () => {
     expect(policy.QueryStringsConfig.QueryStringBehavior).toBe("all");
     expect(policy.CookiesConfig.CookieBehavior).toBe("none");
     expect(FORWARDED_HEADERS.map((h) => h.toLowerCase())).toContain(VIEWER_ADDRESS);
-    // The tap's own headers (Accept-CH, Critical-CH, the landing page's policy) go back as the
+    // The tap's own headers (Accept-CH, Vary, the landing page's policy) go back as the
     // function sets them: no response headers policy replaces or drops any.
     expect(behavior.ResponseHeadersPolicyId).toBeUndefined();
   });

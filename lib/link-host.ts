@@ -65,7 +65,7 @@ const ORIGIN_CHECK_ENTRY = new URL("./link-host-origin.ts", import.meta.url).pat
  * reduced agent hides (`Sec-CH-UA`, which every Chromium browser sends, says it can tell them;
  * the tap asks for the other two, src/touches/clicks.ts); and the host asked when it is the
  * link host's own domain, which the `.well-known` files are chosen by. The answer's headers
- * (`Accept-CH`, `Critical-CH`, the landing page's policy) reach the viewer as the function
+ * (`Accept-CH`, `Vary`, the landing page's policy) reach the viewer as the function
  * sets them: the distribution has no response headers policy.
  */
 export const FORWARDED_HEADERS = [

@@ -8,11 +8,10 @@
  * id: one sent to the store would come back with the install naming a click never stored.
  *
  * Chrome on Android hides the phone's model and OS version from its agent. A tap from it that
- * lacks the client hints telling them is first answered with a request for them (`Accept-CH`,
- * `Critical-CH`), and nothing is recorded: Chrome repeats the tap at once with the hints,
- * which is then recorded once. That first answer also redirects to the link with a mark in its
- * query, so a browser that does not repeat it lands there, and is recorded and sent on without
- * being asked again.
+ * lacks the client hints telling them is first answered with a request for them (`Accept-CH`)
+ * and a redirect to the same link with a mark in its query, and nothing is recorded: Chrome
+ * follows the redirect with the hints, and that tap is recorded once. A browser that does not
+ * send them lands there too, and is recorded and sent on without being asked again.
  *
  * A HEAD request (link checkers, some crawlers) is answered as its GET would be, and records
  * nothing: no person tapped, so its answer carries no click id either.

@@ -81,15 +81,14 @@ export const createClickHandler = (deps: ClickDeps & { readonly trustViewerAddre
           body: "",
         };
       case "ask-hints":
-        // Chrome repeats the tap at once with the hints; a browser that does not follows the
-        // redirect to the same link, marked so that it is not asked again.
+        // Chrome takes a redirect's Accept-CH for the request it redirects to, so it follows
+        // this one to the same link with the hints; a browser that does not send them still
+        // lands there, marked so that it is not asked again. No Critical-CH: Chrome restarts
+        // a navigation it names from the top of its redirect chain, and a tap that came
+        // through an ad network's click tracker would pass through the tracker twice.
         return {
           statusCode: 302,
-          headers: {
-            location: answer.location,
-            ...HINT_HEADERS,
-            "critical-ch": DEVICE_HINTS.join(", "),
-          },
+          headers: { location: answer.location, ...HINT_HEADERS },
           body: "",
         };
       case "landing":

@@ -20,11 +20,12 @@ export const SCREENSHOTS = join(root, "test-results", "browser");
 export const DESKTOP = { width: 1280, height: 800 } as const;
 export const PHONE = { width: 390, height: 844 } as const;
 
-export const launchChromium = async (): Promise<Browser> => {
+/** `args`: Chromium's own switches, beside those playwright-core gives it. */
+export const launchChromium = async (args: readonly string[] = []): Promise<Browser> => {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`No Chromium at ${CHROMIUM}: install it (apt-get install chromium).`);
   }
-  return chromium.launch({ executablePath: CHROMIUM, headless: true });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...args] });
 };
 
 /** The whole page as `test-results/browser/<name>.png`. */
