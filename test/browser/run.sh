@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The browser tests (the dashboard, the link host's landing page and its client hints): the dashboard built from
-# dashboard/src, the embedded runtime on free ports, and the machine's Chromium
+# The browser tests (the dashboard, the link host's landing page and its client hints): the
+# dashboard built from dashboard/src, the embedded runtime on free ports, and the machine's Chromium
 # (/usr/bin/chromium, or ATTRIBUTION_CHROMIUM) driven by playwright-core; no browser is
 # downloaded. Each page's screenshot goes to test-results/browser/. Ends with one line:
 # `N passed, N failed`.
