@@ -13,6 +13,7 @@ import { openLocalTouchStore } from "../../src/adapters/local-touches/touch-stor
 import { dataPaths, readRuntimeInfo } from "../../src/embedded/data-dir.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
 import { clickIdOfReferrer } from "../../src/touches/destination.ts";
+import { storeButtons } from "../support/landing-page.ts";
 import {
   cli,
   createAppWithCli,
@@ -176,7 +177,7 @@ describe("durability of acknowledged events", () => {
     service = await startService(dataDir);
   }, 120_000);
 
-  it("keeps the click of every tap redirected before a kill -9, counted once", async () => {
+  it("keeps the click of every tap redirected or shown the landing page before a kill -9, counted once", async () => {
     const made = await fetch(`${service.url}/v1/links`, {
       method: "POST",
       headers: { authorization: keys.server, "content-type": "application/json" },
@@ -190,18 +191,29 @@ describe("durability of acknowledged events", () => {
     const acknowledged = new Set<string>();
     let sent = 0;
     let killed = false;
+    // Android phones are sent to the Play Store; iPhones, on this Android-only app without a
+    // web site, get the landing page, whose Play button carries the click id.
+    const ANDROID =
+      "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
+    const IPHONE =
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
+    let pages = 0;
+    const storeUrlOf = async (response: Response) => {
+      if (response.status === 302) return response.headers.get("location");
+      if (response.status !== 200) return null;
+      const play = storeButtons(await response.text()).find((b) => b.store === "google-play");
+      if (play) pages += 1;
+      return play?.url ?? null;
+    };
     const tap = async () => {
       try {
         const response = await fetch(`${linkUrl}/${deeplinkId}`, {
           redirect: "manual",
-          headers: {
-            "user-agent":
-              "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
-          },
+          headers: { "user-agent": sent % 2 === 0 ? ANDROID : IPHONE },
         });
-        const location = response.headers.get("location");
-        if (response.status !== 302 || !location) return;
-        const clickId = clickIdOfReferrer(new URL(location).searchParams.get("referrer"));
+        const store = await storeUrlOf(response);
+        if (!store) return;
+        const clickId = clickIdOfReferrer(new URL(store).searchParams.get("referrer"));
         if (clickId) acknowledged.add(clickId);
       } catch {
         // The connection died with the process: this tap was never answered.
@@ -219,6 +231,7 @@ describe("durability of acknowledged events", () => {
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, tapper));
     expect(killed).toBe(true);
+    expect(pages).toBeGreaterThan(100);
 
     // The restarted service applies what its log holds, and a clean stop finishes it; the touch
     // store and the lake are then read from the data folder.

@@ -14,6 +14,7 @@ import { LANDING_STRINGS } from "../../src/links/landing-strings.ts";
 import type { LinkAnswer } from "../../src/links/links.ts";
 import { clickIdOfReferrer } from "../../src/touches/destination.ts";
 import { PREVIEW_FETCHERS } from "../../src/touches/preview-fetchers.ts";
+import { storeButtons } from "../support/landing-page.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APPS = {
@@ -58,13 +59,6 @@ const EXPECTED: Record<AppKind, Record<DevicePlatform, [Expected, Expected]>> = 
     other: [{ page: ["google-play", "app-store"] }, { redirect: WEB }],
   },
 };
-
-/** The store buttons of a landing page, in order, and their targets. */
-const storeButtons = (html: string) =>
-  [...html.matchAll(/<a class="button" data-store="([a-z-]+)" href="([^"]+)"/g)].map((m) => ({
-    store: m[1],
-    url: (m[2] ?? "").replaceAll("&amp;", "&"),
-  }));
 
 describe("the link host's landing page and previews", () => {
   let rt: TestRuntime;
