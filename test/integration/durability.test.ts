@@ -1,8 +1,8 @@
 /**
  * An event answered with 202 is durable before the answer: `kill -9` of the service in the
  * middle of a burst of ingestion, then a restart, loses no acknowledged event. The same holds
- * for a tap answered with its redirect: its click is in the touch store and the lake after the
- * restart, counted once.
+ * for a tap answered with its redirect or its landing page: its click is in the touch store and
+ * the lake after the restart, counted once.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
