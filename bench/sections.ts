@@ -356,7 +356,7 @@ real matcher against the real touch store with probabilistic matching on for iOS
 matcher's cost as the store's touches grow; and install to resolved attribution through the
 service (\`bench/attribution.bench.ts\`). The recall of a probabilistic level is the share of
 the installs a tap with no id caused that were found at that level. Each world holds
-households of alike phones behind one address, where a housemate's install is often organic
+households of alike phones behind one address, where a housemate may install organically
 beside another's tap, and its app's users, who send from home, from their carrier's NAT, from
 offices and cafés whether or not they tapped anything; the store counts the installs that sent
 from each address, and the
