@@ -165,10 +165,11 @@ export const createClickRecorder = (deps: ClickDeps) => {
     if (counted && hintsWanted(tap, traits)) {
       return { kind: "ask-hints", location: askedAgain(tap) };
     }
-    let clickId = counted && tap.head !== true ? newClickId() : null;
-    if (clickId !== null && !(await record(clickOf(link, tap, traits, clickId, deps, now())))) {
-      clickId = null;
-    }
+    const newId = counted && tap.head !== true ? newClickId() : null;
+    const clickId =
+      newId !== null && (await record(clickOf(link, tap, traits, newId, deps, now())))
+        ? newId
+        : null;
     // A disabled link sends every tap to the web, as if from a desktop.
     const platform = link.disabled ? "other" : traits.platform;
     const location =
