@@ -2,8 +2,8 @@
  * Chrome's reduced agent over HTTP against the embedded runtime: a tap that hides the phone's
  * model and OS version is asked for the client hints that tell them (`Accept-CH`, on a
  * redirect to the same link) and recorded nothing; that redirect followed with them, as Chrome
- * follows it, is one click with the hints' model and version; an install of that model then matches at
- * the confidence of a full agent's tap, one of another model does not. A browser that sends
+ * follows it, is one click with the hints' model and version; an install of that model then
+ * matches at the confidence of a full agent's tap, one of another model does not. A browser that sends
  * no client hints at all, and a repeat that still lacks them, are answered as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
