@@ -1,8 +1,9 @@
 /**
  * How CLI commands reach the embedded stores: through the running service's DynamoDB endpoint
  * and its held stores' bridge (the delivery log) when `npm start` is up (its stores are locked
- * by that process), else by opening the data folder directly for the length of the command. A command that changed an app or a key
- * marks the data folder so that a running service stops trusting its cached copies.
+ * by that process), else by opening the data folder directly for the length of the command. A
+ * command that changed an app, a key, a link or a postback configuration marks the data folder
+ * so that a running service stops trusting its cached copies.
  */
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import {
@@ -17,7 +18,7 @@ import {
   LOCAL_TABLE_NAMES,
   startLocalDynamoDb,
 } from "../embedded/local-dynamodb.ts";
-import type { DeliveryLog } from "../ports/postbacks.ts";
+import { DELIVERY_LOG_METHODS, type DeliveryLog } from "../ports/postbacks.ts";
 
 /** The data folder's delivery log, opened at its first call: most commands never read it. */
 const lazyDeliveryLog = (dir: string) => {
@@ -26,13 +27,13 @@ const lazyDeliveryLog = (dir: string) => {
     opened ??= openLocalDeliveryLog(dir);
     return opened;
   };
-  const store: DeliveryLog = {
-    append: async (entry) => (await log()).append(entry),
-    listByApp: async (appId, page) => (await log()).listByApp(appId, page),
-    counts: async (appId, since) => (await log()).counts(appId, since),
-    reap: async (now) => (await log()).reap(now),
-    purgeInstall: async (appId, serviceId) => (await log()).purgeInstall(appId, serviceId),
-  };
+  const store = Object.fromEntries(
+    DELIVERY_LOG_METHODS.map((method) => [
+      method,
+      async (...args: unknown[]) =>
+        ((await log())[method] as (...args: unknown[]) => Promise<unknown>)(...args),
+    ]),
+  ) as unknown as DeliveryLog;
   return { store, close: async () => (await opened)?.close() };
 };
 

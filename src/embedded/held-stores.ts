@@ -11,11 +11,11 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ValidationError } from "../domain/errors.ts";
-import type { DeliveryLog } from "../ports/postbacks.ts";
+import { DELIVERY_LOG_METHODS, type DeliveryLog } from "../ports/postbacks.ts";
 
 /** Each held store, and the methods of it the CLI may call. */
 const HELD = {
-  deliveryLog: ["append", "listByApp", "counts", "reap", "purgeInstall"],
+  deliveryLog: DELIVERY_LOG_METHODS,
 } as const satisfies Record<string, readonly string[]>;
 
 export interface HeldStores {

@@ -239,6 +239,15 @@ export interface DeliveryLog {
   purgeInstall(appId: string, serviceId: string): Promise<number>;
 }
 
+/** Every method of a delivery log, for what stands in for one (a proxy to it, a lazy opener). */
+export const DELIVERY_LOG_METHODS = [
+  "append",
+  "listByApp",
+  "counts",
+  "reap",
+  "purgeInstall",
+] as const satisfies readonly (keyof DeliveryLog)[];
+
 /** A request ready to go (src/postbacks/templates.ts's, or a webhook's). */
 export interface OutgoingRequest {
   readonly method: string;
