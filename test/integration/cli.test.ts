@@ -930,6 +930,10 @@ describe("the attribution command line", () => {
   it("stops cleanly on Ctrl-C and keeps every app, key and event across a restart", async () => {
     const before = await exportAll("csv");
     expect(await stopService(service.child)).toBe(0);
+    // With no service holding it, the CLI opens the data folder's delivery log itself.
+    expect(await cli(dataDir, "partners", "log", "--app-id", "com.example.partners")).toMatch(
+      /cli-net +install +try 1/,
+    );
     // As a deployment behind a proxy: the demo's devices each connect from their own address.
     service = await startService(dataDir, {
       ATTRIBUTION_TRUST_PROXY: "true",
