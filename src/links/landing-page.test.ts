@@ -67,6 +67,35 @@ describe("the landing page", () => {
     expect(fromAndroid).not.toContain("not available");
   });
 
+  it("names a link's own page in no store by its platform", async () => {
+    const elsewhere = testLink({
+      url: link.url,
+      androidUrl: "https://galaxystore.samsung.com/detail/com.example.game",
+    });
+    const html = await page({ link: elsewhere, stores: storesOf("other", app, elsewhere, "c") });
+    expect(html).toContain(
+      `<a class="button" data-store="android" href="https://galaxystore.samsung.com/detail/com.example.game">${LANDING_STRINGS.en.forAndroid}</a>`,
+    );
+    expect(html).not.toContain(LANDING_STRINGS.en.googlePlay);
+  });
+
+  it("draws the QR code of a link too long for one from the bare link, larger the denser it is", async () => {
+    const viewBoxSide = (html: string) =>
+      Number(/<svg [^>]*viewBox="0 0 (\d+) \1"/.exec(html)?.[1]);
+    const widthOf = (html: string) => Number(/<svg [^>]*width="(\d+)"/.exec(html)?.[1]);
+    const short = await page();
+    const long = testLink({ url: `${link.url}?deep_link_path=/${"x".repeat(400)}` });
+    const dense = await page({ link: long });
+    // Holding the whole link: more modules, drawn larger.
+    expect(viewBoxSide(dense)).toBeGreaterThan(viewBoxSide(short));
+    expect(widthOf(dense)).toBeGreaterThan(widthOf(short));
+    // More than any QR code holds: the bare link's code, not a failed page.
+    const tooLong = testLink({ url: `${link.url}?deep_link_path=/${"x".repeat(3000)}` });
+    const bare = await page({ link: tooLong });
+    expect(viewBoxSide(bare)).toBe(viewBoxSide(short));
+    expect(bare).toContain(escapeHtml(tooLong.url));
+  });
+
   it("escapes every value of the app and the link, in text and in attributes", async () => {
     const hostileApp: App = {
       ...app,

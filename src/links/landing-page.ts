@@ -13,7 +13,13 @@ import type { DevicePlatform } from "../domain/touch.ts";
 import type { App } from "../ports/apps.ts";
 import type { Link } from "../ports/links.ts";
 import type { StoreButton } from "../touches/destination.ts";
-import { LANDING_STRINGS, type LandingLanguage, landingLanguage } from "./landing-strings.ts";
+import {
+  LANDING_STRINGS,
+  type LandingLanguage,
+  type LandingStrings,
+  landingLanguage,
+} from "./landing-strings.ts";
+import { LINK_QR_CORRECTION, LINK_QR_MODULE_PX, linkQr } from "./link-qr.ts";
 
 /** Text for HTML, in an element or a quoted attribute. */
 export const escapeHtml = (value: string): string =>
@@ -40,7 +46,7 @@ li{margin:.75rem 0}
 .button:focus-visible{outline:3px solid #0969da;outline-offset:2px}
 a{color:#0969da}
 figure{margin:1.5rem 0;text-align:center}
-figure svg{display:block;width:240px;max-width:100%;height:auto;margin:0 auto;background:#fff}
+figure svg{display:block;max-width:100%;height:auto;margin:0 auto;background:#fff}
 figcaption{margin-top:.5rem}
 `.trim();
 
@@ -126,15 +132,30 @@ ${body}
 </html>
 `;
 
-/** The QR code of `text` as inline SVG, named for a screen reader. */
-export const qrSvg = async (text: string, label: string): Promise<string> => {
+const QR_MARGIN = 4;
+const QR_MIN_PX = 240;
+
+/** The QR code of a link (`linkQr`) as inline SVG, drawn larger the denser it is. */
+export const linkQrSvg = async (linkUrl: string, label: string): Promise<string> => {
+  const { text, modules } = linkQr(linkUrl);
   const svg = await QRCode.toString(text, {
     type: "svg",
-    margin: 4,
-    errorCorrectionLevel: "M",
+    margin: QR_MARGIN,
+    errorCorrectionLevel: LINK_QR_CORRECTION,
+    width: Math.max(QR_MIN_PX, (modules + 2 * QR_MARGIN) * LINK_QR_MODULE_PX),
   });
   return svg.replace(/^<svg /, `<svg role="img" aria-label="${escapeHtml(label)}" `);
 };
+
+/** A store's own name on its button; a page elsewhere is named by its platform. */
+const buttonLabel = (button: StoreButton, words: LandingStrings): string =>
+  button.store === "google-play"
+    ? words.googlePlay
+    : button.store === "app-store"
+      ? words.appStore
+      : button.platform === "android"
+        ? words.forAndroid
+        : words.forIos;
 
 export interface LandingPage {
   readonly app: App;
@@ -146,11 +167,10 @@ export interface LandingPage {
   readonly acceptLanguage: string | null | undefined;
 }
 
-const STORE_PLATFORM = { "google-play": "android", "app-store": "ios" } as const;
-
 /**
- * The landing page: the app's name, the campaign and the link, a button to each store the app
- * is in (and its web site), and on a desktop the link's QR code to open it on a phone.
+ * The landing page: the app's name, the campaign and the link, a button for each platform the
+ * link has somewhere to go on (and the web site), and on a desktop the link's QR code to open it
+ * on a phone.
  */
 export const renderLandingPage = async (page: LandingPage): Promise<string> => {
   const { app, link, platform, stores } = page;
@@ -158,7 +178,7 @@ export const renderLandingPage = async (page: LandingPage): Promise<string> => {
   const words = LANDING_STRINGS[language];
   const name = (text: string) => escapeHtml(text.replaceAll("{app}", app.name));
   const campaign = link.campaignName ?? link.campaignId;
-  const storeFor = stores.some((store) => STORE_PLATFORM[store.store] === platform);
+  const storeFor = stores.some((store) => store.platform === platform);
   const parts = [
     `<h1>${escapeHtml(app.name)}</h1>`,
     campaign === null
@@ -168,7 +188,7 @@ export const renderLandingPage = async (page: LandingPage): Promise<string> => {
   ];
   if (platform === "other") {
     parts.push(
-      `<figure>${await qrSvg(link.url, words.qrLabel)}<figcaption>${escapeHtml(words.scanOnPhone)}</figcaption></figure>`,
+      `<figure>${await linkQrSvg(link.url, words.qrLabel)}<figcaption>${escapeHtml(words.scanOnPhone)}</figcaption></figure>`,
     );
   } else if (!storeFor) {
     parts.push(`<p>${name(words.unavailable)}</p>`);
@@ -179,8 +199,8 @@ export const renderLandingPage = async (page: LandingPage): Promise<string> => {
       `<ul>${stores
         .map(
           (store) =>
-            `<li><a class="button" data-store="${store.store}" href="${escapeHtml(store.url)}">${escapeHtml(
-              store.store === "google-play" ? words.googlePlay : words.appStore,
+            `<li><a class="button" data-store="${store.store ?? store.platform}" href="${escapeHtml(store.url)}">${escapeHtml(
+              buttonLabel(store, words),
             )}</a></li>`,
         )
         .join("")}</ul>`,

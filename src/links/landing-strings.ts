@@ -9,6 +9,9 @@ export interface LandingStrings {
   /** The store buttons' names. */
   readonly googlePlay: string;
   readonly appStore: string;
+  /** A link's own destination for the platform, when it is not in that platform's store. */
+  readonly forAndroid: string;
+  readonly forIos: string;
   /** The link to the app's web site, where it has one. */
   readonly website: string;
   /** Above the buttons. */
@@ -29,6 +32,8 @@ export const LANDING_STRINGS = {
   en: {
     googlePlay: "Get it on Google Play",
     appStore: "Download on the App Store",
+    forAndroid: "Get it for Android",
+    forIos: "Get it for iPhone and iPad",
     website: "Visit the website",
     getTheApp: "Get {app}",
     unavailable: "{app} is not available for this device yet.",
@@ -40,6 +45,8 @@ export const LANDING_STRINGS = {
   de: {
     googlePlay: "Jetzt bei Google Play",
     appStore: "Laden im App Store",
+    forAndroid: "Für Android herunterladen",
+    forIos: "Für iPhone und iPad herunterladen",
     website: "Zur Website",
     getTheApp: "{app} herunterladen",
     unavailable: "{app} ist für dieses Gerät noch nicht verfügbar.",
@@ -52,6 +59,8 @@ export const LANDING_STRINGS = {
   fr: {
     googlePlay: "Disponible sur Google Play",
     appStore: "Télécharger dans l'App Store",
+    forAndroid: "Obtenir pour Android",
+    forIos: "Obtenir pour iPhone et iPad",
     website: "Visiter le site web",
     getTheApp: "Obtenir {app}",
     unavailable: "{app} n'est pas encore disponible pour cet appareil.",
@@ -63,6 +72,8 @@ export const LANDING_STRINGS = {
   es: {
     googlePlay: "Disponible en Google Play",
     appStore: "Descargar en el App Store",
+    forAndroid: "Obtener para Android",
+    forIos: "Obtener para iPhone y iPad",
     website: "Visitar el sitio web",
     getTheApp: "Obtener {app}",
     unavailable: "{app} aún no está disponible para este dispositivo.",
@@ -74,6 +85,8 @@ export const LANDING_STRINGS = {
   pt: {
     googlePlay: "Disponível no Google Play",
     appStore: "Baixar na App Store",
+    forAndroid: "Obter para Android",
+    forIos: "Obter para iPhone e iPad",
     website: "Visitar o site",
     getTheApp: "Obter {app}",
     unavailable: "{app} ainda não está disponível para este dispositivo.",
@@ -85,6 +98,8 @@ export const LANDING_STRINGS = {
   it: {
     googlePlay: "Disponibile su Google Play",
     appStore: "Scarica su App Store",
+    forAndroid: "Scarica per Android",
+    forIos: "Scarica per iPhone e iPad",
     website: "Visita il sito web",
     getTheApp: "Scarica {app}",
     unavailable: "{app} non è ancora disponibile per questo dispositivo.",
@@ -96,6 +111,8 @@ export const LANDING_STRINGS = {
   ja: {
     googlePlay: "Google Play で手に入れよう",
     appStore: "App Store からダウンロード",
+    forAndroid: "Android 版を入手",
+    forIos: "iPhone・iPad 版を入手",
     website: "ウェブサイトを見る",
     getTheApp: "{app} を入手",
     unavailable: "{app} はこのデバイスではまだご利用いただけません。",

@@ -170,10 +170,14 @@ export const createClickRecorder = (deps: ClickDeps) => {
       newId !== null && (await record(clickOf(link, tap, traits, newId, deps, now())))
         ? newId
         : null;
-    // A disabled link sends every tap to the web, as if from a desktop.
-    const platform = link.disabled ? "other" : traits.platform;
-    const location =
-      link.landingPage && !link.disabled ? null : destinationOf(platform, app, link, clickId);
+    const { platform } = traits;
+    // A disabled link sends every tap to the web, as if from a desktop (its page, where it has
+    // no web, is still the one for the tapper's device).
+    const location = link.disabled
+      ? destinationOf("other", app, link, null)
+      : link.landingPage
+        ? null
+        : destinationOf(platform, app, link, clickId);
     if (location === null) {
       return {
         kind: "landing",

@@ -77,13 +77,36 @@ describe("storesOf", () => {
     ]);
     expect(storesOf("other", android, link, null)).toEqual([
       {
+        platform: "android",
         store: "google-play",
         url: "https://play.google.com/store/apps/details?id=com.example.game",
       },
     ]);
     expect(storesOf("android", ios, link, "c")).toEqual([
-      { store: "app-store", url: "https://apps.apple.com/app/id1234567890" },
+      { platform: "ios", store: "app-store", url: "https://apps.apple.com/app/id1234567890" },
     ]);
     expect(storesOf("other", { ...ios, links: {} }, link, "c")).toEqual([]);
+  });
+
+  it("sends each button where a redirect would: the link's own destinations first", () => {
+    const own = {
+      ...link,
+      androidUrl: "https://play.google.com/store/apps/details?id=com.example.game&listing=winter",
+      iosUrl: "https://apps.apple.com/app/id1234567890?ppid=6c0fb2d5",
+    };
+    const [play, appStore] = storesOf("other", android, own, "C1ick1d");
+    expect(play?.store).toBe("google-play");
+    expect(new URL(play?.url ?? "").searchParams.get("listing")).toBe("winter");
+    expect(clickIdOfReferrer(new URL(play?.url ?? "").searchParams.get("referrer"))).toBe(
+      "C1ick1d",
+    );
+    // The app has no App Store id; the link's own iOS page is still a button.
+    expect(appStore).toEqual({ platform: "ios", store: "app-store", url: own.iosUrl });
+    // A page in no store is the platform's button all the same.
+    const elsewhere = { ...link, androidUrl: "https://galaxystore.samsung.com/detail/com.example" };
+    expect(storesOf("android", ios, elsewhere, "c")).toEqual([
+      { platform: "android", store: null, url: elsewhere.androidUrl },
+      { platform: "ios", store: "app-store", url: "https://apps.apple.com/app/id1234567890" },
+    ]);
   });
 });

@@ -4,8 +4,8 @@
  * launch, so the install names its click), iOS to the App Store, anything else to the web.
  * A link's own destination for a platform wins over the app's store page; a Play Store
  * destination always gets the referrer. A phone whose store does not have the app goes to the
- * web; a device with nowhere to go gets the link's landing page, which has a button to each
- * store the app is in (`storesOf`).
+ * web; a device with nowhere to go gets the link's landing page, which has a button for each
+ * platform the link or its app has somewhere to go (`storesOf`).
  */
 
 import type { DevicePlatform } from "../domain/touch.ts";
@@ -57,15 +57,24 @@ const appStorePageOf = (app: AppDestinations): string | null => {
 
 export type Store = "google-play" | "app-store";
 
-/** A store the app is in, and its page as a button on the landing page links it. */
+/** A button of the landing page: where a phone of its platform would have been sent. */
 export interface StoreButton {
-  readonly store: Store;
+  readonly platform: "android" | "ios";
+  /** The store its page is in; null for a link's own page elsewhere (another store, a site). */
+  readonly store: Store | null;
   readonly url: string;
 }
 
+const STORE_HOSTS: ReadonlyMap<string, Store> = new Map([
+  [PLAY_HOST, "google-play"],
+  ["apps.apple.com", "app-store"],
+  ["itunes.apple.com", "app-store"],
+]);
+
 /**
- * The stores the app is in, the tapper's platform's first; the Play Store's page carries the
- * click's install referrer, as a redirect there would.
+ * A button for each platform the link or its app has a destination for, as a redirect would
+ * send a phone of that platform (the link's own page first, else the app's store page), the
+ * tapper's platform first; a Play Store page carries the click's install referrer.
  */
 export const storesOf = (
   platform: DevicePlatform,
@@ -73,15 +82,15 @@ export const storesOf = (
   link: LinkDestinations,
   clickId: string | null,
 ): StoreButton[] => {
-  const play = playPageOf(app);
-  const appStore = appStorePageOf(app);
-  const stores: StoreButton[] = [
-    ...(play === null
-      ? []
-      : [{ store: "google-play" as const, url: asLocation(play, clickId, link) }]),
-    ...(appStore === null
-      ? []
-      : [{ store: "app-store" as const, url: asLocation(appStore, clickId, link) }]),
+  const button = (target: StoreButton["platform"], url: string | null): StoreButton[] => {
+    if (url === null) return [];
+    const location = asLocation(url, clickId, link);
+    const store = STORE_HOSTS.get(URL.parse(location)?.hostname ?? "") ?? null;
+    return [{ platform: target, store, url: location }];
+  };
+  const stores = [
+    ...button("android", link.androidUrl ?? playPageOf(app)),
+    ...button("ios", link.iosUrl ?? appStorePageOf(app)),
   ];
   return platform === "ios" ? stores.reverse() : stores;
 };

@@ -2,7 +2,8 @@
  * The link host's landing page in a real browser (the machine's Chromium), against the
  * embedded runtime: at a phone's width (390 px) and a desktop's (1280 px) it never scrolls
  * sideways, its one stylesheet applies under its Content-Security-Policy with nothing refused,
- * and on a desktop its QR code, read back from the screen, is the link itself.
+ * and on a desktop its QR code, read back from the screen, is the link itself (the bare link,
+ * for one too long for any QR code).
  *
  * Each page is saved as a PNG in test-results/browser/ for a person to look at.
  */
@@ -42,12 +43,22 @@ const pixelsOf = async (
     return { width: image.width, height: image.height, data: Array.from(image.data) };
   })()`);
 
+/** The text of the page's QR code, read back from its pixels on the screen. */
+const qrText = async (context: BrowserContext, page: Page): Promise<string | undefined> => {
+  const qr = page.getByRole("img", { name: "QR code of this link" });
+  const blank = await context.newPage();
+  const { width, height, data } = await pixelsOf(blank, await qr.screenshot());
+  await blank.close();
+  return readQr(Uint8ClampedArray.from(data), width, height)?.data;
+};
+
 describe("the landing page in a browser", () => {
   let rt: TestRuntime;
   let browser: Browser;
   let link: LinkAnswer;
   /** A link of an Android-only app, which an iPhone gets the page of. */
   let androidOnly: LinkAnswer;
+  let androidOnlyKey: string;
 
   /** A link with long words and a long URL, as ads make them: the page must still fit a phone. */
   const makeLink = async (serverKey: string) => {
@@ -67,7 +78,8 @@ describe("the landing page in a browser", () => {
 
   beforeAll(async () => {
     rt = await startTestRuntime();
-    androidOnly = await makeLink((await rt.createApp(`${APP_ID}.android`, "android")).serverKey);
+    androidOnlyKey = (await rt.createApp(`${APP_ID}.android`, "android")).serverKey;
+    androidOnly = await makeLink(androidOnlyKey);
     const { serverKey } = await rt.createApp(APP_ID, "android");
     const app = await rt.stores.apps.get(APP_ID);
     if (!app) throw new Error("no app");
@@ -128,13 +140,32 @@ describe("the landing page in a browser", () => {
       const qr = page.getByRole("img", { name: "QR code of this link" });
       const box = await qr.boundingBox();
       expect(box?.width).toBeGreaterThanOrEqual(Math.min(200, viewport.width - 60));
-      const blank = await context.newPage();
-      const { width: w, height: h, data } = await pixelsOf(blank, await qr.screenshot());
-      const decoded = readQr(Uint8ClampedArray.from(data), w, h);
-      expect(decoded?.data).toBe(link.url);
+      expect(await qrText(context, page)).toBe(link.url);
       await context.close();
     },
   );
+
+  it("shows a desktop the bare link's QR code for a link too long for any QR code", async () => {
+    const made = await rt.post(
+      "/v1/links",
+      {
+        media_source: "browser_landing",
+        deep_link_path: `/${"x".repeat(900)}`,
+        params: Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`p${i}`, "a".repeat(480)])),
+      },
+      androidOnlyKey,
+    );
+    expect(made.status).toBe(201);
+    const long = (await made.json()) as LinkAnswer;
+    const { context, page, problems } = await open(DESKTOP, DESKTOP_AGENT, long.url);
+    const bare = new URL(long.url);
+    bare.search = "";
+    expect(await qrText(context, page)).toBe(bare.href);
+    const width = await documentWidth(page);
+    expect(width.scrollWidth, "the page scrolls sideways").toBeLessThanOrEqual(width.innerWidth);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 
   it("shows an iPhone at a phone's width the store buttons of an app it is not in, and no sideways scroll", async () => {
     const { context, page, problems } = await open(PHONE, IPHONE_AGENT, androidOnly.url);

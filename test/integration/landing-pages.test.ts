@@ -183,21 +183,70 @@ describe("the link host's landing page and previews", () => {
     expect((await tap(link, DEVICES.android)).status).toBe(302);
   });
 
-  it("sends a disabled link without a web URL to the page, counting nothing", async () => {
-    const link = await makeLink("androidOnly", { media_source: "landing_paused" });
+  it("sends a disabled link without a web URL to the page of the tapper's device, counting nothing", async () => {
+    const link = await makeLink("both", { media_source: "landing_paused" });
     const disabled = await rt.fetch(
       `/v1/links/${link.deeplink_id}`,
       { method: "PATCH", body: JSON.stringify({ disabled: true }) },
-      serverKeys.androidOnly,
+      serverKeys.both,
     );
     expect(disabled.status).toBe(200);
-    const response = await tap(link, DEVICES.android);
+    for (const platform of Object.keys(DEVICES) as DevicePlatform[]) {
+      const response = await tap(link, DEVICES[platform]);
+      expect(response.status, platform).toBe(200);
+      const html = await response.text();
+      const buttons = storeButtons(html);
+      expect(
+        buttons.map((button) => button.store),
+        platform,
+      ).toEqual(platform === "ios" ? ["app-store", "google-play"] : ["google-play", "app-store"]);
+      // No click: no click id in the store's referrer.
+      const play = buttons.find((button) => button.store === "google-play");
+      expect(new URL(play?.url ?? "").searchParams.get("referrer"), platform).toBeNull();
+      expect(html.includes("<svg"), `${platform}: the QR code`).toBe(platform === "other");
+    }
+    expect(await clicksOf("both", link)).toHaveLength(0);
+  });
+
+  it("sends each button of a landing_page link where its redirect would go", async () => {
+    const own = {
+      android_url:
+        "https://play.google.com/store/apps/details?id=com.example.landing.both&listing=winter",
+      ios_url: "https://apps.apple.com/app/id2222222222?ppid=6c0fb2d5",
+    };
+    const redirected = await makeLink("both", { media_source: "landing_own", ...own });
+    const paged = await makeLink("both", {
+      media_source: "landing_own",
+      landing_page: true,
+      ...own,
+    });
+    for (const platform of ["android", "ios"] as const) {
+      const location = (await tap(redirected, DEVICES[platform])).headers.get("location") ?? "";
+      const html = await (await tap(paged, DEVICES[platform])).text();
+      const button = storeButtons(html)[0];
+      expect(button?.store, platform).toBe(platform === "ios" ? "app-store" : "google-play");
+      // The same page, apart from the click id the Play Store's referrer carries.
+      const withoutReferrer = (url: string) => {
+        const parsed = new URL(url);
+        parsed.searchParams.delete("referrer");
+        return parsed.href;
+      };
+      expect(withoutReferrer(button?.url ?? ""), platform).toBe(withoutReferrer(location));
+      expect(button?.url.startsWith(platform === "ios" ? own.ios_url : own.android_url)).toBe(true);
+    }
+  });
+
+  it("answers a desktop's tap of a link too long for a QR code with the page, one click", async () => {
+    const link = await makeLink("androidOnly", {
+      media_source: "landing_long",
+      deep_link_path: `/${"x".repeat(900)}`,
+      params: Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`p${i}`, "a".repeat(480)])),
+    });
+    expect(link.url.length).toBeGreaterThan(3000);
+    const response = await tap(link, DEVICES.other);
     expect(response.status).toBe(200);
-    const buttons = storeButtons(await response.text());
-    expect(buttons.map((button) => button.store)).toEqual(["google-play"]);
-    // No click: no click id in the store's referrer.
-    expect(new URL(buttons[0]?.url ?? "").searchParams.get("referrer")).toBeNull();
-    expect(await clicksOf("androidOnly", link)).toHaveLength(0);
+    expect(await response.text()).toContain('<svg role="img"');
+    expect(await clicksOf("androidOnly", link)).toHaveLength(1);
   });
 
   it("speaks the app's language the browser asks for", async () => {
