@@ -556,12 +556,18 @@ describe("the dashboard in a browser", () => {
     expect(await unfurled()).toContain(`<meta property="og:title" content="${APP_NAME}">`);
   });
 
-  it("4c. fits the Links table in its card at 1440 px and at 390 px, a long campaign name cut and whole in its title; any link's QR code on demand", async () => {
+  it("4c. fits the Links table in its card at 1440 px and at 390 px, a long campaign name and URL cut and whole in their titles; any link's QR code on demand, a link too long for one as its bare link", async () => {
     // The longest campaign name a link takes, with nowhere to break a line.
     const longName = `Spring_launch_${"meadow".repeat(31)}`.slice(0, 200);
     const made = await rt.post(
       `/v1/links?app_id=${APP_ID}`,
-      { media_source: "browser_long", campaign_name: longName, deep_link_path: "/levels/7" },
+      {
+        media_source: "browser_long",
+        campaign_name: longName,
+        // And a URL longer than any QR code holds.
+        deep_link_path: `/levels/${"7".repeat(900)}`,
+        params: Object.fromEntries(["a", "b", "c", "d"].map((key) => [key, key.repeat(480)])),
+      },
       (await issueKey(APP_ID, "server", rt.stores.keys)).key,
     );
     expect(made.status).toBe(201);
@@ -611,6 +617,11 @@ describe("the dashboard in a browser", () => {
       expect(await cut.textContent()).toBe(longName);
       const cutBox = await cut.boundingBox();
       expect(cutBox?.height ?? 0, `${what}: the long name's height`).toBeLessThan(80);
+      // So is the long link's URL.
+      const cutUrl = table.locator(`tr[data-deeplink-id="${longLink}"] td[data-label="Link"] .cut`);
+      expect(await cutUrl.getAttribute("title")).toBe(longUrl);
+      const urlBox = await cutUrl.boundingBox();
+      expect(urlBox?.height ?? 0, `${what}: the long link's height`).toBeLessThan(80);
     };
 
     const wide = await browser.newContext({
@@ -647,7 +658,13 @@ describe("the dashboard in a browser", () => {
         .locator(`tr[data-deeplink-id="${longLink}"]`)
         .getByRole("button", { name: `QR code of link ${longLink}` })
         .click();
-      await on.getByRole("img", { name: `QR code of ${longUrl}`, exact: true }).waitFor(WITHIN);
+      // Too long for a QR code: it holds the bare link, and says so.
+      const bare = new URL(longUrl);
+      bare.search = "";
+      await on.getByRole("img", { name: `QR code of ${bare.href}`, exact: true }).waitFor(WITHIN);
+      expect(
+        await on.locator(`[data-qr-for="${longLink}"]`).getByText("too long for a QR code").count(),
+      ).toBe(1);
       await fitsCard(on, "1440 px, QR codes shown");
       await screenshot(on, "links-qr");
       await qrButton.click();

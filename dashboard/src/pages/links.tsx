@@ -1,6 +1,7 @@
 import { Fragment } from "preact";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { toDataURL } from "qrcode";
+import { LINK_QR_CORRECTION, LINK_QR_MODULE_PX, linkQr } from "../../../src/links/link-qr.ts";
 import {
   createLink,
   errorMessage,
@@ -242,7 +243,7 @@ export function LinksPage(props: { appId: string }) {
                       class={link.disabled ? "muted" : undefined}
                     >
                       <td class="mono" data-label="Link">
-                        {link.url}
+                        <Cut text={link.url} />
                       </td>
                       <td data-label="Media source">
                         <Cut text={link.media_source} />
@@ -560,13 +561,29 @@ function Cut(props: { text: string }) {
   );
 }
 
-/** A QR code of a link's URL, drawn when asked for. */
-const useQrCode = (url: string): string | null => {
-  const [qr, setQr] = useState<string | null>(null);
+const QR_MARGIN = 2;
+const QR_MIN_PX = 192;
+
+interface DrawnQr {
+  readonly image: string;
+  /** What a scan opens: the link, or the bare link for one too long for any QR code. */
+  readonly opens: string;
+  readonly px: number;
+}
+
+/** A QR code of a link's URL, drawn when asked for, larger the denser it is. */
+const useQrCode = (url: string): DrawnQr | null => {
+  const [qr, setQr] = useState<DrawnQr | null>(null);
   useEffect(() => {
     let live = true;
-    toDataURL(url, { margin: 2, width: 192, errorCorrectionLevel: "M" }).then(
-      (data) => live && setQr(data),
+    const { text, modules } = linkQr(url);
+    const px = Math.max(QR_MIN_PX, (modules + 2 * QR_MARGIN) * LINK_QR_MODULE_PX);
+    toDataURL(text, {
+      margin: QR_MARGIN,
+      width: px,
+      errorCorrectionLevel: LINK_QR_CORRECTION,
+    }).then(
+      (image) => live && setQr({ image, opens: text, px }),
       () => live && setQr(null),
     );
     return () => {
@@ -582,12 +599,22 @@ function LinkQr(props: { url: string }) {
   return (
     <div class="link-qr">
       {qr ? (
-        <img class="qr" src={qr} alt={`QR code of ${props.url}`} width={192} height={192} />
+        <img
+          class="qr"
+          src={qr.image}
+          alt={`QR code of ${qr.opens}`}
+          width={qr.px}
+          height={qr.px}
+        />
       ) : (
         <p class="loading">Drawing the QR code…</p>
       )}
       <p class="hint">
-        Scanned, it opens <span class="mono">{props.url}</span>: a scan counts as a click.
+        Scanned, it opens <span class="mono">{qr?.opens ?? props.url}</span>: a scan counts as a
+        click.
+        {qr && qr.opens !== props.url
+          ? " The link is too long for a QR code: it holds the link without its query, the same link's click, but an installed app opened by it gets no deep link path."
+          : null}
       </p>
     </div>
   );
@@ -615,7 +642,7 @@ function CreatedLink(props: { link: Link }) {
             (a tap from this browser counts as a click).
           </p>
         </div>
-        {qr ? <img class="qr" src={qr} alt={url} width={192} height={192} /> : null}
+        {qr ? <img class="qr" src={qr.image} alt={qr.opens} width={qr.px} height={qr.px} /> : null}
       </div>
     </section>
   );
