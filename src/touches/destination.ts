@@ -9,7 +9,7 @@
  */
 
 import type { DevicePlatform } from "../domain/touch.ts";
-import type { App } from "../ports/apps.ts";
+import type { App, Platform } from "../ports/apps.ts";
 
 /** The install referrer's key for the click id: the matcher reads it back from the install. */
 export const REFERRER_CLICK_ID = "service_click_id";
@@ -55,11 +55,21 @@ const appStorePageOf = (app: AppDestinations): string | null => {
   return appStoreId ? appStorePage(appStoreId) : null;
 };
 
+/** Where a phone of the platform goes: the link's own page for it, else the app's store page. */
+const phoneDestinationOf = (
+  platform: Platform,
+  app: AppDestinations,
+  link: LinkDestinations,
+): string | null =>
+  platform === "android"
+    ? (link.androidUrl ?? playPageOf(app))
+    : (link.iosUrl ?? appStorePageOf(app));
+
 export type Store = "google-play" | "app-store";
 
 /** A button of the landing page: where a phone of its platform would have been sent. */
 export interface StoreButton {
-  readonly platform: "android" | "ios";
+  readonly platform: Platform;
   /** The store its page is in; null for a link's own page elsewhere (another store, a site). */
   readonly store: Store | null;
   readonly url: string;
@@ -82,15 +92,15 @@ export const storesOf = (
   link: LinkDestinations,
   clickId: string | null,
 ): StoreButton[] => {
-  const button = (target: StoreButton["platform"], url: string | null): StoreButton[] => {
+  const button = (target: Platform, url: string | null): StoreButton[] => {
     if (url === null) return [];
     const location = asLocation(url, clickId, link);
     const store = STORE_HOSTS.get(URL.parse(location)?.hostname ?? "") ?? null;
     return [{ platform: target, store, url: location }];
   };
   const stores = [
-    ...button("android", link.androidUrl ?? playPageOf(app)),
-    ...button("ios", link.iosUrl ?? appStorePageOf(app)),
+    ...button("android", phoneDestinationOf("android", app, link)),
+    ...button("ios", phoneDestinationOf("ios", app, link)),
   ];
   return platform === "ios" ? stores.reverse() : stores;
 };
@@ -124,12 +134,8 @@ export const destinationOf = (
   link: LinkDestinations,
   clickId: string | null,
 ): string | null => {
-  const web = webDestinationOf(app, link);
   const chosen =
-    platform === "android"
-      ? (link.androidUrl ?? playPageOf(app) ?? web)
-      : platform === "ios"
-        ? (link.iosUrl ?? appStorePageOf(app) ?? web)
-        : web;
+    (platform === "other" ? null : phoneDestinationOf(platform, app, link)) ??
+    webDestinationOf(app, link);
   return chosen === null ? null : asLocation(chosen, clickId, link);
 };
