@@ -1,7 +1,8 @@
-import { type FileHandle, mkdtemp, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { holdSyncs, PATIENT } from "../../../test/support/held-syncs.ts";
 import type { Touch } from "../../ports/touches.ts";
 import { createLocalClickLog } from "./click-log.ts";
 
@@ -92,35 +93,52 @@ describe("the embedded click log", () => {
   });
 
   it("answers an append only once its group's write is synced to the disk", async () => {
-    // Every file handle's `datasync`, held until released: the page cache alone survives a
-    // kill -9, so only a held sync shows whether the answer waits for the disk.
-    const probe = await open(join(dir, "probe"), "w");
-    const handles = Object.getPrototypeOf(probe) as FileHandle;
-    await probe.close();
-    const realSync = handles.datasync;
-    let release: () => void = () => undefined;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const sync = vi.spyOn(handles, "datasync").mockImplementation(async function (
-      this: FileHandle,
-    ) {
-      await released;
-      return realSync.call(this);
-    });
+    const syncs = await holdSyncs("datasync", dir);
     try {
       const log = await createLocalClickLog({ dir, apply: recorder().apply });
       let answered = false;
       const appended = log.append(click("c1")).then(() => {
         answered = true;
       });
-      await vi.waitFor(() => expect(sync).toHaveBeenCalledTimes(1));
+      await vi.waitFor(() => expect(syncs.calls()).toBe(1));
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(answered).toBe(false);
-      release();
+      syncs.releaseOne();
       await appended;
       expect(answered).toBe(true);
+      syncs.restore();
       await log.close();
     } finally {
-      sync.mockRestore();
+      syncs.restore();
+    }
+  });
+
+  it("applies what was appended before `applied()` while taps keep coming during every sync", async () => {
+    const syncs = await holdSyncs("datasync", dir);
+    try {
+      const store = recorder();
+      const log = await createLocalClickLog({ dir, apply: store.apply });
+      void log.append(click("c0"));
+      await vi.waitFor(() => expect(syncs.calls()).toBe(1));
+      // During the first group's sync: a tap, and a lookup that must find it.
+      void log.append(click("c1"));
+      let found = false;
+      void log.applied().then(() => {
+        found = true;
+      });
+      // A tap during every later sync too: the log is never quiet.
+      for (let group = 2; group <= 6; group++) {
+        syncs.releaseOne();
+        await vi.waitFor(() => expect(syncs.calls()).toBe(group), PATIENT);
+        void log.append(click(`c${group}`));
+      }
+      await vi.waitFor(() => expect(found).toBe(true), PATIENT);
+      expect(store.ids().slice(0, 2)).toEqual(["c0", "c1"]);
+      syncs.restore();
+      await log.close();
+      expect(store.ids()).toEqual(["c0", "c1", "c2", "c3", "c4", "c5", "c6"]);
+    } finally {
+      syncs.restore();
     }
   });
 
@@ -161,7 +179,6 @@ describe("the embedded click log", () => {
       join(dir, "1-1-0.ndjson"),
       `${JSON.stringify(click("c3"))}\n{"clickId":"c4","ap`,
     );
-
     const store = recorder();
     const second = await createLocalClickLog({ dir, apply: store.apply });
     await second.applied();

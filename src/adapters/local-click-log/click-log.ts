@@ -276,7 +276,8 @@ export const createLocalClickLog = async (
     async close() {
       await commitNow();
       clearTimeout(applyTimer);
-      await applyWaiting();
+      // A step applies one batch.
+      while (waiting.length > 0) await applyWaiting();
       await closeFile();
       await forgetFinished();
     },

@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { type FileHandle, mkdir, mkdtemp, open, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { holdSyncs, PATIENT } from "../../../test/support/held-syncs.ts";
 import { lakeEvent } from "../../../test/support/records.ts";
 import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import { logger } from "../../logging/logger.ts";
@@ -114,35 +115,48 @@ describe("local delivery stream", () => {
 
   it("answers a put only once the write-ahead file holding it is synced", async () => {
     const stream = await openStream();
-    // Every FileHandle shares one prototype: hold its syncs until released.
-    const probe = await open(join(dir, "probe"), "w");
-    const fileHandle: FileHandle = Object.getPrototypeOf(probe);
-    await probe.close();
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const realSync = fileHandle.sync;
-    const sync = vi.spyOn(fileHandle, "sync").mockImplementation(async function (this: FileHandle) {
-      await held;
-      return realSync.call(this);
-    });
+    const syncs = await holdSyncs("sync", dir);
     try {
       let answered = false;
       const put = stream.put([lakeEvent({ app_id: "com.a", event_id: "held" })]).then(() => {
         answered = true;
       });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(sync).toHaveBeenCalled();
+      await vi.waitFor(() => expect(syncs.calls()).toBe(1));
+      await new Promise((resolve) => setTimeout(resolve, 20));
       expect(answered).toBe(false);
-      release();
+      syncs.releaseOne();
       await put;
       expect(answered).toBe(true);
     } finally {
-      sync.mockRestore();
+      syncs.restore();
       await stream.close();
     }
     expect(await lakeIds()).toEqual(["held"]);
+  });
+
+  it("delivers on flush what was put before it, while puts keep coming during every sync", async () => {
+    const stream = await openStream();
+    const syncs = await holdSyncs("sync", dir);
+    try {
+      void stream.put([lakeEvent({ app_id: "com.a", event_id: "e0" })]);
+      await vi.waitFor(() => expect(syncs.calls()).toBe(1));
+      let flushed = false;
+      void stream.flush().then(() => {
+        flushed = true;
+      });
+      // A put during every later sync: the stream is never quiet.
+      for (let group = 1; group <= 5; group++) {
+        void stream.put([lakeEvent({ app_id: "com.a", event_id: `e${group}` })]);
+        syncs.releaseOne();
+        await vi.waitFor(() => expect(syncs.calls()).toBe(group + 1), PATIENT);
+      }
+      await vi.waitFor(() => expect(flushed).toBe(true), PATIENT);
+      expect(await lakeIds()).toContain("e0");
+    } finally {
+      syncs.restore();
+      await stream.close();
+    }
+    expect(await lakeIds()).toEqual(["e0", "e1", "e2", "e3", "e4", "e5"]);
   });
 
   it("delivers a dead process's write-ahead file on start, skipping a torn last line", async () => {

@@ -156,9 +156,12 @@ export const createLocalDeliveryStream = async (
   const deliverClosed = drain(
     () => closed.length > 0,
     async () => {
-      const [file] = closed;
-      if (file) await deliver(file);
-      closed.shift();
+      // Each file closed when the step began: what a caller of `deliverClosed` waits for.
+      for (let left = closed.length; left > 0; left--) {
+        const [file] = closed;
+        if (file) await deliver(file);
+        closed.shift();
+      }
     },
   );
 
