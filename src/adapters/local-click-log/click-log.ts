@@ -24,6 +24,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { drain } from "../../embedded/drain.ts";
 import { logger } from "../../logging/logger.ts";
 import type { Touch, TouchStore } from "../../ports/touches.ts";
+import { syncFolder } from "../local-disk/sync.ts";
 import { trimTornTail } from "../local-stream/write-ahead.ts";
 
 export interface LocalClickLog {
@@ -169,8 +170,10 @@ export const createLocalClickLog = async (
     else applyTimer ??= setTimeout(startApplying, applyDelayMs);
   };
 
-  // What a stopped process left: every whole line was acknowledged.
-  for (const name of (await readdir(dir)).filter((n) => n.endsWith(".ndjson")).sort()) {
+  // What a stopped process left: every whole line was acknowledged, but for one that does not
+  // parse, which only a power cut during a group's write (never answered) leaves.
+  const names = await readdir(dir);
+  for (const name of names.filter((n) => n.endsWith(".ndjson")).sort()) {
     const file = join(dir, name);
     await trimTornTail(file);
     const done = Number(await readFile(countPath(file), "utf8").catch(() => "0")) || 0;
@@ -178,12 +181,24 @@ export const createLocalClickLog = async (
       .split("\n")
       .filter((line) => line !== "")
       .slice(done)
-      .map((line) => JSON.parse(line) as Touch);
+      .flatMap((line, index) => {
+        try {
+          return [JSON.parse(line) as Touch];
+        } catch {
+          logger.warn("click log line skipped: not JSON", { file, line: done + index + 1 });
+          return [];
+        }
+      });
     for (const click of clicks) waiting.push({ click, file });
     unapplied.set(file, clicks.length);
     appliedLines.set(file, done);
     closedFiles.add(file);
     syncedCount += clicks.length;
+  }
+  // A count whose file is gone: a stop between the two removals.
+  for (const name of names.filter((n) => n.endsWith(".ndjson.applied"))) {
+    if (!names.includes(name.slice(0, -".applied".length)))
+      await rm(join(dir, name), { force: true });
   }
   if (waiting.length > 0)
     logger.info("applying the clicks a stop left", { clicks: waiting.length });
@@ -209,7 +224,11 @@ export const createLocalClickLog = async (
       const batch = queue;
       queue = [];
       try {
-        file ??= await open(path, "a");
+        if (!file) {
+          file = await open(path, "a");
+          // Its name too: after a power cut a synced file may be missing from its folder.
+          await syncFolder(dir);
+        }
         const text = batch.map((append) => append.line).join("");
         writeAll(file, text);
         await file.datasync();

@@ -23,6 +23,7 @@ import { type LakeTable, recordChecker } from "../../lake/lake-tables.ts";
 import { logger } from "../../logging/logger.ts";
 import type { RecordStream } from "../../ports/lake.ts";
 import { partitionPath, tableDir } from "../duckdb/lake-sql.ts";
+import { syncFolder } from "../local-disk/sync.ts";
 import {
   joinedPartition,
   type Partition,
@@ -238,7 +239,11 @@ export const createLocalDeliveryStream = async (
         // Before the append: a failed one may leave part of it in the file.
         for (const append of batch) partition = joinedPartition(partition, append.partition);
         try {
-          file ??= await open(walPath, "a");
+          if (!file) {
+            file = await open(walPath, "a");
+            // Its name too: after a power cut a synced file may be missing from its folder.
+            await syncFolder(walDir);
+          }
           appendNow(file, batch.map((append) => append.text).join(""));
           await file.sync();
           buffered += batch.reduce((sum, append) => sum + append.count, 0);
