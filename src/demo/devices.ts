@@ -62,16 +62,20 @@ export const devicesOf = (platform: Platform): readonly Device[] =>
   platform === "ios" ? IOS_DEVICES : ANDROID_DEVICES;
 
 /** What a phone's browser sends when a user taps an ad's link on it. */
-export const browserUserAgent = (device: Device, random: Random): string => {
+export const browserUserAgent = (device: Device, random: Random): string =>
+  // Chrome has reduced its agent since version 110; in-app browsers and WebViews still name
+  // the phone.
+  device.os === "android" && random.chance(0.5)
+    ? "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36"
+    : namingAgent(device);
+
+/** A browser's agent that says all it can of the phone: Safari's OS version, an Android's model. */
+export const namingAgent = (device: Device): string => {
   if (device.os === "ios") {
     const underscored = device.osVersion.replaceAll(".", "_");
     return `Mozilla/5.0 (iPhone; CPU iPhone OS ${underscored} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/${device.osVersion} Mobile/15E148 Safari/604.1`;
   }
-  // Chrome has reduced its agent since version 110; in-app browsers and WebViews still name
-  // the phone.
-  return random.chance(0.5)
-    ? "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36"
-    : `Mozilla/5.0 (Linux; Android ${device.osVersion}; ${device.model}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36`;
+  return `Mozilla/5.0 (Linux; Android ${device.osVersion}; ${device.model}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36`;
 };
 
 /** The app's own HTTP agent, which the SDK's requests carry. */

@@ -122,6 +122,38 @@ describe("generateDemo", () => {
     }
   });
 
+  it("has an install found by address and phone alone in every small demo, whatever its end", () => {
+    // The CLI's demo is a few dozen installs ending now: its chance draws alone may leave no
+    // prompt click at home, and its table would show the method finding nothing.
+    for (let hour = 0; hour < 24; hour += 1) {
+      for (const app of generateDemo(
+        APPS,
+        options({ days: 2, installs: 60, seed: 1, end: new Date(END.getTime() + hour * HOUR) }),
+      )) {
+        const shown = app.installs.filter(({ profile }) => {
+          const { cause } = profile;
+          if (cause.kind !== "network" || cause.touch.maid !== null) return false;
+          const lead = profile.firstOpen - cause.touch.time;
+          return (
+            cause.touch.ip === profile.ip &&
+            !profile.mobileData &&
+            lead > 0 &&
+            lead <= 10 * 60_000 &&
+            cause.touch.userAgent.includes(
+              profile.device.os === "ios"
+                ? `Version/${profile.device.osVersion}`
+                : profile.device.model,
+            )
+          );
+        });
+        // And no other phone's click from its address, reported or tapped.
+        const others = new Set([...app.strays, ...app.strayTaps].map((stray) => stray.ip));
+        const alone = shown.filter(({ profile }) => !others.has(profile.ip));
+        expect(alone.length, `${app.app.appId}, ending ${hour} h later`).toBeGreaterThan(0);
+      }
+    }
+  });
+
   it("spreads installs over every day with a daily rhythm in local time", () => {
     const installs = allInstalls().map((i) => i.profile);
     expect(

@@ -194,18 +194,20 @@ function appTraffic(app: DemoApp, options: DemoOptions, start: number, end: numb
     const until = i === 0 ? start + Math.min((end - start) / 2, 12 * HOUR_MS) : latestOpen;
     return {
       tour: i === 0,
+      // And one of them is found by its address and phone alone, so that every demo shows it.
+      byAddress: i === 1,
       market,
       firstOpen: sampleTime(random, start, until, market.utcOffsetMinutes) ?? start,
     };
   }).sort((a, b) => a.firstOpen - b.firstOpen);
 
-  const installs = opens.map(({ tour, ...open }): DemoInstall => {
-    const profile = createInstall(ctx, open, { forceIdentified: tour });
+  const installs = opens.map(({ tour, byAddress, ...open }): DemoInstall => {
+    const profile = createInstall(ctx, open, { forceIdentified: tour, byAddress });
     if (profile.idfv) seenIdfvs.push(profile.idfv);
     const currency = currencyOf.get(profile.market) ?? "USD";
     const { events, sessions } = sdkEvents(random, profile, { end, currency, tour });
     const onCarrier = profile.mobileData;
-    if (onCarrier || random.chance(HOUSEHOLD_TAP_SHARE)) {
+    if (onCarrier || (!byAddress && random.chance(HOUSEHOLD_TAP_SHARE))) {
       // Behind a carrier's NAT, many other phones tapped ads from the same address; at home,
       // now and then a household member did, on a phone of their own.
       const count = onCarrier ? random.int(CARRIER_NEIGHBOURS.min, CARRIER_NEIGHBOURS.max) : 1;

@@ -9,7 +9,7 @@
 import { HOUR_MS, MINUTE_MS } from "../domain/time.ts";
 import { type MediaSource, pickTouch, type Touch } from "./campaigns.ts";
 import type { DemoApp } from "./demo-app.ts";
-import { browserUserAgent, type Device, devicesOf } from "./devices.ts";
+import { browserUserAgent, type Device, devicesOf, namingAgent } from "./devices.ts";
 import type { Market } from "./markets.ts";
 import type { Random } from "./prng.ts";
 
@@ -127,13 +127,38 @@ const paidCause = (
 };
 
 /**
+ * A click at home minutes before the first open, reported without an advertising id, by an
+ * agent that says all it can of the phone: what a demo shows the matcher finding by address
+ * and phone alone.
+ */
+const addressCause = (
+  ctx: InstallContext,
+  install: { firstOpen: number; ip: string; device: Device },
+): Cause => ({
+  kind: "network",
+  touch: {
+    touchType: "click",
+    touch: pickTouch(ctx.random, ctx.sources),
+    time: install.firstOpen - ctx.random.between(1, 10) * MINUTE_MS,
+    ip: install.ip,
+    userAgent: namingAgent(install.device),
+    maid: null,
+  },
+});
+
+/**
  * A new install in `market`, first opened at `firstOpen`. `live` installs happen now, after a tap on one of the app's links (Android:
  * the Play referrer brings the tap's click id back), so their cause is always that tap.
  */
 export const createInstall = (
   ctx: InstallContext,
   opens: { readonly market: Market; readonly firstOpen: number },
-  options: { forceIdentified?: boolean; live?: boolean } = {},
+  options: {
+    forceIdentified?: boolean;
+    live?: boolean;
+    /** Caused by a click at home that only its address and phone tell (`addressCause`). */
+    byAddress?: boolean;
+  } = {},
 ): InstallProfile => {
   const { app, random, addresses } = ctx;
   const { market, firstOpen } = opens;
@@ -151,16 +176,18 @@ export const createInstall = (
   const idfv = ios ? (reinstall ? random.pick(ctx.seenIdfvs) : random.uuid().toUpperCase()) : null;
   // Apple's identifiers print upper case, Android's advertising id lower case.
   const maid = consent ? (ios ? random.uuid().toUpperCase() : random.uuid()) : null;
-  const mobileData = random.chance(MOBILE_DATA_SHARE);
+  const mobileData = !options.byAddress && random.chance(MOBILE_DATA_SHARE);
   const ip = mobileData ? addresses.carrier(market.country) : addresses.home(market.country);
-  const organic = !options.live && random.chance(ORGANIC_SHARE);
+  const organic = !options.live && !options.byAddress && random.chance(ORGANIC_SHARE);
   const cause: Cause = organic
     ? { kind: "organic" }
-    : paidCause(
-        ctx,
-        { firstOpen, ip, maid, country: market.country, device },
-        options.live ?? false,
-      );
+    : options.byAddress
+      ? addressCause(ctx, { firstOpen, ip, device })
+      : paidCause(
+          ctx,
+          { firstOpen, ip, maid, country: market.country, device },
+          options.live ?? false,
+        );
 
   const identified = options.forceIdentified || random.chance(IDENTIFIED_SHARE);
   // Churners, casual and core players: most installs are gone after a day or two.
