@@ -13,8 +13,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { Language, Parser } from "web-tree-sitter";
+import { Worker } from "node:worker_threads";
 import { syntaxErrors } from "../../syntax-errors.mjs";
 
 const ios = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -27,54 +26,6 @@ const vectors = (file) => JSON.parse(read(join(sdk, "conformance", file)));
 const grammar = createRequire(import.meta.url).resolve(
   "tree-sitter-wasms/out/tree-sitter-swift.wasm",
 );
-
-/**
- * Parses one file in a worker thread of its own. The grammar's scanner keeps state from one
- * parse to the next in the same WebAssembly instance (after a first parse, no raw string
- * `#"…"#` scans again), so every file gets a fresh instance. The tree comes back as plain
- * objects: type, range, position, flags and children with their field names.
- */
-if (!isMainThread) {
-  // The main thread compiled both WebAssembly modules once; each worker instantiates them, so
-  // the code V8 compiles lazily is shared. A module has once arrived in a worker as something
-  // else than a module (Node 20), so a worker compiles its own from the bytes sent beside it.
-  const { swiftBytes } = workerData;
-  const usable = (module, bytes) =>
-    module instanceof WebAssembly.Module ? module : new WebAssembly.Module(bytes);
-  const runtime = usable(workerData.runtime, workerData.runtimeBytes);
-  const swift = usable(workerData.swift, swiftBytes);
-  await Parser.init({
-    instantiateWasm: (imports, done) => {
-      WebAssembly.instantiate(runtime, imports).then((instance) => done(instance, runtime));
-      return {};
-    },
-  });
-  const instantiate = WebAssembly.instantiate;
-  WebAssembly.instantiate = (source, imports) =>
-    source === swiftBytes
-      ? instantiate(swift, imports).then((instance) => ({ module: swift, instance }))
-      : instantiate(source, imports);
-  const language = await Language.load(swiftBytes);
-  WebAssembly.instantiate = instantiate;
-  const parser = new Parser();
-  parser.setLanguage(language);
-  const tree = parser.parse(readFileSync(workerData.path, "utf8"));
-  const plain = (node) => ({
-    type: node.type,
-    named: node.isNamed,
-    start: node.startIndex,
-    end: node.endIndex,
-    row: node.startPosition.row,
-    column: node.startPosition.column,
-    missing: node.isMissing,
-    error: node.hasError,
-    children: node.children.map((child, index) => ({
-      ...plain(child),
-      field: node.fieldNameForChild(index),
-    })),
-  });
-  parentPort.postMessage(plain(tree.rootNode));
-}
 
 /** A parsed node as the checks read it, over the plain objects a worker sends. */
 class SyntaxNode {
@@ -110,24 +61,21 @@ class SyntaxNode {
   }
 }
 
-const compiled = isMainThread
-  ? (() => {
-      const swiftBytes = new Uint8Array(readFileSync(grammar));
-      const runtimeBytes = new Uint8Array(
-        readFileSync(createRequire(import.meta.url).resolve("web-tree-sitter/tree-sitter.wasm")),
-      );
-      return {
-        runtime: new WebAssembly.Module(runtimeBytes),
-        runtimeBytes,
-        swift: new WebAssembly.Module(swiftBytes),
-        swiftBytes,
-      };
-    })()
-  : null;
+// Both WebAssembly modules compiled once; each worker instantiates them, so the code V8
+// compiles lazily is shared.
+const swiftBytes = new Uint8Array(readFileSync(grammar));
+const compiled = {
+  runtime: new WebAssembly.Module(
+    readFileSync(createRequire(import.meta.url).resolve("web-tree-sitter/tree-sitter.wasm")),
+  ),
+  swift: new WebAssembly.Module(swiftBytes),
+  swiftBytes,
+};
 
+/** One file parsed in a thread of its own (`parse-worker.mjs`). */
 const parseInWorker = (path) =>
   new Promise((resolve, reject) => {
-    const worker = new Worker(fileURLToPath(import.meta.url), {
+    const worker = new Worker(new URL("./parse-worker.mjs", import.meta.url), {
       workerData: { path, ...compiled },
     });
     worker.once("message", (plain) => {
