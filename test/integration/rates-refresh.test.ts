@@ -16,11 +16,17 @@ import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const today = () => new Date().toISOString().slice(0, 10);
 
-const feedOf = (day: string) => `<?xml version="1.0" encoding="UTF-8"?>
+/** The feed of `day` and the day before (an event a minute old may be of either), newest first. */
+const feedOf = (day: string) => {
+  const before = new Date(Date.parse(day) - 86_400_000).toISOString().slice(0, 10);
+  const cube = (time: string) =>
+    `<Cube time="${time}"><Cube currency="USD" rate="1.25"/><Cube currency="JPY" rate="160"/></Cube>`;
+  return `<?xml version="1.0" encoding="UTF-8"?>
 <gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
   <gesmes:subject>Reference rates</gesmes:subject>
-  <Cube><Cube time="${day}"><Cube currency="USD" rate="1.25"/><Cube currency="JPY" rate="160"/></Cube></Cube>
+  <Cube>${cube(day)}${cube(before)}</Cube>
 </gesmes:Envelope>`;
+};
 
 const standInFeed = async (answer: (res: import("node:http").ServerResponse) => void) => {
   let requests = 0;
@@ -47,14 +53,16 @@ describe("exchange rates on the embedded runtime", () => {
   });
 
   it("refreshes from the feed at start and converts today's revenue with it", async () => {
+    // One day for the whole test, should midnight pass during it.
+    const day = today();
     feed = await standInFeed((res) => {
       res.writeHead(200, { "content-type": "text/xml" });
-      res.end(feedOf(today()));
+      res.end(feedOf(day));
     });
     rt = await startTestRuntime({ fxFeedUrl: feed.url });
-    await vi.waitFor(() => expect(rt?.fx.lastDate).toBe(today()), { timeout: 10_000 });
+    await vi.waitFor(() => expect(rt?.fx.lastDate).toBe(day), { timeout: 10_000 });
     const table = await readFile(dataPaths(rt.config.dataDir).fxRates, "utf8");
-    expect(table).toContain(`${today()},1.25,160,`);
+    expect(table).toContain(`${day},1.25,160,`);
     // The history it was merged into is kept.
     expect(table).toContain("2025-05-09,");
 

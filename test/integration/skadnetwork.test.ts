@@ -25,6 +25,17 @@ const APP_STORE_ID = "525463029";
 const AAK_APP = "com.example.aak";
 const AAK_APP_STORE_ID = "10738027756";
 const FAR = { from: new Date(0), to: new Date(Date.now() + 86_400_000) };
+/** The UTC day the postbacks are received on, whichever side of midnight a test runs. */
+const START_DAY = new Date().toISOString().slice(0, 10);
+/** From the day the tests began to the day it is now. */
+const daysSoFar = () => {
+  const to = new Date().toISOString().slice(0, 10);
+  return {
+    query: `from=${START_DAY}&to=${to}`,
+    from: new Date(`${START_DAY}T00:00:00Z`),
+    to: new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000),
+  };
+};
 
 describe("Apple's postbacks on the link host", () => {
   let rt: TestRuntime;
@@ -142,8 +153,8 @@ describe("Apple's postbacks on the link host", () => {
     // Counted by its App Store id for the service's admins, and for no one else.
     if (!rt.owner) throw new Error("The first start made no owner account");
     const admin = await signIn(rt.url, rt.owner.email, rt.owner.password);
-    const today = new Date().toISOString().slice(0, 10);
-    const unknown = await admin.get(`/v1/skadnetwork/unknown?from=${today}&to=${today}`);
+    const days = daysSoFar();
+    const unknown = await admin.get(`/v1/skadnetwork/unknown?${days.query}`);
     expect(unknown.status).toBe(200);
     expect(await unknown.json()).toEqual({
       app_store_ids: [
@@ -162,9 +173,7 @@ describe("Apple's postbacks on the link host", () => {
       { email: "granted@example.com", password: "a person granted one app", appIds: [APP] },
     );
     const granted = await signIn(rt.url, "granted@example.com", "a person granted one app");
-    expect((await granted.get(`/v1/skadnetwork/unknown?from=${today}&to=${today}`)).status).toBe(
-      401,
-    );
+    expect((await granted.get(`/v1/skadnetwork/unknown?${days.query}`)).status).toBe(401);
   });
 
   it("counts the verified ones in the report, their values decoded with the app's schema", async () => {
@@ -188,14 +197,11 @@ describe("Apple's postbacks on the link host", () => {
       serverKey,
     );
     expect(saved.status).toBe(200);
-    const today = new Date().toISOString().slice(0, 10);
+    const days = daysSoFar();
     // The report reads the lake, as the owner's own queries do.
     await rt.flush();
     const report = async (include = "") => {
-      const response = await rt.get(
-        `/v1/skadnetwork/report?from=${today}&to=${today}${include}`,
-        serverKey,
-      );
+      const response = await rt.get(`/v1/skadnetwork/report?${days.query}${include}`, serverKey);
       expect(response.status).toBe(200);
       return response.json();
     };
@@ -260,8 +266,8 @@ describe("Apple's postbacks on the link host", () => {
       apps: rt.stores.apps,
       postbacks: rt.stores.applePostbacks,
     }).report(APP, {
-      from: new Date(`${today}T00:00:00Z`),
-      to: new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000),
+      from: days.from,
+      to: days.to,
     });
     expect(await report()).toEqual(fromStore);
   });
@@ -283,11 +289,9 @@ describe("Apple's postbacks on the link host", () => {
     );
     expect(saved.status).toBe(200);
     await rt.flush();
-    const today = new Date().toISOString().slice(0, 10);
+    const days = daysSoFar();
     const report = async (include = "") =>
-      (
-        await rt.get(`/v1/skadnetwork/report?from=${today}&to=${today}${include}`, aakServerKey)
-      ).json();
+      (await rt.get(`/v1/skadnetwork/report?${days.query}${include}`, aakServerKey)).json();
     expect(await report()).toEqual({
       postbacks: { received: 2, counted: 0, unverified: 1, development: 1 },
       campaigns: [],
@@ -315,13 +319,13 @@ describe("Apple's postbacks on the link host", () => {
   });
 
   it("lists an app's postbacks a page at a time, each once, oldest first", async () => {
-    const today = new Date().toISOString().slice(0, 10);
+    const days = daysSoFar();
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
     do {
       const response = await rt.get(
-        `/v1/skadnetwork/postbacks?from=${today}&to=${today}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        `/v1/skadnetwork/postbacks?${days.query}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
         serverKey,
       );
       expect(response.status).toBe(200);
@@ -338,7 +342,7 @@ describe("Apple's postbacks on the link host", () => {
     expect(seen).toHaveLength(4);
     expect(pages).toBeGreaterThanOrEqual(2);
     const refused = await rt.get(
-      `/v1/skadnetwork/postbacks?from=${today}&to=${today}&cursor=not-a-cursor`,
+      `/v1/skadnetwork/postbacks?${days.query}&cursor=not-a-cursor`,
       serverKey,
     );
     expect(refused.status).toBe(422);

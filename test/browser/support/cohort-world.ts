@@ -8,6 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { androidInstallRequest, installRequest } from "../../support/installs.ts";
+import { clearOfMidnight } from "../../support/midnight.ts";
 import type { TestRuntime } from "../../support/runtime.ts";
 
 const DAY_MS = 86_400_000;
@@ -67,6 +68,8 @@ const send = async (
  * rate converts: left out of the cost.
  */
 export const seedCohortWorld = async (rt: TestRuntime): Promise<CohortWorld> => {
+  // Its figures are of the days reached by today: the seeding and the checks of it, in one day.
+  await clearOfMidnight(2 * 60_000);
   const { sdkKey, serverKey } = await rt.createApp(COHORT_APP_ID, "android");
   const now = Date.now();
   const first = dayOf(now - 3 * DAY_MS);
@@ -179,7 +182,7 @@ export const seedCohortWorld = async (rt: TestRuntime): Promise<CohortWorld> => 
         // Day 2: 2 of the network's.
         ...[p0, p1].map((install) => session(install, at(dayAfter(2), "12:00:00"))),
         // Day 3 (today): 1 of the network's, now.
-        session(p0, new Date().toISOString()),
+        session(p0, new Date(now).toISOString()),
       ],
     },
     sdkKey,

@@ -20,7 +20,7 @@ export interface DemoTraffic {
   readonly appName: string;
   /** The app's server key, for the export. */
   readonly serverKey: string;
-  /** The UTC days the traffic spans, from the first install's day to the day it ended. */
+  /** The UTC days the traffic spans, from the first install's day to the day it was sent. */
   readonly days: { readonly from: string; readonly to: string };
   readonly outcome: AppOutcome;
 }
@@ -66,7 +66,9 @@ export const driveDemoTraffic = async (
     appId: demo.appId,
     appName: demo.appName,
     serverKey: key("server"),
-    days: { from: days.at(-1) ?? "", to: days[0] ?? "" },
+    // To the day the drive ended, not began: its live installs open at the end, maybe after
+    // midnight.
+    days: { from: days.at(-1) ?? "", to: new Date().toISOString().slice(0, 10) },
     outcome,
   };
 };
