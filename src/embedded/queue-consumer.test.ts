@@ -61,7 +61,8 @@ describe("consumeQueue", () => {
       { name: "test", concurrency: 1, retryAfterSeconds: 0.01 },
     );
     await queue.send([{ n: 1 }]);
-    await vi.waitFor(async () => expect(await queue.dead()).toHaveLength(1));
+    // Three attempts and a burial, each a synced write: seconds on a loaded machine.
+    await vi.waitFor(async () => expect(await queue.dead()).toHaveLength(1), { timeout: 10_000 });
     expect(attempts).toEqual([1, 2, 3]);
     expect(warned).toHaveBeenCalledTimes(2);
     expect(buried).toHaveBeenCalledWith(
