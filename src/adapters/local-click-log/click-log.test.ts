@@ -2,8 +2,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { holdSyncs, PATIENT } from "../../../test/support/held-syncs.ts";
 import type { Touch } from "../../ports/touches.ts";
+import { holdSyncs, PATIENT } from "../local-disk/held-syncs.test-support.ts";
 import { createLocalClickLog } from "./click-log.ts";
 
 const click = (clickId: string): Touch => ({

@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { holdSyncs, PATIENT } from "../../../test/support/held-syncs.ts";
 import { lakeEvent } from "../../../test/support/records.ts";
 import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import { logger } from "../../logging/logger.ts";
+import { holdSyncs, PATIENT } from "../local-disk/held-syncs.test-support.ts";
 import { createLocalDeliveryStream } from "./delivery-stream.ts";
 
 describe("local delivery stream", () => {
