@@ -3,8 +3,10 @@
  * an Android phone and a desktop tap links of an Android-only app, an iOS-only app and an app
  * in both stores, with and without a web URL; each gets its redirect or the landing page (the
  * app's name, the right store buttons, a QR code on a desktop), and each tap is one click with
- * its platform in the touch store. A link with `landing_page` gets the page on every platform;
- * the crawler of each chat in the preview fetchers' table gets the preview tags and no click.
+ * its platform in the touch store. A link with `landing_page` gets the page on every platform,
+ * its buttons where its redirects go; a disabled link's page is the tapper's device's; a link
+ * too long for a QR code still gets its page. The crawler of each chat in the preview fetchers'
+ * table gets the preview tags and no click.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DevicePlatform } from "../../src/domain/touch.ts";
@@ -220,17 +222,17 @@ describe("the link host's landing page and previews", () => {
       landing_page: true,
       ...own,
     });
+    // The same page, apart from the click id the Play Store's referrer carries.
+    const withoutReferrer = (url: string) => {
+      const parsed = new URL(url);
+      parsed.searchParams.delete("referrer");
+      return parsed.href;
+    };
     for (const platform of ["android", "ios"] as const) {
       const location = (await tap(redirected, DEVICES[platform])).headers.get("location") ?? "";
       const html = await (await tap(paged, DEVICES[platform])).text();
       const button = storeButtons(html)[0];
       expect(button?.store, platform).toBe(platform === "ios" ? "app-store" : "google-play");
-      // The same page, apart from the click id the Play Store's referrer carries.
-      const withoutReferrer = (url: string) => {
-        const parsed = new URL(url);
-        parsed.searchParams.delete("referrer");
-        return parsed.href;
-      };
       expect(withoutReferrer(button?.url ?? ""), platform).toBe(withoutReferrer(location));
       expect(button?.url.startsWith(platform === "ios" ? own.ios_url : own.android_url)).toBe(true);
     }
