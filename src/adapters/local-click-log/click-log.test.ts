@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Touch } from "../../ports/touches.ts";
-import { holdSyncs, PATIENT } from "../local-disk/held-syncs.test-support.ts";
+import {
+  expectAnsweredAfterSync,
+  holdSyncs,
+  PATIENT,
+} from "../local-disk/held-syncs.test-support.ts";
 import { createLocalClickLog } from "./click-log.ts";
 
 const click = (clickId: string): Touch => ({
@@ -96,16 +100,7 @@ describe("the embedded click log", () => {
     const syncs = await holdSyncs("datasync", dir);
     try {
       const log = await createLocalClickLog({ dir, apply: recorder().apply });
-      let answered = false;
-      const appended = log.append(click("c1")).then(() => {
-        answered = true;
-      });
-      await vi.waitFor(() => expect(syncs.calls()).toBe(1));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(answered).toBe(false);
-      syncs.releaseOne();
-      await appended;
-      expect(answered).toBe(true);
+      await expectAnsweredAfterSync(syncs, log.append(click("c1")));
       syncs.restore();
       await log.close();
     } finally {

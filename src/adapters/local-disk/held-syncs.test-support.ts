@@ -4,7 +4,8 @@
  */
 import { type FileHandle, open, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { vi } from "vitest";
+import { setTimeout as sleep } from "node:timers/promises";
+import { expect, vi } from "vitest";
 
 /** For `vi.waitFor` on what a released sync leads to: a loaded machine may take seconds. */
 export const PATIENT = { timeout: 10_000, interval: 5 } as const;
@@ -49,4 +50,24 @@ export const holdSyncs = async (
       spy.mockRestore();
     },
   };
+};
+
+/**
+ * Checks that `answer` (of a write made with every sync held) waits for the first file sync:
+ * unsettled while it is held, settled once it is let go.
+ */
+export const expectAnsweredAfterSync = async (
+  syncs: HeldSyncs,
+  answer: Promise<unknown>,
+): Promise<void> => {
+  let answered = false;
+  const settled = answer.then(() => {
+    answered = true;
+  });
+  await vi.waitFor(() => expect(syncs.calls()).toBe(1), PATIENT);
+  await sleep(20);
+  expect(answered).toBe(false);
+  syncs.releaseOne();
+  await settled;
+  expect(answered).toBe(true);
 };

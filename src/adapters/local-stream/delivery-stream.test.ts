@@ -8,7 +8,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
 import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
 import { logger } from "../../logging/logger.ts";
-import { holdSyncs, PATIENT } from "../local-disk/held-syncs.test-support.ts";
+import {
+  expectAnsweredAfterSync,
+  holdSyncs,
+  PATIENT,
+} from "../local-disk/held-syncs.test-support.ts";
 import { createLocalDeliveryStream } from "./delivery-stream.ts";
 
 describe("local delivery stream", () => {
@@ -117,16 +121,10 @@ describe("local delivery stream", () => {
     const stream = await openStream();
     const syncs = await holdSyncs("sync", dir);
     try {
-      let answered = false;
-      const put = stream.put([lakeEvent({ app_id: "com.a", event_id: "held" })]).then(() => {
-        answered = true;
-      });
-      await vi.waitFor(() => expect(syncs.calls()).toBe(1));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(answered).toBe(false);
-      syncs.releaseOne();
-      await put;
-      expect(answered).toBe(true);
+      await expectAnsweredAfterSync(
+        syncs,
+        stream.put([lakeEvent({ app_id: "com.a", event_id: "held" })]),
+      );
     } finally {
       syncs.restore();
       await stream.close();
