@@ -145,6 +145,21 @@ describe("SKAdNetwork postbacks", () => {
     });
     expect(problems[4]).toEqual({ ok: false, problem: "a version 4.0 postback needs did-win" });
   });
+  it("refuses a copy that moves signed fields into its transaction id, which would verify", () => {
+    const { redownload: _moved, ...rest } = SKAN_4_FINE;
+    const copy = { ...rest, "transaction-id": `${SKAN_4_FINE["transaction-id"]}\u2063false` };
+    expect(readSkadnetworkPostback(copy)).toEqual({
+      ok: false,
+      problem: "a signed field holds U+2063, which separates Apple's fields",
+    });
+    const { "source-app-id": _source, ...rest3 } = SKAN_3_WIN;
+    expect(
+      readSkadnetworkPostback({
+        ...rest3,
+        "ad-network-id": `${SKAN_3_WIN["ad-network-id"]}\u2063x`,
+      }).ok,
+    ).toBe(false);
+  });
 });
 
 describe("AdAttributionKit postbacks", () => {

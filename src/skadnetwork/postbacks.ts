@@ -162,6 +162,11 @@ export const readSkadnetworkPostback = (body: unknown): ReadPostback => {
     return { ok: false, problem: `a version ${version} postback needs ${missing.join(", ")}` };
   }
   const fields = signedFields(version, skan) ?? [];
+  // A field holding the separator could carry others' values (a copy of a postback with a new
+  // transaction id made from its optional fields), and still verify: no real one holds it.
+  if (fields.some((field) => field?.includes(SEPARATOR))) {
+    return { ok: false, problem: "a signed field holds U+2063, which separates Apple's fields" };
+  }
   const key = appleKey(
     "skadnetwork",
     P192_VERSIONS.has(version) ? "skadnetwork-1" : "skadnetwork-2.1",

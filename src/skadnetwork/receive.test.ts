@@ -57,4 +57,19 @@ describe("receiving a postback", () => {
       transaction_id: SKAN_4_FINE["transaction-id"],
     });
   });
+
+  it("knows its two endpoint folders by their own names only", async () => {
+    const store = memoryStore();
+    const receiver = createPostbackReceiver({
+      apps: async () => [APP],
+      store,
+      lake: { put: async () => undefined },
+    });
+    for (const folder of ["__proto__", "constructor", "toString", "hasOwnProperty", "elsewhere"]) {
+      await expect(receiver.receive(folder, SKAN_4_FINE), folder).rejects.toMatchObject({
+        statusCode: 404,
+      });
+    }
+    expect(store.items.size).toBe(0);
+  });
 });

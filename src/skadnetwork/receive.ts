@@ -61,7 +61,8 @@ export const createPostbackReceiver = (deps: PostbackReceiverDeps) => {
   return {
     /** Stores the body posted to `folder`; whether it was new. Throws what the answer says. */
     async receive(folder: string, body: unknown): Promise<{ readonly created: boolean }> {
-      const kind = ENDPOINT_FOLDERS[folder];
+      // Own names only: `__proto__` or `constructor` is no endpoint.
+      const kind = Object.hasOwn(ENDPOINT_FOLDERS, folder) ? ENDPOINT_FOLDERS[folder] : undefined;
       if (!kind) throw new NotFoundError(`No postback endpoint under /.well-known/${folder}.`);
       const read = readPostback(kind, body);
       if (!read.ok) throw new BadRequestError(`The body is ${read.problem}.`);
