@@ -88,4 +88,3 @@ describe("AdAttributionKit's keys, chosen by kid", () => {
     );
   });
 });
-
