@@ -24,7 +24,11 @@ import type { OutgoingRequest, SendOutcome } from "../ports/postbacks.ts";
 import type { WorkMessage } from "../ports/work-queue.ts";
 import { parsePartnerConfig } from "../postbacks/config.ts";
 import type { PostbackJob } from "../postbacks/delivery.ts";
-import { createPartnerSlots, SLOW_REQUEST_MS } from "../postbacks/partner-slots.ts";
+import {
+  createPartnerSlots,
+  type PartnerSlots,
+  SLOW_REQUEST_MS,
+} from "../postbacks/partner-slots.ts";
 import { sealPartnerConfig } from "../postbacks/secrets.ts";
 import { createPostbackTriggers } from "../postbacks/triggers.ts";
 import {
@@ -84,7 +88,11 @@ describe("the postback worker", () => {
   /** An app of its own per test, with its configurations, installs and a worker over them. */
   const setup = async (
     configs: { id: string; installs?: "won" | "all"; events?: boolean }[],
-    options: { slots?: { slowMax: number; room: number; waitMs: number } } = {},
+    options: {
+      slots?: { slowMax: number; room: number; waitMs: number };
+      /** Places for requests given as they are, in place of the worker's own. */
+      givenSlots?: PartnerSlots;
+    } = {},
   ) => {
     const appId = `${APP}.${++apps}`;
     for (const config of configs) {
@@ -115,7 +123,9 @@ describe("the postback worker", () => {
       },
     };
     let clock = T0;
-    const slots = options.slots && createPartnerSlots({ ...options.slots, now: () => clock });
+    const slots =
+      options.givenSlots ??
+      (options.slots && createPartnerSlots({ ...options.slots, now: () => clock }));
     /** Attempts that have asked for a place for their request so far. */
     let slotAsks = 0;
     const worker = createPostbackWorker({
@@ -215,6 +225,9 @@ describe("the postback worker", () => {
     if (!first) throw new Error("nothing queued");
     await Promise.all([t.worker(t.message(first.job)), t.worker(t.message(first.job))]);
     expect(t.sent).toHaveLength(1);
+    // The delivery refused the claim comes back once it would have ended, and sends nothing.
+    for (const later of t.take()) await t.worker(t.message(later.job));
+    expect(t.sent).toHaveLength(1);
     expect(await stores.outbox.get(first.job.sendId)).toMatchObject({
       state: "delivered",
       attempts: 1,
@@ -292,6 +305,45 @@ describe("the postback worker", () => {
     for (const job of [first, second]) {
       expect(await stores.outbox.get(job.sendId)).toMatchObject({ state: "delivered" });
     }
+  });
+
+  it("makes the attempt of a process killed holding its claim, when the message that could take it over was set aside as busy", async () => {
+    let asks = 0;
+    // The partner is busy once after the restart, then free.
+    const t = await setup([{ id: "stranded" }], {
+      givenSlots: { take: async () => (++asks === 1 ? undefined : { end() {} }) },
+    });
+    await t.organicInstalls(["d1"]);
+    const [first] = t.take();
+    if (!first) throw new Error("nothing queued");
+    const { job } = first;
+    // The process that had the first delivery claimed the attempt, then was killed.
+    expect(
+      await stores.outbox.claim(job.sendId, {
+        attempt: 1,
+        token: "killed",
+        until: new Date(T0 + 30_000).toISOString(),
+        now: new Date(T0).toISOString(),
+        takeOver: false,
+      }),
+    ).toBeDefined();
+    // Delivered again after the restart, it may take the claim over, but the partner is busy.
+    t.tick(3_000);
+    await t.worker(t.message(job, 2));
+    expect(t.take()).toEqual([{ job, delaySeconds: BUSY_DELAY_SECONDS }]);
+    // Set aside, it is a new message: the dead claim stands, and it comes back once it ends.
+    t.tick(BUSY_DELAY_SECONDS * 1000);
+    await t.worker(t.message(job));
+    expect(t.sent).toHaveLength(0);
+    const [later] = t.take();
+    if (!later) throw new Error("the send was left with no message to carry it");
+    expect(later.job).toEqual(job);
+    expect(T0 + 8_000 + (later.delaySeconds ?? 0) * 1000).toBeGreaterThan(T0 + 30_000);
+    t.tick((later.delaySeconds ?? 0) * 1000);
+    await t.worker(t.message(later.job));
+    expect(t.sent).toHaveLength(1);
+    expect(await stores.outbox.get(job.sendId)).toMatchObject({ state: "delivered", attempts: 1 });
+    expect(t.take()).toEqual([]);
   });
 
   it("decides an event's send once its install is attributed, and gives up after a day", async () => {

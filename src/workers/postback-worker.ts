@@ -10,8 +10,9 @@
  * Messages come at least once. An attempt is claimed in the outbox before it is made, so two
  * deliveries of one message make one attempt; a message the queue delivers again (its worker
  * stopped: a crash, a `kill -9`, a Lambda time-out) takes the claim over and makes the attempt
- * whose outcome was never recorded. A message of an attempt already made only makes sure the
- * next one is queued.
+ * whose outcome was never recorded; a message refused the claim while another stands comes back
+ * once that claim has ended. A message of an attempt already made only makes sure the next one
+ * is queued.
  *
  * One slow partner cannot hold the others' sends: a request ends within 10 s, and a partner
  * found slow may have a quarter of the worker's slots in requests and a quarter waiting a
@@ -248,9 +249,26 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     });
 
   /**
+   * A claim refused while the attempt is still to be made: another holder's claim stands. It may
+   * be a delivery of this message under way, or a process that died holding it (a `kill -9`)
+   * whose claim this message could not take over (it was set aside as busy, so it is no longer a
+   * message the queue delivered again). The message comes back once that claim has ended, so the
+   * attempt is made then if its holder never settled it; never is a send left queued with no
+   * message to carry it.
+   */
+  const comeBackAfterClaim = async (job: PostbackJob, at: Date) => {
+    const row = await deps.outbox.get(job.sendId);
+    if (!row || isFinalState(row.state) || row.attempts !== job.attempt - 1) return;
+    await deps.queue.send([job], {
+      delaySeconds: Math.max(1, delayUntil(row.claimedUntil, at) + 1),
+    });
+  };
+
+  /**
    * Claims the attempt and makes its request, within one of the configuration's slots; nothing
-   * when another delivery of the message holds the attempt or made it, or when the
-   * configuration stays busy (the message then comes back later, unclaimed).
+   * when another holder has the attempt's claim or made it (the message then comes back once
+   * that claim has ended), or when the configuration stays busy (the message then comes back a
+   * few seconds later, unclaimed).
    */
   const claimAndSend = async (
     row: OutboxRow,
@@ -275,7 +293,10 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
         now: claimedAt.toISOString(),
         takeOver,
       });
-      if (!claimed) return undefined;
+      if (!claimed) {
+        await comeBackAfterClaim(job, claimedAt);
+        return undefined;
+      }
       const { request } = prepared;
       const outcome: SendOutcome =
         "problem" in request
