@@ -16,7 +16,11 @@ import {
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import type { KeyKind, Scope } from "../domain/keys.ts";
-import { linkSettingsChangeSchema, withLinkSettings } from "../links/app-settings.ts";
+import {
+  checkAppStoreIdFree,
+  linkSettingsChangeSchema,
+  withLinkSettings,
+} from "../links/app-settings.ts";
 import type { App, AppStore, KeyStore, Platform, StoredKey } from "../ports/apps.ts";
 import type { User, UserStore } from "../ports/users.ts";
 import { checked, formatPath, joinProblems } from "../validation/issues.ts";
@@ -293,6 +297,7 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
         } satisfies z.input<typeof linkSettingsChangeSchema>;
         checkLinkChange(linkChange);
         app = withLinkSettings(app, linkChange);
+        if (linkChange.appStoreId) checkAppStoreIdFree(app, await deps.apps.list());
       }
       if (change.encryption) {
         app = await withEncryption(app, change.encryption.enabled, deps.keyWrapper);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../domain/errors.ts";
+import { ConflictError, ValidationError } from "../domain/errors.ts";
 import type { App } from "../ports/apps.ts";
-import { withLinkSettings } from "./app-settings.ts";
+import { checkAppStoreIdFree, withLinkSettings } from "./app-settings.ts";
 
 const FINGERPRINT =
   "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5";
@@ -86,5 +86,20 @@ describe("an app's landing page languages and link preview defaults", () => {
     expect(() => withLinkSettings(app, { previewTitle: "t".repeat(101) })).toThrow(
       /previewTitle: must be at most 100 characters/,
     );
+  });
+});
+
+describe("checkAppStoreIdFree", () => {
+  const other = { appId: "com.example.other", links: { appStoreId: "1234567890" } };
+  it("refuses an App Store id another app has, and takes one of none or of the app itself", () => {
+    const wanting = withLinkSettings(app, { appStoreId: "1234567890" });
+    expect(() => checkAppStoreIdFree(wanting, [app, other])).toThrow(ConflictError);
+    expect(() => checkAppStoreIdFree(wanting, [app, other])).toThrow(
+      "App Store id 1234567890 is app com.example.other's already",
+    );
+    expect(() => checkAppStoreIdFree(wanting, [wanting])).not.toThrow();
+    expect(() => checkAppStoreIdFree(app, [app, other])).not.toThrow();
+    const elsewhere = withLinkSettings(app, { appStoreId: "999" });
+    expect(() => checkAppStoreIdFree(elsewhere, [app, other])).not.toThrow();
   });
 });

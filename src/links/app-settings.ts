@@ -6,6 +6,7 @@
  * names only what it changes; an empty value clears a setting.
  */
 import * as z from "zod";
+import { ConflictError } from "../domain/errors.ts";
 import type { App, AppLinkSettings } from "../ports/apps.ts";
 import { checked } from "../validation/issues.ts";
 import { LANDING_LANGUAGES } from "./landing-strings.ts";
@@ -107,6 +108,24 @@ export const withLinkSettings = (app: App, change: LinkSettingsChange): App => {
   return Object.values(settings).some((value) => value !== undefined)
     ? { ...rest, links: settings }
     : rest;
+};
+
+/**
+ * Refuses an App Store id another app already has: Apple's postbacks name their app by it
+ * alone, so two apps with one id would see one of them take the other's postbacks.
+ */
+export const checkAppStoreIdFree = (
+  app: Pick<App, "appId" | "links">,
+  apps: readonly Pick<App, "appId" | "links">[],
+): void => {
+  const id = app.links?.appStoreId;
+  if (id === undefined) return;
+  const holder = apps.find((other) => other.appId !== app.appId && other.links?.appStoreId === id);
+  if (holder) {
+    throw new ConflictError(
+      `App Store id ${id} is app ${holder.appId}'s already: Apple's postbacks name their app by it, so it can be one app's only.`,
+    );
+  }
 };
 
 /** The host names an app's links are served on: its own, or none (the service's link host). */

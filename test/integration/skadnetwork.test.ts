@@ -176,6 +176,26 @@ describe("Apple's postbacks on the link host", () => {
     expect((await granted.get(`/v1/skadnetwork/unknown?${days.query}`)).status).toBe(401);
   });
 
+  it("refuses an App Store id another app has, so that no app takes another's postbacks", async () => {
+    if (!rt.owner) throw new Error("The first start made no owner account");
+    const admin = await signIn(rt.url, rt.owner.email, rt.owner.password);
+    const patch = (appId: string, appStoreId: string) =>
+      admin.fetch(`/v1/apps/${appId}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ links: { app_store_id: appStoreId } }),
+      });
+    const taken = await patch(AAK_APP, APP_STORE_ID);
+    expect(taken.status).toBe(409);
+    expect(await taken.json()).toMatchObject({
+      error: "Conflict",
+      detail: expect.stringContaining(`App Store id ${APP_STORE_ID} is app ${APP}'s already`),
+    });
+    expect((await rt.stores.apps.get(AAK_APP))?.links?.appStoreId).toBe(AAK_APP_STORE_ID);
+    // An app may set its own id again.
+    expect((await patch(APP, APP_STORE_ID)).status).toBe(200);
+  });
+
   it("counts the verified ones in the report, their values decoded with the app's schema", async () => {
     const saved = await rt.fetch(
       "/v1/skadnetwork/schema",

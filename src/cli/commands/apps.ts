@@ -6,7 +6,11 @@ import {
   withAttributionSettings,
 } from "../../attribution/settings.ts";
 import { NotFoundError, ValidationError } from "../../domain/errors.ts";
-import { type LinkSettingsChange, withLinkSettings } from "../../links/app-settings.ts";
+import {
+  checkAppStoreIdFree,
+  type LinkSettingsChange,
+  withLinkSettings,
+} from "../../links/app-settings.ts";
 import type { Platform } from "../../ports/apps.ts";
 import { withAdminStores } from "../admin-stores.ts";
 
@@ -167,6 +171,7 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
         previewImageUrl: options.previewImageUrl,
       }),
     );
+    if (options.appStoreId) checkAppStoreIdFree(updated, await stores.apps.list());
     const probabilistic = {
       android: onOff(options.probabilisticAndroid),
       ios: onOff(options.probabilisticIos),
