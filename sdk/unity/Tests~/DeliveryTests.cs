@@ -17,6 +17,8 @@ namespace Service.Unity.Tests
         public readonly ManualTimers Timers = new ManualTimers();
         public readonly QueuedMainThread Main = new QueuedMainThread();
         public readonly SettableClock Clock = new SettableClock();
+        /// <summary>What the consent platform stored on the device (nothing unless a test sets it).</summary>
+        public readonly FixedTcf Tcf = new FixedTcf();
         public readonly IKeyValueStore Store;
         /// <summary>The answer to POST /v1/events, from the numbers of its events; null: every one accepted.</summary>
         public Func<List<int>, JToken, Tuple<int, JToken>> Events;
@@ -55,7 +57,7 @@ namespace Service.Unity.Tests
         /// <summary>A new process on the same store.</summary>
         public SdkCore Launch()
         {
-            Setup = Setups.For("http://service.test", Backend, Store, clock: Clock, scheduler: Timers, mainThread: Main);
+            Setup = Setups.For("http://service.test", Backend, Store, clock: Clock, scheduler: Timers, mainThread: Main, tcf: Tcf);
             Setup.RetryDelay = RetryDelay;
             Core = new SdkCore(Setup);
             Heard = Heard.ErrorsOf(Core.Listeners);
@@ -208,6 +210,94 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, rig.Heard.Errors.Count);
             Assert.AreEqual(ServiceErrorKind.Configuration, rig.Heard.Errors[0].Kind);
             Assert.AreEqual(404, rig.Heard.Errors[0].Code);
+        }
+
+        [TestCase(401)]
+        [TestCase(403)]
+        [TestCase(404)]
+        public void AnEventsRouteRefusedWith401403Or404IsAConfigurationErrorThatKeepsTheEvents(int status)
+        {
+            var rig = new Rig();
+            var refuse = true;
+            rig.Events = (numbers, body) => refuse ? Error(status) : ScriptedBackend.Usual("POST /v1/events", body);
+            rig.Configure();
+            for (var n = 0; n < 3; n++) rig.Send(n);
+            rig.Settle();
+
+            Assert.AreEqual(new[] { "configuration " + status + " 1" }, rig.Heard.Errors.Select(e => e.KindName + " " + e.Code + " " + e.Count).ToArray());
+            Assert.AreEqual(1, rig.Log.Lines.Count(l => l.StartsWith("Error ")), "one error-level line: " + string.Join("\n", rig.Log.Lines));
+            Assert.AreEqual(3, rig.Core.Queued, "kept on the device, not dropped");
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+            Assert.IsFalse(rig.Core.IsSdkDisabled, "the events route does not switch the SDK off");
+            // Nothing more on the route until remote configuration is read again: not on a retry, nor for a new event.
+            rig.Send(3);
+            rig.Settle();
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/events").Count);
+            Assert.AreEqual(1, rig.Heard.Errors.Count, "reported once");
+
+            // The next reading of remote configuration tries the route again.
+            refuse = false;
+            rig.Timers.FireUpTo(TimeSpan.FromHours(1));
+            rig.Settle();
+            CollectionAssert.AreEqual(new[] { 0, 1, 2, 3 }, rig.AcceptedNow);
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+        }
+
+        [Test]
+        public void ASessionsRouteRefusedWith404IsAConfigurationErrorThatHoldsBackNoEvent()
+        {
+            var rig = new Rig();
+            rig.Other = (key, body) => key.StartsWith("POST /v1/sessions") ? Error(404) : ScriptedBackend.Usual(key, body);
+            rig.Configure();
+            rig.Send(0);
+            rig.Settle();
+            rig.Send(1);
+            rig.Settle();
+
+            CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow, "events meet their own answer");
+            Assert.AreEqual(1, rig.Core.QueuedSessions, "the launch's session stays queued");
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/sessions").Count, "not sent again in this process until remote configuration is read again");
+            Assert.AreEqual(new[] { "configuration 404 1" }, rig.Heard.Errors.Select(e => e.KindName + " " + e.Code + " " + e.Count).ToArray());
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+        }
+
+        [Test]
+        public void TheTcfValuesAreReadAgainAtEverySend()
+        {
+            var rig = new Rig();
+            rig.Configure();
+            rig.Send(0);
+            rig.Settle();
+            Assert.IsEmpty(rig.Backend.To("POST /v1/installs/").Where(r => r.Key.EndsWith("/consent")));
+
+            // The user answers the consent platform while the app runs.
+            rig.Tcf.Values = new TcfValues { TcString = "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA", GdprApplies = 1 };
+            rig.Send(1);
+            rig.Settle();
+            var updates = rig.Backend.To("POST /v1/installs/").Where(r => r.Key.EndsWith("/consent")).ToList();
+            Assert.AreEqual(1, updates.Count);
+            Assert.AreEqual("CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA", (string)updates[0].Value["consent"]["tcf_string"]);
+            Assert.AreEqual(true, (bool)updates[0].Value["consent"]["gdpr_applies"]);
+        }
+
+        [TestCase(4096, true)]
+        [TestCase(4097, false)]
+        public void ATcfStringLongerThanTheServiceTakesIsLeftOutWithAWarning(int length, bool sent)
+        {
+            var rig = new Rig();
+            var tcString = new string('C', length);
+            rig.Tcf.Values = new TcfValues { TcString = tcString, GdprApplies = 1 };
+            rig.Configure();
+            rig.Send(0);
+            rig.Settle();
+            rig.Send(1);
+            rig.Settle();
+
+            var consent = rig.Backend.To("POST /v1/installs").Single().Value["consent"];
+            Assert.AreEqual(true, (bool)consent["gdpr_applies"], "the rest of the consent goes");
+            Assert.AreEqual(sent ? tcString : null, (string)consent["tcf_string"]);
+            Assert.AreEqual(sent ? 0 : 1, rig.Log.At(LogLevel.Warn, "TCF string").Count, "one warning for the string: " + string.Join("\n", rig.Log.Lines));
+            CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow);
         }
 
         /// <summary>`expect.errors` heard by the error listener, and the count kept on the device.</summary>

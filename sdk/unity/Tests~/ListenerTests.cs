@@ -123,6 +123,54 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void TheAttributionIsAskedAgainUntilItSettlesFurtherApartEachTime()
+        {
+            // More reads than a launch would make were they counted: the match settles late.
+            var reads = 0;
+            var backend = AnsweringAttribution(() => ++reads <= 8
+                ? JObject.Parse("{\"service_match_status\":\"failed\"}")
+                : JObject.Parse("{\"service_match_status\":\"organic\",\"media_source\":\"organic\"}"));
+            var launch = new Launch(backend, new MemoryStore()).Configured();
+            var delays = new List<TimeSpan>();
+            for (var round = 0; round < 20 && launch.Heard.Attributions.Count == 0; round++)
+            {
+                delays.AddRange(launch.Timers.Delays.Where(d => d <= TimeSpan.FromMinutes(1)));
+                launch.Timers.FireUpTo(TimeSpan.FromMinutes(1));
+                launch.Core.Idle().Wait();
+                launch.Main.Drain();
+            }
+            Assert.AreEqual(1, launch.Heard.Attributions.Count, "heard once it settled");
+            Assert.AreEqual("organic", launch.Heard.Attributions[0][SdkCore.MatchStatus]);
+            Assert.AreEqual(9, reads);
+            Assert.AreEqual(8, delays.Count, "one wait after each read that did not settle");
+            for (var i = 1; i < delays.Count; i++) Assert.AreEqual(delays[i - 1].Ticks * 2, delays[i].Ticks, "each wait twice the one before");
+            Assert.IsEmpty(launch.Timers.Delays.Where(d => d <= TimeSpan.FromMinutes(1)), "settled: not asked again");
+        }
+
+        [Test]
+        public void ADeferredDeepLinkWithNoListenerYetStaysOnTheDeviceUntilOneIsSet()
+        {
+            var store = new MemoryStore();
+            var backend = AnsweringAttribution(() => JObject.Parse("{\"service_match_status\":\"matched\",\"media_source\":\"facebook_ads\",\"deep_link_path\":\"/levels/7\"}"));
+            // The first launch listens to the attribution only, and ends before a deep-link listener is set.
+            var first = new Launch(backend, store, listen: false);
+            var attributions = new List<Dictionary<string, object>>();
+            first.Core.Listeners.AddAttribution(attributions.Add);
+            first.Configured().Main.Drain();
+            Assert.AreEqual(1, attributions.Count);
+
+            var second = new Launch(backend, store).Configured();
+            second.Main.Drain();
+            Assert.AreEqual(1, second.Heard.DeepLinks.Count, "the link kept on the device reaches the first listener");
+            Assert.AreEqual(ServiceDeepLinkKind.Deferred, second.Heard.DeepLinks[0].Kind);
+            Assert.AreEqual("/levels/7", second.Heard.DeepLinks[0].Path);
+
+            var third = new Launch(backend, store).Configured();
+            third.Main.Drain();
+            Assert.IsEmpty(third.Heard.DeepLinks, "once an install");
+        }
+
+        [Test]
         public void AListenerAddedLaterHearsTheStoredMapAtOnce()
         {
             var store = new MemoryStore();

@@ -15,15 +15,15 @@ namespace Service.Unity
 
         public int Code { get; }
 
-        /// <summary>The key was rejected: the SDK switches itself off.</summary>
+        /// <summary>The key was rejected: on GET /v1/config, the SDK switches itself off.</summary>
         public bool IsAuthentication
         {
             get { return Code == 401 || Code == 403; }
         }
 
         /// <summary>
-        /// An install (or consent update) answered so names a wrong address or key: a
-        /// configuration error, not tried again in this process.
+        /// A route (the install, the consent update, events, sessions) answered so names a wrong
+        /// address or key: a configuration error, and the route is not tried again for a while.
         /// </summary>
         public bool IsConfiguration
         {

@@ -19,7 +19,10 @@ namespace Service.Unity
         private readonly IClock clock;
         private readonly SdkListeners listeners;
         private readonly Action<LogLevel, string> write;
+        private readonly object tcfGate = new object();
         private TcfValues tcf;
+        /// <summary>The TCF string too long to send that was last warned of: one warning for each.</summary>
+        private string warnedTcString;
         // Set once the consent route refused the update with 401, 403 or 404: not sent again in
         // this process, and no event waits on it.
         private bool held;
@@ -47,24 +50,41 @@ namespace Service.Unity
             else store.Set(Key, consent.ToJson().ToString(Formatting.None));
         }
 
-        /// <summary>The consent platform's values, once a start (off the main thread).</summary>
-        public void ReadTcf()
+        /// <summary>
+        /// The consent platform's values, read again before each request that may carry them (off
+        /// the main thread): a user who answers the consent platform while the app runs is heard
+        /// at the next send. Unreadable, the last values read stand.
+        /// </summary>
+        private void ReadTcf()
         {
             if (tcfSource == null) return;
+            TcfValues read;
             try
             {
-                tcf = tcfSource.Read();
+                read = tcfSource.Read();
             }
             catch (Exception error)
             {
                 write(LogLevel.Warn, "the consent platform's TCF values were not read: " + error.Message);
+                return;
             }
+            lock (tcfGate)
+            {
+                tcf = read;
+                if (!Requests.TcStringTooLong(read) || read.TcString == warnedTcString) return;
+                warnedTcString = read.TcString;
+            }
+            write(LogLevel.Warn, "the consent platform's TCF string is " + read.TcString.Length + " characters, more than the "
+                + Fields.MaxTcfStringLength + " the service takes: it is left out of the consent sent");
         }
 
-        /// <summary>The consent object the service gets now: the app's and the TCF values.</summary>
+        /// <summary>The consent object the service gets now: the app's and the TCF values, read now.</summary>
         public JObject Current()
         {
-            return Requests.Consent(App, tcf);
+            ReadTcf();
+            TcfValues values;
+            lock (tcfGate) values = tcf;
+            return Requests.Consent(App, values);
         }
 
         /// <summary>The consent went with the install.</summary>

@@ -82,7 +82,9 @@ namespace Service.Unity
                 {
                     answer = await api.Send("POST", kind.Path, kind.Body(batch, serviceId, clock.UtcNow), ApiClient.VerdictsAnswer);
                 }
-                catch (ServiceHttpException error) when (error.IsRefusedForGood)
+                // 401, 403 and 404 refuse the route itself (a wrong address or key), not this
+                // batch: the core holds the route, and the items stay queued.
+                catch (ServiceHttpException error) when (error.IsRefusedForGood && !error.IsConfiguration)
                 {
                     // Refused as a whole, naming no item: sent again it would be refused again.
                     if (batch.Count == 1)

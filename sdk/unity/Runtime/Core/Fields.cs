@@ -18,6 +18,8 @@ namespace Service.Unity
         public const int MaxAdsTokenLength = 8192;
         public const int MaxLocaleLength = 35;
         public const int MaxTimezoneLength = 64;
+        /// <summary>`consent.tcf_string`, in UTF-16 code units as the service counts them: a longer one it refuses (422).</summary>
+        public const int MaxTcfStringLength = 4096;
         /// <summary>The latest Unix second before the year 10000, as the service bounds them.</summary>
         public const long MaxUnixSeconds = 253402300799;
 

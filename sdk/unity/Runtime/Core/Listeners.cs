@@ -144,6 +144,22 @@ namespace Service.Unity
             Post(handlers, link);
         }
 
+        /// <summary>
+        /// To every deep-link listener; false, and nothing kept, when there is none yet (or no
+        /// main thread): the caller keeps the link until one is set.
+        /// </summary>
+        public bool TryRaiseDeepLink(ServiceDeepLink link)
+        {
+            Action<ServiceDeepLink> handlers;
+            lock (gate)
+            {
+                handlers = deepLink;
+                if (handlers == null || mainThread == null) return false;
+            }
+            Post(handlers, link);
+            return true;
+        }
+
         public void RaiseError(ServiceError problem)
         {
             Action<ServiceError> handlers;

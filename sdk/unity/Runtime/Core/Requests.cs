@@ -79,13 +79,15 @@ namespace Service.Unity
         /// <summary>
         /// The consent object of the install and of its update route: what the app set, with the
         /// TCF values of the device (`IABTCF_gdprApplies` standing in for gdprApplies the app did
-        /// not set); null when none of its four is known.
+        /// not set); null when none of its four is known. A TCF string longer than the service
+        /// takes is left out (<see cref="ConsentState"/> warns of it): sent, it would cost the
+        /// whole request.
         /// </summary>
         public static JObject Consent(ServiceConsent app, TcfValues tcf)
         {
             bool? gdprApplies = app == null ? null : app.GdprApplies;
             if (gdprApplies == null && tcf != null && (tcf.GdprApplies == 1 || tcf.GdprApplies == 0)) gdprApplies = tcf.GdprApplies == 1;
-            var tcString = tcf == null || string.IsNullOrWhiteSpace(tcf.TcString) ? null : tcf.TcString;
+            var tcString = tcf == null || string.IsNullOrWhiteSpace(tcf.TcString) || TcStringTooLong(tcf) ? null : tcf.TcString;
             var consent = new JObject
             {
                 { "gdpr_applies", gdprApplies },
@@ -95,6 +97,12 @@ namespace Service.Unity
                 { "tcf_string", tcString == null ? JValue.CreateNull() : new JValue(tcString) },
             };
             return consent.Properties().All(p => p.Value.Type == JTokenType.Null) ? null : consent;
+        }
+
+        /// <summary>Whether the consent platform's TCF string is longer than the service takes.</summary>
+        public static bool TcStringTooLong(TcfValues tcf)
+        {
+            return tcf != null && tcf.TcString != null && tcf.TcString.Length > Fields.MaxTcfStringLength;
         }
 
         /// <summary>POST /v1/installs/{service_id}/consent: the consent now, all four null when none is known.</summary>

@@ -72,7 +72,6 @@ namespace Service.Unity
             SchemaKey, ConversionKey, SessionQueue.Key, DropReporter.SessionsKey, SessionIntervalKey,
         };
 
-        private const int AttributionAttempts = 5;
         private static readonly TimeSpan MaxRetryDelay = TimeSpan.FromMinutes(1);
         /// <summary>A change reaches the disk (PlayerPrefs.Save) at most this long after it is made.</summary>
         public static readonly TimeSpan SaveDelay = TimeSpan.FromSeconds(1);
@@ -100,6 +99,8 @@ namespace Service.Unity
         private readonly DropReporter sessionDrops;
         private readonly Delivery<QueuedSession> sessionDelivery;
         private readonly SessionTracker sessionTracker = new SessionTracker();
+        private readonly RouteHold eventRoute;
+        private readonly RouteHold sessionRoute;
         private readonly SemaphoreSlim sending = new SemaphoreSlim(1, 1);
         private readonly object gate = new object();
         private ApiClient api;
@@ -108,7 +109,8 @@ namespace Service.Unity
         private Task flushing = Task.FromResult(0);
         private Task resolving = Task.FromResult(0);
         private bool resolvingAttribution;
-        private int attributionAttempts;
+        /// <summary>How long after a read that did not settle the attribution is read again: doubles up to a minute.</summary>
+        private TimeSpan attributionDelay;
         private bool attributionRaised;
         private LogLevel logLevel = LogLevel.Info;
         private string customerUserId;
@@ -149,6 +151,7 @@ namespace Service.Unity
             store = new SavingStore(setup.Store, RequestSave);
             queue = new EventQueue(store);
             retryDelay = setup.RetryDelay;
+            attributionDelay = setup.RetryDelay;
             stopped = store.Get(StoppedKey) == "true";
             anonymous = store.Get(AnonymousKey) == "true";
             this.listeners = listeners ?? new SdkListeners();
@@ -176,6 +179,8 @@ namespace Service.Unity
                 Describe = session => "session " + session.SessionId,
                 Body = Requests.Sessions,
             }, setup.Clock, sessionDrops, Write, installMissing);
+            eventRoute = new RouteHold("POST /v1/events", () => queue.Count + " events");
+            sessionRoute = new RouteHold("POST /v1/sessions", () => sessions.Count + " sessions");
             sessionTracker.Interval = IntervalOf(store.Get(SessionIntervalKey));
             var kept = store.Get(SchemaKey);
             if (kept != null) schema = ConversionSchema.Parse(ParseOrNull(kept));
@@ -256,7 +261,7 @@ namespace Service.Unity
             // The first open is known now: what was sent before Configure is evaluated if it can be.
             EvaluateConversion(null);
             // At every start the attribution listener hears the attribution kept on the device.
-            if (stored != null) RaiseAttribution(stored, false);
+            if (stored != null) RaiseAttribution(stored);
         }
 
         /// <summary>
@@ -360,7 +365,7 @@ namespace Service.Unity
             Write(LogLevel.Info, "the SDK is started again");
             if (!first) RefreshConfig();
             var kept = store.Get(AttributionKey);
-            if (kept != null && !disabled) RaiseAttribution(JObject.Parse(kept).ToObject<Dictionary<string, object>>(), false);
+            if (kept != null && !disabled) RaiseAttribution(JObject.Parse(kept).ToObject<Dictionary<string, object>>());
         }
 
         public bool IsStopped
@@ -579,7 +584,6 @@ namespace Service.Unity
 
         private async Task Initialize()
         {
-            consent.ReadTcf();
             await ReadConfig(true);
             if (!disabled && !stopped) await SendQueued();
         }
@@ -643,6 +647,8 @@ namespace Service.Unity
                 flushing = scheduler.Start(async () =>
                 {
                     await Finished(before);
+                    // A route refused for its address or key is tried again with each reading.
+                    lock (gate) eventRoute.Held = sessionRoute.Held = false;
                     await ReadConfig(false);
                     if (!disabled && !stopped) await SendQueued();
                 });
@@ -856,13 +862,29 @@ namespace Service.Unity
                     KickAttribution();
                 }
                 if (!await consent.SendIfChanged(api, ServiceId)) return;
-                await sessionDelivery.SendAll(api, ServiceId, () => !disabled && !stopped);
-                await delivery.SendAll(api, ServiceId, () => !disabled && !stopped);
+                if (!SessionsHeld)
+                {
+                    try
+                    {
+                        await sessionDelivery.SendAll(api, ServiceId, () => !disabled && !stopped);
+                    }
+                    catch (ServiceHttpException error) when (error.IsConfiguration)
+                    {
+                        RouteRefused(sessionRoute, error.Code);
+                    }
+                }
+                if (!EventsHeld)
+                {
+                    try
+                    {
+                        await delivery.SendAll(api, ServiceId, () => !disabled && !stopped);
+                    }
+                    catch (ServiceHttpException error) when (error.IsConfiguration)
+                    {
+                        RouteRefused(eventRoute, error.Code);
+                    }
+                }
                 retryDelay = setup.RetryDelay;
-            }
-            catch (ServiceHttpException error) when (error.IsAuthentication)
-            {
-                SwitchOff("the SDK key was rejected (" + error.Code + ")");
             }
             catch (UnexpectedAnswerException error)
             {
@@ -951,6 +973,60 @@ namespace Service.Unity
             listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, code, 1, message));
         }
 
+        /// <summary>
+        /// The events or sessions route refused with 401, 403 or 404 (a wrong address or key, a
+        /// service without the route): a configuration error, not the items' fault. Nothing more
+        /// goes on that route until remote configuration is read again (every refresh, and Start)
+        /// or the app starts again; what is queued stays on the device, within its bound. Said
+        /// at error level and to the error listener once a process for each route.
+        /// </summary>
+        private void RouteRefused(RouteHold route, int code)
+        {
+            bool report;
+            lock (gate)
+            {
+                route.Held = true;
+                report = !route.Reported;
+                route.Reported = true;
+            }
+            var message = "the service refused " + route.Name + " with " + code
+                + " (a wrong service address or SDK key?): nothing more is sent there until remote configuration is read again"
+                + " or the app starts again; " + route.Queued() + " stay queued on the device";
+            if (!report)
+            {
+                Write(LogLevel.Info, message);
+                return;
+            }
+            Write(LogLevel.Error, message);
+            listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, code, 1, message));
+        }
+
+        private bool EventsHeld
+        {
+            get { lock (gate) return eventRoute.Held; }
+        }
+
+        private bool SessionsHeld
+        {
+            get { lock (gate) return sessionRoute.Held; }
+        }
+
+        /// <summary>One delivery route's refusal: held while it stands, and whether it was reported.</summary>
+        private sealed class RouteHold
+        {
+            public RouteHold(string name, Func<string> queued)
+            {
+                Name = name;
+                Queued = queued;
+            }
+
+            public string Name { get; }
+            /// <summary>What waits on the route, for the log: "3 events".</summary>
+            public Func<string> Queued { get; }
+            public bool Held;
+            public bool Reported;
+        }
+
         private void ScheduleRetry()
         {
             lock (gate)
@@ -982,11 +1058,13 @@ namespace Service.Unity
         internal void DeepLinkListenerAdded()
         {
             if (store.Get(AttributionKey) == null) KickAttribution();
+            else DeliverDeferredDeepLink();
         }
 
         /// <summary>
         /// Reads the attribution for the listeners, once the install is recorded and while none is
-        /// kept: a few times a launch, further apart each time, while it is not resolved.
+        /// kept: until it settles, further apart each time (up to a minute), as long as the app
+        /// runs; the service's own answer, `failed` or a match still pending, is asked again.
         /// </summary>
         private void KickAttribution()
         {
@@ -995,9 +1073,8 @@ namespace Service.Unity
             if (store.Get(InstallTrackedKey) != "true") return;
             lock (gate)
             {
-                if (resolvingAttribution || attributionAttempts >= AttributionAttempts) return;
+                if (resolvingAttribution) return;
                 resolvingAttribution = true;
-                attributionAttempts++;
                 resolving = scheduler.Start(ResolveAttribution);
             }
         }
@@ -1011,21 +1088,25 @@ namespace Service.Unity
                 object status;
                 settled = parameters.TryGetValue(MatchStatus, out status) && Settled.Contains(status as string);
             }
+            catch (ServiceHttpException error) when (error.IsConfiguration)
+            {
+                // The service knows no such install, or takes the key no more: asked again it
+                // would answer the same. The next start asks again.
+                Write(LogLevel.Warn, "the attribution is not read again in this process: " + error.Message);
+                settled = true;
+            }
             catch (Exception error)
             {
                 Write(LogLevel.Info, "attribution not read yet: " + error.Message);
             }
-            int attempt;
+            TimeSpan delay;
             lock (gate)
             {
                 resolvingAttribution = false;
-                attempt = attributionAttempts;
+                delay = attributionDelay;
+                attributionDelay = TimeSpan.FromTicks(Math.Min(attributionDelay.Ticks * 2, MaxRetryDelay.Ticks));
             }
-            if (!settled && attempt < AttributionAttempts)
-            {
-                var delay = TimeSpan.FromTicks(Math.Min(setup.RetryDelay.Ticks << attempt, MaxRetryDelay.Ticks));
-                scheduler.After(delay, KickAttribution);
-            }
+            if (!settled) scheduler.After(delay, KickAttribution);
         }
 
         private async Task<Dictionary<string, object>> ReadAttribution()
@@ -1055,16 +1136,16 @@ namespace Service.Unity
                     if (store.Get(AttributionKey) != null) return parameters;
                     store.Set(AttributionKey, answer.ToString(Formatting.None));
                 }
-                RaiseAttribution(parameters, true);
+                RaiseAttribution(parameters);
             }
             return parameters;
         }
 
         /// <summary>
-        /// The attribution listener, once a launch; and the deferred deep link when the attribution
-        /// just resolved carries one, once an install.
+        /// The attribution listener, once a launch; and the deferred deep link the attribution kept
+        /// carries, once an install, when a deep-link listener is there to have it.
         /// </summary>
-        private void RaiseAttribution(Dictionary<string, object> parameters, bool fresh)
+        private void RaiseAttribution(Dictionary<string, object> parameters)
         {
             if (disabled || stopped || deleted) return;
             bool raise;
@@ -1074,15 +1155,29 @@ namespace Service.Unity
                 attributionRaised = true;
             }
             if (raise) listeners.RaiseAttribution(parameters);
-            if (!fresh) return;
-            var link = DeferredDeepLink(parameters);
+            DeliverDeferredDeepLink();
+        }
+
+        /// <summary>
+        /// The deferred deep link of the attribution kept on the device, once an install, to a
+        /// deep-link listener. Marked delivered only once one has it: with none set yet it stays
+        /// on the device (not parked in memory, which a process ending would lose), for the
+        /// first listener set, in this launch or a later one.
+        /// </summary>
+        private void DeliverDeferredDeepLink()
+        {
+            if (!configured || disabled || stopped || deleted) return;
+            var kept = store.Get(AttributionKey);
+            if (kept == null) return;
+            var link = DeferredDeepLink(JObject.Parse(kept).ToObject<Dictionary<string, object>>());
             if (link == null) return;
             lock (gate)
             {
-                if (store.Get(DeferredKey) == "true") return;
+                if (store.Get(DeferredKey) == "true" || !listeners.TryRaiseDeepLink(link)) return;
                 store.Set(DeferredKey, "true");
             }
-            listeners.RaiseDeepLink(link);
+            // On the disk at once: a link handed to the app is not handed again after a crash.
+            SaveNow();
         }
 
         /// <summary>The deferred deep link an attribution map gives (listeners.json), or null.</summary>
