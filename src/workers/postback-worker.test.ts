@@ -87,7 +87,7 @@ describe("the postback worker", () => {
   let apps = 0;
   /** An app of its own per test, with its configurations, installs and a worker over them. */
   const setup = async (
-    configs: { id: string; installs?: "won" | "all"; events?: boolean }[],
+    configs: { id: string; installs?: "won" | "all"; events?: boolean; host?: string }[],
     options: {
       slots?: { slowMax: number; room: number; waitMs: number };
       /** Places for requests given as they are, in place of the worker's own. */
@@ -102,8 +102,10 @@ describe("the postback worker", () => {
         partner: "custom",
         template: {
           method: "GET",
-          install: { url: `https://${config.id}.example/i?sid={service_id}` },
-          event: { url: `https://${config.id}.example/e?sid={service_id}&e={event_name}` },
+          install: { url: `https://${config.host ?? `${config.id}.example`}/i?sid={service_id}` },
+          event: {
+            url: `https://${config.host ?? `${config.id}.example`}/e?sid={service_id}&e={event_name}`,
+          },
         },
         mediaSources: ["network_a"],
         installs: config.installs ?? "all",
@@ -275,6 +277,44 @@ describe("the postback worker", () => {
     await hanging;
     await t.worker(t.message(slow2));
     expect(t.sent.filter((request) => request.url.includes("slow"))).toHaveLength(2);
+  });
+
+  it("holds a slow destination to its few places whichever configuration sends to it", async () => {
+    // Two configurations (as of two apps) of one network, and another network.
+    const t = await setup(
+      [
+        { id: "first", host: "network.example" },
+        { id: "second", host: "network.example" },
+        { id: "other" },
+      ],
+      { slots: { slowMax: 1, room: 0, waitMs: 0 } },
+    );
+    let open = () => {};
+    t.gates.set("network.example", new Promise<void>((resolve) => (open = resolve)));
+    await t.organicInstalls(["d1"]);
+    const byConfig = new Map<string, PostbackJob>();
+    for (const { job } of t.take()) {
+      const row = await stores.outbox.get(job.sendId);
+      if (row) byConfig.set(row.configId, job);
+    }
+    const [first, second, other] = ["first", "second", "other"].map((id) => byConfig.get(id));
+    if (!first || !second || !other) throw new Error("three sends were not queued");
+    const hanging = t.worker(t.message(first));
+    await vi.waitFor(() => expect(t.sent).toHaveLength(1));
+    t.tick(SLOW_REQUEST_MS);
+    // The network is slow: the second configuration's send waits, the other network's goes.
+    await t.worker(t.message(second));
+    expect(t.take()).toEqual([{ job: second, delaySeconds: BUSY_DELAY_SECONDS }]);
+    await t.worker(t.message(other));
+    expect(t.sent.map((request) => new URL(request.url).hostname)).toEqual([
+      "network.example",
+      "other.example",
+    ]);
+    open();
+    await hanging;
+    await t.worker(t.message(second));
+    expect(t.sent).toHaveLength(3);
+    expect(await stores.outbox.get(second.sendId)).toMatchObject({ state: "delivered" });
   });
 
   it("has a slow configuration's next attempt wait for a request to end, and one past the waiting room set aside", async () => {

@@ -14,10 +14,11 @@
  * once that claim has ended. A message of an attempt already made only makes sure the next one
  * is queued.
  *
- * One slow partner cannot hold the others' sends: a request ends within 10 s, and a partner
- * found slow may have a quarter of the worker's slots in requests and a quarter waiting a
- * moment for one of them to end (src/postbacks/partner-slots.ts); an attempt past that comes
- * back a few seconds later, unclaimed. A partner that answers quickly may have every slot.
+ * One slow partner cannot hold the others' sends: a request ends within 10 s, and a
+ * configuration found slow may have a quarter of the worker's slots in requests and a quarter
+ * waiting a moment for one of them to end (src/postbacks/partner-slots.ts), and so may a
+ * destination host, whichever apps' configurations send to it; an attempt past that comes back
+ * a few seconds later, unclaimed. A partner that answers quickly may have every slot.
  */
 import { randomUUID } from "node:crypto";
 import { createHttpSender } from "../adapters/postback-sender/http-sender.ts";
@@ -54,16 +55,20 @@ import {
   templateUrlOf,
   webhookRequestOf,
 } from "../postbacks/delivery.ts";
-import { createPartnerSlots, type PartnerSlots } from "../postbacks/partner-slots.ts";
+import {
+  createPartnerSlots,
+  type PartnerSlot,
+  type PartnerSlots,
+} from "../postbacks/partner-slots.ts";
 import { attemptLog, RETRY_POLICY, verdictOf } from "../postbacks/retries.ts";
 import { eventDecision, installDecision, type SkipReason } from "../postbacks/rules.ts";
 import { openPartnerConfig, openWebhookConfig } from "../postbacks/secrets.ts";
 import { POSTBACK_WORKER } from "./workers.ts";
 
 const SLOTS = POSTBACK_WORKER.concurrency ?? POSTBACK_WORKER.batchSize;
-/** Requests to one slow configuration one process has at once. */
+/** Requests to one slow configuration, or one slow destination host, one process has at once. */
 export const SLOW_PER_CONFIGURATION = SLOTS / 4;
-/** Attempts of one slow configuration that may wait for one of its requests to end. */
+/** Attempts of one slow configuration (or host) that may wait for one of its requests to end. */
 export const BUSY_WAITING = SLOTS / 4;
 /** How long an attempt waits for a busy configuration's request to end before it is set aside. */
 export const BUSY_WAIT_MS = 1_000;
@@ -95,7 +100,7 @@ export interface PostbackWorkerDeps {
   /** Opens the configurations' secret values (src/postbacks/secrets.ts). */
   readonly keyWrapper: KeyWrapper;
   readonly now?: () => Date;
-  /** Places for requests, per configuration (src/postbacks/partner-slots.ts). */
+  /** Places for requests, per configuration and per destination host (src/postbacks/partner-slots.ts). */
   readonly slots?: PartnerSlots;
 }
 
@@ -106,6 +111,20 @@ const SKIPPED: Readonly<Record<SkipReason, string>> = {
   not_won: "the partner did not win the install",
   unmapped: "the event is not mapped for the partner",
   outside_window: "the event is past the partner's window",
+};
+
+/**
+ * The destination's key among the places for requests: configurations of many apps may send to
+ * one network, which being slow must not hold more of the worker's slots than one configuration
+ * may.
+ */
+const destinationKeys = (url: string): string[] => {
+  try {
+    const host = new URL(url).hostname.toLowerCase();
+    return host === "" ? [] : [`host#${host}`];
+  } catch {
+    return [];
+  }
 };
 
 /** Whole seconds from now until `at`, within what SQS allows. */
@@ -242,6 +261,28 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     };
   };
 
+  /**
+   * A place under each key in turn, or undefined (and none held) when one stays busy. The
+   * configuration's comes first: a wait for its destination's place then counts in the
+   * configuration's time, which is right, as its requests go there.
+   */
+  const takeSlots = async (keys: readonly string[]): Promise<PartnerSlot | undefined> => {
+    const taken: PartnerSlot[] = [];
+    for (const key of keys) {
+      const slot = await slots.take(key);
+      if (!slot) {
+        for (const held of taken.reverse()) held.end();
+        return undefined;
+      }
+      taken.push(slot);
+    }
+    return {
+      end: () => {
+        for (const held of [...taken].reverse()) held.end();
+      },
+    };
+  };
+
   /** Queues the attempt after the one the row last made, at its time. */
   const queueNext = (row: OutboxRow, at: Date) =>
     deps.queue.send([{ appId: row.appId, sendId: row.sendId, attempt: row.attempts + 1 }], {
@@ -276,7 +317,10 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     prepared: Extract<Prepared, { request: unknown }>,
     takeOver: boolean,
   ): Promise<{ token: string; outcome: SendOutcome } | undefined> => {
-    const slot = await slots.take(`${row.appId}#${row.target}#${row.configId}`);
+    const slot = await takeSlots([
+      `config#${row.appId}#${row.target}#${row.configId}`,
+      ...destinationKeys(prepared.request.url),
+    ]);
     if (!slot) {
       await deps.queue.send([job], { delaySeconds: BUSY_DELAY_SECONDS });
       return undefined;
