@@ -113,23 +113,34 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
 
     /**
      * `PUT /v1/postbacks/partners/{id}`: the body's configuration, whole, except that a secret
-     * value already saved and left out of the body is kept (it is never shown, so it cannot be
-     * sent back).
+     * value already saved and left out of the body is kept, and kept secret (it is never shown,
+     * so it cannot be sent back, nor its mark with it).
      */
     async putPartner(appId: string, id: string, body: PartnerRequest) {
       const existing = await deps.store.getPartner(appId, id);
       const kept: Record<string, string> = {};
+      /** Kept values the owner marked secret: they stay secret whatever the body marks. */
+      const keptMarked: string[] = [];
       // Kept only for the same partner: another's values are not this one's.
       if (existing && existing.partner === body.partner) {
         const opened = await openPartnerConfig(existing, deps.wrapper).catch(() => undefined);
         if (opened) {
           for (const name of secretNamesOf(opened)) {
             const value = opened.values[name];
-            if (value !== undefined && body.values?.[name] === undefined) kept[name] = value;
+            if (value !== undefined && body.values?.[name] === undefined) {
+              kept[name] = value;
+              if (opened.secretValues.includes(name)) keptMarked.push(name);
+            }
           }
         }
       }
-      const config = partnerConfigFrom(appId, id, body, kept);
+      const marked = [...new Set([...(body.secret_values ?? []), ...keptMarked])];
+      const config = partnerConfigFrom(
+        appId,
+        id,
+        keptMarked.length === 0 ? body : { ...body, secret_values: marked },
+        kept,
+      );
       return { stored: await storePartner(config, "body") };
     },
 

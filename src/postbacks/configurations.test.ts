@@ -1,0 +1,99 @@
+/**
+ * The configuration routes' rules over an in-memory store: a secret value kept on a later PUT
+ * stays sealed and unshown, and a test postback goes for every partner of the catalog.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
+import type { KeyWrapper } from "../crypto/key-wrapper.ts";
+import type {
+  OutgoingRequest,
+  PostbackConfigStore,
+  StoredPartnerConfig,
+  StoredWebhookConfig,
+} from "../ports/postbacks.ts";
+import { createPostbackConfigurations } from "./configurations.ts";
+import { openPartnerConfig } from "./secrets.ts";
+import { partnerAnswer } from "./wire.ts";
+
+const APP = "com.example.configurations";
+
+const memoryStore = (): PostbackConfigStore => {
+  const partners = new Map<string, StoredPartnerConfig>();
+  const webhooks = new Map<string, StoredWebhookConfig>();
+  return {
+    listByApp: async (appId) => ({
+      partners: [...partners.values()].filter((config) => config.appId === appId),
+      webhooks: [...webhooks.values()].filter((config) => config.appId === appId),
+      settings: { shareDeviceDataWithoutConsent: false },
+    }),
+    getPartner: async (appId, id) => partners.get(`${appId}/${id}`),
+    getWebhook: async (appId, id) => webhooks.get(`${appId}/${id}`),
+    putPartner: async (config) => void partners.set(`${config.appId}/${config.id}`, config),
+    putWebhook: async (config) => void webhooks.set(`${config.appId}/${config.id}`, config),
+    delete: async (appId, target, id) =>
+      (target === "partner" ? partners : webhooks).delete(`${appId}/${id}`),
+    putSettings: async () => {},
+  };
+};
+
+describe("partner configurations", () => {
+  let dir: string;
+  let wrapper: KeyWrapper;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "postback-configurations-"));
+    wrapper = createKeyFileWrapper(join(dir, "master.key"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const setup = () => {
+    const sent: OutgoingRequest[] = [];
+    const configurations = createPostbackConfigurations({
+      store: memoryStore(),
+      wrapper,
+      resolve: async () => [{ address: "93.184.216.34", family: 4 }],
+      allowLoopback: false,
+      sender: {
+        send: async (request) => {
+          sent.push(request);
+          return { kind: "answer", status: 200, body: "ok" };
+        },
+      },
+    });
+    return { configurations, sent };
+  };
+
+  it("keeps a secret the owner marked sealed and unshown when a later PUT leaves out its value and mark", async () => {
+    const { configurations } = setup();
+    const template = {
+      method: "GET" as const,
+      install: { url: "https://partner.example/i?p={partner.api_pw}&id={service_id}", headers: {} },
+    };
+    await configurations.putPartner(APP, "custom", {
+      partner: "custom",
+      template,
+      media_sources: ["network"],
+      values: { api_pw: "TOP-SECRET", account: "acc-1" },
+      secret_values: ["api_pw"],
+    });
+    // Switched off, the body leaving out the value it cannot have seen.
+    const { stored } = await configurations.putPartner(APP, "custom", {
+      partner: "custom",
+      template,
+      media_sources: ["network"],
+      values: { account: "acc-1" },
+      enabled: false,
+    });
+    expect(JSON.stringify(stored)).not.toContain("TOP-SECRET");
+    expect(Object.keys(stored.sealedValues)).toEqual(["api_pw"]);
+    const answer = partnerAnswer(stored);
+    expect(JSON.stringify(answer)).not.toContain("TOP-SECRET");
+    expect(answer.secret_values).toEqual(["api_pw"]);
+    // Still there, still the same value, for the postbacks.
+    expect((await openPartnerConfig(stored, wrapper)).values.api_pw).toBe("TOP-SECRET");
+  });
+});
