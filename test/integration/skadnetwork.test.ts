@@ -366,6 +366,32 @@ describe("Apple's postbacks on the link host", () => {
       serverKey,
     );
     expect(refused.status).toBe(422);
+    // Cursors of keys no page of this listing gives: another app's, empty, out of the range.
+    const [first] = await stored(APP);
+    if (!first) throw new Error("no postback");
+    const postbackKey = `${first.kind}#${first.transactionId}`;
+    const receivedKey = `${first.receivedAt}#${postbackKey}`;
+    for (const forged of [
+      { postbackKey, appKey: AAK_APP, receivedKey },
+      { postbackKey: "", appKey: APP, receivedKey: "" },
+      { postbackKey, appKey: APP, receivedKey: `1999-01-01T00:00:00.000Z#${postbackKey}` },
+    ]) {
+      const cursor = Buffer.from(JSON.stringify(forged)).toString("base64url");
+      const answer = await rt.get(
+        `/v1/skadnetwork/postbacks?${days.query}&cursor=${cursor}`,
+        serverKey,
+      );
+      expect(answer.status, JSON.stringify(forged)).toBe(422);
+    }
+    // This app's cursor shown to another app's key.
+    const mine = Buffer.from(JSON.stringify({ postbackKey, appKey: APP, receivedKey })).toString(
+      "base64url",
+    );
+    const theirs = await rt.get(
+      `/v1/skadnetwork/postbacks?${days.query}&cursor=${mine}`,
+      aakServerKey,
+    );
+    expect(theirs.status).toBe(422);
   });
 
   it("puts each new postback of an app in the lake, once, for the owner's own queries", async () => {

@@ -37,12 +37,28 @@ const encodeCursor = (key: Record<string, unknown>) =>
     }),
   ).toString("base64url");
 
-const decodeCursor = (cursor: string) => {
+const NOT_A_CURSOR = "cursor: must be the next_cursor of an earlier page";
+
+/**
+ * A cursor of this app's listing over this range, or a refusal: DynamoDB refuses a start key
+ * its query could not have given (another app's, outside the range, keys that disagree), and
+ * that refusal is the caller's mistake, not the service's.
+ */
+const decodeCursor = (cursor: string, appKey: string, range: { from: string; to: string }) => {
+  let after: z.output<typeof cursorSchema>;
   try {
-    return cursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+    after = cursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
   } catch {
-    throw new ValidationError("cursor: must be the next_cursor of an earlier page");
+    throw new ValidationError(NOT_A_CURSOR);
   }
+  const fits =
+    after.appKey === appKey &&
+    after.postbackKey !== "" &&
+    after.receivedKey.endsWith(`#${after.postbackKey}`) &&
+    after.receivedKey >= range.from &&
+    after.receivedKey <= range.to;
+  if (!fits) throw new ValidationError(NOT_A_CURSOR);
+  return after;
 };
 
 const bodyOf = (item: Record<string, unknown>): StoredApplePostback =>
@@ -74,19 +90,17 @@ export const createApplePostbackStore = (
     await doc.send(new DeleteCommand({ TableName: table, Key: { postbackKey: keyOf(postback) } }));
   },
   async listByApp(appId, range, page) {
-    const after = page.after === undefined ? undefined : decodeCursor(page.after);
+    const appKey = appId ?? NO_APP;
+    // Before `to`: every key of an earlier time sorts below `to` itself.
+    const bounds = { from: range.from.toISOString(), to: range.to.toISOString() };
+    const after = page.after === undefined ? undefined : decodeCursor(page.after, appKey, bounds);
     const { Items, LastEvaluatedKey } = await doc.send(
       new QueryCommand({
         TableName: table,
         IndexName: BY_APP.name,
         KeyConditionExpression: "#app = :app AND #sort BETWEEN :from AND :to",
         ExpressionAttributeNames: { "#app": BY_APP.partitionKey, "#sort": BY_APP.sortKey },
-        ExpressionAttributeValues: {
-          ":app": appId ?? NO_APP,
-          ":from": range.from.toISOString(),
-          // Before `to`: every key of an earlier time sorts below `to` itself.
-          ":to": range.to.toISOString(),
-        },
+        ExpressionAttributeValues: { ":app": appKey, ":from": bounds.from, ":to": bounds.to },
         Limit: page.limit,
         ...(after ? { ExclusiveStartKey: after } : {}),
       }),

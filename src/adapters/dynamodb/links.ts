@@ -52,12 +52,20 @@ const encodeCursor = (key: Record<string, unknown>) =>
     "base64url",
   );
 
+const NOT_A_CURSOR = "cursor: must be the next_cursor of an earlier page";
+
+/** A cursor whose keys agree (DynamoDB refuses a start key of empty or mismatched keys). */
 const decodeCursor = (cursor: string) => {
+  let after: z.output<typeof cursorSchema>;
   try {
-    return cursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+    after = cursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
   } catch {
-    throw new ValidationError("cursor: must be the next_cursor of an earlier page");
+    throw new ValidationError(NOT_A_CURSOR);
   }
+  if (after.deeplinkId === "" || !after.createdKey.endsWith(`#${after.deeplinkId}`)) {
+    throw new ValidationError(NOT_A_CURSOR);
+  }
+  return after;
 };
 
 export const createLinkStore = (doc: DynamoDBDocumentClient, table: string): LinkStore => {

@@ -126,6 +126,15 @@ describe("links, taps and touches", () => {
     expect((await target.get(`/v1/links/${made[0]}`, keys.serverKey)).status).toBe(404);
     expect((await target.get("/v1/links?limit=0", iosKeys.serverKey)).status).toBe(422);
     expect((await target.get("/v1/links?cursor=bogus", iosKeys.serverKey)).status).toBe(422);
+    // A cursor made by hand, of keys no page gives, is as wrong as one that does not parse.
+    for (const forged of [
+      { deeplinkId: "", createdKey: "" },
+      { deeplinkId: made[0], createdKey: "2026-01-01T00:00:00.000Z#another" },
+    ]) {
+      const cursor = Buffer.from(JSON.stringify(forged)).toString("base64url");
+      const answer = await target.get(`/v1/links?cursor=${cursor}`, iosKeys.serverKey);
+      expect(answer.status, JSON.stringify(forged)).toBe(422);
+    }
   });
 
   itAll("makes a link with the CLI that the API then shows", async () => {
