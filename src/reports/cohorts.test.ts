@@ -178,3 +178,22 @@ describe("cohort cost from the service's own touches", () => {
     ).toBeNull();
   });
 });
+
+describe("the cohorts' days", () => {
+  it("are counted from `from` to `to`, so a window ending on 9999-12-31 ends", () => {
+    const answer = cohortReport({
+      from: "9999-12-29",
+      to: "9999-12-31",
+      today: TODAY,
+      groupBy: "campaign",
+      filters: {},
+      rows: [],
+      costs: [],
+    });
+    expect(answer.active_users.daily.map(({ day }) => day)).toEqual([
+      "9999-12-29",
+      "9999-12-30",
+      "9999-12-31",
+    ]);
+  });
+});

@@ -19,7 +19,7 @@
 import type { CostRow } from "../ports/costs.ts";
 import type { CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
 import { COHORT_DAYS } from "./cohort-query.ts";
-import { addDays } from "./days.ts";
+import { addDays, daysSpanned } from "./days.ts";
 import { ORGANIC } from "./queries.ts";
 
 /** The days since install the summary figures are given for. */
@@ -320,8 +320,12 @@ export const cohortReport = (input: {
     total.add(row);
     groupOf(row.media_source, row.group_key).add(row);
   }
+  // Counted, not walked to `to`: a loop that compares days would never end at one no day after
+  // it sorts above (`+010000-01-01` < `9999-12-31`).
   const daily: { day: string; active: number }[] = [];
-  for (let day = input.from; day <= input.to; day = addDays(day, 1)) {
+  const rangeDays = daysSpanned(input.from, input.to);
+  for (let n = 0; n < rangeDays; n++) {
+    const day = addDays(input.from, n);
     daily.push({ day, active: activeByDay.get(day) ?? 0 });
   }
   // Cost is known only where the filters can tell which rows are theirs.

@@ -12,4 +12,12 @@ describe("report days", () => {
     expect(daysSpanned("2024-01-01", "2024-12-31")).toBe(366);
     expect(daysSpanned("2026-11-02", "2026-11-01")).toBe(0);
   });
+
+  it("are never a day past 9999-12-31 or before 0000-01-01: such a result is an error", () => {
+    expect(addDays("9999-12-30", 1)).toBe("9999-12-31");
+    // As text, +010000-01-01 sorts before 9999-12-31: a loop to that day would never end.
+    expect(() => addDays("9999-12-31", 1)).toThrow(RangeError);
+    expect(() => addDays("0000-01-01", -1)).toThrow(RangeError);
+    expect(() => addDays("2026-11-01", Number.POSITIVE_INFINITY)).toThrow(RangeError);
+  });
 });

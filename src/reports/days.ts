@@ -7,9 +7,21 @@ export const dayOf = (moment: Date): string => moment.toISOString().slice(0, 10)
 /** Midnight UTC at the start of a day. */
 export const startOfDay = (day: string): Date => new Date(`${day}T00:00:00.000Z`);
 
-/** The day `days` after `day` (before it when negative). */
-export const addDays = (day: string, days: number): string =>
-  dayOf(new Date(startOfDay(day).getTime() + days * DAY_MS));
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The day `days` after `day` (before it when negative). A result outside years 0000 to 9999 is
+ * no `YYYY-MM-DD` (`+010000-01-01` sorts before `9999-12-31`, so a loop to that day would never
+ * end): it is an error, not a day.
+ */
+export const addDays = (day: string, days: number): string => {
+  const moment = new Date(startOfDay(day).getTime() + days * DAY_MS);
+  const result = Number.isNaN(moment.getTime()) ? "" : dayOf(moment);
+  if (!DAY.test(result)) {
+    throw new RangeError(`${days} days after ${day} is no UTC day YYYY-MM-DD`);
+  }
+  return result;
+};
 
 /** How many days from `from` to `to`, both included (0 when `to` is before `from`). */
 export const daysSpanned = (from: string, to: string): number =>

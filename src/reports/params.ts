@@ -1,6 +1,6 @@
 /** The report routes' query parameters, parsed once with zod: the handlers' and the contract's. */
 import * as z from "zod";
-import { dayOf, daysSpanned, startOfDay } from "./days.ts";
+import { addDays, dayOf, daysSpanned, startOfDay } from "./days.ts";
 
 export const REPORT_LIMITS = {
   /** The longest overview window, in days, both ends counted: a leap year. */
@@ -19,26 +19,68 @@ const appIdParam = z
   .optional()
   .meta({ description: "The app; optional, and when given it must be the caller's app." });
 
-const day = (which: string, example: string) =>
-  z.iso
-    .date({ error: "must be a UTC day, YYYY-MM-DD" })
-    .meta({ description: `The window's ${which} UTC day, included.`, example });
-
 /** A real calendar day `YYYY-MM-DD` (2026-02-30 is none). */
-const isDay = (value: unknown): boolean =>
+const isDay = (value: unknown): value is string =>
   typeof value === "string" &&
   /^\d{4}-\d{2}-\d{2}$/.test(value) &&
   !Number.isNaN(startOfDay(value).getTime()) &&
   dayOf(startOfDay(value)) === value;
 
+/**
+ * The days a report's window may name. From the Unix epoch, as the export's `timestamp`: no
+ * event is older. To tomorrow (UTC), not today, for a caller whose own day is already ahead of
+ * UTC's; a later day holds nothing yet, and a day far ahead (9999-12-31) would only make a
+ * report walk days that cannot be.
+ */
+export const REPORT_DAYS = {
+  earliest: "1970-01-01",
+  latest: (now: Date = new Date()): string => addDays(dayOf(now), 1),
+} as const;
+
+const day = (which: string, example: string) =>
+  z.iso
+    .date({ error: "must be a UTC day, YYYY-MM-DD" })
+    .superRefine((value, context) => {
+      if (!isDay(value)) return;
+      if (value < REPORT_DAYS.earliest) {
+        context.addIssue({ code: "custom", message: `must not be before ${REPORT_DAYS.earliest}` });
+        return;
+      }
+      const latest = REPORT_DAYS.latest();
+      if (value > latest) {
+        context.addIssue({
+          code: "custom",
+          message: `must not be after tomorrow (${latest}, UTC)`,
+        });
+      }
+    })
+    .meta({ description: `The window's ${which} UTC day, included.`, example });
+
+const inBounds = (value: unknown): boolean =>
+  isDay(value) && value >= REPORT_DAYS.earliest && value <= REPORT_DAYS.latest();
+
 const bothDays = (window: { from: unknown; to: unknown }): boolean =>
-  isDay(window.from) && isDay(window.to);
+  inBounds(window.from) && inBounds(window.to);
+
+/**
+ * A control character (C0, DEL, C1): no name a network, a campaign or a country has, and a NUL
+ * ends a string in the engines' SQL parser, which would fail the whole report.
+ */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+/** Text a person or a network named, refused with a 422 when it holds a control character. */
+export const withoutControlCharacters = (schema: z.ZodString) =>
+  schema.refine((value) => !CONTROL_CHARACTER.test(value), {
+    error: "must not contain control characters",
+  });
 
 const filter = (what: string, example: string) =>
-  z
-    .string()
-    .min(1, { error: "must not be empty" })
-    .max(200, { error: "must be at most 200 characters" })
+  withoutControlCharacters(
+    z
+      .string()
+      .min(1, { error: "must not be empty" })
+      .max(200, { error: "must be at most 200 characters" }),
+  )
     .optional()
     .meta({
       description: `Only what is of this ${what}: installs and their events, touches, cost.`,

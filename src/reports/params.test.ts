@@ -1,0 +1,108 @@
+/**
+ * The report routes' parameters as a caller meets them: the window's days bounded (from the
+ * epoch to tomorrow, UTC) and filters without control characters, each refused with a 422 whose
+ * detail names the parameter, before any engine is asked.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { apiEvent, CONTEXT, principal } from "../http/api-event.test-support.ts";
+import { createReportHandlers } from "../http/handlers/reports.ts";
+import { cohortParamsSchema, overviewParamsSchema } from "./params.ts";
+import { recordingEngine } from "./recording-engine.test-support.ts";
+
+const APP = "com.example.game";
+/** The service's clock in these tests: tomorrow is 2026-11-04. */
+const NOW = new Date("2026-11-03T23:59:59.000Z");
+
+const handlersAsking = () => {
+  const { engine, asked } = recordingEngine();
+  const handlers = createReportHandlers({
+    engine,
+    deletions: {
+      tombstones: async () => ({ serviceIds: [], version: 1 }),
+      listByApp: async () => [],
+    },
+    costs: { listByApp: async () => [] },
+    now: () => NOW,
+  });
+  const call = async (
+    route: "overview" | "cohorts",
+    query: Record<string, string>,
+  ): Promise<{ statusCode: number; body: string }> => {
+    const answer = await handlers[route](
+      apiEvent({ authorizer: principal(APP, ["reports"]), query }),
+      CONTEXT,
+    );
+    return { statusCode: answer.statusCode, body: String(answer.body) };
+  };
+  return { call, asked };
+};
+
+describe("the report parameters", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: NOW, toFake: ["Date"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("refuse a window of days after tomorrow (UTC) with a 422, and ask no engine", async () => {
+    const { call, asked } = handlersAsking();
+    for (const route of ["overview", "cohorts"] as const) {
+      const far = await call(route, { from: "9999-12-01", to: "9999-12-31" });
+      expect(far.statusCode).toBe(422);
+      expect(JSON.parse(far.body)).toEqual({
+        error: "Unprocessable Entity",
+        detail:
+          "from: must not be after tomorrow (2026-11-04, UTC); to: must not be after tomorrow (2026-11-04, UTC)",
+      });
+      const dayAfter = await call(route, { from: "2026-11-01", to: "2026-11-05" });
+      expect(dayAfter.statusCode).toBe(422);
+      expect(JSON.parse(dayAfter.body).detail).toBe(
+        "to: must not be after tomorrow (2026-11-04, UTC)",
+      );
+    }
+    expect(asked).toEqual([]);
+  });
+
+  it("take a window to tomorrow: a caller's day may be ahead of UTC's", async () => {
+    const { call } = handlersAsking();
+    const cohorts = await call("cohorts", { from: "2026-11-01", to: "2026-11-04" });
+    expect(cohorts.statusCode).toBe(200);
+    expect(JSON.parse(cohorts.body).active_users.daily).toHaveLength(4);
+    expect((await call("overview", { from: "2026-11-04", to: "2026-11-04" })).statusCode).toBe(200);
+  });
+
+  it("refuse days before the epoch, which no event has", () => {
+    const parsed = overviewParamsSchema.safeParse({ from: "0000-01-01", to: "1970-01-01" });
+    expect(parsed.error?.issues.map((issue) => [issue.path, issue.message])).toEqual([
+      [["from"], "must not be before 1970-01-01"],
+    ]);
+    expect(cohortParamsSchema.safeParse({ from: "1970-01-01", to: "1970-01-31" }).success).toBe(
+      true,
+    );
+  });
+
+  it("refuse a filter holding a control character with a 422 naming it", async () => {
+    const { call, asked } = handlersAsking();
+    const window = { from: "2026-11-01", to: "2026-11-02" };
+    for (const route of ["overview", "cohorts"] as const) {
+      for (const [filter, value] of [
+        ["media_source", "meta\u0000ads"],
+        ["campaign", "Winter\nSale"],
+        ["country", "D\u007fE"],
+        ["platform", "ios\u0085"],
+      ] as const) {
+        const answer = await call(route, { ...window, [filter]: value });
+        expect(answer.statusCode).toBe(422);
+        expect(JSON.parse(answer.body)).toEqual({
+          error: "Unprocessable Entity",
+          detail: `${filter}: must not contain control characters`,
+        });
+      }
+    }
+    expect(asked).toEqual([]);
+    // Quotes and other marks are a name's own, kept inert by the query's literals.
+    const quoted = await call("cohorts", { ...window, campaign: "x'); DROP TABLE t; --\\" });
+    expect(quoted.statusCode).toBe(200);
+  });
+});
