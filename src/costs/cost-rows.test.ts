@@ -43,6 +43,33 @@ describe("cost rows", () => {
     );
   });
 
+  it("refuses a name holding a control character, storing nothing of the body", () => {
+    expect(() =>
+      costRowsOf(
+        "com.a",
+        {
+          rows: [
+            row({ media_source: "meta\u0000ads" }),
+            row({ campaign_id: "c\u0000", campaign_name: "Winter\tSale", adset_name: "a\u009f" }),
+            row({ ad_id: "\u007f" }),
+          ],
+        },
+        FX,
+        NOW,
+      ),
+    ).toThrow(
+      "body.rows[0].media_source: must not contain control characters; body.rows[1].campaign_id: must not contain control characters; body.rows[1].campaign_name: must not contain control characters; body.rows[1].adset_name: must not contain control characters; body.rows[2].ad_id: must not contain control characters",
+    );
+    // Marks and letters of any script are a name's own.
+    const [kept] = costRowsOf(
+      "com.a",
+      { rows: [row({ campaign_name: "Hiver ❄ «été» 'x'" })] },
+      FX,
+      NOW,
+    );
+    expect(kept?.campaignName).toBe("Hiver ❄ «été» 'x'");
+  });
+
   it("keys a row by its day, media source, campaign, ad set, ad and country alone", () => {
     const [a, b, c] = costRowsOf(
       "com.a",

@@ -13,17 +13,23 @@ import { DAY_MS } from "../domain/time.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { CostRow } from "../ports/costs.ts";
 import { dayOf } from "../reports/days.ts";
+import { withoutControlCharacters } from "../reports/params.ts";
 import { formatIssues } from "../validation/issues.ts";
 import { currencyCode } from "./touch-cost.ts";
 
 export const COST_LIMITS = { maxRows: 1_000, maxDaysBack: 90, maxText: 200 } as const;
 
+/**
+ * A name as a network gives it. A control character is in no such name; a NUL would end the
+ * reports' filters on it and the lake's text, so it is refused here, before anything is stored.
+ */
 const text = (description: string) =>
-  z
-    .string({ error: "must be a string" })
-    .min(1, { error: "must not be empty" })
-    .max(COST_LIMITS.maxText, { error: `must be at most ${COST_LIMITS.maxText} characters` })
-    .meta({ description });
+  withoutControlCharacters(
+    z
+      .string({ error: "must be a string" })
+      .min(1, { error: "must not be empty" })
+      .max(COST_LIMITS.maxText, { error: `must be at most ${COST_LIMITS.maxText} characters` }),
+  ).meta({ description });
 
 const optionalText = (description: string) => text(description).nullish();
 
