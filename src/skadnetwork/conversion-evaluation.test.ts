@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
+import { exportEventName } from "../domain/event-types.ts";
 import { type ConversionCall, evaluate, initialState } from "./conversion-evaluation.ts";
 import { describeRule, meaningOf, parseConversionSchema } from "./conversion-schema.ts";
 
@@ -102,6 +103,26 @@ describe("the conversion value schema", () => {
         ],
       }),
     ).toThrow(/max must be above min/);
+  });
+
+  it("takes a rule for any event the export names, in any script, and refuses other names", () => {
+    const schemaOf = (event: string) => ({
+      windows: [{ rules: [{ event, fine: 1, coarse: "low" }] }, { rules: [] }, { rules: [] }],
+    });
+    const custom = exportEventName("CUSTOM", `${"Café Visit ".repeat(9)}購入 完了`);
+    for (const event of [
+      exportEventName("PURCHASE"),
+      exportEventName("CUSTOM", "Café Visit"),
+      exportEventName("CUSTOM", "購入 完了"),
+      custom,
+    ]) {
+      expect(parseConversionSchema(schemaOf(event)).windows[0]?.rules[0]?.event).toBe(event);
+    }
+    for (const event of ["purchase", "service_Purchase", "service_", "service_a-b", "SERVICE_X"]) {
+      expect(() => parseConversionSchema(schemaOf(event)), event).toThrow(
+        /must be an event_name as exported/,
+      );
+    }
   });
 
   it("reads a value back as the rules that give it", () => {

@@ -29,9 +29,19 @@ export const CONVERSION_WINDOWS = [
 export const MAX_RULES_PER_WINDOW = 64;
 export const MAX_FINE_VALUE = 63;
 
-const eventName = z.string({ error: "must be an event name" }).regex(/^[a-z][a-z0-9_]{0,99}$/, {
-  error: "must be an event_name as exported (service_purchase)",
-});
+/**
+ * An event as the export names it (src/domain/event-types.ts): `service_` and lower snake case,
+ * which keeps letters and digits of every script (`service_café_visit`), a custom name's up to
+ * its 100 characters (with room for lower-casing to lengthen a few).
+ */
+const eventName = z
+  .string({ error: "must be an event name" })
+  .regex(/^service_[\p{L}\p{M}\p{N}_]{1,120}$/u, {
+    error: "must be an event_name as exported (service_purchase)",
+  })
+  .refine((name) => name === name.normalize("NFC").toLowerCase(), {
+    error: "must be an event_name as exported, in lower case (service_purchase)",
+  });
 
 const amount = z
   .number({ error: "must be a number" })
