@@ -11,13 +11,16 @@ const postback = (appStoreId: string, receivedAt: string, verified: boolean) =>
       : { status: "unverified", environment: null, keyId: null, reason: "changed" },
   }) as StoredApplePostback;
 
-/** A store of no app's postbacks, paged as the real ones are (oldest first, `next` a cursor). */
+/**
+ * A store of no app's postbacks, paged as the real ones are (oldest first, `next` a cursor),
+ * and, as DynamoDB does, with a cursor after any full page, even the last.
+ */
 const storeOf = (all: StoredApplePostback[]): Pick<ApplePostbackStore, "listByApp"> => ({
   listByApp: async (appId, _range, page) => {
     expect(appId).toBeNull();
     const start = Number(page.after ?? 0);
     const end = start + page.limit;
-    return { postbacks: all.slice(start, end), next: end < all.length ? String(end) : null };
+    return { postbacks: all.slice(start, end), next: end <= all.length ? String(end) : null };
   },
 });
 
@@ -51,6 +54,12 @@ describe("the postbacks no app claims", () => {
       ],
       truncated: false,
     });
+  });
+
+  it("says it stopped short only when there was more", async () => {
+    const counted = await unknownPostbacks(storeOf(all), RANGE, all.length);
+    expect(counted.truncated).toBe(false);
+    expect(counted.app_store_ids.map((id) => id.postbacks)).toEqual([3, 1]);
   });
 
   it("reads no more than its limit, and says so", async () => {

@@ -58,10 +58,14 @@ export const unknownPostbacks = async (
     read += page.postbacks.length;
     after = page.next ?? undefined;
   } while (after && read < limit);
+  // A cursor is no promise of more: DynamoDB gives one whenever a page is full.
+  const truncated =
+    after !== undefined &&
+    (await store.listByApp(null, range, { limit: 1, after })).postbacks.length > 0;
   return {
     app_store_ids: [...byId.values()].sort(
       (a, b) => b.postbacks - a.postbacks || a.app_store_id.localeCompare(b.app_store_id),
     ),
-    truncated: after !== undefined,
+    truncated,
   };
 };
