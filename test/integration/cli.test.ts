@@ -725,6 +725,15 @@ describe("the attribution command line", () => {
       ["skadnetwork", SKAN_4_FINE],
       ["skadnetwork", SKAN_4_COARSE],
       ["appattribution", AAK_DEVELOPMENT],
+      // Anyone may post to the public endpoint: unverified, and a spreadsheet's formula.
+      [
+        "skadnetwork",
+        {
+          ...SKAN_4_FINE,
+          "ad-network-id": '=HYPERLINK("https://example.com")',
+          "transaction-id": "6aafb7a5-0170-41b5-bbe4-fe71dedf1e99",
+        },
+      ],
     ] as const) {
       const posted = await fetch(`${linkUrl}/.well-known/${folder}/report-attribution/`, {
         method: "POST",
@@ -790,7 +799,7 @@ describe("the attribution command line", () => {
     const report = JSON.parse(
       await cli(dataDir, "skadnetwork", "report", "--app-id", APP, "--from", today, "--to", today),
     );
-    expect(report.postbacks).toEqual({ received: 2, counted: 2, unverified: 0, development: 0 });
+    expect(report.postbacks).toEqual({ received: 3, counted: 2, unverified: 1, development: 0 });
     expect(report.values[0]).toMatchObject({ fine: 63, meaning: ["service_purchase, 4.99+ USD"] });
     const csvFile = join(dataDir, "postbacks.csv");
     expect(
@@ -807,7 +816,7 @@ describe("the attribution command line", () => {
         "-o",
         csvFile,
       ),
-    ).toMatch(/Wrote 2 postbacks/);
+    ).toMatch(/Wrote 3 postbacks/);
     const [header, ...rows] = (await readFile(csvFile, "utf8")).trim().split("\n");
     expect(header?.split(",").slice(0, 5)).toEqual([
       "kind",
@@ -816,8 +825,10 @@ describe("the attribution command line", () => {
       "ad_network_id",
       "media_source",
     ]);
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
     expect(rows[0]).toContain(",example_net,5239,525463029,");
+    // Written as text a spreadsheet shows, never runs.
+    expect(rows[2]).toContain(`,"'=HYPERLINK(""https://example.com"")",`);
     expect(await cli(dataDir, "skadnetwork", "unknown", "--from", today, "--to", today)).toMatch(
       /10738027756 +1/,
     );

@@ -157,7 +157,9 @@ export const exportPostbacksCommand = async (options: {
   dataDir: string;
 }) => {
   const range = rangeOf(options.from, options.to);
-  const csv = stringify({ header: true, columns: COLUMNS });
+  // Unverified postbacks are anyone's text (the endpoints are public): a cell a spreadsheet
+  // would run as a formula is written after a quote, as the dashboard's downloads are.
+  const csv = stringify({ header: true, columns: COLUMNS, escape_formulas: true });
   const file = createWriteStream(options.output);
   csv.pipe(file);
   let count = 0;
