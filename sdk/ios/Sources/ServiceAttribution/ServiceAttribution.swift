@@ -97,6 +97,7 @@ public enum ServiceAttribution {
         platform.consentSignals = ConsentPlatformDefaults()
         platform.conversionValues = AppleConversionValues()
         platform.lifecycle = UIKitLifecycle()
+        platform.protectedData = UIKitProtectedData()
         core.configure(
             platform: platform,
             settings: SdkSettings(baseURL: address),

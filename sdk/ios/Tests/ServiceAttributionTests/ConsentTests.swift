@@ -121,6 +121,62 @@ final class ConsentTests: XCTestCase {
         XCTAssertEqual(consentUpdates(harness).count, 1)
     }
 
+    func testAfterABareInstallTheConsentGoesThroughTheConsentRoute() throws {
+        let harness = Harness()
+        harness.core.setConsent(ServiceConsent(gdprApplies: true, adUserData: false, adPersonalization: false))
+        // The full report refused for good (a device signal the service does not take): the bare one goes.
+        harness.service.answer = { request in
+            guard request.method == "POST", FakeService.path(request) == "/v1/installs", FakeService.body(request)?["consent"] != nil else { return nil }
+            return HTTPResponse(statusCode: 422, body: #"{"error":"Unprocessable Entity","detail":"device_model"}"#)
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("the consent update") { !self.consentUpdates(harness).isEmpty }
+        let installs = harness.service.sent("POST", "/v1/installs").compactMap(FakeService.body)
+        XCTAssertEqual(installs.count, 2)
+        XCTAssertNil(installs[1]["consent"], "the bare install carries no consent")
+        let update = try XCTUnwrap(consentUpdates(harness).first?["consent"]?.objectValue)
+        XCTAssertEqual(update["ad_user_data"], .bool(false), "ad_user_data false reaches the service")
+        XCTAssertEqual(update["gdpr_applies"], .bool(true))
+    }
+
+    func testAConsentRouteRefusalReportedHidesNoEventsRouteRefusal() throws {
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        harness.eventually("install") { harness.store.get(SdkCore.Key.installTracked) != nil }
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.answer = { request in
+            let path = FakeService.path(request)
+            if path.hasSuffix("/consent") { return HTTPResponse(statusCode: 404, body: #"{"error":"Not Found","detail":"no route"}"#) }
+            if path == "/v1/events" { return HTTPResponse(statusCode: 401, body: #"{"error":"Unauthorized","detail":"revoked"}"#) }
+            return nil
+        }
+        harness.core.setConsent(ServiceConsent(adPersonalization: false))
+        harness.runScheduled(3)
+        try harness.sendIndexed(1)
+        harness.runScheduled(3)
+        XCTAssertEqual(
+            heard.errors.map { [$0.kind.rawValue, String($0.code ?? 0)] },
+            [["configuration", "404"], ["configuration", "401"]],
+            "each route's refusal heard once"
+        )
+        XCTAssertEqual(harness.queuedIndexes, [0], "the event stays queued")
+    }
+
+    func testATcfStringTooLongForTheServiceIsAWarningOnce() throws {
+        let harness = Harness()
+        harness.consentPlatform.tcString = String(repeating: "C", count: Requests.maxTcfStringLength + 1)
+        harness.consentPlatform.gdprApplies = true
+        XCTAssertNil(harness.configure())
+        harness.eventually("install") { harness.store.get(SdkCore.Key.installTracked) != nil }
+        try harness.sendIndexed(2)
+        harness.eventually("the events") { harness.acceptedIndexes == [0, 1] }
+        let install = try XCTUnwrap(FakeService.body(harness.service.sent("POST", "/v1/installs")[0]))
+        XCTAssertEqual(install["consent"]?.objectValue?["tcf_string"], .null)
+        XCTAssertEqual(install["consent"]?.objectValue?["gdpr_applies"], .bool(true))
+        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("TCF string") }.count, 1)
+    }
+
     func testAnonymousModeIsKeptAcrossLaunchesAndCoversEventsQueuedBefore() throws {
         let store = MemoryStore()
         let first = Harness(store: store)

@@ -119,6 +119,29 @@ final class ConversionValueTests: XCTestCase {
         }
     }
 
+    /// AdAttributionKit's updates are asynchronous: each waits for the one before, so a lower
+    /// value never lands after a higher one, nor an update after the lock.
+    func testAsynchronousUpdatesRunInTheOrderTheyWereMade() {
+        let tasks = SerialTasks()
+        let order = RecordingLog()
+        let secondStarted = DispatchSemaphore(value: 0)
+        let done = expectation(description: "both ran")
+        done.expectedFulfillmentCount = 2
+        tasks.run {
+            // The first update is slow: the second, made after it, may not overtake it.
+            let overtaken = secondStarted.wait(timeout: .now() + 0.5) == .success
+            order.write(.info, overtaken ? "second overtook the first" : "first")
+            done.fulfill()
+        }
+        tasks.run {
+            secondStarted.signal()
+            order.write(.info, "second")
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(order.messages(.info), ["first", "second"])
+    }
+
     func testTheWindowsAreApplesInHoursSinceTheFirstOpen() {
         XCTAssertEqual(ConversionEvaluation.window(ofHours: 0), 0)
         XCTAssertEqual(ConversionEvaluation.window(ofHours: 47.99), 0)

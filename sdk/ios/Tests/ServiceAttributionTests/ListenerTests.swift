@@ -71,6 +71,31 @@ final class ListenerTests: XCTestCase {
         }
     }
 
+    func testADeferredDeepLinkWithNoListenerYetStaysOnTheDeviceUntilOneIsSet() throws {
+        let store = MemoryStore()
+        let first = Harness(store: store)
+        first.service.attribution = #"{"service_match_status":"matched","media_source":"facebook_ads","deep_link_path":"/levels/7"}"#
+        XCTAssertNil(first.configure())
+        first.eventually("attribution") { first.core.attributionParams()[SdkCore.matchStatus] == "matched" }
+        // The process ends before the app sets a deep-link listener.
+        XCTAssertNil(store.get(SdkCore.Key.deferredDelivered), "not delivered: nobody had it")
+
+        let second = Harness(store: store, service: first.service)
+        XCTAssertNil(second.configure())
+        let heard = Heard()
+        heard.listen(to: second.core)
+        second.settle()
+        XCTAssertEqual(heard.deepLinks.map { $0.kind }, [.deferred])
+        XCTAssertEqual(heard.deepLinks.first?.path, "/levels/7")
+
+        let third = Harness(store: store, service: first.service)
+        let later = Heard()
+        later.listen(to: third.core)
+        XCTAssertNil(third.configure())
+        third.runScheduled(3)
+        XCTAssertEqual(later.deepLinks, [], "once per install")
+    }
+
     func testAFailedMatchIsNotGivenToTheListener() throws {
         let harness = Harness()
         harness.service.attribution = #"{"service_match_status":"failed"}"#

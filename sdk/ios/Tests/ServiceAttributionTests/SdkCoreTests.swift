@@ -300,13 +300,82 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertEqual(second.log.messages(.warn).filter { $0.contains("customer user id") }.count, 1)
     }
 
-    func testALockedStoreSendsNothingInThatProcess() throws {
+    func testLaunchedBeforeTheFirstUnlockEventsWaitInMemoryAndGoOnceItComes() throws {
+        // An earlier launch recorded the install; this one is woken before the first unlock.
         let store = MemoryStore()
+        let earlier = Harness(store: store)
+        XCTAssertNil(earlier.configure())
+        earlier.eventually("install") { store.get(SdkCore.Key.installTracked) != nil }
+        let serviceId = store.get(SdkCore.Key.serviceId)
         store.available = false
         let harness = Harness(store: store)
-        XCTAssertEqual(harness.configure() as? ServiceAttributionError, .disabled)
-        XCTAssertTrue(harness.core.isSdkDisabled)
-        XCTAssertEqual(harness.service.requests, [])
+        let done = expectation(description: "configure completes once unlocked")
+        harness.core.configure(
+            platform: harness.platform, settings: Harness.settings, apiKey: "sdk_test", logLevel: .debug,
+            customerUserId: nil, wrapper: nil
+        ) { error in
+            XCTAssertNil(error)
+            done.fulfill()
+        }
+        harness.settle()
+        XCTAssertEqual(harness.service.requests, [], "nothing read or sent while the files are locked")
+        XCTAssertTrue(try harness.core.sendEvent(.levelComplete, name: nil, parameters: ["n": 0]), "taken, in memory")
+        XCTAssertTrue(try harness.core.sendEvent(.levelComplete, name: nil, parameters: ["n": 1]))
+
+        store.available = true
+        harness.protectedData.unlock()
+        wait(for: [done], timeout: 10)
+        harness.eventually("the events kept in memory") { harness.acceptedIndexes == [0, 1] }
+        XCTAssertEqual(harness.core.serviceIdentifier, serviceId, "the same install, not a new one")
+        XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 0)
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+        XCTAssertFalse(harness.core.isSdkDisabled)
+    }
+
+    func testEventsSentBeforeConfigureGoWithTheCustomerUserIdOfAnEarlierLaunch() throws {
+        let store = MemoryStore()
+        let first = Harness(store: store)
+        XCTAssertNil(first.configure(customerUserId: "user-1"))
+        first.settle()
+
+        let second = Harness(store: store)
+        try second.sendIndexed(1)
+        XCTAssertNil(second.configure())
+        second.eventually("the event") { second.acceptedIndexes == [0] }
+        XCTAssertEqual(second.service.acceptedEvents.map { $0.objectValue?["customer_user_id"] }, [.string("user-1")])
+
+        // Cleared before configure: the events before it go without it.
+        let third = Harness(store: store)
+        try third.sendIndexed(1, from: 1)
+        third.core.setCustomerUserId(nil)
+        XCTAssertNil(third.configure())
+        third.eventually("the event") { third.acceptedIndexes == [1] }
+        XCTAssertEqual(third.service.acceptedEvents.map { $0.objectValue?["customer_user_id"] }, [.null])
+        XCTAssertNil(store.get(SdkCore.Key.customerUserId), "cleared for the next launches too")
+    }
+
+    func testAWriteTheDiskRefusesIsAWarningOnceForARunOfThem() throws {
+        // A folder that cannot be made: a file stands where it would be.
+        let blocker = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try Data("x".utf8).write(to: blocker)
+        defer { try? FileManager.default.removeItem(at: blocker) }
+        let store = FileStore(directory: blocker.appendingPathComponent("store", isDirectory: true))
+        let reported = RecordingLog()
+        store.reportWriteFailures { reported.write(.warn, $0) }
+        store.put("events", "[]")
+        store.put("events", "[1]")
+        XCTAssertEqual(store.get("events"), "[1]", "kept in memory for the process")
+        XCTAssertEqual(reported.messages(.warn).count, 1)
+        XCTAssertTrue(reported.messages(.warn)[0].contains("events"))
+
+        // Through the core: the warning reaches the app's log.
+        let harness = Harness()
+        let failing = FileStore(directory: blocker.appendingPathComponent("core", isDirectory: true))
+        let base = harness.platform
+        let platform = Platform(store: failing, device: base.device, log: base.log, http: base.http)
+        harness.core.configure(platform: platform, settings: Harness.settings, apiKey: "sdk_test", logLevel: .debug, customerUserId: nil, wrapper: nil, completion: nil)
+        harness.settle()
+        XCTAssertFalse(harness.log.messages(.warn).filter { $0.contains("was not saved") }.isEmpty, "a failed write is never silent")
     }
 
     // MARK: attribution
@@ -352,6 +421,24 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertEqual(first, [SdkCore.matchStatus: "failed"])
         harness.eventually("organic") { harness.core.attributionParams()[SdkCore.matchStatus] == "organic" }
         XCTAssertEqual(harness.core.attributionParams()["media_source"], "organic")
+    }
+
+    func testAnAttributionAnswerNotOfTheContractsShapeIsAskedAgainLaterLikeA5xx() throws {
+        let harness = Harness()
+        var answers = ["<html>portal</html>", "[]", "{}", #"{"service_match_status":"organic","media_source":"organic"}"#]
+        harness.service.answer = { request in
+            guard FakeService.path(request).hasSuffix("/attribution") else { return nil }
+            return HTTPResponse(statusCode: 200, body: answers.count > 1 ? answers.removeFirst() : answers[0])
+        }
+        XCTAssertNil(harness.configure())
+        harness.settle()
+        XCTAssertEqual(harness.service.requests.filter { FakeService.path($0).hasSuffix("/attribution") }.count, 1, "not asked again at once")
+        harness.eventually("organic") { harness.core.attributionParams()[SdkCore.matchStatus] == "organic" }
+        XCTAssertEqual(harness.service.requests.filter { FakeService.path($0).hasSuffix("/attribution") }.count, 4)
+        // Each answer that did not settle waited, longer each time.
+        let waits = harness.scheduler.delays.filter { $0 < 3600 }
+        XCTAssertEqual(Array(waits.prefix(3)), [2, 4, 8])
+        XCTAssertFalse(harness.log.messages(.error).filter { $0.contains("not the service's") }.isEmpty, "the unexpected answer is a warning")
     }
 
     func testOfflineTheMatchIsFailedNotOrganic() throws {

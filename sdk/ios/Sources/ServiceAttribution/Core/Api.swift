@@ -130,11 +130,15 @@ final class Api {
         _ = try call("DELETE", "/v1/installs/\(Api.encode(serviceId))", nil)
     }
 
-    /// The flat map; empty while the install's attribution is not resolved.
+    /// The flat map; empty while the install's attribution is not resolved. An answer that is
+    /// not a JSON object (a proxy's or a captive portal's page) is an ``UnexpectedAnswer``,
+    /// asked again after a delay like a 5xx, never read as a match still pending.
     func attribution(serviceId: String, waitSeconds: Int) throws -> [String: String] {
         let path = "/v1/installs/\(Api.encode(serviceId))/attribution?wait_seconds=\(waitSeconds)"
-        let body = try call("GET", path, nil).body
-        let answer = (try? JSONValue.parse(body))?.objectValue ?? [:]
+        let response = try call("GET", path, nil)
+        guard let answer = Api.object(response.body) else {
+            throw UnexpectedAnswer(route: "GET /v1/installs/{service_id}/attribution", statusCode: response.statusCode, body: response.body)
+        }
         var params: [String: String] = [:]
         for (key, value) in answer {
             if let text = value.stringValue { params[key] = text }

@@ -7,12 +7,19 @@ protocol KeyValueStore: AnyObject {
     func get(_ key: String) -> String?
     func put(_ key: String, _ value: String)
     func remove(_ key: String)
+    /// From now on, `report` hears of a write that did not reach the disk (a full disk, a
+    /// folder that cannot be made), with what failed; it may run on any thread, with the
+    /// caller's locks held, so it must not wait on them.
+    func reportWriteFailures(to report: @escaping (String) -> Void)
 }
 
 extension KeyValueStore {
     var isAvailable: Bool {
         return true
     }
+
+    /// A store in memory never fails a write.
+    func reportWriteFailures(to report: @escaping (String) -> Void) {}
 }
 
 /// What the device says about itself; each value nil when unknown. Read on the SDK's worker
@@ -129,6 +136,20 @@ final class AlwaysInForeground: AppLifecycle {
     func observe(background: @escaping () -> Void, foreground: @escaping () -> Void) {}
 }
 
+/// When the app's files can be read again: after the first unlock since the device restarted
+/// (UIKit's `protectedDataDidBecomeAvailableNotification` on iOS).
+protocol ProtectedDataAvailability: AnyObject {
+    /// Calls `available` once, on any thread, the next time the app's protected files become
+    /// readable.
+    func whenAvailable(_ available: @escaping () -> Void)
+}
+
+/// No file protection to wait for: the call never comes (a store that is always available
+/// never needs it).
+final class NoProtectedData: ProtectedDataAvailability {
+    func whenAvailable(_ available: @escaping () -> Void) {}
+}
+
 /// Everything the core needs from the platform it runs on.
 struct Platform {
     let store: KeyValueStore
@@ -138,6 +159,7 @@ struct Platform {
     var consentSignals: ConsentSignals = NoConsentSignals()
     var conversionValues: ConversionValueSink = NoConversionValues()
     var lifecycle: AppLifecycle = AlwaysInForeground()
+    var protectedData: ProtectedDataAvailability = NoProtectedData()
     var scheduler: Scheduler = DispatchScheduler()
     var clock: () -> Date = { Date() }
     /// Where the app's listeners and completion handlers run: the main queue.

@@ -87,12 +87,21 @@ final class SdkCore: @unchecked Sendable {
     private var anonymousSetEarly = false
     private var consent: ServiceConsent?
     private var consentSetEarly = false
+    /// The TCF string too long to send that was last warned of.
+    private var warnedTcString: String?
     private var droppedTotal = 0
     private var droppedSessionsTotal = 0
     /// When sessions start: this launch's lifecycle and the SDK's state.
     private var sessionTracker = SessionTracker()
     private var earlyDropped = 0
     private var early: [Draft] = []
+    /// setCustomerUserId was called before configure; with `customerUserIdClearedEarly`, one of
+    /// those calls cleared it.
+    private var customerUserIdSetEarly = false
+    private var customerUserIdClearedEarly = false
+    /// The events kept before configure while no customer user id was set in this process:
+    /// they go with the one kept from an earlier launch, unless the app cleared it since.
+    private var earlyWithoutUserId: Set<String> = []
     private var log = Logger(sink: nil, level: .info)
     private var onAttribution: (([String: String]) -> Void)?
     private var onDeepLink: ((ServiceDeepLink) -> Void)?
@@ -127,10 +136,18 @@ final class SdkCore: @unchecked Sendable {
     /// The status of a configuration error met in this process: nothing more is sent (but
     /// remote configuration) until `refreshConfig` or the next launch.
     private var blockedCode: Int?
+    /// The install's or the events route's configuration error was reported: once until the
+    /// next launch or refreshConfig.
     private var configurationReported = false
+    /// The consent route's refusal was reported; apart from the install's and the events', so
+    /// that one reported never hides the other.
+    private var consentRefusalReported = false
     /// Set once the consent route refused the update with 401, 403 or 404: not sent again until
     /// the next launch or refreshConfig, and no event waits on it.
     private var consentHeld = false
+
+    /// Under `lock`: the configure that waits for the device's first unlock (its files readable).
+    private var waitingForProtectedData: (() -> Void)?
 
     /// Opens once the first attribution attempt of this process has finished, either way.
     private let initialMatch = Latch()
@@ -162,7 +179,7 @@ final class SdkCore: @unchecked Sendable {
         let inForeground = platform.lifecycle.isInForeground
         enqueueLock.lock()
         lock.lock()
-        if configured {
+        if configured || waitingForProtectedData != nil {
             let log = self.log
             lock.unlock()
             enqueueLock.unlock()
@@ -177,14 +194,43 @@ final class SdkCore: @unchecked Sendable {
         log = Logger(sink: platform.log, level: logLevel)
         api = Api(baseURL: settings.baseURL, apiKey: apiKey, http: platform.http)
         let store = platform.store
+        // On the worker: a failed write may be reported while this core's lock is held.
+        store.reportWriteFailures { [weak self] message in
+            self?.worker.async { self?.currentLog.warn(message) }
+        }
         let available = store.isAvailable
+        if !available {
+            // Launched before the first unlock after a reboot (a background wake): the SDK's
+            // files cannot be read, and a new install must not be made up. Configure finishes
+            // once they can be; meanwhile events wait in memory, as they do before configure.
+            waitingForProtectedData = { [weak self] in
+                self?.configure(
+                    platform: platform, settings: settings, apiKey: apiKey, logLevel: logLevel,
+                    customerUserId: customerUserId, wrapper: wrapper, completion: completion
+                )
+            }
+            let log = self.log
+            lock.unlock()
+            enqueueLock.unlock()
+            log.info("the device is locked since its restart: the SDK starts once it is unlocked; events are kept in memory until then (\(SdkCore.maxEarlyEvents) at most)")
+            platform.protectedData.whenAvailable { [weak self] in self?.protectedDataAvailable() }
+            // Unlocked between the check and the observer: no notification comes for it.
+            if store.isAvailable { protectedDataAvailable() }
+            return true
+        }
         var stoppedQueue = 0
         var stoppedSessions = 0
         var launchSession: Date?
+        /// The customer user id an earlier launch kept, for the events sent before configure.
+        var keptUserId: String?
         if available {
+            keptUserId = customerUserIdClearedEarly ? nil : store.get(Key.customerUserId)
             if let id = Fields.customerUserId(customerUserId) { self.customerUserId = id }
             if let id = self.customerUserId {
                 store.put(Key.customerUserId, id)
+            } else if customerUserIdClearedEarly {
+                // Cleared before configure: the id an earlier launch kept goes too.
+                store.remove(Key.customerUserId)
             } else {
                 self.customerUserId = store.get(Key.customerUserId)
             }
@@ -236,8 +282,13 @@ final class SdkCore: @unchecked Sendable {
             sessionTracker = tracker
         }
         configured = true
-        let waiting = early
+        let withoutUserId = earlyWithoutUserId
+        let waiting = early.map { draft -> Draft in
+            guard let id = keptUserId, draft.customerUserId == nil, withoutUserId.contains(draft.eventId) else { return draft }
+            return Draft(eventId: draft.eventId, type: draft.type, name: draft.name, parameters: draft.parameters, time: draft.time, customerUserId: id)
+        }
         early.removeAll()
+        earlyWithoutUserId.removeAll()
         let earlyOverflow = earlyDropped
         earlyDropped = 0
         let isStopped = stopped
@@ -257,21 +308,15 @@ final class SdkCore: @unchecked Sendable {
         reportDrop(.stopped, stoppedQueue, "the app stopped the SDK")
         reportSessionDrop(.stopped, stoppedSessions, "the app stopped the SDK")
         reportSessionDrop(.queueFull, sessionOverflow.count, "the queue holds \(settings.maxQueuedSessions) sessions: the oldest makes room")
-        if !waiting.isEmpty && (!available || isStopped || isDeleted) {
-            let reason: ServiceError.DropReason = !available ? .disabled : isStopped ? .stopped : .deleted
-            reportDrop(reason, waiting.count, "events sent before configure, which found the SDK \(reason == .disabled ? "unable to read its files" : reason.rawValue)")
+        if !waiting.isEmpty && (isStopped || isDeleted) {
+            let reason: ServiceError.DropReason = isStopped ? .stopped : .deleted
+            reportDrop(reason, waiting.count, "events sent before configure, which found the SDK \(reason.rawValue)")
         }
         platform.lifecycle.observe(
             background: { [weak self] in self?.enteredBackground() },
             foreground: { [weak self] in self?.enteredForeground() }
         )
         worker.async {
-            if !available {
-                let error = ServiceAttributionError.disabled
-                self.failInit(error, message: "the device is locked since its restart: nothing is sent in this process", disable: true)
-                self.finishInit(error, completion)
-                return
-            }
             if isStopped {
                 self.currentLog.info("stopped by the app: nothing is sent until start()")
                 self.finishInit(nil, completion, initialized: false)
@@ -280,6 +325,16 @@ final class SdkCore: @unchecked Sendable {
             self.initialize(completion: completion)
         }
         return true
+    }
+
+    /// The device's files can be read: the configure that waited for it runs, once.
+    private func protectedDataAvailable() {
+        let resume = locked { () -> (() -> Void)? in
+            let waiting = waitingForProtectedData
+            waitingForProtectedData = nil
+            return waiting
+        }
+        resume?()
     }
 
     private func initialize(completion: ((Error?) -> Void)?) {
@@ -440,6 +495,7 @@ final class SdkCore: @unchecked Sendable {
             }
             self.blockedCode = nil
             self.configurationReported = false
+            self.consentRefusalReported = false
             self.consentHeld = false
             self.lanes.forEach { $0.held = false }
             do {
@@ -457,6 +513,10 @@ final class SdkCore: @unchecked Sendable {
         let id = Fields.customerUserId(value)
         let (isConfigured, log) = locked { () -> (Bool, Logger) in
             customerUserId = id
+            if !configured {
+                customerUserIdSetEarly = true
+                if id == nil { customerUserIdClearedEarly = true }
+            }
             return (configured, self.log)
         }
         if id == nil && value != nil { log.warn("the customer user id must be 1 to 256 characters: it is cleared") }
@@ -490,10 +550,12 @@ final class SdkCore: @unchecked Sendable {
                 if configured { return false }
                 // Bounded like the queue, for an app that sends events and never configures.
                 if early.count >= SdkCore.maxEarlyEvents {
-                    early.removeFirst()
+                    earlyWithoutUserId.remove(early.removeFirst().eventId)
                     earlyDropped += 1
                 }
                 early.append(draft)
+                // The id an earlier launch kept is known only once configure reads the store.
+                if !customerUserIdSetEarly { earlyWithoutUserId.insert(draft.eventId) }
                 return true
             }
             if keptEarly { return true }
@@ -822,8 +884,8 @@ final class SdkCore: @unchecked Sendable {
     /// until the next launch or refreshConfig. Events go on, and meet their own answer.
     private func consentRefused(_ code: Int, _ message: String) {
         consentHeld = true
-        if configurationReported { return }
-        configurationReported = true
+        if consentRefusalReported { return }
+        consentRefusalReported = true
         let text = "\(message): sent again at the next launch or refreshConfig; events go on"
         currentLog.error(text)
         emitError(ServiceError(kind: .configuration, reason: nil, code: code, count: 1, message: text))
@@ -954,11 +1016,13 @@ final class SdkCore: @unchecked Sendable {
     var deepLinkListener: ((ServiceDeepLink) -> Void)? {
         get { return locked { onDeepLink } }
         set {
-            let pending = locked { () -> [ServiceDeepLink] in
+            let (pending, isConfigured) = locked { () -> ([ServiceDeepLink], Bool) in
                 onDeepLink = newValue
-                return newValue == nil ? [] : takePendingLinks()
+                return (newValue == nil ? [] : takePendingLinks(), configured)
             }
             if let listener = newValue, !pending.isEmpty { onMain { pending.forEach(listener) } }
+            // The deferred deep link kept on the device for the first listener, read off the app's thread.
+            if newValue != nil && isConfigured { worker.async { self.deliverKeptDeferredLink() } }
         }
     }
 
@@ -972,15 +1036,18 @@ final class SdkCore: @unchecked Sendable {
     var listenerDelegate: ServiceAttributionDelegate? {
         get { return locked { delegate } }
         set {
-            let (stored, pending) = locked { () -> ([String: String]?, [ServiceDeepLink]) in
+            let (stored, pending, isConfigured) = locked { () -> ([String: String]?, [ServiceDeepLink], Bool) in
                 delegate = newValue
-                return newValue == nil ? (nil, []) : (announcedWhileRunning(), takePendingLinks())
+                return newValue == nil ? (nil, [], configured) : (announcedWhileRunning(), takePendingLinks(), configured)
             }
-            guard let delegate = newValue, stored != nil || !pending.isEmpty else { return }
-            onMain { [weak delegate] in
-                if let attribution = stored { delegate?.serviceAttribution(didResolve: attribution) }
-                pending.forEach { delegate?.serviceAttribution(didReceive: $0) }
+            if let delegate = newValue, stored != nil || !pending.isEmpty {
+                onMain { [weak delegate] in
+                    if let attribution = stored { delegate?.serviceAttribution(didResolve: attribution) }
+                    pending.forEach { delegate?.serviceAttribution(didReceive: $0) }
+                }
             }
+            // The deferred deep link kept on the device for the first listener, read off the app's thread.
+            if newValue != nil && isConfigured { worker.async { self.deliverKeptDeferredLink() } }
         }
     }
 
@@ -1102,7 +1169,16 @@ final class SdkCore: @unchecked Sendable {
     private func consentObject() -> JSONValue? {
         let app = locked { consent }
         let signals = platform.consentSignals
-        return Requests.consent(app, tcString: signals.tcString, tcfGdprApplies: signals.gdprApplies)
+        let tcString = signals.tcString
+        if let text = tcString, text.utf16.count > Requests.maxTcfStringLength {
+            // Said once for each such string: the consent is read before every request.
+            let first = locked { () -> Bool in
+                defer { warnedTcString = text }
+                return warnedTcString != text
+            }
+            if first { currentLog.warn("the consent platform's TCF string is \(text.utf16.count) characters, more than the \(Requests.maxTcfStringLength) the service takes: it is left out of the consent sent") }
+        }
+        return Requests.consent(app, tcString: tcString, tcfGdprApplies: signals.gdprApplies)
     }
 
     /// On the worker, once the install is recorded: the consent update when the consent differs
@@ -1207,17 +1283,21 @@ final class SdkCore: @unchecked Sendable {
         if blockedCode != nil { return .blocked }
         let input = installInput()
         var outcome = sendInstall(Requests.install(input))
+        var bare = false
         if case let .refused(statusCode, message) = outcome, !SdkCore.configurationStatuses.contains(statusCode) {
             // Only a device signal can make a report the service refuses for good: the report
             // goes again with its required fields only, so it never costs the install and every
             // event after it.
             currentLog.warn("install refused (\(message)): sent again with its required fields only")
             outcome = sendInstall(Requests.minimalInstall(input))
+            bare = true
         }
         switch outcome {
         case .recorded:
             platform.store.put(Key.installTracked, "1")
-            platform.store.put(Key.consentSent, input.consent?.text ?? "")
+            // The consent the service now holds: none, when the bare install was the one
+            // recorded, so that the consent route sends it next.
+            platform.store.put(Key.consentSent, bare ? "" : input.consent?.text ?? "")
             currentLog.info("install recorded")
             startPolling()
             return .recorded
@@ -1288,6 +1368,8 @@ final class SdkCore: @unchecked Sendable {
         if let stored = storedAttribution() {
             initialMatch.open()
             announce(stored)
+            // A deferred deep link an earlier launch had no listener for.
+            deliverKeptDeferredLink()
             return
         }
         let delay = settings.retryDelay
@@ -1303,8 +1385,10 @@ final class SdkCore: @unchecked Sendable {
         return params[SdkCore.matchStatus] == nil ? nil : params
     }
 
-    /// On the poller: one attribution read; `failed`, an unknown status and errors are asked
-    /// again after `delay`, which doubles up to the maximum.
+    /// On the poller: one attribution read; `failed`, a match still pending (an empty map), an
+    /// unknown status, an answer not of the contract's shape and errors are asked again after
+    /// `delay`, which doubles up to the maximum: a service or a proxy that answers at once never
+    /// makes a tight loop.
     private func poll(delay: TimeInterval) {
         let (isRunning, id) = locked { (!disabled && !deleted && !stopped, serviceId) }
         guard isRunning, let serviceId = id else {
@@ -1312,13 +1396,12 @@ final class SdkCore: @unchecked Sendable {
             initialMatch.open()
             return
         }
-        var next = delay
         do {
             let answer = try api.attribution(serviceId: serviceId, waitSeconds: settings.attributionWaitSeconds)
             let status = answer[SdkCore.matchStatus]
             if answer.isEmpty {
-                // Still pending: wait on the service again.
-                next = 0
+                // Still pending: asked again later, the service's own wait aside.
+                currentLog.debug("attribution still pending: asking again in \(Int(delay * 1000)) ms")
             } else if let status = status, SdkCore.settledStatuses.contains(status) {
                 let keep = locked { !disabled && !deleted && !stopped }
                 if keep { platform.store.put(Key.attribution, JSONValue.object(answer.mapValues { .string($0) }).text) }
@@ -1344,24 +1427,37 @@ final class SdkCore: @unchecked Sendable {
             default:
                 initialMatch.open()
             }
+        } catch let unexpected as UnexpectedAnswer {
+            currentLog.warning("\(unexpected.localizedDescription): asking again in \(Int(delay * 1000)) ms")
+            initialMatch.open()
         } catch {
             initialMatch.open()
         }
         let following = min(delay * 2, settings.maxRetryDelay)
-        if next == 0 {
-            poller.async { [weak self] in self?.poll(delay: following) }
-        } else {
-            platform.scheduler.schedule(after: next, on: poller) { [weak self] in self?.poll(delay: following) }
-        }
+        platform.scheduler.schedule(after: delay, on: poller) { [weak self] in self?.poll(delay: following) }
     }
 
     /// The install's attribution, resolved for the first time: to the listeners, with the
     /// deferred deep link it carries, once per install.
     private func resolved(_ attribution: [String: String]) {
         announce(attribution)
-        guard let link = SdkCore.deferredDeepLink(attribution), platform.store.get(Key.deferredDelivered) == nil else { return }
-        platform.store.put(Key.deferredDelivered, "1")
-        deliver(link)
+        deliverKeptDeferredLink()
+    }
+
+    /// The deferred deep link of the attribution kept on the device, once per install, to the
+    /// deep-link listener or the delegate. Marked delivered only when one is there to have it:
+    /// with none set yet it stays on the device, not in memory (which the process's end would
+    /// lose), for the first one set, in this launch or a later one.
+    private func deliverKeptDeferredLink() {
+        let ready = locked { configured && !disabled && !stopped && !deleted && (onDeepLink != nil || delegate != nil) }
+        guard ready, platform.store.isAvailable, let attribution = storedAttribution(),
+              let link = SdkCore.deferredDeepLink(attribution) else { return }
+        let claimed = locked { () -> Bool in
+            guard platform.store.get(Key.deferredDelivered) == nil else { return false }
+            platform.store.put(Key.deferredDelivered, "1")
+            return true
+        }
+        if claimed { deliver(link) }
     }
 
     /// The attribution known now, always with `service_match_status` (docs/attribution.md#results;

@@ -21,7 +21,14 @@ import AdAttributionKit
 ///
 /// AdAttributionKit is linked weakly (the podspec; SwiftPM's linker makes a framework whose
 /// every symbol is newer than the deployment target weak), so the SDK still runs from iOS 13.
+///
+/// The updates reach Apple in the order the SDK made them: SKAdNetwork's calls are made in
+/// turn; AdAttributionKit's are asynchronous, so each waits for the one before
+/// (``SerialTasks``): a lower value never lands after a higher one, nor an update after the
+/// lock.
 final class AppleConversionValues: ConversionValueSink {
+    private let attributionKitCalls = SerialTasks()
+
     func register(failed: @escaping @Sendable (String) -> Void) {
         #if os(iOS)
         // Fine value 0, no coarse value: the first launch is verified, nothing is claimed.
@@ -33,7 +40,7 @@ final class AppleConversionValues: ConversionValueSink {
         #endif
         #if os(iOS) && canImport(AdAttributionKit)
         if #available(iOS 17.4, *) {
-            Task {
+            attributionKitCalls.run {
                 do {
                     try await Postback.updateConversionValue(0, lockPostback: false)
                 } catch {
@@ -65,7 +72,7 @@ final class AppleConversionValues: ConversionValueSink {
         if #available(iOS 17.4, *) {
             let coarse = AppleConversionValues.attributionKitCoarse(call.coarse)
             let lock = call.lock
-            Task {
+            attributionKitCalls.run {
                 do {
                     try await Postback.updateConversionValue(fine, coarseConversionValue: coarse, lockPostback: lock)
                 } catch {
@@ -97,4 +104,21 @@ final class AppleConversionValues: ConversionValueSink {
         }
     }
     #endif
+}
+
+/// Asynchronous work run one at a time, in the order it was handed over: each piece starts once
+/// the one before has ended, whatever the threads it was handed over from.
+final class SerialTasks {
+    private let lock = NSLock()
+    private var last: Task<Void, Never>?
+
+    func run(_ work: @escaping @Sendable () async -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        let previous = last
+        last = Task {
+            await previous?.value
+            await work()
+        }
+    }
 }

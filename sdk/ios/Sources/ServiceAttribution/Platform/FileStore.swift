@@ -9,6 +9,9 @@ final class FileStore: KeyValueStore {
     private let directory: URL
     private let lock = NSLock()
     private var cache: [String: String?] = [:]
+    private var writeFailed: ((String) -> Void)?
+    /// A write failed since the last one that reached the disk: one warning for a run of them.
+    private var failing = false
 
     init(directory: URL) {
         self.directory = directory
@@ -41,10 +44,16 @@ final class FileStore: KeyValueStore {
         return value
     }
 
-    func put(_ key: String, _ value: String) {
+    func reportWriteFailures(to report: @escaping (String) -> Void) {
         lock.lock()
         defer { lock.unlock() }
+        writeFailed = report
+    }
+
+    func put(_ key: String, _ value: String) {
+        lock.lock()
         cache[key] = .some(value)
+        var failure: String?
         do {
             try prepareDirectory()
             var options: Data.WritingOptions = [.atomic]
@@ -52,9 +61,16 @@ final class FileStore: KeyValueStore {
             options.insert(.completeFileProtectionUntilFirstUserAuthentication)
             #endif
             try Data(value.utf8).write(to: file(key), options: options)
+            failing = false
         } catch {
-            // Kept in memory for this process; the next write tries the disk again.
+            // Kept in memory for this process; the next write tries the disk again. Said once
+            // for a run of failures: a full disk fails every write, and each event is one.
+            if !failing { failure = "the SDK's state was not saved (\(key)): \(error.localizedDescription); it is kept in memory and written again with the next change, but lost if the app ends first" }
+            failing = true
         }
+        let report = writeFailed
+        lock.unlock()
+        if let message = failure { report?(message) }
     }
 
     func remove(_ key: String) {

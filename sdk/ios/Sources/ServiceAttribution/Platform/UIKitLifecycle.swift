@@ -54,3 +54,44 @@ final class UIKitLifecycle: AppLifecycle {
     }
     #endif
 }
+
+/// The first unlock after a reboot, from UIKit's `protectedDataDidBecomeAvailableNotification`:
+/// an app woken in the background before it cannot read its files, so the SDK waits for it. On
+/// macOS, where only the tests run, nothing is protected and the call never comes.
+final class UIKitProtectedData: ProtectedDataAvailability {
+    private let lock = NSLock()
+    private var observers: [NSObjectProtocol] = []
+
+    func whenAvailable(_ available: @escaping () -> Void) {
+        #if os(iOS)
+        let center = NotificationCenter.default
+        let once = Once()
+        let observer = center.addObserver(forName: UIApplication.protectedDataDidBecomeAvailableNotification, object: nil, queue: nil) { _ in
+            if once.claim() { available() }
+        }
+        lock.lock()
+        observers.append(observer)
+        lock.unlock()
+        #endif
+    }
+
+    deinit {
+        for observer in observers {
+            NotificationCenter.default.removeObserver(observer)
+        }
+    }
+
+    /// True the first time only.
+    private final class Once {
+        private let lock = NSLock()
+        private var claimed = false
+
+        func claim() -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            if claimed { return false }
+            claimed = true
+            return true
+        }
+    }
+}

@@ -76,6 +76,27 @@ final class FakeConsentPlatform: ConsentSignals {
     var gdprApplies: Bool?
 }
 
+/// The device's first unlock after a reboot, as a test drives it: `unlock()` calls what waits.
+final class FakeProtectedData: ProtectedDataAvailability {
+    private let lock = NSLock()
+    private var waiting: [() -> Void] = []
+
+    func whenAvailable(_ available: @escaping () -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        waiting.append(available)
+    }
+
+    /// UIKit's `protectedDataDidBecomeAvailableNotification`.
+    func unlock() {
+        lock.lock()
+        let calls = waiting
+        waiting.removeAll()
+        lock.unlock()
+        calls.forEach { $0() }
+    }
+}
+
 /// Later work held until the test runs it: no timer fires by itself, and the clock of the
 /// harness is this scheduler's. `runNext()` moves the clock to the earliest task and runs every
 /// task due by then.
@@ -425,6 +446,7 @@ final class Harness {
     let consentPlatform = FakeConsentPlatform()
     let conversionValues = RecordingConversionValues()
     let lifecycle = FakeLifecycle()
+    let protectedData = FakeProtectedData()
     let log = RecordingLog()
     let service: FakeService
     let scheduler = ManualScheduler()
@@ -456,6 +478,7 @@ final class Harness {
         platform.consentSignals = consentPlatform
         platform.conversionValues = conversionValues
         platform.lifecycle = lifecycle
+        platform.protectedData = protectedData
         platform.scheduler = scheduler
         platform.clock = { [unowned self] in self.now }
         platform.mainThread = { [callbacks] work in callbacks.async(execute: work) }
