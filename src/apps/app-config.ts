@@ -66,11 +66,16 @@ export type RemoteConfig = {
 };
 
 /** USD of one unit of each currency the rates know, at their newest day. */
+const UNITS = 1_000_000;
+
 export const usdRates = (fx: FxRates): Record<string, number> => {
   const rates: Record<string, number> = {};
   for (const currency of [...fx.currencies, "USD"]) {
-    const usd = fx.toUsd(1, currency, fx.lastDate);
-    if (usd !== null) rates[currency] = usd;
+    // A million units' worth, so that rounding to a millionth of a dollar leaves a unit of a
+    // small currency (IDR, VND) its precision: a purchase near a revenue range's edge falls on
+    // the side the service would put it.
+    const usd = fx.toUsd(UNITS, currency, fx.lastDate);
+    if (usd !== null) rates[currency] = usd / UNITS;
   }
   return rates;
 };

@@ -107,7 +107,7 @@ describe("GET /v1/config", () => {
     };
     const response = await createConfigHandler({
       apps: appsOf(withSchema),
-      fx: parseEcbRates("Date,USD,JPY,\n2026-11-01,1.1,165,\n"),
+      fx: parseEcbRates("Date,USD,JPY,IDR,\n2026-11-01,1.1,165,18432.77,\n"),
     })(apiEvent({ authorizer: principal(APP.appId, ["config"]) }), CONTEXT);
     const { skadnetwork } = json(response) as {
       skadnetwork: { version: number; windows: unknown; usd_rates: Record<string, number> };
@@ -117,6 +117,8 @@ describe("GET /v1/config", () => {
     // EUR is 1.1 USD and JPY 165 to the euro, on the table's newest day.
     expect(skadnetwork.usd_rates).toMatchObject({ USD: 1, EUR: 1.1 });
     expect(skadnetwork.usd_rates.JPY).toBeCloseTo(1.1 / 165, 6);
+    // A unit of a small currency keeps its precision, not just six decimals of a dollar.
+    expect((skadnetwork.usd_rates.IDR ?? 0) / (1.1 / 18432.77)).toBeCloseTo(1, 6);
   });
 
   it("answers 401 to a key without the scope, and to one whose app is gone", async () => {
