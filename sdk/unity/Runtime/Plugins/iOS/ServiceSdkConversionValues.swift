@@ -11,7 +11,9 @@
 // - iOS 17.4 and later, also: Postback.updateConversionValue(_:coarseConversionValue:lockPostback:).
 //
 // AdAttributionKit (iOS 17.4) is weak-linked by the Editor's post-build step
-// (Editor/ServiceSdkXcodeFrameworks.cs); every use is behind #available.
+// (Editor/ServiceSdkXcodeFrameworks.cs); every use is behind #available. Its calls are
+// asynchronous: each waits for the one before, so that they reach Apple in the order the core
+// made them (a lower value never after a higher one, nor an update after the lock).
 import Foundation
 import StoreKit
 #if canImport(AdAttributionKit)
@@ -26,6 +28,26 @@ private func serviceSdkReport(_ refused: ServiceSdkRefused?, _ message: String) 
     message.withCString { refused($0) }
 }
 
+/// Asynchronous calls run one at a time, in the order they were handed over.
+private final class ServiceSdkInOrder: @unchecked Sendable {
+    private let lock = NSLock()
+    /// The last call handed over: a `Task<Void, Never>`, typed loosely for iOS before 13.
+    private var last: Any?
+
+    @available(iOS 13.0, *)
+    func run(_ work: @escaping @Sendable () async -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        let previous = last as? Task<Void, Never>
+        last = Task {
+            await previous?.value
+            await work()
+        }
+    }
+}
+
+private let serviceSdkAttributionKitCalls = ServiceSdkInOrder()
+
 /// The install's first launch told to Apple: fine value 0, no coarse value, nothing claimed.
 @_cdecl("ServiceSdkRegisterConversion")
 public func serviceSdkRegisterConversion(_ refused: ServiceSdkRefused?) {
@@ -36,7 +58,7 @@ public func serviceSdkRegisterConversion(_ refused: ServiceSdkRefused?) {
     }
     #if canImport(AdAttributionKit)
     if #available(iOS 17.4, *) {
-        Task {
+        serviceSdkAttributionKitCalls.run {
             do {
                 try await Postback.updateConversionValue(0, lockPostback: false)
             } catch {
@@ -74,7 +96,7 @@ public func serviceSdkUpdateConversionValue(
     #if canImport(AdAttributionKit)
     if #available(iOS 17.4, *) {
         let level: CoarseConversionValue = coarse >= 2 ? .high : coarse == 1 ? .medium : .low
-        Task {
+        serviceSdkAttributionKitCalls.run {
             do {
                 try await Postback.updateConversionValue(value, coarseConversionValue: level, lockPostback: lock)
             } catch {
