@@ -226,6 +226,82 @@ describe("a custom template", () => {
       "secretValues[0]: names token, which is not among the values",
     );
   });
+
+  it("takes no name its values inherit as one of them", () => {
+    expect(
+      problem(
+        custom({
+          method: "GET",
+          install: {
+            url: "https://x.example.com/i?a={partner.constructor}",
+            headers: { "X-K": "{partner.tostring}" },
+          },
+        }),
+      ),
+    ).toBe(
+      "values.constructor: is required: the template uses it; values.tostring: is required: the template uses it",
+    );
+    expect(problem(custom(CUSTOM_GET, { secretValues: ["constructor"] }))).toBe(
+      "secretValues[0]: names constructor, which is not among the values",
+    );
+  });
+
+  it("lets nothing but a path or a query follow the advertiser's URL it begins with", () => {
+    const following = (rest: string) =>
+      problem(
+        custom(
+          { method: "GET", install: { url: `{partner.endpoint}${rest}` } },
+          { values: { endpoint: "https://pb.example.com" } },
+        ),
+      );
+    for (const rest of ["{click.sub}/i", ".attacker.example/i", ":8443/i", "@evil.example/i"]) {
+      expect(following(rest)).toBe(
+        "template.install.url: must follow {partner.endpoint} with /, ? or nothing: a macro may not choose where a postback goes",
+      );
+    }
+    for (const rest of ["", "/i/{click.sub}", "?s={click.sub}"]) expect(following(rest)).toBe("");
+  });
+
+  it("bounds the headers as a send does, the Content-Type of a JSON body counted", () => {
+    const headers = (count: number, size = 1) =>
+      Object.fromEntries(
+        Array.from({ length: count }, (_, i) => [`X-H${i}`, "v".repeat(size)] as const),
+      );
+    const get = (h: Record<string, string>) =>
+      problem(
+        custom(
+          { method: "GET", install: { url: "https://x.example.com/i", headers: h } },
+          {
+            values: {},
+          },
+        ),
+      );
+    expect(get(headers(20))).toBe("");
+    expect(get(headers(21))).toBe("template.install.headers: must be at most 20 headers");
+    expect(get(headers(8, 1000))).toBe("");
+    expect(get(headers(9, 1000))).toBe(
+      "template.install.headers: must be at most 8192 bytes of names and values together",
+    );
+    const post = problem(
+      custom(
+        {
+          method: "POST",
+          install: { url: "https://x.example.com/i", headers: headers(20), body: "{}" },
+        },
+        { values: {} },
+      ),
+    );
+    expect(post).toBe(
+      "template.install.headers: must be at most 20 headers, with the Content-Type a JSON body adds",
+    );
+  });
+
+  it("refuses a fragment in the advertiser's URL it begins with", () => {
+    const template = { method: "GET", install: { url: "{partner.endpoint}?c={click_id}" } };
+    expect(problem(custom(template, { values: { endpoint: "https://pb.example.com/x#f" } }))).toBe(
+      "values.endpoint: must have no #fragment: a postback is sent without one: the template begins with it",
+    );
+  });
 });
 
 describe("secrets and endpoints", () => {
@@ -238,6 +314,37 @@ describe("secrets and endpoints", () => {
   it("counts the catalog's secret values as secret whatever the owner said", () => {
     expect(secretNamesOf(snap)).toEqual(["access_token"]);
     expect(secretsOf(snap)).toEqual(["TOKEN-1"]);
+  });
+
+  it("refuses a catalog endpoint with a fragment", () => {
+    expect(
+      problem({
+        ...base,
+        partner: "generic",
+        values: { endpoint: "https://hooks.example.com/pb#x" },
+        installs: "all",
+      }),
+    ).toBe("values.endpoint: must have no #fragment: a postback is sent without one");
+  });
+
+  it("keeps in an endpoint what the address check refuses, and refuses one that is no URL", () => {
+    const literal = parsePartnerConfig({
+      ...base,
+      partner: "custom",
+      mediaSources: ["x"],
+      template: { method: "GET", install: { url: "https://u@pb.example.com/i?k=1#f" } },
+    });
+    expect(endpointsOf(literal)).toEqual(["https://u@pb.example.com/i#f"]);
+    const generic = parsePartnerConfig({
+      ...base,
+      partner: "generic",
+      values: { endpoint: "https://hooks.example.com/pb" },
+      installs: "all",
+    });
+    // As a configuration stored before its value was checked as it is now.
+    expect(() => endpointsOf({ ...generic, values: { endpoint: "hooks.example.com" } })).toThrow(
+      ValidationError,
+    );
   });
 
   it("lists where postbacks go, without the query that holds keys", () => {

@@ -11,6 +11,7 @@
  * are checked by url-safety's checkConfiguredUrl over endpointsOf, before saving.
  */
 import * as z from "zod";
+import { ValidationError } from "../domain/errors.ts";
 import { checked } from "../validation/issues.ts";
 import {
   CUSTOM_PARTNER,
@@ -23,7 +24,7 @@ import {
   requestFor,
   templateTexts,
 } from "./partners.ts";
-import { fillUrl, isKnownMacro, macrosIn, partnerValuesIn } from "./templates.ts";
+import { fillUrl, isKnownMacro, macrosIn, ownText, partnerValuesIn } from "./templates.ts";
 import { REQUEST_LIMITS } from "./url-safety.ts";
 
 /** AppsFlyer's default in-app event window: an event this long after the install still goes. */
@@ -175,6 +176,22 @@ const isHttpUrl = (value: string): boolean => {
   }
 };
 
+/**
+ * What is wrong with an advertiser's value that stands for a whole URL, or null. A fragment is
+ * refused here: the sender refuses to send one, so a configuration holding one would be saved
+ * and then fail every send.
+ */
+const urlValueProblem = (value: string): string | null => {
+  if (!isHttpUrl(value)) return "must be an https URL";
+  if (value.includes("#")) return "must have no #fragment: a postback is sent without one";
+  return null;
+};
+
+/** A template's leading advertiser's URL, `{partner.<name>}`, and what follows it. */
+const LEADING_VALUE = /^\{partner\.([A-Za-z0-9_.~-]+)\}/;
+
+const bytes = (text: string): number => Buffer.byteLength(text, "utf8");
+
 const checkTemplate = (
   partner: PartnerTemplate,
   ctx: z.core.$RefinementCtx,
@@ -198,6 +215,37 @@ const checkTemplate = (
           code: "custom",
           path: [...path, kind, "url"],
           message: "must name its host literally: a macro may not choose where a postback goes",
+        });
+      }
+      const leading = LEADING_VALUE.exec(request.url);
+      const rest = leading ? request.url.slice(leading[0].length) : "";
+      if (leading && rest !== "" && !rest.startsWith("/") && !rest.startsWith("?")) {
+        // What follows the advertiser's URL would be read as more of its host or port.
+        ctx.addIssue({
+          code: "custom",
+          path: [...path, kind, "url"],
+          message: `must follow {partner.${leading[1]}} with /, ? or nothing: a macro may not choose where a postback goes`,
+        });
+      }
+      const headerNames = Object.keys(request.headers);
+      const typed = headerNames.some((name) => name.toLowerCase() === "content-type");
+      const headerCount = headerNames.length + (request.body !== null && !typed ? 1 : 0);
+      if (headerCount > REQUEST_LIMITS.maxHeaders) {
+        ctx.addIssue({
+          code: "custom",
+          path: [...path, kind, "headers"],
+          message: `must be at most ${REQUEST_LIMITS.maxHeaders} headers${request.body !== null && !typed ? ", with the Content-Type a JSON body adds" : ""}`,
+        });
+      }
+      const headerBytes = Object.entries(request.headers).reduce(
+        (sum, [name, value]) => sum + bytes(name) + bytes(value),
+        0,
+      );
+      if (headerBytes > REQUEST_LIMITS.maxHeaderBytes) {
+        ctx.addIssue({
+          code: "custom",
+          path: [...path, kind, "headers"],
+          message: `must be at most ${REQUEST_LIMITS.maxHeaderBytes} bytes of names and values together`,
         });
       }
       if (request.body !== null) {
@@ -277,7 +325,7 @@ const checkConfig = (config: ParsedConfig, ctx: z.core.$RefinementCtx): void => 
   const referenced = new Set(templateTexts(partner).flatMap(partnerValuesIn));
   const declared = new Map(partner.values.map((value) => [value.name, value]));
   for (const name of referenced) {
-    if (!config.values[name]) {
+    if (!ownText(config.values, name)) {
       ctx.addIssue({
         code: "custom",
         path: ["values", name],
@@ -293,27 +341,27 @@ const checkConfig = (config: ParsedConfig, ctx: z.core.$RefinementCtx): void => 
         message: `is not a value of ${partner.name} (${[...declared.keys()].join(", ")})`,
       });
     }
-    if (declared.get(name)?.kind === "url" && !isHttpUrl(value)) {
-      ctx.addIssue({ code: "custom", path: ["values", name], message: "must be an https URL" });
-    }
+    const problem = declared.get(name)?.kind === "url" ? urlValueProblem(value) : null;
+    if (problem) ctx.addIssue({ code: "custom", path: ["values", name], message: problem });
   }
   if (custom) {
     // A value standing for a whole URL at the template's start must be one.
     for (const kind of ["install", "event"] as const) {
       const url = partner[kind]?.url;
       const leading = typeof url === "string" ? /^\{partner\.([a-z0-9_]+)\}/.exec(url) : null;
-      const value = leading ? config.values[leading[1] ?? ""] : undefined;
-      if (leading && value !== undefined && !isHttpUrl(value)) {
+      const value = leading ? ownText(config.values, leading[1] ?? "") : undefined;
+      const problem = value === undefined ? null : urlValueProblem(value);
+      if (leading && problem) {
         ctx.addIssue({
           code: "custom",
           path: ["values", leading[1] ?? ""],
-          message: "must be an https URL: the template begins with it",
+          message: `${problem}: the template begins with it`,
         });
       }
     }
   }
   config.secretValues.forEach((name, index) => {
-    if (config.values[name] === undefined) {
+    if (ownText(config.values, name) === undefined) {
       ctx.addIssue({
         code: "custom",
         path: ["secretValues", index],
@@ -383,39 +431,46 @@ export const secretNamesOf = (config: PartnerConfig): string[] => {
   const partner = partnerTemplateOf(config);
   const catalog = (partner?.values ?? []).filter((value) => value.secret).map((v) => v.name);
   return [...new Set([...catalog, ...config.secretValues])].filter(
-    (name) => config.values[name] !== undefined,
+    (name) => ownText(config.values, name) !== undefined,
   );
 };
 
 /** The secret values themselves, in clear: what the attempt log masks. */
 export const secretsOf = (config: PartnerConfig): string[] =>
   secretNamesOf(config)
-    .map((name) => config.values[name] ?? "")
+    .map((name) => ownText(config.values, name) ?? "")
     .filter((value) => value !== "");
 
 /**
- * Where a configuration's postbacks go: each distinct scheme, host and path its URL templates
- * lead to on either platform (query left out: it holds keys), for checkConfiguredUrl before the
- * configuration is saved.
+ * Where a configuration's postbacks go: each distinct URL its templates lead to on either
+ * platform, query left out (it holds keys) and all else kept (a fragment or credentials, which
+ * the check refuses as the sender would), for checkConfiguredUrl before the configuration is
+ * saved. Throws a ValidationError for a template that fills to no URL at all: where it goes
+ * could not be checked, and it could never be sent.
  */
 export const endpointsOf = (config: PartnerConfig): string[] => {
   const partner = partnerTemplateOf(config);
   if (!partner) return [];
   // Only the advertiser's values can move a URL's host (a leading value); facts fill the rest.
   const lookup = (name: string) =>
-    name.startsWith("partner.") ? (config.values[name.slice("partner.".length)] ?? "") : "0";
+    name.startsWith("partner.")
+      ? (ownText(config.values, name.slice("partner.".length)) ?? "")
+      : "0";
   const endpoints = new Set<string>();
   for (const kind of ["install", "event"] as const) {
     for (const platform of ["android", "ios"] as const) {
       const request = requestFor(partner, kind, platform);
       if (!request) continue;
-      const filled = fillUrl(request.url, lookup);
+      let url: URL;
       try {
-        const url = new URL(filled);
-        endpoints.add(`${url.protocol}//${url.host}${url.pathname}`);
+        url = new URL(fillUrl(request.url, lookup));
       } catch {
-        // checkConfig refused a URL that does not fill to one.
+        throw new ValidationError(
+          `configuration: its ${kind} URL does not fill to an absolute URL, so where it goes cannot be checked`,
+        );
       }
+      url.search = "";
+      endpoints.add(url.href);
     }
   }
   return [...endpoints];

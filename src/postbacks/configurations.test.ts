@@ -96,4 +96,47 @@ describe("partner configurations", () => {
     // Still there, still the same value, for the postbacks.
     expect((await openPartnerConfig(stored, wrapper)).values.api_pw).toBe("TOP-SECRET");
   });
+
+  it("sends a test postback whose header names a link parameter every object inherits", async () => {
+    const { configurations, sent } = setup();
+    await configurations.savePartner({
+      id: "proto",
+      appId: APP,
+      partner: "custom",
+      mediaSources: ["network"],
+      template: {
+        method: "GET",
+        install: {
+          url: "https://partner.example/i?c={click.constructor}",
+          headers: { "X-Key": "{click.constructor}{click.toString}" },
+        },
+      },
+    });
+    const result = await configurations.test(APP, "partner", "proto", {
+      kind: "install",
+      platform: "android",
+    });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.url).toBe("https://partner.example/i?c=");
+    expect(sent[0]?.headers["X-Key"]).toBe("");
+    expect(result).toMatchObject({ response: { status: 200 } });
+  });
+
+  it("refuses at save an endpoint the sender would refuse, with what is wrong", async () => {
+    const { configurations } = setup();
+    const save = (url: string) =>
+      configurations.savePartner({
+        id: "where",
+        appId: APP,
+        partner: "custom",
+        mediaSources: ["network"],
+        template: { method: "GET", install: { url } },
+      });
+    await expect(save("https://partner.example/i?id={service_id}#x")).rejects.toThrow(
+      "must not have a fragment",
+    );
+    await expect(save("https://user@partner.example/i")).rejects.toThrow(
+      "must not carry a user name or password",
+    );
+  });
 });

@@ -37,6 +37,7 @@ import {
   sealWebhookConfig,
 } from "./secrets.ts";
 import { newWebhookSecret } from "./signing.ts";
+import { ownText } from "./templates.ts";
 import {
   partnerTestRequest,
   type TestRequest,
@@ -126,8 +127,8 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
         const opened = await openPartnerConfig(existing, deps.wrapper).catch(() => undefined);
         if (opened) {
           for (const name of secretNamesOf(opened)) {
-            const value = opened.values[name];
-            if (value !== undefined && body.values?.[name] === undefined) {
+            const value = ownText(opened.values, name);
+            if (value !== undefined && ownText(body.values, name) === undefined) {
               kept[name] = value;
               if (opened.secretValues.includes(name)) keptMarked.push(name);
             }

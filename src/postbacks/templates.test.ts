@@ -286,6 +286,52 @@ describe("buildRequest", () => {
     expect(buildRequest(body, bodyContext).ok).toBe(false);
   });
 
+  it("builds nothing whose host a macro chose", () => {
+    const tapped = (sub: string) => ({
+      install: { ...ANDROID_INSTALL, touch: { ...TOUCH, urlParams: { sub } } },
+    });
+    const leading = { ...GET, url: "{partner.endpoint}{click.sub}/install" };
+    const endpoint = { endpoint: "https://postbacks.partner.com" };
+    expect(
+      buildRequest(leading, contextOf({ ...tapped(".attacker.example"), values: endpoint })),
+    ).toEqual({
+      ok: false,
+      problem: "the filled URL's host is not the template's own",
+    });
+    expect(buildRequest(leading, contextOf({ ...tapped(""), values: endpoint })).ok).toBe(true);
+    const literal = { ...GET, url: "https://pb.example.com{click.sub}/install" };
+    expect(buildRequest(literal, contextOf(tapped(".attacker.example"))).ok).toBe(false);
+    expect(buildRequest(literal, contextOf(tapped("")))).toMatchObject({ ok: false });
+    const path = { ...GET, url: "https://pb.example.com/{click.sub}?s={click.sub}" };
+    expect(buildRequest(path, contextOf(tapped("@evil.example:1/x?#")))).toMatchObject({
+      ok: true,
+      request: { url: expect.stringMatching(/^https:\/\/pb\.example\.com\//) },
+    });
+  });
+
+  it("fills a name a value or a link's parameter inherits with nothing, in a URL, a header and a body", () => {
+    const names = ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"];
+    const template = {
+      method: "POST" as const,
+      url: `https://pb.example.com/i?${names.map((n) => `p_${n}={partner.${n}}&c_${n}={click.${n}}`).join("&")}`,
+      headers: Object.fromEntries(names.map((n) => [`X-${n}`, `{partner.${n}}{click.${n}}`])),
+      body: JSON.stringify(
+        Object.fromEntries(names.map((n) => [n, `a{partner.${n}}{click.${n}}`])),
+      ),
+    };
+    // A touch as read back from a store: a plain object parsed from JSON.
+    const touch = { ...TOUCH, urlParams: JSON.parse('{"gamer_id": "g"}') };
+    const built = buildRequest(template, contextOf({ install: { ...ANDROID_INSTALL, touch } }));
+    if (!built.ok) throw new Error(built.problem);
+    const url = new URL(built.request.url);
+    for (const name of names) {
+      expect(url.searchParams.get(`p_${name}`)).toBe("");
+      expect(url.searchParams.get(`c_${name}`)).toBe("");
+      expect(built.request.headers[`X-${name}`]).toBe("");
+      expect(JSON.parse(built.request.body ?? "{}")[name]).toBe("a");
+    }
+  });
+
   it("builds nothing when the URL does not fill to one", () => {
     const template = { ...GET, url: "{partner.endpoint}?x=1" };
     expect(buildRequest(template, contextOf({ values: { endpoint: "nowhere" } }))).toEqual({

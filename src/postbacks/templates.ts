@@ -424,6 +424,19 @@ const asText = (value: string | number | null | undefined): string => {
   return typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : value;
 };
 
+/**
+ * A record's own text under `key`, else undefined: never what its prototype holds, so a name
+ * such as `constructor` or `toString` is a value the owner or the link gave, or none.
+ */
+export const ownText = (
+  record: Readonly<Record<string, unknown>> | null | undefined,
+  key: string,
+): string | undefined => {
+  if (!record || !Object.hasOwn(record, key)) return undefined;
+  const value = record[key];
+  return typeof value === "string" ? value : undefined;
+};
+
 /** The values of one attempt's macros. */
 export const macroLookup =
   (context: PostbackContext): MacroLookup =>
@@ -431,10 +444,10 @@ export const macroLookup =
     const macro = BY_NAME.get(name);
     if (macro) return asText(macro.value(context));
     if (name.startsWith(PARTNER_PREFIX)) {
-      return context.values[name.slice(PARTNER_PREFIX.length)] ?? "";
+      return ownText(context.values, name.slice(PARTNER_PREFIX.length)) ?? "";
     }
     if (name.startsWith(CLICK_PREFIX)) {
-      return wonTouch(context)?.urlParams[name.slice(CLICK_PREFIX.length)] ?? "";
+      return ownText(wonTouch(context)?.urlParams, name.slice(CLICK_PREFIX.length)) ?? "";
     }
     return "";
   };
@@ -453,6 +466,23 @@ const isBaseUrl = (value: string): boolean => {
     return (url.protocol === "https:" || url.protocol === "http:") && url.hash === "";
   } catch {
     return false;
+  }
+};
+
+/**
+ * The host a URL template names before any fact is filled in: its literal one, or its leading
+ * advertiser's URL's; null when it names none.
+ */
+const fixedHostOf = (template: string, lookup: MacroLookup): string | null => {
+  const leading = LEADING_PARTNER_MACRO.exec(template);
+  const fixed = leading
+    ? lookup(`${PARTNER_PREFIX}${leading[1] ?? ""}`)
+    : (/^https?:\/\/[^/?#]*/.exec(template)?.[0] ?? "");
+  if (fixed.includes("{") || (leading && !isBaseUrl(fixed))) return null;
+  try {
+    return new URL(fixed).host;
+  } catch {
+    return null;
   }
 };
 
@@ -501,7 +531,8 @@ const fillJsonValue = (value: unknown, lookup: MacroLookup, inArray: boolean): u
   }
   if (Array.isArray(value)) return value.map((item) => fillJsonValue(item, lookup, true));
   if (value !== null && typeof value === "object") {
-    const filled: Record<string, unknown> = {};
+    // Without a prototype, a key such as `__proto__` is a key like any other, kept as written.
+    const filled: Record<string, unknown> = Object.create(null);
     for (const [key, item] of Object.entries(value)) {
       const result = fillJsonValue(item, lookup, false);
       if (result !== OMIT) filled[key] = result;
@@ -549,10 +580,16 @@ export const buildRequest = (
     return { ok: false, problem: `the partner needs ${missing.join(", ")}, which is empty` };
   }
   const url = fillUrl(template.url, lookup);
+  let filled: URL;
   try {
-    new URL(url);
+    filled = new URL(url);
   } catch {
     return { ok: false, problem: "the filled URL is not an absolute URL" };
+  }
+  // No macro chooses where a postback goes: the host is the template's own, or its leading
+  // advertiser's URL's, whatever the facts filled in after it.
+  if (filled.host !== fixedHostOf(template.url, lookup)) {
+    return { ok: false, problem: "the filled URL's host is not the template's own" };
   }
   if (bytes(url) > REQUEST_LIMITS.maxUrlBytes) {
     return { ok: false, problem: `the URL is longer than ${REQUEST_LIMITS.maxUrlBytes} bytes` };
