@@ -9,6 +9,7 @@
  * service refused to make (an unsafe address, a template that cannot be filled).
  */
 import { MINUTE_MS } from "../domain/time.ts";
+import { encodeQueryValue } from "./templates.ts";
 import { REQUEST_LIMITS } from "./url-safety.ts";
 
 export const RETRY_POLICY = {
@@ -97,13 +98,20 @@ export const MASK = "***";
 /** Query keys whose values are credentials whatever the template calls them. */
 const SECRET_KEY = /key|token|secret|signature|password|passwd|auth|credential/i;
 
-/** Replaces each secret, as it stands and as a URL carries it, with the mask. */
+/**
+ * Replaces each secret, as it stands and as a URL carries it (as the templates fill it, and as
+ * encodeURIComponent writes it), with the mask.
+ */
 export const maskSecrets = (text: string, secrets: readonly string[]): string => {
   let masked = text;
   // Every form of every secret, the longest first: a secret containing another is masked
   // whole, and so is an encoded form that its raw form begins (`a%` in `a%25`).
   const forms = [
-    ...new Set(secrets.filter((s) => s.length > 0).flatMap((s) => [s, encodeURIComponent(s)])),
+    ...new Set(
+      secrets
+        .filter((s) => s.length > 0)
+        .flatMap((s) => [s, encodeURIComponent(s), encodeQueryValue(s)]),
+    ),
   ];
   forms.sort((a, b) => b.length - a.length);
   for (const form of forms) masked = masked.split(form).join(MASK);

@@ -452,8 +452,11 @@ export const macroLookup =
     return "";
   };
 
-/** RFC 3986's unreserved characters only: encodeURIComponent leaves `!'()*` as they are. */
-const encodeQueryValue = (value: string): string =>
+/**
+ * RFC 3986's unreserved characters only: encodeURIComponent leaves `!'()*` as they are. The
+ * form a URL carries a value in, which the log masks a secret in.
+ */
+export const encodeQueryValue = (value: string): string =>
   encodeURIComponent(value).replace(
     /[!'()*]/g,
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
