@@ -10,10 +10,14 @@
  * Cost the service knows itself (src/costs/touch-cost.ts) comes in `cost_usd`: on a cohort's
  * size row, what its installs cost when a CPI touch won them (the `cost_usd` of each install's
  * latest attribution, the one the export joins); on a touches row, what its CPC clicks and CPM
- * impressions cost (each touch once). The cost rows of `POST /v1/costs` are not read here: the
- * lake's costs table keeps every row as it was sent (a row sent again for the same day and keys
- * is a second row there), so the report takes them from the cost store, which holds only the
- * latest of each (src/reports/reports.ts), and the fold (./cohorts.ts) weighs the two.
+ * impressions cost (each touch once). Each such row names its campaign (`campaign_id`,
+ * `campaign_name`) and, where it costs something, the ad set, ad and country of that cost
+ * (`cost_adset_id` … `cost_country`), whatever the grouping: what the fold matches cost rows
+ * on, so that which cost counts never depends on the grouping asked. The cost rows of
+ * `POST /v1/costs` are not read here: the lake's costs table keeps every row as it was sent (a
+ * row sent again for the same day and keys is a second row there), so the report takes them
+ * from the cost store, which holds only the latest of each (src/reports/reports.ts), and the
+ * fold (./cohorts.ts) weighs the two.
  *
  * Active users are of every install, whatever its install day: an `active_day` row per UTC day
  * of `from` to `to` with a session, counting the installs with one that day, and one
@@ -126,6 +130,22 @@ const withCostColumns = (dialect: Dialect, relation: string): string =>
     CAST(NULL AS VARCHAR) AS cost_currency, CAST(NULL AS DOUBLE) AS cost_usd
   WHERE false)`;
 
+/**
+ * The columns of an `installs` or `touches` row that say what its own cost is of, for the fold's
+ * rule that a cost row replaces it (./cohorts.ts): its campaign (id and name apart, as a cost
+ * row may name it by either) on every such row, and the ad set, ad and country only of the
+ * installs and touches that cost something, so that rows of no cost are not split by them.
+ */
+const COST_KEYS = ["adset_id", "adset_name", "ad_id", "ad_name", "country"] as const;
+const KEYED = ["campaign_id", "campaign_name", ...COST_KEYS.map((key) => `cost_${key}`)];
+const NO_KEYS = KEYED.map((column) => `CAST(NULL AS VARCHAR) AS ${column}`).join(", ");
+const keyed = (alias: string): string => KEYED.map((column) => `${alias}.${column}`).join(", ");
+
+const costKeysOf = (cost: string, column: (name: string) => string): string =>
+  COST_KEYS.map((key) => `CASE WHEN ${cost} > 0 THEN ${column(key)} END AS cost_${key}`).join(
+    ",\n    ",
+  );
+
 export const buildCohortQuery = (input: CohortQueryInput): string => {
   const { dialect, appId, from, to, sources } = input;
   const days = cohortDaysOf(from, to);
@@ -160,7 +180,8 @@ cohort_installs AS (
   SELECT r.service_id,
     ${dayOf("r.event_time")} AS cohort_day,
     r.media_source,
-    ${group.rows} AS group_key
+    ${group.rows} AS group_key,
+    r.campaign_id, r.campaign_name, r.adset_id, r.adset_name, r.ad_id, r.ad_name, r.country
   FROM report_rows AS r
   WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
     AND r.event_time < ${at(startOfDay(addDays(to, 1)))}${filtersOn("rows")}
@@ -177,6 +198,12 @@ install_costs AS (
   FROM cohort_attributions AS a
   ${latestAttributionOf("cohort_attributions")}
   GROUP BY a.service_id
+),
+costed_installs AS (
+  SELECT i.cohort_day, i.media_source, i.group_key, i.campaign_id, i.campaign_name, c.cost_usd,
+    ${costKeysOf("c.cost_usd", (column) => `i.${column}`)}
+  FROM cohort_installs AS i
+  LEFT JOIN install_costs AS c ON c.service_id = i.service_id
 ),
 active_days AS (
   SELECT DISTINCT s.service_id, CAST(s.started_at AS DATE) AS day
@@ -205,7 +232,9 @@ install_days AS (
 ),
 cohort_touches AS (
   SELECT t.click_id, t.touch_type, ${dayOf("t.touch_time")} AS cohort_day,
-    t.media_source, ${group.touches} AS group_key, max(t.cost_usd) AS cost_usd
+    t.media_source, ${group.touches} AS group_key, max(t.cost_usd) AS cost_usd,
+    max(t.campaign_id) AS campaign_id, max(t.campaign_name) AS campaign_name,
+    ${costKeysOf("max(t.cost_usd)", (column) => `max(t.${column})`)}
   FROM ${withCostColumns(dialect, sources.touches)} AS t
   WHERE t.app_id = ${sqlString(appId)}
     AND t.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
@@ -242,14 +271,13 @@ active_installs AS (
 )
 SELECT 'installs' AS part, i.cohort_day, i.media_source, i.group_key, CAST(NULL AS INTEGER) AS day_n,
   count(*) AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
-  coalesce(sum(c.cost_usd), 0.0) AS cost_usd
-FROM cohort_installs AS i
-LEFT JOIN install_costs AS c ON c.service_id = i.service_id
-GROUP BY i.cohort_day, i.media_source, i.group_key
+  coalesce(sum(i.cost_usd), 0.0) AS cost_usd, ${keyed("i")}
+FROM costed_installs AS i
+GROUP BY i.cohort_day, i.media_source, i.group_key, ${keyed("i")}
 UNION ALL
 SELECT 'days' AS part, i.cohort_day, i.media_source, i.group_key, ${sinceInstall("d.day")} AS day_n,
   0 AS installs, sum(d.active) AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
-  0.0 AS cost_usd
+  0.0 AS cost_usd, ${NO_KEYS}
 FROM cohort_installs AS i
 JOIN install_days AS d ON d.service_id = i.service_id
 WHERE ${sinceInstall("d.day")} BETWEEN 0 AND ${COHORT_DAYS}
@@ -259,20 +287,20 @@ SELECT 'touches' AS part, t.cohort_day, t.media_source, t.group_key, CAST(NULL A
   0 AS installs, 0 AS active, 0.0 AS revenue_usd,
   count(DISTINCT CASE WHEN t.touch_type = 'click' THEN t.click_id END) AS clicks,
   count(DISTINCT CASE WHEN t.touch_type = 'impression' THEN t.click_id END) AS impressions,
-  coalesce(sum(t.cost_usd), 0.0) AS cost_usd
+  coalesce(sum(t.cost_usd), 0.0) AS cost_usd, ${keyed("t")}
 FROM cohort_touches AS t
-GROUP BY t.cohort_day, t.media_source, t.group_key
+GROUP BY t.cohort_day, t.media_source, t.group_key, ${keyed("t")}
 UNION ALL
 SELECT 'active_day' AS part, s.day AS cohort_day, CAST(NULL AS VARCHAR) AS media_source,
   CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs,
   count(DISTINCT s.service_id) AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
-  0.0 AS cost_usd
+  0.0 AS cost_usd, ${NO_KEYS}
 FROM active_installs AS s
 GROUP BY s.day
 UNION ALL
 SELECT 'active_range' AS part, ${sqlString(from)} AS cohort_day, CAST(NULL AS VARCHAR) AS media_source,
   CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs,
   count(DISTINCT s.service_id) AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
-  0.0 AS cost_usd
+  0.0 AS cost_usd, ${NO_KEYS}
 FROM active_installs AS s`;
 };

@@ -1,19 +1,21 @@
 /**
  * The cohorts fold's cost: the cost rows of POST /v1/costs with the service's own (installs a
- * CPI touch won, CPC clicks, CPM impressions: the query's `cost_usd`), a cost row winning the
- * day, media source and campaign it names. The query itself, on DuckDB: src/adapters/duckdb/
+ * CPI touch won, CPC clicks, CPM impressions: the query's `cost_usd`), a cost row replacing the
+ * service's own cost of what it names, whatever the grouping; clicks from touches, else the cost
+ * rows'; ROAS over every cost day. The query itself, on DuckDB: src/adapters/duckdb/
  * cohorts.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import type { CostRow } from "../ports/costs.ts";
-import type { CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
-import { cohortReport } from "./cohorts.ts";
+import type { CohortFilters, CohortGroup } from "../ports/reports.ts";
+import { type CohortResultRow, cohortReport } from "./cohorts.ts";
 
 const DAY = "2026-11-02";
 const NEXT = "2026-11-03";
 const TODAY = "2026-11-20";
 
-const row = (overrides: Partial<CohortRow>): CohortRow => ({
+/** A row of the query: by default of the campaign Winter (id w-1), grouped by campaign. */
+const row = (overrides: Partial<CohortResultRow>): CohortResultRow => ({
   part: "installs",
   cohort_day: DAY,
   media_source: "meta_ads",
@@ -25,19 +27,33 @@ const row = (overrides: Partial<CohortRow>): CohortRow => ({
   clicks: 0,
   impressions: 0,
   cost_usd: 0,
+  campaign_id: "w-1",
+  campaign_name: "Winter",
+  cost_adset_id: null,
+  cost_adset_name: null,
+  cost_ad_id: null,
+  cost_ad_name: null,
+  cost_country: null,
   ...overrides,
 });
 
+/** A row's campaign, and its group when grouped by campaign (its name, else its id). */
+const campaign = (id: string | null, name: string | null) => ({
+  campaign_id: id,
+  campaign_name: name,
+  group_key: name ?? id,
+});
+
 /** `installs` installs of a day and group, `cost_usd` of them won by CPI touches. */
-const installs = (n: number, cost_usd: number, overrides: Partial<CohortRow> = {}) =>
+const installs = (n: number, cost_usd: number, overrides: Partial<CohortResultRow> = {}) =>
   row({ part: "installs", installs: n, cost_usd, ...overrides });
 
 /** A day's clicks of a group, `cost_usd` of them CPC clicks' cost. */
-const clicks = (n: number, cost_usd: number, overrides: Partial<CohortRow> = {}) =>
+const clicks = (n: number, cost_usd: number, overrides: Partial<CohortResultRow> = {}) =>
   row({ part: "touches", clicks: n, cost_usd, ...overrides });
 
 /** Revenue on day `day_n` since install. */
-const revenue = (usd: number, day_n: number, overrides: Partial<CohortRow> = {}) =>
+const revenue = (usd: number, day_n: number, overrides: Partial<CohortResultRow> = {}) =>
   row({ part: "days", day_n, active: 1, revenue_usd: usd, ...overrides });
 
 const costRow = (overrides: Partial<CostRow> = {}): CostRow => ({
@@ -61,7 +77,7 @@ const costRow = (overrides: Partial<CostRow> = {}): CostRow => ({
 });
 
 const report = (
-  rows: CohortRow[],
+  rows: CohortResultRow[],
   options: { costs?: CostRow[]; groupBy?: CohortGroup; filters?: CohortFilters } = {},
 ) =>
   cohortReport({
@@ -108,7 +124,7 @@ describe("cohort cost from the service's own touches", () => {
         installs(1, 2.75, { cohort_day: NEXT }),
         clicks(5, 0.5, { cohort_day: NEXT }),
         // Another campaign the same day, which the cost row does not name.
-        installs(1, 3, { group_key: "Spring" }),
+        installs(1, 3, campaign("s-1", "Spring")),
         // Another network the same day and campaign name.
         clicks(10, 2, { media_source: "tiktok_ads" }),
       ],
@@ -135,28 +151,29 @@ describe("cohort cost from the service's own touches", () => {
     expect(groupOf(answer, "Winter")).toMatchObject({ installs: 4, cost_usd: null });
   });
 
-  it("holds the rule per day and media source when the rows do not name the campaign", () => {
+  it("replaces only what the cost row names: its campaign, and its country when it has one", () => {
+    const de = { group_key: "DE", cost_country: "DE" };
     const rows = [
-      installs(3, 5.5, { group_key: "DE" }),
-      installs(1, 2.75, { group_key: "FR" }),
-      clicks(9, 1, { group_key: "DE" }),
-      installs(1, 4, { group_key: "DE", cohort_day: NEXT }),
+      installs(3, 5.5, de),
+      installs(1, 2.75, { group_key: "FR", cost_country: "FR" }),
+      clicks(9, 1, de),
+      installs(1, 4, { ...de, cohort_day: NEXT }),
+      // Another campaign of the same day, source and country: the cost row is not its cost.
+      installs(1, 3, { ...de, ...campaign("s-1", "Spring"), group_key: "DE" }),
     ];
     const byCountry = report(rows, { groupBy: "country", costs: [costRow({ country: "DE" })] });
-    // The cost row (of Germany) is the day's cost of meta_ads: the service's own on the 2nd
-    // goes, the 3rd's stays.
+    // On the 2nd the cost row is Winter's cost in Germany: its 6.50 there goes, France's 2.75
+    // and Spring's 3 stay, and so does the 3rd's 4.
     expect(byCountry.groups.map((group) => [group.group, group.installs, group.cost_usd])).toEqual([
-      ["DE", 4, 104],
-      ["FR", 1, null],
+      ["DE", 5, 107],
+      ["FR", 1, 2.75],
     ]);
-    expect(byCountry.totals.cost_usd).toBe(104);
-    // A campaign the filter names is every row's: the rule holds for that campaign.
-    const spring = report(rows, {
-      groupBy: "country",
-      filters: { campaign: "Spring" },
-      costs: [costRow({ country: "DE" })],
-    });
-    expect(spring.totals.cost_usd).toBe(13.25);
+    expect(byCountry.totals.cost_usd).toBe(109.75);
+    const spring = report(
+      rows.filter((found) => found.campaign_id === "s-1"),
+      { groupBy: "country", filters: { campaign: "Spring" }, costs: [costRow({ country: "DE" })] },
+    );
+    expect(spring.totals.cost_usd).toBe(3);
   });
 
   it("gives a platform's cost when no cost row is of the window, none when one is", () => {
@@ -176,6 +193,144 @@ describe("cohort cost from the service's own touches", () => {
     expect(
       report(rows, { filters: { platform: "android" }, costs: [costRow()] }).totals.cost_usd,
     ).toBeNull();
+  });
+});
+
+describe("cohort cost rows against the service's own cost and touches", () => {
+  it("match a campaign by its id when both name one, else by its name", () => {
+    // 3 installs of campaign 123, named Winter Sale on its clicks, each won by a 2 USD CPI click.
+    const rows = [installs(3, 6, campaign("123", "Winter Sale"))];
+    const byId = report(rows, { costs: [costRow({ campaignId: "123", campaignName: null })] });
+    expect(byId.groups.map((group) => [group.group, group.installs, group.cost_usd])).toEqual([
+      ["Winter Sale", 3, 100],
+    ]);
+    expect(byId.totals.cost_usd).toBe(100);
+    // Renamed since: the id says it is the same campaign.
+    const renamed = report(rows, {
+      costs: [costRow({ campaignId: "123", campaignName: "Winter Sale 2" })],
+    });
+    expect(renamed.groups.map((group) => [group.group, group.cost_usd])).toEqual([
+      ["Winter Sale", 100],
+    ]);
+    // Clicks that name it by its name alone: the name says it.
+    const byName = report([installs(3, 6, campaign(null, "Winter Sale"))], {
+      costs: [costRow({ campaignId: "123", campaignName: "Winter Sale" })],
+    });
+    expect(byName.totals.cost_usd).toBe(100);
+    // Another id of the same name is another campaign: both costs count.
+    const other = report(rows, {
+      costs: [costRow({ campaignId: "456", campaignName: "Winter Sale" })],
+    });
+    expect(other.totals.cost_usd).toBe(106);
+    // A filter on the campaign's name keeps the cost row that names it by its id.
+    const filtered = report(rows, {
+      filters: { campaign: "Winter Sale" },
+      costs: [costRow({ campaignId: "123", campaignName: null })],
+    });
+    expect(filtered.totals.cost_usd).toBe(100);
+  });
+
+  it("give the same totals whatever the grouping, each group's cost replaced on its own keys", () => {
+    // Campaigns A and B, one install each on DAY; B's 50 clicks cost 5 USD (CPC); a cost row of
+    // 30 USD for A.
+    const keyOf: Record<CohortGroup, (name: string) => string> = {
+      campaign: (name) => name,
+      adset: (name) => `${name}-adset`,
+      ad: (name) => `${name}-ad`,
+      country: () => "DE",
+      platform: () => "android",
+    };
+    const costs = [costRow({ campaignId: "A", campaignName: "A", amountUsd: 30, clicks: 900 })];
+    const answers = (Object.keys(keyOf) as CohortGroup[]).map((groupBy) => {
+      const of = (name: string) => ({ ...campaign(name, name), group_key: keyOf[groupBy](name) });
+      return report([installs(1, 0, of("A")), installs(1, 0, of("B")), clicks(50, 5, of("B"))], {
+        groupBy,
+        costs,
+      });
+    });
+    for (const answer of answers) {
+      expect(answer.totals).toMatchObject({
+        installs: 2,
+        clicks: 950,
+        cost_usd: 35,
+        ecpi_usd: 17.5,
+      });
+    }
+    // By country: B's clicks in Germany; the cost row, of every country, a row of its own.
+    const byCountry = answers[3];
+    expect(byCountry?.groups.map((group) => [group.group, group.cost_usd])).toEqual([
+      ["DE", 5],
+      [null, 30],
+    ]);
+  });
+
+  it("count the touches of a campaign that has them, and the cost rows' clicks of one that has none", () => {
+    const search = { media_source: "google_ads", ...campaign("g-1", "Search") };
+    const answer = report([installs(10, 0), clicks(100, 0), installs(10, 0, search)], {
+      costs: [
+        costRow({
+          mediaSource: "google_ads",
+          campaignId: "g-1",
+          campaignName: "Search",
+          amountUsd: 50,
+          impressions: 20_000,
+          clicks: 1_000,
+        }),
+        // Winter's network says 400 clicks: the service counted 100 of its own.
+        costRow({ clicks: 400, impressions: 8_000 }),
+      ],
+    });
+    expect(
+      answer.groups.map((group) => [group.media_source, group.clicks, group.impressions]),
+    ).toEqual([
+      // Its touches are clicks: the impressions are the network's.
+      ["meta_ads", 100, 8_000],
+      ["google_ads", 1_000, 20_000],
+    ]);
+    // The totals are the groups' sum.
+    expect(answer.totals).toMatchObject({
+      clicks: 1_100,
+      impressions: 28_000,
+      conversion_rate: 0.0182,
+    });
+  });
+
+  it("weigh ROAS against the spend of every cost day that reached day N, with installs or not", () => {
+    const answer = report(
+      [installs(2, 0, { cohort_day: NEXT }), revenue(10, 0, { cohort_day: NEXT, active: 2 })],
+      { costs: [costRow({ day: DAY, amountUsd: 30 }), costRow({ day: NEXT, amountUsd: 10 })] },
+    );
+    expect(answer.totals).toMatchObject({ cost_usd: 40, ecpi_usd: 20, revenue_usd: 10 });
+    expect(answer.totals.roas).toEqual({ d0: 0.25, d7: 0.25, d30: null });
+    // On the 9th the 2nd's spend has reached day 7 and the 3rd's installs have not: no
+    // revenue yet against 30 USD spent, not "no cost".
+    const ninth = cohortReport({
+      from: DAY,
+      to: NEXT,
+      today: "2026-11-09",
+      groupBy: "campaign",
+      filters: {},
+      rows: [installs(2, 0, { cohort_day: NEXT }), revenue(10, 0, { cohort_day: NEXT, active: 2 })],
+      costs: [costRow({ day: DAY, amountUsd: 30 }), costRow({ day: NEXT, amountUsd: 10 })],
+    });
+    expect(ninth.totals.roas).toEqual({ d0: 0.25, d7: 0, d30: null });
+  });
+
+  it("count the unconverted cost rows the filters keep, and only those", () => {
+    const rows = [installs(1, 0, { media_source: "google_ads", ...campaign("g-1", "Search") })];
+    const vnd = (mediaSource: string) =>
+      costRow({ mediaSource, currency: "VND", amount: 1e6, amountUsd: null });
+    const google = report(rows, {
+      filters: { media_source: "google_ads" },
+      costs: [vnd("meta_ads"), vnd("google_ads")],
+    });
+    expect(google.cost_rows_unconverted).toBe(1);
+    expect(
+      report(rows, { costs: [vnd("meta_ads"), vnd("google_ads")] }).cost_rows_unconverted,
+    ).toBe(2);
+    expect(
+      report(rows, { filters: { country: "DE" }, costs: [vnd("meta_ads")] }).cost_rows_unconverted,
+    ).toBe(0);
   });
 });
 

@@ -9,12 +9,16 @@
  *
  * Cost is the cost rows' (`POST /v1/costs`) and what the service knows itself from its touches
  * (src/costs/touch-cost.ts): the installs CPI touches won, CPC clicks and CPM impressions, each
- * on its day (an install's on its install day, a touch's on its touch day). Where a cost row
- * and the service's own cost name the same day, media source and campaign, the cost row wins
- * for that day: it is the network's own figure, which the clicks' prices only estimate, and
- * counting both would count that spend twice. Grouped by anything but the campaign (the rows
- * then name no campaign) the rule holds per day and media source, unless a campaign filter
- * names the campaign.
+ * on its day (an install's on its install day, a touch's on its touch day). A cost row replaces
+ * the service's own cost of what it names (its day, media source and campaign, and its ad set,
+ * ad and country when it has them): it is the network's own figure, which the clicks' prices
+ * only estimate, and counting both would count that spend twice. The rule is applied on those
+ * keys, which the query gives whatever the grouping, and the cost is grouped after: the totals
+ * never depend on the grouping asked. A campaign, ad set or ad is the same on both sides by its
+ * id when both name one, else by its name.
+ *
+ * Clicks and impressions are the service's own touches; for a media source and campaign of
+ * which it has none in the range, what its cost rows report. The totals are the groups' sum.
  */
 import type { CostRow } from "../ports/costs.ts";
 import type { CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
@@ -38,8 +42,27 @@ const textOf = (value: unknown): string | null =>
 
 const PARTS = new Set<string>(["installs", "days", "touches", "active_day", "active_range"]);
 
+/**
+ * What an `installs` or `touches` row's own cost is of, beside its group (./cohort-query.ts):
+ * its campaign, and the ad set, ad and country of the installs and touches that cost something.
+ * Both engines read them through cohortRowOf; a row without them (of no cost, or of another
+ * part) names no campaign, and no cost row replaces its cost.
+ */
+export interface CohortCostKeys {
+  readonly campaign_id: string | null;
+  readonly campaign_name: string | null;
+  readonly cost_adset_id: string | null;
+  readonly cost_adset_name: string | null;
+  readonly cost_ad_id: string | null;
+  readonly cost_ad_name: string | null;
+  readonly cost_country: string | null;
+}
+
+/** A row of the cohorts query as the fold reads it. */
+export type CohortResultRow = CohortRow & Partial<CohortCostKeys>;
+
 /** A result row as an engine reads it (DuckDB's values, Athena's CSV text) as a CohortRow. */
-export const cohortRowOf = (values: Readonly<Record<string, unknown>>): CohortRow => {
+export const cohortRowOf = (values: Readonly<Record<string, unknown>>): CohortResultRow => {
   const part = String(values.part);
   const day = textOf(values.cohort_day);
   if (!PARTS.has(part) || day === null) throw new Error(`cohorts result row of no part: ${part}`);
@@ -56,6 +79,13 @@ export const cohortRowOf = (values: Readonly<Record<string, unknown>>): CohortRo
     clicks: numberOf("clicks", values.clicks),
     impressions: numberOf("impressions", values.impressions),
     cost_usd: numberOf("cost_usd", values.cost_usd ?? 0),
+    campaign_id: textOf(values.campaign_id),
+    campaign_name: textOf(values.campaign_name),
+    cost_adset_id: textOf(values.cost_adset_id),
+    cost_adset_name: textOf(values.cost_adset_name),
+    cost_ad_id: textOf(values.cost_ad_id),
+    cost_ad_name: textOf(values.cost_ad_name),
+    cost_country: textOf(values.cost_country),
   };
 };
 
@@ -110,7 +140,10 @@ export interface CohortReport {
   readonly group_by: CohortGroup;
   readonly filters: CohortFilters;
   readonly active_users: ActiveUsers;
-  /** Cost rows of the window left out of every cost: no rate of their day gave a USD amount. */
+  /**
+   * Cost rows of the window and filters left out of every cost: no rate of their day gave a USD
+   * amount. With a platform filter, those of the other filters (cost rows name no platform).
+   */
   readonly cost_rows_unconverted: number;
   readonly totals: CohortFigures;
   readonly groups: (CohortFigures & {
@@ -126,44 +159,131 @@ export interface CohortReport {
   }[];
 }
 
-/** The cost row's value of the report's group (a platform names no cost row). */
-const COST_GROUP: Record<CohortGroup, (row: CostRow) => string | null | undefined> = {
-  campaign: (row) => row.campaignName ?? row.campaignId,
-  adset: (row) => row.adsetName ?? row.adsetId,
-  ad: (row) => row.adName ?? row.adId,
-  country: (row) => row.country,
-  platform: () => undefined,
+/** A campaign, ad set or ad as one side names it: by id, by name, or both. */
+interface Named {
+  readonly id: string | null | undefined;
+  readonly name: string | null | undefined;
+}
+
+/** Whether two namings are of one thing: by id when both have one, else by name. */
+const sameNamed = (a: Named, b: Named): boolean =>
+  a.id != null && b.id != null ? a.id === b.id : a.name != null && a.name === b.name;
+
+const campaignOfCost = (row: CostRow): Named => ({ id: row.campaignId, name: row.campaignName });
+const campaignOfRow = (row: CohortResultRow): Named => ({
+  id: row.campaign_id,
+  name: row.campaign_name,
+});
+
+/**
+ * Whether a cost row names the installs or touches of a row that cost something (so that its
+ * figure replaces theirs): the same day, media source and campaign, and the same ad set, ad and
+ * country where the cost row names one (a row of every country is every country's).
+ */
+const replaces = (cost: CostRow, row: CohortResultRow): boolean =>
+  cost.day === row.cohort_day &&
+  cost.mediaSource === row.media_source &&
+  sameNamed(campaignOfCost(cost), campaignOfRow(row)) &&
+  ((cost.adsetId === null && cost.adsetName === null) ||
+    sameNamed(
+      { id: cost.adsetId, name: cost.adsetName },
+      { id: row.cost_adset_id, name: row.cost_adset_name },
+    )) &&
+  ((cost.adId === null && cost.adName === null) ||
+    sameNamed(
+      { id: cost.adId, name: cost.adName },
+      { id: row.cost_ad_id, name: row.cost_ad_name },
+    )) &&
+  (cost.country === null || cost.country === row.cost_country);
+
+/**
+ * The campaigns the query's rows name, by media source: a cost row's campaign is told by them
+ * (its id may be the id of a campaign the clicks name by its name).
+ */
+class Campaigns {
+  /** Rows by media source and campaign id; those of no id, by media source and name. */
+  private readonly byId = new Map<string, CohortResultRow[]>();
+  private readonly byName = new Map<string, CohortResultRow[]>();
+
+  constructor(rows: readonly CohortResultRow[]) {
+    for (const row of rows) {
+      if (row.part !== "installs" && row.part !== "touches") continue;
+      if (row.campaign_id != null) listed(this.byId, [row.media_source, row.campaign_id], row);
+      else if (row.campaign_name != null) {
+        listed(this.byName, [row.media_source, row.campaign_name], row);
+      }
+    }
+  }
+
+  /**
+   * The rows of the cost row's media source and campaign: of its id (a cost row always names
+   * one), and, of those that name none, of its name.
+   */
+  of(cost: CostRow): readonly CohortResultRow[] {
+    const ofId = this.byId.get(JSON.stringify([cost.mediaSource, cost.campaignId])) ?? [];
+    if (cost.campaignName === null) return ofId;
+    const ofName = this.byName.get(JSON.stringify([cost.mediaSource, cost.campaignName])) ?? [];
+    return ofName.length === 0 ? ofId : [...ofId, ...ofName];
+  }
+}
+
+/** Adds a value to the list of its key (a JSON array of its parts). */
+const listed = <T>(lists: Map<string, T[]>, key: readonly unknown[], value: T): void => {
+  const id = JSON.stringify(key);
+  const list = lists.get(id);
+  if (list) list.push(value);
+  else lists.set(id, [value]);
 };
 
-/** Whether a cost row is of the installs the filters keep; undefined: it cannot say. */
-const costMatches = (row: CostRow, filters: CohortFilters): boolean | undefined => {
+/**
+ * The cost row's group (a platform names no cost row: undefined). By campaign, the group the
+ * query's rows give that campaign, its name as they carry it, else the cost row's name or id.
+ */
+const costGroupOf = (
+  groupBy: CohortGroup,
+  row: CostRow,
+  campaignRows: readonly CohortResultRow[],
+): string | null | undefined => {
+  switch (groupBy) {
+    case "campaign": {
+      const named = [
+        ...new Set(campaignRows.map((found) => found.group_key).filter((key) => key !== null)),
+      ].sort();
+      const own = row.campaignName ?? row.campaignId;
+      return named.includes(own) ? own : (named[0] ?? own);
+    }
+    case "adset":
+      return row.adsetName ?? row.adsetId;
+    case "ad":
+      return row.adName ?? row.adId;
+    case "country":
+      return row.country;
+    case "platform":
+      return undefined;
+  }
+};
+
+/**
+ * Whether a cost row is of the installs the filters keep; undefined: it cannot say. A campaign
+ * filter names a campaign by its name, else its id, as the query's rows do; the query's rows are
+ * then all of it, so a cost row naming their campaign by its id is of it too.
+ */
+const costMatches = (
+  row: CostRow,
+  filters: CohortFilters,
+  campaignRows: readonly CohortResultRow[],
+): boolean | undefined => {
   if (filters.platform !== undefined) return undefined;
   if (filters.media_source !== undefined && row.mediaSource !== filters.media_source) return false;
-  if (filters.campaign !== undefined && (row.campaignName ?? row.campaignId) !== filters.campaign)
+  if (
+    filters.campaign !== undefined &&
+    (row.campaignName ?? row.campaignId) !== filters.campaign &&
+    campaignRows.length === 0
+  )
     return false;
   if (filters.country !== undefined && row.country !== filters.country) return false;
   return true;
 };
-
-/**
- * What a cost row and the service's own cost are compared by, for the rule that the cost row
- * wins: the day, the media source and the campaign when the rows name it (grouped by campaign),
- * else the day and the media source.
- */
-const costKeys = (groupBy: CohortGroup) => ({
-  ofCostRow: (row: CostRow) =>
-    JSON.stringify(
-      groupBy === "campaign"
-        ? [row.day, row.mediaSource, COST_GROUP.campaign(row) ?? null]
-        : [row.day, row.mediaSource],
-    ),
-  ofRow: (row: CohortRow) =>
-    JSON.stringify(
-      groupBy === "campaign"
-        ? [row.cohort_day, row.media_source, row.group_key]
-        : [row.cohort_day, row.media_source],
-    ),
-});
 
 /** Ratios to a ten-thousandth, money to a millionth (sums of doubles carry binary noise). */
 const ratio = (value: number): number => Math.round(value * 1e4) / 1e4;
@@ -219,11 +339,14 @@ class Tally {
     }
   }
 
-  /** A row without a USD amount (no rate of its day) adds its clicks, not its cost. */
-  addCost(row: CostRow): void {
+  /**
+   * A cost row: its cost (none without a USD amount, no rate of its day), and its clicks and
+   * impressions where the service has no touches of its media source and campaign.
+   */
+  addCost(row: CostRow, reported: { clicks: boolean; impressions: boolean }): void {
     if (row.amountUsd !== null) this.addDayCost(row.day, row.amountUsd);
-    this.reportedClicks += row.clicks ?? 0;
-    this.reportedImpressions += row.impressions ?? 0;
+    if (reported.clicks) this.reportedClicks += row.clicks ?? 0;
+    if (reported.impressions) this.reportedImpressions += row.impressions ?? 0;
   }
 
   /** Cost of a day, USD: a cost row's, or what the service's own installs and touches cost. */
@@ -234,9 +357,9 @@ class Tally {
   figures(today: string, costs: boolean): CohortFigures {
     const totalInstalls = [...this.installs.values()].reduce((sum, n) => sum + n, 0);
     const paidInstalls = [...this.paidInstalls.values()].reduce((sum, n) => sum + n, 0);
-    // The service's own touches where it has them; otherwise what the network's cost rows say.
-    const clicks = this.clicks > 0 ? this.clicks : this.reportedClicks;
-    const impressions = this.impressions > 0 ? this.impressions : this.reportedImpressions;
+    // The service's own touches, and the cost rows' of campaigns it has no touches of.
+    const clicks = this.clicks + this.reportedClicks;
+    const impressions = this.impressions + this.reportedImpressions;
     const totalCost =
       costs && this.cost.size > 0 ? [...this.cost.values()].reduce((sum, n) => sum + n, 0) : null;
     /** The install days that reached day N since install by today. */
@@ -250,11 +373,14 @@ class Tally {
     };
     const revenueTo = (day: string, n: number, of = this.revenue) =>
       (of.get(day) ?? []).slice(0, n + 1).reduce((sum, value) => sum + value, 0);
+    // The spend of every cost day that reached day N, installs that day or none: a day's spend
+    // that won no install still bought the range's revenue.
     const roas = (n: number) => {
       if (totalCost === null) return null;
-      const days = reached(n);
-      const cost = days.reduce((sum, day) => sum + (this.cost.get(day) ?? 0), 0);
-      const revenue = days.reduce((sum, day) => sum + revenueTo(day, n, this.paidRevenue), 0);
+      const cost = [...this.cost]
+        .filter(([day]) => addDays(day, n) <= today)
+        .reduce((sum, [, usd]) => sum + usd, 0);
+      const revenue = reached(n).reduce((sum, day) => sum + revenueTo(day, n, this.paidRevenue), 0);
       return cost === 0 ? null : ratio(revenue / cost);
     };
     const revenue = money(
@@ -287,7 +413,7 @@ export const cohortReport = (input: {
   readonly today: string;
   readonly groupBy: CohortGroup;
   readonly filters: CohortFilters;
-  readonly rows: readonly CohortRow[];
+  readonly rows: readonly CohortResultRow[];
   /** The app's cost rows of the days `from` to `to`. */
   readonly costs: readonly CostRow[];
 }): CohortReport => {
@@ -331,24 +457,40 @@ export const cohortReport = (input: {
   // Cost is known only where the filters can tell which rows are theirs.
   let costs = true;
   let costRowsSeen = 0;
-  const keys = costKeys(groupBy);
-  const networkFigures = new Set<string>();
+  let unconverted = 0;
+  const campaigns = new Campaigns(input.rows);
+  /** The cost rows the filters keep, by day and media source. */
+  const kept = new Map<string, CostRow[]>();
   for (const row of input.costs) {
-    const matches = costMatches(row, filters);
+    const campaignRows = campaigns.of(row);
+    const matches = costMatches(row, filters, campaignRows);
     if (matches === undefined) costs = false;
-    if (matches !== false) costRowsSeen++;
+    if (matches === false) continue;
+    costRowsSeen++;
+    // Counted by the filters it can be told by: a platform's is not known.
+    if (
+      row.amountUsd === null &&
+      costMatches(row, { ...filters, platform: undefined }, campaignRows)
+    )
+      unconverted++;
     if (!matches) continue;
-    // A row no rate converts still wins its day: the network's figure is known, not in USD.
-    networkFigures.add(keys.ofCostRow(row));
-    total.addCost(row);
-    const key = COST_GROUP[groupBy](row);
-    if (key === undefined) continue;
-    groupOf(row.mediaSource, key).addCost(row);
+    // A row no rate converts still replaces: the network's figure is known, not in USD.
+    listed(kept, [row.day, row.mediaSource], row);
+    const touched = campaignRows.filter((found) => found.part === "touches");
+    const reported = {
+      clicks: !touched.some((found) => found.clicks > 0),
+      impressions: !touched.some((found) => found.impressions > 0),
+    };
+    total.addCost(row, reported);
+    const group = costGroupOf(groupBy, row, campaignRows);
+    if (group !== undefined) groupOf(row.mediaSource, group).addCost(row, reported);
   }
-  // The service's own cost, of the days, sources and campaigns no cost row names.
+  // The service's own cost, of what no cost row names.
   for (const row of input.rows) {
-    if (row.part === "active_day" || row.part === "active_range") continue;
-    if (row.cost_usd === 0 || networkFigures.has(keys.ofRow(row))) continue;
+    if (row.part !== "installs" && row.part !== "touches") continue;
+    if (row.cost_usd === 0) continue;
+    const named = kept.get(JSON.stringify([row.cohort_day, row.media_source])) ?? [];
+    if (named.some((cost) => replaces(cost, row))) continue;
     total.addDayCost(row.cohort_day, row.cost_usd);
     groupOf(row.media_source, row.group_key).addDayCost(row.cohort_day, row.cost_usd);
   }
@@ -366,7 +508,7 @@ export const cohortReport = (input: {
           : ratio(daily.reduce((sum, { active }) => sum + active, 0) / daily.length),
       daily,
     },
-    cost_rows_unconverted: input.costs.filter((row) => row.amountUsd === null).length,
+    cost_rows_unconverted: unconverted,
     totals: total.figures(today, costs),
     groups: [...groups.values()]
       .map(({ media_source, group, tally }) => ({

@@ -153,9 +153,12 @@ describe("cohorts on DuckDB", () => {
         n === 5 ? install(id, installTime(n), "FR", "ios") : install(id, installTime(n), "DE"),
       ),
       install(DELETED, installTime(0), "DE"),
-      // i-0: 5 USD on day 0, 3 USD on day 6, 10 USD on day 8; i-6 (organic) 2 USD on day 1.
+      // i-0: 5 USD on day 0, 3 USD on day 6, 1 USD in the last second of day 7, 7 USD in the
+      // first of day 8 and 10 USD later that day; i-6 (organic) 2 USD on day 1.
       purchase("i-0", `${DAY}T20:00:00.000Z`, 5),
       purchase("i-0", "2026-11-08T10:00:00.000Z", 3),
+      purchase("i-0", "2026-11-09T23:59:59.000Z", 1),
+      purchase("i-0", "2026-11-10T00:00:01.000Z", 7),
       purchase("i-0", "2026-11-10T10:00:00.000Z", 10),
       purchase("i-6", "2026-11-03T10:00:00.000Z", 2),
       purchase(DELETED, "2026-11-03T10:00:00.000Z", 100),
@@ -331,25 +334,26 @@ describe("cohorts on DuckDB", () => {
       conversion_rate: 0.3,
       cost_usd: 30,
       ecpi_usd: 5,
-      revenue_usd: 18,
-      arpu_usd: 3,
-      // Day 0: 5 USD; day 7: 5 + 3 (day 6); day 30 not reached.
-      roas: { d0: 0.1667, d7: 0.2667, d30: null },
+      revenue_usd: 26,
+      arpu_usd: 4.333333,
+      // Day 0: 5 USD; day 7: 5 + 3 (day 6) + 1 (day 7's 23:59:59), not day 8's 00:00:01; day 30
+      // not reached.
+      roas: { d0: 0.1667, d7: 0.3, d30: null },
     });
     const organic = answer.groups.find((group) => group.media_source === "organic");
     expect(organic).toMatchObject({ installs: 4, cost_usd: null, revenue_usd: 2, clicks: 0 });
     expect(answer.totals).toMatchObject({
       installs: 10,
-      revenue_usd: 20,
+      revenue_usd: 28,
       cost_usd: 30,
       // Over the six paid installs: the organic ones cost nothing.
       ecpi_usd: 5,
       conversion_rate: 0.3,
       // Only the paid installs' revenue is weighed against the cost.
-      roas: { d0: 0.1667, d7: 0.2667, d30: null },
+      roas: { d0: 0.1667, d7: 0.3, d30: null },
     });
     expect(answer.cohorts[0]?.revenue_per_user.slice(0, 9)).toEqual([
-      0.5, 0.7, 0.7, 0.7, 0.7, 0.7, 1, 1, 2,
+      0.5, 0.7, 0.7, 0.7, 0.7, 0.7, 1, 1.1, 2.8,
     ]);
   });
 
@@ -388,7 +392,7 @@ describe("cohorts on DuckDB", () => {
       .reduce((s, r) => s + r.installs, 0);
     expect(installs).toBe(11);
     const answer = await report();
-    expect(answer.totals.revenue_usd).toBe(20);
+    expect(answer.totals.revenue_usd).toBe(28);
   });
 
   it("counts what the installs CPI clicks won and the CPC clicks cost, each once: eCPI from them", async () => {
@@ -426,6 +430,32 @@ describe("cohorts on DuckDB", () => {
       cost_usd: 30,
       ecpi_usd: 10,
     });
+    // Named by its id alone, the row is the same campaign's, and its group's.
+    const byId = await report({ appId: COSTED, costs: [{ ...cost(30), campaignName: null }] });
+    expect(byId.groups.map((group) => [group.media_source, group.group, group.cost_usd])).toEqual([
+      ["meta_ads", "Winter Sale", 30],
+      ["organic", null, null],
+    ]);
+  });
+
+  it("gives the same cost whatever the grouping: a cost row replaces what its own keys name", async () => {
+    // A row of Germany: the CPI installs (in Germany) are its, the CPC clicks (of no country)
+    // are not, and stay: 30 + 1.
+    const german = { ...cost(30), country: "DE" };
+    for (const groupBy of ["campaign", "adset", "ad", "country", "platform"] as const) {
+      for (const [costs, total, ecpi] of [
+        [[cost(30)], 30, 10],
+        [[german], 31, 10.333333],
+      ] as const) {
+        const answer = await report({ appId: COSTED, groupBy, costs: [...costs] });
+        expect(answer.totals, `${groupBy}, ${total}`).toMatchObject({
+          installs: 4,
+          clicks: 15,
+          cost_usd: total,
+          ecpi_usd: ecpi,
+        });
+      }
+    }
   });
 
   describe("active users", () => {
