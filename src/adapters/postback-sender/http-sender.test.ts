@@ -54,6 +54,12 @@ describe("the postback sender", () => {
           body: Buffer.concat(chunks).toString(),
         });
         if (request.url?.startsWith("/hang")) return;
+        if (request.url?.startsWith("/stall")) {
+          // The status and part of the body, then nothing more.
+          response.writeHead(200, { "content-type": "text/plain" });
+          response.write("accepted");
+          return;
+        }
         if (request.url?.startsWith("/redirect")) {
           response.writeHead(301, { location: "/elsewhere" }).end();
           return;
@@ -122,6 +128,16 @@ describe("the postback sender", () => {
     expect(await sender({ timeoutMs: 200 }).send(get(`http://127.0.0.1:${port}/hang`))).toEqual({
       kind: "timeout",
     });
+  });
+
+  it("answers a status that came in time with the part of its body that came, not a time-out", async () => {
+    const before = seen.length;
+    expect(await sender({ timeoutMs: 1_000 }).send(get(`http://127.0.0.1:${port}/stall`))).toEqual({
+      kind: "answer",
+      status: 200,
+      body: "accepted",
+    });
+    expect(seen.slice(before).map((request) => request.url)).toEqual(["/stall"]);
   });
 
   it("answers a connection error with its code", async () => {

@@ -5,7 +5,8 @@
  * (src/postbacks/url-safety.ts's safeAgentOptions). A literal address in the URL, which no
  * lookup sees, is checked before anything is sent. No redirect is followed (Node's client
  * follows none: a 3xx is the answer), at most 64 KiB of the answer is read, and an attempt
- * with no complete answer within 10 s is a time-out.
+ * with no answer's status within 10 s is a time-out; one whose status came but whose body had
+ * not ended by then is that answer, with the part of its body that came.
  *
  * A kept connection the partner closed as the request went out (its own idle limit) fails
  * with a reset before any answer: the request is made again on a new connection, as browsers
@@ -44,23 +45,28 @@ const MAX_FRESH_TRIES = 3;
 const hasHeader = (headers: Readonly<Record<string, string>>, name: string) =>
   Object.keys(headers).some((key) => key.toLowerCase() === name);
 
-/** The first `max` bytes of an answer's body; the rest is not read. */
-const readBounded = (response: IncomingMessage, max: number): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => resolve(Buffer.concat(chunks).subarray(0, max).toString("utf8"));
+/**
+ * Reads the first `max` bytes of an answer's body, the rest not read: the body once it ended
+ * (or reached its bound), and what has come of it so far, for an answer cut short.
+ */
+const readBounded = (response: IncomingMessage, max: number) => {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const sofar = () => Buffer.concat(chunks).subarray(0, max).toString("utf8");
+  const whole = new Promise<string>((resolve, reject) => {
     response.on("data", (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
       if (size >= max) {
         response.destroy();
-        done();
+        resolve(sofar());
       }
     });
-    response.on("end", done);
+    response.on("end", () => resolve(sofar()));
     response.on("error", reject);
   });
+  return { whole, sofar };
+};
 
 export const createHttpSender = (options: HttpSenderOptions): PostbackSender => {
   const base = options.lookup ?? (dnsLookup as unknown as LookupAll);
@@ -92,17 +98,28 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
         headers,
         agent: https ? agents.https : agents.http,
       });
+      /** The answer's status and what has come of its body, once its head is in. */
+      let answer: { readonly status: number; readonly sofar: () => string } | undefined;
       const timer = setTimeout(() => {
-        finish({ kind: "timeout" });
+        // A status in time is the partner's answer, whether or not its body ended: a 2xx whose
+        // body stalls was received, and trying it again would send it twice.
+        finish(
+          answer
+            ? { kind: "answer", status: answer.status, body: answer.sofar() }
+            : { kind: "timeout" },
+        );
         outgoing.destroy();
       }, timeoutMs);
       let answered = false;
       outgoing.on("response", (response) => {
         answered = true;
-        readBounded(response, REQUEST_LIMITS.maxAnswerReadBytes).then(
-          (body) => finish({ kind: "answer", status: response.statusCode ?? 0, body }),
+        const status = response.statusCode ?? 0;
+        const read = readBounded(response, REQUEST_LIMITS.maxAnswerReadBytes);
+        answer = { status, sofar: read.sofar };
+        read.whole.then(
+          (body) => finish({ kind: "answer", status, body }),
           // The answer's status came; its body was cut off.
-          () => finish({ kind: "answer", status: response.statusCode ?? 0 }),
+          () => finish({ kind: "answer", status, body: read.sofar() }),
         );
       });
       outgoing.on("error", (error: NodeJS.ErrnoException) => {
