@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { CostRow } from "../ports/costs.ts";
 import type { CohortFilters, CohortGroup } from "../ports/reports.ts";
-import { type CohortResultRow, cohortReport } from "./cohorts.ts";
+import { type CohortResultRow, cohortReport, cohortRowOf } from "./cohorts.ts";
 
 const DAY = "2026-11-02";
 const NEXT = "2026-11-03";
@@ -350,5 +350,41 @@ describe("the cohorts' days", () => {
       "9999-12-30",
       "9999-12-31",
     ]);
+  });
+});
+
+describe("a cohorts result row", () => {
+  it("reads the campaign and cost keys as Athena's CSV gives them, an empty field as none", () => {
+    const fields = {
+      part: "touches",
+      cohort_day: "2026-11-02",
+      media_source: "meta_ads",
+      group_key: "DE",
+      day_n: "",
+      installs: "0",
+      active: "0",
+      revenue_usd: "0.0",
+      clicks: "20",
+      impressions: "5",
+      cost_usd: "2.0",
+      campaign_id: "w-1",
+      campaign_name: "",
+      cost_adset_id: "as-1",
+      cost_adset_name: "",
+      cost_ad_id: "",
+      cost_ad_name: "",
+      cost_country: "DE",
+    };
+    expect(cohortRowOf(fields)).toMatchObject({
+      part: "touches",
+      group_key: "DE",
+      clicks: 20,
+      cost_usd: 2,
+      campaign_id: "w-1",
+      campaign_name: null,
+      cost_adset_id: "as-1",
+      cost_ad_id: null,
+      cost_country: "DE",
+    });
   });
 });
