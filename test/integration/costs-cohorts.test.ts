@@ -1,0 +1,148 @@
+/**
+ * Cost rows of POST /v1/costs against the cost clicks carry, in the cohorts report over HTTP: a
+ * row naming its campaign by id alone replaces the cost of the clicks of that id (named on the
+ * link) and is in that campaign's group; the totals' cost and clicks are the same whatever the
+ * grouping; and names or days no report can hold are a 422, never stored or asked of the lake.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CohortGroup } from "../../src/ports/reports.ts";
+import type { CohortReport } from "../../src/reports/cohorts.ts";
+import { clearOfMidnight } from "../support/midnight.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+const APP = "com.example.costrows";
+const PIXEL =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
+/** USD per EUR on every day of the test (the ECB's table gives units per EUR). */
+const USD_PER_EUR = 1.08;
+
+const ratesCsv = () => {
+  const days = Array.from({ length: 10 }, (_, i) =>
+    new Date(Date.now() - i * 86_400_000).toISOString().slice(0, 10),
+  );
+  return `Date,USD,\n${days.map((day) => `${day},${USD_PER_EUR},`).join("\n")}\n`;
+};
+
+describe("cost rows in the cohorts report", () => {
+  let rt: TestRuntime;
+  let serverKey = "";
+  let today = "";
+
+  /** A CPC link of clicknet at 0.10 EUR a tap, tapped `taps` times on the link host. */
+  const tappedLink = async (campaign: { id: string; name: string }, taps: number) => {
+    const response = await rt.post(
+      "/v1/links",
+      {
+        media_source: "clicknet",
+        campaign_id: campaign.id,
+        campaign_name: campaign.name,
+        cost_model: "CPC",
+        cost_value: 0.1,
+        cost_currency: "EUR",
+      },
+      serverKey,
+    );
+    expect(response.status).toBe(201);
+    const { url } = (await response.json()) as { url: string };
+    for (let n = 0; n < taps; n++) {
+      const tap = await fetch(`${rt.linkUrl}${new URL(url).pathname}`, {
+        redirect: "manual",
+        headers: { "user-agent": PIXEL },
+      });
+      expect(tap.status).toBe(302);
+    }
+  };
+
+  const cohorts = async (query: string) =>
+    rt.get(`/v1/reports/cohorts?from=${today}&to=${today}${query}`, serverKey);
+
+  beforeAll(async () => {
+    // Every figure here is of one UTC day: the taps', the cost row's and the report's.
+    await clearOfMidnight(60_000);
+    today = new Date().toISOString().slice(0, 10);
+    rt = await startTestRuntime({ ratesCsv: ratesCsv() });
+    ({ serverKey } = await rt.createApp(APP, "android"));
+    await tappedLink({ id: "t-1", name: "Taps" }, 3);
+    await tappedLink({ id: "o-1", name: "Other" }, 2);
+    const costs = await rt.post(
+      "/v1/costs",
+      {
+        rows: [
+          // Taps by its id alone: 5 EUR, and the 40 clicks the network counted.
+          {
+            day: today,
+            media_source: "clicknet",
+            campaign_id: "t-1",
+            amount: 5,
+            currency: "EUR",
+            clicks: 40,
+          },
+        ],
+      },
+      serverKey,
+    );
+    expect(costs.status).toBe(200);
+    await rt.workers.idle();
+    await rt.flush();
+  }, 150_000);
+
+  afterAll(() => rt?.dispose());
+
+  it("replaces the clicks' cost of the campaign a row names by its id, in that campaign's group", async () => {
+    const response = await cohorts("&group_by=campaign");
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as CohortReport;
+    // Taps: the cost row's 5.40 USD, not its 3 taps' 0.324 on top; Other: its 2 taps' 0.216.
+    expect(answer.groups.map((group) => [group.group, group.clicks, group.cost_usd])).toEqual([
+      ["Taps", 3, 5.4],
+      ["Other", 2, 0.216],
+    ]);
+    // The service's own taps of Taps, not the network's 40.
+    expect(answer.totals).toMatchObject({ clicks: 5, cost_usd: 5.616 });
+  });
+
+  it("gives the same totals whatever the grouping", async () => {
+    for (const groupBy of ["adset", "ad", "country", "platform"] satisfies CohortGroup[]) {
+      const response = await cohorts(`&group_by=${groupBy}`);
+      expect(response.status).toBe(200);
+      const answer = (await response.json()) as CohortReport;
+      expect(answer.totals, groupBy).toMatchObject({ clicks: 5, cost_usd: 5.616 });
+    }
+  });
+
+  it("refuses a name with a control character, and a day after tomorrow, with a 422", async () => {
+    const refused = await rt.post(
+      "/v1/costs",
+      {
+        rows: [
+          {
+            day: today,
+            media_source: "click\u0000net",
+            campaign_id: "t-1",
+            amount: 1,
+            currency: "EUR",
+          },
+        ],
+      },
+      serverKey,
+    );
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toEqual({
+      error: "Unprocessable Entity",
+      detail: "body.rows[0].media_source: must not contain control characters",
+    });
+    const listed = await rt.get(`/v1/costs?from=${today}&to=${today}`, serverKey);
+    expect(((await listed.json()) as { data: unknown[] }).data).toHaveLength(1);
+
+    const nul = await cohorts("&campaign=Taps%00");
+    expect(nul.status).toBe(422);
+    expect(((await nul.json()) as { detail: string }).detail).toBe(
+      "campaign: must not contain control characters",
+    );
+    const far = await rt.get("/v1/reports/cohorts?from=9999-12-01&to=9999-12-31", serverKey);
+    expect(far.status).toBe(422);
+    expect(((await far.json()) as { detail: string }).detail).toMatch(
+      /^from: must not be after tomorrow \(\d{4}-\d{2}-\d{2}, UTC\); to: must not be after tomorrow/,
+    );
+  });
+});
