@@ -170,7 +170,9 @@ describe("the attribution command line", () => {
     expect(rows.every((r) => r.country !== null)).toBe(true);
   });
 
-  it("reports the demo's cohorts as a recount of the export and the sessions table gives them", async () => {
+  it("reports the demo's cohorts as a recount of the export and the sessions table gives them", {
+    timeout: RECOUNT_MS + 70_000,
+  }, async () => {
     // The recount's days reached are of `today`, the service's of its own clock at each answer:
     // both the same day only if no midnight (UTC) falls between them.
     await clearOfMidnight(RECOUNT_MS);
@@ -338,7 +340,7 @@ describe("the attribution command line", () => {
       )
       .reduce((sum, e) => sum + (e.revenue_usd ?? 0), 0);
     expect(report.totals.roas.d0).toBeCloseTo(paidDayZeroRevenue / cost, 4);
-  }, RECOUNT_MS + 70_000);
+  });
 
   it("exports the whole window to one parquet file, page by page, in export order", async () => {
     const { output, count } = await exportAll("parquet");
