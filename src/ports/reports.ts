@@ -113,7 +113,23 @@ export interface CohortQuery extends Excluding {
  * of one media source and group; or, of no group, the installs active on a day of the range
  * (`active_day`, the day in `cohort_day`) or in the whole range (`active_range`), in `active`.
  */
-export interface CohortRow {
+/**
+ * What an `installs` or `touches` row's own cost is of, beside its group
+ * (src/reports/cohort-query.ts): its campaign, and the ad set, ad and country of the installs
+ * and touches that cost something. A row without them (of no cost, or of another part) names no
+ * campaign, and no cost row replaces its cost.
+ */
+export interface CohortCostKeys {
+  readonly campaign_id: string | null;
+  readonly campaign_name: string | null;
+  readonly cost_adset_id: string | null;
+  readonly cost_adset_name: string | null;
+  readonly cost_ad_id: string | null;
+  readonly cost_ad_name: string | null;
+  readonly cost_country: string | null;
+}
+
+export interface CohortRow extends Partial<CohortCostKeys> {
   readonly part: "installs" | "days" | "touches" | "active_day" | "active_range";
   readonly cohort_day: string;
   readonly media_source: string | null;

@@ -42,24 +42,8 @@ const textOf = (value: unknown): string | null =>
 
 const PARTS = new Set<string>(["installs", "days", "touches", "active_day", "active_range"]);
 
-/**
- * What an `installs` or `touches` row's own cost is of, beside its group (./cohort-query.ts):
- * its campaign, and the ad set, ad and country of the installs and touches that cost something.
- * Both engines read them through cohortRowOf; a row without them (of no cost, or of another
- * part) names no campaign, and no cost row replaces its cost.
- */
-export interface CohortCostKeys {
-  readonly campaign_id: string | null;
-  readonly campaign_name: string | null;
-  readonly cost_adset_id: string | null;
-  readonly cost_adset_name: string | null;
-  readonly cost_ad_id: string | null;
-  readonly cost_ad_name: string | null;
-  readonly cost_country: string | null;
-}
-
-/** A row of the cohorts query as the fold reads it. */
-export type CohortResultRow = CohortRow & Partial<CohortCostKeys>;
+/** A row of the cohorts query as the fold reads it, its cost keys included (src/ports/reports.ts). */
+export type CohortResultRow = CohortRow;
 
 /** A result row as an engine reads it (DuckDB's values, Athena's CSV text) as a CohortRow. */
 export const cohortRowOf = (values: Readonly<Record<string, unknown>>): CohortResultRow => {

@@ -27,8 +27,9 @@ final class FileStore: KeyValueStore {
     }
 
     /// False while files written earlier cannot be read: an app woken in the background before
-    /// the first unlock after a reboot. The SDK then sends nothing in that process rather than
-    /// take the install for a new one.
+    /// the first unlock after a reboot. `configure` then waits for the unlock
+    /// (``ProtectedDataAvailability``), events held in memory, rather than take the install for
+    /// a new one.
     var isAvailable: Bool {
         let probe = file("service_id")
         guard FileManager.default.fileExists(atPath: probe.path) else { return true }
