@@ -98,7 +98,11 @@ const deliveryLogIn = ({ db, read, close }: LevelStore): LocalDeliveryLog => {
     turn = done.catch(() => undefined);
     return done;
   };
-  /** Writes a group: each attempt once (the last given), counting those not recorded before. */
+  /**
+   * Writes a group: each attempt once (the last given), its verdict counted; an attempt recorded
+   * before (its worker stopped before it was done) replaces its earlier record, whose verdict is
+   * taken off its day's count as the new one is added.
+   */
   const writeGroup = async (entries: readonly DeliveryLogEntry[]) => {
     const latest = new Map(entries.map((entry) => [replaceKey(entry), entry]));
     const operations: (
@@ -106,34 +110,34 @@ const deliveryLogIn = ({ db, read, close }: LevelStore): LocalDeliveryLog => {
       | { type: "del"; key: string }
     )[] = [];
     const counts = new Map<string, DeliveryCounts>();
+    const count = async (entry: DeliveryLogEntry, change: 1 | -1) => {
+      const key = countKey(entry);
+      const counted = counts.get(key) ??
+        (await read<DeliveryCounts>(key)) ?? {
+          day: dayOf(entry.time),
+          configId: entry.configId,
+          partner: entry.partner,
+          delivered: 0,
+          retry: 0,
+          failed: 0,
+        };
+      if (!counts.has(key) && counted.delivered + counted.retry + counted.failed === 0) {
+        operations.push({ type: "put", key: countExpiry(entry), value: key });
+      }
+      counts.set(key, {
+        ...counted,
+        partner: change > 0 ? entry.partner : counted.partner,
+        [entry.verdict]: Math.max(0, counted[entry.verdict] + change),
+      });
+    };
     for (const [replace, entry] of latest) {
       const before = db.getSync(replace);
-      if (before !== undefined) {
-        // Recorded already: the earlier record goes, and the attempt is not counted again.
-        const earlier = await read<DeliveryLogEntry>(before);
-        if (earlier) {
-          operations.push(...deletionsOf(earlier));
-        }
-      } else {
-        const key = countKey(entry);
-        const count = counts.get(key) ??
-          (await read<DeliveryCounts>(key)) ?? {
-            day: dayOf(entry.time),
-            configId: entry.configId,
-            partner: entry.partner,
-            delivered: 0,
-            retry: 0,
-            failed: 0,
-          };
-        if (!counts.has(key) && count.delivered + count.retry + count.failed === 0) {
-          operations.push({ type: "put", key: countExpiry(entry), value: key });
-        }
-        counts.set(key, {
-          ...count,
-          partner: entry.partner,
-          [entry.verdict]: count[entry.verdict] + 1,
-        });
+      const earlier = before === undefined ? undefined : await read<DeliveryLogEntry>(before);
+      if (earlier) {
+        operations.push(...deletionsOf(earlier));
+        await count(earlier, -1);
       }
+      await count(entry, 1);
       // The record under its key, and each other key leading to it.
       const { record, leading } = keysOf(entry);
       operations.push({ type: "put", key: record, value: JSON.stringify(entry) });

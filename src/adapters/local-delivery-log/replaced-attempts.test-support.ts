@@ -1,0 +1,95 @@
+/**
+ * What both delivery logs (this folder's, and the DynamoDB table's in
+ * ../dynamodb/postbacks.ts) do with an attempt recorded again: its worker stopped after
+ * logging it and before settling it, and the delivery that took the attempt over logged its own
+ * outcome. The record is replaced, and the day's counts hold the new verdict only.
+ */
+import { describe, expect, it } from "vitest";
+import type { DeliveryLog, DeliveryLogEntry } from "../../ports/postbacks.ts";
+
+type Log = Pick<DeliveryLog, "append" | "listByApp" | "counts"> & { close(): Promise<void> };
+
+const entry = (
+  appId: string,
+  overrides: Partial<DeliveryLogEntry> & Pick<DeliveryLogEntry, "time" | "verdict">,
+): DeliveryLogEntry => ({
+  appId,
+  sendId: "snd_replaced",
+  configId: "cfg",
+  target: "partner",
+  partner: "custom",
+  subject: { kind: "install", serviceId: "s1", eventId: null },
+  url: "https://pb.example.com/i",
+  method: "GET",
+  status: null,
+  answer: null,
+  error: null,
+  attempt: 1,
+  retry: false,
+  final: false,
+  ...overrides,
+});
+
+export const describeReplacedAttempts = (name: string, open: () => Promise<Log>) =>
+  describe(`${name}: an attempt recorded again`, () => {
+    it("counts its new verdict in place of the one it replaced, on either day", async () => {
+      const log = await open();
+      try {
+        const app = "com.example.replaced";
+        await log.append(
+          entry(app, {
+            time: "2026-11-24T12:00:10.000Z",
+            verdict: "retry",
+            error: "no answer within 10 s",
+          }),
+        );
+        await log.append(
+          entry(app, {
+            time: "2026-11-24T12:01:00.000Z",
+            verdict: "delivered",
+            status: 200,
+            final: true,
+          }),
+        );
+        // Another attempt, taken over past midnight: counted on its new day only.
+        await log.append(
+          entry(app, { sendId: "snd_late", time: "2026-11-24T23:59:50.000Z", verdict: "retry" }),
+        );
+        await log.append(
+          entry(app, { sendId: "snd_late", time: "2026-11-25T00:00:30.000Z", verdict: "failed" }),
+        );
+        // Recorded again with the verdict it had: counted once.
+        await log.append(
+          entry(app, {
+            sendId: "snd_same",
+            time: "2026-11-25T01:00:00.000Z",
+            verdict: "delivered",
+          }),
+        );
+        await log.append(
+          entry(app, {
+            sendId: "snd_same",
+            time: "2026-11-25T01:00:05.000Z",
+            verdict: "delivered",
+          }),
+        );
+
+        const page = await log.listByApp(app, { limit: 10 });
+        expect(page.entries.map((e) => `${e.sendId} ${e.verdict}`)).toEqual([
+          "snd_same delivered",
+          "snd_late failed",
+          "snd_replaced delivered",
+        ]);
+        const counts = await log.counts(app, new Date("2026-11-24T00:00:00.000Z"));
+        const byDay = Object.fromEntries(
+          counts.map(({ day, delivered, retry, failed }) => [day, { delivered, retry, failed }]),
+        );
+        expect(byDay).toEqual({
+          "2026-11-24": { delivered: 1, retry: 0, failed: 0 },
+          "2026-11-25": { delivered: 1, retry: 0, failed: 1 },
+        });
+      } finally {
+        await log.close();
+      }
+    });
+  });
