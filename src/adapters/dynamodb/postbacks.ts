@@ -79,20 +79,18 @@ const deleteAll = (
     keys.map((Key) => ({ DeleteRequest: { Key } })),
   );
 
-/** Which of `keys` (of the key attribute `name`) have an item, read consistently, 100 at a time. */
-const existingKeys = async (
+/** The log's records of those attempts recorded already, by their key. */
+const recordedEntries = async (
   doc: DynamoDBDocumentClient,
   table: string,
-  name: string,
   keys: readonly string[],
-): Promise<Set<string>> => {
-  const found = new Set<string>();
+): Promise<Map<string, DeliveryLogEntry>> => {
+  const found = new Map<string, DeliveryLogEntry>();
   for (let start = 0; start < keys.length; start += 100) {
     let pending: BatchGetCommandOutput["UnprocessedKeys"] | undefined = {
       [table]: {
-        Keys: keys.slice(start, start + 100).map((key) => ({ [name]: key })),
-        ProjectionExpression: "#key",
-        ExpressionAttributeNames: { "#key": name },
+        Keys: keys.slice(start, start + 100).map((logKey) => ({ logKey })),
+        ProjectionExpression: "logKey, body",
         ConsistentRead: true,
       },
     };
@@ -102,7 +100,9 @@ const existingKeys = async (
       const answer: BatchGetCommandOutput = await doc.send(
         new BatchGetCommand({ RequestItems: pending }),
       );
-      for (const item of answer.Responses?.[table] ?? []) found.add(String(item[name]));
+      for (const item of answer.Responses?.[table] ?? []) {
+        found.set(String(item.logKey), entryOf(item));
+      }
       pending = answer.UnprocessedKeys;
     }
   }
@@ -495,8 +495,27 @@ const countItem = z.object({
   failed: z.number().default(0),
 });
 
-// A page cursor is the last item's keys; the app's id comes from the caller, not the cursor.
-const cursorSchema = z.object({ logKey: z.string(), logSort: z.string() });
+/** A key attribute's bound in DynamoDB (a sort key's; a partition key may be longer). */
+const KEY_MAX_BYTES = 1024;
+
+/**
+ * A page cursor is the last item's keys; the app's id comes from the caller, not the cursor.
+ * Only the keys of an attempt's item pass, as logItemOf makes them: its `logSort` ends with its
+ * `logKey` and sorts below the counts, so it is a place within the page's query (DynamoDB
+ * refuses a start key outside the key condition, or an empty key, with an error of its own).
+ */
+const cursorSchema = z
+  .object({
+    logKey: z.string().min(1).max(KEY_MAX_BYTES),
+    logSort: z.string().min(1).max(KEY_MAX_BYTES),
+  })
+  .refine(
+    ({ logKey, logSort }) =>
+      logSort < COUNT_PREFIX &&
+      logSort.endsWith(`#${logKey}`) &&
+      logSort.isWellFormed() &&
+      Buffer.byteLength(logSort, "utf8") <= KEY_MAX_BYTES,
+  );
 
 const encodeCursor = (key: Record<string, unknown>) =>
   Buffer.from(JSON.stringify({ logKey: key.logKey, logSort: key.logSort })).toString("base64url");
@@ -526,8 +545,10 @@ const logItemOf = (entry: DeliveryLogEntry) => {
 
 /**
  * Records a group of attempts: which are recorded already (their worker stopped before it was
- * done, and the attempt is recorded again) read at once, every record put, and each day's count
- * of the new ones added, one update per app, day and configuration.
+ * done, and the attempt is recorded again) read at once, every record put, and each day's counts
+ * changed, one update per app, day and configuration: a new attempt's verdict added, and a
+ * replaced one's earlier verdict taken off as its new one is added (a time-out recorded, then
+ * the same attempt delivered once taken over, counts as delivered only).
  */
 const recordAttempts = async (
   doc: DynamoDBDocumentClient,
@@ -536,24 +557,30 @@ const recordAttempts = async (
 ): Promise<void> => {
   // One record per attempt: the last given stands, as a later put would replace it.
   const items = new Map(entries.map((entry) => [logItemOf(entry).logKey, entry]));
-  const recorded = await existingKeys(doc, table, "logKey", [...items.keys()]);
+  const recorded = await recordedEntries(doc, table, [...items.keys()]);
   await writeAll(
     doc,
     table,
     [...items.values()].map((entry) => ({ PutRequest: { Item: logItemOf(entry) } })),
   );
   const counts = new Map<string, { entry: DeliveryLogEntry; verdicts: Map<string, number> }>();
-  for (const [logKey, entry] of items) {
-    if (recorded.has(logKey)) continue;
+  const count = (entry: DeliveryLogEntry, change: number) => {
     const key = `${COUNT_PREFIX}${entry.appId}#${dayOf(entry.time)}#${entry.configId}`;
-    const count = counts.get(key) ?? { entry, verdicts: new Map<string, number>() };
-    count.verdicts.set(entry.verdict, (count.verdicts.get(entry.verdict) ?? 0) + 1);
-    counts.set(key, count);
+    const counted = counts.get(key) ?? { entry, verdicts: new Map<string, number>() };
+    counted.verdicts.set(entry.verdict, (counted.verdicts.get(entry.verdict) ?? 0) + change);
+    counts.set(key, counted);
+  };
+  for (const [logKey, entry] of items) {
+    const earlier = recorded.get(logKey);
+    if (earlier) count(earlier, -1);
+    count(entry, 1);
   }
   await Promise.all(
     [...counts].map(([logKey, { entry, verdicts }]) => {
       const day = dayOf(entry.time);
-      const added = [...verdicts.keys()];
+      const added = [...verdicts.keys()].filter((verdict) => verdicts.get(verdict) !== 0);
+      // Recorded again with the verdict it had: nothing to change.
+      if (added.length === 0) return undefined;
       return doc.send(
         new UpdateCommand({
           TableName: table,
