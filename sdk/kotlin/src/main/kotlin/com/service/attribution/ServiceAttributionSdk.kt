@@ -32,7 +32,7 @@ object ServiceAttributionSdk {
         customerUserId: String? = null,
     ) {
         val app = context.applicationContext
-        val platform = AndroidPlatform.create(app)
+        val platform = AndroidPlatform.create(app, logLevel = logLevel)
         core.configure(platform, AndroidPlatform.settings(app), apiKey, logLevel, listener, customerUserId)
     }
 

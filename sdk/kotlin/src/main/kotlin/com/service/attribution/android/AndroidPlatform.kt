@@ -22,6 +22,7 @@ import com.service.attribution.core.InstallReferrerSource
 import com.service.attribution.core.KeyValueStore
 import com.service.attribution.core.LifecycleListener
 import com.service.attribution.core.LogSink
+import com.service.attribution.core.Logger
 import com.service.attribution.core.MainThread
 import com.service.attribution.core.Platform
 import com.service.attribution.core.SdkSettings
@@ -51,15 +52,16 @@ internal object AndroidPlatform {
         context: Context,
         referrerClient: (Context) -> InstallReferrerClient = { InstallReferrerClient.newBuilder(it).build() },
         advertisingIdInfo: (Context) -> AdvertisingIdClient.Info = AdvertisingIdClient::getAdvertisingIdInfo,
+        logLevel: LogLevel = LogLevel.INFO,
     ) =
         Platform(
-            store = PreferencesStore(context.getSharedPreferences(PREFERENCES, Context.MODE_PRIVATE)),
+            store = PreferencesStore(context.getSharedPreferences(PREFERENCES, Context.MODE_PRIVATE), Logger(Logcat, logLevel)),
             device = AndroidDevice(context, advertisingIdInfo),
             installReferrer = PlayInstallReferrer(context, referrerClient),
             mainThread = mainThread,
             log = Logcat,
             tcf = DefaultPreferencesTcf(context),
-            journal = PreferencesStore(context.getSharedPreferences(JOURNAL, Context.MODE_PRIVATE), durable = true),
+            journal = PreferencesStore(context.getSharedPreferences(JOURNAL, Context.MODE_PRIVATE), Logger(Logcat, logLevel), onAnyThread = true),
             lifecycle = ActivityLifecycle(context.applicationContext as? Application),
         )
 
@@ -77,16 +79,30 @@ internal object AndroidPlatform {
     }
 }
 
-/** SharedPreferences; [durable]: each write is on disk when it returns (commit()), else written behind (apply()). */
-internal class PreferencesStore(private val preferences: SharedPreferences, private val durable: Boolean = false) : KeyValueStore {
+/**
+ * SharedPreferences, each write on disk when it returns (commit()): apply() writes behind, and a
+ * process killed within the next ~100 ms loses it (an event moved from the journal to the queue,
+ * the install's id, a stop). The core writes from its worker thread; a write on the main thread
+ * is written behind there, never blocking it, unless [onAnyThread] (the journal, small, written
+ * before sendEvent returns on whatever thread calls it). A commit that fails is a warning.
+ */
+internal class PreferencesStore(
+    private val preferences: SharedPreferences,
+    private val log: Logger,
+    private val onAnyThread: Boolean = false,
+) : KeyValueStore {
     override fun get(key: String): String? = preferences.getString(key, null)
 
-    override fun put(key: String, value: String) = write(preferences.edit().putString(key, value))
+    override fun put(key: String, value: String) = write(key, preferences.edit().putString(key, value))
 
-    override fun remove(key: String) = write(preferences.edit().remove(key))
+    override fun remove(key: String) = write(key, preferences.edit().remove(key))
 
-    private fun write(editor: SharedPreferences.Editor) {
-        if (durable) editor.commit() else editor.apply()
+    private fun write(key: String, editor: SharedPreferences.Editor) {
+        if (!onAnyThread && Looper.myLooper() == Looper.getMainLooper()) {
+            editor.apply()
+        } else if (!editor.commit()) {
+            log.warn("the SDK's storage did not write $key to disk: it may be lost if the app is killed now")
+        }
     }
 }
 

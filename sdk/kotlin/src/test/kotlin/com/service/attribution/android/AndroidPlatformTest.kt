@@ -17,6 +17,8 @@ import com.service.attribution.core.HttpTransport
 import com.service.attribution.core.InstallReferrerDetails
 import com.service.attribution.core.Json
 import com.service.attribution.core.LifecycleListener
+import com.service.attribution.core.LogSink
+import com.service.attribution.core.Logger
 import com.service.attribution.core.Requests
 import com.service.attribution.core.SdkCore
 import com.service.attribution.support.ManualClock
@@ -65,6 +67,64 @@ private class FakeReferrerClient(
                 putString("install_version", "3.2.1")
             },
         )
+}
+
+/** SharedPreferences in memory that records how each edit was written: `commit` or `apply`. */
+private class RecordingPreferences(private val commitSucceeds: Boolean) : android.content.SharedPreferences {
+    val values = java.util.concurrent.ConcurrentHashMap<String, String>()
+    val writes = Collections.synchronizedList(ArrayList<String>())
+
+    override fun getString(key: String, defValue: String?): String? = values[key] ?: defValue
+
+    override fun edit(): android.content.SharedPreferences.Editor =
+        object : android.content.SharedPreferences.Editor {
+            private val changes = ArrayList<() -> Unit>()
+
+            override fun putString(key: String, value: String?) = apply { changes += { if (value == null) values.remove(key) else values[key] = value } }
+
+            override fun remove(key: String) = apply { changes += { values.remove(key) } }
+
+            override fun commit(): Boolean {
+                changes.forEach { it() }
+                writes += "commit"
+                return commitSucceeds
+            }
+
+            override fun apply() {
+                changes.forEach { it() }
+                writes += "apply"
+            }
+
+            override fun putStringSet(key: String, values: MutableSet<String>?) = throw UnsupportedOperationException()
+
+            override fun putInt(key: String, value: Int) = throw UnsupportedOperationException()
+
+            override fun putLong(key: String, value: Long) = throw UnsupportedOperationException()
+
+            override fun putFloat(key: String, value: Float) = throw UnsupportedOperationException()
+
+            override fun putBoolean(key: String, value: Boolean) = throw UnsupportedOperationException()
+
+            override fun clear() = throw UnsupportedOperationException()
+        }
+
+    override fun getAll(): MutableMap<String, *> = HashMap(values)
+
+    override fun getStringSet(key: String, defValues: MutableSet<String>?) = defValues
+
+    override fun getInt(key: String, defValue: Int) = defValue
+
+    override fun getLong(key: String, defValue: Long) = defValue
+
+    override fun getFloat(key: String, defValue: Float) = defValue
+
+    override fun getBoolean(key: String, defValue: Boolean) = defValue
+
+    override fun contains(key: String) = values.containsKey(key)
+
+    override fun registerOnSharedPreferenceChangeListener(listener: android.content.SharedPreferences.OnSharedPreferenceChangeListener) = Unit
+
+    override fun unregisterOnSharedPreferenceChangeListener(listener: android.content.SharedPreferences.OnSharedPreferenceChangeListener) = Unit
 }
 
 /**
@@ -179,6 +239,26 @@ class AndroidPlatformTest {
             mapOf("gdpr_applies" to true, "ad_user_data" to null, "ad_personalization" to null, "tcf_string" to "CQF0-AAQF0-AAAHABBENBJFgAP_gAAAAAAAAAAAAAAAA"),
             com.service.attribution.core.Json.parseObject(preferences(app).getString("consent_sent", null)!!),
         )
+    }
+
+    @Test
+    fun `the store commits each write off the main thread, writes behind on it, and warns when a commit fails`() {
+        val preferences = RecordingPreferences(commitSucceeds = false)
+        val logged = Collections.synchronizedList(ArrayList<Pair<LogLevel, String>>())
+        val store = PreferencesStore(preferences, Logger(LogSink { level, message, _ -> logged.add(level to message) }, LogLevel.DEBUG))
+        val worker = Thread {
+            store.put("service_id", "abc")
+            store.remove("stopped")
+        }
+        worker.start()
+        worker.join()
+        // On disk when each write returns: an event moved to the queue, the install's id, a stop.
+        assertEquals(listOf("commit", "commit"), preferences.writes)
+        assertEquals(2, logged.count { it.first == LogLevel.WARN && "did not write" in it.second })
+        assertEquals("abc", store.get("service_id"))
+        // The main thread never waits for the disk.
+        store.put("consent", "{}")
+        assertEquals("apply", preferences.writes.last())
     }
 
     @Test
