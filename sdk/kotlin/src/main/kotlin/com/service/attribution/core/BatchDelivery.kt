@@ -37,8 +37,11 @@ internal class BatchDelivery(
         /** A request answered: the next one can go. */
         object Sent : Result()
 
-        /** The API key was rejected: the SDK disables itself. */
-        object KeyRejected : Result()
+        /**
+         * The route refused the install's key or address (401, 403, 404): a configuration error,
+         * not a verdict on the items, which stay queued.
+         */
+        class RouteRefused(val code: Int, val cause: Exception) : Result()
 
         /** The backend has not recorded the install: it is reported again, then these items. */
         object InstallMissing : Result()
@@ -64,9 +67,9 @@ internal class BatchDelivery(
             try {
                 post(batch, clock())
             } catch (e: AuthenticationException) {
-                log.error("the API key was rejected: the SDK disables itself", e)
-                return Result.KeyRejected
+                return Result.RouteRefused(e.code, e)
             } catch (e: HttpException) {
+                if (SdkCore.isConfigurationError(e.code)) return Result.RouteRefused(e.code, e)
                 if (!SdkCore.refusedForGood(e.code)) return Result.Retry(e)
                 if (batch.size > 1) {
                     // Refused as a whole: sent in halves until the one refused alone is known.

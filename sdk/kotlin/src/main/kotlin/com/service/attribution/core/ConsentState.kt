@@ -6,7 +6,7 @@ import com.service.attribution.Consent
  * The consent: what the app set with setConsent, kept on the device; the TCF values on the
  * device; the body sent to the backend, and whether it changed since it was last sent.
  * Made by configure (there is no store before): [setBeforeConfigure], what the app set before it,
- * is written to the store first.
+ * wins over what the store holds, and is written there by [persist].
  */
 internal class ConsentState(
     private val store: KeyValueStore,
@@ -18,14 +18,17 @@ internal class ConsentState(
     @Volatile private var consent: Consent?
 
     init {
-        setBeforeConfigure?.let { store.put(KEY_CONSENT, consentJson(it)) }
-        consent = store.get(KEY_CONSENT)?.let(::parseConsent)
+        consent = setBeforeConfigure ?: store.get(KEY_CONSENT)?.let(::parseConsent)
     }
 
-    /** Keeps [consent] on the device. */
+    /** The app's [consent], in effect at once; [persist] keeps it on the device. */
     fun set(consent: Consent) {
         this.consent = consent
-        store.put(KEY_CONSENT, consentJson(consent))
+    }
+
+    /** On the worker: keeps the app's consent on the device (a write the main thread must not wait for). */
+    fun persist() {
+        consent?.let { store.put(KEY_CONSENT, consentJson(it)) }
     }
 
     /** On the worker: the consent to send (the app's, with the TCF values on the device), or null when none is known. */
@@ -44,9 +47,27 @@ internal class ConsentState(
                 0 -> false
                 else -> null
             }
-        val body = Requests.consent(gdprApplies, app?.adUserData, app?.adPersonalization, tcf.tcString?.takeIf { it.isNotEmpty() })
+        val body = Requests.consent(gdprApplies, app?.adUserData, app?.adPersonalization, usableTcString(tcf.tcString))
         return body.takeIf { it.values.any { v -> v != null } }
     }
+
+    /**
+     * The TC string to send, or null: empty is none, and one longer than the backend takes
+     * ([MAX_TCF_STRING_LENGTH]) is left out, since the install or consent update carrying it would be
+     * refused whole (422), costing the install its referrer and advertising id. Warned once a string.
+     */
+    private fun usableTcString(tcString: String?): String? {
+        if (tcString.isNullOrEmpty()) return null
+        if (tcString.length <= MAX_TCF_STRING_LENGTH) return tcString
+        if (warnedTooLong != tcString.length) {
+            warnedTooLong = tcString.length
+            log.warn("the TCF string (IABTCF_TCString) has ${tcString.length} characters, more than the backend takes ($MAX_TCF_STRING_LENGTH): it is not sent")
+        }
+        return null
+    }
+
+    /** The length of the over-long TC string last warned about, so that each is warned once. */
+    @Volatile private var warnedTooLong = -1
 
     /**
      * On the worker: the body for the consent route when the consent changed since last sent
@@ -80,8 +101,10 @@ internal class ConsentState(
             Consent(json["gdpr_applies"] as Boolean?, json["ad_user_data"] as Boolean?, json["ad_personalization"] as Boolean?)
         }.getOrNull()
 
-    private companion object {
-        const val KEY_CONSENT = "consent"
-        const val KEY_CONSENT_SENT = "consent_sent"
+    companion object {
+        /** The longest `tcf_string` the backend takes (spec/openapi.json). */
+        const val MAX_TCF_STRING_LENGTH = 4_096
+        private const val KEY_CONSENT = "consent"
+        private const val KEY_CONSENT_SENT = "consent_sent"
     }
 }

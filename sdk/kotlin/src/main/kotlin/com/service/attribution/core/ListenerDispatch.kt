@@ -70,6 +70,8 @@ internal class ListenerDispatch(private val defaultMainThread: MainThread) {
         pending.forEach { link -> post { listener.onDeepLink(link) } }
     }
 
+    fun hasDeepLinkListener(): Boolean = deepLink != null
+
     fun deliverDeepLink(link: DeepLink) {
         val listener = deepLink
         if (listener == null) {

@@ -11,6 +11,11 @@ internal data class Draft(
     val parameters: Map<String, Any?>,
     val timeMs: Long,
     val customerUserId: String?,
+    /**
+     * Sent before configure with no customer user id set in this process: the id kept from an
+     * earlier launch is not known yet, and is filled in once configure has read it.
+     */
+    val inheritsUserId: Boolean = false,
 )
 
 /**

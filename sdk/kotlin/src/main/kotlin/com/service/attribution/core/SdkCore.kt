@@ -79,7 +79,10 @@ internal class SdkCore(
 
     @Volatile private var openUrl: String? = null
 
-    /** Set once deleteUserData succeeded: no attribution is kept for the install again. */
+    /**
+     * Set once deleteUserData succeeded, kept on the device: the backend takes nothing of the
+     * install again, so nothing more is queued or sent for it, in this process or a later one.
+     */
     @Volatile private var deleted = false
 
     /** stop(): nothing is sent and nothing queued; kept on the device. */
@@ -89,6 +92,7 @@ internal class SdkCore(
     @Volatile private var anonymous = false
 
     // Set before configure, written to the store when it runs (there is no store before).
+    @Volatile private var userIdSetBeforeConfigure = false
     private var stoppedBeforeConfigure: Boolean? = null
     private var anonymousBeforeConfigure: Boolean? = null
     private var consentBeforeConfigure: Consent? = null
@@ -149,6 +153,21 @@ internal class SdkCore(
     /** The same for the consent route (events still go): not tried again until the next start or refreshConfig. */
     private var consentBlocked = false
 
+    /**
+     * The events' route refused the install's key or address (401, 403, 404): no event request
+     * until the next start or refreshConfig; the events stay queued, within the bound.
+     */
+    private var eventsBlocked = false
+
+    /** The same for the sessions' route: the sessions stay queued, the events go on. */
+    private var sessionsBlocked = false
+
+    /** A configuration error was told in this process since the last refreshConfig: it is told once. */
+    private var configurationReported = false
+
+    /** The attribution route refused the key (401, 403): not read again until the next start or refreshConfig. */
+    @Volatile private var attributionRefused = false
+
     /** When a session starts: this process's launch, its lifecycle, stop and start. */
     private val sessions = SessionTracker()
 
@@ -186,33 +205,56 @@ internal class SdkCore(
             sessionDrops = SessionDrops(platform.store, log)
             sessionDelivery = BatchDelivery(sessionQueue, "session", api::sessions, platform.clock, settings.maxEventAgeMs, log, sessionDrops)
             val store = platform.store
-            Fields.customerUserId(customerUserId)?.let { this.customerUserId = it }
-            this.customerUserId?.let { store.put(KEY_CUSTOMER_USER_ID, it) }
-                ?: run { this.customerUserId = store.get(KEY_CUSTOMER_USER_ID) }
-            serviceId = store.get(KEY_SERVICE_ID) ?: UUID.randomUUID().toString().also {
-                store.put(KEY_SERVICE_ID, it)
-                store.put(KEY_FIRST_OPEN, started.toString())
+            // configure's id, else the last setCustomerUserId before it (a clear included), else
+            // the one kept from an earlier launch.
+            val configureUserId = Fields.customerUserId(customerUserId)
+            keptUserId = store.get(KEY_CUSTOMER_USER_ID)
+            when {
+                configureUserId != null -> {
+                    this.customerUserId = configureUserId
+                    persist { store.put(KEY_CUSTOMER_USER_ID, configureUserId) }
+                }
+                userIdSetBeforeConfigure -> {
+                    val id = this.customerUserId
+                    persist { if (id != null) store.put(KEY_CUSTOMER_USER_ID, id) else store.remove(KEY_CUSTOMER_USER_ID) }
+                }
+                else -> this.customerUserId = store.get(KEY_CUSTOMER_USER_ID)
             }
-            stoppedBeforeConfigure?.let { putFlag(KEY_STOPPED, it) }
-            anonymousBeforeConfigure?.let { putFlag(KEY_ANONYMOUS, it) }
+            serviceId = store.get(KEY_SERVICE_ID) ?: UUID.randomUUID().toString().also {
+                persist {
+                    store.put(KEY_SERVICE_ID, it)
+                    store.put(KEY_FIRST_OPEN, started.toString())
+                }
+            }
+            stoppedBeforeConfigure?.let { persist { putFlag(KEY_STOPPED, it) } }
+            anonymousBeforeConfigure?.let { persist { putFlag(KEY_ANONYMOUS, it) } }
             consents = ConsentState(store, platform.tcf, log, consentBeforeConfigure)
-            stopped = store.get(KEY_STOPPED) != null
-            anonymous = store.get(KEY_ANONYMOUS) != null
+            if (consentBeforeConfigure != null) persist { consents.persist() }
+            stopped = stoppedBeforeConfigure ?: (store.get(KEY_STOPPED) != null)
+            anonymous = anonymousBeforeConfigure ?: (store.get(KEY_ANONYMOUS) != null)
+            deleted = store.get(KEY_DELETED) != null
             synchronized(drafts) {
                 // Events handed over in an earlier process and not queued yet come first.
                 val kept = DraftJson.read(platform.journal.get(KEY_DRAFTS))
                 val keptIds = kept.map { it.eventId }.toSet()
-                val merged = kept + drafts.filter { it.eventId !in keptIds }
+                // Events sent before configure under no id of this process take the id known now.
+                userIdKnown = true
+                val merged = kept + drafts.filter { it.eventId !in keptIds }.map(::withInheritedUserId)
                 drafts.clear()
-                // Stopped: what an earlier process handed over goes too, as stop() drops it.
-                if (stopped) listeners.reportDrop(DropReason.STOPPED, merged.size) else drafts.addAll(merged)
+                // Stopped: what an earlier process handed over goes too, as stop() drops it; the
+                // install's data deleted: the backend would ignore it.
+                when {
+                    stopped -> listeners.reportDrop(DropReason.STOPPED, merged.size)
+                    deleted -> listeners.reportDrop(DropReason.DELETED, merged.size)
+                    else -> drafts.addAll(merged)
+                }
                 writeDrafts()
             }
             listeners.keepDropCountIn(store)
             // The process's session: now in the foreground; launched in the background, at its
             // first return to the foreground; none when it starts stopped (start() then makes it).
             // The tracker is the worker's, untouched until configured is set.
-            if (sessions.launch(started, inForeground, on = !stopped)) sessionAtMs = started
+            if (sessions.launch(started, inForeground, on = !stopped && !deleted)) sessionAtMs = started
             configured = true
         }
         platform.lifecycle.watch(
@@ -261,8 +303,12 @@ internal class SdkCore(
             }
         apply(fetched, sessionAtMs)
         log.info("initialized: ${if (fetched.enabled) "enabled" else "switched off by remote configuration"}")
-        // A later start: the attribution kept on the device, told again.
-        if (!disabled) storedAttribution()?.let { announceAttribution(it) }
+        // A later start: the attribution kept on the device, told again, and its deferred deep
+        // link if no listener took it yet.
+        if (!disabled) {
+            storedAttribution()?.let { announceAttribution(it) }
+            offerDeferredDeepLink()
+        }
         if (listener != null) {
             val total = platform.clock() - configureStarted
             val mainThreadMs = configureMainThreadMs
@@ -270,9 +316,9 @@ internal class SdkCore(
         }
     }
 
-    private fun failInit(error: Throwable, listener: InitListener?, disable: Boolean) {
+    private fun failInit(error: Throwable, listener: InitListener?, disable: Boolean, during: String = "initialization") {
         lastInitError = error
-        log.error("initialization: ${error.message}", error)
+        log.error("$during: ${error.message}", error)
         if (disable) disable()
         try {
             listener?.onError(error)
@@ -340,14 +386,12 @@ internal class SdkCore(
             log.info("the SDK is stopped: remote configuration is not fetched")
             return
         }
-        // A refused install (or consent) is tried again from here on, as at the next start.
-        installBlocked = false
-        consentBlocked = false
         val fetched =
             try {
                 api.config()
             } catch (e: AuthenticationException) {
-                disable()
+                // The key rejected on GET /v1/config: switched off, and said as at initialization.
+                failInit(e, initListener, disable = true, during = "remote configuration refresh")
                 throw e
             }
         platform.store.put(KEY_CONFIG, fetched.toJson())
@@ -356,14 +400,32 @@ internal class SdkCore(
 
     suspend fun refreshConfig() {
         check(configured) { "configure has not been called" }
-        withContext(workerDispatcher) { refreshOnWorker() }
+        withContext(workerDispatcher) {
+            unblock()
+            refreshOnWorker()
+        }
     }
 
     fun refreshConfigAsync(): CompletableFuture<Void?> =
         onWorker {
+            unblock()
             refreshOnWorker()
             null
         }
+
+    /**
+     * On the worker, for the app's refreshConfig only (never the periodic refresh): what a
+     * configuration error held back is tried again, as at the next start, and told again if refused.
+     */
+    private fun unblock() {
+        if (stopped) return
+        installBlocked = false
+        consentBlocked = false
+        eventsBlocked = false
+        sessionsBlocked = false
+        configurationReported = false
+        attributionRefused = false
+    }
 
     /** Runs [block] on the worker; the future fails with IllegalStateException before configure. */
     private fun <T> onWorker(block: () -> T): CompletableFuture<T> {
@@ -386,6 +448,13 @@ internal class SdkCore(
         val customerUserId = Fields.customerUserId(value)
         if (customerUserId != value && value != null) log.warn("customer user id must be 1 to 256 characters: cleared")
         this.customerUserId = customerUserId
+        if (!configured) {
+            userIdSetBeforeConfigure = true
+            // Cleared: the events sent before it keep no id from an earlier launch either.
+            if (customerUserId == null) {
+                synchronized(drafts) { drafts.replaceAll { if (it.inheritsUserId) it.copy(inheritsUserId = false) else it } }
+            }
+        }
         if (configured) {
             worker.execute {
                 if (customerUserId == null) {
@@ -398,16 +467,22 @@ internal class SdkCore(
     }
 
     fun sendEvent(event: EventType, name: String?, parameters: Map<String, Any?>?) {
-        if (stopped || (configured && disabled)) {
+        if (stopped || (configured && (disabled || deleted))) {
             require(event != EventType.CUSTOM || !name.isNullOrBlank()) { Drafts.CUSTOM_NAME_RULE }
-            log.debug("the SDK is ${if (stopped) "stopped" else "disabled"}: ${event.name} is not sent")
+            val why = if (stopped) "the SDK is stopped" else if (disabled) "the SDK is disabled" else "the install's data was deleted"
+            log.debug("$why: ${event.name} is not sent")
             return
         }
         val timeMs = if (configured) platform.clock() else System.currentTimeMillis()
         // Anonymous when sent: the event never carries the id, even once anonymous mode is off.
-        val draft = Drafts.create(event, name, parameters, timeMs, if (anonymous) null else customerUserId, log) ?: return
+        // Before configure with no id set in this process, the id kept from an earlier launch
+        // applies; configure reads it and fills it in.
+        val inherits = !configured && !userIdSetBeforeConfigure && !anonymous
+        val made = Drafts.create(event, name, parameters, timeMs, if (anonymous) null else customerUserId, log) ?: return
         var overflow = 0
         synchronized(drafts) {
+            // Configure may have read the kept id since this call began.
+            val draft = if (inherits) withInheritedUserId(made.copy(inheritsUserId = true)) else made
             drafts.add(draft)
             // Bounded like the queue, for an app that sends events and never configures.
             while (drafts.size > MAX_DRAFTS) {
@@ -419,12 +494,26 @@ internal class SdkCore(
         }
         worker.execute {
             if (overflow > 0) listeners.reportDrop(DropReason.QUEUE_FULL, overflow)
-            if (config != null && !disabled && !stopped) {
+            if (config != null && !disabled && !stopped && !deleted) {
                 queueDrafts()
                 flush()
             }
         }
     }
+
+    /** The customer user id an earlier launch kept, read by configure: what events sent before it were sent under. */
+    @Volatile private var keptUserId: String? = null
+
+    /** Set under the drafts lock once configure read [keptUserId]: drafts take it from then on. */
+    private var userIdKnown = false
+
+    /** Under the drafts lock: [draft] with the kept customer user id filled in, if it inherits one and it is known. */
+    private fun withInheritedUserId(draft: Draft): Draft =
+        if (!draft.inheritsUserId || !userIdKnown) {
+            draft
+        } else {
+            draft.copy(customerUserId = if (anonymous) null else keptUserId, inheritsUserId = false)
+        }
 
     /** Under the drafts lock: the journal holds what sendEvent handed over and is not queued. */
     private fun writeDrafts() {
@@ -434,7 +523,7 @@ internal class SdkCore(
 
     /** On the worker, with a configuration: protects each draft's parameters and queues it. */
     private fun queueDrafts() {
-        if (config == null || disabled || stopped) return
+        if (config == null || disabled || stopped || deleted) return
         val taken = synchronized(drafts) { drafts.toList() }
         if (taken.isEmpty()) return
         var overflow = 0
@@ -474,15 +563,15 @@ internal class SdkCore(
      * 100 a request.
      */
     private fun flush() {
-        if (disabled || stopped || installBlocked || retry != null || !initialized) return
+        if (disabled || stopped || deleted || installBlocked || retry != null || !initialized) return
         if (!ensureInstall()) {
             if (!disabled && !installBlocked) scheduleRetry()
             return
         }
         if (!ensureConsent()) return scheduleRetry()
-        if (!sendAll(sessionDelivery)) return
+        if (!sessionsBlocked && !sendAll(sessionDelivery)) return
         // Anonymous when it leaves: no customer user id, whatever the event was sent with.
-        if (!sendAll(delivery) { event -> if (anonymous) event + ("customer_user_id" to null) else event }) return
+        if (!eventsBlocked && !sendAll(delivery) { event -> if (anonymous) event + ("customer_user_id" to null) else event }) return
         retryDelayMs = 0
     }
 
@@ -492,8 +581,15 @@ internal class SdkCore(
             when (val result = delivery.sendNext(prepare)) {
                 BatchDelivery.Result.Empty -> return true
                 BatchDelivery.Result.Sent -> continue
-                BatchDelivery.Result.KeyRejected -> {
-                    disable()
+                is BatchDelivery.Result.RouteRefused -> {
+                    // The key or the address is wrong, not the items: they stay queued.
+                    if (delivery === sessionDelivery) {
+                        sessionsBlocked = true
+                        configurationError(result.code, "the backend refused the sessions (${result.cause.message}): sessions stay queued, events go on")
+                        return true
+                    }
+                    eventsBlocked = true
+                    configurationError(result.code, "the backend refused the events (${result.cause.message}): events stay queued")
                     return false
                 }
                 BatchDelivery.Result.InstallMissing -> {
@@ -512,7 +608,7 @@ internal class SdkCore(
 
     /** On the worker: a session that started at [atMs], queued to be sent; none while stopped or switched off. */
     private fun queueSession(atMs: Long) {
-        if (disabled || stopped) return
+        if (disabled || stopped || deleted) return
         sessionDrops.report(DropReason.QUEUE_FULL, sessionQueue.add(Requests.session(UUID.randomUUID().toString(), serviceId!!, atMs)))
         log.debug("session started at ${Requests.iso(atMs)}")
     }
@@ -586,18 +682,25 @@ internal class SdkCore(
             startPolling()
             true
         } catch (e: AuthenticationException) {
+            installBlocked = true
             configurationError(e.code, "the backend refused the install (${e.message}): check the API key")
             false
         } catch (e: HttpException) {
             when {
-                e.code == 404 -> configurationError(e.code, "the backend refused the install (${e.message}): check the backend address")
+                e.code == 404 -> {
+                    installBlocked = true
+                    configurationError(e.code, "the backend refused the install (${e.message}): check the backend address")
+                }
                 refusedForGood(e.code) && !minimalInstall -> {
                     // The same body would be refused forever, and every event waits on the install.
                     log.warn("install refused by the backend (${e.message}): sent again with its required fields only")
                     minimalInstall = true
                     return ensureInstall()
                 }
-                refusedForGood(e.code) -> configurationError(e.code, "the backend refused the install's required fields (${e.message})")
+                refusedForGood(e.code) -> {
+                    installBlocked = true
+                    configurationError(e.code, "the backend refused the install's required fields (${e.message})")
+                }
                 else -> {
                     log.warn("install not recorded yet: ${e.message}")
                     initialMatch.complete(Unit)
@@ -613,15 +716,19 @@ internal class SdkCore(
     }
 
     /**
-     * The install refused as a configuration error: logged at error level and told to the
-     * error listener once; not tried again until the next start or refreshConfig. Queued events
+     * A route refused the install's key or address (the install, events, sessions, consent; the
+     * caller holds that route back): logged at error level and told to the error listener once
+     * until refreshConfig; not tried again until the next start or refreshConfig. Queued events
      * stay on the device.
      */
     private fun configurationError(code: Int, message: String, consentRoute: Boolean = false) {
-        if (consentRoute) consentBlocked = true else installBlocked = true
+        if (consentRoute) consentBlocked = true
+        initialMatch.complete(Unit)
+        // Once: a wrong key or address refuses every route alike, and is one error to fix.
+        if (configurationReported) return
+        configurationReported = true
         log.error("$message: not tried again until the next start or refreshConfig")
         listeners.tell(ServiceError(ServiceErrorKind.CONFIGURATION, null, code, 1, message))
-        initialMatch.complete(Unit)
     }
 
     /**
@@ -697,11 +804,13 @@ internal class SdkCore(
 
     /** Reads the install's attribution until it resolves; `failed` and errors are tried again. */
     private fun startPolling() {
-        if (polling) return
-        if (platform.store.get(KEY_ATTRIBUTION) != null) {
+        if (polling || attributionRefused) return
+        if (storedAttribution() != null) {
             initialMatch.complete(Unit)
             return
         }
+        // Kept by an earlier version without a settled status (not_configured): asked again.
+        platform.store.remove(KEY_ATTRIBUTION)
         polling = true
         poller.execute { poll(settings.retryDelayMs) }
     }
@@ -716,19 +825,23 @@ internal class SdkCore(
             try {
                 val answer = api.attribution(id, settings.attributionWaitSeconds)
                 val status = answer[MATCH_STATUS]
-                when {
-                    answer.isEmpty() -> 0L // still pending: wait on the backend again
-                    status == "failed" -> {
-                        log.info("attribution failed on the backend: trying again")
-                        initialMatch.complete(Unit)
-                        delayMs
-                    }
-                    else -> {
-                        worker.execute { resolved(answer) }
-                        log.info("attribution resolved: $status")
-                        return
-                    }
+                if (status in SETTLED_STATUSES) {
+                    worker.execute { resolved(answer) }
+                    log.info("attribution resolved: $status")
+                    return
                 }
+                // Pending (an empty map: the backend waited already), failed, not_configured (the
+                // app switched off for now) or not of the contract: asked again later, never at once,
+                // and nothing kept, so a later launch asks too.
+                if (answer.isEmpty()) {
+                    log.debug("attribution pending: asking again in $delayMs ms")
+                } else if (status == null) {
+                    log.warn("attribution: an answer without $MATCH_STATUS: asking again in $delayMs ms")
+                } else {
+                    log.info("attribution not resolved ($status): asking again in $delayMs ms")
+                }
+                initialMatch.complete(Unit)
+                delayMs
             } catch (e: HttpException) {
                 if (e.code == 404) {
                     log.warn("the backend knows no install $id: attribution stops")
@@ -738,7 +851,11 @@ internal class SdkCore(
                 initialMatch.complete(Unit)
                 delayMs
             } catch (e: AuthenticationException) {
-                worker.execute { disable() }
+                // The key is not the attribution route's: the rest of the SDK meets its own answer.
+                log.error("reading the attribution: the API key was rejected (${e.message}): not read again until the next start or refreshConfig")
+                attributionRefused = true
+                polling = false
+                initialMatch.complete(Unit)
                 return
             } catch (e: Exception) {
                 if (e is UnexpectedAnswerException) log.warn("attribution: ${e.message}")
@@ -753,21 +870,34 @@ internal class SdkCore(
         if (!disabled && !deleted && !stopped) {
             platform.store.put(KEY_ATTRIBUTION, Json.write(answer))
             announceAttribution(answer)
-            val path = answer[DEEP_LINK_PATH]
-            if (!path.isNullOrEmpty() && platform.store.get(KEY_DEFERRED_DELIVERED) == null) {
-                platform.store.put(KEY_DEFERRED_DELIVERED, "1")
-                deliverDeepLink(
-                    DeepLink(DeepLinkKind.DEFERRED, null, path, answer.filterKeys { it !in ATTRIBUTION_KEYS }, null),
-                )
-            }
+            offerDeferredDeepLink()
         }
         initialMatch.complete(Unit)
     }
 
+    /**
+     * On the worker: the deferred deep link of the stored attribution, to the deep-link listener,
+     * once per install. Marked delivered only as it is handed to a listener: with none set, it
+     * stays on the device (the attribution holds it) for one set later, in this process or a later one.
+     */
+    private fun offerDeferredDeepLink() {
+        if (disabled || deleted || stopped) return
+        val answer = storedAttribution() ?: return
+        val path = answer[DEEP_LINK_PATH]
+        if (path.isNullOrEmpty() || platform.store.get(KEY_DEFERRED_DELIVERED) != null) return
+        if (!listeners.hasDeepLinkListener()) {
+            log.debug("deferred deep link $path: kept until a deep-link listener is set")
+            return
+        }
+        platform.store.put(KEY_DEFERRED_DELIVERED, "1")
+        deliverDeepLink(DeepLink(DeepLinkKind.DEFERRED, null, path, answer.filterKeys { it !in ATTRIBUTION_KEYS }, null))
+    }
+
+    /** The attribution kept on the device: only a settled one (matched, matched_no_params, organic, skipped). */
     private fun storedAttribution(): Map<String, String>? =
         platform.store.get(KEY_ATTRIBUTION)?.let { text ->
             runCatching { Json.parseObject(text).mapNotNull { (k, v) -> (v as? String)?.let { k to it } }.toMap() }.getOrNull()
-        }
+        }?.takeIf { it[MATCH_STATUS] in SETTLED_STATUSES }
 
     /** On the worker: tells the attribution listener [map], once per listener and map in this process. */
     private fun announceAttribution(map: Map<String, String>) {
@@ -782,7 +912,11 @@ internal class SdkCore(
         }
     }
 
-    fun setDeepLinkListener(listener: DeepLinkListener?) = listeners.setDeepLinkListener(listener)
+    fun setDeepLinkListener(listener: DeepLinkListener?) {
+        listeners.setDeepLinkListener(listener)
+        // A deferred deep link kept for want of a listener: this one gets it.
+        if (listener != null && configured) worker.execute { if (initialized) offerDeferredDeepLink() }
+    }
 
     fun setErrorListener(listener: ErrorListener?) {
         listeners.error = listener
@@ -828,7 +962,7 @@ internal class SdkCore(
                 if (count > 0) listeners.reportDrop(DropReason.STOPPED, count)
                 return
             }
-            putFlag(KEY_STOPPED, true)
+            persist { putFlag(KEY_STOPPED, true) }
         }
         log.info("stopped: nothing is sent until start()")
         // The drafts now, not on the worker: an event sent after a start() that follows at once
@@ -854,7 +988,7 @@ internal class SdkCore(
                 stoppedBeforeConfigure = false
                 return
             }
-            putFlag(KEY_STOPPED, false)
+            persist { putFlag(KEY_STOPPED, false) }
         }
         log.info("started")
         // Started again after a stop: a session, as at a process's start (in the background, at
@@ -883,7 +1017,7 @@ internal class SdkCore(
                 anonymousBeforeConfigure = anonymous
                 return
             }
-            putFlag(KEY_ANONYMOUS, anonymous)
+            persist { putFlag(KEY_ANONYMOUS, anonymous) }
         }
     }
 
@@ -898,11 +1032,23 @@ internal class SdkCore(
             }
             consents.set(consent)
         }
-        worker.execute { flush() }
+        worker.execute {
+            consents.persist()
+            flush()
+        }
     }
 
     fun getDroppedEventCount(): Long = listeners.droppedEventCount()
 
+    /**
+     * Writes to the store on the worker: each write is on disk when it returns (commit() on
+     * Android), which the app's thread, the main one most often, must not wait for. What the
+     * public calls change is in memory at once; the worker runs these in order, before what it
+     * is handed later.
+     */
+    private fun persist(write: () -> Unit) = worker.execute(write)
+
+    /** On the worker. */
     private fun putFlag(key: String, on: Boolean) {
         if (on) platform.store.put(key, "1") else platform.store.remove(key)
     }
@@ -924,13 +1070,13 @@ internal class SdkCore(
     }
 
     suspend fun awaitAttributionParams(rawReferrer: String?): Map<String, String> {
-        if (configured && !disabled && !stopped) initialMatch.await()
+        if (configured && !disabled && !stopped && !deleted) initialMatch.await()
         return getAttributionParams(rawReferrer)
     }
 
     fun awaitAttributionParamsAsync(rawReferrer: String?): CompletableFuture<Map<String, String>> {
         val future = CompletableFuture<Map<String, String>>()
-        if (configured && !disabled && !stopped) {
+        if (configured && !disabled && !stopped && !deleted) {
             initialMatch.invokeOnCompletion { future.complete(getAttributionParams(rawReferrer)) }
         } else {
             future.complete(getAttributionParams(rawReferrer))
@@ -952,9 +1098,14 @@ internal class SdkCore(
     private fun deleteOnWorker() {
         api.deleteInstall(serviceId!!)
         deleted = true
+        platform.store.put(KEY_DELETED, "1")
         platform.store.remove(KEY_ATTRIBUTION)
+        sessions.disable()
+        retry?.cancel(false)
+        retry = null
         dropEverything(DropReason.DELETED)
-        log.info("the install's data is deleted")
+        initialMatch.complete(Unit)
+        log.info("the install's data is deleted: nothing more is sent for it")
     }
 
     /** Remembers the link that opened the app, for the install's `open_url` on its first launch. */
@@ -996,7 +1147,13 @@ internal class SdkCore(
         /** A 4xx but 408 and 429: the same request would be refused again. */
         fun refusedForGood(code: Int): Boolean = code in 400..499 && code != 408 && code != 429
 
+        /** The statuses with which a route refuses the install's key or address, not what a request holds. */
+        fun isConfigurationError(code: Int): Boolean = code == 401 || code == 403 || code == 404
+
         const val MATCH_STATUS = "service_match_status"
+
+        /** The statuses that end the install's matching: kept and told. Any other is asked again. */
+        val SETTLED_STATUSES = setOf("matched", "matched_no_params", "organic", "skipped")
         const val DEEP_LINK_PATH = "deep_link_path"
 
         /** The attribution route's own keys; every other key of the map is a custom parameter of the link. */
@@ -1017,5 +1174,6 @@ internal class SdkCore(
         private const val KEY_ANONYMOUS = "anonymous"
         private const val KEY_DEFERRED_DELIVERED = "deferred_deep_link_delivered"
         private const val KEY_DRAFTS = "pending_events"
+        private const val KEY_DELETED = "deleted"
     }
 }

@@ -140,7 +140,7 @@ class DeepLinkListenerTest {
     }
 
     @Test
-    fun `the deferred deep link found while no listener is set waits for one, in that process only`() {
+    fun `the deferred deep link found while no listener is set waits for one, and is delivered once`() {
         device.backend.attribution = {
             HttpResponse(200, """{"service_match_status":"matched","media_source":"x","deep_link_path":"/levels/7","promo":"W"}""")
         }
@@ -149,6 +149,7 @@ class DeepLinkListenerTest {
         device.configure(core)
         assertTrue(device.deepLinks.isEmpty())
         core.setDeepLinkListener { device.deepLinks.add(it) }
+        device.scheduler.runDue()
         assertEquals(listOf("/levels/7"), device.deepLinks.map { it.path })
         assertEquals(DeepLinkKind.DEFERRED, device.deepLinks.single().kind)
         device.configure(device.launch())

@@ -18,6 +18,9 @@ class ConsentAndQueueTest {
     @After
     fun close() = device.close()
 
+    /** The longest TC string the backend takes (spec/openapi.json, `tcf_string`). */
+    private val MAX_TCF = 4_096
+
     private fun consentBodies(): List<Map<String, Any?>> =
         device.backend.requests("POST", "/v1/installs/").filter { it.url.endsWith("/consent") }.map { Json.parseObject(it.body!!) }
 
@@ -38,6 +41,42 @@ class ConsentAndQueueTest {
         assertEquals(Requests.iso(device.clock.now), update["sent_at"])
         assertEquals("CQ-second", (update["consent"] as Map<*, *>)["tcf_string"])
         device.assertNoFailures()
+    }
+
+    @Test
+    fun `a TCF string longer than the backend takes is left out, with a warning, and the install keeps the rest`() {
+        device.tcf = TcfValues("C".repeat(MAX_TCF + 1), 1)
+        device.configure(device.launch())
+        val install = Json.parseObject(device.backend.requests("POST", "/v1/installs").single().body!!)
+        assertEquals(mapOf("gdpr_applies" to true, "ad_user_data" to null, "ad_personalization" to null, "tcf_string" to null), install["consent"])
+        assertEquals("38400000-8cf0-11bd-b23e-10b96e40000d", install["maid"])
+        assertEquals(1, device.logged(com.service.attribution.LogLevel.WARN).count { "IABTCF_TCString" in it })
+        // One of exactly the limit goes, through the consent route.
+        device.tcf = TcfValues("C".repeat(MAX_TCF), 1)
+        device.configure(device.launch())
+        assertEquals(MAX_TCF, ((consentBodies().single()["consent"] as Map<*, *>)["tcf_string"] as String).length)
+    }
+
+    @Test
+    fun `events sent before configure carry the customer user id an earlier launch kept, unless it was cleared since`() {
+        device.configure(device.launch()).setCustomerUserId("user-8812")
+        device.scheduler.runDue()
+        val next = device.launch()
+        next.sendEvent(EventType.LOGIN, null, null)
+        device.configure(next)
+        next.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.runDue()
+        assertEquals(listOf("user-8812", "user-8812"), device.backend.delivered.map { it["customer_user_id"] })
+        // Cleared before configure: the events sent before the clear keep no id, nor those after.
+        val third = device.launch()
+        third.sendEvent(EventType.LOGIN, null, null)
+        third.setCustomerUserId(null)
+        third.sendEvent(EventType.SHARE, null, null)
+        device.configure(third)
+        third.sendEvent(EventType.LEVEL_START, null, null)
+        device.scheduler.runDue()
+        assertEquals(listOf(null, null, null), device.backend.delivered.drop(2).map { it["customer_user_id"] })
+        assertNull(third.let { device.store.get("customer_user_id") })
     }
 
     @Test

@@ -155,6 +155,49 @@ class SdkCoreTest {
     }
 
     @Test
+    fun `the calls an app makes leave every write of the store to the worker thread`() {
+        val backend = Backend()
+        val writers = Collections.synchronizedSet(LinkedHashSet<String>())
+        val store =
+            object : KeyValueStore {
+                val values = java.util.concurrent.ConcurrentHashMap<String, String>()
+
+                override fun get(key: String) = values[key]
+
+                override fun put(key: String, value: String) {
+                    writers += Thread.currentThread().name
+                    values[key] = value
+                }
+
+                override fun remove(key: String) {
+                    writers += Thread.currentThread().name
+                    values.remove(key)
+                }
+            }
+        val core = core()
+        core.setConsent(com.service.attribution.Consent(gdprApplies = true))
+        core.setAnonymous(true)
+        core.stop()
+        core.start()
+        val platform = Platform(store, FakeDevice(), { null }, RecordingMainThread(), com.service.attribution.support.RecordingLog(), backend.transport, journal = MemoryStore())
+        core.configure(platform, SdkSettings("https://backend.test"), "k", LogLevel.DEBUG, null, "user-1")
+        core.stop()
+        core.start()
+        core.setAnonymous(false)
+        core.setConsent(com.service.attribution.Consent(gdprApplies = true, adUserData = true))
+        core.setCustomerUserId("user-2")
+        core.sendEvent(EventType.LOGIN, null, null)
+        assertTrue(eventually { backend.events().size == 1 })
+        core.drain()
+        assertEquals(setOf("ServiceSdk"), writers.toSet())
+        // Written all the same: the next launch reads them.
+        assertEquals("user-2", store.get("customer_user_id"))
+        assertEquals(null, store.get("stopped"))
+        assertTrue(store.get("service_id") != null)
+        assertTrue(store.get("consent")!!.contains("\"ad_user_data\":true"))
+    }
+
+    @Test
     fun `a rejected key disables the SDK and reports AuthenticationException with its code`() {
         val backend = Backend()
         backend.config = { HttpResponse(401, """{"error":"Unauthorized","detail":"A valid API key is required."}""") }

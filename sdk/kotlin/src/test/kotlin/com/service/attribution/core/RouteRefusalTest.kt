@@ -1,0 +1,141 @@
+package com.service.attribution.core
+
+import com.service.attribution.AuthenticationException
+import com.service.attribution.EventType
+import com.service.attribution.InitListener
+import com.service.attribution.LogLevel
+import com.service.attribution.ServiceErrorKind
+import com.service.attribution.support.ScriptedBackend
+import com.service.attribution.support.ScriptedDevice
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
+import org.junit.Assert.assertTrue
+import org.junit.Test
+import java.util.Collections
+
+/**
+ * A route refusing the install's key or address (401, 403, 404) is a configuration error
+ * (delivery.json `errorKinds.configuration`): said once, nothing more on that route until the
+ * next start or refreshConfig, nothing dropped. Only the key rejected on GET /v1/config switches
+ * the SDK off, and that is told through InitListener.onError.
+ */
+class RouteRefusalTest {
+    private val device = ScriptedDevice()
+
+    @After
+    fun close() = device.close()
+
+    private fun eventRequests() = device.backend.requests("POST", "/v1/events").size
+
+    private fun configurationErrors() = device.errors.filter { it.kind == ServiceErrorKind.CONFIGURATION }.map { it.code }
+
+    private fun refuseEventsWith(code: Int) {
+        device.backend.events = { HttpResponse(code, """{"error":"x","detail":"refused"}""") }
+    }
+
+    @Test
+    fun `events refused with 401 or 403 stay queued, are said once and are not sent again until refreshConfig`() {
+        for (code in listOf(401, 403)) {
+            val device = ScriptedDevice()
+            try {
+                device.backend.events = { HttpResponse(code, """{"error":"x","detail":"key"}""") }
+                val core = device.configure(device.launch())
+                repeat(3) { core.sendEvent(EventType.LOGIN, null, null) }
+                device.scheduler.advance(10 * 60_000)
+                val sent = device.backend.requests("POST", "/v1/events").size
+                assertEquals("HTTP $code", 1, sent)
+                // Not switched off: nothing dropped, later events still taken and kept.
+                assertFalse(core.isSdkDisabled())
+                core.sendEvent(EventType.SHARE, null, null)
+                device.scheduler.advance(10 * 60_000)
+                assertEquals(1, device.backend.requests("POST", "/v1/events").size)
+                assertEquals(4, core.queuedCount())
+                assertEquals(0L, core.getDroppedEventCount())
+                assertEquals(listOf(ServiceErrorKind.CONFIGURATION to code), device.errors.map { it.kind to it.code })
+                assertEquals(1, device.logged(LogLevel.ERROR).size)
+                // The app's refreshConfig tries the route again: accepted now, all four go.
+                device.backend.events = { ScriptedBackend.accepted(it.size) }
+                core.refreshConfigAsync()
+                device.scheduler.runDue()
+                assertEquals(listOf("LOGIN", "LOGIN", "LOGIN", "SHARE"), device.backend.delivered.map { it["event_type"] })
+                assertEquals(0, core.queuedCount())
+                device.assertNoFailures()
+            } finally {
+                device.close()
+            }
+        }
+    }
+
+    @Test
+    fun `events refused with 404 are a configuration error, not halved until each is dropped as refused`() {
+        refuseEventsWith(404)
+        val core = device.configure(device.launch())
+        repeat(8) { core.sendEvent(EventType.LOGIN, null, null) }
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(1, eventRequests())
+        assertEquals(8, core.queuedCount())
+        assertEquals(0L, core.getDroppedEventCount())
+        assertEquals(listOf(404), configurationErrors())
+        assertTrue(device.errors.none { it.kind == ServiceErrorKind.EVENTS_DROPPED })
+        // The next launch sends them again.
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        device.configure(device.launch())
+        assertEquals(8, device.backend.delivered.size)
+    }
+
+    @Test
+    fun `sessions refused with 404 stay queued, said once, and the events go on`() {
+        device.backend.sessions = { HttpResponse(404, """{"error":"Not Found","detail":"no route"}""") }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(1, device.backend.requests("POST", "/v1/sessions").size)
+        assertEquals(1, core.queuedSessionCount())
+        assertEquals(0L, core.droppedSessionCount())
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(listOf(404), configurationErrors())
+    }
+
+    @Test
+    fun `the periodic refresh does not retry a refused install, only the app's refreshConfig does`() {
+        device.backend.installs = { HttpResponse(403, """{"error":"Forbidden","detail":"key"}""") }
+        val core = device.configure(device.launch())
+        assertEquals(1, device.backend.requests("POST", "/v1/installs").size)
+        // Three refresh intervals (3600 s): the configuration is fetched again, the install is not.
+        device.scheduler.advance(3 * 3_600_000L + 1_000)
+        assertEquals(4, device.backend.requests("GET", "/v1/config").size)
+        assertEquals(1, device.backend.requests("POST", "/v1/installs").size)
+        assertEquals(listOf(403), configurationErrors())
+        core.refreshConfigAsync()
+        device.scheduler.runDue()
+        assertEquals(2, device.backend.requests("POST", "/v1/installs").size)
+        assertEquals(listOf(403, 403), configurationErrors())
+    }
+
+    @Test
+    fun `a key rejected by the periodic refresh disables the SDK through onError and getLastInitError`() {
+        val errors = Collections.synchronizedList(ArrayList<Throwable>())
+        val core = device.launch()
+        core.configure(device.platform, SdkSettings("https://backend.test"), "sdk_key", LogLevel.DEBUG, InitListener { errors.add(it) }, null)
+        device.scheduler.runDue()
+        assertTrue(errors.isEmpty())
+        device.backend.config = { HttpResponse(401, """{"error":"Unauthorized","detail":"revoked"}""") }
+        device.scheduler.advance(3_600_000L)
+        assertTrue(core.isSdkDisabled())
+        assertEquals(listOf(401), errors.map { (it as AuthenticationException).code })
+        assertEquals(401, (core.getLastInitError() as AuthenticationException).code)
+    }
+
+    @Test
+    fun `a key rejected on the attribution route stops reading it, and switches nothing off`() {
+        device.backend.attribution = { HttpResponse(401, """{"error":"Unauthorized","detail":"scope"}""") }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.advance(10 * 60_000)
+        assertFalse(core.isSdkDisabled())
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(1, device.backend.requests("GET", "/v1/installs/").size)
+        assertEquals(0L, core.getDroppedEventCount())
+    }
+}
