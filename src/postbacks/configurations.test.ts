@@ -15,6 +15,7 @@ import type {
   StoredWebhookConfig,
 } from "../ports/postbacks.ts";
 import { createPostbackConfigurations } from "./configurations.ts";
+import { PARTNERS } from "./partners.ts";
 import { openPartnerConfig } from "./secrets.ts";
 import { partnerAnswer } from "./wire.ts";
 
@@ -120,6 +121,36 @@ describe("partner configurations", () => {
     expect(sent[0]?.url).toBe("https://partner.example/i?c=");
     expect(sent[0]?.headers["X-Key"]).toBe("");
     expect(result).toMatchObject({ response: { status: 200 } });
+  });
+
+  it("sends a test postback of every catalog partner, install and event, on both platforms", async () => {
+    const { configurations, sent } = setup();
+    for (const partner of PARTNERS) {
+      const values = Object.fromEntries(
+        partner.values.map((value) => [
+          value.name,
+          value.kind === "url" ? "https://hooks.example.com/pb" : `${value.name}-1`,
+        ]),
+      );
+      const eventName = partner.eventNames?.[0] ?? "purchase";
+      await configurations.savePartner({
+        id: partner.id,
+        appId: APP,
+        partner: partner.id,
+        values,
+        mediaSources: ["network"],
+        events: partner.event ? { service_purchase: { name: eventName, revenue: true } } : {},
+      });
+      const kinds = partner.event ? (["install", "event"] as const) : (["install"] as const);
+      for (const kind of partner.install ? kinds : kinds.filter((k) => k === "event")) {
+        for (const platform of ["android", "ios"] as const) {
+          const before = sent.length;
+          const result = await configurations.test(APP, "partner", partner.id, { kind, platform });
+          expect(sent.length, `${partner.id} ${kind} ${platform}`).toBe(before + 1);
+          expect(result.response.status).toBe(200);
+        }
+      }
+    }
   });
 
   it("refuses at save an endpoint the sender would refuse, with what is wrong", async () => {

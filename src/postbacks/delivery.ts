@@ -135,6 +135,11 @@ export const partnerRequestOf = (input: {
   readonly event: PostbackEvent | null;
   readonly won: boolean;
   readonly attempt: number;
+  /**
+   * Whether the macros the partner requires (a device id it matches on) must be filled: a real
+   * send is not made without them; a test's sample install has no real id to give.
+   */
+  readonly enforceRequires?: boolean;
 }): BuiltRequest => {
   const partner = partnerTemplateOf(input.config);
   const kind = input.facts.subject.kind;
@@ -152,7 +157,7 @@ export const partnerRequestOf = (input: {
       values: input.config.values,
       shareDeviceDataWithoutConsent: input.facts.settings.shareDeviceDataWithoutConsent,
     },
-    partner.requires,
+    input.enforceRequires === false ? [] : partner.requires,
   );
 };
 

@@ -5,7 +5,8 @@
  * The request is built the way a real send's is (./delivery.ts), from a sample install made
  * for it: won by the configuration's first media source, consent given, the sample's ids all
  * zero (the value networks read as "no id"), so a partner that counts conversions counts none
- * of it by mistake. Its send id says it is a test. It goes once, through the same safe sender,
+ * of it by mistake; a partner that requires a device id gets the request all the same, the id
+ * empty, as the test's point is its answer. Its send id says it is a test. It goes once, through the same safe sender,
  * and is not put in the outbox or the delivery log.
  */
 import type { Os } from "../domain/install-facts.ts";
@@ -197,6 +198,9 @@ export const partnerTestRequest = (
         : null,
     won: true,
     attempt: 1,
+    // The sample's ids are all zero, which is no id: a partner that matches on one (Google
+    // Ads) still gets the test's request, its id empty, and the owner sees what it answers.
+    enforceRequires: false,
   });
   return built.ok ? { ok: true, request: built.request } : built;
 };
