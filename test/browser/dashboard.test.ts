@@ -1193,7 +1193,7 @@ describe("the dashboard in a browser", () => {
     // Its definition says where cost comes from, which source wins, and when it is not known.
     await costCard.getByRole("button", { name: "What Cost means", exact: true }).click();
     expect(await page.locator("#cohort-cost-definition").innerText()).toMatch(
-      /^What the range's days cost.*Cost rows: .*POST \/v1\/costs.*CPI, the price of each install .* on the install's day; CPC, the price of each click, and CPM, a thousandth of the price of each impression.*the cost rows win for that day.*With a platform filter, — whenever the range has any cost row/,
+      /^What the range's days cost.*Cost rows: .*POST \/v1\/costs.*CPI, the price of each install .* on the install's day; CPC, the price of each click, and CPM, a thousandth of the price of each impression.*A cost row replaces the carried cost of what it names.*With a platform filter, — whenever the range has any cost row/,
     );
 
     // Group by changes the table: every platform's row, the filters cleared.
