@@ -59,6 +59,12 @@ export interface PostbackTriggers {
     readonly attribution: ResolvedAttribution;
     /** The address the install was reported from, when it is still known. */
     readonly ip: string | null;
+    /**
+     * The user agent of the install's request, when it is still known: `{user_agent}` of the
+     * install's postbacks. Kept in the send's subject, as the address is, since the install
+     * does not keep it.
+     */
+    readonly userAgent?: string | null;
   }): Promise<number>;
   /**
    * Events were accepted (stored): their postbacks and webhooks. `attributionOf` reads an
@@ -141,9 +147,14 @@ export const createPostbackTriggers = (deps: PostbackTriggerDeps): PostbackTrigg
   };
 
   return {
-    async installResolved({ appId, serviceId, attribution, ip }) {
+    async installResolved({ appId, serviceId, attribution, ip, userAgent }) {
       const { partners, webhooks } = await deps.configs.listByApp(appId);
-      const subject: OutboxSubject = { kind: "install", serviceId, ip, userAgent: null };
+      const subject: OutboxSubject = {
+        kind: "install",
+        serviceId,
+        ip,
+        userAgent: userAgent ?? null,
+      };
       const rows = [
         ...partners
           .filter((config) => installDecision(decisionConfigOf(config), attribution).send)
