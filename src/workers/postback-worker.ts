@@ -114,13 +114,13 @@ const SKIPPED: Readonly<Record<SkipReason, string>> = {
 };
 
 /**
- * The destination's key among the places for requests: configurations of many apps may send to
- * one network, which being slow must not hold more of the worker's slots than one configuration
- * may.
+ * The destination's key among the places for requests, its host and port: configurations of
+ * many apps may send to one network, which being slow must not hold more of the worker's slots
+ * than one configuration may.
  */
 const destinationKeys = (url: string): string[] => {
   try {
-    const host = new URL(url).hostname.toLowerCase();
+    const host = new URL(url).host.toLowerCase();
     return host === "" ? [] : [`host#${host}`];
   } catch {
     return [];
