@@ -437,6 +437,7 @@ export const generateWorld = (options: {
       deviceReferrerClickAt: null,
       deviceInstallBeganAt: null,
       ip,
+      userAgent: null,
       platformAdsToken: null,
     };
   };

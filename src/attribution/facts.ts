@@ -27,6 +27,7 @@ export const installFacts = (
   install: Install,
   request: {
     readonly ip: string | null;
+    readonly userAgent?: string | null;
     readonly platformAdsToken?: string | null;
     readonly receivedAt: Date;
     /** The device's clock when it sent the request (`sent_at`), if it said. */
@@ -51,6 +52,7 @@ export const installFacts = (
   deviceReferrerClickAt: secondsToIso(install.installReferrer?.clickTimestamp),
   deviceInstallBeganAt: secondsToIso(install.installReferrer?.installBeginTimestamp),
   ip: normalizeIp(request.ip),
+  userAgent: request.userAgent ?? null,
   platformAdsToken: request.platformAdsToken ?? null,
 });
 

@@ -54,6 +54,7 @@ const facts = (overrides: Partial<InstallFacts> = {}): InstallFacts => ({
   deviceReferrerClickAt: null,
   deviceInstallBeganAt: null,
   ip: null,
+  userAgent: null,
   platformAdsToken: null,
   ...overrides,
 });

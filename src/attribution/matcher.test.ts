@@ -87,6 +87,7 @@ const install = (overrides: Partial<InstallFacts> = {}): InstallFacts => ({
   deviceReferrerClickAt: null,
   deviceInstallBeganAt: null,
   ip: "81.2.69.142",
+  userAgent: null,
   platformAdsToken: null,
   ...overrides,
 });

@@ -42,6 +42,11 @@ export interface InstallFacts {
   readonly deviceInstallBeganAt: string | null;
   /** The address the install was reported from. */
   readonly ip: string | null;
+  /**
+   * The user agent of the install's request: matching never reads it, but the install's
+   * postbacks send it (`{user_agent}`), and the install does not keep it.
+   */
+  readonly userAgent: string | null;
   /** Apple's AdServices token (iOS 14.3 and later), valid for 24 hours. */
   readonly platformAdsToken: string | null;
 }

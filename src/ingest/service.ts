@@ -150,6 +150,7 @@ export const createIngestion = (deps: IngestionDeps) => {
         serviceId: stored.serviceId,
         facts: installFacts(stored, {
           ip: caller.sourceIp,
+          userAgent: caller.headers["user-agent"] ?? null,
           platformAdsToken: parsed.value.platform_ads_token,
           receivedAt,
           sentAt: parsed.value.sent_at,

@@ -60,7 +60,7 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
   const deliver = async (
     job: AttributionJob,
     result: AttributionResult,
-    known?: { app: App; install: Install; ip: string | null },
+    known?: { app: App; install: Install; ip: string | null; userAgent: string | null },
   ) => {
     const [app, install] = known
       ? [known.app, known.install]
@@ -78,6 +78,7 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       serviceId: job.serviceId,
       attribution: resolvedOf(result),
       ip: known?.ip ?? null,
+      userAgent: known?.userAgent ?? null,
     });
     await deps.attributions.markDelivered(job.appId, job.serviceId);
   };
@@ -112,7 +113,12 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       result = resultOf(match, installTypeOf(install, sameIdfv), now(), settings);
     }
     if (await deps.attributions.resolve(job.appId, job.serviceId, result)) {
-      await deliver(job, result, { app, install, ip: record.facts.ip });
+      await deliver(job, result, {
+        app,
+        install,
+        ip: record.facts.ip,
+        userAgent: record.facts.userAgent,
+      });
       return;
     }
     // Another run resolved it first: its result stands, and is the one written to the lake.

@@ -52,6 +52,8 @@ const documentedVerifier = async (): Promise<
 };
 
 const androidInstall = androidInstallRequest;
+/** What an app's requests to the service say they are. */
+const SDK_AGENT = "Dalvik/2.1.0 (Linux; U; Android 14; Pixel 8 Build/AP2A.240905.003)";
 
 /** The mock network's answers: a path under /status/<code> answers that code. */
 const answerByPath = (request: { path: string }) => {
@@ -73,7 +75,10 @@ describe("postbacks and webhooks over HTTP", () => {
   const nextAddress = () => `198.51.100.${++address}`;
 
   const install = async (body: unknown, ip = nextAddress()) => {
-    const response = await rt.post("/v1/installs", body, keys.sdkKey, { "x-forwarded-for": ip });
+    const response = await rt.post("/v1/installs", body, keys.sdkKey, {
+      "x-forwarded-for": ip,
+      "user-agent": SDK_AGENT,
+    });
     expect(response.status).toBe(202);
   };
 
@@ -147,7 +152,7 @@ describe("postbacks and webhooks over HTTP", () => {
       template: {
         method: "GET",
         install: {
-          url: `${m}/a/install?click={click.click_id}&gaid={advertising_id}&sid={service_id}&attributed={attributed}`,
+          url: `${m}/a/install?click={click.click_id}&gaid={advertising_id}&sid={service_id}&attributed={attributed}&ua={user_agent}`,
         },
         event: {
           url: `${m}/a/event?name={event_name}&revenue={revenue}&currency={currency}&sid={service_id}&eid={event_id}`,
@@ -221,6 +226,8 @@ describe("postbacks and webhooks over HTTP", () => {
     expect(sent?.target).toContain("?click=a%20b&");
     expect(sent?.query.get("gaid")).toBe(GAID);
     expect(sent?.query.get("attributed")).toBe("1");
+    // The install's own request's user agent, kept with its facts until its sends are made.
+    expect(sent?.query.get("ua")).toBe(SDK_AGENT);
     const other = sendsOf("/a/install", "pb-refused");
     expect(other).toHaveLength(1);
     expect(other[0]?.query.get("click")).toBe("c+d");

@@ -40,6 +40,7 @@ const facts = (appId: string): InstallFacts => ({
   deviceReferrerClickAt: null,
   deviceInstallBeganAt: null,
   ip: "81.2.69.142",
+  userAgent: null,
   platformAdsToken: null,
 });
 

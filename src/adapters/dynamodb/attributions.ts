@@ -48,6 +48,7 @@ const factsItem = z.object({
   deviceReferrerClickAt: text.default(null),
   deviceInstallBeganAt: text.default(null),
   ip: text,
+  userAgent: text,
   platformAdsToken: text,
 });
 

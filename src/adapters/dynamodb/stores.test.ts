@@ -160,6 +160,7 @@ describe("DynamoDB stores", () => {
       deviceReferrerClickAt: null,
       deviceInstallBeganAt: null,
       ip: null,
+      userAgent: null,
       platformAdsToken: null,
     };
     const ids = Array.from({ length: 30 }, (_, i) => `open-${i}`);
