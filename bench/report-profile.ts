@@ -128,6 +128,8 @@ export const profileReport = async (
           to,
           groupBy: "country",
           filters: {},
+          // The bench's app has no cost rows: the rows carry no cost keys.
+          costKeys: [],
           sources: {
             events: await dayFiles(EVENTS_TABLE, cohortDaysOf(from, to)),
             attributions,

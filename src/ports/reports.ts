@@ -98,6 +98,9 @@ export interface CohortFilters {
   readonly platform?: string | undefined;
 }
 
+/** What a cost row may name beyond its day and media source, which the rows must then carry. */
+export type CohortCostKey = "campaign" | "adset" | "ad" | "country";
+
 export interface CohortQuery extends Excluding {
   readonly appId: string;
   /** UTC install days, both included. */
@@ -105,6 +108,11 @@ export interface CohortQuery extends Excluding {
   readonly to: string;
   readonly groupBy: CohortGroup;
   readonly filters: CohortFilters;
+  /**
+   * The cost keys (CohortCostKeys) the rows carry: those the window's cost rows name, so that
+   * with none (or none naming an ad) the rows are not split by what no cost row asks of them.
+   */
+  readonly costKeys: readonly CohortCostKey[];
 }
 
 /**

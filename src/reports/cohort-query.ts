@@ -34,7 +34,7 @@ import {
   exclusionFilter,
   sqlString,
 } from "../lake/export-query.ts";
-import type { CohortFilters, CohortGroup } from "../ports/reports.ts";
+import type { CohortCostKey, CohortFilters, CohortGroup } from "../ports/reports.ts";
 import type { ColumnName } from "../record/columns.ts";
 import { addDays, startOfDay } from "./days.ts";
 import {
@@ -94,6 +94,8 @@ export interface CohortQueryInput {
   readonly to: string;
   readonly groupBy: CohortGroup;
   readonly filters: CohortFilters;
+  /** The cost keys the rows carry (src/ports/reports.ts's CohortQuery). */
+  readonly costKeys: readonly CohortCostKey[];
   readonly sources: {
     readonly events: string;
     readonly attributions: string;
@@ -139,7 +141,30 @@ const withCostColumns = (dialect: Dialect, relation: string): string =>
 const COST_KEYS = ["adset_id", "adset_name", "ad_id", "ad_name", "country"] as const;
 const KEYED = ["campaign_id", "campaign_name", ...COST_KEYS.map((key) => `cost_${key}`)];
 const NO_KEYS = KEYED.map((column) => `CAST(NULL AS VARCHAR) AS ${column}`).join(", ");
-const keyed = (alias: string): string => KEYED.map((column) => `${alias}.${column}`).join(", ");
+const COLUMNS_OF_KEY: Readonly<Record<CohortCostKey, readonly string[]>> = {
+  campaign: ["campaign_id", "campaign_name"],
+  adset: ["cost_adset_id", "cost_adset_name"],
+  ad: ["cost_ad_id", "cost_ad_name"],
+  country: ["cost_country"],
+};
+
+/**
+ * The key columns of a row, as the select list and the group by's tail: those of the keys asked,
+ * and null for the rest, so that no row is split by a key no cost row names.
+ */
+const keyedBy = (keys: readonly CohortCostKey[]) => {
+  const asked = new Set(keys.flatMap((key) => COLUMNS_OF_KEY[key]));
+  return {
+    select: (alias: string): string =>
+      KEYED.map((column) =>
+        asked.has(column) ? `${alias}.${column}` : `CAST(NULL AS VARCHAR) AS ${column}`,
+      ).join(", "),
+    groupBy: (alias: string): string =>
+      KEYED.filter((column) => asked.has(column))
+        .map((column) => `, ${alias}.${column}`)
+        .join(""),
+  };
+};
 
 const costKeysOf = (cost: string, column: (name: string) => string): string =>
   COST_KEYS.map((key) => `CASE WHEN ${cost} > 0 THEN ${column(key)} END AS cost_${key}`).join(
@@ -148,6 +173,7 @@ const costKeysOf = (cost: string, column: (name: string) => string): string =>
 
 export const buildCohortQuery = (input: CohortQueryInput): string => {
   const { dialect, appId, from, to, sources } = input;
+  const keyed = keyedBy(input.costKeys);
   const days = cohortDaysOf(from, to);
   const partitions = partitionsOfDays(days.from, days.to);
   const at = timestampLiteral[dialect];
@@ -271,9 +297,9 @@ active_installs AS (
 )
 SELECT 'installs' AS part, i.cohort_day, i.media_source, i.group_key, CAST(NULL AS INTEGER) AS day_n,
   count(*) AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
-  coalesce(sum(i.cost_usd), 0.0) AS cost_usd, ${keyed("i")}
+  coalesce(sum(i.cost_usd), 0.0) AS cost_usd, ${keyed.select("i")}
 FROM costed_installs AS i
-GROUP BY i.cohort_day, i.media_source, i.group_key, ${keyed("i")}
+GROUP BY i.cohort_day, i.media_source, i.group_key${keyed.groupBy("i")}
 UNION ALL
 SELECT 'days' AS part, i.cohort_day, i.media_source, i.group_key, ${sinceInstall("d.day")} AS day_n,
   0 AS installs, sum(d.active) AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
@@ -287,9 +313,9 @@ SELECT 'touches' AS part, t.cohort_day, t.media_source, t.group_key, CAST(NULL A
   0 AS installs, 0 AS active, 0.0 AS revenue_usd,
   count(DISTINCT CASE WHEN t.touch_type = 'click' THEN t.click_id END) AS clicks,
   count(DISTINCT CASE WHEN t.touch_type = 'impression' THEN t.click_id END) AS impressions,
-  coalesce(sum(t.cost_usd), 0.0) AS cost_usd, ${keyed("t")}
+  coalesce(sum(t.cost_usd), 0.0) AS cost_usd, ${keyed.select("t")}
 FROM cohort_touches AS t
-GROUP BY t.cohort_day, t.media_source, t.group_key, ${keyed("t")}
+GROUP BY t.cohort_day, t.media_source, t.group_key${keyed.groupBy("t")}
 UNION ALL
 SELECT 'active_day' AS part, s.day AS cohort_day, CAST(NULL AS VARCHAR) AS media_source,
   CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs,

@@ -21,7 +21,7 @@
  * which it has none in the range, what its cost rows report. The totals are the groups' sum.
  */
 import type { CostRow } from "../ports/costs.ts";
-import type { CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
+import type { CohortCostKey, CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
 import { COHORT_DAYS } from "./cohort-query.ts";
 import { addDays, daysSpanned } from "./days.ts";
 import { ORGANIC } from "./queries.ts";
@@ -142,6 +142,20 @@ export interface CohortReport {
     readonly revenue_per_user: (number | null)[];
   }[];
 }
+
+/**
+ * The keys the query's rows must carry for these cost rows to be matched to them: the campaign
+ * once there is any (a cost row always names one), and an ad set, ad or country only when some
+ * cost row names one. With none, the rows are not split by campaign at all.
+ */
+export const costKeysNamedBy = (costs: readonly CostRow[]): CohortCostKey[] => {
+  if (costs.length === 0) return [];
+  const keys: CohortCostKey[] = ["campaign"];
+  if (costs.some((row) => row.adsetId !== null || row.adsetName !== null)) keys.push("adset");
+  if (costs.some((row) => row.adId !== null || row.adName !== null)) keys.push("ad");
+  if (costs.some((row) => row.country !== null)) keys.push("country");
+  return keys;
+};
 
 /** A campaign, ad set or ad as one side names it: by id, by name, or both. */
 interface Named {

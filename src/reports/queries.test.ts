@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Dialect } from "../lake/export-query.ts";
 import { sqlString } from "../lake/export-query.ts";
 import { LAKE_LATE_DAYS } from "../lake/lake-tables.ts";
+import type { CohortCostKey } from "../ports/reports.ts";
 import { buildSkadnetworkQuery } from "../skadnetwork/report-query.ts";
 import { buildCohortQuery } from "./cohort-query.ts";
 import {
@@ -71,6 +72,7 @@ describe("the report queries", () => {
             to: "2026-11-30",
             groupBy: "country",
             filters: { media_source: "meta_ads", platform: "ios" },
+            costKeys: ["campaign", "adset", "ad", "country"],
             sources: { ...SOURCES, sessions: '"sessions"' },
             exclude: { serviceIds: ["s-1"] },
           }),
@@ -136,6 +138,24 @@ describe("the report queries", () => {
     ).toThrow(RangeError);
   });
 
+  it("split the cohorts' rows by only the cost keys asked: none without cost rows", () => {
+    const cohortsWith = (costKeys: readonly CohortCostKey[]) =>
+      buildCohortQuery({
+        dialect: "duckdb",
+        appId: "com.example.game",
+        from: "2026-11-01",
+        to: "2026-11-30",
+        groupBy: "country",
+        filters: {},
+        costKeys,
+        sources: { ...SOURCES, sessions: '"sessions"' },
+      });
+    expect(cohortsWith([])).toContain("GROUP BY i.cohort_day, i.media_source, i.group_key\n");
+    expect(cohortsWith(["campaign", "country"])).toContain(
+      "GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_id, i.campaign_name, i.cost_country\n",
+    );
+  });
+
   it("read only the export's columns a report groups and filters by; the latest events all", () => {
     const cohorts = buildCohortQuery({
       dialect: "duckdb",
@@ -144,6 +164,7 @@ describe("the report queries", () => {
       to: "2026-11-30",
       groupBy: "ad",
       filters: {},
+      costKeys: [],
       sources: { ...SOURCES, sessions: '"sessions"' },
     });
     for (const query of [overview("duckdb"), overview("athena"), cohorts]) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { CostRow } from "../ports/costs.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
 import { recordingEngine } from "./recording-engine.test-support.ts";
 import { createReports, deletedInstalls } from "./reports.ts";
@@ -90,6 +91,24 @@ describe("the reports", () => {
   });
 
   it("ask for cohorts with the filters, the deleted installs left out, and read the window's cost", async () => {
+    const GERMANY_SPEND: CostRow = {
+      appId: "com.example.game",
+      day: "2026-11-02",
+      mediaSource: "meta_ads",
+      campaignId: "123",
+      campaignName: null,
+      adsetId: null,
+      adsetName: null,
+      adId: null,
+      adName: null,
+      country: "DE",
+      amount: 30,
+      currency: "USD",
+      amountUsd: 30,
+      impressions: null,
+      clicks: null,
+      receivedAt: "2026-11-03T00:00:00.000Z",
+    };
     const { engine, asked } = recordingEngine(CLICKS);
     const costsAsked: unknown[] = [];
     const reports = createReports({
@@ -98,7 +117,7 @@ describe("the reports", () => {
       costs: {
         listByApp: async (appId, days) => {
           costsAsked.push([appId, days]);
-          return [];
+          return [GERMANY_SPEND];
         },
       },
       now: () => new Date("2026-11-20T10:00:00.000Z"),
@@ -121,10 +140,12 @@ describe("the reports", () => {
           country: undefined,
           platform: undefined,
         },
+        // The keys the window's cost rows name, which the rows must carry to be matched.
+        costKeys: ["campaign", "country"],
         excludeServiceIds: ["s-1", "s-3", "s-new"],
       },
     ]);
     expect(costsAsked).toEqual([["com.example.game", { from: "2026-11-01", to: "2026-11-14" }]]);
-    expect(answer).toMatchObject({ group_by: "country", totals: { installs: 0, cost_usd: null } });
+    expect(answer).toMatchObject({ group_by: "country", totals: { installs: 0, cost_usd: 30 } });
   });
 });

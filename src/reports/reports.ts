@@ -8,7 +8,7 @@ import type { CostStore } from "../ports/costs.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
 import type { OverviewReport, ReportEngine } from "../ports/reports.ts";
 import type { ExportRecord } from "../record/columns.ts";
-import { type CohortReport, cohortReport } from "./cohorts.ts";
+import { type CohortReport, cohortReport, costKeysNamedBy } from "./cohorts.ts";
 import { dayOf } from "./days.ts";
 import { type CohortParams, filtersOf, type OverviewParams } from "./params.ts";
 
@@ -64,12 +64,20 @@ export const createReports = (deps: ReportsDeps) => {
     async cohorts(appId: string, params: CohortParams): Promise<CohortReport> {
       const { from, to, group_by: groupBy } = params;
       const filters = filtersOf(params);
-      const [rows, costs] = await Promise.all([
-        excluded(appId).then((excludeServiceIds) =>
-          deps.engine.cohorts({ appId, from, to, groupBy, filters, excludeServiceIds }),
-        ),
+      // The cost rows first: the rows the query gives carry the keys they name, and only those.
+      const [excludeServiceIds, costs] = await Promise.all([
+        excluded(appId),
         deps.costs.listByApp(appId, { from, to }),
       ]);
+      const rows = await deps.engine.cohorts({
+        appId,
+        from,
+        to,
+        groupBy,
+        filters,
+        costKeys: costKeysNamedBy(costs),
+        excludeServiceIds,
+      });
       return cohortReport({ from, to, today: dayOf(now()), groupBy, filters, rows, costs });
     },
 

@@ -382,6 +382,7 @@ describe("Athena report engine", () => {
       to: "2026-11-02",
       groupBy: "campaign",
       filters: { country: "DE" },
+      costKeys: [],
       excludeServiceIds: [],
     });
     expect(rows).toEqual([

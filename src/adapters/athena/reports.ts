@@ -107,7 +107,7 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
       return overviewReport({ from, to }, await named(query, overviewRowOf));
     },
 
-    async cohorts({ appId, from, to, groupBy, filters, excludeServiceIds }) {
+    async cohorts({ appId, from, to, groupBy, filters, costKeys, excludeServiceIds }) {
       const query = buildCohortQuery({
         dialect: "athena",
         appId,
@@ -115,6 +115,7 @@ export const createAthenaReportEngine = (options: AthenaReportOptions): ReportEn
         to,
         groupBy,
         filters,
+        costKeys,
         sources,
         exclude: await excluded(excludeServiceIds),
       });

@@ -78,6 +78,7 @@ export const cachedReportEngine = (
           query.filters.campaign ?? null,
           query.filters.country ?? null,
           query.filters.platform ?? null,
+          query.costKeys,
           digestOf(query.excludeServiceIds),
         ]),
         () => engine.cohorts(query),

@@ -21,7 +21,7 @@ import {
 } from "../../lake/lake-tables.ts";
 import type { CostRow } from "../../ports/costs.ts";
 import type { CohortFilters, CohortGroup, ReportEngine } from "../../ports/reports.ts";
-import { cohortReport } from "../../reports/cohorts.ts";
+import { cohortReport, costKeysNamedBy } from "../../reports/cohorts.ts";
 import { createLocalDeliveryStream } from "../local-stream/delivery-stream.ts";
 import { createReadWriteLock } from "./read-write-lock.ts";
 import { createDuckDbReportEngine } from "./reports.ts";
@@ -278,6 +278,8 @@ describe("cohorts on DuckDB", () => {
       to: DAY,
       groupBy,
       filters,
+      // As the report asks: the keys its cost rows name.
+      costKeys: costKeysNamedBy(options.costs ?? []),
       excludeServiceIds: [DELETED],
     });
     return cohortReport({
@@ -313,6 +315,7 @@ describe("cohorts on DuckDB", () => {
       to: DAY,
       groupBy: "campaign",
       filters: { media_source: "meta_ads" },
+      costKeys: [],
       excludeServiceIds: [DELETED],
     });
     const active = (n: number) =>
@@ -385,6 +388,7 @@ describe("cohorts on DuckDB", () => {
       to: DAY,
       groupBy: "campaign",
       filters: {},
+      costKeys: [],
       excludeServiceIds: [],
     });
     const installs = rows
@@ -415,6 +419,7 @@ describe("cohorts on DuckDB", () => {
       to: DAY,
       groupBy: "campaign",
       filters: {},
+      costKeys: [],
       excludeServiceIds: [],
     });
     const costOf = (part: string) =>
@@ -467,6 +472,7 @@ describe("cohorts on DuckDB", () => {
         to: TO,
         groupBy: "campaign",
         filters,
+        costKeys: [],
         excludeServiceIds: [DELETED],
       });
       const answer = cohortReport({

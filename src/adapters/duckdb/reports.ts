@@ -106,7 +106,7 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
       return overviewReport({ from, to }, rows.map(overviewRowOf));
     },
 
-    async cohorts({ appId, from, to, groupBy, filters, excludeServiceIds }) {
+    async cohorts({ appId, from, to, groupBy, filters, costKeys, excludeServiceIds }) {
       const days = cohortDaysOf(from, to);
       const rows = await rowsOf(async () =>
         buildCohortQuery({
@@ -116,6 +116,7 @@ export const createDuckDbReportEngine = (options: DuckDbReportOptions): ReportEn
           to,
           groupBy,
           filters,
+          costKeys,
           sources: {
             events: await dayFiles(EVENTS_TABLE, appId, days),
             attributions: await attributionsOf(appId),
