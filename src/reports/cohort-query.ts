@@ -154,7 +154,16 @@ const COLUMNS_OF_KEY: Readonly<Record<CohortCostKey, readonly string[]>> = {
  */
 const keyedBy = (keys: readonly CohortCostKey[]) => {
   const asked = new Set(keys.flatMap((key) => COLUMNS_OF_KEY[key]));
+  /**
+   * A column of the installs or touches (`adset_id`) as read, or null when no key asked for it:
+   * the rows then carry nothing the query would group or join by in vain.
+   */
+  const read = (column: string, expression: string): string =>
+    asked.has(column) || asked.has(`cost_${column}`) ? expression : "CAST(NULL AS VARCHAR)";
   return {
+    read,
+    source: (column: string, expression: string): string =>
+      `${read(column, expression)} AS ${column}`,
     select: (alias: string): string =>
       KEYED.map((column) =>
         asked.has(column) ? `${alias}.${column}` : `CAST(NULL AS VARCHAR) AS ${column}`,
@@ -170,6 +179,9 @@ const costKeysOf = (cost: string, column: (name: string) => string): string =>
   COST_KEYS.map((key) => `CASE WHEN ${cost} > 0 THEN ${column(key)} END AS cost_${key}`).join(
     ",\n    ",
   );
+
+/** The columns a row's cost keys are read from, as the installs and touches name them. */
+const SOURCE_COLUMNS = ["campaign_id", "campaign_name", ...COST_KEYS] as const;
 
 export const buildCohortQuery = (input: CohortQueryInput): string => {
   const { dialect, appId, from, to, sources } = input;
@@ -207,7 +219,7 @@ cohort_installs AS (
     ${dayOf("r.event_time")} AS cohort_day,
     r.media_source,
     ${group.rows} AS group_key,
-    r.campaign_id, r.campaign_name, r.adset_id, r.adset_name, r.ad_id, r.ad_name, r.country
+    ${SOURCE_COLUMNS.map((column) => keyed.source(column, `r.${column}`)).join(", ")}
   FROM report_rows AS r
   WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
     AND r.event_time < ${at(startOfDay(addDays(to, 1)))}${filtersOn("rows")}
@@ -259,8 +271,9 @@ install_days AS (
 cohort_touches AS (
   SELECT t.click_id, t.touch_type, ${dayOf("t.touch_time")} AS cohort_day,
     t.media_source, ${group.touches} AS group_key, max(t.cost_usd) AS cost_usd,
-    max(t.campaign_id) AS campaign_id, max(t.campaign_name) AS campaign_name,
-    ${costKeysOf("max(t.cost_usd)", (column) => `max(t.${column})`)}
+    ${keyed.source("campaign_id", "max(t.campaign_id)")},
+    ${keyed.source("campaign_name", "max(t.campaign_name)")},
+    ${costKeysOf("max(t.cost_usd)", (column) => keyed.read(column, `max(t.${column})`))}
   FROM ${withCostColumns(dialect, sources.touches)} AS t
   WHERE t.app_id = ${sqlString(appId)}
     AND t.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
