@@ -12,6 +12,7 @@ import {
 } from "../domain/sessions.ts";
 import type { AppStore, KeyStore } from "../ports/apps.ts";
 import type { SessionStore, User, UserStore } from "../ports/users.ts";
+import { APP_ID_PATTERN } from "./registration.ts";
 
 /** Who is calling: the app a key belongs to (or a session acts on), and what it may do. */
 export interface Principal {
@@ -66,7 +67,8 @@ export const authenticateSession = async (
   // A viewer reads what it may see (reports, exports, settings) and changes nothing.
   if (user.viewer && !SAFE_METHODS.has(request.method)) return refused;
   if (request.appId === undefined) return { ...refused, scopes: SESSION_SCOPES_WITHOUT_APP };
-  if (!maySee(user, request.appId)) return refused;
+  // An id no app can have is no app's: the store is not asked (it refuses an empty key).
+  if (!APP_ID_PATTERN.test(request.appId) || !maySee(user, request.appId)) return refused;
   const app = await stores.apps.get(request.appId);
   if (!app) return refused;
   return { ...refused, appId: app.appId, appName: app.name, scopes: SESSION_SCOPES };

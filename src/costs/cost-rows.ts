@@ -7,6 +7,7 @@
  * amount is converted to USD with the ECB's rate of its day, as revenue is; as for revenue, a
  * row without a rate that day is kept, its USD amount null rather than invented.
  */
+import { createHash } from "node:crypto";
 import * as z from "zod";
 import { ValidationError } from "../domain/errors.ts";
 import { DAY_MS } from "../domain/time.ts";
@@ -28,7 +29,11 @@ const text = (description: string) =>
     z
       .string({ error: "must be a string" })
       .min(1, { error: "must not be empty" })
-      .max(COST_LIMITS.maxText, { error: `must be at most ${COST_LIMITS.maxText} characters` }),
+      .max(COST_LIMITS.maxText, { error: `must be at most ${COST_LIMITS.maxText} characters` })
+      // Half a surrogate pair is text no reader of the lake decodes.
+      .refine((value) => value.isWellFormed(), {
+        error: "must be Unicode text: it holds a lone surrogate",
+      }),
   ).meta({ description });
 
 const optionalText = (description: string) => text(description).nullish();
@@ -37,6 +42,8 @@ const count = (description: string) =>
   z
     .int({ error: "must be a whole number" })
     .min(0, { error: "must be at least 0" })
+    // The lake's column is a 32-bit integer.
+    .max(2_147_483_647, { error: "must be at most 2147483647" })
     .nullish()
     .meta({ description });
 
@@ -98,6 +105,7 @@ export const costRowsOf = (appId: string, body: unknown, fx: FxRates, now: Date)
   const problems: string[] = [];
   const rows = parsed.data.rows.map((row, index): CostRow => {
     const at = `body.rows[${index}]`;
+    const dayTaken = row.day <= today && row.day >= earliest;
     if (row.day > today) problems.push(`${at}.day: must not be after today (${today}, UTC)`);
     else if (row.day < earliest) {
       problems.push(`${at}.day: must be within ${COST_LIMITS.maxDaysBack} days (from ${earliest})`);
@@ -115,7 +123,8 @@ export const costRowsOf = (appId: string, body: unknown, fx: FxRates, now: Date)
       country: nullable(row.country),
       amount: row.amount,
       currency: row.currency,
-      amountUsd: fx.toUsd(row.amount, row.currency, row.day),
+      // A day refused is not one the rates can read (0000-01-01): the body fails below.
+      amountUsd: dayTaken ? fx.toUsd(row.amount, row.currency, row.day) : null,
       impressions: nullable(row.impressions),
       clicks: nullable(row.clicks),
       receivedAt: now.toISOString(),
@@ -125,10 +134,25 @@ export const costRowsOf = (appId: string, body: unknown, fx: FxRates, now: Date)
   return rows;
 };
 
-/** What makes a row the same row: its day and keys; a second one replaces the first. */
+/**
+ * What makes a row the same row: its day and keys, a second one replacing the first. A digest of
+ * them: four names of 200 characters are more bytes than a DynamoDB key holds.
+ */
 export const costKeyOf = (
   row: Pick<CostRow, "day" | "mediaSource" | "campaignId" | "adsetId" | "adId" | "country">,
-) => JSON.stringify([row.day, row.mediaSource, row.campaignId, row.adsetId, row.adId, row.country]);
+) =>
+  createHash("sha256")
+    .update(
+      JSON.stringify([
+        row.day,
+        row.mediaSource,
+        row.campaignId,
+        row.adsetId,
+        row.adId,
+        row.country,
+      ]),
+    )
+    .digest("base64url");
 
 /** A row as it goes to the lake's costs table (src/lake/lake-tables.ts). */
 export const costLakeRecord = (row: CostRow) => ({

@@ -14,6 +14,7 @@ import * as z from "zod";
 import { COST_MODELS, type TouchCost, type TouchType } from "../domain/touch.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import { ISO_4217_CODES } from "../ingest/currencies.ts";
+import { storedNumber } from "../validation/numbers.ts";
 
 export const TOUCH_COST_LIMITS = {
   // A price in any currency: a CPM of 300,000 IDR or VND is an ordinary one.
@@ -38,12 +39,14 @@ export const costFields = (of: string) => ({
       description: `How ${of} is paid for: per install it wins (\`CPI\`), per click (\`CPC\`) or per thousand impressions (\`CPM\`). With \`cost_value\` and \`cost_currency\`, all three or none.`,
       example: "CPI",
     }),
-  cost_value: z
-    .number({ error: "must be a number" })
-    .min(0, { error: "must be at least 0" })
-    .max(TOUCH_COST_LIMITS.maxValue, {
-      error: `must be at most ${TOUCH_COST_LIMITS.maxValue}`,
-    })
+  cost_value: storedNumber(
+    z
+      .number({ error: "must be a number" })
+      .min(0, { error: "must be at least 0" })
+      .max(TOUCH_COST_LIMITS.maxValue, {
+        error: `must be at most ${TOUCH_COST_LIMITS.maxValue}`,
+      }),
+  )
     .nullish()
     .meta({
       description:

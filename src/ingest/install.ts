@@ -228,7 +228,15 @@ export const parseInstallRequest = (
   // On the service's clock when the device sent its own: a phone set days ahead is not wrong.
   const { first_open_time: firstOpen, sent_at: sentAt } = parsed.data;
   const offset = deviceClockOffsetMs(options.now, sentAt);
-  const skew = Date.parse(firstOpen) + offset - options.now.getTime();
+  const corrected = Date.parse(firstOpen) + offset;
+  const skew = corrected - options.now.getTime();
+  // Before 1970 is no time the lake holds (nor a phone's first open): a sent_at years ahead.
+  if (corrected < 0) {
+    return {
+      ok: false,
+      detail: "sent_at: is so far after first_open_time that it puts the first open before 1970",
+    };
+  }
   if (skew > INGEST_LIMITS.maxFutureSkewHours * HOUR_MS) {
     return {
       ok: false,

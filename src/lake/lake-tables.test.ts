@@ -31,6 +31,12 @@ describe("recordChecker", () => {
     ["a time without its T", { received_at: "2026-11-01 12:00:00.000Z" }, "received_at"],
     ["a time without milliseconds", { received_at: "2026-11-01T12:00:00Z" }, "received_at"],
     ["no date column", { event_time: null }, "events.event_time is required"],
+    // Which no reader of the stream's file decodes: its delivery, and all after it, would stop.
+    [
+      "half a surrogate pair in text",
+      { event_name: "x\udc00" },
+      "events.event_name: expected string",
+    ],
   ])("refuses %s", (_, overrides, message) => {
     expect(() => checkRecord(EVENTS_TABLE, lakeEvent({ app_id: "com.a", ...overrides }))).toThrow(
       message,

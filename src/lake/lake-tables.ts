@@ -290,10 +290,11 @@ export const nullColumns = (table: LakeTable): Record<string, null> =>
 
 /**
  * What a value of each type looks like on the stream; null (or no key) fits every type. Text
- * is not checked: the Parquet writers take any JSON value as text, and the check runs on every
- * record on the ingestion path.
+ * is any JSON value but a string holding half a surrogate pair: JSON carries it, but no reader
+ * of the stream's files decodes it, and the file would never be delivered, nor any after it.
  */
-const FITS: Partial<Record<LakeType, (value: string | number) => boolean>> = {
+const FITS: Record<LakeType, (value: string | number) => boolean> = {
+  string: (value) => typeof value !== "string" || value.isWellFormed(),
   // INTEGER in DuckDB, int in Glue: 32 bits.
   int: (value) => typeof value === "number" && (value | 0) === value,
   double: (value) => typeof value === "number" && Number.isFinite(value),
@@ -314,10 +315,7 @@ const FITS: Partial<Record<LakeType, (value: string | number) => boolean>> = {
  * embedded, of every file after it) once it had been acknowledged.
  */
 export const recordChecker = (table: LakeTable): ((record: LakeRecord) => void) => {
-  const checked = table.columns.flatMap((column) => {
-    const fits = FITS[column.type];
-    return fits ? [{ ...column, fits }] : [];
-  });
+  const checked = table.columns.map((column) => ({ ...column, fits: FITS[column.type] }));
   return (record) => {
     if (!APP_ID_PATTERN.test(record.app_id)) throw new TypeError("app_id is not a valid app id");
     for (const column of checked) {

@@ -17,6 +17,7 @@ import * as z from "zod";
 import { ValidationError } from "../domain/errors.ts";
 import type { ConversionSchema } from "../ports/apps.ts";
 import { formatIssues } from "../validation/issues.ts";
+import { storedNumber } from "../validation/numbers.ts";
 import { COARSE_VALUES, type CoarseValue } from "./postbacks.ts";
 
 /** Apple's three conversion windows, in hours since the install's first open: [from, to). */
@@ -47,10 +48,12 @@ const eventName = z
     error: "must be an event_name as exported, in lower case (service_purchase)",
   });
 
-const amount = z
-  .number({ error: "must be a number" })
-  .min(0, { error: "must be at least 0" })
-  .max(1_000_000, { error: "must be at most 1000000" });
+const amount = storedNumber(
+  z
+    .number({ error: "must be a number" })
+    .min(0, { error: "must be at least 0" })
+    .max(1_000_000, { error: "must be at most 1000000" }),
+);
 
 const ruleSchema = z
   .strictObject({
@@ -69,7 +72,7 @@ const ruleSchema = z
     parameter: z
       .strictObject({
         name: z.string().min(1).max(100),
-        at_least: z.number({ error: "must be a number" }),
+        at_least: storedNumber(z.number({ error: "must be a number" })),
       })
       .optional(),
     /** The fine value (first window only), 0 to 63. */

@@ -70,7 +70,8 @@ const skanSchema = z.object({
   redownload: flag.optional(),
   "source-app-id": idText.optional(),
   "source-domain": z.string().max(253).optional(),
-  "fidelity-type": z.number().int().optional(),
+  // 0 a view, 1 a click; the lake's column is a small integer.
+  "fidelity-type": z.number().int().min(0).max(255).optional(),
   "did-win": z.boolean().optional(),
   "postback-sequence-index": z.number().int().min(0).max(2).optional(),
   "attribution-signature": z.string().min(1).max(512),
@@ -154,8 +155,10 @@ export const readSkadnetworkPostback = (body: unknown): ReadPostback => {
   if (!parsed.success)
     return { ok: false, problem: problemOf(parsed.error, "an SKAdNetwork postback") };
   const skan = parsed.data;
+  if (!wellFormed(skan)) return { ok: false, problem: LONE_SURROGATE };
   const version = skan.version ?? "1.0";
-  const required = REQUIRED[version];
+  // Own keys only: `toString` is no version.
+  const required = Object.hasOwn(REQUIRED, version) ? REQUIRED[version] : undefined;
   if (!required) return { ok: false, problem: `version ${version} is not an SKAdNetwork version` };
   const missing = required.filter((name) => skan[name] === undefined);
   if (missing.length > 0) {
@@ -236,6 +239,16 @@ const aakPayloadSchema = z.object({
   "country-code": z.string().max(8).optional(),
 });
 
+/** Whether every text of a body is Unicode text: half a surrogate pair is none a reader decodes. */
+const wellFormed = (value: unknown): boolean =>
+  typeof value === "string"
+    ? value.isWellFormed()
+    : typeof value === "object" && value !== null
+      ? Object.values(value).every(wellFormed)
+      : true;
+
+const LONE_SURROGATE = "not Unicode text: a field holds a lone surrogate";
+
 const decodeJson = (part: string): unknown => {
   try {
     return JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
@@ -284,6 +297,8 @@ export const readAdAttributionKitPostback = (body: unknown): ReadPostback => {
       : unverified("Apple's signature does not match the JWS");
   }
   const signed = payload.data;
+  if (!wellFormed(signed) || !wellFormed(parsed.data))
+    return { ok: false, problem: LONE_SURROGATE };
   return {
     ok: true,
     postback: {

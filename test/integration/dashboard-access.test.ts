@@ -84,6 +84,18 @@ describe("the dashboard's sessions", () => {
     expect((await other.get("/v1/links")).status).toBe(401);
   });
 
+  it("refuses an app id no app can have, even to an admin, who may see any app", async () => {
+    const long = "a".repeat(3_000);
+    const refused = [
+      await owner.get("/v1/reports/overview?app_id=&from=2026-01-01&to=2026-01-02"),
+      await owner.get(`/v1/reports/overview?app_id=${long}&from=2026-01-01&to=2026-01-02`),
+      await owner.get(`/v1/apps/${long}`),
+      await owner.get(`/v1/apps/${long}/keys`),
+      await owner.send("PATCH", `/v1/apps/${long}`, { name: "Nobody" }),
+    ];
+    expect(refused.map((response) => response.status)).toEqual(refused.map(() => 401));
+  });
+
   it("refuses a change without the session's CSRF token, or with another session's", async () => {
     const without = await other.fetch(`/v1/apps/${OTHER_APP}`, {
       method: "PATCH",

@@ -1,0 +1,159 @@
+/**
+ * Values past what the stores and the lake hold, each answered with the caller's 4xx and never
+ * a 500: numbers DynamoDB cannot keep, days the rates cannot read, integers past the lake's
+ * columns, names past a key's bytes, app ids no app can have, inherited names as versions, and
+ * half a surrogate pair, which once accepted would stop the lake's delivery of its table for
+ * good. After them all, a good cost row and a good postback still reach the lake.
+ */
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SKAN_4_FINE } from "../../src/skadnetwork/apple-samples.test-support.ts";
+import { type DashboardSession, signIn } from "../support/dashboard-session.ts";
+import { androidInstallRequest } from "../support/installs.ts";
+import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
+
+const APP = "com.example.hostile";
+const APP_STORE_ID = String(SKAN_4_FINE["app-id"]);
+
+describe("values past what the stores hold", () => {
+  let rt: TestRuntime;
+  let keys: { sdkKey: string; serverKey: string };
+  let owner: DashboardSession;
+
+  const today = () => new Date().toISOString().slice(0, 10);
+  const costRow = (overrides: Record<string, unknown>) => ({
+    day: today(),
+    media_source: "meta_ads",
+    campaign_id: "123",
+    amount: 10,
+    currency: "USD",
+    ...overrides,
+  });
+  const postCosts = (rows: unknown[]) => rt.post("/v1/costs", { rows }, keys.serverKey);
+  const postApple = (body: unknown) =>
+    fetch(`${rt.linkUrl}/.well-known/skadnetwork/report-attribution/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const lakeRows = async (table: string, columns: string) => {
+    await rt.flush();
+    const duckdb = await DuckDBInstance.create(":memory:");
+    const connection = await duckdb.connect();
+    try {
+      const reader = await connection.runAndReadAll(
+        `SELECT ${columns} FROM read_parquet('${join(rt.config.dataDir, "lake", table)}/*/*/*.parquet', hive_partitioning = true) WHERE app_id = '${APP}'`,
+      );
+      return reader.getRowObjectsJS();
+    } finally {
+      connection.closeSync();
+      duckdb.closeSync();
+    }
+  };
+
+  beforeAll(async () => {
+    rt = await startTestRuntime();
+    keys = await rt.createApp(APP, "ios");
+    const app = await rt.stores.apps.get(APP);
+    if (!app) throw new Error("no app");
+    await rt.stores.apps.save({ ...app, links: { appStoreId: APP_STORE_ID } });
+    if (!rt.owner) throw new Error("The first start made no owner account");
+    owner = await signIn(rt.url, rt.owner.email, rt.owner.password);
+  });
+
+  afterAll(async () => {
+    await rt?.dispose();
+  });
+
+  it("refuses a price or a conversion value rule of a magnitude the stores cannot keep", async () => {
+    for (const cost_value of [5e-324, 1e-9]) {
+      const link = await rt.post(
+        "/v1/links",
+        { media_source: "net", cost_model: "CPC", cost_value, cost_currency: "EUR" },
+        keys.serverKey,
+      );
+      expect(link.status, String(cost_value)).toBe(422);
+    }
+    const rule = (overrides: Record<string, unknown>) => ({
+      windows: [
+        { rules: [{ event: "service_purchase", fine: 1, coarse: "low", ...overrides }] },
+        { rules: [] },
+        { rules: [] },
+      ],
+    });
+    for (const body of [
+      rule({ parameter: { name: "level", at_least: 1e21 } }),
+      rule({ parameter: { name: "level", at_least: 5e-324 } }),
+      rule({ revenue_usd: { min: 5e-324 } }),
+    ]) {
+      const saved = await rt.fetch(
+        "/v1/skadnetwork/schema",
+        { method: "PUT", body: JSON.stringify(body) },
+        keys.serverKey,
+      );
+      expect(saved.status, JSON.stringify(body)).toBe(422);
+    }
+  });
+
+  it("refuses cost rows of an unreadable day, counts past the lake's integers, or half a surrogate pair, and takes long names", async () => {
+    for (const row of [
+      costRow({ day: "0000-01-01" }),
+      costRow({ impressions: 2_147_483_648 }),
+      costRow({ clicks: Number.MAX_SAFE_INTEGER }),
+      costRow({ media_source: "x\udc00" }),
+      costRow({ campaign_name: "\ud800" }),
+    ]) {
+      const answer = await postCosts([row]);
+      expect(answer.status, JSON.stringify(row)).toBe(422);
+    }
+    // Four names of 200 characters of four bytes each: more than a key holds, kept all the same.
+    const long = "😀".repeat(100);
+    const taken = await postCosts([
+      costRow({ media_source: long, campaign_id: long, adset_id: long, ad_id: long }),
+    ]);
+    expect(taken.status).toBe(200);
+    expect(await taken.json()).toEqual({ accepted: 1, replaced: 0 });
+  });
+
+  it("refuses an Apple postback of half a surrogate pair, an inherited version or a fidelity past its column", async () => {
+    for (const body of [
+      { ...SKAN_4_FINE, "transaction-id": "y\udc00" },
+      { ...SKAN_4_FINE, version: "toString" },
+      { ...SKAN_4_FINE, version: "valueOf" },
+      { ...SKAN_4_FINE, "fidelity-type": 2_147_483_648 },
+    ]) {
+      const answer = await postApple(body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+    }
+  });
+
+  it("refuses an install whose sent_at puts its first open before 1970", async () => {
+    const answer = await rt.post(
+      "/v1/installs",
+      androidInstallRequest("far-ahead", { sent_at: "9999-12-31T23:59:59Z" }),
+      keys.sdkKey,
+    );
+    expect(answer.status).toBe(422);
+    expect(await answer.json()).toMatchObject({ detail: expect.stringMatching(/^sent_at: /) });
+  });
+
+  it("refuses, to an admin too, an app id no app can have", async () => {
+    const long = "a".repeat(3_000);
+    for (const path of [
+      `/v1/reports/overview?app_id=&from=${today()}&to=${today()}`,
+      `/v1/apps/${long}`,
+    ]) {
+      expect((await owner.get(path)).status, path.slice(0, 40)).toBe(401);
+    }
+  });
+
+  it("still delivers a good cost row and a good postback to the lake after them all", async () => {
+    expect((await postCosts([costRow({ campaign_id: "after" })])).status).toBe(200);
+    expect((await postApple(SKAN_4_FINE)).status).toBe(200);
+    expect(await lakeRows("costs", "campaign_id")).toContainEqual({ campaign_id: "after" });
+    expect(await lakeRows("apple_postbacks", "transaction_id")).toEqual([
+      { transaction_id: SKAN_4_FINE["transaction-id"] },
+    ]);
+  });
+});
