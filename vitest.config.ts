@@ -8,6 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    setupFiles: ["lib/cdk-outdir.test-support.ts"],
     // The SDK's notice about its 2027 releases needing Node 22 is noise in test output.
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
