@@ -7,12 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withAttributionSettings } from "../../src/attribution/settings.ts";
 import type { LinkAnswer } from "../../src/links/links.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
+import { PIXEL } from "../support/agents.ts";
 import { androidInstallRequest } from "../support/installs.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.attributed";
-const PIXEL =
-  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
 const GAID = "38400000-8cf0-11bd-b23e-10b96e40000d";
 
 const androidInstall = androidInstallRequest;

@@ -7,21 +7,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CohortGroup } from "../../src/ports/reports.ts";
 import type { CohortReport } from "../../src/reports/cohorts.ts";
+import { PIXEL } from "../support/agents.ts";
 import { clearOfMidnight } from "../support/midnight.ts";
+import { ecbRatesCsv } from "../support/rates.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.costrows";
-const PIXEL =
-  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
 /** USD per EUR on every day of the test (the ECB's table gives units per EUR). */
 const USD_PER_EUR = 1.08;
 
-const ratesCsv = () => {
-  const days = Array.from({ length: 10 }, (_, i) =>
-    new Date(Date.now() - i * 86_400_000).toISOString().slice(0, 10),
-  );
-  return `Date,USD,\n${days.map((day) => `${day},${USD_PER_EUR},`).join("\n")}\n`;
-};
+const ratesCsv = () => ecbRatesCsv({ USD: USD_PER_EUR }, 10);
 
 describe("cost rows in the cohorts report", () => {
   let rt: TestRuntime;

@@ -15,6 +15,7 @@ import { dataPaths } from "../../src/embedded/data-dir.ts";
 import type { EventsAnswer } from "../../src/ingest/service.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
 import { installRequest, REQUEST_IDFV } from "../support/installs.ts";
+import { ecbRatesCsv } from "../support/rates.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.ingest";
@@ -23,13 +24,7 @@ const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).
 
 /** ECB-shaped rates for the last 40 days (units per EUR), as `rates import` would bring. */
 const RATES = { USD: 1.08, JPY: 160, GBP: 0.85 };
-const ratesCsv = () => {
-  const days = Array.from({ length: 40 }, (_, i) =>
-    new Date(Date.now() - i * 86_400_000).toISOString().slice(0, 10),
-  );
-  const rows = days.map((day) => `${day},${RATES.USD},${RATES.JPY},${RATES.GBP},`);
-  return `Date,USD,JPY,GBP,\n${rows.join("\n")}\n`;
-};
+const ratesCsv = () => ecbRatesCsv(RATES, 40);
 const usd = (amount: number, currency: keyof typeof RATES | "EUR") =>
   currency === "EUR" ? amount * RATES.USD : (amount / RATES[currency]) * RATES.USD;
 

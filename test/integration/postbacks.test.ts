@@ -24,13 +24,12 @@ import { sealPartnerConfig } from "../../src/postbacks/secrets.ts";
 import { DELIVERY_HEADER, newWebhookSecret } from "../../src/postbacks/signing.ts";
 import { sendConfigKey } from "../../src/postbacks/triggers.ts";
 import { createPostbackWorker } from "../../src/workers/postback-worker.ts";
+import { PIXEL } from "../support/agents.ts";
 import { androidInstallRequest } from "../support/installs.ts";
 import { type MockNetwork, startMockNetwork } from "../support/mock-network.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.postbacks";
-const PIXEL =
-  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
 const GAID = "38400000-8cf0-11bd-b23e-10b96e40000d";
 const MINUTE = 60_000;
 

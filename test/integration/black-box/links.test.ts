@@ -6,11 +6,10 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { LinkAnswer } from "../../../src/links/links.ts";
 import { clickIdOfReferrer } from "../../../src/touches/destination.ts";
+import { PIXEL } from "../../support/agents.ts";
 import { androidInstallRequest } from "../../support/installs.ts";
 import { itAll, itNeeds, type Keys, openTarget, type Target } from "../../support/target.ts";
 
-const PIXEL =
-  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
 const IPHONE =
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
 const DESKTOP =

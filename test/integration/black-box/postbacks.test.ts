@@ -6,12 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { LinkAnswer } from "../../../src/links/links.ts";
+import { PIXEL } from "../../support/agents.ts";
 import { installRequest } from "../../support/installs.ts";
 import { type MockNetwork, startMockNetwork } from "../../support/mock-network.ts";
 import { itAll, itNeeds, type Keys, openTarget, type Target } from "../../support/target.ts";
-
-const PIXEL =
-  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
 
 /** An address, not a name: saving resolves a host, and public ones only may receive. */
 const PUBLIC_ENDPOINT = "https://93.184.215.14/postbacks";
