@@ -332,6 +332,36 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertFalse(harness.core.isSdkDisabled)
     }
 
+    func testAConfigureWhileTheFirstWaitsForTheUnlockChangesNothingAndTheFirstCompletesOnce() throws {
+        let store = MemoryStore()
+        let earlier = Harness(store: store)
+        XCTAssertNil(earlier.configure())
+        earlier.eventually("install") { store.get(SdkCore.Key.installTracked) != nil }
+        store.available = false
+        let harness = Harness(store: store)
+        let done = expectation(description: "the waiting configure completes, once")
+        done.assertForOverFulfill = true
+        harness.core.configure(
+            platform: harness.platform, settings: Harness.settings, apiKey: "sdk_test", logLevel: .debug,
+            customerUserId: nil, wrapper: nil
+        ) { error in
+            XCTAssertNil(error)
+            done.fulfill()
+        }
+        let again = harness.core.configure(
+            platform: harness.platform, settings: Harness.settings, apiKey: "sdk_other", logLevel: .debug,
+            customerUserId: nil, wrapper: nil
+        ) { _ in XCTFail("a second configure changes nothing and completes nothing") }
+        XCTAssertFalse(again)
+
+        store.available = true
+        harness.protectedData.unlock()
+        harness.protectedData.unlock()
+        wait(for: [done], timeout: 10)
+        harness.settle()
+        XCTAssertFalse(harness.core.isSdkDisabled)
+    }
+
     func testEventsSentBeforeConfigureGoWithTheCustomerUserIdOfAnEarlierLaunch() throws {
         let store = MemoryStore()
         let first = Harness(store: store)

@@ -147,7 +147,10 @@ final class SdkCore: @unchecked Sendable {
     private var consentHeld = false
 
     /// Under `lock`: the configure that waits for the device's first unlock (its files readable).
+    /// It stays set until that configure runs, so that no other call takes its place meanwhile.
     private var waitingForProtectedData: (() -> Void)?
+    /// Under `lock`: the waiting configure has been taken to run (once, whoever saw the unlock).
+    private var resumeClaimed = false
 
     /// Opens once the first attribution attempt of this process has finished, either way.
     private let initialMatch = Latch()
@@ -173,19 +176,23 @@ final class SdkCore: @unchecked Sendable {
         logLevel: LogLevel,
         customerUserId: String?,
         wrapper: Wrapper?,
-        completion: ((Error?) -> Void)?
+        completion: ((Error?) -> Void)?,
+        resuming: Bool = false
     ) -> Bool {
         let started = platform.clock()
         let inForeground = platform.lifecycle.isInForeground
         enqueueLock.lock()
         lock.lock()
-        if configured || waitingForProtectedData != nil {
+        // A call while the first waits for the unlock changes nothing: only the waiting one resumes.
+        if configured || (waitingForProtectedData != nil && !resuming) {
             let log = self.log
             lock.unlock()
             enqueueLock.unlock()
             log.info("configure was already called: this call changes nothing")
             return false
         }
+        waitingForProtectedData = nil
+        resumeClaimed = false
         self.platform = platform
         self.settings = settings
         self.wrapper = wrapper
@@ -206,7 +213,8 @@ final class SdkCore: @unchecked Sendable {
             waitingForProtectedData = { [weak self] in
                 self?.configure(
                     platform: platform, settings: settings, apiKey: apiKey, logLevel: logLevel,
-                    customerUserId: customerUserId, wrapper: wrapper, completion: completion
+                    customerUserId: customerUserId, wrapper: wrapper, completion: completion,
+                    resuming: true
                 )
             }
             let log = self.log
@@ -327,11 +335,13 @@ final class SdkCore: @unchecked Sendable {
         return true
     }
 
-    /// The device's files can be read: the configure that waited for it runs, once.
+    /// The device's files can be read: the configure that waited for it runs, once. The wait is
+    /// cleared by that configure itself, under the lock, so a call from another thread in between
+    /// still finds it and changes nothing.
     private func protectedDataAvailable() {
         let resume = locked { () -> (() -> Void)? in
-            let waiting = waitingForProtectedData
-            waitingForProtectedData = nil
+            guard !resumeClaimed, let waiting = waitingForProtectedData else { return nil }
+            resumeClaimed = true
             return waiting
         }
         resume?()
