@@ -14,8 +14,8 @@ import { DAY_MS } from "../domain/time.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { CostRow } from "../ports/costs.ts";
 import { dayOf } from "../reports/days.ts";
-import { withoutControlCharacters } from "../reports/params.ts";
 import { formatIssues } from "../validation/issues.ts";
+import { unicodeText, withoutControlCharacters } from "../validation/text.ts";
 import { currencyCode } from "./touch-cost.ts";
 
 export const COST_LIMITS = { maxRows: 1_000, maxDaysBack: 90, maxText: 200 } as const;
@@ -25,15 +25,13 @@ export const COST_LIMITS = { maxRows: 1_000, maxDaysBack: 90, maxText: 200 } as 
  * reports' filters on it and the lake's text, so it is refused here, before anything is stored.
  */
 const text = (description: string) =>
-  withoutControlCharacters(
-    z
-      .string({ error: "must be a string" })
-      .min(1, { error: "must not be empty" })
-      .max(COST_LIMITS.maxText, { error: `must be at most ${COST_LIMITS.maxText} characters` })
-      // Half a surrogate pair is text no reader of the lake decodes.
-      .refine((value) => value.isWellFormed(), {
-        error: "must be Unicode text: it holds a lone surrogate",
-      }),
+  unicodeText(
+    withoutControlCharacters(
+      z
+        .string({ error: "must be a string" })
+        .min(1, { error: "must not be empty" })
+        .max(COST_LIMITS.maxText, { error: `must be at most ${COST_LIMITS.maxText} characters` }),
+    ),
   ).meta({ description });
 
 const optionalText = (description: string) => text(description).nullish();
@@ -105,11 +103,13 @@ export const costRowsOf = (appId: string, body: unknown, fx: FxRates, now: Date)
   const problems: string[] = [];
   const rows = parsed.data.rows.map((row, index): CostRow => {
     const at = `body.rows[${index}]`;
-    const dayTaken = row.day <= today && row.day >= earliest;
-    if (row.day > today) problems.push(`${at}.day: must not be after today (${today}, UTC)`);
-    else if (row.day < earliest) {
-      problems.push(`${at}.day: must be within ${COST_LIMITS.maxDaysBack} days (from ${earliest})`);
-    }
+    const dayProblem =
+      row.day > today
+        ? `${at}.day: must not be after today (${today}, UTC)`
+        : row.day < earliest
+          ? `${at}.day: must be within ${COST_LIMITS.maxDaysBack} days (from ${earliest})`
+          : undefined;
+    if (dayProblem) problems.push(dayProblem);
     return {
       appId,
       day: row.day,
@@ -124,7 +124,7 @@ export const costRowsOf = (appId: string, body: unknown, fx: FxRates, now: Date)
       amount: row.amount,
       currency: row.currency,
       // A day refused is not one the rates can read (0000-01-01): the body fails below.
-      amountUsd: dayTaken ? fx.toUsd(row.amount, row.currency, row.day) : null,
+      amountUsd: dayProblem ? null : fx.toUsd(row.amount, row.currency, row.day),
       impressions: nullable(row.impressions),
       clicks: nullable(row.clicks),
       receivedAt: now.toISOString(),

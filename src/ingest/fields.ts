@@ -3,25 +3,21 @@
  * author who reads it in a verdict's `detail`, after the field's path (`event_id: is required`).
  */
 import * as z from "zod";
+import { unicodeText } from "../validation/text.ts";
 import { INGEST_LIMITS } from "./limits.ts";
 
 /** Absent and null are one case on the wire: SDKs serialise unset nullable fields as null. */
 export const missing = (input: unknown): input is null | undefined =>
   input === undefined || input === null;
 
-/** Half of a UTF-16 surrogate pair on its own: JSON can carry it, Unicode text cannot. */
-const LONE_SURROGATE = /\p{Surrogate}/u;
-
 /**
  * A string field whose absence and wrong type each get their own message. It must be Unicode
  * text: a lone surrogate (`"\ud800"` in JSON) would be stored as text no reader can decode.
  */
 export const text = (what = "a string") =>
-  z
-    .string({ error: (issue) => (missing(issue.input) ? "is required" : `must be ${what}`) })
-    .refine((value) => !LONE_SURROGATE.test(value), {
-      error: "must be Unicode text: it holds a lone surrogate",
-    });
+  unicodeText(
+    z.string({ error: (issue) => (missing(issue.input) ? "is required" : `must be ${what}`) }),
+  );
 
 const ID_PATTERN = /^[A-Za-z0-9._:-]+$/;
 const ID_RULE = `must be 1 to ${INGEST_LIMITS.maxIdLength} characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"`;

@@ -75,7 +75,7 @@ describe("a link's preview and landing page", () => {
       "preview_title: must not be blank",
     );
     expect(problems({ media_source: "x", preview_description: "a\nb" })).toBe(
-      "preview_description: must hold no control characters",
+      "preview_description: must not contain control characters",
     );
     for (const url of [
       "http://cdn.example.com/a.png",

@@ -8,6 +8,7 @@
 import * as z from "zod";
 import { costFields, refineCostFields } from "../costs/touch-cost.ts";
 import { text, withoutProtoKey } from "../ingest/fields.ts";
+import { withoutControlCharacters } from "../validation/text.ts";
 
 export const LINK_LIMITS = {
   maxFieldLength: 200,
@@ -47,11 +48,12 @@ const destination = (platform: string, example: string) =>
 
 /** Text a card shows on one line: no control characters, not blank. */
 const previewText = (max: number) =>
-  text()
-    .min(1, { error: "must not be empty" })
-    .max(max, { error: `must be at most ${max} characters` })
-    .refine((value) => value.trim() !== "", { error: "must not be blank" })
-    .refine((value) => !/\p{Cc}/u.test(value), { error: "must hold no control characters" });
+  withoutControlCharacters(
+    text()
+      .min(1, { error: "must not be empty" })
+      .max(max, { error: `must be at most ${max} characters` })
+      .refine((value) => value.trim() !== "", { error: "must not be blank" }),
+  );
 
 /** A link preview's fields, as a link and an app's defaults take them. */
 export const PREVIEW_FIELDS = {

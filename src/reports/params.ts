@@ -1,5 +1,6 @@
 /** The report routes' query parameters, parsed once with zod: the handlers' and the contract's. */
 import * as z from "zod";
+import { withoutControlCharacters } from "../validation/text.ts";
 import { addDays, dayOf, daysSpanned, startOfDay } from "./days.ts";
 
 export const REPORT_LIMITS = {
@@ -61,18 +62,6 @@ const inBounds = (value: unknown): boolean =>
 
 const bothDays = (window: { from: unknown; to: unknown }): boolean =>
   inBounds(window.from) && inBounds(window.to);
-
-/**
- * A control character (C0, DEL, C1): no name a network, a campaign or a country has, and a NUL
- * ends a string in the engines' SQL parser, which would fail the whole report.
- */
-const CONTROL_CHARACTER = /\p{Cc}/u;
-
-/** Text a person or a network named, refused with a 422 when it holds a control character. */
-export const withoutControlCharacters = (schema: z.ZodString) =>
-  schema.refine((value) => !CONTROL_CHARACTER.test(value), {
-    error: "must not contain control characters",
-  });
 
 const filter = (what: string, example: string) =>
   withoutControlCharacters(
