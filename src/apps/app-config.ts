@@ -65,9 +65,9 @@ export type RemoteConfig = {
       };
 };
 
-/** USD of one unit of each currency the rates know, at their newest day. */
 const UNITS = 1_000_000;
 
+/** USD of one unit of each currency the rates know, at their newest day. */
 export const usdRates = (fx: FxRates): Record<string, number> => {
   const rates: Record<string, number> = {};
   for (const currency of [...fx.currencies, "USD"]) {

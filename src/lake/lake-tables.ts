@@ -308,8 +308,8 @@ const FITS: Record<LakeType, (value: string | number) => boolean> = {
 
 /**
  * A check of a table's records, made once per stream: it throws a TypeError unless `app_id` is
- * an app id (it names a folder), every number and time column of a record holds a value of its
- * type and the date and received columns (which name the `dt` partition) are set. A stream (the embedded one
+ * an app id (it names a folder), every column of a record holds a value of its type (text
+ * whole Unicode text) and the date and received columns (which name the `dt` partition) are set. A stream (the embedded one
  * and Firehose's) checks its records before it takes any: the Parquet writers read each value
  * as its column's type, and one that does not fit would stop the delivery of its file (and,
  * embedded, of every file after it) once it had been acknowledged.

@@ -116,12 +116,6 @@ export interface CohortQuery extends Excluding {
 }
 
 /**
- * A row of the cohorts query (src/reports/cohort-query.ts): a cohort's size (`installs`), its
- * active installs and revenue on one day since install (`days`), or a day's touches (`touches`),
- * of one media source and group; or, of no group, the installs active on a day of the range
- * (`active_day`, the day in `cohort_day`) or in the whole range (`active_range`), in `active`.
- */
-/**
  * What an `installs` or `touches` row's own cost is of, beside its group
  * (src/reports/cohort-query.ts): its campaign, and the ad set, ad and country of the installs
  * and touches that cost something. A row without them (of no cost, or of another part) names no
@@ -137,6 +131,12 @@ export interface CohortCostKeys {
   readonly cost_country: string | null;
 }
 
+/**
+ * A row of the cohorts query (src/reports/cohort-query.ts): a cohort's size (`installs`), its
+ * active installs and revenue on one day since install (`days`), or a day's touches (`touches`),
+ * of one media source and group; or, of no group, the installs active on a day of the range
+ * (`active_day`, the day in `cohort_day`) or in the whole range (`active_range`), in `active`.
+ */
 export interface CohortRow extends Partial<CohortCostKeys> {
   readonly part: "installs" | "days" | "touches" | "active_day" | "active_range";
   readonly cohort_day: string;

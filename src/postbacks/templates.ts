@@ -266,7 +266,7 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "user_agent",
     "text",
     "install",
-    "The user agent of the install's request.",
+    "The user agent of the request: the install's, or the event's for an event's postback.",
     (c) => c.install.userAgent,
   ),
   row("install_unix_ts", "number", "install", "The install's first open, Unix seconds.", (c) =>
