@@ -7,15 +7,15 @@
  */
 import { describe, expect, it } from "vitest";
 import type { CostRow } from "../ports/costs.ts";
-import type { CohortFilters, CohortGroup } from "../ports/reports.ts";
-import { type CohortResultRow, cohortReport, cohortRowOf } from "./cohorts.ts";
+import type { CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
+import { cohortReport, cohortRowOf } from "./cohorts.ts";
 
 const DAY = "2026-11-02";
 const NEXT = "2026-11-03";
 const TODAY = "2026-11-20";
 
 /** A row of the query: by default of the campaign Winter (id w-1), grouped by campaign. */
-const row = (overrides: Partial<CohortResultRow>): CohortResultRow => ({
+const row = (overrides: Partial<CohortRow>): CohortRow => ({
   part: "installs",
   cohort_day: DAY,
   media_source: "meta_ads",
@@ -45,15 +45,15 @@ const campaign = (id: string | null, name: string | null) => ({
 });
 
 /** `installs` installs of a day and group, `cost_usd` of them won by CPI touches. */
-const installs = (n: number, cost_usd: number, overrides: Partial<CohortResultRow> = {}) =>
+const installs = (n: number, cost_usd: number, overrides: Partial<CohortRow> = {}) =>
   row({ part: "installs", installs: n, cost_usd, ...overrides });
 
 /** A day's clicks of a group, `cost_usd` of them CPC clicks' cost. */
-const clicks = (n: number, cost_usd: number, overrides: Partial<CohortResultRow> = {}) =>
+const clicks = (n: number, cost_usd: number, overrides: Partial<CohortRow> = {}) =>
   row({ part: "touches", clicks: n, cost_usd, ...overrides });
 
 /** Revenue on day `day_n` since install. */
-const revenue = (usd: number, day_n: number, overrides: Partial<CohortResultRow> = {}) =>
+const revenue = (usd: number, day_n: number, overrides: Partial<CohortRow> = {}) =>
   row({ part: "days", day_n, active: 1, revenue_usd: usd, ...overrides });
 
 const costRow = (overrides: Partial<CostRow> = {}): CostRow => ({
@@ -77,7 +77,7 @@ const costRow = (overrides: Partial<CostRow> = {}): CostRow => ({
 });
 
 const report = (
-  rows: CohortResultRow[],
+  rows: CohortRow[],
   options: { costs?: CostRow[]; groupBy?: CohortGroup; filters?: CohortFilters } = {},
 ) =>
   cohortReport({

@@ -42,11 +42,8 @@ const textOf = (value: unknown): string | null =>
 
 const PARTS = new Set<string>(["installs", "days", "touches", "active_day", "active_range"]);
 
-/** A row of the cohorts query as the fold reads it, its cost keys included (src/ports/reports.ts). */
-export type CohortResultRow = CohortRow;
-
 /** A result row as an engine reads it (DuckDB's values, Athena's CSV text) as a CohortRow. */
-export const cohortRowOf = (values: Readonly<Record<string, unknown>>): CohortResultRow => {
+export const cohortRowOf = (values: Readonly<Record<string, unknown>>): CohortRow => {
   const part = String(values.part);
   const day = textOf(values.cohort_day);
   if (!PARTS.has(part) || day === null) throw new Error(`cohorts result row of no part: ${part}`);
@@ -168,7 +165,7 @@ const sameNamed = (a: Named, b: Named): boolean =>
   a.id != null && b.id != null ? a.id === b.id : a.name != null && a.name === b.name;
 
 const campaignOfCost = (row: CostRow): Named => ({ id: row.campaignId, name: row.campaignName });
-const campaignOfRow = (row: CohortResultRow): Named => ({
+const campaignOfRow = (row: CohortRow): Named => ({
   id: row.campaign_id,
   name: row.campaign_name,
 });
@@ -178,7 +175,7 @@ const campaignOfRow = (row: CohortResultRow): Named => ({
  * figure replaces theirs): the same day, media source and campaign, and the same ad set, ad and
  * country where the cost row names one (a row of every country is every country's).
  */
-const replaces = (cost: CostRow, row: CohortResultRow): boolean =>
+const replaces = (cost: CostRow, row: CohortRow): boolean =>
   cost.day === row.cohort_day &&
   cost.mediaSource === row.media_source &&
   sameNamed(campaignOfCost(cost), campaignOfRow(row)) &&
@@ -200,10 +197,10 @@ const replaces = (cost: CostRow, row: CohortResultRow): boolean =>
  */
 class Campaigns {
   /** Rows by media source and campaign id; those of no id, by media source and name. */
-  private readonly byId = new Map<string, CohortResultRow[]>();
-  private readonly byName = new Map<string, CohortResultRow[]>();
+  private readonly byId = new Map<string, CohortRow[]>();
+  private readonly byName = new Map<string, CohortRow[]>();
 
-  constructor(rows: readonly CohortResultRow[]) {
+  constructor(rows: readonly CohortRow[]) {
     for (const row of rows) {
       if (row.part !== "installs" && row.part !== "touches") continue;
       if (row.campaign_id != null) listed(this.byId, [row.media_source, row.campaign_id], row);
@@ -217,7 +214,7 @@ class Campaigns {
    * The rows of the cost row's media source and campaign: of its id (a cost row always names
    * one), and, of those that name none, of its name.
    */
-  of(cost: CostRow): readonly CohortResultRow[] {
+  of(cost: CostRow): readonly CohortRow[] {
     const ofId = this.byId.get(JSON.stringify([cost.mediaSource, cost.campaignId])) ?? [];
     if (cost.campaignName === null) return ofId;
     const ofName = this.byName.get(JSON.stringify([cost.mediaSource, cost.campaignName])) ?? [];
@@ -240,7 +237,7 @@ const listed = <T>(lists: Map<string, T[]>, key: readonly unknown[], value: T): 
 const costGroupOf = (
   groupBy: CohortGroup,
   row: CostRow,
-  campaignRows: readonly CohortResultRow[],
+  campaignRows: readonly CohortRow[],
 ): string | null | undefined => {
   switch (groupBy) {
     case "campaign": {
@@ -269,7 +266,7 @@ const costGroupOf = (
 const costMatches = (
   row: CostRow,
   filters: CohortFilters,
-  campaignRows: readonly CohortResultRow[],
+  campaignRows: readonly CohortRow[],
 ): boolean | undefined => {
   if (filters.platform !== undefined) return undefined;
   if (filters.media_source !== undefined && row.mediaSource !== filters.media_source) return false;
@@ -411,7 +408,7 @@ export const cohortReport = (input: {
   readonly today: string;
   readonly groupBy: CohortGroup;
   readonly filters: CohortFilters;
-  readonly rows: readonly CohortResultRow[];
+  readonly rows: readonly CohortRow[];
   /** The app's cost rows of the days `from` to `to`. */
   readonly costs: readonly CostRow[];
 }): CohortReport => {

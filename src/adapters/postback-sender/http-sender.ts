@@ -110,9 +110,7 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
         );
         outgoing.destroy();
       }, timeoutMs);
-      let answered = false;
       outgoing.on("response", (response) => {
-        answered = true;
         const status = response.statusCode ?? 0;
         const read = readBounded(response, REQUEST_LIMITS.maxAnswerReadBytes);
         answer = { status, sofar: read.sofar };
@@ -125,7 +123,7 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
       outgoing.on("error", (error: NodeJS.ErrnoException) => {
         if (
           outgoing.reusedSocket &&
-          !answered &&
+          answer === undefined &&
           !settled &&
           CLOSED_UNDER_US.has(error.code ?? "") &&
           fresh < MAX_FRESH_TRIES
