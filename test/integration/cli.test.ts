@@ -14,6 +14,7 @@ import {
   SKAN_4_COARSE,
   SKAN_4_FINE,
 } from "../../src/skadnetwork/apple-samples.test-support.ts";
+import { PIXEL } from "../support/agents.ts";
 import { installRequest } from "../support/installs.ts";
 import { clearOfMidnight } from "../support/midnight.ts";
 import { startMockNetwork } from "../support/mock-network.ts";
@@ -527,8 +528,7 @@ describe("the attribution command line", () => {
       fetch(`${url}&sub1=${sub1}`, {
         redirect: "manual",
         headers: {
-          "user-agent":
-            "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+          "user-agent": PIXEL,
         },
       });
     const tap = await tapLink("abc");

@@ -10,14 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LinkAnswer } from "../../src/links/links.ts";
 import { HINTS_ASKED_PARAM } from "../../src/touches/clicks.ts";
 import { clickIdOfReferrer } from "../../src/touches/destination.ts";
+import { PIXEL as FULL } from "../support/agents.ts";
 import { installRequest } from "../support/installs.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.hinted";
 const REDUCED =
   "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36";
-const FULL =
-  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
 /** The client hints Chrome sends every site unasked. */
 const LOW_ENTROPY = {
   "sec-ch-ua": '"Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24"',

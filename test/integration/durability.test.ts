@@ -13,6 +13,7 @@ import { openLocalTouchStore } from "../../src/adapters/local-touches/touch-stor
 import { dataPaths, readRuntimeInfo } from "../../src/embedded/data-dir.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
 import { clickIdOfReferrer } from "../../src/touches/destination.ts";
+import { PIXEL as ANDROID } from "../support/agents.ts";
 import { storeButtons } from "../support/landing-page.ts";
 import {
   cli,
@@ -193,8 +194,6 @@ describe("durability of acknowledged events", () => {
     let killed = false;
     // Android phones are sent to the Play Store; iPhones, on this Android-only app without a
     // web site, get the landing page, whose Play button carries the click id.
-    const ANDROID =
-      "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
     const IPHONE =
       "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
     let pages = 0;

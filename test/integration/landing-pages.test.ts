@@ -16,6 +16,7 @@ import { LANDING_STRINGS } from "../../src/links/landing-strings.ts";
 import type { LinkAnswer } from "../../src/links/links.ts";
 import { clickIdOfReferrer } from "../../src/touches/destination.ts";
 import { PREVIEW_FETCHERS } from "../../src/touches/preview-fetchers.ts";
+import { PIXEL } from "../support/agents.ts";
 import { storeButtons } from "../support/landing-page.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
@@ -27,8 +28,7 @@ const APPS = {
 type AppKind = keyof typeof APPS;
 
 const DEVICES = {
-  android:
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+  android: PIXEL,
   ios: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
   other:
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",

@@ -13,6 +13,7 @@ import { dataPaths } from "../../src/embedded/data-dir.ts";
 import { withLinkSettings } from "../../src/links/app-settings.ts";
 import type { LinkAnswer } from "../../src/links/links.ts";
 import { clickIdOfReferrer } from "../../src/touches/destination.ts";
+import { PIXEL } from "../support/agents.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const ANDROID_APP = "com.example.linked";
@@ -21,8 +22,7 @@ const FINGERPRINT =
   "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5";
 
 const AGENTS = {
-  android:
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+  android: PIXEL,
   ios: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
   desktop:
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",

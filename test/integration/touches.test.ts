@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Touch } from "../../src/ports/touches.ts";
 import type { TouchesAnswer } from "../../src/touches/network-touches.ts";
+import { PIXEL } from "../support/agents.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.touched";
@@ -47,8 +48,7 @@ describe("touches from ad networks", () => {
         media_source: "network_a",
         campaign_name: "Spring",
         ip: "81.2.69.142",
-        user_agent:
-          "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+        user_agent: PIXEL,
         maid: GAID,
         params: { sub1: "abc" },
       },
