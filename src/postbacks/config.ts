@@ -24,7 +24,15 @@ import {
   requestFor,
   templateTexts,
 } from "./partners.ts";
-import { fillUrl, isKnownMacro, macrosIn, ownText, partnerValuesIn } from "./templates.ts";
+import {
+  fillUrl,
+  headerBoundPassed,
+  isKnownMacro,
+  LEADING_PARTNER_MACRO,
+  macrosIn,
+  ownText,
+  partnerValuesIn,
+} from "./templates.ts";
 import { REQUEST_LIMITS } from "./url-safety.ts";
 
 /** AppsFlyer's default in-app event window: an event this long after the install still goes. */
@@ -187,11 +195,6 @@ const urlValueProblem = (value: string): string | null => {
   return null;
 };
 
-/** A template's leading advertiser's URL, `{partner.<name>}`, and what follows it. */
-const LEADING_VALUE = /^\{partner\.([A-Za-z0-9_.~-]+)\}/;
-
-const bytes = (text: string): number => Buffer.byteLength(text, "utf8");
-
 const checkTemplate = (
   partner: PartnerTemplate,
   ctx: z.core.$RefinementCtx,
@@ -217,7 +220,7 @@ const checkTemplate = (
           message: "must name its host literally: a macro may not choose where a postback goes",
         });
       }
-      const leading = LEADING_VALUE.exec(request.url);
+      const leading = LEADING_PARTNER_MACRO.exec(request.url);
       const rest = leading ? request.url.slice(leading[0].length) : "";
       if (leading && rest !== "" && !rest.startsWith("/") && !rest.startsWith("?")) {
         // What follows the advertiser's URL would be read as more of its host or port.
@@ -227,25 +230,18 @@ const checkTemplate = (
           message: `must follow {partner.${leading[1]}} with /, ? or nothing: a macro may not choose where a postback goes`,
         });
       }
-      const headerNames = Object.keys(request.headers);
-      const typed = headerNames.some((name) => name.toLowerCase() === "content-type");
-      const headerCount = headerNames.length + (request.body !== null && !typed ? 1 : 0);
-      if (headerCount > REQUEST_LIMITS.maxHeaders) {
+      const passed = headerBoundPassed(request.headers, request.body !== null);
+      if (passed) {
+        const adds =
+          request.body !== null &&
+          !Object.keys(request.headers).some((name) => name.toLowerCase() === "content-type");
         ctx.addIssue({
           code: "custom",
           path: [...path, kind, "headers"],
-          message: `must be at most ${REQUEST_LIMITS.maxHeaders} headers${request.body !== null && !typed ? ", with the Content-Type a JSON body adds" : ""}`,
-        });
-      }
-      const headerBytes = Object.entries(request.headers).reduce(
-        (sum, [name, value]) => sum + bytes(name) + bytes(value),
-        0,
-      );
-      if (headerBytes > REQUEST_LIMITS.maxHeaderBytes) {
-        ctx.addIssue({
-          code: "custom",
-          path: [...path, kind, "headers"],
-          message: `must be at most ${REQUEST_LIMITS.maxHeaderBytes} bytes of names and values together`,
+          message:
+            passed === "count"
+              ? `must be at most ${REQUEST_LIMITS.maxHeaders} headers${adds ? ", with the Content-Type a JSON body adds" : ""}`
+              : `must be at most ${REQUEST_LIMITS.maxHeaderBytes} bytes of names and values together`,
         });
       }
       if (request.body !== null) {

@@ -395,7 +395,7 @@ const BY_NAME = new Map(MACRO_ROWS.map((macro) => [macro.name, macro]));
 /** `{name}`, `{partner.key}`, `{click.utm_source}`; anything else in braces is text. */
 const MACRO = /\{([a-z][a-z0-9_]*(?:\.[A-Za-z0-9_.~-]+)?)\}/g;
 const LONE_MACRO = /^\{([a-z][a-z0-9_]*(?:\.[A-Za-z0-9_.~-]+)?)\}$/;
-const LEADING_PARTNER_MACRO = /^\{partner\.([A-Za-z0-9_.~-]+)\}/;
+export const LEADING_PARTNER_MACRO = /^\{partner\.([A-Za-z0-9_.~-]+)\}/;
 
 /** The macros a text names, each once. */
 export const macrosIn = (text: string): string[] => [
@@ -568,6 +568,22 @@ export type BuiltRequest =
 const bytes = (text: string): number => Buffer.byteLength(text, "utf8");
 
 /**
+ * Which bound of a request's headers they pass, if any: their count (with the Content-Type a
+ * JSON body adds when they name none) or their names' and values' bytes. Checked on a template
+ * when it is saved and on each request it fills.
+ */
+export const headerBoundPassed = (
+  headers: Readonly<Record<string, string>>,
+  jsonBody: boolean,
+): "count" | "bytes" | null => {
+  const names = Object.keys(headers);
+  const typed = names.some((name) => name.toLowerCase() === "content-type");
+  if (names.length + (jsonBody && !typed ? 1 : 0) > REQUEST_LIMITS.maxHeaders) return "count";
+  const total = names.reduce((sum, name) => sum + bytes(name) + bytes(headers[name] ?? ""), 0);
+  return total > REQUEST_LIMITS.maxHeaderBytes ? "bytes" : null;
+};
+
+/**
  * One attempt's request: the template filled from the context, checked against the bounds.
  * Not built (a problem, and nothing is sent) when a macro the partner requires is empty (a
  * device id it matches on, say), when the URL is not one, or when it is too large.
@@ -598,10 +614,11 @@ export const buildRequest = (
     return { ok: false, problem: `the URL is longer than ${REQUEST_LIMITS.maxUrlBytes} bytes` };
   }
   const headers: Record<string, string> = {};
-  let headerBytes = 0;
   for (const [name, value] of Object.entries(template.headers)) {
     headers[name] = fillHeaderValue(value, lookup);
-    headerBytes += bytes(name) + bytes(headers[name] ?? "");
+  }
+  if (headerBoundPassed(headers, template.body !== null)) {
+    return { ok: false, problem: "the headers are over their bounds" };
   }
   let body: string | null = null;
   if (template.body !== null) {
@@ -615,12 +632,6 @@ export const buildRequest = (
     }
     const typed = Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
     if (!typed) headers["Content-Type"] = "application/json";
-  }
-  if (
-    Object.keys(headers).length > REQUEST_LIMITS.maxHeaders ||
-    headerBytes > REQUEST_LIMITS.maxHeaderBytes
-  ) {
-    return { ok: false, problem: "the headers are over their bounds" };
   }
   return { ok: true, request: { method: template.method, url, headers, body } };
 };
