@@ -4,10 +4,10 @@
  * detail names the parameter, before any engine is asked.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { apiEvent, CONTEXT, principal } from "../http/api-event.test-support.ts";
-import { createReportHandlers } from "../http/handlers/reports.ts";
-import { cohortParamsSchema, overviewParamsSchema } from "./params.ts";
-import { recordingEngine } from "./recording-engine.test-support.ts";
+import { cohortParamsSchema, overviewParamsSchema } from "../../reports/params.ts";
+import { recordingEngine } from "../../reports/recording-engine.test-support.ts";
+import { apiEvent, CONTEXT, principal } from "../api-event.test-support.ts";
+import { createReportHandlers } from "./reports.ts";
 
 const APP = "com.example.game";
 /** The service's clock in these tests: tomorrow is 2026-11-04. */
