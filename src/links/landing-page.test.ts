@@ -153,6 +153,18 @@ describe("the landing page", () => {
     );
   });
 
+  it("names an app whose name holds `$&` or `$'` as it is, in every sentence that names it", async () => {
+    const dollars = { ...app, name: "Cash$&Co $' $$", links: {} };
+    const html = await page({
+      app: dollars,
+      platform: "ios",
+      stores: storesOf("ios", dollars, link, "c"),
+    });
+    expect(html).toContain(`<h2>Get ${escapeHtml(dollars.name)}</h2>`);
+    expect(html).toContain(`${escapeHtml(dollars.name)} is not available for this device yet.`);
+    expect(html).not.toContain("{app}");
+  });
+
   it("is in the app's language the browser asks for, else the app's first, else English", async () => {
     const german = { ...app, links: { ...app.links, languages: ["de", "fr"] } };
     expect(await page({ app: german, acceptLanguage: "fr-CH, fr;q=0.9, en;q=0.8" })).toContain(

@@ -176,7 +176,8 @@ export const renderLandingPage = async (page: LandingPage): Promise<string> => {
   const { app, link, platform, stores } = page;
   const language = landingLanguage(app.links?.languages, page.acceptLanguage);
   const words = LANDING_STRINGS[language];
-  const name = (text: string) => escapeHtml(text.replaceAll("{app}", app.name));
+  // A function, not the name itself: a replacement string reads `$&` and `$'` as patterns.
+  const name = (text: string) => escapeHtml(text.replaceAll("{app}", () => app.name));
   const campaign = link.campaignName ?? link.campaignId;
   const storeFor = stores.some((store) => store.platform === platform);
   const parts = [
