@@ -219,6 +219,17 @@ describe("the preview page", () => {
     expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
     expect(html).toContain('<meta name="twitter:title" content="Winter Cup">');
 
+    // The image as the API took it (a space, a quote, a host not in ASCII), sent as a URL.
+    const written = renderPreviewPage(
+      app,
+      testLink({ previewImageUrl: 'https://bücher.example/winter card "v2".png' }),
+    );
+    for (const tag of ['property="og:image"', 'name="twitter:image"']) {
+      expect(written).toContain(
+        `<meta ${tag} content="https://xn--bcher-kva.example/winter%20card%20%22v2%22.png">`,
+      );
+    }
+
     const defaults = { ...app, links: { previewTitle: "Example Game: the app" } };
     expect(previewOf(defaults, link)).toEqual({
       title: "Example Game: the app",

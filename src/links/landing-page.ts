@@ -89,17 +89,20 @@ export const previewOf = (app: App, link: Link): Preview => ({
 /** The Open Graph and Twitter card tags of the link's preview. */
 const previewTags = (app: App, link: Link): string => {
   const preview = previewOf(app, link);
+  // As a browser would fetch it: a space or a quote percent-encoded, the host in punycode. The
+  // API keeps the URL as the marketer wrote it, and a card's fetcher may not mend it.
+  const image = preview.imageUrl === null ? null : (URL.parse(preview.imageUrl)?.href ?? null);
   const tags: [string, string, string | null][] = [
     ["property", "og:type", "website"],
     ["property", "og:site_name", app.name],
     ["property", "og:url", link.url],
     ["property", "og:title", preview.title],
     ["property", "og:description", preview.description],
-    ["property", "og:image", preview.imageUrl],
-    ["name", "twitter:card", preview.imageUrl ? "summary_large_image" : "summary"],
+    ["property", "og:image", image],
+    ["name", "twitter:card", image ? "summary_large_image" : "summary"],
     ["name", "twitter:title", preview.title],
     ["name", "twitter:description", preview.description],
-    ["name", "twitter:image", preview.imageUrl],
+    ["name", "twitter:image", image],
   ];
   return tags
     .filter((tag): tag is [string, string, string] => tag[2] !== null)
