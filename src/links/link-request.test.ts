@@ -97,6 +97,9 @@ describe("a link's preview and landing page", () => {
     expect(updateProblems({ disabled: true })).toBe("");
     expect(updateProblems({ landing_page: true, preview_title: null })).toBe("");
     expect(updateProblems({})).toBe("body: must change something");
+    // Null is absent for the landing page: it has no default to go back to.
+    expect(updateProblems({ landing_page: null })).toBe("body: must change something");
+    expect(updateProblems({ landing_page: null, preview_title: null })).toBe("");
     expect(updateProblems({ media_source: "x" })).toContain("must be a JSON object of `disabled`");
     expect(updateProblems({ preview_image_url: "http://a.example/x.png" })).toBe(
       "preview_image_url: must be an https URL",

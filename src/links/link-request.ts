@@ -199,9 +199,14 @@ export const linkUpdateSchema = z
         "must be a JSON object of `disabled`, `landing_page`, `preview_title`, `preview_description`, `preview_image_url`, `cost_model`, `cost_value` or `cost_currency`",
     },
   )
-  .refine((change) => Object.values(change).some((value) => value !== undefined), {
-    error: "must change something",
-  })
+  // A null `landing_page` is absent, as in a new link's body; a null preview or cost clears it.
+  .refine(
+    (change) =>
+      Object.entries(change).some(
+        ([name, value]) => value !== undefined && !(name === "landing_page" && value === null),
+      ),
+    { error: "must change something" },
+  )
   .superRefine(refineCostFields({ clearing: true }));
 
 export type LinkUpdate = z.output<typeof linkUpdateSchema>;
