@@ -121,14 +121,31 @@ export interface MotoServer {
   stop(): Promise<void>;
 }
 
-/** Starts a moto server of its own (fresh state) on a loopback port, installing moto first. */
-export const startMoto = async (): Promise<MotoServer> => {
+/**
+ * moto's server answering one request at a time. moto's threaded server checks a conditional
+ * write's condition and makes the write without a lock, so two racing writes can both pass where
+ * DynamoDB lets one; one at a time, a race of conditional writes is decided as on DynamoDB.
+ */
+const SERIAL_SERVER = `
+import sys
+from werkzeug.serving import run_simple
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+run_simple(sys.argv[1], int(sys.argv[2]), DomainDispatcherApplication(create_backend_app), threaded=False, request_handler=MotoRequestHandler)
+`;
+
+/**
+ * Starts a moto server of its own (fresh state) on a loopback port, installing moto first;
+ * `serial` for one that answers one request at a time (for DynamoDB's conditional writes; not
+ * for SQS's long polls, which would hold every other request).
+ */
+export const startMoto = async (options: { serial?: boolean } = {}): Promise<MotoServer> => {
   await ensureInstalled();
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(SERVER, ["-H", "127.0.0.1", "-p", String(port)], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const [command, args] = options.serial
+    ? [PYTHON, ["-c", SERIAL_SERVER, "127.0.0.1", String(port)]]
+    : [SERVER, ["-H", "127.0.0.1", "-p", String(port)]];
+  const child: ChildProcess = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4_000);

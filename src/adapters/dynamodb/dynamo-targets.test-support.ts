@@ -48,7 +48,8 @@ export const onMoto = <T extends object>(
   reportNoMoto(what);
   if (motoDisabled) return undefined;
   return async () => {
-    const moto = await startMoto();
+    // One request at a time: moto's threads race conditional writes, where DynamoDB does not.
+    const moto = await startMoto({ serial: true });
     const client = new DynamoDBClient(motoClientConfig(moto));
     await ensureTables(client, LOCAL_TABLE_NAMES);
     const doc = DynamoDBDocumentClient.from(client, {
