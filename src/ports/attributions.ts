@@ -1,8 +1,8 @@
 /**
  * Each install's attribution: pending from its first open until the matcher resolves it, then
  * its result, once (`service_match_status`, docs/attribution.md#results). What matching needs
- * of the request (its IP and user agent among them) is kept only while the attribution is
- * unresolved.
+ * of the request is kept only while the attribution is unresolved, but for the request's
+ * address and user agent, which its postbacks name: those are kept until they are sent on.
  */
 import type { Confidence, MatchMethod } from "../domain/attribution.ts";
 import type { InstallFacts } from "../domain/install-facts.ts";
@@ -41,6 +41,12 @@ export interface AttributionResult extends Omit<AdFields, "mediaSource"> {
   readonly attributedAt: string;
 }
 
+/** Where the install's request came from, as its postbacks name it (`{ip}`, `{user_agent}`). */
+export interface InstallSender {
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}
+
 export type AttributionRecord =
   | {
       readonly state: "pending" | "failed";
@@ -56,6 +62,8 @@ export type AttributionRecord =
       readonly result: AttributionResult;
       /** Whether its lake rows (the attribution, the install event) are written. */
       readonly delivered: boolean;
+      /** Kept until delivered, so that postbacks made again after a stop still name it. */
+      readonly sender: InstallSender | null;
     };
 
 export interface AttributionStore {
@@ -69,11 +77,17 @@ export interface AttributionStore {
   get(appId: string, serviceId: string): Promise<AttributionRecord | undefined>;
   /**
    * Stores the result if the attribution is still unresolved (pending or failed), forgetting
-   * the facts; false when another run resolved it first.
+   * the facts but for the sender, until delivered; false when another run resolved it first.
    */
-  resolve(appId: string, serviceId: string, result: AttributionResult): Promise<boolean>;
+  resolve(
+    appId: string,
+    serviceId: string,
+    result: AttributionResult,
+    sender: InstallSender,
+  ): Promise<boolean>;
   /** Marks an unresolved attribution failed (its last try failed); the sweeper retries it. */
   markFailed(appId: string, serviceId: string): Promise<void>;
+  /** Marks its lake rows and postbacks written, forgetting the sender. */
   markDelivered(appId: string, serviceId: string): Promise<void>;
   /**
    * Attributions requested before `before` and not finished (unresolved, or resolved with

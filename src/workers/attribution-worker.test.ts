@@ -12,6 +12,7 @@ import type {
 } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
 import type { Touch } from "../ports/touches.ts";
+import type { PostbackTriggers } from "../postbacks/triggers.ts";
 import { createAttributionWorker } from "./attribution-worker.ts";
 
 const APP: App = {
@@ -26,6 +27,7 @@ const INSTALL = storedInstall(APP.appId, "device-1", { maid: null });
 const FX = parseEcbRates("Date,USD,\n2026-11-01,1.1,\n");
 /** When the service heard of the install, by its clock. */
 const RECEIVED = new Date("2026-11-01T10:00:01.000Z");
+const AGENT = "Dalvik/2.1.0 (Linux; U; Android 14; Pixel 8 Build/UQ1A.240105.004)";
 
 /** The attributions store as a map, with its conditions, the way the port promises them. */
 const memoryAttributions = () => {
@@ -40,7 +42,7 @@ const memoryAttributions = () => {
       return true;
     },
     get: async (appId, serviceId) => records.get(key(appId, serviceId)),
-    resolve: async (appId, serviceId, result: AttributionResult) => {
+    resolve: async (appId, serviceId, result: AttributionResult, sender) => {
       const found = records.get(key(appId, serviceId));
       if (!found || found.state === "resolved") return false;
       store.resolves++;
@@ -50,6 +52,7 @@ const memoryAttributions = () => {
         serviceId,
         result,
         delivered: false,
+        sender,
       });
       return true;
     },
@@ -61,7 +64,7 @@ const memoryAttributions = () => {
     markDelivered: async (appId, serviceId) => {
       const found = records.get(key(appId, serviceId));
       if (found?.state === "resolved")
-        records.set(key(appId, serviceId), { ...found, delivered: true });
+        records.set(key(appId, serviceId), { ...found, delivered: true, sender: null });
     },
     listOpen: async () => [],
     delete: async (appId, serviceId) => void records.delete(key(appId, serviceId)),
@@ -70,11 +73,20 @@ const memoryAttributions = () => {
 };
 
 const setup = (
-  options: { touchesFail?: boolean; app?: App; install?: Install; byMaid?: Touch[] } = {},
+  options: {
+    touchesFail?: boolean;
+    app?: App;
+    install?: Install;
+    byMaid?: Touch[];
+    /** The event rows' first writes fail. */
+    eventWritesFail?: number;
+  } = {},
 ) => {
   const install = options.install ?? INSTALL;
   const attributions = memoryAttributions();
   const rows = { attributions: [] as LakeRecord[], events: [] as LakeRecord[] };
+  const triggered: Parameters<PostbackTriggers["installResolved"]>[0][] = [];
+  let eventWritesFail = options.eventWritesFail ?? 0;
   const worker = createAttributionWorker({
     apps: { get: async () => options.app ?? APP },
     installs: {
@@ -94,9 +106,20 @@ const setup = (
     },
     lake: {
       attributions: { put: async (records) => void rows.attributions.push(...records) },
-      events: { put: async (records) => void rows.events.push(...records) },
+      events: {
+        put: async (records) => {
+          if (eventWritesFail-- > 0) throw new Error("lake stream down");
+          rows.events.push(...records);
+        },
+      },
     },
     fx: FX,
+    postbacks: {
+      installResolved: async (resolved) => {
+        triggered.push(resolved);
+        return 0;
+      },
+    },
     maxAttempts: 3,
   });
   const job = (attempt = 1) => ({
@@ -104,14 +127,14 @@ const setup = (
     attempt,
     body: { appId: APP.appId, serviceId: INSTALL.serviceId },
   });
-  return { attributions, rows, worker, job };
+  return { attributions, rows, triggered, worker, job };
 };
 
 const pending = async (attributions: AttributionStore, install = INSTALL) => {
   await attributions.createPending({
     appId: APP.appId,
     serviceId: install.serviceId,
-    facts: installFacts(install, { ip: "81.2.69.142", receivedAt: RECEIVED }),
+    facts: installFacts(install, { ip: "81.2.69.142", userAgent: AGENT, receivedAt: RECEIVED }),
     requestedAt: "2026-11-01T10:00:01.000Z",
   });
 };
@@ -132,6 +155,32 @@ describe("the attribution worker", () => {
     // The lake rows come from the stored result: a repeat writes the same rows, if any.
     expect(new Set(rows.events.map((row) => row.event_id)).size).toBe(1);
     expect(new Set(rows.attributions.map((row) => row.attributed_at)).size).toBe(1);
+  });
+
+  it("names the install's address and agent in postbacks made again after a stop before delivery", async () => {
+    const { attributions, rows, triggered, worker, job } = setup({ eventWritesFail: 1 });
+    await pending(attributions);
+    await expect(worker(job())).rejects.toThrow("lake stream down");
+    expect(await attributions.get(APP.appId, INSTALL.serviceId)).toMatchObject({
+      state: "resolved",
+      delivered: false,
+    });
+    expect(triggered).toEqual([]);
+
+    await worker(job(2));
+    expect(rows.events).toHaveLength(1);
+    expect(triggered).toEqual([
+      expect.objectContaining({
+        ip: "81.2.69.142",
+        userAgent: AGENT,
+        serviceId: INSTALL.serviceId,
+      }),
+    ]);
+    // Forgotten once sent on.
+    expect(await attributions.get(APP.appId, INSTALL.serviceId)).toMatchObject({
+      delivered: true,
+      sender: null,
+    });
   });
 
   it("marks the install failed on its last try, and a later run resolves it", async () => {

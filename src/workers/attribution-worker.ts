@@ -14,7 +14,7 @@ import { DAY_MS } from "../domain/time.ts";
 import { composition } from "../functions/adapters.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { App, AppStore } from "../ports/apps.ts";
-import type { AttributionResult, AttributionStore } from "../ports/attributions.ts";
+import type { AttributionResult, AttributionStore, InstallSender } from "../ports/attributions.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
 import type { Install, InstallHistory, InstallStore } from "../ports/installs.ts";
 import type { RecordStream } from "../ports/lake.ts";
@@ -55,12 +55,14 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
   /**
    * The lake rows of a stored result and its postbacks' outbox rows, then the mark that they
    * are written: a run that stops before the mark does it all again, which writes the same
-   * rows and adds no second send. `ip` is the install's address, known until the result is.
+   * rows and adds no second send. The sender (the install request's address and agent) is
+   * kept with the result until then.
    */
   const deliver = async (
     job: AttributionJob,
     result: AttributionResult,
-    known?: { app: App; install: Install; ip: string | null; userAgent: string | null },
+    sender: InstallSender | null,
+    known?: { app: App; install: Install },
   ) => {
     const [app, install] = known
       ? [known.app, known.install]
@@ -77,8 +79,8 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       appId: job.appId,
       serviceId: job.serviceId,
       attribution: resolvedOf(result),
-      ip: known?.ip ?? null,
-      userAgent: known?.userAgent ?? null,
+      ip: sender?.ip ?? null,
+      userAgent: sender?.userAgent ?? null,
     });
     await deps.attributions.markDelivered(job.appId, job.serviceId);
   };
@@ -91,7 +93,7 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
     // No record, or a deletion request: the install's data is being, or was, deleted.
     if (!record || deletions.length > 0) return;
     if (record.state === "resolved") {
-      if (!record.delivered) await deliver(job, record.result);
+      if (!record.delivered) await deliver(job, record.result, record.sender);
       return;
     }
     const [app, install] = await Promise.all([
@@ -112,18 +114,16 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       const match = await matchInstall(facts, settings, deps.touches, deps.searchAds);
       result = resultOf(match, installTypeOf(install, sameIdfv), now(), settings);
     }
-    if (await deps.attributions.resolve(job.appId, job.serviceId, result)) {
-      await deliver(job, result, {
-        app,
-        install,
-        ip: record.facts.ip,
-        userAgent: record.facts.userAgent,
-      });
+    const sender = { ip: record.facts.ip, userAgent: record.facts.userAgent };
+    if (await deps.attributions.resolve(job.appId, job.serviceId, result, sender)) {
+      await deliver(job, result, sender, { app, install });
       return;
     }
     // Another run resolved it first: its result stands, and is the one written to the lake.
     const stored = await deps.attributions.get(job.appId, job.serviceId);
-    if (stored?.state === "resolved" && !stored.delivered) await deliver(job, stored.result);
+    if (stored?.state === "resolved" && !stored.delivered) {
+      await deliver(job, stored.result, stored.sender);
+    }
   };
 
   return async (message) => {

@@ -176,6 +176,7 @@ describe("the postback worker", () => {
         serviceId,
         result: result(status, source),
         delivered: true,
+        sender: null,
       });
     const message = (job: PostbackJob, attempt = 1): WorkMessage<PostbackJob> => ({
       id: `${job.sendId}#${job.attempt}`,

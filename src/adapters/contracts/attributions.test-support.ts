@@ -4,8 +4,8 @@
  * server answers it, as on AWS) and the embedded runtime's own store. Each store's test file
  * calls `describeAttributionStoreContract` with a factory of its own side; the `it`s share its
  * store, each with an app of its own. Held here: a pending attribution made once; resolved
- * once, however many runs race, its facts forgotten; failed only while pending, and resolvable
- * after; the sweeper's list of what is open (unresolved, or resolved with its lake rows
+ * once, however many runs race, its facts forgotten but for its sender, kept until delivered;
+ * failed only while pending, and resolvable after; the sweeper's list of what is open (unresolved, or resolved with its lake rows
  * unwritten) requested before a time; deletion.
  */
 import { describe, expect, it } from "vitest";
@@ -48,6 +48,8 @@ const REQUESTED = "2026-11-01T10:00:02.000Z";
 const organic = (): AttributionResult =>
   resultOf({ kind: "organic" }, null, new Date("2026-11-01T10:00:03.000Z"), DEFAULT_ATTRIBUTION);
 
+const SENDER = { ip: "81.2.69.142", userAgent: "Dalvik/2.1.0 (Linux; U; Android 14; Pixel 8)" };
+
 const pending = (appId: string, serviceId: string, requestedAt = REQUESTED) => ({
   appId,
   serviceId,
@@ -85,7 +87,7 @@ export const describeAttributionStoreContract = (
       await store().createPending(pending(app, "d1"));
       const result = organic();
       const raced = await Promise.all(
-        Array.from({ length: 5 }, () => store().resolve(app, "d1", result)),
+        Array.from({ length: 5 }, () => store().resolve(app, "d1", result, SENDER)),
       );
       expect(raced.filter(Boolean)).toHaveLength(1);
       expect(await store().get(app, "d1")).toEqual({
@@ -94,10 +96,30 @@ export const describeAttributionStoreContract = (
         serviceId: "d1",
         result,
         delivered: false,
+        sender: SENDER,
       });
       // Nothing to resolve: no record.
-      expect(await store().resolve(app, "none", result)).toBe(false);
+      expect(await store().resolve(app, "none", result, SENDER)).toBe(false);
       expect(await store().get(app, "none")).toBeUndefined();
+    });
+
+    it("keeps the sender with the result until delivered, then forgets it", async () => {
+      const app = freshApp();
+      await store().createPending(pending(app, "d1"));
+      await store().resolve(app, "d1", organic(), { ip: null, userAgent: "agent" });
+      expect(await store().get(app, "d1")).toMatchObject({
+        delivered: false,
+        sender: { ip: null, userAgent: "agent" },
+      });
+      await store().markDelivered(app, "d1");
+      expect(await store().get(app, "d1")).toEqual({
+        state: "resolved",
+        appId: app,
+        serviceId: "d1",
+        result: organic(),
+        delivered: true,
+        sender: null,
+      });
     });
 
     it("marks only a pending attribution failed, and resolves a failed one", async () => {
@@ -105,7 +127,7 @@ export const describeAttributionStoreContract = (
       await store().createPending(pending(app, "d1"));
       await store().markFailed(app, "d1");
       expect(await store().get(app, "d1")).toMatchObject({ state: "failed", facts: facts(app) });
-      expect(await store().resolve(app, "d1", organic())).toBe(true);
+      expect(await store().resolve(app, "d1", organic(), SENDER)).toBe(true);
       await store().markFailed(app, "d1");
       expect(await store().get(app, "d1")).toMatchObject({ state: "resolved" });
       await store().markFailed(app, "none");
@@ -118,9 +140,9 @@ export const describeAttributionStoreContract = (
       await store().createPending(pending(app, "failed"));
       await store().markFailed(app, "failed");
       await store().createPending(pending(app, "resolved"));
-      await store().resolve(app, "resolved", organic());
+      await store().resolve(app, "resolved", organic(), SENDER);
       await store().createPending(pending(app, "delivered"));
-      await store().resolve(app, "delivered", organic());
+      await store().resolve(app, "delivered", organic(), SENDER);
       await store().markDelivered(app, "delivered");
       await store().createPending(pending(app, "later", "2026-11-01T12:00:00.000Z"));
 

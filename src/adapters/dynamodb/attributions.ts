@@ -83,6 +83,8 @@ const recordItem = z.discriminatedUnion("state", [
     serviceId: z.string(),
     result: resultItem,
     delivered: z.boolean(),
+    // Removed once delivered.
+    sender: z.object({ ip: text, userAgent: text }).nullable().default(null),
   }),
   // requestedAt stays on a resolved item, for the sweeper; the record does not carry it.
 ]);
@@ -118,20 +120,21 @@ export const createAttributionStore = (
     const { attributionKey: _key, openMarker: _open, ...record } = Item;
     return recordItem.parse(record) satisfies AttributionRecord;
   },
-  resolve: (appId, serviceId, result) =>
+  resolve: (appId, serviceId, result, sender) =>
     conditionHolds(() =>
       doc.send(
         new UpdateCommand({
           TableName: table,
           Key: keyOf(appId, serviceId),
           UpdateExpression:
-            "SET #state = :resolved, #result = :result, delivered = :false REMOVE facts",
+            "SET #state = :resolved, #result = :result, delivered = :false, sender = :sender REMOVE facts",
           ConditionExpression: "#state IN (:pending, :failed)",
           ExpressionAttributeNames: { "#state": "state", "#result": "result" },
           ExpressionAttributeValues: {
             ":resolved": "resolved",
             ":result": { ...result, params: stringMapText(result.params) },
             ":false": false,
+            ":sender": { ip: sender.ip, userAgent: sender.userAgent },
             ":pending": "pending",
             ":failed": "failed",
           },
@@ -157,7 +160,7 @@ export const createAttributionStore = (
       new UpdateCommand({
         TableName: table,
         Key: keyOf(appId, serviceId),
-        UpdateExpression: "SET delivered = :true REMOVE openMarker",
+        UpdateExpression: "SET delivered = :true REMOVE openMarker, sender",
         ConditionExpression: "#state = :resolved",
         ExpressionAttributeNames: { "#state": "state" },
         ExpressionAttributeValues: { ":true": true, ":resolved": "resolved" },

@@ -513,7 +513,15 @@ describe("DynamoDB stores", () => {
         requestedAt: "2026-11-01T10:00:01.000Z",
       });
       const result = resultOf({ kind: "organic" }, null, new Date(), DEFAULT_ATTRIBUTION);
-      await attributions.resolve("com.costs", serviceId, { ...result, cost });
+      await attributions.resolve(
+        "com.costs",
+        serviceId,
+        { ...result, cost },
+        {
+          ip: null,
+          userAgent: null,
+        },
+      );
       const stored = await attributions.get("com.costs", serviceId);
       expect(stored?.state === "resolved" && stored.result.cost).toEqual(cost);
     }

@@ -70,7 +70,7 @@ const attributionsIn = (level: LevelStore): LocalAttributionStore => {
       return stored && recordOf(stored);
     },
 
-    resolve: (appId, serviceId, result) =>
+    resolve: (appId, serviceId, result, sender) =>
       inTurn(recordKey(appId, serviceId), async () => {
         const stored = await read(appId, serviceId);
         if (!stored || stored.state === "resolved") return false;
@@ -80,6 +80,7 @@ const attributionsIn = (level: LevelStore): LocalAttributionStore => {
           serviceId,
           result,
           delivered: false,
+          sender: { ip: sender.ip, userAgent: sender.userAgent },
           requestedAt: stored.requestedAt,
         });
         return true;
@@ -102,7 +103,7 @@ const attributionsIn = (level: LevelStore): LocalAttributionStore => {
           {
             type: "put",
             key: recordKey(appId, serviceId),
-            value: JSON.stringify({ ...stored, delivered: true }),
+            value: JSON.stringify({ ...stored, delivered: true, sender: null }),
           },
           { type: "del", key: openKey(stored) },
         ]);

@@ -61,6 +61,7 @@ describe("the attribution route", () => {
       appId: APP.appId,
       serviceId: "device-1",
       delivered: true,
+      sender: null,
       result: resultOf(
         { kind: "organic" },
         null,
