@@ -7,8 +7,11 @@
  * MIN_REQUEST_AGE_SECONDS); rows sent before the request are in the lake by then. The schedule's
  * interval must exceed the buffering interval: a request skipped as too young is then old
  * enough at the next run, so it waits at most one run more, never indefinitely. The function's
- * timeout is kept under the interval so two runs do not overlap (the lake writes are
- * conditional anyway, and Lambda's own retries of a failed run are off: the next run retries).
+ * timeout is kept under the interval so two scheduled runs do not overlap. A failed run is
+ * tried twice more by Lambda (lib/scheduled-job.ts), a minute and then two after it failed, so
+ * the retry of a run that timed out may start beside the next scheduled run: every step is
+ * idempotent and a rewritten file is put only if it is still the one read (If-Match), so the
+ * later of two runs at once fails that file and the next run completes it.
  * A request made at t is therefore completed before
  *
  *     t + minimum age + schedule interval + timeout
