@@ -42,8 +42,8 @@ const styles = (html: string) => [...html.matchAll(/<style>([\s\S]*?)<\/style>/g
 describe("the landing page", () => {
   it("names the app, the campaign and the link, with a button to each store and a QR code on a desktop", async () => {
     const html = await page();
-    expect(html).toContain("<h1>Example Game</h1>");
-    expect(html).toContain("Campaign: Winter");
+    expect(html).toContain('<h1 dir="auto">Example Game</h1>');
+    expect(html).toContain("Campaign: <bdi>Winter</bdi>");
     expect(html).toContain("https://go.example.com/Kx3v9QpZ2aQ");
     expect(html).toMatch(
       /<a class="button" data-store="google-play" href="https:\/\/play\.google\.com\/store\/apps\/details\?id=com\.example\.game&amp;referrer=service_click_id%3DC1ick1d/,
@@ -62,7 +62,9 @@ describe("the landing page", () => {
       stores: storesOf("ios", android, link, "c"),
     });
     expect(fromIphone).not.toContain("<svg");
-    expect(fromIphone).toContain("Example Game is not available for this device yet.");
+    expect(fromIphone).toContain(
+      "<bdi>Example Game</bdi> is not available for this device yet.",
+    );
     const fromAndroid = await page({ platform: "android" });
     expect(fromAndroid).not.toContain("not available");
   });
@@ -136,6 +138,7 @@ describe("the landing page", () => {
             "h2",
             "p",
             "span",
+            "bdi",
             "ul",
             "li",
             "a",
@@ -160,9 +163,30 @@ describe("the landing page", () => {
       platform: "ios",
       stores: storesOf("ios", dollars, link, "c"),
     });
-    expect(html).toContain(`<h2>Get ${escapeHtml(dollars.name)}</h2>`);
-    expect(html).toContain(`${escapeHtml(dollars.name)} is not available for this device yet.`);
+    expect(html).toContain(`<h2>Get <bdi>${escapeHtml(dollars.name)}</bdi></h2>`);
+    expect(html).toContain(
+      `<bdi>${escapeHtml(dollars.name)}</bdi> is not available for this device yet.`,
+    );
     expect(html).not.toContain("{app}");
+  });
+
+  it("keeps a right-to-left name's own direction without reordering the page's words around it", async () => {
+    const hebrew = { ...app, name: "משחק!", links: { appStoreId: "1234567890" } };
+    const rtlLink = testLink({ url: link.url, campaignName: "חורף 2026" });
+    const html = await page({
+      app: hebrew,
+      link: rtlLink,
+      platform: "android",
+      stores: storesOf("android", { ...hebrew, platform: "ios" }, rtlLink, "c"),
+    });
+    expect(html).toContain('<h1 dir="auto">משחק!</h1>');
+    expect(html).toContain("Campaign: <bdi>חורף 2026</bdi>");
+    expect(html).toContain("<h2>Get <bdi>משחק!</bdi></h2>");
+    expect(html).toContain("<bdi>משחק!</bdi> is not available for this device yet.");
+    const preview = renderPreviewPage(hebrew, testLink({ previewDescription: "מרוץ בשלג" }));
+    expect(preview).toContain('<h1 dir="auto">משחק!</h1>');
+    expect(preview).toContain('<p dir="auto">מרוץ בשלג</p>');
+    expect(preview).toContain("<bdi>משחק!</bdi></a>");
   });
 
   it("is in the app's language the browser asks for, else the app's first, else English", async () => {

@@ -179,15 +179,20 @@ export const renderLandingPage = async (page: LandingPage): Promise<string> => {
   const { app, link, platform, stores } = page;
   const language = landingLanguage(app.links?.languages, page.acceptLanguage);
   const words = LANDING_STRINGS[language];
-  // A function, not the name itself: a replacement string reads `$&` and `$'` as patterns.
-  const name = (text: string) => escapeHtml(text.replaceAll("{app}", () => app.name));
+  // The app's name in the page's sentences, isolated: its own script's direction (a Hebrew or
+  // an Arabic name) must not reorder the words around it.
+  const name = (text: string) =>
+    text
+      .split("{app}")
+      .map(escapeHtml)
+      .join(`<bdi>${escapeHtml(app.name)}</bdi>`);
   const campaign = link.campaignName ?? link.campaignId;
   const storeFor = stores.some((store) => store.platform === platform);
   const parts = [
-    `<h1>${escapeHtml(app.name)}</h1>`,
+    `<h1 dir="auto">${escapeHtml(app.name)}</h1>`,
     campaign === null
       ? ""
-      : `<p class="muted">${escapeHtml(words.campaign)}: ${escapeHtml(campaign)}</p>`,
+      : `<p class="muted">${escapeHtml(words.campaign)}: <bdi>${escapeHtml(campaign)}</bdi></p>`,
     `<p class="muted">${escapeHtml(words.link)}: <span class="url">${escapeHtml(link.url)}</span></p>`,
   ];
   if (platform === "other") {
@@ -229,9 +234,9 @@ export const renderPreviewPage = (app: App, link: Link, acceptLanguage?: string 
   const language = landingLanguage(app.links?.languages, acceptLanguage);
   const preview = previewOf(app, link);
   const body = [
-    `<h1>${escapeHtml(preview.title)}</h1>`,
-    preview.description === null ? "" : `<p>${escapeHtml(preview.description)}</p>`,
-    `<p><a href="${escapeHtml(link.url)}">${escapeHtml(app.name)}</a></p>`,
+    `<h1 dir="auto">${escapeHtml(preview.title)}</h1>`,
+    preview.description === null ? "" : `<p dir="auto">${escapeHtml(preview.description)}</p>`,
+    `<p><a href="${escapeHtml(link.url)}"><bdi>${escapeHtml(app.name)}</bdi></a></p>`,
   ];
   return document(language, app, link, preview.title, body.filter(Boolean).join("\n"));
 };

@@ -134,7 +134,7 @@ describe("the link host's landing page and previews", () => {
           expect(response.headers.get("cache-control")).toBe("no-store");
           expect(response.headers.get("set-cookie")).toBeNull();
           const html = await response.text();
-          expect(html, context).toContain(`<h1>App ${APPS[kind].id}</h1>`);
+          expect(html, context).toContain(`<h1 dir="auto">App ${APPS[kind].id}</h1>`);
           expect(html, context).toContain("Winter Cup");
           expect(html, context).toContain(link.url.replaceAll("&", "&amp;"));
           const buttons = storeButtons(html);

@@ -208,7 +208,7 @@ describe("links, taps and touches", () => {
       expect(desktop.status).toBe(200);
       expect(desktop.headers.get("content-security-policy")).toContain("default-src 'none'");
       const page = await desktop.text();
-      expect(page).toContain(`<h1>App ${iosApp}</h1>`);
+      expect(page).toContain(`<h1 dir="auto">App ${iosApp}</h1>`);
       expect(page).toContain(
         'data-store="app-store" href="https://apps.apple.com/app/id1234567890"',
       );
