@@ -62,9 +62,7 @@ describe("the landing page", () => {
       stores: storesOf("ios", android, link, "c"),
     });
     expect(fromIphone).not.toContain("<svg");
-    expect(fromIphone).toContain(
-      "<bdi>Example Game</bdi> is not available for this device yet.",
-    );
+    expect(fromIphone).toContain("<bdi>Example Game</bdi> is not available for this device yet.");
     const fromAndroid = await page({ platform: "android" });
     expect(fromAndroid).not.toContain("not available");
   });
