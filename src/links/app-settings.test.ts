@@ -83,6 +83,9 @@ describe("an app's landing page languages and link preview defaults", () => {
     expect(() =>
       withLinkSettings(app, { previewImageUrl: "http://cdn.example.com/a.png" }),
     ).toThrow(/previewImageUrl: must be an https URL/);
+    expect(() =>
+      withLinkSettings(app, { previewImageUrl: "https://user:secret@cdn.example.com/a.png" }),
+    ).toThrow(/previewImageUrl: must not hold a user name or password/);
     expect(() => withLinkSettings(app, { previewTitle: "t".repeat(101) })).toThrow(
       /previewTitle: must be at most 100 characters/,
     );

@@ -88,6 +88,11 @@ describe("a link's preview and landing page", () => {
         /^preview_image_url: must/,
       );
     }
+    for (const url of ["https://u:p@cdn.example.com/a.png", "https://u@cdn.example.com/a.png"]) {
+      expect(problems({ media_source: "x", preview_image_url: url }), url).toBe(
+        "preview_image_url: must not hold a user name or password",
+      );
+    }
     expect(problems({ media_source: "x", landing_page: "yes" })).toBe(
       "landing_page: must be true or false",
     );

@@ -64,7 +64,15 @@ export const PREVIEW_FIELDS = {
     .url({ protocol: /^https$/, hostname: z.regexes.domain, error: "must be an https URL" })
     .max(LINK_LIMITS.maxUrlLength, {
       error: `must be at most ${LINK_LIMITS.maxUrlLength} characters`,
-    }),
+    })
+    // The page hands it to every crawler that asks: a password in it would be anyone's.
+    .refine(
+      (url) => {
+        const parsed = URL.parse(url);
+        return parsed === null || (parsed.username === "" && parsed.password === "");
+      },
+      { error: "must not hold a user name or password" },
+    ),
 } as const;
 
 const PARAM_KEY = /^[A-Za-z0-9_.-]+$/;
