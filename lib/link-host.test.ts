@@ -4,7 +4,7 @@ import { linksEnv, touchesEnv, wellKnownEnv } from "../src/config/aws-env.ts";
 import { envSchemaOf } from "../src/functions/env.ts";
 import { LINK_HOST_ROUTES, routeOf } from "../src/http/routes.ts";
 import { VIEWER_ADDRESS } from "../src/http/viewer-address.ts";
-import { FORWARDED_HEADERS } from "./link-host.ts";
+import { FORWARDED_HEADERS, TRIM_FINAL_SLASH } from "./link-host.ts";
 import { ORIGIN_HEADER } from "./link-host-origin.ts";
 import type { ServiceStack } from "./service-stack.ts";
 import { actionsOf, statementsOfRole, synthServiceStack } from "./stack.test-support.ts";
@@ -176,6 +176,26 @@ describe("the link host's distribution", () => {
     for (const key of ["TargetOriginId", "OriginRequestPolicyId", "ViewerProtocolPolicy"]) {
       expect(behavior[key]).toEqual(config.DefaultCacheBehavior[key]);
     }
+    // The origin is asked for the route's own path, without the slash the devices send.
+    expect(behavior.FunctionAssociations).toEqual([
+      { EventType: "viewer-request", FunctionARN: expect.anything() },
+    ]);
+    expect(config.DefaultCacheBehavior.FunctionAssociations).toBeUndefined();
+    template.hasResourceProperties("AWS::CloudFront::Function", {
+      FunctionCode: TRIM_FINAL_SLASH,
+      FunctionConfig: Match.objectLike({ Runtime: "cloudfront-js-2.0" }),
+    });
+    const handler = new Function(`${TRIM_FINAL_SLASH}; return handler;`)() as (event: {
+      request: { uri: string };
+    }) => { uri: string };
+    const uriOf = (uri: string) => handler({ request: { uri } }).uri;
+    expect(uriOf("/.well-known/skadnetwork/report-attribution/")).toBe(
+      "/.well-known/skadnetwork/report-attribution",
+    );
+    expect(uriOf("/.well-known/appattribution/report-attribution")).toBe(
+      "/.well-known/appattribution/report-attribution",
+    );
+    expect(uriOf("/")).toBe("/");
   });
 
   it("forwards what a tap reads, the viewer's address and the client hints included, and every query parameter", () => {

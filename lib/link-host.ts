@@ -33,6 +33,10 @@ import {
   AllowedMethods,
   CachePolicy,
   Distribution,
+  Function as EdgeFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
   HttpVersion,
   OriginProtocolPolicy,
   OriginRequestCookieBehavior,
@@ -83,6 +87,20 @@ export const FORWARDED_HEADERS = [
  */
 export const distributionPathPattern = (path: string): string =>
   `${path.replace(/\{[^}]+\}/g, "*")}*`;
+
+/**
+ * Apple's devices post to `…/report-attribution/`, with a final slash, and the HTTP API's route
+ * has none; whether API Gateway takes the one for the other is not written down. So the
+ * distribution hands the origin the route's own path: this CloudFront Function, on the viewer's
+ * request, on the behaviour of the routes that take a POST.
+ */
+export const TRIM_FINAL_SLASH = `function handler(event) {
+  var request = event.request;
+  if (request.uri.length > 1 && request.uri.charAt(request.uri.length - 1) === "/") {
+    request.uri = request.uri.substring(0, request.uri.length - 1);
+  }
+  return request;
+}`;
 
 export interface LinkHostProps {
   /** One binding per link host route: a route added without one fails to compile. */
@@ -237,6 +255,11 @@ export class LinkHost extends Construct {
       cachePolicy: CachePolicy.CACHING_DISABLED,
       originRequestPolicy: forwarded,
     };
+    const trimFinalSlash = new EdgeFunction(this, "TrimFinalSlash", {
+      comment: "Attribution service link host: a postback's path as its route names it",
+      code: FunctionCode.fromInline(TRIM_FINAL_SLASH),
+      runtime: FunctionRuntime.JS_2_0,
+    });
     this.distribution = new Distribution(this, "Distribution", {
       comment: "Attribution service link host",
       defaultBehavior: { ...behavior, allowedMethods: AllowedMethods.ALLOW_GET_HEAD },
@@ -245,7 +268,13 @@ export class LinkHost extends Construct {
       additionalBehaviors: Object.fromEntries(
         LINK_HOST_ROUTES.filter((route) => route.method !== "GET").map((route) => [
           distributionPathPattern(route.path),
-          { ...behavior, allowedMethods: AllowedMethods.ALLOW_ALL },
+          {
+            ...behavior,
+            allowedMethods: AllowedMethods.ALLOW_ALL,
+            functionAssociations: [
+              { function: trimFinalSlash, eventType: FunctionEventType.VIEWER_REQUEST },
+            ],
+          },
         ]),
       ),
       ...(domain && {

@@ -745,8 +745,8 @@ export const LINK_HOST_ROUTES = [
     id: "apple-postback",
     handler: "http/handlers/apple-postbacks.ts#applePostbackFunction",
     method: "POST",
-    // `skadnetwork` or `appattribution`; API Gateway, and the embedded gateway as it does,
-    // takes the trailing slash Apple's devices send as this path.
+    // `skadnetwork` or `appattribution`. Apple's devices send a trailing slash: the embedded
+    // gateway takes it as this path, and on AWS the distribution trims it (lib/link-host.ts).
     path: "/.well-known/{framework}/report-attribution",
     scope: null,
     publicReason:
