@@ -223,12 +223,15 @@ export const createDuckDbQueryEngine = (options: {
    */
   const partsFor = async (snapshot: SnapshotLocation, end: number): Promise<Part[]> => {
     await making.get(snapshot.location)?.until(end);
+    // Asked before its files are read: a making that ends while they are read has written its
+    // mark of completion before it leaves `making`, but after the listing may have been taken.
+    const beingMade = making.has(snapshot.location);
     const again = "start the export again without it, at offset 0";
     const { parts, complete } = await readSnapshot(snapshot.location).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
       throw new ValidationError(`snapshot: it has been removed; ${again}`);
     });
-    if (!complete && !making.has(snapshot.location)) {
+    if (!complete && !beingMade) {
       throw new ValidationError(
         `snapshot: its making was stopped before it was finished; ${again}`,
       );

@@ -8,7 +8,7 @@ import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { lakeEvent } from "../../../test/support/records.ts";
 import { UnavailableError, ValidationError } from "../../domain/errors.ts";
 import { EVENTS_TABLE } from "../../lake/lake-tables.ts";
@@ -18,6 +18,27 @@ import { createDuckDbQueryEngine, type DiskBudget } from "./query-engine.ts";
 import { createReadWriteLock } from "./read-write-lock.ts";
 import { SnapshotMaking } from "./snapshot-making.ts";
 import { COMPLETE, partsOf } from "./snapshot-parts.ts";
+
+type Listing = { parts: unknown[]; complete: boolean };
+/**
+ * What a read of a snapshot's files answers instead, if set (once): the interleaving of a page
+ * with a making that ends while its files are read, made to happen.
+ */
+const listing = vi.hoisted(() => ({
+  instead: undefined as undefined | ((read: Listing) => Promise<Listing>),
+}));
+vi.mock("./snapshot-parts.ts", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("./snapshot-parts.ts")>();
+  return {
+    ...actual,
+    readSnapshot: async (location: string) => {
+      const read = await actual.readSnapshot(location);
+      const instead = listing.instead;
+      listing.instead = undefined;
+      return instead ? ((await instead(read)) as typeof read) : read;
+    },
+  };
+});
 
 const APP = "com.example.days";
 /** Events on each of these days, two a day, so the window's parts hold 2, 2, 2 and 2 rows. */
@@ -148,6 +169,23 @@ describe("a snapshot made while its first pages are served", () => {
     // Pruning forgets the failure once it is older than the snapshots pruned.
     await engine.prune(new Date(Date.now() + 1000));
     await expect(engine.encodePage(snapshot, 0, 2, "csv")).rejects.toThrow(ValidationError);
+  });
+
+  it("serves the last page of a making that ends while the page's files are listed", async () => {
+    const engine = engineWith();
+    const snapshot = await engine.materialize(request("ending"));
+    expect(snapshot.rowCount).toBeUndefined();
+    // The page's wait ends with the last day's part, before the making marks itself complete;
+    // the files are listed then, without the mark, and the making ends (marked, and forgotten)
+    // before the listing is read.
+    listing.instead = async (read) => {
+      await engine.stop();
+      expect(await readdir(snapshot.location)).toContain(COMPLETE);
+      return { ...read, complete: false };
+    };
+    const rows = await collect(engine.readPage(snapshot, 0, IDS.length));
+    expect(listing.instead).toBeUndefined();
+    expect(rows.map((row) => row.event_id)).toEqual(IDS);
   });
 
   it("refuses a snapshot whose making stopped with its process, rather than serve part of it", async () => {
