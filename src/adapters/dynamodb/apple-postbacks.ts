@@ -11,9 +11,9 @@ import {
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { ValidationError } from "../../domain/errors.ts";
 import type { ApplePostbackStore, StoredApplePostback } from "../../ports/apple-postbacks.ts";
 import { conditionHolds } from "./conditional.ts";
+import { pageCursor } from "./page-cursor.ts";
 import { indexOf } from "./table-definitions.ts";
 
 const BY_APP = indexOf("applePostbacks", "byApp");
@@ -22,44 +22,13 @@ const NO_APP = "-";
 const keyOf = (postback: Pick<StoredApplePostback, "kind" | "transactionId">) =>
   `${postback.kind}#${postback.transactionId}`;
 
-const cursorSchema = z.object({
-  postbackKey: z.string(),
-  appKey: z.string(),
-  receivedKey: z.string(),
-});
-
-const encodeCursor = (key: Record<string, unknown>) =>
-  Buffer.from(
-    JSON.stringify({
-      postbackKey: key.postbackKey,
-      appKey: key.appKey,
-      receivedKey: key.receivedKey,
-    }),
-  ).toString("base64url");
-
-const NOT_A_CURSOR = "cursor: must be the next_cursor of an earlier page";
-
-/**
- * A cursor of this app's listing over this range, or a refusal: DynamoDB refuses a start key
- * its query could not have given (another app's, outside the range, keys that disagree), and
- * that refusal is the caller's mistake, not the service's.
- */
-const decodeCursor = (cursor: string, appKey: string, range: { from: string; to: string }) => {
-  let after: z.output<typeof cursorSchema>;
-  try {
-    after = cursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
-  } catch {
-    throw new ValidationError(NOT_A_CURSOR);
-  }
-  const fits =
-    after.appKey === appKey &&
-    after.postbackKey !== "" &&
-    after.receivedKey.endsWith(`#${after.postbackKey}`) &&
-    after.receivedKey >= range.from &&
-    after.receivedKey <= range.to;
-  if (!fits) throw new ValidationError(NOT_A_CURSOR);
-  return after;
-};
+/** A page's cursor: the last item's keys, the app's and the range's checked as it is read. */
+const CURSOR = pageCursor(
+  z
+    .object({ postbackKey: z.string().min(1), appKey: z.string(), receivedKey: z.string() })
+    .refine(({ postbackKey, receivedKey }) => receivedKey.endsWith(`#${postbackKey}`)),
+  ["postbackKey", "appKey", "receivedKey"],
+);
 
 const bodyOf = (item: Record<string, unknown>): StoredApplePostback =>
   JSON.parse(z.object({ body: z.string() }).parse(item).body) as StoredApplePostback;
@@ -93,7 +62,17 @@ export const createApplePostbackStore = (
     const appKey = appId ?? NO_APP;
     // Before `to`: every key of an earlier time sorts below `to` itself.
     const bounds = { from: range.from.toISOString(), to: range.to.toISOString() };
-    const after = page.after === undefined ? undefined : decodeCursor(page.after, appKey, bounds);
+    // DynamoDB refuses a start key of another app's, or outside the range.
+    const after =
+      page.after === undefined
+        ? undefined
+        : CURSOR.decode(
+            page.after,
+            (keys) =>
+              keys.appKey === appKey &&
+              keys.receivedKey >= bounds.from &&
+              keys.receivedKey <= bounds.to,
+          );
     const { Items, LastEvaluatedKey } = await doc.send(
       new QueryCommand({
         TableName: table,
@@ -107,7 +86,7 @@ export const createApplePostbackStore = (
     );
     return {
       postbacks: (Items ?? []).map(bodyOf),
-      next: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null,
+      next: LastEvaluatedKey ? CURSOR.encode(LastEvaluatedKey) : null,
     };
   },
 });

@@ -7,10 +7,10 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { ValidationError } from "../../domain/errors.ts";
 import type { Link, LinkStore } from "../../ports/links.ts";
 import { adFieldsItem, costItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
+import { pageCursor } from "./page-cursor.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";
 import { indexOf } from "./table-definitions.ts";
 
@@ -45,28 +45,12 @@ const createdKey = (link: Pick<Link, "createdAt" | "deeplinkId">) =>
   `${link.createdAt}#${link.deeplinkId}`;
 
 // A page cursor is the last item's keys; the app's id comes from the caller, not the cursor.
-const cursorSchema = z.object({ deeplinkId: z.string(), createdKey: z.string() });
-
-const encodeCursor = (key: Record<string, unknown>) =>
-  Buffer.from(JSON.stringify({ deeplinkId: key.deeplinkId, createdKey: key.createdKey })).toString(
-    "base64url",
-  );
-
-const NOT_A_CURSOR = "cursor: must be the next_cursor of an earlier page";
-
-/** A cursor whose keys agree (DynamoDB refuses a start key of empty or mismatched keys). */
-const decodeCursor = (cursor: string) => {
-  let after: z.output<typeof cursorSchema>;
-  try {
-    after = cursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
-  } catch {
-    throw new ValidationError(NOT_A_CURSOR);
-  }
-  if (after.deeplinkId === "" || !after.createdKey.endsWith(`#${after.deeplinkId}`)) {
-    throw new ValidationError(NOT_A_CURSOR);
-  }
-  return after;
-};
+const CURSOR = pageCursor(
+  z
+    .object({ deeplinkId: z.string().min(1), createdKey: z.string() })
+    .refine(({ deeplinkId, createdKey }) => createdKey.endsWith(`#${deeplinkId}`)),
+  ["deeplinkId", "createdKey"],
+);
 
 export const createLinkStore = (doc: DynamoDBDocumentClient, table: string): LinkStore => {
   const get = async (deeplinkId: string) => {
@@ -86,7 +70,7 @@ export const createLinkStore = (doc: DynamoDBDocumentClient, table: string): Lin
       ),
     get,
     async listByApp(appId, page) {
-      const after = page.after === undefined ? undefined : decodeCursor(page.after);
+      const after = page.after === undefined ? undefined : CURSOR.decode(page.after);
       const { Items, LastEvaluatedKey } = await doc.send(
         new QueryCommand({
           TableName: table,
@@ -101,7 +85,7 @@ export const createLinkStore = (doc: DynamoDBDocumentClient, table: string): Lin
       );
       return {
         links: (Items ?? []).map(toLink),
-        next: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null,
+        next: LastEvaluatedKey ? CURSOR.encode(LastEvaluatedKey) : null,
       };
     },
     async update(appId, deeplinkId, change) {

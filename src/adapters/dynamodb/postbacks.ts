@@ -20,7 +20,6 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { ValidationError } from "../../domain/errors.ts";
 import { DAY_MS } from "../../domain/time.ts";
 import {
   type AppPostbackConfigs,
@@ -39,6 +38,7 @@ import {
   type StoredWebhookConfig,
 } from "../../ports/postbacks.ts";
 import { conditionHolds, unlessConditionFails } from "./conditional.ts";
+import { pageCursor } from "./page-cursor.ts";
 import { queryIndex } from "./query-index.ts";
 import { indexOf } from "./table-definitions.ts";
 
@@ -504,29 +504,21 @@ const KEY_MAX_BYTES = 1024;
  * `logKey` and sorts below the counts, so it is a place within the page's query (DynamoDB
  * refuses a start key outside the key condition, or an empty key, with an error of its own).
  */
-const cursorSchema = z
-  .object({
-    logKey: z.string().min(1).max(KEY_MAX_BYTES),
-    logSort: z.string().min(1).max(KEY_MAX_BYTES),
-  })
-  .refine(
-    ({ logKey, logSort }) =>
-      logSort < COUNT_PREFIX &&
-      logSort.endsWith(`#${logKey}`) &&
-      logSort.isWellFormed() &&
-      Buffer.byteLength(logSort, "utf8") <= KEY_MAX_BYTES,
-  );
-
-const encodeCursor = (key: Record<string, unknown>) =>
-  Buffer.from(JSON.stringify({ logKey: key.logKey, logSort: key.logSort })).toString("base64url");
-
-const decodeCursor = (cursor: string) => {
-  try {
-    return cursorSchema.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
-  } catch {
-    throw new ValidationError("cursor: must be the next_cursor of an earlier page");
-  }
-};
+const CURSOR = pageCursor(
+  z
+    .object({
+      logKey: z.string().min(1).max(KEY_MAX_BYTES),
+      logSort: z.string().min(1).max(KEY_MAX_BYTES),
+    })
+    .refine(
+      ({ logKey, logSort }) =>
+        logSort < COUNT_PREFIX &&
+        logSort.endsWith(`#${logKey}`) &&
+        logSort.isWellFormed() &&
+        Buffer.byteLength(logSort, "utf8") <= KEY_MAX_BYTES,
+    ),
+  ["logKey", "logSort"],
+);
 
 const dayOf = (iso: string) => iso.slice(0, 10);
 
@@ -657,7 +649,7 @@ export const createDeliveryLog = (doc: DynamoDBDocumentClient, table: string): D
         }, LOG_GATHER_MS);
       }),
     async listByApp(appId, page) {
-      const after = page.after === undefined ? undefined : decodeCursor(page.after);
+      const after = page.after === undefined ? undefined : CURSOR.decode(page.after);
       const { Items, LastEvaluatedKey } = await doc.send(
         new QueryCommand({
           TableName: table,
@@ -675,7 +667,7 @@ export const createDeliveryLog = (doc: DynamoDBDocumentClient, table: string): D
       );
       return {
         entries: (Items ?? []).map(entryOf),
-        next: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null,
+        next: LastEvaluatedKey ? CURSOR.encode(LastEvaluatedKey) : null,
       };
     },
     async counts(appId, since) {
