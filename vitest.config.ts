@@ -2,7 +2,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configDefaults, defineConfig } from "vitest/config";
 
-const INCLUDE = ["src/**/*.test.ts", "lib/**/*.test.ts", "lambdas/**/*.test.ts", "test/**/*.test.ts"];
+const INCLUDE = [
+  "src/**/*.test.ts",
+  "lib/**/*.test.ts",
+  "lambdas/**/*.test.ts",
+  "test/**/*.test.ts",
+];
 // The browser tests need Chromium, which a fresh clone lacks: npm run test:browser runs them.
 const EXCLUDE = [...configDefaults.exclude, "test/browser/**"];
 
