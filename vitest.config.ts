@@ -1,15 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { configDefaults, defineConfig } from "vitest/config";
-
-const INCLUDE = [
-  "src/**/*.test.ts",
-  "lib/**/*.test.ts",
-  "lambdas/**/*.test.ts",
-  "test/**/*.test.ts",
-];
-// The browser tests need Chromium, which a fresh clone lacks: npm run test:browser runs them.
-const EXCLUDE = [...configDefaults.exclude, "test/browser/**"];
+import { defineConfig } from "vitest/config";
 
 /** The test files under `dir`, as paths from the project's root. */
 const testFiles = (dir: string): string[] =>
@@ -19,16 +10,20 @@ const testFiles = (dir: string): string[] =>
     return entry.name.endsWith(".test.ts") ? [path] : [];
   });
 
+// The browser tests need Chromium, which a fresh clone lacks: npm run test:browser runs them.
+const TEST_FILES = ["src", "lib", "lambdas", "test"]
+  .flatMap(testFiles)
+  .filter((file) => !file.startsWith("test/browser/"));
+
 /**
  * The files that replace a module with `vi.mock`: each runs in a fresh module registry of its
  * own, where the mock takes the module's place before anything imports it. Every other file
  * shares its worker's registry with the files that ran there before (a module is loaded once
- * per worker, not once per file), which halves the suite's time on two cores.
+ * per worker, not once per file), which halves the suite's time on two cores. The projects name
+ * their files, and set no `exclude` of their own, so that a run's `--exclude` still applies.
  */
-const MODULE_MOCKING = ["src", "lib", "lambdas", "test"]
-  .flatMap(testFiles)
-  .filter((file) => !file.startsWith("test/browser/"))
-  .filter((file) => readFileSync(file, "utf8").includes("vi.mock("));
+const MODULE_MOCKING = TEST_FILES.filter((file) => readFileSync(file, "utf8").includes("vi.mock("));
+const SHARED = TEST_FILES.filter((file) => !MODULE_MOCKING.includes(file));
 
 export default defineConfig({
   test: {
@@ -45,16 +40,8 @@ export default defineConfig({
       ATTRIBUTION_FX_FEED_URL: "off",
     },
     projects: [
-      {
-        extends: true,
-        test: {
-          name: "shared",
-          include: INCLUDE,
-          exclude: [...EXCLUDE, ...MODULE_MOCKING],
-          isolate: false,
-        },
-      },
-      { extends: true, test: { name: "isolated", include: MODULE_MOCKING, exclude: EXCLUDE } },
+      { extends: true, test: { name: "shared", include: SHARED, isolate: false } },
+      { extends: true, test: { name: "isolated", include: MODULE_MOCKING } },
     ],
   },
 });
