@@ -16,6 +16,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 kotlin="$root/node_modules/kotlin-compiler"
 kotlin_sdk="$root/sdk/kotlin"
+source "$kotlin_sdk/tools/jvm.sh"
 build="$here/build"
 
 passed=0
@@ -121,7 +122,7 @@ start_service "$root"
 # error needs an SDK configured with a wrong address from the start.
 for test_class in ServiceAttributionPluginTest ConfigurationErrorTest; do
   set +e
-  output="$(java -Xmx1g -cp "$test_classes:$classes:$stubs:$here/android/src/test/resources:$test_classpath:$kotlin/lib/kotlin-stdlib.jar:$android_all" \
+  output="$(java -Xmx1g "${jvm_flags[@]}" -cp "$test_classes:$classes:$stubs:$here/android/src/test/resources:$test_classpath:$kotlin/lib/kotlin-stdlib.jar:$android_all" \
     -Drepo.root="$root" -Drobolectric.offline=true -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented")" \
     -Drobolectric.logging.enabled=false \
     com.service.attribution.flutter.TestMainKt "com.service.attribution.flutter.$test_class" 2>"$build/jvm-tests-$test_class.log")"

@@ -104,7 +104,7 @@ fi
 
 log="$build/tests.log"
 set +e
-java -Xmx1g -cp "$test_classes:$main_classes:$test_classpath:$kotlin_runtime:$android_all_jar" \
+java -Xmx1g "${jvm_flags[@]}" -cp "$test_classes:$main_classes:$test_classpath:$kotlin_runtime:$android_all_jar" \
   -Drepo.root="$root" \
   -Drobolectric.offline=true \
   -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented_jar")" \

@@ -21,7 +21,7 @@ run_consumers() {
   fi
   local version
   version="$(java -cp "$consumer_kotlinc_classpath" org.jetbrains.kotlin.cli.jvm.K2JVMCompiler -version 2>&1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1)"
-  if java -cp "$consumer_kotlinc_classpath" org.jetbrains.kotlin.cli.jvm.K2JVMCompiler -jvm-target "$(catalog_version jvmTarget)" \
+  if java -Xmx1g "${jvm_flags[@]}" -cp "$consumer_kotlinc_classpath" org.jetbrains.kotlin.cli.jvm.K2JVMCompiler -jvm-target "$(catalog_version jvmTarget)" \
     -no-stdlib -no-reflect -cp "$app_classpath" -d "$out/kotlin" "$sources/kotlin" >"$out/kotlinc.log" 2>&1 \
     && [[ -n "$(find "$out/kotlin" -name '*.class' | head -1)" ]] && [[ "$version" == "$(catalog_version kotlinConsumerCompiler)" ]]; then
     ok "the Kotlin consumer app compiles with kotlinc $version against the AAR's classes.jar"
@@ -44,7 +44,7 @@ run_consumers() {
   local activity name
   for activity in com.example.consumer.KotlinConsumerActivity com.example.consumer.JavaConsumerActivity; do
     name="${activity##*.}"
-    if java -Xmx1g -cp "$run_classpath" -Drepo.root="$root" -Dconsumer.activity="$activity" \
+    if java -Xmx1g "${jvm_flags[@]}" -cp "$run_classpath" -Drepo.root="$root" -Dconsumer.activity="$activity" \
       -Drobolectric.offline=true -Drobolectric.dependency.dir="$(dirname "$android_all_instrumented_jar")" \
       -Drobolectric.logging.enabled=false \
       org.junit.runner.JUnitCore com.example.consumer.ConsumerAppTest >"$out/$name.log" 2>&1; then

@@ -13,6 +13,7 @@
 # Every Maven message goes to stderr, so a caller's stdout stays its own.
 
 kotlin_sdk="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$kotlin_sdk/tools/jvm.sh"
 catalog="$kotlin_sdk/gradle/libs.versions.toml"
 build="$kotlin_sdk/build"
 deps="$build/deps"
