@@ -7,6 +7,13 @@ but for the session routes themselves, where signing out would end the session t
 every other operation takes the server key (SCHEMATHESIS_SERVER_KEY); the public document's own
 route ignores the header. Nothing expires during a run, so nothing is cached or fetched again on
 a 401: a 401 is an answer under test (negative cases drop the header).
+
+The run's own app (SCHEMATHESIS_APP_ID) keeps its keys and settings to the end: the session may
+change any app, and Schemathesis reads key ids from the listings, so it would otherwise revoke
+the keys the rest of the run sends, or switch the app off, after which every operation tested
+later only ever gets the 401. A call that would change that app or revoke one of its keys is
+sent to a spare app instead (SCHEMATHESIS_SPARE_APP_ID), which the same route changes as well,
+or answers that it has no key with that id.
 """
 
 import os
@@ -49,3 +56,12 @@ class Session:
         case.headers = case.headers or {}
         case.headers["Cookie"] = cookie
         case.headers["X-CSRF-Token"] = csrf
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    if case.method.upper() not in ("PATCH", "DELETE", "PUT"):
+        return
+    parameters = case.path_parameters or {}
+    if parameters.get("app_id") == os.environ["SCHEMATHESIS_APP_ID"]:
+        case.path_parameters = {**parameters, "app_id": os.environ["SCHEMATHESIS_SPARE_APP_ID"]}
