@@ -310,10 +310,7 @@ final class SdkCoreTests: XCTestCase {
         store.available = false
         let harness = Harness(store: store)
         let done = expectation(description: "configure completes once unlocked")
-        harness.core.configure(
-            platform: harness.platform, settings: Harness.settings, apiKey: "sdk_test", logLevel: .debug,
-            customerUserId: nil, wrapper: nil
-        ) { error in
+        harness.configureLater { error in
             XCTAssertNil(error)
             done.fulfill()
         }
@@ -341,17 +338,13 @@ final class SdkCoreTests: XCTestCase {
         let harness = Harness(store: store)
         let done = expectation(description: "the waiting configure completes, once")
         done.assertForOverFulfill = true
-        harness.core.configure(
-            platform: harness.platform, settings: Harness.settings, apiKey: "sdk_test", logLevel: .debug,
-            customerUserId: nil, wrapper: nil
-        ) { error in
+        harness.configureLater { error in
             XCTAssertNil(error)
             done.fulfill()
         }
-        let again = harness.core.configure(
-            platform: harness.platform, settings: Harness.settings, apiKey: "sdk_other", logLevel: .debug,
-            customerUserId: nil, wrapper: nil
-        ) { _ in XCTFail("a second configure changes nothing and completes nothing") }
+        let again = harness.configureLater(apiKey: "sdk_other") { _ in
+            XCTFail("a second configure changes nothing and completes nothing")
+        }
         XCTAssertFalse(again)
 
         store.available = true

@@ -518,6 +518,16 @@ final class Harness {
         return result
     }
 
+    /// Starts a configure without waiting for it (one that waits for the first unlock, say):
+    /// `completion` runs whenever the core calls it. False when the call changed nothing.
+    @discardableResult
+    func configureLater(apiKey: String = "sdk_test", completion: @escaping (Error?) -> Void) -> Bool {
+        core.configure(
+            platform: platform, settings: Harness.settings, apiKey: apiKey, logLevel: .debug,
+            customerUserId: nil, wrapper: nil, completion: completion
+        )
+    }
+
     /// Waits until the core's queues and the listeners' have done what was handed to them.
     func settle() {
         for _ in 0..<3 {
