@@ -20,7 +20,7 @@ run_consumers() {
     return
   fi
   local version
-  version="$(java -cp "$consumer_kotlinc_classpath" org.jetbrains.kotlin.cli.jvm.K2JVMCompiler -version 2>&1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1)"
+  version="$(java "${jvm_flags[@]}" -cp "$consumer_kotlinc_classpath" org.jetbrains.kotlin.cli.jvm.K2JVMCompiler -version 2>&1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1)"
   if java -Xmx1g "${jvm_flags[@]}" -cp "$consumer_kotlinc_classpath" org.jetbrains.kotlin.cli.jvm.K2JVMCompiler -jvm-target "$(catalog_version jvmTarget)" \
     -no-stdlib -no-reflect -cp "$app_classpath" -d "$out/kotlin" "$sources/kotlin" >"$out/kotlinc.log" 2>&1 \
     && [[ -n "$(find "$out/kotlin" -name '*.class' | head -1)" ]] && [[ "$version" == "$(catalog_version kotlinConsumerCompiler)" ]]; then

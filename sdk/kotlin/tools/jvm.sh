@@ -1,8 +1,8 @@
-# Sourced by deps.sh, test.sh and the Flutter plugin's test.sh: the flags of every JVM these
-# scripts start (kotlinc, the test runs, Maven). Each is a run of seconds to minutes, where C2's
-# compiler threads and the parallel collector's cost more CPU than they save: C1 alone and the
-# serial collector leave the CPU to the work, which matters on a machine of few cores where other
-# suites run beside.
+# Sourced by deps.sh (so by test.sh and classpath.sh) and by the Flutter plugin's test.sh: the
+# flags of every JVM these scripts start (kotlinc, the test runs, Maven). Each is a run of
+# seconds to minutes, where C2's compiler threads and the parallel collector cost more CPU than
+# they save: C1 alone and the serial collector leave the CPU to the work, which matters on a
+# machine of few cores where other suites run beside.
 jvm_flags=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
 # kotlinc's launcher reads JAVA_OPTS (its own default is -Xmx512M -Xms128M); Maven, MAVEN_OPTS.
 export JAVA_OPTS="-Xmx1g -Xms512m ${jvm_flags[*]}"
