@@ -34,8 +34,12 @@ fi
 source "$root/sdk/service.sh"
 start_service "$root"
 
+# The app whose keys the run sends, and the spare app that takes the calls that would change it
+# or revoke its keys (hooks.py).
+app_id=com.example.schemathesis
+spare_app_id=com.example.spare
 created="$(cd "$root" && ATTRIBUTION_DATA_DIR="$SERVICE_DATA_DIR" node bin/attribution.js \
-  apps create --app-id com.example.schemathesis --name Schemathesis --platform android --json)" ||
+  apps create --app-id "$app_id" --name Schemathesis --platform android --json)" ||
   fail "could not create the app"
 keys="$(node -e '
   const { keys } = JSON.parse(process.argv[1]);
@@ -43,9 +47,8 @@ keys="$(node -e '
   console.log(`${of("sdk")} ${of("server")}`);
 ' "$created")" || fail "the app's keys are not in: $created"
 read -r sdk_key server_key <<<"$keys"
-# The app that takes the calls that would change the one above or revoke its keys (hooks.py).
 (cd "$root" && ATTRIBUTION_DATA_DIR="$SERVICE_DATA_DIR" node bin/attribution.js \
-  apps create --app-id com.example.spare --name Spare --platform ios >/dev/null) ||
+  apps create --app-id "$spare_app_id" --name Spare --platform ios >/dev/null) ||
   fail "could not create the spare app"
 
 # A signed-in admin for the dashboard's operations: its cookie and CSRF token.
@@ -78,7 +81,7 @@ set +e
 (
   cd "$here"
   HYPOTHESIS_STORAGE_DIRECTORY="$venv/hypothesis" SCHEMATHESIS_HOOKS="$here/hooks.py" \
-    SCHEMATHESIS_APP_ID=com.example.schemathesis SCHEMATHESIS_SPARE_APP_ID=com.example.spare \
+    SCHEMATHESIS_APP_ID="$app_id" SCHEMATHESIS_SPARE_APP_ID="$spare_app_id" \
     SCHEMATHESIS_SDK_KEY="$sdk_key" SCHEMATHESIS_SERVER_KEY="$server_key" \
     SCHEMATHESIS_SESSION_COOKIE="$session_cookie" SCHEMATHESIS_CSRF="$csrf" \
     "$venv/bin/schemathesis" --config-file "$here/schemathesis.toml" \
