@@ -4,6 +4,7 @@ import { type AddressInfo, connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { GATEWAY_ERRORS } from "../http/gateway-errors.ts";
 import { UNAUTHORIZED } from "../http/handlers/authorizer.ts";
+import { routeArn } from "../http/policy.ts";
 import type { Route } from "../http/routes.ts";
 import { logger } from "../logging/logger.ts";
 import {
@@ -47,11 +48,11 @@ const serve = async (options: GatewayOptions) => {
 };
 
 /** Sends a POST and resolves with the status, the Connection header and the body. */
-const post = (port: number, body: string) =>
+const post = (port: number, body: string, path = "/v1/echo") =>
   new Promise<{ status: number; connection: string | undefined; body: string }>(
     (resolve, reject) => {
       const req = request(
-        { port, method: "POST", path: "/v1/echo", headers: { authorization: "key" } },
+        { port, method: "POST", path, headers: { authorization: "key" } },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -95,6 +96,32 @@ describe("embedded gateway", () => {
     expect(await post(port, "x".repeat(64))).toMatchObject({
       status: 200,
       body: `got ${"x".repeat(64)}`,
+    });
+  });
+
+  it("routes a path ending in / as its route, and authorizes it as that route", async () => {
+    // A policy naming the route alone, as the authorizer's does (src/http/policy.ts).
+    const onlyEcho: Authorizer = async ({ methodArn }) => ({
+      principalId: "key",
+      policyDocument: {
+        Version: "2012-10-17",
+        Statement: [
+          {
+            Action: "execute-api:Invoke",
+            Effect: "Allow",
+            Resource: [routeArn(methodArn, ROUTE.method, ROUTE.path)],
+          },
+        ],
+      },
+    });
+    const port = await listen(onlyEcho, async (event) => ({
+      statusCode: 200,
+      headers: { "content-type": "text/plain" },
+      body: `${event.path} ${event.resource}`,
+    }));
+    expect(await post(port, "{}", "/v1/echo/")).toMatchObject({
+      status: 200,
+      body: "/v1/echo/ /v1/echo",
     });
   });
 

@@ -213,7 +213,10 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
       );
     }
     const { route, handler } = found.store as GatewayOptions["routes"][number];
-    const methodArn = `arn:aws:execute-api:local:000000000000:${API_ID}/${STAGE}/${route.method}${url.pathname}`;
+    // API Gateway names the route in the method ARN as it routed it, without a trailing slash,
+    // which is how the authorizer's policy names it too.
+    const arnPath = url.pathname.length > 1 ? url.pathname.replace(/\/$/, "") : url.pathname;
+    const methodArn = `arn:aws:execute-api:local:000000000000:${API_ID}/${STAGE}/${route.method}${arnPath}`;
 
     // A public route (null scope) has no authorizer on AWS either: any key, or none, is let in.
     let authorizer: APIGatewayAuthorizerResult | undefined;
