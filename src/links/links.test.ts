@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import type { App } from "../ports/apps.ts";
 import type { Link, LinkStore } from "../ports/links.ts";
+import { LINK_LIMITS } from "./link-request.ts";
 import { createLinks, linkAnswer, linkUrl } from "./links.ts";
 
 const app: App = {
@@ -104,6 +105,28 @@ describe("createLinks", () => {
     expect((await links.update(app.appId, made.deeplinkId, { disabled: true })).disabled).toBe(
       true,
     );
+  });
+
+  it("refuses, storing nothing, a link whose URL would be longer than a link may be", async () => {
+    const store = memoryLinks();
+    const links = createLinks({
+      links: store,
+      apps: { get: async () => app },
+      linkBaseUrl: () => "http://127.0.0.1:8788",
+    });
+    // Each param within its own bounds; encoded, "ü" takes six characters of the URL.
+    const params = (value: string) =>
+      Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, value]));
+    const fits = await links.create(app.appId, {
+      media_source: "x",
+      params: params("a".repeat(480)),
+    });
+    expect(fits.url.length).toBeGreaterThan(3_900);
+    expect(fits.url.length).toBeLessThanOrEqual(LINK_LIMITS.maxLinkUrlLength);
+    await expect(
+      links.create(app.appId, { media_source: "x", params: params("ü".repeat(100)) }),
+    ).rejects.toThrow(/the link's URL would be 4\d{3} characters, over the 4096 a link may have/);
+    expect((await store.listByApp(app.appId, { limit: 10 })).links).toHaveLength(1);
   });
 
   it("keeps a link's cost, answers it, and changes or clears it only when asked", async () => {

@@ -5,14 +5,19 @@
  * the app's first own host name when it has one, else the service's.
  */
 import { costColumns, costOfFields } from "../costs/touch-cost.ts";
-import { NotFoundError, UnauthorizedError } from "../domain/errors.ts";
+import { NotFoundError, UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import type { CostModel } from "../domain/touch.ts";
 import type { AppStore } from "../ports/apps.ts";
 import type { Link, LinkChange, LinkStore } from "../ports/links.ts";
 import { newDeeplinkId } from "../touches/ids.ts";
 import { checked } from "../validation/issues.ts";
 import { linkHostsOf } from "./app-settings.ts";
-import { type LinkRequest, linkRequestSchema, linkUpdateSchema } from "./link-request.ts";
+import {
+  LINK_LIMITS,
+  type LinkRequest,
+  linkRequestSchema,
+  linkUpdateSchema,
+} from "./link-request.ts";
 
 /** A link as the API answers it. */
 export interface LinkAnswer {
@@ -114,6 +119,12 @@ export const createLinks = (deps: LinksDeps) => {
       const base = host ? `https://${host}` : deps.linkBaseUrl();
       for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
         const link = newLink(appId, request, newId(), base, now());
+        // Every id has the same length: the first says whether the URL fits.
+        if (link.url.length > LINK_LIMITS.maxLinkUrlLength) {
+          throw new ValidationError(
+            `body: the link's URL would be ${link.url.length} characters, over the ${LINK_LIMITS.maxLinkUrlLength} a link may have; shorten its params or deep_link_path`,
+          );
+        }
         if (await deps.links.create(link)) return link;
       }
       throw new Error("Could not find a free deep link id");

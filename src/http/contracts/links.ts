@@ -126,7 +126,7 @@ export const LINK_CONTRACTS = {
       413: TOO_LARGE,
       422:
         "The body breaks a rule; the detail names each field at fault (`body.media_source: is " +
-        `required\`, \`body.params.deep_link_path: keys may not be deep_link_path\`, \`cost_currency: is required with cost_model and cost_value\`; at most ${LINK_LIMITS.maxParams} params).`,
+        `required\`, \`body.params.deep_link_path: keys may not be deep_link_path\`, \`cost_currency: is required with cost_model and cost_value\`; at most ${LINK_LIMITS.maxParams} params, and a link URL of at most ${LINK_LIMITS.maxLinkUrlLength} characters).`,
       500: INTERNAL,
     },
   },
