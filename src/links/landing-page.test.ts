@@ -198,6 +198,18 @@ describe("the landing page", () => {
     expect(await page({ acceptLanguage: "de" })).toContain('<html lang="en"');
     expect(landingLanguage(["de", "en"], "en;q=0.5, de;q=0")).toBe("en");
     expect(landingLanguage(undefined, "de")).toBe("en");
+    // A language refused is not the fallback while the app has another.
+    expect(landingLanguage(["de", "en"], "de;q=0")).toBe("en");
+    expect(landingLanguage(["de", "en"], "de-DE;q=0, fr")).toBe("en");
+    expect(landingLanguage(["de", "en"], "de;q=0, en;q=0")).toBe("de");
+    // A weight that is no weight asks for nothing; every entry counts, however many.
+    expect(landingLanguage(["ja", "en"], "ja;q=0.1, en;q=-1")).toBe("ja");
+    const many = [...Array.from({ length: 29 }, (_, i) => `x${i}-zz`), "EN-us"].join(",");
+    expect(landingLanguage(["de", "en"], many)).toBe("en");
+    // No header, or one of nothing but noise: the app's first.
+    for (const header of [null, "", " ", ";;,,", "\u0000", "*;q=abc"]) {
+      expect(landingLanguage(["fr", "en"], header)).toBe("fr");
+    }
   });
 
   it("loads nothing but its own stylesheet, allowed by its hash, and sets no cookie", async () => {

@@ -1,9 +1,10 @@
 /**
  * Every word of the link host's landing page, one table, a row per language. An app picks the
- * languages its pages speak (`apps config --languages de,en`); a page is in the first of them
- * that the tapper's browser asks for (`Accept-Language`), else in the app's first, and in
- * English for an app that chose none. `{app}` stands for the app's name.
+ * languages its pages speak (`apps config --languages de,en`); a page is in the one of them
+ * the tapper's browser asks for most (`Accept-Language`), else in the app's first it did not
+ * refuse, and in English for an app that chose none. `{app}` stands for the app's name.
  */
+import Negotiator from "negotiator";
 
 export interface LandingStrings {
   /** The store buttons' names. */
@@ -132,21 +133,14 @@ export const DEFAULT_LANDING_LANGUAGE: LandingLanguage = "en";
 
 const isLanguage = (tag: string): tag is LandingLanguage => Object.hasOwn(LANDING_STRINGS, tag);
 
-/** The primary language tags of `Accept-Language`, most wanted first (`q=0` left out). */
-const askedLanguages = (header: string | null | undefined): string[] =>
-  (header ?? "")
-    .split(",")
-    .slice(0, 20)
-    .map((part, index) => {
-      const [tag = "", ...rest] = part.trim().split(";");
-      const q = rest.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find(Boolean);
-      return { tag: tag.trim().toLowerCase().split("-")[0] ?? "", q: q ? Number(q) : 1, index };
-    })
-    .filter((entry) => /^[a-z]{2,8}$/.test(entry.tag) && entry.q > 0)
-    .sort((a, b) => b.q - a.q || a.index - b.index)
-    .map((entry) => entry.tag);
+/** Anything the app offers that the browser did not name or refuse, least wanted. */
+const ANY_OTHER = "*;q=0.001";
 
-/** The page's language: the first the browser asks for among the app's, else the app's first. */
+/**
+ * The page's language: of the app's, the one `Accept-Language` asks for most (a region's tag
+ * asks for its language; `q=0` refuses one), else the app's first the browser did not refuse,
+ * else the app's first; English for an app that set none.
+ */
 export const landingLanguage = (
   appLanguages: readonly string[] | undefined,
   acceptLanguage: string | null | undefined,
@@ -154,8 +148,9 @@ export const landingLanguage = (
   const offered = (appLanguages ?? []).filter(isLanguage);
   const first = offered[0];
   if (first === undefined) return DEFAULT_LANDING_LANGUAGE;
-  const asked = askedLanguages(acceptLanguage).find(
-    (tag): tag is LandingLanguage => isLanguage(tag) && offered.includes(tag),
-  );
-  return asked ?? first;
+  const header = acceptLanguage?.trim() ? `${acceptLanguage}, ${ANY_OTHER}` : ANY_OTHER;
+  const [wanted] = new Negotiator({ headers: { "accept-language": header } }).languages([
+    ...offered,
+  ]);
+  return wanted !== undefined && isLanguage(wanted) ? wanted : first;
 };
