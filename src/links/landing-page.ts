@@ -64,7 +64,7 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** The headers of both pages (and of nothing else on the link host). */
+/** The headers of the link host's pages: these two and its 404. */
 export const PAGE_HEADERS = {
   "content-type": "text/html; charset=utf-8",
   "content-security-policy": PAGE_CSP,

@@ -55,6 +55,8 @@ describe("the tap route", () => {
     const response = await handler()(apiEvent({ path: "/a/b", headers: android }), CONTEXT);
     expect(response.statusCode).toBe(404);
     expect(response.headers["content-type"]).toContain("text/html");
+    expect(response.headers["content-security-policy"]).toMatch(/^default-src 'none'/);
+    expect(response.headers["x-content-type-options"]).toBe("nosniff");
   });
 
   it("still redirects a tap whose click could not be stored, without a click id, and says so in the log", async () => {

@@ -25,10 +25,13 @@ const HINT_HEADERS = {
   "cache-control": NO_STORE,
 };
 
-/** The plain page of an unknown link (also the link host's answer to any other path). */
+/**
+ * The plain page of an unknown link (also the link host's answer to any other path), under the
+ * same policy as the link host's other pages.
+ */
 export const linkNotFound = (): HttpResponse => ({
   statusCode: 404,
-  headers: { "content-type": "text/html; charset=utf-8", "cache-control": NO_STORE },
+  headers: { ...PAGE_HEADERS, "cache-control": NO_STORE },
   body:
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not found</title></head>' +
     "<body><h1>Link not found</h1><p>This link does not exist or has expired.</p></body></html>\n",
