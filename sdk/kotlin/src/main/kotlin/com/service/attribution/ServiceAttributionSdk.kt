@@ -180,7 +180,7 @@ object ServiceAttributionSdk {
     fun awaitAttributionParamsAsync(rawReferrer: String? = null): CompletableFuture<Map<String, String>> =
         core.awaitAttributionParamsAsync(rawReferrer)
 
-    /** [deleteUserData] for Java: fails with HttpException, or IllegalStateException before configure. */
+    /** [deleteUserData] for Java: fails with HttpException, AuthenticationException for a rejected key, or IllegalStateException before configure. */
     @JvmStatic
     fun deleteUserDataAsync(): CompletableFuture<Void?> = core.deleteUserDataAsync()
 

@@ -25,6 +25,7 @@ import com.service.attribution.core.LogSink
 import com.service.attribution.core.Logger
 import com.service.attribution.core.MainThread
 import com.service.attribution.core.Platform
+import com.service.attribution.core.ReferrerUnavailableException
 import com.service.attribution.core.SdkSettings
 import com.service.attribution.core.TcfSource
 import com.service.attribution.core.TcfValues
@@ -34,6 +35,7 @@ import java.util.Locale
 import java.util.TimeZone
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicReference
 
 /** The core's seams, on Android. Thin on purpose: every rule is in the core. */
 internal object AndroidPlatform {
@@ -220,7 +222,9 @@ internal class AndroidDevice(
 
 /**
  * The Play install referrer client, waited for at most 10 seconds on the core's worker. Without
- * the library, [client] throws NoClassDefFoundError, which the core catches.
+ * the library, [client] throws NoClassDefFoundError, which the core catches. A Play Store that
+ * cannot answer now (busy, disconnected, too slow) is a [ReferrerUnavailableException], asked
+ * again; one that has no referrer to give (no Play Store, not supported) is null.
  */
 internal class PlayInstallReferrer(
     private val context: Context,
@@ -229,34 +233,56 @@ internal class PlayInstallReferrer(
     override fun fetch(): InstallReferrerDetails? {
         val client = client(context)
         val done = CountDownLatch(1)
-        var details: InstallReferrerDetails? = null
+        // The first answer counts: a disconnection after the setup finished changes nothing.
+        val outcome = AtomicReference<Answer>()
         client.startConnection(
             object : InstallReferrerStateListener {
                 override fun onInstallReferrerSetupFinished(responseCode: Int) {
-                    if (responseCode == InstallReferrerClient.InstallReferrerResponse.OK) {
-                        details =
-                            runCatching {
-                                val r = client.installReferrer
-                                InstallReferrerDetails(
-                                    referrer = r.installReferrer,
-                                    clickTimestampSeconds = r.referrerClickTimestampSeconds,
-                                    installBeginTimestampSeconds = r.installBeginTimestampSeconds,
-                                    referrerClickTimestampServerSeconds = r.referrerClickTimestampServerSeconds,
-                                    installBeginTimestampServerSeconds = r.installBeginTimestampServerSeconds,
-                                    installVersion = r.installVersion,
-                                )
-                            }.getOrNull()
-                    }
+                    outcome.compareAndSet(null, answerOf(client, responseCode))
                     done.countDown()
                 }
 
-                override fun onInstallReferrerServiceDisconnected() = done.countDown()
+                override fun onInstallReferrerServiceDisconnected() {
+                    outcome.compareAndSet(null, Answer(unavailable = "the Play Store disconnected"))
+                    done.countDown()
+                }
             },
         )
         done.await(10, TimeUnit.SECONDS)
         runCatching { client.endConnection() }
-        return details
+        val answer = outcome.get() ?: Answer(unavailable = "the Play Store did not answer in 10 seconds")
+        answer.unavailable?.let { throw ReferrerUnavailableException(it) }
+        return answer.details
     }
+
+    /** What the Play Store answered: its referrer (null: none to give), or why it could not answer now. */
+    private class Answer(val details: InstallReferrerDetails? = null, val unavailable: String? = null)
+
+    private fun answerOf(client: InstallReferrerClient, responseCode: Int): Answer =
+        when (responseCode) {
+            InstallReferrerClient.InstallReferrerResponse.OK ->
+                try {
+                    val r = client.installReferrer
+                    Answer(
+                        InstallReferrerDetails(
+                            referrer = r.installReferrer,
+                            clickTimestampSeconds = r.referrerClickTimestampSeconds,
+                            installBeginTimestampSeconds = r.installBeginTimestampSeconds,
+                            referrerClickTimestampServerSeconds = r.referrerClickTimestampServerSeconds,
+                            installBeginTimestampServerSeconds = r.installBeginTimestampServerSeconds,
+                            installVersion = r.installVersion,
+                        ),
+                    )
+                } catch (e: Exception) {
+                    // A RemoteException: the Play Store's process went away while it was read.
+                    Answer(unavailable = "the referrer could not be read: ${e.message}")
+                }
+            InstallReferrerClient.InstallReferrerResponse.SERVICE_UNAVAILABLE,
+            InstallReferrerClient.InstallReferrerResponse.SERVICE_DISCONNECTED,
+            -> Answer(unavailable = "the Play Store answered $responseCode")
+            // Not supported here, or refused for good: no referrer to give.
+            else -> Answer()
+        }
 }
 
 private object Logcat : LogSink {

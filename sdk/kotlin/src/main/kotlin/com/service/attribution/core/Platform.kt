@@ -38,8 +38,15 @@ internal data class InstallReferrerDetails(
 
 /** The Play install referrer, read once on the first launch. Called off the main thread; may block. */
 internal fun interface InstallReferrerSource {
+    /**
+     * The referrer, or null when the device has none to give (no Play Store, an install from
+     * elsewhere). Throws [ReferrerUnavailableException] when the Play Store could not answer now.
+     */
     fun fetch(): InstallReferrerDetails?
 }
+
+/** The Play Store could not give the install referrer now (busy, disconnected, too slow); it may later. */
+internal class ReferrerUnavailableException(message: String) : java.io.IOException(message)
 
 /** Runs work on the app's main thread. */
 internal fun interface MainThread {

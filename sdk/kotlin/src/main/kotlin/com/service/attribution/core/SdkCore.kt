@@ -139,6 +139,8 @@ internal class SdkCore(
 
     @Volatile private var polling = false
     private var referrerRead = false
+    /** Reads of the install referrer the Play Store could not answer, in this process. */
+    private var referrerTries = 0
     private var referrer: InstallReferrerDetails? = null
 
     /** Set once the backend refused the full install for good: only its required fields go. */
@@ -336,8 +338,7 @@ internal class SdkCore(
      */
     private fun apply(newConfig: RemoteConfig, sessionAtMs: Long? = null) {
         config = newConfig
-        refresh?.cancel(false)
-        refresh = worker.schedule({ refreshQuietly() }, newConfig.refreshIntervalSeconds, TimeUnit.SECONDS)
+        scheduleRefresh(newConfig.refreshIntervalSeconds)
         if (!newConfig.enabled) return disable()
         disabled = false
         queueDrafts()
@@ -372,12 +373,27 @@ internal class SdkCore(
         if (::sessionQueue.isInitialized) sessionDrops.report(reason, sessionQueue.clear())
     }
 
+    /** On the worker: the configuration read again in [seconds]; only the last one set runs. */
+    private fun scheduleRefresh(seconds: Long) {
+        refresh?.cancel(false)
+        refresh = worker.schedule({ refreshQuietly() }, seconds, TimeUnit.SECONDS)
+    }
+
+    /**
+     * On the worker: the periodic read. One that fails keeps the configuration in force and is
+     * tried again after its interval; one due while stopped waits for start(), which reads at
+     * once; a rejected key ends the reading (the SDK is switched off).
+     */
     private fun refreshQuietly() {
         if (stopped) return
         try {
             refreshOnWorker()
+        } catch (e: AuthenticationException) {
+            // Told and switched off in refreshOnWorker.
         } catch (e: Exception) {
-            log.warn("remote configuration refresh failed: ${e.message}")
+            val seconds = (config ?: RemoteConfig.PLACEHOLDER).refreshIntervalSeconds
+            log.warn("remote configuration refresh failed: ${e.message}: read again in $seconds s")
+            scheduleRefresh(seconds)
         }
     }
 
@@ -669,6 +685,9 @@ internal class SdkCore(
                     customerUserId = if (anonymous) null else customerUserId,
                     consent = consentSent,
                 )
+            } catch (e: ReferrerUnavailableException) {
+                log.info("the Play Store's install referrer is not available yet (${e.message}): the install waits for it")
+                return false
             } catch (e: RuntimeException) {
                 log.error("device signals failed", e)
                 return false
@@ -772,11 +791,20 @@ internal class SdkCore(
         }
     }
 
+    /**
+     * On the worker: the Play install referrer, read until the Play Store answers. Throws
+     * [ReferrerUnavailableException] while it cannot answer, so that the install waits for its
+     * retry; after [MAX_REFERRER_TRIES] such answers the install goes without it.
+     */
     private fun installReferrer(): InstallReferrerDetails? {
         if (!referrerRead) {
             referrer =
                 try {
                     platform.installReferrer.fetch()
+                } catch (e: ReferrerUnavailableException) {
+                    if (++referrerTries < MAX_REFERRER_TRIES) throw e
+                    log.warn("install referrer unavailable $referrerTries times (${e.message}): the install is sent without it")
+                    null
                 } catch (e: LinkageError) {
                     // NoClassDefFoundError: the app ships without the Play install referrer library.
                     log.warn("the Play install referrer library is missing (${e.message}): the install is sent without its referrer")
@@ -871,6 +899,9 @@ internal class SdkCore(
             platform.store.put(KEY_ATTRIBUTION, Json.write(answer))
             announceAttribution(answer)
             offerDeferredDeepLink()
+        } else {
+            // Not kept: asked again when the SDK is started or switched on again.
+            polling = false
         }
         initialMatch.complete(Unit)
     }
@@ -1000,6 +1031,8 @@ internal class SdkCore(
             if (!initialized) {
                 initialize(sessionAtMs)
             } else {
+                // A read that fell due while stopped was skipped: the configuration is read now.
+                refreshQuietly()
                 queueDrafts()
                 sessionAtMs?.let(::queueSession)
                 flush()
@@ -1151,6 +1184,9 @@ internal class SdkCore(
         fun isConfigurationError(code: Int): Boolean = code == 401 || code == 403 || code == 404
 
         const val MATCH_STATUS = "service_match_status"
+
+        /** Reads of the install referrer the install waits for while the Play Store cannot answer. */
+        const val MAX_REFERRER_TRIES = 3
 
         /** The statuses that end the install's matching: kept and told. Any other is asked again. */
         val SETTLED_STATUSES = setOf("matched", "matched_no_params", "organic", "skipped")

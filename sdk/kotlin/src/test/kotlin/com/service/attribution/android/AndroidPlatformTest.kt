@@ -19,6 +19,7 @@ import com.service.attribution.core.Json
 import com.service.attribution.core.LifecycleListener
 import com.service.attribution.core.LogSink
 import com.service.attribution.core.Logger
+import com.service.attribution.core.ReferrerUnavailableException
 import com.service.attribution.core.Requests
 import com.service.attribution.core.SdkCore
 import com.service.attribution.support.ManualClock
@@ -30,6 +31,7 @@ import org.junit.After
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
 import org.junit.Assert.assertNull
+import org.junit.Assert.assertThrows
 import org.junit.Assert.assertTrue
 import org.junit.Test
 import org.junit.runner.RunWith
@@ -162,9 +164,15 @@ class AndroidPlatformTest {
         val details = PlayInstallReferrer(app) { ok }.fetch()
         assertEquals(InstallReferrerDetails("utm_source=x&service_click_id=abc", 1_789_552_700, 1_789_552_760, 1_789_552_701, 1_789_552_761, "3.2.1"), details)
         assertTrue("the connection is closed", ok.ended)
-        val unavailable = FakeReferrerClient(InstallReferrerClient.InstallReferrerResponse.SERVICE_UNAVAILABLE)
-        assertNull(PlayInstallReferrer(app) { unavailable }.fetch())
-        assertTrue(unavailable.ended)
+        // No referrer to give: none. Not able to answer now: asked again (the core waits for it).
+        val unsupported = FakeReferrerClient(InstallReferrerClient.InstallReferrerResponse.FEATURE_NOT_SUPPORTED)
+        assertNull(PlayInstallReferrer(app) { unsupported }.fetch())
+        assertTrue(unsupported.ended)
+        for (code in listOf(InstallReferrerClient.InstallReferrerResponse.SERVICE_UNAVAILABLE, InstallReferrerClient.InstallReferrerResponse.SERVICE_DISCONNECTED)) {
+            val unavailable = FakeReferrerClient(code)
+            assertThrows(ReferrerUnavailableException::class.java) { PlayInstallReferrer(app) { unavailable }.fetch() }
+            assertTrue(unavailable.ended)
+        }
     }
 
     @Test

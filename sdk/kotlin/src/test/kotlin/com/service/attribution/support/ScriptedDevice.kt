@@ -6,6 +6,7 @@ import com.service.attribution.ServiceError
 import com.service.attribution.core.AppLifecycle
 import com.service.attribution.core.HttpRequest
 import com.service.attribution.core.HttpResponse
+import com.service.attribution.core.InstallReferrerSource
 import com.service.attribution.core.Json
 import com.service.attribution.core.LifecycleListener
 import com.service.attribution.core.Platform
@@ -98,6 +99,8 @@ internal class ScriptedDevice(
         private set
     val log = RecordingLog()
     val mainThread = RecordingMainThread()
+    /** The Play install referrer as the device's Play Store answers it: none by default. */
+    @Volatile var referrer = InstallReferrerSource { null }
     val errors = Collections.synchronizedList(ArrayList<ServiceError>())
     val deepLinks = Collections.synchronizedList(ArrayList<DeepLink>())
     val attributions = Collections.synchronizedList(ArrayList<Map<String, String>>())
@@ -119,7 +122,7 @@ internal class ScriptedDevice(
     val platform: Platform
         get() =
             Platform(
-                store, FakeDevice(advertisingId = "38400000-8cf0-11bd-b23e-10b96e40000d"), { null }, mainThread, log, backend.transport, clock.read, TcfSource { tcf },
+                store, FakeDevice(advertisingId = "38400000-8cf0-11bd-b23e-10b96e40000d"), referrer, mainThread, log, backend.transport, clock.read, TcfSource { tcf },
                 lifecycle = lifecycle,
             )
 

@@ -1,0 +1,123 @@
+package com.service.attribution.core
+
+import com.service.attribution.LogLevel
+import com.service.attribution.support.ScriptedBackend
+import com.service.attribution.support.ScriptedDevice
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
+import org.junit.Assert.assertNull
+import org.junit.Assert.assertTrue
+import org.junit.Test
+
+/**
+ * What one process of the app recovers from without a new launch: a configuration read that
+ * failed or fell due while stopped, a Play Store that could not answer at once, an attribution
+ * that arrived while stopped. A clock and executors moved by hand.
+ */
+class RecoveryTest {
+    private val device = ScriptedDevice()
+
+    @After
+    fun close() = device.close()
+
+    private val hour = 3_600_000L
+
+    private fun configReads() = device.backend.requests("GET", "/v1/config").size
+
+    private fun installs() = device.backend.requests("POST", "/v1/installs").map { Json.parseObject(it.body!!) }
+
+    @Test
+    fun `a configuration read that fails is tried again after its interval, so a later switch-off is followed`() {
+        val core = device.configure(device.launch())
+        assertEquals(1, configReads())
+        device.backend.config = { null }
+        device.scheduler.advance(hour)
+        assertEquals(2, configReads())
+        assertTrue("the configuration in force holds", core.isEnabled())
+        device.backend.config = { HttpResponse(200, CONFIG_OFF) }
+        device.scheduler.advance(hour)
+        assertEquals(3, configReads())
+        assertFalse(core.isEnabled())
+        // Switched off, it still reads: on again is followed too.
+        device.backend.config = { HttpResponse(200, ScriptedBackend.CONFIG_ON) }
+        device.scheduler.advance(hour)
+        assertTrue(core.isEnabled())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a configuration read due while stopped is made at start, and the reads go on`() {
+        val core = device.configure(device.launch())
+        core.stop()
+        device.scheduler.advance(hour)
+        assertEquals("none while stopped", 1, configReads())
+        device.backend.config = { HttpResponse(200, CONFIG_OFF) }
+        core.start()
+        device.scheduler.runDue()
+        assertEquals(2, configReads())
+        assertFalse(core.isEnabled())
+        device.scheduler.advance(hour)
+        assertEquals(3, configReads())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an install waits for a Play Store that cannot answer yet, and carries the referrer it then gives`() {
+        var reads = 0
+        device.referrer =
+            InstallReferrerSource {
+                reads++
+                if (reads < 3) throw ReferrerUnavailableException("the Play Store answered 1")
+                InstallReferrerDetails("utm_source=ads&service_click_id=abc", clickTimestampSeconds = 1_789_999_000)
+            }
+        device.configure(device.launch())
+        assertEquals(emptyList<Any>(), installs())
+        // The install's retries: 2 seconds, then 4.
+        device.scheduler.advance(2_000)
+        assertEquals(emptyList<Any>(), installs())
+        device.scheduler.advance(4_000)
+        assertEquals(3, reads)
+        assertEquals("utm_source=ads&service_click_id=abc", (installs().single()["install_referrer"] as Map<*, *>)["referrer"])
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a Play Store that stays unavailable holds the install three reads, then it goes without a referrer`() {
+        var reads = 0
+        device.referrer =
+            InstallReferrerSource {
+                reads++
+                throw ReferrerUnavailableException("the Play Store did not answer in 10 seconds")
+            }
+        device.configure(device.launch())
+        device.scheduler.advance(60_000)
+        assertEquals(SdkCore.MAX_REFERRER_TRIES, reads)
+        val install = installs().single()
+        assertNull(install["install_referrer"])
+        assertEquals(1, device.logged(LogLevel.WARN).count { "install referrer unavailable 3 times" in it })
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an attribution that arrives while stopped is asked for again at start, and told then`() {
+        val core = device.launch()
+        val organic = device.backend.attribution
+        device.backend.attribution = { request ->
+            core.stop()
+            organic(request)
+        }
+        device.configure(core)
+        assertEquals(emptyList<Any>(), device.attributions)
+        device.backend.attribution = organic
+        core.start()
+        device.scheduler.runDue()
+        assertEquals(2, device.backend.requests("GET", "/v1/installs/").count { "/attribution" in it.url })
+        assertEquals("organic", device.attributions.single()["media_source"])
+        device.assertNoFailures()
+    }
+
+    private companion object {
+        const val CONFIG_OFF = """{"enabled":false,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"""
+    }
+}
