@@ -46,6 +46,18 @@ internal data class RemoteConfig(
          */
         val PLACEHOLDER = RemoteConfig(enabled = true, refreshIntervalSeconds = 3600, encryption = Encryption.Off)
 
+        /**
+         * A key that cannot seal would fail every event: such an answer is refused whole (the
+         * configuration in force stays), as one that is not the contract's JSON.
+         */
+        private fun checkSealing(on: Encryption.On) {
+            try {
+                Sealer(on.keyId, on.publicKey)
+            } catch (e: Exception) {
+                throw IllegalArgumentException("config: encryption.public_key is not an EC public key (${e.message})", e)
+            }
+        }
+
         fun parse(text: String): RemoteConfig {
             val json = Json.parseObject(text)
             val encryption = json["encryption"] as? Map<*, *>
@@ -60,7 +72,7 @@ internal data class RemoteConfig(
                             keyId = encryption["key_id"] as String,
                             publicKey = encryption["public_key"] as String,
                             clearKeys = (encryption["clear_keys"] as? List<*>)?.map { it.toString() }?.toSet() ?: emptySet(),
-                        )
+                        ).also(::checkSealing)
                     } else {
                         Encryption.Off
                     },

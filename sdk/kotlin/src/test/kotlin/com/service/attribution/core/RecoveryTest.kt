@@ -1,5 +1,6 @@
 package com.service.attribution.core
 
+import com.service.attribution.EventType
 import com.service.attribution.LogLevel
 import com.service.attribution.support.ScriptedBackend
 import com.service.attribution.support.ScriptedDevice
@@ -114,6 +115,24 @@ class RecoveryTest {
         device.scheduler.runDue()
         assertEquals(2, device.backend.requests("GET", "/v1/installs/").count { "/attribution" in it.url })
         assertEquals("organic", device.attributions.single()["media_source"])
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a configuration whose sealing key cannot seal is refused, and events go on under the one in force`() {
+        val core = device.configure(device.launch())
+        device.backend.config = {
+            HttpResponse(200, """{"enabled":true,"refresh_interval_seconds":3600,"encryption":{"enabled":true,"key_id":"k1","public_key":"bm90IGEga2V5","clear_keys":[]}}""")
+        }
+        device.scheduler.advance(hour)
+        assertEquals(2, configReads())
+        core.sendEvent(EventType.LOGIN, null, mapOf("level" to 7))
+        device.scheduler.runDue()
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(1, device.logged(LogLevel.WARN).count { "remote configuration refresh failed" in it })
+        // And it is read again after the interval, as any failed read.
+        device.scheduler.advance(hour)
+        assertEquals(3, configReads())
         device.assertNoFailures()
     }
 
