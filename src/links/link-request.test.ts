@@ -71,9 +71,16 @@ describe("a link's preview and landing page", () => {
     expect(problems({ media_source: "x", preview_title: "" })).toContain(
       "preview_title: must not be empty",
     );
-    expect(problems({ media_source: "x", preview_title: "   " })).toBe(
-      "preview_title: must not be blank",
+    for (const blank of ["   ", "\u200b", " \u2060\ufeff "]) {
+      expect(problems({ media_source: "x", preview_title: blank }), blank).toBe(
+        "preview_title: must not be blank",
+      );
+    }
+    expect(problems({ media_source: "x", preview_title: "Sale \u202eelas" })).toBe(
+      "preview_title: must not contain bidirectional control characters",
     );
+    // Right-to-left text and a family emoji (joined by U+200D) are text like any other.
+    expect(problems({ media_source: "x", preview_title: "מרוץ בשלג 👨\u200d👩\u200d👧" })).toBe("");
     expect(problems({ media_source: "x", preview_description: "a\nb" })).toBe(
       "preview_description: must not contain control characters",
     );
@@ -107,7 +114,7 @@ describe("a link's preview and landing page", () => {
     expect(updateProblems({ landing_page: null, preview_title: null })).toBe("");
     expect(updateProblems({ media_source: "x" })).toContain("must be a JSON object of `disabled`");
     expect(updateProblems({ preview_image_url: "http://a.example/x.png" })).toBe(
-      "preview_image_url: must be an https URL",
+      "preview_image_url: must be an https URL whose host is a domain name (in punycode: xn--…)",
     );
   });
 });

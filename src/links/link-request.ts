@@ -52,13 +52,25 @@ const destination = (platform: string, example: string) =>
       example,
     });
 
-/** Text a card shows on one line: no control characters, not blank. */
+/**
+ * The characters that turn text around (embeddings, overrides, isolates): in a card they can
+ * make a title read as another. The page sets each value's direction itself.
+ */
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/u;
+
+/** What shows: a character other than white space and the invisible format characters. */
+const VISIBLE = /[^\s\p{Cf}]/u;
+
+/** Text a card shows on one line: no control characters, something visible, no bidi controls. */
 const previewText = (max: number) =>
   withoutControlCharacters(
     text()
       .min(1, { error: "must not be empty" })
       .max(max, { error: `must be at most ${max} characters` })
-      .refine((value) => value.trim() !== "", { error: "must not be blank" }),
+      .refine((value) => VISIBLE.test(value), { error: "must not be blank" })
+      .refine((value) => !BIDI_CONTROL.test(value), {
+        error: "must not contain bidirectional control characters",
+      }),
   );
 
 /** A link preview's fields, as a link and an app's defaults take them. */
@@ -67,7 +79,11 @@ export const PREVIEW_FIELDS = {
   description: previewText(LINK_LIMITS.maxPreviewDescriptionLength),
   // https only: chats fetch the image, and a page served over https shows no http image.
   imageUrl: z
-    .url({ protocol: /^https$/, hostname: z.regexes.domain, error: "must be an https URL" })
+    .url({
+      protocol: /^https$/,
+      hostname: z.regexes.domain,
+      error: "must be an https URL whose host is a domain name (in punycode: xn--…)",
+    })
     .max(LINK_LIMITS.maxUrlLength, {
       error: `must be at most ${LINK_LIMITS.maxUrlLength} characters`,
     })
