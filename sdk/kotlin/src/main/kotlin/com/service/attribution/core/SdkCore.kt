@@ -772,7 +772,10 @@ internal class SdkCore(
                     true
                 }
                 e.code == 409 -> {
-                    log.info("consent update: the install is not recorded yet: retrying")
+                    // The backend holds no install of this id (never recorded, or lost): as its
+                    // answer asks, the install is sent again, holding the consent, before the events.
+                    log.warn("consent update: the backend has no install $serviceId: the install is sent again")
+                    platform.store.remove(KEY_INSTALL_TRACKED)
                     false
                 }
                 refusedForGood(e.code) -> {

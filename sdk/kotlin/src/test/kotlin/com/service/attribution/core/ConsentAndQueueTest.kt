@@ -80,25 +80,31 @@ class ConsentAndQueueTest {
     }
 
     @Test
-    fun `a consent update answered 409 is sent again later, and the app's consent is kept across launches`() {
+    fun `a consent update answered 409 sends the install again, holding the consent, and the events then go`() {
         val core = device.configure(device.launch())
-        var conflicts = 1
-        device.backend.consent = { if (conflicts-- > 0) HttpResponse(409, """{"error":"Conflict","detail":"install"}""") else HttpResponse(202, "{}") }
+        device.backend.consent = { HttpResponse(409, """{"error":"Conflict","detail":"install"}""") }
         core.setConsent(Consent(gdprApplies = true, adUserData = false))
+        core.sendEvent(EventType.LOGIN, null, null)
         device.scheduler.runDue()
         assertEquals(1, consentBodies().size)
+        assertEquals(emptyList<Any>(), device.backend.delivered)
         device.scheduler.advance(2_000)
-        assertEquals(2, consentBodies().size)
+        val installs = device.backend.requests("POST", "/v1/installs").map { Json.parseObject(it.body!!) }
+        assertEquals(2, installs.size)
         assertEquals(
             mapOf("gdpr_applies" to true, "ad_user_data" to false, "ad_personalization" to null, "tcf_string" to null),
-            consentBodies().last()["consent"],
+            installs.last()["consent"],
         )
+        assertEquals("the install carried it", 1, consentBodies().size)
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
         // Kept on the device: nothing to send at the next start, and a change is sent.
+        device.backend.consent = { HttpResponse(202, "{}") }
         val next = device.configure(device.launch())
-        assertEquals(2, consentBodies().size)
+        assertEquals(1, consentBodies().size)
         next.setConsent(Consent(true, true, true))
         device.scheduler.runDue()
-        assertEquals(3, consentBodies().size)
+        assertEquals(2, consentBodies().size)
+        device.assertNoFailures()
     }
 
     @Test
