@@ -39,7 +39,8 @@ public enum ServiceAttribution {
 
     /// Starts the SDK: fetches remote configuration, tracks the install once, sends the events
     /// sent before, and starts this launch's session (sessions are tracked from the app's
-    /// lifecycle from then on). A repeat call is a no-op, its `customerUserId` included.
+    /// lifecycle from then on). A repeat call is a no-op, its `customerUserId` included; its
+    /// `completion` is called once the first call's initialization is complete, with its error.
     ///
     /// - Parameters:
     ///   - apiKey: The app's SDK key. An empty or rejected key disables the SDK.

@@ -17,7 +17,8 @@ public enum ServiceAttributionError: Error, Equatable, Sendable {
     /// `ServiceAttributionBaseURL`.
     case missingBaseURL
 
-    /// The service rejected the API key (HTTP 401 or 403); the SDK has disabled itself.
+    /// The service rejected the API key (HTTP 401 or 403). On its configuration the SDK has
+    /// disabled itself; on another route (`deleteUserData`) that route alone failed.
     case authentication(statusCode: Int)
 
     /// The service answered with a non-success HTTP status.

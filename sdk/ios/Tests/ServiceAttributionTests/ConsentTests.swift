@@ -84,20 +84,24 @@ final class ConsentTests: XCTestCase {
         XCTAssertEqual(consentUpdates(next).first?["consent"]?.objectValue?["gdpr_applies"], .null)
     }
 
-    func testAConsentUpdateAnswered409IsSentAgainLater() throws {
+    func testAConsentUpdateAnswered409SendsTheInstallAgainHoldingTheConsent() throws {
         let harness = Harness()
         XCTAssertNil(harness.configure())
         harness.eventually("install") { harness.store.get(SdkCore.Key.installTracked) != nil }
-        var conflicts = 0
         harness.service.answer = { request in
-            guard FakeService.path(request).hasSuffix("/consent"), conflicts < 1 else { return nil }
-            conflicts += 1
-            return HTTPResponse(statusCode: 409, body: #"{"error":"Conflict","detail":"install not recorded yet"}"#)
+            guard FakeService.path(request).hasSuffix("/consent") else { return nil }
+            return HTTPResponse(statusCode: 409, body: #"{"error":"Conflict","detail":"no install"}"#)
         }
         harness.core.setConsent(ServiceConsent(adUserData: false))
-        harness.eventually("sent again") { self.consentUpdates(harness).count == 2 }
+        _ = try harness.core.sendEvent(.share, name: nil, parameters: nil)
+        harness.eventually("the consent update") { self.consentUpdates(harness).count == 1 }
         harness.runScheduled(3)
-        XCTAssertEqual(consentUpdates(harness).count, 2, "accepted the second time: not sent again")
+        // The service holds no install of this id: the install again, holding the consent, then the event.
+        harness.eventually("the install again") { harness.service.count("POST", "/v1/installs") == 2 }
+        let install = harness.service.sent("POST", "/v1/installs").last.flatMap(FakeService.body)
+        XCTAssertEqual(install?["consent"]?.objectValue?["ad_user_data"], .bool(false))
+        harness.eventually("the event") { harness.service.deliveredEvents.count == 1 }
+        XCTAssertEqual(consentUpdates(harness).count, 1, "the install carried it: not sent again")
         XCTAssertEqual(harness.log.messages(.error), [])
     }
 

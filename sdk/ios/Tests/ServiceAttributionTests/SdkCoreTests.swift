@@ -239,6 +239,16 @@ final class SdkCoreTests: XCTestCase {
             customerUserId: "second", wrapper: nil, completion: nil
         )
         XCTAssertFalse(again)
+        // A repeat's completion still comes, with the first call's outcome.
+        let completed = expectation(description: "the repeat's completion")
+        _ = harness.core.configure(
+            platform: harness.platform, settings: Harness.settings, apiKey: "other", logLevel: .debug,
+            customerUserId: nil, wrapper: nil, completion: { error in
+                XCTAssertNil(error)
+                completed.fulfill()
+            }
+        )
+        wait(for: [completed], timeout: 5)
         try harness.core.sendEvent(.login, name: nil, parameters: nil)
         harness.eventually("the event") { harness.service.deliveredEvents.count == 1 }
         XCTAssertEqual(harness.service.deliveredEvents.first?.objectValue?["customer_user_id"], .string("first"))
@@ -403,6 +413,30 @@ final class SdkCoreTests: XCTestCase {
 
     // MARK: attribution
 
+    func testAnAttributionThatArrivesWhileStoppedIsAskedForAgainAtStart() throws {
+        let harness = Harness()
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        // The app stops the SDK while the attribution's request is under way.
+        harness.service.answer = { request in
+            if request.method == "GET", FakeService.path(request).hasSuffix("/attribution") { harness.core.stop() }
+            return nil
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("the first read") { self.attributionReads(harness) == 1 }
+        harness.settle()
+        XCTAssertEqual(heard.attributions, [], "not kept, nor told, while stopped")
+        harness.service.answer = nil
+        harness.core.start()
+        harness.eventually("read again") { self.attributionReads(harness) == 2 }
+        harness.eventually("told") { heard.attributions.count == 1 }
+        XCTAssertEqual(heard.attributions.first?["media_source"], "organic")
+    }
+
+    private func attributionReads(_ harness: Harness) -> Int {
+        return harness.service.requests.filter { $0.method == "GET" && FakeService.path($0).hasSuffix("/attribution") }.count
+    }
+
     func testTheMatchStatusIsAlwaysInTheMap() throws {
         let harness = Harness()
         XCTAssertEqual(harness.core.attributionParams(), [SdkCore.matchStatus: "not_configured"])
@@ -501,6 +535,16 @@ final class SdkCoreTests: XCTestCase {
         wait(for: [deleted], timeout: 5)
         XCTAssertEqual(harness.service.count("DELETE", "/v1/installs/\(try XCTUnwrap(harness.core.serviceIdentifier))"), 1)
         XCTAssertEqual(harness.core.attributionParams(), [SdkCore.matchStatus: "skipped"])
+
+        // A later launch of the deleted install waits for no attempt: none is made for it.
+        let next = Harness(store: harness.store, service: harness.service)
+        XCTAssertNil(next.configure())
+        let answered = expectation(description: "answered at once")
+        next.core.awaitAttributionParams { params in
+            XCTAssertEqual(params, [SdkCore.matchStatus: "skipped"])
+            answered.fulfill()
+        }
+        wait(for: [answered], timeout: 5)
     }
 
     func testAFailedDeletionReportsItsError() throws {

@@ -189,6 +189,11 @@ final class SdkCore: @unchecked Sendable {
             lock.unlock()
             enqueueLock.unlock()
             log.info("configure was already called: this call changes nothing")
+            // Its completion still comes, once the first call's initialization is done: the
+            // worker runs in order.
+            if let completion = completion {
+                worker.async { self.onMain { completion(self.locked { self.lastInitError }) } }
+            }
             return false
         }
         waitingForProtectedData = nil
@@ -1219,8 +1224,14 @@ final class SdkCore: @unchecked Sendable {
                 currentLog.error("the consent update was refused (\(message)): not sent again until the consent changes")
                 platform.store.put(Key.consentSent, text)
                 return true
+            case .http(409, _):
+                // The service holds no install of this id (never recorded, or lost): as its answer
+                // asks, the install is sent again, holding the consent, before the events.
+                currentLog.warn("the consent update: the service has no install \(serviceId): the install is sent again")
+                platform.store.remove(Key.installTracked)
+                scheduleRetry(error)
+                return false
             default:
-                // 409: the install is not recorded yet; the service's own error, no answer.
                 scheduleRetry(error)
                 return false
             }
@@ -1413,7 +1424,12 @@ final class SdkCore: @unchecked Sendable {
                 // Still pending: asked again later, the service's own wait aside.
                 currentLog.debug("attribution still pending: asking again in \(Int(delay * 1000)) ms")
             } else if let status = status, SdkCore.settledStatuses.contains(status) {
-                let keep = locked { !disabled && !deleted && !stopped }
+                // Not kept while stopped or switched off: asked again at start, or when on again.
+                let keep = locked { () -> Bool in
+                    let running = !disabled && !deleted && !stopped
+                    if !running { polling = false }
+                    return running
+                }
                 if keep { platform.store.put(Key.attribution, JSONValue.object(answer.mapValues { .string($0) }).text) }
                 currentLog.info("attribution resolved: \(status)")
                 initialMatch.open()
@@ -1484,10 +1500,10 @@ final class SdkCore: @unchecked Sendable {
 
     /// Calls `completion` (on a background queue) once the first attribution attempt of this
     /// process has finished, matched or not; at once before configure, while disabled or
-    /// stopped.
+    /// stopped, and once the install's data is deleted (no attempt is made for it any more).
     func awaitAttributionParams(_ completion: @escaping ([String: String]) -> Void) {
-        let (isConfigured, isDisabled, isStopped) = locked { (configured, disabled, stopped) }
-        if !isConfigured || isDisabled || isStopped { return completion(attributionParams()) }
+        let (isConfigured, isDisabled, isStopped, isDeleted) = locked { (configured, disabled, stopped, deleted) }
+        if !isConfigured || isDisabled || isStopped || isDeleted { return completion(attributionParams()) }
         initialMatch.wait { completion(self.attributionParams()) }
     }
 
