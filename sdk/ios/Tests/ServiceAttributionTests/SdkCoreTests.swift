@@ -49,6 +49,28 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertEqual(body?["platform_ads_token"], .string("c2FtcGxlLWFkc2VydmljZXMtdG9rZW4"))
     }
 
+    func testTheInstallWaitsForAnAppleAdsTokenThatFailsAtFirst() throws {
+        let waiting = Harness()
+        waiting.core.enablePlatformAds()
+        waiting.device.tokenFailures = 2
+        XCTAssertNil(waiting.configure())
+        waiting.runScheduled()
+        waiting.eventually("install") { waiting.service.count("POST", "/v1/installs") == 1 }
+        XCTAssertEqual(waiting.device.tokenReads, 3)
+        let body = waiting.service.sent("POST", "/v1/installs").first.flatMap(FakeService.body)
+        XCTAssertEqual(body?["platform_ads_token"], .string("c2FtcGxlLWFkc2VydmljZXMtdG9rZW4"))
+
+        // One that keeps failing holds the install three reads, then it goes without.
+        let failing = Harness()
+        failing.core.enablePlatformAds()
+        failing.device.tokenFailures = 100
+        XCTAssertNil(failing.configure())
+        failing.runScheduled()
+        failing.eventually("install") { failing.service.count("POST", "/v1/installs") == 1 }
+        XCTAssertEqual(failing.device.tokenReads, SdkCore.maxAdsTokenTries)
+        XCTAssertEqual(failing.service.sent("POST", "/v1/installs").first.flatMap(FakeService.body)?["platform_ads_token"], .null)
+    }
+
     func testEventsSentBeforeConfigureGoOutAfterIt() throws {
         let harness = Harness()
         XCTAssertTrue(try harness.core.sendEvent(.tutorialComplete, name: nil, parameters: nil))

@@ -27,6 +27,8 @@ final class SdkCore: @unchecked Sendable {
     /// The statuses that end the install's matching; `failed` (and anything unknown) is asked
     /// again, within the session and at the next launch.
     static let settledStatuses: Set<String> = ["matched", "matched_no_params", "organic", "skipped"]
+    /// Reads of the Apple Ads token the install waits for while Apple's framework fails them.
+    static let maxAdsTokenTries = 3
     /// The attribution route's own keys (sdk/conformance/listeners.json): every other key of the
     /// map is a custom parameter of the install's link, and goes in its deferred deep link.
     static let attributionKeys: Set<String> = [
@@ -133,6 +135,8 @@ final class SdkCore: @unchecked Sendable {
     private var retryPending = false
     private var refreshGeneration = 0
     private var adsToken: String?
+    /// Reads of the Apple Ads token that failed in this process (on the worker).
+    private var adsTokenFailures = 0
     /// The status of a configuration error met in this process: nothing more is sent (but
     /// remote configuration) until `refreshConfig` or the next launch.
     private var blockedCode: Int?
@@ -1303,6 +1307,12 @@ final class SdkCore: @unchecked Sendable {
         }
         if blockedCode != nil { return .blocked }
         let input = installInput()
+        if input.platformAdsToken == nil, adsTokenFailures > 0, adsTokenFailures < SdkCore.maxAdsTokenTries {
+            // Apple's framework could not make the token yet: the install, sent once, waits for
+            // it, read again at its retries, and goes without it after the last try.
+            initialMatch.open()
+            return .later
+        }
         var outcome = sendInstall(Requests.install(input))
         var bare = false
         if case let .refused(statusCode, message) = outcome, !SdkCore.configurationStatuses.contains(statusCode) {
@@ -1347,7 +1357,8 @@ final class SdkCore: @unchecked Sendable {
             do {
                 adsToken = try device.platformAdsToken()
             } catch {
-                currentLog.warn("Apple Ads attribution token unavailable: \(error.localizedDescription)")
+                adsTokenFailures += 1
+                currentLog.warn("Apple Ads attribution token unavailable (try \(adsTokenFailures) of \(SdkCore.maxAdsTokenTries)): \(error.localizedDescription)")
             }
         }
         var input = Requests.InstallInput(serviceId: serviceId ?? "", firstOpen: firstOpen)

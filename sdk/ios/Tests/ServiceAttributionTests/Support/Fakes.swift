@@ -42,12 +42,20 @@ final class FakeDevice: DeviceSignals {
     var trackingAuthorizationStatus: String? = "authorized"
     var idfa: String? = "6F9619FF-8B86-D011-B42D-00CF4FC964FE"
     var token: String? = "c2FtcGxlLWFkc2VydmljZXMtdG9rZW4"
+    /// Reads of the token that fail first, as Apple's framework fails them (a network error).
+    var tokenFailures = 0
+    private(set) var tokenReads = 0
 
     func advertisingIdentifier() -> String? {
         return trackingAuthorizationStatus == "authorized" ? idfa : nil
     }
 
     func platformAdsToken() throws -> String? {
+        tokenReads += 1
+        if tokenFailures > 0 {
+            tokenFailures -= 1
+            throw NSError(domain: "AAAttributionErrorDomain", code: 1)
+        }
         return token
     }
 }
