@@ -708,11 +708,13 @@ final class SdkCore: @unchecked Sendable {
         if first {
             state.registered = true
             platform.store.put(Key.conversionValues, state.json.text)
+            // Asked under the lock every update is asked under: no event's value goes to Apple
+            // before the registration's 0, which would then lower it.
+            platform.conversionValues.register { [weak self] message in self?.conversionRefused(message) }
         }
         enqueueLock.unlock()
         guard first else { return }
         currentLog.info("the install's first launch is registered with SKAdNetwork and AdAttributionKit")
-        platform.conversionValues.register { [weak self] message in self?.conversionRefused(message) }
     }
 
     /// Apple refused an update or the registration: a warning, and the error listener.
