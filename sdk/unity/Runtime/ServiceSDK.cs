@@ -19,9 +19,9 @@ namespace Service.Unity
         private static string baseUrl;
 
         /// <summary>
-        /// The service's address, e.g. https://api.example.com; set it before Configure. The
-        /// public API names no address, so the app sets it: without it Configure leaves the SDK
-        /// off.
+        /// The service's address, e.g. https://api.example.com; set it before Configure, which
+        /// takes it as it is then (a call before Configure does not fix it). The public API names
+        /// no address, so the app sets it: without it Configure leaves the SDK off.
         /// </summary>
         public static string BaseUrl
         {
@@ -31,7 +31,9 @@ namespace Service.Unity
 
         public static void Configure(string apiKey, int logLevel = 1, string customerUserId = null)
         {
-            Guard("Configure", () => Core.Configure(apiKey, logLevel, customerUserId));
+            // The address as the app set it by now: a call before Configure (SetConsent, Stop,
+            // SendEvent...) made the core, before the app may have set it.
+            Guard("Configure", () => Core.Configure(apiKey, logLevel, customerUserId, baseUrl));
         }
 
         public static void SetCustomerUserId(string customerUserId)
@@ -171,9 +173,10 @@ namespace Service.Unity
             Guard("EnablePlatformAdsAttribution", () => PlatformAds.Enable());
         }
 
+        /// <summary>Completes once the service deleted the install's data; a failure is logged, and the task faults with it.</summary>
         public static Task DeleteUserData()
         {
-            return Guard("DeleteUserData", () => Core.DeleteUserData());
+            return Guard("DeleteUserData", () => Logged("DeleteUserData", Core.DeleteUserData()));
         }
 
         /// <summary>
@@ -223,7 +226,6 @@ namespace Service.Unity
                 {
                     if (core != null) return core;
                     if (setup == null) throw new InvalidOperationException("no platform: call ServiceSDK.UsePlatform first");
-                    setup.BaseUrl = setup.BaseUrl ?? baseUrl;
                     core = new SdkCore(setup, Listeners);
                     return core;
                 }
@@ -247,10 +249,32 @@ namespace Service.Unity
             }
             catch (Exception error)
             {
-                var log = setup == null ? null : setup.Log;
-                if (log != null) log.Write(LogLevel.Error, "ServiceSDK." + member + " failed: " + error.Message);
+                Failed(member, error);
                 throw;
             }
+        }
+
+        /// <summary>
+        /// An asynchronous call's failure, which <see cref="Guard{T}"/> never sees (it is in the
+        /// task, not thrown), logged as a synchronous one is; the caller's task still faults with it.
+        /// </summary>
+        private static async Task Logged(string member, Task call)
+        {
+            try
+            {
+                await call;
+            }
+            catch (Exception error)
+            {
+                Failed(member, error);
+                throw;
+            }
+        }
+
+        private static void Failed(string member, Exception error)
+        {
+            var log = setup == null ? null : setup.Log;
+            if (log != null) log.Write(LogLevel.Error, "ServiceSDK." + member + " failed: " + error.Message);
         }
     }
 }

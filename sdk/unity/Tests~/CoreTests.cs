@@ -226,6 +226,47 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void ConfigureTakesTheBaseUrlSetAfterAnEarlierCallMadeTheSdk()
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            ServiceSDK.UsePlatform(Setups.For(null, backend));
+            try
+            {
+                ServiceSDK.SetConsent(new ServiceConsent(adUserData: true));
+                ServiceSDK.BaseUrl = "http://service.test";
+                ServiceSDK.Configure("sdk_key");
+                ServiceSDK.Core.Idle().Wait();
+                Assert.IsFalse(ServiceSDK.IsSdkDisabled());
+                Assert.AreEqual(1, backend.To("POST /v1/installs").Count);
+            }
+            finally
+            {
+                ServiceSDK.BaseUrl = null;
+            }
+        }
+
+        [Test]
+        public void DeleteUserDataThatFailsIsLoggedAndItsTaskFaults()
+        {
+            var failing = ServiceSDK.DeleteUserData();
+            Assert.IsInstanceOf<InvalidOperationException>(Assert.Throws<AggregateException>(() => failing.Wait(5000)).InnerException);
+            Assert.AreEqual(1, log.At(LogLevel.Error, "ServiceSDK.DeleteUserData failed: call ServiceSDK.Configure first").Count);
+
+            var setup = Setups.For("http://service.test", new ScriptedBackend
+            {
+                Answer = (key, body) => key.StartsWith("DELETE")
+                    ? Tuple.Create(500, (JToken)new JObject { { "error", "Internal Server Error" }, { "detail", "scripted" } })
+                    : ScriptedBackend.Usual(key, body),
+            });
+            ServiceSDK.UsePlatform(setup);
+            ServiceSDK.Configure("sdk_key");
+            failing = ServiceSDK.DeleteUserData();
+            var error = Assert.Throws<AggregateException>(() => failing.Wait(5000)).InnerException;
+            Assert.AreEqual(500, ((ServiceHttpException)error).Code);
+            Assert.AreEqual(1, ((ListLog)setup.Log).At(LogLevel.Error, "ServiceSDK.DeleteUserData failed").Count);
+        }
+
+        [Test]
         public void CallsBeforeConfigureFailButAnEventIsQueued()
         {
             Assert.Throws<InvalidOperationException>(() => ServiceSDK.SetCustomerUserId("user"));

@@ -212,6 +212,27 @@ namespace Service.Unity.Tests
             Assert.AreEqual(404, rig.Heard.Errors[0].Code);
         }
 
+        [Test]
+        public void AConsentUpdateAnswered409SendsTheInstallAgainHoldingTheConsentThenTheEvents()
+        {
+            // The service holds no install of this id (lost since it was recorded): every consent update is a 409.
+            var rig = new Rig();
+            rig.Other = (key, body) => key.EndsWith("/consent") ? Error(409) : ScriptedBackend.Usual(key, body);
+            rig.Configure();
+            rig.Core.SetConsent(new ServiceConsent(adUserData: false));
+            rig.Send(0);
+            rig.Settle();
+
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow, "the event is not held behind the update");
+            var posts = rig.Backend.Requests.Where(r => r.Key.StartsWith("POST")).Select(r => r.Key.EndsWith("/consent") ? "consent" : r.Key).ToList();
+            CollectionAssert.AreEqual(
+                new[] { "POST /v1/installs", "POST /v1/sessions", "consent", "POST /v1/installs", "POST /v1/events" }, posts);
+            var again = rig.Backend.To("POST /v1/installs").Last().Value;
+            Assert.AreEqual(false, (bool?)again["consent"]["ad_user_data"], "the install sent again holds the consent now");
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Warn, "has no install").Count);
+            Assert.IsEmpty(rig.Heard.Errors);
+        }
+
         [TestCase(401)]
         [TestCase(403)]
         [TestCase(404)]

@@ -125,6 +125,96 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1789552760, (long)install["install_referrer"]["install_begin_timestamp"]);
         }
 
+        /// <summary>Google Play's referrer service: it cannot answer the first times asked, then answers.</summary>
+        private sealed class PlayStore : IInstallReferrerSource
+        {
+            public int Busy;
+            public InstallReferrer Referrer;
+            public int Reads;
+
+            public InstallReferrer Read()
+            {
+                Interlocked.Increment(ref Reads);
+                if (Interlocked.Decrement(ref Busy) >= 0) throw new ReferrerUnavailableException("the Play Store answered SERVICE_UNAVAILABLE (1)");
+                return Referrer;
+            }
+        }
+
+        private static SdkCore WithPlayStore(PlayStore play, ScriptedBackend backend, ManualTimers timers, out SdkSetup setup)
+        {
+            setup = Setups.For("http://service.test", backend, scheduler: timers);
+            setup.InstallReferrer = play;
+            return new SdkCore(setup);
+        }
+
+        [Test]
+        public void TheInstallWaitsForAPlayStoreThatCannotAnswerYetAndAsksAgainAtEachRetry()
+        {
+            var play = new PlayStore { Busy = 2, Referrer = new InstallReferrer { Referrer = "utm_source=x&click_id=c1", InstallBeginTimestampSeconds = 1789552760 } };
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var timers = new ManualTimers();
+            SdkSetup setup;
+            var core = WithPlayStore(play, backend, timers, out setup);
+            core.Configure("sdk_key", 1, null);
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+            Assert.AreEqual(1, play.Reads);
+            Assert.IsEmpty(backend.To("POST /v1/installs"), "the install waits for the referrer");
+
+            // The SDK's retry delay, doubling: asked again at each.
+            Assert.AreEqual(1, timers.Fire(setup.RetryDelay));
+            core.Idle().Wait();
+            Assert.AreEqual(2, play.Reads);
+            Assert.IsEmpty(backend.To("POST /v1/installs"));
+            Assert.AreEqual(1, timers.Fire(TimeSpan.FromTicks(setup.RetryDelay.Ticks * 2)));
+            core.Idle().Wait();
+
+            Assert.AreEqual(3, play.Reads);
+            Assert.AreEqual(1, backend.To("POST /v1/installs").Count);
+            Assert.AreEqual("utm_source=x&click_id=c1", (string)Install(backend)["install_referrer"]["referrer"]);
+            Assert.AreEqual(1, backend.To("POST /v1/events").Count, "the events after it");
+            Assert.IsEmpty(((ListLog)setup.Log).At(LogLevel.Warn, "referrer"));
+        }
+
+        [Test]
+        public void AfterThreeAnswersOfAPlayStoreThatCannotAnswerTheInstallGoesWithoutItWithOneWarning()
+        {
+            var play = new PlayStore { Busy = int.MaxValue };
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var timers = new ManualTimers();
+            SdkSetup setup;
+            var core = WithPlayStore(play, backend, timers, out setup);
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            for (var retry = 0; retry < 5 && backend.To("POST /v1/installs").Count == 0; retry++)
+            {
+                timers.FireUpTo(TimeSpan.FromMinutes(1));
+                core.Idle().Wait();
+            }
+            core.SendEvent(EventType.LOGIN, null, null);
+            core.Idle().Wait();
+
+            Assert.AreEqual(SdkCore.MaxReferrerTries, play.Reads, "not asked again once given up on");
+            Assert.AreEqual(1, backend.To("POST /v1/installs").Count);
+            Assert.AreEqual(JTokenType.Null, Install(backend)["install_referrer"].Type);
+            Assert.AreEqual(1, ((ListLog)setup.Log).At(LogLevel.Warn, "referrer was not available 3 times").Count);
+        }
+
+        [Test]
+        public void AFinalAnswerOfThePlayStoreSendsTheInstallAtOnceWithoutAReferrer()
+        {
+            // FEATURE_NOT_SUPPORTED, DEVELOPER_ERROR, PERMISSION_ERROR: none to give, for good.
+            var play = new PlayStore();
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            SdkSetup setup;
+            var core = WithPlayStore(play, backend, new ManualTimers(), out setup);
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            Assert.AreEqual(1, play.Reads);
+            Assert.AreEqual(JTokenType.Null, Install(backend)["install_referrer"].Type);
+            Assert.IsEmpty(((ListLog)setup.Log).At(LogLevel.Warn, "referrer"));
+        }
+
         [TestCase("authorized", true)]
         [TestCase("denied", false)]
         [TestCase("restricted", false)]
@@ -261,6 +351,36 @@ namespace Service.Unity.Tests
             var sent = backend.Requests.Where(r => r.Key == "POST /v1/events").SelectMany(r => r.Value["events"])
                 .Select(e => (string)e["event_type"]).ToList();
             CollectionAssert.AreEqual(new[] { "SHARE" }, sent);
+        }
+
+        [TestCase("600", 600)]
+        [TestCase("5000000", 86400)]
+        [TestCase("100000000000000000000", 86400)]
+        [TestCase("1e300", 86400)]
+        [TestCase("0", 1)]
+        [TestCase("-60", 1)]
+        public void AnIntervalOutOfRangeIsKeptWithinASecondAndADayAndItsConfigurationTaken(string named, int seconds)
+        {
+            // 5,000,000 s is past a timer's 49.7 days, 1e20 past a long, 1e300 past a TimeSpan.
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) => key.StartsWith("GET /v1/config")
+                    ? Answer(200, "{\"enabled\":false,\"refresh_interval_seconds\":" + named + "}")
+                    : ScriptedBackend.Usual(key, body),
+            };
+            var timers = new ManualTimers();
+            var core = new SdkCore(Setups.For("http://service.test", backend, scheduler: timers));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            Assert.IsTrue(core.IsSdkDisabled, "the configuration it came with is taken");
+            Assert.AreEqual(TimeSpan.FromSeconds(seconds), core.RefreshInterval);
+            CollectionAssert.AreEqual(new[] { TimeSpan.FromSeconds(seconds) }, timers.Delays);
+        }
+
+        [Test]
+        public void TheLongestIntervalIsOneTheTimerTakes()
+        {
+            Assert.DoesNotThrow(() => new ThreadPoolScheduler().After(SdkCore.MaxRefreshInterval, () => { }));
         }
 
         [Test]

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Threading;
 using Newtonsoft.Json.Linq;
 using NUnit.Framework;
 
@@ -145,6 +146,91 @@ namespace Service.Unity.Tests
             Assert.AreEqual(8, delays.Count, "one wait after each read that did not settle");
             for (var i = 1; i < delays.Count; i++) Assert.AreEqual(delays[i - 1].Ticks * 2, delays[i].Ticks, "each wait twice the one before");
             Assert.IsEmpty(launch.Timers.Delays.Where(d => d <= TimeSpan.FromMinutes(1)), "settled: not asked again");
+        }
+
+        private static int Reads(ScriptedBackend backend)
+        {
+            return backend.To("GET /v1/installs").Count;
+        }
+
+        private static JObject Status(string status)
+        {
+            return new JObject { { SdkCore.MatchStatus, status } };
+        }
+
+        [Test]
+        public void AMatchStillFailedWhenALaunchEndsIsReadAgainAtTheNextWithOneReaderAtATime()
+        {
+            var store = new MemoryStore();
+            var status = "failed";
+            var backend = AnsweringAttribution(() => Status(Volatile.Read(ref status)));
+            var first = new Launch(backend, store).Configured();
+            first.Main.Drain();
+            Assert.IsEmpty(first.Heard.Attributions);
+            Assert.AreEqual(1, Reads(backend));
+            // Each send looks for a reading to begin: one already waits, so none begins beside it.
+            first.Core.SendEvent(EventType.LOGIN, null, null);
+            first.Core.Idle().Wait();
+            Assert.AreEqual(1, Reads(backend), "no second reader");
+            Assert.AreEqual(1, first.Timers.Delays.Count(d => d <= TimeSpan.FromMinutes(1)), "one wait before the next read");
+
+            // The process ends before that read; at the next launch the match has settled.
+            Volatile.Write(ref status, "organic");
+            var second = new Launch(backend, store).Configured();
+            second.Main.Drain();
+            Assert.AreEqual(1, second.Heard.Attributions.Count, "read again at the next launch");
+            Assert.AreEqual("organic", second.Heard.Attributions[0][SdkCore.MatchStatus]);
+            Assert.AreEqual(2, Reads(backend));
+        }
+
+        [Test]
+        public void TheReadingEndedByAStopBeginsAgainAtStart()
+        {
+            var status = "failed";
+            var backend = AnsweringAttribution(() => Status(Volatile.Read(ref status)));
+            var launch = new Launch(backend, new MemoryStore()).Configured();
+            launch.Core.Stop();
+            Assert.AreEqual(1, launch.Timers.FireUpTo(TimeSpan.FromMinutes(1)), "the wait ends while stopped");
+            launch.Core.Idle().Wait();
+            Assert.AreEqual(1, Reads(backend), "no read while stopped");
+
+            Volatile.Write(ref status, "organic");
+            launch.Core.Start();
+            launch.Core.Idle().Wait();
+            launch.Main.Drain();
+            Assert.AreEqual(1, launch.Heard.Attributions.Count, "read again once started");
+            Assert.AreEqual("organic", launch.Heard.Attributions[0][SdkCore.MatchStatus]);
+            Assert.AreEqual(2, Reads(backend));
+        }
+
+        [Test]
+        public void TheReadingEndedByASwitchOffBeginsAgainWhenTheAppIsSwitchedOn()
+        {
+            var on = true;
+            var status = "failed";
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) => key.StartsWith("GET /v1/config")
+                    ? Tuple.Create(200, (JToken)new JObject { { "enabled", Volatile.Read(ref on) } })
+                    : key.Contains("/attribution") ? Tuple.Create(200, (JToken)Status(Volatile.Read(ref status))) : ScriptedBackend.Usual(key, body),
+            };
+            var launch = new Launch(backend, new MemoryStore()).Configured();
+            Volatile.Write(ref on, false);
+            Assert.AreEqual(1, launch.Timers.Fire(SdkCore.DefaultRefreshInterval));
+            launch.Core.Idle().Wait();
+            Assert.IsTrue(launch.Core.IsSdkDisabled);
+            Assert.AreEqual(1, launch.Timers.FireUpTo(TimeSpan.FromMinutes(1)), "the wait ends while switched off");
+            launch.Core.Idle().Wait();
+            Assert.AreEqual(1, Reads(backend), "no read while switched off");
+
+            Volatile.Write(ref on, true);
+            Volatile.Write(ref status, "organic");
+            Assert.AreEqual(1, launch.Timers.Fire(SdkCore.DefaultRefreshInterval));
+            launch.Core.Idle().Wait();
+            launch.Main.Drain();
+            Assert.AreEqual(1, launch.Heard.Attributions.Count, "read again once switched on");
+            Assert.AreEqual("organic", launch.Heard.Attributions[0][SdkCore.MatchStatus]);
+            Assert.AreEqual(2, Reads(backend));
         }
 
         [Test]

@@ -19,6 +19,7 @@ namespace Service.Unity
         private readonly IClock clock;
         private readonly SdkListeners listeners;
         private readonly Action<LogLevel, string> write;
+        private readonly Action installMissing;
         private readonly object tcfGate = new object();
         private TcfValues tcf;
         /// <summary>The TCF string too long to send that was last warned of: one warning for each.</summary>
@@ -29,13 +30,16 @@ namespace Service.Unity
         private bool refusalReported;
 
         /// <param name="write">The core's log, at the level the app set.</param>
-        public ConsentState(IKeyValueStore store, ITcfSource tcfSource, IClock clock, SdkListeners listeners, Action<LogLevel, string> write)
+        /// <param name="installMissing">The service has no install of this id: the core sends it again.</param>
+        public ConsentState(
+            IKeyValueStore store, ITcfSource tcfSource, IClock clock, SdkListeners listeners, Action<LogLevel, string> write, Action installMissing)
         {
             this.store = store;
             this.tcfSource = tcfSource;
             this.clock = clock;
             this.listeners = listeners;
             this.write = write;
+            this.installMissing = installMissing;
         }
 
         /// <summary>The consent set with SetConsent (null when none).</summary>
@@ -103,7 +107,8 @@ namespace Service.Unity
         /// POST /v1/installs/{service_id}/consent when the consent now (the app's and the TCF
         /// values) differs from what was last sent. A refusal of the route itself (401, 403, 404:
         /// a service without it, or a key it no longer takes) is reported once and holds back no
-        /// event, which meets its own answer.
+        /// event, which meets its own answer. A 409 (the service has no install of this id) sends
+        /// the install again at the core's retry, holding the consent now, before what waits.
         /// </summary>
         public async Task<bool> SendIfChanged(ApiClient api, string serviceId)
         {
@@ -121,8 +126,12 @@ namespace Service.Unity
             }
             catch (ServiceHttpException error) when (error.Code == 409)
             {
-                // The install is not recorded yet at the service: later, like any retryable answer.
-                throw new InvalidOperationException("the consent update waits for the install: " + error.Message);
+                // The service holds no install of this id (never recorded, or lost): as its answer
+                // asks, the install is sent again, and it carries the consent; sent again as it is,
+                // the update would meet the same 409 for ever, the events held behind it.
+                write(LogLevel.Warn, "the consent update: the service has no install " + serviceId + ": the install is sent again");
+                installMissing();
+                throw new InvalidOperationException("the install is sent again before the consent: " + error.Message);
             }
             catch (ServiceHttpException error) when (error.IsConfiguration)
             {

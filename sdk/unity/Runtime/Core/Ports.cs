@@ -65,6 +65,23 @@ namespace Service.Unity
         DeviceSignals Read();
     }
 
+    /// <summary>
+    /// Google Play's install referrer (Android), read off the main thread each time the install
+    /// is about to be sent until it answers for good. Null when there is none to give (not
+    /// installed from Play, no Play Store, the library missing, an answer that is final); a
+    /// <see cref="ReferrerUnavailableException"/> when the Play Store cannot answer now.
+    /// </summary>
+    public interface IInstallReferrerSource
+    {
+        InstallReferrer Read();
+    }
+
+    /// <summary>The Play Store could not answer now (unavailable, disconnected, too slow): asked again at the install's next try.</summary>
+    public sealed class ReferrerUnavailableException : Exception
+    {
+        public ReferrerUnavailableException(string message) : base(message) { }
+    }
+
     public enum LogLevel
     {
         Debug = 0,

@@ -20,7 +20,9 @@ namespace Service.Unity
         public IClock Clock { get; set; }
         /// <summary>The IAB TCF values on the device; null where the platform has none.</summary>
         public ITcfSource Tcf { get; set; }
-        /// <summary>The service's address; the spec names none, so the app sets it.</summary>
+        /// <summary>Google Play's install referrer (Android); null: what <see cref="Device"/> gives, if anything.</summary>
+        public IInstallReferrerSource InstallReferrer { get; set; }
+        /// <summary>The service's address, when the host gives it; null: the app's (ServiceSDK.BaseUrl) as Configure is called. The spec names none.</summary>
         public string BaseUrl { get; set; }
         /// <summary>How requests reach the service; null: HttpClient.</summary>
         public IHttpTransport Transport { get; set; }
@@ -63,6 +65,8 @@ namespace Service.Unity
         private const string SessionIntervalKey = "service_sdk.session_interval";
         /// <summary>Events waiting for the first open or the first configuration, at most.</summary>
         private const int MaxAwaitingConversion = 1000;
+        /// <summary>Answers of a Play Store that cannot answer now after which the install goes without its referrer (the Kotlin SDK's too).</summary>
+        internal const int MaxReferrerTries = 3;
 
         /// <summary>Every key the core keeps (the Unity layer loads these from PlayerPrefs).</summary>
         public static readonly string[] StoreKeys =
@@ -77,6 +81,14 @@ namespace Service.Unity
         public static readonly TimeSpan SaveDelay = TimeSpan.FromSeconds(1);
         /// <summary>Remote configuration is read again this often when it names no interval.</summary>
         public static readonly TimeSpan DefaultRefreshInterval = TimeSpan.FromHours(1);
+        /// <summary>The shortest interval taken: the service's own minimum (its contract says 1).</summary>
+        public static readonly TimeSpan MinRefreshInterval = TimeSpan.FromSeconds(1);
+        /// <summary>
+        /// The longest interval taken: a day. A longer one would leave an app the owner switched
+        /// off sending for days after; and beyond about 49.7 days (2^32 - 2 ms) the timer, beyond
+        /// TimeSpan's range the interval itself, would throw, and the configuration be lost with it.
+        /// </summary>
+        public static readonly TimeSpan MaxRefreshInterval = TimeSpan.FromHours(24);
         private static readonly HashSet<string> Settled = new HashSet<string>
         {
             "matched", "matched_no_params", "organic", "skipped",
@@ -108,7 +120,13 @@ namespace Service.Unity
         private bool initialized;
         private Task flushing = Task.FromResult(0);
         private Task resolving = Task.FromResult(0);
-        private bool resolvingAttribution;
+        /// <summary>
+        /// The attribution is read for the listeners: from the first read until it settles or the
+        /// reading ends, the waits between reads included, so that no second reader starts beside it.
+        /// </summary>
+        private bool readingAttribution;
+        /// <summary>The attribution route refused the install (401, 403, 404): asked again it would answer the same; not read again in this process.</summary>
+        private bool attributionRefused;
         /// <summary>How long after a read that did not settle the attribution is read again: doubles up to a minute.</summary>
         private TimeSpan attributionDelay;
         private bool attributionRaised;
@@ -134,6 +152,9 @@ namespace Service.Unity
         private int refreshGeneration;
         private TimeSpan refreshInterval = DefaultRefreshInterval;
         private DeviceSignals deviceSignals;
+        /// <summary>The Play install referrer answered for good (or was given up on): the signals hold it.</summary>
+        private bool referrerRead;
+        private int referrerTries;
         /// <summary>The whole install was refused for good in this process: the bare one goes instead.</summary>
         private bool installRefused;
         /// <summary>Guards the conversion values: the schema, the events waiting, the windows' state in the store.</summary>
@@ -158,8 +179,8 @@ namespace Service.Unity
             this.listeners.Use(setup.MainThread, setup.Log);
             this.listeners.Attach(this);
             drops = DropReporter.ForEvents(store, this.listeners, Write);
-            consent = new ConsentState(store, setup.Tcf, setup.Clock, this.listeners, Write);
             Action installMissing = () => store.Remove(InstallTrackedKey);
+            consent = new ConsentState(store, setup.Tcf, setup.Clock, this.listeners, Write, installMissing);
             delivery = new Delivery<QueuedEvent>(queue, new DeliveredKind<QueuedEvent>
             {
                 Path = "/v1/events",
@@ -208,7 +229,8 @@ namespace Service.Unity
             get { return configured ? store.Get(ServiceIdKey) : null; }
         }
 
-        public void Configure(string apiKey, int level, string userId)
+        /// <param name="appBaseUrl">The service's address the app set by the time it calls Configure, used when the setup names none.</param>
+        public void Configure(string apiKey, int level, string userId, string appBaseUrl = null)
         {
             if (string.IsNullOrEmpty(apiKey)) throw new ArgumentException("apiKey must not be empty", "apiKey");
             if (level < (int)LogLevel.Debug || level > (int)LogLevel.Error)
@@ -221,7 +243,8 @@ namespace Service.Unity
                 // One configure per process: a repeat, its customer user id included, changes nothing.
                 if (configured) return;
                 logLevel = (LogLevel)level;
-                if (string.IsNullOrEmpty(setup.BaseUrl))
+                var baseUrl = string.IsNullOrEmpty(setup.BaseUrl) ? appBaseUrl : setup.BaseUrl;
+                if (string.IsNullOrEmpty(baseUrl))
                 {
                     disabled = true;
                     configured = true;
@@ -229,7 +252,7 @@ namespace Service.Unity
                     initialization = Task.FromResult(0);
                     return;
                 }
-                api = new ApiClient(setup.BaseUrl, apiKey, setup.Transport ?? new HttpClientTransport());
+                api = new ApiClient(baseUrl, apiKey, setup.Transport ?? new HttpClientTransport());
                 if (store.Get(ServiceIdKey) == null)
                 {
                     store.Set(ServiceIdKey, Guid.NewGuid().ToString());
@@ -601,10 +624,9 @@ namespace Service.Unity
             {
                 var config = await api.Send("GET", "/v1/config", null, ApiClient.AConfiguration);
                 var enabled = config == null || config.Value<bool?>("enabled") != false;
-                var seconds = config == null ? null : config.Value<long?>("refresh_interval_seconds");
-                refreshInterval = seconds.HasValue && seconds.Value >= 1 ? TimeSpan.FromSeconds(seconds.Value) : DefaultRefreshInterval;
-                store.Set(EnabledKey, enabled ? "true" : "false");
                 var settings = config as JObject;
+                refreshInterval = RefreshIntervalOf(settings == null ? null : settings["refresh_interval_seconds"]);
+                store.Set(EnabledKey, enabled ? "true" : "false");
                 UseSessionInterval(settings == null ? null : settings["session_interval_seconds"]);
                 UseSchema(settings == null ? null : ConversionSchema.Parse(settings["skadnetwork"]), enabled);
                 if (enabled)
@@ -635,6 +657,20 @@ namespace Service.Unity
                 lock (gate) if (generation != refreshGeneration) return;
                 RefreshConfig();
             });
+        }
+
+        /// <summary>
+        /// Remote configuration's `refresh_interval_seconds`, kept between
+        /// <see cref="MinRefreshInterval"/> and <see cref="MaxRefreshInterval"/>, so that no number
+        /// costs the configuration it came with; the default when it names none.
+        /// </summary>
+        private static TimeSpan RefreshIntervalOf(JToken seconds)
+        {
+            if (seconds == null || (seconds.Type != JTokenType.Integer && seconds.Type != JTokenType.Float)) return DefaultRefreshInterval;
+            // A double holds any JSON number (one past a long, too) without throwing.
+            var value = (double)seconds;
+            if (double.IsNaN(value)) return DefaultRefreshInterval;
+            return TimeSpan.FromSeconds(Math.Min(Math.Max(value, MinRefreshInterval.TotalSeconds), MaxRefreshInterval.TotalSeconds));
         }
 
         /// <summary>Reads the configuration again in turn with the sending, then sends what waits.</summary>
@@ -856,11 +892,11 @@ namespace Service.Unity
             try
             {
                 if (disabled || stopped || configurationError != null) return;
-                if (store.Get(InstallTrackedKey) != "true")
-                {
-                    if (!await TrackInstall()) return;
-                    KickAttribution();
-                }
+                if (store.Get(InstallTrackedKey) != "true" && !await TrackInstall()) return;
+                // The install is recorded: the attribution is read for the listeners if none is kept
+                // and no reading is under way, so a later launch, a Start and a switch back on take
+                // up a match still `failed` or pending.
+                KickAttribution();
                 if (!await consent.SendIfChanged(api, ServiceId)) return;
                 if (!SessionsHeld)
                 {
@@ -919,7 +955,7 @@ namespace Service.Unity
             // A clock put right since the first open: not a first open in the future.
             var now = setup.Clock.UtcNow.ToUniversalTime();
             if (firstOpen > now) firstOpen = now;
-            var device = deviceSignals ?? (deviceSignals = setup.Device.Read());
+            var device = Signals();
             if (!installRefused)
             {
                 var current = consent.Current();
@@ -956,6 +992,38 @@ namespace Service.Unity
             consent.NoneSent();
             store.Set(InstallTrackedKey, "true");
             return true;
+        }
+
+        /// <summary>
+        /// The device's signals, read once a process, with the Play install referrer once it
+        /// answered for good. While the Play Store cannot answer, a
+        /// <see cref="ReferrerUnavailableException"/>: the install waits for its retry (the retry
+        /// delay, doubling) and the referrer is asked again then; after
+        /// <see cref="MaxReferrerTries"/> such answers the install goes without it, with one warning.
+        /// </summary>
+        private DeviceSignals Signals()
+        {
+            if (deviceSignals == null) deviceSignals = setup.Device.Read();
+            var source = setup.InstallReferrer;
+            if (source == null || referrerRead) return deviceSignals;
+            try
+            {
+                deviceSignals.InstallReferrer = source.Read();
+            }
+            catch (ReferrerUnavailableException error)
+            {
+                if (++referrerTries < MaxReferrerTries) throw;
+                Write(LogLevel.Warn, "the Play install referrer was not available " + referrerTries + " times (" + error.Message
+                    + "): the install is sent without it");
+                deviceSignals.InstallReferrer = null;
+            }
+            catch (Exception error)
+            {
+                Write(LogLevel.Warn, "the Play install referrer was not read (" + error.Message + "): the install is sent without it");
+                deviceSignals.InstallReferrer = null;
+            }
+            referrerRead = true;
+            return deviceSignals;
         }
 
         /// <summary>Once a process: an error in the log and to the error listener; nothing more is sent.</summary>
@@ -1065,17 +1133,46 @@ namespace Service.Unity
         /// Reads the attribution for the listeners, once the install is recorded and while none is
         /// kept: until it settles, further apart each time (up to a minute), as long as the app
         /// runs; the service's own answer, `failed` or a match still pending, is asked again.
+        /// Called at each send and when a listener is added: a reading already under way (a read,
+        /// or the wait before the next) is the only one.
         /// </summary>
         private void KickAttribution()
         {
-            if (!configured || api == null || disabled || stopped || deleted || configurationError != null) return;
-            if (!listeners.WantsAttribution || store.Get(AttributionKey) != null) return;
-            if (store.Get(InstallTrackedKey) != "true") return;
             lock (gate)
             {
-                if (resolvingAttribution) return;
-                resolvingAttribution = true;
+                if (readingAttribution || !MayReadAttribution) return;
+                readingAttribution = true;
+                attributionDelay = setup.RetryDelay;
                 resolving = scheduler.Start(ResolveAttribution);
+            }
+        }
+
+        /// <summary>
+        /// The wait after a read that did not settle is over: the next read, or the reading ends
+        /// (stopped, switched off, deleted, no listener left), and the next send after a Start or a
+        /// switch back on begins it again.
+        /// </summary>
+        private void ReadAttributionAgain()
+        {
+            lock (gate)
+            {
+                if (!MayReadAttribution)
+                {
+                    readingAttribution = false;
+                    return;
+                }
+                resolving = scheduler.Start(ResolveAttribution);
+            }
+        }
+
+        /// <summary>Whether the listeners' attribution is to be read now; under <see cref="gate"/>.</summary>
+        private bool MayReadAttribution
+        {
+            get
+            {
+                return configured && api != null && !disabled && !stopped && !deleted && configurationError == null
+                    && !attributionRefused && listeners.WantsAttribution
+                    && store.Get(AttributionKey) == null && store.Get(InstallTrackedKey) == "true";
             }
         }
 
@@ -1091,8 +1188,9 @@ namespace Service.Unity
             catch (ServiceHttpException error) when (error.IsConfiguration)
             {
                 // The service knows no such install, or takes the key no more: asked again it
-                // would answer the same. The next start asks again.
+                // would answer the same. The next launch asks again.
                 Write(LogLevel.Warn, "the attribution is not read again in this process: " + error.Message);
+                lock (gate) attributionRefused = true;
                 settled = true;
             }
             catch (Exception error)
@@ -1102,11 +1200,15 @@ namespace Service.Unity
             TimeSpan delay;
             lock (gate)
             {
-                resolvingAttribution = false;
+                if (settled)
+                {
+                    readingAttribution = false;
+                    return;
+                }
                 delay = attributionDelay;
                 attributionDelay = TimeSpan.FromTicks(Math.Min(attributionDelay.Ticks * 2, MaxRetryDelay.Ticks));
             }
-            if (!settled) scheduler.After(delay, KickAttribution);
+            scheduler.After(delay, ReadAttributionAgain);
         }
 
         private async Task<Dictionary<string, object>> ReadAttribution()

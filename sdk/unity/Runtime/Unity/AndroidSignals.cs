@@ -6,21 +6,48 @@ using UnityEngine;
 namespace Service.Unity
 {
     /// <summary>
+    /// Google Play's install referrer for the core. The first read takes the answer of the
+    /// connection started at load (so that it is usually there when the install goes); each later
+    /// one, after the Play Store could not answer, asks again on a connection of its own.
+    /// </summary>
+    internal sealed class PlayInstallReferrer : IInstallReferrerSource
+    {
+        // Made with the setup, at load, on the main thread.
+        private AndroidSignals first = AndroidSignals.Start();
+
+        /// <summary>Off the main thread, when the install is about to be sent.</summary>
+        public InstallReferrer Read()
+        {
+            AndroidJNI.AttachCurrentThread();
+            var connection = Interlocked.Exchange(ref first, null) ?? AndroidSignals.Start();
+            return connection.Referrer();
+        }
+    }
+
+    /// <summary>
     /// What only Android's own APIs know: Google Play's install referrer (the link host put the
-    /// tap's click id there) and the advertising id. The referrer client starts at load and
-    /// answers on its own thread; the install waits for it a few seconds at most.
+    /// tap's click id there) and the advertising id. One instance is one connection to the
+    /// Play Store's referrer service, whose listener it is: the first answer counts, and comes on
+    /// Android's UI thread; the reader, on the SDK's thread, waits for it a few seconds at most.
     /// </summary>
     internal sealed class AndroidSignals : AndroidJavaProxy
     {
+        // InstallReferrerClient.InstallReferrerResponse.
         private const int Ok = 0;
+        private const int ServiceUnavailable = 1;
+        private const int ServiceDisconnected = -1;
         private static readonly TimeSpan ReferrerWait = TimeSpan.FromSeconds(5);
         private readonly ManualResetEventSlim answered = new ManualResetEventSlim();
+        private readonly object gate = new object();
         private AndroidJavaObject client;
+        private bool ended;
         private InstallReferrer referrer;
+        /// <summary>Why the Play Store could not answer now; null once it answered for good (a referrer, or none to give).</summary>
+        private string unavailable;
 
         private AndroidSignals() : base("com.android.installreferrer.api.InstallReferrerStateListener") { }
 
-        /// <summary>Starts the referrer client; call on the main thread.</summary>
+        /// <summary>Starts a connection to the referrer service, on a thread attached to the JVM.</summary>
         public static AndroidSignals Start()
         {
             var signals = new AndroidSignals();
@@ -37,16 +64,56 @@ namespace Service.Unity
             }
             catch (Exception)
             {
-                // No Play install referrer library in the build: the install goes without it.
-                signals.answered.Set();
+                // No Play install referrer library in the build: final, the install goes without it.
+                signals.Answer(null, null);
             }
             return signals;
         }
 
+        /// <summary>
+        /// The referrer once the Play Store answered, null when it has none to give (a final
+        /// answer: FEATURE_NOT_SUPPORTED, DEVELOPER_ERROR, PERMISSION_ERROR); a
+        /// <see cref="ReferrerUnavailableException"/> when it could not answer now
+        /// (SERVICE_UNAVAILABLE, disconnected, no answer within 5 s), for the core to ask again.
+        /// </summary>
         public InstallReferrer Referrer()
         {
-            answered.Wait(ReferrerWait);
-            return referrer;
+            if (!answered.Wait(ReferrerWait)) Answer(null, "the Play Store did not answer in " + ReferrerWait.TotalSeconds + " s");
+            EndConnection();
+            lock (gate)
+            {
+                if (unavailable != null) throw new ReferrerUnavailableException("the Play install referrer is not available yet: " + unavailable);
+                return referrer;
+            }
+        }
+
+        /// <summary>The first answer counts: a disconnection after the setup finished changes nothing.</summary>
+        private void Answer(InstallReferrer given, string notNow)
+        {
+            lock (gate)
+            {
+                if (answered.IsSet) return;
+                referrer = given;
+                unavailable = notNow;
+                answered.Set();
+            }
+        }
+
+        private void EndConnection()
+        {
+            lock (gate)
+            {
+                if (ended || client == null) return;
+                ended = true;
+            }
+            try
+            {
+                client.Call("endConnection");
+            }
+            catch (Exception)
+            {
+                // The connection is gone already.
+            }
         }
 
         /// <summary>The advertising id, or null without consent or Play services; off the main thread.</summary>
@@ -131,36 +198,44 @@ namespace Service.Unity
         // InstallReferrerStateListener, called by the Play Store's service connection.
         private void onInstallReferrerSetupFinished(int responseCode)
         {
-            try
+            if (responseCode == Ok)
             {
-                if (responseCode != Ok) return;
-                using (var details = client.Call<AndroidJavaObject>("getInstallReferrer"))
+                try
                 {
-                    referrer = new InstallReferrer
+                    using (var details = client.Call<AndroidJavaObject>("getInstallReferrer"))
                     {
-                        Referrer = details.Call<string>("getInstallReferrer"),
-                        ClickTimestampSeconds = details.Call<long>("getReferrerClickTimestampSeconds"),
-                        InstallBeginTimestampSeconds = details.Call<long>("getInstallBeginTimestampSeconds"),
-                        ReferrerClickTimestampServerSeconds = details.Call<long>("getReferrerClickTimestampServerSeconds"),
-                        InstallBeginTimestampServerSeconds = details.Call<long>("getInstallBeginTimestampServerSeconds"),
-                        InstallVersion = details.Call<string>("getInstallVersion"),
-                    };
+                        Answer(new InstallReferrer
+                        {
+                            Referrer = details.Call<string>("getInstallReferrer"),
+                            ClickTimestampSeconds = details.Call<long>("getReferrerClickTimestampSeconds"),
+                            InstallBeginTimestampSeconds = details.Call<long>("getInstallBeginTimestampSeconds"),
+                            ReferrerClickTimestampServerSeconds = details.Call<long>("getReferrerClickTimestampServerSeconds"),
+                            InstallBeginTimestampServerSeconds = details.Call<long>("getInstallBeginTimestampServerSeconds"),
+                            InstallVersion = details.Call<string>("getInstallVersion"),
+                        }, null);
+                    }
+                }
+                catch (Exception error)
+                {
+                    // A RemoteException: the Play Store's process went away while it was read.
+                    Answer(null, "the referrer could not be read: " + error.Message);
                 }
             }
-            catch (Exception)
+            else if (responseCode == ServiceUnavailable || responseCode == ServiceDisconnected)
             {
-                referrer = null;
+                Answer(null, "the Play Store answered " + (responseCode == ServiceUnavailable ? "SERVICE_UNAVAILABLE" : "SERVICE_DISCONNECTED") + " (" + responseCode + ")");
             }
-            finally
+            else
             {
-                client.Call("endConnection");
-                answered.Set();
+                // FEATURE_NOT_SUPPORTED, DEVELOPER_ERROR, PERMISSION_ERROR: no referrer to give, for good.
+                Answer(null, null);
             }
+            EndConnection();
         }
 
         private void onInstallReferrerServiceDisconnected()
         {
-            answered.Set();
+            Answer(null, "the Play Store disconnected");
         }
     }
 }

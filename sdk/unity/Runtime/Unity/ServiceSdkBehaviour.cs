@@ -36,6 +36,10 @@ namespace Service.Unity
                 MainThread = behaviour,
                 Clock = new SystemClock(),
             };
+#if UNITY_ANDROID && !UNITY_EDITOR
+            // The Play install referrer: its first connection to the Play Store starts now, on the main thread.
+            setup.InstallReferrer = new PlayInstallReferrer();
+#endif
 #if UNITY_IOS && !UNITY_EDITOR
             // The conversion values the core evaluates go to SKAdNetwork and AdAttributionKit.
             setup.ConversionValues = new IosConversionValues();

@@ -135,9 +135,6 @@ namespace Service.Unity
         [DllImport("__Internal")]
         private static extern string ServiceSdkLocale();
 #endif
-#if UNITY_ANDROID && !UNITY_EDITOR
-        private readonly AndroidSignals android = AndroidSignals.Start();
-#endif
         private readonly RuntimePlatform platform = Application.platform;
         // "Android OS 14 / API-34 (…)" says "14", "iOS 17.4" says "17.4".
         private readonly string osVersion = Fields.OsVersion(SystemInfo.operatingSystem);
@@ -163,7 +160,7 @@ namespace Service.Unity
                 PlatformAdsToken = ios && PlatformAds.Enabled ? AdServicesToken() : null,
             };
 #if UNITY_ANDROID && !UNITY_EDITOR
-            signals.InstallReferrer = android.Referrer();
+            // The Play install referrer comes apart (PlayInstallReferrer): the install may wait for it.
             signals.AdvertisingId = AndroidSignals.AdvertisingId();
 #endif
 #if UNITY_IOS && !UNITY_EDITOR
