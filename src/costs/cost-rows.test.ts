@@ -82,6 +82,27 @@ describe("cost rows", () => {
     expect(costKeyOf(a)).not.toBe(costKeyOf(c));
   });
 
+  it("keys an ad set or ad by its id, else by its name, so two named only are two rows", () => {
+    const keys = costRowsOf(
+      "com.a",
+      {
+        rows: [
+          row({ adset_name: "X" }),
+          row({ adset_name: "Y" }),
+          row({ adset_id: "as-1", adset_name: "X" }),
+          row({ adset_id: "as-1", adset_name: "Renamed" }),
+          row({ adset_id: "X" }),
+          row({ ad_name: "X" }),
+          row({ ad_name: "Y" }),
+        ],
+      },
+      FX,
+      NOW,
+    ).map(costKeyOf);
+    expect(new Set(keys).size).toBe(6);
+    expect(keys[2]).toBe(keys[3]);
+  });
+
   it("goes to the lake as a row of every column of the costs table, and the app", () => {
     const [stored] = costRowsOf("com.a", { rows: [row({ clicks: 30 })] }, FX, NOW);
     if (!stored) throw new Error("no row");

@@ -135,11 +135,21 @@ export const costRowsOf = (appId: string, body: unknown, fx: FxRates, now: Date)
 };
 
 /**
+ * An ad set or ad as a row names it: by its id when it has one (a name changed since is the same
+ * one), else by its name, as the reports match it; tagged, so that an id and a name never meet.
+ */
+const namedBy = (id: string | null, name: string | null) =>
+  id !== null ? ["id", id] : name !== null ? ["name", name] : null;
+
+/**
  * What makes a row the same row: its day and keys, a second one replacing the first. A digest of
  * them: four names of 200 characters are more bytes than a DynamoDB key holds.
  */
 export const costKeyOf = (
-  row: Pick<CostRow, "day" | "mediaSource" | "campaignId" | "adsetId" | "adId" | "country">,
+  row: Pick<
+    CostRow,
+    "day" | "mediaSource" | "campaignId" | "adsetId" | "adsetName" | "adId" | "adName" | "country"
+  >,
 ) =>
   createHash("sha256")
     .update(
@@ -147,8 +157,8 @@ export const costKeyOf = (
         row.day,
         row.mediaSource,
         row.campaignId,
-        row.adsetId,
-        row.adId,
+        namedBy(row.adsetId, row.adsetName),
+        namedBy(row.adId, row.adName),
         row.country,
       ]),
     )
