@@ -15,9 +15,14 @@ const EURO_NETWORKS = new Set(["tiktokglobal_int", "unityads_int"]);
 /** A network's cost per install, 1.50 to 4.50 in its currency, from its name. */
 const costPerInstall = (mediaSource: string): number => 1.5 + (hashString(mediaSource) % 301) / 100;
 
-/** Cost rows of the paid installs, by their first open's UTC day and campaign. */
+/**
+ * Cost rows of the paid installs, by their first open's UTC day and campaign; a euro network's
+ * in US dollars instead when the rates at hand do not convert euros on every day of the demo
+ * (`euros`), as its revenue does, so that every row counts in the cohorts' cost.
+ */
 export const demoCosts = (
   installs: readonly { readonly profile: InstallProfile }[],
+  euros = true,
 ): CostRequestRow[] => {
   const rows = new Map<string, CostRequestRow>();
   for (const { profile } of installs) {
@@ -33,7 +38,7 @@ export const demoCosts = (
       campaign_id: touch.campaign_id,
       campaign_name: touch.campaign_name,
       amount: 0,
-      currency: EURO_NETWORKS.has(touch.media_source) ? "EUR" : "USD",
+      currency: euros && EURO_NETWORKS.has(touch.media_source) ? "EUR" : "USD",
       impressions: 0,
       clicks: 0,
     };

@@ -294,6 +294,14 @@ describe("generateDemo", () => {
     );
     expect(currencies.length).toBeGreaterThan(0);
     expect(new Set(currencies)).toEqual(new Set(["USD"]));
+    // Its euro networks' cost rows too: a row no rate converts would count in no cost.
+    expect(new Set(run.flatMap((a) => a.costs.map((row) => row.currency)))).toEqual(
+      new Set(["USD"]),
+    );
+    const fresh = generateDemo(APPS, options({ days: 3, installs: 200, seed: 5 }));
+    expect(new Set(fresh.flatMap((a) => a.costs.map((row) => row.currency)))).toEqual(
+      new Set(["USD", "EUR"]),
+    );
   });
 
   it("sends about 0.5 % of events twice, as an SDK retries after a lost answer", () => {

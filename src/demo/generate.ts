@@ -259,7 +259,7 @@ function appTraffic(app: DemoApp, options: DemoOptions, start: number, end: numb
       userAgent,
     });
   }
-  return { app, installs, live, strays, strayTaps, costs: demoCosts(installs) };
+  return { app, installs, live, strays, strayTaps, costs: demoCosts(installs, known.has("EUR")) };
 }
 
 export const generateDemo = (apps: readonly DemoApp[], options: DemoOptions): AppTraffic[] => {
