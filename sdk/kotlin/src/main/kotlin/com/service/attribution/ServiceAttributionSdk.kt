@@ -61,7 +61,12 @@ object ServiceAttributionSdk {
      */
     @JvmStatic
     @JvmOverloads
-    fun sendEvent(event: EventType, name: String? = null, parameters: Map<String, Any>? = null) =
+    fun sendEvent(event: EventType, name: String? = null, parameters: Map<String, Any>? = null) {
+        core.sendEvent(event, name, parameters)
+    }
+
+    /** [sendEvent], saying whether the event was taken (sent, or kept until it can be): for the Flutter plugin. */
+    internal fun sendEventTaken(event: EventType, name: String?, parameters: Map<String, Any>?): Boolean =
         core.sendEvent(event, name, parameters)
 
     @JvmStatic

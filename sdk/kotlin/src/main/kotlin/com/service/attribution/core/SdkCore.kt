@@ -482,19 +482,20 @@ internal class SdkCore(
         }
     }
 
-    fun sendEvent(event: EventType, name: String?, parameters: Map<String, Any?>?) {
+    /** Whether the event was taken: sent, or kept on the device until it can be (false: not sent, ever). */
+    fun sendEvent(event: EventType, name: String?, parameters: Map<String, Any?>?): Boolean {
         if (stopped || (configured && (disabled || deleted))) {
             require(event != EventType.CUSTOM || !name.isNullOrBlank()) { Drafts.CUSTOM_NAME_RULE }
             val why = if (stopped) "the SDK is stopped" else if (disabled) "the SDK is disabled" else "the install's data was deleted"
             log.debug("$why: ${event.name} is not sent")
-            return
+            return false
         }
         val timeMs = if (configured) platform.clock() else System.currentTimeMillis()
         // Anonymous when sent: the event never carries the id, even once anonymous mode is off.
         // Before configure with no id set in this process, the id kept from an earlier launch
         // applies; configure reads it and fills it in.
         val inherits = !configured && !userIdSetBeforeConfigure && !anonymous
-        val made = Drafts.create(event, name, parameters, timeMs, if (anonymous) null else customerUserId, log) ?: return
+        val made = Drafts.create(event, name, parameters, timeMs, if (anonymous) null else customerUserId, log) ?: return false
         var overflow = 0
         synchronized(drafts) {
             // Configure may have read the kept id since this call began.
@@ -515,6 +516,7 @@ internal class SdkCore(
                 flush()
             }
         }
+        return true
     }
 
     /** The customer user id an earlier launch kept, read by configure: what events sent before it were sent under. */

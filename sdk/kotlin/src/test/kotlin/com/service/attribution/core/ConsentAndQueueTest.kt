@@ -185,6 +185,25 @@ class ConsentAndQueueTest {
     }
 
     @Test
+    fun `sendEvent says whether it took the event, not a manual INSTALL, nor once stopped or the install data deleted`() {
+        val core = device.configure(device.launch())
+        assertTrue(core.sendEvent(EventType.LOGIN, null, null))
+        assertFalse(core.sendEvent(EventType.INSTALL, null, null))
+        device.scheduler.runDue()
+        core.stop()
+        assertFalse(core.sendEvent(EventType.SHARE, null, null))
+        core.start()
+        device.scheduler.runDue()
+        assertTrue(core.sendEvent(EventType.SHARE, null, null))
+        val deleted = core.deleteUserDataAsync()
+        device.scheduler.runDue()
+        deleted.get()
+        assertFalse(core.sendEvent(EventType.SEARCH, null, null))
+        device.scheduler.runDue()
+        assertEquals(listOf("LOGIN", "SHARE"), device.backend.delivered.map { it["event_type"] })
+    }
+
+    @Test
     fun `deleteUserData drops what was queued with the reason deleted, and the async twin completes`() {
         device.backend.events = { null }
         val core = device.configure(device.launch())

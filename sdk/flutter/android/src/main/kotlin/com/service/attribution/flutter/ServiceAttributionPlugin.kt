@@ -82,25 +82,19 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
                     result.error("argument", "unknown eventType", null)
                     return
                 }
-                // Switched off (a rejected key, remote configuration) or stopped: the SDK sends
-                // nothing. Before configure it keeps the event and sends it once configure ran.
-                if ((ServiceAttributionSdk.isConfigured() && ServiceAttributionSdk.isSdkDisabled()) ||
-                    ServiceAttributionSdk.isStopped()
-                ) {
-                    result.success(false)
-                    return
-                }
                 try {
                     // The parameters as the channel decoded them (nested maps and lists
                     // included): the SDK cleans them and seals what remote configuration asks.
-                    ServiceAttributionSdk.sendEvent(
-                        type,
-                        call.argument<String>("eventName"),
-                        call.argument<Map<String, Any>>("parameters"),
+                    // True when taken: sent now, or kept on the device until it can be (before
+                    // configure too). False when the SDK sends nothing: switched off, stopped, the
+                    // install's data deleted, or a manual install, which the SDK tracks itself.
+                    result.success(
+                        ServiceAttributionSdk.sendEventTaken(
+                            type,
+                            call.argument<String>("eventName"),
+                            call.argument<Map<String, Any>>("parameters"),
+                        ),
                     )
-                    // Taken: sent now or kept on the device until it can be. A manual install
-                    // is dropped by the SDK, which tracks the install itself.
-                    result.success(type != EventType.INSTALL)
                 } catch (error: IllegalArgumentException) {
                     result.error("argument", error.message, null)
                 }
