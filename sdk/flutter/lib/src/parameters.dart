@@ -5,8 +5,8 @@ import 'dart:typed_data';
 ///
 /// Strings, finite numbers, booleans, lists and string-keyed maps go as they are. A null value
 /// leaves out its own key (nulls inside a list are kept). A value the native SDK cannot write
-/// as JSON (a NaN or infinite number, a typed-data list) loses only its own key, or its own
-/// place in a list. Anything else (a `DateTime`, a `Uri`, a `Set`, an app's own object, a map
+/// as JSON (a NaN or infinite number, a typed-data list) loses only its own key; in a list, the
+/// list's key, as the native SDKs keep it. Anything else (a `DateTime`, a `Uri`, a `Set`, an app's own object, a map
 /// with keys that are not strings) is the caller's to convert, to an ISO 8601 string say, and
 /// throws. Null when nothing is left to send.
 Map<String, Object?>? checkedParameters(Map<String, dynamic>? parameters) {
@@ -41,7 +41,9 @@ Object? _value(Object? value, String path, {required bool inList}) {
     final cleaned = <Object?>[];
     for (var i = 0; i < value.length; i++) {
       final item = _value(value[i], '$path[$i]', inList: true);
-      if (!identical(item, _leftOut)) cleaned.add(item);
+      // A list loses nothing but whole: dropping one item would shift the others' places.
+      if (identical(item, _leftOut)) return _leftOut;
+      cleaned.add(item);
     }
     return cleaned;
   }
