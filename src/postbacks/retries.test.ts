@@ -6,11 +6,12 @@ import {
   attemptLog,
   excerpt,
   MASK,
+  maskSecrets,
   maskUrl,
   RETRY_POLICY,
   verdictOf,
 } from "./retries.ts";
-import { fillUrl } from "./templates.ts";
+import { fillHeaderValue, fillJsonBody, fillUrl } from "./templates.ts";
 
 const ENDED = new Date("2026-11-02T10:00:00.000Z");
 const answer = (status: number, body?: string): AttemptOutcome => ({
@@ -140,6 +141,26 @@ describe("maskUrl", () => {
         expect(masked).toBe(`https://x.example.com/p?a=1&v=${MASK}&b=2`);
       }),
     );
+  });
+});
+
+describe("maskSecrets", () => {
+  it("masks a secret in every form a template writes it: a URL's, a header's, a JSON body's", () => {
+    // A pasted token with a trailing newline: a header carries it without the newline.
+    const token = "tk_live_ABCDEF123456\n";
+    const quoted = 'se"cr\\et';
+    const secrets = [token, quoted];
+    const header = fillHeaderValue("Bearer {partner.token}", () => token);
+    const body = fillJsonBody('{"token":"{partner.token}","other":"{partner.quoted}"}', (name) =>
+      name === "partner.token" ? token : quoted,
+    );
+    const url = fillUrl("https://a.example/p?t={partner.token}", () => token);
+    for (const text of [header, body, url]) {
+      const masked = maskSecrets(text, secrets);
+      expect(masked, text).toContain("***");
+      expect(masked, text).not.toContain("tk_live_ABCDEF123456");
+      expect(masked, text).not.toContain("cr");
+    }
   });
 });
 

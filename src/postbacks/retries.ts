@@ -9,7 +9,7 @@
  * service refused to make (an unsafe address, a template that cannot be filled).
  */
 import { MINUTE_MS } from "../domain/time.ts";
-import { encodeQueryValue } from "./templates.ts";
+import { encodeQueryValue, headerSafe } from "./templates.ts";
 import { REQUEST_LIMITS } from "./url-safety.ts";
 
 export const RETRY_POLICY = {
@@ -99,8 +99,9 @@ export const MASK = "***";
 const SECRET_KEY = /key|token|secret|signature|password|passwd|auth|credential/i;
 
 /**
- * Replaces each secret, as it stands and as a URL carries it (as the templates fill it, and as
- * encodeURIComponent writes it), with the mask.
+ * Replaces each secret, as it stands and in every form a template writes it (in a URL, as the
+ * templates fill it and as encodeURIComponent writes it; in a header, without what a header may
+ * not hold; in a JSON body, escaped), with the mask.
  */
 export const maskSecrets = (text: string, secrets: readonly string[]): string => {
   let masked = text;
@@ -108,11 +109,15 @@ export const maskSecrets = (text: string, secrets: readonly string[]): string =>
   // whole, and so is an encoded form that its raw form begins (`a%` in `a%25`).
   const forms = [
     ...new Set(
-      secrets
-        .filter((s) => s.length > 0)
-        .flatMap((s) => [s, encodeURIComponent(s), encodeQueryValue(s)]),
+      secrets.flatMap((s) => [
+        s,
+        encodeURIComponent(s),
+        encodeQueryValue(s),
+        headerSafe(s),
+        JSON.stringify(s).slice(1, -1),
+      ]),
     ),
-  ];
+  ].filter((form) => form.length > 0);
   forms.sort((a, b) => b.length - a.length);
   for (const form of forms) masked = masked.split(form).join(MASK);
   return masked;

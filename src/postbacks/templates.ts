@@ -510,10 +510,11 @@ export const fillUrl = (template: string, lookup: MacroLookup): string => {
 /** What an HTTP header value may not hold: control characters, and what Node refuses. */
 const NOT_IN_HEADER = /[^\t\x20-\x7e\x80-\xff]/g;
 
+/** A value as a header carries it: without what a header may not hold. */
+export const headerSafe = (value: string): string => value.replace(NOT_IN_HEADER, "");
+
 export const fillHeaderValue = (template: string, lookup: MacroLookup): string =>
-  template
-    .replace(MACRO, (_match, name: string) => lookup(name).replace(NOT_IN_HEADER, ""))
-    .replace(NOT_IN_HEADER, "");
+  headerSafe(template.replace(MACRO, (_match, name: string) => headerSafe(lookup(name))));
 
 const OMIT = Symbol("omit");
 
