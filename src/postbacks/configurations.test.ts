@@ -53,8 +53,9 @@ describe("partner configurations", () => {
 
   const setup = () => {
     const sent: OutgoingRequest[] = [];
+    const store = memoryStore();
     const configurations = createPostbackConfigurations({
-      store: memoryStore(),
+      store,
       wrapper,
       resolve: async () => [{ address: "93.184.216.34", family: 4 }],
       allowLoopback: false,
@@ -65,7 +66,7 @@ describe("partner configurations", () => {
         },
       },
     });
-    return { configurations, sent };
+    return { configurations, sent, store };
   };
 
   it("keeps a secret the owner marked sealed and unshown when a later PUT leaves out its value and mark", async () => {
@@ -96,6 +97,32 @@ describe("partner configurations", () => {
     expect(answer.secret_values).toEqual(["api_pw"]);
     // Still there, still the same value, for the postbacks.
     expect((await openPartnerConfig(stored, wrapper)).values.api_pw).toBe("TOP-SECRET");
+  });
+
+  it("refuses with a ValidationError, storing nothing, a configuration larger than a store item holds", async () => {
+    const { configurations, store } = setup();
+    const stored = async () => (await store.listByApp(APP)).partners.length;
+    const events = (count: number) =>
+      Object.fromEntries(
+        Array.from({ length: count }, (_, i) => [
+          `service_event_number_${i}`,
+          { name: `partner_event_name_${i}`, revenue: true },
+        ]),
+      );
+    const config = (count: number) => ({
+      id: "big",
+      appId: APP,
+      partner: "generic",
+      values: { endpoint: "https://partner.example/pb" },
+      mediaSources: ["network"],
+      events: events(count),
+    });
+    await expect(configurations.savePartner(config(9_000))).rejects.toThrow(
+      /configuration: is \d+ bytes as stored, over the 262144 a configuration may have/,
+    );
+    expect(await stored()).toBe(0);
+    await configurations.savePartner(config(1_000));
+    expect(await stored()).toBe(1);
   });
 
   it("sends a test postback whose header names a link parameter every object inherits", async () => {

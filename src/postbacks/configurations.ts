@@ -67,6 +67,21 @@ export const LOG_PAGE_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
 const notFound = (target: SendTarget, id: string) =>
   new NotFoundError(`The app has no ${target} configuration ${id}.`);
 
+/**
+ * A configuration as stored, at most: a DynamoDB item holds 400 KB, attribute names and the
+ * table's keys included, and an item over it would fail the save as a 500.
+ */
+export const MAX_CONFIGURATION_BYTES = 256 * 1024;
+
+const checkSize = (stored: object, path: string) => {
+  const bytes = Buffer.byteLength(JSON.stringify(stored));
+  if (bytes > MAX_CONFIGURATION_BYTES) {
+    throw new ValidationError(
+      `${path}: is ${bytes} bytes as stored, over the ${MAX_CONFIGURATION_BYTES} a configuration may have: fewer event mappings, or shorter values`,
+    );
+  }
+};
+
 export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) => {
   const now = deps.now ?? (() => new Date());
   const checkUrls = async (urls: readonly string[], path: string) => {
@@ -80,12 +95,14 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
   const storePartner = async (config: PartnerConfig, path: string) => {
     await checkUrls(endpointsOf(config), path);
     const sealed = await sealPartnerConfig(config, deps.wrapper, now());
+    checkSize(sealed, "configuration");
     await deps.store.putPartner(sealed);
     return sealed;
   };
   const storeWebhook = async (webhook: WebhookConfig, path: string) => {
     await checkUrls([webhook.url], path);
     const sealed = await sealWebhookConfig(webhook, deps.wrapper, now());
+    checkSize(sealed, "webhook");
     await deps.store.putWebhook(sealed);
     return sealed;
   };
