@@ -71,9 +71,16 @@ const deletionsOf = (entry: DeliveryLogEntry) => {
 // A page cursor is the last entry's key after its app's prefix; the app comes from the caller.
 const encodeCursor = (key: string, appId: string) =>
   Buffer.from(key.slice(appPrefix(appId).length), "utf8").toString("base64url");
+/**
+ * What an entry's key holds after its app's prefix, as entryKey writes it: its time, its send id
+ * (its own separators escaped) and its attempt. Only such a place is a cursor.
+ */
+const CURSOR_PLACE = new RegExp(
+  `^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,3})?Z${S}(?:[^${S}]|${S}\u0001)+${S}\\d{1,9}$`,
+);
 const decodeCursor = (cursor: string, appId: string) => {
   const rest = Buffer.from(cursor, "base64url").toString("utf8");
-  if (rest === "" || Buffer.from(rest, "utf8").toString("base64url") !== cursor) {
+  if (!CURSOR_PLACE.test(rest) || Buffer.from(rest, "utf8").toString("base64url") !== cursor) {
     throw new ValidationError("cursor: must be the next_cursor of an earlier page");
   }
   return `${appPrefix(appId)}${rest}`;
