@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../domain/errors.ts";
+import { formatIssues } from "../validation/issues.ts";
 import {
   DEFAULT_EVENT_WINDOW_DAYS,
   endpointsOf,
@@ -10,6 +11,7 @@ import {
   secretsOf,
 } from "./config.ts";
 import { PARTNERS } from "./partners.ts";
+import { partnerRequestSchema } from "./wire.ts";
 
 const base = { id: "pc_1", appId: "com.example.game" } as const;
 
@@ -386,5 +388,20 @@ describe("a webhook's configuration", () => {
     expect(() => parseWebhookConfig({ ...webhook, secret: "short" })).toThrow(
       "secret: must be at least 32 characters",
     );
+  });
+});
+
+describe("a partner configuration's request body", () => {
+  it("refuses an event mapping named __proto__, which an object would take as its prototype", () => {
+    const body = JSON.parse(
+      '{"partner":"generic","values":{"endpoint":"https://pb.example.com/i"},"media_sources":["net"],"events":{"__proto__":{"name":"x","revenue":false},"service_purchase":{"name":"purchase","revenue":true}}}',
+    );
+    const parsed = partnerRequestSchema.safeParse(body);
+    expect(parsed.success).toBe(false);
+    expect(formatIssues(parsed.error?.issues ?? [], "body")).toContain(
+      "events.__proto__: is not a possible key",
+    );
+    Reflect.deleteProperty(body.events, "__proto__");
+    expect(partnerRequestSchema.safeParse(body).success).toBe(true);
   });
 });

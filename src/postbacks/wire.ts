@@ -7,6 +7,7 @@
 import * as z from "zod";
 import { ValidationError } from "../domain/errors.ts";
 import { OS_VALUES } from "../domain/install-facts.ts";
+import { withoutProtoKey } from "../ingest/fields.ts";
 import type {
   DeliveryCounts,
   DeliveryLogEntry,
@@ -61,8 +62,8 @@ export const partnerRequestSchema = z
       description:
         "`won`: only the installs the partner's media sources won; `all`: every install (\"send all\"). The catalog's when left out.",
     }),
-    events: z
-      .record(z.string(), mappingRequest)
+    // `__proto__` refused, not dropped: an object would take it as its prototype.
+    events: withoutProtoKey(z.record(z.string(), mappingRequest))
       .optional()
       .meta({
         description:
