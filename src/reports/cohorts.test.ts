@@ -194,6 +194,19 @@ describe("cohort cost from the service's own touches", () => {
       report(rows, { filters: { platform: "android" }, costs: [costRow()] }).totals.cost_usd,
     ).toBeNull();
   });
+
+  it("gives a country's cost from its own cost rows, none when a row of every country names it", () => {
+    const de = { group_key: "DE", cost_country: "DE" };
+    const rows = [installs(2, 5.5, de), clicks(9, 1, de)];
+    const germany = { filters: { country: "DE" } };
+    expect(report(rows, germany).totals.cost_usd).toBe(6.5);
+    expect(report(rows, { ...germany, costs: [costRow({ country: "DE" })] }).totals.cost_usd).toBe(
+      100,
+    );
+    // Not the touch costs the row replaces, nor the row's whole amount: unknown.
+    expect(report(rows, { ...germany, costs: [costRow()] }).totals.cost_usd).toBeNull();
+    expect(report(rows, { costs: [costRow()] }).totals.cost_usd).toBe(100);
+  });
 });
 
 describe("cohort cost rows against the service's own cost and touches", () => {

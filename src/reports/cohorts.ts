@@ -276,7 +276,12 @@ const costMatches = (
     campaignRows.length === 0
   )
     return false;
-  if (filters.country !== undefined && row.country !== filters.country) return false;
+  if (filters.country !== undefined) {
+    // A row of every country holds no one country's share: its cost there is not known, and the
+    // touch costs it replaces do not come back for the filter.
+    if (row.country === null) return undefined;
+    if (row.country !== filters.country) return false;
+  }
   return true;
 };
 
