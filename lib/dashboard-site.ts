@@ -112,7 +112,9 @@ export class DashboardSite extends Construct {
       },
     });
 
-    const api = new RestApiOrigin(props.api);
+    // The longest wait for a first byte CloudFront takes without a quota increase (30 s by
+    // default): an export's first page answers once its snapshot is made, which can take longer.
+    const api = new RestApiOrigin(props.api, { readTimeout: Duration.seconds(60) });
     this.distribution = new Distribution(this, "Distribution", {
       comment: "Attribution service dashboard",
       defaultRootObject: "index.html",

@@ -71,6 +71,13 @@ describe("the dashboard's site", () => {
       expect(behavior.AllowedMethods).toContain("DELETE");
       expect(behavior.ViewerProtocolPolicy).toBe("https-only");
     }
+    // An export's first page comes once its snapshot is made: the API's origin waits a minute.
+    const origins = (config?.Origins ?? []) as {
+      Id: string;
+      CustomOriginConfig?: { OriginReadTimeout?: number };
+    }[];
+    const apiOrigin = origins.find((origin) => origin.CustomOriginConfig !== undefined);
+    expect(apiOrigin?.CustomOriginConfig?.OriginReadTimeout).toBe(60);
     // Every API route is under one of them, so the page reaches all it calls.
     for (const route of ROUTES) {
       expect(
