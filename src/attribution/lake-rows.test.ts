@@ -4,7 +4,7 @@ import { parseEcbRates } from "../fx/ecb-rates.ts";
 import { ATTRIBUTIONS_TABLE } from "../lake/lake-tables.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import { NO_CAMPAIGN } from "../touches/touch.ts";
-import { attributionRow } from "./lake-rows.ts";
+import { attributionRow, installEventRow } from "./lake-rows.ts";
 
 // EUR at 1.1 USD on the install's day (its first open, 2026-11-01), 1.3 on the day after.
 const FX = parseEcbRates("Date,USD,\n2026-11-02,1.3,\n2026-11-01,1.1,\n");
@@ -77,5 +77,32 @@ describe("an attribution's lake row", () => {
     expect(Object.keys(row).sort()).toEqual(
       ["app_id", ...ATTRIBUTIONS_TABLE.columns.map((column) => column.name)].sort(),
     );
+  });
+});
+
+describe("an install's service_install event", () => {
+  const APP = {
+    appId: "com.example.game",
+    name: "Game",
+    platform: "android" as const,
+    enabled: true,
+    createdAt: "2026-10-01T00:00:00.000Z",
+  };
+  const at = (firstOpenTime: string, clockOffsetMs?: number) =>
+    installEventRow(APP, {
+      ...INSTALL,
+      firstOpenTime,
+      receivedAt: "2026-11-01T11:15:32.000Z",
+      ...(clockOffsetMs === undefined ? {} : { clockOffsetMs }),
+    }).event_time;
+
+  it("is at the first open the device reported, and never after the service heard of the install", () => {
+    expect(at("2026-11-01T11:15:00.000Z", 0)).toBe("2026-11-01T11:15:00.000Z");
+    // 45 seconds fast: within the tolerance, so not moved, but not past its arrival either.
+    expect(at("2026-11-01T11:16:17.000Z", -45_000)).toBe("2026-11-01T11:15:32.000Z");
+    // No sent_at: the offset is not known, and a clock 10 minutes fast stops at the arrival.
+    expect(at("2026-11-01T11:25:32.000Z")).toBe("2026-11-01T11:15:32.000Z");
+    // Ten minutes slow, offset known: on the service's clock.
+    expect(at("2026-11-01T11:05:00.000Z", 600_000)).toBe("2026-11-01T11:15:00.000Z");
   });
 });

@@ -43,12 +43,18 @@ export const attributionRow = (
   };
 };
 
+/**
+ * The first open on the service's clock when the device's was off, and never after the service
+ * heard of the install: a clock fast by less than the tolerance, or one whose offset is unknown
+ * (no `sent_at`), would otherwise put it there.
+ */
 const keptFirstOpen = (install: Install): string => {
   const deviceMs = Date.parse(install.firstOpenTime);
-  const keptMs = keptDeviceTime(deviceMs, install.clockOffsetMs ?? 0);
-  return keptMs === deviceMs
-    ? install.firstOpenTime
-    : new Date(Math.min(keptMs, Date.parse(install.receivedAt))).toISOString();
+  const keptMs = Math.min(
+    keptDeviceTime(deviceMs, install.clockOffsetMs ?? 0),
+    Date.parse(install.receivedAt),
+  );
+  return keptMs === deviceMs ? install.firstOpenTime : new Date(keptMs).toISOString();
 };
 
 /** The install event's id: the same for the same install, and unlike any SDK's event id. */
