@@ -4,9 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../domain/errors.ts";
-import type { DeliveryLogEntry } from "../../ports/postbacks.ts";
 import { openLocalDeliveryLog } from "./delivery-log.ts";
-import { describeReplacedAttempts } from "./replaced-attempts.test-support.ts";
+import { attemptEntry, describeReplacedAttempts } from "./replaced-attempts.test-support.ts";
 
 describeReplacedAttempts("the embedded delivery log", async () => {
   const dir = await mkdtemp(join(tmpdir(), "delivery-log-"));
@@ -24,24 +23,8 @@ describeReplacedAttempts("the embedded delivery log", async () => {
 
 describe("the embedded delivery log's page cursors", () => {
   const APP = "com.example.cursors";
-  const attempt = (sendId: string, time: string): DeliveryLogEntry => ({
-    appId: APP,
-    sendId,
-    configId: "cfg",
-    target: "partner",
-    partner: "custom",
-    subject: { kind: "install", serviceId: "s1", eventId: null },
-    url: "https://pb.example.com/i",
-    method: "GET",
-    status: 200,
-    answer: null,
-    error: null,
-    attempt: 1,
-    retry: false,
-    final: true,
-    time,
-    verdict: "delivered",
-  });
+  const attempt = (sendId: string, time: string) =>
+    attemptEntry(APP, { sendId, time, verdict: "delivered", status: 200, final: true });
 
   it("pages on with a cursor it gave, and refuses any other", async () => {
     const dir = await mkdtemp(join(tmpdir(), "delivery-log-"));

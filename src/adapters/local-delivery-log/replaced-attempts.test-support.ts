@@ -9,7 +9,8 @@ import type { DeliveryLog, DeliveryLogEntry } from "../../ports/postbacks.ts";
 
 type Log = Pick<DeliveryLog, "append" | "listByApp" | "counts"> & { close(): Promise<void> };
 
-const entry = (
+/** An attempt of `appId`'s, as a test states it. */
+export const attemptEntry = (
   appId: string,
   overrides: Partial<DeliveryLogEntry> & Pick<DeliveryLogEntry, "time" | "verdict">,
 ): DeliveryLogEntry => ({
@@ -37,14 +38,14 @@ export const describeReplacedAttempts = (name: string, open: () => Promise<Log>)
       try {
         const app = "com.example.replaced";
         await log.append(
-          entry(app, {
+          attemptEntry(app, {
             time: "2026-11-24T12:00:10.000Z",
             verdict: "retry",
             error: "no answer within 10 s",
           }),
         );
         await log.append(
-          entry(app, {
+          attemptEntry(app, {
             time: "2026-11-24T12:01:00.000Z",
             verdict: "delivered",
             status: 200,
@@ -53,21 +54,29 @@ export const describeReplacedAttempts = (name: string, open: () => Promise<Log>)
         );
         // Another attempt, taken over past midnight: counted on its new day only.
         await log.append(
-          entry(app, { sendId: "snd_late", time: "2026-11-24T23:59:50.000Z", verdict: "retry" }),
+          attemptEntry(app, {
+            sendId: "snd_late",
+            time: "2026-11-24T23:59:50.000Z",
+            verdict: "retry",
+          }),
         );
         await log.append(
-          entry(app, { sendId: "snd_late", time: "2026-11-25T00:00:30.000Z", verdict: "failed" }),
+          attemptEntry(app, {
+            sendId: "snd_late",
+            time: "2026-11-25T00:00:30.000Z",
+            verdict: "failed",
+          }),
         );
         // Recorded again with the verdict it had: counted once.
         await log.append(
-          entry(app, {
+          attemptEntry(app, {
             sendId: "snd_same",
             time: "2026-11-25T01:00:00.000Z",
             verdict: "delivered",
           }),
         );
         await log.append(
-          entry(app, {
+          attemptEntry(app, {
             sendId: "snd_same",
             time: "2026-11-25T01:00:05.000Z",
             verdict: "delivered",
