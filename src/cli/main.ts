@@ -813,6 +813,12 @@ program
     },
   );
 
+// A reader that stops early (`| head`) closes the pipe: the rest of the output goes nowhere.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(process.exitCode ?? 0);
+});
+
 program.parseAsync().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;

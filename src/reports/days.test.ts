@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addDays, dayOf, daysSpanned, startOfDay } from "./days.ts";
+import { addDays, dayOf, daysSpanned, isUtcDay, startOfDay } from "./days.ts";
 
 describe("report days", () => {
   it("are UTC days, counted across months, leap days and years", () => {
@@ -19,5 +19,14 @@ describe("report days", () => {
     expect(() => addDays("9999-12-31", 1)).toThrow(RangeError);
     expect(() => addDays("0000-01-01", -1)).toThrow(RangeError);
     expect(() => addDays("2026-11-01", Number.POSITIVE_INFINITY)).toThrow(RangeError);
+  });
+
+  it("are real calendar days: one Date would roll over is none", () => {
+    for (const day of ["2026-02-28", "2024-02-29", "2026-12-31", "0001-01-01"]) {
+      expect(isUtcDay(day), day).toBe(true);
+    }
+    for (const day of ["2026-02-29", "2026-02-30", "2026-04-31", "2026-13-01", "2026-1-01", ""]) {
+      expect(isUtcDay(day), day).toBe(false);
+    }
   });
 });

@@ -9,6 +9,10 @@ export const startOfDay = (day: string): Date => new Date(`${day}T00:00:00.000Z`
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+/** Whether `day` is a real calendar day `YYYY-MM-DD` (2026-02-30 is not: Date rolls it over). */
+export const isUtcDay = (day: string): boolean =>
+  DAY.test(day) && !Number.isNaN(startOfDay(day).getTime()) && dayOf(startOfDay(day)) === day;
+
 /**
  * The day `days` after `day` (before it when negative). A result outside years 0000 to 9999 is
  * no `YYYY-MM-DD` (`+010000-01-01` sorts before `9999-12-31`, so a loop to that day would never

@@ -27,6 +27,7 @@ import {
   SNAPSHOT_HEADER,
   SNAPSHOT_ROWS_HEADER,
 } from "../../export/paging.ts";
+import { isUtcDay } from "../../reports/days.ts";
 
 /**
  * A json page's schema, and the formats' writers, are loaded by the exports that re-encode
@@ -47,8 +48,10 @@ const PAGES_IN_FLIGHT = 2;
 /** `2026-11-01`, an ISO 8601 time, or Unix seconds → Unix seconds. */
 export const parseSince = (value: string): number => {
   if (/^\d+$/.test(value)) return Number(value);
-  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(ms))
+  const day = /^\d{4}-\d{2}-\d{2}/.exec(value)?.[0];
+  const ms = Date.parse(day === value ? `${value}T00:00:00Z` : value);
+  // A day Date would roll over (2026-02-30) is no day, as a time on it is none.
+  if (Number.isNaN(ms) || (day !== undefined && !isUtcDay(day)))
     throw new Error(`--since must be a date, an ISO 8601 time or Unix seconds: ${value}`);
   return Math.floor(ms / 1000);
 };

@@ -4,12 +4,13 @@
  * (src/skadnetwork/settings.ts); its report; its postbacks from Apple written as CSV; and the
  * postbacks that named an App Store id no app has.
  */
-import { createWriteStream } from "node:fs";
+import { once } from "node:events";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { finished } from "node:stream/promises";
 import { stringify } from "csv-stringify";
 import { ValidationError } from "../../domain/errors.ts";
-import { startOfDay } from "../../reports/days.ts";
+import { isUtcDay, startOfDay } from "../../reports/days.ts";
 import { describeRule } from "../../skadnetwork/conversion-schema.ts";
 import {
   createSkadnetworkSettings,
@@ -26,15 +27,14 @@ const settingsOf = (stores: AdminStores) =>
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
-const rangeOf = (from: string, to: string) => {
+export const rangeOf = (from: string, to: string) => {
   for (const [name, day] of [
     ["--from", from],
     ["--to", to],
   ] as const) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(startOfDay(day).getTime())) {
-      throw new ValidationError(`${name}: must be a UTC day, YYYY-MM-DD`);
-    }
+    if (!isUtcDay(day)) throw new ValidationError(`${name}: must be a UTC day, YYYY-MM-DD`);
   }
+  if (to < from) throw new ValidationError("--to: must be on or after --from");
   return { from: startOfDay(from), to: new Date(startOfDay(to).getTime() + DAY_MS) };
 };
 
@@ -160,8 +160,7 @@ export const exportPostbacksCommand = async (options: {
   // Unverified postbacks are anyone's text (the endpoints are public): a cell a spreadsheet
   // would run as a formula is written after a quote, as the dashboard's downloads are.
   const csv = stringify({ header: true, columns: COLUMNS, escape_formulas: true });
-  const file = createWriteStream(options.output);
-  csv.pipe(file);
+  let file: WriteStream | undefined;
   let count = 0;
   await withAdminStores(options.dataDir, async (stores) => {
     const settings = settingsOf(stores);
@@ -171,6 +170,13 @@ export const exportPostbacksCommand = async (options: {
         limit: POSTBACK_PAGE_LIMITS.maxLimit,
         ...(after ? { after } : {}),
       });
+      if (!file) {
+        // Made once the first page is read, so a refused app or range leaves no empty file;
+        // one that cannot be made (no such folder) is the command's error, not a crash.
+        file = createWriteStream(options.output);
+        await once(file, "open");
+        csv.pipe(file);
+      }
       for (const row of page.data) {
         csv.write(row);
         count += 1;
@@ -179,7 +185,7 @@ export const exportPostbacksCommand = async (options: {
     } while (after);
   });
   csv.end();
-  await finished(file);
+  if (file) await finished(file);
   console.log(`Wrote ${count} postbacks to ${options.output}.`);
 };
 
