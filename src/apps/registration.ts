@@ -1,5 +1,6 @@
 /** Registering an app: the app itself and its first SDK and server keys, shown once. */
 import * as z from "zod";
+import { ValidationError } from "../domain/errors.ts";
 import { generateKey, type KeyKind } from "../domain/keys.ts";
 import { type App, type AppStore, type KeyStore, PLATFORMS } from "../ports/apps.ts";
 
@@ -45,7 +46,12 @@ export const createApp = async (
   stores: { apps: AppStore; keys: KeyStore },
   now = new Date(),
 ): Promise<{ app: App; keys: IssuedKey[] }> => {
-  const app: App = { ...newAppSchema.parse(input), enabled: true, createdAt: now.toISOString() };
+  const parsed = newAppSchema.safeParse(input);
+  // Each rule's own sentence, as the command line and the API show it.
+  if (!parsed.success) {
+    throw new ValidationError(parsed.error.issues.map((issue) => issue.message).join(" "));
+  }
+  const app: App = { ...parsed.data, enabled: true, createdAt: now.toISOString() };
   await stores.apps.create(app);
   const keys = [
     await issueKey(app.appId, "sdk", stores.keys, now),
