@@ -11,6 +11,7 @@ import { parse } from "csv-parse/sync";
 import { COST_LIMITS, costRequestSchema } from "../../costs/cost-rows.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { joinProblems } from "../../validation/issues.ts";
+import { unreachable } from "../unreachable.ts";
 
 const NUMBERS = new Set(["amount", "impressions", "clicks"]);
 
@@ -74,6 +75,8 @@ export const importCostsCommand = async (options: {
       method: "POST",
       headers: { authorization: options.key, "content-type": "application/json" },
       body: JSON.stringify({ rows: page }),
+    }).catch((error: unknown) => {
+      throw unreachable(options.url, error);
     });
     const body = (await response.json()) as {
       accepted?: number;

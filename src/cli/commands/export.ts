@@ -28,6 +28,7 @@ import {
   SNAPSHOT_ROWS_HEADER,
 } from "../../export/paging.ts";
 import { isUtcDay } from "../../reports/days.ts";
+import { unreachable } from "../unreachable.ts";
 
 /**
  * A json page's schema, and the formats' writers, are loaded by the exports that re-encode
@@ -92,7 +93,7 @@ const get = (url: URL, key: string, agent: HttpAgent): Promise<IncomingMessage> 
   new Promise((resolve, reject) => {
     const request = url.protocol === "https:" ? httpsRequest : httpRequest;
     request(url, { agent, headers: { authorization: key } }, resolve)
-      .on("error", reject)
+      .on("error", (error) => reject(unreachable(url.href, error)))
       .end();
   });
 
@@ -256,6 +257,7 @@ const joinedExport = async (
       await close(out);
     } catch (error) {
       out.destroy();
+      await rm(options.output, { force: true });
       throw error;
     }
     return exported;
@@ -330,10 +332,16 @@ export const exportCommand = async (options: ExportOptions): Promise<number> => 
     written = 0;
     pageCount = 0;
     const { FORMATS } = await import("../../export/formats/index.ts");
-    await pipeline(
-      FORMATS[options.format].write(jsonPages(connection, (rows) => onPage(rows))),
-      createWriteStream(options.output),
-    );
+    try {
+      await pipeline(
+        FORMATS[options.format].write(jsonPages(connection, (rows) => onPage(rows))),
+        createWriteStream(options.output),
+      );
+    } catch (error) {
+      // Nothing half-written: an export that fails leaves no file behind.
+      await rm(options.output, { force: true });
+      throw error;
+    }
     return written;
   } finally {
     connection.agent.destroy();

@@ -1,0 +1,57 @@
+/** What the command line refuses or reports: days that are none, a service that does not answer. */
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { exportCommand, parseSince } from "./export.ts";
+import { rangeOf } from "./skadnetwork.ts";
+
+describe("the command line's days", () => {
+  it("takes --since as a day, an ISO 8601 time or Unix seconds, and no day Date would roll over", () => {
+    expect(parseSince("2026-11-01")).toBe(Date.UTC(2026, 10, 1) / 1000);
+    expect(parseSince("2026-11-01T12:00:00Z")).toBe(Date.UTC(2026, 10, 1, 12) / 1000);
+    expect(parseSince("1790000000")).toBe(1_790_000_000);
+    for (const value of ["2026-02-30", "2026-02-30T10:00:00Z", "2026-13-01", "yesterday"]) {
+      expect(() => parseSince(value), value).toThrow(/--since must be a date/);
+    }
+  });
+
+  it("takes a --from and --to range of real days, --to not before --from", () => {
+    expect(rangeOf("2026-11-01", "2026-11-01")).toEqual({
+      from: new Date("2026-11-01T00:00:00.000Z"),
+      to: new Date("2026-11-02T00:00:00.000Z"),
+    });
+    expect(() => rangeOf("2026-02-30", "2026-03-01")).toThrow("--from: must be a UTC day");
+    expect(() => rangeOf("2026-11-29", "2026-11-01")).toThrow("--to: must be on or after --from");
+  });
+});
+
+describe("an export the service does not answer", () => {
+  it("says where it looked, and leaves no file behind, in every way a format is written", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    const dir = await mkdtemp(join(tmpdir(), "export-unanswered-"));
+    try {
+      for (const format of ["json", "csv", "parquet"] as const) {
+        const output = join(dir, `out.${format}`);
+        await expect(
+          exportCommand({
+            url: `http://127.0.0.1:${port}`,
+            key: "srv_x",
+            since: 0,
+            format,
+            output,
+            progress: false,
+          }),
+        ).rejects.toThrow(/did not answer \(ECONNREFUSED\): is `attribution start` running/);
+        expect(existsSync(output), format).toBe(false);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
