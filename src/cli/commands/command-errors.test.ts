@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { unreachable } from "../unreachable.ts";
 import { exportCommand, parseSince } from "./export.ts";
 import { rangeOf } from "./skadnetwork.ts";
 
@@ -28,19 +29,33 @@ describe("the command line's days", () => {
   });
 });
 
-describe("an export the service does not answer", () => {
-  it("says where it looked, and leaves no file behind, in every way a format is written", async () => {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as { port: number };
-    await new Promise((resolve) => server.close(resolve));
+/** The address of a port just freed: nothing listens there. */
+const unanswered = async (): Promise<string> => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+};
+
+describe("a service that does not answer", () => {
+  it("is named with its address, the socket's code and the likely cause", async () => {
+    const url = await unanswered();
+    const error = await fetch(`${url}/v1/costs`).catch((caught: unknown) => caught);
+    expect(unreachable(url, error).message).toBe(
+      `The service at ${url} did not answer (ECONNREFUSED): is \`attribution start\` running, and is --url its address?`,
+    );
+  });
+
+  it("fails an export that says where it looked, and leaves no file behind, in every way a format is written", async () => {
+    const url = await unanswered();
     const dir = await mkdtemp(join(tmpdir(), "export-unanswered-"));
     try {
       for (const format of ["json", "csv", "parquet"] as const) {
         const output = join(dir, `out.${format}`);
         await expect(
           exportCommand({
-            url: `http://127.0.0.1:${port}`,
+            url,
             key: "srv_x",
             since: 0,
             format,
