@@ -69,9 +69,16 @@ const SEEDS = [7, 8, 9];
 
 const matchAll = async (installs: readonly WorldInstall[], store: TouchLookups) => {
   const results: { install: WorldInstall; match: Match; ms: number }[] = [];
-  for (const install of installs) {
+  // In the order the service received them, as its worker takes them: the first to claim a
+  // click holds it.
+  const received = [...installs].sort(
+    (a, b) => Date.parse(a.facts.receivedAt) - Date.parse(b.facts.receivedAt),
+  );
+  for (const install of received) {
     const started = performance.now();
-    const match = await matchInstall(install.facts, SETTINGS, store);
+    const match = await matchInstall(install.facts, SETTINGS, store, {
+      serviceId: install.serviceId,
+    });
     results.push({ install, match, ms: performance.now() - started });
   }
   return results;
@@ -160,12 +167,19 @@ const accuracyOf = async (
   await store.put(world.touches);
   await store.recordSightings(world.sightings);
   const results = await matchAll(world.installs, store);
-  // The same installs with the crowd at an address told by its touches alone.
+  // The same installs with the crowd at an address told by its touches alone, claiming the
+  // clicks afresh: the store's claims are the first run's.
+  const claims = new Map<string, string>();
   const touchesOnly = await matchAll(world.installs, {
     get: store.get,
     byMaid: store.byMaid,
     byIp: store.byIp,
     installsAt: async () => 0,
+    claimClick: async ({ clickId, serviceId }) => {
+      const holder = claims.get(clickId) ?? serviceId;
+      claims.set(clickId, holder);
+      return holder === serviceId;
+    },
   });
   const count = (os: string) => results.filter((r) => r.install.facts.os === os).length;
   console.log(

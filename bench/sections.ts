@@ -359,9 +359,10 @@ the installs a tap with no id caused that were found at that level. Each world h
 households of alike phones behind one address, where a housemate may install organically
 beside another's tap, and its app's users, who send from home, from their carrier's NAT, from
 offices and cafés whether or not they tapped anything; the store counts the installs that sent
-from each address, and the
-second table of a seed matches the same installs with the crowd at an address told by its
-touches alone, as the matcher told it before.`,
+from each address, and each click is credited to one install (the installs are matched in the
+order the service received them, each claiming the click it wins). The second table of a seed
+matches the same installs, claiming afresh, with the crowd at an address told by its touches
+alone, as the matcher told it before.`,
     [
       ...f.seeds.flatMap((s) => [
         `**Seed ${s.seed}**: ${count(s.installs)} installs, ${count(s.touches)} touches, ${count(s.sightings)} requests of the app's users from their addresses; organic installs found organic: ${Object.entries(

@@ -100,8 +100,8 @@ interface Sighting {
 }
 
 /**
- * The touch store's three lookups over a list, and its count of the installs seen at an
- * address, as the port promises them.
+ * The touch store's three lookups over a list, its count of the installs seen at an address,
+ * and its claims of clicks, as the port promises them.
  */
 const lookupsOf = (
   touches: readonly Touch[],
@@ -112,6 +112,7 @@ const lookupsOf = (
     Date.parse(t.touchTime) >= window.from.getTime() &&
     Date.parse(t.touchTime) <= window.to.getTime();
   const newestFirst = (a: Touch, b: Touch) => b.touchTime.localeCompare(a.touchTime);
+  const claims = new Map<string, string>();
   return {
     get: async (clickId) => touches.find((t) => t.clickId === clickId),
     byMaid: async (maid, window) =>
@@ -131,6 +132,11 @@ const lookupsOf = (
       );
       return Math.min(cap, new Set(seen.map((s) => s.serviceId)).size);
     },
+    claimClick: async ({ appId, clickId, serviceId }) => {
+      const holder = claims.get(clickId) ?? `${appId}#${serviceId}`;
+      claims.set(clickId, holder);
+      return holder === `${appId}#${serviceId}`;
+    },
   };
 };
 
@@ -141,12 +147,10 @@ const match = (
   searchAds?: SearchAds,
   sightings: readonly Sighting[] = [],
 ): Promise<Match> =>
-  matchInstall(
-    facts,
-    { ...DEFAULT_ATTRIBUTION, ...settings },
-    lookupsOf(touches, sightings),
+  matchInstall(facts, { ...DEFAULT_ATTRIBUTION, ...settings }, lookupsOf(touches, sightings), {
+    serviceId: "install-1",
     searchAds,
-  );
+  });
 
 const winner = (result: Match) => (result.kind === "matched" ? result.credit.clickId : "organic");
 
@@ -680,6 +684,65 @@ describe("probabilistic matching", () => {
     expect((await match(install({ installBeganAt: began }), [touch(60 * SECOND)])).kind).toBe(
       "organic",
     );
+  });
+});
+
+describe("one tap, one install", () => {
+  const MINUTE = 60 * SECOND;
+  const settings = { ...DEFAULT_ATTRIBUTION };
+
+  it("credits a probabilistic click to one install: its twin at the address passes it", async () => {
+    // Two Pixel 8s behind one address, a minute apart: one tapped, both installed.
+    const click = touch(5 * MINUTE);
+    const lookups = lookupsOf([click]);
+    const first = await matchInstall(install(), settings, lookups, { serviceId: "install-1" });
+    expect(first).toMatchObject({ method: "probabilistic", confidence: "medium" });
+    const twin = await matchInstall(install(), settings, lookups, { serviceId: "install-2" });
+    expect(twin.kind).toBe("organic");
+    // The first install's job run again keeps its click.
+    const again = await matchInstall(install(), settings, lookups, { serviceId: "install-1" });
+    expect(winner(again)).toBe(click.clickId);
+  });
+
+  it("takes the next click another install does not hold", async () => {
+    const newer = touch(2 * MINUTE);
+    const older = touch(9 * MINUTE);
+    const lookups = lookupsOf([newer, older]);
+    const first = await matchInstall(install(), settings, lookups, { serviceId: "install-1" });
+    const second = await matchInstall(install(), settings, lookups, { serviceId: "install-2" });
+    expect(winner(first)).toBe(newer.clickId);
+    expect(winner(second)).toBe(older.clickId);
+  });
+
+  it("credits a click id's own device whoever holds the click, and keeps its click from a twin", async () => {
+    const click = touch(5 * MINUTE);
+    const lookups = lookupsOf([click]);
+    const twin = await matchInstall(install(), settings, lookups, { serviceId: "install-1" });
+    expect(twin.kind).toBe("matched");
+    const own = await matchInstall(install({ referrerClickId: click.clickId }), settings, lookups, {
+      serviceId: "install-2",
+    });
+    expect(own).toMatchObject({ method: "click_id", confidence: "high" });
+
+    // Claimed by its own device first, the click is no twin's.
+    const later = touch(4 * MINUTE);
+    const fresh = lookupsOf([later]);
+    await matchInstall(install({ referrerClickId: later.clickId }), settings, fresh, {
+      serviceId: "install-3",
+    });
+    const other = await matchInstall(install(), settings, fresh, { serviceId: "install-4" });
+    expect(other.kind).toBe("organic");
+  });
+
+  it("keeps an advertising id's click from a twin too", async () => {
+    const click = touch(5 * MINUTE, { maid: GAID });
+    const lookups = lookupsOf([click]);
+    const own = await matchInstall(install({ maid: GAID }), settings, lookups, {
+      serviceId: "install-1",
+    });
+    expect(own).toMatchObject({ method: "advertising_id" });
+    const twin = await matchInstall(install(), settings, lookups, { serviceId: "install-2" });
+    expect(twin.kind).toBe("organic");
   });
 });
 

@@ -15,6 +15,11 @@
  * The install's times are read on the service's clock (./install-clock.ts). A touch after the
  * install began (where the install says) is injected, never a match. The lookups are the touch
  * store's three, each an indexed window, and its count of the installs at an address.
+ *
+ * One tap is one install: a stored click that wins is claimed for the install
+ * (`TouchStore.claimClick`). A probabilistic match passes a click another install holds, as
+ * the twin at the same address it then is; a click id or an advertising id names the install's
+ * own device, so it wins whoever holds the click, and claims it against a later twin.
  */
 
 import type { Confidence, MatchMethod } from "../domain/attribution.ts";
@@ -53,13 +58,27 @@ export type Match =
     }
   | { readonly kind: "organic" };
 
-export type TouchLookups = Pick<TouchStore, "get" | "byMaid" | "byIp" | "installsAt">;
+export type TouchLookups = Pick<
+  TouchStore,
+  "get" | "byMaid" | "byIp" | "installsAt" | "claimClick"
+>;
+
+/** The install being matched, as its claims on clicks name it. */
+export interface Claimant {
+  readonly appId: string;
+  readonly serviceId: string;
+}
 
 /**
  * More phones than this behind one IP over a day (a carrier NAT, an office, a café): at most
  * `low`. Phones are told by their taps and by the installs that sent from the address.
  */
 export const CROWDED_IP_DEVICES = 5;
+/**
+ * How many clicks a probabilistic match tries to claim before it gives up: each one passed is
+ * held by another install at the address, which is then a crowd of alike phones anyway.
+ */
+const MAX_CLAIMS_TRIED = CROWDED_IP_DEVICES;
 /**
  * How soon after its tap an install opens when the tap caused it: most open the app within
  * minutes of the store page. Past this, a tap from the same address is as likely a housemate's
@@ -364,6 +383,7 @@ const probabilistically = async (
   clock: InstallClock,
   settings: AttributionSettings,
   lookups: TouchLookups,
+  claimant: Claimant,
 ): Promise<Match | undefined> => {
   const ip = facts.ip;
   if (!settings.probabilistic[facts.os] || !ip || !isPublicIp(ip)) return undefined;
@@ -382,29 +402,58 @@ const probabilistically = async (
   const compatible = day.filter(
     (touch) => touch.touchType === "click" && compatibleDevice(touch, facts),
   );
-  const found = lastTouch(
-    compatible.filter((touch) => timeOf(touch.touchTime) >= firstOpen - window),
-  );
-  if (!found) return undefined;
-  const mine = deviceKey(found.winner);
-  // The installs that sent from the address over the same day, up to this one's own request:
-  // the app's users there, whether or not they tapped anything.
-  const installs = await lookups.installsAt(
-    ip,
-    { appId: facts.appId, from: new Date(firstOpen - history), to: new Date(facts.receivedAt) },
-    INSTALLS_COUNTED,
-  );
-  const confidence = geoConfidence({
-    // On the service's clock where the phone's offset is known; a phone that gave none is
-    // taken at its word, right for all but the few whose clock is minutes off.
-    elapsedMs: firstOpen - timeOf(found.winner.touchTime),
-    device: deviceEvidence(found.winner, facts),
-    devices: new Set(day.map(deviceKey)).size,
-    installs,
-    rivals: new Set(compatible.map(deviceKey).filter((key) => key !== mine)).size,
-  });
-  if (!confidence || RANK[confidence] < RANK[settings.confidenceFloor]) return undefined;
-  return matched("probabilistic", found, clock, confidence);
+  const candidates = compatible.filter((touch) => timeOf(touch.touchTime) >= firstOpen - window);
+  let installs: number | undefined;
+  // A click another install holds is passed, the next one tried; the phone that tapped it
+  // still counts among the address's.
+  const held = new Set<string>();
+  for (let tried = 0; tried < MAX_CLAIMS_TRIED; tried++) {
+    const found = lastTouch(candidates.filter((touch) => !held.has(touch.clickId)));
+    if (!found) return undefined;
+    const mine = deviceKey(found.winner);
+    // The installs that sent from the address over the same day, up to this one's own request:
+    // the app's users there, whether or not they tapped anything.
+    installs ??= await lookups.installsAt(
+      ip,
+      { appId: facts.appId, from: new Date(firstOpen - history), to: new Date(facts.receivedAt) },
+      INSTALLS_COUNTED,
+    );
+    const confidence = geoConfidence({
+      // On the service's clock where the phone's offset is known; a phone that gave none is
+      // taken at its word, right for all but the few whose clock is minutes off.
+      elapsedMs: firstOpen - timeOf(found.winner.touchTime),
+      device: deviceEvidence(found.winner, facts),
+      devices: new Set(day.map(deviceKey)).size,
+      installs,
+      rivals: new Set(compatible.map(deviceKey).filter((key) => key !== mine)).size,
+    });
+    if (!confidence || RANK[confidence] < RANK[settings.confidenceFloor]) return undefined;
+    if (await claim(lookups, claimant, found.winner)) {
+      return matched("probabilistic", found, clock, confidence);
+    }
+    held.add(found.winner.clickId);
+  }
+  return undefined;
+};
+
+/** Claims a stored click for the install: whether the install holds it. */
+const claim = (
+  lookups: TouchLookups,
+  claimant: Claimant,
+  click: { readonly clickId: string; readonly touchTime: string },
+): Promise<boolean> =>
+  lookups.claimClick({ ...claimant, clickId: click.clickId, touchTime: click.touchTime });
+
+/** A match of the install's own device, whose click is claimed against a later twin's. */
+const claimedOwn = async (
+  match: Match | undefined,
+  lookups: TouchLookups,
+  claimant: Claimant,
+): Promise<Match | undefined> => {
+  if (match?.kind === "matched" && match.credit.clickId !== null) {
+    await claim(lookups, claimant, { ...match.credit, clickId: match.credit.clickId });
+  }
+  return match;
 };
 
 /** The install's match: the first method that finds a touch, else organic. */
@@ -412,16 +461,21 @@ export const matchInstall = async (
   facts: InstallFacts,
   settings: AttributionSettings,
   lookups: TouchLookups,
-  searchAds?: SearchAds,
+  install: { readonly serviceId: string; readonly searchAds?: SearchAds | undefined },
 ): Promise<Match> => {
+  const claimant = { appId: facts.appId, serviceId: install.serviceId };
   // The referrer's touch, read once: the click id method's first candidate, and, for a
   // request that sent no clock, what gives the device's offset.
   const referred = facts.referrerClickId ? await lookups.get(facts.referrerClickId) : undefined;
   const clock = installClock(facts, referred);
   return (
-    (await byClickId(facts, clock, settings, lookups, referred)) ??
-    (await bySearchAds(facts, clock, settings, searchAds)) ??
-    (await byAdvertisingId(facts, clock, settings, lookups)) ??
-    (await probabilistically(facts, clock, settings, lookups)) ?? { kind: "organic" }
+    (await claimedOwn(
+      await byClickId(facts, clock, settings, lookups, referred),
+      lookups,
+      claimant,
+    )) ??
+    (await bySearchAds(facts, clock, settings, install.searchAds)) ??
+    (await claimedOwn(await byAdvertisingId(facts, clock, settings, lookups), lookups, claimant)) ??
+    (await probabilistically(facts, clock, settings, lookups, claimant)) ?? { kind: "organic" }
   );
 };

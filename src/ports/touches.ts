@@ -46,6 +46,16 @@ export interface TouchWindow {
   readonly to: Date;
 }
 
+/** An install's claim on a click it is credited to (`TouchStore.claimClick`). */
+export interface ClickClaim {
+  readonly appId: string;
+  readonly clickId: string;
+  /** The install's service id. */
+  readonly serviceId: string;
+  /** The click's time: the claim expires with the click. */
+  readonly touchTime: string;
+}
+
 /**
  * The touch store; it also keeps which installs send from each address (./address-crowds.ts),
  * beside the touches from it that matching reads with them, and expiring as they do.
@@ -64,6 +74,13 @@ export interface TouchStore extends AddressCrowds {
   byMaid(maid: string, window: TouchWindow): Promise<Touch[]>;
   /** By address: IPv4 whole, IPv6 by its /64. */
   byIp(ip: string, window: TouchWindow): Promise<Touch[]>;
+  /**
+   * Credits the click to the install unless another install holds it: true when this one
+   * does, now or from an earlier call (a job run again). One tap is one install: a click that
+   * probabilistic matching credited to one phone is not also credited to its twin at the same
+   * address. The claim names the install by a hash of its id and expires with the click.
+   */
+  claimClick(claim: ClickClaim): Promise<boolean>;
   /** Deletes touches older than the cutoff (DynamoDB's TTL does it on AWS); how many. */
   reap(cutoff: Date): Promise<number>;
 }

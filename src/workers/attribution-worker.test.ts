@@ -103,6 +103,7 @@ const setup = (
         return [];
       },
       installsAt: async () => 0,
+      claimClick: async () => true,
     },
     lake: {
       attributions: { put: async (records) => void rows.attributions.push(...records) },
@@ -219,6 +220,7 @@ describe("the attribution worker", () => {
         byMaid: async () => [],
         byIp: async () => [],
         installsAt: async () => 0,
+        claimClick: async () => true,
       },
       searchAds: {
         resolve: async (token) => {

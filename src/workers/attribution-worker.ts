@@ -111,7 +111,10 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       const tokenAlive = now().getTime() - Date.parse(record.requestedAt) < APPLE_TOKEN_LIFE_MS;
       const consented = factsUnderConsent(record.facts, install);
       const facts = tokenAlive ? consented : { ...consented, platformAdsToken: null };
-      const match = await matchInstall(facts, settings, deps.touches, deps.searchAds);
+      const match = await matchInstall(facts, settings, deps.touches, {
+        serviceId: job.serviceId,
+        searchAds: deps.searchAds,
+      });
       result = resultOf(match, installTypeOf(install, sameIdfv), now(), settings);
     }
     const sender = { ip: record.facts.ip, userAgent: record.facts.userAgent };

@@ -216,6 +216,24 @@ describe("attribution over HTTP", () => {
     });
   });
 
+  it("credits one tap to one install: a twin phone at the same address that installs too is organic", async () => {
+    const made = await rt.post("/v1/links", { media_source: "tiktok" }, keys.serverKey);
+    const link = (await made.json()) as LinkAnswer;
+    await fetch(`${rt.linkUrl}/${link.deeplink_id}`, {
+      redirect: "manual",
+      headers: { "user-agent": PIXEL, "x-forwarded-for": "81.2.69.161" },
+    });
+    await install(androidInstall("twin-1"), { "x-forwarded-for": "81.2.69.161" });
+    const first = await attributionOf("twin-1");
+    expect(first).toMatchObject({ media_source: "tiktok", confidence_score: "medium" });
+    // The same model on the same release, from the same address, with no referrer.
+    await install(androidInstall("twin-2"), { "x-forwarded-for": "81.2.69.161" });
+    expect(await attributionOf("twin-2")).toEqual({
+      service_match_status: "organic",
+      media_source: "organic",
+    });
+  });
+
   describe("a phone whose clock runs 10 minutes slow", () => {
     const SLOW_MS = 10 * 60_000;
     /** The phone's clock now, and `ms` from now, as its SDK writes times. */
@@ -400,6 +418,8 @@ describe("attribution over HTTP", () => {
         "slow-by-maid",
         "slow-injected",
         "slow-referred",
+        "twin-1",
+        "twin-2",
       ].sort(),
     );
     expect(byInstall["referred-1"]).toMatchObject({
@@ -411,6 +431,8 @@ describe("attribution over HTTP", () => {
       os: "android",
     });
     expect(byInstall["geo-1"]).toMatchObject({ matching_type: "geo", media_source: "tiktok" });
+    expect(byInstall["twin-1"]).toMatchObject({ matching_type: "geo", media_source: "tiktok" });
+    expect(byInstall["twin-2"]).toMatchObject({ media_source: "organic" });
     expect(byInstall["no-clock-referred"]).toMatchObject({ media_source: "reddit" });
     expect(byInstall["no-clock-injected"]).toMatchObject({ media_source: "organic" });
     expect(byInstall["organic-1"]).toMatchObject({ media_source: "organic", matching_type: null });

@@ -7,7 +7,8 @@
  * click id, an advertising id's touches whatever its case, an address's (IPv4 whole, IPv6 by its
  * /64), each a window of touch times with both bounds included, newest first, every touch of one
  * millisecond kept; a click id stored again written over, lookups following; a network's click
- * id claimed once; deleted touches gone from every lookup; expired ones reaped.
+ * id claimed once; a click credited to one install only; deleted touches gone from every
+ * lookup; expired ones reaped, with their claims.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Touch, TouchStore, TouchWindow } from "../../ports/touches.ts";
@@ -218,6 +219,45 @@ export const describeTouchStoreContract = (
     );
 
     it(
+      "credits a click to one install: its claim holds, again too, and another install's is refused",
+      withStore(async (store) => {
+        const app = freshApp();
+        const click = contractTouch(app, T0);
+        await store.put([click]);
+        const claim = (serviceId: string, clickId = click.clickId) =>
+          store.claimClick({ appId: app, clickId, serviceId, touchTime: click.touchTime });
+        expect(await claim("install-1")).toBe(true);
+        // A job run again for the same install.
+        expect(await claim("install-1")).toBe(true);
+        expect(await claim("install-2")).toBe(false);
+        // The same service id in another app is another install, whose claims are its own.
+        expect(
+          await store.claimClick({
+            appId: freshApp(),
+            clickId: click.clickId,
+            serviceId: "install-2",
+            touchTime: click.touchTime,
+          }),
+        ).toBe(true);
+        // Two installs at once: one holds it.
+        const raced = contractTouch(app, T0);
+        await store.put([raced]);
+        const answers = await Promise.all([
+          claim("install-3", raced.clickId),
+          claim("install-4", raced.clickId),
+        ]);
+        expect(answers.filter(Boolean)).toHaveLength(1);
+        // A claim is no touch: the click reads back as it was, and no lookup finds another.
+        expect(await store.get(click.clickId)).toEqual(click);
+        expect(await store.get(`claim#${app}#${click.clickId}`)).toBeUndefined();
+        expect(idsOf(await store.byIp("81.2.69.142", window(app, T0 - DAY, T0 + DAY)))).toEqual(
+          expect.arrayContaining([click.clickId, raced.clickId]),
+        );
+        expect(await store.byIp("81.2.69.142", window(app, T0 - DAY, T0 + DAY))).toHaveLength(2);
+      }),
+    );
+
+    it(
       "forgets deleted touches in every lookup, and keeps the rest",
       withStore(async (store) => {
         const app = freshApp();
@@ -243,7 +283,18 @@ export const describeTouchStoreContract = (
         const expired = contractTouch(app, T0 - 40 * DAY, { maid: "cccc-1" });
         const live = contractTouch(app, T0 - 20 * DAY, { maid: "cccc-1" });
         await store.put([expired, live]);
-        expect(await store.reap(new Date(T0 - 5 * DAY))).toBe(1);
+        const claim = (touch: Touch, serviceId: string) =>
+          store.claimClick({
+            appId: app,
+            clickId: touch.clickId,
+            serviceId,
+            touchTime: touch.touchTime,
+          });
+        expect(await claim(expired, "install-1")).toBe(true);
+        expect(await claim(live, "install-1")).toBe(true);
+        // The expired click and its claim.
+        expect(await store.reap(new Date(T0 - 5 * DAY))).toBe(2);
+        expect(await claim(live, "install-2")).toBe(false);
         const all = window(app, T0 - 60 * DAY, T0);
         expect(await store.get(expired.clickId)).toBeUndefined();
         expect(await store.byMaid("cccc-1", all)).toEqual([live]);

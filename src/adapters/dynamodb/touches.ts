@@ -5,8 +5,11 @@
  * sharded (./shards.ts): one carrier NAT's or one bot's address spreads its taps over several
  * partitions, and its window is read from each and merged, newest first.
  * The same table keeps which installs send from each address (./sightings.ts), which matching
- * reads with the address's touches. Items expire by DynamoDB's TTL on AWS and by `reap` on the
- * embedded runtime.
+ * reads with the address's touches, and which install holds each click matching credited: an
+ * item keyed `claim#<app>#<click id>` naming the install by a hash of its id, written on the
+ * condition that no other install holds it (no index key, no `source`: no lookup and no
+ * stream of the table's taps takes it). Items expire by DynamoDB's TTL on AWS and by `reap` on
+ * the embedded runtime.
  */
 import {
   BatchWriteCommand,
@@ -23,6 +26,7 @@ import { TOUCH_TYPES } from "../../domain/touch.ts";
 import type { Touch, TouchStore, TouchWindow } from "../../ports/touches.ts";
 import { ipMatchKey } from "../../touches/ip.ts";
 import {
+  installTag,
   maidMatchKey,
   touchExpirySeconds,
   touchSortKey,
@@ -65,6 +69,13 @@ export const toTouch = (item: Record<string, unknown>): Touch => {
   const { maidKey: _m, ipKey: _i, touchKey: _t, expiresTtl: _e, ...touch } = item;
   return touchItem.parse(touch);
 };
+
+/** How every claim's key begins: never a click id, which has no `#`. */
+const CLAIM_KEY_PREFIX = "claim#";
+
+/** Whether a key names an item of another kind than a touch: a referrer's click id may. */
+const isTouchKey = (clickId: string) =>
+  !clickId.startsWith(SIGHTING_KEY_PREFIX) && !clickId.startsWith(CLAIM_KEY_PREFIX);
 
 const maidKey = (appId: string, maid: string) => `${appId}#${maidMatchKey(maid)}`;
 const ipKey = (appId: string, key: string) => `${appId}#${key}`;
@@ -154,7 +165,7 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
       writeBatches(clickIds.map((clickId) => ({ DeleteRequest: { Key: { clickId } } }))),
     async get(clickId) {
       // A referrer's click id is the phone's to say: one that names a sighting is no touch.
-      if (clickId.startsWith(SIGHTING_KEY_PREFIX)) return undefined;
+      if (!isTouchKey(clickId)) return undefined;
       const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { clickId } }));
       return Item ? toTouch(Item) : undefined;
     },
@@ -182,6 +193,23 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
       return writeBatches([...items.values()].map((Item) => ({ PutRequest: { Item } })));
     },
     installsAt: (ip, window, cap) => countInstallsAt(doc, table, ip, window, cap),
+    claimClick(claim) {
+      const holder = installTag(claim.appId, claim.serviceId);
+      return conditionHolds(() =>
+        doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: {
+              clickId: `${CLAIM_KEY_PREFIX}${claim.appId}#${claim.clickId}`,
+              holder,
+              expiresTtl: touchExpirySeconds(claim.touchTime),
+            },
+            ConditionExpression: "attribute_not_exists(clickId) OR holder = :holder",
+            ExpressionAttributeValues: { ":holder": holder },
+          }),
+        ),
+      );
+    },
     async reap(cutoff) {
       const expired: string[] = [];
       const pages = paginateScan(

@@ -14,6 +14,7 @@
  *     m␀<app>#<advertising id, lower case>␀<time>#<click id>   its click id
  *     i␀<app>#<IP match key>␀<time>#<click id>                its click id
  *     s␀<app>#<IP match key>␀<hour>#<install tag>             a sighting
+ *     c␀<app>␀<click id>                             the install tag of the click's claim
  *     x␀<expiry, Unix seconds, 12 digits>␀<an item's first key>  the item's keys, as JSON
  *
  * A window is one range of an index's keys, read backwards: newest first. The lookup key's
@@ -24,7 +25,7 @@
  * and the lookup entries of its old version, left behind, are passed by (the touch they name no
  * longer has them) until `reap` deletes them with the old version's expiry key. `reap` deletes
  * what the expiry keys before its cutoff name. Writes take turns, so that a claim of a click id
- * (`putIfAbsent`, which reads first) is made once.
+ * (`putIfAbsent`, `claimClick`, which read first) is made once.
  *
  * A write resolves once LevelDB has handed it to the system, so a killed process loses none;
  * `put`, the click log's batches and a network report's, is synced too, as the click log's
@@ -62,6 +63,8 @@ const indexPrefix = (space: "m" | "i" | "s", key: string) =>
 
 const TOUCH_PREFIX = `t${SEPARATOR}`;
 const touchKey = (clickId: string) => `${TOUCH_PREFIX}${clickId}`;
+const claimKey = (appId: string, clickId: string) =>
+  `c${SEPARATOR}${keyPart(appId)}${SEPARATOR}${clickId}`;
 const expiryPrefix = (seconds: number) =>
   `x${SEPARATOR}${String(Math.max(0, seconds)).padStart(12, "0")}`;
 const expiryKey = (seconds: number, itemKey: string) =>
@@ -237,6 +240,19 @@ export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore>
       }
       return installs.size;
     },
+
+    claimClick: (claim) =>
+      inTurn(async () => {
+        const key = claimKey(claim.appId, claim.clickId);
+        const holder = installTag(claim.appId, claim.serviceId);
+        const [held] = await db.getMany([key]);
+        if (held !== undefined) return held === holder;
+        const batch = db.batch();
+        batch.put(key, holder);
+        batch.put(expiryKey(touchExpirySeconds(claim.touchTime), key), JSON.stringify([key]));
+        await batch.write();
+        return true;
+      }),
 
     async reap(cutoff) {
       // DynamoDB's TTL takes an item whose expiry is before the cutoff's second.
