@@ -470,6 +470,22 @@ describe("matching by advertising id", () => {
     expect(winner(await match(install({ maid: GAID, ip: null }), [outside]))).toBe("organic");
   });
 
+  it("never credits a touch the service received after the install's report, whatever its time", async () => {
+    // A network reports a click an hour before the first open, a minute after the install came:
+    // a job run again (the sweep) would otherwise credit it.
+    const late = new Date(FIRST_OPEN + 61 * SECOND).toISOString();
+    const backdated = touch(HOUR, { maid: GAID, source: "network", receivedAt: late });
+    expect(winner(await match(install({ maid: GAID }), [backdated]))).toBe("organic");
+    const inTime = touch(HOUR, { maid: GAID, source: "network" });
+    expect(winner(await match(install({ maid: GAID }), [backdated, inTime]))).toBe(inTime.clickId);
+    // Nor by address, nor by a click id.
+    const nearby = touch(5 * 60 * SECOND, { receivedAt: late });
+    expect(winner(await match(install(), [nearby]))).toBe("organic");
+    expect(winner(await match(install({ referrerClickId: nearby.clickId }), [nearby]))).toBe(
+      "organic",
+    );
+  });
+
   it("uses an IDFA only when the user authorized tracking", async () => {
     const click = touch(HOUR, { maid: IDFA, userAgent: AGENTS.iphone });
     const ios = (attStatus: InstallFacts["attStatus"]) =>

@@ -13,7 +13,8 @@
  * 5. otherwise organic.
  *
  * The install's times are read on the service's clock (./install-clock.ts). A touch after the
- * install began (where the install says) is injected, never a match. The lookups are the touch
+ * install began (where the install says) is injected, never a match; so is one the service
+ * received after the install's report, whatever time it claims. The lookups are the touch
  * store's three, each an indexed window, and its count of the installs at an address.
  *
  * One tap is one install: a stored click that wins is claimed for the install
@@ -124,6 +125,14 @@ const inWindow = (
       : settings.viewWindowHours * HOUR_MS;
   return at <= (own ? clock.latestOwnClick : clock.latestTouch) && at >= clock.firstOpen - window;
 };
+
+/**
+ * Whether the service had the touch when the install's report came: a touch it received later
+ * (a network's click reported after the install, whatever time the network gave it) is never
+ * a match, so that a job run again later, or a backdated report, finds what the first would.
+ */
+const knownAtReport = (touch: Pick<Touch, "receivedAt">, facts: InstallFacts) =>
+  timeOf(touch.receivedAt) <= timeOf(facts.receivedAt);
 
 /** The last click, else the last impression: the winner of a method, and the others' count. */
 const lastTouch = (touches: readonly Touch[]): { winner: Touch; others: number } | undefined => {
@@ -314,7 +323,12 @@ const byClickId = async (
     facts.openUrlClickId ? await lookups.get(facts.openUrlClickId) : undefined;
   for (const read of [async () => referred, opened]) {
     const touch = await read();
-    if (touch && touch.appId === facts.appId && inWindow(touch, clock, settings, true)) {
+    if (
+      touch &&
+      touch.appId === facts.appId &&
+      knownAtReport(touch, facts) &&
+      inWindow(touch, clock, settings, true)
+    ) {
       return matched("click_id", { winner: touch, others: 0 }, clock, "high");
     }
   }
@@ -374,7 +388,9 @@ const byAdvertisingId = async (
     from: new Date(clock.firstOpen - reach),
     to: lookupEnd(clock),
   });
-  const found = lastTouch(touches.filter((touch) => inWindow(touch, clock, settings)));
+  const found = lastTouch(
+    touches.filter((touch) => knownAtReport(touch, facts) && inWindow(touch, clock, settings)),
+  );
   return found && matched("advertising_id", found, clock, "high");
 };
 
@@ -398,7 +414,7 @@ const probabilistically = async (
       from: new Date(firstOpen - history),
       to: lookupEnd(clock),
     })
-  ).filter((touch) => timeOf(touch.touchTime) <= clock.latestTouch);
+  ).filter((touch) => timeOf(touch.touchTime) <= clock.latestTouch && knownAtReport(touch, facts));
   const compatible = day.filter(
     (touch) => touch.touchType === "click" && compatibleDevice(touch, facts),
   );
