@@ -32,12 +32,17 @@ export default defineConfig({
     pool: "forks",
     // Both cores: most files wait on a service, a child process or the disk much of the time.
     maxWorkers: 2,
+    globalSetup: ["lib/cdk-outdir.global-setup.ts"],
     setupFiles: ["lib/cdk-outdir.test-support.ts"],
     // The SDK's notice about its 2027 releases needing Node 22 is noise in test output.
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
       // The services the tests start never fetch the ECB's feed: nothing reaches the internet.
       ATTRIBUTION_FX_FEED_URL: "off",
+      // CDK's built-in CloudFormation checks, which only warn, are left to `cdk synth`: they
+      // cost seconds a synthesis, and the suite synthesizes the stack dozens of times. cdk-nag,
+      // the plugin that fails a synthesis, still runs wherever the app registers it.
+      CDK_VALIDATION: "false",
     },
     projects: [
       { extends: true, test: { name: "shared", include: SHARED, isolate: false } },

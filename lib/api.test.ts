@@ -14,6 +14,7 @@ import {
   isJson,
   nestedStackIdOf,
   propertiesOf,
+  sharedServiceStack,
   statementsOfRole,
   synthServiceStack,
 } from "./stack.test-support.ts";
@@ -24,7 +25,7 @@ let template: Template;
 const INGEST_ROUTES = ["installs", "events", "s2s-events"] as const;
 
 beforeAll(() => {
-  ({ stack, template } = synthServiceStack());
+  ({ stack, template } = sharedServiceStack());
 });
 
 const functionOf = (id: string) => {

@@ -3,13 +3,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { SWEEP_AGE_MS } from "../src/attribution/sweep.ts";
 import { ATTRIBUTION_WORKER } from "../src/workers/workers.ts";
 import type { ServiceStack } from "./service-stack.ts";
-import { actionsOf, asArray, statementsOfRole, synthServiceStack } from "./stack.test-support.ts";
+import { actionsOf, asArray, sharedServiceStack, statementsOfRole } from "./stack.test-support.ts";
 
 let stack: ServiceStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthServiceStack());
+  ({ stack, template } = sharedServiceStack());
 });
 
 /** `action on resource` for every grant of a role, logs and tracing left out. */

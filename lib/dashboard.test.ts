@@ -9,13 +9,18 @@ import { PENDING_SIGN_IN_LIFETIME_MS } from "../src/dashboard/totp.ts";
 import { CONTENT_SECURITY_POLICY } from "../src/http/dashboard-headers.ts";
 import { ROUTES } from "../src/http/routes.ts";
 import type { ServiceStack } from "./service-stack.ts";
-import { actionsOf, statementsOfRole, synthServiceStack } from "./stack.test-support.ts";
+import {
+  actionsOf,
+  sharedServiceStack,
+  statementsOfRole,
+  synthServiceStack,
+} from "./stack.test-support.ts";
 
 let stack: ServiceStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthServiceStack());
+  ({ stack, template } = sharedServiceStack());
 });
 
 /** CloudFront's managed policies, by their fixed ids. */

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp, STACK_ID } from "./app.ts";
 import { NO_LINK_HOST_URL } from "./service-stack.ts";
-import { propertiesOf, synthServiceStack } from "./stack.test-support.ts";
+import { propertiesOf, sharedServiceStack, synthServiceStack } from "./stack.test-support.ts";
 
 const LEFT_OUT = [
   "AWS::Glue::Database",
@@ -26,7 +26,7 @@ const count = (template: ReturnType<typeof synthServiceStack>["template"], type:
   Object.keys(template.findResources(type)).length;
 
 describe("the stack for an emulator without Glue, Athena and HTTP APIs", () => {
-  const full = synthServiceStack();
+  const full = sharedServiceStack();
   const bare = synthServiceStack({
     settings: { lakeQueries: false, linkHost: false, dashboard: false },
   });

@@ -6,15 +6,15 @@ import {
   actionsOf,
   FAILURE_DESTINATION,
   propertiesOf,
+  sharedServiceStack,
   statementsOfRole,
-  synthServiceStack,
 } from "./stack.test-support.ts";
 
 let stack: ServiceStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthServiceStack());
+  ({ stack, template } = sharedServiceStack());
 });
 
 const resolve = (value: unknown) => stack.resolve(value);

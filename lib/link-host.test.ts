@@ -7,13 +7,18 @@ import { VIEWER_ADDRESS } from "../src/http/viewer-address.ts";
 import { FORWARDED_HEADERS, TRIM_FINAL_SLASH } from "./link-host.ts";
 import { ORIGIN_HEADER } from "./link-host-origin.ts";
 import type { ServiceStack } from "./service-stack.ts";
-import { actionsOf, statementsOfRole, synthServiceStack } from "./stack.test-support.ts";
+import {
+  actionsOf,
+  sharedServiceStack,
+  statementsOfRole,
+  synthServiceStack,
+} from "./stack.test-support.ts";
 
 let stack: ServiceStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthServiceStack());
+  ({ stack, template } = sharedServiceStack());
 });
 
 const environmentOf = (fn: { function: { functionArn: string } }) => {

@@ -7,12 +7,12 @@ import { Bucket } from "aws-cdk-lib/aws-s3";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ServiceStack } from "./service-stack.ts";
-import { isJson, synthServiceStack, testApp } from "./stack.test-support.ts";
+import { isJson, sharedServiceStack, testApp } from "./stack.test-support.ts";
 
 let stack: ServiceStack;
 
 beforeAll(() => {
-  ({ stack } = synthServiceStack());
+  ({ stack } = sharedServiceStack());
 });
 
 describe("cdk-nag AwsSolutions", () => {

@@ -11,8 +11,8 @@ import {
   actionsOf,
   FAILURE_DESTINATION,
   propertiesOf,
+  sharedServiceStack,
   statementsOfRole,
-  synthServiceStack,
   testStack,
 } from "./stack.test-support.ts";
 
@@ -20,7 +20,7 @@ let stack: ServiceStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthServiceStack());
+  ({ stack, template } = sharedServiceStack());
 });
 
 const resolve = (value: unknown) => stack.resolve(value);

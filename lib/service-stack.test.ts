@@ -4,13 +4,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ATTRIBUTION_WORKER } from "../src/workers/workers.ts";
 import type { ServiceFunction } from "./service-function.ts";
 import type { ServiceStack } from "./service-stack.ts";
-import { synthServiceStack } from "./stack.test-support.ts";
+import { sharedServiceStack, synthServiceStack } from "./stack.test-support.ts";
 
 let stack: ServiceStack;
 let template: Template;
 
 beforeAll(() => {
-  ({ stack, template } = synthServiceStack());
+  ({ stack, template } = sharedServiceStack());
 });
 
 describe("ServiceStack", () => {

@@ -3,23 +3,43 @@
  * context left empty) so a whole stack synthesizes in a second or two; lib/app.test.ts bundles the
  * real entries once.
  */
+import { mkdtempSync } from "node:fs";
+import { join } from "node:path";
 import { App, type NestedStack, Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import type { IRole } from "aws-cdk-lib/aws-iam";
+import { inject } from "vitest";
 import { ServiceStack, type ServiceStackProps } from "./service-stack.ts";
 
 export const TEST_ENV = { account: "123456789012", region: "eu-west-1" } as const;
 
-export const testApp = (): App => new App({ context: { "aws:cdk:bundling-stacks": [] } });
+export const testApp = (outdir?: string): App =>
+  new App({ context: { "aws:cdk:bundling-stacks": [] }, ...(outdir ? { outdir } : {}) });
 
 export const testStack = (): Stack => new Stack(testApp(), "Test", { env: TEST_ENV });
 
 export const synthServiceStack = (
   props: ServiceStackProps = {},
+  app: App = testApp(),
 ): { app: App; stack: ServiceStack; template: Template } => {
-  const app = testApp();
   const stack = new ServiceStack(app, "Attribution", { env: TEST_ENV, ...props });
   return { app, stack, template: Template.fromStack(stack) };
+};
+
+let shared: ReturnType<typeof synthServiceStack> | undefined;
+
+/**
+ * The stack with its default settings, synthesized once per test process and shared by the
+ * files that only read it (a file that adds to its stack makes its own with
+ * `synthServiceStack`): most of the suite's CDK tests look at the same stack.
+ */
+export const sharedServiceStack = (): ReturnType<typeof synthServiceStack> => {
+  if (!shared) {
+    // A folder in the run's (./cdk-outdir.global-setup.ts), which outlives each file's: a
+    // nested stack's template is read from it by whichever file asks.
+    shared = synthServiceStack({}, testApp(mkdtempSync(join(inject("cdkOutRoot"), "shared-"))));
+  }
+  return shared;
 };
 
 type Json = Record<string, unknown>;

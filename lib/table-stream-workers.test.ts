@@ -2,14 +2,14 @@ import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TABLE_STREAM_WORKERS } from "../src/workers/table-stream-workers.ts";
 import type { ServiceStack } from "./service-stack.ts";
-import { statementsOfRole, synthServiceStack } from "./stack.test-support.ts";
+import { sharedServiceStack, statementsOfRole } from "./stack.test-support.ts";
 import { TABLE_STREAM_RETRIES } from "./table-stream-workers.ts";
 
 let template: Template;
 let stack: ServiceStack;
 
 beforeAll(() => {
-  ({ stack, template } = synthServiceStack());
+  ({ stack, template } = sharedServiceStack());
 });
 
 const resolve = (value: unknown) => stack.resolve(value);

@@ -4,14 +4,14 @@ import { ROUTES } from "../src/http/routes.ts";
 import { USAGE_KEY_SLOTS, usageKeyValue, usageSlotOf } from "../src/http/usage-keys.ts";
 import type { ServiceStack } from "./service-stack.ts";
 import { DEFAULT_SETTINGS, ROUTE_LOADS } from "./settings.ts";
-import { nestedStackIdOf, propertiesOf, synthServiceStack } from "./stack.test-support.ts";
+import { nestedStackIdOf, propertiesOf, sharedServiceStack } from "./stack.test-support.ts";
 import { appThrottle, routeThrottle, stageThrottle } from "./usage-plans.ts";
 
 let stack: ServiceStack;
 let plan: Template;
 
 beforeAll(() => {
-  ({ stack } = synthServiceStack());
+  ({ stack } = sharedServiceStack());
   plan = Template.fromStack(stack.api.usagePlan);
 });
 
@@ -110,7 +110,7 @@ describe("the apps' usage plan", () => {
   });
 
   it("lives in a nested stack of its own, so the service's stack stays under 500 resources", () => {
-    const { stack: service, template } = synthServiceStack();
+    const { stack: service, template } = sharedServiceStack();
     template.resourceCountIs("AWS::ApiGateway::ApiKey", 0);
     expect(template.toJSON().Resources[nestedStackIdOf(service.api.usagePlan)]?.Type).toBe(
       "AWS::CloudFormation::Stack",

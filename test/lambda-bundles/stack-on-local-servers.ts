@@ -31,7 +31,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { INGEST_DATA } from "../../lib/bindings.ts";
 import { PROJECT_ROOT, TASK_ROOT } from "../../lib/service-function.ts";
-import { synthServiceStack, TEST_ENV } from "../../lib/stack.test-support.ts";
+import { sharedServiceStack, TEST_ENV } from "../../lib/stack.test-support.ts";
 import { waitUntilActive } from "../../src/adapters/dynamodb/table-definitions.ts";
 import { type MotoServer, motoClientConfig } from "../local-aws/moto.ts";
 
@@ -81,7 +81,7 @@ export const stackOnLocalServers = async (servers: {
   readonly dynamodb: DynamoDBClient;
   readonly moto: MotoServer;
 }): Promise<StackOnLocalServers> => {
-  const { template } = synthServiceStack();
+  const { template } = sharedServiceStack();
   const resources = (template.toJSON() as { Resources: Record<string, Resource> }).Resources;
   const config = motoClientConfig(servers.moto);
   const sqs = new SQSClient(config);
