@@ -40,6 +40,8 @@ import {
 const APP = "com.example.worker";
 const T0 = Date.parse("2026-11-24T12:00:00.000Z");
 const MINUTE = 60_000;
+/** How long a test waits for the worker to get somewhere: ample on a loaded machine. */
+const WAIT = { timeout: 10_000 };
 
 const result = (
   status: AttributionResult["status"],
@@ -263,7 +265,7 @@ describe("the postback worker", () => {
     const [slow1, slow2] = slowJobs;
     if (!slow1 || !slow2) throw new Error("no slow sends");
     const hanging = t.worker(t.message(slow1));
-    await vi.waitFor(() => expect(t.sent).toHaveLength(1));
+    await vi.waitFor(() => expect(t.sent).toHaveLength(1), WAIT);
     // Its request has taken long enough to find the partner slow.
     t.tick(SLOW_REQUEST_MS);
     await t.worker(t.message(slow2));
@@ -301,7 +303,7 @@ describe("the postback worker", () => {
     const [first, second, other] = ["first", "second", "other"].map((id) => byConfig.get(id));
     if (!first || !second || !other) throw new Error("three sends were not queued");
     const hanging = t.worker(t.message(first));
-    await vi.waitFor(() => expect(t.sent).toHaveLength(1));
+    await vi.waitFor(() => expect(t.sent).toHaveLength(1), WAIT);
     t.tick(SLOW_REQUEST_MS);
     // The network is slow: the second configuration's send waits, the other network's goes.
     await t.worker(t.message(second));
@@ -326,12 +328,15 @@ describe("the postback worker", () => {
     const [first, second, third] = t.take().map((queued) => queued.job);
     if (!first || !second || !third) throw new Error("three sends were not queued");
     const sending = t.worker(t.message(first));
-    await vi.waitFor(() => expect(t.sent).toHaveLength(1));
+    await vi.waitFor(() => expect(t.sent).toHaveLength(1), WAIT);
+    // The first asked for its configuration's place and its destination's.
+    const asked = t.slotAsks();
     t.tick(SLOW_REQUEST_MS);
     // Slow: one request at once, and one attempt waiting its turn; the third has no room.
     const waiting = t.worker(t.message(second));
-    // The second is in the waiting room before the third asks.
-    await vi.waitFor(() => expect(t.slotAsks()).toBe(2));
+    // The second is in the waiting room (its configuration's, the first it asks) before the
+    // third asks: else the third would wait there, and the second be set aside.
+    await vi.waitFor(() => expect(t.slotAsks()).toBe(asked + 1), WAIT);
     await t.worker(t.message(third));
     expect(t.take()).toEqual([{ job: third, delaySeconds: BUSY_DELAY_SECONDS }]);
     expect(t.sent).toHaveLength(1);
