@@ -6,10 +6,7 @@
  * so that a running service stops trusting its cached copies.
  */
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
-import {
-  type LocalDeliveryLog,
-  openLocalDeliveryLog,
-} from "../adapters/local-delivery-log/delivery-log.ts";
+import type { LocalDeliveryLog } from "../adapters/local-delivery-log/delivery-log.ts";
 import { markAdminChange } from "../embedded/admin-changes.ts";
 import { dataPaths, readRuntimeInfo } from "../embedded/data-dir.ts";
 import { heldStoresAt } from "../embedded/held-stores.ts";
@@ -20,11 +17,16 @@ import {
 } from "../embedded/local-dynamodb.ts";
 import { DELIVERY_LOG_METHODS, type DeliveryLog } from "../ports/postbacks.ts";
 
-/** The data folder's delivery log, opened at its first call: most commands never read it. */
+/**
+ * The data folder's delivery log, loaded and opened at its first call: most commands never
+ * read it.
+ */
 const lazyDeliveryLog = (dir: string) => {
   let opened: Promise<LocalDeliveryLog> | undefined;
   const log = () => {
-    opened ??= openLocalDeliveryLog(dir);
+    opened ??= import("../adapters/local-delivery-log/delivery-log.ts").then((module) =>
+      module.openLocalDeliveryLog(dir),
+    );
     return opened;
   };
   const store = Object.fromEntries(

@@ -10,7 +10,6 @@ import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynam
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { MARSHALL_OPTIONS } from "../adapters/dynamodb/marshall-options.ts";
 import { ensureTables, perTable, type TableNames } from "../adapters/dynamodb/table-definitions.ts";
-import { startDynalite } from "./dynalite-server.mjs";
 
 /**
  * Table names on the embedded runtime, from the tables' ids (`customerUsers` is
@@ -91,6 +90,8 @@ export const startLocalDynamoDb = async (
       },
     };
   } else {
+    // Loaded only here: a command that reaches the running service's store never needs it.
+    const { startDynalite } = await import("./dynalite-server.mjs");
     server = await startDynalite(path, port);
   }
   const connection = connectDynamoDb(`http://127.0.0.1:${server.port}`);
