@@ -15,7 +15,9 @@ import { createPasswordCredentials } from "../adapters/dynamodb/password-credent
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
 import { embeddedConfig } from "../config/embedded.ts";
 import { parseEnv } from "../config/parse-env.ts";
+import { NotFoundError } from "../domain/errors.ts";
 import { dataPaths, readRuntimeInfo } from "../embedded/data-dir.ts";
+import type { App } from "../ports/apps.ts";
 import { type AdminStores, AWS_TARGET } from "./admin-target.ts";
 import { withLocalStores } from "./local-data.ts";
 
@@ -65,4 +67,14 @@ export const withAdminStores = async <T>(
       target: dataDir,
     }),
   );
+};
+
+/** The app, or a NotFoundError naming it: a command about an app that does not exist says so. */
+export const appMustExist = async (
+  stores: Pick<AdminStores, "apps">,
+  appId: string,
+): Promise<App> => {
+  const app = await stores.apps.get(appId);
+  if (!app) throw new NotFoundError(`App ${appId} does not exist.`);
+  return app;
 };

@@ -5,14 +5,14 @@ import {
   attributionSettingsOf,
   withAttributionSettings,
 } from "../../attribution/settings.ts";
-import { NotFoundError, ValidationError } from "../../domain/errors.ts";
+import { ValidationError } from "../../domain/errors.ts";
 import {
   checkAppStoreIdFree,
   type LinkSettingsChange,
   withLinkSettings,
 } from "../../links/app-settings.ts";
 import type { Platform } from "../../ports/apps.ts";
-import { withAdminStores } from "../admin-stores.ts";
+import { appMustExist, withAdminStores } from "../admin-stores.ts";
 
 export const createAppCommand = async (options: {
   appId: string;
@@ -152,8 +152,7 @@ const describeLinks = (links: ReturnType<typeof withLinkSettings>["links"]) =>
 export const configureAppCommand = async (options: ConfigureAppOptions) => {
   if (options.enable && options.disable) throw new Error("Give --enable or --disable, not both.");
   const app = await withAdminStores(options.dataDir, async (stores) => {
-    const found = await stores.apps.get(options.appId);
-    if (!found) throw new NotFoundError(`App ${options.appId} does not exist.`);
+    const found = await appMustExist(stores, options.appId);
     let updated = {
       ...found,
       enabled: options.disable ? false : options.enable ? true : found.enabled,

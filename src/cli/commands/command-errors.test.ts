@@ -1,4 +1,7 @@
-/** What the command line refuses or reports: days that are none, a service that does not answer. */
+/**
+ * What the command line refuses or reports: days that are none, a service that does not answer,
+ * an app that does not exist.
+ */
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -7,6 +10,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { unreachable } from "../unreachable.ts";
 import { exportCommand, parseSince } from "./export.ts";
+import { listKeysCommand } from "./keys.ts";
+import { postbackLogCommand } from "./partners.ts";
 import { rangeOf } from "./skadnetwork.ts";
 
 describe("the command line's days", () => {
@@ -67,6 +72,22 @@ describe("a service that does not answer", () => {
       }
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a command about an app that does not exist", () => {
+  it("says so, where a listing would have said there is nothing", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "unknown-app-"));
+    try {
+      await expect(listKeysCommand({ appId: "com.example.none", dataDir })).rejects.toThrow(
+        "App com.example.none does not exist.",
+      );
+      await expect(postbackLogCommand({ appId: "com.example.none", dataDir })).rejects.toThrow(
+        "App com.example.none does not exist.",
+      );
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -1,7 +1,7 @@
 import { issueKey } from "../../apps/registration.ts";
 import { NotFoundError } from "../../domain/errors.ts";
 import { KEY_KINDS, type KeyKind } from "../../domain/keys.ts";
-import { withAdminStores } from "../admin-stores.ts";
+import { appMustExist, withAdminStores } from "../admin-stores.ts";
 
 export const createKeyCommand = async (options: {
   appId: string;
@@ -10,9 +10,7 @@ export const createKeyCommand = async (options: {
   json?: boolean;
 }) => {
   const issued = await withAdminStores(options.dataDir, async (stores) => {
-    if (!(await stores.apps.get(options.appId))) {
-      throw new NotFoundError(`App ${options.appId} does not exist.`);
-    }
+    await appMustExist(stores, options.appId);
     return issueKey(options.appId, options.kind, stores.keys);
   });
   if (options.json) {
@@ -31,9 +29,10 @@ export const listKeysCommand = async (options: {
   dataDir: string;
   json?: boolean;
 }) => {
-  const keys = await withAdminStores(options.dataDir, (stores) =>
-    stores.keys.listByApp(options.appId),
-  );
+  const keys = await withAdminStores(options.dataDir, async (stores) => {
+    await appMustExist(stores, options.appId);
+    return stores.keys.listByApp(options.appId);
+  });
   // Hashes stay inside: a listing says which keys exist, never anything that checks one.
   const listed = keys
     .map(({ hash: _hash, ...key }) => key)

@@ -1,13 +1,6 @@
-/**
- * `attribution links create|list|update|disable|enable`: an app's links, made and managed from
- * the command line with the same rules as `POST /v1/links` and `PATCH /v1/links/{id}`. `list`
- * counts each link's clicks from the lake where the CLI can read it (the embedded service's
- * data folder).
- */
-import { NotFoundError } from "../../domain/errors.ts";
 import { createLinks, linkAnswer } from "../../links/links.ts";
 import type { Link } from "../../ports/links.ts";
-import { type AdminStores, withAdminStores } from "../admin-stores.ts";
+import { type AdminStores, appMustExist, withAdminStores } from "../admin-stores.ts";
 
 export interface CreateLinkOptions {
   appId: string;
@@ -58,10 +51,6 @@ const costText = (link: Link) =>
 
 const linksOf = (stores: AdminStores) =>
   createLinks({ links: stores.links(), apps: stores.apps, linkBaseUrl: stores.linkBaseUrl });
-
-const appMustExist = async (stores: AdminStores, appId: string) => {
-  if (!(await stores.apps.get(appId))) throw new NotFoundError(`App ${appId} does not exist.`);
-};
 
 export const createLinkCommand = async (options: CreateLinkOptions) => {
   const link = await withAdminStores(options.dataDir, async (stores) => {

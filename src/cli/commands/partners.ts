@@ -8,7 +8,7 @@
 import { lookup } from "node:dns/promises";
 import { readFile } from "node:fs/promises";
 import { createHttpSender } from "../../adapters/postback-sender/http-sender.ts";
-import { NotFoundError, ValidationError } from "../../domain/errors.ts";
+import { ValidationError } from "../../domain/errors.ts";
 import type { Os } from "../../domain/install-facts.ts";
 import { DELIVERY_LOG_DAYS, type SendTarget } from "../../ports/postbacks.ts";
 import { createPostbackConfigurations } from "../../postbacks/configurations.ts";
@@ -23,7 +23,7 @@ import {
   webhookAnswer,
 } from "../../postbacks/wire.ts";
 import { checked } from "../../validation/issues.ts";
-import { type AdminStores, withAdminStores } from "../admin-stores.ts";
+import { type AdminStores, appMustExist, withAdminStores } from "../admin-stores.ts";
 
 const resolveAll = (hostname: string) => lookup(hostname, { all: true });
 
@@ -37,12 +37,6 @@ const configurationsOf = (stores: AdminStores) => {
     allowLoopback: postbacks.allowLoopback,
     sender: createHttpSender({ allowLoopback: postbacks.allowLoopback }),
   });
-};
-
-const appMustExist = async (stores: AdminStores, appId: string) => {
-  const app = await stores.apps.get(appId);
-  if (!app) throw new NotFoundError(`App ${appId} does not exist.`);
-  return app;
 };
 
 const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
@@ -301,9 +295,10 @@ export const postbackLogCommand = async (options: {
   json?: boolean;
   dataDir: string;
 }) => {
-  const page = await withAdminStores(options.dataDir, (stores) =>
-    configurationsOf(stores).logPage(options.appId, { limit: options.limit ?? 50 }),
-  );
+  const page = await withAdminStores(options.dataDir, async (stores) => {
+    await appMustExist(stores, options.appId);
+    return configurationsOf(stores).logPage(options.appId, { limit: options.limit ?? 50 });
+  });
   const entries = page.entries.map(logEntryAnswer);
   if (options.json) {
     print(entries);

@@ -7,7 +7,7 @@ import { normalEmail } from "../../dashboard/sessions.ts";
 import { NotFoundError } from "../../domain/errors.ts";
 import { generatePassword } from "../../domain/passwords.ts";
 import { markAdminChange } from "../../embedded/admin-changes.ts";
-import { type AdminStores, withAdminStores } from "../admin-stores.ts";
+import { type AdminStores, appMustExist, withAdminStores } from "../admin-stores.ts";
 
 const accountDeps = (stores: AdminStores) => ({
   users: stores.users(),
@@ -23,9 +23,7 @@ export const addUserCommand = async (options: {
   dataDir: string;
 }) => {
   const { user, password } = await withAdminStores(options.dataDir, async (stores) => {
-    for (const appId of options.appIds ?? []) {
-      if (!(await stores.apps.get(appId))) throw new NotFoundError(`App ${appId} does not exist.`);
-    }
+    for (const appId of options.appIds ?? []) await appMustExist(stores, appId);
     return addUser(accountDeps(stores), options);
   });
   console.log(
@@ -87,9 +85,7 @@ export const grantUserCommand = async (options: {
   dataDir: string;
 }) => {
   await withAdminStores(options.dataDir, async (stores) => {
-    if (!(await stores.apps.get(options.appId))) {
-      throw new NotFoundError(`App ${options.appId} does not exist.`);
-    }
+    await appMustExist(stores, options.appId);
     await stores.users().grantApp(normalEmail(options.email), options.appId);
     if (!stores.target.startsWith("AWS")) await markAdminChange(options.dataDir);
   });
