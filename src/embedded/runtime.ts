@@ -61,7 +61,7 @@ import { WORKERS } from "../workers/workers.ts";
 import { adminRevision, markAdminChange } from "./admin-changes.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
 import { dashboardFiles } from "./dashboard.ts";
-import { dataPaths, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
+import { dataPaths, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
 import type { Authorizer } from "./gateway.ts";
 import { serveHeldStores } from "./held-stores.ts";
 import { type EmbeddedJobs, startEmbeddedJobs } from "./jobs.ts";
@@ -240,6 +240,14 @@ export const loadRates = async (imported: string) =>
 
 export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRuntime> => {
   const paths = dataPaths(config.dataDir);
+  // Each store locks its folder to one process: a second service would fail at the first lock
+  // with a message naming neither the folder nor the service that holds it.
+  const running = await readRuntimeInfo(config.dataDir);
+  if (running && running.pid !== process.pid) {
+    throw new Error(
+      `A service already runs on ${config.dataDir} (process ${running.pid}, ${running.url}): stop it first, or give this one another --data-dir.`,
+    );
+  }
   await mkdir(config.dataDir, { recursive: true });
   const dynamodb = await startLocalDynamoDb(paths.dynamodb, { thread: true });
   const stored = createDynamoStores(dynamodb.doc, LOCAL_TABLE_NAMES);

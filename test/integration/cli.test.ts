@@ -950,7 +950,7 @@ describe("the attribution command line", () => {
     }
   });
 
-  it("stops cleanly on Ctrl-C and keeps every app, key and event across a restart", async () => {
+  it("stops cleanly on Ctrl-C and keeps every app, key and event across a restart, and refuses a second service on the folder", async () => {
     const before = await exportAll("csv");
     expect(await stopService(service.child)).toBe(0);
     // With no service holding it, the CLI opens the data folder's delivery log itself.
@@ -966,5 +966,9 @@ describe("the attribution command line", () => {
     expect(apps.map((a: { appId: string }) => a.appId)).toContain("com.example.game");
     const after = await exportAll("csv");
     expect(after.count).toBe(before.count);
+    // A second service on the folder is refused, naming the one that holds it.
+    await expect(cli(dataDir, "start", "--port", "0", "--link-port", "0")).rejects.toThrow(
+      `A service already runs on ${dataDir} (process ${service.child.pid}`,
+    );
   });
 });
