@@ -306,6 +306,20 @@ describe("embedded gateway, clients that misbehave", () => {
       error: "Request Header Fields Too Large",
       detail: GATEWAY_ERRORS.headersTooLarge.detail,
     });
+    // On a kept-alive connection, after an answer: answered too, not cut.
+    const socket = connect(port, "127.0.0.1");
+    await once(socket, "connect");
+    let text = "";
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    const closed = once(socket, "close");
+    socket.write("GET /v1/echo HTTP/1.1\r\nhost: x\r\n\r\n");
+    await once(socket, "data");
+    socket.write(`GET /v1/echo HTTP/1.1\r\nhost: x\r\nx-big: ${"a".repeat(20_000)}\r\n\r\n`);
+    await closed;
+    expect(text).toMatch(/^HTTP\/1\.1 [^\r]*\r\n[\s\S]*HTTP\/1\.1 431 /);
+    expect(text).toContain(GATEWAY_ERRORS.headersTooLarge.detail);
   });
 
   it("answers a 500 in the API's error shape when a handler's header cannot be sent", async () => {

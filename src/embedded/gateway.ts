@@ -88,6 +88,11 @@ export interface GatewayOptions {
    * default the API's JSON 404.
    */
   readonly notFound?: (request: { method: string; path: string }) => HttpResponse | undefined;
+  /**
+   * The answer to what the listener refuses by itself before a route is known (a request it
+   * cannot parse, headers too large, a client too slow); by default the API's JSON error.
+   */
+  readonly clientErrorPage?: (error: { status: number; detail: string }) => HttpResponse;
   /** How long the listener waits on a client; LISTENER_TIMEOUTS by default. */
   readonly timeouts?: ListenerTimeouts;
 }
@@ -401,7 +406,9 @@ export const createGateway = (options: GatewayOptions): GatewayServer => {
   // without this Node drops the request it is carrying out, and the client, answered
   // nothing, sends it again.
   Object.assign(server, { httpAllowHalfOpen: true });
-  server.on("clientError", answerClientError);
+  server.on("clientError", (error: Error & { code?: string }, socket: Duplex) =>
+    answerClientError(error, socket, options.clientErrorPage),
+  );
   return Object.assign(server, {
     settled: async () => {
       while (pending.size > 0) await Promise.allSettled([...pending]);
@@ -411,11 +418,20 @@ export const createGateway = (options: GatewayOptions): GatewayServer => {
 
 /**
  * What Node answers by itself (a request it cannot parse, headers too large, a client too
- * slow), in the API's error shape rather than Node's empty bodies.
+ * slow), in the listener's own shape (the API's JSON error, the link host's page) rather than
+ * Node's empty bodies.
  */
-const answerClientError = (error: Error & { code?: string }, socket: Duplex) => {
-  // Nothing can be said on a socket already written to, or gone.
-  if (error.code === "ECONNRESET" || !socket.writable || (socket as Socket).bytesWritten > 0) {
+const answerClientError = (
+  error: Error & { code?: string },
+  socket: Duplex,
+  page?: GatewayOptions["clientErrorPage"],
+) => {
+  // Nothing can be said on a socket gone, or in the middle of an answer (Node's own rule: the
+  // response it is writing, if any). A kept-alive socket's earlier answers are done and say
+  // nothing against it.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })
+    ._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }
@@ -425,10 +441,17 @@ const answerClientError = (error: Error & { code?: string }, socket: Duplex) => 
       : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? GATEWAY_ERRORS.slow
         : GATEWAY_ERRORS.malformed;
-  const body = JSON.stringify({ error: statusName(known.status), detail: known.detail });
+  const answer = page?.(known) ?? {
+    statusCode: known.status,
+    headers: { "content-type": "application/json; charset=utf-8" },
+    body: JSON.stringify({ error: statusName(known.status), detail: known.detail }),
+  };
+  const body = typeof answer.body === "string" ? answer.body : "";
+  const headers = Object.entries(answer.headers ?? {})
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
   socket.end(
-    `HTTP/1.1 ${known.status} ${statusName(known.status)}\r\n` +
-      "content-type: application/json; charset=utf-8\r\n" +
+    `HTTP/1.1 ${known.status} ${statusName(known.status)}\r\n${headers}` +
       `content-length: ${Buffer.byteLength(body)}\r\n` +
       "connection: close\r\n\r\n" +
       body,

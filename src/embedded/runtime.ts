@@ -50,7 +50,7 @@ import type { AllAdapters, Runtime } from "../functions/adapters.ts";
 import { type HttpHandler, loadComposition } from "../functions/compositions.ts";
 import { type FxRates, loadEcbRates, SHIPPED_ECB_RATES } from "../fx/ecb-rates.ts";
 import { ratesFrom } from "../fx/reloading-rates.ts";
-import { linkNotFound } from "../http/handlers/link-host.ts";
+import { linkHostRefusal, linkNotFound } from "../http/handlers/link-host.ts";
 import { AUTHORIZER, LINK_HOST_ROUTES, ROUTES, type ServiceRoute } from "../http/routes.ts";
 import { jobOf } from "../jobs/jobs.ts";
 import { type LakeTableName, perLakeTableAsync } from "../lake/lake-tables.ts";
@@ -449,6 +449,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
         onRequest: revision.check,
         trustProxy: config.trustProxy,
         notFound: linkNotFound,
+        clientErrorPage: linkHostRefusal,
       },
     },
   ]);

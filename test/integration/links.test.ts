@@ -313,7 +313,7 @@ describe("links and the link host", () => {
     expect(await touchesOfLink(link.deeplink_id)).toHaveLength(1);
   });
 
-  it("answers unknown ids, other paths and hostile requests with a plain 404, never a 5xx", async () => {
+  it("answers unknown ids, other paths and hostile requests with a plain page, never a 5xx", async () => {
     const paths = [
       "/AAAAAAAAAAA",
       "/short",
@@ -342,6 +342,15 @@ describe("links and the link host", () => {
     expect(hostile.status).toBe(302);
     const post = await fetch(`${rt.linkUrl}/${link.deeplink_id}`, { method: "POST", body: "x" });
     expect(post.status).toBe(404);
+    // Headers over the listener's 16 KiB (a browser's cookies for the host): a page, not JSON.
+    const crowded = await fetch(`${rt.linkUrl}/${link.deeplink_id}`, {
+      redirect: "manual",
+      headers: { "user-agent": AGENTS.android, cookie: `c=${"a".repeat(20_000)}` },
+    });
+    expect(crowded.status).toBe(431);
+    expect(crowded.headers.get("content-type")).toContain("text/html");
+    expect(crowded.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(await crowded.text()).toContain("This link could not be opened");
   });
 
   it("serves the .well-known files built from the apps' settings", async () => {

@@ -1,7 +1,12 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
 import { linkHostsOf } from "../../links/app-settings.ts";
-import { PAGE_HEADERS, renderLandingPage, renderPreviewPage } from "../../links/landing-page.ts";
+import {
+  escapeHtml,
+  PAGE_HEADERS,
+  renderLandingPage,
+  renderPreviewPage,
+} from "../../links/landing-page.ts";
 import { appleAppSiteAssociation, assetLinks } from "../../links/well-known.ts";
 import { logger } from "../../logging/logger.ts";
 import type { App } from "../../ports/apps.ts";
@@ -35,6 +40,18 @@ export const linkNotFound = (): HttpResponse => ({
   body:
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link not found</title></head>' +
     "<body><h1>Link not found</h1><p>This link does not exist or has expired.</p></body></html>\n",
+});
+
+/**
+ * The page of what the link host's listener refuses before any link is read (headers too large
+ * for it, a request it cannot parse): a person who tapped reads a page, not the API's JSON.
+ */
+export const linkHostRefusal = (error: { status: number; detail: string }): HttpResponse => ({
+  statusCode: error.status,
+  headers: { ...PAGE_HEADERS, "cache-control": NO_STORE },
+  body:
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link could not be opened</title></head>' +
+    `<body><h1>This link could not be opened</h1><p>${escapeHtml(error.detail)}</p></body></html>\n`,
 });
 
 /** The apps a host serves: those that name it, else (the service's own host) those naming none. */
