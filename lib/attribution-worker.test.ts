@@ -1,5 +1,6 @@
 import { Match, type Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CLAIM_KEY_PREFIX } from "../src/adapters/dynamodb/table-definitions.ts";
 import { SWEEP_AGE_MS } from "../src/attribution/sweep.ts";
 import { ATTRIBUTION_WORKER } from "../src/workers/workers.ts";
 import type { ServiceStack } from "./service-stack.ts";
@@ -45,7 +46,7 @@ describe("attribution on AWS", () => {
     });
   });
 
-  it("lets the worker read what matching reads and write only the attribution, the lake and the outbox", () => {
+  it("lets the worker read what matching reads and write only the attribution, the lake, the outbox and its clicks' claims", () => {
     const worker = stack.workers.workers.get("attribute");
     if (!worker) throw new Error("no attribution worker");
     const grants = grantsOf(worker.function.role);
@@ -59,13 +60,25 @@ describe("attribution on AWS", () => {
     }
     expect(grants).toContain(`dynamodb:UpdateItem on ${arn(tables.table.attributions.tableArn)}`);
     const writes = grants.filter((grant) => /dynamodb:(Put|Update|Delete|BatchWrite)/.test(grant));
-    // A resolved install's sends are added to the outbox (a conditional put), never changed.
+    // A resolved install's sends are added to the outbox (a conditional put), never changed; the
+    // winning click is claimed for the install.
     expect(writes.sort()).toEqual(
       [
         `dynamodb:UpdateItem on ${arn(tables.table.attributions.tableArn)}`,
         `dynamodb:PutItem on ${arn(tables.table.outbox.tableArn)}`,
+        `dynamodb:PutItem on ${arn(tables.table.touches.tableArn)}`,
       ].sort(),
     );
+    // The claim's put reaches claims only, never a touch.
+    const claims = statementsOfRole(template, worker.function.role).filter(
+      (statement) =>
+        actionsOf(statement).includes("dynamodb:PutItem") &&
+        JSON.stringify(statement.Resource) === arn(tables.table.touches.tableArn),
+    );
+    expect(claims).toHaveLength(1);
+    expect(claims[0]?.Condition).toEqual({
+      "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${CLAIM_KEY_PREFIX}*`] },
+    });
     const sends = grants.filter((grant) => grant.startsWith("sqs:SendMessage"));
     expect(sends).toEqual([
       `sqs:SendMessage on ${arn(stack.workers.queueOf("postback").queueArn)}`,

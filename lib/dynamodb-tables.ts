@@ -18,6 +18,7 @@ import type { IRole } from "aws-cdk-lib/aws-iam";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Construct } from "constructs";
 import {
+  CLAIM_KEY_PREFIX,
   type IndexName,
   indexesOf,
   perTable,
@@ -80,20 +81,23 @@ export class ServiceTables extends Construct {
       readonly key: string;
       readonly actions: readonly string[];
       readonly resources: string[];
-      readonly tombstonesOnly: boolean;
+      readonly keysStartWith: string | undefined;
     }[] = [];
     for (const [id, word] of Object.entries(access) as [TableId, string][]) {
       const pieces: readonly Piece[] =
         (TABLE_GRANTS[id] as Record<string, readonly Piece[]>)[word] ?? [];
       for (const piece of pieces) {
         const key = piece.actions.join(",");
-        const tombstonesOnly = piece.tombstonesOnly === true;
-        const same = tombstonesOnly
-          ? undefined
-          : statements.find((s) => s.key === key && s.owner !== id && !s.tombstonesOnly);
+        const { keysStartWith } = piece;
+        const same =
+          keysStartWith === undefined
+            ? statements.find(
+                (s) => s.key === key && s.owner !== id && s.keysStartWith === undefined,
+              )
+            : undefined;
         const resources = piece.on(this);
         if (same) same.resources.push(...resources);
-        else statements.push({ owner: id, key, actions: piece.actions, resources, tombstonesOnly });
+        else statements.push({ owner: id, key, actions: piece.actions, resources, keysStartWith });
       }
     }
     for (const statement of statements) {
@@ -101,9 +105,14 @@ export class ServiceTables extends Construct {
         new PolicyStatement({
           actions: [...statement.actions],
           resources: statement.resources,
-          conditions: statement.tombstonesOnly
-            ? { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${TOMBSTONES_PREFIX}*`] } }
-            : undefined,
+          conditions:
+            statement.keysStartWith === undefined
+              ? undefined
+              : {
+                  "ForAllValues:StringLike": {
+                    "dynamodb:LeadingKeys": [`${statement.keysStartWith}*`],
+                  },
+                },
         }),
       );
     }
@@ -111,13 +120,14 @@ export class ServiceTables extends Construct {
 }
 
 /**
- * Some actions on some of the tables' ARNs; `tombstonesOnly` narrows it to the deletions
- * table's tombstones items (keyed `app#<app id>`), never a request.
+ * Some actions on some of the tables' ARNs; `keysStartWith` narrows it to the items whose key
+ * begins so: the deletions table's tombstones items (`app#<app id>`), never a request; the
+ * touches table's claims (`claim#…`), never a touch.
  */
 interface Piece {
   readonly actions: readonly string[];
   readonly on: (tables: ServiceTables) => string[];
-  readonly tombstonesOnly?: true;
+  readonly keysStartWith?: string;
 }
 
 const whole =
@@ -210,13 +220,13 @@ const TABLE_GRANTS: {
       {
         actions: ["dynamodb:UpdateItem", "dynamodb:GetItem"],
         on: whole("deletions"),
-        tombstonesOnly: true,
+        keysStartWith: TOMBSTONES_PREFIX,
       },
     ],
     status: [{ actions: ["dynamodb:GetItem"], on: whole("deletions") }],
     // The export: the app's tombstones on every page, its requests for each new snapshot.
     tombstones: [
-      { actions: ["dynamodb:GetItem"], on: whole("deletions"), tombstonesOnly: true },
+      { actions: ["dynamodb:GetItem"], on: whole("deletions"), keysStartWith: TOMBSTONES_PREFIX },
       { actions: QUERY, on: indexes("deletions", "byApp") },
     ],
     // The purge: open requests (the sparse `open` index), their status updated and a
@@ -270,10 +280,12 @@ const TABLE_GRANTS: {
         on: whole("touches"),
       },
     ],
-    // By click id, by advertising id and by IP.
+    // By click id, by advertising id and by IP; and the winning click's claim for its install
+    // (a conditional put of a claim's item, never of a touch).
     match: [
       { actions: ["dynamodb:GetItem"], on: whole("touches") },
       { actions: QUERY, on: indexes("touches", "byMaid", "byIp") },
+      { actions: ["dynamodb:PutItem"], on: whole("touches"), keysStartWith: CLAIM_KEY_PREFIX },
     ],
     // A postback's winning touch, by its click id.
     get: [{ actions: ["dynamodb:GetItem"], on: whole("touches") }],

@@ -1,14 +1,15 @@
 /**
- * Where the admin commands (apps, keys, links, users, partners, skadnetwork) act. On this machine: the embedded service's stores.
- * On AWS, after `cdk deploy`: the stack's tables and sealing key, named by the stack outputs
- * in ATTRIBUTION_AWS_APPS_TABLE, ATTRIBUTION_AWS_KEYS_TABLE and ATTRIBUTION_AWS_SEALING_KEY_ARN
- * (and, for links, ATTRIBUTION_AWS_LINKS_TABLE and ATTRIBUTION_AWS_LINK_HOST_URL; for their
- * click counts, ATTRIBUTION_AWS_ATHENA_WORKGROUP and ATTRIBUTION_AWS_GLUE_DATABASE; for the
- * dashboard's people, ATTRIBUTION_AWS_USERS_TABLE and ATTRIBUTION_AWS_USER_POOL_ID; for postbacks,
- * ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE and ATTRIBUTION_AWS_DELIVERY_LOG_TABLE; for Apple's postbacks,
- * ATTRIBUTION_AWS_APPLE_POSTBACKS_TABLE), reached with the caller's AWS credentials and region
- * (./aws-admin-stores.ts). Each target's clients are loaded only for it, and DuckDB only to
- * count clicks: a command loads what it uses.
+ * Where the admin commands (apps, keys, links, users, partners, skadnetwork) act. On this
+ * machine: the embedded service's stores. On AWS, after `cdk deploy`: the stack's tables and
+ * sealing key, named by the stack outputs in ATTRIBUTION_AWS_APPS_TABLE,
+ * ATTRIBUTION_AWS_KEYS_TABLE and ATTRIBUTION_AWS_SEALING_KEY_ARN (and, for links,
+ * ATTRIBUTION_AWS_LINKS_TABLE and ATTRIBUTION_AWS_LINK_HOST_URL; for their click counts,
+ * ATTRIBUTION_AWS_ATHENA_WORKGROUP and ATTRIBUTION_AWS_GLUE_DATABASE; for the dashboard's
+ * people, ATTRIBUTION_AWS_USERS_TABLE and ATTRIBUTION_AWS_USER_POOL_ID; for postbacks,
+ * ATTRIBUTION_AWS_POSTBACK_CONFIGS_TABLE and ATTRIBUTION_AWS_DELIVERY_LOG_TABLE; for Apple's
+ * postbacks, ATTRIBUTION_AWS_APPLE_POSTBACKS_TABLE), reached with the caller's AWS credentials
+ * and region (./aws-admin-stores.ts). Each target's clients are loaded only for it, and DuckDB
+ * only to count clicks: a command loads what it uses.
  */
 
 import { createPasswordCredentials } from "../adapters/dynamodb/password-credentials.ts";

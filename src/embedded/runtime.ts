@@ -238,12 +238,25 @@ export const openLake = async (config: EmbeddedConfig) => {
 export const loadRates = async (imported: string) =>
   existsSync(imported) ? loadEcbRates(imported) : loadEcbRates();
 
+/** Whether anything answers HTTP at the address, within two seconds. */
+const answers = async (url: string): Promise<boolean> => {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    await response.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRuntime> => {
   const paths = dataPaths(config.dataDir);
   // Each store locks its folder to one process: a second service would fail at the first lock
-  // with a message naming neither the folder nor the service that holds it.
+  // with a message naming neither the folder nor the service that holds it. A runtime file left
+  // by a service killed outright may name a process id the system has given to another
+  // program since: only a service that answers at its address holds the folder.
   const running = await readRuntimeInfo(config.dataDir);
-  if (running && running.pid !== process.pid) {
+  if (running && running.pid !== process.pid && (await answers(running.url))) {
     throw new Error(
       `A service already runs on ${config.dataDir} (process ${running.pid}, ${running.url}): stop it first, or give this one another --data-dir.`,
     );

@@ -42,8 +42,9 @@ export interface TableAccess {
   /** get: one link by id; manage: create, read, disable and list an app's links. */
   readonly links: "get" | "manage";
   /**
-   * record: put touches (and take back a failed request's); match: the matcher's lookups; get:
-   * one by click id (a postback's winning touch).
+   * record: put touches (and take back a failed request's); match: the matcher's lookups, and
+   * its claim of the winning click for the install; get: one by click id (a postback's winning
+   * touch).
    */
   readonly touches: "record" | "match" | "get";
   /**

@@ -81,6 +81,9 @@ export interface TouchStore extends AddressCrowds {
    * address. The claim names the install by a hash of its id and expires with the click.
    */
   claimClick(claim: ClickClaim): Promise<boolean>;
-  /** Deletes touches older than the cutoff (DynamoDB's TTL does it on AWS); how many. */
+  /**
+   * Deletes what expired before the cutoff (DynamoDB's TTL does it on AWS): touches, with the
+   * claims and sightings that expire with them; how many items.
+   */
   reap(cutoff: Date): Promise<number>;
 }

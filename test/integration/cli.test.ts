@@ -3,12 +3,13 @@
  * `demo` and `export` from other processes, then a restart that keeps apps, keys and events.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { readRuntimeInfo } from "../../src/embedded/data-dir.ts";
+import { readRuntimeInfo, writeRuntimeInfo } from "../../src/embedded/data-dir.ts";
 import {
   AAK_DEVELOPMENT,
   SKAN_4_COARSE,
@@ -950,13 +951,27 @@ describe("the attribution command line", () => {
     }
   });
 
-  it("stops cleanly on Ctrl-C and keeps every app, key and event across a restart, and refuses a second service on the folder", async () => {
+  it("stops cleanly on Ctrl-C and keeps every app, key and event across a restart (past a stale runtime file), and refuses a second service on the folder", async () => {
     const before = await exportAll("csv");
     expect(await stopService(service.child)).toBe(0);
     // With no service holding it, the CLI opens the data folder's delivery log itself.
     expect(await cli(dataDir, "partners", "log", "--app-id", "com.example.partners")).toMatch(
       /cli-net +install +try 1/,
     );
+    // A runtime file left by a service killed outright, naming a process id the system has
+    // since given to another program (this one) and an address where nothing answers: stale.
+    const freed = createServer();
+    await new Promise<void>((resolve) => freed.listen(0, "127.0.0.1", resolve));
+    const gone = `http://127.0.0.1:${(freed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => freed.close(resolve));
+    await writeRuntimeInfo(dataDir, {
+      pid: process.pid,
+      url: gone,
+      linkUrl: gone,
+      dynamodbEndpoint: gone,
+      heldStores: { url: gone, token: "stale" },
+      trustProxy: false,
+    });
     // As a deployment behind a proxy: the demo's devices each connect from their own address.
     service = await startService(dataDir, {
       ATTRIBUTION_TRUST_PROXY: "true",

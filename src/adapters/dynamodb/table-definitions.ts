@@ -204,6 +204,12 @@ export const TABLE_DEFINITIONS = {
  */
 export const TOMBSTONES_PREFIX = "app#";
 
+/**
+ * How the key of a click's claim in the touches table begins (`claim#<app>#<click id>`): never
+ * a click id, which has no `#`. The store keeps it; IAM grants name it.
+ */
+export const CLAIM_KEY_PREFIX = "claim#";
+
 export type TableId = keyof typeof TABLE_DEFINITIONS;
 export type TableNames = Record<TableId, string>;
 

@@ -37,7 +37,7 @@ import { conditionHolds } from "./conditional.ts";
 import { shards } from "./shards.ts";
 import { countInstallsAt, SIGHTING_KEY_PREFIX, sightingItem } from "./sightings.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";
-import { type IndexName, indexOf } from "./table-definitions.ts";
+import { CLAIM_KEY_PREFIX, type IndexName, indexOf } from "./table-definitions.ts";
 
 const text = z.string().nullable();
 
@@ -69,9 +69,6 @@ export const toTouch = (item: Record<string, unknown>): Touch => {
   const { maidKey: _m, ipKey: _i, touchKey: _t, expiresTtl: _e, ...touch } = item;
   return touchItem.parse(touch);
 };
-
-/** How every claim's key begins: never a click id, which has no `#`. */
-const CLAIM_KEY_PREFIX = "claim#";
 
 /** Whether a key names an item of another kind than a touch: a referrer's click id may. */
 const isTouchKey = (clickId: string) =>

@@ -13,7 +13,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import type { Touch } from "../../ports/touches.ts";
 import { SIGHTING_KEY_PREFIX } from "../dynamodb/sightings.ts";
-import { indexOf } from "../dynamodb/table-definitions.ts";
+import { CLAIM_KEY_PREFIX, indexOf } from "../dynamodb/table-definitions.ts";
 import { toTouch } from "../dynamodb/touches.ts";
 import type { LocalTouchStore } from "./touch-store.ts";
 
@@ -37,7 +37,9 @@ export const moveTouchesFromDynamoDb = async (
     const touches: Touch[] = [];
     const sightings: { address: string; sortKey: string }[] = [];
     for (const item of items) {
+      // Expired, or a claim of a click (none was ever written to this table): left behind.
       if (Number(item.expiresTtl) < nowSeconds) continue;
+      if (String(item.clickId).startsWith(CLAIM_KEY_PREFIX)) continue;
       if (String(item.clickId).startsWith(SIGHTING_KEY_PREFIX)) {
         const address = String(item[BY_IP.partitionKey]);
         sightings.push({

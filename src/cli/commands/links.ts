@@ -1,3 +1,9 @@
+/**
+ * `attribution links create|list|update|disable|enable`: an app's links, made and managed from
+ * the command line with the same rules as `POST /v1/links` and `PATCH /v1/links/{id}`. `list`
+ * counts each link's clicks from the lake where the CLI can read it (the embedded service's
+ * data folder).
+ */
 import { createLinks, linkAnswer } from "../../links/links.ts";
 import type { Link } from "../../ports/links.ts";
 import { type AdminStores, appMustExist, withAdminStores } from "../admin-stores.ts";
