@@ -129,7 +129,8 @@ const inWindow = (
 /**
  * Whether the service had the touch when the install's report came: a touch it received later
  * (a network's click reported after the install, whatever time the network gave it) is never
- * a match, so that a job run again later, or a backdated report, finds what the first would.
+ * a match, so that a backdated report cannot take the install, and a job run again later reads
+ * what the first could.
  */
 const knownAtReport = (touch: Pick<Touch, "receivedAt">, facts: InstallFacts) =>
   timeOf(touch.receivedAt) <= timeOf(facts.receivedAt);

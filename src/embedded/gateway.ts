@@ -447,11 +447,11 @@ const answerClientError = (
     body: JSON.stringify({ error: statusName(known.status), detail: known.detail }),
   };
   const body = typeof answer.body === "string" ? answer.body : "";
-  const headers = Object.entries(answer.headers ?? {})
+  const headers = Object.entries(answer.headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("");
   socket.end(
-    `HTTP/1.1 ${known.status} ${statusName(known.status)}\r\n${headers}` +
+    `HTTP/1.1 ${answer.statusCode} ${statusName(answer.statusCode)}\r\n${headers}` +
       `content-length: ${Buffer.byteLength(body)}\r\n` +
       "connection: close\r\n\r\n" +
       body,

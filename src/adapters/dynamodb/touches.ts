@@ -70,7 +70,10 @@ export const toTouch = (item: Record<string, unknown>): Touch => {
   return touchItem.parse(touch);
 };
 
-/** Whether a key names an item of another kind than a touch: a referrer's click id may. */
+/**
+ * Whether a key may name a touch: a referrer's click id is the phone's to say, and may name a
+ * sighting or a claim instead.
+ */
 const isTouchKey = (clickId: string) =>
   !clickId.startsWith(SIGHTING_KEY_PREFIX) && !clickId.startsWith(CLAIM_KEY_PREFIX);
 
