@@ -191,13 +191,18 @@ describe("attribution over HTTP", () => {
     });
   });
 
-  it("matches probabilistically a tap from the install's IP on the same kind of phone", async () => {
+  /** A Pixel's tap from the address on a new TikTok link, which names no campaign. */
+  const tapFrom = async (ip: string) => {
     const made = await rt.post("/v1/links", { media_source: "tiktok" }, keys.serverKey);
     const link = (await made.json()) as LinkAnswer;
     await fetch(`${rt.linkUrl}/${link.deeplink_id}`, {
       redirect: "manual",
-      headers: { "user-agent": PIXEL, "x-forwarded-for": "81.2.69.160" },
+      headers: { "user-agent": PIXEL, "x-forwarded-for": ip },
     });
+  };
+
+  it("matches probabilistically a tap from the install's IP on the same kind of phone", async () => {
+    await tapFrom("81.2.69.160");
     await install(androidInstall("geo-1"), { "x-forwarded-for": "81.2.69.160" });
     expect(await attributionOf("geo-1")).toMatchObject({
       service_match_status: "matched_no_params",
@@ -217,12 +222,7 @@ describe("attribution over HTTP", () => {
   });
 
   it("credits one tap to one install: a twin phone at the same address that installs too is organic", async () => {
-    const made = await rt.post("/v1/links", { media_source: "tiktok" }, keys.serverKey);
-    const link = (await made.json()) as LinkAnswer;
-    await fetch(`${rt.linkUrl}/${link.deeplink_id}`, {
-      redirect: "manual",
-      headers: { "user-agent": PIXEL, "x-forwarded-for": "81.2.69.161" },
-    });
+    await tapFrom("81.2.69.161");
     await install(androidInstall("twin-1"), { "x-forwarded-for": "81.2.69.161" });
     const first = await attributionOf("twin-1");
     expect(first).toMatchObject({ media_source: "tiktok", confidence_score: "medium" });
