@@ -152,6 +152,33 @@ describe("the embedded click log", () => {
     await log.close();
   });
 
+  it("lets clicks synced during a batch's write wait for their own delay, not a batch of their own", async () => {
+    const store = recorder();
+    let release: () => void = () => undefined;
+    store.holdUntil(new Promise<void>((resolve) => (release = resolve)));
+    const log = await createLocalClickLog({
+      dir,
+      apply: store.apply,
+      applyBatch: 3,
+      applyDelayMs: 60_000,
+    });
+    // A full batch is applied at once; a tap comes while it is written.
+    await Promise.all(["c1", "c2", "c3"].map((id) => log.append(click(id))));
+    await log.append(click("c4"));
+    release();
+    await vi.waitFor(() => expect(store.got.length).toBe(1));
+    // Were the log to apply whatever it holds after each batch, c4 would follow alone now.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(store.got).toHaveLength(1);
+    // A lookup does not wait for the delay.
+    await log.applied();
+    expect(store.got.map((batch) => batch.map((c) => c.clickId))).toEqual([
+      ["c1", "c2", "c3"],
+      ["c4"],
+    ]);
+    await log.close();
+  });
+
   it("tries a failed apply again until it succeeds, losing nothing", async () => {
     const store = recorder();
     store.failNext(2);

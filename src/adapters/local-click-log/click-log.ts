@@ -123,10 +123,19 @@ export const createLocalClickLog = async (
     }
   };
 
+  /**
+   * Clicks are applied once a batch is full, or when those synced up to this count are due
+   * (their delay is over, `applied()` asked, or the log closes); the rest wait for their own
+   * delay rather than follow each other in batches of the few that came during a write.
+   */
+  let applyUntil = 0;
+  /** The first clicks waiting, taken by the batch under way. */
+  let beingApplied = 0;
   const applyWaiting = drain(
-    () => waiting.length > 0,
+    () => waiting.length >= applyBatch || (waiting.length > 0 && appliedCount < applyUntil),
     async () => {
       const batch = waiting.slice(0, applyBatch);
+      beingApplied = batch.length;
       for (let retry = 0; ; retry++) {
         try {
           await apply(batch.map((entry) => entry.click));
@@ -137,6 +146,7 @@ export const createLocalClickLog = async (
         }
       }
       waiting.splice(0, batch.length);
+      beingApplied = 0;
       const files = new Set<string>();
       for (const { file } of batch) {
         unapplied.set(file, (unapplied.get(file) ?? 1) - 1);
@@ -161,12 +171,13 @@ export const createLocalClickLog = async (
   const startApplying = () => {
     clearTimeout(applyTimer);
     applyTimer = undefined;
+    applyUntil = syncedCount;
     // Failures are retried inside; nothing rejects but a bug, which is logged.
     applyWaiting().catch((error: unknown) => logger.error("click log stopped", { error }));
   };
   /** Applies a full batch at once, else the clicks waiting after `applyDelayMs`. */
   const applySoon = () => {
-    if (waiting.length >= applyBatch) startApplying();
+    if (waiting.length - beingApplied >= applyBatch) startApplying();
     else applyTimer ??= setTimeout(startApplying, applyDelayMs);
   };
 
@@ -295,6 +306,7 @@ export const createLocalClickLog = async (
     async close() {
       await commitNow();
       clearTimeout(applyTimer);
+      applyUntil = Number.POSITIVE_INFINITY;
       // A step applies one batch.
       while (waiting.length > 0) await applyWaiting();
       await closeFile();
