@@ -221,6 +221,65 @@ describe("the embedded click log", () => {
     expect(await logLines()).toEqual([]);
   });
 
+  it("applies on open the files a stop left in the order they were made", async () => {
+    const line = (id: string) => `${JSON.stringify(click(id))}\n`;
+    // Process 10 made its file after process 9's, and file 10 after file 9 of one millisecond.
+    await writeFile(join(dir, "10-100-0.ndjson"), line("c3"));
+    await writeFile(join(dir, "9-20-0.ndjson"), line("c1"));
+    await writeFile(join(dir, "10-100-10.ndjson"), line("c5"));
+    await writeFile(join(dir, "10-100-9.ndjson"), line("c4"));
+    await writeFile(join(dir, "9-21-0.ndjson"), line("c2"));
+    const store = recorder();
+    const log = await createLocalClickLog({ dir, apply: store.apply });
+    await log.applied();
+    expect(store.ids()).toEqual(["c1", "c2", "c3", "c4", "c5"]);
+    await log.close();
+  });
+
+  it("counts a line that does not parse among the applied, so that a restart applies nothing twice", async () => {
+    const line = (id: string) => `${JSON.stringify(click(id))}\n`;
+    const file = join(dir, "1-1-0.ndjson");
+    await writeFile(
+      file,
+      `${line("c1")}{"clickId":"torn in a power cut\n${line("c2")}${line("c3")}`,
+    );
+    const first: string[] = [];
+    await createLocalClickLog({
+      dir,
+      applyBatch: 2,
+      apply: async (clicks) => {
+        // The first batch is applied; the process stops during the second.
+        if (first.length > 0) await new Promise<void>(() => undefined);
+        first.push(...clicks.map((c) => c.clickId));
+      },
+    });
+    await vi.waitFor(async () => expect(await readFile(`${file}.applied`, "utf8")).toBe("3"));
+    expect(first).toEqual(["c1", "c2"]);
+
+    const store = recorder();
+    const second = await createLocalClickLog({ dir, apply: store.apply });
+    await second.applied();
+    expect(store.ids()).toEqual(["c3"]);
+    await second.close();
+  });
+
+  it("closes while the stores are down, leaving their clicks to the next start, and takes no tap after", async () => {
+    const down = recorder();
+    down.failNext(Number.POSITIVE_INFINITY);
+    const log = await createLocalClickLog({ dir, apply: down.apply, retryDelayMs: 1 });
+    await log.append(click("c1"));
+    const closed = log.close();
+    await expect(log.append(click("c2"))).rejects.toThrow("closed");
+    await closed;
+    expect(await logLines()).toEqual(["c1"]);
+
+    const store = recorder();
+    const next = await createLocalClickLog({ dir, apply: store.apply });
+    await next.applied();
+    expect(store.ids()).toEqual(["c1"]);
+    await next.close();
+  });
+
   it("skips on open the clicks a stopped process had applied", async () => {
     const first = recorder();
     const log = await createLocalClickLog({ dir, apply: first.apply });

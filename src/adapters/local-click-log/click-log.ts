@@ -14,8 +14,8 @@
  * writes over and the lake's readers count once (by click id). A line torn by a crash was never
  * acknowledged, and is cut.
  *
- *     <dir>/<pid>-<start ms>-<n>.ndjson           one click a line, as `Touch` JSON
- *     <dir>/<pid>-<start ms>-<n>.ndjson.applied   how many of its lines are applied
+ *     <dir>/<pid>-<ms>-<n>.ndjson           one click a line, as `Touch` JSON (made at <ms>)
+ *     <dir>/<pid>-<ms>-<n>.ndjson.applied   how many of its lines are applied
  */
 import { writeSync } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -69,13 +69,21 @@ interface PendingAppend {
   readonly reject: (error: unknown) => void;
 }
 
-/** Clicks synced and not applied yet, and the file each came from. */
+/** Clicks synced and not applied yet, the file each came from, and its line there (from 1). */
 interface Synced {
   readonly click: Touch;
   readonly file: string;
+  readonly line: number;
 }
 
 const MAX_RETRY_MS = 30_000;
+
+/** Log files in the order they were made: by the time in their names, then their sequence. */
+const byMaking = (a: string, b: string) => {
+  const [, aMs = 0, aN = 0] = a.split(/[-.]/).map(Number);
+  const [, bMs = 0, bN = 0] = b.split(/[-.]/).map(Number);
+  return aMs - bMs || aN - bN || a.localeCompare(b);
+};
 
 /** Where a log file's count of applied clicks is kept. */
 const countPath = (file: string) => `${file}.applied`;
@@ -104,8 +112,15 @@ export const createLocalClickLog = async (
   const waiting: Synced[] = [];
   /** Clicks not yet applied, per file: a file whose count is 0 and is closed can go. */
   const unapplied = new Map<string, number>();
-  /** Clicks applied, per file: written beside it, so that a restart skips them. */
+  /**
+   * Lines applied, per file (a line that did not parse counts with the click after it): written
+   * beside it, so that a restart skips them.
+   */
   const appliedLines = new Map<string, number>();
+  /** Lines written so far to the file being appended to. */
+  let linesWritten = 0;
+  /** Set by `close()`: appends are refused, and a failed apply is left for the next start. */
+  let closing = false;
   const closedFiles = new Set<string>();
   /** Appended (synced) and applied so far: `applied()` waits for the one to reach the other. */
   let syncedCount = 0;
@@ -118,8 +133,10 @@ export const createLocalClickLog = async (
       closedFiles.delete(file);
       unapplied.delete(file);
       appliedLines.delete(file);
-      await rm(file, { force: true });
-      await rm(countPath(file), { force: true });
+      // A file that cannot go now is applied again, in vain, by the next start.
+      await rm(file, { force: true })
+        .then(() => rm(countPath(file), { force: true }))
+        .catch((error: unknown) => logger.warn("applied click log not removed", { file, error }));
     }
   };
 
@@ -141,6 +158,8 @@ export const createLocalClickLog = async (
           await apply(batch.map((entry) => entry.click));
           break;
         } catch (error) {
+          // On a stop, what is left stays in the log for the next start.
+          if (closing) throw error;
           logger.error("clicks not applied yet; trying again", { clicks: batch.length, error });
           await sleep(Math.min(MAX_RETRY_MS, retryDelayMs * 2 ** retry));
         }
@@ -148,9 +167,9 @@ export const createLocalClickLog = async (
       waiting.splice(0, batch.length);
       beingApplied = 0;
       const files = new Set<string>();
-      for (const { file } of batch) {
+      for (const { file, line } of batch) {
         unapplied.set(file, (unapplied.get(file) ?? 1) - 1);
-        appliedLines.set(file, (appliedLines.get(file) ?? 0) + 1);
+        appliedLines.set(file, Math.max(appliedLines.get(file) ?? 0, line));
         files.add(file);
       }
       // Not synced: a count lost to a crash only has clicks applied again.
@@ -171,7 +190,7 @@ export const createLocalClickLog = async (
   const startApplying = () => {
     clearTimeout(applyTimer);
     applyTimer = undefined;
-    applyUntil = syncedCount;
+    applyUntil = Math.max(applyUntil, syncedCount);
     // Failures are retried inside; nothing rejects but a bug, which is logged.
     applyWaiting().catch((error: unknown) => logger.error("click log stopped", { error }));
   };
@@ -184,23 +203,24 @@ export const createLocalClickLog = async (
   // What a stopped process left: every whole line was acknowledged, but for one that does not
   // parse, which only a power cut during a group's write (never answered) leaves.
   const names = await readdir(dir);
-  for (const name of names.filter((n) => n.endsWith(".ndjson")).sort()) {
+  for (const name of names.filter((n) => n.endsWith(".ndjson")).sort(byMaking)) {
     const file = join(dir, name);
     await trimTornTail(file);
     const done = Number(await readFile(countPath(file), "utf8").catch(() => "0")) || 0;
     const clicks = (await readFile(file, "utf8"))
       .split("\n")
       .filter((line) => line !== "")
-      .slice(done)
-      .flatMap((line, index) => {
+      .flatMap((text, index): Synced[] => {
+        const line = index + 1;
+        if (line <= done) return [];
         try {
-          return [JSON.parse(line) as Touch];
+          return [{ click: JSON.parse(text) as Touch, file, line }];
         } catch {
-          logger.warn("click log line skipped: not JSON", { file, line: done + index + 1 });
+          logger.warn("click log line skipped: not JSON", { file, line });
           return [];
         }
       });
-    for (const click of clicks) waiting.push({ click, file });
+    for (const synced of clicks) waiting.push(synced);
     unapplied.set(file, clicks.length);
     appliedLines.set(file, done);
     closedFiles.add(file);
@@ -227,6 +247,7 @@ export const createLocalClickLog = async (
     closedFiles.add(path);
     path = newPath();
     written = 0;
+    linesWritten = 0;
   };
 
   const commit = drain(
@@ -253,14 +274,19 @@ export const createLocalClickLog = async (
         closedFiles.add(path);
         path = newPath();
         written = 0;
+        linesWritten = 0;
         return;
       }
       unapplied.set(path, (unapplied.get(path) ?? 0) + batch.length);
-      for (const append of batch) waiting.push({ click: append.click, file: path });
+      for (const append of batch) {
+        linesWritten += 1;
+        waiting.push({ click: append.click, file: path, line: linesWritten });
+      }
       syncedCount += batch.length;
       for (const append of batch) append.resolve();
-      if (written >= fileBytes) await closeFile();
+      // Before the file is closed, which may fail: these clicks are answered, and due.
       applySoon();
+      if (written >= fileBytes) await closeFile();
     },
   );
   /** A group's write after `groupMs`, or after this turn of the event loop. */
@@ -283,6 +309,7 @@ export const createLocalClickLog = async (
 
   return {
     append(click) {
+      if (closing) return Promise.reject(new Error("The click log is closed."));
       return new Promise<void>((resolve, reject) => {
         queue.push({ line: `${JSON.stringify(click)}\n`, click, resolve, reject });
         // Each append's promise settles with its group's write; a failure of the commit
@@ -304,11 +331,21 @@ export const createLocalClickLog = async (
       });
     },
     async close() {
+      closing = true;
       await commitNow();
       clearTimeout(applyTimer);
+      applyTimer = undefined;
       applyUntil = Number.POSITIVE_INFINITY;
-      // A step applies one batch.
-      while (waiting.length > 0) await applyWaiting();
+      try {
+        // A call made during a step waits for the run to end; a step applies one batch.
+        do await applyWaiting();
+        while (waiting.length > 0);
+      } catch (error) {
+        logger.error("clicks left in the log for the next start", {
+          clicks: waiting.length,
+          error,
+        });
+      }
       await closeFile();
       await forgetFinished();
     },
