@@ -131,6 +131,44 @@ describe("the device's offset from the referrer's tap", () => {
     );
     expect(clock.firstOpen).toBe(OPEN + 2 * SECOND);
   });
+
+  it("never reads the install's begin after its first open, so a click after the begin stays late", () => {
+    // Play's click time a day early, the begin a minute before the first open by the phone's
+    // clock: the begin would read a day late, and let any click before then through.
+    const tapped = OPEN - 3 * MINUTE;
+    const clock = installClock(
+      facts({
+        deviceReferrerClickAt: iso(tapped - 24 * 60 * MINUTE),
+        deviceInstallBeganAt: iso(OPEN - MINUTE),
+      }),
+      tap(tapped),
+    );
+    expect(clock.offset?.from).toBe("referrer_click");
+    expect(clock.installBegan).toBe(clock.firstOpen);
+    expect(clock.latestTouch).toBeLessThanOrEqual(OPEN + 2 * SECOND);
+  });
+
+  it("takes no offset from a click time the phone's clock puts after its first open", () => {
+    const tapped = OPEN - 3 * MINUTE;
+    for (const clickAt of [
+      // Filled in later by whatever relayed the install.
+      iso(OPEN + 2 * 60 * MINUTE),
+      // Nothing a phone wrote at the click.
+      "2100-01-01T00:00:00.000Z",
+      // Past the first open's second.
+      iso(OPEN + 2 * SECOND),
+    ]) {
+      const clock = installClock(facts({ deviceReferrerClickAt: clickAt }), tap(tapped));
+      expect(clock.offset, clickAt).toBeNull();
+      expect(clock.firstOpen).toBe(OPEN);
+    }
+    // Within the first open's second, a rounding: the offset stands.
+    const rounded = installClock(
+      facts({ deviceReferrerClickAt: iso(OPEN + SECOND) }),
+      tap(OPEN - 2 * SECOND),
+    );
+    expect(rounded.offset?.from).toBe("referrer_click");
+  });
 });
 
 describe("the latest touch", () => {

@@ -38,10 +38,20 @@ const timeOf = (iso: string) => Date.parse(iso);
 const isOwnTap = (touch: Touch, facts: InstallFacts) =>
   touch.appId === facts.appId && touch.source === "link" && touch.touchType === "click";
 
-/** The device's offset: its `sent_at`'s, else the referrer's tap's, else none. */
+/**
+ * The device's offset: its `sent_at`'s, else the referrer's tap's, else none. Play's click time
+ * counts only where the phone's own clock puts it before the first open (to the second): one
+ * after it was not written by that phone's clock at that click (a client that filled it in
+ * later, a value from elsewhere), and would move every time the phone gave.
+ */
 const offsetOf = (facts: InstallFacts, referrerTap: Touch | undefined): InstallClock["offset"] => {
   if (facts.clockOffsetMs !== null) return { ms: facts.clockOffsetMs, from: "sent_at" };
-  if (referrerTap && facts.deviceReferrerClickAt && isOwnTap(referrerTap, facts)) {
+  if (
+    referrerTap &&
+    facts.deviceReferrerClickAt &&
+    isOwnTap(referrerTap, facts) &&
+    timeOf(facts.deviceReferrerClickAt) <= timeOf(facts.firstOpenTime) + DEVICE_CLOCK_ROUNDING_MS
+  ) {
     const ms = referrerClickOffsetMs(
       timeOf(referrerTap.touchTime),
       timeOf(facts.deviceReferrerClickAt) / 1000,
@@ -65,10 +75,11 @@ export const installClock = (facts: InstallFacts, referrerTap?: Touch): InstallC
   const offset = offsetOf(facts, referrerTap);
   const received = timeOf(facts.receivedAt);
   const firstOpen = Math.min(timeOf(facts.firstOpenTime) + (offset?.ms ?? 0), received);
+  // The device's begin is no later than its first open, whatever its offset makes of it.
   const installBegan = facts.installBeganAt
     ? timeOf(facts.installBeganAt)
     : offset && facts.deviceInstallBeganAt
-      ? timeOf(facts.deviceInstallBeganAt) + offset.ms
+      ? Math.min(timeOf(facts.deviceInstallBeganAt) + offset.ms, firstOpen)
       : null;
   return {
     offset,
