@@ -27,6 +27,7 @@ import {
 } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import type { Table } from "aws-cdk-lib/aws-dynamodb";
+import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { CfnDeliveryStream } from "aws-cdk-lib/aws-kinesisfirehose";
 import { Key } from "aws-cdk-lib/aws-kms";
@@ -56,6 +57,11 @@ export const THRESHOLDS = {
   tableThrottles: 1,
   /** The age of a worker queue's oldest message. */
   oldestMessage: Duration.minutes(15),
+  /**
+   * The age of the oldest record a table-stream worker read (its iterator age): a batch that
+   * keeps failing, or a throttled function, well before its records are given up at 20 hours.
+   */
+  streamWorkerLag: Duration.hours(1),
   /** The age of the oldest record a stream has not delivered (three of its buffer intervals). */
   undeliveredRecords: Duration.minutes(15),
 } as const;
@@ -71,6 +77,8 @@ export interface OperationsProps {
   readonly tables: readonly Table[];
   /** The worker queues (their dead-letter queues have their own alarms). */
   readonly queues: readonly Queue[];
+  /** The functions a table's stream feeds (their failure queues have their own alarms). */
+  readonly streamWorkers: readonly { readonly id: string; readonly function: IFunction }[];
   readonly streams: readonly CfnDeliveryStream[];
 }
 
@@ -164,6 +172,13 @@ export class Operations extends Construct {
         `${queue.node.scope?.node.id ?? queue.node.id} oldest message`,
         queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: "Maximum" }),
         THRESHOLDS.oldestMessage.toSeconds(),
+      );
+    }
+    for (const worker of props.streamWorkers) {
+      alarm(
+        `${worker.id} worker behind its stream`,
+        worker.function.metric("IteratorAge", { period: FIVE_MINUTES, statistic: "Maximum" }),
+        THRESHOLDS.streamWorkerLag.toMilliseconds(),
       );
     }
     for (const stream of props.streams) {

@@ -298,6 +298,10 @@ export class ServiceStack extends Stack {
       }),
       tables: TABLE_IDS.map((id) => tables.table[id]),
       queues: [...this.workers.workers.values()].map((worker) => worker.queue),
+      streamWorkers: [...this.tableStreamWorkers.workers.entries()].map(([id, worker]) => ({
+        id,
+        function: worker.function.function,
+      })),
       streams: LAKE_TABLES.map((table) => ingest.streams[table.name]),
     });
 

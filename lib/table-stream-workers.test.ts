@@ -1,9 +1,10 @@
-import { Match, type Template } from "aws-cdk-lib/assertions";
+import { Match, Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TABLE_STREAM_WORKERS } from "../src/workers/table-stream-workers.ts";
 import type { ServiceStack } from "./service-stack.ts";
 import { sharedServiceStack, statementsOfRole } from "./stack.test-support.ts";
-import { TABLE_STREAM_RETRIES } from "./table-stream-workers.ts";
+import { THRESHOLDS } from "./operations.ts";
+import { TABLE_STREAM_MAX_RECORD_AGE } from "./table-stream-workers.ts";
 
 let template: Template;
 let stack: ServiceStack;
@@ -29,7 +30,7 @@ describe("table-stream workers", () => {
     });
   });
 
-  it("feed the tap-lake function only the taps newly stored, in batches, failures named in a queue with an alarm", () => {
+  it("feed the tap-lake function only the taps newly stored, in batches, a failing batch tried until its records are 20 hours old, then named in a queue with an alarm", () => {
     const worker = stack.tableStreamWorkers.workers.get("tap-lake");
     expect(worker).toBeDefined();
     template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
@@ -39,7 +40,9 @@ describe("table-stream workers", () => {
       BatchSize: tapLake.batchSize,
       MaximumBatchingWindowInSeconds: tapLake.batchWindowSeconds,
       BisectBatchOnFunctionError: true,
-      MaximumRetryAttempts: TABLE_STREAM_RETRIES,
+      MaximumRecordAgeInSeconds: TABLE_STREAM_MAX_RECORD_AGE.toSeconds(),
+      // Lambda's default, as many attempts as the age allows: a count would give up sooner.
+      MaximumRetryAttempts: Match.absent(),
       DestinationConfig: {
         OnFailure: { Destination: resolve(worker?.failures.queueArn) },
       },
@@ -61,6 +64,24 @@ describe("table-stream workers", () => {
       Dimensions: [{ Name: "QueueName", Value: resolve(worker?.failures.queueName) }],
       AlarmActions: Match.anyValue(),
     });
+    expect(TABLE_STREAM_MAX_RECORD_AGE.toHours()).toBe(20);
+  });
+
+  it("say when the tap-lake function falls an hour behind its stream", () => {
+    const worker = stack.tableStreamWorkers.workers.get("tap-lake");
+    const alarms = Template.fromStack(stack.operations.alarms);
+    alarms.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      AlarmDescription: "tap-lake worker behind its stream",
+      MetricName: "IteratorAge",
+      Namespace: "AWS/Lambda",
+      Statistic: "Maximum",
+      Threshold: THRESHOLDS.streamWorkerLag.toMilliseconds(),
+      ComparisonOperator: "GreaterThanOrEqualToThreshold",
+      Dimensions: [{ Name: "FunctionName", Value: Match.anyValue() }],
+      AlarmActions: Match.anyValue(),
+    });
+    expect(THRESHOLDS.streamWorkerLag.toHours()).toBe(1);
+    expect(worker).toBeDefined();
   });
 
   it("let the tap-lake function put to the touches stream and read the table's stream, and the tap no longer put to the lake", () => {
@@ -73,6 +94,10 @@ describe("table-stream workers", () => {
     const tapActions = statementsOfRole(template, tap.role).flatMap((s) => [s.Action].flat());
     expect(tapActions).not.toContain("firehose:PutRecordBatch");
     expect(tapActions).not.toContain("firehose:PutRecord");
+    // Its one write, and no other: no delete, no batch (whose requests may be deletes).
+    expect(tapActions).toContain("dynamodb:PutItem");
+    expect(tapActions).not.toContain("dynamodb:BatchWriteItem");
+    expect(tapActions).not.toContain("dynamodb:DeleteItem");
   });
 });
 

@@ -2,8 +2,9 @@
  * The table-stream workers, one set of resources per row of src/workers/table-stream-workers.ts:
  * the function, fed by its table's stream of new items through an event source that lets only
  * the row's items through (so an expiry, an update or another kind of item invokes nothing),
- * and the queue where a batch that failed every attempt is named, with an alarm on any message
- * in it. The tables a row names are made with a stream of new images (lib/dynamodb-tables.ts).
+ * and the queue where a batch that failed until its records were too old is named, with an
+ * alarm on any message in it (lib/operations.ts watches the worker falling behind its stream).
+ * The tables a row names are made with a stream of new images (lib/dynamodb-tables.ts).
  */
 import { Duration } from "aws-cdk-lib";
 import type { Alarm } from "aws-cdk-lib/aws-cloudwatch";
@@ -20,8 +21,12 @@ import { failureQueue } from "./failure-queue.ts";
 import { pascal } from "./naming.ts";
 import type { EntryResolver, ServiceFunction } from "./service-function.ts";
 
-/** Attempts of a batch before it goes to the failure queue (each failure halves it). */
-export const TABLE_STREAM_RETRIES = 10;
+/**
+ * How long a failing batch is tried again (halved at each failure) before it is named in the
+ * failure queue: a stream keeps its records 24 hours, and an outage of the worker's destination
+ * (a Firehose quota, a throttled account) up to this long loses nothing.
+ */
+export const TABLE_STREAM_MAX_RECORD_AGE = Duration.hours(20);
 
 export interface TableStreamWorker {
   readonly function: ServiceFunction;
@@ -74,7 +79,7 @@ export class TableStreamWorkers<W extends TableStreamWorkerDefinition> extends C
       queueId: "Failures",
       alarmId: "FailuresAlarm",
       is: "the worker's failure destination",
-      alarmDescription: `A batch of the ${worker.id} worker failed ${TABLE_STREAM_RETRIES + 1} times: its records are named in the failure queue`,
+      alarmDescription: `A batch of the ${worker.id} worker failed until its records were ${TABLE_STREAM_MAX_RECORD_AGE.toHumanString()} old: their place in the stream is named in the failure queue`,
     });
     const fn = rowFunction(scope, "Worker", worker, binding, props);
     fn.function.addEventSource(
@@ -85,7 +90,9 @@ export class TableStreamWorkers<W extends TableStreamWorkerDefinition> extends C
         batchSize: worker.batchSize,
         maxBatchingWindow: Duration.seconds(worker.batchWindowSeconds),
         bisectBatchOnError: true,
-        retryAttempts: TABLE_STREAM_RETRIES,
+        // No count of attempts (Lambda's default: until the records are too old), so that the
+        // age alone says when a batch is given up.
+        maxRecordAge: TABLE_STREAM_MAX_RECORD_AGE,
         onFailure: new SqsDlq(failures),
         filters: [newItemsFilter(worker)],
       }),
