@@ -280,6 +280,9 @@ const TABLE_GRANTS: {
         on: whole("touches"),
       },
     ],
+    // The link host's click: one PutItem, no delete and no batch (whose requests may delete),
+    // for a function anyone on the internet calls.
+    tap: [{ actions: ["dynamodb:PutItem"], on: whole("touches") }],
     // By click id, by advertising id and by IP; and the winning click's claim for its install
     // (a conditional put of a claim's item, never of a touch).
     match: [

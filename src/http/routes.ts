@@ -202,7 +202,8 @@ export const ROUTES = [
     memoryMb: 256,
     timeoutSeconds: 10,
     uses: {
-      tables: { apps: "get", installs: "get", deletions: "lookup" },
+      // The touches table keeps which installs send from each address (src/ingest/sightings.ts).
+      tables: { apps: "get", installs: "get", deletions: "lookup", touches: "record" },
       countries: "read",
       streams: { sessions: "put" },
       settings: ["trustViewerCountry"],
@@ -712,7 +713,7 @@ export const LINK_HOST_ROUTES = [
     // (src/touches/tap-lake.ts). On AWS the tapper's address comes from the link host's
     // CloudFront distribution.
     uses: {
-      tables: TOUCH_RECORDING_USES.tables,
+      tables: { ...TOUCH_RECORDING_USES.tables, touches: "tap" },
       countries: "read",
       settings: ["trustViewerAddress"],
     },

@@ -105,8 +105,8 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
       let pending: WriteRequests | undefined = requests.slice(start, start + BATCH);
       // Unprocessed items (throttling) are sent again until none is left.
       for (let attempt = 0; pending && pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
         if (attempt > 8) throw new Error("The touch store kept refusing writes");
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
         const answer: BatchWriteCommandOutput = await doc.send(
           new BatchWriteCommand({ RequestItems: { [table]: pending } }),
         );
@@ -143,8 +143,15 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
   };
 
   return {
-    put: (touches) =>
-      writeBatches(touches.map((touch) => ({ PutRequest: { Item: itemOf(touch) } }))),
+    // One touch (the link host's tap) is one PutItem, the only write its function may make.
+    put: async (touches) => {
+      const [only] = touches;
+      if (touches.length === 1 && only) {
+        await doc.send(new PutCommand({ TableName: table, Item: itemOf(only) }));
+        return;
+      }
+      await writeBatches(touches.map((touch) => ({ PutRequest: { Item: itemOf(touch) } })));
+    },
     async putIfAbsent(touch) {
       const created = await conditionHolds(() =>
         doc.send(
