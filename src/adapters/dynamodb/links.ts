@@ -53,8 +53,12 @@ const CURSOR = pageCursor(
 );
 
 export const createLinkStore = (doc: DynamoDBDocumentClient, table: string): LinkStore => {
+  // Strongly consistent: a link changed or disabled is seen by the next read, so the link host's
+  // cache is the only delay (README.md), at the cost of its misses' reads.
   const get = async (deeplinkId: string) => {
-    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { deeplinkId } }));
+    const { Item } = await doc.send(
+      new GetCommand({ TableName: table, Key: { deeplinkId }, ConsistentRead: true }),
+    );
     return Item ? toLink(Item) : undefined;
   };
   return {

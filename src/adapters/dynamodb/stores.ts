@@ -116,7 +116,10 @@ export const createAppStore = (doc: DynamoDBDocumentClient, table: string): AppS
     if (!created) throw new ConflictError(`App ${app.appId} already exists.`);
   },
   async get(appId) {
-    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { appId } }));
+    // Strongly consistent, as links are (./links.ts): the caches in front are the only delay.
+    const { Item } = await doc.send(
+      new GetCommand({ TableName: table, Key: { appId }, ConsistentRead: true }),
+    );
     return Item ? appItem.parse(Item) : undefined;
   },
   async list() {
