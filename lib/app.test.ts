@@ -323,8 +323,12 @@ describe("cdk synth", () => {
         !("FX_RATES_FILE" in b.environment),
     );
     // The link host's tap route: its taps' cost is converted off its path, by the tap-lake
-    // worker.
-    expect(recording).toHaveLength(1);
+    // worker. And the sessions route, which records the installs sending from each address
+    // in the touches table (src/ingest/sightings.ts).
+    expect(recording.map((b) => b.id.replace(/[0-9A-F]{8}$/, "")).sort()).toEqual([
+      "ApiAppSessionsRouteFunction",
+      "LinkHostClickRouteFunction",
+    ]);
     for (const { id, dir, environment } of recording) {
       expect(environment.GEOIP_DB_FILE, id).toBe(`/var/task/${basename(INGEST_DATA.geoip)}`);
       expect(readdirSync(dir).sort(), id).toEqual([basename(INGEST_DATA.geoip), "index.mjs"]);

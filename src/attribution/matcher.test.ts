@@ -664,6 +664,10 @@ describe("probabilistic matching", () => {
       // Another address's installs are its own crowd.
       const elsewhere = seen(6).map((s) => ({ ...s, ip: "81.2.69.143" }));
       expect(await geo([tap], [itself, ...elsewhere])).toMatchObject({ confidence: "medium" });
+      // Seen that morning, past the taps' window but within the day: they count.
+      expect(await geo([tap], [itself, ...seen(5, 10 * HOUR)])).toMatchObject({
+        confidence: "low",
+      });
     });
   });
 

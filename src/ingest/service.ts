@@ -10,7 +10,6 @@ import { isSealed, openSealed } from "../crypto/envelope.ts";
 import { UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
-import { logger } from "../logging/logger.ts";
 import type { AddressCrowds } from "../ports/address-crowds.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { AttributionStore } from "../ports/attributions.ts";
@@ -28,7 +27,7 @@ import { type IgnoredReason, ignoredAs } from "./ignored.ts";
 import { parseInstallRequest, toInstall } from "./install.ts";
 import { echoedEventId, judgeEvents, type ValidEvent } from "./judge.ts";
 import { toLakeEvent } from "./lake-event.ts";
-import { createSightingRecorder } from "./sightings.ts";
+import { createSightingHints } from "./sightings.ts";
 
 export interface IngestionDeps {
   readonly apps: AppStore;
@@ -95,20 +94,13 @@ const oncePerKey = <T>(load: (key: string) => Promise<T>) => {
 
 export const createIngestion = (deps: IngestionDeps) => {
   const now = deps.now ?? (() => new Date());
-  const recordSighting = createSightingRecorder(deps.sightings);
-  /**
-   * A sighting is a hint to matching's confidence: one lost to a failed write costs a count
-   * at most, never the request, which the SDK would send again whole.
-   */
+  const recordSighting = createSightingHints(deps.sightings);
   const sighted = (
     caller: Caller,
     appId: string,
     serviceIds: Iterable<string>,
     at: Date,
-  ): Promise<void> =>
-    recordSighting(appId, caller.sourceIp, serviceIds, at).catch((error: unknown) => {
-      logger.warn("address sighting not recorded", { appId, error });
-    });
+  ): Promise<void> => recordSighting(appId, caller.sourceIp, serviceIds, at);
 
   const isDeleted = async (appId: string, serviceId: string): Promise<boolean> =>
     (await deps.deletions.listByInstall(appId, serviceId)).length > 0;

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { storedInstall } from "../../test/support/installs.ts";
 import { UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
+import type { AddressSighting } from "../ports/address-crowds.ts";
 import type { App } from "../ports/apps.ts";
 import { createSessionIngestion, judgeSessions, type SessionIngestionDeps } from "./sessions.ts";
 
@@ -17,6 +18,7 @@ const CALLER = { appId: APP.appId, sourceIp: "203.0.113.7", headers: {} };
 
 const ingestion = (overrides: Partial<SessionIngestionDeps> & { app?: App } = {}) => {
   const stored: LakeRecord[][] = [];
+  const sighted: AddressSighting[] = [];
   const deps: SessionIngestionDeps = {
     apps: { get: async (appId) => (appId === APP.appId ? (overrides.app ?? APP) : undefined) },
     installs: {
@@ -40,10 +42,11 @@ const ingestion = (overrides: Partial<SessionIngestionDeps> & { app?: App } = {}
     },
     sessions: { put: async (records) => void stored.push([...records]) },
     countries: { countryOf: () => "DE" },
+    sightings: { recordSightings: async (sightings) => void sighted.push(...sightings) },
     now: () => NOW,
     ...overrides,
   };
-  return { sessions: createSessionIngestion(deps), stored };
+  return { sessions: createSessionIngestion(deps), stored, sighted };
 };
 
 const session = (serviceId: string, startedAt = "2026-09-17T11:00:00.000Z", id = "s-1") => ({
@@ -125,6 +128,33 @@ describe("recordSessions", () => {
       sessions.recordSessions({ ...CALLER, appId: "com.gone" }, { sessions: [session("known-1")] }),
     ).rejects.toThrow(UnauthorizedError);
     expect(stored).toEqual([]);
+  });
+
+  it("counts each stored session's install among those sending from the caller's address", async () => {
+    const { sessions, sighted } = ingestion();
+    const phone = { ...CALLER, sourceIp: "81.2.69.160" };
+    await sessions.recordSessions(phone, {
+      sessions: [session("known-1"), session("unknown-1", undefined, "s-2")],
+    });
+    expect(sighted).toEqual([
+      { appId: "com.a", serviceId: "known-1", ip: "81.2.69.160", at: NOW.toISOString() },
+    ]);
+  });
+
+  it("stores the sessions when the address's sighting is not written: it is a hint, not the request", async () => {
+    const { sessions, stored } = ingestion({
+      sightings: {
+        recordSightings: async () => {
+          throw new Error("table down");
+        },
+      },
+    });
+    const answer = await sessions.recordSessions(
+      { ...CALLER, sourceIp: "81.2.69.160" },
+      { sessions: [session("known-1")] },
+    );
+    expect(answer.accepted).toBe(1);
+    expect(stored).toHaveLength(1);
   });
 
   it("fails the request when the put fails, so the SDK sends it again whole", async () => {

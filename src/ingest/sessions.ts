@@ -15,6 +15,7 @@ import { deviceClockOffsetMs, keptDeviceTime } from "../domain/device-clock.ts";
 import { UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import { DAY_MS, HOUR_MS } from "../domain/time.ts";
 import type { LakeRecord } from "../lake/lake-tables.ts";
+import type { AddressCrowds } from "../ports/address-crowds.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
 import type { CountryResolver } from "../ports/geo.ts";
@@ -26,6 +27,7 @@ import { dateTime, identifier, isIdentifier, serviceIdField } from "./fields.ts"
 import { type IgnoredReason, ignoredAs } from "./ignored.ts";
 import { INGEST_LIMITS } from "./limits.ts";
 import type { Caller } from "./service.ts";
+import { createSightingHints } from "./sightings.ts";
 
 const NOT_AN_OBJECT = { error: "must be a JSON object" };
 
@@ -165,11 +167,14 @@ export interface SessionIngestionDeps {
   readonly deletions: Pick<DeletionStore, "listByInstall">;
   readonly sessions: RecordStream;
   readonly countries: CountryResolver;
+  /** Where the installs that send from each address are kept (./sightings.ts). */
+  readonly sightings: Pick<AddressCrowds, "recordSightings">;
   readonly now?: () => Date;
 }
 
 export const createSessionIngestion = (deps: SessionIngestionDeps) => {
   const now = deps.now ?? (() => new Date());
+  const sighted = createSightingHints(deps.sightings);
   const appOf = async (caller: Caller): Promise<App> => {
     const app = await deps.apps.get(caller.appId);
     if (!app) throw new UnauthorizedError();
@@ -236,7 +241,17 @@ export const createSessionIngestion = (deps: SessionIngestionDeps) => {
         }
       }
       // One put: every accepted session is stored, or the request fails and is sent again whole.
-      if (records.length > 0) await deps.sessions.put(records);
+      if (records.length > 0) {
+        await Promise.all([
+          deps.sessions.put(records),
+          sighted(
+            app.appId,
+            caller.sourceIp,
+            records.map((record) => String(record.service_id)),
+            receivedAt,
+          ),
+        ]);
+      }
       answer.accepted = records.length;
       answer.ignored.sort((a, b) => a.index - b.index);
       answer.rejected.sort((a, b) => a.index - b.index);

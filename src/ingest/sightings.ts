@@ -1,6 +1,7 @@
 /**
  * Which installs send from which address (src/ports/address-crowds.ts): ingestion records the
- * address of each install report and each SDK event request with the installs it names, so
+ * address of each install report and each SDK event or session request with the installs it
+ * names (a phone that only opens its app is a phone at the address too), so
  * that matching sees the crowd behind an address that few of whom tapped an ad. A
  * server-to-server request comes from the app's servers, not a phone, and is not a sighting.
  *
@@ -9,6 +10,7 @@
  * new to it, so a session's requests cost one write, not one each.
  */
 import { HOUR_MS } from "../domain/time.ts";
+import { logger } from "../logging/logger.ts";
 import type { AddressCrowds, AddressSighting } from "../ports/address-crowds.ts";
 import { ipMatchKey, isPublicIp } from "../touches/ip.ts";
 
@@ -55,4 +57,19 @@ export const createSightingRecorder = (
       }
     }
   };
+};
+
+/**
+ * The recorder as requests use it: a sighting is a hint to matching's confidence, and one lost
+ * to a failed write costs a count at most, never the request, which the SDK would send again
+ * whole. Never rejects.
+ */
+export const createSightingHints = (
+  store: Pick<AddressCrowds, "recordSightings">,
+): SightingRecorder => {
+  const record = createSightingRecorder(store);
+  return (appId, ip, serviceIds, at) =>
+    record(appId, ip, serviceIds, at).catch((error: unknown) => {
+      logger.warn("address sighting not recorded", { appId, error });
+    });
 };

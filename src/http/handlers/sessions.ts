@@ -33,5 +33,6 @@ export const sessionsFunction = /* @__PURE__ */ composition(
       deletions: adapters.tables.deletions,
       sessions: adapters.streams.sessions,
       countries: adapters.countries,
+      sightings: adapters.tables.touches,
     }),
 );
