@@ -280,6 +280,25 @@ describe("the embedded click log", () => {
     await next.close();
   });
 
+  it("closes without waiting out a failed apply's pause", async () => {
+    let tries = 0;
+    const log = await createLocalClickLog({
+      dir,
+      retryDelayMs: 10 * 60_000,
+      apply: async () => {
+        tries += 1;
+        throw new Error("store down");
+      },
+    });
+    await log.append(click("c1"));
+    void log.applied();
+    await vi.waitFor(() => expect(tries).toBe(1));
+    // Ten minutes' pause under way: the stop wakes it, tries again, and leaves c1.
+    await log.close();
+    expect(tries).toBeGreaterThan(1);
+    expect(await logLines()).toEqual(["c1"]);
+  });
+
   it("skips on open the clicks a stopped process had applied", async () => {
     const first = recorder();
     const log = await createLocalClickLog({ dir, apply: first.apply });

@@ -121,6 +121,8 @@ export const createLocalClickLog = async (
   let linesWritten = 0;
   /** Set by `close()`: appends are refused, and a failed apply is left for the next start. */
   let closing = false;
+  /** Wakes a failed apply's pause when the log closes. */
+  const closed = new AbortController();
   const closedFiles = new Set<string>();
   /** Appended (synced) and applied so far: `applied()` waits for the one to reach the other. */
   let syncedCount = 0;
@@ -161,7 +163,9 @@ export const createLocalClickLog = async (
           // On a stop, what is left stays in the log for the next start.
           if (closing) throw error;
           logger.error("clicks not applied yet; trying again", { clicks: batch.length, error });
-          await sleep(Math.min(MAX_RETRY_MS, retryDelayMs * 2 ** retry));
+          await sleep(Math.min(MAX_RETRY_MS, retryDelayMs * 2 ** retry), undefined, {
+            signal: closed.signal,
+          }).catch(() => undefined);
         }
       }
       waiting.splice(0, batch.length);
@@ -187,17 +191,24 @@ export const createLocalClickLog = async (
     },
   );
   let applyTimer: NodeJS.Timeout | undefined;
+  const runApplying = () => {
+    // Failures are retried inside; nothing rejects but a bug, which is logged, or a failure
+    // once the log closes, which `close()` reports.
+    applyWaiting().catch((error: unknown) => {
+      if (!closing) logger.error("click log stopped", { error });
+    });
+  };
+  /** Makes every click synced so far due, and applies them. */
   const startApplying = () => {
     clearTimeout(applyTimer);
     applyTimer = undefined;
     applyUntil = Math.max(applyUntil, syncedCount);
-    // Failures are retried inside; nothing rejects but a bug, which is logged.
-    applyWaiting().catch((error: unknown) => logger.error("click log stopped", { error }));
+    runApplying();
   };
-  /** Applies a full batch at once, else the clicks waiting after `applyDelayMs`. */
+  /** Applies a full batch at once (the rest keep their delay), else after `applyDelayMs`. */
   const applySoon = () => {
-    if (waiting.length - beingApplied >= applyBatch) startApplying();
-    else applyTimer ??= setTimeout(startApplying, applyDelayMs);
+    if (waiting.length - beingApplied >= applyBatch) runApplying();
+    applyTimer ??= setTimeout(startApplying, applyDelayMs);
   };
 
   // What a stopped process left: every whole line was acknowledged, but for one that does not
@@ -332,6 +343,7 @@ export const createLocalClickLog = async (
     },
     async close() {
       closing = true;
+      closed.abort();
       await commitNow();
       clearTimeout(applyTimer);
       applyTimer = undefined;
