@@ -27,10 +27,10 @@ import {
 } from "aws-cdk-lib/aws-cloudwatch";
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import type { Table } from "aws-cdk-lib/aws-dynamodb";
-import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { CfnDeliveryStream } from "aws-cdk-lib/aws-kinesisfirehose";
 import { Key } from "aws-cdk-lib/aws-kms";
+import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { FilterPattern, type ILogGroup, MetricFilter } from "aws-cdk-lib/aws-logs";
 import { type ITopic, Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";

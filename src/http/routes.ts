@@ -75,7 +75,10 @@ const INGEST_USES = {
   settings: ["trustViewerCountry"],
 } as const satisfies Uses;
 
-/** What records touches: the link host's tap route and `POST /v1/touches`. */
+/**
+ * What records touches: `POST /v1/touches`; the link host's tap route takes its tables, with the
+ * touches' narrower "tap".
+ */
 const TOUCH_RECORDING_USES = {
   tables: { apps: "get", links: "get", touches: "record" },
   streams: { touches: "put" },

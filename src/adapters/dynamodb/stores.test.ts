@@ -568,3 +568,61 @@ describe("DynamoDB stores", () => {
     expect(listed.find((stored) => stored.country === null)).toEqual(final);
   });
 });
+
+describe("DynamoDB stores' requests", () => {
+  /** A client that records what it is sent and answers as for a missing item. */
+  const recording = () => {
+    const sent: unknown[] = [];
+    const doc = {
+      send: async (command: unknown) => {
+        sent.push(command);
+        return {};
+      },
+    } as unknown as Parameters<typeof createTouchStore>[0];
+    return { sent, doc };
+  };
+
+  it("puts the link host's one touch with PutItem, the only write its function may make", async () => {
+    const { sent, doc } = recording();
+    const tap = (clickId: string): Touch => ({
+      clickId,
+      appId: "com.a",
+      touchType: "click",
+      source: "link",
+      touchTime: "2026-11-24T12:00:00.000Z",
+      receivedAt: "2026-11-24T12:00:00.000Z",
+      deeplinkId: null,
+      mediaSource: "network_a",
+      ...NO_CAMPAIGN,
+      networkClickId: null,
+      ip: "81.2.69.142",
+      userAgent: null,
+      platform: "android",
+      osVersion: null,
+      deviceModel: null,
+      language: null,
+      country: null,
+      maid: null,
+      params: {},
+      urlParams: {},
+    });
+    const touches = createTouchStore(doc, "touches");
+    await touches.put([tap("c1")]);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toBeInstanceOf(PutCommand);
+    await touches.put([tap("c2"), tap("c3")]);
+    expect(sent[1]).toBeInstanceOf(BatchWriteCommand);
+  });
+
+  it("reads links and apps with strong consistency: a change is seen by the next read", async () => {
+    const { sent, doc } = recording();
+    const stores = createDynamoStores(doc, LOCAL_TABLE_NAMES);
+    await stores.links.get("Kx3v9QpZ2aQ");
+    await stores.apps.get("com.a");
+    expect(sent).toHaveLength(2);
+    for (const command of sent) {
+      expect(command).toBeInstanceOf(GetCommand);
+      expect((command as GetCommand).input.ConsistentRead).toBe(true);
+    }
+  });
+});
