@@ -21,6 +21,7 @@ import type { CostRow } from "../../ports/costs.ts";
 import type { DeletionRequest } from "../../ports/deletions.ts";
 import type { Touch } from "../../ports/touches.ts";
 import { NO_CAMPAIGN } from "../../touches/touch.ts";
+import { contractTouch } from "../contracts/touch-store.test-support.ts";
 import { createAttributionStore } from "./attributions.ts";
 import { createCostStore } from "./costs.ts";
 import { createDeletionStore } from "./deletions.ts";
@@ -584,28 +585,7 @@ describe("DynamoDB stores' requests", () => {
 
   it("puts the link host's one touch with PutItem, the only write its function may make", async () => {
     const { sent, doc } = recording();
-    const tap = (clickId: string): Touch => ({
-      clickId,
-      appId: "com.a",
-      touchType: "click",
-      source: "link",
-      touchTime: "2026-11-24T12:00:00.000Z",
-      receivedAt: "2026-11-24T12:00:00.000Z",
-      deeplinkId: null,
-      mediaSource: "network_a",
-      ...NO_CAMPAIGN,
-      networkClickId: null,
-      ip: "81.2.69.142",
-      userAgent: null,
-      platform: "android",
-      osVersion: null,
-      deviceModel: null,
-      language: null,
-      country: null,
-      maid: null,
-      params: {},
-      urlParams: {},
-    });
+    const tap = (clickId: string) => contractTouch("com.a", Date.now(), { clickId });
     const touches = createTouchStore(doc, "touches");
     await touches.put([tap("c1")]);
     expect(sent).toHaveLength(1);
