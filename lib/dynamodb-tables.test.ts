@@ -2,7 +2,10 @@ import type { Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { beforeAll, describe, expect, it } from "vitest";
-import { TABLE_DEFINITIONS } from "../src/adapters/dynamodb/table-definitions.ts";
+import {
+  SIGHTING_KEY_PREFIX,
+  TABLE_DEFINITIONS,
+} from "../src/adapters/dynamodb/table-definitions.ts";
 import { ServiceTables } from "./dynamodb-tables.ts";
 import { statementsOfRole, testStack } from "./stack.test-support.ts";
 
@@ -14,6 +17,7 @@ let ingester: Role;
 let tombstoneReader: Role;
 let deletionLookup: Role;
 let deletionRequester: Role;
+let sighter: Role;
 let template: Template;
 
 beforeAll(() => {
@@ -26,12 +30,14 @@ beforeAll(() => {
   tombstoneReader = new Role(stack, "TombstoneReader", { assumedBy: lambda });
   deletionLookup = new Role(stack, "DeletionLookup", { assumedBy: lambda });
   deletionRequester = new Role(stack, "DeletionRequester", { assumedBy: lambda });
+  sighter = new Role(stack, "Sighter", { assumedBy: lambda });
   tables.grant(authorizer, { apps: "lookup", keys: "lookup" });
   tables.grant(exporter, { snapshots: "readWrite" });
   tables.grant(ingester, { apps: "get", installs: "create", customerUsers: "create" });
   tables.grant(tombstoneReader, { deletions: "tombstones" });
   tables.grant(deletionLookup, { deletions: "lookup" });
   tables.grant(deletionRequester, { deletions: "request" });
+  tables.grant(sighter, { touches: "sight" });
   template = Template.fromStack(stack);
 });
 
@@ -172,6 +178,19 @@ describe("grants", () => {
         Effect: "Allow",
         Action: "dynamodb:Query",
         Resource: stack.resolve(`${tables.table.deletions.tableArn}/index/byApp`),
+      },
+    ]);
+  });
+
+  it("lets an SDK's requests write sightings' items of the touches table, never a touch or a claim", () => {
+    expect(statementsOfRole(template, sighter)).toEqual([
+      {
+        Effect: "Allow",
+        Action: "dynamodb:BatchWriteItem",
+        Resource: stack.resolve(tables.table.touches.tableArn),
+        Condition: {
+          "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${SIGHTING_KEY_PREFIX}*`] },
+        },
       },
     ]);
   });

@@ -22,6 +22,7 @@ import {
   type IndexName,
   indexesOf,
   perTable,
+  SIGHTING_KEY_PREFIX,
   type TableDefinition,
   type TableId,
   TOMBSTONES_PREFIX,
@@ -283,6 +284,15 @@ const TABLE_GRANTS: {
     // The link host's click: one PutItem, no delete and no batch (whose requests may delete),
     // for a function anyone on the internet calls.
     tap: [{ actions: ["dynamodb:PutItem"], on: whole("touches") }],
+    // The installs an SDK's requests name, at their address (src/ingest/sightings.ts): batches
+    // of sightings' items, never a touch or a claim.
+    sight: [
+      {
+        actions: ["dynamodb:BatchWriteItem"],
+        on: whole("touches"),
+        keysStartWith: SIGHTING_KEY_PREFIX,
+      },
+    ],
     // By click id, by advertising id and by IP; and the winning click's claim for its install
     // (a conditional put of a claim's item, never of a touch).
     match: [

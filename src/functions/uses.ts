@@ -43,10 +43,11 @@ export interface TableAccess {
   readonly links: "get" | "manage";
   /**
    * record: put touches (and take back a failed request's); tap: put one touch, nothing else
-   * (the link host's click); match: the matcher's lookups, and its claim of the winning click
-   * for the install; get: one by click id (a postback's winning touch).
+   * (the link host's click); sight: record the installs sending from an address (sightings'
+   * items only); match: the matcher's lookups, and its claim of the winning click for the
+   * install; get: one by click id (a postback's winning touch).
    */
-  readonly touches: "record" | "tap" | "match" | "get";
+  readonly touches: "record" | "tap" | "sight" | "match" | "get";
   /**
    * request: a new install's pending record, and one read (whether an event's install is
    * attributed yet, for its postbacks); work: read and resolve one (the worker); get: read one

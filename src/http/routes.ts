@@ -62,7 +62,7 @@ const INGEST_USES = {
     customerUsers: "create",
     deletions: "lookup",
     attributions: "request",
-    touches: "record",
+    touches: "sight",
     // Each accepted event's postbacks and webhooks (src/postbacks/triggers.ts).
     postbackConfigs: "read",
     outbox: "enqueue",
@@ -206,7 +206,7 @@ export const ROUTES = [
     timeoutSeconds: 10,
     uses: {
       // The touches table keeps which installs send from each address (src/ingest/sightings.ts).
-      tables: { apps: "get", installs: "get", deletions: "lookup", touches: "record" },
+      tables: { apps: "get", installs: "get", deletions: "lookup", touches: "sight" },
       countries: "read",
       streams: { sessions: "put" },
       settings: ["trustViewerCountry"],

@@ -26,10 +26,7 @@ import {
   sightingHour,
   windowEndKey,
 } from "../../touches/lookup-keys.ts";
-import { indexOf } from "./table-definitions.ts";
-
-/** How every sighting's key begins: never a click id, which has no `#`. */
-export const SIGHTING_KEY_PREFIX = "seen#";
+import { indexOf, SIGHTING_KEY_PREFIX } from "./table-definitions.ts";
 
 /** Items read a page of the index at a time. */
 const PAGE = 100;

@@ -210,6 +210,12 @@ export const TOMBSTONES_PREFIX = "app#";
  */
 export const CLAIM_KEY_PREFIX = "claim#";
 
+/**
+ * How the key of an address's sighting in the touches table begins (./sightings.ts): never a
+ * click id either. The store keeps it; IAM grants name it.
+ */
+export const SIGHTING_KEY_PREFIX = "seen#";
+
 export type TableId = keyof typeof TABLE_DEFINITIONS;
 export type TableNames = Record<TableId, string>;
 

@@ -35,9 +35,14 @@ import {
 import { adFieldsItem, touchCostItem } from "./ad-fields.ts";
 import { conditionHolds } from "./conditional.ts";
 import { shards } from "./shards.ts";
-import { countInstallsAt, SIGHTING_KEY_PREFIX, sightingItem } from "./sightings.ts";
+import { countInstallsAt, sightingItem } from "./sightings.ts";
 import { stringMapItem, stringMapText } from "./string-map.ts";
-import { CLAIM_KEY_PREFIX, type IndexName, indexOf } from "./table-definitions.ts";
+import {
+  CLAIM_KEY_PREFIX,
+  type IndexName,
+  indexOf,
+  SIGHTING_KEY_PREFIX,
+} from "./table-definitions.ts";
 
 const text = z.string().nullable();
 

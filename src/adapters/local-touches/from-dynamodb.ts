@@ -12,8 +12,7 @@ import {
   paginateScan,
 } from "@aws-sdk/lib-dynamodb";
 import type { Touch } from "../../ports/touches.ts";
-import { SIGHTING_KEY_PREFIX } from "../dynamodb/sightings.ts";
-import { CLAIM_KEY_PREFIX, indexOf } from "../dynamodb/table-definitions.ts";
+import { CLAIM_KEY_PREFIX, indexOf, SIGHTING_KEY_PREFIX } from "../dynamodb/table-definitions.ts";
 import { toTouch } from "../dynamodb/touches.ts";
 import type { LocalTouchStore } from "./touch-store.ts";
 
