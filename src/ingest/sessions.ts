@@ -216,6 +216,8 @@ export const createSessionIngestion = (deps: SessionIngestionDeps) => {
       );
       const country = deps.countries.countryOf(caller);
       const records: LakeRecord[] = [];
+      /** The installs of the sessions stored, which send from the caller's address. */
+      const sent: string[] = [];
       const receivedAtIso = receivedAt.toISOString();
       for (const session of valid) {
         const target = targets.get(session.serviceId);
@@ -229,6 +231,7 @@ export const createSessionIngestion = (deps: SessionIngestionDeps) => {
         } else if ("detail" in target) {
           answer.rejected.push({ index: session.index, session_id: session.sessionId, ...target });
         } else {
+          sent.push(session.serviceId);
           records.push({
             app_id: app.appId,
             service_id: session.serviceId,
@@ -244,12 +247,7 @@ export const createSessionIngestion = (deps: SessionIngestionDeps) => {
       if (records.length > 0) {
         await Promise.all([
           deps.sessions.put(records),
-          sighted(
-            app.appId,
-            caller.sourceIp,
-            records.map((record) => String(record.service_id)),
-            receivedAt,
-          ),
+          sighted(app.appId, caller.sourceIp, sent, receivedAt),
         ]);
       }
       answer.accepted = records.length;

@@ -295,7 +295,8 @@ export const createLocalClickLog = async (
       }
       syncedCount += batch.length;
       for (const append of batch) append.resolve();
-      // Before the file is closed, which may fail: these clicks are answered, and due.
+      // Before the file is closed, which may fail: these clicks are answered, so their apply is
+      // scheduled first.
       applySoon();
       if (written >= fileBytes) await closeFile();
     },
