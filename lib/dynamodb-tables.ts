@@ -123,7 +123,7 @@ export class ServiceTables extends Construct {
 /**
  * Some actions on some of the tables' ARNs; `keysStartWith` narrows it to the items whose key
  * begins so: the deletions table's tombstones items (`app#<app id>`), never a request; the
- * touches table's claims (`claim#…`), never a touch.
+ * touches table's claims (`claim#…`) or address sightings (`seen#…`), never a touch.
  */
 interface Piece {
   readonly actions: readonly string[];
