@@ -204,12 +204,16 @@ const hintsWanted = (tap: Tap, traits: DeviceTraits): boolean =>
   !sentDeviceHints(tap.headers) &&
   tap.query[HINTS_ASKED_PARAM] === undefined;
 
-/** The tapped link again, marked as asked: a path on the link host itself. */
+/**
+ * The tapped link again, marked as asked: a reference of its query alone, which keeps the path
+ * the browser tapped, whatever a proxy in front of the link host took off it (a base URL's
+ * `/go/` prefix, a trailing slash).
+ */
 const askedAgain = (tap: Tap): string => {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(tap.query)) {
     if (value !== undefined) query.set(key, value);
   }
   query.set(HINTS_ASKED_PARAM, "1");
-  return `/${tap.deeplinkId}?${query.toString()}`;
+  return `?${query.toString()}`;
 };

@@ -105,8 +105,11 @@ describe("Chrome's client hints on the link host", () => {
     // Asked, not made critical: Chrome would restart the whole redirect chain for it.
     expect(asked.headers.get("critical-ch")).toBeNull();
     expect(asked.headers.get("cache-control")).toBe("no-store");
-    // Back to the same link, marked as asked: Chrome follows it with the hints.
-    const again = new URL(asked.headers.get("location") ?? "", rt.linkUrl);
+    // Back to the same link, marked as asked: Chrome follows it with the hints. A reference of
+    // a query alone keeps the path the tap came by, prefix and all, behind a proxy.
+    const location = asked.headers.get("location") ?? "";
+    expect(location.startsWith("?")).toBe(true);
+    const again = new URL(location, new URL(`/${link.deeplink_id}?sub1=abc`, rt.linkUrl));
     expect(again.pathname).toBe(`/${link.deeplink_id}`);
     expect(again.searchParams.get("sub1")).toBe("abc");
     expect(again.searchParams.get(HINTS_ASKED_PARAM)).toBe("1");
