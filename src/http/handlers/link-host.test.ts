@@ -59,6 +59,21 @@ describe("the tap route", () => {
     expect(response.headers["x-content-type-options"]).toBe("nosniff");
   });
 
+  it("takes a link pasted with a final slash that only the catch-all route took (on AWS)", async () => {
+    const response = await handler()(
+      apiEvent({ path: `/${link.deeplinkId}/`, headers: android, sourceIp: "81.2.69.143" }),
+      CONTEXT,
+    );
+    expect(response.statusCode).toBe(302);
+    expect(new URL(response.headers.location ?? "").origin).toBe("https://play.google.com");
+    expect(stored.at(-1)).toMatchObject({ ip: "81.2.69.143", deeplinkId: link.deeplinkId });
+    // Two slashes, or a segment after the link, name no link.
+    for (const path of [`/${link.deeplinkId}//`, `/${link.deeplinkId}/x`, "//"]) {
+      const other = await handler()(apiEvent({ path, headers: android }), CONTEXT);
+      expect(other.statusCode).toBe(404);
+    }
+  });
+
   it("still redirects a tap whose click could not be stored, without a click id, and says so in the log", async () => {
     const response = await handler(true)(
       apiEvent({
@@ -135,7 +150,8 @@ describe("the tap route", () => {
     // Asked for, not made critical: a Critical-CH restart would replay the whole redirect chain.
     expect(asked.headers["critical-ch"]).toBeUndefined();
     expect(asked.headers["accept-ch"]).toBe("Sec-CH-UA-Model, Sec-CH-UA-Platform-Version");
-    expect(asked.headers.location).toBe(`/${link.deeplinkId}?service_hints=1`);
+    // The query alone: the path the browser tapped, prefix and all, is kept.
+    expect(asked.headers.location).toBe("?service_hints=1");
     expect(stored).toHaveLength(before);
     const repeated = await handler()(
       apiEvent({

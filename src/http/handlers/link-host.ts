@@ -69,6 +69,14 @@ const jsonFile = (body: unknown): HttpResponse => ({
 });
 
 /**
+ * The link a path names when no route took it (AWS's catch-all): `/<id>/`, as a link pasted with
+ * a final slash arrives, which API Gateway's `/{deeplink_id}` route may not match (the embedded
+ * gateway does). Any other path names no link.
+ */
+const linkOfPath = (path: string | undefined): string =>
+  /^\/([^/]+)\/$/.exec(path ?? "")?.[1] ?? "";
+
+/**
  * `GET /{deeplink_id}`: the tap recorded, then a redirect or the link's landing page; a
  * crawler's fetch, the link's preview; Chrome's reduced agent without its hints, a request for
  * them first (src/touches/clicks.ts); an unknown link, the plain 404. `HEAD` gets the same
@@ -81,7 +89,7 @@ export const createClickHandler = (deps: ClickDeps & { readonly trustViewerAddre
   return httpRoute(async (event) => {
     const headers = lowerCaseHeaders(event.headers);
     const answer = await tap({
-      deeplinkId: event.pathParameters?.deeplink_id ?? "",
+      deeplinkId: event.pathParameters?.deeplink_id ?? linkOfPath(event.path),
       query: { ...event.queryStringParameters },
       sourceIp: callerAddress(
         headers,
