@@ -59,6 +59,7 @@ export interface AttributionSettings {
 
 export interface LinkSettings {
   app_store_id: string | null;
+  play_package: string | null;
   web_url: string | null;
   hosts: string[];
   apple_team_id: string | null;

@@ -167,6 +167,10 @@ apps
     ]),
   )
   .option("--app-store-id <id>", 'App Store numeric id of the iOS app ("" clears)')
+  .option(
+    "--play-package <package>",
+    'Google Play package of an iOS app\'s Android build ("" clears)',
+  )
   .option("--web-url <url>", 'where a tap from a desktop or other device goes ("" clears)')
   .option(
     "--link-hosts <hosts>",

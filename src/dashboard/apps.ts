@@ -18,7 +18,8 @@ import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import type { KeyKind, Scope } from "../domain/keys.ts";
 import {
   checkAppStoreIdFree,
-  linkSettingsChangeSchema,
+  type linkSettingsChangeSchema,
+  linkSettingsChangeSchemaOf,
   withLinkSettings,
 } from "../links/app-settings.ts";
 import type { App, AppStore, KeyStore, Platform, StoredKey } from "../ports/apps.ts";
@@ -46,6 +47,7 @@ export interface AppSettings extends AppSummary {
   };
   readonly links: {
     readonly app_store_id: string | null;
+    readonly play_package: string | null;
     readonly web_url: string | null;
     readonly hosts: readonly string[];
     readonly apple_team_id: string | null;
@@ -92,6 +94,7 @@ export const appSettings = (app: App): AppSettings => {
     },
     links: {
       app_store_id: app.links?.appStoreId ?? null,
+      play_package: app.links?.playPackage ?? null,
       web_url: app.links?.webUrl ?? null,
       hosts: app.links?.hosts ?? [],
       apple_team_id: app.links?.appleTeamId ?? null,
@@ -152,6 +155,7 @@ export const settingsChangeBody = z.strictObject({
   links: z
     .strictObject({
       app_store_id: nullableText.optional(),
+      play_package: nullableText.optional(),
       web_url: nullableText.optional(),
       hosts: z.array(z.string()).optional(),
       apple_team_id: nullableText.optional(),
@@ -168,6 +172,7 @@ export type SettingsChange = z.infer<typeof settingsChangeBody>;
 /** The API's name of each link setting (`links.web_url`), which its refusals name. */
 const LINK_FIELDS: Readonly<Record<string, string>> = {
   appStoreId: "app_store_id",
+  playPackage: "play_package",
   webUrl: "web_url",
   hosts: "hosts",
   appleTeamId: "apple_team_id",
@@ -196,8 +201,8 @@ const inWords = (issue: z.core.$ZodIssue): string => {
  * request (`links.web_url: must be an http or https URL`) rather than the settings' own names
  * (`webUrl`), which a caller of the API never sees.
  */
-const checkLinkChange = (change: z.input<typeof linkSettingsChangeSchema>): void => {
-  const parsed = linkSettingsChangeSchema.safeParse(change);
+const checkLinkChange = (app: App, change: z.input<typeof linkSettingsChangeSchema>): void => {
+  const parsed = linkSettingsChangeSchemaOf(app).safeParse(change);
   if (parsed.success) return;
   throw new ValidationError(
     joinProblems(
@@ -286,6 +291,7 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
         const l = change.links;
         const linkChange = {
           appStoreId: nullToClear(l.app_store_id),
+          playPackage: nullToClear(l.play_package),
           webUrl: nullToClear(l.web_url),
           hosts: l.hosts,
           appleTeamId: nullToClear(l.apple_team_id),
@@ -295,7 +301,7 @@ export const createDashboardApps = (deps: DashboardAppsDeps) => {
           previewDescription: nullToClear(l.preview_description),
           previewImageUrl: nullToClear(l.preview_image_url),
         } satisfies z.input<typeof linkSettingsChangeSchema>;
-        checkLinkChange(linkChange);
+        checkLinkChange(app, linkChange);
         app = withLinkSettings(app, linkChange);
         if (linkChange.appStoreId) checkAppStoreIdFree(app, await deps.apps.list());
       }

@@ -49,6 +49,21 @@ describe("withLinkSettings", () => {
     expect(() => withLinkSettings(app, change)).toThrow(ValidationError);
     expect(() => withLinkSettings(app, change)).toThrow(message);
   });
+
+  it("lets an iOS app name its Android build's Play package, and refuses it of an Android app", () => {
+    const iosApp: App = { ...app, appId: "com.example.game.ios", platform: "ios" };
+    const set = withLinkSettings(iosApp, { playPackage: "com.example.game" });
+    expect(set.links).toEqual({ playPackage: "com.example.game" });
+    expect(withLinkSettings(set, { playPackage: "" })).toEqual(iosApp);
+    for (const bad of ["game", "com.example.", "com.1game", "com.example game"]) {
+      expect(() => withLinkSettings(iosApp, { playPackage: bad })).toThrow(
+        "playPackage: must be a Google Play package name",
+      );
+    }
+    expect(() => withLinkSettings(app, { playPackage: "com.example.other" })).toThrow(
+      /an Android app's Play package is its app id \(com\.example\.game\)/,
+    );
+  });
 });
 
 describe("an app's landing page languages and link preview defaults", () => {

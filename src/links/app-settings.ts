@@ -15,6 +15,9 @@ import { PREVIEW_FIELDS } from "./link-request.ts";
 export const APPLE_TEAM_ID_PATTERN = /^[A-Z0-9]{10}$/;
 export const SHA256_FINGERPRINT_PATTERN = /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/;
 export const APP_STORE_ID_PATTERN = /^[0-9]{1,15}$/;
+/** A Play package name: two or more segments, each a letter then letters, digits or `_`. */
+export const PLAY_PACKAGE_PATTERN =
+  /^(?=.{1,150}$)[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 /** A DNS name, lower case, with an optional port (the embedded link host has one). */
 export const LINK_HOST_PATTERN =
   /^(?=.{1,253}(:|$))[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:[0-9]{1,5})?$/;
@@ -25,6 +28,11 @@ const clearable = <T extends z.ZodType<string>>(schema: T) => z.union([z.literal
 export const linkSettingsChangeSchema = z.object({
   appStoreId: clearable(
     z.string().regex(APP_STORE_ID_PATTERN, { error: "must be the App Store's numeric app id" }),
+  ).optional(),
+  playPackage: clearable(
+    z.string().regex(PLAY_PACKAGE_PATTERN, {
+      error: "must be a Google Play package name, like com.example.app",
+    }),
   ).optional(),
   webUrl: clearable(
     z.url({ protocol: /^https?$/, error: "must be an http or https URL" }).max(2_048),
@@ -79,6 +87,18 @@ export const linkSettingsChangeSchema = z.object({
 });
 export type LinkSettingsChange = z.input<typeof linkSettingsChangeSchema>;
 
+/** The change's schema for one app: only an iOS app names a Play package (an Android app's is its id). */
+export const linkSettingsChangeSchemaOf = (app: Pick<App, "appId" | "platform">) =>
+  linkSettingsChangeSchema.superRefine((change, context) => {
+    if (change.playPackage && app.platform === "android") {
+      context.addIssue({
+        code: "custom",
+        path: ["playPackage"],
+        message: `must not be set: an Android app's Play package is its app id (${app.appId}); only an iOS app names its Android build's`,
+      });
+    }
+  });
+
 const scalar = (change: string | undefined, current: string | undefined) =>
   change === undefined ? current : change === "" ? undefined : change;
 
@@ -87,10 +107,11 @@ const list = (change: readonly string[] | undefined, current: readonly string[] 
 
 /** The app with the change applied; a ValidationError names a bad value. */
 export const withLinkSettings = (app: App, change: LinkSettingsChange): App => {
-  const next = checked(linkSettingsChangeSchema, change, "settings");
+  const next = checked(linkSettingsChangeSchemaOf(app), change, "settings");
   const current = app.links ?? {};
   const settings: AppLinkSettings = {
     appStoreId: scalar(next.appStoreId, current.appStoreId),
+    playPackage: scalar(next.playPackage, current.playPackage),
     webUrl: scalar(next.webUrl, current.webUrl),
     hosts: list(next.hosts, current.hosts),
     appleTeamId: scalar(next.appleTeamId, current.appleTeamId),

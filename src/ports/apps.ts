@@ -74,6 +74,11 @@ export interface AppLinkSettings {
    * Android app that names one is in both stores: its iOS build is there.
    */
   readonly appStoreId?: string;
+  /**
+   * The Google Play package of an iOS app's Android build (an Android app's is its app id): an
+   * iOS app that names one is in both stores.
+   */
+  readonly playPackage?: string;
   /** The app's web site: where a tap from neither Android nor iOS goes. */
   readonly webUrl?: string;
   /**

@@ -60,6 +60,19 @@ describe("destinationOf", () => {
     const both = { ...android, links: { ...android.links, appStoreId: "1234567890" } };
     expect(destinationOf("ios", both, link, "c")).toBe("https://apps.apple.com/app/id1234567890");
   });
+
+  it("sends an Android phone to the Play page of an iOS app that names its Android build", () => {
+    const both = { ...ios, links: { ...ios.links, playPackage: "com.example.game" } };
+    const url = new URL(destinationOf("android", both, link, "C1ick1d") ?? "");
+    expect(url.origin + url.pathname).toBe("https://play.google.com/store/apps/details");
+    expect(url.searchParams.get("id")).toBe("com.example.game");
+    // The install comes back on the Android build, with the click id Play hands it.
+    expect(clickIdOfReferrer(url.searchParams.get("referrer"))).toBe("C1ick1d");
+    expect(storesOf("other", both, link, null).map((s) => s.store)).toEqual([
+      "google-play",
+      "app-store",
+    ]);
+  });
 });
 
 describe("storesOf", () => {

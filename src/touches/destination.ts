@@ -45,9 +45,11 @@ const playStorePage = (packageName: string) =>
 const appStorePage = (appStoreId: string) =>
   `https://apps.apple.com/app/id${encodeURIComponent(appStoreId)}`;
 
-/** The app's Play Store page: an Android app's id is its package. */
-const playPageOf = (app: AppDestinations): string | null =>
-  app.platform === "android" ? playStorePage(app.appId) : null;
+/** The app's Play Store page: an Android app's id is its package; an iOS app's Android build's. */
+const playPageOf = (app: AppDestinations): string | null => {
+  const packageName = app.platform === "android" ? app.appId : app.links?.playPackage;
+  return packageName ? playStorePage(packageName) : null;
+};
 
 /** The app's App Store page: an iOS app's, or an Android app's iOS build's. */
 const appStorePageOf = (app: AppDestinations): string | null => {

@@ -466,6 +466,12 @@ describe("the attribution command line", () => {
     await expect(
       cli(dataDir, "apps", "config", "--app-id", "com.example.game", "--apple-team-id", "nope"),
     ).rejects.toThrow(/--apple-team-id: must be 10 capital letters or digits/);
+    // An Android app's package is its id; an iOS app may name its Android build's.
+    await expect(
+      cli(dataDir, "apps", "config", "--app-id", "com.example.game", "--play-package", "com.x.y"),
+    ).rejects.toThrow(
+      /--play-package: must not be set: an Android app's Play package is its app id/,
+    );
     expect(
       await cli(
         dataDir,
@@ -729,7 +735,19 @@ describe("the attribution command line", () => {
   it("keeps an iOS app's conversion value schema and ad network names, reports and exports Apple's postbacks", async () => {
     const APP = "com.example.skan-cli";
     await cli(dataDir, "apps", "create", "--app-id", APP, "--name", "Skan", "--platform", "ios");
-    await cli(dataDir, "apps", "config", "--app-id", APP, "--app-store-id", "525463029");
+    expect(
+      await cli(
+        dataDir,
+        "apps",
+        "config",
+        "--app-id",
+        APP,
+        "--app-store-id",
+        "525463029",
+        "--play-package",
+        "com.example.skan_cli",
+      ),
+    ).toMatch(/App Store id 525463029; Google Play package com\.example\.skan_cli/);
     const linkUrl = (await readRuntimeInfo(dataDir))?.linkUrl ?? "";
     for (const [folder, body] of [
       ["skadnetwork", SKAN_4_FINE],

@@ -1,7 +1,7 @@
 /**
  * The link host's landing page and previews over HTTP against the embedded runtime: an iPhone,
  * an Android phone and a desktop tap links of an Android-only app, an iOS-only app and an app
- * in both stores, with and without a web URL; each gets its redirect or the landing page (the
+ * in both stores (registered as either platform), with and without a web URL; each gets its redirect or the landing page (the
  * app's name, the right store buttons, a QR code on a desktop), and each tap is one click with
  * its platform in the touch store. A link with `landing_page` gets the page on every platform,
  * its buttons where its redirects go; a disabled link's page is the tapper's device's; a link
@@ -20,10 +20,26 @@ import { PIXEL } from "../support/agents.ts";
 import { storeButtons } from "../support/landing-page.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
+/** The Play package of the iOS app's Android build. */
+const ANDROID_BUILD = "com.example.landing.iosboth.android";
+
 const APPS = {
-  androidOnly: { id: "com.example.landing.android", platform: "android" },
-  iosOnly: { id: "com.example.landing.ios", platform: "ios", appStoreId: "1111111111" },
-  both: { id: "com.example.landing.both", platform: "android", appStoreId: "2222222222" },
+  androidOnly: { id: "com.example.landing.android", platform: "android", settings: {} },
+  iosOnly: {
+    id: "com.example.landing.ios",
+    platform: "ios",
+    settings: { appStoreId: "1111111111" },
+  },
+  both: {
+    id: "com.example.landing.both",
+    platform: "android",
+    settings: { appStoreId: "2222222222" },
+  },
+  iosBoth: {
+    id: "com.example.landing.iosboth",
+    platform: "ios",
+    settings: { appStoreId: "3333333333", playPackage: ANDROID_BUILD },
+  },
 } as const;
 type AppKind = keyof typeof APPS;
 
@@ -60,6 +76,14 @@ const EXPECTED: Record<AppKind, Record<DevicePlatform, [Expected, Expected]>> = 
     ios: [{ redirect: appStore("2222222222") }, { redirect: appStore("2222222222") }],
     other: [{ page: ["google-play", "app-store"] }, { redirect: WEB }],
   },
+  iosBoth: {
+    android: [
+      { redirect: `${PLAY}?id=${ANDROID_BUILD}&` },
+      { redirect: `${PLAY}?id=${ANDROID_BUILD}&` },
+    ],
+    ios: [{ redirect: appStore("3333333333") }, { redirect: appStore("3333333333") }],
+    other: [{ page: ["google-play", "app-store"] }, { redirect: WEB }],
+  },
 };
 
 describe("the link host's landing page and previews", () => {
@@ -93,9 +117,7 @@ describe("the link host's landing page and previews", () => {
       serverKeys[kind] = (await rt.createApp(app.id, app.platform)).serverKey;
       const stored = await rt.stores.apps.get(app.id);
       if (!stored) throw new Error("no app");
-      if ("appStoreId" in app) {
-        await rt.stores.apps.save(withLinkSettings(stored, { appStoreId: app.appStoreId }));
-      }
+      await rt.stores.apps.save(withLinkSettings(stored, app.settings));
     }
   });
 

@@ -29,6 +29,7 @@ interface Draft {
   confidenceFloor: ConfidenceFloor;
   deepLinkConfidenceFloor: DeepLinkConfidenceFloor;
   appStoreId: string;
+  playPackage: string;
   webUrl: string;
   hosts: string;
   appleTeamId: string;
@@ -52,6 +53,7 @@ const draftOf = (app: AppSettings): Draft => ({
   confidenceFloor: app.attribution.confidence_floor,
   deepLinkConfidenceFloor: app.attribution.deep_link_confidence_floor,
   appStoreId: app.links.app_store_id ?? "",
+  playPackage: app.links.play_package ?? "",
   webUrl: app.links.web_url ?? "",
   hosts: app.links.hosts.join("\n"),
   appleTeamId: app.links.apple_team_id ?? "",
@@ -86,6 +88,7 @@ const patchOf = (draft: Draft): AppSettingsPatch => ({
   },
   links: {
     app_store_id: textOrNull(draft.appStoreId),
+    play_package: textOrNull(draft.playPackage),
     web_url: textOrNull(draft.webUrl),
     hosts: linesOf(draft.hosts),
     apple_team_id: textOrNull(draft.appleTeamId),
@@ -117,6 +120,7 @@ const FIELD_LABELS: Readonly<Record<string, string>> = {
   confidence_floor: "Confidence floor",
   deep_link_confidence_floor: "Deep link confidence floor",
   app_store_id: "App Store id",
+  play_package: "Google Play package",
   web_url: "Web URL",
   hosts: "Link hosts",
   apple_team_id: "Apple team id",
@@ -482,6 +486,21 @@ export function SettingsPage(props: { appId: string }) {
                   {...text("appStoreId")}
                 />
               </Field>
+              {app.platform === "ios" && (
+                // An Android app's package is its id; an iOS app may name its Android build's.
+                <Field
+                  name="play_package"
+                  label="Google Play package"
+                  error={fieldErrors.play_package}
+                >
+                  <input
+                    autocomplete="off"
+                    spellcheck={false}
+                    {...control("play_package")}
+                    {...text("playPackage")}
+                  />
+                </Field>
+              )}
               <Field name="web_url" label="Web URL" error={fieldErrors.web_url}>
                 <input type="url" autocomplete="off" {...control("web_url")} {...text("webUrl")} />
               </Field>

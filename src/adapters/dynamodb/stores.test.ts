@@ -17,6 +17,7 @@ import {
   startLocalDynamoDb,
 } from "../../embedded/local-dynamodb.ts";
 import { testLink } from "../../links/link.test-support.ts";
+import type { AppLinkSettings } from "../../ports/apps.ts";
 import type { CostRow } from "../../ports/costs.ts";
 import type { DeletionRequest } from "../../ports/deletions.ts";
 import type { Touch } from "../../ports/touches.ts";
@@ -73,6 +74,33 @@ describe("DynamoDB stores", () => {
     await apps.save({ ...app, enabled: false, encryptionEnabled: true });
     expect(await apps.get("com.a")).toMatchObject({ enabled: false, encryptionEnabled: true });
     await expect(apps.save({ ...app, appId: "com.none" })).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("keeps every link setting of an app (its item's schema drops a key it does not name)", async () => {
+    const { apps } = createDynamoStores(dynamo.doc, LOCAL_TABLE_NAMES);
+    // Required: a setting added to AppLinkSettings must be added here, and so checked.
+    const links: Required<AppLinkSettings> = {
+      appStoreId: "1234567890",
+      playPackage: "com.example.game",
+      webUrl: "https://game.example.com/",
+      hosts: ["go.example.com"],
+      appleTeamId: "9JA89QQLNQ",
+      androidSha256Fingerprints: ["14:6D"],
+      languages: ["de", "en"],
+      previewTitle: "Game",
+      previewDescription: "Race.",
+      previewImageUrl: "https://cdn.example.com/card.png",
+    };
+    const app = {
+      appId: "com.links",
+      name: "L",
+      platform: "ios" as const,
+      enabled: true,
+      createdAt: "t",
+    };
+    await apps.create(app);
+    await apps.save({ ...app, links });
+    expect((await apps.get("com.links"))?.links).toEqual(links);
   });
 
   it("revokes a key once and keeps the first revocation time", async () => {

@@ -55,6 +55,7 @@ const appItem = z.object({
   links: z
     .object({
       appStoreId: z.string().optional(),
+      playPackage: z.string().optional(),
       webUrl: z.string().optional(),
       hosts: z.array(z.string()).optional(),
       appleTeamId: z.string().optional(),

@@ -64,6 +64,7 @@ export const listAppsCommand = async (options: { dataDir: string; json?: boolean
 /** The `apps config` flag of each setting, for its messages. */
 const SETTING_FLAGS: Record<keyof LinkSettingsChange | keyof AttributionChange, string> = {
   appStoreId: "--app-store-id",
+  playPackage: "--play-package",
   webUrl: "--web-url",
   hosts: "--link-hosts",
   appleTeamId: "--apple-team-id",
@@ -110,6 +111,7 @@ export interface ConfigureAppOptions {
   disable?: boolean;
   encryption?: "on" | "off";
   appStoreId?: string;
+  playPackage?: string;
   webUrl?: string;
   linkHosts?: string;
   appleTeamId?: string;
@@ -136,6 +138,7 @@ const describeLinks = (links: ReturnType<typeof withLinkSettings>["links"]) =>
   [
     links?.hosts ? `link hosts ${links.hosts.join(", ")}` : "the service's link host",
     links?.appStoreId ? `App Store id ${links.appStoreId}` : undefined,
+    links?.playPackage ? `Google Play package ${links.playPackage}` : undefined,
     links?.webUrl ? `web ${links.webUrl}` : undefined,
     links?.appleTeamId ? `Apple team ${links.appleTeamId}` : undefined,
     links?.androidSha256Fingerprints
@@ -160,6 +163,7 @@ export const configureAppCommand = async (options: ConfigureAppOptions) => {
     updated = applySettings(() =>
       withLinkSettings(updated, {
         appStoreId: options.appStoreId,
+        playPackage: options.playPackage,
         webUrl: options.webUrl,
         hosts: listOf(options.linkHosts),
         appleTeamId: options.appleTeamId,

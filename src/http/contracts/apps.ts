@@ -54,6 +54,10 @@ const appSettingsSchema = tiedTo<AppSettings>()(
       }),
       links: z.strictObject({
         app_store_id: z.string().nullable(),
+        play_package: z.string().nullable().meta({
+          description:
+            "An iOS app's Android build's Google Play package (an Android app's is its id).",
+        }),
         web_url: z.string().nullable(),
         hosts: z.array(z.string()).readonly(),
         apple_team_id: z.string().nullable(),
