@@ -62,7 +62,8 @@ export const withAdminStores = async <T>(
       postbacks: () => ({
         configs: stores.postbackConfigs,
         log: stores.deliveryLog,
-        allowLoopback: config.postbacksAllowLoopback,
+        // The running service's setting too: a URL it sends to, its `partners test` reaches.
+        allowLoopback: config.postbacksAllowLoopback || running?.postbacksAllowLoopback === true,
       }),
       applePostbacks: () => stores.applePostbacks,
       target: dataDir,

@@ -55,6 +55,11 @@ const runtimeInfo = z.object({
   heldStores: z.object({ url: z.string(), token: z.string() }),
   /** Whose X-Forwarded-For it believes (ATTRIBUTION_TRUST_PROXY): every peer, none, or these. */
   trustProxy: z.union([z.boolean(), z.array(z.string())]),
+  /**
+   * Whether postbacks may go to loopback addresses (ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK): the
+   * CLI's `partners` commands, which check and send in their own process, take it from here.
+   */
+  postbacksAllowLoopback: z.boolean(),
 });
 export type RuntimeInfo = z.infer<typeof runtimeInfo>;
 

@@ -479,6 +479,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     dynamodbEndpoint: dynamodb.endpoint,
     heldStores: { url: held.url, token: held.token },
     trustProxy: typeof config.trustProxy === "boolean" ? config.trustProxy : [...config.trustProxy],
+    postbacksAllowLoopback: config.postbacksAllowLoopback,
   });
 
   // The first start makes the owner account, whose password is shown this once.

@@ -989,12 +989,33 @@ describe("the attribution command line", () => {
       dynamodbEndpoint: gone,
       heldStores: { url: gone, token: "stale" },
       trustProxy: false,
+      postbacksAllowLoopback: false,
     });
     // As a deployment behind a proxy: the demo's devices each connect from their own address.
+    // And one that tries its webhooks on this machine.
     service = await startService(dataDir, {
       ATTRIBUTION_TRUST_PROXY: "true",
       ATTRIBUTION_FLUSH_INTERVAL_MS: "200",
+      ATTRIBUTION_POSTBACKS_ALLOW_LOOPBACK: "true",
     });
+    // The running service's setting reaches the CLI's partners commands, which check and send
+    // in their own process: no need to give it to each.
+    expect(
+      await cli(
+        dataDir,
+        "partners",
+        "webhook",
+        "local",
+        "--app-id",
+        "com.example.partners",
+        "--url",
+        "http://127.0.0.1:9/hook",
+      ),
+    ).toMatch(/Signing secret/);
+    // Nothing listens there: the test send fails, and says so in its exit code too.
+    await expect(
+      cli(dataDir, "partners", "test", "local", "--webhook", "--app-id", "com.example.partners"),
+    ).rejects.toMatchObject({ code: 1, stdout: expect.stringMatching(/→ no answer/) });
     const apps = JSON.parse(await cli(dataDir, "apps", "list", "--json"));
     expect(apps.map((a: { appId: string }) => a.appId)).toContain("com.example.game");
     const after = await exportAll("csv");

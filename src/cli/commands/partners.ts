@@ -273,6 +273,8 @@ export const testPostbackCommand = async (options: {
       },
     );
   });
+  // A script (or CI) that tests a partner's endpoint learns from the exit code that it failed.
+  if (result.verdict !== "delivered") process.exitCode = 1;
   if (options.json) {
     print(result);
     return;
