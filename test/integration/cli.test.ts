@@ -592,6 +592,10 @@ describe("the attribution command line", () => {
     expect(
       await update("--cost-model", "CPC", "--cost-value", "0.1", "--cost-currency", "USD"),
     ).toMatch(/each click costs CPC 0\.1 USD\./);
+    // CPI is paid per install a click wins, not per click.
+    expect(
+      await update("--cost-model", "CPI", "--cost-value", "2", "--cost-currency", "EUR"),
+    ).toMatch(/each install a click of it wins costs CPI 2 EUR\./);
     expect(await update("--cost-model", "")).toMatch(/no cost\./);
     await expect(
       cli(

@@ -4,6 +4,8 @@
  * counts each link's clicks from the lake where the CLI can read it (the embedded service's
  * data folder).
  */
+
+import type { CostModel } from "../../domain/touch.ts";
 import { createLinks, linkAnswer } from "../../links/links.ts";
 import type { Link } from "../../ports/links.ts";
 import { type AdminStores, appMustExist, withAdminStores } from "../admin-stores.ts";
@@ -52,8 +54,18 @@ const costFieldsOf = (options: {
 });
 
 /** `CPI 2.5 EUR`, or nothing. */
+/** What a link's cost is of, as each model charges it. */
+const COST_UNITS: Record<CostModel, string> = {
+  CPI: "each install a click of it wins",
+  CPC: "each click",
+  CPM: "each thousand impressions",
+};
+
+/** `each click costs CPC 0.1 USD`: what the link's cost is, and of what. */
 const costText = (link: Link) =>
-  link.cost ? `${link.cost.model} ${link.cost.value} ${link.cost.currency}` : null;
+  link.cost
+    ? `${COST_UNITS[link.cost.model]} costs ${link.cost.model} ${link.cost.value} ${link.cost.currency}`
+    : null;
 
 const linksOf = (stores: AdminStores) =>
   createLinks({ links: stores.links(), apps: stores.apps, linkBaseUrl: stores.linkBaseUrl });
@@ -88,7 +100,7 @@ export const createLinkCommand = async (options: CreateLinkOptions) => {
   console.log(`Created link ${link.deeplinkId} for ${link.appId} (${link.mediaSource}):`);
   console.log(`  ${link.url}`);
   const cost = costText(link);
-  if (cost) console.log(`  each click costs ${cost}`);
+  if (cost) console.log(`  ${cost}`);
 };
 
 const describe = (link: Link) =>
@@ -202,6 +214,6 @@ export const updateLinkCommand = async (options: UpdateLinkOptions) => {
       [link.previewTitle, link.previewDescription, link.previewImageUrl].some((v) => v !== null)
         ? "its own"
         : "the app's"
-    }; ${costText(link) ? `each click costs ${costText(link)}` : "no cost"}.`,
+    }; ${costText(link) ?? "no cost"}.`,
   );
 };
