@@ -43,6 +43,16 @@ describe("cost rows", () => {
     );
   });
 
+  it("says which of a row's fields are required and missing, and which are of the wrong type", () => {
+    const { campaign_id: _, currency: __, day: ___, amount: ____, ...partial } = row();
+    expect(() => costRowsOf("com.a", { rows: [partial] }, FX, NOW)).toThrow(
+      "body.rows[0].day: is required; body.rows[0].campaign_id: is required; body.rows[0].amount: is required; body.rows[0].currency: is required",
+    );
+    expect(() =>
+      costRowsOf("com.a", { rows: [row({ campaign_id: 7, amount: "1" })] }, FX, NOW),
+    ).toThrow("body.rows[0].campaign_id: must be a string; body.rows[0].amount: must be a number");
+  });
+
   it("refuses a name holding a control character, storing nothing of the body", () => {
     expect(() =>
       costRowsOf(

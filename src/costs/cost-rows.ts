@@ -14,7 +14,7 @@ import { DAY_MS } from "../domain/time.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { CostRow } from "../ports/costs.ts";
 import { dayOf } from "../reports/days.ts";
-import { formatIssues } from "../validation/issues.ts";
+import { formatIssues, plainWords } from "../validation/issues.ts";
 import { unicodeText, withoutControlCharacters } from "../validation/text.ts";
 import { currencyCode } from "./touch-cost.ts";
 
@@ -28,7 +28,9 @@ const text = (description: string) =>
   unicodeText(
     withoutControlCharacters(
       z
-        .string({ error: "must be a string" })
+        .string({
+          error: (issue) => (issue.input === undefined ? "is required" : "must be a string"),
+        })
         .min(1, { error: "must not be empty" })
         .max(COST_LIMITS.maxText, { error: `must be at most ${COST_LIMITS.maxText} characters` }),
     ),
@@ -47,7 +49,12 @@ const count = (description: string) =>
 
 export const costRowSchema = z
   .strictObject({
-    day: z.iso.date({ error: "must be a UTC day, YYYY-MM-DD" }).meta({ example: "2026-11-28" }),
+    day: z.iso
+      .date({
+        error: (issue) =>
+          issue.input === undefined ? "is required" : "must be a UTC day, YYYY-MM-DD",
+      })
+      .meta({ example: "2026-11-28" }),
     media_source: text("The network, as links and touches name it.").meta({
       example: "facebook_ads",
     }),
@@ -63,7 +70,9 @@ export const costRowSchema = z
       .nullish()
       .meta({ description: "A row of one country; none for every country together." }),
     amount: z
-      .number({ error: "must be a number" })
+      .number({
+        error: (issue) => (issue.input === undefined ? "is required" : "must be a number"),
+      })
       .min(0, { error: "must be at least 0" })
       .max(1e12, { error: "must be at most 1000000000000" })
       .meta({ example: 1250.5 }),
@@ -90,7 +99,7 @@ const nullable = <T>(value: T | null | undefined): T | null => value ?? null;
  * (a 422) names each row and field at fault; nothing is stored of a body with one.
  */
 export const costRowsOf = (appId: string, body: unknown, fx: FxRates, now: Date): CostRow[] => {
-  const parsed = costRequestSchema.safeParse(body);
+  const parsed = costRequestSchema.safeParse(body, { error: plainWords });
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({
       ...issue,

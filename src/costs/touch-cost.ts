@@ -23,9 +23,14 @@ export const TOUCH_COST_LIMITS = {
 
 /** An ISO 4217 code, checked as the cost rows' (`POST /v1/costs`) and revenue's currency. */
 export const currencyCode = () =>
-  z.string().refine((code) => ISO_4217_CODES.has(code), {
-    error: "must be an ISO 4217 currency code",
-  });
+  z
+    .string({
+      error: (issue) =>
+        issue.input === undefined ? "is required" : "must be an ISO 4217 currency code",
+    })
+    .refine((code) => ISO_4217_CODES.has(code), {
+      error: "must be an ISO 4217 currency code",
+    });
 
 export const COST_FIELD_NAMES = ["cost_model", "cost_value", "cost_currency"] as const;
 type CostFieldName = (typeof COST_FIELD_NAMES)[number];

@@ -41,7 +41,9 @@ export const exportParamsSchema = z.object({
     )
     .default(0),
   snapshot: z
-    .uuid({ error: `must be the ${SNAPSHOT_HEADER} of an earlier page of this window` })
+    .uuid({
+      error: `must be the ${SNAPSHOT_HEADER} of an earlier page of this window: start the export again without it, at offset 0`,
+    })
     .optional(),
 });
 

@@ -46,6 +46,29 @@ export const joinProblems = (problems: readonly string[]): string => {
 export const formatIssues = (issues: readonly z.core.$ZodIssue[], root: string): string =>
   joinProblems(issues.map((issue) => `${formatPath(issue.path) || root}: ${issue.message}`));
 
+/**
+ * The words of a problem whose schema gives none of its own, for a parse's `error` option: a
+ * missing field `is required`, a value of the wrong type `must be a string`, as the schemas that
+ * give their own words say it, rather than the validation library's "Invalid input: expected
+ * string, received undefined". Undefined leaves the library's.
+ */
+export const plainWords = (issue: z.core.$ZodRawIssue): string | undefined => {
+  if (issue.code === "invalid_type") {
+    if (issue.input === undefined) return "is required";
+    const expected = String(issue.expected);
+    return `must be ${/^[aeiou]/.test(expected) ? "an" : "a"} ${expected}`;
+  }
+  if (issue.code === "too_small" && issue.origin === "string") {
+    return Number(issue.minimum) <= 1
+      ? "must not be empty"
+      : `must be at least ${issue.minimum} characters`;
+  }
+  if (issue.code === "too_big" && issue.origin === "string") {
+    return `must be at most ${issue.maximum} characters`;
+  }
+  return undefined;
+};
+
 /** A checked request body, or the `detail` of its 422. */
 export type Parsed<T> =
   | { readonly ok: true; readonly value: T }
@@ -53,7 +76,7 @@ export type Parsed<T> =
 
 /** A value checked by its schema, or a ValidationError (a 422) naming what is wrong under `root`. */
 export const checked = <T>(schema: z.ZodType<T>, value: unknown, root: string): T => {
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(value, { error: plainWords });
   if (!parsed.success) throw new ValidationError(formatIssues(parsed.error.issues, root));
   return parsed.data;
 };
