@@ -97,6 +97,26 @@ export const lakeRows = async (
   }
 };
 
+/** The distinct values of a lake table's id column, from the data folder's Parquet files. */
+export const lakeIds = async (
+  dataDir: string,
+  table: string,
+  idColumn: string,
+): Promise<Set<string>> => {
+  const instance = await DuckDBInstance.create(":memory:");
+  const connection = await instance.connect();
+  try {
+    const glob = join(dataPaths(dataDir).lake, table, "**", "*.parquet");
+    const reader = await connection.runAndReadAll(
+      `SELECT DISTINCT ${idColumn} AS id FROM read_parquet('${glob}', hive_partitioning = false)`,
+    );
+    return new Set(reader.getRowObjectsJS().map((row) => String(row.id)));
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+};
+
 const DOCS = new URL("../docs/benchmarks.md", import.meta.url).pathname;
 
 /** The machine and the day, as a line under a benchmark's figures in the docs. */

@@ -224,7 +224,12 @@ export interface ClickFigures {
    */
   readonly proposed: { readonly referenceCpuRatio: number; readonly p99AllowanceMs: number };
   /** Taps the link host answered, and distinct click ids the lake holds after the run. */
-  readonly serviceStored: { readonly answered: number; readonly stored: number };
+  /** Answered taps, distinct clicks in the lake, and answered taps whose click is not there. */
+  readonly serviceStored: {
+    readonly answered: number;
+    readonly stored: number;
+    readonly missing: number;
+  };
   readonly servicePeakBytes: number;
   readonly measured: string;
 }
@@ -281,7 +286,7 @@ most ${referenceCpuRatio} times the reference's, p99 at most the reference's plu
       ),
       "",
       ...verdicts,
-      `- every answered tap stored: the link host's lake holds ${count(f.serviceStored.stored)} distinct clicks of ${count(f.serviceStored.answered)} answered (${met(f.serviceStored.stored >= f.serviceStored.answered)})${stored.length > 0 ? `; the PostgreSQL reference stored ${stored.join(", ")}` : ""}`,
+      `- every answered tap stored: the link host's lake holds ${count(f.serviceStored.stored)} distinct clicks of ${count(f.serviceStored.answered)} answered, ${count(f.serviceStored.missing)} of the answered missing (${met(f.serviceStored.missing === 0)})${stored.length > 0 ? `; the PostgreSQL reference stored ${stored.join(", ")}` : ""}`,
       `- peak memory of the service: ${megabytes(f.servicePeakBytes)}`,
     ],
     f.measured,
