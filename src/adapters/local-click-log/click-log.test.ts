@@ -8,7 +8,8 @@ import {
   holdSyncs,
   PATIENT,
 } from "../local-disk/held-syncs.test-support.ts";
-import { createLocalClickLog } from "./click-log.ts";
+import { openLocalTouchStore } from "../local-touches/touch-store.ts";
+import { createLocalClickLog, touchReadsAfter } from "./click-log.ts";
 
 const click = (clickId: string): Touch => ({
   clickId,
@@ -313,5 +314,39 @@ describe("the embedded click log", () => {
     await second.applied();
     expect(store.ids()).toEqual(["c3"]);
     await second.close();
+  });
+
+  it("lets matching find a click answered but not yet applied: each lookup waits for the log", async () => {
+    const touches = await openLocalTouchStore(join(dir, "touches"));
+    // Clicks wait a minute to be applied: only a lookup makes them due now.
+    const log = await createLocalClickLog({
+      dir: join(dir, "log"),
+      apply: (clicks) => touches.put(clicks),
+      applyDelayMs: 60_000,
+    });
+    try {
+      const matching = touchReadsAfter(touches, log);
+      const window = {
+        appId: "com.example.app",
+        from: new Date("2026-11-29T09:00:00.000Z"),
+        to: new Date("2026-11-29T11:00:00.000Z"),
+      };
+      await log.append(click("c1"));
+      // Answered, not in the store yet: a plain read misses it.
+      expect(await touches.get("c1")).toBeUndefined();
+      expect((await matching.get("c1"))?.clickId).toBe("c1");
+
+      await log.append({ ...click("c2"), ip: "198.51.100.9" });
+      expect(await touches.byIp("198.51.100.9", window)).toEqual([]);
+      expect((await matching.byIp("198.51.100.9", window)).map((t) => t.clickId)).toEqual(["c2"]);
+
+      await log.append({ ...click("c3"), maid: "3f1b2c4d-0000-4000-8000-00000000000a" });
+      expect(
+        (await matching.byMaid("3f1b2c4d-0000-4000-8000-00000000000a", window))[0]?.clickId,
+      ).toBe("c3");
+    } finally {
+      await log.close();
+      await touches.close();
+    }
   });
 });
