@@ -4,6 +4,7 @@
  * the export, which must agree with what the matcher must find.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CROWDED_IP_DEVICES } from "../../src/attribution/matcher.ts";
 import { withAttributionSettings } from "../../src/attribution/settings.ts";
 import type { LinkAnswer } from "../../src/links/links.ts";
 import type { ExportRecord } from "../../src/record/columns.ts";
@@ -221,6 +222,39 @@ describe("attribution over HTTP", () => {
     });
   });
 
+  it("caps at low a match at an address where more installs than a home's send their events, though few tapped", async () => {
+    // An office's Wi-Fi: six phones installed elsewhere (organic) send their events from it.
+    const OFFICE = "81.2.69.170";
+    for (let i = 0; i < CROWDED_IP_DEVICES + 1; i++) {
+      await install(androidInstall(`office-${i}`), { "x-forwarded-for": `198.51.100.${20 + i}` });
+      const sent = await rt.post(
+        "/v1/events",
+        {
+          events: [
+            {
+              event_id: `office-${i}-e1`,
+              service_id: `office-${i}`,
+              event_type: "LEVEL_COMPLETE",
+              event_time: new Date().toISOString(),
+              parameters: {},
+            },
+          ],
+        },
+        keys.sdkKey,
+        { "x-forwarded-for": OFFICE },
+      );
+      expect(await sent.json()).toMatchObject({ accepted: 1 });
+    }
+    // One tap there, by its taps a home; then an install there of the same model.
+    await tapFrom(OFFICE);
+    await install(androidInstall("office-new"), { "x-forwarded-for": OFFICE });
+    expect(await attributionOf("office-new")).toMatchObject({
+      media_source: "tiktok",
+      matching_type: "geo",
+      confidence_score: "low",
+    });
+  });
+
   it("credits one tap to one install: a twin phone at the same address that installs too is organic", async () => {
     await tapFrom("81.2.69.161");
     await install(androidInstall("twin-1"), { "x-forwarded-for": "81.2.69.161" });
@@ -412,6 +446,8 @@ describe("attribution over HTTP", () => {
         "geo-1",
         "no-clock-injected",
         "no-clock-referred",
+        ...Array.from({ length: CROWDED_IP_DEVICES + 1 }, (_, i) => `office-${i}`),
+        "office-new",
         "organic-1",
         "referred-1",
         "skipped-1",
@@ -433,6 +469,10 @@ describe("attribution over HTTP", () => {
     expect(byInstall["geo-1"]).toMatchObject({ matching_type: "geo", media_source: "tiktok" });
     expect(byInstall["twin-1"]).toMatchObject({ matching_type: "geo", media_source: "tiktok" });
     expect(byInstall["twin-2"]).toMatchObject({ media_source: "organic" });
+    expect(byInstall["office-new"]).toMatchObject({
+      media_source: "tiktok",
+      confidence_score: "low",
+    });
     expect(byInstall["no-clock-referred"]).toMatchObject({ media_source: "reddit" });
     expect(byInstall["no-clock-injected"]).toMatchObject({ media_source: "organic" });
     expect(byInstall["organic-1"]).toMatchObject({ media_source: "organic", matching_type: null });
