@@ -107,6 +107,55 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnAttributionReadAnswered404IsReadAgainOnceTheInstallIsReportedAgain()
+        {
+            // The service lost the install: its attribution is unknown, and the next event's
+            // answer asks for the install again.
+            var reads = 0;
+            var conflict = true;
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) =>
+                {
+                    if (key.Contains("/attribution"))
+                    {
+                        return ++reads == 1
+                            ? Tuple.Create(404, (JToken)JObject.Parse("{\"error\":\"Not Found\",\"detail\":\"no such install\"}"))
+                            : Tuple.Create(200, (JToken)JObject.Parse("{\"service_match_status\":\"organic\",\"media_source\":\"organic\"}"));
+                    }
+                    if (key.StartsWith("POST /v1/events") && conflict)
+                    {
+                        conflict = false;
+                        var rejected = new JObject
+                        {
+                            { "index", 0 }, { "event_id", body["events"][0]["event_id"] }, { "error", "Conflict" },
+                            { "detail", "install not recorded yet" }, { "retryable", true },
+                        };
+                        return Tuple.Create(202, (JToken)new JObject
+                        {
+                            { "accepted", 0 }, { "ignored", new JArray() }, { "rejected", new JArray(rejected) },
+                        });
+                    }
+                    return ScriptedBackend.Usual(key, body);
+                },
+            };
+            var launch = new Launch(backend, new MemoryStore()).Configured();
+            launch.Main.Drain();
+            Assert.AreEqual(1, reads);
+            Assert.IsEmpty(launch.Heard.Attributions);
+            launch.Core.SendEvent(EventType.LOGIN, null, null);
+            launch.Core.Idle().Wait();
+            launch.Timers.FireUpTo(TimeSpan.FromMinutes(1));
+            launch.Core.Idle().Wait();
+            launch.Main.Drain();
+            Assert.IsFalse(conflict, "the event was answered Conflict");
+            Assert.AreEqual(2, backend.To("POST /v1/installs").Count);
+            Assert.AreEqual(2, reads);
+            Assert.AreEqual(1, launch.Heard.Attributions.Count);
+            Assert.AreEqual("organic", launch.Heard.Attributions[0][SdkCore.MatchStatus]);
+        }
+
+        [Test]
         public void FailedIsNotHeardAndTheAttributionIsAskedAgainUntilResolved()
         {
             var reads = 0;

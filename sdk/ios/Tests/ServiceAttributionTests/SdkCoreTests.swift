@@ -204,6 +204,32 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertEqual(eventTypes(harness.service.deliveredEvents), ["LOGIN", "LOGIN"])
     }
 
+    func testAnAttributionReadAnswered404IsReadAgainOnceTheInstallIsReportedAgain() throws {
+        // The service lost the install: its attribution is unknown, and the next event's answer
+        // asks for the install again.
+        let harness = Harness()
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        var reads = 0
+        var conflict = true
+        harness.service.answer = { request in
+            let path = FakeService.path(request)
+            if path.hasSuffix("/attribution") {
+                reads += 1
+                return reads == 1 ? HTTPResponse(statusCode: 404, body: #"{"error":"Not Found","detail":"no such install"}"#) : nil
+            }
+            guard path == "/v1/events", conflict else { return nil }
+            conflict = false
+            return HTTPResponse(statusCode: 202, body: #"{"accepted":0,"ignored":[],"rejected":[{"index":0,"event_id":"e","error":"Conflict","detail":"install not recorded","retryable":true}],"warnings":[]}"#)
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("the first read, answered 404") { reads == 1 }
+        try harness.core.sendEvent(.login, name: nil, parameters: nil)
+        harness.eventually("read again once the install is reported again") { heard.attributions.count == 1 }
+        XCTAssertEqual(harness.service.count("POST", "/v1/installs"), 2)
+        XCTAssertEqual(reads, 2)
+    }
+
     // MARK: remote configuration and keys
 
     func testARejectedKeyDisablesTheSdk() throws {

@@ -125,8 +125,10 @@ namespace Service.Unity
         /// reading ends, the waits between reads included, so that no second reader starts beside it.
         /// </summary>
         private bool readingAttribution;
-        /// <summary>The attribution route refused the install (401, 403, 404): asked again it would answer the same; not read again in this process.</summary>
+        /// <summary>The attribution route refused the key (401, 403): asked again it would answer the same; not read again in this process.</summary>
         private bool attributionRefused;
+        /// <summary>The attribution route knew no such install (404): not read again until the install is reported again.</summary>
+        private bool attributionOfNoInstall;
         /// <summary>How long after a read that did not settle the attribution is read again: doubles up to a minute.</summary>
         private TimeSpan attributionDelay;
         private bool attributionRaised;
@@ -965,6 +967,7 @@ namespace Service.Unity
                         Requests.Install(ServiceId, firstOpen, setup.Clock.UtcNow, device, userId, current, anonymous), ApiClient.AnObject);
                     consent.SentWithInstall(current);
                     store.Set(InstallTrackedKey, "true");
+                    lock (gate) attributionOfNoInstall = false;
                     return true;
                 }
                 catch (ServiceHttpException error) when (error.IsConfiguration)
@@ -991,6 +994,7 @@ namespace Service.Unity
             // No consent went with it: the consent route sends it next.
             consent.NoneSent();
             store.Set(InstallTrackedKey, "true");
+            lock (gate) attributionOfNoInstall = false;
             return true;
         }
 
@@ -1171,7 +1175,7 @@ namespace Service.Unity
             get
             {
                 return configured && api != null && !disabled && !stopped && !deleted && configurationError == null
-                    && !attributionRefused && listeners.WantsAttribution
+                    && !attributionRefused && !attributionOfNoInstall && listeners.WantsAttribution
                     && store.Get(AttributionKey) == null && store.Get(InstallTrackedKey) == "true";
             }
         }
@@ -1187,10 +1191,16 @@ namespace Service.Unity
             }
             catch (ServiceHttpException error) when (error.IsConfiguration)
             {
-                // The service knows no such install, or takes the key no more: asked again it
-                // would answer the same. The next launch asks again.
-                Write(LogLevel.Warn, "the attribution is not read again in this process: " + error.Message);
-                lock (gate) attributionRefused = true;
+                // The service takes the key no more: asked again it would answer the same, and
+                // the next launch asks again. It knows no such install: asked again once the
+                // install is reported again (an event's Conflict).
+                var lost = error.Code == 404;
+                Write(LogLevel.Warn, "the attribution is not read again " + (lost ? "until the install is reported again" : "in this process") + ": " + error.Message);
+                lock (gate)
+                {
+                    if (lost) attributionOfNoInstall = true;
+                    else attributionRefused = true;
+                }
                 settled = true;
             }
             catch (Exception error)

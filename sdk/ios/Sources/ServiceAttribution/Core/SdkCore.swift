@@ -1308,7 +1308,7 @@ final class SdkCore: @unchecked Sendable {
             return .recorded
         }
         if blockedCode != nil { return .blocked }
-        let input = installInput()
+        var input = installInput()
         if input.platformAdsToken == nil, adsTokenFailures > 0, adsTokenFailures < SdkCore.maxAdsTokenTries {
             // Apple's framework could not make the token yet: the install, sent once, waits for
             // it, read again at its retries, and goes without it after the last try.
@@ -1322,6 +1322,9 @@ final class SdkCore: @unchecked Sendable {
             // goes again with its required fields only, so it never costs the install and every
             // event after it.
             currentLog.warn("install refused (\(message)): sent again with its required fields only")
+            // Its own attempt, with its own `sent_at`: the first one's may be a request's
+            // timeout old, past the tolerance the service moves a device's times by.
+            input.sentAt = platform.clock()
             outcome = sendInstall(Requests.minimalInstall(input))
             bare = true
         }
@@ -1455,7 +1458,9 @@ final class SdkCore: @unchecked Sendable {
         } catch let error as ServiceAttributionError {
             switch error {
             case .http(404, _):
-                currentLog.warn("the service knows no install \(serviceId): attribution stops")
+                currentLog.warn("the service knows no install \(serviceId): attribution stops until the install is reported again")
+                // Reporting it again (an event's Conflict) starts the reads anew.
+                locked { polling = false }
                 initialMatch.open()
                 return
             case let .authentication(statusCode):

@@ -877,7 +877,9 @@ internal class SdkCore(
                 delayMs
             } catch (e: HttpException) {
                 if (e.code == 404) {
-                    log.warn("the backend knows no install $id: attribution stops")
+                    log.warn("the backend knows no install $id: attribution stops until the install is reported again")
+                    // Reporting it again (an event's Conflict) starts the reads anew.
+                    polling = false
                     initialMatch.complete(Unit)
                     return
                 }

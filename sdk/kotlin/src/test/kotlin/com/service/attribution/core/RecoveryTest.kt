@@ -119,6 +119,33 @@ class RecoveryTest {
     }
 
     @Test
+    fun `an attribution read answered 404 is read again once the install is reported again`() {
+        // The backend lost the install: its attribution is unknown, and the next event's answer
+        // asks for the install again.
+        val organic = device.backend.attribution
+        var reads = 0
+        device.backend.attribution = { request ->
+            if (reads++ == 0) HttpResponse(404, """{"error":"Not Found","detail":"no such install"}""") else organic(request)
+        }
+        var answers = 0
+        device.backend.events = { events ->
+            if (answers++ == 0) {
+                HttpResponse(202, """{"accepted":0,"ignored":[],"rejected":[{"index":0,"event_id":null,"error":"Conflict","detail":"install","retryable":true}],"warnings":[]}""")
+            } else {
+                ScriptedBackend.accepted(events.size)
+            }
+        }
+        val core = device.configure(device.launch())
+        assertEquals(emptyList<Any>(), device.attributions)
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.advance(2_000)
+        assertEquals(2, installs().size)
+        assertEquals(2, reads)
+        assertEquals("organic", device.attributions.single()["media_source"])
+        device.assertNoFailures()
+    }
+
+    @Test
     fun `a configuration whose sealing key cannot seal is refused, and events go on under the one in force`() {
         val core = device.configure(device.launch())
         device.backend.config = {
