@@ -223,7 +223,6 @@ export interface ClickFigures {
    * the PostgreSQL reference's, and how far past the reference's p99 the link host's may be.
    */
   readonly proposed: { readonly referenceCpuRatio: number; readonly p99AllowanceMs: number };
-  /** Taps the link host answered, and distinct click ids the lake holds after the run. */
   /** Answered taps, distinct clicks in the lake, and answered taps whose click is not there. */
   readonly serviceStored: {
     readonly answered: number;

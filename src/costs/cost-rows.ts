@@ -14,7 +14,7 @@ import { DAY_MS } from "../domain/time.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import type { CostRow } from "../ports/costs.ts";
 import { dayOf } from "../reports/days.ts";
-import { formatIssues, plainWords } from "../validation/issues.ts";
+import { formatIssues, plainWords, requiredOr } from "../validation/issues.ts";
 import { unicodeText, withoutControlCharacters } from "../validation/text.ts";
 import { currencyCode } from "./touch-cost.ts";
 
@@ -28,9 +28,7 @@ const text = (description: string) =>
   unicodeText(
     withoutControlCharacters(
       z
-        .string({
-          error: (issue) => (issue.input === undefined ? "is required" : "must be a string"),
-        })
+        .string({ error: requiredOr("must be a string") })
         .min(1, { error: "must not be empty" })
         .max(COST_LIMITS.maxText, { error: `must be at most ${COST_LIMITS.maxText} characters` }),
     ),
@@ -50,10 +48,7 @@ const count = (description: string) =>
 export const costRowSchema = z
   .strictObject({
     day: z.iso
-      .date({
-        error: (issue) =>
-          issue.input === undefined ? "is required" : "must be a UTC day, YYYY-MM-DD",
-      })
+      .date({ error: requiredOr("must be a UTC day, YYYY-MM-DD") })
       .meta({ example: "2026-11-28" }),
     media_source: text("The network, as links and touches name it.").meta({
       example: "facebook_ads",
@@ -70,9 +65,7 @@ export const costRowSchema = z
       .nullish()
       .meta({ description: "A row of one country; none for every country together." }),
     amount: z
-      .number({
-        error: (issue) => (issue.input === undefined ? "is required" : "must be a number"),
-      })
+      .number({ error: requiredOr("must be a number") })
       .min(0, { error: "must be at least 0" })
       .max(1e12, { error: "must be at most 1000000000000" })
       .meta({ example: 1250.5 }),

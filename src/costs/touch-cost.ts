@@ -14,6 +14,7 @@ import * as z from "zod";
 import { COST_MODELS, type TouchCost, type TouchType } from "../domain/touch.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
 import { ISO_4217_CODES } from "../ingest/currencies.ts";
+import { requiredOr } from "../validation/issues.ts";
 import { storedNumber } from "../validation/numbers.ts";
 
 export const TOUCH_COST_LIMITS = {
@@ -21,16 +22,13 @@ export const TOUCH_COST_LIMITS = {
   maxValue: 1_000_000_000,
 } as const;
 
+const CURRENCY_RULE = "must be an ISO 4217 currency code";
+
 /** An ISO 4217 code, checked as the cost rows' (`POST /v1/costs`) and revenue's currency. */
 export const currencyCode = () =>
   z
-    .string({
-      error: (issue) =>
-        issue.input === undefined ? "is required" : "must be an ISO 4217 currency code",
-    })
-    .refine((code) => ISO_4217_CODES.has(code), {
-      error: "must be an ISO 4217 currency code",
-    });
+    .string({ error: requiredOr(CURRENCY_RULE) })
+    .refine((code) => ISO_4217_CODES.has(code), { error: CURRENCY_RULE });
 
 export const COST_FIELD_NAMES = ["cost_model", "cost_value", "cost_currency"] as const;
 type CostFieldName = (typeof COST_FIELD_NAMES)[number];

@@ -87,7 +87,10 @@ export const linkSettingsChangeSchema = z.object({
 });
 export type LinkSettingsChange = z.input<typeof linkSettingsChangeSchema>;
 
-/** The change's schema for one app: only an iOS app names a Play package (an Android app's is its id). */
+/**
+ * The change's schema for one app: only an iOS app names a Play package (an Android app's is
+ * its app id).
+ */
 export const linkSettingsChangeSchemaOf = (app: Pick<App, "appId" | "platform">) =>
   linkSettingsChangeSchema.superRefine((change, context) => {
     if (change.playPackage && app.platform === "android") {

@@ -46,6 +46,14 @@ export const joinProblems = (problems: readonly string[]): string => {
 export const formatIssues = (issues: readonly z.core.$ZodIssue[], root: string): string =>
   joinProblems(issues.map((issue) => `${formatPath(issue.path) || root}: ${issue.message}`));
 
+const REQUIRED = "is required";
+
+/** A field's own `error`: `is required` when it is absent, else its rule. */
+export const requiredOr =
+  (rule: string) =>
+  (issue: { readonly input?: unknown }): string =>
+    issue.input === undefined ? REQUIRED : rule;
+
 /**
  * The words of a problem whose schema gives none of its own, for a parse's `error` option: a
  * missing field `is required`, a value of the wrong type `must be a string`, as the schemas that
@@ -54,7 +62,7 @@ export const formatIssues = (issues: readonly z.core.$ZodIssue[], root: string):
  */
 export const plainWords = (issue: z.core.$ZodRawIssue): string | undefined => {
   if (issue.code === "invalid_type") {
-    if (issue.input === undefined) return "is required";
+    if (issue.input === undefined) return REQUIRED;
     const expected = String(issue.expected);
     return `must be ${/^[aeiou]/.test(expected) ? "an" : "a"} ${expected}`;
   }

@@ -4,7 +4,6 @@
  * counts each link's clicks from the lake where the CLI can read it (the embedded service's
  * data folder).
  */
-
 import type { CostModel } from "../../domain/touch.ts";
 import { createLinks, linkAnswer } from "../../links/links.ts";
 import type { Link } from "../../ports/links.ts";
@@ -53,7 +52,6 @@ const costFieldsOf = (options: {
   cost_currency: options.costCurrency,
 });
 
-/** `CPI 2.5 EUR`, or nothing. */
 /** What a link's cost is of, as each model charges it. */
 const COST_UNITS: Record<CostModel, string> = {
   CPI: "each install a click of it wins",
