@@ -703,6 +703,23 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void A403OnTheConfigurationIsAFirewallsBlockThatSwitchesNothingOffAndDropsNothing()
+        {
+            // The service rejects a key with 401; a web firewall in front answers 403 for a
+            // phone's address on its block list.
+            var rig = new Rig();
+            rig.Other = (key, body) => key.StartsWith("GET /v1/config") ? Error(403) : ScriptedBackend.Usual(key, body);
+            rig.Send(0);
+            rig.Send(1);
+            rig.Configure();
+            rig.Settle();
+            Assert.IsFalse(rig.Core.IsSdkDisabled);
+            Assert.IsEmpty(rig.Heard.Errors.Where(e => e.KindName == "events_dropped"));
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+            CollectionAssert.AreEqual(new[] { 0, 1 }, rig.AcceptedNow, "sent under the configuration in force");
+        }
+
+        [Test]
         public void DeletingTheUsersDataDropsTheQueueWithTheReasonDeleted()
         {
             var rig = new Rig();

@@ -294,6 +294,21 @@ final class DeliveryTests: XCTestCase {
         XCTAssertTrue(harness.queuedIndexes.isEmpty)
     }
 
+    func testA403OnGetConfigIsAFirewallsBlockThatSwitchesNothingOffAndDropsNothing() throws {
+        // The service rejects a key with 401; a web firewall in front answers 403 for a phone's
+        // address on its block list.
+        let harness = Harness(store: try Harness.given(queued: 2))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.service.answer = { request in
+            FakeService.path(request) == "/v1/config" ? HTTPResponse(statusCode: 403, body: #"{"error":"Forbidden","detail":"Forbidden"}"#) : nil
+        }
+        XCTAssertEqual(harness.configure() as? ServiceAttributionError, .http(statusCode: 403, message: "HTTP 403: GET /v1/config refused by something between the app and the service"))
+        XCTAssertFalse(harness.core.isSdkDisabled)
+        XCTAssertEqual(heard.dropped, [:])
+        harness.eventually("sent under the configuration in force") { harness.service.deliveredEvents.count == 2 }
+    }
+
     func testAnAppSwitchedOffByRemoteConfigurationDropsItsQueueAsDisabled() throws {
         let harness = Harness(store: try Harness.given(queued: 3))
         let heard = Heard()

@@ -15,7 +15,7 @@ namespace Service.Unity
 
         public int Code { get; }
 
-        /// <summary>The key was rejected: on GET /v1/config, the SDK switches itself off.</summary>
+        /// <summary>The key was rejected (or, a 403, the request refused before the service: on GET /v1/config only a 401 switches the SDK off).</summary>
         public bool IsAuthentication
         {
             get { return Code == 401 || Code == 403; }

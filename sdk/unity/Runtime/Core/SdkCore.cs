@@ -641,8 +641,11 @@ namespace Service.Unity
                     SwitchOff("the app is switched off in its remote configuration");
                 }
             }
-            catch (ServiceHttpException error) when (error.IsAuthentication)
+            catch (ServiceHttpException error) when (error.Code == 401)
             {
+                // The service rejects a key with 401. A 403 here comes from something in the way
+                // (a firewall's block of the phone's address): a failed read, below, which keeps
+                // the configuration in force and the queue.
                 SwitchOff("the SDK key was rejected (" + error.Code + ")");
                 return;
             }

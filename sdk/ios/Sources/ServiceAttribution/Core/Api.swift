@@ -56,7 +56,15 @@ final class Api {
     }
 
     func config() throws -> RemoteConfig {
-        let body = try call("GET", "/v1/config", nil).body
+        let body: String
+        do {
+            body = try call("GET", "/v1/config", nil).body
+        } catch ServiceAttributionError.authentication(statusCode: 403) {
+            // The service rejects a key with 401. A 403 here comes from something in the way (a
+            // firewall's block of the phone's address): a failed read, which keeps the
+            // configuration in force and the queue, not a verdict that switches the SDK off.
+            throw ServiceAttributionError.http(statusCode: 403, message: "HTTP 403: GET /v1/config refused by something between the app and the service")
+        }
         do {
             return try RemoteConfig.parse(body)
         } catch {

@@ -34,7 +34,15 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
     private val base = baseUrl.trimEnd('/')
 
     fun config(): RemoteConfig {
-        val body = call("GET", "/v1/config", null).body
+        val body =
+            try {
+                call("GET", "/v1/config", null).body
+            } catch (e: AuthenticationException) {
+                // The backend rejects a key with 401. A 403 here comes from something in the way
+                // (a firewall's block of the phone's address): a failed read, which keeps the
+                // configuration in force and the queue, not a verdict that switches the SDK off.
+                if (e.code == 403) throw HttpException(e.code, e.message) else throw e
+            }
         return try {
             RemoteConfig.parse(body)
         } catch (e: RuntimeException) {

@@ -17,8 +17,8 @@ import java.util.Collections
 /**
  * A route refusing the install's key or address (401, 403, 404) is a configuration error
  * (delivery.json `errorKinds.configuration`): said once, nothing more on that route until the
- * next start or refreshConfig, nothing dropped. Only the key rejected on GET /v1/config switches
- * the SDK off, and that is told through InitListener.onError.
+ * next start or refreshConfig, nothing dropped. Only the key rejected on GET /v1/config (a 401)
+ * switches the SDK off, and that is told through InitListener.onError.
  */
 class RouteRefusalTest {
     private val device = ScriptedDevice()
@@ -125,6 +125,26 @@ class RouteRefusalTest {
         assertTrue(core.isSdkDisabled())
         assertEquals(listOf(401), errors.map { (it as AuthenticationException).code })
         assertEquals(401, (core.getLastInitError() as AuthenticationException).code)
+    }
+
+    @Test
+    fun `a 403 on GET v1 config (a firewall's block, not the service's) switches nothing off and drops nothing`() {
+        // The service rejects a key with 401; a web firewall in front answers 403 for a phone's
+        // address on its block list, at launch and at each refresh.
+        val blocked = HttpResponse(403, """{"error":"Forbidden","detail":"Forbidden"}""")
+        device.backend.config = { blocked }
+        device.backend.events = { null }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.advance(3_600_000L)
+        assertFalse(core.isSdkDisabled())
+        assertEquals(0L, core.getDroppedEventCount())
+        // Off the block list: the next refresh reads it, and the events go.
+        device.backend.config = { HttpResponse(200, ScriptedBackend.CONFIG_ON) }
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        device.scheduler.advance(3_600_000L)
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertFalse(core.isSdkDisabled())
     }
 
     @Test
