@@ -387,7 +387,7 @@ final class SdkCoreTests: XCTestCase {
         XCTAssertFalse(harness.core.isSdkDisabled)
     }
 
-    func testAConfigureWhileTheFirstWaitsForTheUnlockChangesNothingAndTheFirstCompletesOnce() throws {
+    func testAConfigureWhileTheFirstWaitsForTheUnlockChangesNothingAndBothCompleteOnceItIsDone() throws {
         let store = MemoryStore()
         let earlier = Harness(store: store)
         XCTAssertNil(earlier.configure())
@@ -400,15 +400,21 @@ final class SdkCoreTests: XCTestCase {
             XCTAssertNil(error)
             done.fulfill()
         }
-        let again = harness.configureLater(apiKey: "sdk_other") { _ in
-            XCTFail("a second configure changes nothing and completes nothing")
+        // Changes nothing, but completes (an `await` of it must not hang), with the first, once
+        // the first's initialization is done: not before the unlock.
+        let alsoDone = expectation(description: "the second configure completes with the first, once")
+        alsoDone.assertForOverFulfill = true
+        let again = harness.configureLater(apiKey: "sdk_other") { error in
+            XCTAssertNil(error)
+            XCTAssertTrue(store.available, "not before the unlock")
+            alsoDone.fulfill()
         }
         XCTAssertFalse(again)
 
         store.available = true
         harness.protectedData.unlock()
         harness.protectedData.unlock()
-        wait(for: [done], timeout: 10)
+        wait(for: [done, alsoDone], timeout: 10)
         harness.settle()
         XCTAssertFalse(harness.core.isSdkDisabled)
     }

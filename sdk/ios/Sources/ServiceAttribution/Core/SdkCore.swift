@@ -77,6 +77,8 @@ final class SdkCore: @unchecked Sendable {
     /// earlier launch; nil when the app has none.
     private var schema: ConversionSchema?
     private var lastInitError: Error?
+    /// Completions of `configure` calls made while the first waited for the unlock.
+    private var laterCompletions: [(Error?) -> Void] = []
     private var customerUserId: String?
     private var serviceId: String?
     private var openURL: String?
@@ -189,13 +191,16 @@ final class SdkCore: @unchecked Sendable {
         lock.lock()
         // A call while the first waits for the unlock changes nothing: only the waiting one resumes.
         if configured || (waitingForProtectedData != nil && !resuming) {
+            // Its completion still comes, once the first call's initialization is done: with
+            // the first's when that waits for the unlock (it is not on the worker yet), else
+            // after it on the worker, which runs in order.
+            let waitsForUnlock = !configured
+            if waitsForUnlock, let completion = completion { laterCompletions.append(completion) }
             let log = self.log
             lock.unlock()
             enqueueLock.unlock()
             log.info("configure was already called: this call changes nothing")
-            // Its completion still comes, once the first call's initialization is done: the
-            // worker runs in order.
-            if let completion = completion {
+            if !waitsForUnlock, let completion = completion {
                 worker.async { self.onMain { completion(self.locked { self.lastInitError }) } }
             }
             return false
@@ -314,7 +319,7 @@ final class SdkCore: @unchecked Sendable {
         // Events sent before configure, first and in order: on the device now.
         var overflow: [JSONValue] = []
         if available && !isStopped && !isDeleted {
-            waiting.forEach { overflow += enqueue($0) }
+            overflow = enqueue(waiting)
         }
         let sessionOverflow = launchSession.map { enqueueSession(startedAt: $0) } ?? []
         enqueueLock.unlock()
@@ -398,9 +403,15 @@ final class SdkCore: @unchecked Sendable {
     }
 
     private func finishInit(_ error: Error?, _ completion: ((Error?) -> Void)?, initialized: Bool = true) {
-        if initialized { locked { self.initialized = true } }
-        guard let completion = completion else { return }
-        onMain { completion(error) }
+        let later = locked { () -> [(Error?) -> Void] in
+            if initialized { self.initialized = true }
+            let waiting = laterCompletions
+            laterCompletions = []
+            return waiting
+        }
+        let completions = (completion.map { [$0] } ?? []) + later
+        if completions.isEmpty { return }
+        onMain { completions.forEach { $0(error) } }
     }
 
     private var currentLog: Logger {
@@ -606,7 +617,13 @@ final class SdkCore: @unchecked Sendable {
     /// Under `enqueueLock`: protects the draft's parameters and writes the event to the queue
     /// on the device; returns the oldest events dropped to make room.
     private func enqueue(_ draft: Draft) -> [JSONValue] {
-        guard let queue = queue else { return [] }
+        return enqueue([draft])
+    }
+
+    /// The same for several drafts, in order, in one write of the queue: the events sent before
+    /// configure are queued so, not each with a rewrite of the whole file.
+    private func enqueue(_ drafts: [Draft]) -> [JSONValue] {
+        guard let queue = queue, !drafts.isEmpty else { return [] }
         let (serviceId, encryption, isAnonymous, log) = locked { (self.serviceId, protection, anonymous, self.log) }
         guard let id = serviceId else { return [] }
         var sealer: Sealer?
@@ -618,12 +635,15 @@ final class SdkCore: @unchecked Sendable {
             sealer: { text in sealer.flatMap { try? $0.seal(Data(text.utf8)) } },
             sealsCustomValues: wrapper?.sealsCustomValues ?? false
         )
-        let protected = protector.protect(draft.parameters, encryption: encryption)
-        if !protected.dropped.isEmpty {
-            log.warn("\(draft.type.rawValue): parameters with no value that may be sent were left out: \(protected.dropped.joined(separator: ", "))")
+        let events = drafts.map { draft -> JSONValue in
+            let protected = protector.protect(draft.parameters, encryption: encryption)
+            if !protected.dropped.isEmpty {
+                log.warn("\(draft.type.rawValue): parameters with no value that may be sent were left out: \(protected.dropped.joined(separator: ", "))")
+            }
+            return Requests.event(draft, parameters: protected.parameters, serviceId: id, anonymous: isAnonymous)
         }
-        let overflow = queue.add(Requests.event(draft, parameters: protected.parameters, serviceId: id, anonymous: isAnonymous))
-        evaluateConversion(draft)
+        let overflow = queue.add(events)
+        drafts.forEach { evaluateConversion($0) }
         return overflow
     }
 
