@@ -192,6 +192,26 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AStopWhileTheInstallIsOnItsWaySendsNoConsentUpdateAfterIt()
+        {
+            var rig = new Rig();
+            rig.Other = (key, body) =>
+            {
+                if (key.StartsWith("POST /v1/installs") && !key.EndsWith("/consent"))
+                {
+                    // The user opts out while the install is sent: a new consent, and a stop.
+                    rig.Core.SetConsent(new ServiceConsent(adUserData: false));
+                    rig.Core.Stop();
+                }
+                return ScriptedBackend.Usual(key, body);
+            };
+            rig.Configure();
+            rig.Settle();
+            Assert.AreEqual(1, rig.Backend.Requests.Count(r => r.Key.StartsWith("POST /v1/installs") && !r.Key.EndsWith("/consent")));
+            Assert.AreEqual(0, rig.Backend.Requests.Count(r => r.Key.EndsWith("/consent")), "nothing after the stop");
+        }
+
+        [Test]
         public void AConsentUpdateRefusedWith404IsReportedOnceAndHoldsBackNoEvent()
         {
             // A service without the consent route: the update is refused, the events still go.

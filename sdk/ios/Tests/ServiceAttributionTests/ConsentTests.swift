@@ -105,6 +105,24 @@ final class ConsentTests: XCTestCase {
         XCTAssertEqual(harness.log.messages(.error), [])
     }
 
+    func testAStopWhileTheInstallIsOnItsWaySendsNoConsentUpdateAfterIt() throws {
+        let harness = Harness()
+        var stopped = false
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/installs", !stopped else { return nil }
+            // The user opts out while the install is sent: a new consent, and a stop.
+            stopped = true
+            harness.core.setConsent(ServiceConsent(adUserData: false))
+            harness.core.stop()
+            return nil
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("the install") { harness.service.count("POST", "/v1/installs") == 1 }
+        harness.runScheduled(3)
+        harness.settle()
+        XCTAssertEqual(consentUpdates(harness).count, 0, "nothing after the stop")
+    }
+
     func testAConsentUpdateAnswered404IsAConfigurationErrorThatHoldsBackNoEvent() throws {
         let harness = Harness()
         XCTAssertNil(harness.configure())

@@ -902,6 +902,8 @@ namespace Service.Unity
                 // and no reading is under way, so a later launch, a Start and a switch back on take
                 // up a match still `failed` or pending.
                 KickAttribution();
+                // Stopped (an opt-out) or switched off while the install was on its way: nothing more goes.
+                if (disabled || stopped) return;
                 if (!await consent.SendIfChanged(api, ServiceId)) return;
                 if (!SessionsHeld)
                 {

@@ -768,6 +768,8 @@ final class SdkCore: @unchecked Sendable {
             scheduleRetry(nil)
             return
         }
+        // Stopped (an opt-out) or switched off while the install was on its way: nothing more goes.
+        guard isSending else { return }
         if !sendConsentIfChanged() { return }
         for lane in lanes {
             if !deliver(lane) { return }

@@ -586,6 +586,8 @@ internal class SdkCore(
             if (!disabled && !installBlocked) scheduleRetry()
             return
         }
+        // Stopped (an opt-out) or switched off while the install was on its way: nothing more goes.
+        if (disabled || stopped || deleted) return
         if (!ensureConsent()) return scheduleRetry()
         if (!sessionsBlocked && !sendAll(sessionDelivery)) return
         // Anonymous when it leaves: no customer user id, whatever the event was sent with.

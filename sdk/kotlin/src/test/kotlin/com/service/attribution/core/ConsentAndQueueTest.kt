@@ -44,6 +44,25 @@ class ConsentAndQueueTest {
     }
 
     @Test
+    fun `a stop while the install is on its way sends no consent update after it`() {
+        device.tcf = TcfValues("CQ-first", 1)
+        val core = device.launch()
+        val accept = device.backend.installs
+        device.backend.installs = { request ->
+            // The user opts out while the install is sent: the consent platform stores a new
+            // string and the app stops the SDK.
+            device.tcf = TcfValues("CQ-second", 1)
+            core.stop()
+            accept(request)
+        }
+        device.configure(core)
+        device.scheduler.advance(60_000)
+        assertEquals(1, device.backend.requests("POST", "/v1/installs").size)
+        assertEquals(emptyList<Any>(), consentBodies())
+        device.assertNoFailures()
+    }
+
+    @Test
     fun `a TCF string longer than the backend takes is left out, with a warning, and the install keeps the rest`() {
         device.tcf = TcfValues("C".repeat(MAX_TCF + 1), 1)
         device.configure(device.launch())
