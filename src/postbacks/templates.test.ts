@@ -51,6 +51,28 @@ describe("fillUrl", () => {
     );
   });
 
+  it("never lets a value in a path segment move the path, a dot segment included", () => {
+    const value = fc.oneof(
+      fc.constantFrom(".", "..", "%2e", "%2E%2E", "./.."),
+      fc.string({ unit: "grapheme" }),
+    );
+    fc.assert(
+      fc.property(value, value, (a, b) => {
+        const url = new URL(
+          fillUrl(
+            "https://pb.example.com/v3/{click_id}/events/{media_source}",
+            lookupOf({ click_id: a, media_source: b }),
+          ),
+        );
+        const segments = url.pathname.split("/");
+        expect(segments).toHaveLength(5);
+        expect([segments[1], segments[3]]).toEqual(["v3", "events"]);
+        // The value itself, but for a dot segment, which is left out.
+        expect(decodeURIComponent(segments[2] ?? "")).toBe(a === "." || a === ".." ? "" : a);
+      }),
+    );
+  });
+
   it("fills an unknown macro with nothing, and leaves braces that are no macro", () => {
     expect(fillUrl("https://x.example.com/?a={nope}&b={}&c={Not-A-Macro}", lookupOf({}))).toBe(
       "https://x.example.com/?a=&b={}&c={Not-A-Macro}",

@@ -490,9 +490,17 @@ const fixedHostOf = (template: string, lookup: MacroLookup): string | null => {
 };
 
 /**
- * A URL template filled: each macro URL-encoded; a leading `{partner.<name>}` is the
- * advertiser's URL as it stands (when it is one), and a query the template appends to a URL
- * that has one already is joined with `&`.
+ * A value as a URL carries it: URL-encoded, and nothing for `.` or `..`, which no encoding
+ * keeps from being read as a path's dot segment (URL parsers take `%2E` for `.` too): as a
+ * segment of its own it would move the path (`/v3/{x}/events` with `..` is `/events`).
+ */
+const urlValue = (value: string): string =>
+  value === "." || value === ".." ? "" : encodeQueryValue(value);
+
+/**
+ * A URL template filled: each macro's value as `urlValue` gives it; a leading
+ * `{partner.<name>}` is the advertiser's URL as it stands (when it is one), and a query the
+ * template appends to a URL that has one already is joined with `&`.
  */
 export const fillUrl = (template: string, lookup: MacroLookup): string => {
   let rest = template;
@@ -504,7 +512,7 @@ export const fillUrl = (template: string, lookup: MacroLookup): string => {
     rest = template.slice(leading[0].length);
     if (base.includes("?") && rest.startsWith("?")) rest = `&${rest.slice(1)}`;
   }
-  return base + rest.replace(MACRO, (_match, name: string) => encodeQueryValue(lookup(name)));
+  return base + rest.replace(MACRO, (_match, name: string) => urlValue(lookup(name)));
 };
 
 /** What an HTTP header value may not hold: control characters, and what Node refuses. */
