@@ -94,6 +94,8 @@ describe("the postback worker", () => {
       slots?: { slowMax: number; room: number; waitMs: number };
       /** Places for requests given as they are, in place of the worker's own. */
       givenSlots?: PartnerSlots;
+      /** The delivery log fails this many appends first. */
+      failingLogAppends?: number;
     } = {},
   ) => {
     const appId = `${APP}.${++apps}`;
@@ -132,6 +134,7 @@ describe("the postback worker", () => {
       (options.slots && createPartnerSlots({ ...options.slots, now: () => clock }));
     /** Attempts that have asked for a place for their request so far. */
     let slotAsks = 0;
+    let failingLogAppends = options.failingLogAppends ?? 0;
     const worker = createPostbackWorker({
       apps: { get: async () => undefined },
       installs: {
@@ -143,7 +146,16 @@ describe("the postback worker", () => {
       deletions: { listByInstall: async (_app, serviceId) => deletions.get(serviceId) ?? [] },
       configs: stores.postbackConfigs,
       outbox: stores.outbox,
-      log: stores.deliveryLog,
+      log: {
+        ...stores.deliveryLog,
+        append: async (attempt) => {
+          if (failingLogAppends > 0) {
+            failingLogAppends -= 1;
+            throw new Error("the log is down");
+          }
+          return stores.deliveryLog.append(attempt);
+        },
+      },
       queue,
       sender: {
         async send(request): Promise<SendOutcome> {
@@ -246,6 +258,21 @@ describe("the postback worker", () => {
         ip: null,
       }),
     ).toBe(0);
+  });
+
+  it("sends a postback once when its attempt could not be logged, and its message comes again", async () => {
+    const t = await setup([{ id: "unlogged" }], { failingLogAppends: 1 });
+    await t.organicInstalls(["u1"]);
+    const [first] = t.take();
+    if (!first) throw new Error("nothing queued");
+    await t.worker(t.message(first.job));
+    expect(await stores.outbox.get(first.job.sendId)).toMatchObject({
+      state: "delivered",
+      attempts: 1,
+    });
+    // The queue delivers the message again (as after any failure): nothing more is sent.
+    await t.worker(t.message(first.job, 2));
+    expect(t.sent).toHaveLength(1);
   });
 
   it("sets a slow configuration's message aside while another configuration's goes", async () => {

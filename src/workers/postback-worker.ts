@@ -376,19 +376,6 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
       endedAt,
       secrets: prepared.secrets,
     });
-    await deps.log.append({
-      appId: row.appId,
-      sendId: row.sendId,
-      configId: row.configId,
-      target: row.target,
-      partner: prepared.partner,
-      subject: {
-        kind: row.subject.kind,
-        serviceId: row.subject.serviceId,
-        eventId: row.subject.kind === "event" ? row.subject.eventId : null,
-      },
-      ...record,
-    });
     const verdict = verdictOf(outcome, job.attempt, endedAt);
     const nextAttemptAt = verdict.verdict === "retry" ? verdict.retryAt.toISOString() : null;
     const settled = await deps.outbox.settle(row.sendId, token, {
@@ -403,6 +390,30 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
       note: noteOf(outcome, record.error),
       at: endedAt.toISOString(),
     });
+    // Logged once settled: a log that fails must not leave the attempt unsettled, for the
+    // message's next delivery would take it over and send the partner the postback again.
+    await deps.log
+      .append({
+        appId: row.appId,
+        sendId: row.sendId,
+        configId: row.configId,
+        target: row.target,
+        partner: prepared.partner,
+        subject: {
+          kind: row.subject.kind,
+          serviceId: row.subject.serviceId,
+          eventId: row.subject.kind === "event" ? row.subject.eventId : null,
+        },
+        ...record,
+      })
+      .catch((error: unknown) =>
+        logger.error("postback attempt not logged", {
+          appId: row.appId,
+          sendId: row.sendId,
+          attempt: job.attempt,
+          error,
+        }),
+      );
     // Lost: a later delivery of this message took the attempt over and settles it.
     if (!settled) return;
     if (verdict.verdict === "retry") {
