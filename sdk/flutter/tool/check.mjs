@@ -387,15 +387,19 @@ if (existsSync(iosSources) && swiftPluginText) {
 if (existsSync(iosSources) && swiftPluginText) {
   const sendCase = /case "sendEvent":([\s\S]*?)\n\s*case "/.exec(swiftPluginText)?.[1] ?? "";
   const sdkCore = read(join(iosSources, "ServiceAttribution", "Core", "SdkCore.swift"));
-  const enqueue =
+  // One event goes through the batch's enqueue, which evaluates each of its drafts.
+  const enqueueOne =
     /private func enqueue\(_ draft: Draft\)[\s\S]*?\n {4}\}\n/.exec(sdkCore)?.[0] ?? "";
+  const enqueue =
+    /private func enqueue\(_ drafts: \[Draft\]\)[\s\S]*?\n {4}\}\n/.exec(sdkCore)?.[0] ?? "";
   check(
     "on iOS every event from Dart reaches the iOS SDK's sendEvent, which evaluates the conversion value schema",
     [
       ...(/ServiceAttribution\.sendEvent\(type, name: name, parameters:/.test(sendCase)
         ? []
         : ["the plugin's sendEvent does not call ServiceAttribution.sendEvent"]),
-      ...(/evaluateConversion\(draft\)/.test(enqueue)
+      ...(/return enqueue\(\[draft\]\)/.test(enqueueOne) &&
+      /drafts\.forEach \{ evaluateConversion\(\$0\) \}/.test(enqueue)
         ? []
         : ["sdk/ios's SdkCore.enqueue does not evaluate the conversion value schema"]),
     ],
