@@ -99,6 +99,50 @@ describe("partner configurations", () => {
     expect((await openPartnerConfig(stored, wrapper)).values.api_pw).toBe("TOP-SECRET");
   });
 
+  it("keeps a saved secret only for the hosts it went to: repointed, it must be given again", async () => {
+    const { configurations } = setup();
+    const at = (host: string) => ({
+      method: "GET" as const,
+      install: { url: `https://${host}/i?p={partner.api_pw}&id={service_id}`, headers: {} },
+    });
+    await configurations.putPartner(APP, "repointed", {
+      partner: "custom",
+      template: at("partner.example"),
+      media_sources: ["network"],
+      values: { api_pw: "TOP-SECRET" },
+      secret_values: ["api_pw"],
+    });
+    // Another path on the same host: kept.
+    const samePlace = await configurations.putPartner(APP, "repointed", {
+      partner: "custom",
+      template: {
+        ...at("partner.example"),
+        install: { url: "https://partner.example/v2?p={partner.api_pw}", headers: {} },
+      },
+      media_sources: ["network"],
+      values: {},
+    });
+    expect((await openPartnerConfig(samePlace.stored, wrapper)).values.api_pw).toBe("TOP-SECRET");
+    // Another host: not kept, so nothing of it can be sent there; the template needs it.
+    await expect(
+      configurations.putPartner(APP, "repointed", {
+        partner: "custom",
+        template: at("collector.example"),
+        media_sources: ["network"],
+        values: {},
+      }),
+    ).rejects.toThrow("values.api_pw: is required: the template uses it");
+    // Given again, it goes there.
+    const { stored } = await configurations.putPartner(APP, "repointed", {
+      partner: "custom",
+      template: at("collector.example"),
+      media_sources: ["network"],
+      values: { api_pw: "THEIRS" },
+      secret_values: ["api_pw"],
+    });
+    expect((await openPartnerConfig(stored, wrapper)).values.api_pw).toBe("THEIRS");
+  });
+
   it("refuses with a ValidationError, storing nothing, a configuration larger than a store item holds", async () => {
     const { configurations, store } = setup();
     const stored = async () => (await store.listByApp(APP)).partners.length;

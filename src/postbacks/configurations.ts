@@ -62,6 +62,23 @@ export interface PostbackConfigurationsDeps {
 }
 
 /** The API's page bounds of the delivery log. */
+/** The hosts a configuration's postbacks go to; null when its templates fill to no URL. */
+const hostsOf = (config: PartnerConfig): string | null => {
+  try {
+    return [...new Set(endpointsOf(config).map((endpoint) => new URL(endpoint).host))]
+      .sort()
+      .join(" ");
+  } catch {
+    return null;
+  }
+};
+
+/** Whether two configurations send to the same hosts. */
+const sameHosts = (a: PartnerConfig, b: PartnerConfig): boolean => {
+  const hosts = hostsOf(a);
+  return hosts !== null && hosts === hostsOf(b);
+};
+
 export const LOG_PAGE_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
 
 const notFound = (target: SendTarget, id: string) =>
@@ -140,25 +157,33 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
       /** Kept values the owner marked secret: they stay secret whatever the body marks. */
       const keptMarked: string[] = [];
       // Kept only for the same partner: another's values are not this one's.
-      if (existing && existing.partner === body.partner) {
-        const opened = await openPartnerConfig(existing, deps.wrapper).catch(() => undefined);
-        if (opened) {
-          for (const name of secretNamesOf(opened)) {
-            const value = ownText(opened.values, name);
-            if (value !== undefined && ownText(body.values, name) === undefined) {
-              kept[name] = value;
-              if (opened.secretValues.includes(name)) keptMarked.push(name);
-            }
+      const opened =
+        existing && existing.partner === body.partner
+          ? await openPartnerConfig(existing, deps.wrapper).catch(() => undefined)
+          : undefined;
+      if (opened) {
+        for (const name of secretNamesOf(opened)) {
+          const value = ownText(opened.values, name);
+          if (value !== undefined && ownText(body.values, name) === undefined) {
+            kept[name] = value;
+            if (opened.secretValues.includes(name)) keptMarked.push(name);
           }
         }
       }
       const marked = [...new Set([...(body.secret_values ?? []), ...keptMarked])];
-      const config = partnerConfigFrom(
+      const withKept = partnerConfigFrom(
         appId,
         id,
         keptMarked.length === 0 ? body : { ...body, secret_values: marked },
         kept,
       );
+      // A saved secret goes on only to the hosts it went to: a template or an endpoint that now
+      // leads elsewhere is given its secrets again (else anyone who may change the
+      // configuration could read one, by pointing it at their own server).
+      const config =
+        opened && Object.keys(kept).length > 0 && !sameHosts(opened, withKept)
+          ? partnerConfigFrom(appId, id, body, {})
+          : withKept;
       return { stored: await storePartner(config, "body") };
     },
 
