@@ -61,7 +61,6 @@ export interface PostbackConfigurationsDeps {
   readonly now?: () => Date;
 }
 
-/** The API's page bounds of the delivery log. */
 /** The hosts a configuration's postbacks go to; null when its templates fill to no URL. */
 const hostsOf = (config: PartnerConfig): string | null => {
   try {
@@ -79,6 +78,7 @@ const sameHosts = (a: PartnerConfig, b: PartnerConfig): boolean => {
   return hosts !== null && hosts === hostsOf(b);
 };
 
+/** The API's page bounds of the delivery log. */
 export const LOG_PAGE_LIMITS = { defaultLimit: 50, maxLimit: 200 } as const;
 
 const notFound = (target: SendTarget, id: string) =>
