@@ -315,18 +315,43 @@ describe("cohort cost rows against the service's own cost and touches", () => {
     );
     expect(answer.totals).toMatchObject({ cost_usd: 40, ecpi_usd: 20, revenue_usd: 10 });
     expect(answer.totals.roas).toEqual({ d0: 0.25, d7: 0.25, d30: null });
-    // On the 9th the 2nd's spend has reached day 7 and the 3rd's installs have not: no
-    // revenue yet against 30 USD spent, not "no cost".
-    const ninth = cohortReport({
+    // On the 10th the 2nd's day 7 is over and the 3rd's is not: no revenue yet against 30 USD
+    // spent, not "no cost".
+    const tenth = cohortReport({
       from: DAY,
       to: NEXT,
-      today: "2026-11-09",
+      today: "2026-11-10",
       groupBy: "campaign",
       filters: {},
       rows: [installs(2, 0, { cohort_day: NEXT }), revenue(10, 0, { cohort_day: NEXT, active: 2 })],
       costs: [costRow({ day: DAY, amountUsd: 30 }), costRow({ day: NEXT, amountUsd: 10 })],
     });
-    expect(ninth.totals.roas).toEqual({ d0: 0.25, d7: 0, d30: null });
+    expect(tenth.totals.roas).toEqual({ d0: 0.25, d7: 0, d30: null });
+  });
+
+  it("leave today out of every figure: a day under way is not yet the cohort's day N", () => {
+    // 10 installs on the 2nd; 4 of them back on the 3rd by noon of the 3rd, 8 by its end.
+    const rows = [installs(10, 0), revenue(5, 0, { active: 10 })];
+    const on = (today: string, backOnTheThird: number) =>
+      cohortReport({
+        from: DAY,
+        to: NEXT,
+        today,
+        groupBy: "campaign",
+        filters: {},
+        rows: [...rows, revenue(0, 1, { active: backOnTheThird })],
+        costs: [costRow({ day: DAY, amountUsd: 10 })],
+      });
+    const during = on(NEXT, 4);
+    expect(during.totals.retention.d1).toBeNull();
+    expect(during.cohorts[0]?.retention.slice(0, 3)).toEqual([1, null, null]);
+    // The 2nd itself was over: its day 0 counts.
+    expect(during.totals.roas.d0).toBe(0.5);
+    const after = on("2026-11-04", 8);
+    expect(after.totals.retention.d1).toBe(0.8);
+    expect(after.cohorts[0]?.retention.slice(0, 3)).toEqual([1, 0.8, null]);
+    // Today's installs have no day over yet: no ROAS D0 of them, not a zero.
+    expect(on(DAY, 0).totals.roas.d0).toBeNull();
   });
 
   it("count the unconverted cost rows the filters keep, and only those", () => {

@@ -4,8 +4,9 @@
  * on (touches, installs, conversion, cost, eCPI, revenue, ARPU, retention and ROAS on day 1, 7
  * and 30), and a table of cohorts by install day (retention and cumulative revenue per user on
  * each day since install). A day since install that a cohort has not reached yet (its install
- * day plus N is after today) is not a zero: such cohorts are left out of that day's figures,
- * and a figure no cohort has reached is null.
+ * day plus N is not over: today or later) is not a zero: such cohorts are left out of that day's
+ * figures, and a figure no cohort has reached is null. Today is still under way, and a share of
+ * its sessions and revenue counted as the whole day's would read as a drop.
  *
  * Cost is the cost rows' (`POST /v1/costs`) and what the service knows itself from its touches
  * (src/costs/touch-cost.ts): the installs CPI touches won, CPC clicks and CPM impressions, each
@@ -25,6 +26,9 @@ import type { CohortCostKey, CohortFilters, CohortGroup, CohortRow } from "../po
 import { COHORT_DAYS } from "./cohort-query.ts";
 import { addDays, daysSpanned } from "./days.ts";
 import { ORGANIC } from "./queries.ts";
+
+/** Whether day N since `day` is over by `today` (UTC days): today itself is still under way. */
+const isOver = (day: string, n: number, today: string) => addDays(day, n) < today;
 
 /** The days since install the summary figures are given for. */
 export const SUMMARY_DAYS = { retention: [1, 7, 30], roas: [0, 7, 30] } as const;
@@ -362,9 +366,8 @@ class Tally {
     const impressions = this.impressions + this.reportedImpressions;
     const totalCost =
       costs && this.cost.size > 0 ? [...this.cost.values()].reduce((sum, n) => sum + n, 0) : null;
-    /** The install days that reached day N since install by today. */
-    const reached = (n: number) =>
-      [...this.installs.keys()].filter((day) => addDays(day, n) <= today);
+    /** The install days whose day N since install is over. */
+    const reached = (n: number) => [...this.installs.keys()].filter((day) => isOver(day, n, today));
     const retention = (n: number) => {
       const days = reached(n);
       const installs = days.reduce((sum, day) => sum + (this.installs.get(day) ?? 0), 0);
@@ -378,7 +381,7 @@ class Tally {
     const roas = (n: number) => {
       if (totalCost === null) return null;
       const cost = [...this.cost]
-        .filter(([day]) => addDays(day, n) <= today)
+        .filter(([day]) => isOver(day, n, today))
         .reduce((sum, [, usd]) => sum + usd, 0);
       const revenue = reached(n).reduce((sum, day) => sum + revenueTo(day, n, this.paidRevenue), 0);
       return cost === 0 ? null : ratio(revenue / cost);
@@ -533,7 +536,7 @@ export const cohortReport = (input: {
       const retention: (number | null)[] = [];
       for (let n = 0; n <= COHORT_DAYS; n++) {
         cumulative += revenue[n] ?? 0;
-        const isReached = addDays(day, n) <= today;
+        const isReached = isOver(day, n, today);
         retention.push(isReached ? ratio((active[n] ?? 0) / installs) : null);
         revenuePerUser.push(isReached ? money(cumulative / installs) : null);
       }

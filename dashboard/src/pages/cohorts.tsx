@@ -205,9 +205,9 @@ const DEFINITIONS = {
     "The revenue of these installs' events in US dollars (each at the European Central Bank's rate of its day), from the install day to day 30 after it, or to today for younger installs.",
   arpu: "Average revenue per user: that revenue divided by the installs. — without installs.",
   retention: (day: number) =>
-    `The share of installs with a session (the SDKs send them: POST /v1/sessions) on the ${day === 1 ? "first" : `${day}th`} UTC calendar day after their install day, counted over the install days that have reached day ${day} by today. — while no install day of the range has reached day ${day}.`,
+    `The share of installs with a session (the SDKs send them: POST /v1/sessions) on the ${day === 1 ? "first" : `${day}th`} UTC calendar day after their install day, counted over the install days whose day ${day} is over (today, still under way, counts once it ends). — while no install day of the range has reached day ${day}.`,
   roas: (day: number) =>
-    `Return on ad spend: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, divided by the spend of every day of the range that has reached day ${day} by today, whether it won installs or not. 100% is the spend earned back. Only paid installs' revenue counts: the cost bought no organic install. — without cost on the days that have reached day ${day}.`,
+    `Return on ad spend: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, divided by the spend of every day of the range whose day ${day} is over, whether it won installs or not. 100% is the spend earned back. Only paid installs' revenue counts: the cost bought no organic install. — without cost on the days that have reached day ${day}.`,
   curve:
     "For each day since install, the share of installs with a session on that UTC calendar day, over the install days that have reached it: each install day weighs as many as its installs. Later days rest on fewer, older install days; a day none has reached has no point.",
   activeUsers:
@@ -367,7 +367,7 @@ function Totals(props: { report: CohortReport }) {
           testId: "cohort-ecpi",
           value: t.ecpi_usd,
           text: formatKnownUsd(t.ecpi_usd),
-          why: t.cost_usd === null ? noCost : "No installs.",
+          why: t.cost_usd === null ? noCost : "No paid installs: organic installs cost nothing.",
           definition: DEFINITIONS.ecpi,
         },
       ],

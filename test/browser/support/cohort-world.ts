@@ -1,7 +1,7 @@
 /**
  * A small world for the Cohorts page, sent through the API as the SDKs, an ad network and the
- * app owner send it: 10 installs of an Android app over two install days (three days ago, and
- * yesterday), 6 of them won by an ad network's clicks (by advertising id), 4 organic (2 on iOS);
+ * app owner send it: 10 installs of an Android app over two install days (four days ago, and
+ * two days ago), 6 of them won by an ad network's clicks (by advertising id), 4 organic (2 on iOS);
  * the SDKs' sessions on the install day and the days after, purchases in USD, and a cost row of
  * 30 USD for the network's campaign. What the report should make of it is written out in
  * seedCohortWorld's comment, day by day, so a test can hold the page to it.
@@ -26,7 +26,7 @@ export interface CohortWorld {
   readonly appId: string;
   readonly sdkKey: string;
   readonly serverKey: string;
-  /** The first install day (three days ago), the second (yesterday), and today (UTC). */
+  /** The first install day (four days ago), the second (two days ago), and today (UTC). */
   readonly days: { readonly first: string; readonly second: string; readonly today: string };
 }
 
@@ -53,17 +53,18 @@ const send = async (
 };
 
 /**
- * Three days ago (the first install day, D):
+ * Four days ago (the first install day, D):
  * - 6 Android installs in DE, each an hour after a click of the network's campaign "Winter Sale"
  *   with its advertising id (ad set "Set A" for 4, "Set B" for 2), so each is the network's; 6
  *   more clicks of the campaign that led to no install: 12 clicks;
  * - 2 organic iOS installs in the US;
- * yesterday (the second install day): 2 organic Android installs in the US.
+ * two days ago (D+2, the second install day): 2 organic Android installs in the US.
  *
  * Sessions: every install on its install day (day 0); 3 of the network's and 1 organic on D+1,
- * 2 of the network's on D+2, 1 of the network's today (D+3). So day 1: 4 of 10 (both days have
+ * 2 of the network's on D+2, 1 of the network's yesterday (D+3) and again today. A day since
+ * install is reached once it is over (today is not), so day 1: 4 of 10 (both install days have
  * reached it), day 2: 2 of 8 and day 3: 1 of 8 (only D has reached them), day 7 and later: not
- * reached. Purchases: two of 9.99 USD on D (day 0), one of 4.99 USD on D+1 (day 1), all by the
+ * reached; today's session counts among the active users only. Purchases: two of 9.99 USD on D (day 0), one of 4.99 USD on D+1 (day 1), all by the
  * network's installs. Cost: 30 USD for the campaign on D, and a row in gold (XAU), which no
  * rate converts: left out of the cost.
  */
@@ -72,8 +73,8 @@ export const seedCohortWorld = async (rt: TestRuntime): Promise<CohortWorld> => 
   await clearOfMidnight(2 * 60_000);
   const { sdkKey, serverKey } = await rt.createApp(COHORT_APP_ID, "android");
   const now = Date.now();
-  const first = dayOf(now - 3 * DAY_MS);
-  const second = dayOf(now - DAY_MS);
+  const first = dayOf(now - 4 * DAY_MS);
+  const second = dayOf(now - 2 * DAY_MS);
   const today = dayOf(now);
   const dayAfter = (n: number) => dayOf(Date.parse(at(first, "00:00:00")) + n * DAY_MS);
 
@@ -181,7 +182,8 @@ export const seedCohortWorld = async (rt: TestRuntime): Promise<CohortWorld> => 
         ...[p0, p1, p2, ios0].map((install) => session(install, at(dayAfter(1), "12:00:00"))),
         // Day 2: 2 of the network's.
         ...[p0, p1].map((install) => session(install, at(dayAfter(2), "12:00:00"))),
-        // Day 3 (today): 1 of the network's, now.
+        // Day 3 (yesterday): 1 of the network's; and the same today, now.
+        session(p0, at(dayAfter(3), "12:00:00")),
         session(p0, new Date(now).toISOString()),
       ],
     },
