@@ -76,12 +76,36 @@ const filter = (what: string, example: string) =>
       example,
     });
 
-/** The filters every report of installs takes: each narrows every figure to what it holds. */
+/**
+ * The filters every report of installs takes: each narrows every figure to what it holds. A
+ * country or platform is stored in one spelling (`DE`, `ios`): another is taken as it, and a
+ * value that can be no country or platform is refused, where it would match nothing and read
+ * as a range without installs.
+ */
 const filterShape = {
   media_source: filter("media source", "meta_ads"),
   campaign: filter("campaign (its name, else its id)", "Winter Sale"),
-  country: filter("country (ISO 3166-1 alpha-2)", "DE"),
-  platform: filter("platform (`android`, `ios`)", "ios"),
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, { error: "must be a two-letter country code (ISO 3166-1 alpha-2)" })
+    .transform((code) => code.toUpperCase())
+    .optional()
+    .meta({
+      description:
+        "Only what is of this country (ISO 3166-1 alpha-2, any case): installs and their events, touches, cost.",
+      example: "DE",
+    }),
+  platform: z
+    .string()
+    // Spelt out rather than flagged `i`, which OpenAPI's patterns cannot carry.
+    .regex(/^([Aa][Nn][Dd][Rr][Oo][Ii][Dd]|[Ii][Oo][Ss])$/, { error: "must be android or ios" })
+    .transform((name) => name.toLowerCase() as "android" | "ios")
+    .optional()
+    .meta({
+      description:
+        "Only what is of this platform (`android`, `ios`, any case): installs and their events, touches, cost.",
+      example: "ios",
+    }),
 };
 
 const windowShape = {
@@ -90,8 +114,8 @@ const windowShape = {
   to: day("last", "2026-11-14"),
 };
 
-/** A window's rules, on a schema of its days. */
-const windowRules = <T extends z.ZodType<{ from: string; to: string }>>(schema: T) =>
+/** A window's rules, on a schema of its days: `to` on or after `from`, at most a year. */
+export const windowRules = <T extends z.ZodType<{ from: string; to: string }>>(schema: T) =>
   schema
     // Zod runs these on days it already refused: each holds only of two good days.
     .refine((window) => !bothDays(window) || window.from <= window.to, {

@@ -89,8 +89,6 @@ describe("the report parameters", () => {
       for (const [filter, value] of [
         ["media_source", "meta\u0000ads"],
         ["campaign", "Winter\nSale"],
-        ["country", "D\u007fE"],
-        ["platform", "ios\u0085"],
       ] as const) {
         const answer = await call(route, { ...window, [filter]: value });
         expect(answer.statusCode).toBe(422);
@@ -104,5 +102,29 @@ describe("the report parameters", () => {
     // Quotes and other marks are a name's own, kept inert by the query's literals.
     const quoted = await call("cohorts", { ...window, campaign: "x'); DROP TABLE t; --\\" });
     expect(quoted.statusCode).toBe(200);
+  });
+  it("take a country and a platform in any case as stored, and refuse what is neither", async () => {
+    const { call, asked } = handlersAsking();
+    const window = { from: "2026-11-01", to: "2026-11-02" };
+    for (const route of ["overview", "cohorts"] as const) {
+      for (const [filter, value, detail] of [
+        ["country", "Germany", "must be a two-letter country code (ISO 3166-1 alpha-2)"],
+        ["country", "D\u007fE", "must be a two-letter country code (ISO 3166-1 alpha-2)"],
+        ["platform", "web", "must be android or ios"],
+        ["platform", "ios\u0085", "must be android or ios"],
+      ] as const) {
+        const answer = await call(route, { ...window, [filter]: value });
+        expect(answer.statusCode).toBe(422);
+        expect(JSON.parse(answer.body)).toEqual({
+          error: "Unprocessable Entity",
+          detail: `${filter}: ${detail}`,
+        });
+      }
+      expect(asked).toEqual([]);
+      // `de` and `iOS` would match nothing as given: they are `DE` and `ios`.
+      const answer = await call(route, { ...window, country: "de", platform: "iOS" });
+      expect(answer.statusCode).toBe(200);
+      expect(asked.pop()).toMatchObject({ filters: { country: "DE", platform: "ios" } });
+    }
   });
 });
