@@ -128,6 +128,12 @@ describe("cost rows in the cohorts report", () => {
     });
     const listed = await rt.get(`/v1/costs?from=${today}&to=${today}`, serverKey);
     expect(((await listed.json()) as { data: unknown[] }).data).toHaveLength(1);
+    // A list's window is a report's: at most 366 days.
+    const years = await rt.get(`/v1/costs?from=2020-01-01&to=${today}`, serverKey);
+    expect(years.status).toBe(422);
+    expect(((await years.json()) as { detail: string }).detail).toBe(
+      "to: must end a window of at most 366 days, `from` and `to` counted",
+    );
 
     const nul = await cohorts("&campaign=Taps%00");
     expect(nul.status).toBe(422);

@@ -6,21 +6,28 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import * as z from "zod";
 import { costAnswer, costLakeRecord, costRowsOf } from "../../costs/cost-rows.ts";
+import { ValidationError } from "../../domain/errors.ts";
 import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
 import type { FxRates } from "../../fx/ecb-rates.ts";
 import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import type { CostStore } from "../../ports/costs.ts";
 import type { RecordStream } from "../../ports/lake.ts";
-import { overviewParamsSchema } from "../../reports/params.ts";
+import { overviewParamsSchema, windowRules } from "../../reports/params.ts";
 import { checked } from "../../validation/issues.ts";
 import { readJsonBody } from "../json-body.ts";
 import { httpRoute, jsonResponse } from "../middleware.ts";
 import { principalOf } from "../principal.ts";
 import { routeOf } from "../routes.ts";
 
-export const costListQuery = z
-  .object({ from: overviewParamsSchema.shape.from, to: overviewParamsSchema.shape.to })
-  .refine((query) => query.from <= query.to, { error: "must be on or after `from`", path: ["to"] });
+export const costListQuery = windowRules(
+  z.object({ from: overviewParamsSchema.shape.from, to: overviewParamsSchema.shape.to }),
+);
+
+/**
+ * Rows one answer lists at most: a few MB, within what a Lambda function may answer (6 MB),
+ * past which API Gateway would answer a 502 of its own.
+ */
+export const COST_LIST_MAX_ROWS = 10_000;
 
 export interface CostHandlerDeps {
   readonly costs: CostStore;
@@ -52,6 +59,11 @@ export const createCostHandlers = (deps: CostHandlerDeps) => {
       const appId = appOf(event);
       const query = checked(costListQuery, event.queryStringParameters ?? {}, "query");
       const rows = await deps.costs.listByApp(appId, { from: query.from, to: query.to });
+      if (rows.length > COST_LIST_MAX_ROWS) {
+        throw new ValidationError(
+          `to: the window holds ${rows.length} cost rows, more than the ${COST_LIST_MAX_ROWS} one answer lists; ask for fewer days`,
+        );
+      }
       return jsonResponse(200, { data: rows.map(costAnswer) });
     }),
   };
