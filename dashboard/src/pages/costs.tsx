@@ -426,6 +426,9 @@ const amount = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
 export const costTable = (rows: readonly CostRow[]): TextTable => {
   const sum = (of: (row: CostRow) => number | null) =>
     rows.reduce((total, row) => total + (of(row) ?? 0), 0);
+  /** Null when no row has the figure: rows none of whose currency converts total "—", not $0. */
+  const knownSum = (of: (row: CostRow) => number | null) =>
+    rows.some((row) => of(row) !== null) ? sum(of) : null;
   return {
     head: [
       "Day",
@@ -483,7 +486,7 @@ export const costTable = (rows: readonly CostRow[]): TextTable => {
       "",
       "",
       "",
-      formatKnownUsd(sum((row) => row.amount_usd)),
+      formatKnownUsd(knownSum((row) => row.amount_usd)),
       formatCount(sum((row) => row.impressions)),
       formatCount(sum((row) => row.clicks)),
       "",
