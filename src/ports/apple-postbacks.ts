@@ -58,10 +58,17 @@ export interface ApplePostbackPage {
 }
 
 export interface ApplePostbackStore {
-  /** Stores the postback unless one of its framework and transaction id is: true when new. */
+  /** The postback stored under this framework and transaction id, if any. */
+  get(
+    key: Pick<StoredApplePostback, "kind" | "transactionId">,
+  ): Promise<StoredApplePostback | undefined>;
+  /**
+   * Stores the postback unless one of its framework and transaction id is, or in place of an
+   * unverified one when it is verified itself: true when stored. A transaction id is no secret
+   * (every ad network Apple sent the postback to has it), so the first body to name one may be
+   * anyone's; Apple's signed copy still takes its place.
+   */
   add(postback: StoredApplePostback): Promise<boolean>;
-  /** Forgets a postback just added whose lake row could not be written, so its retry adds both. */
-  remove(postback: Pick<StoredApplePostback, "kind" | "transactionId">): Promise<void>;
   /**
    * An app's postbacks received in [from, to), oldest first, a page at a time (`after`: the
    * page before's `next`); `appId` null lists those of no app.

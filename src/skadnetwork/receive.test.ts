@@ -13,49 +13,99 @@ const APP: App = {
   links: { appStoreId: "525463029" },
 };
 
-/** A store in memory, keyed as the table is. */
+/**
+ * A store in memory, keyed as the table is, taking a verified copy in an unverified one's place
+ * as the table's conditional put does (over HTTP: test/integration/skadnetwork.test.ts).
+ */
 const memoryStore = () => {
   const items = new Map<string, StoredApplePostback>();
   const key = (p: Pick<StoredApplePostback, "kind" | "transactionId">) =>
     `${p.kind}#${p.transactionId}`;
+  let down = false;
   return {
     items,
+    fail: (value: boolean) => {
+      down = value;
+    },
+    get: async (p: Pick<StoredApplePostback, "kind" | "transactionId">) => items.get(key(p)),
     add: async (postback: StoredApplePostback) => {
-      if (items.has(key(postback))) return false;
+      if (down) throw new Error("the table is out of reach");
+      const kept = items.get(key(postback));
+      const verified = postback.verification.status === "verified";
+      if (kept && !(verified && kept.verification.status === "unverified")) return false;
       items.set(key(postback), postback);
       return true;
     },
-    remove: async (postback: Pick<StoredApplePostback, "kind" | "transactionId">) => {
-      items.delete(key(postback));
+  };
+};
+
+const recordingLake = () => {
+  const rows: Record<string, unknown>[] = [];
+  let down = false;
+  return {
+    rows,
+    fail: (value: boolean) => {
+      down = value;
+    },
+    put: async (records: readonly Record<string, unknown>[]) => {
+      if (down) throw new Error("the stream is out of reach");
+      rows.push(...records);
     },
   };
 };
 
 describe("receiving a postback", () => {
-  it("takes a stored postback back out when its lake row fails, so the device's retry writes both", async () => {
+  it("stores nothing when its lake row fails, so the device's retry writes both", async () => {
     const store = memoryStore();
-    const rows: unknown[] = [];
-    let lakeUp = false;
-    const receiver = createPostbackReceiver({
-      apps: async () => [APP],
-      store,
-      lake: {
-        put: async (records) => {
-          if (!lakeUp) throw new Error("the stream is out of reach");
-          rows.push(...records);
-        },
-      },
-    });
+    const lake = recordingLake();
+    const receiver = createPostbackReceiver({ apps: async () => [APP], store, lake });
+    lake.fail(true);
     await expect(receiver.receive("skadnetwork", SKAN_4_FINE)).rejects.toThrow(/out of reach/);
     expect(store.items.size).toBe(0);
-    lakeUp = true;
+    lake.fail(false);
     expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: true });
     expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: false });
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({
+    expect(lake.rows).toHaveLength(1);
+    expect(lake.rows[0]).toMatchObject({
       app_id: APP.appId,
       transaction_id: SKAN_4_FINE["transaction-id"],
     });
+  });
+
+  it("fails the answer when the table fails after the lake row, and its retry stores it", async () => {
+    const store = memoryStore();
+    const lake = recordingLake();
+    const receiver = createPostbackReceiver({ apps: async () => [APP], store, lake });
+    store.fail(true);
+    await expect(receiver.receive("skadnetwork", SKAN_4_FINE)).rejects.toThrow(/out of reach/);
+    store.fail(false);
+    expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: true });
+    // The row twice: the report counts each transaction once (./report-query.ts).
+    expect(lake.rows.map((row) => row.transaction_id)).toEqual([
+      SKAN_4_FINE["transaction-id"],
+      SKAN_4_FINE["transaction-id"],
+    ]);
+    expect(store.items.size).toBe(1);
+  });
+
+  it("takes Apple's signed copy in place of an unverified one first received, and never the reverse", async () => {
+    const store = memoryStore();
+    const lake = recordingLake();
+    const receiver = createPostbackReceiver({ apps: async () => [APP], store, lake });
+    // Anyone who has the transaction id (every ad network the postback went to) can post first.
+    const forged = { ...SKAN_4_FINE, "source-identifier": "1111" };
+    expect(await receiver.receive("skadnetwork", forged)).toEqual({ created: true });
+    const key = { kind: "skadnetwork" as const, transactionId: SKAN_4_FINE["transaction-id"] };
+    expect((await store.get(key))?.verification.status).toBe("unverified");
+    expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: true });
+    expect(await store.get(key)).toMatchObject({
+      conversionValue: 63,
+      verification: { status: "verified" },
+    });
+    // Once Apple's copy is kept, neither a forged one nor its retry is written.
+    expect(await receiver.receive("skadnetwork", forged)).toEqual({ created: false });
+    expect(await receiver.receive("skadnetwork", SKAN_4_FINE)).toEqual({ created: false });
+    expect(lake.rows.map((row) => row.verification)).toEqual(["unverified", "verified"]);
   });
 
   it("knows its two endpoint folders by their own names only", async () => {

@@ -3,12 +3,16 @@
  * link host's `/.well-known/skadnetwork/report-attribution/` and
  * `/.well-known/appattribution/report-attribution/`): each read and verified (./postbacks.ts),
  * attached to the app whose App Store id it names (or kept under no app when none has it), and
- * stored once. The device is answered 200 once the postback is stored, so one that failed to
+ * stored once (a verified copy in place of an unverified one). The device is answered 200 once the postback is stored, so one that failed to
  * store is sent again (Apple retries for days); a body that is no postback is answered 400,
  * and nothing is kept of it.
  */
 import { BadRequestError, NotFoundError } from "../domain/errors.ts";
-import type { ApplePostbackStore, StoredApplePostback } from "../ports/apple-postbacks.ts";
+import type {
+  ApplePostbackStore,
+  ReceivedPostback,
+  StoredApplePostback,
+} from "../ports/apple-postbacks.ts";
 import type { App } from "../ports/apps.ts";
 import type { LakeRecord, RecordStream } from "../ports/lake.ts";
 import { type PostbackKind, readPostback } from "./postbacks.ts";
@@ -22,13 +26,17 @@ export const ENDPOINT_FOLDERS: Readonly<Record<string, PostbackKind>> = {
 export interface PostbackReceiverDeps {
   /** Every app, briefly cached: a postback names its app by App Store id. */
   readonly apps: () => Promise<readonly App[]>;
-  readonly store: Pick<ApplePostbackStore, "add" | "remove">;
+  readonly store: Pick<ApplePostbackStore, "get" | "add">;
   /** The lake's `apple_postbacks` stream: each new postback of an app, a row. */
   readonly lake: Pick<RecordStream, "put">;
   readonly now?: () => Date;
 }
 
 const flag = (value: boolean) => (value ? 1 : 0);
+
+/** Whether a postback takes a stored one's place: Apple's signed copy, an unsigned one's. */
+const replaces = (next: ReceivedPostback, kept: ReceivedPostback) =>
+  next.verification.status === "verified" && kept.verification.status === "unverified";
 
 /** A postback of an app as its lake row (src/lake/lake-tables.ts's APPLE_POSTBACKS_TABLE). */
 export const applePostbackRow = (
@@ -74,19 +82,17 @@ export const createPostbackReceiver = (deps: PostbackReceiverDeps) => {
         appId: app?.appId ?? null,
         receivedAt: now().toISOString(),
       };
-      const created = await deps.store.add(stored);
-      // Its lake row once it is stored, and only then: a device's retry of a stored postback
-      // adds none. A row that could not be written takes the item back out, so the failed
-      // answer's retry writes both.
-      if (created && stored.appId !== null) {
-        try {
-          await deps.lake.put([applePostbackRow({ ...stored, appId: stored.appId })]);
-        } catch (error) {
-          await deps.store.remove(stored);
-          throw error;
-        }
+      // A device's retry of a stored postback adds nothing, but Apple's signed copy of one
+      // stored unverified takes its place.
+      const kept = await deps.store.get(stored);
+      if (kept && !replaces(stored, kept)) return { created: false };
+      // The lake row first, then the item: a failure of either fails the answer, and the
+      // device's retry writes both. A row written twice (that retry, or two copies at once) is
+      // one postback to the reports, which count each transaction once, a verified row first.
+      if (stored.appId !== null) {
+        await deps.lake.put([applePostbackRow({ ...stored, appId: stored.appId })]);
       }
-      return { created };
+      return { created: await deps.store.add(stored) };
     },
   };
 };

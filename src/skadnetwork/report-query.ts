@@ -1,7 +1,8 @@
 /**
  * The SKAdNetwork report's query, for both engines as the other reports (src/reports): an app's
  * postbacks received in a window, from the lake's `apple_postbacks` table, grouped by what the
- * report reads, each transaction once (a row put twice by a stream's retry counts once).
+ * report reads, each transaction once (a row put twice by a stream's or a device's retry counts
+ * once, and a verified copy over an unverified one).
  * src/skadnetwork/report.ts folds the groups into the report.
  */
 import { type Dialect, sqlString } from "../lake/export-query.ts";
@@ -37,12 +38,21 @@ export const buildSkadnetworkQuery = (input: {
   // A postback's row is its day's, or a later one's when the lake took it late.
   const partitions = partitionsOfDays(dayOf(from), dayOf(to));
   const keys = KEYS.join(", ");
-  return `SELECT ${keys}, count(DISTINCT transaction_id) AS postbacks
-FROM ${input.source} AS p
-WHERE p.app_id = ${sqlString(appId)}
-  AND p.dt BETWEEN ${sqlString(partitions.from)} AND ${sqlString(partitions.to)}
-  AND p.received_at >= ${timestampLiteral[dialect](from)}
-  AND p.received_at < ${timestampLiteral[dialect](to)}
+  // One row per transaction: its verified row when it has one (Apple's signed copy, stored in
+  // place of an unverified one first received), else its first.
+  return `SELECT ${keys}, count(*) AS postbacks
+FROM (
+  SELECT ${keys}, row_number() OVER (
+      PARTITION BY p.kind, p.transaction_id
+      ORDER BY CASE WHEN p.verification = 'verified' THEN 0 ELSE 1 END, p.received_at
+    ) AS copy
+  FROM ${input.source} AS p
+  WHERE p.app_id = ${sqlString(appId)}
+    AND p.dt BETWEEN ${sqlString(partitions.from)} AND ${sqlString(partitions.to)}
+    AND p.received_at >= ${timestampLiteral[dialect](from)}
+    AND p.received_at < ${timestampLiteral[dialect](to)}
+) AS t
+WHERE t.copy = 1
 GROUP BY ${keys}`;
 };
 

@@ -457,3 +457,61 @@ describe("Apple's postbacks on the link host", () => {
     expect((await stored(APP)).length + (await stored(null)).length).toBe(before);
   });
 });
+
+describe("a forged copy of Apple's postback, received first", () => {
+  let rt: TestRuntime;
+  let serverKey = "";
+
+  beforeAll(async () => {
+    rt = await startTestRuntime();
+    serverKey = (await rt.createApp(APP, "ios")).serverKey;
+    const app = await rt.stores.apps.get(APP);
+    if (!app) throw new Error("no app");
+    await rt.stores.apps.save({ ...app, links: { appStoreId: APP_STORE_ID } });
+  });
+
+  afterAll(async () => {
+    await rt?.dispose();
+  });
+
+  it("gives way to Apple's signed copy of its transaction, which the report counts once", async () => {
+    const post = async (body: unknown) =>
+      (
+        await fetch(`${rt.linkUrl}/.well-known/skadnetwork/report-attribution/`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        })
+      ).json();
+    const to = new Date().toISOString().slice(0, 10);
+    /** The report of a window starting `back` days ago: each another question, not a kept answer. */
+    const counts = async (back: number) => {
+      await rt.flush();
+      const from = new Date(Date.parse(`${START_DAY}T00:00:00Z`) - back * 86_400_000);
+      const response = await rt.get(
+        `/v1/skadnetwork/report?from=${from.toISOString().slice(0, 10)}&to=${to}&include=unverified`,
+        serverKey,
+      );
+      return ((await response.json()) as { postbacks: Record<string, number> }).postbacks;
+    };
+    const kept = async () =>
+      (await rt.stores.applePostbacks.listByApp(APP, FAR, { limit: 100 })).postbacks;
+    // A transaction id is no secret: every ad network the postback went to has it.
+    const forged = { ...SKAN_3_WIN, "campaign-id": 43 };
+    expect(await post(forged)).toEqual({ stored: "new" });
+    expect(await kept()).toMatchObject([
+      { sourceIdentifier: "43", verification: { status: "unverified" } },
+    ]);
+    expect(await counts(0)).toEqual({ received: 1, counted: 1, unverified: 1, development: 0 });
+
+    expect(await post(SKAN_3_WIN)).toEqual({ stored: "new" });
+    expect(await kept()).toMatchObject([
+      { sourceIdentifier: "42", verification: { status: "verified" } },
+    ]);
+    // Both rows are in the lake; the report reads the transaction once, by its verified row.
+    expect(await counts(1)).toEqual({ received: 1, counted: 1, unverified: 0, development: 0 });
+    // Nothing takes the place of Apple's copy.
+    expect(await post(forged)).toEqual({ stored: "duplicate" });
+    expect(await kept()).toMatchObject([{ verification: { status: "verified" } }]);
+  });
+});

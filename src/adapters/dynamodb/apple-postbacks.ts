@@ -1,12 +1,13 @@
 /**
  * Apple's postbacks on DynamoDB: one item per postback keyed by `<framework>#<transaction id>`
- * (a second copy is refused by a conditional put), and an index by app, sorted by when each
+ * (a second copy is refused by a conditional put, but for a verified one in an unverified one's
+ * place), and an index by app, sorted by when each
  * was received, for the reports and the listing. A postback of no app is kept under the
  * partition `-`, which no app id can be.
  */
 import {
-  DeleteCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
@@ -37,8 +38,15 @@ export const createApplePostbackStore = (
   doc: DynamoDBDocumentClient,
   table: string,
 ): ApplePostbackStore => ({
+  async get(key) {
+    const { Item } = await doc.send(
+      new GetCommand({ TableName: table, Key: { postbackKey: keyOf(key) }, ConsistentRead: true }),
+    );
+    return Item ? bodyOf(Item) : undefined;
+  },
   add: (postback) => {
     const postbackKey = keyOf(postback);
+    const verified = postback.verification.status === "verified";
     return conditionHolds(() =>
       doc.send(
         new PutCommand({
@@ -48,15 +56,19 @@ export const createApplePostbackStore = (
             appKey: postback.appId ?? NO_APP,
             // Unique per postback: the time, then its key.
             receivedKey: `${postback.receivedAt}#${postbackKey}`,
+            verified,
             body: JSON.stringify(postback),
           },
-          ConditionExpression: "attribute_not_exists(postbackKey)",
+          // A verified copy takes an unverified one's place; nothing else is written over.
+          ...(verified
+            ? {
+                ConditionExpression: "attribute_not_exists(postbackKey) OR verified = :unverified",
+                ExpressionAttributeValues: { ":unverified": false },
+              }
+            : { ConditionExpression: "attribute_not_exists(postbackKey)" }),
         }),
       ),
     );
-  },
-  async remove(postback) {
-    await doc.send(new DeleteCommand({ TableName: table, Key: { postbackKey: keyOf(postback) } }));
   },
   async listByApp(appId, range, page) {
     const appKey = appId ?? NO_APP;
