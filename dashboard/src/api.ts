@@ -958,7 +958,7 @@ export interface ConversionRule {
   revenue_usd?: { min?: number; max?: number };
   /** One occurrence's numeric parameter reached at least this. */
   parameter?: { name: string; at_least: number };
-  /** The fine value, 0 to 63: the first window's rules only, and required there. */
+  /** The fine value, 1 to 63 (0 is every install's at its first launch): the first window's rules only, and required there. */
   fine?: number;
   coarse: CoarseValue;
   /** Reaching it ends the window's updates, so Apple sends its postback sooner. */

@@ -79,7 +79,7 @@ describe("the conversion value schema", () => {
     expect(() =>
       parseConversionSchema({ windows: [{ rules: [rule] }, { rules: [] }, { rules: [] }] }),
     ).toThrow(
-      "body.windows[0].rules[0].fine: is required in the first window (a fine value 0 to 63)",
+      "body.windows[0].rules[0].fine: is required in the first window (a fine value 1 to 63)",
     );
     expect(() =>
       parseConversionSchema({
@@ -90,7 +90,13 @@ describe("the conversion value schema", () => {
       parseConversionSchema({
         windows: [{ rules: [{ ...rule, fine: 64 }] }, { rules: [] }, { rules: [] }],
       }),
-    ).toThrow("body.windows[0].rules[0].fine: must be from 0 to 63");
+    ).toThrow("body.windows[0].rules[0].fine: must be from 1 to 63");
+    // 0 is every registered install's: no rule's worth.
+    expect(() =>
+      parseConversionSchema({
+        windows: [{ rules: [{ ...rule, fine: 0 }] }, { rules: [] }, { rules: [] }],
+      }),
+    ).toThrow("body.windows[0].rules[0].fine: must be from 1 to 63");
     expect(() => parseConversionSchema({ windows: [{ rules: [] }] })).toThrow(
       /the three conversion windows/,
     );

@@ -7,7 +7,7 @@
  *
  * Each window has rules. A rule names one of the app's events (the export's `event_name`), how
  * often it must have happened in the window, the window's revenue of it in USD, or a numeric
- * parameter one of its occurrences reached; what it is worth (a fine value 0 to 63 in the first
+ * parameter one of its occurrences reached; what it is worth (a fine value 1 to 63 in the first
  * window, a coarse value `low`, `medium` or `high` in each); and whether reaching it locks the
  * window. The schema reaches the SDKs through the remote configuration; each SDK evaluates it
  * on every event (./conversion-evaluation.ts is the reference, sdk/conformance holds the cases),
@@ -57,7 +57,7 @@ const amount = storedNumber(
 
 const ruleSchema = z
   .strictObject({
-    /** The event, as the export names it (`service_purchase`, `service_level_achieved`). */
+    /** The event, as the export names it (`service_purchase`, `service_level_complete`). */
     event: eventName,
     /** How many times it happened in the window, at least. */
     min_count: z.int({ error: "must be a whole number" }).min(1).max(10_000).default(1),
@@ -75,11 +75,13 @@ const ruleSchema = z
         at_least: storedNumber(z.number({ error: "must be a number" })),
       })
       .optional(),
-    /** The fine value (first window only), 0 to 63. */
+    /** The fine value (first window only), 1 to 63. */
     fine: z
       .int({ error: "must be a whole number" })
-      .min(0, { error: `must be from 0 to ${MAX_FINE_VALUE}` })
-      .max(MAX_FINE_VALUE, { error: `must be from 0 to ${MAX_FINE_VALUE}` })
+      // 0 is every install's, told to Apple at its first launch before any rule is met: a rule
+      // worth 0 would read, in the reports, as every install that met none.
+      .min(1, { error: `must be from 1 to ${MAX_FINE_VALUE}` })
+      .max(MAX_FINE_VALUE, { error: `must be from 1 to ${MAX_FINE_VALUE}` })
       .optional(),
     coarse: z.enum(COARSE_VALUES, { error: "must be low, medium or high" }),
     /** Reaching it ends the window's updates: the postback is sent sooner. */
@@ -108,7 +110,7 @@ export const conversionSchemaRequest = z
           ctx.addIssue({
             code: "custom",
             path: ["windows", w, "rules", r, "fine"],
-            message: "is required in the first window (a fine value 0 to 63)",
+            message: "is required in the first window (a fine value 1 to 63)",
           });
         }
         if (w > 0 && rule.fine !== undefined) {

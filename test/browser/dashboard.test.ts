@@ -2286,7 +2286,7 @@ describe("the dashboard in a browser", () => {
       .toBe("w0_r0_event");
     await first.getByLabel("Event", { exact: true }).fill("service_purchase");
     await first.getByLabel("Revenue from (USD)").fill("4.99");
-    const fine = first.getByLabel("Fine value (0–63)");
+    const fine = first.getByLabel("Fine value (1–63)");
     await fine.fill("64");
     await first.getByLabel("Coarse value").selectOption("high");
     await form.getByRole("button", { name: "Add a rule to window 2" }).click();
@@ -2300,7 +2300,7 @@ describe("the dashboard in a browser", () => {
     await later.getByLabel("Coarse value").selectOption("medium");
     await later.getByLabel("Lock the window").check();
     // Apple takes fine values in the first window only.
-    expect(await later.getByLabel("Fine value (0–63)").count()).toBe(0);
+    expect(await later.getByLabel("Fine value (1–63)").count()).toBe(0);
 
     const saving = () =>
       page.waitForResponse(
@@ -2314,10 +2314,10 @@ describe("the dashboard in a browser", () => {
     ]);
     expect(refused.status()).toBe(422);
     expect(((await refused.json()) as { detail: string }).detail).toBe(
-      "body.windows[0].rules[0].fine: must be from 0 to 63",
+      "body.windows[0].rules[0].fine: must be from 1 to 63",
     );
     // The service names the body's field; the page names its own, beside the input.
-    const said = "Fine value must be from 0 to 63";
+    const said = "Fine value must be from 1 to 63";
     const problems = page.locator("#schema-problems");
     await expect
       .poll(() => problems.innerText(), WITHIN)
@@ -2368,7 +2368,7 @@ describe("the dashboard in a browser", () => {
       },
     });
     // The form shows the schema as saved.
-    expect(await first.getByLabel("Fine value (0–63)").inputValue()).toBe("63");
+    expect(await first.getByLabel("Fine value (1–63)").inputValue()).toBe("63");
     expect(await later.getByLabel("Lock the window").isChecked()).toBe(true);
 
     // The ad network of Apple's samples, named: an id that is none refused at its input first.
@@ -2675,8 +2675,8 @@ describe("the dashboard in a browser", () => {
       await heading(theirs, "SKAdNetwork").waitFor();
       const rule = theirs.getByRole("group", { name: "Window 1, Rule 1", exact: true });
       await rule.waitFor(WITHIN);
-      expect(await rule.getByLabel("Fine value (0–63)").inputValue()).toBe("63");
-      expect(await rule.getByLabel("Fine value (0–63)").isDisabled()).toBe(true);
+      expect(await rule.getByLabel("Fine value (1–63)").inputValue()).toBe("63");
+      expect(await rule.getByLabel("Fine value (1–63)").isDisabled()).toBe(true);
       await theirs
         .getByRole("table", { name: "Ad network names" })
         .locator('tr[data-network-id="com.example"]')

@@ -1,7 +1,7 @@
 /**
  * The SKAdNetwork page's forms as typed, what they send, and the service's refusals read back
  * in the page's own words. The schema's refusals name the request body's field
- * (`body.windows[0].rules[2].fine: must be from 0 to 63`), the ad network names' the id or its
+ * (`body.windows[0].rules[2].fine: must be from 1 to 63`), the ad network names' the id or its
  * media source (`body.networks: x is not an ad network id …`, `body.networks.<id>: …`); each is
  * shown beside the input it is about, under the input's label, and listed under the form with
  * its window and rule.
@@ -46,7 +46,7 @@ export const RULE_FIELDS = {
   revenue_max: "Revenue below (USD)",
   parameter: "Parameter",
   at_least: "Parameter at least",
-  fine: "Fine value (0–63)",
+  fine: "Fine value (1–63)",
   coarse: "Coarse value",
   lock: "Lock the window",
 } as const;
@@ -107,9 +107,9 @@ export const requestOf = (draft: SchemaDraft): ConversionWindow[] =>
 /** One problem the service named: the input it is about, beside it, and under the form. */
 export interface Problem {
   readonly field: string | null;
-  /** Beside the input: `Fine value must be from 0 to 63`. */
+  /** Beside the input: `Fine value must be from 1 to 63`. */
   readonly beside: string;
-  /** Under the form, with its place: `Window 1, rule 2: Fine value must be from 0 to 63`. */
+  /** Under the form, with its place: `Window 1, rule 2: Fine value must be from 1 to 63`. */
   readonly text: string;
 }
 
@@ -117,7 +117,7 @@ const PROBLEM = /^(body(?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*):\s(.*)$/s;
 const MORE = /^and (\d+) more$/;
 
 const capitalised = (value: string) => value.charAt(0).toUpperCase() + value.slice(1);
-/** A field's label without what its input says of units: `Fine value (0–63)` → `Fine value`. */
+/** A field's label without what its input says of units: `Fine value (1–63)` → `Fine value`. */
 const bare = (label: string) => label.replace(/\s*\([^)]*\)$/, "");
 
 const ruleProblem = (field: RuleField, message: string): string => {

@@ -348,7 +348,7 @@ function RuleEditor(props: {
           <input
             {...input("fine", "fine")}
             type="number"
-            min={0}
+            min={1}
             max={MAX_FINE_VALUE}
             step={1}
             inputMode="numeric"

@@ -216,7 +216,7 @@ export const SKADNETWORK_CONTRACTS = {
       400: NOT_JSON,
       401: unauthorized("postbacks"),
       413: TOO_LARGE,
-      422: "A rule breaks a rule of the schema: the detail names it (`body.windows[0].rules[2].fine: must be from 0 to 63`).",
+      422: "A rule breaks a rule of the schema: the detail names it (`body.windows[0].rules[2].fine: must be from 1 to 63`).",
       500: INTERNAL,
     },
   },
