@@ -108,8 +108,9 @@ export function SkadnetworkSection(props: {
           <SkadnetworkCounts postbacks={report.postbacks} />
           {report.postbacks.counted === 0 ? (
             <p class="empty">
-              No postbacks counted in this range. Devices send them to the link host once the app's
-              Info.plist names it, and the service finds the app by the App Store id in its
+              No postbacks counted in this range. Devices send them to the registrable domain the
+              app's Info.plist names (example.com of go.example.com), whose two report-attribution
+              paths must reach the link host; the service finds the app by the App Store id in its
               settings; the conversion value schema is on the {schemaPage}.
             </p>
           ) : (

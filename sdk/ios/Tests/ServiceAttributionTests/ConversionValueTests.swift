@@ -6,7 +6,7 @@ import XCTest
 /// against the evaluation, and again through the events the app sends; the export names the
 /// rules use (event-types.json); and the core: the schema from remote configuration, the
 /// windows' state kept across launches, a new version's rules, the first launch registered
-/// once, Apple's refusals on the error listener, nothing while stopped or without a schema.
+/// once (with a schema or without), Apple's refusals on the error listener, nothing while stopped.
 final class ConversionValueTests: XCTestCase {
     private static func vectors() throws -> [String: JSONValue] {
         return try XCTUnwrap(JSONValue(foundation: try Vectors.conformance("conversion-values.json"))?.objectValue)
@@ -301,14 +301,20 @@ final class ConversionValueTests: XCTestCase {
         XCTAssertEqual(harness.core.droppedEventCount, 0)
     }
 
-    func testNoSchemaNoCall() throws {
+    func testWithoutASchemaTheFirstLaunchIsRegisteredAndNothingMore() throws {
         let harness = Harness()
         XCTAssertNil(harness.configure())
         XCTAssertTrue(try harness.core.sendEvent(.custom, name: "tutorial completion", parameters: nil))
         harness.settle()
+        // Apple makes no postback for an install that never called it: the registration goes
+        // out with no schema, and no event makes an update.
         XCTAssertEqual(harness.conversionValues.calls, [])
-        XCTAssertEqual(harness.conversionValues.registrations, 0)
-        XCTAssertNil(harness.store.get(SdkCore.Key.conversionValues))
+        XCTAssertEqual(harness.conversionValues.registrations, 1)
+        let state = try XCTUnwrap(harness.store.get(SdkCore.Key.conversionValues).flatMap(ConversionState.parse))
+        XCTAssertTrue(state.registered)
+        let next = Harness(store: harness.store, service: harness.service)
+        XCTAssertNil(next.configure())
+        XCTAssertEqual(next.conversionValues.registrations, 0, "registered once per install")
     }
 
     func testAStoppedSdkEvaluatesNothing() throws {

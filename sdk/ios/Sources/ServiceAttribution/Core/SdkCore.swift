@@ -715,11 +715,13 @@ final class SdkCore: @unchecked Sendable {
         platform.conversionValues.update(update) { [weak self] message in self?.conversionRefused(message) }
     }
 
-    /// On the worker, once a configuration with a schema is applied: Apple told of the install's
-    /// first launch, once, in the first window, unless a value already told it. Apple's
-    /// postbacks need that call whether or not the user ever meets a rule.
+    /// On the worker, once a configuration is applied: Apple told of the install's first
+    /// launch, once, in the first window, unless a value already told it. Apple makes no
+    /// postback at all for an install that never made that call, so it is made whether or not
+    /// the app has a schema, and whether or not the user ever meets a rule: without one the ad
+    /// networks' SKAdNetwork campaigns would count none of the app's installs.
     private func registerConversion() {
-        guard locked({ schema != nil && !stopped && !deleted }), let firstOpen = firstOpenDate() else { return }
+        guard locked({ !stopped && !deleted }), let firstOpen = firstOpenDate() else { return }
         let hours = max(0, platform.clock().timeIntervalSince(firstOpen) / 3600)
         guard ConversionEvaluation.window(ofHours: hours) == 0 else { return }
         enqueueLock.lock()
