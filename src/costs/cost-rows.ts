@@ -166,6 +166,39 @@ export const costKeyOf = (
     )
     .digest("base64url");
 
+/** A row's level of detail: how many of its ad set, ad and country it names, and which. */
+const detailOf = (row: CostRow) =>
+  [row.adsetId ?? row.adsetName, row.adId ?? row.adName, row.country]
+    .map((key) => (key === null ? "-" : "+"))
+    .join("");
+
+const depthOf = (detail: string) => detail.split("+").length - 1;
+
+/**
+ * The rows that count: of each day, media source and campaign, those of the level of detail sent
+ * last. A campaign's day as one total and the same day by country (or by ad set) are the same
+ * spend told twice, under keys that never replace each other: added, they would count it twice.
+ * The rows of the other level stay stored and listed. One upload that holds both counts the more
+ * detailed.
+ */
+export const costRowsInForce = (rows: readonly CostRow[]): CostRow[] => {
+  const campaignDay = (row: CostRow) => JSON.stringify([row.day, row.mediaSource, row.campaignId]);
+  const latest = new Map<string, { detail: string; at: string }>();
+  for (const row of rows) {
+    const key = campaignDay(row);
+    const detail = detailOf(row);
+    const seen = latest.get(key);
+    if (
+      !seen ||
+      row.receivedAt > seen.at ||
+      (row.receivedAt === seen.at && depthOf(detail) > depthOf(seen.detail))
+    ) {
+      latest.set(key, { detail, at: row.receivedAt });
+    }
+  }
+  return rows.filter((row) => latest.get(campaignDay(row))?.detail === detailOf(row));
+};
+
 /** A row as it goes to the lake's costs table (src/lake/lake-tables.ts). */
 export const costLakeRecord = (row: CostRow) => ({
   app_id: row.appId,
