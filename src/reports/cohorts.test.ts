@@ -377,6 +377,27 @@ describe("cohort cost rows against the service's own cost and touches", () => {
     expect(cost([total, de, fr, spring])).toBe(1_100);
   });
 
+  it("put an ad set's or ad's cost row in the group of its installs, named by id or by name", () => {
+    const inSet = { group_key: "Winter-A1", cost_adset_id: "a1", cost_adset_name: "Winter-A1" };
+    const answer = report([installs(10, 0, inSet), clicks(40, 4, inSet)], {
+      groupBy: "adset",
+      costs: [costRow({ adsetId: "a1", amount: 50, amountUsd: 50 })],
+    });
+    expect(answer.groups.map((group) => [group.group, group.installs, group.cost_usd])).toEqual([
+      ["Winter-A1", 10, 50],
+    ]);
+    expect(answer.groups[0]?.ecpi_usd).toBe(5);
+    // By ad likewise: the row names the ad by its name, the clicks by id and name.
+    const inAd = { group_key: "Snow", cost_ad_id: "ad-7", cost_ad_name: "Snow" };
+    const byAd = report([installs(4, 0, inAd)], {
+      groupBy: "ad",
+      costs: [costRow({ adName: "Snow", amount: 8, amountUsd: 8 })],
+    });
+    expect(byAd.groups.map((group) => [group.group, group.installs, group.cost_usd])).toEqual([
+      ["Snow", 4, 8],
+    ]);
+  });
+
   it("count the unconverted cost rows the filters keep, and only those", () => {
     const rows = [installs(1, 0, { media_source: "google_ads", ...campaign("g-1", "Search") })];
     const vnd = (mediaSource: string) =>

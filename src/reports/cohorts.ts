@@ -236,8 +236,26 @@ const listed = <T>(lists: Map<string, T[]>, key: readonly unknown[], value: T): 
 };
 
 /**
+ * The group the query's rows give what a cost row names (its campaign, ad set or ad, the same by
+ * id when both sides have one, else by name): the cost row may name by its id what the clicks
+ * name by its name, and its cost belongs with their installs, not in a group of its own.
+ */
+const groupOfNamed = (
+  campaignRows: readonly CohortRow[],
+  named: Named,
+  of: (row: CohortRow) => Named,
+): string | undefined => {
+  const groups = campaignRows
+    .filter((found) => sameNamed(named, of(found)))
+    .map((found) => found.group_key)
+    .filter((key) => key !== null);
+  return [...new Set(groups)].sort()[0];
+};
+
+/**
  * The cost row's group (a platform names no cost row: undefined). By campaign, the group the
- * query's rows give that campaign, its name as they carry it, else the cost row's name or id.
+ * query's rows give that campaign, its name as they carry it, else the cost row's name or id;
+ * by ad set or ad, likewise the group the query's rows give it.
  */
 const costGroupOf = (
   groupBy: CohortGroup,
@@ -253,9 +271,23 @@ const costGroupOf = (
       return named.includes(own) ? own : (named[0] ?? own);
     }
     case "adset":
-      return row.adsetName ?? row.adsetId;
+      return (
+        groupOfNamed(campaignRows, { id: row.adsetId, name: row.adsetName }, (found) => ({
+          id: found.cost_adset_id,
+          name: found.cost_adset_name,
+        })) ??
+        row.adsetName ??
+        row.adsetId
+      );
     case "ad":
-      return row.adName ?? row.adId;
+      return (
+        groupOfNamed(campaignRows, { id: row.adId, name: row.adName }, (found) => ({
+          id: found.cost_ad_id,
+          name: found.cost_ad_name,
+        })) ??
+        row.adName ??
+        row.adId
+      );
     case "country":
       return row.country;
     case "platform":
