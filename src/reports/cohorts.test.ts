@@ -421,7 +421,7 @@ describe("the cohorts' days", () => {
     const answer = cohortReport({
       from: "9999-12-29",
       to: "9999-12-31",
-      today: TODAY,
+      today: "9999-12-31",
       groupBy: "campaign",
       filters: {},
       rows: [],
@@ -432,6 +432,26 @@ describe("the cohorts' days", () => {
       "9999-12-30",
       "9999-12-31",
     ]);
+  });
+
+  it("end today for the active users: a window to tomorrow has no day not begun, at 0", () => {
+    const answer = cohortReport({
+      from: "2026-11-19",
+      to: "2026-11-21",
+      today: TODAY,
+      groupBy: "campaign",
+      filters: {},
+      rows: [
+        row({ part: "active_day", cohort_day: "2026-11-19", active: 4 }),
+        row({ part: "active_day", cohort_day: "2026-11-20", active: 2 }),
+      ],
+      costs: [],
+    });
+    expect(answer.active_users.daily).toEqual([
+      { day: "2026-11-19", active: 4 },
+      { day: "2026-11-20", active: 2 },
+    ]);
+    expect(answer.active_users.average_daily).toBe(3);
   });
 });
 

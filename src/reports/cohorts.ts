@@ -483,9 +483,10 @@ export const cohortReport = (input: {
     groupOf(row.media_source, row.group_key).add(row);
   }
   // Counted, not walked to `to`: a loop that compares days would never end at one no day after
-  // it sorts above (`+010000-01-01` < `9999-12-31`).
+  // it sorts above (`+010000-01-01` < `9999-12-31`). Up to today: a window may end tomorrow (a
+  // caller's day ahead of UTC's), and a day not begun is no day without users.
   const daily: { day: string; active: number }[] = [];
-  const rangeDays = daysSpanned(input.from, input.to);
+  const rangeDays = Math.max(0, daysSpanned(input.from, input.to < today ? input.to : today));
   for (let n = 0; n < rangeDays; n++) {
     const day = addDays(input.from, n);
     daily.push({ day, active: activeByDay.get(day) ?? 0 });
