@@ -2,8 +2,9 @@
 # Builds the Unity SDK with Debian's mono (C# 7.2) and runs its NUnit tests: the core's rules,
 # every shared conformance vector, and end-to-end tests against the real embedded service,
 # which this script starts on free ports with a fresh data folder. The core is built without
-# UnityEngine; the Unity layer and the Editor code are compiled against compile-only
-# declarations (UnityStubs~/). Then the package as Unity reads it (Tools~/check-package.mjs):
+# UnityEngine; the Unity layer, the Editor code and the README's snippets (Samples~/) are
+# compiled against compile-only declarations (UnityStubs~/). Then the package as Unity reads it
+# (Tools~/check-package.mjs):
 # every asset's .meta, the External Dependency Manager's declarations, the iOS plugins parsed as
 # Objective-C and Swift. Unity never imports a folder whose name ends in ~, so the declarations, the
 # checks, the tests and the build output (build~/) stay out of an app.
@@ -35,6 +36,11 @@ for target in EDITOR ANDROID IOS WEBGL; do
     -r:"$build/UnityEngine.dll" -r:"$build/Service.Unity.dll" $(find Runtime/Unity -name '*.cs') ||
     fail "the Unity layer does not compile for UNITY_$target"
 done
+# The README's snippets as an app's script holds them (Samples~/ReadmeUsage.cs), with
+# `using UnityEngine;`, whose EventType the SDK's must not clash with.
+mcs -langversion:7.2 -target:library -nowarn:219 -out:"$build/ReadmeUsage.dll" \
+  -r:"$build/UnityEngine.dll" -r:"$build/Service.Unity.dll" 'Samples~/ReadmeUsage.cs' ||
+  fail "the README's snippets do not compile in an app's script"
 # The Editor code as the Editor builds it with iOS, then Android, as the build target.
 for target in IOS ANDROID; do
   mcs -langversion:7.2 -target:library -warnaserror -define:UNITY_EDITOR -define:"UNITY_$target" \

@@ -257,12 +257,14 @@ namespace Service.Unity
         /// <summary>
         /// An asynchronous call's failure, which <see cref="Guard{T}"/> never sees (it is in the
         /// task, not thrown), logged as a synchronous one is; the caller's task still faults with it.
+        /// Not resumed on the caller's thread: an app that waits for the task with .Wait() on
+        /// Unity's main thread would otherwise hold the very thread the rest needs.
         /// </summary>
         private static async Task Logged(string member, Task call)
         {
             try
             {
-                await call;
+                await call.ConfigureAwait(false);
             }
             catch (Exception error)
             {

@@ -848,6 +848,8 @@ namespace Service.Unity.Tests
             rig.Backend.Offline = false;
             rig.Core.Stop();
             rig.Settle();
+            // And the user's data deleted, which is kept too.
+            rig.Core.DeleteUserData().Wait();
             CollectionAssert.AreEquivalent(SdkCore.StoreKeys, store.Written,
                 "missing: " + string.Join(", ", SdkCore.StoreKeys.Except(store.Written)));
         }

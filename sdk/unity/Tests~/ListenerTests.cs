@@ -468,5 +468,57 @@ namespace Service.Unity.Tests
             Assert.IsFalse(ServiceSDK.IsStopped());
             Assert.IsFalse(ServiceSDK.IsAnonymous());
         }
+
+        /// <summary>A store that runs a test's action right after a key is written, on the writer's thread.</summary>
+        private sealed class WatchedStore : IKeyValueStore
+        {
+            private readonly MemoryStore inner = new MemoryStore();
+            public volatile Action<string> Written;
+
+            public string Get(string key)
+            {
+                return inner.Get(key);
+            }
+
+            public void Set(string key, string value)
+            {
+                inner.Set(key, value);
+                var written = Written;
+                if (written != null) written(key);
+            }
+
+            public void Remove(string key)
+            {
+                inner.Remove(key);
+            }
+        }
+
+        [Test]
+        public void AHandlerAddedWhileTheAttributionIsBeingKeptHearsItOnce()
+        {
+            var backend = AnsweringAttribution(() => JObject.Parse("{\"service_match_status\":\"organic\",\"media_source\":\"organic\"}"));
+            var store = new WatchedStore();
+            var core = new SdkCore(Setups.For("http://service.test", backend, store, scheduler: new ManualTimers(), mainThread: new InlineMainThread()));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            var heard = 0;
+            Thread adder = null;
+            store.Written = key =>
+            {
+                if (key != "service_sdk.attribution" || adder != null) return;
+                // Another thread adds a handler now, between the attribution kept and the
+                // listeners told; this one goes on once that thread is done, or waits for the
+                // core (which lets it in only once the listeners to tell are taken).
+                adder = new Thread(() => core.Listeners.AddAttribution(map => Interlocked.Increment(ref heard)));
+                adder.Start();
+                while (adder.IsAlive && (adder.ThreadState & ThreadState.WaitSleepJoin) == 0) Thread.Yield();
+            };
+            var read = new System.Threading.Tasks.TaskCompletionSource<bool>();
+            core.GetAttributionParams(p => read.TrySetResult(true), e => read.TrySetException(new Exception(e)));
+            Assert.IsTrue(read.Task.Wait(10000), "no answer");
+            Assert.IsNotNull(adder, "the attribution was not kept");
+            Assert.IsTrue(adder.Join(10000));
+            Assert.AreEqual(1, heard);
+        }
     }
 }

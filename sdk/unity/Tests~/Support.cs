@@ -355,6 +355,8 @@ namespace Service.Unity.Tests
     internal sealed class ScriptedBackend : HttpMessageHandler
     {
         public readonly List<KeyValuePair<string, JToken>> Requests = new List<KeyValuePair<string, JToken>>();
+        /// <summary>Each request's body as the SDK wrote it (the parsed one above reads date-like strings as dates).</summary>
+        public readonly List<KeyValuePair<string, string>> Texts = new List<KeyValuePair<string, string>>();
         public Func<string, JToken, Tuple<int, JToken>> Answer;
         /// <summary>An answer whose body is text as it is (not JSON); null: <see cref="Answer"/> answers.</summary>
         public Func<string, JToken, Tuple<int, string>> RawAnswer;
@@ -364,9 +366,14 @@ namespace Service.Unity.Tests
         protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken token)
         {
             if (Offline) throw new HttpRequestException("network unreachable");
-            var body = request.Content == null ? null : JToken.Parse(await request.Content.ReadAsStringAsync());
+            var text = request.Content == null ? null : await request.Content.ReadAsStringAsync();
+            var body = text == null ? null : JToken.Parse(text);
             var key = request.Method + " " + request.RequestUri.PathAndQuery;
-            lock (Requests) Requests.Add(new KeyValuePair<string, JToken>(key, body));
+            lock (Requests)
+            {
+                Requests.Add(new KeyValuePair<string, JToken>(key, body));
+                Texts.Add(new KeyValuePair<string, string>(key, text));
+            }
             var raw = RawAnswer == null ? null : RawAnswer(key, body);
             if (raw != null)
             {

@@ -10,6 +10,11 @@
 //   and AdAttributionKit only behind the #available of each call's iOS version; each framework
 //   they import is linked: by the plugin's importer settings, or weakly by the Editor's
 //   post-build step where older iOS versions lack it;
+// - what the SDK reaches only by reflection is kept from code stripping: [Preserve] on the
+//   items Newtonsoft reads back, on AndroidJavaProxy's callbacks and on the behaviour's messages,
+//   and Runtime/link.xml, which names only the SDK's own types and which an Editor linker step
+//   hands to Unity's linker;
+// - Samples~/ReadmeUsage.cs, which test.sh compiles as an app's script, holds the README's snippets;
 // - the assembly definitions keep the Editor code out of players.
 // Prints one line per check and `package checks: N passed, N failed`; exits 1 on a failure.
 //
@@ -525,6 +530,150 @@ for (const path of dependencyFiles) {
     version[0] >= 2 ? [] : [`${referrer}`],
   );
 }
+
+// ---- code stripping -----------------------------------------------------------------------
+
+// Unity's linker (always on with IL2CPP) removes what no code calls. What the SDK reaches only
+// by reflection must be kept: by [Preserve] (Unity honours any attribute of that exact name) and
+// by the package's link.xml, which the Editor's linker step hands over, since Unity reads no
+// link.xml inside a package on its own.
+const PRESERVE = /^\[(?:UnityEngine\.Scripting\.)?Preserve\]$/;
+/** Whether the declaration at this index of the text carries [Preserve] among its attributes. */
+const preservedAt = (text, index) => {
+  const above = text
+    .slice(0, text.lastIndexOf("\n", index) + 1)
+    .split("\n")
+    .slice(0, -1)
+    .reverse();
+  for (const raw of above) {
+    const line = raw.trim();
+    if (PRESERVE.test(line)) return true;
+    if (line.startsWith("[") || line.startsWith("//")) continue;
+    return false;
+  }
+  return false;
+};
+const runtimeSources = all
+  .map(([path]) => path)
+  .filter((path) => path.startsWith("Runtime/") && path.endsWith(".cs"));
+const declaredTypes = new Set(
+  runtimeSources.flatMap((path) =>
+    [...read(path).matchAll(/\b(?:class|struct|enum|interface)\s+(\w+)/g)].map((m) => m[1]),
+  ),
+);
+const runtimeAssembly = (() => {
+  try {
+    return JSON.parse(read("Runtime/Service.Unity.asmdef")).name;
+  } catch {
+    return undefined;
+  }
+})();
+const linkXml = read("Runtime/link.xml");
+const linkValid = linkXml
+  ? XMLValidator.validate(linkXml)
+  : { err: { code: "missing", msg: "no Runtime/link.xml", line: 0 } };
+const linkDoc =
+  linkValid === true
+    ? new XMLParser({
+        ignoreAttributes: false,
+        attributeNamePrefix: "",
+        isArray: (name) => ["assembly", "type"].includes(name),
+      }).parse(linkXml)
+    : {};
+const linkAssemblies = linkDoc.linker?.assembly ?? [];
+const keptTypes = linkAssemblies.flatMap((a) => (a.type ?? []).map((t) => t.fullname));
+check("Runtime/link.xml is well-formed and names only the SDK assembly's own types", [
+  ...(linkValid === true
+    ? []
+    : [`${linkValid.err.code}: ${linkValid.err.msg} (line ${linkValid.err.line})`]),
+  ...(linkValid === true && !linkDoc.linker ? ["the root element is not <linker>"] : []),
+  ...linkAssemblies
+    .filter((a) => a.fullname !== runtimeAssembly)
+    .map((a) => `assembly ${a.fullname} is not ${runtimeAssembly}`),
+  ...keptTypes
+    .filter(
+      (name) => !name.startsWith("Service.Unity.") || !declaredTypes.has(name.split(".").pop()),
+    )
+    .map((name) => `${name}: no such type in Runtime/`),
+]);
+const linkerSteps = all
+  .map(([path]) => path)
+  .filter((path) => path.startsWith("Editor/") && path.endsWith(".cs"))
+  .filter((path) => /:\s*IUnityLinkerProcessor\b/.test(read(path)));
+check(
+  "an Editor linker step hands Runtime/link.xml to Unity's linker (Unity reads none in a package)",
+  linkerSteps.some((path) => read(path).includes(`"Packages/${manifest.name}/Runtime/link.xml"`))
+    ? []
+    : [`no Editor IUnityLinkerProcessor names "Packages/${manifest.name}/Runtime/link.xml"`],
+);
+// The items Newtonsoft writes to PlayerPrefs and reads back, through their properties.
+const stored = [
+  ...new Set(
+    runtimeSources.flatMap((path) =>
+      [...read(path).matchAll(/StoredQueue<(\w+)>/g)].map((m) => m[1]),
+    ),
+  ),
+].filter((name) => name !== "T");
+const storedProblems = stored.length === 0 ? ["no StoredQueue<T> found"] : [];
+for (const name of stored) {
+  const path = runtimeSources.find((p) => new RegExp(`class ${name}\\b`).test(read(p)));
+  const text = path ? read(path) : "";
+  const at = text.search(new RegExp(`\\n[^\\n]*class ${name}\\b`)) + 1;
+  if (!path || !preservedAt(text, at)) storedProblems.push(`${name}: no [Preserve]`);
+  if (!keptTypes.includes(`Service.Unity.${name}`))
+    storedProblems.push(`${name}: not in Runtime/link.xml`);
+  const body = text.slice(at, text.indexOf("\n    }", at));
+  for (const m of body.matchAll(/\n\s*public [\w<>.]+ (\w+) \{ get; set; \}/g)) {
+    if (!preservedAt(body, m.index + 1)) storedProblems.push(`${name}.${m[1]}: no [Preserve]`);
+  }
+}
+check(`what Newtonsoft reads back is kept from stripping (${stored.join(", ")})`, storedProblems);
+// What Unity calls by name: AndroidJavaProxy's callbacks (Java's interface methods, onXxx),
+// and a MonoBehaviour's messages.
+const MESSAGES = ["Update", "OnApplicationPause", "OnApplicationFocus", "OnApplicationQuit"];
+const byName = [];
+const byNameProblems = [];
+for (const path of runtimeSources.filter((p) => p.startsWith("Runtime/Unity/"))) {
+  const text = read(path);
+  for (const m of text.matchAll(/\n[^\n]*class (\w+)\s*:\s*(AndroidJavaProxy|MonoBehaviour)\b/g)) {
+    if (!preservedAt(text, m.index + 1)) byNameProblems.push(`${path}: ${m[1]} has no [Preserve]`);
+    const methods =
+      m[2] === "AndroidJavaProxy"
+        ? /\n[^\n(]*\bvoid (on[A-Z]\w*)\(/g
+        : new RegExp(`\\n[^\\n(]*\\bvoid (${MESSAGES.join("|")})\\(`, "g");
+    for (const method of text.matchAll(methods)) {
+      byName.push(`${m[1]}.${method[1]}`);
+      if (!preservedAt(text, method.index + 1))
+        byNameProblems.push(`${path}: ${m[1]}.${method[1]} has no [Preserve]`);
+    }
+  }
+}
+if (!byName.some((name) => name.startsWith("AndroidSignals.on")))
+  byNameProblems.push("no AndroidJavaProxy callback found");
+check(`what Unity calls by name is kept from stripping (${byName.join(", ")})`, byNameProblems);
+
+// ---- the README's snippets -----------------------------------------------------------------
+
+// Samples~/ReadmeUsage.cs, which test.sh compiles in an app's setting (with `using UnityEngine;`),
+// holds every line of the README's C# snippets, in order: a snippet changed here is compiled too.
+const sample = read("Samples~/ReadmeUsage.cs")
+  .split("\n")
+  .map((line) => line.trim().replace(/\s+/g, " "));
+const snippetLines = [...read("README.md").matchAll(/```csharp\n([\s\S]*?)```/g)]
+  .flatMap((m) => m[1].split("\n"))
+  .map((line) => line.trim().replace(/\s+/g, " "))
+  .filter((line) => line.length > 0);
+const missingLines = [];
+let cursor = 0;
+for (const line of snippetLines) {
+  const found = sample.indexOf(line, cursor);
+  if (found < 0) missingLines.push(`not in Samples~/ReadmeUsage.cs (in order): ${line}`);
+  else cursor = found + 1;
+}
+check(
+  `Samples~/ReadmeUsage.cs holds the README's C# snippets (${snippetLines.length} lines)`,
+  snippetLines.length === 0 ? ["the README has no C# snippet"] : missingLines,
+);
 
 // ---- assembly definitions ----------------------------------------------------------------
 

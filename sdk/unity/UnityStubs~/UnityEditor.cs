@@ -1,5 +1,6 @@
 // Compile-only declarations of the few UnityEditor members the Editor code uses (the Xcode
-// project's frameworks after an iOS build), so that it compiles on a machine without Unity.
+// project's frameworks after an iOS build, the linker's extra link.xml), so that it compiles on a
+// machine without Unity.
 // Never shipped: the Editor brings the real ones.
 using System;
 
@@ -24,6 +25,21 @@ namespace UnityEditor.Build
     public interface IPostprocessBuildWithReport : IOrderedCallback
     {
         void OnPostprocessBuild(Reporting.BuildReport report);
+    }
+
+    /// <summary>As Unity 2021.3 and later declare it (earlier ones add OnBeforeRun and OnAfterRun).</summary>
+    public interface IUnityLinkerProcessor : IOrderedCallback
+    {
+        string GenerateAdditionalLinkXmlFile(Reporting.BuildReport report, UnityLinker.UnityLinkerBuildPipelineData data);
+    }
+}
+
+namespace UnityEditor.UnityLinker
+{
+    public sealed class UnityLinkerBuildPipelineData
+    {
+        public BuildTarget target { get { throw new NotSupportedException(); } }
+        public string inputDirectory { get { throw new NotSupportedException(); } }
     }
 }
 

@@ -48,6 +48,31 @@ namespace UnityEngine
     {
         public static RuntimePlatform platform { get { throw new NotSupportedException(); } }
         public static string version { get { throw new NotSupportedException(); } }
+        public static string absoluteURL { get { throw new NotSupportedException(); } }
+        public static event Action quitting { add { } remove { } }
+        public static event Action<string> deepLinkActivated { add { } remove { } }
+    }
+
+    /// <summary>
+    /// IMGUI's event types, as UnityEngine declares them: a name the SDK's own EventType shares,
+    /// so that an app's file with `using UnityEngine;` and `using Service.Unity;` meets the
+    /// clash here as in Unity (CS0104).
+    /// </summary>
+    public enum EventType
+    {
+        MouseDown = 0,
+        MouseUp = 1,
+        MouseMove = 2,
+        MouseDrag = 3,
+        KeyDown = 4,
+        KeyUp = 5,
+        ScrollWheel = 6,
+        Repaint = 7,
+        Layout = 8,
+        DragUpdated = 9,
+        DragPerform = 10,
+        Ignore = 11,
+        Used = 12,
     }
 
     public static class SystemInfo
@@ -158,6 +183,18 @@ namespace UnityEngine.Networking
         public void SetRequestHeader(string name, string value) { }
         public UnityWebRequestAsyncOperation SendWebRequest() { throw new NotSupportedException(); }
         public void Dispose() { }
+    }
+}
+
+namespace UnityEngine.Scripting
+{
+    /// <summary>Keeps what it marks through managed code stripping: a type, or a member Unity reaches only by name.</summary>
+    [AttributeUsage(
+        AttributeTargets.Assembly | AttributeTargets.Class | AttributeTargets.Struct | AttributeTargets.Enum
+        | AttributeTargets.Constructor | AttributeTargets.Method | AttributeTargets.Property | AttributeTargets.Field
+        | AttributeTargets.Event | AttributeTargets.Interface | AttributeTargets.Delegate, Inherited = false)]
+    public class PreserveAttribute : Attribute
+    {
     }
 }
 

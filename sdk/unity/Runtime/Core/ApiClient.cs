@@ -84,7 +84,7 @@ namespace Service.Unity
             JToken json;
             try
             {
-                json = string.IsNullOrEmpty(answer.Body) ? null : JToken.Parse(answer.Body);
+                json = string.IsNullOrEmpty(answer.Body) ? null : JsonText.Parse(answer.Body);
             }
             catch (JsonException)
             {

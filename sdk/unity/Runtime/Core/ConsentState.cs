@@ -22,6 +22,9 @@ namespace Service.Unity
         private readonly Action installMissing;
         private readonly object tcfGate = new object();
         private TcfValues tcf;
+        /// <summary>The unreadable consent kept on the device that was last logged: one error for each.</summary>
+        private string unreadable;
+        private readonly object unreadableGate = new object();
         /// <summary>The TCF string too long to send that was last warned of: one warning for each.</summary>
         private string warnedTcString;
         // Set once the consent route refused the update with 401, 403 or 404: not sent again in
@@ -42,10 +45,31 @@ namespace Service.Unity
             this.installMissing = installMissing;
         }
 
-        /// <summary>The consent set with SetConsent (null when none).</summary>
+        /// <summary>
+        /// The consent set with SetConsent (null when none). One kept on the device that cannot be
+        /// read (a damaged value) counts as none, with an error in the log once: read on every
+        /// request that may carry it, it would otherwise fail each of them, the install first, for ever.
+        /// </summary>
         public ServiceConsent App
         {
-            get { return ServiceConsent.FromJson(store.Get(Key)); }
+            get
+            {
+                var kept = store.Get(Key);
+                try
+                {
+                    return ServiceConsent.FromJson(kept);
+                }
+                catch (FormatException error)
+                {
+                    lock (unreadableGate)
+                    {
+                        if (kept == unreadable) return null;
+                        unreadable = kept;
+                    }
+                    write(LogLevel.Error, "the consent kept on the device cannot be read, so none is sent until ServiceSDK.SetConsent sets one: " + error.Message);
+                    return null;
+                }
+            }
         }
 
         public void Set(ServiceConsent consent)

@@ -373,7 +373,7 @@ namespace Service.Unity
             JObject json;
             try
             {
-                json = JObject.Parse(text);
+                json = JsonText.ParseObject(text);
             }
             catch (Newtonsoft.Json.JsonException)
             {

@@ -60,5 +60,21 @@ namespace Service.Unity
             write(LogLevel.Warn, message);
             if (listeners != null) listeners.RaiseError(new ServiceError(ServiceErrorKind.EventsDropped, reason, null, count, message));
         }
+
+        /// <summary>
+        /// Items kept on the device that could not be read back (a damaged value): lost unsent.
+        /// Made known as a drop is, but as an error in the log, and to the error listener with no
+        /// reason: none of delivery.json's reasons says it, since the SDK chose nothing here.
+        /// </summary>
+        /// <param name="atLeast">The count is a lower bound: the damaged text held an unknown number more.</param>
+        public void Unreadable(int count, bool atLeast, string why)
+        {
+            if (count <= 0) return;
+            lock (gate) store.Set(key, (Count + count).ToString(CultureInfo.InvariantCulture));
+            var message = (atLeast ? "at least " : "") + count + " " + noun + (count == 1 && !atLeast ? "" : "s")
+                + " lost: the queue kept on the device could not be read back (" + why + ")";
+            write(LogLevel.Error, message);
+            if (listeners != null) listeners.RaiseError(new ServiceError(ServiceErrorKind.EventsDropped, null, null, count, message));
+        }
     }
 }

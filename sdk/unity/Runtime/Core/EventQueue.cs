@@ -3,13 +3,20 @@ using Newtonsoft.Json.Linq;
 namespace Service.Unity
 {
     /// <summary>An event as SendEvent took it, kept until the service has it.</summary>
+    [Preserve]
     internal sealed class QueuedEvent
     {
+        [Preserve]
         public string EventId { get; set; }
+        [Preserve]
         public string EventType { get; set; }
+        [Preserve]
         public string EventName { get; set; }
+        [Preserve]
         public JToken Parameters { get; set; }
+        [Preserve]
         public string EventTime { get; set; }
+        [Preserve]
         public string CustomerUserId { get; set; }
     }
 

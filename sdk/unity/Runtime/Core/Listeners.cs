@@ -63,10 +63,28 @@ namespace Service.Unity
             SdkCore owner;
             lock (gate)
             {
-                attribution += handler;
                 owner = core;
+                // No core yet: its Configure tells every handler there.
+                if (owner == null)
+                {
+                    attribution += handler;
+                    return;
+                }
             }
-            if (owner != null) owner.AttributionListenerAdded(handler);
+            // The core adds it, in one step with what it keeps (AttributionListenerAdded).
+            owner.AttributionListenerAdded(handler);
+        }
+
+        /// <summary>The core's side of <see cref="AddAttribution"/>.</summary>
+        internal void AddAttributionHandler(Action<Dictionary<string, object>> handler)
+        {
+            lock (gate) attribution += handler;
+        }
+
+        /// <summary>The attribution listeners now; null when there is none.</summary>
+        public Action<Dictionary<string, object>> AttributionHandlers
+        {
+            get { lock (gate) return attribution; }
         }
 
         public void RemoveAttribution(Action<Dictionary<string, object>> handler)
@@ -110,14 +128,7 @@ namespace Service.Unity
             lock (gate) error -= handler;
         }
 
-        /// <summary>Every attribution listener, each with a copy of the map.</summary>
-        public void RaiseAttribution(Dictionary<string, object> parameters)
-        {
-            Action<Dictionary<string, object>> handlers;
-            lock (gate) handlers = attribution;
-            if (handlers != null) RaiseAttributionTo(handlers, parameters);
-        }
-
+        /// <summary>These attribution listeners, each with a copy of the map.</summary>
         public void RaiseAttributionTo(Action<Dictionary<string, object>> handlers, Dictionary<string, object> parameters)
         {
             foreach (Action<Dictionary<string, object>> handler in handlers.GetInvocationList())

@@ -58,6 +58,8 @@ namespace Service.Unity
         private const string StoppedKey = "service_sdk.stopped";
         private const string AnonymousKey = "service_sdk.anonymous";
         private const string DeferredKey = "service_sdk.deferred_deep_link";
+        /// <summary>The install's data was deleted (DeleteUserData): nothing more is sent for it, in any later launch either.</summary>
+        private const string DeletedKey = "service_sdk.deleted";
         /// <summary>Remote configuration's conversion value schema as last read (`null` for none); absent until one is read.</summary>
         private const string SchemaKey = "service_sdk.skadnetwork";
         private const string ConversionKey = "service_sdk.conversion_values";
@@ -73,7 +75,7 @@ namespace Service.Unity
         {
             ServiceIdKey, FirstOpenKey, InstallTrackedKey, EnabledKey, AttributionKey, EventQueue.Key,
             CustomerUserIdKey, DropReporter.Key, StoppedKey, AnonymousKey, ConsentState.Key, ConsentState.SentKey, DeferredKey,
-            SchemaKey, ConversionKey, SessionQueue.Key, DropReporter.SessionsKey, SessionIntervalKey,
+            SchemaKey, ConversionKey, SessionQueue.Key, DropReporter.SessionsKey, SessionIntervalKey, DeletedKey,
         };
 
         private static readonly TimeSpan MaxRetryDelay = TimeSpan.FromMinutes(1);
@@ -177,6 +179,7 @@ namespace Service.Unity
             attributionDelay = setup.RetryDelay;
             stopped = store.Get(StoppedKey) == "true";
             anonymous = store.Get(AnonymousKey) == "true";
+            deleted = store.Get(DeletedKey) == "true";
             this.listeners = listeners ?? new SdkListeners();
             this.listeners.Use(setup.MainThread, setup.Log);
             this.listeners.Attach(this);
@@ -207,6 +210,47 @@ namespace Service.Unity
             sessionTracker.Interval = IntervalOf(store.Get(SessionIntervalKey));
             var kept = store.Get(SchemaKey);
             if (kept != null) schema = ConversionSchema.Parse(ParseOrNull(kept));
+            // What a damaged value of the device cost: reported, never silently an empty queue.
+            drops.Unreadable(queue.LostOnLoad, queue.LostAtLeast, queue.LostWhy);
+            sessionDrops.Unreadable(sessions.LostOnLoad, sessions.LostAtLeast, sessions.LostWhy);
+            ForgetUnreadableAttribution();
+        }
+
+        /// <summary>
+        /// An attribution kept on the device that cannot be read (a damaged value) is as none kept,
+        /// so that it is read again from the service: parsed at Configure, at Start and for each
+        /// listener, it would otherwise throw there every time.
+        /// </summary>
+        private void ForgetUnreadableAttribution()
+        {
+            var kept = store.Get(AttributionKey);
+            if (kept == null) return;
+            try
+            {
+                JsonText.ParseObject(kept);
+            }
+            catch (JsonException error)
+            {
+                Write(LogLevel.Error, "the attribution kept on the device cannot be read, so it is read again from the service: " + error.Message);
+                store.Remove(AttributionKey);
+            }
+        }
+
+        /// <summary>The attribution kept on the device, or null when none is.</summary>
+        private Dictionary<string, object> KeptAttribution()
+        {
+            var kept = store.Get(AttributionKey);
+            if (kept == null) return null;
+            try
+            {
+                return JsonText.ParseObject(kept).ToObject<Dictionary<string, object>>(JsonText.Serializer);
+            }
+            catch (JsonException error)
+            {
+                // Only what this core wrote is kept (an unreadable value is forgotten at load).
+                Write(LogLevel.Error, "the attribution kept on the device cannot be read: " + error.Message);
+                return null;
+            }
         }
 
         /// <summary>The listeners this core raises (the facade's, or a test's own).</summary>
@@ -240,6 +284,7 @@ namespace Service.Unity
                 throw new ArgumentException("logLevel must be 0 (DEBUG) to 3 (ERROR)", "logLevel");
             }
             Dictionary<string, object> stored = null;
+            Action<Dictionary<string, object>> handlers = null;
             lock (gate)
             {
                 // One configure per process: a repeat, its customer user id included, changes nothing.
@@ -275,18 +320,23 @@ namespace Service.Unity
                 }
                 else
                 {
-                    // Each start of the process is a session, unless the SDK is switched off.
-                    if (!disabled) QueueSession();
+                    // Each start of the process is a session, unless the SDK is switched off or the
+                    // install's data was deleted.
+                    if (!disabled && !deleted) QueueSession();
                     initialized = true;
                     initialization = scheduler.Start(Initialize);
                 }
-                var kept = store.Get(AttributionKey);
-                if (kept != null && !disabled && !stopped) stored = JObject.Parse(kept).ToObject<Dictionary<string, object>>();
+                // The listeners to tell are taken in the same step as configured is set: one added
+                // from now on hears the kept attribution on its own (AttributionListenerAdded).
+                if (!disabled && !stopped && !deleted) stored = KeptAttribution();
+                if (stored != null) handlers = AttributionHandlersToTell();
             }
+            // Anything queued in an earlier process after the deletion (an event taken as it ran) never goes.
+            if (deleted) DropDeleted();
             // The first open is known now: what was sent before Configure is evaluated if it can be.
             EvaluateConversion(null);
             // At every start the attribution listener hears the attribution kept on the device.
-            if (stored != null) RaiseAttribution(stored);
+            if (stored != null) RaiseAttribution(handlers, stored);
         }
 
         /// <summary>
@@ -315,7 +365,8 @@ namespace Service.Unity
 
         /// <summary>
         /// Queues the event (before Configure too: it goes once Configure ran) and sends what is
-        /// queued. While stopped, or switched off, the event is not queued.
+        /// queued. While stopped, or switched off, and once the install's data was deleted, the
+        /// event is not queued.
         /// </summary>
         public void SendEvent(EventType eventType, string eventName, IDictionary<string, object> parameters)
         {
@@ -329,6 +380,12 @@ namespace Service.Unity
             if (stopped)
             {
                 Write(LogLevel.Debug, "the SDK is stopped: " + eventType + " is not queued");
+                return;
+            }
+            // As the Kotlin SDK does: not queued, no drop reported (the app is told nothing went).
+            if (deleted)
+            {
+                Write(LogLevel.Debug, "the install's data was deleted (DeleteUserData): " + eventType + " is not queued");
                 return;
             }
             if (configured && disabled)
@@ -375,22 +432,25 @@ namespace Service.Unity
         public void Start()
         {
             bool first;
+            Dictionary<string, object> stored = null;
+            Action<Dictionary<string, object>> handlers = null;
             lock (gate)
             {
                 if (!stopped) return;
                 stopped = false;
                 store.Remove(StoppedKey);
                 if (!configured || api == null) return;
-                // The SDK started again is a session, unless switched off.
-                if (!disabled) QueueSession();
+                // The SDK started again is a session, unless switched off or the install's data deleted.
+                if (!disabled && !deleted) QueueSession();
                 first = !initialized;
                 initialized = true;
                 if (first) initialization = scheduler.Start(Initialize);
+                if (!disabled && !deleted) stored = KeptAttribution();
+                if (stored != null) handlers = AttributionHandlersToTell();
             }
             Write(LogLevel.Info, "the SDK is started again");
             if (!first) RefreshConfig();
-            var kept = store.Get(AttributionKey);
-            if (kept != null && !disabled) RaiseAttribution(JObject.Parse(kept).ToObject<Dictionary<string, object>>());
+            if (stored != null) RaiseAttribution(handlers, stored);
         }
 
         public bool IsStopped
@@ -413,7 +473,7 @@ namespace Service.Unity
             if (!sessionTracker.Foreground(setup.Clock.UtcNow)) return;
             lock (gate)
             {
-                if (!configured || api == null || stopped || disabled) return;
+                if (!configured || api == null || stopped || disabled || deleted) return;
                 QueueSession();
             }
             Flush();
@@ -474,7 +534,8 @@ namespace Service.Unity
         public void SetConsent(ServiceConsent consent)
         {
             this.consent.Set(consent);
-            if (configured && !disabled && !stopped) Flush();
+            // Kept, but sent no more once the install's data was deleted.
+            if (configured && !disabled && !stopped && !deleted) Flush();
         }
 
         /// <summary>The consent set with SetConsent (null when none).</summary>
@@ -512,15 +573,43 @@ namespace Service.Unity
             });
         }
 
-        /// <summary>Deletes the install's data at the service; then nothing of it stays on the device.</summary>
-        public async Task DeleteUserData()
+        /// <summary>
+        /// Deletes the install's data at the service; then nothing of it stays on the device, and
+        /// nothing more is queued or sent for it (events, sessions, consent, attribution reads), in
+        /// this launch or a later one, as the Kotlin and iOS SDKs do. Runs on the SDK's scheduler:
+        /// awaited with .Wait() on Unity's main thread, a continuation that waited for that thread
+        /// would wait for ever.
+        /// </summary>
+        public Task DeleteUserData()
+        {
+            return scheduler.Start(DeleteOnWorker);
+        }
+
+        private async Task DeleteOnWorker()
         {
             RequireConfigured();
             if (api == null) throw new InvalidOperationException("the SDK is off: no service address");
-            await initialization;
-            await api.Send("DELETE", "/v1/installs/" + Uri.EscapeDataString(ServiceId), null);
-            deleted = true;
+            await Finished(initialization).ConfigureAwait(false);
+            await api.Send("DELETE", "/v1/installs/" + Uri.EscapeDataString(ServiceId), null).ConfigureAwait(false);
+            lock (gate)
+            {
+                deleted = true;
+                customerUserId = null;
+            }
+            lock (conversionGate) awaitingConversion.Clear();
+            store.Set(DeletedKey, "true");
             store.Remove(AttributionKey);
+            // The user's id goes with their data, as the id of events that will never be sent.
+            store.Remove(CustomerUserIdKey);
+            DropDeleted();
+            Write(LogLevel.Info, "the install's data is deleted: nothing more is sent for it");
+            // On the disk at once: a launch after a crash must not send under this id again.
+            SaveNow();
+        }
+
+        /// <summary>What waits is dropped: the service ignores anything of a deleted install.</summary>
+        private void DropDeleted()
+        {
             drops.Drop(ServiceDropReason.Deleted, queue.Clear(), "the install's data was deleted");
             sessionDrops.Drop(ServiceDropReason.Deleted, sessions.Clear(), "the install's data was deleted");
         }
@@ -809,7 +898,7 @@ namespace Service.Unity
         {
             try
             {
-                return JToken.Parse(text);
+                return JsonText.Parse(text);
             }
             catch (JsonException)
             {
@@ -896,20 +985,20 @@ namespace Service.Unity
             await sending.WaitAsync();
             try
             {
-                if (disabled || stopped || configurationError != null) return;
+                if (disabled || stopped || deleted || configurationError != null) return;
                 if (store.Get(InstallTrackedKey) != "true" && !await TrackInstall()) return;
                 // The install is recorded: the attribution is read for the listeners if none is kept
                 // and no reading is under way, so a later launch, a Start and a switch back on take
                 // up a match still `failed` or pending.
                 KickAttribution();
-                // Stopped (an opt-out) or switched off while the install was on its way: nothing more goes.
-                if (disabled || stopped) return;
+                // Stopped (an opt-out), switched off or deleted while the install was on its way: nothing more goes.
+                if (disabled || stopped || deleted) return;
                 if (!await consent.SendIfChanged(api, ServiceId)) return;
                 if (!SessionsHeld)
                 {
                     try
                     {
-                        await sessionDelivery.SendAll(api, ServiceId, () => !disabled && !stopped);
+                        await sessionDelivery.SendAll(api, ServiceId, () => !disabled && !stopped && !deleted);
                     }
                     catch (ServiceHttpException error) when (error.IsConfiguration)
                     {
@@ -920,7 +1009,7 @@ namespace Service.Unity
                 {
                     try
                     {
-                        await delivery.SendAll(api, ServiceId, () => !disabled && !stopped);
+                        await delivery.SendAll(api, ServiceId, () => !disabled && !stopped && !deleted);
                     }
                     catch (ServiceHttpException error) when (error.IsConfiguration)
                     {
@@ -1124,11 +1213,24 @@ namespace Service.Unity
         /// A new attribution listener: at once the attribution kept on the device, or the read
         /// that resolves it.
         /// </summary>
+        /// <remarks>
+        /// The handler joins the listeners here, in one step with reading what is kept, and the
+        /// attribution is kept in one step with taking the listeners to tell: a handler added
+        /// while an attribution is being kept either is told with the others or hears it here,
+        /// never both.
+        /// </remarks>
         internal void AttributionListenerAdded(Action<Dictionary<string, object>> handler)
         {
-            if (!configured || disabled || stopped || deleted) return;
-            var kept = store.Get(AttributionKey);
-            if (kept != null) listeners.RaiseAttributionTo(handler, JObject.Parse(kept).ToObject<Dictionary<string, object>>());
+            bool live;
+            Dictionary<string, object> kept = null;
+            lock (gate)
+            {
+                listeners.AddAttributionHandler(handler);
+                live = configured && !disabled && !stopped && !deleted;
+                if (live) kept = KeptAttribution();
+            }
+            if (!live) return;
+            if (kept != null) listeners.RaiseAttributionTo(handler, kept);
             else KickAttribution();
         }
 
@@ -1229,8 +1331,10 @@ namespace Service.Unity
         private async Task<Dictionary<string, object>> ReadAttribution()
         {
             if (disabled) return Status("not_configured");
-            var kept = store.Get(AttributionKey);
-            if (kept != null) return JObject.Parse(kept).ToObject<Dictionary<string, object>>();
+            // As the iOS SDK answers: the install's data is gone, and no match will be made for it.
+            if (deleted) return Status("skipped");
+            var kept = KeptAttribution();
+            if (kept != null) return kept;
             // Stopped: no request, not even this one.
             if (stopped) return Status("not_configured");
             await initialization;
@@ -1242,36 +1346,45 @@ namespace Service.Unity
                 "GET",
                 "/v1/installs/" + Uri.EscapeDataString(ServiceId) + "/attribution?wait_seconds=" + setup.AttributionWaitSeconds,
                 null) as JObject ?? new JObject();
-            var parameters = answer.ToObject<Dictionary<string, object>>();
+            var parameters = answer.ToObject<Dictionary<string, object>>(JsonText.Serializer);
             object status;
             if (!parameters.TryGetValue(MatchStatus, out status)) return Status("failed");
             if (Settled.Contains(status as string))
             {
+                Action<Dictionary<string, object>> handlers;
                 lock (gate)
                 {
+                    // Deleted while the read was on its way: nothing of the install is kept.
+                    if (deleted) return Status("skipped");
                     // Two reads at once: the first kept is the one the listeners hear.
                     if (store.Get(AttributionKey) != null) return parameters;
                     store.Set(AttributionKey, answer.ToString(Formatting.None));
+                    handlers = AttributionHandlersToTell();
                 }
-                RaiseAttribution(parameters);
+                RaiseAttribution(handlers, parameters);
             }
             return parameters;
         }
 
         /// <summary>
-        /// The attribution listener, once a launch; and the deferred deep link the attribution kept
-        /// carries, once an install, when a deep-link listener is there to have it.
+        /// Under <see cref="gate"/>, in the step that keeps or reads the attribution: the attribution
+        /// listeners to tell, once a launch; null when they were told already, or are not to be.
         /// </summary>
-        private void RaiseAttribution(Dictionary<string, object> parameters)
+        private Action<Dictionary<string, object>> AttributionHandlersToTell()
         {
-            if (disabled || stopped || deleted) return;
-            bool raise;
-            lock (gate)
-            {
-                raise = !attributionRaised;
-                attributionRaised = true;
-            }
-            if (raise) listeners.RaiseAttribution(parameters);
+            if (disabled || stopped || deleted || attributionRaised) return null;
+            attributionRaised = true;
+            return listeners.AttributionHandlers;
+        }
+
+        /// <summary>
+        /// The attribution listeners taken with <see cref="AttributionHandlersToTell"/>; and the
+        /// deferred deep link the attribution kept carries, once an install, when a deep-link
+        /// listener is there to have it.
+        /// </summary>
+        private void RaiseAttribution(Action<Dictionary<string, object>> handlers, Dictionary<string, object> parameters)
+        {
+            if (handlers != null) listeners.RaiseAttributionTo(handlers, parameters);
             DeliverDeferredDeepLink();
         }
 
@@ -1284,9 +1397,9 @@ namespace Service.Unity
         private void DeliverDeferredDeepLink()
         {
             if (!configured || disabled || stopped || deleted) return;
-            var kept = store.Get(AttributionKey);
+            var kept = KeptAttribution();
             if (kept == null) return;
-            var link = DeferredDeepLink(JObject.Parse(kept).ToObject<Dictionary<string, object>>());
+            var link = DeferredDeepLink(kept);
             if (link == null) return;
             lock (gate)
             {

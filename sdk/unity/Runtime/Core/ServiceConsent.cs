@@ -1,3 +1,5 @@
+using System;
+using Newtonsoft.Json;
 using Newtonsoft.Json.Linq;
 
 namespace Service.Unity
@@ -41,12 +43,28 @@ namespace Service.Unity
             };
         }
 
+        /// <summary>The consent as <see cref="ToJson"/> wrote it; null for none; a <see cref="FormatException"/> for anything else.</summary>
         internal static ServiceConsent FromJson(string json)
         {
             if (json == null) return null;
-            var value = JObject.Parse(json);
-            return new ServiceConsent(
-                value.Value<bool?>("gdpr_applies"), value.Value<bool?>("ad_user_data"), value.Value<bool?>("ad_personalization"));
+            JObject value;
+            try
+            {
+                value = JsonText.ParseObject(json);
+            }
+            catch (JsonException error)
+            {
+                throw new FormatException("not a consent: " + error.Message);
+            }
+            return new ServiceConsent(Answer(value, "gdpr_applies"), Answer(value, "ad_user_data"), Answer(value, "ad_personalization"));
+        }
+
+        private static bool? Answer(JObject consent, string name)
+        {
+            var token = consent[name];
+            if (token == null || token.Type == JTokenType.Null) return null;
+            if (token.Type != JTokenType.Boolean) throw new FormatException("not a consent: " + name + " is a JSON " + token.Type);
+            return (bool)token;
         }
     }
 

@@ -5,7 +5,10 @@ namespace Service.Unity
         /// <summary>The service refused the install (401, 403, 404, or its bare form): <see cref="ServiceError.Code"/> says how.</summary>
         Configuration,
 
-        /// <summary>Events were dropped: <see cref="ServiceError.Reason"/> says why, <see cref="ServiceError.Count"/> how many.</summary>
+        /// <summary>
+        /// Events were dropped: <see cref="ServiceError.Reason"/> says why, <see cref="ServiceError.Count"/> how many.
+        /// With no reason: events lost because the queue kept on the device could not be read back (a damaged value).
+        /// </summary>
         EventsDropped,
 
         /// <summary>
@@ -51,7 +54,7 @@ namespace Service.Unity
 
         public ServiceErrorKind Kind { get; }
 
-        /// <summary>Why the events were dropped; null for a configuration error.</summary>
+        /// <summary>Why the events were dropped; null for a configuration error, and for events lost with a queue kept on the device that could not be read back.</summary>
         public ServiceDropReason? Reason { get; }
 
         /// <summary>The HTTP status of a configuration error; null otherwise.</summary>

@@ -1,11 +1,14 @@
 namespace Service.Unity
 {
     /// <summary>A session as it started on the device, kept until the service has it.</summary>
+    [Preserve]
     internal sealed class QueuedSession
     {
         /// <summary>Made when the session starts, the same on every retry.</summary>
+        [Preserve]
         public string SessionId { get; set; }
         /// <summary>The device's clock when the session started, ISO 8601 UTC.</summary>
+        [Preserve]
         public string StartedAt { get; set; }
     }
 

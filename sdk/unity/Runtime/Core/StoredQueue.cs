@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.Linq;
 using Newtonsoft.Json;
+using Newtonsoft.Json.Linq;
 
 namespace Service.Unity
 {
@@ -31,16 +32,84 @@ namespace Service.Unity
             this.capacity = capacity;
             this.idOf = idOf;
             this.timeOf = timeOf;
+            items = new List<T>();
             var saved = store.Get(key);
+            if (saved != null) Load(saved);
+        }
+
+        /// <summary>
+        /// How many items of the saved queue could not be read back (a damaged value): lost, for
+        /// the core to report. With <see cref="LostAtLeast"/> the count is a lower bound: the text
+        /// broke off, and how many items its rest held is not known.
+        /// </summary>
+        public int LostOnLoad { get; private set; }
+
+        public bool LostAtLeast { get; private set; }
+
+        /// <summary>What was wrong with the saved queue, for the log; null when nothing was lost.</summary>
+        public string LostWhy { get; private set; }
+
+        /// <summary>
+        /// The saved queue, item by item: one item that cannot be read is lost alone, and the
+        /// items before a break in the text are kept. Strings stay as they were written (a
+        /// parameter that looks like a date included). The queue is written back without what
+        /// was lost, so that the loss is reported once.
+        /// </summary>
+        private void Load(string saved)
+        {
+            var lost = 0;
+            string why = null;
             try
             {
-                items = saved == null ? null : JsonConvert.DeserializeObject<List<T>>(saved);
+                using (var reader = JsonText.Reader(saved))
+                {
+                    if (!reader.Read() || reader.TokenType != JsonToken.StartArray) throw new JsonReaderException("not a JSON array");
+                    while (true)
+                    {
+                        if (!reader.Read()) throw new JsonReaderException("the array has no end");
+                        if (reader.TokenType == JsonToken.EndArray) break;
+                        if (reader.TokenType == JsonToken.Comment) continue;
+                        T item;
+                        if (TryRead(JToken.ReadFrom(reader), out item))
+                        {
+                            items.Add(item);
+                            continue;
+                        }
+                        lost++;
+                        why = why ?? "an item of another shape";
+                    }
+                }
             }
-            catch (JsonException)
+            catch (JsonException error)
             {
-                items = null;
+                // The text breaks off here: its rest held one item at least.
+                lost++;
+                LostAtLeast = true;
+                why = "the saved text is damaged (" + error.Message + ")";
             }
-            items = items ?? new List<T>();
+            if (lost == 0) return;
+            LostOnLoad = lost;
+            LostWhy = why;
+            if (items.Count > capacity) items.RemoveRange(0, items.Count - capacity);
+            Save();
+        }
+
+        /// <summary>One saved item as the queue wrote it; false when it is not one (no id, fields of other types).</summary>
+        private bool TryRead(JToken token, out T item)
+        {
+            item = default(T);
+            if (!(token is JObject)) return false;
+            try
+            {
+                item = token.ToObject<T>(JsonText.Serializer);
+            }
+            catch (Exception)
+            {
+                // Newtonsoft says "not of this type" in several ways (JsonException, FormatException,
+                // InvalidCastException, ArgumentException): any of them is an item that cannot be read.
+                return false;
+            }
+            return item != null && !string.IsNullOrEmpty(idOf(item));
         }
 
         public int Count

@@ -30,6 +30,7 @@ namespace Service.Unity
     /// Play Store's referrer service, whose listener it is: the first answer counts, and comes on
     /// Android's UI thread; the reader, on the SDK's thread, waits for it a few seconds at most.
     /// </summary>
+    [UnityEngine.Scripting.Preserve]
     internal sealed class AndroidSignals : AndroidJavaProxy
     {
         // InstallReferrerClient.InstallReferrerResponse.
@@ -195,7 +196,11 @@ namespace Service.Unity
             }
         }
 
-        // InstallReferrerStateListener, called by the Play Store's service connection.
+        // InstallReferrerStateListener, called by the Play Store's service connection. Unity's
+        // AndroidJavaProxy finds these two by name, through reflection, which code stripping
+        // (always on with IL2CPP) cannot see: without [Preserve] they go, and the referrer never
+        // answers.
+        [UnityEngine.Scripting.Preserve]
         private void onInstallReferrerSetupFinished(int responseCode)
         {
             if (responseCode == Ok)
@@ -233,6 +238,7 @@ namespace Service.Unity
             EndConnection();
         }
 
+        [UnityEngine.Scripting.Preserve]
         private void onInstallReferrerServiceDisconnected()
         {
             Answer(null, "the Play Store disconnected");

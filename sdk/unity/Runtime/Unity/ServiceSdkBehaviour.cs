@@ -9,23 +9,27 @@ namespace Service.Unity
     /// The Unity layer: at load it gives <see cref="ServiceSDK"/> the engine's seams (PlayerPrefs,
     /// the device, Debug.Log, the main thread) and keeps one object alive across scenes, which
     /// tells the core when the app leaves the foreground and comes back. It holds no rule of its
-    /// own.
+    /// own. Unity calls its messages by name, which code stripping cannot see: they are kept.
     /// </summary>
+    [UnityEngine.Scripting.Preserve]
     public sealed class ServiceSdkBehaviour : MonoBehaviour, IMainThread
     {
         private readonly Queue<Action> pending = new Queue<Action>();
-        private PlayerPrefsStore store;
+        private MainThreadStore store;
 #if UNITY_WEBGL && !UNITY_EDITOR
         private MainThreadScheduler scheduler;
 #endif
 
         [RuntimeInitializeOnLoadMethod(RuntimeInitializeLoadType.BeforeSceneLoad)]
+        [UnityEngine.Scripting.Preserve]
         private static void Install()
         {
             var host = new GameObject("ServiceSDK");
             DontDestroyOnLoad(host);
             var behaviour = host.AddComponent<ServiceSdkBehaviour>();
-            behaviour.store = new PlayerPrefsStore(behaviour);
+            behaviour.store = new MainThreadStore(new UnityPrefs(), behaviour, SdkCore.StoreKeys);
+            // Raised on a quit however it comes, whatever the order of the behaviours' OnApplicationQuit.
+            Application.quitting += behaviour.Leave;
             var setup = new SdkSetup
             {
                 Store = behaviour.store,
@@ -57,6 +61,7 @@ namespace Service.Unity
             lock (pending) pending.Enqueue(action);
         }
 
+        [UnityEngine.Scripting.Preserve]
         private void Update()
         {
 #if UNITY_WEBGL && !UNITY_EDITOR
@@ -74,8 +79,15 @@ namespace Service.Unity
             }
         }
 
+        /// <remarks>
+        /// The app's own OnApplicationPause may run before or after this one: what it changed
+        /// before is saved here, what it changes after is saved as it changes (the store is
+        /// <see cref="MainThreadStore.Leaving"/> until the app is back).
+        /// </remarks>
+        [UnityEngine.Scripting.Preserve]
         private void OnApplicationPause(bool paused)
         {
+            store.Leaving = paused;
             if (paused) store.SaveOnMainThread();
 #if (UNITY_ANDROID || UNITY_IOS) && !UNITY_EDITOR
             // On a phone the app leaves the foreground when it pauses; its focus goes for less
@@ -84,8 +96,12 @@ namespace Service.Unity
 #endif
         }
 
+        [UnityEngine.Scripting.Preserve]
         private void OnApplicationFocus(bool focused)
         {
+            // The focus goes first when a phone's app leaves (and a desktop one may be closed
+            // from its task bar unfocused): one save then costs little and may be the last.
+            if (!focused) store.SaveOnMainThread();
 #if !((UNITY_ANDROID || UNITY_IOS) && !UNITY_EDITOR)
             // On a desktop, in a browser tab, in the Editor: away while another window has the focus.
             Away(!focused);
@@ -99,8 +115,16 @@ namespace Service.Unity
             else ServiceSDK.EnteredForeground();
         }
 
+        [UnityEngine.Scripting.Preserve]
         private void OnApplicationQuit()
         {
+            Leave();
+        }
+
+        /// <summary>The app quits: what changed is saved, and any change made on the main thread from now on as it is made.</summary>
+        private void Leave()
+        {
+            store.Leaving = true;
             store.SaveOnMainThread();
         }
     }

@@ -1,82 +1,33 @@
 using System;
-using System.Collections.Generic;
 using System.Globalization;
 using System.Runtime.InteropServices;
-using System.Threading;
 using UnityEngine;
 
 namespace Service.Unity
 {
     /// <summary>
-    /// PlayerPrefs may only be touched on the main thread, and the SDK writes from its own: reads
-    /// come from a copy made at load, writes go to the copy, and Save (which the core calls
-    /// within a second of a change, and at once for the install's id) writes what changed to
-    /// PlayerPrefs and PlayerPrefs to the disk, on the main thread. The behaviour saves too when
-    /// the app pauses or quits.
+    /// PlayerPrefs as the SDK's store writes them (<see cref="MainThreadStore"/>, which holds the
+    /// rules of when): on the main thread only.
     /// </summary>
-    internal sealed class PlayerPrefsStore : IDiskStore
+    internal sealed class UnityPrefs : IPrefs
     {
-        private readonly Dictionary<string, string> values = new Dictionary<string, string>();
-        private readonly HashSet<string> changed = new HashSet<string>();
-        private readonly IMainThread mainThread;
-        private readonly int mainThreadId = Thread.CurrentThread.ManagedThreadId;
-
-        /// <summary>Made on the main thread.</summary>
-        public PlayerPrefsStore(IMainThread mainThread)
+        public string Read(string key)
         {
-            this.mainThread = mainThread;
-            foreach (var key in SdkCore.StoreKeys)
-            {
-                if (PlayerPrefs.HasKey(key)) values[key] = PlayerPrefs.GetString(key);
-            }
+            return PlayerPrefs.HasKey(key) ? PlayerPrefs.GetString(key) : null;
         }
 
-        public string Get(string key)
+        public void Write(string key, string value)
         {
-            lock (values)
-            {
-                string value;
-                return values.TryGetValue(key, out value) ? value : null;
-            }
+            PlayerPrefs.SetString(key, value);
         }
 
-        public void Set(string key, string value)
+        public void Delete(string key)
         {
-            lock (values)
-            {
-                values[key] = value;
-                changed.Add(key);
-            }
+            PlayerPrefs.DeleteKey(key);
         }
 
-        public void Remove(string key)
+        public void Flush()
         {
-            lock (values)
-            {
-                values.Remove(key);
-                changed.Add(key);
-            }
-        }
-
-        public void Save()
-        {
-            if (Thread.CurrentThread.ManagedThreadId == mainThreadId) SaveOnMainThread();
-            else mainThread.Post(SaveOnMainThread);
-        }
-
-        /// <summary>What changed to PlayerPrefs, then PlayerPrefs to the disk.</summary>
-        public void SaveOnMainThread()
-        {
-            lock (values)
-            {
-                foreach (var key in changed)
-                {
-                    string value;
-                    if (values.TryGetValue(key, out value)) PlayerPrefs.SetString(key, value);
-                    else PlayerPrefs.DeleteKey(key);
-                }
-                changed.Clear();
-            }
             PlayerPrefs.Save();
         }
     }

@@ -1,0 +1,167 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using NUnit.Framework;
+
+namespace Service.Unity.Tests
+{
+    /// <summary>
+    /// DeleteUserData as the Kotlin and iOS SDKs have it: kept on the device, and nothing more
+    /// queued or sent for the install, in this launch or a later one.
+    /// </summary>
+    [TestFixture]
+    public class DeletionTests
+    {
+        /// <summary>The attribution as GetAttributionParams answers it, its callback run on the rig's main thread.</summary>
+        internal static Dictionary<string, object> Read(SdkCore core, QueuedMainThread main)
+        {
+            var answer = new TaskCompletionSource<Dictionary<string, object>>();
+            core.GetAttributionParams(p => answer.TrySetResult(p), e => answer.TrySetException(new Exception(e)));
+            var deadline = DateTime.UtcNow.AddSeconds(10);
+            while (!answer.Task.IsCompleted && DateTime.UtcNow < deadline)
+            {
+                main.Drain();
+                answer.Task.Wait(10);
+            }
+            Assert.IsTrue(answer.Task.IsCompleted, "GetAttributionParams did not answer");
+            return answer.Task.Result;
+        }
+
+        private static List<string> Routes(ScriptedBackend backend)
+        {
+            return backend.To("").Select(r => r.Key.Split('?')[0]).ToList();
+        }
+
+        [Test]
+        public void AfterDeleteUserDataNothingMoreIsQueuedOrSentForTheInstallInThisLaunchOrTheNext()
+        {
+            var store = new DiskStore();
+            var rig = new Rig(store);
+            rig.Configure();
+            rig.Core.SetCustomerUserId("user-8812");
+            rig.Send(0);
+            rig.Settle();
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+
+            rig.Core.DeleteUserData().Wait();
+            Assert.AreEqual("true", store.OnDisk("service_sdk.deleted"), "kept on the disk at once");
+            Assert.IsNull(store.OnDisk("service_sdk.customer_user_id"), "the customer user id goes with the data");
+            var sent = Routes(rig.Backend).Count;
+
+            // The same process: no event queued (nor reported as a drop, as the Kotlin SDK does),
+            // no session, no consent update, no attribution read.
+            rig.Send(1);
+            Assert.AreEqual(0, rig.Core.Queued);
+            rig.Core.SetConsent(new ServiceConsent(gdprApplies: true, adUserData: false));
+            rig.Clock.Held = DateTime.UtcNow;
+            rig.Core.EnteredBackground();
+            rig.Clock.Held = rig.Clock.Held + TimeSpan.FromHours(2);
+            rig.Core.EnteredForeground();
+            Assert.AreEqual(0, rig.Core.QueuedSessions, "no session after half an hour away");
+            var heard = 0;
+            rig.Core.Listeners.AddAttribution(map => Interlocked.Increment(ref heard));
+            Assert.AreEqual("skipped", Read(rig.Core, rig.Main)[SdkCore.MatchStatus], "as the iOS SDK answers");
+            rig.Settle();
+            CollectionAssert.AreEqual(new string[0], Routes(rig.Backend).Skip(sent), "nothing sent after the deletion");
+            Assert.IsEmpty(rig.Heard.Errors);
+            Assert.AreEqual(0, heard, "the attribution listener is not called after deletion");
+
+            // The next launch, from what was on the disk: events before and after Configure, a
+            // consent: only remote configuration is read.
+            var next = new Rig(store.AfterCrash());
+            next.Send(2);
+            next.Configure();
+            next.Send(3);
+            next.Core.SetConsent(new ServiceConsent(adPersonalization: true));
+            Assert.AreEqual("skipped", Read(next.Core, next.Main)[SdkCore.MatchStatus]);
+            next.Settle();
+            CollectionAssert.AreEqual(new[] { "GET /v1/config" }, Routes(next.Backend).Distinct());
+            Assert.AreEqual(0, next.Core.Queued);
+            Assert.AreEqual(0, next.Core.QueuedSessions);
+            Assert.IsEmpty(next.Heard.Errors);
+        }
+
+        /// <summary>Unity's main thread as .Wait() leaves it: blocked, so what is posted to it never runs.</summary>
+        private sealed class BlockedContext : SynchronizationContext
+        {
+            public int Posted;
+
+            public override void Post(SendOrPostCallback callback, object state)
+            {
+                Interlocked.Increment(ref Posted);
+            }
+
+            public override void Send(SendOrPostCallback callback, object state)
+            {
+                throw new InvalidOperationException("the main thread is blocked");
+            }
+        }
+
+        /// <summary>The network, with the answer to DELETE held until the test gives it.</summary>
+        private sealed class HeldDelete : IHttpTransport
+        {
+            private readonly IHttpTransport inner;
+            private TaskCompletionSource<HttpAnswer> held;
+            public readonly ManualResetEventSlim DeleteSent = new ManualResetEventSlim();
+
+            public HeldDelete(IHttpTransport inner)
+            {
+                this.inner = inner;
+            }
+
+            public Task<HttpAnswer> Send(string method, string url, string authorization, string jsonBody)
+            {
+                if (method != "DELETE") return inner.Send(method, url, authorization, jsonBody);
+                held = new TaskCompletionSource<HttpAnswer>();
+                DeleteSent.Set();
+                return held.Task;
+            }
+
+            public void Answer()
+            {
+                held.SetResult(new HttpAnswer(202, "{\"request_id\":\"r-1\"}"));
+            }
+        }
+
+        [Test]
+        public void DeleteUserDataWaitedForOnTheMainThreadEnds()
+        {
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var setup = Setups.For("http://service.test", backend, scheduler: new ManualTimers());
+            var network = new HeldDelete(setup.Transport);
+            setup.Transport = network;
+            ServiceSDK.UsePlatform(setup);
+            try
+            {
+                ServiceSDK.Configure("sdk_key");
+                ServiceSDK.Core.Idle().Wait();
+
+                // Called, through the facade as an app calls it, on a thread whose posted
+                // continuations never run, as Unity's main thread while it waits in .Wait():
+                // the call's own continuations must not need it.
+                var main = new BlockedContext();
+                var before = SynchronizationContext.Current;
+                Task deleting;
+                SynchronizationContext.SetSynchronizationContext(main);
+                try
+                {
+                    deleting = ServiceSDK.DeleteUserData();
+                }
+                finally
+                {
+                    SynchronizationContext.SetSynchronizationContext(before);
+                }
+                Assert.IsTrue(network.DeleteSent.Wait(10000), "the DELETE was not sent");
+                network.Answer();
+                Assert.IsTrue(deleting.Wait(10000), "DeleteUserData waited for the blocked main thread");
+                Assert.AreEqual(0, main.Posted);
+            }
+            finally
+            {
+                ServiceSDK.UsePlatform(null);
+            }
+        }
+    }
+}

@@ -1,0 +1,322 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using Newtonsoft.Json;
+using Newtonsoft.Json.Linq;
+using NUnit.Framework;
+
+namespace Service.Unity.Tests
+{
+    /// <summary>
+    /// What the SDK keeps on the device and reads back: strings as they were, a damaged value
+    /// costing only itself, and the saves while the app is paused or quitting.
+    /// </summary>
+    [TestFixture]
+    public class StoredStateTests
+    {
+        private const string DateLike = "2024-05-01T10:00:00.000+02:00";
+
+        [Test]
+        public void ADateLikeParameterQueuedInOneLaunchLeavesTheNextAsTheSameString()
+        {
+            var store = new DiskStore();
+            var first = new Rig(store);
+            first.Configure();
+            first.Backend.Offline = true;
+            first.Core.SendEvent(EventType.LEVEL_START, null, new Dictionary<string, object> { { "n", 0 }, { "ends_at", DateLike } });
+            first.Core.Idle().Wait();
+            first.Core.SaveNow();
+
+            var next = new Rig(store.AfterCrash());
+            next.Configure();
+            next.Settle();
+            CollectionAssert.AreEqual(new[] { 0 }, next.AcceptedNow);
+            var body = next.Backend.Texts.Single(t => t.Key.StartsWith("POST /v1/events")).Value;
+            StringAssert.Contains("\"ends_at\":\"" + DateLike + "\"", body);
+        }
+
+        [Test]
+        public void ADateLikeAttributionValueReachesTheAppAsTheSameString()
+        {
+            var backend = new ScriptedBackend
+            {
+                Answer = ScriptedBackend.Usual,
+                RawAnswer = (key, body) => key.Contains("/attribution")
+                    ? Tuple.Create(200, "{\"service_match_status\":\"matched\",\"media_source\":\"x\",\"deep_link_path\":\"/sale\",\"ends_at\":\"" + DateLike + "\"}")
+                    : null,
+            };
+            var store = new MemoryStore();
+            var main = new QueuedMainThread();
+            var core = new SdkCore(Setups.For("http://service.test", backend, store, scheduler: new ManualTimers(), mainThread: main));
+            var links = new List<ServiceDeepLink>();
+            core.Listeners.AddDeepLink(link => links.Add(link));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            Assert.AreEqual(DateLike, DeletionTests.Read(core, main)["ends_at"]);
+            core.Idle().Wait();
+            main.Drain();
+            Assert.AreEqual(DateLike, links.Single().Params["ends_at"], "the deferred deep link's parameter");
+
+            // A later launch reads it back from the device.
+            var laterMain = new QueuedMainThread();
+            var later = new SdkCore(Setups.For("http://service.test", backend, store, scheduler: new ManualTimers(), mainThread: laterMain));
+            later.Configure("sdk_key", 1, null);
+            Assert.AreEqual(DateLike, DeletionTests.Read(later, laterMain)["ends_at"]);
+        }
+
+        [TestCase("{\"gdpr_applies\":tru")]
+        [TestCase("{\"gdpr_applies\":\"yes\"}")]
+        [TestCase("[]")]
+        public void AnUnreadableConsentKeptOnTheDeviceCountsAsNoneAndCostsNoInstall(string damaged)
+        {
+            var store = new MemoryStore();
+            store.Set(ConsentState.Key, damaged);
+            var rig = new Rig(store);
+            rig.Configure();
+            rig.Send(0);
+            rig.Settle();
+            var installs = rig.Backend.To("POST /v1/installs");
+            Assert.AreEqual(1, installs.Count);
+            Assert.IsNull(installs[0].Value["consent"]);
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Error, "the consent kept on the device cannot be read").Count, "said once");
+        }
+
+        [Test]
+        public void AnUnreadableAttributionKeptOnTheDeviceIsReadAgainFromTheService()
+        {
+            var store = new MemoryStore();
+            store.Set("service_sdk.attribution", "{\"service_match_status\":\"orga");
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) => key.Contains("/attribution")
+                    ? Tuple.Create(200, (JToken)JObject.Parse("{\"service_match_status\":\"organic\"}"))
+                    : ScriptedBackend.Usual(key, body),
+            };
+            var main = new QueuedMainThread();
+            var setup = Setups.For("http://service.test", backend, store, scheduler: new ManualTimers(), mainThread: main);
+            var core = new SdkCore(setup);
+            Assert.DoesNotThrow(() => core.Configure("sdk_key", 1, null));
+            core.Idle().Wait();
+            Assert.IsFalse(core.IsSdkDisabled);
+            Assert.AreEqual("organic", DeletionTests.Read(core, main)[SdkCore.MatchStatus]);
+            Assert.AreEqual(1, ((ListLog)setup.Log).At(LogLevel.Error, "the attribution kept on the device cannot be read").Count);
+        }
+
+        private static string Event(int n)
+        {
+            return new JObject
+            {
+                { "EventId", "e" + n },
+                { "EventType", "LEVEL_START" },
+                { "EventName", null },
+                { "Parameters", new JObject { { "n", n } } },
+                { "EventTime", Requests.Iso(DateTime.UtcNow) },
+                { "CustomerUserId", null },
+            }.ToString(Formatting.None);
+        }
+
+        /// <summary>A launch whose store holds these queues, its error listener set before the SDK is made.</summary>
+        private sealed class Damaged
+        {
+            public readonly ScriptedBackend Backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            public readonly QueuedMainThread Main = new QueuedMainThread();
+            public readonly Heard Heard;
+            public readonly SdkSetup Setup;
+            public readonly SdkCore Core;
+
+            public Damaged(IKeyValueStore store)
+            {
+                var listeners = new SdkListeners();
+                Heard = Heard.ErrorsOf(listeners);
+                Setup = Setups.For("http://service.test", Backend, store, scheduler: new ManualTimers(), mainThread: Main);
+                Core = new SdkCore(Setup, listeners);
+                Core.Configure("sdk_key", 1, null);
+                Core.Idle().Wait();
+                Main.Drain();
+            }
+
+            public List<int> Sent
+            {
+                get { return Backend.To("POST /v1/events").SelectMany(r => r.Value["events"]).Select(e => (int)e["parameters"]["n"]).ToList(); }
+            }
+
+            public List<string> Errors(LogLevel level, string saying)
+            {
+                return ((ListLog)Setup.Log).At(level, saying);
+            }
+        }
+
+        [Test]
+        public void AnUnreadableItemOfTheSavedQueueIsLostAloneAndReported()
+        {
+            var store = new MemoryStore();
+            store.Set(EventQueue.Key, "[" + Event(0) + ",{\"EventId\":{\"not\":\"text\"}},\"an event\",{\"EventType\":\"LOGIN\"}," + Event(1) + "]");
+            var launch = new Damaged(store);
+            CollectionAssert.AreEqual(new[] { 0, 1 }, launch.Sent);
+            var lost = launch.Heard.Errors.Single();
+            Assert.AreEqual(ServiceErrorKind.EventsDropped, lost.Kind);
+            Assert.IsNull(lost.Reason);
+            Assert.AreEqual(3, lost.Count);
+            Assert.AreEqual(3, launch.Core.DroppedEventCount);
+            Assert.AreEqual(1, launch.Errors(LogLevel.Error, "3 events lost").Count);
+        }
+
+        [Test]
+        public void ASavedQueueThatBreaksOffKeepsTheEventsBeforeTheBreak()
+        {
+            var store = new MemoryStore();
+            store.Set(EventQueue.Key, "[" + Event(0) + "," + Event(1) + ",{\"EventId\":\"e2\",\"Ev");
+            var launch = new Damaged(store);
+            CollectionAssert.AreEqual(new[] { 0, 1 }, launch.Sent);
+            var lost = launch.Heard.Errors.Single();
+            Assert.IsNull(lost.Reason);
+            Assert.AreEqual(1, lost.Count);
+            StringAssert.StartsWith("at least 1 events lost", lost.Message);
+        }
+
+        [Test]
+        public void ASavedQueueThatIsNoJsonIsReportedOnceRatherThanSilentlyEmpty()
+        {
+            var store = new MemoryStore();
+            store.Set(EventQueue.Key, "not json");
+            store.Set(SessionQueue.Key, "{\"SessionId\":");
+            var launch = new Damaged(store);
+            var lost = launch.Heard.Errors.Single();
+            Assert.AreEqual(ServiceErrorKind.EventsDropped, lost.Kind);
+            Assert.IsNull(lost.Reason);
+            Assert.AreEqual(1, launch.Core.DroppedEventCount);
+            // A session's loss is logged and counted apart, never raised: the app sent nothing.
+            Assert.AreEqual(1, launch.Core.DroppedSessionCount);
+            Assert.AreEqual(1, launch.Errors(LogLevel.Error, "sessions lost").Count);
+
+            // Written back without what was lost: the next launch reports nothing.
+            var next = new Damaged(store);
+            Assert.IsEmpty(next.Heard.Errors);
+            Assert.AreEqual(1, next.Core.DroppedEventCount);
+        }
+
+        /// <summary>PlayerPrefs as the store sees them: written in memory, on the disk once flushed.</summary>
+        private sealed class Prefs : IPrefs
+        {
+            private readonly Dictionary<string, string> written = new Dictionary<string, string>();
+            private Dictionary<string, string> disk = new Dictionary<string, string>();
+            public int Flushes;
+
+            public string Read(string key)
+            {
+                lock (written)
+                {
+                    string value;
+                    return written.TryGetValue(key, out value) ? value : null;
+                }
+            }
+
+            public void Write(string key, string value)
+            {
+                lock (written) written[key] = value;
+            }
+
+            public void Delete(string key)
+            {
+                lock (written) written.Remove(key);
+            }
+
+            public void Flush()
+            {
+                lock (written)
+                {
+                    disk = new Dictionary<string, string>(written);
+                    Flushes++;
+                }
+            }
+
+            public string OnDisk(string key)
+            {
+                lock (written)
+                {
+                    string value;
+                    return disk.TryGetValue(key, out value) ? value : null;
+                }
+            }
+        }
+
+        /// <summary>Runs the action on a thread of its own (not the test's, which is the store's main thread), to its end.</summary>
+        private static void OffTheMainThread(Action action)
+        {
+            var thread = new Thread(() => action());
+            thread.Start();
+            Assert.IsTrue(thread.Join(10000));
+        }
+
+        [Test]
+        public void WhileTheAppIsPausedOrQuittingAChangeOnTheMainThreadIsOnTheDiskAtOnce()
+        {
+            var prefs = new Prefs();
+            var main = new QueuedMainThread();
+            var store = new MainThreadStore(prefs, main, new[] { "a", "b", "c" });
+            store.Set("a", "1");
+            Assert.IsNull(prefs.OnDisk("a"), "while the app runs a change waits for the timed save");
+            Assert.AreEqual(0, prefs.Flushes);
+
+            // OnApplicationPause(true), or the quit.
+            store.Leaving = true;
+            store.Set("b", "2");
+            Assert.AreEqual("1", prefs.OnDisk("a"));
+            Assert.AreEqual("2", prefs.OnDisk("b"));
+            store.Remove("a");
+            Assert.IsNull(prefs.OnDisk("a"));
+
+            // PlayerPrefs belong to the main thread: a change off it waits for a save there.
+            OffTheMainThread(() => store.Set("c", "3"));
+            OffTheMainThread(store.Save);
+            Assert.IsNull(prefs.OnDisk("c"));
+            main.Drain();
+            Assert.AreEqual("3", prefs.OnDisk("c"));
+
+            // Back in the foreground: no save on the hot path.
+            store.Leaving = false;
+            var flushes = prefs.Flushes;
+            store.Set("a", "4");
+            Assert.AreEqual(flushes, prefs.Flushes);
+            Assert.IsNull(prefs.OnDisk("a"));
+        }
+
+        [Test]
+        public void AnEventTheAppSendsFromItsOwnPauseHandlerIsOnTheDiskWhenSendEventReturns()
+        {
+            var prefs = new Prefs();
+            var main = new QueuedMainThread();
+            var store = new MainThreadStore(prefs, main, SdkCore.StoreKeys);
+            var backend = new ScriptedBackend { Answer = ScriptedBackend.Usual };
+            var core = new SdkCore(Setups.For("http://service.test", backend, store, scheduler: new ManualTimers(), mainThread: main));
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            backend.Offline = true;
+
+            // The SDK's OnApplicationPause(true) ran before the app's, which sends an event.
+            store.Leaving = true;
+            core.SendEvent(EventType.LEVEL_COMPLETE, null, new Dictionary<string, object> { { "level", 7 } });
+            var queued = prefs.OnDisk(EventQueue.Key);
+            Assert.IsNotNull(queued, "the queue is not on the disk");
+            StringAssert.Contains("LEVEL_COMPLETE", queued);
+        }
+
+        [Test]
+        public void WhatNewtonsoftReadsBackIsKeptFromCodeStripping()
+        {
+            foreach (var type in new[] { typeof(QueuedEvent), typeof(QueuedSession) })
+            {
+                Assert.IsTrue(Preserved(type), type.Name);
+                foreach (var property in type.GetProperties()) Assert.IsTrue(Preserved(property), type.Name + "." + property.Name);
+            }
+        }
+
+        /// <summary>Unity's linker keeps what carries an attribute named exactly PreserveAttribute.</summary>
+        private static bool Preserved(System.Reflection.MemberInfo member)
+        {
+            return member.GetCustomAttributes(false).Any(a => a.GetType().Name == "PreserveAttribute");
+        }
+    }
+}
