@@ -341,16 +341,18 @@ namespace Service.Unity.Tests
         }
 
         [Test]
-        public void NoSchemaNoCall()
+        public void WithoutASchemaTheFirstLaunchIsRegisteredAndNothingMore()
         {
             var rig = new Rig(JObject.Parse("{\"enabled\":true,\"skadnetwork\":null}"));
             rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
             rig.Start();
             rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
+            // Apple makes no postback for an install that never called it: the registration goes
+            // out with no schema, and no event makes an update.
             CollectionAssert.IsEmpty(rig.Apple.Calls);
-            Assert.AreEqual(0, rig.Apple.Registrations);
+            Assert.AreEqual(1, rig.Apple.Registrations);
             Assert.AreEqual("null", rig.Setup.Store.Get("service_sdk.skadnetwork"));
-            Assert.IsNull(rig.Setup.Store.Get("service_sdk.conversion_values"));
+            Assert.IsTrue(ConversionState.Parse(rig.Setup.Store.Get("service_sdk.conversion_values")).Registered);
         }
 
         [Test]

@@ -864,16 +864,18 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// Once a configuration with a schema is read: Apple told of the install's first launch,
-        /// once, in the first window, unless an update already told it. Apple's postbacks need
-        /// that call whether or not the user ever meets a rule.
+        /// Once a configuration is read: Apple told of the install's first launch, once, in the
+        /// first window, unless an update already told it. Apple makes no postback at all for an
+        /// install that never made that call, so it is made with a schema or without, and whether
+        /// or not the user ever meets a rule: without it the ad networks' SKAdNetwork campaigns
+        /// would count none of the app's installs.
         /// </summary>
         private void RegisterConversion()
         {
             lock (conversionGate)
             {
                 var firstOpen = store.Get(FirstOpenKey);
-                if (schema == null || stopped || deleted || firstOpen == null) return;
+                if (stopped || deleted || firstOpen == null) return;
                 var opened = DateTime.Parse(firstOpen, null, System.Globalization.DateTimeStyles.RoundtripKind).ToUniversalTime();
                 if (ConversionEvaluation.WindowOf(Math.Max(0, (setup.Clock.UtcNow.ToUniversalTime() - opened).TotalHours)) != 0) return;
                 var state = ConversionState.Parse(store.Get(ConversionKey));
