@@ -24,6 +24,9 @@ const result = (overrides: Partial<AttributionResult> = {}): AttributionResult =
   otherCandidates: 0,
   params: {},
   cost: null,
+  touchTime: null,
+  networkClickId: null,
+  urlParams: {},
   // Attributed the day after its first open: the install's day's rate still converts it.
   attributedAt: "2026-11-02T00:00:05.000Z",
   ...overrides,

@@ -43,6 +43,10 @@ export interface Credit extends AdFields {
   readonly params: Readonly<Record<string, string>>;
   /** What the touch cost, as its link or network said; none for Apple's attribution. */
   readonly cost?: TouchCost | null;
+  /** The network's own click id, when the network reported the touch. */
+  readonly networkClickId?: string | null;
+  /** The tapped URL's own query; none for Apple's attribution. */
+  readonly urlParams?: Readonly<Record<string, string>>;
 }
 
 export type Match =

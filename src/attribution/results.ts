@@ -30,6 +30,9 @@ export const installTypeOf = (
 
 const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
 
+/** A result's touch fields when no touch won. */
+const NO_TOUCH = { touchTime: null, networkClickId: null, urlParams: {} } as const;
+
 export const resultOf = (
   match: Match,
   installType: AttributionResult["installType"],
@@ -51,6 +54,7 @@ export const resultOf = (
       otherCandidates: 0,
       params: {},
       cost: null,
+      ...NO_TOUCH,
       attributedAt: attributedAt.toISOString(),
     };
   }
@@ -79,6 +83,9 @@ export const resultOf = (
     // A CPI touch's cost is the install's once it wins (a CPC click's or a CPM impression's is
     // the touch's own, counted where the touch is).
     cost: installCostOf(touch.cost),
+    touchTime: touch.touchTime,
+    networkClickId: touch.networkClickId ?? null,
+    urlParams: { ...touch.urlParams },
     attributedAt: attributedAt.toISOString(),
   };
 };
@@ -98,6 +105,7 @@ export const skippedResult = (attributedAt: Date): AttributionResult => ({
   otherCandidates: 0,
   params: {},
   cost: null,
+  ...NO_TOUCH,
   attributedAt: attributedAt.toISOString(),
 });
 

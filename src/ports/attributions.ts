@@ -37,6 +37,16 @@ export interface AttributionResult extends Omit<AdFields, "mediaSource"> {
   readonly params: Readonly<Record<string, string>>;
   /** The install's cost: the winning touch's when it is paid per install (CPI); else null. */
   readonly cost: TouchCost | null;
+  /**
+   * Of the winning touch, what its postbacks name (`{click.*}`, the click's time, the network's
+   * click id): kept here because the touch expires after 30 days, and an event postback a year
+   * on still names its click. ISO 8601 UTC; null without a touch.
+   */
+  readonly touchTime: string | null;
+  /** The network's own click id, when the network reported the click. */
+  readonly networkClickId: string | null;
+  /** The tapped URL's own query: a network's click id and sub-parameters ({} without a touch). */
+  readonly urlParams: Readonly<Record<string, string>>;
   /** ISO 8601 UTC. */
   readonly attributedAt: string;
 }

@@ -13,7 +13,6 @@ import type {
   PostbackSettings,
   StoredPartnerConfig,
 } from "../ports/postbacks.ts";
-import type { Touch } from "../ports/touches.ts";
 import { type CustomTemplate, type PartnerConfig, partnerTemplateOf } from "./config.ts";
 import { requestFor } from "./partners.ts";
 import type { AcceptedEvent, ResolvedAttribution } from "./rules.ts";
@@ -72,10 +71,8 @@ export const acceptedEventOf = (
 export interface SendFacts {
   readonly app: App | undefined;
   readonly install: Install;
-  /** The install's attribution once resolved; null while it is pending. */
+  /** The install's attribution once resolved (with its winning touch's); null while pending. */
   readonly attribution: AttributionResult | null;
-  /** The winning touch as the touch store still has it (touches expire after 30 days). */
-  readonly touch: Touch | undefined;
   readonly subject: OutboxSubject;
   readonly settings: PostbackSettings;
 }
@@ -84,7 +81,7 @@ const MATCHED = new Set(["matched", "matched_no_params"]);
 
 /** The install as a template reads it; the winning touch only for a matched install. */
 export const postbackInstallOf = (facts: SendFacts): PostbackInstall => {
-  const { install, attribution, touch, subject } = facts;
+  const { install, attribution, subject } = facts;
   const won =
     attribution !== null &&
     MATCHED.has(attribution.status) &&
@@ -120,9 +117,9 @@ export const postbackInstallOf = (facts: SendFacts): PostbackInstall => {
       adId: won.adId,
       adName: won.adName,
       clickId: won.clickId,
-      touchTime: touch?.clickId === won.clickId ? touch.touchTime : "",
-      networkClickId: touch?.clickId === won.clickId ? touch.networkClickId : null,
-      urlParams: touch?.clickId === won.clickId ? touch.urlParams : {},
+      touchTime: won.touchTime ?? "",
+      networkClickId: won.networkClickId,
+      urlParams: won.urlParams,
     },
   };
 };

@@ -18,7 +18,6 @@ import type {
   PostbackSettings,
   SendOutcome,
 } from "../ports/postbacks.ts";
-import type { Touch } from "../ports/touches.ts";
 import type { PartnerConfig, WebhookConfig } from "./config.ts";
 import { partnerTemplateOf } from "./config.ts";
 import { partnerRequestOf, type SendFacts, webhookRequestOf } from "./delivery.ts";
@@ -101,35 +100,15 @@ export const sampleFacts = (input: {
     otherCandidates: 0,
     params: {},
     cost: null,
-    attributedAt: now.toISOString(),
-  };
-  const touch: Touch = {
-    ...ad,
-    mediaSource: input.mediaSource,
-    clickId: TEST_CLICK_ID,
-    appId,
-    touchType: "click",
-    source: "link",
     touchTime,
-    receivedAt: touchTime,
-    deeplinkId: null,
     networkClickId: "test-network-click",
-    ip: null,
-    userAgent: null,
-    platform,
-    osVersion: install.osVersion,
-    deviceModel: install.deviceModel,
-    language: "en",
-    country: "US",
-    maid: null,
-    params: {},
     urlParams: { click_id: "test-network-click" },
+    attributedAt: now.toISOString(),
   };
   return {
     app: undefined,
     install,
     attribution,
-    touch,
     subject: input.subject,
     settings: input.settings,
   };

@@ -42,7 +42,6 @@ import {
   type PostbackSender,
   type SendOutcome,
 } from "../ports/postbacks.ts";
-import type { TouchStore } from "../ports/touches.ts";
 import type { WorkHandler, WorkQueue } from "../ports/work-queue.ts";
 import type { PartnerConfig } from "../postbacks/config.ts";
 import { secretsOf } from "../postbacks/config.ts";
@@ -89,7 +88,6 @@ export interface PostbackWorkerDeps {
   readonly apps: Pick<AppStore, "get">;
   readonly installs: Pick<InstallStore, "get">;
   readonly attributions: Pick<AttributionStore, "get">;
-  readonly touches: Pick<TouchStore, "get">;
   readonly deletions: Pick<DeletionStore, "listByInstall">;
   readonly configs: Pick<PostbackConfigStore, "listByApp">;
   readonly outbox: OutboxStore;
@@ -182,8 +180,7 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     if (deletions.length > 0) return { skip: "the install's data was deleted on request" };
     if (!install) return { skip: "the install is not stored" };
     const attribution = record?.state === "resolved" ? record.result : null;
-    const touch = attribution?.clickId ? await deps.touches.get(attribution.clickId) : undefined;
-    return { app, install, attribution, touch, subject: row.subject, settings: configs.settings };
+    return { app, install, attribution, subject: row.subject, settings: configs.settings };
   };
 
   const prepare = async (row: OutboxRow, attempt: number, at: Date): Promise<Prepared> => {
@@ -456,7 +453,6 @@ export const postbackWorkerFunction = /* @__PURE__ */ composition(
       apps: runtime.apps(tables.apps),
       installs: tables.installs,
       attributions: tables.attributions,
-      touches: tables.touches,
       deletions: tables.deletions,
       configs: runtime.hotPostbackConfigs(tables.postbackConfigs),
       outbox: tables.outbox,

@@ -81,7 +81,6 @@ export const POSTBACK_WORKER = defineWorker({
       apps: "get",
       installs: "get",
       attributions: "get",
-      touches: "get",
       deletions: "lookup",
       postbackConfigs: "read",
       outbox: "work",

@@ -154,7 +154,7 @@ describe("postbacks and webhooks over HTTP", () => {
           url: `${m}/a/install?click={click.click_id}&gaid={advertising_id}&sid={service_id}&attributed={attributed}&ua={user_agent}`,
         },
         event: {
-          url: `${m}/a/event?name={event_name}&revenue={revenue}&currency={currency}&sid={service_id}&eid={event_id}`,
+          url: `${m}/a/event?name={event_name}&revenue={revenue}&currency={currency}&sid={service_id}&eid={event_id}&click={click.click_id}`,
         },
       },
       media_sources: ["network_a"],
@@ -260,6 +260,13 @@ describe("postbacks and webhooks over HTTP", () => {
     const referrer = await tap("network_a", "?click_id=e1");
     await install(androidInstall("pb-buyer", { install_referrer: { referrer } }));
     expect(await attributionOf("pb-buyer")).toMatchObject({ media_source: "network_a" });
+    // The touch expires 30 days after the tap, and an event may come a year on: its postback
+    // still names the click, kept with the attribution.
+    const record = await rt.stores.attributions.get(APP, "pb-buyer");
+    const clickId = record?.state === "resolved" ? record.result.clickId : null;
+    expect(clickId).not.toBeNull();
+    await rt.stores.touches.delete([clickId ?? ""]);
+    expect(await rt.stores.touches.get(clickId ?? "")).toBeUndefined();
     const purchase = {
       event_id: "evt-purchase-1",
       service_id: "pb-buyer",
@@ -286,6 +293,7 @@ describe("postbacks and webhooks over HTTP", () => {
     expect(withRevenue[0]?.query.get("eid")).toBe("evt-purchase-1");
     expect(withRevenue[0]?.query.get("revenue")).toBe("9.99");
     expect(withRevenue[0]?.query.get("currency")).toBe("EUR");
+    expect(withRevenue[0]?.query.get("click")).toBe("e1");
     const without = sendsOf("/a2/event", "pb-buyer");
     expect(without).toHaveLength(1);
     expect(without[0]?.query.get("revenue")).toBe("");
@@ -367,7 +375,6 @@ describe("postbacks and webhooks over HTTP", () => {
       apps: rt.stores.apps,
       installs: rt.stores.installs,
       attributions: rt.stores.attributions,
-      touches: rt.stores.touches,
       deletions: rt.stores.deletions,
       configs: rt.stores.postbackConfigs,
       outbox: rt.stores.outbox,

@@ -66,6 +66,9 @@ const resultItem = z.object({
   otherCandidates: z.number(),
   params: stringMapItem,
   cost: costItem,
+  touchTime: text,
+  networkClickId: text,
+  urlParams: stringMapItem,
   attributedAt: z.string(),
 });
 
@@ -132,7 +135,11 @@ export const createAttributionStore = (
           ExpressionAttributeNames: { "#state": "state", "#result": "result" },
           ExpressionAttributeValues: {
             ":resolved": "resolved",
-            ":result": { ...result, params: stringMapText(result.params) },
+            ":result": {
+              ...result,
+              params: stringMapText(result.params),
+              urlParams: stringMapText(result.urlParams),
+            },
             ":false": false,
             ":sender": { ip: sender.ip, userAgent: sender.userAgent },
             ":pending": "pending",
