@@ -645,6 +645,8 @@ export interface CostRow {
 export interface CostsStored {
   accepted: number;
   replaced: number;
+  /** Campaigns' days whose rows are at several levels of detail, which count spend twice. */
+  warnings: string[];
 }
 
 /** At most 1,000 rows a request; a body with a row at fault stores none of them. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
 import { COSTS_TABLE } from "../lake/lake-tables.ts";
-import { costKeyOf, costLakeRecord, costRowsOf } from "./cost-rows.ts";
+import { costKeyOf, costLakeRecord, costRowsOf, mixedLevelWarnings } from "./cost-rows.ts";
 
 const NOW = new Date("2026-11-29T12:00:00Z");
 const FX = parseEcbRates("Date,USD,\n2026-11-27,1.1,\n2026-11-20,1.2,\n");
@@ -127,5 +127,22 @@ describe("cost rows", () => {
       clicks: 30,
       received_at: NOW.toISOString(),
     });
+  });
+
+  it("warns of a campaign's day whose stored rows are at several levels of detail, and of no other", () => {
+    const rowsOf = (...given: Record<string, unknown>[]) =>
+      costRowsOf("com.a", { rows: given.map((g) => row(g)) }, FX, NOW);
+    const total = rowsOf({});
+    const split = rowsOf({ country: "DE", amount: 60 }, { country: "FR", amount: 40 });
+    const other = rowsOf({ campaign_id: "c2" }, { campaign_id: "c2", adset_id: "a1" });
+    // The split uploaded after the total: both are stored, and said to count twice.
+    expect(mixedLevelWarnings([...total, ...split], split)).toEqual([
+      "Campaign c1 of examplenet on 2026-11-27 has cost rows at 2 levels of detail (by country; the campaign's total): every row counts as spend of its own, so a total and its split count twice. Keep one level for a campaign's day (a row sent again with amount 0 takes it back).",
+    ]);
+    // Rows of one level, or another campaign's mix this upload did not touch: nothing to say.
+    expect(mixedLevelWarnings([...split, ...other], split)).toEqual([]);
+    expect(
+      mixedLevelWarnings([...total, ...rowsOf({ day: "2026-11-20", country: "DE" })], total),
+    ).toEqual([]);
   });
 });

@@ -166,37 +166,50 @@ export const costKeyOf = (
     )
     .digest("base64url");
 
-/** A row's level of detail: how many of its ad set, ad and country it names, and which. */
-const detailOf = (row: CostRow) =>
-  [row.adsetId ?? row.adsetName, row.adId ?? row.adName, row.country]
-    .map((key) => (key === null ? "-" : "+"))
-    .join("");
+/** What a row names beyond its campaign: its level of detail, in words. */
+const levelOf = (row: CostRow): string => {
+  const named = [
+    row.adsetId !== null || row.adsetName !== null ? "ad set" : null,
+    row.adId !== null || row.adName !== null ? "ad" : null,
+    row.country !== null ? "country" : null,
+  ].filter((name) => name !== null);
+  return named.length === 0 ? "the campaign's total" : `by ${named.join(" and ")}`;
+};
 
-const depthOf = (detail: string) => detail.split("+").length - 1;
+/** Warnings an upload's answer gives at most; the rest are counted. */
+const MAX_LEVEL_WARNINGS = 20;
 
 /**
- * The rows that count: of each day, media source and campaign, those of the level of detail sent
- * last. A campaign's day as one total and the same day by country (or by ad set) are the same
- * spend told twice, under keys that never replace each other: added, they would count it twice.
- * The rows of the other level stay stored and listed. One upload that holds both counts the more
- * detailed.
+ * The campaigns' days an upload touched whose stored rows are at several levels of detail (a
+ * day's total, and the same day by country): each row is a spend of its own, as the network
+ * sent it, so a total and its split count the same spend twice. Said, not settled: the service
+ * cannot tell a split from spend the total left out.
  */
-export const costRowsInForce = (rows: readonly CostRow[]): CostRow[] => {
-  const campaignDay = (row: CostRow) => JSON.stringify([row.day, row.mediaSource, row.campaignId]);
-  const latest = new Map<string, { detail: string; at: string }>();
-  for (const row of rows) {
-    const key = campaignDay(row);
-    const detail = detailOf(row);
-    const seen = latest.get(key);
-    if (
-      !seen ||
-      row.receivedAt > seen.at ||
-      (row.receivedAt === seen.at && depthOf(detail) > depthOf(seen.detail))
-    ) {
-      latest.set(key, { detail, at: row.receivedAt });
-    }
+export const mixedLevelWarnings = (
+  stored: readonly CostRow[],
+  uploaded: readonly CostRow[],
+): string[] => {
+  const keyOf = (row: CostRow) => JSON.stringify([row.day, row.mediaSource, row.campaignId]);
+  const touched = new Set(uploaded.map(keyOf));
+  const levels = new Map<string, { row: CostRow; levels: Set<string> }>();
+  for (const row of stored) {
+    const key = keyOf(row);
+    if (!touched.has(key)) continue;
+    const entry = levels.get(key) ?? { row, levels: new Set<string>() };
+    entry.levels.add(levelOf(row));
+    levels.set(key, entry);
   }
-  return rows.filter((row) => latest.get(campaignDay(row))?.detail === detailOf(row));
+  const mixed = [...levels.values()].filter((entry) => entry.levels.size > 1);
+  const words = mixed
+    .slice(0, MAX_LEVEL_WARNINGS)
+    .map(
+      ({ row, levels: found }) =>
+        `Campaign ${row.campaignId} of ${row.mediaSource} on ${row.day} has cost rows at ${found.size} levels of detail (${[...found].sort().join("; ")}): every row counts as spend of its own, so a total and its split count twice. Keep one level for a campaign's day (a row sent again with amount 0 takes it back).`,
+    );
+  if (mixed.length > MAX_LEVEL_WARNINGS) {
+    words.push(`And ${mixed.length - MAX_LEVEL_WARNINGS} more campaigns' days likewise.`);
+  }
+  return words;
 };
 
 /** A row as it goes to the lake's costs table (src/lake/lake-tables.ts). */

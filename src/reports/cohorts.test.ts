@@ -354,29 +354,6 @@ describe("cohort cost rows against the service's own cost and touches", () => {
     expect(on(DAY, 0).totals.roas.d0).toBeNull();
   });
 
-  it("count one level of detail of a campaign's day: the one sent last, or the finer sent at once", () => {
-    const at = (time: string) => ({ receivedAt: `2026-11-03T${time}:00.000Z` });
-    const total = costRow({ amount: 1_000, amountUsd: 1_000, ...at("08:00") });
-    const de = costRow({ country: "DE", amount: 600, amountUsd: 600, ...at("09:00") });
-    const fr = costRow({ country: "FR", amount: 400, amountUsd: 400, ...at("09:00") });
-    const cost = (costs: CostRow[], filters: CohortFilters = {}) =>
-      report([installs(10, 0)], { costs, filters }).totals.cost_usd;
-    // The day's total, then the same day by country: the same 1,000, not 2,000.
-    expect(cost([total, de, fr])).toBe(1_000);
-    expect(cost([total, de, fr], { country: "DE" })).toBe(600);
-    // The total sent again after the split stands for the day in its place.
-    const again = { ...total, amount: 900, amountUsd: 900, ...at("10:00") };
-    expect(cost([again, de, fr])).toBe(900);
-    // Both in one upload: the finer.
-    expect(cost([{ ...total, ...at("09:00") }, de, fr])).toBe(1_000);
-    expect(cost([{ ...total, amount: 1_200, amountUsd: 1_200, ...at("09:00") }, de, fr])).toBe(
-      1_000,
-    );
-    // Another campaign's rows are its own.
-    const spring = costRow({ campaignId: "s-1", campaignName: "Spring", ...at("07:00") });
-    expect(cost([total, de, fr, spring])).toBe(1_100);
-  });
-
   it("put an ad set's or ad's cost row in the group of its installs, named by id or by name", () => {
     const inSet = { group_key: "Winter-A1", cost_adset_id: "a1", cost_adset_name: "Winter-A1" };
     const answer = report([installs(10, 0, inSet), clicks(40, 4, inSet)], {

@@ -21,7 +21,6 @@
  * Clicks and impressions are the service's own touches; for a media source and campaign of
  * which it has none in the range, what its cost rows report. The totals are the groups' sum.
  */
-import { costRowsInForce } from "../costs/cost-rows.ts";
 import type { CostRow } from "../ports/costs.ts";
 import type { CohortCostKey, CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
 import { COHORT_DAYS } from "./cohort-query.ts";
@@ -498,7 +497,7 @@ export const cohortReport = (input: {
   const campaigns = new Campaigns(input.rows);
   /** The cost rows the filters keep, by day and media source. */
   const kept = new Map<string, CostRow[]>();
-  for (const row of costRowsInForce(input.costs)) {
+  for (const row of input.costs) {
     const campaignRows = campaigns.of(row);
     const matches = costMatches(row, filters, campaignRows);
     if (matches === undefined) costs = false;

@@ -796,12 +796,12 @@ describe("the wire contract, over HTTP", () => {
         "put-costs",
         await rt.post("/v1/costs", { rows: [row] }, keys.serverKey),
       );
-      expect(first).toEqual({ accepted: 1, replaced: 0 });
+      expect(first).toEqual({ accepted: 1, replaced: 0, warnings: [] });
       const again = await expectConforming(
         "put-costs",
         await rt.post("/v1/costs", { rows: [{ ...row, amount: 120 }] }, keys.serverKey),
       );
-      expect(again).toEqual({ accepted: 1, replaced: 1 });
+      expect(again).toEqual({ accepted: 1, replaced: 1, warnings: [] });
     },
     "list-costs": async () => {
       await rt.post(

@@ -128,6 +128,30 @@ describe("cost rows in the cohorts report", () => {
     });
     const listed = await rt.get(`/v1/costs?from=${today}&to=${today}`, serverKey);
     expect(((await listed.json()) as { data: unknown[] }).data).toHaveLength(1);
+
+    // A day's total, then the same day by country: both stored, and the answer says they count
+    // the same spend twice.
+    const split = await rt.post(
+      "/v1/costs",
+      {
+        rows: [
+          { day: today, media_source: "splitnet", campaign_id: "s-1", amount: 10, currency: "USD" },
+          {
+            day: today,
+            media_source: "splitnet",
+            campaign_id: "s-1",
+            country: "DE",
+            amount: 10,
+            currency: "USD",
+          },
+        ],
+      },
+      serverKey,
+    );
+    expect(split.status).toBe(200);
+    expect(((await split.json()) as { warnings: string[] }).warnings).toEqual([
+      `Campaign s-1 of splitnet on ${today} has cost rows at 2 levels of detail (by country; the campaign's total): every row counts as spend of its own, so a total and its split count twice. Keep one level for a campaign's day (a row sent again with amount 0 takes it back).`,
+    ]);
     // A list's window is a report's: at most 366 days.
     const years = await rt.get(`/v1/costs?from=2020-01-01&to=${today}`, serverKey);
     expect(years.status).toBe(422);

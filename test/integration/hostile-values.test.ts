@@ -109,7 +109,7 @@ describe("values past what the stores hold", () => {
       costRow({ media_source: long, campaign_id: long, adset_id: long, ad_id: long }),
     ]);
     expect(taken.status).toBe(200);
-    expect(await taken.json()).toEqual({ accepted: 1, replaced: 0 });
+    expect(await taken.json()).toEqual({ accepted: 1, replaced: 0, warnings: [] });
   });
 
   it("refuses an Apple postback of half a surrogate pair, an inherited version or a fidelity past its column", async () => {

@@ -620,7 +620,7 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
         },
       }),
     );
-    expect(costs).toEqual({ accepted: 1, replaced: 0 });
+    expect(costs).toEqual({ accepted: 1, replaced: 0, warnings: [] });
   });
 
   it("consent replaces the install's consent in the installs table", async () => {

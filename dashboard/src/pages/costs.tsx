@@ -129,7 +129,7 @@ export function CostPage(props: { appId: string }) {
 /** What the upload came to: rows stored, or the service's refusal (after pages stored, maybe). */
 type Outcome =
   | { kind: "uploading"; from: number; to: number; of: number }
-  | { kind: "stored"; accepted: number; replaced: number; days: Range }
+  | { kind: "stored"; accepted: number; replaced: number; days: Range; warnings: string[] }
   | {
       kind: "refused";
       /** Rows stored by the pages before the one refused. */
@@ -186,6 +186,7 @@ function CostUpload(props: {
     const pages = costPages(file.rows);
     let accepted = 0;
     let replaced = 0;
+    const warnings = new Set<string>();
     for (const page of pages) {
       const first = page[0]?.number ?? 0;
       const last = page.at(-1)?.number ?? 0;
@@ -197,6 +198,7 @@ function CostUpload(props: {
         );
         accepted += answer.accepted;
         replaced += answer.replaced;
+        for (const warning of answer.warnings) warnings.add(warning);
       } catch (caught) {
         if (accepted > 0) props.onStored();
         if (caught instanceof ApiError && caught.status === 422) {
@@ -221,7 +223,13 @@ function CostUpload(props: {
         return;
       }
     }
-    setOutcome({ kind: "stored", accepted, replaced, days: daysOf(file.rows) });
+    setOutcome({
+      kind: "stored",
+      accepted,
+      replaced,
+      days: daysOf(file.rows),
+      warnings: [...warnings],
+    });
     props.onStored();
   };
 
@@ -293,6 +301,13 @@ function CostUpload(props: {
               : null
         }
       />
+      {outcome?.kind === "stored" && outcome.warnings.length > 0 ? (
+        <ul class="warning" data-testid="cost-warnings">
+          {outcome.warnings.map((warning) => (
+            <li key={warning}>{warning}</li>
+          ))}
+        </ul>
+      ) : null}
       {outcome?.kind === "stored" &&
       (outcome.days.from < range.from || outcome.days.to > range.to) ? (
         <p class="hint">

@@ -70,6 +70,7 @@ export const importCostsCommand = async (options: {
   }
   let accepted = 0;
   let replaced = 0;
+  const warnings: string[] = [];
   for (const page of pages) {
     const response = await fetch(`${options.url}/v1/costs`, {
       method: "POST",
@@ -81,6 +82,7 @@ export const importCostsCommand = async (options: {
     const body = (await response.json()) as {
       accepted?: number;
       replaced?: number;
+      warnings?: string[];
       detail?: string;
     };
     if (response.status !== 200) {
@@ -90,8 +92,11 @@ export const importCostsCommand = async (options: {
     }
     accepted += body.accepted ?? 0;
     replaced += body.replaced ?? 0;
+    warnings.push(...(body.warnings ?? []));
   }
   console.log(
     `Imported ${accepted} cost rows (${replaced} replaced rows of the same day and keys).`,
   );
+  // A later page may say again what an earlier one said.
+  for (const warning of new Set(warnings)) console.error(`Warning: ${warning}`);
 };

@@ -12,13 +12,17 @@ import {
   unauthorized,
 } from "./shared.ts";
 
-const putAnswer = tiedTo<{ accepted: number; replaced: number }>()(
+const putAnswer = tiedTo<{ accepted: number; replaced: number; warnings: string[] }>()(
   z
     .strictObject({
       accepted: z.number().meta({ description: "Rows stored." }),
       replaced: z
         .number()
         .meta({ description: "Of them, rows that replaced one of the same day and keys." }),
+      warnings: z.array(z.string()).meta({
+        description:
+          "The campaigns' days this upload touched whose stored rows are at several levels of detail (a day's total and its split by country, say), which count the same spend twice.",
+      }),
     })
     .meta({ id: "CostAnswer" }),
 );

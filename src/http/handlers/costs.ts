@@ -5,7 +5,12 @@
  */
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import * as z from "zod";
-import { costAnswer, costLakeRecord, costRowsOf } from "../../costs/cost-rows.ts";
+import {
+  costAnswer,
+  costLakeRecord,
+  costRowsOf,
+  mixedLevelWarnings,
+} from "../../costs/cost-rows.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
 import type { FxRates } from "../../fx/ecb-rates.ts";
@@ -53,7 +58,16 @@ export const createCostHandlers = (deps: CostHandlerDeps) => {
       // adds a later copy of the same rows, which readers take as the rows as they stand.
       await deps.lake.put(rows.map(costLakeRecord));
       const { replaced } = await deps.costs.put(rows);
-      return jsonResponse(200, { accepted: rows.length, replaced });
+      const days = rows.map((row) => row.day).sort();
+      const stored = await deps.costs.listByApp(appId, {
+        from: days[0] ?? "",
+        to: days[days.length - 1] ?? "",
+      });
+      return jsonResponse(200, {
+        accepted: rows.length,
+        replaced,
+        warnings: mixedLevelWarnings(stored, rows),
+      });
     }),
     listCosts: httpRoute(async (event) => {
       const appId = appOf(event);
