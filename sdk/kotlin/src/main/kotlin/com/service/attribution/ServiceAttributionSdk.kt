@@ -3,6 +3,7 @@ package com.service.attribution
 import android.content.Context
 import android.content.Intent
 import android.net.Uri
+import android.util.Log
 import com.service.attribution.android.AndroidPlatform
 import com.service.attribution.core.LinkParser
 import com.service.attribution.core.SdkCore
@@ -17,6 +18,9 @@ import java.util.concurrent.CompletableFuture
 object ServiceAttributionSdk {
     internal val core = SdkCore(defaultMainThread = AndroidPlatform.mainThread)
 
+    /** Set when configure ran in one of the app's other processes, and was refused there. */
+    @Volatile internal var otherProcess: IllegalStateException? = null
+
     /**
      * Starts the SDK: fetches remote configuration, tracks the install once, sends buffered
      * events. A repeat call is a no-op, its [customerUserId] included. The backend's address
@@ -30,8 +34,25 @@ object ServiceAttributionSdk {
         logLevel: LogLevel = LogLevel.INFO,
         listener: InitListener? = null,
         customerUserId: String? = null,
+    ) = configureIn(AndroidPlatform.processName(context.applicationContext), context, apiKey, logLevel, listener, customerUserId)
+
+    /** [configure] in the process named [process]: refused, with a word, outside the app's main one. */
+    internal fun configureIn(
+        process: String?,
+        context: Context,
+        apiKey: String,
+        logLevel: LogLevel,
+        listener: InitListener?,
+        customerUserId: String?,
     ) {
         val app = context.applicationContext
+        val refusal = AndroidPlatform.otherProcessRefusal(app, process)
+        if (refusal != null) {
+            otherProcess = refusal
+            Log.w(AndroidPlatform.TAG, refusal.message ?: "")
+            listener?.onError(refusal)
+            return
+        }
         val platform = AndroidPlatform.create(app, logLevel = logLevel)
         core.configure(platform, AndroidPlatform.settings(app), apiKey, logLevel, listener, customerUserId)
     }
@@ -62,12 +83,18 @@ object ServiceAttributionSdk {
     @JvmStatic
     @JvmOverloads
     fun sendEvent(event: EventType, name: String? = null, parameters: Map<String, Any>? = null) {
-        core.sendEvent(event, name, parameters)
+        sendEventTaken(event, name, parameters)
     }
 
     /** [sendEvent], saying whether the event was taken (sent, or kept until it can be): for the Flutter plugin. */
-    internal fun sendEventTaken(event: EventType, name: String?, parameters: Map<String, Any>?): Boolean =
-        core.sendEvent(event, name, parameters)
+    internal fun sendEventTaken(event: EventType, name: String?, parameters: Map<String, Any>?): Boolean {
+        // Not kept in a process configure refused: it would wait in memory for ever, unsent.
+        otherProcess?.let {
+            Log.w(AndroidPlatform.TAG, "${event.name} is not sent: ${it.message}")
+            return false
+        }
+        return core.sendEvent(event, name, parameters)
+    }
 
     @JvmStatic
     fun getServiceId(): String? = core.getServiceId()

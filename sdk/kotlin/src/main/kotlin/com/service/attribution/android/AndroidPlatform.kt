@@ -65,7 +65,35 @@ internal object AndroidPlatform {
             tcf = DefaultPreferencesTcf(context),
             journal = PreferencesStore(context.getSharedPreferences(JOURNAL, Context.MODE_PRIVATE), Logger(Logcat, logLevel), onAnyThread = true),
             lifecycle = ActivityLifecycle(context.applicationContext as? Application),
+            appInstalledAt =
+                runCatching { context.packageManager.getPackageInfo(context.packageName, 0).firstInstallTime }
+                    .getOrNull()?.takeIf { it > 0 },
         )
+
+    /** This process's name (`com.example.app`, `com.example.app:push`); null when Android does not say. */
+    fun processName(context: Context): String? =
+        if (Build.VERSION.SDK_INT >= 28) {
+            Application.getProcessName()
+        } else {
+            val pid = android.os.Process.myPid()
+            (context.getSystemService(Context.ACTIVITY_SERVICE) as? ActivityManager)
+                ?.runningAppProcesses?.firstOrNull { it.pid == pid }?.processName
+        }
+
+    /**
+     * Why configure must not run in [process]: one of the app's other processes (a `:push` or
+     * `:player` service runs `Application.onCreate` too). SharedPreferences take one process's
+     * writes: a second would make its own install id and write its own queue over the main
+     * one's. Null in the app's main process, or when the process is not known.
+     */
+    fun otherProcessRefusal(context: Context, process: String?): IllegalStateException? {
+        val main = context.applicationInfo.processName ?: context.packageName
+        if (process == null || process == main) return null
+        return IllegalStateException(
+            "configure ran in the process $process: the SDK runs in the app's main process ($main) only, " +
+                "where its data is kept; nothing is sent from this one",
+        )
+    }
 
     /**
      * The backend's address, from the app's manifest: the spec names none. Missing, it is
@@ -98,6 +126,8 @@ internal class PreferencesStore(
     override fun put(key: String, value: String) = write(key, preferences.edit().putString(key, value))
 
     override fun remove(key: String) = write(key, preferences.edit().remove(key))
+
+    override fun clear() = write("every key", preferences.edit().clear())
 
     private fun write(key: String, editor: SharedPreferences.Editor) {
         if (!onAnyThread && Looper.myLooper() == Looper.getMainLooper()) {

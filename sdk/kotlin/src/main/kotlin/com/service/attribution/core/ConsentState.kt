@@ -10,6 +10,8 @@ import com.service.attribution.Consent
  */
 internal class ConsentState(
     private val store: KeyValueStore,
+    /** Where the app's consent is kept: written before setConsent returns (the journal). */
+    private val kept: KeyValueStore,
     private val tcfSource: TcfSource,
     private val log: Logger,
     setBeforeConfigure: Consent?,
@@ -18,7 +20,7 @@ internal class ConsentState(
     @Volatile private var consent: Consent?
 
     init {
-        consent = setBeforeConfigure ?: store.get(KEY_CONSENT)?.let(::parseConsent)
+        consent = setBeforeConfigure ?: kept.get(KEY_CONSENT)?.let(::parseConsent)
     }
 
     /** The app's [consent], in effect at once; [persist] keeps it on the device. */
@@ -26,9 +28,13 @@ internal class ConsentState(
         this.consent = consent
     }
 
-    /** On the worker: keeps the app's consent on the device (a write the main thread must not wait for). */
+    /**
+     * Keeps the app's consent on the device before setConsent returns (the journal, as an event
+     * sendEvent takes): a consent the app is killed just after is still the app's at the next
+     * launch, not the one before it.
+     */
     fun persist() {
-        consent?.let { store.put(KEY_CONSENT, consentJson(it)) }
+        consent?.let { kept.put(KEY_CONSENT, consentJson(it)) }
     }
 
     /** On the worker: the consent to send (the app's, with the TCF values on the device), or null when none is known. */

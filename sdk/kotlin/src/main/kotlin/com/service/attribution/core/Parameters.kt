@@ -39,7 +39,9 @@ internal object Parameters {
         when (value) {
             null, is String, is Boolean -> value
             is Double -> if (value.isFinite()) value else Drop
-            is Float -> if (value.isFinite()) value.toDouble() else Drop
+            // By its shortest decimal form: 9.99f widened bit for bit is 9.989999771118164, not
+            // the 9.99 the app wrote.
+            is Float -> if (value.isFinite()) value.toString().toDouble() else Drop
             is Number -> value
             is Map<*, *> -> if (value.keys.all { it is String }) map(value, "$path.", dropped) else Drop
             is Collection<*> -> list(value, path, dropped)

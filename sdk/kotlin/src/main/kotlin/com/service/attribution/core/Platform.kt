@@ -9,6 +9,9 @@ internal interface KeyValueStore {
     fun put(key: String, value: String)
 
     fun remove(key: String)
+
+    /** Forgets every key. */
+    fun clear()
 }
 
 /** What the device says about itself; each value null when unknown. Called off the main thread. */
@@ -116,6 +119,12 @@ internal class Platform(
     val tcf: TcfSource = TcfSource { TcfValues(null, null) },
     val journal: KeyValueStore = store,
     val lifecycle: AppLifecycle = AppLifecycle { },
+    /**
+     * When this install of the app was made (Android: the package's first install time, which
+     * an update keeps); null when unknown. Another value than the one kept is another install,
+     * whose data a backup brought.
+     */
+    val appInstalledAt: Long? = null,
 )
 
 /** An SDK built on this one (the Flutter plugin): its name and version, and its parameter rule. */

@@ -207,6 +207,7 @@ internal class SdkCore(
             sessionDrops = SessionDrops(platform.store, log)
             sessionDelivery = BatchDelivery(sessionQueue, "session", api::sessions, platform.clock, settings.maxEventAgeMs, log, sessionDrops)
             val store = platform.store
+            forgetRestoredBackup(platform)
             // configure's id, else the last setCustomerUserId before it (a clear included), else
             // the one kept from an earlier launch.
             val configureUserId = Fields.customerUserId(customerUserId)
@@ -228,12 +229,12 @@ internal class SdkCore(
                     store.put(KEY_FIRST_OPEN, started.toString())
                 }
             }
-            stoppedBeforeConfigure?.let { persist { putFlag(KEY_STOPPED, it) } }
-            anonymousBeforeConfigure?.let { persist { putFlag(KEY_ANONYMOUS, it) } }
-            consents = ConsentState(store, platform.tcf, log, consentBeforeConfigure)
-            if (consentBeforeConfigure != null) persist { consents.persist() }
-            stopped = stoppedBeforeConfigure ?: (store.get(KEY_STOPPED) != null)
-            anonymous = anonymousBeforeConfigure ?: (store.get(KEY_ANONYMOUS) != null)
+            stoppedBeforeConfigure?.let { putFlag(KEY_STOPPED, it) }
+            anonymousBeforeConfigure?.let { putFlag(KEY_ANONYMOUS, it) }
+            consents = ConsentState(store, platform.journal, platform.tcf, log, consentBeforeConfigure)
+            if (consentBeforeConfigure != null) consents.persist()
+            stopped = stoppedBeforeConfigure ?: (platform.journal.get(KEY_STOPPED) != null)
+            anonymous = anonymousBeforeConfigure ?: (platform.journal.get(KEY_ANONYMOUS) != null)
             deleted = store.get(KEY_DELETED) != null
             synchronized(drafts) {
                 // Events handed over in an earlier process and not queued yet come first.
@@ -281,6 +282,9 @@ internal class SdkCore(
     private fun initialize(sessionAtMs: Long?) {
         if (stopped) {
             log.info("the SDK is stopped: nothing is sent until start()")
+            // What a stop in an earlier process did not live to drop (the flag is written at once,
+            // the queue on the worker) goes now, as that stop would have dropped it.
+            dropQueued(DropReason.STOPPED, 0)
             return
         }
         initialized = true
@@ -1002,7 +1006,11 @@ internal class SdkCore(
                 if (count > 0) listeners.reportDrop(DropReason.STOPPED, count)
                 return
             }
-            persist { putFlag(KEY_STOPPED, true) }
+            // On the device before stop() returns (the journal, as an event sendEvent takes), not
+            // behind the worker's requests (a read of the configuration, an install: tens of
+            // seconds on a slow network): an opt-out the app is killed just after is still one at
+            // the next launch.
+            putFlag(KEY_STOPPED, true)
         }
         log.info("stopped: nothing is sent until start()")
         // The drafts now, not on the worker: an event sent after a start() that follows at once
@@ -1028,7 +1036,7 @@ internal class SdkCore(
                 stoppedBeforeConfigure = false
                 return
             }
-            persist { putFlag(KEY_STOPPED, false) }
+            putFlag(KEY_STOPPED, false)
         }
         log.info("started")
         // Started again after a stop: a session, as at a process's start (in the background, at
@@ -1059,7 +1067,8 @@ internal class SdkCore(
                 anonymousBeforeConfigure = anonymous
                 return
             }
-            persist { putFlag(KEY_ANONYMOUS, anonymous) }
+            // As stop(): on the device when it returns.
+            putFlag(KEY_ANONYMOUS, anonymous)
         }
     }
 
@@ -1073,11 +1082,10 @@ internal class SdkCore(
                 return
             }
             consents.set(consent)
-        }
-        worker.execute {
+            // As stop(): on the device when it returns, then sent by the worker.
             consents.persist()
-            flush()
         }
+        worker.execute { flush() }
     }
 
     fun getDroppedEventCount(): Long = listeners.droppedEventCount()
@@ -1090,9 +1098,28 @@ internal class SdkCore(
      */
     private fun persist(write: () -> Unit) = worker.execute(write)
 
-    /** On the worker. */
+    /**
+     * Android's backups (Auto Backup, the transfer to a new phone) bring this SDK's keys to
+     * another install of the app: the old one's service id, its install sent, its queue, its stop
+     * or deletion. Another install has another first install time: its keys then go, and it is a
+     * new install, as it is to the app's owner (Android gives no IDFV to call it a reinstall).
+     * Before any key is read; written behind, as the worker's writes are.
+     */
+    private fun forgetRestoredBackup(platform: Platform) {
+        val installedAt = platform.appInstalledAt?.toString() ?: return
+        val kept = platform.store.get(KEY_APP_INSTALLED_AT)
+        if (kept == installedAt) return
+        if (kept != null) {
+            log.info("this SDK's data came from a backup of another install of the app: it starts as a new install")
+            platform.store.clear()
+            platform.journal.clear()
+        }
+        persist { platform.store.put(KEY_APP_INSTALLED_AT, installedAt) }
+    }
+
+    /** A flag of the public calls, in the journal before the call returns. */
     private fun putFlag(key: String, on: Boolean) {
-        if (on) platform.store.put(key, "1") else platform.store.remove(key)
+        if (on) platform.journal.put(key, "1") else platform.journal.remove(key)
     }
 
     /**
@@ -1209,6 +1236,7 @@ internal class SdkCore(
             )
         private val ANY_LINK = Regex("^([A-Za-z][A-Za-z0-9+.-]*)://[^?#]*(?:\\?([^#]*))?(?:#.*)?$")
         private const val MAX_DRAFTS = 1_000
+        private const val KEY_APP_INSTALLED_AT = "app_installed_at"
         private const val KEY_SERVICE_ID = "service_id"
         private const val KEY_FIRST_OPEN = "first_open_time"
         private const val KEY_INSTALL_TRACKED = "install_tracked"

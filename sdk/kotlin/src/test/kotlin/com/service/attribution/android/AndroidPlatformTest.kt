@@ -284,6 +284,27 @@ class AndroidPlatformTest {
     }
 
     @Test
+    fun `a stop, anonymous mode and a consent are in the journal file before their calls return`() {
+        val app = robolectricApp()
+        // A worker that runs nothing, busy with a slow request: what is on disk is the calls' doing.
+        val idle = com.service.attribution.support.ManualScheduler(ManualClock())
+        val core = SdkCore(idle, idle).also { cores += it }
+        core.configure(AndroidPlatform.create(app), AndroidPlatform.settings(app), "sdk_key", LogLevel.NONE, null, null)
+        core.stop()
+        core.setAnonymous(true)
+        core.setConsent(com.service.attribution.Consent(gdprApplies = true, adUserData = false))
+        val journal = app.getSharedPreferences(AndroidPlatform.JOURNAL, Context.MODE_PRIVATE)
+        assertEquals("1", journal.getString("stopped", null))
+        assertEquals("1", journal.getString("anonymous", null))
+        assertTrue(journal.getString("consent", null)!!.contains("\"ad_user_data\":false"))
+        // The app killed here: its next launch is stopped and anonymous.
+        val next = SdkCore(idle, idle).also { cores += it }
+        next.configure(AndroidPlatform.create(app), AndroidPlatform.settings(app), "sdk_key", LogLevel.NONE, null, null)
+        assertTrue(next.isStopped())
+        assertTrue(next.isAnonymous())
+    }
+
+    @Test
     fun `the app's activities say when it leaves and comes back, and a rotation or a move between activities is no leave`() {
         val app = robolectricApp()
         val seen = ArrayList<String>()

@@ -50,6 +50,15 @@ class ServiceAttributionSdkTest {
         val initialized = Collections.synchronizedList(ArrayList<String>())
         val errors = Collections.synchronizedList(ArrayList<Throwable>())
         ServiceAttributionSdk.sendEvent(EventType.LOGIN)
+        // In another of the app's processes (a :push service runs Application.onCreate too):
+        // refused with a word, and no event kept there to wait for ever.
+        val refused = Collections.synchronizedList(ArrayList<Throwable>())
+        ServiceAttributionSdk.configureIn("${app.packageName}:push", app, service.sdkKey, LogLevel.DEBUG, { refused.add(it) }, null)
+        assertTrue(refused.single().message!!.contains(":push"))
+        assertFalse(ServiceAttributionSdk.isConfigured())
+        assertFalse(ServiceAttributionSdk.sendEventTaken(EventType.SHARE, null, null))
+        assertNull(AndroidPlatform.otherProcessRefusal(app, app.packageName))
+        ServiceAttributionSdk.otherProcess = null
         ServiceAttributionSdk.configure(
             app,
             service.sdkKey,

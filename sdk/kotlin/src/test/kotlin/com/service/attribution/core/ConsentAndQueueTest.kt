@@ -189,6 +189,56 @@ class ConsentAndQueueTest {
     }
 
     @Test
+    fun `a stop is on the device when it returns, and a process killed before its worker ran stays stopped and drops what was queued`() {
+        val accept = device.backend.events
+        device.backend.events = { null }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(1, core.queuedCount())
+        core.stop()
+        core.setAnonymous(true)
+        // The worker has not run: the flags are on the device already. The process dies here.
+        assertEquals("1", device.store.get("stopped"))
+        assertEquals("1", device.store.get("anonymous"))
+        device.backend.events = accept
+        val next = device.configure(device.launch())
+        assertTrue(next.isStopped())
+        assertTrue(next.isAnonymous())
+        assertEquals(0, next.queuedCount())
+        assertEquals(listOf("stopped" to 1), device.errors.map { it.reason!!.wire to it.count })
+        // Started again: what the stop dropped never goes.
+        next.start()
+        next.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.advance(60_000)
+        assertEquals(listOf("SHARE"), device.backend.delivered.map { it["event_type"] })
+    }
+
+    @Test
+    fun `what a backup brought from another install of the app is forgotten, as a new install, not stopped`() {
+        val first = device.configure(device.launch())
+        first.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        val firstId = first.getServiceId()
+        first.stop()
+        // An update keeps the install, and what the SDK kept.
+        device.configure(device.launch())
+        assertEquals(1, device.backend.requests("POST", "/v1/installs").size)
+        // Restored on a new phone (or a reinstall): the same keys, another install of the app.
+        device.appInstalledAt = 1_800_000_000_000
+        val restored = device.configure(device.launch())
+        assertFalse(restored.isStopped())
+        restored.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.advance(60_000)
+        val installs = device.backend.requests("POST", "/v1/installs").map { Json.parseObject(it.body!!) }
+        assertEquals(2, installs.size)
+        assertTrue(restored.getServiceId() != firstId)
+        assertEquals(restored.getServiceId(), installs.last()["service_id"])
+        assertEquals(listOf("LOGIN", "SHARE"), device.backend.delivered.map { it["event_type"] })
+        assertTrue(device.log.lines.any { "came from a backup of another install" in it.second })
+    }
+
+    @Test
     fun `remote configuration switching the SDK off drops what was queued with the reason disabled`() {
         device.backend.events = { null }
         val core = device.configure(device.launch())

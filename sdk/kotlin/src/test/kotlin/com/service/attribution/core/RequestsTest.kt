@@ -34,4 +34,12 @@ class RequestsTest {
         assertNull(Fields.customerUserId("u".repeat(257)))
         assertEquals("u".repeat(256), Fields.customerUserId("u".repeat(256)))
     }
+
+    @Test
+    fun `a Float parameter is the number the app wrote, not its binary widening`() {
+        val cleaned = Parameters.clean(mapOf("revenue" to 9.99f, "list" to listOf(0.1f), "nan" to Float.NaN))
+        assertEquals(9.99, cleaned.parameters["revenue"])
+        assertEquals(listOf(0.1), cleaned.parameters["list"])
+        assertEquals(listOf("nan"), cleaned.dropped)
+    }
 }

@@ -173,13 +173,19 @@ class SdkCoreTest {
                     writers += Thread.currentThread().name
                     values.remove(key)
                 }
+
+                override fun clear() {
+                    writers += Thread.currentThread().name
+                    values.clear()
+                }
             }
         val core = core()
         core.setConsent(com.service.attribution.Consent(gdprApplies = true))
         core.setAnonymous(true)
         core.stop()
         core.start()
-        val platform = Platform(store, FakeDevice(), { null }, RecordingMainThread(), com.service.attribution.support.RecordingLog(), backend.transport, journal = MemoryStore())
+        val journal = MemoryStore()
+        val platform = Platform(store, FakeDevice(), { null }, RecordingMainThread(), com.service.attribution.support.RecordingLog(), backend.transport, journal = journal)
         core.configure(platform, SdkSettings("https://backend.test"), "k", LogLevel.DEBUG, null, "user-1")
         core.stop()
         core.start()
@@ -192,9 +198,12 @@ class SdkCoreTest {
         assertEquals(setOf("ServiceSdk"), writers.toSet())
         // Written all the same: the next launch reads them.
         assertEquals("user-2", store.get("customer_user_id"))
-        assertEquals(null, store.get("stopped"))
         assertTrue(store.get("service_id") != null)
-        assertTrue(store.get("consent")!!.contains("\"ad_user_data\":true"))
+        // A stop, anonymous mode and the consent are in the journal before their calls return, as
+        // an event sendEvent takes: an opt-out the app is killed just after is kept.
+        assertEquals(null, journal.get("stopped"))
+        assertEquals(null, journal.get("anonymous"))
+        assertTrue(journal.get("consent")!!.contains("\"ad_user_data\":true"))
     }
 
     @Test

@@ -27,6 +27,8 @@ internal class MemoryStore : KeyValueStore {
     override fun remove(key: String) {
         values.remove(key)
     }
+
+    override fun clear() = values.clear()
 }
 
 internal class FakeDevice(

@@ -112,6 +112,9 @@ internal class ScriptedDevice(
      */
     @Volatile var inForeground = true
 
+    /** When this install of the app was made (its package's first install time). */
+    @Volatile var appInstalledAt: Long? = 1_700_000_000_000
+
     private val lifecycle =
         object : AppLifecycle {
             override fun watch(listener: LifecycleListener) = Unit
@@ -124,6 +127,7 @@ internal class ScriptedDevice(
             Platform(
                 store, FakeDevice(advertisingId = "38400000-8cf0-11bd-b23e-10b96e40000d"), referrer, mainThread, log, backend.transport, clock.read, TcfSource { tcf },
                 lifecycle = lifecycle,
+                appInstalledAt = appInstalledAt,
             )
 
     /** A new process of the app with its listeners set (not configured yet). */
