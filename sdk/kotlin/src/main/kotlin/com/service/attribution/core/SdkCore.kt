@@ -585,6 +585,18 @@ internal class SdkCore(
      * 100 a request.
      */
     private fun flush() {
+        try {
+            flushOnce()
+        } catch (e: RuntimeException) {
+            // Some network stacks throw what is no IOException (a SecurityException, an
+            // IllegalStateException of a vendor's build): an attempt that failed all the same,
+            // tried again, rather than a worker task ended without a word and no retry after it.
+            log.warn("sending failed: $e")
+            if (retry == null && !disabled && !stopped && !deleted) scheduleRetry(e, warn = true)
+        }
+    }
+
+    private fun flushOnce() {
         if (disabled || stopped || deleted || installBlocked || retry != null || !initialized) return
         if (!ensureInstall()) {
             if (!disabled && !installBlocked) scheduleRetry()

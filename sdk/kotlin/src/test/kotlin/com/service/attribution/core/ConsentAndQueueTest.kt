@@ -239,6 +239,21 @@ class ConsentAndQueueTest {
     }
 
     @Test
+    fun `a send that throws what is no IOException is tried again, not the end of the retries`() {
+        val accept = device.backend.events
+        var throwing = true
+        device.backend.events = { batch -> if (throwing) throw IllegalStateException("a vendor's network stack") else accept(batch) }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(emptyList<Any>(), device.backend.delivered)
+        assertTrue(device.logged(com.service.attribution.LogLevel.WARN).any { "a vendor's network stack" in it })
+        throwing = false
+        device.scheduler.advance(60_000)
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+    }
+
+    @Test
     fun `remote configuration switching the SDK off drops what was queued with the reason disabled`() {
         device.backend.events = { null }
         val core = device.configure(device.launch())
