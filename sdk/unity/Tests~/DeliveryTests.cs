@@ -30,10 +30,13 @@ namespace Service.Unity.Tests
         public SdkSetup Setup;
         public SdkCore Core;
         public Heard Heard;
+        /// <summary>What the platform says of this install of the app at the next <see cref="Launch"/> (null: nothing).</summary>
+        public string InstallFingerprint;
 
-        public Rig(IKeyValueStore store = null)
+        public Rig(IKeyValueStore store = null, string installFingerprint = null)
         {
             Store = store ?? new MemoryStore();
+            InstallFingerprint = installFingerprint;
             Backend.Answer = (key, body) =>
             {
                 if (!key.StartsWith("POST /v1/events")) return Other(key, body);
@@ -59,6 +62,7 @@ namespace Service.Unity.Tests
         {
             Setup = Setups.For("http://service.test", Backend, Store, clock: Clock, scheduler: Timers, mainThread: Main, tcf: Tcf);
             Setup.RetryDelay = RetryDelay;
+            Setup.InstallFingerprint = InstallFingerprint;
             Core = new SdkCore(Setup);
             Heard = Heard.ErrorsOf(Core.Listeners);
             return Core;
@@ -825,7 +829,8 @@ namespace Service.Unity.Tests
             // PlayerPrefs cannot list their keys: the Unity layer loads SdkCore.StoreKeys, so a key
             // missing there would be lost at the next launch.
             var store = new RecordingStore();
-            var rig = new Rig(store);
+            // The platform's fingerprint of the install, so that it is written too.
+            var rig = new Rig(store, "1700000000000");
             // A conversion value schema, so that the windows' state is written too.
             var schema = JObject.Parse("{\"enabled\":true,\"skadnetwork\":{\"version\":1,\"usd_rates\":{},"
                 + "\"windows\":[{\"rules\":[]},{\"rules\":[]},{\"rules\":[]}]}}");

@@ -198,7 +198,7 @@ namespace Service.Unity.Tests
         }
 
         /// <summary>PlayerPrefs as the store sees them: written in memory, on the disk once flushed.</summary>
-        private sealed class Prefs : IPrefs
+        internal sealed class Prefs : IPrefs
         {
             private readonly Dictionary<string, string> written = new Dictionary<string, string>();
             private Dictionary<string, string> disk = new Dictionary<string, string>();

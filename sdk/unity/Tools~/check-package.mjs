@@ -249,7 +249,10 @@ const FRAMEWORK_SINCE = {
   AdSupport: [6, 0],
   StoreKit: [3, 0],
   Foundation: [2, 0],
+  UIKit: [2, 0],
 };
+/** Frameworks every Unity iOS player links already (it is a UIKit app): no plugin declares them. */
+const ALWAYS_LINKED = ["Foundation", "UIKit"];
 /** Unity 2021.3's lowest iOS target. */
 const MIN_IOS = [12, 0];
 const before = (a, b) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
@@ -335,7 +338,7 @@ for (const path of objcPlugins) {
   for (const framework of frameworks) {
     const since = FRAMEWORK_SINCE[framework];
     if (!since) linkProblems.push(`${framework}: not a framework these checks know`);
-    else if (framework === "Foundation") continue;
+    else if (ALWAYS_LINKED.includes(framework)) continue;
     else if (before(MIN_IOS, since)) {
       if (!weak.includes(framework))
         linkProblems.push(
@@ -417,7 +420,7 @@ for (const path of swiftPlugins) {
   for (const framework of frameworks) {
     const since = FRAMEWORK_SINCE[framework];
     if (!since) linkProblems.push(`${framework}: not a framework these checks know`);
-    else if (framework === "Foundation") continue;
+    else if (ALWAYS_LINKED.includes(framework)) continue;
     else if (before(MIN_IOS, since)) {
       if (!weak.includes(framework))
         linkProblems.push(

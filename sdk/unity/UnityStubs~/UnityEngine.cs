@@ -106,6 +106,7 @@ namespace UnityEngine
         public AndroidJavaObject(string className, params object[] args) { }
         public void Call(string methodName, params object[] args) { }
         public T Call<T>(string methodName, params object[] args) { throw new NotSupportedException(); }
+        public T Get<T>(string fieldName) { throw new NotSupportedException(); }
         public T GetStatic<T>(string fieldName) { throw new NotSupportedException(); }
         public T CallStatic<T>(string methodName, params object[] args) { throw new NotSupportedException(); }
         public void Dispose() { }

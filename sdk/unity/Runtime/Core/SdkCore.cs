@@ -22,6 +22,13 @@ namespace Service.Unity
         public ITcfSource Tcf { get; set; }
         /// <summary>Google Play's install referrer (Android); null: what <see cref="Device"/> gives, if anything.</summary>
         public IInstallReferrerSource InstallReferrer { get; set; }
+        /// <summary>
+        /// What tells this install of the app from another that a backup restored the SDK's
+        /// state to, read at load: on Android the package's first install time, which an update
+        /// keeps and a reinstall or a new phone changes; on iOS the IDFV, which a restore to
+        /// another iPhone changes. Null where unknown: no check.
+        /// </summary>
+        public string InstallFingerprint { get; set; }
         /// <summary>The service's address, when the host gives it; null: the app's (ServiceSDK.BaseUrl) as Configure is called. The spec names none.</summary>
         public string BaseUrl { get; set; }
         /// <summary>How requests reach the service; null: HttpClient.</summary>
@@ -65,6 +72,8 @@ namespace Service.Unity
         private const string ConversionKey = "service_sdk.conversion_values";
         /// <summary>Remote configuration's `session_interval_seconds` as last read; absent until one names it.</summary>
         private const string SessionIntervalKey = "service_sdk.session_interval";
+        /// <summary>The <see cref="SdkSetup.InstallFingerprint"/> of the install that kept these keys.</summary>
+        internal const string InstallFingerprintKey = "service_sdk.install_fingerprint";
         /// <summary>Events waiting for the first open or the first configuration, at most.</summary>
         private const int MaxAwaitingConversion = 1000;
         /// <summary>Answers of a Play Store that cannot answer now after which the install goes without its referrer (the Kotlin SDK's too).</summary>
@@ -76,6 +85,7 @@ namespace Service.Unity
             ServiceIdKey, FirstOpenKey, InstallTrackedKey, EnabledKey, AttributionKey, EventQueue.Key,
             CustomerUserIdKey, DropReporter.Key, StoppedKey, AnonymousKey, ConsentState.Key, ConsentState.SentKey, DeferredKey,
             SchemaKey, ConversionKey, SessionQueue.Key, DropReporter.SessionsKey, SessionIntervalKey, DeletedKey,
+            InstallFingerprintKey,
         };
 
         private static readonly TimeSpan MaxRetryDelay = TimeSpan.FromMinutes(1);
@@ -134,6 +144,8 @@ namespace Service.Unity
         /// <summary>How long after a read that did not settle the attribution is read again: doubles up to a minute.</summary>
         private TimeSpan attributionDelay;
         private bool attributionRaised;
+        /// <summary>What a backup brought from another install was forgotten as this core was made: said at Configure.</summary>
+        private bool restoredBackupForgotten;
         private LogLevel logLevel = LogLevel.Info;
         private string customerUserId;
         private volatile bool configured;
@@ -174,6 +186,8 @@ namespace Service.Unity
             this.setup = setup;
             scheduler = setup.Scheduler ?? new ThreadPoolScheduler();
             store = new SavingStore(setup.Store, RequestSave);
+            // Before any key is read: the queue, the flags and the rest below are this install's own.
+            restoredBackupForgotten = ForgetRestoredBackup();
             queue = new EventQueue(store);
             retryDelay = setup.RetryDelay;
             attributionDelay = setup.RetryDelay;
@@ -214,6 +228,33 @@ namespace Service.Unity
             drops.Unreadable(queue.LostOnLoad, queue.LostAtLeast, queue.LostWhy);
             sessionDrops.Unreadable(sessions.LostOnLoad, sessions.LostAtLeast, sessions.LostWhy);
             ForgetUnreadableAttribution();
+        }
+
+        /// <summary>
+        /// PlayerPrefs go into the platform's backups (Android's Auto Backup and device transfer,
+        /// iCloud and iTunes backups), which restore them to another install of the app: the old
+        /// install's service id, its install sent, its queue, its stop or deletion. That install
+        /// would then send no install of its own (the ad that brought it is never credited), two
+        /// devices would send under one id, and a restored stop or deletion would silence it for
+        /// ever. Another fingerprint than the one kept is another install: every key of the SDK
+        /// goes, and it starts as a new one. Done as the core is made, not at Configure, because
+        /// the core reads its state then, and a call made before Configure (Stop, SetConsent, an
+        /// event) is the new install's own and must stay. No fingerprint kept yet (a first
+        /// launch): it is kept, and nothing goes.
+        /// </summary>
+        /// <returns>Whether the keys were forgotten.</returns>
+        private bool ForgetRestoredBackup()
+        {
+            var current = setup.InstallFingerprint;
+            if (string.IsNullOrEmpty(current)) return false;
+            var kept = store.Get(InstallFingerprintKey);
+            if (kept == current) return false;
+            if (kept != null)
+            {
+                foreach (var key in StoreKeys) store.Remove(key);
+            }
+            store.Set(InstallFingerprintKey, current);
+            return kept != null;
         }
 
         /// <summary>
@@ -290,6 +331,10 @@ namespace Service.Unity
                 // One configure per process: a repeat, its customer user id included, changes nothing.
                 if (configured) return;
                 logLevel = (LogLevel)level;
+                if (restoredBackupForgotten)
+                {
+                    Write(LogLevel.Info, "this SDK's data came from a backup of another install of the app: it starts as a new install");
+                }
                 var baseUrl = string.IsNullOrEmpty(setup.BaseUrl) ? appBaseUrl : setup.BaseUrl;
                 if (string.IsNullOrEmpty(baseUrl))
                 {

@@ -137,6 +137,30 @@ namespace Service.Unity
             }
         }
 
+        /// <summary>
+        /// When this install of the app was made, in Unix milliseconds (PackageInfo.firstInstallTime,
+        /// which an update keeps and a reinstall or a new phone changes); null when Android does
+        /// not say. On the main thread.
+        /// </summary>
+        public static long? FirstInstallTime()
+        {
+            try
+            {
+                using (var player = new AndroidJavaClass("com.unity3d.player.UnityPlayer"))
+                using (var activity = player.GetStatic<AndroidJavaObject>("currentActivity"))
+                using (var packages = activity.Call<AndroidJavaObject>("getPackageManager"))
+                using (var info = packages.Call<AndroidJavaObject>("getPackageInfo", activity.Call<string>("getPackageName"), 0))
+                {
+                    var installedAt = info.Get<long>("firstInstallTime");
+                    return installedAt > 0 ? installedAt : (long?)null;
+                }
+            }
+            catch (Exception)
+            {
+                return null;
+            }
+        }
+
         /// <summary>The device's language as a BCP 47 tag (java.util.Locale), or null; on the main thread.</summary>
         public static string Locale()
         {

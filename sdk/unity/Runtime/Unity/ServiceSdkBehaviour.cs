@@ -39,6 +39,8 @@ namespace Service.Unity
                 Log = new UnityLog(),
                 MainThread = behaviour,
                 Clock = new SystemClock(),
+                // Read now, before the core reads any key, to forget what a backup brought from another install.
+                InstallFingerprint = UnityDevice.InstallFingerprint(),
             };
 #if UNITY_ANDROID && !UNITY_EDITOR
             // The Play install referrer: its first connection to the Play Store starts now, on the main thread.

@@ -85,6 +85,9 @@ namespace Service.Unity
 
         [DllImport("__Internal")]
         private static extern string ServiceSdkLocale();
+
+        [DllImport("__Internal")]
+        private static extern string ServiceSdkVendorId();
 #endif
         private readonly RuntimePlatform platform = Application.platform;
         // "Android OS 14 / API-34 (…)" says "14", "iOS 17.4" says "17.4".
@@ -120,6 +123,30 @@ namespace Service.Unity
             if (signals.AttStatus == "authorized") signals.AdvertisingId = ServiceSdkAdvertisingId();
 #endif
             return signals;
+        }
+
+        /// <summary>
+        /// What tells this install of the app from another one a backup restored PlayerPrefs to
+        /// (<see cref="SdkSetup.InstallFingerprint"/>); on the main thread, at load. Android: the
+        /// package's first install time, which an update keeps and a reinstall or a new phone
+        /// changes. iOS: the IDFV, which a restore to another iPhone changes. A reinstall on the
+        /// same iPhone keeps the IDFV while another app of the same vendor stays installed: the
+        /// data is kept then, which is right, as it is the same device. Elsewhere (the Editor, a
+        /// desktop, WebGL) null: no check.
+        /// </summary>
+        public static string InstallFingerprint()
+        {
+#if UNITY_ANDROID && !UNITY_EDITOR
+            var installedAt = AndroidSignals.FirstInstallTime();
+            return installedAt == null ? null : installedAt.Value.ToString(CultureInfo.InvariantCulture);
+#elif UNITY_IOS && !UNITY_EDITOR
+            // Read from iOS itself, not SystemInfo.deviceUniqueIdentifier: Unity gives the IDFA
+            // when the IDFV is not there yet (before the first unlock after a restart), which
+            // would look like another install and forget a live install's data. Null then.
+            return Fields.DeviceIdentifier(ServiceSdkVendorId());
+#else
+            return null;
+#endif
         }
 
         /// <summary>

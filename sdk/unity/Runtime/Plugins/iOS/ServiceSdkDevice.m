@@ -2,12 +2,14 @@
 // [DllImport("__Internal")]): App Tracking Transparency's status and, once the user allowed
 // tracking, the IDFA; Apple's AdServices token once the app has called
 // ServiceSDK.EnablePlatformAdsAttribution; the device's language; the IAB TCF values a consent
-// platform stored in NSUserDefaults. Each string answer is a malloc'd copy (or NULL), which the
+// platform stored in NSUserDefaults; the IDFV, which tells this install from another one that a
+// backup restored PlayerPrefs to. Each string answer is a malloc'd copy (or NULL), which the
 // managed marshaller frees.
 //
 // AppTrackingTransparency (iOS 14) and AdServices (iOS 14.3) are missing on older systems: they
 // are weak-linked (Editor/ServiceSdkXcodeFrameworks.cs) and every use is behind @available.
 #import <Foundation/Foundation.h>
+#import <UIKit/UIKit.h>
 #import <AdServices/AdServices.h>
 #import <AdSupport/AdSupport.h>
 #import <AppTrackingTransparency/AppTrackingTransparency.h>
@@ -55,6 +57,12 @@ const char *ServiceSdkAdvertisingId(void) {
         return ServiceSdkCopy([idfa UUIDString]);
     }
     return NULL;
+}
+
+// The IDFV, or NULL while iOS has none to give (after a restart, before the first unlock):
+// no fallback to another id, which would look like another install of the app.
+const char *ServiceSdkVendorId(void) {
+    return ServiceSdkCopy([[[UIDevice currentDevice] identifierForVendor] UUIDString]);
 }
 
 // The user's first preferred language, a BCP 47 tag such as "en-US".
