@@ -490,17 +490,18 @@ const fixedHostOf = (template: string, lookup: MacroLookup): string | null => {
 };
 
 /**
- * A value as a URL carries it: URL-encoded, and nothing for `.` or `..`, which no encoding
- * keeps from being read as a path's dot segment (URL parsers take `%2E` for `.` too): as a
- * segment of its own it would move the path (`/v3/{x}/events` with `..` is `/events`).
+ * A value as a URL's path carries it: URL-encoded, and nothing for `.` or `..`, which no
+ * encoding keeps from being read as a dot segment (URL parsers take `%2E` for `.` too): as a
+ * segment of its own it would move the path (`/v3/{x}/events` with `..` is `/events`). In the
+ * query or the fragment a dot is a value like another.
  */
-const urlValue = (value: string): string =>
+const pathValue = (value: string): string =>
   value === "." || value === ".." ? "" : encodeQueryValue(value);
 
 /**
- * A URL template filled: each macro's value as `urlValue` gives it; a leading
- * `{partner.<name>}` is the advertiser's URL as it stands (when it is one), and a query the
- * template appends to a URL that has one already is joined with `&`.
+ * A URL template filled: each macro's value URL-encoded (`pathValue` before the template's
+ * query); a leading `{partner.<name>}` is the advertiser's URL as it stands (when it is one), and
+ * a query the template appends to a URL that has one already is joined with `&`.
  */
 export const fillUrl = (template: string, lookup: MacroLookup): string => {
   let rest = template;
@@ -512,7 +513,15 @@ export const fillUrl = (template: string, lookup: MacroLookup): string => {
     rest = template.slice(leading[0].length);
     if (base.includes("?") && rest.startsWith("?")) rest = `&${rest.slice(1)}`;
   }
-  return base + rest.replace(MACRO, (_match, name: string) => urlValue(lookup(name)));
+  // Where the template's own text leaves the path: a value's `?` or `#` is encoded.
+  const pathEnd = rest.search(/[?#]/);
+  const path = pathEnd < 0 ? rest : rest.slice(0, pathEnd);
+  const after = pathEnd < 0 ? "" : rest.slice(pathEnd);
+  return (
+    base +
+    path.replace(MACRO, (_match, name: string) => pathValue(lookup(name))) +
+    after.replace(MACRO, (_match, name: string) => encodeQueryValue(lookup(name)))
+  );
 };
 
 /** What an HTTP header value may not hold: control characters, and what Node refuses. */
