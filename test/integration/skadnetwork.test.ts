@@ -37,6 +37,19 @@ const daysSoFar = () => {
   };
 };
 
+/** An iOS app with its App Store id, as Apple's postbacks name it; its server key. */
+const iosAppWithStoreId = async (
+  rt: TestRuntime,
+  appId: string,
+  appStoreId: string,
+): Promise<string> => {
+  const { serverKey } = await rt.createApp(appId, "ios");
+  const app = await rt.stores.apps.get(appId);
+  if (!app) throw new Error("no app");
+  await rt.stores.apps.save({ ...app, links: { appStoreId } });
+  return serverKey;
+};
+
 describe("Apple's postbacks on the link host", () => {
   let rt: TestRuntime;
   let serverKey = "";
@@ -54,14 +67,8 @@ describe("Apple's postbacks on the link host", () => {
 
   beforeAll(async () => {
     rt = await startTestRuntime();
-    serverKey = (await rt.createApp(APP, "ios")).serverKey;
-    const app = await rt.stores.apps.get(APP);
-    if (!app) throw new Error("no app");
-    await rt.stores.apps.save({ ...app, links: { appStoreId: APP_STORE_ID } });
-    aakServerKey = (await rt.createApp(AAK_APP, "ios")).serverKey;
-    const aakApp = await rt.stores.apps.get(AAK_APP);
-    if (!aakApp) throw new Error("no app");
-    await rt.stores.apps.save({ ...aakApp, links: { appStoreId: AAK_APP_STORE_ID } });
+    serverKey = await iosAppWithStoreId(rt, APP, APP_STORE_ID);
+    aakServerKey = await iosAppWithStoreId(rt, AAK_APP, AAK_APP_STORE_ID);
   });
 
   afterAll(async () => {
@@ -464,10 +471,7 @@ describe("a forged copy of Apple's postback, received first", () => {
 
   beforeAll(async () => {
     rt = await startTestRuntime();
-    serverKey = (await rt.createApp(APP, "ios")).serverKey;
-    const app = await rt.stores.apps.get(APP);
-    if (!app) throw new Error("no app");
-    await rt.stores.apps.save({ ...app, links: { appStoreId: APP_STORE_ID } });
+    serverKey = await iosAppWithStoreId(rt, APP, APP_STORE_ID);
   });
 
   afterAll(async () => {
