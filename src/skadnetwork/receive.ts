@@ -3,9 +3,9 @@
  * link host's `/.well-known/skadnetwork/report-attribution/` and
  * `/.well-known/appattribution/report-attribution/`): each read and verified (./postbacks.ts),
  * attached to the app whose App Store id it names (or kept under no app when none has it), and
- * stored once (a verified copy in place of an unverified one). The device is answered 200 once the postback is stored, so one that failed to
- * store is sent again (Apple retries for days); a body that is no postback is answered 400,
- * and nothing is kept of it.
+ * stored once (Apple's signed copy in place of an unverified one). The device is answered 200
+ * once the postback is stored, so one that failed to store is sent again (Apple retries for
+ * days); a body that is no postback is answered 400, and nothing is kept of it.
  */
 import { BadRequestError, NotFoundError } from "../domain/errors.ts";
 import type {
