@@ -364,11 +364,9 @@ const TABLE_GRANTS: {
     read: [{ actions: QUERY, on: indexes("costs", "byApp") }],
   },
   applePostbacks: {
-    // Added once (a conditional put): a device's retry is refused.
-    // Taken back out when its lake row could not be written.
-    receive: [
-      { actions: ["dynamodb:PutItem", "dynamodb:DeleteItem"], on: whole("applePostbacks") },
-    ],
+    // Read by its key, then added once (a conditional put): a device's retry is refused, and
+    // Apple's signed copy takes an unverified one's place.
+    receive: [{ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("applePostbacks") }],
     read: [{ actions: QUERY, on: indexes("applePostbacks", "byApp") }],
   },
 };

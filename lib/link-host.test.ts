@@ -363,6 +363,24 @@ describe("least privilege for touches and links", () => {
     expect(grants.map((grant) => grant.action)).not.toContain("firehose:PutRecordBatch");
   });
 
+  it("lets Apple's postbacks be read by their key and put, and the apps scanned for their App Store ids", () => {
+    const fn = stack.linkHost.routeFunctions["apple-postback"];
+    if (!fn) throw new Error("no apple-postback function");
+    const dynamo = grantsOf(fn.role).filter((grant) => grant.action.startsWith("dynamodb:"));
+    const on = (table: string) =>
+      dynamo
+        .filter(({ statement }) => resourceOf(statement) === table)
+        .map((grant) => grant.action)
+        .sort();
+    // The receiver reads what a transaction holds before its conditional put.
+    expect(on(arn(stack.tables.table.applePostbacks.tableArn))).toEqual([
+      "dynamodb:GetItem",
+      "dynamodb:PutItem",
+    ]);
+    expect(on(arn(stack.tables.table.apps.tableArn))).toEqual(["dynamodb:Scan"]);
+    expect(dynamo).toHaveLength(3);
+  });
+
   it("lets the .well-known functions scan apps, and nothing else", () => {
     const grants = grantsOf(stack.linkHost.routeFunctions.assetlinks.role);
     expect(grants.map((grant) => grant.action)).toEqual(["dynamodb:Scan"]);

@@ -72,8 +72,8 @@ export interface TableAccess {
    */
   readonly deliveryLog: "write" | "read" | "purge";
   /**
-   * receive: add one (a conditional put), or take one just added back out; read: an app's, by
-   * the by-app index.
+   * receive: one read by its key, and added (a conditional put, a verified one over an
+   * unverified one); read: an app's, by the by-app index.
    */
   readonly applePostbacks: "receive" | "read";
   /**
