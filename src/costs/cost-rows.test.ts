@@ -139,6 +139,10 @@ describe("cost rows", () => {
     expect(mixedLevelWarnings([...total, ...split], split)).toEqual([
       "Campaign c1 of examplenet on 2026-11-27 has cost rows at 2 levels of detail (by country; the campaign's total): every row counts as spend of its own, so a total and its split count twice. Keep one level for a campaign's day (a row sent again with amount 0 takes it back).",
     ]);
+    // The same when the stored rows, read through an index, do not hold the upload's own yet.
+    expect(mixedLevelWarnings(total, split)).toEqual(
+      mixedLevelWarnings([...total, ...split], split),
+    );
     // Rows of one level, or another campaign's mix this upload did not touch: nothing to say.
     expect(mixedLevelWarnings([...split, ...other], split)).toEqual([]);
     expect(

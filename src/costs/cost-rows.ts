@@ -191,8 +191,12 @@ export const mixedLevelWarnings = (
 ): string[] => {
   const keyOf = (row: CostRow) => JSON.stringify([row.day, row.mediaSource, row.campaignId]);
   const touched = new Set(uploaded.map(keyOf));
+  // What is stored read through an index may not hold the upload's own writes yet (DynamoDB's
+  // indexes follow their table): the upload's rows are stored whatever it gives.
+  const current = new Map(stored.map((row) => [costKeyOf(row), row]));
+  for (const row of uploaded) current.set(costKeyOf(row), row);
   const levels = new Map<string, { row: CostRow; levels: Set<string> }>();
-  for (const row of stored) {
+  for (const row of current.values()) {
     const key = keyOf(row);
     if (!touched.has(key)) continue;
     const entry = levels.get(key) ?? { row, levels: new Set<string>() };
