@@ -46,6 +46,13 @@ internal class BatchDelivery(
         /** The backend has not recorded the install: it is reported again, then these items. */
         object InstallMissing : Result()
 
+        /**
+         * The backend ignored items because the install's data was deleted: on request through
+         * the service's API (the app's backend, a person's erasure request), or by this SDK in a
+         * process that died before it kept the deletion. Nothing more is to be sent for it.
+         */
+        object InstallDeleted : Result()
+
         /** Not sent: tried again later. */
         class Retry(val cause: Exception, val warn: Boolean = false) : Result()
     }
@@ -103,6 +110,7 @@ internal class BatchDelivery(
             suspect = 0
             return Result.InstallMissing
         }
+        if ((verdict.ignored[DropReason.DELETED] ?: 0) > 0) return Result.InstallDeleted
         return Result.Sent
     }
 }

@@ -633,6 +633,10 @@ internal class SdkCore(
                     scheduleRetry()
                     return false
                 }
+                BatchDelivery.Result.InstallDeleted -> {
+                    forgetDeletedInstall("the backend says the install's data was deleted")
+                    return false
+                }
                 is BatchDelivery.Result.Retry -> {
                     scheduleRetry(result.cause, result.warn)
                     return false
@@ -1178,6 +1182,15 @@ internal class SdkCore(
 
     private fun deleteOnWorker() {
         api.deleteInstall(serviceId!!)
+        forgetDeletedInstall("the install's data is deleted")
+    }
+
+    /**
+     * On the worker: the install's data is deleted at the backend (by deleteUserData, or on
+     * request through its API, which this SDK learns from the backend's answers): kept on the
+     * device, and nothing more is sent or queued for the install, in this launch or a later one.
+     */
+    private fun forgetDeletedInstall(why: String) {
         deleted = true
         platform.store.put(KEY_DELETED, "1")
         platform.store.remove(KEY_ATTRIBUTION)
@@ -1186,7 +1199,7 @@ internal class SdkCore(
         retry = null
         dropEverything(DropReason.DELETED)
         initialMatch.complete(Unit)
-        log.info("the install's data is deleted: nothing more is sent for it")
+        log.info("$why: nothing more is sent for it")
     }
 
     /** Remembers the link that opened the app, for the install's `open_url` on its first launch. */

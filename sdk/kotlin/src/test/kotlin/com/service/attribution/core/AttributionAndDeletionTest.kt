@@ -2,9 +2,11 @@ package com.service.attribution.core
 
 import com.service.attribution.DeepLinkKind
 import com.service.attribution.EventType
+import com.service.attribution.core.HttpResponse
 import com.service.attribution.support.ScriptedDevice
 import org.junit.After
 import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
 import org.junit.Assert.assertTrue
 import org.junit.Test
 import java.util.concurrent.atomic.AtomicInteger
@@ -94,6 +96,31 @@ class AttributionAndDeletionTest {
         // Nothing is awaited for a deleted install.
         assertTrue(next.awaitAttributionParamsAsync(null).isDone)
         device.assertNoFailures()
+    }
+
+    @Test
+    fun `a deletion made through the service's API is learned from its answers, and kept for the next launch`() {
+        val core = device.configure(device.launch())
+        device.scheduler.runDue()
+        // The app's backend deleted the install on a person's request: the service ignores what
+        // comes for it from now on.
+        device.backend.events = { batch ->
+            val ignored = batch.mapIndexed { i, event -> "{\"index\":$i,\"event_id\":\"${event["event_id"]}\",\"reason\":\"install_deleted\",\"detail\":\"in words\"}" }
+            HttpResponse(202, "{\"accepted\":0,\"ignored\":[${ignored.joinToString(",")}],\"rejected\":[]}")
+        }
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(listOf("deleted" to 1), device.errors.map { it.reason!!.wire to it.count })
+        assertEquals("1", device.store.get("deleted"))
+        // Nothing more is queued or sent, in this launch or the next.
+        assertFalse(core.sendEvent(EventType.SHARE, null, null))
+        val events = device.backend.requests("POST", "/v1/events").size
+        val next = device.configure(device.launch())
+        assertFalse(next.sendEvent(EventType.SEARCH, null, null))
+        next.onForeground()
+        device.scheduler.advance(10 * 60_000)
+        assertEquals(events, device.backend.requests("POST", "/v1/events").size)
+        assertEquals(0, next.queuedCount())
     }
 
     @Test
