@@ -153,6 +153,30 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(harness.core.droppedEventCount, 3)
     }
 
+    func testADeletionMadeThroughTheServicesApiIsLearnedFromItsAnswersAndKept() throws {
+        let harness = Harness()
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        // The app's backend deleted the install on a person's request: the service ignores what
+        // comes for it from now on.
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events" else { return nil }
+            return HTTPResponse(statusCode: 202, body: #"{"accepted":0,"ignored":[{"index":0,"event_id":"a","reason":"install_deleted","detail":"in words"}],"rejected":[],"warnings":[]}"#)
+        }
+        XCTAssertNil(harness.configure())
+        XCTAssertTrue(try harness.core.sendEvent(.login, name: nil, parameters: nil))
+        harness.eventually("the deletion is kept") { harness.store.get(SdkCore.Key.deleted) == "1" }
+        XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, $0.reason?.rawValue ?? "", String($0.count)] }, [["events_dropped", "deleted", "1"]])
+        // Nothing more is taken or sent, in this launch or the next.
+        XCTAssertFalse(try harness.core.sendEvent(.share, name: nil, parameters: nil))
+        let posted = harness.service.count("POST", "/v1/events")
+        let next = Harness(store: harness.store, service: harness.service)
+        XCTAssertNil(next.configure())
+        XCTAssertFalse(try next.core.sendEvent(.search, name: nil, parameters: nil))
+        next.settle()
+        XCTAssertEqual(harness.service.count("POST", "/v1/events"), posted)
+    }
+
     func testAFullQueueDropsItsOldestEventWithAWarningAndACount() throws {
         let store = try Harness.given(queued: 1000)
         let harness = Harness(store: store)

@@ -852,6 +852,13 @@ final class SdkCore: @unchecked Sendable {
         for reason in [ServiceError.DropReason.deleted, .disabled] {
             reportDrop(verdict.ignored[reason] ?? 0, of: lane, reason, "ignored by the service")
         }
+        // The install's data was deleted: on request through the service's API (the app's
+        // backend, a person's erasure request), or by deleteUserData in a process that ended
+        // before it kept the deletion. Kept now, and nothing more goes for the install.
+        if (verdict.ignored[.deleted] ?? 0) > 0 {
+            forgetDeletedInstall("the service says the install's data was deleted")
+            return false
+        }
         if let until = lane.splitUntil, ids.contains(until), !kept.contains(until) { lane.endSplitting() }
         if !verdict.retry.isEmpty {
             if verdict.installMissing {
@@ -1559,26 +1566,33 @@ final class SdkCore: @unchecked Sendable {
             }
             do {
                 try self.api.deleteInstall(serviceId: serviceId)
-                self.enqueueLock.lock()
-                self.locked {
-                    self.deleted = true
-                    self.sessionTracker.disable()
-                }
-                self.platform.store.put(Key.deleted, "1")
-                self.platform.store.remove(Key.attribution)
-                let dropped = self.queue?.clear() ?? []
-                let droppedSessions = self.sessionQueue?.clear() ?? []
-                self.enqueueLock.unlock()
-                self.currentLog.info("the install's data is deleted")
-                self.reportDrop(.deleted, dropped.count, "the install's data was deleted: the service ignores its events")
-                self.reportSessionDrop(.deleted, droppedSessions.count, "the install's data was deleted: the service ignores its sessions")
-                self.initialMatch.open()
+                self.forgetDeletedInstall("the install's data is deleted")
                 completion(nil)
             } catch {
                 self.currentLog.error("deleting the install's data failed: \(error.localizedDescription)")
                 completion(error)
             }
         }
+    }
+
+    /// On the worker: the install's data is deleted at the service (by deleteUserData, or on
+    /// request through its API, which the SDK learns from the service's answers): kept on the
+    /// device, and nothing more is sent or queued for the install, in this launch or a later one.
+    private func forgetDeletedInstall(_ why: String) {
+        enqueueLock.lock()
+        locked {
+            deleted = true
+            sessionTracker.disable()
+        }
+        platform.store.put(Key.deleted, "1")
+        platform.store.remove(Key.attribution)
+        let dropped = queue?.clear() ?? []
+        let droppedSessions = sessionQueue?.clear() ?? []
+        enqueueLock.unlock()
+        currentLog.info("\(why): nothing more is sent for it")
+        reportDrop(.deleted, dropped.count, "the install's data was deleted: the service ignores its events")
+        reportSessionDrop(.deleted, droppedSessions.count, "the install's data was deleted: the service ignores its sessions")
+        initialMatch.open()
     }
 
     /// Remembers the link that opened the app, for the install's `open_url` on its first launch.
