@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
+using Newtonsoft.Json.Linq;
 using NUnit.Framework;
 
 namespace Service.Unity.Tests
@@ -81,6 +82,88 @@ namespace Service.Unity.Tests
             Assert.AreEqual(0, next.Core.Queued);
             Assert.AreEqual(0, next.Core.QueuedSessions);
             Assert.IsEmpty(next.Heard.Errors);
+        }
+
+        /// <summary>A 202 that ignores every item of the batch because the install's data was deleted.</summary>
+        private static Tuple<int, JToken> IgnoredAsDeleted(JToken body, string list, string idField)
+        {
+            var items = (JArray)body[list];
+            return Tuple.Create(202, (JToken)new JObject
+            {
+                { "accepted", 0 },
+                {
+                    "ignored", new JArray(items.Select((item, i) => new JObject
+                    {
+                        { "index", i }, { idField, item[idField] }, { "reason", "install_deleted" }, { "detail", "the install's data was deleted" },
+                    }))
+                },
+                { "rejected", new JArray() },
+            });
+        }
+
+        [Test]
+        public void ADeletionMadeThroughTheServicesApiIsLearnedFromAnEventsAnswerAndKeptForTheNextLaunch()
+        {
+            var store = new DiskStore();
+            var rig = new Rig(store);
+            rig.Configure();
+            rig.Core.SetCustomerUserId("user-8812");
+            rig.Settle();
+            // The app's backend deleted the install on a person's request: the service ignores
+            // every event sent for it from now on.
+            rig.Events = (numbers, body) => IgnoredAsDeleted(body, "events", "event_id");
+            rig.Send(0);
+            rig.Settle();
+
+            Assert.AreEqual("true", store.OnDisk("service_sdk.deleted"), "kept on the disk at once");
+            Assert.IsNull(store.OnDisk("service_sdk.customer_user_id"), "the customer user id goes with the data");
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Info, "the service says the install's data was deleted").Count);
+            var sent = Routes(rig.Backend).Count;
+
+            // The same process: nothing more queued, nor sent, nor reported as a drop.
+            rig.Send(1);
+            Assert.AreEqual(0, rig.Core.Queued);
+            rig.Core.EnteredBackground();
+            rig.Clock.Offset += TimeSpan.FromHours(2);
+            rig.Core.EnteredForeground();
+            Assert.AreEqual(0, rig.Core.QueuedSessions, "no session after two hours away");
+            rig.Settle();
+            CollectionAssert.AreEqual(new string[0], Routes(rig.Backend).Skip(sent), "nothing sent after the deletion was learned");
+            CollectionAssert.AreEqual(new[] { "events_dropped deleted 1" }, rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + " " + e.Count),
+                "the ignored event reported once");
+
+            // The next launch, from what was on the disk: only remote configuration is read.
+            var next = new Rig(store.AfterCrash());
+            next.Send(2);
+            next.Configure();
+            next.Send(3);
+            next.Settle();
+            CollectionAssert.AreEqual(new[] { "GET /v1/config" }, Routes(next.Backend).Distinct());
+            Assert.AreEqual(0, next.Core.Queued);
+            Assert.AreEqual(0, next.Core.QueuedSessions);
+            Assert.IsEmpty(next.Heard.Errors);
+        }
+
+        [Test]
+        public void ADeletionLearnedFromASessionsAnswerEndsTheSendBeforeTheEvents()
+        {
+            var store = new DiskStore();
+            var rig = new Rig(store);
+            rig.Other = (key, body) => key.StartsWith("POST /v1/sessions")
+                ? IgnoredAsDeleted(body, "sessions", "session_id")
+                : ScriptedBackend.Usual(key, body);
+            // Sent before Configure: queued behind the launch's session, which goes first.
+            rig.Send(0);
+            rig.Configure();
+            rig.Settle();
+
+            Assert.AreEqual("true", store.OnDisk("service_sdk.deleted"));
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/sessions").Count);
+            Assert.IsEmpty(rig.Backend.To("POST /v1/events"), "the event is not sent to an install that is gone");
+            Assert.AreEqual(0, rig.Core.Queued);
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Warn, "1 session dropped (deleted)").Count);
+            CollectionAssert.AreEqual(new[] { "events_dropped deleted 1" }, rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + " " + e.Count),
+                "the event that waited is dropped as deleted");
         }
 
         /// <summary>Unity's main thread as .Wait() leaves it: blocked, so what is posted to it never runs.</summary>

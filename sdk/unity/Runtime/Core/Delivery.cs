@@ -44,11 +44,17 @@ namespace Service.Unity
         private readonly DropReporter drops;
         private readonly Action<LogLevel, string> write;
         private readonly Action installMissing;
+        private readonly Action installDeleted;
 
         /// <param name="write">The core's log, at the level the app set.</param>
         /// <param name="installMissing">The service has no install for items it keeps retryable: the core sends it again.</param>
+        /// <param name="installDeleted">
+        /// The service ignored items because the install's data was deleted: the core keeps the
+        /// deletion, and nothing more is sent for the install.
+        /// </param>
         public Delivery(
-            StoredQueue<T> queue, DeliveredKind<T> kind, IClock clock, DropReporter drops, Action<LogLevel, string> write, Action installMissing)
+            StoredQueue<T> queue, DeliveredKind<T> kind, IClock clock, DropReporter drops, Action<LogLevel, string> write,
+            Action installMissing, Action installDeleted)
         {
             this.queue = queue;
             this.kind = kind;
@@ -56,6 +62,7 @@ namespace Service.Unity
             this.drops = drops;
             this.write = write;
             this.installMissing = installMissing;
+            this.installDeleted = installDeleted;
         }
 
         private string Plural
@@ -108,7 +115,8 @@ namespace Service.Unity
 
         /// <summary>
         /// A 202's verdicts: accepted and ignored items leave the queue, one refused for good is
-        /// dropped (reason `refused`), one refused as retryable stays for a later attempt.
+        /// dropped (reason `refused`), one refused as retryable stays for a later attempt. Any
+        /// ignored as `install_deleted` puts the core in the deleted state, which ends the send run.
         /// </summary>
         private void HandleVerdicts(List<T> batch, JObject answer)
         {
@@ -148,6 +156,17 @@ namespace Service.Unity
             if (offOnes.Count > 0)
             {
                 drops.Drop(ServiceDropReason.Disabled, offOnes.Count, "the service ignored them: " + offOnes[0].Detail);
+            }
+            if (deletedOnes.Count > 0)
+            {
+                // The install's data was deleted at the service: through its API (the app's
+                // backend handling a person's erasure request), or by DeleteUserData in a process
+                // that died before it kept the deletion. Everything sent for the install from now
+                // on would be ignored the same way, so the core enters the deleted state, which
+                // also drops what waits, the items kept for a retry among them: sending them
+                // after the install again would only go to an install that is gone.
+                installDeleted();
+                return;
             }
             if (keep.Count > 0)
             {

@@ -65,7 +65,10 @@ namespace Service.Unity
         private const string StoppedKey = "service_sdk.stopped";
         private const string AnonymousKey = "service_sdk.anonymous";
         private const string DeferredKey = "service_sdk.deferred_deep_link";
-        /// <summary>The install's data was deleted (DeleteUserData): nothing more is sent for it, in any later launch either.</summary>
+        /// <summary>
+        /// The install's data was deleted (DeleteUserData, or through the service's API, learned
+        /// from its answers): nothing more is sent for it, in any later launch either.
+        /// </summary>
         private const string DeletedKey = "service_sdk.deleted";
         /// <summary>Remote configuration's conversion value schema as last read (`null` for none); absent until one is read.</summary>
         private const string SchemaKey = "service_sdk.skadnetwork";
@@ -199,6 +202,7 @@ namespace Service.Unity
             this.listeners.Attach(this);
             drops = DropReporter.ForEvents(store, this.listeners, Write);
             Action installMissing = () => store.Remove(InstallTrackedKey);
+            Action installDeleted = () => ForgetDeletedInstall("the service says the install's data was deleted");
             consent = new ConsentState(store, setup.Tcf, setup.Clock, this.listeners, Write, installMissing);
             delivery = new Delivery<QueuedEvent>(queue, new DeliveredKind<QueuedEvent>
             {
@@ -208,7 +212,7 @@ namespace Service.Unity
                 Describe = e => e.EventType + " " + e.EventId,
                 // Anonymous mode is read for each request: set meanwhile, it holds from the next one.
                 Body = (batch, serviceId, sentAt) => Requests.Events(batch, serviceId, sentAt, anonymous),
-            }, setup.Clock, drops, Write, installMissing);
+            }, setup.Clock, drops, Write, installMissing, installDeleted);
             sessions = new SessionQueue(store);
             sessionDrops = DropReporter.ForSessions(store, Write);
             sessionDelivery = new Delivery<QueuedSession>(sessions, new DeliveredKind<QueuedSession>
@@ -218,7 +222,7 @@ namespace Service.Unity
                 IdField = "session_id",
                 Describe = session => "session " + session.SessionId,
                 Body = Requests.Sessions,
-            }, setup.Clock, sessionDrops, Write, installMissing);
+            }, setup.Clock, sessionDrops, Write, installMissing, installDeleted);
             eventRoute = new RouteHold("POST /v1/events", () => queue.Count + " events");
             sessionRoute = new RouteHold("POST /v1/sessions", () => sessions.Count + " sessions");
             sessionTracker.Interval = IntervalOf(store.Get(SessionIntervalKey));
@@ -430,7 +434,7 @@ namespace Service.Unity
             // As the Kotlin SDK does: not queued, no drop reported (the app is told nothing went).
             if (deleted)
             {
-                Write(LogLevel.Debug, "the install's data was deleted (DeleteUserData): " + eventType + " is not queued");
+                Write(LogLevel.Debug, "the install's data was deleted: " + eventType + " is not queued");
                 return;
             }
             if (configured && disabled)
@@ -636,6 +640,19 @@ namespace Service.Unity
             if (api == null) throw new InvalidOperationException("the SDK is off: no service address");
             await Finished(initialization).ConfigureAwait(false);
             await api.Send("DELETE", "/v1/installs/" + Uri.EscapeDataString(ServiceId), null).ConfigureAwait(false);
+            ForgetDeletedInstall("the install's data is deleted");
+        }
+
+        /// <summary>
+        /// The install's data is deleted at the service: by DeleteUserData, or through the
+        /// service's API (the app's backend handling a person's erasure request), which the SDK
+        /// learns when the service ignores events or sessions as `install_deleted`. Either way,
+        /// the deletion is kept on the device, what waits is dropped, and nothing more is queued
+        /// or sent for the install, in this launch or a later one: the service would ignore it all.
+        /// </summary>
+        /// <param name="why">How the SDK knows, for the log.</param>
+        private void ForgetDeletedInstall(string why)
+        {
             lock (gate)
             {
                 deleted = true;
@@ -647,7 +664,7 @@ namespace Service.Unity
             // The user's id goes with their data, as the id of events that will never be sent.
             store.Remove(CustomerUserIdKey);
             DropDeleted();
-            Write(LogLevel.Info, "the install's data is deleted: nothing more is sent for it");
+            Write(LogLevel.Info, why + ": nothing more is sent for it");
             // On the disk at once: a launch after a crash must not send under this id again.
             SaveNow();
         }
@@ -1052,6 +1069,8 @@ namespace Service.Unity
                         RouteRefused(sessionRoute, error.Code);
                     }
                 }
+                // Deleted meanwhile (the sessions' answer said so, or DeleteUserData): the run ends here.
+                if (deleted) return;
                 if (!EventsHeld)
                 {
                     try

@@ -36,7 +36,7 @@ namespace Service.Unity
         /// <summary>`disabled`: remote configuration switched the SDK off, or the key was rejected.</summary>
         Disabled,
 
-        /// <summary>`deleted`: the install's data was deleted (DeleteUserData).</summary>
+        /// <summary>`deleted`: the install's data was deleted (DeleteUserData, or through the service's API).</summary>
         Deleted,
     }
 
