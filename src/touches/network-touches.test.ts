@@ -90,6 +90,41 @@ describe("an ad network's touches", () => {
     expect(touches.stored.size).toBe(0);
   });
 
+  it("gives a request sent again under its Idempotency-Key the same ids, so rows a failure left in the lake count once", async () => {
+    // Firehose took part of the rows, then failed: what it took stays in the lake.
+    const rows: LakeRecord[] = [];
+    let failing = true;
+    const record = createNetworkTouches({
+      apps: { get: async () => APP },
+      links: { get: async () => undefined },
+      touches: memoryTouches(),
+      stream: {
+        put: async (records) => {
+          rows.push(...records.slice(0, 2));
+          if (failing) throw new Error("stream down after 2 rows");
+          rows.push(...records.slice(2));
+        },
+      },
+      countries: { countryOf: () => null },
+      fx: FX,
+      now: () => NOW,
+    });
+    const impressions = {
+      touches: [1, 2, 3].map((n) => click({ touch_type: "impression", params: { n: String(n) } })),
+    };
+    await expect(record(APP.appId, impressions, "batch-7")).rejects.toThrow("stream down");
+    failing = false;
+    const retried = await record(APP.appId, impressions, "batch-7");
+    const distinct = new Set(rows.map((row) => row.click_id));
+    expect(distinct).toEqual(new Set(retried.accepted.map((touch) => touch.click_id)));
+    expect(distinct.size).toBe(3);
+    // The same touches in another request, or without a key, are touches of their own.
+    const other = await record(APP.appId, impressions, "batch-8");
+    const keyless = await record(APP.appId, impressions);
+    const ids = [other, keyless].flatMap((answer) => answer.accepted.map((t) => t.click_id));
+    expect(new Set([...distinct, ...ids]).size).toBe(9);
+  });
+
   it("keeps a repeat of an earlier request's touch, and does not take it back on a failure", async () => {
     const { record, touches } = setup();
     const first = await record(APP.appId, { touches: [click({ click_id: "n3" })] });

@@ -14,7 +14,7 @@ import type { RecordStream } from "../ports/lake.ts";
 import type { Link, LinkStore } from "../ports/links.ts";
 import type { Touch, TouchStore } from "../ports/touches.ts";
 import { newClickId } from "./ids.ts";
-import { networkTouchId, touchRow } from "./touch.ts";
+import { networkTouchId, requestTouchId, touchRow } from "./touch.ts";
 import { parseTouch, parseTouchesEnvelope, type TouchRequest } from "./touch-request.ts";
 import { deviceTraits } from "./user-agent.ts";
 
@@ -42,6 +42,8 @@ const touchOf = (
   link: Link | undefined,
   countries: CountryResolver,
   receivedAt: Date,
+  /** The request's `Idempotency-Key` and the touch's place in it, when the network gave one. */
+  sent: { readonly key: string | undefined; readonly index: number },
 ): Touch => {
   const traits = deviceTraits(request.user_agent);
   const networkClickId = request.click_id ?? null;
@@ -49,9 +51,11 @@ const touchOf = (
   // What the network says of the campaign wins; what it leaves out, the named link fills.
   return {
     clickId:
-      networkClickId === null
-        ? newClickId()
-        : networkTouchId(appId, request.media_source, networkClickId),
+      networkClickId !== null
+        ? networkTouchId(appId, request.media_source, networkClickId)
+        : sent.key !== undefined
+          ? requestTouchId(appId, sent.key, sent.index, request)
+          : newClickId(),
     appId,
     touchType: request.touch_type,
     source: "network",
@@ -87,7 +91,11 @@ const touchOf = (
 export const createNetworkTouches = (deps: NetworkTouchDeps) => {
   const now = deps.now ?? (() => new Date());
 
-  return async (appId: string, body: unknown): Promise<TouchesAnswer> => {
+  /**
+   * `idempotencyKey`: the request's `Idempotency-Key`, which gives the touches without a network
+   * click id ids of their own that the same request sent again gives them again.
+   */
+  return async (appId: string, body: unknown, idempotencyKey?: string): Promise<TouchesAnswer> => {
     const app = await deps.apps.get(appId);
     if (!app) throw new UnauthorizedError();
     const envelope = parseTouchesEnvelope(body);
@@ -116,7 +124,10 @@ export const createNetworkTouches = (deps: NetworkTouchDeps) => {
         }
         checked.push({
           index,
-          touch: touchOf(appId, parsed.value, link, deps.countries, receivedAt),
+          touch: touchOf(appId, parsed.value, link, deps.countries, receivedAt, {
+            key: idempotencyKey,
+            index,
+          }),
         });
       }),
     );

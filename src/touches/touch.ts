@@ -72,10 +72,25 @@ export const adFieldsOf = (fields: AdFields): AdFields => ({
  * network's own id), so a report sent twice is one touch: the store takes the second as a
  * repeat. Shaped like a random click id.
  */
-export const networkTouchId = (appId: string, mediaSource: string, networkClickId: string) => {
-  const digest = createHash("sha256")
-    .update(JSON.stringify([appId, mediaSource, networkClickId]))
-    .digest();
+export const networkTouchId = (appId: string, mediaSource: string, networkClickId: string) =>
+  derivedTouchId([appId, mediaSource, networkClickId]);
+
+/**
+ * The click id of a touch without the network's own id, in a request the network named with an
+ * `Idempotency-Key`: derived from the key, the touch's place and the touch itself, so the same
+ * request sent again (after a failure that left part of it in the lake) records each touch
+ * under the same id, which readers count once.
+ */
+export const requestTouchId = (
+  appId: string,
+  idempotencyKey: string,
+  index: number,
+  touch: unknown,
+) => derivedTouchId(["request", appId, idempotencyKey, String(index), JSON.stringify(touch)]);
+
+/** A click id derived from what names the touch, shaped like a random one. */
+const derivedTouchId = (parts: readonly string[]) => {
+  const digest = createHash("sha256").update(JSON.stringify(parts)).digest();
   let id = "";
   for (let i = 0; i < CLICK_ID_LENGTH; i++) id += ALPHABET[(digest[i] ?? 0) % ALPHABET.length];
   return id;

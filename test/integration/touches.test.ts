@@ -118,6 +118,36 @@ describe("touches from ad networks", () => {
     expect(found.map((t) => t.mediaSource).sort()).toEqual(["network_b", "network_c"]);
   });
 
+  it("gives a request sent again under its Idempotency-Key the same ids, and refuses a key it cannot take", async () => {
+    const impressions = [1, 2].map((n) => ({
+      touch_type: "impression",
+      touch_time: minutesAgo(n),
+      media_source: "network_i",
+    }));
+    const sent = async (key?: string) => {
+      const response = await rt.post(
+        "/v1/touches",
+        { touches: impressions },
+        keys.serverKey,
+        key === undefined ? {} : { "Idempotency-Key": key },
+      );
+      expect(response.status).toBe(202);
+      return ((await response.json()) as TouchesAnswer).accepted.map((touch) => touch.click_id);
+    };
+    const first = await sent("4f1c-batch-17");
+    expect(await sent("4f1c-batch-17")).toEqual(first);
+    expect(await sent("4f1c-batch-18")).not.toEqual(first);
+    expect(await sent()).not.toEqual(first);
+    const refused = await rt.post("/v1/touches", { touches: impressions }, keys.serverKey, {
+      "Idempotency-Key": "two words",
+    });
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toEqual({
+      error: "Unprocessable Entity",
+      detail: "Idempotency-Key: must be 1 to 255 visible ASCII characters, without spaces",
+    });
+  });
+
   it("finds every one of 10,000 clicks sharing one IP, newest first", async () => {
     const ip = "203.0.113.77";
     const base = Date.now() - 3_600_000;

@@ -66,7 +66,10 @@ export const TOUCH_CONTRACTS = {
       "`cost_value`, `cost_currency`, all three or none; else its link's): a CPC click's and " +
       "a CPM impression's cost, and a CPI touch's install's when the touch wins it, count in " +
       "the cohorts report. The request is all or nothing on a failure: a 500 " +
-      "recorded nothing of it, and it may be sent again whole.",
+      "recorded nothing of it in the touch store, and it may be sent again whole; with an " +
+      "`Idempotency-Key` header (1 to 255 visible ASCII characters), the same request sent " +
+      "again gives its touches without a `click_id` the same ids, so rows the lake took of " +
+      "the failed one count once.",
     request: {
       body: {
         description: `1 to ${TOUCH_LIMITS.maxTouchesPerRequest} touches.`,
