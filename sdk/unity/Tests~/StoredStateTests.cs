@@ -84,6 +84,23 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AnUnreadableFirstOpenKeptOnTheDeviceIsTakenAsNowAndTheInstallGoes()
+        {
+            var store = new MemoryStore();
+            store.Set("service_sdk.service_id", "4b6f8c1e-0a1d-4c55-9e0b-6f1d2b7a9c11");
+            store.Set("service_sdk.first_open", "not a time");
+            var rig = new Rig(store);
+            rig.Configure();
+            rig.Send(0);
+            rig.Settle();
+            var installs = rig.Backend.To("POST /v1/installs");
+            Assert.AreEqual(1, installs.Count);
+            Assert.IsNotNull(DateTime.Parse((string)installs[0].Value["first_open_time"]));
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow);
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Error, "the first open kept on the device cannot be read").Count, "said once");
+        }
+
+        [Test]
         public void AnUnreadableAttributionKeptOnTheDeviceIsReadAgainFromTheService()
         {
             var store = new MemoryStore();

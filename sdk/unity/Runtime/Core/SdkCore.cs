@@ -895,14 +895,14 @@ namespace Service.Unity
                     if (awaitingConversion.Count >= MaxAwaitingConversion) awaitingConversion.RemoveAt(0);
                     awaitingConversion.Add(taken);
                 }
-                var firstOpen = store.Get(FirstOpenKey);
+                var firstOpen = FirstOpen();
                 if (firstOpen == null || store.Get(SchemaKey) == null) return;
                 if (schema == null)
                 {
                     awaitingConversion.Clear();
                     return;
                 }
-                var opened = DateTime.Parse(firstOpen, null, System.Globalization.DateTimeStyles.RoundtripKind).ToUniversalTime();
+                var opened = firstOpen.Value;
                 var state = ConversionState.Parse(store.Get(ConversionKey));
                 var changed = false;
                 foreach (var item in awaitingConversion)
@@ -936,9 +936,9 @@ namespace Service.Unity
         {
             lock (conversionGate)
             {
-                var firstOpen = store.Get(FirstOpenKey);
+                var firstOpen = FirstOpen();
                 if (stopped || deleted || firstOpen == null) return;
-                var opened = DateTime.Parse(firstOpen, null, System.Globalization.DateTimeStyles.RoundtripKind).ToUniversalTime();
+                var opened = firstOpen.Value;
                 if (ConversionEvaluation.WindowOf(Math.Max(0, (setup.Clock.UtcNow.ToUniversalTime() - opened).TotalHours)) != 0) return;
                 var state = ConversionState.Parse(store.Get(ConversionKey));
                 if (state.Registered) return;
@@ -1108,14 +1108,33 @@ namespace Service.Unity
         /// log, then the install with only its required fields, so that it is recorded and its
         /// events are taken; should that be refused too, a configuration error as well.
         /// </summary>
+        /// <summary>
+        /// The install's first open as kept (null before the first Configure). A kept value that
+        /// cannot be read (a damaged value) is taken as now, and kept so, with an error: the
+        /// install goes, rather than fail at every attempt for ever.
+        /// </summary>
+        private DateTime? FirstOpen()
+        {
+            var kept = store.Get(FirstOpenKey);
+            if (kept == null) return null;
+            DateTime opened;
+            if (DateTime.TryParse(kept, null, System.Globalization.DateTimeStyles.RoundtripKind, out opened))
+            {
+                return opened.ToUniversalTime();
+            }
+            var now = setup.Clock.UtcNow.ToUniversalTime();
+            Write(LogLevel.Error, "the first open kept on the device cannot be read (" + kept + "): it is taken as now");
+            store.Set(FirstOpenKey, Requests.Iso(now));
+            return now;
+        }
+
         private async Task<bool> TrackInstall()
         {
             string userId;
             lock (gate) userId = customerUserId;
-            var firstOpen = DateTime.Parse(
-                store.Get(FirstOpenKey), null, System.Globalization.DateTimeStyles.RoundtripKind).ToUniversalTime();
             // A clock put right since the first open: not a first open in the future.
             var now = setup.Clock.UtcNow.ToUniversalTime();
+            var firstOpen = FirstOpen() ?? now;
             if (firstOpen > now) firstOpen = now;
             var device = Signals();
             if (!installRefused)
