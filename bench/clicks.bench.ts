@@ -10,7 +10,8 @@
  * Prints figures and whether each target is met.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { writeSync } from "node:fs";
+import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -58,6 +59,34 @@ const PROPOSED = { referenceCpuRatio: 2, p99AllowanceMs: 5 };
  * work shares, each figure is the median of its rounds.
  */
 const ROUNDS = Math.max(1, Number(process.env.CLICKS_ROUNDS ?? 1) || 1);
+
+/** Appends synced one by one to time the disk the click log is on. */
+const SYNC_SAMPLES = 1_000;
+
+/**
+ * The disk's own time to make one click line durable, as the click log does (a write, then
+ * `fdatasync`), in the folder the service keeps its data in: the floor under every answer the
+ * link host gives, which the PostgreSQL reference, answering before its row is written, has not.
+ */
+const diskSync = async (dir: string): Promise<{ p50Ms: number; p99Ms: number }> => {
+  const path = join(dir, "sync-probe.ndjson");
+  const file = await open(path, "a");
+  const line = Buffer.from(`${JSON.stringify({ click: "x".repeat(400) })}\n`);
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < SYNC_SAMPLES; i++) {
+      const started = performance.now();
+      writeSync(file.fd, line);
+      await file.datasync();
+      times.push(performance.now() - started);
+    }
+  } finally {
+    await file.close();
+    await rm(path, { force: true });
+  }
+  times.sort((a, b) => a - b);
+  return { p50Ms: percentile(times, 50), p99Ms: percentile(times, 99) };
+};
 
 const BARE_SERVER = fileURLToPath(new URL("./bare-redirect-server.mjs", import.meta.url));
 const PG_SERVER = fileURLToPath(new URL("./pg-redirect-server.mjs", import.meta.url));
@@ -186,6 +215,10 @@ const main = async () => {
   const children: ChildProcess[] = [];
   const postgres = await startPostgres();
   try {
+    const sync = await diskSync(dataDir);
+    console.log(
+      `\nThe disk under the data folder syncs one appended click line in p50 ${ms(sync.p50Ms)}, p99 ${ms(sync.p99Ms)} (${int(SYNC_SAMPLES)} appends)`,
+    );
     console.log(
       `\nClicks: open loop at ${RATES.map(int).join(", ")} taps a second for ${SECONDS_PER_RATE} s each, from ${CONNECTIONS} keep-alive connections after ${int(WARMUP_CLICKS)} warm-up taps, each tap from its own address: the link host, a bare Node 302, and ${postgres ? "a Node server answering from memory and inserting each click into PostgreSQL" : "no PostgreSQL reference (no PostgreSQL server here: apt-get install postgresql)"}`,
     );
@@ -329,6 +362,7 @@ const main = async () => {
       proposed: PROPOSED,
       serviceStored: { answered: answeredByService.size, stored: delivered.distinct, missing },
       servicePeakBytes: servicePeak,
+      diskSync: sync,
       measured: measuredOn(),
     };
     for (const result of results) {

@@ -230,6 +230,8 @@ export interface ClickFigures {
     readonly missing: number;
   };
   readonly servicePeakBytes: number;
+  /** One appended line made durable on the disk under the service's data, one at a time. */
+  readonly diskSync: { readonly p50Ms: number; readonly p99Ms: number };
   readonly measured: string;
 }
 
@@ -286,6 +288,7 @@ most ${referenceCpuRatio} times the reference's, p99 at most the reference's plu
       "",
       ...verdicts,
       `- every answered tap stored: the link host's lake holds ${count(f.serviceStored.stored)} distinct clicks of ${count(f.serviceStored.answered)} answered, ${count(f.serviceStored.missing)} of the answered missing (${met(f.serviceStored.missing === 0)})${stored.length > 0 ? `; the PostgreSQL reference stored ${stored.join(", ")}` : ""}`,
+      `- the disk under the service's data syncs one appended click line in p50 ${msText(f.diskSync.p50Ms, 2)}, p99 ${msText(f.diskSync.p99Ms, 2)}: every answer of the link host waits for one such sync (shared by the taps of its group), and no answer of the PostgreSQL reference does`,
       `- peak memory of the service: ${megabytes(f.servicePeakBytes)}`,
     ],
     f.measured,

@@ -138,8 +138,10 @@ describe("benchmark sections", () => {
       proposed: { referenceCpuRatio: 2, p99AllowanceMs: 5 },
       serviceStored: { answered: 24_000, stored: 24_100, missing: 1 },
       servicePeakBytes: 507 * MB,
+      diskSync: { p50Ms: 0.213, p99Ms: 1.657 },
       measured: MEASURED,
     });
+    expect(clicks).toContain("syncs one appended click line in p50 0.21 ms, p99 1.66 ms");
     expect(clicks).toContain(
       "at 500 taps a second: p99 4.2 ms against the PostgreSQL reference's 6.1 ms (target at most it: met; proposed, at most it + 5 ms: met); server CPU per click 3.00x the bare 302's (target at most 3x: met), 0.60x the PostgreSQL reference's (proposed, at most 2x: met)",
     );
