@@ -147,6 +147,14 @@ void main() {
     test('a manual install is not sent and asks nothing of the native side', () async {
       answer = enabled;
       expect(await ServicePlugin.sendEvent(eventType: EventType.install), isFalse);
+      // No effect at all: not even a parameter the service could not take throws.
+      expect(
+        await ServicePlugin.sendEvent(
+          eventType: EventType.install,
+          parameters: {'at': DateTime.utc(2026, 11, 30)},
+        ),
+        isFalse,
+      );
       expect(calls, isEmpty);
     });
   });

@@ -593,9 +593,28 @@ if (catalog) {
         : [`${what}: ${ours} instead of ${catalogVersion(name)}`];
     }),
   );
+  check(
+    "android/build.gradle compiles for the Kotlin SDK's language and standard library",
+    [
+      ["coreLibrariesVersion", /coreLibrariesVersion\s*=\s*'([\w.-]+)'/, catalogVersion("kotlinStdlib")],
+      [
+        "languageVersion",
+        /languageVersion\.set\([\w.]+\.KOTLIN_(\d+)_(\d+)\)/,
+        catalogVersion("kotlinLanguage"),
+      ],
+      [
+        "apiVersion",
+        /apiVersion\.set\([\w.]+\.KOTLIN_(\d+)_(\d+)\)/,
+        catalogVersion("kotlinLanguage"),
+      ],
+    ].flatMap(([what, pattern, wanted]) => {
+      const match = pattern.exec(gradle);
+      const ours = match ? match.slice(1).join(".") : undefined;
+      return wanted && ours === wanted ? [] : [`${what}: ${ours} instead of ${wanted}`];
+    }),
+  );
   // The SDK is compiled from its sources, so its dependencies are the plugin's: each
-  // `implementation(libs.…)` of sdk/kotlin/build.gradle.kts, at the catalog's version, and
-  // coroutines' Android dispatcher at the same version as their core.
+  // `implementation(libs.…)` of sdk/kotlin/build.gradle.kts, at the catalog's version.
   /** A catalog library alias (`kotlinx-coroutines-core`) as `group:name:version`. */
   const library = (alias) => {
     const line = new RegExp(`^${alias}\\s*=\\s*\\{([^}]*)\\}`, "m").exec(catalog)?.[1] ?? "";
@@ -606,7 +625,7 @@ if (catalog) {
   const sdkDependencies = [
     ...read(join(kotlinSdk, "build.gradle.kts")).matchAll(/^\s*implementation\(libs\.([\w.]+)\)/gm),
   ].map((m) => m[1].replaceAll(".", "-"));
-  const wanted = [...sdkDependencies, "kotlinx-coroutines-android"].map((alias) => [
+  const wanted = sdkDependencies.map((alias) => [
     alias,
     library(alias),
   ]);

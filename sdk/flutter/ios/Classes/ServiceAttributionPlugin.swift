@@ -79,7 +79,7 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin {
         case "deleteUserData":
             ServiceAttribution.deleteUserData { error in
                 if let error = error {
-                    result(FlutterError(code: "native", message: error.localizedDescription, details: nil))
+                    result(Self.flutterError(error))
                 } else {
                     result(nil)
                 }
@@ -188,6 +188,24 @@ public class ServiceAttributionPlugin: NSObject, FlutterPlugin {
             "count": error.count,
             "message": error.message,
         ]
+    }
+
+    /// A failure as the Dart side's `PlatformException`, with the code the Android side gives
+    /// the same failure (`deleteUserData` documents them) and a refusal's HTTP status.
+    static func flutterError(_ error: Error) -> FlutterError {
+        let message = error.localizedDescription
+        switch error as? ServiceAttributionError {
+        case .authentication(let statusCode)?:
+            return FlutterError(code: "authentication", message: message, details: ["httpCode": statusCode])
+        case .http(let statusCode, _)?:
+            return FlutterError(code: "http", message: message, details: ["httpCode": statusCode])
+        case .network?:
+            return FlutterError(code: "network", message: message, details: nil)
+        case .notConfigured?:
+            return FlutterError(code: "not_configured", message: message, details: nil)
+        default:
+            return FlutterError(code: "native", message: message, details: nil)
+        }
     }
 
     /// The value, or NSNull for nil, which the channel's codec sends as null.

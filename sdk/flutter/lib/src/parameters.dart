@@ -39,13 +39,16 @@ Object? _value(Object? value, String path, {required bool inList}) {
   if (value is TypedData) return _leftOut;
   if (value is List) {
     final cleaned = <Object?>[];
+    var leftOut = false;
+    // Every item is checked, after one that leaves the list out too: an unsupported value
+    // throws wherever it stands in the list.
     for (var i = 0; i < value.length; i++) {
       final item = _value(value[i], '$path[$i]', inList: true);
-      // A list loses nothing but whole: dropping one item would shift the others' places.
-      if (identical(item, _leftOut)) return _leftOut;
+      if (identical(item, _leftOut)) leftOut = true;
       cleaned.add(item);
     }
-    return cleaned;
+    // A list loses nothing but whole: dropping one item would shift the others' places.
+    return leftOut ? _leftOut : cleaned;
   }
   if (value is Map) return _map(value, path);
   throw ArgumentError.value(

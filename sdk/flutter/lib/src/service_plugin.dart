@@ -66,7 +66,8 @@ final class ServicePlugin {
   /// Throws an [ArgumentError], with nothing sent, when [eventType] is [EventType.custom] and
   /// [eventName] is null or blank, or when a parameter value is of a type the service cannot
   /// take (see the package README). False, with nothing sent, while the SDK is disabled or
-  /// stopped ([stop]), and for [EventType.install], which the SDK tracks itself.
+  /// stopped ([stop]), and for [EventType.install], which the SDK tracks itself (whatever its
+  /// parameters: they are not looked at).
   static Future<bool> sendEvent({
     required EventType eventType,
     String? eventName,
@@ -75,8 +76,9 @@ final class ServicePlugin {
     if (eventType == EventType.custom && (eventName == null || eventName.trim().isEmpty)) {
       throw ArgumentError.value(eventName, 'eventName', 'is required for EventType.custom');
     }
-    final checked = checkedParameters(parameters);
+    // Before the parameters are checked: a manual install has no effect at all.
     if (eventType == EventType.install) return false;
+    final checked = checkedParameters(parameters);
     // The native side answers: it alone knows whether it is configured, disabled or stopped
     // at the moment it takes the event.
     final sent = await _channel.invokeMethod<bool>('sendEvent', <String, Object?>{
@@ -96,11 +98,18 @@ final class ServicePlugin {
       await _channel.invokeMethod<bool>('isSdkDisabled') ?? true;
 
   /// The attribution parameters known now, without waiting; null when none are.
+  ///
+  /// On iOS the map always holds `service_match_status`: `matched`, `matched_no_params`,
+  /// `organic`, `skipped` (no match attempted, for good), `failed` (attempted, not resolved:
+  /// read again later, it is not organic) or `not_configured`. Android leaves the key out:
+  /// null there means nothing is known yet. The map is the one kept on the device, the same at
+  /// every launch; the deferred deep link comes once per install on [onDeepLink].
   static Future<Map<String, dynamic>?> getAttributionParams() async =>
       _stringKeyed(await _channel.invokeMethod<Map<Object?, Object?>>('getAttributionParams'));
 
   /// The attribution parameters once the install's match is resolved: one value, then the
-  /// stream closes. The native side waits on a background thread.
+  /// stream closes. The native side waits on a background thread. The value is read as
+  /// [getAttributionParams]'s is: a `failed` status is worth reading again later.
   static Stream<Map<String, dynamic>?> getAttributionParamsWithCallback() => Stream.fromFuture(
         _channel
             .invokeMethod<Map<Object?, Object?>>('awaitAttributionParams')
@@ -150,6 +159,12 @@ final class ServicePlugin {
       await _channel.invokeMethod<bool>('enablePlatformAdsAttribution') ?? false;
 
   /// Deletes the install's data at the service, for a user's privacy request.
+  ///
+  /// Throws a [PlatformException] when it could not be done, its `code` the same on both
+  /// platforms: `not_configured` (before [configure]), `authentication` (the key was refused)
+  /// or `http` (the service refused the request), both with the HTTP status in
+  /// `details['httpCode']`, `network` (no answer: offline, a timeout), or `native` (anything
+  /// else; the `message` says what).
   static Future<void> deleteUserData() => _channel.invokeMethod<void>('deleteUserData');
 
   /// Stops the SDK, for a user who opted out: nothing is sent from now on, not even the

@@ -5,11 +5,13 @@ import android.net.Uri
 import android.os.Handler
 import android.os.Looper
 import com.service.attribution.AttributionListener
+import com.service.attribution.AuthenticationException
 import com.service.attribution.Consent
 import com.service.attribution.DeepLink
 import com.service.attribution.DeepLinkListener
 import com.service.attribution.ErrorListener
 import com.service.attribution.EventType
+import com.service.attribution.HttpException
 import com.service.attribution.LogLevel
 import com.service.attribution.SdkWrapper
 import com.service.attribution.ServiceAttributionSdk
@@ -23,6 +25,7 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.SupervisorJob
 import kotlinx.coroutines.cancel
 import kotlinx.coroutines.launch
+import java.io.IOException
 
 /**
  * The Android side of the Flutter plugin: each method of the channel `service_attribution`
@@ -192,7 +195,7 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
             main.post {
                 outcome.fold(
                     onSuccess = { result.success(it) },
-                    onFailure = { result.error("native", it.message, null) },
+                    onFailure = { result.error(errorCode(it), it.message, errorDetails(it)) },
                 )
             }
         }
@@ -200,6 +203,26 @@ class ServiceAttributionPlugin : FlutterPlugin, MethodChannel.MethodCallHandler 
 
     companion object {
         private const val CHANNEL = "service_attribution"
+
+        /**
+         * The `PlatformException` code of a failure, the same on both platforms (the Dart
+         * side's `deleteUserData` documents them): the SDK not configured, a rejected key, the
+         * service's refusal, no answer, or anything else.
+         */
+        fun errorCode(error: Throwable): String = when (error) {
+            is AuthenticationException -> "authentication"
+            is HttpException -> "http"
+            is IOException -> "network"
+            is IllegalStateException -> "not_configured"
+            else -> "native"
+        }
+
+        /** The HTTP status of a refusal, as `{"httpCode": status}`; null for other failures. */
+        fun errorDetails(error: Throwable): Map<String, Any>? = when (error) {
+            is AuthenticationException -> mapOf("httpCode" to error.code)
+            is HttpException -> mapOf("httpCode" to error.code)
+            else -> null
+        }
 
         /** The Dart side's names of the SDK's listeners (the channel's `listen`). */
         private const val ATTRIBUTION = "attribution"

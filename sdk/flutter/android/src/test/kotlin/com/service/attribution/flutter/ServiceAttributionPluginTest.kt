@@ -5,6 +5,8 @@ import android.app.Application
 import android.os.Bundle
 import android.os.Looper
 import android.util.Log
+import com.service.attribution.AuthenticationException
+import com.service.attribution.HttpException
 import com.service.attribution.ServiceAttributionSdk
 import io.flutter.embedding.engine.plugins.FlutterPlugin
 import io.flutter.plugin.common.BinaryMessenger
@@ -98,6 +100,9 @@ class ServiceAttributionPluginTest {
         assertEquals(true, success("isSdkDisabled"))
         assertNull(success("getServiceId"))
         assertNull(success("getAttributionParams"))
+        // A deletion asked before configure fails with the code both platforms give it.
+        val refused = call("deleteUserData").outcome
+        assertTrue("$refused", refused!!.startsWith("error not_configured:"))
         assertEquals(false, success("enablePlatformAdsAttribution"))
         assertEquals("notImplemented", call("noSuchMethod").outcome)
         assertEquals(false, success("isStopped"))
@@ -281,6 +286,21 @@ class ServiceAttributionPluginTest {
         for (reason in DropReason.entries) {
             val dropped = ServiceError(ServiceErrorKind.EVENTS_DROPPED, reason, null, 3, "3 dropped")
             assertEquals(reason.wire, roundTrip(ServiceAttributionPlugin.channelMap(dropped))["reason"])
+        }
+    }
+
+    @Test
+    fun `f2 a failure reaches the Dart side with the code and HTTP status both platforms give it`() {
+        val codes = listOf(
+            AuthenticationException(401, "refused") to ("authentication" to mapOf("httpCode" to 401)),
+            HttpException(500, "failed") to ("http" to mapOf("httpCode" to 500)),
+            java.net.SocketTimeoutException("slow") to ("network" to null),
+            IllegalStateException("configure first") to ("not_configured" to null),
+            IllegalArgumentException("other") to ("native" to null),
+        )
+        for ((error, expected) in codes) {
+            assertEquals("$error", expected.first, ServiceAttributionPlugin.errorCode(error))
+            assertEquals("$error", expected.second, ServiceAttributionPlugin.errorDetails(error))
         }
     }
 
