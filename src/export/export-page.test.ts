@@ -32,7 +32,7 @@ const noDeletions = {
 };
 
 describe("export pages", () => {
-  it("takes a new snapshot for each first page; later pages slice the window's newest until it expires", async () => {
+  it("takes a new snapshot for each first page; later pages slice the window's newest, and are refused once it expires", async () => {
     let now = 1_000_000;
     const { engine, calls } = countingEngine();
     const pages = createExportPages({
@@ -59,10 +59,23 @@ describe("export pages", () => {
     const next = await pages.open({ appId: "a", since: 10, offset: 10, limit: 10 });
     expect(next.snapshot.snapshotId).toBe(again.snapshot.snapshotId);
 
-    now += 60_000;
-    const renewed = await pages.open({ appId: "a", since: 10, offset: 10, limit: 10 });
+    // A later page with no snapshot of its window yet starts one.
+    const unseen = await pages.open({ appId: "c", since: 10, offset: 10, limit: 10 });
     expect(calls.materialize).toBe(5);
-    expect(renewed.snapshot.snapshotId).not.toBe(again.snapshot.snapshotId);
+    expect((await pages.open({ appId: "c", since: 10, offset: 20, limit: 10 })).snapshot).toEqual(
+      unseen.snapshot,
+    );
+
+    // Past its time, a later page is refused rather than sliced from a new snapshot, whose
+    // earlier events may have moved; a first page starts again.
+    now += 60_000;
+    await expect(pages.open({ appId: "a", since: 10, offset: 10, limit: 10 })).rejects.toThrow(
+      /^offset: the snapshot .* has expired; start the export again at offset 0$/,
+    );
+    expect(calls.materialize).toBe(5);
+    const restarted = await pages.open({ appId: "a", since: 10, offset: 0, limit: 10 });
+    expect(calls.materialize).toBe(6);
+    expect(restarted.snapshot.snapshotId).not.toBe(again.snapshot.snapshotId);
   });
 
   it("slices the snapshot a page names, whatever first pages came after it", async () => {
@@ -274,13 +287,17 @@ describe("export pages after a deletion request", () => {
     const store = deletionStore();
     const { pages, excluded, calls } = recordingPages(store.deletions, () => 1_000_000);
     await pages.open(page(0));
-    // The same instant on the clock: only the tombstones tell the snapshot is older.
+    // The same instant on the clock: only the tombstones tell the snapshot is older. Its later
+    // pages are refused (their offsets count rows the new snapshot no longer has).
     store.request("s-9");
+    await expect(pages.open(page(10))).rejects.toThrow(
+      /^offset: the snapshot .* was withdrawn by a deletion request made after it; start the export again at offset 0$/,
+    );
+    await pages.open(page(0));
     await pages.open(page(10));
-    await pages.open(page(20));
     expect(calls.materialize).toBe(2);
     expect(excluded).toEqual([[], ["s-9"]]);
-    expect(store.reads()).toBe(3);
+    expect(store.reads()).toBe(4);
   });
 
   it("make a snapshot again when a request comes while it is made", async () => {
@@ -296,8 +313,9 @@ describe("export pages after a deletion request", () => {
       },
     );
     await pages.open(page(0));
+    await expect(pages.open(page(10))).rejects.toThrow(/^offset: .* withdrawn by a deletion/);
+    await pages.open(page(0));
     await pages.open(page(10));
-    await pages.open(page(20));
     expect(excluded).toEqual([[], ["s-9"]]);
   });
 
@@ -318,7 +336,7 @@ describe("export pages after a deletion request", () => {
     await pages.open(page(0));
     store.complete("s-1");
     store.request("s-2");
-    await pages.open(page(10));
+    await pages.open(page(0));
     expect(excluded).toEqual([["s-1"], ["s-2", "s-1"]]);
   });
 
@@ -348,7 +366,8 @@ describe("a named snapshot", () => {
     await expect(pages.open({ ...page(10), snapshotId })).rejects.toThrow(
       /^snapshot: .* withdrawn by a deletion request/,
     );
-    // Without a name, the next page comes from a new snapshot without the install.
-    expect((await pages.open(page(10))).snapshot.snapshotId).not.toBe(snapshotId);
+    // Without a name too; a first page comes from a new snapshot without the install.
+    await expect(pages.open(page(10))).rejects.toThrow(/^offset: .* withdrawn by a deletion/);
+    expect((await pages.open(page(0))).snapshot.snapshotId).not.toBe(snapshotId);
   });
 });

@@ -152,10 +152,24 @@ export const createExportPages = (deps: ExportPageDeps) => {
       offset === 0 ? undefined : deps.catalog.latest(appId, since),
       deps.deletions.tombstones(appId),
     ]);
+    // A later page with no snapshot of its window yet starts one, as a first page would.
+    if (!newest) return fresh(appId, since, tombstones, asked);
+    // A later page of a snapshot that is gone is refused rather than sliced from a new one, in
+    // which the events before its offset may have moved: its client would get some twice and
+    // miss others without a word.
+    const again = "start the export again at offset 0";
+    if (newest.expiresAt <= asked) {
+      throw new ValidationError(
+        `offset: the snapshot the first page of this window made has expired; ${again}`,
+      );
+    }
     // A snapshot made from a later version than this page read is newer still.
-    const good =
-      newest && newest.expiresAt > asked && newest.tombstoneVersion >= tombstones.version;
-    return good ? newest : fresh(appId, since, tombstones, asked);
+    if (newest.tombstoneVersion < tombstones.version) {
+      throw new ValidationError(
+        `offset: the snapshot the first page of this window made was withdrawn by a deletion request made after it; ${again}`,
+      );
+    }
+    return newest;
   };
 
   return {

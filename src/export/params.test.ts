@@ -17,6 +17,23 @@ describe("export query parameters", () => {
     expect(exportParamsSchema.parse({ timestamp: "0", limit: "10000" }).limit).toBe(10_000);
   });
 
+  it("takes a start before 1970 as 0, and leading zeros of any length", () => {
+    expect(exportParamsSchema.parse({ timestamp: "-1" }).timestamp).toBe(0);
+    expect(exportParamsSchema.parse({ timestamp: "00000000000000001762000000" }).timestamp).toBe(
+      1_762_000_000,
+    );
+  });
+
+  it("tells a value too large its bound, whatever its length", () => {
+    for (const [query, detail] of [
+      [{ timestamp: "99999999999999999" }, "timestamp: must be at most 253402300799"],
+      [{ timestamp: "0", offset: "99999999999999999" }, "offset: must be at most 9007199254740991"],
+    ] as const) {
+      const result = exportParamsSchema.safeParse(query);
+      expect(formatIssues(result.error?.issues ?? [], "query")).toContain(detail);
+    }
+  });
+
   it.each([
     [{}, "timestamp"],
     [{ timestamp: "" }, "timestamp"],

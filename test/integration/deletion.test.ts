@@ -155,15 +155,21 @@ describe("deleting an install's data", () => {
     const ids = await exportIds();
     expect(ids).not.toContain(DOOMED);
     expect(ids).toContain(KEPT);
-    // The snapshot made before the request is stale: a page naming it is refused, and the
-    // export's next page comes from a new snapshot without the install.
+    // The snapshot made before the request is stale: a page naming it is refused, a later page
+    // naming none is refused too (its offset counts rows the new snapshot has not), and a new
+    // export comes from a new snapshot without the install.
     const named = await rt.get(
       `/api/v1/export?timestamp=${since}&offset=1&snapshot=${snapshot}`,
       keys.serverKey,
     );
     expect(named.status).toBe(422);
     expect(((await named.json()) as { detail: string }).detail).toMatch(/deletion request/);
-    const next = await rt.get(`/api/v1/export?timestamp=${since}&offset=1`, keys.serverKey);
+    const unnamed = await rt.get(`/api/v1/export?timestamp=${since}&offset=1`, keys.serverKey);
+    expect(unnamed.status).toBe(422);
+    expect(((await unnamed.json()) as { detail: string }).detail).toMatch(
+      /^offset: .* deletion request .*; start the export again at offset 0$/,
+    );
+    const next = await rt.get(`/api/v1/export?timestamp=${since}&offset=0`, keys.serverKey);
     expect(next.headers.get(SNAPSHOT_HEADER)).not.toBe(snapshot);
     const again = ((await next.json()) as { data: ExportRecord[] }).data.map((r) => r.service_id);
     expect(again).not.toContain(DOOMED);

@@ -77,10 +77,29 @@ const TEXT_END = "</t></is></c>";
 /**
  * The characters escapeXmlText changes or drops: C0 controls but tab and line feed, the five
  * markup characters, surrogates (a well-formed pair as well: the rare text with one takes the
- * slow path) and U+FFFE, U+FFFF. Text without any, nearly all of it, is written as it is.
+ * slow path) and U+FFFE, U+FFFF; and `_x`, which may begin an escape of the sheet's own.
+ * Text without any, nearly all of it, is written as it is.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it finds.
-const NEEDS_ESCAPE = /[\u0000-\u0008\u000b-\u001f"&'<>\ud800-\udfff\ufffe\uffff]/;
+const NEEDS_ESCAPE = /[\u0000-\u0008\u000b-\u001f"&'<>\ud800-\udfff\ufffe\uffff]|_x/;
+/** Text that a spreadsheet reads as one of its escapes (`_x0041_` is "A"). */
+const ESCAPE_LIKE = /_x([0-9A-Fa-f]{4})_/g;
+/** The C0 controls XML cannot carry (tab, line feed and CR it can). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it finds.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;
+
+/**
+ * A cell's text with the sheet format's own escapes (ECMA-376's ST_Xstring): a control character
+ * as `_xHHHH_`, which spreadsheets read back as that character where XML could not carry it, and
+ * a literal `_xHHHH_` with its underscore escaped (`_x005F_`), so it is read as written.
+ */
+const sheetEscaped = (text: string): string =>
+  text
+    .replace(ESCAPE_LIKE, "_x005F_x$1_")
+    .replace(
+      CONTROL,
+      (control) => `_x${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}_`,
+    );
 
 /** A text cell from its opening `<c` on; `text` is not empty. */
 function textCell(text: string): string {
@@ -90,7 +109,7 @@ function textCell(text: string): string {
     return (edges ? TEXT_PRESERVED : TEXT) + text + TEXT_END;
   }
   // Tested on the escaped text, so characters XML cannot carry (dropped) are not edges.
-  const escaped = escapeXmlText(text);
+  const escaped = escapeXmlText(sheetEscaped(text));
   const edges =
     escaped.length > 0 &&
     (isSpace(escaped.charCodeAt(0)) ||
