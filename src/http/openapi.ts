@@ -186,10 +186,10 @@ const DESCRIPTION = [
   "## Revenue",
   "A revenue event carries `parameters.revenue`, a finite number or a decimal string " +
     '(`9.99`, `"9.99"`; no exponent, no thousands separator; negative for a refund), and ' +
-    "`parameters.currency`, an ISO 4217 code of three uppercase letters " +
-    `(${ISO_4217_CODES.size} codes known). Revenue without a currency is not revenue: the ` +
-    "event is stored with null revenue columns. A revenue that is not a number, or a " +
-    "currency that is not a known code, rejects the event. The export gives `revenue`, " +
+    "`parameters.currency`, an ISO 4217 code in any case (`usd` is `USD`; " +
+    `${ISO_4217_CODES.size} codes known). Revenue without a currency, or with one that is no ` +
+    "known code, is not revenue: the event is stored with null revenue columns and its " +
+    "verdict carries a warning. A revenue that is not a number rejects the event. The export gives `revenue`, " +
     "`currency` and `revenue_usd`, converted at the ECB reference rate of the event's date.",
   "## Sealed values and personal data",
   "When `GET /v1/config` answers `encryption.enabled: true`, the SDK may seal parameter " +

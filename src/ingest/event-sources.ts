@@ -6,14 +6,13 @@
  */
 import type { App } from "../ports/apps.ts";
 import type { CustomerUserMap, Install } from "../ports/installs.ts";
-import { UNPROCESSABLE } from "../validation/issues.ts";
 import type { IgnoredReason } from "./ignored.ts";
 import type { ValidEvent } from "./judge.ts";
 
 const INSTALL_NOT_YET = (serviceId: string) =>
   `No install with service_id ${serviceId} is known to this app yet: send POST /v1/installs first, then retry.`;
 const CUSTOMER_USER_UNKNOWN = (customerUserId: string) =>
-  `customer_user_id ${customerUserId} is not known to this app: no install has sent an event with it.`;
+  `customer_user_id ${customerUserId} is not known to this app yet: no install has sent an event with it. Retry once the app has (the SDKs send it with their next event).`;
 
 /** The install an event's user names, or why none takes the event. */
 export type Target =
@@ -73,11 +72,9 @@ export const S2S_EVENTS: EventSource = {
     const serviceId = await lookups.customerUsers.get(lookups.app.appId, customerUserId);
     const install = serviceId ? await lookups.installOf(serviceId) : undefined;
     if (!install) {
-      return {
-        error: UNPROCESSABLE,
-        detail: CUSTOMER_USER_UNKNOWN(customerUserId),
-        retryable: false,
-      };
+      // Often only not yet: a server sends a purchase as the user signs up, before the app's
+      // first event with the id arrives. Its retry is then taken.
+      return { error: "Conflict", detail: CUSTOMER_USER_UNKNOWN(customerUserId), retryable: true };
     }
     if (await lookups.deletedOf(install.serviceId)) return { ignored: "install_deleted" };
     return { install };

@@ -354,12 +354,9 @@ describe("judgeEvents: rejections", () => {
     );
   });
 
-  it("refuses bad revenue or currency", () => {
+  it("refuses bad revenue", () => {
     expect(detailOf(sdkEvent({ parameters: { revenue: "1,5", currency: "EUR" } }))).toBe(
       'parameters.revenue: must be a finite number or a decimal string such as "9.99"',
-    );
-    expect(detailOf(sdkEvent({ parameters: { revenue: 1, currency: "eur" } }))).toBe(
-      "parameters.currency: must be an ISO 4217 code of 3 uppercase letters, e.g. USD",
     );
   });
 

@@ -64,19 +64,23 @@ describe("readRevenue", () => {
     });
   });
 
-  it("refuses a currency that is not an ISO 4217 code in uppercase", () => {
-    expect(revenueOf({ revenue: 1, currency: "usd" })).toEqual({
-      problems: ["parameters.currency: must be an ISO 4217 code of 3 uppercase letters, e.g. USD"],
-    });
-    expect(revenueOf({ revenue: 1, currency: 840 })).toEqual({
-      problems: ["parameters.currency: must be an ISO 4217 code of 3 uppercase letters, e.g. USD"],
-    });
-    expect(revenueOf({ revenue: 1, currency: "ABC" })).toEqual({
-      problems: ["parameters.currency: ABC is not an ISO 4217 currency code"],
-    });
-    expect(revenueOf({ revenue: 1, currency: "XXX" })).toEqual({
-      problems: ["parameters.currency: XXX is not an ISO 4217 currency code"],
-    });
+  it("takes a code in any case, and keeps an event whose currency is no code without revenue", () => {
+    expect(recorded({ revenue: 1, currency: "usd" })).toEqual({ amount: 1, currency: "USD" });
+    expect(recorded({ revenue: 1, currency: " Eur " })).toEqual({ amount: 1, currency: "EUR" });
+    for (const [currency, shown] of [
+      [840, "840"],
+      ["ABC", "ABC"],
+      ["XXX", "XXX"],
+      ["US Dollar", "US Dollar"],
+    ] as const) {
+      expect(revenueOf({ revenue: 1, currency })).toEqual({
+        ok: true,
+        revenue: null,
+        warnings: [
+          `parameters.revenue was not recorded as revenue: parameters.currency "${shown}" is not an ISO 4217 code (e.g. USD)`,
+        ],
+      });
+    }
   });
 
   it("accepts an ISO currency the ECB has no rate for", () => {

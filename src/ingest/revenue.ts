@@ -5,8 +5,10 @@
  *   Adjust both take strings, and SDK wrappers often stringify. Only plain decimals: no
  *   exponent, no thousands separator, no decimal comma (`"1,000"` is ambiguous). A negative
  *   amount is a refund and is kept.
- * - `currency` is an ISO 4217 code in 3 uppercase letters from ISO_4217_CODES. It is checked only
- *   when the event carries revenue: a game may use `currency: "gems"` on a non-revenue event.
+ * - `currency` is an ISO 4217 code from ISO_4217_CODES, in any case (`usd` is USD). It is checked
+ *   only when the event carries revenue: a game may use `currency: "gems"` on a non-revenue
+ *   event. A revenue event whose currency is no such code is kept without revenue, with a
+ *   warning, as one without a currency is.
  * - Revenue without a currency is not revenue (Adjust's rule, not AppsFlyer's default to USD): a
  *   guessed currency turns 1,000 JPY into 1,000 USD, a wrong figure worse than a missing one. The
  *   event is accepted, its revenue columns stay null, the parameters keep what was sent, and the
@@ -79,17 +81,18 @@ export const readRevenue = (parameters: ParameterMap, open: Open): RevenueResult
   if (!currency.ok) {
     return { ok: false, problems: ["parameters.currency: is sealed but could not be opened"] };
   }
-  const code = currency.value;
-  if (typeof code !== "string" || !/^[A-Z]{3}$/.test(code)) {
-    return {
-      ok: false,
-      problems: ["parameters.currency: must be an ISO 4217 code of 3 uppercase letters, e.g. USD"],
-    };
-  }
+  // An SDK wrapper's lower case is the same code; anything else is kept out of revenue, with
+  // the event: a purchase lost for its currency's spelling is worse than one without revenue.
+  const code = typeof currency.value === "string" ? currency.value.trim().toUpperCase() : "";
   if (!ISO_4217_CODES.has(code)) {
+    const sent =
+      typeof currency.value === "string" ? currency.value : JSON.stringify(currency.value);
     return {
-      ok: false,
-      problems: [`parameters.currency: ${code} is not an ISO 4217 currency code`],
+      ok: true,
+      revenue: null,
+      warnings: [
+        `parameters.revenue was not recorded as revenue: parameters.currency ${JSON.stringify(sent)} is not an ISO 4217 code (e.g. USD)`,
+      ],
     };
   }
   return { ok: true, revenue: { amount, currency: code }, warnings: [] };

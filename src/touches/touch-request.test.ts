@@ -46,6 +46,11 @@ describe("POST /v1/touches bodies", () => {
     [{ maid: "not-a-uuid" }, "maid: must be a UUID"],
     [{ deeplink_id: "../etc" }, "deeplink_id: must be the deeplink_id of one of the app's links"],
     [{ params: { sub1: 7 } }, "params.sub1: must be a string"],
+    // Names the export, the reports and the postbacks carry, as a link's are.
+    [{ media_source: "net\u0000work" }, "media_source: must not contain control characters"],
+    [{ campaign_name: "camp\u0001aign" }, "campaign_name: must not contain control characters"],
+    [{ ad_id: "ad\u007f" }, "ad_id: must not contain control characters"],
+    [{ click_id: "c\u0085" }, "click_id: must not contain control characters"],
   ])("refuses %j, saying why", (overrides, detail) => {
     const parsed = parseTouch(touch(overrides), NOW);
     expect(parsed.ok).toBe(false);

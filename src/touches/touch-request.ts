@@ -19,6 +19,7 @@ import {
 } from "../ingest/fields.ts";
 import { LINK_LIMITS } from "../links/link-request.ts";
 import { formatIssues, type Parsed } from "../validation/issues.ts";
+import { withoutControlCharacters } from "../validation/text.ts";
 import { deeplinkIdField } from "./ids.ts";
 import { normalizeIp } from "./ip.ts";
 
@@ -31,7 +32,11 @@ export const TOUCH_LIMITS = {
   maxFutureSkewHours: 24,
 } as const;
 
-const field = () => shortText(LINK_LIMITS.maxFieldLength).nullish();
+/**
+ * A name or id the network gives: refused with a control character, as a link's are, since the
+ * export, the reports and the postbacks carry it.
+ */
+const field = () => withoutControlCharacters(shortText(LINK_LIMITS.maxFieldLength)).nullish();
 
 const touchFields = z.object(
   {
@@ -43,12 +48,13 @@ const touchFields = z.object(
       description: `When the touch happened; at most ${TOUCH_LIMITS.maxTouchAgeDays} days old.`,
       example: "2026-11-20T18:00:00Z",
     }),
-    media_source: text()
-      .min(1, { error: "is required" })
-      .max(LINK_LIMITS.maxFieldLength, {
-        error: `must be at most ${LINK_LIMITS.maxFieldLength} characters`,
-      })
-      .meta({ description: "The ad network reporting the touch.", example: "facebook_ads" }),
+    media_source: withoutControlCharacters(
+      text()
+        .min(1, { error: "is required" })
+        .max(LINK_LIMITS.maxFieldLength, {
+          error: `must be at most ${LINK_LIMITS.maxFieldLength} characters`,
+        }),
+    ).meta({ description: "The ad network reporting the touch.", example: "facebook_ads" }),
     campaign_id: field(),
     campaign_name: field(),
     adset_id: field(),
@@ -62,7 +68,7 @@ const touchFields = z.object(
         description: "The device's IP address as the network saw it.",
         example: "81.2.69.142",
       }),
-    user_agent: shortText(TOUCH_LIMITS.maxUserAgentLength)
+    user_agent: withoutControlCharacters(shortText(TOUCH_LIMITS.maxUserAgentLength))
       .nullish()
       .meta({ description: "The device's browser or app user agent, as the network saw it." }),
     maid: deviceId().nullish().meta({
@@ -70,8 +76,9 @@ const touchFields = z.object(
         "The device's advertising id (GAID, or IDFA where consented); all zeros is absent.",
       example: "38400000-8cf0-11bd-b23e-10b96e40000d",
     }),
-    click_id: shortText(TOUCH_LIMITS.maxNetworkClickIdLength)
-      .min(1, { error: "must not be empty" })
+    click_id: withoutControlCharacters(
+      shortText(TOUCH_LIMITS.maxNetworkClickIdLength).min(1, { error: "must not be empty" }),
+    )
       .nullish()
       .meta({
         description:

@@ -254,7 +254,7 @@ describe("the wire contract, over HTTP", () => {
           keys.serverKey,
         ),
       );
-      expect(body).toMatchObject({ accepted: 1, rejected: [{ index: 1, retryable: false }] });
+      expect(body).toMatchObject({ accepted: 1, rejected: [{ index: 1, retryable: true }] });
     },
     consent: async () => {
       const consent = {
