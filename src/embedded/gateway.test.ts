@@ -48,11 +48,26 @@ const serve = async (options: GatewayOptions) => {
 };
 
 /** Sends a POST and resolves with the status, the Connection header and the body. */
-const post = (port: number, body: string, path = "/v1/echo") =>
+const post = (
+  port: number,
+  body: string,
+  path = "/v1/echo",
+  authorization: string | string[] = "key",
+) =>
   new Promise<{ status: number; connection: string | undefined; body: string }>(
     (resolve, reject) => {
       const req = request(
-        { port, method: "POST", path, headers: { authorization: "key" } },
+        {
+          port,
+          method: "POST",
+          path,
+          // Raw name and value pairs (a header may be sent more than once), Host among them.
+          headers: [
+            "host",
+            `127.0.0.1:${port}`,
+            ...[authorization].flat().flatMap((value) => ["authorization", value]),
+          ],
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -139,6 +154,22 @@ describe("embedded gateway", () => {
     });
     expect(answer.connection).toBe("close");
     expect(called).toBe(0);
+  });
+
+  it("refuses a request with two Authorization headers, asking the authorizer nothing", async () => {
+    let asked = 0;
+    const port = await listen(
+      async (event, context) => {
+        asked += 1;
+        return allowAll(event, context);
+      },
+      async () => ({ statusCode: 200, headers: {}, body: "" }),
+    );
+    const twice = await post(port, "{}", "/v1/echo", ["key", "other"]);
+    expect(twice.status).toBe(401);
+    expect(asked).toBe(0);
+    expect((await post(port, "{}")).status).toBe(200);
+    expect(asked).toBe(1);
   });
 
   it("answers the authorizer's refusal with 401, and any other failure of it with a hidden 500", async () => {

@@ -226,6 +226,10 @@ export const createDispatch = (options: GatewayOptions): Dispatch => {
     // A public route (null scope) has no authorizer on AWS either: any key, or none, is let in.
     let authorizer: APIGatewayAuthorizerResult | undefined;
     if (route.scope !== null) {
+      // Two keys in one request are refused, as neither can be told to be the one meant.
+      if ((request.headers.authorization?.length ?? 0) > 1) {
+        return gatewayError(GATEWAY_ERRORS.unauthorized);
+      }
       const token = request.headers.authorization?.[0];
       // The routes the dashboard calls take a session cookie instead of a key: on AWS a
       // REQUEST authorizer (uncached) sees the whole request, and so does the authorizer here.
