@@ -7,8 +7,11 @@
 // `#if os(iOS)`, the
 // packaging (the root Package.swift, parsed, and ServiceAttribution.podspec; the Flutter
 // plugin's podspec; the privacy manifests; the README's install lines) names what is there,
-// and the Flutter plugin answers every method the Dart side invokes. Prints one line per check
-// and a closing `N passed, N failed`.
+// and the Flutter plugin answers every method the Dart side invokes; and, read from the sources,
+// the fixes no compiler here can run: weak imports, the app extension refusal, numbers' decimal
+// form, the background task, drops an answer leaves unnamed, main-actor listeners, choices kept
+// before configure, the backup exclusion and IDFV check, the privacy manifest's tracking, the
+// README's Swift. Prints one line per check and a closing `N passed, N failed`.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
@@ -751,6 +754,331 @@ checking(
   },
 );
 
+// --- Linking, processes, numbers, the background, drops, isolation, the disk ----------------
+
+/** The source of the function `name` of `file` whose declaration matches `signature`. */
+const functionText = (file, signature) => {
+  const found = descendants(tree(core(file)), "function_declaration").find((fn) =>
+    signature.test(fn.text.split("{")[0]),
+  );
+  if (!found) throw new Error(`${file}: no function ${signature}`);
+  return found.text;
+};
+/** Whether `first` occurs in `text`, and before `then` (which must occur too). */
+const before = (text, first, then) => {
+  const a = text.indexOf(first);
+  const b = text.indexOf(then);
+  return a >= 0 && b >= 0 && a < b;
+};
+/**
+ * Each node of `root` that `matches` (by its text) and every ancestor `if` statement of it:
+ * where an API of a later iOS is used, and under which `#available`. Only the outermost match
+ * of a chain (`A.b.c`) counts.
+ */
+const usesUnder = (root, matches) => {
+  const found = [];
+  const visit = (node, ifs, inside) => {
+    const here = !inside && matches(node);
+    if (here) found.push({ node, ifs });
+    const nested = node.type === "if_statement" ? [...ifs, node] : ifs;
+    for (const child of node.namedChildren) visit(child, nested, inside || here);
+  };
+  visit(root, [], false);
+  return found;
+};
+const availableIn = (ifs) =>
+  [...ifs]
+    .reverse()
+    .map((n) => /#available\(iOS (\d+)(?:\.(\d+))?/.exec(n.text.slice(0, n.text.indexOf("{"))))
+    .filter(Boolean)
+    .map((m) => [Number(m[1]), Number(m[2] ?? 0)])[0];
+const atLeast = (version, needed) =>
+  version !== undefined &&
+  (version[0] > needed[0] || (version[0] === needed[0] && version[1] >= needed[1]));
+
+checking(
+  "AdAttributionKit, AdServices and AppTrackingTransparency are imported weakly, each use behind #available",
+  () => {
+    const problems = [];
+    const frameworks = ["AdAttributionKit", "AdServices", "AppTrackingTransparency"];
+    const weak = new Set();
+    for (const path of filesUnder(join(ios, "Sources"), ".swift")) {
+      const conditions = [];
+      readFileSync(path, "utf8")
+        .split("\n")
+        .forEach((line, index) => {
+          const code = line.replace(/\/\/.*$/, "").trim();
+          const directive = /^#(if|elseif|else|endif)\b\s*(.*)$/.exec(code);
+          if (directive) {
+            const [, kind, condition] = directive;
+            if (kind === "if") conditions.push(condition);
+            else if (kind === "elseif") conditions.splice(-1, 1, condition);
+            else if (kind === "else") conditions.splice(-1, 1, `!(${conditions.at(-1)})`);
+            else conditions.pop();
+            return;
+          }
+          const imported = /^(@_weakLinked\s+)?import\s+(\w+)$/.exec(code);
+          if (!imported || !frameworks.includes(imported[2])) return;
+          if (imported[1]) {
+            weak.add(imported[2]);
+            return;
+          }
+          // A plain import only for a compiler before `@_weakLinked import` (Swift 5.8).
+          if (!conditions.some((c) => /^!\(compiler\(>=5\.8\)\)$/.test(c)))
+            problems.push(`${relative(sdk, path)}:${index + 1}: import ${imported[2]} is not weak`);
+        });
+    }
+    problems.push(
+      ...frameworks.filter((f) => !weak.has(f)).map((f) => `no @_weakLinked import ${f}`),
+    );
+    const device = tree(core("Platform/AppleDevice.swift"));
+    for (const [name, needed] of [
+      ["ATTrackingManager", [14, 0]],
+      ["AAAttribution", [14, 3]],
+    ]) {
+      const uses = usesUnder(device, (n) => n.type === "navigation_expression" && n.text.startsWith(`${name}.`));
+      if (uses.length === 0) problems.push(`${name} is never used`);
+      for (const { node, ifs } of uses)
+        if (!atLeast(availableIn(ifs), needed))
+          problems.push(`${node.text} outside #available(iOS ${needed.join(".")}, *)`);
+    }
+    const readme = read(join(ios, "README.md"));
+    if (!/LC_LOAD_WEAK_DYLIB/.test(readme) || !/otool -l/.test(readme) || !/simulator older than/.test(readme))
+      problems.push("the README does not say how to check the weak links on a Mac");
+    return problems;
+  },
+);
+
+checking("configure is refused in an app extension, where sendEvent keeps nothing", () => {
+  const facade = read(join(sdk, core("ServiceAttribution.swift")));
+  const launch = functionText("ServiceAttribution.swift", /func launch\(/);
+  const send = functionText("Core/SdkCore.swift", /func sendEvent\(/);
+  const errors = rawValues("ServiceAttributionError.swift", "ServiceAttributionError");
+  return [
+    ...(/Bundle\.main\.bundleURL\.pathExtension == "appex"/.test(facade)
+      ? []
+      : ["the facade does not tell an app extension by its .appex bundle"]),
+    ...(/SdkCore\(store: store, refusal: inAppExtension \? \.appExtension : nil\)/.test(facade)
+      ? []
+      : ["the core is not made with the refusal in an app extension"]),
+    ...(/FileStore\?\s*=\s*inAppExtension \? nil : FileStore\.standard\(\)/.test(facade)
+      ? []
+      : ["an app extension opens the SDK's files"]),
+    ...(before(launch, "core.refuseConfigure(", "Platform(") &&
+    before(launch, "core.refuseConfigure(", "captureOnMainThread")
+      ? []
+      : ["launch reads or opens something before refusing an app extension"]),
+    ...(before(send, "self.refusal", "early.append") ? [] : ["sendEvent keeps events before refusing"]),
+    ...(errors.includes("appExtension") ? [] : ["ServiceAttributionError has no appExtension"]),
+    ...(/^## App extensions$/m.test(read(join(ios, "README.md")))
+      ? []
+      : ["the README has no section App extensions"]),
+  ];
+});
+
+checking("numbers keep their decimal form, booleans stay booleans", () => {
+  const from = functionText("Core/JSONValue.swift", /func from\(_ number: NSNumber\)/);
+  const value = functionText("Core/Parameters.swift", /func value\(/);
+  const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ValueTests.swift"));
+  return [
+    ...(before(from, "CFBooleanGetTypeID", "NSDecimalNumber") ? [] : ["CFBoolean is not told first"]),
+    ...(/as\? NSDecimalNumber[\s\S]*decimal\.stringValue/.test(from)
+      ? []
+      : ["an NSDecimalNumber is not read from its decimal text"]),
+    ...(/type == "f"[\s\S]*floatValue/.test(from) ? [] : ["a Float NSNumber is widened"]),
+    ...(/Double\("\\\(value\)"\)/.test(functionText("Core/JSONValue.swift", /func from\(float/))
+      ? []
+      : ["a Float is not read from its shortest text"]),
+    ...(before(value, "type(of: value) == Float.self", "as? NSNumber") &&
+    before(value, "type(of: value) == Decimal.self", "as? NSNumber")
+      ? []
+      : ["a Swift Float or Decimal is not taken before it bridges to NSNumber"]),
+    ...(/func testNumbersKeepTheirDecimalForm\(/.test(tests) && /Float\(9\.99\)/.test(tests)
+      ? []
+      : ["ValueTests has no test of the numbers' decimal form"]),
+  ];
+});
+
+checking("going to the background, what is queued is sent in the time iOS lends", () => {
+  const lifecycle = read(join(sdk, core("Platform/UIKitLifecycle.swift")));
+  const background = functionText("Core/SdkCore.swift", /func enteredBackground\(/);
+  const send = functionText("Core/SdkCore.swift", /func sendInTheBackground\(/);
+  const flush = functionText("Core/SdkCore.swift", /func flush\(\)/);
+  return [
+    ...(/application\.beginBackgroundTask\(withName:/.test(lifecycle) &&
+    /application\.endBackgroundTask\(/.test(lifecycle)
+      ? []
+      : ["UIKitLifecycle does not begin and end a background task"]),
+    ...(/UIApplication\.shared\b/.test(lifecycle.replace(/\/\/.*$/gm, ""))
+      ? ["UIApplication.shared is used (not in an app extension)"]
+      : []),
+    ...(/expired\(\)\s*\n\s*self\.endOnMainThread\(\)/.test(lifecycle)
+      ? []
+      : ["the expiration handler does not end the task"]),
+    ...(/guard identifier != \.invalid else \{ return \}/.test(lifecycle) &&
+    /DispatchQueue\.main\.async \{ self\.endOnMainThread\(\) \}/.test(lifecycle)
+      ? []
+      : ["the task is not ended once, on the main thread"]),
+    ...(background.includes("sendInTheBackground()") ? [] : ["enteredBackground sends nothing"]),
+    ...(/platform\.lifecycle\.beginBackgroundTime\(/.test(send) && /flushNow\(\)/.test(send)
+      ? []
+      : ["no background time asked for, or no flush at once"]),
+    ...(/defer \{ giveBackBackgroundTimeIfDone\(\) \}/.test(flush)
+      ? []
+      : ["the flush does not give the time back when done"]),
+  ];
+});
+
+checking("every item a 202 answer takes off the queue is accepted, retried or reported", () => {
+  const verdict = functionText("Core/Api.swift", /func verdict\(/);
+  const send = functionText("Core/SdkCore.swift", /func send\(_ batch/);
+  const unexplained = functionText("Core/SdkCore.swift", /func reportUnexplained\(/);
+  return [
+    ...(/index < count else \{[^}]*unexplained\.append/.test(verdict)
+      ? []
+      : ["a refusal naming no item of the request is skipped silently"]),
+    ...(/\} else \{\s*unexplained\.append\("ignored/.test(verdict)
+      ? []
+      : ["an ignored reason the SDK does not know is skipped silently"]),
+    ...(/found\.accepted = /.test(verdict) ? [] : ["the answer's accepted count is not read"]),
+    ...(before(send, "lane.queue.remove(ids: removed)", "reportUnexplained(verdict, removed: removed.count")
+      ? []
+      : ["send does not report what the answer removed unexplained"]),
+    ...(/removed - verdict\.accepted - counted/.test(unexplained) &&
+    /reportDrop\([^)]*\.refused/.test(unexplained)
+      ? []
+      : ["what is neither accepted nor counted is not a drop"]),
+  ];
+});
+
+checking("the delegate protocol and the listener closures are main-actor, called from main", () => {
+  const listeners = read(join(sdk, core("Listeners.swift")));
+  const facade = read(join(sdk, core("ServiceAttribution.swift")));
+  const sdkCore = tree(core("Core/SdkCore.swift"));
+  const problems = [];
+  if (!/@MainActor\s+public protocol ServiceAttributionDelegate\b/.test(listeners))
+    problems.push("ServiceAttributionDelegate is not @MainActor");
+  for (const name of ["onAttribution", "onDeepLink", "onError"])
+    if (!new RegExp(`public static var ${name}: \\(@MainActor \\(`).test(facade))
+      problems.push(`${name}'s closure type is not @MainActor`);
+  if (/static weak var delegate/.test(facade)) problems.push("delegate is a static stored property");
+  if (!/public static var delegate: ServiceAttributionDelegate\? \{\s*get \{ return core\.listenerDelegate \}/.test(facade))
+    problems.push("delegate is not kept by the core, under its lock");
+  // Every call of a listener or the delegate inside a MainActorCall.run closure.
+  const visit = (node, inRun) => {
+    const isRun = node.type === "call_expression" && node.text.startsWith("MainActorCall.run");
+    if (
+      node.type === "call_expression" &&
+      /^(delegate\?\.serviceAttribution|listener\??)\(/.test(node.text) &&
+      !inRun
+    )
+      problems.push(`SdkCore.swift:${node.startPosition.row + 1}: ${node.text.split("\n")[0]} outside MainActorCall.run`);
+    for (const child of node.namedChildren) visit(child, inRun || isRun);
+  };
+  visit(sdkCore, false);
+  const call = read(join(sdk, core("Core/MainActorCall.swift")));
+  if (!/#if compiler\(>=5\.9\)[\s\S]*MainActor\.assumeIsolated[\s\S]*#endif/.test(call))
+    problems.push("MainActorCall does not use MainActor.assumeIsolated where it can");
+  if (/Heard: ServiceAttributionDelegate/.test(read(join(ios, "Tests", "ServiceAttributionTests", "Support", "Fakes.swift"))))
+    problems.push("the tests' Heard conforms in its declaration, which makes it @MainActor");
+  return problems;
+});
+
+checking("stop, start, anonymous mode and consent before configure are on the device at once", () => {
+  const problems = [];
+  for (const [name, sign] of [
+    ["stop", "writeEarly(Key.stopped"],
+    ["start", "writeEarly(Key.stopped"],
+    ["setAnonymous", "writeEarly(Key.anonymous"],
+    ["setConsent", "SdkCore.storeConsent(value, in: store)"],
+  ])
+    if (!functionText("Core/SdkCore.swift", new RegExp(`func ${name}\\(`)).includes(sign))
+      problems.push(`${name} before configure is kept in memory only`);
+  if (!/guard let store = earlyStore, store\.isAvailable/.test(functionText("Core/SdkCore.swift", /func writeEarly\(/)))
+    problems.push("writeEarly does not wait for a store it can read");
+  if (!/static let core = SdkCore\(store: store/.test(read(join(sdk, core("ServiceAttribution.swift")))))
+    problems.push("the facade's core has no store before configure");
+  return problems;
+});
+
+checking("the SDK's folder is excluded from backups until it holds; a restored state is forgotten", () => {
+  const store = read(join(sdk, core("Platform/FileStore.swift")));
+  const configure = functionText("Core/SdkCore.swift", /func configure\(/);
+  const forget = functionText("Core/SdkCore.swift", /func forgetRestoredState\(/);
+  return [
+    ...(/try\? url\.setResourceValues/.test(store) ? ["the exclusion from backups fails silently"] : []),
+    ...(/excludeFromBackups\(\)/.test(functionText("Platform/FileStore.swift", /func put\(/)) &&
+    /if excluded \{ return nil \}/.test(store)
+      ? []
+      : ["the exclusion is not tried again at each write until it holds"]),
+    ...(before(configure, "Fields.deviceId(platform.device.identifierForVendorKnownNow)", "lock.lock()")
+      ? []
+      : ["the IDFV is not read (as the service takes it) before the locks"]),
+    ...(before(configure, "SdkCore.forgetRestoredState(in: store", "store.get(Key.customerUserId)")
+      ? []
+      : ["the state is read before a restored one is forgotten"]),
+    ...(/guard let current = vendorId else \{ return nil \}/.test(forget) &&
+    /Fields\.deviceId\(other\)/.test(forget) &&
+    /for key in Key\.all \{ store\.remove\(key\) \}/.test(forget)
+      ? []
+      : ["forgetRestoredState does not forget every key, or takes an IDFV not given yet for another"]),
+  ];
+});
+
+checking("the privacy manifest declares the tracking its data types say; no tracking domain", () => {
+  const manifest = read(join(ios, "Sources", "ServiceAttribution", "PrivacyInfo.xcprivacy"));
+  const tracking = /<key>NSPrivacyTracking<\/key>\s*<(true|false)\/>/.exec(manifest)?.[1];
+  const trackedTypes = /<key>NSPrivacyCollectedDataTypeTracking<\/key>\s*<true\/>/.test(manifest);
+  const readme = read(join(ios, "README.md"));
+  return [
+    ...same(tracking, trackedTypes ? "true" : "false", "NSPrivacyTracking (a data type used for tracking)"),
+    ...(/<key>NSPrivacyTrackingDomains<\/key>\s*<array\/>/.test(manifest)
+      ? []
+      : ["NSPrivacyTrackingDomains lists a domain"]),
+    ...(/Do not list the service's host in `NSPrivacyTrackingDomains`/.test(readme)
+      ? []
+      : ["the README does not say the service's host must not be a tracking domain"]),
+  ];
+});
+
+checking("the README's Swift compiles as written: no bare try outside do, the cold-start link", () => {
+  const readme = read(join(ios, "README.md"));
+  const problems = [];
+  for (const [, block] of readme.matchAll(/```swift\n([\s\S]*?)```/g)) {
+    let depth = 0;
+    for (const line of block.split("\n")) {
+      if (/\bdo \{\s*$/.test(line)) depth += 1;
+      if (/^\s*\} catch\b/.test(line)) depth -= 1;
+      // A top-level `try await` goes in an async throwing context, shown as such.
+      if (/^\s*try (?!await)\S/.test(line) && depth === 0)
+        problems.push(`a bare try outside do/catch: ${line.trim()}`);
+    }
+  }
+  for (const needed of [
+    "willConnectTo session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions",
+    "connectionOptions.userActivities",
+    "connectionOptions.urlContexts",
+    "scene(_ scene: UIScene, continue userActivity: NSUserActivity)",
+  ])
+    if (!readme.includes(needed)) problems.push(`the README does not show ${needed}`);
+  return problems;
+});
+
+checking("each of these has its XCTest", () => {
+  const tests = read(join(ios, "Tests", "ServiceAttributionTests", "DeviceStateTests.swift"));
+  return [
+    "testConfigureInAnAppExtensionIsRefusedAndNothingIsKept",
+    "testStopAnonymousModeAndConsentBeforeConfigureAreOnTheDeviceAtOnce",
+    "testAStateKeptUnderAnotherIDFVIsForgottenAndANewInstallTracked",
+    "testAnIDFVNotGivenYetIsNotTakenForAnotherDevice",
+    "testGoingToTheBackgroundSendsWhatIsQueuedInTheTimeIOSLends",
+    "testTheTimeLentIsGivenBackOnceWhenIOSTakesItBack",
+    "testEveryItemAnAnswerDropsIsCountedWithTheServicesReason",
+  ]
+    .filter((name) => !tests.includes(`func ${name}(`))
+    .map((name) => `DeviceStateTests.${name} is missing`);
+});
+
 // --- Packaging ----------------------------------------------------------------------------
 
 // Both manifests are at the repository's root, which SwiftPM and CocoaPods check out; their
@@ -980,8 +1308,14 @@ checking(
     const swiftCodes = [
       ...new Set([...plugin.text.matchAll(/FlutterError\(code:\s*"(\w+)"/g)].map((m) => m[1])),
     ].sort();
+    // The Android side's codes: those passed to `result.error` as they stand, and those its
+    // `errorCode` maps a failure to (`is HttpException -> "http"`).
+    const errorCodeFunction = /fun errorCode\([\s\S]*?\n\s*\}\n/.exec(android)?.[0] ?? "";
     const androidCodes = [
-      ...new Set([...android.matchAll(/\.error\(\s*"(\w+)"/g)].map((m) => m[1])),
+      ...new Set([
+        ...[...android.matchAll(/\.error\(\s*"(\w+)"/g)].map((m) => m[1]),
+        ...[...errorCodeFunction.matchAll(/->\s*"(\w+)"/g)].map((m) => m[1]),
+      ]),
     ].sort();
     const flutterPodspec = read(join(flutter, "ios", "service_attribution.podspec"));
     return [

@@ -120,6 +120,10 @@ public struct ServiceConsent: Equatable, Sendable {
 /// ``ServiceAttribution/onDeepLink`` and ``ServiceAttribution/onError``: every method has an
 /// empty default, and each runs on the main thread. Held weakly by
 /// ``ServiceAttribution/delegate``.
+///
+/// Main-actor isolated, as the SDK calls it on the main thread: an app delegate, a view
+/// controller or any other `@MainActor` type conforms to it from a Swift 6 module too.
+@MainActor
 public protocol ServiceAttributionDelegate: AnyObject {
     /// The install's attribution, once resolved (any `service_match_status` but `failed`), with
     /// every key the service answered; again at every later launch with the map kept on the

@@ -15,7 +15,14 @@ import Foundation
 /// let params = await ServiceAttribution.awaitAttributionParams()
 /// ```
 public enum ServiceAttribution {
-    static let core = SdkCore()
+    /// Inside an app extension (a widget, a notification service extension…) `configure` is
+    /// refused: the extension has a container of its own, where the SDK would make a second
+    /// install of the app, with the app's IDFV, and a session at each of its launches.
+    static let inAppExtension = Bundle.main.bundleURL.pathExtension == "appex"
+    /// The SDK's files, one instance for the process: `stop`, `setAnonymous` and `setConsent`
+    /// called before `configure` are written there at once; nil in an app extension.
+    static let store: FileStore? = inAppExtension ? nil : FileStore.standard()
+    static let core = SdkCore(store: store, refusal: inAppExtension ? .appExtension : nil)
     static let device = AppleDevice()
 
     /// This SDK's version, sent in the install report.
@@ -30,9 +37,11 @@ public enum ServiceAttribution {
     public static let matchStatusKey = SdkCore.matchStatus
 
     /// The listeners as a delegate, held weakly, beside the closures ``onAttribution``,
-    /// ``onDeepLink`` and ``onError`` (both are called, on the main thread).
-    public static weak var delegate: ServiceAttributionDelegate? {
-        didSet { core.listenerDelegate = delegate }
+    /// ``onDeepLink`` and ``onError`` (both are called, on the main thread). Kept by the SDK
+    /// under its lock: safe to set from any thread.
+    public static var delegate: ServiceAttributionDelegate? {
+        get { return core.listenerDelegate }
+        set { core.listenerDelegate = newValue }
     }
 
     // MARK: - Configuration
@@ -54,6 +63,9 @@ public enum ServiceAttribution {
     ///     ``ServiceAttributionError/authentication(statusCode:)`` (a rejected key) or
     ///     ``ServiceAttributionError/missingBaseURL`` the SDK is disabled; after any other error
     ///     it goes on with the configuration kept from an earlier launch, or on with sealing off.
+    ///     In an app extension (a widget, a notification service extension) `configure` is
+    ///     refused: ``ServiceAttributionError/appExtension``, with one warning in the log, and
+    ///     nothing opened, stored or sent there.
     public static func configure(
         apiKey: String,
         logLevel: LogLevel = .default,
@@ -87,6 +99,11 @@ public enum ServiceAttribution {
         wrapper: Wrapper?,
         completion: ((Error?) -> Void)?
     ) {
+        // In an app extension nothing is opened, read or sent: one warning, and the completion.
+        guard let store = store, core.refusal == nil else {
+            core.refuseConfigure(log: UnifiedLogSink(), logLevel: logLevel, completion: completion)
+            return
+        }
         if Thread.isMainThread {
             device.captureOnMainThread()
         } else {
@@ -94,7 +111,7 @@ public enum ServiceAttribution {
         }
         let configured = Bundle.main.object(forInfoDictionaryKey: baseURLInfoPlistKey) as? String
         let address = baseURL?.absoluteString ?? configured?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        var platform = Platform(store: FileStore.standard(), device: device, log: UnifiedLogSink(), http: URLSessionTransport())
+        var platform = Platform(store: store, device: device, log: UnifiedLogSink(), http: URLSessionTransport())
         platform.consentSignals = ConsentPlatformDefaults()
         platform.conversionValues = AppleConversionValues()
         platform.lifecycle = UIKitLifecycle()
@@ -153,7 +170,8 @@ public enum ServiceAttribution {
     ///     loses only its own key, with a warning. The matching parameters `email`, `name`,
     ///   `phone_number`, `date_of_birth` and `gender` are hashed or sealed on the device.
     /// - Returns: True when the event was taken; false for ``EventType/install``, while the
-    ///   SDK is disabled or stopped (``stop()``), and after ``deleteUserData()``.
+    ///   SDK is disabled or stopped (``stop()``), after ``deleteUserData()``, and in an app
+    ///   extension, where nothing is kept.
     /// - Throws: ``ServiceAttributionError/invalidArgument(_:)`` for a custom event without a
     ///   name; nothing is sent.
     @discardableResult
@@ -286,28 +304,28 @@ public enum ServiceAttribution {
 extension ServiceAttribution {
     // MARK: - Listeners
 
-    /// Called on the main thread with the install's attribution once it is resolved (any
-    /// `service_match_status` but `failed`), every key the service answered included; again at
-    /// every later launch with the map kept on the device; at once when set after that. Never
-    /// while the SDK is stopped or disabled, nor after ``deleteUserData()``.
-    public static var onAttribution: (([String: String]) -> Void)? {
+    /// Called on the main thread (main-actor code) with the install's attribution once it is
+    /// resolved (any `service_match_status` but `failed`), every key the service answered
+    /// included; again at every later launch with the map kept on the device; at once when set
+    /// after that. Never while the SDK is stopped or disabled, nor after ``deleteUserData()``.
+    public static var onAttribution: (@MainActor ([String: String]) -> Void)? {
         get { return core.attributionListener }
         set { core.attributionListener = newValue }
     }
 
-    /// Called on the main thread with each deep link to route: `direct` for a link that opened
-    /// the app (``handleUniversalLink(_:allowedHosts:)``, ``handleDeepLink(_:)``), `deferred`
-    /// for the link that brought the install, once per install. A link parsed while no
-    /// deep-link listener is set waits for one.
-    public static var onDeepLink: ((ServiceDeepLink) -> Void)? {
+    /// Called on the main thread (main-actor code) with each deep link to route: `direct` for a
+    /// link that opened the app (``handleUniversalLink(_:allowedHosts:)``,
+    /// ``handleDeepLink(_:)``), `deferred` for the link that brought the install, once per
+    /// install. A link parsed while no deep-link listener is set waits for one.
+    public static var onDeepLink: (@MainActor (ServiceDeepLink) -> Void)? {
         get { return core.deepLinkListener }
         set { core.deepLinkListener = newValue }
     }
 
-    /// Called on the main thread when events are dropped (``ServiceError/Kind/eventsDropped``,
-    /// with the reason and how many) or the service refuses the install
-    /// (``ServiceError/Kind/configuration``, with the HTTP status).
-    public static var onError: ((ServiceError) -> Void)? {
+    /// Called on the main thread (main-actor code) when events are dropped
+    /// (``ServiceError/Kind/eventsDropped``, with the reason and how many) or the service
+    /// refuses the install (``ServiceError/Kind/configuration``, with the HTTP status).
+    public static var onError: (@MainActor (ServiceError) -> Void)? {
         get { return core.errorListener }
         set { core.errorListener = newValue }
     }
@@ -335,7 +353,8 @@ extension ServiceAttribution {
     /// Stops the SDK at the user's request, in this launch and the next ones: no request at all
     /// leaves the device, no session starts and ``sendEvent(_:name:parameters:)`` queues nothing
     /// (it answers false); what was queued is dropped (reason `stopped`). Callable before
-    /// `configure`.
+    /// `configure`, and written to the device at once then too: an app killed before
+    /// `configure` keeps it.
     public static func stop() {
         core.stop()
     }
@@ -353,7 +372,7 @@ extension ServiceAttribution {
 
     /// Anonymous mode, kept across launches: no IDFA, IDFV or customer user id leaves the
     /// device (the install report and every event sent from now on, queued ones included).
-    /// Callable before `configure`.
+    /// Callable before `configure`, and written to the device at once then too.
     public static func setAnonymous(_ anonymous: Bool) {
         core.setAnonymous(anonymous)
     }
@@ -367,7 +386,8 @@ extension ServiceAttribution {
     /// install, or to the service as soon as it changes once the install is recorded. The TCF
     /// string and `gdprApplies` your consent platform stores (`IABTCF_TCString`,
     /// `IABTCF_gdprApplies` in `UserDefaults.standard`) are read by the SDK at each launch;
-    /// `gdprApplies` set here wins over the platform's. Callable before `configure`.
+    /// `gdprApplies` set here wins over the platform's. Callable before `configure`, and written
+    /// to the device at once then too.
     public static func setConsent(_ consent: ServiceConsent) {
         core.setConsent(consent)
     }

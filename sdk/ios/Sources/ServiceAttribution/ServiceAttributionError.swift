@@ -26,6 +26,11 @@ public enum ServiceAttributionError: Error, Equatable, Sendable {
 
     /// No answer came back (offline, a timeout, a TLS failure).
     case network(String)
+
+    /// `configure` ran in an app extension (a widget, a notification service extension: a
+    /// bundle ending in `.appex`), where the SDK does not run: the app itself tracks the install
+    /// and sends events. Nothing was opened, stored or sent; `sendEvent` there keeps nothing.
+    case appExtension
 }
 
 extension ServiceAttributionError: LocalizedError {
@@ -45,6 +50,8 @@ extension ServiceAttributionError: LocalizedError {
             return message.isEmpty ? "HTTP \(statusCode)" : message
         case let .network(message):
             return "the service could not be reached: \(message)"
+        case .appExtension:
+            return "configure ran in an app extension: the SDK runs in the app itself, where its data is kept; nothing is sent from the extension, and its events are not kept"
         }
     }
 }

@@ -49,6 +49,47 @@ final class ValueTests: XCTestCase {
         XCTAssertEqual(cleaned.dropped, ["brokenList", "date", "nan"])
     }
 
+    /// A Float, a Decimal (StoreKit 2's `Product.price`) and their NSNumber forms keep the
+    /// decimal form the app gave them; booleans stay booleans, integers integers.
+    func testNumbersKeepTheirDecimalForm() throws {
+        let price = try XCTUnwrap(Decimal(string: "9.99"))
+        let cleaned = Parameters.clean([
+            "float": Float(9.99),
+            "floatNumber": NSNumber(value: Float(9.99)),
+            "decimal": price,
+            "decimalNumber": NSDecimalNumber(string: "19.99"),
+            "bigDecimal": try XCTUnwrap(Decimal(string: "1234567.891")),
+            "floats": [Float(0.1), Float(2.5)],
+            "nested": ["price": price] as [String: Any],
+            "double": 9.99,
+            "true": true,
+            "falseNumber": NSNumber(value: false),
+            "int": 7,
+            "floatWhole": Float(3),
+            "floatNaN": Float.nan,
+            "decimalNaN": Decimal.nan,
+        ])
+        XCTAssertEqual(cleaned.parameters, [
+            "float": .double(9.99),
+            "floatNumber": .double(9.99),
+            "decimal": .double(9.99),
+            "decimalNumber": .double(19.99),
+            "bigDecimal": .double(1234567.891),
+            "floats": .array([.double(0.1), .double(2.5)]),
+            "nested": .object(["price": .double(9.99)]),
+            "double": .double(9.99),
+            "true": .bool(true),
+            "falseNumber": .bool(false),
+            "int": .int(7),
+            "floatWhole": .double(3),
+        ])
+        XCTAssertEqual(cleaned.dropped, ["decimalNaN", "floatNaN"])
+        XCTAssertEqual(JSONValue.object(cleaned.parameters).text.contains("9.989999771118164"), false)
+        XCTAssertEqual(JSONValue.from(NSNumber(value: Float(9.99)))?.text, "9.99")
+        XCTAssertEqual(JSONValue.from(NSDecimalNumber(string: "0.3"))?.text, "0.3")
+        XCTAssertEqual(JSONValue.from(NSNumber(value: true)), .bool(true))
+    }
+
     func testParametersFromAFlutterChannel() {
         // What the standard message codec hands over: Foundation objects.
         let channel: NSDictionary = [

@@ -18,6 +18,13 @@ struct BatchVerdict: Equatable {
     let installMissing: Bool
     /// Items the service ignored (taken, never stored), by the drop each counts as.
     var ignored: [ServiceError.DropReason: Int] = [:]
+    /// How many items the service says it stored (`accepted`).
+    var accepted = 0
+    /// What the answer says of items the SDK cannot count as any of the drops above, in the
+    /// service's words: a refusal whose `index` names no item of the request (missing, out of
+    /// range), an item ignored for a reason the SDK does not know. Not sent again, so dropped
+    /// (`refused`) and said.
+    var unexplained: [String] = []
 
     /// The service's reasons for an ignored item that are drops on the device. (A manual
     /// INSTALL, also ignored, is never sent.)
@@ -106,8 +113,17 @@ final class Api {
         var retry = Set<Int>()
         var refused: [BatchVerdict.Refusal] = []
         var installMissing = false
+        var unexplained: [String] = []
+        /// The items a refusal named already: one named twice is counted once.
+        var named = Set<Int>()
         for verdict in rejected.compactMap({ $0.objectValue }) {
-            guard let index = verdict["index"]?.int64Value.map({ Int($0) }), index >= 0, index < count else { continue }
+            guard let index = verdict["index"]?.int64Value.map({ Int($0) }), index >= 0, index < count else {
+                let error = verdict["error"]?.stringValue ?? "rejected"
+                let detail = verdict["detail"]?.stringValue ?? "no detail"
+                unexplained.append("a refusal naming no item of the request (index \(verdict["index"]?.text ?? "none")): \(error): \(detail)")
+                continue
+            }
+            if !named.insert(index).inserted { continue }
             if verdict["retryable"]?.boolValue == true {
                 retry.insert(index)
                 if verdict["error"]?.stringValue == "Conflict" { installMissing = true }
@@ -117,11 +133,17 @@ final class Api {
         }
         var ignored: [ServiceError.DropReason: Int] = [:]
         for verdict in (answer["ignored"]?.arrayValue ?? []).compactMap({ $0.objectValue }) {
-            if let reason = verdict["reason"]?.stringValue.flatMap({ BatchVerdict.ignoredAs[$0] }) {
-                ignored[reason, default: 0] += 1
+            let reason = verdict["reason"]?.stringValue
+            if let drop = reason.flatMap({ BatchVerdict.ignoredAs[$0] }) {
+                ignored[drop, default: 0] += 1
+            } else {
+                unexplained.append("ignored by the service (\(reason ?? "no reason")): \(verdict["detail"]?.stringValue ?? "no detail")")
             }
         }
-        return BatchVerdict(retry: retry, refused: refused, installMissing: installMissing, ignored: ignored)
+        var found = BatchVerdict(retry: retry, refused: refused, installMissing: installMissing, ignored: ignored)
+        found.accepted = Int(clamping: answer["accepted"]?.int64Value ?? 0)
+        found.unexplained = unexplained
+        return found
     }
 
     /// POST /v1/installs/{service_id}/consent: the consent as it now stands, with the device's

@@ -178,20 +178,47 @@ extension JSONValue {
         }
     }
 
-    /// A boolean, an integer or a finite double; nil for NaN and the infinities.
+    /// A boolean, an integer or a finite double; nil for NaN and the infinities. A number keeps
+    /// the decimal form it was given in: a Float (`f`) goes as the decimal it prints as, so
+    /// `Float(9.99)` is 9.99 and not the 9.989999771118164 its widening to Double gives; an
+    /// NSDecimalNumber (a `Decimal`, StoreKit 2's `Product.price`) as the Double of its decimal
+    /// text, not of `doubleValue`, which may be off in the last place. A boolean (CFBoolean) is
+    /// told apart first: `true` never goes as 1.
     static func from(_ number: NSNumber) -> JSONValue? {
         if CFGetTypeID(number) == CFBooleanGetTypeID() {
             return .bool(number.boolValue)
         }
-        if CFNumberIsFloatType(number as CFNumber) || number is NSDecimalNumber {
-            let value = number.doubleValue
-            return value.isFinite ? .double(value) : nil
+        if let decimal = number as? NSDecimalNumber {
+            return finite(Double(decimal.stringValue))
         }
         let type = String(cString: number.objCType)
+        if type == "f" {
+            return from(float: number.floatValue)
+        }
+        if CFNumberIsFloatType(number as CFNumber) {
+            return finite(number.doubleValue)
+        }
         // An unsigned 64-bit value above Int64.max has no Int64 form: kept as a double.
         if type == "Q", number.uint64Value > UInt64(Int64.max) {
             return .double(number.doubleValue)
         }
         return .int(number.int64Value)
+    }
+
+    /// A Float as the decimal it prints as (its shortest text that reads back to it), read as
+    /// a Double: 9.99 for `Float(9.99)`. Nil for NaN and the infinities.
+    static func from(float value: Float) -> JSONValue? {
+        return finite(Double("\(value)"))
+    }
+
+    /// A Decimal as the Double of its decimal text (`NSDecimalNumber.stringValue`, which has no
+    /// locale): 9.99 for `Decimal(string: "9.99")`. Nil for NaN.
+    static func from(decimal value: Decimal) -> JSONValue? {
+        return finite(Double(NSDecimalNumber(decimal: value).stringValue))
+    }
+
+    private static func finite(_ value: Double?) -> JSONValue? {
+        guard let value = value, value.isFinite else { return nil }
+        return .double(value)
     }
 }

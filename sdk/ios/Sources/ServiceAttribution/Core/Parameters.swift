@@ -52,6 +52,18 @@ enum Parameters {
         if value is Data || value is Date || value is URL || value is NSData || value is NSDate || value is NSURL {
             return .drop
         }
+        // A Swift Float or Decimal as the app gave it, before it bridges to NSNumber: its
+        // decimal form, not its binary one (`Float(9.99)` is 9.99; a `Decimal` price, its
+        // digits). Told by the value's own type: `as? Float` also takes an NSNumber that
+        // happens to fit, a boolean included.
+        if type(of: value) == Float.self, let float = value as? Float {
+            guard let converted = JSONValue.from(float: float) else { return .drop }
+            return .keep(converted)
+        }
+        if type(of: value) == Decimal.self, let decimal = value as? Decimal {
+            guard let converted = JSONValue.from(decimal: decimal) else { return .drop }
+            return .keep(converted)
+        }
         if let number = value as? NSNumber {
             guard let converted = JSONValue.from(number) else { return .drop }
             return .keep(converted)

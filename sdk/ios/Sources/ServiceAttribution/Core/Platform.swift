@@ -13,6 +13,13 @@ protocol KeyValueStore: AnyObject {
     func reportWriteFailures(to report: @escaping (String) -> Void)
 }
 
+extension DeviceSignals {
+    /// Signals that never wait: the identifier as it is.
+    var identifierForVendorKnownNow: String? {
+        return identifierForVendor
+    }
+}
+
 extension KeyValueStore {
     var isAvailable: Bool {
         return true
@@ -33,6 +40,9 @@ protocol DeviceSignals: AnyObject {
     /// The identifier for vendor, the same for every app of the vendor on the device: the
     /// service tells a reinstall from a new install by it.
     var identifierForVendor: String? { get }
+    /// The same, as known now without waiting for another thread: nil when it could not be
+    /// read yet (on iOS, `configure` called off the main thread). Read by `configure`.
+    var identifierForVendorKnownNow: String? { get }
     /// The App Tracking Transparency status (`authorized`, `denied`, `restricted`,
     /// `not_determined`), nil where ATT does not exist (before iOS 14).
     var trackingAuthorizationStatus: String? { get }
@@ -125,6 +135,19 @@ protocol AppLifecycle: AnyObject {
     /// From now on, calls `background` each time the app goes to the background and
     /// `foreground` each time it comes back. Called once, by `configure`.
     func observe(background: @escaping () -> Void, foreground: @escaping () -> Void)
+    /// Asks, on the main thread, for time to send what is queued once the app went to the
+    /// background (UIKit's background task). Returns what gives the time back, which ends it
+    /// once, on the main thread, whatever thread calls it; nil when none was lent. `expired`
+    /// runs on the main thread if iOS takes the time back first, and the time is then given
+    /// back at once.
+    func beginBackgroundTime(expired: @escaping () -> Void) -> (() -> Void)?
+}
+
+extension AppLifecycle {
+    /// No time lent: a process the OS does not suspend, or none to ask.
+    func beginBackgroundTime(expired: @escaping () -> Void) -> (() -> Void)? {
+        return nil
+    }
 }
 
 /// No lifecycle to follow: a process always in the foreground, whose sessions are its launches.

@@ -58,7 +58,22 @@ final class SdkCore: @unchecked Sendable {
         static let deferredDelivered = "deferred_deep_link_delivered"
         static let deleted = "deleted"
         static let conversionValues = "conversion_values"
+        /// The IDFV of the install that kept this state, beside its `service_id`: another one
+        /// read at a later launch means the state was restored to another device or install.
+        static let vendorId = "vendor_id"
+
+        /// Every key of the install's state, its two queues' included.
+        static let all = [
+            serviceId, firstOpen, installTracked, customerUserId, config, attribution, stopped,
+            anonymous, consent, consentSent, droppedEvents, droppedSessions, deferredDelivered,
+            deleted, conversionValues, vendorId, EventQueue.Kind.events.key, EventQueue.Kind.sessions.key,
+        ]
     }
+
+    /// The listeners' closures: called on the main thread, as main-actor code.
+    typealias AttributionListener = @MainActor ([String: String]) -> Void
+    typealias DeepLinkListener = @MainActor (ServiceDeepLink) -> Void
+    typealias ErrorListener = @MainActor (ServiceError) -> Void
 
     private let worker = DispatchQueue(label: "com.service.attribution.worker", qos: .utility)
     private let poller = DispatchQueue(label: "com.service.attribution.attribution", qos: .utility)
@@ -107,15 +122,26 @@ final class SdkCore: @unchecked Sendable {
     /// they go with the one kept from an earlier launch, unless the app cleared it since.
     private var earlyWithoutUserId: Set<String> = []
     private var log = Logger(sink: nil, level: .info)
-    private var onAttribution: (([String: String]) -> Void)?
-    private var onDeepLink: ((ServiceDeepLink) -> Void)?
-    private var onError: ((ServiceError) -> Void)?
+    private var onAttribution: AttributionListener?
+    private var onDeepLink: DeepLinkListener?
+    private var onError: ErrorListener?
     private weak var delegate: ServiceAttributionDelegate?
     /// The attribution given to the listeners in this process, for a listener set later.
     private var announced: [String: String]?
     /// Deep links parsed while no deep-link listener was set, delivered when one is.
     private var pendingLinks: [ServiceDeepLink] = []
     private var mainThread: (@escaping () -> Void) -> Void
+    /// Where `stop`, `start`, `setAnonymous` and `setConsent` called before `configure` are
+    /// written at once (the platform's store to be, `FileStore.standard()` on iOS), so that an
+    /// app killed before `configure` keeps them; nil where none is (an app extension).
+    private let earlyStore: KeyValueStore?
+    /// Why `configure` is refused in this process (an app extension), or nil. Set at init.
+    let refusal: ServiceAttributionError?
+    /// The time iOS lent to send what is queued once the app went to the background: what
+    /// gives it back (once, on the main thread). Nil when none is held.
+    private var backgroundTime: (() -> Void)?
+    /// Whether the refused `configure` was said in the log already.
+    private var refusalSaid = false
 
     // Set once by configure before `configured` is; read after it only.
     private var platform: Platform!
@@ -135,6 +161,9 @@ final class SdkCore: @unchecked Sendable {
     // Worker-queue state.
     private var retryDelay: TimeInterval = 0
     private var retryPending = false
+    /// The scheduled retry's number: a retry whose number is no longer this one finds its
+    /// work done (a flush made at once, as the app went to the background) and does nothing.
+    private var retryGeneration = 0
     private var refreshGeneration = 0
     private var adsToken: String?
     /// Reads of the Apple Ads token that failed in this process (on the worker).
@@ -161,7 +190,13 @@ final class SdkCore: @unchecked Sendable {
     /// Opens once the first attribution attempt of this process has finished, either way.
     private let initialMatch = Latch()
 
-    init(mainThread: ((@escaping () -> Void) -> Void)? = nil) {
+    init(
+        store: KeyValueStore? = nil,
+        refusal: ServiceAttributionError? = nil,
+        mainThread: ((@escaping () -> Void) -> Void)? = nil
+    ) {
+        earlyStore = store
+        self.refusal = refusal
         self.mainThread = mainThread ?? { work in DispatchQueue.main.async(execute: work) }
     }
 
@@ -185,8 +220,16 @@ final class SdkCore: @unchecked Sendable {
         completion: ((Error?) -> Void)?,
         resuming: Bool = false
     ) -> Bool {
+        if refusal != nil {
+            refuseConfigure(log: platform.log, logLevel: logLevel, completion: completion)
+            return false
+        }
         let started = platform.clock()
         let inForeground = platform.lifecycle.isInForeground
+        // The IDFV that tells this install's state from one restored from another device, as
+        // known now (never waiting for the main thread), before the locks. Nil while iOS gives
+        // none yet (or the all-zero one): then nothing is compared.
+        let vendorId = Fields.deviceId(platform.device.identifierForVendorKnownNow)
         enqueueLock.lock()
         lock.lock()
         // A call while the first waits for the unlock changes nothing: only the waiting one resumes.
@@ -245,7 +288,10 @@ final class SdkCore: @unchecked Sendable {
         var launchSession: Date?
         /// The customer user id an earlier launch kept, for the events sent before configure.
         var keptUserId: String?
+        /// The IDFV the state on the device was kept under, when it is not this device's.
+        var restoredFrom: String?
         if available {
+            restoredFrom = SdkCore.forgetRestoredState(in: store, vendorId: vendorId)
             keptUserId = customerUserIdClearedEarly ? nil : store.get(Key.customerUserId)
             if let id = Fields.customerUserId(customerUserId) { self.customerUserId = id }
             if let id = self.customerUserId {
@@ -316,6 +362,9 @@ final class SdkCore: @unchecked Sendable {
         let isStopped = stopped
         let isDeleted = deleted
         lock.unlock()
+        if let other = restoredFrom {
+            currentLog.warn("the SDK's state on this device was kept under another IDFV (\(other)): restored from another device or install, it is forgotten (its install id, its queues, its stop or deletion), and this install is tracked as a new one")
+        }
         // Events sent before configure, first and in order: on the device now.
         var overflow: [JSONValue] = []
         if available && !isStopped && !isDeleted {
@@ -359,6 +408,44 @@ final class SdkCore: @unchecked Sendable {
             return waiting
         }
         resume?()
+    }
+
+    /// `configure` where the SDK must not run (an app extension: ``refusal``): nothing is
+    /// opened, stored or sent; one warning in the log (the first call's), and `completion`
+    /// told, on the main thread, with the refusal. (`sendEvent` kept nothing before it: it
+    /// refuses there from the start.)
+    func refuseConfigure(log sink: LogSink, logLevel: LogLevel, completion: ((Error?) -> Void)?) {
+        guard let refusal = refusal else { return }
+        let (say, log) = locked { () -> (Bool, Logger) in
+            let first = !refusalSaid
+            refusalSaid = true
+            self.log = Logger(sink: sink, level: logLevel)
+            lastInitError = refusal
+            return (first, self.log)
+        }
+        if say { log.warning(refusal.localizedDescription) }
+        if let completion = completion { onMain { completion(refusal) } }
+    }
+
+    /// At `configure`, before anything is read: the state on the device kept under another IDFV
+    /// than this device's (a backup or a transfer restored to another device, as the exclusion
+    /// from backups may fail) is forgotten, every key of it, so that the install is tracked as a
+    /// new one, with no stop, deletion or queue of the other. The IDFV is kept beside the
+    /// `service_id` (the first time, or once iOS gives one). Nil IDFV (not given yet, or the
+    /// all-zero one): nothing is compared or kept. Returns the other IDFV when it forgot.
+    private static func forgetRestoredState(in store: KeyValueStore, vendorId: String?) -> String? {
+        guard let current = vendorId else { return nil }
+        let kept = store.get(Key.vendorId)
+        if kept == current { return nil }
+        var forgotten: String?
+        // A state kept under no IDFV (an earlier version of the SDK, a first launch that had
+        // none yet) is this install's own.
+        if let other = kept, let id = Fields.deviceId(other), id.uppercased() != current.uppercased() {
+            for key in Key.all { store.remove(key) }
+            forgotten = id
+        }
+        store.put(Key.vendorId, current)
+        return forgotten
     }
 
     private func initialize(completion: ((Error?) -> Void)?) {
@@ -560,9 +647,15 @@ final class SdkCore: @unchecked Sendable {
 
     /// True when the event was taken: on the device before this returns (kept in memory before
     /// configure), sent as soon as it can be. False for a manual `install`, while the SDK is
-    /// disabled or stopped, and after the install's data was deleted. Throws for `custom`
-    /// without a name.
+    /// disabled or stopped, after the install's data was deleted, and where `configure` is
+    /// refused (an app extension: nothing is kept there, not even in memory, as it would never
+    /// be sent). Throws for `custom` without a name.
     func sendEvent(_ type: EventType, name: String?, parameters: [String: Any]?) throws -> Bool {
+        if let refused = self.refusal {
+            try Drafts.checkName(type, name)
+            currentLog.warn("\(type.rawValue) is not sent, nothing is kept: \(refused.localizedDescription)")
+            return false
+        }
         let (isConfigured, refusal, log, userId) = locked { () -> (Bool, String?, Logger, String?) in
             (configured, refusalLocked(), self.log, customerUserId)
         }
@@ -649,12 +742,75 @@ final class SdkCore: @unchecked Sendable {
 
     // MARK: - sessions
 
-    /// The app went to the background (UIKit's notification, on the main thread): nothing on the
-    /// wire; the time away counts from now.
+    /// The app went to the background (UIKit's notification, on the main thread): the time away
+    /// counts from now, and what is still to send (the install, events, sessions) is sent at
+    /// once, in the time iOS lends for it, rather than when the app next runs.
     func enteredBackground() {
         guard isConfigured else { return }
         let now = platform.clock()
         locked { sessionTracker.enterBackground(at: now) }
+        sendInTheBackground()
+    }
+
+    /// On the main thread, as the app goes to the background: with the install, events or
+    /// sessions still to send, iOS is asked for time (a background task) and the worker sends
+    /// now, a retry waiting or not. The time is given back once the worker has nothing left it
+    /// can send (``giveBackBackgroundTimeIfDone()``), or when iOS takes it back first. No time
+    /// lent (none asked for, or iOS gave none): nothing more than before.
+    private func sendInTheBackground() {
+        let (mayRun, held) = locked { (!disabled && !stopped && !deleted, backgroundTime != nil) }
+        guard mayRun, !held, hasSomethingToSend() else { return }
+        let lent = platform.lifecycle.beginBackgroundTime(expired: { [weak self] in self?.backgroundTimeExpired() })
+        guard let giveBack = lent else { return }
+        locked { backgroundTime = giveBack }
+        currentLog.debug("the app went to the background: what is queued is sent now, in the time iOS lends")
+        worker.async { self.flushNow() }
+    }
+
+    /// The install not recorded yet, or events or sessions queued.
+    private func hasSomethingToSend() -> Bool {
+        if platform.store.get(Key.installTracked) == nil { return true }
+        return (queue?.count ?? 0) > 0 || (sessionQueue?.count ?? 0) > 0
+    }
+
+    /// On the worker: a flush now, the retry waiting (if any) made void, as its work is done
+    /// here; the backoff it reached is kept.
+    private func flushNow() {
+        if retryPending {
+            retryPending = false
+            retryGeneration += 1
+        }
+        flush()
+    }
+
+    /// On the worker, after each flush: the time iOS lent is given back once nothing is left
+    /// that can be sent (the install recorded, the queues empty or held), or once nothing can be
+    /// sent at all (stopped, switched off, deleted, a configuration error). A retry that waits
+    /// keeps it: it may still send in the time lent.
+    private func giveBackBackgroundTimeIfDone() {
+        guard locked({ backgroundTime != nil }) else { return }
+        let canSend = isSending && blockedCode == nil
+        let left = canSend && (platform.store.get(Key.installTracked) == nil || lanes.contains { !$0.held && $0.queue.count > 0 })
+        if left { return }
+        let giveBack = locked { () -> (() -> Void)? in
+            let held = backgroundTime
+            backgroundTime = nil
+            return held
+        }
+        guard let end = giveBack else { return }
+        currentLog.debug("sent what could be sent in the background: the time iOS lent is given back")
+        end()
+    }
+
+    /// On the main thread: iOS took the time back before the worker was done (the lifecycle
+    /// ends the task itself). What is left stays queued, and goes when the app runs again.
+    private func backgroundTimeExpired() {
+        let held = locked { () -> Bool in
+            let was = backgroundTime != nil
+            backgroundTime = nil
+            return was
+        }
+        if held { currentLog.info("iOS took back the time lent in the background: what is left is sent when the app runs again") }
     }
 
     /// The app came back to the foreground (on the main thread): a session when it was away at
@@ -760,6 +916,7 @@ final class SdkCore: @unchecked Sendable {
     /// On the worker: the install first, then a consent that changed, then the queued events
     /// and the queued sessions, each in order, `maxPerRequest` a request.
     private func flush() {
+        defer { giveBackBackgroundTimeIfDone() }
         if !isSending || retryPending || blockedCode != nil || lanes.isEmpty { return }
         switch ensureInstall() {
         case .recorded:
@@ -843,7 +1000,8 @@ final class SdkCore: @unchecked Sendable {
             return false
         }
         let kept = Set(verdict.retry.compactMap { $0 < ids.count ? ids[$0] : nil })
-        lane.queue.remove(ids: Set(ids).subtracting(kept))
+        let removed = Set(ids).subtracting(kept)
+        lane.queue.remove(ids: removed)
         if !verdict.refused.isEmpty {
             let details = verdict.refused.map { "#\($0.index): \($0.detail)" }.joined(separator: "; ")
             reportDrop(verdict.refused.count, of: lane, .refused, "refused by the service: \(details)")
@@ -852,6 +1010,7 @@ final class SdkCore: @unchecked Sendable {
         for reason in [ServiceError.DropReason.deleted, .disabled] {
             reportDrop(verdict.ignored[reason] ?? 0, of: lane, reason, "ignored by the service")
         }
+        reportUnexplained(verdict, removed: removed.count, of: lane)
         // The install's data was deleted: on request through the service's API (the app's
         // backend, a person's erasure request), or by deleteUserData in a process that ended
         // before it kept the deletion. Kept now, and nothing more goes for the install.
@@ -869,6 +1028,21 @@ final class SdkCore: @unchecked Sendable {
             return false
         }
         return true
+    }
+
+    /// Every item the answer removed from the queue that it neither accepted nor let the SDK
+    /// count as a drop above (a refusal naming no item of the request, an ignored reason the SDK
+    /// does not know, fewer items accepted than the answer leaves unnamed) is a drop too:
+    /// `refused`, logged, counted and reported like any other, with the service's words.
+    private func reportUnexplained(_ verdict: BatchVerdict, removed: Int, of lane: Lane) {
+        let counted = verdict.refused.count + verdict.ignored.values.reduce(0, +) + verdict.unexplained.count
+        let unaccounted = max(0, removed - verdict.accepted - counted)
+        var said = verdict.unexplained
+        if unaccounted > 0 {
+            said.append("\(lane.counted(unaccounted)) neither counted as accepted (the answer accepts \(verdict.accepted) of the \(removed) it takes off the queue) nor named in it")
+        }
+        if said.isEmpty { return }
+        reportDrop(verdict.unexplained.count + unaccounted, of: lane, .refused, "the service's answer: \(said.joined(separator: "; "))")
     }
 
     /// A request refused as a whole, naming no item (413, 400, 422…): halved and sent again
@@ -911,8 +1085,10 @@ final class SdkCore: @unchecked Sendable {
             currentLog.info("the service is not reachable (\(reason)): retrying in \(Int(delay * 1000)) ms")
         }
         retryPending = true
+        retryGeneration += 1
+        let generation = retryGeneration
         platform.scheduler.schedule(after: delay, on: worker) { [weak self] in
-            guard let self = self else { return }
+            guard let self = self, self.retryGeneration == generation else { return }
             self.retryPending = false
             self.flush()
         }
@@ -988,14 +1164,16 @@ final class SdkCore: @unchecked Sendable {
         let (listener, delegate) = locked { (onError, self.delegate) }
         if listener == nil && delegate == nil { return }
         onMain {
-            listener?(error)
-            delegate?.serviceAttribution(didFail: error)
+            MainActorCall.run {
+                listener?(error)
+                delegate?.serviceAttribution(didFail: error)
+            }
         }
     }
 
     /// The attribution to the listeners: once resolved, and at every later start.
     private func announce(_ attribution: [String: String]) {
-        let listeners = locked { () -> ((([String: String]) -> Void)?, ServiceAttributionDelegate?)? in
+        let listeners = locked { () -> (AttributionListener?, ServiceAttributionDelegate?)? in
             guard configured && !disabled && !stopped && !deleted else { return nil }
             announced = attribution
             return (onAttribution, delegate)
@@ -1003,8 +1181,10 @@ final class SdkCore: @unchecked Sendable {
         guard let pair = listeners, pair.0 != nil || pair.1 != nil else { return }
         let (listener, delegate) = pair
         onMain {
-            listener?(attribution)
-            delegate?.serviceAttribution(didResolve: attribution)
+            MainActorCall.run {
+                listener?(attribution)
+                delegate?.serviceAttribution(didResolve: attribution)
+            }
         }
     }
 
@@ -1025,7 +1205,7 @@ final class SdkCore: @unchecked Sendable {
 
     /// To the deep-link listeners, or kept until one is set.
     func deliver(_ link: ServiceDeepLink) {
-        let listeners = locked { () -> (((ServiceDeepLink) -> Void)?, ServiceAttributionDelegate?)? in
+        let listeners = locked { () -> (DeepLinkListener?, ServiceAttributionDelegate?)? in
             if onDeepLink == nil && delegate == nil {
                 if pendingLinks.count >= SdkCore.maxPendingLinks { pendingLinks.removeFirst() }
                 pendingLinks.append(link)
@@ -1036,8 +1216,10 @@ final class SdkCore: @unchecked Sendable {
         guard let pair = listeners else { return }
         let (listener, delegate) = pair
         onMain {
-            listener?(link)
-            delegate?.serviceAttribution(didReceive: link)
+            MainActorCall.run {
+                listener?(link)
+                delegate?.serviceAttribution(didReceive: link)
+            }
         }
     }
 
@@ -1054,31 +1236,39 @@ final class SdkCore: @unchecked Sendable {
         return link
     }
 
-    var attributionListener: (([String: String]) -> Void)? {
+    var attributionListener: AttributionListener? {
         get { return locked { onAttribution } }
         set {
             let stored = locked { () -> [String: String]? in
                 onAttribution = newValue
                 return announcedWhileRunning()
             }
-            if let listener = newValue, let attribution = stored { onMain { listener(attribution) } }
+            if let listener = newValue, let attribution = stored {
+                onMain { MainActorCall.run { listener(attribution) } }
+            }
         }
     }
 
-    var deepLinkListener: ((ServiceDeepLink) -> Void)? {
+    var deepLinkListener: DeepLinkListener? {
         get { return locked { onDeepLink } }
         set {
             let (pending, isConfigured) = locked { () -> ([ServiceDeepLink], Bool) in
                 onDeepLink = newValue
                 return (newValue == nil ? [] : takePendingLinks(), configured)
             }
-            if let listener = newValue, !pending.isEmpty { onMain { pending.forEach(listener) } }
+            if let listener = newValue, !pending.isEmpty {
+                onMain {
+                    MainActorCall.run {
+                        for link in pending { listener(link) }
+                    }
+                }
+            }
             // The deferred deep link kept on the device for the first listener, read off the app's thread.
             if newValue != nil && isConfigured { worker.async { self.deliverKeptDeferredLink() } }
         }
     }
 
-    var errorListener: ((ServiceError) -> Void)? {
+    var errorListener: ErrorListener? {
         get { return locked { onError } }
         set { locked { onError = newValue } }
     }
@@ -1094,8 +1284,10 @@ final class SdkCore: @unchecked Sendable {
             }
             if let delegate = newValue, stored != nil || !pending.isEmpty {
                 onMain { [weak delegate] in
-                    if let attribution = stored { delegate?.serviceAttribution(didResolve: attribution) }
-                    pending.forEach { delegate?.serviceAttribution(didReceive: $0) }
+                    MainActorCall.run {
+                        if let attribution = stored { delegate?.serviceAttribution(didResolve: attribution) }
+                        for link in pending { delegate?.serviceAttribution(didReceive: link) }
+                    }
                 }
             }
             // The deferred deep link kept on the device for the first listener, read off the app's thread.
@@ -1130,6 +1322,7 @@ final class SdkCore: @unchecked Sendable {
                 if platform.store.isAvailable { platform.store.put(Key.stopped, "1") }
             } else {
                 stoppedSetEarly = true
+                writeEarly(Key.stopped, "1")
             }
             let drafts = early.count
             early.removeAll()
@@ -1157,6 +1350,7 @@ final class SdkCore: @unchecked Sendable {
                 if platform.store.isAvailable { platform.store.put(Key.stopped, "0") }
             } else {
                 stoppedSetEarly = true
+                writeEarly(Key.stopped, "0")
             }
             let restarted = was && configured ? sessionTracker.restart(at: now) : nil
             return (was, configured, restarted)
@@ -1181,6 +1375,16 @@ final class SdkCore: @unchecked Sendable {
         return locked { stopped }
     }
 
+    /// Under `lock`, before `configure`: a choice of the user's (stop, start, anonymous mode)
+    /// written to the store at once when it can be read and written (not before the first
+    /// unlock after a reboot), so that an app killed before `configure` keeps it. `configure`
+    /// writes it again either way, from memory (a state restored from another device that it
+    /// forgets included).
+    private func writeEarly(_ key: String, _ value: String) {
+        guard let store = earlyStore, store.isAvailable else { return }
+        store.put(key, value)
+    }
+
     /// Anonymous mode: no IDFA, IDFV or customer user id leaves the device, kept across launches.
     func setAnonymous(_ value: Bool) {
         locked {
@@ -1189,6 +1393,7 @@ final class SdkCore: @unchecked Sendable {
                 if platform.store.isAvailable { platform.store.put(Key.anonymous, value ? "1" : "0") }
             } else {
                 anonymousSetEarly = true
+                writeEarly(Key.anonymous, value ? "1" : "0")
             }
         }
     }
@@ -1206,6 +1411,7 @@ final class SdkCore: @unchecked Sendable {
                 if platform.store.isAvailable { SdkCore.storeConsent(value, in: platform.store) }
             } else {
                 consentSetEarly = true
+                if let store = earlyStore, store.isAvailable { SdkCore.storeConsent(value, in: store) }
             }
             return configured
         }

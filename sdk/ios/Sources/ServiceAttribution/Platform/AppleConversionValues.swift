@@ -3,7 +3,11 @@ import Foundation
 import StoreKit
 #endif
 #if os(iOS) && canImport(AdAttributionKit)
-import AdAttributionKit
+// Weakly linked (LC_LOAD_WEAK_DYLIB): AdAttributionKit exists from iOS 17.4 only, and a
+// Swift-only framework may otherwise be linked strongly under SwiftPM, which would keep the app
+// from launching before 17.4. Every use is behind `#available(iOS 17.4, *)`. (Its SDK needs
+// Xcode 15.3, whose Swift 5.10 knows `@_weakLinked import`.)
+@_weakLinked import AdAttributionKit
 #endif
 
 /// The conversion values on iOS: each update goes to SKAdNetwork and, from iOS 17.4, to
@@ -19,8 +23,9 @@ import AdAttributionKit
 ///   same fine value the 15.4 call does, for a share of devices too small to weigh.
 /// - iOS 17.4 and later, also: `Postback.updateConversionValue(_:coarseConversionValue:lockPostback:)`.
 ///
-/// AdAttributionKit is linked weakly (the podspec; SwiftPM's linker makes a framework whose
-/// every symbol is newer than the deployment target weak), so the SDK still runs from iOS 13.
+/// AdAttributionKit is linked weakly, so the SDK still runs from iOS 13: by the podspec's
+/// `weak_frameworks` under CocoaPods, and under SwiftPM by `@_weakLinked import`, which makes
+/// every reference to the framework weak, so the linker loads it with `LC_LOAD_WEAK_DYLIB`.
 ///
 /// The updates reach Apple in the order the SDK made them: SKAdNetwork's calls are made in
 /// turn; AdAttributionKit's are asynchronous, so each waits for the one before

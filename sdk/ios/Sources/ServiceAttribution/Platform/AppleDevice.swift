@@ -3,11 +3,23 @@ import Foundation
 import AdSupport
 import UIKit
 #endif
+// AppTrackingTransparency (iOS 14) and AdServices (iOS 14.3) are newer than the package's iOS
+// 13: weakly linked (LC_LOAD_WEAK_DYLIB) under SwiftPM by `@_weakLinked import` (Swift 5.8 and
+// later), under CocoaPods by the podspec's `weak_frameworks` too. Every use is behind
+// `#available`.
 #if os(iOS) && canImport(AppTrackingTransparency)
+#if compiler(>=5.8)
+@_weakLinked import AppTrackingTransparency
+#else
 import AppTrackingTransparency
 #endif
+#endif
 #if os(iOS) && canImport(AdServices)
+#if compiler(>=5.8)
+@_weakLinked import AdServices
+#else
 import AdServices
+#endif
 #endif
 
 /// The device's signals on iOS. AppTrackingTransparency (iOS 14) and AdServices (iOS 14.3)
@@ -79,6 +91,15 @@ final class AppleDevice: DeviceSignals {
         #else
         return nil
         #endif
+    }
+
+    /// The IDFV without waiting for the main thread: read there now if this is it, else what
+    /// `captureOnMainThread` read (nil when it has not run yet).
+    var identifierForVendorKnownNow: String? {
+        if Thread.isMainThread { captureOnMainThread() }
+        lock.lock()
+        defer { lock.unlock() }
+        return vendorId
     }
 
     var trackingAuthorizationStatus: String? {

@@ -38,6 +38,20 @@ final class UIKitLifecycle: AppLifecycle {
         #endif
     }
 
+    /// A background task of UIKit's (`beginBackgroundTask(withName:expirationHandler:)`), on the
+    /// main thread, for the app's `UIApplication` looked up at run time: none in an app
+    /// extension (where `configure` is refused anyway) or off the main thread.
+    func beginBackgroundTime(expired: @escaping () -> Void) -> (() -> Void)? {
+        #if os(iOS)
+        guard Thread.isMainThread, let application = UIKitLifecycle.application else { return nil }
+        let task = BackgroundTask(application: application)
+        guard task.begin(expired: expired) else { return nil }
+        return { task.end() }
+        #else
+        return nil
+        #endif
+    }
+
     deinit {
         for observer in observers {
             NotificationCenter.default.removeObserver(observer)
@@ -45,6 +59,44 @@ final class UIKitLifecycle: AppLifecycle {
     }
 
     #if os(iOS)
+    /// One background task, ended exactly once, on the main thread: its identifier is UIKit's
+    /// bookkeeping of the main thread's, read and written there only (`begin` runs there, UIKit
+    /// calls the expiration handler there, `end` goes there).
+    private final class BackgroundTask {
+        private let application: UIApplication
+        private var identifier: UIBackgroundTaskIdentifier = .invalid
+
+        init(application: UIApplication) {
+            self.application = application
+        }
+
+        /// On the main thread; false when UIKit lent no time (`.invalid`). The expiration
+        /// handler tells `expired`, then ends the task before it returns, as UIKit requires.
+        func begin(expired: @escaping () -> Void) -> Bool {
+            identifier = application.beginBackgroundTask(withName: "ServiceAttribution: sending what is queued") {
+                expired()
+                self.endOnMainThread()
+            }
+            return identifier != .invalid
+        }
+
+        /// From any thread: ends the task on the main thread, unless it was ended already.
+        func end() {
+            if Thread.isMainThread {
+                endOnMainThread()
+            } else {
+                DispatchQueue.main.async { self.endOnMainThread() }
+            }
+        }
+
+        private func endOnMainThread() {
+            guard identifier != .invalid else { return }
+            let ending = identifier
+            identifier = .invalid
+            application.endBackgroundTask(ending)
+        }
+    }
+
     /// The app's `UIApplication`, looked up at run time: `UIApplication.shared` may not be used
     /// in an app extension, and there is none before UIKit has made it.
     private static var application: UIApplication? {

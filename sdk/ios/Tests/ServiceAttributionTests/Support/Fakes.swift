@@ -215,6 +215,62 @@ final class FakeLifecycle: AppLifecycle {
         lock.unlock()
         handlers.forEach { $0() }
     }
+
+    /// Whether iOS lends time in the background (UIKit's background task): off unless a test
+    /// turns it on.
+    var lendsBackgroundTime: Bool {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return lends
+        }
+        set {
+            lock.lock()
+            defer { lock.unlock() }
+            lends = newValue
+        }
+    }
+
+    private var lends = false
+    private var begun = 0
+    private var ended = 0
+    private var expiry: (() -> Void)?
+
+    /// Background tasks begun and ended so far.
+    var backgroundTimes: (begun: Int, ended: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (begun, ended)
+    }
+
+    func beginBackgroundTime(expired: @escaping () -> Void) -> (() -> Void)? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard lends else { return nil }
+        begun += 1
+        var done = false
+        let end = { [unowned self] in
+            self.lock.lock()
+            defer { self.lock.unlock() }
+            if done { return }
+            done = true
+            self.ended += 1
+            self.expiry = nil
+        }
+        expiry = {
+            expired()
+            end()
+        }
+        return end
+    }
+
+    /// iOS takes the time back: the expiration handler, which ends the task.
+    func expireBackgroundTime() {
+        lock.lock()
+        let handler = expiry
+        lock.unlock()
+        handler?()
+    }
 }
 
 /// Apple's side of the conversion values: every call the SDK made, in order. With `refusal`
@@ -254,8 +310,11 @@ final class RecordingConversionValues: ConversionValueSink {
     }
 }
 
-/// What the app's listeners heard, closures and delegate alike.
-final class Heard: ServiceAttributionDelegate {
+/// What the app's listeners heard, closures and delegate alike. Its conformance to the
+/// main-actor ``ServiceAttributionDelegate`` is declared in an extension (Heard+Delegate.swift),
+/// so that the type itself is not inferred `@MainActor`: the tests read it from their own
+/// thread, its lock guarding what it holds; its methods, nonisolated, are the delegate's.
+final class Heard {
     private let lock = NSLock()
     private var attributionList: [[String: String]] = []
     private var deepLinkList: [ServiceDeepLink] = []
@@ -463,12 +522,15 @@ final class Harness {
     /// Added to the device clock (a device clock that is wrong, an event sent long ago).
     var clockOffset: TimeInterval = 0
 
-    init(store: MemoryStore = MemoryStore(), service: FakeService = FakeService()) {
+    /// `refusal` as the iOS glue passes it in an app extension. The core writes what is called
+    /// before `configure` (stop, anonymous mode, consent) to `store` at once, as it does to the
+    /// SDK's files on iOS.
+    init(store: MemoryStore = MemoryStore(), service: FakeService = FakeService(), refusal: ServiceAttributionError? = nil) {
         self.store = store
         self.service = service
         let callbacks = DispatchQueue(label: "test.main-thread")
         self.callbacks = callbacks
-        core = SdkCore(mainThread: { work in callbacks.async(execute: work) })
+        core = SdkCore(store: store, refusal: refusal, mainThread: { work in callbacks.async(execute: work) })
     }
 
     /// The device clock now.

@@ -1,0 +1,210 @@
+import Foundation
+import XCTest
+@testable import ServiceAttribution
+
+/// Where the SDK's state lives and how long it may work: an app extension refused, choices made
+/// before `configure` kept on the device at once, a state restored from another device
+/// forgotten, the time iOS lends in the background, and answers that drop items without
+/// naming them.
+final class DeviceStateTests: XCTestCase {
+    // MARK: app extensions
+
+    func testConfigureInAnAppExtensionIsRefusedAndNothingIsKept() throws {
+        let harness = Harness(refusal: .appExtension)
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        XCTAssertFalse(try harness.core.sendEvent(.login, name: nil, parameters: nil), "kept nowhere, not even in memory")
+        XCTAssertEqual(harness.configure() as? ServiceAttributionError, .appExtension)
+        XCTAssertEqual(harness.configure() as? ServiceAttributionError, .appExtension, "each configure hears it")
+        XCTAssertFalse(try harness.core.sendEvent(.share, name: nil, parameters: nil))
+        harness.runScheduled()
+        XCTAssertEqual(harness.service.requests, [], "no request at all")
+        XCTAssertNil(harness.store.get(SdkCore.Key.serviceId), "no install made in the extension's container")
+        XCTAssertFalse(harness.core.isConfigured)
+        XCTAssertTrue(harness.core.isSdkDisabled)
+        XCTAssertEqual(harness.core.initError as? ServiceAttributionError, .appExtension)
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("app extension") }.count, 1, "one warning")
+        XCTAssertEqual(harness.lifecycle.backgroundTimes.begun, 0)
+        XCTAssertEqual(heard.errors, [])
+    }
+
+    // MARK: before configure
+
+    func testStopAnonymousModeAndConsentBeforeConfigureAreOnTheDeviceAtOnce() throws {
+        let store = MemoryStore()
+        let killed = Harness(store: store)
+        killed.core.setAnonymous(true)
+        killed.core.setConsent(ServiceConsent(adUserData: false))
+        killed.core.stop()
+        XCTAssertEqual(store.get(SdkCore.Key.stopped), "1")
+        XCTAssertEqual(store.get(SdkCore.Key.anonymous), "1")
+        XCTAssertNotNil(store.get(SdkCore.Key.consent))
+        // The app is killed before configure; the next launch keeps the user's choices.
+        let next = Harness(store: store)
+        XCTAssertNil(next.configure())
+        XCTAssertTrue(next.core.isStopped)
+        XCTAssertTrue(next.core.isAnonymous)
+        XCTAssertEqual(next.core.currentConsent, ServiceConsent(adUserData: false))
+        next.runScheduled()
+        XCTAssertEqual(next.service.requests, [])
+
+        // start() before configure is kept at once too.
+        let started = Harness(store: store)
+        started.core.start()
+        XCTAssertEqual(store.get(SdkCore.Key.stopped), "0")
+    }
+
+    func testNothingIsWrittenBeforeConfigureWhileTheFilesCannotBeRead() throws {
+        let store = MemoryStore()
+        store.available = false
+        let harness = Harness(store: store)
+        harness.core.stop()
+        XCTAssertNil(store.get(SdkCore.Key.stopped), "not before the first unlock")
+        XCTAssertTrue(harness.core.isStopped, "kept in memory, written by configure")
+    }
+
+    // MARK: a state restored from another device
+
+    func testAStateKeptUnderAnotherIDFVIsForgottenAndANewInstallTracked() throws {
+        let store = try Harness.given(queued: 3)
+        store.put(SdkCore.Key.stopped, "0")
+        let earlierId = try XCTUnwrap(store.get(SdkCore.Key.serviceId))
+        XCTAssertEqual(store.get(SdkCore.Key.vendorId), "6F9619FF-8B86-D011-B42D-00CF4FC964FF", "kept beside the service_id")
+        store.put(SdkCore.Key.deleted, "1")
+
+        // The same files on another device (a backup restored there): another IDFV.
+        let restored = Harness(store: store)
+        restored.device.identifierForVendor = "A1B2C3D4-0000-4000-8000-000000000001"
+        XCTAssertNil(restored.configure())
+        restored.eventually("a new install") { restored.service.count("POST", "/v1/installs") == 1 }
+        XCTAssertNotEqual(restored.core.serviceIdentifier, earlierId)
+        XCTAssertEqual(store.get(SdkCore.Key.vendorId), "A1B2C3D4-0000-4000-8000-000000000001")
+        XCTAssertNil(store.get(SdkCore.Key.deleted), "the other install's deletion does not silence this one")
+        XCTAssertEqual(restored.queuedIndexes, [], "nor do its events go as this install's")
+        XCTAssertEqual(restored.service.deliveredEvents, [])
+        XCTAssertEqual(restored.log.messages(.info).filter { $0.contains("another IDFV") }.count, 0)
+        XCTAssertTrue(restored.log.messages(.warn).contains { $0.contains("another IDFV") })
+    }
+
+    func testAnIDFVNotGivenYetIsNotTakenForAnotherDevice() throws {
+        let store = try Harness.given(queued: 2)
+        let serviceId = store.get(SdkCore.Key.serviceId)
+        for missing in [nil, "00000000-0000-0000-0000-000000000000"] as [String?] {
+            let launch = Harness(store: store)
+            launch.service.offline = true
+            launch.device.identifierForVendor = missing
+            launch.configure()
+            XCTAssertEqual(launch.core.serviceIdentifier, serviceId, missing ?? "nil")
+            XCTAssertEqual(launch.queuedIndexes, [0, 1], missing ?? "nil")
+            XCTAssertEqual(store.get(SdkCore.Key.vendorId), "6F9619FF-8B86-D011-B42D-00CF4FC964FF")
+        }
+        // A state kept before the IDFV was (an earlier version of the SDK) is this install's.
+        store.remove(SdkCore.Key.vendorId)
+        let upgraded = Harness(store: store)
+        upgraded.service.offline = true
+        upgraded.device.identifierForVendor = "A1B2C3D4-0000-4000-8000-000000000001"
+        upgraded.configure()
+        XCTAssertEqual(upgraded.core.serviceIdentifier, serviceId)
+        XCTAssertEqual(store.get(SdkCore.Key.vendorId), "A1B2C3D4-0000-4000-8000-000000000001")
+    }
+
+    // MARK: the background
+
+    func testGoingToTheBackgroundSendsWhatIsQueuedInTheTimeIOSLends() throws {
+        let harness = Harness()
+        harness.lifecycle.lendsBackgroundTime = true
+        XCTAssertNil(harness.configure())
+        harness.eventually("the install") { harness.service.count("POST", "/v1/installs") == 1 }
+        // Offline: the event waits for its retry, seconds away.
+        harness.service.offline = true
+        try harness.sendIndexed(2)
+        harness.settle()
+        XCTAssertEqual(harness.queuedIndexes, [0, 1])
+        harness.service.offline = false
+        harness.lifecycle.enterBackground()
+        harness.settle()
+        // Sent at once, not at the retry; the time given back once nothing is left.
+        XCTAssertEqual(harness.acceptedIndexes, [0, 1])
+        XCTAssertEqual(harness.lifecycle.backgroundTimes.begun, 1)
+        XCTAssertEqual(harness.lifecycle.backgroundTimes.ended, 1)
+        // The retry that waited finds its work done.
+        let posted = harness.service.count("POST", "/v1/events")
+        harness.runScheduled(3)
+        XCTAssertEqual(harness.service.count("POST", "/v1/events"), posted)
+
+        // Nothing queued: no time asked for.
+        harness.lifecycle.enterForeground()
+        harness.settle()
+        harness.lifecycle.enterBackground()
+        harness.settle()
+        XCTAssertEqual(harness.lifecycle.backgroundTimes.begun, 1)
+    }
+
+    func testTheTimeLentIsGivenBackOnceWhenIOSTakesItBack() throws {
+        let harness = Harness()
+        harness.lifecycle.lendsBackgroundTime = true
+        harness.service.offline = true
+        harness.configure()
+        try harness.sendIndexed(1)
+        harness.settle()
+        harness.lifecycle.enterBackground()
+        harness.settle()
+        XCTAssertEqual(harness.lifecycle.backgroundTimes.begun, 1)
+        XCTAssertEqual(harness.lifecycle.backgroundTimes.ended, 0, "still offline: kept for the retry")
+        harness.lifecycle.expireBackgroundTime()
+        harness.settle()
+        XCTAssertEqual(harness.lifecycle.backgroundTimes.ended, 1)
+        XCTAssertEqual(harness.queuedIndexes, [0], "what is left stays queued")
+        // Back online, a later flush gives nothing back twice.
+        harness.service.offline = false
+        harness.eventually("delivered") { harness.acceptedIndexes == [0] }
+        XCTAssertEqual(harness.lifecycle.backgroundTimes.ended, 1)
+    }
+
+    func testNoTimeIsAskedForWhileStopped() throws {
+        let harness = Harness()
+        harness.lifecycle.lendsBackgroundTime = true
+        harness.service.offline = true
+        harness.configure()
+        try harness.sendIndexed(1)
+        harness.core.stop()
+        harness.lifecycle.enterBackground()
+        harness.settle()
+        XCTAssertEqual(harness.lifecycle.backgroundTimes.begun, 0)
+    }
+
+    // MARK: answers that drop items without naming them
+
+    func testEveryItemAnAnswerDropsIsCountedWithTheServicesReason() throws {
+        let harness = Harness(store: try Harness.given(queued: 4))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        var answered = false
+        harness.service.answer = { request in
+            guard FakeService.path(request) == "/v1/events", !answered else { return nil }
+            answered = true
+            // #0 stored; a refusal naming index 9 of a request of 4; #2 ignored for a reason the
+            // SDK does not know; #3 named nowhere, and not counted as accepted either.
+            return HTTPResponse(statusCode: 202, body: #"{"accepted":1,"ignored":[{"index":2,"event_id":"c","reason":"install_event","detail":"INSTALL is tracked by the SDK itself"}],"rejected":[{"index":9,"event_id":null,"error":"Unprocessable Entity","detail":"event_time: is required","retryable":false}],"warnings":[]}"#)
+        }
+        XCTAssertNil(harness.configure())
+        harness.eventually("answered") { answered && harness.queuedIndexes.isEmpty }
+        XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, $0.reason?.rawValue ?? "", String($0.count)] }, [["events_dropped", "refused", "3"]])
+        let message = try XCTUnwrap(heard.errors.first?.message)
+        XCTAssertTrue(message.contains("event_time: is required"), message)
+        XCTAssertTrue(message.contains("install_event"), message)
+        XCTAssertTrue(message.contains("1 event neither counted as accepted"), message)
+        XCTAssertEqual(harness.core.droppedEventCount, 3)
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("3 events dropped (refused)") }.count, 1)
+    }
+
+    func testAnAnswerThatAccountsForEveryItemDropsNothingMore() throws {
+        let harness = Harness(store: try Harness.given(queued: 3))
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        XCTAssertNil(harness.configure())
+        harness.eventually("delivered") { harness.acceptedIndexes == [0, 1, 2] }
+        XCTAssertEqual(heard.errors, [])
+        XCTAssertEqual(harness.core.droppedEventCount, 0)
+    }
+}
