@@ -30,6 +30,7 @@ import {
   secretsOf,
   type WebhookConfig,
 } from "./config.ts";
+import { maskUrl } from "./retries.ts";
 import {
   openPartnerConfig,
   openWebhookConfig,
@@ -189,7 +190,9 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
 
     /**
      * `PUT /v1/postbacks/webhooks/{id}`: its URL and switch; a new webhook, or one asked to,
-     * gets a new signing secret, which only this answer shows.
+     * gets a new signing secret, which only this answer shows. The URL as the API shows it, its
+     * credentials masked, keeps the stored URL: an edit that changes only the switch does not
+     * save `***` in place of a token.
      */
     async putWebhook(
       appId: string,
@@ -201,10 +204,14 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
       const secret = fresh
         ? newWebhookSecret()
         : (await openWebhookConfig(existing, deps.wrapper)).secret;
+      const url =
+        existing && existing.url !== body.url && maskUrl(existing.url, []) === body.url
+          ? existing.url
+          : body.url;
       const webhook = parseWebhookConfig({
         id,
         appId,
-        url: body.url,
+        url,
         secret,
         enabled: body.enabled,
       });

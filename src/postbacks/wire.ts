@@ -119,7 +119,10 @@ export const partnerConfigFrom = (
 export const webhookRequestSchema = z
   .strictObject({
     url: z.string().meta({
-      description: "The https URL of the app's backend that receives the deliveries.",
+      description:
+        "The https URL of the app's backend that receives the deliveries. Answers give it with " +
+        "its secrets masked (an access_token's value, say); sent back as answered, masked, it " +
+        "keeps the stored URL.",
       example: "https://api.example.com/attribution-webhook",
     }),
     enabled: z.boolean().optional().meta({ description: "On unless set.", example: true }),
