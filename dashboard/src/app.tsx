@@ -28,6 +28,7 @@ import { PartnersPage } from "./pages/partners.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
 import { SkadnetworkPage } from "./pages/skadnetwork.tsx";
+import { forgetAllReports } from "./report-cache.ts";
 import { carriedQuery, isReportPage } from "./report-query.ts";
 import {
   appPath,
@@ -48,7 +49,8 @@ export function App() {
 type SessionState =
   | { status: "loading" }
   | { status: "failed"; message: string }
-  | { status: "signed-out" }
+  /** `expired`: the session ended under a signed-in person, who is told so at the sign-in. */
+  | { status: "signed-out"; expired?: true }
   | { status: "signed-in"; user: User };
 
 /** An app's pages in the navigation; `ios`: only for an app Apple's postbacks may reach. */
@@ -86,8 +88,15 @@ function Shell() {
   const [chosenAppId, setChosenAppId] = useState<string | null>(storedAppId);
   /** An app the service refused while the session held: not this person's, or none. */
   const [refusedAppId, setRefusedAppId] = useState<string | null>(null);
-  /** Where a signed-out visitor was going: they land there after signing in. */
-  const returnTo = useRef<string | null>(null);
+  /**
+   * Where a signed-out visitor was going, and who was signed in when their session ended (null
+   * for a visitor who was not): they land there after signing in, unless another person does.
+   */
+  const returnTo = useRef<{ route: string; email: string | null } | null>(null);
+  /** Who is signed in, or was when their session ended: whose place `returnTo` keeps. */
+  const lastEmail = useRef<string | null>(null);
+  /** Signed out on purpose: the page shown is not a place to come back to. */
+  const signedOutOnPurpose = useRef(false);
   /** Apps a route named that the list did not know, for which the list was asked again. */
   const reloadedFor = useRef(new Set<string>());
 
@@ -105,7 +114,13 @@ function Shell() {
   }, []);
 
   useEffect(() => {
-    onUnauthorized(() => setSession({ status: "signed-out" }));
+    onUnauthorized(() =>
+      setSession((current) =>
+        current.status === "signed-in"
+          ? { status: "signed-out", expired: true }
+          : { status: "signed-out" },
+      ),
+    );
     onAppRefused((appId) => {
       setRefusedAppId(appId);
       // Not remembered: the picker and the next visit do not offer it again.
@@ -115,18 +130,27 @@ function Shell() {
     loadSession();
   }, [loadSession]);
 
+  const signedInEmail = session.status === "signed-in" ? session.user.email : null;
+
   // Signed out: every page but sign-in leads there. Signed in: sign-in and `/` lead to the apps.
   useEffect(() => {
     if (session.status === "signed-out" && location !== "/sign-in") {
       // With the page's query: a cohorts page's filters are there again after signing in.
-      if (location !== "/") returnTo.current = hashRoute();
+      if (location !== "/" && !signedOutOnPurpose.current) {
+        returnTo.current = { route: hashRoute(), email: lastEmail.current };
+      }
+      // Only the page shown at the sign-out: a page opened later is one to come back to.
+      signedOutOnPurpose.current = false;
       navigate("/sign-in", { replace: true });
-    } else if (session.status === "signed-in" && (location === "/" || location === "/sign-in")) {
-      const next = returnTo.current ?? "/apps";
+    } else if (signedInEmail !== null && (location === "/" || location === "/sign-in")) {
+      const kept = returnTo.current;
       returnTo.current = null;
-      navigate(next, { replace: true });
+      // Another person's place is not theirs to land on: their own start page.
+      const next =
+        kept !== null && (kept.email === null || kept.email === signedInEmail) ? kept.route : null;
+      navigate(next ?? "/apps", { replace: true });
     }
-  }, [session.status, location, navigate]);
+  }, [session.status, signedInEmail, location, navigate]);
 
   const reloadApps = useCallback(async () => {
     setApps(await listApps());
@@ -143,12 +167,14 @@ function Shell() {
 
   const appInRoute = routeAppId(location);
   const routeRefused = appInRoute !== null && appInRoute === refusedAppId;
+  // Signed in only: the page of a person who just signed out is no choice of the next one's.
   useEffect(() => {
+    if (session.status !== "signed-in") return;
     if (appInRoute !== null && appInRoute !== chosenAppId && !routeRefused) {
       setChosenAppId(appInRoute);
       storeAppId(appInRoute);
     }
-  }, [appInRoute, chosenAppId, routeRefused]);
+  }, [session.status, appInRoute, chosenAppId, routeRefused]);
 
   // Another page than the refused app's: that app is asked for again if the route names it.
   useEffect(() => {
@@ -184,7 +210,17 @@ function Shell() {
     [navigate],
   );
 
+  useEffect(() => {
+    if (session.status === "signed-in") lastEmail.current = session.user.email;
+  }, [session]);
+
   const onSignedIn = useCallback((answer: Session) => {
+    forgetAllReports();
+    // Another person than the one whose session ended: the app that one chose is not theirs.
+    if (lastEmail.current !== null && lastEmail.current !== answer.user.email) {
+      setChosenAppId(null);
+      storeAppId(null);
+    }
     setSession({ status: "signed-in", user: answer.user });
   }, []);
 
@@ -194,7 +230,14 @@ function Shell() {
     } catch {
       // signed out here whatever the service said
     }
+    // Nothing of this person's is left for the next one on this tab: not their figures, not
+    // their page, not their app.
+    forgetAllReports();
     returnTo.current = null;
+    lastEmail.current = null;
+    signedOutOnPurpose.current = true;
+    setChosenAppId(null);
+    storeAppId(null);
     setSession({ status: "signed-out" });
   };
 
@@ -244,7 +287,7 @@ function Shell() {
           </Page>
         ) : session.status === "signed-out" ? (
           location === "/sign-in" ? (
-            <SignInPage onSignedIn={onSignedIn} />
+            <SignInPage onSignedIn={onSignedIn} expired={session.expired === true} />
           ) : null
         ) : context ? (
           <SessionContext.Provider value={context}>

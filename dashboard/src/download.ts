@@ -17,12 +17,19 @@ export const saveFile = (blob: Blob, fileName: string): void => {
 const FORMULA_START = /^[=+\-@\t\r]/;
 
 /**
+ * A figure as the page formats it, signed: `-$44.00` (a refund), `-1,234`, `+12.5%`. A
+ * spreadsheet reads it as the number it is, and it cannot call anything, so it is written as it
+ * is rather than as text.
+ */
+const SIGNED_FIGURE = /^[-+]\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?$/;
+
+/**
  * One field as RFC 4180 writes it: in double quotes, its quotes doubled, when it holds a comma,
  * a quote or a line break. A text that a spreadsheet would run as a formula is written after an
- * apostrophe (OWASP's advice against CSV injection); numbers as shown never begin so.
+ * apostrophe (OWASP's advice against CSV injection); a signed figure is not such a text.
  */
 export const csvField = (value: string): string => {
-  const safe = FORMULA_START.test(value) ? `'${value}` : value;
+  const safe = FORMULA_START.test(value) && !SIGNED_FIGURE.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 };
 

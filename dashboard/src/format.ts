@@ -37,13 +37,14 @@ const usd = new Intl.NumberFormat("en-US", {
   maximumFractionDigits: 2,
 });
 
+/** A figure not known, or not reached yet: shown as such, never as 0; and a value there is not. */
+export const UNKNOWN = "—";
+
 export const formatCount = (value: number): string => integer.format(value);
 
+/** US dollars, "$5.00"; "—" for an amount not known. */
 export const formatUsd = (value: number | null | undefined): string =>
-  value === null || value === undefined || !Number.isFinite(value) ? "–" : usd.format(value);
-
-/** A figure not known, or not reached yet: shown as such, never as 0. */
-export const UNKNOWN = "—";
+  value === null || value === undefined || !Number.isFinite(value) ? UNKNOWN : usd.format(value);
 
 const percent = new Intl.NumberFormat("en-US", {
   style: "percent",
@@ -57,17 +58,16 @@ export const formatShare = (value: number | null | undefined): string =>
     ? UNKNOWN
     : percent.format(value);
 
-/** US dollars, "$5.00"; "—" for an amount not known. */
-export const formatKnownUsd = (value: number | null | undefined): string =>
-  value === null || value === undefined || !Number.isFinite(value) ? UNKNOWN : usd.format(value);
+/** US dollars, "$5.00"; "—" for an amount not known: formatUsd, by the name the cohorts use. */
+export const formatKnownUsd = formatUsd;
 
 /** An ISO timestamp as `YYYY-MM-DD HH:MM:SS UTC`; what it was when it is not one. */
 export const formatTime = (value: string | null | undefined): string => {
-  if (!value) return "–";
+  if (!value) return UNKNOWN;
   const time = Date.parse(value);
   if (Number.isNaN(time)) return value;
   return `${new Date(time).toISOString().slice(0, 19).replace("T", " ")} UTC`;
 };
 
 export const formatDay = (value: string | null | undefined): string =>
-  value ? value.slice(0, 10) : "–";
+  value ? value.slice(0, 10) : UNKNOWN;

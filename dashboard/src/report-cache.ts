@@ -58,3 +58,11 @@ export const overviewOf = (
 export const forgetReports = (appId: string): void => {
   for (const [key, entry] of answers) if (entry.appId === appId) answers.delete(key);
 };
+
+/**
+ * Forgets every answer: at sign-out and at sign-in, so that the next person on this tab is
+ * never shown the previous one's figures from here, whatever apps they may see.
+ */
+export const forgetAllReports = (): void => {
+  answers.clear();
+};

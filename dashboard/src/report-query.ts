@@ -14,11 +14,13 @@ export type FilterName = (typeof FILTER_NAMES)[number];
 /** The platforms installs have. */
 export const PLATFORMS = ["android", "ios"] as const;
 
-/** The service takes a filter of 1 to 200 characters. */
-const filterValue = (value: string | null): string | undefined => {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed.slice(0, 200) : undefined;
-};
+/**
+ * A filter's value as chosen: the service matches it exactly, so a campaign named with a space
+ * at either end is asked for with it. A blank one is no filter; the service takes at most 200
+ * characters, so an address typed longer is cut rather than refused.
+ */
+const filterValue = (value: string | null): string | undefined =>
+  value === null || value.trim() === "" ? undefined : value.slice(0, 200);
 
 /** The query's range; the last 7 days for a date it lacks. */
 export const rangeOf = (query: URLSearchParams): Range => {

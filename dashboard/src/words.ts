@@ -113,3 +113,9 @@ export const eventWord = (name: string): string => {
  */
 export const withEventWords = (text: string): string =>
   text.replace(/\bservice_[\p{L}\p{M}\p{N}_]+/gu, (name) => eventWord(name));
+
+/**
+ * The media source of installs credited to none (attribution skipped, or not done yet), and of
+ * their events: one name on every page and in every file.
+ */
+export const UNATTRIBUTED = "none (not attributed)";

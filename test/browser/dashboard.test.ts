@@ -25,6 +25,12 @@ import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ORGANIC_COLOUR,
+  OTHER_COLOUR,
+  PALETTE,
+  UNATTRIBUTED_COLOUR,
+} from "../../dashboard/src/colours.ts";
 import { createPasswordCredentials } from "../../src/adapters/dynamodb/password-credentials.ts";
 import { issueKey } from "../../src/apps/registration.ts";
 import type { CostAnswer } from "../../src/costs/cost-rows.ts";
@@ -60,6 +66,24 @@ const IOS_APP_NAME = "Browser Test iOS App";
 const APP_STORE_ID = String(SKAN_4_FINE["app-id"]);
 const ANDROID_PHONE =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
+
+/** A CSS colour's relative luminance (WCAG 2.x): `#rrggbb`, or `rgb(r, g, b)` as computed. */
+const luminance = (colour: string): number => {
+  const channels = colour.startsWith("#")
+    ? [1, 3, 5].map((at) => Number.parseInt(colour.slice(at, at + 2), 16))
+    : (colour.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map(Number);
+  const [r = 0, g = 0, b = 0] = channels.map((value) => {
+    const c = value / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
+
+/** The contrast ratio of two colours (1 to 21). */
+const contrast = (a: string, b: string): number => {
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return ((light ?? 0) + 0.05) / ((dark ?? 0) + 0.05);
+};
 
 /** How long a condition may take to hold: the lake's flush, a report's query, a render. */
 const WITHIN = { timeout: 30_000, interval: 200 } as const;
@@ -103,6 +127,24 @@ describe("the dashboard in a browser", () => {
   const cellTexts = async (rows: Locator, column: number) =>
     Promise.all((await rows.all()).map((row) => row.locator("th, td").nth(column).innerText()));
   const countOf = (text: string) => Number(text.replace(/[^\d.-]/g, ""));
+  /**
+   * An input the service refused: marked, the reason beside it (the first id it is described
+   * by), the form's problems under it, and the focus on it.
+   */
+  const refusedBeside = async (input: Locator, reason: string, problems: Locator) => {
+    await expect.poll(() => input.getAttribute("aria-invalid"), WITHIN).toBe("true");
+    const [errorId] = (await input.getAttribute("aria-describedby"))?.split(" ") ?? [];
+    expect(await input.page().locator(`[id="${errorId}"]`).innerText()).toBe(reason);
+    expect(await problems.innerText()).toBe(`Not saved. ${reason}`);
+    expect(await problems.getAttribute("role")).toBe("alert");
+    const id = await input.getAttribute("id");
+    await expect.poll(() => input.page().evaluate("document.activeElement?.id"), WITHIN).toBe(id);
+  };
+  /** The `aria-label` of the element that has the focus, or its id when it has none. */
+  const focused = (on: Page) =>
+    on.evaluate<string>(
+      "document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id ?? ''",
+    );
   /** GET with the context's session cookie, as the page's own calls go. */
   const apiGet = async (context: BrowserContext, path: string) => {
     const response = await context.request.get(`${rt.url}${path}`);
@@ -329,10 +371,88 @@ describe("the dashboard in a browser", () => {
     }
   });
 
-  it("2. creates an Android app through the form: it is in the list and in the app picker", async () => {
+  it("1e. draws the focus outline, the inputs' edges and the charts' colours at 3:1 or more against white and the page's background", async () => {
+    const context = await browser.newContext({
+      viewport: DESKTOP,
+      reducedMotion: "reduce",
+      storageState: await owner.storageState(),
+    });
+    try {
+      const on = await context.newPage();
+      await open(on, "/apps");
+      await heading(on, "Apps").waitFor(WITHIN);
+      const style = (locator: Locator, property: string) =>
+        locator.evaluate(
+          (element, name) =>
+            (
+              globalThis as unknown as {
+                getComputedStyle(e: unknown): { getPropertyValue(n: string): string };
+              }
+            )
+              .getComputedStyle(element)
+              .getPropertyValue(name),
+          property,
+        );
+      const backgrounds = {
+        white: "#ffffff",
+        page: await style(on.locator("html"), "background-color"),
+        card: await style(on.locator("section.card").first(), "background-color"),
+      };
+      const atLeast3 = (what: string, colour: string, against: Record<string, string>) => {
+        for (const [name, background] of Object.entries(against)) {
+          expect(
+            contrast(colour, background),
+            `${what} (${colour}) on ${name}`,
+          ).toBeGreaterThanOrEqual(3);
+        }
+      };
+      const input = on.getByLabel("App id");
+      atLeast3("an input's edge", await style(input, "border-top-color"), backgrounds);
+      // The keyboard's focus: on an input of the page, and on a link of the dark header.
+      await input.focus();
+      await on.keyboard.press("Shift+Tab");
+      await on.keyboard.press("Tab");
+      expect(await on.evaluate("document.activeElement?.name")).toBe("app_id");
+      atLeast3("the focus outline", await style(input, "outline-color"), backgrounds);
+      const appsLink = navLink(on, "Apps");
+      await appsLink.focus();
+      await on.keyboard.press("Shift+Tab");
+      await on.keyboard.press("Tab");
+      atLeast3("the header's focus outline", await style(appsLink, "outline-color"), {
+        header: await style(on.getByRole("banner"), "background-color"),
+      });
+      // The charts' greys (organic, "none (not attributed)", the other sources summed), and
+      // every series on the white of the cards the charts are drawn on.
+      for (const colour of [ORGANIC_COLOUR, UNATTRIBUTED_COLOUR, OTHER_COLOUR]) {
+        atLeast3("a chart's grey", colour, backgrounds);
+      }
+      for (const colour of PALETTE) {
+        atLeast3("a chart's series", colour, { card: backgrounds.card });
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("2. creates an Android app through the form (an app id refused beside its input first): it is in the list and in the app picker", async () => {
     await open(page, "/apps");
     await heading(page, "Apps").waitFor();
+    // The inputs hold no more than the service takes; what it refuses is said beside the input.
+    expect(await page.getByLabel("App id").getAttribute("maxlength")).toBe("255");
+    expect(await page.getByLabel("Name", { exact: true }).getAttribute("maxlength")).toBe("200");
+    await page.getByLabel("App id").fill("com.example browser");
+    await page.getByLabel("Name", { exact: true }).fill(APP_NAME);
+    await page.getByRole("button", { name: "Create app" }).click();
+    await refusedBeside(
+      page.getByLabel("App id"),
+      "App id must be a bundle identifier or package name (letters, digits, '.', '_', '-').",
+      page.locator("#create-app-error"),
+    );
+    expect(await page.getByRole("table", { name: "Apps" }).count()).toBe(0);
+    await screenshot(page, "apps-refused");
+
     await page.getByLabel("App id").fill(APP_ID);
+    expect(await page.getByLabel("App id").getAttribute("aria-invalid")).toBeNull();
     await page.getByLabel("Name", { exact: true }).fill(APP_NAME);
     await page.getByLabel("Platform").selectOption("android");
     await page.getByRole("button", { name: "Create app" }).click();
@@ -385,12 +505,20 @@ describe("the dashboard in a browser", () => {
     await before.body?.cancel();
     expect(before.status).toBe(200);
 
+    // Cancel gives the focus back to Revoke; once revoked, the row has no button left, and the
+    // list's heading has it.
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await row.getByRole("button", { name: "Cancel" }).click();
+    await expect
+      .poll(() => page.evaluate("document.activeElement?.textContent"), WITHIN)
+      .toBe("Revoke");
     await row.getByRole("button", { name: "Revoke" }).click();
     await row.getByRole("button", { name: "Confirm revoke" }).click();
     await page
       .getByRole("status")
       .filter({ hasText: `Key ${keyId} revoked.` })
       .waitFor();
+    await expect.poll(() => focused(page), WITHIN).toBe("key-list-heading");
     const after = await config();
     await after.body?.cancel();
     expect(after.status).toBe(401);
@@ -442,8 +570,19 @@ describe("the dashboard in a browser", () => {
   it("4. creates a link with its QR code; a phone's tap on it shows as a click", async () => {
     await open(page, `/apps/${APP_ID}/links`);
     await heading(page, "Links").waitFor();
+    expect(await page.getByLabel("Campaign name").getAttribute("maxlength")).toBe("200");
+    expect(await page.getByLabel("Deep link path").getAttribute("maxlength")).toBe("1000");
     await page.getByLabel("Media source").fill("browser_qr");
     await page.getByLabel("Campaign name").fill("Spring launch");
+    // A path the service refuses: said beside its input, and nothing made.
+    await page.getByLabel("Deep link path").fill("levels/7");
+    await page.getByRole("button", { name: "Create link" }).click();
+    await refusedBeside(
+      page.getByLabel("Deep link path"),
+      "Deep link path must start with /",
+      page.locator("#create-link-error"),
+    );
+    expect(await page.getByLabel("Link URL").count()).toBe(0);
     await page.getByLabel("Deep link path").fill("/levels/7");
     await page.getByRole("button", { name: "Create link" }).click();
 
@@ -507,8 +646,21 @@ describe("the dashboard in a browser", () => {
 
     await open(page, `/apps/${APP_ID}/links`);
     const row = page.locator(`tr[data-deeplink-id="${deeplinkId}"]`);
-    await row.getByRole("button", { name: `Edit the preview of link ${deeplinkId}` }).click();
+    // Each button's name begins with the words it shows, and names its link.
+    const edit = row.getByRole("button", {
+      name: `Edit preview of link ${deeplinkId}`,
+      exact: true,
+    });
+    expect(await edit.innerText()).toBe("Edit preview");
+    const disable = row.getByRole("button", { name: `Disable link ${deeplinkId}`, exact: true });
+    expect(await disable.innerText()).toBe("Disable");
     const form = page.getByRole("form", { name: `Preview of link ${deeplinkId}` });
+    // Cancel gives the focus back to the button that opened the form.
+    await edit.click();
+    await form.getByRole("button", { name: "Cancel" }).click();
+    expect(await form.count()).toBe(0);
+    await expect.poll(() => focused(page), WITHIN).toBe(`Edit preview of link ${deeplinkId}`);
+    await edit.click();
     const saved = page
       .getByRole("status")
       .filter({ hasText: `Preview of link ${deeplinkId} saved.` });
@@ -518,6 +670,11 @@ describe("the dashboard in a browser", () => {
     await form.getByLabel("Preview image URL (https)").fill("http://cdn.example.com/spring.png");
     await form.getByRole("button", { name: "Save preview" }).click();
     await expect.poll(() => form.getByRole("alert").innerText(), WITHIN).toContain("https");
+    await refusedBeside(
+      form.getByLabel("Preview image URL (https)"),
+      "Preview image URL must be an https URL whose host is a domain name (in punycode: xn--…)",
+      form.getByRole("alert"),
+    );
     expect((await stored()).preview_title).toBeNull();
     await screenshot(page, "links-preview-refused");
 
@@ -525,6 +682,8 @@ describe("the dashboard in a browser", () => {
     await form.getByRole("button", { name: "Save preview" }).click();
     await saved.waitFor(WITHIN);
     expect(await form.count()).toBe(0);
+    // The form gone, the focus is back on the button that opened it.
+    await expect.poll(() => focused(page), WITHIN).toBe(`Edit preview of link ${deeplinkId}`);
     expect(await row.locator("td").allInnerTexts()).toEqual(
       expect.arrayContaining(["Active\nown preview"]),
     );
@@ -541,7 +700,7 @@ describe("the dashboard in a browser", () => {
     await screenshot(page, "links-preview");
 
     // The form starts from what is stored; an emptied title is cleared, the rest stays.
-    await row.getByRole("button", { name: `Edit the preview of link ${deeplinkId}` }).click();
+    await edit.click();
     expect(await form.getByLabel("Preview title").inputValue()).toBe(
       "Spring launch: level 7 is open",
     );
@@ -596,7 +755,7 @@ describe("the dashboard in a browser", () => {
       expect(tableBox.x + tableBox.width, `${what}: the table's right edge`).toBeLessThanOrEqual(
         cardBox.x + cardBox.width,
       );
-      const buttons = await table.getByRole("button", { name: /^(Disable|Enable)$/ }).all();
+      const buttons = await table.getByRole("button", { name: /^(Disable|Enable) link / }).all();
       expect(buttons.length, `${what}: a Disable button a link`).toBeGreaterThanOrEqual(2);
       for (const button of buttons) {
         const box = await button.boundingBox();
@@ -635,6 +794,24 @@ describe("the dashboard in a browser", () => {
       await heading(on, "Links").waitFor();
       await fitsCard(on, "1440 px");
       await screenshot(on, "links-1440");
+
+      // With the keyboard's focus on a control of its row, the long name shows whole: no
+      // mouse is needed to read it.
+      const longRow = on.locator(`tr[data-deeplink-id="${longLink}"]`);
+      const longName = longRow.locator('td[data-label="Campaign"] .cut');
+      await longRow.getByRole("button", { name: `QR code of link ${longLink}` }).focus();
+      await on.keyboard.press("Shift+Tab");
+      await on.keyboard.press("Tab");
+      await expect
+        .poll(async () => (await longName.boundingBox())?.height ?? 0, WITHIN)
+        .toBeGreaterThan(80);
+      expect(
+        await longName.evaluate(
+          (element: { scrollHeight: number; clientHeight: number }) =>
+            element.scrollHeight <= element.clientHeight,
+        ),
+      ).toBe(true);
+      await screenshot(on, "links-1440-focused");
 
       // The QR code of a link listed, not one just made: shown under its row, and hidden again.
       const row = on.locator(`tr[data-deeplink-id="${madeLink}"]`);
@@ -813,7 +990,7 @@ describe("the dashboard in a browser", () => {
         countOf(text ?? ""),
       );
       if (installs === undefined || revenue === undefined || ratio === undefined) continue;
-      if (installs === 0) expect(cells[5]).toBe("–");
+      if (installs === 0) expect(cells[5]).toBe("—");
       else expect(ratio).toBeCloseTo(revenue / installs, 1);
     }
 
@@ -1411,7 +1588,7 @@ describe("the dashboard in a browser", () => {
       const campaigns = page.getByRole("table", { name: "Campaigns" }).locator("tbody tr");
       expect(await campaigns.count()).toBe(answer.campaigns.length);
       expect((await cellTexts(campaigns, 0)).sort()).toEqual(
-        answer.campaigns.map((row) => row.media_source ?? "–").sort(),
+        answer.campaigns.map((row) => row.media_source ?? "none (not attributed)").sort(),
       );
     };
     await holds(all);
@@ -1744,6 +1921,114 @@ describe("the dashboard in a browser", () => {
     }
   });
 
+  it("5f. filters by a campaign named with a space at its end, as named; downloads a refund as the negative amount it is", async () => {
+    // An app of its own: one install won by a click of a campaign whose name ends in a space,
+    // and a refund of 44 USD.
+    const spacedApp = "com.example.browser.spaced";
+    const campaign = "Spring Sale ";
+    const { sdkKey, serverKey } = await rt.createApp(spacedApp, "android");
+    const maid = randomUUID();
+    const serviceId = randomUUID();
+    const now = Date.now();
+    const touched = await rt.post(
+      "/v1/touches",
+      {
+        touches: [
+          {
+            touch_type: "click",
+            touch_time: new Date(now - 60_000).toISOString(),
+            media_source: "spacenet",
+            campaign_name: campaign,
+            ip: "203.0.113.20",
+            user_agent: ANDROID_PHONE,
+            maid,
+          },
+        ],
+      },
+      serverKey,
+    );
+    expect(touched.status, await touched.text()).toBeLessThan(300);
+    const installed = await rt.post(
+      "/v1/installs",
+      installRequest(serviceId, {
+        os: "android",
+        os_version: "14",
+        device_model: "Pixel 8",
+        sdk_platform: "kotlin",
+        idfv: null,
+        maid,
+        first_open_time: new Date(now).toISOString(),
+      }),
+      sdkKey,
+    );
+    expect(installed.status, await installed.text()).toBe(202);
+    const attribution = await rt.get(
+      `/v1/installs/${serviceId}/attribution?wait_seconds=20`,
+      sdkKey,
+    );
+    expect(await attribution.json()).toMatchObject({ media_source: "spacenet" });
+    const refunded = await rt.post(
+      "/v1/events",
+      {
+        events: [
+          {
+            event_id: randomUUID(),
+            event_type: "PURCHASE",
+            event_time: new Date(now + 1_000).toISOString(),
+            service_id: serviceId,
+            parameters: { revenue: -44, currency: "USD" },
+          },
+        ],
+      },
+      sdkKey,
+    );
+    expect(refunded.status, await refunded.text()).toBeLessThan(300);
+    await rt.flush();
+    const day = today();
+    await expect
+      .poll(async () => {
+        const { body } = await apiGet(
+          owner,
+          `/v1/reports/overview?app_id=${spacedApp}&from=${day}&to=${day}`,
+        );
+        return (body as OverviewAnswer).campaigns.map((row) => [row.campaign, row.revenue_usd]);
+      }, PAST_REPORT_CACHE)
+      .toEqual([[campaign, -44]]);
+
+    await open(page, `/apps/${spacedApp}/overview?from=${day}&to=${day}`);
+    await heading(page, "Overview").waitFor();
+    const total = async (name: string) =>
+      Number(await page.getByTestId(`total-${name}`).getAttribute("data-value"));
+    await expect.poll(() => total("installs"), WITHIN).toBe(1);
+    const campaigns = page.getByRole("table", { name: "Campaigns" }).locator("tbody tr");
+    expect(await cellTexts(campaigns, 4)).toEqual(["-$44.00"]);
+
+    // The refund downloads as the amount it is, which a spreadsheet sums; a name that could
+    // run as a formula would still be written after an apostrophe.
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download CSV of the campaign table", exact: true }).click(),
+    ]);
+    const rows = parseCsv((await readFile(await download.path(), "utf8")).slice(1));
+    expect(rows[1]).toEqual(["spacenet", campaign, "1", "2", "-$44.00", "-$44.00"]);
+
+    // The campaign chosen as it is named: its install, not none; kept in the address as such.
+    await page.getByLabel("Campaign", { exact: true }).selectOption(campaign);
+    await expect
+      .poll(() => new URL(page.url()).hash, WITHIN)
+      .toContain(`campaign=${encodeURIComponent(campaign).replaceAll("%20", "+")}`);
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Showing ${day} to ${day}: campaign ${campaign}` })
+      .waitFor(WITHIN);
+    await expect.poll(() => total("installs"), WITHIN).toBe(1);
+    expect(await cellTexts(campaigns, 4)).toEqual(["-$44.00"]);
+    await page.reload();
+    await heading(page, "Overview").waitFor();
+    await expect.poll(() => total("installs"), WITHIN).toBe(1);
+    expect(await page.getByLabel("Campaign", { exact: true }).inputValue()).toBe(campaign);
+  });
+
   it("6. saves a click window of 14 days; shows the service's refusal of 99", async () => {
     await open(page, `/apps/${APP_ID}/settings`);
     await heading(page, "Settings").waitFor();
@@ -1888,7 +2173,7 @@ describe("the dashboard in a browser", () => {
     const stored = await rows.first().locator("td").nth(1).getAttribute("title");
     expect(stored).toMatch(/^service_/);
     const platforms = await cellTexts(rows, 6);
-    expect(platforms.every((word) => ["Android", "iOS", "–"].includes(word))).toBe(true);
+    expect(platforms.every((word) => ["Android", "iOS", "—"].includes(word))).toBe(true);
     // Updated at a UTC time written as the table's; the table fits 1280 px without scrolling.
     await expect
       .poll(() => page.getByText(/Last updated/).innerText(), WITHIN)
@@ -2104,18 +2389,23 @@ describe("the dashboard in a browser", () => {
     await page.getByRole("table", { name: "Partner configurations" }).waitFor();
     expect(await row.getByTestId("delivered").innerText()).toBe("0");
     await page
-      .getByRole("region", { name: "Delivery log" })
+      .getByRole("region", { name: "Delivery log", exact: true })
       .getByText("No attempts yet.")
       .waitFor();
   });
 
-  it("9c. adds a webhook whose signing secret is shown once; a real install's delivery is in the log, on the Partners page and on the overview", async () => {
+  /** The backend's webhook URL carries a token, which the API and the page show masked. */
+  const WEBHOOK_TOKEN = "s3cret_webhook_token";
+
+  it("9c. adds a webhook whose signing secret is shown once and whose URL's token is shown masked, kept by an edit; a real install's delivery is in the log, on the Partners page and on the overview", async () => {
+    const hookUrl = `${mock.url}/hook?access_token=${WEBHOOK_TOKEN}`;
+    const maskedHookUrl = `${mock.url}/hook?access_token=***`;
     await open(page, `/apps/${APP_ID}/partners`);
     await heading(page, "Partners").waitFor();
     await page.getByRole("button", { name: "Add a webhook" }).click();
     const form = page.getByRole("form", { name: "Add a webhook" });
     expect(await form.getByLabel("Webhook id").inputValue()).toBe("backend");
-    await form.getByLabel("URL (https)").fill(`${mock.url}/hook`);
+    await form.getByLabel("URL (https)").fill(hookUrl);
     await form.getByRole("button", { name: "Save webhook" }).click();
     await page.getByRole("status").filter({ hasText: "Webhook backend saved." }).waitFor(WITHIN);
     const secretField = page.getByLabel("Signing secret");
@@ -2136,11 +2426,32 @@ describe("the dashboard in a browser", () => {
     expect(await page.getByLabel("Signing secret").count()).toBe(0);
     expect(await page.content()).not.toContain(secret);
 
+    // The URL's token is masked in the list's answer and on the page, as in the delivery log.
+    const listed = (await apiGet(owner, `/v1/postbacks?app_id=${APP_ID}`)).body as {
+      webhooks: { id: string; url: string }[];
+    };
+    expect(listed.webhooks.find((one) => one.id === "backend")?.url).toBe(maskedHookUrl);
+    expect(JSON.stringify(listed)).not.toContain(WEBHOOK_TOKEN);
+    expect(await webhook.locator("td").nth(1).innerText()).toBe(maskedHookUrl);
+    expect(await page.content()).not.toContain(WEBHOOK_TOKEN);
+    // Edited and saved with the URL as shown (switched off and on again): the token stays.
+    const storedUrl = async () =>
+      (await rt.stores.postbackConfigs.getWebhook(APP_ID, "backend"))?.url;
+    await webhook.getByRole("button", { name: "Edit webhook backend" }).click();
+    const edit = page.getByRole("form", { name: "Webhook backend" });
+    expect(await edit.getByLabel("URL (https)").inputValue()).toBe(maskedHookUrl);
+    await edit.getByRole("button", { name: "Save webhook" }).click();
+    await page.getByRole("status").filter({ hasText: "Webhook backend saved." }).waitFor(WITHIN);
+    expect(await storedUrl()).toBe(hookUrl);
+    expect(await page.content()).not.toContain(WEBHOOK_TOKEN);
+
     // The test delivery is signed with the secret the page showed.
     await webhook.getByRole("button", { name: "Send a test delivery to webhook backend" }).click();
     const panel = page.getByRole("region", { name: "Test delivery to webhook backend" });
     await panel.getByRole("button", { name: "Send test delivery" }).click();
     const [tested] = await mock.waitFor((request) => request.path === "/hook");
+    // Sent to the URL as stored, its token whole.
+    expect(tested?.query.get("access_token")).toBe(WEBHOOK_TOKEN);
     const header = tested?.headers[SIGNATURE_HEADER.toLowerCase()];
     expect(
       verifySignature({
@@ -2187,7 +2498,7 @@ describe("the dashboard in a browser", () => {
     expect(mock.to("/partner")).toHaveLength(2);
 
     await page
-      .getByRole("region", { name: "Delivery log" })
+      .getByRole("region", { name: "Delivery log", exact: true })
       .getByRole("button", { name: "Refresh" })
       .click();
     const attempts = page.getByRole("table", { name: "Delivery log" }).locator("tbody tr");
@@ -2202,7 +2513,7 @@ describe("the dashboard in a browser", () => {
       "200",
       "Delivered",
     ]);
-    expect(cells[6]).toBe(`POST ${mock.url}/hook`);
+    expect(cells[6]).toBe(`POST ${maskedHookUrl}`);
     await expect.poll(() => webhook.getByTestId("delivered").innerText(), WITHIN).toBe("1");
     expect(await webhook.getByTestId("failed").innerText()).toBe("0");
     await screenshot(page, "partners");
@@ -2220,6 +2531,28 @@ describe("the dashboard in a browser", () => {
       "0",
       "0",
     ]);
+
+    // A webhook deleted: Cancel gives the focus back to its Delete button, and once its row is
+    // gone, the list's heading has it.
+    await navLink(page, "Partners").click();
+    await heading(page, "Partners").waitFor();
+    await page.getByRole("button", { name: "Add a webhook" }).click();
+    const spareForm = page.getByRole("form", { name: "Add a webhook" });
+    await spareForm.getByLabel("Webhook id").fill("spare");
+    await spareForm.getByLabel("URL (https)").fill(`${mock.url}/spare`);
+    await spareForm.getByRole("button", { name: "Save webhook" }).click();
+    await page.getByRole("status").filter({ hasText: "Webhook spare saved." }).waitFor(WITHIN);
+    const spare = page
+      .getByRole("table", { name: "Webhooks" })
+      .locator('tr[data-webhook-id="spare"]');
+    await spare.getByRole("button", { name: "Delete webhook spare" }).click();
+    await spare.getByRole("button", { name: "Cancel" }).click();
+    await expect.poll(() => focused(page), WITHIN).toBe("Delete webhook spare");
+    await spare.getByRole("button", { name: "Delete webhook spare" }).click();
+    await spare.getByRole("button", { name: "Confirm delete" }).click();
+    await page.getByRole("status").filter({ hasText: "Webhook spare deleted." }).waitFor(WITHIN);
+    await expect.poll(() => spare.count(), WITHIN).toBe(0);
+    await expect.poll(() => focused(page), WITHIN).toBe("webhooks-heading");
   });
 
   it("9d. edits an iOS app's SKAdNetwork schema (a fine value of 64 refused at its field) and ad network names; its overview counts Apple's samples and decodes their values; the owner's Apps page counts a postback of no app", async () => {
@@ -2668,6 +3001,17 @@ describe("the dashboard in a browser", () => {
         .locator('tr[data-config-id="examplenet"]')
         .waitFor(WITHIN);
       await theirs.getByRole("table", { name: "Webhooks" }).waitFor();
+      // The webhook's URL with its token masked, to a viewer as to anyone.
+      expect(
+        await theirs
+          .getByRole("table", { name: "Webhooks" })
+          .locator('tr[data-webhook-id="backend"] td')
+          .nth(1)
+          .innerText(),
+      ).toBe(`${mock.url}/hook?access_token=***`);
+      expect(
+        JSON.stringify((await apiGet(context, `/v1/postbacks?app_id=${APP_ID}`)).body),
+      ).not.toContain(WEBHOOK_TOKEN);
       expect(await theirs.getByLabel("Share device data without consent").isDisabled()).toBe(true);
       await noChanges("Partners");
 
@@ -2691,6 +3035,116 @@ describe("the dashboard in a browser", () => {
 
       // The pages asked the service to change nothing.
       expect(changes).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("9f. shows the next person on a tab nothing of the one who signed out; says a session that ended at the sign-in, and takes back there its own person only", async () => {
+    const { email, password } = ownerAccount();
+    const { appId: demoAppId } = demoApp();
+    const { appId: cohortAppId, days } = cohortWorld();
+    // A viewer of the cohorts' app alone, and the second person (test 9), who has no app.
+    const viewer = {
+      email: "cohorts-viewer@example.com",
+      password: "the cohorts viewer's password",
+    };
+    await addUser(
+      { users: rt.stores.users, credentials: createPasswordCredentials(rt.stores.users) },
+      { ...viewer, viewer: true, appIds: [cohortAppId] },
+    );
+    const context = await browser.newContext({ viewport: DESKTOP, reducedMotion: "reduce" });
+    try {
+      const tab = await context.newPage();
+      const signIn = async (who: { email: string; password: string }) => {
+        await heading(tab, "Sign in").waitFor(WITHIN);
+        await tab.getByLabel("Email").fill(who.email);
+        await tab.getByLabel("Password").fill(who.password);
+        await tab.getByRole("button", { name: "Sign in" }).click();
+      };
+      const ended = tab.getByTestId("session-ended");
+      const hash = () => new URL(tab.url()).hash;
+
+      // The owner (a code too: an admin) opens the demo app's overview, and signs out.
+      await tab.goto(`${rt.url}/`);
+      await signIn({ email, password });
+      await tab.getByLabel("Code").fill(totpCode(totpKey, Date.now()));
+      await tab.getByRole("button", { name: "Sign in" }).click();
+      await heading(tab, "Apps").waitFor(WITHIN);
+      const ownersPage = `/apps/${demoAppId}/overview?from=${range.from}&to=${range.to}`;
+      await open(tab, ownersPage);
+      await expect
+        .poll(
+          async () => Number(await tab.getByTestId("total-installs").getAttribute("data-value")),
+          WITHIN,
+        )
+        .toBe(demoApp().outcome.installs);
+      await tab.getByRole("button", { name: "Sign out" }).click();
+      await heading(tab, "Sign in").waitFor(WITHIN);
+      expect(await ended.innerText()).toBe("");
+
+      // The viewer, on the same tab: their own start page, no app of the owner's in the picker.
+      await signIn(viewer);
+      await heading(tab, "Apps").waitFor(WITHIN);
+      expect(hash()).toBe("#/apps");
+      await tab
+        .getByRole("table", { name: "Apps" })
+        .locator(`tr[data-app-id="${cohortAppId}"]`)
+        .waitFor();
+      expect(await tab.getByRole("table", { name: "Apps" }).locator("tbody tr").count()).toBe(1);
+      expect(await tab.getByLabel("Current app").count()).toBe(0);
+      expect(await tab.getByTestId("total-installs").count()).toBe(0);
+      // The owner's overview by its address: asked of the service, which refuses it, never
+      // answered from what the tab kept of the owner's.
+      const [report] = await Promise.all([
+        tab.waitForResponse((response) => response.url().includes("/v1/reports/overview")),
+        open(tab, ownersPage),
+      ]);
+      expect(report.status()).toBe(401);
+      await tab.getByTestId("app-refused").waitFor(WITHIN);
+      expect(await tab.getByTestId("total-installs").count()).toBe(0);
+
+      // The viewer's session ends (its cookie gone) on a page of theirs, its grouping changed:
+      // the next call sends them to sign in, which says why, read out at once.
+      const theirPage = `/apps/${cohortAppId}/cohorts?from=${days.first}&to=${days.today}`;
+      await open(tab, theirPage);
+      await expect.poll(() => tab.getByTestId("cohort-installs").innerText(), WITHIN).toBe("10");
+      await context.clearCookies();
+      await tab.getByLabel("Group by", { exact: true }).selectOption("platform");
+      await heading(tab, "Sign in").waitFor(WITHIN);
+      await expect
+        .poll(() => ended.innerText(), WITHIN)
+        .toBe("Your session ended: sign in again. Changes not saved were lost.");
+      expect(await ended.getAttribute("role")).toBe("alert");
+      await screenshot(tab, "sign-in-session-ended");
+
+      // Another person signs in there: their own start page, not the viewer's.
+      await signIn(SECOND);
+      await heading(tab, "Apps").waitFor(WITHIN);
+      expect(hash()).toBe("#/apps");
+      await tab.getByText("No apps yet.").waitFor();
+      expect(await tab.getByLabel("Current app").count()).toBe(0);
+      await tab.getByRole("button", { name: "Sign out" }).click();
+
+      // The viewer's session ends again: signed in again, they are back where they were.
+      await signIn(viewer);
+      await heading(tab, "Apps").waitFor(WITHIN);
+      await open(tab, theirPage);
+      await expect.poll(() => tab.getByTestId("cohort-installs").innerText(), WITHIN).toBe("10");
+      await context.clearCookies();
+      await tab.getByLabel("Group by", { exact: true }).selectOption("platform");
+      await heading(tab, "Sign in").waitFor(WITHIN);
+      await expect.poll(() => ended.innerText(), WITHIN).not.toBe("");
+      await signIn(viewer);
+      await heading(tab, "Cohorts").waitFor(WITHIN);
+      const back = new URL(hash().slice(1), rt.url);
+      expect(back.pathname).toBe(`/apps/${cohortAppId}/cohorts`);
+      expect(Object.fromEntries(back.searchParams)).toMatchObject({
+        from: days.first,
+        to: days.today,
+        group_by: "platform",
+      });
+      await expect.poll(() => tab.getByTestId("cohort-installs").innerText(), WITHIN).toBe("10");
     } finally {
       await context.close();
     }
@@ -2833,6 +3287,25 @@ describe("the dashboard in a browser", () => {
         }
         if (shot) await screenshot(phone, shot);
       }
+      // A table wider than the phone scrolls in its box, which the keyboard reaches and
+      // scrolls, named by its table.
+      await open(phone, `/apps/${APP_ID}/partners`);
+      await heading(phone, "Partners").waitFor();
+      const box = phone.getByRole("region", { name: "Delivery log table", exact: true });
+      await box.getByRole("table", { name: "Delivery log" }).waitFor(WITHIN);
+      expect(await box.getAttribute("tabindex")).toBe("0");
+      expect(
+        await box.evaluate(
+          (element: { scrollWidth: number; clientWidth: number }) =>
+            element.scrollWidth > element.clientWidth,
+        ),
+      ).toBe(true);
+      await box.focus();
+      await phone.keyboard.press("ArrowRight");
+      await expect
+        .poll(() => box.evaluate((element: { scrollLeft: number }) => element.scrollLeft), WITHIN)
+        .toBeGreaterThan(0);
+
       // And the navigation works there: Apps from the last page.
       await navLink(phone, "Apps").click();
       await heading(phone, "Apps").waitFor();

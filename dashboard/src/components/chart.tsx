@@ -16,6 +16,7 @@ import {
 } from "chart.js";
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
+import { PALETTE } from "../colours.ts";
 import { DefinitionText, InfoButton } from "./definition.tsx";
 
 Chart.register(
@@ -36,20 +37,7 @@ Chart.defaults.color = "#374151";
 Chart.defaults.maintainAspectRatio = false;
 if (matchMedia("(prefers-reduced-motion: reduce)").matches) Chart.defaults.animation = false;
 
-/** The organic series' colour, and the others' in turn. */
-export const ORGANIC_COLOUR = "#9ca3af";
-const PALETTE = [
-  "#2563eb",
-  "#d97706",
-  "#059669",
-  "#db2777",
-  "#7c3aed",
-  "#0891b2",
-  "#65a30d",
-  "#dc2626",
-  "#4f46e5",
-  "#ca8a04",
-];
+/** A series' colour, in turn (the organic series has its own: colours.ts). */
 export const seriesColour = (index: number): string => PALETTE[index % PALETTE.length] ?? "#2563eb";
 
 /** A chart drawn on a canvas that assistive technology skips: its figure holds the text. */

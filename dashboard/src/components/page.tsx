@@ -50,7 +50,16 @@ export function StatusText(props: { message: string | null; id?: string }) {
   );
 }
 
-/** A wide table's box: scrolls sideways on a narrow screen instead of widening the page. */
-export function TableScroll(props: { children: ComponentChildren }) {
-  return <div class="table-scroll">{props.children}</div>;
+/**
+ * A wide table's box: scrolls sideways on a narrow screen instead of widening the page. A
+ * keyboard scrolls it too, once it has the focus, and a screen reader names it by its table
+ * (`label`: the table's name): a section with a name is a region.
+ */
+export function TableScroll(props: { label: string; children: ComponentChildren }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a box that scrolls is reached by keyboard to scroll it.
+    <section class="table-scroll" aria-label={`${props.label} table`} tabIndex={0}>
+      {props.children}
+    </section>
+  );
 }

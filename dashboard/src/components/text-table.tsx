@@ -37,7 +37,7 @@ export function TextTableView(props: { table: TextTable; label: string; testId: 
     [table.numeric[index] ? "num" : "", text === UNKNOWN ? "unknown" : ""].join(" ").trim() ||
     undefined;
   return (
-    <TableScroll>
+    <TableScroll label={props.label}>
       <table class="text-table" aria-label={props.label} data-testid={props.testId}>
         <thead>
           <tr>

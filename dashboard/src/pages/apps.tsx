@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import {
   ApiError,
@@ -8,6 +8,15 @@ import {
   type Platform,
   type UnknownPostbacks,
 } from "../api.ts";
+import {
+  Field,
+  type FormProblem,
+  fieldProps,
+  focusFirstRefused,
+  formProblemsOf,
+  Problems,
+  problemsByField,
+} from "../components/form-fields.tsx";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
 import { addDays, formatCount, formatDay, today } from "../format.ts";
 import { appPath, useSession, useViewOnly } from "../session.tsx";
@@ -29,7 +38,7 @@ export function AppsPage() {
               : "No apps yet. Create the first one below."}
           </p>
         ) : (
-          <TableScroll>
+          <TableScroll label="Apps">
             <table aria-label="Apps">
               <thead>
                 <tr>
@@ -63,18 +72,35 @@ export function AppsPage() {
   );
 }
 
+/** The form's inputs by the API's names, in the words their problems are said in. */
+const APP_LABELS: Readonly<Record<string, string>> = {
+  app_id: "App id",
+  name: "Name",
+  platform: "Platform",
+};
+
+/** The service's bounds (src/apps/registration.ts, src/dashboard/apps.ts). */
+const MAX_APP_ID = 255;
+const MAX_NAME = 200;
+
 function CreateAppForm(props: { onCreated: () => Promise<void> }) {
   const [appId, setAppId] = useState("");
   const [name, setName] = useState("");
   const [platform, setPlatform] = useState<Platform>("android");
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [problems, setProblems] = useState<FormProblem[]>([]);
   const [status, setStatus] = useState<string | null>(null);
+  const form = useRef<HTMLFormElement>(null);
+  const errors = problemsByField(problems);
+  const { idOf, control } = fieldProps("create-app", errors);
+  /** A change to an input takes its problem away. */
+  const changed = (field: string) =>
+    setProblems((current) => current.filter((problem) => problem.field !== field));
 
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
-    setError(null);
+    setProblems([]);
     setStatus(null);
     try {
       const app = await createApp({ app_id: appId.trim(), name: name.trim(), platform });
@@ -83,11 +109,14 @@ function CreateAppForm(props: { onCreated: () => Promise<void> }) {
       setName("");
       await props.onCreated().catch(() => undefined);
     } catch (caught) {
-      setError(
+      setProblems(
         caught instanceof ApiError && caught.status === 409
-          ? `An app with the id ${appId.trim()} already exists.`
-          : errorMessage(caught),
+          ? [{ field: "app_id", text: `An app with the id ${appId.trim()} already exists.` }]
+          : caught instanceof ApiError && caught.status === 422
+            ? formProblemsOf(caught.detail || caught.error, APP_LABELS)
+            : [{ field: null, text: errorMessage(caught) }],
       );
+      focusFirstRefused(form.current);
     } finally {
       setBusy(false);
     }
@@ -96,49 +125,71 @@ function CreateAppForm(props: { onCreated: () => Promise<void> }) {
   return (
     <section aria-labelledby="create-app-heading" class="card">
       <h2 id="create-app-heading">Create an app</h2>
-      <form class="form-grid" onSubmit={submit}>
-        <label class="field">
-          <span>App id</span>
+      <form
+        ref={form}
+        class="form-grid"
+        onSubmit={submit}
+        aria-labelledby="create-app-heading"
+        aria-describedby="create-app-error"
+        aria-busy={busy}
+      >
+        <Field
+          id={idOf("app_id")}
+          label="App id"
+          error={errors.app_id}
+          hint="The package name (Android) or bundle id (iOS)."
+          hintId="app-id-hint"
+        >
           <input
             name="app_id"
             required
             autocomplete="off"
             spellcheck={false}
             placeholder="com.example.game"
-            aria-describedby="app-id-hint"
+            maxLength={MAX_APP_ID}
+            {...control("app_id", "app-id-hint")}
             value={appId}
-            onInput={(event) => setAppId(event.currentTarget.value)}
+            onInput={(event) => {
+              setAppId(event.currentTarget.value);
+              changed("app_id");
+            }}
           />
-          <small id="app-id-hint">The package name (Android) or bundle id (iOS).</small>
-        </label>
-        <label class="field">
-          <span>Name</span>
+        </Field>
+        <Field id={idOf("name")} label="Name" error={errors.name}>
           <input
             name="name"
             required
             autocomplete="off"
+            maxLength={MAX_NAME}
+            {...control("name")}
             value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
+            onInput={(event) => {
+              setName(event.currentTarget.value);
+              changed("name");
+            }}
           />
-        </label>
-        <label class="field">
-          <span>Platform</span>
+        </Field>
+        <Field id={idOf("platform")} label="Platform" error={errors.platform}>
           <select
             name="platform"
+            {...control("platform")}
             value={platform}
-            onChange={(event) => setPlatform(event.currentTarget.value as Platform)}
+            onChange={(event) => {
+              setPlatform(event.currentTarget.value as Platform);
+              changed("platform");
+            }}
           >
             <option value="android">Android</option>
             <option value="ios">iOS</option>
           </select>
-        </label>
+        </Field>
         <div class="actions">
           <button type="submit" disabled={busy}>
             Create app
           </button>
         </div>
       </form>
-      <ErrorText message={error} />
+      <Problems id="create-app-error" problems={problems} />
       <StatusText message={status} />
     </section>
   );
@@ -174,7 +225,7 @@ function UnknownPostbacksNotice() {
         Settings (App Store id) and its next postbacks are the app's. A verified postback carries an
         App Store id Apple signed.
       </p>
-      <TableScroll>
+      <TableScroll label="Postbacks of no app">
         <table aria-label="Postbacks of no app">
           <thead>
             <tr>

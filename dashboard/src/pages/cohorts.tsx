@@ -34,7 +34,7 @@ import { filtersInWords, filtersOf, putFilters, rangeOf } from "../report-query.
 import { appPath } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
 import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
-import { groupByWord, platformWord } from "../words.ts";
+import { groupByWord, platformWord, UNATTRIBUTED } from "../words.ts";
 
 const GROUP_BYS: readonly CohortGroupBy[] = ["campaign", "adset", "ad", "country", "platform"];
 
@@ -45,8 +45,6 @@ const LAST_DAY = 30;
 
 type CohortView = "retention" | "revenue";
 
-/** Media sources a report names none of: installs not attributed (yet). */
-const UNATTRIBUTED = "none (not attributed)";
 /** A group without a value: organic installs have no campaign, an install no country. */
 const NO_VALUE = "(none)";
 

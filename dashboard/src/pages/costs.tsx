@@ -363,7 +363,7 @@ function CostPreview(props: {
       <h3 id="cost-preview-heading">
         Preview: {rowsWord(file.rows.length)} of {props.name}
       </h3>
-      <TableScroll>
+      <TableScroll label="Cost rows preview">
         <table aria-labelledby="cost-preview-heading" data-testid="cost-preview">
           <thead>
             <tr>

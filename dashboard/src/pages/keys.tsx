@@ -11,7 +11,7 @@ import {
 } from "../api.ts";
 import { CopyField } from "../components/copy-field.tsx";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
-import { formatTime } from "../format.ts";
+import { formatTime, UNKNOWN } from "../format.ts";
 import { useViewOnly } from "../session.tsx";
 
 const KIND_NAMES: Record<KeyKind, string> = { sdk: "SDK", server: "Server" };
@@ -45,7 +45,7 @@ export function KeysPage(props: { appId: string }) {
       // Back to the key's Revoke button, which the confirm step replaced.
       document
         .querySelector<HTMLButtonElement>(
-          `tr[data-key-id="${CSS.escape(cancelled.current)}"] button`,
+          `tr[data-key-id="${CSS.escape(cancelled.current)}"] button[data-revoke]`,
         )
         ?.focus();
       cancelled.current = null;
@@ -80,8 +80,12 @@ export function KeysPage(props: { appId: string }) {
       setConfirming(null);
       setKeys((current) => current?.map((k) => (k.key_id === keyId ? revoked : k)) ?? current);
       setStatus(`Key ${keyId} revoked.`);
+      // A revoked key's row has no button left to hold the focus: the list's heading takes it.
+      requestAnimationFrame(() => document.getElementById("key-list-heading")?.focus());
     } catch (caught) {
       setError(errorMessage(caught));
+      // The confirm button was disabled while asking, which let the focus go: it takes it back.
+      requestAnimationFrame(() => confirmButton.current?.focus());
     } finally {
       setBusy(false);
     }
@@ -95,7 +99,9 @@ export function KeysPage(props: { appId: string }) {
       <ErrorText message={error} />
       <StatusText message={status} />
       <section class="card">
-        <h2>Key list</h2>
+        <h2 id="key-list-heading" tabIndex={-1}>
+          Key list
+        </h2>
         {keys === null ? (
           error ? null : (
             <p class="loading">Loading…</p>
@@ -103,7 +109,7 @@ export function KeysPage(props: { appId: string }) {
         ) : keys.length === 0 ? (
           <p>No keys yet.</p>
         ) : (
-          <TableScroll>
+          <TableScroll label="Keys">
             <table aria-label="Keys">
               <thead>
                 <tr>
@@ -124,7 +130,7 @@ export function KeysPage(props: { appId: string }) {
                   <tr key={key.key_id} data-key-id={key.key_id}>
                     <td class="mono">{key.key_id}</td>
                     <td>{KIND_NAMES[key.kind] ?? key.kind}</td>
-                    <td>{key.scopes.join(", ") || "–"}</td>
+                    <td>{key.scopes.join(", ") || UNKNOWN}</td>
                     <td>{formatTime(key.created_at)}</td>
                     <td>{key.revoked_at ? formatTime(key.revoked_at) : "No"}</td>
                     {viewOnly ? null : (
@@ -157,6 +163,7 @@ export function KeysPage(props: { appId: string }) {
                               <button
                                 type="button"
                                 class="secondary"
+                                data-revoke
                                 disabled={busy}
                                 onClick={() => setConfirming(key.key_id)}
                               >

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preac
 import { toDataURL } from "qrcode";
 import { LINK_QR_CORRECTION, LINK_QR_MODULE_PX, linkQr } from "../../../src/links/link-qr.ts";
 import {
+  ApiError,
   createLink,
   errorMessage,
   getLinkClicks,
@@ -14,11 +15,47 @@ import {
   updateLink,
 } from "../api.ts";
 import { CopyField } from "../components/copy-field.tsx";
+import {
+  Field,
+  type FormProblem,
+  fieldProps,
+  focusFirstRefused,
+  formProblemsOf,
+  Problems,
+  problemsByField,
+} from "../components/form-fields.tsx";
 import { ErrorText, Page, StatusText } from "../components/page.tsx";
-import { formatCount, formatDay } from "../format.ts";
+import { formatCount, formatDay, UNKNOWN } from "../format.ts";
 import { useViewOnly } from "../session.tsx";
 
 const PAGE_SIZE = 200;
+
+/** The service's bounds of a link's fields (src/links/link-request.ts, LINK_LIMITS). */
+const MAX = {
+  field: 200,
+  path: 1_000,
+  url: 2_048,
+  previewTitle: 100,
+  previewDescription: 300,
+} as const;
+
+/** The links' forms' inputs by the API's names, in the words their problems are said in. */
+const LINK_LABELS: Readonly<Record<string, string>> = {
+  media_source: "Media source",
+  campaign_name: "Campaign name",
+  deep_link_path: "Deep link path",
+  params: "Custom parameters",
+  landing_page: "Landing page",
+  preview_title: "Preview title",
+  preview_description: "Preview description",
+  preview_image_url: "Preview image URL",
+};
+
+/** A refusal as the form's problems: a 422 beside its inputs, anything else under the form. */
+const linkProblemsOf = (caught: unknown): FormProblem[] =>
+  caught instanceof ApiError && caught.status === 422
+    ? formProblemsOf(caught.detail || caught.error, LINK_LABELS)
+    : [{ field: null, text: errorMessage(caught) }];
 
 /** `key=value` lines as the link's custom parameters; the first bad line as an error. */
 export const parseParams = (
@@ -151,9 +188,29 @@ export function LinksPage(props: { appId: string }) {
     }
   };
 
+  /**
+   * Back to the link's "Edit preview" button once its form closes, which the form replaced as
+   * the focus; to the list's heading when the link is no longer listed.
+   */
+  const focusEditButton = (deeplinkId: string | undefined) =>
+    requestAnimationFrame(() => {
+      const button =
+        deeplinkId === undefined
+          ? null
+          : document.querySelector<HTMLElement>(
+              `tr[data-deeplink-id="${CSS.escape(deeplinkId)}"] button[data-edit-preview]`,
+            );
+      (button ?? document.getElementById("link-list-heading"))?.focus();
+    });
+
+  const closePreview = () => {
+    focusEditButton(editing?.deeplink_id);
+    setEditing(null);
+  };
+
   const onPreviewSaved = (updated: Link | null) => {
     const id = editing?.deeplink_id;
-    setEditing(null);
+    closePreview();
     if (!updated) {
       setStatus(`Nothing changed in the preview of link ${id}.`);
       return;
@@ -183,12 +240,14 @@ export function LinksPage(props: { appId: string }) {
           appId={appId}
           link={editing}
           onSaved={onPreviewSaved}
-          onCancel={() => setEditing(null)}
+          onCancel={closePreview}
         />
       ) : null}
       <section class="card">
         <div class="section-head">
-          <h2>Link list</h2>
+          <h2 id="link-list-heading" tabIndex={-1}>
+            Link list
+          </h2>
           <button type="button" class="secondary" onClick={refresh}>
             Refresh
           </button>
@@ -249,10 +308,14 @@ export function LinksPage(props: { appId: string }) {
                         <Cut text={link.media_source} />
                       </td>
                       <td data-label="Campaign">
-                        {campaign === null ? "–" : <Cut text={campaign} />}
+                        {campaign === null ? UNKNOWN : <Cut text={campaign} />}
                       </td>
                       <td class="mono" data-label="Deep link path">
-                        {link.deep_link_path === null ? "–" : <Cut text={link.deep_link_path} />}
+                        {link.deep_link_path === null ? (
+                          UNKNOWN
+                        ) : (
+                          <Cut text={link.deep_link_path} />
+                        )}
                       </td>
                       <td class="num" data-label="Clicks" data-testid="clicks">
                         {formatCount(clicks.get(link.deeplink_id) ?? 0)}
@@ -283,7 +346,8 @@ export function LinksPage(props: { appId: string }) {
                               <button
                                 type="button"
                                 class="secondary"
-                                aria-label={`Edit the preview of link ${link.deeplink_id}`}
+                                data-edit-preview
+                                aria-label={`Edit preview of link ${link.deeplink_id}`}
                                 onClick={() => {
                                   setStatus(null);
                                   setEditing(link);
@@ -294,6 +358,7 @@ export function LinksPage(props: { appId: string }) {
                               <button
                                 type="button"
                                 class="secondary"
+                                aria-label={`${link.disabled ? "Enable" : "Disable"} link ${link.deeplink_id}`}
                                 disabled={busyRow === link.deeplink_id}
                                 onClick={() => toggle(link)}
                               >
@@ -333,16 +398,24 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
   const [landingPage, setLandingPage] = useState(false);
   const [preview, setPreview] = useState<PreviewValues>(NO_PREVIEW);
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [problems, setProblems] = useState<FormProblem[]>([]);
+  const form = useRef<HTMLFormElement>(null);
+  const errors = problemsByField(problems);
+  const fields = fieldProps("create-link", errors);
+  const { idOf, control } = fields;
+  /** A change to an input takes its problem away. */
+  const changed = (field: string) =>
+    setProblems((current) => current.filter((problem) => problem.field !== field));
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setError(null);
     const parsed = parseParams(paramsText);
     if ("error" in parsed) {
-      setError(parsed.error);
+      setProblems([{ field: "params", text: parsed.error }]);
+      focusFirstRefused(form.current);
       return;
     }
+    setProblems([]);
     const request: LinkRequest = { media_source: mediaSource.trim() };
     if (campaignName.trim()) request.campaign_name = campaignName.trim();
     if (deepLinkPath.trim()) request.deep_link_path = deepLinkPath.trim();
@@ -360,7 +433,8 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
       setLandingPage(false);
       setPreview(NO_PREVIEW);
     } catch (caught) {
-      setError(errorMessage(caught));
+      setProblems(linkProblemsOf(caught));
+      focusFirstRefused(form.current);
     } finally {
       setBusy(false);
     }
@@ -369,71 +443,108 @@ function CreateLinkForm(props: { appId: string; onCreated: (link: Link) => void 
   return (
     <section class="card">
       <h2>Create a link</h2>
-      <form class="stack" onSubmit={submit} aria-describedby="create-link-error">
+      <form
+        ref={form}
+        class="stack"
+        onSubmit={submit}
+        aria-describedby="create-link-error"
+        aria-busy={busy}
+      >
         <div class="form-grid">
-          <label class="field">
-            <span>Media source</span>
+          <Field id={idOf("media_source")} label="Media source" error={errors.media_source}>
             <input
               name="media_source"
               required
               autocomplete="off"
               placeholder="e.g. instagram"
+              maxLength={MAX.field}
+              {...control("media_source")}
               value={mediaSource}
-              onInput={(event) => setMediaSource(event.currentTarget.value)}
+              onInput={(event) => {
+                setMediaSource(event.currentTarget.value);
+                changed("media_source");
+              }}
             />
-          </label>
-          <label class="field">
-            <span>Campaign name</span>
+          </Field>
+          <Field id={idOf("campaign_name")} label="Campaign name" error={errors.campaign_name}>
             <input
               name="campaign_name"
               autocomplete="off"
+              maxLength={MAX.field}
+              {...control("campaign_name")}
               value={campaignName}
-              onInput={(event) => setCampaignName(event.currentTarget.value)}
+              onInput={(event) => {
+                setCampaignName(event.currentTarget.value);
+                changed("campaign_name");
+              }}
             />
-          </label>
-          <label class="field">
-            <span>Deep link path</span>
+          </Field>
+          <Field id={idOf("deep_link_path")} label="Deep link path" error={errors.deep_link_path}>
             <input
               name="deep_link_path"
               autocomplete="off"
               spellcheck={false}
               placeholder="/levels/7"
+              maxLength={MAX.path}
+              {...control("deep_link_path")}
               value={deepLinkPath}
-              onInput={(event) => setDeepLinkPath(event.currentTarget.value)}
+              onInput={(event) => {
+                setDeepLinkPath(event.currentTarget.value);
+                changed("deep_link_path");
+              }}
             />
-          </label>
+          </Field>
         </div>
-        <label class="field">
-          <span>Custom parameters (one key=value a line)</span>
+        <Field
+          id={idOf("params")}
+          label="Custom parameters (one key=value a line)"
+          error={errors.params}
+        >
           <textarea
             name="params"
             rows={3}
             spellcheck={false}
             class="mono"
             placeholder="promo=WINTER"
+            {...control("params")}
             value={paramsText}
-            onInput={(event) => setParamsText(event.currentTarget.value)}
+            onInput={(event) => {
+              setParamsText(event.currentTarget.value);
+              changed("params");
+            }}
           />
-        </label>
+        </Field>
         <label class="check">
           <input
             type="checkbox"
             name="landing_page"
+            {...control("landing_page")}
             checked={landingPage}
-            onChange={(event) => setLandingPage(event.currentTarget.checked)}
+            onChange={(event) => {
+              setLandingPage(event.currentTarget.checked);
+              changed("landing_page");
+            }}
           />
           <span>Landing page for every tap (store buttons, a QR code on a desktop)</span>
         </label>
         <fieldset class="stack">
           <legend>Preview in chats and feeds (empty: the app's)</legend>
-          <PreviewFields values={preview} onChange={setPreview} />
+          <PreviewFields
+            values={preview}
+            fields={fields}
+            errors={errors}
+            onChange={(values, field) => {
+              setPreview(values);
+              changed(field);
+            }}
+          />
         </fieldset>
         <div class="actions">
           <button type="submit" disabled={busy}>
             Create link
           </button>
         </div>
-        <ErrorText id="create-link-error" message={error} />
+        <Problems id="create-link-error" problems={problems} />
       </form>
     </section>
   );
@@ -444,45 +555,65 @@ const NO_PREVIEW: PreviewValues = { title: "", description: "", imageUrl: "" };
 /** The three preview fields, for a new link and for changing an existing one's. */
 function PreviewFields(props: {
   values: PreviewValues;
-  onChange: (values: PreviewValues) => void;
+  /** The form's ids and marks, so that a refused field is named beside it. */
+  fields: ReturnType<typeof fieldProps>;
+  errors: Record<string, string>;
+  /** The new values, and the API's name of the field changed. */
+  onChange: (values: PreviewValues, field: string) => void;
 }) {
-  const { values, onChange } = props;
+  const { values, onChange, errors } = props;
+  const { idOf, control } = props.fields;
   return (
     <>
       <div class="form-grid">
-        <label class="field">
-          <span>Preview title</span>
+        <Field id={idOf("preview_title")} label="Preview title" error={errors.preview_title}>
           <input
             name="preview_title"
             autocomplete="off"
-            maxLength={100}
+            maxLength={MAX.previewTitle}
+            {...control("preview_title")}
             value={values.title}
-            onInput={(event) => onChange({ ...values, title: event.currentTarget.value })}
+            onInput={(event) =>
+              onChange({ ...values, title: event.currentTarget.value }, "preview_title")
+            }
           />
-        </label>
-        <label class="field">
-          <span>Preview image URL (https)</span>
+        </Field>
+        <Field
+          id={idOf("preview_image_url")}
+          label="Preview image URL (https)"
+          error={errors.preview_image_url}
+        >
           <input
             name="preview_image_url"
             type="url"
             autocomplete="off"
             spellcheck={false}
             placeholder="https://"
+            maxLength={MAX.url}
+            {...control("preview_image_url")}
             value={values.imageUrl}
-            onInput={(event) => onChange({ ...values, imageUrl: event.currentTarget.value })}
+            onInput={(event) =>
+              onChange({ ...values, imageUrl: event.currentTarget.value }, "preview_image_url")
+            }
           />
-        </label>
+        </Field>
       </div>
-      <label class="field">
-        <span>Preview description</span>
+      <Field
+        id={idOf("preview_description")}
+        label="Preview description"
+        error={errors.preview_description}
+      >
         <textarea
           name="preview_description"
           rows={2}
-          maxLength={300}
+          maxLength={MAX.previewDescription}
+          {...control("preview_description")}
           value={values.description}
-          onInput={(event) => onChange({ ...values, description: event.currentTarget.value })}
+          onInput={(event) =>
+            onChange({ ...values, description: event.currentTarget.value }, "preview_description")
+          }
         />
-      </label>
+      </Field>
     </>
   );
 }
@@ -501,16 +632,19 @@ function LinkPreviewForm(props: {
   const { appId, link, onSaved, onCancel } = props;
   const [values, setValues] = useState<PreviewValues>(() => previewValuesOf(link));
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [problems, setProblems] = useState<FormProblem[]>([]);
   const heading = useRef<HTMLHeadingElement>(null);
+  const form = useRef<HTMLFormElement>(null);
   const headingId = `preview-${link.deeplink_id}`;
   const errorId = `${headingId}-error`;
+  const errors = problemsByField(problems);
+  const fields = fieldProps(headingId, errors);
   // On mount, before the next event: a person (or a test) typing at once keeps the focus.
   useLayoutEffect(() => heading.current?.focus(), []);
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setError(null);
+    setProblems([]);
     const patch = previewPatch(link, values);
     if (Object.keys(patch).length === 0) {
       onSaved(null);
@@ -520,7 +654,8 @@ function LinkPreviewForm(props: {
     try {
       onSaved(await updateLink(appId, link.deeplink_id, patch));
     } catch (caught) {
-      setError(errorMessage(caught));
+      setProblems(linkProblemsOf(caught));
+      focusFirstRefused(form.current);
     } finally {
       setBusy(false);
     }
@@ -532,9 +667,24 @@ function LinkPreviewForm(props: {
         Preview of link {link.deeplink_id}
       </h2>
       <p class="mono wrap-anywhere">{link.url}</p>
-      <form class="stack" onSubmit={submit} aria-labelledby={headingId} aria-describedby={errorId}>
+      <form
+        ref={form}
+        class="stack"
+        onSubmit={submit}
+        aria-labelledby={headingId}
+        aria-describedby={errorId}
+        aria-busy={busy}
+      >
         <p>What chats and feeds show of this link. An empty field shows the app's default.</p>
-        <PreviewFields values={values} onChange={setValues} />
+        <PreviewFields
+          values={values}
+          fields={fields}
+          errors={errors}
+          onChange={(next, field) => {
+            setValues(next);
+            setProblems((current) => current.filter((problem) => problem.field !== field));
+          }}
+        />
         <div class="actions">
           <button type="submit" disabled={busy}>
             Save preview
@@ -543,15 +693,16 @@ function LinkPreviewForm(props: {
             Cancel
           </button>
         </div>
-        <ErrorText id={errorId} message={error} />
+        <Problems id={errorId} problems={problems} />
       </form>
     </section>
   );
 }
 
 /**
- * A value cut to a few lines where it is long (a campaign name of 300 characters), whole in its
- * title and to screen readers, which read the text rather than what shows of it.
+ * A value cut to a few lines where it is long (a campaign name of 200 characters), whole in its
+ * title, while its row's controls have the keyboard's focus (the stylesheet), and to screen
+ * readers, which read the text rather than what shows of it.
  */
 function Cut(props: { text: string }) {
   return (

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type ExportRecord, errorMessage, getLatestEvents } from "../api.ts";
 import { ErrorText, Page, TableScroll } from "../components/page.tsx";
-import { formatTime, formatUsd } from "../format.ts";
-import { eventWord, platformWord } from "../words.ts";
+import { formatTime, formatUsd, UNKNOWN } from "../format.ts";
+import { eventWord, platformWord, UNATTRIBUTED } from "../words.ts";
 
 const POLL_MS = 3000;
 const LIMIT = 50;
@@ -10,7 +10,7 @@ const LIMIT = 50;
 const ID_SHOWN = 8;
 
 const text = (value: unknown): string =>
-  value === null || value === undefined || value === "" ? "–" : String(value);
+  value === null || value === undefined || value === "" ? UNKNOWN : String(value);
 
 /** A name that may wrap after its `_`, `-` and `.` (EG_AND_UA_Tier1 / _Purchase), not mid-word. */
 const breakable = (name: string) =>
@@ -19,7 +19,7 @@ const breakable = (name: string) =>
 /** The device's platform in words: `android` → Android. */
 const platformOf = (event: ExportRecord): string => {
   const platform = event.os ?? event.platform;
-  return typeof platform === "string" && platform !== "" ? platformWord(platform) : "–";
+  return typeof platform === "string" && platform !== "" ? platformWord(platform) : UNKNOWN;
 };
 
 /** An event's identity across polls: its id, else what it is made of. */
@@ -94,7 +94,7 @@ export function LivePage(props: { appId: string }) {
       ) : events.length === 0 ? (
         <p>No events yet. They appear here as the SDKs send them.</p>
       ) : (
-        <TableScroll>
+        <TableScroll label="Latest events">
           <table aria-label="Latest events" class="card-table live-table">
             <thead>
               <tr>
@@ -122,12 +122,14 @@ export function LivePage(props: { appId: string }) {
                   >
                     <td>{formatTime(event.event_time)}</td>
                     <td class="wrap" title={event.event_name ?? undefined}>
-                      {event.event_name ? eventWord(event.event_name) : "–"}
+                      {event.event_name ? eventWord(event.event_name) : UNKNOWN}
                     </td>
-                    <td>{text(event.media_source)}</td>
+                    <td>{event.media_source ? event.media_source : UNATTRIBUTED}</td>
                     <td class="wrap">{breakable(text(event.campaign_name ?? event.campaign))}</td>
                     <td class="num">
-                      {typeof event.revenue_usd === "number" ? formatUsd(event.revenue_usd) : "–"}
+                      {typeof event.revenue_usd === "number"
+                        ? formatUsd(event.revenue_usd)
+                        : UNKNOWN}
                     </td>
                     <td>{text(event.country ?? event.country_code)}</td>
                     <td>{platformOf(event)}</td>
@@ -146,7 +148,7 @@ export function LivePage(props: { appId: string }) {
 /** An event id cut to its first 8 characters; the whole id in its title and for screen readers. */
 function EventIdCell(props: { id: string | null }) {
   const { id } = props;
-  if (!id) return <td class="mono">–</td>;
+  if (!id) return <td class="mono">{UNKNOWN}</td>;
   const short = id.length > ID_SHOWN ? `${id.slice(0, ID_SHOWN)}…` : id;
   return (
     <td class="mono" title={id} data-testid="event-id">

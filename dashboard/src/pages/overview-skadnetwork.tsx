@@ -152,7 +152,7 @@ function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"]
   return (
     <>
       <h3 id="skadnetwork-campaigns-heading">Installs by media source and campaign</h3>
-      <TableScroll>
+      <TableScroll label="Installs by media source and campaign">
         <table aria-labelledby="skadnetwork-campaigns-heading">
           <thead>
             <tr>
@@ -209,7 +209,7 @@ function SkadnetworkValues(props: {
       {props.values.length === 0 ? (
         <p class="empty">No counted postback carried a conversion value.</p>
       ) : (
-        <TableScroll>
+        <TableScroll label="Conversion values by window">
           <table aria-labelledby="skadnetwork-values-heading">
             <thead>
               <tr>

@@ -10,14 +10,15 @@ import {
   type Overview,
   type ReportFilters,
 } from "../api.ts";
-import { ChartFigure, ORGANIC_COLOUR, seriesColour } from "../components/chart.tsx";
+import { ORGANIC_COLOUR, OTHER_COLOUR, UNATTRIBUTED_COLOUR } from "../colours.ts";
+import { ChartFigure, seriesColour } from "../components/chart.tsx";
 import { type Range, RangeForm, rangeProblem } from "../components/date-range.tsx";
 import { DefinitionText, InfoButton, useDefinition } from "../components/definition.tsx";
 import { ErrorText, Page, TableScroll } from "../components/page.tsx";
 import { type FilterOptions, FiltersForm, filterOptions } from "../components/report-filters.tsx";
 import { DownloadCsv } from "../components/text-table.tsx";
 import { csvFileName, saveCsv } from "../download.ts";
-import { daysBetween, formatCount, formatUsd, today } from "../format.ts";
+import { daysBetween, formatCount, formatUsd, today, UNKNOWN } from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
 import { overviewOf } from "../report-cache.ts";
 import {
@@ -31,14 +32,9 @@ import {
 import { appPath, useSession } from "../session.tsx";
 import { useAnswer } from "../use-answer.ts";
 import { type ReportRange, useFilterOptions } from "../use-filter-options.ts";
-import { eventWord, matchMethodWord, matchStatusWord } from "../words.ts";
+import { eventWord, matchMethodWord, matchStatusWord, UNATTRIBUTED } from "../words.ts";
 import { SkadnetworkSection } from "./overview-skadnetwork.tsx";
 
-/** Installs credited to no source (attribution skipped, or not done yet). */
-const UNATTRIBUTED = "none (not attributed)";
-const UNATTRIBUTED_COLOUR = "#d6d3d1";
-/** The series that sums the smaller ones, when a chart has too many to read. */
-const OTHER_COLOUR = "#57534e";
 /** Events per day: the 6 most frequent event names, then one "other". */
 const TOP_EVENT_NAMES = 6;
 /** Installs per day: the 7 largest media sources, then one "other" (organic, none apart). */
@@ -169,7 +165,7 @@ const DEFINITIONS = {
   campaignRevenue:
     "The revenue in US dollars of those events: revenue earned in the range, also from installs of earlier days.",
   revenuePerInstall:
-    "The campaign's revenue in the range divided by its installs in the range. Revenue from installs of earlier days counts too, so it is not what the range's installs earned each; – when the campaign has no install in the range.",
+    "The campaign's revenue in the range divided by its installs in the range. Revenue from installs of earlier days counts too, so it is not what the range's installs earned each; — when the campaign has no install in the range.",
 } as const;
 
 function OverviewBody(props: { appId: string; data: Overview; busy: boolean; filtered: boolean }) {
@@ -658,8 +654,8 @@ const columnDefinitionId = (key: SortKey) => `campaigns-${key}-definition`;
 
 /** A campaign's cells as the table shows them, and its CSV holds them. */
 const campaignCells = (row: CampaignRow): string[] => [
-  row.media_source ?? "–",
-  row.campaign ?? "–",
+  row.media_source ?? UNATTRIBUTED,
+  row.campaign ?? UNKNOWN,
   formatCount(row.installs),
   formatCount(row.events),
   formatUsd(row.revenue_usd),
@@ -724,7 +720,7 @@ function CampaignTable(props: {
           No installs or events in this range{props.filtered ? " with these filters" : ""}.
         </p>
       ) : (
-        <TableScroll>
+        <TableScroll label="Campaigns">
           <table aria-label="Campaigns" class="sortable">
             <thead>
               <tr>
@@ -823,7 +819,7 @@ function DeepLinkTable(props: {
           {props.filtered ? " with these filters" : ""}.
         </p>
       ) : (
-        <TableScroll>
+        <TableScroll label="Deep link paths">
           <table aria-label="Deep link paths">
             <thead>
               <tr>
@@ -922,7 +918,7 @@ function PostbackCounts(props: { appId: string }) {
         </p>
       ) : (
         <>
-          <TableScroll>
+          <TableScroll label="Postbacks, last 30 days">
             <table aria-label="Postbacks, last 30 days">
               <thead>
                 <tr>

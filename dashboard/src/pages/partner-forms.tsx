@@ -613,6 +613,8 @@ export function WebhookForm(props: {
   useLayoutEffect(() => heading.current?.focus(), []);
   const errors = byField(problems);
   const { idOf, control } = fieldProps("webhook-form", errors);
+  /** The service masks a credential of a listed webhook's URL: sent back, it keeps the stored. */
+  const masked = webhook?.url.includes("=***") === true;
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -682,14 +684,24 @@ export function WebhookForm(props: {
               />
             </Field>
           )}
-          <Field id={idOf("url")} label="URL (https)" error={errors.url}>
+          <Field
+            id={idOf("url")}
+            label="URL (https)"
+            error={errors.url}
+            hintId={masked ? idOf("url-hint") : undefined}
+            hint={
+              masked
+                ? "A credential in the URL shows as ***: saved as it is, the URL keeps the stored one. To change it, type the whole URL."
+                : undefined
+            }
+          >
             <input
               name="webhook_url"
               type="url"
               autocomplete="off"
               spellcheck={false}
               placeholder="https://api.example.com/attribution-webhook"
-              {...control("url")}
+              {...control("url", masked ? idOf("url-hint") : undefined)}
               value={url}
               onInput={(event) => {
                 setUrl(event.currentTarget.value);

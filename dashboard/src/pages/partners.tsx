@@ -22,7 +22,7 @@ import {
 } from "../api.ts";
 import { CopyField } from "../components/copy-field.tsx";
 import { ErrorText, Page, StatusText, TableScroll } from "../components/page.tsx";
-import { formatCount, formatTime } from "../format.ts";
+import { formatCount, formatTime, UNKNOWN } from "../format.ts";
 import { useSession, useViewOnly } from "../session.tsx";
 import { eventWord, verdictWord } from "../words.ts";
 import { PartnerForm, WebhookForm } from "./partner-forms.tsx";
@@ -147,6 +147,8 @@ export function PartnersPage(props: { appId: string }) {
     try {
       await deletePostbackConfig(appId, target, id);
       setConfirming(null);
+      // Its row goes, and the focus with it: to the list's heading.
+      focusHeading(target === "partners" ? "partners-heading" : "webhooks-heading");
       if (testing?.id === id && testing.target === target) setTesting(null);
       setStatus(`${target === "partners" ? "Partner configuration" : "Webhook"} ${id} deleted.`);
       await reload();
@@ -161,7 +163,21 @@ export function PartnersPage(props: { appId: string }) {
         <button type="button" class="danger" data-confirm onClick={() => remove(target, id)}>
           Confirm delete
         </button>
-        <button type="button" class="secondary" onClick={() => setConfirming(null)}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => {
+            setConfirming(null);
+            // Back to the Delete button that the confirm step replaced.
+            requestAnimationFrame(() =>
+              document
+                .querySelector<HTMLButtonElement>(
+                  `button[data-delete="${CSS.escape(`${target}:${id}`)}"]`,
+                )
+                ?.focus(),
+            );
+          }}
+        >
           Cancel
         </button>
       </>
@@ -169,6 +185,7 @@ export function PartnersPage(props: { appId: string }) {
       <button
         type="button"
         class="secondary"
+        data-delete={`${target}:${id}`}
         aria-label={`Delete ${targetWord(target)} ${id}`}
         onClick={() => setConfirming(`${target}:${id}`)}
       >
@@ -256,7 +273,7 @@ export function PartnersPage(props: { appId: string }) {
         ) : postbacks.partners.length === 0 ? (
           <p>No partners yet: add one to send it postbacks.</p>
         ) : (
-          <TableScroll>
+          <TableScroll label="Partner configurations">
             <table aria-label="Partner configurations">
               <thead>
                 <tr>
@@ -289,7 +306,7 @@ export function PartnersPage(props: { appId: string }) {
                     <td class="wrap-words">
                       {config.installs === "all"
                         ? "All installs"
-                        : `Won by ${config.media_sources.join(", ") || "–"}`}
+                        : `Won by ${config.media_sources.join(", ") || UNKNOWN}`}
                     </td>
                     <td class="wrap-words">
                       {Object.keys(config.events).length === 0
@@ -397,7 +414,7 @@ export function PartnersPage(props: { appId: string }) {
         {postbacks === null ? null : postbacks.webhooks.length === 0 ? (
           <p>No webhooks yet.</p>
         ) : (
-          <TableScroll>
+          <TableScroll label="Webhooks">
             <table aria-label="Webhooks">
               <thead>
                 <tr>
@@ -809,7 +826,7 @@ function DeliveryLog(props: { appId: string; onRefresh: () => void }) {
       ) : entries.length === 0 ? (
         <p>No attempts yet.</p>
       ) : (
-        <TableScroll>
+        <TableScroll label="Delivery log">
           <table aria-label="Delivery log">
             <thead>
               <tr>

@@ -12,17 +12,29 @@ import {
 import { CopyField } from "../components/copy-field.tsx";
 import { ErrorText, Page } from "../components/page.tsx";
 
+/** What the sign-in says when a session ended under the person: the page they were on is gone. */
+export const SESSION_ENDED = "Your session ended: sign in again. Changes not saved were lost.";
+
 /**
  * Signing in: the email and password, then, for a person with a TOTP (or an admin who must set
  * one up first), the code of their authenticator app. A wrong code keeps the code step, with
- * the service's reason; "Start again" goes back to the password.
+ * the service's reason; "Start again" goes back to the password. `expired`: the session ended
+ * under the person, which the page says first.
  */
-export function SignInPage(props: { onSignedIn: (session: Session) => void }) {
+export function SignInPage(props: { onSignedIn: (session: Session) => void; expired?: boolean }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [challenge, setChallenge] = useState<SignInChallenge | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [ended, setEnded] = useState<string | null>(null);
+
+  // Put in the live region once it is there, so that a screen reader reads it out.
+  useEffect(() => {
+    if (!props.expired) return;
+    const frame = requestAnimationFrame(() => setEnded(SESSION_ENDED));
+    return () => cancelAnimationFrame(frame);
+  }, [props.expired]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -57,6 +69,9 @@ export function SignInPage(props: { onSignedIn: (session: Session) => void }) {
 
   return (
     <Page title="Sign in">
+      <div class="notice" role="alert" data-testid="session-ended">
+        {ended}
+      </div>
       {challenge ? (
         <CodeStep challenge={challenge} onSignedIn={props.onSignedIn} onStartAgain={startAgain} />
       ) : (

@@ -499,7 +499,7 @@ function NetworkNames(props: { appId: string }) {
           <p class="loading">Loading…</p>
         )
       ) : (
-        <TableScroll>
+        <TableScroll label="Ad network names">
           <table aria-label="Ad network names">
             <thead>
               <tr>
