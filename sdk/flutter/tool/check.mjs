@@ -596,7 +596,11 @@ if (catalog) {
   check(
     "android/build.gradle compiles for the Kotlin SDK's language and standard library",
     [
-      ["coreLibrariesVersion", /coreLibrariesVersion\s*=\s*'([\w.-]+)'/, catalogVersion("kotlinStdlib")],
+      [
+        "coreLibrariesVersion",
+        /coreLibrariesVersion\s*=\s*'([\w.-]+)'/,
+        catalogVersion("kotlinStdlib"),
+      ],
       [
         "languageVersion",
         /languageVersion\.set\([\w.]+\.KOTLIN_(\d+)_(\d+)\)/,
@@ -625,10 +629,7 @@ if (catalog) {
   const sdkDependencies = [
     ...read(join(kotlinSdk, "build.gradle.kts")).matchAll(/^\s*implementation\(libs\.([\w.]+)\)/gm),
   ].map((m) => m[1].replaceAll(".", "-"));
-  const wanted = sdkDependencies.map((alias) => [
-    alias,
-    library(alias),
-  ]);
+  const wanted = sdkDependencies.map((alias) => [alias, library(alias)]);
   check(
     "android/build.gradle declares the Kotlin SDK's dependencies at its catalog's versions",
     sdkDependencies.length === 0

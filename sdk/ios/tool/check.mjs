@@ -836,14 +836,21 @@ checking(
       ["ATTrackingManager", [14, 0]],
       ["AAAttribution", [14, 3]],
     ]) {
-      const uses = usesUnder(device, (n) => n.type === "navigation_expression" && n.text.startsWith(`${name}.`));
+      const uses = usesUnder(
+        device,
+        (n) => n.type === "navigation_expression" && n.text.startsWith(`${name}.`),
+      );
       if (uses.length === 0) problems.push(`${name} is never used`);
       for (const { node, ifs } of uses)
         if (!atLeast(availableIn(ifs), needed))
           problems.push(`${node.text} outside #available(iOS ${needed.join(".")}, *)`);
     }
     const readme = read(join(ios, "README.md"));
-    if (!/LC_LOAD_WEAK_DYLIB/.test(readme) || !/otool -l/.test(readme) || !/simulator older than/.test(readme))
+    if (
+      !/LC_LOAD_WEAK_DYLIB/.test(readme) ||
+      !/otool -l/.test(readme) ||
+      !/simulator older than/.test(readme)
+    )
       problems.push("the README does not say how to check the weak links on a Mac");
     return problems;
   },
@@ -868,7 +875,9 @@ checking("configure is refused in an app extension, where sendEvent keeps nothin
     before(launch, "core.refuseConfigure(", "captureOnMainThread")
       ? []
       : ["launch reads or opens something before refusing an app extension"]),
-    ...(before(send, "self.refusal", "early.append") ? [] : ["sendEvent keeps events before refusing"]),
+    ...(before(send, "self.refusal", "early.append")
+      ? []
+      : ["sendEvent keeps events before refusing"]),
     ...(errors.includes("appExtension") ? [] : ["ServiceAttributionError has no appExtension"]),
     ...(/^## App extensions$/m.test(read(join(ios, "README.md")))
       ? []
@@ -881,7 +890,9 @@ checking("numbers keep their decimal form, booleans stay booleans", () => {
   const value = functionText("Core/Parameters.swift", /func value\(/);
   const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ValueTests.swift"));
   return [
-    ...(before(from, "CFBooleanGetTypeID", "NSDecimalNumber") ? [] : ["CFBoolean is not told first"]),
+    ...(before(from, "CFBooleanGetTypeID", "NSDecimalNumber")
+      ? []
+      : ["CFBoolean is not told first"]),
     ...(/as\? NSDecimalNumber[\s\S]*decimal\.stringValue/.test(from)
       ? []
       : ["an NSDecimalNumber is not read from its decimal text"]),
@@ -941,7 +952,11 @@ checking("every item a 202 answer takes off the queue is accepted, retried or re
       ? []
       : ["an ignored reason the SDK does not know is skipped silently"]),
     ...(/found\.accepted = /.test(verdict) ? [] : ["the answer's accepted count is not read"]),
-    ...(before(send, "lane.queue.remove(ids: removed)", "reportUnexplained(verdict, removed: removed.count")
+    ...(before(
+      send,
+      "lane.queue.remove(ids: removed)",
+      "reportUnexplained(verdict, removed: removed.count",
+    )
       ? []
       : ["send does not report what the answer removed unexplained"]),
     ...(/removed - verdict\.accepted - counted/.test(unexplained) &&
@@ -961,8 +976,13 @@ checking("the delegate protocol and the listener closures are main-actor, called
   for (const name of ["onAttribution", "onDeepLink", "onError"])
     if (!new RegExp(`public static var ${name}: \\(@MainActor \\(`).test(facade))
       problems.push(`${name}'s closure type is not @MainActor`);
-  if (/static weak var delegate/.test(facade)) problems.push("delegate is a static stored property");
-  if (!/public static var delegate: ServiceAttributionDelegate\? \{\s*get \{ return core\.listenerDelegate \}/.test(facade))
+  if (/static weak var delegate/.test(facade))
+    problems.push("delegate is a static stored property");
+  if (
+    !/public static var delegate: ServiceAttributionDelegate\? \{\s*get \{ return core\.listenerDelegate \}/.test(
+      facade,
+    )
+  )
     problems.push("delegate is not kept by the core, under its lock");
   // Every call of a listener or the delegate inside a MainActorCall.run closure.
   const visit = (node, inRun) => {
@@ -972,97 +992,139 @@ checking("the delegate protocol and the listener closures are main-actor, called
       /^(delegate\?\.serviceAttribution|listener\??)\(/.test(node.text) &&
       !inRun
     )
-      problems.push(`SdkCore.swift:${node.startPosition.row + 1}: ${node.text.split("\n")[0]} outside MainActorCall.run`);
+      problems.push(
+        `SdkCore.swift:${node.startPosition.row + 1}: ${node.text.split("\n")[0]} outside MainActorCall.run`,
+      );
     for (const child of node.namedChildren) visit(child, inRun || isRun);
   };
   visit(sdkCore, false);
   const call = read(join(sdk, core("Core/MainActorCall.swift")));
   if (!/#if compiler\(>=5\.9\)[\s\S]*MainActor\.assumeIsolated[\s\S]*#endif/.test(call))
     problems.push("MainActorCall does not use MainActor.assumeIsolated where it can");
-  if (/Heard: ServiceAttributionDelegate/.test(read(join(ios, "Tests", "ServiceAttributionTests", "Support", "Fakes.swift"))))
+  if (
+    /Heard: ServiceAttributionDelegate/.test(
+      read(join(ios, "Tests", "ServiceAttributionTests", "Support", "Fakes.swift")),
+    )
+  )
     problems.push("the tests' Heard conforms in its declaration, which makes it @MainActor");
   return problems;
 });
 
-checking("stop, start, anonymous mode and consent before configure are on the device at once", () => {
-  const problems = [];
-  for (const [name, sign] of [
-    ["stop", "writeEarly(Key.stopped"],
-    ["start", "writeEarly(Key.stopped"],
-    ["setAnonymous", "writeEarly(Key.anonymous"],
-    ["setConsent", "SdkCore.storeConsent(value, in: store)"],
-  ])
-    if (!functionText("Core/SdkCore.swift", new RegExp(`func ${name}\\(`)).includes(sign))
-      problems.push(`${name} before configure is kept in memory only`);
-  if (!/guard let store = earlyStore, store\.isAvailable/.test(functionText("Core/SdkCore.swift", /func writeEarly\(/)))
-    problems.push("writeEarly does not wait for a store it can read");
-  if (!/static let core = SdkCore\(store: store/.test(read(join(sdk, core("ServiceAttribution.swift")))))
-    problems.push("the facade's core has no store before configure");
-  return problems;
-});
+checking(
+  "stop, start, anonymous mode and consent before configure are on the device at once",
+  () => {
+    const problems = [];
+    for (const [name, sign] of [
+      ["stop", "writeEarly(Key.stopped"],
+      ["start", "writeEarly(Key.stopped"],
+      ["setAnonymous", "writeEarly(Key.anonymous"],
+      ["setConsent", "SdkCore.storeConsent(value, in: store)"],
+    ])
+      if (!functionText("Core/SdkCore.swift", new RegExp(`func ${name}\\(`)).includes(sign))
+        problems.push(`${name} before configure is kept in memory only`);
+    if (
+      !/guard let store = earlyStore, store\.isAvailable/.test(
+        functionText("Core/SdkCore.swift", /func writeEarly\(/),
+      )
+    )
+      problems.push("writeEarly does not wait for a store it can read");
+    if (
+      !/static let core = SdkCore\(store: store/.test(
+        read(join(sdk, core("ServiceAttribution.swift"))),
+      )
+    )
+      problems.push("the facade's core has no store before configure");
+    return problems;
+  },
+);
 
-checking("the SDK's folder is excluded from backups until it holds; a restored state is forgotten", () => {
-  const store = read(join(sdk, core("Platform/FileStore.swift")));
-  const configure = functionText("Core/SdkCore.swift", /func configure\(/);
-  const forget = functionText("Core/SdkCore.swift", /func forgetRestoredState\(/);
-  return [
-    ...(/try\? url\.setResourceValues/.test(store) ? ["the exclusion from backups fails silently"] : []),
-    ...(/excludeFromBackups\(\)/.test(functionText("Platform/FileStore.swift", /func put\(/)) &&
-    /if excluded \{ return nil \}/.test(store)
-      ? []
-      : ["the exclusion is not tried again at each write until it holds"]),
-    ...(before(configure, "Fields.deviceId(platform.device.identifierForVendorKnownNow)", "lock.lock()")
-      ? []
-      : ["the IDFV is not read (as the service takes it) before the locks"]),
-    ...(before(configure, "SdkCore.forgetRestoredState(in: store", "store.get(Key.customerUserId)")
-      ? []
-      : ["the state is read before a restored one is forgotten"]),
-    ...(/guard let current = vendorId else \{ return nil \}/.test(forget) &&
-    /Fields\.deviceId\(other\)/.test(forget) &&
-    /for key in Key\.all \{ store\.remove\(key\) \}/.test(forget)
-      ? []
-      : ["forgetRestoredState does not forget every key, or takes an IDFV not given yet for another"]),
-  ];
-});
+checking(
+  "the SDK's folder is excluded from backups until it holds; a restored state is forgotten",
+  () => {
+    const store = read(join(sdk, core("Platform/FileStore.swift")));
+    const configure = functionText("Core/SdkCore.swift", /func configure\(/);
+    const forget = functionText("Core/SdkCore.swift", /func forgetRestoredState\(/);
+    return [
+      ...(/try\? url\.setResourceValues/.test(store)
+        ? ["the exclusion from backups fails silently"]
+        : []),
+      ...(/excludeFromBackups\(\)/.test(functionText("Platform/FileStore.swift", /func put\(/)) &&
+      /if excluded \{ return nil \}/.test(store)
+        ? []
+        : ["the exclusion is not tried again at each write until it holds"]),
+      ...(before(
+        configure,
+        "Fields.deviceId(platform.device.identifierForVendorKnownNow)",
+        "lock.lock()",
+      )
+        ? []
+        : ["the IDFV is not read (as the service takes it) before the locks"]),
+      ...(before(
+        configure,
+        "SdkCore.forgetRestoredState(in: store",
+        "store.get(Key.customerUserId)",
+      )
+        ? []
+        : ["the state is read before a restored one is forgotten"]),
+      ...(/guard let current = vendorId else \{ return nil \}/.test(forget) &&
+      /Fields\.deviceId\(other\)/.test(forget) &&
+      /for key in Key\.all \{ store\.remove\(key\) \}/.test(forget)
+        ? []
+        : [
+            "forgetRestoredState does not forget every key, or takes an IDFV not given yet for another",
+          ]),
+    ];
+  },
+);
 
-checking("the privacy manifest declares the tracking its data types say; no tracking domain", () => {
-  const manifest = read(join(ios, "Sources", "ServiceAttribution", "PrivacyInfo.xcprivacy"));
-  const tracking = /<key>NSPrivacyTracking<\/key>\s*<(true|false)\/>/.exec(manifest)?.[1];
-  const trackedTypes = /<key>NSPrivacyCollectedDataTypeTracking<\/key>\s*<true\/>/.test(manifest);
-  const readme = read(join(ios, "README.md"));
-  return [
-    ...same(tracking, trackedTypes ? "true" : "false", "NSPrivacyTracking (a data type used for tracking)"),
-    ...(/<key>NSPrivacyTrackingDomains<\/key>\s*<array\/>/.test(manifest)
-      ? []
-      : ["NSPrivacyTrackingDomains lists a domain"]),
-    ...(/Do not list the service's host in `NSPrivacyTrackingDomains`/.test(readme)
-      ? []
-      : ["the README does not say the service's host must not be a tracking domain"]),
-  ];
-});
+checking(
+  "the privacy manifest declares the tracking its data types say; no tracking domain",
+  () => {
+    const manifest = read(join(ios, "Sources", "ServiceAttribution", "PrivacyInfo.xcprivacy"));
+    const tracking = /<key>NSPrivacyTracking<\/key>\s*<(true|false)\/>/.exec(manifest)?.[1];
+    const trackedTypes = /<key>NSPrivacyCollectedDataTypeTracking<\/key>\s*<true\/>/.test(manifest);
+    const readme = read(join(ios, "README.md"));
+    return [
+      ...same(
+        tracking,
+        trackedTypes ? "true" : "false",
+        "NSPrivacyTracking (a data type used for tracking)",
+      ),
+      ...(/<key>NSPrivacyTrackingDomains<\/key>\s*<array\/>/.test(manifest)
+        ? []
+        : ["NSPrivacyTrackingDomains lists a domain"]),
+      ...(/Do not list the service's host in `NSPrivacyTrackingDomains`/.test(readme)
+        ? []
+        : ["the README does not say the service's host must not be a tracking domain"]),
+    ];
+  },
+);
 
-checking("the README's Swift compiles as written: no bare try outside do, the cold-start link", () => {
-  const readme = read(join(ios, "README.md"));
-  const problems = [];
-  for (const [, block] of readme.matchAll(/```swift\n([\s\S]*?)```/g)) {
-    let depth = 0;
-    for (const line of block.split("\n")) {
-      if (/\bdo \{\s*$/.test(line)) depth += 1;
-      if (/^\s*\} catch\b/.test(line)) depth -= 1;
-      // A top-level `try await` goes in an async throwing context, shown as such.
-      if (/^\s*try (?!await)\S/.test(line) && depth === 0)
-        problems.push(`a bare try outside do/catch: ${line.trim()}`);
+checking(
+  "the README's Swift compiles as written: no bare try outside do, the cold-start link",
+  () => {
+    const readme = read(join(ios, "README.md"));
+    const problems = [];
+    for (const [, block] of readme.matchAll(/```swift\n([\s\S]*?)```/g)) {
+      let depth = 0;
+      for (const line of block.split("\n")) {
+        if (/\bdo \{\s*$/.test(line)) depth += 1;
+        if (/^\s*\} catch\b/.test(line)) depth -= 1;
+        // A top-level `try await` goes in an async throwing context, shown as such.
+        if (/^\s*try (?!await)\S/.test(line) && depth === 0)
+          problems.push(`a bare try outside do/catch: ${line.trim()}`);
+      }
     }
-  }
-  for (const needed of [
-    "willConnectTo session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions",
-    "connectionOptions.userActivities",
-    "connectionOptions.urlContexts",
-    "scene(_ scene: UIScene, continue userActivity: NSUserActivity)",
-  ])
-    if (!readme.includes(needed)) problems.push(`the README does not show ${needed}`);
-  return problems;
-});
+    for (const needed of [
+      "willConnectTo session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions",
+      "connectionOptions.userActivities",
+      "connectionOptions.urlContexts",
+      "scene(_ scene: UIScene, continue userActivity: NSUserActivity)",
+    ])
+      if (!readme.includes(needed)) problems.push(`the README does not show ${needed}`);
+    return problems;
+  },
+);
 
 checking("each of these has its XCTest", () => {
   const tests = read(join(ios, "Tests", "ServiceAttributionTests", "DeviceStateTests.swift"));
