@@ -330,12 +330,14 @@ describe("least privilege for touches and links", () => {
   const resourceOf = (statement: Record<string, unknown>) => JSON.stringify(statement.Resource);
   const arn = (value: unknown) => JSON.stringify(stack.resolve(value));
 
-  it("lets the tap route read apps and links and put one touch, nothing else", () => {
+  it("lets the tap route read apps and links, list apps (whose link hosts a tap came on) and put one touch, nothing else", () => {
     const grants = grantsOf(stack.linkHost.routeFunctions.click.role);
     const touchesTable = arn(stack.tables.table.touches.tableArn);
     for (const { action, statement } of grants) {
       if (action === "dynamodb:GetItem") {
         expect(resourceOf(statement)).not.toBe(touchesTable);
+      } else if (action === "dynamodb:Scan") {
+        expect(resourceOf(statement)).toBe(arn(stack.tables.table.apps.tableArn));
       } else if (action.startsWith("dynamodb:")) {
         // Its one write: no batch (whose requests may delete), no delete, no update.
         expect(action).toBe("dynamodb:PutItem");
@@ -346,6 +348,7 @@ describe("least privilege for touches and links", () => {
       }
     }
     expect(grants.map((grant) => grant.action)).toContain("dynamodb:PutItem");
+    expect(grants.map((grant) => grant.action)).toContain("dynamodb:Scan");
   });
 
   it("lets the link routes query only the links' by-app index, and write only links", () => {

@@ -21,7 +21,7 @@ export interface TableAccess {
    * manage: the dashboard's (create, read, list and change apps); configure: read and change
    * one app by id (its SKAdNetwork settings), listing none.
    */
-  readonly apps: "get" | "lookup" | "list" | "manage" | "configure";
+  readonly apps: "get" | "lookup" | "list" | "manage" | "configure" | "tap";
   /** lookup: a key by id, in batches too; manage: an app's keys listed, issued and revoked. */
   readonly keys: "lookup" | "manage";
   /**

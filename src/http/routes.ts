@@ -716,7 +716,7 @@ export const LINK_HOST_ROUTES = [
     // (src/touches/tap-lake.ts). On AWS the tapper's address comes from the link host's
     // CloudFront distribution.
     uses: {
-      tables: { ...TOUCH_RECORDING_USES.tables, touches: "tap" },
+      tables: { ...TOUCH_RECORDING_USES.tables, apps: "tap", touches: "tap" },
       countries: "read",
       settings: ["trustViewerAddress"],
     },

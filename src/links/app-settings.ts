@@ -154,3 +154,18 @@ export const checkAppStoreIdFree = (
 
 /** The host names an app's links are served on: its own, or none (the service's link host). */
 export const linkHostsOf = (app: Pick<App, "links">): readonly string[] => app.links?.hosts ?? [];
+
+/**
+ * Whether a tap on `host` may open a link of app `appId`: a host that apps name as their link
+ * host serves their links alone, so that no other app's link (its web URL anyone may set)
+ * redirects from a brand's domain; any other host, the service's own, serves every app's.
+ */
+export const hostServesApp = (
+  apps: readonly Pick<App, "appId" | "links">[],
+  host: string | undefined,
+  appId: string,
+): boolean => {
+  const asked = (host ?? "").toLowerCase();
+  const naming = apps.filter((app) => linkHostsOf(app).includes(asked));
+  return naming.length === 0 || naming.some((app) => app.appId === appId);
+};

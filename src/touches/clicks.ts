@@ -18,6 +18,7 @@
  */
 
 import type { DevicePlatform } from "../domain/touch.ts";
+import { hostServesApp } from "../links/app-settings.ts";
 import { LINK_LIMITS } from "../links/link-request.ts";
 import type { App, AppStore } from "../ports/apps.ts";
 import type { ClickSink } from "../ports/clicks.ts";
@@ -78,6 +79,8 @@ export type TapAnswer =
 export interface ClickDeps {
   readonly links: Pick<LinkStore, "get">;
   readonly apps: Pick<AppStore, "get">;
+  /** Every app (a short cache will do): whose link hosts a tap's `Host` is. */
+  readonly allApps: () => Promise<readonly App[]>;
   readonly clicks: ClickSink;
   readonly countries: CountryResolver;
   readonly onRecordFailure: (error: unknown, touch: Touch) => void;
@@ -157,6 +160,9 @@ export const createClickRecorder = (deps: ClickDeps) => {
     const link = await deps.links.get(tap.deeplinkId);
     const app = link && (await deps.apps.get(link.appId));
     if (!link || !app) return { kind: "not-found" };
+    if (!hostServesApp(await deps.allApps(), tap.headers.host, app.appId)) {
+      return { kind: "not-found" };
+    }
     const agent = tap.headers["user-agent"];
     const fetcher = previewFetcherOf(agent);
     if (fetcher) return { kind: "preview", app, link, fetcher };

@@ -37,6 +37,7 @@ describe("the tap route", () => {
       ...(trustViewerAddress === undefined ? {} : { trustViewerAddress }),
       links: { get: async (id) => (id === link.deeplinkId ? link : undefined) },
       apps: { get: async (appId) => (appId === "plain" ? app("plain") : undefined) },
+      allApps: async () => [app("plain"), app("brand", ["go.brand.example"])],
       clicks: {
         record: async (click) => {
           if (storeFails) throw new Error("store down");
@@ -57,6 +58,19 @@ describe("the tap route", () => {
     expect(response.headers["content-type"]).toContain("text/html");
     expect(response.headers["content-security-policy"]).toMatch(/^default-src 'none'/);
     expect(response.headers["x-content-type-options"]).toBe("nosniff");
+  });
+
+  it("opens no other app's link on a host an app names as its own, and every app's elsewhere", async () => {
+    // The catch-all route's form of the path, which the handler reads the link from.
+    const path = `/${link.deeplinkId}/`;
+    const on = (host: string) => apiEvent({ path, headers: { ...android, Host: host } });
+    const count = stored.length;
+    // The brand's domain is no redirector for another app's link (whose web URL anyone sets).
+    expect((await handler()(on("go.brand.example"), CONTEXT)).statusCode).toBe(404);
+    expect((await handler()(on("GO.BRAND.EXAMPLE"), CONTEXT)).statusCode).toBe(404);
+    expect(stored.length).toBe(count);
+    expect((await handler()(on("127.0.0.1:8788"), CONTEXT)).statusCode).toBe(302);
+    expect(stored.length).toBe(count + 1);
   });
 
   it("takes a link pasted with a final slash that only the catch-all route took (on AWS)", async () => {

@@ -156,6 +156,7 @@ export const clickFunction = /* @__PURE__ */ composition(
   ({ tables, countries, settings }, runtime) =>
     createClickHandler({
       apps: runtime.hotApps(tables.apps),
+      allApps: runtime.allApps(tables.apps),
       links: runtime.hotLinks(tables.links),
       clicks: runtime.clicks(tables.touches),
       countries,
