@@ -67,7 +67,8 @@ const ORIGIN_CHECK_ENTRY = new URL("./link-host-origin.ts", import.meta.url).pat
  * What the tap reads of a request, forwarded by the distribution: its user agent (platform,
  * bot), its language and the viewer's address; the client hints that tell what Chrome's
  * reduced agent hides (`Sec-CH-UA`, which every Chromium browser sends, says it can tell them;
- * the tap asks for the other two, src/touches/clicks.ts); and the host asked when it is the
+ * the tap asks for the other two, src/touches/clicks.ts); the headers of a prefetch, which is
+ * refused and not counted; and the host asked when it is the
  * link host's own domain, which the `.well-known` files are chosen by. The answer's headers
  * (`Accept-CH`, `Vary`, the landing page's policy) reach the viewer as the function
  * sets them: the distribution has no response headers policy.
@@ -79,6 +80,9 @@ export const FORWARDED_HEADERS = [
   "Sec-CH-UA",
   "Sec-CH-UA-Model",
   "Sec-CH-UA-Platform-Version",
+  "Sec-Purpose",
+  "Purpose",
+  "X-Purpose",
 ];
 
 /**

@@ -74,7 +74,22 @@ export type TapAnswer =
     }
   /** Chrome's reduced agent without its hints: asked for them, redirected to `location`. */
   | { readonly kind: "ask-hints"; readonly location: string }
+  /**
+   * A browser fetching the link before any tap (a feed's or a search page's prefetch): refused,
+   * never counted, so that the tap, if it comes, is a request of its own, recorded then.
+   */
+  | { readonly kind: "prefetch" }
   | { readonly kind: "not-found" };
+
+/**
+ * Whether a request fetches ahead of a tap: `Sec-Purpose: prefetch` (Chromium's and Firefox's
+ * navigational prefetch, `prefetch;prerender` too), the older `Purpose: prefetch`, and
+ * `X-Purpose: preview` (Facebook's and Instagram's in-app browsers, preloading a feed's ads).
+ */
+export const isPrefetch = (headers: Tap["headers"]): boolean =>
+  /\bprefetch\b/i.test(headers["sec-purpose"] ?? "") ||
+  /^\s*prefetch\s*$/i.test(headers.purpose ?? "") ||
+  /^\s*(?:preview|prefetch)\s*$/i.test(headers["x-purpose"] ?? "");
 
 export interface ClickDeps {
   readonly links: Pick<LinkStore, "get">;
@@ -163,6 +178,7 @@ export const createClickRecorder = (deps: ClickDeps) => {
     if (!hostServesApp(await deps.allApps(), tap.headers.host, app.appId)) {
       return { kind: "not-found" };
     }
+    if (isPrefetch(tap.headers)) return { kind: "prefetch" };
     const agent = tap.headers["user-agent"];
     const fetcher = previewFetcherOf(agent);
     if (fetcher) return { kind: "preview", app, link, fetcher };

@@ -73,6 +73,28 @@ describe("the tap route", () => {
     expect(stored.length).toBe(count + 1);
   });
 
+  it("refuses a prefetch, counting nothing, so that the tap asks again", async () => {
+    const path = `/${link.deeplinkId}/`;
+    const count = stored.length;
+    for (const purpose of [
+      { "Sec-Purpose": "prefetch" },
+      { "Sec-Purpose": "prefetch;prerender" },
+      { Purpose: "prefetch" },
+      { "X-Purpose": "preview" },
+    ]) {
+      const response = await handler()(
+        apiEvent({ path, headers: { ...android, ...purpose } }),
+        CONTEXT,
+      );
+      expect(response.statusCode).toBe(503);
+      expect(response.headers["cache-control"]).toBe("no-store");
+    }
+    expect(stored.length).toBe(count);
+    // The tap itself.
+    expect((await handler()(apiEvent({ path, headers: android }), CONTEXT)).statusCode).toBe(302);
+    expect(stored.length).toBe(count + 1);
+  });
+
   it("takes a link pasted with a final slash that only the catch-all route took (on AWS)", async () => {
     const response = await handler()(
       apiEvent({ path: `/${link.deeplinkId}/`, headers: android, sourceIp: "81.2.69.143" }),

@@ -102,6 +102,14 @@ export const createClickHandler = (deps: ClickDeps & { readonly trustViewerAddre
     switch (answer.kind) {
       case "not-found":
         return linkNotFound();
+      case "prefetch":
+        // A prefetch answered with an error is not used for the navigation: the tap, if it
+        // comes, asks again, and is counted then.
+        return {
+          statusCode: 503,
+          headers: { "cache-control": NO_STORE, "content-type": "text/plain; charset=utf-8" },
+          body: "Not prefetched: open the link to follow it.\n",
+        };
       case "redirect":
         return {
           statusCode: 302,
