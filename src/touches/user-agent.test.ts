@@ -35,6 +35,22 @@ describe("deviceTraits", () => {
     });
   });
 
+  it("takes a HarmonyOS phone that runs Android apps for the Android phone it taps as", () => {
+    const harmony =
+      "Mozilla/5.0 (Linux; Android 10; HarmonyOS; NOH-NX9; HMSCore 6.11.0.302) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/99.0.4844.88 HuaweiBrowser/14.0.0.300 Mobile Safari/537.36";
+    expect(deviceTraits(harmony)).toEqual({
+      platform: "android",
+      osVersion: "10",
+      deviceModel: "NOH-NX9",
+      isBot: false,
+      reducedAgent: false,
+    });
+    // HarmonyOS NEXT runs no Android apps, and says no Android.
+    const next =
+      "Mozilla/5.0 (Phone; OpenHarmony 4.1) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/114.0.0.0 Safari/537.36 ArkWeb/4.1.6.1 Mobile HuaweiBrowser/5.0.4.300";
+    expect(deviceTraits(next).platform).toBe("other");
+  });
+
   it("takes nothing from Chrome's reduced agent but the platform", () => {
     expect(deviceTraits(REDUCED)).toEqual({
       platform: "android",

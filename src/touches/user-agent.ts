@@ -71,13 +71,25 @@ interface AgentTraits {
   readonly reduced: boolean;
 }
 
+/**
+ * The Android a HarmonyOS 2 to 4 phone runs its apps on (`Android 10; HarmonyOS; NOH-NX9`): such
+ * a phone installs from app stores of Android apps, so it taps as an Android phone. HarmonyOS
+ * NEXT (`OpenHarmony`) runs no Android apps and names no Android.
+ */
+const HARMONY_ANDROID = /\bAndroid (\d+(?:\.\d+)*)/;
+
 const parseAgent = (agent: string): AgentTraits => {
   const { os, device } = new UAParser(agent).getResult();
+  const harmonyAndroid = os.name === "HarmonyOS" ? HARMONY_ANDROID.exec(agent)?.[1] : undefined;
   const platform: DevicePlatform =
-    os.name === "Android" ? "android" : os.name === "iOS" ? "ios" : "other";
+    os.name === "Android" || harmonyAndroid !== undefined
+      ? "android"
+      : os.name === "iOS"
+        ? "ios"
+        : "other";
   return {
     platform,
-    osVersion: platform === "other" ? null : (os.version ?? null),
+    osVersion: platform === "other" ? null : (harmonyAndroid ?? os.version ?? null),
     deviceModel: platform === "other" ? null : (device.model ?? null),
     // An empty agent is no browser a person taps links in.
     isBot: agent.trim() === "" || isbot(agent),
