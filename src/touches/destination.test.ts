@@ -51,6 +51,24 @@ describe("destinationOf", () => {
     expect(destinationOf("other", android, own, "abc")).toBe(own.webUrl);
   });
 
+  it("keeps the referrer a link's own Play URL carries, its UTM values first, with the click id", () => {
+    const own = {
+      ...link,
+      androidUrl:
+        "https://play.google.com/store/apps/details?id=com.example.game&referrer=utm_source%3Dgoogle%26utm_medium%3Dcpc%26gclid%3Dabc%26service_click_id%3Dstale&hl=de",
+    };
+    const url = new URL(destinationOf("android", android, own, "C1ick1d") ?? "");
+    const referrer = new URLSearchParams(url.searchParams.get("referrer") ?? "");
+    expect(clickIdOfReferrer(url.searchParams.get("referrer"))).toBe("C1ick1d");
+    expect(referrer.getAll("service_click_id")).toEqual(["C1ick1d"]);
+    expect(referrer.get("utm_source")).toBe("google");
+    expect(referrer.get("utm_medium")).toBe("cpc");
+    expect(referrer.get("gclid")).toBe("abc");
+    // The link's campaign where the marketer's referrer named none.
+    expect(referrer.get("utm_campaign")).toBe("Winter Sale");
+    expect(url.searchParams.get("hl")).toBe("de");
+  });
+
   it("sends a device of the other platform to the web, or says there is nowhere to go", () => {
     expect(destinationOf("ios", android, link, "c")).toBe("https://game.example.com/");
     expect(destinationOf("android", ios, link, "c")).toBeNull();

@@ -27,12 +27,27 @@ export interface LinkDestinations {
 
 const PLAY_HOST = "play.google.com";
 
-/** The install referrer a click puts in the Play Store URL. */
-export const installReferrer = (clickId: string, link: LinkDestinations): string => {
-  const referrer = new URLSearchParams({ [REFERRER_CLICK_ID]: clickId });
-  referrer.set("utm_source", link.mediaSource);
-  if (link.campaignName) referrer.set("utm_campaign", link.campaignName);
-  return referrer.toString();
+/**
+ * The install referrer a click puts in the Play Store URL: the click id, and the link's source
+ * and campaign as UTM parameters, within the referrer the link's own Play URL may carry (a
+ * marketer's `utm_medium` or `gclid`, which Play Console and Google Ads read), whose own UTM
+ * values are kept.
+ */
+export const installReferrer = (
+  clickId: string,
+  link: LinkDestinations,
+  own: string | null = null,
+): string => {
+  const referrer = new URLSearchParams(own ?? "");
+  referrer.delete(REFERRER_CLICK_ID);
+  const kept = [...referrer];
+  const made = new URLSearchParams({ [REFERRER_CLICK_ID]: clickId });
+  if (!referrer.has("utm_source")) made.set("utm_source", link.mediaSource);
+  if (link.campaignName && !referrer.has("utm_campaign")) {
+    made.set("utm_campaign", link.campaignName);
+  }
+  for (const [key, value] of kept) made.append(key, value);
+  return made.toString();
 };
 
 /** The click id an install referrer carries, if a click through the link host put one there. */
@@ -116,7 +131,10 @@ const asLocation = (url: string, clickId: string | null, link: LinkDestinations)
   const parsed = URL.parse(url);
   if (parsed === null) return encodeURI(url);
   if (parsed.hostname === PLAY_HOST && clickId !== null) {
-    parsed.searchParams.set("referrer", installReferrer(clickId, link));
+    parsed.searchParams.set(
+      "referrer",
+      installReferrer(clickId, link, parsed.searchParams.get("referrer")),
+    );
   }
   return parsed.href;
 };
