@@ -7,7 +7,7 @@ describe("the preview fetchers' table", () => {
     "knows %s by the agent it sends",
     (name, fetcher) => {
       expect(previewFetcherOf(fetcher.example)?.name).toBe(name);
-      // Whatever the table says, isbot knows it as no person: never a click either way.
+      // Never a person: never a click, whatever path the tap takes.
       expect(deviceTraits(fetcher.example).isBot).toBe(true);
     },
   );

@@ -62,7 +62,19 @@ export const PREVIEW_FETCHERS = [
       "LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)",
   },
   {
-    name: "Microsoft Teams and Skype",
+    name: "Microsoft Teams",
+    pattern: /\bMicrosoftPreview\//,
+    example:
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/108.0.0.0 Safari/537.36 Edg/108.0.1462.54 MicrosoftPreview/2.0 +https://aka.ms/MicrosoftPreview",
+  },
+  {
+    // A native fetch (CFNetwork), not the in-app browser a person taps the link in.
+    name: "Viber",
+    pattern: /^Viber\/[\d.]+ CFNetwork\//,
+    example: "Viber/20.3.0.4 CFNetwork/1410.0.3 Darwin/22.6.0",
+  },
+  {
+    name: "Microsoft Teams and Skype (earlier)",
     pattern: /\bSkypeUriPreview\b/,
     example:
       "Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5 skype-url-preview@microsoft.com",

@@ -12,6 +12,7 @@
 import { isbot } from "isbot";
 import { UAParser } from "ua-parser-js";
 import type { DevicePlatform } from "../domain/touch.ts";
+import { previewFetcherOf } from "./preview-fetchers.ts";
 
 export interface DeviceTraits {
   readonly platform: DevicePlatform;
@@ -91,8 +92,9 @@ const parseAgent = (agent: string): AgentTraits => {
     platform,
     osVersion: platform === "other" ? null : (harmonyAndroid ?? os.version ?? null),
     deviceModel: platform === "other" ? null : (device.model ?? null),
-    // An empty agent is no browser a person taps links in.
-    isBot: agent.trim() === "" || isbot(agent),
+    // An empty agent is no browser a person taps links in; nor is a chat's link unfurler,
+    // whether isbot knows its agent or not.
+    isBot: agent.trim() === "" || isbot(agent) || previewFetcherOf(agent) !== null,
     reduced: platform === "android" && device.model === REDUCED_ANDROID_MODEL,
   };
 };
