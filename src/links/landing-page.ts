@@ -166,6 +166,8 @@ export interface LandingPage {
   readonly platform: DevicePlatform;
   readonly stores: readonly StoreButton[];
   readonly webUrl: string | null;
+  /** What the desktop's QR code opens: the link, with the tap's own parameters. */
+  readonly qrUrl?: string;
   /** The tapper's `Accept-Language`. */
   readonly acceptLanguage: string | null | undefined;
 }
@@ -197,7 +199,7 @@ export const renderLandingPage = async (page: LandingPage): Promise<string> => {
   ];
   if (platform === "other") {
     parts.push(
-      `<figure>${await linkQrSvg(link.url, words.qrLabel)}<figcaption>${escapeHtml(words.scanOnPhone)}</figcaption></figure>`,
+      `<figure>${await linkQrSvg(page.qrUrl ?? link.url, words.qrLabel)}<figcaption>${escapeHtml(words.scanOnPhone)}</figcaption></figure>`,
     );
   } else if (!storeFor) {
     parts.push(`<p>${name(words.unavailable)}</p>`);

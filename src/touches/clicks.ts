@@ -60,7 +60,26 @@ export interface LandingAnswer {
   readonly stores: readonly StoreButton[];
   readonly webUrl: string | null;
   readonly clickId: string | null;
+  /**
+   * The link as the desktop's QR code gives it to a phone: with the tapped URL's own parameters
+   * (a network's click id, its sub-parameters), so that the phone's tap, the one an install
+   * matches, carries them too.
+   */
+  readonly qrUrl: string;
 }
+
+/** Longest QR link with the tap's parameters; past it, the link alone (a code stays scannable). */
+const MAX_QR_URL_LENGTH = 1_000;
+
+/** The link's URL with the tapped URL's parameters it does not have itself. */
+const qrUrlOf = (link: Link, tap: Tap): string => {
+  const url = URL.parse(link.url);
+  if (url === null) return link.url;
+  for (const [key, value] of Object.entries(keptParams(tap.query))) {
+    if (!url.searchParams.has(key)) url.searchParams.append(key, value);
+  }
+  return url.href.length <= MAX_QR_URL_LENGTH ? url.href : link.url;
+};
 
 export type TapAnswer =
   | { readonly kind: "redirect"; readonly location: string; readonly clickId: string | null }
@@ -209,6 +228,7 @@ export const createClickRecorder = (deps: ClickDeps) => {
         stores: storesOf(platform, app, link, clickId),
         webUrl: webDestinationOf(app, link),
         clickId,
+        qrUrl: qrUrlOf(link, tap),
       };
     }
     return { kind: "redirect", location, clickId };

@@ -145,6 +145,21 @@ describe("the landing page in a browser", () => {
     },
   );
 
+  it("puts the tapped URL's own parameters in a desktop's QR code, for the phone's tap", async () => {
+    // A network's click id on the tapped URL: the phone's tap, which an install matches,
+    // must carry it.
+    const tapped = `${link.url}${link.url.includes("?") ? "&" : "?"}clickid=N1&sub1=a%20b`;
+    const { context, page, problems } = await open(DESKTOP, DESKTOP_AGENT, tapped);
+    const opened = new URL(await qrText(context, page));
+    expect(opened.searchParams.get("clickid")).toBe("N1");
+    expect(opened.searchParams.get("sub1")).toBe("a b");
+    for (const [key, value] of new URL(link.url).searchParams) {
+      expect(opened.searchParams.get(key)).toBe(value);
+    }
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it("shows a desktop the bare link's QR code for a link too long for any QR code", async () => {
     const made = await rt.post(
       "/v1/links",

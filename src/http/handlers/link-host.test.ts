@@ -76,12 +76,13 @@ describe("the tap route", () => {
   it("refuses a prefetch, counting nothing, so that the tap asks again", async () => {
     const path = `/${link.deeplinkId}/`;
     const count = stored.length;
-    for (const purpose of [
+    const purposes: Record<string, string>[] = [
       { "Sec-Purpose": "prefetch" },
       { "Sec-Purpose": "prefetch;prerender" },
       { Purpose: "prefetch" },
       { "X-Purpose": "preview" },
-    ]) {
+    ];
+    for (const purpose of purposes) {
       const response = await handler()(
         apiEvent({ path, headers: { ...android, ...purpose } }),
         CONTEXT,
