@@ -43,6 +43,8 @@ export interface Tap {
   readonly deeplinkId: string;
   /** The tapped URL's query, a repeated name's last value. */
   readonly query: Readonly<Record<string, string | undefined>>;
+  /** The tapped URL's query with every value of a repeated name, where the gateway gives it. */
+  readonly allQuery?: Readonly<Record<string, readonly string[] | undefined>> | null;
   readonly sourceIp: string | null;
   /** Lower-case names. */
   readonly headers: Readonly<Record<string, string | undefined>>;
@@ -253,8 +255,12 @@ const hintsWanted = (tap: Tap, traits: DeviceTraits): boolean =>
  */
 const askedAgain = (tap: Tap): string => {
   const query = new URLSearchParams();
+  // Every value of a repeated name, as tapped, where the gateway gives them.
+  for (const [key, values] of Object.entries(tap.allQuery ?? {})) {
+    for (const value of values ?? []) query.append(key, value);
+  }
   for (const [key, value] of Object.entries(tap.query)) {
-    if (value !== undefined) query.set(key, value);
+    if (value !== undefined && !query.has(key)) query.set(key, value);
   }
   query.set(HINTS_ASKED_PARAM, "1");
   return `?${query.toString()}`;

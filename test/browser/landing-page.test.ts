@@ -150,7 +150,7 @@ describe("the landing page in a browser", () => {
     // must carry it.
     const tapped = `${link.url}${link.url.includes("?") ? "&" : "?"}clickid=N1&sub1=a%20b`;
     const { context, page, problems } = await open(DESKTOP, DESKTOP_AGENT, tapped);
-    const opened = new URL(await qrText(context, page));
+    const opened = new URL((await qrText(context, page)) ?? "");
     expect(opened.searchParams.get("clickid")).toBe("N1");
     expect(opened.searchParams.get("sub1")).toBe("a b");
     for (const [key, value] of new URL(link.url).searchParams) {

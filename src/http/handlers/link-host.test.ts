@@ -190,6 +190,20 @@ describe("the tap route", () => {
     // The query alone: the path the browser tapped, prefix and all, is kept.
     expect(asked.headers.location).toBe("?service_hints=1");
     expect(stored).toHaveLength(before);
+    // A repeated parameter keeps every value, as tapped.
+    const withQuery = await handler()(
+      {
+        ...apiEvent({
+          params: { deeplink_id: link.deeplinkId },
+          query: { sub1: "y", a: "b c" },
+          headers: reduced,
+        }),
+        multiValueQueryStringParameters: { sub1: ["x", "y"], a: ["b c"] },
+      },
+      CONTEXT,
+    );
+    expect(withQuery.headers.location).toBe("?sub1=x&sub1=y&a=b+c&service_hints=1");
+    expect(stored).toHaveLength(before);
     const repeated = await handler()(
       apiEvent({
         params: { deeplink_id: link.deeplinkId },

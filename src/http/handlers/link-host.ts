@@ -91,6 +91,7 @@ export const createClickHandler = (deps: ClickDeps & { readonly trustViewerAddre
     const answer = await tap({
       deeplinkId: event.pathParameters?.deeplink_id ?? linkOfPath(event.path),
       query: { ...event.queryStringParameters },
+      allQuery: event.multiValueQueryStringParameters,
       sourceIp: callerAddress(
         headers,
         event.requestContext?.identity?.sourceIp ?? null,
