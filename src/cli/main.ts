@@ -102,6 +102,46 @@ const defaultDataDir = async (dataDir?: string) =>
   (await import("../config/embedded.ts")).embeddedConfig(process.env, dataDir ? { dataDir } : {})
     .dataDir;
 
+interface StartOptions {
+  port?: number;
+  linkPort?: number;
+  host?: string;
+  dataDir?: string;
+}
+
+/**
+ * Why `start` failed; when a listener could not listen, which setting to change: the port in
+ * use (or not allowed) is the API's or the link host's, the address the one to listen on.
+ */
+const startFailure = async (error: unknown, options: StartOptions): Promise<string> => {
+  const message = error instanceof Error ? error.message : String(error);
+  const failure = error as Partial<NodeJS.ErrnoException> & { port?: number; hostname?: string };
+  let config: { host?: string; port?: number; linkPort?: number } = {};
+  try {
+    config = (await import("../config/embedded.ts")).embeddedConfig(process.env, options);
+  } catch {
+    // A setting the configuration refuses failed the start before any listener.
+  }
+  const ports = [
+    ...(failure.port === config.port ? ["--port (ATTRIBUTION_PORT)"] : []),
+    ...(failure.port === config.linkPort ? ["--link-port (ATTRIBUTION_LINK_PORT)"] : []),
+  ];
+  const anotherPort = `give another port with ${ports.join(" or ") || "--port or --link-port"}`;
+  if (failure.syscall === "listen" && failure.code === "EADDRINUSE") {
+    return `${message}: another program listens on port ${failure.port}; ${anotherPort}.`;
+  }
+  if (failure.syscall === "listen" && failure.code === "EACCES") {
+    return `${message}: this user may not listen on port ${failure.port}; ${anotherPort}.`;
+  }
+  const host = "give an address of this machine with --host (ATTRIBUTION_HOST)";
+  if (failure.syscall === "listen" && failure.code === "EADDRNOTAVAIL")
+    return `${message}: ${host}.`;
+  if (failure.syscall === "getaddrinfo" && failure.hostname === config.host) {
+    return `${message}: ${host}.`;
+  }
+  return message;
+};
+
 const program = new Command("attribution")
   .description("Mobile attribution service: ingestion, attribution and export.")
   .version(version);
@@ -121,7 +161,17 @@ program
   )
   .addOption(new Option("--host <host>", "address to listen on").env("ATTRIBUTION_HOST"))
   .addOption(dataDirOption())
-  .action(start);
+  .action(async (options: StartOptions) => {
+    try {
+      await start(options);
+    } catch (error) {
+      // The stores, queues and jobs the runtime opened before the failure would keep the
+      // process alive: it ends here. What they hold is on disk (write-ahead files, the click
+      // log), read again at the next start, as after any stop that was not Ctrl-C.
+      console.error(await startFailure(error, options));
+      process.exit(1);
+    }
+  });
 
 const apps = program.command("apps").description("register and list apps");
 apps

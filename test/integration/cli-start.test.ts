@@ -1,0 +1,58 @@
+/**
+ * `attribution start` when it cannot listen: it ends with code 1, naming the setting to change,
+ * rather than stay up on the stores it opened before its listeners.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { type AddressInfo, createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { START_FLAGS } from "../support/service.ts";
+
+const CLI = new URL("../../bin/attribution.js", import.meta.url).pathname;
+const run = promisify(execFile);
+
+describe("attribution start on a port in use", () => {
+  let dataDir: string;
+  let occupier: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "attribution-start-"));
+    occupier = createServer();
+    await new Promise<void>((resolve) => occupier.listen(0, "127.0.0.1", resolve));
+    port = (occupier.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => occupier.close(resolve));
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  /** `start` with these ports; killed if it is still up after 30 s, which fails the test. */
+  const startOn = (...ports: string[]) =>
+    run(process.execPath, [...START_FLAGS, CLI, "start", ...ports, "--data-dir", dataDir], {
+      timeout: 30_000,
+      killSignal: "SIGKILL",
+    });
+
+  it("ends with code 1 and names --port when the API's port is taken", async () => {
+    await expect(startOn("--port", String(port), "--link-port", "0")).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        `another program listens on port ${port}; give another port with --port (ATTRIBUTION_PORT).`,
+      ),
+    });
+  });
+
+  it("names --link-port when the link host's port is taken", async () => {
+    await expect(startOn("--port", "0", "--link-port", String(port))).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        "give another port with --link-port (ATTRIBUTION_LINK_PORT).",
+      ),
+    });
+  });
+});
