@@ -39,7 +39,11 @@ const schema = z.object({
   ATTRIBUTION_LINK_PORT: z.coerce.number().int().min(0).max(65_535).default(8788),
   /** The link host as links name it, when a proxy or a domain is in front of the port. */
   ATTRIBUTION_LINK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  /** "true" when a proxy in front writes the caller's address first in X-Forwarded-For. */
+  /**
+   * Whose X-Forwarded-For names the caller: `loopback` when unset (a proxy on this machine),
+   * CIDR ranges and `linklocal`, `uniquelocal`, `true` every peer, `false` none. The caller is
+   * the address the last trusted hop appended (../http/trust-proxy.ts).
+   */
   ATTRIBUTION_TRUST_PROXY: z.string().optional(),
   /** How long the pages of one export keep slicing the same snapshot. */
   ATTRIBUTION_SNAPSHOT_TTL_SECONDS: z.coerce

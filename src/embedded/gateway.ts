@@ -97,7 +97,7 @@ export interface GatewayOptions {
   readonly timeouts?: ListenerTimeouts;
 }
 
-/** How long the listeners wait on a client: stated in the README. */
+/** How long the listeners wait on a client: stated in docs/configuration.md (Listeners). */
 export const LISTENER_TIMEOUTS = {
   /** From the connection (or the previous answer) to the end of the request's headers. */
   headersMs: 10_000,
