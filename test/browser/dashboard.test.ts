@@ -43,7 +43,7 @@ import { SIGNATURE_HEADER, verifySignature } from "../../src/postbacks/signing.t
 import { COLUMN_NAMES } from "../../src/record/columns.ts";
 import type { CohortReport as CohortAnswer } from "../../src/reports/cohorts.ts";
 import { SKAN_4_COARSE, SKAN_4_FINE } from "../../src/skadnetwork/apple-samples.test-support.ts";
-import { installRequest } from "../support/installs.ts";
+import { androidInstallRequest } from "../support/installs.ts";
 import { type MockNetwork, startMockNetwork } from "../support/mock-network.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 import { DESKTOP, documentWidth, launchChromium, PHONE, screenshot } from "./support/browser.ts";
@@ -1950,15 +1950,7 @@ describe("the dashboard in a browser", () => {
     expect(touched.status, await touched.text()).toBeLessThan(300);
     const installed = await rt.post(
       "/v1/installs",
-      installRequest(serviceId, {
-        os: "android",
-        os_version: "14",
-        device_model: "Pixel 8",
-        sdk_platform: "kotlin",
-        idfv: null,
-        maid,
-        first_open_time: new Date(now).toISOString(),
-      }),
+      androidInstallRequest(serviceId, { maid, first_open_time: new Date(now).toISOString() }),
       sdkKey,
     );
     expect(installed.status, await installed.text()).toBe(202);
@@ -2468,20 +2460,9 @@ describe("the dashboard in a browser", () => {
     // attribution is resolved; the partner, whose media source did not win it, does not.
     const sdk = await issueKey(APP_ID, "sdk", rt.stores.keys);
     const serviceId = randomUUID();
-    const installed = await rt.post(
-      "/v1/installs",
-      installRequest(serviceId, {
-        os: "android",
-        os_version: "14",
-        device_model: "Pixel 8",
-        sdk_platform: "kotlin",
-        idfv: null,
-        maid: null,
-        first_open_time: new Date().toISOString(),
-      }),
-      sdk.key,
-      { "x-forwarded-for": "198.51.100.77" },
-    );
+    const installed = await rt.post("/v1/installs", androidInstallRequest(serviceId), sdk.key, {
+      "x-forwarded-for": "198.51.100.77",
+    });
     await installed.body?.cancel();
     expect(installed.status).toBe(202);
     const delivered = (request: { path: string; body: Buffer }) =>

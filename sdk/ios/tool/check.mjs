@@ -122,6 +122,29 @@ const same = (actual, expected, what) =>
     ? []
     : [`${what}: ${JSON.stringify(actual)} instead of ${JSON.stringify(expected)}`];
 
+/**
+ * Each line of a Swift file, its comment cut off, with the conditions of the `#if` blocks it
+ * stands in (an `#else` as the negation of its `#if`): `visit(code, conditions, index)`.
+ */
+const eachCodeLine = (path, visit) => {
+  const conditions = [];
+  readFileSync(path, "utf8")
+    .split("\n")
+    .forEach((line, index) => {
+      const code = line.replace(/\/\/.*$/, "").trim();
+      const directive = /^#(if|elseif|else|endif)\b\s*(.*)$/.exec(code);
+      if (!directive) {
+        visit(code, conditions, index);
+        return;
+      }
+      const [, kind, condition] = directive;
+      if (kind === "if") conditions.push(condition);
+      else if (kind === "elseif") conditions.splice(-1, 1, condition);
+      else if (kind === "else") conditions.splice(-1, 1, `!(${conditions.at(-1)})`);
+      else conditions.pop();
+    });
+};
+
 // --- Every Swift file parses ---------------------------------------------------------------
 
 const filesUnder = (dir, ending) =>
@@ -562,24 +585,11 @@ checking("SessionTests runs every case of sessions.json, every step of its lifec
 checking("UIKit is used only behind #if os(iOS), and the SDK observes the app's lifecycle", () => {
   const problems = [];
   for (const path of filesUnder(join(ios, "Sources"), ".swift")) {
-    const conditions = [];
-    readFileSync(path, "utf8")
-      .split("\n")
-      .forEach((line, index) => {
-        const code = line.replace(/\/\/.*$/, "").trim();
-        const directive = /^#(if|elseif|else|endif)\b\s*(.*)$/.exec(code);
-        if (directive) {
-          const [, kind, condition] = directive;
-          if (kind === "if") conditions.push(condition);
-          else if (kind === "elseif") conditions.splice(-1, 1, condition);
-          else if (kind === "else") conditions.splice(-1, 1, `!(${conditions.at(-1)})`);
-          else conditions.pop();
-          return;
-        }
-        const guarded = conditions.some((c) => /^os\(iOS\)/.test(c));
-        if (/\bUI(Application|Device|Kit)\b/.test(code) && !guarded)
-          problems.push(`${relative(sdk, path)}:${index + 1}: UIKit outside #if os(iOS)`);
-      });
+    eachCodeLine(path, (code, conditions, index) => {
+      const guarded = conditions.some((c) => /^os\(iOS\)/.test(c));
+      if (/\bUI(Application|Device|Kit)\b/.test(code) && !guarded)
+        problems.push(`${relative(sdk, path)}:${index + 1}: UIKit outside #if os(iOS)`);
+    });
   }
   const lifecycle = read(join(sdk, core("Platform/UIKitLifecycle.swift")));
   for (const name of ["didEnterBackgroundNotification", "willEnterForegroundNotification"])
@@ -803,30 +813,17 @@ checking(
     const frameworks = ["AdAttributionKit", "AdServices", "AppTrackingTransparency"];
     const weak = new Set();
     for (const path of filesUnder(join(ios, "Sources"), ".swift")) {
-      const conditions = [];
-      readFileSync(path, "utf8")
-        .split("\n")
-        .forEach((line, index) => {
-          const code = line.replace(/\/\/.*$/, "").trim();
-          const directive = /^#(if|elseif|else|endif)\b\s*(.*)$/.exec(code);
-          if (directive) {
-            const [, kind, condition] = directive;
-            if (kind === "if") conditions.push(condition);
-            else if (kind === "elseif") conditions.splice(-1, 1, condition);
-            else if (kind === "else") conditions.splice(-1, 1, `!(${conditions.at(-1)})`);
-            else conditions.pop();
-            return;
-          }
-          const imported = /^(@_weakLinked\s+)?import\s+(\w+)$/.exec(code);
-          if (!imported || !frameworks.includes(imported[2])) return;
-          if (imported[1]) {
-            weak.add(imported[2]);
-            return;
-          }
-          // A plain import only for a compiler before `@_weakLinked import` (Swift 5.8).
-          if (!conditions.some((c) => /^!\(compiler\(>=5\.8\)\)$/.test(c)))
-            problems.push(`${relative(sdk, path)}:${index + 1}: import ${imported[2]} is not weak`);
-        });
+      eachCodeLine(path, (code, conditions, index) => {
+        const imported = /^(@_weakLinked\s+)?import\s+(\w+)$/.exec(code);
+        if (!imported || !frameworks.includes(imported[2])) return;
+        if (imported[1]) {
+          weak.add(imported[2]);
+          return;
+        }
+        // A plain import only for a compiler before `@_weakLinked import` (Swift 5.8).
+        if (!conditions.some((c) => /^!\(compiler\(>=5\.8\)\)$/.test(c)))
+          problems.push(`${relative(sdk, path)}:${index + 1}: import ${imported[2]} is not weak`);
+      });
     }
     problems.push(
       ...frameworks.filter((f) => !weak.has(f)).map((f) => `no @_weakLinked import ${f}`),
