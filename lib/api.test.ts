@@ -514,11 +514,12 @@ describe("least privilege", () => {
     }
   });
 
-  it("grants Scan to no one but the .well-known functions and the dashboard's app routes (an admin lists every app), and on apps only", () => {
+  it("grants Scan to no one but the .well-known functions, the tap and the dashboard's app routes (an admin lists every app), and on apps only", () => {
     const wellKnown = new Set(
       [
-        // Apple's postbacks name their app by its App Store id, found among every app.
-        ...(["apple-app-site-association", "assetlinks", "apple-postback"] as const).map(
+        // Apple's postbacks name their app by its App Store id, found among every app; a tap
+        // on a host tells whose link host it is from every app's settings.
+        ...(["apple-app-site-association", "assetlinks", "apple-postback", "click"] as const).map(
           (id) => stack.linkHost.routeFunctions[id].role,
         ),
         ...ROUTES.filter((route) => route.scope === "apps").map(

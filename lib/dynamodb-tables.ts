@@ -160,7 +160,10 @@ const TABLE_GRANTS: {
       { actions: ["dynamodb:Scan"], on: whole("apps") },
     ],
     // A tap: its link's app by id, and every app's link hosts, whose host it came on.
-    tap: [{ actions: ["dynamodb:GetItem", "dynamodb:Scan"], on: whole("apps") }],
+    tap: [
+      { actions: ["dynamodb:GetItem"], on: whole("apps") },
+      { actions: ["dynamodb:Scan"], on: whole("apps") },
+    ],
     // One app's settings read and replaced by id: no scan.
     configure: [{ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], on: whole("apps") }],
   },

@@ -330,7 +330,7 @@ describe("the export contract", () => {
 
   it.each([
     [{}],
-    [{ timestamp: "-1" }],
+    [{ timestamp: "1.5" }],
     [{ timestamp: "0", limit: "0" }],
     [{ timestamp: "0", limit: "10001" }],
     [{ timestamp: "0", offset: "-1" }],

@@ -121,7 +121,9 @@ describe("the attribution command line", () => {
   });
 
   it("drives demo traffic through the service, whose matcher makes every attribution", async () => {
-    const stdout = await cli(dataDir, "demo", "--days", "2", "--installs", "60");
+    // Three days back from now hold one whole UTC day whose day 1 is over, whatever the hour:
+    // the cohorts' retention below needs one (two days back, late in a day, held minutes of it).
+    const stdout = await cli(dataDir, "demo", "--days", "3", "--installs", "60");
     demoOutput = stdout;
     // The game's table: what caused each install, and what the service found.
     const game = stdout.slice(

@@ -23,12 +23,12 @@ export const exportQuerySchema = tiedTo<ExportParams>()(
   z.object({
     timestamp: z
       .int()
-      .min(0)
       .max(MAX_TIMESTAMP)
       .meta({
         description:
           "Start of the window in Unix seconds (plain base-10 digits): events with `event_time` " +
-          "at or after it. The window runs to the present. Keep it fixed while paging.",
+          "at or after it; a start before 1970 is 0. The window runs to the present. Keep it " +
+          "fixed while paging.",
         example: 1793491200,
       }),
     format: z
