@@ -155,6 +155,24 @@ export const checkAppStoreIdFree = (
 /** The host names an app's links are served on: its own, or none (the service's link host). */
 export const linkHostsOf = (app: Pick<App, "links">): readonly string[] => app.links?.hosts ?? [];
 
+/** The apps that name `host` (a request's `Host`, in any case) as one of their link hosts. */
+const appsNaming = <A extends Pick<App, "links">>(apps: readonly A[], host: string | undefined) => {
+  const asked = (host ?? "").toLowerCase();
+  return apps.filter((app) => linkHostsOf(app).includes(asked));
+};
+
+/**
+ * The apps whose `.well-known` files a host serves: those that name it, else (the service's own
+ * host) those naming none.
+ */
+export const appsOfHost = <A extends Pick<App, "links">>(
+  apps: readonly A[],
+  host: string | undefined,
+): A[] => {
+  const naming = appsNaming(apps, host);
+  return naming.length > 0 ? naming : apps.filter((app) => linkHostsOf(app).length === 0);
+};
+
 /**
  * Whether a tap on `host` may open a link of app `appId`: a host that apps name as their link
  * host serves their links alone, so that no other app's link (its web URL anyone may set)
@@ -165,7 +183,6 @@ export const hostServesApp = (
   host: string | undefined,
   appId: string,
 ): boolean => {
-  const asked = (host ?? "").toLowerCase();
-  const naming = apps.filter((app) => linkHostsOf(app).includes(asked));
+  const naming = appsNaming(apps, host);
   return naming.length === 0 || naming.some((app) => app.appId === appId);
 };

@@ -107,7 +107,7 @@ export type TapAnswer =
  * navigational prefetch, `prefetch;prerender` too), the older `Purpose: prefetch`, and
  * `X-Purpose: preview` (Facebook's and Instagram's in-app browsers, preloading a feed's ads).
  */
-export const isPrefetch = (headers: Tap["headers"]): boolean =>
+const isPrefetch = (headers: Tap["headers"]): boolean =>
   /\bprefetch\b/i.test(headers["sec-purpose"] ?? "") ||
   /^\s*prefetch\s*$/i.test(headers.purpose ?? "") ||
   /^\s*(?:preview|prefetch)\s*$/i.test(headers["x-purpose"] ?? "");

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { appsOfHost } from "../../links/app-settings.ts";
 import { testLink } from "../../links/link.test-support.ts";
 import type { App } from "../../ports/apps.ts";
 import type { Touch } from "../../ports/touches.ts";
 import { clickIdOfReferrer } from "../../touches/destination.ts";
 import { apiEvent, CONTEXT } from "../api-event.test-support.ts";
-import { appsOfHost, createClickHandler } from "./link-host.ts";
+import { createClickHandler } from "./link-host.ts";
 
 const app = (appId: string, hosts?: string[]): App => ({
   appId,

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { type Adapters, composition, type Runtime, sharedBy } from "../../functions/adapters.ts";
-import { linkHostsOf } from "../../links/app-settings.ts";
+import { appsOfHost } from "../../links/app-settings.ts";
 import {
   escapeHtml,
   PAGE_HEADERS,
@@ -53,13 +53,6 @@ export const linkHostRefusal = (error: { status: number; detail: string }): Http
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>This link could not be opened</title></head>' +
     `<body><h1>This link could not be opened</h1><p>${escapeHtml(error.detail)}</p></body></html>\n`,
 });
-
-/** The apps a host serves: those that name it, else (the service's own host) those naming none. */
-export const appsOfHost = (apps: readonly App[], host: string | undefined): App[] => {
-  const asked = (host ?? "").toLowerCase();
-  const naming = apps.filter((app) => linkHostsOf(app).includes(asked));
-  return naming.length > 0 ? naming : apps.filter((app) => linkHostsOf(app).length === 0);
-};
 
 const jsonFile = (body: unknown): HttpResponse => ({
   statusCode: 200,
