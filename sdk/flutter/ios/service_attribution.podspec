@@ -14,8 +14,9 @@ Pod::Spec.new do |s|
   s.license          = { :type => 'Apache-2.0' }
   s.author           = { 'Service Attribution' => 'sdk@service-attribution.invalid' }
   s.source           = { :path => '.' }
-  s.source_files     = 'Classes/**/*.swift'
-  s.resource_bundles = { 'service_attribution_privacy' => ['Resources/PrivacyInfo.xcprivacy'] }
+  # The sources and the privacy manifest are where the Swift package (service_attribution/) has them.
+  s.source_files     = 'service_attribution/Sources/service_attribution/**/*.swift'
+  s.resource_bundles = { 'service_attribution_privacy' => ['service_attribution/Sources/service_attribution/PrivacyInfo.xcprivacy'] }
 
   s.dependency 'Flutter'
   s.dependency 'ServiceAttribution', '1.0.0'

@@ -332,7 +332,13 @@ check("every method the Dart side invokes is handled by the Android plugin", [
   ),
 ]);
 
-const swiftFile = join("ios", "Classes", "ServiceAttributionPlugin.swift");
+const swiftFile = join(
+  "ios",
+  "service_attribution",
+  "Sources",
+  "service_attribution",
+  "ServiceAttributionPlugin.swift",
+);
 if (existsSync(join(root, swiftFile))) {
   const swift = await Language.load(
     createRequire(import.meta.url).resolve("tree-sitter-wasms/out/tree-sitter-swift.wasm"),

@@ -23,6 +23,8 @@ const ios = dirname(dirname(fileURLToPath(import.meta.url)));
 const sdk = dirname(ios);
 const root = dirname(sdk);
 const flutter = join(sdk, "flutter");
+/** The Flutter plugin's Swift package, whose sources the podspec compiles too. */
+const flutterPackage = join(flutter, "ios", "service_attribution");
 const read = (path) => readFileSync(path, "utf8");
 const vectors = (file) => JSON.parse(read(join(sdk, "conformance", file)));
 
@@ -1281,7 +1283,9 @@ checking(
   "privacy manifests declare the IDFA and IDFV and the same data; the SDK's its UserDefaults reads",
   () => {
     const sdkManifest = read(join(ios, "Sources", "ServiceAttribution", "PrivacyInfo.xcprivacy"));
-    const pluginManifest = read(join(flutter, "ios", "Resources", "PrivacyInfo.xcprivacy"));
+    const pluginManifest = read(
+      join(flutterPackage, "Sources", "service_attribution", "PrivacyInfo.xcprivacy"),
+    );
     const balanced = (text) =>
       ["dict", "array", "plist"].every(
         (tag) =>
@@ -1315,7 +1319,14 @@ checking(
 
 // --- The Flutter plugin's iOS side --------------------------------------------------------
 
-const pluginFile = join("flutter", "ios", "Classes", "ServiceAttributionPlugin.swift");
+const pluginFile = join(
+  "flutter",
+  "ios",
+  "service_attribution",
+  "Sources",
+  "service_attribution",
+  "ServiceAttributionPlugin.swift",
+);
 const dart = filesUnder(join(flutter, "lib"), ".dart").map(read).join("\n");
 const android = read(
   join(
@@ -1405,9 +1416,78 @@ checking(
         ? []
         : ["the podspec's platform is not iOS 13"]),
       ...(/s\.swift_version\s*=/.test(flutterPodspec) ? [] : ["no swift_version"]),
-      ...(podField(flutterPodspec, "source_files") === "Classes/**/*.swift"
+      ...same(
+        podField(flutterPodspec, "source_files"),
+        "service_attribution/Sources/service_attribution/**/*.swift",
+        "source_files (the Swift package's target)",
+      ),
+      ...same(
+        /resource_bundles\s*=\s*\{[^}]*'([^']+\.xcprivacy)'/.exec(flutterPodspec)?.[1],
+        "service_attribution/Sources/service_attribution/PrivacyInfo.xcprivacy",
+        "the privacy manifest in resource_bundles (the Swift package's)",
+      ),
+    ];
+  },
+);
+
+// Flutter's Swift Package Manager route: ios/<plugin>/Package.swift, whose target is the
+// plugin's sources in Sources/<plugin>, as Flutter's template has it.
+checking(
+  "the Flutter plugin's Package.swift: Flutter's layout, iOS 13, the SDK at the podspec's version",
+  () => {
+    const file = join("flutter", "ios", "service_attribution", "Package.swift");
+    const manifest = tree(file);
+    const [packageCall] = callsNamed(manifest, "Package");
+    const name = stringsIn(argumentOf(packageCall, "name") ?? packageCall)[0];
+    const libraries = callsNamed(manifest, "library").map((call) => ({
+      name: stringsIn(argumentOf(call, "name") ?? call).join(""),
+      targets: stringsIn(argumentOf(call, "targets") ?? call),
+    }));
+    const targets = callsNamed(manifest, "target").map(
+      (call) => stringsIn(argumentOf(call, "name") ?? call)[0],
+    );
+    const [dependency] = callsNamed(manifest, "package");
+    const product = callsNamed(manifest, "product").map((call) => ({
+      name: stringsIn(argumentOf(call, "name") ?? call).join(""),
+      package: stringsIn(argumentOf(call, "package") ?? call).join(""),
+    }));
+    const processed = callsNamed(manifest, "process").map((call) => stringsIn(call).join(""));
+    const sources = join(flutterPackage, "Sources", "service_attribution");
+    const platforms = argumentOf(packageCall, "platforms")?.text ?? "";
+    return [
+      ...same(name, "service_attribution", "package name (the plugin's)"),
+      ...same(
+        libraries,
+        [{ name: "service-attribution", targets: ["service_attribution"] }],
+        "library (the plugin's name with dashes, over its target)",
+      ),
+      ...same(targets, ["service_attribution"], "targets"),
+      ...(existsSync(join(sources, "ServiceAttributionPlugin.swift"))
         ? []
-        : ["source_files is not Classes/**/*.swift"]),
+        : ["Sources/service_attribution has no ServiceAttributionPlugin.swift"]),
+      ...(/\.iOS\("13\.0"\)/.test(platforms) ? [] : ["platforms do not say iOS 13"]),
+      ...same(
+        stringsIn(argumentOf(dependency, "url") ?? manifest).join(""),
+        gitURL,
+        "the SDK's package URL (the root podspec's)",
+      ),
+      ...same(
+        stringsIn(argumentOf(dependency, "exact") ?? manifest).join(""),
+        sdkVersion(),
+        "the SDK's version (exact, the podspec's dependency)",
+      ),
+      ...same(
+        product,
+        [{ name: "ServiceAttribution", package: "service-attribution" }],
+        "the target's product dependency (the root Package.swift's library)",
+      ),
+      ...same(processed, ["PrivacyInfo.xcprivacy"], "resources"),
+      ...processed
+        .filter((resource) => !existsSync(join(sources, resource)))
+        .map((resource) => `${resource} is not in Sources/service_attribution`),
+      ...(existsSync(join(flutter, "ios", "Classes"))
+        ? ["ios/Classes is back: the sources are the Swift package's"]
+        : []),
     ];
   },
 );

@@ -1,0 +1,31 @@
+// swift-tools-version: 5.9
+// The iOS side of the Flutter plugin service_attribution for Flutter's Swift Package Manager
+// support (Flutter 3.24 or later with it turned on; the default from Flutter 3.44). The
+// CocoaPods route is ../service_attribution.podspec, over the same sources. Flutter links its
+// own framework to the plugin: no dependency on it is declared here. The iOS SDK comes from the
+// repository by its URL at the version the podspec depends on, its release tag.
+import PackageDescription
+
+let package = Package(
+    name: "service_attribution",
+    platforms: [
+        .iOS("13.0"),
+    ],
+    products: [
+        .library(name: "service-attribution", targets: ["service_attribution"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/service-attribution/service-attribution.git", exact: "1.0.0"),
+    ],
+    targets: [
+        .target(
+            name: "service_attribution",
+            dependencies: [
+                .product(name: "ServiceAttribution", package: "service-attribution"),
+            ],
+            resources: [
+                .process("PrivacyInfo.xcprivacy"),
+            ]
+        ),
+    ]
+)
