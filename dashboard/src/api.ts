@@ -1000,12 +1000,14 @@ export interface SkadnetworkReport {
     later_postbacks: number;
   }[];
   values: {
+    /** An install's value, or a re-engagement's (its windows start at the re-engagement). */
+    conversion: "install" | "reengagement";
     /** 0, 1 or 2: the first, second or third conversion window. */
     window: number;
     fine: number | null;
     coarse: CoarseValue | null;
     postbacks: number;
-    /** The schema's rules that give the value. */
+    /** The schema's rules that give an install's value (none for a re-engagement's). */
     meaning: string[];
   }[];
   tiers: { fine: number; coarse_only: number; none: number };

@@ -137,6 +137,10 @@ describe("SKAdNetwork postbacks", () => {
       { ...SKAN_4_FINE, version: "9.9" },
       { ...SKAN_4_FINE, "did-win": undefined },
       { ...SKAN_4_FINE, "conversion-value": 64 },
+      // Apple's campaign fields are a few digits: anything else is no postback of Apple's.
+      { ...SKAN_4_FINE, "source-identifier": "x".repeat(50) },
+      { ...SKAN_4_FINE, "source-identifier": "12345" },
+      { ...SKAN_3_WIN, "campaign-id": "campaign" },
     ].map((body) => readSkadnetworkPostback(body));
     for (const problem of problems) expect(problem.ok).toBe(false);
     expect(problems[3]).toEqual({

@@ -48,6 +48,20 @@ const keyObjectOf = (key: AppleKey): KeyObject => {
 };
 
 const idText = z.union([z.string().min(1).max(200), z.number().int().nonnegative()]);
+/**
+ * Apple's campaign fields are small numbers: `source-identifier` 2 to 4 digits (4.0), and
+ * `campaign-id` 1 to 100 before it. Bounding them keeps a forged body from growing a report's
+ * campaign rows with text of its own.
+ */
+const digits = (min: number, max: number) =>
+  z.union([
+    z.string().regex(new RegExp(`^\\d{${min},${max}}$`), `must be ${min} to ${max} digits`),
+    z
+      .number()
+      .int()
+      .min(0)
+      .max(10 ** max - 1),
+  ]);
 const flag = z.union([z.boolean(), z.literal(0), z.literal(1)]);
 const asText = (value: string | number | undefined | null): string | null =>
   value === undefined || value === null ? null : String(value);
@@ -63,8 +77,8 @@ const unsigned = {
 const skanSchema = z.object({
   version: z.string().max(8).optional(),
   "ad-network-id": z.string().min(1).max(200),
-  "campaign-id": idText.optional(),
-  "source-identifier": idText.optional(),
+  "campaign-id": digits(1, 3).optional(),
+  "source-identifier": digits(2, 4).optional(),
   "app-id": idText,
   "transaction-id": z.string().min(1).max(200),
   redownload: flag.optional(),

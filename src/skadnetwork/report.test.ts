@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ApplePostbackGroup } from "../ports/apple-postbacks.ts";
+import { conversionSchemaRequest } from "./conversion-schema.ts";
 import { skadnetworkReport } from "./report.ts";
 
 const group = (over: Partial<ApplePostbackGroup>): ApplePostbackGroup => ({
@@ -41,8 +42,34 @@ describe("the SKAdNetwork report", () => {
       },
     ]);
     expect(report.postbacks).toEqual({ received: 35, counted: 20, unverified: 7, development: 8 });
-    // Every first-window winner by what Apple let through of its values.
-    expect(report.tiers).toEqual({ fine: 7, coarse_only: 3, none: 0 });
+    // Every first-window install (redownloads too) by what Apple let through of its values;
+    // a re-engagement is no install.
+    expect(report.tiers).toEqual({ fine: 7, coarse_only: 0, none: 0 });
+  });
+
+  it("keeps a re-engagement's values apart from an install's, and reads only these with the schema", () => {
+    const schema = conversionSchemaRequest.parse({
+      windows: [
+        { rules: [{ event: "service_purchase", fine: 20, coarse: "high" }] },
+        { rules: [] },
+        { rules: [] },
+      ],
+    });
+    const report = skadnetworkReport(
+      [
+        group({ conversionValue: null, coarseValue: "high", postbacks: 2 }),
+        group({ reengagement: true, conversionValue: null, coarseValue: "high", postbacks: 3 }),
+      ],
+      { schema, networks: {} },
+    );
+    expect(
+      report.values.map(({ conversion, coarse, postbacks }) => [conversion, coarse, postbacks]),
+    ).toEqual([
+      ["install", "high", 2],
+      ["reengagement", "high", 3],
+    ]);
+    expect(report.values[1]?.meaning).toEqual([]);
+    expect(report.tiers).toEqual({ fine: 0, coarse_only: 2, none: 0 });
   });
 
   it("takes development or unverified postbacks only when asked", () => {

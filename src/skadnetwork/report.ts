@@ -2,9 +2,10 @@
  * The SKAdNetwork section of an iOS app's overview, from its stored postbacks of a window:
  * installs by ad network (its media source) and source identifier (the campaign), redownloads
  * and AdAttributionKit's re-engagements apart; each conversion window's values decoded with the
- * app's schema (how many reached each rule); and the crowd anonymity tier each first-window
- * postback implies (a fine value: the highest tiers; a coarse value only: a lower one; neither:
- * the lowest). Only postbacks that
+ * app's schema (how many reached each rule), a re-engagement's apart from an install's (its
+ * windows start at the re-engagement, and the schema is the install's); and the crowd anonymity
+ * tier each first-window install postback implies (a fine value: the highest tiers; a coarse
+ * value only: a lower one; neither: the lowest). Only postbacks that
  * count are in it (verified with Apple's production key), unless the owner asks for the rest.
  */
 import type { ApplePostbackGroup, StoredApplePostback } from "../ports/apple-postbacks.ts";
@@ -32,14 +33,22 @@ export interface SkadnetworkReport {
     readonly later_postbacks: number;
   }[];
   readonly values: {
+    /** Whose conversion the value is: an install's, or a re-engagement's (AdAttributionKit). */
+    readonly conversion: "install" | "reengagement";
     readonly window: number;
     readonly fine: number | null;
     readonly coarse: CoarseValue | null;
     readonly postbacks: number;
-    /** The schema's rules that give the value; empty without a schema or a rule for it. */
+    /**
+     * The schema's rules that give an install's value; empty without a schema or a rule for it,
+     * and for a re-engagement's, which the install's schema does not describe.
+     */
     readonly meaning: string[];
   }[];
-  /** First-window winning postbacks by what their values imply of the crowd's size. */
+  /**
+   * First-window winning postbacks of installs (redownloads too, not re-engagements) by what
+   * their values imply of the crowd's size.
+   */
   readonly tiers: { readonly fine: number; readonly coarse_only: number; readonly none: number };
 }
 
@@ -100,7 +109,7 @@ export const skadnetworkReport = (
       reengagements: campaign.reengagements + (won && kind === "reengagements" ? n : 0),
       later_postbacks: campaign.later_postbacks + (first ? 0 : n),
     });
-    if (first && postback.didWin) {
+    if (won && kind !== "reengagements") {
       if (postback.conversionValue !== null) tiers.fine += n;
       else if (postback.coarseValue !== null) tiers.coarse_only += n;
       else tiers.none += n;
@@ -109,15 +118,18 @@ export const skadnetworkReport = (
     const fine = first ? postback.conversionValue : null;
     const coarse = fine === null ? postback.coarseValue : null;
     if (fine === null && coarse === null) continue;
-    const valueKey = `${postback.sequenceIndex}\u0000${fine}\u0000${coarse}`;
+    const conversion = postback.reengagement ? "reengagement" : "install";
+    const valueKey = `${conversion}\u0000${postback.sequenceIndex}\u0000${fine}\u0000${coarse}`;
     const value = values.get(valueKey) ?? {
+      conversion,
       window: postback.sequenceIndex,
       fine,
       coarse,
       postbacks: 0,
-      meaning: options.schema
-        ? meaningOf(options.schema, postback.sequenceIndex, { fine, coarse })
-        : [],
+      meaning:
+        options.schema && conversion === "install"
+          ? meaningOf(options.schema, postback.sequenceIndex, { fine, coarse })
+          : [],
     };
     values.set(valueKey, { ...value, postbacks: value.postbacks + n });
   }
@@ -135,7 +147,11 @@ export const skadnetworkReport = (
         a.source_identifier.localeCompare(b.source_identifier),
     ),
     values: [...values.values()].sort(
-      (a, b) => a.window - b.window || (b.fine ?? -1) - (a.fine ?? -1) || b.postbacks - a.postbacks,
+      (a, b) =>
+        a.conversion.localeCompare(b.conversion) ||
+        a.window - b.window ||
+        (b.fine ?? -1) - (a.fine ?? -1) ||
+        b.postbacks - a.postbacks,
     ),
     tiers,
   };

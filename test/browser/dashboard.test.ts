@@ -2754,8 +2754,8 @@ describe("the dashboard in a browser", () => {
     expect(
       await rowsOf(section.getByRole("table", { name: "Conversion values by window" })),
     ).toEqual([
-      ["1", "63 (fine)", "1", "Purchase, 4.99+ USD"],
-      ["1", "high (coarse)", "1", "Purchase, 4.99+ USD"],
+      ["Install", "1", "63 (fine)", "1", "Purchase, 4.99+ USD"],
+      ["Install", "1", "high (coarse)", "1", "Purchase, 4.99+ USD"],
     ]);
     expect(await section.getByTestId("tier-fine").getAttribute("data-value")).toBe("1");
     expect(await section.getByTestId("tier-coarse_only").getAttribute("data-value")).toBe("1");

@@ -266,14 +266,23 @@ describe("Apple's postbacks on the link host", () => {
       ],
       values: [
         {
+          conversion: "install",
           window: 0,
           fine: 63,
           coarse: null,
           postbacks: 1,
           meaning: ["service_purchase, 4.99+ USD"],
         },
-        { window: 0, fine: 20, coarse: null, postbacks: 1, meaning: ["service_level_achieved"] },
         {
+          conversion: "install",
+          window: 0,
+          fine: 20,
+          coarse: null,
+          postbacks: 1,
+          meaning: ["service_level_achieved"],
+        },
+        {
+          conversion: "install",
           window: 0,
           fine: null,
           coarse: "high",
@@ -338,10 +347,19 @@ describe("Apple's postbacks on the link host", () => {
           later_postbacks: 0,
         },
       ],
+      // A re-engagement's value is counted apart, unread by the install's schema, and is no
+      // install of the tiers.
       values: [
-        { window: 0, fine: 24, coarse: null, postbacks: 1, meaning: ["service_level_achieved"] },
+        {
+          conversion: "reengagement",
+          window: 0,
+          fine: 24,
+          coarse: null,
+          postbacks: 1,
+          meaning: [],
+        },
       ],
-      tiers: { fine: 1, coarse_only: 0, none: 0 },
+      tiers: { fine: 0, coarse_only: 0, none: 0 },
     });
   });
 

@@ -32,7 +32,8 @@ const TIERS: { key: keyof SkadnetworkReport["tiers"]; label: string; meaning: st
   {
     key: "none",
     label: "No value",
-    meaning: "The smallest crowd: Apple sent no conversion value at all.",
+    meaning:
+      "The smallest crowd, or an install that had not reached the first window's value yet: Apple sent no conversion value at all.",
   },
 ];
 
@@ -195,6 +196,14 @@ function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"]
           </tbody>
         </table>
       </TableScroll>
+      <p class="hint">
+        Apple sends two, three or all four digits of a campaign's source identifier, the fewer
+        the smaller the crowd of like installs: a row of two digits (39) holds the installs of
+        every campaign ending in them that Apple cut short, 5239's among them. Re-engagements
+        are counted only where the app asks Apple for their copies (
+        <span class="mono">EligibleForAdAttributionKitReengagementPostbackCopies</span> in its
+        Info.plist).
+      </p>
     </>
   );
 }
@@ -213,6 +222,7 @@ function SkadnetworkValues(props: {
           <table aria-labelledby="skadnetwork-values-heading">
             <thead>
               <tr>
+                <th scope="col">Conversion</th>
                 <th scope="col">Window</th>
                 <th scope="col">Value</th>
                 <th scope="col" class="num">
@@ -224,19 +234,17 @@ function SkadnetworkValues(props: {
             <tbody>
               {props.values.map((value) => (
                 <tr
-                  key={`${value.window}\u0000${value.fine}\u0000${value.coarse}`}
+                  key={`${value.conversion}\u0000${value.window}\u0000${value.fine}\u0000${value.coarse}`}
+                  data-conversion={value.conversion}
                   data-window={value.window + 1}
                   data-value={value.fine ?? value.coarse ?? ""}
                 >
+                  <td>{value.conversion === "install" ? "Install" : "Re-engagement"}</td>
                   <td>{value.window + 1}</td>
                   <td>{valueText(value)}</td>
                   <td class="num">{formatCount(value.postbacks)}</td>
                   <td class="wrap-words" data-testid="meaning">
-                    {value.meaning.length > 0 ? (
-                      value.meaning.map(withEventWords).join(" or ")
-                    ) : (
-                      <span class="note">No rule of the schema gives this value</span>
-                    )}
+                    <ValueMeaning value={value} />
                   </td>
                 </tr>
               ))}
@@ -250,6 +258,17 @@ function SkadnetworkValues(props: {
       </p>
     </>
   );
+}
+
+/** A value in words: the schema's rules for an install's, what is known for the rest. */
+function ValueMeaning(props: { value: Value }) {
+  const { value } = props;
+  if (value.conversion === "reengagement")
+    return <span class="note">A re-engagement's value: the install's schema does not read it</span>;
+  if (value.meaning.length > 0) return <>{value.meaning.map(withEventWords).join(" or ")}</>;
+  // Every install is told 0 at its first launch, before any rule is met.
+  if (value.fine === 0) return <span class="note">First launch: no rule met in the window</span>;
+  return <span class="note">No rule of the schema gives this value</span>;
 }
 
 function SkadnetworkTiers(props: { tiers: SkadnetworkReport["tiers"] }) {

@@ -156,18 +156,23 @@ const reportSchema = tiedTo<SkadnetworkReport>()(
       ),
       values: z.array(
         z.strictObject({
+          conversion: z.enum(["install", "reengagement"]).meta({
+            description:
+              "Whose conversion the value is: an install's, or a re-engagement's (AdAttributionKit), whose windows start at the re-engagement; the two are counted apart.",
+          }),
           window: z.number(),
           fine: z.number().nullable(),
           coarse: coarse.nullable(),
           postbacks: z.number(),
-          meaning: z
-            .array(z.string())
-            .meta({ description: "The schema's rules that give the value." }),
+          meaning: z.array(z.string()).meta({
+            description:
+              "The schema's rules that give an install's value; empty for a re-engagement's, which the install's schema does not describe.",
+          }),
         }),
       ),
       tiers: z.strictObject({ fine: z.number(), coarse_only: z.number(), none: z.number() }).meta({
         description:
-          "First-window installs by what Apple let through: a fine value (the crowd was large enough), a coarse value only, or none.",
+          "First-window installs (redownloads too, not re-engagements) by what Apple let through: a fine value (the crowd was large enough), a coarse value only, or none.",
       }),
     })
     .meta({ id: "SkadnetworkReport" }),

@@ -5,8 +5,8 @@ import Foundation
 // sdk/conformance/conversion-values.json holds the cases): the install's first open starts the
 // clock, an event falls in the window of its time since then, each window keeps its counts,
 // USD revenue and parameters reached, and Apple is asked for an update only when the fine or
-// the coarse value rises or the window becomes locked. Values Apple holds cannot go down, so
-// nothing here ever lowers one.
+// the coarse value rises or the window becomes locked. Nothing here ever lowers a value:
+// SKAdNetwork 4 would take a lower one, but a later event never undoes an earlier one's worth.
 
 /// SKAdNetwork's and AdAttributionKit's coarse conversion values, lowest first.
 enum CoarseValue: String, CaseIterable, Equatable {
