@@ -197,12 +197,11 @@ function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"]
         </table>
       </TableScroll>
       <p class="hint">
-        Apple sends two, three or all four digits of a campaign's source identifier, the fewer
-        the smaller the crowd of like installs: a row of two digits (39) holds the installs of
-        every campaign ending in them that Apple cut short, 5239's among them. Re-engagements
-        are counted only where the app asks Apple for their copies (
-        <span class="mono">EligibleForAdAttributionKitReengagementPostbackCopies</span> in its
-        Info.plist).
+        Apple sends two, three or all four digits of a campaign's source identifier, the fewer the
+        smaller the crowd of like installs: a row of two digits (39) holds the installs of every
+        campaign ending in them that Apple cut short, 5239's among them. Re-engagements are counted
+        only where the app asks Apple for their copies, with the Info.plist key{" "}
+        <span class="mono">EligibleForAdAttributionKitReengagementPostbackCopies</span>.
       </p>
     </>
   );
