@@ -4,13 +4,18 @@ import { deviceClockOffsetMs } from "../domain/device-clock.ts";
 import type { InstallFacts } from "../domain/install-facts.ts";
 import type { Install } from "../ports/installs.ts";
 import { clickIdOfReferrer, REFERRER_CLICK_ID } from "../touches/destination.ts";
+import { CLICK_ID_PATTERN } from "../touches/ids.ts";
 import { normalizeIp } from "../touches/ip.ts";
 
-/** The click id a link that opened the app carries in its query, if any. */
+/**
+ * The click id a link that opened the app carries in its query, if any: one of the link host's
+ * shape (anything else names no click, and would only cost a lookup).
+ */
 export const clickIdOfOpenUrl = (openUrl: string | null): string | null => {
   if (!openUrl) return null;
   try {
-    return new URL(openUrl).searchParams.get(REFERRER_CLICK_ID);
+    const found = new URL(openUrl).searchParams.get(REFERRER_CLICK_ID);
+    return found !== null && CLICK_ID_PATTERN.test(found) ? found : null;
   } catch {
     return null;
   }

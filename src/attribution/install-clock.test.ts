@@ -171,6 +171,20 @@ describe("the device's offset from the referrer's tap", () => {
   });
 });
 
+describe("Play's click after its own begin", () => {
+  it("is told whatever the offset, to the whole second", () => {
+    const at = (began: number, clicked: number) =>
+      installClock(facts({ deviceInstallBeganAt: iso(began), deviceReferrerClickAt: iso(clicked) }))
+        .referrerClickAfterBegin;
+    expect(at(OPEN - MINUTE, OPEN - MINUTE + SECOND)).toBe(true);
+    expect(at(OPEN - MINUTE, OPEN - MINUTE)).toBe(false);
+    expect(at(OPEN - MINUTE, OPEN - 2 * MINUTE)).toBe(false);
+    expect(installClock(facts({ deviceReferrerClickAt: iso(OPEN) })).referrerClickAfterBegin).toBe(
+      false,
+    );
+  });
+});
+
 describe("the latest touch", () => {
   it("is Play's server-clock begin before anything the phone says", () => {
     const clock = installClock(

@@ -27,6 +27,12 @@ export interface InstallClock {
    * second. Another method's touch has no such claim on the install.
    */
   readonly latestOwnClick: number;
+  /**
+   * Play's own times, both on the phone's one clock, put the referrer's click after the install
+   * began (a later whole second): a click injected during the download, which no offset makes
+   * the install's cause, whatever is known of the phone's clock.
+   */
+  readonly referrerClickAfterBegin: boolean;
 }
 
 const timeOf = (iso: string) => Date.parse(iso);
@@ -87,5 +93,9 @@ export const installClock = (facts: InstallFacts, referrerTap?: Touch): InstallC
     installBegan,
     latestTouch: installBegan ?? firstOpen,
     latestOwnClick: installBegan ?? Math.min(firstOpen + DEVICE_CLOCK_ROUNDING_MS, received),
+    referrerClickAfterBegin:
+      facts.deviceReferrerClickAt !== null &&
+      facts.deviceInstallBeganAt !== null &&
+      timeOf(facts.deviceReferrerClickAt) > timeOf(facts.deviceInstallBeganAt),
   };
 };

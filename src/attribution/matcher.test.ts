@@ -34,6 +34,8 @@ const AGENTS = {
     "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Mobile Safari/537.36",
   iphone:
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+  desktop:
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
   other: (n: number) =>
     `Mozilla/5.0 (Linux; Android 14; Device${n}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36`,
 };
@@ -307,6 +309,28 @@ describe("matching by click id", () => {
     });
   });
 
+  it("refuses the referrer's click Play stamped after its own begin, whatever is known of the clock", async () => {
+    // A phone 10 minutes fast that sends no clock: Play's click time is past its first open, so
+    // it gives no offset, and the first open, taken at the phone's word, reads late enough
+    // for the tap.
+    const FAST = 10 * 60 * SECOND;
+    const tap = touch(3 * 60 * SECOND);
+    const clickOnPhone = Date.parse(tap.touchTime) + FAST + 2 * SECOND;
+    const fast = (beganOnPhone: number) =>
+      install({
+        firstOpenTime: new Date(beganOnPhone + 30 * SECOND).toISOString(),
+        clockOffsetMs: null,
+        referrerClickId: tap.clickId,
+        deviceReferrerClickAt: new Date(clickOnPhone).toISOString(),
+        deviceInstallBeganAt: new Date(beganOnPhone).toISOString(),
+        ip: null,
+      });
+    // By the phone's one clock the install began 40 seconds before Play's click: injected.
+    expect(winner(await match(fast(clickOnPhone - 40 * SECOND), [tap]))).toBe("organic");
+    // Began after it: the click stands.
+    expect(winner(await match(fast(clickOnPhone + 5 * SECOND), [tap]))).toBe(tap.clickId);
+  });
+
   it("takes a first open up to a second before its own click as a rounding of the phone's clock", async () => {
     // A link that opened the app at once, its first open written to the whole second.
     const opened = touch(-800);
@@ -564,6 +588,24 @@ describe("probabilistic matching", () => {
     // A day and more ago is another day.
     const yesterday = touch(25 * HOUR, { userAgent: AGENTS.galaxy });
     expect(await match(install(), [reduced, yesterday])).toMatchObject({ confidence: "low" });
+    // A laptop's tap of the link (its landing page, before the phone scanned the QR code) is
+    // no other phone at the address.
+    const laptop = touch(10 * HOUR, { userAgent: AGENTS.desktop });
+    expect(laptop.platform).toBe("other");
+    expect(await match(install(), [reduced, laptop])).toMatchObject({ confidence: "low" });
+  });
+
+  it("takes a model hint of only spaces for none: it matches no model by itself", async () => {
+    const blank = touch(5 * MINUTE, {
+      userAgent: AGENTS.reduced,
+      ...deviceTraits(AGENTS.reduced, {
+        "sec-ch-ua-model": '" "',
+        "sec-ch-ua-platform-version": '"14.0.0"',
+      }),
+    });
+    expect(blank.deviceModel).toBeNull();
+    // OS evidence alone: low, never the medium a named model may reach.
+    expect(await match(install(), [blank])).toMatchObject({ confidence: "low" });
   });
 
   it("is off on iOS unless the app turns it on", async () => {

@@ -199,7 +199,9 @@ const clickedModel = (touch: Touch) =>
 
 /** Whether the click's agent named a model (not just the family), so the model was compared. */
 const namesModel = (touch: Touch) =>
-  touch.platform === "ios" ? appleModelOf(touch.userAgent) !== null : touch.deviceModel !== null;
+  touch.platform === "ios"
+    ? appleModelOf(touch.userAgent) !== null
+    : touch.deviceModel !== null && squeezed(touch.deviceModel) !== "";
 
 /**
  * Whether a click's device may be the install's: what the click's browser user agent says (OS,
@@ -213,7 +215,8 @@ export const compatibleDevice = (touch: Touch, facts: InstallFacts): boolean => 
     return false;
   }
   const model = clickedModel(touch);
-  if (model && facts.deviceModel) {
+  // A model that is only spaces or marks names none (it would end every model).
+  if (model && facts.deviceModel && squeezed(model) !== "") {
     const clicked = squeezed(model);
     const installed = squeezed(facts.deviceModel);
     // A browser's parser may drop the maker the SDK's Build.MODEL keeps (`TECNO KG5k` read as
@@ -326,7 +329,9 @@ const byClickId = async (
 ): Promise<Match | undefined> => {
   const opened = async () =>
     facts.openUrlClickId ? await lookups.get(facts.openUrlClickId) : undefined;
-  for (const read of [async () => referred, opened]) {
+  // The referrer's click is no cause of an install Play says it came after the start of.
+  const referrer = async () => (clock.referrerClickAfterBegin ? undefined : referred);
+  for (const read of [referrer, opened]) {
     const touch = await read();
     if (
       touch &&
@@ -444,7 +449,9 @@ const probabilistically = async (
       // taken at its word, right for all but the few whose clock is minutes off.
       elapsedMs: firstOpen - timeOf(found.winner.touchTime),
       device: deviceEvidence(found.winner, facts),
-      devices: new Set(day.map(deviceKey)).size,
+      // Phones only: a laptop's tap of the same link (the landing page's QR code) is its
+      // owner's, not another person's at the address.
+      devices: new Set(day.filter((touch) => touch.platform !== "other").map(deviceKey)).size,
       installs,
       rivals: new Set(compatible.map(deviceKey).filter((key) => key !== mine)).size,
     });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { clickIdOfReferrer, destinationOf, storesOf } from "./destination.ts";
 
+/** A click id of the link host's shape: 22 letters and digits. */
+const CLICK = "C1ick1dC1ick1dC1ick1d0";
+
 const android = {
   appId: "com.example.game",
   platform: "android" as const,
@@ -15,11 +18,11 @@ const link = { mediaSource: "facebook_ads", campaignName: "Winter Sale" };
 
 describe("destinationOf", () => {
   it("sends Android to the Play Store with a referrer that carries the click id back", () => {
-    const url = new URL(destinationOf("android", android, link, "C1ick1d") ?? "");
+    const url = new URL(destinationOf("android", android, link, CLICK) ?? "");
     expect(url.origin + url.pathname).toBe("https://play.google.com/store/apps/details");
     expect(url.searchParams.get("id")).toBe("com.example.game");
     const referrer = url.searchParams.get("referrer");
-    expect(clickIdOfReferrer(referrer)).toBe("C1ick1d");
+    expect(clickIdOfReferrer(referrer)).toBe(CLICK);
     expect(new URLSearchParams(referrer ?? "").get("utm_source")).toBe("facebook_ads");
     expect(new URLSearchParams(referrer ?? "").get("utm_campaign")).toBe("Winter Sale");
   });
@@ -44,11 +47,11 @@ describe("destinationOf", () => {
       iosUrl: "https://apps.apple.com/de/app/id1234567890",
       webUrl: "https://game.example.com/winter",
     };
-    const url = new URL(destinationOf("android", android, own, "abc") ?? "");
+    const url = new URL(destinationOf("android", android, own, CLICK) ?? "");
     expect(url.searchParams.get("hl")).toBe("de");
-    expect(clickIdOfReferrer(url.searchParams.get("referrer"))).toBe("abc");
-    expect(destinationOf("ios", ios, own, "abc")).toBe(own.iosUrl);
-    expect(destinationOf("other", android, own, "abc")).toBe(own.webUrl);
+    expect(clickIdOfReferrer(url.searchParams.get("referrer"))).toBe(CLICK);
+    expect(destinationOf("ios", ios, own, CLICK)).toBe(own.iosUrl);
+    expect(destinationOf("other", android, own, CLICK)).toBe(own.webUrl);
   });
 
   it("keeps the referrer a link's own Play URL carries, its UTM values first, with the click id", () => {
@@ -57,10 +60,10 @@ describe("destinationOf", () => {
       androidUrl:
         "https://play.google.com/store/apps/details?id=com.example.game&referrer=utm_source%3Dgoogle%26utm_medium%3Dcpc%26gclid%3Dabc%26service_click_id%3Dstale&hl=de",
     };
-    const url = new URL(destinationOf("android", android, own, "C1ick1d") ?? "");
+    const url = new URL(destinationOf("android", android, own, CLICK) ?? "");
     const referrer = new URLSearchParams(url.searchParams.get("referrer") ?? "");
-    expect(clickIdOfReferrer(url.searchParams.get("referrer"))).toBe("C1ick1d");
-    expect(referrer.getAll("service_click_id")).toEqual(["C1ick1d"]);
+    expect(clickIdOfReferrer(url.searchParams.get("referrer"))).toBe(CLICK);
+    expect(referrer.getAll("service_click_id")).toEqual([CLICK]);
     expect(referrer.get("utm_source")).toBe("google");
     expect(referrer.get("utm_medium")).toBe("cpc");
     expect(referrer.get("gclid")).toBe("abc");
@@ -81,11 +84,11 @@ describe("destinationOf", () => {
 
   it("sends an Android phone to the Play page of an iOS app that names its Android build", () => {
     const both = { ...ios, links: { ...ios.links, playPackage: "com.example.game" } };
-    const url = new URL(destinationOf("android", both, link, "C1ick1d") ?? "");
+    const url = new URL(destinationOf("android", both, link, CLICK) ?? "");
     expect(url.origin + url.pathname).toBe("https://play.google.com/store/apps/details");
     expect(url.searchParams.get("id")).toBe("com.example.game");
     // The install comes back on the Android build, with the click id Play hands it.
-    expect(clickIdOfReferrer(url.searchParams.get("referrer"))).toBe("C1ick1d");
+    expect(clickIdOfReferrer(url.searchParams.get("referrer"))).toBe(CLICK);
     expect(storesOf("other", both, link, null).map((s) => s.store)).toEqual([
       "google-play",
       "app-store",
@@ -97,10 +100,10 @@ describe("storesOf", () => {
   const both = { ...android, links: { appStoreId: "1234567890" } };
 
   it("lists each store the app is in, the tapper's first, Play's with the click's referrer", () => {
-    const fromAndroid = storesOf("android", both, link, "C1ick1d");
+    const fromAndroid = storesOf("android", both, link, CLICK);
     expect(fromAndroid.map((s) => s.store)).toEqual(["google-play", "app-store"]);
     expect(clickIdOfReferrer(new URL(fromAndroid[0]?.url ?? "").searchParams.get("referrer"))).toBe(
-      "C1ick1d",
+      CLICK,
     );
     expect(storesOf("ios", both, link, "c").map((s) => s.store)).toEqual([
       "app-store",
@@ -125,12 +128,10 @@ describe("storesOf", () => {
       androidUrl: "https://play.google.com/store/apps/details?id=com.example.game&listing=winter",
       iosUrl: "https://apps.apple.com/app/id1234567890?ppid=6c0fb2d5",
     };
-    const [play, appStore] = storesOf("other", android, own, "C1ick1d");
+    const [play, appStore] = storesOf("other", android, own, CLICK);
     expect(play?.store).toBe("google-play");
     expect(new URL(play?.url ?? "").searchParams.get("listing")).toBe("winter");
-    expect(clickIdOfReferrer(new URL(play?.url ?? "").searchParams.get("referrer"))).toBe(
-      "C1ick1d",
-    );
+    expect(clickIdOfReferrer(new URL(play?.url ?? "").searchParams.get("referrer"))).toBe(CLICK);
     // The app has no App Store id; the link's own iOS page is still a button.
     expect(appStore).toEqual({ platform: "ios", store: "app-store", url: own.iosUrl });
     // A page in no store is the platform's button all the same.
@@ -139,5 +140,27 @@ describe("storesOf", () => {
       { platform: "android", store: null, url: elsewhere.androidUrl },
       { platform: "ios", store: "app-store", url: "https://apps.apple.com/app/id1234567890" },
     ]);
+  });
+});
+
+describe("clickIdOfReferrer", () => {
+  it("reads the click id as Play hands the referrer over", () => {
+    expect(clickIdOfReferrer(`service_click_id=${CLICK}&utm_source=fb`)).toBe(CLICK);
+  });
+
+  it("reads it from a referrer encoded once more, or from the Play URL's whole query", () => {
+    const referrer = `service_click_id=${CLICK}&utm_source=fb`;
+    expect(clickIdOfReferrer(encodeURIComponent(referrer))).toBe(CLICK);
+    expect(clickIdOfReferrer(`id=com.example.game&referrer=${encodeURIComponent(referrer)}`)).toBe(
+      CLICK,
+    );
+  });
+
+  it("takes nothing that is no click id of the link host's shape", () => {
+    expect(clickIdOfReferrer("service_click_id=x")).toBeNull();
+    expect(clickIdOfReferrer(`service_click_id=${"é".repeat(800)}`)).toBeNull();
+    expect(clickIdOfReferrer("utm_source=google-play&utm_medium=organic")).toBeNull();
+    expect(clickIdOfReferrer("%E0%A4%A")).toBeNull();
+    expect(clickIdOfReferrer(null)).toBeNull();
   });
 });

@@ -10,6 +10,7 @@
 
 import type { DevicePlatform } from "../domain/touch.ts";
 import type { App, Platform } from "../ports/apps.ts";
+import { CLICK_ID_PATTERN } from "./ids.ts";
 
 /** The install referrer's key for the click id: the matcher reads it back from the install. */
 export const REFERRER_CLICK_ID = "service_click_id";
@@ -50,9 +51,36 @@ export const installReferrer = (
   return made.toString();
 };
 
-/** The click id an install referrer carries, if a click through the link host put one there. */
-export const clickIdOfReferrer = (referrer: string | null | undefined): string | null =>
-  referrer ? new URLSearchParams(referrer).get(REFERRER_CLICK_ID) : null;
+/** Decodes percent-escapes once, or null when the text holds a broken one. */
+const decodedOnce = (text: string): string | null => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * The click id an install referrer carries, if a click through the link host put one there.
+ * Play hands the referrer over decoded (`service_click_id=…&utm_source=…`), but a client may
+ * pass it on as it stood in the Play URL, encoded once more (`service_click_id%3D…`), or send
+ * the Play URL's whole query (`id=com.app&referrer=…`): both still name the click. What is no
+ * click id of the link host's shape is none.
+ */
+export const clickIdOfReferrer = (referrer: string | null | undefined): string | null => {
+  if (!referrer) return null;
+  const read = (text: string, depth: number): string | null => {
+    const params = new URLSearchParams(text);
+    const found = params.get(REFERRER_CLICK_ID);
+    if (found !== null) return CLICK_ID_PATTERN.test(found) ? found : null;
+    if (depth === 0) return null;
+    const inner = params.get("referrer");
+    if (inner) return read(inner, depth - 1);
+    const decoded = text.includes("=") ? null : decodedOnce(text);
+    return decoded && decoded !== text ? read(decoded, depth - 1) : null;
+  };
+  return read(referrer, 2);
+};
 
 const playStorePage = (packageName: string) =>
   `https://${PLAY_HOST}/store/apps/details?id=${encodeURIComponent(packageName)}`;

@@ -18,6 +18,9 @@ export const newClickId: () => string = customAlphabet(ALPHABET, CLICK_ID_LENGTH
 /** The shape of a deep link id this service made; anything else is not worth a lookup. */
 export const DEEPLINK_ID_PATTERN = new RegExp(`^[0-9A-Za-z]{${DEEPLINK_ID_LENGTH}}$`);
 
+/** The shape of a click id the link host made: what an install carries back, if anything. */
+export const CLICK_ID_PATTERN = new RegExp(`^[0-9A-Za-z]{${CLICK_ID_LENGTH}}$`);
+
 /** A deep link id as the API takes one, in a path or a body. */
 export const deeplinkIdField = () =>
   z

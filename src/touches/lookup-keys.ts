@@ -23,9 +23,17 @@ export const touchSortKey = (touch: Pick<Touch, "touchTime" | "clickId">): strin
  */
 export const windowEndKey = (to: Date): string => `${to.toISOString()}~`;
 
-/** When a touch expires (Unix seconds): the longest click window after its time. */
+/**
+ * How long a touch is kept past the longest click window: a click near the window's edge stays
+ * for an install whose first open is inside it but whose report, retry or sweep comes later.
+ */
+export const TOUCH_GRACE_SECONDS = 2 * 86_400;
+
+/** When a touch expires (Unix seconds): the longest click window after its time, and the grace. */
 export const touchExpirySeconds = (touchTime: string): number =>
-  Math.ceil(Date.parse(touchTime) / 1000) + TOUCH_LIMITS.maxTouchAgeDays * 86_400;
+  Math.ceil(Date.parse(touchTime) / 1000) +
+  TOUCH_LIMITS.maxTouchAgeDays * 86_400 +
+  TOUCH_GRACE_SECONDS;
 
 /**
  * How long a sighting is kept after its hour: the day matching reads before a first open, and

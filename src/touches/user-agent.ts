@@ -128,7 +128,9 @@ export const deviceTraits = (
   hints: DeviceHintHeaders = {},
 ): DeviceTraits => {
   const { platform, osVersion, deviceModel, isBot, reduced } = agentTraits(userAgent ?? "");
-  const hinted = (value: string | null) => (value === null || value === "" ? null : value);
+  // A hint of only spaces says nothing (Chrome sends "" for a model it will not name).
+  const hinted = (value: string | null) =>
+    value === null || value.trim() === "" ? null : value.trim();
   return {
     platform,
     osVersion: reduced
