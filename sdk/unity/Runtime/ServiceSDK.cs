@@ -196,9 +196,10 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// The app went to the background (the Unity layer's pause). Sessions are tracked from
-        /// these two calls; an SDK not made yet has nothing to track (the Configure to come is a
-        /// session of its own), so neither makes one (the app may not have set BaseUrl yet).
+        /// The app went to the background (the Unity layer's pause): what waits is sent at once.
+        /// Sessions are tracked from these two calls; an SDK not made yet has nothing to track
+        /// or send (the Configure to come is a session of its own), so neither makes one (the app
+        /// may not have set BaseUrl yet).
         /// </summary>
         internal static void EnteredBackground()
         {

@@ -169,6 +169,48 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void AFloatIsReadAsTheDecimalItPrintsAsAndADecimalAsItIs()
+        {
+            var at = DateTime.UtcNow;
+            Func<Dictionary<string, object>, ConversionEvent> read = parameters => ConversionEvent.Of(EventType.PURCHASE, null, parameters, at, at);
+            // Widened as it is, 9.99f would be 9.989999771118164; the wire, and the service, say 9.99.
+            Assert.AreEqual(9.99, read(new Dictionary<string, object> { { "revenue", 9.99f }, { "currency", "USD" } }).RevenueAmount);
+            Assert.AreEqual(9.99, read(new Dictionary<string, object> { { "revenue", 9.99m }, { "currency", "USD" } }).RevenueAmount);
+            Assert.AreEqual(0.1, read(new Dictionary<string, object> { { "score", 0.1f } }).Parameters["score"]);
+            Assert.AreEqual(0.1, read(new Dictionary<string, object> { { "score", 0.1m } }).Parameters["score"]);
+            Assert.AreEqual(16777217.0, read(new Dictionary<string, object> { { "score", 16777217m } }).Parameters["score"]);
+            Assert.IsEmpty(read(new Dictionary<string, object> { { "score", float.NaN } }).Parameters);
+        }
+
+        [Test]
+        public void ARuleAtARevenueOrParameterOf9Point99IsMetByAFloatOrADecimalOf9Point99()
+        {
+            var windows = ConversionSchema.ParseWindows(JArray.Parse(@"[
+                {""rules"": [
+                    {""event"": ""service_purchase"", ""revenue_usd"": {""min"": 9.99}, ""fine"": 10, ""coarse"": ""medium""},
+                    {""event"": ""service_level_complete"", ""parameter"": {""name"": ""score"", ""at_least"": 9.99}, ""fine"": 20, ""coarse"": ""high""}
+                ]},
+                {""rules"": []},
+                {""rules"": []}
+            ]"));
+            Assert.IsNotNull(windows);
+            var rates = new Dictionary<string, double> { { "USD", 1 } };
+            var at = DateTime.UtcNow;
+            foreach (var amount in new object[] { 9.99f, 9.99m })
+            {
+                var purchase = ConversionEvent.Of(EventType.PURCHASE, null,
+                    new Dictionary<string, object> { { "revenue", amount }, { "currency", "USD" } }, at, at);
+                ConversionState next;
+                var call = ConversionEvaluation.Evaluate(windows, new ConversionState(), purchase, rates, out next);
+                Assert.AreEqual(new ConversionCall(0, 10, CoarseValue.Medium, false), call, "revenue " + amount + " (" + amount.GetType().Name + ")");
+
+                var level = ConversionEvent.Of(EventType.LEVEL_COMPLETE, null, new Dictionary<string, object> { { "score", amount } }, at, at);
+                call = ConversionEvaluation.Evaluate(windows, new ConversionState(), level, rates, out next);
+                Assert.AreEqual(new ConversionCall(0, 20, CoarseValue.High, false), call, "score " + amount + " (" + amount.GetType().Name + ")");
+            }
+        }
+
+        [Test]
         public void ExportNamesAreTheVectorsAndTheServices()
         {
             var vectors = Repo.Vectors("event-types.json");

@@ -59,6 +59,69 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void WithoutOnErrorAFailedReadReachesOnSuccessAsFailed()
+        {
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) => key.Contains("/attribution") ? Answer(500, "{}") : ScriptedBackend.Usual(key, body),
+            };
+            var setup = Setups.For("http://service.test", backend);
+            var core = new SdkCore(setup);
+            core.Configure("sdk_key", 1, null);
+            var heard = new TaskCompletionSource<Dictionary<string, object>>();
+            core.GetAttributionParams(p => heard.TrySetResult(p), null);
+            Assert.IsTrue(heard.Task.Wait(5000), "exactly one callback fires, and onSuccess is the one given");
+            CollectionAssert.AreEquivalent(new Dictionary<string, object> { { SdkCore.MatchStatus, "failed" } }, heard.Task.Result);
+            Assert.AreEqual(1, ((InlineMainThread)setup.MainThread).Posted);
+        }
+
+        [Test]
+        public void ACallbackThatThrowsIsLoggedAndTheRestOfTheFrameStillRuns()
+        {
+            var answers = 0;
+            var backend = new ScriptedBackend
+            {
+                Answer = (key, body) => key.Contains("/attribution")
+                    ? Interlocked.Increment(ref answers) == 1 ? Answer(200, "{\"service_match_status\":\"organic\"}") : Answer(500, "{}")
+                    : ScriptedBackend.Usual(key, body),
+            };
+            var main = new QueuedMainThread();
+            var setup = Setups.For("http://service.test", backend, mainThread: main);
+            var core = new SdkCore(setup);
+            core.Configure("sdk_key", 1, null);
+            core.Idle().Wait();
+            core.GetAttributionParams(p => { throw new InvalidOperationException("app bug in onSuccess"); }, null);
+            RunTheFrameOfTheCallback(main);
+            // The settled answer was kept: without it the next read asks the service, which fails.
+            setup.Store.Remove("service_sdk.attribution");
+            core.GetAttributionParams(p => { }, e => { throw new InvalidOperationException("app bug in onError"); });
+            RunTheFrameOfTheCallback(main);
+            var log = (ListLog)setup.Log;
+            Assert.AreEqual(1, log.At(LogLevel.Error, "app bug in onSuccess").Count);
+            Assert.AreEqual(1, log.At(LogLevel.Error, "app bug in onError").Count);
+        }
+
+        /// <summary>
+        /// Frames of the main thread, each with work posted after whatever the SDK posted, until
+        /// one runs the SDK's callback: that frame neither throws nor leaves the work behind.
+        /// </summary>
+        private static void RunTheFrameOfTheCallback(QueuedMainThread main)
+        {
+            var deadline = DateTime.UtcNow.AddSeconds(5);
+            while (true)
+            {
+                Assert.Less(DateTime.UtcNow, deadline, "no callback was posted");
+                Thread.Sleep(10);
+                var after = false;
+                main.Post(() => after = true);
+                var ran = 0;
+                Assert.DoesNotThrow(() => ran = main.Drain(), "a callback's exception stays out of the main thread's loop");
+                Assert.IsTrue(after, "the work posted with the callback ran in the same frame");
+                if (ran > 1) return;
+            }
+        }
+
+        [Test]
         public void ADisabledSdkAnswersNotConfigured()
         {
             var backend = new ScriptedBackend { Answer = (key, body) => Answer(401, "{\"error\":\"Unauthorized\",\"detail\":\"x\"}") };

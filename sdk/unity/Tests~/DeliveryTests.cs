@@ -780,6 +780,119 @@ namespace Service.Unity.Tests
             Assert.AreEqual(1, second.Errors.Count);
             Assert.AreEqual(1, rig.Log.At(LogLevel.Error, "app bug").Count);
         }
+
+        // ---- a 202 that does not account for every event it takes ----
+
+        private static JObject Refusal(JToken index, string detail)
+        {
+            return new JObject
+            {
+                { "index", index }, { "event_id", null }, { "error", "Unprocessable Entity" }, { "detail", detail }, { "retryable", false },
+            };
+        }
+
+        private static List<string> Reported(Rig rig)
+        {
+            return rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + " " + e.Count).ToList();
+        }
+
+        [Test]
+        public void AnEventNamedTwiceCountsOnceAndOneNamedByNoIndexOfTheRequestIsARefusedDrop()
+        {
+            var rig = new Rig();
+            rig.Events = (numbers, body) => Tuple.Create(202, (JToken)new JObject
+            {
+                { "accepted", 1 },
+                { "ignored", new JArray() },
+                {
+                    "rejected", new JArray(
+                        Refusal(1, "event_name: too long"),
+                        Refusal(1, "event_name: too long"),
+                        Refusal(7, "event_time: is required"))
+                },
+            });
+            rig.Configure();
+            rig.QueueOffline(3);
+            rig.Settle();
+
+            Assert.AreEqual(0, rig.Core.Queued, "none is sent again");
+            CollectionAssert.AreEqual(new[] { "events_dropped refused 1", "events_dropped refused 1" }, Reported(rig));
+            Assert.AreEqual(2, rig.Core.DroppedEventCount, "the one named twice, and the one the answer does not account for");
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Warn, "refused 1 of 3 events for good").Count);
+            var unaccounted = rig.Log.At(LogLevel.Warn, "1 event neither accepted nor named in the service's answer");
+            Assert.AreEqual(1, unaccounted.Count);
+            StringAssert.Contains("(index 7): Unprocessable Entity: event_time: is required", unaccounted[0], "in the service's words");
+            StringAssert.Contains("it accepts 1 and names 1 of the 3 events", unaccounted[0]);
+        }
+
+        [Test]
+        public void EventsAnAnswerAcceptsFewerOfThanItTakesAreARefusedDrop()
+        {
+            var rig = new Rig();
+            rig.Events = (numbers, body) => Tuple.Create(202, (JToken)new JObject
+            {
+                { "accepted", 1 }, { "ignored", new JArray() }, { "rejected", new JArray() },
+            });
+            rig.Configure();
+            rig.QueueOffline(3);
+            rig.Settle();
+
+            Assert.AreEqual(0, rig.Core.Queued);
+            CollectionAssert.AreEqual(new[] { "events_dropped refused 2" }, Reported(rig));
+            Assert.AreEqual(2, rig.Core.DroppedEventCount);
+            Assert.AreEqual(1, rig.Log.At(LogLevel.Warn, "it accepts 1 and names 0 of the 3 events it takes off the queue").Count);
+        }
+
+        [Test]
+        public void AnEventIgnoredForAReasonTheSdkDoesNotKnowIsRefusedInTheServicesWords()
+        {
+            var rig = new Rig();
+            rig.Events = (numbers, body) => Tuple.Create(202, (JToken)new JObject
+            {
+                { "accepted", numbers.Count - 1 },
+                {
+                    "ignored", new JArray(new JObject
+                    {
+                        { "index", 0 }, { "event_id", body["events"][0]["event_id"] }, { "reason", "install_event" },
+                        { "detail", "installs are reported through POST /v1/installs" },
+                    })
+                },
+                { "rejected", new JArray() },
+            });
+            rig.Configure();
+            rig.QueueOffline(2);
+            rig.Settle();
+
+            Assert.AreEqual(0, rig.Core.Queued);
+            CollectionAssert.AreEqual(new[] { "events_dropped refused 1" }, Reported(rig), "not `disabled`: the app is not switched off");
+            Assert.IsFalse(rig.Core.IsSdkDisabled);
+            var said = rig.Log.At(LogLevel.Warn, "1 event dropped (refused)");
+            Assert.AreEqual(1, said.Count);
+            StringAssert.Contains("(install_event): installs are reported through POST /v1/installs", said[0]);
+        }
+
+        [Test]
+        public void AnAnswerThatAddsUpReportsNothingMore()
+        {
+            var rig = new Rig();
+            rig.Events = (numbers, body) => Tuple.Create(202, (JToken)new JObject
+            {
+                { "accepted", numbers.Count - 1 },
+                {
+                    "ignored", new JArray(new JObject
+                    {
+                        { "index", 1 }, { "event_id", body["events"][1]["event_id"] }, { "reason", "app_disabled" }, { "detail", "the app is off" },
+                    })
+                },
+                { "rejected", new JArray() },
+            });
+            rig.Configure();
+            rig.QueueOffline(3);
+            rig.Settle();
+
+            CollectionAssert.AreEqual(new[] { "events_dropped disabled 1" }, Reported(rig));
+            Assert.IsEmpty(rig.Log.At(LogLevel.Warn, "answer"), "no word of an answer that does not add up");
+        }
     }
 
     /// <summary>The queue and the install's id on the disk: PlayerPrefs saved within a second, the id at once.</summary>
@@ -797,6 +910,34 @@ namespace Service.Unity.Tests
             var restarted = new Rig(disk.AfterCrash());
             restarted.Configure();
             Assert.AreEqual(rig.Core.ServiceId, restarted.Core.ServiceId);
+        }
+
+        [Test]
+        public void StopStartAnonymousModeAndConsentAreOnTheDiskAtOnce()
+        {
+            var disk = new DiskStore();
+            var rig = new Rig(disk);
+            // Before Configure too, where the app may set them.
+            rig.Core.SetConsent(new ServiceConsent(true, false, false));
+            Assert.IsNotNull(disk.OnDisk(ConsentState.Key), "SetConsent saved before it returns");
+            rig.Core.SetAnonymous(true);
+            Assert.AreEqual("true", disk.OnDisk("service_sdk.anonymous"), "SetAnonymous(true) saved before it returns");
+            rig.Core.Stop();
+            Assert.AreEqual("true", disk.OnDisk("service_sdk.stopped"), "Stop saved before it returns, before Configure");
+            rig.Core.Start();
+            Assert.IsNull(disk.OnDisk("service_sdk.stopped"), "Start saved before it returns, before Configure");
+
+            rig.Configure();
+            rig.Core.Stop();
+            Assert.AreEqual("true", disk.OnDisk("service_sdk.stopped"), "Stop saved before it returns");
+            var afterCrash = new Rig(disk.AfterCrash());
+            Assert.IsTrue(afterCrash.Core.IsStopped, "a crash keeps the user's opt-out");
+            rig.Core.Start();
+            Assert.IsNull(disk.OnDisk("service_sdk.stopped"), "Start saved before it returns");
+            rig.Core.SetAnonymous(false);
+            Assert.IsNull(disk.OnDisk("service_sdk.anonymous"), "SetAnonymous(false) saved before it returns");
+            rig.Core.SetConsent(null);
+            Assert.IsNull(disk.OnDisk(ConsentState.Key), "SetConsent(null) saved before it returns");
         }
 
         /// <summary>A store that remembers every key written to it.</summary>

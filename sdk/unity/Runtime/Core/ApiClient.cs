@@ -1,4 +1,6 @@
 using System;
+using System.Collections.Generic;
+using System.Linq;
 using System.Threading.Tasks;
 using Newtonsoft.Json;
 using Newtonsoft.Json.Linq;
@@ -123,6 +125,109 @@ namespace Service.Unity
         public static bool AConfiguration(JToken json)
         {
             return json == null || json is JObject;
+        }
+    }
+
+    /// <summary>
+    /// What a 202 of POST /v1/events or POST /v1/sessions says of the request's items, each by
+    /// its position in the request (`index`). An item is named once: a second verdict naming it
+    /// counts for nothing. What names no item of the request is kept in the service's words, for
+    /// the drop of the items the answer does not account for.
+    /// </summary>
+    internal sealed class BatchVerdict
+    {
+        /// <summary>Positions to send again later (the install is not recorded yet).</summary>
+        public readonly HashSet<int> Retry = new HashSet<int>();
+        /// <summary>Items refused for good: position and the service's detail.</summary>
+        public readonly List<KeyValuePair<int, string>> Refused = new List<KeyValuePair<int, string>>();
+        /// <summary>Items taken and not stored: position, the service's reason and detail.</summary>
+        public readonly List<IgnoredItem> Ignored = new List<IgnoredItem>();
+        /// <summary>Verdicts that name no item of the request (an index missing, not a whole number, out of range).</summary>
+        public readonly List<string> Unexplained = new List<string>();
+        /// <summary>How many items the service says it stored.</summary>
+        public long Accepted;
+
+        public sealed class IgnoredItem
+        {
+            public int Index;
+            public string Reason;
+            public string Detail;
+        }
+
+        /// <summary>An answer that passed <see cref="ApiClient.VerdictsAnswer"/>, for a request of <paramref name="count"/> items.</summary>
+        public static BatchVerdict Parse(JObject answer, int count)
+        {
+            var verdict = new BatchVerdict { Accepted = Math.Max(0, Whole(answer["accepted"]) ?? 0) };
+            var named = new HashSet<int>();
+            foreach (var rejected in Objects(answer["rejected"]))
+            {
+                var index = IndexIn(rejected["index"], count);
+                var detail = Text(rejected["detail"]) ?? "no detail";
+                if (index == null)
+                {
+                    verdict.Unexplained.Add("a refusal naming no item of the request (index " + Shown(rejected["index"]) + "): "
+                        + (Text(rejected["error"]) ?? "rejected") + ": " + detail);
+                    continue;
+                }
+                if (!named.Add(index.Value)) continue;
+                var retryable = rejected["retryable"];
+                if (retryable != null && retryable.Type == JTokenType.Boolean && (bool)retryable) verdict.Retry.Add(index.Value);
+                else verdict.Refused.Add(new KeyValuePair<int, string>(index.Value, detail));
+            }
+            foreach (var ignored in Objects(answer["ignored"]))
+            {
+                var index = IndexIn(ignored["index"], count);
+                var reason = Text(ignored["reason"]);
+                var detail = Text(ignored["detail"]) ?? "no detail";
+                if (index == null)
+                {
+                    verdict.Unexplained.Add("ignored by the service naming no item of the request (index " + Shown(ignored["index"]) + "): "
+                        + (reason ?? "no reason") + ": " + detail);
+                    continue;
+                }
+                if (!named.Add(index.Value)) continue;
+                verdict.Ignored.Add(new IgnoredItem { Index = index.Value, Reason = reason, Detail = detail });
+            }
+            return verdict;
+        }
+
+        private static IEnumerable<JObject> Objects(JToken list)
+        {
+            var array = list as JArray;
+            return array == null ? Enumerable.Empty<JObject>() : array.OfType<JObject>();
+        }
+
+        /// <summary>A position within the request, or null: missing, not a whole number, or outside it.</summary>
+        private static int? IndexIn(JToken token, int count)
+        {
+            var index = Whole(token);
+            return index.HasValue && index.Value >= 0 && index.Value < count ? (int)index.Value : (int?)null;
+        }
+
+        /// <summary>A JSON integer as a long, or null (one past a long's range too).</summary>
+        private static long? Whole(JToken token)
+        {
+            if (token == null || token.Type != JTokenType.Integer) return null;
+            try
+            {
+                return Convert.ToInt64(((JValue)token).Value, System.Globalization.CultureInfo.InvariantCulture);
+            }
+            catch (Exception)
+            {
+                // A BigInteger, which is no IConvertible.
+                return null;
+            }
+        }
+
+        private static string Text(JToken token)
+        {
+            if (token == null || token.Type == JTokenType.Null) return null;
+            return token.Type == JTokenType.String ? (string)token : token.ToString(Formatting.None);
+        }
+
+        private static string Shown(JToken token)
+        {
+            return token == null ? "none" : token.ToString(Formatting.None);
         }
     }
 }

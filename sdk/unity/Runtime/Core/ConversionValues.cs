@@ -244,12 +244,23 @@ namespace Service.Unity
             return conversion;
         }
 
-        /// <summary>A finite number the app passed (any numeric type); booleans are none.</summary>
+        /// <summary>
+        /// A finite number the app passed (any numeric type); booleans are none. A float is read
+        /// as the decimal it prints as, which is what goes on the wire: widened as it is, 9.99f
+        /// is 9.989999771118164, below a rule at 9.99 that the service, reading 9.99, finds met.
+        /// </summary>
         private static bool Number(object value, out double number)
         {
             number = 0;
             if (value == null || value is bool || value is string) return false;
-            if (value is double || value is float || value is int || value is long || value is short || value is byte
+            if (value is float)
+            {
+                var single = (float)value;
+                if (float.IsNaN(single) || float.IsInfinity(single)) return false;
+                number = double.Parse(single.ToString("R", CultureInfo.InvariantCulture), NumberStyles.Float, CultureInfo.InvariantCulture);
+                return true;
+            }
+            if (value is double || value is int || value is long || value is short || value is byte
                 || value is sbyte || value is uint || value is ulong || value is ushort || value is decimal)
             {
                 number = Convert.ToDouble(value, CultureInfo.InvariantCulture);

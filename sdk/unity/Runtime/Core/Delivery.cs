@@ -117,38 +117,28 @@ namespace Service.Unity
         /// A 202's verdicts: accepted and ignored items leave the queue, one refused for good is
         /// dropped (reason `refused`), one refused as retryable stays for a later attempt. Any
         /// ignored as `install_deleted` puts the core in the deleted state, which ends the send run.
+        /// No item leaves the queue unaccounted for: one the answer neither counts as accepted nor
+        /// names (or names by an index outside the request) is a `refused` drop too, in the
+        /// service's words, as is one ignored for a reason this SDK does not know.
         /// </summary>
         private void HandleVerdicts(List<T> batch, JObject answer)
         {
-            Func<JToken, string> named = verdict =>
+            var verdict = BatchVerdict.Parse(answer, batch.Count);
+            var ids = batch.Select(queue.IdOf).ToList();
+            var keep = new HashSet<string>(verdict.Retry.Select(index => ids[index]));
+            var removed = ids.Count(id => !keep.Contains(id));
+            queue.Remove(ids.Where(id => !keep.Contains(id)).Distinct().ToList());
+            if (verdict.Refused.Count > 0)
             {
-                var index = verdict.Value<int?>("index");
-                if (index.HasValue && index.Value >= 0 && index.Value < batch.Count) return queue.IdOf(batch[index.Value]);
-                var id = verdict.Value<string>(kind.IdField);
-                return batch.Select(queue.IdOf).FirstOrDefault(own => own == id);
-            };
-            var byId = batch.GroupBy(queue.IdOf).ToDictionary(g => g.Key, g => g.First());
-            var rejected = (answer["rejected"] as JArray ?? new JArray()).Where(r => r is JObject).ToList();
-            var keep = new HashSet<string>(rejected.Where(r => r.Value<bool?>("retryable") == true)
-                .Select(named).Where(id => id != null));
-            var refused = rejected.Where(r => r.Value<bool?>("retryable") != true)
-                .Select(r => new { Id = named(r), Detail = r.Value<string>("detail") })
-                .Where(r => r.Id != null && !keep.Contains(r.Id))
-                .ToList();
-            var ignored = (answer["ignored"] as JArray ?? new JArray()).Where(r => r is JObject)
-                .Select(r => new { Id = named(r), Reason = r.Value<string>("reason"), Detail = r.Value<string>("detail") ?? "" })
-                .Where(r => r.Id != null && !keep.Contains(r.Id))
-                .ToList();
-            queue.Remove(byId.Keys.Where(id => !keep.Contains(id)));
-            if (refused.Count > 0)
-            {
-                drops.Drop(ServiceDropReason.Refused, refused.Count, "the service refused " + refused.Count + " of " + batch.Count
-                    + " " + Plural + " for good: " + string.Join("; ", refused.Select(r => kind.Describe(byId[r.Id]) + ": " + r.Detail)));
+                drops.Drop(ServiceDropReason.Refused, verdict.Refused.Count, "the service refused " + verdict.Refused.Count + " of " + batch.Count
+                    + " " + Plural + " for good: " + string.Join("; ", verdict.Refused.Select(r => kind.Describe(batch[r.Key]) + ": " + r.Value)));
             }
             // Ignored: the service will not keep them (`app_disabled`: the app switched off;
-            // `install_deleted`: the install's data deleted).
-            var deletedOnes = ignored.Where(r => r.Reason == "install_deleted").ToList();
-            var offOnes = ignored.Except(deletedOnes).ToList();
+            // `install_deleted`: the install's data deleted). Any other reason is none this SDK
+            // sends for (`install_event`: it never sends an INSTALL event): refused, in the service's words.
+            var deletedOnes = verdict.Ignored.Where(r => r.Reason == "install_deleted").ToList();
+            var offOnes = verdict.Ignored.Where(r => r.Reason == "app_disabled").ToList();
+            var otherOnes = verdict.Ignored.Except(deletedOnes).Except(offOnes).ToList();
             if (deletedOnes.Count > 0)
             {
                 drops.Drop(ServiceDropReason.Deleted, deletedOnes.Count, "the service ignored them: " + deletedOnes[0].Detail);
@@ -157,6 +147,12 @@ namespace Service.Unity
             {
                 drops.Drop(ServiceDropReason.Disabled, offOnes.Count, "the service ignored them: " + offOnes[0].Detail);
             }
+            if (otherOnes.Count > 0)
+            {
+                drops.Drop(ServiceDropReason.Refused, otherOnes.Count, "the service ignored " + otherOnes.Count + " of " + batch.Count + " " + Plural + ": "
+                    + string.Join("; ", otherOnes.Select(r => kind.Describe(batch[r.Index]) + " (" + (r.Reason ?? "no reason") + "): " + r.Detail)));
+            }
+            ReportUnaccounted(verdict, removed);
             if (deletedOnes.Count > 0)
             {
                 // The install's data was deleted at the service: through its API (the app's
@@ -173,6 +169,31 @@ namespace Service.Unity
                 // The service has no install for them: it is reported again before they are.
                 installMissing();
                 throw new InvalidOperationException(Plural + " to send again later");
+            }
+        }
+
+        /// <summary>
+        /// The items the answer takes off the queue that it neither counts as accepted nor names:
+        /// dropped (`refused`), with what the answer said that names no item. An answer that
+        /// counts more than it takes off loses nothing, but is not the service's: a warning.
+        /// </summary>
+        private void ReportUnaccounted(BatchVerdict verdict, int removed)
+        {
+            var named = verdict.Refused.Count + verdict.Ignored.Count;
+            var unaccounted = Math.Max(0L, removed - verdict.Accepted - named);
+            var said = new List<string>(verdict.Unexplained);
+            if (unaccounted > 0 || verdict.Accepted + named > removed)
+            {
+                said.Add("it accepts " + verdict.Accepted + " and names " + named + " of the " + removed + " " + Plural + " it takes off the queue");
+            }
+            if (unaccounted > 0)
+            {
+                drops.Drop(ServiceDropReason.Refused, (int)unaccounted, unaccounted + " " + (unaccounted == 1 ? kind.Noun : Plural)
+                    + " neither accepted nor named in the service's answer: " + string.Join("; ", said));
+            }
+            else if (verdict.Unexplained.Count > 0 || verdict.Accepted + named > removed)
+            {
+                write(LogLevel.Warn, "the service's answer does not add up, though it leaves no " + kind.Noun + " unaccounted for: " + string.Join("; ", said));
             }
         }
     }

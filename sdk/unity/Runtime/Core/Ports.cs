@@ -120,4 +120,19 @@ namespace Service.Unity
         /// <summary>One update the evaluation made.</summary>
         void Update(ConversionCall call, Action<string> failed);
     }
+
+    /// <summary>
+    /// Time the OS lends an app that went to the background to finish what it started: iOS's
+    /// background tasks (UIApplication beginBackgroundTask and endBackgroundTask). Without it iOS
+    /// suspends the app within seconds, mid-request.
+    /// </summary>
+    internal interface IBackgroundTime
+    {
+        /// <summary>
+        /// Asks for time, on the main thread as the app goes to the background. Returns what gives
+        /// it back (from any thread; a second call does nothing), or null when none was lent.
+        /// <paramref name="expired"/> runs when the OS takes the time back first, which ends it.
+        /// </summary>
+        Action Begin(Action expired);
+    }
 }

@@ -41,6 +41,8 @@ namespace Service.Unity
         public int AttributionWaitSeconds { get; set; } = 10;
         /// <summary>Where the conversion values go (the iOS plugin); null: nowhere, as on Android.</summary>
         internal IConversionValues ConversionValues { get; set; }
+        /// <summary>Time for the send made as the app goes to the background (the iOS plugin); null: none asked for.</summary>
+        internal IBackgroundTime BackgroundTime { get; set; }
     }
 
     /// <summary>
@@ -160,6 +162,11 @@ namespace Service.Unity
         private int? configurationError;
         private TimeSpan retryDelay;
         private bool retryScheduled;
+        /// <summary>
+        /// The scheduled retry's number: one whose number is no longer this one finds its work
+        /// done (sent at once as the app went to the background) and does nothing.
+        /// </summary>
+        private int retryGeneration;
         private bool flushWaiting;
         /// <summary>
         /// Guards <see cref="saveScheduled"/> alone: a queue asks for a save while it holds its own
@@ -475,12 +482,15 @@ namespace Service.Unity
             Write(LogLevel.Info, "the SDK is stopped: nothing is sent or queued until ServiceSDK.Start");
             drops.Drop(ServiceDropReason.Stopped, queue.Clear(), "the app stopped the SDK");
             sessionDrops.Drop(ServiceDropReason.Stopped, sessions.Clear(), "the app stopped the SDK");
+            // On the disk at once: the user's opt-out must hold in a launch after a crash.
+            SaveNow();
         }
 
         /// <summary>Starts the SDK again after Stop, which is a session: the install if it was never sent, then the session and the events sent after.</summary>
         public void Start()
         {
-            bool first;
+            var first = false;
+            var running = false;
             Dictionary<string, object> stored = null;
             Action<Dictionary<string, object>> handlers = null;
             lock (gate)
@@ -488,15 +498,21 @@ namespace Service.Unity
                 if (!stopped) return;
                 stopped = false;
                 store.Remove(StoppedKey);
-                if (!configured || api == null) return;
-                // The SDK started again is a session, unless switched off or the install's data deleted.
-                if (!disabled && !deleted) QueueSession();
-                first = !initialized;
-                initialized = true;
-                if (first) initialization = scheduler.Start(Initialize);
-                if (!disabled && !deleted) stored = KeptAttribution();
-                if (stored != null) handlers = AttributionHandlersToTell();
+                if (configured && api != null)
+                {
+                    running = true;
+                    // The SDK started again is a session, unless switched off or the install's data deleted.
+                    if (!disabled && !deleted) QueueSession();
+                    first = !initialized;
+                    initialized = true;
+                    if (first) initialization = scheduler.Start(Initialize);
+                    if (!disabled && !deleted) stored = KeptAttribution();
+                    if (stored != null) handlers = AttributionHandlersToTell();
+                }
             }
+            // On the disk at once, as the stop is: a launch after a crash must not stay stopped.
+            SaveNow();
+            if (!running) return;
             Write(LogLevel.Info, "the SDK is started again");
             if (!first) RefreshConfig();
             if (stored != null) RaiseAttribution(handlers, stored);
@@ -507,10 +523,80 @@ namespace Service.Unity
             get { return stopped; }
         }
 
-        /// <summary>The app went to the background (Unity: paused): nothing goes on the wire.</summary>
+        /// <summary>
+        /// The app went to the background (Unity: paused). The time away counts from now, and what
+        /// is still to send (the install, sessions, events) goes at once, a retry waiting or not:
+        /// the OS may end an app in the background without a word, and what it held would wait
+        /// for the next launch, days later, or never go. On iOS the send runs in the time iOS
+        /// lends for it, given back once the send is done.
+        /// </summary>
         public void EnteredBackground()
         {
             sessionTracker.Background(setup.Clock.UtcNow);
+            SendBeforeSuspension();
+        }
+
+        private void SendBeforeSuspension()
+        {
+            lock (gate)
+            {
+                if (!configured || api == null || disabled || stopped || deleted || configurationError != null) return;
+                if (store.Get(InstallTrackedKey) == "true" && queue.Count == 0 && sessions.Count == 0) return;
+                // The retry waiting is void: its work is done now. The backoff it reached is kept.
+                if (retryScheduled)
+                {
+                    retryScheduled = false;
+                    retryGeneration++;
+                }
+            }
+            var giveBack = BorrowBackgroundTime();
+            Write(LogLevel.Debug, "the app went to the background: what is queued is sent now");
+            Flush();
+            if (giveBack == null) return;
+            scheduler.Start(async () =>
+            {
+                await SendingDone();
+                giveBack();
+            });
+        }
+
+        /// <summary>
+        /// Time the OS lends for the send (iOS), or null: none asked for, or none lent. What is
+        /// returned gives it back once; after the OS took it back, it does nothing.
+        /// </summary>
+        private Action BorrowBackgroundTime()
+        {
+            var time = setup.BackgroundTime;
+            if (time == null) return null;
+            var over = 0;
+            Action end;
+            try
+            {
+                end = time.Begin(() =>
+                {
+                    if (Interlocked.Exchange(ref over, 1) != 0) return;
+                    Write(LogLevel.Info, "iOS took back the time it lent in the background before the send was done: what is left stays queued");
+                });
+            }
+            catch (Exception error)
+            {
+                Write(LogLevel.Warn, "no time was asked for in the background: " + error.Message);
+                return null;
+            }
+            if (end == null) return null;
+            return () =>
+            {
+                if (Interlocked.Exchange(ref over, 1) != 0) return;
+                Write(LogLevel.Debug, "the send made in the background is done: the time iOS lent is given back");
+                try
+                {
+                    end();
+                }
+                catch (Exception error)
+                {
+                    Write(LogLevel.Warn, "the time lent in the background was not given back: " + error.Message);
+                }
+            };
         }
 
         /// <summary>
@@ -569,6 +655,8 @@ namespace Service.Unity
             anonymous = on;
             if (on) store.Set(AnonymousKey, "true");
             else store.Remove(AnonymousKey);
+            // On the disk at once: a launch after a crash must not send what the user withheld.
+            SaveNow();
         }
 
         public bool IsAnonymous
@@ -583,6 +671,8 @@ namespace Service.Unity
         public void SetConsent(ServiceConsent consent)
         {
             this.consent.Set(consent);
+            // On the disk at once: a launch after a crash must not go on with the consent before.
+            SaveNow();
             // Kept, but sent no more once the install's data was deleted.
             if (configured && !disabled && !stopped && !deleted) Flush();
         }
@@ -601,7 +691,9 @@ namespace Service.Unity
 
         /// <summary>
         /// The install's attribution parameters, to exactly one of the two callbacks, on the main
-        /// thread. `failed` is never kept, so the next read asks the service again.
+        /// thread: a read that fails goes to onError, or without one to onSuccess as
+        /// `{service_match_status: failed}`. `failed` is never kept, so the next read asks the
+        /// service again.
         /// </summary>
         public void GetAttributionParams(Action<Dictionary<string, object>> onSuccess, Action<string> onError)
         {
@@ -609,15 +701,44 @@ namespace Service.Unity
             RequireConfigured();
             scheduler.Start(async () =>
             {
+                Dictionary<string, object> parameters;
                 try
                 {
-                    var parameters = await ReadAttribution();
-                    setup.MainThread.Post(() => onSuccess(parameters));
+                    parameters = await ReadAttribution();
                 }
                 catch (Exception error)
                 {
                     Write(LogLevel.Warn, "attribution read failed: " + error.Message);
-                    if (onError != null) setup.MainThread.Post(() => onError(error.Message));
+                    if (onError != null)
+                    {
+                        var message = error.Message;
+                        PostCallback("onError", () => onError(message));
+                        return;
+                    }
+                    // The spec: exactly one of the two callbacks fires. The app that gave no
+                    // onError hears the read failed as the map says it.
+                    parameters = Status("failed");
+                }
+                PostCallback("onSuccess", () => onSuccess(parameters));
+            });
+        }
+
+        /// <summary>
+        /// An app's callback on the main thread. What it throws is logged there and goes no
+        /// further: out of the behaviour's Update it would leave the rest posted for the frame
+        /// (listeners, saves) waiting for the next one.
+        /// </summary>
+        private void PostCallback(string name, Action callback)
+        {
+            setup.MainThread.Post(() =>
+            {
+                try
+                {
+                    callback();
+                }
+                catch (Exception failure)
+                {
+                    Write(LogLevel.Error, "the GetAttributionParams " + name + " callback threw: " + failure);
                 }
             });
         }
@@ -1280,16 +1401,23 @@ namespace Service.Unity
 
         private void ScheduleRetry()
         {
+            int generation;
             lock (gate)
             {
                 if (retryScheduled) return;
                 retryScheduled = true;
+                generation = ++retryGeneration;
             }
             var delay = retryDelay;
             retryDelay = TimeSpan.FromTicks(Math.Min(retryDelay.Ticks * 2, MaxRetryDelay.Ticks));
             scheduler.After(delay, () =>
             {
-                lock (gate) retryScheduled = false;
+                lock (gate)
+                {
+                    // Voided: what it waited to send was sent as the app went to the background.
+                    if (generation != retryGeneration) return;
+                    retryScheduled = false;
+                }
                 Flush();
             });
         }

@@ -49,6 +49,8 @@ namespace Service.Unity
 #if UNITY_IOS && !UNITY_EDITOR
             // The conversion values the core evaluates go to SKAdNetwork and AdAttributionKit.
             setup.ConversionValues = new IosConversionValues();
+            // What is queued as the app goes to the background is sent in time iOS lends for it.
+            setup.BackgroundTime = new IosBackgroundTime();
 #endif
 #if UNITY_WEBGL && !UNITY_EDITOR
             behaviour.scheduler = new MainThreadScheduler();
@@ -110,7 +112,7 @@ namespace Service.Unity
 #endif
         }
 
-        /// <summary>Sessions: the core decides, from these, when one starts; the behaviour only forwards.</summary>
+        /// <summary>Sessions and the send as the app goes: the core decides, from these; the behaviour only forwards.</summary>
         private static void Away(bool away)
         {
             if (away) ServiceSDK.EnteredBackground();

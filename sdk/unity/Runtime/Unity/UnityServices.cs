@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Globalization;
 using System.Runtime.InteropServices;
 using UnityEngine;
@@ -217,6 +218,74 @@ namespace Service.Unity
         {
             var report = failures;
             if (report != null) report(message);
+        }
+    }
+
+    /// <summary>
+    /// Time iOS lends an app that went to the background (UIApplication's beginBackgroundTask
+    /// and endBackgroundTask, in Runtime/Plugins/iOS/ServiceSdkDevice.m), for the send the core
+    /// makes then: without it iOS suspends the app within seconds, mid-request. iOS tells on the
+    /// main thread when it takes the time back first (the plugin then ends the task), through a
+    /// static callback (IL2CPP calls back only static methods), which finds the task's handler here.
+    /// </summary>
+    internal sealed class IosBackgroundTime : IBackgroundTime
+    {
+        private delegate void Expired(long task);
+
+#if UNITY_IOS && !UNITY_EDITOR
+        [DllImport("__Internal")]
+        private static extern long ServiceSdkBeginBackgroundTask(Expired expired);
+
+        [DllImport("__Internal")]
+        private static extern void ServiceSdkEndBackgroundTask(long task);
+
+        private static readonly Expired OnExpired = TakenBack;
+#endif
+        /// <summary>The handler of each task not ended yet, by the task's number.</summary>
+        private static readonly Dictionary<long, Action> Open = new Dictionary<long, Action>();
+
+        public Action Begin(Action expired)
+        {
+#if UNITY_IOS && !UNITY_EDITOR
+            long task;
+            lock (Open)
+            {
+                task = ServiceSdkBeginBackgroundTask(OnExpired);
+                // 0 is UIBackgroundTaskInvalid: iOS lent no time.
+                if (task == 0) return null;
+                Open[task] = expired;
+            }
+            return () =>
+            {
+                lock (Open)
+                {
+                    if (!Open.Remove(task)) return;
+                }
+                ServiceSdkEndBackgroundTask(task);
+            };
+#else
+            return null;
+#endif
+        }
+
+        [AOT.MonoPInvokeCallback(typeof(Expired))]
+        private static void TakenBack(long task)
+        {
+            Action expired;
+            lock (Open)
+            {
+                if (!Open.TryGetValue(task, out expired)) return;
+                Open.Remove(task);
+            }
+            // Nothing may be thrown back into the plugin.
+            try
+            {
+                expired();
+            }
+            catch (Exception error)
+            {
+                Debug.LogError("[ServiceSdk] the handler of the background time taken back threw: " + error);
+            }
         }
     }
 

@@ -3,8 +3,9 @@
 // tracking, the IDFA; Apple's AdServices token once the app has called
 // ServiceSDK.EnablePlatformAdsAttribution; the device's language; the IAB TCF values a consent
 // platform stored in NSUserDefaults; the IDFV, which tells this install from another one that a
-// backup restored PlayerPrefs to. Each string answer is a malloc'd copy (or NULL), which the
-// managed marshaller frees.
+// backup restored PlayerPrefs to; and background time (UIApplication's background tasks) for the
+// send the SDK makes as the app goes to the background. Each string answer is a malloc'd copy (or
+// NULL), which the managed marshaller frees.
 //
 // AppTrackingTransparency (iOS 14) and AdServices (iOS 14.3) are missing on older systems: they
 // are weak-linked (Editor/ServiceSdkXcodeFrameworks.cs) and every use is behind @available.
@@ -86,4 +87,55 @@ int ServiceSdkTcfGdprApplies(void) {
         if (applies == 0 || applies == 1) return (int)applies;
     }
     return -1;
+}
+
+// Background time for the send the SDK makes as the app goes to the background. Each task is
+// ended once: by the SDK when its send is done, or here when iOS takes the time back first
+// (iOS wants it ended before the expiration handler returns). The tasks not ended yet are kept
+// under a lock, since the SDK ends its own from one of its threads.
+typedef void (*ServiceSdkBackgroundExpired)(int64_t task);
+
+static NSMutableSet *ServiceSdkOpenTasks(void) {
+    static NSMutableSet *open;
+    static dispatch_once_t once;
+    dispatch_once(&once, ^{
+        open = [NSMutableSet set];
+    });
+    return open;
+}
+
+// YES once for a task begun here and not ended yet, which the caller then ends.
+static BOOL ServiceSdkTakeTask(UIBackgroundTaskIdentifier task) {
+    NSMutableSet *open = ServiceSdkOpenTasks();
+    @synchronized (open) {
+        NSNumber *key = @(task);
+        if (![open containsObject:key]) return NO;
+        [open removeObject:key];
+        return YES;
+    }
+}
+
+// On the main thread: the task's number, or 0 (UIBackgroundTaskInvalid) when iOS lends no time.
+int64_t ServiceSdkBeginBackgroundTask(ServiceSdkBackgroundExpired expired) {
+    UIApplication *application = [UIApplication sharedApplication];
+    NSMutableSet *open = ServiceSdkOpenTasks();
+    __block UIBackgroundTaskIdentifier task = UIBackgroundTaskInvalid;
+    // Held until the task is recorded, so that an expiration cannot come before it is.
+    @synchronized (open) {
+        task = [application beginBackgroundTaskWithName:@"ServiceSDK: sending what is queued"
+                                      expirationHandler:^{
+            if (!ServiceSdkTakeTask(task)) return;
+            if (expired != NULL) expired((int64_t)task);
+            [application endBackgroundTask:task];
+        }];
+        if (task != UIBackgroundTaskInvalid) [open addObject:@(task)];
+    }
+    return (int64_t)task;
+}
+
+// From any thread: the time given back, unless iOS took it back already.
+void ServiceSdkEndBackgroundTask(int64_t task) {
+    UIBackgroundTaskIdentifier identifier = (UIBackgroundTaskIdentifier)task;
+    if (!ServiceSdkTakeTask(identifier)) return;
+    [[UIApplication sharedApplication] endBackgroundTask:identifier];
 }
