@@ -677,6 +677,26 @@ check("android/src/main/AndroidManifest.xml declares INTERNET and the Kotlin SDK
   ...(ours.has("android.permission.INTERNET") ? [] : ["android.permission.INTERNET is missing"]),
   ...[...permissions(kotlinManifest)].filter((p) => !ours.has(p)).map((p) => `${p} is missing`),
 ]);
+// The SDK's providers (its start-up provider) are in its manifest, which the plugin does not
+// merge, compiling the SDK's sources instead: the plugin's manifest declares each as it is.
+const providers = (xml) =>
+  [...xml.matchAll(/<provider\b[\s\S]*?\/>/g)].map((m) =>
+    Object.fromEntries([...m[0].matchAll(/android:(\w+)="([^"]*)"/g)].map((a) => [a[1], a[2]])),
+  );
+const pluginManifest = read(join(root, "android", "src", "main", "AndroidManifest.xml"));
+check("android/src/main/AndroidManifest.xml declares the Kotlin SDK's providers as it does", [
+  ...providers(kotlinManifest)
+    .filter(
+      (provider) =>
+        !providers(pluginManifest).some(
+          (ours) => JSON.stringify(ours) === JSON.stringify(provider),
+        ),
+    )
+    .map((provider) => `${provider.name} is missing or differs`),
+  ...(providers(kotlinManifest).length > 0
+    ? []
+    : ["the Kotlin SDK's manifest declares no provider"]),
+]);
 
 const passed = results.filter(Boolean).length;
 console.log(`${passed} passed, ${results.length - passed} failed`);

@@ -91,7 +91,6 @@ check_artifact() {
   else
     fail "the AAR's manifest: package, minSdk $(catalog_version minSdk), INTERNET and AD_ID"
   fi
-
   local classes
   classes="$(unzip -p "$aar" classes.jar >"$build/aar/check.jar" && unzip -Z1 "$build/aar/check.jar")"
   if grep -qx 'com/service/attribution/ServiceAttributionSdk.class' <<<"$classes" \
@@ -100,6 +99,18 @@ check_artifact() {
     ok "classes.jar holds the SDK's classes and none of its tests"
   else
     fail "classes.jar holds the SDK's classes and none of its tests"
+  fi
+
+  # The provider that gives the SDK its Context as the process starts: declared, not exported,
+  # under an authority of the app's own id (the app's manifest merger fills ${applicationId} in).
+  local provider
+  provider="$(tr '\n' ' ' <<<"$manifest" | grep -oE '<provider[^>]*>' || true)"
+  if grep -q 'android:name="com.service.attribution.android.ServiceAttributionInitProvider"' <<<"$provider" \
+    && grep -q 'android:exported="false"' <<<"$provider" && grep -q 'android:authorities="\${applicationId}\.' <<<"$provider" \
+    && grep -qx 'com/service/attribution/android/ServiceAttributionInitProvider.class' <<<"$classes"; then
+    ok "the AAR's manifest declares the SDK's start-up provider, not exported, under the app's id, and classes.jar holds it"
+  else
+    fail "the AAR's manifest declares the SDK's start-up provider, not exported, under the app's id, and classes.jar holds it" "$provider"
   fi
 
   # What a consumer of the POM gets, resolved by Maven from build/repo and Maven Central.

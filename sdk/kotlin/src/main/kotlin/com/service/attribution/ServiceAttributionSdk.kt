@@ -22,6 +22,14 @@ object ServiceAttributionSdk {
     @Volatile internal var otherProcess: IllegalStateException? = null
 
     /**
+     * The application Context, given by the library's ContentProvider as the process starts:
+     * where the calls made before configure are written at once (the files configure reads).
+     */
+    internal fun attachEarly(context: Context) {
+        core.useEarlyStorage { AndroidPlatform.earlyStorage(context) }
+    }
+
+    /**
      * Starts the SDK: fetches remote configuration, tracks the install once, sends buffered
      * events. A repeat call is a no-op, its [customerUserId] included. The backend's address
      * comes from the manifest's `com.service.attribution.BASE_URL` meta-data.
@@ -50,7 +58,14 @@ object ServiceAttributionSdk {
         if (refusal != null) {
             otherProcess = refusal
             Log.w(AndroidPlatform.TAG, refusal.message ?: "")
-            listener?.onError(refusal)
+            // The app's listener must not break the app's start: what it throws is logged.
+            try {
+                listener?.onError(refusal)
+            } catch (e: VirtualMachineError) {
+                throw e
+            } catch (e: Throwable) {
+                Log.e(AndroidPlatform.TAG, "InitListener.onError threw: $e", e)
+            }
             return
         }
         val platform = AndroidPlatform.create(app, logLevel = logLevel)
@@ -74,7 +89,21 @@ object ServiceAttributionSdk {
 
     /** Applies from the next event on; null clears it. Last write wins. */
     @JvmStatic
-    fun setCustomerUserId(customerUserId: String?) = core.setCustomerUserId(customerUserId)
+    fun setCustomerUserId(customerUserId: String?) {
+        if (refusedHere("setCustomerUserId")) return
+        core.setCustomerUserId(customerUserId)
+    }
+
+    /**
+     * In a process where configure was refused (one of the app's other processes): a call that
+     * would change the SDK's state is not made, with a warning. The main process holds that
+     * state; a change here would stay in this process's memory and never reach it.
+     */
+    private fun refusedHere(call: String): Boolean {
+        val refusal = otherProcess ?: return false
+        Log.w(AndroidPlatform.TAG, "$call changes nothing: ${refusal.message}")
+        return true
+    }
 
     /**
      * Sends an event; before configure completes it is buffered. [name] is required for
@@ -108,8 +137,9 @@ object ServiceAttributionSdk {
     @JvmStatic
     fun isEnabled(): Boolean = core.isEnabled()
 
+    /** The initialization's error; in a process where configure was refused, that refusal. */
     @JvmStatic
-    fun getLastInitError(): Throwable? = core.getLastInitError()
+    fun getLastInitError(): Throwable? = otherProcess ?: core.getLastInitError()
 
     /** Parses the link in [intent]'s data, locally; null when it is not a recognised link. */
     @JvmStatic
@@ -168,18 +198,27 @@ object ServiceAttributionSdk {
      * until [start]; what was queued is dropped. Kept across launches.
      */
     @JvmStatic
-    fun stop() = core.stop()
+    fun stop() {
+        if (refusedHere("stop()")) return
+        core.stop()
+    }
 
     /** Undoes [stop]: the install is sent if it never was, and events from now on. */
     @JvmStatic
-    fun start() = core.start()
+    fun start() {
+        if (refusedHere("start()")) return
+        core.start()
+    }
 
     @JvmStatic
     fun isStopped(): Boolean = core.isStopped()
 
     /** Anonymous mode: no advertising id and no customer user id leave the device. Kept across launches. */
     @JvmStatic
-    fun setAnonymous(anonymous: Boolean) = core.setAnonymous(anonymous)
+    fun setAnonymous(anonymous: Boolean) {
+        if (refusedHere("setAnonymous")) return
+        core.setAnonymous(anonymous)
+    }
 
     @JvmStatic
     fun isAnonymous(): Boolean = core.isAnonymous()
@@ -189,7 +228,10 @@ object ServiceAttributionSdk {
      * the app's consent platform stored on the device, and again whenever it changes.
      */
     @JvmStatic
-    fun setConsent(consent: Consent) = core.setConsent(consent)
+    fun setConsent(consent: Consent) {
+        if (refusedHere("setConsent")) return
+        core.setConsent(consent)
+    }
 
     @JvmStatic
     @JvmOverloads

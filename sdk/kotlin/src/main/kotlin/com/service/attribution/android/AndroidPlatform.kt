@@ -17,6 +17,7 @@ import com.google.android.gms.ads.identifier.AdvertisingIdClient
 import com.service.attribution.LogLevel
 import com.service.attribution.core.AppLifecycle
 import com.service.attribution.core.DeviceSignals
+import com.service.attribution.core.EarlyStorage
 import com.service.attribution.core.InstallReferrerDetails
 import com.service.attribution.core.InstallReferrerSource
 import com.service.attribution.core.KeyValueStore
@@ -65,10 +66,27 @@ internal object AndroidPlatform {
             tcf = DefaultPreferencesTcf(context),
             journal = PreferencesStore(context.getSharedPreferences(JOURNAL, Context.MODE_PRIVATE), Logger(Logcat, logLevel), onAnyThread = true),
             lifecycle = ActivityLifecycle(context.applicationContext as? Application),
-            appInstalledAt =
-                runCatching { context.packageManager.getPackageInfo(context.packageName, 0).firstInstallTime }
-                    .getOrNull()?.takeIf { it > 0 },
+            appInstalledAt = appInstalledAt(context),
         )
+
+    /**
+     * The files configure reads, for the calls made before it (stop, start, anonymous mode,
+     * consent): each write committed before the call returns, on whatever thread makes it, as
+     * the journal is for sendEvent. Opened only when such a call is made.
+     */
+    fun earlyStorage(context: Context): EarlyStorage {
+        val log = Logger(Logcat, LogLevel.INFO)
+        return EarlyStorage(
+            store = PreferencesStore(context.getSharedPreferences(PREFERENCES, Context.MODE_PRIVATE), log, onAnyThread = true),
+            journal = PreferencesStore(context.getSharedPreferences(JOURNAL, Context.MODE_PRIVATE), log, onAnyThread = true),
+            appInstalledAt = { appInstalledAt(context) },
+        )
+    }
+
+    /** The package's first install time (an update keeps it); null when Android does not say. */
+    private fun appInstalledAt(context: Context): Long? =
+        runCatching { context.packageManager.getPackageInfo(context.packageName, 0).firstInstallTime }
+            .getOrNull()?.takeIf { it > 0 }
 
     /** This process's name (`com.example.app`, `com.example.app:push`); null when Android does not say. */
     fun processName(context: Context): String? =

@@ -8,7 +8,7 @@ import java.net.URLEncoder
 
 /** What a POST /v1/events or /v1/sessions answer asks of the SDK. */
 internal data class BatchVerdict(
-    /** Indexes to send again later (the install is not recorded yet). */
+    /** Indexes to send again later (the install is not recorded yet, or the backend asks for it). */
     val retry: Set<Int>,
     /** Why items were refused for good, for the log; one entry per item. */
     val refused: List<String>,
@@ -16,6 +16,17 @@ internal data class BatchVerdict(
     val ignored: Map<DropReason, Int> = emptyMap(),
     /** How many the backend stored. */
     val accepted: Int = 0,
+    /**
+     * Whether a retryable refusal says the install is not recorded (`Conflict`): the install is
+     * reported again before these items. Another retryable refusal is only sent again later.
+     */
+    val installMissing: Boolean = false,
+    /**
+     * What the answer says of items the SDK cannot count as any drop above, in the backend's
+     * words: a refusal whose `index` names no item of the request (missing, out of range), an
+     * item ignored for a reason the SDK does not know. Not sent again, so dropped and said.
+     */
+    val unexplained: List<String> = emptyList(),
 )
 
 /**
@@ -70,16 +81,48 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
                 rejectedField == null -> emptyList<Any?>()
                 else -> rejectedField as? List<*>
             } ?: throw UnexpectedAnswerException("POST $path answered ${describe(Json.write(answer))}")
-        val rejected = rejectedList.mapNotNull { it as? Map<*, *> }
-        val (retryable, refused) = rejected.partition { it["retryable"] == true }
+        val retry = LinkedHashSet<Int>()
+        val refused = ArrayList<String>()
+        val unexplained = ArrayList<String>()
+        var installMissing = false
+        // The items a refusal named already: one named twice is counted once.
+        val named = HashSet<Int>()
+        for (verdict in rejectedList.mapNotNull { it as? Map<*, *> }) {
+            val error = verdict["error"] as? String
+            val detail = verdict["detail"] as? String
+            // Only a whole number naming an item of this request places the refusal.
+            val index =
+                (verdict["index"] as? Number)?.takeIf { it.toDouble() == Math.rint(it.toDouble()) }?.toLong()
+                    ?.takeIf { it >= 0 && it < items.size }?.toInt()
+            if (index == null) {
+                unexplained += "a refusal naming no item of the request (index ${verdict["index"]}): ${error ?: "rejected"}: ${detail ?: "no detail"}"
+                continue
+            }
+            if (!named.add(index)) continue
+            if (verdict["retryable"] == true) {
+                retry += index
+                if (error == "Conflict") installMissing = true
+            } else {
+                refused += "#$index: ${detail ?: error ?: "refused"}"
+            }
+        }
+        val ignored = LinkedHashMap<DropReason, Int>()
+        for (verdict in (answer["ignored"] as? List<*>).orEmpty().mapNotNull { it as? Map<*, *> }) {
+            val reason = verdict["reason"] as? String
+            val drop = reason?.let(IGNORED_AS::get)
+            if (drop != null) {
+                ignored[drop] = (ignored[drop] ?: 0) + 1
+            } else {
+                unexplained += "ignored by the backend (${reason ?: "no reason"}): ${verdict["detail"] as? String ?: "no detail"}"
+            }
+        }
         return BatchVerdict(
-            retry = retryable.mapNotNull { (it["index"] as? Number)?.toInt() }.toSet(),
-            refused = refused.map { "#${it["index"]}: ${it["detail"]}" },
-            ignored =
-                (answer["ignored"] as? List<*>).orEmpty().mapNotNull { (it as? Map<*, *>)?.get("reason")?.let(IGNORED_AS::get) }
-                    .groupingBy { it }
-                    .eachCount(),
+            retry = retry,
+            refused = refused,
+            ignored = ignored,
             accepted = (answer["accepted"] as Number).toInt(),
+            installMissing = installMissing,
+            unexplained = unexplained,
         )
     }
 
@@ -133,5 +176,6 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
 /**
  * The backend's reasons for an ignored event or session that are drops on the device: the
  * install's data deleted, the app switched off. (A manual INSTALL, also ignored, is never sent.)
+ * Any other reason is a drop the SDK cannot name: reported as refused, in the backend's words.
  */
 private val IGNORED_AS = mapOf("install_deleted" to DropReason.DELETED, "app_disabled" to DropReason.DISABLED)

@@ -7,8 +7,10 @@ import java.io.IOException
 
 /** Where the drops of a queue go: for events, the error listener too; for sessions, the log and a count. */
 internal fun interface DropReport {
-    /** [count] items dropped for [reason]; nothing when [count] is 0. */
-    fun report(reason: DropReason, count: Int)
+    /** [count] items dropped for [reason], with [why] in words when there is more to say; nothing when [count] is 0. */
+    fun report(reason: DropReason, count: Int, why: String?)
+
+    fun report(reason: DropReason, count: Int) = report(reason, count, null)
 }
 
 /**
@@ -98,19 +100,44 @@ internal class BatchDelivery(
         // Accepted: the refused one is in the rest of the suspect items, if any.
         suspect = maxOf(0, suspect - batch.size)
         queue.remove(batch.size, verdict.retry)
+        val removed = batch.size - verdict.retry.size
         log.debug("${verdict.accepted} ${noun}${if (verdict.accepted == 1) "" else "s"} accepted")
         if (verdict.refused.isNotEmpty()) {
             log.error("${noun}s refused by the backend: ${verdict.refused.joinToString("; ")}")
-            drops.report(DropReason.REFUSED, verdict.refused.size)
+            drops.report(DropReason.REFUSED, verdict.refused.size, "refused by the backend: ${verdict.refused.joinToString("; ")}")
         }
         // Taken and not stored (the install's data deleted, the app switched off): not sent again.
         for (reason in listOf(DropReason.DELETED, DropReason.DISABLED)) drops.report(reason, verdict.ignored[reason] ?: 0)
-        if (verdict.retry.isNotEmpty()) {
-            // The backend has not recorded the install: report it again, then these items.
-            suspect = 0
-            return Result.InstallMissing
-        }
+        reportUnexplained(verdict, removed)
+        // The install's data was deleted: nothing more is to be sent for it, the items kept for a retry included.
         if ((verdict.ignored[DropReason.DELETED] ?: 0) > 0) return Result.InstallDeleted
+        if (verdict.retry.isNotEmpty()) {
+            suspect = 0
+            // Only a Conflict says the backend has not recorded the install: report it again, then
+            // these items. Any other retryable refusal sends them again later, the install as it is.
+            if (verdict.installMissing) return Result.InstallMissing
+            return Result.Retry(IOException("the backend asks for ${verdict.retry.size} ${noun}${if (verdict.retry.size == 1) "" else "s"} to be sent again later"))
+        }
         return Result.Sent
+    }
+
+    /**
+     * Every item the answer took off the queue that it neither accepted nor let the SDK count
+     * as a drop above (a refusal naming no item of the request, an ignored reason the SDK does
+     * not know, fewer items accepted than the answer leaves unnamed) is dropped too: refused,
+     * logged, counted and reported like any other, in the backend's words, never lost unsaid.
+     */
+    private fun reportUnexplained(verdict: BatchVerdict, removed: Int) {
+        val counted = verdict.refused.size + verdict.ignored.values.sum() + verdict.unexplained.size
+        val unaccounted = maxOf(0, removed - verdict.accepted - counted)
+        val said = ArrayList(verdict.unexplained)
+        if (unaccounted > 0) {
+            said += "$unaccounted ${noun}${if (unaccounted == 1) "" else "s"} neither accepted nor named " +
+                "(the answer accepts ${verdict.accepted} of the $removed it takes off the queue)"
+        }
+        if (said.isEmpty()) return
+        val words = "the backend's answer: ${said.joinToString("; ")}"
+        log.error("${noun}s not stored by the backend, $words")
+        drops.report(DropReason.REFUSED, verdict.unexplained.size + unaccounted, words)
     }
 }

@@ -5,8 +5,9 @@ import com.service.attribution.Consent
 /**
  * The consent: what the app set with setConsent, kept on the device; the TCF values on the
  * device; the body sent to the backend, and whether it changed since it was last sent.
- * Made by configure (there is no store before): [setBeforeConfigure], what the app set before it,
- * wins over what the store holds, and is written there by [persist].
+ * Made by configure: [setBeforeConfigure], what the app set before it (written to the journal at
+ * once when the platform gave it early), wins over what the store holds, and is written there
+ * again by [persist].
  */
 internal class ConsentState(
     private val store: KeyValueStore,
@@ -34,7 +35,7 @@ internal class ConsentState(
      * launch, not the one before it.
      */
     fun persist() {
-        consent?.let { kept.put(KEY_CONSENT, consentJson(it)) }
+        consent?.let { keep(kept, it) }
     }
 
     /** On the worker: the consent to send (the app's, with the TCF values on the device), or null when none is known. */
@@ -92,15 +93,6 @@ internal class ConsentState(
         store.put(KEY_CONSENT_SENT, Json.write(body))
     }
 
-    private fun consentJson(consent: Consent) =
-        Json.write(
-            linkedMapOf(
-                "gdpr_applies" to consent.gdprApplies,
-                "ad_user_data" to consent.adUserData,
-                "ad_personalization" to consent.adPersonalization,
-            ),
-        )
-
     private fun parseConsent(text: String): Consent? =
         runCatching {
             val json = Json.parseObject(text)
@@ -112,5 +104,17 @@ internal class ConsentState(
         const val MAX_TCF_STRING_LENGTH = 4_096
         private const val KEY_CONSENT = "consent"
         private const val KEY_CONSENT_SENT = "consent_sent"
+
+        /** Writes the app's [consent] where it is kept ([kept]: the journal), as configure reads it. */
+        fun keep(kept: KeyValueStore, consent: Consent) = kept.put(KEY_CONSENT, consentJson(consent))
+
+        private fun consentJson(consent: Consent) =
+            Json.write(
+                linkedMapOf(
+                    "gdpr_applies" to consent.gdprApplies,
+                    "ad_user_data" to consent.adUserData,
+                    "ad_personalization" to consent.adPersonalization,
+                ),
+            )
     }
 }

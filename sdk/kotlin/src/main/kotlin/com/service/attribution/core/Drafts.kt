@@ -56,21 +56,39 @@ internal object DraftJson {
             },
         )
 
+    /** The drafts read back from the journal, and what a damaged value there cost (null: nothing). */
+    class Read(val drafts: List<Draft>, val lost: StoredLoss?)
+
+    /**
+     * The journal's drafts, one by one: a draft that cannot be read is lost alone, and those
+     * before a break in the text are kept; what was lost is counted, for the core to report.
+     */
     @Suppress("UNCHECKED_CAST")
-    fun read(text: String?): List<Draft> {
-        if (text == null) return emptyList()
-        val list = runCatching { Json.parse(text) as List<Map<String, Any?>> }.getOrNull() ?: return emptyList()
-        return list.mapNotNull { m ->
-            runCatching {
-                Draft(
-                    eventId = m["event_id"] as String,
-                    type = EventType.valueOf(m["type"] as String),
-                    name = m["name"] as String?,
-                    parameters = (m["parameters"] as Map<String, Any?>?).orEmpty(),
-                    timeMs = (m["time_ms"] as Number).toLong(),
-                    customerUserId = m["customer_user_id"] as String?,
-                )
-            }.getOrNull()
+    fun read(text: String?): Read {
+        if (text == null) return Read(emptyList(), null)
+        val read = Json.parseArrayUpToBreak(text)
+        val drafts = ArrayList<Draft>()
+        var lost = 0
+        for (item in read.items) {
+            val m = item as? Map<String, Any?>
+            val draft =
+                m?.let {
+                    runCatching {
+                        Draft(
+                            eventId = m["event_id"] as String,
+                            type = EventType.valueOf(m["type"] as String),
+                            name = m["name"] as String?,
+                            parameters = (m["parameters"] as Map<String, Any?>?).orEmpty(),
+                            timeMs = (m["time_ms"] as Number).toLong(),
+                            customerUserId = m["customer_user_id"] as String?,
+                        )
+                    }.getOrNull()
+                }
+            if (draft != null) drafts.add(draft) else lost++
         }
+        // The text breaks off: its rest held one draft at least.
+        if (read.broken != null) lost++
+        val loss = if (lost == 0) null else StoredLoss(lost, atLeast = read.broken != null, why = read.broken ?: "an event of another shape")
+        return Read(drafts, loss)
     }
 }

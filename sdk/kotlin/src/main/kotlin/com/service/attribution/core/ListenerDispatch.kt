@@ -85,10 +85,10 @@ internal class ListenerDispatch(private val defaultMainThread: MainThread) {
     }
 
     /**
-     * On the worker: logs [count] events dropped for [reason] at warning level, adds them to
-     * the count kept on the device, and tells the error listener.
+     * On the worker: logs [count] events dropped for [reason] at warning level (with [why], when
+     * there is more to say), adds them to the count kept on the device, and tells the error listener.
      */
-    fun reportDrop(reason: DropReason, count: Int) {
+    fun reportDrop(reason: DropReason, count: Int, why: String? = null) {
         if (count <= 0) return
         val store =
             synchronized(this) {
@@ -98,11 +98,30 @@ internal class ListenerDispatch(private val defaultMainThread: MainThread) {
                     return
                 }
             }
-        val message = "$count event${if (count == 1) "" else "s"} dropped: ${reason.wire}"
+        val message = "$count event${if (count == 1) "" else "s"} dropped: ${reason.wire}${why?.let { " ($it)" } ?: ""}"
         log.warn(message)
+        count(store, count)
+        tell(ServiceError(ServiceErrorKind.EVENTS_DROPPED, reason, null, count, message))
+    }
+
+    /**
+     * On the worker, once configured: events kept on the device that could not be read back (a
+     * damaged value), lost unsent. Made known as a drop is, but at error level, and to the error
+     * listener with no reason: none of delivery.json's reasons says it, since the SDK chose
+     * nothing here.
+     */
+    fun reportUnreadable(loss: StoredLoss?, where: String) {
+        if (loss == null || loss.count <= 0) return
+        val store = synchronized(this) { store } ?: return
+        val message = loss.describe("event", where)
+        log.error(message)
+        count(store, loss.count)
+        tell(ServiceError(ServiceErrorKind.EVENTS_DROPPED, null, null, loss.count, message))
+    }
+
+    private fun count(store: KeyValueStore, count: Int) {
         val total = (store.get(KEY_DROPPED)?.toLongOrNull() ?: 0L) + count
         store.put(KEY_DROPPED, total.toString())
-        tell(ServiceError(ServiceErrorKind.EVENTS_DROPPED, reason, null, count, message))
     }
 
     fun reportDropsBeforeConfigure() {
@@ -121,17 +140,27 @@ internal class ListenerDispatch(private val defaultMainThread: MainThread) {
     /** Runs [work] on the app's main thread; a listener that throws is logged, not rethrown. */
     private fun post(work: () -> Unit) {
         val main = mainThread ?: defaultMainThread
-        main.post {
-            try {
-                work()
-            } catch (e: RuntimeException) {
-                log.error("a listener threw", e)
-            }
-        }
+        main.post { runListener(log, "a listener") { work() } }
     }
 
     private companion object {
         const val MAX_PENDING_DEEP_LINKS = 10
         const val KEY_DROPPED = "dropped_event_count"
+    }
+}
+
+/**
+ * Runs an app's listener ([what] names it in the log). Whatever it throws, an Error such as
+ * Kotlin's TODO() included, is logged at error level and the SDK goes on: a listener's mistake
+ * must not end the SDK's worker or the app's main thread. Only the JVM's own failures (out of
+ * memory, a stack overflow) go on up, as nothing can be done about them here.
+ */
+internal inline fun runListener(log: Logger, what: String, call: () -> Unit) {
+    try {
+        call()
+    } catch (e: VirtualMachineError) {
+        throw e
+    } catch (e: Throwable) {
+        log.error("$what threw: $e", e)
     }
 }

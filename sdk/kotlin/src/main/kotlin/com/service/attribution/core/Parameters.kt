@@ -2,10 +2,11 @@ package com.service.attribution.core
 
 /**
  * Kotlin's parameter rules (sdk/conformance/parameters.json): strings, finite numbers,
- * booleans, collections and arrays (as lists) and string-keyed maps are sent; a null drops its
- * key (nulls inside lists stay). sendEvent may run before configure, on any thread, so a value
- * JSON cannot hold never throws: it loses the nearest map key holding it, with a warning, as
- * the spec describes for the native SDKs under Flutter (rule 3).
+ * booleans, collections and arrays (object and primitive arrays, as lists; not a ByteArray) and
+ * string-keyed maps are sent; a null drops its key (nulls inside lists stay). sendEvent may run
+ * before configure, on any thread, so a value JSON cannot hold never throws: it loses the
+ * nearest map key holding it, with a warning, as the spec describes for the native SDKs under
+ * Flutter (rule 3).
  */
 internal object Parameters {
     class Cleaned(val parameters: Map<String, Any?>, val dropped: List<String>)
@@ -46,6 +47,14 @@ internal object Parameters {
             is Map<*, *> -> if (value.keys.all { it is String }) map(value, "$path.", dropped) else Drop
             is Collection<*> -> list(value, path, dropped)
             is Array<*> -> list(value.asList(), path, dropped)
+            // Arrays of primitives are lists too, each element by the rules above (a Float by
+            // its decimal form, a NaN losing the whole list). A ByteArray is binary, not a list.
+            is IntArray -> list(value.asList(), path, dropped)
+            is LongArray -> list(value.asList(), path, dropped)
+            is ShortArray -> list(value.asList(), path, dropped)
+            is DoubleArray -> list(value.asList(), path, dropped)
+            is FloatArray -> list(value.asList(), path, dropped)
+            is BooleanArray -> list(value.asList(), path, dropped)
             else -> Drop
         }
 

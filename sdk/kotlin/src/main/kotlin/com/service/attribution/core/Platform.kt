@@ -127,5 +127,17 @@ internal class Platform(
     val appInstalledAt: Long? = null,
 )
 
+/**
+ * The storage configure reads, given before it (Android: as the app's process starts), so that
+ * stop(), start(), setAnonymous and setConsent made before configure are on the device when they
+ * return: [journal] takes them, [store] holds the install time the check for a restored backup
+ * compares, [appInstalledAt] as [Platform.appInstalledAt].
+ */
+internal class EarlyStorage(
+    val store: KeyValueStore,
+    val journal: KeyValueStore,
+    val appInstalledAt: () -> Long?,
+)
+
 /** An SDK built on this one (the Flutter plugin): its name and version, and its parameter rule. */
 internal data class Wrapper(val platform: String, val version: String, val sealsCustomValues: Boolean)

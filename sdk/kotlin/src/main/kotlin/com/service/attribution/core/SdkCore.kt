@@ -91,11 +91,21 @@ internal class SdkCore(
     /** setAnonymous(true): no advertising id or customer user id leaves the device; kept on the device. */
     @Volatile private var anonymous = false
 
-    // Set before configure, written to the store when it runs (there is no store before).
+    // Set before configure, written to the store again when it runs (after the check for a
+    // restored backup, which may clear the store).
     @Volatile private var userIdSetBeforeConfigure = false
     private var stoppedBeforeConfigure: Boolean? = null
     private var anonymousBeforeConfigure: Boolean? = null
     private var consentBeforeConfigure: Consent? = null
+
+    /**
+     * Where stop(), start(), setAnonymous and setConsent made before configure are written at
+     * once: the journal configure reads, given by the platform as the process starts (Android:
+     * the library's ContentProvider). Without it (a plain JVM, a process the provider does not
+     * run in) they are kept in memory until configure. Under this object's lock.
+     */
+    private var earlySource: (() -> EarlyStorage)? = null
+    private var early: EarlyStorage? = null
 
     /** The app's listeners, run on its main thread, and the report of dropped events. */
     private val listeners = ListenerDispatch(defaultMainThread)
@@ -201,13 +211,15 @@ internal class SdkCore(
             log = Logger(platform.log, logLevel)
             listeners.attach(platform.mainThread, log)
             api = Api(settings.baseUrl, apiKey, platform.http)
+            // Before any key is read, the queues included: a queue restored from another
+            // install's backup must not be loaded, and then sent, before it is forgotten.
+            forgetRestoredBackup(platform.store, platform.journal, platform.appInstalledAt, write = ::persist)
             queue = StoredQueue(platform.store, settings.maxQueuedEvents)
             delivery = BatchDelivery(queue, "event", api::events, platform.clock, settings.maxEventAgeMs, log, listeners::reportDrop)
             sessionQueue = StoredQueue(platform.store, settings.maxQueuedSessions, StoredQueue.SESSIONS, "started_at")
             sessionDrops = SessionDrops(platform.store, log)
             sessionDelivery = BatchDelivery(sessionQueue, "session", api::sessions, platform.clock, settings.maxEventAgeMs, log, sessionDrops)
             val store = platform.store
-            forgetRestoredBackup(platform)
             // configure's id, else the last setCustomerUserId before it (a clear included), else
             // the one kept from an earlier launch.
             val configureUserId = Fields.customerUserId(customerUserId)
@@ -238,7 +250,9 @@ internal class SdkCore(
             deleted = store.get(KEY_DELETED) != null
             synchronized(drafts) {
                 // Events handed over in an earlier process and not queued yet come first.
-                val kept = DraftJson.read(platform.journal.get(KEY_DRAFTS))
+                val journal = DraftJson.read(platform.journal.get(KEY_DRAFTS))
+                draftsLost = journal.lost
+                val kept = journal.drafts
                 val keptIds = kept.map { it.eventId }.toSet()
                 // Events sent before configure under no id of this process take the id known now.
                 userIdKnown = true
@@ -270,8 +284,23 @@ internal class SdkCore(
         configureMainThreadMs = platform.clock() - started
         worker.execute {
             listeners.reportDropsBeforeConfigure()
+            reportUnreadable()
             initialize(sessionAtMs)
         }
+    }
+
+    /** What sendEvent's journal lost when configure read it back (a damaged value); reported once, on the worker. */
+    private var draftsLost: StoredLoss? = null
+
+    /**
+     * On the worker, once configured: what the values kept on the device lost when read back (a
+     * damaged queue or journal), each logged at error level and counted, never silently empty.
+     */
+    private fun reportUnreadable() {
+        listeners.reportUnreadable(queue.lostOnLoad, "the events' queue kept on the device")
+        listeners.reportUnreadable(draftsLost, "the events handed to sendEvent and kept on the device")
+        draftsLost = null
+        sessionDrops.unreadable(sessionQueue.lostOnLoad)
     }
 
     /**
@@ -318,7 +347,7 @@ internal class SdkCore(
         if (listener != null) {
             val total = platform.clock() - configureStarted
             val mainThreadMs = configureMainThreadMs
-            platform.mainThread.post { listener.onInitialized(mainThreadMs, total) }
+            platform.mainThread.post { runListener(log, "InitListener.onInitialized") { listener.onInitialized(mainThreadMs, total) } }
         }
     }
 
@@ -326,11 +355,7 @@ internal class SdkCore(
         lastInitError = error
         log.error("$during: ${error.message}", error)
         if (disable) disable()
-        try {
-            listener?.onError(error)
-        } catch (e: RuntimeException) {
-            log.error("InitListener.onError threw", e)
-        }
+        if (listener != null) runListener(log, "InitListener.onError") { listener.onError(error) }
     }
 
     private fun cachedConfig(): RemoteConfig? =
@@ -671,11 +696,34 @@ internal class SdkCore(
         }
     }
 
-    /** The app went to the background (any thread): nothing on the wire, the time kept for the return. */
+    /**
+     * The app went to the background (any thread): the time kept for the return, and what is
+     * queued sent now, on the worker, rather than at a retry's time. Android may end a process
+     * in the background at any moment: what waits for a retry there may wait for the next launch.
+     */
     fun onBackground() {
         if (!configured) return
         val at = platform.clock()
-        worker.execute { sessions.background(at) }
+        worker.execute {
+            sessions.background(at)
+            sendInTheBackground()
+        }
+    }
+
+    /**
+     * On the worker: sends now when there is something to send (the install not recorded yet,
+     * events or sessions queued) and the SDK may send. A retry waiting is made void, as its work
+     * is done here; the backoff it reached is kept, so a send that fails again waits longer.
+     */
+    private fun sendInTheBackground() {
+        if (!initialized || disabled || stopped || deleted) return
+        queueDrafts()
+        val somethingToSend = platform.store.get(KEY_INSTALL_TRACKED) == null || queue.size > 0 || sessionQueue.size > 0
+        if (!somethingToSend) return
+        log.debug("the app went to the background: what is queued is sent now")
+        retry?.cancel(false)
+        retry = null
+        flush()
     }
 
     private fun scheduleRetry(cause: Exception? = null, warn: Boolean = false) {
@@ -1018,6 +1066,7 @@ internal class SdkCore(
             stopped = true
             if (!configured) {
                 stoppedBeforeConfigure = true
+                writeEarly { putFlag(it, KEY_STOPPED, true) }
                 val count = synchronized(drafts) { drafts.size.also { drafts.clear() } }
                 if (count > 0) listeners.reportDrop(DropReason.STOPPED, count)
                 return
@@ -1050,6 +1099,7 @@ internal class SdkCore(
             stopped = false
             if (!configured) {
                 stoppedBeforeConfigure = false
+                writeEarly { putFlag(it, KEY_STOPPED, false) }
                 return
             }
             putFlag(KEY_STOPPED, false)
@@ -1081,6 +1131,7 @@ internal class SdkCore(
             this.anonymous = anonymous
             if (!configured) {
                 anonymousBeforeConfigure = anonymous
+                writeEarly { putFlag(it, KEY_ANONYMOUS, anonymous) }
                 return
             }
             // As stop(): on the device when it returns.
@@ -1095,6 +1146,7 @@ internal class SdkCore(
         synchronized(this) {
             if (!configured) {
                 consentBeforeConfigure = consent
+                writeEarly { ConsentState.keep(it, consent) }
                 return
             }
             consents.set(consent)
@@ -1119,23 +1171,61 @@ internal class SdkCore(
      * another install of the app: the old one's service id, its install sent, its queue, its stop
      * or deletion. Another install has another first install time: its keys then go, and it is a
      * new install, as it is to the app's owner (Android gives no IDFV to call it a reinstall).
-     * Before any key is read; written behind, as the worker's writes are.
+     * Before any key is read; the install time kept through [write] (behind, on the worker, at
+     * configure; at once before it).
      */
-    private fun forgetRestoredBackup(platform: Platform) {
-        val installedAt = platform.appInstalledAt?.toString() ?: return
-        val kept = platform.store.get(KEY_APP_INSTALLED_AT)
+    private fun forgetRestoredBackup(store: KeyValueStore, journal: KeyValueStore, appInstalledAt: Long?, write: (() -> Unit) -> Unit) {
+        val installedAt = appInstalledAt?.toString() ?: return
+        val kept = store.get(KEY_APP_INSTALLED_AT)
         if (kept == installedAt) return
         if (kept != null) {
             log.info("this SDK's data came from a backup of another install of the app: it starts as a new install")
-            platform.store.clear()
-            platform.journal.clear()
+            store.clear()
+            journal.clear()
         }
-        persist { platform.store.put(KEY_APP_INSTALLED_AT, installedAt) }
+        write { store.put(KEY_APP_INSTALLED_AT, installedAt) }
+    }
+
+    /**
+     * Called by the platform as the app's process starts, before configure: where the calls
+     * made before configure are written (read only at the first such call, so that a process
+     * that makes none reads nothing).
+     */
+    fun useEarlyStorage(source: () -> EarlyStorage) {
+        synchronized(this) { if (!configured) earlySource = source }
+    }
+
+    /** Whether the platform gave where the calls before configure are written. */
+    internal fun hasEarlyStorage(): Boolean = synchronized(this) { earlySource != null || early != null }
+
+    /**
+     * Under this object's lock, before configure: a stop, start, anonymous mode or consent
+     * written to the journal configure reads before the call returns, so that an app killed
+     * before configure keeps the user's choice. The first such write checks for a restored
+     * backup first, as configure would, so that configure then keeps what is written here.
+     * Configure writes each again from memory either way.
+     */
+    private fun writeEarly(write: (journal: KeyValueStore) -> Unit) {
+        try {
+            val storage = early ?: earlySource?.let { source ->
+                source().also {
+                    early = it
+                    earlySource = null
+                    forgetRestoredBackup(it.store, it.journal, it.appInstalledAt(), write = { put -> put() })
+                }
+            } ?: return
+            write(storage.journal)
+        } catch (e: RuntimeException) {
+            // The storage failing here costs only durability: the call holds in memory until configure.
+            log.warn("could not write to the device before configure: ${e.message}")
+        }
     }
 
     /** A flag of the public calls, in the journal before the call returns. */
-    private fun putFlag(key: String, on: Boolean) {
-        if (on) platform.journal.put(key, "1") else platform.journal.remove(key)
+    private fun putFlag(key: String, on: Boolean) = putFlag(platform.journal, key, on)
+
+    private fun putFlag(journal: KeyValueStore, key: String, on: Boolean) {
+        if (on) journal.put(key, "1") else journal.remove(key)
     }
 
     /**

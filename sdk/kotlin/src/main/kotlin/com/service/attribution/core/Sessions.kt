@@ -82,10 +82,20 @@ internal class SessionTracker {
  * launches). The error listener is not told: the app sent nothing.
  */
 internal class SessionDrops(private val store: KeyValueStore, private val log: Logger) : DropReport {
-    override fun report(reason: DropReason, count: Int) {
+    override fun report(reason: DropReason, count: Int, why: String?) {
         if (count <= 0) return
-        log.warn("$count session${if (count == 1) "" else "s"} dropped: ${reason.wire}")
+        log.warn("$count session${if (count == 1) "" else "s"} dropped: ${reason.wire}${why?.let { " ($it)" } ?: ""}")
         store.put(KEY, (count() + count).toString())
+    }
+
+    /**
+     * Sessions kept on the device that could not be read back (a damaged value): lost unsent.
+     * Logged at error level and counted as a drop, never an empty queue without a word.
+     */
+    fun unreadable(loss: StoredLoss?) {
+        if (loss == null || loss.count <= 0) return
+        log.error(loss.describe("session", "the sessions' queue kept on the device"))
+        store.put(KEY, (count() + loss.count).toString())
     }
 
     /** The sessions dropped on this device so far. */

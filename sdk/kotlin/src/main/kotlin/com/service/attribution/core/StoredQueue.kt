@@ -16,6 +16,13 @@ internal class StoredQueue(
     /** The field holding when the item was made (ISO 8601), which [expire] reads. */
     private val timeField: String = "event_time",
 ) {
+    /**
+     * What the queue kept on the device lost when read back (a damaged value), for the core to
+     * report once configured; null when nothing was lost.
+     */
+    var lostOnLoad: StoredLoss? = null
+        private set
+
     private val items: MutableList<Map<String, Any?>> = load()
 
     val size get() = items.size
@@ -63,10 +70,26 @@ internal class StoredQueue(
         return dropped
     }
 
+    /**
+     * The queue kept on the device, item by item: an item that is no JSON object is lost alone,
+     * and the items before a break in the text are kept. What was lost is counted in
+     * [lostOnLoad], and the queue written back without it, so that the loss is reported once.
+     */
     @Suppress("UNCHECKED_CAST")
     private fun load(): MutableList<Map<String, Any?>> {
         val text = store.get(key) ?: return ArrayList()
-        return runCatching { (Json.parse(text) as List<Map<String, Any?>>).toMutableList() }.getOrElse { ArrayList() }
+        val read = Json.parseArrayUpToBreak(text)
+        val loaded = ArrayList<Map<String, Any?>>()
+        var lost = 0
+        for (item in read.items) {
+            if (item is Map<*, *>) loaded.add(item as Map<String, Any?>) else lost++
+        }
+        // The text breaks off: its rest held one item at least.
+        if (read.broken != null) lost++
+        if (lost == 0) return loaded
+        lostOnLoad = StoredLoss(lost, atLeast = read.broken != null, why = read.broken ?: "an item of another shape")
+        if (loaded.isEmpty()) store.remove(key) else store.put(key, Json.write(loaded))
+        return loaded
     }
 
     private fun save() {
@@ -78,4 +101,14 @@ internal class StoredQueue(
         const val EVENTS = "event_queue"
         const val SESSIONS = "session_queue"
     }
+}
+
+/**
+ * What a value kept on the device cost when it could not be read back: [count] items lost (at
+ * least that many when [atLeast]: the text broke off, and how many its rest held is not known),
+ * and [why], for the log.
+ */
+internal class StoredLoss(val count: Int, val atLeast: Boolean, val why: String) {
+    fun describe(noun: String, where: String): String =
+        "${if (atLeast) "at least " else ""}$count $noun${if (count == 1 && !atLeast) "" else "s"} lost: $where could not be read back ($why)"
 }

@@ -284,6 +284,31 @@ class AndroidPlatformTest {
     }
 
     @Test
+    fun `the library's provider gives the SDK its Context, and calls before configure are in the journal for the next launch`() {
+        val app = robolectricApp()
+        // As Android creates the providers of the merged manifest before Application.onCreate.
+        Robolectric.buildContentProvider(ServiceAttributionInitProvider::class.java).create("${app.packageName}.serviceattribution.init")
+        assertTrue(com.service.attribution.ServiceAttributionSdk.core.hasEarlyStorage())
+        // A process that makes the calls before configure, then ends.
+        val first = SdkCore().also { cores += it }
+        first.useEarlyStorage { AndroidPlatform.earlyStorage(app) }
+        first.stop()
+        first.setAnonymous(true)
+        first.setConsent(com.service.attribution.Consent(gdprApplies = true, adUserData = false))
+        val journal = app.getSharedPreferences(AndroidPlatform.JOURNAL, Context.MODE_PRIVATE)
+        assertEquals("1", journal.getString("stopped", null))
+        assertEquals("1", journal.getString("anonymous", null))
+        assertTrue(journal.getString("consent", null)!!.contains("\"ad_user_data\":false"))
+        first.close()
+        // The next launch reads them at configure: stopped, so no request at all.
+        val idle = com.service.attribution.support.ManualScheduler(ManualClock())
+        val next = SdkCore(idle, idle).also { cores += it }
+        next.configure(AndroidPlatform.create(app), AndroidPlatform.settings(app), "sdk_key", LogLevel.NONE, null, null)
+        assertTrue(next.isStopped())
+        assertTrue(next.isAnonymous())
+    }
+
+    @Test
     fun `a stop, anonymous mode and a consent are in the journal file before their calls return`() {
         val app = robolectricApp()
         // A worker that runs nothing, busy with a slow request: what is on disk is the calls' doing.

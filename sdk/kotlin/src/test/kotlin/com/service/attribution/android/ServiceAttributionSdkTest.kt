@@ -3,6 +3,7 @@ package com.service.attribution.android
 import android.content.Intent
 import android.net.Uri
 import com.service.attribution.AppLinkResult
+import com.service.attribution.Consent
 import com.service.attribution.EventType
 import com.service.attribution.InitListener
 import com.service.attribution.LinkOptions
@@ -15,6 +16,7 @@ import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
 import org.junit.Assert.assertNotNull
 import org.junit.Assert.assertNull
+import org.junit.Assert.assertSame
 import org.junit.Assert.assertTrue
 import org.junit.Test
 import org.junit.runner.RunWith
@@ -58,6 +60,33 @@ class ServiceAttributionSdkTest {
         assertFalse(ServiceAttributionSdk.isConfigured())
         assertFalse(ServiceAttributionSdk.sendEventTaken(EventType.SHARE, null, null))
         assertNull(AndroidPlatform.otherProcessRefusal(app, app.packageName))
+        // There, the initialization's error is the refusal, and a call that would change the
+        // SDK's state changes nothing, with a warning (the main process holds that state).
+        assertSame(refused.single(), ServiceAttributionSdk.getLastInitError())
+        ServiceAttributionSdk.stop()
+        ServiceAttributionSdk.setAnonymous(true)
+        ServiceAttributionSdk.setConsent(Consent(adUserData = false))
+        ServiceAttributionSdk.setCustomerUserId("push-user")
+        ServiceAttributionSdk.start()
+        assertFalse(ServiceAttributionSdk.isStopped())
+        assertFalse(ServiceAttributionSdk.isAnonymous())
+        for (call in listOf("stop()", "start()", "setAnonymous", "setConsent", "setCustomerUserId")) {
+            assertTrue(call, sdkLogs(WARN).any { it.startsWith("$call changes nothing") })
+        }
+        // An app's listener that throws there (an Error, as TODO() throws) is logged; the app goes on.
+        ServiceAttributionSdk.configureIn(
+            "${app.packageName}:push",
+            app,
+            service.sdkKey,
+            LogLevel.DEBUG,
+            object : InitListener {
+                override fun onError(t: Throwable) {
+                    TODO("the app's error handling")
+                }
+            },
+            null,
+        )
+        assertTrue(sdkLogs(ERROR).any { it.startsWith("InitListener.onError threw") && "NotImplementedError" in it })
         ServiceAttributionSdk.otherProcess = null
         ServiceAttributionSdk.configure(
             app,

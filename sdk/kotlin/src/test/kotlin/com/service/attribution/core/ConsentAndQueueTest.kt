@@ -239,6 +239,28 @@ class ConsentAndQueueTest {
     }
 
     @Test
+    fun `a queue a backup brought from another install is forgotten before it is loaded, and never sent`() {
+        device.backend.events = { null }
+        device.backend.sessions = { null }
+        val first = device.configure(device.launch())
+        first.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(1, first.queuedCount())
+        assertEquals(1, first.queuedSessionCount())
+        device.backend.events = { com.service.attribution.support.ScriptedBackend.accepted(it.size) }
+        device.backend.sessions = { com.service.attribution.support.ScriptedBackend.accepted(it.size) }
+        // Restored on a new phone: another install of the app, with the old one's queues.
+        device.appInstalledAt = 1_800_000_000_000
+        val restored = device.configure(device.launch())
+        restored.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.advance(60_000)
+        assertEquals(listOf("SHARE"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(listOf(restored.getServiceId()), device.backend.deliveredSessions.map { it["service_id"] })
+        assertEquals(0L, restored.getDroppedEventCount())
+        device.assertNoFailures()
+    }
+
+    @Test
     fun `a send that throws what is no IOException is tried again, not the end of the retries`() {
         val accept = device.backend.events
         var throwing = true

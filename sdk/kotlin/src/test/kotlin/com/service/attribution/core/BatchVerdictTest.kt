@@ -1,0 +1,96 @@
+package com.service.attribution.core
+
+import com.service.attribution.DropReason
+import com.service.attribution.EventType
+import com.service.attribution.ServiceErrorKind
+import com.service.attribution.support.ScriptedBackend
+import com.service.attribution.support.ScriptedDevice
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertTrue
+import org.junit.Test
+
+/**
+ * A 202's verdicts the SDK cannot place: every item the answer takes off the queue is either
+ * accepted or a drop that is counted and told, in the backend's words; never removed unsaid.
+ */
+class BatchVerdictTest {
+    private val device = ScriptedDevice()
+
+    @After
+    fun close() = device.close()
+
+    private fun SdkCore.send(count: Int) = repeat(count) { sendEvent(EventType.LEVEL_START, null, mapOf("n" to it)) }
+
+    @Test
+    fun `refusals naming no item, an item named twice, an unknown ignored reason and unaccepted items are all reported`() {
+        device.backend.events = { batch ->
+            if (batch.size != 4) {
+                ScriptedBackend.accepted(batch.size)
+            } else {
+                HttpResponse(
+                    202,
+                    """{"accepted":0,
+                       "ignored":[{"index":1,"event_id":"${batch[1]["event_id"]}","reason":"app_paused","detail":"paused by its owner"}],
+                       "rejected":[{"index":9,"event_id":null,"error":"Unprocessable","detail":"no such event","retryable":false},
+                                   {"index":0,"event_id":"${batch[0]["event_id"]}","error":"Unprocessable","detail":"bad level","retryable":false},
+                                   {"index":0,"event_id":"${batch[0]["event_id"]}","error":"Unprocessable","detail":"bad level","retryable":false}],
+                       "warnings":[]}""",
+                )
+            }
+        }
+        val core = device.configure(device.launch())
+        core.send(4)
+        device.scheduler.runDue()
+        assertEquals(0, core.queuedCount())
+        // #0 refused by name, counted once; then what the SDK cannot place: the refusal of #9, the
+        // unknown reason, and one more event neither accepted nor named (4 taken off, 0 accepted).
+        assertEquals(listOf(DropReason.REFUSED to 1, DropReason.REFUSED to 3), device.errors.map { it.reason to it.count })
+        assertTrue(device.errors.all { it.kind == ServiceErrorKind.EVENTS_DROPPED })
+        val words = device.errors.last().message
+        assertTrue(words, "index 9" in words && "no such event" in words)
+        assertTrue(words, "app_paused" in words && "paused by its owner" in words)
+        assertTrue(words, "neither accepted nor named" in words)
+        assertEquals(4L, core.getDroppedEventCount())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a retryable refusal other than Conflict is sent again later, without reporting the install again`() {
+        var answers = 0
+        device.backend.events = { batch ->
+            if (answers++ == 0) {
+                HttpResponse(202, """{"accepted":0,"ignored":[],"rejected":[{"index":0,"event_id":"${batch[0]["event_id"]}","error":"Service Unavailable","detail":"try later","retryable":true}],"warnings":[]}""")
+            } else {
+                ScriptedBackend.accepted(batch.size)
+            }
+        }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(1, core.queuedCount())
+        device.scheduler.advance(2_000)
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(1, device.backend.requests("POST", "/v1/installs").size)
+        assertEquals(emptyList<Any>(), device.errors)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a retryable Conflict still reports the install again before its events`() {
+        var answers = 0
+        device.backend.events = { batch ->
+            if (answers++ == 0) {
+                HttpResponse(202, """{"accepted":0,"ignored":[],"rejected":[{"index":0,"event_id":"${batch[0]["event_id"]}","error":"Conflict","detail":"install","retryable":true}],"warnings":[]}""")
+            } else {
+                ScriptedBackend.accepted(batch.size)
+            }
+        }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.advance(2_000)
+        assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
+        assertEquals(2, device.backend.requests("POST", "/v1/installs").size)
+        device.assertNoFailures()
+    }
+}

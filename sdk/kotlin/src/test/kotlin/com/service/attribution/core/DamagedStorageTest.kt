@@ -1,0 +1,75 @@
+package com.service.attribution.core
+
+import com.service.attribution.EventType
+import com.service.attribution.LogLevel
+import com.service.attribution.ServiceErrorKind
+import com.service.attribution.support.ScriptedBackend
+import com.service.attribution.support.ScriptedDevice
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertNull
+import org.junit.Assert.assertTrue
+import org.junit.Test
+
+/**
+ * Values kept on the device that cannot be read back (a damaged file, a write cut short): what
+ * can be read is kept and sent, and what is lost is logged at error level, counted and told to
+ * the error listener (with no drop reason: the SDK chose nothing), never an empty queue unsaid.
+ */
+class DamagedStorageTest {
+    private val device = ScriptedDevice()
+
+    @After
+    fun close() = device.close()
+
+    private fun lost() = device.errors.filter { it.reason == null }
+
+    @Test
+    fun `a damaged queue keeps the events before the break and reports those it lost, once`() {
+        device.backend.events = { null }
+        val first = device.configure(device.launch())
+        first.sendEvent(EventType.LOGIN, null, null)
+        first.sendEvent(EventType.SHARE, null, null)
+        device.scheduler.runDue()
+        val kept = device.store.get(StoredQueue.EVENTS)!!
+        // An item of another shape, then a text cut off in the middle of an event.
+        device.store.put(StoredQueue.EVENTS, kept.dropLast(1) + ",\"an event\",{\"event_id\":\"e9\",\"ev")
+        device.backend.events = { ScriptedBackend.accepted(it.size) }
+        val next = device.configure(device.launch())
+        device.scheduler.runDue()
+        assertEquals(listOf("LOGIN", "SHARE"), device.backend.delivered.map { it["event_type"] })
+        val error = lost().single()
+        assertEquals(ServiceErrorKind.EVENTS_DROPPED, error.kind)
+        assertEquals(2, error.count)
+        assertTrue(error.message, error.message.startsWith("at least 2 events lost"))
+        assertEquals(2L, next.getDroppedEventCount())
+        assertEquals(1, device.logged(LogLevel.ERROR).count { it.startsWith("at least 2 events lost") })
+        // Written back without what was lost: the next launch reports nothing more.
+        device.configure(device.launch())
+        assertEquals(1, lost().size)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a damaged journal of events handed to sendEvent is reported rather than silently empty`() {
+        device.store.put("pending_events", "[{\"event_id\":\"e1\",\"type\":\"NO_SUCH_TYPE\",\"time_ms\":1},not json")
+        val core = device.configure(device.launch())
+        val error = lost().single()
+        assertEquals(2, error.count)
+        assertTrue(error.message, "sendEvent" in error.message)
+        assertEquals(2L, core.getDroppedEventCount())
+        assertNull(device.store.get("pending_events"))
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a damaged sessions' queue is logged at error level and counted, not told to the app`() {
+        device.store.put(StoredQueue.SESSIONS, "[7,{\"session_id\":\"s1\",\"service_id\":\"x\",\"started_at\":\"${Requests.iso(device.clock.now)}\"}]")
+        val core = device.configure(device.launch())
+        assertEquals(1L, core.droppedSessionCount())
+        assertTrue(device.logged(LogLevel.ERROR).any { it.startsWith("1 session lost") })
+        assertEquals(emptyList<Any>(), device.errors)
+        assertEquals(listOf("s1"), device.backend.deliveredSessions.map { it["session_id"] }.take(1))
+        device.assertNoFailures()
+    }
+}

@@ -1,0 +1,82 @@
+package com.service.attribution.core
+
+import com.service.attribution.Consent
+import com.service.attribution.support.ScriptedDevice
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
+import org.junit.Assert.assertNull
+import org.junit.Assert.assertTrue
+import org.junit.Test
+
+/**
+ * stop(), start(), setAnonymous and setConsent made before configure, with the storage the
+ * platform gives as the process starts: on the device when they return, so that a process that
+ * ends before configure runs (a crash, the user swiping the app away) keeps the user's choice
+ * for the next launch. A second core on the same device is that next launch.
+ */
+class EarlyCallsTest {
+    private val device = ScriptedDevice()
+
+    @After
+    fun close() = device.close()
+
+    /** A process of the app whose platform gave the SDK its storage as it started; not configured. */
+    private fun startedProcess(): SdkCore =
+        device.launch().also { core -> core.useEarlyStorage { EarlyStorage(device.store, device.store) { device.appInstalledAt } } }
+
+    private fun installs() = device.backend.requests("POST", "/v1/installs").map { Json.parseObject(it.body!!) }
+
+    @Test
+    fun `a stop, anonymous mode and a consent set before configure are seen by the next launch`() {
+        val first = startedProcess()
+        first.stop()
+        first.setAnonymous(true)
+        first.setConsent(Consent(gdprApplies = true, adUserData = false))
+        // The process ends here, before configure.
+        val next = device.configure(device.launch())
+        assertTrue(next.isStopped())
+        assertTrue(next.isAnonymous())
+        assertEquals("stopped: no request at all", 0, device.backend.transport.requests.size)
+        next.start()
+        device.scheduler.runDue()
+        val install = installs().single()
+        assertNull("anonymous: no advertising id", install["maid"])
+        assertEquals(mapOf("gdpr_applies" to true, "ad_user_data" to false, "ad_personalization" to null, "tcf_string" to null), install["consent"])
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a start before configure undoes a stop kept from an earlier launch, for the launch after it too`() {
+        startedProcess().stop()
+        startedProcess().start()
+        val third = device.configure(device.launch())
+        assertFalse(third.isStopped())
+        assertEquals(1, installs().size)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `a stop before configure on data a backup restored is the new install's own, and holds`() {
+        val old = device.configure(device.launch())
+        val oldId = old.getServiceId()
+        // Restored on a new phone: another install of the app. Stopped before configure, then killed.
+        device.appInstalledAt = 1_800_000_000_000
+        startedProcess().stop()
+        val next = device.configure(device.launch())
+        assertTrue(next.isStopped())
+        assertTrue("a new install", next.getServiceId() != oldId)
+        assertEquals(1, installs().size)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `without storage from the platform the calls before configure still hold in memory until configure`() {
+        val core = device.launch()
+        core.stop()
+        assertNull(device.store.get("stopped"))
+        device.configure(core)
+        assertTrue(core.isStopped())
+        assertEquals("1", device.store.get("stopped"))
+    }
+}
