@@ -198,7 +198,12 @@ export interface CohortFigures {
   installs: number;
   conversion_rate: number | null;
   cost_usd: number | null;
+  /** Over the paid installs of the media sources with a cost. */
   ecpi_usd: number | null;
+  /** Installs a media source other than organic won. */
+  paid_installs: number;
+  /** Of them, those of media sources with a cost: what eCPI and ROAS weigh the cost against. */
+  paid_installs_with_cost: number;
   revenue_usd: number;
   arpu_usd: number | null;
   retention: { d1: number | null; d7: number | null; d30: number | null };
@@ -225,7 +230,8 @@ export interface CohortRow {
  */
 export interface ActiveUsers {
   range: number;
-  average_daily: number;
+  /** Over the range's days that are over; null while none is (a range of today alone). */
+  average_daily: number | null;
   daily: { day: string; active: number }[];
 }
 
@@ -237,6 +243,10 @@ export interface CohortReport {
   active_users: ActiveUsers;
   /** The range's cost rows left out of every cost: no rate of their day converts them to USD. */
   cost_rows_unconverted: number;
+  /** The installs' revenue events left out of revenue, ARPU and ROAS for the same reason. */
+  revenue_events_unconverted: number;
+  /** Those events per currency, most first, with their amount in it. */
+  revenue_unconverted: { currency: string; events: number; amount: number }[];
   totals: CohortFigures;
   groups: CohortGroupRow[];
   cohorts: CohortRow[];

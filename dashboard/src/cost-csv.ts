@@ -200,10 +200,15 @@ export const costProblems = (
     }
     const column = match[2] ?? null;
     const empty = column !== null && !(column in at.row);
+    // Another row the problem names (two rows of one day and keys) by its number in the file.
+    const message = (match[3] ?? "").replace(/body\.rows\[(\d+)\]/g, (named, index: string) => {
+      const other = page[Number(index)];
+      return other ? `row ${formatCount(other.number)}` : named;
+    });
     problems.push({
       row: at.number,
       column,
-      message: empty ? "is empty: every row needs one" : (match[3] ?? ""),
+      message: empty ? "is empty: every row needs one" : message,
     });
   }
   return { problems, more };

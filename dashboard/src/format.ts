@@ -30,21 +30,38 @@ export const dayStartSeconds = (day: string): number =>
   Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000);
 
 const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
-const usd = new Intl.NumberFormat("en-US", {
-  style: "currency",
-  currency: "USD",
-  minimumFractionDigits: 2,
-  maximumFractionDigits: 2,
-});
+/** Dollars to the cent; below a dime, to two significant digits, up to a millionth. */
+const usdTo = (decimals: number) =>
+  new Intl.NumberFormat("en-US", {
+    style: "currency",
+    currency: "USD",
+    minimumFractionDigits: 2,
+    maximumFractionDigits: decimals,
+  });
+const usd = usdTo(2);
+const SMALL_USD = [3, 4, 5, 6].map(usdTo);
+
+/**
+ * An amount as the dashboard shows it: to the cent, but an amount under a dime (a CPC click's
+ * eCPI, a CPM impression's price) to its first two significant digits, so that $0.004 is not
+ * shown as $0.00, a cost of nothing. The reports keep a millionth of a dollar, and no more.
+ */
+const usdText = (value: number): string => {
+  const size = Math.abs(value);
+  if (size === 0 || size >= 0.1) return usd.format(value);
+  // Decimals that give two significant digits: 3 for 0.01 to 0.1, 4 below 0.01, …
+  const decimals = Math.min(6, Math.max(3, 1 - Math.floor(Math.log10(size))));
+  return (SMALL_USD[decimals - 3] ?? usd).format(value);
+};
 
 /** A figure not known, or not reached yet: shown as such, never as 0; and a value there is not. */
 export const UNKNOWN = "—";
 
 export const formatCount = (value: number): string => integer.format(value);
 
-/** US dollars, "$5.00"; "—" for an amount not known. */
+/** US dollars, "$5.00", "$0.004"; "—" for an amount not known. */
 export const formatUsd = (value: number | null | undefined): string =>
-  value === null || value === undefined || !Number.isFinite(value) ? UNKNOWN : usd.format(value);
+  value === null || value === undefined || !Number.isFinite(value) ? UNKNOWN : usdText(value);
 
 const percent = new Intl.NumberFormat("en-US", {
   style: "percent",

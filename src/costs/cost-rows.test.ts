@@ -80,35 +80,81 @@ describe("cost rows", () => {
     expect(kept?.campaignName).toBe("Hiver ❄ «été» 'x'");
   });
 
-  it("keys a row by its day, media source, campaign, ad set, ad and country alone", () => {
-    const [a, b, c] = costRowsOf(
-      "com.a",
-      { rows: [row(), row({ amount: 5, campaign_name: "Renamed" }), row({ country: "DE" })] },
-      FX,
-      NOW,
-    );
-    if (!a || !b || !c) throw new Error("rows");
-    expect(costKeyOf(a)).toBe(costKeyOf(b));
-    expect(costKeyOf(a)).not.toBe(costKeyOf(c));
-  });
-
-  it("keys an ad set or ad by its id, else by its name, so two named only are two rows", () => {
-    const keys = costRowsOf(
+  it("trims the names as the CSV uploads do, an optional one of only spaces being none", () => {
+    const [trimmed] = costRowsOf(
       "com.a",
       {
         rows: [
-          row({ adset_name: "X" }),
-          row({ adset_name: "Y" }),
-          row({ adset_id: "as-1", adset_name: "X" }),
-          row({ adset_id: "as-1", adset_name: "Renamed" }),
-          row({ adset_id: "X" }),
-          row({ ad_name: "X" }),
-          row({ ad_name: "Y" }),
+          row({
+            media_source: " examplenet ",
+            campaign_id: "c1\u00a0",
+            campaign_name: "  Winter Sale ",
+            adset_id: "   ",
+            adset_name: "\tSet A\n",
+            ad_name: "",
+          }),
         ],
       },
       FX,
       NOW,
-    ).map(costKeyOf);
+    );
+    expect(trimmed).toMatchObject({
+      mediaSource: "examplenet",
+      campaignId: "c1",
+      campaignName: "Winter Sale",
+      adsetId: null,
+      adsetName: "Set A",
+      adName: null,
+    });
+    // A required name of nothing but spaces is none: refused.
+    expect(() => costRowsOf("com.a", { rows: [row({ campaign_id: "  " })] }, FX, NOW)).toThrow(
+      "body.rows[0].campaign_id: must not be empty",
+    );
+  });
+
+  it("refuses a body holding two rows of one day and keys, naming both, storing nothing", () => {
+    // The same spend in two currencies: stored, the second would replace the first.
+    expect(() =>
+      costRowsOf(
+        "com.a",
+        {
+          rows: [
+            row({ adset_id: "as-1" }),
+            row({ country: "DE" }),
+            row({ adset_id: "as-1", adset_name: "Renamed", amount: 120, currency: "USD" }),
+            row({ campaign_id: " c1 ", country: "DE" }),
+          ],
+        },
+        FX,
+        NOW,
+      ),
+    ).toThrow(
+      "body.rows[2]: has the day, media source, campaign, ad set, ad and country of body.rows[0]: one row for them, in one currency; body.rows[3]: has the day, media source, campaign, ad set, ad and country of body.rows[1]: one row for them, in one currency",
+    );
+  });
+
+  /** The key of a row sent alone: a body holds one row of a key. */
+  const keyOf = (overrides: Record<string, unknown>) => {
+    const [stored] = costRowsOf("com.a", { rows: [row(overrides)] }, FX, NOW);
+    if (!stored) throw new Error("no row");
+    return costKeyOf(stored);
+  };
+
+  it("keys a row by its day, media source, campaign, ad set, ad and country alone", () => {
+    expect(keyOf({})).toBe(keyOf({ amount: 5, campaign_name: "Renamed" }));
+    expect(keyOf({})).not.toBe(keyOf({ country: "DE" }));
+  });
+
+  it("keys an ad set or ad by its id, else by its name, so two named only are two rows", () => {
+    const keys = [
+      { adset_name: "X" },
+      { adset_name: "Y" },
+      { adset_id: "as-1", adset_name: "X" },
+      { adset_id: "as-1", adset_name: "Renamed" },
+      { adset_id: "X" },
+      { ad_name: "X" },
+      { ad_name: "Y" },
+    ].map(keyOf);
     expect(new Set(keys).size).toBe(6);
     expect(keys[2]).toBe(keys[3]);
   });

@@ -4,8 +4,10 @@
  * day, media source and campaign, optionally an ad set, an ad and a country, and the amount in
  * its currency, with impressions and clicks when the network reports them. Days up to 90 back
  * are taken (AppsFlyer lets cost be corrected that long); a day ahead of today is not. The
- * amount is converted to USD with the ECB's rate of its day, as revenue is; as for revenue, a
- * row without a rate that day is kept, its USD amount null rather than invented.
+ * amount is converted to USD with the ECB's rate of its day (or the peg of a currency fixed to
+ * the dollar), as revenue is; as for revenue, a row without a rate that day is kept, its USD
+ * amount null rather than invented. A body names each day and keys once: two rows of the same
+ * (the same spend in two currencies, say) would replace each other, the last one standing.
  */
 import { createHash } from "node:crypto";
 import * as z from "zod";
@@ -21,20 +23,25 @@ import { currencyCode } from "./touch-cost.ts";
 export const COST_LIMITS = { maxRows: 1_000, maxDaysBack: 90, maxText: 200 } as const;
 
 /**
- * A name as a network gives it. A control character is in no such name; a NUL would end the
+ * A name as a network gives it, without the spaces around it: the CSV uploads trim their cells,
+ * and a name sent with a space more than the touches' would be another campaign's to the
+ * reports, and another row's key. A control character is in no such name; a NUL would end the
  * reports' filters on it and the lake's text, so it is refused here, before anything is stored.
  */
-const text = (description: string) =>
+const trimmedText = (description: string, rules: (text: z.ZodString) => z.ZodString) =>
   unicodeText(
     withoutControlCharacters(
-      z
-        .string({ error: requiredOr("must be a string") })
-        .min(1, { error: "must not be empty" })
-        .max(COST_LIMITS.maxText, { error: `must be at most ${COST_LIMITS.maxText} characters` }),
+      rules(z.string({ error: requiredOr("must be a string") }).trim()).max(COST_LIMITS.maxText, {
+        error: `must be at most ${COST_LIMITS.maxText} characters`,
+      }),
     ),
   ).meta({ description });
 
-const optionalText = (description: string) => text(description).nullish();
+const text = (description: string) =>
+  trimmedText(description, (name) => name.min(1, { error: "must not be empty" }));
+
+/** An optional name: one of nothing but spaces is none, as an empty cell of a CSV upload is. */
+const optionalText = (description: string) => trimmedText(description, (name) => name).nullish();
 
 const count = (description: string) =>
   z
@@ -87,6 +94,10 @@ export type CostRequestRow = z.output<typeof costRowSchema>;
 
 const nullable = <T>(value: T | null | undefined): T | null => value ?? null;
 
+/** An optional name as stored: none when it was left out, null, or empty once trimmed. */
+const nameOrNull = (value: string | null | undefined): string | null =>
+  value === undefined || value === null || value === "" ? null : value;
+
 /**
  * The body's rows as stored: checked, within the days taken, converted to USD. A ValidationError
  * (a 422) names each row and field at fault; nothing is stored of a body with one.
@@ -117,11 +128,11 @@ export const costRowsOf = (appId: string, body: unknown, fx: FxRates, now: Date)
       day: row.day,
       mediaSource: row.media_source,
       campaignId: row.campaign_id,
-      campaignName: nullable(row.campaign_name),
-      adsetId: nullable(row.adset_id),
-      adsetName: nullable(row.adset_name),
-      adId: nullable(row.ad_id),
-      adName: nullable(row.ad_name),
+      campaignName: nameOrNull(row.campaign_name),
+      adsetId: nameOrNull(row.adset_id),
+      adsetName: nameOrNull(row.adset_name),
+      adId: nameOrNull(row.ad_id),
+      adName: nameOrNull(row.ad_name),
       country: nullable(row.country),
       amount: row.amount,
       currency: row.currency,
@@ -132,6 +143,7 @@ export const costRowsOf = (appId: string, body: unknown, fx: FxRates, now: Date)
       receivedAt: now.toISOString(),
     };
   });
+  problems.push(...sameKeyProblems(rows, (index) => `body.rows[${index}]`));
   if (problems.length > 0) throw new ValidationError(problems.slice(0, 5).join("; "));
   return rows;
 };
@@ -165,6 +177,44 @@ export const costKeyOf = (
       ]),
     )
     .digest("base64url");
+
+type KeyedRow = Parameters<typeof costKeyOf>[0];
+
+/** A row of the body's schema by the keys a stored row has (src/cli's files read so). */
+export const keysOfRequestRow = (row: CostRequestRow): KeyedRow => ({
+  day: row.day,
+  mediaSource: row.media_source,
+  campaignId: row.campaign_id,
+  adsetId: nameOrNull(row.adset_id),
+  adsetName: nameOrNull(row.adset_name),
+  adId: nameOrNull(row.ad_id),
+  adName: nameOrNull(row.ad_name),
+  country: nullable(row.country),
+});
+
+/**
+ * A problem for each row of the same day and keys as an earlier one, naming both (`where` says
+ * where the row of an index is). Stored, they would replace each other, the last one standing:
+ * which is the spend (the same row in two currencies, a total sent twice) is the sender's to say.
+ */
+export const sameKeyProblems = (
+  rows: readonly KeyedRow[],
+  where: (index: number) => string,
+): string[] => {
+  const firstOfKey = new Map<string, number>();
+  const problems: string[] = [];
+  rows.forEach((row, index) => {
+    const key = costKeyOf(row);
+    const first = firstOfKey.get(key);
+    if (first === undefined) firstOfKey.set(key, index);
+    else {
+      problems.push(
+        `${where(index)}: has the day, media source, campaign, ad set, ad and country of ${where(first)}: one row for them, in one currency`,
+      );
+    }
+  });
+  return problems;
+};
 
 /** What a row names beyond its campaign: its level of detail, in words. */
 const levelOf = (row: CostRow): string => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadEcbRates, parseEcbRates, roundUsd } from "./ecb-rates.ts";
+import { ISO_4217_CODES } from "../ingest/currencies.ts";
+import { loadEcbRates, parseEcbRates, roundUsd, USD_PEGS } from "./ecb-rates.ts";
 
 // Newest first with a trailing empty column, as the ECB ships it. 2025-01-10 is a Friday.
 // XXX has a rate only on 2025-01-02, to show that an N/A cell is a missing day for that currency.
@@ -16,7 +17,7 @@ describe("parseEcbRates", () => {
   it("knows the table's dates and currencies", () => {
     expect(fx.firstDate).toBe("2024-12-20");
     expect(fx.lastDate).toBe("2025-01-10");
-    expect(fx.currencies).toEqual(["EUR", "GBP", "JPY", "USD", "XXX"]);
+    expect(fx.currencies).toEqual(["EUR", "GBP", "JPY", "USD", "XXX", ...USD_PEGS.keys()].sort());
   });
 
   it("rejects a table it cannot trust", () => {
@@ -76,6 +77,24 @@ describe("toUsd", () => {
     expect(fx.toUsd(2, "XXX", "2025-01-02")).toBe(1.05);
     expect(fx.toUsd(2, "XXX", "2025-01-09")).toBe(1.04); // XXX carried 7 days, USD of the day
     expect(fx.toUsd(2, "XXX", "2025-01-10")).toBeNull();
+  });
+
+  it("converts a currency pegged to the US dollar at its peg, on any day the table has or not", () => {
+    expect(fx.toUsd(3.75, "SAR", "2025-01-10")).toBe(1);
+    expect(fx.toUsd(100, "sar", "2025-01-10")).toBe(26.666_667);
+    expect(fx.toUsd(36.725, "AED", "2025-01-10")).toBe(10);
+    expect(fx.toUsd(36.4, "QAR", "2025-01-10")).toBe(10);
+    expect(fx.toUsd(0.376, "BHD", "2025-01-10")).toBe(1);
+    expect(fx.toUsd(0.3845, "OMR", "2025-01-10")).toBe(1);
+    expect(fx.toUsd(0.709, "JOD", "2025-01-10")).toBe(1);
+    expect(fx.toUsd(10, "KYD", "2025-01-10")).toBe(12);
+    expect(fx.toUsd(27, "XCD", "2025-01-10")).toBe(10);
+    // A peg needs no table: a day after its last row, or before its first, converts too.
+    expect(fx.toUsd(-7.5, "SAR", "2026-11-30")).toBe(-2);
+    expect(fx.toUsd(7.5, "SAR", "2024-01-01")).toBe(2);
+    // A basket peg is not one: the Kuwaiti dinar moves.
+    expect(fx.toUsd(1, "KWD", "2025-01-10")).toBeNull();
+    for (const code of USD_PEGS.keys()) expect(ISO_4217_CODES.has(code), code).toBe(true);
   });
 
   it("returns null for an unknown currency", () => {

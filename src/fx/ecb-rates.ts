@@ -3,7 +3,8 @@
  * The ECB publishes units of each currency per 1 EUR on business days only, so a day without a
  * rate (weekend, TARGET holiday, or an `N/A` cell) carries the last earlier known rate — but only
  * a bounded number of days back: past that the rate is unknown and the answer is null, never a
- * guessed rate.
+ * guessed rate. Currencies their central bank holds at a fixed rate to the US dollar, which the
+ * ECB does not publish, convert at that rate (USD_PEGS).
  */
 import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
@@ -27,13 +28,50 @@ export interface FxRates {
   /**
    * `amount` of `currency` in USD at the rate of `date` (yyyy-mm-dd, the event's UTC date).
    * Null when no rate is known for that currency within `maxCarryDays` of the date, for an
-   * unknown currency, or for a non-finite amount. USD is returned unchanged (no rate involved).
-   * Other results are rounded to 6 decimal places (see `roundUsd`).
+   * unknown currency, or for a non-finite amount. USD is returned unchanged (no rate involved); a
+   * currency of USD_PEGS converts at its peg, whatever the date. Other results are rounded to 6
+   * decimal places (see `roundUsd`).
    */
   toUsd(amount: number, currency: string, date: string, options?: ToUsdOptions): number | null;
 }
 
 export const DEFAULT_MAX_CARRY_DAYS = 7;
+
+/**
+ * Units per US dollar of the currencies pegged to it by law at one fixed rate, which the ECB
+ * publishes no rate of: without them, revenue and spend in the Gulf's currencies (a large share
+ * of app store revenue in the region) would have no USD amount at all. Only hard pegs, each held
+ * since before the ECB's table begins (1999) or, for XCG, since the currency began: a peg to a
+ * basket (KWD) or a band (HKD, which the ECB publishes anyway) moves, and is left to the table.
+ *
+ * - AED 3.6725 (UAE, since 1997), SAR 3.75 (Saudi Arabia, 1986), QAR 3.64 (Qatar, law of 2001,
+ *   the rate held since 1980), BHD 0.376 (Bahrain, 1980), OMR 0.3845 (Oman, 1986), JOD 0.709
+ *   (Jordan, 1995);
+ * - BMD 1 (Bermuda, 1972), BSD 1 (Bahamas, 1966), PAB 1 (Panama: the balboa is at par, and US
+ *   notes circulate as its own), BBD 2 (Barbados, 1975), BZD 2 (Belize, 1976), XCD 2.7 (the
+ *   Eastern Caribbean Central Bank's currency board, 1976), KYD 1/1.2 (Cayman Islands, 1974),
+ *   AWG 1.79 (Aruba, 1986), ANG and its successor XCG 1.79 (Curaçao and Sint Maarten, 1971 and
+ *   2025), DJF 177.721 (Djibouti's currency board, 1973).
+ */
+export const USD_PEGS: ReadonlyMap<string, number> = new Map([
+  ["AED", 3.6725],
+  ["SAR", 3.75],
+  ["QAR", 3.64],
+  ["BHD", 0.376],
+  ["OMR", 0.3845],
+  ["JOD", 0.709],
+  ["BMD", 1],
+  ["BSD", 1],
+  ["PAB", 1],
+  ["BBD", 2],
+  ["BZD", 2],
+  ["XCD", 2.7],
+  ["KYD", 1 / 1.2],
+  ["AWG", 1.79],
+  ["ANG", 1.79],
+  ["XCG", 1.79],
+  ["DJF", 177.721],
+]);
 
 /** One currency's known rates, ascending by day; days without a rate are simply absent. */
 interface RateSeries {
@@ -158,17 +196,20 @@ export const parseEcbRates = (csvText: string): FxRates => {
   return {
     firstDate: dateOfDay(firstDay),
     lastDate: dateOfDay(lastDay),
-    currencies: ["EUR", ...series.keys()].sort(),
+    currencies: [...new Set(["EUR", ...series.keys(), ...USD_PEGS.keys()])].sort(),
     toUsd(amount, currency, date, options) {
       const day = dayOfEvent(date);
       if (!Number.isFinite(amount)) return null;
       const code = currency.trim().toUpperCase();
       if (code === "USD") return amount;
+      // An amount near the largest double can overflow: no number is then the honest answer.
+      const usdOf = (value: number) => (Number.isFinite(value) ? roundUsd(value) : null);
+      // A peg is the rate of every day, whatever the table holds or how old it is.
+      const pegged = USD_PEGS.get(code);
+      if (pegged !== undefined) return usdOf(amount / pegged);
       const maxCarryDays = options?.maxCarryDays ?? DEFAULT_MAX_CARRY_DAYS;
       const usdPerEur = perEurOn(usd, day, maxCarryDays);
       if (usdPerEur === null) return null;
-      // An amount near the largest double can overflow: no number is then the honest answer.
-      const usdOf = (value: number) => (Number.isFinite(value) ? roundUsd(value) : null);
       if (code === "EUR") return usdOf(amount * usdPerEur);
       const other = series.get(code);
       const perEur = other ? perEurOn(other, day, maxCarryDays) : null;

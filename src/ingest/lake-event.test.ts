@@ -127,10 +127,18 @@ describe("toLakeEvent", () => {
   });
 
   it("leaves revenue_usd null when no rate is known, never inventing one", () => {
-    expect(usdOf("2026-09-16T10:00:00Z", 10, "AED")).toBeNull(); // ISO, but not an ECB currency
+    // ISO, but neither an ECB currency nor one pegged to the dollar (a basket's).
+    expect(usdOf("2026-09-16T10:00:00Z", 10, "KWD")).toBeNull();
     expect(usdOf("2026-09-03T10:00:00Z", 10, "EUR")).toBeNull(); // before the table
-    const record = toLakeEvent(validEvent({ parameters: { revenue: 10, currency: "AED" } }), ctx);
-    expect([record.revenue, record.currency]).toEqual([10, "AED"]);
+    const record = toLakeEvent(validEvent({ parameters: { revenue: 10, currency: "KWD" } }), ctx);
+    expect([record.revenue, record.currency]).toEqual([10, "KWD"]);
+  });
+
+  it("converts a currency pegged to the dollar at its peg, which the ECB publishes no rate of", () => {
+    expect(usdOf("2026-09-16T10:00:00Z", 36.725, "AED")).toBe(10);
+    expect(usdOf("2026-09-16T10:00:00Z", "18.75", "sar")).toBe(5);
+    // Before the table's first day too: a peg is every day's rate.
+    expect(usdOf("2026-09-03T10:00:00Z", 7.28, "QAR")).toBe(2);
   });
 
   it("returns USD amounts unchanged", () => {

@@ -135,10 +135,27 @@ export interface CohortCostKeys {
  * A row of the cohorts query (src/reports/cohort-query.ts): a cohort's size (`installs`), its
  * active installs and revenue on one day since install (`days`), or a day's touches (`touches`),
  * of one media source and group; or, of no group, the installs active on a day of the range
- * (`active_day`, the day in `cohort_day`) or in the whole range (`active_range`), in `active`.
+ * (`active_day`, the day in `cohort_day`) or in the whole range (`active_range`), in `active`;
+ * or the cohorts' revenue events of one currency that no rate converted (`unconverted_revenue`).
  */
 export interface CohortRow extends Partial<CohortCostKeys> {
-  readonly part: "installs" | "days" | "touches" | "active_day" | "active_range";
+  readonly part:
+    | "installs"
+    | "days"
+    | "touches"
+    | "active_day"
+    | "active_range"
+    | "unconverted_revenue";
+  /**
+   * Of an `installs` or `touches` row grouped by ad set or ad when a cost row names one: the id
+   * and name of its ad set or ad, whatever it cost.
+   */
+  readonly group_id?: string | null;
+  readonly group_name?: string | null;
+  /** Of an `unconverted_revenue` row: the currency, its events, and their amount in it. */
+  readonly revenue_currency?: string | null;
+  readonly revenue_events?: number;
+  readonly revenue_amount?: number;
   readonly cohort_day: string;
   readonly media_source: string | null;
   readonly group_key: string | null;

@@ -19,6 +19,15 @@
  * from the cost store, which holds only the latest of each (src/reports/reports.ts), and the
  * fold (./cohorts.ts) weighs the two.
  *
+ * Grouped by ad set or ad, when a cost row names one, the installs and touches rows also carry
+ * the ad set's or ad's own id and name (`group_id`, `group_name`), whatever they cost: a cost row
+ * naming it by its id alone then finds the group the rows give it by its name.
+ *
+ * Revenue no rate converted (an event with `revenue` and no `revenue_usd`) is in no figure; the
+ * `unconverted_revenue` rows count such events of the cohorts' installs, up to day 30 since each
+ * install as revenue is, and add up their amounts, per currency (`revenue_currency`,
+ * `revenue_events`, `revenue_amount`), so that the answer can say what its revenue lacks.
+ *
  * Active users are of every install, whatever its install day: an `active_day` row per UTC day
  * of `from` to `to` with a session, counting the installs with one that day, and one
  * `active_range` row counting those with one in the whole range (not a sum of the days: an
@@ -63,7 +72,15 @@ export const COHORT_DAYS = 30;
  * What a cohort's installs (and the touches beside them) may be grouped by, beside their media
  * source: the column of the export's rows, and of the touches.
  */
-export const COHORT_GROUPS: Record<CohortGroup, { rows: string; touches: string }> = {
+export const COHORT_GROUPS: Record<
+  CohortGroup,
+  {
+    rows: string;
+    touches: string;
+    /** The columns of the id and the name of what a cost row may name by either. */
+    named?: { readonly id: string; readonly name: string };
+  }
+> = {
   campaign: {
     rows: "coalesce(r.campaign_name, r.campaign_id)",
     touches: "coalesce(t.campaign_name, t.campaign_id)",
@@ -71,19 +88,29 @@ export const COHORT_GROUPS: Record<CohortGroup, { rows: string; touches: string 
   adset: {
     rows: "coalesce(r.adset_name, r.adset_id)",
     touches: "coalesce(t.adset_name, t.adset_id)",
+    named: { id: "adset_id", name: "adset_name" },
   },
-  ad: { rows: "coalesce(r.ad_name, r.ad_id)", touches: "coalesce(t.ad_name, t.ad_id)" },
+  ad: {
+    rows: "coalesce(r.ad_name, r.ad_id)",
+    touches: "coalesce(t.ad_name, t.ad_id)",
+    named: { id: "ad_id", name: "ad_name" },
+  },
   country: { rows: "r.country", touches: "t.country" },
   platform: { rows: "r.os", touches: "t.platform" },
 } as const;
 
-/** The export's columns the cohorts read: a report's, and the ad sets and ads they group by. */
+/**
+ * The export's columns the cohorts read: a report's, the ad sets and ads they group by, and the
+ * revenue and currency of the events no rate converted.
+ */
 const COHORT_COLUMNS: readonly ColumnName[] = [
   ...REPORT_COLUMNS,
   "adset_id",
   "adset_name",
   "ad_id",
   "ad_name",
+  "revenue",
+  "currency",
 ];
 
 export interface CohortQueryInput {
@@ -137,10 +164,21 @@ const withCostColumns = (dialect: Dialect, relation: string): string =>
  * rule that a cost row replaces it (./cohorts.ts): its campaign (id and name apart, as a cost
  * row may name it by either) on every such row, and the ad set, ad and country only of the
  * installs and touches that cost something, so that rows of no cost are not split by them.
+ * Then the id and name of the ad set or ad grouped by (`group_id`, `group_name`), on every such
+ * row, for the fold to put a cost row's spend in the group of what it names.
  */
 const COST_KEYS = ["adset_id", "adset_name", "ad_id", "ad_name", "country"] as const;
-const KEYED = ["campaign_id", "campaign_name", ...COST_KEYS.map((key) => `cost_${key}`)];
+const KEYED = [
+  "campaign_id",
+  "campaign_name",
+  ...COST_KEYS.map((key) => `cost_${key}`),
+  "group_id",
+  "group_name",
+];
 const NO_KEYS = KEYED.map((column) => `CAST(NULL AS VARCHAR) AS ${column}`).join(", ");
+/** The columns of the `unconverted_revenue` rows, on every other row. */
+const NO_UNCONVERTED =
+  "CAST(NULL AS VARCHAR) AS revenue_currency, 0 AS revenue_events, 0.0 AS revenue_amount";
 const COLUMNS_OF_KEY: Readonly<Record<CohortCostKey, readonly string[]>> = {
   campaign: ["campaign_id", "campaign_name"],
   adset: ["cost_adset_id", "cost_adset_name"],
@@ -150,10 +188,15 @@ const COLUMNS_OF_KEY: Readonly<Record<CohortCostKey, readonly string[]>> = {
 
 /**
  * The key columns of a row, as the select list and the group by's tail: those of the keys asked,
- * and null for the rest, so that no row is split by a key no cost row names.
+ * and null for the rest, so that no row is split by a key no cost row names. The group's own id
+ * and name when it is an ad set or ad and some cost row names one.
  */
-const keyedBy = (keys: readonly CohortCostKey[]) => {
+const keyedBy = (keys: readonly CohortCostKey[], groupBy: CohortGroup) => {
   const asked = new Set(keys.flatMap((key) => COLUMNS_OF_KEY[key]));
+  if ((groupBy === "adset" || groupBy === "ad") && keys.includes(groupBy)) {
+    asked.add("group_id");
+    asked.add("group_name");
+  }
   /**
    * A column of the installs or touches (`adset_id`) as read, or null when no key asked for it:
    * the rows then carry nothing the query would group or join by in vain.
@@ -185,7 +228,7 @@ const SOURCE_COLUMNS = ["campaign_id", "campaign_name", ...COST_KEYS] as const;
 
 export const buildCohortQuery = (input: CohortQueryInput): string => {
   const { dialect, appId, from, to, sources } = input;
-  const keyed = keyedBy(input.costKeys);
+  const keyed = keyedBy(input.costKeys, input.groupBy);
   const days = cohortDaysOf(from, to);
   const partitions = partitionsOfDays(days.from, days.to);
   const at = timestampLiteral[dialect];
@@ -208,6 +251,16 @@ export const buildCohortQuery = (input: CohortQueryInput): string => {
       .map(([key, value]) => `\n    AND ${FILTER_COLUMNS[key][source]} = ${sqlString(value)}`)
       .join("");
   const group = COHORT_GROUPS[input.groupBy];
+  /** The group's own id and name (`group_id`, `group_name`), as a relation's columns read them. */
+  const groupColumns = (column: (name: string) => string) =>
+    (["id", "name"] as const)
+      .map((of) =>
+        keyed.source(
+          `group_${of}`,
+          group.named ? column(group.named[of]) : "CAST(NULL AS VARCHAR)",
+        ),
+      )
+      .join(", ");
   const touchPartitions = partitionsOfDays(from, to);
   const sinceInstall = (day: string) =>
     `date_diff('day', CAST(i.cohort_day AS DATE), CAST(${day} AS DATE))`;
@@ -219,7 +272,8 @@ cohort_installs AS (
     ${dayOf("r.event_time")} AS cohort_day,
     r.media_source,
     ${group.rows} AS group_key,
-    ${SOURCE_COLUMNS.map((column) => keyed.source(column, `r.${column}`)).join(", ")}
+    ${SOURCE_COLUMNS.map((column) => keyed.source(column, `r.${column}`)).join(", ")},
+    ${groupColumns((name) => `r.${name}`)}
   FROM report_rows AS r
   WHERE r.event_name = ${sqlString(INSTALL_EVENT_NAME)}
     AND r.event_time < ${at(startOfDay(addDays(to, 1)))}${filtersOn("rows")}
@@ -239,7 +293,8 @@ install_costs AS (
 ),
 costed_installs AS (
   SELECT i.cohort_day, i.media_source, i.group_key, i.campaign_id, i.campaign_name, c.cost_usd,
-    ${costKeysOf("c.cost_usd", (column) => `i.${column}`)}
+    ${costKeysOf("c.cost_usd", (column) => `i.${column}`)},
+    i.group_id, i.group_name
   FROM cohort_installs AS i
   LEFT JOIN install_costs AS c ON c.service_id = i.service_id
 ),
@@ -259,6 +314,16 @@ revenue_days AS (
     AND r.service_id IN (SELECT service_id FROM cohort_installs)
   GROUP BY r.service_id, CAST(r.event_time AS DATE)
 ),
+unconverted_revenue AS (
+  SELECT r.currency, count(*) AS revenue_events, sum(r.revenue) AS revenue_amount
+  FROM report_rows AS r
+  JOIN cohort_installs AS i ON i.service_id = r.service_id
+  WHERE r.revenue IS NOT NULL
+    AND r.revenue_usd IS NULL
+    AND r.currency IS NOT NULL
+    AND ${sinceInstall("r.event_time")} BETWEEN 0 AND ${COHORT_DAYS}
+  GROUP BY r.currency
+),
 install_days AS (
   SELECT service_id, day, max(active) AS active, sum(revenue_usd) AS revenue_usd
   FROM (
@@ -273,7 +338,8 @@ cohort_touches AS (
     t.media_source, ${group.touches} AS group_key, max(t.cost_usd) AS cost_usd,
     ${keyed.source("campaign_id", "max(t.campaign_id)")},
     ${keyed.source("campaign_name", "max(t.campaign_name)")},
-    ${costKeysOf("max(t.cost_usd)", (column) => keyed.read(column, `max(t.${column})`))}
+    ${costKeysOf("max(t.cost_usd)", (column) => keyed.read(column, `max(t.${column})`))},
+    ${groupColumns((name) => `max(t.${name})`)}
   FROM ${withCostColumns(dialect, sources.touches)} AS t
   WHERE t.app_id = ${sqlString(appId)}
     AND t.dt BETWEEN ${sqlString(touchPartitions.from)} AND ${sqlString(touchPartitions.to)}
@@ -310,13 +376,13 @@ active_installs AS (
 )
 SELECT 'installs' AS part, i.cohort_day, i.media_source, i.group_key, CAST(NULL AS INTEGER) AS day_n,
   count(*) AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
-  coalesce(sum(i.cost_usd), 0.0) AS cost_usd, ${keyed.select("i")}
+  coalesce(sum(i.cost_usd), 0.0) AS cost_usd, ${keyed.select("i")}, ${NO_UNCONVERTED}
 FROM costed_installs AS i
 GROUP BY i.cohort_day, i.media_source, i.group_key${keyed.groupBy("i")}
 UNION ALL
 SELECT 'days' AS part, i.cohort_day, i.media_source, i.group_key, ${sinceInstall("d.day")} AS day_n,
   0 AS installs, sum(d.active) AS active, sum(d.revenue_usd) AS revenue_usd, 0 AS clicks, 0 AS impressions,
-  0.0 AS cost_usd, ${NO_KEYS}
+  0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}
 FROM cohort_installs AS i
 JOIN install_days AS d ON d.service_id = i.service_id
 WHERE ${sinceInstall("d.day")} BETWEEN 0 AND ${COHORT_DAYS}
@@ -326,20 +392,27 @@ SELECT 'touches' AS part, t.cohort_day, t.media_source, t.group_key, CAST(NULL A
   0 AS installs, 0 AS active, 0.0 AS revenue_usd,
   count(DISTINCT CASE WHEN t.touch_type = 'click' THEN t.click_id END) AS clicks,
   count(DISTINCT CASE WHEN t.touch_type = 'impression' THEN t.click_id END) AS impressions,
-  coalesce(sum(t.cost_usd), 0.0) AS cost_usd, ${keyed.select("t")}
+  coalesce(sum(t.cost_usd), 0.0) AS cost_usd, ${keyed.select("t")}, ${NO_UNCONVERTED}
 FROM cohort_touches AS t
 GROUP BY t.cohort_day, t.media_source, t.group_key${keyed.groupBy("t")}
 UNION ALL
 SELECT 'active_day' AS part, s.day AS cohort_day, CAST(NULL AS VARCHAR) AS media_source,
   CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs,
   count(DISTINCT s.service_id) AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
-  0.0 AS cost_usd, ${NO_KEYS}
+  0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}
 FROM active_installs AS s
 GROUP BY s.day
 UNION ALL
 SELECT 'active_range' AS part, ${sqlString(from)} AS cohort_day, CAST(NULL AS VARCHAR) AS media_source,
   CAST(NULL AS VARCHAR) AS group_key, CAST(NULL AS INTEGER) AS day_n, 0 AS installs,
   count(DISTINCT s.service_id) AS active, 0.0 AS revenue_usd, 0 AS clicks, 0 AS impressions,
-  0.0 AS cost_usd, ${NO_KEYS}
-FROM active_installs AS s`;
+  0.0 AS cost_usd, ${NO_KEYS}, ${NO_UNCONVERTED}
+FROM active_installs AS s
+UNION ALL
+SELECT 'unconverted_revenue' AS part, ${sqlString(from)} AS cohort_day,
+  CAST(NULL AS VARCHAR) AS media_source, CAST(NULL AS VARCHAR) AS group_key,
+  CAST(NULL AS INTEGER) AS day_n, 0 AS installs, 0 AS active, 0.0 AS revenue_usd, 0 AS clicks,
+  0 AS impressions, 0.0 AS cost_usd, ${NO_KEYS}, u.currency AS revenue_currency,
+  u.revenue_events, u.revenue_amount
+FROM unconverted_revenue AS u`;
 };

@@ -195,6 +195,24 @@ describe("cohort cost from the service's own touches", () => {
     ).toBeNull();
   });
 
+  it("gives a platform's cost of a media source or campaign no cost row names", () => {
+    const tiktok = { media_source: "tiktok_ads", group_key: "android" };
+    const rows = [installs(2, 5.5, tiktok), clicks(9, 1, tiktok)];
+    // The cost row is meta_ads': no cost of tiktok_ads' installs, whatever their platform.
+    const android = { media_source: "tiktok_ads", platform: "android" };
+    const answer = report(rows, { filters: android, costs: [costRow()] });
+    expect(answer.totals.cost_usd).toBe(6.5);
+    expect(answer.totals.ecpi_usd).toBe(3.25);
+    // Another campaign of the same media source likewise.
+    const spring = { campaign: "Spring", platform: "android" };
+    expect(report([], { filters: spring, costs: [costRow()] }).totals.cost_usd).toBeNull();
+    const springRows = [installs(1, 3, { ...campaign("s-1", "Spring"), group_key: "android" })];
+    expect(report(springRows, { filters: spring, costs: [costRow()] }).totals.cost_usd).toBe(3);
+    // Of the media source the cost row names, one platform's share of it is not known.
+    const meta = { media_source: "meta_ads", platform: "android" };
+    expect(report(rows, { filters: meta, costs: [costRow()] }).totals.cost_usd).toBeNull();
+  });
+
   it("gives a country's cost from its own cost rows, none when a row of every country names it", () => {
     const de = { group_key: "DE", cost_country: "DE" };
     const rows = [installs(2, 5.5, de), clicks(9, 1, de)];
@@ -355,8 +373,11 @@ describe("cohort cost rows against the service's own cost and touches", () => {
   });
 
   it("put an ad set's or ad's cost row in the group of its installs, named by id or by name", () => {
-    const inSet = { group_key: "Winter-A1", cost_adset_id: "a1", cost_adset_name: "Winter-A1" };
-    const answer = report([installs(10, 0, inSet), clicks(40, 4, inSet)], {
+    // Grouped by ad set with cost rows naming ad sets, the rows carry their ad set's own id and
+    // name; those that cost something, their cost keys too.
+    const ofSet = { group_key: "Winter-A1", group_id: "a1", group_name: "Winter-A1" };
+    const inSet = { ...ofSet, cost_adset_id: "a1", cost_adset_name: "Winter-A1" };
+    const answer = report([installs(10, 0, ofSet), clicks(40, 4, inSet)], {
       groupBy: "adset",
       costs: [costRow({ adsetId: "a1", amount: 50, amountUsd: 50 })],
     });
@@ -365,7 +386,7 @@ describe("cohort cost rows against the service's own cost and touches", () => {
     ]);
     expect(answer.groups[0]?.ecpi_usd).toBe(5);
     // By ad likewise: the row names the ad by its name, the clicks by id and name.
-    const inAd = { group_key: "Snow", cost_ad_id: "ad-7", cost_ad_name: "Snow" };
+    const inAd = { group_key: "Snow", group_id: "ad-7", group_name: "Snow" };
     const byAd = report([installs(4, 0, inAd)], {
       groupBy: "ad",
       costs: [costRow({ adName: "Snow", amount: 8, amountUsd: 8 })],
@@ -373,6 +394,104 @@ describe("cohort cost rows against the service's own cost and touches", () => {
     expect(byAd.groups.map((group) => [group.group, group.installs, group.cost_usd])).toEqual([
       ["Snow", 4, 8],
     ]);
+  });
+
+  it("put a cost row naming an ad set by its id in the group of its installs that cost nothing", () => {
+    // Installs of ad set a1, named "Set A", won by clicks of no cost: no cost key of theirs.
+    const ofSet = { group_key: "Set A", group_id: "a1", group_name: "Set A" };
+    const answer = report([installs(10, 0, ofSet), clicks(40, 0, ofSet)], {
+      groupBy: "adset",
+      costs: [costRow({ adsetId: "a1", amount: 50, amountUsd: 50 })],
+    });
+    expect(answer.groups.map((group) => [group.group, group.installs, group.cost_usd])).toEqual([
+      ["Set A", 10, 50],
+    ]);
+    expect(answer.groups[0]?.ecpi_usd).toBe(5);
+    // Its ad by its id likewise.
+    const ofAd = { group_key: "Snow", group_id: "ad-7", group_name: "Snow" };
+    const byAd = report([installs(4, 0, ofAd)], {
+      groupBy: "ad",
+      costs: [costRow({ adId: "ad-7", amount: 8, amountUsd: 8 })],
+    });
+    expect(byAd.groups.map((group) => [group.group, group.installs, group.cost_usd])).toEqual([
+      ["Snow", 4, 8],
+    ]);
+  });
+
+  it("match a name whatever its case, the spaces around it and its Unicode form, the group as the touches spell it", () => {
+    // Clicks that name their campaign by its name alone (composed é), 6 USD of CPC.
+    const rows = [
+      installs(3, 0, campaign(null, "Soldes d'\u00e9t\u00e9")),
+      clicks(60, 6, campaign(null, "Soldes d'\u00e9t\u00e9")),
+    ];
+    // The network's report: upper case, a space around it, é as e and a combining accent.
+    const answer = report(rows, {
+      costs: [costRow({ campaignId: "123", campaignName: " SOLDES D'E\u0301TE\u0301 " })],
+    });
+    expect(answer.groups.map((group) => [group.group, group.installs, group.cost_usd])).toEqual([
+      ["Soldes d'\u00e9t\u00e9", 3, 100],
+    ]);
+    // The network's figure replaces the clicks' own: 100, not 106.
+    expect(answer.totals.cost_usd).toBe(100);
+    // The clicks the service counted, not the cost row's.
+    expect(answer.totals.clicks).toBe(60);
+    // An id with a space around it is the same id; a filter on the name keeps the row.
+    const byId = report([installs(3, 6, campaign(" 123", "Winter"))], {
+      filters: { campaign: "winter" },
+      costs: [costRow({ campaignId: "123", campaignName: null })],
+    });
+    expect(byId.totals.cost_usd).toBe(100);
+    // An ad set's name likewise.
+    const ofSet = { group_key: "Set A", group_id: null, group_name: "Set A" };
+    const bySet = report(
+      [installs(2, 0, ofSet), clicks(10, 1, { ...ofSet, cost_adset_name: "Set A" })],
+      { groupBy: "adset", costs: [costRow({ adsetName: "set a\u00a0" })] },
+    );
+    expect(bySet.groups.map((group) => [group.group, group.cost_usd])).toEqual([["Set A", 100]]);
+  });
+
+  it("weigh the totals' eCPI and ROAS against the paid installs of the media sources with a cost", () => {
+    const tiktok = { media_source: "tiktok_ads", ...campaign("t-1", "Reach") };
+    const answer = report(
+      [
+        installs(4, 0),
+        revenue(50, 0, { active: 4 }),
+        // A network of no cost row and no cost carried: what its installs cost is not known.
+        installs(6, 0, tiktok),
+        revenue(30, 0, { ...tiktok, active: 6 }),
+        installs(2, 0, { media_source: "organic", group_key: null }),
+      ],
+      { costs: [costRow()] },
+    );
+    expect(answer.totals).toMatchObject({
+      installs: 12,
+      cost_usd: 100,
+      paid_installs: 10,
+      paid_installs_with_cost: 4,
+      // 100 over meta_ads' 4 installs, not over 10.
+      ecpi_usd: 25,
+      // meta_ads' 50 of revenue, not 80.
+      roas: { d0: 0.5 },
+    });
+    const reach = answer.groups.find((group) => group.media_source === "tiktok_ads");
+    expect(reach).toMatchObject({
+      cost_usd: null,
+      ecpi_usd: null,
+      paid_installs: 6,
+      paid_installs_with_cost: 0,
+    });
+    expect(groupOf(answer, "Winter")).toMatchObject({ paid_installs_with_cost: 4, ecpi_usd: 25 });
+    // The same whatever the grouping.
+    const byCountry = report(
+      [
+        installs(4, 0, { group_key: "DE" }),
+        revenue(50, 0, { group_key: "DE", active: 4 }),
+        installs(6, 0, { ...tiktok, group_key: "DE" }),
+        revenue(30, 0, { ...tiktok, group_key: "DE", active: 6 }),
+      ],
+      { groupBy: "country", costs: [costRow()] },
+    );
+    expect(byCountry.totals).toMatchObject({ ecpi_usd: 25, paid_installs_with_cost: 4 });
   });
 
   it("count the unconverted cost rows the filters keep, and only those", () => {
@@ -428,7 +547,55 @@ describe("the cohorts' days", () => {
       { day: "2026-11-19", active: 4 },
       { day: "2026-11-20", active: 2 },
     ]);
-    expect(answer.active_users.average_daily).toBe(3);
+    // Today is under way: its 2 so far are shown, and left out of the mean.
+    expect(answer.active_users.average_daily).toBe(4);
+  });
+
+  it("give no average DAU while no day of the range is over", () => {
+    const answer = cohortReport({
+      from: TODAY,
+      to: TODAY,
+      today: TODAY,
+      groupBy: "campaign",
+      filters: {},
+      rows: [row({ part: "active_day", cohort_day: TODAY, active: 3 })],
+      costs: [],
+    });
+    expect(answer.active_users).toEqual({
+      range: 0,
+      average_daily: null,
+      daily: [{ day: TODAY, active: 3 }],
+    });
+  });
+});
+
+describe("the cohorts' revenue no rate converted", () => {
+  it("is counted, per currency with its amount, beside the revenue it is left out of", () => {
+    const unconverted = (currency: string, events: number, amount: number) =>
+      row({
+        part: "unconverted_revenue",
+        media_source: null,
+        group_key: null,
+        revenue_currency: currency,
+        revenue_events: events,
+        revenue_amount: amount,
+      });
+    const answer = report([
+      installs(2, 0),
+      revenue(10, 0, { active: 2 }),
+      unconverted("XAU", 1, 0.5),
+      unconverted("KWD", 3, 12.300_000_000_1),
+    ]);
+    expect(answer.revenue_events_unconverted).toBe(4);
+    expect(answer.revenue_unconverted).toEqual([
+      { currency: "KWD", events: 3, amount: 12.3 },
+      { currency: "XAU", events: 1, amount: 0.5 },
+    ]);
+    // In no figure: not an install, not revenue.
+    expect(answer.totals).toMatchObject({ installs: 2, revenue_usd: 10 });
+    expect(answer.groups).toHaveLength(1);
+    expect(report([installs(2, 0)]).revenue_events_unconverted).toBe(0);
+    expect(report([installs(2, 0)]).revenue_unconverted).toEqual([]);
   });
 });
 
@@ -453,7 +620,21 @@ describe("a cohorts result row", () => {
       cost_ad_id: "",
       cost_ad_name: "",
       cost_country: "DE",
+      group_id: "",
+      group_name: "",
+      revenue_currency: "",
+      revenue_events: "0",
+      revenue_amount: "0.0",
     };
+    expect(
+      cohortRowOf({
+        ...fields,
+        part: "unconverted_revenue",
+        revenue_currency: "KWD",
+        revenue_events: "3",
+        revenue_amount: "12.5",
+      }),
+    ).toMatchObject({ revenue_currency: "KWD", revenue_events: 3, revenue_amount: 12.5 });
     expect(cohortRowOf(fields)).toMatchObject({
       part: "touches",
       group_key: "DE",

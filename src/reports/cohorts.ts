@@ -16,10 +16,15 @@
  * only estimate, and counting both would count that spend twice. The rule is applied on those
  * keys, which the query gives whatever the grouping, and the cost is grouped after: the totals
  * never depend on the grouping asked. A campaign, ad set or ad is the same on both sides by its
- * id when both name one, else by its name.
+ * id when both name one, else by its name; names match whatever their case, the spaces around
+ * them and their Unicode form (a network's report and a link typed by hand spell them apart),
+ * and the group keeps the touches' spelling.
  *
  * Clicks and impressions are the service's own touches; for a media source and campaign of
  * which it has none in the range, what its cost rows report. The totals are the groups' sum.
+ * The totals' eCPI and ROAS weigh the cost against the paid installs (and their revenue) of the
+ * media sources that have a cost: one with none, whose spend is not known, would otherwise
+ * lower the eCPI and raise the ROAS as though its installs had come free.
  */
 import type { CostRow } from "../ports/costs.ts";
 import type { CohortCostKey, CohortFilters, CohortGroup, CohortRow } from "../ports/reports.ts";
@@ -44,7 +49,14 @@ const numberOf = (name: string, value: unknown): number => {
 const textOf = (value: unknown): string | null =>
   value === null || value === undefined || value === "" ? null : String(value);
 
-const PARTS = new Set<string>(["installs", "days", "touches", "active_day", "active_range"]);
+const PARTS = new Set<string>([
+  "installs",
+  "days",
+  "touches",
+  "active_day",
+  "active_range",
+  "unconverted_revenue",
+]);
 
 /** A result row as an engine reads it (DuckDB's values, Athena's CSV text) as a CohortRow. */
 export const cohortRowOf = (values: Readonly<Record<string, unknown>>): CohortRow => {
@@ -71,6 +83,11 @@ export const cohortRowOf = (values: Readonly<Record<string, unknown>>): CohortRo
     cost_ad_id: textOf(values.cost_ad_id),
     cost_ad_name: textOf(values.cost_ad_name),
     cost_country: textOf(values.cost_country),
+    group_id: textOf(values.group_id),
+    group_name: textOf(values.group_name),
+    revenue_currency: textOf(values.revenue_currency),
+    revenue_events: numberOf("revenue_events", values.revenue_events ?? 0),
+    revenue_amount: numberOf("revenue_amount", values.revenue_amount ?? 0),
   };
 };
 
@@ -86,7 +103,15 @@ export interface CohortFigures {
    * group.
    */
   readonly cost_usd: number | null;
+  /** Over the paid installs of the media sources with a cost. */
   readonly ecpi_usd: number | null;
+  /** Installs a media source other than organic won: what cost buys. */
+  readonly paid_installs: number;
+  /**
+   * Of them, those of media sources with a cost (for a group: all of its paid installs when its
+   * cost is known, else none): those eCPI and ROAS weigh the cost against.
+   */
+  readonly paid_installs_with_cost: number;
   /** The installs' revenue up to day 30 since each install (or today), USD. */
   readonly revenue_usd: number;
   /** That revenue per install. */
@@ -97,7 +122,10 @@ export interface CohortFigures {
     readonly d7: number | null;
     readonly d30: number | null;
   };
-  /** Revenue up to day N since install over the cost, of the cohorts that reached it. */
+  /**
+   * Revenue up to day N since install of the paid installs of media sources with a cost, over
+   * the cost, of the cohorts that reached it.
+   */
   readonly roas: {
     readonly d0: number | null;
     readonly d7: number | null;
@@ -113,8 +141,11 @@ export interface CohortFigures {
 export interface ActiveUsers {
   /** Installs with a session on any day of the range: each once, however many days. */
   readonly range: number;
-  /** The daily figures' mean over the range's days. */
-  readonly average_daily: number;
+  /**
+   * The daily figures' mean over the range's days that are over (today, under way, is not one
+   * yet); null when none is.
+   */
+  readonly average_daily: number | null;
   /** One per UTC day of the range, in order: installs with a session that day. */
   readonly daily: { readonly day: string; readonly active: number }[];
 }
@@ -130,6 +161,17 @@ export interface CohortReport {
    * amount. With a platform filter, those of the other filters (cost rows name no platform).
    */
   readonly cost_rows_unconverted: number;
+  /**
+   * Revenue events of these installs, up to day 30 since each install, left out of revenue, ARPU
+   * and ROAS: no rate of their day converts their currency to USD.
+   */
+  readonly revenue_events_unconverted: number;
+  /** Those events per currency, most first, with their amount in it. */
+  readonly revenue_unconverted: {
+    readonly currency: string;
+    readonly events: number;
+    readonly amount: number;
+  }[];
   readonly totals: CohortFigures;
   readonly groups: (CohortFigures & {
     readonly media_source: string | null;
@@ -164,9 +206,26 @@ interface Named {
   readonly name: string | null | undefined;
 }
 
+/**
+ * A name as the two sides are matched on it: trimmed, in one Unicode form (NFC: "é" typed as
+ * one character or as "e" and an accent) and case folded (upper then lower case, so that "ß"
+ * and "SS" meet as Unicode's full folding has them). A network's report and a link typed by
+ * hand spell a campaign apart in just these ways; nothing else is taken as the same name.
+ */
+const nameKey = (name: string): string =>
+  name.normalize("NFC").trim().toUpperCase().toLowerCase().normalize("NFC");
+
+/**
+ * An id as the two sides are matched on it: trimmed and in one Unicode form, its case kept,
+ * since a network's ids may differ in case alone.
+ */
+const idKey = (id: string): string => id.normalize("NFC").trim();
+
 /** Whether two namings are of one thing: by id when both have one, else by name. */
 const sameNamed = (a: Named, b: Named): boolean =>
-  a.id != null && b.id != null ? a.id === b.id : a.name != null && a.name === b.name;
+  a.id != null && b.id != null
+    ? idKey(a.id) === idKey(b.id)
+    : a.name != null && b.name != null && nameKey(a.name) === nameKey(b.name);
 
 const campaignOfCost = (row: CostRow): Named => ({ id: row.campaignId, name: row.campaignName });
 const campaignOfRow = (row: CohortRow): Named => ({
@@ -207,9 +266,10 @@ class Campaigns {
   constructor(rows: readonly CohortRow[]) {
     for (const row of rows) {
       if (row.part !== "installs" && row.part !== "touches") continue;
-      if (row.campaign_id != null) listed(this.byId, [row.media_source, row.campaign_id], row);
-      else if (row.campaign_name != null) {
-        listed(this.byName, [row.media_source, row.campaign_name], row);
+      if (row.campaign_id != null) {
+        listed(this.byId, [row.media_source, idKey(row.campaign_id)], row);
+      } else if (row.campaign_name != null) {
+        listed(this.byName, [row.media_source, nameKey(row.campaign_name)], row);
       }
     }
   }
@@ -219,9 +279,10 @@ class Campaigns {
    * one), and, of those that name none, of its name.
    */
   of(cost: CostRow): readonly CohortRow[] {
-    const ofId = this.byId.get(JSON.stringify([cost.mediaSource, cost.campaignId])) ?? [];
+    const ofId = this.byId.get(JSON.stringify([cost.mediaSource, idKey(cost.campaignId)])) ?? [];
     if (cost.campaignName === null) return ofId;
-    const ofName = this.byName.get(JSON.stringify([cost.mediaSource, cost.campaignName])) ?? [];
+    const ofName =
+      this.byName.get(JSON.stringify([cost.mediaSource, nameKey(cost.campaignName)])) ?? [];
     return ofName.length === 0 ? ofId : [...ofId, ...ofName];
   }
 }
@@ -251,10 +312,14 @@ const groupOfNamed = (
   return [...new Set(groups)].sort()[0];
 };
 
+/** The ad set or ad a row is grouped by, as it names it. */
+const groupNaming = (row: CohortRow): Named => ({ id: row.group_id, name: row.group_name });
+
 /**
  * The cost row's group (a platform names no cost row: undefined). By campaign, the group the
- * query's rows give that campaign, its name as they carry it, else the cost row's name or id;
- * by ad set or ad, likewise the group the query's rows give it.
+ * query's rows give that campaign, its name as they spell it, else the cost row's name or id;
+ * by ad set or ad, likewise the group the query's rows give it (by the ad set's or ad's own id
+ * and name, which they carry whatever it cost).
  */
 const costGroupOf = (
   groupBy: CohortGroup,
@@ -266,24 +331,20 @@ const costGroupOf = (
       const named = [
         ...new Set(campaignRows.map((found) => found.group_key).filter((key) => key !== null)),
       ].sort();
-      const own = row.campaignName ?? row.campaignId;
-      return named.includes(own) ? own : (named[0] ?? own);
+      const own = nameKey(row.campaignName ?? row.campaignId);
+      return (
+        named.find((key) => nameKey(key) === own) ?? named[0] ?? row.campaignName ?? row.campaignId
+      );
     }
     case "adset":
       return (
-        groupOfNamed(campaignRows, { id: row.adsetId, name: row.adsetName }, (found) => ({
-          id: found.cost_adset_id,
-          name: found.cost_adset_name,
-        })) ??
+        groupOfNamed(campaignRows, { id: row.adsetId, name: row.adsetName }, groupNaming) ??
         row.adsetName ??
         row.adsetId
       );
     case "ad":
       return (
-        groupOfNamed(campaignRows, { id: row.adId, name: row.adName }, (found) => ({
-          id: found.cost_ad_id,
-          name: found.cost_ad_name,
-        })) ??
+        groupOfNamed(campaignRows, { id: row.adId, name: row.adName }, groupNaming) ??
         row.adName ??
         row.adId
       );
@@ -297,21 +358,23 @@ const costGroupOf = (
 /**
  * Whether a cost row is of the installs the filters keep; undefined: it cannot say. A campaign
  * filter names a campaign by its name, else its id, as the query's rows do; the query's rows are
- * then all of it, so a cost row naming their campaign by its id is of it too.
+ * then all of it, so a cost row naming their campaign by its id is of it too. A cost row names
+ * no platform: of the filters' media source and campaign, a platform's share of it is not known,
+ * and of another media source or campaign it is no cost of these installs at all.
  */
 const costMatches = (
   row: CostRow,
   filters: CohortFilters,
   campaignRows: readonly CohortRow[],
 ): boolean | undefined => {
-  if (filters.platform !== undefined) return undefined;
   if (filters.media_source !== undefined && row.mediaSource !== filters.media_source) return false;
   if (
     filters.campaign !== undefined &&
-    (row.campaignName ?? row.campaignId) !== filters.campaign &&
+    nameKey(row.campaignName ?? row.campaignId) !== nameKey(filters.campaign) &&
     campaignRows.length === 0
   )
     return false;
+  if (filters.platform !== undefined) return undefined;
   if (filters.country !== undefined) {
     // A row of every country holds no one country's share: its cost there is not known, and the
     // touch costs it replaces do not come back for the filter.
@@ -335,7 +398,11 @@ const divided = (a: number, b: number | null, round: (value: number) => number) 
 const isPaid = (row: CohortRow): boolean =>
   row.media_source !== null && row.media_source !== ORGANIC;
 
-/** What one set of cohorts adds up to (a group's, or all). */
+/** The revenue of an install day up to day N since install, of a map by install day. */
+const revenueTo = (of: ReadonlyMap<string, readonly number[]>, day: string, n: number) =>
+  (of.get(day) ?? []).slice(0, n + 1).reduce((sum, value) => sum + value, 0);
+
+/** What one set of cohorts adds up to (a group's, a media source's, or all). */
 class Tally {
   impressions = 0;
   clicks = 0;
@@ -390,9 +457,29 @@ class Tally {
     this.cost.set(day, (this.cost.get(day) ?? 0) + usd);
   }
 
-  figures(today: string, costs: boolean): CohortFigures {
+  /** Whether any cost is known of it: a cost row's USD amount, or the service's own. */
+  get hasCost(): boolean {
+    return this.cost.size > 0;
+  }
+
+  get paidInstallCount(): number {
+    return [...this.paidInstalls.values()].reduce((sum, n) => sum + n, 0);
+  }
+
+  /** The paid installs' revenue up to day N since install, of the install days that reached it. */
+  paidRevenueTo(n: number, today: string): number {
+    return [...this.installs.keys()]
+      .filter((day) => isOver(day, n, today))
+      .reduce((sum, day) => sum + revenueTo(this.paidRevenue, day, n), 0);
+  }
+
+  /**
+   * Its figures. `costed`: the tallies whose paid installs and revenue eCPI and ROAS weigh its
+   * cost against (the totals': the media sources with a cost); by default itself.
+   */
+  figures(today: string, costs: boolean, costed: readonly Tally[] = [this]): CohortFigures {
     const totalInstalls = [...this.installs.values()].reduce((sum, n) => sum + n, 0);
-    const paidInstalls = [...this.paidInstalls.values()].reduce((sum, n) => sum + n, 0);
+    const paidInstalls = this.paidInstallCount;
     // The service's own touches, and the cost rows' of campaigns it has no touches of.
     const clicks = this.clicks + this.reportedClicks;
     const impressions = this.impressions + this.reportedImpressions;
@@ -406,8 +493,8 @@ class Tally {
       const active = days.reduce((sum, day) => sum + (this.active.get(day)?.[n] ?? 0), 0);
       return installs === 0 ? null : ratio(active / installs);
     };
-    const revenueTo = (day: string, n: number, of = this.revenue) =>
-      (of.get(day) ?? []).slice(0, n + 1).reduce((sum, value) => sum + value, 0);
+    const weighed = totalCost === null ? [] : costed.filter((tally) => tally.hasCost);
+    const paidWithCost = weighed.reduce((sum, tally) => sum + tally.paidInstallCount, 0);
     // The spend of every cost day that reached day N, installs that day or none: a day's spend
     // that won no install still bought the range's revenue.
     const roas = (n: number) => {
@@ -415,11 +502,14 @@ class Tally {
       const cost = [...this.cost]
         .filter(([day]) => isOver(day, n, today))
         .reduce((sum, [, usd]) => sum + usd, 0);
-      const revenue = reached(n).reduce((sum, day) => sum + revenueTo(day, n, this.paidRevenue), 0);
+      const revenue = weighed.reduce((sum, tally) => sum + tally.paidRevenueTo(n, today), 0);
       return cost === 0 ? null : ratio(revenue / cost);
     };
     const revenue = money(
-      [...this.installs.keys()].reduce((sum, day) => sum + revenueTo(day, COHORT_DAYS), 0),
+      [...this.installs.keys()].reduce(
+        (sum, day) => sum + revenueTo(this.revenue, day, COHORT_DAYS),
+        0,
+      ),
     );
     const [r1, r7, r30] = SUMMARY_DAYS.retention.map(retention);
     const [o0, o7, o30] = SUMMARY_DAYS.roas.map(roas);
@@ -429,7 +519,9 @@ class Tally {
       installs: totalInstalls,
       conversion_rate: divided(paidInstalls, clicks, ratio),
       cost_usd: totalCost === null ? null : money(totalCost),
-      ecpi_usd: totalCost === null ? null : divided(totalCost, paidInstalls, money),
+      ecpi_usd: totalCost === null ? null : divided(totalCost, paidWithCost, money),
+      paid_installs: paidInstalls,
+      paid_installs_with_cost: paidWithCost,
       revenue_usd: revenue,
       arpu_usd: divided(revenue, totalInstalls, money),
       retention: { d1: r1 ?? null, d7: r7 ?? null, d30: r30 ?? null },
@@ -467,8 +559,19 @@ export const cohortReport = (input: {
     }
     return found.tally;
   };
+  /** By media source: which have a cost, for the totals' eCPI and ROAS. */
+  const sources = new Map<string | null, Tally>();
+  const sourceOf = (mediaSource: string | null) => {
+    let found = sources.get(mediaSource);
+    if (!found) {
+      found = new Tally();
+      sources.set(mediaSource, found);
+    }
+    return found;
+  };
   const activeByDay = new Map<string, number>();
   let activeInRange = 0;
+  const unconvertedRevenue = new Map<string, { events: number; amount: number }>();
   for (const row of input.rows) {
     if (row.part === "active_day") {
       activeByDay.set(row.cohort_day, row.active);
@@ -478,8 +581,18 @@ export const cohortReport = (input: {
       activeInRange = row.active;
       continue;
     }
+    if (row.part === "unconverted_revenue") {
+      const currency = row.revenue_currency ?? "";
+      const counted = unconvertedRevenue.get(currency) ?? { events: 0, amount: 0 };
+      unconvertedRevenue.set(currency, {
+        events: counted.events + (row.revenue_events ?? 0),
+        amount: counted.amount + (row.revenue_amount ?? 0),
+      });
+      continue;
+    }
     total.add(row);
     groupOf(row.media_source, row.group_key).add(row);
+    sourceOf(row.media_source).add(row);
   }
   // Counted, not walked to `to`: a loop that compares days would never end at one no day after
   // it sorts above (`+010000-01-01` < `9999-12-31`). Up to today: a window may end tomorrow (a
@@ -490,6 +603,9 @@ export const cohortReport = (input: {
     const day = addDays(input.from, n);
     daily.push({ day, active: activeByDay.get(day) ?? 0 });
   }
+  // Today is shown as it stands, and left out of the mean: a day under way, weighed as a whole
+  // one, would pull the average down every morning.
+  const overDays = daily.filter(({ day }) => day < today);
   // Cost is known only where the filters can tell which rows are theirs.
   let costs = true;
   let costRowsSeen = 0;
@@ -518,6 +634,7 @@ export const cohortReport = (input: {
       impressions: !touched.some((found) => found.impressions > 0),
     };
     total.addCost(row, reported);
+    sourceOf(row.mediaSource).addCost(row, reported);
     const group = costGroupOf(groupBy, row, campaignRows);
     if (group !== undefined) groupOf(row.mediaSource, group).addCost(row, reported);
   }
@@ -529,6 +646,7 @@ export const cohortReport = (input: {
     if (named.some((cost) => replaces(cost, row))) continue;
     total.addDayCost(row.cohort_day, row.cost_usd);
     groupOf(row.media_source, row.group_key).addDayCost(row.cohort_day, row.cost_usd);
+    sourceOf(row.media_source).addDayCost(row.cohort_day, row.cost_usd);
   }
   const cohortDays = [...total.installs.keys()].sort();
   return {
@@ -539,13 +657,20 @@ export const cohortReport = (input: {
     active_users: {
       range: activeInRange,
       average_daily:
-        daily.length === 0
-          ? 0
-          : ratio(daily.reduce((sum, { active }) => sum + active, 0) / daily.length),
+        overDays.length === 0
+          ? null
+          : ratio(overDays.reduce((sum, { active }) => sum + active, 0) / overDays.length),
       daily,
     },
     cost_rows_unconverted: unconverted,
-    totals: total.figures(today, costs),
+    revenue_events_unconverted: [...unconvertedRevenue.values()].reduce(
+      (sum, { events }) => sum + events,
+      0,
+    ),
+    revenue_unconverted: [...unconvertedRevenue]
+      .map(([currency, { events, amount }]) => ({ currency, events, amount: money(amount) }))
+      .sort((a, b) => b.events - a.events || byText(a.currency, b.currency)),
+    totals: total.figures(today, costs, [...sources.values()]),
     groups: [...groups.values()]
       .map(({ media_source, group, tally }) => ({
         media_source,

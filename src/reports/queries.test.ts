@@ -63,21 +63,23 @@ describe("the report queries", () => {
     for (const dialect of ["duckdb", "athena"] as const) {
       expect(await syntaxError(overview(dialect))).toBeUndefined();
       expect(await syntaxError(latest(dialect))).toBeUndefined();
-      expect(
-        await syntaxError(
-          buildCohortQuery({
-            dialect,
-            appId: "com.example.game",
-            from: "2026-11-01",
-            to: "2026-11-30",
-            groupBy: "country",
-            filters: { media_source: "meta_ads", platform: "ios" },
-            costKeys: ["campaign", "adset", "ad", "country"],
-            sources: { ...SOURCES, sessions: '"sessions"' },
-            exclude: { serviceIds: ["s-1"] },
-          }),
-        ),
-      ).toBeUndefined();
+      for (const groupBy of ["country", "adset"] as const) {
+        expect(
+          await syntaxError(
+            buildCohortQuery({
+              dialect,
+              appId: "com.example.game",
+              from: "2026-11-01",
+              to: "2026-11-30",
+              groupBy,
+              filters: { media_source: "meta_ads", platform: "ios" },
+              costKeys: ["campaign", "adset", "ad", "country"],
+              sources: { ...SOURCES, sessions: '"sessions"' },
+              exclude: { serviceIds: ["s-1"] },
+            }),
+          ),
+        ).toBeUndefined();
+      }
       expect(
         await syntaxError(
           buildSkadnetworkQuery({
@@ -154,6 +156,19 @@ describe("the report queries", () => {
     expect(cohortsWith(["campaign", "country"])).toContain(
       "GROUP BY i.cohort_day, i.media_source, i.group_key, i.campaign_id, i.campaign_name, i.cost_country\n",
     );
+    // By ad set, with cost rows naming ad sets: the ad set's own id and name, whatever it cost.
+    const byAdset = buildCohortQuery({
+      dialect: "athena",
+      appId: "com.example.game",
+      from: "2026-11-01",
+      to: "2026-11-30",
+      groupBy: "adset",
+      filters: {},
+      costKeys: ["campaign", "adset"],
+      sources: { ...SOURCES, sessions: '"sessions"' },
+    });
+    expect(byAdset).toContain("r.adset_id AS group_id, r.adset_name AS group_name");
+    expect(byAdset).toContain("i.cost_adset_id, i.cost_adset_name, i.group_id, i.group_name\n");
   });
 
   it("read only the export's columns a report groups and filters by; the latest events all", () => {

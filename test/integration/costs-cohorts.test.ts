@@ -2,12 +2,16 @@
  * Cost rows of POST /v1/costs against the cost clicks carry, in the cohorts report over HTTP: a
  * row naming its campaign by id alone replaces the cost of the clicks of that id (named on the
  * link) and is in that campaign's group; the totals' cost and clicks are the same whatever the
- * grouping; and names or days no report can hold are a 422, never stored or asked of the lake.
+ * grouping; names or days no report can hold, and two rows of one day and keys, are a 422,
+ * never stored or asked of the lake; a name spelt apart from the link's (case, spaces) is the
+ * link's campaign. Revenue in a currency pegged to the dollar counts; revenue no rate converts
+ * is counted apart.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CohortGroup } from "../../src/ports/reports.ts";
 import type { CohortReport } from "../../src/reports/cohorts.ts";
 import { PIXEL } from "../support/agents.ts";
+import { androidInstallRequest } from "../support/installs.ts";
 import { clearOfMidnight } from "../support/midnight.ts";
 import { ecbRatesCsv } from "../support/rates.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
@@ -21,15 +25,16 @@ const ratesCsv = () => ecbRatesCsv({ USD: USD_PER_EUR }, 10);
 describe("cost rows in the cohorts report", () => {
   let rt: TestRuntime;
   let serverKey = "";
+  let sdkKey = "";
   let today = "";
 
   /** A CPC link of clicknet at 0.10 EUR a tap, tapped `taps` times on the link host. */
-  const tappedLink = async (campaign: { id: string; name: string }, taps: number) => {
+  const tappedLink = async (campaign: { id?: string; name: string }, taps: number) => {
     const response = await rt.post(
       "/v1/links",
       {
         media_source: "clicknet",
-        campaign_id: campaign.id,
+        ...(campaign.id === undefined ? {} : { campaign_id: campaign.id }),
         campaign_name: campaign.name,
         cost_model: "CPC",
         cost_value: 0.1,
@@ -56,7 +61,7 @@ describe("cost rows in the cohorts report", () => {
     await clearOfMidnight(60_000);
     today = new Date().toISOString().slice(0, 10);
     rt = await startTestRuntime({ ratesCsv: ratesCsv() });
-    ({ serverKey } = await rt.createApp(APP, "android"));
+    ({ serverKey, sdkKey } = await rt.createApp(APP, "android"));
     await tappedLink({ id: "t-1", name: "Taps" }, 3);
     await tappedLink({ id: "o-1", name: "Other" }, 2);
     const costs = await rt.post(
@@ -169,5 +174,92 @@ describe("cost rows in the cohorts report", () => {
     expect(((await far.json()) as { detail: string }).detail).toMatch(
       /^from: must not be after tomorrow \(\d{4}-\d{2}-\d{2}, UTC\); to: must not be after tomorrow/,
     );
+  });
+
+  it("refuses two rows of one day and keys in one body, naming both, and stores neither", async () => {
+    const row = { day: today, media_source: "dupnet", campaign_id: "d-1", amount: 10 };
+    const refused = await rt.post(
+      "/v1/costs",
+      {
+        rows: [
+          { ...row, currency: "EUR" },
+          { ...row, currency: "USD", amount: 10.8 },
+        ],
+      },
+      serverKey,
+    );
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toEqual({
+      error: "Unprocessable Entity",
+      detail:
+        "body.rows[1]: has the day, media source, campaign, ad set, ad and country of body.rows[0]: one row for them, in one currency",
+    });
+    const listed = await rt.get(`/v1/costs?from=${today}&to=${today}`, serverKey);
+    const rows = ((await listed.json()) as { data: { media_source: string }[] }).data;
+    expect(rows.filter((stored) => stored.media_source === "dupnet")).toEqual([]);
+  });
+
+  it("takes a name spelt apart from the link's as the link's campaign, trimmed as sent", async () => {
+    // Clicks of a link naming its campaign by its name alone: 4 taps at 0.10 EUR.
+    await tappedLink({ name: "Name Only" }, 4);
+    const stored = await rt.post(
+      "/v1/costs",
+      {
+        rows: [
+          {
+            day: today,
+            media_source: " clicknet ",
+            campaign_id: "n-1",
+            campaign_name: "  NAME ONLY ",
+            amount: 2,
+            currency: "USD",
+          },
+        ],
+      },
+      serverKey,
+    );
+    expect(stored.status).toBe(200);
+    await rt.flush();
+    const listed = await rt.get(`/v1/costs?from=${today}&to=${today}`, serverKey);
+    const rows = ((await listed.json()) as { data: { campaign_id: string }[] }).data;
+    expect(rows.find((row) => row.campaign_id === "n-1")).toMatchObject({
+      media_source: "clicknet",
+      campaign_name: "NAME ONLY",
+    });
+    const answer = (await (
+      await cohorts("&media_source=clicknet&campaign=Name%20Only")
+    ).json()) as CohortReport;
+    // The cost row's 2 USD, not the taps' 0.432 beside it, in the link's campaign's group.
+    expect(answer.groups.map((group) => [group.group, group.clicks, group.cost_usd])).toEqual([
+      ["Name Only", 4, 2],
+    ]);
+  });
+
+  it("counts revenue in a currency pegged to the dollar, and says how much no rate converted", async () => {
+    const installed = await rt.post("/v1/installs", androidInstallRequest("buyer-1"), sdkKey);
+    expect(installed.status).toBe(202);
+    await rt.workers.idle();
+    const purchase = (revenue: number, currency: string) => ({
+      event_id: `${currency}-${revenue}`,
+      event_type: "PURCHASE",
+      event_time: new Date().toISOString(),
+      service_id: "buyer-1",
+      parameters: { revenue, currency },
+    });
+    const events = await rt.post(
+      "/v1/events",
+      // The test's rates know the dollar and the euro alone.
+      { events: [purchase(37.5, "SAR"), purchase(2, "USD"), purchase(3, "KWD")] },
+      sdkKey,
+    );
+    expect(events.status).toBe(202);
+    expect(await events.json()).toMatchObject({ accepted: 3 });
+    await rt.workers.idle();
+    await rt.flush();
+    const answer = (await (await cohorts("")).json()) as CohortReport;
+    // 37.50 SAR at 3.75 a dollar, and 2 USD; the dinar's 3 left out, and said.
+    expect(answer.totals.revenue_usd).toBe(12);
+    expect(answer.revenue_events_unconverted).toBe(1);
+    expect(answer.revenue_unconverted).toEqual([{ currency: "KWD", events: 1, amount: 3 }]);
   });
 });

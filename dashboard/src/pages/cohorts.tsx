@@ -197,21 +197,21 @@ const DEFINITIONS = {
     "Installs whose first open falls on a day of the range (UTC), each counted once, with the filters' values; deleted installs left out. Organic installs count too, unless a media source filter leaves them out.",
   conversion:
     "Paid installs (those a media source other than organic won) divided by clicks: organic installs came from no click. — when there were no clicks.",
-  cost: "What the range's days cost, in US dollars, from two sources added up. Cost rows: what was spent, as sent with POST /v1/costs or the CLI's attribution costs import, each converted at the European Central Bank's rate of its day (or of the nearest of the 7 days before); a row whose currency had no rate is left out (the page says how many). Cost carried by links and ad networks' clicks (their cost model, value and currency): CPI, the price of each install a CPI click or link won (its latest attribution), on the install's day; CPC, the price of each click, and CPM, a thousandth of the price of each impression, on the click's or impression's day; each converted at the rate of that day. A cost row replaces the carried cost of what it names: its day, media source and campaign (the same by id when both sides name one, else by name), and its ad set, ad and country when it has them; whatever the grouping, so the totals never change with it. A cost row left out for want of a rate still replaces what it names. With a media source, campaign or country filter, only the cost rows, installs and touches of that value count. — when neither source gives a cost for the range's days and filters, and with a country filter when a cost row for every country is among the range's (it holds no one country's share). With a platform filter, — whenever the range has any cost row, since cost rows name no platform; without cost rows, the cost the links and clicks carried for that platform's installs and touches shows.",
-  ecpi: "Effective cost per install: the cost divided by the paid installs (those a media source other than organic won), as the leading services count it: organic installs cost nothing. — without cost or paid installs.",
+  cost: "What the range's days cost, in US dollars, from two sources added up. Cost rows: what was spent, as sent with POST /v1/costs or the CLI's attribution costs import, each converted at the European Central Bank's rate of its day (or of the nearest of the 7 days before), or at the fixed rate of a currency pegged to the dollar (the Gulf's riyals and dirham among them); a row whose currency had no rate is left out (the page says how many). Cost carried by links and ad networks' clicks (their cost model, value and currency): CPI, the price of each install a CPI click or link won (its latest attribution), on the install's day; CPC, the price of each click, and CPM, a thousandth of the price of each impression, on the click's or impression's day; each converted at the rate of that day. A cost row replaces the carried cost of what it names: its day, media source and campaign (the same by id when both sides name one, else by name), and its ad set, ad and country when it has them; whatever the grouping, so the totals never change with it. A cost row left out for want of a rate still replaces what it names. With a media source, campaign or country filter, only the cost rows, installs and touches of that value count. — when neither source gives a cost for the range's days and filters, and with a country filter when a cost row for every country is among the range's (it holds no one country's share). With a platform filter, — whenever the range has any cost row of the filters' media source and campaign (of any, without those filters), since cost rows name no platform; without such cost rows, the cost the links and clicks carried for that platform's installs and touches shows.",
+  ecpi: "Effective cost per install: the cost divided by the paid installs (those a media source other than organic won) of the media sources with a cost, as the leading services count it: organic installs cost nothing, and a media source with no cost row and no cost carried by its links and clicks has a spend that is not known, not nothing. The card says how many paid installs count when some are left out. — without cost or such paid installs.",
   revenue:
-    "The revenue of these installs' events in US dollars (each at the European Central Bank's rate of its day), from the install day to day 30 after it, or to today for younger installs.",
+    "The revenue of these installs' events in US dollars (each at the European Central Bank's rate of its day, or at the fixed rate of a currency pegged to the dollar), from the install day to day 30 after it, or to today for younger installs. An event whose currency no rate converts is left out, and the page says how many, and how much in each currency.",
   arpu: "Average revenue per user: that revenue divided by the installs. — without installs.",
   retention: (day: number) =>
     `The share of installs with a session (the SDKs send them: POST /v1/sessions) on the ${day === 1 ? "first" : `${day}th`} UTC calendar day after their install day, counted over the install days whose day ${day} is over (today, still under way, counts once it ends). — while no install day of the range has reached day ${day}.`,
   roas: (day: number) =>
-    `Return on ad spend: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, divided by the spend of every day of the range whose day ${day} is over, whether it won installs or not. 100% is the spend earned back. Only paid installs' revenue counts: the cost bought no organic install. — without cost on the days that have reached day ${day}.`,
+    `Return on ad spend: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, divided by the spend of every day of the range whose day ${day} is over, whether it won installs or not. 100% is the spend earned back. Only the revenue of paid installs of media sources with a cost counts: the cost bought no organic install, and the spend of a media source with none is not known. — without cost on the days that have reached day ${day}.`,
   curve:
     "For each day since install, the share of installs with a session on that UTC calendar day, over the install days that have reached it: each install day weighs as many as its installs. Later days rest on fewer, older install days; a day none has reached has no point.",
   activeUsers:
     "Users (installs) that opened the app at least once in the range: an install with a session (the SDKs send one at launch and on coming back after 30 minutes away: POST /v1/sessions) on any UTC day of the range, counted once however many days it was active, whatever day it was installed on. With the filters: the media source and campaign that won the install, and the platform and country its sessions came from. Deleted installs left out.",
   averageDau:
-    "Daily active users (DAU) on average: for each UTC day of the range, the installs with at least one session that day, whatever day they were installed on, added up over the days and divided by the number of days. Today counts as a day, though it is not over.",
+    "Daily active users (DAU) on average: for each UTC day of the range that is over, the installs with at least one session that day, whatever day they were installed on, added up over those days and divided by their number. Today, still under way, is in the chart as it stands and left out of the average, which it would pull down. — while no day of the range is over.",
   dailyActive:
     "For each UTC day of the range, the installs with at least one session that day (daily active users), whatever day they were installed on, with the filters' values.",
   table:
@@ -226,7 +226,7 @@ const reached = (cohorts: readonly CohortRow[], day: number) =>
 const whyUnknown = {
   cost: (filters: ReportFilters) =>
     filters.platform !== undefined
-      ? "Cost rows name no platform, so with any in this range one platform's cost is not known; without them, no link or click of these installs carried a cost."
+      ? "Cost rows name no platform, so with any of these installs' media source and campaign in this range one platform's cost is not known; without them, no link or click of these installs carried a cost."
       : filters.country !== undefined
         ? "No cost row or cost carried by a link or click for these installs, or a cost row for every country holds no share of one country's."
         : "No cost row, and no cost carried by a link or click, for these installs.",
@@ -287,6 +287,8 @@ function FigureCard(props: {
   text: string;
   /** Why the figure is not known, when it is not. */
   why: string;
+  /** What the figure is over, when it is known and that is not all it could be. */
+  note?: string | undefined;
   definition: ComponentChildren;
 }) {
   const { label, testId } = props;
@@ -300,7 +302,13 @@ function FigureCard(props: {
       <p class="total-value" data-testid={testId} data-value={props.value ?? undefined}>
         {props.text}
       </p>
-      {props.value === null ? <p class="note">{props.why}</p> : null}
+      {props.value === null ? (
+        <p class="note">{props.why}</p>
+      ) : props.note ? (
+        <p class="note" data-testid={`${testId}-note`}>
+          {props.note}
+        </p>
+      ) : null}
       {text}
     </section>
   );
@@ -312,12 +320,40 @@ interface Card {
   value: number | null;
   text: string;
   why?: string;
+  /** What a known figure is over, when that is not all it could be. */
+  note?: string | undefined;
   definition: string;
 }
+
+/**
+ * Over how many paid installs eCPI and ROAS are, when some paid installs' media sources have no
+ * cost (theirs is not known) and are left out of them.
+ */
+const costedNote = (figures: CohortFigures): string | undefined => {
+  const left = figures.paid_installs - figures.paid_installs_with_cost;
+  if (figures.cost_usd === null || left <= 0) return undefined;
+  return `Over ${formatCount(figures.paid_installs_with_cost)} of ${formatCount(figures.paid_installs)} paid installs: the other ${formatCount(left)} are of media sources with no cost.`;
+};
+
+/** Amounts in their own currency, to the last digit the report gives: "7.5 KWD". */
+const currencyAmount = new Intl.NumberFormat("en-US", { maximumFractionDigits: 6 });
+
+/** The line under the revenue cards when some revenue no rate converted is left out of them. */
+const unconvertedRevenueLine = (report: CohortReport): string | null => {
+  const events = report.revenue_events_unconverted ?? 0;
+  if (events <= 0) return null;
+  const amounts = (report.revenue_unconverted ?? [])
+    .map(({ currency, amount }) => `${currencyAmount.format(amount)} ${currency}`)
+    .join("; ");
+  return events === 1
+    ? `1 revenue event of these installs is left out of revenue, ARPU and ROAS: no rate of its day converts its currency to US dollars (${amounts}).`
+    : `${formatCount(events)} revenue events of these installs are left out of revenue, ARPU and ROAS: no rate of their day converts their currency to US dollars (${amounts}).`;
+};
 
 function Totals(props: { report: CohortReport }) {
   const { totals: t, cohorts, filters } = props.report;
   const noCost = whyUnknown.cost(filters);
+  const costed = costedNote(t);
   const groups: { id: string; title: string; cards: Card[] }[] = [
     {
       id: "acquisition",
@@ -365,7 +401,13 @@ function Totals(props: { report: CohortReport }) {
           testId: "cohort-ecpi",
           value: t.ecpi_usd,
           text: formatKnownUsd(t.ecpi_usd),
-          why: t.cost_usd === null ? noCost : "No paid installs: organic installs cost nothing.",
+          why:
+            t.cost_usd === null
+              ? noCost
+              : t.paid_installs === 0
+                ? "No paid installs: organic installs cost nothing."
+                : "No paid installs of a media source with a cost.",
+          note: costed,
           definition: DEFINITIONS.ecpi,
         },
       ],
@@ -402,6 +444,7 @@ function Totals(props: { report: CohortReport }) {
             value,
             text: formatShare(value),
             why: whyUnknown.roas(t, cohorts, filters, day),
+            note: costed,
             definition: DEFINITIONS.roas(day),
           };
         }),
@@ -429,6 +472,7 @@ function Totals(props: { report: CohortReport }) {
     },
   ];
   const unconverted = props.report.cost_rows_unconverted ?? 0;
+  const revenueLeftOut = unconvertedRevenueLine(props.report);
   const noSessions = cohorts.every((cohort) =>
     cohort.retention.every((share) => share === null || share === 0),
   );
@@ -446,6 +490,7 @@ function Totals(props: { report: CohortReport }) {
                 value={card.value}
                 text={card.text}
                 why={card.why ?? ""}
+                note={card.note}
                 definition={card.definition}
               />
             ))}
@@ -455,6 +500,11 @@ function Totals(props: { report: CohortReport }) {
               {unconverted === 1
                 ? "1 cost row of this range is left out of the cost: no rate of its day converts its currency to US dollars."
                 : `${formatCount(unconverted)} cost rows of this range are left out of the cost: no rate of their day converts their currency to US dollars.`}
+            </p>
+          ) : null}
+          {group.id === "revenue" && revenueLeftOut !== null ? (
+            <p class="warning" data-testid="revenue-unconverted">
+              {revenueLeftOut}
             </p>
           ) : null}
           {group.id === "retention" && noSessions ? (
@@ -469,9 +519,9 @@ function Totals(props: { report: CohortReport }) {
   );
 }
 
-/** Average DAU to a tenth: a mean of counts, "12.5". */
-const formatAverage = (value: number): string =>
-  value.toLocaleString("en-US", { maximumFractionDigits: 1 });
+/** Average DAU to a tenth: a mean of counts, "12.5"; "—" while no day of the range is over. */
+const formatAverage = (value: number | null): string =>
+  value === null ? UNKNOWN : value.toLocaleString("en-US", { maximumFractionDigits: 1 });
 
 function ActiveUsersFigures(props: { active: ActiveUsers }) {
   const { active } = props;
@@ -516,7 +566,7 @@ function ActiveUsersFigures(props: { active: ActiveUsers }) {
           testId="cohort-average-dau"
           value={active.average_daily}
           text={formatAverage(active.average_daily)}
-          why=""
+          why="No day of the range is over yet: today, under way, is not averaged."
           definition={DEFINITIONS.averageDau}
         />
       </div>
@@ -608,7 +658,7 @@ function GroupsTable(props: { appId: string; report: CohortReport }) {
         Most installs first; each column is the figure of the same name above, for the row's
         installs.{" "}
         {report.group_by === "platform"
-          ? "Cost rows name no platform: when the range has any, no row has a cost and the total's is that of every platform; without them, a row's cost is what its links and clicks carried."
+          ? "Cost rows name no platform: when the range has any (of the media source and campaign chosen, if any), no row has a cost and the total's is that of every platform; without them, a row's cost is what its links and clicks carried."
           : `A row's cost is that of the cost rows naming its media source and ${groupByWord(report.group_by).toLowerCase()}, and what its links and clicks carried that no cost row replaces; cost rows that name no ${groupByWord(report.group_by).toLowerCase()} make a row of their own, ${NO_VALUE}, and organic installs have none.`}
       </p>
     </section>

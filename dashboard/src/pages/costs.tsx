@@ -24,6 +24,7 @@ import {
   REQUIRED_COLUMNS,
   readCostCsv,
 } from "../cost-csv.ts";
+import { costRowKey } from "../cost-key.ts";
 import { saveCsv } from "../download.ts";
 import { formatCount, formatKnownUsd, formatTime, today, UNKNOWN } from "../format.ts";
 import { useHashQuery } from "../hash-route.ts";
@@ -91,7 +92,8 @@ export function CostPage(props: { appId: string }) {
       <p class="hint">
         What campaigns cost, a row per day, media source and campaign (and ad set, ad and country
         when given), as the Cohorts page's cost, eCPI and ROAS count it. Each amount is converted to
-        US dollars at the European Central Bank's rate of its day.
+        US dollars at the European Central Bank's rate of its day, or at the fixed rate of a
+        currency pegged to the dollar.
       </p>
       {viewOnly ? null : (
         <CostUpload
@@ -463,14 +465,7 @@ export const costTable = (rows: readonly CostRow[]): TextTable => {
       "Received",
     ],
     body: rows.map((row) => ({
-      key: JSON.stringify([
-        row.day,
-        row.media_source,
-        row.campaign_id,
-        row.adset_id,
-        row.ad_id,
-        row.country,
-      ]),
+      key: costRowKey(row),
       cells: [
         row.day,
         row.media_source,

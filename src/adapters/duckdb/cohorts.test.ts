@@ -120,6 +120,12 @@ const OLDER = "com.example.cohorts.older";
 /** An app of three installs active on DAY and the day after, one of them installed before. */
 const ACTIVE = "com.example.cohorts.active";
 
+/**
+ * An app of three installs of ad set a1 ("Set A") of Winter Sale, won by clicks of no cost, and
+ * revenue in currencies no rate converted.
+ */
+const ADSETS = "com.example.cohorts.adsets";
+
 /** A table as its files were written before the lake kept costs. */
 const withoutCosts = (table: LakeTable): LakeTable => ({
   ...table,
@@ -252,6 +258,36 @@ describe("cohorts on DuckDB", () => {
       // After the range: not counted.
       ofApp(ACTIVE, session("a-2", "2026-11-04T00:01:00.000Z", "ios")),
       ofApp(ACTIVE, session(DELETED, `${DAY}T10:00:00.000Z`)),
+    ]);
+
+    // ADSETS: z-0 to z-2 of Set A; z-0 buys for 2.5 and 5 KWD and 0.25 XAU (no rate of either
+    // that day), and for 4 USD.
+    const adsetIds = ["z-0", "z-1", "z-2"];
+    await lay(
+      EVENTS_TABLE,
+      adsetIds.map((id, n) => ofApp(ADSETS, install(id, `${DAY}T0${n + 1}:00:00.000Z`, "DE"))),
+    );
+    await lay(
+      ATTRIBUTIONS_TABLE,
+      adsetIds.map((id, n) =>
+        ofApp(ADSETS, {
+          ...attribution(id, `${DAY}T0${n + 1}:00:00.000Z`, true),
+          adset_id: "a1",
+          adset_name: "Set A",
+        }),
+      ),
+    );
+    const unconverted = (at: string, amount: number, currency: string): LakeRecord => ({
+      ...ofApp(ADSETS, purchase("z-0", at, 0)),
+      revenue: amount,
+      currency,
+      revenue_usd: null,
+    });
+    await lay(EVENTS_TABLE, [
+      unconverted(`${DAY}T12:00:00.000Z`, 2.5, "KWD"),
+      unconverted("2026-11-05T12:00:00.000Z", 5, "KWD"),
+      unconverted("2026-11-06T12:00:00.000Z", 0.25, "XAU"),
+      ofApp(ADSETS, purchase("z-0", "2026-11-06T13:00:00.000Z", 4)),
     ]);
 
     engine = createDuckDbReportEngine({ duckdb, lakeDir, lakeFiles: createReadWriteLock() });
@@ -529,6 +565,36 @@ describe("cohorts on DuckDB", () => {
         ],
       });
     });
+  });
+
+  it("puts a cost row naming an ad set by its id in the group of its installs, which cost nothing", async () => {
+    const answer = await report({
+      appId: ADSETS,
+      groupBy: "adset",
+      costs: [{ ...cost(30), adsetId: "a1" }],
+    });
+    expect(
+      answer.groups.map((group) => [
+        group.media_source,
+        group.group,
+        group.installs,
+        group.cost_usd,
+      ]),
+    ).toEqual([["meta_ads", "Set A", 3, 30]]);
+    expect(answer.totals).toMatchObject({ cost_usd: 30, ecpi_usd: 10 });
+  });
+
+  it("counts the revenue no rate converted, per currency, and leaves it out of the revenue", async () => {
+    const answer = await report({ appId: ADSETS });
+    expect(answer.totals.revenue_usd).toBe(4);
+    expect(answer.revenue_events_unconverted).toBe(3);
+    expect(answer.revenue_unconverted).toEqual([
+      { currency: "KWD", events: 2, amount: 7.5 },
+      { currency: "XAU", events: 1, amount: 0.25 },
+    ]);
+    // Narrowed by the filters as the installs are.
+    const organic = await report({ appId: ADSETS, filters: { media_source: "organic" } });
+    expect(organic.revenue_events_unconverted).toBe(0);
   });
 
   it("reads files of before the cost columns as costing nothing, alone or beside newer ones", async () => {

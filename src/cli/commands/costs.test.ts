@@ -1,6 +1,9 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { costRequestSchema } from "../../costs/cost-rows.ts";
-import { costRowsOfCsv } from "./costs.ts";
+import { costRowsOfCsv, importCostsCommand } from "./costs.ts";
 
 describe("costs import's CSV", () => {
   it("reads numbers as numbers, leaves empty cells out, and keeps a number column's text that is none", () => {
@@ -21,5 +24,27 @@ describe("costs import's CSV", () => {
     // The API's rules then name the cell, rather than taking it as no value.
     const checked = costRequestSchema.safeParse({ rows });
     expect(checked.error?.issues.map((issue) => issue.path.join("."))).toEqual(["rows.1.clicks"]);
+  });
+
+  it("refuses a file with two rows of one day and keys, naming both lines, before sending any", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "costs-import-"));
+    try {
+      const file = join(dir, "costs.csv");
+      await writeFile(
+        file,
+        "day,media_source,campaign_id,adset_name,amount,currency\n" +
+          "2026-11-27,net,c1,Set A,12.5,EUR\n" +
+          "2026-11-27,net,c2,Set A,3,USD\n" +
+          "2026-11-27,net,c1, Set A ,13.5,USD\n",
+      );
+      // No service listens there: the file is refused before anything is sent.
+      await expect(
+        importCostsCommand({ file, url: "http://127.0.0.1:9", key: "k" }),
+      ).rejects.toThrow(
+        `${file}: line 4: has the day, media source, campaign, ad set, ad and country of line 2: one row for them, in one currency`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

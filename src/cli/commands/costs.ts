@@ -8,7 +8,13 @@
  */
 import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
-import { COST_LIMITS, costRequestSchema } from "../../costs/cost-rows.ts";
+import {
+  COST_LIMITS,
+  type CostRequestRow,
+  costRequestSchema,
+  keysOfRequestRow,
+  sameKeyProblems,
+} from "../../costs/cost-rows.ts";
 import { ValidationError } from "../../domain/errors.ts";
 import { joinProblems } from "../../validation/issues.ts";
 import { unreachable } from "../unreachable.ts";
@@ -50,6 +56,7 @@ export const importCostsCommand = async (options: {
   }
   // Every page's shape checked before any is sent: a file at fault changes nothing. The days
   // and the rates are the service's to judge.
+  const checked: CostRequestRow[] = [];
   pages.forEach((page, index) => {
     const parsed = costRequestSchema.safeParse({ rows: page });
     if (!parsed.success) {
@@ -63,7 +70,12 @@ export const importCostsCommand = async (options: {
       });
       throw new ValidationError(`${options.file}: ${joinProblems(problems)}`);
     }
+    checked.push(...parsed.data.rows);
   });
+  // The service refuses a page with two rows of one day and keys; two in different pages would
+  // replace each other, the later one standing. Either is for the file's sender to settle.
+  const twice = sameKeyProblems(checked.map(keysOfRequestRow), (index) => `line ${index + 2}`);
+  if (twice.length > 0) throw new ValidationError(`${options.file}: ${joinProblems(twice)}`);
   if (options.dryRun) {
     console.log(`${rows.length} rows of ${options.file} are well formed; nothing sent.`);
     return;

@@ -202,13 +202,18 @@ const cohortFigures = {
     0.15,
   ),
   cost_usd: usd(
-    "Cost of the window's days: the cost rows' (POST /v1/costs), and the cost links and networks' touches carried (CPI installs on their install day, CPC clicks and CPM impressions on their day) where no cost row names the same day, media source and campaign. Null when neither gives one; with a platform filter, whenever the window has cost rows (they name no platform).",
+    "Cost of the window's days: the cost rows' (POST /v1/costs), and the cost links and networks' touches carried (CPI installs on their install day, CPC clicks and CPM impressions on their day) where no cost row names the same day, media source and campaign. Null when neither gives one; with a platform filter, whenever the window has cost rows of the filters' media source and campaign (they name no platform).",
     600,
   ).nullable(),
   ecpi_usd: usd(
-    "Cost over paid installs (effective cost per install): organic installs cost nothing; null without cost or paid installs.",
+    "Cost over the paid installs of the media sources with a cost (effective cost per install): organic installs cost nothing, and the spend of a media source of no cost row nor carried cost is not known; null without cost or such installs.",
     5,
   ).nullable(),
+  paid_installs: count("Installs a media source other than organic won.", 90),
+  paid_installs_with_cost: count(
+    "Of the paid installs, those of media sources with a cost (a group's: all or none): those eCPI and ROAS weigh the cost against.",
+    80,
+  ),
   revenue_usd: usd(
     `Revenue of these installs' events up to day ${COHORT_DAYS} since each install.`,
     720,
@@ -233,8 +238,8 @@ const cohortFigures = {
     })
     .meta({
       description:
-        "Return on ad spend: the paid installs' revenue up to day N since install over the cost of the same install " +
-        "days (those that reached day N by today); null without cost.",
+        "Return on ad spend: the revenue up to day N since install of the paid installs of media sources with a " +
+        "cost, over the cost of the days that reached day N by today; null without cost.",
     }),
 };
 
@@ -258,8 +263,9 @@ export const cohortReportSchema = tiedTo<CohortReport>()(
             "Installs with at least one session on any day from `from` to `to`, each counted once however many days it was active.",
             340,
           ),
-          average_daily: z.number().min(0).meta({
-            description: "The daily active users' mean over the range's days.",
+          average_daily: z.number().min(0).nullable().meta({
+            description:
+              "The daily active users' mean over the range's days that are over (today, under way, is not one yet); null when none is.",
             example: 41.5,
           }),
           daily: z
@@ -281,6 +287,22 @@ export const cohortReportSchema = tiedTo<CohortReport>()(
         "Cost rows of the window left out of every cost figure: no ECB rate of their day (or the 7 days before) converts their currency to USD.",
         0,
       ),
+      revenue_events_unconverted: count(
+        `Revenue events of these installs (up to day ${COHORT_DAYS} since each install) left out of revenue, ARPU and ROAS: no ECB rate of their day (or the 7 days before), nor a peg to the dollar, converts their currency to USD.`,
+        0,
+      ),
+      revenue_unconverted: z
+        .array(
+          z.strictObject({
+            currency: z.string().meta({ description: "ISO 4217.", example: "KWD" }),
+            events: count("Its revenue events left out.", 2),
+            amount: z.number().meta({
+              description: "Their revenue added up, in the currency (refunds negative).",
+              example: 5.5,
+            }),
+          }),
+        )
+        .meta({ description: "Those events per currency, most first." }),
       totals: z.strictObject(cohortFigures).meta({ description: "Every install of the window." }),
       groups: z
         .array(
