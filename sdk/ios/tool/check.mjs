@@ -8,7 +8,8 @@
 // packaging (the root Package.swift, parsed, and ServiceAttribution.podspec; the Flutter
 // plugin's podspec; the privacy manifests; the README's install lines) names what is there,
 // and the Flutter plugin answers every method the Dart side invokes; and, read from the sources,
-// the fixes no compiler here can run: weak imports, the app extension refusal, numbers' decimal
+// the fixes no compiler here can run: weak imports, the AdAttributionKit re-engagement update and
+// the install's updates naming the install, the app extension refusal, numbers' decimal
 // form, the background task, drops an answer leaves unnamed, main-actor listeners, choices kept
 // before configure, the backup exclusion and IDFV check, the privacy manifest's tracking, the
 // README's Swift. Prints one line per check and a closing `N passed, N failed`.
@@ -692,6 +693,42 @@ checking("sealing constants are the encryption vectors'", () => {
   ];
 });
 
+/** The source of the function `name` of `file` whose declaration matches `signature`. */
+const functionText = (file, signature) => {
+  const found = descendants(tree(core(file)), "function_declaration").find((fn) =>
+    signature.test(fn.text.split("{")[0]),
+  );
+  if (!found) throw new Error(`${file}: no function ${signature}`);
+  return found.text;
+};
+/** Whether `first` occurs in `text`, and before `then` (which must occur too). */
+const before = (text, first, then) => {
+  const a = text.indexOf(first);
+  const b = text.indexOf(then);
+  return a >= 0 && b >= 0 && a < b;
+};
+/**
+ * The iOS version of the `if #available` that guards `node`, of its ancestor `if` statements
+ * `ifs` (outermost first): the nearest one whose then-branch holds it. A node in an `else`
+ * branch is not guarded by that `if`'s condition (an `else if #available` is an `if` of its
+ * own, inside the branch). Undefined when none does.
+ */
+const guardedVersion = (node, ifs) =>
+  [...ifs]
+    .reverse()
+    .filter((n) => {
+      const otherwise = n.children.find((c) => c.type === "else");
+      return !otherwise || node.plain.start < otherwise.plain.start;
+    })
+    .map((n) => /#available\(iOS (\d+)(?:\.(\d+))?/.exec(n.text.slice(0, n.text.indexOf("{"))))
+    .filter(Boolean)
+    .map((m) => [Number(m[1]), Number(m[2] ?? 0)])[0];
+
+/** Whether the version `[major, minor]` is `needed` or later. */
+const atLeast = (version, needed) =>
+  version !== undefined &&
+  (version[0] > needed[0] || (version[0] === needed[0] && version[1] >= needed[1]));
+
 checking(
   "conversion values: coarse values and windows are the service's, Apple's calls behind #available, every vector run",
   () => {
@@ -719,8 +756,12 @@ checking(
 
     // Each of Apple's calls inside the `if #available` of the iOS version that brought it.
     const apple = tree(core("Platform/AppleConversionValues.swift"));
+    // `PostbackUpdate` and the update taking one came with iOS 18; the forms with
+    // `lockPostback:` with 17.4.
     const since = (call) => {
-      if (call.startsWith("Postback.updateConversionValue")) return [17, 4];
+      if (call.startsWith("PostbackUpdate(")) return [18, 0];
+      if (call.startsWith("Postback.updateConversionValue"))
+        return /lockPostback:/.test(call) ? [17, 4] : [18, 0];
       if (!call.startsWith("SKAdNetwork.updatePostbackConversionValue")) return null;
       return /coarseValue:/.test(call) ? [16, 1] : [15, 4];
     };
@@ -729,11 +770,7 @@ checking(
       const inside = node.type === "if_statement" ? [...ifs, node] : ifs;
       const needed = node.type === "call_expression" ? since(node.text) : null;
       if (needed) {
-        const guard = [...inside]
-          .reverse()
-          .map((n) => /#available\(iOS (\d+)\.(\d+)/.exec(n.text.slice(0, n.text.indexOf("{"))))
-          .find(Boolean);
-        const version = guard ? [Number(guard[1]), Number(guard[2])] : null;
+        const version = guardedVersion(node, inside) ?? null;
         found.push(node.text.split("(")[0]);
         if (
           !version ||
@@ -766,22 +803,181 @@ checking(
   },
 );
 
+/**
+ * Each call of `root` whose text `matches`, nested ones included, with its ancestor `if`
+ * statements (for ``guardedVersion``) and the texts of the calls it is inside.
+ */
+const callsUnder = (root, matches) => {
+  const found = [];
+  const visit = (node, ifs, calls) => {
+    const isCall = node.type === "call_expression";
+    if (isCall && matches(node.text)) found.push({ node, ifs, calls });
+    const nestedIfs = node.type === "if_statement" ? [...ifs, node] : ifs;
+    const nestedCalls = isCall ? [...calls, node.text] : calls;
+    for (const child of node.namedChildren) visit(child, nestedIfs, nestedCalls);
+  };
+  visit(root, [], []);
+  return found;
+};
+
+checking(
+  "AdAttributionKit re-engagement: one update of its conversions alone, behind #available(iOS 18.0, *); the install's updates name the install",
+  () => {
+    const problems = [];
+    const file = core("Platform/AppleConversionValues.swift");
+    const apple = typeNamed(file, "AppleConversionValues");
+    const at = (node) => `AppleConversionValues.swift:${node.startPosition.row + 1}`;
+    const aakCall = (text) => /^(Postback\.updateConversionValue|PostbackUpdate)\(/.test(text);
+
+    // The re-engagement: a PostbackUpdate of fine value 0, unlocked, for `.reengagement` alone,
+    // handed to the update that takes one, both inside `if #available(iOS 18.0, *)`, on the
+    // serial queue of AdAttributionKit's calls, a refusal to `failed`.
+    const reengage = functionNamed(apple, "reengage");
+    const calls = callsUnder(reengage, aakCall);
+    const updates = calls.filter(({ node }) => node.text.startsWith("PostbackUpdate("));
+    const made = calls.filter(({ node }) => node.text.startsWith("Postback.updateConversionValue("));
+    if (updates.length !== 1) problems.push(`reengage makes ${updates.length} PostbackUpdate, not one`);
+    if (made.length !== 1)
+      problems.push(`reengage calls Postback.updateConversionValue ${made.length} times, not once`);
+    for (const { node } of updates) {
+      const args = node.text.replace(/\s+/g, " ");
+      if (!/conversionTypes: \[\.reengagement\]/.test(args))
+        problems.push(`${at(node)}: the re-engagement's update does not name [.reengagement] alone`);
+      if (!/fineConversionValue: 0\b/.test(args) || !/lockPostback: false\b/.test(args))
+        problems.push(`${at(node)}: the re-engagement's update is not a fine value 0, unlocked`);
+      if (/coarseConversionValue:/.test(args))
+        problems.push(`${at(node)}: the re-engagement's update claims a coarse value`);
+    }
+    for (const { node } of made)
+      if (/lockPostback:/.test(node.text))
+        problems.push(`${at(node)}: the re-engagement's update takes no PostbackUpdate (it would reach the install's postbacks)`);
+    for (const { node, ifs, calls: outer } of calls) {
+      if (!atLeast(guardedVersion(node, ifs), [18, 0]))
+        problems.push(`${at(node)}: ${node.text.split("(")[0]} outside #available(iOS 18.0, *)`);
+      if (!outer.some((text) => text.startsWith("attributionKitCalls.run")))
+        problems.push(`${at(node)}: ${node.text.split("(")[0]} not on attributionKitCalls`);
+    }
+    if (!/catch \{\s*failed\("AdAttributionKit: /.test(reengage.text))
+      problems.push("a refused re-engagement update does not go to failed");
+
+    // Xcode 15 (Swift 5.7 to 5.10, which the podspec takes) has no iOS 18 SDK: every line that
+    // names PostbackUpdate must be compiled by Swift 6 only.
+    eachCodeLine(join(sdk, file), (code, conditions, index) => {
+      if (/\bPostbackUpdate\b/.test(code) && !conditions.some((c) => /compiler\(>=\s*6(\.\d+)?\)/.test(c)))
+        problems.push(`AppleConversionValues.swift:${index + 1}: PostbackUpdate outside #if compiler(>=6.0)`);
+    });
+
+    // The install's updates: the registration and the schema's go through updateInstall, which
+    // from iOS 18 names `.install` alone and returns before the 17.4 forms.
+    for (const name of ["register", "update"]) {
+      const fn = functionNamed(apple, name);
+      if (callsUnder(fn, aakCall).length > 0)
+        problems.push(`${name} calls AdAttributionKit itself, not through updateInstall`);
+      if (!/AppleConversionValues\.updateInstall\(/.test(fn.text))
+        problems.push(`${name} does not update the install through updateInstall`);
+    }
+    const install = functionNamed(apple, "updateInstall");
+    const installCalls = callsUnder(install, aakCall);
+    const installUpdates = installCalls.filter(({ node }) => node.text.startsWith("PostbackUpdate("));
+    if (installUpdates.length !== 1) problems.push("updateInstall makes no PostbackUpdate (iOS 18)");
+    for (const { node } of installUpdates)
+      if (!/conversionTypes: \[\.install\]/.test(node.text.replace(/\s+/g, " ")))
+        problems.push(`${at(node)}: the install's update does not name [.install] alone`);
+    for (const { node, ifs } of installCalls) {
+      const typed = !/lockPostback:/.test(node.text) || node.text.startsWith("PostbackUpdate(");
+      const version = guardedVersion(node, ifs);
+      if (typed && !atLeast(version, [18, 0]))
+        problems.push(`${at(node)}: ${node.text.split("(")[0]} outside #available(iOS 18.0, *)`);
+      if (!typed && !atLeast(version, [17, 4]))
+        problems.push(`${at(node)}: ${node.text.split("(")[0]} outside #available(iOS 17.4, *)`);
+    }
+    if (!/try await Postback\.updateConversionValue\(update\)\s*return\b/.test(install.text))
+      problems.push("updateInstall goes on to the 17.4 forms after the iOS 18 update");
+    // No other PostbackUpdate in the file: each names the conversions it is for.
+    for (const { node } of callsUnder(apple, (text) => text.startsWith("PostbackUpdate(")))
+      if (!/conversionTypes: \[\.(install|reengagement)\]/.test(node.text.replace(/\s+/g, " ")))
+        problems.push(`${at(node)}: a PostbackUpdate names no conversion type`);
+    return problems;
+  },
+);
+
+checking(
+  "a re-engagement open (AdAttributionKitReengagementOpen) is told once, from both link handlers, never stopped, switched off, deleted or in an extension",
+  () => {
+    const problems = [];
+    const sdkCore = typeNamed(core("Core/SdkCore.swift"), "SdkCore");
+    problems.push(
+      ...same(
+        stringValue(sdkCore, "reengagementOpenParameter"),
+        "AdAttributionKitReengagementOpen",
+        "SdkCore.reengagementOpenParameter",
+      ),
+    );
+    const detect = functionText("Core/SdkCore.swift", /func isReengagementOpen\(/);
+    if (!/\.queryItems\b/.test(detect) || !/\$0\.name == reengagementOpenParameter/.test(detect))
+      problems.push("isReengagementOpen does not look for the parameter among the query's names");
+    const deepLink = functionText("Core/SdkCore.swift", /func handleDeepLink\(/);
+    if (!before(deepLink, "noteReengagementOpen(text)", "directDeepLink("))
+      problems.push("handleDeepLink does not note a re-engagement open first");
+    const universal = functionText("ServiceAttribution.swift", /func handleUniversalLink\(_ url: URL/);
+    if (!before(universal, "core.noteReengagementOpen(text)", "LinkParser.parse("))
+      problems.push("handleUniversalLink does not note a re-engagement open before comparing hosts");
+    const note = functionText("Core/SdkCore.swift", /func noteReengagementOpen\(/);
+    if (!/guard refusal == nil, SdkCore\.isReengagementOpen\(text\)/.test(note))
+      problems.push("noteReengagementOpen does not refuse an app extension first");
+    if (!before(note, "refusalLocked()", "lastReengagementOpen = text"))
+      problems.push("noteReengagementOpen takes an open while stopped, switched off or deleted");
+    if (!/if !configured \|\| config == nil \{\s*reengagementWaiting = true/.test(note))
+      problems.push("an open before a configuration is applied does not wait for one");
+    if (!/worker\.async \{ self\.reengage\(\) \}/.test(note))
+      problems.push("an open with a configuration applied is not told on the worker");
+    const reengage = functionText("Core/SdkCore.swift", /func reengage\(\)/);
+    if (
+      !before(
+        reengage,
+        "guard locked({ !disabled && !stopped && !deleted }) else { return }",
+        "platform.conversionValues.reengage",
+      )
+    )
+      problems.push("reengage does not check stopped, switched off and deleted before telling Apple");
+    if (!/platform\.conversionValues\.reengage \{ \[weak self\] message in self\?\.conversionRefused\(message\) \}/.test(reengage))
+      problems.push("a refused re-engagement update is not reported as conversionValue");
+    const apply = functionText("Core/SdkCore.swift", /func apply\(/);
+    if (!before(apply, "reengagementWaiting = false", "if !newConfig.enabled") || !before(apply, "disable(because:", "if reengaged { reengage() }"))
+      problems.push("apply does not tell a waiting open, or tells it when switched off");
+    const stop = functionText("Core/SdkCore.swift", /func stop\(\)/);
+    if (!/reengagementWaiting = false/.test(stop)) problems.push("stop keeps a waiting open");
+    const configure = functionText("Core/SdkCore.swift", /func configure\(/);
+    if (!/if stopped \{ reengagementWaiting = false \}/.test(configure))
+      problems.push("configure keeps a waiting open for an SDK an earlier launch stopped");
+    const platform = read(join(sdk, core("Core/Platform.swift")));
+    if (!/func reengage\(failed: @escaping @Sendable \(String\) -> Void\)/.test(platform))
+      problems.push("ConversionValueSink has no reengage");
+
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConversionValueTests.swift"));
+    problems.push(
+      ...[
+        "testAReengagementOpenMakesOneUpdateForItsPostbackAndEvaluatesNothing",
+        "testAReengagementOpenBeforeConfigureIsToldOnceAConfigurationIsApplied",
+        "testNoReengagementUpdateWhileStoppedSwitchedOffOrDeleted",
+        "testNoReengagementUpdateInAnAppExtension",
+        "testARefusedReengagementUpdateGoesToTheErrorListener",
+      ]
+        .filter((name) => !tests.includes(`func ${name}(`))
+        .map((name) => `ConversionValueTests.${name} is missing`),
+    );
+    const readme = read(join(ios, "README.md"));
+    const section = /^## SKAdNetwork and AdAttributionKit conversion values$([\s\S]*?)^## /m.exec(readme)?.[1] ?? "";
+    if (!/<key>EligibleForAdAttributionKitReengagementPostbackCopies<\/key>\s*<true\/>/.test(section))
+      problems.push("the README's conversion values section does not show EligibleForAdAttributionKitReengagementPostbackCopies");
+    if (!/AdAttributionKitReengagementOpen/.test(section) || !/conversionTypes/.test(section))
+      problems.push("the README's conversion values section does not say what a re-engagement open does");
+    return problems;
+  },
+);
+
 // --- Linking, processes, numbers, the background, drops, isolation, the disk ----------------
 
-/** The source of the function `name` of `file` whose declaration matches `signature`. */
-const functionText = (file, signature) => {
-  const found = descendants(tree(core(file)), "function_declaration").find((fn) =>
-    signature.test(fn.text.split("{")[0]),
-  );
-  if (!found) throw new Error(`${file}: no function ${signature}`);
-  return found.text;
-};
-/** Whether `first` occurs in `text`, and before `then` (which must occur too). */
-const before = (text, first, then) => {
-  const a = text.indexOf(first);
-  const b = text.indexOf(then);
-  return a >= 0 && b >= 0 && a < b;
-};
 /**
  * Each node of `root` that `matches` (by its text) and every ancestor `if` statement of it:
  * where an API of a later iOS is used, and under which `#available`. Only the outermost match
@@ -804,9 +1000,6 @@ const availableIn = (ifs) =>
     .map((n) => /#available\(iOS (\d+)(?:\.(\d+))?/.exec(n.text.slice(0, n.text.indexOf("{"))))
     .filter(Boolean)
     .map((m) => [Number(m[1]), Number(m[2] ?? 0)])[0];
-const atLeast = (version, needed) =>
-  version !== undefined &&
-  (version[0] > needed[0] || (version[0] === needed[0] && version[1] >= needed[1]));
 
 checking(
   "AdAttributionKit, AdServices and AppTrackingTransparency are imported weakly, each use behind #available",

@@ -272,6 +272,9 @@ public enum ServiceAttribution {
     /// callable before `configure`. The link that opened the app on its first launch also goes
     /// with the install report, whose click id attributes it. The link also goes to the
     /// deep-link listeners (``onDeepLink``, ``delegate``) as a direct ``ServiceDeepLink``.
+    /// A link an AdAttributionKit re-engagement opened the app with (iOS 18: its query has
+    /// `AdAttributionKitReengagementOpen`), of any host, allowed or not, makes the one conversion
+    /// value update Apple needs to send the re-engagement's postback.
     ///
     /// - Parameters:
     ///   - url: The tapped link (`userActivity.webpageURL`).
@@ -284,6 +287,9 @@ public enum ServiceAttribution {
     public static func handleUniversalLink(_ url: URL, allowedHosts: Set<String>? = nil) throws -> ServiceLinkResult? {
         try LinkParser.checkAllowedHosts(allowedHosts)
         let text = url.absoluteString
+        // Before the hosts are compared: a re-engagement opens the app with any of its universal
+        // links, often on the app's own domain rather than the link host.
+        core.noteReengagementOpen(text)
         guard let link = LinkParser.parse(text, allowedHosts: allowedHosts) else { return nil }
         core.noteOpenURL(text)
         if let deepLink = SdkCore.directDeepLink(text) { core.deliver(deepLink) }
@@ -334,7 +340,9 @@ extension ServiceAttribution {
     /// `myapp://open?deep_link_path=…`), to ``onDeepLink`` and the ``delegate`` as a direct
     /// ``ServiceDeepLink``: its `deep_link_path` parameter is its `path`; only a link of the
     /// link host (`https://<link host>/<deeplinkId>`) has a `deeplinkId`. Parsed from the URL
-    /// alone, callable before `configure`.
+    /// alone, callable before `configure`. A URL an AdAttributionKit re-engagement opened the app
+    /// with (iOS 18: its query has `AdAttributionKitReengagementOpen`) also makes the one
+    /// conversion value update Apple needs to send the re-engagement's postback.
     /// - Returns: The deep link delivered; nil for a URL with no scheme, of which nothing is
     ///   delivered.
     @discardableResult

@@ -341,4 +341,122 @@ final class ConversionValueTests: XCTestCase {
         XCTAssertEqual(kept.version, 7)
         XCTAssertEqual(kept.usdRates, ["EUR": 1.1, "USD": 1])
     }
+
+    // MARK: - AdAttributionKit re-engagement
+
+    /// A universal link as iOS opens the app with it at a re-engagement: the conversion's tag
+    /// under `AdAttributionKitReengagementOpen`.
+    private static let reengagementOpen = "https://example.com/offer?item=7&AdAttributionKitReengagementOpen=tag-1"
+    private static let switchedOff = #"{"enabled":false,"refresh_interval_seconds":3600,"encryption":{"enabled":false}}"#
+
+    func testAReengagementOpenMakesOneUpdateForItsPostbackAndEvaluatesNothing() throws {
+        XCTAssertTrue(SdkCore.isReengagementOpen(ConversionValueTests.reengagementOpen))
+        XCTAssertTrue(SdkCore.isReengagementOpen("myapp://offer?AdAttributionKitReengagementOpen"))
+        XCTAssertFalse(SdkCore.isReengagementOpen("https://example.com/offer?item=7"))
+        XCTAssertFalse(SdkCore.isReengagementOpen("https://example.com/AdAttributionKitReengagementOpen"))
+        XCTAssertFalse(SdkCore.isReengagementOpen("https://example.com/offer?adattributionkitreengagementopen=1"))
+
+        let harness = Harness()
+        harness.service.config = try ConversionValueTests.config(version: 1)
+        XCTAssertNil(harness.configure())
+        harness.core.handleDeepLink("https://example.com/offer?item=7")
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.reengagements, 0)
+        XCTAssertNotNil(harness.core.handleDeepLink(ConversionValueTests.reengagementOpen), "still delivered as a deep link")
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.reengagements, 1)
+        // The same open handed over twice (the plugin's glue and the app) makes one update.
+        harness.core.handleDeepLink(ConversionValueTests.reengagementOpen)
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.reengagements, 1)
+        // The schema describes the install's windows: nothing is evaluated for the open, and
+        // the install is not registered again.
+        XCTAssertEqual(harness.conversionValues.calls, [])
+        XCTAssertEqual(harness.conversionValues.registrations, 1)
+        // Another re-engagement, with a tag of its own, makes its own update.
+        harness.core.handleDeepLink("myapp://offer?AdAttributionKitReengagementOpen=tag-2")
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.reengagements, 2)
+    }
+
+    func testAReengagementOpenBeforeConfigureIsToldOnceAConfigurationIsApplied() throws {
+        let harness = Harness()
+        harness.core.handleDeepLink(ConversionValueTests.reengagementOpen)
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.reengagements, 0)
+        XCTAssertNil(harness.configure())
+        XCTAssertEqual(harness.conversionValues.reengagements, 1)
+        harness.runScheduled()
+        XCTAssertEqual(harness.conversionValues.reengagements, 1, "once, not at each refresh")
+    }
+
+    func testNoReengagementUpdateWhileStoppedSwitchedOffOrDeleted() throws {
+        // Stopped: the open is not told, not even once started again.
+        let stopped = Harness()
+        stopped.core.stop()
+        stopped.core.handleDeepLink(ConversionValueTests.reengagementOpen)
+        XCTAssertNil(stopped.configure())
+        stopped.core.start()
+        stopped.runScheduled()
+        XCTAssertEqual(stopped.conversionValues.reengagements, 0)
+
+        // Opened before configure, stopped before the configuration came.
+        let stoppedLater = Harness()
+        stoppedLater.core.handleDeepLink(ConversionValueTests.reengagementOpen)
+        stoppedLater.core.stop()
+        XCTAssertNil(stoppedLater.configure())
+        stoppedLater.core.start()
+        stoppedLater.runScheduled()
+        XCTAssertEqual(stoppedLater.conversionValues.reengagements, 0)
+
+        // Switched off by the configuration the open waited for, and after it.
+        let off = Harness()
+        off.service.config = ConversionValueTests.switchedOff
+        off.core.handleDeepLink(ConversionValueTests.reengagementOpen)
+        XCTAssertNil(off.configure())
+        off.core.handleDeepLink("https://example.com/offer?AdAttributionKitReengagementOpen=tag-2")
+        off.runScheduled()
+        XCTAssertEqual(off.conversionValues.reengagements, 0)
+
+        // After deleteUserData.
+        let deleted = Harness()
+        XCTAssertNil(deleted.configure())
+        let done = expectation(description: "deleted")
+        deleted.core.deleteUserData { error in
+            XCTAssertNil(error)
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+        deleted.core.handleDeepLink(ConversionValueTests.reengagementOpen)
+        deleted.settle()
+        XCTAssertEqual(deleted.conversionValues.reengagements, 0)
+        // Nor at a later launch of the deleted install, the open handled before configure.
+        let next = Harness(store: deleted.store, service: deleted.service)
+        next.core.handleDeepLink("https://example.com/offer?AdAttributionKitReengagementOpen=tag-3")
+        XCTAssertNil(next.configure())
+        next.runScheduled()
+        XCTAssertEqual(next.conversionValues.reengagements, 0)
+    }
+
+    func testNoReengagementUpdateInAnAppExtension() throws {
+        let harness = Harness(refusal: .appExtension)
+        harness.core.handleDeepLink(ConversionValueTests.reengagementOpen)
+        XCTAssertEqual(harness.configure() as? ServiceAttributionError, .appExtension)
+        harness.runScheduled()
+        XCTAssertEqual(harness.conversionValues.reengagements, 0)
+    }
+
+    func testARefusedReengagementUpdateGoesToTheErrorListener() throws {
+        let harness = Harness()
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        XCTAssertNil(harness.configure())
+        harness.conversionValues.refusal = "AdAttributionKit: the operation couldn't be completed"
+        harness.core.handleDeepLink(ConversionValueTests.reengagementOpen)
+        harness.settle()
+        let refused = heard.errors.filter { $0.kind == .conversionValue }
+        XCTAssertEqual(refused.count, 1)
+        XCTAssertTrue(refused.allSatisfy { $0.message.contains("AdAttributionKit") })
+        XCTAssertEqual(harness.log.messages(.warn).filter { $0.contains("conversion value update was refused") }.count, 1)
+    }
 }

@@ -118,6 +118,10 @@ protocol ConversionValueSink: AnyObject {
     func register(failed: @escaping @Sendable (String) -> Void)
     /// One update the evaluation made.
     func update(_ call: ConversionCall, failed: @escaping @Sendable (String) -> Void)
+    /// An AdAttributionKit re-engagement opened the app: a fine value of 0 for the
+    /// re-engagement's postbacks alone, which Apple sends only after an update made since the
+    /// open. The install's postbacks are left as they are.
+    func reengage(failed: @escaping @Sendable (String) -> Void)
 }
 
 /// No conversion values: a platform without SKAdNetwork.
@@ -125,6 +129,8 @@ final class NoConversionValues: ConversionValueSink {
     func register(failed: @escaping @Sendable (String) -> Void) {}
 
     func update(_ call: ConversionCall, failed: @escaping @Sendable (String) -> Void) {}
+
+    func reengage(failed: @escaping @Sendable (String) -> Void) {}
 }
 
 /// The app's moves between the foreground and the background, which start sessions

@@ -36,6 +36,10 @@ final class SdkCore: @unchecked Sendable {
         "ad_id", "ad_name", "click_id", "click_to_first_open_hours", "matching_type", "confidence_score",
     ]
     static let deepLinkPathKey = "deep_link_path"
+    /// The query parameter iOS adds to the URL it opens the app with at an AdAttributionKit
+    /// re-engagement (iOS 18), AdAttributionKit's `Postback.reengagementOpenURLParameter`:
+    /// written out because the core builds where AdAttributionKit is not.
+    static let reengagementOpenParameter = "AdAttributionKitReengagementOpen"
     private static let maxEarlyEvents = 1_000
     private static let maxPendingLinks = 16
     /// The statuses with which the service refuses the install's address or key: a
@@ -97,6 +101,12 @@ final class SdkCore: @unchecked Sendable {
     private var customerUserId: String?
     private var serviceId: String?
     private var openURL: String?
+    /// A re-engagement open noted while no configuration was applied yet (before `configure`,
+    /// or while the first GET /v1/config is on its way): Apple is told once one is.
+    private var reengagementWaiting = false
+    /// The last re-engagement URL taken: the same open handed over twice (a wrapper's glue and
+    /// the app both passing the link) makes one update.
+    private var lastReengagementOpen: String?
     private var deleted = false
     private var platformAds = false
     private var polling = false
@@ -313,6 +323,8 @@ final class SdkCore: @unchecked Sendable {
             }
             // What the app said before configure wins over what was kept; either is kept.
             if stoppedSetEarly { store.put(Key.stopped, stopped ? "1" : "0") } else { stopped = store.get(Key.stopped) == "1" }
+            // A re-engagement open noted before configure found the SDK stopped: not told.
+            if stopped { reengagementWaiting = false }
             if anonymousSetEarly { store.put(Key.anonymous, anonymous ? "1" : "0") } else { anonymous = store.get(Key.anonymous) == "1" }
             if consentSetEarly {
                 SdkCore.storeConsent(consent, in: store)
@@ -529,6 +541,12 @@ final class SdkCore: @unchecked Sendable {
             sessionTracker.intervalSeconds = newConfig.sessionIntervalSeconds
             return was
         }
+        // A re-engagement open that waited for a configuration: told below, unless this one
+        // switches the SDK off, which forgets it.
+        let reengaged = locked { () -> Bool in
+            defer { reengagementWaiting = false }
+            return reengagementWaiting
+        }
         // With the placeholder no schema is known yet: what waits goes on waiting.
         let waiting = read ? awaitingSchema ?? [] : []
         if read { awaitingSchema = nil }
@@ -554,6 +572,7 @@ final class SdkCore: @unchecked Sendable {
             if !deleted { sessionTracker.enable() }
         }
         registerConversion()
+        if reengaged { reengage() }
         flush()
     }
 
@@ -895,6 +914,51 @@ final class SdkCore: @unchecked Sendable {
         currentLog.info("the install's first launch is registered with SKAdNetwork and AdAttributionKit")
     }
 
+    /// Whether an AdAttributionKit re-engagement opened the app with this URL: its query names
+    /// ``reengagementOpenParameter`` (with the conversion's tag as its value), whatever the
+    /// URL's scheme and host.
+    static func isReengagementOpen(_ text: String) -> Bool {
+        guard let items = URLComponents(string: text)?.queryItems else { return false }
+        return items.contains { $0.name == reengagementOpenParameter }
+    }
+
+    /// A URL that opened the app (`handleDeepLink`, `handleUniversalLink`): at an AdAttributionKit
+    /// re-engagement open, Apple is told once. Apple sends a re-engagement's postback only if the
+    /// app updated a conversion value after the open, and the app's schema describes the
+    /// install's windows, not the re-engagement's: so the SDK makes that one update (a fine value
+    /// of 0, for the re-engagement alone) and no other. At once when a configuration is applied;
+    /// before one is (a cold start's link handled before `configure`), once it is. Never while
+    /// the SDK is stopped, switched off or after the install's data was deleted, nor where
+    /// `configure` is refused (an app extension).
+    func noteReengagementOpen(_ text: String) {
+        guard refusal == nil, SdkCore.isReengagementOpen(text) else { return }
+        let (now, why, log) = locked { () -> (Bool, String?, Logger) in
+            if let refused = refusalLocked() { return (false, refused, self.log) }
+            if text == lastReengagementOpen { return (false, "this re-engagement open was told already", self.log) }
+            lastReengagementOpen = text
+            if !configured || config == nil {
+                reengagementWaiting = true
+                return (false, nil, self.log)
+            }
+            return (true, nil, self.log)
+        }
+        if let why = why {
+            log.debug("\(why): the AdAttributionKit re-engagement open is not told to Apple")
+        } else if !now {
+            log.debug("an AdAttributionKit re-engagement opened the app: told to Apple once a configuration is applied")
+        } else {
+            worker.async { self.reengage() }
+        }
+    }
+
+    /// On the worker: the re-engagement open told to AdAttributionKit, unless the SDK was stopped,
+    /// switched off or its install's data deleted since.
+    private func reengage() {
+        guard locked({ !disabled && !stopped && !deleted }) else { return }
+        currentLog.info("an AdAttributionKit re-engagement opened the app: its conversion value is updated (fine value 0, the re-engagement's postbacks alone; iOS 18 and later)")
+        platform.conversionValues.reengage { [weak self] message in self?.conversionRefused(message) }
+    }
+
     /// Apple refused an update or the registration: a warning, and the error listener.
     private func conversionRefused(_ message: String) {
         let text = "a conversion value update was refused: \(message)"
@@ -1226,6 +1290,7 @@ final class SdkCore: @unchecked Sendable {
     /// Parses a tapped link of any scheme and delivers it as a direct deep link.
     @discardableResult
     func handleDeepLink(_ text: String) -> ServiceDeepLink? {
+        noteReengagementOpen(text)
         guard let link = SdkCore.directDeepLink(text) else {
             currentLog.debug("not a link: nothing delivered")
             return nil
@@ -1317,6 +1382,7 @@ final class SdkCore: @unchecked Sendable {
         let (wasStopped, isConfigured, drafts) = locked { () -> (Bool, Bool, Int) in
             let was = stopped
             stopped = true
+            reengagementWaiting = false
             sessionTracker.stop()
             if configured {
                 if platform.store.isAvailable { platform.store.put(Key.stopped, "1") }

@@ -21,7 +21,11 @@ import StoreKit
 ///   are what they can carry, a coarse value or a later window has no call there.
 /// - Before iOS 15.4: nothing. The calls there are deprecated, and their postbacks carry the
 ///   same fine value the 15.4 call does, for a share of devices too small to weigh.
-/// - iOS 17.4 and later, also: `Postback.updateConversionValue(_:coarseConversionValue:lockPostback:)`.
+/// - iOS 17.4 and later, also: `Postback.updateConversionValue(_:coarseConversionValue:lockPostback:)`;
+///   from iOS 18, `Postback.updateConversionValue(_:)` with a `PostbackUpdate` for the
+///   install's conversions alone (``updateInstall(_:coarse:lock:)``).
+/// - iOS 18 and later, at an AdAttributionKit re-engagement open: one update with a fine value
+///   of 0 for the re-engagement's conversions alone (``reengage(failed:)``).
 ///
 /// AdAttributionKit is linked weakly, so the SDK still runs from iOS 13: by the podspec's
 /// `weak_frameworks` under CocoaPods, and under SwiftPM by `@_weakLinked import`, which makes
@@ -47,7 +51,7 @@ final class AppleConversionValues: ConversionValueSink {
         if #available(iOS 17.4, *) {
             attributionKitCalls.run {
                 do {
-                    try await Postback.updateConversionValue(0, lockPostback: false)
+                    try await AppleConversionValues.updateInstall(0, coarse: nil, lock: false)
                 } catch {
                     failed("AdAttributionKit: \(error.localizedDescription)")
                 }
@@ -75,11 +79,11 @@ final class AppleConversionValues: ConversionValueSink {
         #endif
         #if os(iOS) && canImport(AdAttributionKit)
         if #available(iOS 17.4, *) {
-            let coarse = AppleConversionValues.attributionKitCoarse(call.coarse)
+            let coarse = call.coarse
             let lock = call.lock
             attributionKitCalls.run {
                 do {
-                    try await Postback.updateConversionValue(fine, coarseConversionValue: coarse, lockPostback: lock)
+                    try await AppleConversionValues.updateInstall(fine, coarse: coarse, lock: lock)
                 } catch {
                     failed("AdAttributionKit: \(error.localizedDescription)")
                 }
@@ -87,6 +91,59 @@ final class AppleConversionValues: ConversionValueSink {
         }
         #endif
     }
+
+    func reengage(failed: @escaping @Sendable (String) -> Void) {
+        // Re-engagements exist from iOS 18, and so does the update that names its conversions
+        // (`PostbackUpdate`, in the iOS 18 SDK, which Xcode 16's Swift 6 compiler brings): with
+        // an older Xcode, or below iOS 18, nothing is done. The fine value 0 claims nothing: it
+        // is the update after the open that Apple needs to send the re-engagement's postback.
+        #if os(iOS) && canImport(AdAttributionKit) && compiler(>=6.0)
+        if #available(iOS 18.0, *) {
+            attributionKitCalls.run {
+                do {
+                    // The re-engagement's conversions alone: the install's postbacks keep the
+                    // values the schema gave them.
+                    let update = PostbackUpdate(fineConversionValue: 0, lockPostback: false, conversionTypes: [.reengagement])
+                    try await Postback.updateConversionValue(update)
+                } catch {
+                    failed("AdAttributionKit: \(error.localizedDescription)")
+                }
+            }
+        }
+        #endif
+    }
+
+    #if os(iOS) && canImport(AdAttributionKit)
+    /// AdAttributionKit's update of the install's conversions; nothing before iOS 17.4. From
+    /// iOS 18 an update without conversion types reaches every conversion of the app, the
+    /// re-engagements' too, whose windows start at the re-engagement and which the schema (the
+    /// install's windows, from the first open) does not describe: so there the update names
+    /// `.install` alone. Before iOS 18 there is no re-engagement and no `PostbackUpdate`, and
+    /// the 17.4 forms, which name no type, reach the install's conversions only. A compiler
+    /// older than Swift 6 (Xcode 15) has no iOS 18 SDK: an app built with it sends the 17.4
+    /// forms on every iOS, as before, and makes no re-engagement update at all.
+    private static func updateInstall(_ fine: Int, coarse: CoarseValue?, lock: Bool) async throws {
+        #if compiler(>=6.0)
+        if #available(iOS 18.0, *) {
+            let update = PostbackUpdate(
+                fineConversionValue: fine,
+                lockPostback: lock,
+                coarseConversionValue: coarse.map(AppleConversionValues.attributionKitCoarse),
+                conversionTypes: [.install]
+            )
+            try await Postback.updateConversionValue(update)
+            return
+        }
+        #endif
+        if #available(iOS 17.4, *) {
+            if let coarse = coarse {
+                try await Postback.updateConversionValue(fine, coarseConversionValue: attributionKitCoarse(coarse), lockPostback: lock)
+            } else {
+                try await Postback.updateConversionValue(fine, lockPostback: lock)
+            }
+        }
+    }
+    #endif
 
     #if os(iOS)
     @available(iOS 16.1, *)

@@ -279,6 +279,7 @@ final class RecordingConversionValues: ConversionValueSink {
     private let lock = NSLock()
     private var made: [ConversionCall] = []
     private var registered = 0
+    private var reengaged = 0
     var refusal: String?
 
     var calls: [ConversionCall] {
@@ -293,6 +294,12 @@ final class RecordingConversionValues: ConversionValueSink {
         return registered
     }
 
+    var reengagements: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return reengaged
+    }
+
     func register(failed: @escaping @Sendable (String) -> Void) {
         lock.lock()
         registered += 1
@@ -304,6 +311,14 @@ final class RecordingConversionValues: ConversionValueSink {
     func update(_ call: ConversionCall, failed: @escaping @Sendable (String) -> Void) {
         lock.lock()
         made.append(call)
+        let refused = refusal
+        lock.unlock()
+        if let message = refused { failed(message) }
+    }
+
+    func reengage(failed: @escaping @Sendable (String) -> Void) {
+        lock.lock()
+        reengaged += 1
         let refused = refusal
         lock.unlock()
         if let message = refused { failed(message) }
