@@ -48,7 +48,9 @@ export const attributionRow = (
  * heard of the install: a clock fast by less than the tolerance, or one whose offset is unknown
  * (no `sent_at`), would otherwise put it there.
  */
-const keptFirstOpen = (install: Install): string => {
+export const keptFirstOpen = (
+  install: Pick<Install, "firstOpenTime" | "clockOffsetMs" | "receivedAt">,
+): string => {
   const deviceMs = Date.parse(install.firstOpenTime);
   const keptMs = Math.min(
     keptDeviceTime(deviceMs, install.clockOffsetMs ?? 0),

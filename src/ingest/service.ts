@@ -6,6 +6,7 @@
 
 import type { AppKeyrings } from "../apps/app-keyrings.ts";
 import { installFacts } from "../attribution/facts.ts";
+import { keptFirstOpen } from "../attribution/lake-rows.ts";
 import { isSealed, openSealed } from "../crypto/envelope.ts";
 import { UnauthorizedError, ValidationError } from "../domain/errors.ts";
 import type { FxRates } from "../fx/ecb-rates.ts";
@@ -269,13 +270,19 @@ export const createIngestion = (deps: IngestionDeps) => {
         records.push(record);
         sends.push({
           serviceId: target.install.serviceId,
-          installTime: target.install.firstOpenTime,
+          // The window runs from the install's time as kept, as the event's time is.
+          installTime: keptFirstOpen(target.install),
           event: {
             eventId: event.eventId,
             name: String(record.event_name),
             time: event.eventTime,
             revenue: event.revenue
-              ? { amount: event.revenue.amount, currency: event.revenue.currency }
+              ? {
+                  amount: event.revenue.amount,
+                  currency: event.revenue.currency,
+                  // As the lake row has it: `{revenue_usd}` tells a partner what the export says.
+                  usd: typeof record.revenue_usd === "number" ? record.revenue_usd : null,
+                }
               : null,
           },
           ...device,

@@ -89,6 +89,17 @@ export interface PostbackConfigStore {
   putSettings(appId: string, settings: PostbackSettings): Promise<void>;
 }
 
+/** An event's revenue as its sends carry it. */
+export interface SendRevenue {
+  readonly amount: number;
+  readonly currency: string;
+  /**
+   * The amount in USD, as ingestion converted it for the lake (`revenue_usd`); null when no
+   * rate was known, absent from a send added before it was kept.
+   */
+  readonly usd?: number | null;
+}
+
 /** What a send is about, with what the trigger knew of its request that is kept nowhere else. */
 export type OutboxSubject =
   | {
@@ -106,7 +117,7 @@ export type OutboxSubject =
       readonly name: string;
       /** ISO 8601. */
       readonly time: string;
-      readonly revenue: { readonly amount: number; readonly currency: string } | null;
+      readonly revenue: SendRevenue | null;
       /** The device's address and user agent, for an event the SDK sent; null for S2S. */
       readonly ip: string | null;
       readonly userAgent: string | null;
@@ -133,7 +144,7 @@ export interface OutboxRow {
   readonly target: SendTarget;
   readonly subject: OutboxSubject;
   readonly state: OutboxState;
-  /** Attempts made so far (0 to 5). */
+  /** Attempts made so far (0 to its target's retry policy's last: src/postbacks/retries.ts). */
   readonly attempts: number;
   /** When the next attempt is due (ISO 8601 UTC), between attempts. */
   readonly nextAttemptAt: string | null;
@@ -177,13 +188,23 @@ export interface OutboxStore {
   ): Promise<OutboxRow | undefined>;
   /** Records the end of the attempt the token holds; false when the claim was lost. */
   settle(sendId: string, token: string, settlement: AttemptSettlement): Promise<boolean>;
-  /** Marks a send not yet final as skipped, with why. */
-  skip(sendId: string, note: string, at: string): Promise<void>;
+  /**
+   * Marks a send not yet final as skipped, with why: true when this call did; false when the
+   * send was final already, or is gone (a deletion request purged it).
+   */
+  skip(sendId: string, note: string, at: string): Promise<boolean>;
   /** Forgets rows past their lifetime (OUTBOX_DAYS) at `now` (DynamoDB's TTL on AWS); how many. */
   reap(now: Date): Promise<number>;
   /** Forgets every send of an install (its deletion request); how many. */
   purgeInstall(appId: string, serviceId: string): Promise<number>;
 }
+
+/**
+ * What the log says of an attempt: delivered, to be tried again, failed, or `skipped` (no
+ * request was made: the send's record says why, in `reason`).
+ */
+export const LOG_VERDICTS = ["delivered", "retry", "failed", "skipped"] as const;
+export type LogVerdict = (typeof LOG_VERDICTS)[number];
 
 /** One attempt as the delivery log keeps it (src/postbacks/retries.ts's record, and whose). */
 export interface DeliveryLogEntry {
@@ -208,8 +229,14 @@ export interface DeliveryLogEntry {
   readonly error: string | null;
   readonly attempt: number;
   readonly retry: boolean;
-  readonly verdict: "delivered" | "retry" | "failed";
+  readonly verdict: LogVerdict;
   readonly final: boolean;
+  /**
+   * Why a send was skipped (`no_consent`, `not_won`, `missing:advertising_id`, …:
+   * docs/postbacks.md#skipped-sends); null for an attempt that was made. A record written
+   * before skips were logged has none.
+   */
+  readonly reason?: string | null;
 }
 
 /** An app's attempts of one day and configuration, by verdict. */
@@ -221,6 +248,8 @@ export interface DeliveryCounts {
   readonly delivered: number;
   readonly retry: number;
   readonly failed: number;
+  /** Sends skipped: no request made, counted apart from the failures. */
+  readonly skipped: number;
 }
 
 export interface DeliveryLog {
@@ -258,7 +287,13 @@ export interface OutgoingRequest {
 
 /** How one attempt ended, as src/postbacks/retries.ts judges it. */
 export type SendOutcome =
-  | { readonly kind: "answer"; readonly status: number; readonly body?: string }
+  | {
+      readonly kind: "answer";
+      readonly status: number;
+      readonly body?: string;
+      /** The answer's Retry-After header, when it had one. */
+      readonly retryAfter?: string;
+    }
   | { readonly kind: "timeout" }
   | { readonly kind: "connection"; readonly code: string; readonly message?: string }
   | { readonly kind: "refused"; readonly reason: string };

@@ -175,7 +175,7 @@ const authorityOf = (url: string): string | null => {
   return match ? (match[1] ?? "") : "";
 };
 
-const isHttpUrl = (value: string): boolean => {
+export const isHttpUrl = (value: string): boolean => {
   try {
     const url = new URL(value);
     return url.protocol === "https:" || url.protocol === "http:";

@@ -143,6 +143,79 @@ describe("partner configurations", () => {
     expect((await openPartnerConfig(stored, wrapper)).values.api_pw).toBe("THEIRS");
   });
 
+  it("answers URL values, template URLs and credential headers masked, and keeps the stored ones when sent back masked", async () => {
+    const { configurations, store } = setup();
+    const template = {
+      method: "GET" as const,
+      install: {
+        url: "https://partner.example/i?api_key=k-123&id={service_id}",
+        headers: { Authorization: "Bearer t-456", "X-Trace": "plain" },
+      },
+    };
+    const generic = await configurations.putPartner(APP, "generic-masked", {
+      partner: "generic",
+      values: { endpoint: "https://pb.example.net/postback?token=t-789&src=svc" },
+      media_sources: ["network_a"],
+    });
+    const custom = await configurations.putPartner(APP, "custom-masked", {
+      partner: "custom",
+      template,
+      media_sources: ["network_a"],
+    });
+    const shownGeneric = partnerAnswer(generic.stored);
+    const shownCustom = partnerAnswer(custom.stored);
+    expect(shownGeneric.values).toEqual({
+      endpoint: "https://pb.example.net/postback?token=***&src=svc",
+    });
+    expect(shownCustom.template).toEqual({
+      method: "GET",
+      install: {
+        url: "https://partner.example/i?api_key=***&id={service_id}",
+        headers: { Authorization: "***", "X-Trace": "plain" },
+      },
+    });
+    for (const shown of [shownGeneric, shownCustom]) {
+      expect(JSON.stringify(shown)).not.toMatch(/k-123|t-456|t-789/);
+    }
+
+    // The dashboard's Edit form sends back what it was shown, with one change.
+    await configurations.putPartner(APP, "generic-masked", {
+      partner: "generic",
+      values: shownGeneric.values,
+      media_sources: ["network_b"],
+    });
+    await configurations.putPartner(APP, "custom-masked", {
+      partner: "custom",
+      template: shownCustom.template as typeof template,
+      media_sources: ["network_b"],
+      enabled: false,
+    });
+    const keptGeneric = await store.getPartner(APP, "generic-masked");
+    const keptCustom = await store.getPartner(APP, "custom-masked");
+    expect(keptGeneric).toMatchObject({
+      values: { endpoint: "https://pb.example.net/postback?token=t-789&src=svc" },
+      mediaSources: ["network_b"],
+    });
+    expect(keptCustom).toMatchObject({ template, enabled: false });
+
+    // A masked header sent to another host stands for nothing: it is to be given again.
+    await expect(
+      configurations.putPartner(APP, "custom-masked", {
+        partner: "custom",
+        template: {
+          ...template,
+          install: {
+            ...template.install,
+            url: "https://elsewhere.example/i?id={service_id}",
+            headers: { Authorization: "***" },
+          },
+        },
+        media_sources: ["network_b"],
+      }),
+    ).rejects.toThrow(/template\.install\.headers\.Authorization: is masked as answered/);
+    expect((await store.getPartner(APP, "custom-masked"))?.template).toEqual(template);
+  });
+
   it("refuses with a ValidationError, storing nothing, a configuration larger than a store item holds", async () => {
     const { configurations, store } = setup();
     const stored = async () => (await store.listByApp(APP)).partners.length;

@@ -30,7 +30,6 @@ import {
   secretsOf,
   type WebhookConfig,
 } from "./config.ts";
-import { maskUrl } from "./retries.ts";
 import {
   openPartnerConfig,
   openWebhookConfig,
@@ -47,7 +46,13 @@ import {
   webhookTestRequest,
 } from "./test-send.ts";
 import { checkConfiguredUrl, type Resolver } from "./url-safety.ts";
-import { type PartnerRequest, partnerConfigFrom, type WebhookRequest } from "./wire.ts";
+import {
+  type PartnerRequest,
+  partnerConfigFrom,
+  shownUrl,
+  unmaskedPartnerRequest,
+  type WebhookRequest,
+} from "./wire.ts";
 
 export interface PostbackConfigurationsDeps {
   readonly store: PostbackConfigStore;
@@ -150,10 +155,12 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
     /**
      * `PUT /v1/postbacks/partners/{id}`: the body's configuration, whole, except that a secret
      * value already saved and left out of the body is kept, and kept secret (it is never shown,
-     * so it cannot be sent back, nor its mark with it).
+     * so it cannot be sent back, nor its mark with it); and that a value, a template URL or a
+     * header sent back masked as answered (wire.ts) keeps the stored one.
      */
-    async putPartner(appId: string, id: string, body: PartnerRequest) {
+    async putPartner(appId: string, id: string, sent: PartnerRequest) {
       const existing = await deps.store.getPartner(appId, id);
+      const { body, restored } = unmaskedPartnerRequest(sent, existing);
       const kept: Record<string, string> = {};
       /** Kept values the owner marked secret: they stay secret whatever the body marks. */
       const keptMarked: string[] = [];
@@ -185,6 +192,14 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
         opened && Object.keys(kept).length > 0 && !sameHosts(opened, withKept)
           ? partnerConfigFrom(appId, id, body, {})
           : withKept;
+      // The same for a credential shown masked: it stands for the stored one only while the
+      // configuration goes where it went; else it is to be given again.
+      const [masked] = restored;
+      if (masked !== undefined && !(opened && sameHosts(opened, config))) {
+        throw new ValidationError(
+          `body.${masked}: is masked as answered, and the configuration now leads elsewhere: give its value again`,
+        );
+      }
       return { stored: await storePartner(config, "body") };
     },
 
@@ -205,7 +220,7 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
         ? newWebhookSecret()
         : (await openWebhookConfig(existing, deps.wrapper)).secret;
       const url =
-        existing && existing.url !== body.url && maskUrl(existing.url, []) === body.url
+        existing && existing.url !== body.url && shownUrl(existing.url) === body.url
           ? existing.url
           : body.url;
       const webhook = parseWebhookConfig({

@@ -4,6 +4,7 @@
  * winning touch, what the trigger knew of the request), the request of a partner's template,
  * and a webhook's body and signed headers. Pure: the worker reads, this builds.
  */
+import { keptFirstOpen } from "../attribution/lake-rows.ts";
 import type { App } from "../ports/apps.ts";
 import type { AttributionResult } from "../ports/attributions.ts";
 import type { Install } from "../ports/installs.ts";
@@ -28,7 +29,7 @@ import {
 export interface PostbackJob {
   readonly appId: string;
   readonly sendId: string;
-  /** 1 to 5. */
+  /** 1 to its send's retry policy's last (./retries.ts). */
   readonly attempt: number;
 }
 
@@ -97,7 +98,10 @@ export const postbackInstallOf = (facts: SendFacts): PostbackInstall => {
     advertisingId: install.maid,
     attStatus: install.attStatus,
     idfv: install.idfv,
-    firstOpenTime: install.firstOpenTime,
+    // The install's time as the export keeps it: a device clock set wrong moves neither the
+    // partner's install time nor the event window that runs from it.
+    firstOpenTime: keptFirstOpen(install),
+    installType: attribution?.installType ?? null,
     appVersion: install.appVersion,
     osVersion: install.osVersion,
     deviceModel: install.deviceModel,
@@ -169,7 +173,8 @@ const nullable = <T>(value: T | null | undefined): T | null => value ?? null;
 
 /**
  * A webhook's JSON body: the install (or the event and its install) and the attribution as it
- * stands, in the export's field names. The app's own backend hears of its own users: no
+ * stands, in the export's field names (its install's first open as the export keeps it, on the
+ * service's clock when the device's was off). The app's own backend hears of its own users: no
  * device id and no address go with it, only the install's id and its customer user id.
  */
 export const webhookBodyOf = (facts: SendFacts, sendId: string): string => {
@@ -181,7 +186,7 @@ export const webhookBodyOf = (facts: SendFacts, sendId: string): string => {
     service_id: install.serviceId,
     platform: install.os,
     install: {
-      first_open_time: install.firstOpenTime,
+      first_open_time: keptFirstOpen(install),
       app_version: install.appVersion,
       os_version: install.osVersion,
       device_model: install.deviceModel,
@@ -202,6 +207,7 @@ export const webhookBodyOf = (facts: SendFacts, sendId: string): string => {
       click_id: attribution.clickId,
       matching_type: attribution.matchingType,
       confidence_score: attribution.confidence,
+      install_type: attribution.installType,
       attributed_at: attribution.attributedAt,
     },
     ...(subject.kind === "event"

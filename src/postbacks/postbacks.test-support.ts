@@ -34,6 +34,7 @@ export const ANDROID_INSTALL: PostbackInstall = {
   attStatus: null,
   idfv: null,
   firstOpenTime: "2026-11-01T10:00:00.000Z",
+  installType: null,
   appVersion: "2.3.1",
   osVersion: "14",
   deviceModel: "Pixel 8",
@@ -57,6 +58,7 @@ export const IOS_INSTALL: PostbackInstall = {
   idfv: "B5372DB0-C21E-11E4-8DFC-AA07A5B093DB",
   osVersion: "17.4.1",
   deviceModel: "iPhone15,2",
+  installType: "new_install",
 };
 
 export const contextOf = (overrides: Partial<PostbackContext> = {}): PostbackContext => ({

@@ -6,18 +6,23 @@ import {
   attemptLog,
   excerpt,
   MASK,
+  MAX_QUEUE_DELAY_SECONDS,
   maskSecrets,
   maskUrl,
   RETRY_POLICY,
+  retryAfterMs,
+  skipLog,
   verdictOf,
+  WEBHOOK_RETRY_POLICY,
 } from "./retries.ts";
 import { fillHeaderValue, fillJsonBody, fillUrl } from "./templates.ts";
 
 const ENDED = new Date("2026-11-02T10:00:00.000Z");
-const answer = (status: number, body?: string): AttemptOutcome => ({
+const answer = (status: number, body?: string, retryAfter?: string): AttemptOutcome => ({
   kind: "answer",
   status,
   body,
+  ...(retryAfter === undefined ? {} : { retryAfter }),
 });
 
 describe("verdictOf", () => {
@@ -50,11 +55,11 @@ describe("verdictOf", () => {
     expect(verdictOf(answer(503), 5, ENDED)).toEqual({ verdict: "failed", final: true });
   });
 
-  it("never retries a 4xx, a redirect (not followed) or a send the service refused", () => {
+  it("never retries a 4xx but 408, 425 and 429, a redirect (not followed) or a send the service refused", () => {
     for (const outcome of [
       answer(400),
       answer(404),
-      answer(429),
+      answer(409),
       answer(301),
       answer(302),
       answer(307),
@@ -85,12 +90,73 @@ describe("verdictOf", () => {
     );
   });
 
-  it("finishes any 4xx at once, whatever the attempt", () => {
+  it("finishes any 4xx at once, whatever the attempt, but those asking for it later", () => {
     fc.assert(
       fc.property(fc.integer({ min: 400, max: 499 }), fc.integer({ min: 1, max: 5 }), (s, n) => {
+        fc.pre(![408, 425, 429].includes(s));
         expect(verdictOf(answer(s), n, ENDED)).toEqual({ verdict: "failed", final: true });
       }),
     );
+  });
+
+  it("tries a 408, a 425 and a 429 again, as a 5xx, until the last attempt", () => {
+    const later = new Date(ENDED.getTime() + 15 * MINUTE_MS);
+    for (const status of [408, 425, 429]) {
+      expect(verdictOf(answer(status), 1, ENDED)).toEqual({
+        verdict: "retry",
+        final: false,
+        retryAt: later,
+      });
+      expect(verdictOf(answer(status), 5, ENDED)).toEqual({ verdict: "failed", final: true });
+    }
+  });
+
+  it("waits as long as Retry-After asks when it asks for longer, in seconds or as an HTTP date, at most the queue's 15 minutes", () => {
+    // A webhook's first retry comes after a minute: a Retry-After may ask for longer.
+    const retryAt = (retryAfter: string) => {
+      const verdict = verdictOf(answer(429, "", retryAfter), 1, ENDED, WEBHOOK_RETRY_POLICY);
+      if (verdict.verdict !== "retry") throw new Error("not retried");
+      return verdict.retryAt.getTime() - ENDED.getTime();
+    };
+    expect(retryAt("120")).toBe(120_000);
+    expect(retryAt(new Date(ENDED.getTime() + 300_000).toUTCString())).toBe(300_000);
+    // Longer than a queue's message may wait: the longest it may.
+    expect(retryAt("86400")).toBe(MAX_QUEUE_DELAY_SECONDS * 1000);
+    expect(retryAt(new Date(ENDED.getTime() + 3_600_000).toUTCString())).toBe(900_000);
+    // Sooner than the schedule, a date gone by, or no date at all: the schedule's delay, so a
+    // backend that says "at once" does not use up its attempts within a minute.
+    expect(retryAt("0")).toBe(MINUTE_MS);
+    expect(retryAt("1")).toBe(MINUTE_MS);
+    expect(retryAt(new Date(ENDED.getTime() - 60_000).toUTCString())).toBe(MINUTE_MS);
+    expect(retryAt("soon")).toBe(MINUTE_MS);
+    expect(retryAt("2026-11-02T10:05:00Z")).toBe(MINUTE_MS);
+    expect(retryAfterMs(undefined, ENDED)).toBeNull();
+    expect(retryAfterMs("60", ENDED)).toBe(60_000);
+    // A 503's Retry-After is read too; a partner's 15 minutes are longer than the minute asked.
+    const busy = verdictOf(answer(503, "", "60"), 2, ENDED);
+    expect(busy).toEqual({
+      verdict: "retry",
+      final: false,
+      retryAt: new Date(ENDED.getTime() + 15 * MINUTE_MS),
+    });
+  });
+
+  it("tries a webhook 10 times over more than a day, each delay longer than the last", () => {
+    const times: number[] = [];
+    let at = ENDED;
+    for (let attempt = 1; ; attempt++) {
+      times.push(at.getTime());
+      const verdict = verdictOf(answer(503), attempt, at, WEBHOOK_RETRY_POLICY);
+      if (verdict.final) break;
+      at = verdict.retryAt;
+    }
+    expect(times).toHaveLength(WEBHOOK_RETRY_POLICY.maxAttempts);
+    expect(times).toHaveLength(10);
+    const gaps = times.slice(1).map((time, i) => time - (times[i] ?? 0));
+    for (const [i, gap] of gaps.entries()) if (i > 0) expect(gap).toBeGreaterThan(gaps[i - 1] ?? 0);
+    expect((times.at(-1) ?? 0) - ENDED.getTime()).toBeGreaterThanOrEqual(24 * 60 * MINUTE_MS);
+    // A partner's stays AppsFlyer's: 5 attempts, an hour.
+    expect(verdictOf(answer(503), 5, ENDED, RETRY_POLICY).verdict).toBe("failed");
   });
 });
 
@@ -209,6 +275,7 @@ describe("attemptLog", () => {
       retry: false,
       verdict: "retry",
       final: false,
+      reason: null,
     });
     const second = attemptLog({
       url,
@@ -251,5 +318,54 @@ describe("attemptLog", () => {
     expect(log({ kind: "refused", reason: "resolves to a private address" }).error).toBe(
       "not sent: resolves to a private address",
     );
+  });
+
+  it("says why a 408, 425 or 429 is tried again, and when, as its Retry-After asks", () => {
+    const log = (outcome: AttemptOutcome, attempt = 1) =>
+      attemptLog({ url, method: "GET", outcome, attempt, endedAt: ENDED, secrets: [] });
+    expect(log(answer(429, "slow down", "30"))).toMatchObject({
+      status: 429,
+      verdict: "retry",
+      error:
+        "answered 429 (too many requests): the partner asks for it later, tried again in 900 s, later than its Retry-After asks",
+    });
+    expect(
+      attemptLog({
+        url,
+        method: "GET",
+        outcome: answer(429, "slow down", "300"),
+        attempt: 1,
+        endedAt: ENDED,
+        secrets: [],
+        policy: WEBHOOK_RETRY_POLICY,
+      }).error,
+    ).toBe(
+      "answered 429 (too many requests): the partner asks for it later, tried again in 300 s as its Retry-After asks",
+    );
+    expect(log(answer(408)).error).toBe(
+      "answered 408 (request timeout): the partner asks for it later",
+    );
+    expect(log(answer(425), 5)).toMatchObject({
+      verdict: "failed",
+      error: "answered 425 (too early): the partner asks for it later",
+    });
+  });
+});
+
+describe("skipLog", () => {
+  it("records a skip as final, with its reason and nothing sent", () => {
+    expect(skipLog({ attempt: 2, at: ENDED, reason: "no_consent" })).toEqual({
+      time: "2026-11-02T10:00:00.000Z",
+      url: "",
+      method: "",
+      status: null,
+      answer: null,
+      error: null,
+      attempt: 2,
+      retry: true,
+      verdict: "skipped",
+      final: true,
+      reason: "no_consent",
+    });
   });
 });

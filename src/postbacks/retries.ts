@@ -2,27 +2,67 @@
  * When a postback or webhook is tried again, and what each attempt leaves in the log.
  *
  * A send is tried again only when the partner may take it later: its server failed (5xx), it
- * did not answer in time (10 s), or it could not be reached (a connection error). AppsFlyer's
- * rule, followed here: up to 4 more tries 15 minutes apart, 5 in all. A 4xx is the partner
- * refusing this request, which a retry would only repeat; a redirect (3xx) is never followed
- * (it could lead anywhere, a private address included) and is final too, as is a request the
- * service refused to make (an unsafe address, a template that cannot be filled).
+ * did not answer in time (10 s, or its own 408), it asks for the request later (425 Too Early,
+ * 429 Too Many Requests), or it could not be reached (a connection error). A partner's send
+ * follows AppsFlyer's rule: up to 4 more tries 15 minutes apart, 5 in all. A webhook is the
+ * app's own backend, whose outage may last a night: its retries grow and span more than a day.
+ * An answer's Retry-After may make the next delay longer (up to the 15 minutes a queue's message
+ * can be delayed), never shorter: a webhook's backend that says "in a second" would otherwise
+ * use up its attempts within a minute. Any other 4xx is the partner refusing this request, which a retry would only
+ * repeat; a redirect (3xx) is never followed (it could lead anywhere, a private address
+ * included) and is final too, as is a request the service refused to make (an unsafe address).
  */
-import { MINUTE_MS } from "../domain/time.ts";
+import { MINUTE_MS, SECOND_MS } from "../domain/time.ts";
+import type { SendTarget } from "../ports/postbacks.ts";
 import { encodeQueryValue, headerSafe } from "./templates.ts";
 import { REQUEST_LIMITS } from "./url-safety.ts";
 
+/**
+ * The longest a queue delays a message: SQS's 15 minutes. A later attempt is reached through
+ * messages of at most this delay, one after another (src/workers/postback-worker.ts).
+ */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+
+/** How a send is tried again: how many attempts in all, and the delay after each failed one. */
+export interface RetryPolicy {
+  readonly maxAttempts: number;
+  /** The delay after attempt n (its index n - 1), from its end to the next attempt. */
+  readonly delaysMs: readonly number[];
+  readonly timeoutMs: number;
+}
+
+/** A partner's: the first try and 4 retries, 15 minutes apart (AppsFlyer's rule). */
 export const RETRY_POLICY = {
-  /** The first try and 4 retries. */
   maxAttempts: 5,
-  /** Between one attempt's end and the next. */
-  intervalMs: 15 * MINUTE_MS,
+  delaysMs: [15, 15, 15, 15].map((minutes) => minutes * MINUTE_MS),
   timeoutMs: REQUEST_LIMITS.timeoutMs,
-} as const;
+} as const satisfies RetryPolicy;
+
+/**
+ * A webhook's: the first try and 9 retries, 1 minute to 12 hours apart, about 28 hours in all,
+ * so a backend down for a night still hears of every install and event.
+ */
+export const WEBHOOK_RETRY_POLICY = {
+  maxAttempts: 10,
+  delaysMs: [1, 5, 15, 30, 60, 120, 240, 480, 720].map((minutes) => minutes * MINUTE_MS),
+  timeoutMs: REQUEST_LIMITS.timeoutMs,
+} as const satisfies RetryPolicy;
+
+/** The most attempts any send makes: what a queued attempt's number may be. */
+export const MAX_ATTEMPTS = Math.max(RETRY_POLICY.maxAttempts, WEBHOOK_RETRY_POLICY.maxAttempts);
+
+export const retryPolicyOf = (target: SendTarget): RetryPolicy =>
+  target === "webhook" ? WEBHOOK_RETRY_POLICY : RETRY_POLICY;
 
 /** What one attempt came to, as the sender saw it. */
 export type AttemptOutcome =
-  | { readonly kind: "answer"; readonly status: number; readonly body?: string }
+  | {
+      readonly kind: "answer";
+      readonly status: number;
+      readonly body?: string;
+      /** The answer's Retry-After header, as it came. */
+      readonly retryAfter?: string;
+    }
   | { readonly kind: "timeout" }
   /** No answer: refused, reset, unresolvable, TLS failure; `code` is Node's (`ECONNREFUSED`). */
   | { readonly kind: "connection"; readonly code: string; readonly message?: string }
@@ -37,11 +77,21 @@ export type AttemptVerdict =
   | { readonly verdict: "retry"; readonly final: false; readonly retryAt: Date }
   | { readonly verdict: "failed"; readonly final: true };
 
+/**
+ * The 4xx answers that ask for the same request later: 408 Request Timeout (the server gave up
+ * waiting for it), 425 Too Early, 429 Too Many Requests.
+ */
+const LATER = new Map([
+  [408, "request timeout"],
+  [425, "too early"],
+  [429, "too many requests"],
+]);
+
 /** Whether this outcome may succeed later; the attempt count is not considered. */
 export const isRetryable = (outcome: AttemptOutcome): boolean => {
   switch (outcome.kind) {
     case "answer":
-      return outcome.status >= 500 && outcome.status <= 599;
+      return (outcome.status >= 500 && outcome.status <= 599) || LATER.has(outcome.status);
     case "timeout":
     case "connection":
       return true;
@@ -54,20 +104,48 @@ const isDelivered = (outcome: AttemptOutcome): boolean =>
   outcome.kind === "answer" && outcome.status >= 200 && outcome.status <= 299;
 
 /**
- * The verdict on attempt `attempt` (1 to 5), which ended at `endedAt`: a retryable failure
- * before the last attempt is tried again 15 minutes later; anything else is final.
+ * How long an answer's Retry-After asks to wait from `endedAt` (delay-seconds, or an HTTP date),
+ * within the longest a queue delays a message; null when it has none or none that reads.
+ */
+export const retryAfterMs = (value: string | undefined, endedAt: Date): number | null => {
+  const text = value?.trim() ?? "";
+  if (text === "") return null;
+  let ms: number;
+  if (/^\d+$/.test(text)) ms = Number(text) * SECOND_MS;
+  else {
+    const at = Date.parse(text);
+    // Only an HTTP date (`Wed, 21 Oct 2026 07:28:00 GMT`): Date.parse reads much else.
+    if (
+      !/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text) ||
+      !Number.isFinite(at)
+    ) {
+      return null;
+    }
+    ms = at - endedAt.getTime();
+  }
+  return Math.min(MAX_QUEUE_DELAY_SECONDS * SECOND_MS, Math.max(0, ms));
+};
+
+/**
+ * The verdict on attempt `attempt`, which ended at `endedAt`: a retryable failure before the
+ * policy's last attempt is tried again after the policy's delay, or after the answer's
+ * Retry-After when it asks for longer; anything else is final.
  */
 export const verdictOf = (
   outcome: AttemptOutcome,
   attempt: number,
   endedAt: Date,
+  policy: RetryPolicy = RETRY_POLICY,
 ): AttemptVerdict => {
   if (isDelivered(outcome)) return { verdict: "delivered", final: true };
-  if (isRetryable(outcome) && attempt < RETRY_POLICY.maxAttempts) {
+  if (isRetryable(outcome) && attempt < policy.maxAttempts) {
+    const asked = outcome.kind === "answer" ? retryAfterMs(outcome.retryAfter, endedAt) : null;
+    const scheduled = policy.delaysMs[attempt - 1] ?? policy.delaysMs.at(-1) ?? 0;
     return {
       verdict: "retry",
       final: false,
-      retryAt: new Date(endedAt.getTime() + RETRY_POLICY.intervalMs),
+      // Retry-After is the least the partner asks to wait: never sooner than the policy's own.
+      retryAt: new Date(endedAt.getTime() + Math.max(asked ?? 0, scheduled)),
     };
   }
   return { verdict: "failed", final: true };
@@ -85,18 +163,31 @@ export interface AttemptLog {
   /** The answer's first bytes (at most 1 KiB, whole characters), secrets masked. */
   readonly answer: string | null;
   readonly error: string | null;
-  /** 1 to 5. */
+  /** 1 to its policy's last. */
   readonly attempt: number;
   /** Whether this attempt was a retry (AppsFlyer marks retried sends the same way). */
   readonly retry: boolean;
   readonly verdict: Verdict;
   readonly final: boolean;
+  /** Why a send was skipped: none for an attempt that was made. */
+  readonly reason: null;
+}
+
+/** The log's record of a send skipped in place of attempt `attempt`: no request was made. */
+export interface SkipLog extends Omit<AttemptLog, "verdict" | "final" | "reason"> {
+  readonly verdict: "skipped";
+  readonly final: true;
+  /** Why: a code (`no_consent`, `missing:advertising_id`, …). */
+  readonly reason: string;
 }
 
 export const MASK = "***";
 
 /** Query keys whose values are credentials whatever the template calls them. */
 const SECRET_KEY = /key|token|secret|signature|password|passwd|auth|credential/i;
+
+/** Whether a query key or a header is named like a credential (`access_token`, `Authorization`). */
+export const isCredentialName = (name: string): boolean => SECRET_KEY.test(name);
 
 /**
  * Replaces each secret, as it stands and in every form a template writes it (in a URL, as the
@@ -146,7 +237,7 @@ export const maskUrl = (text: string, secrets: readonly string[]): string => {
       } catch {
         key = pair.slice(0, at);
       }
-      return SECRET_KEY.test(key) && pair.slice(at + 1) !== ""
+      return isCredentialName(key) && pair.slice(at + 1) !== ""
         ? `${pair.slice(0, at)}=${MASK}`
         : pair;
     })
@@ -167,10 +258,28 @@ export const excerpt = (
   return encoded.subarray(0, end).toString("utf8");
 };
 
-const errorOf = (outcome: AttemptOutcome): string | null => {
+const errorOf = (
+  outcome: AttemptOutcome,
+  verdict: AttemptVerdict,
+  endedAt: Date,
+): string | null => {
   switch (outcome.kind) {
-    case "answer":
-      return outcome.status >= 300 && outcome.status <= 399 ? "redirect not followed" : null;
+    case "answer": {
+      if (outcome.status >= 300 && outcome.status <= 399) return "redirect not followed";
+      const later = LATER.get(outcome.status);
+      // What the partner asked for, and when it is tried again: a partner that limits its rate
+      // is then not asked sooner than it said.
+      const asked = verdict.verdict === "retry" ? retryAfterMs(outcome.retryAfter, endedAt) : null;
+      const waited =
+        verdict.verdict === "retry" ? verdict.retryAt.getTime() - endedAt.getTime() : 0;
+      const when =
+        asked === null
+          ? ""
+          : `, tried again in ${Math.round(waited / SECOND_MS)} s${waited === asked ? " as its Retry-After asks" : ", later than its Retry-After asks"}`;
+      if (later)
+        return `answered ${outcome.status} (${later}): the partner asks for it later${when}`;
+      return when === "" ? null : `answered ${outcome.status}${when}`;
+    }
     case "timeout":
       return `no answer within ${RETRY_POLICY.timeoutMs / 1000} s`;
     case "connection":
@@ -189,15 +298,17 @@ export const attemptLog = (input: {
   readonly endedAt: Date;
   /** The advertiser's secret values of this configuration, in clear. */
   readonly secrets: readonly string[];
+  /** The send's retry policy (a partner's unless given). */
+  readonly policy?: RetryPolicy;
 }): AttemptLog => {
   const { outcome } = input;
-  const verdict = verdictOf(outcome, input.attempt, input.endedAt);
+  const verdict = verdictOf(outcome, input.attempt, input.endedAt, input.policy);
   const answer =
     outcome.kind === "answer" && outcome.body !== undefined
       ? // Masked before it is cut, so a secret across the cut cannot leave its first half.
         excerpt(maskSecrets(outcome.body, input.secrets))
       : null;
-  const error = errorOf(outcome);
+  const error = errorOf(outcome, verdict, input.endedAt);
   return {
     time: input.endedAt.toISOString(),
     url: maskUrl(input.url, input.secrets),
@@ -209,5 +320,28 @@ export const attemptLog = (input: {
     retry: input.attempt > 1,
     verdict: verdict.verdict,
     final: verdict.final,
+    reason: null,
   };
 };
+
+/**
+ * The log record of a send skipped where attempt `attempt` would have been made: nothing was
+ * sent, so it has no URL, method, status or answer, only why.
+ */
+export const skipLog = (input: {
+  readonly attempt: number;
+  readonly at: Date;
+  readonly reason: string;
+}): SkipLog => ({
+  time: input.at.toISOString(),
+  url: "",
+  method: "",
+  status: null,
+  answer: null,
+  error: null,
+  attempt: input.attempt,
+  retry: input.attempt > 1,
+  verdict: "skipped",
+  final: true,
+  reason: input.reason,
+});

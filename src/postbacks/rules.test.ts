@@ -1,9 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { Consent } from "../domain/consent.ts";
 import { DAY_MS } from "../domain/time.ts";
 import { type PartnerConfig, parsePartnerConfig } from "./config.ts";
 import {
   type AcceptedEvent,
+  consentSkip,
   eventDecision,
   installDecision,
   type ResolvedAttribution,
@@ -62,6 +64,19 @@ describe("installDecision", () => {
     expect(installDecision(unity(), ORGANIC)).toEqual({ send: false, reason: "not_won" });
     const all = unity({ installs: "all" });
     expect(installDecision(all, matched("meta_ads"))).toEqual({ send: true, won: false });
+    expect(installDecision(all, ORGANIC)).toEqual({ send: true, won: false });
+  });
+
+  it("sends no install to any partner when it was not attributed on purpose (skipped)", () => {
+    const skipped: ResolvedAttribution = { status: "skipped", mediaSource: null };
+    const all = unity({ installs: "all" });
+    expect(installDecision(all, skipped)).toEqual({ send: false, reason: "install_skipped" });
+    expect(installDecision(unity(), skipped)).toEqual({ send: false, reason: "install_skipped" });
+    expect(eventDecision(all, skipped, INSTALLED, eventAt(sinceInstall(DAY_MS)))).toEqual({
+      send: false,
+      reason: "install_skipped",
+    });
+    // An organic install is one all installs' partners hear of.
     expect(installDecision(all, ORGANIC)).toEqual({ send: true, won: false });
   });
 
@@ -202,5 +217,30 @@ describe("sendIdOf", () => {
     expect(sendIdOf("pc", { kind: "install", serviceId: "s" })).not.toBe(
       sendIdOf("pc", { kind: "event", serviceId: "s", eventId: "" }),
     );
+  });
+});
+
+describe("consentSkip", () => {
+  const consent = (overrides: Partial<Consent>): Consent => ({
+    gdprApplies: null,
+    adUserData: null,
+    adPersonalization: null,
+    tcfString: null,
+    updatedAt: INSTALLED,
+    ...overrides,
+  });
+
+  it("keeps a partner from hearing of a user who refused, or of one where consent is required and not given", () => {
+    expect(consentSkip(consent({ adUserData: false }))).toBe("no_consent");
+    expect(consentSkip(consent({ gdprApplies: true }))).toBe("no_consent");
+    expect(consentSkip(consent({ gdprApplies: true, adUserData: false }))).toBe("no_consent");
+  });
+
+  it("lets a partner hear of a user who agreed, or one never asked where consent is not required", () => {
+    expect(consentSkip(consent({ adUserData: true }))).toBeNull();
+    expect(consentSkip(consent({ gdprApplies: true, adUserData: true }))).toBeNull();
+    expect(consentSkip(consent({ gdprApplies: false }))).toBeNull();
+    expect(consentSkip(consent({}))).toBeNull();
+    expect(consentSkip(null)).toBeNull();
   });
 });

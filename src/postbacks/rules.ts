@@ -3,17 +3,24 @@
  * event of it, each of the app's partner configurations says whether it hears of it:
  *
  * - an install goes when the partner won it (its attribution's media source is one of the
- *   configuration's, case and surrounding spaces aside), or to every partner set to `all`;
+ *   configuration's, case and surrounding spaces aside), or to every partner set to `all`,
+ *   but for an install not attributed on purpose (`skipped`: its app or attribution off);
  * - an event goes when its name is mapped, under the same rule as its install, and within the
  *   configuration's window (180 days by default) from the install's first open; its revenue
- *   goes only when the mapping says so.
+ *   goes only when the mapping says so;
+ * - neither goes to a partner when the install's user refused ad user data, or consent is
+ *   required and was not given (consentSkip): an ad network is a third party, and even without
+ *   device ids a postback tells it of the device (its install id, user agent, model, locale).
+ *   The app's own webhooks are first party and not held back.
  *
  * A send's id is derived from the configuration and the install (or event), so the outbox that
  * stores sends can refuse a second one however often an install or event is processed.
  */
 import { createHash } from "node:crypto";
+import { allowsAdUserData, type Consent } from "../domain/consent.ts";
 import { DAY_MS } from "../domain/time.ts";
 import type { MatchStatus } from "../ports/attributions.ts";
+import type { SendRevenue } from "../ports/postbacks.ts";
 import { type PartnerConfig, partnerTemplateOf } from "./config.ts";
 import type { PostbackEvent } from "./templates.ts";
 
@@ -28,9 +35,11 @@ export type SkipReason =
   | "disabled"
   | "not_resolved"
   | "no_template"
+  | "install_skipped"
   | "not_won"
   | "unmapped"
-  | "outside_window";
+  | "outside_window"
+  | "no_consent";
 
 export type InstallDecision =
   | { readonly send: true; readonly won: boolean }
@@ -46,7 +55,7 @@ export interface AcceptedEvent {
   readonly name: string;
   /** ISO 8601. */
   readonly time: string;
-  readonly revenue: { readonly amount: number; readonly currency: string } | null;
+  readonly revenue: SendRevenue | null;
 }
 
 const normalise = (source: string): string => source.trim().toLowerCase();
@@ -70,6 +79,7 @@ export const installDecision = (
   if (!config.enabled) return { send: false, reason: "disabled" };
   if (!attribution) return { send: false, reason: "not_resolved" };
   if (!partnerTemplateOf(config)?.install) return { send: false, reason: "no_template" };
+  if (attribution.status === "skipped") return { send: false, reason: "install_skipped" };
   const won = wonBy(config, attribution);
   if (!won && config.installs === "won") return { send: false, reason: "not_won" };
   return { send: true, won };
@@ -90,6 +100,7 @@ export const eventDecision = (
   if (!config.enabled) return { send: false, reason: "disabled" };
   if (!attribution) return { send: false, reason: "not_resolved" };
   if (!partnerTemplateOf(config)?.event) return { send: false, reason: "no_template" };
+  if (attribution.status === "skipped") return { send: false, reason: "install_skipped" };
   const mapping = Object.hasOwn(config.events, event.name) ? config.events[event.name] : undefined;
   if (!mapping) return { send: false, reason: "unmapped" };
   const won = wonBy(config, attribution);
@@ -109,6 +120,15 @@ export const eventDecision = (
     },
   };
 };
+
+/**
+ * Whether a partner may hear of the install at all, as its consent stands at the attempt: not
+ * when its user refused ad user data, nor where consent is required and was not given. A user
+ * never asked is the app's setting's to decide for device ids (./templates.ts), not for the
+ * send. The trigger does not know the install's consent, so the worker asks at each attempt.
+ */
+export const consentSkip = (consent: Consent | null): "no_consent" | null =>
+  allowsAdUserData(consent) ? null : "no_consent";
 
 /** What a send is about: an install, or one of its events (the export's key for events). */
 export type SendSubject =

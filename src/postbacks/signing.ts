@@ -12,7 +12,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 export const SIGNATURE_HEADER = "X-Attribution-Signature";
 /** The send's id, the same on every attempt: a receiver drops a delivery it already took. */
 export const DELIVERY_HEADER = "X-Attribution-Delivery";
-/** Which attempt this is (1 to 5); above 1 it is a retry. */
+/** Which attempt this is (1 to 10, a webhook's retries: ./retries.ts); above 1 it is a retry. */
 export const ATTEMPT_HEADER = "X-Attribution-Attempt";
 
 /** How far a signature's time may be from the verifier's clock, either way. */

@@ -19,6 +19,7 @@ import {
   macroLookup,
   macrosIn,
   macroTableMarkdown,
+  plainNumber,
 } from "./templates.ts";
 import { REQUEST_LIMITS } from "./url-safety.ts";
 
@@ -161,6 +162,23 @@ describe("deviceDataShareable", () => {
   });
 });
 
+describe("plainNumber", () => {
+  it("writes every number as String does, its point moved in place of an exponent", () => {
+    expect(plainNumber(1e-7)).toBe("0.0000001");
+    expect(plainNumber(-1.5e-7)).toBe("-0.00000015");
+    expect(plainNumber(1.23e21)).toBe("1230000000000000000000");
+    expect(plainNumber(9.99)).toBe("9.99");
+    expect(plainNumber(0)).toBe("0");
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (number) => {
+        const text = plainNumber(number);
+        expect(text).toMatch(/^-?\d+(\.\d+)?$/);
+        expect(Number(text)).toBe(number === 0 ? 0 : number);
+      }),
+    );
+  });
+});
+
 describe("macro values", () => {
   const value = (name: string, overrides: Parameters<typeof contextOf>[0] = {}) =>
     macroLookup(contextOf(overrides))(name);
@@ -245,6 +263,40 @@ describe("macro values", () => {
     expect(value("limit_ad_tracking", { install: zeroed })).toBe("1");
   });
 
+  it("withholds the IDFV and the address on iOS unless App Tracking Transparency is authorised", () => {
+    expect(value("ip", { install: IOS_INSTALL })).toBe(IOS_INSTALL.ip);
+    for (const attStatus of ["denied", "restricted", "not_determined", null] as const) {
+      const install = { ...IOS_INSTALL, attStatus };
+      expect(value("idfv", { install }), String(attStatus)).toBe("");
+      expect(value("ip", { install }), String(attStatus)).toBe("");
+    }
+    // Android has no such switch: its address goes where consent allows.
+    expect(value("ip", { install: { ...ANDROID_INSTALL, attStatus: null } })).toBe(
+      ANDROID_INSTALL.ip,
+    );
+  });
+
+  it("names the install's type as its attribution gives it", () => {
+    expect(value("install_type", { install: IOS_INSTALL })).toBe("new_install");
+    expect(
+      value("install_type", {
+        install: { ...IOS_INSTALL, installType: "reinstall_same_device" },
+      }),
+    ).toBe("reinstall_same_device");
+    expect(value("install_type")).toBe("");
+  });
+
+  it("writes an amount without an exponent, and its USD value where ingestion had a rate", () => {
+    const tiny = { ...PURCHASE, revenue: { amount: 1e-7, currency: "USD", usd: 1e-7 } };
+    expect(value("revenue", { event: tiny })).toBe("0.0000001");
+    expect(value("revenue_usd", { event: tiny })).toBe("0.0000001");
+    const euros = { ...PURCHASE, revenue: { amount: 9.99, currency: "EUR", usd: 10.79 } };
+    expect(value("revenue_usd", { event: euros })).toBe("10.79");
+    // No rate, or a send kept from before the value was: none.
+    expect(value("revenue_usd", { event: PURCHASE })).toBe("");
+    expect(value("revenue_usd", { event: { ...PURCHASE, revenue: null } })).toBe("");
+  });
+
   it("sends ids to a partner that did not win the install under `all`, within consent", () => {
     expect(value("advertising_id", { won: false })).toBe(ANDROID_INSTALL.advertisingId);
   });
@@ -284,6 +336,7 @@ describe("buildRequest", () => {
     expect(buildRequest(GET, contextOf({ install: refused }), ["advertising_id"])).toEqual({
       ok: false,
       problem: "the partner needs advertising_id, which is empty",
+      missing: ["advertising_id"],
     });
     expect(buildRequest(GET, contextOf(), ["advertising_id"]).ok).toBe(true);
   });

@@ -16,13 +16,16 @@
  *
  * A macro the service does not know, or a fact it does not have, is empty. Device ids (the
  * advertising id, the IDFV) and the IP address are filled only where the install's consent
- * allows sharing them with ad networks (deviceDataShareable), and the attribution's facts (the
+ * allows sharing them with ad networks (deviceDataShareable) and, on iOS, App Tracking
+ * Transparency authorised tracking (trackingAllowed), and the attribution's facts (the
  * media source, campaign, click) only for the partner that won the install: one network never
  * learns of another's campaigns.
  */
-import type { Consent } from "../domain/consent.ts";
+import { allowsAdUserData, type Consent } from "../domain/consent.ts";
 import type { AttStatus, Os } from "../domain/install-facts.ts";
+import type { AttributionResult } from "../ports/attributions.ts";
 import type { AdFields } from "../ports/links.ts";
+import type { SendRevenue } from "../ports/postbacks.ts";
 import type { PlatformRequest } from "./partners.ts";
 import { REQUEST_LIMITS } from "./url-safety.ts";
 
@@ -49,8 +52,13 @@ export interface PostbackInstall {
   readonly advertisingId: string | null;
   readonly attStatus: AttStatus | null;
   readonly idfv: string | null;
-  /** ISO 8601, by the device's clock: the install's time as exported. */
+  /**
+   * ISO 8601: the install's first open as the service keeps it, on the service's clock when the
+   * device's was off (the install event's time in the export).
+   */
   readonly firstOpenTime: string;
+  /** `new_install` or `reinstall_same_device`, as the attribution gives it; null when none. */
+  readonly installType: AttributionResult["installType"];
   readonly appVersion: string | null;
   readonly osVersion: string | null;
   readonly deviceModel: string | null;
@@ -72,7 +80,7 @@ export interface PostbackEvent {
   readonly name: string;
   /** ISO 8601. */
   readonly time: string;
-  readonly revenue: { readonly amount: number; readonly currency: string } | null;
+  readonly revenue: SendRevenue | null;
 }
 
 /** Everything one attempt's templates are filled from. */
@@ -118,21 +126,28 @@ const ZERO_ID = /^[0-]+$/;
  * consent says nothing on it, as the app's own setting says.
  */
 export const deviceDataShareable = (consent: Consent | null, appSetting: boolean): boolean => {
-  if (consent?.adUserData === false) return false;
+  if (!allowsAdUserData(consent)) return false;
   if (consent?.adUserData === true) return true;
-  if (consent?.gdprApplies === true) return false;
   return appSetting;
 };
 
+/**
+ * On iOS, whether App Tracking Transparency authorised tracking: Apple's rule covers every id
+ * and signal that links the device across companies, the IDFV and the address as much as the
+ * IDFA. Android has no such switch.
+ */
+export const trackingAllowed = (install: Pick<PostbackInstall, "platform" | "attStatus">) =>
+  install.platform !== "ios" || install.attStatus === "authorized";
+
+/** Whether the device's ids and address may go: consent, and on iOS tracking authorised. */
 const shareable = (context: PostbackContext): boolean =>
-  deviceDataShareable(context.install.consent, context.shareDeviceDataWithoutConsent);
+  deviceDataShareable(context.install.consent, context.shareDeviceDataWithoutConsent) &&
+  trackingAllowed(context.install);
 
 /** The advertising id, when consent allows and (iOS) App Tracking Transparency authorised it. */
 const advertisingId = (context: PostbackContext): string | null => {
-  const { install } = context;
-  const id = install.advertisingId?.trim();
+  const id = context.install.advertisingId?.trim();
   if (!id || ZERO_ID.test(id) || !shareable(context)) return null;
-  if (install.platform === "ios" && install.attStatus !== "authorized") return null;
   return id;
 };
 
@@ -231,8 +246,12 @@ const MACRO_ROWS: readonly MacroRow[] = [
   row("idfa", "text", "install", "The IDFA; empty on Android. As `advertising_id`.", (c) =>
     c.install.platform === "ios" ? advertisingId(c) : null,
   ),
-  row("idfv", "text", "install", "The IDFV (iOS); only where consent allows.", (c) =>
-    shareable(c) ? c.install.idfv : null,
+  row(
+    "idfv",
+    "text",
+    "install",
+    "The IDFV (iOS); only where consent allows and App Tracking Transparency is authorised.",
+    (c) => (shareable(c) ? c.install.idfv : null),
   ),
   row(
     "limit_ad_tracking",
@@ -259,7 +278,7 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "ip",
     "text",
     "install",
-    "The install's IP address; only where consent allows, and only if the template asks.",
+    "The install's IP address; only where consent allows (on iOS, with App Tracking Transparency authorised), and only if the template asks.",
     (c) => (shareable(c) ? c.install.ip : null),
   ),
   row(
@@ -269,15 +288,26 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "The user agent of the request: the install's, or the event's for an event's postback.",
     (c) => c.install.userAgent,
   ),
-  row("install_unix_ts", "number", "install", "The install's first open, Unix seconds.", (c) =>
-    unixSeconds(c.install.firstOpenTime),
+  row(
+    "install_unix_ts",
+    "number",
+    "install",
+    "The install's first open, Unix seconds, on the service's clock when the device's was off (as the export's install event).",
+    (c) => unixSeconds(c.install.firstOpenTime),
   ),
   row(
     "install_time",
     "text",
     "install",
-    "The install's first open, ISO 8601.",
+    "The install's first open, ISO 8601, as `install_unix_ts`.",
     (c) => c.install.firstOpenTime,
+  ),
+  row(
+    "install_type",
+    "text",
+    "install",
+    "`new_install` or `reinstall_same_device`, as the install's attribution gives it (the export's `install_type`); empty when it gives none.",
+    (c) => c.install.installType,
   ),
   row("attributed", "number", "install", "`1` when this partner won the install, else `0`.", (c) =>
     c.won ? 1 : 0,
@@ -357,6 +387,13 @@ const MACRO_ROWS: readonly MacroRow[] = [
     (c) => c.event?.revenue?.amount,
   ),
   row(
+    "revenue_usd",
+    "number",
+    "event",
+    "The event's revenue in USD at the ECB rate of its day (the export's `revenue_usd`); only when the mapping sends revenue and a rate was known.",
+    (c) => c.event?.revenue?.usd,
+  ),
+  row(
     "currency",
     "text",
     "event",
@@ -419,9 +456,27 @@ const kindOf = (name: string): MacroKind => BY_NAME.get(name)?.kind ?? "text";
 /** A macro's value as text; "" for an unknown macro or a fact the service does not have. */
 export type MacroLookup = (name: string) => string;
 
+/**
+ * A number in plain decimal notation: String writes an exponent below 1e-6 and from 1e21
+ * (`1e-7`), which a partner reading an amount may take for text or for 1. Its digits are
+ * String's (the shortest that read back as the number), only the point moved.
+ */
+export const plainNumber = (value: number): string => {
+  const text = String(value);
+  const exponent = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!exponent) return text;
+  const [, sign = "", whole = "", fraction = "", power = "0"] = exponent;
+  const digits = `${whole}${fraction}`;
+  // Where the point falls in `digits` once the exponent is applied.
+  const point = whole.length + Number(power);
+  if (point <= 0) return `${sign}0.${"0".repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${"0".repeat(point - digits.length)}`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+};
+
 const asText = (value: string | number | null | undefined): string => {
   if (value === null || value === undefined) return "";
-  return typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : value;
+  return typeof value === "number" ? (Number.isFinite(value) ? plainNumber(value) : "") : value;
 };
 
 /**
@@ -581,7 +636,12 @@ export interface PostbackRequest {
 
 export type BuiltRequest =
   | { readonly ok: true; readonly request: PostbackRequest }
-  | { readonly ok: false; readonly problem: string };
+  | {
+      readonly ok: false;
+      readonly problem: string;
+      /** The macros the partner requires that are empty: the send is skipped, not failed. */
+      readonly missing?: readonly string[];
+    };
 
 const bytes = (text: string): number => Buffer.byteLength(text, "utf8");
 
@@ -604,7 +664,8 @@ export const headerBoundPassed = (
 /**
  * One attempt's request: the template filled from the context, checked against the bounds.
  * Not built (a problem, and nothing is sent) when a macro the partner requires is empty (a
- * device id it matches on, say), when the URL is not one, or when it is too large.
+ * device id it matches on, say: named in `missing`, for the send is then skipped, there being
+ * nothing wrong to fix), when the URL is not one, or when it is too large.
  */
 export const buildRequest = (
   template: PlatformRequest,
@@ -614,7 +675,11 @@ export const buildRequest = (
   const lookup = macroLookup(context);
   const missing = requires.filter((name) => lookup(name) === "");
   if (missing.length > 0) {
-    return { ok: false, problem: `the partner needs ${missing.join(", ")}, which is empty` };
+    return {
+      ok: false,
+      problem: `the partner needs ${missing.join(", ")}, which is empty`,
+      missing,
+    };
   }
   const url = fillUrl(template.url, lookup);
   let filled: URL;

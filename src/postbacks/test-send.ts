@@ -123,7 +123,7 @@ const subjectOf = (test: TestRequest, eventName: string | null, now: Date): Outb
         eventId: "00000000-0000-4000-8000-000000000001",
         name: eventName ?? "service_test",
         time: now.toISOString(),
-        revenue: { amount: 1.99, currency: "USD" },
+        revenue: { amount: 1.99, currency: "USD", usd: 1.99 },
         ip: null,
         userAgent: null,
       };

@@ -49,6 +49,13 @@ describe("addressRefusal", () => {
     // NAT64 and 6to4 embed an IPv4 address, which could be anything: refused whole.
     ["64:ff9b::a9fe:a9fe", "reserved"],
     ["2002:7f00:1::1", "reserved"],
+    // IPv4-compatible (::/96), which ipaddr.js calls unicast: refused whole, in either spelling.
+    ["::a9fe:a9fe", "reserved"],
+    ["[::a9fe:a9fe]", "reserved"],
+    ["::169.254.169.254", "reserved"],
+    ["::808:808", "reserved"],
+    ["::8.8.8.8", "reserved"],
+    ["::102:304", "reserved"],
     ["not an address", "not-an-address"],
   ])("refuses %s as %s", (address, refusal) => {
     expect(addressRefusal(address)).toBe(refusal);
@@ -120,6 +127,8 @@ describe("checkUrlSyntax", () => {
     expect(problem("https://169.254.169.254/latest/meta-data/")).toMatch(/metadata/);
     expect(problem("https://[fd00:ec2::254]/")).toMatch(/metadata/);
     expect(problem("https://[::ffff:192.168.0.1]/")).toMatch(/private/);
+    expect(problem("https://[::a9fe:a9fe]/latest/meta-data/")).toMatch(/reserved/);
+    expect(problem("https://[::169.254.169.254]/")).toMatch(/reserved/);
   });
 
   it("lets http reach loopback, and only loopback, under the operator's setting", () => {

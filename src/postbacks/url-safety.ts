@@ -42,6 +42,30 @@ export interface UrlSafetyOptions {
 /** The cloud metadata endpoints: link-local or unique-local, named apart for a clear refusal. */
 const METADATA_ADDRESSES = new Set(["169.254.169.254", "fd00:ec2::254"]);
 
+/**
+ * IPv4-compatible IPv6 addresses (::/96, deprecated by RFC 4291): `::a9fe:a9fe` embeds
+ * 169.254.169.254, yet ipaddr.js calls the range unicast. Refused whole, `::` and `::1` aside,
+ * which are judged as the unspecified and the loopback address.
+ */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR("::/96");
+
+/**
+ * Whether an address is in ::/96, in either spelling (`::a9fe:a9fe`, `::169.254.169.254`).
+ * ipaddr.js reads a dotted tail after `::` as IPv4-mapped (`::ffff:…`), which a socket does
+ * not: the tail is written in hex before it is parsed, as the URL parser writes it.
+ */
+const isIpv4Compatible = (bare: string): boolean => {
+  const hex = bare.replace(
+    /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/,
+    (_tail, a: string, b: string, c: string, d: string) =>
+      `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
+  );
+  if (!ipaddr.IPv6.isValid(hex)) return false;
+  const address = ipaddr.IPv6.parse(hex);
+  const range = address.range();
+  return range !== "unspecified" && range !== "loopback" && address.match(IPV4_COMPATIBLE);
+};
+
 /** Why an address is refused; null for a public one. */
 export type AddressRefusal =
   | "loopback"
@@ -69,7 +93,7 @@ const REFUSALS: Readonly<Record<string, AddressRefusal>> = {
  * Why an address may not be sent to, or null when it is a public unicast one. Only ipaddr.js's
  * `unicast` range passes: every special range (documentation, benchmarking, 6to4, Teredo and
  * NAT64 prefixes, which embed an IPv4 address that may be private, reserved ones) is refused
- * with the rest. An IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is judged as the IPv4 address
+ * with the rest, and so is the IPv4-compatible ::/96, which ipaddr.js counts as unicast. An IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is judged as the IPv4 address
  * it maps.
  */
 export const addressRefusal = (
@@ -78,6 +102,7 @@ export const addressRefusal = (
 ): AddressRefusal | null => {
   const bare = text.trim().replace(/^\[(.*)\]$/, "$1");
   if (!ipaddr.isValid(bare)) return "not-an-address";
+  if (isIpv4Compatible(bare)) return "reserved";
   const address = ipaddr.process(bare);
   const canonical = address.toString();
   if (METADATA_ADDRESSES.has(canonical)) return "metadata";

@@ -2,7 +2,10 @@
  * Postback configurations as the API, the CLI and the dashboard carry them: request bodies in
  * the API's snake_case, mapped onto the configuration schemas (./config.ts), whose problems are
  * named by the body's own field names; and the answers, which never hold a secret value (a
- * sealed value is named, never shown; a webhook's secret is shown once, when it is made).
+ * sealed value is named, never shown; a webhook's secret is shown once, when it is made) nor a
+ * credential in a URL or a header (masked, `***`, as the delivery log masks them: everyone who
+ * may read an app's postbacks sees the answers, viewers included). A masked value sent back as
+ * it was shown keeps the stored one.
  */
 import * as z from "zod";
 import { ValidationError } from "../domain/errors.ts";
@@ -11,14 +14,22 @@ import { withoutProtoKey } from "../ingest/fields.ts";
 import type {
   DeliveryCounts,
   DeliveryLogEntry,
+  LogVerdict,
   PostbackSettings,
   StoredPartnerConfig,
   StoredWebhookConfig,
 } from "../ports/postbacks.ts";
 import { checked, formatIssues } from "../validation/issues.ts";
-import { customTemplateSchema, type PartnerConfig, partnerConfigSchema } from "./config.ts";
+import {
+  type CustomTemplate,
+  customTemplateSchema,
+  isHttpUrl,
+  type PartnerConfig,
+  partnerConfigSchema,
+} from "./config.ts";
 import { INSTALL_SCOPES, PARTNERS, type PartnerTemplate, requestFor } from "./partners.ts";
-import { MACROS, macrosIn } from "./templates.ts";
+import { isCredentialName, MASK, maskUrl } from "./retries.ts";
+import { MACROS, macrosIn, ownText } from "./templates.ts";
 
 const mappingRequest = z.strictObject({
   name: z.string().meta({ description: "The partner's name for the event.", example: "purchase" }),
@@ -188,12 +199,105 @@ export interface PartnerConfigAnswer {
   readonly updated_at: string;
 }
 
+/** A URL as answered: the value of every query key named like a credential masked. */
+export const shownUrl = (url: string): string => maskUrl(url, []);
+
+/** A value as answered: a URL's credentials masked (an endpoint's `?key=`), any other as it is. */
+const shownValue = (value: string): string => (isHttpUrl(value) ? shownUrl(value) : value);
+
+/** A header's value as answered: masked whole when the header is named like a credential. */
+const shownHeader = (name: string, value: string): string =>
+  isCredentialName(name) && value !== "" ? MASK : value;
+
+type RequestTemplate = NonNullable<CustomTemplate["install"]>;
+
+const shownRequest = (request: RequestTemplate): RequestTemplate => ({
+  ...request,
+  url: shownUrl(request.url),
+  headers: Object.fromEntries(
+    Object.entries(request.headers).map(([name, value]) => [name, shownHeader(name, value)]),
+  ),
+});
+
+/** A custom template as answered: its URLs' and headers' credentials masked. */
+const shownTemplate = (template: unknown): unknown => {
+  // Stored from a checked configuration (./config.ts): a custom template, or null.
+  const custom = (template ?? null) as CustomTemplate | null;
+  if (!custom) return null;
+  return {
+    ...custom,
+    ...(custom.install ? { install: shownRequest(custom.install) } : {}),
+    ...(custom.event ? { event: shownRequest(custom.event) } : {}),
+  };
+};
+
+/**
+ * A body with each masked value it sends back as answered (`shownValue`, `shownUrl`,
+ * `shownHeader`) replaced by the stored one it stands for, and the paths of those replaced: a
+ * client that sends back what it was shown (the dashboard's Edit form) does not save `***` in
+ * place of a key. Only the same partner's stored values stand behind its masks.
+ */
+export const unmaskedPartnerRequest = (
+  body: PartnerRequest,
+  stored: StoredPartnerConfig | undefined,
+): { readonly body: PartnerRequest; readonly restored: readonly string[] } => {
+  if (!stored || stored.partner !== body.partner) return { body, restored: [] };
+  const restored: string[] = [];
+  const values = body.values && { ...body.values };
+  for (const [name, value] of Object.entries(values ?? {})) {
+    const kept = ownText(stored.values, name);
+    if (values && kept !== undefined && value !== kept && value === shownValue(kept)) {
+      values[name] = kept;
+      restored.push(`values.${name}`);
+    }
+  }
+  const keptTemplate = (stored.template ?? null) as CustomTemplate | null;
+  const unmask = (kind: "install" | "event"): RequestTemplate | null | undefined => {
+    const sent = body.template?.[kind];
+    const kept = keptTemplate?.[kind];
+    if (!sent || !kept) return sent;
+    let url = sent.url;
+    if (url !== kept.url && url === shownUrl(kept.url)) {
+      url = kept.url;
+      restored.push(`template.${kind}.url`);
+    }
+    const headers = { ...sent.headers };
+    for (const [name, value] of Object.entries(headers)) {
+      const keptValue = ownText(kept.headers, name);
+      if (
+        keptValue !== undefined &&
+        value !== keptValue &&
+        value === shownHeader(name, keptValue)
+      ) {
+        headers[name] = keptValue;
+        restored.push(`template.${kind}.headers.${name}`);
+      }
+    }
+    return { ...sent, url, headers };
+  };
+  const template = body.template && {
+    ...body.template,
+    install: unmask("install"),
+    event: unmask("event"),
+  };
+  return {
+    body: {
+      ...body,
+      ...(values ? { values } : {}),
+      ...(body.template ? { template } : {}),
+    },
+    restored,
+  };
+};
+
 export const partnerAnswer = (stored: StoredPartnerConfig): PartnerConfigAnswer => ({
   id: stored.id,
   partner: stored.partner,
-  template: stored.template ?? null,
+  template: shownTemplate(stored.template),
   media_sources: [...stored.mediaSources],
-  values: stored.values,
+  values: Object.fromEntries(
+    Object.entries(stored.values).map(([name, value]) => [name, shownValue(value)]),
+  ),
   sealed_values: Object.keys(stored.sealedValues).sort(),
   secret_values: [...stored.secretValues],
   installs: stored.installs,
@@ -212,9 +316,10 @@ export interface WebhookAnswer {
   readonly secret?: string;
 }
 
+/** A webhook as answered: its URL's credentials masked (`access_token=***`). */
 export const webhookAnswer = (stored: StoredWebhookConfig, secret?: string): WebhookAnswer => ({
   id: stored.id,
-  url: stored.url,
+  url: shownUrl(stored.url),
   enabled: stored.enabled,
   updated_at: stored.updatedAt,
   ...(secret === undefined ? {} : { secret }),
@@ -227,6 +332,7 @@ export interface DeliveryCountsAnswer {
   readonly delivered: number;
   readonly retry: number;
   readonly failed: number;
+  readonly skipped: number;
 }
 
 export const countsAnswer = (counts: DeliveryCounts): DeliveryCountsAnswer => ({
@@ -236,6 +342,7 @@ export const countsAnswer = (counts: DeliveryCounts): DeliveryCountsAnswer => ({
   delivered: counts.delivered,
   retry: counts.retry,
   failed: counts.failed,
+  skipped: counts.skipped,
 });
 
 export interface DeliveryLogAnswer {
@@ -254,8 +361,9 @@ export interface DeliveryLogAnswer {
   readonly error: string | null;
   readonly attempt: number;
   readonly retry: boolean;
-  readonly verdict: "delivered" | "retry" | "failed";
+  readonly verdict: LogVerdict;
   readonly final: boolean;
+  readonly reason: string | null;
 }
 
 export const logEntryAnswer = (entry: DeliveryLogEntry): DeliveryLogAnswer => ({
@@ -276,6 +384,7 @@ export const logEntryAnswer = (entry: DeliveryLogEntry): DeliveryLogAnswer => ({
   retry: entry.retry,
   verdict: entry.verdict,
   final: entry.final,
+  reason: entry.reason ?? null,
 });
 
 export interface CatalogPartnerAnswer {

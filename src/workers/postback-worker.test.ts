@@ -8,18 +8,21 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { storedInstall } from "../../test/support/installs.ts";
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
+import type { Consent } from "../domain/consent.ts";
 import {
   type DynamoConnection,
   LOCAL_TABLE_NAMES,
   startLocalDynamoDb,
 } from "../embedded/local-dynamodb.ts";
+import { logger } from "../logging/logger.ts";
 import type { AttributionRecord, AttributionResult } from "../ports/attributions.ts";
 import type { DeletionRequest } from "../ports/deletions.ts";
+import type { Install } from "../ports/installs.ts";
 import type { OutgoingRequest, SendOutcome } from "../ports/postbacks.ts";
 import type { WorkMessage } from "../ports/work-queue.ts";
 import { parsePartnerConfig } from "../postbacks/config.ts";
@@ -29,13 +32,15 @@ import {
   type PartnerSlots,
   SLOW_REQUEST_MS,
 } from "../postbacks/partner-slots.ts";
-import { sealPartnerConfig } from "../postbacks/secrets.ts";
+import { sealPartnerConfig, sealWebhookConfig } from "../postbacks/secrets.ts";
+import { newWebhookSecret } from "../postbacks/signing.ts";
 import { createPostbackTriggers } from "../postbacks/triggers.ts";
 import {
   BUSY_DELAY_SECONDS,
   createPostbackWorker,
   PENDING_DELAY_SECONDS,
 } from "./postback-worker.ts";
+import { POSTBACK_WORKER } from "./workers.ts";
 
 const APP = "com.example.worker";
 const T0 = Date.parse("2026-11-24T12:00:00.000Z");
@@ -92,33 +97,76 @@ describe("the postback worker", () => {
   let apps = 0;
   /** An app of its own per test, with its configurations, installs and a worker over them. */
   const setup = async (
-    configs: { id: string; installs?: "won" | "all"; events?: boolean; host?: string }[],
+    configs: {
+      id: string;
+      installs?: "won" | "all";
+      events?: boolean;
+      host?: string;
+      /** More of the install's and the event's query. */
+      query?: string;
+      windowDays?: number;
+      /** A catalog partner in place of the custom template, with its values. */
+      catalog?: { partner: string; values: Record<string, string> };
+    }[],
     options: {
       slots?: { slowMax: number; room: number; waitMs: number };
       /** Places for requests given as they are, in place of the worker's own. */
       givenSlots?: PartnerSlots;
       /** The delivery log fails this many appends first. */
       failingLogAppends?: number;
+      /** The installs' facts, by service id, over the stored install's; null: none stored. */
+      installs?: Record<string, Partial<Install> | null>;
+      /** Webhooks of the app, by id. */
+      webhooks?: string[];
+      /** What the partner answers; 200 unless given. */
+      answer?: (request: OutgoingRequest) => SendOutcome | Promise<SendOutcome>;
     } = {},
   ) => {
     const appId = `${APP}.${++apps}`;
     for (const config of configs) {
+      const host = config.host ?? `${config.id}.example`;
+      const query = config.query ?? "";
       const parsed = parsePartnerConfig({
         id: config.id,
         appId,
-        partner: "custom",
-        template: {
-          method: "GET",
-          install: { url: `https://${config.host ?? `${config.id}.example`}/i?sid={service_id}` },
-          event: {
-            url: `https://${config.host ?? `${config.id}.example`}/e?sid={service_id}&e={event_name}`,
-          },
-        },
+        ...(config.catalog
+          ? { partner: config.catalog.partner, values: config.catalog.values }
+          : {
+              partner: "custom",
+              template: {
+                method: "GET",
+                install: { url: `https://${host}/i?sid={service_id}${query}` },
+                event: { url: `https://${host}/e?sid={service_id}&e={event_name}${query}` },
+              },
+            }),
         mediaSources: ["network_a"],
         installs: config.installs ?? "all",
-        events: config.events ? { service_purchase: { name: "purchase", revenue: false } } : {},
+        events: config.events
+          ? {
+              service_purchase: {
+                name: config.catalog ? "in_app_purchase" : "purchase",
+                revenue: false,
+              },
+            }
+          : {},
+        ...(config.windowDays ? { eventWindowDays: config.windowDays } : {}),
       });
       await stores.postbackConfigs.putPartner(await sealPartnerConfig(parsed, wrapper));
+    }
+    for (const id of options.webhooks ?? []) {
+      await stores.postbackConfigs.putWebhook(
+        await sealWebhookConfig(
+          {
+            id,
+            appId,
+            url: `https://${id}.example/hooks`,
+            secret: newWebhookSecret(),
+            enabled: true,
+          },
+          wrapper,
+          new Date(T0),
+        ),
+      );
     }
     const attributions = new Map<string, AttributionRecord>();
     const deletions = new Map<string, DeletionRequest[]>();
@@ -141,8 +189,14 @@ describe("the postback worker", () => {
     const worker = createPostbackWorker({
       apps: { get: async () => undefined },
       installs: {
-        get: async (app, serviceId) =>
-          storedInstall(app, serviceId, { firstOpenTime: new Date(T0 - MINUTE).toISOString() }),
+        get: async (app, serviceId) => {
+          const facts = options.installs?.[serviceId];
+          if (facts === null) return undefined;
+          return storedInstall(app, serviceId, {
+            firstOpenTime: new Date(T0 - MINUTE).toISOString(),
+            ...facts,
+          });
+        },
       },
       attributions: { get: async (_app, serviceId) => attributions.get(serviceId) },
       deletions: { listByInstall: async (_app, serviceId) => deletions.get(serviceId) ?? [] },
@@ -163,7 +217,7 @@ describe("the postback worker", () => {
         async send(request): Promise<SendOutcome> {
           sent.push(request);
           await gates.get(new URL(request.url).hostname);
-          return { kind: "answer", status: 200, body: "ok" };
+          return (await options.answer?.(request)) ?? { kind: "answer", status: 200, body: "ok" };
         },
       },
       keyWrapper: wrapper,
@@ -228,6 +282,7 @@ describe("the postback worker", () => {
       tick: (ms: number) => {
         clock += ms;
       },
+      now: () => clock,
     };
   };
 
@@ -518,5 +573,314 @@ describe("the postback worker", () => {
       notes.push(entries.filter((entry) => entry.subject.serviceId === serviceId).length);
     }
     expect(notes).toEqual([1, 0]);
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** Every job queued, taken and handled in turn, until none is left. */
+  const drain = async (t: Awaited<ReturnType<typeof setup>>) => {
+    for (let round = 0; round < 10; round++) {
+      const jobs = t.take();
+      if (jobs.length === 0) return;
+      for (const { job } of jobs) await t.worker(t.message(job));
+    }
+  };
+
+  const logOf = async (appId: string) =>
+    (await stores.deliveryLog.listByApp(appId, { limit: 100 })).entries;
+
+  const consent = (overrides: Partial<Consent>): Consent => ({
+    gdprApplies: null,
+    adUserData: null,
+    adPersonalization: null,
+    tcfString: null,
+    updatedAt: new Date(T0).toISOString(),
+    ...overrides,
+  });
+
+  it("tells no ad network of a user who refused consent, or of one where it is required and not given, and logs the skip", async () => {
+    const installs: Record<string, Partial<Install>> = {
+      refused: { consent: consent({ adUserData: false }) },
+      unanswered: { consent: consent({ gdprApplies: true }) },
+      agreed: { consent: consent({ gdprApplies: true, adUserData: true }) },
+    };
+    const t = await setup([{ id: "network" }], { webhooks: ["backend"], installs });
+    await t.organicInstalls(["refused", "unanswered", "agreed", "unasked"]);
+    await drain(t);
+    const to = (host: string) =>
+      t.sent.filter((request) => new URL(request.url).hostname === host).length;
+    // The app's own backend hears of every install: it is first party.
+    expect(to("backend.example")).toBe(4);
+    expect(t.sent.filter((request) => request.url.startsWith("https://network.example/"))).toEqual([
+      expect.objectContaining({ url: "https://network.example/i?sid=agreed" }),
+      expect.objectContaining({ url: "https://network.example/i?sid=unasked" }),
+    ]);
+    const skipped = (await logOf(t.appId)).filter((entry) => entry.verdict === "skipped");
+    expect(skipped.map((entry) => entry.subject.serviceId).sort()).toEqual([
+      "refused",
+      "unanswered",
+    ]);
+    for (const entry of skipped) {
+      expect(entry).toMatchObject({
+        configId: "network",
+        partner: "custom",
+        reason: "no_consent",
+        final: true,
+        attempt: 1,
+        status: null,
+        url: "",
+      });
+    }
+    const [counts] = (await stores.deliveryLog.counts(t.appId, new Date(T0))).filter(
+      (count) => count.configId === "network",
+    );
+    expect(counts).toMatchObject({ delivered: 2, failed: 0, skipped: 2 });
+  });
+
+  it("asks consent again at each attempt: a user who withdrew it since is not sent to", async () => {
+    const installs: Record<string, Partial<Install>> = {};
+    const t = await setup([{ id: "flaky" }], {
+      installs,
+      answer: () => ({ kind: "answer", status: 503, body: "busy" }),
+    });
+    await t.organicInstalls(["d1"]);
+    const [first] = t.take();
+    if (!first) throw new Error("nothing queued");
+    await t.worker(t.message(first.job));
+    expect(t.sent).toHaveLength(1);
+    installs.d1 = { consent: consent({ adUserData: false }) };
+    const [second] = t.take();
+    if (!second) throw new Error("no second attempt queued");
+    t.tick((second.delaySeconds ?? 0) * 1000);
+    await t.worker(t.message(second.job));
+    expect(t.sent).toHaveLength(1);
+    expect(await stores.outbox.get(first.job.sendId)).toMatchObject({ state: "skipped" });
+    expect(
+      (await logOf(t.appId)).map((entry) => [entry.attempt, entry.verdict, entry.reason ?? null]),
+    ).toEqual([
+      [2, "skipped", "no_consent"],
+      [1, "retry", null],
+    ]);
+  });
+
+  it("logs every skipped send with its reason, and warns of those that mean something went wrong", async () => {
+    const warned = vi.spyOn(logger, "warn").mockImplementation(() => undefined);
+    const t = await setup([{ id: "won-only", installs: "won", events: true }], {
+      installs: { "not-stored": null },
+    });
+    const event = (serviceId: string) => ({
+      serviceId,
+      installTime: new Date(T0 - MINUTE).toISOString(),
+      event: {
+        eventId: `evt-${serviceId}`,
+        name: "service_purchase",
+        time: new Date(T0).toISOString(),
+        revenue: null,
+      },
+      ip: null,
+      userAgent: null,
+    });
+    await t.triggers.eventsAccepted(
+      t.appId,
+      [event("lost"), event("not-stored"), event("never"), event("off")],
+      async () => null,
+    );
+    t.resolve("lost", "matched", "network_b");
+    t.resolve("off", "skipped", null);
+    await drain(t);
+    t.tick(25 * 60 * MINUTE);
+    await drain(t);
+    expect(t.sent).toEqual([]);
+    const reasons = Object.fromEntries(
+      (await logOf(t.appId)).map((entry) => [entry.subject.serviceId, entry.reason]),
+    );
+    expect(reasons).toEqual({
+      lost: "not_won",
+      "not-stored": "install_not_stored",
+      never: "not_resolved",
+      off: "install_skipped",
+    });
+    const warnings = warned.mock.calls.filter(([message]) => message === "postback skipped");
+    expect(warnings.map(([, fields]) => (fields as { reason: string }).reason).sort()).toEqual([
+      "install_not_stored",
+      "not_resolved",
+    ]);
+  });
+
+  it("skips, not fails, a send missing a value its partner requires, and names the value", async () => {
+    const t = await setup(
+      [
+        {
+          id: "google",
+          catalog: { partner: "google-ads", values: { dev_token: "dt-1", link_id: "L1" } },
+        },
+      ],
+      {
+        installs: {
+          "no-id": { maid: null, consent: consent({ adUserData: true }) },
+          "with-id": { consent: consent({ adUserData: true }) },
+        },
+      },
+    );
+    await t.organicInstalls(["no-id", "with-id"]);
+    await drain(t);
+    expect(t.sent.map((request) => new URL(request.url).searchParams.get("rdid"))).toEqual([
+      "38400000-8cf0-11bd-b23e-10b96e40000d",
+    ]);
+    const [skipped] = (await logOf(t.appId)).filter((entry) => entry.subject.serviceId === "no-id");
+    expect(skipped).toMatchObject({
+      verdict: "skipped",
+      reason: "missing:advertising_id",
+      final: true,
+      error: null,
+    });
+    const [counts] = await stores.deliveryLog.counts(t.appId, new Date(T0));
+    expect(counts).toMatchObject({ delivered: 1, failed: 0, skipped: 1 });
+  });
+
+  it("writes no record of an attempt whose send was purged with its install's data meanwhile", async () => {
+    let appId = "";
+    const t = await setup([{ id: "purged" }], {
+      answer: async () => {
+        // A deletion request's purge runs while the partner answers.
+        await stores.outbox.purgeInstall(appId, "forgotten");
+        await stores.deliveryLog.purgeInstall(appId, "forgotten");
+        return { kind: "answer", status: 200, body: "ok" };
+      },
+    });
+    appId = t.appId;
+    await t.organicInstalls(["forgotten"]);
+    await drain(t);
+    expect(t.sent).toHaveLength(1);
+    expect(await logOf(t.appId)).toEqual([]);
+  });
+
+  it("tries a 429 again as its Retry-After asks when that is later than its schedule, and says so in the log", async () => {
+    // A webhook's first retry is a minute away: the backend asks for five.
+    const t = await setup([], {
+      webhooks: ["backend"],
+      answer: () => ({ kind: "answer", status: 429, body: "slow down", retryAfter: "300" }),
+    });
+    await t.organicInstalls(["d1"]);
+    const [first] = t.take();
+    if (!first) throw new Error("nothing queued");
+    await t.worker(t.message(first.job));
+    expect(await stores.outbox.get(first.job.sendId)).toMatchObject({
+      state: "retrying",
+      nextAttemptAt: new Date(T0 + 300_000).toISOString(),
+    });
+    expect(t.take()).toEqual([{ job: { ...first.job, attempt: 2 }, delaySeconds: 300 }]);
+    const [logged] = await logOf(t.appId);
+    expect(logged).toMatchObject({ status: 429, verdict: "retry", final: false });
+    expect(logged?.error).toMatch(/429 \(too many requests\).*300 s as its Retry-After asks/);
+  });
+
+  it("tries a webhook for more than a day, its delays past the queue's 15 minutes reached in steps", async () => {
+    const t = await setup([], {
+      webhooks: ["backend"],
+      answer: () => ({ kind: "answer", status: 503, body: "down" }),
+    });
+    await t.organicInstalls(["d1"]);
+    const sentAt: number[] = [];
+    let early = 0;
+    for (let round = 0; round < 500; round++) {
+      const [next, ...rest] = t.take();
+      expect(rest).toEqual([]);
+      if (!next) break;
+      expect(next.delaySeconds ?? 0).toBeLessThanOrEqual(900);
+      t.tick((next.delaySeconds ?? 0) * 1000);
+      const before = t.sent.length;
+      await t.worker(t.message(next.job));
+      if (t.sent.length > before) sentAt.push(t.now());
+      else early += 1;
+    }
+    expect(sentAt).toHaveLength(10);
+    expect(t.sent.map((request) => request.headers["X-Attribution-Attempt"])).toEqual([
+      "1",
+      "2",
+      "3",
+      "4",
+      "5",
+      "6",
+      "7",
+      "8",
+      "9",
+      "10",
+    ]);
+    const gaps = sentAt.slice(1).map((at, i) => at - (sentAt[i] ?? 0));
+    for (const [i, gap] of gaps.entries()) if (i > 0) expect(gap).toBeGreaterThan(gaps[i - 1] ?? 0);
+    expect((sentAt.at(-1) ?? 0) - (sentAt[0] ?? 0)).toBeGreaterThanOrEqual(24 * 60 * MINUTE);
+    // The hours-long delays came through messages of 15 minutes, each sent on again.
+    expect(early).toBeGreaterThan(0);
+    const [row] = await Promise.all(
+      (await logOf(t.appId)).slice(0, 1).map((entry) => stores.outbox.get(entry.sendId)),
+    );
+    expect(row).toMatchObject({ state: "failed", attempts: 10 });
+    // The queues take a webhook's later attempts' messages as they take a partner's.
+    const job = (attempt: number) => ({ appId: t.appId, sendId: "snd_x", attempt });
+    expect(POSTBACK_WORKER.message.safeParse(job(10)).success).toBe(true);
+    expect(POSTBACK_WORKER.message.safeParse(job(11)).success).toBe(false);
+  });
+
+  it("reads the install's time on the service's clock when the device's was off: the window and the postbacks", async () => {
+    const twoDays = 2 * 24 * 60 * MINUTE;
+    // The phone's clock is two days behind: it reported its first open two days early.
+    const installs = {
+      slow: {
+        firstOpenTime: new Date(T0 - twoDays).toISOString(),
+        clockOffsetMs: twoDays,
+        receivedAt: new Date(T0 + 1_000).toISOString(),
+        os: "ios" as const,
+      },
+    };
+    const t = await setup(
+      [
+        {
+          id: "daily",
+          events: true,
+          windowDays: 1,
+          query: "&ts={install_unix_ts}&type={install_type}",
+        },
+      ],
+      { webhooks: ["backend"], installs },
+    );
+    t.resolve("slow", "organic", "organic");
+    await t.triggers.installResolved({
+      appId: t.appId,
+      serviceId: "slow",
+      attribution: { status: "organic", mediaSource: "organic" },
+      ip: null,
+    });
+    await t.triggers.eventsAccepted(
+      t.appId,
+      [
+        {
+          serviceId: "slow",
+          // As ingestion gives it: the install's time as kept.
+          installTime: new Date(T0).toISOString(),
+          event: {
+            eventId: "evt-1",
+            name: "service_purchase",
+            time: new Date(T0 + 60 * MINUTE).toISOString(),
+            revenue: null,
+          },
+          ip: null,
+          userAgent: null,
+        },
+      ],
+      async () => ({ status: "organic", mediaSource: "organic" }),
+    );
+    await drain(t);
+    const partner = t.sent.filter((request) => request.url.startsWith("https://daily.example/"));
+    expect(partner.map((request) => request.url)).toEqual([
+      `https://daily.example/i?sid=slow&ts=${T0 / 1000}&type=new_install`,
+      `https://daily.example/e?sid=slow&e=purchase&ts=${T0 / 1000}&type=new_install`,
+    ]);
+    const hook = t.sent.find((request) => request.url === "https://backend.example/hooks");
+    const body = JSON.parse(hook?.body ?? "{}");
+    expect(body.install.first_open_time).toBe(new Date(T0).toISOString());
+    expect(body.attribution.install_type).toBe("new_install");
   });
 });

@@ -3,9 +3,13 @@
  * send's configuration and facts, decides again (a configuration changed or removed since the
  * trigger, an install deleted on request, an event whose install's attribution was pending),
  * claims the attempt, builds the request (a partner's template, or a webhook's signed body),
- * sends it, logs the attempt and settles the send: delivered, failed, or tried again 15
- * minutes later by a new message with that delay (SQS's message delay on AWS, which allows 15
- * minutes; the folder queue's embedded), 5 attempts in all (src/postbacks/retries.ts).
+ * sends it, logs the attempt and settles the send: delivered, failed, or tried again later by
+ * a new message with that delay (SQS's message delay on AWS, which allows 15 minutes; the
+ * folder queue's embedded): a partner's 15 minutes later, 5 attempts in all, a webhook's over
+ * more than a day (src/postbacks/retries.ts). A delay past the queue's 15 minutes is reached by
+ * messages of 15 minutes at most, each that comes before its attempt's time sent on again. A
+ * send with nothing to send (its configuration gone, a user who refused consent, a value its
+ * partner requires missing) is skipped, and the skip logged with its reason.
  *
  * Messages come at least once. An attempt is claimed in the outbox before it is made, so two
  * deliveries of one message make one attempt; a message the queue delivers again (its worker
@@ -22,6 +26,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createHttpSender } from "../adapters/postback-sender/http-sender.ts";
+import { keptFirstOpen } from "../attribution/lake-rows.ts";
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { ValidationError } from "../domain/errors.ts";
 import { DAY_MS, SECOND_MS } from "../domain/time.ts";
@@ -34,6 +39,7 @@ import type { InstallStore } from "../ports/installs.ts";
 import {
   type AppPostbackConfigs,
   type DeliveryLog,
+  type DeliveryLogEntry,
   isFinalState,
   type OutboxRow,
   type OutboxStore,
@@ -59,8 +65,19 @@ import {
   type PartnerSlot,
   type PartnerSlots,
 } from "../postbacks/partner-slots.ts";
-import { attemptLog, RETRY_POLICY, verdictOf } from "../postbacks/retries.ts";
-import { eventDecision, installDecision, type SkipReason } from "../postbacks/rules.ts";
+import {
+  attemptLog,
+  MAX_QUEUE_DELAY_SECONDS,
+  retryPolicyOf,
+  skipLog,
+  verdictOf,
+} from "../postbacks/retries.ts";
+import {
+  consentSkip,
+  eventDecision,
+  installDecision,
+  type SkipReason,
+} from "../postbacks/rules.ts";
 import { openPartnerConfig, openWebhookConfig } from "../postbacks/secrets.ts";
 import { POSTBACK_WORKER } from "./workers.ts";
 
@@ -77,8 +94,11 @@ export const BUSY_DELAY_SECONDS = 5;
 export const PENDING_DELAY_SECONDS = 60;
 /** How long an event waits for its install's attribution before it is given up. */
 export const PENDING_LIMIT_MS = DAY_MS;
-/** SQS delays a message 15 minutes at most. */
-const MAX_DELAY_SECONDS = 900;
+/**
+ * A message that comes more than this before its attempt's time (a delay longer than the queue
+ * allows) is sent on again; within it, the attempt is made: a queue's clock and ours differ.
+ */
+const EARLY_TOLERANCE_MS = 5 * SECOND_MS;
 /** A claim outlives the attempt's time-out by this much: the log and the settling. */
 const CLAIM_MARGIN_MS = 20 * SECOND_MS;
 /** Opened configurations are kept this long per process (their secrets cost a key unwrap). */
@@ -102,14 +122,50 @@ export interface PostbackWorkerDeps {
   readonly slots?: PartnerSlots;
 }
 
+/**
+ * Why a send is skipped: a code, which the delivery log keeps (docs/postbacks.md#skipped-sends),
+ * and a sentence, which the outbox row keeps.
+ */
+interface Skip {
+  readonly reason: string;
+  readonly note: string;
+  /**
+   * Neither the owner's choice nor the rules': something went wrong (a configuration that no
+   * longer checks, an install missing or never attributed), worth a warning in the service's log.
+   */
+  readonly abnormal?: boolean;
+  /** Not written to the delivery log: a record naming an install deleted on request. */
+  readonly unlogged?: boolean;
+}
+
 const SKIPPED: Readonly<Record<SkipReason, string>> = {
   disabled: "the configuration is switched off",
   not_resolved: "its install's attribution was never resolved",
   no_template: "the partner takes no postback of this kind",
+  install_skipped: "the install was not attributed: its app or attribution is switched off",
   not_won: "the partner did not win the install",
   unmapped: "the event is not mapped for the partner",
   outside_window: "the event is past the partner's window",
+  no_consent: "the install's user did not consent to ad user data going to ad networks",
 };
+
+const skipOf = (reason: SkipReason): Skip => ({ reason, note: SKIPPED[reason] });
+
+const SKIPS = {
+  // Not logged: the owner removed it, and with it the partner its record would name.
+  removed: { reason: "config_removed", note: "the configuration was removed", unlogged: true },
+  deleted: {
+    reason: "install_deleted",
+    note: "the install's data was deleted on request",
+    unlogged: true,
+  },
+  notStored: { reason: "install_not_stored", note: "the install is not stored", abnormal: true },
+  unresolved: {
+    reason: "not_resolved",
+    note: "its install's attribution was not resolved within a day",
+    abnormal: true,
+  },
+} as const satisfies Record<string, Skip>;
 
 /**
  * The destination's key among the places for requests, its host and port: configurations of
@@ -129,14 +185,18 @@ const destinationKeys = (url: string): string[] => {
 const delayUntil = (at: string | null, now: Date): number =>
   at === null
     ? 0
-    : Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((Date.parse(at) - now.getTime()) / 1000)));
+    : Math.min(
+        MAX_QUEUE_DELAY_SECONDS,
+        Math.max(0, Math.ceil((Date.parse(at) - now.getTime()) / 1000)),
+      );
 
 const noteOf = (outcome: SendOutcome, error: string | null): string | null =>
   error ?? (outcome.kind === "answer" ? `answered ${outcome.status}` : null);
 
 /** What an attempt sends, or why it sends nothing; with the secrets its log masks. */
 type Prepared =
-  | { readonly skip: string }
+  /** `partner`: the catalog partner's id, `custom` or `webhook`, for the skip's record. */
+  | { readonly skip: Skip; readonly partner: string }
   | { readonly wait: true }
   | {
       readonly partner: string;
@@ -170,15 +230,15 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
   const factsOf = async (
     row: OutboxRow,
     configs: AppPostbackConfigs,
-  ): Promise<SendFacts | { skip: string }> => {
+  ): Promise<SendFacts | { skip: Skip }> => {
     const [install, record, app, deletions] = await Promise.all([
       deps.installs.get(row.appId, row.subject.serviceId),
       deps.attributions.get(row.appId, row.subject.serviceId),
       deps.apps.get(row.appId),
       deps.deletions.listByInstall(row.appId, row.subject.serviceId),
     ]);
-    if (deletions.length > 0) return { skip: "the install's data was deleted on request" };
-    if (!install) return { skip: "the install is not stored" };
+    if (deletions.length > 0) return { skip: SKIPS.deleted };
+    if (!install) return { skip: SKIPS.notStored };
     const attribution = record?.state === "resolved" ? record.result : null;
     return { app, install, attribution, subject: row.subject, settings: configs.settings };
   };
@@ -189,10 +249,12 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
       row.target === "partner"
         ? configs.partners.find((config) => config.id === row.configId)
         : configs.webhooks.find((config) => config.id === row.configId);
-    if (!stored) return { skip: "the configuration was removed" };
-    if (!stored.enabled) return { skip: SKIPPED.disabled };
+    if (!stored) return { skip: SKIPS.removed, partner: "" };
+    const partner = "sealedValues" in stored ? stored.partner : "webhook";
+    const skipped = (skip: Skip) => ({ skip, partner });
+    if (!stored.enabled) return skipped(skipOf("disabled"));
     const facts = await factsOf(row, configs);
-    if ("skip" in facts) return facts;
+    if ("skip" in facts) return skipped(facts.skip);
 
     if (row.target === "webhook" && "sealedSecret" in stored) {
       const webhook = await openOnce(`${row.appId}#webhook#${stored.id}#${stored.updatedAt}`, () =>
@@ -211,7 +273,7 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
         secrets: [webhook.secret],
       };
     }
-    if (!("sealedValues" in stored)) return { skip: "the configuration was removed" };
+    if (!("sealedValues" in stored)) return { skip: SKIPS.removed, partner: "" };
 
     let config: PartnerConfig;
     try {
@@ -221,7 +283,11 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     } catch (error) {
       // A configuration the catalog no longer takes: the owner must save it again.
       if (error instanceof ValidationError) {
-        return { skip: `the configuration no longer checks: ${error.message}` };
+        return skipped({
+          reason: "config_invalid",
+          note: `the configuration no longer checks: ${error.message}`,
+          abnormal: true,
+        });
       }
       throw error;
     }
@@ -232,16 +298,19 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
         : eventDecision(
             config,
             attribution,
-            facts.install.firstOpenTime,
+            keptFirstOpen(facts.install),
             acceptedEventOf(row.subject),
           );
     if (!decision.send) {
-      if (decision.reason !== "not_resolved") return { skip: SKIPPED[decision.reason] };
+      if (decision.reason !== "not_resolved") return skipped(skipOf(decision.reason));
       if (at.getTime() - Date.parse(row.createdAt) > PENDING_LIMIT_MS) {
-        return { skip: "its install's attribution was not resolved within a day" };
+        return skipped(SKIPS.unresolved);
       }
       return { wait: true };
     }
+    // Consent as it stands now: a user who withdrew it since the trigger is not reported.
+    const refused = consentSkip(facts.install.consent);
+    if (refused) return skipped(skipOf(refused));
     const built = partnerRequestOf({
       config,
       facts,
@@ -249,6 +318,11 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
       won: decision.won,
       attempt,
     });
+    // A value the partner matches on is missing (no advertising id to share): nothing to send,
+    // and nothing the owner could fix, so no failure.
+    if (!built.ok && built.missing && built.missing.length > 0) {
+      return skipped({ reason: `missing:${built.missing.join(",")}`, note: built.problem });
+    }
     return {
       partner: config.partner,
       request: built.ok
@@ -329,7 +403,7 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
         attempt: job.attempt,
         token,
         until: new Date(
-          claimedAt.getTime() + RETRY_POLICY.timeoutMs + CLAIM_MARGIN_MS,
+          claimedAt.getTime() + retryPolicyOf(row.target).timeoutMs + CLAIM_MARGIN_MS,
         ).toISOString(),
         now: claimedAt.toISOString(),
         takeOver,
@@ -349,11 +423,69 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     }
   };
 
+  /** Whose the log's record is: the send's configuration, partner and subject. */
+  const recordOf = (row: OutboxRow, partner: string) => ({
+    appId: row.appId,
+    sendId: row.sendId,
+    configId: row.configId,
+    target: row.target,
+    partner,
+    subject: {
+      kind: row.subject.kind,
+      serviceId: row.subject.serviceId,
+      eventId: row.subject.kind === "event" ? row.subject.eventId : null,
+    },
+  });
+
+  /** Appends a record; a log out of reach costs the record, said in the service's log. */
+  const appendLog = (entry: DeliveryLogEntry, attempt: number) =>
+    deps.log.append(entry).catch((error: unknown) =>
+      logger.error("postback attempt not logged", {
+        appId: entry.appId,
+        sendId: entry.sendId,
+        attempt,
+        error,
+      }),
+    );
+
+  /**
+   * Skips the send and logs why, as a record with the skipped verdict: the owner sees in the
+   * log and the counts that it did not go, and why. Nothing is logged when the send was no
+   * longer open (final already, or purged with its install's data).
+   */
+  const skipSend = async (
+    row: OutboxRow,
+    job: PostbackJob,
+    { skip, partner }: Extract<Prepared, { skip: Skip }>,
+    at: Date,
+  ) => {
+    const skipped = await deps.outbox.skip(row.sendId, skip.note, at.toISOString());
+    if (!skipped) return;
+    if (skip.abnormal) {
+      logger.warn("postback skipped", {
+        appId: row.appId,
+        sendId: row.sendId,
+        configId: row.configId,
+        target: row.target,
+        reason: skip.reason,
+        note: skip.note,
+      });
+    }
+    if (skip.unlogged) return;
+    await appendLog(
+      {
+        ...recordOf(row, partner),
+        ...skipLog({ attempt: job.attempt, at, reason: skip.reason }),
+      },
+      job.attempt,
+    );
+  };
+
   const attemptOnce = async (row: OutboxRow, job: PostbackJob, takeOver: boolean) => {
     const startedAt = now();
     const prepared = await prepare(row, job.attempt, startedAt);
     if ("skip" in prepared) {
-      await deps.outbox.skip(row.sendId, prepared.skip, startedAt.toISOString());
+      await skipSend(row, job, prepared, startedAt);
       return;
     }
     if ("wait" in prepared) {
@@ -365,6 +497,7 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     const { token, outcome } = made;
     const { request } = prepared;
     const endedAt = now();
+    const policy = retryPolicyOf(row.target);
     const record = attemptLog({
       url: request.url,
       method: "problem" in request ? "" : request.method,
@@ -372,8 +505,9 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
       attempt: job.attempt,
       endedAt,
       secrets: prepared.secrets,
+      policy,
     });
-    const verdict = verdictOf(outcome, job.attempt, endedAt);
+    const verdict = verdictOf(outcome, job.attempt, endedAt, policy);
     const nextAttemptAt = verdict.verdict === "retry" ? verdict.retryAt.toISOString() : null;
     const settled = await deps.outbox.settle(row.sendId, token, {
       attempt: job.attempt,
@@ -387,30 +521,13 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
       note: noteOf(outcome, record.error),
       at: endedAt.toISOString(),
     });
+    // Not settled: a later delivery of this message took the attempt over, or the send is gone,
+    // purged with its install's data on request. Its record would then name the install again
+    // after the purge, so it is written only while the send is there.
+    if (!settled && !(await deps.outbox.get(row.sendId))) return;
     // Logged once settled: a log that fails must not leave the attempt unsettled, for the
     // message's next delivery would take it over and send the partner the postback again.
-    await deps.log
-      .append({
-        appId: row.appId,
-        sendId: row.sendId,
-        configId: row.configId,
-        target: row.target,
-        partner: prepared.partner,
-        subject: {
-          kind: row.subject.kind,
-          serviceId: row.subject.serviceId,
-          eventId: row.subject.kind === "event" ? row.subject.eventId : null,
-        },
-        ...record,
-      })
-      .catch((error: unknown) =>
-        logger.error("postback attempt not logged", {
-          appId: row.appId,
-          sendId: row.sendId,
-          attempt: job.attempt,
-          error,
-        }),
-      );
+    await appendLog({ ...recordOf(row, prepared.partner), ...record }, job.attempt);
     // Lost: a later delivery of this message took the attempt over and settles it.
     if (!settled) return;
     if (verdict.verdict === "retry") {
@@ -441,6 +558,15 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
     }
     // Not the next attempt: the message of an attempt that was never settled is the one.
     if (row.attempts !== job.attempt - 1) return;
+    // Before its time: its delay was longer than the queue's longest, so it goes on again.
+    const at = now();
+    if (
+      row.nextAttemptAt !== null &&
+      Date.parse(row.nextAttemptAt) - at.getTime() > EARLY_TOLERANCE_MS
+    ) {
+      await deps.queue.send([job], { delaySeconds: delayUntil(row.nextAttemptAt, at) });
+      return;
+    }
     await attemptOnce(row, job, message.attempt > 1);
   };
 };

@@ -9,6 +9,7 @@
 import * as z from "zod";
 import type { HandlerRef } from "../functions/handler-ref.ts";
 import type { Uses } from "../functions/uses.ts";
+import { MAX_ATTEMPTS } from "../postbacks/retries.ts";
 import { defineWorker, type MessageOf, type WorkerDefinition } from "./worker.ts";
 
 /** The attribution worker (./attribution.ts). */
@@ -56,11 +57,12 @@ export const POSTBACK_WORKER = defineWorker({
   id: "postback",
   handler: "workers/postback-worker.ts#postbackWorkerFunction",
   description:
-    "Sends one postback or webhook of the outbox, logs the attempt, and queues the next one 15 minutes later when it may succeed then.",
+    "Sends one postback or webhook of the outbox, logs the attempt, and queues the next one when it may succeed later: a partner's 15 minutes on, a webhook's over a day.",
   message: z.object({
     appId: z.string(),
     sendId: z.string(),
-    attempt: z.number().int().min(1).max(5),
+    // A webhook makes more attempts than a partner (../postbacks/retries.ts).
+    attempt: z.number().int().min(1).max(MAX_ATTEMPTS),
   }),
   // Deliveries of one message (one attempt): a failure of the service's own (a store out of
   // reach), not a partner's, which the worker answers itself with a message for later.

@@ -722,9 +722,12 @@ describe("the attribution command line", () => {
         "--app-id",
         APP,
         "--url",
-        `${mock.url}/cli/hook`,
+        `${mock.url}/cli/hook?access_token=tok-cli-hook`,
       );
       expect(hook).toMatch(/Signing secret \(shown once, keep it on your backend\): whsec_/);
+      // Its URL's token is masked, as the API shows it, to whoever reads the terminal.
+      expect(hook).toContain("/cli/hook?access_token=***");
+      expect(hook).not.toContain("tok-cli-hook");
 
       // An install of the app: the service tries to post it back, and is refused the loopback.
       const installed = await fetch(`${service.url}/v1/installs`, {
@@ -743,6 +746,10 @@ describe("the attribution command line", () => {
       expect(listed).toMatch(/cli-net +custom +on +0 delivered, 0 retried, 1 failed/);
       expect(listed).toMatch(/backend +webhook +on /);
       expect(listed).not.toContain("whsec_");
+      expect(listed).toContain("/cli/hook?access_token=***");
+      const listedJson = await cli(dataDir, "partners", "list", "--app-id", APP, "--json");
+      expect(JSON.parse(listedJson).webhooks[0].url).toBe(`${mock.url}/cli/hook?access_token=***`);
+      for (const shown of [listed, listedJson]) expect(shown).not.toContain("tok-cli-hook");
 
       await cli(dataDir, "partners", "remove", "backend", "--webhook", "--app-id", APP);
       expect(await cli(dataDir, "partners", "list", "--app-id", APP)).not.toContain("backend");

@@ -197,7 +197,8 @@ describe("postbacks and webhooks over HTTP", () => {
 
   it("posts an install back once, its network's click id URL-encoded, its ad id where consent allows", async () => {
     const agreed = await tap("network_a", "?click_id=a%20b");
-    const refused = await tap("network_a", "?click_id=c%2Bd");
+    const unasked = await tap("network_a", "?click_id=c%2Bd");
+    const refused = await tap("network_a", "?click_id=e");
     await install(
       androidInstall("pb-agreed", {
         maid: GAID,
@@ -206,15 +207,19 @@ describe("postbacks and webhooks over HTTP", () => {
       }),
     );
     await install(
+      androidInstall("pb-unasked", { maid: GAID, install_referrer: { referrer: unasked } }),
+    );
+    await install(
       androidInstall("pb-refused", {
         maid: GAID,
         install_referrer: { referrer: refused },
         consent: { gdpr_applies: true, ad_user_data: false },
       }),
     );
-    expect(await attributionOf("pb-agreed")).toMatchObject({ media_source: "network_a" });
-    expect(await attributionOf("pb-refused")).toMatchObject({ media_source: "network_a" });
-    await mock.waitFor((r) => r.path === "/a/install" && r.query.get("sid") === "pb-refused");
+    for (const serviceId of ["pb-agreed", "pb-unasked", "pb-refused"]) {
+      expect(await attributionOf(serviceId)).toMatchObject({ media_source: "network_a" });
+    }
+    await mock.waitFor((r) => r.path === "/a/install" && r.query.get("sid") === "pb-unasked");
     await mock.waitFor((r) => r.path === "/a/install" && r.query.get("sid") === "pb-agreed");
     await settle();
 
@@ -227,7 +232,8 @@ describe("postbacks and webhooks over HTTP", () => {
     expect(sent?.query.get("attributed")).toBe("1");
     // The install's own request's user agent, kept with its facts until its sends are made.
     expect(sent?.query.get("ua")).toBe(SDK_AGENT);
-    const other = sendsOf("/a/install", "pb-refused");
+    // A user never asked: the postback goes, its device id only as the app's setting says (off).
+    const other = sendsOf("/a/install", "pb-unasked");
     expect(other).toHaveLength(1);
     expect(other[0]?.query.get("click")).toBe("c+d");
     expect(other[0]?.query.get("gaid")).toBe("");
@@ -235,6 +241,27 @@ describe("postbacks and webhooks over HTTP", () => {
     expect(sendsOf("/b/install", "pb-agreed")).toHaveLength(1);
     expect(sendsOf("/b/install", "pb-agreed")[0]?.query.get("attributed")).toBe("0");
     expect(sendsOf("/b/install", "pb-agreed")[0]?.query.get("click")).toBe("");
+
+    // A user who said no is reported to no network, the one that won included: each send is
+    // skipped, and the log says why.
+    expect(mock.received.filter((r) => r.query.get("sid") === "pb-refused")).toEqual([]);
+    for (const configId of ["net-a", "net-b-all"]) {
+      expect(await logOf(configId, "pb-refused")).toEqual([
+        expect.objectContaining({ verdict: "skipped", reason: "no_consent", final: true }),
+      ]);
+    }
+    const page = (await (await rt.get("/v1/postbacks/log?limit=200", keys.serverKey)).json()) as {
+      data: { config_id: string; service_id: string; verdict: string; reason: string | null }[];
+    };
+    expect(
+      page.data.filter((entry) => entry.service_id === "pb-refused").map((entry) => entry.reason),
+    ).toEqual(["no_consent", "no_consent"]);
+    const listed = (await (await rt.get("/v1/postbacks", keys.serverKey)).json()) as {
+      counts: { config_id: string; failed: number; skipped: number }[];
+    };
+    const netA = listed.counts.filter((count) => count.config_id === "net-a");
+    expect(netA.reduce((sum, count) => sum + count.skipped, 0)).toBeGreaterThanOrEqual(1);
+    expect(netA.reduce((sum, count) => sum + count.failed, 0)).toBe(0);
 
     const [logged] = await logOf("net-a", "pb-agreed");
     expect(logged).toMatchObject({ verdict: "delivered", final: true, status: 200, attempt: 1 });
@@ -321,6 +348,42 @@ describe("postbacks and webhooks over HTTP", () => {
     await settle();
     expect(mock.to("/b/event").filter((r) => r.query.get("sid") === "pb-old")).toHaveLength(1);
     expect(mock.received.filter((r) => r.query.get("eid") === "evt-late")).toEqual([]);
+  });
+
+  it("runs an event's window from the install's first open on the service's clock when the phone's was off", async () => {
+    // The phone's clock is two days behind: by it the app was first opened two days and an hour
+    // ago, and the purchase made now. On the service's clock the purchase is an hour after
+    // the first open, within the send-all network's one day.
+    const phoneNow = Date.now() - 2 * 24 * 60 * MINUTE;
+    await install(
+      androidInstall("pb-slow-clock", {
+        first_open_time: new Date(phoneNow - 60 * MINUTE).toISOString(),
+        sent_at: new Date(phoneNow).toISOString(),
+      }),
+    );
+    expect(await attributionOf("pb-slow-clock")).toMatchObject({ media_source: "organic" });
+    const response = await rt.post(
+      "/v1/events",
+      {
+        sent_at: new Date(phoneNow).toISOString(),
+        events: [
+          {
+            event_id: "evt-slow-clock",
+            service_id: "pb-slow-clock",
+            event_type: "PURCHASE",
+            event_time: new Date(phoneNow).toISOString(),
+            parameters: { revenue: 1, currency: "USD" },
+          },
+        ],
+      },
+      keys.sdkKey,
+    );
+    expect(response.status).toBe(202);
+    await mock.waitFor((r) => r.path === "/b/event" && r.query.get("eid") === "evt-slow-clock");
+    await settle();
+    expect(mock.to("/b/event").filter((r) => r.query.get("eid") === "evt-slow-clock")).toHaveLength(
+      1,
+    );
   });
 
   it("tries a 503 5 times in all, 15 minutes apart, then logs it failed; a 400 and a 302 once", async () => {

@@ -835,14 +835,19 @@ checking(
     const reengage = functionNamed(apple, "reengage");
     const calls = callsUnder(reengage, aakCall);
     const updates = calls.filter(({ node }) => node.text.startsWith("PostbackUpdate("));
-    const made = calls.filter(({ node }) => node.text.startsWith("Postback.updateConversionValue("));
-    if (updates.length !== 1) problems.push(`reengage makes ${updates.length} PostbackUpdate, not one`);
+    const made = calls.filter(({ node }) =>
+      node.text.startsWith("Postback.updateConversionValue("),
+    );
+    if (updates.length !== 1)
+      problems.push(`reengage makes ${updates.length} PostbackUpdate, not one`);
     if (made.length !== 1)
       problems.push(`reengage calls Postback.updateConversionValue ${made.length} times, not once`);
     for (const { node } of updates) {
       const args = node.text.replace(/\s+/g, " ");
       if (!/conversionTypes: \[\.reengagement\]/.test(args))
-        problems.push(`${at(node)}: the re-engagement's update does not name [.reengagement] alone`);
+        problems.push(
+          `${at(node)}: the re-engagement's update does not name [.reengagement] alone`,
+        );
       if (!/fineConversionValue: 0\b/.test(args) || !/lockPostback: false\b/.test(args))
         problems.push(`${at(node)}: the re-engagement's update is not a fine value 0, unlocked`);
       if (/coarseConversionValue:/.test(args))
@@ -850,7 +855,9 @@ checking(
     }
     for (const { node } of made)
       if (/lockPostback:/.test(node.text))
-        problems.push(`${at(node)}: the re-engagement's update takes no PostbackUpdate (it would reach the install's postbacks)`);
+        problems.push(
+          `${at(node)}: the re-engagement's update takes no PostbackUpdate (it would reach the install's postbacks)`,
+        );
     for (const { node, ifs, calls: outer } of calls) {
       if (!atLeast(guardedVersion(node, ifs), [18, 0]))
         problems.push(`${at(node)}: ${node.text.split("(")[0]} outside #available(iOS 18.0, *)`);
@@ -863,8 +870,13 @@ checking(
     // Xcode 15 (Swift 5.7 to 5.10, which the podspec takes) has no iOS 18 SDK: every line that
     // names PostbackUpdate must be compiled by Swift 6 only.
     eachCodeLine(join(sdk, file), (code, conditions, index) => {
-      if (/\bPostbackUpdate\b/.test(code) && !conditions.some((c) => /compiler\(>=\s*6(\.\d+)?\)/.test(c)))
-        problems.push(`AppleConversionValues.swift:${index + 1}: PostbackUpdate outside #if compiler(>=6.0)`);
+      if (
+        /\bPostbackUpdate\b/.test(code) &&
+        !conditions.some((c) => /compiler\(>=\s*6(\.\d+)?\)/.test(c))
+      )
+        problems.push(
+          `AppleConversionValues.swift:${index + 1}: PostbackUpdate outside #if compiler(>=6.0)`,
+        );
     });
 
     // The install's updates: the registration and the schema's go through updateInstall, which
@@ -878,8 +890,11 @@ checking(
     }
     const install = functionNamed(apple, "updateInstall");
     const installCalls = callsUnder(install, aakCall);
-    const installUpdates = installCalls.filter(({ node }) => node.text.startsWith("PostbackUpdate("));
-    if (installUpdates.length !== 1) problems.push("updateInstall makes no PostbackUpdate (iOS 18)");
+    const installUpdates = installCalls.filter(({ node }) =>
+      node.text.startsWith("PostbackUpdate("),
+    );
+    if (installUpdates.length !== 1)
+      problems.push("updateInstall makes no PostbackUpdate (iOS 18)");
     for (const { node } of installUpdates)
       if (!/conversionTypes: \[\.install\]/.test(node.text.replace(/\s+/g, " ")))
         problems.push(`${at(node)}: the install's update does not name [.install] alone`);
@@ -919,9 +934,14 @@ checking(
     const deepLink = functionText("Core/SdkCore.swift", /func handleDeepLink\(/);
     if (!before(deepLink, "noteReengagementOpen(text)", "directDeepLink("))
       problems.push("handleDeepLink does not note a re-engagement open first");
-    const universal = functionText("ServiceAttribution.swift", /func handleUniversalLink\(_ url: URL/);
+    const universal = functionText(
+      "ServiceAttribution.swift",
+      /func handleUniversalLink\(_ url: URL/,
+    );
     if (!before(universal, "core.noteReengagementOpen(text)", "LinkParser.parse("))
-      problems.push("handleUniversalLink does not note a re-engagement open before comparing hosts");
+      problems.push(
+        "handleUniversalLink does not note a re-engagement open before comparing hosts",
+      );
     const note = functionText("Core/SdkCore.swift", /func noteReengagementOpen\(/);
     if (!/guard refusal == nil, SdkCore\.isReengagementOpen\(text\)/.test(note))
       problems.push("noteReengagementOpen does not refuse an app extension first");
@@ -939,11 +959,20 @@ checking(
         "platform.conversionValues.reengage",
       )
     )
-      problems.push("reengage does not check stopped, switched off and deleted before telling Apple");
-    if (!/platform\.conversionValues\.reengage \{ \[weak self\] message in self\?\.conversionRefused\(message\) \}/.test(reengage))
+      problems.push(
+        "reengage does not check stopped, switched off and deleted before telling Apple",
+      );
+    if (
+      !/platform\.conversionValues\.reengage \{ \[weak self\] message in self\?\.conversionRefused\(message\) \}/.test(
+        reengage,
+      )
+    )
       problems.push("a refused re-engagement update is not reported as conversionValue");
     const apply = functionText("Core/SdkCore.swift", /func apply\(/);
-    if (!before(apply, "reengagementWaiting = false", "if !newConfig.enabled") || !before(apply, "disable(because:", "if reengaged { reengage() }"))
+    if (
+      !before(apply, "reengagementWaiting = false", "if !newConfig.enabled") ||
+      !before(apply, "disable(because:", "if reengaged { reengage() }")
+    )
       problems.push("apply does not tell a waiting open, or tells it when switched off");
     const stop = functionText("Core/SdkCore.swift", /func stop\(\)/);
     if (!/reengagementWaiting = false/.test(stop)) problems.push("stop keeps a waiting open");
@@ -967,11 +996,19 @@ checking(
         .map((name) => `ConversionValueTests.${name} is missing`),
     );
     const readme = read(join(ios, "README.md"));
-    const section = /^## SKAdNetwork and AdAttributionKit conversion values$([\s\S]*?)^## /m.exec(readme)?.[1] ?? "";
-    if (!/<key>EligibleForAdAttributionKitReengagementPostbackCopies<\/key>\s*<true\/>/.test(section))
-      problems.push("the README's conversion values section does not show EligibleForAdAttributionKitReengagementPostbackCopies");
+    const section =
+      /^## SKAdNetwork and AdAttributionKit conversion values$([\s\S]*?)^## /m.exec(readme)?.[1] ??
+      "";
+    if (
+      !/<key>EligibleForAdAttributionKitReengagementPostbackCopies<\/key>\s*<true\/>/.test(section)
+    )
+      problems.push(
+        "the README's conversion values section does not show EligibleForAdAttributionKitReengagementPostbackCopies",
+      );
     if (!/AdAttributionKitReengagementOpen/.test(section) || !/conversionTypes/.test(section))
-      problems.push("the README's conversion values section does not say what a re-engagement open does");
+      problems.push(
+        "the README's conversion values section does not say what a re-engagement open does",
+      );
     return problems;
   },
 );

@@ -229,7 +229,7 @@ export const describePostbackStoresContract = (
       });
       // A final send is claimed no more, and not skipped either.
       expect(await claim("d", 3, T0 + 30 * MINUTE, true)).toBeUndefined();
-      await outbox.skip(sendId, "too late", iso(T0 + 31 * MINUTE));
+      expect(await outbox.skip(sendId, "too late", iso(T0 + 31 * MINUTE))).toBe(false);
       expect((await outbox.get(sendId))?.state).toBe("delivered");
     });
 
@@ -237,7 +237,10 @@ export const describePostbackStoresContract = (
       const { outbox } = stores();
       const app = freshApp();
       await outbox.add(row(app, `${app}-s1`));
-      await outbox.skip(`${app}-s1`, "the configuration is gone", iso(T0));
+      expect(await outbox.skip(`${app}-s1`, "the configuration is gone", iso(T0))).toBe(true);
+      // A send that is gone (purged with its install's data) is not skipped: nothing is written.
+      expect(await outbox.skip(`${app}-gone`, "the configuration is gone", iso(T0))).toBe(false);
+      expect(await outbox.get(`${app}-gone`)).toBeUndefined();
       expect(await outbox.get(`${app}-s1`)).toMatchObject({
         state: "skipped",
         note: "the configuration is gone",
@@ -318,6 +321,7 @@ export const describePostbackStoresContract = (
         delivered: 1,
         retry: 4,
         failed: 1,
+        skipped: 0,
       });
       expect(counts).toContainEqual({
         day: iso(day + DAY).slice(0, 10),
@@ -326,6 +330,7 @@ export const describePostbackStoresContract = (
         delivered: 1,
         retry: 0,
         failed: 0,
+        skipped: 0,
       });
       expect(await log.counts(app, new Date(day + DAY))).toHaveLength(1);
     });
@@ -361,6 +366,37 @@ export const describePostbackStoresContract = (
           delivered: 25,
           retry: 1,
           failed: 13,
+          skipped: 0,
+        },
+      ]);
+    });
+
+    it("keeps a skipped send's record with its reason, and counts skips apart from failures", async () => {
+      const { log } = stores();
+      const app = freshApp();
+      const day = T0 - (T0 % DAY);
+      const skipped = entry(app, "snd_skipped", 1, T0, {
+        url: "",
+        method: "",
+        status: null,
+        answer: null,
+        verdict: "skipped",
+        final: true,
+        reason: "no_consent",
+      });
+      await log.append(skipped);
+      await log.append(entry(app, "snd_failed", 1, T0 + 1, { verdict: "failed", final: true }));
+      const { entries } = await log.listByApp(app, { limit: 10 });
+      expect(entries.find((e) => e.sendId === "snd_skipped")).toEqual(skipped);
+      expect(await log.counts(app, new Date(day))).toEqual([
+        {
+          day: iso(day).slice(0, 10),
+          configId: "cfg-1",
+          partner: "generic",
+          delivered: 0,
+          retry: 0,
+          failed: 1,
+          skipped: 1,
         },
       ]);
     });

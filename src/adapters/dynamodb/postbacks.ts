@@ -28,6 +28,7 @@ import {
   type DeliveryCounts,
   type DeliveryLog,
   type DeliveryLogEntry,
+  LOG_VERDICTS,
   OUTBOX_DAYS,
   OUTBOX_STATES,
   type OutboxRow,
@@ -302,7 +303,9 @@ const subjectBody = z.discriminatedUnion("kind", [
     eventId: z.string(),
     name: z.string(),
     time: z.string(),
-    revenue: z.object({ amount: z.number(), currency: z.string() }).nullable(),
+    revenue: z
+      .object({ amount: z.number(), currency: z.string(), usd: z.number().nullable().optional() })
+      .nullable(),
     ip: z.string().nullable(),
     userAgent: z.string().nullable(),
   }),
@@ -419,8 +422,9 @@ export const createOutboxStore = (doc: DynamoDBDocumentClient, table: string): O
         ),
       );
     },
-    async skip(sendId, note, at) {
-      await conditionHolds(() =>
+    skip(sendId, note, at) {
+      // A row that is gone fails the condition too: nothing is written back.
+      return conditionHolds(() =>
         doc.send(
           new UpdateCommand({
             TableName: table,
@@ -479,8 +483,9 @@ const entryBody = z.object({
   error: z.string().nullable(),
   attempt: z.number(),
   retry: z.boolean(),
-  verdict: z.enum(["delivered", "retry", "failed"]),
+  verdict: z.enum(LOG_VERDICTS),
   final: z.boolean(),
+  reason: z.string().nullable().optional(),
 });
 
 const entryOf = (item: Record<string, unknown>): DeliveryLogEntry =>
@@ -493,6 +498,7 @@ const countItem = z.object({
   delivered: z.number().default(0),
   retry: z.number().default(0),
   failed: z.number().default(0),
+  skipped: z.number().default(0),
 });
 
 /** A key attribute's bound in DynamoDB (a sort key's; a partition key may be longer). */

@@ -86,6 +86,12 @@ const decodeCursor = (cursor: string, appId: string) => {
   return `${appPrefix(appId)}${rest}`;
 };
 
+/** A day's counts as stored; one written before skips were counted has no `skipped`. */
+const countsOf = (stored: DeliveryCounts): DeliveryCounts => ({
+  ...stored,
+  skipped: stored.skipped ?? 0,
+});
+
 interface Waiting {
   readonly entry: DeliveryLogEntry;
   readonly resolve: () => void;
@@ -119,16 +125,18 @@ const deliveryLogIn = ({ db, read, close }: LevelStore): LocalDeliveryLog => {
     const counts = new Map<string, DeliveryCounts>();
     const count = async (entry: DeliveryLogEntry, change: 1 | -1) => {
       const key = countKey(entry);
+      const stored = counts.has(key) ? undefined : await read<DeliveryCounts>(key);
       const counted = counts.get(key) ??
-        (await read<DeliveryCounts>(key)) ?? {
+        (stored && countsOf(stored)) ?? {
           day: dayOf(entry.time),
           configId: entry.configId,
           partner: entry.partner,
           delivered: 0,
           retry: 0,
           failed: 0,
+          skipped: 0,
         };
-      if (!counts.has(key) && counted.delivered + counted.retry + counted.failed === 0) {
+      if (!counts.has(key) && stored === undefined) {
         operations.push({ type: "put", key: countExpiry(entry), value: key });
       }
       counts.set(key, {
@@ -235,7 +243,7 @@ const deliveryLogIn = ({ db, read, close }: LevelStore): LocalDeliveryLog => {
         gte: `${prefix}${dayOf(since.toISOString())}`,
         lt: `${prefix}\uffff`,
       });
-      return values.map((value) => JSON.parse(value) as DeliveryCounts);
+      return values.map((value) => countsOf(JSON.parse(value) as DeliveryCounts));
     },
 
     reap: (now) =>

@@ -113,7 +113,7 @@ const outboxIn = (level: LevelStore): LocalOutboxStore => {
     skip: (sendId, note, at) =>
       inTurn(sendId, async () => {
         const row = await get(sendId);
-        if (!row || !isOpen(row)) return;
+        if (!row || !isOpen(row)) return false;
         await replace({
           ...row,
           state: "skipped",
@@ -123,6 +123,7 @@ const outboxIn = (level: LevelStore): LocalOutboxStore => {
           claimedUntil: null,
           nextAttemptAt: null,
         });
+        return true;
       }),
 
     async reap(now) {

@@ -64,6 +64,10 @@ describe("the postback sender", () => {
           response.writeHead(301, { location: "/elsewhere" }).end();
           return;
         }
+        if (request.url?.startsWith("/limited")) {
+          response.writeHead(429, { "retry-after": "120" }).end("slow down");
+          return;
+        }
         if (request.url?.startsWith("/large")) {
           response.writeHead(200).end("x".repeat(200 * 1024));
           return;
@@ -107,6 +111,15 @@ describe("the postback sender", () => {
     expect(await sender().send(get(`http://127.0.0.1:${port}/busy`))).toMatchObject({
       kind: "answer",
       status: 503,
+    });
+  });
+
+  it("answers a status's Retry-After, for the retry to wait as long", async () => {
+    expect(await sender().send(get(`http://127.0.0.1:${port}/limited`))).toEqual({
+      kind: "answer",
+      status: 429,
+      body: "slow down",
+      retryAfter: "120",
     });
   });
 

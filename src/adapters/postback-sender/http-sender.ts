@@ -99,13 +99,19 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
         agent: https ? agents.https : agents.http,
       });
       /** The answer's status and what has come of its body, once its head is in. */
-      let answer: { readonly status: number; readonly sofar: () => string } | undefined;
+      let answer:
+        | {
+            readonly status: number;
+            readonly sofar: () => string;
+            readonly later: { readonly retryAfter?: string };
+          }
+        | undefined;
       const timer = setTimeout(() => {
         // A status in time is the partner's answer, whether or not its body ended: a 2xx whose
         // body stalls was received, and trying it again would send it twice.
         finish(
           answer
-            ? { kind: "answer", status: answer.status, body: answer.sofar() }
+            ? { kind: "answer", status: answer.status, body: answer.sofar(), ...answer.later }
             : { kind: "timeout" },
         );
         outgoing.destroy();
@@ -113,11 +119,14 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
       outgoing.on("response", (response) => {
         const status = response.statusCode ?? 0;
         const read = readBounded(response, REQUEST_LIMITS.maxAnswerReadBytes);
-        answer = { status, sofar: read.sofar };
+        // When to ask again, for a partner that limits its rate (src/postbacks/retries.ts).
+        const retryAfter = response.headers["retry-after"];
+        const later = retryAfter === undefined ? {} : { retryAfter };
+        answer = { status, sofar: read.sofar, later };
         read.whole.then(
-          (body) => finish({ kind: "answer", status, body }),
+          (body) => finish({ kind: "answer", status, body, ...later }),
           // The answer's status came; its body was cut off.
-          () => finish({ kind: "answer", status, body: read.sofar() }),
+          () => finish({ kind: "answer", status, body: read.sofar(), ...later }),
         );
       });
       outgoing.on("error", (error: NodeJS.ErrnoException) => {

@@ -20,6 +20,7 @@ import {
   partnerAnswer,
   partnerRequestSchema,
   settingsAnswer,
+  shownUrl,
   webhookAnswer,
 } from "../../postbacks/wire.ts";
 import { checked } from "../../validation/issues.ts";
@@ -161,7 +162,8 @@ export const setWebhookCommand = async (options: {
     print(webhookAnswer(stored, secret));
     return;
   }
-  console.log(`Saved webhook ${stored.id} for ${stored.appId}: ${stored.url}.`);
+  // Masked as the API shows it: whoever reads the terminal, or its scrollback, sees no token.
+  console.log(`Saved webhook ${stored.id} for ${stored.appId}: ${shownUrl(stored.url)}.`);
   if (secret) {
     console.log(`Signing secret (shown once, keep it on your backend): ${secret}`);
   }
@@ -218,18 +220,22 @@ export const listPostbacksCommand = async (options: {
     });
     return;
   }
-  const totals = new Map<string, { delivered: number; retry: number; failed: number }>();
+  const totals = new Map<
+    string,
+    { delivered: number; retry: number; failed: number; skipped: number }
+  >();
   for (const count of listed.counts) {
-    const total = totals.get(count.configId) ?? { delivered: 0, retry: 0, failed: 0 };
+    const total = totals.get(count.configId) ?? { delivered: 0, retry: 0, failed: 0, skipped: 0 };
     total.delivered += count.delivered;
     total.retry += count.retry;
     total.failed += count.failed;
+    total.skipped += count.skipped;
     totals.set(count.configId, total);
   }
   const countsOf = (id: string) => {
     const total = totals.get(id);
     return total
-      ? `${total.delivered} delivered, ${total.retry} retried, ${total.failed} failed`
+      ? `${total.delivered} delivered, ${total.retry} retried, ${total.failed} failed, ${total.skipped} skipped`
       : "no attempts";
   };
   if (listed.partners.length === 0 && listed.webhooks.length === 0) {
@@ -246,7 +252,7 @@ export const listPostbacksCommand = async (options: {
   }
   for (const webhook of listed.webhooks) {
     console.log(
-      `  ${webhook.id.padEnd(20)} ${"webhook".padEnd(12)} ${webhook.enabled ? "on " : "off"}  ${countsOf(webhook.id)}  ${webhook.url}`,
+      `  ${webhook.id.padEnd(20)} ${"webhook".padEnd(12)} ${webhook.enabled ? "on " : "off"}  ${countsOf(webhook.id)}  ${shownUrl(webhook.url)}`,
     );
   }
 };
@@ -311,7 +317,12 @@ export const postbackLogCommand = async (options: {
     return;
   }
   for (const entry of entries) {
-    const outcome = entry.status === null ? (entry.error ?? "no answer") : String(entry.status);
+    const outcome =
+      entry.verdict === "skipped"
+        ? (entry.reason ?? "skipped")
+        : entry.status === null
+          ? (entry.error ?? "no answer")
+          : String(entry.status);
     console.log(
       `${entry.time}  ${entry.config_id.padEnd(16)} ${entry.kind.padEnd(7)} try ${entry.attempt}  ${outcome.padEnd(4)} ${entry.verdict.padEnd(9)} ${entry.method} ${entry.url}`,
     );

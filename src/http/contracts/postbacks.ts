@@ -3,6 +3,7 @@
  * configurations and settings, a test postback, and the delivery log.
  */
 import * as z from "zod";
+import { LOG_VERDICTS } from "../../ports/postbacks.ts";
 import { LOG_PAGE_LIMITS } from "../../postbacks/configurations.ts";
 import type { TestResult } from "../../postbacks/test-send.ts";
 import {
@@ -90,11 +91,14 @@ const partnerConfigSchema = tiedTo<PartnerConfigAnswer>()(
     .strictObject({
       id: z.string(),
       partner: z.string(),
-      template: described(z.unknown(), "A custom partner's template; null for a catalog one."),
+      template: described(
+        z.unknown(),
+        "A custom partner's template, the value of every credential-named query key in its URLs and every credential-named header masked (`***`); null for a catalog one. Sent back masked as shown, a masked part keeps the stored one.",
+      ),
       media_sources: z.array(z.string()),
       values: described(
         z.record(z.string(), z.string()),
-        "The values that are not secret, in clear.",
+        "The values that are not secret, in clear but for a URL's credential-named query values (`?key=***`). Sent back masked as shown, a value keeps the stored one.",
       ),
       sealed_values: described(
         z.array(z.string()),
@@ -114,7 +118,10 @@ const webhookSchema = tiedTo<WebhookAnswer>()(
   z
     .strictObject({
       id: z.string(),
-      url: z.string(),
+      url: described(
+        z.string(),
+        "The URL, the value of every credential-named query key masked (`access_token=***`).",
+      ),
       enabled: z.boolean(),
       updated_at: z.iso.datetime(),
       secret: described(
@@ -136,6 +143,10 @@ const countsSchema = tiedTo<DeliveryCountsAnswer>()(
       delivered: z.number(),
       retry: z.number(),
       failed: z.number(),
+      skipped: described(
+        z.number(),
+        "Sends skipped (nothing sent: docs/postbacks.md#skipped-sends), apart from the failures.",
+      ),
     })
     .meta({ id: "DeliveryCounts", description: "One day's attempts of one configuration." }),
 );
@@ -189,14 +200,24 @@ const logEntrySchema = tiedTo<DeliveryLogAnswer>()(
       service_id: z.string(),
       event_id: z.string().nullable(),
       method: z.string(),
-      url: described(z.string(), "As sent, its secret values masked."),
+      url: described(z.string(), "As sent, its secret values masked; empty for a skipped send."),
       status: z.number().nullable(),
       answer: described(z.string().nullable(), "The answer's first KiB."),
       error: z.string().nullable(),
-      attempt: described(z.number(), "1 to 5."),
+      attempt: described(
+        z.number(),
+        "1 to 5 for a partner, 1 to 10 for a webhook; for a skipped send, the attempt it took the place of.",
+      ),
       retry: z.boolean(),
-      verdict: z.enum(["delivered", "retry", "failed"]),
+      verdict: described(
+        z.enum(LOG_VERDICTS),
+        "`skipped`: no request was made, for the `reason` given.",
+      ),
       final: z.boolean(),
+      reason: described(
+        z.string().nullable(),
+        "Why a send was skipped (`no_consent`, `not_won`, `missing:advertising_id`, …: docs/postbacks.md#skipped-sends); null for an attempt made.",
+      ),
     })
     .meta({ id: "DeliveryAttempt" }),
 );
@@ -364,7 +385,7 @@ export const POSTBACK_CONTRACTS = {
   "postback-log": {
     summary: "Read the delivery log",
     description:
-      "Every attempt of the app's postbacks and webhooks of the last 30 days, newest first: its URL (secrets masked), status, the answer's first KiB, error and attempt number.",
+      "Every attempt of the app's postbacks and webhooks of the last 30 days, newest first: its URL (secrets masked), status, the answer's first KiB, error and attempt number; and every send skipped, with why.",
     request: { query: logQuery },
     success: {
       status: 200,

@@ -16,7 +16,6 @@ import {
   LOG_PAGE_LIMITS,
   type PostbackConfigurationsDeps,
 } from "../../postbacks/configurations.ts";
-import { maskUrl } from "../../postbacks/retries.ts";
 import {
   catalogPage,
   countsAnswer,
@@ -48,17 +47,6 @@ export const logQuery = z.object(pageParams("Attempts", LOG_PAGE_LIMITS));
 export interface PostbackHandlerDeps extends PostbackConfigurationsDeps {
   readonly apps: Pick<AppStore, "get">;
 }
-
-/**
- * A webhook as the API answers it: its URL's credentials masked (`access_token=***`), as the
- * delivery log shows them, to everyone who may read the app's postbacks, viewers included. A
- * `PUT` of that masked URL keeps the stored one (configurations.ts), so the answer to it is
- * masked too: it would otherwise give the URL back in clear.
- */
-const maskedWebhookAnswer = (...args: Parameters<typeof webhookAnswer>) => {
-  const answer = webhookAnswer(...args);
-  return { ...answer, url: maskUrl(answer.url, []) };
-};
 
 export const createPostbackHandlers = (deps: PostbackHandlerDeps) => {
   const configurations = createPostbackConfigurations(deps);
@@ -93,7 +81,9 @@ export const createPostbackHandlers = (deps: PostbackHandlerDeps) => {
       const listed = await configurations.list(appOf(event));
       return jsonResponse(200, {
         partners: listed.partners.map(partnerAnswer),
-        webhooks: listed.webhooks.map((webhook) => maskedWebhookAnswer(webhook)),
+        // Answers mask the credentials of URLs and headers (wire.ts) for every reader, viewers
+        // included; a masked value sent back keeps the stored one (configurations.ts).
+        webhooks: listed.webhooks.map((webhook) => webhookAnswer(webhook)),
         settings: settingsAnswer(listed.settings),
         counts: listed.counts.map(countsAnswer),
       });
@@ -112,7 +102,7 @@ export const createPostbackHandlers = (deps: PostbackHandlerDeps) => {
       const id = idOf(event);
       const request = checked(webhookRequestSchema, body(event), "body");
       const { stored, secret } = await configurations.putWebhook(appId, id, request);
-      return jsonResponse(200, maskedWebhookAnswer(stored, secret));
+      return jsonResponse(200, webhookAnswer(stored, secret));
     }),
     deleteWebhook: remove("webhook"),
     testWebhook: test("webhook"),
