@@ -829,6 +829,8 @@ export interface DeliveryCounts {
   delivered: number;
   retry: number;
   failed: number;
+  /** Sends skipped (nothing sent), apart from the failures. */
+  skipped: number;
 }
 
 export interface Postbacks {
@@ -876,8 +878,11 @@ export interface DeliveryAttempt {
   error: string | null;
   attempt: number;
   retry: boolean;
-  verdict: Verdict;
+  /** `skipped`: no request was made, for the `reason` given. */
+  verdict: Verdict | "skipped";
   final: boolean;
+  /** Why a send was skipped (`no_consent`, `missing:advertising_id`, …); null for an attempt. */
+  reason: string | null;
 }
 
 export interface DeliveryLogPage {

@@ -38,6 +38,7 @@ const VERDICT_WORDS: Readonly<Record<string, string>> = {
   delivered: "Delivered",
   retry: "To be tried again",
   failed: "Failed",
+  skipped: "Skipped",
 };
 
 const PLATFORM_WORDS: Readonly<Record<string, string>> = {

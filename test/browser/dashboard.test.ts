@@ -2497,6 +2497,7 @@ describe("the dashboard in a browser", () => {
     expect(cells[6]).toBe(`POST ${maskedHookUrl}`);
     await expect.poll(() => webhook.getByTestId("delivered").innerText(), WITHIN).toBe("1");
     expect(await webhook.getByTestId("failed").innerText()).toBe("0");
+    expect(await webhook.getByTestId("skipped").innerText()).toBe("0");
     await screenshot(page, "partners");
 
     await navLink(page, "Overview").click();
@@ -2509,6 +2510,7 @@ describe("the dashboard in a browser", () => {
       "backend",
       "webhook",
       "1",
+      "0",
       "0",
       "0",
     ]);

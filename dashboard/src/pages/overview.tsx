@@ -854,6 +854,7 @@ interface PostbackRow {
   delivered: number;
   retry: number;
   failed: number;
+  skipped: number;
 }
 
 /** The counts per day and configuration summed per configuration, most attempts first. */
@@ -867,13 +868,15 @@ export const postbackRows = (counts: readonly DeliveryCounts[]): PostbackRow[] =
       delivered: 0,
       retry: 0,
       failed: 0,
+      skipped: 0,
     };
     row.delivered += count.delivered;
     row.retry += count.retry;
     row.failed += count.failed;
+    row.skipped += count.skipped;
     rows.set(key, row);
   }
-  const total = (row: PostbackRow) => row.delivered + row.retry + row.failed;
+  const total = (row: PostbackRow) => row.delivered + row.retry + row.failed + row.skipped;
   return [...rows.values()].sort(
     (a, b) => total(b) - total(a) || a.configId.localeCompare(b.configId),
   );
@@ -933,6 +936,9 @@ function PostbackCounts(props: { appId: string }) {
                   <th scope="col" class="num">
                     Failed
                   </th>
+                  <th scope="col" class="num">
+                    Skipped
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -951,12 +957,18 @@ function PostbackCounts(props: { appId: string }) {
                     <td class="num" data-testid="failed">
                       {formatCount(row.failed)}
                     </td>
+                    <td class="num" data-testid="skipped">
+                      {formatCount(row.skipped)}
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </TableScroll>
-          <p class="hint">Attempts by their outcome; every attempt is on the {partners}.</p>
+          <p class="hint">
+            Attempts by their outcome, and sends skipped (nothing sent: no consent, a required value
+            missing, …); every one is on the {partners}.
+          </p>
         </>
       )}
     </section>

@@ -34,9 +34,10 @@ interface Totals {
   delivered: number;
   retry: number;
   failed: number;
+  skipped: number;
 }
 
-const NO_ATTEMPTS: Totals = { delivered: 0, retry: 0, failed: 0 };
+const NO_ATTEMPTS: Totals = { delivered: 0, retry: 0, failed: 0, skipped: 0 };
 
 /** The last 30 days' counts summed per configuration (a partner's and a webhook's ids may meet). */
 export const totalsByConfig = (counts: readonly DeliveryCounts[]): Map<string, Totals> => {
@@ -47,6 +48,7 @@ export const totalsByConfig = (counts: readonly DeliveryCounts[]): Map<string, T
     sum.delivered += row.delivered;
     sum.retry += row.retry;
     sum.failed += row.failed;
+    sum.skipped += row.skipped;
     totals.set(key, sum);
   }
   return totals;
@@ -206,6 +208,9 @@ export function PartnersPage(props: { appId: string }) {
         <td class="num" data-testid="failed">
           {formatCount(sum.failed)}
         </td>
+        <td class="num" data-testid="skipped">
+          {formatCount(sum.skipped)}
+        </td>
       </>
     );
   };
@@ -220,6 +225,9 @@ export function PartnersPage(props: { appId: string }) {
       </th>
       <th scope="col" class="num">
         Failed
+      </th>
+      <th scope="col" class="num">
+        Skipped
       </th>
     </>
   );
@@ -868,9 +876,11 @@ function DeliveryLog(props: { appId: string; onRefresh: () => void }) {
                   </td>
                   <td class={`verdict verdict-${entry.verdict}`}>
                     {verdictWord(entry.verdict)}
-                    {entry.final || entry.verdict !== "retry" ? null : (
-                      <div class="note">next in 15 minutes</div>
-                    )}
+                    {entry.reason ? (
+                      <div class="note" data-testid="skip-reason">
+                        {entry.reason}
+                      </div>
+                    ) : null}
                   </td>
                   <td class="mono wrap-anywhere">
                     {entry.method} {entry.url}
