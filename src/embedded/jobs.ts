@@ -58,10 +58,12 @@ const workOf = (
     },
     // Touches expire after the longest click window.
     "reap-touches": () => tables.touches.reap(new Date()),
-    // Sends and attempts past their lifetime (OUTBOX_DAYS, DELIVERY_LOG_DAYS).
+    // Sends and attempts past their lifetime (OUTBOX_DAYS, DELIVERY_LOG_DAYS), and Apple's
+    // unverified postbacks past theirs (UNVERIFIED_POSTBACK_DAYS).
     "reap-postbacks": async () => {
       await tables.outbox.reap(new Date());
       await tables.deliveryLog.reap(new Date());
+      await tables.applePostbacks.reap(new Date());
     },
     "prune-snapshots": deps.pruneSnapshots,
     "compact-lake": deps.compactLake,

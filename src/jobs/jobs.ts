@@ -122,9 +122,10 @@ export const JOBS = [
   },
   {
     id: "reap-postbacks",
-    description: "Forgets sends past 45 days and delivery log records past 30.",
+    description:
+      "Forgets sends past 45 days, delivery log records past 30, and unverified Apple postbacks past 30.",
     embedded: { everyMs: 6 * HOUR_MS, atStart: true },
-    aws: { instead: "DynamoDB's TTL on the outbox and delivery log tables" },
+    aws: { instead: "DynamoDB's TTL on the outbox, delivery log and Apple postbacks tables" },
   },
   {
     id: "reap-snapshot-entries",

@@ -52,6 +52,13 @@ export interface StoredApplePostback extends ReceivedPostback {
   readonly receivedAt: string;
 }
 
+/**
+ * How long an unverified postback is kept: the endpoints are public, so anyone may post bodies
+ * shaped like Apple's, which never count; a month leaves time to look at what came, and a
+ * verified copy of the same transaction, Apple's, replaces one and is kept.
+ */
+export const UNVERIFIED_POSTBACK_DAYS = 30;
+
 export interface ApplePostbackPage {
   readonly postbacks: StoredApplePostback[];
   readonly next: string | null;
@@ -78,6 +85,11 @@ export interface ApplePostbackStore {
     range: { readonly from: Date; readonly to: Date },
     page: { readonly limit: number; readonly after?: string },
   ): Promise<ApplePostbackPage>;
+  /**
+   * Forgets the unverified postbacks received more than UNVERIFIED_POSTBACK_DAYS before `now`
+   * (DynamoDB's TTL does it on AWS); how many.
+   */
+  reap(now: Date): Promise<number>;
 }
 
 /**

@@ -3,17 +3,25 @@
  * (a second copy is refused by a conditional put, but for a verified one in an unverified one's
  * place), and an index by app, sorted by when each
  * was received, for the reports and the listing. A postback of no app is kept under the
- * partition `-`, which no app id can be.
+ * partition `-`, which no app id can be. An unverified one expires (DynamoDB's TTL on AWS,
+ * `reap` on the embedded runtime).
  */
 import {
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import type { ApplePostbackStore, StoredApplePostback } from "../../ports/apple-postbacks.ts";
+import { DAY_MS } from "../../domain/time.ts";
+import {
+  type ApplePostbackStore,
+  type StoredApplePostback,
+  UNVERIFIED_POSTBACK_DAYS,
+} from "../../ports/apple-postbacks.ts";
 import { conditionHolds } from "./conditional.ts";
+import { epochSeconds, expiredKeys } from "./expiry.ts";
 import { pageCursor } from "./page-cursor.ts";
 import { indexOf } from "./table-definitions.ts";
 
@@ -58,6 +66,14 @@ export const createApplePostbackStore = (
             receivedKey: `${postback.receivedAt}#${postbackKey}`,
             verified,
             body: JSON.stringify(postback),
+            // An unverified one expires; the verified copy that takes its place has no expiry.
+            ...(verified
+              ? {}
+              : {
+                  expiresTtl: epochSeconds(
+                    Date.parse(postback.receivedAt) + UNVERIFIED_POSTBACK_DAYS * DAY_MS,
+                  ),
+                }),
           },
           // A verified copy takes an unverified one's place; nothing else is written over.
           ...(verified
@@ -100,5 +116,24 @@ export const createApplePostbackStore = (
       postbacks: (Items ?? []).map(bodyOf),
       next: LastEvaluatedKey ? CURSOR.encode(LastEvaluatedKey) : null,
     };
+  },
+  async reap(now) {
+    const expired = await expiredKeys(doc, table, "postbackKey", now);
+    let removed = 0;
+    // One by one, under the expiry: a verified copy written since the scan has none, and stays.
+    for (const Key of expired) {
+      const gone = await conditionHolds(() =>
+        doc.send(
+          new DeleteCommand({
+            TableName: table,
+            Key,
+            ConditionExpression: "expiresTtl < :now",
+            ExpressionAttributeValues: { ":now": epochSeconds(now.getTime()) },
+          }),
+        ),
+      );
+      if (gone) removed += 1;
+    }
+    return removed;
   },
 });

@@ -8,14 +8,11 @@
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
-  BatchWriteCommand,
-  type BatchWriteCommandOutput,
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   paginateQuery,
-  paginateScan,
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
@@ -39,46 +36,10 @@ import {
   type StoredWebhookConfig,
 } from "../../ports/postbacks.ts";
 import { conditionHolds, unlessConditionFails } from "./conditional.ts";
+import { deleteAll, epochSeconds, expiredKeys, writeAll } from "./expiry.ts";
 import { pageCursor } from "./page-cursor.ts";
 import { queryIndex } from "./query-index.ts";
 import { indexOf } from "./table-definitions.ts";
-
-const epochSeconds = (ms: number) => Math.floor(ms / 1000);
-
-type WriteRequest = NonNullable<BatchWriteCommandOutput["UnprocessedItems"]>[string][number];
-
-/** Writes in batches of 25, sending again what DynamoDB left unprocessed. */
-const writeAll = async (
-  doc: DynamoDBDocumentClient,
-  table: string,
-  requests: readonly WriteRequest[],
-): Promise<void> => {
-  for (let start = 0; start < requests.length; start += 25) {
-    let pending: BatchWriteCommandOutput["UnprocessedItems"] | undefined = {
-      [table]: requests.slice(start, start + 25),
-    };
-    for (let attempt = 0; pending?.[table]?.length; attempt++) {
-      if (attempt > 8) throw new Error(`DynamoDB kept refusing writes on ${table}`);
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10));
-      const answer: BatchWriteCommandOutput = await doc.send(
-        new BatchWriteCommand({ RequestItems: pending }),
-      );
-      pending = answer.UnprocessedItems;
-    }
-  }
-};
-
-/** Deletes items by key in batches of 25. */
-const deleteAll = (
-  doc: DynamoDBDocumentClient,
-  table: string,
-  keys: readonly Record<string, string>[],
-): Promise<void> =>
-  writeAll(
-    doc,
-    table,
-    keys.map((Key) => ({ DeleteRequest: { Key } })),
-  );
 
 /** The log's records of those attempts recorded already, by their key. */
 const recordedEntries = async (
@@ -106,30 +67,6 @@ const recordedEntries = async (
       }
       pending = answer.UnprocessedKeys;
     }
-  }
-  return found;
-};
-
-/** The keys of the items whose `expiresTtl` has passed at `now`. */
-const expiredKeys = async (
-  doc: DynamoDBDocumentClient,
-  table: string,
-  key: string,
-  now: Date,
-): Promise<Record<string, string>[]> => {
-  const found: Record<string, string>[] = [];
-  const pages = paginateScan(
-    { client: doc },
-    {
-      TableName: table,
-      ProjectionExpression: "#key",
-      FilterExpression: "expiresTtl < :now",
-      ExpressionAttributeNames: { "#key": key },
-      ExpressionAttributeValues: { ":now": epochSeconds(now.getTime()) },
-    },
-  );
-  for await (const page of pages) {
-    for (const item of page.Items ?? []) found.push({ [key]: String(item[key]) });
   }
   return found;
 };

@@ -182,9 +182,11 @@ export const TABLE_DEFINITIONS = {
     partitionKey: "postbackKey",
     // An app's postbacks by when they came (`-` for those of no app).
     indexes: { byApp: { partitionKey: "appKey", sortKey: "receivedKey" } },
+    // Unverified ones only: the public endpoints take anyone's body.
+    ttlAttribute: "expiresTtl",
     // Apple's only word on most iOS installs: not made again.
     removal: "retain",
-    holds: "SKAdNetwork and AdAttributionKit postbacks",
+    holds: "SKAdNetwork and AdAttributionKit postbacks (unverified ones for 30 days)",
   },
   costs: {
     store: "adapters/dynamodb/costs.ts#createCostStore",

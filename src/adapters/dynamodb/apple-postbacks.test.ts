@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DAY_MS } from "../../domain/time.ts";
+import { LOCAL_TABLE_NAMES } from "../../embedded/local-dynamodb.ts";
+import {
+  type ApplePostbackStore,
+  type StoredApplePostback,
+  UNVERIFIED_POSTBACK_DAYS,
+} from "../../ports/apple-postbacks.ts";
+import { createApplePostbackStore } from "./apple-postbacks.ts";
+import { onDynalite } from "./dynamo-targets.test-support.ts";
+
+const NOW = Date.parse("2026-12-01T00:00:00.000Z");
+const daysAgo = (days: number) => new Date(NOW - days * DAY_MS).toISOString();
+
+const postback = (
+  transactionId: string,
+  receivedAt: string,
+  verified: boolean,
+): StoredApplePostback => ({
+  kind: "skadnetwork",
+  version: "4.0",
+  adNetworkId: "example123.skadnetwork",
+  sourceIdentifier: "5239",
+  appStoreId: "525463029",
+  transactionId,
+  redownload: false,
+  sourceAppId: null,
+  sourceDomain: null,
+  fidelityType: 1,
+  didWin: true,
+  sequenceIndex: 0,
+  conversionValue: 20,
+  coarseValue: null,
+  countryCode: null,
+  conversionType: null,
+  verification: verified
+    ? { status: "verified", environment: "production", keyId: "k", reason: null }
+    : { status: "unverified", environment: null, keyId: null, reason: "changed" },
+  appId: "com.example.ios",
+  receivedAt,
+});
+
+describe("Apple's postbacks on DynamoDB (dynalite)", () => {
+  let target: ApplePostbackStore & { close(): Promise<void> };
+  beforeAll(async () => {
+    target = await onDynalite((doc) =>
+      createApplePostbackStore(doc, LOCAL_TABLE_NAMES.applePostbacks),
+    )();
+  });
+  afterAll(() => target?.close());
+
+  it("forgets unverified postbacks past their days, and never a verified one", async () => {
+    const old = UNVERIFIED_POSTBACK_DAYS + 1;
+    await target.add(postback("old-unverified", daysAgo(old), false));
+    await target.add(postback("old-verified", daysAgo(old), true));
+    await target.add(postback("new-unverified", daysAgo(1), false));
+    // Apple's signed copy in an old unverified one's place: kept, as every verified one.
+    await target.add(postback("replaced", daysAgo(old), false));
+    expect(await target.add(postback("replaced", daysAgo(old), true))).toBe(true);
+
+    expect(await target.reap(new Date(NOW))).toBe(1);
+    const kept = async (transactionId: string) =>
+      (await target.get({ kind: "skadnetwork", transactionId }))?.verification.status ?? null;
+    expect(await kept("old-unverified")).toBeNull();
+    expect(await kept("old-verified")).toBe("verified");
+    expect(await kept("new-unverified")).toBe("unverified");
+    expect(await kept("replaced")).toBe("verified");
+    // Nothing more to forget until the new one's days are over.
+    expect(await target.reap(new Date(NOW))).toBe(0);
+    expect(await target.reap(new Date(NOW + UNVERIFIED_POSTBACK_DAYS * DAY_MS))).toBe(1);
+  });
+});
