@@ -201,7 +201,10 @@ function SkadnetworkCampaigns(props: { campaigns: SkadnetworkReport["campaigns"]
         smaller the crowd of like installs: a row of two digits (39) holds the installs of every
         campaign ending in them that Apple cut short, 5239's among them. Re-engagements are counted
         only where the app asks Apple for their copies, with the Info.plist key{" "}
-        <span class="mono break-anywhere">EligibleForAdAttributionKitReengagementPostbackCopies</span>.
+        <span class="mono break-anywhere">
+          EligibleForAdAttributionKitReengagementPostbackCopies
+        </span>
+        .
       </p>
     </>
   );
