@@ -50,6 +50,8 @@ export interface StoredWebhookConfig {
   readonly appId: string;
   readonly url: string;
   readonly sealedSecret: string;
+  /** The secret a rotation replaced, sealed, and until when it still signs (ISO 8601). */
+  readonly previous?: { readonly sealedSecret: string; readonly until: string } | null;
   readonly enabled: boolean;
   readonly updatedAt: string;
 }

@@ -378,7 +378,7 @@ describe("a webhook's configuration", () => {
   };
 
   it("is a URL, a signing secret and a switch", () => {
-    expect(parseWebhookConfig(webhook)).toEqual({ ...webhook, enabled: true });
+    expect(parseWebhookConfig(webhook)).toEqual({ ...webhook, previous: null, enabled: true });
   });
 
   it("refuses a URL that is not one, and a short secret", () => {

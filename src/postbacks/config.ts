@@ -483,6 +483,14 @@ export const webhookConfigSchema = z.strictObject({
     .min(32, { error: "must be at least 32 characters" })
     .max(256, { error: "must be at most 256 characters" }),
   enabled: z.boolean({ error: "must be true or false" }).default(true),
+  /**
+   * The secret a rotation replaced, and until when deliveries are signed with it too
+   * (ROTATION_GRACE_HOURS): a backend that still checks with it keeps taking them meanwhile.
+   */
+  previous: z
+    .strictObject({ secret: z.string().min(32).max(256), until: z.iso.datetime() })
+    .nullable()
+    .default(null),
 });
 export type WebhookConfig = z.output<typeof webhookConfigSchema>;
 

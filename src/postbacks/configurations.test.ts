@@ -17,6 +17,7 @@ import type {
 import { createPostbackConfigurations } from "./configurations.ts";
 import { PARTNERS } from "./partners.ts";
 import { openPartnerConfig } from "./secrets.ts";
+import { ROTATION_GRACE_HOURS, SIGNATURE_HEADER, verifySignature } from "./signing.ts";
 import { partnerAnswer } from "./wire.ts";
 
 const APP = "com.example.configurations";
@@ -214,6 +215,45 @@ describe("partner configurations", () => {
       }),
     ).rejects.toThrow(/template\.install\.headers\.Authorization: is masked as answered/);
     expect((await store.getPartner(APP, "custom-masked"))?.template).toEqual(template);
+  });
+
+  it("keeps a rotated webhook secret signing beside the new one for a day, an edit keeping that", async () => {
+    const { configurations, sent, store } = setup();
+    const url = "https://backend.example/hooks";
+    const made = await configurations.putWebhook(APP, "backend", { url });
+    const rotated = await configurations.putWebhook(APP, "backend", { url, rotate_secret: true });
+    const [older, newer] = [made.secret, rotated.secret];
+    if (!older || !newer) throw new Error("no secret shown");
+    expect(newer).not.toBe(older);
+    // An edit of the switch alone neither shows a secret nor ends the grace.
+    const edited = await configurations.putWebhook(APP, "backend", { url, enabled: true });
+    expect(edited.secret).toBeUndefined();
+    await configurations.test(APP, "webhook", "backend", { kind: "install", platform: "android" });
+    const [request] = sent;
+    const header = request?.headers[SIGNATURE_HEADER] ?? "";
+    expect(header.match(/v1=/g)).toHaveLength(2);
+    for (const secret of [older, newer]) {
+      expect(
+        verifySignature({ secrets: [secret], body: request?.body ?? "", header, now: new Date() })
+          .ok,
+      ).toBe(true);
+    }
+    // A day on, the old secret signs no more.
+    const later = createPostbackConfigurations({
+      store,
+      wrapper,
+      resolve: async () => [{ address: "93.184.216.34", family: 4 }],
+      allowLoopback: false,
+      now: () => new Date(Date.now() + (ROTATION_GRACE_HOURS + 1) * 3_600_000),
+      sender: {
+        send: async (next) => {
+          sent.push(next);
+          return { kind: "answer", status: 200, body: "ok" };
+        },
+      },
+    });
+    await later.test(APP, "webhook", "backend", { kind: "install", platform: "android" });
+    expect(sent[1]?.headers[SIGNATURE_HEADER]?.match(/v1=/g)).toHaveLength(1);
   });
 
   it("refuses with a ValidationError, storing nothing, a configuration larger than a store item holds", async () => {

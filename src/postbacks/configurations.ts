@@ -10,7 +10,7 @@
 import type { KeyWrapper } from "../crypto/key-wrapper.ts";
 import { NotFoundError, ValidationError } from "../domain/errors.ts";
 import type { Os } from "../domain/install-facts.ts";
-import { DAY_MS } from "../domain/time.ts";
+import { DAY_MS, HOUR_MS } from "../domain/time.ts";
 import type {
   DeliveryLog,
   PostbackConfigStore,
@@ -36,7 +36,7 @@ import {
   sealPartnerConfig,
   sealWebhookConfig,
 } from "./secrets.ts";
-import { newWebhookSecret } from "./signing.ts";
+import { newWebhookSecret, ROTATION_GRACE_HOURS, signingSecrets } from "./signing.ts";
 import { ownText } from "./templates.ts";
 import {
   partnerTestRequest,
@@ -216,9 +216,18 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
     ): Promise<{ stored: StoredWebhookConfig; secret?: string }> {
       const existing = await deps.store.getWebhook(appId, id);
       const fresh = !existing || body.rotate_secret === true;
-      const secret = fresh
-        ? newWebhookSecret()
-        : (await openWebhookConfig(existing, deps.wrapper)).secret;
+      const opened = existing ? await openWebhookConfig(existing, deps.wrapper) : undefined;
+      const secret = fresh || !opened ? newWebhookSecret() : opened.secret;
+      // A rotation keeps the secret it replaces signing beside the new one for a while, so
+      // deliveries already queued, and those made before the backend has the new secret, are
+      // still taken; an edit keeps a grace under way.
+      const previous =
+        fresh && opened
+          ? {
+              secret: opened.secret,
+              until: new Date(now().getTime() + ROTATION_GRACE_HOURS * HOUR_MS).toISOString(),
+            }
+          : (opened?.previous ?? null);
       const url =
         existing && existing.url !== body.url && shownUrl(existing.url) === body.url
           ? existing.url
@@ -229,6 +238,7 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
         url,
         secret,
         enabled: body.enabled,
+        previous,
       });
       const stored = await storeWebhook(webhook, "body.url");
       return fresh ? { stored, secret } : { stored };
@@ -273,7 +283,12 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
         const webhook = await openWebhookConfig(stored, deps.wrapper);
         const built = webhookTestRequest(webhook, test, at);
         const outcome = await sender().send(built);
-        return testResultOf({ request: built, outcome, secrets: [webhook.secret], now: now() });
+        return testResultOf({
+          request: built,
+          outcome,
+          secrets: signingSecrets(webhook, at),
+          now: now(),
+        });
       }
       const stored: StoredPartnerConfig | undefined = await deps.store.getPartner(appId, id);
       if (!stored) throw notFound(target, id);

@@ -227,7 +227,8 @@ export const webhookBodyOf = (facts: SendFacts, sendId: string): string => {
 /** One attempt's webhook delivery: a POST of the body, signed at `now`. */
 export const webhookRequestOf = (input: {
   readonly url: string;
-  readonly secret: string;
+  /** The secrets it is signed with (./signing.ts signingSecrets). */
+  readonly secrets: readonly string[];
   readonly facts: SendFacts;
   readonly sendId: string;
   readonly attempt: number;
@@ -238,7 +239,7 @@ export const webhookRequestOf = (input: {
     method: "POST",
     url: input.url,
     headers: webhookHeaders({
-      secret: input.secret,
+      secrets: input.secrets,
       body,
       sendId: input.sendId,
       attempt: input.attempt,

@@ -63,7 +63,7 @@ describe("the webhook verification shown in docs/postbacks.md", () => {
   const secret = "whsec_docs_example_secret_0123456789";
   const body = '{"type":"install","service_id":"3f2b9c1e","media_source":"tiktokglobal_int"}';
   const sent = new Date(1_793_527_200_000);
-  const header = signatureHeaderValue(secret, body, sent);
+  const header = signatureHeaderValue([secret], body, sent);
   const t = Math.floor(sent.getTime() / 1000);
   /** A good delivery, then an altered body, a stale one, a foreign secret, no header. */
   const CASES = [

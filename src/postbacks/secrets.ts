@@ -95,6 +95,16 @@ export const sealWebhookConfig = async (
     config.secret,
     contextOf(config.appId, "webhook", config.id, "secret"),
   ),
+  previous: config.previous
+    ? {
+        sealedSecret: await seal(
+          wrapper,
+          config.previous.secret,
+          contextOf(config.appId, "webhook", config.id, "previous-secret"),
+        ),
+        until: config.previous.until,
+      }
+    : null,
   enabled: config.enabled,
   updatedAt: now.toISOString(),
 });
@@ -113,4 +123,14 @@ export const openWebhookConfig = async (
     contextOf(stored.appId, "webhook", stored.id, "secret"),
   ),
   enabled: stored.enabled,
+  previous: stored.previous
+    ? {
+        secret: await open(
+          wrapper,
+          stored.previous.sealedSecret,
+          contextOf(stored.appId, "webhook", stored.id, "previous-secret"),
+        ),
+        until: stored.previous.until,
+      }
+    : null,
 });

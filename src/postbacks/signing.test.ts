@@ -4,10 +4,12 @@ import {
   ATTEMPT_HEADER,
   DELIVERY_HEADER,
   newWebhookSecret,
+  ROTATION_GRACE_HOURS,
   SIGNATURE_HEADER,
   SIGNATURE_TOLERANCE_SECONDS,
   signatureHeaderValue,
   signatureOf,
+  signingSecrets,
   verifySignature,
   webhookHeaders,
 } from "./signing.ts";
@@ -22,14 +24,14 @@ describe("signing a webhook", () => {
     expect(signatureOf(SECRET, 1_700_000_000, BODY)).toBe(
       "0169d393d9f4ff5c30f43d438b58f87374196b787f3bb30a4e1429cfe915cb0c",
     );
-    expect(signatureHeaderValue(SECRET, BODY, SENT)).toBe(
+    expect(signatureHeaderValue([SECRET], BODY, SENT)).toBe(
       "t=1700000000,v1=0169d393d9f4ff5c30f43d438b58f87374196b787f3bb30a4e1429cfe915cb0c",
     );
   });
 
   it("sends the signature, the send's id and the attempt", () => {
     const headers = webhookHeaders({
-      secret: SECRET,
+      secrets: [SECRET],
       body: BODY,
       sendId: "snd_x",
       attempt: 2,
@@ -37,10 +39,27 @@ describe("signing a webhook", () => {
     });
     expect(headers).toEqual({
       "Content-Type": "application/json",
-      [SIGNATURE_HEADER]: signatureHeaderValue(SECRET, BODY, SENT),
+      [SIGNATURE_HEADER]: signatureHeaderValue([SECRET], BODY, SENT),
       [DELIVERY_HEADER]: "snd_x",
       [ATTEMPT_HEADER]: "2",
     });
+  });
+
+  it("signs with the rotated secret too while its grace lasts, the current one first", () => {
+    const newer = "whsec_newer_secret_abcdefghijklmnop";
+    const until = new Date(SENT.getTime() + ROTATION_GRACE_HOURS * 3_600_000).toISOString();
+    const webhook = { secret: newer, previous: { secret: SECRET, until } };
+    expect(signingSecrets(webhook, SENT)).toEqual([newer, SECRET]);
+    expect(signingSecrets(webhook, new Date(Date.parse(until)))).toEqual([newer]);
+    expect(signingSecrets({ secret: newer, previous: null }, SENT)).toEqual([newer]);
+    const header = signatureHeaderValue([newer, SECRET], BODY, SENT);
+    expect(header).toBe(
+      `t=1700000000,v1=${signatureOf(newer, 1_700_000_000, BODY)},v1=${signatureOf(SECRET, 1_700_000_000, BODY)}`,
+    );
+    // A backend that still checks with the old secret takes it, as one with the new one does.
+    for (const secrets of [[SECRET], [newer]]) {
+      expect(verifySignature({ secrets, body: BODY, header, now: SENT }).ok).toBe(true);
+    }
   });
 
   it("makes a new secret each time, long enough to sign with", () => {
@@ -51,7 +70,7 @@ describe("signing a webhook", () => {
 });
 
 describe("verifying a webhook", () => {
-  const header = signatureHeaderValue(SECRET, BODY, SENT);
+  const header = signatureHeaderValue([SECRET], BODY, SENT);
   const at = (seconds: number) => new Date(SENT.getTime() + seconds * 1000);
 
   it("accepts what was signed, within five minutes either way", () => {
@@ -94,7 +113,7 @@ describe("verifying a webhook", () => {
 
   it("takes a delivery signed with either secret while one is being rotated", () => {
     const newer = "whsec_newer_secret_abcdefghijklmnop";
-    const signed = signatureHeaderValue(newer, BODY, SENT);
+    const signed = signatureHeaderValue([newer], BODY, SENT);
     expect(
       verifySignature({ secrets: [newer, SECRET], body: BODY, header: signed, now: SENT }).ok,
     ).toBe(true);
@@ -112,7 +131,7 @@ describe("verifying a webhook", () => {
         fc.string({ unit: "grapheme" }),
         fc.string({ minLength: 1, maxLength: 3 }),
         (secret, body, extra) => {
-          const signed = signatureHeaderValue(secret, body, SENT);
+          const signed = signatureHeaderValue([secret], body, SENT);
           expect(verifySignature({ secrets: [secret], body, header: signed, now: SENT }).ok).toBe(
             true,
           );

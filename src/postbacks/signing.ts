@@ -30,22 +30,44 @@ type Body = string | Uint8Array;
 export const signatureOf = (secret: string, timestamp: number, body: Body): string =>
   createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest("hex");
 
-/** The `X-Attribution-Signature` value for a body sent at `now`. */
-export const signatureHeaderValue = (secret: string, body: Body, now: Date): string => {
+/**
+ * The `X-Attribution-Signature` value for a body sent at `now`: one v1 signature per secret,
+ * the current one first (two while a rotated secret's grace lasts).
+ */
+export const signatureHeaderValue = (secrets: readonly string[], body: Body, now: Date): string => {
   const timestamp = Math.floor(now.getTime() / 1000);
-  return `t=${timestamp},${SCHEME}=${signatureOf(secret, timestamp, body)}`;
+  const signatures = secrets.map((secret) => `${SCHEME}=${signatureOf(secret, timestamp, body)}`);
+  return [`t=${timestamp}`, ...signatures].join(",");
 };
+
+/**
+ * How long a rotated secret still signs deliveries beside the new one: the time to deploy the
+ * new secret to the backend, which meanwhile checks with either.
+ */
+export const ROTATION_GRACE_HOURS = 24;
+
+/** The secrets a delivery at `now` is signed with: the current one, and the one it replaced. */
+export const signingSecrets = (
+  webhook: {
+    readonly secret: string;
+    readonly previous: { readonly secret: string; readonly until: string } | null;
+  },
+  now: Date,
+): string[] =>
+  webhook.previous && Date.parse(webhook.previous.until) > now.getTime()
+    ? [webhook.secret, webhook.previous.secret]
+    : [webhook.secret];
 
 /** The headers a webhook delivery carries beside its JSON body. */
 export const webhookHeaders = (input: {
-  readonly secret: string;
+  readonly secrets: readonly string[];
   readonly body: string;
   readonly sendId: string;
   readonly attempt: number;
   readonly now: Date;
 }): Record<string, string> => ({
   "Content-Type": "application/json",
-  [SIGNATURE_HEADER]: signatureHeaderValue(input.secret, input.body, input.now),
+  [SIGNATURE_HEADER]: signatureHeaderValue(input.secrets, input.body, input.now),
   [DELIVERY_HEADER]: input.sendId,
   [ATTEMPT_HEADER]: String(input.attempt),
 });

@@ -22,6 +22,7 @@ import type { PartnerConfig, WebhookConfig } from "./config.ts";
 import { partnerTemplateOf } from "./config.ts";
 import { partnerRequestOf, type SendFacts, webhookRequestOf } from "./delivery.ts";
 import { attemptLog, maskSecrets } from "./retries.ts";
+import { signingSecrets } from "./signing.ts";
 
 export const TEST_SERVICE_ID = "00000000-0000-4000-8000-000000000000";
 export const TEST_SEND_ID = "test";
@@ -192,7 +193,7 @@ export const webhookTestRequest = (
 ): OutgoingRequest =>
   webhookRequestOf({
     url: webhook.url,
-    secret: webhook.secret,
+    secrets: signingSecrets(webhook, now),
     facts: sampleFacts({
       appId: webhook.appId,
       platform: test.platform,

@@ -162,6 +162,7 @@ describe("the postback worker", () => {
             url: `https://${id}.example/hooks`,
             secret: newWebhookSecret(),
             enabled: true,
+            previous: null,
           },
           wrapper,
           new Date(T0),

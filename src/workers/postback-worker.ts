@@ -79,6 +79,7 @@ import {
   type SkipReason,
 } from "../postbacks/rules.ts";
 import { openPartnerConfig, openWebhookConfig } from "../postbacks/secrets.ts";
+import { signingSecrets } from "../postbacks/signing.ts";
 import { POSTBACK_WORKER } from "./workers.ts";
 
 const SLOTS = POSTBACK_WORKER.concurrency ?? POSTBACK_WORKER.batchSize;
@@ -264,13 +265,13 @@ export const createPostbackWorker = (deps: PostbackWorkerDeps): WorkHandler<Post
         partner: "webhook",
         request: webhookRequestOf({
           url: webhook.url,
-          secret: webhook.secret,
+          secrets: signingSecrets(webhook, at),
           facts,
           sendId: row.sendId,
           attempt,
           now: at,
         }),
-        secrets: [webhook.secret],
+        secrets: signingSecrets(webhook, at),
       };
     }
     if (!("sealedValues" in stored)) return { skip: SKIPS.removed, partner: "" };

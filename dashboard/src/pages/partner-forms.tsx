@@ -727,7 +727,9 @@ export function WebhookForm(props: {
               checked={rotate}
               onChange={(event) => setRotate(event.currentTarget.checked)}
             />
-            <span>Make a new signing secret (the one in use stops working once saved)</span>
+            <span>
+              Make a new signing secret (the one in use still signs beside it for 24 hours)
+            </span>
           </label>
         ) : (
           <p class="hint">A new webhook gets its signing secret, shown once when it is saved.</p>

@@ -137,6 +137,7 @@ const webhookBody = z.object({
   appId: z.string(),
   url: z.string(),
   sealedSecret: z.string(),
+  previous: z.object({ sealedSecret: z.string(), until: z.string() }).nullish(),
   enabled: z.boolean(),
   updatedAt: z.string(),
 });

@@ -317,7 +317,7 @@ export const POSTBACK_CONTRACTS = {
   "put-webhook": {
     summary: "Save a webhook",
     description:
-      "Creates or changes a webhook of the app's own backend. A new one, or one saved with `rotate_secret`, gets a signing secret shown in this answer only (docs/postbacks.md#webhooks-and-verifying-them).",
+      "Creates or changes a webhook of the app's own backend. A new one, or one saved with `rotate_secret`, gets a signing secret shown in this answer only; a rotated secret still signs beside the new one for 24 hours (docs/postbacks.md#webhooks-and-verifying-them).",
     request: {
       params: configParams,
       body: { description: "The webhook.", schema: webhookRequestSchema },
