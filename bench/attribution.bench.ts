@@ -178,7 +178,7 @@ const accuracyOf = async (
     claimClick: async ({ clickId, serviceId }) => {
       const holder = claims.get(clickId) ?? serviceId;
       claims.set(clickId, holder);
-      return holder === serviceId;
+      return holder === serviceId ? "this_install" : "another_install";
     },
   });
   const count = (os: string) => results.filter((r) => r.install.facts.os === os).length;

@@ -114,7 +114,7 @@ const lookupsOf = (
     Date.parse(t.touchTime) >= window.from.getTime() &&
     Date.parse(t.touchTime) <= window.to.getTime();
   const newestFirst = (a: Touch, b: Touch) => b.touchTime.localeCompare(a.touchTime);
-  const claims = new Map<string, string>();
+  const claims = new Map<string, { holder: string; device: string | null | undefined }>();
   return {
     get: async (clickId) => touches.find((t) => t.clickId === clickId),
     byMaid: async (maid, window) =>
@@ -134,10 +134,13 @@ const lookupsOf = (
       );
       return Math.min(cap, new Set(seen.map((s) => s.serviceId)).size);
     },
-    claimClick: async ({ appId, clickId, serviceId }) => {
-      const holder = claims.get(clickId) ?? `${appId}#${serviceId}`;
-      claims.set(clickId, holder);
-      return holder === `${appId}#${serviceId}`;
+    // The store's rule (src/adapters/contracts/touch-store.test-support.ts): the first claim
+    // holds; a later one is told whether the holder is of its own device.
+    claimClick: async ({ appId, clickId, serviceId, device }) => {
+      const held = claims.get(clickId) ?? { holder: `${appId}#${serviceId}`, device };
+      claims.set(clickId, held);
+      if (held.holder === `${appId}#${serviceId}`) return "this_install";
+      return device && held.device === device ? "same_device" : "another_install";
     },
   };
 };
@@ -794,6 +797,36 @@ describe("one tap, one install", () => {
     });
     const other = await matchInstall(install(), settings, fresh, { serviceId: "install-4" });
     expect(other.kind).toBe("organic");
+  });
+
+  it("tells the same device installing again from its click from a twin that took it first", async () => {
+    // A reinstall: the phone's advertising id finds the click its first install holds.
+    const click = touch(5 * MINUTE, { maid: GAID });
+    const lookups = lookupsOf([click]);
+    const first = await matchInstall(install({ maid: GAID }), settings, lookups, {
+      serviceId: "install-1",
+      deviceId: GAID,
+    });
+    expect(first).toMatchObject({ method: "advertising_id", reinstall: false });
+    const again = await matchInstall(install({ maid: GAID }), settings, lookups, {
+      serviceId: "install-2",
+      deviceId: GAID.toUpperCase(),
+    });
+    expect(again).toMatchObject({ method: "advertising_id", reinstall: true });
+
+    // A probabilistic twin took the click first: the click id's own device is no reinstall.
+    const tapped = touch(5 * MINUTE);
+    const shared = lookupsOf([tapped]);
+    const twin = await matchInstall(install(), settings, shared, {
+      serviceId: "install-3",
+      deviceId: "twin-idfv",
+    });
+    expect(twin.kind).toBe("matched");
+    const own = await matchInstall(install({ referrerClickId: tapped.clickId }), settings, shared, {
+      serviceId: "install-4",
+      deviceId: "own-idfv",
+    });
+    expect(own).toMatchObject({ method: "click_id", reinstall: false });
   });
 
   it("keeps an advertising id's click from a twin too", async () => {

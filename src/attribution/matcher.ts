@@ -29,8 +29,9 @@ import { DAY_MS, HOUR_MS, MINUTE_MS } from "../domain/time.ts";
 import type { TouchCost, TouchType } from "../domain/touch.ts";
 import type { AdFields } from "../ports/links.ts";
 import type { SearchAds } from "../ports/search-ads.ts";
-import type { Touch, TouchStore } from "../ports/touches.ts";
+import type { ClickHolder, Touch, TouchStore } from "../ports/touches.ts";
 import { isPublicIp } from "../touches/ip.ts";
+import { deviceTag } from "../touches/lookup-keys.ts";
 import { type InstallClock, installClock } from "./install-clock.ts";
 import type { AttributionSettings } from "./settings.ts";
 
@@ -60,6 +61,12 @@ export type Match =
       readonly otherCandidates: number;
       /** Whole hours from the touch to the first open. */
       readonly clickToFirstOpenHours: number;
+      /**
+       * Another install of the same device holds the click already (its click id or its
+       * advertising id found it): an install again from the click that brought the device,
+       * which the click did not cause a second time.
+       */
+      readonly reinstall: boolean;
     }
   | { readonly kind: "organic" };
 
@@ -72,6 +79,8 @@ export type TouchLookups = Pick<
 export interface Claimant {
   readonly appId: string;
   readonly serviceId: string;
+  /** Its device's tag (lookup-keys.ts deviceTag), when it has an IDFV or advertising id. */
+  readonly device: string | null;
 }
 
 /**
@@ -167,6 +176,7 @@ const matched = (
   clickToFirstOpenHours: Math.floor(
     Math.max(0, clock.firstOpen - timeOf(found.winner.touchTime)) / HOUR_MS,
   ),
+  reinstall: false,
 });
 
 const squeezed = (model: string) => model.toLowerCase().replace(/[\s_-]/g, "");
@@ -456,7 +466,7 @@ const probabilistically = async (
       rivals: new Set(compatible.map(deviceKey).filter((key) => key !== mine)).size,
     });
     if (!confidence || RANK[confidence] < RANK[settings.confidenceFloor]) return undefined;
-    if (await claim(lookups, claimant, found.winner)) {
+    if ((await claim(lookups, claimant, found.winner)) === "this_install") {
       return matched("probabilistic", found, clock, confidence);
     }
     held.add(found.winner.clickId);
@@ -464,12 +474,12 @@ const probabilistically = async (
   return undefined;
 };
 
-/** Claims a stored click for the install: whether the install holds it. */
+/** Claims a stored click for the install: who holds it. */
 const claim = (
   lookups: TouchLookups,
   claimant: Claimant,
   click: { readonly clickId: string; readonly touchTime: string },
-): Promise<boolean> =>
+): Promise<ClickHolder> =>
   lookups.claimClick({ ...claimant, clickId: click.clickId, touchTime: click.touchTime });
 
 /** A match of the install's own device, whose click is claimed against a later twin's. */
@@ -479,7 +489,13 @@ const claimedOwn = async (
   claimant: Claimant,
 ): Promise<Match | undefined> => {
   if (match?.kind === "matched" && match.credit.clickId !== null) {
-    await claim(lookups, claimant, { ...match.credit, clickId: match.credit.clickId });
+    const holder = await claim(lookups, claimant, {
+      ...match.credit,
+      clickId: match.credit.clickId,
+    });
+    // Held by a stranger (a probabilistic twin that came first), it is still this device's
+    // click; held by another install of this device, this is that device installing again.
+    if (holder === "same_device") return { ...match, reinstall: true };
   }
   return match;
 };
@@ -489,9 +505,18 @@ export const matchInstall = async (
   facts: InstallFacts,
   settings: AttributionSettings,
   lookups: TouchLookups,
-  install: { readonly serviceId: string; readonly searchAds?: SearchAds | undefined },
+  install: {
+    readonly serviceId: string;
+    /** The install's IDFV, else its advertising id, that its claims name (hashed). */
+    readonly deviceId?: string | null;
+    readonly searchAds?: SearchAds | undefined;
+  },
 ): Promise<Match> => {
-  const claimant = { appId: facts.appId, serviceId: install.serviceId };
+  const claimant: Claimant = {
+    appId: facts.appId,
+    serviceId: install.serviceId,
+    device: install.deviceId ? deviceTag(facts.appId, install.deviceId) : null,
+  };
   // The referrer's touch, read once: the click id method's first candidate, and, for a
   // request that sent no clock, what gives the device's offset.
   const referred = facts.referrerClickId ? await lookups.get(facts.referrerClickId) : undefined;

@@ -24,6 +24,7 @@ const matchAt = (confidence: Confidence): Match => ({
   confidence,
   otherCandidates: 0,
   clickToFirstOpenHours: 0,
+  reinstall: false,
 });
 
 describe("an attribution result's deferred deep link", () => {
@@ -70,5 +71,23 @@ describe("an attribution result's cost", () => {
     }
     expect(resultOf(withCost(undefined), null, AT, DEFAULT_ATTRIBUTION).cost).toBeNull();
     expect(resultOf({ kind: "organic" }, null, AT, DEFAULT_ATTRIBUTION).cost).toBeNull();
+  });
+});
+
+describe("an install again from a click another install of its device holds", () => {
+  it("costs nothing more, and is a reinstall where install types are given (iOS)", () => {
+    const high = matchAt("high") as Extract<Match, { kind: "matched" }>;
+    const paid: Extract<Match, { kind: "matched" }> = {
+      ...high,
+      credit: { ...high.credit, cost: { model: "CPI", value: 2, currency: "USD" } },
+    };
+    const first = resultOf(paid, null, AT, DEFAULT_ATTRIBUTION);
+    expect(first.installType).toBeNull();
+    expect(first.cost).not.toBeNull();
+    const again = resultOf({ ...paid, reinstall: true }, null, AT, DEFAULT_ATTRIBUTION);
+    expect(again).toMatchObject({ status: "matched", installType: null });
+    expect(again.cost).toBeNull();
+    const ios = resultOf({ ...paid, reinstall: true }, "new_install", AT, DEFAULT_ATTRIBUTION);
+    expect(ios).toMatchObject({ installType: "reinstall_same_device", cost: null });
   });
 });

@@ -59,6 +59,9 @@ export const resultOf = (
     };
   }
   const { credit: touch } = match;
+  // An install again from a click that brought the device once: the click's per-install price
+  // was its first install's. The spec gives `install_type` on iOS only: there it says so.
+  const reinstall = match.reinstall;
   const deepLink = RANK[match.confidence] >= RANK[settings.deepLinkConfidenceFloor];
   const params = deepLink ? { ...touch.params } : {};
   return {
@@ -77,12 +80,12 @@ export const resultOf = (
     matchingType: match.matchingType,
     confidence: match.confidence,
     clickToFirstOpenHours: match.clickToFirstOpenHours,
-    installType,
+    installType: reinstall && installType !== null ? "reinstall_same_device" : installType,
     otherCandidates: match.otherCandidates,
     params,
     // A CPI touch's cost is the install's once it wins (a CPC click's or a CPM impression's is
     // the touch's own, counted where the touch is).
-    cost: installCostOf(touch.cost),
+    cost: reinstall ? null : installCostOf(touch.cost),
     touchTime: touch.touchTime,
     networkClickId: touch.networkClickId ?? null,
     urlParams: { ...touch.urlParams },

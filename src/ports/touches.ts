@@ -54,7 +54,20 @@ export interface ClickClaim {
   readonly serviceId: string;
   /** The click's time: the claim expires with the click. */
   readonly touchTime: string;
+  /**
+   * The install's device, as a tag of its IDFV or advertising id (lookup-keys.ts deviceTag),
+   * when it has one: another install of the same device that holds the click is told apart
+   * from a stranger's.
+   */
+  readonly device?: string | null;
 }
+
+/**
+ * Who holds a click after an install's claim on it: this install (now, or from an earlier call),
+ * another install of the same device (an install again from the click that brought it), or
+ * another install.
+ */
+export type ClickHolder = "this_install" | "same_device" | "another_install";
 
 /**
  * The touch store; it also keeps which installs send from each address (./address-crowds.ts),
@@ -75,12 +88,13 @@ export interface TouchStore extends AddressCrowds {
   /** By address: IPv4 whole, IPv6 by its /64. */
   byIp(ip: string, window: TouchWindow): Promise<Touch[]>;
   /**
-   * Credits the click to the install unless another install holds it: true when this one
-   * does, now or from an earlier call (a job run again). One tap is one install: a click that
+   * Credits the click to the install unless another install holds it, and says who holds it:
+   * this one (now, or from an earlier call: a job run again), or another, of the same device
+   * or not. One tap is one install: a click that
    * probabilistic matching credited to one phone is not also credited to its twin at the same
    * address. The claim names the install by a hash of its id and expires with the click.
    */
-  claimClick(claim: ClickClaim): Promise<boolean>;
+  claimClick(claim: ClickClaim): Promise<ClickHolder>;
   /**
    * Deletes what expired before the cutoff (DynamoDB's TTL does it on AWS): touches, with the
    * claims and sightings that expire with them; how many items.

@@ -49,6 +49,16 @@ export const sightingHour = (ms: number): string =>
 export const sightingExpirySeconds = (hour: string): number =>
   Math.floor(Date.parse(hour) / 1000) + SIGHTING_LIFE_SECONDS;
 
+/**
+ * A device as a click's claim names it: a hash of its IDFV or advertising id (case aside), which
+ * tells devices apart and no more.
+ */
+export const deviceTag = (appId: string, deviceId: string): string =>
+  createHash("sha256")
+    .update(`${appId}#device#${deviceId.toLowerCase()}`)
+    .digest("base64url")
+    .slice(0, 16);
+
 /** An install as its sightings name it: a hash of its id, which tells installs apart and no more. */
 export const installTag = (appId: string, serviceId: string): string =>
   createHash("sha256").update(`${appId}#${serviceId}`).digest("base64url").slice(0, 16);

@@ -103,7 +103,7 @@ const setup = (
         return [];
       },
       installsAt: async () => 0,
-      claimClick: async () => true,
+      claimClick: async () => "this_install" as const,
     },
     lake: {
       attributions: { put: async (records) => void rows.attributions.push(...records) },
@@ -220,7 +220,7 @@ describe("the attribution worker", () => {
         byMaid: async () => [],
         byIp: async () => [],
         installsAt: async () => 0,
-        claimClick: async () => true,
+        claimClick: async () => "this_install" as const,
       },
       searchAds: {
         resolve: async (token) => {

@@ -113,6 +113,9 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       const facts = tokenAlive ? consented : { ...consented, platformAdsToken: null };
       const match = await matchInstall(facts, settings, deps.touches, {
         serviceId: job.serviceId,
+        // What tells this device's installs apart from another's (an all-zero id is stored as
+        // none).
+        deviceId: install.idfv ?? install.maid,
         searchAds: deps.searchAds,
       });
       result = resultOf(match, installTypeOf(install, sameIdfv), now(), settings);

@@ -106,6 +106,10 @@ describe("attribution over HTTP", () => {
       matching_type: "network",
       click_to_first_open_hours: "2",
     });
+    // The same phone installing the app again: credited to the same click, whose per-install
+    // price its first install paid (the export below says so).
+    await install(androidInstall("by-maid-again", { maid: GAID }));
+    expect(await attributionOf("by-maid-again")).toMatchObject({ media_source: "network_b" });
   });
 
   describe("consent", () => {
@@ -439,6 +443,7 @@ describe("attribution over HTTP", () => {
     expect(Object.keys(byInstall).sort()).toEqual(
       [
         "by-maid-1",
+        "by-maid-again",
         "consent-agreed",
         "consent-refused",
         "consent-unasked",
@@ -466,6 +471,7 @@ describe("attribution over HTTP", () => {
       click_to_first_open_hours: 0,
       os: "android",
     });
+    expect(byInstall["by-maid-again"]).toMatchObject({ media_source: "network_b" });
     expect(byInstall["geo-1"]).toMatchObject({ matching_type: "geo", media_source: "tiktok" });
     expect(byInstall["twin-1"]).toMatchObject({ matching_type: "geo", media_source: "tiktok" });
     expect(byInstall["twin-2"]).toMatchObject({ media_source: "organic" });

@@ -69,26 +69,31 @@ describe("cost on links and touches, in the cohorts report", () => {
     });
     expect(cpi).toMatchObject({ cost_model: "CPI", cost_value: 2.5, cost_currency: "EUR" });
     const referrer = await tap(cpi);
-    const installed = await rt.post(
-      "/v1/installs",
-      androidInstallRequest("costed-1", {
-        install_referrer: {
-          referrer,
-          click_timestamp: Math.floor(Date.now() / 1000) - 5,
-          install_begin_timestamp: Math.floor(Date.now() / 1000) - 2,
-        },
-      }),
-      keys.sdkKey,
-    );
-    expect(installed.status).toBe(202);
-    const attribution = await rt.get(
-      "/v1/installs/costed-1/attribution?wait_seconds=10",
-      keys.sdkKey,
-    );
-    expect(await attribution.json()).toMatchObject({
-      service_match_status: "matched_no_params",
-      media_source: "influencer_a",
-    });
+    // The phone installs, then installs again (a new install id, the same advertising id and
+    // Play referrer): the tap's price is the first install's alone.
+    for (const serviceId of ["costed-1", "costed-again"]) {
+      const installed = await rt.post(
+        "/v1/installs",
+        androidInstallRequest(serviceId, {
+          maid: "6f1e1d2c-0b9a-4f8e-8d7c-6b5a4f3e2d1c",
+          install_referrer: {
+            referrer,
+            click_timestamp: Math.floor(Date.now() / 1000) - 5,
+            install_begin_timestamp: Math.floor(Date.now() / 1000) - 2,
+          },
+        }),
+        keys.sdkKey,
+      );
+      expect(installed.status).toBe(202);
+      const attribution = await rt.get(
+        `/v1/installs/${serviceId}/attribution?wait_seconds=10`,
+        keys.sdkKey,
+      );
+      expect(await attribution.json()).toMatchObject({
+        service_match_status: "matched_no_params",
+        media_source: "influencer_a",
+      });
+    }
 
     // Three taps on a CPC link at 0.10 EUR; two CPM impressions a network reports at 4 USD.
     const cpc = await makeLink({
@@ -116,13 +121,13 @@ describe("cost on links and touches, in the cohorts report", () => {
     const answer = await cohorts();
     const group = (mediaSource: string) =>
       answer.groups.find((found) => found.media_source === mediaSource);
-    // 2.50 EUR at 1.08: 2.70 USD, the one install's eCPI.
+    // 2.50 EUR at 1.08: 2.70 USD, paid once over the phone's two installs.
     expect(group("influencer_a")).toMatchObject({
       group: "Winter",
-      installs: 1,
+      installs: 2,
       clicks: 1,
       cost_usd: 2.7,
-      ecpi_usd: 2.7,
+      ecpi_usd: 1.35,
     });
     expect(group("clicknet")).toMatchObject({ group: "Taps", clicks: 3, cost_usd: 0.324 });
     expect(group("viewnet")).toMatchObject({ group: "Views", impressions: 2, cost_usd: 0.008 });

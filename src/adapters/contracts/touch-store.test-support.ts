@@ -226,10 +226,10 @@ export const describeTouchStoreContract = (
         await store.put([click]);
         const claim = (serviceId: string, clickId = click.clickId) =>
           store.claimClick({ appId: app, clickId, serviceId, touchTime: click.touchTime });
-        expect(await claim("install-1")).toBe(true);
+        expect(await claim("install-1")).toBe("this_install");
         // A job run again for the same install.
-        expect(await claim("install-1")).toBe(true);
-        expect(await claim("install-2")).toBe(false);
+        expect(await claim("install-1")).toBe("this_install");
+        expect(await claim("install-2")).toBe("another_install");
         // The same service id in another app is another install, whose claims are its own.
         expect(
           await store.claimClick({
@@ -238,7 +238,7 @@ export const describeTouchStoreContract = (
             serviceId: "install-2",
             touchTime: click.touchTime,
           }),
-        ).toBe(true);
+        ).toBe("this_install");
         // Two installs at once: one holds it.
         const raced = contractTouch(app, T0);
         await store.put([raced]);
@@ -246,7 +246,7 @@ export const describeTouchStoreContract = (
           claim("install-3", raced.clickId),
           claim("install-4", raced.clickId),
         ]);
-        expect(answers.filter(Boolean)).toHaveLength(1);
+        expect(answers.filter((holder) => holder === "this_install")).toHaveLength(1);
         // A claim is no touch: the click reads back as it was, and no lookup finds another.
         expect(await store.get(click.clickId)).toEqual(click);
         expect(await store.get(`claim#${app}#${click.clickId}`)).toBeUndefined();
@@ -254,6 +254,30 @@ export const describeTouchStoreContract = (
           expect.arrayContaining([click.clickId, raced.clickId]),
         );
         expect(await store.byIp("81.2.69.142", window(app, T0 - DAY, T0 + DAY))).toHaveLength(2);
+      }),
+    );
+
+    it(
+      "tells another install of the same device holding a click from a stranger's",
+      withStore(async (store) => {
+        const app = freshApp();
+        const click = contractTouch(app, T0);
+        await store.put([click]);
+        const claim = (serviceId: string, device: string | null) =>
+          store.claimClick({
+            appId: app,
+            clickId: click.clickId,
+            serviceId,
+            touchTime: click.touchTime,
+            device,
+          });
+        expect(await claim("install-1", "device-a")).toBe("this_install");
+        // The same phone installing again, and another phone, or one that names no device.
+        expect(await claim("install-2", "device-a")).toBe("same_device");
+        expect(await claim("install-3", "device-b")).toBe("another_install");
+        expect(await claim("install-4", null)).toBe("another_install");
+        // The holder's own claim again, whatever device it names now.
+        expect(await claim("install-1", null)).toBe("this_install");
       }),
     );
 
@@ -290,11 +314,11 @@ export const describeTouchStoreContract = (
             serviceId,
             touchTime: touch.touchTime,
           });
-        expect(await claim(expired, "install-1")).toBe(true);
-        expect(await claim(live, "install-1")).toBe(true);
+        expect(await claim(expired, "install-1")).toBe("this_install");
+        expect(await claim(live, "install-1")).toBe("this_install");
         // The expired click and its claim.
         expect(await store.reap(new Date(T0 - 5 * DAY))).toBe(2);
-        expect(await claim(live, "install-2")).toBe(false);
+        expect(await claim(live, "install-2")).toBe("another_install");
         const all = window(app, T0 - 60 * DAY, T0);
         expect(await store.get(expired.clickId)).toBeUndefined();
         expect(await store.byMaid("cccc-1", all)).toEqual([live]);

@@ -205,15 +205,17 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
       return writeBatches([...items.values()].map((Item) => ({ PutRequest: { Item } })));
     },
     installsAt: (ip, window, cap) => countInstallsAt(doc, table, ip, window, cap),
-    claimClick(claim) {
+    async claimClick(claim) {
       const holder = installTag(claim.appId, claim.serviceId);
-      return conditionHolds(() =>
+      const clickId = `${CLAIM_KEY_PREFIX}${claim.appId}#${claim.clickId}`;
+      const ours = await conditionHolds(() =>
         doc.send(
           new PutCommand({
             TableName: table,
             Item: {
-              clickId: `${CLAIM_KEY_PREFIX}${claim.appId}#${claim.clickId}`,
+              clickId,
               holder,
+              ...(claim.device ? { device: claim.device } : {}),
               expiresTtl: touchExpirySeconds(claim.touchTime),
             },
             ConditionExpression: "attribute_not_exists(clickId) OR holder = :holder",
@@ -221,6 +223,11 @@ export const createTouchStore = (doc: DynamoDBDocumentClient, table: string): To
           }),
         ),
       );
+      if (ours) return "this_install";
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: table, Key: { clickId }, ConsistentRead: true }),
+      );
+      return claim.device && Item?.device === claim.device ? "same_device" : "another_install";
     },
     async reap(cutoff) {
       const expired: string[] = [];

@@ -65,6 +65,16 @@ const TOUCH_PREFIX = `t${SEPARATOR}`;
 const touchKey = (clickId: string) => `${TOUCH_PREFIX}${clickId}`;
 const claimKey = (appId: string, clickId: string) =>
   `c${SEPARATOR}${keyPart(appId)}${SEPARATOR}${clickId}`;
+
+/** A claim as stored: its holder and device as JSON, or a holder's tag alone (no device). */
+const claimOf = (value: string): { holder: string; device: string | null } => {
+  if (!value.startsWith("{")) return { holder: value, device: null };
+  const parsed = JSON.parse(value) as { holder?: unknown; device?: unknown };
+  return {
+    holder: String(parsed.holder ?? ""),
+    device: typeof parsed.device === "string" ? parsed.device : null,
+  };
+};
 const expiryPrefix = (seconds: number) =>
   `x${SEPARATOR}${String(Math.max(0, seconds)).padStart(12, "0")}`;
 const expiryKey = (seconds: number, itemKey: string) =>
@@ -246,12 +256,16 @@ export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore>
         const key = claimKey(claim.appId, claim.clickId);
         const holder = installTag(claim.appId, claim.serviceId);
         const [held] = await db.getMany([key]);
-        if (held !== undefined) return held === holder;
+        if (held !== undefined) {
+          const stored = claimOf(held);
+          if (stored.holder === holder) return "this_install";
+          return claim.device && stored.device === claim.device ? "same_device" : "another_install";
+        }
         const batch = db.batch();
-        batch.put(key, holder);
+        batch.put(key, JSON.stringify({ holder, device: claim.device ?? null }));
         batch.put(expiryKey(touchExpirySeconds(claim.touchTime), key), JSON.stringify([key]));
         await batch.write();
-        return true;
+        return "this_install";
       }),
 
     async reap(cutoff) {
