@@ -1663,7 +1663,7 @@ checking(
 // Flutter's Swift Package Manager route: ios/<plugin>/Package.swift, whose target is the
 // plugin's sources in Sources/<plugin>, as Flutter's template has it.
 checking(
-  "the Flutter plugin's Package.swift: Flutter's layout, iOS 13, the SDK at the podspec's version",
+  "the Flutter plugin's Package.swift: Flutter's layout and framework, iOS 13, the SDK at the podspec's version",
   () => {
     const file = join("flutter", "ios", "service_attribution", "Package.swift");
     const manifest = tree(file);
@@ -1676,7 +1676,11 @@ checking(
     const targets = callsNamed(manifest, "target").map(
       (call) => stringsIn(argumentOf(call, "name") ?? call)[0],
     );
-    const [dependency] = callsNamed(manifest, "package");
+    // The SDK's dependency is the one by URL; Flutter's framework is the one by path.
+    const dependency = callsNamed(manifest, "package").find((call) => argumentOf(call, "url"));
+    const flutterFramework = callsNamed(manifest, "package").find(
+      (call) => stringsIn(argumentOf(call, "path") ?? call).join("") === "../FlutterFramework",
+    );
     const product = callsNamed(manifest, "product").map((call) => ({
       name: stringsIn(argumentOf(call, "name") ?? call).join(""),
       package: stringsIn(argumentOf(call, "package") ?? call).join(""),
@@ -1708,9 +1712,15 @@ checking(
       ),
       ...same(
         product,
-        [{ name: "ServiceAttribution", package: "service-attribution" }],
-        "the target's product dependency (the root Package.swift's library)",
+        [
+          { name: "FlutterFramework", package: "FlutterFramework" },
+          { name: "ServiceAttribution", package: "service-attribution" },
+        ],
+        "the target's product dependencies (Flutter's framework, the root Package.swift's library)",
       ),
+      ...(flutterFramework
+        ? []
+        : ['no .package(name: "FlutterFramework", path: "../FlutterFramework") (Flutter 3.41+)']),
       ...same(processed, ["PrivacyInfo.xcprivacy"], "resources"),
       ...processed
         .filter((resource) => !existsSync(join(sources, resource)))

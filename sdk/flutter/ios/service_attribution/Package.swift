@@ -1,9 +1,10 @@
 // swift-tools-version: 5.9
 // The iOS side of the Flutter plugin service_attribution for Flutter's Swift Package Manager
-// support (Flutter 3.24 or later with it turned on; the default from Flutter 3.44). The
-// CocoaPods route is ../service_attribution.podspec, over the same sources. Flutter links its
-// own framework to the plugin: no dependency on it is declared here. The iOS SDK comes from the
-// repository by its URL at the version the podspec depends on, its release tag.
+// support (the default from Flutter 3.44). The CocoaPods route is ../service_attribution.podspec,
+// over the same sources. Flutter's own framework is the package Flutter places beside the
+// plugins' (`../FlutterFramework`, from Flutter 3.41), as its plugin template declares it. The
+// iOS SDK comes from the repository by its URL at the version the podspec depends on, its
+// release tag.
 import PackageDescription
 
 let package = Package(
@@ -15,12 +16,14 @@ let package = Package(
         .library(name: "service-attribution", targets: ["service_attribution"]),
     ],
     dependencies: [
+        .package(name: "FlutterFramework", path: "../FlutterFramework"),
         .package(url: "https://github.com/service-attribution/service-attribution.git", exact: "1.0.0"),
     ],
     targets: [
         .target(
             name: "service_attribution",
             dependencies: [
+                .product(name: "FlutterFramework", package: "FlutterFramework"),
                 .product(name: "ServiceAttribution", package: "service-attribution"),
             ],
             resources: [
