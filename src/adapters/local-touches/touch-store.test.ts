@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { ClassicLevel } from "classic-level";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { contractTouch } from "../contracts/touch-store.test-support.ts";
+import { SEPARATOR } from "../local-disk/level.ts";
 import { openLocalTouchStore } from "./touch-store.ts";
 
 const T0 = Date.parse("2026-11-24T12:00:00.000Z");
@@ -84,6 +85,44 @@ describe("the embedded touch store", () => {
       expect(await store.reap(new Date(T0 + 60 * DAY))).toBe(1);
     } finally {
       await store.close();
+    }
+    expect(await keysIn(dir)).toEqual([]);
+  });
+
+  it("reaps at its own expiry a touch whose entry gives an earlier one (kept for less time once)", async () => {
+    const DAY = 86_400_000;
+    const touch = contractTouch(APP, T0, { ip: "81.2.69.9" });
+    const store = await openLocalTouchStore(dir);
+    await store.put([touch]);
+    await store.close();
+    // The folder as a store that kept touches two days less left it: its entry two days early.
+    const db = new ClassicLevel<string, string>(dir);
+    await db.open();
+    const [entry] = await db.keys({ gte: `x${SEPARATOR}`, lt: `x${SEPARATOR}~` }).all();
+    if (!entry) throw new Error("no expiry entry");
+    const [, seconds = "", ...rest] = entry.split(SEPARATOR);
+    const earlier = [
+      "x",
+      String(Number(seconds) - 2 * 86_400).padStart(seconds.length, "0"),
+      ...rest,
+    ].join(SEPARATOR);
+    await db.batch([
+      { type: "del", key: entry },
+      { type: "put", key: earlier, value: (await db.get(entry)) ?? "" },
+    ]);
+    await db.close();
+
+    const again = await openLocalTouchStore(dir);
+    try {
+      // Past the early entry, before the touch's own expiry: it stays, with its lookups.
+      const early = new Date((Number(seconds) - 86_400) * 1000);
+      expect(await again.reap(early)).toBe(0);
+      expect(await again.get(touch.clickId)).toEqual(touch);
+      expect(await again.byIp("81.2.69.9", day)).toEqual([touch]);
+      // Past its own: gone, with nothing left.
+      expect(await again.reap(new Date(T0 + 60 * DAY))).toBe(1);
+    } finally {
+      await again.close();
     }
     expect(await keysIn(dir)).toEqual([]);
   });

@@ -302,6 +302,10 @@ export const openLocalTouchStore = async (dir: string): Promise<LocalTouchStore>
               for (const itemKey of keys) {
                 if (itemKey !== now.main && !now.lookups.includes(itemKey)) batch.del(itemKey);
               }
+              // The touch as it stands expires later (written over since, or stored when touches
+              // were kept for less time): its own entry is made sure of, so it still goes then.
+              if (now.expiry > key)
+                batch.put(now.expiry, JSON.stringify([now.main, ...now.lookups]));
             }
             batch.del(key);
           }
