@@ -227,7 +227,9 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
               secret: opened.secret,
               until: new Date(now().getTime() + ROTATION_GRACE_HOURS * HOUR_MS).toISOString(),
             }
-          : (opened?.previous ?? null);
+          : opened?.previous && Date.parse(opened.previous.until) > now().getTime()
+            ? opened.previous
+            : null;
       const url =
         existing && existing.url !== body.url && shownUrl(existing.url) === body.url
           ? existing.url

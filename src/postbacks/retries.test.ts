@@ -6,7 +6,7 @@ import {
   attemptLog,
   excerpt,
   MASK,
-  MAX_QUEUE_DELAY_SECONDS,
+  MAX_RETRY_AFTER_MS,
   maskSecrets,
   maskUrl,
   RETRY_POLICY,
@@ -111,7 +111,7 @@ describe("verdictOf", () => {
     }
   });
 
-  it("waits as long as Retry-After asks when it asks for longer, in seconds or as an HTTP date, at most the queue's 15 minutes", () => {
+  it("waits as long as Retry-After asks when it asks for longer, in seconds or as an HTTP date, at most six hours", () => {
     // A webhook's first retry comes after a minute: a Retry-After may ask for longer.
     const retryAt = (retryAfter: string) => {
       const verdict = verdictOf(answer(429, "", retryAfter), 1, ENDED, WEBHOOK_RETRY_POLICY);
@@ -120,9 +120,10 @@ describe("verdictOf", () => {
     };
     expect(retryAt("120")).toBe(120_000);
     expect(retryAt(new Date(ENDED.getTime() + 300_000).toUTCString())).toBe(300_000);
-    // Longer than a queue's message may wait: the longest it may.
-    expect(retryAt("86400")).toBe(MAX_QUEUE_DELAY_SECONDS * 1000);
-    expect(retryAt(new Date(ENDED.getTime() + 3_600_000).toUTCString())).toBe(900_000);
+    // Past a queue message's 15 minutes (reached in steps), up to the service's bound.
+    expect(retryAt(new Date(ENDED.getTime() + 3_600_000).toUTCString())).toBe(3_600_000);
+    expect(retryAt("86400")).toBe(MAX_RETRY_AFTER_MS);
+    expect(MAX_RETRY_AFTER_MS).toBe(6 * 60 * MINUTE_MS);
     // Sooner than the schedule, a date gone by, or no date at all: the schedule's delay, so a
     // backend that says "at once" does not use up its attempts within a minute.
     expect(retryAt("0")).toBe(MINUTE_MS);
@@ -341,6 +342,10 @@ describe("attemptLog", () => {
       }).error,
     ).toBe(
       "answered 429 (too many requests): the partner asks for it later, tried again in 300 s as its Retry-After asks",
+    );
+    // A day asked for: six hours, and the log says it is sooner than asked.
+    expect(log(answer(429, "", "86400")).error).toBe(
+      "answered 429 (too many requests): the partner asks for it later, tried again in 21600 s, sooner than its Retry-After asks (at most 6 hours)",
     );
     expect(log(answer(408)).error).toBe(
       "answered 408 (request timeout): the partner asks for it later",

@@ -104,8 +104,15 @@ const isDelivered = (outcome: AttemptOutcome): boolean =>
   outcome.kind === "answer" && outcome.status >= 200 && outcome.status <= 299;
 
 /**
+ * The longest a Retry-After is waited for: a later attempt is reached through queue messages of
+ * at most 15 minutes each (src/workers/postback-worker.ts), so the bound is the service's: a
+ * partner asking for a day is tried again after six hours, its send not held for the day.
+ */
+export const MAX_RETRY_AFTER_MS = 6 * 60 * MINUTE_MS;
+
+/**
  * How long an answer's Retry-After asks to wait from `endedAt` (delay-seconds, or an HTTP date),
- * within the longest a queue delays a message; null when it has none or none that reads.
+ * as it asks; null when it has none or none that reads.
  */
 export const retryAfterMs = (value: string | undefined, endedAt: Date): number | null => {
   const text = value?.trim() ?? "";
@@ -123,7 +130,7 @@ export const retryAfterMs = (value: string | undefined, endedAt: Date): number |
     }
     ms = at - endedAt.getTime();
   }
-  return Math.min(MAX_QUEUE_DELAY_SECONDS * SECOND_MS, Math.max(0, ms));
+  return Math.max(0, ms);
 };
 
 /**
@@ -144,8 +151,11 @@ export const verdictOf = (
     return {
       verdict: "retry",
       final: false,
-      // Retry-After is the least the partner asks to wait: never sooner than the policy's own.
-      retryAt: new Date(endedAt.getTime() + Math.max(asked ?? 0, scheduled)),
+      // Retry-After is the least the partner asks to wait: never sooner than the policy's own,
+      // never past the service's bound.
+      retryAt: new Date(
+        endedAt.getTime() + Math.max(Math.min(asked ?? 0, MAX_RETRY_AFTER_MS), scheduled),
+      ),
     };
   }
   return { verdict: "failed", final: true };
@@ -275,7 +285,13 @@ const errorOf = (
       const when =
         asked === null
           ? ""
-          : `, tried again in ${Math.round(waited / SECOND_MS)} s${waited === asked ? " as its Retry-After asks" : ", later than its Retry-After asks"}`;
+          : `, tried again in ${Math.round(waited / SECOND_MS)} s${
+              waited === asked
+                ? " as its Retry-After asks"
+                : waited > asked
+                  ? ", later than its Retry-After asks"
+                  : `, sooner than its Retry-After asks (at most ${MAX_RETRY_AFTER_MS / (60 * MINUTE_MS)} hours)`
+            }`;
       if (later)
         return `answered ${outcome.status} (${later}): the partner asks for it later${when}`;
       return when === "" ? null : `answered ${outcome.status}${when}`;

@@ -33,5 +33,6 @@ export const COLUMN_DESCRIPTIONS: { readonly [C in ColumnName]: string } = {
   idfv: "iOS identifier for vendor, when available.",
   maid: "Mobile advertising identifier (GAID; IDFA when consented), when available.",
   customer_user_id: "The app's own user identifier; null when the user was never identified.",
-  revenue_usd: "`revenue` in USD at the ECB reference rate of the event's date.",
+  revenue_usd:
+    "`revenue` in USD at the ECB reference rate of the event's date, or at its fixed peg to the dollar (SAR, AED and the like).",
 };

@@ -140,6 +140,7 @@ describe("SKAdNetwork postbacks", () => {
       // Apple's campaign fields are a few digits: anything else is no postback of Apple's.
       { ...SKAN_4_FINE, "source-identifier": "x".repeat(50) },
       { ...SKAN_4_FINE, "source-identifier": "12345" },
+      { ...SKAN_4_FINE, "source-identifier": 7 },
       { ...SKAN_3_WIN, "campaign-id": "campaign" },
     ].map((body) => readSkadnetworkPostback(body));
     for (const problem of problems) expect(problem.ok).toBe(false);

@@ -56,10 +56,11 @@ const idText = z.union([z.string().min(1).max(200), z.number().int().nonnegative
 const digits = (min: number, max: number) =>
   z.union([
     z.string().regex(new RegExp(`^\\d{${min},${max}}$`), `must be ${min} to ${max} digits`),
+    // As a number it has lost any leading zero: at most `max` digits, and not below `min`'s.
     z
       .number()
       .int()
-      .min(0)
+      .min(min > 1 ? 10 ** (min - 1) : 0)
       .max(10 ** max - 1),
   ]);
 const flag = z.union([z.boolean(), z.literal(0), z.literal(1)]);
@@ -242,7 +243,7 @@ const aakHeaderSchema = z.object({ kid: z.string().max(200), alg: z.string().max
 
 const aakPayloadSchema = z.object({
   "ad-network-identifier": z.string().min(1).max(200),
-  "source-identifier": idText,
+  "source-identifier": digits(2, 4),
   "advertised-item-identifier": idText,
   "postback-identifier": z.string().min(1).max(200),
   "did-win": z.boolean(),
