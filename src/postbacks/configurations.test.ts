@@ -215,6 +215,38 @@ describe("partner configurations", () => {
       }),
     ).rejects.toThrow(/template\.install\.headers\.Authorization: is masked as answered/);
     expect((await store.getPartner(APP, "custom-masked"))?.template).toEqual(template);
+
+    // A masked URL edited around its mask (a macro added) stands for nothing either: never is
+    // `***` saved to go to the partner as a key.
+    await expect(
+      configurations.putPartner(APP, "custom-masked", {
+        partner: "custom",
+        template: {
+          ...template,
+          install: {
+            ...template.install,
+            url: "https://partner.example/i?api_key=***&id={service_id}&e={event_name}",
+          },
+        },
+        media_sources: ["network_b"],
+      }),
+    ).rejects.toThrow(/body\.template\.install\.url: is a credential masked as answered/);
+    await expect(
+      configurations.putPartner(APP, "another", {
+        partner: "generic",
+        values: shownGeneric.values,
+        media_sources: ["network_b"],
+      }),
+    ).rejects.toThrow(/body\.values\.endpoint: is a credential masked as answered/);
+    await configurations.putWebhook(APP, "masked-hook", {
+      url: "https://backend.example/hooks?access_token=tok-1",
+    });
+    await expect(
+      configurations.putWebhook(APP, "masked-hook", {
+        url: "https://backend.example/v2/hooks?access_token=***",
+      }),
+    ).rejects.toThrow(/body\.url: is a credential masked as answered/);
+    expect((await store.getPartner(APP, "custom-masked"))?.template).toEqual(template);
   });
 
   it("keeps a rotated webhook secret signing beside the new one for a day, an edit keeping that", async () => {

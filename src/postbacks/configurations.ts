@@ -47,8 +47,10 @@ import {
 } from "./test-send.ts";
 import { checkConfiguredUrl, type Resolver } from "./url-safety.ts";
 import {
+  maskedLeft,
   type PartnerRequest,
   partnerConfigFrom,
+  sendsMask,
   shownUrl,
   unmaskedPartnerRequest,
   type WebhookRequest,
@@ -161,6 +163,12 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
     async putPartner(appId: string, id: string, sent: PartnerRequest) {
       const existing = await deps.store.getPartner(appId, id);
       const { body, restored } = unmaskedPartnerRequest(sent, existing);
+      const [left] = maskedLeft(body);
+      if (left !== undefined) {
+        throw new ValidationError(
+          `body.${left}: is a credential masked as answered (***), and no stored value stands behind it here (its URL was edited, or it is another configuration's): give its value again`,
+        );
+      }
       const kept: Record<string, string> = {};
       /** Kept values the owner marked secret: they stay secret whatever the body marks. */
       const keptMarked: string[] = [];
@@ -234,6 +242,11 @@ export const createPostbackConfigurations = (deps: PostbackConfigurationsDeps) =
         existing && existing.url !== body.url && shownUrl(existing.url) === body.url
           ? existing.url
           : body.url;
+      if (sendsMask(url)) {
+        throw new ValidationError(
+          "body.url: is a credential masked as answered (***), and the URL around it is not the stored one: give its value again",
+        );
+      }
       const webhook = parseWebhookConfig({
         id,
         appId,

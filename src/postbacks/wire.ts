@@ -231,6 +231,37 @@ const shownTemplate = (template: unknown): unknown => {
   };
 };
 
+/** Whether a URL sends the mask (`***`) as the value of a query key named like a credential. */
+export const sendsMask = (url: string): boolean =>
+  [...url.matchAll(/[?&]([^=&#]*)=\*\*\*(?=[&#]|$)/g)].some((match) => {
+    try {
+      return isCredentialName(decodeURIComponent((match[1] ?? "").replace(/\+/g, " ")));
+    } catch {
+      return isCredentialName(match[1] ?? "");
+    }
+  });
+
+/**
+ * Where a body, its masks restored (unmaskedPartnerRequest), still sends `***` as a credential:
+ * a mask no stored value stands behind (the URL around it was edited, or the body is another
+ * configuration's answer), which would go to the partner as it is.
+ */
+export const maskedLeft = (body: PartnerRequest): string[] => [
+  ...Object.entries(body.values ?? {}).flatMap(([name, value]) =>
+    value === MASK || sendsMask(value) ? [`values.${name}`] : [],
+  ),
+  ...(["install", "event"] as const).flatMap((kind) => {
+    const request = body.template?.[kind];
+    if (!request) return [];
+    return [
+      ...(sendsMask(request.url) ? [`template.${kind}.url`] : []),
+      ...Object.entries(request.headers).flatMap(([name, value]) =>
+        isCredentialName(name) && value === MASK ? [`template.${kind}.headers.${name}`] : [],
+      ),
+    ];
+  }),
+];
+
 /**
  * A body with each masked value it sends back as answered (`shownValue`, `shownUrl`,
  * `shownHeader`) replaced by the stored one it stands for, and the paths of those replaced: a
