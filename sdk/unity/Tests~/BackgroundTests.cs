@@ -25,8 +25,9 @@ namespace Service.Unity.Tests
     }
 
     /// <summary>
-    /// The app going to the background: what waits is sent at once, a retry waiting or not (the
-    /// retry made void), in time iOS lends for it and gives back once the send is done.
+    /// The app going to the background: the sessions and events waiting are sent at once, a retry
+    /// waiting or not (the retry made void), in time iOS lends for it and gives back once the send
+    /// is done; an install not recorded yet is left to its retry.
     /// </summary>
     [TestFixture]
     public class BackgroundTests
@@ -67,20 +68,69 @@ namespace Service.Unity.Tests
         }
 
         [Test]
-        public void AnInstallNotRecordedYetGoesAsTheAppGoesWithoutBackgroundTimeToo()
+        public void AnInstallNotRecordedYetIsLeftToItsRetryAsTheAppGoes()
         {
-            // Android: no time to ask for; the process runs on for a while in the background.
             var rig = new Rig();
+            var time = new RecordingBackgroundTime();
+            rig.Setup.BackgroundTime = time;
             rig.Backend.Offline = true;
             rig.Core.Configure("sdk_key", 1, null);
             rig.Core.Idle().Wait();
             rig.Backend.Offline = false;
-            Assert.IsEmpty(rig.Backend.To("POST /v1/installs"));
+            var installs = rig.Backend.To("POST /v1/installs").Count;
+            Assert.AreEqual(1, rig.Timers.Delays.Count(delay => delay == rig.RetryDelay), "a retry waits");
 
             rig.Core.EnteredBackground();
             rig.Core.Idle().Wait();
-            Assert.AreEqual(1, rig.Backend.To("POST /v1/installs").Count);
+            Assert.AreEqual(installs, rig.Backend.To("POST /v1/installs").Count, "not sent as the app goes");
+            Assert.AreEqual(0, time.Begun, "no time asked for");
+
+            Assert.AreEqual(1, rig.Timers.Fire(rig.RetryDelay), "the retry still waits");
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(installs + 1, rig.Backend.To("POST /v1/installs").Count, "sent at its retry");
             Assert.AreEqual(1, rig.Backend.To("POST /v1/sessions").Count, "the launch's session after it");
+        }
+
+        /// <summary>Google Play's referrer service: it cannot answer the first times asked, then answers.</summary>
+        private sealed class BusyPlayStore : IInstallReferrerSource
+        {
+            public int Busy;
+            public int Reads;
+
+            public InstallReferrer Read()
+            {
+                Interlocked.Increment(ref Reads);
+                if (Interlocked.Decrement(ref Busy) >= 0) throw new ReferrerUnavailableException("the Play Store answered SERVICE_UNAVAILABLE (1)");
+                return new InstallReferrer { Referrer = "utm_source=x&click_id=c1" };
+            }
+        }
+
+        [Test]
+        public void LeavingAndComingBackOnTheFirstLaunchUsesUpNoReadOfThePlayInstallReferrer()
+        {
+            var rig = new Rig();
+            var play = new BusyPlayStore { Busy = 2 };
+            rig.Setup.InstallReferrer = play;
+            rig.Configure();
+            Assert.AreEqual(1, play.Reads);
+            Assert.IsEmpty(rig.Backend.To("POST /v1/installs"), "the install waits for the referrer");
+
+            for (var trip = 0; trip < 3; trip++)
+            {
+                rig.Core.EnteredBackground();
+                rig.Core.Idle().Wait();
+                rig.Core.EnteredForeground();
+                rig.Core.Idle().Wait();
+            }
+            Assert.AreEqual(1, play.Reads, "no read as the app goes");
+            Assert.IsEmpty(rig.Backend.To("POST /v1/installs"));
+
+            rig.Settle();
+            Assert.AreEqual(3, play.Reads, "read again at the install's retries only");
+            var installs = rig.Backend.To("POST /v1/installs");
+            Assert.AreEqual(1, installs.Count);
+            Assert.AreEqual("utm_source=x&click_id=c1", (string)installs[0].Value["install_referrer"]["referrer"]);
+            Assert.IsEmpty(rig.Log.At(LogLevel.Warn, "referrer"));
         }
 
         [Test]

@@ -176,8 +176,16 @@ namespace Service.Unity.Tests
                         { "accepted", 0 },
                         {
                             "rejected", new JArray(
-                                new JObject { { "index", 0 }, { "event_id", events[0]["event_id"] }, { "retryable", true }, { "detail", "install not recorded yet" } },
-                                new JObject { { "index", 1 }, { "event_id", events[1]["event_id"] }, { "retryable", false }, { "detail", "event_name: too long" } })
+                                new JObject
+                                {
+                                    { "index", 0 }, { "event_id", events[0]["event_id"] }, { "error", "Conflict" }, { "retryable", true },
+                                    { "detail", "install not recorded yet" },
+                                },
+                                new JObject
+                                {
+                                    { "index", 1 }, { "event_id", events[1]["event_id"] }, { "error", "Unprocessable Entity" }, { "retryable", false },
+                                    { "detail", "event_name: too long" },
+                                })
                         },
                     });
                 },

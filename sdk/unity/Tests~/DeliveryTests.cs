@@ -402,6 +402,38 @@ namespace Service.Unity.Tests
             AssertDropped(rig, scenario);
         }
 
+        [TestCase("Conflict", 2)]
+        [TestCase("Service Unavailable", 1)]
+        [TestCase(null, 1)]
+        public void OnlyARetryableConflictSendsTheInstallAgainBeforeTheEvent(string error, int installs)
+        {
+            var rig = new Rig();
+            var attempts = 0;
+            rig.Events = (numbers, body) =>
+            {
+                if (++attempts > 1) return ScriptedBackend.Usual("POST /v1/events", body);
+                var refusal = new JObject
+                {
+                    { "index", 0 }, { "event_id", body["events"][0]["event_id"] }, { "retryable", true }, { "detail", "later" },
+                };
+                if (error != null) refusal["error"] = error;
+                return Tuple.Create(202, (JToken)new JObject
+                {
+                    { "accepted", 0 }, { "ignored", new JArray() }, { "rejected", new JArray(refusal) },
+                });
+            };
+            rig.Configure();
+            Assert.AreEqual(1, rig.Backend.To("POST /v1/installs").Count);
+            rig.Send(0);
+            rig.Core.Idle().Wait();
+            Assert.AreEqual(1, rig.Core.Queued, "kept for a later attempt");
+
+            rig.Settle();
+            CollectionAssert.AreEqual(new[] { 0 }, rig.AcceptedNow, "sent again later");
+            Assert.AreEqual(installs, rig.Backend.To("POST /v1/installs").Count,
+                error == "Conflict" ? "the install reported again first" : "the install, recorded, not sent again");
+        }
+
         [Test]
         public void EventsTheServiceIgnoresAreReportedByTheReasonItGives()
         {

@@ -136,8 +136,10 @@ namespace Service.Unity
     /// </summary>
     internal sealed class BatchVerdict
     {
-        /// <summary>Positions to send again later (the install is not recorded yet).</summary>
+        /// <summary>Positions to send again later (the install is not recorded yet, or the service asks for it).</summary>
         public readonly HashSet<int> Retry = new HashSet<int>();
+        /// <summary>The service's error name of each position in <see cref="Retry"/> (null when it gave none).</summary>
+        public readonly Dictionary<int, string> RetryError = new Dictionary<int, string>();
         /// <summary>Items refused for good: position and the service's detail.</summary>
         public readonly List<KeyValuePair<int, string>> Refused = new List<KeyValuePair<int, string>>();
         /// <summary>Items taken and not stored: position, the service's reason and detail.</summary>
@@ -146,6 +148,16 @@ namespace Service.Unity
         public readonly List<string> Unexplained = new List<string>();
         /// <summary>How many items the service says it stored.</summary>
         public long Accepted;
+
+        /// <summary>
+        /// A retryable refusal says the install is not recorded (`Conflict`): the install is
+        /// reported again before these items. Any other retryable refusal (the service busy, say)
+        /// only sends the items again later, the install as it is, as the Android SDK does.
+        /// </summary>
+        public bool InstallMissing
+        {
+            get { return RetryError.Values.Contains("Conflict"); }
+        }
 
         public sealed class IgnoredItem
         {
@@ -171,7 +183,11 @@ namespace Service.Unity
                 }
                 if (!named.Add(index.Value)) continue;
                 var retryable = rejected["retryable"];
-                if (retryable != null && retryable.Type == JTokenType.Boolean && (bool)retryable) verdict.Retry.Add(index.Value);
+                if (retryable != null && retryable.Type == JTokenType.Boolean && (bool)retryable)
+                {
+                    verdict.Retry.Add(index.Value);
+                    verdict.RetryError[index.Value] = Text(rejected["error"]);
+                }
                 else verdict.Refused.Add(new KeyValuePair<int, string>(index.Value, detail));
             }
             foreach (var ignored in Objects(answer["ignored"]))

@@ -47,7 +47,7 @@ namespace Service.Unity
         private readonly Action installDeleted;
 
         /// <param name="write">The core's log, at the level the app set.</param>
-        /// <param name="installMissing">The service has no install for items it keeps retryable: the core sends it again.</param>
+        /// <param name="installMissing">The service has no install for items it refused as retryable (`Conflict`): the core sends it again.</param>
         /// <param name="installDeleted">
         /// The service ignored items because the install's data was deleted: the core keeps the
         /// deletion, and nothing more is sent for the install.
@@ -166,8 +166,10 @@ namespace Service.Unity
             }
             if (keep.Count > 0)
             {
-                // The service has no install for them: it is reported again before they are.
-                installMissing();
+                // Only a Conflict says the service has no install for them: it is reported again
+                // before they are. Reporting it for any other retryable refusal would send the
+                // install again for nothing, the device forgetting that it was recorded.
+                if (verdict.InstallMissing) installMissing();
                 throw new InvalidOperationException(Plural + " to send again later");
             }
         }

@@ -130,7 +130,9 @@ namespace Service.Unity
     {
         /// <summary>
         /// Asks for time, on the main thread as the app goes to the background. Returns what gives
-        /// it back (from any thread; a second call does nothing), or null when none was lent.
+        /// it back (from any thread; a second call does nothing), or null when none was lent. The
+        /// platform saves the store before the time is given back, and when the OS takes it back:
+        /// the core's own save, made off the main thread, may wait for the app's return.
         /// <paramref name="expired"/> runs when the OS takes the time back first, which ends it.
         /// </summary>
         Action Begin(Action expired);

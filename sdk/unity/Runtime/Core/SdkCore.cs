@@ -524,12 +524,19 @@ namespace Service.Unity
         }
 
         /// <summary>
-        /// The app went to the background (Unity: paused). The time away counts from now, and what
-        /// is still to send (the install, sessions, events) goes at once, a retry waiting or not:
-        /// the OS may end an app in the background without a word, and what it held would wait
-        /// for the next launch, days later, or never go. On iOS the send runs in the time iOS
-        /// lends for it, given back once the send is done.
+        /// The app went to the background (Unity: paused). The time away counts from now, and the
+        /// sessions and events still to send go at once, a retry waiting or not: the OS may end an
+        /// app in the background without a word, and what it held would wait for the next launch,
+        /// days later, or never go. On iOS the send runs in the time iOS lends for it, given back
+        /// once the send is done and its state is saved.
         /// </summary>
+        /// <remarks>
+        /// An install not recorded yet is left to its own retry: sending it reads the Play install
+        /// referrer, whose reads are counted (<see cref="MaxReferrerTries"/>) and spaced by the
+        /// retry's delay so the Play Store has time to answer. Sent at each trip to the background,
+        /// a user leaving and coming back a few times on the first launch would use up those reads
+        /// within seconds, and the install would go without its referrer.
+        /// </remarks>
         public void EnteredBackground()
         {
             sessionTracker.Background(setup.Clock.UtcNow);
@@ -541,7 +548,9 @@ namespace Service.Unity
             lock (gate)
             {
                 if (!configured || api == null || disabled || stopped || deleted || configurationError != null) return;
-                if (store.Get(InstallTrackedKey) == "true" && queue.Count == 0 && sessions.Count == 0) return;
+                // The install not recorded yet: its retry, waiting or under way, is left alone (see above).
+                if (store.Get(InstallTrackedKey) != "true") return;
+                if (queue.Count == 0 && sessions.Count == 0) return;
                 // The retry waiting is void: its work is done now. The backoff it reached is kept.
                 if (retryScheduled)
                 {
@@ -786,7 +795,11 @@ namespace Service.Unity
             store.Remove(CustomerUserIdKey);
             DropDeleted();
             Write(LogLevel.Info, why + ": nothing more is sent for it");
-            // On the disk at once: a launch after a crash must not send under this id again.
+            // On the disk as soon as can be: a launch after a crash must not send under this id
+            // again. This runs off the main thread, where PlayerPrefs cannot be touched, so the
+            // save waits for the main thread's next frame (or, in the background on iOS, for the
+            // end of the time lent); should the app die first, the service's answers tell the
+            // next launch of the deletion again.
             SaveNow();
         }
 
@@ -848,7 +861,10 @@ namespace Service.Unity
             get { return sessionTracker.Interval; }
         }
 
-        /// <summary>Saves the store now (tests: as the save timer would).</summary>
+        /// <summary>
+        /// Saves the store now (tests: as the save timer would). With PlayerPrefs, now only on the
+        /// main thread: called elsewhere, the save is posted to it (<see cref="MainThreadStore"/>).
+        /// </summary>
         internal void SaveNow()
         {
             var disk = setup.Store as IDiskStore;

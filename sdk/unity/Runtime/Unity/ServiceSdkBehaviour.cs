@@ -49,8 +49,9 @@ namespace Service.Unity
 #if UNITY_IOS && !UNITY_EDITOR
             // The conversion values the core evaluates go to SKAdNetwork and AdAttributionKit.
             setup.ConversionValues = new IosConversionValues();
-            // What is queued as the app goes to the background is sent in time iOS lends for it.
-            setup.BackgroundTime = new IosBackgroundTime();
+            // What is queued as the app goes to the background is sent in time iOS lends for it,
+            // and what the send changed is saved before that time is given back.
+            setup.BackgroundTime = new IosBackgroundTime(behaviour.store.SaveOnMainThread);
 #endif
 #if UNITY_WEBGL && !UNITY_EDITOR
             behaviour.scheduler = new MainThreadScheduler();

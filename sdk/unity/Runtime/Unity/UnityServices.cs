@@ -227,22 +227,38 @@ namespace Service.Unity
     /// makes then: without it iOS suspends the app within seconds, mid-request. iOS tells on the
     /// main thread when it takes the time back first (the plugin then ends the task), through a
     /// static callback (IL2CPP calls back only static methods), which finds the task's handler here.
+    /// Before the time is given back, and when iOS takes it back, what the send changed (queue
+    /// removals, the install recorded, drop counts, a deletion learned) is saved to PlayerPrefs
+    /// on the main thread: off it the store only posts its save to the behaviour's queue, which
+    /// does not run while the app is paused, and a suspended app may be ended without a word.
+    /// The plugin reaches the main thread through the main dispatch queue, which does run then.
     /// </summary>
     internal sealed class IosBackgroundTime : IBackgroundTime
     {
         private delegate void Expired(long task);
+
+        private delegate void OnMainQueue(long task);
 
 #if UNITY_IOS && !UNITY_EDITOR
         [DllImport("__Internal")]
         private static extern long ServiceSdkBeginBackgroundTask(Expired expired);
 
         [DllImport("__Internal")]
-        private static extern void ServiceSdkEndBackgroundTask(long task);
+        private static extern void ServiceSdkEndBackgroundTaskOnMainQueue(long task, OnMainQueue before);
 
         private static readonly Expired OnExpired = TakenBack;
+        private static readonly OnMainQueue BeforeEnd = SaveBeforeEnd;
 #endif
         /// <summary>The handler of each task not ended yet, by the task's number.</summary>
         private static readonly Dictionary<long, Action> Open = new Dictionary<long, Action>();
+
+        /// <summary>Saves the SDK's state to PlayerPrefs and the disk; on the main thread only.</summary>
+        private static Action save;
+
+        public IosBackgroundTime(Action saveOnMainThread)
+        {
+            save = saveOnMainThread;
+        }
 
         public Action Begin(Action expired)
         {
@@ -261,16 +277,29 @@ namespace Service.Unity
                 {
                     if (!Open.Remove(task)) return;
                 }
-                ServiceSdkEndBackgroundTask(task);
+                // Saved on the main thread, then given back there; should iOS take the time back
+                // first, TakenBack saves instead, and at worst an item sent is sent again.
+                ServiceSdkEndBackgroundTaskOnMainQueue(task, BeforeEnd);
             };
 #else
             return null;
 #endif
         }
 
+        /// <summary>On the main thread, from the plugin, just before the time is given back.</summary>
+        [AOT.MonoPInvokeCallback(typeof(OnMainQueue))]
+        private static void SaveBeforeEnd(long task)
+        {
+            Save();
+        }
+
+        /// <summary>On the main thread (iOS runs the expiration handler there), before the plugin ends the task.</summary>
         [AOT.MonoPInvokeCallback(typeof(Expired))]
         private static void TakenBack(long task)
         {
+            // What the send changed so far, whether or not it was done: it was given back, its
+            // save may still wait on the main queue, behind this handler.
+            Save();
             Action expired;
             lock (Open)
             {
@@ -285,6 +314,21 @@ namespace Service.Unity
             catch (Exception error)
             {
                 Debug.LogError("[ServiceSdk] the handler of the background time taken back threw: " + error);
+            }
+        }
+
+        /// <summary>Nothing may be thrown back into the plugin.</summary>
+        private static void Save()
+        {
+            var saving = save;
+            if (saving == null) return;
+            try
+            {
+                saving();
+            }
+            catch (Exception error)
+            {
+                Debug.LogError("[ServiceSdk] the SDK's state was not saved in the background: " + error);
             }
         }
     }

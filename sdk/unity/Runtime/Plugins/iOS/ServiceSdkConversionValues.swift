@@ -8,7 +8,13 @@
 // - iOS 15.4 to 16.0: updatePostbackConversionValue(_:), the first window's fine value alone
 //   (SKAdNetwork 3: one postback, fine values only).
 // - Before iOS 15.4: nothing (the calls there are deprecated).
-// - iOS 17.4 and later, also: Postback.updateConversionValue(_:coarseConversionValue:lockPostback:).
+// - iOS 17.4 and later, also: Postback.updateConversionValue(_:coarseConversionValue:lockPostback:);
+//   from iOS 18, Postback.updateConversionValue(_:) with a PostbackUpdate naming the install's
+//   conversions alone (`conversionTypes: [.install]`), as the iOS SDK does. On iOS 18 an update
+//   naming no conversion type reaches re-engagement postbacks too, whose windows start at the
+//   re-engagement and which the schema (the install's windows) does not describe. PostbackUpdate
+//   comes with the iOS 18 SDK (Xcode 16, Swift 6): an app built with an older Xcode sends the
+//   17.4 forms on every iOS.
 //
 // AdAttributionKit (iOS 17.4) is weak-linked by the Editor's post-build step
 // (Editor/ServiceSdkXcodeFrameworks.cs); every use is behind #available. Its calls are
@@ -48,6 +54,39 @@ private final class ServiceSdkInOrder: @unchecked Sendable {
 
 private let serviceSdkAttributionKitCalls = ServiceSdkInOrder()
 
+#if canImport(AdAttributionKit)
+/// AdAttributionKit's coarse value: 0 low, 1 medium, 2 high.
+@available(iOS 17.4, *)
+private func serviceSdkCoarse(_ coarse: Int32) -> CoarseConversionValue {
+    return coarse >= 2 ? .high : coarse == 1 ? .medium : .low
+}
+
+/// AdAttributionKit's update of the install's conversions; nothing before iOS 17.4. `coarse`
+/// 0 low, 1 medium, 2 high, or nil for none.
+@available(iOS 13.0, *)
+private func serviceSdkUpdateInstall(_ fine: Int, coarse: Int32?, lock: Bool) async throws {
+    #if compiler(>=6.0)
+    if #available(iOS 18.0, *) {
+        let update = PostbackUpdate(
+            fineConversionValue: fine,
+            lockPostback: lock,
+            coarseConversionValue: coarse.map(serviceSdkCoarse),
+            conversionTypes: [.install]
+        )
+        try await Postback.updateConversionValue(update)
+        return
+    }
+    #endif
+    if #available(iOS 17.4, *) {
+        if let coarse = coarse {
+            try await Postback.updateConversionValue(fine, coarseConversionValue: serviceSdkCoarse(coarse), lockPostback: lock)
+        } else {
+            try await Postback.updateConversionValue(fine, lockPostback: lock)
+        }
+    }
+}
+#endif
+
 /// The install's first launch told to Apple: fine value 0, no coarse value, nothing claimed.
 @_cdecl("ServiceSdkRegisterConversion")
 public func serviceSdkRegisterConversion(_ refused: ServiceSdkRefused?) {
@@ -60,7 +99,7 @@ public func serviceSdkRegisterConversion(_ refused: ServiceSdkRefused?) {
     if #available(iOS 17.4, *) {
         serviceSdkAttributionKitCalls.run {
             do {
-                try await Postback.updateConversionValue(0, lockPostback: false)
+                try await serviceSdkUpdateInstall(0, coarse: nil, lock: false)
             } catch {
                 serviceSdkReport(refused, "AdAttributionKit: \(error.localizedDescription)")
             }
@@ -95,10 +134,9 @@ public func serviceSdkUpdateConversionValue(
     }
     #if canImport(AdAttributionKit)
     if #available(iOS 17.4, *) {
-        let level: CoarseConversionValue = coarse >= 2 ? .high : coarse == 1 ? .medium : .low
         serviceSdkAttributionKitCalls.run {
             do {
-                try await Postback.updateConversionValue(value, coarseConversionValue: level, lockPostback: lock)
+                try await serviceSdkUpdateInstall(value, coarse: coarse, lock: lock)
             } catch {
                 serviceSdkReport(refused, "AdAttributionKit: \(error.localizedDescription)")
             }

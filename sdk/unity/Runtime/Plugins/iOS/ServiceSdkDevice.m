@@ -139,3 +139,16 @@ void ServiceSdkEndBackgroundTask(int64_t task) {
     if (!ServiceSdkTakeTask(identifier)) return;
     [[UIApplication sharedApplication] endBackgroundTask:identifier];
 }
+
+// From any thread: `before` runs on the main queue, then the time is given back there. The main
+// queue runs while the app is in the background (Unity's player loop does not), so the SDK saves
+// there what its send changed: PlayerPrefs may be touched on the main thread only, and once the
+// time is given back iOS may suspend the app, and later end it, without a word.
+typedef void (*ServiceSdkOnMainQueue)(int64_t task);
+
+void ServiceSdkEndBackgroundTaskOnMainQueue(int64_t task, ServiceSdkOnMainQueue before) {
+    dispatch_async(dispatch_get_main_queue(), ^{
+        if (before != NULL) before(task);
+        ServiceSdkEndBackgroundTask(task);
+    });
+}
