@@ -339,6 +339,29 @@ describe("partner configurations", () => {
     expect(result).toMatchObject({ response: { status: 200 } });
   });
 
+  it("answers a test's request with its credential headers masked, as the configuration shows them", async () => {
+    const { configurations, sent } = setup();
+    await configurations.putPartner(APP, "bearer", {
+      partner: "custom",
+      template: {
+        method: "GET",
+        install: {
+          url: "https://partner.example/i?id={service_id}",
+          headers: { Authorization: "Bearer t-secret", "X-Trace": "plain" },
+        },
+      },
+      media_sources: ["network_a"],
+    });
+    const result = await configurations.test(APP, "partner", "bearer", {
+      kind: "install",
+      platform: "android",
+    });
+    // Sent as it is, answered masked.
+    expect(sent[0]?.headers.Authorization).toBe("Bearer t-secret");
+    expect(result.request.headers).toMatchObject({ Authorization: "***", "X-Trace": "plain" });
+    expect(JSON.stringify(result)).not.toContain("t-secret");
+  });
+
   it("sends a test postback of every catalog partner, install and event, on both platforms", async () => {
     const { configurations, sent } = setup();
     for (const partner of PARTNERS) {

@@ -21,8 +21,8 @@ import type {
 import type { PartnerConfig, WebhookConfig } from "./config.ts";
 import { partnerTemplateOf } from "./config.ts";
 import { partnerRequestOf, type SendFacts, webhookRequestOf } from "./delivery.ts";
-import { attemptLog, maskSecrets } from "./retries.ts";
-import { signingSecrets } from "./signing.ts";
+import { attemptLog, isCredentialName, MASK, maskSecrets } from "./retries.ts";
+import { SIGNATURE_HEADER, signingSecrets } from "./signing.ts";
 
 export const TEST_SERVICE_ID = "00000000-0000-4000-8000-000000000000";
 export const TEST_SEND_ID = "test";
@@ -245,8 +245,15 @@ export const testResultOf = (input: {
     request: {
       method: request.method,
       url: record.url,
+      // A header named like a credential (a template's `Authorization`) is masked whole, as the
+      // configuration's answers show it; the service's own signature is shown, to check with.
       headers: Object.fromEntries(
-        Object.entries(request.headers).map(([name, value]) => [name, maskSecrets(value, secrets)]),
+        Object.entries(request.headers).map(([name, value]) => [
+          name,
+          name !== SIGNATURE_HEADER && isCredentialName(name) && value !== ""
+            ? MASK
+            : maskSecrets(value, secrets),
+        ]),
       ),
       body: request.body === null ? null : maskSecrets(request.body, secrets),
     },

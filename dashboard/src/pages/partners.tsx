@@ -253,7 +253,8 @@ export function PartnersPage(props: { appId: string }) {
       <p class="intro">
         Postbacks tell ad networks of the installs they won and the events you map for them;
         webhooks tell your own backend of every install and event. Each is sent once, tried again on
-        a server error or no answer (5 attempts, 15 minutes apart), and every attempt is logged for
+        a server error, a request to wait or no answer (a postback 5 times, 15 minutes apart; a
+        webhook 10 times over about a day), and every attempt, and every send skipped, is logged for
         30 days.
       </p>
       <ErrorText message={loadError} />
@@ -547,7 +548,7 @@ function NewSecret(props: { id: string; secret: string }) {
 const VERDICT_MEANING: Record<Verdict, string> = {
   delivered: "Delivered: a 2xx answer.",
   retry:
-    "To be tried again: a real send would be tried again 15 minutes later (5 attempts in all).",
+    "To be tried again: a real postback would be tried again 15 minutes later (5 attempts in all), a real webhook delivery a minute later, then at growing intervals (10 attempts over about a day).",
   failed: "Failed: a real send would not be tried again.",
 };
 
