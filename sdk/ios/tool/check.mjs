@@ -953,15 +953,16 @@ checking(
       problems.push("an open with a configuration applied is not told on the worker");
     const reengage = functionText("Core/SdkCore.swift", /func reengage\(\)/);
     if (
-      !before(
-        reengage,
-        "guard locked({ !disabled && !stopped && !deleted }) else { return }",
-        "platform.conversionValues.reengage",
-      )
+      !before(reengage, "if !disabled && !stopped && !deleted { return true }", "guard may else { return }") ||
+      !before(reengage, "guard may else { return }", "platform.conversionValues.reengage")
     )
       problems.push(
         "reengage does not check stopped, switched off and deleted before telling Apple",
       );
+    // An open dropped untold is forgotten as the last one taken: the same URL handed again
+    // once the SDK may tell it (after start(), switched on again) makes its update then.
+    if (!before(reengage, "lastReengagementOpen = nil", "guard may else { return }"))
+      problems.push("reengage keeps an open it may not tell as told");
     if (
       !/platform\.conversionValues\.reengage \{ \[weak self\] message in self\?\.conversionRefused\(message\) \}/.test(
         reengage,
@@ -976,9 +977,13 @@ checking(
       problems.push("apply does not tell a waiting open, or tells it when switched off");
     const stop = functionText("Core/SdkCore.swift", /func stop\(\)/);
     if (!/reengagementWaiting = false/.test(stop)) problems.push("stop keeps a waiting open");
+    const dropped = /if reengagementWaiting \{ lastReengagementOpen = nil \}\s*reengagementWaiting = false/;
+    if (!dropped.test(stop)) problems.push("stop keeps the waiting open it drops as told");
     const configure = functionText("Core/SdkCore.swift", /func configure\(/);
-    if (!/if stopped \{ reengagementWaiting = false \}/.test(configure))
-      problems.push("configure keeps a waiting open for an SDK an earlier launch stopped");
+    if (!new RegExp(`if stopped \\{\\s*${dropped.source}\\s*\\}`).test(configure))
+      problems.push("configure keeps a waiting open for an SDK an earlier launch stopped, or keeps it as told");
+    if (!/if reengagementWaiting && !newConfig\.enabled \{ lastReengagementOpen = nil \}/.test(apply))
+      problems.push("apply keeps the waiting open a switch-off drops as told");
     const platform = read(join(sdk, core("Core/Platform.swift")));
     if (!/func reengage\(failed: @escaping @Sendable \(String\) -> Void\)/.test(platform))
       problems.push("ConversionValueSink has no reengage");
@@ -989,6 +994,7 @@ checking(
         "testAReengagementOpenMakesOneUpdateForItsPostbackAndEvaluatesNothing",
         "testAReengagementOpenBeforeConfigureIsToldOnceAConfigurationIsApplied",
         "testNoReengagementUpdateWhileStoppedSwitchedOffOrDeleted",
+        "testAReengagementOpenDroppedUntoldIsTakenWhenHandedAgain",
         "testNoReengagementUpdateInAnAppExtension",
         "testARefusedReengagementUpdateGoesToTheErrorListener",
       ]

@@ -438,6 +438,24 @@ final class ConversionValueTests: XCTestCase {
         XCTAssertEqual(next.conversionValues.reengagements, 0)
     }
 
+    func testAReengagementOpenDroppedUntoldIsTakenWhenHandedAgain() throws {
+        // Opened before configure, stopped before the configuration came: Apple was never told,
+        // so the same URL handed again after start() makes the update, once.
+        let harness = Harness()
+        harness.core.handleDeepLink(ConversionValueTests.reengagementOpen)
+        harness.core.stop()
+        XCTAssertNil(harness.configure())
+        harness.core.start()
+        harness.runScheduled()
+        XCTAssertEqual(harness.conversionValues.reengagements, 0)
+        harness.core.handleDeepLink(ConversionValueTests.reengagementOpen)
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.reengagements, 1)
+        harness.core.handleDeepLink(ConversionValueTests.reengagementOpen)
+        harness.settle()
+        XCTAssertEqual(harness.conversionValues.reengagements, 1, "told already: no second update")
+    }
+
     func testNoReengagementUpdateInAnAppExtension() throws {
         let harness = Harness(refusal: .appExtension)
         harness.core.handleDeepLink(ConversionValueTests.reengagementOpen)

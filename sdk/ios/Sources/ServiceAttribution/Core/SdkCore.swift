@@ -105,7 +105,9 @@ final class SdkCore: @unchecked Sendable {
     /// or while the first GET /v1/config is on its way): Apple is told once one is.
     private var reengagementWaiting = false
     /// The last re-engagement URL taken: the same open handed over twice (a wrapper's glue and
-    /// the app both passing the link) makes one update.
+    /// the app both passing the link) makes one update. Cleared wherever that open is dropped
+    /// untold (stop, a launch found stopped, a switch-off, reengage finding it may not tell):
+    /// Apple was never told, so the same URL handed again later is taken then.
     private var lastReengagementOpen: String?
     private var deleted = false
     private var platformAds = false
@@ -324,7 +326,10 @@ final class SdkCore: @unchecked Sendable {
             // What the app said before configure wins over what was kept; either is kept.
             if stoppedSetEarly { store.put(Key.stopped, stopped ? "1" : "0") } else { stopped = store.get(Key.stopped) == "1" }
             // A re-engagement open noted before configure found the SDK stopped: not told.
-            if stopped { reengagementWaiting = false }
+            if stopped {
+                if reengagementWaiting { lastReengagementOpen = nil }
+                reengagementWaiting = false
+            }
             if anonymousSetEarly { store.put(Key.anonymous, anonymous ? "1" : "0") } else { anonymous = store.get(Key.anonymous) == "1" }
             if consentSetEarly {
                 SdkCore.storeConsent(consent, in: store)
@@ -545,6 +550,7 @@ final class SdkCore: @unchecked Sendable {
         // switches the SDK off, which forgets it.
         let reengaged = locked { () -> Bool in
             defer { reengagementWaiting = false }
+            if reengagementWaiting && !newConfig.enabled { lastReengagementOpen = nil }
             return reengagementWaiting
         }
         // With the placeholder no schema is known yet: what waits goes on waiting.
@@ -954,7 +960,12 @@ final class SdkCore: @unchecked Sendable {
     /// On the worker: the re-engagement open told to AdAttributionKit, unless the SDK was stopped,
     /// switched off or its install's data deleted since.
     private func reengage() {
-        guard locked({ !disabled && !stopped && !deleted }) else { return }
+        let may = locked { () -> Bool in
+            if !disabled && !stopped && !deleted { return true }
+            lastReengagementOpen = nil
+            return false
+        }
+        guard may else { return }
         currentLog.info("an AdAttributionKit re-engagement opened the app: its conversion value is updated (fine value 0, the re-engagement's postbacks alone; iOS 18 and later)")
         platform.conversionValues.reengage { [weak self] message in self?.conversionRefused(message) }
     }
@@ -1382,6 +1393,7 @@ final class SdkCore: @unchecked Sendable {
         let (wasStopped, isConfigured, drafts) = locked { () -> (Bool, Bool, Int) in
             let was = stopped
             stopped = true
+            if reengagementWaiting { lastReengagementOpen = nil }
             reengagementWaiting = false
             sessionTracker.stop()
             if configured {

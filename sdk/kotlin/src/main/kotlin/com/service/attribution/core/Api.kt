@@ -22,11 +22,18 @@ internal data class BatchVerdict(
      */
     val installMissing: Boolean = false,
     /**
-     * What the answer says of items the SDK cannot count as any drop above, in the backend's
-     * words: a refusal whose `index` names no item of the request (missing, out of range), an
-     * item ignored for a reason the SDK does not know. Not sent again, so dropped and said.
+     * Items of the request ignored for a reason the SDK does not know, in the backend's words;
+     * one entry per item, none of them named above. Not sent again, so dropped and said.
      */
     val unexplained: List<String> = emptyList(),
+    /**
+     * Refusals and ignored entries whose `index` names no item of the request (missing, not a
+     * whole number, out of range), in the backend's words. Which item each speaks of is unknown:
+     * it can only be one that no entry named.
+     */
+    val unplaced: List<String> = emptyList(),
+    /** Entries naming an item another entry named already: left out of every count above. */
+    val namedAgain: Int = 0,
 )
 
 /**
@@ -84,21 +91,24 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
         val retry = LinkedHashSet<Int>()
         val refused = ArrayList<String>()
         val unexplained = ArrayList<String>()
+        val unplaced = ArrayList<String>()
+        var namedAgain = 0
         var installMissing = false
-        // The items a refusal named already: one named twice is counted once.
+        // The items a refusal or an ignored entry named already: an item named twice, in one
+        // list or in both, is counted once, as the first entry naming it says.
         val named = HashSet<Int>()
         for (verdict in rejectedList.mapNotNull { it as? Map<*, *> }) {
             val error = verdict["error"] as? String
             val detail = verdict["detail"] as? String
-            // Only a whole number naming an item of this request places the refusal.
-            val index =
-                (verdict["index"] as? Number)?.takeIf { it.toDouble() == Math.rint(it.toDouble()) }?.toLong()
-                    ?.takeIf { it >= 0 && it < items.size }?.toInt()
+            val index = itemIndex(verdict, items.size)
             if (index == null) {
-                unexplained += "a refusal naming no item of the request (index ${verdict["index"]}): ${error ?: "rejected"}: ${detail ?: "no detail"}"
+                unplaced += "a refusal naming no item of the request (index ${verdict["index"]}): ${error ?: "rejected"}: ${detail ?: "no detail"}"
                 continue
             }
-            if (!named.add(index)) continue
+            if (!named.add(index)) {
+                namedAgain++
+                continue
+            }
             if (verdict["retryable"] == true) {
                 retry += index
                 if (error == "Conflict") installMissing = true
@@ -109,6 +119,15 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
         val ignored = LinkedHashMap<DropReason, Int>()
         for (verdict in (answer["ignored"] as? List<*>).orEmpty().mapNotNull { it as? Map<*, *> }) {
             val reason = verdict["reason"] as? String
+            val index = itemIndex(verdict, items.size)
+            if (index == null) {
+                unplaced += "an ignored entry naming no item of the request (index ${verdict["index"]}): ${reason ?: "no reason"}: ${verdict["detail"] as? String ?: "no detail"}"
+                continue
+            }
+            if (!named.add(index)) {
+                namedAgain++
+                continue
+            }
             val drop = reason?.let(IGNORED_AS::get)
             if (drop != null) {
                 ignored[drop] = (ignored[drop] ?: 0) + 1
@@ -123,8 +142,15 @@ internal class Api(baseUrl: String, private val apiKey: String, private val http
             accepted = (answer["accepted"] as Number).toInt(),
             installMissing = installMissing,
             unexplained = unexplained,
+            unplaced = unplaced,
+            namedAgain = namedAgain,
         )
     }
+
+    /** Only a whole number naming an item of this request places a verdict on it. */
+    private fun itemIndex(verdict: Map<*, *>, size: Int): Int? =
+        (verdict["index"] as? Number)?.takeIf { it.toDouble() == Math.rint(it.toDouble()) }?.toLong()
+            ?.takeIf { it >= 0 && it < size }?.toInt()
 
     /** POST /v1/installs/{service_id}/consent: 202 once stored, 409 while the install is not recorded. */
     fun consent(serviceId: String, consent: Map<String, Any?>, sentAtMs: Long) {

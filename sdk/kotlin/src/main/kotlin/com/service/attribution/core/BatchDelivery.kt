@@ -123,14 +123,30 @@ internal class BatchDelivery(
 
     /**
      * Every item the answer took off the queue that it neither accepted nor let the SDK count
-     * as a drop above (a refusal naming no item of the request, an ignored reason the SDK does
-     * not know, fewer items accepted than the answer leaves unnamed) is dropped too: refused,
+     * as a drop above (an ignored reason the SDK does not know, a refusal naming no item of the
+     * request, fewer items accepted than the answer leaves unnamed) is dropped too: refused,
      * logged, counted and reported like any other, in the backend's words, never lost unsaid.
+     * An item is never counted twice: an entry naming no item can only speak of one that no
+     * entry named, so such entries count up to those items and no further.
      */
     private fun reportUnexplained(verdict: BatchVerdict, removed: Int) {
-        val counted = verdict.refused.size + verdict.ignored.values.sum() + verdict.unexplained.size
-        val unaccounted = maxOf(0, removed - verdict.accepted - counted)
+        val named = verdict.refused.size + verdict.ignored.values.sum() + verdict.unexplained.size
+        // Taken off the queue, named by no entry; of those, the ones not accepted either.
+        val notNamed = maxOf(0, removed - named)
+        val notAccepted = maxOf(0, notNamed - verdict.accepted)
+        val unplaced = minOf(verdict.unplaced.size, notNamed)
+        val unaccounted = maxOf(0, notAccepted - unplaced)
+        if (verdict.namedAgain > 0 || verdict.accepted + named + verdict.unplaced.size != removed) {
+            // A backend or a proxy answering out of contract: the counts below are the SDK's best reading.
+            log.warn(
+                "the backend's answer does not add up: of the $removed ${noun}s taken off the queue it accepts " +
+                    "${verdict.accepted}, names $named as not stored and has ${verdict.unplaced.size} " +
+                    "verdict${if (verdict.unplaced.size == 1) "" else "s"} naming no item of the request" +
+                    (if (verdict.namedAgain > 0) "; ${verdict.namedAgain} more name an item named already" else ""),
+            )
+        }
         val said = ArrayList(verdict.unexplained)
+        said += verdict.unplaced
         if (unaccounted > 0) {
             said += "$unaccounted ${noun}${if (unaccounted == 1) "" else "s"} neither accepted nor named " +
                 "(the answer accepts ${verdict.accepted} of the $removed it takes off the queue)"
@@ -138,6 +154,7 @@ internal class BatchDelivery(
         if (said.isEmpty()) return
         val words = "the backend's answer: ${said.joinToString("; ")}"
         log.error("${noun}s not stored by the backend, $words")
-        drops.report(DropReason.REFUSED, verdict.unexplained.size + unaccounted, words)
+        val count = verdict.unexplained.size + unplaced + unaccounted
+        if (count > 0) drops.report(DropReason.REFUSED, count, words)
     }
 }

@@ -107,6 +107,12 @@ internal class SdkCore(
     private var earlySource: (() -> EarlyStorage)? = null
     private var early: EarlyStorage? = null
 
+    /**
+     * Whether a call before configure found and forgot another install's backup: the logger is
+     * a silent one until configure, which then says so. Under this object's lock.
+     */
+    private var backupForgottenBeforeConfigure = false
+
     /** The app's listeners, run on its main thread, and the report of dropped events. */
     private val listeners = ListenerDispatch(defaultMainThread)
 
@@ -214,6 +220,10 @@ internal class SdkCore(
             // Before any key is read, the queues included: a queue restored from another
             // install's backup must not be loaded, and then sent, before it is forgotten.
             forgetRestoredBackup(platform.store, platform.journal, platform.appInstalledAt, write = ::persist)
+            if (backupForgottenBeforeConfigure) {
+                backupForgottenBeforeConfigure = false
+                log.info(BACKUP_FORGOTTEN)
+            }
             queue = StoredQueue(platform.store, settings.maxQueuedEvents)
             delivery = BatchDelivery(queue, "event", api::events, platform.clock, settings.maxEventAgeMs, log, listeners::reportDrop)
             sessionQueue = StoredQueue(platform.store, settings.maxQueuedSessions, StoredQueue.SESSIONS, "started_at")
@@ -711,15 +721,20 @@ internal class SdkCore(
     }
 
     /**
-     * On the worker: sends now when there is something to send (the install not recorded yet,
-     * events or sessions queued) and the SDK may send. A retry waiting is made void, as its work
-     * is done here; the backoff it reached is kept, so a send that fails again waits longer.
+     * On the worker: sends now when the install is recorded, events or sessions are queued and
+     * the SDK may send. A retry waiting is made void, as its work is done here; the backoff it
+     * reached is kept, so a send that fails again waits longer.
+     *
+     * While the install itself is not recorded, its waiting retry is left alone: sending it now
+     * would read the Play install referrer again, and a user leaving and returning a few times
+     * on a first launch would use up its [MAX_REFERRER_TRIES] reads within seconds, the install
+     * then going without its referrer.
      */
     private fun sendInTheBackground() {
         if (!initialized || disabled || stopped || deleted) return
         queueDrafts()
-        val somethingToSend = platform.store.get(KEY_INSTALL_TRACKED) == null || queue.size > 0 || sessionQueue.size > 0
-        if (!somethingToSend) return
+        if (platform.store.get(KEY_INSTALL_TRACKED) == null) return
+        if (queue.size == 0 && sessionQueue.size == 0) return
         log.debug("the app went to the background: what is queued is sent now")
         retry?.cancel(false)
         retry = null
@@ -1174,16 +1189,17 @@ internal class SdkCore(
      * Before any key is read; the install time kept through [write] (behind, on the worker, at
      * configure; at once before it).
      */
-    private fun forgetRestoredBackup(store: KeyValueStore, journal: KeyValueStore, appInstalledAt: Long?, write: (() -> Unit) -> Unit) {
-        val installedAt = appInstalledAt?.toString() ?: return
+    private fun forgetRestoredBackup(store: KeyValueStore, journal: KeyValueStore, appInstalledAt: Long?, write: (() -> Unit) -> Unit): Boolean {
+        val installedAt = appInstalledAt?.toString() ?: return false
         val kept = store.get(KEY_APP_INSTALLED_AT)
-        if (kept == installedAt) return
+        if (kept == installedAt) return false
         if (kept != null) {
-            log.info("this SDK's data came from a backup of another install of the app: it starts as a new install")
+            log.info(BACKUP_FORGOTTEN)
             store.clear()
             journal.clear()
         }
         write { store.put(KEY_APP_INSTALLED_AT, installedAt) }
+        return kept != null
     }
 
     /**
@@ -1211,7 +1227,10 @@ internal class SdkCore(
                 source().also {
                     early = it
                     earlySource = null
-                    forgetRestoredBackup(it.store, it.journal, it.appInstalledAt(), write = { put -> put() })
+                    // Logged at configure: before it, the log goes nowhere.
+                    if (forgetRestoredBackup(it.store, it.journal, it.appInstalledAt(), write = { put -> put() })) {
+                        backupForgottenBeforeConfigure = true
+                    }
                 }
             } ?: return
             write(storage.journal)
@@ -1328,6 +1347,8 @@ internal class SdkCore(
     }
 
     companion object {
+        private const val BACKUP_FORGOTTEN = "this SDK's data came from a backup of another install of the app: it starts as a new install"
+
         /** A 4xx but 408 and 429: the same request would be refused again. */
         fun refusedForGood(code: Int): Boolean = code in 400..499 && code != 408 && code != 429
 

@@ -42,7 +42,7 @@ class BackgroundSendingTest {
     }
 
     @Test
-    fun `an install not recorded yet is sent when the app goes to the background, then the session waiting behind it`() {
+    fun `an install not recorded yet waits for its retry in the background, then the session waiting behind it goes`() {
         device.backend.installs = { null }
         val core = device.configure(device.launch())
         assertEquals(1, installs())
@@ -50,8 +50,40 @@ class BackgroundSendingTest {
         device.backend.installs = { ScriptedBackend().installs(it) }
         core.onBackground()
         device.scheduler.runDue()
+        assertEquals("not sent at the background", 1, installs())
+        // The retry's time: 2 seconds after the first try.
+        device.scheduler.advance(2_000)
         assertEquals(2, installs())
         assertEquals(1, device.backend.deliveredSessions.size)
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `going to the background while the install waits for the Play Store does not use up its referrer reads`() {
+        var reads = 0
+        device.referrer =
+            InstallReferrerSource {
+                reads++
+                if (reads < 3) throw ReferrerUnavailableException("the Play Store answered 1")
+                InstallReferrerDetails("utm_source=ads&service_click_id=abc", clickTimestampSeconds = 1_789_999_000)
+            }
+        val core = device.configure(device.launch())
+        assertEquals(1, reads)
+        // The user leaves and returns twice within a second of the first launch.
+        repeat(2) {
+            core.onBackground()
+            device.scheduler.runDue()
+            core.onForeground()
+            device.scheduler.runDue()
+        }
+        assertEquals("the retry waiting is left alone", 1, reads)
+        assertEquals(0, installs())
+        // The install's retries: 2 seconds, then 4; the third read answers.
+        device.scheduler.advance(2_000)
+        device.scheduler.advance(4_000)
+        assertEquals(3, reads)
+        val install = device.backend.requests("POST", "/v1/installs").single()
+        assertEquals("utm_source=ads&service_click_id=abc", (Json.parseObject(install.body!!)["install_referrer"] as Map<*, *>)["referrer"])
         device.assertNoFailures()
     }
 

@@ -2,6 +2,7 @@ package com.service.attribution.core
 
 import com.service.attribution.DropReason
 import com.service.attribution.EventType
+import com.service.attribution.LogLevel
 import com.service.attribution.ServiceErrorKind
 import com.service.attribution.support.ScriptedBackend
 import com.service.attribution.support.ScriptedDevice
@@ -52,6 +53,50 @@ class BatchVerdictTest {
         assertTrue(words, "app_paused" in words && "paused by its owner" in words)
         assertTrue(words, "neither accepted nor named" in words)
         assertEquals(4L, core.getDroppedEventCount())
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an item both refused for good and ignored is counted once, as the refusal says`() {
+        device.backend.events = { batch ->
+            HttpResponse(
+                202,
+                """{"accepted":0,
+                   "ignored":[{"index":0,"event_id":"${batch[0]["event_id"]}","reason":"app_disabled","detail":"switched off"}],
+                   "rejected":[{"index":0,"event_id":"${batch[0]["event_id"]}","error":"Unprocessable","detail":"bad level","retryable":false}],
+                   "warnings":[]}""",
+            )
+        }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(0, core.queuedCount())
+        assertEquals(listOf(DropReason.REFUSED to 1), device.errors.map { it.reason to it.count })
+        assertEquals(1L, core.getDroppedEventCount())
+        // One event, one verdict kept: the answer names it twice, so it does not add up.
+        assertEquals(1, device.logged(LogLevel.WARN).count { "does not add up" in it })
+        device.assertNoFailures()
+    }
+
+    @Test
+    fun `an ignored entry naming no item of the request is counted only for an item no entry named`() {
+        device.backend.events = { batch ->
+            HttpResponse(
+                202,
+                """{"accepted":0,
+                   "ignored":[{"index":7,"event_id":null,"reason":"app_disabled","detail":"switched off"},
+                              {"index":0,"event_id":"${batch[0]["event_id"]}","reason":"app_disabled","detail":"switched off"}],
+                   "rejected":[],
+                   "warnings":[]}""",
+            )
+        }
+        val core = device.configure(device.launch())
+        core.sendEvent(EventType.LOGIN, null, null)
+        device.scheduler.runDue()
+        assertEquals(0, core.queuedCount())
+        // #0 is named as ignored; the entry of #7 can speak of no other event: nothing more is dropped.
+        assertEquals(emptyList<Any>(), device.errors.filter { it.reason == DropReason.REFUSED })
+        assertEquals(1L, core.getDroppedEventCount())
         device.assertNoFailures()
     }
 

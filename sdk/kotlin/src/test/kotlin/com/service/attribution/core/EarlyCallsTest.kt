@@ -71,6 +71,21 @@ class EarlyCallsTest {
     }
 
     @Test
+    fun `a backup a call before configure forgot is said in the log at configure`() {
+        device.configure(device.launch())
+        device.appInstalledAt = 1_800_000_000_000
+        val core = startedProcess()
+        core.setAnonymous(true)
+        assertEquals("the log goes nowhere before configure", 0, backupLines())
+        device.configure(core)
+        assertEquals(1, backupLines())
+        assertTrue(core.isAnonymous())
+        device.assertNoFailures()
+    }
+
+    private fun backupLines() = device.log.lines.count { "came from a backup of another install" in it.second }
+
+    @Test
     fun `without storage from the platform the calls before configure still hold in memory until configure`() {
         val core = device.launch()
         core.stop()
