@@ -953,7 +953,11 @@ checking(
       problems.push("an open with a configuration applied is not told on the worker");
     const reengage = functionText("Core/SdkCore.swift", /func reengage\(\)/);
     if (
-      !before(reengage, "if !disabled && !stopped && !deleted { return true }", "guard may else { return }") ||
+      !before(
+        reengage,
+        "if !disabled && !stopped && !deleted { return true }",
+        "guard may else { return }",
+      ) ||
       !before(reengage, "guard may else { return }", "platform.conversionValues.reengage")
     )
       problems.push(
@@ -977,12 +981,17 @@ checking(
       problems.push("apply does not tell a waiting open, or tells it when switched off");
     const stop = functionText("Core/SdkCore.swift", /func stop\(\)/);
     if (!/reengagementWaiting = false/.test(stop)) problems.push("stop keeps a waiting open");
-    const dropped = /if reengagementWaiting \{ lastReengagementOpen = nil \}\s*reengagementWaiting = false/;
+    const dropped =
+      /if reengagementWaiting \{ lastReengagementOpen = nil \}\s*reengagementWaiting = false/;
     if (!dropped.test(stop)) problems.push("stop keeps the waiting open it drops as told");
     const configure = functionText("Core/SdkCore.swift", /func configure\(/);
     if (!new RegExp(`if stopped \\{\\s*${dropped.source}\\s*\\}`).test(configure))
-      problems.push("configure keeps a waiting open for an SDK an earlier launch stopped, or keeps it as told");
-    if (!/if reengagementWaiting && !newConfig\.enabled \{ lastReengagementOpen = nil \}/.test(apply))
+      problems.push(
+        "configure keeps a waiting open for an SDK an earlier launch stopped, or keeps it as told",
+      );
+    if (
+      !/if reengagementWaiting && !newConfig\.enabled \{ lastReengagementOpen = nil \}/.test(apply)
+    )
       problems.push("apply keeps the waiting open a switch-off drops as told");
     const platform = read(join(sdk, core("Core/Platform.swift")));
     if (!/func reengage\(failed: @escaping @Sendable \(String\) -> Void\)/.test(platform))
