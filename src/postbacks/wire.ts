@@ -246,21 +246,29 @@ export const sendsMask = (url: string): boolean =>
  * a mask no stored value stands behind (the URL around it was edited, or the body is another
  * configuration's answer), which would go to the partner as it is.
  */
-export const maskedLeft = (body: PartnerRequest): string[] => [
-  ...Object.entries(body.values ?? {}).flatMap(([name, value]) =>
-    value === MASK || sendsMask(value) ? [`values.${name}`] : [],
-  ),
-  ...(["install", "event"] as const).flatMap((kind) => {
-    const request = body.template?.[kind];
-    if (!request) return [];
-    return [
-      ...(sendsMask(request.url) ? [`template.${kind}.url`] : []),
-      ...Object.entries(request.headers).flatMap(([name, value]) =>
-        isCredentialName(name) && value === MASK ? [`template.${kind}.headers.${name}`] : [],
-      ),
-    ];
-  }),
-];
+export const maskedLeft = (body: PartnerRequest): string[] => {
+  // The body is checked after this (a value of another type is refused there, in its words):
+  // only its texts are read here.
+  const masks = (value: unknown) =>
+    typeof value === "string" && (value === MASK || sendsMask(value));
+  return [
+    ...Object.entries(body.values ?? {}).flatMap(([name, value]) =>
+      masks(value) ? [`values.${name}`] : [],
+    ),
+    ...(["install", "event"] as const).flatMap((kind) => {
+      const request = body.template?.[kind];
+      if (!request || typeof request !== "object") return [];
+      const { url, headers } = request as { url?: unknown; headers?: unknown };
+      return [
+        ...(typeof url === "string" && sendsMask(url) ? [`template.${kind}.url`] : []),
+        ...Object.entries(headers && typeof headers === "object" ? headers : {}).flatMap(
+          ([name, value]) =>
+            isCredentialName(name) && value === MASK ? [`template.${kind}.headers.${name}`] : [],
+        ),
+      ];
+    }),
+  ];
+};
 
 /**
  * A body with each masked value it sends back as answered (`shownValue`, `shownUrl`,
