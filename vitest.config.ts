@@ -29,11 +29,14 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // A wait for something that is coming: given the time a machine busy with other builds
+    // may take, since a test that passes only on an idle machine fails by chance.
+    expect: { poll: { timeout: 10_000 } },
     pool: "forks",
     // Both cores: most files wait on a service, a child process or the disk much of the time.
     maxWorkers: 2,
     globalSetup: ["lib/cdk-outdir.global-setup.ts"],
-    setupFiles: ["lib/cdk-outdir.test-support.ts"],
+    setupFiles: ["lib/cdk-outdir.test-support.ts", "test/support/seeded-properties.setup.ts"],
     // The SDK's notice about its 2027 releases needing Node 22 is noise in test output.
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",

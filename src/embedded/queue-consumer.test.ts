@@ -79,6 +79,6 @@ describe("consumeQueue", () => {
       concurrency: 1,
       retryAfterSeconds: 1,
     });
-    await vi.waitFor(() => expect(handled).toEqual([1, 2]));
+    await vi.waitFor(() => expect(handled).toEqual([1, 2]), { timeout: 10_000 });
   });
 });

@@ -62,7 +62,9 @@ describe("reloadingRates", () => {
     clock = 1_000;
     // The answer that starts the reload does not wait for it.
     expect(rates.toUsd(1, "EUR", "2025-05-09")).toBe(1.1252);
-    await vi.waitFor(() => expect(rates.toUsd(1, "EUR", "2025-05-09")).toBe(1.2));
+    await vi.waitFor(() => expect(rates.toUsd(1, "EUR", "2025-05-09")).toBe(1.2), {
+      timeout: 10_000,
+    });
     expect(load).toHaveBeenCalledTimes(2);
     expect(rates.lastDate).toBe("2025-05-09");
   });
@@ -81,7 +83,7 @@ describe("reloadingRates", () => {
     });
     clock = 1_500;
     rates.toUsd(1, "EUR", "2025-05-09");
-    await vi.waitFor(() => expect(errors).toHaveLength(1));
+    await vi.waitFor(() => expect(errors).toHaveLength(1), { timeout: 10_000 });
     expect(rates.toUsd(1, "EUR", "2025-05-09")).toBe(1.1252);
     clock = 2_000;
     rates.toUsd(1, "EUR", "2025-05-09");

@@ -21,11 +21,7 @@ describe("attribution over HTTP", () => {
   let rt: TestRuntime;
   let keys: { sdkKey: string; serverKey: string };
 
-  const attributionOf = async (serviceId: string, key = keys.sdkKey) => {
-    const response = await rt.get(`/v1/installs/${serviceId}/attribution?wait_seconds=10`, key);
-    expect(response.status).toBe(200);
-    return (await response.json()) as Record<string, string>;
-  };
+  const attributionOf = (serviceId: string, key = keys.sdkKey) => rt.attributionOf(serviceId, key);
 
   const install = async (body: unknown, headers: Record<string, string> = {}) => {
     const response = await rt.post("/v1/installs", body, keys.sdkKey, headers);

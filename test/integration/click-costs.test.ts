@@ -85,11 +85,7 @@ describe("cost on links and touches, in the cohorts report", () => {
         keys.sdkKey,
       );
       expect(installed.status).toBe(202);
-      const attribution = await rt.get(
-        `/v1/installs/${serviceId}/attribution?wait_seconds=10`,
-        keys.sdkKey,
-      );
-      expect(await attribution.json()).toMatchObject({
+      expect(await rt.attributionOf(serviceId, keys.sdkKey)).toMatchObject({
         service_match_status: "matched_no_params",
         media_source: "influencer_a",
       });

@@ -60,14 +60,7 @@ describe("Chrome's client hints on the link host", () => {
       })
     ).filter((touch) => touch.deeplinkId === link.deeplink_id);
 
-  const attributionOf = async (serviceId: string) => {
-    const response = await rt.get(
-      `/v1/installs/${serviceId}/attribution?wait_seconds=10`,
-      keys.sdkKey,
-    );
-    expect(response.status).toBe(200);
-    return (await response.json()) as Record<string, string>;
-  };
+  const attributionOf = (serviceId: string) => rt.attributionOf(serviceId, keys.sdkKey);
 
   const install = async (serviceId: string, ip: string, deviceModel?: string) => {
     const response = await rt.post(

@@ -163,9 +163,12 @@ describe("postbacks across a kill -9", () => {
     // Attributed, its sends queued: the fast partner's goes, the slow one's waits its turn.
     await install("waiting");
     const slowGot = slowNetwork.waitFor((r) => r.query.get("sid") === "waiting", 1, 60_000);
-    // Killed once the fast partner's send is logged and settled, or at once if the slow
-    // partner's send went (the hanging ones ended first): before it can be answered.
-    await Promise.race([slowGot, whenLogged([sendOf("fast", "waiting")]).then(() => sleep(500))]);
+    // Killed once the fast partner's send is logged and settled (off the outbox, so it does not
+    // go again after the restart), and no later: the slow partner's send, if it went (the
+    // hanging ones ended first), is cut off before its own time-out ends it unanswered.
+    const fastSettled = whenLogged([sendOf("fast", "waiting")]).then(() => sleep(500));
+    await Promise.race([slowGot, fastSettled]);
+    await fastSettled;
     const exited = once(service.child, "exit");
     service.child.kill("SIGKILL");
     await exited;

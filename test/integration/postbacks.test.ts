@@ -81,14 +81,7 @@ describe("postbacks and webhooks over HTTP", () => {
     expect(response.status).toBe(202);
   };
 
-  const attributionOf = async (serviceId: string) => {
-    const response = await rt.get(
-      `/v1/installs/${serviceId}/attribution?wait_seconds=10`,
-      keys.sdkKey,
-    );
-    expect(response.status).toBe(200);
-    return (await response.json()) as Record<string, string>;
-  };
+  const attributionOf = (serviceId: string) => rt.attributionOf(serviceId, keys.sdkKey);
 
   const sendEvents = async (events: unknown[]) => {
     const response = await rt.post("/v1/events", { events }, keys.sdkKey, {

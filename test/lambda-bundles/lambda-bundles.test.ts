@@ -85,6 +85,7 @@ import {
   startMoto,
 } from "../local-aws/moto.ts";
 import { installRequest } from "../support/installs.ts";
+import { clearOfMidnight } from "../support/midnight.ts";
 import { type StackOnLocalServers, stackOnLocalServers } from "./stack-on-local-servers.ts";
 
 const run = promisify(execFile);
@@ -569,6 +570,8 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
   });
 
   it("apple-postback stores Apple's example under the app of its App Store id and puts its lake row", async () => {
+    // A postback is listed on the day it came: today, at both ends of the test.
+    await clearOfMidnight(30_000);
     await dynamodb.send(
       new UpdateItemCommand({
         TableName: envOf("apple-postback")[tableVariable("apps")],
@@ -868,6 +871,8 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
   });
 
   it("the dashboard: a person added with the CLI on AWS signs in through Cognito and manages an app with the session", async () => {
+    // A postback is listed on the day it came: today, at both ends of the test.
+    await clearOfMidnight(30_000);
     const email = "person@example.com";
     const password = "A long enough password 1!";
     await run(

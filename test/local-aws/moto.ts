@@ -140,7 +140,21 @@ run_simple(sys.argv[1], int(sys.argv[2]), DomainDispatcherApplication(create_bac
  */
 export const startMoto = async (options: { serial?: boolean } = {}): Promise<MotoServer> => {
   await ensureInstalled();
-  const port = await freePort();
+  // The port was free when asked, and may be taken before moto binds it: moto then exits at
+  // start (its message may not have been read yet), and is started on another. Any other cause
+  // of an exit at start exits again, and the third is thrown.
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return await startMotoOn(await freePort(), options);
+    } catch (error) {
+      if (!(error instanceof ExitedAtStart) || tries === 3) throw error;
+    }
+  }
+};
+
+class ExitedAtStart extends Error {}
+
+const startMotoOn = async (port: number, options: { serial?: boolean }): Promise<MotoServer> => {
   const endpoint = `http://127.0.0.1:${port}`;
   const [command, args] = options.serial
     ? [PYTHON, ["-c", SERIAL_SERVER, "127.0.0.1", String(port)]]
@@ -156,7 +170,7 @@ export const startMoto = async (options: { serial?: boolean } = {}): Promise<Mot
   });
   // Started when it answers; bounded (it takes about a second).
   for (let tries = 0; ; tries += 1) {
-    if (exited) throw new Error(`moto: moto_server exited at start: ${stderr}`);
+    if (exited) throw new ExitedAtStart(`moto: moto_server exited at start: ${stderr}`);
     const up = await fetch(`${endpoint}/moto-api/`).then(
       (response) => response.ok,
       () => false,

@@ -19,6 +19,12 @@ export interface TestRuntime extends EmbeddedRuntime {
     headers?: Record<string, string>,
   ): Promise<Response>;
   createApp(appId: string, platform?: Platform): Promise<{ sdkKey: string; serverKey: string }>;
+  /**
+   * An install's attribution once resolved, as an SDK reads it: long polls asked again until one
+   * answers it, within a minute (a loaded machine may let one end unresolved). Fails on a status
+   * other than 200.
+   */
+  attributionOf(serviceId: string, key: string): Promise<Record<string, string>>;
   dispose(): Promise<void>;
 }
 
@@ -84,6 +90,22 @@ export const startTestRuntime = async (
       const { keys } = await createApp({ appId, name: `App ${appId}`, platform }, runtime.stores);
       const key = (kind: string) => keys.find((k) => k.kind === kind)?.key ?? "";
       return { sdkKey: key("sdk"), serverKey: key("server") };
+    },
+    async attributionOf(serviceId: string, key: string) {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const response = await fetch(
+          `${runtime.url}/v1/installs/${encodeURIComponent(serviceId)}/attribution?wait_seconds=10`,
+          { headers: { authorization: key } },
+        );
+        if (response.status !== 200) {
+          throw new Error(
+            `the attribution of ${serviceId}: ${response.status} ${await response.text()}`,
+          );
+        }
+        const body = (await response.json()) as Record<string, string>;
+        if (body.service_match_status !== undefined || Date.now() > deadline) return body;
+      }
     },
     async dispose() {
       await runtime.stop();

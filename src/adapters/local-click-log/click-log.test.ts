@@ -115,7 +115,7 @@ describe("the embedded click log", () => {
       const store = recorder();
       const log = await createLocalClickLog({ dir, apply: store.apply });
       void log.append(click("c0"));
-      await vi.waitFor(() => expect(syncs.calls()).toBe(1));
+      await vi.waitFor(() => expect(syncs.calls()).toBe(1), PATIENT);
       // During the first group's sync: a tap, and a lookup that must find it.
       void log.append(click("c1"));
       let found = false;
@@ -167,7 +167,7 @@ describe("the embedded click log", () => {
     await Promise.all(["c1", "c2", "c3"].map((id) => log.append(click(id))));
     await log.append(click("c4"));
     release();
-    await vi.waitFor(() => expect(store.got.length).toBe(1));
+    await vi.waitFor(() => expect(store.got.length).toBe(1), PATIENT);
     // Were the log to apply whatever it holds after each batch, c4 would follow alone now.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(store.got).toHaveLength(1);
@@ -254,7 +254,10 @@ describe("the embedded click log", () => {
         first.push(...clicks.map((c) => c.clickId));
       },
     });
-    await vi.waitFor(async () => expect(await readFile(`${file}.applied`, "utf8")).toBe("3"));
+    await vi.waitFor(
+      async () => expect(await readFile(`${file}.applied`, "utf8")).toBe("3"),
+      PATIENT,
+    );
     expect(first).toEqual(["c1", "c2"]);
 
     const store = recorder();
@@ -293,7 +296,7 @@ describe("the embedded click log", () => {
     });
     await log.append(click("c1"));
     void log.applied();
-    await vi.waitFor(() => expect(tries).toBe(1));
+    await vi.waitFor(() => expect(tries).toBe(1), PATIENT);
     // Ten minutes' pause under way: the stop wakes it, tries again, and leaves c1.
     await log.close();
     expect(tries).toBeGreaterThan(1);

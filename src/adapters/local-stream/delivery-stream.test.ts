@@ -137,7 +137,7 @@ describe("local delivery stream", () => {
     const syncs = await holdSyncs("sync", dir);
     try {
       void stream.put([lakeEvent({ app_id: "com.a", event_id: "e0" })]);
-      await vi.waitFor(() => expect(syncs.calls()).toBe(1));
+      await vi.waitFor(() => expect(syncs.calls()).toBe(1), PATIENT);
       let flushed = false;
       void stream.flush().then(() => {
         flushed = true;

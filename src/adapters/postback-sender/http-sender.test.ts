@@ -145,7 +145,7 @@ describe("the postback sender", () => {
 
   it("answers a status that came in time with the part of its body that came, not a time-out", async () => {
     const before = seen.length;
-    expect(await sender({ timeoutMs: 1_000 }).send(get(`http://127.0.0.1:${port}/stall`))).toEqual({
+    expect(await sender({ timeoutMs: 3_000 }).send(get(`http://127.0.0.1:${port}/stall`))).toEqual({
       kind: "answer",
       status: 200,
       body: "accepted",
