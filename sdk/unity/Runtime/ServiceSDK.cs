@@ -63,13 +63,19 @@ namespace Service.Unity
 
         /// <summary>
         /// Parses a link of the service (callable before Configure). A recognised link also goes
-        /// to <see cref="DeepLinkReceived"/> as a direct deep link.
+        /// to <see cref="DeepLinkReceived"/> as a direct deep link. On iOS, a URL an
+        /// AdAttributionKit re-engagement opened the app with (its query names
+        /// `AdAttributionKitReengagementOpen`), of any host, allowed or not, makes the one
+        /// conversion value update Apple needs to send the re-engagement's postback.
         /// </summary>
         public static ServiceLinkResult HandleUniversalLink(string url, string[] allowedHosts = null)
         {
             return Guard("HandleUniversalLink", () =>
             {
                 var link = LinkParser.Parse(url, allowedHosts);
+                // Whatever the host: a re-engagement opens the app with any of its universal
+                // links, often on the app's own domain rather than the link host.
+                NoteReengagementOpen(url);
                 if (link != null) Listeners.RaiseDeepLink(DeepLinks.Direct(link));
                 return link;
             });
@@ -78,12 +84,14 @@ namespace Service.Unity
         /// <summary>
         /// A link that opened the app, from any scheme (the app's own `myapp://…` too), to
         /// <see cref="DeepLinkReceived"/> as a direct deep link; also returned. Callable before
-        /// Configure. Text that is no URL gives null and nothing is delivered.
+        /// Configure. Text that is no URL gives null and nothing is delivered. On iOS, an
+        /// AdAttributionKit re-engagement open makes its update, as with HandleUniversalLink.
         /// </summary>
         public static ServiceDeepLink HandleDeepLink(string url)
         {
             return Guard("HandleDeepLink", () =>
             {
+                NoteReengagementOpen(url);
                 var link = DeepLinks.Parse(url);
                 if (link != null) Listeners.RaiseDeepLink(link);
                 return link;
@@ -212,6 +220,19 @@ namespace Service.Unity
         {
             var current = Existing;
             if (current != null) Guard("EnteredForeground", () => current.EnteredForeground());
+        }
+
+        /// <summary>
+        /// A link that opened the app, to the core's re-engagement rule (Runtime/Core/SdkCore.cs).
+        /// Only a re-engagement open reaches the core; with no platform set there is no Apple to
+        /// tell, and the link is still parsed and delivered.
+        /// </summary>
+        private static void NoteReengagementOpen(string url)
+        {
+            if (!SdkCore.IsReengagementOpen(url)) return;
+            SdkCore current;
+            lock (Gate) current = setup == null ? null : Core;
+            if (current != null) current.NoteReengagementOpen(url);
         }
 
         private static SdkCore Existing

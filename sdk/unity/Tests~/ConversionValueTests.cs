@@ -11,8 +11,12 @@ namespace Service.Unity.Tests
     {
         public readonly List<ConversionCall> Calls = new List<ConversionCall>();
         public int Registrations;
+        /// <summary>The re-engagement updates (fine value 0, `[.reengagement]`) the core asked for.</summary>
+        public int Reengagements;
         /// <summary>Set: Apple refuses each call with this message.</summary>
         public string Refusal;
+        /// <summary>Set: Apple refuses each re-engagement update with this message.</summary>
+        public string ReengagementRefusal;
 
         public void Register(Action<string> failed)
         {
@@ -24,6 +28,13 @@ namespace Service.Unity.Tests
         {
             lock (this) Calls.Add(call);
             if (Refusal != null) failed(Refusal);
+        }
+
+        public void Reengage(Action<string> failed)
+        {
+            lock (this) Reengagements++;
+            var refusal = ReengagementRefusal ?? Refusal;
+            if (refusal != null) failed(refusal);
         }
     }
 

@@ -7,7 +7,9 @@
 // - the iOS plugins parse (tree-sitter's Objective-C and Swift grammars) and between them define
 //   every function the Unity layer imports; the Objective-C one reads ATT and AdServices only
 //   behind @available and the IDFA only when ATT authorizes it, the Swift one calls SKAdNetwork
-//   and AdAttributionKit only behind the #available of each call's iOS version; each framework
+//   and AdAttributionKit only behind the #available of each call's iOS version, builds a
+//   PostbackUpdate (iOS 18 SDK) only under #if compiler(>=6.0), and makes the re-engagement's
+//   update as the iOS SDK does (fine value 0, unlocked, `[.reengagement]` alone); each framework
 //   they import is linked: by the plugin's importer settings, or weakly by the Editor's
 //   post-build step where older iOS versions lack it;
 // - what the SDK reaches only by reflection is kept from code stripping: [Preserve] on the
@@ -372,12 +374,32 @@ for (const path of objcPlugins) {
 }
 
 // The Swift plugin: it parses, each of Apple's calls sits inside the `#available` of the iOS
-// version that brought it, and each framework it imports is linked (the newer ones weakly).
+// version that brought it, PostbackUpdate (the iOS 18 SDK's, which Xcode 16's Swift 6 brings)
+// only where an older compiler skips it, the re-engagement's update is the iOS SDK's, and each
+// framework it imports is linked (the newer ones weakly).
 const swift = await Language.load(
   createRequire(import.meta.url).resolve("tree-sitter-wasms/out/tree-sitter-swift.wasm"),
 );
+/**
+ * Each line of a Swift file with the `#if` conditions that hold there, outermost first; in an
+ * `#else` branch its `#if`'s condition does not hold (an empty one stands in for it).
+ */
+const swiftConditions = (text) => {
+  const stack = [];
+  return text.split("\n").map((line) => {
+    const trimmed = line.trim();
+    const opened = /^#if\s+(.*)$/.exec(trimmed);
+    const other = /^#elseif\s+(.*)$/.exec(trimmed);
+    if (opened) stack.push(opened[1]);
+    else if (other) stack[stack.length - 1] = other[1];
+    else if (/^#else\b/.test(trimmed)) stack[stack.length - 1] = "";
+    else if (/^#endif\b/.test(trimmed)) stack.pop();
+    return [...stack];
+  });
+};
 /** The iOS version each of Apple's conversion value calls needs, from the call's text. */
 const swiftSince = (call) => {
+  if (call.startsWith("PostbackUpdate(")) return [18, 0];
   if (call.startsWith("Postback.updateConversionValue")) return [17, 4];
   if (!call.startsWith("SKAdNetwork.updatePostbackConversionValue")) return null;
   return /coarseValue:/.test(call) ? [16, 1] : [15, 4];
@@ -414,6 +436,66 @@ for (const path of swiftPlugins) {
   ])
     if (!calls.includes(call)) problems.push(`${path}: ${call} is never called`);
   check(`${path} calls SKAdNetwork and AdAttributionKit only behind #available`, problems);
+  const source = read(path);
+  const conditions = swiftConditions(source);
+  const compilerProblems = source
+    .split("\n")
+    .map((line, row) => [line, row])
+    .filter(([line]) => /\bPostbackUpdate\(/.test(line) && !line.trim().startsWith("//"))
+    .filter(([, row]) => !conditions[row].some((c) => /\bcompiler\(>=\s*6(\.0)?\)/.test(c)))
+    .map(([, row]) => `${path}:${row + 1}: PostbackUpdate outside #if compiler(>=6.0)`);
+  check(
+    `${path} builds a PostbackUpdate only under #if compiler(>=6.0) (Xcode 16, the iOS 18 SDK)`,
+    compilerProblems,
+  );
+  // The re-engagement's update: the @_cdecl function that names `.reengagement` (the code
+  // alone, without its comments).
+  const reengageProblems = [];
+  const code = source
+    .split("\n")
+    .filter((line) => !line.trim().startsWith("//"))
+    .join("\n");
+  const exported = code.split(/(?=@_cdecl\(")/).filter((chunk) => chunk.startsWith("@_cdecl("));
+  const reengaging = exported.filter((chunk) => /\.reengagement\b/.test(chunk));
+  if (reengaging.length !== 1) {
+    reengageProblems.push(`${reengaging.length} exported functions name .reengagement, not 1`);
+  } else {
+    const body = reengaging[0];
+    const name = /^@_cdecl\("(\w+)"\)/.exec(body)[1];
+    if (
+      !/PostbackUpdate\(fineConversionValue: 0, lockPostback: false, conversionTypes: \[\.reengagement\]\)/.test(
+        body,
+      )
+    )
+      reengageProblems.push(
+        `${name} is not a PostbackUpdate of fine value 0, unlocked, for [.reengagement] alone`,
+      );
+    if (!/#available\(iOS 18\.0, \*\)/.test(body))
+      reengageProblems.push(`${name} is not inside #available(iOS 18.0, *)`);
+    if (!/serviceSdkAttributionKitCalls\.run \{/.test(body))
+      reengageProblems.push(`${name} is not on AdAttributionKit's serial queue`);
+    if (!/catch \{\s*serviceSdkReport\(refused, "AdAttributionKit: /.test(body))
+      reengageProblems.push(`${name} does not report Apple's refusal to \`refused\``);
+    if (!imported.includes(name))
+      reengageProblems.push(`${name} is not imported by the Unity layer`);
+    const reengage = /public void Reengage\(Action<string> failed\)\s*\{([\s\S]*?)\n {8}\}/.exec(
+      layer,
+    );
+    if (!reengage || !new RegExp(`\\b${name}\\(OnReengagementRefused\\)`).test(reengage[1]))
+      reengageProblems.push(
+        `IosConversionValues.Reengage does not call ${name} with the re-engagement's own callback`,
+      );
+  }
+  const installTypes = exported
+    .filter((chunk) => !/\.reengagement\b/.test(chunk))
+    .join("")
+    .concat(code.split(/(?=@_cdecl\(")/)[0]);
+  if (/\.reengagement\b/.test(installTypes))
+    reengageProblems.push("an update of the install names .reengagement");
+  check(
+    `${path} makes the re-engagement's update as the iOS SDK does (fine value 0, unlocked, [.reengagement], iOS 18)`,
+    reengageProblems,
+  );
   const frameworks = [...read(path).matchAll(/^import (\w+)$/gm)].map((m) => m[1]);
   for (const framework of frameworks) importedFrameworks.add(framework);
   const linkProblems = [];

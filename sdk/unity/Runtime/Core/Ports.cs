@@ -119,6 +119,13 @@ namespace Service.Unity
 
         /// <summary>One update the evaluation made.</summary>
         void Update(ConversionCall call, Action<string> failed);
+
+        /// <summary>
+        /// An AdAttributionKit re-engagement opened the app: one update of fine value 0 for the
+        /// re-engagement's conversions alone (iOS 18 and later; nothing below, or in an app built
+        /// with Xcode before 16).
+        /// </summary>
+        void Reengage(Action<string> failed);
     }
 
     /// <summary>

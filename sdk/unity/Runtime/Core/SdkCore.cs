@@ -58,6 +58,12 @@ namespace Service.Unity
     {
         public const string MatchStatus = "service_match_status";
         public const string DeepLinkPath = "deep_link_path";
+        /// <summary>
+        /// The query parameter iOS adds to the URL it opens the app with at an AdAttributionKit
+        /// re-engagement (iOS 18), AdAttributionKit's `Postback.reengagementOpenURLParameter`:
+        /// written out because the core builds where AdAttributionKit is not.
+        /// </summary>
+        public const string ReengagementOpenParameter = "AdAttributionKitReengagementOpen";
         private const string ServiceIdKey = "service_sdk.service_id";
         private const string FirstOpenKey = "service_sdk.first_open";
         private const string InstallTrackedKey = "service_sdk.install_tracked";
@@ -188,6 +194,24 @@ namespace Service.Unity
         private ConversionSchema schema;
         /// <summary>Events taken before the first open or the first configuration is known, evaluated in order once both are.</summary>
         private readonly List<AwaitingConversion> awaitingConversion = new List<AwaitingConversion>();
+        /// <summary>
+        /// The launch's first remote configuration is applied (read, or its read failed and the
+        /// one kept holds): a re-engagement open is told to Apple at once from then on. Under
+        /// <see cref="gate"/>, as the two below.
+        /// </summary>
+        private bool configurationApplied;
+        /// <summary>
+        /// A re-engagement open noted while no configuration was applied yet (before Configure,
+        /// or while the first GET /v1/config is on its way): Apple is told once one is.
+        /// </summary>
+        private bool reengagementWaiting;
+        /// <summary>
+        /// The last re-engagement URL taken: the same open handed over twice (HandleDeepLink and
+        /// HandleUniversalLink, or the cold start's URL and deepLinkActivated) makes one update.
+        /// Cleared wherever that open is dropped untold (Stop, a switch-off, the install's data
+        /// deleted) and when Apple refuses its update: the same URL handed again is taken then.
+        /// </summary>
+        private string lastReengagementOpen;
 
         private readonly IScheduler scheduler;
 
@@ -478,6 +502,9 @@ namespace Service.Unity
                 if (stopped) return;
                 stopped = true;
                 store.Set(StoppedKey, "true");
+                // A re-engagement open waiting for a configuration is dropped untold.
+                if (reengagementWaiting) lastReengagementOpen = null;
+                reengagementWaiting = false;
             }
             Write(LogLevel.Info, "the SDK is stopped: nothing is sent or queued until ServiceSDK.Start");
             drops.Drop(ServiceDropReason.Stopped, queue.Clear(), "the app stopped the SDK");
@@ -898,6 +925,7 @@ namespace Service.Unity
         private async Task Initialize()
         {
             await ReadConfig(true);
+            ConfigurationApplied();
             if (!disabled && !stopped) await SendQueued();
         }
 
@@ -1085,6 +1113,99 @@ namespace Service.Unity
             Write(LogLevel.Info, "the install's first launch is registered with SKAdNetwork and AdAttributionKit");
             var port = setup.ConversionValues;
             if (port != null) port.Register(ConversionRefused);
+        }
+
+        /// <summary>
+        /// Whether an AdAttributionKit re-engagement opened the app with this URL: its query names
+        /// <see cref="ReengagementOpenParameter"/> (with the conversion's tag as its value),
+        /// whatever the URL's scheme and host.
+        /// </summary>
+        internal static bool IsReengagementOpen(string url)
+        {
+            if (Blank(url)) return false;
+            return LinkParser.Query(url).ContainsKey(ReengagementOpenParameter);
+        }
+
+        /// <summary>
+        /// A URL that opened the app (HandleDeepLink, HandleUniversalLink): at an AdAttributionKit
+        /// re-engagement open, Apple is told once. Apple sends a re-engagement's postback only if
+        /// the app updated a conversion value after the open, and the app's schema describes the
+        /// install's windows, not the re-engagement's: so the SDK makes that one update (a fine
+        /// value of 0, for the re-engagement alone) and no other. At once when a configuration is
+        /// applied; before one is (a cold start's link handled before Configure), once it is.
+        /// Never while the SDK is stopped, switched off or after the install's data was deleted.
+        /// </summary>
+        public void NoteReengagementOpen(string url)
+        {
+            if (!IsReengagementOpen(url)) return;
+            string why = null;
+            var now = false;
+            lock (gate)
+            {
+                if (stopped) why = "the SDK is stopped";
+                else if (deleted) why = "the install's data was deleted";
+                else if (configured && disabled) why = "the SDK is switched off";
+                else if (url == lastReengagementOpen) why = "this re-engagement open was told already";
+                else
+                {
+                    lastReengagementOpen = url;
+                    if (configurationApplied) now = true;
+                    else reengagementWaiting = true;
+                }
+            }
+            if (why != null) Write(LogLevel.Debug, why + ": the AdAttributionKit re-engagement open is not told to Apple");
+            else if (!now) Write(LogLevel.Debug, "an AdAttributionKit re-engagement opened the app: told to Apple once a configuration is applied");
+            else Reengage(url);
+        }
+
+        /// <summary>
+        /// The launch's first remote configuration is applied: the re-engagement open that waited
+        /// for it is told, unless it switched the SDK off (or a key was rejected), which drops it.
+        /// </summary>
+        private void ConfigurationApplied()
+        {
+            string waiting;
+            lock (gate)
+            {
+                configurationApplied = true;
+                waiting = reengagementWaiting ? lastReengagementOpen : null;
+                reengagementWaiting = false;
+            }
+            if (waiting != null) Reengage(waiting);
+        }
+
+        /// <summary>
+        /// The re-engagement open told to Apple, unless the SDK was stopped, switched off or its
+        /// install's data deleted since: then it is dropped untold, and forgotten as the last one
+        /// taken, so the same URL handed again once the SDK may tell it makes its update then.
+        /// </summary>
+        private void Reengage(string url)
+        {
+            lock (gate)
+            {
+                if (disabled || stopped || deleted)
+                {
+                    if (lastReengagementOpen == url) lastReengagementOpen = null;
+                    return;
+                }
+            }
+            Write(LogLevel.Info, "an AdAttributionKit re-engagement opened the app: its conversion value is updated (fine value 0, the re-engagement's postbacks alone; iOS 18 and later)");
+            var port = setup.ConversionValues;
+            if (port != null) port.Reengage(message => ReengagementRefused(url, message));
+        }
+
+        /// <summary>
+        /// Apple refused the re-engagement's update: reported as any refusal, and the open is
+        /// forgotten as the last one taken, since Apple was not told: the same URL handed again
+        /// makes the update again.
+        /// </summary>
+        private void ReengagementRefused(string url, string message)
+        {
+            lock (gate)
+            {
+                if (lastReengagementOpen == url) lastReengagementOpen = null;
+            }
+            ConversionRefused(message);
         }
 
         /// <summary>Apple refused an update or the registration: a warning, and the error listener.</summary>

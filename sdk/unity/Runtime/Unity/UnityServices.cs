@@ -179,7 +179,9 @@ namespace Service.Unity
     /// The conversion values to Apple through the iOS plugin (Runtime/Plugins/iOS/ServiceSdkConversionValues.swift):
     /// SKAdNetwork, and AdAttributionKit from iOS 17.4. Each call returns at once; Apple's refusal
     /// comes back later, on a thread of its own, through a static callback (IL2CPP calls back
-    /// only static methods), which hands it to the core's last handler.
+    /// only static methods), which hands it to the core's last handler. The re-engagement's
+    /// update (iOS 18) has a callback and a handler of its own, so that its refusal reaches the
+    /// core as the re-engagement's, whatever update was made after it.
     /// </summary>
     internal sealed class IosConversionValues : IConversionValues
     {
@@ -192,9 +194,14 @@ namespace Service.Unity
         [DllImport("__Internal")]
         private static extern void ServiceSdkUpdateConversionValue(int window, int fine, int coarse, int lockWindow, Refused refused);
 
+        [DllImport("__Internal")]
+        private static extern void ServiceSdkReengageConversion(Refused refused);
+
         private static readonly Refused OnRefused = Report;
+        private static readonly Refused OnReengagementRefused = ReportReengagement;
 #endif
         private static Action<string> failures;
+        private static Action<string> reengagementFailures;
 
         public void Register(Action<string> failed)
         {
@@ -213,10 +220,25 @@ namespace Service.Unity
 #endif
         }
 
+        public void Reengage(Action<string> failed)
+        {
+            reengagementFailures = failed;
+#if UNITY_IOS && !UNITY_EDITOR
+            ServiceSdkReengageConversion(OnReengagementRefused);
+#endif
+        }
+
         [AOT.MonoPInvokeCallback(typeof(Refused))]
         private static void Report(string message)
         {
             var report = failures;
+            if (report != null) report(message);
+        }
+
+        [AOT.MonoPInvokeCallback(typeof(Refused))]
+        private static void ReportReengagement(string message)
+        {
+            var report = reengagementFailures;
             if (report != null) report(message);
         }
     }

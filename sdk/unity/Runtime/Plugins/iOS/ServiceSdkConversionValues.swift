@@ -15,6 +15,10 @@
 //   re-engagement and which the schema (the install's windows) does not describe. PostbackUpdate
 //   comes with the iOS 18 SDK (Xcode 16, Swift 6): an app built with an older Xcode sends the
 //   17.4 forms on every iOS.
+// - iOS 18 and later, at an AdAttributionKit re-engagement open (ServiceSdkReengageConversion):
+//   one Postback.updateConversionValue(_:) with a PostbackUpdate of fine value 0, unlocked, for
+//   the re-engagement's conversions alone (`conversionTypes: [.reengagement]`), as the iOS SDK
+//   does. Below iOS 18, or in an app built with an older Xcode, nothing.
 //
 // AdAttributionKit (iOS 17.4) is weak-linked by the Editor's post-build step
 // (Editor/ServiceSdkXcodeFrameworks.cs); every use is behind #available. Its calls are
@@ -137,6 +141,30 @@ public func serviceSdkUpdateConversionValue(
         serviceSdkAttributionKitCalls.run {
             do {
                 try await serviceSdkUpdateInstall(value, coarse: coarse, lock: lock)
+            } catch {
+                serviceSdkReport(refused, "AdAttributionKit: \(error.localizedDescription)")
+            }
+        }
+    }
+    #endif
+}
+
+/// An AdAttributionKit re-engagement opened the app (its URL's query names
+/// `AdAttributionKitReengagementOpen`, `Postback.reengagementOpenURLParameter`): one update with
+/// a fine value of 0 for the re-engagement's conversions alone. The fine value 0 claims nothing:
+/// it is the update after the open that Apple needs to send the re-engagement's postback, and the
+/// install's postbacks keep the values the schema gave them. Re-engagements exist from iOS 18,
+/// and so does the update that names its conversions (`PostbackUpdate`, in the iOS 18 SDK, which
+/// Xcode 16's Swift 6 compiler brings): below iOS 18, or built with an older Xcode, nothing is
+/// done and `refused` is not called. On AdAttributionKit's queue, after the updates before it.
+@_cdecl("ServiceSdkReengageConversion")
+public func serviceSdkReengageConversion(_ refused: ServiceSdkRefused?) {
+    #if canImport(AdAttributionKit) && compiler(>=6.0)
+    if #available(iOS 18.0, *) {
+        serviceSdkAttributionKitCalls.run {
+            do {
+                let update = PostbackUpdate(fineConversionValue: 0, lockPostback: false, conversionTypes: [.reengagement])
+                try await Postback.updateConversionValue(update)
             } catch {
                 serviceSdkReport(refused, "AdAttributionKit: \(error.localizedDescription)")
             }
