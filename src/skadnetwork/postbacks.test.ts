@@ -129,12 +129,38 @@ describe("SKAdNetwork postbacks", () => {
     expect(postback.verification.status).toBe("unverified");
   });
 
+  it("keeps a postback of a version after 4.0 as unverified, read as 4.0's fields; refuses one before 1.0 or lacking them", () => {
+    const later = read({ ...SKAN_4_FINE, version: "5.0" });
+    expect(later).toMatchObject({
+      version: "5.0",
+      sourceIdentifier: SKAN_4_FINE["source-identifier"],
+      transactionId: SKAN_4_FINE["transaction-id"],
+      conversionValue: SKAN_4_FINE["conversion-value"],
+    });
+    expect(later.verification).toMatchObject({
+      status: "unverified",
+      reason: "version 5.0 signs fields not known here",
+    });
+    expect(read({ ...SKAN_4_FINE, version: "4.1" }).verification.status).toBe("unverified");
+    // The known version with the same signature still verifies: only the later one is not.
+    expect(read(SKAN_4_FINE).verification.status).toBe("verified");
+    expect(readSkadnetworkPostback({ ...SKAN_4_FINE, version: "0.9" })).toEqual({
+      ok: false,
+      problem: "version 0.9 is not an SKAdNetwork version",
+    });
+    const { "did-win": _dropped, ...lacking } = SKAN_4_FINE;
+    expect(readSkadnetworkPostback({ ...lacking, version: "5.0" })).toEqual({
+      ok: false,
+      problem: "a version 5.0 postback needs did-win",
+    });
+  });
+
   it("refuses a body that is no postback, naming what is wrong", () => {
     const problems = [
       {},
       "text",
       { ...SKAN_4_FINE, "ad-network-id": undefined },
-      { ...SKAN_4_FINE, version: "9.9" },
+      { ...SKAN_4_FINE, version: "four" },
       { ...SKAN_4_FINE, "did-win": undefined },
       { ...SKAN_4_FINE, "conversion-value": 64 },
       // Apple's campaign fields are a few digits: anything else is no postback of Apple's.
@@ -146,7 +172,7 @@ describe("SKAdNetwork postbacks", () => {
     for (const problem of problems) expect(problem.ok).toBe(false);
     expect(problems[3]).toEqual({
       ok: false,
-      problem: "version 9.9 is not an SKAdNetwork version",
+      problem: "version four is not an SKAdNetwork version",
     });
     expect(problems[4]).toEqual({ ok: false, problem: "a version 4.0 postback needs did-win" });
   });

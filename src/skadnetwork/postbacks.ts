@@ -151,6 +151,18 @@ const REQUIRED: Readonly<Record<string, readonly (keyof SkanBody)[]>> = {
 
 const P192_VERSIONS = new Set(["1.0", "2.0"]);
 
+/** The last version whose signed fields are known: a later one is read as its fields. */
+const LATEST_VERSION = "4.0";
+
+/** A version of Apple's form (major.minor, up to 99.9) as a number to compare; else null. */
+const versionNumber = (version: string): number | null => {
+  const match = /^(\d{1,2})\.(\d)$/.exec(version);
+  return match ? Number(match[1]) * 10 + Number(match[2]) : null;
+};
+
+const laterThanKnown = (version: string): boolean =>
+  (versionNumber(version) ?? 0) > (versionNumber(LATEST_VERSION) ?? 0);
+
 const unverified = (reason: string): Verification => ({
   status: "unverified",
   environment: null,
@@ -172,14 +184,18 @@ export const readSkadnetworkPostback = (body: unknown): ReadPostback => {
   const skan = parsed.data;
   if (!wellFormed(skan)) return { ok: false, problem: LONE_SURROGATE };
   const version = skan.version ?? "1.0";
+  // A version after the last one known is read as that one's fields, and kept unverified: the
+  // fields it signs are not known, and a postback Apple's device sent is not lost for it.
+  const later = !Object.hasOwn(REQUIRED, version) && laterThanKnown(version);
+  const readAs = later ? LATEST_VERSION : version;
   // Own keys only: `toString` is no version.
-  const required = Object.hasOwn(REQUIRED, version) ? REQUIRED[version] : undefined;
+  const required = Object.hasOwn(REQUIRED, readAs) ? REQUIRED[readAs] : undefined;
   if (!required) return { ok: false, problem: `version ${version} is not an SKAdNetwork version` };
   const missing = required.filter((name) => skan[name] === undefined);
   if (missing.length > 0) {
     return { ok: false, problem: `a version ${version} postback needs ${missing.join(", ")}` };
   }
-  const fields = signedFields(version, skan) ?? [];
+  const fields = (later ? null : signedFields(version, skan)) ?? [];
   // A field holding the separator could carry others' values (a copy of a postback with a new
   // transaction id made from its optional fields), and still verify: no real one holds it.
   if (fields.some((field) => field?.includes(SEPARATOR))) {
@@ -190,7 +206,8 @@ export const readSkadnetworkPostback = (body: unknown): ReadPostback => {
     P192_VERSIONS.has(version) ? "skadnetwork-1" : "skadnetwork-2.1",
   );
   let verification: Verification;
-  if (!key) verification = unverified("no key for the version");
+  if (later) verification = unverified(`version ${version} signs fields not known here`);
+  else if (!key) verification = unverified("no key for the version");
   else {
     const message = fields.filter((field) => field !== null).join(SEPARATOR);
     let valid = false;
