@@ -3049,10 +3049,22 @@ describe("the dashboard in a browser", () => {
         await tab.getByRole("button", { name: "Sign in" }).click();
       };
       const ended = tab.getByTestId("session-ended");
+      // The tab's requests not answered yet: the page's own calls, the app shell's among them.
+      let inFlight = 0;
+      tab.on("request", () => {
+        inFlight += 1;
+      });
+      tab.on("requestfinished", () => {
+        inFlight -= 1;
+      });
+      tab.on("requestfailed", () => {
+        inFlight -= 1;
+      });
       /**
        * Opens the viewer's cohorts, ends the session once the page has made its calls (its
-       * figures and, after them, its filters' choices), and changes the grouping: the call
-       * that makes is the one to meet the ended session, which sends the page to sign in.
+       * figures and, after them, its filters' choices; the app's details) and had them
+       * answered, and changes the grouping: the call that makes is the one to meet the ended
+       * session, which sends the page to sign in.
        */
       const regroupAfterSessionEnded = async (page: string, grouping: string) => {
         await open(tab, page);
@@ -3060,6 +3072,7 @@ describe("the dashboard in a browser", () => {
         await expect
           .poll(() => tab.getByLabel("Country", { exact: true }).locator("option").count(), WITHIN)
           .toBeGreaterThan(1);
+        await expect.poll(() => inFlight, WITHIN).toBe(0);
         await context.clearCookies();
         await tab.getByLabel("Group by", { exact: true }).selectOption(grouping, WITHIN);
         await heading(tab, "Sign in").waitFor(WITHIN);
@@ -3126,6 +3139,10 @@ describe("the dashboard in a browser", () => {
       // The viewer's session ends again: signed in again, they are back where they were.
       await signIn(viewer);
       await heading(tab, "Apps").waitFor(WITHIN);
+      await tab
+        .getByRole("table", { name: "Apps" })
+        .locator(`tr[data-app-id="${cohortAppId}"]`)
+        .waitFor();
       await regroupAfterSessionEnded(theirPage, "platform");
       await expect.poll(() => ended.innerText(), WITHIN).not.toBe("");
       await signIn(viewer);

@@ -569,7 +569,9 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     expect(removed.statusCode, removed.body).toBe(204);
   });
 
-  it("apple-postback stores Apple's example under the app of its App Store id and puts its lake row", async () => {
+  it("apple-postback stores Apple's example under the app of its App Store id and puts its lake row", {
+    timeout: 120_000,
+  }, async () => {
     // A postback is listed on the day it came: today, at both ends of the test.
     await clearOfMidnight(30_000);
     await dynamodb.send(
@@ -870,7 +872,9 @@ describe.skipIf(motoDisabled)("the Lambda bundles CDK ships, against local serve
     expect(status).toMatchObject({ request_id: requestId, status: "completed" });
   });
 
-  it("the dashboard: a person added with the CLI on AWS signs in through Cognito and manages an app with the session", async () => {
+  it("the dashboard: a person added with the CLI on AWS signs in through Cognito and manages an app with the session", {
+    timeout: 120_000,
+  }, async () => {
     // A postback is listed on the day it came: today, at both ends of the test.
     await clearOfMidnight(30_000);
     const email = "person@example.com";

@@ -161,20 +161,27 @@ const startMotoOn = async (port: number, options: { serial?: boolean }): Promise
     : [SERVER, ["-H", "127.0.0.1", "-p", String(port)]];
   const child: ChildProcess = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
+  // Its own server on the port, as werkzeug says once bound: what answers there before that
+  // may be another process's, which took the port after it was found free.
+  let bound = false;
   child.stderr?.on("data", (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4_000);
+    stderr += chunk.toString();
+    bound ||= new RegExp(`Running on ${endpoint}(?!\\d)`).test(stderr);
+    stderr = stderr.slice(-4_000);
   });
   let exited = false;
   child.once("exit", () => {
     exited = true;
   });
-  // Started when it answers; bounded (it takes about a second).
+  // Started when it is bound and answers; bounded (it takes about a second).
   for (let tries = 0; ; tries += 1) {
     if (exited) throw new ExitedAtStart(`moto: moto_server exited at start: ${stderr}`);
-    const up = await fetch(`${endpoint}/moto-api/`).then(
-      (response) => response.ok,
-      () => false,
-    );
+    const up =
+      bound &&
+      (await fetch(`${endpoint}/moto-api/`).then(
+        (response) => response.ok,
+        () => false,
+      ));
     if (up) break;
     if (tries > 300) {
       child.kill("SIGKILL");
