@@ -250,7 +250,7 @@ namespace Service.Unity.Tests
         }
 
         [Test]
-        public void ARefusedReengagementGoesToTheErrorListenerAndTheSameUrlIsRegisteredAgain()
+        public void ARefusedReengagementGoesToTheErrorListenerAndTheSameUrlIsNotRegisteredAgain()
         {
             var rig = new Rig();
             rig.Start();
@@ -262,11 +262,12 @@ namespace Service.Unity.Tests
             Assert.IsTrue(refused[0].Message.Contains("AdAttributionKit"));
             Assert.AreEqual(1, rig.Log.At(LogLevel.Warn, "conversion value update was refused").Count);
 
-            // Apple was not told: the same URL handed again makes the update again, then once.
+            // Apple was told, and said no: the same URL handed again is not told again, as in
+            // the iOS SDK; another re-engagement is.
             rig.Apple.ReengagementRefusal = null;
             rig.Core.NoteReengagementOpen(Open);
-            Assert.AreEqual(2, rig.Apple.Reengagements);
-            rig.Core.NoteReengagementOpen(Open);
+            Assert.AreEqual(1, rig.Apple.Reengagements);
+            rig.Core.NoteReengagementOpen(Open + "&another=1");
             Assert.AreEqual(2, rig.Apple.Reengagements);
         }
 

@@ -209,7 +209,8 @@ namespace Service.Unity
         /// The last re-engagement URL taken: the same open handed over twice (HandleDeepLink and
         /// HandleUniversalLink, or the cold start's URL and deepLinkActivated) makes one update.
         /// Cleared wherever that open is dropped untold (Stop, a switch-off, the install's data
-        /// deleted) and when Apple refuses its update: the same URL handed again is taken then.
+        /// deleted): the same URL handed again is taken then. Apple's refusal does not clear it,
+        /// as in the iOS SDK: Apple was told, and said no.
         /// </summary>
         private string lastReengagementOpen;
 
@@ -1191,21 +1192,7 @@ namespace Service.Unity
             }
             Write(LogLevel.Info, "an AdAttributionKit re-engagement opened the app: its conversion value is updated (fine value 0, the re-engagement's postbacks alone; iOS 18 and later)");
             var port = setup.ConversionValues;
-            if (port != null) port.Reengage(message => ReengagementRefused(url, message));
-        }
-
-        /// <summary>
-        /// Apple refused the re-engagement's update: reported as any refusal, and the open is
-        /// forgotten as the last one taken, since Apple was not told: the same URL handed again
-        /// makes the update again.
-        /// </summary>
-        private void ReengagementRefused(string url, string message)
-        {
-            lock (gate)
-            {
-                if (lastReengagementOpen == url) lastReengagementOpen = null;
-            }
-            ConversionRefused(message);
+            if (port != null) port.Reengage(ConversionRefused);
         }
 
         /// <summary>Apple refused an update or the registration: a warning, and the error listener.</summary>

@@ -181,7 +181,7 @@ namespace Service.Unity
     /// comes back later, on a thread of its own, through a static callback (IL2CPP calls back
     /// only static methods), which hands it to the core's last handler. The re-engagement's
     /// update (iOS 18) has a callback and a handler of its own, so that its refusal reaches the
-    /// core as the re-engagement's, whatever update was made after it.
+    /// core as the re-engagement's, whatever install update was made after it.
     /// </summary>
     internal sealed class IosConversionValues : IConversionValues
     {
