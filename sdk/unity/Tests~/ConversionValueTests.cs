@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using System.Threading;
 using Newtonsoft.Json.Linq;
 using NUnit.Framework;
 
@@ -35,6 +36,49 @@ namespace Service.Unity.Tests
             lock (this) Reengagements++;
             var refusal = ReengagementRefusal ?? Refusal;
             if (refusal != null) failed(refusal);
+        }
+    }
+
+    /// <summary>
+    /// A core whose conversion values go to a recording port, its GET /v1/config answered with
+    /// the configuration given, and held back while <see cref="ConfigAnswers"/> is reset.
+    /// </summary>
+    internal sealed class ConversionRig
+    {
+        public readonly ScriptedBackend Backend;
+        public readonly SdkSetup Setup;
+        public readonly SdkCore Core;
+        public readonly RecordingConversionValues Apple = new RecordingConversionValues();
+        public readonly Heard Heard;
+        /// <summary>Reset: GET /v1/config waits for it to be set.</summary>
+        public readonly ManualResetEventSlim ConfigAnswers = new ManualResetEventSlim(true);
+
+        public ConversionRig(JObject config, IKeyValueStore store = null, SettableClock clock = null)
+        {
+            Backend = new ScriptedBackend
+            {
+                Answer = (key, body) =>
+                {
+                    if (!key.StartsWith("GET /v1/config")) return ScriptedBackend.Usual(key, body);
+                    ConfigAnswers.Wait(10000);
+                    return Tuple.Create(200, (JToken)config);
+                },
+            };
+            Setup = Setups.For("http://service.test", Backend, store, clock: clock);
+            Setup.ConversionValues = Apple;
+            Core = new SdkCore(Setup);
+            Heard = Heard.ErrorsOf(Core.Listeners);
+        }
+
+        public void Start()
+        {
+            Core.Configure("sdk_key", 0, null);
+            Core.Idle().Wait();
+        }
+
+        public ListLog Log
+        {
+            get { return (ListLog)Setup.Log; }
         }
     }
 
@@ -261,38 +305,6 @@ namespace Service.Unity.Tests
             };
         }
 
-        private sealed class Rig
-        {
-            public readonly ScriptedBackend Backend;
-            public readonly SdkSetup Setup;
-            public readonly SdkCore Core;
-            public readonly RecordingConversionValues Apple = new RecordingConversionValues();
-            public readonly Heard Heard;
-
-            public Rig(JObject config, IKeyValueStore store = null, SettableClock clock = null)
-            {
-                Backend = new ScriptedBackend
-                {
-                    Answer = (key, body) => key.StartsWith("GET /v1/config") ? Tuple.Create(200, (JToken)config) : ScriptedBackend.Usual(key, body),
-                };
-                Setup = Setups.For("http://service.test", Backend, store, clock: clock);
-                Setup.ConversionValues = Apple;
-                Core = new SdkCore(Setup);
-                Heard = Heard.ErrorsOf(Core.Listeners);
-            }
-
-            public void Start()
-            {
-                Core.Configure("sdk_key", 0, null);
-                Core.Idle().Wait();
-            }
-
-            public ListLog Log
-            {
-                get { return (ListLog)Setup.Log; }
-            }
-        }
-
         private static readonly Dictionary<string, object> None = null;
 
         [Test]
@@ -300,7 +312,7 @@ namespace Service.Unity.Tests
         {
             var store = new MemoryStore();
             var clock = new SettableClock();
-            var rig = new Rig(Config(1), store, clock);
+            var rig = new ConversionRig(Config(1), store, clock);
             rig.Start();
             Assert.AreEqual(1, rig.Apple.Registrations);
             rig.Core.SendEvent(EventType.CUSTOM, "Tutorial Completion", None);
@@ -315,7 +327,7 @@ namespace Service.Unity.Tests
             Assert.AreEqual(3, rig.Backend.To("POST /v1/events").Sum(r => ((JArray)r.Value["events"]).Count));
 
             // The next launch goes on from what the first one saw: 3.30 + 2 USD is past 4.99.
-            var next = new Rig(Config(1), store, clock);
+            var next = new ConversionRig(Config(1), store, clock);
             next.Start();
             Assert.AreEqual(0, next.Apple.Registrations, "registered once per install");
             next.Core.SendEvent(EventType.PURCHASE, null, new Dictionary<string, object> { { "revenue", "2" }, { "currency", "USD" } });
@@ -344,7 +356,7 @@ namespace Service.Unity.Tests
         {
             var store = new MemoryStore();
             var clock = new SettableClock();
-            var first = new Rig(Config(1), store, clock);
+            var first = new ConversionRig(Config(1), store, clock);
             first.Start();
             clock.Offset = TimeSpan.FromHours(50);
             first.Core.SendEvent(EventType.LOGIN, null, None);
@@ -354,7 +366,7 @@ namespace Service.Unity.Tests
             // Version 2: one login in the second window is worth medium.
             var windows = (JArray)File()["schemas"]["game"]["windows"].DeepClone();
             windows[1] = JObject.Parse("{\"rules\":[{\"event\":\"service_login\",\"coarse\":\"medium\"}]}");
-            var next = new Rig(Config(2, windows), store, clock);
+            var next = new ConversionRig(Config(2, windows), store, clock);
             next.Start();
             Assert.AreEqual(1, next.Log.At(LogLevel.Info, "conversion value schema version 2").Count);
             // The login seen under version 1 still counts: this one is the second.
@@ -367,7 +379,7 @@ namespace Service.Unity.Tests
         [Test]
         public void EventsSentBeforeConfigureOnTheFirstLaunchAreEvaluatedOnceTheSchemaIsRead()
         {
-            var rig = new Rig(Config(1));
+            var rig = new ConversionRig(Config(1));
             rig.Core.SendEvent(EventType.CUSTOM, "tutorial_completion", None);
             CollectionAssert.IsEmpty(rig.Apple.Calls);
             rig.Start();
@@ -379,7 +391,7 @@ namespace Service.Unity.Tests
         [Test]
         public void ApplesRefusalsGoToTheErrorListenerAndTheEventsGoOn()
         {
-            var rig = new Rig(Config(1));
+            var rig = new ConversionRig(Config(1));
             rig.Apple.Refusal = "SKAdNetwork: the operation couldn't be completed";
             rig.Start();
             rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
@@ -396,7 +408,7 @@ namespace Service.Unity.Tests
         [Test]
         public void WithoutASchemaTheFirstLaunchIsRegisteredAndNothingMore()
         {
-            var rig = new Rig(JObject.Parse("{\"enabled\":true,\"skadnetwork\":null}"));
+            var rig = new ConversionRig(JObject.Parse("{\"enabled\":true,\"skadnetwork\":null}"));
             rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
             rig.Start();
             rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
@@ -411,7 +423,7 @@ namespace Service.Unity.Tests
         [Test]
         public void AStoppedSdkEvaluatesNothing()
         {
-            var rig = new Rig(Config(1));
+            var rig = new ConversionRig(Config(1));
             rig.Start();
             rig.Core.Stop();
             rig.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);
@@ -422,8 +434,8 @@ namespace Service.Unity.Tests
         public void TheSchemaIsKeptForALaunchOffline()
         {
             var store = new MemoryStore();
-            new Rig(Config(7), store).Start();
-            var offline = new Rig(Config(7), store);
+            new ConversionRig(Config(7), store).Start();
+            var offline = new ConversionRig(Config(7), store);
             offline.Backend.Offline = true;
             offline.Core.Configure("sdk_key", 0, null);
             offline.Core.SendEvent(EventType.CUSTOM, "tutorial completion", None);

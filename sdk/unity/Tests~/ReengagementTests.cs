@@ -12,7 +12,7 @@ namespace Service.Unity.Tests
     /// re-engagement (the plugin's ServiceSdkReengageConversion), as the iOS SDK does: at once
     /// once a configuration is applied, at Configure's first configuration when handed before;
     /// once for the same URL handed twice; never while stopped, switched off or deleted; again
-    /// for the same URL after Apple refused it or after it was dropped untold.
+    /// for the same URL after it was dropped untold, not after Apple refused it.
     /// </summary>
     [TestFixture]
     public class ReengagementTests
@@ -20,44 +20,11 @@ namespace Service.Unity.Tests
         private const string Open = "https://app.example.com/offer/7?AdAttributionKitReengagementOpen=tag-1";
         private const string Later = "https://app.example.com/offer/7?AdAttributionKitReengagementOpen=tag-2";
 
-        private sealed class Rig
+        /// <summary>A rig whose configuration switches the SDK on or off, with no schema.</summary>
+        private static ConversionRig NewRig(bool enabled = true, IKeyValueStore store = null)
         {
-            public readonly ScriptedBackend Backend;
-            public readonly SdkSetup Setup;
-            public readonly SdkCore Core;
-            public readonly RecordingConversionValues Apple = new RecordingConversionValues();
-            public readonly Heard Heard;
-            /// <summary>Reset: GET /v1/config waits for it to be set.</summary>
-            public readonly ManualResetEventSlim ConfigAnswers = new ManualResetEventSlim(true);
-
-            public Rig(bool enabled = true, IKeyValueStore store = null)
-            {
-                var config = JObject.Parse("{\"enabled\":" + (enabled ? "true" : "false") + ",\"skadnetwork\":null}");
-                Backend = new ScriptedBackend
-                {
-                    Answer = (key, body) =>
-                    {
-                        if (!key.StartsWith("GET /v1/config")) return ScriptedBackend.Usual(key, body);
-                        ConfigAnswers.Wait(10000);
-                        return Tuple.Create(200, (JToken)config);
-                    },
-                };
-                Setup = Setups.For("http://service.test", Backend, store);
-                Setup.ConversionValues = Apple;
-                Core = new SdkCore(Setup);
-                Heard = Heard.ErrorsOf(Core.Listeners);
-            }
-
-            public void Start()
-            {
-                Core.Configure("sdk_key", 0, null);
-                Core.Idle().Wait();
-            }
-
-            public ListLog Log
-            {
-                get { return (ListLog)Setup.Log; }
-            }
+            var config = JObject.Parse("{\"enabled\":" + (enabled ? "true" : "false") + ",\"skadnetwork\":null}");
+            return new ConversionRig(config, store);
         }
 
         [Test]
@@ -73,7 +40,7 @@ namespace Service.Unity.Tests
         [Test]
         public void AReengagementOpenBeforeConfigureIsRegisteredOnceAtConfigure()
         {
-            var rig = new Rig();
+            var rig = NewRig();
             rig.Core.NoteReengagementOpen(Open);
             Assert.AreEqual(0, rig.Apple.Reengagements, "no configuration applied yet");
             rig.Start();
@@ -90,7 +57,7 @@ namespace Service.Unity.Tests
         [Test]
         public void AReengagementOpenAfterConfigureIsRegisteredOnce()
         {
-            var rig = new Rig();
+            var rig = NewRig();
             rig.Start();
             Assert.AreEqual(0, rig.Apple.Reengagements);
             rig.Core.NoteReengagementOpen(Open);
@@ -103,7 +70,7 @@ namespace Service.Unity.Tests
         [Test]
         public void AnOpenWhileTheFirstConfigurationIsOnItsWayIsRegisteredOnceItIsApplied()
         {
-            var rig = new Rig();
+            var rig = NewRig();
             rig.ConfigAnswers.Reset();
             rig.Core.Configure("sdk_key", 0, null);
             rig.Core.NoteReengagementOpen(Open);
@@ -116,14 +83,14 @@ namespace Service.Unity.Tests
         [Test]
         public void TheSameReengagementUrlHandedTwiceIsRegisteredOnce()
         {
-            var early = new Rig();
+            var early = NewRig();
             early.Core.NoteReengagementOpen(Open);
             early.Core.NoteReengagementOpen(Open);
             early.Start();
             early.Core.NoteReengagementOpen(Open);
             Assert.AreEqual(1, early.Apple.Reengagements);
 
-            var rig = new Rig();
+            var rig = NewRig();
             rig.Start();
             rig.Core.NoteReengagementOpen(Open);
             rig.Core.NoteReengagementOpen(Open);
@@ -134,7 +101,7 @@ namespace Service.Unity.Tests
         [Test]
         public void ADifferentLaterReengagementUrlIsRegisteredAgain()
         {
-            var rig = new Rig();
+            var rig = NewRig();
             rig.Start();
             rig.Core.NoteReengagementOpen(Open);
             rig.Core.NoteReengagementOpen(Later);
@@ -147,7 +114,7 @@ namespace Service.Unity.Tests
         [Test]
         public void AUrlWithoutTheReengagementParameterRegistersNothing()
         {
-            var rig = new Rig();
+            var rig = NewRig();
             rig.Core.NoteReengagementOpen("https://app.example.com/offer/7?campaign=spring");
             rig.Start();
             foreach (var url in new[]
@@ -174,28 +141,28 @@ namespace Service.Unity.Tests
         {
             // Stopped before the open, before Configure.
             var store = new MemoryStore();
-            var before = new Rig(store: store);
+            var before = NewRig(store: store);
             before.Core.Stop();
             before.Core.NoteReengagementOpen(Open);
             before.Start();
             Assert.AreEqual(0, before.Apple.Reengagements);
 
             // Stopped in an earlier launch.
-            var next = new Rig(store: store);
+            var next = NewRig(store: store);
             next.Core.NoteReengagementOpen(Open);
             next.Start();
             next.Core.NoteReengagementOpen(Later);
             Assert.AreEqual(0, next.Apple.Reengagements);
 
             // Opened before Configure, stopped before the configuration came.
-            var waiting = new Rig();
+            var waiting = NewRig();
             waiting.Core.NoteReengagementOpen(Open);
             waiting.Core.Stop();
             waiting.Start();
             Assert.AreEqual(0, waiting.Apple.Reengagements);
 
             // Stopped after Configure.
-            var running = new Rig();
+            var running = NewRig();
             running.Start();
             running.Core.Stop();
             running.Core.NoteReengagementOpen(Open);
@@ -206,7 +173,7 @@ namespace Service.Unity.Tests
         [Test]
         public void AReengagementOpenDroppedByStopIsRegisteredWhenHandedAgainAfterStart()
         {
-            var rig = new Rig();
+            var rig = NewRig();
             rig.Core.NoteReengagementOpen(Open);
             rig.Core.Stop();
             rig.Start();
@@ -222,7 +189,7 @@ namespace Service.Unity.Tests
         [Test]
         public void ASwitchedOffOrDeletedSdkRegistersNoReengagement()
         {
-            var off = new Rig(enabled: false);
+            var off = NewRig(enabled: false);
             off.Core.NoteReengagementOpen(Open);
             off.Start();
             off.Core.NoteReengagementOpen(Later);
@@ -230,7 +197,7 @@ namespace Service.Unity.Tests
 
             var store = new MemoryStore();
             store.Set("service_sdk.deleted", "true");
-            var deleted = new Rig(store: store);
+            var deleted = NewRig(store: store);
             deleted.Core.NoteReengagementOpen(Open);
             deleted.Start();
             deleted.Core.NoteReengagementOpen(Later);
@@ -241,7 +208,7 @@ namespace Service.Unity.Tests
         public void AnonymousModeAndConsentDoNotHoldTheReengagementBack()
         {
             // As in the iOS SDK: the update carries nothing of the user, and goes to Apple alone.
-            var rig = new Rig();
+            var rig = NewRig();
             rig.Core.SetAnonymous(true);
             rig.Core.SetConsent(new ServiceConsent(gdprApplies: true, adUserData: false, adPersonalization: false));
             rig.Core.NoteReengagementOpen(Open);
@@ -252,7 +219,7 @@ namespace Service.Unity.Tests
         [Test]
         public void ARefusedReengagementGoesToTheErrorListenerAndTheSameUrlIsNotRegisteredAgain()
         {
-            var rig = new Rig();
+            var rig = NewRig();
             rig.Start();
             rig.Apple.ReengagementRefusal = "AdAttributionKit: the operation couldn't be completed";
             rig.Core.NoteReengagementOpen(Open);
