@@ -84,11 +84,8 @@ const MATCHED = new Set(["matched", "matched_no_params"]);
 export const postbackInstallOf = (facts: SendFacts): PostbackInstall => {
   const { install, attribution, subject } = facts;
   const won =
-    attribution !== null &&
-    MATCHED.has(attribution.status) &&
-    attribution.clickId !== null &&
-    attribution.mediaSource !== null
-      ? { ...attribution, clickId: attribution.clickId, mediaSource: attribution.mediaSource }
+    attribution !== null && MATCHED.has(attribution.status) && attribution.mediaSource !== null
+      ? { ...attribution, mediaSource: attribution.mediaSource }
       : null;
   return {
     appId: install.appId,

@@ -31,8 +31,8 @@ import { REQUEST_LIMITS } from "./url-safety.ts";
 
 /** The winning touch, as a postback reads it. */
 export interface PostbackTouch extends AdFields {
-  /** The service's id of the touch. */
-  readonly clickId: string;
+  /** The service's id of the touch; null for Apple's attribution, which names no stored touch. */
+  readonly clickId: string | null;
   /** ISO 8601 UTC. */
   readonly touchTime: string;
   /** The network's own click id, when the network reported the click. */

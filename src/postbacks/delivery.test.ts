@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { SEARCH_ADS_SOURCE } from "../attribution/matcher.ts";
+import { parsePartnerConfig } from "./config.ts";
+import { partnerRequestOf } from "./delivery.ts";
+import { sampleFacts } from "./test-send.ts";
+
+const APP_ID = "com.example.delivery";
+
+/** What the generic partner's install postback tells, as query parameters. */
+const installParams = (attribution: Parameters<typeof withAttribution>[0]) => {
+  const config = parsePartnerConfig({
+    id: "tracker",
+    appId: APP_ID,
+    partner: "generic",
+    mediaSources: [attribution.mediaSource],
+    values: { endpoint: "https://tracker.example.com/pb" },
+  });
+  const built = partnerRequestOf({
+    config,
+    facts: withAttribution(attribution),
+    event: null,
+    won: true,
+    attempt: 1,
+  });
+  if (!built.ok) throw new Error(built.problem);
+  return Object.fromEntries(new URL(built.request.url).searchParams);
+};
+
+const withAttribution = (attribution: {
+  readonly mediaSource: string;
+  readonly clickId: string | null;
+  readonly campaignId: string;
+  readonly adsetId: string;
+}) => {
+  const facts = sampleFacts({
+    appId: APP_ID,
+    platform: "ios",
+    mediaSource: attribution.mediaSource,
+    subject: { kind: "install", serviceId: "svc-1", ip: null, userAgent: null },
+    settings: { shareDeviceDataWithoutConsent: false },
+    now: new Date("2026-11-20T10:00:00Z"),
+  });
+  if (!facts.attribution) throw new Error("the sample has an attribution");
+  return { ...facts, attribution: { ...facts.attribution, ...attribution } };
+};
+
+describe("a partner's install postback", () => {
+  it("tells an Apple Search Ads win its campaign and ad group, with no click id of ours", () => {
+    const params = installParams({
+      mediaSource: SEARCH_ADS_SOURCE,
+      clickId: null,
+      campaignId: "123456",
+      adsetId: "789",
+    });
+    expect(params).toMatchObject({
+      attributed: "1",
+      media_source: SEARCH_ADS_SOURCE,
+      campaign_id: "123456",
+      adset_id: "789",
+      click_id: "",
+    });
+    expect(params.click_ts).not.toBe("");
+  });
+
+  it("tells a click's win its click id", () => {
+    const params = installParams({
+      mediaSource: "unityads_int",
+      clickId: "clk-1",
+      campaignId: "c-1",
+      adsetId: "a-1",
+    });
+    expect(params).toMatchObject({ media_source: "unityads_int", click_id: "clk-1" });
+  });
+});
