@@ -60,6 +60,12 @@ describe("the postback sender", () => {
           response.write("accepted");
           return;
         }
+        if (request.url?.startsWith("/reset")) {
+          // The status and part of the body, then the connection reset (a proxy that died).
+          response.writeHead(200, { "content-type": "text/plain" });
+          response.write("accepted", () => setTimeout(() => request.socket.resetAndDestroy(), 50));
+          return;
+        }
         if (request.url?.startsWith("/redirect")) {
           response.writeHead(301, { location: "/elsewhere" }).end();
           return;
@@ -151,6 +157,16 @@ describe("the postback sender", () => {
       body: "accepted",
     });
     expect(seen.slice(before).map((request) => request.url)).toEqual(["/stall"]);
+  });
+
+  it("answers a status whose body a reset cut off with that status, not a connection error", async () => {
+    const before = seen.length;
+    expect(await sender().send(get(`http://127.0.0.1:${port}/reset`))).toMatchObject({
+      kind: "answer",
+      status: 200,
+    });
+    // Received once: the reset made no second send.
+    expect(seen.slice(before).map((request) => request.url)).toEqual(["/reset"]);
   });
 
   it("answers a connection error with its code", async () => {

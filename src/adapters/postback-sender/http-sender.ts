@@ -130,6 +130,12 @@ export const createHttpSender = (options: HttpSenderOptions): PostbackSender => 
         );
       });
       outgoing.on("error", (error: NodeJS.ErrnoException) => {
+        // A connection cut once the status came (a reset in the body) leaves the partner's
+        // answer standing: a 2xx was received, and trying it again would send it twice.
+        if (answer) {
+          finish({ kind: "answer", status: answer.status, body: answer.sofar(), ...answer.later });
+          return;
+        }
         if (
           outgoing.reusedSocket &&
           answer === undefined &&
