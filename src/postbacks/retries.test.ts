@@ -177,6 +177,12 @@ describe("maskUrl", () => {
     expect(maskUrl(url, [])).toBe(
       `https://x.example.com/p?dev_token=${MASK}&access_token=${MASK}&api_key=${MASK}&Signature=${MASK}&link_id=L1&token=`,
     );
+    // A signed URL's `sig` and an Azure Function's `code`, by their whole names only.
+    const azure =
+      "https://hook.example.com/invoke?sv=1.0&sig=S3CR3T&code=F00&hmac=AB&zip_code=10115&signal=on";
+    expect(maskUrl(azure, [])).toBe(
+      `https://hook.example.com/invoke?sv=1.0&sig=${MASK}&code=${MASK}&hmac=${MASK}&zip_code=10115&signal=on`,
+    );
   });
 
   it("masks a secret whose raw form begins its encoded one", () => {

@@ -194,10 +194,16 @@ export interface SkipLog extends Omit<AttemptLog, "verdict" | "final" | "reason"
 export const MASK = "***";
 
 /** Query keys whose values are credentials whatever the template calls them. */
-const SECRET_KEY = /key|token|secret|signature|password|passwd|auth|credential/i;
+const SECRET_KEY = /key|token|secret|signature|password|passwd|auth|credential|hmac/i;
+/**
+ * Short names that are credentials only whole: a signed URL's `sig` (Azure Logic Apps, SAS), an
+ * Azure Function's `code`, a `pwd`, where "code" or "sig" inside a longer name is not.
+ */
+const SECRET_NAME = /^(sig|code|pwd|pass)$/i;
 
 /** Whether a query key or a header is named like a credential (`access_token`, `Authorization`). */
-export const isCredentialName = (name: string): boolean => SECRET_KEY.test(name);
+export const isCredentialName = (name: string): boolean =>
+  SECRET_KEY.test(name) || SECRET_NAME.test(name);
 
 /**
  * Replaces each secret, as it stands and in every form a template writes it (in a URL, as the
