@@ -623,8 +623,11 @@ const fillJsonValue = (value: unknown, lookup: MacroLookup, inArray: boolean): u
  * (JSON.stringify escapes what a value holds). Throws a SyntaxError for a template that is
  * not JSON, which a configuration is checked against before it is saved.
  */
-export const fillJsonBody = (template: string, lookup: MacroLookup): string =>
-  JSON.stringify(fillJsonValue(JSON.parse(template), lookup, false));
+export const fillJsonBody = (template: string, lookup: MacroLookup): string => {
+  const filled = fillJsonValue(JSON.parse(template), lookup, false);
+  // A lone value left out (a saved configuration's body is an object or a list) is null.
+  return JSON.stringify(filled === OMIT ? null : filled);
+};
 
 /** A request ready to send. */
 export interface PostbackRequest {
