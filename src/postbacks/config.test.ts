@@ -218,6 +218,10 @@ describe("a custom template", () => {
     expect(post('{"e": "{event_name}"}')).toBe("");
     expect(post('{"e": "{event_name}"}', "GET")).toBe("template.event.body: needs POST");
     expect(post("{e: 1}")).toBe("template.event.body: must be JSON");
+    // A lone value: empty, its macro would leave no body at all.
+    expect(post('"{idfa}"')).toBe("template.event.body: must be a JSON object or array");
+    expect(post("null")).toBe("template.event.body: must be a JSON object or array");
+    expect(post('[{"e": "{event_name}"}]')).toBe("");
     expect(post("{}", "POST", { "Content-Length": "5" })).toBe(
       'template.event.headers["Content-Length"]: is set by the sender, not by a template',
     );
@@ -327,6 +331,19 @@ describe("secrets and endpoints", () => {
         installs: "all",
       }),
     ).toBe("values.endpoint: must have no #fragment: a postback is sent without one");
+  });
+
+  it("refuses a catalog endpoint with a macro in it, which would be sent as written", () => {
+    expect(
+      problem({
+        ...base,
+        partner: "generic",
+        values: { endpoint: "https://tracker.example.com/pb/{click_id}" },
+        installs: "all",
+      }),
+    ).toBe(
+      "values.endpoint: must have no { or }: the URL is sent as given, with the facts added as parameters (a brace the URL needs is written %7B, %7D)",
+    );
   });
 
   it("keeps in an endpoint what the address check refuses, and refuses one that is no URL", () => {

@@ -187,11 +187,15 @@ export const isHttpUrl = (value: string): boolean => {
 /**
  * What is wrong with an advertiser's value that stands for a whole URL, or null. A fragment is
  * refused here: the sender refuses to send one, so a configuration holding one would be saved
- * and then fail every send.
+ * and then fail every send. So is a brace: a value is not a template (its `{click_id}` would be
+ * sent as written), and a URL whose host is not known before it is filled is never sent.
  */
 const urlValueProblem = (value: string): string | null => {
   if (!isHttpUrl(value)) return "must be an https URL";
   if (value.includes("#")) return "must have no #fragment: a postback is sent without one";
+  if (/[{}]/.test(value)) {
+    return "must have no { or }: the URL is sent as given, with the facts added as parameters (a brace the URL needs is written %7B, %7D)";
+  }
   return null;
 };
 
@@ -248,10 +252,20 @@ const checkTemplate = (
         if (partner.method !== "POST") {
           ctx.addIssue({ code: "custom", path: [...path, kind, "body"], message: "needs POST" });
         }
+        // An object or a list: a partner's API takes one, and a lone value whose macro is
+        // empty would leave the body nothing at all.
+        let parsed: unknown;
         try {
-          JSON.parse(request.body);
+          parsed = JSON.parse(request.body);
         } catch {
           ctx.addIssue({ code: "custom", path: [...path, kind, "body"], message: "must be JSON" });
+        }
+        if (parsed !== undefined && (parsed === null || typeof parsed !== "object")) {
+          ctx.addIssue({
+            code: "custom",
+            path: [...path, kind, "body"],
+            message: "must be a JSON object or array",
+          });
         }
       }
       for (const name of Object.keys(request.headers)) {

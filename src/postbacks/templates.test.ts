@@ -119,6 +119,11 @@ describe("fillJsonBody", () => {
     );
   });
 
+  it("makes a lone value whose macro is empty null, never no body", () => {
+    expect(fillJsonBody('"{idfa}"', lookupOf({}))).toBe("null");
+    expect(fillJsonBody('"{idfa}"', lookupOf({ idfa: "A-1" }))).toBe('"A-1"');
+  });
+
   it("escapes a quote rather than letting it close the string", () => {
     const body = fillJsonBody(
       '{"a": "{click_id}"}',

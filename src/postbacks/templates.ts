@@ -278,7 +278,7 @@ const MACRO_ROWS: readonly MacroRow[] = [
     "ip",
     "text",
     "install",
-    "The install's IP address; only where consent allows (on iOS, with App Tracking Transparency authorised), and only if the template asks.",
+    "The IP address of the request: the install's, or the event's for an event's postback; only where consent allows (on iOS, with App Tracking Transparency authorised), and only if the template asks.",
     (c) => (shareable(c) ? c.install.ip : null),
   ),
   row(
