@@ -501,7 +501,8 @@ const recordAttempts = async (
   );
   const counts = new Map<string, { entry: DeliveryLogEntry; verdicts: Map<string, number> }>();
   const count = (entry: DeliveryLogEntry, change: number) => {
-    const key = `${COUNT_PREFIX}${entry.appId}#${dayOf(entry.time)}#${entry.configId}`;
+    // A partner and a webhook of one app may share an id: each is counted apart.
+    const key = `${COUNT_PREFIX}${entry.appId}#${dayOf(entry.time)}#${entry.target}#${entry.configId}`;
     const counted = counts.get(key) ?? { entry, verdicts: new Map<string, number>() };
     counted.verdicts.set(entry.verdict, (counted.verdicts.get(entry.verdict) ?? 0) + change);
     counts.set(key, counted);
@@ -528,7 +529,7 @@ const recordAttempts = async (
           },
           ExpressionAttributeValues: {
             ":app": entry.appId,
-            ":sort": `${COUNT_PREFIX}${day}#${entry.configId}`,
+            ":sort": `${COUNT_PREFIX}${day}#${entry.target}#${entry.configId}`,
             ":day": day,
             ":config": entry.configId,
             ":partner": entry.partner,

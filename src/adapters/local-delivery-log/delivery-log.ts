@@ -43,8 +43,9 @@ const installKey = (entry: DeliveryLogEntry) =>
   `${installPrefix(entry.appId, entry.subject.serviceId)}${attemptPart(entry)}`;
 const countPrefix = (appId: string) => `c${S}${keyPart(appId)}${S}`;
 const dayOf = (iso: string) => iso.slice(0, 10);
+/** A partner and a webhook of one app may share an id: each is counted apart. */
 const countKey = (entry: DeliveryLogEntry) =>
-  `${countPrefix(entry.appId)}${dayOf(entry.time)}${S}${keyPart(entry.configId)}`;
+  `${countPrefix(entry.appId)}${dayOf(entry.time)}${S}${entry.target}${S}${keyPart(entry.configId)}`;
 
 const EXPIRY_PREFIX = `x${S}`;
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);

@@ -101,4 +101,41 @@ export const describeReplacedAttempts = (name: string, open: () => Promise<Log>)
         await log.close();
       }
     });
+
+    it("counts a partner and a webhook that share an id apart", async () => {
+      const log = await open();
+      try {
+        const app = "com.example.shared-id";
+        const time = "2026-11-24T12:00:00.000Z";
+        await log.append(
+          attemptEntry(app, { sendId: "snd_p", configId: "main", time, verdict: "delivered" }),
+        );
+        await log.append(
+          attemptEntry(app, {
+            sendId: "snd_w",
+            configId: "main",
+            target: "webhook",
+            partner: "webhook",
+            time,
+            verdict: "failed",
+          }),
+        );
+        const counts = await log.counts(app, new Date("2026-11-24T00:00:00.000Z"));
+        expect(
+          counts
+            .map(({ configId, partner, delivered, failed }) => ({
+              configId,
+              partner,
+              delivered,
+              failed,
+            }))
+            .sort((a, b) => a.partner.localeCompare(b.partner)),
+        ).toEqual([
+          { configId: "main", partner: "custom", delivered: 1, failed: 0 },
+          { configId: "main", partner: "webhook", delivered: 0, failed: 1 },
+        ]);
+      } finally {
+        await log.close();
+      }
+    });
   });

@@ -224,16 +224,19 @@ export const listPostbacksCommand = async (options: {
     string,
     { delivered: number; retry: number; failed: number; skipped: number }
   >();
+  // A partner and a webhook may share an id: a webhook's counts name "webhook" as their partner.
+  const totalKey = (webhook: boolean, id: string) => `${webhook ? "webhook" : "partner"}:${id}`;
   for (const count of listed.counts) {
-    const total = totals.get(count.configId) ?? { delivered: 0, retry: 0, failed: 0, skipped: 0 };
+    const key = totalKey(count.partner === "webhook", count.configId);
+    const total = totals.get(key) ?? { delivered: 0, retry: 0, failed: 0, skipped: 0 };
     total.delivered += count.delivered;
     total.retry += count.retry;
     total.failed += count.failed;
     total.skipped += count.skipped;
-    totals.set(count.configId, total);
+    totals.set(key, total);
   }
-  const countsOf = (id: string) => {
-    const total = totals.get(id);
+  const countsOf = (key: string) => {
+    const total = totals.get(key);
     return total
       ? `${total.delivered} delivered, ${total.retry} retried, ${total.failed} failed, ${total.skipped} skipped`
       : "no attempts";
@@ -247,12 +250,12 @@ export const listPostbacksCommand = async (options: {
   console.log(`Attempts of the last ${DELIVERY_LOG_DAYS} days:`);
   for (const config of listed.partners) {
     console.log(
-      `  ${config.id.padEnd(20)} ${config.partner.padEnd(12)} ${config.enabled ? "on " : "off"}  ${countsOf(config.id)}`,
+      `  ${config.id.padEnd(20)} ${config.partner.padEnd(12)} ${config.enabled ? "on " : "off"}  ${countsOf(totalKey(false, config.id))}`,
     );
   }
   for (const webhook of listed.webhooks) {
     console.log(
-      `  ${webhook.id.padEnd(20)} ${"webhook".padEnd(12)} ${webhook.enabled ? "on " : "off"}  ${countsOf(webhook.id)}  ${shownUrl(webhook.url)}`,
+      `  ${webhook.id.padEnd(20)} ${"webhook".padEnd(12)} ${webhook.enabled ? "on " : "off"}  ${countsOf(totalKey(true, webhook.id))}  ${shownUrl(webhook.url)}`,
     );
   }
 };
