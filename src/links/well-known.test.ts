@@ -50,3 +50,32 @@ describe("the .well-known files", () => {
     expect(assetLinks([])).toEqual([]);
   });
 });
+
+describe("a host with two apps of one platform", () => {
+  const twoOfEach = [
+    ...apps,
+    {
+      appId: "com.example.other.ios",
+      platform: "ios" as const,
+      links: { appleTeamId: "ABCDE12345" },
+    },
+    {
+      appId: "com.example.other",
+      platform: "android" as const,
+      links: { androidSha256Fingerprints: [FINGERPRINT] },
+    },
+  ];
+
+  it("claims no path for either: each would open for the other's links", () => {
+    expect(appleAppSiteAssociation(twoOfEach).applinks.details).toEqual([]);
+    expect(assetLinks(twoOfEach)).toEqual([]);
+  });
+
+  it("still claims the other platform's one app", () => {
+    const iosTwice = twoOfEach.filter((app) => app.appId !== "com.example.other");
+    expect(appleAppSiteAssociation(iosTwice).applinks.details).toEqual([]);
+    expect(assetLinks(iosTwice).map((link) => link.target.package_name)).toEqual([
+      "com.example.game",
+    ]);
+  });
+});

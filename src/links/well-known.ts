@@ -3,10 +3,19 @@
  * instead of the browser: Apple's `apple-app-site-association` (Universal Links) and Google's
  * Digital Asset Links `assetlinks.json` (App Links). Each lists the apps whose links the host
  * carries, from their settings; an app without the settings a file needs is left out of it.
+ *
+ * A link's path is a random id, not a path of its app's own, so an app listed claims every path
+ * of the host. Two apps of one platform listed would each claim the other's links too, and the
+ * phone would open whichever of them is installed for every tap, the link's own app or not: a
+ * host where more than one app of a platform qualifies lists none of that platform, and its
+ * taps reach the link host, which sends each on as its link says. Such apps need a host each.
  */
 import type { App } from "../ports/apps.ts";
 
 type LinkedApp = Pick<App, "appId" | "platform" | "links">;
+
+/** What a host may claim for one platform's apps: one app's every path, or nothing. */
+const soleClaim = <T>(claims: readonly T[]): readonly T[] => (claims.length === 1 ? claims : []);
 
 /**
  * `apple-app-site-association`: every path of the host opens the app (a link is
@@ -14,10 +23,12 @@ type LinkedApp = Pick<App, "appId" | "platform" | "links">;
  * `paths`, which older versions read, are given beside them.
  */
 export const appleAppSiteAssociation = (apps: readonly LinkedApp[]) => {
-  const appIds = apps.flatMap((app) =>
-    app.platform === "ios" && app.links?.appleTeamId
-      ? [`${app.links.appleTeamId}.${app.appId}`]
-      : [],
+  const appIds = soleClaim(
+    apps.flatMap((app) =>
+      app.platform === "ios" && app.links?.appleTeamId
+        ? [`${app.links.appleTeamId}.${app.appId}`]
+        : [],
+    ),
   );
   return {
     applinks: {
@@ -32,19 +43,21 @@ export const appleAppSiteAssociation = (apps: readonly LinkedApp[]) => {
   };
 };
 
-/** `assetlinks.json`: each Android app with its certificates may handle every URL of the host. */
+/** `assetlinks.json`: the Android app with its certificates may handle every URL of the host. */
 export const assetLinks = (apps: readonly LinkedApp[]) =>
-  apps.flatMap((app) => {
-    const fingerprints = app.links?.androidSha256Fingerprints ?? [];
-    if (app.platform !== "android" || fingerprints.length === 0) return [];
-    return [
-      {
-        relation: ["delegate_permission/common.handle_all_urls"],
-        target: {
-          namespace: "android_app",
-          package_name: app.appId,
-          sha256_cert_fingerprints: [...fingerprints],
+  soleClaim(
+    apps.flatMap((app) => {
+      const fingerprints = app.links?.androidSha256Fingerprints ?? [];
+      if (app.platform !== "android" || fingerprints.length === 0) return [];
+      return [
+        {
+          relation: ["delegate_permission/common.handle_all_urls"],
+          target: {
+            namespace: "android_app",
+            package_name: app.appId,
+            sha256_cert_fingerprints: [...fingerprints],
+          },
         },
-      },
-    ];
-  });
+      ];
+    }),
+  );
