@@ -77,6 +77,13 @@ describe("destinationOf", () => {
     expect(destinationOf("android", ios, link, "c")).toBeNull();
   });
 
+  it("sends no tap to a Play page of an Android app whose id no package can have", () => {
+    const unlisted = { ...android, appId: "game-android" };
+    expect(destinationOf("android", unlisted, link, CLICK)).toBe("https://game.example.com/");
+    expect(destinationOf("android", { ...unlisted, links: {} }, link, CLICK)).toBeNull();
+    expect(storesOf("other", unlisted, link, null)).toEqual([]);
+  });
+
   it("sends an iPhone to the App Store page of an Android app that names its iOS build", () => {
     const both = { ...android, links: { ...android.links, appStoreId: "1234567890" } };
     expect(destinationOf("ios", both, link, "c")).toBe("https://apps.apple.com/app/id1234567890");

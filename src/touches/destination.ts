@@ -9,6 +9,7 @@
  */
 
 import type { DevicePlatform } from "../domain/touch.ts";
+import { PLAY_PACKAGE_PATTERN } from "../links/app-settings.ts";
 import type { App, Platform } from "../ports/apps.ts";
 import { CLICK_ID_PATTERN } from "./ids.ts";
 
@@ -88,10 +89,14 @@ const playStorePage = (packageName: string) =>
 const appStorePage = (appStoreId: string) =>
   `https://apps.apple.com/app/id${encodeURIComponent(appStoreId)}`;
 
-/** The app's Play Store page: an Android app's id is its package; an iOS app's Android build's. */
+/**
+ * The app's Play Store page: an Android app's id is its package; an iOS app's Android build's.
+ * An Android app registered under an id no package can have (`game-android`) has none: Play
+ * would show "not found", where the web URL or the landing page still serves the tap.
+ */
 const playPageOf = (app: AppDestinations): string | null => {
   const packageName = app.platform === "android" ? app.appId : app.links?.playPackage;
-  return packageName ? playStorePage(packageName) : null;
+  return packageName && PLAY_PACKAGE_PATTERN.test(packageName) ? playStorePage(packageName) : null;
 };
 
 /** The app's App Store page: an iOS app's, or an Android app's iOS build's. */

@@ -29,16 +29,19 @@ describe("appsOfHost", () => {
   });
 });
 
+/** An Android app's id is its Play package, which its taps are sent to. */
+const PLAIN = "com.example.plain";
+
 describe("the tap route", () => {
-  const link = testLink({ appId: "plain" });
+  const link = testLink({ appId: PLAIN });
   const stored: Touch[] = [];
   const failures: unknown[] = [];
   const handler = (storeFails = false, trustViewerAddress?: boolean) =>
     createClickHandler({
       ...(trustViewerAddress === undefined ? {} : { trustViewerAddress }),
       links: { get: async (id) => (id === link.deeplinkId ? link : undefined) },
-      apps: { get: async (appId) => (appId === "plain" ? app("plain") : undefined) },
-      allApps: async () => [app("plain"), app("brand", ["go.brand.example"])],
+      apps: { get: async (appId) => (appId === PLAIN ? app(PLAIN) : undefined) },
+      allApps: async () => [app(PLAIN), app("com.example.brand", ["go.brand.example"])],
       clicks: {
         record: async (click) => {
           if (storeFails) throw new Error("store down");
