@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError, ValidationError } from "../domain/errors.ts";
 import type { App } from "../ports/apps.ts";
-import { checkAppStoreIdFree, withLinkSettings } from "./app-settings.ts";
+import { checkAppStoreIdFree, hostServesApp, withLinkSettings } from "./app-settings.ts";
 
 const FINGERPRINT =
   "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5";
@@ -119,5 +119,22 @@ describe("checkAppStoreIdFree", () => {
     expect(() => checkAppStoreIdFree(app, [app, other])).not.toThrow();
     const elsewhere = withLinkSettings(app, { appStoreId: "999" });
     expect(() => checkAppStoreIdFree(elsewhere, [app, other])).not.toThrow();
+  });
+});
+
+describe("hostServesApp", () => {
+  const brand = { appId: "com.brand.game", links: { hosts: ["go.brand.com"] } };
+  const other = { appId: "com.other.game" };
+
+  it("serves every app on a host no app names, and only the naming apps on one named", () => {
+    expect(hostServesApp([brand, other], "links.service.test", other)).toBe(true);
+    expect(hostServesApp([brand, other], "GO.brand.com", brand)).toBe(true);
+    expect(hostServesApp([brand, other], "go.brand.com", other)).toBe(false);
+  });
+
+  it("serves an app on a host its own settings name before the list of apps shows it", () => {
+    const twin = { appId: "com.brand.game.ios", links: { hosts: ["go.brand.com"] } };
+    // The list is older than the twin's settings: it shows the brand's app alone on the host.
+    expect(hostServesApp([brand, { appId: twin.appId }], "go.brand.com", twin)).toBe(true);
   });
 });

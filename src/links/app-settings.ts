@@ -181,8 +181,11 @@ export const appsOfHost = <A extends Pick<App, "links">>(
 export const hostServesApp = (
   apps: readonly Pick<App, "appId" | "links">[],
   host: string | undefined,
-  appId: string,
+  app: Pick<App, "appId" | "links">,
 ): boolean => {
+  // The app's own settings first: they may be newer than the list (a longer cache), and a host
+  // it has just named serves its links from the next tap.
+  if (linkHostsOf(app).includes((host ?? "").toLowerCase())) return true;
   const naming = appsNaming(apps, host);
-  return naming.length === 0 || naming.some((app) => app.appId === appId);
+  return naming.length === 0 || naming.some((other) => other.appId === app.appId);
 };

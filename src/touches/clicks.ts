@@ -196,7 +196,7 @@ export const createClickRecorder = (deps: ClickDeps) => {
     const link = await deps.links.get(tap.deeplinkId);
     const app = link && (await deps.apps.get(link.appId));
     if (!link || !app) return { kind: "not-found" };
-    if (!hostServesApp(await deps.allApps(), tap.headers.host, app.appId)) {
+    if (!hostServesApp(await deps.allApps(), tap.headers.host, app)) {
       return { kind: "not-found" };
     }
     if (isPrefetch(tap.headers)) return { kind: "prefetch" };
