@@ -34,6 +34,12 @@ export const INGEST_LIMITS = {
    * dropped and before matching PII is hashed, so an SDK can check it before sending.
    */
   maxParametersBytes: 10_240,
+  /**
+   * The largest `revenue`, either way (a refund is negative), in its own currency: room for a
+   * large purchase in a currency of many units to the dollar, and sums over any number of events
+   * that stay finite, as the reports add them.
+   */
+  maxRevenueAmount: 1_000_000_000_000,
   /** How far `event_time` and `first_open_time` may be ahead of the server's clock (device clock skew). */
   maxFutureSkewHours: 24,
   /**

@@ -54,6 +54,16 @@ describe("readRevenue", () => {
     expect(revenueOf({ revenue: `1${"0".repeat(400)}`, currency: "USD" })).toEqual(problem);
   });
 
+  it("refuses an amount beyond a trillion either way, whose sums a report could not add", () => {
+    const problem = {
+      problems: ["parameters.revenue: must be from -1000000000000 to 1000000000000"],
+    };
+    expect(recorded({ revenue: 1e12, currency: "IRR" })?.amount).toBe(1e12);
+    expect(recorded({ revenue: "-1000000000000", currency: "IRR" })?.amount).toBe(-1e12);
+    expect(revenueOf({ revenue: 1e308, currency: "USD" })).toEqual(problem);
+    expect(revenueOf({ revenue: "-1000000000000.01", currency: "USD" })).toEqual(problem);
+  });
+
   it("does not record revenue without a currency: no guessed USD", () => {
     expect(revenueOf({ revenue: 1000 })).toEqual({
       ok: true,

@@ -4,7 +4,7 @@
  * - `revenue` is a finite JSON number or a numeric string (`"9.99"`, `"-1"`): AppsFlyer and
  *   Adjust both take strings, and SDK wrappers often stringify. Only plain decimals: no
  *   exponent, no thousands separator, no decimal comma (`"1,000"` is ambiguous). A negative
- *   amount is a refund and is kept.
+ *   amount is a refund and is kept. At most a trillion either way (INGEST_LIMITS).
  * - `currency` is an ISO 4217 code from ISO_4217_CODES, in any case (`usd` is USD). It is checked
  *   only when the event carries revenue: a game may use `currency: "gems"` on a non-revenue
  *   event. A revenue event whose currency is no such code is kept without revenue, with a
@@ -16,6 +16,7 @@
  * - Either may arrive sealed; the injected `open` opens it (keys needed in clear, spec rule 4).
  */
 import { ISO_4217_CODES } from "./currencies.ts";
+import { INGEST_LIMITS } from "./limits.ts";
 import type { ParameterMap } from "./parameters.ts";
 
 export interface Revenue {
@@ -66,6 +67,14 @@ export const readRevenue = (parameters: ParameterMap, open: Open): RevenueResult
     return {
       ok: false,
       problems: ['parameters.revenue: must be a finite number or a decimal string such as "9.99"'],
+    };
+  }
+  if (Math.abs(amount) > INGEST_LIMITS.maxRevenueAmount) {
+    return {
+      ok: false,
+      problems: [
+        `parameters.revenue: must be from -${INGEST_LIMITS.maxRevenueAmount} to ${INGEST_LIMITS.maxRevenueAmount}`,
+      ],
     };
   }
   if (!Object.hasOwn(parameters, "currency")) {
