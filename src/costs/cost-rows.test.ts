@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { parseEcbRates } from "../fx/ecb-rates.ts";
 import { COSTS_TABLE } from "../lake/lake-tables.ts";
-import { costKeyOf, costLakeRecord, costRowsOf, mixedLevelWarnings } from "./cost-rows.ts";
+import {
+  costKeyOf,
+  costLakeRecord,
+  costRowsOf,
+  isTakenBack,
+  mixedLevelWarnings,
+} from "./cost-rows.ts";
 
 const NOW = new Date("2026-11-29T12:00:00Z");
 const FX = parseEcbRates("Date,USD,\n2026-11-27,1.1,\n2026-11-20,1.2,\n");
@@ -194,5 +200,15 @@ describe("cost rows", () => {
     expect(
       mixedLevelWarnings([...total, ...rowsOf({ day: "2026-11-20", country: "DE" })], total),
     ).toEqual([]);
+  });
+
+  it("counts a row taken back (sent again with amount 0) at no level", () => {
+    const rowsOf = (...given: Record<string, unknown>[]) =>
+      costRowsOf("com.a", { rows: given.map((g) => row(g)) }, FX, NOW);
+    const split = rowsOf({ country: "DE", amount: 60 }, { country: "FR", amount: 40 });
+    const takenBack = rowsOf({ amount: 0 });
+    expect(isTakenBack(takenBack[0] ?? row())).toBe(true);
+    expect(mixedLevelWarnings([...takenBack, ...split], takenBack)).toEqual([]);
+    expect(mixedLevelWarnings(rowsOf({}), takenBack)).toEqual([]);
   });
 });

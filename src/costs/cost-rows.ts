@@ -216,6 +216,13 @@ export const sameKeyProblems = (
   return problems;
 };
 
+/**
+ * Whether a stored row still counts: one sent again with amount 0 takes back the row of its
+ * keys (a row sent by mistake), so it is spend of no level, and replaces no cost the touches
+ * carry. The row is kept, as sent, and listed with its 0.
+ */
+export const isTakenBack = (row: Pick<CostRow, "amount">): boolean => row.amount === 0;
+
 /** What a row names beyond its campaign: its level of detail, in words. */
 const levelOf = (row: CostRow): string => {
   const named = [
@@ -247,6 +254,7 @@ export const mixedLevelWarnings = (
   for (const row of uploaded) current.set(costKeyOf(row), row);
   const levels = new Map<string, { row: CostRow; levels: Set<string> }>();
   for (const row of current.values()) {
+    if (isTakenBack(row)) continue;
     const key = keyOf(row);
     if (!touched.has(key)) continue;
     const entry = levels.get(key) ?? { row, levels: new Set<string>() };

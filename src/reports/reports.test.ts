@@ -147,5 +147,20 @@ describe("the reports", () => {
     ]);
     expect(costsAsked).toEqual([["com.example.game", { from: "2026-11-01", to: "2026-11-14" }]]);
     expect(answer).toMatchObject({ group_by: "country", totals: { installs: 0, cost_usd: 30 } });
+
+    // The row sent again with amount 0 is taken back: no cost row names that day any more.
+    const takenBack = createReports({
+      engine: recordingEngine(CLICKS).engine,
+      deletions,
+      costs: { listByApp: async () => [{ ...GERMANY_SPEND, amount: 0, amountUsd: 0 }] },
+      now: () => new Date("2026-11-20T10:00:00.000Z"),
+    });
+    const after = await takenBack.cohorts("com.example.game", {
+      from: "2026-11-01",
+      to: "2026-11-14",
+      group_by: "country",
+      media_source: "meta_ads",
+    });
+    expect(after.totals.cost_usd).toBeNull();
   });
 });

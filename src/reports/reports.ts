@@ -4,6 +4,7 @@
  * installs of the app's deletion requests, from the moment a request is made, before their
  * rows are purged from the lake, and after.
  */
+import { isTakenBack } from "../costs/cost-rows.ts";
 import type { CostStore } from "../ports/costs.ts";
 import type { DeletionStore } from "../ports/deletions.ts";
 import type { OverviewReport, ReportEngine } from "../ports/reports.ts";
@@ -65,10 +66,11 @@ export const createReports = (deps: ReportsDeps) => {
       const { from, to, group_by: groupBy } = params;
       const filters = filtersOf(params);
       // The cost rows first: the rows the query gives carry the keys they name, and only those.
-      const [excludeServiceIds, costs] = await Promise.all([
+      const [excludeServiceIds, stored] = await Promise.all([
         excluded(appId),
         deps.costs.listByApp(appId, { from, to }),
       ]);
+      const costs = stored.filter((row) => !isTakenBack(row));
       const rows = await deps.engine.cohorts({
         appId,
         from,
