@@ -224,6 +224,14 @@ describe("cohort cost from the service's own touches", () => {
     // Not the touch costs the row replaces, nor the row's whole amount: unknown.
     expect(report(rows, { ...germany, costs: [costRow()] }).totals.cost_usd).toBeNull();
     expect(report(rows, { costs: [costRow()] }).totals.cost_usd).toBe(100);
+    // Another country's row is none of Germany's, whatever the platform asked.
+    const germanAndroid = { filters: { country: "DE", platform: "android" } };
+    expect(
+      report(rows, { ...germanAndroid, costs: [costRow({ country: "FR" })] }).totals.cost_usd,
+    ).toBe(6.5);
+    expect(
+      report(rows, { ...germanAndroid, costs: [costRow({ country: "DE" })] }).totals.cost_usd,
+    ).toBeNull();
   });
 });
 

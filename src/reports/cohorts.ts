@@ -374,13 +374,13 @@ const costMatches = (
     campaignRows.length === 0
   )
     return false;
+  // Another country's row is no cost of these installs, whatever the platform.
+  if (filters.country !== undefined && row.country !== null && row.country !== filters.country)
+    return false;
   if (filters.platform !== undefined) return undefined;
-  if (filters.country !== undefined) {
-    // A row of every country holds no one country's share: its cost there is not known, and the
-    // touch costs it replaces do not come back for the filter.
-    if (row.country === null) return undefined;
-    if (row.country !== filters.country) return false;
-  }
+  // A row of every country holds no one country's share: its cost there is not known, and the
+  // touch costs it replaces do not come back for the filter.
+  if (filters.country !== undefined && row.country === null) return undefined;
   return true;
 };
 
