@@ -205,7 +205,7 @@ const DEFINITIONS = {
   retention: (day: number) =>
     `The share of installs with a session (the SDKs send them: POST /v1/sessions) on the ${day === 1 ? "first" : `${day}th`} UTC calendar day after their install day, counted over the install days whose day ${day} is over (today, still under way, counts once it ends). — while no install day of the range has reached day ${day}.`,
   roas: (day: number) =>
-    `Return on ad spend: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, divided by the spend of every day of the range whose day ${day} is over, whether it won installs or not. 100% is the spend earned back. Only the revenue of paid installs of media sources with a cost counts: the cost bought no organic install, and the spend of a media source with none is not known. — without cost on the days that have reached day ${day}.`,
+    `Return on ad spend: the installs' revenue ${day === 0 ? "on their install day" : `from their install day to day ${day} after it`}, divided by the spend of every day of the range whose day ${day} is over, whether it won installs or not. 100% is the spend earned back. Only the revenue of paid installs of media sources with a cost counts: the cost bought no organic install, and the spend of a media source with none is not known. — without spend (a cost above 0) on the days that have reached day ${day}.`,
   curve:
     "For each day since install, the share of installs with a session on that UTC calendar day, over the install days that have reached it: each install day weighs as many as its installs. Later days rest on fewer, older install days; a day none has reached has no point.",
   activeUsers:
@@ -240,7 +240,7 @@ const whyUnknown = {
     figures.cost_usd === null
       ? whyUnknown.cost(filters)
       : reached(cohorts, day)
-        ? `No cost on the install days that reached day ${day}.`
+        ? `No spend on the days that reached day ${day}: a return on nothing spent is no ratio.`
         : `No install day has reached day ${day} yet.`,
 };
 
