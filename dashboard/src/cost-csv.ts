@@ -8,6 +8,7 @@
  */
 import { parse } from "csv-parse/browser/esm/sync";
 import type { CostRowInput } from "./api.ts";
+import { costRowKey } from "./cost-key.ts";
 import { formatCount } from "./format.ts";
 
 /** Every column a cost row may have, in the order the page shows them. */
@@ -87,6 +88,32 @@ const csvFault = (caught: unknown): string => {
   return message;
 };
 
+/** The text a cell holds, as the service keys it (trimmed; an empty one is none). */
+const keyText = (value: string | number | undefined): string | null =>
+  value === undefined || String(value).trim() === "" ? null : String(value).trim();
+
+/** Each row with the day and keys of a row before it: its line, and the earlier one's. */
+const sameKeyRows = (rows: readonly CostFileRow[]): { line: number; of: number }[] => {
+  const firstLine = new Map<string, number>();
+  const twice: { line: number; of: number }[] = [];
+  for (const { row, line } of rows) {
+    const key = costRowKey({
+      day: keyText(row.day) ?? "",
+      media_source: keyText(row.media_source) ?? "",
+      campaign_id: keyText(row.campaign_id) ?? "",
+      adset_id: keyText(row.adset_id),
+      adset_name: keyText(row.adset_name),
+      ad_id: keyText(row.ad_id),
+      ad_name: keyText(row.ad_name),
+      country: keyText(row.country),
+    });
+    const of = firstLine.get(key);
+    if (of === undefined) firstLine.set(key, line);
+    else twice.push({ line, of });
+  }
+  return twice;
+};
+
 /** The file's rows, or why the page cannot read them, in words. */
 export const readCostCsv = (text: string): CostFileReading => {
   let records: { record: string[]; info: { lines: number } }[];
@@ -138,6 +165,19 @@ export const readCostCsv = (text: string): CostFileReading => {
     rows.push({ number: rows.length + 1, line: info.lines - breaks, cells, row });
   }
   if (rows.length === 0) return { ok: false, problem: "This file has a header and no rows." };
+  // The service refuses two rows of one day and keys in one request; in two of the file's
+  // requests, the later would replace the earlier. The command line refuses such a file whole,
+  // and so does the page.
+  const repeated = sameKeyRows(rows);
+  if (repeated.length > 0) {
+    const [first = { line: 0, of: 0 }] = repeated;
+    const more =
+      repeated.length > 1 ? ` ${formatCount(repeated.length - 1)} more rows likewise.` : "";
+    return {
+      ok: false,
+      problem: `Line ${formatCount(first.line)} has the day, media source, campaign, ad set, ad and country of line ${formatCount(first.of)}: one row for them, in one currency.${more}`,
+    };
+  }
   return {
     ok: true,
     file: { columns: COST_COLUMNS.filter((name) => header.includes(name)), rows },

@@ -1,6 +1,6 @@
 /** The service's refusal of an upload's page as the Cost page says it beside the file's rows. */
 import { describe, expect, it } from "vitest";
-import { type CostFileRow, costProblems } from "../../dashboard/src/cost-csv.ts";
+import { type CostFileRow, costProblems, readCostCsv } from "../../dashboard/src/cost-csv.ts";
 
 const fileRow = (number: number): CostFileRow => ({
   number,
@@ -25,5 +25,33 @@ describe("costProblems", () => {
           "has the day, media source, campaign, ad set, ad and country of row 1,001: one row for them, in one currency",
       },
     ]);
+  });
+});
+
+describe("readCostCsv", () => {
+  const header = "day,media_source,campaign_id,country,amount,currency";
+  const filler = (count: number) =>
+    Array.from({ length: count }, (_, index) => `2026-11-26,net,c${index},,1,USD`);
+
+  it("refuses a file with two rows of one day and keys, even a request apart", () => {
+    // Rows 1 and 1,201: the page would send them in two requests, the later replacing.
+    const text = [
+      header,
+      "2026-11-27,net,c1,DE,10,EUR",
+      ...filler(1199),
+      "2026-11-27, net ,c1,DE,11,USD",
+    ];
+    const reading = readCostCsv(text.join("\n"));
+    expect(reading).toEqual({
+      ok: false,
+      problem:
+        "Line 1,202 has the day, media source, campaign, ad set, ad and country of line 2: one row for them, in one currency.",
+    });
+  });
+
+  it("reads rows that differ in any key", () => {
+    const text = [header, "2026-11-27,net,c1,DE,10,EUR", "2026-11-27,net,c1,FR,10,EUR"];
+    const reading = readCostCsv(text.join("\n"));
+    expect(reading.ok && reading.file.rows.length).toBe(2);
   });
 });
