@@ -46,6 +46,13 @@ export const PREVIEW_FETCHERS = [
     example: "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
   },
   {
+    // Names Facebook's fetcher too.
+    name: "KakaoTalk",
+    pattern: /\bkakaotalk-scrap\//,
+    example:
+      "facebookexternalhit/1.1; kakaotalk-scrap/1.0; +https://devtalk.kakao.com/t/scrap/33984",
+  },
+  {
     name: "X",
     pattern: /\bTwitterbot\//,
     example: "Twitterbot/1.0",
@@ -88,6 +95,28 @@ export const PREVIEW_FETCHERS = [
     name: "Reddit",
     pattern: /\bredditbot\//,
     example: "Mozilla/5.0 (compatible; redditbot/1.0; +http://www.reddit.com/feedback)",
+  },
+  {
+    name: "Snapchat",
+    pattern: /\bSnap URL Preview Service\b/,
+    example:
+      "Mozilla/5.0 (compatible; Snap URL Preview Service; bot; snapchat; https://developers.snap.com/robots)",
+  },
+  {
+    name: "Bluesky",
+    pattern: /\bBluesky Cardyb\//,
+    example: "Mozilla/5.0 (compatible; Bluesky Cardyb/1.1; +mailto:support@bsky.app)",
+  },
+  {
+    // Each server fetches the cards of the posts it shows.
+    name: "Mastodon",
+    pattern: /^Mastodon\/[\d.]+ \(http\.rb\//,
+    example: "Mastodon/4.2.0 (http.rb/5.1.1; +https://mastodon.social/) Bot",
+  },
+  {
+    name: "VK",
+    pattern: /\bvkShare\b/,
+    example: "Mozilla/5.0 (compatible; vkShare; +http://vk.com/dev/Share)",
   },
 ] as const satisfies readonly PreviewFetcher[];
 
