@@ -133,6 +133,9 @@ from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoReque
 run_simple(sys.argv[1], int(sys.argv[2]), DomainDispatcherApplication(create_backend_app), threaded=False, request_handler=MotoRequestHandler)
 `;
 
+/** How long moto_server may take to answer once started. */
+const START_WITHIN_MS = 90_000;
+
 /**
  * Starts a moto server of its own (fresh state) on a loopback port, installing moto first;
  * `serial` for one that answers one request at a time (for DynamoDB's conditional writes; not
@@ -173,8 +176,10 @@ const startMotoOn = async (port: number, options: { serial?: boolean }): Promise
   child.once("exit", () => {
     exited = true;
   });
-  // Started when it is bound and answers; bounded (it takes about a second).
-  for (let tries = 0; ; tries += 1) {
+  // Started when it is bound and answers; bounded, with room for a machine busy with other
+  // suites (it takes about a second alone), within the hooks' 120 s.
+  const deadline = Date.now() + START_WITHIN_MS;
+  for (;;) {
     if (exited) throw new ExitedAtStart(`moto: moto_server exited at start: ${stderr}`);
     const up =
       bound &&
@@ -183,9 +188,11 @@ const startMotoOn = async (port: number, options: { serial?: boolean }): Promise
         () => false,
       ));
     if (up) break;
-    if (tries > 300) {
+    if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`moto: moto_server did not answer on ${endpoint} within 30 s: ${stderr}`);
+      throw new Error(
+        `moto: moto_server did not answer on ${endpoint} within ${START_WITHIN_MS / 1000} s: ${stderr}`,
+      );
     }
     await sleep(100);
   }
