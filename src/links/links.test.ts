@@ -74,6 +74,17 @@ describe("createLinks", () => {
     const hosted = { ...app, links: { hosts: ["go.example.com", "links.example.com"] } };
     const own = await links(hosted).create(app.appId, { media_source: "x" });
     expect(own.url).toBe("https://go.example.com/ZZZZZZZZZZZ");
+    // A host with a port is one's own machine's: its scheme is the service's link host's.
+    const local = { ...app, links: { hosts: ["links.test:8788"] } };
+    const onThisMachine = createLinks({
+      links: memoryLinks(),
+      apps: { get: async () => local },
+      linkBaseUrl: () => "http://127.0.0.1:8788",
+      newId: ids("CCCCCCCCCCC"),
+    });
+    expect((await onThisMachine.create(app.appId, { media_source: "x" })).url).toBe(
+      "http://links.test:8788/CCCCCCCCCCC",
+    );
   });
 
   it("tries another id when one is taken", async () => {

@@ -99,6 +99,14 @@ export interface LinksDeps {
 /** How many fresh ids to try before a collision (2^-65 each) is taken for a broken generator. */
 const ID_ATTEMPTS = 3;
 
+/**
+ * The scheme of a link on an app's own host: https, a domain's, but for a host with a port,
+ * which only a link host of one's own machine has (the embedded one, plain HTTP): that of the
+ * service's own link host.
+ */
+const schemeOf = (host: string, linkBaseUrl: string): string =>
+  host.includes(":") ? new URL(linkBaseUrl).protocol : "https:";
+
 export const createLinks = (deps: LinksDeps) => {
   const now = deps.now ?? (() => new Date());
   const newId = deps.newId ?? newDeeplinkId;
@@ -116,7 +124,7 @@ export const createLinks = (deps: LinksDeps) => {
       const app = await deps.apps.get(appId);
       if (!app) throw new UnauthorizedError();
       const host = linkHostsOf(app)[0];
-      const base = host ? `https://${host}` : deps.linkBaseUrl();
+      const base = host ? `${schemeOf(host, deps.linkBaseUrl())}//${host}` : deps.linkBaseUrl();
       for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
         const link = newLink(appId, request, newId(), base, now());
         // Every id has the same length: the first says whether the URL fits.
