@@ -1385,6 +1385,164 @@ checking("each of these has its XCTest", () => {
     .map((name) => `DeviceStateTests.${name} is missing`);
 });
 
+// --- Delivery and the queue, read from the sources ----------------------------------------
+
+checking(
+  "the 4xx retried are delivery.json's retryable4xx (408, 425 Too Early, 429); every 5xx too",
+  () => {
+    const retryable = functionText("Core/SdkCore.swift", /func isRetryable\(/);
+    const statuses = [...retryable.matchAll(/statusCode == (\d+)/g)]
+      .map((m) => Number(m[1]))
+      .sort();
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "DeliveryTests.swift"));
+    return [
+      ...same(statuses, [...delivery.retryable4xx].sort(), "the 4xx SdkCore.isRetryable takes"),
+      ...(/statusCode >= 500/.test(retryable) ? [] : ["a 5xx is not retried"]),
+      ...(/func testTheRetryable4xxOfTheVectorsAreRetriedWholeNeverSplitNorDropped\(/.test(tests) &&
+      tests.includes('"retryable4xx"')
+        ? []
+        : ["DeliveryTests does not run delivery.json's retryable4xx"]),
+    ];
+  },
+);
+
+checking(
+  "an event taken while anonymous never carries the customer user id, before configure included",
+  () => {
+    const requests = read(join(sdk, core("Core/Requests.swift")));
+    const create = functionText("Core/Requests.swift", /func create\(/);
+    const send = functionText("Core/SdkCore.swift", /func sendEvent\(/);
+    const configure = functionText("Core/SdkCore.swift", /func configure\(/);
+    const enqueue = functionText("Core/SdkCore.swift", /func enqueue\(_ drafts: \[Draft\]\)/);
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConsentTests.swift"));
+    return [
+      ...(/struct Draft\b[^}]*var anonymous: Bool\?/.test(requests)
+        ? []
+        : ["Draft does not keep the anonymous mode sendEvent found"]),
+      ...(/customerUserId: anonymous == true \? nil : customerUserId/.test(create)
+        ? []
+        : ["Drafts.create keeps the id of an event taken while anonymous"]),
+      ...(/\(configured \|\| anonymousSetEarly\) \? anonymous : nil/.test(send) &&
+      /anonymous: anonymousNow/.test(send)
+        ? []
+        : ["sendEvent does not give the event the anonymous mode it knows"]),
+      ...(/draft\.anonymous != true \{ earlyWithoutUserId\.insert/.test(send)
+        ? []
+        : ["an event taken while anonymous before configure inherits the kept id"]),
+      ...(/let wasAnonymous = draft\.anonymous \?\? launchAnonymous/.test(configure) &&
+      /customerUserId: wasAnonymous \? nil :/.test(configure)
+        ? []
+        : ["configure queues an event taken while anonymous with an id"]),
+      ...(/anonymous: isAnonymous \|\| draft\.anonymous == true/.test(enqueue)
+        ? []
+        : ["enqueue queues an event taken while anonymous with the id"]),
+      ...(/func testAnEventTakenWhileAnonymousNeverCarriesTheIdOnceAnonymousModeIsOff\(/.test(tests)
+        ? []
+        : [
+            "ConsentTests.testAnEventTakenWhileAnonymousNeverCarriesTheIdOnceAnonymousModeIsOff is missing",
+          ]),
+    ];
+  },
+);
+
+checking(
+  "the queue is read item by item: one that is no object or has no id is lost alone, a file that cannot be read is lost, each reported",
+  () => {
+    const load = functionText("Core/EventQueue.swift", /func load\(/);
+    const configure = functionText("Core/SdkCore.swift", /func configure\(/);
+    const events = functionText("Core/SdkCore.swift", /func reportUnreadable\(events/);
+    const sessions = functionText("Core/SdkCore.swift", /func reportUnreadable\(sessions/);
+    const queueTests = read(join(ios, "Tests", "ServiceAttributionTests", "EventQueueTests.swift"));
+    const stateTests = read(
+      join(ios, "Tests", "ServiceAttributionTests", "DeviceStateTests.swift"),
+    );
+    return [
+      ...(/for element in array \{[\s\S]*item\.objectValue != nil[\s\S]*kind\.id\(of: item\), !id\.isEmpty[\s\S]*lost \+= 1/.test(
+        load,
+      )
+        ? []
+        : [
+            "an item that is no object or has no id is not lost alone (removal goes by id: it would be sent for ever)",
+          ]),
+      ...(/guard let array = parsed as\? \[Any\] else \{[\s\S]*Loss\(count: 1, atLeast: true/.test(
+        load,
+      )
+        ? []
+        : ["a queue file that cannot be read is emptied without a word"]),
+      ...(/store\.put\(kind\.key, JSONValue\.array\(items\)\.text\)/.test(load)
+        ? []
+        : ["the queue is not written back without what was lost (told again at each launch)"]),
+      ...(/eventsLost = events\.lostOnLoad/.test(configure) &&
+      /reportUnreadable\(events: eventsLost\)/.test(configure) &&
+      /reportUnreadable\(sessions: sessionsLost\)/.test(configure)
+        ? []
+        : ["configure does not report what the queues lost"]),
+      // As the Kotlin and Unity SDKs report theirs: an error, counted, events_dropped with no reason.
+      ...(/droppedTotal \+= loss\.count/.test(events) &&
+      /log\.error\(/.test(events) &&
+      /ServiceError\(kind: \.eventsDropped, reason: nil, code: nil, count: loss\.count/.test(events)
+        ? []
+        : ["the events lost are not counted and told as events_dropped with no reason"]),
+      ...(/droppedSessionsTotal \+= loss\.count/.test(sessions) && /log\.error\(/.test(sessions)
+        ? []
+        : ["the sessions lost are not counted at error level"]),
+      ...[
+        [
+          queueTests,
+          "EventQueueTests",
+          "testAnItemThatIsNoObjectOrHasNoIdIsLostAloneAndTheRestKeptInOrder",
+        ],
+        [queueTests, "EventQueueTests", "testAnUnreadableQueueIsEmptyAndItsLossIsKnown"],
+        [
+          stateTests,
+          "DeviceStateTests",
+          "testADamagedQueueLosesOnlyWhatItCannotReadAndTellsTheApp",
+        ],
+        [
+          stateTests,
+          "DeviceStateTests",
+          "testAQueueFileThatCannotBeReadAtAllIsReportedNotSilentlyEmpty",
+        ],
+      ]
+        .filter(([text, , name]) => !text.includes(`func ${name}(`))
+        .map(([, type, name]) => `${type}.${name} is missing`),
+    ];
+  },
+);
+
+checking(
+  "a delivery route refused with 401, 403 or 404 is a configuration error told once, that holds back that route alone",
+  () => {
+    const refused = functionText("Core/SdkCore.swift", /func routeRefused\(/);
+    const report = functionText("Core/SdkCore.swift", /func reportConfigurationError\(/);
+    const install = functionText("Core/SdkCore.swift", /func configurationError\(/);
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "SessionTests.swift"));
+    return [
+      ...(/lane\.held = true/.test(refused) && !/\bconfigurationError\(|blockedCode/.test(refused)
+        ? []
+        : [
+            "a route's refusal holds back more than its lane (the install's block stops every route)",
+          ]),
+      ...(/reportConfigurationError\(code,/.test(refused)
+        ? []
+        : ["a route's refusal is not told to the app as a configuration error"]),
+      ...(/if configurationReported \{ return \}/.test(report) &&
+      /emitError\(ServiceError\(kind: \.configuration, reason: nil, code: code/.test(report)
+        ? []
+        : ["the configuration error is not told once to the error listener"]),
+      ...(/blockedCode = code/.test(install) && /reportConfigurationError\(/.test(install)
+        ? []
+        : ["the install's refusal no longer holds everything back, or is not told"]),
+      ...[
+        "testAnEventsRouteRefusedWith401403Or404HoldsBackTheEventsAloneAndIsToldOnce",
+        "testASessionsRouteRefusedWith404IsAConfigurationErrorToldOnceThatHoldsTheSessionsAndTheEventsGoOn",
+      ]
+        .filter((name) => !tests.includes(`func ${name}(`))
+        .map((name) => `SessionTests.${name} is missing`),
+    ];
+  },
+);
+
 // --- Packaging ----------------------------------------------------------------------------
 
 // Both manifests are at the repository's root, which SwiftPM and CocoaPods check out; their

@@ -169,6 +169,104 @@ namespace Service.Unity.Tests
             CollectionAssert.AreEquivalent(reasons, Enum.GetValues(typeof(ServiceDropReason)).Cast<ServiceDropReason>().Select(ServiceError.WireName));
         }
 
+        [Test]
+        public void AnEventTakenWhileAnonymousNeverCarriesTheCustomerUserIdOnceAnonymousModeIsOff()
+        {
+            var rig = new Rig();
+            rig.Core.Configure("sdk_key", 1, "user-8812");
+            rig.Settle();
+            // The next launch, before Configure: #0 taken while anonymous, #1 once it is off.
+            rig.Launch();
+            rig.Core.SetAnonymous(true);
+            rig.Send(0);
+            Assert.IsFalse(rig.Store.Get(EventQueue.Key).Contains("user-8812"), "kept on the device without the id");
+            rig.Core.SetAnonymous(false);
+            rig.Send(1);
+            rig.Configure();
+            rig.Settle();
+            // Configured, offline: #2 taken while anonymous, sent once it is off.
+            rig.Backend.Offline = true;
+            rig.Core.SetAnonymous(true);
+            rig.Send(2);
+            rig.Core.Idle().Wait();
+            Assert.IsFalse(rig.Store.Get(EventQueue.Key).Contains("user-8812"), "kept on the device without the id");
+            rig.Core.SetAnonymous(false);
+            rig.Backend.Offline = false;
+            rig.Settle();
+
+            CollectionAssert.AreEqual(new[] { 0, 1, 2 }, rig.AcceptedNow);
+            var sent = rig.Backend.To("POST /v1/events").SelectMany(r => r.Value["events"])
+                .GroupBy(e => (int)e["parameters"]["n"]).ToDictionary(g => g.Key, g => (string)g.First()["customer_user_id"]);
+            Assert.IsNull(sent[0]);
+            Assert.AreEqual("user-8812", sent[1]);
+            Assert.IsNull(sent[2]);
+        }
+
+        [Test]
+        public void ConfigureWithoutAServiceAddressSwitchesTheSdkOffAndTellsTheApp()
+        {
+            var rig = new Rig();
+            rig.Send(0);
+            rig.Send(1);
+            // This launch's Configure finds no address: neither the platform's nor the app's.
+            rig.Setup.BaseUrl = null;
+            rig.Core.Configure("sdk_key", 1, null, null);
+            rig.Settle();
+            Assert.IsTrue(rig.Core.IsSdkDisabled);
+            Assert.AreEqual(
+                new[] { "configuration  1", "events_dropped disabled 2" },
+                rig.Heard.Errors.Select(e => e.KindName + " " + e.ReasonName + e.Code + " " + e.Count).ToArray(),
+                "a configuration error with no HTTP status, then what was queued dropped as a switch-off drops it");
+            StringAssert.Contains("ServiceSDK.BaseUrl", rig.Heard.Errors[0].Message);
+            Assert.AreEqual(0, rig.Core.Queued);
+            Assert.AreEqual(2, rig.Core.DroppedEventCount);
+            Assert.AreEqual(1, rig.Log.Lines.Count(l => l.StartsWith("Error ") && l.Contains("no service address")));
+            Assert.IsEmpty(rig.Backend.Requests, "no request at all");
+        }
+
+        /// <summary>delivery.json's `retryable4xx`: the 4xx that ask for the same request later.</summary>
+        private static List<int> Retryable4xx()
+        {
+            return Repo.Vectors("delivery.json")["retryable4xx"].Select(s => (int)s).ToList();
+        }
+
+        [Test]
+        public void Every4xxButTheRetryableOnesOfTheVectorsIsARefusalAndThoseAre408425And429()
+        {
+            CollectionAssert.AreEqual(new[] { 408, 425, 429 }, Retryable4xx());
+            for (var code = 400; code <= 499; code++)
+            {
+                Assert.AreEqual(Retryable4xx().Contains(code), new ServiceHttpException(code, "x").IsRetryable, "HTTP " + code);
+            }
+        }
+
+        [TestCase(408)]
+        [TestCase(425)]
+        [TestCase(429)]
+        public void AnInstallAndABatchAnsweredWithARetryable4xxAreSentAgainWholeAndNothingIsDropped(int status)
+        {
+            CollectionAssert.Contains(Retryable4xx(), status);
+            var rig = new Rig();
+            var installs = 0;
+            var batches = 0;
+            rig.Other = (key, body) => key == "POST /v1/installs" && installs++ == 0 ? Error(status) : ScriptedBackend.Usual(key, body);
+            rig.Events = (numbers, body) => batches++ == 0 ? Error(status) : ScriptedBackend.Usual("POST /v1/events", body);
+            rig.Send(0);
+            rig.Send(1);
+            rig.Send(2);
+            rig.Configure();
+            rig.Settle();
+
+            var sentInstalls = rig.Backend.To("POST /v1/installs").Select(r => (JObject)r.Value).ToList();
+            Assert.AreEqual(2, sentInstalls.Count);
+            Assert.IsTrue(sentInstalls.All(i => i["device_model"] != null), "the install is sent whole again, never bare");
+            CollectionAssert.AreEqual(new[] { 3, 3 }, rig.Backend.To("POST /v1/events").Select(r => r.Value["events"].Count()).ToArray(),
+                "the batch answered so, then the same three at once: never halved");
+            CollectionAssert.AreEqual(new[] { 0, 1, 2 }, rig.AcceptedNow);
+            Assert.AreEqual(0, rig.Core.DroppedEventCount);
+            Assert.IsEmpty(rig.Heard.Errors);
+        }
+
         /// <summary>A batch refused whenever it holds one of these events: split until that one is alone.</summary>
         private static void SplitsUntilTheRefusedEventIsAlone(string name)
         {

@@ -225,6 +225,33 @@ final class ConsentTests: XCTestCase {
         XCTAssertEqual(third.service.acceptedEvents.first?.objectValue?["customer_user_id"], .string("user-8812"))
     }
 
+    func testAnEventTakenWhileAnonymousNeverCarriesTheIdOnceAnonymousModeIsOff() throws {
+        let harness = Harness()
+        // Before configure: #0 taken while anonymous, #1 after anonymous mode went off; both are
+        // queued only as configure runs, with anonymous mode off by then.
+        harness.core.setCustomerUserId("user-8812")
+        harness.core.setAnonymous(true)
+        try harness.sendIndexed(1)
+        harness.core.setAnonymous(false)
+        try harness.sendIndexed(1, from: 1)
+        XCTAssertNil(harness.configure())
+        harness.eventually("delivered") { harness.acceptedIndexes == [0, 1] }
+        // Once configured, offline: #2 taken while anonymous, sent after it went off.
+        harness.service.offline = true
+        harness.core.setAnonymous(true)
+        try harness.sendIndexed(1, from: 2)
+        harness.settle()
+        XCTAssertEqual(harness.queuedIndexes, [2])
+        XCTAssertFalse(harness.store.get(EventQueue.Kind.events.key)?.contains("user-8812") ?? true, "kept on the device without the id")
+        harness.core.setAnonymous(false)
+        harness.service.offline = false
+        harness.eventually("delivered") { harness.acceptedIndexes == [0, 1, 2] }
+        XCTAssertEqual(
+            harness.service.acceptedEvents.map { $0.objectValue?["customer_user_id"] ?? .null },
+            [.null, .string("user-8812"), .null]
+        )
+    }
+
     func testTheConsentPlatformIsReadFromUserDefaults() throws {
         let defaults = try XCTUnwrap(UserDefaults(suiteName: "ConsentTests.\(UUID().uuidString)"))
         let platform = ConsentPlatformDefaults(defaults: defaults)

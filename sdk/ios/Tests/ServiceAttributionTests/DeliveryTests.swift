@@ -242,6 +242,30 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(harness.core.droppedEventCount, 0)
     }
 
+    func testTheRetryable4xxOfTheVectorsAreRetriedWholeNeverSplitNorDropped() throws {
+        let retryable = try XCTUnwrap(try Vectors.conformance("delivery.json")["retryable4xx"] as? [Int])
+        XCTAssertEqual(retryable, [408, 425, 429])
+        for status in 400...499 {
+            XCTAssertEqual(SdkCore.isRetryable(status), retryable.contains(status), "HTTP \(status)")
+        }
+        for status in retryable {
+            let harness = Harness(store: try Harness.given(queued: 3))
+            let heard = Heard()
+            heard.listen(to: harness.core)
+            var answered = false
+            harness.service.answer = { request in
+                guard FakeService.path(request) == "/v1/events", !answered else { return nil }
+                answered = true
+                return HTTPResponse(statusCode: status, body: #"{"error":"Too Early","detail":"sent again later"}"#)
+            }
+            XCTAssertNil(harness.configure())
+            harness.eventually("HTTP \(status): delivered") { harness.acceptedIndexes == [0, 1, 2] }
+            XCTAssertEqual(harness.service.sent("POST", "/v1/events").map { FakeService.events($0).count }, [3, 3], "HTTP \(status): never halved")
+            XCTAssertEqual(harness.core.droppedEventCount, 0, "HTTP \(status)")
+            XCTAssertEqual(heard.errors, [], "HTTP \(status)")
+        }
+    }
+
     func testEveryEventsRequestCarriesSentAtTheDeviceClockWhenItLeft() throws {
         let harness = Harness()
         harness.clockOffset = 30 * 3600

@@ -207,4 +207,42 @@ final class DeviceStateTests: XCTestCase {
         XCTAssertEqual(heard.errors, [])
         XCTAssertEqual(harness.core.droppedEventCount, 0)
     }
+
+    // MARK: a damaged queue
+
+    func testADamagedQueueLosesOnlyWhatItCannotReadAndTellsTheApp() throws {
+        let store = try Harness.given(queued: 2)
+        // Two items an update or a damaged file left: one that is no object, one with no event_id.
+        let kept = try XCTUnwrap(store.get(EventQueue.Kind.events.key))
+        store.put(EventQueue.Kind.events.key, String(kept.dropLast()) + #",7,{"event_type":"LOGIN","parameters":{"n":9}}]"#)
+        let harness = Harness(store: store)
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        XCTAssertNil(harness.configure())
+        harness.eventually("the two readable events") { harness.acceptedIndexes == [0, 1] }
+        harness.runScheduled()
+        XCTAssertEqual(harness.acceptedIndexes, [0, 1], "the item with no id is not sent, let alone for ever")
+        XCTAssertEqual(harness.queuedIndexes, [])
+        XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, $0.reason?.rawValue ?? "none", String($0.count)] }, [["events_dropped", "none", "2"]])
+        XCTAssertEqual(harness.core.droppedEventCount, 2)
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("2 events lost") }.count, 1)
+        // Told once: the next launch reads a queue written back without them.
+        let next = Harness(store: store)
+        let heardNext = Heard()
+        heardNext.listen(to: next.core)
+        XCTAssertNil(next.configure())
+        XCTAssertEqual(heardNext.errors, [])
+    }
+
+    func testAQueueFileThatCannotBeReadAtAllIsReportedNotSilentlyEmpty() throws {
+        let store = try Harness.given(queued: 1)
+        store.put(EventQueue.Kind.events.key, #"[{"event_id":"e1","#)
+        let harness = Harness(store: store)
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        XCTAssertNil(harness.configure())
+        XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, $0.reason?.rawValue ?? "none", String($0.count)] }, [["events_dropped", "none", "1"]])
+        XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("at least 1 event lost") }.count, 1)
+        XCTAssertEqual(harness.core.droppedEventCount, 1)
+    }
 }

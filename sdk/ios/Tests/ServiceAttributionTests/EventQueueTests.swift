@@ -63,9 +63,37 @@ final class EventQueueTests: XCTestCase {
         XCTAssertEqual(EventQueue(store: store, max: 10).count, 1)
     }
 
-    func testAnUnreadableQueueIsEmpty() {
+    func testAnUnreadableQueueIsEmptyAndItsLossIsKnown() {
         let store = MemoryStore()
         store.put("event_queue", "not json")
-        XCTAssertEqual(EventQueue(store: store, max: 10).count, 0)
+        let queue = EventQueue(store: store, max: 10)
+        XCTAssertEqual(queue.count, 0)
+        XCTAssertEqual(queue.lostOnLoad?.count, 1)
+        XCTAssertEqual(queue.lostOnLoad?.atLeast, true)
+        XCTAssertNil(store.get("event_queue"), "forgotten, so that the loss is told once")
+        XCTAssertNil(EventQueue(store: store, max: 10).lostOnLoad)
+    }
+
+    func testAnItemThatIsNoObjectOrHasNoIdIsLostAloneAndTheRestKeptInOrder() throws {
+        let store = MemoryStore()
+        store.put("event_queue", #"[{"event_id":"e1"},7,{"event_type":"LOGIN"},{"event_id":""},"x",{"event_id":"e2"}]"#)
+        let queue = EventQueue(store: store, max: 10)
+        XCTAssertEqual(queue.peek(10), [event(1), event(2)])
+        XCTAssertEqual(queue.lostOnLoad, EventQueue.Loss(count: 4, atLeast: false, why: try XCTUnwrap(queue.lostOnLoad?.why)))
+        // Written back without them: the next launch reads the two, and loses nothing more.
+        let next = EventQueue(store: store, max: 10)
+        XCTAssertEqual(next.peek(10), [event(1), event(2)])
+        XCTAssertNil(next.lostOnLoad)
+        // Each one can be taken off the queue: none is sent for ever.
+        next.remove(ids: ["e1", "e2"])
+        XCTAssertEqual(next.count, 0)
+    }
+
+    func testASessionWithNoSessionIdIsLostAlone() {
+        let store = MemoryStore()
+        store.put("session_queue", #"[{"session_id":"s1"},{"event_id":"e1"}]"#)
+        let sessions = EventQueue(store: store, max: 10, kind: .sessions)
+        XCTAssertEqual(sessions.peek(10), [.object(["session_id": .string("s1")])])
+        XCTAssertEqual(sessions.lostOnLoad?.count, 1)
     }
 }

@@ -392,7 +392,7 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(next.log.messages(.error).filter { $0.contains("1 session dropped (expired)") }.count, 1)
     }
 
-    func testARouteRefusedWith404HoldsTheSessionsAndTheEventsGoOn() throws {
+    func testASessionsRouteRefusedWith404IsAConfigurationErrorToldOnceThatHoldsTheSessionsAndTheEventsGoOn() throws {
         let harness = Harness()
         let heard = Heard()
         heard.listen(to: harness.core)
@@ -408,13 +408,54 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(harness.service.count("POST", "/v1/sessions"), 1, "not sent again in this process")
         XCTAssertEqual(harness.core.queuedSessionCount, 1, "kept on the device")
         XCTAssertEqual(harness.core.droppedSessionCount, 0)
-        XCTAssertEqual(heard.errors, [])
+        // A configuration error, as the install's: the app is told, once.
+        XCTAssertEqual(heard.errors.map { [$0.kind.rawValue, String($0.code ?? 0), String($0.count)] }, [["configuration", "404", "1"]])
         XCTAssertEqual(harness.log.messages(.error).filter { $0.contains("POST /v1/sessions") }.count, 1)
         // refreshConfig, like the next launch, sends them again.
         routeMissing = false
         refresh(harness)
         harness.eventually("delivered") { harness.service.acceptedSessions.count == 1 }
         XCTAssertEqual(harness.core.queuedSessionCount, 0)
+    }
+
+    func testAnEventsRouteRefusedWith401403Or404HoldsBackTheEventsAloneAndIsToldOnce() throws {
+        for status in [401, 403, 404] {
+            let harness = Harness()
+            let heard = Heard()
+            heard.listen(to: harness.core)
+            var refusing = true
+            harness.service.answer = { request in
+                guard FakeService.path(request) == "/v1/events", refusing else { return nil }
+                return HTTPResponse(statusCode: status, body: #"{"error":"Refused","detail":"a wrong key or address"}"#)
+            }
+            XCTAssertNil(harness.configure())
+            try harness.sendIndexed(2)
+            harness.runScheduled()
+            XCTAssertEqual(
+                heard.errors.map { [$0.kind.rawValue, String($0.code ?? 0), String($0.count)] },
+                [["configuration", String(status), "1"]],
+                "HTTP \(status): a configuration error, told once"
+            )
+            XCTAssertEqual(harness.service.count("POST", "/v1/events"), 1, "HTTP \(status): not tried again in this process")
+            XCTAssertEqual(harness.queuedIndexes, [0, 1], "HTTP \(status): kept on the device")
+            XCTAssertEqual(harness.core.droppedEventCount, 0)
+            // The other routes meet their own answer: a session after a long time away, a consent update.
+            let now = harness.now.timeIntervalSince(Harness.epoch)
+            leave(harness, at: now + 1, returning: now + 1 + 3_600)
+            harness.core.setConsent(ServiceConsent(adPersonalization: false))
+            harness.runScheduled()
+            XCTAssertEqual(harness.service.acceptedSessions.count, 2, "HTTP \(status): the launch's session, then the return's")
+            XCTAssertEqual(
+                harness.service.requests.filter { $0.method == "POST" && FakeService.path($0).hasSuffix("/consent") }.count, 1,
+                "HTTP \(status): the consent update goes"
+            )
+            XCTAssertEqual(harness.service.count("POST", "/v1/events"), 1)
+            XCTAssertEqual(heard.errors.count, 1, "HTTP \(status): told once")
+            // refreshConfig, like the next launch, sends the events.
+            refusing = false
+            refresh(harness)
+            harness.eventually("HTTP \(status): delivered after refreshConfig") { harness.acceptedIndexes == [0, 1] }
+        }
     }
 
     // MARK: stop, switched off, deleted

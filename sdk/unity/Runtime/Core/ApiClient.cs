@@ -41,10 +41,15 @@ namespace Service.Unity
             get { return Code >= 400 && Code <= 499 && !IsAuthentication && !IsRetryable; }
         }
 
-        /// <summary>Worth sending again later: the service or the network, not the request.</summary>
+        /// <summary>
+        /// Worth sending again later: the service or the network, not the request. Of the 4xx,
+        /// those that ask for it (sdk/conformance/delivery.json's `retryable4xx`): 408, 425 Too
+        /// Early (a CDN that will not act on a request it took in TLS early data passes the same
+        /// request sent again) and 429.
+        /// </summary>
         public bool IsRetryable
         {
-            get { return Code == 408 || Code == 429 || Code >= 500; }
+            get { return Code == 408 || Code == 425 || Code == 429 || Code >= 500; }
         }
     }
 

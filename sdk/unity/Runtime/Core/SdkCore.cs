@@ -362,6 +362,7 @@ namespace Service.Unity
             }
             Dictionary<string, object> stored = null;
             Action<Dictionary<string, object>> handlers = null;
+            var noAddress = false;
             lock (gate)
             {
                 // One configure per process: a repeat, its customer user id included, changes nothing.
@@ -376,41 +377,48 @@ namespace Service.Unity
                 {
                     disabled = true;
                     configured = true;
-                    Write(LogLevel.Error, "no service address is set (ServiceSDK.BaseUrl): the SDK is off");
                     initialization = Task.FromResult(0);
-                    return;
-                }
-                api = new ApiClient(baseUrl, apiKey, setup.Transport ?? new HttpClientTransport());
-                if (store.Get(ServiceIdKey) == null)
-                {
-                    store.Set(ServiceIdKey, Guid.NewGuid().ToString());
-                    store.Set(FirstOpenKey, Requests.Iso(setup.Clock.UtcNow));
-                    // The install's identity is on the disk at once: a crash now makes no second install.
-                    SaveNow();
-                }
-                // Kept across launches: a launch that names none goes on with the last one set.
-                if (Blank(userId)) customerUserId = store.Get(CustomerUserIdKey);
-                else KeepCustomerUserId(userId);
-                disabled = store.Get(EnabledKey) == "false";
-                configured = true;
-                if (stopped)
-                {
-                    // Stopped: not even the remote configuration is read until Start.
-                    Write(LogLevel.Info, "the SDK is stopped (ServiceSDK.Stop): it sends nothing until ServiceSDK.Start");
-                    initialization = Task.FromResult(0);
+                    noAddress = true;
                 }
                 else
                 {
-                    // Each start of the process is a session, unless the SDK is switched off or the
-                    // install's data was deleted.
-                    if (!disabled && !deleted) QueueSession();
-                    initialized = true;
-                    initialization = scheduler.Start(Initialize);
+                    api = new ApiClient(baseUrl, apiKey, setup.Transport ?? new HttpClientTransport());
+                    if (store.Get(ServiceIdKey) == null)
+                    {
+                        store.Set(ServiceIdKey, Guid.NewGuid().ToString());
+                        store.Set(FirstOpenKey, Requests.Iso(setup.Clock.UtcNow));
+                        // The install's identity is on the disk at once: a crash now makes no second install.
+                        SaveNow();
+                    }
+                    // Kept across launches: a launch that names none goes on with the last one set.
+                    if (Blank(userId)) customerUserId = store.Get(CustomerUserIdKey);
+                    else KeepCustomerUserId(userId);
+                    disabled = store.Get(EnabledKey) == "false";
+                    configured = true;
+                    if (stopped)
+                    {
+                        // Stopped: not even the remote configuration is read until Start.
+                        Write(LogLevel.Info, "the SDK is stopped (ServiceSDK.Stop): it sends nothing until ServiceSDK.Start");
+                        initialization = Task.FromResult(0);
+                    }
+                    else
+                    {
+                        // Each start of the process is a session, unless the SDK is switched off or the
+                        // install's data was deleted.
+                        if (!disabled && !deleted) QueueSession();
+                        initialized = true;
+                        initialization = scheduler.Start(Initialize);
+                    }
+                    // The listeners to tell are taken in the same step as configured is set: one added
+                    // from now on hears the kept attribution on its own (AttributionListenerAdded).
+                    if (!disabled && !stopped && !deleted) stored = KeptAttribution();
+                    if (stored != null) handlers = AttributionHandlersToTell();
                 }
-                // The listeners to tell are taken in the same step as configured is set: one added
-                // from now on hears the kept attribution on its own (AttributionListenerAdded).
-                if (!disabled && !stopped && !deleted) stored = KeptAttribution();
-                if (stored != null) handlers = AttributionHandlersToTell();
+            }
+            if (noAddress)
+            {
+                SwitchOffForWantOfAnAddress();
+                return;
             }
             // Anything queued in an earlier process after the deletion (an event taken as it ran) never goes.
             if (deleted) DropDeleted();
@@ -418,6 +426,23 @@ namespace Service.Unity
             EvaluateConversion(null);
             // At every start the attribution listener hears the attribution kept on the device.
             if (stored != null) RaiseAttribution(handlers, stored);
+        }
+
+        /// <summary>
+        /// Configure found no service address: the SDK is off in this process, as the Kotlin and
+        /// iOS SDKs switch themselves off without one, and the app is told, not only the log: a
+        /// configuration error with no HTTP status to the error listener (Unity's Configure has no
+        /// init listener or completion, which Kotlin and iOS tell instead), and what was queued
+        /// dropped with the reason `disabled`, as their switch-off drops it.
+        /// </summary>
+        private void SwitchOffForWantOfAnAddress()
+        {
+            const string why = "no service address is set (ServiceSDK.BaseUrl)";
+            var message = why + ": the SDK is off and sends nothing until a launch whose Configure has one";
+            Write(LogLevel.Error, message);
+            listeners.RaiseError(new ServiceError(ServiceErrorKind.Configuration, null, null, 1, message));
+            drops.Drop(ServiceDropReason.Disabled, queue.Clear(), why);
+            sessionDrops.Drop(ServiceDropReason.Disabled, sessions.Clear(), why);
         }
 
         /// <summary>
@@ -475,7 +500,9 @@ namespace Service.Unity
                 return;
             }
             string userId;
-            lock (gate) userId = configured ? customerUserId : store.Get(CustomerUserIdKey);
+            // Anonymous when taken: the event never carries the customer user id, not on the
+            // device either, even once anonymous mode is off when it is sent.
+            lock (gate) userId = anonymous ? null : configured ? customerUserId : store.Get(CustomerUserIdKey);
             var now = setup.Clock.UtcNow;
             var overflow = queue.Add(new QueuedEvent
             {

@@ -2,7 +2,11 @@ namespace Service.Unity
 {
     public enum ServiceErrorKind
     {
-        /// <summary>The service refused the install (401, 403, 404, or its bare form): <see cref="ServiceError.Code"/> says how.</summary>
+        /// <summary>
+        /// The service refused the install (401, 403, 404, or its bare form), or a delivery route
+        /// (401, 403, 404): <see cref="ServiceError.Code"/> says how. With no code: Configure
+        /// found no service address (ServiceSDK.BaseUrl), and the SDK is off.
+        /// </summary>
         Configuration,
 
         /// <summary>
@@ -57,7 +61,7 @@ namespace Service.Unity
         /// <summary>Why the events were dropped; null for a configuration error, and for events lost with a queue kept on the device that could not be read back.</summary>
         public ServiceDropReason? Reason { get; }
 
-        /// <summary>The HTTP status of a configuration error; null otherwise.</summary>
+        /// <summary>The HTTP status of a configuration error (null for a Configure without a service address); null otherwise.</summary>
         public int? Code { get; }
 
         /// <summary>How many events were dropped (1 for the other kinds).</summary>

@@ -22,17 +22,36 @@ final class EventQueue {
         }
     }
 
+    /// What the queue kept on the device lost when it was read back (a damaged value): `count`
+    /// items, at least that many when `atLeast` (the text itself could not be read, and how many
+    /// it held is not known), and `why`, for the log.
+    struct Loss: Equatable {
+        let count: Int
+        let atLeast: Bool
+        let why: String
+
+        /// "2 events lost: the events' queue kept on the device could not be read back (...)".
+        func describe(_ noun: String, _ queue: String) -> String {
+            let plural = count == 1 ? "" : "s"
+            return "\(atLeast ? "at least " : "")\(count) \(noun)\(plural) lost: \(queue) kept on the device could not be read back (\(why))"
+        }
+    }
+
     let kind: Kind
     private let store: KeyValueStore
     private let max: Int
     private let lock = NSLock()
     private var events: [JSONValue]
+    /// What reading the queue back lost, for the core to report once; nil when nothing was lost.
+    let lostOnLoad: Loss?
 
     init(store: KeyValueStore, max: Int, kind: Kind = .events) {
         self.store = store
         self.max = max
         self.kind = kind
-        events = EventQueue.load(store, kind.key)
+        let loaded = EventQueue.load(store, kind)
+        events = loaded.items
+        lostOnLoad = loaded.loss
     }
 
     var count: Int {
@@ -93,9 +112,36 @@ final class EventQueue {
         return Kind.events.id(of: event)
     }
 
-    private static func load(_ store: KeyValueStore, _ key: String) -> [JSONValue] {
-        guard let text = store.get(key), let value = try? JSONValue.parse(text) else { return [] }
-        return value.arrayValue ?? []
+    /// The queue kept on the device, item by item: an item that is no JSON object, or has no id
+    /// (it could never be taken off the queue, which goes by id, and would be sent for ever), is
+    /// lost alone; a text that cannot be read at all loses what it held. Never silently empty:
+    /// what was lost is in the answer, and the queue is written back without it, so that the
+    /// loss is reported once.
+    private static func load(_ store: KeyValueStore, _ kind: Kind) -> (items: [JSONValue], loss: Loss?) {
+        guard let text = store.get(kind.key) else { return ([], nil) }
+        let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+        guard let array = parsed as? [Any] else {
+            store.remove(kind.key)
+            let why = parsed == nil ? "its text is not JSON" : "its text is no JSON array"
+            return ([], Loss(count: 1, atLeast: true, why: why))
+        }
+        var items: [JSONValue] = []
+        var lost = 0
+        for element in array {
+            guard let item = JSONValue(foundation: element), item.objectValue != nil,
+                  let id = kind.id(of: item), !id.isEmpty else {
+                lost += 1
+                continue
+            }
+            items.append(item)
+        }
+        if lost == 0 { return (items, nil) }
+        if items.isEmpty {
+            store.remove(kind.key)
+        } else {
+            store.put(kind.key, JSONValue.array(items).text)
+        }
+        return (items, Loss(count: lost, atLeast: false, why: "\(lost == 1 ? "an item" : "items") with no \(kind.idField) or of another shape"))
     }
 
     /// Under `lock`.

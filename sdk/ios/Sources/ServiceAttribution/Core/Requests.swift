@@ -8,6 +8,11 @@ struct Draft: Equatable {
     let parameters: [String: JSONValue]
     let time: Date
     let customerUserId: String?
+    /// Anonymous mode as sendEvent found it: an event taken while anonymous never carries the
+    /// customer user id, even once anonymous mode is off when it is queued or sent. Nil before
+    /// `configure` when this launch's mode is not known yet (no `setAnonymous` in this process):
+    /// `configure` sets it to the mode it reads.
+    var anonymous: Bool? = nil
 }
 
 /// sendEvent's rules (sdk/conformance/parameters.json), before anything is queued.
@@ -23,6 +28,7 @@ enum Drafts {
         parameters: [String: Any]?,
         time: Date,
         customerUserId: String?,
+        anonymous: Bool? = nil,
         log: Logger
     ) throws -> Draft? {
         try checkName(type, name)
@@ -41,7 +47,8 @@ enum Drafts {
             name: type == .custom ? name : nil,
             parameters: cleaned.parameters,
             time: time,
-            customerUserId: customerUserId
+            customerUserId: anonymous == true ? nil : customerUserId,
+            anonymous: anonymous
         )
     }
 

@@ -180,14 +180,15 @@ final class SdkCore: @unchecked Sendable {
     private var adsToken: String?
     /// Reads of the Apple Ads token that failed in this process (on the worker).
     private var adsTokenFailures = 0
-    /// The status of a configuration error met in this process: nothing more is sent (but
-    /// remote configuration) until `refreshConfig` or the next launch.
+    /// The status with which the install was refused in this process: nothing more is sent
+    /// (but remote configuration) until `refreshConfig` or the next launch, as every request
+    /// waits for the install. A delivery route's refusal holds back that lane alone (`Lane.held`).
     private var blockedCode: Int?
-    /// The install's or the events route's configuration error was reported: once until the
-    /// next launch or refreshConfig.
+    /// The install's, the events route's or the sessions route's configuration error was
+    /// reported: once until the next launch or refreshConfig.
     private var configurationReported = false
-    /// The consent route's refusal was reported; apart from the install's and the events', so
-    /// that one reported never hides the other.
+    /// The consent route's refusal was reported; apart from the others, so that one reported
+    /// never hides the other.
     private var consentRefusalReported = false
     /// Set once the consent route refused the update with 401, 403 or 404: not sent again until
     /// the next launch or refreshConfig, and no event waits on it.
@@ -297,6 +298,9 @@ final class SdkCore: @unchecked Sendable {
         }
         var stoppedQueue = 0
         var stoppedSessions = 0
+        /// What the queues kept on the device lost when read back (a damaged value).
+        var eventsLost: EventQueue.Loss?
+        var sessionsLost: EventQueue.Loss?
         var launchSession: Date?
         /// The customer user id an earlier launch kept, for the events sent before configure.
         var keptUserId: String?
@@ -346,6 +350,8 @@ final class SdkCore: @unchecked Sendable {
             awaitingSchema = cached == nil ? [] : nil
             let events = EventQueue(store: store, max: settings.maxQueuedEvents)
             let sessions = EventQueue(store: store, max: settings.maxQueuedSessions, kind: .sessions)
+            eventsLost = events.lostOnLoad
+            sessionsLost = sessions.lostOnLoad
             // Stopped before this launch's configure: what an earlier launch queued goes too.
             if stopped {
                 stoppedQueue = events.clear().count
@@ -368,9 +374,18 @@ final class SdkCore: @unchecked Sendable {
         }
         configured = true
         let withoutUserId = earlyWithoutUserId
+        let launchAnonymous = anonymous
         let waiting = early.map { draft -> Draft in
-            guard let id = keptUserId, draft.customerUserId == nil, withoutUserId.contains(draft.eventId) else { return draft }
-            return Draft(eventId: draft.eventId, type: draft.type, name: draft.name, parameters: draft.parameters, time: draft.time, customerUserId: id)
+            // Anonymous mode as sendEvent found it; not known then (no setAnonymous in this
+            // process yet), this launch's, read above. An event taken while anonymous never
+            // carries the id, nor takes the one an earlier launch kept.
+            let wasAnonymous = draft.anonymous ?? launchAnonymous
+            let inherits = !wasAnonymous && draft.customerUserId == nil && withoutUserId.contains(draft.eventId)
+            return Draft(
+                eventId: draft.eventId, type: draft.type, name: draft.name, parameters: draft.parameters, time: draft.time,
+                customerUserId: wasAnonymous ? nil : (inherits ? keptUserId : draft.customerUserId),
+                anonymous: wasAnonymous
+            )
         }
         early.removeAll()
         earlyWithoutUserId.removeAll()
@@ -389,6 +404,9 @@ final class SdkCore: @unchecked Sendable {
         }
         let sessionOverflow = launchSession.map { enqueueSession(startedAt: $0) } ?? []
         enqueueLock.unlock()
+        // What a damaged queue on the device cost: reported, never a queue silently empty.
+        reportUnreadable(events: eventsLost)
+        reportUnreadable(sessions: sessionsLost)
         if earlyOverflow > 0 {
             reportDrop(.queueFull, earlyOverflow, "more events were sent before configure than the queue holds")
         }
@@ -681,8 +699,10 @@ final class SdkCore: @unchecked Sendable {
             currentLog.warn("\(type.rawValue) is not sent, nothing is kept: \(refused.localizedDescription)")
             return false
         }
-        let (isConfigured, refusal, log, userId) = locked { () -> (Bool, String?, Logger, String?) in
-            (configured, refusalLocked(), self.log, customerUserId)
+        // Anonymous mode now, as the event keeps it: known once configured, or set in this
+        // process before; else configure reads this launch's.
+        let (isConfigured, refusal, log, userId, anonymousNow) = locked { () -> (Bool, String?, Logger, String?, Bool?) in
+            (configured, refusalLocked(), self.log, customerUserId, (configured || anonymousSetEarly) ? anonymous : nil)
         }
         if let refusal = refusal {
             try Drafts.checkName(type, name)
@@ -690,7 +710,9 @@ final class SdkCore: @unchecked Sendable {
             return false
         }
         let time = isConfigured ? platform.clock() : Date()
-        guard let draft = try Drafts.create(type, name: name, parameters: parameters, time: time, customerUserId: userId, log: log) else {
+        guard let draft = try Drafts.create(
+            type, name: name, parameters: parameters, time: time, customerUserId: userId, anonymous: anonymousNow, log: log
+        ) else {
             return false
         }
         if !isConfigured {
@@ -702,8 +724,9 @@ final class SdkCore: @unchecked Sendable {
                     earlyDropped += 1
                 }
                 early.append(draft)
-                // The id an earlier launch kept is known only once configure reads the store.
-                if !customerUserIdSetEarly { earlyWithoutUserId.insert(draft.eventId) }
+                // The id an earlier launch kept is known only once configure reads the store;
+                // an event taken while anonymous takes none.
+                if !customerUserIdSetEarly && draft.anonymous != true { earlyWithoutUserId.insert(draft.eventId) }
                 return true
             }
             if keptEarly { return true }
@@ -758,7 +781,8 @@ final class SdkCore: @unchecked Sendable {
             if !protected.dropped.isEmpty {
                 log.warn("\(draft.type.rawValue): parameters with no value that may be sent were left out: \(protected.dropped.joined(separator: ", "))")
             }
-            return Requests.event(draft, parameters: protected.parameters, serviceId: id, anonymous: isAnonymous)
+            // Anonymous when taken, or now: no customer user id.
+            return Requests.event(draft, parameters: protected.parameters, serviceId: id, anonymous: isAnonymous || draft.anonymous == true)
         }
         let overflow = queue.add(events)
         drafts.forEach { evaluateConversion($0) }
@@ -977,9 +1001,11 @@ final class SdkCore: @unchecked Sendable {
         emitError(ServiceError(kind: .conversionValue, reason: nil, code: nil, count: 1, message: text))
     }
 
-    /// A status the service may answer differently later: a timeout, throttling, its own error.
+    /// A status the service may answer differently later: a timeout, 425 Too Early (a CDN that
+    /// will not act on a request it took in TLS early data passes the same request sent again),
+    /// throttling, its own error. The 4xx of these are delivery.json's `retryable4xx`.
     static func isRetryable(_ statusCode: Int) -> Bool {
-        return statusCode == 408 || statusCode == 429 || statusCode >= 500
+        return statusCode == 408 || statusCode == 425 || statusCode == 429 || statusCode >= 500
     }
 
     /// Whether requests may go out now: configured with a configuration, switched on, not
@@ -1136,18 +1162,15 @@ final class SdkCore: @unchecked Sendable {
         currentLog.info("\(lane.counted(batch.count)) refused as a whole (\(message)): sent again \(lane.batchLimit) at a time to find the one refused")
     }
 
-    /// The lane's route refused the install's address or key (401, 403, 404). For events, the
-    /// install's configuration error. For sessions, a service without the route (older than
-    /// sessions) or a key it no longer takes: the sessions stay queued and are not sent again
-    /// until the next launch or refreshConfig; the events go on, and meet their own answer.
+    /// The lane's route refused the install's address or key (401, 403, 404; for sessions, a
+    /// service older than the route too): a configuration error, told as the install's is, once
+    /// until the next launch or refreshConfig. Only that route is held back, its items queued on
+    /// the device until the next launch or refreshConfig: the other lane, the consent update and
+    /// the install go on, and meet their own answer.
     private func routeRefused(_ lane: Lane, _ code: Int, _ message: String) {
-        switch lane.kind {
-        case .events:
-            configurationError(code, message)
-        case .sessions:
-            lane.held = true
-            currentLog.error("\(message): sessions stay queued until the next launch or refreshConfig; events go on")
-        }
+        lane.held = true
+        let held = lane.kind == .events ? "events stay queued; sessions go on" : "sessions stay queued; events go on"
+        reportConfigurationError(code, "\(message): \(held) until the next launch or refreshConfig")
     }
 
     private func scheduleRetry(_ cause: Error?) {
@@ -1174,10 +1197,17 @@ final class SdkCore: @unchecked Sendable {
     /// `refreshConfig`. Queued events stay on the device.
     private func configurationError(_ code: Int, _ message: String) {
         blockedCode = code
+        reportConfigurationError(code, "\(message): nothing more is sent until the next launch or refreshConfig; events stay queued")
+    }
+
+    /// On the worker: a configuration error (the install's, or a delivery route's) at error
+    /// level and to the error listener, once until the next launch or refreshConfig: a wrong
+    /// key or address refuses every route alike, and is one error to fix. The caller holds back
+    /// what the refusal concerns.
+    private func reportConfigurationError(_ code: Int, _ text: String) {
         initialMatch.open()
         if configurationReported { return }
         configurationReported = true
-        let text = "\(message): nothing more is sent until the next launch or refreshConfig; events stay queued"
         currentLog.error(text)
         emitError(ServiceError(kind: .configuration, reason: nil, code: code, count: 1, message: text))
     }
@@ -1209,6 +1239,38 @@ final class SdkCore: @unchecked Sendable {
         let message = "\(count) event\(count == 1 ? "" : "s") dropped (\(reason.rawValue)): \(detail)"
         log.warning(message)
         emitError(ServiceError(kind: .eventsDropped, reason: reason, code: nil, count: count, message: message))
+    }
+
+    /// Events of the queue kept on the device that could not be read back (a damaged value),
+    /// lost unsent: made known as a drop is (counted, and to the error listener), but at error
+    /// level and with no reason, as the Kotlin and Unity SDKs report theirs: none of
+    /// delivery.json's reasons says it, since the SDK chose nothing here.
+    private func reportUnreadable(events loss: EventQueue.Loss?) {
+        guard let loss = loss, loss.count > 0 else { return }
+        let log = locked { () -> Logger in
+            droppedTotal += loss.count
+            if configured && platform.store.isAvailable {
+                platform.store.put(Key.droppedEvents, String(droppedTotal))
+            }
+            return self.log
+        }
+        let message = loss.describe("event", "the events' queue")
+        log.error(message)
+        emitError(ServiceError(kind: .eventsDropped, reason: nil, code: nil, count: loss.count, message: message))
+    }
+
+    /// The same for sessions: at error level and counted; not the error listener, as for any
+    /// session dropped.
+    private func reportUnreadable(sessions loss: EventQueue.Loss?) {
+        guard let loss = loss, loss.count > 0 else { return }
+        let log = locked { () -> Logger in
+            droppedSessionsTotal += loss.count
+            if configured && platform.store.isAvailable {
+                platform.store.put(Key.droppedSessions, String(droppedSessionsTotal))
+            }
+            return self.log
+        }
+        log.error(loss.describe("session", "the sessions' queue"))
     }
 
     /// A session dropped: a warning with its reason, and the count kept on the device. Not the
@@ -1965,8 +2027,8 @@ extension SdkCore {
         /// The last item of the batch whose refusal started the splitting: once it has left the
         /// queue, requests are whole again.
         var splitUntil: String?
-        /// Sessions only: their route refused with 401, 403 or 404; they stay queued, and are
-        /// not sent again until the next launch or refreshConfig.
+        /// The lane's route refused with 401, 403 or 404: its items stay queued, and are not
+        /// sent again until the next launch or refreshConfig; the other lane goes on.
         var held = false
 
         init(_ kind: Kind, _ queue: EventQueue, maxPerRequest: Int) {

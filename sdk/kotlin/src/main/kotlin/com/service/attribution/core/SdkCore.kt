@@ -1349,8 +1349,16 @@ internal class SdkCore(
     companion object {
         private const val BACKUP_FORGOTTEN = "this SDK's data came from a backup of another install of the app: it starts as a new install"
 
-        /** A 4xx but 408 and 429: the same request would be refused again. */
-        fun refusedForGood(code: Int): Boolean = code in 400..499 && code != 408 && code != 429
+        /**
+         * The 4xx that ask for the same request later rather than refuse it (delivery.json's
+         * `retryable4xx`): a timeout, 425 Too Early (a CDN that will not act on a request it
+         * took in TLS early data, which the same request sent again on a full handshake passes),
+         * throttling.
+         */
+        private val RETRYABLE_4XX = setOf(408, 425, 429)
+
+        /** A 4xx but those asking to be sent again later: the same request would be refused again. */
+        fun refusedForGood(code: Int): Boolean = code in 400..499 && code !in RETRYABLE_4XX
 
         /** The statuses with which a route refuses the install's key or address, not what a request holds. */
         fun isConfigurationError(code: Int): Boolean = code == 401 || code == 403 || code == 404

@@ -7,6 +7,7 @@ import com.service.attribution.LogLevel
 import com.service.attribution.ServiceErrorKind
 import com.service.attribution.support.ScriptedBackend
 import com.service.attribution.support.ScriptedDevice
+import com.service.attribution.support.Vectors
 import org.junit.After
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
@@ -157,5 +158,43 @@ class RouteRefusalTest {
         assertEquals(listOf("LOGIN"), device.backend.delivered.map { it["event_type"] })
         assertEquals(1, device.backend.requests("GET", "/v1/installs/").size)
         assertEquals(0L, core.getDroppedEventCount())
+    }
+
+    /** delivery.json's `retryable4xx`: 408, 425 (Too Early) and 429. */
+    private val retryable4xx = (Vectors.conformance("delivery.json")["retryable4xx"] as List<*>).map { (it as Number).toInt() }
+
+    @Test
+    fun `every 4xx but delivery json's retryable ones is a refusal, and those are 408, 425 and 429`() {
+        assertEquals(listOf(408, 425, 429), retryable4xx)
+        for (code in 400..499) assertEquals("HTTP $code", code !in retryable4xx, SdkCore.refusedForGood(code))
+    }
+
+    @Test
+    fun `an install and a batch answered with a retryable 4xx (425 Too Early included) are sent again whole, nothing dropped`() {
+        for (code in retryable4xx) {
+            val device = ScriptedDevice()
+            try {
+                val answer = HttpResponse(code, """{"error":"x","detail":"later"}""")
+                var installs = 0
+                var batches = 0
+                device.backend.installs = { if (installs++ == 0) answer else HttpResponse(202, """{"service_id":"x"}""") }
+                device.backend.events = { if (batches++ == 0) answer else ScriptedBackend.accepted(it.size) }
+                val core = device.launch()
+                repeat(3) { core.sendEvent(EventType.LOGIN, null, mapOf("i" to it)) }
+                device.configure(core)
+                device.scheduler.advance(10 * 60_000)
+                val sentInstalls = device.backend.requests("POST", "/v1/installs").map { Json.parseObject(it.body!!) }
+                assertEquals("HTTP $code", 2, sentInstalls.size)
+                assertTrue("HTTP $code: the install is sent whole again, never bare", sentInstalls.all { it.size > 6 })
+                // One batch answered with the status, then the same three at once: never halved.
+                assertEquals("HTTP $code", listOf(3, 3), device.backend.eventRequests().map { (it["events"] as List<*>).size })
+                assertEquals("HTTP $code", listOf(0, 1, 2), device.backend.delivered.map { ((it["parameters"] as Map<*, *>)["i"] as Number).toInt() })
+                assertEquals("HTTP $code", 0L, core.getDroppedEventCount())
+                assertEquals("HTTP $code", emptyList<Any>(), device.errors.toList())
+                device.assertNoFailures()
+            } finally {
+                device.close()
+            }
+        }
     }
 }
