@@ -123,6 +123,47 @@ describe("SKAdNetwork postbacks", () => {
     expect(read(SKAN_2_0)).toMatchObject({ version: "2.0", didWin: true, fidelityType: null });
   });
 
+  it("reads only the fields a version signs: one added to Apple's postback changes nothing counted", () => {
+    // 3.0 signs its campaign-id and did-win, and has no source-identifier or sequence index.
+    const added = read({
+      ...SKAN_3_WIN,
+      "source-identifier": "7777",
+      "postback-sequence-index": 2,
+      "source-domain": "other.example",
+    });
+    expect(added.verification.status).toBe("verified");
+    expect(added).toMatchObject({
+      sourceIdentifier: "42",
+      sequenceIndex: 0,
+      didWin: true,
+      sourceDomain: null,
+    });
+    // Before 3.0 there is no did-win: only the winner is sent a postback.
+    expect(read({ ...SKAN_2_0, "did-win": false, "fidelity-type": 0 })).toMatchObject({
+      didWin: true,
+      fidelityType: null,
+      sequenceIndex: 0,
+    });
+    // 4.0 signs a domain only in the place of an app id.
+    const { "source-domain": _domain, ...withoutDomain } = SKAN_4_FINE;
+    expect(read({ ...withoutDomain, "source-app-id": 1234567891, "campaign-id": 5 })).toMatchObject(
+      { sourceIdentifier: SKAN_4_FINE["source-identifier"], sourceAppId: "1234567891" },
+    );
+    expect(read({ ...SKAN_4_FINE, "source-app-id": 1 }).sourceDomain).toBeNull();
+  });
+
+  it("refuses a source app id that is no App Store id and a source domain that is no host name", () => {
+    // Either could stand in another signed field's place, `redownload`'s "true" say.
+    const { "source-domain": _domain, ...withoutDomain } = SKAN_4_FINE;
+    for (const body of [
+      { ...withoutDomain, "source-app-id": "true" },
+      { ...SKAN_4_FINE, "source-domain": "true" },
+    ]) {
+      const result = readSkadnetworkPostback(body);
+      expect(result.ok).toBe(false);
+    }
+  });
+
   it("keeps the old 1.0 example, whose signature does not verify, as unverified", () => {
     const postback = read(SKAN_1_0_UNVERIFIABLE);
     expect(postback).toMatchObject({ version: "1.0", sourceIdentifier: "42" });

@@ -74,6 +74,10 @@ const unsigned = {
   "country-code": z.string().max(8).optional(),
 };
 
+/** A DNS host name of two labels or more (`example.com`, `xn--bcher-kva.example`). */
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
+
 /** Every field a version 1.0 to 4.0 postback may carry; which are there depends on the version. */
 const skanSchema = z.object({
   version: z.string().max(8).optional(),
@@ -83,8 +87,12 @@ const skanSchema = z.object({
   "app-id": idText,
   "transaction-id": z.string().min(1).max(200),
   redownload: flag.optional(),
-  "source-app-id": idText.optional(),
-  "source-domain": z.string().max(253).optional(),
+  // An App Store id, and a web site's host name: no other text can stand in a signed field's
+  // place (a `"true"` moved from `redownload` into it would sign the same).
+  "source-app-id": z
+    .union([z.string().regex(/^\d{1,20}$/, "must be an App Store id"), z.number().int().min(0)])
+    .optional(),
+  "source-domain": z.string().max(253).regex(HOST_NAME, "must be a host name").optional(),
   // 0 a view, 1 a click; the lake's column is a small integer.
   "fidelity-type": z.number().int().min(0).max(255).optional(),
   "did-win": z.boolean().optional(),
@@ -137,6 +145,28 @@ const signedFields = (version: string, body: SkanBody): (string | null)[] | null
     default:
       return null;
   }
+};
+
+/**
+ * What a postback is counted by, each field read only where its version signs it: a field the
+ * version does not sign (a `source-identifier` beside 3.0's `campaign-id`, a `did-win` before
+ * 3.0, a `source-domain` beside 4.0's `source-app-id`) is not read, so that a copy of Apple's
+ * postback with one added, which still verifies, counts as Apple signed it.
+ */
+const countedFields = (version: string, skan: SkanBody) => {
+  const at = versionNumber(version) ?? 10;
+  return {
+    sourceIdentifier: asText(at >= 40 ? skan["source-identifier"] : skan["campaign-id"]) ?? "",
+    redownload: at >= 20 && asFlag(skan.redownload),
+    sourceAppId: at >= 20 ? asText(skan["source-app-id"]) : null,
+    // 4.0 signs the domain in the place of an app id, when there is none.
+    sourceDomain:
+      at >= 40 && skan["source-app-id"] === undefined ? (skan["source-domain"] ?? null) : null,
+    fidelityType: at >= 22 ? (skan["fidelity-type"] ?? null) : null,
+    // Before 3.0 only the winner is sent a postback.
+    didWin: at >= 30 ? (skan["did-win"] ?? true) : true,
+    sequenceIndex: at >= 40 ? (skan["postback-sequence-index"] ?? 0) : 0,
+  };
 };
 
 /** The fields a version must carry, for a clear refusal of a body that lacks them. */
@@ -231,16 +261,9 @@ export const readSkadnetworkPostback = (body: unknown): ReadPostback => {
       kind: "skadnetwork",
       version,
       adNetworkId: skan["ad-network-id"],
-      sourceIdentifier: asText(skan["source-identifier"] ?? skan["campaign-id"]) ?? "",
       appStoreId: String(skan["app-id"]),
       transactionId: skan["transaction-id"],
-      redownload: asFlag(skan.redownload),
-      sourceAppId: asText(skan["source-app-id"]),
-      sourceDomain: skan["source-domain"] ?? null,
-      fidelityType: skan["fidelity-type"] ?? null,
-      // Before 3.0 only the winner is sent a postback.
-      didWin: skan["did-win"] ?? true,
-      sequenceIndex: skan["postback-sequence-index"] ?? 0,
+      ...countedFields(readAs, skan),
       conversionValue: skan["conversion-value"] ?? null,
       coarseValue: skan["coarse-conversion-value"] ?? null,
       countryCode: skan["country-code"] ?? null,
