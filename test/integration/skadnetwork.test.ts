@@ -9,6 +9,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPasswordCredentials } from "../../src/adapters/dynamodb/password-credentials.ts";
 import { addUser } from "../../src/dashboard/accounts.ts";
+import { unknownPostbacksQuery } from "../../src/http/handlers/skadnetwork.ts";
 import {
   AAK_DEVELOPMENT,
   SKAN_3_WIN,
@@ -417,6 +418,19 @@ describe("Apple's postbacks on the link host", () => {
       aakServerKey,
     );
     expect(theirs.status).toBe(422);
+    // A window of more than a year, on each route that takes one: a 422 naming `to`.
+    for (const route of ["postbacks", "report"]) {
+      const long = await rt.get(
+        `/v1/skadnetwork/${route}?from=2024-01-01&to=2025-06-30`,
+        serverKey,
+      );
+      expect(long.status, route).toBe(422);
+      expect(JSON.stringify(await long.json()), route).toContain("at most 366 days");
+    }
+    // The unknown postbacks' route (a session's only) takes the same rules.
+    expect(unknownPostbacksQuery.safeParse({ from: "2024-01-01", to: "2025-06-30" }).success).toBe(
+      false,
+    );
   });
 
   it("puts each new postback of an app in the lake, once, for the owner's own queries", async () => {

@@ -11,7 +11,7 @@ import { INGEST_LIMITS } from "../../ingest/limits.ts";
 import type { ApplePostbackStore } from "../../ports/apple-postbacks.ts";
 import type { UserStore } from "../../ports/users.ts";
 import { startOfDay } from "../../reports/days.ts";
-import { overviewParamsSchema } from "../../reports/params.ts";
+import { overviewParamsSchema, windowRules } from "../../reports/params.ts";
 import {
   createSkadnetworkSettings,
   POSTBACK_PAGE_LIMITS,
@@ -25,16 +25,17 @@ import { pageParams } from "../page-query.ts";
 import { principalOf, sessionOf } from "../principal.ts";
 import { routeOf } from "../routes.ts";
 
-export const skadnetworkPostbacksQuery = z
-  .object({
+// A report's window rules: `to` on or after `from`, at most a year (an unbounded scan else).
+export const skadnetworkPostbacksQuery = windowRules(
+  z.object({
     from: overviewParamsSchema.shape.from,
     to: overviewParamsSchema.shape.to,
     ...pageParams("Postbacks", POSTBACK_PAGE_LIMITS),
-  })
-  .refine((query) => query.from <= query.to, { error: "must be on or after `from`", path: ["to"] });
+  }),
+);
 
-export const skadnetworkReportQuery = z
-  .object({
+export const skadnetworkReportQuery = windowRules(
+  z.object({
     from: overviewParamsSchema.shape.from,
     to: overviewParamsSchema.shape.to,
     include: z
@@ -47,12 +48,12 @@ export const skadnetworkReportQuery = z
         description:
           "Postbacks to count besides those verified with Apple's production key: `development` (tests'), `unverified`.",
       }),
-  })
-  .refine((query) => query.from <= query.to, { error: "must be on or after `from`", path: ["to"] });
+  }),
+);
 
-export const unknownPostbacksQuery = z
-  .object({ from: overviewParamsSchema.shape.from, to: overviewParamsSchema.shape.to })
-  .refine((query) => query.from <= query.to, { error: "must be on or after `from`", path: ["to"] });
+export const unknownPostbacksQuery = windowRules(
+  z.object({ from: overviewParamsSchema.shape.from, to: overviewParamsSchema.shape.to }),
+);
 
 const DAY_MS = 86_400_000;
 
