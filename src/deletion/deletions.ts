@@ -112,7 +112,10 @@ export const purgeOpenRequests = async (deps: PurgeDeps): Promise<number> => {
       await deps.attributions.delete(request.appId, request.serviceId);
       await deps.outbox.purgeInstall(request.appId, request.serviceId);
       await deps.deliveryLog.purgeInstall(request.appId, request.serviceId);
-      await deps.lake.purgeInstall(request.appId, request.serviceId);
+      // Its tombstone was added when the request was made: snapshots from this version on are
+      // clean of it.
+      const { version } = await deps.deletions.tombstones(request.appId);
+      await deps.lake.purgeInstall(request.appId, request.serviceId, version);
       // The tombstones hold open requests only: exports find this one by app from now on. Before
       // the status, so a request whose tombstone stays (the call failed) is tried again.
       await deps.deletions.clearTombstone(request);

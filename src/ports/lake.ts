@@ -112,9 +112,18 @@ export interface AppSnapshots {
   delete(ref: SnapshotRef): Promise<void>;
 }
 
-/** Removes an install's rows from the lake by rewriting the files that hold them. */
+/**
+ * Removes an install's rows from the lake by rewriting the files that hold them, and the export
+ * snapshots that may hold them. `cleanFrom` is the app's tombstones' version once the install
+ * is among them: a snapshot made from that version on leaves the install out already, and a
+ * page of an older one is refused by its version (its catalog entry stays to say so).
+ */
 export interface LakePurger {
-  purgeInstall(appId: string, serviceId: string): Promise<{ filesRewritten: number }>;
+  purgeInstall(
+    appId: string,
+    serviceId: string,
+    cleanFrom: number,
+  ): Promise<{ filesRewritten: number }>;
 }
 
 /** The objects under a table's error prefix in the lake (Firehose's error output). */

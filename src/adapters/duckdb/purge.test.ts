@@ -95,7 +95,7 @@ describe("DuckDB purge of an install", () => {
           snapshotMade = resolve;
         }),
     );
-    const purging = purger.purgeInstall(APP, "gone");
+    const purging = purger.purgeInstall(APP, "gone", 1);
     const waitingBeside = async () =>
       (await readdir(lakeDir(), { recursive: true })).some((f) => f.endsWith(".parquet.purge"));
     await expect.poll(waitingBeside).toBe(true);

@@ -48,6 +48,9 @@ const memorySnapshots = (refs: SnapshotRef[]): AppSnapshots & { refs: SnapshotRe
   return store;
 };
 
+/** The app's tombstones' version once the install is among them: older snapshots may hold it. */
+const CLEAN_FROM = 1;
+
 const snapshotRef = (appId: string, queryId: string): SnapshotRef => ({
   appId,
   since: 1_790_000_000,
@@ -108,7 +111,7 @@ describe.each(["INT96", "INT64"] as const)("S3 lake purge, %s timestamps", (time
       lakeBucket: LAKE,
       resultsBucket: RESULTS,
       snapshots,
-    }).purgeInstall(APP, GONE);
+    }).purgeInstall(APP, GONE, CLEAN_FROM);
 
   it("rewrites a file holding the install with every other row, its schema and metadata", async () => {
     const key = eventsKey(APP, "01", 1);
@@ -189,10 +192,10 @@ describe.each(["INT96", "INT64"] as const)("S3 lake purge, %s timestamps", (time
     }
   });
 
-  it("deletes the app's snapshots, their sidecars and catalog entries, and no other app's", async () => {
+  it("deletes the app's snapshots made before the tombstone and their sidecars, and no other app's; their entries stay to refuse their pages", async () => {
     await purge();
     expect(fake.keys(RESULTS)).toEqual(["athena/q3.csv"]);
-    expect(snapshots.refs.map((r) => r.snapshotId)).toEqual(["snap-q3"]);
+    expect(snapshots.refs.map((r) => r.snapshotId)).toEqual(["snap-q1", "snap-q2", "snap-q3"]);
     const deleted = fake.mock
       .commandCalls(DeleteObjectCommand)
       .map((c) => c.args[0].input)
@@ -294,15 +297,17 @@ describe("S3 lake purge, failing loudly", () => {
     const fake = createVersionedS3({ versioned: [LAKE] });
     const key = eventsKey(APP, "01", 1);
     const version = fake.put(LAKE, key, decimalFile(["a", GONE]));
-    await expect(purger(fake).purgeInstall(APP, GONE)).rejects.toThrow(UnsupportedParquetError);
-    await expect(purger(fake).purgeInstall(APP, GONE)).rejects.toThrow(
+    await expect(purger(fake).purgeInstall(APP, GONE, CLEAN_FROM)).rejects.toThrow(
+      UnsupportedParquetError,
+    );
+    await expect(purger(fake).purgeInstall(APP, GONE, CLEAN_FROM)).rejects.toThrow(
       /cannot rewrite it unchanged: column price is OPTIONAL INT32 DECIMAL/,
     );
     expect(fake.versions(LAKE, key)).toEqual([version]);
     expect(fake.mock.commandCalls(PutObjectCommand)).toEqual([]);
     expect(fake.mock.commandCalls(DeleteObjectCommand)).toEqual([]);
     // Such a file is fine as long as it does not hold the install.
-    await expect(purger(fake).purgeInstall(APP, "someone-else")).resolves.toEqual({
+    await expect(purger(fake).purgeInstall(APP, "someone-else", CLEAN_FROM)).resolves.toEqual({
       filesRewritten: 0,
     });
   });
@@ -320,7 +325,9 @@ describe("S3 lake purge, failing loudly", () => {
     const fake = createVersionedS3({ versioned: [LAKE], afterGet: onGet });
     const rows = lakeRows(EVENTS_TABLE, [GONE, "a"], "INT96");
     const first = fake.put(LAKE, key, await lakeFile(EVENTS_TABLE, rows, "INT96", 5));
-    await expect(purger(fake).purgeInstall(APP, GONE)).rejects.toThrow(/pre-conditions/);
+    await expect(purger(fake).purgeInstall(APP, GONE, CLEAN_FROM)).rejects.toThrow(
+      /pre-conditions/,
+    );
     expect(fake.versions(LAKE, key)).toHaveLength(2);
     expect(fake.versions(LAKE, key)[0]).toBe(first);
   });
@@ -339,7 +346,9 @@ describe("S3 lake purge, failing loudly", () => {
       other,
       await lakeFile(EVENTS_TABLE, lakeRows(EVENTS_TABLE, [GONE], "INT96"), "INT96", 5),
     );
-    await expect(purger(fake).purgeInstall(APP, GONE)).resolves.toEqual({ filesRewritten: 2 });
+    await expect(purger(fake).purgeInstall(APP, GONE, CLEAN_FROM)).resolves.toEqual({
+      filesRewritten: 2,
+    });
     const after = await readLakeFile(fake.bytes(LAKE, key) ?? new Uint8Array());
     expect(after.rows.map((r) => r.service_id)).toEqual(["a"]);
     expect(fake.keys(LAKE)).toEqual([key]);
@@ -362,7 +371,7 @@ describe("S3 lake purge, failing loudly", () => {
     const old = eventsKey(APP, "01", 2);
     fake.put(LAKE, old, await file([GONE, "b"]), "null");
     const rewritten = fake.put(LAKE, old, await file(["b"]));
-    await purger(fake).purgeInstall(APP, GONE);
+    await purger(fake).purgeInstall(APP, GONE, CLEAN_FROM);
     expect(fake.versions(LAKE, current)).toHaveLength(1);
     expect(fake.versions(LAKE, current)).not.toContain("null");
     const after = await readLakeFile(fake.bytes(LAKE, current) ?? new Uint8Array());
@@ -370,10 +379,20 @@ describe("S3 lake purge, failing loudly", () => {
     expect(fake.versions(LAKE, old)).toEqual([rewritten]);
   });
 
+  it("keeps a snapshot made since the install's tombstone, which leaves it out, whole", async () => {
+    const fake = createVersionedS3({ versioned: [LAKE] });
+    fake.put(RESULTS, "athena/q9.csv", new Uint8Array([1]));
+    const since = { ...snapshotRef(APP, "q9"), tombstoneVersion: CLEAN_FROM };
+    const refs = [since];
+    await purger(fake, refs).purgeInstall(APP, GONE, CLEAN_FROM);
+    expect(fake.keys(RESULTS)).toEqual(["athena/q9.csv"]);
+    expect(fake.mock.commandCalls(DeleteObjectCommand)).toEqual([]);
+  });
+
   it("refuses to delete a snapshot outside the results bucket", async () => {
     const fake = createVersionedS3({ versioned: [LAKE] });
     const stray = { ...snapshotRef(APP, "q1"), location: "s3://elsewhere/athena/q1.csv" };
-    await expect(purger(fake, [stray]).purgeInstall(APP, GONE)).rejects.toThrow(
+    await expect(purger(fake, [stray]).purgeInstall(APP, GONE, CLEAN_FROM)).rejects.toThrow(
       /outside results-bucket/,
     );
     expect(fake.mock.commandCalls(DeleteObjectCommand)).toEqual([]);

@@ -11,9 +11,12 @@
  * noncurrent-version lifetime (30 days). A noncurrent version that holds the install (a run
  * stopped between putting the rewrite and deleting the old version) is deleted too.
  *
- * Export snapshots of the app (Athena result CSVs, their page checkpoint sidecars and Athena's
- * `.metadata` file) are deleted with their catalog entries: one made before the deletion
- * request may hold the install's records, and they are a cache the export rebuilds on demand.
+ * Export snapshots of the app made before the install's tombstone (Athena result CSVs, their
+ * page checkpoint sidecars and Athena's `.metadata` file) are deleted: they may hold its
+ * records, and they are a cache the export rebuilds on demand. Their catalog entries stay until
+ * they expire, so that a later page of one is refused for its version (start again at offset
+ * 0), never sliced from a new snapshot made in its place; a snapshot made since leaves the
+ * install out, and its pages go on.
  *
  * Each step is idempotent, so a run that fails or times out part-way is completed by the next.
  */
@@ -177,25 +180,24 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
     return true;
   };
 
-  const purgeSnapshots = async (appId: string): Promise<void> => {
+  const purgeSnapshots = async (appId: string, cleanFrom: number): Promise<void> => {
     for (const snapshot of await snapshots.listByApp(appId)) {
+      if (snapshot.tombstoneVersion >= cleanFrom) continue;
       const result = parseS3Uri(snapshot.location);
       if (result.bucket !== resultsBucket) {
         throw new Error(
           `Snapshot ${snapshot.snapshotId} is outside ${resultsBucket}: ${snapshot.location}`,
         );
       }
-      // Objects first, then the entry: a failure leaves the entry for the next run to find.
       const keys = [result.key, sidecarOf(result).key, `${result.key}.metadata`];
       for (const key of keys) {
         await s3.send(new DeleteObjectCommand({ Bucket: resultsBucket, Key: key }));
       }
-      await snapshots.delete(snapshot);
     }
   };
 
   return {
-    async purgeInstall(appId, serviceId) {
+    async purgeInstall(appId, serviceId, cleanFrom) {
       const id = Buffer.from(serviceId, "utf8");
       let filesRewritten = 0;
       for (const table of tables) {
@@ -203,7 +205,7 @@ export const createS3LakePurger = (options: S3LakePurgerOptions): LakePurger => 
           if (await purgeVersion(version, id)) filesRewritten += 1;
         }
       }
-      await purgeSnapshots(appId);
+      await purgeSnapshots(appId, cleanFrom);
       return { filesRewritten };
     },
   };
