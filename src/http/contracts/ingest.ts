@@ -110,8 +110,9 @@ const eventVerdicts = batchVerdicts({
     "app is switched off in its remote configuration), `install_deleted` (the install's data " +
     "was deleted on request, DELETE /v1/installs/{service_id}).",
   errors:
-    "`Unprocessable Entity` for an event that breaks a rule; `Conflict` for an SDK event whose " +
-    "install is not recorded yet.",
+    "`Unprocessable Entity` for an event that breaks a rule; `Conflict` (retryable) for an SDK " +
+    "event whose install is not recorded yet, or a server's event whose `customer_user_id` no " +
+    "install has sent yet.",
   example: { error: "Unprocessable Entity", detail: "event_time: is required" },
 });
 
@@ -229,7 +230,8 @@ export const INGEST_CONTRACTS = {
       "As POST /v1/events, with a server key. Each event names its user by " +
       "`customer_user_id` (the id the app set through the SDK), which the service resolves to " +
       "the install that last sent events under it; `service_id` is not allowed. An event " +
-      "whose `customer_user_id` is unknown is rejected, not retryable. The event's country is " +
+      "whose `customer_user_id` no install has sent yet is rejected as `Conflict`, retryable: " +
+      "sent again once the app has sent an event with the id, it is taken. The event's country is " +
       "the install's, not the calling server's.",
     scope: "s2s",
     schema: s2sEventsRequestSchema.meta({ id: "S2sEventsRequest" }),
