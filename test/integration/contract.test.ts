@@ -30,7 +30,7 @@ import { type MockNetwork, startMockNetwork } from "../support/mock-network.ts";
 import { startTestRuntime, type TestRuntime } from "../support/runtime.ts";
 
 const APP = "com.example.contract";
-const SEALING_APP = "com.example.contract-sealed";
+const SEALING_APP = "com.example.contract_sealed";
 const USER = "user-contract-1";
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();

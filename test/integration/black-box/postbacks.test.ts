@@ -34,7 +34,7 @@ describe("postbacks", () => {
   beforeAll(async () => {
     target = await openTarget();
     mock = await startMockNetwork();
-    app = target.appId("com.example.bb-postbacks");
+    app = target.appId("com.example.bb_postbacks");
     keys = await target.createApp(app, "android");
   });
 
