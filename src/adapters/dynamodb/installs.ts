@@ -183,8 +183,19 @@ export const createCustomerUserMap = (
       { table, index: BY_INSTALL_INDEX, key: "installKey", value: installKey(appId, serviceId) },
       (item) => z.object({ customerUserKey: z.string() }).parse(item).customerUserKey,
     );
+    // The index may lag behind a mapping moved to another install since: only one that still
+    // names this install goes.
     for (const customerUserKey of keys) {
-      await doc.send(new DeleteCommand({ TableName: table, Key: { customerUserKey } }));
+      await conditionHolds(() =>
+        doc.send(
+          new DeleteCommand({
+            TableName: table,
+            Key: { customerUserKey },
+            ConditionExpression: "installKey = :install",
+            ExpressionAttributeValues: { ":install": installKey(appId, serviceId) },
+          }),
+        ),
+      );
     }
   },
 });

@@ -4,7 +4,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import {
+  BatchWriteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedInstall } from "../../../test/support/installs.ts";
 import { installFacts } from "../../attribution/facts.ts";
@@ -236,6 +242,22 @@ describe("DynamoDB stores", () => {
     expect(await users.get("com.a", "u1")).toBeUndefined();
     expect(await users.get("com.a", "u2")).toBeUndefined();
   });
+  it("deletes only the mappings that still name the install, whatever a lagging index lists", async () => {
+    const real = createCustomerUserMap(dynamo.doc, LOCAL_TABLE_NAMES.customerUsers);
+    await real.put("com.lag", "u1", "s3", "2026-11-03T10:00:00.000Z");
+    // The index still lists u1 under s2, the install it named before it moved to s3.
+    const lagging = Object.create(dynamo.doc);
+    lagging.send = async (command: Parameters<typeof dynamo.doc.send>[0]) =>
+      command instanceof QueryCommand
+        ? { Items: [{ customerUserKey: "com.lag#u1" }] }
+        : dynamo.doc.send(command);
+    await createCustomerUserMap(lagging, LOCAL_TABLE_NAMES.customerUsers).deleteInstall(
+      "com.lag",
+      "s2",
+    );
+    expect(await real.get("com.lag", "u1")).toBe("s3");
+  });
+
   it("writes a use again when the one that refused it is deleted before it is read", async () => {
     const real = createCustomerUserMap(dynamo.doc, LOCAL_TABLE_NAMES.customerUsers);
     await real.put("com.race", "u1", "s2", "2026-11-02T10:00:00.000Z");
