@@ -192,7 +192,7 @@ export const EXPORT_CONTRACTS = {
     summary: "Export a page of the app's attributed events",
     description:
       "One page of the key's app's events with `event_time` at or after `timestamp`, ordered " +
-      "by `event_time`, then `event_id`; each `event_id` appears once. The first page of an " +
+      "by `event_time`, then `event_id`; each `event_id` appears once per install. The first page of an " +
       "export (offset 0) takes a snapshot of the window as it is now, named in the " +
       `\`${SNAPSHOT_HEADER}\` header; the pages that name it in \`snapshot\` slice it for a ` +
       "while (15 minutes by default), so they neither repeat nor skip events while new ones " +
