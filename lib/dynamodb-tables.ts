@@ -235,11 +235,13 @@ const TABLE_GRANTS: {
       { actions: ["dynamodb:GetItem"], on: whole("deletions"), keysStartWith: TOMBSTONES_PREFIX },
       { actions: QUERY, on: indexes("deletions", "byApp") },
     ],
-    // The purge: open requests (the sparse `open` index), their status updated and a
-    // completed one's install taken out of its app's tombstones.
+    // The purge: open requests (the sparse `open` index), their status updated, the app's
+    // tombstones read (their version: the snapshots made since leave the install out) and a
+    // completed one's install taken out of them.
     purge: [
       { actions: QUERY, on: indexes("deletions", "open") },
       { actions: ["dynamodb:UpdateItem"], on: whole("deletions") },
+      { actions: ["dynamodb:GetItem"], on: whole("deletions"), keysStartWith: TOMBSTONES_PREFIX },
     ],
   },
   snapshots: {
@@ -256,10 +258,8 @@ const TABLE_GRANTS: {
         on: whole("snapshots"),
       },
     ],
-    purge: [
-      { actions: QUERY, on: indexes("snapshots", "byApp") },
-      { actions: ["dynamodb:DeleteItem"], on: whole("snapshots") },
-    ],
+    // The purge finds the app's snapshots; their entries stay until they expire.
+    purge: [{ actions: QUERY, on: indexes("snapshots", "byApp") }],
   },
   links: {
     get: [{ actions: ["dynamodb:GetItem"], on: whole("links") }],

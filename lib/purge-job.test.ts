@@ -120,11 +120,16 @@ describe("purge job", () => {
       },
       {
         Effect: "Allow",
+        Action: "dynamodb:GetItem",
+        Resource: resolve(tables.table.deletions.tableArn),
+        Condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["app#*"] } },
+      },
+      {
+        Effect: "Allow",
         Action: "dynamodb:DeleteItem",
         Resource: [
           resolve(tables.table.installs.tableArn),
           resolve(tables.table.customerUsers.tableArn),
-          resolve(tables.table.snapshots.tableArn),
           resolve(tables.table.attributions.tableArn),
           resolve(tables.table.outbox.tableArn),
           resolve(tables.table.deliveryLog.tableArn),
@@ -157,7 +162,12 @@ describe("purge job", () => {
     const all = statementsOfRole(template, stack.purge.function.role);
     const actions = all.flatMap(actionsOf);
     expect(actions.filter((a) => a.includes("*"))).toEqual([]);
-    expect(actions.filter((a) => /Scan|Batch|GetItem|PutItem/.test(a))).toEqual([]);
+    expect(actions.filter((a) => /Scan|Batch|PutItem/.test(a))).toEqual([]);
+    // One read: the tombstones items of the deletions table, by their key's prefix.
+    const reads = all.filter((statement) => actionsOf(statement).includes("dynamodb:GetItem"));
+    expect(reads.map((statement) => statement.Condition)).toEqual([
+      { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["app#*"] } },
+    ]);
     const others = actions.filter((a) => !a.startsWith("dynamodb:") && !a.startsWith("s3:"));
     expect(new Set(others.map((a) => a.split(":")[0]))).toEqual(new Set(["logs", "xray", "sqs"]));
     // SQS: only sending a failed run to its failure queue.
