@@ -1,5 +1,6 @@
 import type { Stack } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
+import type { CfnBucket } from "aws-cdk-lib/aws-s3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Lake } from "./lake.ts";
 import { propertiesOf, testStack } from "./stack.test-support.ts";
@@ -15,10 +16,11 @@ beforeAll(() => {
 });
 
 describe("lake buckets", () => {
-  it("encrypts, blocks public access and disables ACLs on every bucket", () => {
-    const buckets = Object.values(template.findResources("AWS::S3::Bucket"));
-    expect(buckets).toHaveLength(3);
-    for (const bucket of buckets) {
+  it("encrypts, blocks public access and disables ACLs on every bucket but CloudFront's logs'", () => {
+    const buckets = template.findResources("AWS::S3::Bucket");
+    expect(Object.keys(buckets)).toHaveLength(4);
+    const cdnLogs = stack.getLogicalId(lake.cdnLogsBucket.node.defaultChild as CfnBucket);
+    for (const [id, bucket] of Object.entries(buckets)) {
       expect(propertiesOf(bucket)).toMatchObject({
         BucketEncryption: {
           ServerSideEncryptionConfiguration: [
@@ -31,13 +33,21 @@ describe("lake buckets", () => {
           IgnorePublicAcls: true,
           RestrictPublicBuckets: true,
         },
-        OwnershipControls: { Rules: [{ ObjectOwnership: "BucketOwnerEnforced" }] },
+        // CloudFront's standard logs are delivered by ACL: a bucket without them refuses it.
+        OwnershipControls: {
+          Rules: [{ ObjectOwnership: id === cdnLogs ? "ObjectWriter" : "BucketOwnerEnforced" }],
+        },
       });
     }
   });
 
   it("denies every request without TLS on every bucket", () => {
-    for (const bucket of [lake.bucket, lake.resultsBucket, lake.accessLogsBucket]) {
+    for (const bucket of [
+      lake.bucket,
+      lake.resultsBucket,
+      lake.accessLogsBucket,
+      lake.cdnLogsBucket,
+    ]) {
       template.hasResourceProperties("AWS::S3::BucketPolicy", {
         Bucket: stack.resolve(bucket.bucketName),
         PolicyDocument: {

@@ -39,6 +39,11 @@ export class Lake extends Construct {
   readonly bucket: Bucket;
   readonly resultsBucket: Bucket;
   readonly accessLogsBucket: Bucket;
+  /**
+   * The CloudFront distributions' standard logs: CloudFront writes them only to a bucket with
+   * ACLs on (it grants its log delivery account by ACL), which no other bucket here has.
+   */
+  readonly cdnLogsBucket: Bucket;
   readonly #catalog: LakeCatalog | undefined;
 
   constructor(scope: Construct, id: string, props: LakeProps = {}) {
@@ -58,6 +63,14 @@ export class Lake extends Construct {
     // The log target itself is not logged (that would loop); cdk-nag S1 accepts a log target.
     this.accessLogsBucket = new Bucket(this, "AccessLogs", {
       ...secure,
+      lifecycleRules: [{ expiration: props.accessLogExpiration ?? Duration.days(90) }],
+    });
+
+    this.cdnLogsBucket = new Bucket(this, "CdnLogs", {
+      ...secure,
+      objectOwnership: ObjectOwnership.OBJECT_WRITER,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: "cdn-logs/",
       lifecycleRules: [{ expiration: props.accessLogExpiration ?? Duration.days(90) }],
     });
 

@@ -211,7 +211,7 @@ export class ServiceStack extends Stack {
           domain: settings.linkDomain,
           throttle: settings.linkThrottle,
           webAclArn: settings.edgeWebAclArn,
-          logsBucket: lake.accessLogsBucket,
+          logsBucket: lake.cdnLogsBucket,
           entryFor: props.entryFor,
           logRetention: settings.logRetention,
         })
@@ -247,7 +247,7 @@ export class ServiceStack extends Stack {
     this.#dashboard = settings.dashboard
       ? new DashboardSite(this, "Dashboard", {
           api: this.api.api,
-          logsBucket: lake.accessLogsBucket,
+          logsBucket: lake.cdnLogsBucket,
           webAclArn: settings.edgeWebAclArn,
         })
       : undefined;
