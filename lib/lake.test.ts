@@ -78,10 +78,10 @@ describe("lake buckets", () => {
     });
   });
 
-  it("expires Athena results after a week", () => {
+  it("expires Athena results after a day, the longest an export snapshot serves pages", () => {
     const results = template.findResources("AWS::S3::Bucket", {
       Properties: {
-        LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 7 })] },
+        LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 1 })] },
       },
     });
     expect(Object.keys(results)).toEqual([stack.resolve(lake.resultsBucket.bucketName).Ref]);

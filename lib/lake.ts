@@ -25,7 +25,11 @@ export type { LakeTableName };
 export const RATES_TABLE_KEY = "reference/ecb-eurofxref-hist.csv";
 
 export interface LakeProps {
-  /** Athena results live only as long as an export snapshot may be paged (at most a day). */
+  /**
+   * Athena results live only as long as an export snapshot may be paged (at most a day): the
+   * purge of a deleted install finds a snapshot's files by its catalog entry, which goes when
+   * the snapshot expires, and the lifecycle removes what it could not find.
+   */
   readonly resultsExpiration?: Duration;
   /** Bounds how long deleted or overwritten lake objects survive, e.g. after a data purge. */
   readonly noncurrentVersionExpiration?: Duration;
@@ -100,7 +104,7 @@ export class Lake extends Construct {
       serverAccessLogsPrefix: "results/",
       lifecycleRules: [
         {
-          expiration: props.resultsExpiration ?? Duration.days(7),
+          expiration: props.resultsExpiration ?? Duration.days(1),
           abortIncompleteMultipartUploadAfter: Duration.days(1),
         },
       ],
