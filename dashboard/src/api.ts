@@ -512,12 +512,30 @@ export const getSession = async (): Promise<Session> => {
   return session;
 };
 
+/**
+ * Ends the session on the service, which alone can (its cookie is out of the page's reach). A
+ * 401 is this tab's token of an older session (another tab signed someone in since, whose
+ * session the cookie now holds) or no session at all: the current one is asked for, and ended
+ * with its token, or there is none to end. Throws while a session may still stand.
+ */
 export const signOut = async (): Promise<void> => {
+  const end = () => call<void>("DELETE", "/v1/session", { redirectOn401: false });
   try {
-    await call<void>("DELETE", "/v1/session", { redirectOn401: false });
-  } finally {
-    csrfToken = null;
+    await end();
+  } catch (caught) {
+    if (!(caught instanceof ApiError) || caught.status !== 401) throw caught;
+    try {
+      await getSession();
+    } catch (asked) {
+      if (asked instanceof ApiError && asked.status === 401) {
+        csrfToken = null;
+        return;
+      }
+      throw asked;
+    }
+    await end();
   }
+  csrfToken = null;
 };
 
 // Apps

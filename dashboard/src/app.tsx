@@ -224,11 +224,16 @@ function Shell() {
     setSession({ status: "signed-in", user: answer.user });
   }, []);
 
+  const [signOutProblem, setSignOutProblem] = useState<string | null>(null);
   const onSignOut = async () => {
+    setSignOutProblem(null);
     try {
       await signOut();
-    } catch {
-      // signed out here whatever the service said
+    } catch (caught) {
+      // The session may still stand (only the service can end it): the page says so rather
+      // than look signed out while a reload would bring the person back.
+      setSignOutProblem(`Not signed out: ${errorMessage(caught)} Try again.`);
+      return;
     }
     // Nothing of this person's is left for the next one on this tab: not their figures, not
     // their page, not their app.
@@ -264,6 +269,7 @@ function Shell() {
               <button type="button" class="secondary" onClick={onSignOut}>
                 Sign out
               </button>
+              {signOutProblem ? <ErrorText message={signOutProblem} /> : null}
             </div>
           ) : null}
         </div>

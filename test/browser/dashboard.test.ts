@@ -3160,6 +3160,37 @@ describe("the dashboard in a browser", () => {
     }
   });
 
+  it("9g. signs out, from a tab whose sign-in another tab has since replaced, the person the session now holds", async () => {
+    const context = await browser.newContext({ viewport: DESKTOP, reducedMotion: "reduce" });
+    try {
+      const signInOn = async (tab: Page, who: { email: string; password: string }) => {
+        await tab.goto(`${rt.url}/`);
+        await heading(tab, "Sign in").waitFor(WITHIN);
+        await tab.getByLabel("Email").fill(who.email);
+        await tab.getByLabel("Password").fill(who.password);
+        await tab.getByRole("button", { name: "Sign in" }).click();
+        await heading(tab, "Apps").waitFor(WITHIN);
+      };
+      const first = await context.newPage();
+      await signInOn(first, SECOND);
+      // The other tab shares the cookie: it signs the person out and in again, a new session.
+      const other = await context.newPage();
+      await other.goto(`${rt.url}/`);
+      await heading(other, "Apps").waitFor(WITHIN);
+      await other.getByRole("button", { name: "Sign out" }).click();
+      await signInOn(other, SECOND);
+      // The first tab still holds the ended session's token: its sign-out ends the new one.
+      await first.getByRole("button", { name: "Sign out" }).click();
+      await heading(first, "Sign in").waitFor(WITHIN);
+      const session = await first.request.get(`${rt.url}/v1/session`);
+      expect(session.status()).toBe(401);
+      await other.reload();
+      await heading(other, "Sign in").waitFor(WITHIN);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("10. fits every page in 390 px without sideways scrolling, the navigation in reach", async () => {
     const { appId } = demoApp();
     /** Each page, what shows it is ready, its navigation's links, and its screenshot. */
