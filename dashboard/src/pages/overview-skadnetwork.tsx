@@ -70,6 +70,9 @@ export function SkadnetworkSection(props: {
       },
       (caught: unknown) => {
         if (call !== latest.current) return;
+        // The figures shown were of the range or choice before: none rather than those under
+        // this one's words.
+        setReport(null);
         setError(errorMessage(caught));
         setLoading(false);
       },
