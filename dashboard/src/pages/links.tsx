@@ -159,14 +159,23 @@ export function LinksPage(props: { appId: string }) {
     refresh();
   }, [refresh]);
 
+  // A second press while a page is on its way would ask for the same page again (a ref: two
+  // presses before the page renders again both see the state as it was).
+  const [loadingMore, setLoadingMore] = useState(false);
+  const moreOnItsWay = useRef(false);
   const loadMore = async () => {
-    if (!cursor) return;
+    if (!cursor || moreOnItsWay.current) return;
+    moreOnItsWay.current = true;
+    setLoadingMore(true);
     try {
       const page = await listLinks(appId, { limit: PAGE_SIZE, cursor });
       setLinks((current) => [...(current ?? []), ...page.data]);
       setCursor(page.next_cursor);
     } catch (caught) {
       setError(errorMessage(caught));
+    } finally {
+      moreOnItsWay.current = false;
+      setLoadingMore(false);
     }
   };
 
@@ -380,7 +389,7 @@ export function LinksPage(props: { appId: string }) {
         )}
         {cursor ? (
           <div class="actions">
-            <button type="button" class="secondary" onClick={loadMore}>
+            <button type="button" class="secondary" onClick={loadMore} aria-disabled={loadingMore}>
               Load more links
             </button>
           </div>

@@ -143,7 +143,13 @@ export function PartnersPage(props: { appId: string }) {
     if (confirming) document.querySelector<HTMLButtonElement>("button[data-confirm]")?.focus();
   }, [confirming]);
 
+  // A second press of Confirm delete while the first is on its way would delete it again, and
+  // be told it is not found.
+  const deleting = useRef<string | null>(null);
   const remove = async (target: PostbackTarget, id: string) => {
+    const key = `${target}:${id}`;
+    if (deleting.current === key) return;
+    deleting.current = key;
     setError(null);
     setStatus(null);
     try {
@@ -156,6 +162,8 @@ export function PartnersPage(props: { appId: string }) {
       await reload();
     } catch (caught) {
       setError(errorMessage(caught));
+    } finally {
+      deleting.current = null;
     }
   };
 
