@@ -22,9 +22,15 @@ const platformOf = (event: ExportRecord): string => {
   return typeof platform === "string" && platform !== "" ? platformWord(platform) : UNKNOWN;
 };
 
-/** An event's identity across polls: its id, else what it is made of. */
+/**
+ * An event's identity across polls: its id and its install's (an id is once per install: a
+ * server's event sent again after its user moved to another install is that one's too), else
+ * what it is made of.
+ */
 const identity = (event: ExportRecord): string =>
-  event.event_id ?? `${event.event_time}|${event.event_name}|${event.media_source}`;
+  event.event_id !== null && event.event_id !== undefined
+    ? `${event.service_id ?? ""}|${event.event_id}`
+    : `${event.event_time}|${event.event_name}|${event.media_source}`;
 
 export function LivePage(props: { appId: string }) {
   const { appId } = props;
