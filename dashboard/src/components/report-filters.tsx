@@ -135,7 +135,15 @@ export function FiltersForm(props: {
           {props.children}
           {hasFilters(filters) ? (
             <div class="filter-end">
-              <button type="button" class="secondary" onClick={() => onChange({})}>
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => {
+                  onChange({});
+                  // The button goes with the filters: focus to the first of them, not the page.
+                  document.getElementById(`${idPrefix}-media_source`)?.focus();
+                }}
+              >
                 Clear filters
               </button>
             </div>

@@ -315,7 +315,15 @@ function CostUpload(props: {
         <p class="hint">
           Their days run from {outcome.days.from} to {outcome.days.to}, not all in the range shown
           below.{" "}
-          <button type="button" class="secondary" onClick={() => props.onShowDays(outcome.days)}>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              props.onShowDays(outcome.days);
+              // The button goes once its days are shown: focus to the range that shows them.
+              document.querySelector<HTMLInputElement>('input[name="from"]')?.focus();
+            }}
+          >
             Show {outcome.days.from} to {outcome.days.to}
           </button>
         </p>
