@@ -169,6 +169,29 @@ void main() {
       expect(received.map((link) => link.url), [url]);
     });
 
+    test('a cold-start link and a second one handled before a listener both reach it, in order',
+        () async {
+      final cold = Uri.parse('myapp://open?deep_link_path=%2Fcold');
+      final second = Uri.parse('myapp://open?deep_link_path=%2Fsecond');
+      await ServicePlugin.handleDeepLink(cold);
+      await ServicePlugin.handleDeepLink(second);
+      final received = await listen(ServicePlugin.onDeepLink);
+      expect(received.map((link) => link.url), [cold, second]);
+    });
+
+    test('past listeners.json\'s maxPendingDirectLinks the oldest waiting links are dropped',
+        () async {
+      final kept = _vectors('listeners.json')['maxPendingDirectLinks'] as int;
+      final urls = [
+        for (var i = 0; i < kept + 3; i++) Uri.parse('myapp://open?deep_link_path=%2Flevels%2F$i'),
+      ];
+      for (final url in urls) {
+        await ServicePlugin.handleDeepLink(url);
+      }
+      final received = await listen(ServicePlugin.onDeepLink);
+      expect(received.map((link) => link.url), urls.sublist(3));
+    });
+
     test('a host outside allowedHosts gives nothing to the listener', () async {
       final received = await listen(ServicePlugin.onDeepLink);
       await ServicePlugin.handleUniversalLink(

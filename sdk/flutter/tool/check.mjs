@@ -1,7 +1,8 @@
 // The checks this machine can make of the Flutter package, which has no Dart SDK here: every
 // Dart file parses as Dart 3 (tree-sitter's grammar); the rules written out on the Dart side
 // (the EventType wire values, the log level bounds and default, the drop reasons, error kinds
-// and deep link kinds) are the shared conformance vectors' rules; ServicePlugin has every member
+// and deep link kinds, the direct links kept for a listener) are the shared conformance
+// vectors' rules; ServicePlugin has every member
 // of docs/sdks.md's Flutter column with its types; every channel method the Dart side invokes is
 // handled by the Android plugin (which reads only argument keys Dart sends) and named by the iOS
 // plugin, and every call they make back is handled by Dart with the keys it reads; the iOS SDK
@@ -213,6 +214,28 @@ for (const [enumName, want, source] of [
       : [`cases ${cases.join(", ")} give ${cases.map((c) => wires.get(c)).join(", ")}`]),
   ]);
 }
+// Direct links handed over before onDeepLink has a listener: listeners.json's bound, the
+// oldest dropped for the newest, and the Dart test that runs it.
+const listenersTest = read(join(root, "test", "listeners_test.dart"));
+check("direct links wait for a listener as listeners.json says: the most recent, in order", [
+  ...(constant("_maxPendingDirectLinks") === listenerVectors.maxPendingDirectLinks
+    ? []
+    : [
+        `_maxPendingDirectLinks is ${constant("_maxPendingDirectLinks")}, listeners.json's maxPendingDirectLinks ${listenerVectors.maxPendingDirectLinks}`,
+      ]),
+  ...(/_pendingDirect\.length >= _maxPendingDirectLinks\) _pendingDirect\.removeAt\(0\);\s*_pendingDirect\.add\(link\);/.test(
+    plugin,
+  )
+    ? []
+    : ["_deliverDirect does not keep the most recent links, the oldest dropped"]),
+  ...(/for \(final link in pending\) \{\s*_deepLinks\.add\(link\);/.test(plugin)
+    ? []
+    : ["onDeepLink's first listener does not get every waiting link, in order"]),
+  ...(listenersTest.includes("['maxPendingDirectLinks']")
+    ? []
+    : ["listeners_test.dart does not test listeners.json's maxPendingDirectLinks"]),
+]);
+
 // The fields docs/sdks.md gives ServiceError and ServiceDeepLink, each a field of the Dart class
 // that its fromChannel reads under the same key.
 const classBody = (name) => {

@@ -1,8 +1,9 @@
 // The checks this machine can make of the iOS SDK and of the Flutter plugin's iOS side, with
 // no Swift compiler here: every Swift file parses (tree-sitter's Swift grammar), the wire values
 // written in Swift (event types, log levels, request fields, the consent object, routes,
-// statuses, drop reasons and error kinds, delivery limits, the sessions' request, limits and
-// interval, the sealing constants) are the conformance vectors' and the service's, every
+// statuses, drop reasons and error kinds, delivery limits, the direct links kept for a
+// deep-link listener, the sessions' request, limits and interval, the sealing constants, the
+// Flutter plugin's custom values sealed leaf by leaf) are the conformance vectors' and the service's, every
 // delivery.json scenario and every sessions.json case has its XCTest, UIKit is used only behind
 // `#if os(iOS)`, the
 // packaging (the root Package.swift, parsed, and ServiceAttribution.podspec; the Flutter
@@ -454,6 +455,33 @@ checking("the attribution route's own keys and the delivery limits are the vecto
 });
 
 checking(
+  "direct links wait for a deep-link listener: listeners.json's maxPendingDirectLinks, oldest dropped",
+  () => {
+    const sdkCore = typeNamed(core("Core/SdkCore.swift"), "SdkCore");
+    const kept = Number(propertyValue(sdkCore, "maxPendingLinks").text.replace(/_/g, ""));
+    const deliver =
+      descendants(sdkCore, "function_declaration").find(
+        (fn) =>
+          nameOf(fn) === "deliver" && fn.text.split("{")[0].includes("_ link: ServiceDeepLink"),
+      )?.text ?? "";
+    const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ListenerTests.swift"));
+    return [
+      ...same(kept, listeners.maxPendingDirectLinks, "SdkCore.maxPendingLinks"),
+      ...(/pendingLinks\.count >= SdkCore\.maxPendingLinks \{ pendingLinks\.removeFirst\(\) \}\s*pendingLinks\.append\(link\)/.test(
+        deliver,
+      )
+        ? []
+        : ["deliver does not drop the oldest waiting link for the newest"]),
+      ...(/func testTheMostRecentDirectLinksWaitForAListenerTheOldestDroppedTheRestInOrder\(/.test(
+        tests,
+      ) && tests.includes('["maxPendingDirectLinks"]')
+        ? []
+        : ["ListenerTests does not test listeners.json's maxPendingDirectLinks"]),
+    ];
+  },
+);
+
+checking(
   "the consent object, the events envelope, the consent update and the TCF keys are the vectors'",
   () => {
     const requestsType = typeNamed(core("Core/Requests.swift"), "Requests");
@@ -637,6 +665,33 @@ checking("DeliveryTests has a test for every scenario of delivery.json, each one
 checking("the matching parameters are pii.json's keys", () => {
   const protector = typeNamed(core("Core/Pii.swift"), "Protector");
   return same(stringsIn(propertyValue(protector, "piiKeys")), vectors("pii.json").keys, "piiKeys");
+});
+
+checking("under Flutter, custom values are sealed leaf by leaf, as pii.json's customValues", () => {
+  const protector = typeNamed(core("Core/Pii.swift"), "Protector");
+  const protect = functionNamed(protector, "protect").text;
+  const leaves = functionNamed(protector, "sealLeaves").text;
+  const tests = read(join(ios, "Tests", "ServiceAttributionTests", "ConformanceTests.swift"));
+  return [
+    ...(/sealsCustomValues && sealing[\s\S]*sealLeaves\(value\)/.test(protect)
+      ? []
+      : ["protect does not seal custom values through sealLeaves"]),
+    ...(/sealer\(value\.text\)/.test(protect)
+      ? ["protect seals a whole custom value as one string"]
+      : []),
+    ...(/case let \.object\([\s\S]*sealLeaves\(member\)/.test(leaves) &&
+    /case let \.array\([\s\S]*sealLeaves\(item\)/.test(leaves)
+      ? []
+      : ["sealLeaves does not seal inside maps and lists"]),
+    ...(/Protector\.maxStringLength/.test(leaves)
+      ? []
+      : ["a leaf's envelope is not held to the service's string limit"]),
+    ...(vectors("pii.json").customValues?.cases?.length ? [] : ["pii.json has no customValues"]),
+    ...(/func testUnderFlutterCustomValuesAreSealedLeafByLeafAsTheVectorsHaveThem\(/.test(tests) &&
+    tests.includes('["customValues"]')
+      ? []
+      : ["ConformanceTests does not run pii.json's customValues"]),
+  ];
 });
 
 checking("ATT statuses and match statuses are the service's", () => {

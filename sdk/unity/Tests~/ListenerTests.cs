@@ -437,6 +437,46 @@ namespace Service.Unity.Tests
         }
 
         [Test]
+        public void TheMostRecentDirectLinksBeforeAnyListenerAreDeliveredInOrderTheOldestDropped()
+        {
+            var kept = (int)Repo.Vectors("listeners.json")["maxPendingDirectLinks"];
+            Assert.AreEqual(kept, SdkListeners.MaxPendingDirectLinks);
+            var main = new QueuedMainThread();
+            ServiceSDK.UsePlatform(Setups.For("http://service.test", new ScriptedBackend { Answer = ScriptedBackend.Usual }, mainThread: main));
+            // A link that cold-started the app, then one tapped before any listener: both arrive.
+            ServiceSDK.HandleDeepLink("myapp://open?deep_link_path=%2Fcold");
+            ServiceSDK.HandleDeepLink("myapp://open?deep_link_path=%2Fsecond");
+            var heard = new List<ServiceDeepLink>();
+            Action<ServiceDeepLink> listener = heard.Add;
+            ServiceSDK.DeepLinkReceived += listener;
+            try
+            {
+                main.Drain();
+                CollectionAssert.AreEqual(new[] { "/cold", "/second" }, heard.Select(link => link.Path).ToArray());
+            }
+            finally
+            {
+                ServiceSDK.DeepLinkReceived -= listener;
+            }
+
+            heard.Clear();
+            var paths = Enumerable.Range(0, kept + 3).Select(i => "/levels/" + i).ToArray();
+            foreach (var path in paths) ServiceSDK.HandleDeepLink("myapp://open?deep_link_path=" + Uri.EscapeDataString(path));
+            main.Drain();
+            Assert.IsEmpty(heard, "no listener yet");
+            ServiceSDK.DeepLinkReceived += listener;
+            try
+            {
+                main.Drain();
+                CollectionAssert.AreEqual(paths.Skip(3).ToArray(), heard.Select(link => link.Path).ToArray());
+            }
+            finally
+            {
+                ServiceSDK.DeepLinkReceived -= listener;
+            }
+        }
+
+        [Test]
         public void TheFacadesListenersAreCSharpEventsWithTheDocumentedTypes()
         {
             Assert.AreEqual(typeof(Action<Dictionary<string, object>>), typeof(ServiceSDK).GetEvent("AttributionReceived").EventHandlerType);

@@ -237,9 +237,11 @@ final class ServicePlugin {
   static final StreamController<ServiceDeepLink> _deepLinks =
       StreamController<ServiceDeepLink>.broadcast(
     onListen: () {
-      final pending = _pendingDirect;
-      _pendingDirect = null;
-      if (pending != null) _deepLinks.add(pending);
+      final pending = List<ServiceDeepLink>.of(_pendingDirect);
+      _pendingDirect.clear();
+      for (final link in pending) {
+        _deepLinks.add(link);
+      }
       _listen(_deepLinkListener, true);
     },
     onCancel: () => _listen(_deepLinkListener, false),
@@ -255,14 +257,21 @@ final class ServicePlugin {
   static const String _deepLinkListener = 'deepLink';
   static const String _errorListener = 'error';
 
-  /// The last direct deep link handed over while [onDeepLink] had no listener.
-  static ServiceDeepLink? _pendingDirect;
+  /// How many direct deep links wait for a listener: listeners.json's `maxPendingDirectLinks`,
+  /// the native SDKs' bound too, so a link that cold-started the app is not lost to a second
+  /// one tapped before the app listens.
+  static const int _maxPendingDirectLinks = 10;
+
+  /// The direct deep links handed over while [onDeepLink] had no listener, oldest first: the
+  /// most recent [_maxPendingDirectLinks], delivered in order to the first listener.
+  static final List<ServiceDeepLink> _pendingDirect = <ServiceDeepLink>[];
 
   static void _deliverDirect(ServiceDeepLink link) {
     if (_deepLinks.hasListener) {
       _deepLinks.add(link);
     } else {
-      _pendingDirect = link;
+      if (_pendingDirect.length >= _maxPendingDirectLinks) _pendingDirect.removeAt(0);
+      _pendingDirect.add(link);
     }
   }
 

@@ -188,6 +188,29 @@ final class ConformanceTests: XCTestCase {
         XCTAssertEqual(protected.parameters["email"], .string("sha256:86e0b9e56c17cc4d12387e1949b85053fbe73bc3ce5a1188713a9d300cc6133d"))
     }
 
+    func testUnderFlutterCustomValuesAreSealedLeafByLeafAsTheVectorsHaveThem() throws {
+        let recipient = try Vectors.recipient()
+        let sealer = try Sealer(keyId: recipient.keyId, publicKeySpki: recipient.publicKeySpki)
+        let protector = Protector(sealer: { try? sealer.seal(Data($0.utf8)) }, sealsCustomValues: true)
+        let customValues = try XCTUnwrap(try Vectors.conformance("pii.json")["customValues"] as? [String: Any])
+        let clearKeys = Set(try XCTUnwrap(customValues["clearKeys"] as? [String]))
+        let encryption = Encryption.on(keyId: recipient.keyId, publicKey: recipient.publicKeySpki, clearKeys: clearKeys)
+        let testCases = try XCTUnwrap(customValues["cases"] as? [[String: Any]])
+        XCTAssertFalse(testCases.isEmpty)
+        for testCase in testCases {
+            let name = testCase["name"] as? String ?? "?"
+            let parameters = try XCTUnwrap(JSONValue(foundation: try XCTUnwrap(testCase["parameters"]))?.objectValue, name)
+            let protected = protector.protect(parameters, encryption: encryption)
+            let differences = JSONMatch.differences(.object(protected.parameters), try XCTUnwrap(testCase["encryptionOn"])) { envelope in
+                XCTAssertTrue(envelope.hasPrefix("sv1.\(recipient.keyId)."), name)
+                XCTAssertLessThanOrEqual(envelope.utf16.count, Protector.maxStringLength, name)
+                return JSONMatch.open(envelope, with: recipient.privateKey)
+            }
+            XCTAssertEqual(differences, [], name)
+            XCTAssertEqual(protected.dropped.sorted(), (try XCTUnwrap(testCase["dropped"] as? [String])).sorted(), name)
+        }
+    }
+
     // MARK: requests.json
 
     func testInstallReportOfAnIOSDevice() throws {

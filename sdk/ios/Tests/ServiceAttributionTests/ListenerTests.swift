@@ -203,6 +203,31 @@ final class ListenerTests: XCTestCase {
         }
     }
 
+    func testTheMostRecentDirectLinksWaitForAListenerTheOldestDroppedTheRestInOrder() throws {
+        let kept = try XCTUnwrap(try Vectors.conformance("listeners.json")["maxPendingDirectLinks"] as? Int)
+        XCTAssertEqual(SdkCore.maxPendingLinks, kept)
+        // A link that cold-started the app, then a second before any listener: both arrive.
+        let harness = Harness()
+        XCTAssertNil(harness.configure())
+        let two = ["myapp://open?deep_link_path=%2Fcold", "myapp://open?deep_link_path=%2Fsecond"]
+        for url in two { harness.core.handleDeepLink(url) }
+        let heard = Heard()
+        heard.listen(to: harness.core)
+        harness.settle()
+        XCTAssertEqual(heard.deepLinks.map { $0.url?.absoluteString }, two)
+
+        // Past the bound, the oldest go first; the rest come in the order they were handed over.
+        let more = Harness()
+        XCTAssertNil(more.configure())
+        let urls = (0..<(kept + 3)).map { "myapp://open?deep_link_path=%2Flevels%2F\($0)" }
+        for url in urls { more.core.handleDeepLink(url) }
+        let late = Heard()
+        more.core.listenerDelegate = late
+        more.settle()
+        XCTAssertEqual(late.deepLinks.map { $0.url?.absoluteString }, Array(urls.suffix(kept)))
+        XCTAssertEqual(late.deepLinks.map { $0.path }, (3..<(kept + 3)).map { "/levels/\($0)" })
+    }
+
     func testHandleUniversalLinkDeliversTheDirectDeepLink() throws {
         let url = try XCTUnwrap(URL(string: "https://go.example.com/Kx3v9QpZ2aQ?deep_link_path=%2Flevels%2F7&promo=WINTER"))
         let received = expectation(description: "delivered on the main thread")

@@ -332,10 +332,14 @@ final class SdkCoreTests: XCTestCase {
         let parameters = try XCTUnwrap(harness.service.deliveredEvents.first?.objectValue?["parameters"]?.objectValue)
         XCTAssertEqual(parameters["revenue"], .double(9.99))
         XCTAssertEqual(parameters["currency"], .string("EUR"))
-        for (key, value) in [("sku", JSONValue.string("gem-pack")), ("items", .array([.object(["n": .int(1)])])), ("email", .string("jane.doe@example.com"))] {
+        for (key, value) in [("sku", JSONValue.string("gem-pack")), ("email", .string("jane.doe@example.com"))] {
             let envelope = try XCTUnwrap(parameters[key]?.stringValue, key)
             XCTAssertEqual(JSONMatch.open(envelope, with: recipient.privateKey), value, key)
         }
+        // A list keeps its shape, as the Android SDK sends it: each leaf in it sealed on its own.
+        let item = try XCTUnwrap(parameters["items"]?.arrayValue?.first?.objectValue, "items")
+        XCTAssertEqual(parameters["items"]?.arrayValue?.count, 1)
+        XCTAssertEqual(JSONMatch.open(try XCTUnwrap(item["n"]?.stringValue, "items[0].n"), with: recipient.privateKey), .int(1))
         let install = try XCTUnwrap(harness.service.requests.first { FakeService.path($0) == "/v1/installs" })
         let body = try JSONValue.parse(try XCTUnwrap(install.body)).objectValue
         XCTAssertEqual(body?["sdk_platform"], .string("flutter"))

@@ -12,6 +12,9 @@ namespace Service.Unity
     /// </summary>
     internal sealed class SdkListeners
     {
+        /// <summary>Direct deep links kept while no deep-link listener is set: the most recent, oldest dropped.</summary>
+        internal const int MaxPendingDirectLinks = 10;
+
         private readonly object gate = new object();
         private Action<Dictionary<string, object>> attribution;
         private Action<ServiceDeepLink> deepLink;
@@ -146,8 +149,14 @@ namespace Service.Unity
                 handlers = deepLink;
                 if (handlers == null || mainThread == null)
                 {
-                    // A direct link only the last one: the app opens where the last tap leads.
-                    if (link.Kind == ServiceDeepLinkKind.Direct) pendingLinks.RemoveAll(l => l.Kind == ServiceDeepLinkKind.Direct);
+                    // The most recent direct links, as every SDK keeps them (listeners.json's
+                    // maxPendingDirectLinks): a link that cold-started the app is not lost to a
+                    // second one tapped before the app listens, and memory stays bounded.
+                    if (link.Kind == ServiceDeepLinkKind.Direct)
+                    {
+                        var direct = pendingLinks.FindAll(l => l.Kind == ServiceDeepLinkKind.Direct);
+                        for (var i = 0; i <= direct.Count - MaxPendingDirectLinks; i++) pendingLinks.Remove(direct[i]);
+                    }
                     pendingLinks.Add(link);
                     return;
                 }

@@ -11,7 +11,11 @@ import Foundation
 ///   string or a number, is no date, or is empty once normalised is dropped.
 /// - Under Flutter, whose plugin asks custom values sealed, every other top-level value is
 ///   sealed too when sealing is on, but those of the configuration's clear keys (`revenue`,
-///   `currency`, the campaign fields), which the service needs in clear.
+///   `currency`, the campaign fields), which the service needs in clear. Each plain value is
+///   sealed on its own, at any depth of a map or list (sdk/conformance/pii.json's
+///   `customValues`, as the Android SDK does): the service opens each leaf, a value keeps its
+///   shape whichever platform sent it, and the service's 1,000 characters bound each leaf's
+///   envelope rather than the whole value's, so a large map is not lost for its size alone.
 struct Protector {
     static let piiKeys = ["email", "name", "phone_number", "date_of_birth", "gender"]
     static let hashMarker = "sha256:"
@@ -48,16 +52,45 @@ struct Protector {
                     dropped.append(key)
                 }
             } else if sealsCustomValues && sealing && !clearKeys.contains(key) {
-                if let sealed = sealer(value.text), sealed.utf16.count <= Protector.maxStringLength {
-                    out[key] = .string(sealed)
+                if let sealed = sealLeaves(value) {
+                    out[key] = sealed
                 } else {
-                    // Never sent in clear once sealing is asked for: too long a value is left out.
+                    // Never sent in clear once sealing is asked for: a leaf too long to seal
+                    // costs its whole key.
                     out[key] = nil
                     dropped.append(key)
                 }
             }
         }
         return Protected(parameters: out, dropped: dropped)
+    }
+
+    /// `value` with each string, number and boolean in it sealed on its own, its maps and lists
+    /// kept around them and its nulls as they are; nil when a leaf cannot be sealed within the
+    /// service's string limit.
+    func sealLeaves(_ value: JSONValue) -> JSONValue? {
+        switch value {
+        case .null:
+            return .null
+        case let .object(members):
+            var out: [String: JSONValue] = [:]
+            for (key, member) in members {
+                guard let sealed = sealLeaves(member) else { return nil }
+                out[key] = sealed
+            }
+            return .object(out)
+        case let .array(items):
+            var out: [JSONValue] = []
+            out.reserveCapacity(items.count)
+            for item in items {
+                guard let sealed = sealLeaves(item) else { return nil }
+                out.append(sealed)
+            }
+            return .array(out)
+        case .bool, .int, .double, .string:
+            guard let sealed = sealer(value.text), sealed.utf16.count <= Protector.maxStringLength else { return nil }
+            return .string(sealed)
+        }
     }
 
     private func protectPii(_ key: String, _ raw: JSONValue, seal: Bool) -> String? {

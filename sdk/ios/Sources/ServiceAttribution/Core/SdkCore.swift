@@ -41,7 +41,9 @@ final class SdkCore: @unchecked Sendable {
     /// written out because the core builds where AdAttributionKit is not.
     static let reengagementOpenParameter = "AdAttributionKitReengagementOpen"
     private static let maxEarlyEvents = 1_000
-    private static let maxPendingLinks = 16
+    /// Direct deep links kept while no deep-link listener is set (listeners.json's
+    /// `maxPendingDirectLinks`, every SDK's bound): the most recent, the oldest dropped.
+    static let maxPendingLinks = 10
     /// The statuses with which the service refuses the install's address or key: a
     /// configuration error, not a refusal of what the report holds.
     static let configurationStatuses: Set<Int> = [401, 403, 404]

@@ -5,7 +5,8 @@ package com.service.attribution.core
  * sealing on, every value leaves the device sealed, except those of the configuration's
  * `clear_keys` (revenue, currency, campaign fields), which the service needs in clear, and the
  * matching parameters, which [Pii] has already protected. Each plain value of a map or list is
- * sealed on its own, so the structure stays as sent and the service opens each leaf.
+ * sealed on its own, so the structure stays as sent and the service opens each leaf
+ * (sdk/conformance/pii.json's `customValues`, which the iOS SDK follows for the plugin too).
  */
 internal object CustomValues {
     /** Characters of one string value the service takes, a sealed envelope included. */

@@ -144,6 +144,7 @@ internal class ListenerDispatch(private val defaultMainThread: MainThread) {
     }
 
     private companion object {
+        /** The most recent deep links kept for a listener: listeners.json's `maxPendingDirectLinks`, every SDK's bound. */
         const val MAX_PENDING_DEEP_LINKS = 10
         const val KEY_DROPPED = "dropped_event_count"
     }

@@ -4,6 +4,7 @@ import com.service.attribution.Consent
 import com.service.attribution.EventType
 import com.service.attribution.LinkOptions
 import com.service.attribution.LogLevel
+import com.service.attribution.core.CustomValues
 import com.service.attribution.core.Drafts
 import com.service.attribution.core.Encryption
 import com.service.attribution.core.InstallReferrerDetails
@@ -193,6 +194,28 @@ class PiiVectorsTest(private val name: String, private val case: Case) {
         val on = Encryption.On(recipient["keyId"] as String, recipient["publicKeySpki"] as String, emptySet())
         val got = pii.protect(case["parameters"].cast(), on).parameters
         Vectors.Matcher().match(case["encryptionOn"], Json.parse(Json.write(got)))
+    }
+}
+
+/** pii.json `customValues`: under the Flutter plugin, every other value sealed leaf by leaf. */
+@RunWith(Parameterized::class)
+class CustomValueVectorsTest(private val name: String, private val case: Case) {
+    companion object {
+        private val vectors get() = Vectors.conformance("pii.json")["customValues"].cast<Case>()
+
+        @JvmStatic
+        @Parameters(name = "{0}")
+        fun cases() = named(vectors["cases"].cast())
+    }
+
+    @Test
+    fun `sealing on`() {
+        val recipient = Vectors.recipient
+        val sealer = Sealer(recipient["keyId"] as String, recipient["publicKeySpki"] as String)
+        val clearKeys = vectors["clearKeys"].cast<List<String>>().toSet()
+        val got = CustomValues.seal(case["parameters"].cast(), clearKeys) { sealer.seal(it.toByteArray()) }
+        Vectors.Matcher().match(case["encryptionOn"], Json.parse(Json.write(got.parameters)))
+        assertEquals(name, case["dropped"], got.dropped)
     }
 }
 

@@ -140,6 +140,29 @@ class DeepLinkListenerTest {
     }
 
     @Test
+    fun `the most recent direct links handed before a listener reach it in order, the oldest dropped past listeners json's bound`() {
+        val kept = (Vectors.conformance("listeners.json")["maxPendingDirectLinks"] as Number).toInt()
+        val core = SdkCore()
+        try {
+            // A link that cold-started the app, then one tapped before any listener: both arrive.
+            val cold = core.handleDeepLink("myapp://open?deep_link_path=%2Fcold")
+            val second = core.handleDeepLink("myapp://open?deep_link_path=%2Fsecond")
+            val got = ArrayList<DeepLink>()
+            core.setDeepLinkListener { got.add(it) }
+            assertEquals(listOf(cold, second), got)
+
+            core.setDeepLinkListener(null)
+            got.clear()
+            val paths = (0 until kept + 3).map { "/levels/$it" }
+            for (path in paths) core.handleDeepLink("myapp://open?deep_link_path=${path.replace("/", "%2F")}")
+            core.setDeepLinkListener { got.add(it) }
+            assertEquals(paths.drop(3), got.map { it.path })
+        } finally {
+            core.close()
+        }
+    }
+
+    @Test
     fun `the deferred deep link found while no listener is set waits for one, and is delivered once`() {
         device.backend.attribution = {
             HttpResponse(200, """{"service_match_status":"matched","media_source":"x","deep_link_path":"/levels/7","promo":"W"}""")
