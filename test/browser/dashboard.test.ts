@@ -510,7 +510,11 @@ describe("the dashboard in a browser", () => {
 
     // Cancel gives the focus back to Revoke; once revoked, the row has no button left, and the
     // list's heading has it.
-    await row.getByRole("button", { name: "Revoke" }).click();
+    // Each row's button names its key, for a screen reader's list of the page's buttons.
+    await row.getByRole("button", { name: `Revoke key ${keyId}`, exact: true }).click();
+    await row
+      .getByRole("button", { name: `Confirm revoke of key ${keyId}`, exact: true })
+      .waitFor();
     await row.getByRole("button", { name: "Cancel" }).click();
     await expect
       .poll(() => page.evaluate("document.activeElement?.textContent"), WITHIN)

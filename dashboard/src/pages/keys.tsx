@@ -144,6 +144,7 @@ export function KeysPage(props: { appId: string }) {
                                   type="button"
                                   class="danger"
                                   disabled={busy}
+                                  aria-label={`Confirm revoke of key ${key.key_id}`}
                                   onClick={() => revoke(key.key_id)}
                                 >
                                   Confirm revoke
@@ -165,6 +166,8 @@ export function KeysPage(props: { appId: string }) {
                                 class="secondary"
                                 data-revoke
                                 disabled={busy}
+                                // Each row has one: a screen reader's list of buttons names its key.
+                                aria-label={`Revoke key ${key.key_id}`}
                                 onClick={() => setConfirming(key.key_id)}
                               >
                                 Revoke
