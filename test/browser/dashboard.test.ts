@@ -720,6 +720,20 @@ describe("the dashboard in a browser", () => {
       preview_image_url: "https://cdn.example.com/spring.png",
     });
     expect(await unfurled()).toContain(`<meta property="og:title" content="${APP_NAME}">`);
+
+    // Disabled and enabled again from the keyboard: the button keeps the focus under each name.
+    await disable.click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Link ${deeplinkId} disabled.` })
+      .waitFor();
+    await expect.poll(() => focused(page), WITHIN).toBe(`Enable link ${deeplinkId}`);
+    await page.keyboard.press("Enter");
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Link ${deeplinkId} enabled.` })
+      .waitFor();
+    await expect.poll(() => focused(page), WITHIN).toBe(`Disable link ${deeplinkId}`);
   });
 
   it("4c. fits the Links table in its card at 1440 px and at 390 px, a long campaign name and URL cut and whole in their titles; any link's QR code on demand, a link too long for one as its bare link", async () => {

@@ -194,6 +194,12 @@ export function LinksPage(props: { appId: string }) {
       setError(errorMessage(caught));
     } finally {
       setBusyRow(null);
+      // Disabled while asking, the button let the focus go: it takes it back, under its new name.
+      requestAnimationFrame(() =>
+        document
+          .querySelector<HTMLButtonElement>(`button[data-toggle="${link.deeplink_id}"]`)
+          ?.focus(),
+      );
     }
   };
 
@@ -368,6 +374,7 @@ export function LinksPage(props: { appId: string }) {
                                 type="button"
                                 class="secondary"
                                 aria-label={`${link.disabled ? "Enable" : "Disable"} link ${link.deeplink_id}`}
+                                data-toggle={link.deeplink_id}
                                 disabled={busyRow === link.deeplink_id}
                                 onClick={() => toggle(link)}
                               >
