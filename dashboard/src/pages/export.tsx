@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import {
   downloadExport,
   EXPORT_FORMATS,
@@ -91,9 +91,14 @@ export function ExportPage(props: { appId: string }) {
   const validLimit = Number.isInteger(limit) && limit >= 1 && limit <= EXPORT_MAX_LIMIT;
   const validStart = isDay(start) && start <= today();
 
-  /** A change to the builder starts the export over from its first page. */
+  /**
+   * A change to the builder starts the export over from its first page; a page asked before it
+   * does not then offer the next one of the export it no longer is.
+   */
+  const builder = useRef(0);
   const change = (apply: () => void) => {
     apply();
+    builder.current += 1;
     setPaging(START);
   };
 
@@ -108,6 +113,7 @@ export function ExportPage(props: { appId: string }) {
     }
     setBusy(true);
     setError(null);
+    const asked = builder.current;
     try {
       const answer = await downloadExport({
         appId,
@@ -122,6 +128,7 @@ export function ExportPage(props: { appId: string }) {
         answer.fileName ??
         `${appId}_events_rows-${offset + 1}-${offset + (rows ?? limit)}.${format}`;
       saveFile(answer.blob, fileName);
+      if (asked !== builder.current) return;
       setPaging({
         offset: offset + limit,
         snapshot: answer.snapshot ?? snapshot,
