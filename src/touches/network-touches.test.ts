@@ -125,6 +125,41 @@ describe("an ad network's touches", () => {
     expect(new Set([...distinct, ...ids]).size).toBe(9);
   });
 
+  it("keeps the first receipt of a touch sent again under its Idempotency-Key, and a failed resend takes nothing back", async () => {
+    const touches = memoryTouches();
+    let clock = NOW;
+    let streamFails = false;
+    const record = createNetworkTouches({
+      apps: { get: async () => APP },
+      links: { get: async () => undefined },
+      touches,
+      stream: {
+        put: async (records) => {
+          if (streamFails && records.length > 0) throw new Error("stream down");
+        },
+      },
+      countries: { countryOf: () => null },
+      fx: FX,
+      now: () => clock,
+    });
+    // A click with no network click id: the key gives it its id.
+    const sent = { touches: [click({ maid: "38400000-8cf0-11bd-b23e-10b96e40000d" })] };
+    const first = await record(APP.appId, sent, "batch-9");
+    const [id] = first.accepted.map((touch) => touch.click_id);
+    if (!id) throw new Error("no touch");
+    // Its answer lost, the network sends it again minutes later: the touch it stored stands.
+    clock = new Date(NOW.getTime() + 6 * 60_000);
+    const again = await record(APP.appId, sent, "batch-9");
+    expect(again.accepted).toEqual([{ index: 0, click_id: id, duplicate: true }]);
+    expect(touches.stored.get(id)?.receivedAt).toBe(NOW.toISOString());
+    // A resend with a touch more that fails takes back its new touch alone.
+    streamFails = true;
+    const more = { touches: [...sent.touches, click({ touch_type: "impression" })] };
+    await expect(record(APP.appId, more, "batch-9")).rejects.toThrow("stream down");
+    expect([...touches.stored.keys()]).toEqual([id]);
+    expect(touches.stored.get(id)?.receivedAt).toBe(NOW.toISOString());
+  });
+
   it("keeps a repeat of an earlier request's touch, and does not take it back on a failure", async () => {
     const { record, touches } = setup();
     const first = await record(APP.appId, { touches: [click({ click_id: "n3" })] });

@@ -146,18 +146,22 @@ export const createNetworkTouches = (deps: NetworkTouchDeps) => {
       }
     }
 
-    // Network ids are claimed one by one (a later request may have sent them); the rest at once.
-    // Nothing half-written: on a failure, what this request stored is taken back, so that the
-    // whole request can be sent again.
+    // An id another request may have sent (a network's click id, or one the Idempotency-Key
+    // gives) is claimed one by one, so that a touch sent again keeps its first receipt (the
+    // installs it counts for) and is never taken back by a later request that failed; random
+    // ids at once. Nothing half-written: on a failure, what this request created is taken back,
+    // so that the whole request can be sent again.
+    const repeatable = (touch: Touch) =>
+      touch.networkClickId !== null || idempotencyKey !== undefined;
     const stored: { index: number; touch: Touch; created: boolean }[] = [];
     const created = () => stored.filter((entry) => entry.created).map((entry) => entry.touch);
     try {
-      const random = unique.filter((entry) => entry.touch.networkClickId === null);
+      const random = unique.filter((entry) => !repeatable(entry.touch));
       await deps.touches.put(random.map((entry) => entry.touch));
       stored.push(...random.map((entry) => ({ ...entry, created: true })));
       const claims = await Promise.allSettled(
         unique
-          .filter((entry) => entry.touch.networkClickId !== null)
+          .filter((entry) => repeatable(entry.touch))
           .map(async (entry) => ({
             index: entry.index,
             ...(await deps.touches.putIfAbsent(entry.touch)),
