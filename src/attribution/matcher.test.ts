@@ -769,6 +769,30 @@ describe("one tap, one install", () => {
     expect(winner(again)).toBe(click.clickId);
   });
 
+  it("credits the same phone installing again with its own probabilistic click, never a housemate's", async () => {
+    // The housemate's tap, then this phone's: its first install holds its own click.
+    const housemates = touch(9 * MINUTE);
+    const own = touch(2 * MINUTE);
+    const lookups = lookupsOf([housemates, own]);
+    const first = await matchInstall(install(), settings, lookups, {
+      serviceId: "install-1",
+      deviceId: GAID,
+    });
+    expect(winner(first)).toBe(own.clickId);
+    const again = await matchInstall(install(), settings, lookups, {
+      serviceId: "install-2",
+      deviceId: GAID,
+    });
+    expect(again).toMatchObject({ method: "probabilistic", reinstall: true });
+    expect(winner(again)).toBe(own.clickId);
+    // The housemate's click is still theirs to win.
+    const housemate = await matchInstall(install(), settings, lookups, {
+      serviceId: "install-3",
+      deviceId: "housemate-gaid",
+    });
+    expect(winner(housemate)).toBe(housemates.clickId);
+  });
+
   it("takes the next click another install does not hold", async () => {
     const newer = touch(2 * MINUTE);
     const older = touch(9 * MINUTE);

@@ -466,13 +466,20 @@ const probabilistically = async (
       rivals: new Set(compatible.map(deviceKey).filter((key) => key !== mine)).size,
     });
     if (!confidence || RANK[confidence] < RANK[settings.confidenceFloor]) return undefined;
-    if ((await claim(lookups, claimant, found.winner)) === "this_install") {
-      return matched("probabilistic", found, clock, confidence);
-    }
+    const holder = await claim(lookups, claimant, found.winner);
+    if (holder === "this_install") return matched("probabilistic", found, clock, confidence);
+    // Held by an earlier install of this device: the same phone installing again from its own
+    // click, credited to it as a reinstall, never passed on to a housemate's click.
+    if (holder === "same_device")
+      return reinstalled(matched("probabilistic", found, clock, confidence));
     held.add(found.winner.clickId);
   }
   return undefined;
 };
+
+/** A match of a click an earlier install of the same device holds: that phone installing again. */
+const reinstalled = (match: Match): Match =>
+  match.kind === "matched" ? { ...match, reinstall: true } : match;
 
 /** Claims a stored click for the install: who holds it. */
 const claim = (
@@ -495,7 +502,7 @@ const claimedOwn = async (
     });
     // Held by a stranger (a probabilistic twin that came first), it is still this device's
     // click; held by another install of this device, this is that device installing again.
-    if (holder === "same_device") return { ...match, reinstall: true };
+    if (holder === "same_device") return reinstalled(match);
   }
   return match;
 };
