@@ -78,6 +78,10 @@ const setup = (
     app?: App;
     install?: Install;
     byMaid?: Touch[];
+    /** The touch the store holds under its click id. */
+    byId?: Touch;
+    /** The device each claim of a click names. */
+    claimedBy?: (string | null)[];
     /** The event rows' first writes fail. */
     eventWritesFail?: number;
   } = {},
@@ -96,14 +100,17 @@ const setup = (
     attributions,
     deletions: { listByInstall: async () => [] },
     touches: {
-      get: async () => undefined,
+      get: async (clickId) => (options.byId?.clickId === clickId ? options.byId : undefined),
       byMaid: async () => options.byMaid ?? [],
       byIp: async (): Promise<Touch[]> => {
         if (options.touchesFail) throw new Error("touch store down");
         return [];
       },
       installsAt: async () => 0,
-      claimClick: async () => "this_install" as const,
+      claimClick: async ({ device }) => {
+        options.claimedBy?.push(device ?? null);
+        return "this_install" as const;
+      },
     },
     lake: {
       attributions: { put: async (records) => void rows.attributions.push(...records) },
@@ -252,6 +259,49 @@ describe("the attribution worker", () => {
     expect(await attributions.get(APP.appId, INSTALL.serviceId)).toMatchObject({
       result: { status: "organic" },
     });
+  });
+
+  it("names no advertising id in the claims of an install whose user refused ad user data", async () => {
+    const clickId = "C1ick1dC1ick1dC1ick1d0";
+    const tapped = contractTouch(APP.appId, Date.parse("2026-11-01T09:55:00.000Z"), { clickId });
+    const referred = (consent: Install["consent"], serviceId: string) =>
+      storedInstall(APP.appId, serviceId, {
+        consent,
+        installReferrer: {
+          referrer: `service_click_id=${clickId}`,
+          clickTimestamp: null,
+          installBeginTimestamp: null,
+          clickServerTimestamp: null,
+          installBeginServerTimestamp: null,
+          installVersion: null,
+        },
+      });
+    const claimedBy: (string | null)[] = [];
+    for (const [install, adUserData] of [
+      [referred(null, "consenting"), true],
+      [
+        referred(
+          {
+            gdprApplies: true,
+            adUserData: false,
+            adPersonalization: false,
+            tcfString: null,
+            updatedAt: "2026-11-01T10:00:00.000Z",
+          },
+          "refusing",
+        ),
+        false,
+      ],
+    ] as const) {
+      const { attributions, worker } = setup({ install, byId: tapped, claimedBy });
+      await pending(attributions, install);
+      await worker({
+        id: "m1",
+        attempt: 1,
+        body: { appId: APP.appId, serviceId: install.serviceId },
+      });
+      expect(claimedBy.at(-1) === null, `ad user data ${adUserData}`).toBe(!adUserData);
+    }
   });
 
   it("does nothing for an install whose data was deleted since its job was queued", async () => {

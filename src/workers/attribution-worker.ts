@@ -114,8 +114,8 @@ export const createAttributionWorker = (deps: AttributionDeps): WorkHandler<Attr
       const match = await matchInstall(facts, settings, deps.touches, {
         serviceId: job.serviceId,
         // What tells this device's installs apart from another's (an all-zero id is stored as
-        // none).
-        deviceId: install.idfv ?? install.maid,
+        // none): the advertising id only where consent lets matching use it.
+        deviceId: install.idfv ?? (consented.maid ? install.maid : null),
         searchAds: deps.searchAds,
       });
       result = resultOf(match, installTypeOf(install, sameIdfv), now(), settings);
