@@ -56,3 +56,29 @@ describe("attribution start on a port in use", () => {
     });
   });
 });
+
+describe("attribution demo on a new data folder", () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "attribution-demo-first-"));
+  });
+
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("shows the owner account its own start made, which no later start shows", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [...START_FLAGS, CLI, "demo", "--days", "1", "--installs", "3", "--data-dir", dataDir],
+      {
+        timeout: 180_000,
+        killSignal: "SIGKILL",
+        env: { ...process.env, ATTRIBUTION_FX_FEED_URL: "off" },
+      },
+    );
+    expect(stdout).toContain("The first start made the owner account.");
+    expect(stdout).toMatch(/email: {4}owner@localhost\n {4}password: \S{12,}/);
+  }, 240_000);
+});

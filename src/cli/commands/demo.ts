@@ -18,6 +18,7 @@ import { dataPaths, readRuntimeInfo } from "../../embedded/data-dir.ts";
 import { loadRates, startEmbeddedRuntime } from "../../embedded/runtime.ts";
 import { withLinkSettings } from "../../links/app-settings.ts";
 import { withLocalStores } from "../local-data.ts";
+import { printOwner } from "./start.ts";
 
 export const DEMO_APPS: readonly (DemoApp & { readonly webUrl: string })[] = [
   {
@@ -57,6 +58,8 @@ const serviceFor = async (dataDir: string) => {
       fxFeedUrl: null,
     }),
   );
+  // A new data folder: this start made the owner account, whose password no later start shows.
+  printOwner(runtime.owner);
   // Stopping it delivers what its streams hold to the lake.
   return { apiUrl: runtime.url, running: false, stop: () => runtime.stop() };
 };

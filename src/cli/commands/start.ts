@@ -30,15 +30,7 @@ export const start = async (options: {
 
   console.log(`Attribution service listening on ${runtime.url}`);
   console.log(`Dashboard:   ${runtime.url}/`);
-  if (runtime.owner) {
-    console.log("");
-    console.log("  The first start made the owner account. Its password is shown this once:");
-    console.log(`    email:    ${runtime.owner.email}`);
-    console.log(`    password: ${runtime.owner.password}`);
-    console.log("  Change it with `attribution users password owner@localhost`; add people with");
-    console.log("  `attribution users add <email>`.");
-    console.log("");
-  }
+  printOwner(runtime.owner);
   console.log(`Data folder: ${config.dataDir}`);
   console.log(`SDK API:     ${runtime.url}/v1/… (contract: ${runtime.url}/v1/openapi.json)`);
   console.log(`Export:      GET ${runtime.url}/api/v1/export (Authorization: <server key>)`);
@@ -51,4 +43,21 @@ export const start = async (options: {
     }`,
   );
   console.log("Press Ctrl-C to stop.");
+};
+
+/**
+ * The owner account a first start made, with its password, shown this once: by `start`, or by
+ * the command that started the service first on a new data folder (`demo`).
+ */
+export const printOwner = (
+  owner: { readonly email: string; readonly password: string } | undefined,
+): void => {
+  if (!owner) return;
+  console.log("");
+  console.log("  The first start made the owner account. Its password is shown this once:");
+  console.log(`    email:    ${owner.email}`);
+  console.log(`    password: ${owner.password}`);
+  console.log("  Change it with `attribution users password owner@localhost`; add people with");
+  console.log("  `attribution users add <email>`.");
+  console.log("");
 };
