@@ -18,6 +18,7 @@ import { embeddedConfig } from "../config/embedded.ts";
 import { parseEnv } from "../config/parse-env.ts";
 import { NotFoundError } from "../domain/errors.ts";
 import { dataPaths, readRuntimeInfo } from "../embedded/data-dir.ts";
+import { httpOrigin } from "../embedded/listeners.ts";
 import type { App } from "../ports/apps.ts";
 import { type AdminStores, AWS_TARGET } from "./admin-target.ts";
 import { withLocalStores } from "./local-data.ts";
@@ -43,7 +44,7 @@ export const withAdminStores = async <T>(
   const config = embeddedConfig(env, { dataDir });
   const running = await readRuntimeInfo(dataDir);
   const linkBaseUrl =
-    config.linkBaseUrl ?? running?.linkUrl ?? `http://${config.host}:${config.linkPort}`;
+    config.linkBaseUrl ?? running?.linkUrl ?? httpOrigin(config.host, config.linkPort);
   return withLocalStores(dataDir, (stores) =>
     work({
       apps: stores.apps,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Route } from "../http/routes.ts";
 import type { Authorizer, RouteHandler } from "./gateway.ts";
-import { listen } from "./listeners.ts";
+import { httpOrigin, listen } from "./listeners.ts";
 
 const ROUTE: Route = {
   id: "slow",
@@ -50,5 +50,14 @@ describe("a listener's close", () => {
     release();
     await closed;
     expect(events).toEqual(["handler done", "closed"]);
+  });
+});
+
+describe("a listener's origin", () => {
+  it("writes an IPv6 address in brackets, as a URL has it, and any other host as it is", () => {
+    expect(httpOrigin("::1", 8787)).toBe("http://[::1]:8787");
+    expect(new URL(`${httpOrigin("::1", 8787)}/v1/links`).port).toBe("8787");
+    expect(httpOrigin("127.0.0.1", 8788)).toBe("http://127.0.0.1:8788");
+    expect(httpOrigin("localhost", 80)).toBe("http://localhost:80");
   });
 });

@@ -2,8 +2,12 @@
  * The embedded runtime's listeners: one gateway on its own port per row, each with its own
  * route table (the API; the link host beside it), as each is its own API on AWS.
  */
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, isIPv6 } from "node:net";
 import { createGateway, type GatewayOptions } from "./gateway.ts";
+
+/** `http://<host>:<port>` of a listener, an IPv6 address in brackets as a URL writes it. */
+export const httpOrigin = (host: string, port: number): string =>
+  `http://${isIPv6(host) ? `[${host}]` : host}:${port}`;
 
 export interface ListenerSpec {
   readonly name: string;
@@ -32,7 +36,7 @@ export const listen = async (spec: ListenerSpec): Promise<Listening> => {
   const { port } = server.address() as AddressInfo;
   return {
     name: spec.name,
-    url: `http://${spec.host}:${port}`,
+    url: httpOrigin(spec.host, port),
     close: async () => {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
