@@ -43,8 +43,9 @@ export const withAdminStores = async <T>(
   }
   const config = embeddedConfig(env, { dataDir });
   const running = await readRuntimeInfo(dataDir);
+  // The running service's, as its API names them; else what it would name them on start.
   const linkBaseUrl =
-    config.linkBaseUrl ?? running?.linkUrl ?? httpOrigin(config.host, config.linkPort);
+    running?.linkBaseUrl ?? config.linkBaseUrl ?? httpOrigin(config.host, config.linkPort);
   return withLocalStores(dataDir, (stores) =>
     work({
       apps: stores.apps,

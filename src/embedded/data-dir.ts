@@ -50,6 +50,11 @@ const runtimeInfo = z.object({
   url: z.string(),
   /** The link host's URL. */
   linkUrl: z.string(),
+  /**
+   * The base its links are named on (ATTRIBUTION_LINK_BASE_URL, else the link host's URL): the
+   * CLI's links take it from here, as the API's do, whatever the CLI's own shell sets.
+   */
+  linkBaseUrl: z.string(),
   dynamodbEndpoint: z.string(),
   /** Where the CLI reaches the stores this process holds open (./held-stores.ts). */
   heldStores: z.object({ url: z.string(), token: z.string() }),

@@ -476,6 +476,7 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
     pid: process.pid,
     url,
     linkUrl: linkListener.url,
+    linkBaseUrl,
     dynamodbEndpoint: dynamodb.endpoint,
     heldStores: { url: held.url, token: held.token },
     trustProxy: typeof config.trustProxy === "boolean" ? config.trustProxy : [...config.trustProxy],

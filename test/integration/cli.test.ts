@@ -547,6 +547,21 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
     expect(link.pathname).toBe(`/${deeplinkId}`);
     expect(link.searchParams.get("deep_link_path")).toBe("/levels/7");
     expect(link.searchParams.get("promo")).toBe("WINTER");
+    // Named on the running service's link base, as its API names them, not the CLI shell's.
+    const elsewhere = await cliWithEnv(
+      { ATTRIBUTION_LINK_BASE_URL: "https://elsewhere.example.test" },
+      dataDir,
+      "links",
+      "create",
+      "--app-id",
+      "com.example.game",
+      "--media-source",
+      "facebook_ads",
+      "--json",
+    );
+    expect((JSON.parse(elsewhere) as { url: string }).url).toMatch(
+      new RegExp(`^${link.origin}/\\w{11}$`),
+    );
 
     const tapLink = (sub1: string) =>
       fetch(`${url}&sub1=${sub1}`, {
@@ -1016,6 +1031,7 @@ describe("the attribution command line", { timeout: 240_000 }, () => {
       pid: process.pid,
       url: gone,
       linkUrl: gone,
+      linkBaseUrl: gone,
       dynamodbEndpoint: gone,
       heldStores: { url: gone, token: "stale" },
       trustProxy: false,
