@@ -17,7 +17,7 @@ import { createKeyFileWrapper } from "../adapters/key-file/key-file-wrapper.ts";
 import { embeddedConfig } from "../config/embedded.ts";
 import { parseEnv } from "../config/parse-env.ts";
 import { NotFoundError } from "../domain/errors.ts";
-import { dataPaths, readRuntimeInfo } from "../embedded/data-dir.ts";
+import { dataPaths, runningService } from "../embedded/data-dir.ts";
 import { httpOrigin } from "../embedded/listeners.ts";
 import type { App } from "../ports/apps.ts";
 import { type AdminStores, AWS_TARGET } from "./admin-target.ts";
@@ -42,7 +42,7 @@ export const withAdminStores = async <T>(
     return withAwsAdminStores(aws, work);
   }
   const config = embeddedConfig(env, { dataDir });
-  const running = await readRuntimeInfo(dataDir);
+  const running = await runningService(dataDir);
   // The running service's, as its API names them; else what it would name them on start.
   const linkBaseUrl =
     running?.linkBaseUrl ?? config.linkBaseUrl ?? httpOrigin(config.host, config.linkPort);

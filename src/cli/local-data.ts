@@ -8,7 +8,7 @@
 import { createDynamoStores } from "../adapters/dynamodb/stores.ts";
 import type { LocalDeliveryLog } from "../adapters/local-delivery-log/delivery-log.ts";
 import { markAdminChange } from "../embedded/admin-changes.ts";
-import { dataPaths, readRuntimeInfo } from "../embedded/data-dir.ts";
+import { dataPaths, runningService } from "../embedded/data-dir.ts";
 import { heldStoresAt } from "../embedded/held-stores.ts";
 import {
   connectDynamoDb,
@@ -43,7 +43,7 @@ export const withLocalStores = async <T>(
   dataDir: string,
   work: (stores: ReturnType<typeof createDynamoStores>) => Promise<T>,
 ): Promise<T> => {
-  const running = await readRuntimeInfo(dataDir);
+  const running = await runningService(dataDir);
   const connection = running
     ? connectDynamoDb(running.dynamodbEndpoint)
     : await startLocalDynamoDb(dataPaths(dataDir).dynamodb);

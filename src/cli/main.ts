@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { MAX_DEMO_DAYS } from "../demo/generate.ts";
 import { KEY_KINDS, type KeyKind } from "../domain/keys.ts";
-import { readRuntimeInfo } from "../embedded/data-dir.ts";
+import { runningService } from "../embedded/data-dir.ts";
 import { EXPORT_FORMATS, type ExportFormat } from "../export/formats/names.ts";
 import { LAKE_TABLES, type LakeTableName } from "../lake/lake-tables.ts";
 import { LANDING_LANGUAGES } from "../links/landing-strings.ts";
@@ -773,7 +773,7 @@ costs
     }) => {
       const url =
         options.url ??
-        (await readRuntimeInfo(await defaultDataDir(options.dataDir)))?.url ??
+        (await runningService(await defaultDataDir(options.dataDir)))?.url ??
         "http://127.0.0.1:8787";
       await importCostsCommand({ ...options, url });
     },
@@ -859,7 +859,7 @@ program
     }) => {
       const url =
         options.url ??
-        (await readRuntimeInfo(await defaultDataDir(options.dataDir)))?.url ??
+        (await runningService(await defaultDataDir(options.dataDir)))?.url ??
         "http://127.0.0.1:8787";
       const since = await parseSince(options.since);
       const count = await exportCommand({ ...options, url, since });

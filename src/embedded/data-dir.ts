@@ -6,12 +6,13 @@
  * stream's write-ahead files), `snapshots/` (materialised exports), `queues/` (the workers'
  * queues), `pages/` (export pages being written), `duckdb-tmp/` (what an export's query
  * spills), `fx/` (imported exchange rates), `keys/` (the master key that wraps the
- * apps' private keys), `runtime.json`, which tells other processes (the CLI) where a running
- * service listens, and `admin-changes`, which tells the service that the CLI changed an app or
- * a key.
+ * apps' private keys), `starting`, which names a service on its way to listening,
+ * `runtime.json`, which tells other processes (the CLI) where a running service listens, and
+ * `admin-changes`, which tells the service that the CLI changed an app or a key.
  */
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import * as z from "zod";
 
 export const dataPaths = (dataDir: string) => ({
@@ -40,6 +41,8 @@ export const dataPaths = (dataDir: string) => ({
   fxRates: join(dataDir, "fx", "eurofxref-hist.csv"),
   // The master key that wraps the apps' private keys; back it up apart from the data.
   masterKey: join(dataDir, "keys", "master.key"),
+  // The process id of a service opening the folder's stores, until it writes runtime.json.
+  startingFile: join(dataDir, "starting"),
   runtimeFile: join(dataDir, "runtime.json"),
   // Appended to by the CLI after it changes apps or keys (./admin-changes.ts).
   adminChanges: join(dataDir, "admin-changes"),
@@ -76,16 +79,71 @@ export const writeRuntimeInfo = (dataDir: string, info: RuntimeInfo) =>
 export const removeRuntimeInfo = (dataDir: string) =>
   rm(dataPaths(dataDir).runtimeFile, { force: true });
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** The running service of this data folder, if its process is still alive. */
 export const readRuntimeInfo = async (dataDir: string): Promise<RuntimeInfo | undefined> => {
   const text = await readFile(dataPaths(dataDir).runtimeFile, "utf8").catch(() => undefined);
   if (!text) return undefined;
-  const parsed = runtimeInfo.safeParse(JSON.parse(text));
-  if (!parsed.success) return undefined;
+  let json: unknown;
   try {
-    process.kill(parsed.data.pid, 0);
-    return parsed.data;
+    json = JSON.parse(text);
   } catch {
+    // Being written.
     return undefined;
+  }
+  const parsed = runtimeInfo.safeParse(json);
+  return parsed.success && alive(parsed.data.pid) ? parsed.data : undefined;
+};
+
+/**
+ * Marks the folder as opened by a service that does not listen yet: until it does, another
+ * process that opened the stores too would find them locked, half way.
+ */
+export const markStarting = (dataDir: string) =>
+  writeFile(dataPaths(dataDir).startingFile, `${process.pid}\n`);
+
+export const clearStarting = (dataDir: string) =>
+  rm(dataPaths(dataDir).startingFile, { force: true });
+
+/** The process id of another service that is opening this folder, if one is. */
+export const startingService = async (dataDir: string): Promise<number | undefined> => {
+  const text = await readFile(dataPaths(dataDir).startingFile, "utf8").catch(() => "");
+  const pid = Number(text.trim());
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? pid : undefined;
+};
+
+/** How long a command waits for a starting service to listen. */
+export const STARTING_WAIT_MS = 60_000;
+
+/**
+ * The running service of this data folder, as `readRuntimeInfo`, but a service still opening
+ * the folder is waited for (a command started with `npm start` finds it, not its locks).
+ */
+export const runningService = async (
+  dataDir: string,
+  waitMs = STARTING_WAIT_MS,
+): Promise<RuntimeInfo | undefined> => {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const running = await readRuntimeInfo(dataDir);
+    if (running) return running;
+    const starting = await startingService(dataDir);
+    // A service writes its runtime file before it clears its mark: read again, once no mark
+    // is left, for one that began to listen meanwhile.
+    if (starting === undefined) return readRuntimeInfo(dataDir);
+    if (Date.now() >= deadline) {
+      throw new Error(
+        `The service on ${dataDir} (process ${starting}) is still starting: try again once it listens.`,
+      );
+    }
+    await sleep(100);
   }
 };

@@ -72,6 +72,10 @@ export const startLocalDynamoDb = async (
 ): Promise<DynamoConnection> => {
   const port = options.port ?? 0;
   let server: { port: number; close: () => Promise<void> };
+  // The store opens its files at its first request; a thread that cannot (another process
+  // holds them) dies, and its error says more than the refused connections that follow.
+  let died: Promise<never> = new Promise(() => {});
+  let started = () => {};
   if (options.thread) {
     const worker = new Worker(new URL("./dynalite-server.mjs", import.meta.url), {
       workerData: { dynalite: { path, port } },
@@ -79,6 +83,17 @@ export const startLocalDynamoDb = async (
     const bound = await new Promise<number>((resolve, reject) => {
       worker.once("error", reject);
       worker.once("message", (message: { port: number }) => resolve(message.port));
+    });
+    died = new Promise<never>((_, reject) => {
+      const failed = (error: unknown) =>
+        reject(
+          new Error(
+            `The tables in ${path} could not be opened (${error instanceof Error ? error.message : String(error)}): another process may hold them; start again once it ends.`,
+          ),
+        );
+      worker.once("error", failed);
+      // Once open, a failure of the thread is the process's, as any other.
+      started = () => worker.off("error", failed);
     });
     server = {
       port: bound,
@@ -95,7 +110,11 @@ export const startLocalDynamoDb = async (
     server = await startDynalite(path, port);
   }
   const connection = connectDynamoDb(`http://127.0.0.1:${server.port}`);
-  await ensureTables(connection.client, LOCAL_TABLE_NAMES);
+  try {
+    await Promise.race([ensureTables(connection.client, LOCAL_TABLE_NAMES), died]);
+  } finally {
+    started();
+  }
   return {
     ...connection,
     close: async () => {

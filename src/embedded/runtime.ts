@@ -61,7 +61,15 @@ import { WORKERS } from "../workers/workers.ts";
 import { adminRevision, markAdminChange } from "./admin-changes.ts";
 import { cacheAuthorizerAnswers } from "./authorizer-cache.ts";
 import { dashboardFiles } from "./dashboard.ts";
-import { dataPaths, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from "./data-dir.ts";
+import {
+  clearStarting,
+  dataPaths,
+  markStarting,
+  readRuntimeInfo,
+  removeRuntimeInfo,
+  startingService,
+  writeRuntimeInfo,
+} from "./data-dir.ts";
 import type { Authorizer } from "./gateway.ts";
 import { serveHeldStores } from "./held-stores.ts";
 import { type EmbeddedJobs, startEmbeddedJobs } from "./jobs.ts";
@@ -250,7 +258,6 @@ const answers = async (url: string): Promise<boolean> => {
 };
 
 export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRuntime> => {
-  const paths = dataPaths(config.dataDir);
   // Each store locks its folder to one process: a second service would fail at the first lock
   // with a message naming neither the folder nor the service that holds it. A runtime file left
   // by a service killed outright may name a process id the system has given to another
@@ -261,7 +268,25 @@ export const startEmbeddedRuntime = async (config: EmbeddedConfig): Promise<Embe
       `A service already runs on ${config.dataDir} (process ${running.pid}, ${running.url}): stop it first, or give this one another --data-dir.`,
     );
   }
+  const starting = await startingService(config.dataDir);
+  if (starting !== undefined) {
+    throw new Error(
+      `A service is starting on ${config.dataDir} (process ${starting}): stop it first, or give this one another --data-dir.`,
+    );
+  }
   await mkdir(config.dataDir, { recursive: true });
+  // Commands wait for this service to listen rather than meet its stores half open.
+  await markStarting(config.dataDir);
+  try {
+    return await openEmbeddedRuntime(config);
+  } finally {
+    await clearStarting(config.dataDir);
+  }
+};
+
+/** The stores, workers and listeners of the service, once the folder is its own. */
+const openEmbeddedRuntime = async (config: EmbeddedConfig): Promise<EmbeddedRuntime> => {
+  const paths = dataPaths(config.dataDir);
   const dynamodb = await startLocalDynamoDb(paths.dynamodb, { thread: true });
   const stored = createDynamoStores(dynamodb.doc, LOCAL_TABLE_NAMES);
   // Every request reads a key, an app, and for an export its snapshot and the app's tombstones.

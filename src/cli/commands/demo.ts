@@ -14,7 +14,7 @@ import { type AppOutcome, createDemoDriver, type Found, type Planned } from "../
 import { type DemoApp, generateDemo } from "../../demo/generate.ts";
 import { MARKETS } from "../../demo/markets.ts";
 import { createRandom } from "../../demo/prng.ts";
-import { dataPaths, readRuntimeInfo } from "../../embedded/data-dir.ts";
+import { dataPaths, runningService } from "../../embedded/data-dir.ts";
 import { loadRates, startEmbeddedRuntime } from "../../embedded/runtime.ts";
 import { withLinkSettings } from "../../links/app-settings.ts";
 import { withLocalStores } from "../local-data.ts";
@@ -37,7 +37,7 @@ export const DEMO_APPS: readonly (DemoApp & { readonly webUrl: string })[] = [
 
 /** Where the demo sends its traffic: the running service, or one of its own for the command. */
 const serviceFor = async (dataDir: string) => {
-  const running = await readRuntimeInfo(dataDir);
+  const running = await runningService(dataDir);
   if (running) {
     if (running.trustProxy === false) {
       console.warn(

@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  clearStarting,
+  dataPaths,
+  markStarting,
+  type RuntimeInfo,
+  readRuntimeInfo,
+  runningService,
+  startingService,
+  writeRuntimeInfo,
+} from "./data-dir.ts";
+
+const info = (pid: number): RuntimeInfo => ({
+  pid,
+  url: "http://127.0.0.1:1",
+  linkUrl: "http://127.0.0.1:2",
+  linkBaseUrl: "https://go.example.com",
+  dynamodbEndpoint: "http://127.0.0.1:3",
+  heldStores: { url: "http://127.0.0.1:4", token: "t" },
+  trustProxy: false,
+  postbacksAllowLoopback: false,
+});
+
+describe("the data folder's running and starting service", () => {
+  let dataDir: string;
+  /** Another live process, standing for a service that is starting. */
+  let other: ChildProcess;
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "attribution-data-dir-"));
+    other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    await once(other, "spawn");
+  });
+  afterEach(async () => {
+    other.kill();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const markedBy = (pid: number) => writeFile(dataPaths(dataDir).startingFile, `${pid}\n`);
+
+  it("waits for a starting service to write its runtime file, and answers with it", async () => {
+    const pid = other.pid ?? 0;
+    await markedBy(pid);
+    const found = runningService(dataDir, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await writeRuntimeInfo(dataDir, info(pid));
+    await clearStarting(dataDir);
+    expect(await found).toEqual(info(pid));
+  });
+
+  it("finds the runtime file a service wrote just before it cleared its mark", async () => {
+    await writeRuntimeInfo(dataDir, info(other.pid ?? 0));
+    expect((await runningService(dataDir, 0))?.pid).toBe(other.pid);
+  });
+
+  it("says so when a service is still starting after the wait", async () => {
+    await markedBy(other.pid ?? 0);
+    await expect(runningService(dataDir, 200)).rejects.toThrow(
+      `The service on ${dataDir} (process ${other.pid}) is still starting: try again once it listens.`,
+    );
+  });
+
+  it("takes no running service at once when the mark's process is gone, or is this one", async () => {
+    const gone = other.pid ?? 0;
+    other.kill();
+    await once(other, "exit");
+    await markedBy(gone);
+    expect(await startingService(dataDir)).toBeUndefined();
+    // At once: the test's own limit is shorter than the wait.
+    expect(await runningService(dataDir, 10_000)).toBeUndefined();
+
+    await markStarting(dataDir);
+    expect(await startingService(dataDir)).toBeUndefined();
+    expect(await runningService(dataDir, 10_000)).toBeUndefined();
+  });
+
+  it("reads no service from a runtime file being written", async () => {
+    await writeFile(dataPaths(dataDir).runtimeFile, '{"pid": ');
+    expect(await readRuntimeInfo(dataDir)).toBeUndefined();
+  });
+});
